@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: MIT
+# spool build. GNU Make. Targets: all (default), check, bench, demo, install,
+# asan (host tools with AddressSanitizer + UBSan), format, clean.
+#
+# Sources are found by wildcard so adding a file to a module needs no edit
+# here: src/main.c, src/cmd, src/util, src/trace, src/collect and src/analyze
+# make the host tool; src/agent and src/common make the preloaded agent.
+
+PREFIX ?= /usr/local
+CC ?= gcc
+O ?= build
+CFLAGS_COMMON := -std=gnu11 -g -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-D_GNU_SOURCE -fno-strict-aliasing
+HOST_CFLAGS := $(CFLAGS_COMMON) -fno-omit-frame-pointer $(EXTRA_CFLAGS)
+HOST_LDLIBS := -ldw -lelf -lzstd -lpthread -lm
+# The agent: hidden visibility, exports only what agent.map lists, no
+# undefined symbols, initial-exec TLS (see DESIGN.md, rules for the agent).
+AGENT_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+	-fno-omit-frame-pointer -fno-stack-protector
+AGENT_LDFLAGS := -shared -Wl,--no-undefined -Wl,--version-script=src/agent/agent.map \
+	-Wl,-z,now -Wl,-z,relro
+AGENT_LDLIBS := -ldl -lpthread
+
+HOST_SRCS := src/main.c $(wildcard src/cmd/*.c src/util/*.c src/trace/*.c src/collect/*.c src/analyze/*.c)
+HOST_LIB_SRCS := $(filter-out src/main.c,$(HOST_SRCS))
+AGENT_SRCS := $(wildcard src/agent/*.c src/common/*.c)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+PROG_SRCS := $(wildcard tests/progs/*.c)
+
+HOST_OBJS := $(HOST_SRCS:%.c=$(O)/%.o)
+HOST_LIB_OBJS := $(HOST_LIB_SRCS:%.c=$(O)/%.o)
+AGENT_OBJS := $(AGENT_SRCS:%.c=$(O)/agent-obj/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/unit/%)
+PROG_BINS := $(PROG_SRCS:tests/progs/%.c=$(O)/tests/progs/%)
+
+SPOOL := $(O)/spool
+AGENT := $(O)/libspool-agent.so
+
+all: $(SPOOL) $(AGENT)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/agent-obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(AGENT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(SPOOL): $(HOST_OBJS)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
+$(AGENT): $(AGENT_OBJS) src/agent/agent.map
+	$(CC) $(AGENT_CFLAGS) $(AGENT_LDFLAGS) -o $@ $(AGENT_OBJS) $(AGENT_LDLIBS)
+
+$(O)/tests/unit/%: tests/unit/%.c $(HOST_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Isrc -o $@ $< $(HOST_LIB_OBJS) -lcmocka $(HOST_LDLIBS)
+
+# Test programs: built the way a user builds, with frame pointers so
+# --stacks has something to walk. Names ending in -static are linked
+# statically on purpose (the refusal test).
+$(O)/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wextra -Werror \
+		$(if $(findstring -static,$*),-static) -o $@ $< -lpthread -lm
+
+progs: $(PROG_BINS)
+
+deps:
+	@scripts/deps.sh
+
+# AddressSanitizer + UBSan build of the host tool and unit tests (the agent
+# is never built with sanitizers: it runs inside other programs).
+asan:
+	$(MAKE) O=build-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+		build-asan/spool build-asan/libspool-agent.so unit-bins
+
+unit-bins: $(UNIT_BINS)
+
+check: deps
+	$(MAKE) all progs unit-bins
+	$(MAKE) asan
+	scripts/run-unit.sh $(O) build-asan
+	SPOOL_BUILD=$(CURDIR)/$(O) prove -v tests/integ/
+	SPOOL_BUILD=$(CURDIR)/build-asan SPOOL_PROGS=$(CURDIR)/$(O)/tests/progs SPOOL_ASAN=1 \
+		prove tests/integ/
+
+bench: all progs
+	bench/run.sh $(O)
+
+demo: deps
+	$(MAKE) all progs
+	scripts/demo.sh $(O)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/spool $(DESTDIR)$(PREFIX)/share/doc/spool
+	install -m 755 $(SPOOL) $(DESTDIR)$(PREFIX)/bin/spool
+	install -m 755 $(AGENT) $(DESTDIR)$(PREFIX)/lib/spool/libspool-agent.so
+	install -m 644 README.md doc/*.md $(DESTDIR)$(PREFIX)/share/doc/spool/
+
+format:
+	clang-format -i $$(find src tests include -name '*.[ch]')
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all check bench demo install format clean deps asan unit-bins progs
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

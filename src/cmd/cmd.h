@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd.h - the subcommands. Each lives in its own src/cmd/<name>.c, parses its
+ * own options, and returns the process exit status. main.c holds the one
+ * command table.
+ *
+ * Exit statuses shared by all commands: 0 success; 1 the command ran but
+ * found a problem (for example a trace with errors); 2 usage error (unknown
+ * option, missing argument). Commands that run a program exit with the
+ * program's own status (128+N when it died of signal N), and 127/126 when
+ * the program could not be found/executed.
+ */
+#ifndef SPOOL_CMD_CMD_H
+#define SPOOL_CMD_CMD_H
+
+#define EXIT_USAGE 2
+
+int cmd_locks(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+#endif

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * event.h - the record format shared by the agent (producer), the collector
+ * and the trace reader.
+ *
+ * Every record in a ring, and every event the trace reader hands back, has
+ * the same binary shape: a 24-byte header followed by a kind-specific payload.
+ * The trace writer maps each kind onto one CTF event class and the reader maps
+ * it back, so the analyzers see exactly what the agent wrote.
+ *
+ * The header's first word is the "encoded word" of the lock-monitor design:
+ *
+ *   63      56 55          40 39                        8 7     3 2  0
+ *  +----------+--------------+---------------------------+-------+----+
+ *  |   kind   | thread index |        object index       |  op   |  0 |
+ *  +----------+--------------+---------------------------+-------+----+
+ *
+ * The kind byte plays the role of the reserved high bits (the base of the
+ * reserved region in the original design); the thread index is the slot of the
+ * thread in the thread table (equal to its ring number), the object index the
+ * slot of the lock in the lock table. Readers decode both back to a thread id
+ * and a lock address through the KIND_THREAD and KIND_LOCKDEF metadata
+ * records, which the agent emits once, when a thread or lock is first seen.
+ *
+ * This file must stay usable from the agent: no libc beyond <stdint.h>.
+ */
+#ifndef SPOOL_COMMON_EVENT_H
+#define SPOOL_COMMON_EVENT_H
+
+#include <stdint.h>
+
+/* Record kinds (bits 63..56 of the word). Numbers are part of the trace
+ * format: never renumber, only append. */
+enum {
+	KIND_PAD = 0,	  /* filler to the end of a ring; never in a trace */
+	KIND_LOCK = 1,	  /* a lock/sync operation: struct rec_lock */
+	KIND_THREAD = 2,  /* thread table entry: struct rec_thread */
+	KIND_LOCKDEF = 3, /* lock table entry: struct rec_lockdef */
+	KIND_PROC = 4,	  /* a process started (or exec'd): struct rec_proc */
+	KIND_MAX
+};
+
+/* Operations (bits 7..3 of a KIND_LOCK word). Also part of the format. */
+enum {
+	OP_NONE = 0,
+	OP_INIT = 1,	     /* pthread_*_init / sem_init */
+	OP_DESTROY = 2,	     /* pthread_*_destroy / sem_destroy */
+	OP_CONTEND = 3,	     /* exclusive request that found the lock taken */
+	OP_ACQUIRE = 4,	     /* exclusive acquisition (after CONTEND if contended) */
+	OP_ACQUIRE_TRY = 5,  /* the program's own trylock succeeded */
+	OP_TRY_FAIL = 6,     /* the program's own trylock failed (EBUSY) */
+	OP_TIMEOUT = 7,	     /* a timed or failed blocking request gave up; arg = errno */
+	OP_RELEASE = 8,	     /* unlock (mutex, spin, rwlock either side) */
+	OP_CONTEND_RD = 9,   /* rwlock read request that found it write-locked */
+	OP_ACQUIRE_RD = 10,  /* rwlock read acquisition */
+	OP_ACQUIRE_TRY_RD = 11,
+	OP_TRY_FAIL_RD = 12,
+	OP_SEM_POST = 13,	 /* sem_post; arg = 0 */
+	OP_COND_WAIT = 14,	 /* entering pthread_cond_(timed)wait; arg = mutex lock index */
+	OP_COND_WAKE = 15,	 /* returned from the wait; arg = return value (0 or errno) */
+	OP_COND_SIGNAL = 16,
+	OP_COND_BROADCAST = 17,
+	OP_BARRIER_ENTER = 18,
+	OP_BARRIER_LEAVE = 19,	 /* arg = 1 for the PTHREAD_BARRIER_SERIAL_THREAD */
+	OP_THREAD_CREATE = 20,	 /* arg = pthread_t of the new thread */
+	OP_THREAD_START = 21,	 /* first event of a new thread; arg = its pthread_t */
+	OP_THREAD_JOIN_BEGIN = 22, /* arg = pthread_t joined */
+	OP_THREAD_JOIN_END = 23,   /* arg = pthread_t joined */
+	OP_THREAD_EXIT = 24,
+	OP_MAX
+};
+
+/* Lock types (struct rec_lockdef.type). */
+enum {
+	LOCK_TYPE_MUTEX = 1,
+	LOCK_TYPE_RWLOCK = 2,
+	LOCK_TYPE_SPIN = 3,
+	LOCK_TYPE_SEM = 4,
+	LOCK_TYPE_COND = 5,
+	LOCK_TYPE_BARRIER = 6,
+	LOCK_TYPE_THREAD = 7, /* the pseudo-object of thread create/join/exit */
+};
+
+#define EV_KIND_SHIFT 56
+#define EV_THREAD_SHIFT 40
+#define EV_OBJ_SHIFT 8
+#define EV_OP_SHIFT 3
+#define EV_THREAD_MASK 0xffffULL
+#define EV_OBJ_MASK 0xffffffffULL
+#define EV_OP_MASK 0x1fULL
+#define EV_MAX_THREADS 65536
+
+static inline uint64_t ev_word(unsigned kind, unsigned thread, uint32_t obj, unsigned op)
+{
+	return ((uint64_t)kind << EV_KIND_SHIFT) |
+	       (((uint64_t)thread & EV_THREAD_MASK) << EV_THREAD_SHIFT) |
+	       (((uint64_t)obj & EV_OBJ_MASK) << EV_OBJ_SHIFT) |
+	       (((uint64_t)op & EV_OP_MASK) << EV_OP_SHIFT);
+}
+static inline unsigned ev_kind(uint64_t w) { return (unsigned)(w >> EV_KIND_SHIFT); }
+static inline unsigned ev_thread(uint64_t w) { return (unsigned)((w >> EV_THREAD_SHIFT) & EV_THREAD_MASK); }
+static inline uint32_t ev_obj(uint64_t w) { return (uint32_t)((w >> EV_OBJ_SHIFT) & EV_OBJ_MASK); }
+static inline unsigned ev_op(uint64_t w) { return (unsigned)((w >> EV_OP_SHIFT) & EV_OP_MASK); }
+
+/*
+ * Common header. size is the whole record in bytes (header included), a
+ * multiple of 8. seq counts every event the thread tried to emit, including
+ * those dropped because its ring was full, so a gap in seq is a loss the
+ * reader can see even if the producer's lost counter were never read.
+ */
+struct rec_hdr {
+	uint64_t word;
+	uint64_t tsc; /* raw TSC; the trace clock converts it (see trace-format.md) */
+	uint32_t seq;
+	uint32_t size;
+};
+
+/* KIND_LOCK. When stacks are on (--stacks N), the record is followed by up
+ * to N return addresses (size tells how many), innermost first. */
+struct rec_lock {
+	struct rec_hdr h;
+	uint64_t ip;  /* return address of the interposed call: the call site */
+	uint64_t arg; /* op-specific, see the OP_ list */
+	uint64_t stack[];
+};
+
+/* KIND_THREAD: first record of every ring. */
+struct rec_thread {
+	struct rec_hdr h;
+	uint32_t tid;
+	uint32_t pid;
+	uint64_t pthread; /* pthread_self() */
+	char name[16];	  /* comm at registration, NUL-padded */
+};
+
+/* KIND_LOCKDEF: emitted by the thread that first sees a lock, just before
+ * that thread's first event on it. Its object index is in the word. */
+struct rec_lockdef {
+	struct rec_hdr h;
+	uint64_t addr;	  /* the lock's address in the process */
+	uint64_t init_ip; /* call site of its init, or of its first use */
+	uint32_t type;	  /* LOCK_TYPE_* */
+	uint32_t pid;	  /* process the address belongs to */
+};
+
+/* KIND_PROC: emitted by the agent at startup in each process (after fork
+ * too, and again in a new image after exec). The process's maps and command
+ * line are kept in the control block's process slots, not in the ring. */
+struct rec_proc {
+	struct rec_hdr h;
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t proc_slot; /* index into shm process slots */
+	uint32_t flags;	    /* PROC_F_* */
+};
+#define PROC_F_FORK 1u /* started as a fork child of ppid */
+#define PROC_F_EXEC 2u /* a new image after exec */
+
+#endif

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.h - writing and reading spool traces (CTF 1.8 directories).
+ *
+ * A trace is a directory: a CTF `metadata` file, one binary stream file per
+ * ring (that is, per thread of each traced process), and spool's side files
+ * (process maps, command lines, build ids, the run summary) which CTF readers
+ * ignore. doc/trace-format.md is the specification; this header is the only
+ * way the rest of spool touches the files.
+ *
+ * The writer takes records in the ring format of src/common/event.h and the
+ * reader gives back records in that same format, so every analyzer sees what
+ * the agent wrote, field for field. Events are grouped in CTF packets; a
+ * packet is only ever written whole, so a trace whose writer died is readable
+ * up to the last flushed packet.
+ */
+#ifndef SPOOL_TRACE_TRACE_H
+#define SPOOL_TRACE_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/event.h"
+
+/* TSC to time: ns = mono_ns + (tsc - tsc0) * 1e9 / tsc_hz. The CTF clock
+ * class is described from the same numbers (freq = tsc_hz, offset so that
+ * babeltrace2 prints CLOCK_REALTIME dates). */
+struct trace_clock {
+	uint64_t tsc_hz;
+	uint64_t tsc0;	  /* a TSC reading ... */
+	uint64_t mono_ns; /* ... and CLOCK_MONOTONIC at the same moment */
+	uint64_t real_ns; /* ... and CLOCK_REALTIME at the same moment */
+};
+
+/* Calibrate the TSC against CLOCK_MONOTONIC over about `ms` milliseconds. */
+int trace_clock_calibrate(struct trace_clock *clk, unsigned ms);
+uint64_t trace_clock_ns(const struct trace_clock *clk, uint64_t tsc);
+
+struct trace_writer;
+struct trace_stream;
+
+/* Create `dir` (it must not exist) and write the metadata file. */
+int trace_writer_open(struct trace_writer **out, const char *dir, const struct trace_clock *clk);
+/* One stream per ring; stream_id is the thread index (ring number). */
+int trace_writer_stream(struct trace_writer *w, uint32_t stream_id, uint32_t pid, uint32_t tid,
+			struct trace_stream **out);
+/* Append one record (rec->size bytes). Kinds unknown to the writer are
+ * refused with -EINVAL. */
+int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec);
+/* Count events the producer lost; goes into the next packet's
+ * events_discarded (a running total, as CTF specifies). */
+void trace_stream_discarded(struct trace_stream *s, uint64_t total_lost);
+/* Write the current packet out so the file is readable up to here. */
+int trace_stream_flush(struct trace_stream *s);
+/* A side file inside the trace directory (name may contain one '/'). */
+int trace_writer_add_file(struct trace_writer *w, const char *name, const void *data, size_t len);
+/* Replace the clock description (the host refines the TSC frequency at the
+ * end of a run). */
+int trace_writer_set_clock(struct trace_writer *w, const struct trace_clock *clk);
+/* Flush every stream, rewrite metadata, free. Returns the first error. */
+int trace_writer_close(struct trace_writer *w);
+
+/* Reading */
+
+struct trace_stream_info {
+	uint32_t stream_id;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t events;    /* events read so far from this stream */
+	uint64_t discarded; /* events_discarded of its last packet read */
+	uint64_t seq_gaps;  /* events missing according to sequence numbers */
+	char file[64];	    /* stream file name inside the trace directory */
+};
+
+/* A problem found while reading: reading goes on past it where it can. */
+struct trace_problem {
+	char file[256];
+	uint64_t offset;
+	char msg[256];
+};
+
+struct trace_reader;
+
+struct trace_event {
+	uint32_t stream_id;
+	uint64_t ns;		   /* timestamp converted by the trace clock */
+	const struct rec_hdr *rec; /* valid until the next call */
+};
+
+/* Open a trace directory. On a fatal error (no metadata, not a spool trace)
+ * returns a negative errno and fills *problem when given. */
+int trace_reader_open(struct trace_reader **out, const char *dir, struct trace_problem *problem);
+/* Next event over all streams in timestamp order (stable: ties keep stream
+ * order). Returns 1 with *ev filled, 0 at the end. A corrupt or truncated
+ * packet is recorded as a problem and its stream ends there; the others go on. */
+int trace_reader_next(struct trace_reader *r, struct trace_event *ev);
+const struct trace_clock *trace_reader_clock(const struct trace_reader *r);
+size_t trace_reader_nstreams(const struct trace_reader *r);
+const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r, size_t i);
+size_t trace_reader_nproblems(const struct trace_reader *r);
+const struct trace_problem *trace_reader_problem(const struct trace_reader *r, size_t i);
+const char *trace_reader_dir(const struct trace_reader *r);
+/* Read a side file into a malloc'd buffer (NUL-terminated; *len excludes it). */
+int trace_reader_file(const struct trace_reader *r, const char *name, char **data, size_t *len);
+void trace_reader_close(struct trace_reader *r);
+
+#endif
