@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * locks.c - `spool locks`: run a program with the lock hooks of the agent,
+ * then print the lock report.
+ *
+ * The program's own stdout is sacred: spool writes its summary line and the
+ * report to stderr, and exits with the program's status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analyze/lockstat.h"
+#include "../collect/session.h"
+#include "../util/log.h"
+#include "../util/options.h"
+#include "cmd.h"
+
+static void locks_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: spool locks [OPTIONS] [--] PROGRAM [ARGS...]\n"
+		"\n"
+		"Run PROGRAM with spool's agent preloaded and record every mutex, rwlock,\n"
+		"spinlock, semaphore, condition variable, barrier and thread create/join it\n"
+		"uses; when it exits, print a lock report on stderr. PROGRAM's stdin,\n"
+		"stdout, stderr and exit status are its own; spool exits with its status\n"
+		"(128+N if signal N killed it, 127 if not found, 126 if not executable).\n"
+		"\n"
+		"options:\n"
+		"  -o, --output DIR     trace directory (default spool.trace; an existing one\n"
+		"                       is kept as DIR.old)\n"
+		"      --ring-size SIZE per-thread ring buffer, power of two, k/m suffixes\n"
+		"                       (default 1m); too small a ring loses events, counted\n"
+		"      --max-threads N  threads that get a ring (default %u); later threads'\n"
+		"                       events are counted as lost\n"
+		"      --stacks N       also record N frame-pointer frames above each call\n"
+		"                       site (default 0, at most 32)\n"
+		"      --json           print the report as JSON (on stderr)\n"
+		"      --sort KEY       order locks by acq, contended, wait, hold or name\n"
+		"                       (default wait)\n"
+		"      --limit N        print at most N locks (default 20, 0 = all)\n"
+		"      --top-sites N    contended call-site pairs to print per lock (default 3)\n"
+		"  -q, --quiet          print only the summary line, no report\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"Later: spool report --locks DIR, spool export --perfetto DIR, babeltrace2 DIR.\n",
+		SHM_DEFAULT_MAX_RINGS);
+}
+
+static const char *fmt_count(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	size_t n, o = 0;
+
+	n = (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+	for (size_t i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+int cmd_locks(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"ring-size", required_argument, NULL, 'r'},
+		{"max-threads", required_argument, NULL, 'T'},
+		{"stacks", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"sort", required_argument, NULL, 'S'},
+		{"limit", required_argument, NULL, 'l'},
+		{"top-sites", required_argument, NULL, 't'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct session_opts so = {
+		.trace_dir = "spool.trace",
+		.ring_bytes = SHM_DEFAULT_RING_BYTES,
+		.max_rings = SHM_DEFAULT_MAX_RINGS,
+	};
+	struct lockstat_print_opts po;
+	struct session_result res;
+	char c1[32], c2[32];
+	uint64_t v, lost;
+	int c, rc;
+
+	lockstat_print_opts_init(&po);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			so.trace_dir = optarg;
+			break;
+		case 'r':
+			if (options_parse_size(optarg, &v) < 0 || v < 4096 || v > (1ull << 30) ||
+			    (v & (v - 1))) {
+				log_err("--ring-size '%s': want a power of two from 4k to 1g", optarg);
+				return EXIT_USAGE;
+			}
+			so.ring_bytes = (uint32_t)v;
+			break;
+		case 'T':
+			if (options_parse_uint(optarg, EV_MAX_THREADS, &v) < 0 || !v) {
+				log_err("--max-threads '%s': want 1 to %u", optarg, EV_MAX_THREADS);
+				return EXIT_USAGE;
+			}
+			so.max_rings = (uint32_t)v;
+			break;
+		case 's':
+			if (options_parse_uint(optarg, 32, &v) < 0) {
+				log_err("--stacks '%s': want 0 to 32", optarg);
+				return EXIT_USAGE;
+			}
+			so.stack_depth = (uint32_t)v;
+			break;
+		case 'j':
+			po.json = 1;
+			break;
+		case 'S':
+			if (lockstat_parse_sort(optarg, &po) < 0) {
+				log_err("--sort '%s': want acq, contended, wait, hold or name", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'l':
+			if (options_parse_uint(optarg, 1u << 30, &v) < 0) {
+				log_err("--limit '%s': want a number", optarg);
+				return EXIT_USAGE;
+			}
+			po.limit = (unsigned)v;
+			break;
+		case 't':
+			if (options_parse_uint(optarg, 1000, &v) < 0) {
+				log_err("--top-sites '%s': want a number", optarg);
+				return EXIT_USAGE;
+			}
+			po.top_sites = (unsigned)v;
+			break;
+		case 'q':
+			so.quiet = 1;
+			break;
+		case 'h':
+			locks_usage(stdout);
+			return 0;
+		case ':':
+			log_err("option '%s' needs a value (see spool locks --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			log_err("unknown option '%s' (see spool locks --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		log_err("no program to run (usage: spool locks [OPTIONS] -- PROGRAM [ARGS])");
+		return EXIT_USAGE;
+	}
+	so.argv = argv + optind;
+	rc = session_run(&so, &res);
+	if (rc < 0)
+		return rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+
+	lost = (res.st.lost_ring > res.st.seq_gaps ? res.st.lost_ring : res.st.seq_gaps) +
+	       res.st.lost_no_ring;
+	if (res.term_signal)
+		log_info("%s killed by signal %d (%s)%s", so.argv[0], res.term_signal,
+			 strsignal(res.term_signal), res.core_dumped ? ", core dumped" : "");
+	log_info("%s lock events, %s lost, trace in %s/", fmt_count(res.st.lock_events, c1, sizeof(c1)),
+		 fmt_count(lost, c2, sizeof(c2)), so.trace_dir);
+	if (lost)
+		log_warn("events were lost: %llu because rings were full (try --ring-size), "
+			 "%llu because no ring was free (try --max-threads)",
+			 (unsigned long long)(lost - res.st.lost_no_ring),
+			 (unsigned long long)res.st.lost_no_ring);
+	if (!so.quiet && !res.trace_error) {
+		fflush(stdout);
+		lockstat_report_dir(so.trace_dir, &po, stderr);
+	}
+	return res.exit_status;
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+/*
+ * collector.h - drains the agent's rings into a trace while the target runs:
+ * the software "bus snooper" of the lock-monitor design. It runs in the
+ * spool process, never in the target.
+ */
+#ifndef SPOOL_COLLECT_COLLECTOR_H
+#define SPOOL_COLLECT_COLLECTOR_H
+
+#include <stdint.h>
+
+#include "../trace/trace.h"
+#include "shm_host.h"
+
+struct collector_stats {
+	uint64_t events;       /* records written to the trace */
+	uint64_t lock_events;  /* of which KIND_LOCK */
+	uint64_t lost_ring;    /* dropped by producers: ring full (sum of ring->lost) */
+	uint64_t lost_no_ring; /* dropped: the thread found no free ring */
+	uint64_t seq_gaps;     /* events missing according to sequence numbers */
+	uint64_t corrupt_rings;
+	uint32_t threads;
+	uint32_t procs;
+};
+
+struct collector;
+
+int collector_new(struct collector **out, struct shm_host *h, struct trace_writer *w);
+/* One pass over every ring: copy what is published into the trace. */
+int collector_drain(struct collector *c);
+/* Close the current packet of every stream (called about once a second, so
+ * that a crash of spool itself loses at most that much). */
+int collector_flush(struct collector *c);
+/* Write process side files for processes whose maps changed. */
+int collector_sync_procs(struct collector *c);
+/* Last drain, process side files (maps, command lines, build ids), stats. */
+int collector_finish(struct collector *c, struct collector_stats *st);
+void collector_free(struct collector *c);
+
+#endif

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session.c - run a program under the agent and collect its trace.
+ *
+ * The order matters: everything that can fail for a reason the user should
+ * hear about (target missing, static, setuid; agent missing; trace directory
+ * not writable) is checked before the program starts, so a program is never
+ * run for nothing. Once it runs, spool stays out of its way: the program
+ * keeps spool's stdin, stdout and stderr, its own process group and its exit
+ * status, and the terminal's SIGINT/SIGQUIT reach it while spool ignores
+ * them so that the trace is always finished.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "../util/log.h"
+#include "../util/target.h"
+#include "session.h"
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+static void on_sigchld(int sig)
+{
+	(void)sig; /* only there to interrupt the futex wait */
+}
+
+int session_find_agent(char *path, size_t len)
+{
+	const char *env = getenv("SPOOL_AGENT");
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		if (access(env, R_OK) < 0)
+			return -errno;
+		snprintf(path, len, "%s", env);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return -errno;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = 0;
+	snprintf(path, len, "%s/libspool-agent.so", self);
+	if (access(path, R_OK) == 0)
+		return 0;
+	snprintf(path, len, "%s/../lib/spool/libspool-agent.so", self);
+	if (access(path, R_OK) == 0)
+		return 0;
+	return -ENOENT;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p) < 0 ? -1 : 0;
+}
+
+/* An existing trace is never overwritten: it becomes DIR.old (replacing an
+ * older DIR.old), and the user is told. */
+static int prepare_trace_dir(const char *dir, int quiet)
+{
+	char old[PATH_MAX];
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if ((size_t)snprintf(old, sizeof(old), "%s.old", dir) >= sizeof(old))
+		return -ENAMETOOLONG;
+	if (stat(old, &st) == 0 && nftw(old, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0) {
+		log_err("cannot remove %s: %s", old, strerror(errno));
+		return -errno;
+	}
+	if (rename(dir, old) < 0) {
+		log_err("cannot move %s to %s: %s", dir, old, strerror(errno));
+		return -errno;
+	}
+	if (!quiet)
+		log_info("previous trace kept as %s/", old);
+	return 0;
+}
+
+static int set_preload(const char *agent)
+{
+	const char *cur = getenv("LD_PRELOAD");
+	char *v;
+	int rc;
+
+	if (cur && *cur) {
+		if (asprintf(&v, "%s:%s", agent, cur) < 0)
+			return -ENOMEM;
+	} else if (!(v = strdup(agent))) {
+		return -ENOMEM;
+	}
+	rc = setenv("LD_PRELOAD", v, 1);
+	free(v);
+	return rc < 0 ? -errno : 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Start the program; returns its pid, or a negative errno from exec (sent
+ * back through a close-on-exec pipe, so "not found" is known for sure). */
+static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent)
+{
+	int pfd[2], err = 0;
+	char fdstr[16];
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		snprintf(fdstr, sizeof(fdstr), "%d", shm_fd);
+		if (setenv(SHM_ENV_FD, fdstr, 1) < 0 || set_preload(agent) < 0)
+			err = errno ? errno : ENOMEM;
+		else {
+			execv(path, argv);
+			err = errno;
+		}
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		return -err;
+	}
+	return pid;
+}
+
+static int write_summary(struct trace_writer *w, const struct session_opts *o,
+			 const struct session_result *res)
+{
+	char buf[1024];
+	int n;
+
+	n = snprintf(buf, sizeof(buf),
+		     "format=spool-summary-1\nprogram=%s\nexit_status=%d\nterm_signal=%d\n"
+		     "events=%llu\nlock_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
+		     "seq_gaps=%llu\nthreads=%u\nprocesses=%u\nring_bytes=%u\n",
+		     o->argv[0], res->exit_status, res->term_signal,
+		     (unsigned long long)res->st.events, (unsigned long long)res->st.lock_events,
+		     (unsigned long long)res->st.lost_ring,
+		     (unsigned long long)res->st.lost_no_ring,
+		     (unsigned long long)res->st.seq_gaps, res->st.threads, res->st.procs,
+		     o->ring_bytes);
+	return trace_writer_add_file(w, "summary", buf, (size_t)n);
+}
+
+int session_run(const struct session_opts *o, struct session_result *res)
+{
+	struct sigaction sa_ign = {.sa_handler = SIG_IGN}, sa_fwd = {.sa_handler = forward_signal},
+			 sa_chld = {.sa_handler = on_sigchld};
+	struct sigaction old_int, old_quit, old_term, old_hup, old_chld;
+	char path[PATH_MAX], agent[PATH_MAX];
+	struct trace_writer *w = NULL;
+	struct collector *col = NULL;
+	struct shm_host h = {.fd = -1};
+	struct trace_clock clk;
+	uint64_t tsc_start, mono_start, last_flush;
+	int rc, status = 0, kind;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	rc = target_resolve(o->argv[0], path, sizeof(path));
+	if (rc < 0) {
+		log_err("%s: %s", o->argv[0], rc == -EACCES ? "not executable" : "command not found");
+		return rc == -EACCES ? -EACCES : -ENOENT;
+	}
+	kind = target_classify(path);
+	if (kind == TARGET_STATIC) {
+		log_err("%s is statically linked: spool interposes the lock functions through the "
+			"dynamic linker (LD_PRELOAD), which a static program never runs; "
+			"link it dynamically to trace it",
+			path);
+		return -ENOEXEC;
+	}
+	if (kind == TARGET_SETID) {
+		log_err("%s is setuid/setgid: the dynamic linker ignores LD_PRELOAD for it, so "
+			"spool refuses to run it",
+			path);
+		return -ENOEXEC;
+	}
+	rc = session_find_agent(agent, sizeof(agent));
+	if (rc < 0) {
+		log_err("cannot find libspool-agent.so next to spool or in ../lib/spool "
+			"(set SPOOL_AGENT to its path)");
+		return rc;
+	}
+	rc = prepare_trace_dir(o->trace_dir, o->quiet);
+	if (rc < 0)
+		return rc;
+	rc = trace_clock_calibrate(&clk, 10);
+	if (rc < 0) {
+		log_err("cannot calibrate the TSC: %s", strerror(-rc));
+		return rc;
+	}
+	tsc_start = clk.tsc0;
+	mono_start = clk.mono_ns;
+	rc = shm_host_create(&h, o->ring_bytes, o->max_rings, o->stack_depth);
+	if (rc < 0) {
+		log_err("cannot create the shared memory (%u rings of %u bytes): %s", o->max_rings,
+			o->ring_bytes, strerror(-rc));
+		return rc;
+	}
+	rc = trace_writer_open(&w, o->trace_dir, &clk);
+	if (rc < 0) {
+		log_err("cannot create trace %s: %s", o->trace_dir, strerror(-rc));
+		goto out_shm;
+	}
+	rc = collector_new(&col, &h, w);
+	if (rc < 0)
+		goto out_writer;
+
+	sigaction(SIGINT, &sa_ign, &old_int);
+	sigaction(SIGQUIT, &sa_ign, &old_quit);
+	sigaction(SIGTERM, &sa_fwd, &old_term);
+	sigaction(SIGHUP, &sa_fwd, &old_hup);
+	sigaction(SIGCHLD, &sa_chld, &old_chld);
+
+	pid = spawn(path, o->argv, h.fd, agent);
+	if (pid < 0) {
+		rc = (int)pid;
+		log_err("cannot run %s: %s", path, strerror(-rc));
+		goto out_signals;
+	}
+	child_pid = pid;
+	res->ran = 1;
+	last_flush = mono_ns();
+	for (;;) {
+		pid_t r;
+
+		shm_host_wait(&h, 50);
+		rc = collector_drain(col);
+		if (rc < 0)
+			log_err("collecting: %s", strerror(-rc));
+		if (mono_ns() - last_flush > 1000000000ull) {
+			collector_flush(col);
+			collector_sync_procs(col);
+			last_flush = mono_ns();
+		}
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			log_err("waitpid: %s", strerror(errno));
+			break;
+		}
+	}
+	child_pid = 0;
+	if (WIFEXITED(status)) {
+		res->exit_status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		res->term_signal = WTERMSIG(status);
+		res->core_dumped = WCOREDUMP(status);
+		res->exit_status = 128 + res->term_signal;
+	}
+	/* From here on the program has run: problems finishing the trace are
+	 * reported, but the caller still gets the program's status. */
+	rc = collector_finish(col, &res->st);
+	if (rc < 0)
+		log_err("finishing the trace: %s", strerror(-rc));
+	rc = 0;
+
+	/* Refine the TSC frequency over the whole run: a 10 ms calibration is
+	 * good to a few hundred ppm, a run of seconds to a few ppm. */
+	{
+		uint64_t t1 = __rdtsc(), m1 = mono_ns();
+
+		if (m1 - mono_start > 200000000ull) {
+			clk.tsc_hz = (uint64_t)((unsigned __int128)(t1 - tsc_start) * 1000000000u /
+						(m1 - mono_start));
+			trace_writer_set_clock(w, &clk);
+		}
+	}
+	if (h.ctl->state & SHM_STATE_DISABLED)
+		log_warn("the agent stopped recording: %.*s", (int)sizeof(h.ctl->reason),
+			 h.ctl->reason);
+	write_summary(w, o, res);
+out_signals:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	sigaction(SIGCHLD, &old_chld, NULL);
+	collector_free(col);
+out_writer:
+	{
+		int rc2 = trace_writer_close(w);
+
+		if (rc2 < 0) {
+			log_err("writing trace %s: %s", o->trace_dir, strerror(-rc2));
+			res->trace_error = rc2;
+		}
+	}
+out_shm:
+	shm_host_destroy(&h);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session.h - one traced run: check the target, create the shared memory
+ * and the trace, start the program with the agent preloaded, collect until
+ * it exits. `spool locks` is a session with the lock hooks on; recording and
+ * probing will be sessions with other agent modes.
+ */
+#ifndef SPOOL_COLLECT_SESSION_H
+#define SPOOL_COLLECT_SESSION_H
+
+#include <stdint.h>
+
+#include "collector.h"
+
+struct session_opts {
+	const char *trace_dir; /* created; an existing one becomes DIR.old */
+	uint32_t ring_bytes;
+	uint32_t max_rings;
+	uint32_t stack_depth;
+	char **argv; /* program and its arguments */
+	int quiet;
+};
+
+struct session_result {
+	int exit_status; /* as a shell reports it: status, or 128+signal */
+	int term_signal; /* signal that killed the program, or 0 */
+	int core_dumped;
+	int ran;	 /* the program was started (exit_status is meaningful) */
+	int trace_error; /* negative errno if the trace could not be finished */
+	struct collector_stats st;
+};
+
+/* Runs the program to completion. Negative errno when the program could not
+ * be started (the reason has been logged): -ENOENT not found, -EACCES not
+ * executable, -ENOEXEC cannot be traced (static, setuid). Once the program
+ * has run, returns 0 with res->ran set; trace problems go to trace_error. */
+int session_run(const struct session_opts *o, struct session_result *res);
+
+/* The agent library: $SPOOL_AGENT, beside the spool binary, or in
+ * ../lib/spool/ relative to it. */
+int session_find_agent(char *path, size_t len);
+
+#endif

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - the spool command: one table of subcommands, global help.
+ *
+ * Every subcommand lives in src/cmd/<name>.c and parses its own options;
+ * adding one means adding a row here and a page in doc/.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+#define SPOOL_VERSION "0.1.0"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command commands[] = {
+	{"locks", cmd_locks, "run a program and profile its locks, semaphores and condition variables"},
+	{"report", cmd_report, "print a report from a trace (--locks)"},
+	{"export", cmd_export, "convert a trace for Perfetto UI (--perfetto) or chrome://tracing (--chrome)"},
+	{"info", cmd_info, "describe a trace: processes, threads, events, losses, problems"},
+	{"help", cmd_help, "show this help, or a command's help (spool help COMMAND)"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: spool COMMAND [OPTIONS] [ARGS]\n\n"
+		     "spool shows what multithreaded programs really do.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'spool COMMAND --help' shows a command's options.\n"
+		     "Traces are CTF 1.8 directories (doc/trace-format.md); babeltrace2 reads them.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+	char *sub[] = {NULL, "--help", NULL};
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	c = find_command(argv[1]);
+	if (!c || c->fn == cmd_help) {
+		if (!c)
+			fprintf(stderr, "spool: unknown command '%s'\n", argv[1]);
+		usage(c ? stdout : stderr);
+		return c ? 0 : EXIT_USAGE;
+	}
+	sub[0] = argv[1];
+	return c->fn(2, sub);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("spool %s\n", SPOOL_VERSION);
+		return 0;
+	}
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "spool: unknown command '%s' (see 'spool help')\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

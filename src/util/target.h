@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+/*
+ * target.h - checks on the program spool is asked to run, made before it is
+ * started so that the user gets a precise reason instead of a silent trace.
+ */
+#ifndef SPOOL_UTIL_TARGET_H
+#define SPOOL_UTIL_TARGET_H
+
+#include <stddef.h>
+
+/* Find `name` the way execvp would (PATH search when it has no '/').
+ * -ENOENT: not found; -EACCES: found but not executable (or a directory). */
+int target_resolve(const char *name, char *path, size_t len);
+
+enum target_kind {
+	TARGET_DYNAMIC,	 /* ELF with an interpreter: LD_PRELOAD works */
+	TARGET_STATIC,	 /* ELF without PT_INTERP: nothing can be interposed */
+	TARGET_SCRIPT,	 /* #! script: the interpreter is what runs */
+	TARGET_SETID,	 /* setuid/setgid: the loader ignores LD_PRELOAD */
+	TARGET_UNKNOWN,	 /* neither ELF nor script; exec will decide */
+};
+
+/* Classify an executable file. Returns a target_kind or a negative errno. */
+int target_classify(const char *path);
+
+#endif
