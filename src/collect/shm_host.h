@@ -18,6 +18,7 @@ struct shm_host {
 	void *base;	     /* our MAP_SHARED mapping */
 	size_t size;
 	struct shm_ctl *ctl; /* == base */
+	uint8_t *corrupt;    /* per ring: 1 once found corrupt, then skipped (host-private) */
 };
 
 /* ring_bytes must be a power of two >= 4096. */

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent.h - internals of libspool-agent.so shared by its files: the
+ * process-wide state, the per-thread state in initial-exec TLS, the table of
+ * real (next) functions, and the inline event producer used by every
+ * interposer.
+ *
+ * Everything here is hidden (-fvisibility=hidden); only the interposed
+ * functions listed in agent.map are exported.
+ *
+ * Rules (DESIGN.md, "Rules for the agent"): the hot path makes no system
+ * call, no allocation, no stdio and takes no libc lock; it only reads TLS,
+ * the lock table and the thread's own ring. Anything slow (registering a
+ * thread, the first sight of a lock, waking the collector) is out of line.
+ */
+#ifndef SPOOL_AGENT_AGENT_H
+#define SPOOL_AGENT_AGENT_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include "../common/event.h"
+#include "../common/ring_produce.h"
+#include "../common/shm.h"
+
+#define AGENT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define AGENT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define AGENT_RET_IP() ((uint64_t)(uintptr_t)__builtin_return_address(0))
+#define AGENT_EXPORT __attribute__((visibility("default")))
+
+/* Process-wide state, written at startup (and in a fork child) only. */
+struct agent_state {
+	struct shm_ctl *ctl;	  /* NULL while inert */
+	void *base;
+	uint64_t map_size;
+	int active;		  /* recording; read on every event */
+	int debug;		  /* SPOOL_DEBUG set */
+	uint32_t pid;
+	uint32_t proc_slot;	  /* UINT32_MAX if none could be claimed */
+	uint32_t proc_flags;	  /* PROC_F_* of this process */
+	uint32_t stack_depth;
+	uint32_t proc_emitted;	  /* KIND_PROC already written for this process */
+};
+extern struct agent_state agent;
+
+/* agent_thread.state */
+enum {
+	AGENT_T_NEW = 0,    /* no ring yet: registers on its first event */
+	AGENT_T_ON = 1,	    /* recording into prod */
+	AGENT_T_NORING = 2, /* no ring was left: events are dropped and counted */
+	AGENT_T_DONE = 3,   /* ring marked RING_EXITED: nothing more is recorded */
+};
+
+/* Per-thread state; initial-exec TLS so access is one %fs-relative load. */
+struct agent_thread {
+	struct ring_prod prod;
+	uint32_t index; /* thread index == ring number */
+	uint32_t seq;	/* events attempted, dropped ones included */
+	uint8_t state;	/* AGENT_T_* */
+	uint8_t busy;	/* recursion guard: inside the agent (own locks, signal re-entry) */
+	uint8_t resolving;
+	uintptr_t stack_hi; /* frame-pointer walks stay below this */
+};
+extern __thread struct agent_thread agent_self;
+
+/* The next definitions of everything we interpose. */
+struct agent_real {
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+	int (*mutex_unlock)(pthread_mutex_t *);
+	int (*mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
+	int (*mutex_destroy)(pthread_mutex_t *);
+	int (*rwlock_rdlock)(pthread_rwlock_t *);
+	int (*rwlock_wrlock)(pthread_rwlock_t *);
+	int (*rwlock_tryrdlock)(pthread_rwlock_t *);
+	int (*rwlock_trywrlock)(pthread_rwlock_t *);
+	int (*rwlock_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rwlock_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rwlock_clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*rwlock_clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*rwlock_unlock)(pthread_rwlock_t *);
+	int (*rwlock_init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
+	int (*rwlock_destroy)(pthread_rwlock_t *);
+	int (*spin_lock)(pthread_spinlock_t *);
+	int (*spin_trylock)(pthread_spinlock_t *);
+	int (*spin_unlock)(pthread_spinlock_t *);
+	int (*spin_init)(pthread_spinlock_t *, int);
+	int (*spin_destroy)(pthread_spinlock_t *);
+	int (*sem_wait)(sem_t *);
+	int (*sem_trywait)(sem_t *);
+	int (*sem_timedwait)(sem_t *, const struct timespec *);
+	int (*sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
+	int (*sem_post)(sem_t *);
+	int (*sem_init)(sem_t *, int, unsigned);
+	int (*sem_destroy)(sem_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+			      const struct timespec *);
+	int (*cond_signal)(pthread_cond_t *);
+	int (*cond_broadcast)(pthread_cond_t *);
+	int (*cond_init)(pthread_cond_t *, const pthread_condattr_t *);
+	int (*cond_destroy)(pthread_cond_t *);
+	int (*barrier_wait)(pthread_barrier_t *);
+	int (*barrier_init)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
+	int (*barrier_destroy)(pthread_barrier_t *);
+	int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	int (*join)(pthread_t, void **);
+	void (*exit)(void *) __attribute__((noreturn));
+	void *(*dlopen)(const char *, int);
+};
+extern struct agent_real agent_real;
+
+/* agent_main.c */
+void agent_resolve(void);
+void agent_disable(const char *why);
+void agent_log(const char *fmt, ...);
+void agent_proc_refresh_maps(void);
+void agent_proc_claim(uint32_t flags);
+void agent_wake(void);
+
+/* agent_thread.c */
+void agent_thread_register(struct agent_thread *t);
+void agent_thread_exit(struct agent_thread *t, uint64_t ip);
+void agent_thread_init(void);
+void agent_thread_fork_child(void);
+void agent_emit_proc(struct agent_thread *t);
+
+/* agent_lock.c */
+uint32_t agent_lock_slow(struct agent_thread *t, const void *addr, uint32_t type, uint64_t ip,
+			 int fresh);
+void agent_lock_table_clear(void);
+void agent_emit_stack(struct agent_thread *t, uint32_t obj, unsigned op, uint64_t ip,
+		      uint64_t arg, void *frame);
+
+/*
+ * Resolve lazily: an interposed function can be called by another library's
+ * constructor before ours ran. agent_resolve does nothing when re-entered on
+ * the same thread (dlsym itself may land here), so the pointer can still be
+ * NULL: the caller then falls back (see AGENT_REAL_OR).
+ */
+#define AGENT_REAL_OR(name, fallback)                                                              \
+	do {                                                                                       \
+		if (AGENT_UNLIKELY(!__atomic_load_n(&agent_real.name, __ATOMIC_RELAXED))) {        \
+			agent_resolve();                                                           \
+			if (!__atomic_load_n(&agent_real.name, __ATOMIC_RELAXED))                  \
+				return fallback;                                                   \
+		}                                                                                  \
+	} while (0)
+
+/*
+ * The calling thread's state if this event should be recorded, else NULL:
+ * agent inert, re-entered (the agent's own lock use, or a signal handler
+ * interrupting an emission), or the thread finished. Registers the thread
+ * on its first event.
+ */
+static inline struct agent_thread *agent_enter(void)
+{
+	struct agent_thread *t = &agent_self;
+
+	if (AGENT_UNLIKELY(!agent.active) || AGENT_UNLIKELY(t->busy))
+		return 0;
+	if (AGENT_UNLIKELY(t->state != AGENT_T_ON)) {
+		if (t->state == AGENT_T_NEW)
+			agent_thread_register(t);
+		if (t->state == AGENT_T_NORING)
+			/* Counted per interposed call, one or two events each. */
+			__atomic_fetch_add(&agent.ctl->lost_no_ring, 1, __ATOMIC_RELAXED);
+		if (t->state != AGENT_T_ON)
+			return 0;
+	}
+	return t;
+}
+
+/* Lock table lookup; agent_lock.c owns the table, the fast path is here. */
+#define AGENT_LOCK_BITS 16
+#define AGENT_LOCK_SLOTS (1u << AGENT_LOCK_BITS)
+#define AGENT_LOCK_CLAIMING UINT32_MAX /* index being assigned by another thread */
+
+struct agent_lock_slot {
+	uint64_t addr;	/* 0 = never used; kept after destroy */
+	uint32_t index; /* 0 = none (destroyed), AGENT_LOCK_CLAIMING, else live */
+	uint32_t pad;
+};
+extern struct agent_lock_slot agent_locks[AGENT_LOCK_SLOTS];
+
+static inline uint32_t agent_lock_hash(const void *addr)
+{
+	return (uint32_t)(((uint64_t)(uintptr_t)addr * 0x9e3779b97f4a7c15ULL) >>
+			  (64 - AGENT_LOCK_BITS));
+}
+
+/* The lock index of addr; the first sight of a lock takes the slow path,
+ * which emits its KIND_LOCKDEF. 0 = untracked (table full). */
+static inline uint32_t agent_lock_index(struct agent_thread *t, const void *addr, uint32_t type,
+					uint64_t ip)
+{
+	struct agent_lock_slot *s = &agent_locks[agent_lock_hash(addr)];
+
+	if (AGENT_LIKELY(__atomic_load_n(&s->addr, __ATOMIC_RELAXED) == (uintptr_t)addr)) {
+		uint32_t idx = __atomic_load_n(&s->index, __ATOMIC_ACQUIRE);
+
+		if (AGENT_LIKELY(idx && idx != AGENT_LOCK_CLAIMING))
+			return idx;
+	}
+	return agent_lock_slow(t, addr, type, ip, 0);
+}
+
+/*
+ * Write one KIND_LOCK record into the thread's ring; t comes from
+ * agent_enter (state AGENT_T_ON). obj 0 on a lock op
+ * means the lock table was full: the event is counted in ring->lost. The
+ * busy flag makes a signal handler that lands in an interposer during the
+ * write skip recording instead of corrupting the half-written record.
+ */
+static inline void agent_emit(struct agent_thread *t, uint32_t obj, unsigned op, uint64_t ip,
+			      uint64_t arg, void *frame)
+{
+	struct rec_lock *r;
+	uint32_t seq;
+
+	if (AGENT_UNLIKELY(agent.stack_depth)) {
+		agent_emit_stack(t, obj, op, ip, arg, frame);
+		return;
+	}
+	seq = ++t->seq;
+	t->busy = 1;
+	t->prod.ring->last_seq = seq;
+	if (AGENT_UNLIKELY(!obj && op < OP_THREAD_CREATE)) {
+		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	r = ring_prod_reserve(&t->prod, sizeof(*r));
+	if (AGENT_UNLIKELY(!r))
+		goto out;
+	r->h.word = ev_word(KIND_LOCK, t->index, obj, op);
+	r->h.tsc = __rdtsc();
+	r->h.seq = seq;
+	r->h.size = sizeof(*r);
+	r->ip = ip;
+	r->arg = arg;
+	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
+		agent_wake();
+out:
+	t->busy = 0;
+}
+
+#endif

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_main.c - startup and shutdown of libspool-agent.so: finding the
+ * shared memory spool passed in SPOOL_SHM_FD, resolving the real functions,
+ * claiming this process's slot (after exec and fork too), refreshing the
+ * process's maps after dlopen and at exit, signal-safe debug logging, and
+ * disabling itself when something is wrong.
+ *
+ * The environment is read only here, once, in the constructor. When the
+ * variable is missing or the region does not look like ours the agent stays
+ * inert: every interposer just calls the real function.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+struct agent_state agent = { .proc_slot = UINT32_MAX };
+struct agent_real agent_real;
+
+/* One writer of a process's maps at a time; a refresh that finds another in
+ * progress is skipped (the exit refresh catches what it missed). */
+static int agent_maps_busy;
+
+/* ---- signal-safe logging ---- */
+
+static size_t agent_fmt_num(char *out, uint64_t v, unsigned base, int neg)
+{
+	char tmp[24];
+	size_t n = 0, i = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (neg)
+		out[i++] = '-';
+	while (n)
+		out[i++] = tmp[--n];
+	return i;
+}
+
+/*
+ * printf subset: %s %d %u %x %p and the l forms, formatted into a stack
+ * buffer and written with one write(2): usable from signal handlers and
+ * before anything else in the process is initialized.
+ */
+static void agent_vlog(const char *fmt, va_list ap)
+{
+	char buf[512];
+	size_t n = 0;
+	int saved = errno;
+
+	memcpy(buf, "spool-agent: ", 13);
+	n = 13;
+	for (; *fmt && n < sizeof(buf) - 32; fmt++) {
+		int lng = 0;
+
+		if (*fmt != '%') {
+			buf[n++] = *fmt;
+			continue;
+		}
+		fmt++;
+		while (*fmt == 'l') {
+			lng = 1;
+			fmt++;
+		}
+		switch (*fmt) {
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+
+			if (!s)
+				s = "(null)";
+			while (*s && n < sizeof(buf) - 32)
+				buf[n++] = *s++;
+			break;
+		}
+		case 'd': {
+			int64_t v = lng ? va_arg(ap, long) : va_arg(ap, int);
+
+			n += agent_fmt_num(buf + n, v < 0 ? -(uint64_t)v : (uint64_t)v, 10, v < 0);
+			break;
+		}
+		case 'u':
+			n += agent_fmt_num(buf + n, lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned),
+					   10, 0);
+			break;
+		case 'x':
+			n += agent_fmt_num(buf + n, lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned),
+					   16, 0);
+			break;
+		case 'p':
+			buf[n++] = '0';
+			buf[n++] = 'x';
+			n += agent_fmt_num(buf + n, (uintptr_t)va_arg(ap, void *), 16, 0);
+			break;
+		case '%':
+			buf[n++] = '%';
+			break;
+		default:
+			if (!*fmt)
+				fmt--;
+			break;
+		}
+	}
+	buf[n++] = '\n';
+	while (write(2, buf, n) < 0 && errno == EINTR)
+		;
+	errno = saved;
+}
+
+void agent_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!agent.debug)
+		return;
+	va_start(ap, fmt);
+	agent_vlog(fmt, ap);
+	va_end(ap);
+}
+
+/* ---- real functions ---- */
+
+static void *agent_sym(const char *name, const char *version)
+{
+	void *p = NULL;
+
+	if (version)
+		p = dlvsym(RTLD_NEXT, name, version);
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	return p;
+}
+
+#define AGENT_SET(field, name, version)                                                            \
+	__atomic_store_n((void **)&agent_real.field, agent_sym(name, version), __ATOMIC_RELAXED)
+
+/*
+ * Fill agent_real. Idempotent and thread-safe (concurrent callers store the
+ * same values). dlsym may allocate, and an allocator or another library may
+ * call back into an interposer: the per-thread resolving flag makes that
+ * nested call see a NULL pointer and use its fallback instead of recursing.
+ */
+void agent_resolve(void)
+{
+	struct agent_thread *t = &agent_self;
+	int saved = errno;
+
+	if (t->resolving)
+		return;
+	t->resolving = 1;
+	t->busy++;
+	/* The lock functions first: they are what a bootstrap recursion needs. */
+	AGENT_SET(mutex_lock, "pthread_mutex_lock", NULL);
+	AGENT_SET(mutex_unlock, "pthread_mutex_unlock", NULL);
+	AGENT_SET(mutex_trylock, "pthread_mutex_trylock", NULL);
+	AGENT_SET(mutex_timedlock, "pthread_mutex_timedlock", NULL);
+	AGENT_SET(mutex_clocklock, "pthread_mutex_clocklock", NULL);
+	AGENT_SET(mutex_init, "pthread_mutex_init", NULL);
+	AGENT_SET(mutex_destroy, "pthread_mutex_destroy", NULL);
+	AGENT_SET(rwlock_rdlock, "pthread_rwlock_rdlock", NULL);
+	AGENT_SET(rwlock_wrlock, "pthread_rwlock_wrlock", NULL);
+	AGENT_SET(rwlock_tryrdlock, "pthread_rwlock_tryrdlock", NULL);
+	AGENT_SET(rwlock_trywrlock, "pthread_rwlock_trywrlock", NULL);
+	AGENT_SET(rwlock_timedrdlock, "pthread_rwlock_timedrdlock", NULL);
+	AGENT_SET(rwlock_timedwrlock, "pthread_rwlock_timedwrlock", NULL);
+	AGENT_SET(rwlock_clockrdlock, "pthread_rwlock_clockrdlock", NULL);
+	AGENT_SET(rwlock_clockwrlock, "pthread_rwlock_clockwrlock", NULL);
+	AGENT_SET(rwlock_unlock, "pthread_rwlock_unlock", NULL);
+	AGENT_SET(rwlock_init, "pthread_rwlock_init", NULL);
+	AGENT_SET(rwlock_destroy, "pthread_rwlock_destroy", NULL);
+	AGENT_SET(spin_lock, "pthread_spin_lock", NULL);
+	AGENT_SET(spin_trylock, "pthread_spin_trylock", NULL);
+	AGENT_SET(spin_unlock, "pthread_spin_unlock", NULL);
+	AGENT_SET(spin_init, "pthread_spin_init", NULL);
+	AGENT_SET(spin_destroy, "pthread_spin_destroy", NULL);
+	AGENT_SET(sem_wait, "sem_wait", NULL);
+	AGENT_SET(sem_trywait, "sem_trywait", NULL);
+	AGENT_SET(sem_timedwait, "sem_timedwait", NULL);
+	AGENT_SET(sem_clockwait, "sem_clockwait", NULL);
+	AGENT_SET(sem_post, "sem_post", NULL);
+	AGENT_SET(sem_init, "sem_init", NULL);
+	AGENT_SET(sem_destroy, "sem_destroy", NULL);
+	/* glibc keeps the pre-2.3.2 condition variables as the unversioned
+	 * fallback; the default version is what programs link against. */
+	AGENT_SET(cond_wait, "pthread_cond_wait", "GLIBC_2.3.2");
+	AGENT_SET(cond_timedwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
+	AGENT_SET(cond_clockwait, "pthread_cond_clockwait", NULL);
+	AGENT_SET(cond_signal, "pthread_cond_signal", "GLIBC_2.3.2");
+	AGENT_SET(cond_broadcast, "pthread_cond_broadcast", "GLIBC_2.3.2");
+	AGENT_SET(cond_init, "pthread_cond_init", "GLIBC_2.3.2");
+	AGENT_SET(cond_destroy, "pthread_cond_destroy", "GLIBC_2.3.2");
+	AGENT_SET(barrier_wait, "pthread_barrier_wait", NULL);
+	AGENT_SET(barrier_init, "pthread_barrier_init", NULL);
+	AGENT_SET(barrier_destroy, "pthread_barrier_destroy", NULL);
+	AGENT_SET(create, "pthread_create", NULL);
+	AGENT_SET(join, "pthread_join", NULL);
+	AGENT_SET(exit, "pthread_exit", NULL);
+	AGENT_SET(dlopen, "dlopen", NULL);
+	t->busy--;
+	t->resolving = 0;
+	errno = saved;
+}
+
+/* ---- disabling ---- */
+
+/* Stop recording and say why, once for the whole trace: the first process
+ * to set SHM_STATE_DISABLED writes ctl->reason. */
+void agent_disable(const char *why)
+{
+	struct shm_ctl *c = agent.ctl;
+	uint32_t old;
+
+	agent.active = 0;
+	agent_log("disabled: %s", why);
+	if (!c)
+		return;
+	old = __atomic_fetch_or(&c->state, SHM_STATE_DISABLED, __ATOMIC_ACQ_REL);
+	if (!(old & SHM_STATE_DISABLED)) {
+		size_t n = strnlen(why, sizeof(c->reason) - 1);
+
+		memcpy(c->reason, why, n);
+		c->reason[n] = 0;
+	}
+}
+
+/* ---- waking the collector ---- */
+
+/* Called once per watermark crossing (ring_prod_commit), never per event. */
+void agent_wake(void)
+{
+	struct shm_ctl *c = agent.ctl;
+	int saved;
+
+	__atomic_fetch_add(&c->wake_seq, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&c->collector_sleeping, __ATOMIC_SEQ_CST))
+		return;
+	saved = errno;
+	/* Shared futex: the collector is another process. */
+	syscall(SYS_futex, &c->wake_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	errno = saved;
+}
+
+/* ---- process slot ---- */
+
+/* Read a whole /proc file into buf with raw open/read; returns bytes read. */
+static uint32_t agent_read_file(const char *path, char *buf, uint32_t cap)
+{
+	uint32_t n = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	while (n < cap) {
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (uint32_t)r;
+	}
+	close(fd);
+	return n;
+}
+
+void agent_proc_refresh_maps(void)
+{
+	struct shm_proc *p;
+	int saved = errno;
+
+	if (!agent.ctl || agent.proc_slot == UINT32_MAX)
+		return;
+	if (__atomic_exchange_n(&agent_maps_busy, 1, __ATOMIC_ACQUIRE))
+		return;
+	p = shm_proc_at(agent.base, agent.proc_slot);
+	/* maps_gen is odd while the text is rewritten, even when stable. */
+	__atomic_fetch_add(&p->maps_gen, 1, __ATOMIC_ACQ_REL);
+	p->maps_len = agent_read_file("/proc/self/maps", p->maps, SHM_PROC_MAPS);
+	__atomic_fetch_add(&p->maps_gen, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&agent_maps_busy, 0, __ATOMIC_RELEASE);
+	errno = saved;
+}
+
+/* Claim and fill a process slot. flags: PROC_F_FORK from the fork child;
+ * PROC_F_EXEC is detected here (a slot with our pid exists already). */
+void agent_proc_claim(uint32_t flags)
+{
+	struct shm_ctl *c = agent.ctl;
+	struct shm_proc *p;
+	uint32_t i, n, slot;
+	ssize_t len;
+
+	agent.pid = (uint32_t)getpid();
+	n = __atomic_load_n(&c->nprocs, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n && i < SHM_MAX_PROCS; i++)
+		if (__atomic_load_n(&shm_proc_at(agent.base, i)->pid, __ATOMIC_ACQUIRE) ==
+		    agent.pid)
+			flags |= PROC_F_EXEC;
+	agent.proc_flags = flags;
+	agent.proc_emitted = 0;
+
+	slot = __atomic_fetch_add(&c->nprocs, 1, __ATOMIC_ACQ_REL);
+	if (slot >= SHM_MAX_PROCS) {
+		__atomic_fetch_add(&c->lost_no_proc, 1, __ATOMIC_RELAXED);
+		agent.proc_slot = UINT32_MAX;
+		agent_log("no process slot left for pid %u", agent.pid);
+		return;
+	}
+	agent.proc_slot = slot;
+	p = shm_proc_at(agent.base, slot);
+	p->ppid = (uint32_t)getppid();
+	p->flags = flags;
+	len = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
+	p->exe_len = len > 0 ? (uint32_t)len : 0;
+	p->exe[p->exe_len] = 0;
+	p->cmdline_len = agent_read_file("/proc/self/cmdline", p->cmdline, SHM_PROC_CMDLINE);
+	agent_maps_busy = 0;
+	agent_proc_refresh_maps();
+	/* pid last: a reader that sees it sees a filled slot. */
+	__atomic_store_n(&p->pid, agent.pid, __ATOMIC_RELEASE);
+}
+
+/* ---- startup ---- */
+
+static int agent_parse_fd(const char *s)
+{
+	long v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > INT_MAX / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v <= INT_MAX ? (int)v : -1;
+}
+
+/* Map the region and check it is one spool made for this layout. */
+static int agent_map(int fd)
+{
+	struct shm_ctl *c;
+	uint64_t size;
+
+	c = mmap(NULL, SHM_CTL_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (c == MAP_FAILED)
+		return -errno;
+	if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) != SHM_MAGIC ||
+	    c->version != SHM_VERSION) {
+		munmap(c, SHM_CTL_SIZE);
+		return -EPROTO;
+	}
+	size = c->total_size;
+	if (c->ring_bytes < 4096 || (c->ring_bytes & (c->ring_bytes - 1)) ||
+	    c->procs_offset != SHM_CTL_SIZE ||
+	    c->rings_offset != SHM_CTL_SIZE + (uint64_t)SHM_MAX_PROCS * sizeof(struct shm_proc) ||
+	    size != shm_total_size(c->ring_bytes, c->max_rings) || c->max_rings > EV_MAX_THREADS ||
+	    c->watermark > c->ring_bytes) {
+		munmap(c, SHM_CTL_SIZE);
+		return -EPROTO;
+	}
+	munmap(c, SHM_CTL_SIZE);
+	c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (c == MAP_FAILED)
+		return -errno;
+	agent.base = c;
+	agent.ctl = c;
+	agent.map_size = size;
+	agent.stack_depth = c->stack_depth > 256 ? 256 : c->stack_depth;
+	return 0;
+}
+
+__attribute__((constructor)) static void agent_start(void)
+{
+	const char *dbg = getenv("SPOOL_DEBUG");
+	int fd, err;
+
+	agent.debug = dbg && *dbg && *dbg != '0';
+	agent_resolve();
+	fd = agent_parse_fd(getenv(SHM_ENV_FD));
+	if (fd < 0) {
+		agent_log("no %s: staying inert", SHM_ENV_FD);
+		return;
+	}
+	err = agent_map(fd);
+	if (err) {
+		agent_log("fd %d is not a spool region (%d): staying inert", fd, err);
+		return;
+	}
+	if (getauxval(AT_SECURE)) {
+		agent_disable("setuid/setgid target refused: not recording");
+		return;
+	}
+	if (__atomic_load_n(&agent.ctl->state, __ATOMIC_ACQUIRE) & SHM_STATE_DISABLED) {
+		agent_log("recording disabled by an earlier process");
+		return;
+	}
+	agent_thread_init();
+	agent_proc_claim(0);
+	agent.active = 1;
+	agent_log("recording pid %u slot %u flags %u", agent.pid, agent.proc_slot, agent.proc_flags);
+	/* Register the starting thread now: its ring opens with KIND_THREAD
+	 * and the process's KIND_PROC even if it never takes a lock. */
+	if (agent_self.state == AGENT_T_NEW)
+		agent_thread_register(&agent_self);
+}
+
+__attribute__((destructor)) static void agent_stop(void)
+{
+	if (!agent.active)
+		return;
+	agent_proc_refresh_maps();
+}
+
+/* ---- dlopen: the process's maps change ---- */
+
+AGENT_EXPORT void *dlopen(const char *file, int mode)
+{
+	void *h;
+
+	AGENT_REAL_OR(dlopen, NULL);
+	h = agent_real.dlopen(file, mode);
+	if (h && agent.active)
+		agent_proc_refresh_maps();
+	return h;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ring_produce.h - the producer side of a per-thread ring (see shm.h), as
+ * static inline code so the agent and the unit tests write records the
+ * same way.
+ *
+ * One thread owns a struct ring_prod and is the only writer of the ring's
+ * head, lost, last_seq and woke fields. Nothing here makes a system call,
+ * allocates or takes a lock: it runs on the agent's hot path and may run
+ * in a signal handler (the caller guards against re-entry on one thread).
+ *
+ * Wrap rule, shared with shm_host_drain_ring: a record never straddles the
+ * end of the data area. When the next record does not fit before the end,
+ * the producer fills the rest with one KIND_PAD record. Offsets and sizes
+ * are multiples of 8, so the rest may be only 8 or 16 bytes, too short for
+ * a header: such a tail (< sizeof(struct rec_hdr)) is skipped implicitly by
+ * both sides without writing anything.
+ */
+#ifndef SPOOL_COMMON_RING_PRODUCE_H
+#define SPOOL_COMMON_RING_PRODUCE_H
+
+#include <stdint.h>
+
+#include "event.h"
+#include "shm.h"
+
+struct ring_prod {
+	struct shm_ring *ring;
+	unsigned char *data;
+	uint64_t head;	    /* private copy of ring->head */
+	uint64_t tail;	    /* last ring->tail seen; tail only grows, so it is a safe bound */
+	uint32_t size;	    /* ring_bytes, a power of two */
+	uint32_t watermark; /* fill level that wakes the collector, 0 = never */
+};
+
+static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint32_t ring_bytes,
+				  uint32_t watermark)
+{
+	p->ring = r;
+	p->data = shm_ring_data(r);
+	p->head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+	p->tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	p->size = ring_bytes;
+	p->watermark = watermark;
+}
+
+/*
+ * Reserve len bytes (a multiple of 8, at least a header) for a record and
+ * return where to write it, or NULL when the ring is full: the event is
+ * dropped and counted in ring->lost (never block, never overwrite). The
+ * record becomes visible only with ring_prod_commit.
+ */
+static inline void *ring_prod_reserve(struct ring_prod *p, uint32_t len)
+{
+	uint64_t off = p->head & (p->size - 1);
+	uint64_t skip = 0;
+
+	if (__builtin_expect(len > p->size / 2, 0))
+		goto full;
+	if (off + len > p->size)
+		skip = p->size - off;
+	if (p->head + skip + len - p->tail > p->size) {
+		/* Only now read the consumer's cache line. */
+		p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
+		if (p->head + skip + len - p->tail > p->size)
+			goto full;
+	}
+	if (skip) {
+		if (skip >= sizeof(struct rec_hdr)) {
+			struct rec_hdr *pad = (struct rec_hdr *)(p->data + off);
+
+			pad->word = ev_word(KIND_PAD, 0, 0, 0);
+			pad->tsc = 0;
+			pad->seq = 0;
+			pad->size = (uint32_t)skip;
+		}
+		p->head += skip;
+		off = 0;
+	}
+	return p->data + off;
+full:
+	__atomic_store_n(&p->ring->lost, p->ring->lost + 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * Publish the record reserved last (len bytes, its size field already
+ * set). Returns 1 when the ring has just crossed the watermark at a level
+ * it has not woken the collector for, so the caller wakes it once.
+ */
+static inline int ring_prod_commit(struct ring_prod *p, uint32_t len)
+{
+	uint64_t level;
+
+	p->head += len;
+	__atomic_store_n(&p->ring->head, p->head, __ATOMIC_RELEASE);
+	if (!p->watermark || p->head - p->tail < p->watermark)
+		return 0;
+	/* The cached tail says we are past the watermark; check the real one. */
+	p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
+	if (p->head - p->tail < p->watermark)
+		return 0;
+	level = p->head / p->watermark;
+	if ((uint32_t)level == p->ring->woke)
+		return 0;
+	__atomic_store_n(&p->ring->woke, (uint32_t)level, __ATOMIC_RELAXED);
+	return 1;
+}
+
+#endif
