@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * export_perfetto.c - lock traces as Perfetto traces (protobuf, written by
+ * hand: a few varints and length-delimited fields need no library).
+ *
+ * The file is a perfetto.protos.Trace: a sequence of `packet` fields (1),
+ * each a TracePacket. All packets are on one sequence
+ * (trusted_packet_sequence_id 1) and use no incremental state: track
+ * descriptors and full event names in every event, no interning, so any
+ * prefix of the file is a valid trace. Tracks:
+ *   process      uuid 1<<56 | pid     ProcessDescriptor
+ *   thread       uuid 2<<56 | index   ThreadDescriptor (pid, tid, name): waits
+ *   lock         uuid 3<<56 | obj     child of its process: holds, lane 0
+ *   lock lane k  uuid 4<<56 | k<<32 | obj, child of the lock: overlapping holds
+ * Field numbers are those of Perfetto's protos/perfetto/trace/
+ * (trace.proto, trace_packet.proto, the track_event protos); the subset used
+ * is in tests/data/perfetto/ and the unit test decodes our output with it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+
+enum {
+	PB_VARINT = 0,
+	PB_LEN = 2,
+	/* Trace */
+	F_TRACE_PACKET = 1,
+	/* TracePacket */
+	F_PACKET_TIMESTAMP = 8,
+	F_PACKET_SEQ_ID = 10,
+	F_PACKET_TRACK_EVENT = 11,
+	F_PACKET_SEQ_FLAGS = 13,
+	F_PACKET_TRACK_DESCRIPTOR = 60,
+	SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	/* TrackDescriptor */
+	F_TD_UUID = 1,
+	F_TD_NAME = 2,
+	F_TD_PROCESS = 3,
+	F_TD_THREAD = 4,
+	F_TD_PARENT_UUID = 5,
+	/* ProcessDescriptor */
+	F_PD_PID = 1,
+	F_PD_PROCESS_NAME = 6,
+	/* ThreadDescriptor */
+	F_THD_PID = 1,
+	F_THD_TID = 2,
+	F_THD_THREAD_NAME = 5,
+	/* TrackEvent */
+	F_TE_DEBUG_ANNOTATIONS = 4,
+	F_TE_TYPE = 9,
+	F_TE_TRACK_UUID = 11,
+	F_TE_CATEGORIES = 22,
+	F_TE_NAME = 23,
+	TE_SLICE_BEGIN = 1,
+	TE_SLICE_END = 2,
+	TE_INSTANT = 3,
+	/* DebugAnnotation */
+	F_DA_UINT_VALUE = 3,
+	F_DA_STRING_VALUE = 6,
+	F_DA_POINTER_VALUE = 7,
+	F_DA_NAME = 10,
+};
+
+#define UUID_PROCESS(pid) ((1ull << 56) | (pid))
+#define UUID_THREAD(idx) ((2ull << 56) | (idx))
+#define UUID_LOCK(obj) ((3ull << 56) | (obj))
+#define UUID_LANE(obj, lane) ((4ull << 56) | ((uint64_t)(lane) << 32) | (obj))
+
+/* A message under construction; nested messages get their length prefix
+ * when they end (the content is moved up by the size of the varint). */
+struct pb {
+	uint8_t *buf;
+	size_t len, cap;
+	size_t open[8];
+	int depth;
+	int err;
+};
+
+static void pb_bytes(struct pb *p, const void *data, size_t n)
+{
+	if (p->err)
+		return;
+	if (p->len + n > p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 1024;
+		uint8_t *nb;
+
+		while (ncap < p->len + n)
+			ncap *= 2;
+		nb = realloc(p->buf, ncap);
+		if (!nb) {
+			p->err = -ENOMEM;
+			return;
+		}
+		p->buf = nb;
+		p->cap = ncap;
+	}
+	memcpy(p->buf + p->len, data, n);
+	p->len += n;
+}
+
+static size_t pb_encode_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		out[n] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			out[n] |= 0x80;
+		n++;
+	} while (v);
+	return n;
+}
+
+static void pb_varint(struct pb *p, uint64_t v)
+{
+	uint8_t tmp[10];
+
+	pb_bytes(p, tmp, pb_encode_varint(tmp, v));
+}
+
+static void pb_key(struct pb *p, unsigned field, unsigned wire)
+{
+	pb_varint(p, ((uint64_t)field << 3) | wire);
+}
+
+static void pb_uint(struct pb *p, unsigned field, uint64_t v)
+{
+	pb_key(p, field, PB_VARINT);
+	pb_varint(p, v);
+}
+
+static void pb_str(struct pb *p, unsigned field, const char *s)
+{
+	size_t n = strlen(s);
+
+	pb_key(p, field, PB_LEN);
+	pb_varint(p, n);
+	pb_bytes(p, s, n);
+}
+
+static void pb_begin(struct pb *p, unsigned field)
+{
+	pb_key(p, field, PB_LEN);
+	if (p->depth >= (int)(sizeof(p->open) / sizeof(p->open[0]))) {
+		p->err = -EOVERFLOW;
+		return;
+	}
+	p->open[p->depth++] = p->len;
+}
+
+static void pb_end(struct pb *p)
+{
+	uint8_t tmp[10];
+	size_t start, n, vn;
+
+	if (p->err)
+		return;
+	start = p->open[--p->depth];
+	n = p->len - start;
+	vn = pb_encode_varint(tmp, n);
+	pb_bytes(p, tmp, vn); /* make room */
+	if (p->err)
+		return;
+	memmove(p->buf + start + vn, p->buf + start, n);
+	memcpy(p->buf + start, tmp, vn);
+}
+
+struct export_perfetto {
+	FILE *f;
+	struct pb pb;
+	struct export_model *m;
+	int started; /* the first packet (with SEQ_INCREMENTAL_STATE_CLEARED) is out */
+	uint64_t written;
+};
+
+/* Start a packet: Trace.packet { timestamp, sequence id ... */
+static void pf_packet_begin(struct export_perfetto *x, uint64_t ns)
+{
+	x->pb.len = 0;
+	x->pb.depth = 0;
+	pb_begin(&x->pb, F_TRACE_PACKET);
+	pb_uint(&x->pb, F_PACKET_TIMESTAMP, ns);
+	pb_uint(&x->pb, F_PACKET_SEQ_ID, 1);
+	if (!x->started) {
+		pb_uint(&x->pb, F_PACKET_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+		x->started = 1;
+	}
+}
+
+static int pf_packet_end(struct export_perfetto *x)
+{
+	pb_end(&x->pb);
+	if (x->pb.err)
+		return x->pb.err;
+	if (fwrite(x->pb.buf, 1, x->pb.len, x->f) != x->pb.len)
+		return -EIO;
+	x->written++;
+	return 0;
+}
+
+static int pf_process(void *ctx, const struct export_proc *p, uint64_t ns)
+{
+	struct export_perfetto *x = ctx;
+
+	pf_packet_begin(x, ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_DESCRIPTOR);
+	pb_uint(&x->pb, F_TD_UUID, UUID_PROCESS(p->pid));
+	pb_begin(&x->pb, F_TD_PROCESS);
+	pb_uint(&x->pb, F_PD_PID, p->pid);
+	pb_str(&x->pb, F_PD_PROCESS_NAME, p->name);
+	pb_end(&x->pb);
+	pb_end(&x->pb);
+	return pf_packet_end(x);
+}
+
+static int pf_thread(void *ctx, const struct export_proc *p, const struct export_thread *t,
+		     uint64_t ns)
+{
+	struct export_perfetto *x = ctx;
+
+	pf_packet_begin(x, ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_DESCRIPTOR);
+	pb_uint(&x->pb, F_TD_UUID, UUID_THREAD(t->idx));
+	pb_begin(&x->pb, F_TD_THREAD);
+	pb_uint(&x->pb, F_THD_PID, t->pid);
+	pb_uint(&x->pb, F_THD_TID, t->tid);
+	if (t->name[0])
+		pb_str(&x->pb, F_THD_THREAD_NAME, t->name);
+	pb_end(&x->pb);
+	pb_end(&x->pb);
+	return pf_packet_end(x);
+}
+
+static int pf_lock(void *ctx, const struct export_proc *p, const struct export_lock *l, uint64_t ns)
+{
+	struct export_perfetto *x = ctx;
+
+	pf_packet_begin(x, ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_DESCRIPTOR);
+	pb_uint(&x->pb, F_TD_UUID, UUID_LOCK(l->obj));
+	pb_uint(&x->pb, F_TD_PARENT_UUID, UUID_PROCESS(p->pid));
+	pb_str(&x->pb, F_TD_NAME, l->name);
+	pb_end(&x->pb);
+	return pf_packet_end(x);
+}
+
+static int pf_lane(void *ctx, const struct export_lock *l, unsigned lane, uint64_t ns)
+{
+	struct export_perfetto *x = ctx;
+	char name[400];
+
+	snprintf(name, sizeof(name), "%s, overlap %u", l->name, lane);
+	pf_packet_begin(x, ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_DESCRIPTOR);
+	pb_uint(&x->pb, F_TD_UUID, UUID_LANE(l->obj, lane));
+	pb_uint(&x->pb, F_TD_PARENT_UUID, UUID_LOCK(l->obj));
+	pb_str(&x->pb, F_TD_NAME, name);
+	pb_end(&x->pb);
+	return pf_packet_end(x);
+}
+
+static uint64_t pf_slice_track(const struct export_slice *s)
+{
+	if (!s->hold)
+		return UUID_THREAD(s->thread->idx);
+	return s->lane ? UUID_LANE(s->lock->obj, s->lane) : UUID_LOCK(s->lock->obj);
+}
+
+static void pf_annotation_str(struct pb *p, const char *name, const char *value)
+{
+	pb_begin(p, F_TE_DEBUG_ANNOTATIONS);
+	pb_str(p, F_DA_NAME, name);
+	pb_str(p, F_DA_STRING_VALUE, value);
+	pb_end(p);
+}
+
+static int pf_begin(void *ctx, const struct export_slice *s)
+{
+	struct export_perfetto *x = ctx;
+
+	pf_packet_begin(x, s->begin_ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_EVENT);
+	pb_uint(&x->pb, F_TE_TYPE, TE_SLICE_BEGIN);
+	pb_uint(&x->pb, F_TE_TRACK_UUID, pf_slice_track(s));
+	pb_str(&x->pb, F_TE_CATEGORIES, s->hold ? "hold" : "wait");
+	pb_str(&x->pb, F_TE_NAME, s->name);
+	if (s->site[0])
+		pf_annotation_str(&x->pb, "site", s->site);
+	if (s->lock->addr) {
+		pb_begin(&x->pb, F_TE_DEBUG_ANNOTATIONS);
+		pb_str(&x->pb, F_DA_NAME, "lock");
+		pb_uint(&x->pb, F_DA_POINTER_VALUE, s->lock->addr);
+		pb_end(&x->pb);
+	}
+	pb_begin(&x->pb, F_TE_DEBUG_ANNOTATIONS);
+	pb_str(&x->pb, F_DA_NAME, "tid");
+	pb_uint(&x->pb, F_DA_UINT_VALUE, s->thread->tid);
+	pb_end(&x->pb);
+	pb_end(&x->pb);
+	return pf_packet_end(x);
+}
+
+static int pf_end(void *ctx, const struct export_slice *s)
+{
+	struct export_perfetto *x = ctx;
+
+	pf_packet_begin(x, s->end_ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_EVENT);
+	pb_uint(&x->pb, F_TE_TYPE, TE_SLICE_END);
+	pb_uint(&x->pb, F_TE_TRACK_UUID, pf_slice_track(s));
+	pb_end(&x->pb);
+	return pf_packet_end(x);
+}
+
+static int pf_instant(void *ctx, const struct export_thread *t, const struct export_lock *l,
+		      const char *name, uint64_t ns)
+{
+	struct export_perfetto *x = ctx;
+
+	pf_packet_begin(x, ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_EVENT);
+	pb_uint(&x->pb, F_TE_TYPE, TE_INSTANT);
+	pb_uint(&x->pb, F_TE_TRACK_UUID, UUID_THREAD(t->idx));
+	pb_str(&x->pb, F_TE_CATEGORIES, "lock");
+	pb_str(&x->pb, F_TE_NAME, name);
+	pb_end(&x->pb);
+	return pf_packet_end(x);
+}
+
+static const struct export_ops pf_ops = {
+	.process = pf_process,
+	.thread = pf_thread,
+	.lock = pf_lock,
+	.lane = pf_lane,
+	.begin = pf_begin,
+	.end = pf_end,
+	.instant = pf_instant,
+};
+
+int export_perfetto_open(struct export_perfetto **out, FILE *f, const struct export_options *o)
+{
+	struct export_perfetto *x = calloc(1, sizeof(*x));
+	int ret;
+
+	if (!x)
+		return -ENOMEM;
+	x->f = f;
+	ret = export_model_new(&x->m, &pf_ops, x, o ? o->sym : NULL, o ? o->r : NULL);
+	if (ret) {
+		free(x);
+		return ret;
+	}
+	*out = x;
+	return 0;
+}
+
+int export_perfetto_feed(struct export_perfetto *x, const struct trace_event *ev)
+{
+	return export_model_feed(x->m, ev);
+}
+
+struct export_model *export_perfetto_model(struct export_perfetto *x)
+{
+	return x->m;
+}
+
+int export_perfetto_finish(struct export_perfetto *x, struct export_stats *st)
+{
+	int ret = export_model_finish(x->m);
+
+	if (st) {
+		export_model_stats(x->m, st);
+		st->written = x->written;
+	}
+	if (!ret && (fflush(x->f) || ferror(x->f)))
+		ret = -EIO;
+	return ret;
+}
+
+void export_perfetto_free(struct export_perfetto *x)
+{
+	if (!x)
+		return;
+	export_model_free(x->m);
+	free(x->pb.buf);
+	free(x);
+}

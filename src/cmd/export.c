@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * export.c - `spool export`: a trace converted for timeline viewers, Perfetto
+ * UI (protobuf, any size) or chrome://tracing (JSON, small traces).
+ *
+ * A damaged trace is exported up to where it could be read: the reader's
+ * problems are listed (file and offset) and the exit status is 1, but the
+ * output is still written, since a crashed run is when the timeline is most
+ * wanted.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../analyze/export.h"
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "../util/symbolize.h"
+#include "cmd.h"
+
+static void export_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: spool export (--perfetto | --chrome) [-o FILE] [--force] [TRACE_DIR]\n"
+		"\n"
+		"Convert a trace (default spool.trace) into a timeline: one track per thread\n"
+		"with its waits (\"wait <lock>\": contended acquisitions, condition waits,\n"
+		"barriers, joins) and one track per lock with its holds (\"hold by <tid>\").\n"
+		"Call sites and locks are named from the traced binaries (symbols, file:line).\n"
+		"\n"
+		"options:\n"
+		"  --perfetto       Perfetto protobuf trace (open in https://ui.perfetto.dev);\n"
+		"                   default output spool.pftrace\n"
+		"  --chrome         Chrome JSON trace event format (chrome://tracing);\n"
+		"                   default output spool.json. Refused above %llu events\n"
+		"                   unless --force: JSON viewers load the whole file in memory\n"
+		"  -o, --output FILE  write to FILE ('-' for stdout)\n"
+		"  --force          export to Chrome JSON whatever the size\n"
+		"  -h, --help       show this help\n"
+		"\n"
+		"Exits 1 if the trace is damaged (what could be read is still exported) or the\n"
+		"export failed, 2 on a usage error.\n",
+		(unsigned long long)EXPORT_CHROME_MAX_EVENTS);
+}
+
+enum { EXPORT_NONE, EXPORT_PERFETTO, EXPORT_CHROME };
+
+int cmd_export(int argc, char **argv)
+{
+	enum { OPT_PERFETTO = 256, OPT_CHROME, OPT_FORCE };
+	static const struct option opts[] = {
+		{"perfetto", no_argument, NULL, OPT_PERFETTO},
+		{"chrome", no_argument, NULL, OPT_CHROME},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct export_options eo = {0};
+	struct export_perfetto *pf = NULL;
+	struct export_chrome *ch = NULL;
+	struct export_stats st = {0};
+	struct trace_problem prob = {0};
+	struct trace_reader *r = NULL;
+	struct symbolizer *sym = NULL;
+	struct trace_event ev;
+	const char *dir = "spool.trace", *out = NULL;
+	int format = EXPORT_NONE, to_stdout, c, rc, feed_rc = 0, read_failed = 0, status = 1;
+	FILE *f = NULL;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			export_usage(stdout);
+			return 0;
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_PERFETTO:
+		case OPT_CHROME:
+			if (format != EXPORT_NONE) {
+				log_err("choose one of --perfetto and --chrome");
+				return EXIT_USAGE;
+			}
+			format = c == OPT_PERFETTO ? EXPORT_PERFETTO : EXPORT_CHROME;
+			break;
+		case OPT_FORCE:
+			eo.force = 1;
+			break;
+		case ':':
+			log_err("option '%s' needs an argument (see spool export --help)",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			if (optopt && optopt < 256 && argv[optind - 1][1] != '-')
+				log_err("unknown option '-%c' (see spool export --help)", optopt);
+			else
+				log_err("unknown option '%s' (see spool export --help)",
+					argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		dir = argv[optind++];
+	if (optind < argc) {
+		log_err("unexpected argument '%s' (see spool export --help)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (format == EXPORT_NONE) {
+		log_err("say which format: --perfetto or --chrome (see spool export --help)");
+		return EXIT_USAGE;
+	}
+	if (!out)
+		out = format == EXPORT_PERFETTO ? "spool.pftrace" : "spool.json";
+	to_stdout = !strcmp(out, "-");
+
+	rc = trace_reader_open(&r, dir, &prob);
+	if (rc < 0) {
+		log_err("%s: %s", prob.file[0] ? prob.file : dir,
+			prob.msg[0] ? prob.msg : strerror(-rc));
+		return 1;
+	}
+	rc = symbolizer_open(&sym, r);
+	if (rc < 0) {
+		log_err("symbolizer: %s", strerror(-rc));
+		goto out_reader;
+	}
+	eo.sym = sym;
+	eo.r = r;
+	f = to_stdout ? stdout : fopen(out, "wb");
+	if (!f) {
+		log_err("%s: %s", out, strerror(errno));
+		goto out_sym;
+	}
+	rc = format == EXPORT_PERFETTO ? export_perfetto_open(&pf, f, &eo)
+				       : export_chrome_open(&ch, f, &eo);
+	if (rc < 0) {
+		log_err("export: %s", strerror(-rc));
+		goto out_file;
+	}
+	for (size_t i = 0; i < trace_reader_nstreams(r); i++) {
+		const struct trace_stream_info *si = trace_reader_stream(r, i);
+
+		export_model_thread_hint(pf ? export_perfetto_model(pf) : export_chrome_model(ch),
+					 si->stream_id, si->pid, si->tid);
+	}
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		feed_rc = pf ? export_perfetto_feed(pf, &ev) : export_chrome_feed(ch, &ev);
+		if (feed_rc < 0)
+			break;
+	}
+	if (rc < 0) {
+		log_warn("%s: reading stopped: %s (exported what was read before)", dir,
+			 strerror(-rc));
+		read_failed = 1;
+	}
+	rc = feed_rc;
+	if (rc == 0)
+		rc = pf ? export_perfetto_finish(pf, &st) : export_chrome_finish(ch, &st);
+	if (rc == -EFBIG) {
+		log_err("trace too large for Chrome JSON (more than %llu events): use --perfetto, "
+			"or --force",
+			(unsigned long long)EXPORT_CHROME_MAX_EVENTS);
+		goto out_export;
+	}
+	if (rc < 0) {
+		log_err("%s: %s", to_stdout ? "stdout" : out, strerror(-rc));
+		goto out_export;
+	}
+	status = read_failed;
+	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
+		const struct trace_problem *p = trace_reader_problem(r, i);
+
+		log_warn("%s: offset %" PRIu64 ": %s (exported what was read before it)", p->file,
+			 p->offset, p->msg);
+		status = 1;
+	}
+	log_info("%s: %" PRIu64 " threads, %" PRIu64 " locks, %" PRIu64 " waits, %" PRIu64
+		 " holds%s",
+		 to_stdout ? "stdout" : out, st.threads, st.locks, st.waits, st.holds,
+		 st.unfinished ? " (some still open at the end of the trace)" : "");
+out_export:
+	export_perfetto_free(pf);
+	export_chrome_free(ch);
+out_file:
+	if (!to_stdout) {
+		if (fclose(f) && status == 0) {
+			log_err("%s: %s", out, strerror(errno));
+			status = 1;
+		}
+		/* Nothing usable was written: leave no half file behind. */
+		if (rc < 0)
+			unlink(out);
+	}
+out_sym:
+	symbolizer_close(sym);
+out_reader:
+	trace_reader_close(r);
+	return status;
+}
