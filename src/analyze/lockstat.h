@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lockstat.h - the lock analyzer behind `spool locks` and `spool report --locks`.
+ *
+ * A pure state machine: it is fed trace events one at a time, in time order,
+ * and knows nothing about files, so tests can drive it with synthetic records.
+ * Per lock it keeps acquisitions, contention, wait and hold times (total, max,
+ * p99), owner changes, the contended call-site pairs (waiter site, holder
+ * site), and per thread the time spent waiting and holding. It also builds the
+ * lock-order graph and reports its cycles as potential deadlocks.
+ *
+ * Cost: O(1) per event (O(locks held by the thread) for an acquisition, to
+ * add lock-order edges). Lock and thread indices are dense, so they index
+ * arrays directly; (thread, lock) pairs, edges and site pairs live in hash
+ * tables. doc/report-locks.md describes the report and its JSON schema.
+ */
+#ifndef SPOOL_ANALYZE_LOCKSTAT_H
+#define SPOOL_ANALYZE_LOCKSTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../trace/trace.h"
+
+struct lockstat;
+
+struct lockstat_opts {
+	int no_order_graph; /* skip the lock-order graph (and deadlock report) */
+};
+
+/*
+ * Prints the call site `addr` of process `pid` into buf, e.g.
+ * "cache_get+0x12 (cache.c:41)". Returns 0, or a negative errno when it cannot
+ * name the address: the report then prints the address in hex.
+ */
+typedef int (*lockstat_symbolize_fn)(void *ctx, uint32_t pid, uint64_t addr, char *buf,
+				     size_t len);
+
+enum {
+	LOCKSTAT_SORT_WAIT = 0, /* total wait time, the default */
+	LOCKSTAT_SORT_ACQ,
+	LOCKSTAT_SORT_CONTENDED,
+	LOCKSTAT_SORT_HOLD,
+	LOCKSTAT_SORT_NAME,
+};
+
+struct lockstat_print_opts {
+	int json;	       /* JSON instead of text tables */
+	int sort;	       /* LOCKSTAT_SORT_*: order of the lock and thread tables */
+	unsigned limit;	       /* rows per text table, 0 = all (JSON is never limited) */
+	unsigned top_sites;    /* rows of the contended call-site table (text) */
+	int header;	       /* text: first print "spool: N lock events, M lost, trace in DIR/" */
+	const char *trace_dir; /* DIR of that header line (set by lockstat_report_dir) */
+	lockstat_symbolize_fn symbolize; /* NULL: call sites are printed in hex */
+	void *symbolize_ctx;
+};
+
+/* Defaults: sort by wait, limit 20, top_sites 10, text, no header. */
+void lockstat_print_opts_init(struct lockstat_print_opts *po);
+/* "acq", "contended", "wait", "hold" or "name" -> po->sort; -EINVAL otherwise. */
+int lockstat_parse_sort(const char *s, struct lockstat_print_opts *po);
+
+/* o may be NULL (defaults). NULL on allocation failure. */
+struct lockstat *lockstat_new(const struct lockstat_opts *o);
+/* Events in time order. Returns 0; -EINVAL for a malformed record (it is
+ * counted and skipped, feeding may go on); -ENOMEM; -EBUSY after finish. */
+int lockstat_feed(struct lockstat *ls, const struct trace_event *ev);
+/* Events the trace says were lost (discarded or sequence gaps). */
+void lockstat_add_lost(struct lockstat *ls, uint64_t lost);
+/* Close holds and waits still open at the last timestamp, compute the
+ * percentiles and the lock-order cycles. Call once, after the last feed. */
+int lockstat_finish(struct lockstat *ls);
+int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po);
+int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po);
+void lockstat_free(struct lockstat *ls);
+
+/*
+ * Read a whole trace directory and print its lock report (text or JSON per
+ * po) to out. Returns 0; -EBADMSG when the reader found damage (each problem
+ * was printed as a warning naming file and offset, and the report of what
+ * could be read was printed anyway); another negative errno when the trace
+ * could not be read at all (already reported with log_err).
+ * Lives in lockstat_dir.c, the only part that needs the trace reader.
+ */
+int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts *po, FILE *out);
+
+/* Query interface (tests, other reports). Valid after lockstat_finish. */
+
+struct lockstat_samples;
+
+/* A distribution of durations in ns. p99 is nearest-rank; it is exact for up
+ * to 1024 samples, and beyond that read from a log-linear histogram whose
+ * relative error is at most 1/256 (see lockstat.c). */
+struct lockstat_dist {
+	uint64_t count, total_ns, max_ns, p99_ns;
+	struct lockstat_samples *priv;
+};
+
+/* One side of a lock: the exclusive side (mutex, spinlock, rwlock write,
+ * semaphore waits) or the rwlock read side. */
+struct lockstat_side {
+	uint64_t acquisitions;	   /* successful acquisitions, trylocks included */
+	uint64_t try_acquisitions; /* of which trylocks */
+	uint64_t try_failures;
+	uint64_t contended;	   /* acquisitions preceded by a CONTEND of the same thread */
+	uint64_t timeouts;	   /* requests that gave up (wait counted, no acquisition) */
+	uint64_t waiting_at_end;   /* requests still waiting when the trace ended */
+	struct lockstat_dist wait; /* contended acquisitions, timeouts, waits open at the end */
+	struct lockstat_dist hold; /* always empty for semaphores */
+};
+
+struct lockstat_lock_info {
+	uint32_t index;
+	uint32_t type; /* LOCK_TYPE_*, 0 when no LOCKDEF was seen */
+	uint32_t pid;
+	int defined; /* a KIND_LOCKDEF was seen */
+	uint64_t addr, init_ip;
+	uint64_t events;
+	struct lockstat_side write; /* exclusive side */
+	struct lockstat_side read;  /* rwlock read side */
+	uint64_t owner_changes;	    /* acquisitions by another thread than the previous one */
+	uint64_t threads;	    /* distinct threads that used it */
+	uint64_t max_readers;	    /* rwlock: most readers holding it at once */
+	uint64_t held_at_end;	    /* holds closed by lockstat_finish */
+	uint64_t unmatched_releases;
+	uint64_t cond_reacquisitions; /* mutex acquisitions that ended a cond wait */
+	uint64_t inits, destroys;
+	uint64_t posts; /* semaphores */
+	/* condition variables */
+	uint64_t cond_waits, cond_wakeups, cond_timeouts, cond_errors;
+	uint64_t cond_signals, cond_broadcasts, cond_waiting_at_end;
+	struct lockstat_dist cond_wait;
+	/* barriers */
+	uint64_t barrier_waits, barrier_serial, barrier_waiting_at_end;
+	struct lockstat_dist barrier_wait;
+};
+
+struct lockstat_thread_info {
+	uint32_t index, tid, pid;
+	int defined; /* a KIND_THREAD was seen */
+	char name[17];
+	uint64_t acquisitions, contended, timeouts;
+	uint64_t wait_ns;	  /* waiting for mutexes, spinlocks, rwlocks, semaphores */
+	uint64_t hold_ns;	  /* holding locks (nested holds each count) */
+	uint64_t cond_wait_ns;	  /* in pthread_cond_(timed)wait */
+	uint64_t barrier_wait_ns; /* in pthread_barrier_wait */
+};
+
+/* Contended acquisitions aggregated by (lock, waiter site, holder site). */
+struct lockstat_site_pair {
+	uint32_t lock;
+	uint32_t pid;
+	uint64_t waiter_ip; /* ip of the waiter's CONTEND */
+	uint64_t holder_ip; /* ip of the acquisition of the holder at that moment, 0 unknown */
+	int holder_read;    /* the holder was a reader */
+	uint64_t count, wait_total_ns, wait_max_ns;
+};
+
+/* An edge of the lock-order graph: thread acquired `to` while holding `from`.
+ * The sites and thread are those of the first time it was seen. */
+struct lockstat_edge {
+	uint32_t from, to;
+	uint32_t thread;
+	int from_read, to_read; /* acquired as rwlock readers */
+	uint64_t from_ip, to_ip;
+	uint64_t ns;
+	uint64_t count;
+};
+
+/* A cycle of the lock-order graph: edges[i] goes from locks[i] to locks[(i+1) % n]. */
+struct lockstat_cycle {
+	size_t n;
+	uint32_t *locks;
+	const struct lockstat_edge **edges;
+	int has_read; /* some edge involves a read acquisition */
+};
+
+struct lockstat_totals {
+	uint64_t events;      /* events fed */
+	uint64_t lock_events; /* KIND_LOCK events */
+	uint64_t lost;
+	uint64_t malformed;
+	uint64_t first_ns, last_ns;
+};
+
+const struct lockstat_totals *lockstat_totals(const struct lockstat *ls);
+/* NULL for an index never seen. */
+const struct lockstat_lock_info *lockstat_lock(const struct lockstat *ls, uint32_t index);
+const struct lockstat_thread_info *lockstat_thread(const struct lockstat *ls, uint32_t index);
+size_t lockstat_nsites(const struct lockstat *ls);
+const struct lockstat_site_pair *lockstat_site(const struct lockstat *ls, size_t i);
+size_t lockstat_nedges(const struct lockstat *ls);
+const struct lockstat_edge *lockstat_edge_at(const struct lockstat *ls, size_t i);
+size_t lockstat_ncycles(const struct lockstat *ls);
+const struct lockstat_cycle *lockstat_cycle_at(const struct lockstat *ls, size_t i);
+
+#endif
