@@ -11,7 +11,7 @@ CC ?= gcc
 O ?= build
 CFLAGS_COMMON := -std=gnu11 -g -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -fno-strict-aliasing
-HOST_CFLAGS := $(CFLAGS_COMMON) -fno-omit-frame-pointer $(EXTRA_CFLAGS)
+HOST_CFLAGS := $(CFLAGS_COMMON) -Isrc -fno-omit-frame-pointer $(EXTRA_CFLAGS)
 HOST_LDLIBS := -ldw -lelf -lzstd -lpthread -lm
 # The agent: hidden visibility, exports only what agent.map lists, no
 # undefined symbols, initial-exec TLS (see DESIGN.md, rules for the agent).
