@@ -118,6 +118,11 @@ static int buildid_append(char **buf, size_t *len, size_t *cap, const char *s, s
 	return 0;
 }
 
+int buildid_is_file_path(const char *path)
+{
+	return path[0] == '/' && strncmp(path, "/memfd:", 7) && strncmp(path, "/dev/", 5);
+}
+
 int buildid_list_for_maps(const char *maps_text, char **out, size_t *out_len)
 {
 	struct buildid_map *m;
@@ -143,7 +148,7 @@ int buildid_list_for_maps(const char *maps_text, char **out, size_t *out_len)
 		size_t llen = nl ? (size_t)(nl - p) : strlen(p);
 		int dup = 0;
 
-		if (buildid_parse_maps_line(p, llen, m) == 0 && m->path[0] == '/') {
+		if (buildid_parse_maps_line(p, llen, m) == 0 && buildid_is_file_path(m->path)) {
 			for (const char *s = seen; s < seen + seen_len; s += strlen(s) + 1) {
 				if (!strcmp(s, m->path)) {
 					dup = 1;

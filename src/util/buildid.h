@@ -44,6 +44,10 @@ int buildid_read(const char *path, char *hex, size_t len);
  * Returns 0 or -EINVAL.
  */
 int buildid_parse_maps_line(const char *line, size_t len, struct buildid_map *m);
+/* Whether a maps path names a file that can be opened later: not a
+ * pseudo-path such as [heap], /memfd:name (spool's own shared memory shows
+ * up in every traced process) or a /dev mapping. */
+int buildid_is_file_path(const char *path);
 
 /*
  * For maps text (the contents of /proc/PID/maps), build the text of a

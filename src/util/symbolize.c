@@ -173,7 +173,7 @@ static int sym_load_maps(struct symbolizer *s, struct sym_proc *pr, const char *
 		char path[sizeof(m->path)];
 		int deleted;
 
-		if (buildid_parse_maps_line(p, llen, m) || m->path[0] != '/')
+		if (buildid_parse_maps_line(p, llen, m) || !buildid_is_file_path(m->path))
 			goto next;
 		for (const char *d = done; d && d < done + done_len; d += strlen(d) + 1)
 			if (!strcmp(d, m->path))
