@@ -57,6 +57,7 @@ enum {
 /* Per-thread state; initial-exec TLS so access is one %fs-relative load. */
 struct agent_thread {
 	struct ring_prod prod;
+	uint64_t word;	/* ev_word(KIND_LOCK, index, 0, 0), or'ed with obj and op */
 	uint32_t index; /* thread index == ring number */
 	uint32_t seq;	/* events attempted, dropped ones included */
 	uint8_t state;	/* AGENT_T_* */
@@ -159,13 +160,15 @@ void agent_emit_stack(struct agent_thread *t, uint32_t obj, unsigned op, uint64_
  * interrupting an emission), or the thread finished. Registers the thread
  * on its first event.
  */
-static inline struct agent_thread *agent_enter(void)
+static inline __attribute__((always_inline)) struct agent_thread *agent_enter(void)
 {
 	struct agent_thread *t = &agent_self;
 
-	if (AGENT_UNLIKELY(!agent.active) || AGENT_UNLIKELY(t->busy))
+	if (AGENT_LIKELY(agent.active && t->state == AGENT_T_ON && !t->busy))
+		return t;
+	if (!agent.active || t->busy)
 		return 0;
-	if (AGENT_UNLIKELY(t->state != AGENT_T_ON)) {
+	{
 		if (t->state == AGENT_T_NEW)
 			agent_thread_register(t);
 		if (t->state == AGENT_T_NORING)
@@ -218,8 +221,9 @@ static inline uint32_t agent_lock_index(struct agent_thread *t, const void *addr
  * busy flag makes a signal handler that lands in an interposer during the
  * write skip recording instead of corrupting the half-written record.
  */
-static inline void agent_emit(struct agent_thread *t, uint32_t obj, unsigned op, uint64_t ip,
-			      uint64_t arg, void *frame)
+static inline __attribute__((always_inline)) void agent_emit(struct agent_thread *t, uint32_t obj,
+							     unsigned op, uint64_t ip, uint64_t arg,
+							     void *frame)
 {
 	struct rec_lock *r;
 	uint32_t seq;
@@ -238,7 +242,7 @@ static inline void agent_emit(struct agent_thread *t, uint32_t obj, unsigned op,
 	r = ring_prod_reserve(&t->prod, sizeof(*r));
 	if (AGENT_UNLIKELY(!r))
 		goto out;
-	r->h.word = ev_word(KIND_LOCK, t->index, obj, op);
+	r->h.word = t->word | ((uint64_t)obj << EV_OBJ_SHIFT) | ((uint64_t)op << EV_OP_SHIFT);
 	r->h.tsc = __rdtsc();
 	r->h.seq = seq;
 	r->h.size = sizeof(*r);

@@ -189,7 +189,8 @@ out:
 
 /* Outcome of a blocking request: acquired (EOWNERDEAD acquires a robust
  * mutex too) or gave up with arg = the error. */
-static inline void agent_emit_outcome(struct agent_thread *t, uint32_t obj, unsigned op_ok,
+static inline __attribute__((always_inline)) void
+agent_emit_outcome(struct agent_thread *t, uint32_t obj, unsigned op_ok,
 				      int rc, uint64_t ip, void *frame)
 {
 	if (rc == 0 || rc == EOWNERDEAD)
@@ -198,7 +199,8 @@ static inline void agent_emit_outcome(struct agent_thread *t, uint32_t obj, unsi
 		agent_emit(t, obj, OP_TIMEOUT, ip, (uint64_t)rc, frame);
 }
 
-static inline void agent_emit_try(struct agent_thread *t, uint32_t obj, unsigned op_ok,
+static inline __attribute__((always_inline)) void
+agent_emit_try(struct agent_thread *t, uint32_t obj, unsigned op_ok,
 				  unsigned op_fail, int rc, uint64_t ip, void *frame)
 {
 	if (rc == 0 || rc == EOWNERDEAD)

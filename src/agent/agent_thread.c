@@ -135,6 +135,7 @@ void agent_thread_register(struct agent_thread *t)
 	__atomic_store_n(&r->state, RING_ACTIVE, __ATOMIC_RELEASE);
 	ring_prod_init(&t->prod, r, c->ring_bytes, c->watermark);
 	t->index = idx;
+	t->word = ev_word(KIND_LOCK, idx, 0, 0);
 	t->seq = 0;
 	t->stack_hi = agent_stack_hi();
 	t->state = AGENT_T_ON;
