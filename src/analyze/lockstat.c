@@ -69,11 +69,13 @@ struct ls_held {
 
 struct ls_lock {
 	struct lockstat_lock_info info;
-	uint32_t last_acq;   /* thread index + 1 of the previous acquirer */
-	uint32_t wholder;    /* thread index + 1 of the exclusive holder, 0 none */
-	uint64_t wholder_ip; /* where it acquired */
-	uint32_t readers;    /* rwlock readers holding now */
-	uint64_t reader_ip;  /* acquisition site of the most recent reader */
+	uint32_t last_acq;	 /* thread index + 1 of the previous acquirer */
+	uint32_t wholder;	 /* thread index + 1 of the exclusive holder, 0 none */
+	uint64_t wholder_ip;	 /* where it acquired */
+	uint32_t last_holder;	 /* thread index + 1 of the last exclusive hold released */
+	uint64_t last_holder_ip; /* where that hold was taken */
+	uint32_t readers;	 /* rwlock readers holding now */
+	uint64_t reader_ip;	 /* acquisition site of the most recent reader */
 };
 
 struct ls_thread {
@@ -524,8 +526,8 @@ static void guess_type(struct ls_lock *l, unsigned op)
 		l->info.type = LOCK_TYPE_RWLOCK;
 }
 
-static int do_acquire(struct lockstat *ls, struct ls_lock *l, struct ls_thread *t,
-		      struct ls_tl *tl, const struct rec_lock *r, uint64_t ns, bool read, bool try)
+static int do_acquire(struct lockstat *ls, struct ls_lock *l, struct ls_thread *t, struct ls_tl *tl,
+		      const struct rec_lock *r, uint64_t ns, bool read, bool try)
 {
 	struct lockstat_side *side = read ? &l->info.read : &l->info.write;
 	uint32_t ti = t->info.index;
@@ -539,6 +541,13 @@ static int do_acquire(struct lockstat *ls, struct ls_lock *l, struct ls_thread *
 	if (tl->contend_pending) {
 		tl->contend_pending = 0;
 		wait = ls_dur(tl->contend_ns, ns);
+		/* No holder seen at CONTEND time: the holder's ACQUIRE, written
+		 * after its lock call returned, can carry a later timestamp than
+		 * our failed attempt. Blame the hold released last instead. */
+		if (!tl->contend_holder_ip && l->last_holder && l->last_holder != ti + 1) {
+			tl->contend_holder_ip = l->last_holder_ip;
+			tl->contend_holder_read = 0;
+		}
 		side->contended++;
 		t->info.contended++;
 		t->info.wait_ns += wait;
@@ -608,6 +617,8 @@ static int close_hold(struct ls_lock *l, struct ls_thread *t, struct ls_tl *tl, 
 			l->readers--;
 	} else if (l->wholder == t->info.index + 1) {
 		l->wholder = 0;
+		l->last_holder = t->info.index + 1;
+		l->last_holder_ip = tl->hold_ip;
 	}
 	return dist_add(&side->hold, hold);
 }
@@ -675,7 +686,8 @@ static int feed_lock(struct lockstat *ls, const struct trace_event *ev)
 	case OP_ACQUIRE_TRY:
 	case OP_ACQUIRE_RD:
 	case OP_ACQUIRE_TRY_RD:
-		return do_acquire(ls, l, t, tl, r, ns, op == OP_ACQUIRE_RD || op == OP_ACQUIRE_TRY_RD,
+		return do_acquire(ls, l, t, tl, r, ns,
+				  op == OP_ACQUIRE_RD || op == OP_ACQUIRE_TRY_RD,
 				  op == OP_ACQUIRE_TRY || op == OP_ACQUIRE_TRY_RD);
 	case OP_TRY_FAIL:
 		l->info.write.try_failures++;
@@ -1031,7 +1043,8 @@ static int find_cycles(struct lockstat *ls)
 					if (e->to == s) {
 						if (dist[u] >= 2) {
 							found = u;
-							pedges[0] = e; /* closing edge, placed below */
+							pedges[0] =
+							    e; /* closing edge, placed below */
 							break;
 						}
 						continue;
@@ -1248,9 +1261,9 @@ void lockstat_print_opts_init(struct lockstat_print_opts *po)
 int lockstat_parse_sort(const char *s, struct lockstat_print_opts *po)
 {
 	static const char *const names[] = {
-		[LOCKSTAT_SORT_WAIT] = "wait", [LOCKSTAT_SORT_ACQ] = "acq",
-		[LOCKSTAT_SORT_CONTENDED] = "contended", [LOCKSTAT_SORT_HOLD] = "hold",
-		[LOCKSTAT_SORT_NAME] = "name",
+	    [LOCKSTAT_SORT_WAIT] = "wait",	     [LOCKSTAT_SORT_ACQ] = "acq",
+	    [LOCKSTAT_SORT_CONTENDED] = "contended", [LOCKSTAT_SORT_HOLD] = "hold",
+	    [LOCKSTAT_SORT_NAME] = "name",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -1336,13 +1349,16 @@ static const char *fmt_site(const struct lockstat_print_opts *po, uint32_t pid, 
 	return buf;
 }
 
-/* "cache_init+0x1f (cache.c:12)" when the init site is known, else the
- * address and type. */
+/* The lock's variable ("cache_lock") when it has a symbol, else its init
+ * site "cache_init+0x1f (cache.c:12)" when known, else address and type. */
 static const char *lock_name(const struct lockstat_print_opts *po, const struct ls_lock *l,
 			     char *buf, size_t len)
 {
 	const struct lockstat_lock_info *i = &l->info;
 
+	if (i->defined && i->addr && po->symbolize_data &&
+	    po->symbolize_data(po->symbolize_ctx, i->pid, i->addr, buf, len) == 0 && buf[0])
+		return buf;
 	if (i->init_ip && po->symbolize &&
 	    po->symbolize(po->symbolize_ctx, i->pid, i->init_ip, buf, len) == 0 && buf[0])
 		return buf;
@@ -1569,13 +1585,13 @@ static void print_more(FILE *out, size_t n, unsigned limit)
 
 static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
-	static const char *const hdr[] = {"lock",	"type",	    "acq",	"contended",
-					  "wait total", "wait max", "hold total", "hold max",
-					  "threads"};
-	static const char *const hdr2[] = {"lock",     "wait avg", "wait p99",
-					   "hold avg", "hold p99", "owner changes"};
+	static const char *const hdr[] = {"lock",	"type",	      "acq",
+					  "contended",	"wait total", "wait max",
+					  "hold total", "hold max",   "threads"};
+	static const char *const hdr2[] = {"lock",     "wait avg",	"wait p99", "hold avg",
+					   "hold p99", "owner changes", "timeouts", "try failures"};
 	struct ls_table t = {9, hdr, 1u << 1, NULL, 0, 0};
-	struct ls_table t2 = {6, hdr2, 0, NULL, 0, 0};
+	struct ls_table t2 = {8, hdr2, 0, NULL, 0, 0};
 	struct ls_row *rows;
 	size_t n;
 	int rc;
@@ -1613,7 +1629,8 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 		rc = table_row(&t, rows[k].name, type_name(i->type), fmt_count(acq, a, sizeof(a)),
 			       cc, fmt_ns(i->write.wait.total_ns + i->read.wait.total_ns, wt, 64),
 			       fmt_ns(wmax, wm, 64),
-			       sem ? "-" : fmt_ns(i->write.hold.total_ns + i->read.hold.total_ns, ht, 64),
+			       sem ? "-"
+				   : fmt_ns(i->write.hold.total_ns + i->read.hold.total_ns, ht, 64),
 			       sem ? "-" : fmt_ns(hmax, hm, 64), fmt_count(i->threads, th, 64));
 		if (rc || i->type == LOCK_TYPE_RWLOCK)
 			continue; /* rwlocks get their own per-side table */
@@ -1624,16 +1641,19 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 			B(ha);
 			B(hp);
 			B(oc);
+			B(to);
+			B(tf);
 
-			rc = table_row(&t2, rows[k].name,
-				       s->wait.count ? fmt_ns(s->wait.total_ns / s->wait.count, wa, 64)
-						     : "-",
-				       s->wait.count ? fmt_ns(s->wait.p99_ns, wp, 64) : "-",
-				       sem || !s->hold.count
-					       ? "-"
-					       : fmt_ns(s->hold.total_ns / s->hold.count, ha, 64),
-				       sem || !s->hold.count ? "-" : fmt_ns(s->hold.p99_ns, hp, 64),
-				       sem ? "-" : fmt_count(i->owner_changes, oc, 64));
+			rc = table_row(
+			    &t2, rows[k].name,
+			    s->wait.count ? fmt_ns(s->wait.total_ns / s->wait.count, wa, 64) : "-",
+			    s->wait.count ? fmt_ns(s->wait.p99_ns, wp, 64) : "-",
+			    sem || !s->hold.count
+				? "-"
+				: fmt_ns(s->hold.total_ns / s->hold.count, ha, 64),
+			    sem || !s->hold.count ? "-" : fmt_ns(s->hold.p99_ns, hp, 64),
+			    sem ? "-" : fmt_count(i->owner_changes, oc, 64),
+			    fmt_count(s->timeouts, to, 64), fmt_count(s->try_failures, tf, 64));
 		}
 	}
 	if (!rc) {
@@ -1646,8 +1666,8 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 		table_print(&t, out);
 		print_more(out, n, po->limit);
 		if (t2.nrows) {
-			fprintf(out, "\nwait and hold distribution (mutexes, spinlocks, semaphores; "
-				     "semaphores have no hold time: any thread may post):\n");
+			fprintf(out, "\nwait and hold details (semaphores have no hold time: any "
+				     "thread may post):\n");
 			table_print(&t2, out);
 		}
 	}
@@ -1659,8 +1679,8 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 
 static int print_rwlocks(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
-	static const char *const hdr[] = {"rwlock",	"side",	    "acq",	"contended",
-					  "wait total", "wait max", "wait p99", "hold total",
+	static const char *const hdr[] = {"rwlock",	"side",	    "acq",	  "contended",
+					  "wait total", "wait max", "wait p99",	  "hold total",
 					  "hold max",	"hold p99", "max readers"};
 	struct ls_table t = {11, hdr, 1u << 1, NULL, 0, 0};
 	struct ls_row *rows = NULL;
@@ -1684,13 +1704,13 @@ static int print_rwlocks(struct lockstat *ls, FILE *out, const struct lockstat_p
 			B(hp);
 			B(mr);
 
-			rc = table_row(&t, side ? "" : rows[k].name, side ? "read" : "write",
-				       fmt_count(s->acquisitions, a, 64),
-				       fmt_count(s->contended, c, 64),
-				       fmt_ns(s->wait.total_ns, wt, 64), fmt_ns(s->wait.max_ns, wm, 64),
-				       fmt_ns(s->wait.p99_ns, wp, 64), fmt_ns(s->hold.total_ns, ht, 64),
-				       fmt_ns(s->hold.max_ns, hm, 64), fmt_ns(s->hold.p99_ns, hp, 64),
-				       side ? fmt_count(i->max_readers, mr, 64) : "-");
+			rc = table_row(
+			    &t, side ? "" : rows[k].name, side ? "read" : "write",
+			    fmt_count(s->acquisitions, a, 64), fmt_count(s->contended, c, 64),
+			    fmt_ns(s->wait.total_ns, wt, 64), fmt_ns(s->wait.max_ns, wm, 64),
+			    fmt_ns(s->wait.p99_ns, wp, 64), fmt_ns(s->hold.total_ns, ht, 64),
+			    fmt_ns(s->hold.max_ns, hm, 64), fmt_ns(s->hold.p99_ns, hp, 64),
+			    side ? fmt_count(i->max_readers, mr, 64) : "-");
 		}
 	}
 	if (!rc) {
@@ -1706,9 +1726,9 @@ out:
 
 static int print_conds(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
-	static const char *const hdr[] = {"cond",	"waits",      "wakeups",  "timeouts",
-					  "signals",	"broadcasts", "wait total", "wait max",
-					  "wait p99"};
+	static const char *const hdr[] = {"cond",	"waits",    "wakeups",
+					  "timeouts",	"signals",  "broadcasts",
+					  "wait total", "wait max", "wait p99"};
 	struct ls_table t = {9, hdr, 0, NULL, 0, 0};
 	struct ls_row *rows;
 	size_t n;
@@ -1727,12 +1747,12 @@ static int print_conds(struct lockstat *ls, FILE *out, const struct lockstat_pri
 		B(g);
 		B(h);
 
-		rc = table_row(&t, rows[k].name, fmt_count(i->cond_waits, a, 64),
-			       fmt_count(i->cond_wakeups, b, 64), fmt_count(i->cond_timeouts, c, 64),
-			       fmt_count(i->cond_signals, d, 64),
-			       fmt_count(i->cond_broadcasts, e, 64),
-			       fmt_ns(i->cond_wait.total_ns, f, 64), fmt_ns(i->cond_wait.max_ns, g, 64),
-			       fmt_ns(i->cond_wait.p99_ns, h, 64));
+		rc = table_row(
+		    &t, rows[k].name, fmt_count(i->cond_waits, a, 64),
+		    fmt_count(i->cond_wakeups, b, 64), fmt_count(i->cond_timeouts, c, 64),
+		    fmt_count(i->cond_signals, d, 64), fmt_count(i->cond_broadcasts, e, 64),
+		    fmt_ns(i->cond_wait.total_ns, f, 64), fmt_ns(i->cond_wait.max_ns, g, 64),
+		    fmt_ns(i->cond_wait.p99_ns, h, 64));
 	}
 	if (!rc && n) {
 		fprintf(out, "\ncondition variables (a wait is not a hold of its mutex):\n");
@@ -1746,9 +1766,9 @@ static int print_conds(struct lockstat *ls, FILE *out, const struct lockstat_pri
 
 static int print_sems(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
-	static const char *const hdr[] = {"semaphore",	"waits",    "contended", "timeouts",
-					  "posts",	"wait total", "wait max",  "wait p99",
-					  "hold"};
+	static const char *const hdr[] = {"semaphore", "waits",	   "contended",
+					  "timeouts",  "posts",	   "wait total",
+					  "wait max",  "wait p99", "hold"};
 	struct ls_table t = {9, hdr, 0, NULL, 0, 0};
 	struct ls_row *rows;
 	size_t n;
@@ -1766,12 +1786,11 @@ static int print_sems(struct lockstat *ls, FILE *out, const struct lockstat_prin
 		B(g);
 		B(h);
 
-		rc = table_row(&t, rows[k].name, fmt_count(i->write.acquisitions, a, 64),
-			       fmt_count(i->write.contended, b, 64),
-			       fmt_count(i->write.timeouts, c, 64), fmt_count(i->posts, d, 64),
-			       fmt_ns(i->write.wait.total_ns, f, 64),
-			       fmt_ns(i->write.wait.max_ns, g, 64),
-			       fmt_ns(i->write.wait.p99_ns, h, 64), "-");
+		rc = table_row(
+		    &t, rows[k].name, fmt_count(i->write.acquisitions, a, 64),
+		    fmt_count(i->write.contended, b, 64), fmt_count(i->write.timeouts, c, 64),
+		    fmt_count(i->posts, d, 64), fmt_ns(i->write.wait.total_ns, f, 64),
+		    fmt_ns(i->write.wait.max_ns, g, 64), fmt_ns(i->write.wait.p99_ns, h, 64), "-");
 	}
 	if (!rc && n) {
 		fprintf(out, "\nsemaphores (no hold time: any thread may post):\n");
@@ -1785,8 +1804,7 @@ static int print_sems(struct lockstat *ls, FILE *out, const struct lockstat_prin
 
 static int print_barriers(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
-	static const char *const hdr[] = {"barrier", "waits", "wait total", "wait max",
-					  "wait p99"};
+	static const char *const hdr[] = {"barrier", "waits", "wait total", "wait max", "wait p99"};
 	struct ls_table t = {5, hdr, 0, NULL, 0, 0};
 	struct ls_row *rows;
 	size_t n;
@@ -1846,9 +1864,10 @@ static int thread_cmp(const void *a, const void *b, void *ctx)
 
 static int print_threads(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
-	static const char *const hdr[] = {"thread",	"name",	      "tid",	    "acq",
-					  "contended", "wait total", "hold total", "cond wait"};
-	struct ls_table t = {8, hdr, 1u << 1, NULL, 0, 0};
+	static const char *const hdr[] = {"thread",	"name",	     "tid",
+					  "acq",	"contended", "wait total",
+					  "hold total", "cond wait", "barrier wait"};
+	struct ls_table t = {9, hdr, 1u << 1, NULL, 0, 0};
 	const struct lockstat_thread_info **v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -1875,13 +1894,15 @@ static int print_threads(struct lockstat *ls, FILE *out, const struct lockstat_p
 		B(w);
 		B(h);
 		B(cw);
+		B(bw);
 
 		snprintf(ix, sizeof(ix), "%u", ti->index);
 		snprintf(tid, sizeof(tid), ti->defined ? "%u" : "?", ti->tid);
 		rc = table_row(&t, ix, ti->name[0] ? ti->name : "-", tid,
 			       fmt_count(ti->acquisitions, a, 64), fmt_count(ti->contended, c, 64),
 			       fmt_ns(ti->wait_ns, w, 64), fmt_ns(ti->hold_ns, h, 64),
-			       fmt_ns(ti->cond_wait_ns, cw, 64));
+			       fmt_ns(ti->cond_wait_ns, cw, 64),
+			       fmt_ns(ti->barrier_wait_ns, bw, 64));
 	}
 	if (!rc) {
 		fprintf(out, "\nthreads:\n");
@@ -1914,8 +1935,9 @@ static void print_cycles(struct lockstat *ls, FILE *out, const struct lockstat_p
 			ls->nedges);
 		return;
 	}
-	fprintf(out, "\npotential deadlocks (lock-order cycles; the run need not have deadlocked): "
-		     "%zu\n",
+	fprintf(out,
+		"\npotential deadlocks (lock-order cycles; the run need not have deadlocked): "
+		"%zu\n",
 		ls->ncycles);
 	for (size_t k = 0; k < ls->ncycles; k++) {
 		const struct lockstat_cycle *c = &ls->cycles[k];
@@ -1937,7 +1959,8 @@ static void print_cycles(struct lockstat *ls, FILE *out, const struct lockstat_p
 			if (ti && ti->defined)
 				fprintf(out, " (tid %u)", ti->tid);
 			fprintf(out, " took %s%s at %s\n       while holding %s%s taken at %s\n",
-				lock_label(ls, po, e->to, a, sizeof(a)), e->to_read ? " [read]" : "",
+				lock_label(ls, po, e->to, a, sizeof(a)),
+				e->to_read ? " [read]" : "",
 				fmt_site(po, pid, e->to_ip, sa, sizeof(sa)),
 				lock_label(ls, po, e->from, b, sizeof(b)),
 				e->from_read ? " [read]" : "",
@@ -1949,7 +1972,8 @@ static void print_cycles(struct lockstat *ls, FILE *out, const struct lockstat_p
 static int site_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct lockstat_site_pair *s = ctx;
-	const struct lockstat_site_pair *x = &s[*(const uint32_t *)a], *y = &s[*(const uint32_t *)b];
+	const struct lockstat_site_pair *x = &s[*(const uint32_t *)a],
+					*y = &s[*(const uint32_t *)b];
 
 	if (x->wait_total_ns != y->wait_total_ns)
 		return x->wait_total_ns > y->wait_total_ns ? -1 : 1;
@@ -2011,10 +2035,12 @@ static int print_sites(struct lockstat *ls, FILE *out, const struct lockstat_pri
 			       fmt_ns(p->wait_total_ns, wt, 64), fmt_ns(p->wait_max_ns, wm, 64));
 	}
 	if (!rc) {
-		fprintf(out, "\ntop contended call sites (waiter, and the holder when it waited):\n");
+		fprintf(out,
+			"\ntop contended call sites (waiter, and the holder when it waited):\n");
 		table_print(&t, out);
 		if (ls->nsites > po->top_sites)
-			fprintf(out, "  ... %zu more (--top-sites N)\n", ls->nsites - po->top_sites);
+			fprintf(out, "  ... %zu more (--top-sites N)\n",
+				ls->nsites - po->top_sites);
 	}
 	table_free(&t);
 	free(v);
@@ -2064,8 +2090,8 @@ static void json_site(FILE *out, const struct lockstat_print_opts *po, uint32_t 
 {
 	char buf[512];
 
-	if (ip && po->symbolize && po->symbolize(po->symbolize_ctx, pid, ip, buf, sizeof(buf)) == 0 &&
-	    buf[0])
+	if (ip && po->symbolize &&
+	    po->symbolize(po->symbolize_ctx, pid, ip, buf, sizeof(buf)) == 0 && buf[0])
 		json_str(out, buf);
 	else
 		fputs("null", out);
@@ -2083,8 +2109,8 @@ static void json_side(FILE *out, const struct lockstat_side *s, bool hold)
 {
 	fprintf(out,
 		"{\"acquisitions\": %" PRIu64 ", \"try_acquisitions\": %" PRIu64
-		", \"try_failures\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"timeouts\": %" PRIu64
-		", \"waiting_at_end\": %" PRIu64 ", \"wait\": ",
+		", \"try_failures\": %" PRIu64 ", \"contended\": %" PRIu64
+		", \"timeouts\": %" PRIu64 ", \"waiting_at_end\": %" PRIu64 ", \"wait\": ",
 		s->acquisitions, s->try_acquisitions, s->try_failures, s->contended, s->timeouts,
 		s->waiting_at_end);
 	json_dist(out, &s->wait);
@@ -2113,12 +2139,13 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 	fprintf(out,
 		",\n     \"events\": %" PRIu64 ", \"acquisitions\": %" PRIu64
 		", \"contended\": %" PRIu64 ", \"contended_pct\": %.2f, \"owner_changes\": %" PRIu64
-		", \"threads\": %" PRIu64 ", \"max_readers\": %" PRIu64 ", \"held_at_end\": %" PRIu64
-		", \"unmatched_releases\": %" PRIu64 ", \"cond_reacquisitions\": %" PRIu64
-		", \"inits\": %" PRIu64 ", \"destroys\": %" PRIu64 ", \"posts\": %" PRIu64
+		", \"threads\": %" PRIu64 ", \"max_readers\": %" PRIu64
+		", \"held_at_end\": %" PRIu64 ", \"unmatched_releases\": %" PRIu64
+		", \"cond_reacquisitions\": %" PRIu64 ", \"inits\": %" PRIu64
+		", \"destroys\": %" PRIu64 ", \"posts\": %" PRIu64
 		",\n     \"wait_total_ns\": %" PRIu64 ", \"hold_total_ns\": %" PRIu64,
-		i->events, acq, con, acq ? 100.0 * (double)con / (double)acq : 0.0, i->owner_changes,
-		i->threads, i->max_readers, i->held_at_end, i->unmatched_releases,
+		i->events, acq, con, acq ? 100.0 * (double)con / (double)acq : 0.0,
+		i->owner_changes, i->threads, i->max_readers, i->held_at_end, i->unmatched_releases,
 		i->cond_reacquisitions, i->inits, i->destroys, i->posts,
 		i->write.wait.total_ns + i->read.wait.total_ns,
 		i->write.hold.total_ns + i->read.hold.total_ns);
@@ -2133,8 +2160,9 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 	if (i->type == LOCK_TYPE_COND) {
 		fprintf(out,
 			"{\"waits\": %" PRIu64 ", \"wakeups\": %" PRIu64 ", \"timeouts\": %" PRIu64
-			", \"errors\": %" PRIu64 ", \"signals\": %" PRIu64 ", \"broadcasts\": %" PRIu64
-			", \"waiting_at_end\": %" PRIu64 ", \"wait\": ",
+			", \"errors\": %" PRIu64 ", \"signals\": %" PRIu64
+			", \"broadcasts\": %" PRIu64 ", \"waiting_at_end\": %" PRIu64
+			", \"wait\": ",
 			i->cond_waits, i->cond_wakeups, i->cond_timeouts, i->cond_errors,
 			i->cond_signals, i->cond_broadcasts, i->cond_waiting_at_end);
 		json_dist(out, &i->cond_wait);
@@ -2145,8 +2173,8 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 	fputs(",\n     \"barrier\": ", out);
 	if (i->type == LOCK_TYPE_BARRIER) {
 		fprintf(out,
-			"{\"waits\": %" PRIu64 ", \"serial\": %" PRIu64 ", \"waiting_at_end\": %" PRIu64
-			", \"wait\": ",
+			"{\"waits\": %" PRIu64 ", \"serial\": %" PRIu64
+			", \"waiting_at_end\": %" PRIu64 ", \"wait\": ",
 			i->barrier_waits, i->barrier_serial, i->barrier_waiting_at_end);
 		json_dist(out, &i->barrier_wait);
 		fputc('}', out);
@@ -2176,7 +2204,8 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 static int site_lock_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct lockstat_site_pair *s = ctx;
-	const struct lockstat_site_pair *x = &s[*(const uint32_t *)a], *y = &s[*(const uint32_t *)b];
+	const struct lockstat_site_pair *x = &s[*(const uint32_t *)a],
+					*y = &s[*(const uint32_t *)b];
 
 	if (x->lock != y->lock)
 		return x->lock < y->lock ? -1 : 1;
@@ -2241,8 +2270,9 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 		json_str(out, t->name);
 		fprintf(out,
 			", \"acquisitions\": %" PRIu64 ", \"contended\": %" PRIu64
-			", \"timeouts\": %" PRIu64 ", \"wait_ns\": %" PRIu64 ", \"hold_ns\": %" PRIu64
-			", \"cond_wait_ns\": %" PRIu64 ", \"barrier_wait_ns\": %" PRIu64 "}",
+			", \"timeouts\": %" PRIu64 ", \"wait_ns\": %" PRIu64
+			", \"hold_ns\": %" PRIu64 ", \"cond_wait_ns\": %" PRIu64
+			", \"barrier_wait_ns\": %" PRIu64 "}",
 			t->acquisitions, t->contended, t->timeouts, t->wait_ns, t->hold_ns,
 			t->cond_wait_ns, t->barrier_wait_ns);
 		first = false;
@@ -2251,8 +2281,8 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 	for (size_t k = 0; k < ls->ncycles; k++) {
 		const struct lockstat_cycle *c = &ls->cycles[k];
 
-		fprintf(out, "%s\n    {\"length\": %zu, \"has_read\": %s, \"locks\": [", k ? "," : "",
-			c->n, c->has_read ? "true" : "false");
+		fprintf(out, "%s\n    {\"length\": %zu, \"has_read\": %s, \"locks\": [",
+			k ? "," : "", c->n, c->has_read ? "true" : "false");
 		for (size_t i = 0; i < c->n; i++)
 			fprintf(out, "%s%u", i ? ", " : "", c->locks[i]);
 		fputs("], \"edges\": [", out);
@@ -2272,8 +2302,8 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 			json_site(out, po, pid, e->from_ip);
 			fprintf(out, ", \"to_ip\": %" PRIu64 ", \"to_site\": ", e->to_ip);
 			json_site(out, po, pid, e->to_ip);
-			fprintf(out, ", \"count\": %" PRIu64 ", \"first_ns\": %" PRIu64 "}", e->count,
-				e->ns);
+			fprintf(out, ", \"count\": %" PRIu64 ", \"first_ns\": %" PRIu64 "}",
+				e->count, e->ns);
 		}
 		fputs("]}", out);
 	}

@@ -34,8 +34,7 @@ struct lockstat_opts {
  * "cache_get+0x12 (cache.c:41)". Returns 0, or a negative errno when it cannot
  * name the address: the report then prints the address in hex.
  */
-typedef int (*lockstat_symbolize_fn)(void *ctx, uint32_t pid, uint64_t addr, char *buf,
-				     size_t len);
+typedef int (*lockstat_symbolize_fn)(void *ctx, uint32_t pid, uint64_t addr, char *buf, size_t len);
 
 enum {
 	LOCKSTAT_SORT_WAIT = 0, /* total wait time, the default */
@@ -54,6 +53,10 @@ struct lockstat_print_opts {
 	const char *trace_dir; /* DIR of that header line (set by lockstat_report_dir) */
 	lockstat_symbolize_fn symbolize; /* NULL: call sites are printed in hex */
 	void *symbolize_ctx;
+	/* Names a data address, e.g. "cache_lock" or "table+0x40" (a lock that is
+	 * a global variable); NULL or failing: locks are named by their init
+	 * site instead. Same ctx. */
+	lockstat_symbolize_fn symbolize_data;
 };
 
 /* Defaults: sort by wait, limit 20, top_sites 10, text, no header. */

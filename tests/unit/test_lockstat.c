@@ -33,9 +33,9 @@ static void ev_feed(struct lockstat *ls, uint64_t ns, unsigned thread, const str
 static void thr(struct lockstat *ls, uint64_t ns, unsigned idx, uint32_t tid, const char *name)
 {
 	struct rec_thread r = {
-		.h = {.word = ev_word(KIND_THREAD, idx, 0, 0), .size = sizeof(r)},
-		.tid = tid,
-		.pid = 100,
+	    .h = {.word = ev_word(KIND_THREAD, idx, 0, 0), .size = sizeof(r)},
+	    .tid = tid,
+	    .pid = 100,
 	};
 
 	strncpy(r.name, name, sizeof(r.name));
@@ -46,11 +46,11 @@ static void def(struct lockstat *ls, uint64_t ns, unsigned thread, uint32_t lock
 		uint64_t addr, uint64_t init_ip)
 {
 	struct rec_lockdef r = {
-		.h = {.word = ev_word(KIND_LOCKDEF, thread, lock, 0), .size = sizeof(r)},
-		.addr = addr,
-		.init_ip = init_ip,
-		.type = type,
-		.pid = 100,
+	    .h = {.word = ev_word(KIND_LOCKDEF, thread, lock, 0), .size = sizeof(r)},
+	    .addr = addr,
+	    .init_ip = init_ip,
+	    .type = type,
+	    .pid = 100,
 	};
 
 	ev_feed(ls, ns, thread, &r.h);
@@ -60,9 +60,9 @@ static void op(struct lockstat *ls, uint64_t ns, unsigned thread, uint32_t lock,
 	       uint64_t ip, uint64_t arg)
 {
 	struct rec_lock r = {
-		.h = {.word = ev_word(KIND_LOCK, thread, lock, o), .size = sizeof(r)},
-		.ip = ip,
-		.arg = arg,
+	    .h = {.word = ev_word(KIND_LOCK, thread, lock, o), .size = sizeof(r)},
+	    .ip = ip,
+	    .arg = arg,
 	};
 
 	ev_feed(ls, ns, thread, &r.h);
@@ -99,7 +99,8 @@ static void test_mutex_counts(void **state)
 {
 	struct lockstat *ls = mutex_scenario();
 	const struct lockstat_lock_info *l = lockstat_lock(ls, 1);
-	const struct lockstat_thread_info *t1 = lockstat_thread(ls, 1), *t2 = lockstat_thread(ls, 2);
+	const struct lockstat_thread_info *t1 = lockstat_thread(ls, 1),
+					  *t2 = lockstat_thread(ls, 2);
 	const struct lockstat_site_pair *p;
 
 	assert_non_null(l);
@@ -139,6 +140,29 @@ static void test_mutex_counts(void **state)
 
 	assert_int_equal(lockstat_totals(ls)->lock_events, 7);
 	assert_int_equal(lockstat_ncycles(ls), 0);
+	lockstat_free(ls);
+}
+
+/* The holder's ACQUIRE can be stamped after the waiter's CONTEND (it is
+ * written when the lock call returns): the hold released before the waiter's
+ * acquisition is then blamed. */
+static void test_holder_after_contend(void **state)
+{
+	struct lockstat *ls = new_ls();
+	const struct lockstat_site_pair *p;
+
+	def(ls, 0, 1, 1, LOCK_TYPE_MUTEX, 0x7000, 0);
+	op(ls, 10, 1, 1, OP_CONTEND, 0xa1, 0);
+	op(ls, 11, 2, 1, OP_ACQUIRE, 0xb1, 0);
+	op(ls, 50, 2, 1, OP_RELEASE, 0xb2, 0);
+	op(ls, 55, 1, 1, OP_ACQUIRE, 0xa1, 0);
+	op(ls, 60, 1, 1, OP_RELEASE, 0xa2, 0);
+	assert_int_equal(lockstat_finish(ls), 0);
+	assert_int_equal(lockstat_nsites(ls), 1);
+	p = lockstat_site(ls, 0);
+	assert_int_equal(p->waiter_ip, 0xa1);
+	assert_int_equal(p->holder_ip, 0xb1);
+	assert_int_equal(p->wait_total_ns, 45);
 	lockstat_free(ls);
 }
 
@@ -236,8 +260,8 @@ static void test_recursive_and_open_at_end(void **state)
 	op(ls, 20, 1, 1, OP_ACQUIRE, 0xa2, 0);
 	op(ls, 30, 1, 1, OP_RELEASE, 0xa3, 0);
 	op(ls, 40, 1, 1, OP_RELEASE, 0xa4, 0);
-	op(ls, 50, 1, 2, OP_ACQUIRE, 0xa5, 0); /* never released */
-	op(ls, 60, 2, 2, OP_CONTEND, 0xb1, 0); /* still waiting at the end */
+	op(ls, 50, 1, 2, OP_ACQUIRE, 0xa5, 0);	/* never released */
+	op(ls, 60, 2, 2, OP_CONTEND, 0xb1, 0);	/* still waiting at the end */
 	op(ls, 150, 1, 1, OP_RELEASE, 0xa4, 0); /* not held: unmatched */
 	assert_int_equal(lockstat_finish(ls), 0);
 	l = lockstat_lock(ls, 1);
@@ -526,10 +550,10 @@ static void test_text_output(void **state)
 	assert_non_null(strstr(text, "wait total"));
 	assert_non_null(strstr(text, "cache_init+0x1f (cache.c:12)"));
 	assert_non_null(strstr(text, "cache_get+0x12 (cache.c:41)"));
-	assert_non_null(strstr(text, "1,236"));		/* acquisitions */
-	assert_non_null(strstr(text, "1 (0.1%)"));	/* contended */
-	assert_non_null(strstr(text, "1.23 ms"));	/* the longest hold and wait */
-	assert_non_null(strstr(text, "2.47 ms"));	/* hold total: 1.234 + 1.234567 ms */
+	assert_non_null(strstr(text, "1,236"));	   /* acquisitions */
+	assert_non_null(strstr(text, "1 (0.1%)")); /* contended */
+	assert_non_null(strstr(text, "1.23 ms"));  /* the longest hold and wait */
+	assert_non_null(strstr(text, "2.47 ms"));  /* hold total: 1.234 + 1.234567 ms */
 	assert_non_null(strstr(text, "potential deadlocks: none"));
 	free(text);
 
@@ -582,20 +606,20 @@ static void test_json_output(void **state)
 	assert_int_equal(lockstat_print_json(ls, f, &po), 0);
 	fclose(f);
 	res = python_json(
-		json, "import json,sys\n"
-		      "d = json.load(sys.stdin)\n"
-		      "l = [x for x in d[\"locks\"] if x[\"index\"] == 1][0]\n"
-		      "w = l[\"write\"]\n"
-		      "t = {x[\"index\"]: x for x in d[\"threads\"]}\n"
-		      "s = l[\"sites\"][0]\n"
-		      "print(l[\"type\"], l[\"acquisitions\"], l[\"contended\"], l[\"owner_changes\"],"
-		      " w[\"wait\"][\"total_ns\"], w[\"wait\"][\"max_ns\"], w[\"hold\"][\"total_ns\"],"
-		      " w[\"hold\"][\"max_ns\"], w[\"hold\"][\"p99_ns\"], l[\"threads\"], l[\"read\"],"
-		      " t[2][\"tid\"], t[2][\"wait_ns\"], t[1][\"hold_ns\"],"
-		      " s[\"waiter_ip\"], s[\"holder_ip\"], s[\"count\"], len(d[\"deadlocks\"]),"
-		      " d[\"trace\"][\"lock_events\"])\n");
-	snprintf(want, sizeof(want), "mutex 3 1 2 160 160 310 200 200 2 None 1002 160 220 %d %d 1 0 7\n",
-		 0xb1, 0xa1);
+	    json, "import json,sys\n"
+		  "d = json.load(sys.stdin)\n"
+		  "l = [x for x in d[\"locks\"] if x[\"index\"] == 1][0]\n"
+		  "w = l[\"write\"]\n"
+		  "t = {x[\"index\"]: x for x in d[\"threads\"]}\n"
+		  "s = l[\"sites\"][0]\n"
+		  "print(l[\"type\"], l[\"acquisitions\"], l[\"contended\"], l[\"owner_changes\"],"
+		  " w[\"wait\"][\"total_ns\"], w[\"wait\"][\"max_ns\"], w[\"hold\"][\"total_ns\"],"
+		  " w[\"hold\"][\"max_ns\"], w[\"hold\"][\"p99_ns\"], l[\"threads\"], l[\"read\"],"
+		  " t[2][\"tid\"], t[2][\"wait_ns\"], t[1][\"hold_ns\"],"
+		  " s[\"waiter_ip\"], s[\"holder_ip\"], s[\"count\"], len(d[\"deadlocks\"]),"
+		  " d[\"trace\"][\"lock_events\"])\n");
+	snprintf(want, sizeof(want),
+		 "mutex 3 1 2 160 160 310 200 200 2 None 1002 160 220 %d %d 1 0 7\n", 0xb1, 0xa1);
 	assert_string_equal(res, want);
 	free(res);
 	free(json);
@@ -638,21 +662,22 @@ static void test_json_deadlock_and_escape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mutex_counts),
-		cmocka_unit_test(test_p99_exact),
-		cmocka_unit_test(test_p99_histogram),
-		cmocka_unit_test(test_try_and_timeout),
-		cmocka_unit_test(test_recursive_and_open_at_end),
-		cmocka_unit_test(test_rwlock_sides),
-		cmocka_unit_test(test_cond_wait_not_hold),
-		cmocka_unit_test(test_semaphore),
-		cmocka_unit_test(test_inversion),
-		cmocka_unit_test(test_no_inversion),
-		cmocka_unit_test(test_three_cycle),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_text_output),
-		cmocka_unit_test(test_json_output),
-		cmocka_unit_test(test_json_deadlock_and_escape),
+	    cmocka_unit_test(test_mutex_counts),
+	    cmocka_unit_test(test_holder_after_contend),
+	    cmocka_unit_test(test_p99_exact),
+	    cmocka_unit_test(test_p99_histogram),
+	    cmocka_unit_test(test_try_and_timeout),
+	    cmocka_unit_test(test_recursive_and_open_at_end),
+	    cmocka_unit_test(test_rwlock_sides),
+	    cmocka_unit_test(test_cond_wait_not_hold),
+	    cmocka_unit_test(test_semaphore),
+	    cmocka_unit_test(test_inversion),
+	    cmocka_unit_test(test_no_inversion),
+	    cmocka_unit_test(test_three_cycle),
+	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_text_output),
+	    cmocka_unit_test(test_json_output),
+	    cmocka_unit_test(test_json_deadlock_and_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lockstat_dir.c - run the lock analyzer over a trace directory: the part of
+ * lockstat that needs the trace reader and the symbolizer, kept apart so that
+ * lockstat.c links (and is unit-tested) without them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "../util/symbolize.h"
+#include "lockstat.h"
+
+/* ---- symbolizer wiring (integration point) -----------------------------
+ *
+ * Everything lockstat knows about symbols goes through this section: the
+ * analyzer itself only sees a lockstat_symbolize_fn. If symbolization has to
+ * change (another formatter, no libdw on a target), only these
+ * functions change; returning -ENOENT from lockstat_dir_symbolize (or leaving
+ * po->symbolize NULL) makes every report print hex addresses.
+ */
+
+static int lockstat_dir_symbolize(void *ctx, uint32_t pid, uint64_t addr, char *buf, size_t len)
+{
+	/* recorded addresses are return addresses: symbolizer_format looks up
+	 * addr - 1. It never fails but falls back to "0x..." itself; report
+	 * that as "unknown" so lock names fall back to "addr (type)". */
+	symbolizer_format(ctx, pid, addr, buf, len);
+	return buf[0] && strncmp(buf, "0x", 2) ? 0 : -ENOENT;
+}
+
+/* A lock's own address: named only by a symbol covering it (a global or
+ * static variable); heap and stack locks give -ENOENT. */
+static int lockstat_dir_symbolize_data(void *ctx, uint32_t pid, uint64_t addr, char *buf,
+				       size_t len)
+{
+	struct sym_info si;
+
+	if (symbolizer_lookup(ctx, pid, addr, &si) < 0 || !si.func[0])
+		return -ENOENT;
+	if (si.offset)
+		snprintf(buf, len, "%s+%#" PRIx64, si.func, si.offset);
+	else
+		snprintf(buf, len, "%s", si.func);
+	return 0;
+}
+
+static void lockstat_dir_symbolizer_open(struct trace_reader *r, struct lockstat_print_opts *po)
+{
+	struct symbolizer *s = NULL;
+	int rc = symbolizer_open(&s, r);
+
+	if (rc < 0) {
+		log_warn("call sites will be printed as addresses: symbolizer: %s", strerror(-rc));
+		return;
+	}
+	po->symbolize = lockstat_dir_symbolize;
+	po->symbolize_data = lockstat_dir_symbolize_data;
+	po->symbolize_ctx = s;
+}
+
+static void lockstat_dir_symbolizer_close(struct lockstat_print_opts *po)
+{
+	if (po->symbolize == lockstat_dir_symbolize)
+		symbolizer_close(po->symbolize_ctx);
+	po->symbolize = NULL;
+	po->symbolize_data = NULL;
+	po->symbolize_ctx = NULL;
+}
+
+/* ---- end of the symbolizer wiring -------------------------------------- */
+
+int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts *po_in, FILE *out)
+{
+	struct trace_problem prob;
+	struct lockstat_print_opts po = *po_in;
+	struct trace_reader *r = NULL;
+	struct lockstat *ls = NULL;
+	struct trace_event ev;
+	uint64_t lost = 0, bad_shown = 0;
+	size_t nprob;
+	int rc;
+
+	memset(&prob, 0, sizeof(prob));
+	rc = trace_reader_open(&r, trace_dir, &prob);
+	if (rc < 0) {
+		if (prob.msg[0]) /* prob.file is the path of the file at fault */
+			log_err("%s: %s", prob.file[0] ? prob.file : trace_dir, prob.msg);
+		else
+			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
+		return rc;
+	}
+	ls = lockstat_new(NULL);
+	if (!ls) {
+		rc = -ENOMEM;
+		log_err("%s: out of memory", trace_dir);
+		goto out_reader;
+	}
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		rc = lockstat_feed(ls, &ev);
+		if (rc == -EINVAL) {
+			/* a malformed record is counted and skipped; say so once */
+			if (!bad_shown++)
+				log_warn("%s: stream %u: malformed record skipped", trace_dir,
+					 ev.stream_id);
+			continue;
+		}
+		if (rc < 0) {
+			log_err("%s: lock analysis: %s", trace_dir, strerror(-rc));
+			goto out_ls;
+		}
+	}
+	if (rc < 0)
+		log_warn("%s: reading stopped: %s", trace_dir, strerror(-rc));
+	/* discarded (producer side) and seq gaps count the same losses seen
+	 * from two ends: per stream, the larger of the two */
+	for (size_t i = 0; i < trace_reader_nstreams(r); i++) {
+		const struct trace_stream_info *si = trace_reader_stream(r, i);
+
+		lost += si->discarded > si->seq_gaps ? si->discarded : si->seq_gaps;
+	}
+	lockstat_add_lost(ls, lost);
+	if ((rc = lockstat_finish(ls)) < 0) {
+		log_err("%s: lock analysis: %s", trace_dir, strerror(-rc));
+		goto out_ls;
+	}
+	po.trace_dir = trace_dir;
+	lockstat_dir_symbolizer_open(r, &po);
+	rc = po.json ? lockstat_print_json(ls, out, &po) : lockstat_print_text(ls, out, &po);
+	lockstat_dir_symbolizer_close(&po);
+	fflush(out);
+	/* damage after the report, where a reader of a long report sees it */
+	nprob = trace_reader_nproblems(r);
+	for (size_t i = 0; i < nprob; i++) {
+		const struct trace_problem *p = trace_reader_problem(r, i);
+
+		log_warn("%s: offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
+	}
+	if (rc < 0)
+		log_err("%s: printing the lock report: %s", trace_dir, strerror(-rc));
+	else if (nprob || bad_shown)
+		rc = -EBADMSG;
+out_ls:
+	lockstat_free(ls);
+out_reader:
+	trace_reader_close(r);
+	return rc;
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report.c - `spool report --KIND [OPTIONS] [TRACE_DIR]`: print a report from
+ * a trace that is already on disk.
+ *
+ * Report kinds live in one table (report_kinds): each has its option name,
+ * one line of help and a run function taking the parsed common options. A new
+ * kind (--functions, --paths, ...) is a row there and a run function; the
+ * option parser, the help and the checks of the trace directory are shared.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../analyze/lockstat.h"
+#include "../util/log.h"
+#include "../util/options.h"
+#include "cmd.h"
+
+#define REPORT_DEFAULT_DIR "spool.trace"
+
+/* Options common to every kind. -1: not given, the kind picks its default. */
+struct report_args {
+	const char *trace_dir;
+	int json;
+	const char *sort;
+	long limit;
+	long top_sites;
+};
+
+struct report_kind {
+	const char *name; /* --NAME selects it */
+	const char *help;
+	int (*run)(const struct report_args *a); /* returns an exit status */
+};
+
+static int report_locks(const struct report_args *a)
+{
+	struct lockstat_print_opts po;
+	int rc;
+
+	lockstat_print_opts_init(&po);
+	if (a->sort && lockstat_parse_sort(a->sort, &po) < 0) {
+		log_err("report: --sort '%s': want acq, contended, wait, hold or name", a->sort);
+		return EXIT_USAGE;
+	}
+	if (a->limit >= 0)
+		po.limit = (unsigned)a->limit;
+	if (a->top_sites >= 0)
+		po.top_sites = (unsigned)a->top_sites;
+	po.json = a->json;
+	po.header = !a->json;
+	rc = lockstat_report_dir(a->trace_dir, &po, stdout);
+	return rc < 0 ? 1 : 0;
+}
+
+static const struct report_kind report_kinds[] = {
+    {"locks",
+     "locks, semaphores, condition variables and barriers:\n"
+     "                        contention, wait and hold times, per-thread totals,\n"
+     "                        contended call sites, potential deadlocks (lock-order\n"
+     "                        cycles)",
+     report_locks},
+};
+
+#define REPORT_NKINDS (sizeof(report_kinds) / sizeof(report_kinds[0]))
+
+enum {
+	OPT_JSON = 0x100,
+	OPT_SORT,
+	OPT_LIMIT,
+	OPT_TOP_SITES,
+	OPT_KIND, /* OPT_KIND + i selects report_kinds[i]; keep last */
+};
+
+static void report_usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: spool report --KIND [OPTIONS] [TRACE_DIR]\n"
+	    "\n"
+	    "Print a report from a trace recorded earlier (default TRACE_DIR: " REPORT_DEFAULT_DIR
+	    ").\n"
+	    "\n"
+	    "report kinds (give one):\n");
+	for (size_t i = 0; i < REPORT_NKINDS; i++)
+		fprintf(out, "      --%-16s%s\n", report_kinds[i].name, report_kinds[i].help);
+	fprintf(out,
+		"\n"
+		"options:\n"
+		"      --json            print the report as JSON (complete: not limited by\n"
+		"                        --limit or --top-sites); schema in doc/report-locks.md\n"
+		"      --sort KEY        order of the lock and thread tables: wait (default),\n"
+		"                        acq, contended, hold or name\n"
+		"      --limit N         rows per table in the text report (default 20, 0 = all)\n"
+		"      --top-sites N     rows of the contended call-site table (default 10)\n"
+		"  -h, --help            show this help\n"
+		"\n"
+		"Exit status: 0 success; 1 the trace is missing, unreadable or damaged (damage\n"
+		"is reported as warnings naming the file and offset, and the report of what\n"
+		"could be read is still printed); 2 usage error.\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option common[] = {
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"sort", required_argument, NULL, OPT_SORT},
+	    {"limit", required_argument, NULL, OPT_LIMIT},
+	    {"top-sites", required_argument, NULL, OPT_TOP_SITES},
+	    {"help", no_argument, NULL, 'h'},
+	};
+	struct option opts[sizeof(common) / sizeof(common[0]) + REPORT_NKINDS + 1];
+	struct report_args a = {REPORT_DEFAULT_DIR, 0, NULL, -1, -1};
+	const struct report_kind *kind = NULL;
+	size_t nc = sizeof(common) / sizeof(common[0]);
+	struct stat st;
+	uint64_t v;
+	int c;
+
+	memcpy(opts, common, sizeof(common));
+	for (size_t i = 0; i < REPORT_NKINDS; i++)
+		opts[nc + i] =
+		    (struct option){report_kinds[i].name, no_argument, NULL, OPT_KIND + (int)i};
+	memset(&opts[nc + REPORT_NKINDS], 0, sizeof(opts[0]));
+
+	opterr = 0;
+	optind = 0; /* 0: full reset of getopt's state, in case it ran before */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			report_usage(stdout);
+			return 0;
+		case OPT_JSON:
+			a.json = 1;
+			break;
+		case OPT_SORT:
+			a.sort = optarg;
+			break;
+		case OPT_LIMIT:
+		case OPT_TOP_SITES:
+			if (options_parse_uint(optarg, 1u << 30, &v) < 0) {
+				log_err("report: %s '%s': want a number",
+					c == OPT_LIMIT ? "--limit" : "--top-sites", optarg);
+				return EXIT_USAGE;
+			}
+			*(c == OPT_LIMIT ? &a.limit : &a.top_sites) = (long)v;
+			break;
+		case ':':
+			log_err("report: option '%s' needs a value (see spool report --help)",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		case '?':
+			if (optopt && optopt < 0x100)
+				log_err("report: unknown option '-%c' (see spool report --help)",
+					optopt);
+			else
+				log_err("report: unknown option '%s' (see spool report --help)",
+					argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			if (c >= OPT_KIND && c < OPT_KIND + (int)REPORT_NKINDS) {
+				const struct report_kind *k = &report_kinds[c - OPT_KIND];
+
+				if (kind && kind != k) {
+					log_err("report: give one report kind (--%s or --%s)",
+						kind->name, k->name);
+					return EXIT_USAGE;
+				}
+				kind = k;
+				break;
+			}
+			log_err("report: cannot parse the options (see spool report --help)");
+			return EXIT_USAGE;
+		}
+	}
+	if (!kind) {
+		log_err("report: which report? give --%s (see spool report --help)",
+			report_kinds[0].name);
+		return EXIT_USAGE;
+	}
+	if (optind < argc)
+		a.trace_dir = argv[optind++];
+	if (optind < argc) {
+		log_err("report: one trace directory at most, got '%s' too", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (stat(a.trace_dir, &st) < 0) {
+		if (errno == ENOENT)
+			log_err("trace directory '%s' does not exist (record one with spool locks, "
+				"or name it: spool report --%s DIR)",
+				a.trace_dir, kind->name);
+		else
+			log_err("trace directory '%s': %s", a.trace_dir, strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		log_err("'%s' is not a trace directory", a.trace_dir);
+		return 1;
+	}
+	return kind->run(&a);
+}
