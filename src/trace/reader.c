@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reader.c - reading spool traces back into ring-format records
+ * (doc/trace-format.md, "Reading, losses and damage").
+ *
+ * This reads only spool's own traces: the metadata is checked for spool's env
+ * block rather than parsed as TSDL, and packets are decoded at the offsets the
+ * format fixes. Streams are merged by TSC with a binary heap. Each stream
+ * keeps one packet in memory and decodes its next event ahead, so the heap
+ * can compare streams; damage ends one stream, never the whole read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace.h"
+#include "trace_int.h"
+
+struct rd_stream {
+	struct trace_stream_info info;
+	int fd;
+	uint64_t file_size;
+	uint64_t pkt_off; /* file offset of the packet in buf */
+	uint8_t *buf;	  /* the packet (or the part of it the file has) */
+	size_t buf_cap;
+	size_t pkt_len; /* bytes of buf holding events (content end) */
+	size_t pos;	/* next event in buf */
+	int truncated;	/* the packet in buf is cut short by the end of file */
+	uint64_t next_seq_num;
+	int have_seq;
+	uint32_t last_seq;
+	int done;
+	/* The decoded next event. */
+	uint64_t *rec; /* 8-byte aligned record storage */
+	size_t rec_cap;
+};
+
+struct trace_reader {
+	char *dir;
+	int dirfd;
+	uint8_t uuid[16];
+	struct trace_clock clk;
+	struct rd_stream *streams;
+	size_t nstreams;
+	size_t *heap; /* indexes into streams, min-heap on (tsc, index) */
+	size_t nheap;
+	struct rd_stream *pending; /* returned last; advance it on the next call */
+	struct trace_problem *problems;
+	size_t nproblems;
+	size_t cap_problems;
+};
+
+static void set_problem(struct trace_problem *p, const char *file, uint64_t off, const char *fmt,
+			va_list ap)
+{
+	size_t n = strlen(file);
+
+	/* Keep the end of a long path: the file name is what matters. */
+	if (n >= sizeof(p->file))
+		file += n - (sizeof(p->file) - 1);
+	memcpy(p->file, file, strlen(file) + 1);
+	p->offset = off;
+	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+}
+
+__attribute__((format(printf, 4, 5))) static void
+add_problem(struct trace_reader *r, const char *file, uint64_t off, const char *fmt, ...)
+{
+	char path[4096];
+	va_list ap;
+
+	if (r->nproblems == r->cap_problems) {
+		size_t cap = r->cap_problems ? r->cap_problems * 2 : 8;
+		struct trace_problem *v = realloc(r->problems, cap * sizeof(*v));
+
+		if (!v)
+			return; /* out of memory: the problem goes unreported */
+		r->problems = v;
+		r->cap_problems = cap;
+	}
+	/* Problems name the file by its path, as a user would open it. */
+	snprintf(path, sizeof(path), "%s/%s", r->dir, file);
+	va_start(ap, fmt);
+	set_problem(&r->problems[r->nproblems++], path, off, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 4, 5))) static void fatal(struct trace_problem *p, const char *file,
+							uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p)
+		return;
+	va_start(ap, fmt);
+	set_problem(p, file, off, fmt, ap);
+	va_end(ap);
+}
+
+/* Metadata: find `key = "value";` (or `key = value;`) inside the env block. */
+static int env_get(const char *env, const char *key, char *val, size_t size)
+{
+	size_t klen = strlen(key);
+	const char *p = env;
+
+	while ((p = strstr(p, key))) {
+		const char *q = p + klen;
+		int at_start = p == env || p[-1] == '\n' || p[-1] == '\t' || p[-1] == ' ';
+		size_t n = 0;
+
+		p = q;
+		if (!at_start)
+			continue;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '=')
+			continue;
+		q++;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q == '"')
+			q++;
+		while (q[n] && q[n] != '"' && q[n] != ';' && q[n] != '\n')
+			n++;
+		if (n == 0 || n >= size)
+			return -EINVAL;
+		memcpy(val, q, n);
+		val[n] = 0;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int env_u64(const char *env, const char *key, uint64_t *out)
+{
+	char buf[32], *end;
+	int err = env_get(env, key, buf, sizeof(buf));
+
+	if (err)
+		return err;
+	errno = 0;
+	*out = strtoull(buf, &end, 10);
+	if (errno || *end || buf[0] == '-')
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_uuid(const char *s, uint8_t *u)
+{
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+
+		if (*s == '-')
+			s++;
+		if (sscanf(s, "%2x", &v) != 1)
+			return -EINVAL;
+		u[i] = (uint8_t)v;
+		s += 2;
+	}
+	return *s == 0 ? 0 : -EINVAL;
+}
+
+static int read_metadata(struct trace_reader *r, struct trace_problem *problem)
+{
+	char path[4096], val[64];
+	const char *env, *tr;
+	char *text = NULL;
+	struct stat st;
+	uint64_t version;
+	int fd, err;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", r->dir, TRACE_METADATA);
+	fd = openat(r->dirfd, TRACE_METADATA, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		fatal(problem, path, 0, "cannot open the trace metadata: %s", strerror(errno));
+		return err;
+	}
+	if (fstat(fd, &st) < 0 || st.st_size > (1 << 20)) {
+		err = errno ? -errno : -EFBIG;
+		fatal(problem, path, 0, "not a spool trace: metadata unreadable or too large");
+		goto out;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		err = -ENOMEM;
+		fatal(problem, path, 0, "out of memory");
+		goto out;
+	}
+	n = pread(fd, text, (size_t)st.st_size, 0);
+	if (n != st.st_size) {
+		err = n < 0 ? -errno : -EIO;
+		fatal(problem, path, 0, "cannot read the trace metadata");
+		goto out;
+	}
+	text[n] = 0;
+	err = -EPROTO;
+	if (strncmp(text, "/* CTF 1.8", 10) != 0) {
+		fatal(problem, path, 0,
+		      "not a spool trace: the metadata is not plain-text CTF 1.8");
+		goto out;
+	}
+	env = strstr(text, "\nenv {");
+	if (!env || env_get(env, "domain", val, sizeof(val)) || strcmp(val, "spool") != 0) {
+		fatal(problem, path, 0, "not a spool trace: no env block with domain = \"spool\"");
+		goto out;
+	}
+	if (env_u64(env, "spool_format_version", &version) || version != TRACE_FORMAT_VERSION) {
+		fatal(problem, path, 0, "unsupported spool trace format version (expected %d)",
+		      TRACE_FORMAT_VERSION);
+		goto out;
+	}
+	if (env_u64(env, "spool_tsc_hz", &r->clk.tsc_hz) || !r->clk.tsc_hz ||
+	    env_u64(env, "spool_tsc0", &r->clk.tsc0) ||
+	    env_u64(env, "spool_mono_ns", &r->clk.mono_ns) ||
+	    env_u64(env, "spool_real_ns", &r->clk.real_ns)) {
+		fatal(problem, path, 0, "not a spool trace: clock missing from the env block");
+		goto out;
+	}
+	tr = strstr(text, "\ntrace {");
+	if (!tr || env_get(tr, "uuid", val, sizeof(val)) || parse_uuid(val, r->uuid)) {
+		fatal(problem, path, 0, "not a spool trace: no trace uuid");
+		goto out;
+	}
+	err = 0;
+out:
+	free(text);
+	close(fd);
+	return err;
+}
+
+static void stream_end(struct rd_stream *s)
+{
+	s->done = 1;
+	free(s->buf);
+	s->buf = NULL;
+	s->buf_cap = 0;
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Load the packet at s->pkt_off. Returns 1 when a packet is loaded, 0 at a
+ * clean end of file, -1 when the stream must end (problem recorded).
+ */
+static int load_packet(struct trace_reader *r, struct rd_stream *s)
+{
+	uint8_t h[TRACE_PKT_HDR_SIZE];
+	uint64_t off = s->pkt_off, left = s->file_size - off, bits, psize, disc, seqn;
+	const char *f = s->info.file;
+	size_t want;
+
+	if (left == 0)
+		return 0;
+	if (left < TRACE_PKT_HDR_SIZE) {
+		add_problem(r, f, off,
+			    "truncated packet: %" PRIu64 " bytes left, a header needs %d", left,
+			    TRACE_PKT_HDR_SIZE);
+		return -1;
+	}
+	if (read_at(s->fd, h, sizeof(h), off) < 0) {
+		add_problem(r, f, off, "read error: %s", strerror(errno));
+		return -1;
+	}
+	if (trace_get32(h + TRACE_PH_MAGIC) != TRACE_MAGIC) {
+		add_problem(r, f, off, "bad packet magic 0x%08" PRIx32 " (expected 0x%08x)",
+			    trace_get32(h + TRACE_PH_MAGIC), TRACE_MAGIC);
+		return -1;
+	}
+	if (memcmp(h + TRACE_PH_UUID, r->uuid, 16) != 0) {
+		add_problem(r, f, off, "packet belongs to another trace (uuid differs)");
+		return -1;
+	}
+	if (trace_get32(h + TRACE_PH_STREAM_ID) != 0 ||
+	    trace_get64(h + TRACE_PH_INSTANCE) != s->info.stream_id) {
+		add_problem(r, f, off,
+			    "packet of stream class %" PRIu32 " instance %" PRIu64
+			    ", expected class 0 instance %" PRIu32,
+			    trace_get32(h + TRACE_PH_STREAM_ID), trace_get64(h + TRACE_PH_INSTANCE),
+			    s->info.stream_id);
+		return -1;
+	}
+	bits = trace_get64(h + TRACE_PC_CONTENT);
+	psize = trace_get64(h + TRACE_PC_PACKET);
+	if (bits != psize || bits % 8 || bits / 8 < TRACE_PKT_HDR_SIZE || bits / 8 > (1u << 30)) {
+		add_problem(r, f, off,
+			    "bad packet sizes: content_size %" PRIu64 " packet_size %" PRIu64
+			    " bits",
+			    bits, psize);
+		return -1;
+	}
+	disc = trace_get64(h + TRACE_PC_DISCARDED);
+	if (disc < s->info.discarded) {
+		add_problem(r, f, off, "events_discarded went back from %" PRIu64 " to %" PRIu64,
+			    s->info.discarded, disc);
+		return -1;
+	}
+	seqn = trace_get64(h + TRACE_PC_SEQ_NUM);
+	if (seqn != s->next_seq_num)
+		add_problem(r, f, off,
+			    "packet_seq_num %" PRIu64 " where %" PRIu64
+			    " was expected: packets lost",
+			    seqn, s->next_seq_num);
+	s->next_seq_num = seqn + 1;
+	s->info.discarded = disc;
+	s->info.pid = trace_get32(h + TRACE_PC_PID);
+	s->info.tid = trace_get32(h + TRACE_PC_TID);
+
+	want = (size_t)(bits / 8);
+	s->truncated = want > left;
+	if (s->truncated) {
+		/* Keep the complete events of the part that exists (see the doc). */
+		add_problem(r, f, off,
+			    "truncated packet: %zu bytes announced, %" PRIu64 " left in the file",
+			    want, left);
+		want = (size_t)left;
+	}
+	if (want > s->buf_cap) {
+		uint8_t *b = realloc(s->buf, want);
+
+		if (!b) {
+			add_problem(r, f, off, "out of memory for a %zu-byte packet", want);
+			return -1;
+		}
+		s->buf = b;
+		s->buf_cap = want;
+	}
+	if (read_at(s->fd, s->buf, want, off) < 0) {
+		add_problem(r, f, off, "read error: %s", strerror(errno));
+		return -1;
+	}
+	s->pkt_len = want;
+	s->pos = TRACE_PKT_HDR_SIZE;
+	return 1;
+}
+
+static int rec_reserve(struct rd_stream *s, size_t size)
+{
+	if (size > s->rec_cap) {
+		uint64_t *v = realloc(s->rec, size);
+
+		if (!v)
+			return -ENOMEM;
+		s->rec = v;
+		s->rec_cap = size;
+	}
+	memset(s->rec, 0, size);
+	return 0;
+}
+
+/*
+ * Decode the next event of the stream into s->rec. Returns 1 with an event,
+ * 0 when the stream is over (at its end or at a problem).
+ */
+static int stream_advance(struct trace_reader *r, struct rd_stream *s)
+{
+	const char *f = s->info.file;
+
+	while (!s->done) {
+		const uint8_t *p, *pl;
+		size_t left, need;
+		unsigned id;
+		uint64_t off;
+
+		if (s->pos >= s->pkt_len) {
+			int rc;
+
+			if (s->truncated) {
+				stream_end(s);
+				break;
+			}
+			if (s->buf)
+				s->pkt_off += s->pkt_len;
+			rc = load_packet(r, s);
+			if (rc <= 0) {
+				stream_end(s);
+				break;
+			}
+			continue;
+		}
+		p = s->buf + s->pos;
+		left = s->pkt_len - s->pos;
+		off = s->pkt_off + s->pos;
+		id = p[0];
+		switch (id) {
+		case KIND_LOCK:
+			need = TRACE_EV_HDR_SIZE + TRACE_PL_LOCK;
+			if (left >= need)
+				need += (size_t)trace_get32(p + TRACE_EV_HDR_SIZE + 28) * 8;
+			break;
+		case KIND_THREAD:
+			need = TRACE_EV_HDR_SIZE + TRACE_PL_THREAD;
+			break;
+		case KIND_LOCKDEF:
+			need = TRACE_EV_HDR_SIZE + TRACE_PL_LOCKDEF;
+			break;
+		case KIND_PROC:
+			need = TRACE_EV_HDR_SIZE + TRACE_PL_PROC;
+			break;
+		default:
+			add_problem(r, f, off, "unknown event id %u", id);
+			stream_end(s);
+			return 0;
+		}
+		if (need > left) {
+			/* In a truncated packet the problem is already recorded. */
+			if (!s->truncated)
+				add_problem(r, f, off, "event of %zu bytes overruns its packet",
+					    need);
+			stream_end(s);
+			return 0;
+		}
+		pl = p + TRACE_EV_HDR_SIZE;
+		switch (id) {
+		case KIND_LOCK: {
+			uint32_t n = trace_get32(pl + 28);
+			struct rec_lock *l;
+
+			if (rec_reserve(s, sizeof(*l) + (size_t)n * 8))
+				goto out_nomem;
+			l = (struct rec_lock *)s->rec;
+			l->h.size = (uint32_t)(sizeof(*l) + (size_t)n * 8);
+			l->ip = trace_get64(pl + 12);
+			l->arg = trace_get64(pl + 20);
+			for (uint32_t i = 0; i < n; i++)
+				l->stack[i] = trace_get64(pl + 32 + 8 * (size_t)i);
+			break;
+		}
+		case KIND_THREAD: {
+			struct rec_thread *t;
+
+			if (rec_reserve(s, sizeof(*t)))
+				goto out_nomem;
+			t = (struct rec_thread *)s->rec;
+			t->h.size = sizeof(*t);
+			t->tid = trace_get32(pl + 12);
+			t->pid = trace_get32(pl + 16);
+			t->pthread = trace_get64(pl + 20);
+			memcpy(t->name, pl + 28, 16);
+			break;
+		}
+		case KIND_LOCKDEF: {
+			struct rec_lockdef *d;
+
+			if (rec_reserve(s, sizeof(*d)))
+				goto out_nomem;
+			d = (struct rec_lockdef *)s->rec;
+			d->h.size = sizeof(*d);
+			d->addr = trace_get64(pl + 12);
+			d->init_ip = trace_get64(pl + 20);
+			d->type = trace_get32(pl + 28);
+			d->pid = trace_get32(pl + 32);
+			break;
+		}
+		case KIND_PROC: {
+			struct rec_proc *pr;
+
+			if (rec_reserve(s, sizeof(*pr)))
+				goto out_nomem;
+			pr = (struct rec_proc *)s->rec;
+			pr->h.size = sizeof(*pr);
+			pr->pid = trace_get32(pl + 12);
+			pr->ppid = trace_get32(pl + 16);
+			pr->proc_slot = trace_get32(pl + 20);
+			pr->flags = trace_get32(pl + 24);
+			break;
+		}
+		}
+		{
+			struct rec_hdr *h = (struct rec_hdr *)s->rec;
+
+			h->tsc = trace_get64(p + 1);
+			h->word = trace_get64(pl);
+			h->seq = trace_get32(pl + 8);
+			if (ev_kind(h->word) != id) {
+				add_problem(r, f, off, "event id %u but its word says kind %u", id,
+					    ev_kind(h->word));
+				stream_end(s);
+				return 0;
+			}
+		}
+		s->pos += need;
+		return 1;
+	}
+	return 0;
+
+out_nomem:
+	add_problem(r, f, s->pkt_off + s->pos, "out of memory");
+	stream_end(s);
+	return 0;
+}
+
+/* Heap order: lower TSC first; equal TSC, lower stream index first. */
+static int heap_less(const struct trace_reader *r, size_t a, size_t b)
+{
+	uint64_t ta = ((const struct rec_hdr *)r->streams[a].rec)->tsc;
+	uint64_t tb = ((const struct rec_hdr *)r->streams[b].rec)->tsc;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void heap_down(struct trace_reader *r, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < r->nheap && heap_less(r, r->heap[l], r->heap[m]))
+			m = l;
+		if (l + 1 < r->nheap && heap_less(r, r->heap[l + 1], r->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		size_t t = r->heap[i];
+		r->heap[i] = r->heap[m];
+		r->heap[m] = t;
+		i = m;
+	}
+}
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct rd_stream *x = a, *y = b;
+
+	return x->info.stream_id < y->info.stream_id ? -1 : x->info.stream_id > y->info.stream_id;
+}
+
+/* Is `name` a stream file, stream_<decimal id>? */
+static int stream_name_id(const char *name, uint32_t *id)
+{
+	const char *p = name + strlen(TRACE_STREAM_PREFIX);
+	char *end;
+	unsigned long v;
+
+	if (strncmp(name, TRACE_STREAM_PREFIX, strlen(TRACE_STREAM_PREFIX)) != 0 || *p < '0' ||
+	    *p > '9' || (p[0] == '0' && p[1]))
+		return 0;
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	if (errno || *end || v > UINT32_MAX)
+		return 0;
+	*id = (uint32_t)v;
+	return 1;
+}
+
+static int scan_streams(struct trace_reader *r)
+{
+	size_t cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int fd, err = 0;
+
+	fd = openat(r->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		struct rd_stream *s;
+		struct stat st;
+		uint32_t id;
+
+		if (!stream_name_id(de->d_name, &id))
+			continue;
+		if (r->nstreams == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct rd_stream *v = realloc(r->streams, ncap * sizeof(*v));
+
+			if (!v) {
+				err = -ENOMEM;
+				break;
+			}
+			r->streams = v;
+			cap = ncap;
+		}
+		s = &r->streams[r->nstreams];
+		memset(s, 0, sizeof(*s));
+		s->info.stream_id = id;
+		snprintf(s->info.file, sizeof(s->info.file), TRACE_STREAM_PREFIX "%" PRIu32, id);
+		s->fd = openat(r->dirfd, de->d_name, O_RDONLY | O_CLOEXEC);
+		if (s->fd < 0 || fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			add_problem(r, de->d_name, 0, "cannot read stream file: %s",
+				    s->fd < 0 ? strerror(errno) : "not a regular file");
+			if (s->fd >= 0)
+				close(s->fd);
+			continue;
+		}
+		s->file_size = (uint64_t)st.st_size;
+		r->nstreams++;
+	}
+	closedir(d);
+	if (r->nstreams)
+		qsort(r->streams, r->nstreams, sizeof(*r->streams), cmp_stream);
+	return err;
+}
+
+int trace_reader_open(struct trace_reader **out, const char *dir, struct trace_problem *problem)
+{
+	struct trace_reader *r;
+	int err;
+
+	*out = NULL;
+	if (problem)
+		memset(problem, 0, sizeof(*problem));
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->dir = strdup(dir);
+	if (!r->dir) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	r->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->dirfd < 0) {
+		err = -errno;
+		fatal(problem, dir, 0, "cannot open the trace directory: %s", strerror(errno));
+		goto out_free;
+	}
+	err = read_metadata(r, problem);
+	if (err)
+		goto out_close;
+	err = scan_streams(r);
+	if (err) {
+		fatal(problem, dir, 0, "cannot list the trace directory: %s", strerror(-err));
+		goto out_close;
+	}
+	r->heap = calloc(r->nstreams ? r->nstreams : 1, sizeof(*r->heap));
+	if (!r->heap) {
+		err = -ENOMEM;
+		goto out_close;
+	}
+	/* Decode each stream's first event; those with one go on the heap. */
+	for (size_t i = 0; i < r->nstreams; i++)
+		if (stream_advance(r, &r->streams[i]))
+			r->heap[r->nheap++] = i;
+	for (size_t i = r->nheap / 2; i-- > 0;)
+		heap_down(r, i);
+	*out = r;
+	return 0;
+
+out_close:
+	trace_reader_close(r);
+	return err;
+out_free:
+	free(r->dir);
+	free(r);
+	return err;
+}
+
+int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
+{
+	struct rd_stream *s;
+	const struct rec_hdr *h;
+
+	if (r->pending) {
+		/* The record handed out last lives in its stream: replace it now. */
+		if (stream_advance(r, r->pending)) {
+			heap_down(r, 0);
+		} else {
+			r->heap[0] = r->heap[--r->nheap];
+			heap_down(r, 0);
+		}
+		r->pending = NULL;
+	}
+	if (!r->nheap)
+		return 0;
+	s = &r->streams[r->heap[0]];
+	h = (const struct rec_hdr *)s->rec;
+	if (s->have_seq) {
+		uint32_t d = h->seq - s->last_seq - 1;
+
+		/* Forward jumps only; wrap-around of the 32-bit seq is fine. */
+		if (d && d < 0x80000000u)
+			s->info.seq_gaps += d;
+	}
+	s->have_seq = 1;
+	s->last_seq = h->seq;
+	s->info.events++;
+	ev->stream_id = s->info.stream_id;
+	ev->ns = trace_clock_ns(&r->clk, h->tsc);
+	ev->rec = h;
+	r->pending = s;
+	return 1;
+}
+
+const struct trace_clock *trace_reader_clock(const struct trace_reader *r)
+{
+	return &r->clk;
+}
+
+size_t trace_reader_nstreams(const struct trace_reader *r)
+{
+	return r->nstreams;
+}
+
+const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r, size_t i)
+{
+	return i < r->nstreams ? &r->streams[i].info : NULL;
+}
+
+size_t trace_reader_nproblems(const struct trace_reader *r)
+{
+	return r->nproblems;
+}
+
+const struct trace_problem *trace_reader_problem(const struct trace_reader *r, size_t i)
+{
+	return i < r->nproblems ? &r->problems[i] : NULL;
+}
+
+const char *trace_reader_dir(const struct trace_reader *r)
+{
+	return r->dir;
+}
+
+int trace_reader_file(const struct trace_reader *r, const char *name, char **data, size_t *len)
+{
+	char path[512];
+	struct stat st;
+	char *buf;
+	int fd, err;
+
+	*data = NULL;
+	*len = 0;
+	if (!trace_side_name_ok(name) || strlen(name) > 400)
+		return -EINVAL;
+	snprintf(path, sizeof(path), TRACE_SIDE_DIR "/%s", name);
+	fd = openat(r->dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out_close;
+	}
+	err = read_at(fd, buf, (size_t)st.st_size, 0);
+	if (err) {
+		free(buf);
+		goto out_close;
+	}
+	buf[st.st_size] = 0;
+	*data = buf;
+	*len = (size_t)st.st_size;
+out_close:
+	close(fd);
+	return err;
+}
+
+void trace_reader_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nstreams; i++) {
+		if (!r->streams[i].done)
+			stream_end(&r->streams[i]);
+		free(r->streams[i].rec);
+	}
+	free(r->streams);
+	free(r->heap);
+	free(r->problems);
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	free(r->dir);
+	free(r);
+}

@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: MIT
+/*
+ * writer.c - writing spool traces: a CTF 1.8 directory with one stream file
+ * per ring (doc/trace-format.md).
+ *
+ * The collector calls trace_stream_write for every event, so that path only
+ * encodes a header and copies the payload into the current packet buffer; the
+ * only system call is the pwrite of a whole packet. A packet is never written
+ * in pieces, so a crash leaves whole packets (and at most one partial packet
+ * at the end, which the reader reports).
+ *
+ * Not thread-safe: one thread (the collector) owns a writer and its streams.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace.h"
+#include "trace_int.h"
+#include "util/log.h"
+
+struct trace_stream {
+	struct trace_writer *w;
+	uint32_t id;
+	uint32_t pid;
+	uint32_t tid;
+	int fd;
+	uint64_t file_off; /* end of the last whole packet written */
+	uint8_t *buf;	   /* current packet; headers filled at close */
+	size_t cap;
+	size_t len;   /* bytes used, starts at TRACE_PKT_HDR_SIZE */
+	uint64_t nev; /* events in the current packet */
+	uint64_t ts_begin;
+	uint64_t last_tsc;     /* TSC of the last event put in a packet */
+	uint64_t seq_num;      /* packet_seq_num of the next packet */
+	uint64_t lost;	       /* producer-side total from trace_stream_discarded */
+	uint64_t write_lost;   /* events of packets we failed to write */
+	uint64_t disc_written; /* events_discarded of the last packet written */
+};
+
+struct trace_writer {
+	char *dir;
+	int dirfd;
+	uint8_t uuid[16];
+	struct trace_clock clk;
+	struct trace_stream **streams;
+	size_t nstreams;
+	size_t cap;
+};
+
+int trace_side_name_ok(const char *name)
+{
+	const char *slash;
+
+	if (!name || !*name || name[0] == '.' || name[0] == '/')
+		return 0;
+	slash = strchr(name, '/');
+	if (!slash)
+		return 1;
+	if (!slash[1] || slash[1] == '.' || strchr(slash + 1, '/'))
+		return 0;
+	return 1;
+}
+
+static void uuid_str(const uint8_t *u, char *out)
+{
+	sprintf(out, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+		u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+		u[14], u[15]);
+}
+
+static const char *const op_names[] = {
+    "NONE",	     "INIT",	       "DESTROY",	    "CONTEND",	       "ACQUIRE",
+    "ACQUIRE_TRY",   "TRY_FAIL",       "TIMEOUT",	    "RELEASE",	       "CONTEND_RD",
+    "ACQUIRE_RD",    "ACQUIRE_TRY_RD", "TRY_FAIL_RD",	    "SEM_POST",	       "COND_WAIT",
+    "COND_WAKE",     "COND_SIGNAL",    "COND_BROADCAST",    "BARRIER_ENTER",   "BARRIER_LEAVE",
+    "THREAD_CREATE", "THREAD_START",   "THREAD_JOIN_BEGIN", "THREAD_JOIN_END", "THREAD_EXIT",
+};
+
+/* A new OP_ must get its name here, or the metadata would be wrong. */
+_Static_assert(sizeof(op_names) / sizeof(op_names[0]) == OP_MAX, "op_names out of date");
+
+/*
+ * The metadata text. Keep in step with doc/trace-format.md: every offset the
+ * reader uses follows from these declarations (all byte-aligned, packed).
+ */
+static void meta_print(FILE *f, const struct trace_writer *w)
+{
+	const struct trace_clock *c = &w->clk;
+	char uuid[40];
+	__int128 base;
+	int64_t off_s;
+	uint64_t off_cyc;
+
+	uuid_str(w->uuid, uuid);
+	/* Wall-clock time of TSC 0, split into seconds and cycles (see the doc). */
+	base =
+	    (__int128)c->real_ns - (__int128)((unsigned __int128)c->tsc0 * 1000000000u / c->tsc_hz);
+	off_s = (int64_t)(base / 1000000000);
+	if (base % 1000000000 < 0)
+		off_s--;
+	off_cyc = (uint64_t)((unsigned __int128)(base - (__int128)off_s * 1000000000) * c->tsc_hz /
+			     1000000000u);
+
+	fprintf(f,
+		"/* CTF 1.8 */\n\n"
+		"/* spool trace, format version %d: see doc/trace-format.md */\n\n",
+		TRACE_FORMAT_VERSION);
+	fputs("typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = false; base = 16; } := "
+	      "uint64_hex_t;\n\n",
+	      f);
+	fprintf(f,
+		"trace {\n"
+		"\tmajor = 1;\n"
+		"\tminor = 8;\n"
+		"\tuuid = \"%s\";\n"
+		"\tbyte_order = le;\n"
+		"\tpacket.header := struct {\n"
+		"\t\tuint32_t magic;\n"
+		"\t\tuint8_t uuid[16];\n"
+		"\t\tuint32_t stream_id;\n"
+		"\t\tuint64_t stream_instance_id;\n"
+		"\t};\n"
+		"};\n\n",
+		uuid);
+	fprintf(f,
+		"env {\n"
+		"\tdomain = \"spool\";\n"
+		"\ttracer_name = \"spool\";\n"
+		"\tspool_format_version = %d;\n"
+		"\tspool_tsc_hz = \"%" PRIu64 "\";\n"
+		"\tspool_tsc0 = \"%" PRIu64 "\";\n"
+		"\tspool_mono_ns = \"%" PRIu64 "\";\n"
+		"\tspool_real_ns = \"%" PRIu64 "\";\n"
+		"};\n\n",
+		TRACE_FORMAT_VERSION, c->tsc_hz, c->tsc0, c->mono_ns, c->real_ns);
+	fprintf(f,
+		"clock {\n"
+		"\tname = spool_tsc;\n"
+		"\tdescription = \"x86 TSC, calibrated against CLOCK_MONOTONIC\";\n"
+		"\tfreq = %" PRIu64 ";\n"
+		"\tprecision = 1;\n"
+		"\toffset_s = %" PRId64 ";\n"
+		"\toffset = %" PRIu64 ";\n"
+		"\tabsolute = false;\n"
+		"};\n\n",
+		c->tsc_hz, off_s, off_cyc);
+	fputs("typealias integer { size = 64; align = 8; signed = false; "
+	      "map = clock.spool_tsc.value; } := uint64_clock_t;\n\n",
+	      f);
+	fputs("enum spool_op : integer { size = 5; align = 1; signed = false; } {\n", f);
+	for (int i = 0; i < OP_MAX; i++)
+		fprintf(f, "\t%s = %d%s\n", op_names[i], i, i + 1 < OP_MAX ? "," : "");
+	fputs("};\n\n", f);
+	fputs("enum spool_lock_type : uint32_t {\n"
+	      "\tMUTEX = 1,\n\tRWLOCK = 2,\n\tSPIN = 3,\n\tSEM = 4,\n\tCOND = 5,\n"
+	      "\tBARRIER = 6,\n\tTHREAD = 7\n"
+	      "};\n\n",
+	      f);
+	/* The encoded word: little-endian bit fields fill from bit 0 up. */
+	fputs("typealias struct {\n"
+	      "\tinteger { size = 3; align = 1; signed = false; } zero;\n"
+	      "\tenum spool_op op;\n"
+	      "\tinteger { size = 32; align = 1; signed = false; } obj;\n"
+	      "\tinteger { size = 16; align = 1; signed = false; } thread;\n"
+	      "\tinteger { size = 8; align = 1; signed = false; } kind;\n"
+	      "} := spool_word_t;\n\n",
+	      f);
+	fputs("stream {\n"
+	      "\tid = 0;\n"
+	      "\tpacket.context := struct {\n"
+	      "\t\tuint64_clock_t timestamp_begin;\n"
+	      "\t\tuint64_clock_t timestamp_end;\n"
+	      "\t\tuint64_t content_size;\n"
+	      "\t\tuint64_t packet_size;\n"
+	      "\t\tuint64_t packet_seq_num;\n"
+	      "\t\tuint64_t events_discarded;\n"
+	      "\t\tuint32_t pid;\n"
+	      "\t\tuint32_t tid;\n"
+	      "\t};\n"
+	      "\tevent.header := struct {\n"
+	      "\t\tuint8_t id;\n"
+	      "\t\tuint64_clock_t timestamp;\n"
+	      "\t};\n"
+	      "};\n\n",
+	      f);
+	fprintf(f,
+		"event {\n"
+		"\tname = \"spool:lock\";\n"
+		"\tid = %d;\n"
+		"\tstream_id = 0;\n"
+		"\tfields := struct {\n"
+		"\t\tspool_word_t word;\n"
+		"\t\tuint32_t seq;\n"
+		"\t\tuint64_hex_t ip;\n"
+		"\t\tuint64_t arg;\n"
+		"\t\tuint32_t nstack;\n"
+		"\t\tuint64_hex_t stack[nstack];\n"
+		"\t};\n"
+		"};\n\n",
+		KIND_LOCK);
+	fprintf(f,
+		"event {\n"
+		"\tname = \"spool:thread\";\n"
+		"\tid = %d;\n"
+		"\tstream_id = 0;\n"
+		"\tfields := struct {\n"
+		"\t\tspool_word_t word;\n"
+		"\t\tuint32_t seq;\n"
+		"\t\tuint32_t tid;\n"
+		"\t\tuint32_t pid;\n"
+		"\t\tuint64_hex_t pthread;\n"
+		"\t\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } "
+		"name[16];\n"
+		"\t};\n"
+		"};\n\n",
+		KIND_THREAD);
+	fprintf(f,
+		"event {\n"
+		"\tname = \"spool:lockdef\";\n"
+		"\tid = %d;\n"
+		"\tstream_id = 0;\n"
+		"\tfields := struct {\n"
+		"\t\tspool_word_t word;\n"
+		"\t\tuint32_t seq;\n"
+		"\t\tuint64_hex_t addr;\n"
+		"\t\tuint64_hex_t init_ip;\n"
+		"\t\tenum spool_lock_type type;\n"
+		"\t\tuint32_t pid;\n"
+		"\t};\n"
+		"};\n\n",
+		KIND_LOCKDEF);
+	fprintf(f,
+		"event {\n"
+		"\tname = \"spool:proc\";\n"
+		"\tid = %d;\n"
+		"\tstream_id = 0;\n"
+		"\tfields := struct {\n"
+		"\t\tspool_word_t word;\n"
+		"\t\tuint32_t seq;\n"
+		"\t\tuint32_t pid;\n"
+		"\t\tuint32_t ppid;\n"
+		"\t\tuint32_t proc_slot;\n"
+		"\t\tuint32_t flags;\n"
+		"\t};\n"
+		"};\n",
+		KIND_PROC);
+}
+
+static int write_all(int fd, const void *data, size_t len, uint64_t off)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Write `data` to `dirfd`/`tmp` then rename it to `name`, so readers see the
+ * old file or the new one, never a partial one.
+ */
+static int replace_file(int dirfd, const char *tmp, const char *name, const void *data, size_t len)
+{
+	int fd, err;
+
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, data, len, 0);
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && renameat(dirfd, tmp, dirfd, name) < 0)
+		err = -errno;
+	if (err)
+		unlinkat(dirfd, tmp, 0);
+	return err;
+}
+
+static int meta_write(struct trace_writer *w)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -errno;
+	meta_print(f, w);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	err = replace_file(w->dirfd, TRACE_METADATA_TMP, TRACE_METADATA, text, len);
+	free(text);
+	if (err)
+		log_err("cannot write %s/%s: %s", w->dir, TRACE_METADATA, strerror(-err));
+	return err;
+}
+
+static int clock_ok(const struct trace_clock *clk)
+{
+	return clk && clk->tsc_hz != 0;
+}
+
+int trace_writer_open(struct trace_writer **out, const char *dir, const struct trace_clock *clk)
+{
+	struct trace_writer *w;
+	int err;
+
+	*out = NULL;
+	if (!dir || !clock_ok(clk))
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->dirfd = -1;
+	w->clk = *clk;
+	w->dir = strdup(dir);
+	if (!w->dir) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	if (getrandom(w->uuid, sizeof(w->uuid), 0) != (ssize_t)sizeof(w->uuid)) {
+		err = errno ? -errno : -EIO;
+		goto out_free;
+	}
+	w->uuid[6] = (uint8_t)((w->uuid[6] & 0x0f) | 0x40); /* RFC 4122 version 4 */
+	w->uuid[8] = (uint8_t)((w->uuid[8] & 0x3f) | 0x80);
+	if (mkdir(dir, 0755) < 0) {
+		err = -errno;
+		log_err("cannot create trace directory %s: %s", dir, strerror(errno));
+		goto out_free;
+	}
+	w->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->dirfd < 0) {
+		err = -errno;
+		goto out_rmdir;
+	}
+	err = meta_write(w);
+	if (err)
+		goto out_close;
+	*out = w;
+	return 0;
+
+out_close:
+	close(w->dirfd);
+out_rmdir:
+	rmdir(dir);
+out_free:
+	free(w->dir);
+	free(w);
+	return err;
+}
+
+int trace_writer_stream(struct trace_writer *w, uint32_t stream_id, uint32_t pid, uint32_t tid,
+			struct trace_stream **out)
+{
+	struct trace_stream *s;
+	char name[32];
+	int err;
+
+	*out = NULL;
+	for (size_t i = 0; i < w->nstreams; i++)
+		if (w->streams[i]->id == stream_id)
+			return -EEXIST;
+	if (w->nstreams == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct trace_stream **v = realloc(w->streams, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->streams = v;
+		w->cap = cap;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->w = w;
+	s->id = stream_id;
+	s->pid = pid;
+	s->tid = tid;
+	s->cap = TRACE_PACKET_SIZE;
+	s->len = TRACE_PKT_HDR_SIZE;
+	s->buf = malloc(s->cap);
+	if (!s->buf) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	snprintf(name, sizeof(name), TRACE_STREAM_PREFIX "%" PRIu32, stream_id);
+	/* O_EXCL: a stream file is never shared, not even with an earlier run. */
+	s->fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (s->fd < 0) {
+		err = -errno;
+		log_err("cannot create %s/%s: %s", w->dir, name, strerror(errno));
+		goto out_free;
+	}
+	w->streams[w->nstreams++] = s;
+	*out = s;
+	return 0;
+
+out_free:
+	free(s->buf);
+	free(s);
+	return err;
+}
+
+static int packet_write(struct trace_stream *s)
+{
+	uint64_t disc = s->lost + s->write_lost;
+	uint64_t bits = (uint64_t)s->len * 8;
+	uint8_t *b = s->buf;
+	int err;
+
+	if (s->nev == 0 && disc == s->disc_written)
+		return 0;
+	if (s->nev == 0)
+		s->ts_begin = s->last_tsc;
+	trace_put32(b + TRACE_PH_MAGIC, TRACE_MAGIC);
+	memcpy(b + TRACE_PH_UUID, s->w->uuid, 16);
+	trace_put32(b + TRACE_PH_STREAM_ID, 0);
+	trace_put64(b + TRACE_PH_INSTANCE, s->id);
+	trace_put64(b + TRACE_PC_TS_BEGIN, s->ts_begin);
+	trace_put64(b + TRACE_PC_TS_END, s->last_tsc);
+	trace_put64(b + TRACE_PC_CONTENT, bits);
+	trace_put64(b + TRACE_PC_PACKET, bits);
+	trace_put64(b + TRACE_PC_SEQ_NUM, s->seq_num);
+	trace_put64(b + TRACE_PC_DISCARDED, disc);
+	trace_put32(b + TRACE_PC_PID, s->pid);
+	trace_put32(b + TRACE_PC_TID, s->tid);
+	err = write_all(s->fd, b, s->len, s->file_off);
+	if (err) {
+		/* Undo a partial write so the file stays whole packets; the
+		 * events are counted as discarded in the next packet. */
+		if (ftruncate(s->fd, (off_t)s->file_off) < 0)
+			log_warn("cannot truncate stream %" PRIu32 ": %s", s->id, strerror(errno));
+		s->write_lost += s->nev;
+		log_err("cannot write stream %" PRIu32 " of %s: %s", s->id, s->w->dir,
+			strerror(-err));
+	} else {
+		s->file_off += s->len;
+		s->seq_num++;
+		s->disc_written = disc;
+	}
+	s->len = TRACE_PKT_HDR_SIZE;
+	s->nev = 0;
+	return err;
+}
+
+/* Bytes the event takes in a packet, or 0 if the record is not writable. */
+static size_t event_size(const struct rec_hdr *rec)
+{
+	switch (ev_kind(rec->word)) {
+	case KIND_LOCK:
+		if (rec->size < sizeof(struct rec_lock) ||
+		    (rec->size - sizeof(struct rec_lock)) % 8)
+			return 0;
+		return TRACE_EV_HDR_SIZE + TRACE_PL_LOCK + (rec->size - sizeof(struct rec_lock));
+	case KIND_THREAD:
+		return rec->size < sizeof(struct rec_thread) ? 0
+							     : TRACE_EV_HDR_SIZE + TRACE_PL_THREAD;
+	case KIND_LOCKDEF:
+		return rec->size < sizeof(struct rec_lockdef)
+			   ? 0
+			   : TRACE_EV_HDR_SIZE + TRACE_PL_LOCKDEF;
+	case KIND_PROC:
+		return rec->size < sizeof(struct rec_proc) ? 0 : TRACE_EV_HDR_SIZE + TRACE_PL_PROC;
+	default:
+		return 0;
+	}
+}
+
+int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
+{
+	size_t need = event_size(rec);
+	uint8_t *p;
+	int err = 0;
+
+	if (!need)
+		return -EINVAL;
+	if (s->len + need > s->cap) {
+		if (s->nev)
+			err = packet_write(s);
+		if (TRACE_PKT_HDR_SIZE + need > s->cap) {
+			/* A single huge event (a very deep stack): grow once. */
+			uint8_t *b = realloc(s->buf, TRACE_PKT_HDR_SIZE + need);
+
+			if (!b)
+				return -ENOMEM;
+			s->buf = b;
+			s->cap = TRACE_PKT_HDR_SIZE + need;
+		}
+	}
+	p = s->buf + s->len;
+	if (s->nev == 0)
+		s->ts_begin = rec->tsc;
+	s->last_tsc = rec->tsc;
+	s->nev++;
+	s->len += need;
+	trace_put8(p, (uint8_t)ev_kind(rec->word));
+	trace_put64(p + 1, rec->tsc);
+	trace_put64(p + 9, rec->word);
+	trace_put32(p + 17, rec->seq);
+	p += 21;
+	switch (ev_kind(rec->word)) {
+	case KIND_LOCK: {
+		const struct rec_lock *l = (const struct rec_lock *)rec;
+		uint32_t n = (uint32_t)((rec->size - sizeof(*l)) / 8);
+
+		trace_put64(p, l->ip);
+		trace_put64(p + 8, l->arg);
+		trace_put32(p + 16, n);
+#if __BYTE_ORDER == __LITTLE_ENDIAN
+		memcpy(p + 20, l->stack, (size_t)n * 8);
+#else
+		for (uint32_t i = 0; i < n; i++)
+			trace_put64(p + 20 + 8 * i, l->stack[i]);
+#endif
+		break;
+	}
+	case KIND_THREAD: {
+		const struct rec_thread *t = (const struct rec_thread *)rec;
+
+		trace_put32(p, t->tid);
+		trace_put32(p + 4, t->pid);
+		trace_put64(p + 8, t->pthread);
+		memcpy(p + 16, t->name, 16);
+		break;
+	}
+	case KIND_LOCKDEF: {
+		const struct rec_lockdef *d = (const struct rec_lockdef *)rec;
+
+		trace_put64(p, d->addr);
+		trace_put64(p + 8, d->init_ip);
+		trace_put32(p + 16, d->type);
+		trace_put32(p + 20, d->pid);
+		break;
+	}
+	case KIND_PROC: {
+		const struct rec_proc *pr = (const struct rec_proc *)rec;
+
+		trace_put32(p, pr->pid);
+		trace_put32(p + 4, pr->ppid);
+		trace_put32(p + 8, pr->proc_slot);
+		trace_put32(p + 12, pr->flags);
+		break;
+	}
+	}
+	return err;
+}
+
+void trace_stream_discarded(struct trace_stream *s, uint64_t total_lost)
+{
+	/* A running total: never let it go backwards, CTF readers reject that. */
+	if (total_lost > s->lost)
+		s->lost = total_lost;
+}
+
+int trace_stream_flush(struct trace_stream *s)
+{
+	return packet_write(s);
+}
+
+static int mkdir_at(int dirfd, const char *name)
+{
+	if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int trace_writer_add_file(struct trace_writer *w, const char *name, const void *data, size_t len)
+{
+	char path[512], tmp[520];
+	const char *slash;
+	int err;
+
+	if (!trace_side_name_ok(name) || strlen(name) > 400)
+		return -EINVAL;
+	err = mkdir_at(w->dirfd, TRACE_SIDE_DIR);
+	if (err)
+		goto out;
+	slash = strchr(name, '/');
+	if (slash) {
+		snprintf(path, sizeof(path), TRACE_SIDE_DIR "/%.*s", (int)(slash - name), name);
+		err = mkdir_at(w->dirfd, path);
+		if (err)
+			goto out;
+	}
+	snprintf(path, sizeof(path), TRACE_SIDE_DIR "/%s", name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	err = replace_file(w->dirfd, tmp, path, data, len);
+out:
+	if (err)
+		log_err("cannot write side file %s in %s: %s", name, w->dir, strerror(-err));
+	return err;
+}
+
+int trace_writer_set_clock(struct trace_writer *w, const struct trace_clock *clk)
+{
+	if (!clock_ok(clk))
+		return -EINVAL;
+	w->clk = *clk;
+	return meta_write(w);
+}
+
+int trace_writer_close(struct trace_writer *w)
+{
+	int err = 0, e;
+
+	if (!w)
+		return 0;
+	for (size_t i = 0; i < w->nstreams; i++) {
+		struct trace_stream *s = w->streams[i];
+
+		e = packet_write(s);
+		if (e && !err)
+			err = e;
+		if (close(s->fd) < 0 && !err)
+			err = -errno;
+		free(s->buf);
+		free(s);
+	}
+	e = meta_write(w);
+	if (e && !err)
+		err = e;
+	close(w->dirfd);
+	free(w->streams);
+	free(w->dir);
+	free(w);
+	return err;
+}

@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_trace.c - the trace writer and reader: records written are read back
+ * field for field and in time order, losses are counted, damaged traces are
+ * read as far as they are whole, side files round-trip, and babeltrace2
+ * reads what spool writes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/event.h"
+#include "trace/trace.h"
+
+#define MAX_REC 512 /* bytes: room for a lock record with 59 frames */
+
+/* A record as the agent would have written it, 8-byte aligned. */
+struct xrec {
+	uint32_t stream;
+	uint64_t buf[MAX_REC / 8];
+};
+
+struct fixture {
+	char root[64]; /* mkdtemp directory */
+	char dir[128]; /* the trace inside it (must not exist before open) */
+	struct xrec *recs;
+	size_t nrecs;
+};
+
+static const struct trace_clock test_clock = {
+    .tsc_hz = 3000000000ull,
+    .tsc0 = 3000000000000ull, /* 1000 s of uptime */
+    .mono_ns = 1000000000000ull,
+    .real_ns = 1700000000000000000ull, /* 2023-11-14 22:13:20 UTC */
+};
+
+static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	strcpy(f->root, "/tmp/spool-test-trace-XXXXXX");
+	if (!mkdtemp(f->root)) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->dir, sizeof(f->dir), "%s/t.trace", f->root);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	nftw(f->root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	free(f->recs);
+	free(f);
+	return 0;
+}
+
+static struct rec_hdr *add_rec(struct fixture *f, uint32_t stream)
+{
+	struct xrec *x;
+
+	f->recs = realloc(f->recs, (f->nrecs + 1) * sizeof(*f->recs));
+	assert_non_null(f->recs);
+	x = &f->recs[f->nrecs++];
+	memset(x, 0, sizeof(*x));
+	x->stream = stream;
+	return (struct rec_hdr *)x->buf;
+}
+
+static void mk_lock(struct fixture *f, uint32_t stream, uint64_t tsc, uint32_t seq, unsigned op,
+		    uint32_t obj, unsigned nstack)
+{
+	struct rec_lock *l = (struct rec_lock *)add_rec(f, stream);
+
+	l->h.word = ev_word(KIND_LOCK, stream, obj, op);
+	l->h.tsc = tsc;
+	l->h.seq = seq;
+	l->h.size = (uint32_t)(sizeof(*l) + 8 * nstack);
+	l->ip = 0x401000 + seq;
+	l->arg = 0xdead0000ull + obj;
+	for (unsigned i = 0; i < nstack; i++)
+		l->stack[i] = 0x7f0000001000ull + 16 * i + seq;
+}
+
+static void mk_thread(struct fixture *f, uint32_t stream, uint64_t tsc, uint32_t seq,
+		      const char *name)
+{
+	struct rec_thread *t = (struct rec_thread *)add_rec(f, stream);
+
+	t->h.word = ev_word(KIND_THREAD, stream, 0, 0);
+	t->h.tsc = tsc;
+	t->h.seq = seq;
+	t->h.size = sizeof(*t);
+	t->tid = 1000 + stream;
+	t->pid = 999;
+	t->pthread = 0x7f1234560000ull + stream;
+	memcpy(t->name, name, strnlen(name, sizeof(t->name))); /* NUL-padded, not terminated */
+}
+
+static void mk_lockdef(struct fixture *f, uint32_t stream, uint64_t tsc, uint32_t seq, uint32_t obj)
+{
+	struct rec_lockdef *d = (struct rec_lockdef *)add_rec(f, stream);
+
+	d->h.word = ev_word(KIND_LOCKDEF, stream, obj, 0);
+	d->h.tsc = tsc;
+	d->h.seq = seq;
+	d->h.size = sizeof(*d);
+	d->addr = 0x555555558040ull + 64 * obj;
+	d->init_ip = 0x401500;
+	d->type = LOCK_TYPE_MUTEX;
+	d->pid = 999;
+}
+
+static void mk_proc(struct fixture *f, uint32_t stream, uint64_t tsc, uint32_t seq)
+{
+	struct rec_proc *p = (struct rec_proc *)add_rec(f, stream);
+
+	p->h.word = ev_word(KIND_PROC, stream, 0, 0);
+	p->h.tsc = tsc;
+	p->h.seq = seq;
+	p->h.size = sizeof(*p);
+	p->pid = 999;
+	p->ppid = 998;
+	p->proc_slot = 3;
+	p->flags = PROC_F_EXEC;
+}
+
+/* Write every record of the fixture; streams are created on first use. */
+static void write_all_recs(struct fixture *f, struct trace_writer *w, struct trace_stream **ss,
+			   size_t nss)
+{
+	for (size_t i = 0; i < f->nrecs; i++) {
+		const struct rec_hdr *h = (const struct rec_hdr *)f->recs[i].buf;
+		uint32_t id = f->recs[i].stream;
+
+		assert_true(id < nss);
+		if (!ss[id])
+			assert_int_equal(trace_writer_stream(w, id, 999, 1000 + id, &ss[id]), 0);
+		assert_int_equal(trace_stream_write(ss[id], h), 0);
+	}
+}
+
+/* The n-th record written to `stream`, or NULL. */
+static const struct rec_hdr *nth_of_stream(const struct fixture *f, uint32_t stream, uint64_t n)
+{
+	for (size_t i = 0; i < f->nrecs; i++)
+		if (f->recs[i].stream == stream && n-- == 0)
+			return (const struct rec_hdr *)f->recs[i].buf;
+	return NULL;
+}
+
+static void assert_same_rec(const struct rec_hdr *want, const struct rec_hdr *got)
+{
+	assert_int_equal(got->size, want->size);
+	assert_memory_equal(got, want, want->size);
+}
+
+/*
+ * A mixed trace: three threads, every kind, stacks of several depths, enough
+ * lock events on stream 0 to span several packets, equal timestamps across
+ * streams, and a flush in the middle.
+ */
+static void build_mixed(struct fixture *f)
+{
+	uint64_t t = test_clock.tsc0 + 3000;
+	uint32_t seq[3] = {0, 0, 0};
+
+	mk_proc(f, 0, t, seq[0]++);
+	for (uint32_t s = 0; s < 3; s++) {
+		static const char *names[] = {"main", "worker-1", "a-very-long-name"};
+
+		mk_thread(f, s, t + s, seq[s]++, names[s]);
+	}
+	mk_lockdef(f, 0, t + 10, seq[0]++, 5);
+	mk_lockdef(f, 2, t + 10, seq[2]++, 6); /* same TSC as stream 0's */
+	for (unsigned i = 0; i < 3000; i++) {
+		uint32_t s = i % 7 == 0 ? 1 : i % 11 == 0 ? 2 : 0;
+
+		mk_lock(f, s, t + 20 + 3 * i, seq[s]++, OP_ACQUIRE + (i & 1) * 4, 5 + (s == 2),
+			i % 5);
+	}
+}
+
+static void test_roundtrip(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_stream *ss[3] = {0};
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_problem pb;
+	struct trace_event ev;
+	uint64_t per[3] = {0}, last_tsc = 0, n = 0;
+	uint32_t last_stream = 0;
+	struct trace_clock clk2 = test_clock;
+
+	build_mixed(f);
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	write_all_recs(f, w, ss, 3);
+	assert_int_equal(trace_stream_flush(ss[1]), 0);
+	/* A refined clock replaces the first one. */
+	clk2.tsc_hz = 3000000123ull;
+	assert_int_equal(trace_writer_set_clock(w, &clk2), 0);
+	/* Unknown kinds and duplicate streams are refused. */
+	{
+		struct rec_hdr bad = {.word = ev_word(KIND_PAD, 0, 0, 0), .size = 24};
+		struct trace_stream *dup;
+
+		assert_int_equal(trace_stream_write(ss[0], &bad), -EINVAL);
+		assert_int_equal(trace_writer_stream(w, 1, 1, 1, &dup), -EEXIST);
+	}
+	assert_int_equal(trace_writer_close(w), 0);
+
+	assert_int_equal(trace_reader_open(&r, f->dir, &pb), 0);
+	assert_memory_equal(trace_reader_clock(r), &clk2, sizeof(clk2));
+	assert_int_equal(trace_reader_nstreams(r), 3);
+	while (trace_reader_next(r, &ev) == 1) {
+		const struct rec_hdr *want;
+
+		assert_true(ev.stream_id < 3);
+		want = nth_of_stream(f, ev.stream_id, per[ev.stream_id]++);
+		assert_non_null(want);
+		assert_same_rec(want, ev.rec);
+		assert_int_equal(ev.ns, trace_clock_ns(&clk2, ev.rec->tsc));
+		/* Time order across streams; equal times keep stream order. */
+		assert_true(ev.rec->tsc >= last_tsc);
+		if (n && ev.rec->tsc == last_tsc)
+			assert_true(ev.stream_id >= last_stream);
+		last_tsc = ev.rec->tsc;
+		last_stream = ev.stream_id;
+		n++;
+	}
+	assert_int_equal(n, f->nrecs);
+	for (uint32_t s = 0; s < 3; s++) {
+		const struct trace_stream_info *si = trace_reader_stream(r, s);
+
+		assert_int_equal(si->stream_id, s);
+		assert_int_equal(si->pid, 999);
+		assert_int_equal(si->tid, 1000 + s);
+		assert_int_equal(si->events, per[s]);
+		assert_int_equal(si->seq_gaps, 0);
+		assert_int_equal(si->discarded, 0);
+		assert_string_equal(si->file, s == 0   ? "stream_0"
+					      : s == 1 ? "stream_1"
+						       : "stream_2");
+		assert_null(nth_of_stream(f, s, per[s]));
+	}
+	assert_int_equal(trace_reader_nproblems(r), 0);
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	trace_reader_close(r);
+}
+
+static void test_losses(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_stream *s0, *s1;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_event ev;
+	uint64_t t = test_clock.tsc0;
+	/* Stream 0: 0 1 2 [3..6 lost] 7 8 [9 lost] 10; stream 1: no gap. */
+	static const uint32_t seqs[] = {0, 1, 2, 7, 8, 10};
+
+	for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++)
+		mk_lock(f, 0, t + i, seqs[i], OP_RELEASE, 1, 0);
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	assert_int_equal(trace_writer_stream(w, 0, 1, 2, &s0), 0);
+	assert_int_equal(trace_writer_stream(w, 1, 1, 3, &s1), 0);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(trace_stream_write(s0, (struct rec_hdr *)f->recs[i].buf), 0);
+	trace_stream_discarded(s0, 4);
+	assert_int_equal(trace_stream_flush(s0), 0);
+	for (size_t i = 3; i < 6; i++)
+		assert_int_equal(trace_stream_write(s0, (struct rec_hdr *)f->recs[i].buf), 0);
+	trace_stream_discarded(s0, 5);
+	trace_stream_discarded(s0, 2); /* a running total never goes back */
+	mk_lock(f, 1, t + 1, 0, OP_RELEASE, 1, 0);
+	mk_lock(f, 1, t + 2, 1, OP_RELEASE, 1, 0);
+	assert_int_equal(trace_stream_write(s1, (struct rec_hdr *)f->recs[6].buf), 0);
+	assert_int_equal(trace_stream_write(s1, (struct rec_hdr *)f->recs[7].buf), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	while (trace_reader_next(r, &ev) == 1)
+		;
+	assert_int_equal(trace_reader_stream(r, 0)->events, 6);
+	assert_int_equal(trace_reader_stream(r, 0)->seq_gaps, 5);
+	assert_int_equal(trace_reader_stream(r, 0)->discarded, 5);
+	assert_int_equal(trace_reader_stream(r, 1)->events, 2);
+	assert_int_equal(trace_reader_stream(r, 1)->seq_gaps, 0);
+	assert_int_equal(trace_reader_stream(r, 1)->discarded, 0);
+	assert_int_equal(trace_reader_nproblems(r), 0);
+	trace_reader_close(r);
+}
+
+/* Write the mixed trace and return the size of stream_0's first packet. */
+static uint64_t write_mixed(struct fixture *f)
+{
+	struct trace_stream *ss[3] = {0};
+	struct trace_writer *w;
+	char path[256];
+	uint8_t h[88];
+	uint64_t bits;
+	int fd;
+
+	build_mixed(f);
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	write_all_recs(f, w, ss, 3);
+	assert_int_equal(trace_writer_close(w), 0);
+	snprintf(path, sizeof(path), "%s/stream_0", f->dir);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, h, sizeof(h), 0), sizeof(h));
+	close(fd);
+	memcpy(&bits, h + 56, 8); /* packet_size, in bits (little-endian host) */
+	return bits / 8;
+}
+
+/* Read everything; check that stream 0 gives back a prefix of what was
+ * written and the others everything. Returns stream 0's event count. */
+static uint64_t read_damaged(struct fixture *f, struct trace_reader *r)
+{
+	struct trace_event ev;
+	uint64_t per[3] = {0};
+
+	while (trace_reader_next(r, &ev) == 1) {
+		const struct rec_hdr *want = nth_of_stream(f, ev.stream_id, per[ev.stream_id]++);
+
+		assert_non_null(want);
+		assert_same_rec(want, ev.rec);
+	}
+	for (uint32_t s = 1; s < 3; s++) {
+		assert_int_equal(trace_reader_stream(r, s)->events, per[s]);
+		assert_null(nth_of_stream(f, s, per[s]));
+	}
+	return per[0];
+}
+
+static uint64_t events_in_first_packet(const char *dir)
+{
+	/* Count the events of stream_0's first packet by walking it. */
+	char path[256];
+	uint8_t *buf;
+	uint64_t bits, n = 0;
+	size_t pos = 88, len;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stream_0", dir);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &bits, 8, 56), 8);
+	len = (size_t)(bits / 8);
+	buf = malloc(len);
+	assert_non_null(buf);
+	assert_int_equal(pread(fd, buf, len, 0), (ssize_t)len);
+	close(fd);
+	while (pos < len) {
+		uint32_t nstack;
+
+		switch (buf[pos]) {
+		case KIND_LOCK:
+			memcpy(&nstack, buf + pos + 9 + 28, 4);
+			pos += 9 + 32 + 8 * (size_t)nstack;
+			break;
+		case KIND_THREAD:
+			pos += 9 + 44;
+			break;
+		case KIND_LOCKDEF:
+			pos += 9 + 36;
+			break;
+		case KIND_PROC:
+			pos += 9 + 28;
+			break;
+		default:
+			fail();
+		}
+		n++;
+	}
+	assert_int_equal(pos, len);
+	free(buf);
+	return n;
+}
+
+static void test_truncated(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_reader *r;
+	const struct trace_problem *p;
+	uint64_t pkt = write_mixed(f), first = events_in_first_packet(f->dir), n;
+	char path[256];
+
+	/* Cut stream_0 in the middle of its second packet. */
+	snprintf(path, sizeof(path), "%s/stream_0", f->dir);
+	assert_int_equal(truncate(path, (off_t)(pkt + 1000)), 0);
+
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	n = read_damaged(f, r);
+	/* Every event of the whole packet, plus the whole events of the cut one. */
+	assert_true(n > first);
+	assert_true(n < first + 1000 / 41);
+	assert_int_equal(trace_reader_stream(r, 0)->events, n);
+	assert_int_equal(trace_reader_nproblems(r), 1);
+	p = trace_reader_problem(r, 0);
+	assert_non_null(strstr(p->file, "stream_0"));
+	assert_int_equal(p->offset, pkt);
+	assert_non_null(strstr(p->msg, "truncated"));
+	trace_reader_close(r);
+
+	/* Cut inside the headers of the second packet: only the first is read. */
+	assert_int_equal(truncate(path, (off_t)(pkt + 40)), 0);
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	assert_int_equal(read_damaged(f, r), first);
+	assert_int_equal(trace_reader_nproblems(r), 1);
+	assert_int_equal(trace_reader_problem(r, 0)->offset, pkt);
+	trace_reader_close(r);
+}
+
+static void test_bad_magic(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_reader *r;
+	const struct trace_problem *p;
+	uint64_t pkt = write_mixed(f), first = events_in_first_packet(f->dir);
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stream_0", f->dir);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "XXXX", 4, (off_t)pkt), 4);
+	close(fd);
+
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	assert_int_equal(read_damaged(f, r), first);
+	assert_int_equal(trace_reader_nproblems(r), 1);
+	p = trace_reader_problem(r, 0);
+	assert_non_null(strstr(p->file, "stream_0"));
+	assert_int_equal(p->offset, pkt);
+	assert_non_null(strstr(p->msg, "magic"));
+	trace_reader_close(r);
+}
+
+static void test_bad_metadata(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_reader *r = (struct trace_reader *)1;
+	struct trace_problem pb;
+	char path[256];
+	FILE *m;
+
+	write_mixed(f);
+	snprintf(path, sizeof(path), "%s/metadata", f->dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(trace_reader_open(&r, f->dir, &pb), -ENOENT);
+	assert_null(r);
+	assert_string_equal(pb.file, path);
+	assert_non_null(strstr(pb.msg, "metadata"));
+
+	/* A CTF trace that is not spool's. */
+	m = fopen(path, "w");
+	assert_non_null(m);
+	fputs("/* CTF 1.8 */\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n};\n"
+	      "env {\n\tdomain = \"ust\";\n};\n",
+	      m);
+	fclose(m);
+	assert_int_equal(trace_reader_open(&r, f->dir, &pb), -EPROTO);
+	assert_string_equal(pb.file, path);
+	assert_non_null(strstr(pb.msg, "not a spool trace"));
+
+	/* No directory at all. */
+	snprintf(path, sizeof(path), "%s/nothing", f->root);
+	assert_true(trace_reader_open(&r, path, &pb) < 0);
+	assert_string_equal(pb.file, path);
+}
+
+static void test_side_files(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	static const char maps[] = "00400000-00401000 r-xp 00000000 08:01 42 /usr/bin/x\n";
+	static const char bin[5] = {1, 0, 2, 0, 3};
+	char *data;
+	size_t len;
+
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	assert_int_equal(trace_writer_add_file(w, "proc/123.maps", maps, strlen(maps)), 0);
+	assert_int_equal(trace_writer_add_file(w, "proc/123.cmdline", bin, sizeof(bin)), 0);
+	assert_int_equal(trace_writer_add_file(w, "summary", "first", 5), 0);
+	assert_int_equal(trace_writer_add_file(w, "summary", "second", 6), 0); /* replaced */
+	assert_int_equal(trace_writer_add_file(w, "empty", "", 0), 0);
+	assert_int_equal(trace_writer_add_file(w, "a/b/c", "x", 1), -EINVAL);
+	assert_int_equal(trace_writer_add_file(w, "../x", "x", 1), -EINVAL);
+	assert_int_equal(trace_writer_add_file(w, ".x", "x", 1), -EINVAL);
+	assert_int_equal(trace_writer_add_file(w, "", "x", 1), -EINVAL);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	assert_int_equal(trace_reader_nstreams(r), 0);
+	assert_int_equal(trace_reader_file(r, "proc/123.maps", &data, &len), 0);
+	assert_int_equal(len, strlen(maps));
+	assert_string_equal(data, maps);
+	free(data);
+	assert_int_equal(trace_reader_file(r, "proc/123.cmdline", &data, &len), 0);
+	assert_int_equal(len, sizeof(bin));
+	assert_memory_equal(data, bin, sizeof(bin));
+	free(data);
+	assert_int_equal(trace_reader_file(r, "summary", &data, &len), 0);
+	assert_string_equal(data, "second");
+	free(data);
+	assert_int_equal(trace_reader_file(r, "empty", &data, &len), 0);
+	assert_int_equal(len, 0);
+	assert_string_equal(data, "");
+	free(data);
+	assert_int_equal(trace_reader_file(r, "missing", &data, &len), -ENOENT);
+	assert_null(data);
+	assert_int_equal(trace_reader_file(r, "../metadata", &data, &len), -EINVAL);
+	assert_string_equal(trace_reader_dir(r), f->dir);
+	trace_reader_close(r);
+}
+
+static void test_clock_conv(void **state)
+{
+	struct trace_clock c = test_clock, cal;
+	struct timespec ts;
+	uint64_t now;
+
+	/* 3e12 cycles after tsc0 is 1000 s: the product overflows 64 bits. */
+	assert_int_equal(trace_clock_ns(&c, c.tsc0 + 3000000000000ull),
+			 c.mono_ns + 1000000000000ull);
+	assert_int_equal(trace_clock_ns(&c, c.tsc0 + 3), c.mono_ns + 1);
+	assert_int_equal(trace_clock_ns(&c, c.tsc0 - 3000), c.mono_ns - 1000);
+	c.tsc_hz = 2400000000ull;
+	assert_int_equal(trace_clock_ns(&c, c.tsc0 + 24ull * 1000000000000ull),
+			 c.mono_ns + 10000000000000ull);
+
+	assert_int_equal(trace_clock_calibrate(&cal, 20), 0);
+	assert_true(cal.tsc_hz > 0);
+	assert_true(cal.real_ns > cal.mono_ns);
+	/* Converting a TSC value read now lands near CLOCK_MONOTONIC now. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	{
+		uint64_t ns = trace_clock_ns(&cal, __builtin_ia32_rdtsc());
+		uint64_t d = ns > now ? ns - now : now - ns;
+
+		assert_true(d < 100000000ull);
+	}
+}
+
+static int have_babeltrace2(void)
+{
+	return system("babeltrace2 --version >/dev/null 2>&1") == 0;
+}
+
+static char *run_capture(const char *cmd, int *status)
+{
+	char *out = NULL;
+	size_t len = 0, cap = 0;
+	FILE *p = popen(cmd, "r");
+
+	assert_non_null(p);
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			out = realloc(out, cap);
+			assert_non_null(out);
+		}
+		size_t n = fread(out + len, 1, 4096, p);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	out[len] = 0;
+	*status = pclose(p);
+	return out;
+}
+
+static size_t count_lines_with(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t ll = e ? (size_t)(e - l) : strlen(l);
+		const char *hit = memmem(l, ll, needle, strlen(needle));
+
+		n += hit != NULL;
+		l += ll + (e != NULL);
+	}
+	return n;
+}
+
+static void test_babeltrace2(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_stream *ss[4] = {0};
+	struct trace_writer *w;
+	char cmd[512], *out;
+	int status;
+	uint64_t t = test_clock.tsc0 + 3000; /* 1 us after the clock sample */
+
+	if (!have_babeltrace2())
+		skip();
+	mk_proc(f, 0, t, 0);
+	mk_thread(f, 0, t + 3000, 1, "main");
+	mk_lockdef(f, 0, t + 6000, 2, 5);
+	mk_lock(f, 0, t + 9000, 3, OP_ACQUIRE, 5, 2);
+	mk_thread(f, 1, t + 4500, 0, "worker");
+	mk_lock(f, 1, t + 7500, 9, OP_CONTEND, 5, 0);
+	for (unsigned i = 0; i < 200; i++)
+		mk_lock(f, 2, t + 12000 + 30 * i, i, OP_RELEASE, 7, 0);
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	write_all_recs(f, w, ss, 4);
+	/* A stream that never got an event, side files and a loss: CTF readers
+	 * must cope with all three. */
+	assert_int_equal(trace_writer_stream(w, 3, 999, 1003, &ss[3]), 0);
+	assert_int_equal(trace_writer_add_file(w, "proc/999.maps", "x\n", 2), 0);
+	assert_int_equal(trace_writer_add_file(w, "summary", "y\n", 2), 0);
+	assert_int_equal(trace_stream_flush(ss[1]), 0);
+	trace_stream_discarded(ss[1], 4);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	snprintf(cmd, sizeof(cmd), "babeltrace2 --clock-gmt --clock-date '%s' 2>/dev/null", f->dir);
+	out = run_capture(cmd, &status);
+	assert_int_equal(status, 0);
+	assert_int_equal(count_lines_with(out, "spool:"), f->nrecs);
+	assert_int_equal(count_lines_with(out, "spool:lock:"), 202);
+	assert_int_equal(count_lines_with(out, "op = ( \"RELEASE\" : container = 8 )"), 200);
+	/* The first event: wall-clock date from the clock offset, decoded word. */
+	assert_non_null(strstr(out,
+			       "[2023-11-14 22:13:20.000001000] (+?.?\?\?\?\?\?\?\?\?) spool:proc: "
+			       "{ pid = 999, tid = 1000 }, { word = { zero = 0, op = ( \"NONE\" "
+			       ": container = 0 ), obj = 0, thread = 0, kind = 4 }, seq = 0, "
+			       "pid = 999, ppid = 998, proc_slot = 3, flags = 2 }"));
+	assert_non_null(strstr(out,
+			       "[2023-11-14 22:13:20.000002500] (+0.000000500) spool:thread: "
+			       "{ pid = 999, tid = 1001 }, { word = { zero = 0, op = ( \"NONE\" : "
+			       "container = 0 ), obj = 0, thread = 1, kind = 2 }, seq = 0, "
+			       "tid = 1001, pid = 999, pthread = 0x7F1234560001, "
+			       "name = \"worker\" }"));
+	assert_non_null(strstr(out,
+			       "spool:lockdef: { pid = 999, tid = 1000 }, { word = { zero = 0, "
+			       "op = ( \"NONE\" : container = 0 ), obj = 5, thread = 0, "
+			       "kind = 3 }, seq = 2, addr = 0x555555558180, "
+			       "init_ip = 0x401500, type = ( \"MUTEX\" : container = 1 ), "
+			       "pid = 999 }"));
+	assert_non_null(strstr(out,
+			       "[2023-11-14 22:13:20.000004000] (+0.000000500) spool:lock: "
+			       "{ pid = 999, tid = 1000 }, { word = { zero = 0, op = ( "
+			       "\"ACQUIRE\" : container = 4 ), obj = 5, thread = 0, kind = 1 }, "
+			       "seq = 3, ip = 0x401003, arg = 3735879685, nstack = 2, stack = "
+			       "[ [0] = 0x7F0000001003, [1] = 0x7F0000001013 ] }"));
+	free(out);
+
+	/* The loss is reported too (on stderr). */
+	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' 2>&1 >/dev/null", f->dir);
+	out = run_capture(cmd, &status);
+	assert_int_equal(status, 0);
+	assert_non_null(strstr(out, "discarded 4 events"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_losses, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_side_files, setup, teardown),
+	    cmocka_unit_test(test_clock_conv),
+	    cmocka_unit_test_setup_teardown(test_babeltrace2, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
