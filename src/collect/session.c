@@ -61,11 +61,11 @@ int session_find_agent(char *path, size_t len)
 	if (!slash)
 		return -ENOENT;
 	*slash = 0;
-	snprintf(path, len, "%s/libspool-agent.so", self);
-	if (access(path, R_OK) == 0)
+	if ((size_t)snprintf(path, len, "%s/libspool-agent.so", self) < len &&
+	    access(path, R_OK) == 0)
 		return 0;
-	snprintf(path, len, "%s/../lib/spool/libspool-agent.so", self);
-	if (access(path, R_OK) == 0)
+	if ((size_t)snprintf(path, len, "%s/../lib/spool/libspool-agent.so", self) < len &&
+	    access(path, R_OK) == 0)
 		return 0;
 	return -ENOENT;
 }
