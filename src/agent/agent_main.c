@@ -378,7 +378,12 @@ static int agent_map(int fd)
 	agent.base = c;
 	agent.ctl = c;
 	agent.map_size = size;
-	agent.stack_depth = c->stack_depth > 256 ? 256 : c->stack_depth;
+	/* A record must fit in half a ring (ring_prod_reserve refuses more). */
+	agent.stack_depth = c->stack_depth;
+	if (agent.stack_depth > (c->ring_bytes / 2 - sizeof(struct rec_lock)) / 8)
+		agent.stack_depth = (c->ring_bytes / 2 - sizeof(struct rec_lock)) / 8;
+	if (agent.stack_depth > 256)
+		agent.stack_depth = 256;
 	return 0;
 }
 
