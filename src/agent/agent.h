@@ -130,7 +130,6 @@ void agent_thread_register(struct agent_thread *t);
 void agent_thread_exit(struct agent_thread *t, uint64_t ip);
 void agent_thread_init(void);
 void agent_thread_fork_child(void);
-void agent_emit_proc(struct agent_thread *t);
 
 /* agent_lock.c */
 uint32_t agent_lock_slow(struct agent_thread *t, const void *addr, uint32_t type, uint64_t ip,

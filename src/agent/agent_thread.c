@@ -48,16 +48,11 @@ static void agent_key_destructor(void *v)
 		agent_thread_exit(t, 0);
 }
 
-static void agent_fork_child(void)
-{
-	agent_thread_fork_child();
-}
-
 void agent_thread_init(void)
 {
 	if (pthread_key_create(&agent_exit_key, agent_key_destructor) == 0)
 		agent_exit_key_ok = 1;
-	pthread_atfork(NULL, NULL, agent_fork_child);
+	pthread_atfork(NULL, NULL, agent_thread_fork_child);
 }
 
 /* Emitting a metadata record: reserve, fill the header, commit. */
@@ -79,7 +74,7 @@ static void agent_meta_end(struct agent_thread *t, struct rec_hdr *h, unsigned k
 		agent_wake();
 }
 
-void agent_emit_proc(struct agent_thread *t)
+static void agent_emit_proc(struct agent_thread *t)
 {
 	struct rec_proc *r;
 	uint32_t seq;
