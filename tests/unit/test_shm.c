@@ -283,7 +283,9 @@ static void *waker_main(void *arg)
 		struct rec_lock *r = ring_prod_reserve(&pr.p, len);
 
 		assert_non_null(r);
-		memset(r, 0, len);
+		r->h.tsc = 0;
+		r->ip = 0;
+		r->arg = 0;
 		r->h.word = ev_word(KIND_LOCK, pr.index, 1, OP_ACQUIRE);
 		r->h.seq = ++pr.seq;
 		r->h.size = len;
