@@ -674,6 +674,24 @@ static void test_babeltrace2(void **state)
 			       "[ [0] = 0x7F0000001003, [1] = 0x7F0000001013 ] }"));
 	free(out);
 
+	/* spool's reader agrees, including the loss recorded in an empty packet. */
+	{
+		struct trace_reader *r;
+		struct trace_event ev;
+		size_t n = 0;
+
+		assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+		while (trace_reader_next(r, &ev) == 1)
+			n++;
+		assert_int_equal(n, f->nrecs);
+		assert_int_equal(trace_reader_nstreams(r), 4);
+		assert_int_equal(trace_reader_stream(r, 1)->discarded, 4);
+		assert_int_equal(trace_reader_stream(r, 1)->events, 2);
+		assert_int_equal(trace_reader_stream(r, 3)->events, 0);
+		assert_int_equal(trace_reader_nproblems(r), 0);
+		trace_reader_close(r);
+	}
+
 	/* The loss is reported too (on stderr). */
 	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' 2>&1 >/dev/null", f->dir);
 	out = run_capture(cmd, &status);
