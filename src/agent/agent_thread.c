@@ -10,6 +10,7 @@
  * pthread_t in arg, which the KIND_THREAD records map back to a thread.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sched.h>
 #include <string.h>
@@ -89,6 +90,12 @@ static void agent_emit_proc(struct agent_thread *t)
 	agent_meta_end(t, &r->h, KIND_PROC, 0, seq, sizeof(*r));
 }
 
+#ifdef MADV_POPULATE_WRITE
+#define AGENT_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#else
+#define AGENT_MADV_POPULATE_WRITE 23
+#endif
+
 /* Frame-pointer walks must stay on this thread's stack. A glibc thread's
  * struct pthread sits at the top of its stack mapping; the main thread's
  * stack ends at __libc_stack_end. */
@@ -124,9 +131,14 @@ void agent_thread_register(struct agent_thread *t)
 	r->tid = (uint32_t)gettid();
 	r->pid = agent.pid;
 	r->thread_index = idx;
-	/* Fault the pages in now, not one by one on the hot path. */
-	for (off = 0; off < c->ring_bytes; off += 4096)
-		__atomic_store_n(&shm_ring_data(r)[off], 0, __ATOMIC_RELAXED);
+	/* Fault the pages in now, not one by one on the hot path. One
+	 * MADV_POPULATE_WRITE (Linux 5.14) costs a fraction of touching each
+	 * page, which in a VM means one exit per page: with rings of several
+	 * megabytes that was most of a short thread's cost. */
+	if (madvise(shm_ring_data(r) - ((uintptr_t)shm_ring_data(r) & 4095),
+		    c->ring_bytes + ((uintptr_t)shm_ring_data(r) & 4095), AGENT_MADV_POPULATE_WRITE))
+		for (off = 0; off < c->ring_bytes; off += 4096)
+			__atomic_store_n(&shm_ring_data(r)[off], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->state, RING_ACTIVE, __ATOMIC_RELEASE);
 	ring_prod_init(&t->prod, r, c->ring_bytes, c->watermark);
 	t->index = idx;

@@ -33,7 +33,7 @@ static void locks_usage(FILE *out)
 		"  -o, --output DIR     trace directory (default spool.trace; an existing one\n"
 		"                       is kept as DIR.old)\n"
 		"      --ring-size SIZE per-thread ring buffer, power of two, k/m suffixes\n"
-		"                       (default 1m); too small a ring loses events, counted\n"
+		"                       (default %um); too small a ring loses events, counted\n"
 		"      --max-threads N  threads that get a ring (default %u); later threads'\n"
 		"                       events are counted as lost\n"
 		"      --stacks N       also record N frame-pointer frames above each call\n"
@@ -47,7 +47,7 @@ static void locks_usage(FILE *out)
 		"  -h, --help           show this help\n"
 		"\n"
 		"Later: spool report --locks DIR, spool export --perfetto DIR, babeltrace2 DIR.\n",
-		SHM_DEFAULT_MAX_RINGS);
+		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
 }
 
 static const char *fmt_count(uint64_t v, char *buf, size_t len)

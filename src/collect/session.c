@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -272,6 +273,14 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	}
 	child_pid = pid;
 	res->ran = 1;
+	/* The collector must keep up with bursts of several threads on few
+	 * cores: when a producer crosses the watermark and wakes it, it should
+	 * run now, not after the producers' time slices. Raising our priority
+	 * (root only; the program keeps its own, set before the fork) makes the
+	 * scheduler preempt a producer for it. Failure is fine: rings still
+	 * absorb bursts, and losses are counted. */
+	if (setpriority(PRIO_PROCESS, 0, -10) < 0)
+		log_debug("collector priority unchanged: %s", strerror(errno));
 	last_flush = mono_ns();
 	for (;;) {
 		pid_t r;

@@ -36,7 +36,7 @@
 #define SHM_PROC_MAPS 65536 /* bytes of /proc/PID/maps kept per process */
 #define SHM_PROC_CMDLINE 4096
 #define SHM_RING_HDR 256
-#define SHM_DEFAULT_RING_BYTES (1u << 20) /* per thread */
+#define SHM_DEFAULT_RING_BYTES (8u << 20) /* per thread; bursts of 200k events */
 #define SHM_DEFAULT_MAX_RINGS 256
 #define SHM_ENV_FD "SPOOL_SHM_FD"
 
