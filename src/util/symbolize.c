@@ -304,6 +304,14 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, struct 
 		return -ENOENT;
 	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
 	snprintf(out->module, sizeof(out->module), "%s", mainfile ? mainfile : name ? name : "");
+	{
+		GElf_Addr bias = 0;
+
+		/* For a stripped binary this is all a user has to go on:
+		 * "pigz+0x11082" can be fed to objdump or addr2line. */
+		if (dwfl_module_getelf(mod, &bias))
+			out->module_offset = addr - bias;
+	}
 	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 	if (name) {
 		snprintf(out->func, sizeof(out->func), "%s", name);
@@ -338,7 +346,8 @@ static int sym_format(struct symbolizer *s, uint32_t pid, uint64_t addr, uint64_
 	if (symbolizer_lookup(s, pid, at, &si) < 0 || (!si.func[0] && !si.module[0]))
 		n = snprintf(buf, len, "%#" PRIx64, addr);
 	else if (!si.func[0])
-		n = snprintf(buf, len, "%#" PRIx64 " (%s)", addr, sym_basename(si.module));
+		n = snprintf(buf, len, "%s+%#" PRIx64, sym_basename(si.module),
+			     si.module_offset + (addr - at));
 	else if (si.file[0])
 		n = snprintf(buf, len, "%s+%#" PRIx64 " (%s:%d)", si.func,
 			     si.offset + (addr - at), sym_basename(si.file), si.line);

@@ -31,6 +31,7 @@ struct sym_info {
 	char file[256];	   /* source file, "" without line info */
 	int line;	   /* 0 without line info */
 	char module[256];  /* path of the mapped file */
+	uint64_t module_offset; /* addr - load bias: the address objdump and addr2line use */
 };
 
 /* Symbolizer for the processes of a trace; maps are read per pid on first
