@@ -37,6 +37,7 @@ enum {
 	KIND_THREAD = 2,  /* thread table entry: struct rec_thread */
 	KIND_LOCKDEF = 3, /* lock table entry: struct rec_lockdef */
 	KIND_PROC = 4,	  /* a process started (or exec'd): struct rec_proc */
+	KIND_USER = 5,	  /* the program's own trace call (include/spool/trace.h): struct rec_user */
 	KIND_MAX
 };
 
@@ -155,5 +156,18 @@ struct rec_proc {
 };
 #define PROC_F_FORK 1u /* started as a fork child of ppid */
 #define PROC_F_EXEC 2u /* a new image after exec */
+
+/* KIND_USER: one call of spool_trace_emit (include/spool/trace.h). id is the
+ * program's event id (< USER_ID_SPOOL), or, in a program built by spool cc,
+ * a merged event or table-hash id that spool decode expands (doc/cc.md).
+ * size = sizeof(struct rec_user) + 8 * nargs. */
+struct rec_user {
+	struct rec_hdr h;
+	uint32_t id;
+	uint32_t nargs;
+	int64_t args[];
+};
+#define USER_ID_SPOOL 0x80000000u /* ids from here on are spool cc's */
+#define USER_MAX_ARGS 1024u	  /* longer calls are dropped and counted as lost */
 
 #endif

@@ -425,6 +425,11 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 		case KIND_PROC:
 			need = TRACE_EV_HDR_SIZE + TRACE_PL_PROC;
 			break;
+		case KIND_USER:
+			need = TRACE_EV_HDR_SIZE + TRACE_PL_USER;
+			if (left >= need)
+				need += (size_t)trace_get32(p + TRACE_EV_HDR_SIZE + 16) * 8;
+			break;
 		default:
 			add_problem(r, f, off, "unknown event id %u", id);
 			stream_end(s);
@@ -491,6 +496,20 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 			pr->ppid = trace_get32(pl + 16);
 			pr->proc_slot = trace_get32(pl + 20);
 			pr->flags = trace_get32(pl + 24);
+			break;
+		}
+		case KIND_USER: {
+			uint32_t n = trace_get32(pl + 16);
+			struct rec_user *u;
+
+			if (rec_reserve(s, sizeof(*u) + (size_t)n * 8))
+				goto out_nomem;
+			u = (struct rec_user *)s->rec;
+			u->h.size = (uint32_t)(sizeof(*u) + (size_t)n * 8);
+			u->id = trace_get32(pl + 12);
+			u->nargs = n;
+			for (uint32_t i = 0; i < n; i++)
+				u->args[i] = (int64_t)trace_get64(pl + 20 + 8 * (size_t)i);
 			break;
 		}
 		}

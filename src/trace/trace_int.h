@@ -41,6 +41,7 @@
 #define TRACE_PL_THREAD 44
 #define TRACE_PL_LOCKDEF 36
 #define TRACE_PL_PROC 28
+#define TRACE_PL_USER 20 /* + 8 * nargs */
 
 #define TRACE_PACKET_SIZE (64 * 1024)
 

@@ -252,8 +252,22 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 		"\t\tuint32_t proc_slot;\n"
 		"\t\tuint32_t flags;\n"
 		"\t};\n"
-		"};\n",
+		"};\n\n",
 		KIND_PROC);
+	fprintf(f,
+		"event {\n"
+		"\tname = \"spool:user\";\n"
+		"\tid = %d;\n"
+		"\tstream_id = 0;\n"
+		"\tfields := struct {\n"
+		"\t\tspool_word_t word;\n"
+		"\t\tuint32_t seq;\n"
+		"\t\tuint32_t id;\n"
+		"\t\tuint32_t nargs;\n"
+		"\t\tinteger { size = 64; align = 8; signed = true; } args[nargs];\n"
+		"\t};\n"
+		"};\n",
+		KIND_USER);
 }
 
 static int write_all(int fd, const void *data, size_t len, uint64_t off)
@@ -487,6 +501,13 @@ static size_t event_size(const struct rec_hdr *rec)
 			   : TRACE_EV_HDR_SIZE + TRACE_PL_LOCKDEF;
 	case KIND_PROC:
 		return rec->size < sizeof(struct rec_proc) ? 0 : TRACE_EV_HDR_SIZE + TRACE_PL_PROC;
+	case KIND_USER: {
+		const struct rec_user *u = (const struct rec_user *)rec;
+
+		if (rec->size < sizeof(*u) || rec->size != sizeof(*u) + 8 * (uint64_t)u->nargs)
+			return 0;
+		return TRACE_EV_HDR_SIZE + TRACE_PL_USER + 8 * (size_t)u->nargs;
+	}
 	default:
 		return 0;
 	}
@@ -565,6 +586,19 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 		trace_put32(p + 4, pr->ppid);
 		trace_put32(p + 8, pr->proc_slot);
 		trace_put32(p + 12, pr->flags);
+		break;
+	}
+	case KIND_USER: {
+		const struct rec_user *u = (const struct rec_user *)rec;
+
+		trace_put32(p, u->id);
+		trace_put32(p + 4, u->nargs);
+#if __BYTE_ORDER == __LITTLE_ENDIAN
+		memcpy(p + 8, u->args, (size_t)u->nargs * 8);
+#else
+		for (uint32_t i = 0; i < u->nargs; i++)
+			trace_put64(p + 8 + 8 * i, (uint64_t)u->args[i]);
+#endif
 		break;
 	}
 	}

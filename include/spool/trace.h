@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * spool/trace.h - trace calls for instrumented programs (doc/cc.md).
+ *
+ *	SPOOL_TRACE_EVENT(EV_SEND, "send", "fd,len");	once, at file scope
+ *	SPOOL_TRACE(EV_SEND, fd, len);			up to 6 integer arguments
+ *	SPOOL_TRACE_BARRIER();				no trace call moves across this
+ *
+ * Event ids are integer constant expressions below 0x80000000 (the ids from
+ * there on belong to spool cc); arguments are anything that converts to
+ * int64_t. Misuse is a compile-time error at the call.
+ *
+ * Built by any C compiler, a trace call stores its arguments and calls
+ * spool_trace_emit, which libspool-agent.so defines when spool runs the
+ * program. The declaration is weak: a program that runs without spool links
+ * and runs, and its trace calls cost a test and a branch.
+ *
+ * Built by `spool cc` (which defines SPOOL_CC), a trace call becomes a call of
+ * an external marker function spool__traceN that the optimizer (spool-ccopt)
+ * finds in the LLVM IR and rewrites: the calls of a basic block merge into one
+ * call of spool__emit carrying only the values the decoder cannot recompute.
+ * The marker calls are opaque to clang, so the optimizer sees them in program
+ * order with the values they trace. A program never depends on the optimizer
+ * being right: the same source without spool cc writes the same events.
+ */
+#ifndef SPOOL_TRACE_H
+#define SPOOL_TRACE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Defined by libspool-agent.so; NULL (weak, undefined) when not preloaded. */
+extern void spool_trace_emit(uint32_t id, uint32_t nargs, const int64_t *args)
+	__attribute__((weak));
+
+/* One event description, kept in the binary's spool_events section so spool
+ * decode can print names. 128 bytes; strings are NUL-padded. */
+#define SPOOL_EVENT_DESC_MAGIC 0x53504556u /* "SPEV" */
+struct spool_event_desc {
+	uint32_t magic;
+	uint32_t id;
+	char name[48];
+	char args[72]; /* argument names, comma-separated */
+};
+
+#define SPOOL__CAT_(a, b) a##b
+#define SPOOL__CAT(a, b) SPOOL__CAT_(a, b)
+#define SPOOL__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, n, ...) n
+/* Number of macro arguments, 1 to 7 (the id and up to 6 values); 8 or more
+ * selects SPOOL__T_too_many, which does not exist: a compile error. */
+#define SPOOL__NARG(...) SPOOL__NARG_(__VA_ARGS__, _too_many, 7, 6, 5, 4, 3, 2, 1, 0)
+
+#define SPOOL_TRACE_EVENT(id, name, argnames)                                                     \
+	static const struct spool_event_desc SPOOL__CAT(spool__event_, __LINE__)                   \
+		__attribute__((used, section("spool_events"), aligned(8))) = {                    \
+			SPOOL_EVENT_DESC_MAGIC, (id), name, argnames}
+
+/* A compile-time check of the id, naming the call in the message. */
+#define SPOOL__CHECK_ID(id)                                                                        \
+	_Static_assert((uint64_t)(id) < 0x80000000u,                                               \
+		       "SPOOL_TRACE: the event id must be a constant below 0x80000000")
+
+#define SPOOL_TRACE(...) SPOOL__CAT(SPOOL__T, SPOOL__NARG(__VA_ARGS__))(__VA_ARGS__)
+
+#ifdef SPOOL_CC
+
+void spool__trace0(uint32_t id);
+void spool__trace1(uint32_t id, int64_t);
+void spool__trace2(uint32_t id, int64_t, int64_t);
+void spool__trace3(uint32_t id, int64_t, int64_t, int64_t);
+void spool__trace4(uint32_t id, int64_t, int64_t, int64_t, int64_t);
+void spool__trace5(uint32_t id, int64_t, int64_t, int64_t, int64_t, int64_t);
+void spool__trace6(uint32_t id, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+void spool__barrier(void);
+
+/* What the rewritten calls call; `used` keeps it through clang's first
+ * optimization round, the second one inlines it. */
+static inline __attribute__((used)) void spool__emit(uint32_t id, uint32_t n, const int64_t *a)
+{
+	if (spool_trace_emit)
+		spool_trace_emit(id, n, a);
+}
+
+#define SPOOL__C(x) ((int64_t)(x))
+#define SPOOL__T1(id)                                                                              \
+	do {                                                                                       \
+		SPOOL__CHECK_ID(id);                                                               \
+		spool__trace0(id);                                                                 \
+	} while (0)
+#define SPOOL__T2(id, a)                                                                           \
+	do {                                                                                       \
+		SPOOL__CHECK_ID(id);                                                               \
+		spool__trace1(id, SPOOL__C(a));                                                    \
+	} while (0)
+#define SPOOL__T3(id, a, b)                                                                        \
+	do {                                                                                       \
+		SPOOL__CHECK_ID(id);                                                               \
+		spool__trace2(id, SPOOL__C(a), SPOOL__C(b));                                       \
+	} while (0)
+#define SPOOL__T4(id, a, b, c)                                                                     \
+	do {                                                                                       \
+		SPOOL__CHECK_ID(id);                                                               \
+		spool__trace3(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c));                          \
+	} while (0)
+#define SPOOL__T5(id, a, b, c, d)                                                                  \
+	do {                                                                                       \
+		SPOOL__CHECK_ID(id);                                                               \
+		spool__trace4(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d));             \
+	} while (0)
+#define SPOOL__T6(id, a, b, c, d, e)                                                               \
+	do {                                                                                       \
+		SPOOL__CHECK_ID(id);                                                               \
+		spool__trace5(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d),              \
+			      SPOOL__C(e));                                                        \
+	} while (0)
+#define SPOOL__T7(id, a, b, c, d, e, f)                                                            \
+	do {                                                                                       \
+		SPOOL__CHECK_ID(id);                                                               \
+		spool__trace6(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d),              \
+			      SPOOL__C(e), SPOOL__C(f));                                           \
+	} while (0)
+#define SPOOL_TRACE_BARRIER() spool__barrier()
+
+#else /* !SPOOL_CC: plain calls into the agent */
+
+static inline void spool__emit(uint32_t id, uint32_t n, const int64_t *a)
+{
+	if (spool_trace_emit)
+		spool_trace_emit(id, n, a);
+}
+
+#define SPOOL__EMITN(id, n, ...)                                                                   \
+	do {                                                                                       \
+		SPOOL__CHECK_ID(id);                                                               \
+		const int64_t spool__args[n] = {__VA_ARGS__};                                      \
+		spool__emit((uint32_t)(id), n, spool__args);                                       \
+	} while (0)
+#define SPOOL__C(x) ((int64_t)(x))
+#define SPOOL__T1(id)                                                                              \
+	do {                                                                                       \
+		SPOOL__CHECK_ID(id);                                                               \
+		spool__emit((uint32_t)(id), 0, (const int64_t *)0);                                \
+	} while (0)
+#define SPOOL__T2(id, a) SPOOL__EMITN(id, 1, SPOOL__C(a))
+#define SPOOL__T3(id, a, b) SPOOL__EMITN(id, 2, SPOOL__C(a), SPOOL__C(b))
+#define SPOOL__T4(id, a, b, c) SPOOL__EMITN(id, 3, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c))
+#define SPOOL__T5(id, a, b, c, d)                                                                  \
+	SPOOL__EMITN(id, 4, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d))
+#define SPOOL__T6(id, a, b, c, d, e)                                                               \
+	SPOOL__EMITN(id, 5, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d), SPOOL__C(e))
+#define SPOOL__T7(id, a, b, c, d, e, f)                                                            \
+	SPOOL__EMITN(id, 6, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d), SPOOL__C(e),       \
+		     SPOOL__C(f))
+#define SPOOL_TRACE_BARRIER()                                                                      \
+	do {                                                                                       \
+	} while (0)
+
+#endif /* SPOOL_CC */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_user.c - the program's own trace calls (include/spool/trace.h):
+ * spool_trace_emit writes one KIND_USER record into the calling thread's
+ * ring. Programs declare it weak, so they call it only when the agent is
+ * loaded.
+ *
+ * Same rules as the lock interposers: no system call, allocation or lock on
+ * the path; the busy flag makes a signal handler that traces while this
+ * thread is inside the agent drop its event rather than corrupt the record
+ * being written. A record too long for any ring is dropped and counted in
+ * ring->lost, like a full ring.
+ */
+#include <string.h>
+
+#include "agent.h"
+
+AGENT_EXPORT void spool_trace_emit(uint32_t id, uint32_t nargs, const int64_t *args)
+{
+	struct agent_thread *t = agent_enter();
+	struct rec_user *r;
+	uint32_t seq, len;
+
+	if (!t)
+		return;
+	seq = ++t->seq;
+	t->busy = 1;
+	t->prod.ring->last_seq = seq;
+	if (AGENT_UNLIKELY(nargs > USER_MAX_ARGS || (nargs && !args))) {
+		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	len = (uint32_t)sizeof(*r) + 8 * nargs;
+	r = ring_prod_reserve(&t->prod, len);
+	if (AGENT_UNLIKELY(!r))
+		goto out;
+	r->h.word = ev_word(KIND_USER, t->index, 0, 0);
+	r->h.tsc = __rdtsc();
+	r->h.seq = seq;
+	r->h.size = len;
+	r->id = id;
+	r->nargs = nargs;
+	if (nargs)
+		memcpy(r->args, args, 8 * (size_t)nargs);
+	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, len)))
+		agent_wake();
+out:
+	t->busy = 0;
+}
