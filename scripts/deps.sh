@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# deps.sh - the Debian 12 packages spool's build, tests, benchmarks and demo
+# need. Run as root it installs the missing ones (apt-get update once, then
+# apt-get install --no-install-recommends); run as another user it names them
+# and the command to run, and exits 1. When everything is present it does
+# nothing, quickly, so `make check` can call it every time.
+set -euo pipefail
+
+# The one list. Why each is here:
+#   build-essential gcc make pkg-config  the build (libc6-dev's libc.a links
+#                                        tests/progs/lockcount-static)
+#   libelf-dev libdw-dev libzstd-dev     symbolizer, build ids, compression
+#   libcmocka-dev                        unit tests
+#   babeltrace2                          tests: every trace must read in it
+#   python3                              tests: JSON and trace-file checks
+#   perl                                 prove (TAP harness)
+#   valgrind                             bench: drd as a peer
+#   pigz                                 bench: a real multithreaded workload
+#   protobuf-compiler                    tests: protoc --decode_raw on Perfetto exports
+#   coreutils                            timeout(1) around every test run
+PACKAGES=(
+	build-essential gcc make pkg-config
+	libelf-dev libdw-dev libzstd-dev
+	libcmocka-dev
+	babeltrace2
+	python3
+	perl
+	valgrind
+	pigz
+	protobuf-compiler
+	coreutils
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "deps.sh: not a Debian system; make sure these (Debian names) are installed:" >&2
+	echo "  ${PACKAGES[*]}" >&2
+	exit 0
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages: ${missing[*]}" >&2
+	echo "deps.sh: run as root: apt-get update && $cmd" >&2
+	exit 1
+fi
+echo "deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq </dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
