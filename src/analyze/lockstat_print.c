@@ -1,0 +1,1078 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lockstat_print.c - the lock analyzer's reports: the text tables and the
+ * JSON document (doc/report-locks.md) printed from a finished struct
+ * lockstat. It only reads the analyzer's state; names for call sites and
+ * locks come from the caller's symbolize callbacks, hex addresses without.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockstat_int.h"
+
+void lockstat_print_opts_init(struct lockstat_print_opts *po)
+{
+	memset(po, 0, sizeof(*po));
+	po->sort = LOCKSTAT_SORT_WAIT;
+	po->limit = 20;
+	po->top_sites = 10;
+}
+
+int lockstat_parse_sort(const char *s, struct lockstat_print_opts *po)
+{
+	static const char *const names[] = {
+	    [LOCKSTAT_SORT_WAIT] = "wait",	     [LOCKSTAT_SORT_ACQ] = "acq",
+	    [LOCKSTAT_SORT_CONTENDED] = "contended", [LOCKSTAT_SORT_HOLD] = "hold",
+	    [LOCKSTAT_SORT_NAME] = "name",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			po->sort = (int)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* ---- formatting ------------------------------------------------------- */
+
+static const char *type_name(uint32_t type)
+{
+	switch (type) {
+	case LOCK_TYPE_MUTEX:
+		return "mutex";
+	case LOCK_TYPE_RWLOCK:
+		return "rwlock";
+	case LOCK_TYPE_SPIN:
+		return "spin";
+	case LOCK_TYPE_SEM:
+		return "sem";
+	case LOCK_TYPE_COND:
+		return "cond";
+	case LOCK_TYPE_BARRIER:
+		return "barrier";
+	case LOCK_TYPE_THREAD:
+		return "thread";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *fmt_count(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), j = 0;
+
+	for (int i = 0; i < n && (size_t)j + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[j++] = ',';
+		buf[j++] = tmp[i];
+	}
+	buf[j] = 0;
+	return buf;
+}
+
+/* 3 significant digits: "850 ns", "1.23 µs", "12.3 ms", "123 s". */
+static const char *fmt_ns(uint64_t v, char *buf, size_t len)
+{
+	static const char *const units[] = {"ns", "µs", "ms", "s"};
+	double x = (double)v;
+	unsigned u = 0;
+
+	if (v < 1000) {
+		snprintf(buf, len, "%" PRIu64 " ns", v);
+		return buf;
+	}
+	while (u < 3 && x >= 999.5) {
+		x /= 1000.0;
+		u++;
+	}
+	if (x < 9.995)
+		snprintf(buf, len, "%.2f %s", x, units[u]);
+	else if (x < 99.95)
+		snprintf(buf, len, "%.1f %s", x, units[u]);
+	else
+		snprintf(buf, len, "%.0f %s", x, units[u]);
+	return buf;
+}
+
+static const char *fmt_site(const struct lockstat_print_opts *po, uint32_t pid, uint64_t ip,
+			    char *buf, size_t len)
+{
+	if (!ip) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (po->symbolize && po->symbolize(po->symbolize_ctx, pid, ip, buf, len) == 0 && buf[0])
+		return buf;
+	snprintf(buf, len, "0x%" PRIx64, ip);
+	return buf;
+}
+
+/* The lock's variable ("cache_lock") when it has a symbol, else its init
+ * site "cache_init+0x1f (cache.c:12)" when known, else address and type. */
+static const char *lock_name(const struct lockstat_print_opts *po, const struct ls_lock *l,
+			     char *buf, size_t len)
+{
+	const struct lockstat_lock_info *i = &l->info;
+
+	if (i->defined && i->addr && po->symbolize_data &&
+	    po->symbolize_data(po->symbolize_ctx, i->pid, i->addr, buf, len) == 0 && buf[0])
+		return buf;
+	if (i->init_ip && po->symbolize &&
+	    po->symbolize(po->symbolize_ctx, i->pid, i->init_ip, buf, len) == 0 && buf[0])
+		return buf;
+	if (i->defined)
+		snprintf(buf, len, "0x%" PRIx64 " (%s)", i->addr, type_name(i->type));
+	else
+		snprintf(buf, len, "lock#%u (%s)", i->index, type_name(i->type));
+	return buf;
+}
+
+/* A text table: cells are copied, widths measured in characters (µ is two
+ * bytes), column 0 and the columns in left_mask are left-aligned. */
+struct ls_table {
+	unsigned ncols;
+	const char *const *hdr;
+	unsigned left_mask;
+	char **cells;
+	size_t nrows, cap;
+};
+
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+static int table_row(struct ls_table *t, ...)
+{
+	va_list ap;
+	size_t base = t->nrows * t->ncols;
+	int rc = 0;
+
+	if ((rc = lockstat_grow((void **)&t->cells, &t->cap, base + t->ncols, sizeof(*t->cells))))
+		return rc;
+	va_start(ap, t);
+	for (unsigned c = 0; c < t->ncols; c++) {
+		const char *s = va_arg(ap, const char *);
+
+		t->cells[base + c] = strdup(s ? s : "");
+		if (!t->cells[base + c])
+			rc = -ENOMEM;
+	}
+	va_end(ap);
+	t->nrows++;
+	return rc;
+}
+
+static void table_cell(FILE *out, const char *s, size_t w, bool left, bool last)
+{
+	size_t n = text_width(s);
+
+	if (!left)
+		for (; n < w; n++)
+			fputc(' ', out);
+	fputs(s, out);
+	if (left && !last)
+		for (; n < w; n++)
+			fputc(' ', out);
+}
+
+static void table_print(struct ls_table *t, FILE *out)
+{
+	size_t w[16] = {0};
+
+	for (unsigned c = 0; c < t->ncols && c < 16; c++) {
+		w[c] = text_width(t->hdr[c]);
+		for (size_t r = 0; r < t->nrows; r++) {
+			size_t n = text_width(t->cells[r * t->ncols + c]);
+			if (n > w[c])
+				w[c] = n;
+		}
+	}
+	for (size_t r = 0; r <= t->nrows; r++) {
+		fputs("  ", out);
+		for (unsigned c = 0; c < t->ncols; c++) {
+			const char *s = r ? t->cells[(r - 1) * t->ncols + c] : t->hdr[c];
+			bool left = c == 0 || (t->left_mask & (1u << c));
+
+			if (c)
+				fputs("  ", out);
+			table_cell(out, s, w[c], left, c + 1 == t->ncols);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void table_free(struct ls_table *t)
+{
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	t->cells = NULL;
+	t->nrows = t->cap = 0;
+}
+
+/* ---- sorting ---------------------------------------------------------- */
+
+struct ls_row {
+	struct ls_lock *l;
+	char *name;
+};
+
+static uint64_t lock_key(const struct ls_lock *l, int sort)
+{
+	const struct lockstat_lock_info *i = &l->info;
+
+	switch (sort) {
+	case LOCKSTAT_SORT_ACQ:
+		return i->write.acquisitions + i->read.acquisitions;
+	case LOCKSTAT_SORT_CONTENDED:
+		return i->write.contended + i->read.contended;
+	case LOCKSTAT_SORT_HOLD:
+		return i->write.hold.total_ns + i->read.hold.total_ns;
+	default:
+		return i->write.wait.total_ns + i->read.wait.total_ns + i->cond_wait.total_ns +
+		       i->barrier_wait.total_ns;
+	}
+}
+
+static int row_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct ls_row *x = a, *y = b;
+	int sort = *(const int *)ctx, c;
+	uint64_t kx, ky;
+
+	if (sort == LOCKSTAT_SORT_NAME) {
+		if ((c = strcmp(x->name, y->name)))
+			return c;
+	} else {
+		kx = lock_key(x->l, sort);
+		ky = lock_key(y->l, sort);
+		if (kx != ky)
+			return kx > ky ? -1 : 1;
+	}
+	return x->l->info.index < y->l->info.index ? -1 : x->l->info.index > y->l->info.index;
+}
+
+static bool lock_in_main(const struct ls_lock *l)
+{
+	return ls_type_holds(l->info.type) || l->info.type == LOCK_TYPE_SEM;
+}
+
+/* Rows for the locks whose type passes `want` (NULL: all but threads),
+ * sorted per po. */
+static int lock_rows(struct lockstat *ls, const struct lockstat_print_opts *po,
+		     bool (*want)(const struct ls_lock *), struct ls_row **out, size_t *n)
+{
+	struct ls_row *rows = NULL;
+	size_t nr = 0, cap = 0;
+	char name[512];
+	int rc;
+
+	for (size_t i = 0; i < ls->caplocks; i++) {
+		struct ls_lock *l = ls->locks[i];
+
+		if (!l || !l->info.events || l->info.type == LOCK_TYPE_THREAD || (want && !want(l)))
+			continue;
+		if ((rc = lockstat_grow((void **)&rows, &cap, nr + 1, sizeof(*rows))))
+			goto fail;
+		rows[nr].l = l;
+		rows[nr].name = strdup(lock_name(po, l, name, sizeof(name)));
+		if (!rows[nr++].name) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+	}
+	if (nr)
+		qsort_r(rows, nr, sizeof(*rows), row_cmp, (void *)&po->sort);
+	*out = rows;
+	*n = nr;
+	return 0;
+fail:
+	for (size_t i = 0; i < nr; i++)
+		free(rows[i].name);
+	free(rows);
+	return rc;
+}
+
+static void rows_free(struct ls_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].name);
+	free(rows);
+}
+
+static bool is_cond(const struct ls_lock *l)
+{
+	return l->info.type == LOCK_TYPE_COND;
+}
+
+static bool is_sem(const struct ls_lock *l)
+{
+	return l->info.type == LOCK_TYPE_SEM;
+}
+
+static bool is_rwlock(const struct ls_lock *l)
+{
+	return l->info.type == LOCK_TYPE_RWLOCK;
+}
+
+static bool is_barrier(const struct ls_lock *l)
+{
+	return l->info.type == LOCK_TYPE_BARRIER;
+}
+
+static size_t shown(size_t n, unsigned limit)
+{
+	return limit && n > limit ? limit : n;
+}
+
+static void print_more(FILE *out, size_t n, unsigned limit)
+{
+	if (limit && n > limit)
+		fprintf(out, "  ... %zu more (--limit 0 shows all)\n", n - limit);
+}
+
+/* ---- text report ------------------------------------------------------ */
+
+#define B(n) char n[64]
+
+static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	static const char *const hdr[] = {"lock",	"type",	      "acq",
+					  "contended",	"wait total", "wait max",
+					  "hold total", "hold max",   "threads"};
+	static const char *const hdr2[] = {"lock",     "wait avg",	"wait p99", "hold avg",
+					   "hold p99", "owner changes", "timeouts", "try failures"};
+	struct ls_table t = {9, hdr, 1u << 1, NULL, 0, 0};
+	struct ls_table t2 = {8, hdr2, 0, NULL, 0, 0};
+	struct ls_row *rows;
+	size_t n;
+	int rc;
+
+	if ((rc = lock_rows(ls, po, lock_in_main, &rows, &n)))
+		return rc;
+	if (!n) {
+		fprintf(out, "locks: none used\n");
+		rows_free(rows, n);
+		return 0;
+	}
+	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
+		const struct lockstat_lock_info *i = &rows[k].l->info;
+		uint64_t acq = i->write.acquisitions + i->read.acquisitions;
+		uint64_t con = i->write.contended + i->read.contended;
+		uint64_t wmax = i->write.wait.max_ns > i->read.wait.max_ns ? i->write.wait.max_ns
+									   : i->read.wait.max_ns;
+		uint64_t hmax = i->write.hold.max_ns > i->read.hold.max_ns ? i->write.hold.max_ns
+									   : i->read.hold.max_ns;
+		bool sem = i->type == LOCK_TYPE_SEM;
+		B(a);
+		B(c);
+		B(cc);
+		B(wt);
+		B(wm);
+		B(ht);
+		B(hm);
+		B(th);
+
+		if (con)
+			snprintf(cc, sizeof(cc), "%s (%.1f%%)", fmt_count(con, c, sizeof(c)),
+				 acq ? 100.0 * (double)con / (double)acq : 100.0);
+		else
+			snprintf(cc, sizeof(cc), "0");
+		rc = table_row(&t, rows[k].name, type_name(i->type), fmt_count(acq, a, sizeof(a)),
+			       cc, fmt_ns(i->write.wait.total_ns + i->read.wait.total_ns, wt, 64),
+			       fmt_ns(wmax, wm, 64),
+			       sem ? "-"
+				   : fmt_ns(i->write.hold.total_ns + i->read.hold.total_ns, ht, 64),
+			       sem ? "-" : fmt_ns(hmax, hm, 64), fmt_count(i->threads, th, 64));
+		if (rc || i->type == LOCK_TYPE_RWLOCK)
+			continue; /* rwlocks get their own per-side table */
+		{
+			const struct lockstat_side *s = &i->write;
+			B(wa);
+			B(wp);
+			B(ha);
+			B(hp);
+			B(oc);
+			B(to);
+			B(tf);
+
+			rc = table_row(
+			    &t2, rows[k].name,
+			    s->wait.count ? fmt_ns(s->wait.total_ns / s->wait.count, wa, 64) : "-",
+			    s->wait.count ? fmt_ns(s->wait.p99_ns, wp, 64) : "-",
+			    sem || !s->hold.count
+				? "-"
+				: fmt_ns(s->hold.total_ns / s->hold.count, ha, 64),
+			    sem || !s->hold.count ? "-" : fmt_ns(s->hold.p99_ns, hp, 64),
+			    sem ? "-" : fmt_count(i->owner_changes, oc, 64),
+			    fmt_count(s->timeouts, to, 64), fmt_count(s->try_failures, tf, 64));
+		}
+	}
+	if (!rc) {
+		fprintf(out, "locks (%zu of %zu, by %s):\n", shown(n, po->limit), n,
+			po->sort == LOCKSTAT_SORT_ACQ	      ? "acquisitions"
+			: po->sort == LOCKSTAT_SORT_CONTENDED ? "contended acquisitions"
+			: po->sort == LOCKSTAT_SORT_HOLD      ? "hold time"
+			: po->sort == LOCKSTAT_SORT_NAME      ? "name"
+							      : "wait time");
+		table_print(&t, out);
+		print_more(out, n, po->limit);
+		if (t2.nrows) {
+			fprintf(out, "\nwait and hold details (semaphores have no hold time: any "
+				     "thread may post):\n");
+			table_print(&t2, out);
+		}
+	}
+	table_free(&t);
+	table_free(&t2);
+	rows_free(rows, n);
+	return rc;
+}
+
+static int print_rwlocks(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	static const char *const hdr[] = {"rwlock",	"side",	    "acq",	  "contended",
+					  "wait total", "wait max", "wait p99",	  "hold total",
+					  "hold max",	"hold p99", "max readers"};
+	struct ls_table t = {11, hdr, 1u << 1, NULL, 0, 0};
+	struct ls_row *rows = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = lock_rows(ls, po, is_rwlock, &rows, &n)) || !n)
+		goto out;
+	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
+		const struct lockstat_lock_info *i = &rows[k].l->info;
+
+		for (int side = 0; side < 2 && !rc; side++) {
+			const struct lockstat_side *s = side ? &i->read : &i->write;
+			B(a);
+			B(c);
+			B(wt);
+			B(wm);
+			B(wp);
+			B(ht);
+			B(hm);
+			B(hp);
+			B(mr);
+
+			rc = table_row(
+			    &t, side ? "" : rows[k].name, side ? "read" : "write",
+			    fmt_count(s->acquisitions, a, 64), fmt_count(s->contended, c, 64),
+			    fmt_ns(s->wait.total_ns, wt, 64), fmt_ns(s->wait.max_ns, wm, 64),
+			    fmt_ns(s->wait.p99_ns, wp, 64), fmt_ns(s->hold.total_ns, ht, 64),
+			    fmt_ns(s->hold.max_ns, hm, 64), fmt_ns(s->hold.p99_ns, hp, 64),
+			    side ? fmt_count(i->max_readers, mr, 64) : "-");
+		}
+	}
+	if (!rc) {
+		fprintf(out, "\nrwlocks, read and write sides:\n");
+		table_print(&t, out);
+		print_more(out, n, po->limit);
+	}
+out:
+	table_free(&t);
+	rows_free(rows, n);
+	return rc;
+}
+
+static int print_conds(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	static const char *const hdr[] = {"cond",	"waits",    "wakeups",
+					  "timeouts",	"signals",  "broadcasts",
+					  "wait total", "wait max", "wait p99"};
+	struct ls_table t = {9, hdr, 0, NULL, 0, 0};
+	struct ls_row *rows;
+	size_t n;
+	int rc;
+
+	if ((rc = lock_rows(ls, po, is_cond, &rows, &n)))
+		return rc;
+	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
+		const struct lockstat_lock_info *i = &rows[k].l->info;
+		B(a);
+		B(b);
+		B(c);
+		B(d);
+		B(e);
+		B(f);
+		B(g);
+		B(h);
+
+		rc = table_row(
+		    &t, rows[k].name, fmt_count(i->cond_waits, a, 64),
+		    fmt_count(i->cond_wakeups, b, 64), fmt_count(i->cond_timeouts, c, 64),
+		    fmt_count(i->cond_signals, d, 64), fmt_count(i->cond_broadcasts, e, 64),
+		    fmt_ns(i->cond_wait.total_ns, f, 64), fmt_ns(i->cond_wait.max_ns, g, 64),
+		    fmt_ns(i->cond_wait.p99_ns, h, 64));
+	}
+	if (!rc && n) {
+		fprintf(out, "\ncondition variables (a wait is not a hold of its mutex):\n");
+		table_print(&t, out);
+		print_more(out, n, po->limit);
+	}
+	table_free(&t);
+	rows_free(rows, n);
+	return rc;
+}
+
+static int print_sems(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	static const char *const hdr[] = {"semaphore", "waits",	   "contended",
+					  "timeouts",  "posts",	   "wait total",
+					  "wait max",  "wait p99", "hold"};
+	struct ls_table t = {9, hdr, 0, NULL, 0, 0};
+	struct ls_row *rows;
+	size_t n;
+	int rc;
+
+	if ((rc = lock_rows(ls, po, is_sem, &rows, &n)))
+		return rc;
+	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
+		const struct lockstat_lock_info *i = &rows[k].l->info;
+		B(a);
+		B(b);
+		B(c);
+		B(d);
+		B(f);
+		B(g);
+		B(h);
+
+		rc = table_row(
+		    &t, rows[k].name, fmt_count(i->write.acquisitions, a, 64),
+		    fmt_count(i->write.contended, b, 64), fmt_count(i->write.timeouts, c, 64),
+		    fmt_count(i->posts, d, 64), fmt_ns(i->write.wait.total_ns, f, 64),
+		    fmt_ns(i->write.wait.max_ns, g, 64), fmt_ns(i->write.wait.p99_ns, h, 64), "-");
+	}
+	if (!rc && n) {
+		fprintf(out, "\nsemaphores (no hold time: any thread may post):\n");
+		table_print(&t, out);
+		print_more(out, n, po->limit);
+	}
+	table_free(&t);
+	rows_free(rows, n);
+	return rc;
+}
+
+static int print_barriers(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	static const char *const hdr[] = {"barrier", "waits", "wait total", "wait max", "wait p99"};
+	struct ls_table t = {5, hdr, 0, NULL, 0, 0};
+	struct ls_row *rows;
+	size_t n;
+	int rc;
+
+	if ((rc = lock_rows(ls, po, is_barrier, &rows, &n)))
+		return rc;
+	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
+		const struct lockstat_lock_info *i = &rows[k].l->info;
+		B(a);
+		B(f);
+		B(g);
+		B(h);
+
+		rc = table_row(&t, rows[k].name, fmt_count(i->barrier_waits, a, 64),
+			       fmt_ns(i->barrier_wait.total_ns, f, 64),
+			       fmt_ns(i->barrier_wait.max_ns, g, 64),
+			       fmt_ns(i->barrier_wait.p99_ns, h, 64));
+	}
+	if (!rc && n) {
+		fprintf(out, "\nbarriers:\n");
+		table_print(&t, out);
+		print_more(out, n, po->limit);
+	}
+	table_free(&t);
+	rows_free(rows, n);
+	return rc;
+}
+
+static uint64_t thread_key(const struct lockstat_thread_info *t, int sort)
+{
+	switch (sort) {
+	case LOCKSTAT_SORT_ACQ:
+		return t->acquisitions;
+	case LOCKSTAT_SORT_CONTENDED:
+		return t->contended;
+	case LOCKSTAT_SORT_HOLD:
+		return t->hold_ns;
+	case LOCKSTAT_SORT_NAME:
+		return 0; /* thread index order */
+	default:
+		return t->wait_ns + t->cond_wait_ns + t->barrier_wait_ns;
+	}
+}
+
+static int thread_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct lockstat_thread_info *x = *(const struct lockstat_thread_info *const *)a;
+	const struct lockstat_thread_info *y = *(const struct lockstat_thread_info *const *)b;
+	int sort = *(const int *)ctx;
+	uint64_t kx = thread_key(x, sort), ky = thread_key(y, sort);
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int print_threads(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	static const char *const hdr[] = {"thread",	"name",	     "tid",
+					  "acq",	"contended", "wait total",
+					  "hold total", "cond wait", "barrier wait"};
+	struct ls_table t = {9, hdr, 1u << 1, NULL, 0, 0};
+	const struct lockstat_thread_info **v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < ls->capthreads; i++) {
+		const struct lockstat_thread_info *ti = lockstat_thread(ls, (uint32_t)i);
+
+		if (!ti || !(ti->acquisitions || ti->wait_ns || ti->cond_wait_ns ||
+			     ti->barrier_wait_ns || ti->hold_ns || ti->timeouts))
+			continue;
+		if ((rc = lockstat_grow((void **)&v, &cap, n + 1, sizeof(*v))))
+			goto out;
+		v[n++] = ti;
+	}
+	if (!n)
+		goto out;
+	qsort_r(v, n, sizeof(*v), thread_cmp, (void *)&po->sort);
+	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
+		const struct lockstat_thread_info *ti = v[k];
+		B(ix);
+		B(tid);
+		B(a);
+		B(c);
+		B(w);
+		B(h);
+		B(cw);
+		B(bw);
+
+		snprintf(ix, sizeof(ix), "%u", ti->index);
+		snprintf(tid, sizeof(tid), ti->defined ? "%u" : "?", ti->tid);
+		rc = table_row(&t, ix, ti->name[0] ? ti->name : "-", tid,
+			       fmt_count(ti->acquisitions, a, 64), fmt_count(ti->contended, c, 64),
+			       fmt_ns(ti->wait_ns, w, 64), fmt_ns(ti->hold_ns, h, 64),
+			       fmt_ns(ti->cond_wait_ns, cw, 64),
+			       fmt_ns(ti->barrier_wait_ns, bw, 64));
+	}
+	if (!rc) {
+		fprintf(out, "\nthreads:\n");
+		table_print(&t, out);
+		print_more(out, n, po->limit);
+	}
+out:
+	table_free(&t);
+	free(v);
+	return rc;
+}
+
+static const char *lock_label(struct lockstat *ls, const struct lockstat_print_opts *po,
+			      uint32_t idx, char *buf, size_t len)
+{
+	if (idx < ls->caplocks && ls->locks[idx])
+		return lock_name(po, ls->locks[idx], buf, len);
+	snprintf(buf, len, "lock#%u", idx);
+	return buf;
+}
+
+static void print_cycles(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	char a[512], b[512], sa[512], sb[512];
+
+	if (ls->opts.no_order_graph)
+		return;
+	if (!ls->ncycles) {
+		fprintf(out, "\npotential deadlocks: none (no cycle among %zu lock-order edges)\n",
+			ls->nedges);
+		return;
+	}
+	fprintf(out,
+		"\npotential deadlocks (lock-order cycles; the run need not have deadlocked): "
+		"%zu\n",
+		ls->ncycles);
+	for (size_t k = 0; k < ls->ncycles; k++) {
+		const struct lockstat_cycle *c = &ls->cycles[k];
+
+		fprintf(out, "  #%zu ", k + 1);
+		for (size_t i = 0; i < c->n; i++)
+			fprintf(out, "%s -> ", lock_label(ls, po, c->locks[i], a, sizeof(a)));
+		fprintf(out, "%s%s\n", lock_label(ls, po, c->locks[0], a, sizeof(a)),
+			c->has_read ? "  [involves rwlock read acquisitions]" : "");
+		for (size_t i = 0; i < c->n; i++) {
+			const struct lockstat_edge *e = c->edges[i];
+			const struct lockstat_thread_info *ti = lockstat_thread(ls, e->thread);
+			uint32_t pid = ti ? ti->pid : 0;
+			const struct ls_lock *lf = ls->locks[e->from];
+
+			if (lf && lf->info.pid)
+				pid = lf->info.pid;
+			fprintf(out, "     thread %u", e->thread);
+			if (ti && ti->defined)
+				fprintf(out, " (tid %u)", ti->tid);
+			fprintf(out, " took %s%s at %s\n       while holding %s%s taken at %s\n",
+				lock_label(ls, po, e->to, a, sizeof(a)),
+				e->to_read ? " [read]" : "",
+				fmt_site(po, pid, e->to_ip, sa, sizeof(sa)),
+				lock_label(ls, po, e->from, b, sizeof(b)),
+				e->from_read ? " [read]" : "",
+				fmt_site(po, pid, e->from_ip, sb, sizeof(sb)));
+		}
+	}
+}
+
+static int site_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct lockstat_site_pair *s = ctx;
+	const struct lockstat_site_pair *x = &s[*(const uint32_t *)a],
+					*y = &s[*(const uint32_t *)b];
+
+	if (x->wait_total_ns != y->wait_total_ns)
+		return x->wait_total_ns > y->wait_total_ns ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Site indices sorted by wait time, descending. */
+static uint32_t *sorted_sites(struct lockstat *ls)
+{
+	uint32_t *v = calloc(ls->nsites ? ls->nsites : 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < ls->nsites; i++)
+		v[i] = (uint32_t)i;
+	if (ls->nsites)
+		qsort_r(v, ls->nsites, sizeof(*v), site_cmp, ls->sites);
+	return v;
+}
+
+static const char *holder_site(struct lockstat *ls, const struct lockstat_print_opts *po,
+			       const struct lockstat_site_pair *p, char *buf, size_t len)
+{
+	const struct ls_lock *l = ls->locks[p->lock];
+	char tmp[480];
+
+	if (l && l->info.type == LOCK_TYPE_SEM)
+		return "-";
+	fmt_site(po, p->pid, p->holder_ip, tmp, sizeof(tmp));
+	snprintf(buf, len, "%s%s", tmp, p->holder_read && p->holder_ip ? " [reader]" : "");
+	return buf;
+}
+
+static int print_sites(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	static const char *const hdr[] = {"lock",  "waiter site", "holder site",
+					  "count", "wait total",  "wait max"};
+	struct ls_table t = {6, hdr, (1u << 1) | (1u << 2), NULL, 0, 0};
+	char name[512], ws[512], hs[512];
+	uint32_t *v;
+	int rc = 0;
+
+	if (!ls->nsites || !po->top_sites)
+		return 0;
+	v = sorted_sites(ls);
+	if (!v)
+		return -ENOMEM;
+	for (size_t k = 0; k < shown(ls->nsites, po->top_sites) && !rc; k++) {
+		const struct lockstat_site_pair *p = &ls->sites[v[k]];
+		B(c);
+		B(wt);
+		B(wm);
+
+		rc = table_row(&t, lock_label(ls, po, p->lock, name, sizeof(name)),
+			       fmt_site(po, p->pid, p->waiter_ip, ws, sizeof(ws)),
+			       holder_site(ls, po, p, hs, sizeof(hs)), fmt_count(p->count, c, 64),
+			       fmt_ns(p->wait_total_ns, wt, 64), fmt_ns(p->wait_max_ns, wm, 64));
+	}
+	if (!rc) {
+		fprintf(out,
+			"\ntop contended call sites (waiter, and the holder when it waited):\n");
+		table_print(&t, out);
+		if (ls->nsites > po->top_sites)
+			fprintf(out, "  ... %zu more (--top-sites N)\n",
+				ls->nsites - po->top_sites);
+	}
+	table_free(&t);
+	free(v);
+	return rc;
+}
+
+int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	int rc;
+	B(a);
+	B(b);
+
+	if (po->header)
+		fprintf(out, "spool: %s lock events, %s lost, trace in %s/\n",
+			fmt_count(ls->tot.lock_events, a, 64), fmt_count(ls->tot.lost, b, 64),
+			po->trace_dir ? po->trace_dir : "?");
+	if ((rc = print_locks_table(ls, out, po)) || (rc = print_threads(ls, out, po)) ||
+	    (rc = print_rwlocks(ls, out, po)) || (rc = print_conds(ls, out, po)) ||
+	    (rc = print_sems(ls, out, po)) || (rc = print_barriers(ls, out, po)))
+		return rc;
+	print_cycles(ls, out, po);
+	if ((rc = print_sites(ls, out, po)))
+		return rc;
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* A call site: the symbolized name, or null without a symbolizer. */
+static void json_site(FILE *out, const struct lockstat_print_opts *po, uint32_t pid, uint64_t ip)
+{
+	char buf[512];
+
+	if (ip && po->symbolize &&
+	    po->symbolize(po->symbolize_ctx, pid, ip, buf, sizeof(buf)) == 0 && buf[0])
+		json_str(out, buf);
+	else
+		fputs("null", out);
+}
+
+static void json_dist(FILE *out, const struct lockstat_dist *d)
+{
+	fprintf(out,
+		"{\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 ", \"avg_ns\": %" PRIu64
+		", \"max_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64 "}",
+		d->count, d->total_ns, d->count ? d->total_ns / d->count : 0, d->max_ns, d->p99_ns);
+}
+
+static void json_side(FILE *out, const struct lockstat_side *s, bool hold)
+{
+	fprintf(out,
+		"{\"acquisitions\": %" PRIu64 ", \"try_acquisitions\": %" PRIu64
+		", \"try_failures\": %" PRIu64 ", \"contended\": %" PRIu64
+		", \"timeouts\": %" PRIu64 ", \"waiting_at_end\": %" PRIu64 ", \"wait\": ",
+		s->acquisitions, s->try_acquisitions, s->try_failures, s->contended, s->timeouts,
+		s->waiting_at_end);
+	json_dist(out, &s->wait);
+	fputs(", \"hold\": ", out);
+	if (hold)
+		json_dist(out, &s->hold);
+	else
+		fputs("null", out);
+	fputc('}', out);
+}
+
+static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po,
+		      const struct ls_row *row, const uint32_t *sites, size_t *sp)
+{
+	const struct lockstat_lock_info *i = &row->l->info;
+	uint64_t acq = i->write.acquisitions + i->read.acquisitions;
+	uint64_t con = i->write.contended + i->read.contended;
+	bool holds = ls_type_holds(i->type), first = true;
+
+	fprintf(out, "    {\"index\": %u, \"name\": ", i->index);
+	json_str(out, row->name);
+	fprintf(out, ", \"type\": \"%s\", \"defined\": %s, \"addr\": %" PRIu64 ", \"pid\": %u",
+		type_name(i->type), i->defined ? "true" : "false", i->addr, i->pid);
+	fprintf(out, ", \"init_ip\": %" PRIu64 ", \"init_site\": ", i->init_ip);
+	json_site(out, po, i->pid, i->init_ip);
+	fprintf(out,
+		",\n     \"events\": %" PRIu64 ", \"acquisitions\": %" PRIu64
+		", \"contended\": %" PRIu64 ", \"contended_pct\": %.2f, \"owner_changes\": %" PRIu64
+		", \"threads\": %" PRIu64 ", \"max_readers\": %" PRIu64
+		", \"held_at_end\": %" PRIu64 ", \"unmatched_releases\": %" PRIu64
+		", \"cond_reacquisitions\": %" PRIu64 ", \"inits\": %" PRIu64
+		", \"destroys\": %" PRIu64 ", \"posts\": %" PRIu64
+		",\n     \"wait_total_ns\": %" PRIu64 ", \"hold_total_ns\": %" PRIu64,
+		i->events, acq, con, acq ? 100.0 * (double)con / (double)acq : 0.0,
+		i->owner_changes, i->threads, i->max_readers, i->held_at_end, i->unmatched_releases,
+		i->cond_reacquisitions, i->inits, i->destroys, i->posts,
+		i->write.wait.total_ns + i->read.wait.total_ns,
+		i->write.hold.total_ns + i->read.hold.total_ns);
+	fputs(",\n     \"write\": ", out);
+	json_side(out, &i->write, holds);
+	fputs(",\n     \"read\": ", out);
+	if (i->type == LOCK_TYPE_RWLOCK)
+		json_side(out, &i->read, true);
+	else
+		fputs("null", out);
+	fputs(",\n     \"cond\": ", out);
+	if (i->type == LOCK_TYPE_COND) {
+		fprintf(out,
+			"{\"waits\": %" PRIu64 ", \"wakeups\": %" PRIu64 ", \"timeouts\": %" PRIu64
+			", \"errors\": %" PRIu64 ", \"signals\": %" PRIu64
+			", \"broadcasts\": %" PRIu64 ", \"waiting_at_end\": %" PRIu64
+			", \"wait\": ",
+			i->cond_waits, i->cond_wakeups, i->cond_timeouts, i->cond_errors,
+			i->cond_signals, i->cond_broadcasts, i->cond_waiting_at_end);
+		json_dist(out, &i->cond_wait);
+		fputc('}', out);
+	} else {
+		fputs("null", out);
+	}
+	fputs(",\n     \"barrier\": ", out);
+	if (i->type == LOCK_TYPE_BARRIER) {
+		fprintf(out,
+			"{\"waits\": %" PRIu64 ", \"serial\": %" PRIu64
+			", \"waiting_at_end\": %" PRIu64 ", \"wait\": ",
+			i->barrier_waits, i->barrier_serial, i->barrier_waiting_at_end);
+		json_dist(out, &i->barrier_wait);
+		fputc('}', out);
+	} else {
+		fputs("null", out);
+	}
+	fputs(",\n     \"sites\": [", out);
+	/* sites are sorted by lock, then by wait time: consume this lock's run */
+	for (; *sp < ls->nsites && ls->sites[sites[*sp]].lock == i->index; (*sp)++) {
+		const struct lockstat_site_pair *p = &ls->sites[sites[*sp]];
+
+		fprintf(out, "%s\n       {\"waiter_ip\": %" PRIu64 ", \"waiter_site\": ",
+			first ? "" : ",", p->waiter_ip);
+		json_site(out, po, p->pid, p->waiter_ip);
+		fprintf(out, ", \"holder_ip\": %" PRIu64 ", \"holder_site\": ", p->holder_ip);
+		json_site(out, po, p->pid, p->holder_ip);
+		fprintf(out,
+			", \"holder_read\": %s, \"count\": %" PRIu64 ", \"wait_total_ns\": %" PRIu64
+			", \"wait_max_ns\": %" PRIu64 "}",
+			p->holder_read ? "true" : "false", p->count, p->wait_total_ns,
+			p->wait_max_ns);
+		first = false;
+	}
+	fputs("]}", out);
+}
+
+static int site_lock_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct lockstat_site_pair *s = ctx;
+	const struct lockstat_site_pair *x = &s[*(const uint32_t *)a],
+					*y = &s[*(const uint32_t *)b];
+
+	if (x->lock != y->lock)
+		return x->lock < y->lock ? -1 : 1;
+	return site_cmp(a, b, ctx);
+}
+
+static int row_index_cmp(const void *a, const void *b)
+{
+	const struct ls_row *x = a, *y = b;
+
+	return x->l->info.index < y->l->info.index ? -1 : x->l->info.index > y->l->info.index;
+}
+
+int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	struct ls_row *rows;
+	uint32_t *sites;
+	size_t n, sp = 0;
+	bool first = true;
+	int rc;
+
+	if ((rc = lock_rows(ls, po, NULL, &rows, &n)))
+		return rc;
+	sites = sorted_sites(ls);
+	if (!sites) {
+		rows_free(rows, n);
+		return -ENOMEM;
+	}
+	/* locks in index order so the sites (sorted by lock) can be walked once;
+	 * JSON consumers sort as they like */
+	if (n)
+		qsort(rows, n, sizeof(*rows), row_index_cmp);
+	if (ls->nsites)
+		qsort_r(sites, ls->nsites, sizeof(*sites), site_lock_cmp, ls->sites);
+
+	fprintf(out,
+		"{\"schema\": \"spool-locks/1\",\n \"trace\": {\"events\": %" PRIu64
+		", \"lock_events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"malformed\": %" PRIu64
+		", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
+		", \"dir\": ",
+		ls->tot.events, ls->tot.lock_events, ls->tot.lost, ls->tot.malformed,
+		ls->tot.first_ns, ls->tot.last_ns, ls_dur(ls->tot.first_ns, ls->tot.last_ns));
+	if (po->trace_dir)
+		json_str(out, po->trace_dir);
+	else
+		fputs("null", out);
+	fputs("},\n \"locks\": [", out);
+	for (size_t k = 0; k < n; k++) {
+		while (sp < ls->nsites && ls->sites[sites[sp]].lock < rows[k].l->info.index)
+			sp++;
+		fputs(k ? ",\n" : "\n", out);
+		json_lock(ls, out, po, &rows[k], sites, &sp);
+	}
+	fputs("],\n \"threads\": [", out);
+	for (size_t i = 0; i < ls->capthreads; i++) {
+		const struct lockstat_thread_info *t = lockstat_thread(ls, (uint32_t)i);
+
+		if (!t)
+			continue;
+		fprintf(out, "%s\n    {\"index\": %u, \"tid\": %u, \"pid\": %u, \"name\": ",
+			first ? "" : ",", t->index, t->tid, t->pid);
+		json_str(out, t->name);
+		fprintf(out,
+			", \"acquisitions\": %" PRIu64 ", \"contended\": %" PRIu64
+			", \"timeouts\": %" PRIu64 ", \"wait_ns\": %" PRIu64
+			", \"hold_ns\": %" PRIu64 ", \"cond_wait_ns\": %" PRIu64
+			", \"barrier_wait_ns\": %" PRIu64 "}",
+			t->acquisitions, t->contended, t->timeouts, t->wait_ns, t->hold_ns,
+			t->cond_wait_ns, t->barrier_wait_ns);
+		first = false;
+	}
+	fprintf(out, "],\n \"lock_order_edges\": %zu,\n \"deadlocks\": [", ls->nedges);
+	for (size_t k = 0; k < ls->ncycles; k++) {
+		const struct lockstat_cycle *c = &ls->cycles[k];
+
+		fprintf(out, "%s\n    {\"length\": %zu, \"has_read\": %s, \"locks\": [",
+			k ? "," : "", c->n, c->has_read ? "true" : "false");
+		for (size_t i = 0; i < c->n; i++)
+			fprintf(out, "%s%u", i ? ", " : "", c->locks[i]);
+		fputs("], \"edges\": [", out);
+		for (size_t i = 0; i < c->n; i++) {
+			const struct lockstat_edge *e = c->edges[i];
+			const struct lockstat_thread_info *t = lockstat_thread(ls, e->thread);
+			const struct ls_lock *lf = ls->locks[e->from];
+			uint32_t pid = lf && lf->info.pid ? lf->info.pid : t ? t->pid : 0;
+
+			fprintf(out,
+				"%s\n      {\"from\": %u, \"to\": %u, \"thread\": %u, \"tid\": %u, "
+				"\"from_mode\": \"%s\", \"to_mode\": \"%s\", \"from_ip\": %" PRIu64
+				", \"from_site\": ",
+				i ? "," : "", e->from, e->to, e->thread, t ? t->tid : 0,
+				e->from_read ? "read" : "write", e->to_read ? "read" : "write",
+				e->from_ip);
+			json_site(out, po, pid, e->from_ip);
+			fprintf(out, ", \"to_ip\": %" PRIu64 ", \"to_site\": ", e->to_ip);
+			json_site(out, po, pid, e->to_ip);
+			fprintf(out, ", \"count\": %" PRIu64 ", \"first_ns\": %" PRIu64 "}",
+				e->count, e->ns);
+		}
+		fputs("]}", out);
+	}
+	fputs("]}\n", out);
+	free(sites);
+	rows_free(rows, n);
+	return ferror(out) ? -EIO : 0;
+}
