@@ -104,5 +104,7 @@ format:
 clean:
 	rm -rf build build-asan
 
+include src/cc/cc.mk
+
 .PHONY: all check bench demo install format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

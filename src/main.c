@@ -25,6 +25,8 @@ static const struct command commands[] = {
 	{"report", cmd_report, "print a report from a trace (--locks)"},
 	{"export", cmd_export, "convert a trace for Perfetto UI (--perfetto) or chrome://tracing (--chrome)"},
 	{"info", cmd_info, "describe a trace: processes, threads, events, losses, problems"},
+	{"cc", cmd_cc, "compile C like clang, with the program's trace calls optimized"},
+	{"decode", cmd_decode, "print a trace's program events as the unoptimized build writes them"},
 	{"help", cmd_help, "show this help, or a command's help (spool help COMMAND)"},
 };
 

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cc_table.h - the translation table spool-ccopt writes and spool decode
+ * reads (doc/cc.md is the specification). Included by the optimizer (which
+ * links LLVM) and by the host tool (which must not), so it holds only the
+ * numbers both must agree on and the hash; no code that needs either side.
+ *
+ * One table per translation unit, as text, in the non-allocated ELF section
+ * CC_TABLE_SECTION; the linker concatenates the tables of all objects:
+ *
+ *	spool-cc-table 1 <hash, 16 hex digits> <number of merged events>\n
+ *	m <index> <values emitted> <events>\n		one per merged event, then
+ *	e <event id> <nargs> <arg>...\n			one per original event, where
+ *							<arg> is c<int64> (a constant)
+ *							or a<k> (the k-th emitted value)
+ *	end\n
+ *
+ * The hash is FNV-1a 64 over every byte after the first line up to and
+ * including "end\n". A merged event's id at run time is
+ * CC_ID(key, index), key = CC_KEY(hash); the unit's hash itself is emitted
+ * once per process as event CC_ID(key, CC_HELLO_INDEX) with the 64-bit hash as
+ * its one argument, so a decoder can refuse a table from another build.
+ */
+#ifndef SPOOL_CC_CC_TABLE_H
+#define SPOOL_CC_CC_TABLE_H
+
+#include <stdint.h>
+
+#define CC_TABLE_SECTION ".spool_cc_table"
+#define CC_TABLE_MAGIC "spool-cc-table"
+#define CC_TABLE_VERSION 1
+#define CC_EVENTS_SECTION "spool_events" /* struct spool_event_desc, spool/trace.h */
+
+#define CC_ID_BASE 0x80000000u
+#define CC_INDEX_BITS 12
+#define CC_KEY_BITS 19
+#define CC_HELLO_INDEX ((1u << CC_INDEX_BITS) - 1) /* the table-hash event */
+#define CC_MAX_MERGED CC_HELLO_INDEX		   /* merged events per unit */
+#define CC_MAX_EMIT 64				   /* values per merged call */
+
+#define CC_KEY(hash) ((uint32_t)((hash) >> 20) & ((1u << CC_KEY_BITS) - 1))
+#define CC_ID(key, index) (CC_ID_BASE | ((uint32_t)(key) << CC_INDEX_BITS) | (uint32_t)(index))
+#define CC_ID_KEY(id) (((id) >> CC_INDEX_BITS) & ((1u << CC_KEY_BITS) - 1))
+#define CC_ID_INDEX(id) ((id) & ((1u << CC_INDEX_BITS) - 1))
+
+static inline uint64_t cc_hash(const char *p, uint64_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (uint64_t i = 0; i < len; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+#endif

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+/*
+ * decode.c - `spool decode`: the program's own trace events (spool:user) as
+ * the unmodified program would have written them (doc/cc.md).
+ *
+ * A program built by spool cc emits merged events; the translation table in
+ * its binary (section .spool_cc_table, format in src/cc/cc_table.h) says which
+ * original events each one stands for and where their arguments come from.
+ * The table is found through the trace's proc/<pid>.exe side file, or given
+ * with --binary or --table. Every table-hash event in the trace must match a
+ * loaded table, so a table from another build is refused rather than used to
+ * print wrong events. Plain traces (no merged events) decode as they are.
+ *
+ * Output: one line per original event, "TIME TID ID ARG...", TIME being
+ * nanoseconds with a ".N" suffix that orders the events of one merged call
+ * (and any equal timestamps) so that times strictly increase.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../cc/cc_table.h"
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "cmd.h"
+
+#define DECODE_MAX_ARGS 6
+
+struct dec_orig {
+	uint32_t id;
+	uint32_t nargs;
+	uint8_t is_const[DECODE_MAX_ARGS];
+	int64_t v[DECODE_MAX_ARGS]; /* the constant, or the emitted value's index */
+};
+
+struct dec_merged {
+	uint32_t nemit;
+	uint32_t nev;
+	struct dec_orig *ev;
+};
+
+struct dec_unit {
+	uint64_t hash;
+	uint32_t key;
+	uint32_t nmerged;
+	struct dec_merged *m;
+};
+
+/* The tables of one binary (all its translation units). */
+struct dec_tables {
+	struct dec_unit *u;
+	size_t n;
+	int loaded; /* looked for (even if none was found) */
+	char origin[256];
+};
+
+static void tables_free(struct dec_tables *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		for (uint32_t j = 0; j < t->u[i].nmerged; j++)
+			free(t->u[i].m[j].ev);
+		free(t->u[i].m);
+	}
+	free(t->u);
+	t->u = NULL;
+	t->n = 0;
+}
+
+/* Parse one unit's table starting at *pp (the header line); advance *pp past
+ * its "end" line. */
+static int parse_unit(const char **pp, const char *end, struct dec_unit *u, const char *origin)
+{
+	const char *p = *pp, *body, *nl;
+	unsigned version, nmerged;
+	uint64_t hash;
+	int n = 0;
+
+	if (sscanf(p, CC_TABLE_MAGIC " %u %" SCNx64 " %u%n", &version, &hash, &nmerged, &n) < 3 ||
+	    version != CC_TABLE_VERSION || p[n] != '\n' || nmerged > CC_MAX_MERGED) {
+		log_err("%s: translation table has a bad header", origin);
+		return -EINVAL;
+	}
+	body = p + n + 1;
+	u->hash = hash;
+	u->key = CC_KEY(hash);
+	u->m = calloc(nmerged ? nmerged : 1, sizeof(*u->m));
+	if (!u->m)
+		return -ENOMEM;
+	u->nmerged = nmerged;
+	p = body;
+	for (uint32_t i = 0; i < nmerged; i++) {
+		struct dec_merged *m = &u->m[i];
+		unsigned idx, nemit, nev;
+
+		n = 0;
+		if (p >= end || sscanf(p, "m %u %u %u%n", &idx, &nemit, &nev, &n) < 3 || idx != i ||
+		    p[n] != '\n' || nemit > CC_MAX_EMIT || !nev || nev > CC_MAX_EMIT)
+			goto bad;
+		p += n + 1;
+		m->nemit = nemit;
+		m->nev = nev;
+		m->ev = calloc(nev, sizeof(*m->ev));
+		if (!m->ev)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < nev; k++) {
+			struct dec_orig *o = &m->ev[k];
+			unsigned id, na;
+
+			n = 0;
+			if (p >= end || sscanf(p, "e %u %u%n", &id, &na, &n) < 2 ||
+			    na > DECODE_MAX_ARGS)
+				goto bad;
+			o->id = id;
+			o->nargs = na;
+			p += n;
+			for (uint32_t a = 0; a < na; a++) {
+				char kind;
+
+				n = 0;
+				if (sscanf(p, " %c%" SCNd64 "%n", &kind, &o->v[a], &n) < 2 ||
+				    (kind != 'c' && kind != 'a') ||
+				    (kind == 'a' && (o->v[a] < 0 || o->v[a] >= nemit)))
+					goto bad;
+				o->is_const[a] = kind == 'c';
+				p += n;
+			}
+			if (*p != '\n')
+				goto bad;
+			p++;
+		}
+	}
+	if (end - p < 4 || strncmp(p, "end\n", 4))
+		goto bad;
+	p += 4;
+	if (cc_hash(body, (uint64_t)(p - body)) != hash) {
+		log_err("%s: translation table is corrupt (its hash does not match)", origin);
+		return -EINVAL;
+	}
+	*pp = p;
+	return 0;
+bad:
+	nl = memchr(p, '\n', (size_t)(end - p));
+	log_err("%s: translation table is corrupt near '%.*s'", origin,
+		(int)((nl ? nl : end) - p > 60 ? 60 : (nl ? nl : end) - p), p);
+	return -EINVAL;
+}
+
+/* Parse concatenated tables (NUL bytes between them are skipped). */
+static int parse_data(struct dec_tables *t, const char *p, const char *end, const char *origin)
+{
+
+	while (p < end) {
+		struct dec_unit *u;
+		int rc;
+
+		if (*p == '\0' || *p == '\n') {
+			p++;
+			continue;
+		}
+		u = realloc(t->u, (t->n + 1) * sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		t->u = u;
+		memset(&t->u[t->n], 0, sizeof(*u));
+		t->n++;
+		rc = parse_unit(&p, end, &t->u[t->n - 1], origin);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		for (size_t j = i + 1; j < t->n; j++)
+			if (t->u[i].key == t->u[j].key && t->u[i].hash != t->u[j].hash) {
+				log_err("%s: two translation units share merged ids (key %" PRIu32
+					"); rebuild one of them",
+					origin, t->u[i].key);
+				return -EINVAL;
+			}
+	return 0;
+}
+
+static int parse_tables(struct dec_tables *t, const char *raw, size_t len, const char *origin)
+{
+	/* A copy with a NUL after it: sscanf must not run off a section's end. */
+	char *data = malloc(len + 1);
+	const char *p = data, *end = data + len;
+	int rc = 0;
+
+	if (!data)
+		return -ENOMEM;
+	memcpy(data, raw, len);
+	data[len] = '\0';
+	rc = parse_data(t, p, end, origin);
+	free(data);
+	return rc;
+}
+
+static int load_table_file(struct dec_tables *t, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!f) {
+		log_err("cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	rc = getdelim(&data, &len, '\0', f) < 0 && ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (!rc)
+		rc = parse_tables(t, data ? data : "", data ? strlen(data) : 0, path);
+	free(data);
+	return rc;
+}
+
+/* The tables in a binary's CC_TABLE_SECTION; none is not an error. */
+static int load_binary(struct dec_tables *t, const char *path)
+{
+	Elf *e = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int fd, rc = 0;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		log_err("cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
+		log_err("%s: not an ELF file", path);
+		rc = -EINVAL;
+		goto out_elf;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    strcmp(name, CC_TABLE_SECTION))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf) {
+			log_err("%s: cannot read section %s", path, CC_TABLE_SECTION);
+			rc = -EINVAL;
+			break;
+		}
+		rc = parse_tables(t, d->d_buf, d->d_size, path);
+		break;
+	}
+out_elf:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+struct dec_pid {
+	uint32_t pid;
+	struct dec_tables t;
+};
+
+struct decoder {
+	struct trace_reader *r;
+	struct dec_tables given; /* --table / --binary: used for every process */
+	int have_given;
+	struct dec_pid *pids;
+	size_t npids;
+	uint64_t last_ns, records, bytes, events;
+	uint32_t last_sub;
+	int started;
+};
+
+static uint32_t stream_pid(struct decoder *d, uint32_t stream_id, uint32_t *tid)
+{
+	for (size_t i = 0; i < trace_reader_nstreams(d->r); i++) {
+		const struct trace_stream_info *s = trace_reader_stream(d->r, i);
+
+		if (s->stream_id == stream_id) {
+			*tid = s->tid;
+			return s->pid;
+		}
+	}
+	*tid = 0;
+	return 0;
+}
+
+/* The tables that apply to process pid; loaded on first need. */
+static struct dec_tables *tables_for(struct decoder *d, uint32_t pid, int *err)
+{
+	struct dec_pid *p;
+	char name[64], *exe = NULL;
+	size_t len;
+
+	*err = 0;
+	if (d->have_given)
+		return &d->given;
+	for (size_t i = 0; i < d->npids; i++)
+		if (d->pids[i].pid == pid)
+			return &d->pids[i].t;
+	p = realloc(d->pids, (d->npids + 1) * sizeof(*p));
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	d->pids = p;
+	p = &d->pids[d->npids++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	snprintf(name, sizeof(name), "proc/%u.exe", pid);
+	if (trace_reader_file(d->r, name, &exe, &len) == 0 && len) {
+		snprintf(p->t.origin, sizeof(p->t.origin), "%s", exe);
+		*err = load_binary(&p->t, exe);
+	}
+	free(exe);
+	return *err ? NULL : &p->t;
+}
+
+static void put_event(struct decoder *d, uint64_t ns, uint32_t tid, uint32_t id, uint32_t n,
+		      const int64_t *args)
+{
+	if (d->started && ns <= d->last_ns) {
+		ns = d->last_ns;
+		d->last_sub++;
+	} else {
+		d->last_sub = 0;
+	}
+	d->started = 1;
+	d->last_ns = ns;
+	d->events++;
+	printf("%" PRIu64 ".%" PRIu32 " %" PRIu32 " %" PRIu32, ns, d->last_sub, tid, id);
+	for (uint32_t i = 0; i < n; i++)
+		printf(" %" PRId64, args[i]);
+	putchar('\n');
+}
+
+static int decode_event(struct decoder *d, const struct trace_event *ev)
+{
+	const struct rec_user *u = (const struct rec_user *)ev->rec;
+	struct dec_tables *t;
+	struct dec_unit *unit = NULL;
+	uint32_t tid, pid, key, idx;
+	int err;
+
+	if (ev->rec->size < sizeof(*u) || ev->rec->size != sizeof(*u) + 8 * (uint64_t)u->nargs)
+		return 0;
+	d->records++;
+	d->bytes += ev->rec->size;
+	pid = stream_pid(d, ev->stream_id, &tid);
+	if (u->id < CC_ID_BASE) {
+		put_event(d, ev->ns, tid, u->id, u->nargs, u->args);
+		return 0;
+	}
+	t = tables_for(d, pid, &err);
+	if (!t)
+		return err;
+	key = CC_ID_KEY(u->id);
+	idx = CC_ID_INDEX(u->id);
+	for (size_t i = 0; i < t->n && !unit; i++)
+		if (t->u[i].key == key)
+			unit = &t->u[i];
+	if (idx == CC_HELLO_INDEX) {
+		if (u->nargs != 1 || !unit || unit->hash != (uint64_t)u->args[0]) {
+			log_err("process %u: the trace was written by a build whose translation "
+				"table (hash %016" PRIx64 ") is not in %s",
+				pid, u->nargs ? (uint64_t)u->args[0] : 0,
+				d->have_given ? "the table given" : t->origin[0] ? t->origin : "its binary");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!unit || idx >= unit->nmerged) {
+		log_err("process %u: merged event %#" PRIx32 " is in no translation table (%s); "
+			"give the binary with --binary",
+			pid, u->id, t->origin[0] ? t->origin : "no binary recorded");
+		return -EINVAL;
+	}
+	{
+		const struct dec_merged *m = &unit->m[idx];
+
+		if (u->nargs != m->nemit) {
+			log_err("process %u: merged event %#" PRIx32 " has %u values, its table "
+				"entry %u",
+				pid, u->id, u->nargs, m->nemit);
+			return -EINVAL;
+		}
+		for (uint32_t k = 0; k < m->nev; k++) {
+			const struct dec_orig *o = &m->ev[k];
+			int64_t args[DECODE_MAX_ARGS];
+
+			for (uint32_t a = 0; a < o->nargs; a++)
+				args[a] = o->is_const[a] ? o->v[a] : u->args[o->v[a]];
+			put_event(d, ev->ns, tid, o->id, o->nargs, args);
+		}
+	}
+	return 0;
+}
+
+static void decode_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: spool decode [OPTIONS] [TRACE_DIR]\n"
+		"\n"
+		"Print the program's own trace events (spool/trace.h) of a trace (default\n"
+		"spool.trace) as the program built without spool cc would have written\n"
+		"them: one line per event, 'TIME TID ID ARG...', TIME in nanoseconds with a\n"
+		"suffix that keeps times strictly increasing.\n"
+		"\n"
+		"options:\n"
+		"  --binary PATH  take the translation table from this binary (default: the\n"
+		"                 traced process's executable, recorded in the trace)\n"
+		"  --table FILE   take it from a table file (spool-ccopt --table)\n"
+		"  --stats        print on stderr the trace records read, their bytes and\n"
+		"                 the events decoded\n"
+		"  -h, --help     show this help\n");
+}
+
+int cmd_decode(int argc, char **argv)
+{
+	static const struct option opts[] = {{"binary", required_argument, NULL, 'b'},
+					     {"table", required_argument, NULL, 't'},
+					     {"stats", no_argument, NULL, 's'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	const char *dir = "spool.trace";
+	struct decoder d = {0};
+	struct trace_problem prob = {0};
+	struct trace_event ev;
+	int c, rc, stats = 0, ret = 1;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			decode_usage(stdout);
+			ret = 0;
+			goto out;
+		case 'b':
+		case 't':
+			d.have_given = 1;
+			snprintf(d.given.origin, sizeof(d.given.origin), "%s", optarg);
+			if ((c == 'b' ? load_binary(&d.given, optarg)
+				      : load_table_file(&d.given, optarg)) < 0)
+				goto out;
+			break;
+		case 's':
+			stats = 1;
+			break;
+		default:
+			log_err("unknown option or missing argument '%s' (see spool decode --help)",
+				argv[optind - 1]);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (optind < argc)
+		dir = argv[optind++];
+	if (optind < argc) {
+		log_err("unexpected argument '%s'", argv[optind]);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	rc = trace_reader_open(&d.r, dir, &prob);
+	if (rc < 0) {
+		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+		goto out;
+	}
+	while ((rc = trace_reader_next(d.r, &ev)) == 1) {
+		if (ev_kind(ev.rec->word) != KIND_USER)
+			continue;
+		if (decode_event(&d, &ev) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < trace_reader_nproblems(d.r); i++) {
+		const struct trace_problem *p = trace_reader_problem(d.r, i);
+
+		log_warn("%s at offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
+	}
+	if (stats)
+		fprintf(stderr, "spool: decode: %" PRIu64 " records, %" PRIu64 " bytes, %" PRIu64
+				" events\n",
+			d.records, d.bytes, d.events);
+	ret = trace_reader_nproblems(d.r) ? 1 : 0;
+out:
+	fflush(stdout);
+	if (d.r)
+		trace_reader_close(d.r);
+	tables_free(&d.given);
+	for (size_t i = 0; i < d.npids; i++)
+		tables_free(&d.pids[i].t);
+	free(d.pids);
+	return ret;
+}
