@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 75-cc-decode.t - spool cc and spool decode (doc/cc.md): tests/cc/bank.c
+# built with plain clang and with spool cc, at -O0 and -O2, each run under
+# spool; the decoded trace of the spool cc build equals the plain build's
+# event for event and argument for argument, with strictly increasing times,
+# and it took fewer trace records and bytes. Then the faults: a table from
+# another build is refused, a corrupt table is refused, a bad event id is a
+# compile error naming the problem, and a file that is not C compiles as
+# clang compiles it.
+SRC="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$(dirname "$0")/lib.sh"
+
+CLANG="${SPOOL_CLANG:-clang-14}"
+if ! command -v "$CLANG" >/dev/null; then
+	echo "1..0 # SKIP $CLANG is not installed (scripts/deps.sh)"
+	exit 0
+fi
+# The AddressSanitizer pass has no optimizer of its own: use the normal one.
+if [ ! -x "$SPOOL_BUILD/spool-ccopt" ] && [ -z "${SPOOL_CCOPT:-}" ]; then
+	export SPOOL_CCOPT="$(cd "$PROGS/../.." && pwd)/spool-ccopt"
+fi
+if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
+	echo "1..0 # SKIP spool-ccopt is not built"
+	exit 0
+fi
+
+plan 31
+
+ROUNDS=300
+
+# events FILE: the decoded events without their times (TID ID ARGS...),
+# the thread id replaced by its order of appearance so runs compare.
+events() {
+	awk '{ if (!($2 in t)) t[$2] = n++; $1 = ""; $2 = t[$2]; print }' "$1"
+}
+
+# increasing FILE: times (NS.SUB) strictly increase.
+increasing() {
+	awk '{ split($1, a, "."); ns = a[1] + 0; sub_ = a[2] + 0;
+	       if (NR > 1 && (ns < pns || (ns == pns && sub_ <= psub))) { bad = 1 }
+	       pns = ns; psub = sub_ } END { exit bad }' "$1"
+}
+
+# stat FILE FIELD: records, bytes or events from decode --stats' line.
+stat_of() {
+	sed -nE "s/^spool: decode: ([0-9]+) records, ([0-9]+) bytes, ([0-9]+) events$/\\$2/p" "$1" |
+		tail -n 1
+}
+stat_field() {
+	case "$2" in
+	records) stat_of "$1" 1 ;;
+	bytes) stat_of "$1" 2 ;;
+	events) stat_of "$1" 3 ;;
+	esac
+}
+
+for O in O0 O2; do
+	"$CLANG" -"$O" -Wall -Wextra -Werror -I"$SRC/include" "$SRC/tests/cc/bank.c" \
+		-o "bank-plain-$O" 2>build.err
+	is "$?" 0 "-$O: bank builds with plain clang" || diag "$(cat build.err)"
+	spool_run cc -"$O" -Wall -Wextra -Werror "$SRC/tests/cc/bank.c" -o "bank-cc-$O"
+	is_rc 0 "-$O: bank builds with spool cc"
+
+	for b in plain cc; do
+		rm -rf "t-$b-$O"
+		spool_run locks -q -o "t-$b-$O" -- "./bank-$b-$O" "$ROUNDS"
+		is_rc 0 "-$O: the $b build runs under spool"
+		spool_run decode --stats "t-$b-$O"
+		is_rc 0 "-$O: spool decode reads the $b build's trace"
+		cp run.out "dec-$b-$O"
+		cp run.err "stats-$b-$O"
+	done
+	events "dec-plain-$O" >ev-plain
+	events "dec-cc-$O" >ev-cc
+	n=$(grep -c '' ev-plain)
+	num_cmp "$n" -gt 100 "-$O: the plain run traced its events ($n)"
+	if cmp -s ev-plain ev-cc; then
+		pass "-$O: decoded spool cc trace = plain trace, event for event"
+	else
+		fail "-$O: decoded spool cc trace = plain trace, event for event"
+		diag "$(diff ev-plain ev-cc | head -n 20)"
+	fi
+	ok "-$O: decoded times strictly increase" increasing "dec-cc-$O"
+	pr=$(stat_field "stats-plain-$O" records)
+	cr=$(stat_field "stats-cc-$O" records)
+	pb=$(stat_field "stats-plain-$O" bytes)
+	cb=$(stat_field "stats-cc-$O" bytes)
+	diag "-$O: plain $pr records $pb bytes, spool cc $cr records $cb bytes"
+	num_cmp "$cr" -lt "$pr" "-$O: spool cc build made fewer trace calls ($cr < $pr)"
+	num_cmp "$cb" -lt "$pb" "-$O: and wrote fewer bytes ($cb < $pb)"
+done
+
+# The table is in a section that is not loaded.
+flags=$(readelf -W -S bank-cc-O2 | awk '$2 == ".spool_cc_table" { print $8 }')
+unlike "${flags:-A}" "A" "the table section is not allocated"
+
+# A table from another build: the same source with one more trace call.
+sed 's/SPOOL_TRACE(EV_START, 0);/SPOOL_TRACE(EV_START, 0); SPOOL_TRACE(EV_START, 1);/' \
+	"$SRC/tests/cc/bank.c" >bank2.c
+spool_run cc -O2 -I"$SRC/tests/cc" bank2.c -o bank2
+is_rc 0 "a second build of bank compiles"
+spool_run decode --binary bank2 t-cc-O2
+is "$RC" 1 "decode refuses the table of another build"
+like "$ERR" "not in" "  and says the table does not match"
+
+# A corrupt table: one digit of it changed in a copy of the binary.
+cp bank-cc-O2 bank-bad
+off=$(readelf -W -S bank-bad 2>/dev/null | awk '$2 == ".spool_cc_table" { print $5 }')
+off=$((16#${off:-0}))
+python3 - bank-bad "$off" <<'EOF'
+import sys
+p, off = sys.argv[1], int(sys.argv[2])
+d = bytearray(open(p, "rb").read())
+i = d.index(b"\ne ", off) + 3  # the first original event id
+d[i] = ord("9") if d[i] != ord("9") else ord("8")
+open(p, "wb").write(d)
+EOF
+spool_run decode --binary bank-bad t-cc-O2
+is "$RC" 1 "decode refuses a corrupt table"
+like "$ERR" "corrupt" "  and says it is corrupt"
+
+# Misuse: an event id that is not a constant below 0x80000000.
+printf '#include <spool/trace.h>\nint main(void) { SPOOL_TRACE(0x90000000u, 1); return 0; }\n' \
+	>badid.c
+spool_run cc -c badid.c -o badid.o
+is "$RC" 1 "a bad event id fails to compile"
+like "$ERR" "event id must be a constant" "  with a message naming the problem"
+
+# Not C: an assembler file goes to clang as it is.
+printf '.globl f\nf:\n\tret\n' >f.s
+spool_run cc -c f.s -o f.o
+is_rc 0 "spool cc compiles a .s file like clang"
+
+done_testing

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 90-loss.t - events that do not fit are counted, never silently dropped: a
+# 4 KiB ring against a program doing a million lock/unlock pairs must lose
+# events, and the loss must show in the summary line, in the report, and in
+# the trace itself (CTF events_discarded, which babeltrace2 reports). Threads
+# beyond --max-threads are counted as lost too.
+. "$(dirname "$0")/lib.sh"
+
+plan 13
+
+spool_run locks -q --ring-size 4k -- "$PROGS/flood" 1000000
+is_rc 0 "flood 1000000 with a 4k ring exits 0"
+is "$OUT" "pairs=1000000" "  the program ran to the end"
+num_cmp "$(summary_lost)" -gt 0 "  the summary line reports lost events"
+like "$ERR" "warning" "  with a warning"
+num_cmp "$(add "$(summary_events)" "$(summary_lost)")" -ge 2000000 \
+	"  recorded + lost accounts for every acquire and release"
+report_json spool.trace
+is "$RC" 0 "spool report reads the lossy trace (losses are not damage)"
+num_cmp "$(json report.json "d['$J_TOTALS']['lost']")" -gt 0 "  the report's totals say lost > 0"
+num_cmp "$(lock_stat report.json flood_lock "$F_ACQ")" -lt 1000000 \
+	"  and it does not pretend every acquisition was seen"
+if command -v babeltrace2 >/dev/null; then
+	babeltrace2 spool.trace >bt.out 2>bt.err
+	is "$?" 0 "babeltrace2 reads the lossy trace"
+	like "$(cat bt.out bt.err)" "discarded" "  and reports discarded events"
+else
+	skip 2 "babeltrace2 not installed"
+fi
+
+spool_run locks -q --max-threads 1 -- "$PROGS/lockcount" 3 100
+is_rc 0 "lockcount 3 100 with --max-threads 1 exits 0"
+is "$OUT" "total=300" "  the program ran to the end"
+num_cmp "$(summary_lost)" -gt 0 "  events of threads without a ring are counted as lost"
+
+done_testing

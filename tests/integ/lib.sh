@@ -1,0 +1,383 @@
+# SPDX-License-Identifier: MIT
+# lib.sh - shared helpers for the TAP integration tests (sourced by every
+# tests/integ/*.t, run by prove).
+#
+# Environment: SPOOL_BUILD=<absolute build dir> (spool and the agent are in
+# it); SPOOL_PROGS overrides where the test programs are (default
+# $SPOOL_BUILD/tests/progs; the AddressSanitizer pass points it at the normal
+# build); SPOOL_ASAN=1 during that pass.
+#
+# Each test runs in its own temporary directory under /tmp, removed on exit,
+# so spool.trace/ lands there. The helpers print TAP ("ok N - ...") and, on
+# failure, what was expected and what spool said, as "# " diagnostics.
+#
+# Everything that depends on the layout of spool's output (the summary line,
+# the JSON report of doc/report-locks.md) is parsed here and only here, so a
+# format change is one edit.
+
+# shellcheck disable=SC2034 # variables used by the sourcing tests
+set -u
+
+if [ -z "${SPOOL_BUILD:-}" ]; then
+	echo "1..0 # SKIP SPOOL_BUILD is not set (run through make check)"
+	exit 0
+fi
+SPOOL="$SPOOL_BUILD/spool"
+PROGS="${SPOOL_PROGS:-$SPOOL_BUILD/tests/progs}"
+SPOOL_ASAN="${SPOOL_ASAN:-0}"
+# Runs must end: a hung target or collector fails the test instead of the suite.
+T_TIMEOUT="${SPOOL_TEST_TIMEOUT:-300}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+
+for _f in "$SPOOL" "$PROGS/lockcount"; do
+	if [ ! -x "$_f" ]; then
+		echo "1..0 # SKIP $_f is not built"
+		exit 0
+	fi
+done
+unset _f
+
+# The source tree (for test data), found before leaving for the temp dir.
+REPO="$(cd "$(dirname "$0")/../.." && pwd)"
+T_DIR="$(mktemp -d /tmp/spool-test.XXXXXX)"
+T_NUM=0
+T_FAILED=0
+T_PLANNED=0
+_t_cleanup() {
+	cd /
+	if [ "${SPOOL_KEEP_TMP:-0}" = 1 ]; then
+		echo "# kept $T_DIR" >&2
+	else
+		rm -rf "$T_DIR"
+	fi
+}
+trap _t_cleanup EXIT
+cd "$T_DIR" || exit 1
+
+# --- TAP -------------------------------------------------------------------
+
+plan() {
+	T_PLANNED="$1"
+	echo "1..$1"
+}
+
+# diag LINES...: each argument (possibly multi-line) as "# " comment lines.
+diag() {
+	local a line
+	for a in "$@"; do
+		while IFS= read -r line; do
+			echo "# $line"
+		done <<<"$a"
+	done >&2
+}
+
+# pass/fail DESC
+pass() {
+	T_NUM=$((T_NUM + 1))
+	echo "ok $T_NUM - $1"
+}
+
+fail() {
+	T_NUM=$((T_NUM + 1))
+	T_FAILED=$((T_FAILED + 1))
+	echo "not ok $T_NUM - $1"
+}
+
+# ok DESC CMD [ARGS...]: passes when CMD exits 0.
+ok() {
+	local desc="$1"
+	shift
+	if "$@"; then
+		pass "$desc"
+	else
+		fail "$desc"
+		diag "command failed: $*"
+		return 1
+	fi
+}
+
+# is GOT WANT DESC
+is() {
+	if [ "$1" == "$2" ]; then
+		pass "$3"
+	else
+		fail "$3"
+		diag "got:  '$1'" "" "want: '$2'"
+		return 1
+	fi
+}
+
+# like GOT ERE DESC / unlike GOT ERE DESC (extended regex, multi-line GOT)
+like() {
+	if grep -Eq -- "$2" <<<"$1"; then
+		pass "$3"
+	else
+		fail "$3"
+		diag "no match for /$2/ in:" "$1"
+		return 1
+	fi
+}
+
+unlike() {
+	if grep -Eq -- "$2" <<<"$1"; then
+		fail "$3"
+		diag "unexpected match for /$2/ in:" "$1"
+		return 1
+	else
+		pass "$3"
+	fi
+}
+
+# num_cmp GOT OP WANT DESC, OP one of -eq -ne -lt -le -gt -ge. A GOT that is
+# not an integer fails (it usually means the report lacked the field).
+num_cmp() {
+	if [[ "$1" =~ ^-?[0-9]+$ ]] && [[ "$3" =~ ^-?[0-9]+$ ]] && test "$1" "$2" "$3"; then
+		pass "$4"
+	else
+		fail "$4"
+		diag "want: $1 $2 $3"
+		return 1
+	fi
+}
+
+skip() {
+	local n="$1" i
+	shift
+	for ((i = 0; i < n; i++)); do
+		T_NUM=$((T_NUM + 1))
+		echo "ok $T_NUM # skip $*"
+	done
+}
+
+# done_testing: the exit status prove expects (it also checks the plan).
+done_testing() {
+	if [ "$T_NUM" -ne "$T_PLANNED" ]; then
+		diag "planned $T_PLANNED tests, ran $T_NUM"
+		exit 255
+	fi
+	[ "$T_FAILED" -eq 0 ]
+	exit $?
+}
+
+# --- running spool ---------------------------------------------------------
+
+# spool_run ARGS...: runs spool with stdin from /dev/null (or $RUN_STDIN),
+# leaving stdout in $OUT/out, stderr in $ERR/err and the status in $RC.
+# The file names are fixed (run.out, run.err) so a failed test can show them.
+RUN_STDIN=/dev/null
+spool_run() {
+	timeout -k 10 "$T_TIMEOUT" "$SPOOL" "$@" <"$RUN_STDIN" >run.out 2>run.err
+	RC=$?
+	# (binary output is compared with cmp on run.out; $OUT drops NUL bytes)
+	OUT="$(tr -d '\0' <run.out)"
+	ERR="$(cat run.err)"
+	if [ "$RC" = 124 ]; then
+		diag "spool $* timed out after ${T_TIMEOUT}s"
+	fi
+	return 0
+}
+
+# show_run: dump the last run's stderr as diagnostics (call after a failure).
+show_run() {
+	diag "spool exit status: $RC" "stderr:" "$(tail -n 40 run.err)"
+}
+
+# is_rc WANT DESC: checks $RC, showing spool's stderr if it differs.
+is_rc() {
+	is "$RC" "$1" "$2" || show_run
+}
+
+# Sanitizer reports mean a bug in spool even if the output looked right.
+no_sanitizer_report() {
+	unlike "$ERR" "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" \
+		"${1:-no sanitizer report}"
+}
+
+# The summary line spool locks prints at the end (counts may have thousands
+# separators, which these helpers remove):
+#   spool: N lock events, M lost, trace in DIR/
+SUMMARY_RE='^spool: ([0-9,]+) lock events, ([0-9,]+) lost, trace in (.*)/$'
+# They read run.err, or $SUMMARY_FILE when set.
+summary_line() { grep -E "$SUMMARY_RE" "${SUMMARY_FILE:-run.err}" | tail -n 1; }
+summary_events() { summary_line | sed -E "s|$SUMMARY_RE|\\1|" | tr -d ,; }
+summary_lost() { summary_line | sed -E "s|$SUMMARY_RE|\\2|" | tr -d ,; }
+summary_dir() { summary_line | sed -E "s|$SUMMARY_RE|\\3|"; }
+
+# trace_summary DIR KEY: a value of the run summary side file
+# (DIR/.spool/summary, key=value lines: events, lock_events, lost_ring, ...).
+trace_summary() {
+	sed -n "s/^$2=//p" "$1/.spool/summary" 2>/dev/null | head -n 1
+}
+
+# --- the JSON lock report --------------------------------------------------
+
+# report_json [ARGS...]: `spool report --locks --json ARGS` into report.json;
+# sets $RC like spool_run (stderr in run.err).
+report_json() {
+	timeout -k 10 "$T_TIMEOUT" "$SPOOL" report --locks --json "$@" \
+		</dev/null >report.json 2>run.err
+	RC=$?
+	ERR="$(cat run.err)"
+	OUT="$(cat report.json)"
+}
+
+# json FILE PYEXPR: evaluate a python3 expression over the parsed JSON `d`
+# and print the result (ints as ints, lists joined by newlines). Prints
+# nothing and fails when the file is not JSON or the expression fails.
+json() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        d = json.load(f)
+    v = eval(sys.argv[2], {"d": d, "sum": sum, "len": len, "any": any, "all": all,
+                           "int": int, "str": str, "sorted": sorted})
+except Exception as e:
+    print("json: %s" % e, file=sys.stderr)
+    sys.exit(1)
+if isinstance(v, bool):
+    print(int(v))
+elif isinstance(v, list):
+    print("\n".join(str(x) for x in v))
+else:
+    print(v)
+EOF
+}
+
+# Where things are in the JSON lock report (doc/report-locks.md): dotted
+# paths inside one lock object, and the key of the locks array.
+J_LOCKS=locks
+J_NAME=name
+F_ACQ=write.acquisitions
+F_CONTENDED=write.contended
+F_HOLD_NS=write.hold.total_ns
+F_WAIT_NS=write.wait.total_ns
+F_TRY_OK=write.try_acquisitions
+F_TRY_FAIL=write.try_failures
+F_TIMEOUTS=write.timeouts
+F_RD_ACQ=read.acquisitions
+F_POSTS=posts
+F_COND_SIGNALS=cond.signals
+F_COND_WAITS=cond.waits
+F_COND_WAKEUPS=cond.wakeups
+F_BARRIER_WAITS=barrier.waits
+F_BARRIER_SERIAL=barrier.serial
+# The trace totals (schema spool-locks/1: d["trace"]["lost"], ...).
+J_TOTALS=trace
+
+# json_true FILE PYEXPR: succeeds when the expression is true.
+json_true() {
+	[ "$(json "$1" "bool($2)")" = 1 ]
+}
+
+# lock_stat FILE NAME FIELD: FIELD of the lock named NAME (the program's
+# symbol for it, e.g. shared_lock) in a JSON lock report, summed over the
+# processes that have a lock of that name (fork children share the names).
+# NAME '*' sums over every lock that has the field. Empty (and a message on
+# stderr) when no such lock or field exists.
+lock_stat() {
+	python3 - "$@" "$J_LOCKS" "$J_NAME" <<'EOF'
+import json, sys
+path, name, field, jl, jn = sys.argv[1:6]
+try:
+    with open(path) as f:
+        d = json.load(f)
+except Exception as e:
+    print("lock_stat: %s: %s" % (path, e), file=sys.stderr)
+    sys.exit(1)
+all_locks = d.get(jl, [])
+locks = [l for l in all_locks if name == "*" or l.get(jn) == name]
+if not locks:
+    print("lock_stat: no lock named %s (have: %s)" %
+          (name, ", ".join(str(l.get(jn)) for l in all_locks)), file=sys.stderr)
+    sys.exit(1)
+def get(l, f):
+    v = l
+    for k in f.split("."):
+        v = v[k]
+    return v
+try:
+    if name == "*":
+        vals = []
+        for l in locks:
+            try:
+                vals.append(get(l, field))
+            except (KeyError, TypeError):
+                pass
+        if not vals:
+            raise KeyError(field)
+        print(sum(vals))
+    else:
+        print(sum(get(l, field) for l in locks))
+except (KeyError, TypeError) as e:
+    print("lock_stat: %s has no field %s: %s" % (name, field, locks[0]), file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+
+# add N...: the sum of integers; empty when one of them is not an integer (a
+# field missing from the report), so that the check using it fails cleanly.
+add() {
+	local s=0 x
+	for x in "$@"; do
+		if ! [[ "$x" =~ ^-?[0-9]+$ ]]; then
+			echo
+			return
+		fi
+		s=$((s + x))
+	done
+	echo "$s"
+}
+
+# --- babeltrace2 -----------------------------------------------------------
+
+# bt_count DIR [EVENT]: number of events babeltrace2 prints for the trace (of
+# class EVENT, e.g. spool:lock, when given); empty if babeltrace2 fails.
+bt_count() {
+	local n
+	if ! babeltrace2 "$1" >bt.out 2>bt.err; then
+		return 1
+	fi
+	if [ $# -gt 1 ]; then
+		n=$(grep -c " $2: " bt.out)
+	else
+		n=$(grep -c '' bt.out)
+	fi
+	echo "$n"
+}
+
+# --- trace surgery ---------------------------------------------------------
+
+# packet_offsets FILE: byte offsets of the packets in a stream file (walks
+# the packet headers: content_size in bits at offset 48, see
+# doc/trace-format.md).
+packet_offsets() {
+	python3 - "$1" <<'EOF'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+off = 0
+while off + 88 <= len(data):
+    magic, = struct.unpack_from("<I", data, off)
+    size, = struct.unpack_from("<Q", data, off + 48)
+    if magic != 0xC1FC1FC1 or size == 0 or size % 8:
+        break
+    print(off)
+    off += size // 8
+EOF
+}
+
+# largest_stream DIR: the stream file with the most bytes.
+largest_stream() {
+	ls -S "$1"/stream_* 2>/dev/null | head -n 1
+}
+
+# poke FILE OFFSET HEXBYTES: overwrite bytes in place.
+poke() {
+	python3 - "$@" <<'EOF'
+import sys
+path, off, hexb = sys.argv[1], int(sys.argv[2]), bytes.fromhex(sys.argv[3])
+with open(path, "r+b") as f:
+    f.seek(off)
+    f.write(hexb)
+EOF
+}
