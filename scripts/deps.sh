@@ -11,6 +11,8 @@ set -euo pipefail
 #   build-essential gcc make pkg-config  the build (libc6-dev's libc.a links
 #                                        tests/progs/lockcount-static)
 #   libelf-dev libdw-dev libzstd-dev     symbolizer, build ids, compression
+#   clang-14 llvm-14-dev                 spool cc: clang to LLVM IR, spool-ccopt links
+#                                        the LLVM-C API (src/cc/cc.mk, llvm-config-14)
 #   libcmocka-dev                        unit tests
 #   babeltrace2                          tests: every trace must read in it
 #   python3                              tests: JSON and trace-file checks
@@ -22,6 +24,7 @@ set -euo pipefail
 PACKAGES=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev libzstd-dev
+	clang-14 llvm-14-dev
 	libcmocka-dev
 	babeltrace2
 	python3
