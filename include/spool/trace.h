@@ -58,10 +58,15 @@ struct spool_event_desc {
 		__attribute__((used, section("spool_events"), aligned(8))) = {                    \
 			SPOOL_EVENT_DESC_MAGIC, (id), name, argnames}
 
-/* A compile-time check of the id, naming the call in the message. */
+/* A compile-time check of the id, naming the call in the message. An
+ * expression, not a do-while block: at -O0 a block is a chain of basic blocks
+ * and the optimizer merges only within one. */
 #define SPOOL__CHECK_ID(id)                                                                        \
-	_Static_assert((uint64_t)(id) < 0x80000000u,                                               \
-		       "SPOOL_TRACE: the event id must be a constant below 0x80000000")
+	((void)sizeof(struct {                                                                     \
+		_Static_assert((uint64_t)(id) < 0x80000000u,                                       \
+			       "SPOOL_TRACE: the event id must be a constant below 0x80000000");   \
+		int spool__ok;                                                                     \
+	}))
 
 #define SPOOL_TRACE(...) SPOOL__CAT(SPOOL__T, SPOOL__NARG(__VA_ARGS__))(__VA_ARGS__)
 
@@ -85,43 +90,19 @@ static inline __attribute__((used)) void spool__emit(uint32_t id, uint32_t n, co
 }
 
 #define SPOOL__C(x) ((int64_t)(x))
-#define SPOOL__T1(id)                                                                              \
-	do {                                                                                       \
-		SPOOL__CHECK_ID(id);                                                               \
-		spool__trace0(id);                                                                 \
-	} while (0)
-#define SPOOL__T2(id, a)                                                                           \
-	do {                                                                                       \
-		SPOOL__CHECK_ID(id);                                                               \
-		spool__trace1(id, SPOOL__C(a));                                                    \
-	} while (0)
-#define SPOOL__T3(id, a, b)                                                                        \
-	do {                                                                                       \
-		SPOOL__CHECK_ID(id);                                                               \
-		spool__trace2(id, SPOOL__C(a), SPOOL__C(b));                                       \
-	} while (0)
+#define SPOOL__T1(id) (SPOOL__CHECK_ID(id), spool__trace0(id))
+#define SPOOL__T2(id, a) (SPOOL__CHECK_ID(id), spool__trace1(id, SPOOL__C(a)))
+#define SPOOL__T3(id, a, b) (SPOOL__CHECK_ID(id), spool__trace2(id, SPOOL__C(a), SPOOL__C(b)))
 #define SPOOL__T4(id, a, b, c)                                                                     \
-	do {                                                                                       \
-		SPOOL__CHECK_ID(id);                                                               \
-		spool__trace3(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c));                          \
-	} while (0)
+	(SPOOL__CHECK_ID(id), spool__trace3(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c)))
 #define SPOOL__T5(id, a, b, c, d)                                                                  \
-	do {                                                                                       \
-		SPOOL__CHECK_ID(id);                                                               \
-		spool__trace4(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d));             \
-	} while (0)
+	(SPOOL__CHECK_ID(id), spool__trace4(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d)))
 #define SPOOL__T6(id, a, b, c, d, e)                                                               \
-	do {                                                                                       \
-		SPOOL__CHECK_ID(id);                                                               \
-		spool__trace5(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d),              \
-			      SPOOL__C(e));                                                        \
-	} while (0)
+	(SPOOL__CHECK_ID(id), spool__trace5(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c),              \
+					    SPOOL__C(d), SPOOL__C(e)))
 #define SPOOL__T7(id, a, b, c, d, e, f)                                                            \
-	do {                                                                                       \
-		SPOOL__CHECK_ID(id);                                                               \
-		spool__trace6(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d),              \
-			      SPOOL__C(e), SPOOL__C(f));                                           \
-	} while (0)
+	(SPOOL__CHECK_ID(id), spool__trace6(id, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c),              \
+					    SPOOL__C(d), SPOOL__C(e), SPOOL__C(f)))
 #define SPOOL_TRACE_BARRIER() spool__barrier()
 
 #else /* !SPOOL_CC: plain calls into the agent */
@@ -133,17 +114,9 @@ static inline void spool__emit(uint32_t id, uint32_t n, const int64_t *a)
 }
 
 #define SPOOL__EMITN(id, n, ...)                                                                   \
-	do {                                                                                       \
-		SPOOL__CHECK_ID(id);                                                               \
-		const int64_t spool__args[n] = {__VA_ARGS__};                                      \
-		spool__emit((uint32_t)(id), n, spool__args);                                       \
-	} while (0)
+	(SPOOL__CHECK_ID(id), spool__emit((uint32_t)(id), n, (const int64_t[n]){__VA_ARGS__}))
 #define SPOOL__C(x) ((int64_t)(x))
-#define SPOOL__T1(id)                                                                              \
-	do {                                                                                       \
-		SPOOL__CHECK_ID(id);                                                               \
-		spool__emit((uint32_t)(id), 0, (const int64_t *)0);                                \
-	} while (0)
+#define SPOOL__T1(id) (SPOOL__CHECK_ID(id), spool__emit((uint32_t)(id), 0, (const int64_t *)0))
 #define SPOOL__T2(id, a) SPOOL__EMITN(id, 1, SPOOL__C(a))
 #define SPOOL__T3(id, a, b) SPOOL__EMITN(id, 2, SPOOL__C(a), SPOOL__C(b))
 #define SPOOL__T4(id, a, b, c) SPOOL__EMITN(id, 3, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c))
@@ -154,9 +127,7 @@ static inline void spool__emit(uint32_t id, uint32_t n, const int64_t *a)
 #define SPOOL__T7(id, a, b, c, d, e, f)                                                            \
 	SPOOL__EMITN(id, 6, SPOOL__C(a), SPOOL__C(b), SPOOL__C(c), SPOOL__C(d), SPOOL__C(e),       \
 		     SPOOL__C(f))
-#define SPOOL_TRACE_BARRIER()                                                                      \
-	do {                                                                                       \
-	} while (0)
+#define SPOOL_TRACE_BARRIER() ((void)0)
 
 #endif /* SPOOL_CC */
 
