@@ -21,6 +21,7 @@ set -euo pipefail
 #   pigz                                 bench: a real multithreaded workload
 #   protobuf-compiler                    tests: protoc --decode_raw on Perfetto exports
 #   coreutils                            timeout(1) around every test run
+#   clang-14 llvm-14-dev                 spool cc: its compiler and the LLVM-C API of spool-ccopt
 PACKAGES=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev libzstd-dev
@@ -33,6 +34,7 @@ PACKAGES=(
 	pigz
 	protobuf-compiler
 	coreutils
+	clang-14 llvm-14-dev
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
