@@ -5,7 +5,7 @@
  * SPOOL_CC defined, rewrites the trace calls, writes bitcode back. The only
  * code in spool that links LLVM (the LLVM-C API of LLVM 14).
  *
- *	spool-ccopt [--table FILE] [--explain] IN.bc OUT.bc
+ *	spool-ccopt [--table FILE] [--explain] [--name SOURCE] IN.bc OUT.bc
  *
  * The calls it rewrites are the marker calls spool__traceN(id, a1..aN). In
  * each basic block, the marker calls not separated by a barrier
@@ -95,6 +95,7 @@ struct opt {
 	/* what --explain prints */
 	unsigned sites, groups, singles, dropped_consts, dropped_repeats, barriers;
 	int explain;
+	const char *name; /* for messages */
 	LLVMValueRef *erase; /* barrier calls, erased after the walk */
 	size_t nerase, cap_erase;
 };
@@ -285,9 +286,9 @@ static int do_block(struct opt *o, LLVMValueRef fn, LLVMBasicBlockRef bb)
 				size_t len;
 
 				fprintf(stderr,
-					"spool-ccopt: in %s: SPOOL_TRACE with an event id that is not "
-					"a constant below 0x80000000\n",
-					LLVMGetValueName2(fn, &len));
+					"spool-ccopt: %s: in %s: SPOOL_TRACE with an event id that "
+					"is not a constant below 0x80000000\n",
+					o->name, LLVMGetValueName2(fn, &len));
 				return -EINVAL;
 			}
 			o->sites++;
@@ -376,12 +377,12 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *arg)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] IN.bc OUT.bc\n");
+	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *table_file = NULL;
+	const char *in = NULL, *out = NULL, *table_file = NULL, *name = NULL;
 	struct opt o = {0};
 	LLVMMemoryBufferRef mb = NULL;
 	char *msg = NULL, header[128];
@@ -390,6 +391,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--table") && i + 1 < argc)
 			table_file = argv[++i];
+		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+			name = argv[++i];
 		else if (!strcmp(argv[i], "--explain"))
 			explain = 1;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -412,6 +415,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.explain = explain;
+	/* Messages name the source the user compiles, not spool cc's temporary. */
+	o.name = name ? name : in;
 	o.ctx = LLVMContextCreate();
 	LLVMContextSetDiagnosticHandler(o.ctx, diag_handler, (void *)in);
 	if (LLVMCreateMemoryBufferWithContentsOfFile(in, &mb, &msg)) {
@@ -490,7 +495,7 @@ int main(int argc, char **argv)
 			"spool-ccopt: %s: %u trace calls in %u groups: %u merged events, %u "
 			"left as they are; %u constant and %u repeated arguments not emitted; "
 			"%u barriers\n",
-			in, o.sites, o.groups, o.nmerged, o.singles, o.dropped_consts,
+			o.name, o.sites, o.groups, o.nmerged, o.singles, o.dropped_consts,
 			o.dropped_repeats, o.barriers);
 	rc = 0;
 out_mod:

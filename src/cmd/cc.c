@@ -171,6 +171,8 @@ static int cc_compile_one(struct cc_ctx *c, const char *src, const char *obj, in
 	av[k++] = c->ccopt;
 	if (c->explain)
 		av[k++] = "--explain";
+	av[k++] = "--name";
+	av[k++] = (char *)src;
 	av[k++] = bc;
 	av[k++] = obc;
 	av[k] = NULL;
