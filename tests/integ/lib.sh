@@ -155,6 +155,10 @@ done_testing() {
 		diag "planned $T_PLANNED tests, ran $T_NUM"
 		exit 255
 	fi
+	if [ "$T_SANITIZER" = 1 ]; then
+		diag "spool printed a sanitizer report (see above)"
+		exit 254
+	fi
 	[ "$T_FAILED" -eq 0 ]
 	exit $?
 }
@@ -174,7 +178,20 @@ spool_run() {
 	if [ "$RC" = 124 ]; then
 		diag "spool $* timed out after ${T_TIMEOUT}s"
 	fi
+	check_sanitizer run.err "spool $*"
 	return 0
+}
+
+# check_sanitizer FILE WHAT: a sanitizer report in spool's stderr is a bug
+# in spool even when the output looked right: remember it, and done_testing
+# fails the test file (the AddressSanitizer pass, SPOOL_ASAN=1).
+T_SANITIZER=0
+SANITIZER_RE='ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:'
+check_sanitizer() {
+	if grep -Eq "$SANITIZER_RE" "$1"; then
+		T_SANITIZER=1
+		diag "sanitizer report from $2:" "$(grep -E -A 20 "$SANITIZER_RE" "$1" | head -n 40)"
+	fi
 }
 
 # show_run: dump the last run's stderr as diagnostics (call after a failure).
@@ -185,12 +202,6 @@ show_run() {
 # is_rc WANT DESC: checks $RC, showing spool's stderr if it differs.
 is_rc() {
 	is "$RC" "$1" "$2" || show_run
-}
-
-# Sanitizer reports mean a bug in spool even if the output looked right.
-no_sanitizer_report() {
-	unlike "$ERR" "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" \
-		"${1:-no sanitizer report}"
 }
 
 # The summary line spool locks prints at the end (counts may have thousands
@@ -219,6 +230,7 @@ report_json() {
 	RC=$?
 	ERR="$(cat run.err)"
 	OUT="$(cat report.json)"
+	check_sanitizer run.err "spool report --locks --json $*"
 }
 
 # json FILE PYEXPR: evaluate a python3 expression over the parsed JSON `d`
