@@ -27,6 +27,9 @@
  * direct-indexed array. */
 #define LS_MAX_LOCKS (1u << 24)
 
+/* Frames kept per stack: the agent records at most 256 (--stacks caps lower) */
+#define LS_MAX_FRAMES 256
+
 /* Percentiles: exact samples up to LS_EXACT_MAX, then a log-linear histogram.
  * Row 0 holds values 0..127 exactly; row r >= 1 holds [2^(r+6), 2^(r+7)) in
  * 128 buckets of width 2^(r-1). A bucket is at most 1/128 of its lower bound
@@ -262,6 +265,42 @@ int lockstat_map_find(const struct ls_map *m, uint64_t h)
 	return s->idx1 ? (int)(s->idx1 - 1) : -1;
 }
 
+/* ---- stacks ----------------------------------------------------------- */
+
+/* Copy n frames into a reused buffer that only grows. */
+static int stk_set(struct ls_stk *d, const uint64_t *f, uint32_t n)
+{
+	if (n > d->cap) {
+		uint64_t *nf = realloc(d->f, n * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		d->f = nf;
+		d->cap = n;
+	}
+	if (n)
+		memcpy(d->f, f, n * sizeof(*f));
+	d->n = n;
+	return 0;
+}
+
+/* Keep frames in a site pair or edge. The allocation is never smaller than
+ * d->n frames, so it is only reallocated when a deeper stack replaces it. */
+static int frames_set(struct lockstat_frames *d, const uint64_t *f, uint32_t n)
+{
+	if (n > d->n) {
+		uint64_t *nf = realloc(d->ip, n * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		d->ip = nf;
+	}
+	if (n)
+		memcpy(d->ip, f, n * sizeof(*f));
+	d->n = n;
+	return 0;
+}
+
 /* ---- tables ----------------------------------------------------------- */
 
 static int lock_get(struct lockstat *ls, uint32_t idx, struct ls_lock **out)
@@ -346,8 +385,11 @@ static bool site_eq(const struct lockstat *ls, uint32_t idx, const void *key)
 	return p->lock == k->lock && p->waiter_ip == k->waiter_ip && p->holder_ip == k->holder_ip;
 }
 
+/* One contended acquisition: waiter thread ti with the frames of its
+ * acquisition (those of its CONTEND: the same call), holder frames hstk. */
 static int site_add(struct lockstat *ls, const struct ls_lock *l, const struct ls_tl *tl,
-		    uint64_t wait)
+		    uint64_t wait, uint32_t ti, const uint64_t *wf, uint32_t nwf,
+		    const struct ls_stk *hstk, uint32_t holder)
 {
 	struct ls_site_key k = {l->info.index, tl->contend_ip, tl->contend_holder_ip};
 	uint64_t h = ls_mix(ls_mix(k.waiter_ip ^ k.lock) ^ k.holder_ip);
@@ -373,6 +415,15 @@ static int site_add(struct lockstat *ls, const struct ls_lock *l, const struct l
 		ls->sitemap.n++;
 	}
 	p = &ls->sites[s->idx1 - 1];
+	/* keep the stacks of the longest wait, the first of equal ones */
+	if (!p->count || wait > p->wait_max_ns) {
+		p->sample_wait_ns = wait;
+		p->waiter_thread = ti;
+		p->holder_thread = holder ? holder - 1 : UINT32_MAX;
+		if ((rc = frames_set(&p->waiter_stack, wf, nwf)) ||
+		    (rc = frames_set(&p->holder_stack, hstk->f, hstk->n)))
+			return rc;
+	}
 	p->count++;
 	p->wait_total_ns += wait;
 	if (wait > p->wait_max_ns)
@@ -381,7 +432,8 @@ static int site_add(struct lockstat *ls, const struct ls_lock *l, const struct l
 }
 
 static int edge_add(struct lockstat *ls, const struct ls_held *from, uint32_t to, int to_read,
-		    uint64_t to_ip, uint32_t thread, uint64_t ns)
+		    uint64_t to_ip, const uint64_t *to_f, uint32_t nto_f, uint32_t thread,
+		    uint64_t ns)
 {
 	uint64_t h = ls_mix(((uint64_t)from->lock << 32) | to);
 	struct lockstat_edge *e;
@@ -407,6 +459,9 @@ static int edge_add(struct lockstat *ls, const struct ls_held *from, uint32_t to
 		s->h = h;
 		s->idx1 = (uint32_t)++ls->nedges;
 		ls->edgemap.n++;
+		if ((rc = frames_set(&e->from_stack, from->stk.f, from->stk.n)) ||
+		    (rc = frames_set(&e->to_stack, to_f, nto_f)))
+			return rc;
 	}
 	ls->edges[s->idx1 - 1].count++;
 	return 0;
@@ -428,11 +483,14 @@ static void guess_type(struct ls_lock *l, unsigned op)
 		l->info.type = LOCK_TYPE_RWLOCK;
 }
 
+/* fr: the nfr frames the record carries above r->ip (--stacks) */
 static int do_acquire(struct lockstat *ls, struct ls_lock *l, struct ls_thread *t, struct ls_tl *tl,
-		      const struct rec_lock *r, uint64_t ns, bool read, bool try)
+		      const struct rec_lock *r, const uint64_t *fr, uint32_t nfr, uint64_t ns,
+		      bool read, bool try)
 {
 	struct lockstat_side *side = read ? &l->info.read : &l->info.write;
 	uint32_t ti = t->info.index;
+	struct ls_held *hd;
 	uint64_t wait;
 	int rc;
 
@@ -449,11 +507,17 @@ static int do_acquire(struct lockstat *ls, struct ls_lock *l, struct ls_thread *
 		if (!tl->contend_holder_ip && l->last_holder && l->last_holder != ti + 1) {
 			tl->contend_holder_ip = l->last_holder_ip;
 			tl->contend_holder_read = 0;
+			tl->contend_holder = l->last_holder;
+			if ((rc = stk_set(&tl->contend_holder_stk, l->last_holder_stk.f,
+					  l->last_holder_stk.n)))
+				return rc;
 		}
 		side->contended++;
 		t->info.contended++;
 		t->info.wait_ns += wait;
-		if ((rc = dist_add(&side->wait, wait)) || (rc = site_add(ls, l, tl, wait)))
+		if ((rc = dist_add(&side->wait, wait)) ||
+		    (rc = site_add(ls, l, tl, wait, ti, fr, nfr, &tl->contend_holder_stk,
+				   tl->contend_holder)))
 			return rc;
 	}
 	if (t->cond_mutex == l->info.index) {
@@ -473,18 +537,24 @@ static int do_acquire(struct lockstat *ls, struct ls_lock *l, struct ls_thread *
 	if (read) {
 		l->readers++;
 		l->reader_ip = r->ip;
+		l->reader = ti + 1;
 		if (l->readers > l->info.max_readers)
 			l->info.max_readers = l->readers;
+		rc = stk_set(&l->reader_stk, fr, nfr);
 	} else {
 		l->wholder = ti + 1;
 		l->wholder_ip = r->ip;
+		rc = stk_set(&l->wholder_stk, fr, nfr);
 	}
+	if (rc)
+		return rc;
 	/* Lock order: a trylock never blocks, so it cannot close a deadlock
 	 * cycle; it is still held, and later acquisitions order after it. */
 	if (!try && !ls->opts.no_order_graph)
 		for (uint32_t i = 0; i < t->nheld; i++)
 			if (t->held[i].lock != l->info.index &&
-			    (rc = edge_add(ls, &t->held[i], l->info.index, read, r->ip, ti, ns)))
+			    (rc = edge_add(ls, &t->held[i], l->info.index, read, r->ip, fr, nfr, ti,
+					   ns)))
 				return rc;
 	{
 		size_t cap = t->capheld;
@@ -493,7 +563,14 @@ static int do_acquire(struct lockstat *ls, struct ls_lock *l, struct ls_thread *
 			return rc;
 		t->capheld = (uint32_t)cap;
 	}
-	t->held[t->nheld++] = (struct ls_held){l->info.index, read, r->ip};
+	/* the entry past nheld may own a buffer from an earlier hold: reuse it */
+	hd = &t->held[t->nheld];
+	hd->lock = l->info.index;
+	hd->read = read;
+	hd->ip = r->ip;
+	if ((rc = stk_set(&hd->stk, fr, nfr)))
+		return rc;
+	t->nheld++;
 	return 0;
 }
 
@@ -501,7 +578,11 @@ static void drop_held(struct ls_thread *t, uint32_t lock)
 {
 	for (uint32_t i = t->nheld; i-- > 0;)
 		if (t->held[i].lock == lock) {
+			/* swap, so that every entry keeps its own buffer */
+			struct ls_held tmp = t->held[i];
+
 			t->held[i] = t->held[--t->nheld];
+			t->held[t->nheld] = tmp;
 			return;
 		}
 }
@@ -518,9 +599,15 @@ static int close_hold(struct ls_lock *l, struct ls_thread *t, struct ls_tl *tl, 
 		if (l->readers)
 			l->readers--;
 	} else if (l->wholder == t->info.index + 1) {
+		struct ls_stk tmp = l->last_holder_stk;
+
 		l->wholder = 0;
 		l->last_holder = t->info.index + 1;
 		l->last_holder_ip = tl->hold_ip;
+		/* the hold's frames become the last holder's: swap the buffers
+		 * (wholder_stk is rewritten by the next exclusive hold) */
+		l->last_holder_stk = l->wholder_stk;
+		l->wholder_stk = tmp;
 	}
 	return dist_add(&side->hold, hold);
 }
@@ -546,11 +633,19 @@ static int feed_lock(struct lockstat *ls, const struct trace_event *ev)
 	struct ls_thread *t;
 	struct ls_lock *l;
 	struct ls_tl *tl;
+	uint32_t nfr;
 	int rc;
 
 	if (r->h.size < sizeof(*r))
 		return -EINVAL;
 	ls->tot.lock_events++;
+	/* --stacks: frames after the fixed part; a corrupt size cannot make
+	 * the kept stacks grow without bound */
+	nfr = (r->h.size - (uint32_t)sizeof(*r)) / 8;
+	if (nfr > LS_MAX_FRAMES)
+		nfr = LS_MAX_FRAMES;
+	if (nfr)
+		ls->tot.stack_events++;
 	if (op >= OP_THREAD_CREATE || op == OP_NONE)
 		return 0; /* thread lifecycle: not a lock */
 	if ((rc = thread_get(ls, ev_thread(w), &t)) || (rc = lock_get(ls, ev_obj(w), &l)))
@@ -575,20 +670,28 @@ static int feed_lock(struct lockstat *ls, const struct trace_event *ev)
 		tl->contend_ip = r->ip;
 		tl->contend_holder_ip = 0;
 		tl->contend_holder_read = 0;
+		tl->contend_holder = 0;
+		tl->contend_holder_stk.n = 0;
 		if (!ls_type_holds(l->info.type))
 			break;
+		/* copy the holder's frames now: by the time we get the lock,
+		 * another hold may have replaced them */
 		if (l->wholder && l->wholder != t->info.index + 1) {
 			tl->contend_holder_ip = l->wholder_ip;
+			tl->contend_holder = l->wholder;
+			return stk_set(&tl->contend_holder_stk, l->wholder_stk.f, l->wholder_stk.n);
 		} else if (l->readers) {
 			tl->contend_holder_ip = l->reader_ip;
 			tl->contend_holder_read = 1;
+			tl->contend_holder = l->reader;
+			return stk_set(&tl->contend_holder_stk, l->reader_stk.f, l->reader_stk.n);
 		}
 		break;
 	case OP_ACQUIRE:
 	case OP_ACQUIRE_TRY:
 	case OP_ACQUIRE_RD:
 	case OP_ACQUIRE_TRY_RD:
-		return do_acquire(ls, l, t, tl, r, ns,
+		return do_acquire(ls, l, t, tl, r, r->stack, nfr, ns,
 				  op == OP_ACQUIRE_RD || op == OP_ACQUIRE_TRY_RD,
 				  op == OP_ACQUIRE_TRY || op == OP_ACQUIRE_TRY_RD);
 	case OP_TRY_FAIL:
@@ -823,19 +926,38 @@ void lockstat_free(struct lockstat *ls)
 		dist_free(&l->info.read.hold);
 		dist_free(&l->info.cond_wait);
 		dist_free(&l->info.barrier_wait);
+		free(l->wholder_stk.f);
+		free(l->last_holder_stk.f);
+		free(l->reader_stk.f);
 		free(l);
 	}
 	free(ls->locks);
 	for (size_t i = 0; i < ls->capthreads; i++) {
-		if (ls->threads[i])
-			free(ls->threads[i]->held);
-		free(ls->threads[i]);
+		struct ls_thread *t = ls->threads[i];
+
+		if (!t)
+			continue;
+		/* every entry up to capheld may own a buffer (see drop_held) */
+		for (uint32_t k = 0; k < t->capheld; k++)
+			free(t->held[k].stk.f);
+		free(t->held);
+		free(t);
 	}
 	free(ls->threads);
+	for (size_t i = 0; i < ls->ntl; i++)
+		free(ls->tls[i].contend_holder_stk.f);
 	free(ls->tls);
 	free(ls->tlmap.slots);
+	for (size_t i = 0; i < ls->nsites; i++) {
+		free(ls->sites[i].waiter_stack.ip);
+		free(ls->sites[i].holder_stack.ip);
+	}
 	free(ls->sites);
 	free(ls->sitemap.slots);
+	for (size_t i = 0; i < ls->nedges; i++) {
+		free(ls->edges[i].from_stack.ip);
+		free(ls->edges[i].to_stack.ip);
+	}
 	free(ls->edges);
 	free(ls->edgemap.slots);
 	lockstat_cycles_free(ls);

@@ -13,6 +13,13 @@
  * add lock-order edges). Lock and thread indices are dense, so they index
  * arrays directly; (thread, lock) pairs, edges and site pairs live in hash
  * tables. doc/report-locks.md describes the report and its JSON schema.
+ *
+ * Stacks (traces recorded with --stacks): kept only for what the report
+ * shows, one waiter and one holder stack per contended site pair and the two
+ * acquisition stacks of each lock-order edge, plus the stacks of the holds
+ * in progress (per lock and per held lock) and of the holder each pending
+ * wait is behind (per thread and lock), never per event: memory grows with
+ * locks, threads, site pairs and edges, not with the trace.
  */
 #ifndef SPOOL_ANALYZE_LOCKSTAT_H
 #define SPOOL_ANALYZE_LOCKSTAT_H
@@ -150,6 +157,18 @@ struct lockstat_thread_info {
 	uint64_t barrier_wait_ns; /* in pthread_barrier_wait */
 };
 
+/*
+ * The frames a KIND_LOCK record carries when the trace was recorded with
+ * --stacks N: the return addresses above its call site, innermost first (the
+ * call site itself, the record's ip, is not among them). n = 0 without
+ * --stacks, or when the frame-pointer walk found nothing. ip is owned by the
+ * analyzer.
+ */
+struct lockstat_frames {
+	uint64_t *ip;
+	uint32_t n;
+};
+
 /* Contended acquisitions aggregated by (lock, waiter site, holder site). */
 struct lockstat_site_pair {
 	uint32_t lock;
@@ -158,10 +177,17 @@ struct lockstat_site_pair {
 	uint64_t holder_ip; /* ip of the acquisition of the holder at that moment, 0 unknown */
 	int holder_read;    /* the holder was a reader */
 	uint64_t count, wait_total_ns, wait_max_ns;
+	/* The longest of these waits (the first of equal ones), with the
+	 * stacks of both sides: the waiter's when it waited, the holder's
+	 * when it acquired the lock it then held. Threads are indices;
+	 * holder_thread is UINT32_MAX when unknown (or for semaphores). */
+	uint64_t sample_wait_ns;
+	uint32_t waiter_thread, holder_thread;
+	struct lockstat_frames waiter_stack, holder_stack;
 };
 
 /* An edge of the lock-order graph: thread acquired `to` while holding `from`.
- * The sites and thread are those of the first time it was seen. */
+ * The sites, stacks and thread are those of the first time it was seen. */
 struct lockstat_edge {
 	uint32_t from, to;
 	uint32_t thread;
@@ -169,6 +195,7 @@ struct lockstat_edge {
 	uint64_t from_ip, to_ip;
 	uint64_t ns;
 	uint64_t count;
+	struct lockstat_frames from_stack, to_stack; /* above from_ip, above to_ip */
 };
 
 /* A cycle of the lock-order graph: edges[i] goes from locks[i] to locks[(i+1) % n]. */
@@ -185,6 +212,7 @@ struct lockstat_totals {
 	uint64_t lost;
 	uint64_t malformed;
 	uint64_t first_ns, last_ns;
+	uint64_t stack_events; /* KIND_LOCK events with stack frames (--stacks) */
 };
 
 const struct lockstat_totals *lockstat_totals(const struct lockstat *ls);

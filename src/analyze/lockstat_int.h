@@ -29,10 +29,21 @@ struct ls_map {
 	size_t cap, n;
 };
 
+/* Frames of a hold or wait in progress (--stacks). The buffer only grows
+ * and is reused by the next hold, so the hot path allocates only while the
+ * deepest stack seen so far grows. */
+struct ls_stk {
+	uint64_t *f;
+	uint32_t n, cap;
+};
+
+/* Entries of ls_thread.held own their stk buffer, also past nheld: they are
+ * swapped, never overwritten. */
 struct ls_held {
 	uint32_t lock;
 	int read;
 	uint64_t ip;
+	struct ls_stk stk; /* frames above ip */
 };
 
 struct ls_lock {
@@ -44,6 +55,9 @@ struct ls_lock {
 	uint64_t last_holder_ip; /* where that hold was taken */
 	uint32_t readers;	 /* rwlock readers holding now */
 	uint64_t reader_ip;	 /* acquisition site of the most recent reader */
+	uint32_t reader;	 /* thread index + 1 of that reader */
+	/* frames above wholder_ip, last_holder_ip and reader_ip */
+	struct ls_stk wholder_stk, last_holder_stk, reader_stk;
 };
 
 struct ls_thread {
@@ -60,6 +74,8 @@ struct ls_tl {
 	uint64_t wait_ns; /* start of a cond or barrier wait */
 	uint32_t depth;	  /* recursion depth of the hold, 0 = not held */
 	uint8_t contend_pending, contend_read, contend_holder_read, hold_read, waiting;
+	uint32_t contend_holder;	  /* thread index + 1 of that holder, 0 unknown */
+	struct ls_stk contend_holder_stk; /* its frames, copied at CONTEND time */
 };
 
 struct lockstat {

@@ -134,13 +134,16 @@ static const char *lock_name(const struct lockstat_print_opts *po, const struct 
 }
 
 /* A text table: cells are copied, widths measured in characters (µ is two
- * bytes), column 0 and the columns in left_mask are left-aligned. */
+ * bytes), column 0 and the columns in left_mask are left-aligned. A row may
+ * be followed by free text (after[row], whole lines), e.g. its stacks. */
 struct ls_table {
 	unsigned ncols;
 	const char *const *hdr;
 	unsigned left_mask;
 	char **cells;
 	size_t nrows, cap;
+	char **after;
+	size_t capafter;
 };
 
 static size_t text_width(const char *s)
@@ -210,7 +213,23 @@ static void table_print(struct ls_table *t, FILE *out)
 			table_cell(out, s, w[c], left, c + 1 == t->ncols);
 		}
 		fputc('\n', out);
+		if (r && r - 1 < t->capafter && t->after[r - 1])
+			fputs(t->after[r - 1], out);
 	}
+}
+
+/* Text to print under the last row; takes text (malloc'd) in all cases. */
+static int table_after(struct ls_table *t, char *text)
+{
+	int rc;
+
+	if ((rc = lockstat_grow((void **)&t->after, &t->capafter, t->nrows, sizeof(*t->after)))) {
+		free(text);
+		return rc;
+	}
+	free(t->after[t->nrows - 1]);
+	t->after[t->nrows - 1] = text;
+	return 0;
 }
 
 static void table_free(struct ls_table *t)
@@ -218,8 +237,12 @@ static void table_free(struct ls_table *t)
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
 		free(t->cells[i]);
 	free(t->cells);
+	for (size_t i = 0; i < t->capafter; i++)
+		free(t->after[i]);
+	free(t->after);
 	t->cells = NULL;
-	t->nrows = t->cap = 0;
+	t->after = NULL;
+	t->nrows = t->cap = t->capafter = 0;
 }
 
 /* ---- sorting ---------------------------------------------------------- */
@@ -354,8 +377,8 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 					  "hold total", "hold max",   "threads"};
 	static const char *const hdr2[] = {"lock",     "wait avg",	"wait p99", "hold avg",
 					   "hold p99", "owner changes", "timeouts", "try failures"};
-	struct ls_table t = {9, hdr, 1u << 1, NULL, 0, 0};
-	struct ls_table t2 = {8, hdr2, 0, NULL, 0, 0};
+	struct ls_table t = {.ncols = 9, .hdr = hdr, .left_mask = 1u << 1};
+	struct ls_table t2 = {.ncols = 8, .hdr = hdr2, .left_mask = 0};
 	struct ls_row *rows;
 	size_t n;
 	int rc;
@@ -446,7 +469,7 @@ static int print_rwlocks(struct lockstat *ls, FILE *out, const struct lockstat_p
 	static const char *const hdr[] = {"rwlock",	"side",	    "acq",	  "contended",
 					  "wait total", "wait max", "wait p99",	  "hold total",
 					  "hold max",	"hold p99", "max readers"};
-	struct ls_table t = {11, hdr, 1u << 1, NULL, 0, 0};
+	struct ls_table t = {.ncols = 11, .hdr = hdr, .left_mask = 1u << 1};
 	struct ls_row *rows = NULL;
 	size_t n = 0;
 	int rc;
@@ -493,7 +516,7 @@ static int print_conds(struct lockstat *ls, FILE *out, const struct lockstat_pri
 	static const char *const hdr[] = {"cond",	"waits",    "wakeups",
 					  "timeouts",	"signals",  "broadcasts",
 					  "wait total", "wait max", "wait p99"};
-	struct ls_table t = {9, hdr, 0, NULL, 0, 0};
+	struct ls_table t = {.ncols = 9, .hdr = hdr, .left_mask = 0};
 	struct ls_row *rows;
 	size_t n;
 	int rc;
@@ -533,7 +556,7 @@ static int print_sems(struct lockstat *ls, FILE *out, const struct lockstat_prin
 	static const char *const hdr[] = {"semaphore", "waits",	   "contended",
 					  "timeouts",  "posts",	   "wait total",
 					  "wait max",  "wait p99", "hold"};
-	struct ls_table t = {9, hdr, 0, NULL, 0, 0};
+	struct ls_table t = {.ncols = 9, .hdr = hdr, .left_mask = 0};
 	struct ls_row *rows;
 	size_t n;
 	int rc;
@@ -569,7 +592,7 @@ static int print_sems(struct lockstat *ls, FILE *out, const struct lockstat_prin
 static int print_barriers(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
 	static const char *const hdr[] = {"barrier", "waits", "wait total", "wait max", "wait p99"};
-	struct ls_table t = {5, hdr, 0, NULL, 0, 0};
+	struct ls_table t = {.ncols = 5, .hdr = hdr, .left_mask = 0};
 	struct ls_row *rows;
 	size_t n;
 	int rc;
@@ -631,7 +654,7 @@ static int print_threads(struct lockstat *ls, FILE *out, const struct lockstat_p
 	static const char *const hdr[] = {"thread",	"name",	     "tid",
 					  "acq",	"contended", "wait total",
 					  "hold total", "cond wait", "barrier wait"};
-	struct ls_table t = {9, hdr, 1u << 1, NULL, 0, 0};
+	struct ls_table t = {.ncols = 9, .hdr = hdr, .left_mask = 1u << 1};
 	const struct lockstat_thread_info **v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -688,6 +711,39 @@ static const char *lock_label(struct lockstat *ls, const struct lockstat_print_o
 	return buf;
 }
 
+/* The trace carries stacks (--stacks): only then are they printed, so a
+ * report without them is what it always was. */
+static bool have_stacks(const struct lockstat *ls)
+{
+	return ls->tot.stack_events != 0;
+}
+
+/* A stack under a report line: the call site ip itself, then the frames
+ * recorded above it, one "at SITE" line each. Nothing when ip is unknown. */
+static void print_stack(FILE *out, const struct lockstat_print_opts *po, uint32_t pid,
+			const char *indent, uint64_t ip, const struct lockstat_frames *fr)
+{
+	char buf[512];
+
+	if (!ip)
+		return;
+	fprintf(out, "%sat %s\n", indent, fmt_site(po, pid, ip, buf, sizeof(buf)));
+	for (uint32_t i = 0; i < fr->n; i++)
+		fprintf(out, "%sat %s\n", indent, fmt_site(po, pid, fr->ip[i], buf, sizeof(buf)));
+}
+
+/* "thread 3 (tid 6609)", or "thread 3" when its tid is unknown */
+static const char *thread_label(struct lockstat *ls, uint32_t idx, char *buf, size_t len)
+{
+	const struct lockstat_thread_info *ti = lockstat_thread(ls, idx);
+
+	if (ti && ti->defined)
+		snprintf(buf, len, "thread %u (tid %u)", idx, ti->tid);
+	else
+		snprintf(buf, len, "thread %u", idx);
+	return buf;
+}
+
 static void print_cycles(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
 	char a[512], b[512], sa[512], sb[512];
@@ -722,13 +778,28 @@ static void print_cycles(struct lockstat *ls, FILE *out, const struct lockstat_p
 			fprintf(out, "     thread %u", e->thread);
 			if (ti && ti->defined)
 				fprintf(out, " (tid %u)", ti->tid);
-			fprintf(out, " took %s%s at %s\n       while holding %s%s taken at %s\n",
-				lock_label(ls, po, e->to, a, sizeof(a)),
+			if (!have_stacks(ls)) {
+				fprintf(out,
+					" took %s%s at %s\n       while holding %s%s taken at %s\n",
+					lock_label(ls, po, e->to, a, sizeof(a)),
+					e->to_read ? " [read]" : "",
+					fmt_site(po, pid, e->to_ip, sa, sizeof(sa)),
+					lock_label(ls, po, e->from, b, sizeof(b)),
+					e->from_read ? " [read]" : "",
+					fmt_site(po, pid, e->from_ip, sb, sizeof(sb)));
+				continue;
+			}
+			/* the same lines, each followed by the stack of its
+			 * acquisition */
+			fprintf(out, " took %s%s at %s\n", lock_label(ls, po, e->to, a, sizeof(a)),
 				e->to_read ? " [read]" : "",
-				fmt_site(po, pid, e->to_ip, sa, sizeof(sa)),
+				fmt_site(po, pid, e->to_ip, sa, sizeof(sa)));
+			print_stack(out, po, pid, "         ", e->to_ip, &e->to_stack);
+			fprintf(out, "       while holding %s%s taken at %s\n",
 				lock_label(ls, po, e->from, b, sizeof(b)),
 				e->from_read ? " [read]" : "",
 				fmt_site(po, pid, e->from_ip, sb, sizeof(sb)));
+			print_stack(out, po, pid, "         ", e->from_ip, &e->from_stack);
 		}
 	}
 }
@@ -773,11 +844,47 @@ static const char *holder_site(struct lockstat *ls, const struct lockstat_print_
 	return buf;
 }
 
+/* Under a site pair: the stacks of its longest wait, the waiter's and the
+ * holder's (where the holder took the lock). */
+static int site_stacks_text(struct lockstat *ls, const struct lockstat_print_opts *po,
+			    const struct lockstat_site_pair *p, char **text)
+{
+	const struct ls_lock *l = ls->locks[p->lock];
+	char th[64], w[64];
+	size_t len = 0;
+	FILE *f;
+
+	*text = NULL;
+	f = open_memstream(text, &len);
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "    waiter %s, its longest wait here (%s):\n",
+		thread_label(ls, p->waiter_thread, th, sizeof(th)),
+		fmt_ns(p->sample_wait_ns, w, sizeof(w)));
+	print_stack(f, po, p->pid, "      ", p->waiter_ip, &p->waiter_stack);
+	if (!(l && l->info.type == LOCK_TYPE_SEM)) {
+		if (p->holder_ip && p->holder_thread != UINT32_MAX) {
+			fprintf(f, "    holder %s, where it took the lock%s:\n",
+				thread_label(ls, p->holder_thread, th, sizeof(th)),
+				p->holder_read ? " [reader]" : "");
+			print_stack(f, po, p->pid, "      ", p->holder_ip, &p->holder_stack);
+		} else {
+			fputs("    holder unknown\n", f);
+		}
+	}
+	if (fclose(f) || !*text) {
+		free(*text);
+		*text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int print_sites(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
 	static const char *const hdr[] = {"lock",  "waiter site", "holder site",
 					  "count", "wait total",  "wait max"};
-	struct ls_table t = {6, hdr, (1u << 1) | (1u << 2), NULL, 0, 0};
+	struct ls_table t = {.ncols = 6, .hdr = hdr, .left_mask = (1u << 1) | (1u << 2)};
 	char name[512], ws[512], hs[512];
 	uint32_t *v;
 	int rc = 0;
@@ -797,6 +904,12 @@ static int print_sites(struct lockstat *ls, FILE *out, const struct lockstat_pri
 			       fmt_site(po, p->pid, p->waiter_ip, ws, sizeof(ws)),
 			       holder_site(ls, po, p, hs, sizeof(hs)), fmt_count(p->count, c, 64),
 			       fmt_ns(p->wait_total_ns, wt, 64), fmt_ns(p->wait_max_ns, wm, 64));
+		if (!rc && have_stacks(ls)) {
+			char *text;
+
+			if (!(rc = site_stacks_text(ls, po, p, &text)))
+				rc = table_after(&t, text);
+		}
 	}
 	if (!rc) {
 		fprintf(out,
@@ -859,6 +972,22 @@ static void json_site(FILE *out, const struct lockstat_print_opts *po, uint32_t 
 		json_str(out, buf);
 	else
 		fputs("null", out);
+}
+
+/* A stack: [{"ip", "site"}...], the call site ip first, then the recorded
+ * frames above it; [] when ip is unknown. */
+static void json_stack(FILE *out, const struct lockstat_print_opts *po, uint32_t pid, uint64_t ip,
+		       const struct lockstat_frames *fr)
+{
+	fputc('[', out);
+	for (uint32_t i = 0; ip && i <= fr->n; i++) {
+		uint64_t a = i ? fr->ip[i - 1] : ip;
+
+		fprintf(out, "%s{\"ip\": %" PRIu64 ", \"site\": ", i ? ", " : "", a);
+		json_site(out, po, pid, a);
+		fputc('}', out);
+	}
+	fputc(']', out);
 }
 
 static void json_dist(FILE *out, const struct lockstat_dist *d)
@@ -957,9 +1086,25 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 		json_site(out, po, p->pid, p->holder_ip);
 		fprintf(out,
 			", \"holder_read\": %s, \"count\": %" PRIu64 ", \"wait_total_ns\": %" PRIu64
-			", \"wait_max_ns\": %" PRIu64 "}",
+			", \"wait_max_ns\": %" PRIu64,
 			p->holder_read ? "true" : "false", p->count, p->wait_total_ns,
 			p->wait_max_ns);
+		if (have_stacks(ls)) {
+			bool holder = p->holder_ip && p->holder_thread != UINT32_MAX;
+
+			fprintf(out,
+				",\n        \"sample_wait_ns\": %" PRIu64 ", \"waiter_thread\": %u"
+				", \"waiter_stack\": ",
+				p->sample_wait_ns, p->waiter_thread);
+			json_stack(out, po, p->pid, p->waiter_ip, &p->waiter_stack);
+			if (holder)
+				fprintf(out, ",\n        \"holder_thread\": %u", p->holder_thread);
+			else
+				fputs(",\n        \"holder_thread\": null", out);
+			fputs(", \"holder_stack\": ", out);
+			json_stack(out, po, p->pid, holder ? p->holder_ip : 0, &p->holder_stack);
+		}
+		fputc('}', out);
 		first = false;
 	}
 	fputs("]}", out);
@@ -1066,8 +1211,15 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 			json_site(out, po, pid, e->from_ip);
 			fprintf(out, ", \"to_ip\": %" PRIu64 ", \"to_site\": ", e->to_ip);
 			json_site(out, po, pid, e->to_ip);
-			fprintf(out, ", \"count\": %" PRIu64 ", \"first_ns\": %" PRIu64 "}",
-				e->count, e->ns);
+			fprintf(out, ", \"count\": %" PRIu64 ", \"first_ns\": %" PRIu64, e->count,
+				e->ns);
+			if (have_stacks(ls)) {
+				fputs(",\n       \"from_stack\": ", out);
+				json_stack(out, po, pid, e->from_ip, &e->from_stack);
+				fputs(",\n       \"to_stack\": ", out);
+				json_stack(out, po, pid, e->to_ip, &e->to_stack);
+			}
+			fputc('}', out);
 		}
 		fputs("]}", out);
 	}

@@ -68,6 +68,21 @@ static void op(struct lockstat *ls, uint64_t ns, unsigned thread, uint32_t lock,
 	ev_feed(ls, ns, thread, &r.h);
 }
 
+/* A KIND_LOCK record as written with --stacks: n frames after the fixed part. */
+static void op_stk(struct lockstat *ls, uint64_t ns, unsigned thread, uint32_t lock, unsigned o,
+		   uint64_t ip, const uint64_t *stk, unsigned n)
+{
+	uint64_t buf[sizeof(struct rec_lock) / 8 + 16] = {0};
+	struct rec_lock *r = (struct rec_lock *)buf;
+
+	assert_true(n <= 16);
+	r->h.word = ev_word(KIND_LOCK, thread, lock, o);
+	r->h.size = (uint32_t)(sizeof(*r) + 8 * n);
+	r->ip = ip;
+	memcpy(r->stack, stk, 8 * n);
+	ev_feed(ls, ns, thread, &r->h);
+}
+
 static struct lockstat *new_ls(void)
 {
 	struct lockstat *ls = lockstat_new(NULL);
@@ -659,6 +674,357 @@ static void test_json_deadlock_and_escape(void **state)
 	lockstat_free(ls);
 }
 
+/* Names every address "fn_<hex>+0x1 (s.c:<n>)" so a test can see which frame
+ * was printed where. */
+static int stack_symbolize(void *ctx, uint32_t pid, uint64_t addr, char *buf, size_t len)
+{
+	if (addr < 0x100)
+		return -ENOENT;
+	snprintf(buf, len, "fn_%llx+0x1 (s.c:%u)", (unsigned long long)addr,
+		 (unsigned)(addr & 0xff));
+	return 0;
+}
+
+static char *print_text(struct lockstat *ls, lockstat_symbolize_fn sym)
+{
+	struct lockstat_print_opts po;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	lockstat_print_opts_init(&po);
+	po.symbolize = sym;
+	assert_int_equal(lockstat_print_text(ls, f, &po), 0);
+	fclose(f);
+	return text;
+}
+
+static char *print_json(struct lockstat *ls, lockstat_symbolize_fn sym)
+{
+	struct lockstat_print_opts po;
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+
+	assert_non_null(f);
+	lockstat_print_opts_init(&po);
+	po.symbolize = sym;
+	assert_int_equal(lockstat_print_json(ls, f, &po), 0);
+	fclose(f);
+	return json;
+}
+
+static void assert_frames(const struct lockstat_frames *fr, const uint64_t *want, unsigned n)
+{
+	assert_int_equal(fr->n, n);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(fr->ip[i], want[i]);
+}
+
+/*
+ * One mutex, recorded with stacks. Thread 1 holds it (taken at 0xa10 from
+ * 0xa100 <- 0xa200 <- 0xa300) while thread 2 waits at 0xb10 (from 0xb100 <-
+ * 0xb200) for 50 ns; then the same pair again with a longer wait (90 ns) and
+ * other callers, then a shorter one (10 ns) with yet other callers. The pair
+ * keeps the stacks of the longest wait, innermost first.
+ */
+static struct lockstat *stack_scenario(void)
+{
+	static const uint64_t h1[] = {0xa100, 0xa200, 0xa300}, w1[] = {0xb100, 0xb200};
+	static const uint64_t h2[] = {0xa400, 0xa500}, w2[] = {0xb400, 0xb500, 0xb600};
+	static const uint64_t h3[] = {0xa700}, w3[] = {0xb700};
+	struct lockstat *ls = new_ls();
+
+	thr(ls, 0, 1, 1001, "holder");
+	thr(ls, 0, 2, 1002, "waiter");
+	def(ls, 0, 1, 1, LOCK_TYPE_MUTEX, 0x7000, 0);
+	op_stk(ls, 100, 1, 1, OP_ACQUIRE, 0xa10, h1, 3);
+	op_stk(ls, 110, 2, 1, OP_CONTEND, 0xb10, w1, 2);
+	op_stk(ls, 150, 1, 1, OP_RELEASE, 0xa20, h1, 3);
+	op_stk(ls, 160, 2, 1, OP_ACQUIRE, 0xb10, w1, 2);
+	op_stk(ls, 170, 2, 1, OP_RELEASE, 0xb20, w1, 2);
+
+	op_stk(ls, 200, 1, 1, OP_ACQUIRE, 0xa10, h2, 2);
+	op_stk(ls, 210, 2, 1, OP_CONTEND, 0xb10, w2, 3);
+	op_stk(ls, 290, 1, 1, OP_RELEASE, 0xa20, h2, 2);
+	op_stk(ls, 300, 2, 1, OP_ACQUIRE, 0xb10, w2, 3);
+	op_stk(ls, 310, 2, 1, OP_RELEASE, 0xb20, w2, 3);
+
+	op_stk(ls, 400, 1, 1, OP_ACQUIRE, 0xa10, h3, 1);
+	op_stk(ls, 405, 2, 1, OP_CONTEND, 0xb10, w3, 1);
+	op_stk(ls, 410, 1, 1, OP_RELEASE, 0xa20, h3, 1);
+	op_stk(ls, 415, 2, 1, OP_ACQUIRE, 0xb10, w3, 1);
+	op_stk(ls, 420, 2, 1, OP_RELEASE, 0xb20, w3, 1);
+	assert_int_equal(lockstat_finish(ls), 0);
+	return ls;
+}
+
+static void test_site_stacks(void **state)
+{
+	static const uint64_t h2[] = {0xa400, 0xa500}, w2[] = {0xb400, 0xb500, 0xb600};
+	struct lockstat *ls = stack_scenario();
+	const struct lockstat_site_pair *p;
+
+	assert_int_equal(lockstat_totals(ls)->stack_events, 15);
+	assert_int_equal(lockstat_nsites(ls), 1);
+	p = lockstat_site(ls, 0);
+	assert_int_equal(p->count, 3);
+	assert_int_equal(p->wait_max_ns, 90);
+	assert_int_equal(p->sample_wait_ns, 90);
+	assert_int_equal(p->waiter_thread, 2);
+	assert_int_equal(p->holder_thread, 1);
+	assert_frames(&p->waiter_stack, w2, 3);
+	assert_frames(&p->holder_stack, h2, 2);
+	lockstat_free(ls);
+}
+
+static void test_site_stacks_text(void **state)
+{
+	struct lockstat *ls = stack_scenario();
+	char *text = print_text(ls, stack_symbolize);
+
+	/* under the pair's row: the waiter's stack from its call site out,
+	 * then the holder's from where it took the lock */
+	assert_non_null(strstr(text, "  fn_b10+0x1 (s.c:16)  fn_a10+0x1 (s.c:16)"));
+	assert_non_null(strstr(text,
+			       "\n"
+			       "    waiter thread 2 (tid 1002), its longest wait here (90 ns):\n"
+			       "      at fn_b10+0x1 (s.c:16)\n"
+			       "      at fn_b400+0x1 (s.c:0)\n"
+			       "      at fn_b500+0x1 (s.c:0)\n"
+			       "      at fn_b600+0x1 (s.c:0)\n"
+			       "    holder thread 1 (tid 1001), where it took the lock:\n"
+			       "      at fn_a10+0x1 (s.c:16)\n"
+			       "      at fn_a400+0x1 (s.c:0)\n"
+			       "      at fn_a500+0x1 (s.c:0)\n"));
+	assert_null(strstr(text, "fn_b100")); /* a shorter wait's stack */
+	free(text);
+
+	/* without a symbolizer the frames are hex addresses */
+	text = print_text(ls, NULL);
+	assert_non_null(strstr(text, "      at 0xb10\n      at 0xb400\n      at 0xb500\n"
+				     "      at 0xb600\n"));
+	free(text);
+	lockstat_free(ls);
+}
+
+static void test_site_stacks_json(void **state)
+{
+	struct lockstat *ls = stack_scenario();
+	char *json = print_json(ls, stack_symbolize), *res;
+
+	res = python_json(
+	    json, "import json,sys\n"
+		  "d = json.load(sys.stdin)\n"
+		  "s = d[\"locks\"][0][\"sites\"][0]\n"
+		  "print(s[\"sample_wait_ns\"], s[\"waiter_thread\"], s[\"holder_thread\"])\n"
+		  "print([hex(f[\"ip\"]) for f in s[\"waiter_stack\"]])\n"
+		  "print([f[\"site\"] for f in s[\"waiter_stack\"]])\n"
+		  "print([hex(f[\"ip\"]) for f in s[\"holder_stack\"]])\n");
+	assert_string_equal(res, "90 2 1\n"
+				 "['0xb10', '0xb400', '0xb500', '0xb600']\n"
+				 "['fn_b10+0x1 (s.c:16)', 'fn_b400+0x1 (s.c:0)', "
+				 "'fn_b500+0x1 (s.c:0)', 'fn_b600+0x1 (s.c:0)']\n"
+				 "['0xa10', '0xa400', '0xa500']\n");
+	free(res);
+	free(json);
+	/* no symbolizer: frames keep their addresses, names are null */
+	json = print_json(ls, NULL);
+	res = python_json(json, "import json,sys\n"
+				"d = json.load(sys.stdin)\n"
+				"s = d[\"locks\"][0][\"sites\"][0]\n"
+				"print([f[\"site\"] for f in s[\"holder_stack\"]])\n");
+	assert_string_equal(res, "[None, None, None]\n");
+	free(res);
+	free(json);
+	lockstat_free(ls);
+}
+
+/* The holder's stack is the one of its ACQUIRE as it was when the waiter
+ * began waiting: thread 3 taking the lock with other callers before the
+ * waiter gets it does not change it. */
+static void test_holder_stack_at_contend(void **state)
+{
+	static const uint64_t h1[] = {0xa100}, h3[] = {0xc100}, w[] = {0xb100};
+	struct lockstat *ls = new_ls();
+	const struct lockstat_site_pair *p;
+
+	def(ls, 0, 1, 1, LOCK_TYPE_MUTEX, 0x7000, 0);
+	op_stk(ls, 10, 1, 1, OP_ACQUIRE, 0xa10, h1, 1);
+	op_stk(ls, 20, 2, 1, OP_CONTEND, 0xb10, w, 1);
+	op_stk(ls, 30, 1, 1, OP_RELEASE, 0xa20, h1, 1);
+	op_stk(ls, 40, 3, 1, OP_ACQUIRE, 0xc10, h3, 1);
+	op_stk(ls, 50, 3, 1, OP_RELEASE, 0xc20, h3, 1);
+	op_stk(ls, 60, 2, 1, OP_ACQUIRE, 0xb10, w, 1);
+	op_stk(ls, 70, 2, 1, OP_RELEASE, 0xb20, w, 1);
+	/* the holder's ACQUIRE stamped after the CONTEND: the last released
+	 * hold is blamed, with its stack */
+	op_stk(ls, 100, 2, 1, OP_CONTEND, 0xb30, w, 1);
+	op_stk(ls, 101, 3, 1, OP_ACQUIRE, 0xc30, h3, 1);
+	op_stk(ls, 150, 3, 1, OP_RELEASE, 0xc40, h3, 1);
+	op_stk(ls, 155, 2, 1, OP_ACQUIRE, 0xb30, w, 1);
+	op_stk(ls, 160, 2, 1, OP_RELEASE, 0xb40, w, 1);
+	assert_int_equal(lockstat_finish(ls), 0);
+	assert_int_equal(lockstat_nsites(ls), 2);
+	p = lockstat_site(ls, 0);
+	assert_int_equal(p->holder_ip, 0xa10);
+	assert_int_equal(p->holder_thread, 1);
+	assert_frames(&p->holder_stack, h1, 1);
+	p = lockstat_site(ls, 1);
+	assert_int_equal(p->waiter_ip, 0xb30);
+	assert_int_equal(p->holder_ip, 0xc30);
+	assert_int_equal(p->holder_thread, 3);
+	assert_frames(&p->holder_stack, h3, 1);
+	lockstat_free(ls);
+}
+
+/* A writer waits for two readers: the holder is the latest reader, with
+ * its stack. */
+static void test_reader_holder_stack(void **state)
+{
+	static const uint64_t r1[] = {0xa100}, r2[] = {0xb100, 0xb200}, wr[] = {0xc100};
+	struct lockstat *ls = new_ls();
+	const struct lockstat_site_pair *p;
+	char *text;
+
+	def(ls, 0, 1, 1, LOCK_TYPE_RWLOCK, 0x7000, 0);
+	op_stk(ls, 0, 1, 1, OP_ACQUIRE_RD, 0xa10, r1, 1);
+	op_stk(ls, 10, 2, 1, OP_ACQUIRE_RD, 0xb10, r2, 2);
+	op_stk(ls, 20, 3, 1, OP_CONTEND, 0xc10, wr, 1);
+	op_stk(ls, 50, 1, 1, OP_RELEASE, 0xa20, r1, 1);
+	op_stk(ls, 60, 2, 1, OP_RELEASE, 0xb20, r2, 2);
+	op_stk(ls, 70, 3, 1, OP_ACQUIRE, 0xc10, wr, 1);
+	op_stk(ls, 80, 3, 1, OP_RELEASE, 0xc20, wr, 1);
+	assert_int_equal(lockstat_finish(ls), 0);
+	p = lockstat_site(ls, 0);
+	assert_true(p->holder_read);
+	assert_int_equal(p->holder_thread, 2);
+	assert_frames(&p->holder_stack, r2, 2);
+	text = print_text(ls, stack_symbolize);
+	assert_non_null(strstr(text, "    holder thread 2, where it took the lock [reader]:\n"
+				     "      at fn_b10+0x1 (s.c:16)\n"
+				     "      at fn_b100+0x1 (s.c:0)\n"
+				     "      at fn_b200+0x1 (s.c:0)\n"));
+	free(text);
+	lockstat_free(ls);
+}
+
+/*
+ * Lock-order edges keep the stacks of both acquisitions. Thread 1 takes
+ * locks 1, 2, 3, lets go of 1 first (not in LIFO order), then takes 4 (in
+ * the held-list entry, and buffer, that 1 used), lets go of 4 and takes 5:
+ * the edges from 2 and 3 carry the stacks of 2 and 3 every time. Thread 2
+ * takes 4 then 2: cycles through 2 and 4.
+ */
+static void test_edge_stacks(void **state)
+{
+	static const uint64_t s1[] = {0x1100}, s2[] = {0x2100, 0x2200};
+	static const uint64_t s3[] = {0x3100, 0x3200, 0x3300}, s4[] = {0x4100, 0x4200, 0x4300};
+	static const uint64_t s5[] = {0x7100}, t4[] = {0x5100}, t2[] = {0x6100};
+	struct lockstat *ls = new_ls();
+	const struct lockstat_cycle *c;
+	char *text, *json, *res;
+
+	thr(ls, 0, 1, 1001, "one");
+	op_stk(ls, 10, 1, 1, OP_ACQUIRE, 0x110, s1, 1);
+	op_stk(ls, 20, 1, 2, OP_ACQUIRE, 0x210, s2, 2);
+	op_stk(ls, 30, 1, 3, OP_ACQUIRE, 0x310, s3, 3);
+	op_stk(ls, 40, 1, 1, OP_RELEASE, 0x120, s1, 1);
+	op_stk(ls, 50, 1, 4, OP_ACQUIRE, 0x410, s4, 3);
+	op_stk(ls, 60, 1, 4, OP_RELEASE, 0x420, s4, 3);
+	op_stk(ls, 65, 1, 5, OP_ACQUIRE, 0x710, s5, 1);
+	op_stk(ls, 66, 1, 5, OP_RELEASE, 0x720, s5, 1);
+	op_stk(ls, 70, 1, 3, OP_RELEASE, 0x320, s3, 3);
+	op_stk(ls, 80, 1, 2, OP_RELEASE, 0x220, s2, 2);
+	op_stk(ls, 100, 2, 4, OP_ACQUIRE, 0x510, t4, 1);
+	op_stk(ls, 110, 2, 2, OP_ACQUIRE, 0x610, t2, 1);
+	op_stk(ls, 120, 2, 2, OP_RELEASE, 0x620, t2, 1);
+	op_stk(ls, 130, 2, 4, OP_RELEASE, 0x520, t4, 1);
+	assert_int_equal(lockstat_finish(ls), 0);
+	for (size_t i = 0; i < lockstat_nedges(ls); i++) {
+		const struct lockstat_edge *e = lockstat_edge_at(ls, i);
+
+		if (e->from == 2 && e->to == 4) {
+			assert_frames(&e->from_stack, s2, 2);
+			assert_frames(&e->to_stack, s4, 3);
+		} else if (e->from == 3 && (e->to == 4 || e->to == 5)) {
+			assert_frames(&e->from_stack, s3, 3);
+			assert_frames(&e->to_stack, e->to == 4 ? s4 : s5, e->to == 4 ? 3 : 1);
+		} else if (e->from == 1) {
+			assert_frames(&e->from_stack, s1, 1);
+		}
+	}
+	/* 2 -> 4 -> 2, reported first, and 2 -> 3 -> 4 -> 2 */
+	assert_int_equal(lockstat_ncycles(ls), 2);
+	c = lockstat_cycle_at(ls, 0);
+	assert_int_equal(c->n, 2);
+	assert_int_equal(c->locks[0], 2);
+	assert_int_equal(c->locks[1], 4);
+
+	text = print_text(ls, stack_symbolize);
+	assert_non_null(
+	    strstr(text, "     thread 1 (tid 1001) took lock#4 (unknown) at "
+			 "fn_410+0x1 (s.c:16)\n"
+			 "         at fn_410+0x1 (s.c:16)\n"
+			 "         at fn_4100+0x1 (s.c:0)\n"
+			 "         at fn_4200+0x1 (s.c:0)\n"
+			 "         at fn_4300+0x1 (s.c:0)\n"
+			 "       while holding lock#2 (unknown) taken at fn_210+0x1 (s.c:16)\n"
+			 "         at fn_210+0x1 (s.c:16)\n"
+			 "         at fn_2100+0x1 (s.c:0)\n"
+			 "         at fn_2200+0x1 (s.c:0)\n"
+			 "     thread 2 took lock#2 (unknown) at fn_610+0x1 (s.c:16)\n"
+			 "         at fn_610+0x1 (s.c:16)\n"
+			 "         at fn_6100+0x1 (s.c:0)\n"
+			 "       while holding lock#4 (unknown) taken at fn_510+0x1 (s.c:16)\n"
+			 "         at fn_510+0x1 (s.c:16)\n"
+			 "         at fn_5100+0x1 (s.c:0)\n"));
+	free(text);
+
+	json = print_json(ls, stack_symbolize);
+	res = python_json(
+	    json, "import json,sys\n"
+		  "d = json.load(sys.stdin)\n"
+		  "for e in d[\"deadlocks\"][0][\"edges\"]:\n"
+		  "  print(e[\"from\"], [hex(f[\"ip\"]) for f in e[\"from_stack\"]],"
+		  " [hex(f[\"ip\"]) for f in e[\"to_stack\"]], e[\"to_stack\"][1][\"site\"])\n");
+	assert_string_equal(res, "2 ['0x210', '0x2100', '0x2200'] "
+				 "['0x410', '0x4100', '0x4200', '0x4300'] fn_4100+0x1 (s.c:0)\n"
+				 "4 ['0x510', '0x5100'] ['0x610', '0x6100'] fn_6100+0x1 (s.c:0)\n");
+	free(res);
+	free(json);
+	lockstat_free(ls);
+}
+
+/* Without --stacks the report is what it always was: no stack lines, no
+ * stack keys (the same scenario with stacks has both). */
+static void test_no_stacks_no_change(void **state)
+{
+	struct lockstat *ls = mutex_scenario();
+	char *text = print_text(ls, NULL), *json = print_json(ls, NULL);
+
+	assert_int_equal(lockstat_totals(ls)->stack_events, 0);
+	assert_non_null(strstr(text, "top contended call sites"));
+	assert_null(strstr(text, "waiter thread"));
+	assert_null(strstr(text, "      at "));
+	assert_non_null(strstr(json, "\"wait_max_ns\""));
+	assert_null(strstr(json, "_stack\""));
+	assert_null(strstr(json, "sample_wait_ns"));
+	free(text);
+	free(json);
+	lockstat_free(ls);
+
+	ls = stack_scenario();
+	text = print_text(ls, NULL);
+	json = print_json(ls, NULL);
+	assert_non_null(strstr(text, "waiter thread"));
+	assert_non_null(strstr(json, "\"waiter_stack\""));
+	free(text);
+	free(json);
+	lockstat_free(ls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +1044,13 @@ int main(void)
 	    cmocka_unit_test(test_text_output),
 	    cmocka_unit_test(test_json_output),
 	    cmocka_unit_test(test_json_deadlock_and_escape),
+	    cmocka_unit_test(test_site_stacks),
+	    cmocka_unit_test(test_site_stacks_text),
+	    cmocka_unit_test(test_site_stacks_json),
+	    cmocka_unit_test(test_holder_stack_at_contend),
+	    cmocka_unit_test(test_reader_holder_stack),
+	    cmocka_unit_test(test_edge_stacks),
+	    cmocka_unit_test(test_no_stacks_no_change),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
