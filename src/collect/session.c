@@ -30,11 +30,16 @@
 #include "session.h"
 
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t pending_signal;
 
+/* SIGTERM/SIGHUP to spool are meant for the program: pass them on. One that
+ * arrives before the program's pid is known is kept and sent right after. */
 static void forward_signal(int sig)
 {
 	if (child_pid > 0)
 		kill(child_pid, sig);
+	else
+		pending_signal = sig;
 }
 
 static void on_sigchld(int sig)
@@ -259,6 +264,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	if (rc < 0)
 		goto out_writer;
 
+	pending_signal = 0;
 	sigaction(SIGINT, &sa_ign, &old_int);
 	sigaction(SIGQUIT, &sa_ign, &old_quit);
 	sigaction(SIGTERM, &sa_fwd, &old_term);
@@ -272,6 +278,8 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		goto out_signals;
 	}
 	child_pid = pid;
+	if (pending_signal)
+		kill(pid, pending_signal);
 	res->ran = 1;
 	/* The collector must keep up with bursts of several threads on few
 	 * cores: when a producer crosses the watermark and wakes it, it should

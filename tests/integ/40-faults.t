@@ -41,7 +41,7 @@ rm -rf spool.trace
 "$SPOOL" locks -q -- /bin/sh -c \
 	"$PROGS/lockcount 1 100; echo started; exec sleep 60" </dev/null >term.out 2>term.err &
 spid=$!
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	grep -q started term.out 2>/dev/null && break
 	sleep 0.1
 done
