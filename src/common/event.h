@@ -38,6 +38,13 @@ enum {
 	KIND_LOCKDEF = 3, /* lock table entry: struct rec_lockdef */
 	KIND_PROC = 4,	  /* a process started (or exec'd): struct rec_proc */
 	KIND_USER = 5,	  /* the program's own trace call (include/spool/trace.h): struct rec_user */
+	/* Kinds from here on are "table kinds": described by a row of
+	 * src/trace/kinds.c, copied as they are by writer and reader. Numbers
+	 * reserved for the features being built: */
+	KIND_SCHED = 6, /* record/replay: a schedule event */
+	KIND_INPUT = 7, /* record/replay: a nondeterministic input and its data */
+	KIND_FUNC = 8,	/* thread path: a function entry/exit <thread, function, object> */
+	KIND_PROBE = 9, /* dynamic probes: a probe hit */
 	KIND_MAX
 };
 

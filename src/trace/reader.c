@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "trace.h"
+#include "kinds.h"
 #include "trace_int.h"
 
 struct rd_stream {
@@ -387,6 +388,7 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 	while (!s->done) {
 		const uint8_t *p, *pl;
 		size_t left, need;
+		const struct trace_kind_desc *kd;
 		unsigned id;
 		uint64_t off;
 
@@ -431,9 +433,17 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 				need += (size_t)trace_get32(p + TRACE_EV_HDR_SIZE + 16) * 8;
 			break;
 		default:
-			add_problem(r, f, off, "unknown event id %u", id);
-			stream_end(s);
-			return 0;
+			kd = trace_kind_find(id);
+			if (!kd) {
+				add_problem(r, f, off, "unknown event id %u", id);
+				stream_end(s);
+				return 0;
+			}
+			need = TRACE_EV_HDR_SIZE + 12 + kd->fixed;
+			if (kd->tail_elem && left >= need)
+				need += (size_t)kd->tail_elem *
+					trace_get32(p + TRACE_EV_HDR_SIZE + 12 + kd->tail_count_off);
+			break;
 		}
 		if (need > left) {
 			/* In a truncated packet the problem is already recorded. */
@@ -510,6 +520,16 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 			u->nargs = n;
 			for (uint32_t i = 0; i < n; i++)
 				u->args[i] = (int64_t)trace_get64(pl + 20 + 8 * (size_t)i);
+			break;
+		}
+		default: {
+			/* A table kind (kinds.h): copy the payload as it is. */
+			size_t plen = need - TRACE_EV_HDR_SIZE - 12;
+
+			if (rec_reserve(s, sizeof(struct rec_hdr) + plen))
+				goto out_nomem;
+			((struct rec_hdr *)s->rec)->size = (uint32_t)(sizeof(struct rec_hdr) + plen);
+			memcpy(s->rec + sizeof(struct rec_hdr), pl + 12, plen);
 			break;
 		}
 		}

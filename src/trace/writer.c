@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "trace.h"
+#include "kinds.h"
 #include "trace_int.h"
 #include "util/log.h"
 
@@ -93,6 +94,7 @@ _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == OP_MAX, "op_names out o
 static void meta_print(FILE *f, const struct trace_writer *w)
 {
 	const struct trace_clock *c = &w->clk;
+	const struct trace_kind_desc *d;
 	char uuid[40];
 	__int128 base;
 	int64_t off_s;
@@ -268,6 +270,19 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 		"\t};\n"
 		"};\n",
 		KIND_USER);
+	for (unsigned i = 0; (d = trace_kind_at(i)); i++)
+		fprintf(f,
+			"\nevent {\n"
+			"\tname = \"%s\";\n"
+			"\tid = %u;\n"
+			"\tstream_id = 0;\n"
+			"\tfields := struct {\n"
+			"\t\tspool_word_t word;\n"
+			"\t\tuint32_t seq;\n"
+			"%s"
+			"\t};\n"
+			"};\n",
+			d->name, d->kind, d->tsdl_fields);
 }
 
 static int write_all(int fd, const void *data, size_t len, uint64_t off)
@@ -508,8 +523,19 @@ static size_t event_size(const struct rec_hdr *rec)
 			return 0;
 		return TRACE_EV_HDR_SIZE + TRACE_PL_USER + 8 * (size_t)u->nargs;
 	}
-	default:
-		return 0;
+	default: {
+		const struct trace_kind_desc *d = trace_kind_find(ev_kind(rec->word));
+		uint64_t tail = 0;
+
+		if (!d || rec->size < sizeof(*rec) + d->fixed)
+			return 0;
+		if (d->tail_elem)
+			tail = (uint64_t)d->tail_elem *
+			       trace_get32((const uint8_t *)(rec + 1) + d->tail_count_off);
+		if (rec->size != sizeof(*rec) + d->fixed + tail)
+			return 0;
+		return TRACE_EV_HDR_SIZE + 12 + d->fixed + (size_t)tail;
+	}
 	}
 }
 
@@ -601,6 +627,10 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 #endif
 		break;
 	}
+	default:
+		/* A table kind (kinds.h): the payload is already in CTF layout. */
+		memcpy(p, rec + 1, need - TRACE_EV_HDR_SIZE - 12);
+		break;
 	}
 	return err;
 }

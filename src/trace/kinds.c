@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kinds.c - the table of record kinds that writer and reader copy as they
+ * are (see kinds.h). One row per kind; keep the TSDL in step with the C
+ * struct of src/common/event.h, field for field, padding included.
+ */
+#include <stddef.h>
+
+#include "../common/event.h"
+#include "kinds.h"
+
+static const struct trace_kind_desc kinds[] = {
+	/* Rows are added here by the features that define new kinds. */
+	{0, NULL, 0, -1, 0, NULL},
+};
+
+const struct trace_kind_desc *trace_kind_at(unsigned i)
+{
+	if (i >= sizeof(kinds) / sizeof(kinds[0]) || !kinds[i].name)
+		return NULL;
+	return &kinds[i];
+}
+
+const struct trace_kind_desc *trace_kind_find(unsigned kind)
+{
+	const struct trace_kind_desc *d;
+
+	for (unsigned i = 0; (d = trace_kind_at(i)); i++)
+		if (d->kind == kind)
+			return d;
+	return NULL;
+}
