@@ -135,7 +135,8 @@ static uint64_t mono_ns(void)
 
 /* Start the program; returns its pid, or a negative errno from exec (sent
  * back through a close-on-exec pipe, so "not found" is known for sure). */
-static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent)
+static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
+		   char *const *env)
 {
 	int pfd[2], err = 0;
 	char fdstr[16];
@@ -158,7 +159,10 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent)
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
 		snprintf(fdstr, sizeof(fdstr), "%d", shm_fd);
-		if (setenv(SHM_ENV_FD, fdstr, 1) < 0 || set_preload(agent) < 0)
+		for (char *const *e = env; e && *e; e++)
+			if (putenv(*e) < 0)
+				err = errno;
+		if (err || setenv(SHM_ENV_FD, fdstr, 1) < 0 || set_preload(agent) < 0)
 			err = errno ? errno : ENOMEM;
 		else {
 			execv(path, argv);
@@ -249,7 +253,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	}
 	tsc_start = clk.tsc0;
 	mono_start = clk.mono_ns;
-	rc = shm_host_create(&h, o->ring_bytes, o->max_rings, o->stack_depth);
+	rc = shm_host_create_ext(&h, o->ring_bytes, o->max_rings, o->stack_depth, o->ext_bytes);
 	if (rc < 0) {
 		log_err("cannot create the shared memory (%u rings of %u bytes): %s", o->max_rings,
 			o->ring_bytes, strerror(-rc));
@@ -263,6 +267,13 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	rc = collector_new(&col, &h, w);
 	if (rc < 0)
 		goto out_writer;
+	if (o->features)
+		h.ctl->features = o->features;
+	if (o->prepare) {
+		rc = o->prepare(o->hook_arg, &h, w);
+		if (rc < 0)
+			goto out_collector;
+	}
 
 	pending_signal = 0;
 	sigaction(SIGINT, &sa_ign, &old_int);
@@ -271,7 +282,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	sigaction(SIGHUP, &sa_fwd, &old_hup);
 	sigaction(SIGCHLD, &sa_chld, &old_chld);
 
-	pid = spawn(path, o->argv, h.fd, agent);
+	pid = spawn(path, o->argv, h.fd, agent, o->env);
 	if (pid < 0) {
 		rc = (int)pid;
 		log_err("cannot run %s: %s", path, strerror(-rc));
@@ -323,6 +334,11 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	rc = collector_finish(col, &res->st);
 	if (rc < 0)
 		log_err("finishing the trace: %s", strerror(-rc));
+	if (o->finish) {
+		rc = o->finish(o->hook_arg, &h, w);
+		if (rc < 0)
+			log_err("finishing the trace: %s", strerror(-rc));
+	}
 	rc = 0;
 
 	/* Refine the TSC frequency over the whole run: a 10 ms calibration is
@@ -346,6 +362,7 @@ out_signals:
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	sigaction(SIGCHLD, &old_chld, NULL);
+out_collector:
 	collector_free(col);
 out_writer:
 	{

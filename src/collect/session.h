@@ -19,6 +19,20 @@ struct session_opts {
 	uint32_t stack_depth;
 	char **argv; /* program and its arguments */
 	int quiet;
+
+	/* For the features built on sessions (record/replay, probes, path):
+	 * agent features (SHM_FEAT_*, 0 = SHM_FEAT_LOCKS), feature area sizes,
+	 * extra NAME=VALUE environment for the program, and hooks. prepare runs
+	 * after the shared memory exists and before the program starts (fill
+	 * the feature areas there); finish runs after the last drain, before
+	 * the trace is closed (write the feature's side files there). Each
+	 * returns 0 or a negative errno; a prepare failure stops the session. */
+	uint32_t features;
+	uint64_t ext_bytes[SHM_MAX_EXT];
+	char *const *env;
+	int (*prepare)(void *arg, struct shm_host *h, struct trace_writer *w);
+	int (*finish)(void *arg, struct shm_host *h, struct trace_writer *w);
+	void *hook_arg;
 };
 
 struct session_result {

@@ -24,6 +24,20 @@
 
 int shm_host_create(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings, uint32_t stack_depth)
 {
+	return shm_host_create_ext(h, ring_bytes, max_rings, stack_depth, NULL);
+}
+
+void *shm_host_ext(struct shm_host *h, unsigned i)
+{
+	if (i >= SHM_MAX_EXT || !h->ctl->ext_offset[i])
+		return NULL;
+	return (char *)h->base + h->ctl->ext_offset[i];
+}
+
+int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings,
+			uint32_t stack_depth, const uint64_t *ext_bytes)
+{
+	uint64_t ext_off[SHM_MAX_EXT] = {0};
 	struct shm_ctl *c;
 	uint64_t size;
 	int err;
@@ -34,6 +48,15 @@ int shm_host_create(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings,
 	    max_rings > EV_MAX_THREADS || stack_depth > 4096)
 		return -EINVAL;
 	size = shm_total_size(ring_bytes, max_rings);
+	for (unsigned i = 0; ext_bytes && i < SHM_MAX_EXT; i++) {
+		if (!ext_bytes[i])
+			continue;
+		if (ext_bytes[i] > (1ull << 40))
+			return -EINVAL;
+		size = (size + 4095) & ~4095ull;
+		ext_off[i] = size;
+		size += ext_bytes[i];
+	}
 	if (size > (uint64_t)SIZE_MAX)
 		return -EOVERFLOW;
 
@@ -70,6 +93,11 @@ int shm_host_create(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings,
 	c->stack_depth = stack_depth;
 	c->host_pid = (uint32_t)getpid();
 	c->nlocks = 1; /* lock index 0 means "no lock" */
+	c->features = SHM_FEAT_LOCKS;
+	for (unsigned i = 0; ext_bytes && i < SHM_MAX_EXT; i++) {
+		c->ext_offset[i] = ext_off[i];
+		c->ext_size[i] = ext_off[i] ? ext_bytes[i] : 0;
+	}
 	/* The magic goes last: an agent that sees it sees a complete block. */
 	__atomic_store_n(&c->magic, SHM_MAGIC, __ATOMIC_RELEASE);
 	return 0;

@@ -23,6 +23,12 @@ struct shm_host {
 
 /* ring_bytes must be a power of two >= 4096. */
 int shm_host_create(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings, uint32_t stack_depth);
+/* The same, plus a feature area of ext_bytes[i] bytes (0 = none) for each
+ * SHM_EXT_* slot, placed page-aligned after the rings. ext_bytes may be NULL. */
+int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings,
+			uint32_t stack_depth, const uint64_t *ext_bytes);
+/* Address of feature area i in our mapping, NULL if it has none. */
+void *shm_host_ext(struct shm_host *h, unsigned i);
 void shm_host_destroy(struct shm_host *h);
 
 /* Hand every complete record published in ring i to cb (KIND_PAD skipped),

@@ -40,6 +40,15 @@
 #define SHM_DEFAULT_MAX_RINGS 256
 #define SHM_ENV_FD "SPOOL_SHM_FD"
 
+/* Feature areas (ctl->ext_offset[i]) and feature bits (ctl->features). */
+#define SHM_MAX_EXT 8
+enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2 };
+#define SHM_FEAT_LOCKS 0x1u	/* lock events (spool locks); the default */
+#define SHM_FEAT_RECORD 0x2u	/* record/replay: recording */
+#define SHM_FEAT_REPLAY 0x4u	/* record/replay: replaying */
+#define SHM_FEAT_PROBES 0x8u	/* dynamic probes */
+#define SHM_FEAT_PATH 0x10u	/* thread path: function entries */
+
 /* ctl->state bits */
 #define SHM_STATE_DISABLED 1u /* agent stopped recording (reason in ctl->reason) */
 
@@ -75,6 +84,15 @@ struct shm_ctl {
 	uint64_t lost_no_ring; /* events dropped: no free ring for the thread */
 	uint64_t lost_no_proc; /* processes whose info could not be kept */
 	char reason[256];      /* why the agent disabled itself, NUL-terminated */
+
+	/* Features beyond lock events (record/replay, probes, thread path):
+	 * what the agent should do, and where each feature's own area lies in
+	 * the mapping (after the rings). A feature owns the layout of its area;
+	 * its header lives with the feature's code. */
+	uint32_t features; /* SHM_FEAT_* */
+	uint32_t pad_features;
+	uint64_t ext_offset[SHM_MAX_EXT]; /* 0 = the feature has no area */
+	uint64_t ext_size[SHM_MAX_EXT];
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and
