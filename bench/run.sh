@@ -93,6 +93,29 @@ else
 	row "uncontended pair: spool" "-" "-" "-" "-" "failed, see below"
 fi
 
+# The same loop timed from inside the program: what a traced program pays
+# per pair while spool collects beside it, without process startup or the
+# collector's work after the exit. Best of 3 for each side.
+inproc() {
+	local best="" v i
+	for i in 1 2 3; do
+		rm -rf "$work/trace" "$work/trace.old"
+		v=$("$@" 2>/dev/null </dev/null | tail -n 1)
+		case "$v" in '' | *[!0-9.]*) echo fail; return ;; esac
+		if [ -z "$best" ] || awk -v a="$v" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$v
+		fi
+	done
+	echo "$best"
+}
+p_nat=$(inproc "$bench" uncontended-timed "$N_UNC")
+p_sp=$(inproc "${spool_q[@]}" "$bench" uncontended-timed "$N_UNC")
+if [ "$p_nat" != fail ] && [ "$p_sp" != fail ]; then
+	row "uncontended pair, in-process" "${p_nat} ns" "${p_sp} ns" \
+		"$(ratio "$p_sp" "$p_nat")" "-" \
+		"$(awk -v a="$p_sp" -v b="$p_nat" 'BEGIN { printf "%+.1f ns", a - b }') per pair (target <= 40 ns)"
+fi
+
 # peer NAME PACKAGE N CMD...: a peer tool running the uncontended loop. Its
 # startup (valgrind's is half a second) would swamp a per-pair figure, so the
 # cost per pair is the slope between 0 and N pairs, net of native's slope.
