@@ -31,6 +31,7 @@ struct ring_prod {
 	uint64_t tail;	    /* last ring->tail seen; tail only grows, so it is a safe bound */
 	uint32_t size;	    /* ring_bytes, a power of two */
 	uint32_t watermark; /* fill level that wakes the collector, 0 = never */
+	uint64_t checked;   /* head / watermark when the real tail was last read */
 };
 
 static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint32_t ring_bytes,
@@ -42,6 +43,7 @@ static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint3
 	p->tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	p->size = ring_bytes;
 	p->watermark = watermark;
+	p->checked = watermark ? p->head / watermark : 0;
 }
 
 /*
@@ -96,11 +98,19 @@ static inline int ring_prod_commit(struct ring_prod *p, uint32_t len)
 	__atomic_store_n(&p->ring->head, p->head, __ATOMIC_RELEASE);
 	if (!p->watermark || p->head - p->tail < p->watermark)
 		return 0;
-	/* The cached tail says we are past the watermark; check the real one. */
+	/* The cached tail says we are past the watermark. Reading the real one
+	 * pulls the consumer's cache line from the collector's core: a miss
+	 * that, done per event while the collector lags, cost more than the
+	 * event itself. So look once each time head advances by a watermark;
+	 * the fill can then overshoot the watermark by at most one more before
+	 * the collector is woken, and it also wakes on its own timer. */
+	level = p->head / p->watermark;
+	if (level == p->checked)
+		return 0;
+	p->checked = level;
 	p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
 	if (p->head - p->tail < p->watermark)
 		return 0;
-	level = p->head / p->watermark;
 	if ((uint32_t)level == p->ring->woke)
 		return 0;
 	__atomic_store_n(&p->ring->woke, (uint32_t)level, __ATOMIC_RELAXED);
