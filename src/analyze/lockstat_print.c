@@ -124,8 +124,15 @@ static const char *lock_name(const struct lockstat_print_opts *po, const struct 
 	    po->symbolize_data(po->symbolize_ctx, i->pid, i->addr, buf, len) == 0 && buf[0])
 		return buf;
 	if (i->init_ip && po->symbolize &&
-	    po->symbolize(po->symbolize_ctx, i->pid, i->init_ip, buf, len) == 0 && buf[0])
+	    po->symbolize(po->symbolize_ctx, i->pid, i->init_ip, buf, len) == 0 && buf[0]) {
+		/* Many locks share an init site (one per object of a kind):
+		 * the lock index tells them apart and matches the JSON. */
+		size_t n = strlen(buf);
+
+		if (n + 2 < len)
+			snprintf(buf + n, len - n, " #%u", i->index);
 		return buf;
+	}
 	if (i->defined)
 		snprintf(buf, len, "0x%" PRIx64 " (%s)", i->addr, type_name(i->type));
 	else
