@@ -48,10 +48,21 @@ struct spool_event_desc {
 
 #define SPOOL__CAT_(a, b) a##b
 #define SPOOL__CAT(a, b) SPOOL__CAT_(a, b)
-#define SPOOL__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, n, ...) n
-/* Number of macro arguments, 1 to 7 (the id and up to 6 values); 8 or more
- * selects SPOOL__T_too_many, which does not exist: a compile error. */
-#define SPOOL__NARG(...) SPOOL__NARG_(__VA_ARGS__, _too_many, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SPOOL__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, n,    \
+		     ...)                                                                          \
+	n
+/* Number of macro arguments, 1 to 7 (the id and up to 6 values); 8 to 16
+ * select SPOOL__T_too_many, a compile error that says so. */
+#define SPOOL__NARG(...)                                                                           \
+	SPOOL__NARG_(__VA_ARGS__, _too_many, _too_many, _too_many, _too_many, _too_many,          \
+		     _too_many, _too_many, _too_many, _too_many, 7, 6, 5, 4, 3, 2, 1, 0)
+/* A compile error with a message, usable where an expression is. */
+#define SPOOL__FAIL(msg)                                                                           \
+	((void)sizeof(struct {                                                                     \
+		_Static_assert(0, msg);                                                            \
+		int spool__ok;                                                                     \
+	}))
+#define SPOOL__T_too_many(...) SPOOL__FAIL("SPOOL_TRACE: at most 6 arguments after the event id")
 
 #define SPOOL_TRACE_EVENT(id, name, argnames)                                                     \
 	static const struct spool_event_desc SPOOL__CAT(spool__event_, __LINE__)                   \
@@ -63,7 +74,8 @@ struct spool_event_desc {
  * and the optimizer merges only within one. */
 #define SPOOL__CHECK_ID(id)                                                                        \
 	((void)sizeof(struct {                                                                     \
-		_Static_assert((uint64_t)(id) < 0x80000000u,                                       \
+		_Static_assert(__builtin_choose_expr(__builtin_constant_p(id),                      \
+						    (uint64_t)(id) < 0x80000000u, 0),               \
 			       "SPOOL_TRACE: the event id must be a constant below 0x80000000");   \
 		int spool__ok;                                                                     \
 	}))

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # 75-cc-decode.t - spool cc and spool decode (doc/cc.md): tests/cc/bank.c
-# built with plain clang and with spool cc, at -O0 and -O2, each run under
+# built with plain clang and with spool cc, at -O0, -O2 and -Os, each run under
 # spool; the decoded trace of the spool cc build equals the plain build's
 # event for event and argument for argument, with strictly increasing times,
 # and it took fewer trace records and bytes. Then the faults: a table from
@@ -25,7 +25,7 @@ if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
 	exit 0
 fi
 
-plan 31
+plan 42
 
 ROUNDS=300
 
@@ -55,7 +55,7 @@ stat_field() {
 	esac
 }
 
-for O in O0 O2; do
+for O in O0 O2 Os; do
 	"$CLANG" -"$O" -Wall -Wextra -Werror -I"$SRC/include" "$SRC/tests/cc/bank.c" \
 		-o "bank-plain-$O" 2>build.err
 	is "$?" 0 "-$O: bank builds with plain clang" || diag "$(cat build.err)"
