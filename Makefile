@@ -12,7 +12,7 @@ O ?= build
 CFLAGS_COMMON := -std=gnu11 -g -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -fno-strict-aliasing
 HOST_CFLAGS := $(CFLAGS_COMMON) -Isrc -fno-omit-frame-pointer $(EXTRA_CFLAGS)
-HOST_LDLIBS := -ldw -lelf -lzstd -lpthread -lm
+HOST_LDLIBS := -ldw -lelf -lzstd -lZydis -lpthread -lm
 # The agent: hidden visibility, exports only what agent.map lists, no
 # undefined symbols, initial-exec TLS (see DESIGN.md, rules for the agent).
 AGENT_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
@@ -21,7 +21,8 @@ AGENT_LDFLAGS := -shared -Wl,--no-undefined -Wl,--version-script=src/agent/agent
 	-Wl,-z,now -Wl,-z,relro
 AGENT_LDLIBS := -ldl -lpthread
 
-HOST_SRCS := src/main.c $(wildcard src/cmd/*.c src/util/*.c src/trace/*.c src/collect/*.c src/analyze/*.c)
+HOST_SRCS := src/main.c $(wildcard src/cmd/*.c src/util/*.c src/trace/*.c src/collect/*.c src/analyze/*.c \
+	src/probe/*.c src/arch/x86_64/*.c)
 HOST_LIB_SRCS := $(filter-out src/main.c,$(HOST_SRCS))
 AGENT_SRCS := $(wildcard src/agent/*.c src/common/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

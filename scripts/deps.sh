@@ -21,6 +21,7 @@ set -euo pipefail
 #   pigz                                 bench: a real multithreaded workload
 #   protobuf-compiler                    tests: protoc --decode_raw on Perfetto exports
 #   coreutils                            timeout(1) around every test run
+#   libzydis-dev                         spool probe: x86-64 decoding and relocation
 #   clang-14 llvm-14-dev                 spool cc: its compiler and the LLVM-C API of spool-ccopt
 PACKAGES=(
 	build-essential gcc make pkg-config
@@ -34,6 +35,7 @@ PACKAGES=(
 	pigz
 	protobuf-compiler
 	coreutils
+	libzydis-dev
 	clang-14 llvm-14-dev
 )
 

@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{"info", cmd_info, "describe a trace: processes, threads, events, losses, problems"},
 	{"cc", cmd_cc, "compile C like clang, with the program's trace calls optimized"},
 	{"decode", cmd_decode, "print a trace's program events as the unoptimized build writes them"},
+	{"probe", cmd_probe, "probe function entries and exits of an unmodified program (func:GLOB)"},
 	{"help", cmd_help, "show this help, or a command's help (spool help COMMAND)"},
 };
 

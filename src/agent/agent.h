@@ -131,6 +131,9 @@ void agent_thread_exit(struct agent_thread *t, uint64_t ip);
 void agent_thread_init(void);
 void agent_thread_fork_child(void);
 
+/* agent_func.c */
+void agent_func_init(void);
+
 /* agent_lock.c */
 uint32_t agent_lock_slow(struct agent_thread *t, const void *addr, uint32_t type, uint64_t ip,
 			 int fresh);

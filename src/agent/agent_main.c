@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_probe.h"
 
 struct agent_state agent = { .proc_slot = UINT32_MAX };
 struct agent_real agent_real;
@@ -366,7 +367,7 @@ static int agent_map(int fd)
 	if (c->ring_bytes < 4096 || (c->ring_bytes & (c->ring_bytes - 1)) ||
 	    c->procs_offset != SHM_CTL_SIZE ||
 	    c->rings_offset != SHM_CTL_SIZE + (uint64_t)SHM_MAX_PROCS * sizeof(struct shm_proc) ||
-	    size != shm_total_size(c->ring_bytes, c->max_rings) || c->max_rings > EV_MAX_THREADS ||
+	    size < shm_total_size(c->ring_bytes, c->max_rings) || c->max_rings > EV_MAX_THREADS ||
 	    c->watermark > c->ring_bytes) {
 		munmap(c, SHM_CTL_SIZE);
 		return -EPROTO;
@@ -420,6 +421,7 @@ __attribute__((constructor)) static void agent_start(void)
 	 * and the process's KIND_PROC even if it never takes a lock. */
 	if (agent_self.state == AGENT_T_NEW)
 		agent_thread_register(&agent_self);
+	agent_probe_init(); /* spool probe: patch before main, one thread */
 }
 
 __attribute__((destructor)) static void agent_stop(void)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../analyze/funcs.h"
 #include "../analyze/lockstat.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -57,6 +58,14 @@ static int report_locks(const struct report_args *a)
 	return rc < 0 ? 1 : 0;
 }
 
+static int report_functions(const struct report_args *a)
+{
+	struct funcs_opts fo = {.json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
+				.callers = 3};
+
+	return funcs_report_dir(a->trace_dir, &fo, stdout) < 0 ? 1 : 0;
+}
+
 static const struct report_kind report_kinds[] = {
     {"locks",
      "locks, semaphores, condition variables and barriers:\n"
@@ -64,6 +73,10 @@ static const struct report_kind report_kinds[] = {
      "                        contended call sites, potential deadlocks (lock-order\n"
      "                        cycles)",
      report_locks},
+    {"functions",
+     "dynamic probes (spool probe): calls, total/self time,\n"
+     "                        min/avg/max per call, callers, per thread",
+     report_functions},
 };
 
 #define REPORT_NKINDS (sizeof(report_kinds) / sizeof(report_kinds[0]))

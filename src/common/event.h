@@ -177,4 +177,21 @@ struct rec_user {
 #define USER_ID_SPOOL 0x80000000u /* ids from here on are spool cc's */
 #define USER_MAX_ARGS 1024u	  /* longer calls are dropped and counted as lost */
 
+/* KIND_PROBE: a dynamic probe fired (spool probe, doc/probe.md). The object
+ * index of the word is the probe id (the trace's "probes" side file names
+ * it); op is PROBE_OP_*. sp is the stack pointer at the probe: at a function
+ * entry and at its ret it points at the return address, so entry and exit
+ * of one activation have the same sp (the report pairs them by it, which
+ * also closes frames left by tail calls and longjmp). args: entry rdi, rsi,
+ * rdx; exit rax, rdx, 0; a plain hit rdi, rsi, rdx. */
+struct rec_probe {
+	struct rec_hdr h;
+	uint64_t addr;	 /* the probed instruction, in the process */
+	uint64_t sp;
+	uint64_t ret_ip; /* *sp at entry and exit: the caller's return address */
+	uint64_t args[3];
+};
+_Static_assert(sizeof(struct rec_probe) == 72, "rec_probe layout");
+enum { PROBE_OP_ENTRY = 1, PROBE_OP_EXIT = 2, PROBE_OP_HIT = 3 };
+
 #endif

@@ -11,6 +11,9 @@
 
 static const struct trace_kind_desc kinds[] = {
 	/* Rows are added here by the features that define new kinds. */
+	{KIND_PROBE, "spool:probe", sizeof(struct rec_probe) - sizeof(struct rec_hdr), -1, 0,
+	 "\t\tuint64_hex_t addr;\n\t\tuint64_hex_t sp;\n\t\tuint64_hex_t ret_ip;\n"
+	 "\t\tuint64_t args[3];\n"},
 	{0, NULL, 0, -1, 0, NULL},
 };
 

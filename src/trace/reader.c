@@ -529,7 +529,7 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 			if (rec_reserve(s, sizeof(struct rec_hdr) + plen))
 				goto out_nomem;
 			((struct rec_hdr *)s->rec)->size = (uint32_t)(sizeof(struct rec_hdr) + plen);
-			memcpy(s->rec + sizeof(struct rec_hdr), pl + 12, plen);
+			memcpy((char *)s->rec + sizeof(struct rec_hdr), pl + 12, plen);
 			break;
 		}
 		}

@@ -34,12 +34,17 @@ fi
 #                        madvise (prefault the ring in one call)
 #   rare paths: syscall (futex wake once per watermark), sched_yield (lock
 #               table claim contention), write (SPOOL_DEBUG), __errno_location
+#   spool probe, startup only (agent_probe.c): dl_iterate_phdr (module load
+#               biases) mprotect (trampoline pages, patching text) sigaction
+#               (SIGTRAP for int3 probes) memcmp strcmp strrchr (checking the
+#               bytes and module names before patching)
 #   compiler/runtime: memset memcpy __cxa_finalize and the weak
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid
 dlsym dlvsym pthread_key_create __register_atfork strnlen __libc_stack_end
 gettid prctl pthread_self pthread_setspecific madvise syscall sched_yield write
 __errno_location memset memcpy __cxa_finalize
+dl_iterate_phdr mprotect sigaction memcmp strcmp strrchr
 _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __gmon_start__"
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|printf|fprintf|sprintf|snprintf|vfprintf|vsnprintf|puts|fputs|fopen|fdopen|fclose|fwrite|fread|fflush|perror|exit|_exit|abort|__assert_fail|__tls_get_addr|pthread_mutex_.*|pthread_rwlock_.*|sem_.*|__stack_chk_fail)$'
 

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+/*
+ * funcs.h - the function report of dynamic probes (spool report
+ * --functions, and spool probe at exit): per function calls, total and
+ * self time, min/avg/max per call, callers; and per thread.
+ */
+#ifndef SPOOL_ANALYZE_FUNCS_H
+#define SPOOL_ANALYZE_FUNCS_H
+
+#include <stdio.h>
+
+struct funcs_opts {
+	int json;
+	unsigned limit; /* rows per table, 0 = all */
+	int callers;	/* callers per function to show (text) */
+};
+
+/* Print the report of the probes in trace directory dir. Returns 0, or a
+ * negative errno when the trace cannot be read (the reason is logged). */
+int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out);
+
+#endif

@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: MIT
+/*
+ * path.c - the thread path (path.h, doc/path.md): reads a trace in time
+ * order, keeps per thread the stack of open instrumented frames (from the
+ * depth the agent recorded, so a lost or skipped exit cannot shift it),
+ * gives every lock or message event to the innermost open frame of its
+ * thread, then prints the queue of entries in time order, or the check.
+ *
+ * Memory grows with the number of function calls in the trace (one record
+ * of about 56 bytes per entry, per exit with --exits): the object of a call
+ * is only known at its exit, and the queue is ordered by entry time, so an
+ * outer call (main) that stays open holds every record after it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../common/event.h"
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "../util/symbolize.h"
+#include "path.h"
+
+/* Object kinds, in the order a call's objects are printed. */
+enum { OBJ_LOCK = 1, OBJ_SEM, OBJ_COND, OBJ_BARRIER, OBJ_MSG };
+static const char *const obj_prefix[] = {"", "lock", "sem", "cond", "barrier", "msg"};
+
+struct objref {
+	uint32_t kind; /* OBJ_* */
+	uint32_t next; /* index + 1 in the pool, 0 = end */
+	uint64_t id;   /* lock index, or message queue descriptor */
+};
+
+struct prec {
+	uint64_t ns;
+	uint64_t fn;
+	uint64_t site;
+	uint32_t thread; /* thread index */
+	uint32_t objs;	 /* first objref + 1, 0 = none */
+	uint32_t entry;	 /* exits: index + 1 of the matching entry, 0 = unknown */
+	uint8_t exit;
+	uint8_t closed; /* exit seen (entries) */
+};
+
+struct pthread_state {
+	uint32_t tid, pid;
+	uint32_t *stack; /* record indices of the open frames; [depth] */
+	uint32_t depth, cap;
+	int seen;
+};
+
+struct lockdef {
+	uint64_t addr;
+	uint32_t type;
+	uint32_t pid;
+};
+
+struct path_state {
+	struct prec *recs;
+	size_t nrecs, caprecs;
+	struct objref *pool;
+	size_t npool, cappool;
+	struct pthread_state *threads;
+	size_t nthreads;
+	struct lockdef *locks;
+	size_t nlocks;
+	uint64_t first_ns;
+	int have_first;
+	uint64_t entries;
+	uint32_t first_pid;
+	int keep_exits;
+};
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+static struct pthread_state *thread_at(struct path_state *ps, uint32_t idx)
+{
+	if (idx >= ps->nthreads &&
+	    grow((void **)&ps->threads, &ps->nthreads, (size_t)idx + 1, sizeof(*ps->threads)) < 0)
+		return NULL;
+	return &ps->threads[idx];
+}
+
+/* Attach an object to the innermost open frame of thread t (once). */
+static int add_obj(struct path_state *ps, struct pthread_state *t, uint32_t kind, uint64_t id)
+{
+	struct prec *r;
+	uint32_t *link;
+
+	if (!t->depth)
+		return 0; /* outside every instrumented function */
+	r = &ps->recs[t->stack[t->depth - 1]];
+	for (link = &r->objs; *link; link = &ps->pool[*link - 1].next)
+		if (ps->pool[*link - 1].kind == kind && ps->pool[*link - 1].id == id)
+			return 0;
+	if (grow((void **)&ps->pool, &ps->cappool, ps->npool + 1, sizeof(*ps->pool)) < 0)
+		return -ENOMEM;
+	ps->pool[ps->npool] = (struct objref){.kind = kind, .id = id};
+	*link = (uint32_t)++ps->npool;
+	return 0;
+}
+
+static int lock_obj_kind(uint32_t type)
+{
+	switch (type) {
+	case LOCK_TYPE_MUTEX:
+	case LOCK_TYPE_RWLOCK:
+	case LOCK_TYPE_SPIN:
+		return OBJ_LOCK;
+	case LOCK_TYPE_SEM:
+		return OBJ_SEM;
+	case LOCK_TYPE_COND:
+		return OBJ_COND;
+	case LOCK_TYPE_BARRIER:
+		return OBJ_BARRIER;
+	default:
+		return 0; /* the thread pseudo-object: create/join are not objects */
+	}
+}
+
+static int feed_func(struct path_state *ps, const struct trace_event *ev, uint32_t ti)
+{
+	const struct rec_func *f = (const struct rec_func *)ev->rec;
+	struct pthread_state *t = thread_at(ps, ti);
+	unsigned op = ev_op(f->h.word);
+	struct prec *r;
+	uint32_t d = f->depth, entry = 0;
+
+	if (!t)
+		return -ENOMEM;
+	if (f->h.size < sizeof(*f))
+		return -EINVAL;
+	if (op == FUNC_OP_MSG_SEND || op == FUNC_OP_MSG_RECV)
+		return add_obj(ps, t, OBJ_MSG, f->fn);
+	if (op != FUNC_OP_ENTER && op != FUNC_OP_EXIT)
+		return -EINVAL;
+	if (op == FUNC_OP_EXIT) {
+		/* The frame at depth d closes, and everything above it. */
+		if (d < t->depth) {
+			struct prec *e = &ps->recs[t->stack[d]];
+
+			if (e->fn == f->fn) {
+				e->closed = 1;
+				entry = t->stack[d] + 1;
+			}
+			t->depth = d;
+		}
+		if (!ps->keep_exits)
+			return 0;
+	}
+	if (grow((void **)&ps->recs, &ps->caprecs, ps->nrecs + 1, sizeof(*ps->recs)) < 0)
+		return -ENOMEM;
+	r = &ps->recs[ps->nrecs];
+	memset(r, 0, sizeof(*r));
+	r->ns = ev->ns;
+	r->fn = f->fn;
+	r->site = f->site;
+	r->thread = ti;
+	r->exit = op == FUNC_OP_EXIT;
+	r->entry = entry;
+	if (op == FUNC_OP_ENTER) {
+		ps->entries++;
+		if (d > 1u << 20)
+			d = t->depth; /* nonsense depth: stack on top */
+		if (d + 1 > t->cap) {
+			uint32_t n = t->cap ? t->cap : 16;
+			uint32_t *s;
+
+			while (n < d + 1)
+				n *= 2;
+			s = realloc(t->stack, n * sizeof(*s));
+			if (!s)
+				return -ENOMEM;
+			t->stack = s;
+			t->cap = n;
+		}
+		/* Frames the agent lost between t->depth and d stay unknown:
+		 * point them at this record so events land somewhere sane. */
+		for (uint32_t i = t->depth; i < d; i++)
+			t->stack[i] = (uint32_t)ps->nrecs;
+		t->stack[d] = (uint32_t)ps->nrecs;
+		t->depth = d + 1;
+	}
+	ps->nrecs++;
+	return 0;
+}
+
+static int path_feed(struct path_state *ps, const struct trace_event *ev)
+{
+	const struct rec_hdr *h = ev->rec;
+	uint32_t ti = ev_thread(h->word);
+	struct pthread_state *t;
+
+	if (!ps->have_first) {
+		ps->first_ns = ev->ns;
+		ps->have_first = 1;
+	}
+	switch (ev_kind(h->word)) {
+	case KIND_THREAD: {
+		const struct rec_thread *rt = (const struct rec_thread *)h;
+
+		if (h->size < sizeof(*rt) || !(t = thread_at(ps, ti)))
+			return h->size < sizeof(*rt) ? -EINVAL : -ENOMEM;
+		t->tid = rt->tid;
+		t->pid = rt->pid;
+		t->seen = 1;
+		return 0;
+	}
+	case KIND_PROC: {
+		const struct rec_proc *rp = (const struct rec_proc *)h;
+
+		if (h->size >= sizeof(*rp) && !ps->first_pid)
+			ps->first_pid = rp->pid;
+		return 0;
+	}
+	case KIND_LOCKDEF: {
+		const struct rec_lockdef *ld = (const struct rec_lockdef *)h;
+		uint32_t idx = ev_obj(h->word);
+
+		if (h->size < sizeof(*ld))
+			return -EINVAL;
+		if (grow((void **)&ps->locks, &ps->nlocks, (size_t)idx + 1, sizeof(*ps->locks)) < 0)
+			return -ENOMEM;
+		ps->locks[idx] = (struct lockdef){ld->addr, ld->type, ld->pid};
+		return 0;
+	}
+	case KIND_LOCK: {
+		uint32_t idx = ev_obj(h->word);
+		int kind;
+
+		if (ev_op(h->word) >= OP_THREAD_CREATE || !idx || idx >= ps->nlocks)
+			return 0;
+		kind = lock_obj_kind(ps->locks[idx].type);
+		if (!kind || !(t = thread_at(ps, ti)))
+			return kind ? -ENOMEM : 0;
+		return add_obj(ps, t, (uint32_t)kind, idx);
+	}
+	case KIND_FUNC:
+		return feed_func(ps, ev, ti);
+	default:
+		return 0;
+	}
+}
+
+static void path_state_free(struct path_state *ps)
+{
+	for (size_t i = 0; i < ps->nthreads; i++)
+		free(ps->threads[i].stack);
+	free(ps->threads);
+	free(ps->recs);
+	free(ps->pool);
+	free(ps->locks);
+}
+
+/* ---- names ---- */
+
+/* Function names, cached per (pid, address): the symbolizer is slow and a
+ * path names the same few functions over and over. */
+struct name_ent {
+	uint64_t fn;
+	uint32_t pid;
+	uint32_t used;
+	char name[160];
+	uint64_t module_offset;
+	int in_exe; /* the function lies in the program's executable */
+};
+
+struct namer {
+	struct symbolizer *sym;
+	struct name_ent *tab;
+	size_t cap; /* power of two */
+	size_t used;
+	const char *exe;
+	struct stat exe_st;
+	int have_exe_st;
+};
+
+static int same_file(struct namer *nm, const char *module)
+{
+	struct stat st;
+
+	if (!nm->exe || !module[0])
+		return 0;
+	if (!strcmp(nm->exe, module))
+		return 1;
+	return nm->have_exe_st && stat(module, &st) == 0 && st.st_dev == nm->exe_st.st_dev &&
+	       st.st_ino == nm->exe_st.st_ino;
+}
+
+static struct name_ent *namer_get(struct namer *nm, uint32_t pid, uint64_t fn)
+{
+	struct name_ent *e;
+	struct sym_info si;
+	size_t i;
+
+	if (nm->used * 2 >= nm->cap) {
+		size_t ncap = nm->cap ? nm->cap * 2 : 256;
+		struct name_ent *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t j = 0; j < nm->cap; j++) {
+			if (!nm->tab[j].used)
+				continue;
+			i = (size_t)((nm->tab[j].fn * 0x9e3779b97f4a7c15ULL) ^ nm->tab[j].pid) &
+			    (ncap - 1);
+			while (nt[i].used)
+				i = (i + 1) & (ncap - 1);
+			nt[i] = nm->tab[j];
+		}
+		free(nm->tab);
+		nm->tab = nt;
+		nm->cap = ncap;
+	}
+	i = (size_t)((fn * 0x9e3779b97f4a7c15ULL) ^ pid) & (nm->cap - 1);
+	for (; nm->tab[i].used; i = (i + 1) & (nm->cap - 1))
+		if (nm->tab[i].fn == fn && nm->tab[i].pid == pid)
+			return &nm->tab[i];
+	e = &nm->tab[i];
+	e->used = 1;
+	e->fn = fn;
+	e->pid = pid;
+	nm->used++;
+	memset(&si, 0, sizeof(si));
+	if (nm->sym && symbolizer_lookup(nm->sym, pid, fn, &si) == 0 && si.func[0]) {
+		if (si.offset)
+			snprintf(e->name, sizeof(e->name), "%s+%#" PRIx64, si.func, si.offset);
+		else
+			snprintf(e->name, sizeof(e->name), "%s", si.func);
+	} else if (nm->sym) {
+		symbolizer_format_pc(nm->sym, pid, fn, e->name, sizeof(e->name));
+	} else {
+		snprintf(e->name, sizeof(e->name), "%#" PRIx64, fn);
+	}
+	e->module_offset = si.module_offset;
+	e->in_exe = same_file(nm, si.module);
+	return e;
+}
+
+/* A lock's name: the global variable it is, else its address. */
+static void lock_name(struct namer *nm, const struct lockdef *l, char *buf, size_t len)
+{
+	struct sym_info si;
+
+	if (nm->sym && symbolizer_lookup(nm->sym, l->pid, l->addr, &si) == 0 && si.func[0]) {
+		if (si.offset)
+			snprintf(buf, len, "%s+%#" PRIx64, si.func, si.offset);
+		else
+			snprintf(buf, len, "%s", si.func);
+		return;
+	}
+	snprintf(buf, len, "%#" PRIx64, l->addr);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* The object column of a record: "lock:buf_lock,sem:0x7f...", "data", "none". */
+static void format_objects(struct path_state *ps, struct namer *nm, struct path_prog *prog,
+			   const struct prec *r, const struct name_ent *ne, char *buf, size_t len)
+{
+	size_t o = 0;
+	struct path_func *pf;
+
+	buf[0] = 0;
+	for (uint32_t k = OBJ_LOCK; k <= OBJ_MSG; k++) {
+		for (uint32_t l = r->objs; l; l = ps->pool[l - 1].next) {
+			const struct objref *ob = &ps->pool[l - 1];
+			char name[160];
+
+			if (ob->kind != k || o + 2 >= len)
+				continue;
+			if (k == OBJ_MSG)
+				snprintf(name, sizeof(name), "mq%" PRId64, (int64_t)ob->id);
+			else
+				lock_name(nm, &ps->locks[ob->id], name, sizeof(name));
+			o += (size_t)snprintf(buf + o, len - o, "%s%s:%s", o ? "," : "",
+					      obj_prefix[k], name);
+			if (o >= len)
+				o = len - 1;
+		}
+	}
+	if (o)
+		return;
+	pf = ne && ne->in_exe && prog->nfuncs ? path_prog_find(prog, ne->module_offset) : NULL;
+	snprintf(buf, len, "%s", pf && pf->data_param ? "data" : "none");
+}
+
+static void print_path(struct path_state *ps, struct namer *nm, struct path_prog *prog,
+		       const struct path_opts *o, FILE *out)
+{
+	uint64_t seq = 0;
+	char objs[1024];
+
+	if (o->json)
+		fputs("{\"records\": [", out);
+	else
+		fprintf(out, "# %-6s %12s  %-14s %-28s %s\n", "seq", "time(us)", "thread",
+			"function", "object");
+	for (size_t i = 0; i < ps->nrecs; i++) {
+		const struct prec *r = &ps->recs[i];
+		const struct pthread_state *t = &ps->threads[r->thread];
+		struct name_ent *ne;
+		const char *dir = "";
+		int is_main;
+		char thr[32];
+
+		if (o->thread >= 0 && (uint64_t)o->thread != r->thread)
+			continue;
+		ne = namer_get(nm, t->pid, r->fn);
+		is_main = ne && !strcmp(ne->name, "main");
+		/* an exit's objects are those of its entry */
+		format_objects(ps, nm, prog, r->exit && r->entry ? &ps->recs[r->entry - 1] : r, ne,
+			       objs, sizeof(objs));
+		seq++;
+		if (o->exits)
+			dir = r->exit ? "<" : ">";
+		if (o->json) {
+			fprintf(out,
+				"%s\n  {\"seq\": %" PRIu64 ", \"ns\": %" PRIu64
+				", \"thread\": %u, \"tid\": %u, \"pid\": %u, \"event\": \"%s\", "
+				"\"function\": ",
+				seq > 1 ? "," : "", seq, r->ns - ps->first_ns, r->thread, t->tid,
+				t->pid, r->exit ? "exit" : "entry");
+			json_str(out, ne ? ne->name : "?");
+			fprintf(out,
+				", \"main\": %s, \"fn\": \"%#" PRIx64 "\", \"site\": \"%#" PRIx64
+				"\", \"objects\": [",
+				is_main ? "true" : "false", r->fn, r->site);
+			if (strcmp(objs, "none")) {
+				char *save = NULL, *tok = strtok_r(objs, ",", &save);
+
+				for (int n = 0; tok; tok = strtok_r(NULL, ",", &save), n++) {
+					fputs(n ? ", " : "", out);
+					json_str(out, tok);
+				}
+			}
+			fputs("]}", out);
+			continue;
+		}
+		snprintf(thr, sizeof(thr), "T%u/%u", r->thread, t->tid);
+		fprintf(out, "%8" PRIu64 " %12.3f  %-14s %s%s%s%*s %s\n", seq,
+			(double)(r->ns - ps->first_ns) / 1e3, thr, dir, ne ? ne->name : "?",
+			is_main ? "*" : "",
+			(int)(28 - (int)strlen(dir) - (int)strlen(ne ? ne->name : "?") - is_main) > 0
+				? (int)(28 - (int)strlen(dir) - (int)strlen(ne ? ne->name : "?") -
+					is_main)
+				: 0,
+			"", objs);
+	}
+	if (o->json)
+		fputs("\n]}\n", out);
+	else
+		fputs("# * main: recorded, not a cut point of the path\n", out);
+}
+
+static const char *source_name(int s)
+{
+	return s == PATH_SRC_DWARF ? "DWARF" : s == PATH_SRC_SYMTAB ? "symbol table" : ".dynsym";
+}
+
+static int print_check(struct path_state *ps, struct namer *nm, struct path_prog *prog,
+		       const struct path_opts *o, FILE *out)
+{
+	size_t entered = 0, outside = 0;
+
+	for (size_t i = 0; i < ps->nrecs; i++) {
+		const struct prec *r = &ps->recs[i];
+		struct name_ent *ne;
+		struct path_func *pf;
+
+		if (r->exit)
+			continue;
+		ne = namer_get(nm, ps->threads[r->thread].pid, r->fn);
+		if (!ne || !ne->in_exe) {
+			outside += ne && ne->used == 1;
+			if (ne)
+				ne->used = 2; /* counted once */
+			continue;
+		}
+		pf = path_prog_find(prog, ne->module_offset);
+		if (pf)
+			pf->entered = 1;
+	}
+	for (size_t i = 0; i < prog->nfuncs; i++)
+		entered += prog->funcs[i].entered;
+	if (o->json) {
+		int n = 0;
+
+		fputs("{\"program\": ", out);
+		json_str(out, nm->exe);
+		fprintf(out,
+			", \"source\": \"%s\", \"functions\": %zu, \"entered\": %zu, "
+			"\"uninstrumented_functions\": %zu, \"never_entered\": [",
+			prog->source == PATH_SRC_DWARF	   ? "dwarf"
+			: prog->source == PATH_SRC_SYMTAB ? "symtab"
+							  : "dynsym",
+			prog->nfuncs, entered, prog->uninst_funcs);
+		for (size_t i = 0; i < prog->nfuncs; i++) {
+			const struct path_func *f = &prog->funcs[i];
+
+			if (f->entered)
+				continue;
+			fputs(n++ ? ",\n  " : "\n  ", out);
+			fputs("{\"function\": ", out);
+			json_str(out, f->name);
+			fprintf(out, ", \"addr\": \"%#" PRIx64 "\"", f->addr);
+			if (f->file) {
+				fputs(", \"file\": ", out);
+				json_str(out, f->file);
+				fprintf(out, ", \"line\": %d", f->line);
+			}
+			fputc('}', out);
+		}
+		fputs("]}\n", out);
+	} else {
+		fprintf(out, "%zu of %zu functions entered (%s, functions from its %s)\n", entered,
+			prog->nfuncs, nm->exe, source_name(prog->source));
+		for (size_t i = 0; i < prog->nfuncs; i++) {
+			const struct path_func *f = &prog->funcs[i];
+			const char *base;
+
+			if (f->entered)
+				continue;
+			base = f->file ? strrchr(f->file, '/') : NULL;
+			if (f->file)
+				fprintf(out, "  never entered: %-24s %s:%d\n", f->name,
+					base ? base + 1 : f->file, f->line);
+			else
+				fprintf(out, "  never entered: %s\n", f->name);
+		}
+	}
+	if (prog->uninst_cus)
+		log_warn("%zu functions in %u compile units built without -finstrument-functions "
+			 "are not counted",
+			 prog->uninst_funcs, prog->uninst_cus);
+	if (prog->source == PATH_SRC_SYMTAB)
+		log_warn("%s has no DWARF: functions come from its symbol table, including any "
+			 "built without -finstrument-functions",
+			 nm->exe);
+	if (prog->source == PATH_SRC_DYNSYM)
+		log_warn("%s is stripped: only its exported functions (.dynsym) are known; static "
+			 "and hidden functions are missing from the check",
+			 nm->exe);
+	if (!prog->nfuncs)
+		log_warn("no function of %s is known: nothing to check the path against", nm->exe);
+	if (outside)
+		log_info("%zu entered functions lie outside the executable (shared libraries), "
+			 "not part of the check",
+			 outside);
+	return prog->nfuncs && entered == prog->nfuncs ? PATH_OK : PATH_INCOMPLETE;
+}
+
+/* ---- driver ---- */
+
+int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
+{
+	struct path_state ps;
+	struct path_prog prog;
+	struct trace_problem prob;
+	struct trace_reader *r = NULL;
+	struct trace_event ev;
+	struct namer nm;
+	char name[64], *exe = NULL;
+	size_t exe_len = 0, bad = 0;
+	int rc;
+
+	memset(&ps, 0, sizeof(ps));
+	memset(&prog, 0, sizeof(prog));
+	memset(&nm, 0, sizeof(nm));
+	memset(&prob, 0, sizeof(prob));
+	ps.keep_exits = o->exits && !o->check;
+	rc = trace_reader_open(&r, trace_dir, &prob);
+	if (rc < 0) {
+		if (prob.msg[0])
+			log_err("%s: %s", prob.file[0] ? prob.file : trace_dir, prob.msg);
+		else
+			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
+		return rc;
+	}
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		rc = path_feed(&ps, &ev);
+		if (rc == -EINVAL) {
+			if (!bad++)
+				log_warn("%s: stream %u: malformed record skipped", trace_dir,
+					 ev.stream_id);
+			continue;
+		}
+		if (rc < 0) {
+			log_err("%s: %s", trace_dir, strerror(-rc));
+			goto out;
+		}
+	}
+	if (rc < 0)
+		log_warn("%s: reading stopped: %s", trace_dir, strerror(-rc));
+	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
+		const struct trace_problem *p = trace_reader_problem(r, i);
+
+		log_warn("%s: offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
+	}
+	if (!ps.entries) {
+		log_err("%s: no function entries in this trace: build the program with "
+			"-finstrument-functions (gcc or clang) and record it with "
+			"'spool path -- PROGRAM' (spool locks does not record them)",
+			trace_dir);
+		rc = -ENODATA;
+		goto out;
+	}
+	/* Threads known only from their stream (a lost KIND_THREAD record). */
+	for (size_t i = 0; i < trace_reader_nstreams(r); i++) {
+		const struct trace_stream_info *si = trace_reader_stream(r, i);
+		struct pthread_state *t = si->stream_id < ps.nthreads ? &ps.threads[si->stream_id]
+								      : NULL;
+
+		if (t && !t->seen) {
+			t->tid = si->tid;
+			t->pid = si->pid;
+		}
+		if (!ps.first_pid)
+			ps.first_pid = si->pid;
+	}
+	snprintf(name, sizeof(name), "proc/%u.exe", ps.first_pid);
+	if (trace_reader_file(r, name, &exe, &exe_len) == 0 && exe_len) {
+		nm.exe = exe;
+		nm.have_exe_st = stat(exe, &nm.exe_st) == 0;
+		rc = path_prog_load(&prog, exe);
+		if (rc < 0) {
+			if (o->check) {
+				log_err("%s: cannot read its functions: %s", exe, strerror(-rc));
+				goto out;
+			}
+			log_warn("%s: cannot read its functions (%s): no \"data\" objects", exe,
+				 strerror(-rc));
+		}
+	} else if (o->check) {
+		log_err("%s: the trace does not name the program (no %s)", trace_dir, name);
+		rc = -ENOENT;
+		goto out;
+	}
+	rc = symbolizer_open(&nm.sym, r);
+	if (rc < 0) {
+		log_warn("functions will be printed as addresses: symbolizer: %s", strerror(-rc));
+		nm.sym = NULL;
+	}
+	if (o->check) {
+		rc = print_check(&ps, &nm, &prog, o, out);
+	} else {
+		print_path(&ps, &nm, &prog, o, out);
+		rc = PATH_OK;
+	}
+	fflush(out);
+	if (ferror(out)) {
+		log_err("writing the path: %s", strerror(errno));
+		rc = -EIO;
+	}
+	if (nm.sym)
+		symbolizer_close(nm.sym);
+out:
+	free(nm.tab);
+	path_prog_free(&prog);
+	free(exe);
+	path_state_free(&ps);
+	trace_reader_close(r);
+	return rc;
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+/*
+ * path.h - the thread path of the path-tracing design (doc/path.md): from a
+ * trace with function entries (KIND_FUNC, programs built with
+ * -finstrument-functions and run under `spool path`), the time-ordered
+ * queue of records <thread, function, object>, and the check of which of
+ * the program's functions the run never entered.
+ *
+ * The object of a call is decided from the agent's events that the thread
+ * produced while that call was its innermost open instrumented frame: lock
+ * events name the lock (lock:, sem:, cond:, barrier:), message-queue events
+ * give msg:, and a call with neither is "data" when the program's DWARF says
+ * the function takes a pointer to data, else "none".
+ */
+#ifndef SPOOL_ANALYZE_PATH_H
+#define SPOOL_ANALYZE_PATH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct path_opts {
+	int exits;	/* also print function exits */
+	int json;	/* JSON instead of text */
+	int check;	/* print the never-entered functions instead of the path */
+	int64_t thread; /* only this thread index; -1 = all */
+};
+
+/* Exit-style results of path_report_dir besides negative errnos. */
+#define PATH_OK 0
+#define PATH_INCOMPLETE 1 /* --check: some functions were never entered */
+
+/*
+ * Read trace_dir and print its path (or, with o->check, the check) to out.
+ * Returns PATH_OK or PATH_INCOMPLETE, -ENODATA when the trace holds no
+ * function entry (the reason and the remedy have been logged), or another
+ * negative errno (logged).
+ */
+int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out);
+
+/* One function of the program, from DWARF or the symbol table. */
+struct path_func {
+	uint64_t addr; /* link-time address (module offset) of its first instruction */
+	char *name;
+	char *file; /* NULL without DWARF */
+	int line;
+	int data_param; /* DWARF: takes a pointer to data (not void, function or sync type) */
+	int entered;
+};
+
+/* Source of a function table. */
+enum { PATH_SRC_DWARF = 1, PATH_SRC_SYMTAB = 2, PATH_SRC_DYNSYM = 3 };
+
+struct path_prog {
+	struct path_func *funcs; /* sorted by addr */
+	size_t nfuncs;
+	int source;		 /* PATH_SRC_* */
+	unsigned uninst_cus;	 /* DWARF: compile units built without -finstrument-functions */
+	size_t uninst_funcs;	 /* their functions, not in funcs */
+};
+
+/* The functions of the ELF executable at path: DWARF subprograms with code
+ * (of compile units built with -finstrument-functions, when the producer
+ * string records the switches), else .symtab, else .dynsym FUNC symbols.
+ * Returns 0 or a negative errno. */
+int path_prog_load(struct path_prog *p, const char *path);
+struct path_func *path_prog_find(struct path_prog *p, uint64_t addr);
+void path_prog_free(struct path_prog *p);
+
+#endif

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * x86_insn.c - decoding with Zydis, relocation of displaced instructions
+ * and the trampoline encodings of dynamic probes (see x86_insn.h).
+ *
+ * Relocation rules: an instruction runs the same from the trampoline when
+ * nothing in it depends on where it sits. Two things do: RIP-relative
+ * memory operands (their disp32 is re-aimed at the same absolute address),
+ * and relative branches and calls (re-emitted as rel32 forms to the same
+ * target). loop/jrcxz/xbegin have no rel32 form and are refused; so is
+ * anything Zydis cannot decode. The targets are module offsets turned into
+ * REL32 descriptors; the agent resolves them (probe_abi.h), and refuses a
+ * trampoline page that is farther than +-2 GB from its module.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "x86_insn.h"
+
+static ZydisDecoder x86_decoder;
+static ZydisFormatter x86_formatter;
+static int x86_ready;
+
+static void x86_init(void)
+{
+	if (x86_ready)
+		return;
+	ZydisDecoderInit(&x86_decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisFormatterInit(&x86_formatter, ZYDIS_FORMATTER_STYLE_INTEL);
+	x86_ready = 1;
+}
+
+int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *out)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZyanU64 abs;
+
+	x86_init();
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&x86_decoder, p, avail, &in, ops)))
+		return -EINVAL;
+	out->len = in.length;
+	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&x86_formatter, &in, ops,
+							  in.operand_count_visible, out->text,
+							  sizeof(out->text), addr, NULL)))
+		snprintf(out->text, sizeof(out->text), "(%u bytes)", in.length);
+
+	switch (in.meta.category) {
+	case ZYDIS_CATEGORY_RET:
+		out->flags |= X86_F_RET;
+		break;
+	case ZYDIS_CATEGORY_COND_BR:
+		out->flags |= X86_F_BRANCH | X86_F_COND;
+		break;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		out->flags |= X86_F_BRANCH;
+		break;
+	case ZYDIS_CATEGORY_CALL:
+		out->flags |= X86_F_CALL;
+		break;
+	case ZYDIS_CATEGORY_NOP:
+	case ZYDIS_CATEGORY_WIDENOP:
+		out->flags |= X86_F_NOP;
+		break;
+	default:
+		break;
+	}
+	if (in.mnemonic == ZYDIS_MNEMONIC_INT3)
+		out->flags |= X86_F_TRAP | X86_F_NOP;
+	else if (in.mnemonic == ZYDIS_MNEMONIC_UD2 || in.mnemonic == ZYDIS_MNEMONIC_HLT ||
+		 in.mnemonic == ZYDIS_MNEMONIC_INT || in.mnemonic == ZYDIS_MNEMONIC_INTO ||
+		 in.mnemonic == ZYDIS_MNEMONIC_IRETQ || in.mnemonic == ZYDIS_MNEMONIC_SYSRET)
+		out->flags |= X86_F_TRAP;
+
+	for (unsigned i = 0; i < in.operand_count; i++) {
+		const ZydisDecodedOperand *o = &ops[i];
+
+		if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_RIP) {
+			out->flags |= X86_F_RIPREL;
+			if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, o, addr, &abs)))
+				out->target = abs;
+			if (in.raw.disp.size != 32)
+				out->unreloc = "RIP-relative operand without a 32-bit displacement";
+		}
+		if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && o->imm.is_relative) {
+			out->flags |= X86_F_RELATIVE;
+			if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, o, addr, &abs)))
+				out->target = abs;
+		}
+	}
+	if ((out->flags & (X86_F_BRANCH | X86_F_CALL)) && !(out->flags & X86_F_RELATIVE))
+		out->flags |= X86_F_INDIRECT;
+
+	if (out->flags & X86_F_RELATIVE) {
+		int ok = 0;
+
+		if (in.opcode_map == ZYDIS_OPCODE_MAP_DEFAULT)
+			ok = in.opcode == 0xeb || in.opcode == 0xe9 || in.opcode == 0xe8 ||
+			     (in.opcode >= 0x70 && in.opcode <= 0x7f);
+		else if (in.opcode_map == ZYDIS_OPCODE_MAP_0F)
+			ok = in.opcode >= 0x80 && in.opcode <= 0x8f;
+		if (!ok)
+			out->unreloc = "relative branch with no 32-bit form (loop, jrcxz, xbegin)";
+	}
+	if ((out->flags & X86_F_RIPREL) && (out->flags & X86_F_RELATIVE))
+		out->unreloc = "RIP-relative operand in a relative branch";
+	return 0;
+}
+
+static int x86_put(struct x86_code *c, const void *p, size_t n)
+{
+	if (c->len + n > X86_CODE_MAX)
+		return -ENOSPC;
+	memcpy(c->buf + c->len, p, n);
+	c->len += (uint32_t)n;
+	return 0;
+}
+
+static int x86_reloc(struct x86_code *c, uint32_t at, uint32_t next, uint32_t type,
+		     uint64_t target)
+{
+	struct probe_area_reloc *r;
+
+	if (c->nrel >= X86_RELOC_MAX)
+		return -ENOSPC;
+	r = &c->rel[c->nrel++];
+	memset(r, 0, sizeof(*r));
+	r->at = at;
+	r->next = next;
+	r->type = type;
+	r->target = target;
+	return 0;
+}
+
+/* opcode bytes then a rel32 to target */
+static int x86_rel32(struct x86_code *c, const uint8_t *op, size_t oplen, uint64_t target)
+{
+	static const uint8_t zero[4];
+	uint32_t at;
+	int rc;
+
+	rc = x86_put(c, op, oplen);
+	if (rc)
+		return rc;
+	at = c->len;
+	rc = x86_put(c, zero, 4);
+	if (rc)
+		return rc;
+	return x86_reloc(c, at, c->len, PROBE_R_REL32, target);
+}
+
+int x86_code_jmp(struct x86_code *c, uint64_t target)
+{
+	static const uint8_t op[] = {0xe9};
+
+	return x86_rel32(c, op, 1, target);
+}
+
+int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint32_t start = c->len;
+	int rc;
+
+	if (insn->unreloc)
+		return -ENOTSUP;
+	if (!(insn->flags & (X86_F_RIPREL | X86_F_RELATIVE)))
+		return x86_put(c, p, insn->len);
+	x86_init();
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&x86_decoder, p, insn->len, &in, ops)))
+		return -ENOTSUP;
+	if (insn->flags & X86_F_RELATIVE) {
+		uint8_t op[2];
+
+		if (in.opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && (in.opcode == 0xeb || in.opcode == 0xe9)) {
+			op[0] = 0xe9;
+			return x86_rel32(c, op, 1, insn->target);
+		}
+		if (in.opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && in.opcode == 0xe8) {
+			op[0] = 0xe8;
+			return x86_rel32(c, op, 1, insn->target);
+		}
+		op[0] = 0x0f;
+		op[1] = (uint8_t)(0x80 | (in.opcode & 0x0f)); /* jcc rel8 0x7X and rel32 0F 8X */
+		return x86_rel32(c, op, 2, insn->target);
+	}
+	/* RIP-relative: same bytes, disp32 re-aimed. */
+	rc = x86_put(c, p, insn->len);
+	if (rc)
+		return rc;
+	return x86_reloc(c, start + in.raw.disp.offset, start + insn->len, PROBE_R_REL32,
+			 insn->target);
+}
+
+int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int save_flags)
+{
+	/* lea rsp,[rsp-128]: step over the red zone (lea keeps the flags) */
+	static const uint8_t pre[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
+	/* push rax rcx rdx rsi rdi r8 r9 r10 r11: struct probe_regs, r11 lowest */
+	static const uint8_t push[] = {0x50, 0x51, 0x52, 0x56, 0x57, 0x41, 0x50,
+				       0x41, 0x51, 0x41, 0x52, 0x41, 0x53};
+	/* push rbp; mov rbp,rsp; and rsp,-16: the handler gets an ABI-aligned
+	 * stack whatever the alignment at the probe */
+	static const uint8_t align[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xe4, 0xf0};
+	/* mov rsp,rbp; pop rbp */
+	static const uint8_t unalign[] = {0x48, 0x89, 0xec, 0x5d};
+	static const uint8_t pop[] = {0x41, 0x5b, 0x41, 0x5a, 0x41, 0x59, 0x41, 0x58,
+				      0x5f, 0x5e, 0x5a, 0x59, 0x58};
+	/* lea rsp,[rsp+128] */
+	static const uint8_t post[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+	static const uint8_t pushf = 0x9c, popf = 0x9d;
+	uint8_t b[16];
+	uint32_t sp_off = 8 + 72 + PROBE_REDZONE + (save_flags ? 8 : 0);
+	int rc = 0;
+
+	rc |= x86_put(c, pre, sizeof(pre));
+	if (save_flags)
+		rc |= x86_put(c, &pushf, 1);
+	rc |= x86_put(c, push, sizeof(push));
+	rc |= x86_put(c, align, sizeof(align));
+	/* mov edi, probe_id */
+	b[0] = 0xbf;
+	memcpy(b + 1, &probe_id, 4);
+	rc |= x86_put(c, b, 5);
+	/* lea rsi,[rbp+8]: the pushed registers */
+	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x75, b[3] = 0x08;
+	rc |= x86_put(c, b, 4);
+	/* lea rdx,[rbp+disp32]: the stack pointer at the probe */
+	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x95;
+	memcpy(b + 3, &sp_off, 4);
+	rc |= x86_put(c, b, 7);
+	/* movabs rax, handler; call rax */
+	b[0] = 0x48, b[1] = 0xb8;
+	memset(b + 2, 0, 8);
+	rc |= x86_put(c, b, 10);
+	if (!rc)
+		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
+	b[0] = 0xff, b[1] = 0xd0;
+	rc |= x86_put(c, b, 2);
+	rc |= x86_put(c, unalign, sizeof(unalign));
+	rc |= x86_put(c, pop, sizeof(pop));
+	if (save_flags)
+		rc |= x86_put(c, &popf, 1);
+	rc |= x86_put(c, post, sizeof(post));
+	return rc ? -ENOSPC : 0;
+}

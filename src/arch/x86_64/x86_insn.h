@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/*
+ * x86_insn.h - x86-64 instruction decoding, relocation and the jump and
+ * trampoline encodings dynamic probes need (host side, Zydis).
+ *
+ * Addresses here are module offsets (see src/probe/probe_abi.h): code
+ * emitted for a trampoline refers to the original code through REL32
+ * relocation descriptors that the agent resolves once it knows where the
+ * module and the trampoline are. Nothing here assumes a load address.
+ */
+#ifndef SPOOL_ARCH_X86_64_X86_INSN_H
+#define SPOOL_ARCH_X86_64_X86_INSN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../probe/probe_abi.h"
+
+/* x86_insn.flags */
+#define X86_F_RET 0x1u	     /* ret / ret imm16 */
+#define X86_F_BRANCH 0x2u    /* any control transfer but call and ret */
+#define X86_F_COND 0x4u	     /* conditional (jcc, loop, jrcxz) */
+#define X86_F_CALL 0x8u
+#define X86_F_INDIRECT 0x10u /* jmp/call through a register or memory */
+#define X86_F_RIPREL 0x20u   /* a memory operand relative to RIP */
+#define X86_F_RELATIVE 0x40u /* an immediate relative branch/call: target valid */
+#define X86_F_TRAP 0x80u     /* int3, ud2, hlt, syscall-like: ends a straight line */
+#define X86_F_NOP 0x100u     /* nop or int3 padding */
+
+struct x86_insn {
+	uint64_t addr;	 /* module offset of the instruction */
+	uint8_t len;
+	uint32_t flags;	 /* X86_F_* */
+	uint64_t target; /* X86_F_RELATIVE: branch target; X86_F_RIPREL: memory address */
+	const char *unreloc; /* non-NULL: why it cannot run elsewhere */
+	char text[64];	 /* Intel syntax, for --list and messages */
+};
+
+/* Decode one instruction at p (avail bytes), located at module offset addr.
+ * Returns 0 or -EINVAL when the bytes are not an instruction. */
+int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *out);
+
+/* Trampoline code being built: bytes and relocation descriptors. */
+#define X86_CODE_MAX 512
+#define X86_RELOC_MAX 32
+struct x86_code {
+	uint8_t buf[X86_CODE_MAX];
+	uint32_t len;
+	struct probe_area_reloc rel[X86_RELOC_MAX];
+	uint32_t nrel;
+};
+
+/* Append insn (its bytes at p) so that it does the same thing from the
+ * trampoline: RIP-relative operands and relative branches are re-targeted
+ * through REL32 relocations, rel8 branches widened to rel32. Returns 0,
+ * -ENOTSUP (reason in insn->unreloc) or -ENOSPC. */
+int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p);
+/* jmp rel32 to a module offset. */
+int x86_code_jmp(struct x86_code *c, uint64_t target);
+/* Save the caller-saved registers, call standard handler `handler` with
+ * (probe_id, struct probe_regs *, stack pointer at the probe), restore.
+ * Leaves flags clobbered unless save_flags. */
+int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int save_flags);
+
+/* The patch written over the probed bytes: jmp rel32 to the trampoline
+ * followed by int3 filler; the agent fills the displacement. */
+#define X86_JMP_LEN 5
+#define X86_INT3 0xcc
+
+#endif

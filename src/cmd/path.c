@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * path.c - `spool path`: the thread path of a program built with
+ * -finstrument-functions (doc/path.md). With a program, run it in a session
+ * whose agent records function entries and exits (SHM_FEAT_PATH) and lock
+ * events, then print the path; with a trace directory, print the path of
+ * that trace. --check prints the program's functions the run never entered.
+ *
+ * The path goes to stdout (or -o FILE) after the program has exited, so a
+ * program that writes to stdout comes first; the summary line and every
+ * diagnostic go to stderr.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../analyze/path.h"
+#include "../collect/session.h"
+#include "../util/log.h"
+#include "../util/options.h"
+#include "cmd.h"
+
+static void path_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: spool path [OPTIONS] -- PROGRAM [ARGS...]   record, then print the path\n"
+		"       spool path [OPTIONS] [TRACE_DIR]            print the path of a trace\n"
+		"\n"
+		"The thread path: every function entry of a program built with\n"
+		"-finstrument-functions (gcc or clang), as the time-ordered queue of records\n"
+		"\n"
+		"    seq  time(us)  thread  function  object\n"
+		"\n"
+		"thread is T<index>/<tid>; object is what the call touched itself (not its\n"
+		"instrumented callees): lock:NAME, sem:NAME, cond:NAME, barrier:NAME,\n"
+		"msg:mqN (a POSIX message queue), data (no such event, and the function takes\n"
+		"a pointer to data per DWARF) or none. main is marked '*': it is recorded but\n"
+		"is not a cut point. See doc/path.md.\n"
+		"\n"
+		"With PROGRAM, spool runs it with its agent preloaded (function entries and\n"
+		"lock events recorded into a trace), then prints the path; spool exits with\n"
+		"the program's status when that is not 0, else with the status below.\n"
+		"TRACE_DIR defaults to spool.trace; a non-directory argument is taken as a\n"
+		"program to record.\n"
+		"\n"
+		"options:\n"
+		"  -o, --output FILE    write the path (or the check) to FILE, not stdout\n"
+		"      --check          instead of the path, list the program's functions\n"
+		"                       (DWARF, else its symbol table) that the run never\n"
+		"                       entered, after a line 'N of M functions entered'\n"
+		"      --exits          also print function exits ('>' entry, '<' exit)\n"
+		"      --thread N       only thread index N (the number after T)\n"
+		"      --json           JSON instead of text\n"
+		"  -t, --trace-dir DIR  when recording: trace directory (default spool.trace;\n"
+		"                       an existing one is kept as DIR.old)\n"
+		"      --ring-size SIZE when recording: per-thread ring, power of two, k/m\n"
+		"                       suffixes (default %um); a full ring loses events\n"
+		"      --max-threads N  when recording: threads that get a ring (default %u)\n"
+		"  -q, --quiet          no summary line\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"exit status: 0 the path was printed (--check: every function was entered);\n"
+		"1 --check found functions never entered, or the trace has no function entries\n"
+		"(the program was not built with -finstrument-functions, or was recorded by\n"
+		"another command); 2 usage error; when recording, the program's own status if\n"
+		"it is not 0 (127 not found, 126 not executable).\n",
+		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
+}
+
+static int path_record(struct session_opts *so, int quiet)
+{
+	struct session_result res;
+	uint64_t lost;
+	int rc;
+
+	so->features = SHM_FEAT_PATH | SHM_FEAT_LOCKS;
+	so->quiet = quiet;
+	rc = session_run(so, &res);
+	if (rc < 0)
+		return rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+	lost = (res.st.lost_ring > res.st.seq_gaps ? res.st.lost_ring : res.st.seq_gaps) +
+	       res.st.lost_no_ring;
+	if (res.term_signal)
+		log_info("%s killed by signal %d (%s)%s", so->argv[0], res.term_signal,
+			 strsignal(res.term_signal), res.core_dumped ? ", core dumped" : "");
+	if (!quiet)
+		log_info("%llu events, %llu lost, trace in %s/", (unsigned long long)res.st.events,
+			 (unsigned long long)lost, so->trace_dir);
+	if (lost)
+		log_warn("events were lost: the path has holes (try --ring-size, --max-threads)");
+	if (res.trace_error)
+		return res.exit_status ? res.exit_status : 1;
+	return res.exit_status ? -res.exit_status - 1 : 0;
+}
+
+int cmd_path(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"check", no_argument, NULL, 'c'},
+		{"exits", no_argument, NULL, 'x'},
+		{"thread", required_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'j'},
+		{"trace-dir", required_argument, NULL, 't'},
+		{"ring-size", required_argument, NULL, 'r'},
+		{"max-threads", required_argument, NULL, 'T'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct session_opts so = {
+		.trace_dir = "spool.trace",
+		.ring_bytes = SHM_DEFAULT_RING_BYTES,
+		.max_rings = SHM_DEFAULT_MAX_RINGS,
+	};
+	struct path_opts po = {.thread = -1};
+	const char *output = NULL, *trace_dir = "spool.trace";
+	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0;
+	struct stat st;
+	FILE *out = stdout;
+	uint64_t v;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:t:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'c':
+			po.check = 1;
+			break;
+		case 'x':
+			po.exits = 1;
+			break;
+		case 'n':
+			if (options_parse_uint(optarg, EV_MAX_THREADS - 1, &v) < 0) {
+				log_err("--thread '%s': want a thread index (0 to %u)", optarg,
+					EV_MAX_THREADS - 1);
+				return EXIT_USAGE;
+			}
+			po.thread = (int64_t)v;
+			break;
+		case 'j':
+			po.json = 1;
+			break;
+		case 't':
+			so.trace_dir = optarg;
+			break;
+		case 'r':
+			if (options_parse_size(optarg, &v) < 0 || v < 4096 || v > (1ull << 30) ||
+			    (v & (v - 1))) {
+				log_err("--ring-size '%s': want a power of two from 4k to 1g", optarg);
+				return EXIT_USAGE;
+			}
+			so.ring_bytes = (uint32_t)v;
+			break;
+		case 'T':
+			if (options_parse_uint(optarg, EV_MAX_THREADS, &v) < 0 || !v) {
+				log_err("--max-threads '%s': want 1 to %u", optarg, EV_MAX_THREADS);
+				return EXIT_USAGE;
+			}
+			so.max_rings = (uint32_t)v;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			path_usage(stdout);
+			return 0;
+		case ':':
+			log_err("option '%s' needs a value (see spool path --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			log_err("unknown option '%s' (see spool path --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
+	if (optind < argc) {
+		record = dashdash || stat(argv[optind], &st) < 0 || !S_ISDIR(st.st_mode);
+		if (!record) {
+			if (optind + 1 < argc) {
+				log_err("one trace directory at most (to run a program: spool path -- "
+					"PROGRAM ARGS)");
+				return EXIT_USAGE;
+			}
+			trace_dir = argv[optind];
+		}
+	} else if (dashdash) {
+		log_err("no program after '--' (usage: spool path [OPTIONS] -- PROGRAM [ARGS])");
+		return EXIT_USAGE;
+	}
+	if (record) {
+		so.argv = argv + optind;
+		rc = path_record(&so, quiet);
+		if (rc > 0)
+			return rc; /* the program did not run, or no trace */
+		prog_status = rc < 0 ? -rc - 1 : 0;
+		trace_dir = so.trace_dir;
+	}
+	if (output) {
+		out = fopen(output, "w");
+		if (!out) {
+			log_err("%s: %s", output, strerror(errno));
+			return 1;
+		}
+	}
+	fflush(stdout);
+	rc = path_report_dir(trace_dir, &po, out);
+	if (out != stdout && fclose(out) != 0 && rc >= 0) {
+		log_err("%s: %s", output, strerror(errno));
+		rc = -EIO;
+	}
+	if (prog_status)
+		return prog_status;
+	return rc < 0 ? 1 : rc;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe.h - the host half of dynamic probes: the probe manager (define,
+ * register, find, delete), the probe library (registry of standard probes
+ * and their handlers), probe specs, probe points found in ELF symbols and
+ * placed by disassembly, and the serialization into the feature area the
+ * agent reads (probe_abi.h).
+ *
+ * Life of a probe (design 1, "dynamic probes for embedded performance
+ * analysis"): a spec names functions; the manager resolves them to probe
+ * points in modules (the executable and the libraries it loads), defines
+ * one probe per point with a standard probe of the library (function entry,
+ * function exit), plans its insertion (a jump to a trampoline, or an int3
+ * when a jump cannot be placed safely: the reason is kept), and registers
+ * it. Registered probes are what probe_mgr_fill_area() hands the agent.
+ */
+#ifndef SPOOL_PROBE_PROBE_H
+#define SPOOL_PROBE_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../arch/x86_64/x86_insn.h"
+#include "probe_abi.h"
+
+/* The probe library: one entry per standard probe (and per user-defined
+ * probe, later: a shared object exporting pre/post/error handlers). */
+struct probe_lib_entry {
+	unsigned index;
+	const char *name;
+	int user_defined;
+	uint32_t pre;	/* PROBE_H_* run before the probed instruction, 0 = none */
+	uint32_t post;	/* after it, 0 = none */
+	uint32_t error; /* when pre or post faults, 0 = disable the probe only */
+	const char *records;
+};
+const struct probe_lib_entry *probe_lib_find(const char *name);
+const struct probe_lib_entry *probe_lib_at(unsigned i);
+
+struct probe_sym {
+	char *name;
+	uint64_t addr, size;
+};
+
+struct probe_module {
+	char *path;	/* file */
+	char *name;	/* basename, as the agent matches it; "" for the executable */
+	int is_main;
+	int stripped;	/* no .symtab: .dynsym only */
+	int fd;
+	void *elf;	/* Elf * */
+	struct probe_sym *syms; /* FUNC symbols with a size, sorted by address, unique */
+	size_t nsyms;
+	uint64_t *targets; /* every direct branch/call target and RIP-relative
+			    * address in its code, sorted (NULL until analysed) */
+	size_t ntargets;
+	int analysed;
+};
+
+/* One probe: a point, a standard probe, how it is inserted. */
+struct probe_def {
+	uint32_t id;
+	uint32_t module;
+	uint32_t sym;	   /* index into the module's syms */
+	uint32_t op;	   /* PROBE_OP_* (event.h) */
+	uint32_t handler;  /* PROBE_H_* */
+	uint32_t method;   /* PROBE_M_* */
+	uint64_t addr;	   /* probed instruction, module offset */
+	uint64_t patch_off;
+	uint32_t patch_len;
+	char why[160];	   /* int3: why a jump could not be placed */
+	char insn[64];	   /* the probed instruction, Intel syntax */
+	uint8_t orig[PROBE_MAX_PATCH];
+	struct x86_code *code;
+	int registered;
+	uint32_t status;   /* from the agent */
+	uint64_t runtime_addr;
+};
+
+struct probe_mgr {
+	struct probe_module *mods;
+	size_t nmods;
+	struct probe_def *defs;
+	size_t ndefs;
+	char *exe;		/* resolved path of the program */
+	char **libs;		/* libraries it loads (DT_NEEDED, recursively), resolved */
+	size_t nlibs;
+	int libs_resolved;
+};
+
+/* A parsed spec: func:GLOB (the executable) or func:LIBGLOB:GLOB (libraries
+ * whose file name matches LIBGLOB). */
+struct probe_spec {
+	char kind[16];
+	char lib[256]; /* "" = the executable */
+	char pattern[256];
+	const char *text;
+};
+int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t errlen);
+
+int probe_mgr_init(struct probe_mgr *m, const char *exe);
+void probe_mgr_free(struct probe_mgr *m);
+/* Define (and register) the probes of one spec. Returns how many were
+ * defined (0: nothing matched, with the reason logged) or a negative errno. */
+int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s);
+struct probe_def *probe_mgr_find(struct probe_mgr *m, uint32_t module, uint64_t addr,
+				 uint32_t op);
+int probe_mgr_register(struct probe_mgr *m, struct probe_def *d);
+int probe_mgr_unregister(struct probe_mgr *m, struct probe_def *d);
+int probe_mgr_delete(struct probe_mgr *m, struct probe_def *d);
+
+/* Bytes the feature area needs, and filling it. */
+uint64_t probe_mgr_area_size(const struct probe_mgr *m);
+int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size);
+/* Read back the agent's status of every probe. */
+void probe_mgr_read_area(struct probe_mgr *m, const void *area);
+
+/* The "probes" side file of the trace: one line per registered probe,
+ * "id op method module offset function" (doc/trace-format.md). */
+int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len);
+/* --list output. */
+void probe_mgr_print_list(const struct probe_mgr *m, FILE *out);
+
+/* probe_elf.c */
+int probe_module_open(struct probe_module *mod, const char *path, int is_main);
+void probe_module_close(struct probe_module *mod);
+/* Code bytes at a module offset: pointer and how many follow in the same
+ * section, or NULL. */
+const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, size_t *avail);
+int probe_module_analyse(struct probe_module *mod);
+int probe_module_is_target(const struct probe_module *mod, uint64_t addr);
+/* Resolve the libraries a program loads (DT_NEEDED, recursively, searched as
+ * ld.so does: RUNPATH/RPATH, LD_LIBRARY_PATH, ld.so.cache, default dirs). */
+int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs);
+
+/* probe_plan.c: place the probes of function sym (entry and exit). */
+int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits);
+
+#endif

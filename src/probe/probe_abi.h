@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_abi.h - layout of the probes feature area (SHM_EXT_PROBES) that
+ * spool fills and the agent reads: which modules to patch, where, with
+ * which bytes, and the ready-made trampoline code.
+ *
+ * Division of work: spool does all decoding and relocation (Zydis, on the
+ * host), so the agent stays small and links nothing new. What only the
+ * target knows is the load bias of each module; spool therefore writes
+ * trampolines as position-independent templates plus relocation
+ * descriptors, and the agent, once it knows a module's base and where its
+ * trampoline page landed, applies them (a subtraction and a 4- or 8-byte
+ * store each). Addresses in this area are module-relative ("offsets": the
+ * link-time virtual address; for a non-PIE executable the base is 0).
+ *
+ * The agent writes back each probe's status and runtime address, and each
+ * module's base, so spool can say what was patched and name addresses.
+ *
+ * Layout from the start of the area:
+ *   struct probe_area_hdr
+ *   struct probe_area_module  x nmodules
+ *   struct probe_area_probe   x nprobes     (sorted by module, then patch_off)
+ *   struct probe_area_reloc   x nrelocs
+ *   code bytes                code_bytes
+ *
+ * Libc-free: included by the agent.
+ */
+#ifndef SPOOL_PROBE_PROBE_ABI_H
+#define SPOOL_PROBE_PROBE_ABI_H
+
+#include <stdint.h>
+
+#define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
+#define PROBE_AREA_VERSION 1
+#define PROBE_MOD_NAME 256
+#define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
+
+/* probe_area_probe.method */
+enum { PROBE_M_JUMP = 1, PROBE_M_INT3 = 2 };
+
+/* probe_area_probe.handler: the standard handlers the agent knows (the
+ * probe library's runtime half, src/agent/agent_probe.c). */
+enum { PROBE_H_FUNC_ENTRY = 1, PROBE_H_FUNC_EXIT = 2, PROBE_H_HIT = 3, PROBE_H_MAX };
+
+/* probe_area_probe.status, written by the agent */
+enum {
+	PROBE_S_PENDING = 0,
+	PROBE_S_PATCHED = 1,
+	PROBE_S_NO_MODULE = 2,	/* the module was not loaded at startup */
+	PROBE_S_MISMATCH = 3,	/* the bytes in memory are not the ones spool decoded */
+	PROBE_S_NO_PAGE = 4,	/* no trampoline page within +-2 GB of the module */
+	PROBE_S_PROTECT = 5,	/* mprotect of the text refused */
+	PROBE_S_REMOVED = 6,	/* its handler faulted: disabled (error handler ran) */
+	PROBE_S_NO_TRAP = 7,	/* int3 probe but the SIGTRAP handler could not be installed */
+};
+
+/* probe_area_reloc.type */
+enum {
+	/* 4 bytes at code+at = (module base + target) - (trampoline + next) */
+	PROBE_R_REL32 = 1,
+	/* 8 bytes at code+at = address of the agent's standard handler `target` */
+	PROBE_R_HANDLER64 = 2,
+};
+
+struct probe_area_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t nmodules;
+	uint32_t nprobes;
+	uint32_t nrelocs;
+	uint32_t code_bytes;
+	uint64_t modules_off; /* from the start of the area */
+	uint64_t probes_off;
+	uint64_t relocs_off;
+	uint64_t code_off;
+	/* written by the agent */
+	uint32_t done;	   /* 1 once the agent has gone through every probe */
+	uint32_t patched;  /* probes patched */
+	uint32_t removed;  /* probes disabled after a handler fault */
+	uint32_t pad;
+};
+
+struct probe_area_module {
+	char name[PROBE_MOD_NAME]; /* basename of the file ("" = the main executable) */
+	uint64_t lo, hi;	   /* offsets spanned by its probes (to place the page) */
+	uint32_t code_bytes;	   /* trampoline bytes of this module's probes */
+	uint32_t first_probe;
+	uint32_t nprobes;
+	uint32_t status; /* agent: 1 found, 0 not */
+	uint64_t base;	 /* agent: load bias */
+	uint64_t page;	 /* agent: where its trampolines landed */
+};
+
+struct probe_area_probe {
+	uint32_t id;	 /* the probe's id: object index of its KIND_PROBE records */
+	uint32_t module; /* index into the module table */
+	uint64_t addr_off;  /* the probed instruction */
+	uint64_t patch_off; /* start of the bytes replaced (<= addr_off for exit windows) */
+	uint32_t patch_len; /* 1 for int3, >= 5 for a jump */
+	uint32_t method;    /* PROBE_M_* */
+	uint32_t handler;   /* PROBE_H_* */
+	uint32_t op;	    /* PROBE_OP_* recorded (event.h) */
+	uint8_t orig[PROBE_MAX_PATCH]; /* expected bytes at patch_off */
+	/* Trampoline (jump) or out-of-line slot (int3): code_len bytes at
+	 * code_off of the code blob, relocs [reloc_first, +reloc_count). The
+	 * jump goes to code+0; an int3 hit resumes at code+0 after the handler. */
+	uint32_t code_off;
+	uint32_t code_len;
+	uint32_t reloc_first;
+	uint32_t reloc_count;
+	/* written by the agent */
+	uint32_t status; /* PROBE_S_* */
+	uint32_t pad;
+	uint64_t runtime_addr; /* base + addr_off */
+};
+
+struct probe_area_reloc {
+	uint32_t at;   /* offset in the probe's code */
+	uint32_t next; /* end of the instruction holding it (REL32) */
+	uint32_t type; /* PROBE_R_* */
+	uint32_t pad;
+	uint64_t target; /* module offset (REL32) or handler id (HANDLER64) */
+};
+
+/*
+ * What the trampoline hands the handler: the caller-saved registers it
+ * pushed, lowest address first. The probed thread's stack pointer at the
+ * probe is (uintptr_t)(regs + 1) + PROBE_REDZONE for jump probes; the int3
+ * path fills the same struct from the signal context.
+ */
+struct probe_regs {
+	uint64_t r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax;
+};
+#define PROBE_REDZONE 128
+
+#endif

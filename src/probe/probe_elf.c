@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_elf.c - probe points from ELF files (libelf): the function symbols
+ * of a module (.symtab, or .dynsym when the file is stripped), its code
+ * bytes, the set of addresses its code branches to (found by decoding every
+ * function, used to refuse a jump over a branch target), and the libraries
+ * a program will load, resolved the way ld.so resolves them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/log.h"
+#include "probe.h"
+
+static int probe_sym_cmp(const void *a, const void *b)
+{
+	const struct probe_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Among aliases keep the shortest name, then the first alphabetically. */
+	if (strlen(x->name) != strlen(y->name))
+		return strlen(x->name) < strlen(y->name) ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int probe_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int probe_read_syms(struct probe_module *mod, Elf *elf, uint32_t type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t cap = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    s.st_shndx == SHN_UNDEF || !s.st_size)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			if (mod->nsyms == cap) {
+				struct probe_sym *ns;
+
+				cap = cap ? cap * 2 : 256;
+				ns = realloc(mod->syms, cap * sizeof(*ns));
+				if (!ns)
+					return -ENOMEM;
+				mod->syms = ns;
+			}
+			mod->syms[mod->nsyms].name = strdup(name);
+			if (!mod->syms[mod->nsyms].name)
+				return -ENOMEM;
+			mod->syms[mod->nsyms].addr = s.st_value;
+			mod->syms[mod->nsyms].size = s.st_size;
+			mod->nsyms++;
+		}
+	}
+	return 0;
+}
+
+int probe_module_open(struct probe_module *mod, const char *path, int is_main)
+{
+	const char *base = strrchr(path, '/');
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int has_symtab = 0, rc;
+	size_t j;
+
+	memset(mod, 0, sizeof(*mod));
+	mod->fd = -1;
+	elf_version(EV_CURRENT);
+	mod->path = strdup(path);
+	mod->name = strdup(is_main ? "" : base ? base + 1 : path);
+	mod->is_main = is_main;
+	if (!mod->path || !mod->name)
+		return -ENOMEM;
+	mod->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (mod->fd < 0)
+		return -errno;
+	elf = elf_begin(mod->fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return -ENOEXEC;
+	}
+	mod->elf = elf;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			has_symtab = 1;
+	mod->stripped = !has_symtab;
+	/* Libraries are matched in the target by the name ld.so loaded them
+	 * under, which is their DT_SONAME (the DT_NEEDED entry), not the file
+	 * the symlink points to. */
+	scn = NULL;
+	while (!is_main && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *so;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_SONAME)
+				continue;
+			so = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (so && *so) {
+				free(mod->name);
+				mod->name = strdup(so);
+				if (!mod->name)
+					return -ENOMEM;
+			}
+		}
+	}
+	rc = probe_read_syms(mod, elf, has_symtab ? SHT_SYMTAB : SHT_DYNSYM);
+	if (rc)
+		return rc;
+	if (has_symtab) {
+		/* Exported functions missing from .symtab are rare; merging
+		 * both would only add aliases. */
+	}
+	qsort(mod->syms, mod->nsyms, sizeof(*mod->syms), probe_sym_cmp);
+	/* One symbol per address: aliases (weak names, versioned copies)
+	 * would otherwise probe the same code twice. */
+	for (size_t i = j = 0; i < mod->nsyms; i++) {
+		if (j && mod->syms[j - 1].addr == mod->syms[i].addr) {
+			free(mod->syms[i].name);
+			continue;
+		}
+		mod->syms[j++] = mod->syms[i];
+	}
+	mod->nsyms = j;
+	return 0;
+}
+
+void probe_module_close(struct probe_module *mod)
+{
+	for (size_t i = 0; i < mod->nsyms; i++)
+		free(mod->syms[i].name);
+	free(mod->syms);
+	free(mod->targets);
+	if (mod->elf)
+		elf_end(mod->elf);
+	if (mod->fd >= 0)
+		close(mod->fd);
+	free(mod->path);
+	free(mod->name);
+	memset(mod, 0, sizeof(*mod));
+	mod->fd = -1;
+}
+
+const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, size_t *avail)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(mod->elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			return NULL;
+		*avail = sh.sh_addr + sh.sh_size - addr;
+		return (const uint8_t *)d->d_buf + (addr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+/*
+ * Decode every function of the module once and keep every address its
+ * code can jump to directly (branch and call targets) or takes the address
+ * of (RIP-relative operands: function pointers, computed labels). A jump
+ * patch may not cover any of them except at its first byte. Branches from
+ * other functions count too: GCC's .cold parts jump back into the middle
+ * of their function.
+ */
+int probe_module_analyse(struct probe_module *mod)
+{
+	size_t cap = 0;
+
+	if (mod->analysed)
+		return 0;
+	for (size_t i = 0; i < mod->nsyms; i++) {
+		const struct probe_sym *s = &mod->syms[i];
+		size_t avail;
+		const uint8_t *p = probe_module_code(mod, s->addr, &avail);
+		uint64_t off = 0;
+
+		if (!p)
+			continue;
+		if (avail > s->size)
+			avail = s->size;
+		while (off < avail) {
+			struct x86_insn in;
+
+			if (x86_decode(p + off, avail - off, s->addr + off, &in) < 0) {
+				off++;
+				continue;
+			}
+			if (in.flags & (X86_F_RELATIVE | X86_F_RIPREL)) {
+				if (mod->ntargets == cap) {
+					uint64_t *nt;
+
+					cap = cap ? cap * 2 : 4096;
+					nt = realloc(mod->targets, cap * sizeof(*nt));
+					if (!nt)
+						return -ENOMEM;
+					mod->targets = nt;
+				}
+				mod->targets[mod->ntargets++] = in.target;
+			}
+			off += in.len;
+		}
+	}
+	if (mod->ntargets)
+		qsort(mod->targets, mod->ntargets, sizeof(uint64_t), probe_u64_cmp);
+	mod->analysed = 1;
+	return 0;
+}
+
+int probe_module_is_target(const struct probe_module *mod, uint64_t addr)
+{
+	size_t lo = 0, hi = mod->ntargets;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (mod->targets[mid] == addr)
+			return 1;
+		if (mod->targets[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* ---- library resolution ---- */
+
+struct probe_libset {
+	char **v;
+	size_t n;
+	char *cache; /* `ldconfig -p` output */
+};
+
+static int probe_libset_has(struct probe_libset *ls, const char *path)
+{
+	for (size_t i = 0; i < ls->n; i++)
+		if (!strcmp(ls->v[i], path))
+			return 1;
+	return 0;
+}
+
+static char *probe_read_cache(void)
+{
+	FILE *f = popen("/sbin/ldconfig -p 2>/dev/null", "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 65536;
+			nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = fread(buf + len, 1, 4096, f);
+		if (!n)
+			break;
+		len += n;
+	}
+	pclose(f);
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+/* "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1" */
+static int probe_cache_lookup(const char *cache, const char *soname, char *out, size_t len)
+{
+	const char *p = cache;
+	size_t sl = strlen(soname);
+
+	while (p && *p) {
+		const char *eol = strchr(p, '\n'), *arrow;
+
+		while (*p == '\t' || *p == ' ')
+			p++;
+		if (!strncmp(p, soname, sl) && p[sl] == ' ' &&
+		    (!eol || strstr(p, "x86-64") < eol) && strstr(p, "x86-64") &&
+		    (arrow = strstr(p, "=> ")) && (!eol || arrow < eol)) {
+			size_t n = eol ? (size_t)(eol - arrow - 3) : strlen(arrow + 3);
+
+			if (n >= len)
+				return -ENAMETOOLONG;
+			memcpy(out, arrow + 3, n);
+			out[n] = 0;
+			return 0;
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+static int probe_search_dirs(const char *dirs, const char *origin, const char *soname, char *out,
+			     size_t len)
+{
+	char *copy, *save = NULL, *d;
+	int rc = -ENOENT;
+
+	if (!dirs || !*dirs)
+		return -ENOENT;
+	copy = strdup(dirs);
+	if (!copy)
+		return -ENOMEM;
+	for (d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char dir[PATH_MAX];
+
+		if (!strncmp(d, "$ORIGIN", 7))
+			snprintf(dir, sizeof(dir), "%s%s", origin, d + 7);
+		else
+			snprintf(dir, sizeof(dir), "%s", d);
+		if ((size_t)snprintf(out, len, "%s/%s", dir, soname) < len && !access(out, R_OK)) {
+			rc = 0;
+			break;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+static int probe_add_deps(struct probe_libset *ls, const char *path)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	char origin[PATH_MAX], *slash;
+	char *needed[64];
+	size_t nneeded = 0;
+	char *runpath = NULL;
+	int fd, rc = 0;
+
+	snprintf(origin, sizeof(origin), "%s", path);
+	slash = strrchr(origin, '/');
+	if (slash)
+		*slash = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *s;
+
+			if (!gelf_getdyn(d, (int)i, &dyn))
+				break;
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!s)
+				continue;
+			if (dyn.d_tag == DT_NEEDED && nneeded < 64)
+				needed[nneeded++] = strdup(s);
+			else if (dyn.d_tag != DT_NEEDED && !runpath)
+				runpath = strdup(s);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	for (size_t i = 0; i < nneeded; i++) {
+		char found[PATH_MAX], real[PATH_MAX];
+
+		if (!needed[i])
+			continue;
+		if (strchr(needed[i], '/'))
+			snprintf(found, sizeof(found), "%s", needed[i]);
+		else if (probe_search_dirs(runpath, origin, needed[i], found, sizeof(found)) &&
+			 probe_search_dirs(getenv("LD_LIBRARY_PATH"), origin, needed[i], found,
+					   sizeof(found)) &&
+			 (!ls->cache ||
+			  probe_cache_lookup(ls->cache, needed[i], found, sizeof(found))) &&
+			 probe_search_dirs("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib:/usr/lib",
+					   origin, needed[i], found, sizeof(found))) {
+			log_debug("probe: cannot find %s needed by %s", needed[i], path);
+			continue;
+		}
+		if (!realpath(found, real))
+			continue;
+		if (!probe_libset_has(ls, real)) {
+			char **nv = realloc(ls->v, (ls->n + 1) * sizeof(*nv));
+
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			ls->v = nv;
+			ls->v[ls->n] = strdup(real);
+			if (!ls->v[ls->n]) {
+				rc = -ENOMEM;
+				break;
+			}
+			ls->n++;
+			rc = probe_add_deps(ls, real);
+			if (rc)
+				break;
+		}
+	}
+	for (size_t i = 0; i < nneeded; i++)
+		free(needed[i]);
+	free(runpath);
+	return rc;
+}
+
+int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs)
+{
+	struct probe_libset ls = {0};
+	int rc;
+
+	elf_version(EV_CURRENT);
+	ls.cache = probe_read_cache();
+	rc = probe_add_deps(&ls, exe);
+	free(ls.cache);
+	*libs = ls.v;
+	*nlibs = ls.n;
+	return rc;
+}

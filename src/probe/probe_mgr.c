@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_mgr.c - the probe manager (define, register, find, delete), the
+ * probe library of standard probes, spec parsing, and the feature area the
+ * agent reads.
+ *
+ * Spec grammar (doc/probe.md):
+ *   func:GLOB            functions of the executable whose name matches GLOB
+ *   func:LIBGLOB:GLOB    functions of the loaded libraries whose file name
+ *                        matches LIBGLOB (libz.so*, libc.so.6)
+ * GLOB is an fnmatch(3) pattern. Each matched function gets an entry probe
+ * and one exit probe per ret.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/event.h"
+#include "../util/log.h"
+#include "probe.h"
+
+/* The probe library. Handlers are the agent's (PROBE_H_*); the error
+ * handler of a standard probe is the agent's default: disable the probe. */
+static const struct probe_lib_entry probe_library[] = {
+	{0, "func", 0, PROBE_H_FUNC_ENTRY, 0, 0,
+	 "entry: probe id, time, rdi rsi rdx, stack pointer, return address (caller)"},
+	{1, "func-exit", 0, PROBE_H_FUNC_EXIT, 0, 0,
+	 "at each ret: probe id, time, rax rdx, stack pointer, return address"},
+	{2, "hit", 0, PROBE_H_HIT, 0, 0, "a point: probe id, time, rdi rsi rdx"},
+};
+
+const struct probe_lib_entry *probe_lib_at(unsigned i)
+{
+	return i < sizeof(probe_library) / sizeof(probe_library[0]) ? &probe_library[i] : NULL;
+}
+
+const struct probe_lib_entry *probe_lib_find(const char *name)
+{
+	const struct probe_lib_entry *e;
+
+	for (unsigned i = 0; (e = probe_lib_at(i)); i++)
+		if (!strcmp(e->name, name))
+			return e;
+	return NULL;
+}
+
+int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t errlen)
+{
+	const char *c1 = strchr(text, ':'), *c2;
+
+	memset(out, 0, sizeof(*out));
+	out->text = text;
+	if (!c1 || c1 == text || (size_t)(c1 - text) >= sizeof(out->kind)) {
+		snprintf(err, errlen, "'%s': want KIND:WHAT, e.g. func:main or func:libz.so*:deflate*",
+			 text);
+		return -EINVAL;
+	}
+	memcpy(out->kind, text, (size_t)(c1 - text));
+	if (strcmp(out->kind, "func")) {
+		snprintf(err, errlen, "'%s': unknown probe kind '%s' (this version knows func:)", text,
+			 out->kind);
+		return -EINVAL;
+	}
+	c2 = strchr(c1 + 1, ':');
+	if (c2) {
+		if ((size_t)(c2 - c1 - 1) >= sizeof(out->lib) || c2 == c1 + 1) {
+			snprintf(err, errlen, "'%s': bad library pattern", text);
+			return -EINVAL;
+		}
+		memcpy(out->lib, c1 + 1, (size_t)(c2 - c1 - 1));
+		c1 = c2;
+	}
+	if (!c1[1] || strlen(c1 + 1) >= sizeof(out->pattern) || strchr(c1 + 1, ':')) {
+		snprintf(err, errlen, "'%s': bad function pattern", text);
+		return -EINVAL;
+	}
+	snprintf(out->pattern, sizeof(out->pattern), "%s", c1 + 1);
+	return 0;
+}
+
+int probe_mgr_init(struct probe_mgr *m, const char *exe)
+{
+	char real[PATH_MAX];
+
+	memset(m, 0, sizeof(*m));
+	if (!realpath(exe, real))
+		return -errno;
+	m->exe = strdup(real);
+	return m->exe ? 0 : -ENOMEM;
+}
+
+void probe_mgr_free(struct probe_mgr *m)
+{
+	for (size_t i = 0; i < m->ndefs; i++)
+		free(m->defs[i].code);
+	free(m->defs);
+	for (size_t i = 0; i < m->nmods; i++)
+		probe_module_close(&m->mods[i]);
+	free(m->mods);
+	for (size_t i = 0; i < m->nlibs; i++)
+		free(m->libs[i]);
+	free(m->libs);
+	free(m->exe);
+	memset(m, 0, sizeof(*m));
+}
+
+static int probe_mgr_module(struct probe_mgr *m, const char *path, int is_main, uint32_t *idx)
+{
+	struct probe_module *nm;
+	int rc;
+
+	for (size_t i = 0; i < m->nmods; i++)
+		if (!strcmp(m->mods[i].path, path)) {
+			*idx = (uint32_t)i;
+			return 0;
+		}
+	nm = realloc(m->mods, (m->nmods + 1) * sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	m->mods = nm;
+	rc = probe_module_open(&m->mods[m->nmods], path, is_main);
+	if (rc) {
+		probe_module_close(&m->mods[m->nmods]);
+		return rc;
+	}
+	if (m->mods[m->nmods].stripped)
+		log_info("probe: %s has no .symtab (stripped): using .dynsym, %zu functions; "
+			 "static functions cannot be probed by name",
+			 path, m->mods[m->nmods].nsyms);
+	*idx = (uint32_t)m->nmods++;
+	return 0;
+}
+
+static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s, uint32_t mi,
+				 int *matched)
+{
+	struct probe_module *mod = &m->mods[mi];
+	int rc;
+
+	for (size_t i = 0; i < mod->nsyms; i++) {
+		int dup = 0;
+
+		if (fnmatch(s->pattern, mod->syms[i].name, 0))
+			continue;
+		for (size_t j = 0; j < m->ndefs; j++)
+			if (m->defs[j].module == mi && m->defs[j].sym == i)
+				dup = 1;
+		(*matched)++;
+		if (dup)
+			continue;
+		rc = probe_plan_function(m, mi, (uint32_t)i, 1, 1);
+		if (rc == -ENOEXEC)
+			log_warn("probe: %s in %s: no code to probe", mod->syms[i].name, mod->path);
+		else if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
+{
+	size_t before = m->ndefs;
+	int matched = 0, libs_matched = 0, rc;
+	uint32_t mi;
+
+	if (!s->lib[0]) {
+		rc = probe_mgr_module(m, m->exe, 1, &mi);
+		if (rc) {
+			log_err("probe: cannot read %s: %s", m->exe, strerror(-rc));
+			return rc;
+		}
+		rc = probe_mgr_spec_module(m, s, mi, &matched);
+		if (rc)
+			return rc;
+		if (!matched)
+			log_err("probe: '%s' matches no function of %s%s", s->text, m->exe,
+				m->mods[mi].stripped ? " (stripped: only .dynsym was searched)" : "");
+	} else {
+		if (!m->libs_resolved) {
+			rc = probe_resolve_libs(m->exe, &m->libs, &m->nlibs);
+			if (rc)
+				return rc;
+			m->libs_resolved = 1;
+		}
+		for (size_t i = 0; i < m->nlibs; i++) {
+			const char *base = strrchr(m->libs[i], '/');
+
+			base = base ? base + 1 : m->libs[i];
+			if (fnmatch(s->lib, base, 0))
+				continue;
+			libs_matched++;
+			rc = probe_mgr_module(m, m->libs[i], 0, &mi);
+			if (rc) {
+				log_warn("probe: cannot read %s: %s", m->libs[i], strerror(-rc));
+				continue;
+			}
+			rc = probe_mgr_spec_module(m, s, mi, &matched);
+			if (rc)
+				return rc;
+		}
+		if (!libs_matched)
+			log_err("probe: '%s': %s loads no library matching '%s'", s->text, m->exe,
+				s->lib);
+		else if (!matched)
+			log_err("probe: '%s' matches no function of the libraries matching '%s'",
+				s->text, s->lib);
+	}
+	for (size_t i = before; i < m->ndefs; i++)
+		m->defs[i].registered = 1;
+	return matched;
+}
+
+struct probe_def *probe_mgr_find(struct probe_mgr *m, uint32_t module, uint64_t addr, uint32_t op)
+{
+	for (size_t i = 0; i < m->ndefs; i++)
+		if (m->defs[i].module == module && m->defs[i].addr == addr &&
+		    (!op || m->defs[i].op == op))
+			return &m->defs[i];
+	return NULL;
+}
+
+/* register/unregister are mutually exclusive states of a defined probe. */
+int probe_mgr_register(struct probe_mgr *m, struct probe_def *d)
+{
+	if (d->registered)
+		return -EALREADY;
+	d->registered = 1;
+	return 0;
+}
+
+int probe_mgr_unregister(struct probe_mgr *m, struct probe_def *d)
+{
+	if (!d->registered)
+		return -ENOENT;
+	d->registered = 0;
+	return 0;
+}
+
+int probe_mgr_delete(struct probe_mgr *m, struct probe_def *d)
+{
+	size_t i = (size_t)(d - m->defs);
+
+	if (i >= m->ndefs)
+		return -EINVAL;
+	free(d->code);
+	memmove(d, d + 1, (m->ndefs - i - 1) * sizeof(*d));
+	m->ndefs--;
+	return 0;
+}
+
+/* ---- the feature area ---- */
+
+#define PROBE_CODE_ALIGN 16
+
+static void probe_area_counts(const struct probe_mgr *m, size_t *np, size_t *nr, size_t *code)
+{
+	*np = *nr = *code = 0;
+	for (size_t i = 0; i < m->ndefs; i++) {
+		const struct probe_def *d = &m->defs[i];
+
+		if (!d->registered)
+			continue;
+		(*np)++;
+		*nr += d->code->nrel;
+		*code += (d->code->len + PROBE_CODE_ALIGN - 1) & ~(size_t)(PROBE_CODE_ALIGN - 1);
+	}
+}
+
+uint64_t probe_mgr_area_size(const struct probe_mgr *m)
+{
+	size_t np, nr, code;
+
+	probe_area_counts(m, &np, &nr, &code);
+	return sizeof(struct probe_area_hdr) + m->nmods * sizeof(struct probe_area_module) +
+	       np * sizeof(struct probe_area_probe) + nr * sizeof(struct probe_area_reloc) + code +
+	       64;
+}
+
+int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
+{
+	struct probe_area_hdr *h = area;
+	struct probe_area_module *am;
+	struct probe_area_probe *ap;
+	struct probe_area_reloc *ar;
+	uint8_t *code;
+	size_t np, nr, ncode, pi = 0, ri = 0, co = 0;
+
+	if (size < probe_mgr_area_size(m))
+		return -ENOSPC;
+	probe_area_counts(m, &np, &nr, &ncode);
+	memset(area, 0, size);
+	h->magic = PROBE_AREA_MAGIC;
+	h->version = PROBE_AREA_VERSION;
+	h->nmodules = (uint32_t)m->nmods;
+	h->nprobes = (uint32_t)np;
+	h->nrelocs = (uint32_t)nr;
+	h->code_bytes = (uint32_t)ncode;
+	h->modules_off = sizeof(*h);
+	h->probes_off = h->modules_off + m->nmods * sizeof(*am);
+	h->relocs_off = h->probes_off + np * sizeof(*ap);
+	h->code_off = (h->relocs_off + nr * sizeof(*ar) + 15) & ~15ull;
+	am = (void *)((char *)area + h->modules_off);
+	ap = (void *)((char *)area + h->probes_off);
+	ar = (void *)((char *)area + h->relocs_off);
+	code = (uint8_t *)area + h->code_off;
+	/* Probes grouped by module; each module's trampolines are one block. */
+	for (size_t mi = 0; mi < m->nmods; mi++) {
+		snprintf(am[mi].name, sizeof(am[mi].name), "%s", m->mods[mi].name);
+		am[mi].first_probe = (uint32_t)pi;
+		am[mi].lo = UINT64_MAX;
+		for (size_t i = 0; i < m->ndefs; i++) {
+			const struct probe_def *d = &m->defs[i];
+			size_t clen = (d->code->len + PROBE_CODE_ALIGN - 1) &
+				      ~(size_t)(PROBE_CODE_ALIGN - 1);
+
+			if (!d->registered || d->module != mi)
+				continue;
+			ap[pi].id = d->id;
+			ap[pi].module = (uint32_t)mi;
+			ap[pi].addr_off = d->addr;
+			ap[pi].patch_off = d->patch_off;
+			ap[pi].patch_len = d->patch_len;
+			ap[pi].method = d->method;
+			ap[pi].handler = d->handler;
+			ap[pi].op = d->op;
+			memcpy(ap[pi].orig, d->orig, sizeof(ap[pi].orig));
+			ap[pi].code_off = (uint32_t)co;
+			ap[pi].code_len = d->code->len;
+			ap[pi].reloc_first = (uint32_t)ri;
+			ap[pi].reloc_count = d->code->nrel;
+			memcpy(code + co, d->code->buf, d->code->len);
+			memset(code + co + d->code->len, X86_INT3, clen - d->code->len);
+			memcpy(ar + ri, d->code->rel, d->code->nrel * sizeof(*ar));
+			ri += d->code->nrel;
+			co += clen;
+			am[mi].code_bytes += (uint32_t)clen;
+			if (d->patch_off < am[mi].lo)
+				am[mi].lo = d->patch_off;
+			if (d->patch_off + d->patch_len > am[mi].hi)
+				am[mi].hi = d->patch_off + d->patch_len;
+			pi++;
+		}
+		am[mi].nprobes = (uint32_t)pi - am[mi].first_probe;
+		if (!am[mi].nprobes)
+			am[mi].lo = 0;
+	}
+	return 0;
+}
+
+void probe_mgr_read_area(struct probe_mgr *m, const void *area)
+{
+	const struct probe_area_hdr *h = area;
+	const struct probe_area_probe *ap = (const void *)((const char *)area + h->probes_off);
+
+	for (uint32_t i = 0; i < h->nprobes; i++)
+		for (size_t j = 0; j < m->ndefs; j++)
+			if (m->defs[j].id == ap[i].id) {
+				m->defs[j].status = __atomic_load_n(&ap[i].status, __ATOMIC_ACQUIRE);
+				m->defs[j].runtime_addr = ap[i].runtime_addr;
+			}
+}
+
+static const char *probe_op_name(uint32_t op)
+{
+	return op == PROBE_OP_ENTRY ? "entry" : op == PROBE_OP_EXIT ? "exit" : "hit";
+}
+
+int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
+{
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+
+	if (!f)
+		return -errno;
+	fprintf(f, "# id op method module offset function\n");
+	for (size_t i = 0; i < m->ndefs; i++) {
+		const struct probe_def *d = &m->defs[i];
+		const struct probe_module *mod = &m->mods[d->module];
+
+		if (!d->registered)
+			continue;
+		fprintf(f, "%u %s %s %s 0x%llx %s\n", d->id, probe_op_name(d->op),
+			d->method == PROBE_M_JUMP ? "jump" : "int3", mod->is_main ? "-" : mod->path,
+			(unsigned long long)d->addr, mod->syms[d->sym].name);
+	}
+	if (fclose(f))
+		return -ENOMEM;
+	*text = buf;
+	*len = sz;
+	return 0;
+}
+
+void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
+{
+	size_t njump = 0, nint3 = 0;
+
+	fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", "function", "probe", "method", "offset",
+		"instruction", "module / why not a jump");
+	for (size_t i = 0; i < m->ndefs; i++) {
+		const struct probe_def *d = &m->defs[i];
+		const struct probe_module *mod = &m->mods[d->module];
+		char off[24];
+
+		if (!d->registered)
+			continue;
+		snprintf(off, sizeof(off), "+0x%llx",
+			 (unsigned long long)(d->addr - mod->syms[d->sym].addr));
+		fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", mod->syms[d->sym].name,
+			probe_op_name(d->op), d->method == PROBE_M_JUMP ? "jump" : "int3", off,
+			d->insn, d->method == PROBE_M_INT3 ? d->why : mod->is_main ? "" : mod->name);
+		if (d->method == PROBE_M_JUMP)
+			njump++;
+		else
+			nint3++;
+	}
+	fprintf(out, "%zu probes: %zu jump, %zu int3\n", njump + nint3, njump, nint3);
+}

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_plan.c - where and how each probe of a function is inserted.
+ *
+ * Entry: the first instructions covering at least 5 bytes are displaced by
+ * a jmp rel32 to a trampoline that calls the handler, runs the displaced
+ * instructions (relocated) and jumps back. Exit: every ret is probed (the
+ * return address is never swapped). A ret is one byte, so its jump covers
+ * a straight-line window around it: the instructions just before it (the
+ * epilogue) and, when those are not enough, dead bytes after it (padding
+ * no symbol owns). Its trampoline runs the displaced epilogue, calls the
+ * handler with the stack pointer at the return address, and returns.
+ *
+ * A jump is placed only when it is safe: every displaced instruction is
+ * relocatable, no branch anywhere in the module targets a byte of the
+ * window but the first, and the window does not overlap another probe.
+ * Functions with indirect jumps (switch tables, whose targets the decoder
+ * cannot see) get int3 for their exits, and their entry is trusted not to
+ * be a jump-table target (documented in doc/probe.md). Otherwise the probe
+ * falls back to int3 at the instruction itself, with the reason kept for
+ * --list; the int3 slot runs the one displaced instruction out of line.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/event.h"
+#include "probe.h"
+
+#define PLAN_MAX_INSNS 4096
+
+struct plan_fn {
+	const struct probe_module *mod;
+	const struct probe_sym *sym;
+	const uint8_t *code;
+	uint64_t avail;	  /* decodable bytes from sym->addr (to the section end) */
+	uint64_t limit;	  /* module offset no window may reach: the next symbol */
+	struct x86_insn *in;
+	size_t n;	  /* instructions decoded up to the first failure */
+	int complete;	  /* the whole body decoded */
+	int indirect;	  /* has an indirect jmp (not a call) */
+};
+
+static struct probe_def *plan_new_def(struct probe_mgr *m, uint32_t module, uint32_t sym)
+{
+	struct probe_def *nd = realloc(m->defs, (m->ndefs + 1) * sizeof(*nd)), *d;
+
+	if (!nd)
+		return NULL;
+	m->defs = nd;
+	d = &m->defs[m->ndefs];
+	memset(d, 0, sizeof(*d));
+	d->code = calloc(1, sizeof(*d->code));
+	if (!d->code)
+		return NULL;
+	d->id = (uint32_t)m->ndefs + 1;
+	d->module = module;
+	d->sym = sym;
+	m->ndefs++;
+	return d;
+}
+
+/* Does [lo, hi) overlap a probe already planned in this module? */
+static int plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < m->ndefs; i++) {
+		const struct probe_def *d = &m->defs[i];
+
+		if (d->module == module && d->patch_len && lo < d->patch_off + d->patch_len &&
+		    d->patch_off < hi)
+			return 1;
+	}
+	return 0;
+}
+
+static int plan_has_target(const struct probe_module *mod, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t a = lo + 1; a < hi; a++)
+		if (probe_module_is_target(mod, a))
+			return 1;
+	return 0;
+}
+
+/* int3 at insn: slot = the instruction relocated, then a jump back. */
+static int plan_int3(struct probe_def *d, const struct plan_fn *f, const struct x86_insn *in)
+{
+	const uint8_t *p = f->code + (in->addr - f->sym->addr);
+	int rc;
+
+	d->method = PROBE_M_INT3;
+	d->addr = d->patch_off = in->addr;
+	d->patch_len = 1;
+	memcpy(d->orig, p, 1);
+	snprintf(d->insn, sizeof(d->insn), "%s", in->text);
+	d->code->len = d->code->nrel = 0;
+	rc = x86_code_relocate(d->code, in, p);
+	if (rc)
+		return rc;
+	if (!(in->flags & X86_F_RET) && !((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND)))
+		rc = x86_code_jmp(d->code, in->addr + in->len);
+	return rc;
+}
+
+static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f)
+{
+	struct probe_def *d = plan_new_def(m, module, sym);
+	uint64_t start = f->sym->addr, wlen = 0;
+	size_t k = 0;
+	const char *why = NULL;
+	char buf[160];
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	f = f; /* realloc of defs does not move f */
+	d->op = PROBE_OP_ENTRY;
+	d->handler = PROBE_H_FUNC_ENTRY;
+	if (!f->n)
+		return -ENOEXEC;
+	while (k < f->n && wlen < X86_JMP_LEN) {
+		const struct x86_insn *in = &f->in[k];
+
+		if (in->unreloc) {
+			snprintf(buf, sizeof(buf), "'%s' cannot be relocated: %s", in->text, in->unreloc);
+			why = buf;
+			break;
+		}
+		if ((in->flags & (X86_F_RET | X86_F_TRAP)) ||
+		    ((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND) && k + 1 < f->n &&
+		     wlen + in->len < X86_JMP_LEN)) {
+			snprintf(buf, sizeof(buf), "the function leaves within its first %d bytes ('%s')",
+				 X86_JMP_LEN, in->text);
+			why = buf;
+			break;
+		}
+		wlen += in->len;
+		k++;
+	}
+	if (!why && wlen < X86_JMP_LEN) {
+		snprintf(buf, sizeof(buf), "the function is %llu bytes, shorter than a %d-byte jump",
+			 (unsigned long long)f->sym->size, X86_JMP_LEN);
+		why = buf;
+	}
+	if (!why && start + wlen > start + f->sym->size) {
+		snprintf(buf, sizeof(buf), "the function is %llu bytes, shorter than a %d-byte jump",
+			 (unsigned long long)f->sym->size, X86_JMP_LEN);
+		why = buf;
+	}
+	if (!why && plan_has_target(f->mod, start, start + wlen)) {
+		snprintf(buf, sizeof(buf), "a branch targets the first %llu bytes the jump would replace",
+			 (unsigned long long)wlen);
+		why = buf;
+	}
+	if (!why && plan_overlaps(m, module, start, start + wlen)) {
+		snprintf(buf, sizeof(buf), "another probe covers these bytes");
+		why = buf;
+	}
+	if (!why) {
+		d->method = PROBE_M_JUMP;
+		d->addr = d->patch_off = start;
+		d->patch_len = (uint32_t)wlen;
+		memcpy(d->orig, f->code, wlen);
+		snprintf(d->insn, sizeof(d->insn), "%s", f->in[0].text);
+		rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
+		for (size_t i = 0; !rc && i < k; i++)
+			rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - start));
+		if (!rc)
+			rc = x86_code_jmp(d->code, start + wlen);
+		if (!rc)
+			return 0;
+		snprintf(buf, sizeof(buf), "relocation failed (%s)", strerror(-rc));
+		why = buf;
+		d->code->len = d->code->nrel = 0;
+	}
+	snprintf(d->why, sizeof(d->why), "%s", why);
+	if (plan_overlaps(m, module, start, start + 1))
+		goto refuse;
+	rc = plan_int3(d, f, &f->in[0]);
+	if (rc)
+		goto refuse;
+	return 0;
+refuse:
+	/* Not probed at all: forget the definition. */
+	free(d->code);
+	m->ndefs--;
+	return -ENOTSUP;
+}
+
+/* Exit probe for the ret f->in[r]. */
+static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f,
+		     size_t r)
+{
+	struct probe_def *d = plan_new_def(m, module, sym);
+	const struct x86_insn *ret = &f->in[r];
+	uint64_t fstart = f->sym->addr, fend = fstart + f->sym->size;
+	const char *why = NULL;
+	char buf[160];
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	d->op = PROBE_OP_EXIT;
+	d->handler = PROBE_H_FUNC_EXIT;
+	if (f->indirect)
+		why = "the function has indirect jumps (a jump table could target its epilogue)";
+	/* Try windows with b instructions before the ret and dead bytes after
+	 * it, fewest displaced instructions first. */
+	for (size_t b = 0; !why && b <= 4 && b <= r; b++) {
+		uint64_t lo = f->in[r - b].addr, hi = ret->addr + ret->len;
+		int ok = 1;
+
+		for (size_t i = r - b; i < r; i++)
+			if (f->in[i].unreloc ||
+			    (f->in[i].flags & (X86_F_BRANCH | X86_F_CALL | X86_F_RET | X86_F_TRAP)))
+				ok = 0;
+		if (!ok)
+			break; /* going further back crosses it too */
+		/* Dead bytes after the ret: the function's own unreachable
+		 * code (not a target) or padding up to the next symbol. */
+		while (hi - lo < X86_JMP_LEN && hi < f->limit) {
+			struct x86_insn pad;
+			size_t avail;
+			const uint8_t *p = probe_module_code(f->mod, hi, &avail);
+
+			if (!p || x86_decode(p, avail, hi, &pad) < 0)
+				break;
+			if (hi >= fend && !(pad.flags & X86_F_NOP))
+				break;
+			if (hi + pad.len > f->limit)
+				break;
+			hi += pad.len;
+		}
+		if (hi - lo < X86_JMP_LEN || plan_has_target(f->mod, lo, hi) ||
+		    plan_overlaps(m, module, lo, hi))
+			continue;
+		if (hi - lo > PROBE_MAX_PATCH)
+			continue;
+		d->method = PROBE_M_JUMP;
+		d->addr = ret->addr;
+		d->patch_off = lo;
+		d->patch_len = (uint32_t)(hi - lo);
+		memcpy(d->orig, f->code + (lo - fstart), 0);
+		{
+			size_t avail;
+			const uint8_t *p = probe_module_code(f->mod, lo, &avail);
+
+			if (!p || avail < hi - lo)
+				continue;
+			memcpy(d->orig, p, hi - lo);
+		}
+		snprintf(d->insn, sizeof(d->insn), "%s", ret->text);
+		rc = 0;
+		for (size_t i = r - b; !rc && i < r; i++)
+			rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - fstart));
+		if (!rc)
+			rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
+		if (!rc)
+			rc = x86_code_relocate(d->code, ret, f->code + (ret->addr - fstart));
+		if (!rc)
+			return 0;
+		d->code->len = d->code->nrel = 0;
+	}
+	if (!why) {
+		snprintf(buf, sizeof(buf),
+			 "no 5-byte straight-line window around the ret without a branch target");
+		why = buf;
+	}
+	snprintf(d->why, sizeof(d->why), "%s", why);
+	if (plan_overlaps(m, module, ret->addr, ret->addr + 1))
+		goto refuse;
+	rc = plan_int3(d, f, ret);
+	if (rc)
+		goto refuse;
+	return 0;
+refuse:
+	free(d->code);
+	m->ndefs--;
+	return -ENOTSUP;
+}
+
+int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits)
+{
+	struct probe_module *mod = &m->mods[module];
+	struct plan_fn f = {.mod = mod, .sym = &mod->syms[sym]};
+	uint64_t off = 0;
+	size_t avail;
+	int rc = 0, nret = 0;
+
+	f.code = probe_module_code(mod, f.sym->addr, &avail);
+	if (!f.code)
+		return -ENOEXEC;
+	f.avail = avail;
+	f.limit = sym + 1 < mod->nsyms ? mod->syms[sym + 1].addr : f.sym->addr + avail;
+	if (f.limit > f.sym->addr + avail)
+		f.limit = f.sym->addr + avail;
+	rc = probe_module_analyse(mod);
+	if (rc)
+		return rc;
+	f.in = calloc(PLAN_MAX_INSNS, sizeof(*f.in));
+	if (!f.in)
+		return -ENOMEM;
+	f.complete = 1;
+	while (off < f.sym->size && off < avail) {
+		if (f.n == PLAN_MAX_INSNS ||
+		    x86_decode(f.code + off, avail - off, f.sym->addr + off, &f.in[f.n]) < 0) {
+			f.complete = 0;
+			break;
+		}
+		if ((f.in[f.n].flags & X86_F_INDIRECT) && (f.in[f.n].flags & X86_F_BRANCH))
+			f.indirect = 1;
+		off += f.in[f.n].len;
+		f.n++;
+	}
+	if (entry) {
+		rc = plan_entry(m, module, sym, &f);
+		if (rc && rc != -ENOTSUP)
+			goto out;
+		rc = 0;
+	}
+	if (exits) {
+		for (size_t i = 0; i < f.n; i++) {
+			if (!(f.in[i].flags & X86_F_RET))
+				continue;
+			nret++;
+			rc = plan_exit(m, module, sym, &f, i);
+			if (rc && rc != -ENOTSUP)
+				goto out;
+			rc = 0;
+		}
+	}
+out:
+	free(f.in);
+	return rc;
+}
