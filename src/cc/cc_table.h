@@ -28,7 +28,7 @@
 
 #define CC_TABLE_SECTION ".spool_cc_table"
 #define CC_TABLE_MAGIC "spool-cc-table"
-#define CC_TABLE_VERSION 1
+#define CC_TABLE_VERSION 2 /* 2: formula arguments (f...) */
 #define CC_EVENTS_SECTION "spool_events" /* struct spool_event_desc, spool/trace.h */
 
 #define CC_ID_BASE 0x80000000u

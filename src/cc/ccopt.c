@@ -93,8 +93,9 @@ struct opt {
 	LLVMValueRef merged[CC_MAX_MERGED]; /* merged calls, their id set at the end */
 	unsigned nmerged;
 	/* what --explain prints */
-	unsigned sites, groups, singles, dropped_consts, dropped_repeats, barriers;
-	int explain;
+	unsigned sites, groups, singles, dropped_consts, dropped_repeats, barriers, formulas, sunk;
+	unsigned loads;
+	int explain, no_formulas, no_sink;
 	const char *name; /* for messages */
 	LLVMValueRef *erase; /* barrier calls, erased after the walk */
 	size_t nerase, cap_erase;
@@ -119,6 +120,13 @@ static const char *callee_name(LLVMValueRef call)
 	return LLVMGetValueName2(f, &len);
 }
 
+static int is_marker_call(LLVMValueRef v)
+{
+	const char *name = LLVMIsACallInst(v) ? callee_name(v) : NULL;
+
+	return name && marker_arity(name) >= 0;
+}
+
 static int may_not_return(struct opt *o, LLVMValueRef call)
 {
 	LLVMValueRef f = LLVMGetCalledValue(call);
@@ -129,6 +137,287 @@ static int may_not_return(struct opt *o, LLVMValueRef call)
 	    LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, o->willreturn))
 		return 0;
 	return 1;
+}
+
+/*
+ * Sinking: the trace calls at the end of a block (after its last barrier or
+ * call that may not return) move to the start of each successor whose only
+ * predecessor is this block, so a straight chain of blocks (all of -O0's
+ * code) or both arms of a branch merge with what follows. The values they
+ * trace dominate the successors (the block is their only way in), every path
+ * still executes each trace call once and in the same order, and nothing
+ * that may not return is crossed, so no event is lost or added.
+ */
+#define SINK_MAX_SUCC 2	   /* a br; wider switches would copy too much */
+#define SINK_MAX_ROUNDS 16 /* a chain moves one block per round at worst */
+
+struct edge {
+	LLVMBasicBlockRef to, from;
+};
+
+static int edge_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct edge *)a)->to;
+	uintptr_t y = (uintptr_t)((const struct edge *)b)->to;
+
+	return x < y ? -1 : x > y;
+}
+
+/* sb's predecessor if sb is the target of exactly one edge (edges sorted
+ * by target), else NULL. */
+static LLVMBasicBlockRef single_pred(struct edge *edges, size_t nedges, LLVMBasicBlockRef sb)
+{
+	struct edge key = {sb, NULL};
+	struct edge *lo = bsearch(&key, edges, nedges, sizeof(*edges), edge_cmp);
+
+	/* bsearch finds one of the equal entries: look both ways. */
+	if (!lo || (lo > edges && lo[-1].to == sb) || (lo + 1 < edges + nedges && lo[1].to == sb))
+		return NULL;
+	return lo->from;
+}
+
+/* Whether i ends a group: a barrier, or a call that may not return. */
+static int is_split(struct opt *o, LLVMValueRef i)
+{
+	const char *name;
+
+	if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
+		return 0;
+	if (is_marker_call(i))
+		return 0;
+	name = callee_name(i);
+	if (name && !strcmp(name, "spool__barrier"))
+		return 1;
+	return may_not_return(o, i);
+}
+
+/*
+ * Loads across trace calls. clang must assume that the marker calls write
+ * memory, so a value traced twice with a trace call between (a->id in
+ * three events) is loaded again, and the group would emit it twice. The
+ * markers write nothing the program can see: a load of the same address,
+ * reached from an earlier one through nothing but trace calls and
+ * instructions that do not write memory (within a block, or up a chain of
+ * blocks that each have one predecessor), reads the same value and is
+ * replaced by it. Only loads that clang could not merge for that reason are
+ * touched: a trace call must lie between the two.
+ */
+#define CSE_SCAN 256
+
+static int writes_nothing(LLVMValueRef i)
+{
+	const char *name;
+
+	if (LLVMIsAStoreInst(i) || LLVMIsAFenceInst(i) || LLVMIsAAtomicRMWInst(i) ||
+	    LLVMIsAAtomicCmpXchgInst(i) || LLVMIsAVAArgInst(i) || LLVMIsAInvokeInst(i))
+		return 0;
+	if (LLVMIsALoadInst(i))
+		return !LLVMGetVolatile(i) && LLVMGetOrdering(i) == LLVMAtomicOrderingNotAtomic;
+	if (!LLVMIsACallInst(i))
+		return 1;
+	name = callee_name(i);
+	return name && !strncmp(name, "llvm.dbg.", 9);
+}
+
+/* Whether a store through sp certainly leaves a load through lp alone:
+ * both are GEPs from the same base and the same source type with the same
+ * indices up to one, after the first, where both are different constants
+ * (two fields or elements of one object), and both access the same type, which is an
+ * integer or a pointer (so neither access spills into the other's field). */
+static int disjoint_fields(LLVMValueRef sp, LLVMValueRef lp, LLVMTypeRef st, LLVMTypeRef lt)
+{
+	unsigned n;
+	int differ = 0;
+
+	if (st != lt || (LLVMGetTypeKind(st) != LLVMIntegerTypeKind &&
+			 LLVMGetTypeKind(st) != LLVMPointerTypeKind))
+		return 0;
+	if (!LLVMIsAGetElementPtrInst(sp) || !LLVMIsAGetElementPtrInst(lp) ||
+	    LLVMGetOperand(sp, 0) != LLVMGetOperand(lp, 0) ||
+	    LLVMGetGEPSourceElementType(sp) != LLVMGetGEPSourceElementType(lp))
+		return 0;
+	n = (unsigned)LLVMGetNumOperands(sp);
+	if ((unsigned)LLVMGetNumOperands(lp) != n || n < 3)
+		return 0;
+	/* The same indices up to one where both are different constants. */
+	for (unsigned k = 1; k < n && !differ; k++) {
+		LLVMValueRef a = LLVMGetOperand(sp, k), b = LLVMGetOperand(lp, k);
+
+		if (a == b)
+			continue;
+		if (!LLVMIsAConstantInt(a) || !LLVMIsAConstantInt(b) || k == 1)
+			return 0; /* k == 1: two objects, which may overlap */
+		differ = LLVMConstIntGetSExtValue(a) != LLVMConstIntGetSExtValue(b);
+		if (!differ)
+			return 0;
+	}
+	return differ;
+}
+
+static int plain_load(LLVMValueRef i)
+{
+	return LLVMIsALoadInst(i) && !LLVMGetVolatile(i) &&
+	       LLVMGetOrdering(i) == LLVMAtomicOrderingNotAtomic;
+}
+
+static void cse_loads(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t nedges)
+{
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+		LLVMValueRef i, next;
+
+		for (i = LLVMGetFirstInstruction(bb); i; i = next) {
+			LLVMValueRef ptr, j, found = NULL;
+			LLVMBasicBlockRef jb = bb;
+			int crossed = 0, n = 0;
+
+			next = LLVMGetNextInstruction(i);
+			if (!plain_load(i))
+				continue;
+			ptr = LLVMGetOperand(i, 0);
+			for (j = LLVMGetPreviousInstruction(i); n < CSE_SCAN; n++) {
+				if (!j) {
+					/* Up a single-predecessor chain (the entry block
+					 * has none; a loop back to bb is refused). */
+					jb = single_pred(edges, nedges, jb);
+					if (!jb || jb == bb)
+						break;
+					j = LLVMGetBasicBlockTerminator(jb);
+					continue;
+				}
+				if (plain_load(j) && LLVMGetOperand(j, 0) == ptr &&
+				    LLVMTypeOf(j) == LLVMTypeOf(i)) {
+					found = j;
+					break;
+				}
+				if (is_marker_call(j))
+					crossed = 1;
+				else if (LLVMIsAStoreInst(j) && !LLVMGetVolatile(j) &&
+					 LLVMGetOrdering(j) == LLVMAtomicOrderingNotAtomic &&
+					 disjoint_fields(LLVMGetOperand(j, 1), ptr,
+							 LLVMTypeOf(LLVMGetOperand(j, 0)),
+							 LLVMTypeOf(i)))
+					;
+				else if (!writes_nothing(j))
+					break;
+				j = LLVMGetPreviousInstruction(j);
+			}
+			if (!found || !crossed)
+				continue;
+			LLVMReplaceAllUsesWith(i, found);
+			LLVMInstructionEraseFromParent(i);
+			o->loads++;
+		}
+	}
+}
+
+static int sink_function(struct opt *o, LLVMValueRef fn)
+{
+	size_t nedges = 0, cap = 0;
+	struct edge *edges = NULL;
+	int rc = 0, changed = !o->no_sink;
+
+	/* Every CFG edge's target, sorted: a block's predecessor count is the
+	 * number of times it appears. */
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+		LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+		unsigned ns = t ? LLVMGetNumSuccessors(t) : 0;
+
+		if (nedges + ns > cap) {
+			size_t ncap = (cap + ns) * 2 + 16;
+			struct edge *p = realloc(edges, ncap * sizeof(*p));
+
+			if (!p) {
+				free(edges);
+				return -ENOMEM;
+			}
+			edges = p;
+			cap = ncap;
+		}
+		for (unsigned k = 0; k < ns; k++) {
+			edges[nedges].to = LLVMGetSuccessor(t, k);
+			edges[nedges++].from = bb;
+		}
+	}
+	if (nedges)
+		qsort(edges, nedges, sizeof(*edges), edge_cmp);
+	for (int round = 0; changed && round < SINK_MAX_ROUNDS; round++) {
+		changed = 0;
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+		     bb = LLVMGetNextBasicBlock(bb)) {
+			LLVMValueRef t = LLVMGetBasicBlockTerminator(bb), first = NULL, i;
+			LLVMBasicBlockRef succ[SINK_MAX_SUCC];
+			unsigned ns, nm = 0;
+
+			if (!t || LLVMGetInstructionOpcode(t) != LLVMBr)
+				continue;
+			ns = LLVMGetNumSuccessors(t);
+			if (ns > SINK_MAX_SUCC)
+				continue;
+			{
+				unsigned k;
+
+				for (k = 0; k < ns; k++) {
+					succ[k] = LLVMGetSuccessor(t, k);
+					if (succ[k] == bb || !single_pred(edges, nedges, succ[k]))
+						break;
+				}
+				if (k < ns)
+					continue;
+			}
+			if (ns == 2 && succ[0] == succ[1])
+				continue;
+			/* The trailing trace calls: from the last split on. */
+			for (i = LLVMGetPreviousInstruction(t); i; i = LLVMGetPreviousInstruction(i)) {
+				if (is_split(o, i))
+					break;
+				if (is_marker_call(i)) {
+					first = i;
+					nm++;
+				}
+			}
+			if (!nm)
+				continue;
+			for (unsigned k = 0; k < ns; k++) {
+				LLVMValueRef at = LLVMGetFirstInstruction(succ[k]);
+
+				while (at && LLVMIsAPHINode(at))
+					at = LLVMGetNextInstruction(at);
+				if (!at || LLVMIsALandingPadInst(at)) {
+					nm = 0;
+					break;
+				}
+			}
+			if (!nm)
+				continue;
+			for (unsigned k = 0; k < ns; k++) {
+				LLVMValueRef at = LLVMGetFirstInstruction(succ[k]);
+
+				while (LLVMIsAPHINode(at))
+					at = LLVMGetNextInstruction(at);
+				for (i = first; i != t; i = LLVMGetNextInstruction(i)) {
+					LLVMValueRef c;
+
+					if (!is_marker_call(i))
+						continue;
+					c = LLVMInstructionClone(i);
+					LLVMPositionBuilderBefore(o->b, at);
+					LLVMInsertIntoBuilder(o->b, c);
+				}
+			}
+			for (i = first; i != t;) {
+				LLVMValueRef next = LLVMGetNextInstruction(i);
+
+				if (is_marker_call(i))
+					LLVMInstructionEraseFromParent(i);
+				i = next;
+			}
+			o->sunk += nm;
+			changed = 1;
+		}
+	}
+	cse_loads(o, fn, edges, nedges);
+	free(edges);
+	return rc;
 }
 
 /* Build `spool__emit(id, n, vals)` before `at`; the array lives in the
@@ -151,7 +440,13 @@ static LLVMValueRef build_emit(struct opt *o, LLVMValueRef at, LLVMValueRef id,
 			LLVMValueRef idx[2] = {LLVMConstInt(o->i32, 0, 0), LLVMConstInt(o->i32, i, 0)};
 			LLVMValueRef slot = LLVMBuildInBoundsGEP2(o->b, arr_ty, arr, idx, 2, "");
 
-			LLVMBuildStore(o->b, vals[i], slot);
+			LLVMValueRef v = vals[i];
+
+			/* Formula leaves may be narrower: the host expects them
+			 * sign-extended (see formula_walk). */
+			if (LLVMTypeOf(v) != o->i64)
+				v = LLVMBuildSExt(o->b, v, o->i64, "");
+			LLVMBuildStore(o->b, v, slot);
 		}
 		{
 			LLVMValueRef idx[2] = {LLVMConstInt(o->i32, 0, 0), LLVMConstInt(o->i32, 0, 0)};
@@ -173,6 +468,166 @@ static int is_const(LLVMValueRef v, int64_t *c)
 	if (!LLVMIsAConstantInt(v))
 		return 0;
 	*c = LLVMConstIntGetSExtValue(v);
+	return 1;
+}
+
+/*
+ * Formulas: a traced value computed by +, -, *, ^ (and the casts between
+ * integer widths) from values the group emits anyway or from one value the
+ * program computes only to trace it is left to the host. The table gets the
+ * computation in postfix: a<k> (an emitted value), c<int> (a constant), then
+ * +<w> -<w> *<w> ^<w> (the operation on w-bit integers), s<w> z<w> (sign- or
+ * zero-extension from w bits), t<w> (truncation to w bits), separated by
+ * commas. Every value on the host's stack is the int64_t sign extension of
+ * its w bits, so the host's wrapping 64-bit arithmetic followed by that
+ * extension gives exactly what the target computed.
+ */
+#define FORMULA_DEPTH 4
+#define FORMULA_LEAVES 4
+
+struct formula {
+	LLVMValueRef leaf[FORMULA_LEAVES];
+	unsigned nleaf, nops;
+};
+
+static unsigned int_width(LLVMValueRef v)
+{
+	LLVMTypeRef t = LLVMTypeOf(v);
+
+	return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
+}
+
+static char formula_op(LLVMValueRef v)
+{
+	if (!LLVMIsAInstruction(v))
+		return 0;
+	switch (LLVMGetInstructionOpcode(v)) {
+	case LLVMAdd:
+		return '+';
+	case LLVMSub:
+		return '-';
+	case LLVMMul:
+		return '*';
+	case LLVMXor:
+		return '^';
+	case LLVMSExt:
+		return 's';
+	case LLVMZExt:
+		return 'z';
+	case LLVMTrunc:
+		return 't';
+	default:
+		return 0;
+	}
+}
+
+/* Walk v's computation: collect its leaves (out == NULL), or write its
+ * postfix text with the leaves' indices in vals (out != NULL). A value the
+ * group already emits is a leaf even if it is computed: it costs nothing. */
+static int formula_walk(LLVMValueRef v, unsigned depth, struct formula *f, struct buf *out,
+			LLVMValueRef *vals, unsigned nvals)
+{
+	unsigned w = int_width(v);
+	char op = depth < FORMULA_DEPTH ? formula_op(v) : 0;
+	int64_t c;
+
+	unsigned k;
+
+	if (!w || w > 64)
+		return -EINVAL;
+	for (k = 0; k < nvals && vals[k] != v; k++)
+		;
+	if (k < nvals)
+		op = 0;
+	if (LLVMIsAConstantInt(v)) {
+		c = LLVMConstIntGetSExtValue(v);
+		return out ? buf_printf(out, "c%" PRId64 ",", c) : 0;
+	}
+	if (!op) {
+		if (!out) {
+			for (k = 0; k < f->nleaf && f->leaf[k] != v; k++)
+				;
+			if (k == f->nleaf) {
+				if (f->nleaf == FORMULA_LEAVES)
+					return -E2BIG;
+				f->leaf[f->nleaf++] = v;
+			}
+			return 0;
+		}
+		for (k = 0; k < nvals && vals[k] != v; k++)
+			;
+		return k < nvals ? buf_printf(out, "a%u,", k) : -EINVAL;
+	}
+	{
+		LLVMValueRef a = LLVMGetOperand(v, 0);
+		int rc = formula_walk(a, depth + 1, f, out, vals, nvals);
+
+		if (rc)
+			return rc;
+		if (op == 's' || op == 'z' || op == 't') {
+			if (!int_width(a))
+				return -EINVAL;
+			if (!out)
+				return 0;
+			return buf_printf(out, "%c%u,", op, op == 't' ? w : int_width(a));
+		}
+		rc = formula_walk(LLVMGetOperand(v, 1), depth + 1, f, out, vals, nvals);
+		if (rc)
+			return rc;
+		if (!out) {
+			f->nops++;
+			return 0;
+		}
+		return buf_printf(out, "%c%u,", op, w);
+	}
+}
+
+static int is_marker_call(LLVMValueRef v);
+
+/* Whether the program uses v only to trace it. */
+static int only_traced(LLVMValueRef v)
+{
+	for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+		if (!is_marker_call(LLVMGetUser(u)))
+			return 0;
+	return 1;
+}
+
+/* Put v into the table as a formula if that emits no more values than v
+ * itself would (returns 1), else nothing (0). */
+static int try_formula(struct opt *o, LLVMValueRef v, LLVMValueRef *vals, unsigned *nvals,
+		       struct buf *ev)
+{
+	struct formula f = {0};
+	unsigned fresh = 0;
+	int rc;
+
+	if (formula_walk(v, 0, &f, NULL, vals, *nvals) || !f.nops)
+		return 0;
+	for (unsigned i = 0; i < f.nleaf; i++) {
+		unsigned k;
+
+		for (k = 0; k < *nvals && vals[k] != f.leaf[i]; k++)
+			;
+		fresh += k == *nvals;
+	}
+	if (fresh > 1 || (fresh == 1 && !only_traced(v)) || *nvals + fresh > CC_MAX_EMIT)
+		return 0;
+	for (unsigned i = 0; i < f.nleaf; i++) {
+		unsigned k;
+
+		for (k = 0; k < *nvals && vals[k] != f.leaf[i]; k++)
+			;
+		if (k == *nvals)
+			vals[(*nvals)++] = f.leaf[i];
+	}
+	rc = buf_printf(ev, " f");
+	if (!rc)
+		rc = formula_walk(v, 0, &f, ev, vals, *nvals);
+	if (rc)
+		return rc;
+	ev->p[--ev->len] = '\0'; /* the last comma */
+	o->formulas++;
 	return 1;
 }
 
@@ -221,6 +676,16 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 				}
 				for (k = 0; k < nvals && vals[k] != v; k++)
 					;
+				if (k == nvals && !o->no_formulas) {
+					int frc = try_formula(o, v, vals, &nvals, &ev);
+
+					if (frc < 0) {
+						rc = frc;
+						break;
+					}
+					if (frc)
+						continue;
+				}
 				if (k == nvals)
 					vals[nvals++] = v;
 				else
@@ -377,7 +842,8 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *arg)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] IN.bc OUT.bc\n");
+	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] [--no-formulas] "
+		   "[--no-sink] IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
@@ -395,6 +861,10 @@ int main(int argc, char **argv)
 			name = argv[++i];
 		else if (!strcmp(argv[i], "--explain"))
 			explain = 1;
+		else if (!strcmp(argv[i], "--no-formulas"))
+			o.no_formulas = 1;
+		else if (!strcmp(argv[i], "--no-sink"))
+			o.no_sink = 1;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
@@ -435,6 +905,8 @@ int main(int argc, char **argv)
 	for (LLVMValueRef fn = LLVMGetFirstFunction(o.mod); fn; fn = LLVMGetNextFunction(fn)) {
 		if (LLVMIsDeclaration(fn) || fn == o.emit_fn)
 			continue;
+		if (sink_function(&o, fn))
+			goto out_mod;
 		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
 		     bb = LLVMGetNextBasicBlock(bb)) {
 			/* Only blocks with marker calls need the helper. */
@@ -493,10 +965,11 @@ int main(int argc, char **argv)
 	if (explain)
 		fprintf(stderr,
 			"spool-ccopt: %s: %u trace calls in %u groups: %u merged events, %u "
-			"left as they are; %u constant and %u repeated arguments not emitted; "
-			"%u barriers\n",
+			"left as they are; %u constant and %u repeated arguments not emitted, "
+			"%u computed by the host; %u calls moved into the next block; "
+			"%u loads repeated across trace calls merged; %u barriers\n",
 			o.name, o.sites, o.groups, o.nmerged, o.singles, o.dropped_consts,
-			o.dropped_repeats, o.barriers);
+			o.dropped_repeats, o.formulas, o.sunk, o.loads, o.barriers);
 	rc = 0;
 out_mod:
 	free(o.table.p);

@@ -33,11 +33,23 @@
 
 #define DECODE_MAX_ARGS 6
 
+#define DECODE_MAX_TOKENS 32 /* of one formula */
+
+/* One step of a formula (postfix; src/cc/ccopt.c formula_walk). */
+struct dec_tok {
+	char op; /* 'a' value, 'c' constant, + - * ^ operation, s z t cast */
+	uint8_t w;
+	int64_t x;
+};
+
+enum { DEC_VAL, DEC_CONST, DEC_FORMULA };
+
 struct dec_orig {
 	uint32_t id;
 	uint32_t nargs;
-	uint8_t is_const[DECODE_MAX_ARGS];
-	int64_t v[DECODE_MAX_ARGS]; /* the constant, or the emitted value's index */
+	uint8_t kind[DECODE_MAX_ARGS];
+	int64_t v[DECODE_MAX_ARGS];	   /* the constant, or the emitted value's index */
+	struct dec_tok *f[DECODE_MAX_ARGS]; /* DEC_FORMULA: its steps, ended by op 0 */
 };
 
 struct dec_merged {
@@ -64,13 +76,108 @@ struct dec_tables {
 static void tables_free(struct dec_tables *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		for (uint32_t j = 0; j < t->u[i].nmerged; j++)
+		for (uint32_t j = 0; j < t->u[i].nmerged; j++) {
+			for (uint32_t k = 0; t->u[i].m[j].ev && k < t->u[i].m[j].nev; k++)
+				for (uint32_t a = 0; a < DECODE_MAX_ARGS; a++)
+					free(t->u[i].m[j].ev[k].f[a]);
 			free(t->u[i].m[j].ev);
+		}
 		free(t->u[i].m);
 	}
 	free(t->u);
 	t->u = NULL;
 	t->n = 0;
+}
+
+/* The int64_t sign extension of the low w bits of x. */
+static int64_t dec_canon(uint64_t x, unsigned w)
+{
+	if (w >= 64)
+		return (int64_t)x;
+	x &= (1ULL << w) - 1;
+	return (int64_t)(x ^ (1ULL << (w - 1))) - (int64_t)(1ULL << (w - 1));
+}
+
+/* A formula "tok,tok,..." (after " f"); checks that it is well formed:
+ * known steps, widths 1..64, values below nemit, the stack never empty and
+ * one value at the end. NULL if not. */
+static struct dec_tok *parse_formula(const char **pp, unsigned nemit)
+{
+	struct dec_tok *f = calloc(DECODE_MAX_TOKENS + 1, sizeof(*f));
+	const char *p = *pp;
+	int depth = 0, n;
+
+	if (!f)
+		return NULL;
+	for (unsigned k = 0;; k++) {
+		struct dec_tok *t = &f[k];
+		unsigned w;
+
+		if (k == DECODE_MAX_TOKENS)
+			goto bad;
+		t->op = *p++;
+		n = 0;
+		if (t->op == 'a' || t->op == 'c') {
+			if (sscanf(p, "%" SCNd64 "%n", &t->x, &n) < 1 ||
+			    (t->op == 'a' && (t->x < 0 || t->x >= nemit)))
+				goto bad;
+			depth++;
+		} else if (strchr("+-*^szt", t->op) && t->op) {
+			if (sscanf(p, "%u%n", &w, &n) < 1 || w < 1 || w > 64)
+				goto bad;
+			t->w = (uint8_t)w;
+			depth -= strchr("szt", t->op) ? 0 : 1;
+			if (depth < 1)
+				goto bad;
+		} else {
+			goto bad;
+		}
+		p += n;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	if (depth != 1)
+		goto bad;
+	*pp = p;
+	return f;
+bad:
+	free(f);
+	return NULL;
+}
+
+/* Compute a formula from the emitted values (well formed: parse_formula). */
+static int64_t dec_eval(const struct dec_tok *f, const int64_t *vals)
+{
+	int64_t st[DECODE_MAX_TOKENS];
+	int sp = 0;
+
+	for (; f->op; f++) {
+		uint64_t a, b;
+
+		switch (f->op) {
+		case 'a':
+			st[sp++] = vals[f->x];
+			continue;
+		case 'c':
+			st[sp++] = f->x;
+			continue;
+		case 's':
+		case 't':
+			st[sp - 1] = dec_canon((uint64_t)st[sp - 1], f->w);
+			continue;
+		case 'z':
+			st[sp - 1] = f->w >= 64 ? st[sp - 1]
+						: (int64_t)((uint64_t)st[sp - 1] & ((1ULL << f->w) - 1));
+			continue;
+		}
+		b = (uint64_t)st[--sp];
+		a = (uint64_t)st[sp - 1];
+		/* Unsigned: wrapping, as the target's two's-complement arithmetic. */
+		a = f->op == '+' ? a + b : f->op == '-' ? a - b : f->op == '*' ? a * b : a ^ b;
+		st[sp - 1] = dec_canon(a, f->w);
+	}
+	return st[0];
 }
 
 /* Parse one unit's table starting at *pp (the header line); advance *pp past
@@ -83,7 +190,7 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 	int n = 0;
 
 	if (sscanf(p, CC_TABLE_MAGIC " %u %" SCNx64 " %u%n", &version, &hash, &nmerged, &n) < 3 ||
-	    version != CC_TABLE_VERSION || p[n] != '\n' || nmerged > CC_MAX_MERGED) {
+	    version < 1 || version > CC_TABLE_VERSION || p[n] != '\n' || nmerged > CC_MAX_MERGED) {
 		log_err("%s: translation table has a bad header", origin);
 		return -EINVAL;
 	}
@@ -124,11 +231,19 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 				char kind;
 
 				n = 0;
+				if (!strncmp(p, " f", 2)) {
+					p += 2;
+					o->kind[a] = DEC_FORMULA;
+					o->f[a] = parse_formula(&p, nemit);
+					if (!o->f[a])
+						goto bad;
+					continue;
+				}
 				if (sscanf(p, " %c%" SCNd64 "%n", &kind, &o->v[a], &n) < 2 ||
 				    (kind != 'c' && kind != 'a') ||
 				    (kind == 'a' && (o->v[a] < 0 || o->v[a] >= nemit)))
 					goto bad;
-				o->is_const[a] = kind == 'c';
+				o->kind[a] = kind == 'c' ? DEC_CONST : DEC_VAL;
 				p += n;
 			}
 			if (*p != '\n')
@@ -398,7 +513,9 @@ static int decode_event(struct decoder *d, const struct trace_event *ev)
 			int64_t args[DECODE_MAX_ARGS];
 
 			for (uint32_t a = 0; a < o->nargs; a++)
-				args[a] = o->is_const[a] ? o->v[a] : u->args[o->v[a]];
+				args[a] = o->kind[a] == DEC_CONST   ? o->v[a]
+					  : o->kind[a] == DEC_VAL ? u->args[o->v[a]]
+								  : dec_eval(o->f[a], u->args);
 			put_event(d, ev->ns, tid, o->id, o->nargs, args);
 		}
 	}
