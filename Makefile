@@ -59,11 +59,13 @@ $(O)/tests/unit/%: tests/unit/%.c $(HOST_LIB_OBJS)
 
 # Test programs: built the way a user builds, with frame pointers so
 # --stacks has something to walk. Names ending in -static are linked
-# statically on purpose (the refusal test).
+# statically on purpose (the refusal test); names ending in -finst are built
+# with -finstrument-functions (spool path).
 $(O)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wextra -Werror \
-		$(if $(findstring -static,$*),-static) -o $@ $< -lpthread -lm
+		$(if $(findstring -static,$*),-static) \
+		$(if $(findstring -finst,$*),-finstrument-functions) -o $@ $< -lpthread -lm
 
 progs: $(PROG_BINS)
 

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{"cc", cmd_cc, "compile C like clang, with the program's trace calls optimized"},
 	{"decode", cmd_decode, "print a trace's program events as the unoptimized build writes them"},
 	{"probe", cmd_probe, "probe function entries and exits of an unmodified program (func:GLOB)"},
+	{"path", cmd_path, "the thread path: which thread called which function on which object"},
 	{"help", cmd_help, "show this help, or a command's help (spool help COMMAND)"},
 };
 

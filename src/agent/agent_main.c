@@ -416,6 +416,7 @@ __attribute__((constructor)) static void agent_start(void)
 	agent_thread_init();
 	agent_proc_claim(0);
 	agent.active = 1;
+	agent_func_init();
 	agent_log("recording pid %u slot %u flags %u", agent.pid, agent.proc_slot, agent.proc_flags);
 	/* Register the starting thread now: its ring opens with KIND_THREAD
 	 * and the process's KIND_PROC even if it never takes a lock. */

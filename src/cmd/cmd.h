@@ -18,6 +18,7 @@
 int cmd_locks(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_path(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_cc(int argc, char **argv);

@@ -194,4 +194,23 @@ struct rec_probe {
 _Static_assert(sizeof(struct rec_probe) == 72, "rec_probe layout");
 enum { PROBE_OP_ENTRY = 1, PROBE_OP_EXIT = 2, PROBE_OP_HIT = 3 };
 
+/* KIND_FUNC: one function entry or exit of a program built with
+ * -finstrument-functions (src/agent/agent_func.c), recorded only when the
+ * session asks for it (SHM_FEAT_PATH). The op of the word is FUNC_OP_ENTER
+ * or FUNC_OP_EXIT, its object index is 0. depth counts the instrumented
+ * frames open on the thread below this one (entry and exit of one frame
+ * carry the same depth; a longjmp or exception that skips exits makes it
+ * drift, the analysis copes). FUNC_OP_MSG_SEND/RECV records a successful
+ * mq_send/mq_receive (timed forms too): fn is then the queue descriptor,
+ * site the call site, depth the frames open around the call. */
+enum { FUNC_OP_ENTER = 1, FUNC_OP_EXIT = 2, FUNC_OP_MSG_SEND = 3, FUNC_OP_MSG_RECV = 4 };
+struct rec_func {
+	struct rec_hdr h;
+	uint64_t fn;   /* the function's first instruction (this_fn) */
+	uint64_t site; /* call site: a return address in the caller */
+	uint32_t depth;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct rec_func) == 48, "rec_func layout");
+
 #endif

@@ -14,6 +14,8 @@ static const struct trace_kind_desc kinds[] = {
 	{KIND_PROBE, "spool:probe", sizeof(struct rec_probe) - sizeof(struct rec_hdr), -1, 0,
 	 "\t\tuint64_hex_t addr;\n\t\tuint64_hex_t sp;\n\t\tuint64_hex_t ret_ip;\n"
 	 "\t\tuint64_t args[3];\n"},
+	{KIND_FUNC, "spool:func", sizeof(struct rec_func) - sizeof(struct rec_hdr), -1, 0,
+	 "\t\tuint64_hex_t fn;\n\t\tuint64_hex_t site;\n\t\tuint32_t depth;\n\t\tuint32_t pad;\n"},
 	{0, NULL, 0, -1, 0, NULL},
 };
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # 76-cc-builds.t - spool cc as a compiler in real builds (doc/cc.md): a
-# program with several threads and one of two translation units, each built
+# program with several threads, one of two translation units and one whose
+# traced values the host computes (formulas.c), each built
 # with plain clang and with spool cc at -O0, -O2 and -Os, decode to the same
 # events thread by thread; the two-unit program also built by make
 # CC="spool cc" and by CMake, and decoded from a stripped copy. Bad input:
@@ -26,7 +27,7 @@ if [ ! -x "$CCOPT" ]; then
 	exit 0
 fi
 
-plan 77
+plan 95
 
 # trace_and_decode NAME ARGS...: run ./NAME under spool, decode into dec-NAME.
 trace_and_decode() {
@@ -54,7 +55,11 @@ for O in O0 O2 Os; do
 	spool_run cc -"$O" -Wall -Wextra -Werror "$SRC/tests/cc/multi_main.c" \
 		"$SRC/tests/cc/multi_lib.c" -o "multi-cc-$O"
 	is_rc 0 "-$O: multi builds with spool cc (two units, one link)"
+	"$CLANG" -"$O" -I"$SRC/include" "$SRC/tests/cc/formulas.c" -o "formulas-plain-$O"
+	spool_run cc -"$O" -Wall -Wextra -Werror "$SRC/tests/cc/formulas.c" -o "formulas-cc-$O"
+	is_rc 0 "-$O: formulas builds with spool cc"
 	for b in plain cc; do
+		trace_and_decode "formulas-$b-$O" 300
 		trace_and_decode "threads-$b-$O" 4 200
 		trace_and_decode "multi-$b-$O" 100
 	done
@@ -62,6 +67,8 @@ for O in O0 O2 Os; do
 		"-$O: 4 threads: decoded spool cc trace = plain trace, thread by thread"
 	n=$(cut -d' ' -f2 "dec-threads-cc-$O" | sort -u | grep -c '')
 	is "$n" 4 "-$O: the events of the 4 threads are there"
+	cc_same_events "dec-formulas-plain-$O" "dec-formulas-cc-$O" \
+		"-$O: values the host computes (every width, wrapping) = the target's"
 	cc_same_events "dec-multi-plain-$O" "dec-multi-cc-$O" \
 		"-$O: two units: decoded spool cc trace = plain trace"
 	ok "-$O: decoded times strictly increase" cc_increasing "dec-multi-cc-$O"
