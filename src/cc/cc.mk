@@ -32,3 +32,10 @@ install-cc: $(CCOPT)
 	install -m 644 include/spool/trace.h $(DESTDIR)$(PREFIX)/include/spool/trace.h
 
 .PHONY: install-cc
+
+# make bench also measures what spool cc saves (bench/cc.sh).
+bench: bench-cc
+bench-cc: all progs
+	bench/cc.sh $(O)
+
+.PHONY: bench-cc

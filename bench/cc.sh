@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# cc.sh BUILD_DIR - `make bench`: what spool cc saves (doc/cc.md). Each test
+# program of tests/cc is built with plain clang and with spool cc at -O2, run
+# under spool, and decoded:
+#   records  trace calls executed (spool:user records in the trace)
+#   bytes    their size in the rings
+#   ns/ev    wall time the trace calls add per original event: the run under
+#            spool minus the same binary run without spool (its trace calls
+#            then cost a test and a branch), at two workload sizes so start-up
+#            cancels out, divided by the events added. Best of 3 runs each.
+# Ratios are spool cc against plain; nothing is asserted (a shared 2-vCPU VM
+# is noisy). Anchors (issue 5): NanoLog ~7 ns per call, barectf ~35 ns,
+# LTTng-UST 85-200 ns per event; targets: >= 40% fewer calls, >= 50% fewer
+# bytes, <= 5 ns per original event. BENCH_SCALE=0.1 shrinks the workloads.
+set -uo pipefail
+
+if [ $# -ne 1 ]; then
+	echo "usage: bench/cc.sh BUILD_DIR" >&2
+	exit 2
+fi
+build=$(cd "$1" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+spool="$build/spool"
+clang=${SPOOL_CLANG:-clang-14}
+if ! command -v "$clang" >/dev/null || [ ! -x "$build/spool-ccopt" ]; then
+	echo "bench cc: $clang or $build/spool-ccopt missing, skipped" >&2
+	exit 0
+fi
+scale=${BENCH_SCALE:-1}
+# Rings big enough that no event is lost: the figures compare whole runs.
+RING="--ring-size 64m"
+scaled() { awk -v n="$1" -v s="$scale" 'BEGIN { v = int(n * s); print (v < 10 ? 10 : v) }'; }
+
+work=$(mktemp -d /tmp/spool-bench-cc.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+# best3 CMD...: the best wall time of 3 runs, in seconds.
+best3() {
+	local best= t
+	for _ in 1 2 3; do
+		/usr/bin/time -f %e -o time.out "$@" >/dev/null 2>&1
+		t=$(tail -n 1 time.out)
+		best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
+	done
+	echo "$best"
+}
+
+# stats BIN ARGS...: "records bytes events" of one run under spool.
+stats() {
+	rm -rf t
+	"$spool" locks -q $RING -o t -- "$@" >/dev/null 2>&1
+	"$spool" decode --stats t 2>&1 >/dev/null |
+		sed -nE 's/^spool: decode: ([0-9]+) records, ([0-9]+) bytes, ([0-9]+) events.*/\1 \2 \3/p'
+}
+
+# ns_per_event BIN BIG SMALL EVENTS_BIG EVENTS_SMALL ARGS_BEFORE...
+ns_per_event() {
+	local bin=$1 big=$2 small=$3 eb=$4 es=$5
+	shift 5
+	local sb ss nb ns
+	sb=$(best3 "$spool" locks -q $RING -o t -- "$bin" "$@" "$big")
+	ss=$(best3 "$spool" locks -q $RING -o t -- "$bin" "$@" "$small")
+	nb=$(best3 "$bin" "$@" "$big")
+	ns=$(best3 "$bin" "$@" "$small")
+	awk -v sb="$sb" -v ss="$ss" -v nb="$nb" -v ns="$ns" -v e=$((eb - es)) \
+		'BEGIN { v = ((sb - ss) - (nb - ns)) * 1e9 / e; printf "%.1f", (v < 0 ? 0 : v) }'
+}
+
+printf '%-10s %-6s %9s %10s %9s %7s\n' program build records bytes events ns/ev
+for prog in bank formulas threads; do
+	case $prog in
+	bank) big=$(scaled 100000) small=$(scaled 10000) pre=() ;;
+	formulas) big=$(scaled 100000) small=$(scaled 10000) pre=() ;;
+	threads) big=$(scaled 50000) small=$(scaled 5000) pre=(2) ;;
+	esac
+	"$clang" -O2 -pthread -I"$src/include" "$src/tests/cc/$prog.c" -o "$prog-plain" || continue
+	"$spool" cc -O2 -pthread "$src/tests/cc/$prog.c" -o "$prog-cc" || continue
+	declare -A rec byt nsv
+	for b in plain cc; do
+		read -r r_s by_s e_s < <(stats "./$prog-$b" "${pre[@]}" "$small")
+		read -r r_b by_b e_b < <(stats "./$prog-$b" "${pre[@]}" "$big")
+		nsev=$(ns_per_event "./$prog-$b" "$big" "$small" "$e_b" "$e_s" "${pre[@]}")
+		printf '%-10s %-6s %9s %10s %9s %7s\n' "$prog" "$b" "$r_b" "$by_b" "$e_b" "$nsev"
+		[ "$b" = cc ] && [ "$e_b" != "${ev_plain:-}" ] &&
+			echo "  (events differ from the plain build's: lost or not decoded)"
+		ev_plain=$e_b
+		rec[$b]=$r_b byt[$b]=$by_b nsv[$b]=$nsev
+	done
+	awk -v rp="${rec[plain]}" -v rc="${rec[cc]}" -v bp="${byt[plain]}" -v bc="${byt[cc]}" \
+		-v np="${nsv[plain]}" -v nc="${nsv[cc]}" -v p="$prog" \
+		'BEGIN { printf "%-10s ratio  records %.2f (%+.0f%%), bytes %.2f (%+.0f%%), ns/ev %.2f\n",
+			p, rc / rp, (rc / rp - 1) * 100, bc / bp, (bc / bp - 1) * 100,
+			(np > 0 ? nc / np : 0) }'
+done
