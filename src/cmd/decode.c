@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../include/spool/trace.h"
 #include "../cc/cc_table.h"
 #include "../trace/trace.h"
 #include "../util/log.h"
@@ -69,6 +70,8 @@ struct dec_unit {
 struct dec_tables {
 	struct dec_unit *u;
 	size_t n;
+	struct spool_event_desc *names; /* the binary's spool_events section */
+	size_t nnames;
 	int loaded; /* looked for (even if none was found) */
 	char origin[256];
 };
@@ -87,6 +90,9 @@ static void tables_free(struct dec_tables *t)
 	free(t->u);
 	t->u = NULL;
 	t->n = 0;
+	free(t->names);
+	t->names = NULL;
+	t->nnames = 0;
 }
 
 /* The int64_t sign extension of the low w bits of x. */
@@ -360,8 +366,21 @@ static int load_binary(struct dec_tables *t, const char *path)
 		const char *name;
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
-		    strcmp(name, CC_TABLE_SECTION))
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, CC_EVENTS_SECTION) && sh.sh_type == SHT_PROGBITS && !t->names) {
+			/* Event names, for --json: best effort, never an error. */
+			d = elf_getdata(scn, NULL);
+			if (d && d->d_buf && d->d_size >= sizeof(*t->names)) {
+				t->names = malloc(d->d_size);
+				if (t->names) {
+					memcpy(t->names, d->d_buf, d->d_size);
+					t->nnames = d->d_size / sizeof(*t->names);
+				}
+			}
+			continue;
+		}
+		if (strcmp(name, CC_TABLE_SECTION))
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (!d || !d->d_buf) {
@@ -370,7 +389,8 @@ static int load_binary(struct dec_tables *t, const char *path)
 			break;
 		}
 		rc = parse_tables(t, d->d_buf, d->d_size, path);
-		break;
+		if (rc)
+			break;
 	}
 out_elf:
 	if (e)
@@ -392,7 +412,7 @@ struct decoder {
 	size_t npids;
 	uint64_t last_ns, records, bytes, events;
 	uint32_t last_sub;
-	int started;
+	int started, json;
 };
 
 static uint32_t stream_pid(struct decoder *d, uint32_t stream_id, uint32_t *tid)
@@ -440,8 +460,67 @@ static struct dec_tables *tables_for(struct decoder *d, uint32_t pid, int *err)
 	return *err ? NULL : &p->t;
 }
 
-static void put_event(struct decoder *d, uint64_t ns, uint32_t tid, uint32_t id, uint32_t n,
-		      const int64_t *args)
+/* s (at most max bytes, maybe not NUL-terminated) as a JSON string. */
+static void json_str(const char *s, size_t max)
+{
+	putchar('"');
+	for (size_t i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static const struct spool_event_desc *event_desc(const struct dec_tables *t, uint32_t id)
+{
+	for (size_t i = 0; t && i < t->nnames; i++)
+		if (t->names[i].magic == SPOOL_EVENT_DESC_MAGIC && t->names[i].id == id)
+			return &t->names[i];
+	return NULL;
+}
+
+static void put_json(const struct dec_tables *t, uint64_t ns, uint32_t sub, uint32_t tid,
+		     uint32_t id, uint32_t n, const int64_t *args, int first)
+{
+	const struct spool_event_desc *desc = event_desc(t, id);
+
+	printf("%s{\"time_ns\":%" PRIu64 ",\"seq\":%" PRIu32 ",\"tid\":%" PRIu32
+	       ",\"id\":%" PRIu32,
+	       first ? "" : ",\n", ns, sub, tid, id);
+	if (desc) {
+		printf(",\"name\":");
+		json_str(desc->name, sizeof(desc->name));
+	}
+	printf(",\"args\":[");
+	for (uint32_t i = 0; i < n; i++)
+		printf("%s%" PRId64, i ? "," : "", args[i]);
+	putchar(']');
+	if (desc && desc->args[0]) {
+		/* Argument names: the comma-separated list, one string each. */
+		const char *p = desc->args, *end = desc->args + strnlen(desc->args, sizeof(desc->args));
+
+		printf(",\"arg_names\":[");
+		for (int k = 0; p <= end; k++) {
+			const char *c = memchr(p, ',', (size_t)(end - p));
+
+			if (k)
+				putchar(',');
+			json_str(p, (size_t)((c ? c : end) - p));
+			p = (c ? c : end) + 1;
+		}
+		putchar(']');
+	}
+	putchar('}');
+}
+
+static void put_event(struct decoder *d, const struct dec_tables *t, uint64_t ns, uint32_t tid,
+		      uint32_t id, uint32_t n, const int64_t *args)
 {
 	if (d->started && ns <= d->last_ns) {
 		ns = d->last_ns;
@@ -449,13 +528,17 @@ static void put_event(struct decoder *d, uint64_t ns, uint32_t tid, uint32_t id,
 	} else {
 		d->last_sub = 0;
 	}
+	if (d->json) {
+		put_json(t, ns, d->last_sub, tid, id, n, args, !d->started);
+	} else {
+		printf("%" PRIu64 ".%" PRIu32 " %" PRIu32 " %" PRIu32, ns, d->last_sub, tid, id);
+		for (uint32_t i = 0; i < n; i++)
+			printf(" %" PRId64, args[i]);
+		putchar('\n');
+	}
 	d->started = 1;
 	d->last_ns = ns;
 	d->events++;
-	printf("%" PRIu64 ".%" PRIu32 " %" PRIu32 " %" PRIu32, ns, d->last_sub, tid, id);
-	for (uint32_t i = 0; i < n; i++)
-		printf(" %" PRId64, args[i]);
-	putchar('\n');
 }
 
 static int decode_event(struct decoder *d, const struct trace_event *ev)
@@ -472,7 +555,9 @@ static int decode_event(struct decoder *d, const struct trace_event *ev)
 	d->bytes += ev->rec->size;
 	pid = stream_pid(d, ev->stream_id, &tid);
 	if (u->id < CC_ID_BASE) {
-		put_event(d, ev->ns, tid, u->id, u->nargs, u->args);
+		/* Plain events need no table; --json wants names if there are any. */
+		t = d->json ? tables_for(d, pid, &err) : NULL;
+		put_event(d, t, ev->ns, tid, u->id, u->nargs, u->args);
 		return 0;
 	}
 	t = tables_for(d, pid, &err);
@@ -516,7 +601,7 @@ static int decode_event(struct decoder *d, const struct trace_event *ev)
 				args[a] = o->kind[a] == DEC_CONST   ? o->v[a]
 					  : o->kind[a] == DEC_VAL ? u->args[o->v[a]]
 								  : dec_eval(o->f[a], u->args);
-			put_event(d, ev->ns, tid, o->id, o->nargs, args);
+			put_event(d, t, ev->ns, tid, o->id, o->nargs, args);
 		}
 	}
 	return 0;
@@ -536,6 +621,9 @@ static void decode_usage(FILE *out)
 		"  --binary PATH  take the translation table from this binary (default: the\n"
 		"                 traced process's executable, recorded in the trace)\n"
 		"  --table FILE   take it from a table file (spool-ccopt --table)\n"
+		"  --json         print a JSON array of events instead: time_ns, seq (orders\n"
+		"                 equal times), tid, id, name, args, arg_names (names from\n"
+		"                 the binary's SPOOL_TRACE_EVENT descriptions, when known)\n"
 		"  --stats        print on stderr the trace records read, their bytes and\n"
 		"                 the events decoded\n"
 		"  -h, --help     show this help\n");
@@ -546,6 +634,7 @@ int cmd_decode(int argc, char **argv)
 	static const struct option opts[] = {{"binary", required_argument, NULL, 'b'},
 					     {"table", required_argument, NULL, 't'},
 					     {"stats", no_argument, NULL, 's'},
+					     {"json", no_argument, NULL, 'j'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *dir = "spool.trace";
@@ -573,6 +662,9 @@ int cmd_decode(int argc, char **argv)
 		case 's':
 			stats = 1;
 			break;
+		case 'j':
+			d.json = 1;
+			break;
 		default:
 			log_err("unknown option or missing argument '%s' (see spool decode --help)",
 				argv[optind - 1]);
@@ -592,12 +684,16 @@ int cmd_decode(int argc, char **argv)
 		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
 		goto out;
 	}
+	if (d.json)
+		printf("[\n");
 	while ((rc = trace_reader_next(d.r, &ev)) == 1) {
 		if (ev_kind(ev.rec->word) != KIND_USER)
 			continue;
 		if (decode_event(&d, &ev) < 0)
 			goto out;
 	}
+	if (d.json)
+		printf("%s]\n", d.started ? "\n" : "");
 	for (size_t i = 0; i < trace_reader_nproblems(d.r); i++) {
 		const struct trace_problem *p = trace_reader_problem(d.r, i);
 

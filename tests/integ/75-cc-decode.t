@@ -25,7 +25,7 @@ if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
 	exit 0
 fi
 
-plan 42
+plan 44
 
 ROUNDS=300
 
@@ -90,6 +90,24 @@ for O in O0 O2 Os; do
 	num_cmp "$cr" -lt "$pr" "-$O: spool cc build made fewer trace calls ($cr < $pr)"
 	num_cmp "$cb" -lt "$pb" "-$O: and wrote fewer bytes ($cb < $pb)"
 done
+
+# --json: the same events, with the names SPOOL_TRACE_EVENT gave them.
+spool_run decode --json t-cc-O2
+is_rc 0 "decode --json reads the spool cc trace"
+cp run.out dec-json
+python3 - dec-json dec-plain-O2 >json.check 2>&1 <<'PYEOF2'
+import json, sys
+ev = json.load(open(sys.argv[1]))
+plain = [l.split()[2:] for l in open(sys.argv[2])]
+got = [[str(e["id"])] + [str(a) for a in e["args"]] for e in ev]
+assert got == plain, "events differ from the plain build's text decode"
+assert all(e["name"] for e in ev), "an event without its name"
+d = [e for e in ev if e["id"] == 3][0]
+assert d["name"] == "debit" and d["arg_names"] == ["account", "balance"], d
+print("ok")
+PYEOF2
+is "$(tail -n 1 json.check)" ok "  it is JSON, event for event the plain trace, with names" ||
+	diag "$(cat json.check)"
 
 # The table is in a section that is not loaded.
 flags=$(readelf -W -S bank-cc-O2 | awk '$2 == ".spool_cc_table" { print $8 }')
