@@ -22,7 +22,7 @@ AGENT_LDFLAGS := -shared -Wl,--no-undefined -Wl,--version-script=src/agent/agent
 AGENT_LDLIBS := -ldl -lpthread
 
 HOST_SRCS := src/main.c $(wildcard src/cmd/*.c src/util/*.c src/trace/*.c src/collect/*.c src/analyze/*.c \
-	src/probe/*.c src/arch/x86_64/*.c)
+	src/replay/*.c src/probe/*.c src/arch/x86_64/*.c)
 HOST_LIB_SRCS := $(filter-out src/main.c,$(HOST_SRCS))
 AGENT_SRCS := $(wildcard src/agent/*.c src/common/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -29,6 +29,8 @@ static const struct command commands[] = {
 	{"decode", cmd_decode, "print a trace's program events as the unoptimized build writes them"},
 	{"probe", cmd_probe, "probe function entries and exits of an unmodified program (func:GLOB)"},
 	{"path", cmd_path, "the thread path: which thread called which function on which object"},
+	{"record", cmd_record, "run a program and record its schedule and inputs for spool replay"},
+	{"replay", cmd_replay, "run a recorded program again with the recorded schedule and inputs"},
 	{"help", cmd_help, "show this help, or a command's help (spool help COMMAND)"},
 };
 

@@ -22,12 +22,22 @@
  * addresses are not recycled: a process can see AGENT_LOCK_SLOTS distinct
  * lock addresses; events on locks beyond that (table full) are not
  * recorded and are counted in the thread's ring->lost.
+ *
+ * Record/replay hooks (agent_rr.h, doc/record.md), each behind one test of
+ * agent_rr_mode: recording notes every acquisition's outcome with
+ * agent_rr_rec_sync while the object is held; replaying waits for the
+ * recorded turn (agent_rr_rep_begin), then acquires with the plain blocking
+ * call (timed and try forms too: the recording says they succeeded) or
+ * returns the recorded failure without calling libc, then passes the turn
+ * (agent_rr_rep_end). Condition waits replay as unlock, turn, lock: a
+ * spurious wake-up POSIX allows, so the condvar itself is not needed.
  */
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
 
 #include "agent.h"
+#include "agent_rr.h"
 
 #define AGENT_LOCK_PROBES 4096 /* give up (table full) after this many slots */
 
@@ -247,7 +257,8 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
  * and only if the lock is busy record the contention and block. try_expr
  * and block_expr are the real calls; busy_rc the try's "busy" result.
  */
-#define AGENT_ACQUIRE(type, addr, fn, try_expr, block_expr, busy_rc, op_contend, op_acq)          \
+#define AGENT_ACQUIRE(type, addr, fn, try_expr, block_expr, busy_rc, op_contend, op_acq,          \
+		      plain_expr)                                                                  \
 	do {                                                                                       \
 		uint64_t ip_ = AGENT_RET_IP();                                                     \
 		struct agent_thread *t_;                                                           \
@@ -259,16 +270,24 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 		if (!t_)                                                                           \
 			return block_expr;                                                         \
 		obj_ = agent_lock_index(t_, addr, type, ip_);                                      \
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY)) {                             \
+			rc_ = agent_rr_rep_begin(t_, obj_, op_acq, addr, 1);                       \
+			agent_rr_rep_end(t_, rc_ == 0 || rc_ == EOWNERDEAD ? (plain_expr) : rc_);  \
+			agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());                   \
+			return rc_;                                                                \
+		}                                                                                  \
 		rc_ = try_expr;                                                                    \
 		if (rc_ == busy_rc) {                                                              \
 			agent_emit(t_, obj_, op_contend, ip_, 0, FRAME());                         \
 			rc_ = block_expr;                                                          \
 		}                                                                                  \
+		if (AGENT_UNLIKELY(agent_rr_mode))                                                 \
+			agent_rr_rec_sync(t_, obj_, op_acq, rc_, 1);                               \
 		agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());                           \
 		return rc_;                                                                        \
 	} while (0)
 
-#define AGENT_TRY(type, addr, fn, try_expr, op_ok, op_fail)                                        \
+#define AGENT_TRY(type, addr, fn, try_expr, op_ok, op_fail, plain_expr)                            \
 	do {                                                                                       \
 		uint64_t ip_ = AGENT_RET_IP();                                                     \
 		struct agent_thread *t_;                                                           \
@@ -280,7 +299,14 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 		if (!t_)                                                                           \
 			return try_expr;                                                           \
 		obj_ = agent_lock_index(t_, addr, type, ip_);                                      \
-		rc_ = try_expr;                                                                    \
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY)) {                             \
+			rc_ = agent_rr_rep_begin(t_, obj_, op_ok, addr, 1);                        \
+			agent_rr_rep_end(t_, rc_ == 0 || rc_ == EOWNERDEAD ? (plain_expr) : rc_);  \
+		} else {                                                                           \
+			rc_ = try_expr;                                                            \
+			if (AGENT_UNLIKELY(agent_rr_mode))                                         \
+				agent_rr_rec_sync(t_, obj_, op_ok, rc_, 1);                        \
+		}                                                                                  \
 		agent_emit_try(t_, obj_, op_ok, op_fail, rc_, ip_, FRAME());                       \
 		return rc_;                                                                        \
 	} while (0)
@@ -324,26 +350,26 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 AGENT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_MUTEX, m, mutex_lock, R.mutex_trylock(m), R.mutex_lock(m), EBUSY,
-		      OP_CONTEND, OP_ACQUIRE);
+		      OP_CONTEND, OP_ACQUIRE, R.mutex_lock(m));
 }
 
 AGENT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_MUTEX, m, mutex_timedlock, R.mutex_trylock(m),
-		      R.mutex_timedlock(m, ts), EBUSY, OP_CONTEND, OP_ACQUIRE);
+		      R.mutex_timedlock(m, ts), EBUSY, OP_CONTEND, OP_ACQUIRE, R.mutex_lock(m));
 }
 
 AGENT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 					 const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_MUTEX, m, mutex_clocklock, R.mutex_trylock(m),
-		      R.mutex_clocklock(m, clk, ts), EBUSY, OP_CONTEND, OP_ACQUIRE);
+		      R.mutex_clocklock(m, clk, ts), EBUSY, OP_CONTEND, OP_ACQUIRE, R.mutex_lock(m));
 }
 
 AGENT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	AGENT_TRY(LOCK_TYPE_MUTEX, m, mutex_trylock, R.mutex_trylock(m), OP_ACQUIRE_TRY,
-		  OP_TRY_FAIL);
+		  OP_TRY_FAIL, R.mutex_lock(m));
 }
 
 AGENT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
@@ -366,51 +392,54 @@ AGENT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 AGENT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_rdlock, R.rwlock_tryrdlock(l),
-		      R.rwlock_rdlock(l), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD);
+		      R.rwlock_rdlock(l), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD, R.rwlock_rdlock(l));
 }
 
 AGENT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_wrlock, R.rwlock_trywrlock(l),
-		      R.rwlock_wrlock(l), EBUSY, OP_CONTEND, OP_ACQUIRE);
+		      R.rwlock_wrlock(l), EBUSY, OP_CONTEND, OP_ACQUIRE, R.rwlock_wrlock(l));
 }
 
 AGENT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_timedrdlock, R.rwlock_tryrdlock(l),
-		      R.rwlock_timedrdlock(l, ts), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD);
+		      R.rwlock_timedrdlock(l, ts), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD,
+		      R.rwlock_rdlock(l));
 }
 
 AGENT_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_timedwrlock, R.rwlock_trywrlock(l),
-		      R.rwlock_timedwrlock(l, ts), EBUSY, OP_CONTEND, OP_ACQUIRE);
+		      R.rwlock_timedwrlock(l, ts), EBUSY, OP_CONTEND, OP_ACQUIRE, R.rwlock_wrlock(l));
 }
 
 AGENT_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 					    const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_clockrdlock, R.rwlock_tryrdlock(l),
-		      R.rwlock_clockrdlock(l, clk, ts), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD);
+		      R.rwlock_clockrdlock(l, clk, ts), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD,
+		      R.rwlock_rdlock(l));
 }
 
 AGENT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 					    const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_clockwrlock, R.rwlock_trywrlock(l),
-		      R.rwlock_clockwrlock(l, clk, ts), EBUSY, OP_CONTEND, OP_ACQUIRE);
+		      R.rwlock_clockwrlock(l, clk, ts), EBUSY, OP_CONTEND, OP_ACQUIRE,
+		      R.rwlock_wrlock(l));
 }
 
 AGENT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
 	AGENT_TRY(LOCK_TYPE_RWLOCK, l, rwlock_tryrdlock, R.rwlock_tryrdlock(l), OP_ACQUIRE_TRY_RD,
-		  OP_TRY_FAIL_RD);
+		  OP_TRY_FAIL_RD, R.rwlock_rdlock(l));
 }
 
 AGENT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
 	AGENT_TRY(LOCK_TYPE_RWLOCK, l, rwlock_trywrlock, R.rwlock_trywrlock(l), OP_ACQUIRE_TRY,
-		  OP_TRY_FAIL);
+		  OP_TRY_FAIL, R.rwlock_wrlock(l));
 }
 
 AGENT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
@@ -433,13 +462,13 @@ AGENT_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 AGENT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_SPIN, (const void *)l, spin_lock, R.spin_trylock(l),
-		      R.spin_lock(l), EBUSY, OP_CONTEND, OP_ACQUIRE);
+		      R.spin_lock(l), EBUSY, OP_CONTEND, OP_ACQUIRE, R.spin_lock(l));
 }
 
 AGENT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 {
 	AGENT_TRY(LOCK_TYPE_SPIN, (const void *)l, spin_trylock, R.spin_trylock(l), OP_ACQUIRE_TRY,
-		  OP_TRY_FAIL);
+		  OP_TRY_FAIL, R.spin_lock(l));
 }
 
 AGENT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
@@ -459,6 +488,28 @@ AGENT_EXPORT int pthread_spin_destroy(pthread_spinlock_t *l)
 
 /* ---- semaphores (return -1 and set errno) ---- */
 
+/* Replay of a semaphore wait (op OP_ACQUIRE) or trywait (OP_ACQUIRE_TRY):
+ * the recorded success is a plain sem_wait at the recorded turn (every post
+ * before it in the recording has been replayed), a recorded failure
+ * returns its errno without calling libc. */
+static int agent_sem_replay(struct agent_thread *t, sem_t *s, uint32_t obj, unsigned op,
+			    uint64_t ip, void *frame)
+{
+	int want = agent_rr_rep_begin(t, obj, op, s, 1), rc;
+
+	if (!want) {
+		while ((rc = R.sem_wait(s)) < 0 && errno == EINTR)
+			;
+		agent_rr_rep_end(t, rc < 0 ? errno : 0);
+		agent_emit(t, obj, op, ip, 0, frame);
+		return 0;
+	}
+	agent_rr_rep_end(t, want);
+	agent_emit(t, obj, op == OP_ACQUIRE ? OP_TIMEOUT : OP_TRY_FAIL, ip, (uint64_t)want, frame);
+	errno = want;
+	return -1;
+}
+
 /* Try first; only EAGAIN means "would block". errno is restored after the
  * failed try so a successful wait leaves it as the caller had it. */
 static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
@@ -473,6 +524,8 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 	if (!t)
 		return block(s, clk, ts);
 	obj = agent_lock_index(t, s, LOCK_TYPE_SEM, ip);
+	if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY))
+		return agent_sem_replay(t, s, obj, OP_ACQUIRE, ip, frame);
 	e0 = errno;
 	rc = R.sem_trywait(s);
 	if (rc && errno == EAGAIN) {
@@ -481,10 +534,14 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 		rc = block(s, clk, ts);
 	}
 	if (!rc) {
+		if (AGENT_UNLIKELY(agent_rr_mode))
+			agent_rr_rec_sync(t, obj, OP_ACQUIRE, 0, 1);
 		agent_emit(t, obj, OP_ACQUIRE, ip, 0, frame);
 	} else {
 		int e = errno;
 
+		if (AGENT_UNLIKELY(agent_rr_mode))
+			agent_rr_rec_sync(t, obj, OP_ACQUIRE, e, 1);
 		agent_emit(t, obj, OP_TIMEOUT, ip, (uint64_t)e, frame);
 		errno = e;
 	}
@@ -536,20 +593,48 @@ AGENT_EXPORT int sem_trywait(sem_t *s)
 	if (!t)
 		return R.sem_trywait(s);
 	obj = agent_lock_index(t, s, LOCK_TYPE_SEM, ip);
+	if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY))
+		return agent_sem_replay(t, s, obj, OP_ACQUIRE_TRY, ip, FRAME());
 	rc = R.sem_trywait(s);
 	if (!rc) {
+		if (AGENT_UNLIKELY(agent_rr_mode))
+			agent_rr_rec_sync(t, obj, OP_ACQUIRE_TRY, 0, 1);
 		agent_emit(t, obj, OP_ACQUIRE_TRY, ip, 0, FRAME());
 	} else {
 		e = errno;
+		if (AGENT_UNLIKELY(agent_rr_mode))
+			agent_rr_rec_sync(t, obj, OP_ACQUIRE_TRY, e, 1);
 		agent_emit(t, obj, OP_TRY_FAIL, ip, (uint64_t)e, FRAME());
 		errno = e;
 	}
 	return rc;
 }
 
+/* A post takes its turn before the real post, so a wait it satisfies
+ * always comes later in the object's order. */
 AGENT_EXPORT int sem_post(sem_t *s)
 {
-	AGENT_RELEASE(LOCK_TYPE_SEM, s, sem_post, R.sem_post(s), OP_SEM_POST);
+	uint64_t ip = AGENT_RET_IP();
+	struct agent_thread *t;
+	uint32_t obj;
+	int rc;
+
+	AGENT_REAL_OR(sem_post, 0);
+	t = agent_enter();
+	if (!t)
+		return R.sem_post(s);
+	obj = agent_lock_index(t, s, LOCK_TYPE_SEM, ip);
+	agent_emit(t, obj, OP_SEM_POST, ip, 0, FRAME());
+	if (AGENT_LIKELY(!agent_rr_mode))
+		return R.sem_post(s);
+	if (agent_rr_mode == RR_MODE_RECORD) {
+		agent_rr_rec_sync(t, obj, OP_SEM_POST, 0, 1);
+		return R.sem_post(s);
+	}
+	agent_rr_rep_begin(t, obj, OP_SEM_POST, s, 1);
+	rc = R.sem_post(s);
+	agent_rr_rep_end(t, rc < 0 ? errno : 0);
+	return rc;
 }
 
 AGENT_EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
@@ -563,6 +648,29 @@ AGENT_EXPORT int sem_destroy(sem_t *s)
 }
 
 /* ---- condition variables ---- */
+
+/* Whether a condition wait that returned rc holds the mutex again. */
+static inline int agent_cond_relocked(int rc)
+{
+	return rc == 0 || rc == ETIMEDOUT || rc == EOWNERDEAD;
+}
+
+/* Replay of a condition wait: release the mutex, wait for the turn at which
+ * the recording got it back, take it, return what the recorded wait did. */
+static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_t mobj)
+{
+	int want = agent_rr_rep_begin(t, mobj, OP_COND_WAIT, m, 0), rc;
+
+	if (!agent_cond_relocked(want)) {
+		agent_rr_rep_end(t, want);
+		return want;
+	}
+	R.mutex_unlock(m);
+	agent_rr_rep_wait(t);
+	rc = R.mutex_lock(m);
+	agent_rr_rep_end(t, rc ? rc : want);
+	return want;
+}
 
 /*
  * The wait releases the mutex, sleeps, and reacquires it inside libc (not
@@ -584,7 +692,12 @@ AGENT_EXPORT int sem_destroy(sem_t *s)
 		cobj_ = agent_lock_index(t_, c, LOCK_TYPE_COND, ip_);                              \
 		agent_emit(t_, mobj_, OP_RELEASE, ip_, 0, FRAME());                                \
 		agent_emit(t_, cobj_, OP_COND_WAIT, ip_, mobj_, FRAME());                          \
-		rc_ = call;                                                                        \
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY))                               \
+			rc_ = agent_cond_replay(t_, m, mobj_);                                     \
+		else                                                                               \
+			rc_ = call;                                                                \
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))                               \
+			agent_rr_rec_sync(t_, mobj_, OP_COND_WAIT, rc_, agent_cond_relocked(rc_)); \
 		agent_emit(t_, cobj_, OP_COND_WAKE, ip_, (uint64_t)rc_, FRAME());                  \
 		if (rc_ == 0 || rc_ == ETIMEDOUT || rc_ == EOWNERDEAD)                             \
 			agent_emit(t_, mobj_, OP_ACQUIRE, ip_, 0, FRAME());                        \
@@ -643,7 +756,17 @@ AGENT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 		return R.barrier_wait(b);
 	obj = agent_lock_index(t, b, LOCK_TYPE_BARRIER, ip);
 	agent_emit(t, obj, OP_BARRIER_ENTER, ip, 0, FRAME());
-	rc = R.barrier_wait(b);
+	if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY)) {
+		/* Which thread is the serial one is the recording's choice. */
+		rc = agent_rr_rep_begin(t, obj, OP_BARRIER_ENTER, b, 1);
+		if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD)
+			R.barrier_wait(b);
+		agent_rr_rep_end(t, rc);
+	} else {
+		rc = R.barrier_wait(b);
+		if (AGENT_UNLIKELY(agent_rr_mode))
+			agent_rr_rec_sync(t, obj, OP_BARRIER_ENTER, rc, 0);
+	}
 	agent_emit(t, obj, rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD ? OP_BARRIER_LEAVE : OP_TIMEOUT, ip,
 		   rc == PTHREAD_BARRIER_SERIAL_THREAD ? 1 : rc ? (uint64_t)rc : 0, FRAME());
 	return rc;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_rr.h"
 #include "agent_probe.h"
 
 struct agent_state agent = { .proc_slot = UINT32_MAX };
@@ -264,6 +265,7 @@ static uint32_t agent_read_file(const char *path, char *buf, uint32_t cap)
 
 	if (fd < 0)
 		return 0;
+	agent_self.busy++; /* our read is interposed too (agent_rr_io.c): not an input */
 	while (n < cap) {
 		r = read(fd, buf + n, cap - n);
 		if (r < 0 && errno == EINTR)
@@ -272,6 +274,7 @@ static uint32_t agent_read_file(const char *path, char *buf, uint32_t cap)
 			break;
 		n += (uint32_t)r;
 	}
+	agent_self.busy--;
 	close(fd);
 	return n;
 }
@@ -416,6 +419,7 @@ __attribute__((constructor)) static void agent_start(void)
 	agent_thread_init();
 	agent_proc_claim(0);
 	agent.active = 1;
+	agent_rr_init();
 	agent_func_init();
 	agent_log("recording pid %u slot %u flags %u", agent.pid, agent.proc_slot, agent.proc_flags);
 	/* Register the starting thread now: its ring opens with KIND_THREAD

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_rr.h"
 
 __thread struct agent_thread agent_self;
 
@@ -31,6 +32,7 @@ struct agent_start {
 	void *(*fn)(void *);
 	void *arg;
 	uint32_t used;
+	uint32_t rr_number; /* record/replay: the new thread's number (agent_rr.h) */
 };
 static struct agent_start agent_starts[AGENT_START_SLOTS];
 
@@ -174,6 +176,8 @@ void agent_thread_exit(struct agent_thread *t, uint64_t ip)
 
 	if (t->state != AGENT_T_ON)
 		return;
+	if (AGENT_UNLIKELY(agent_rr_mode))
+		agent_rr_thread_end();
 	agent_emit(t, 0, OP_THREAD_EXIT, ip, (uint64_t)pthread_self(), __builtin_frame_address(0));
 	r = t->prod.ring;
 	t->state = AGENT_T_DONE;
@@ -210,6 +214,7 @@ static void *agent_thread_start(void *p)
 	struct agent_thread *t;
 	void *ret;
 
+	agent_rr_thread_start(s->rr_number);
 	__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
 	t = agent_enter();
 	if (t)
@@ -243,12 +248,20 @@ AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void 
 	uint64_t ip = AGENT_RET_IP();
 	struct agent_thread *t;
 	struct agent_start *s;
+	uint32_t rr = RR_NO_TURN;
 	int rc;
 
 	AGENT_REAL_OR(create, EAGAIN);
 	t = agent_enter();
 	if (!t)
 		return agent_real.create(th, attr, fn, arg);
+	/* Record/replay numbers threads in creation order (agent_rr.c); a
+	 * replayed failure returns without creating anything. */
+	if (AGENT_UNLIKELY(agent_rr_mode)) {
+		rr = agent_rr_create_begin(t, &rc);
+		if (rc)
+			return rc;
+	}
 	s = agent_start_alloc();
 	if (!s) {
 		agent_log("start slots exhausted: thread not wrapped");
@@ -256,10 +269,13 @@ AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void 
 	} else {
 		s->fn = fn;
 		s->arg = arg;
+		s->rr_number = rr;
 		rc = agent_real.create(th, attr, agent_thread_start, s);
 		if (rc)
 			__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
 	}
+	if (AGENT_UNLIKELY(agent_rr_mode))
+		agent_rr_create_end(t, rr, rc);
 	if (!rc)
 		agent_emit(t, 0, OP_THREAD_CREATE, ip, (uint64_t)*th, __builtin_frame_address(0));
 	return rc;
@@ -276,8 +292,12 @@ AGENT_EXPORT int pthread_join(pthread_t th, void **ret)
 	if (!t)
 		return agent_real.join(th, ret);
 	agent_emit(t, 0, OP_THREAD_JOIN_BEGIN, ip, (uint64_t)th, __builtin_frame_address(0));
+	if (AGENT_UNLIKELY(agent_rr_mode))
+		agent_rr_join_begin(t);
 	rc = agent_real.join(th, ret);
 	t = agent_enter();
+	if (t && AGENT_UNLIKELY(agent_rr_mode))
+		agent_rr_join_end(t, rc);
 	if (t)
 		agent_emit(t, 0, rc ? OP_TIMEOUT : OP_THREAD_JOIN_END, ip,
 			   rc ? (uint64_t)rc : (uint64_t)th, __builtin_frame_address(0));

@@ -16,6 +16,8 @@
 #define EXIT_USAGE 2
 
 int cmd_locks(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_path(int argc, char **argv);

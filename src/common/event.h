@@ -213,4 +213,43 @@ struct rec_func {
 };
 _Static_assert(sizeof(struct rec_func) == 48, "rec_func layout");
 
+/* KIND_SCHED (record/replay, doc/record.md): one synchronization event of a
+ * recorded or replayed thread. The word's object is the agent's lock index
+ * of this run; obj is the object's number in the recording (the same in a
+ * replay). thread is the thread's number in creation order (main = 0), not
+ * its ring. turn orders the events of one object; RR_NO_TURN (all ones)
+ * for events ordered by the call itself (barrier). */
+struct rec_sched {
+	struct rec_hdr h;
+	uint32_t thread;
+	uint32_t tseq;	 /* the thread's own count of sched + input events, from 1 */
+	uint32_t obj;	 /* 0 = the thread-creation pseudo-object */
+	uint32_t turn;
+	uint32_t op;	 /* requested op: OP_ACQUIRE(_RD), OP_ACQUIRE_TRY(_RD), OP_SEM_POST,
+			    OP_COND_WAIT, OP_BARRIER_ENTER, OP_THREAD_CREATE */
+	int32_t result;	 /* what the call returned (errno value, or -1 = barrier serial) */
+	uint64_t arg;	 /* OP_THREAD_CREATE: the new thread's number */
+};
+_Static_assert(sizeof(struct rec_sched) == 56, "rec_sched layout");
+
+/* KIND_INPUT (record/replay): a nondeterministic input and its data. A
+ * call whose data exceeds one record is split into several records with
+ * the same tseq and growing chunk_off; data[] holds nwords 8-byte words of
+ * which min(len - chunk_off, 8 * nwords) bytes are meaningful. */
+struct rec_input {
+	struct rec_hdr h;
+	uint32_t thread;
+	uint32_t tseq;
+	uint32_t call;	    /* RR_CALL_* (src/replay/rr_area.h) */
+	int32_t fd;	    /* descriptor or clock id, -1 if none */
+	int64_t result;	    /* the call's return value */
+	uint64_t arg;	    /* call-specific (recvfrom: payload bytes before the address) */
+	int32_t err;	    /* errno after the call when it failed, else 0 */
+	uint32_t len;	    /* data bytes of the whole call */
+	uint32_t chunk_off; /* offset of this record's data in the call's data */
+	uint32_t nwords;
+	uint64_t data[];
+};
+_Static_assert(sizeof(struct rec_input) == 72, "rec_input layout");
+
 #endif

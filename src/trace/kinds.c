@@ -16,6 +16,16 @@ static const struct trace_kind_desc kinds[] = {
 	 "\t\tuint64_t args[3];\n"},
 	{KIND_FUNC, "spool:func", sizeof(struct rec_func) - sizeof(struct rec_hdr), -1, 0,
 	 "\t\tuint64_hex_t fn;\n\t\tuint64_hex_t site;\n\t\tuint32_t depth;\n\t\tuint32_t pad;\n"},
+	{KIND_SCHED, "spool:sched", sizeof(struct rec_sched) - sizeof(struct rec_hdr), -1, 0,
+	 "\t\tuint32_t thread;\n\t\tuint32_t tseq;\n\t\tuint32_t obj;\n\t\tuint32_t turn;\n"
+	 "\t\tuint32_t op;\n\t\tinteger { size = 32; align = 8; signed = true; } result;\n"
+	 "\t\tuint64_t arg;\n"},
+	{KIND_INPUT, "spool:input", sizeof(struct rec_input) - sizeof(struct rec_hdr), 44, 8,
+	 "\t\tuint32_t thread;\n\t\tuint32_t tseq;\n\t\tuint32_t call;\n"
+	 "\t\tinteger { size = 32; align = 8; signed = true; } fd;\n"
+	 "\t\tinteger { size = 64; align = 8; signed = true; } result;\n\t\tuint64_t arg;\n"
+	 "\t\tinteger { size = 32; align = 8; signed = true; } err;\n\t\tuint32_t len;\n"
+	 "\t\tuint32_t chunk_off;\n\t\tuint32_t nwords;\n\t\tuint64_t data[nwords];\n"},
 	{0, NULL, 0, -1, 0, NULL},
 };
 

@@ -1,0 +1,851 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_rr.c - record and replay in sync mode (doc/record.md): thread
+ * numbers, per-object turns, the KIND_SCHED / KIND_INPUT records, the
+ * replay cursor over the log the host placed in the feature area, the turn
+ * waits, and the reports of a replay that diverges or gets stuck.
+ *
+ * Thread numbers: the main thread is 0; pthread_create takes a turn of the
+ * pseudo-object 0 and the new thread's number is that turn + 1, so the
+ * numbering is the recorded creation order in the replay too.
+ *
+ * Signal safety and the agent rules: no malloc, no stdio, no libc lock.
+ * Waits are futex waits on the turn words (private futexes: the words are
+ * only used by the threads of one process). A thread that diverges or waits
+ * too long writes the report into the area, sets RR_F_STOP and parks; the
+ * host sees the flag and kills the replay (the agent never exits the target).
+ * Records are written losslessly: when the ring is full the thread waits for
+ * the collector rather than drop a record a replay would need.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_rr.h"
+
+int agent_rr_mode;
+
+static struct rr_area *rr_area;
+static uint32_t *rr_turn, *rr_waiters, *rr_objmap, *rr_first;
+static struct rr_thread_slot *rr_threads;
+static struct rr_order *rr_order;
+static uint32_t rr_chunk; /* data bytes per KIND_INPUT record */
+
+/* Per-thread record/replay state. */
+struct agent_rr_tls {
+	uint32_t id;	   /* thread number */
+	uint32_t tseq;	   /* events recorded / replayed */
+	uint8_t has_id;
+	uint64_t cur, end; /* replay: offsets of the next record and the log's end */
+	const struct rec_sched *pending; /* replay: the sync event in progress */
+};
+static __thread struct agent_rr_tls rr_self;
+
+static const char *const rr_op_names[OP_MAX] = {
+	[OP_ACQUIRE] = "lock",		   [OP_ACQUIRE_RD] = "rdlock",
+	[OP_ACQUIRE_TRY] = "trylock",	   [OP_ACQUIRE_TRY_RD] = "tryrdlock",
+	[OP_SEM_POST] = "sem_post",	   [OP_COND_WAIT] = "cond_wait",
+	[OP_BARRIER_ENTER] = "barrier_wait", [OP_THREAD_CREATE] = "pthread_create",
+	[OP_THREAD_JOIN_END] = "pthread_join",
+};
+static const char *const rr_call_names[RR_CALL_MAX] = {
+	[RR_CALL_READ] = "read",
+	[RR_CALL_PREAD] = "pread",
+	[RR_CALL_READV] = "readv",
+	[RR_CALL_PREADV] = "preadv",
+	[RR_CALL_RECV] = "recv",
+	[RR_CALL_RECVFROM] = "recvfrom",
+	[RR_CALL_RECVMSG] = "recvmsg",
+	[RR_CALL_ACCEPT] = "accept",
+	[RR_CALL_POLL] = "poll",
+	[RR_CALL_SELECT] = "select",
+	[RR_CALL_EPOLL_WAIT] = "epoll_wait",
+	[RR_CALL_CLOCK_GETTIME] = "clock_gettime",
+	[RR_CALL_GETTIMEOFDAY] = "gettimeofday",
+	[RR_CALL_TIME] = "time",
+	[RR_CALL_GETRANDOM] = "getrandom",
+	[RR_CALL_GETPID] = "getpid",
+	[RR_CALL_GETTID] = "gettid",
+};
+
+/* ---- report text (no stdio in the agent) ---- */
+
+struct rr_buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void rr_puts(struct rr_buf *b, const char *s)
+{
+	while (s && *s && b->n + 1 < b->cap)
+		b->p[b->n++] = *s++;
+	b->p[b->n] = 0;
+}
+
+static void rr_putu(struct rr_buf *b, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && b->n + 1 < b->cap)
+		b->p[b->n++] = tmp[--n];
+	b->p[b->n] = 0;
+}
+
+static void rr_puti(struct rr_buf *b, int64_t v)
+{
+	if (v < 0) {
+		rr_puts(b, "-");
+		rr_putu(b, -(uint64_t)v);
+	} else {
+		rr_putu(b, (uint64_t)v);
+	}
+}
+
+static void rr_putx(struct rr_buf *b, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	rr_puts(b, "0x");
+	while (n && b->n + 1 < b->cap)
+		b->p[b->n++] = tmp[--n];
+	b->p[b->n] = 0;
+}
+
+static const char *rr_op_name(unsigned op)
+{
+	return op < OP_MAX && rr_op_names[op] ? rr_op_names[op] : "?";
+}
+
+static const char *rr_call_name(unsigned call)
+{
+	return call < RR_CALL_MAX && rr_call_names[call] ? rr_call_names[call] : "?";
+}
+
+/* Describe a recorded event: "lock of object 3 (turn 7, result 0)". */
+static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
+{
+	if (ev_kind(h->word) == KIND_SCHED) {
+		const struct rec_sched *s = (const struct rec_sched *)h;
+
+		rr_puts(b, rr_op_name(s->op));
+		rr_puts(b, " on object ");
+		rr_putu(b, s->obj);
+		if (s->turn != RR_NO_TURN) {
+			rr_puts(b, " (turn ");
+			rr_putu(b, s->turn);
+			rr_puts(b, ")");
+		}
+		rr_puts(b, " returning ");
+		rr_puti(b, s->result);
+	} else if (ev_kind(h->word) == KIND_INPUT) {
+		const struct rec_input *in = (const struct rec_input *)h;
+
+		rr_puts(b, rr_call_name(in->call));
+		rr_puts(b, "(fd ");
+		rr_puti(b, in->fd);
+		rr_puts(b, ") returning ");
+		rr_puti(b, in->result);
+		rr_puts(b, " with ");
+		rr_putu(b, in->len);
+		rr_puts(b, " bytes");
+	} else {
+		rr_puts(b, "a record of kind ");
+		rr_putu(b, ev_kind(h->word));
+	}
+}
+
+/* Park the thread until the host kills the replay. */
+static void __attribute__((noreturn)) rr_park(void)
+{
+	static uint32_t never;
+	struct timespec ts = {1, 0};
+
+	for (;;)
+		syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+}
+
+/* Claim the report (first one wins), fill it with fn, stop the replay. */
+static struct rr_buf rr_report_begin(int *mine)
+{
+	struct rr_buf b = {rr_area->report, 0, RR_REPORT_BYTES};
+
+	*mine = !__atomic_exchange_n(&rr_area->report_set, 1, __ATOMIC_ACQ_REL);
+	return b;
+}
+
+static void __attribute__((noreturn)) rr_report_end(int mine, uint32_t flag)
+{
+	__atomic_fetch_or(&rr_area->flags, flag | RR_F_STOP, __ATOMIC_ACQ_REL);
+	agent_wake();
+	rr_park();
+}
+
+/* What the replay did that the recording does not match. */
+static void __attribute__((noreturn)) rr_diverge(const struct rec_hdr *want, const char *what,
+						 uint32_t idx, const void *addr, const char *why)
+{
+	int mine;
+	struct rr_buf b = rr_report_begin(&mine);
+
+	if (mine) {
+		rr_puts(&b, "replay diverged in thread ");
+		rr_putu(&b, rr_self.id);
+		rr_puts(&b, " at its event ");
+		rr_putu(&b, rr_self.tseq + 1);
+		rr_puts(&b, ": ");
+		rr_puts(&b, why);
+		rr_puts(&b, "\n  recorded: ");
+		if (want)
+			rr_put_rec(&b, want);
+		else
+			rr_puts(&b, "nothing (the thread's recording ends here)");
+		rr_puts(&b, "\n  replay:   ");
+		rr_puts(&b, what);
+		if (idx) {
+			rr_puts(&b, " on lock ");
+			rr_putx(&b, (uintptr_t)addr);
+			rr_puts(&b, " (this run's lock index ");
+			rr_putu(&b, idx);
+			rr_puts(&b, ")");
+		}
+	}
+	rr_report_end(mine, 0);
+}
+
+static void rr_lost(const char *why)
+{
+	int mine;
+	struct rr_buf b = {rr_area->report, 0, RR_REPORT_BYTES};
+
+	__atomic_fetch_add(&rr_area->lost, 1, __ATOMIC_RELAXED);
+	if (__atomic_fetch_or(&rr_area->flags, RR_F_LOST, __ATOMIC_ACQ_REL) & RR_F_LOST)
+		return;
+	mine = !__atomic_exchange_n(&rr_area->report_set, 1, __ATOMIC_ACQ_REL);
+	if (mine)
+		rr_puts(&b, why);
+	agent_log("record/replay: %s", why);
+}
+
+/* ---- writing records ---- */
+
+static uint64_t rr_now_ns(void)
+{
+	struct timespec ts;
+
+	/* Raw syscall: never through the interposed clock_gettime. */
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Reserve len bytes, waiting for the collector when the ring is full: a
+ * schedule with a hole cannot be replayed. Gives up after 20 s. */
+static void *rr_reserve(struct agent_thread *t, uint32_t len)
+{
+	struct ring_prod *p = &t->prod;
+	uint64_t start = 0;
+
+	for (;;) {
+		p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
+		/* 2 * len covers a wrap's pad (less than len) plus the record. */
+		if (p->head + 2ull * len - p->tail <= p->size)
+			break;
+		if (!start)
+			start = rr_now_ns();
+		else if (rr_now_ns() - start > 20000000000ull) {
+			rr_lost("a ring stayed full for 20 s: the recording is incomplete");
+			return NULL;
+		}
+		__atomic_store_n(&p->ring->woke, 0, __ATOMIC_RELAXED);
+		agent_wake();
+		{
+			struct timespec ts = {0, 200000};
+
+			syscall(SYS_nanosleep, &ts, NULL);
+		}
+	}
+	return ring_prod_reserve(p, len);
+}
+
+static void rr_commit(struct agent_thread *t, struct rec_hdr *h, uint32_t len, uint32_t seq)
+{
+	h->tsc = __rdtsc();
+	h->seq = seq;
+	h->size = len;
+	if (ring_prod_commit(&t->prod, len))
+		agent_wake();
+}
+
+static void rr_emit_sched(struct agent_thread *t, uint32_t idx, uint32_t tseq, uint32_t obj,
+			  uint32_t turn, unsigned op, int result, uint64_t arg)
+{
+	struct rec_sched *r;
+	uint32_t seq;
+
+	t->busy++;
+	seq = ++t->seq;
+	t->prod.ring->last_seq = seq;
+	r = rr_reserve(t, sizeof(*r));
+	if (r) {
+		r->h.word = ev_word(KIND_SCHED, t->index, idx, op);
+		r->thread = rr_self.id;
+		r->tseq = tseq;
+		r->obj = obj;
+		r->turn = turn;
+		r->op = op;
+		r->result = result;
+		r->arg = arg;
+		rr_commit(t, &r->h, sizeof(*r), seq);
+	}
+	t->busy--;
+}
+
+/* ---- recording ---- */
+
+void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int result, int turn)
+{
+	uint32_t tn = RR_NO_TURN;
+
+	if (!rr_self.has_id) {
+		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
+		return;
+	}
+	if (!idx || idx >= rr_area->max_objs) {
+		rr_lost("more synchronization objects than the recording has room for");
+		return;
+	}
+	if (turn)
+		tn = __atomic_fetch_add(&rr_turn[idx], 1, __ATOMIC_ACQ_REL);
+	rr_emit_sched(t, idx, ++rr_self.tseq, idx, tn, op, result, 0);
+}
+
+void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t result, int err,
+			uint64_t arg, const struct agent_rr_seg *seg, int nseg)
+{
+	size_t total = 0, off = 0, si = 0, so = 0;
+	uint32_t tseq, seq;
+	int i;
+
+	if (!rr_self.has_id) {
+		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
+		return;
+	}
+	for (i = 0; i < nseg; i++)
+		total += seg[i].n;
+	if (total > UINT32_MAX) {
+		rr_lost("an input of 4 GiB or more cannot be recorded");
+		return;
+	}
+	tseq = ++rr_self.tseq;
+	t->busy++;
+	do {
+		uint32_t n = total - off > rr_chunk ? rr_chunk : (uint32_t)(total - off);
+		uint32_t nw = (n + 7) / 8, len = (uint32_t)sizeof(struct rec_input) + 8 * nw, c = 0;
+		struct rec_input *r;
+		unsigned char *d;
+
+		seq = ++t->seq;
+		t->prod.ring->last_seq = seq;
+		r = rr_reserve(t, len);
+		if (!r)
+			break;
+		r->h.word = ev_word(KIND_INPUT, t->index, 0, 0);
+		r->thread = rr_self.id;
+		r->tseq = tseq;
+		r->call = call;
+		r->fd = fd;
+		r->result = result;
+		r->arg = arg;
+		r->err = err;
+		r->len = (uint32_t)total;
+		r->chunk_off = (uint32_t)off;
+		r->nwords = nw;
+		d = (unsigned char *)r->data;
+		while (c < n) {
+			size_t k = seg[si].n - so;
+
+			if (k > n - c)
+				k = n - c;
+			memcpy(d + c, (const char *)seg[si].p + so, k);
+			c += (uint32_t)k;
+			so += k;
+			if (so == seg[si].n) {
+				si++;
+				so = 0;
+			}
+		}
+		if (8 * nw > n)
+			memset(d + n, 0, 8 * nw - n);
+		rr_commit(t, &r->h, len, seq);
+		off += n;
+	} while (off < total);
+	t->busy--;
+}
+
+/* ---- replay ---- */
+
+static const struct rec_hdr *rr_peek(void)
+{
+	const struct rec_hdr *h;
+
+	if (rr_self.cur >= rr_self.end)
+		return NULL;
+	h = (const struct rec_hdr *)((const char *)rr_area + rr_self.cur);
+	return h;
+}
+
+/* The thread's log is exhausted: the end of a truncated recording, or a
+ * call the recording does not have. */
+static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t idx,
+						    const void *addr)
+{
+	if (rr_area->opts & RR_O_TRUNCATED) {
+		int mine;
+		struct rr_buf b = rr_report_begin(&mine);
+
+		if (mine) {
+			rr_puts(&b, "replay reached the end of the recording (the recorded run "
+				    "was killed): thread ");
+			rr_putu(&b, rr_self.id);
+			rr_puts(&b, " after its event ");
+			rr_putu(&b, rr_self.tseq);
+		}
+		rr_report_end(mine, RR_F_END);
+	}
+	rr_diverge(NULL, what, idx, addr, "the replay makes a call the recording does not have");
+}
+
+static void rr_advance(void)
+{
+	const struct rec_hdr *h = rr_peek();
+
+	rr_self.cur += h->size;
+	rr_self.tseq++;
+	__atomic_store_n(&rr_threads[rr_self.id].done, rr_self.tseq, __ATOMIC_RELEASE);
+}
+
+static void __attribute__((noreturn)) rr_stuck(const struct rec_sched *e, uint64_t waited_ms)
+{
+	uint32_t cur = __atomic_load_n(&rr_turn[e->obj], __ATOMIC_ACQUIRE);
+	int mine;
+	struct rr_buf b = rr_report_begin(&mine);
+
+	if (mine) {
+		rr_puts(&b, "replay stuck: thread ");
+		rr_putu(&b, rr_self.id);
+		rr_puts(&b, " waited ");
+		rr_putu(&b, waited_ms);
+		rr_puts(&b, " ms for its event ");
+		rr_putu(&b, e->tseq);
+		rr_puts(&b, " (");
+		rr_put_rec(&b, &e->h);
+		rr_puts(&b, "); the object is at turn ");
+		rr_putu(&b, cur);
+		if (e->obj < rr_area->max_objs && rr_first[e->obj] + cur < rr_first[e->obj + 1]) {
+			const struct rr_order *o = &rr_order[rr_first[e->obj] + cur];
+			const struct rr_thread_slot *s = &rr_threads[o->thread];
+
+			rr_puts(&b, ", recorded as thread ");
+			rr_putu(&b, o->thread);
+			rr_puts(&b, "'s event ");
+			rr_putu(&b, o->tseq);
+			rr_puts(&b, "; thread ");
+			rr_putu(&b, o->thread);
+			if (!__atomic_load_n(&s->started, __ATOMIC_ACQUIRE)) {
+				rr_puts(&b, " has not been created");
+			} else if (__atomic_load_n(&s->started, __ATOMIC_ACQUIRE) == 2) {
+				rr_puts(&b, " has ended");
+			} else {
+				rr_puts(&b, " has replayed ");
+				rr_putu(&b, __atomic_load_n(&s->done, __ATOMIC_ACQUIRE));
+				rr_puts(&b, " of its ");
+				rr_putu(&b, s->nevents);
+				rr_puts(&b, " events");
+				if (s->wait_obj != RR_NO_TURN) {
+					rr_puts(&b, " and waits for turn ");
+					rr_putu(&b, s->wait_turn);
+					rr_puts(&b, " of object ");
+					rr_putu(&b, s->wait_obj);
+				} else {
+					rr_puts(&b, " and runs outside the agent (a data race, "
+						    "or an unrecorded blocking call?)");
+				}
+			}
+		}
+	}
+	rr_report_end(mine, 0);
+}
+
+static void rr_wait_turn(const struct rec_sched *e)
+{
+	uint32_t *w = &rr_turn[e->obj], cur;
+	struct rr_thread_slot *s = &rr_threads[rr_self.id];
+	uint64_t start = 0;
+	int spins;
+
+	for (spins = 0; spins < 200; spins++) {
+		if (__atomic_load_n(w, __ATOMIC_ACQUIRE) == e->turn)
+			return;
+		_mm_pause();
+	}
+	s->wait_obj = e->obj;
+	s->wait_turn = e->turn;
+	for (;;) {
+		struct timespec ts = {0, 100000000};
+		uint64_t now;
+
+		cur = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+		if (cur == e->turn)
+			break;
+		__atomic_fetch_add(&rr_waiters[e->obj], 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, cur, &ts, NULL, 0);
+		__atomic_fetch_sub(&rr_waiters[e->obj], 1, __ATOMIC_SEQ_CST);
+		now = rr_now_ns();
+		if (!start)
+			start = now;
+		else if (now - start > (uint64_t)rr_area->stuck_ms * 1000000ull)
+			rr_stuck(e, (now - start) / 1000000ull);
+	}
+	s->wait_obj = RR_NO_TURN;
+}
+
+static void rr_pass_turn(uint32_t obj, uint32_t turn)
+{
+	__atomic_store_n(&rr_turn[obj], turn + 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rr_waiters[obj], __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &rr_turn[obj], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
+		       int wait)
+{
+	const struct rec_hdr *h;
+	const struct rec_sched *e;
+	char what[64];
+	struct rr_buf b = {what, 0, sizeof(what)};
+
+	rr_puts(&b, rr_op_name(op));
+	if (!rr_self.has_id)
+		rr_diverge(NULL, what, idx, addr, "a thread spool could not number made a sync call");
+	h = rr_peek();
+	if (!h)
+		rr_end_of_log(what, idx, addr);
+	e = (const struct rec_sched *)h;
+	if (ev_kind(h->word) != KIND_SCHED || e->op != op)
+		rr_diverge(h, what, idx, addr, "a different call");
+	if (idx) {
+		uint32_t m, want = e->obj + 1;
+
+		if (idx >= rr_area->max_objs)
+			rr_diverge(h, what, idx, addr, "more objects than the recording had");
+		/* First use binds; a failed CAS leaves the winner's mapping in m. */
+		m = __atomic_load_n(&rr_objmap[idx], __ATOMIC_ACQUIRE);
+		if (!m && __atomic_compare_exchange_n(&rr_objmap[idx], &m, want, 0,
+						      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			m = want;
+		if (m != want)
+			rr_diverge(h, what, idx, addr, "a different object");
+	} else if (e->obj) {
+		rr_diverge(h, what, idx, addr, "a different object");
+	}
+	rr_self.pending = e;
+	if (wait && e->turn != RR_NO_TURN)
+		rr_wait_turn(e);
+	return e->result;
+}
+
+void agent_rr_rep_wait(struct agent_thread *t)
+{
+	if (rr_self.pending->turn != RR_NO_TURN)
+		rr_wait_turn(rr_self.pending);
+}
+
+void agent_rr_rep_end(struct agent_thread *t, int got)
+{
+	const struct rec_sched *e = rr_self.pending;
+	uint32_t idx = ev_obj(e->h.word);
+
+	if (got != e->result) {
+		char what[96];
+		struct rr_buf b = {what, 0, sizeof(what)};
+
+		rr_puts(&b, rr_op_name(e->op));
+		rr_puts(&b, " returning ");
+		rr_puti(&b, got);
+		rr_diverge(&e->h, what, 0, NULL, "the call returned something else");
+	}
+	rr_advance();
+	if (e->turn != RR_NO_TURN)
+		rr_pass_turn(e->obj, e->turn);
+	rr_self.pending = NULL;
+	/* The replay's own trace gets the same schedule record. */
+	(void)idx;
+	rr_emit_sched(t, 0, e->tseq, e->obj, e->turn, e->op, e->result, e->arg);
+}
+
+int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
+			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg)
+{
+	const struct rec_hdr *h;
+	const struct rec_input *in;
+	size_t cap = 0, si = 0, so = 0;
+	int64_t result;
+	uint32_t tseq, len, seq;
+	int i, err;
+	char what[64];
+	struct rr_buf b = {what, 0, sizeof(what)};
+
+	rr_puts(&b, rr_call_name(call));
+	rr_puts(&b, "(fd ");
+	rr_puti(&b, fd);
+	rr_puts(&b, ")");
+	h = rr_peek();
+	if (!h)
+		rr_end_of_log(what, 0, NULL);
+	in = (const struct rec_input *)h;
+	if (ev_kind(h->word) != KIND_INPUT || in->call != call || in->fd != fd)
+		rr_diverge(h, what, 0, NULL, "a different call");
+	for (i = 0; i < nseg; i++)
+		cap += seg[i].n;
+	if (in->len > cap)
+		rr_diverge(h, what, 0, NULL, "the recorded data does not fit the buffer");
+	result = in->result;
+	err = in->err;
+	len = in->len;
+	tseq = in->tseq;
+	if (arg)
+		*arg = in->arg;
+	/* Scatter the chunks (consecutive records of the same call). */
+	for (;;) {
+		uint32_t n = len - in->chunk_off, c = 0;
+		const unsigned char *d = (const unsigned char *)in->data;
+
+		if (n > 8 * in->nwords)
+			n = 8 * in->nwords;
+		while (c < n && si < (size_t)nseg) {
+			size_t k = seg[si].n - so;
+
+			if (k > n - c)
+				k = n - c;
+			memcpy((char *)seg[si].p + so, d + c, k);
+			c += (uint32_t)k;
+			so += k;
+			if (so == seg[si].n) {
+				si++;
+				so = 0;
+			}
+		}
+		rr_self.cur += in->h.size;
+		h = rr_peek();
+		if (!h || ev_kind(h->word) != KIND_INPUT ||
+		    ((const struct rec_input *)h)->tseq != tseq)
+			break;
+		in = (const struct rec_input *)h;
+	}
+	rr_self.tseq++;
+	__atomic_store_n(&rr_threads[rr_self.id].done, rr_self.tseq, __ATOMIC_RELEASE);
+
+	/* The replay trace notes the input (without its data). */
+	t->busy++;
+	seq = ++t->seq;
+	t->prod.ring->last_seq = seq;
+	{
+		struct rec_input *r = rr_reserve(t, sizeof(*r));
+
+		if (r) {
+			r->h.word = ev_word(KIND_INPUT, t->index, 0, 0);
+			r->thread = rr_self.id;
+			r->tseq = tseq;
+			r->call = call;
+			r->fd = fd;
+			r->result = result;
+			r->arg = arg ? *arg : 0;
+			r->err = err;
+			r->len = len;
+			r->chunk_off = 0;
+			r->nwords = 0;
+			rr_commit(t, &r->h, sizeof(*r), seq);
+		}
+	}
+	t->busy--;
+	if (err)
+		errno = err;
+	return result;
+}
+
+/* ---- threads ---- */
+
+uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
+{
+	*forced = 0;
+	if (!rr_self.has_id) {
+		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
+		return RR_NO_TURN;
+	}
+	if (agent_rr_mode == RR_MODE_RECORD) {
+		uint32_t turn = __atomic_fetch_add(&rr_turn[0], 1, __ATOMIC_ACQ_REL);
+
+		if (turn + 1 >= rr_area->max_threads) {
+			rr_lost("more threads than the recording has room for");
+			return RR_NO_TURN;
+		}
+		return turn + 1;
+	}
+	*forced = agent_rr_rep_begin(t, 0, OP_THREAD_CREATE, NULL, 1);
+	if (rr_self.pending->arg >= rr_area->max_threads)
+		rr_diverge(&rr_self.pending->h, "pthread_create", 0, NULL, "bad thread number");
+	if (*forced) {
+		agent_rr_rep_end(t, *forced);
+		return RR_NO_TURN;
+	}
+	return (uint32_t)rr_self.pending->arg;
+}
+
+void agent_rr_create_end(struct agent_thread *t, uint32_t child, int rc)
+{
+	if (child == RR_NO_TURN)
+		return;
+	if (agent_rr_mode == RR_MODE_RECORD) {
+		__atomic_fetch_add(&rr_area->nthreads, 1, __ATOMIC_RELAXED);
+		rr_emit_sched(t, 0, ++rr_self.tseq, 0, child - 1, OP_THREAD_CREATE, rc, child);
+		return;
+	}
+	agent_rr_rep_end(t, rc);
+}
+
+/* Joins are ordered by the threads themselves; recording them lets a
+ * replay see at once that a thread joins where it created, or the reverse. */
+void agent_rr_join_begin(struct agent_thread *t)
+{
+	if (agent_rr_mode == RR_MODE_REPLAY && rr_self.has_id)
+		agent_rr_rep_begin(t, 0, OP_THREAD_JOIN_END, NULL, 1);
+}
+
+void agent_rr_join_end(struct agent_thread *t, int rc)
+{
+	if (!rr_self.has_id)
+		return;
+	if (agent_rr_mode == RR_MODE_RECORD)
+		rr_emit_sched(t, 0, ++rr_self.tseq, 0, RR_NO_TURN, OP_THREAD_JOIN_END, rc, 0);
+	else
+		agent_rr_rep_end(t, rc);
+}
+
+/* Replay: a thread that ends before its recorded events are done. */
+void agent_rr_thread_end(void)
+{
+	if (agent_rr_mode != RR_MODE_REPLAY || !rr_self.has_id)
+		return;
+	if (rr_self.cur < rr_self.end)
+		rr_diverge(rr_peek(), "the thread ends", 0, NULL,
+			   "the thread ends before its recorded events are done");
+	__atomic_store_n(&rr_threads[rr_self.id].started, 2, __ATOMIC_RELEASE);
+}
+
+void agent_rr_thread_start(uint32_t number)
+{
+	if (number == RR_NO_TURN || !agent_rr_mode)
+		return;
+	rr_self.id = number;
+	rr_self.has_id = 1;
+	rr_self.tseq = 0;
+	if (agent_rr_mode == RR_MODE_REPLAY) {
+		struct rr_thread_slot *s = &rr_threads[number];
+
+		rr_self.cur = s->log_off;
+		rr_self.end = s->log_end;
+		s->wait_obj = RR_NO_TURN;
+		__atomic_store_n(&s->started, 1, __ATOMIC_RELEASE);
+	}
+}
+
+struct agent_thread *agent_rr_io_enter(void)
+{
+	struct agent_thread *t = &agent_self;
+
+	if (t->state != AGENT_T_ON || t->busy || !agent.active)
+		return NULL;
+	if (!rr_self.has_id) {
+		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	return t;
+}
+
+/* ---- startup ---- */
+
+static void rr_fork_child(void)
+{
+	if (!agent_rr_mode)
+		return;
+	/* The child is not recorded: its schedule would mix with the
+	 * parent's thread numbers. The host refuses to replay such a trace. */
+	agent_rr_mode = RR_MODE_OFF;
+	__atomic_fetch_or(&rr_area->flags, RR_F_FORKED, __ATOMIC_ACQ_REL);
+}
+
+void agent_rr_init(void)
+{
+	struct shm_ctl *c = agent.ctl;
+	uint64_t off, size;
+	struct rr_area *a;
+
+	if (!c || !(c->features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
+		return;
+	off = c->ext_offset[SHM_EXT_REPLAY];
+	size = c->ext_size[SHM_EXT_REPLAY];
+	if (!off || size < RR_AREA_HDR || off > agent.map_size || size > agent.map_size - off) {
+		agent_disable("record/replay: no valid feature area");
+		return;
+	}
+	a = (struct rr_area *)((char *)agent.base + off);
+	if (a->magic != RR_MAGIC || a->version != RR_VERSION ||
+	    (a->mode != RR_MODE_RECORD && a->mode != RR_MODE_REPLAY)) {
+		agent_disable("record/replay: the feature area is not spool's");
+		return;
+	}
+	rr_area = a;
+	if (agent.proc_flags & (PROC_F_EXEC | PROC_F_FORK)) {
+		__atomic_fetch_or(&a->flags, (agent.proc_flags & PROC_F_EXEC) ? RR_F_EXEC : RR_F_FORKED,
+				  __ATOMIC_ACQ_REL);
+		return;
+	}
+	rr_turn = (uint32_t *)((char *)a + a->turn_off);
+	rr_waiters = (uint32_t *)((char *)a + a->waiters_off);
+	rr_objmap = (uint32_t *)((char *)a + a->objmap_off);
+	rr_threads = (struct rr_thread_slot *)((char *)a + a->threads_off);
+	rr_first = (uint32_t *)((char *)a + a->first_off);
+	rr_order = (struct rr_order *)((char *)a + a->order_off);
+	rr_chunk = c->ring_bytes / 8 < RR_CHUNK_MAX ? c->ring_bytes / 8 : RR_CHUNK_MAX;
+	pthread_atfork(NULL, NULL, rr_fork_child);
+	rr_self.id = 0;
+	rr_self.has_id = 1;
+	rr_self.tseq = 0;
+	if (a->mode == RR_MODE_REPLAY) {
+		if (!a->max_threads) {
+			agent_disable("record/replay: empty replay log");
+			return;
+		}
+		rr_self.cur = rr_threads[0].log_off;
+		rr_self.end = rr_threads[0].log_end;
+		rr_threads[0].wait_obj = RR_NO_TURN;
+		__atomic_store_n(&rr_threads[0].started, 1, __ATOMIC_RELEASE);
+	} else {
+		a->nthreads = 1;
+	}
+	__atomic_store_n(&agent_rr_mode, (int)a->mode, __ATOMIC_RELEASE);
+	agent_log("record/replay: mode %u", a->mode);
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_rr.h - record/replay inside the agent (doc/record.md): the hooks
+ * the lock interposers (agent_lock.c), thread creation (agent_thread.c) and
+ * the input interposers (agent_rr_io.c) call, all implemented in agent_rr.c.
+ *
+ * Every hook sits behind one test of agent_rr_mode, which stays
+ * RR_MODE_OFF in plain `spool locks` runs and in an inert agent: a
+ * predictable branch is all recording costs when it is off.
+ *
+ * Record (sync mode): after each acquisition the thread takes the next turn
+ * of the object with an atomic fetch-add (while it holds the object, so the
+ * turn order is the acquisition order) and writes a KIND_SCHED record to its
+ * own ring. Replay: the thread reads its next record from the log the host
+ * put in the feature area, waits until the object's turn word says it is its
+ * turn, performs the call (or returns the recorded result), then advances
+ * the turn word and wakes the waiters.
+ */
+#ifndef SPOOL_AGENT_AGENT_RR_H
+#define SPOOL_AGENT_AGENT_RR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../replay/rr_area.h"
+#include "agent.h"
+
+extern int agent_rr_mode; /* RR_MODE_*: the one branch of every hook */
+
+/* Called by the constructor once the process slot is claimed. */
+void agent_rr_init(void);
+
+/* Record: the outcome of a sync call (op = the requested OP_*, result =
+ * 0 or the errno value it returned); turn: take a turn of the object. */
+void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int result, int turn);
+
+/* Replay: check that the thread's next recorded event is op on this object
+ * (binding the object to its recorded number on first use), wait for its
+ * turn when wait is set, and return the recorded result. */
+int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
+		       int wait);
+/* Replay: wait for the turn of the event begun without waiting. */
+void agent_rr_rep_wait(struct agent_thread *t);
+/* Replay: the event is done; got is what the call returned in the replay
+ * (a difference from the recording is a divergence). Advances the turn. */
+void agent_rr_rep_end(struct agent_thread *t, int got);
+
+/* Thread creation (agent_thread.c). begin returns the new thread's number
+ * (RR_NO_TURN when untracked) and, in replay, sets *forced to the recorded
+ * failure to return without creating anything (0 = create). */
+uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced);
+void agent_rr_create_end(struct agent_thread *t, uint32_t child, int rc);
+/* First thing a new thread does: take its number. */
+void agent_rr_thread_start(uint32_t number);
+/* Last thing a thread does (agent_thread_exit). */
+void agent_rr_thread_end(void);
+/* pthread_join: begin before the real join (replay checks it is due), end
+ * after it with its result. */
+void agent_rr_join_begin(struct agent_thread *t);
+void agent_rr_join_end(struct agent_thread *t, int rc);
+
+/* Inputs (agent_rr_io.c). A call's data is a list of segments. */
+struct agent_rr_seg {
+	void *p;
+	size_t n;
+};
+/* The calling thread if its inputs are recorded or replayed now, else NULL
+ * (agent busy, thread without a ring or without a number). */
+struct agent_thread *agent_rr_io_enter(void);
+void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t result, int err,
+			uint64_t arg, const struct agent_rr_seg *seg, int nseg);
+/* Replay an input: scatter the recorded data into seg, set errno from the
+ * recording, return the recorded result; *arg gets the recorded arg. */
+int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
+			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg);
+
+#endif

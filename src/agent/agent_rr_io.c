@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_rr_io.c - the nondeterministic inputs of record/replay: read-like
+ * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, accept,
+ * poll, select, epoll_wait), clocks (clock_gettime, gettimeofday, time),
+ * getrandom, getpid and gettid.
+ *
+ * Off (plain runs, inert agent): one test of agent_rr_mode, then a tail
+ * call of the real function. The real functions are resolved by this file's
+ * constructor; until then (another library's constructor calling read
+ * before ours ran) the fallbacks make the raw system call.
+ *
+ * Record: call the real function, then write a KIND_INPUT record with the
+ * result, errno and the bytes the call returned. Replay: the kernel is not
+ * called; the recorded bytes, result and errno are given back (accept makes
+ * the recorded descriptor number exist, pointing at /dev/null, so the
+ * program's later writes to it go nowhere). Calls made by the agent itself
+ * (busy) and by threads spool could not number pass through.
+ *
+ * Not seen, and documented in doc/record.md: glibc-internal reads (stdio's
+ * fread/fgets/getc call __read directly), raw syscall instructions, rdtsc,
+ * vDSO calls made without the PLT.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_rr.h"
+
+/* ---- real functions and their pre-constructor fallbacks ---- */
+
+static ssize_t fb_read(int fd, void *b, size_t n) { return syscall(SYS_read, fd, b, n); }
+static ssize_t fb_pread(int fd, void *b, size_t n, off_t o) { return syscall(SYS_pread64, fd, b, n, o); }
+static ssize_t fb_readv(int fd, const struct iovec *v, int n) { return syscall(SYS_readv, fd, v, n); }
+static ssize_t fb_preadv(int fd, const struct iovec *v, int n, off_t o)
+{
+	return syscall(SYS_preadv, fd, v, n, o, 0);
+}
+static ssize_t fb_recv(int fd, void *b, size_t n, int f)
+{
+	return syscall(SYS_recvfrom, fd, b, n, f, NULL, NULL);
+}
+static ssize_t fb_recvfrom(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *l)
+{
+	return syscall(SYS_recvfrom, fd, b, n, f, a, l);
+}
+static ssize_t fb_recvmsg(int fd, struct msghdr *m, int f) { return syscall(SYS_recvmsg, fd, m, f); }
+static int fb_accept(int fd, struct sockaddr *a, socklen_t *l) { return (int)syscall(SYS_accept, fd, a, l); }
+static int fb_accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
+{
+	return (int)syscall(SYS_accept4, fd, a, l, f);
+}
+static int fb_poll(struct pollfd *p, nfds_t n, int t) { return (int)syscall(SYS_poll, p, n, t); }
+static int fb_select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
+{
+	return (int)syscall(SYS_select, n, r, w, e, t);
+}
+static int fb_epoll_wait(int fd, struct epoll_event *ev, int n, int t)
+{
+	return (int)syscall(SYS_epoll_wait, fd, ev, n, t);
+}
+static int fb_clock_gettime(clockid_t c, struct timespec *ts)
+{
+	return (int)syscall(SYS_clock_gettime, c, ts);
+}
+static int fb_gettimeofday(struct timeval *tv, void *tz) { return (int)syscall(SYS_gettimeofday, tv, tz); }
+static time_t fb_time(time_t *t) { return (time_t)syscall(SYS_time, t); }
+static ssize_t fb_getrandom(void *b, size_t n, unsigned f) { return syscall(SYS_getrandom, b, n, f); }
+static pid_t fb_getpid(void) { return (pid_t)syscall(SYS_getpid); }
+static pid_t fb_gettid(void) { return (pid_t)syscall(SYS_gettid); }
+
+static ssize_t (*real_read)(int, void *, size_t) = fb_read;
+static ssize_t (*real_pread)(int, void *, size_t, off_t) = fb_pread;
+static ssize_t (*real_readv)(int, const struct iovec *, int) = fb_readv;
+static ssize_t (*real_preadv)(int, const struct iovec *, int, off_t) = fb_preadv;
+static ssize_t (*real_recv)(int, void *, size_t, int) = fb_recv;
+static ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *) = fb_recvfrom;
+static ssize_t (*real_recvmsg)(int, struct msghdr *, int) = fb_recvmsg;
+static int (*real_accept)(int, struct sockaddr *, socklen_t *) = fb_accept;
+static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int) = fb_accept4;
+static int (*real_poll)(struct pollfd *, nfds_t, int) = fb_poll;
+static int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *) = fb_select;
+static int (*real_epoll_wait)(int, struct epoll_event *, int, int) = fb_epoll_wait;
+static int (*real_clock_gettime)(clockid_t, struct timespec *) = fb_clock_gettime;
+static int (*real_gettimeofday)(struct timeval *, void *) = fb_gettimeofday;
+static time_t (*real_time)(time_t *) = fb_time;
+static ssize_t (*real_getrandom)(void *, size_t, unsigned) = fb_getrandom;
+static pid_t (*real_getpid)(void) = fb_getpid;
+static pid_t (*real_gettid)(void) = fb_gettid;
+
+#define RR_RESOLVE(var, name)                                                                      \
+	do {                                                                                       \
+		void *p_ = dlsym(RTLD_NEXT, name);                                                 \
+		if (p_)                                                                            \
+			__atomic_store_n((void **)&var, p_, __ATOMIC_RELAXED);                     \
+	} while (0)
+
+__attribute__((constructor)) static void agent_rr_io_resolve(void)
+{
+	int saved = errno;
+
+	agent_self.busy++;
+	RR_RESOLVE(real_read, "read");
+	RR_RESOLVE(real_pread, "pread64");
+	RR_RESOLVE(real_readv, "readv");
+	RR_RESOLVE(real_preadv, "preadv64");
+	RR_RESOLVE(real_recv, "recv");
+	RR_RESOLVE(real_recvfrom, "recvfrom");
+	RR_RESOLVE(real_recvmsg, "recvmsg");
+	RR_RESOLVE(real_accept, "accept");
+	RR_RESOLVE(real_accept4, "accept4");
+	RR_RESOLVE(real_poll, "poll");
+	RR_RESOLVE(real_select, "select");
+	RR_RESOLVE(real_epoll_wait, "epoll_wait");
+	RR_RESOLVE(real_clock_gettime, "clock_gettime");
+	RR_RESOLVE(real_gettimeofday, "gettimeofday");
+	RR_RESOLVE(real_time, "time");
+	RR_RESOLVE(real_getrandom, "getrandom");
+	RR_RESOLVE(real_getpid, "getpid");
+	RR_RESOLVE(real_gettid, "gettid");
+	agent_self.busy--;
+	errno = saved;
+}
+
+/* The one branch of a plain run; t is the thread when recording/replaying. */
+#define RR_IO_OFF(t) (AGENT_LIKELY(!agent_rr_mode) || !((t) = agent_rr_io_enter()))
+#define RR_REPLAYING() (agent_rr_mode == RR_MODE_REPLAY)
+
+/* Record a call whose data is one buffer of max(r, 0) bytes. */
+static ssize_t rr_rec_buf(struct agent_thread *t, unsigned call, int fd, ssize_t r, void *buf)
+{
+	int e = errno;
+	struct agent_rr_seg s = {buf, r > 0 ? (size_t)r : 0};
+
+	agent_rr_rec_input(t, call, fd, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
+}
+
+static ssize_t rr_rep_buf(struct agent_thread *t, unsigned call, int fd, void *buf, size_t n)
+{
+	struct agent_rr_seg s = {buf, n};
+
+	return (ssize_t)agent_rr_rep_input(t, call, fd, &s, 1, NULL);
+}
+
+/* Record/replay a call whose data is scattered over an iovec. */
+static ssize_t rr_iov(struct agent_thread *t, unsigned call, int fd, const struct iovec *iov,
+		      int cnt, ssize_t r)
+{
+	struct agent_rr_seg seg[64];
+	int i, n = cnt < 64 ? cnt : 64, e = errno;
+	size_t left = r > 0 ? (size_t)r : 0;
+
+	for (i = 0; i < n; i++) {
+		seg[i].p = iov[i].iov_base;
+		seg[i].n = iov[i].iov_len;
+	}
+	if (RR_REPLAYING())
+		return (ssize_t)agent_rr_rep_input(t, call, fd, seg, n, NULL);
+	for (i = 0; i < n; i++) {
+		if (seg[i].n > left)
+			seg[i].n = left;
+		left -= seg[i].n;
+	}
+	agent_rr_rec_input(t, call, fd, r, r < 0 ? e : 0, 0, seg, n);
+	errno = e;
+	return r;
+}
+
+/* ---- reads ---- */
+
+AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_read(fd, buf, n);
+	if (RR_REPLAYING())
+		return rr_rep_buf(t, RR_CALL_READ, fd, buf, n);
+	return rr_rec_buf(t, RR_CALL_READ, fd, real_read(fd, buf, n), buf);
+}
+
+/* _FORTIFY_SOURCE builds call these when the buffer size is known. */
+AGENT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	if (n > buflen)
+		n = buflen; /* the real one would abort; never be the reason */
+	return read(fd, buf, n);
+}
+
+AGENT_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_pread(fd, buf, n, off);
+	if (RR_REPLAYING())
+		return rr_rep_buf(t, RR_CALL_PREAD, fd, buf, n);
+	return rr_rec_buf(t, RR_CALL_PREAD, fd, real_pread(fd, buf, n, off), buf);
+}
+
+AGENT_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	return pread64(fd, buf, n, off);
+}
+
+AGENT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t) || cnt > 64)
+		return real_readv(fd, iov, cnt);
+	return rr_iov(t, RR_CALL_READV, fd, iov, cnt, RR_REPLAYING() ? 0 : real_readv(fd, iov, cnt));
+}
+
+AGENT_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t) || cnt > 64)
+		return real_preadv(fd, iov, cnt, off);
+	return rr_iov(t, RR_CALL_PREADV, fd, iov, cnt,
+		      RR_REPLAYING() ? 0 : real_preadv(fd, iov, cnt, off));
+}
+
+AGENT_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	return preadv64(fd, iov, cnt, off);
+}
+
+/* ---- sockets ---- */
+
+AGENT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_recv(fd, buf, n, flags);
+	if (RR_REPLAYING())
+		return rr_rep_buf(t, RR_CALL_RECV, fd, buf, n);
+	return rr_rec_buf(t, RR_CALL_RECV, fd, real_recv(fd, buf, n, flags), buf);
+}
+
+/* Data: the payload. The peer address is not recorded: a replay gives an
+ * address of all zeros (doc/record.md). */
+AGENT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
+			      socklen_t *alen)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_recvfrom(fd, buf, n, flags, addr, alen);
+	if (RR_REPLAYING()) {
+		if (addr && alen)
+			memset(addr, 0, *alen);
+		return rr_rep_buf(t, RR_CALL_RECVFROM, fd, buf, n);
+	}
+	return rr_rec_buf(t, RR_CALL_RECVFROM, fd, real_recvfrom(fd, buf, n, flags, addr, alen),
+			  buf);
+}
+
+AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t) || m->msg_iovlen > 64)
+		return real_recvmsg(fd, m, flags);
+	if (RR_REPLAYING()) {
+		m->msg_controllen = 0; /* ancillary data is not replayed */
+		return rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen, 0);
+	}
+	return rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen,
+		      real_recvmsg(fd, m, flags));
+}
+
+/* Replay: make the recorded descriptor exist (on /dev/null). */
+static void rr_fake_fd(int fd)
+{
+	int n;
+
+	if (fd < 0)
+		return;
+	n = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+	if (n < 0 || n == fd)
+		return;
+	syscall(SYS_dup3, n, fd, 0);
+	syscall(SYS_close, n);
+}
+
+static int rr_accept(struct agent_thread *t, int fd, struct sockaddr *a, socklen_t *l, int r)
+{
+	struct agent_rr_seg s = {a, a && l ? *l : 0};
+	int e = errno;
+
+	if (RR_REPLAYING()) {
+		r = (int)agent_rr_rep_input(t, RR_CALL_ACCEPT, fd, &s, 1, NULL);
+		e = errno;
+		rr_fake_fd(r);
+		errno = e;
+		return r;
+	}
+	if (r < 0)
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_ACCEPT, fd, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
+}
+
+AGENT_EXPORT int accept(int fd, struct sockaddr *a, socklen_t *l)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_accept(fd, a, l);
+	return rr_accept(t, fd, a, l, RR_REPLAYING() ? 0 : real_accept(fd, a, l));
+}
+
+AGENT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_accept4(fd, a, l, f);
+	return rr_accept(t, fd, a, l, RR_REPLAYING() ? 0 : real_accept4(fd, a, l, f));
+}
+
+/* ---- waiting for descriptors ---- */
+
+AGENT_EXPORT int poll(struct pollfd *p, nfds_t n, int timeout)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_poll(p, n, timeout);
+	if (RR_REPLAYING())
+		return (int)rr_rep_buf(t, RR_CALL_POLL, -1, p, n * sizeof(*p));
+	{
+		int r = real_poll(p, n, timeout), e = errno;
+		struct agent_rr_seg s = {p, r >= 0 ? n * sizeof(*p) : 0};
+
+		agent_rr_rec_input(t, RR_CALL_POLL, -1, r, r < 0 ? e : 0, 0, &s, 1);
+		errno = e;
+		return r;
+	}
+}
+
+/* Data: the sets that were given, each (n + 7) / 8 bytes rounded to 8. */
+AGENT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s[3];
+	size_t len = ((size_t)(n > 0 ? n : 0) + 63) / 64 * 8;
+	int k = 0, rc, e;
+
+	if (RR_IO_OFF(t) || n > FD_SETSIZE)
+		return real_select(n, r, w, x, tv);
+	if (r)
+		s[k++] = (struct agent_rr_seg){r, len};
+	if (w)
+		s[k++] = (struct agent_rr_seg){w, len};
+	if (x)
+		s[k++] = (struct agent_rr_seg){x, len};
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_SELECT, n, s, k, NULL);
+	rc = real_select(n, r, w, x, tv);
+	e = errno;
+	agent_rr_rec_input(t, RR_CALL_SELECT, n, rc, rc < 0 ? e : 0, 0, s, rc < 0 ? 0 : k);
+	errno = e;
+	return rc;
+}
+
+AGENT_EXPORT int epoll_wait(int fd, struct epoll_event *ev, int max, int timeout)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_epoll_wait(fd, ev, max, timeout);
+	if (RR_REPLAYING())
+		return (int)rr_rep_buf(t, RR_CALL_EPOLL_WAIT, fd, ev,
+				       max > 0 ? (size_t)max * sizeof(*ev) : 0);
+	{
+		int r = real_epoll_wait(fd, ev, max, timeout), e = errno;
+		struct agent_rr_seg s = {ev, r > 0 ? (size_t)r * sizeof(*ev) : 0};
+
+		agent_rr_rec_input(t, RR_CALL_EPOLL_WAIT, fd, r, r < 0 ? e : 0, 0, &s, 1);
+		errno = e;
+		return r;
+	}
+}
+
+/* ---- time, randomness, identity ---- */
+
+AGENT_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s = {ts, sizeof(*ts)};
+	int r, e;
+
+	if (RR_IO_OFF(t))
+		return real_clock_gettime(clk, ts);
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_CLOCK_GETTIME, (int)clk, &s, 1, NULL);
+	r = real_clock_gettime(clk, ts);
+	e = errno;
+	if (r < 0)
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_CLOCK_GETTIME, (int)clk, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
+}
+
+AGENT_EXPORT int gettimeofday(struct timeval *tv, void *tz)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s = {tv, sizeof(*tv)};
+	int r, e;
+
+	if (RR_IO_OFF(t))
+		return real_gettimeofday(tv, tz);
+	if (tz)
+		memset(tz, 0, sizeof(struct timezone));
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_GETTIMEOFDAY, -1, &s, 1, NULL);
+	r = real_gettimeofday(tv, tz);
+	e = errno;
+	if (r < 0)
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_GETTIMEOFDAY, -1, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
+}
+
+AGENT_EXPORT time_t time(time_t *tp)
+{
+	struct agent_thread *t;
+	time_t v;
+
+	if (RR_IO_OFF(t))
+		return real_time(tp);
+	if (RR_REPLAYING())
+		v = (time_t)agent_rr_rep_input(t, RR_CALL_TIME, -1, NULL, 0, NULL);
+	else
+		agent_rr_rec_input(t, RR_CALL_TIME, -1, v = real_time(NULL), 0, 0, NULL, 0);
+	if (tp)
+		*tp = v;
+	return v;
+}
+
+AGENT_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_getrandom(buf, n, flags);
+	if (RR_REPLAYING())
+		return rr_rep_buf(t, RR_CALL_GETRANDOM, -1, buf, n);
+	return rr_rec_buf(t, RR_CALL_GETRANDOM, -1, real_getrandom(buf, n, flags), buf);
+}
+
+AGENT_EXPORT pid_t getpid(void)
+{
+	struct agent_thread *t;
+	pid_t v;
+
+	if (RR_IO_OFF(t))
+		return real_getpid();
+	if (RR_REPLAYING())
+		return (pid_t)agent_rr_rep_input(t, RR_CALL_GETPID, -1, NULL, 0, NULL);
+	v = real_getpid();
+	agent_rr_rec_input(t, RR_CALL_GETPID, -1, v, 0, 0, NULL, 0);
+	return v;
+}
+
+AGENT_EXPORT pid_t gettid(void)
+{
+	struct agent_thread *t;
+	pid_t v;
+
+	if (RR_IO_OFF(t))
+		return real_gettid();
+	if (RR_REPLAYING())
+		return (pid_t)agent_rr_rep_input(t, RR_CALL_GETTID, -1, NULL, 0, NULL);
+	v = real_gettid();
+	agent_rr_rec_input(t, RR_CALL_GETTID, -1, v, 0, 0, NULL, 0);
+	return v;
+}

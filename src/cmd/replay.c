@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: MIT
+/*
+ * replay.c - `spool replay TRACE`: run a recorded program again under the
+ * agent in replay mode (doc/record.md). The program and its arguments come
+ * from the recording; a binary whose build id differs is refused. The
+ * recorded schedule and inputs go into the replay feature area before the
+ * program starts; a watcher thread kills the program as soon as the agent
+ * reports a divergence or a stuck turn, and spool prints both sides.
+ *
+ * The replay writes its own trace (-o, default spool.replay.trace), whose
+ * schedule can be compared with the recording's (--dump-schedule).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../collect/session.h"
+#include "../replay/rr_log.h"
+#include "../util/buildid.h"
+#include "../util/log.h"
+#include "../util/options.h"
+#include "../util/target.h"
+#include "cmd.h"
+
+#define REPLAY_EXIT_DIVERGED 3
+
+struct replay_ctx {
+	const struct rr_log *log;
+	uint32_t stuck_ms, opts;
+	struct shm_host *h;
+	struct rr_area *area;
+	pthread_t watcher;
+	int watching;
+	int stop; /* atomic: the session is over */
+	int killed;
+	char report[RR_REPORT_BYTES];
+	uint32_t flags;
+	uint32_t nthreads;
+	uint32_t short_thread, short_done, short_n; /* a thread that did not finish its log */
+};
+
+static void replay_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: spool replay [OPTIONS] TRACE [-- PROGRAM [ARGS...]]\n"
+		"\n"
+		"Run the program recorded in TRACE (by spool record) again: every thread\n"
+		"acquires every lock in its recorded turn, and read-like calls, clocks,\n"
+		"getrandom, getpid and gettid return what they returned when recorded, so\n"
+		"the program prints the same output. The first difference between the\n"
+		"replay and the recording stops the replay with both sides printed.\n"
+		"PROGRAM [ARGS] replaces the recorded command line (the binary must be the\n"
+		"same build; different arguments are a way to see a divergence).\n"
+		"\n"
+		"options:\n"
+		"  -o, --output DIR     the replay's own trace (default spool.replay.trace)\n"
+		"      --stuck-ms MS    report a thread that waits this long for its turn\n"
+		"                       (default 5000)\n"
+		"      --dump-schedule  print TRACE's schedule and inputs as text, run nothing\n"
+		"  -q, --quiet          print nothing but errors and divergences\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"Exit status: the program's, as recorded; %d when the replay diverged or got\n"
+		"stuck; 1 when TRACE cannot be replayed.\n",
+		REPLAY_EXIT_DIVERGED);
+}
+
+static void *replay_watch(void *arg)
+{
+	struct replay_ctx *ctx = arg;
+	struct timespec ts = {0, 5000000};
+
+	while (!__atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE)) {
+		uint32_t f = __atomic_load_n(&ctx->area->flags, __ATOMIC_ACQUIRE);
+
+		if (f & RR_F_STOP) {
+			/* The agent parked the thread that stopped; the others
+			 * would run on without their schedule: kill the process. */
+			uint32_t pid = ctx->h->ctl->nprocs ? shm_proc_at(ctx->h->base, 0)->pid : 0;
+
+			if (pid && !ctx->killed) {
+				kill((pid_t)pid, SIGKILL);
+				ctx->killed = 1;
+			}
+		}
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
+{
+	struct replay_ctx *ctx = arg;
+	void *area = shm_host_ext(h, SHM_EXT_REPLAY);
+	int rc;
+
+	if (!area)
+		return -EINVAL;
+	rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts);
+	ctx->h = h;
+	ctx->area = area;
+	rc = pthread_create(&ctx->watcher, NULL, replay_watch, ctx);
+	if (rc)
+		return -rc;
+	ctx->watching = 1;
+	return 0;
+}
+
+static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
+{
+	struct replay_ctx *ctx = arg;
+	struct rr_area *a = ctx->area;
+	const struct rr_thread_slot *th;
+	size_t n;
+
+	__atomic_store_n(&ctx->stop, 1, __ATOMIC_RELEASE);
+	if (ctx->watching)
+		pthread_join(ctx->watcher, NULL);
+	ctx->watching = 0;
+	ctx->flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
+	n = strnlen(a->report, sizeof(a->report) - 1);
+	memcpy(ctx->report, a->report, n);
+	ctx->report[n] = 0;
+	th = (const struct rr_thread_slot *)((char *)a + a->threads_off);
+	ctx->nthreads = a->max_threads;
+	ctx->short_thread = UINT32_MAX;
+	for (uint32_t i = 0; i < a->max_threads; i++)
+		if (th[i].done < th[i].nevents) {
+			ctx->short_thread = i;
+			ctx->short_done = th[i].done;
+			ctx->short_n = th[i].nevents;
+			break;
+		}
+	return 0;
+}
+
+/* argv from the recorded process's command line, argv[0] = the binary. */
+static char **replay_argv(const char *dir, const struct rr_info *info, char **buf)
+{
+	struct trace_reader *r;
+	char name[64], **argv;
+	size_t len, n = 0, i, k = 0;
+
+	if (trace_reader_open(&r, dir, NULL) < 0)
+		return NULL;
+	snprintf(name, sizeof(name), "proc/%u.cmdline", info->pid);
+	if (trace_reader_file(r, name, buf, &len) < 0 || !len) {
+		trace_reader_close(r);
+		return NULL;
+	}
+	trace_reader_close(r);
+	for (i = 0; i < len; i++)
+		n += !(*buf)[i];
+	if ((*buf)[len - 1])
+		n++;
+	argv = calloc(n + 1, sizeof(*argv));
+	if (!argv)
+		return NULL;
+	for (i = 0; i < len && k < n; k++) {
+		argv[k] = *buf + i;
+		i += strlen(*buf + i) + 1;
+	}
+	argv[0] = (char *)info->exe;
+	return argv;
+}
+
+/* Refuse a binary that is not the recorded one. */
+static int replay_check_binary(const char *path, const struct rr_info *info)
+{
+	char id[BUILDID_HEX_MAX];
+	int rc = buildid_read(path, id, sizeof(id));
+
+	if (rc == -ENOENT) {
+		log_err("%s: no such file (the recorded binary is gone)", path);
+		return -1;
+	}
+	if (rc < 0)
+		id[0] = 0;
+	if (strcmp(id, info->buildid)) {
+		log_err("%s has build id %s, the recording was made with build id %s (%s): "
+			"refusing to replay a different binary",
+			path, id[0] ? id : "(none)", info->buildid[0] ? info->buildid : "(none)",
+			info->exe);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether the recorded run ended by a signal from outside (killed), so its
+ * recording stops in the middle: the replay then stops there too. */
+static uint32_t replay_truncated(const char *dir)
+{
+	struct trace_reader *r;
+	char *data = NULL, *p;
+	size_t len;
+	int sig = 0;
+
+	if (trace_reader_open(&r, dir, NULL) < 0)
+		return 0;
+	if (trace_reader_file(r, "summary", &data, &len) == 0 &&
+	    (p = strstr(data, "term_signal=")))
+		sig = atoi(p + strlen("term_signal="));
+	free(data);
+	trace_reader_close(r);
+	if (!sig || sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+	    sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS)
+		return 0;
+	return RR_O_TRUNCATED;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"stuck-ms", required_argument, NULL, 's'},
+		{"dump-schedule", no_argument, NULL, 'd'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct session_opts so = {
+		.trace_dir = "spool.replay.trace",
+		.ring_bytes = SHM_DEFAULT_RING_BYTES,
+		.max_rings = SHM_DEFAULT_MAX_RINGS,
+	};
+	struct replay_ctx ctx = {.stuck_ms = 5000};
+	struct session_result res;
+	struct rr_info *info = NULL;
+	struct rr_log *log = NULL;
+	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], err[512];
+	const char *dir;
+	uint64_t v, inputs;
+	int c, rc, ret = 1, dump = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			so.trace_dir = optarg;
+			break;
+		case 's':
+			if (options_parse_uint(optarg, 3600000, &v) < 0 || v < 10) {
+				log_err("--stuck-ms '%s': want 10 to 3600000", optarg);
+				return EXIT_USAGE;
+			}
+			ctx.stuck_ms = (uint32_t)v;
+			break;
+		case 'd':
+			dump = 1;
+			break;
+		case 'q':
+			so.quiet = 1;
+			break;
+		case 'h':
+			replay_usage(stdout);
+			return 0;
+		case ':':
+			log_err("option '%s' needs a value (see spool replay --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			log_err("unknown option '%s' (see spool replay --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		log_err("no trace to replay (usage: spool replay [OPTIONS] TRACE)");
+		return EXIT_USAGE;
+	}
+	dir = argv[optind++];
+	if (optind < argc && !strcmp(argv[optind], "--"))
+		optind++;
+	if (dump)
+		return rr_dump_schedule(dir, stdout) < 0 ? 1 : 0;
+
+	info = calloc(1, sizeof(*info));
+	if (!info)
+		return 1;
+	rc = rr_info_read(dir, info);
+	if (rc == -ENOENT) {
+		log_err("%s has no recording (it was not made by spool record): nothing to replay",
+			dir);
+		goto out;
+	}
+	if (rc < 0) {
+		log_err("%s: cannot read the recording: %s", dir, strerror(-rc));
+		goto out;
+	}
+	if (strcmp(info->mode, "sync")) {
+		log_err("%s: recording mode '%s' is not supported", dir, info->mode);
+		goto out;
+	}
+	if (info->flags & (RR_F_FORKED | RR_F_EXEC)) {
+		log_err("%s: the recorded program %s; spool records only its first process, so "
+			"this recording cannot be replayed",
+			dir, info->flags & RR_F_FORKED ? "forked" : "called exec");
+		goto out;
+	}
+	if (info->flags & RR_F_LOST || info->lost) {
+		log_err("%s: the recording is incomplete (%s): cannot replay it", dir,
+			info->report[0] ? info->report : "events were lost");
+		goto out;
+	}
+	if (optind < argc) {
+		rc = target_resolve(argv[optind], path, sizeof(path));
+		if (rc < 0) {
+			log_err("%s: %s", argv[optind], rc == -EACCES ? "not executable" : "command not found");
+			ret = rc == -EACCES ? 126 : 127;
+			goto out;
+		}
+		if (replay_check_binary(path, info) < 0)
+			goto out;
+		so.argv = argv + optind;
+	} else {
+		if (replay_check_binary(info->exe, info) < 0)
+			goto out;
+		pargv = replay_argv(dir, info, &cmdline);
+		if (!pargv) {
+			log_err("%s: the recorded command line is missing", dir);
+			goto out;
+		}
+		so.argv = pargv;
+	}
+	rc = rr_log_load(dir, &log, err, sizeof(err));
+	if (rc < 0) {
+		log_err("%s: %s", dir, err);
+		goto out;
+	}
+	ctx.log = log;
+	ctx.opts = replay_truncated(dir);
+	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
+	so.ext_bytes[SHM_EXT_REPLAY] = rr_log_area_size(log);
+	so.prepare = replay_prepare;
+	so.finish = replay_finish;
+	so.hook_arg = &ctx;
+	rc = session_run(&so, &res);
+	if (ctx.watching) {
+		__atomic_store_n(&ctx.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(ctx.watcher, NULL);
+	}
+	if (rc < 0) {
+		ret = rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+		goto out;
+	}
+	fflush(stdout);
+	if (ctx.flags & RR_F_END) {
+		log_info("%s", ctx.report);
+		log_info("replay stopped where the recording ends; replay trace in %s/", so.trace_dir);
+		ret = REPLAY_EXIT_DIVERGED;
+		goto out;
+	}
+	if (ctx.flags & RR_F_STOP) {
+		log_err("%s", ctx.report);
+		ret = REPLAY_EXIT_DIVERGED;
+		goto out;
+	}
+	if (ctx.short_thread != UINT32_MAX && !res.term_signal) {
+		log_err("replay diverged: the program ended before thread %u replayed its %u "
+			"recorded events (it replayed %u)",
+			ctx.short_thread, ctx.short_n, ctx.short_done);
+		ret = REPLAY_EXIT_DIVERGED;
+		goto out;
+	}
+	if (ctx.flags & RR_F_UNTRACKED)
+		log_warn("a thread spool could not number made recorded calls: this replay may "
+			 "not be exact");
+	if (!so.quiet) {
+		uint64_t ev = rr_log_events(log, &inputs);
+
+		log_info("replayed %llu schedule events and %llu inputs of %u threads; replay "
+			 "trace in %s/",
+			 (unsigned long long)ev, (unsigned long long)inputs, rr_log_threads(log),
+			 so.trace_dir);
+	}
+	ret = res.exit_status;
+out:
+	rr_log_free(log);
+	free(pargv);
+	free(cmdline);
+	free(info);
+	return ret;
+}

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rr_log.c - record/replay's log on the host side: the recording's feature
+ * area, the "record" side file, loading a recording into a replay area (the
+ * layout of rr_area.h) and dumping a schedule as text.
+ *
+ * Loading checks what a replay depends on: every thread's events numbered
+ * 1, 2, 3, ... without a hole, and every object's turns 0, 1, 2, ... each
+ * held once. A hole means the recording lost events and is refused.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/event.h"
+#include "rr_log.h"
+
+static uint64_t align8(uint64_t v)
+{
+	return (v + 7) & ~7ull;
+}
+
+uint64_t rr_record_area_size(uint32_t max_objs)
+{
+	return RR_AREA_HDR + align8((uint64_t)max_objs * 4);
+}
+
+static void rr_area_header(struct rr_area *a, uint32_t mode, uint32_t max_objs,
+			   uint32_t max_threads)
+{
+	memset(a, 0, sizeof(*a));
+	a->magic = RR_MAGIC;
+	a->version = RR_VERSION;
+	a->mode = mode;
+	a->max_objs = max_objs;
+	a->max_threads = max_threads;
+	a->stuck_ms = 5000;
+}
+
+void rr_record_area_init(void *area, uint32_t max_objs, uint32_t max_threads)
+{
+	struct rr_area *a = area;
+
+	rr_area_header(a, RR_MODE_RECORD, max_objs, max_threads);
+	/* Recording uses turn[] only; the replay arrays alias it harmlessly. */
+	a->turn_off = a->waiters_off = a->objmap_off = a->first_off = a->order_off = RR_AREA_HDR;
+	a->threads_off = a->log_off = RR_AREA_HDR;
+}
+
+/* ---- the record side file ---- */
+
+int rr_info_write(struct trace_writer *w, const struct rr_info *info)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc;
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "format=spool-record-1\nmode=%s\npid=%" PRIu32 "\nexe=%s\nbuildid=%s\n"
+		   "flags=%" PRIu32 "\nlost=%" PRIu64 "\n",
+		info->mode, info->pid, info->exe, info->buildid, info->flags, info->lost);
+	if (info->report[0]) {
+		fputs("report=", f);
+		for (const char *p = info->report; *p; p++)
+			fputc(*p == '\n' ? ' ' : *p, f);
+		fputc('\n', f);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	rc = trace_writer_add_file(w, "record", buf, len);
+	free(buf);
+	return rc;
+}
+
+int rr_info_read(const char *dir, struct rr_info *info)
+{
+	struct trace_reader *r;
+	char *data = NULL, *line, *save = NULL;
+	size_t len;
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	rc = trace_reader_open(&r, dir, NULL);
+	if (rc < 0)
+		return rc;
+	rc = trace_reader_file(r, "record", &data, &len);
+	trace_reader_close(r);
+	if (rc < 0)
+		return rc;
+	rc = -EPROTO;
+	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(line, '=');
+
+		if (!eq)
+			continue;
+		*eq++ = 0;
+		if (!strcmp(line, "format") && !strcmp(eq, "spool-record-1"))
+			rc = 0;
+		else if (!strcmp(line, "mode"))
+			snprintf(info->mode, sizeof(info->mode), "%s", eq);
+		else if (!strcmp(line, "pid"))
+			info->pid = (uint32_t)strtoul(eq, NULL, 10);
+		else if (!strcmp(line, "exe"))
+			snprintf(info->exe, sizeof(info->exe), "%s", eq);
+		else if (!strcmp(line, "buildid"))
+			snprintf(info->buildid, sizeof(info->buildid), "%s", eq);
+		else if (!strcmp(line, "flags"))
+			info->flags = (uint32_t)strtoul(eq, NULL, 10);
+		else if (!strcmp(line, "lost"))
+			info->lost = strtoull(eq, NULL, 10);
+		else if (!strcmp(line, "report"))
+			snprintf(info->report, sizeof(info->report), "%s", eq);
+	}
+	free(data);
+	return rc;
+}
+
+/* ---- loading a recording ---- */
+
+struct rr_log {
+	struct rec_hdr **recs; /* sched and input records, sorted by (thread, tseq, chunk) */
+	size_t n, cap;
+	uint32_t nthreads, nobjs, max_objs;
+	uint64_t events, inputs, log_bytes, norder;
+};
+
+static uint32_t rec_thread(const struct rec_hdr *h)
+{
+	return ev_kind(h->word) == KIND_SCHED ? ((const struct rec_sched *)h)->thread
+					       : ((const struct rec_input *)h)->thread;
+}
+
+static uint32_t rec_tseq(const struct rec_hdr *h)
+{
+	return ev_kind(h->word) == KIND_SCHED ? ((const struct rec_sched *)h)->tseq
+					       : ((const struct rec_input *)h)->tseq;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct rec_hdr *x = *(const struct rec_hdr *const *)a;
+	const struct rec_hdr *y = *(const struct rec_hdr *const *)b;
+	uint32_t tx = rec_thread(x), ty = rec_thread(y), sx, sy, cx = 0, cy = 0;
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	sx = rec_tseq(x);
+	sy = rec_tseq(y);
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	if (ev_kind(x->word) == KIND_INPUT)
+		cx = ((const struct rec_input *)x)->chunk_off;
+	if (ev_kind(y->word) == KIND_INPUT)
+		cy = ((const struct rec_input *)y)->chunk_off;
+	return cx < cy ? -1 : cx > cy;
+}
+
+static int rr_collect(const char *dir, struct rr_log *log, uint32_t *max_lock, char *err,
+		      size_t errlen)
+{
+	struct trace_reader *r;
+	struct trace_problem prob;
+	struct trace_event ev;
+	int rc;
+
+	rc = trace_reader_open(&r, dir, &prob);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot read trace %s: %s", dir, prob.msg);
+		return rc;
+	}
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		unsigned k = ev_kind(ev.rec->word);
+		struct rec_hdr *c;
+
+		if (k == KIND_LOCKDEF && ev_obj(ev.rec->word) > *max_lock)
+			*max_lock = ev_obj(ev.rec->word);
+		if (k != KIND_SCHED && k != KIND_INPUT)
+			continue;
+		if (log->n == log->cap) {
+			size_t cap = log->cap ? 2 * log->cap : 1024;
+			struct rec_hdr **v = realloc(log->recs, cap * sizeof(*v));
+
+			if (!v) {
+				rc = -ENOMEM;
+				break;
+			}
+			log->recs = v;
+			log->cap = cap;
+		}
+		c = malloc(ev.rec->size);
+		if (!c) {
+			rc = -ENOMEM;
+			break;
+		}
+		memcpy(c, ev.rec, ev.rec->size);
+		log->recs[log->n++] = c;
+	}
+	if (rc == 0 && trace_reader_nproblems(r)) {
+		const struct trace_problem *p = trace_reader_problem(r, 0);
+
+		snprintf(err, errlen, "the recording is damaged (%s at offset %" PRIu64 ": %s)",
+			 p->file, p->offset, p->msg);
+		rc = -EPROTO;
+	} else if (rc < 0) {
+		snprintf(err, errlen, "reading %s: %s", dir, strerror(-rc));
+	}
+	trace_reader_close(r);
+	return rc;
+}
+
+/* Holes in a thread's events or an object's turns: the recording lost
+ * something, and a replay would wait forever or diverge. */
+static int rr_check(struct rr_log *log, uint32_t *count, char *err, size_t errlen)
+{
+	uint32_t thread = UINT32_MAX, want = 1, i;
+
+	for (i = 0; i < log->n; i++) {
+		const struct rec_hdr *h = log->recs[i];
+		uint32_t t = rec_thread(h), s = rec_tseq(h);
+
+		if (t != thread) {
+			thread = t;
+			want = 1;
+		}
+		if (ev_kind(h->word) == KIND_INPUT && ((const struct rec_input *)h)->chunk_off) {
+			if (s + 1 != want) {
+				snprintf(err, errlen, "thread %u: input chunk without its start", t);
+				return -EPROTO;
+			}
+			continue;
+		}
+		if (s != want) {
+			snprintf(err, errlen,
+				 "the recording lost events: thread %u has event %u where %u was "
+				 "expected",
+				 t, s, want);
+			return -EPROTO;
+		}
+		want++;
+		if (ev_kind(h->word) == KIND_SCHED) {
+			const struct rec_sched *e = (const struct rec_sched *)h;
+
+			if (e->turn != RR_NO_TURN)
+				count[e->obj]++;
+		}
+	}
+	return 0;
+}
+
+int rr_log_load(const char *dir, struct rr_log **out, char *err, size_t errlen)
+{
+	struct rr_log *log = calloc(1, sizeof(*log));
+	uint32_t max_lock = 0, *count = NULL;
+	int rc;
+
+	if (!log)
+		return -ENOMEM;
+	rc = rr_collect(dir, log, &max_lock, err, errlen);
+	if (rc < 0)
+		goto out_free;
+	if (!log->n) {
+		snprintf(err, errlen, "the recording has no schedule events");
+		rc = -ENODATA;
+		goto out_free;
+	}
+	qsort(log->recs, log->n, sizeof(*log->recs), rec_cmp);
+	for (size_t i = 0; i < log->n; i++) {
+		const struct rec_hdr *h = log->recs[i];
+		uint32_t t = rec_thread(h);
+
+		if (t >= EV_MAX_THREADS) {
+			snprintf(err, errlen, "bad thread number %u in the recording", t);
+			rc = -EPROTO;
+			goto out_free;
+		}
+		if (t + 1 > log->nthreads)
+			log->nthreads = t + 1;
+		if (ev_kind(h->word) == KIND_SCHED) {
+			const struct rec_sched *e = (const struct rec_sched *)h;
+
+			if (e->obj >= (1u << 24)) {
+				snprintf(err, errlen, "bad object number %u in the recording", e->obj);
+				rc = -EPROTO;
+				goto out_free;
+			}
+			if (e->obj + 1 > log->nobjs)
+				log->nobjs = e->obj + 1;
+			if (e->op == OP_THREAD_CREATE && !e->result && e->arg + 1 > log->nthreads)
+				log->nthreads = (uint32_t)e->arg + 1;
+			log->events++;
+			if (e->turn != RR_NO_TURN)
+				log->norder++;
+		} else if (!((const struct rec_input *)h)->chunk_off) {
+			log->inputs++;
+		}
+		log->log_bytes += h->size;
+	}
+	if (max_lock + 1 > log->nobjs)
+		max_lock = log->nobjs;
+	/* Room for the replay's own lock indices, which count locks that take
+	 * no turn (initialized, destroyed, only signalled) too. */
+	log->max_objs = 2 * (max_lock + 1 > log->nobjs ? max_lock + 1 : log->nobjs) + 1024;
+	count = calloc(log->nobjs, sizeof(*count));
+	if (!count) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	rc = rr_check(log, count, err, errlen);
+	free(count);
+	if (rc < 0)
+		goto out_free;
+	*out = log;
+	return 0;
+
+out_free:
+	rr_log_free(log);
+	return rc;
+}
+
+static void rr_layout(const struct rr_log *log, struct rr_area *a)
+{
+	uint64_t off = RR_AREA_HDR;
+
+	a->turn_off = off;
+	off += align8((uint64_t)log->max_objs * 4);
+	a->waiters_off = off;
+	off += align8((uint64_t)log->max_objs * 4);
+	a->objmap_off = off;
+	off += align8((uint64_t)log->max_objs * 4);
+	a->threads_off = off;
+	off += (uint64_t)log->nthreads * sizeof(struct rr_thread_slot);
+	a->first_off = off;
+	off += align8(((uint64_t)log->max_objs + 1) * 4);
+	a->order_off = off;
+	off += log->norder * sizeof(struct rr_order);
+	a->log_off = off;
+	a->log_size = log->log_bytes;
+}
+
+uint64_t rr_log_area_size(const struct rr_log *log)
+{
+	struct rr_area a;
+
+	rr_layout(log, &a);
+	return a.log_off + a.log_size;
+}
+
+uint32_t rr_log_threads(const struct rr_log *log)
+{
+	return log->nthreads;
+}
+
+uint64_t rr_log_events(const struct rr_log *log, uint64_t *inputs)
+{
+	if (inputs)
+		*inputs = log->inputs;
+	return log->events;
+}
+
+void rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_t opts)
+{
+	struct rr_area *a = area;
+	struct rr_thread_slot *th;
+	struct rr_order *order;
+	uint32_t *first;
+	char *base = area;
+	uint64_t off;
+	size_t i;
+
+	rr_area_header(a, RR_MODE_REPLAY, log->max_objs, log->nthreads);
+	a->stuck_ms = stuck_ms;
+	a->opts = opts;
+	rr_layout(log, a);
+	th = (struct rr_thread_slot *)(base + a->threads_off);
+	first = (uint32_t *)(base + a->first_off);
+	order = (struct rr_order *)(base + a->order_off);
+	for (i = 0; i < log->nthreads; i++) {
+		th[i].log_off = th[i].log_end = a->log_off;
+		th[i].wait_obj = RR_NO_TURN;
+	}
+	/* first[] from the turn counts, then order[] by (object, turn). */
+	for (i = 0; i < log->n; i++) {
+		const struct rec_sched *e = (const struct rec_sched *)log->recs[i];
+
+		if (ev_kind(e->h.word) == KIND_SCHED && e->turn != RR_NO_TURN)
+			first[e->obj + 1]++;
+	}
+	for (i = 1; i <= log->max_objs; i++)
+		first[i] += first[i - 1];
+	off = a->log_off;
+	for (i = 0; i < log->n; i++) {
+		const struct rec_hdr *h = log->recs[i];
+		uint32_t t = rec_thread(h);
+
+		/* Sorted by thread: its first record starts its log. */
+		if (!i || rec_thread(log->recs[i - 1]) != t)
+			th[t].log_off = off;
+		memcpy(base + off, h, h->size);
+		off += h->size;
+		th[t].log_end = off;
+		th[t].nevents = rec_tseq(h);
+		if (ev_kind(h->word) == KIND_SCHED) {
+			const struct rec_sched *e = (const struct rec_sched *)h;
+
+			if (e->turn != RR_NO_TURN && first[e->obj] + e->turn < first[e->obj + 1]) {
+				order[first[e->obj] + e->turn].thread = e->thread;
+				order[first[e->obj] + e->turn].tseq = e->tseq;
+			}
+		}
+	}
+}
+
+void rr_log_free(struct rr_log *log)
+{
+	if (!log)
+		return;
+	for (size_t i = 0; i < log->n; i++)
+		free(log->recs[i]);
+	free(log->recs);
+	free(log);
+}
+
+/* ---- dump ---- */
+
+struct dump_ent {
+	uint32_t a, b, c, d;
+	const struct rec_hdr *h;
+};
+
+static int dump_cmp(const void *x, const void *y)
+{
+	const struct dump_ent *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return 0;
+}
+
+int rr_dump_schedule(const char *dir, FILE *out)
+{
+	struct rr_log log = {0};
+	struct dump_ent *v;
+	uint32_t max_lock = 0;
+	char err[256];
+	size_t i, n = 0;
+	int rc;
+
+	rc = rr_collect(dir, &log, &max_lock, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "spool: %s\n", err);
+		goto out;
+	}
+	v = calloc(log.n ? log.n : 1, sizeof(*v));
+	if (!v) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < log.n; i++) {
+		const struct rec_hdr *h = log.recs[i];
+
+		if (ev_kind(h->word) == KIND_SCHED) {
+			const struct rec_sched *e = (const struct rec_sched *)h;
+
+			v[n++] = (struct dump_ent){e->obj, e->turn == RR_NO_TURN ? UINT32_MAX : e->turn,
+						   e->thread, e->tseq, h};
+		}
+	}
+	qsort(v, n, sizeof(*v), dump_cmp);
+	for (i = 0; i < n; i++) {
+		const struct rec_sched *e = (const struct rec_sched *)v[i].h;
+
+		if (e->turn == RR_NO_TURN)
+			fprintf(out, "sched obj %u turn - thread %u event %u op %u result %d\n", e->obj,
+				e->thread, e->tseq, e->op, e->result);
+		else
+			fprintf(out, "sched obj %u turn %u thread %u event %u op %u result %d\n",
+				e->obj, e->turn, e->thread, e->tseq, e->op, e->result);
+	}
+	n = 0;
+	for (i = 0; i < log.n; i++) {
+		const struct rec_input *in = (const struct rec_input *)log.recs[i];
+
+		if (ev_kind(in->h.word) == KIND_INPUT && !in->chunk_off)
+			v[n++] = (struct dump_ent){in->thread, in->tseq, 0, 0, &in->h};
+	}
+	qsort(v, n, sizeof(*v), dump_cmp);
+	for (i = 0; i < n; i++) {
+		const struct rec_input *in = (const struct rec_input *)v[i].h;
+
+		fprintf(out, "input thread %u event %u call %u fd %d result %" PRId64 " len %u\n",
+			in->thread, in->tseq, in->call, in->fd, in->result, in->len);
+	}
+	free(v);
+out:
+	for (i = 0; i < log.n; i++)
+		free(log.recs[i]);
+	free(log.recs);
+	return rc;
+}

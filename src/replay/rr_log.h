@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rr_log.h - the host side of record/replay's log (doc/record.md): the
+ * feature area for a recording, the "record" side file that marks a trace
+ * as a recording, loading a recording's KIND_SCHED / KIND_INPUT records
+ * back into a replay area, and a text dump of a trace's schedule.
+ */
+#ifndef SPOOL_REPLAY_RR_LOG_H
+#define SPOOL_REPLAY_RR_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../trace/trace.h"
+#include "rr_area.h"
+
+/* Feature area of a recording: header and turn words. */
+uint64_t rr_record_area_size(uint32_t max_objs);
+void rr_record_area_init(void *area, uint32_t max_objs, uint32_t max_threads);
+
+/* What the "record" side file says. */
+struct rr_info {
+	char mode[16];
+	uint32_t pid;	   /* the recorded (first) process */
+	char exe[4096];
+	char buildid[160]; /* hex, "" if the binary had none */
+	uint32_t flags;	   /* RR_F_* */
+	uint64_t lost;
+	char report[RR_REPORT_BYTES];
+};
+int rr_info_write(struct trace_writer *w, const struct rr_info *info);
+/* -ENOENT: the trace has no recording. */
+int rr_info_read(const char *dir, struct rr_info *info);
+
+struct rr_log;
+/* Load the schedule and inputs of a recording. On error returns a negative
+ * errno with a message in err. */
+int rr_log_load(const char *dir, struct rr_log **out, char *err, size_t errlen);
+uint64_t rr_log_area_size(const struct rr_log *log);
+uint32_t rr_log_threads(const struct rr_log *log);
+uint64_t rr_log_events(const struct rr_log *log, uint64_t *inputs);
+/* Fill a replay area of rr_log_area_size bytes. */
+void rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_t opts);
+void rr_log_free(struct rr_log *log);
+
+/* Print a trace's schedule, one line per event in (object, turn) order,
+ * then its inputs in (thread, event) order. Returns 0 or a negative errno. */
+int rr_dump_schedule(const char *dir, FILE *out);
+
+#endif
