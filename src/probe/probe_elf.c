@@ -147,7 +147,8 @@ int probe_module_open(struct probe_module *mod, const char *path, int is_main)
 		/* Exported functions missing from .symtab are rare; merging
 		 * both would only add aliases. */
 	}
-	qsort(mod->syms, mod->nsyms, sizeof(*mod->syms), probe_sym_cmp);
+	if (mod->nsyms)
+		qsort(mod->syms, mod->nsyms, sizeof(*mod->syms), probe_sym_cmp);
 	/* One symbol per address: aliases (weak names, versioned copies)
 	 * would otherwise probe the same code twice. */
 	for (size_t i = j = 0; i < mod->nsyms; i++) {
