@@ -30,6 +30,8 @@ install-cc: $(CCOPT)
 	install -d $(DESTDIR)$(PREFIX)/lib/spool $(DESTDIR)$(PREFIX)/include/spool
 	install -m 755 $(CCOPT) $(DESTDIR)$(PREFIX)/lib/spool/spool-ccopt
 	install -m 644 include/spool/trace.h $(DESTDIR)$(PREFIX)/include/spool/trace.h
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed 's|@PREFIX@|$(PREFIX)|' src/cc/spool.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/spool.pc
 
 .PHONY: install-cc
 

@@ -27,7 +27,7 @@ if [ ! -x "$CCOPT" ]; then
 	exit 0
 fi
 
-plan 95
+plan 97
 
 # trace_and_decode NAME ARGS...: run ./NAME under spool, decode into dec-NAME.
 trace_and_decode() {
@@ -100,6 +100,20 @@ if command -v cmake >/dev/null; then
 	cc_same_events dec-multi-plain-Os dec-multi-cmake "CMake build: decoded trace = plain trace"
 else
 	skip 6 "cmake is not installed"
+fi
+
+# Installed, the header is found through pkg-config.
+if command -v pkg-config >/dev/null; then
+	make -s -C "$SRC" install-cc O="$(dirname "$CCOPT")" DESTDIR="$PWD/inst" PREFIX=/opt/spool \
+		>inst.out 2>&1
+	is "$?" 0 "make install-cc installs the header, the optimizer and spool.pc" ||
+		diag "$(cat inst.out)"
+	cflags=$(PKG_CONFIG_SYSROOT_DIR="$PWD/inst" PKG_CONFIG_PATH="$PWD/inst/opt/spool/lib/pkgconfig" \
+		pkg-config --cflags spool)
+	"$CLANG" -Wall -Werror $cflags -c "$SRC/tests/cc/bank.c" -o pc.o 2>pc.err
+	is "$?" 0 "  pkg-config --cflags spool finds spool/trace.h" || diag "$cflags" "$(cat pc.err)"
+else
+	skip 2 "pkg-config is not installed"
 fi
 
 # A stripped binary keeps its tables (the section is not debug information).
