@@ -88,8 +88,12 @@ check: deps
 	SPOOL_BUILD=$(CURDIR)/build-asan SPOOL_PROGS=$(CURDIR)/$(O)/tests/progs SPOOL_ASAN=1 \
 		prove tests/integ/
 
+# bench/run.sh is the lock profiler's; every feature adds its own
+# bench/<feature>.sh (build dir as $1, ratios printed, nothing asserted).
 bench: all progs
 	bench/run.sh $(O)
+	@for b in bench/*.sh; do [ "$$b" = bench/run.sh ] && continue; \
+		echo "== $$b"; bash "$$b" $(O) || echo "bench: $$b failed"; done
 
 demo: deps
 	$(MAKE) all progs
