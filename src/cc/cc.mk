@@ -35,8 +35,8 @@ install-cc: $(CCOPT)
 
 .PHONY: install-cc
 
-# make bench also measures what spool cc saves (bench/cc.sh).
-bench: bench-cc
+# make bench also measures what spool cc saves: it runs bench/cc.sh with
+# every other bench/<feature>.sh (Makefile). bench-cc runs it alone.
 bench-cc: all progs
 	bench/cc.sh $(O)
 
