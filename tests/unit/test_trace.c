@@ -700,6 +700,84 @@ static void test_babeltrace2(void **state)
 	free(out);
 }
 
+/*
+ * Table kinds (src/trace/kinds.c) are copied as they are: a fixed one
+ * (KIND_FUNC) and one with a counted tail (KIND_INPUT) come back byte for
+ * byte, a tail whose count disagrees with the record size is refused, and
+ * babeltrace2 reads them by the TSDL of their rows.
+ */
+static void test_table_kinds(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_stream *ss[1] = {0};
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_problem pb;
+	struct trace_event ev;
+	uint64_t t = test_clock.tsc0 + 3000, n = 0;
+	struct rec_func *fn;
+	struct rec_input *in;
+
+	fn = (struct rec_func *)add_rec(f, 0);
+	fn->h.word = ev_word(KIND_FUNC, 0, 0, FUNC_OP_ENTER);
+	fn->h.tsc = t;
+	fn->h.seq = 1;
+	fn->h.size = sizeof(*fn);
+	fn->fn = 0x401136;
+	fn->site = 0x4011a0;
+	fn->depth = 3;
+	in = (struct rec_input *)add_rec(f, 0);
+	in->h.word = ev_word(KIND_INPUT, 0, 0, 0);
+	in->h.tsc = t + 100;
+	in->h.seq = 2;
+	in->thread = 1;
+	in->tseq = 7;
+	in->fd = 5;
+	in->result = 13;
+	in->len = 13;
+	in->nwords = 2;
+	memcpy(in->data, "hello, world\n", 13);
+	in->h.size = (uint32_t)(sizeof(*in) + 8 * in->nwords);
+	assert_true(in->h.size <= MAX_REC);
+
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	write_all_recs(f, w, ss, 1);
+	{
+		/* A tail count that does not match the size: refused. */
+		uint64_t buf[MAX_REC / 8];
+		struct rec_input *bad = (struct rec_input *)buf;
+
+		memcpy(buf, in, in->h.size);
+		bad->nwords = 3;
+		assert_int_equal(trace_stream_write(ss[0], &bad->h), -EINVAL);
+	}
+	assert_int_equal(trace_writer_close(w), 0);
+
+	assert_int_equal(trace_reader_open(&r, f->dir, &pb), 0);
+	while (trace_reader_next(r, &ev) == 1) {
+		assert_true(n < 2);
+		assert_same_rec(nth_of_stream(f, 0, n), ev.rec);
+		n++;
+	}
+	assert_int_equal(n, 2);
+	assert_int_equal(trace_reader_nproblems(r), 0);
+	trace_reader_close(r);
+
+	if (have_babeltrace2()) {
+		char cmd[512], *out;
+		int status;
+
+		snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' 2>&1", f->dir);
+		out = run_capture(cmd, &status);
+		assert_int_equal(status, 0);
+		assert_non_null(strstr(out, "spool:func"));
+		assert_non_null(strstr(out, "depth = 3"));
+		assert_non_null(strstr(out, "spool:input"));
+		assert_non_null(strstr(out, "nwords = 2"));
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -711,6 +789,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_side_files, setup, teardown),
 	    cmocka_unit_test(test_clock_conv),
 	    cmocka_unit_test_setup_teardown(test_babeltrace2, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_table_kinds, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
