@@ -30,7 +30,7 @@
 int agent_rr_mode;
 
 static struct rr_area *rr_area;
-static uint32_t *rr_turn, *rr_waiters, *rr_objmap, *rr_first;
+static uint32_t *rr_turn, *rr_objmap, *rr_first;
 static struct rr_thread_slot *rr_threads;
 static struct rr_order *rr_order;
 static uint32_t rr_chunk; /* data bytes per KIND_INPUT record */
@@ -489,9 +489,14 @@ static void __attribute__((noreturn)) rr_stuck(const struct rec_sched *e, uint64
 	rr_report_end(mine, 0);
 }
 
+/* Sleep until turn[obj] reaches the event's turn. The slot's wait_obj and
+ * wait_turn are published before the turn word is read again, and the
+ * passer stores the turn word before reading them (both seq_cst): either
+ * the waiter sees its turn or the passer sees the waiter and bumps its wake
+ * word, which makes the futex wait return. */
 static void rr_wait_turn(const struct rec_sched *e)
 {
-	uint32_t *w = &rr_turn[e->obj], cur;
+	uint32_t *w = &rr_turn[e->obj];
 	struct rr_thread_slot *s = &rr_threads[rr_self.id];
 	uint64_t start = 0;
 	int spins;
@@ -501,32 +506,44 @@ static void rr_wait_turn(const struct rec_sched *e)
 			return;
 		_mm_pause();
 	}
-	s->wait_obj = e->obj;
-	s->wait_turn = e->turn;
+	__atomic_store_n(&s->wait_turn, e->turn, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->wait_obj, e->obj, __ATOMIC_SEQ_CST);
 	for (;;) {
 		struct timespec ts = {0, 100000000};
+		uint32_t seq = __atomic_load_n(&s->wake, __ATOMIC_SEQ_CST);
 		uint64_t now;
 
-		cur = __atomic_load_n(w, __ATOMIC_SEQ_CST);
-		if (cur == e->turn)
+		if (__atomic_load_n(w, __ATOMIC_SEQ_CST) == e->turn)
 			break;
-		__atomic_fetch_add(&rr_waiters[e->obj], 1, __ATOMIC_SEQ_CST);
-		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, cur, &ts, NULL, 0);
-		__atomic_fetch_sub(&rr_waiters[e->obj], 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &s->wake, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+		if (__atomic_load_n(w, __ATOMIC_SEQ_CST) == e->turn)
+			break;
 		now = rr_now_ns();
 		if (!start)
 			start = now;
 		else if (now - start > (uint64_t)rr_area->stuck_ms * 1000000ull)
 			rr_stuck(e, (now - start) / 1000000ull);
 	}
-	s->wait_obj = RR_NO_TURN;
+	__atomic_store_n(&s->wait_obj, RR_NO_TURN, __ATOMIC_RELAXED);
 }
 
+/* Pass the object's turn on and wake its next holder if it sleeps. */
 static void rr_pass_turn(uint32_t obj, uint32_t turn)
 {
+	uint32_t i = rr_first[obj] + turn + 1;
+	struct rr_thread_slot *s;
+
 	__atomic_store_n(&rr_turn[obj], turn + 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&rr_waiters[obj], __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &rr_turn[obj], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	if (i >= rr_first[obj + 1])
+		return;
+	s = &rr_threads[rr_order[i].thread];
+	if (s == &rr_threads[rr_self.id])
+		return;
+	if (__atomic_load_n(&s->wait_obj, __ATOMIC_SEQ_CST) == obj &&
+	    __atomic_load_n(&s->wait_turn, __ATOMIC_SEQ_CST) == turn + 1) {
+		__atomic_fetch_add(&s->wake, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &s->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
 }
 
 int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
@@ -824,7 +841,6 @@ void agent_rr_init(void)
 		return;
 	}
 	rr_turn = (uint32_t *)((char *)a + a->turn_off);
-	rr_waiters = (uint32_t *)((char *)a + a->waiters_off);
 	rr_objmap = (uint32_t *)((char *)a + a->objmap_off);
 	rr_threads = (struct rr_thread_slot *)((char *)a + a->threads_off);
 	rr_first = (uint32_t *)((char *)a + a->first_off);

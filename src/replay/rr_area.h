@@ -6,7 +6,7 @@
  *
  *   [ struct rr_area                       ] RR_AREA_HDR bytes
  *   [ uint32_t turn[max_objs]              ] per-object turn word
- *   [ uint32_t waiters[max_objs]           ] replay: threads asleep on the turn word
+ *   [ uint32_t waiters[max_objs]           ] reserved (unused)
  *   [ uint32_t objmap[max_objs]            ] replay: replay lock index -> recorded object + 1
  *   [ struct rr_thread_slot[max_threads]   ] replay: each thread's log and position
  *   [ uint32_t obj_first[max_objs + 1]     ] replay: index of each object's first turn in order[]
@@ -18,7 +18,11 @@
  * it. Object 0 is the pseudo-object of thread creation (its turns number
  * the threads). Replay: turn[obj] is the turn being waited for; the thread
  * whose entry says (obj, turn) proceeds when turn[obj] == turn and stores
- * turn + 1 when it is done.
+ * turn + 1 when it is done; a thread that has to sleep for its turn
+ * announces (wait_obj, wait_turn) in its slot and sleeps on its own wake
+ * word, and the thread that passes the turn wakes exactly the next holder
+ * (found in order[]), so a handoff costs one wake and a run of turns by
+ * one thread costs none.
  */
 #ifndef SPOOL_REPLAY_RR_AREA_H
 #define SPOOL_REPLAY_RR_AREA_H
@@ -74,8 +78,8 @@ struct rr_thread_slot {
 	uint32_t done;	   /* events replayed so far (agent) */
 	uint32_t wait_obj; /* object it waits on, RR_NO_TURN if none (agent) */
 	uint32_t wait_turn;
-	uint32_t started;  /* the thread exists in the replay (agent) */
-	uint32_t pad;
+	uint32_t started;  /* 1 once the thread exists in the replay, 2 once it ended (agent) */
+	uint32_t wake;	   /* futex word the thread sleeps on while it waits for a turn */
 };
 
 struct rr_order {
