@@ -1,10 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# probe.sh - cost of a dynamic probe hit (spool probe): a tight loop of calls
+# probe.sh - cost of a dynamic probe hit (spool probe), timed from inside the
+# program (tests/progs/probe_bench.c, clock_gettime): a tight loop of calls
 # to a small function, native and with its entry and exit probed (a jump
-# probe each), and to a 3-byte function whose probes are int3; against
-# uftrace when it is installed. Prints ns per call and the added cost per
-# hit (two hits per call: entry and exit); asserts nothing.
+# probe each: two hits per call), and to a 3-byte function whose probes are
+# int3; against uftrace when it is installed. Prints ns per call and the
+# added ns per hit; asserts nothing.
+#   isolated:  best round of calls that fit under the ring's watermark, the
+#              collector asleep: what the probe itself costs the thread
+#   sustained: one long loop while the collector drains the ring on the
+#              other core (wall clock; cpu = the thread's CPU time)
 #   bench/probe.sh BUILD_DIR
 set -u
 B="${1:-build}"
@@ -15,36 +20,49 @@ P="$B/tests/progs/probe_bench"
 T="$(mktemp -d /tmp/spool-bench-probe.XXXXXX)"
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
-N=2000000
-NT=20000
+N=300000	# sustained calls (jump); 86 MB of records for the 64 MB ring
+BATCH=100000	# isolated round: 14 MB, under the 16 MB watermark
+NT=3000		# int3: each hit is a signal
+BT=1000
 
-ns() { sed -n 's/^ns_per_call //p'; }
-best() { # best of 3 runs of a command printing ns_per_call
-	local b="" v i
+# best (lowest) value of field $1 over 3 runs of the command
+best() {
+	local f="$1" b="" v i
+	shift
 	for i in 1 2 3; do
-		v="$("$@" 2>/dev/null | ns)"
+		"$@" >"$T/run.out" 2>/dev/null
+		v="$(sed -n "s/^$f //p" "$T/run.out")"
 		[ -n "$v" ] || continue
 		if [ -z "$b" ] || awk "BEGIN{exit !($v < $b)}"; then b="$v"; fi
 	done
 	echo "${b:-nan}"
 }
+hit() { awk "BEGIN{printf \"%+.1f\", ($1 - $2) / $3}"; }
 
-native="$(best "$P" small $N)"
-jump="$(best "$SPOOL" probe -q --ring-size 64m -e 'func:probe_small' -- "$P" small $N)"
-tnative="$(best "$P" tiny $NT)"
-int3="$(best "$SPOOL" probe -q -e 'func:probe_tiny3' -- "$P" tiny $NT)"
+nb="$(best batch_ns_per_call "$P" small $N $BATCH)"
+ns="$(best ns_per_call "$P" small $N)"
+J=("$SPOOL" probe -q --ring-size 64m -e 'func:probe_small' -- "$P" small $N $BATCH)
+jb="$(best batch_ns_per_call "${J[@]}")"
+js="$(best ns_per_call "${J[@]}")"
+jc="$(best cpu_ns_per_call "${J[@]}")"
+tb="$(best batch_ns_per_call "$P" tiny $NT $BT)"
+I=("$SPOOL" probe -q --ring-size 64m -e 'func:probe_tiny3' -- "$P" tiny $NT $BT)
+ib="$(best batch_ns_per_call "${I[@]}")"
 
 echo "probe: ns per call of a small function, entry and exit probed (2 hits per call)"
-printf "  native               %8s ns\n" "$native"
-printf "  spool jump probes    %8s ns   (+%s ns per hit)\n" "$jump" \
-	"$(awk "BEGIN{printf \"%.1f\", ($jump - $native) / 2}")"
-printf "  native (3-byte fn)   %8s ns\n" "$tnative"
-printf "  spool int3 probes    %8s ns   (+%s ns per hit)\n" "$int3" \
-	"$(awk "BEGIN{printf \"%.1f\", ($int3 - $tnative) / 2}")"
+printf "  native                          %9s ns\n" "$nb"
+printf "  jump probes, isolated           %9s ns   %s ns per hit\n" "$jb" "$(hit "$jb" "$nb" 2)"
+printf "  jump probes, sustained (wall)   %9s ns   %s ns per hit\n" "$js" "$(hit "$js" "$ns" 2)"
+printf "  jump probes, sustained (cpu)    %9s ns   %s ns per hit\n" "$jc" "$(hit "$jc" "$ns" 2)"
+printf "  native (3-byte fn)              %9s ns\n" "$tb"
+printf "  int3 probes, isolated           %9s ns   %s ns per hit\n" "$ib" "$(hit "$ib" "$tb" 2)"
 if command -v uftrace >/dev/null; then
-	u="$(best uftrace record -d "$T/uftrace.data" --force -P probe_small "$P" small $N)"
-	printf "  uftrace -P           %8s ns   (+%s ns per call)\n" "$u" \
-		"$(awk "BEGIN{printf \"%.1f\", $u - $native}")"
+	# uftrace needs -pg or -finstrument-functions for its own hooks; with
+	# neither it patches the function dynamically (-P) where it can.
+	u="$(best batch_ns_per_call uftrace record -d "$T/uftrace.data" --force -P probe_small \
+		"$P" small $N $BATCH)"
+	printf "  uftrace -P probe_small          %9s ns   %s ns per call; spool jump = %s x\n" "$u" \
+		"$(hit "$u" "$nb" 1)" "$(awk "BEGIN{printf \"%.2f\", ($jb - $nb) / ($u - $nb)}")"
 else
 	echo "  uftrace: not installed (apt-get install uftrace to compare)"
 fi

@@ -1,35 +1,52 @@
 // SPDX-License-Identifier: MIT
 /*
- * spool/probe.h - custom probe handlers for spool probe (planned API; the
- * first slice of spool probe runs only the standard probes: see
- * doc/probe.md).
+ * spool/probe.h - custom probe handlers for spool probe.
  *
- * A custom probe is a shared object that exports up to three handlers,
- * loaded into the target by the agent (`spool probe --handler ./my.so`):
+ * A custom probe is a shared object that exports up to three handlers. The
+ * agent loads it into the target (dlopen, once, when the probes are placed)
+ * with `spool probe --handler ./my.so -e SPEC ...`, and every probe of the
+ * run calls them in addition to recording its standard event:
  *
- *   void spool_probe_pre(const struct spool_probe_ctx *ctx);    before the probed instruction
- *   void spool_probe_post(const struct spool_probe_ctx *ctx);   after it
+ *   void spool_probe_pre(const struct spool_probe_ctx *ctx);
+ *           at a function's entry (ctx->op == SPOOL_PROBE_ENTRY): before its
+ *           first instruction runs
+ *   void spool_probe_post(const struct spool_probe_ctx *ctx);
+ *           at each of its returns (ctx->op == SPOOL_PROBE_EXIT): the return
+ *           value is in ctx->rax (and rdx), the function's epilogue has run
  *   void spool_probe_error(const struct spool_probe_ctx *ctx, int sig);
- *                                   pre or post faulted (sig = SIGSEGV, SIGBUS...):
- *                                   the probe is removed, the program runs on
+ *           pre or post faulted (sig = SIGSEGV, SIGBUS, SIGFPE or SIGILL):
+ *           the fault is absorbed, this probe is removed from the program
+ *           (its original bytes restored) and the program runs on. The
+ *           other probes stay. A fault in the error handler is absorbed too.
+ *
+ * Build: cc -shared -fPIC -mgeneral-regs-only -O2 -o my.so my.c
  *
  * Rules, as for the agent: handlers run on the probed thread, possibly in a
- * signal handler (int3 probes) and with the thread inside arbitrary code:
- * no malloc, no stdio, no locks; return quickly. They must not use vector
- * registers unless they save them (compile with -mgeneral-regs-only).
+ * signal handler (int3 probes), with the thread anywhere in the program:
+ * no malloc, no stdio, no locks the program may hold; async-signal-safe
+ * calls only (write(2) is fine); return quickly. They must not use vector
+ * or x87 registers (the program's floating-point arguments and return
+ * values are live there and are not saved for them): compile with
+ * -mgeneral-regs-only, and call no libc function that uses them (memcpy,
+ * strlen... may). Handlers do not nest: a probe hit inside a handler is
+ * not recorded and runs no handler.
  */
 #ifndef SPOOL_PROBE_H
 #define SPOOL_PROBE_H
 
 #include <stdint.h>
 
+#define SPOOL_PROBE_ENTRY 1
+#define SPOOL_PROBE_EXIT 2
+#define SPOOL_PROBE_HIT 3
+
 /* What a handler sees: the probe and the caller-saved registers at the
- * probed instruction (read-only in this version). */
+ * probed instruction (read-only: changing them changes nothing). */
 struct spool_probe_ctx {
-	uint32_t probe_id;  /* as in the trace's "probes" table */
-	uint32_t op;	    /* 1 entry, 2 exit, 3 hit */
-	uint64_t addr;	    /* the probed instruction */
-	uint64_t sp;	    /* stack pointer at it */
+	uint32_t probe_id; /* as in the trace's "probes" table */
+	uint32_t op;	   /* SPOOL_PROBE_* */
+	uint64_t addr;	   /* the probed instruction (entry, or the ret) */
+	uint64_t sp;	   /* stack pointer at it: *(uint64_t *)sp is the return address */
 	uint64_t rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11;
 };
 

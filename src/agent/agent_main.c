@@ -353,7 +353,7 @@ static int agent_parse_fd(const char *s)
 }
 
 /* Map the region and check it is one spool made for this layout. */
-static int agent_map(int fd)
+int agent_map(int fd)
 {
 	struct shm_ctl *c;
 	uint64_t size;

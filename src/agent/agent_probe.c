@@ -1,140 +1,97 @@
 // SPDX-License-Identifier: MIT
 /*
- * agent_probe.c - the runtime half of dynamic probes (spool probe): at
- * startup, place the trampolines spool built (src/probe/probe_abi.h) near
- * each module, patch the probed code, and record a KIND_PROBE event per hit.
+ * agent_probe.c - the runtime half of dynamic probes (spool probe): place
+ * the trampolines spool built (src/probe/probe_abi.h) near each module,
+ * patch the probed code, take int3 hits, absorb faults of custom handlers
+ * and remove probes. The handlers a hit runs are in agent_probe_hot.c.
  *
- * When: in the constructor, before main, when the process has one thread,
- * so the text can be rewritten without stopping anyone. Libraries loaded
- * later with dlopen are not probed yet.
+ * When: launch mode, in the constructor before main, when the process has
+ * one thread (agent_probe_init). Attach mode (spool probe -p), when spool
+ * has stopped every thread with ptrace and calls the exported entry points
+ * below in the target: prepare (map spool's memory, place the trampolines),
+ * commit (write the patches: spool has checked that no thread is inside a
+ * patched range), detach (restore every original byte). Libraries loaded
+ * later with dlopen are not probed.
  *
  * Jump probes: the trampoline (spool's code, relocated here with the
- * module's load bias and the page's address) saves the caller-saved
- * registers, calls a handler below, restores them and runs the displaced
- * instructions. The handlers are compiled general-regs-only: they never
- * touch vector or x87 registers, which at a function entry may hold
- * arguments and at a ret the return value, so the trampoline need not save
- * them. The only call out (registering a thread on its first event) is
- * wrapped in fxsave/fxrstor.
+ * module's load bias and the page's address) saves the caller-saved general
+ * registers, calls a handler, restores them and runs the displaced
+ * instructions.
  *
  * int3 probes: a SIGTRAP handler finds the probe by address, runs the same
  * handler with registers from the signal context, and resumes at the
  * probe's out-of-line slot, which runs the displaced instruction and jumps
- * back: the original instruction runs exactly once per hit. A SIGTRAP that
+ * back: the original instruction runs exactly once per hit. An int3 that is
+ * no longer in the text when its signal arrives was one of ours, removed
+ * meanwhile: the thread re-executes the restored instruction. A SIGTRAP that
  * is not ours goes to the handler installed before ours, or, if that was
  * the default, re-executes with the default action. A handler the program
  * installs later replaces ours (doc/probe.md: the int3 probes then stop).
+ *
+ * Removing a probe while other threads run (a custom handler faulted): the
+ * first byte becomes int3, then the rest of the original bytes are written,
+ * then the first byte, each step followed by a core serialization of every
+ * thread (membarrier) when the kernel has it. A thread that reaches the
+ * probe meanwhile either jumps to the trampoline (which stays mapped
+ * forever, and whose handler no longer runs), traps on the int3 and
+ * retries, or runs the original code.
  */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <link.h>
+#include <linux/membarrier.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "../probe/probe_abi.h"
 #include "agent.h"
 #include "agent_probe.h"
 
-struct agent_probe_rt {
-	uint64_t addr;	  /* probed instruction */
-	uint64_t slot;	  /* int3: where to resume */
-	uint32_t id;
-	uint32_t handler;
-	uint8_t int3;
-	uint8_t disabled;
-};
+struct agent_probe_rt *agent_probe_by_id;
+uint32_t agent_probe_max_id;
+struct agent_probe_user agent_probe_user;
 
 static struct probe_area_hdr *agent_probe_area;
-static struct agent_probe_rt *agent_probe_by_id; /* index: probe id */
-static uint32_t agent_probe_max_id;
+static const agent_probe_fn *agent_probe_table = agent_probe_handlers;
 static uint32_t *agent_probe_traps; /* ids of int3 probes sorted by address */
 static uint32_t agent_probe_ntraps;
+static int agent_probe_lock;	      /* text writes and removals */
+static int agent_probe_membarrier;    /* 1 registered, -1 unavailable */
+static int agent_probe_trap_on;
+static int agent_probe_fault_on;
 static struct sigaction agent_probe_old_trap;
 
-typedef void (*agent_probe_fn)(uint32_t id, struct probe_regs *regs, uint64_t sp);
+static const int agent_probe_fault_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+#define AGENT_PROBE_NFAULT (sizeof(agent_probe_fault_sigs) / sizeof(agent_probe_fault_sigs[0]))
+static struct sigaction agent_probe_old_fault[AGENT_PROBE_NFAULT];
 
-/* ---- the handlers: general registers only ---- */
+/* ---- signal chaining ---- */
 
-/* First event of a thread: registration calls into libc, which may use
- * vector registers that still hold the probed function's arguments. Out
- * of the general-regs-only region (agent_enter is not), and nothing vector
- * runs before the fxsave. */
-__attribute__((noinline)) static struct agent_thread *agent_probe_slow(void)
+/* Give a signal that is not ours to the handler installed before ours. A
+ * default action is taken by reinstalling it: a fault re-executes and
+ * takes it; a sent signal is sent again. */
+static void agent_probe_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc)
 {
-	uint8_t area[512 + 16];
-	uint8_t *fx = (uint8_t *)(((uintptr_t)area + 15) & ~(uintptr_t)15);
-	struct agent_thread *t;
-
-	__asm__ volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])fx));
-	t = agent_enter();
-	__asm__ volatile("fxrstor64 %0" : : "m"(*(uint8_t(*)[512])fx));
-	return t;
-}
-
-#pragma GCC push_options
-#pragma GCC target("general-regs-only")
-
-static inline __attribute__((always_inline)) void
-agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1, uint64_t a2)
-{
-	struct agent_thread *t = &agent_self;
-	struct rec_probe *r;
-	uint32_t seq;
-
-	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
-		if (!agent.active || t->busy)
+	if (o->sa_flags & SA_SIGINFO) {
+		if (o->sa_sigaction) {
+			o->sa_sigaction(sig, si, uc);
 			return;
-		t = agent_probe_slow();
-		if (!t)
-			return;
-	}
-	if (AGENT_UNLIKELY(id > agent_probe_max_id || agent_probe_by_id[id].disabled))
+		}
+	} else if (o->sa_handler == SIG_IGN) {
 		return;
-	seq = ++t->seq;
-	t->busy = 1;
-	t->prod.ring->last_seq = seq;
-	r = ring_prod_reserve(&t->prod, sizeof(*r));
-	if (AGENT_UNLIKELY(!r))
-		goto out;
-	r->h.word = ev_word(KIND_PROBE, t->index, id, op);
-	r->h.tsc = __rdtsc();
-	r->h.seq = seq;
-	r->h.size = sizeof(*r);
-	r->addr = agent_probe_by_id[id].addr;
-	r->sp = sp;
-	r->ret_ip = *(const uint64_t *)sp;
-	r->args[0] = a0;
-	r->args[1] = a1;
-	r->args[2] = a2;
-	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
-		agent_wake();
-out:
-	t->busy = 0;
+	} else if (o->sa_handler != SIG_DFL) {
+		o->sa_handler(sig);
+		return;
+	}
+	sigaction(sig, o, NULL);
+	if (si->si_code <= 0)
+		raise(sig);
 }
-
-static void agent_probe_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
-{
-	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
-}
-
-static void agent_probe_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
-{
-	agent_probe_emit(id, PROBE_OP_EXIT, sp, regs->rax, regs->rdx, 0);
-}
-
-static void agent_probe_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
-{
-	agent_probe_emit(id, PROBE_OP_HIT, sp, regs->rdi, regs->rsi, regs->rdx);
-}
-
-#pragma GCC pop_options
-
-static const agent_probe_fn agent_probe_handlers[PROBE_H_MAX] = {
-	[PROBE_H_FUNC_ENTRY] = agent_probe_entry,
-	[PROBE_H_FUNC_EXIT] = agent_probe_exit,
-	[PROBE_H_HIT] = agent_probe_hit,
-};
 
 /* ---- int3 ---- */
 
@@ -160,43 +117,192 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	greg_t *g = uc->uc_mcontext.gregs;
-	struct agent_probe_rt *p = agent_probe_trap_find((uint64_t)g[REG_RIP] - 1);
+	struct agent_probe_rt *p = NULL;
 	struct probe_regs regs;
+	int saved = errno;
 
-	if (!p) {
-		const struct sigaction *o = &agent_probe_old_trap;
-
-		if (o->sa_flags & SA_SIGINFO) {
-			if (o->sa_sigaction) {
-				o->sa_sigaction(sig, si, ucv);
-				return;
-			}
-		} else if (o->sa_handler == SIG_IGN) {
-			return;
-		} else if (o->sa_handler != SIG_DFL) {
-			o->sa_handler(sig);
+	if (si->si_code == SI_KERNEL) {
+		p = agent_probe_trap_find((uint64_t)g[REG_RIP] - 1);
+		/* Not (or no longer) an int3 in the text: one of ours that was
+		 * removed since the thread hit it. Run what is there now. */
+		if (!p && agent_probe_area && *(const volatile uint8_t *)(g[REG_RIP] - 1) != 0xcc) {
+			g[REG_RIP]--;
 			return;
 		}
-		/* Not ours and nobody else's: let it happen as without us. */
-		sigaction(SIGTRAP, o, NULL);
-		if (si->si_code == SI_KERNEL)
-			g[REG_RIP]--;
+	}
+	if (!p) {
+		agent_probe_chain(&agent_probe_old_trap, sig, si, ucv);
+		errno = saved;
 		return;
 	}
-	regs.rax = (uint64_t)g[REG_RAX];
-	regs.rcx = (uint64_t)g[REG_RCX];
-	regs.rdx = (uint64_t)g[REG_RDX];
-	regs.rsi = (uint64_t)g[REG_RSI];
-	regs.rdi = (uint64_t)g[REG_RDI];
-	regs.r8 = (uint64_t)g[REG_R8];
-	regs.r9 = (uint64_t)g[REG_R9];
-	regs.r10 = (uint64_t)g[REG_R10];
-	regs.r11 = (uint64_t)g[REG_R11];
-	agent_probe_handlers[p->handler](p->id, &regs, (uint64_t)g[REG_RSP]);
+	if (!__atomic_load_n(&p->disabled, __ATOMIC_RELAXED)) {
+		regs.rax = (uint64_t)g[REG_RAX];
+		regs.rcx = (uint64_t)g[REG_RCX];
+		regs.rdx = (uint64_t)g[REG_RDX];
+		regs.rsi = (uint64_t)g[REG_RSI];
+		regs.rdi = (uint64_t)g[REG_RDI];
+		regs.r8 = (uint64_t)g[REG_R8];
+		regs.r9 = (uint64_t)g[REG_R9];
+		regs.r10 = (uint64_t)g[REG_R10];
+		regs.r11 = (uint64_t)g[REG_R11];
+		agent_probe_table[p->handler](p->id, &regs, (uint64_t)g[REG_RSP]);
+	}
 	g[REG_RIP] = (greg_t)p->slot;
+	errno = saved;
 }
 
-/* ---- startup ---- */
+static int agent_probe_trap_install(void)
+{
+	struct sigaction sa;
+
+	if (agent_probe_trap_on)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = agent_probe_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+	if (sigaction(SIGTRAP, &sa, &agent_probe_old_trap))
+		return -errno;
+	agent_probe_trap_on = 1;
+	return 0;
+}
+
+/* ---- faults of custom handlers ---- */
+
+static void agent_probe_on_fault(int sig, siginfo_t *si, void *uc)
+{
+	struct agent_probe_guard *g = agent_probe_guard_cur;
+
+	if (g && si->si_code > 0) {
+		agent_probe_guard_cur = NULL;
+		g->sig = sig;
+		siglongjmp(g->jb, 1);
+	}
+	for (unsigned i = 0; i < AGENT_PROBE_NFAULT; i++)
+		if (agent_probe_fault_sigs[i] == sig)
+			agent_probe_chain(&agent_probe_old_fault[i], sig, si, uc);
+}
+
+static int agent_probe_fault_install(void)
+{
+	struct sigaction sa;
+
+	if (agent_probe_fault_on)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = agent_probe_on_fault;
+	/* NODEFER: the guard leaves the handler with siglongjmp without
+	 * restoring a mask, so the signal must not be blocked in it. ONSTACK:
+	 * the program's alternate stack, if it has one, for its own faults. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+	for (unsigned i = 0; i < AGENT_PROBE_NFAULT; i++)
+		if (sigaction(agent_probe_fault_sigs[i], &sa, &agent_probe_old_fault[i]))
+			return -errno;
+	agent_probe_fault_on = 1;
+	return 0;
+}
+
+/* ---- writing text ---- */
+
+static void agent_probe_lock_take(void)
+{
+	while (__atomic_exchange_n(&agent_probe_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void agent_probe_lock_drop(void)
+{
+	__atomic_store_n(&agent_probe_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Make every thread see the new code before the next step (cross-modifying
+ * code). Without membarrier, the steps are still ordered stores. */
+static void agent_probe_sync_cores(void)
+{
+	if (!agent_probe_membarrier)
+		agent_probe_membarrier =
+			syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+				0, 0) == 0 ? 1 : -1;
+	if (agent_probe_membarrier > 0)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Write len bytes of code at addr. live: other threads may be running
+ * (needs the SIGTRAP handler, see the top of the file). */
+static int agent_probe_poke(uint64_t addr, const uint8_t *bytes, uint32_t len, int live)
+{
+	uint64_t pg = addr & ~4095ull, end = (addr + len + 4095) & ~4095ull;
+	volatile uint8_t *at = (volatile uint8_t *)addr;
+
+	if (mprotect((void *)pg, end - pg, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -errno;
+	if (live && len > 1) {
+		*at = 0xcc;
+		agent_probe_sync_cores();
+	}
+	for (uint32_t i = 1; i < len; i++)
+		at[i] = bytes[i];
+	if (live && len > 1)
+		agent_probe_sync_cores();
+	*at = bytes[0];
+	if (live)
+		agent_probe_sync_cores();
+	mprotect((void *)pg, end - pg, PROT_READ | PROT_EXEC);
+	return 0;
+}
+
+/* Put the original bytes back; the probe's handler no longer runs. */
+static void agent_probe_remove(struct agent_probe_rt *p, uint32_t status, int live)
+{
+	if (__atomic_exchange_n(&p->disabled, 1, __ATOMIC_ACQ_REL) && !p->placed)
+		return;
+	agent_probe_lock_take();
+	if (p->placed && !agent_probe_poke(p->patch_addr, p->orig, p->patch_len, live))
+		p->placed = 0;
+	agent_probe_lock_drop();
+	if (p->area && !p->placed)
+		__atomic_store_n(&p->area->status, status, __ATOMIC_RELEASE);
+}
+
+/* Run the custom error handler under its own guard, then remove the probe.
+ * Called by agent_probe_hot.c with the extended state saved. */
+void agent_probe_fault(struct agent_probe_rt *p, const struct spool_probe_ctx *ctx, int sig)
+{
+	struct agent_thread *t = &agent_self;
+	struct agent_probe_guard g;
+	uint8_t busy = t->busy;
+
+	agent_log("probe %u: its handler faulted (signal %d): removing it", p->id, sig);
+	if (agent_probe_user.error) {
+		t->busy = 1;
+		g.sig = 0;
+		agent_probe_guard_cur = &g;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (!sigsetjmp(g.jb, 0))
+			agent_probe_user.error(ctx, sig);
+		agent_probe_guard_cur = NULL;
+		t->busy = busy;
+		if (g.sig)
+			agent_log("probe %u: the error handler faulted too (signal %d)", p->id,
+				  g.sig);
+	}
+	agent_probe_remove(p, PROBE_S_REMOVED, 1);
+	if (agent_probe_area)
+		__atomic_fetch_add(&agent_probe_area->removed, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- placing ---- */
+
+/* strncpy that always terminates (no stdio in the agent). */
+static void agent_probe_copy(char *dst, size_t cap, const char *src)
+{
+	size_t i = 0;
+
+	for (; src && src[i] && i + 1 < cap; i++)
+		dst[i] = src[i];
+	dst[i] = 0;
+}
 
 struct agent_probe_find {
 	const char *name;
@@ -252,23 +358,17 @@ static void *agent_probe_page(uint64_t lo, uint64_t hi, size_t size)
 	return NULL;
 }
 
-static int agent_probe_write_text(uint64_t addr, const uint8_t *bytes, uint32_t len)
+static void agent_probe_module_status(struct probe_area_module *m, struct probe_area_probe *ps,
+				      uint32_t status)
 {
-	uint64_t pg = addr & ~4095ull, end = (addr + len + 4095) & ~4095ull;
-
-	if (mprotect((void *)pg, end - pg, PROT_READ | PROT_WRITE | PROT_EXEC))
-		return -1;
-	/* Before main: this is the only thread, so byte order does not
-	 * matter; the jump's first byte goes last anyway. */
-	if (len > 1)
-		memcpy((void *)(addr + 1), bytes + 1, len - 1);
-	*(volatile uint8_t *)addr = bytes[0];
-	mprotect((void *)pg, end - pg, PROT_READ | PROT_EXEC);
-	return 0;
+	for (uint32_t i = 0; i < m->nprobes; i++)
+		ps[m->first_probe + i].status = status;
 }
 
+/* Place one module's trampolines and fill the run-time table; the text is
+ * not touched yet (agent_probe_commit_all). */
 static void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps,
-			       const struct probe_area_reloc *rs, const uint8_t *code, int *need_trap)
+			       const struct probe_area_reloc *rs, const uint8_t *code)
 {
 	struct agent_probe_find f = {m->name, 0, 0};
 	size_t size = ((size_t)m->code_bytes + 4095) & ~(size_t)4095;
@@ -277,8 +377,7 @@ static void agent_probe_module(struct probe_area_module *m, struct probe_area_pr
 
 	dl_iterate_phdr(agent_probe_phdr_cb, &f);
 	if (!f.found) {
-		for (i = 0; i < m->nprobes; i++)
-			ps[m->first_probe + i].status = PROBE_S_NO_MODULE;
+		agent_probe_module_status(m, ps, PROBE_S_NO_MODULE);
 		agent_log("probe: module '%s' is not loaded", m->name);
 		return;
 	}
@@ -286,8 +385,7 @@ static void agent_probe_module(struct probe_area_module *m, struct probe_area_pr
 	m->status = 1;
 	page = size ? agent_probe_page(f.base + m->lo, f.base + m->hi, size) : NULL;
 	if (!page) {
-		for (i = 0; i < m->nprobes; i++)
-			ps[m->first_probe + i].status = PROBE_S_NO_PAGE;
+		agent_probe_module_status(m, ps, PROBE_S_NO_PAGE);
 		agent_log("probe: no trampoline page near '%s'", m->name);
 		return;
 	}
@@ -302,80 +400,62 @@ static void agent_probe_module(struct probe_area_module *m, struct probe_area_pr
 			const struct probe_area_reloc *rl = &rs[p->reloc_first + r];
 
 			if (rl->type == PROBE_R_REL32) {
-				int64_t v = (int64_t)(f.base + rl->target) - (int64_t)(uintptr_t)(pc + rl->next);
+				int64_t v = (int64_t)(f.base + rl->target) -
+					    (int64_t)(uintptr_t)(pc + rl->next);
 				int32_t v32 = (int32_t)v;
 
 				memcpy(pc + rl->at, &v32, 4);
 			} else if (rl->type == PROBE_R_HANDLER64 && rl->target < PROBE_H_MAX) {
-				uint64_t fn = (uint64_t)(uintptr_t)agent_probe_handlers[rl->target];
+				uint64_t fn = (uint64_t)(uintptr_t)agent_probe_table[rl->target];
 
 				memcpy(pc + rl->at, &fn, 8);
 			}
 		}
 	}
 	if (mprotect(page, size, PROT_READ | PROT_EXEC)) {
-		for (i = 0; i < m->nprobes; i++)
-			ps[m->first_probe + i].status = PROBE_S_PROTECT;
+		agent_probe_module_status(m, ps, PROBE_S_PROTECT);
 		return;
 	}
 	for (i = 0; i < m->nprobes; i++) {
 		struct probe_area_probe *p = &ps[m->first_probe + i];
 		uint8_t *pc = page + (p->code_off - ps[m->first_probe].code_off);
-		uint64_t at = f.base + p->patch_off;
-		uint8_t patch[PROBE_MAX_PATCH];
 		struct agent_probe_rt *rt;
 
 		if (p->id > agent_probe_max_id || p->patch_len > PROBE_MAX_PATCH ||
-		    p->handler >= PROBE_H_MAX || !p->handler)
+		    p->patch_len < 1 || p->handler >= PROBE_H_MAX || !p->handler)
 			continue;
 		rt = &agent_probe_by_id[p->id];
 		rt->addr = f.base + p->addr_off;
+		rt->patch_addr = f.base + p->patch_off;
+		rt->patch_len = (uint8_t)p->patch_len;
 		rt->id = p->id;
 		rt->handler = p->handler;
+		rt->op = p->op;
+		rt->area = p;
+		memcpy(rt->orig, p->orig, p->patch_len);
 		p->runtime_addr = rt->addr;
-		if (memcmp((void *)at, p->orig, p->patch_len)) {
+		p->runtime_patch = rt->patch_addr;
+		if (memcmp((void *)rt->patch_addr, p->orig, p->patch_len)) {
 			p->status = PROBE_S_MISMATCH;
 			continue;
 		}
-		if (p->method == PROBE_M_JUMP) {
-			int32_t rel = (int32_t)((int64_t)(uintptr_t)pc - (int64_t)(at + 5));
-
-			memset(patch, 0xcc, sizeof(patch));
-			patch[0] = 0xe9;
-			memcpy(patch + 1, &rel, 4);
-		} else {
-			patch[0] = 0xcc;
+		if (p->method == PROBE_M_INT3) {
 			rt->int3 = 1;
 			rt->slot = (uint64_t)(uintptr_t)pc;
-			agent_probe_traps[agent_probe_ntraps++] = p->id;
-			*need_trap = 1;
+		} else {
+			rt->slot = (uint64_t)(uintptr_t)pc; /* the trampoline */
 		}
-		if (agent_probe_write_text(at, patch, p->patch_len)) {
-			p->status = PROBE_S_PROTECT;
-			if (rt->int3)
-				agent_probe_ntraps--;
-			continue;
-		}
-		p->status = PROBE_S_PATCHED;
-		agent_probe_area->patched++;
+		p->status = PROBE_S_READY;
 	}
 }
 
-void agent_probe_init(void)
+/* Read the area and place every module's trampolines. */
+static int agent_probe_setup(struct probe_area_hdr *h)
 {
-	struct shm_ctl *c = agent.ctl;
-	struct probe_area_hdr *h;
 	struct probe_area_module *ms;
 	struct probe_area_probe *ps;
 	size_t rt_size;
-	int need_trap = 0;
 
-	if (!c || !(c->features & SHM_FEAT_PROBES) || !c->ext_offset[SHM_EXT_PROBES] ||
-	    c->ext_size[SHM_EXT_PROBES] < sizeof(*h))
-		return;
-	h = (void *)((char *)agent.base + c->ext_offset[SHM_EXT_PROBES]);
-	if (h->magic != PROBE_AREA_MAGIC || h->version != PROBE_AREA_VERSION || h->done)
-		return; /* a fork child or an exec'd image: already done, or not ours */
 	agent_probe_area = h;
 	ms = (void *)((char *)h + h->modules_off);
 	ps = (void *)((char *)h + h->probes_off);
@@ -383,22 +463,90 @@ void agent_probe_init(void)
 		if (ps[i].id > agent_probe_max_id)
 			agent_probe_max_id = ps[i].id;
 	rt_size = (((size_t)agent_probe_max_id + 1) * sizeof(*agent_probe_by_id) +
-		   (size_t)h->nprobes * 4 + 4095) & ~(size_t)4095;
-	agent_probe_by_id = mmap(NULL, rt_size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		   (size_t)h->nprobes * 4 + 4095) &
+		  ~(size_t)4095;
+	agent_probe_by_id =
+		mmap(NULL, rt_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (agent_probe_by_id == MAP_FAILED) {
 		agent_probe_by_id = NULL;
 		agent_log("probe: no memory for the probe table");
-		return;
+		return -ENOMEM;
 	}
 	agent_probe_traps = (uint32_t *)(agent_probe_by_id + agent_probe_max_id + 1);
-	agent_self.busy++;
+	if (h->handler_path[0]) {
+		/* Custom handlers: loaded once, here (not a hot path). */
+		void *so = dlopen(h->handler_path, RTLD_NOW | RTLD_LOCAL);
+
+		if (!so) {
+			const char *e = dlerror();
+
+			agent_probe_copy(h->handler_error, sizeof(h->handler_error),
+					 e ? e : "dlopen failed");
+			agent_log("probe: cannot load %s: %s", h->handler_path, h->handler_error);
+			return -ENOENT;
+		}
+		agent_probe_user.pre = (void (*)(const struct spool_probe_ctx *))dlsym(
+			so, "spool_probe_pre");
+		agent_probe_user.post = (void (*)(const struct spool_probe_ctx *))dlsym(
+			so, "spool_probe_post");
+		agent_probe_user.error = (void (*)(const struct spool_probe_ctx *, int))dlsym(
+			so, "spool_probe_error");
+		if (!agent_probe_user.pre && !agent_probe_user.post) {
+			agent_probe_copy(h->handler_error, sizeof(h->handler_error),
+					 "exports neither spool_probe_pre nor spool_probe_post");
+			return -ENOENT;
+		}
+		agent_probe_table = agent_probe_user_handlers;
+		if (agent_probe_fault_install() || agent_probe_trap_install())
+			agent_log("probe: cannot install the fault handlers");
+		h->handler_loaded = 1;
+	}
 	for (uint32_t i = 0; i < h->nmodules; i++)
 		if (ms[i].nprobes)
 			agent_probe_module(&ms[i], ps, (void *)((char *)h + h->relocs_off),
-					   (uint8_t *)h + h->code_off, &need_trap);
+					   (uint8_t *)h + h->code_off);
+	return 0;
+}
+
+/* Write every ready patch. Either before main (one thread) or with every
+ * other thread stopped by spool: no thread can be inside a patched range. */
+static void agent_probe_commit_all(struct probe_area_hdr *h)
+{
+	struct probe_area_probe *ps = (void *)((char *)h + h->probes_off);
+	int need_trap = 0;
+
+	agent_probe_ntraps = 0;
+	for (uint32_t i = 0; i < h->nprobes; i++) {
+		struct probe_area_probe *p = &ps[i];
+		struct agent_probe_rt *rt;
+		uint8_t patch[PROBE_MAX_PATCH];
+
+		if (p->status != PROBE_S_READY)
+			continue;
+		rt = &agent_probe_by_id[p->id];
+		if (rt->int3) {
+			patch[0] = 0xcc;
+			agent_probe_traps[agent_probe_ntraps++] = p->id;
+			need_trap = 1;
+		} else {
+			int32_t rel = (int32_t)((int64_t)rt->slot - (int64_t)(rt->patch_addr + 5));
+
+			memset(patch, 0xcc, sizeof(patch));
+			patch[0] = 0xe9;
+			memcpy(patch + 1, &rel, 4);
+		}
+		if (agent_probe_poke(rt->patch_addr, patch, rt->patch_len, 0)) {
+			p->status = PROBE_S_PROTECT;
+			if (rt->int3)
+				agent_probe_ntraps--;
+			continue;
+		}
+		rt->placed = 1;
+		p->status = PROBE_S_PATCHED;
+		h->patched++;
+	}
 	/* int3 probes by address for the SIGTRAP handler (insertion sort:
-	 * startup only). */
+	 * once). */
 	for (uint32_t i = 1; i < agent_probe_ntraps; i++) {
 		uint32_t v = agent_probe_traps[i], j = i;
 
@@ -409,16 +557,99 @@ void agent_probe_init(void)
 		}
 		agent_probe_traps[j] = v;
 	}
-	if (need_trap) {
-		struct sigaction sa;
+	if (need_trap && agent_probe_trap_install())
+		agent_log("probe: cannot install the SIGTRAP handler");
+}
 
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = agent_probe_trap;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-		if (sigaction(SIGTRAP, &sa, &agent_probe_old_trap))
-			agent_log("probe: cannot install the SIGTRAP handler");
-	}
+static struct probe_area_hdr *agent_probe_find_area(void)
+{
+	struct shm_ctl *c = agent.ctl;
+	struct probe_area_hdr *h;
+
+	if (!c || !(c->features & SHM_FEAT_PROBES) || !c->ext_offset[SHM_EXT_PROBES] ||
+	    c->ext_size[SHM_EXT_PROBES] < sizeof(*h))
+		return NULL;
+	h = (void *)((char *)agent.base + c->ext_offset[SHM_EXT_PROBES]);
+	if (h->magic != PROBE_AREA_MAGIC || h->version != PROBE_AREA_VERSION)
+		return NULL;
+	return h;
+}
+
+void agent_probe_init(void)
+{
+	struct probe_area_hdr *h = agent_probe_find_area();
+
+	if (!h || h->done || h->attach)
+		return; /* a fork child or an exec'd image: already done, or not ours */
+	agent_self.busy++;
+	if (!agent_probe_setup(h))
+		agent_probe_commit_all(h);
 	agent_self.busy--;
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	agent_log("probe: %u of %u probes patched", h->patched, h->nprobes);
+}
+
+/* ---- attach mode: called by spool in the stopped target ---- */
+
+AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
+{
+	struct probe_area_hdr *h;
+	int fd, rc;
+
+	if (agent.ctl)
+		return -EBUSY; /* already recording: preloaded, or attached before */
+	fd = open(shm, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = agent_map(fd);
+	close(fd);
+	if (rc)
+		return rc;
+	h = agent_probe_find_area();
+	if (!h || !h->attach)
+		return -EPROTO;
+	agent_thread_init();
+	agent_proc_claim(0);
+	agent.active = 1;
+	agent_self.busy++;
+	rc = agent_probe_setup(h);
+	agent_self.busy--;
+	return rc;
+}
+
+AGENT_EXPORT int spool_agent_probe_commit(void)
+{
+	struct probe_area_hdr *h = agent_probe_area;
+
+	if (!h)
+		return -EPROTO;
+	agent_self.busy++;
+	agent_probe_commit_all(h);
+	agent_self.busy--;
+	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+	return (int)h->patched;
+}
+
+AGENT_EXPORT int spool_agent_probe_detach(void)
+{
+	struct probe_area_hdr *h = agent_probe_area;
+	uint32_t n = 0;
+
+	if (!h)
+		return -EPROTO;
+	agent_self.busy++;
+	for (uint32_t id = 0; id <= agent_probe_max_id; id++) {
+		struct agent_probe_rt *p = &agent_probe_by_id[id];
+
+		if (p->placed) {
+			agent_probe_remove(p, PROBE_S_RESTORED, 0);
+			n += !p->placed;
+		}
+	}
+	agent_self.busy--;
+	/* Stop recording. The rings stay mapped: a thread stopped inside a
+	 * handler finishes its record, and the collector drains them last. */
+	agent.active = 0;
+	__atomic_store_n(&h->detached, 1, __ATOMIC_RELEASE);
+	return (int)n;
 }

@@ -1,12 +1,80 @@
 // SPDX-License-Identifier: MIT
 /*
- * agent_probe.h - the agent's dynamic-probe runtime (agent_probe.c): one
- * entry point, called from the constructor once the process is recording.
+ * agent_probe.h - the agent's dynamic-probe runtime, shared by
+ * agent_probe.c (placing and removing probes, int3 and fault signals,
+ * attach entry points) and agent_probe_hot.c (the handlers a hit runs,
+ * compiled general-regs-only).
  */
 #ifndef SPOOL_AGENT_AGENT_PROBE_H
 #define SPOOL_AGENT_AGENT_PROBE_H
 
+#include <setjmp.h>
+#include <stdint.h>
+
+#include "../../include/spool/probe.h"
+#include "../probe/probe_abi.h"
+
 /* Patch the probes spool put in the SHM_EXT_PROBES area. Before main. */
 void agent_probe_init(void);
+
+/* One probe at run time, indexed by probe id. */
+struct agent_probe_rt {
+	uint64_t addr;	     /* probed instruction */
+	uint64_t slot;	     /* int3: where to resume */
+	uint64_t patch_addr; /* first byte replaced */
+	uint32_t id;
+	uint32_t handler;    /* PROBE_H_* */
+	uint32_t op;	     /* PROBE_OP_* */
+	uint8_t int3;
+	uint8_t disabled;    /* its handler faulted, or spool is detaching */
+	uint8_t placed;	     /* the patch is in the text */
+	uint8_t patch_len;
+	uint8_t orig[PROBE_MAX_PATCH];
+	struct probe_area_probe *area; /* status written back here */
+};
+
+extern struct agent_probe_rt *agent_probe_by_id;
+extern uint32_t agent_probe_max_id;
+
+typedef void (*agent_probe_fn)(uint32_t id, struct probe_regs *regs, uint64_t sp);
+/* Standard handlers, and the same with the custom handlers run after the
+ * record (used for every probe when --handler loaded a shared object). */
+extern const agent_probe_fn agent_probe_handlers[PROBE_H_MAX];
+extern const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX];
+
+/* The custom handlers (include/spool/probe.h), NULL when absent. */
+struct agent_probe_user {
+	void (*pre)(const struct spool_probe_ctx *ctx);
+	void (*post)(const struct spool_probe_ctx *ctx);
+	void (*error)(const struct spool_probe_ctx *ctx, int sig);
+};
+extern struct agent_probe_user agent_probe_user;
+
+/* A handler running under the fault guard: the SIGSEGV/SIGBUS/SIGFPE/SIGILL
+ * handler jumps back to it. One per thread at a time (handlers do not nest:
+ * agent_self.busy). */
+struct agent_probe_guard {
+	sigjmp_buf jb;
+	int sig;
+};
+extern __thread struct agent_probe_guard *agent_probe_guard_cur;
+
+/* A custom handler faulted with sig: run the error handler (guarded), then
+ * remove the probe and mark it PROBE_S_REMOVED. Runs on the faulting thread,
+ * outside any signal handler (after the guard's siglongjmp). */
+void agent_probe_fault(struct agent_probe_rt *p, const struct spool_probe_ctx *ctx, int sig);
+
+/* Attach mode (spool probe -p): spool calls these in the stopped target
+ * through ptrace. The agent was loaded with dlopen; shm is the path of
+ * spool's shared memory ("/proc/SPOOLPID/fd/N"). Prepare maps it and
+ * places the trampolines; commit writes the patches (spool has checked
+ * that no thread is inside a patched range); detach restores every
+ * original byte and stops recording. Return 0 or a negative errno. */
+int spool_agent_probe_prepare(const char *shm);
+int spool_agent_probe_commit(void);
+int spool_agent_probe_detach(void);
+
+/* agent_main.c */
+int agent_map(int fd);
 
 #endif

@@ -31,9 +31,10 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 1
+#define PROBE_AREA_VERSION 2
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
+#define PROBE_PATH_MAX 4096
 
 /* probe_area_probe.method */
 enum { PROBE_M_JUMP = 1, PROBE_M_INT3 = 2 };
@@ -52,6 +53,8 @@ enum {
 	PROBE_S_PROTECT = 5,	/* mprotect of the text refused */
 	PROBE_S_REMOVED = 6,	/* its handler faulted: disabled (error handler ran) */
 	PROBE_S_NO_TRAP = 7,	/* int3 probe but the SIGTRAP handler could not be installed */
+	PROBE_S_READY = 8,	/* trampoline placed, text not patched yet (attach: prepare) */
+	PROBE_S_RESTORED = 9,	/* was patched; original bytes put back at detach */
 };
 
 /* probe_area_reloc.type */
@@ -77,7 +80,11 @@ struct probe_area_hdr {
 	uint32_t done;	   /* 1 once the agent has gone through every probe */
 	uint32_t patched;  /* probes patched */
 	uint32_t removed;  /* probes disabled after a handler fault */
-	uint32_t pad;
+	uint32_t attach;   /* spool: attach mode, the constructor must not patch */
+	uint32_t detached; /* agent: attach mode, every original byte restored */
+	uint32_t handler_loaded; /* agent: the custom handlers are in */
+	char handler_path[PROBE_PATH_MAX]; /* spool: custom handlers (--handler), "" = none */
+	char handler_error[256];	   /* agent: why they could not be loaded */
 };
 
 struct probe_area_module {
@@ -111,7 +118,8 @@ struct probe_area_probe {
 	/* written by the agent */
 	uint32_t status; /* PROBE_S_* */
 	uint32_t pad;
-	uint64_t runtime_addr; /* base + addr_off */
+	uint64_t runtime_addr;	/* base + addr_off */
+	uint64_t runtime_patch; /* base + patch_off */
 };
 
 struct probe_area_reloc {
@@ -126,7 +134,8 @@ struct probe_area_reloc {
  * What the trampoline hands the handler: the caller-saved registers it
  * pushed, lowest address first. The probed thread's stack pointer at the
  * probe is (uintptr_t)(regs + 1) + PROBE_REDZONE for jump probes; the int3
- * path fills the same struct from the signal context.
+ * path fills the same struct from the signal context. The stack is not
+ * realigned for the handler (they are general-regs-only).
  */
 struct probe_regs {
 	uint64_t r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax;

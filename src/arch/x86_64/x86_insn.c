@@ -205,36 +205,37 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	/* push rax rcx rdx rsi rdi r8 r9 r10 r11: struct probe_regs, r11 lowest */
 	static const uint8_t push[] = {0x50, 0x51, 0x52, 0x56, 0x57, 0x41, 0x50,
 				       0x41, 0x51, 0x41, 0x52, 0x41, 0x53};
-	/* push rbp; mov rbp,rsp; and rsp,-16: the handler gets an ABI-aligned
-	 * stack whatever the alignment at the probe */
-	static const uint8_t align[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xe4, 0xf0};
-	/* mov rsp,rbp; pop rbp */
-	static const uint8_t unalign[] = {0x48, 0x89, 0xec, 0x5d};
 	static const uint8_t pop[] = {0x41, 0x5b, 0x41, 0x5a, 0x41, 0x59, 0x41, 0x58,
 				      0x5f, 0x5e, 0x5a, 0x59, 0x58};
 	/* lea rsp,[rsp+128] */
 	static const uint8_t post[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+	/* mov rsi,rsp: the pushed registers */
+	static const uint8_t regs[] = {0x48, 0x89, 0xe6};
 	static const uint8_t pushf = 0x9c, popf = 0x9d;
 	uint8_t b[16];
-	uint32_t sp_off = 8 + 72 + PROBE_REDZONE + (save_flags ? 8 : 0);
+	uint32_t sp_off = 72 + PROBE_REDZONE + (save_flags ? 8 : 0);
 	int rc = 0;
 
+	/*
+	 * No realignment of the stack: the handlers are compiled
+	 * general-regs-only, so nothing in them needs 16-byte alignment, and
+	 * their rare calls into libc go through a function that realigns
+	 * (agent_probe_slow). At a function entry and at a ret the stack is
+	 * aligned anyway (rsp = 8 mod 16, then 128 + 72 bytes pushed).
+	 */
 	rc |= x86_put(c, pre, sizeof(pre));
 	if (save_flags)
 		rc |= x86_put(c, &pushf, 1);
 	rc |= x86_put(c, push, sizeof(push));
-	rc |= x86_put(c, align, sizeof(align));
 	/* mov edi, probe_id */
 	b[0] = 0xbf;
 	memcpy(b + 1, &probe_id, 4);
 	rc |= x86_put(c, b, 5);
-	/* lea rsi,[rbp+8]: the pushed registers */
-	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x75, b[3] = 0x08;
-	rc |= x86_put(c, b, 4);
-	/* lea rdx,[rbp+disp32]: the stack pointer at the probe */
-	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x95;
-	memcpy(b + 3, &sp_off, 4);
-	rc |= x86_put(c, b, 7);
+	rc |= x86_put(c, regs, sizeof(regs));
+	/* lea rdx,[rsp+disp32]: the stack pointer at the probe */
+	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x94, b[3] = 0x24;
+	memcpy(b + 4, &sp_off, 4);
+	rc |= x86_put(c, b, 8);
 	/* movabs rax, handler; call rax */
 	b[0] = 0x48, b[1] = 0xb8;
 	memset(b + 2, 0, 8);
@@ -243,7 +244,6 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
 	b[0] = 0xff, b[1] = 0xd0;
 	rc |= x86_put(c, b, 2);
-	rc |= x86_put(c, unalign, sizeof(unalign));
 	rc |= x86_put(c, pop, sizeof(pop));
 	if (save_flags)
 		rc |= x86_put(c, &popf, 1);

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_probe_hot.c - what a probe hit runs: the standard handlers of the
+ * probe library (record one KIND_PROBE event) and the wrappers that also
+ * run the custom handlers (include/spool/probe.h) under a fault guard.
+ *
+ * The whole file is compiled general-regs-only, and the pragma comes before
+ * every include so that the inline ring producer and event helpers are
+ * compiled the same way and inlined (a function of another target cannot be
+ * inlined into a general-regs-only one: those calls stayed out of line, and
+ * were compiled with SSE allowed). The trampoline therefore saves only the
+ * nine caller-saved general registers: vector and x87 registers, which hold
+ * floating-point arguments at an entry and return values at a ret, are never
+ * touched on the hot path. The only calls out are out of line and save the
+ * extended state themselves (agent_probe_slow).
+ *
+ * Cost of a hit (bench/probe.sh): the trampoline's pushes and pops, one
+ * indirect call, a TLS load, rdtsc (the largest part on this machine) and
+ * nine 8-byte stores into the thread's own ring. No atomic read-modify-write,
+ * no system call unless the collector must be woken.
+ */
+#pragma GCC target("general-regs-only")
+
+#include <setjmp.h>
+#include <signal.h>
+
+#include "agent.h"
+#include "agent_probe.h"
+
+__thread struct agent_probe_guard *agent_probe_guard_cur;
+
+/*
+ * Out of line and rare: register the thread on its first event, wake the
+ * collector, or deal with a custom handler's fault. All call into libc, which may use vector registers (AVX
+ * memset, vzeroupper) that still hold the probed function's arguments: the
+ * whole extended state is saved around them (xsave with every component the
+ * OS enabled; fxsave when the area would not fit). The stack is realigned,
+ * since the trampoline does not align it.
+ */
+#define AGENT_PROBE_XSAVE_MAX 4032
+
+static uint32_t agent_probe_xsave_size(void)
+{
+	static uint32_t size;
+	uint32_t a, b, c, d;
+
+	if (size)
+		return size;
+	a = 0xd, c = 0;
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	size = b ? b : UINT32_MAX;
+	return size;
+}
+
+enum { AGENT_PROBE_SLOW_ENTER, AGENT_PROBE_SLOW_WAKE, AGENT_PROBE_SLOW_FAULT };
+
+__attribute__((noinline, force_align_arg_pointer)) static struct agent_thread *
+agent_probe_slow(int what, struct agent_probe_rt *p, const struct spool_probe_ctx *ctx, int sig)
+{
+	uint8_t area[AGENT_PROBE_XSAVE_MAX + 64];
+	uint8_t *x = (uint8_t *)(((uintptr_t)area + 63) & ~(uintptr_t)63);
+	int xs = agent_probe_xsave_size() <= AGENT_PROBE_XSAVE_MAX;
+	struct agent_thread *t = NULL;
+
+	if (xs) {
+		/* xsave's header must start zeroed */
+		for (int i = 512; i < 576; i++)
+			x[i] = 0;
+		__asm__ volatile("xsave64 %0" : "+m"(*(uint8_t(*)[AGENT_PROBE_XSAVE_MAX])x)
+				 : "a"(-1), "d"(-1));
+	} else {
+		__asm__ volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])x));
+	}
+	if (what == AGENT_PROBE_SLOW_WAKE)
+		agent_wake();
+	else if (what == AGENT_PROBE_SLOW_FAULT)
+		agent_probe_fault(p, ctx, sig);
+	else
+		t = agent_enter();
+	if (xs)
+		__asm__ volatile("xrstor64 %0" : : "m"(*(uint8_t(*)[AGENT_PROBE_XSAVE_MAX])x),
+				 "a"(-1), "d"(-1));
+	else
+		__asm__ volatile("fxrstor64 %0" : : "m"(*(uint8_t(*)[512])x));
+	return t;
+}
+
+static inline __attribute__((always_inline)) void
+agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	struct agent_thread *t = &agent_self;
+	struct rec_probe *r;
+	uint32_t seq;
+
+	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
+		if (!agent.active || t->busy)
+			return;
+		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0);
+		if (!t)
+			return;
+	}
+	if (AGENT_UNLIKELY(id > agent_probe_max_id))
+		return;
+	seq = ++t->seq;
+	t->busy = 1;
+	r = ring_prod_reserve(&t->prod, sizeof(*r));
+	if (AGENT_UNLIKELY(!r))
+		goto out;
+	r->h.word = ev_word(KIND_PROBE, t->index, id, op);
+	r->h.tsc = __rdtsc();
+	r->h.seq = seq;
+	r->h.size = sizeof(*r);
+	r->addr = agent_probe_by_id[id].addr;
+	r->sp = sp;
+	r->ret_ip = *(const uint64_t *)sp;
+	r->args[0] = a0;
+	r->args[1] = a1;
+	r->args[2] = a2;
+	t->prod.ring->last_seq = seq;
+	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
+		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0);
+out:
+	t->busy = 0;
+}
+
+static void agent_probe_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
+}
+
+static void agent_probe_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit(id, PROBE_OP_EXIT, sp, regs->rax, regs->rdx, 0);
+}
+
+static void agent_probe_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit(id, PROBE_OP_HIT, sp, regs->rdi, regs->rsi, regs->rdx);
+}
+
+const agent_probe_fn agent_probe_handlers[PROBE_H_MAX] = {
+	[PROBE_H_FUNC_ENTRY] = agent_probe_entry,
+	[PROBE_H_FUNC_EXIT] = agent_probe_exit,
+	[PROBE_H_HIT] = agent_probe_hit,
+};
+
+/* ---- custom handlers, under the fault guard ---- */
+
+/*
+ * Run pre (entry, hit) or post (exit) of the loaded shared object. The
+ * guard is a sigsetjmp without the signal mask (no system call); the fault
+ * signal handlers are installed SA_NODEFER, so jumping out of one leaves
+ * the mask as it was. busy keeps a probe hit inside the handler from
+ * running handlers again.
+ */
+__attribute__((noinline, force_align_arg_pointer)) static void
+agent_probe_user_run(uint32_t id, unsigned op, struct probe_regs *regs, uint64_t sp)
+{
+	struct agent_probe_rt *p = &agent_probe_by_id[id];
+	void (*fn)(const struct spool_probe_ctx *) =
+		op == PROBE_OP_EXIT ? agent_probe_user.post : agent_probe_user.pre;
+	struct agent_thread *t = &agent_self;
+	struct spool_probe_ctx ctx;
+	struct agent_probe_guard g;
+	int sig;
+
+	if (!fn || __atomic_load_n(&p->disabled, __ATOMIC_RELAXED) || t->busy)
+		return;
+	ctx.probe_id = id;
+	ctx.op = op;
+	ctx.addr = p->addr;
+	ctx.sp = sp;
+	ctx.rax = regs->rax, ctx.rcx = regs->rcx, ctx.rdx = regs->rdx;
+	ctx.rsi = regs->rsi, ctx.rdi = regs->rdi, ctx.r8 = regs->r8;
+	ctx.r9 = regs->r9, ctx.r10 = regs->r10, ctx.r11 = regs->r11;
+	t->busy = 1;
+	g.sig = 0;
+	agent_probe_guard_cur = &g;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!sigsetjmp(g.jb, 0)) {
+		fn(&ctx);
+		agent_probe_guard_cur = NULL;
+		t->busy = 0;
+		return;
+	}
+	/* Back from the fault handler's siglongjmp. */
+	agent_probe_guard_cur = NULL;
+	sig = g.sig;
+	t->busy = 0;
+	agent_probe_slow(AGENT_PROBE_SLOW_FAULT, p, &ctx, sig);
+}
+
+static void agent_probe_user_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_user_run(id, PROBE_OP_ENTRY, regs, sp);
+}
+
+static void agent_probe_user_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit(id, PROBE_OP_EXIT, sp, regs->rax, regs->rdx, 0);
+	agent_probe_user_run(id, PROBE_OP_EXIT, regs, sp);
+}
+
+static void agent_probe_user_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit(id, PROBE_OP_HIT, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_user_run(id, PROBE_OP_HIT, regs, sp);
+}
+
+const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX] = {
+	[PROBE_H_FUNC_ENTRY] = agent_probe_user_entry,
+	[PROBE_H_FUNC_EXIT] = agent_probe_user_exit,
+	[PROBE_H_HIT] = agent_probe_user_hit,
+};
