@@ -8,12 +8,17 @@
  * One table per translation unit, as text, in the non-allocated ELF section
  * CC_TABLE_SECTION; the linker concatenates the tables of all objects:
  *
- *	spool-cc-table 1 <hash, 16 hex digits> <number of merged events>\n
- *	m <index> <values emitted> <events>\n		one per merged event, then
- *	e <event id> <nargs> <arg>...\n			one per original event, where
- *							<arg> is c<int64> (a constant)
- *							or a<k> (the k-th emitted value)
+ *	spool-cc-table 3 <hash, 16 hex digits> <number of merged events>\n
+ *	m <index> <values emitted> <lines> [<before>]\n	one per merged event, then
+ *	e <event id> <nargs> <arg>... [r<n>]\n		one per original event, where
+ *							<arg> is c<int64> (a constant),
+ *							a<k> (the k-th emitted value),
+ *							p<k> (the k-th value of the
+ *							record <before>: m<index> or
+ *							u<id>) or f... (a formula)
  *	end\n
+ *
+ * (doc/cc.md has the details: formulas, repeats.)
  *
  * The hash is FNV-1a 64 over every byte after the first line up to and
  * including "end\n". A merged event's id at run time is
@@ -28,7 +33,7 @@
 
 #define CC_TABLE_SECTION ".spool_cc_table"
 #define CC_TABLE_MAGIC "spool-cc-table"
-#define CC_TABLE_VERSION 2 /* 2: formula arguments (f...) */
+#define CC_TABLE_VERSION 3 /* 2: formulas (f...); 3: p<k>, r<n>, m ... <ref> */
 #define CC_EVENTS_SECTION "spool_events" /* struct spool_event_desc, spool/trace.h */
 
 #define CC_ID_BASE 0x80000000u

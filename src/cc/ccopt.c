@@ -79,7 +79,20 @@ struct site {
 	LLVMValueRef call;
 	uint32_t id;
 	unsigned nargs;
+	unsigned lim; /* SPOOL_TRACE_MOVE's limit plus one; 0: none */
 };
+
+/* The record a block wrote last, while nothing since may have written
+ * another into the thread's trace: a later group of the same block can take
+ * values from it ("p<k>" in the table: value k of the previous record). */
+struct prev_rec {
+	LLVMValueRef vals[CC_MAX_EMIT];
+	unsigned n;
+	int valid;
+	char ref[24]; /* "m<index>" or "u<id>": what the decoder checks it is */
+};
+
+#define MAX_IDEM 256
 
 struct opt {
 	LLVMModuleRef mod;
@@ -94,8 +107,11 @@ struct opt {
 	unsigned nmerged;
 	/* what --explain prints */
 	unsigned sites, groups, singles, dropped_consts, dropped_repeats, barriers, formulas, sunk;
-	unsigned loads;
-	int explain, no_formulas, no_sink;
+	unsigned loads, off, limited, collapsed, prev_reused;
+	int explain, no_formulas, no_sink, no_prev;
+	uint32_t idem[MAX_IDEM]; /* SPOOL_TRACE_IDEMPOTENT ids */
+	unsigned nidem;
+	struct prev_rec prev;
 	const char *name; /* for messages */
 	LLVMValueRef *erase; /* barrier calls, erased after the walk */
 	size_t nerase, cap_erase;
@@ -219,15 +235,18 @@ static int writes_nothing(LLVMValueRef i)
 	return name && !strncmp(name, "llvm.dbg.", 9);
 }
 
-/* Whether a store through sp certainly leaves a load through lp alone:
- * both are GEPs from the same base and the same source type with the same
- * indices up to one, after the first, where both are different constants
- * (two fields or elements of one object), and both access the same type, which is an
- * integer or a pointer (so neither access spills into the other's field). */
+/* Whether a store through sp certainly leaves a load through lp alone: both
+ * are GEPs from the same base with the same source type, and they differ
+ * only in indices at array levels (or the first, pointer-level one) and in
+ * the last index, a struct field index where both are different constants
+ * naming fields of the accessed type, an integer or a pointer. Two fields of
+ * one struct type never overlap, and distinct instances of a struct in an
+ * array never partially overlap (C forbids indexing a sub-array out of its
+ * bounds), so neither access spills into the other. */
 static int disjoint_fields(LLVMValueRef sp, LLVMValueRef lp, LLVMTypeRef st, LLVMTypeRef lt)
 {
+	LLVMTypeRef t;
 	unsigned n;
-	int differ = 0;
 
 	if (st != lt || (LLVMGetTypeKind(st) != LLVMIntegerTypeKind &&
 			 LLVMGetTypeKind(st) != LLVMPointerTypeKind))
@@ -239,19 +258,41 @@ static int disjoint_fields(LLVMValueRef sp, LLVMValueRef lp, LLVMTypeRef st, LLV
 	n = (unsigned)LLVMGetNumOperands(sp);
 	if ((unsigned)LLVMGetNumOperands(lp) != n || n < 3)
 		return 0;
-	/* The same indices up to one where both are different constants. */
-	for (unsigned k = 1; k < n && !differ; k++) {
+	t = LLVMGetGEPSourceElementType(sp);
+	/* Operand k (k >= 2) indexes into t. */
+	for (unsigned k = 2; k < n; k++) {
 		LLVMValueRef a = LLVMGetOperand(sp, k), b = LLVMGetOperand(lp, k);
+		LLVMTypeKind tk = LLVMGetTypeKind(t);
 
-		if (a == b)
-			continue;
-		if (!LLVMIsAConstantInt(a) || !LLVMIsAConstantInt(b) || k == 1)
-			return 0; /* k == 1: two objects, which may overlap */
-		differ = LLVMConstIntGetSExtValue(a) != LLVMConstIntGetSExtValue(b);
-		if (!differ)
+		if (tk == LLVMStructTypeKind) {
+			long long ia, ib;
+
+			if (!LLVMIsAConstantInt(a) || !LLVMIsAConstantInt(b))
+				return 0;
+			ia = LLVMConstIntGetSExtValue(a);
+			ib = LLVMConstIntGetSExtValue(b);
+			if (ia < 0 || ib < 0 ||
+			    (unsigned)ia >= LLVMCountStructElementTypes(t) ||
+			    (unsigned)ib >= LLVMCountStructElementTypes(t))
+				return 0;
+			if (ia != ib)
+				return k == n - 1 && LLVMStructGetTypeAtIndex(t, (unsigned)ia) == lt &&
+				       LLVMStructGetTypeAtIndex(t, (unsigned)ib) == lt;
+			t = LLVMStructGetTypeAtIndex(t, (unsigned)ia);
+		} else if (tk == LLVMArrayTypeKind) {
+			t = LLVMGetElementType(t);
+		} else {
 			return 0;
+		}
 	}
-	return differ;
+	return 0; /* no two different fields */
+}
+
+static int is_barrier(LLVMValueRef i)
+{
+	const char *name = LLVMIsACallInst(i) ? callee_name(i) : NULL;
+
+	return name && !strcmp(name, "spool__barrier");
 }
 
 static int plain_load(LLVMValueRef i)
@@ -289,7 +330,7 @@ static void cse_loads(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t
 					found = j;
 					break;
 				}
-				if (is_marker_call(j))
+				if (is_marker_call(j) || is_barrier(j))
 					crossed = 1;
 				else if (LLVMIsAStoreInst(j) && !LLVMGetVolatile(j) &&
 					 LLVMGetOrdering(j) == LLVMAtomicOrderingNotAtomic &&
@@ -488,7 +529,17 @@ static int is_const(LLVMValueRef v, int64_t *c)
 struct formula {
 	LLVMValueRef leaf[FORMULA_LEAVES];
 	unsigned nleaf, nops;
+	const struct prev_rec *prev; /* values a leaf may also come from */
 };
+
+/* v's index in the previous record, or -1u. */
+static unsigned prev_index(const struct prev_rec *p, LLVMValueRef v)
+{
+	for (unsigned k = 0; p && p->valid && k < p->n; k++)
+		if (p->vals[k] == v)
+			return k;
+	return -1u;
+}
 
 static unsigned int_width(LLVMValueRef v)
 {
@@ -537,7 +588,7 @@ static int formula_walk(LLVMValueRef v, unsigned depth, struct formula *f, struc
 		return -EINVAL;
 	for (k = 0; k < nvals && vals[k] != v; k++)
 		;
-	if (k < nvals)
+	if (k < nvals || prev_index(f->prev, v) != -1u)
 		op = 0;
 	if (LLVMIsAConstantInt(v)) {
 		c = LLVMConstIntGetSExtValue(v);
@@ -556,7 +607,10 @@ static int formula_walk(LLVMValueRef v, unsigned depth, struct formula *f, struc
 		}
 		for (k = 0; k < nvals && vals[k] != v; k++)
 			;
-		return k < nvals ? buf_printf(out, "a%u,", k) : -EINVAL;
+		if (k < nvals)
+			return buf_printf(out, "a%u,", k);
+		k = prev_index(f->prev, v);
+		return k != -1u ? buf_printf(out, "p%u,", k) : -EINVAL;
 	}
 	{
 		LLVMValueRef a = LLVMGetOperand(v, 0);
@@ -598,7 +652,7 @@ static int only_traced(LLVMValueRef v)
 static int try_formula(struct opt *o, LLVMValueRef v, LLVMValueRef *vals, unsigned *nvals,
 		       struct buf *ev)
 {
-	struct formula f = {0};
+	struct formula f = {.prev = o->no_prev ? NULL : &o->prev};
 	unsigned fresh = 0;
 	int rc;
 
@@ -609,7 +663,7 @@ static int try_formula(struct opt *o, LLVMValueRef v, LLVMValueRef *vals, unsign
 
 		for (k = 0; k < *nvals && vals[k] != f.leaf[i]; k++)
 			;
-		fresh += k == *nvals;
+		fresh += k == *nvals && prev_index(f.prev, f.leaf[i]) == -1u;
 	}
 	if (fresh > 1 || (fresh == 1 && !only_traced(v)) || *nvals + fresh > CC_MAX_EMIT)
 		return 0;
@@ -618,7 +672,7 @@ static int try_formula(struct opt *o, LLVMValueRef v, LLVMValueRef *vals, unsign
 
 		for (k = 0; k < *nvals && vals[k] != f.leaf[i]; k++)
 			;
-		if (k == *nvals)
+		if (k == *nvals && prev_index(f.prev, f.leaf[i]) == -1u)
 			vals[(*nvals)++] = f.leaf[i];
 	}
 	rc = buf_printf(ev, " f");
@@ -631,80 +685,142 @@ static int try_formula(struct opt *o, LLVMValueRef v, LLVMValueRef *vals, unsign
 	return 1;
 }
 
+static int is_idempotent(const struct opt *o, uint32_t id)
+{
+	for (unsigned i = 0; i < o->nidem; i++)
+		if (o->idem[i] == id)
+			return 1;
+	return 0;
+}
+
+/* After a record: it is the previous one for the next group of the block. */
+static void set_prev(struct opt *o, const LLVMValueRef *vals, unsigned n, const char *ref)
+{
+	memcpy(o->prev.vals, vals, n * sizeof(*vals));
+	o->prev.n = n;
+	o->prev.valid = 1;
+	snprintf(o->prev.ref, sizeof(o->prev.ref), "%s", ref);
+}
+
 /* Rewrite one group (all in one basic block, in order). */
 static int flush_group(struct opt *o, struct site *g, unsigned n)
 {
 	LLVMValueRef vals[CC_MAX_EMIT];
-	unsigned nvals = 0, nconst = 0;
-	int rc;
+	unsigned nvals = 0, nconst = 0, nprev = 0, nlines = 0, reps = 1;
+	struct buf ev = {0}, line = {0}, last = {0};
+	char ref[24];
+	int rc = 0;
 
 	if (!n)
 		return 0;
 	o->groups++;
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned j = 0; j < g[i].nargs; j++) {
+			LLVMValueRef v = LLVMGetOperand(g[i].call, j + 1);
 			int64_t c;
 
-			nconst += is_const(LLVMGetOperand(g[i].call, j + 1), &c);
+			nconst += is_const(v, &c);
+			nprev += !o->no_prev && prev_index(&o->prev, v) != -1u;
 		}
-	if ((n == 1 && !nconst) || o->nmerged >= CC_MAX_MERGED) {
+	if ((n == 1 && !nconst && !nprev) || o->nmerged >= CC_MAX_MERGED) {
 		/* Emitted as written: nothing to save, or no merged id left. */
 		for (unsigned i = 0; i < n; i++) {
 			for (unsigned j = 0; j < g[i].nargs; j++)
 				vals[j] = LLVMGetOperand(g[i].call, j + 1);
-			build_emit(o, g[i].call, LLVMGetOperand(g[i].call, 0), vals, g[i].nargs);
+			build_emit(o, g[i].call, LLVMConstInt(o->i32, g[i].id, 0), vals,
+				   g[i].nargs);
 			LLVMInstructionEraseFromParent(g[i].call);
 			o->singles++;
+			snprintf(ref, sizeof(ref), "u%" PRIu32, g[i].id);
+			set_prev(o, vals, g[i].nargs, ref);
 		}
 		return 0;
 	}
-	{
-		struct buf ev = {0};
-		LLVMValueRef call;
+	/* One "e" line per original event; an idempotent event equal to the
+	 * one before it (same id, same arguments: the same text) only counts
+	 * up that line's repeat. */
+	for (unsigned i = 0; !rc && i <= n; i++) {
+		if (i < n) {
+			line.len = 0;
+			rc = buf_printf(&line, "e %" PRIu32 " %u", g[i].id, g[i].nargs);
+		}
+		for (unsigned j = 0; i < n && !rc && j < g[i].nargs; j++) {
+			LLVMValueRef v = LLVMGetOperand(g[i].call, j + 1);
+			unsigned k, pk;
+			int64_t c;
 
-		for (unsigned i = 0; i < n; i++) {
-			rc = buf_printf(&ev, "e %" PRIu32 " %u", g[i].id, g[i].nargs);
-			for (unsigned j = 0; !rc && j < g[i].nargs; j++) {
-				LLVMValueRef v = LLVMGetOperand(g[i].call, j + 1);
-				unsigned k;
-				int64_t c;
-
-				if (is_const(v, &c)) {
-					rc = buf_printf(&ev, " c%" PRId64, c);
-					o->dropped_consts++;
-					continue;
-				}
-				for (k = 0; k < nvals && vals[k] != v; k++)
-					;
-				if (k == nvals && !o->no_formulas) {
-					int frc = try_formula(o, v, vals, &nvals, &ev);
-
-					if (frc < 0) {
-						rc = frc;
-						break;
-					}
-					if (frc)
-						continue;
-				}
-				if (k == nvals)
-					vals[nvals++] = v;
-				else
-					o->dropped_repeats++;
-				rc = buf_printf(&ev, " a%u", k);
+			if (is_const(v, &c)) {
+				rc = buf_printf(&line, " c%" PRId64, c);
+				o->dropped_consts++;
+				continue;
 			}
+			for (k = 0; k < nvals && vals[k] != v; k++)
+				;
+			pk = k == nvals && !o->no_prev ? prev_index(&o->prev, v) : -1u;
+			if (pk != -1u) {
+				rc = buf_printf(&line, " p%u", pk);
+				o->prev_reused++;
+				continue;
+			}
+			if (k == nvals && !o->no_formulas) {
+				int frc = try_formula(o, v, vals, &nvals, &line);
+
+				if (frc < 0) {
+					rc = frc;
+					break;
+				}
+				if (frc)
+					continue;
+			}
+			if (k == nvals)
+				vals[nvals++] = v;
+			else
+				o->dropped_repeats++;
+			rc = buf_printf(&line, " a%u", k);
+		}
+		if (rc)
+			break;
+		if (i < n && i && is_idempotent(o, g[i].id) && g[i].id == g[i - 1].id &&
+		    last.len == line.len && !memcmp(last.p, line.p, line.len)) {
+			reps++;
+			o->collapsed++;
+			continue;
+		}
+		if (i) {
+			/* The line before is complete: write it. */
+			rc = buf_printf(&ev, "%.*s", (int)last.len, last.p);
+			if (!rc && reps > 1)
+				rc = buf_printf(&ev, " r%u", reps);
 			if (!rc)
 				rc = buf_printf(&ev, "\n");
-			if (rc) {
-				free(ev.p);
-				return rc;
-			}
+			nlines++;
+			reps = 1;
 		}
-		rc = buf_printf(&o->table, "m %u %u %u\n%s", o->nmerged, nvals, n, ev.p);
-		free(ev.p);
-		if (rc)
-			return rc;
-		call = build_emit(o, g[n - 1].call, LLVMConstInt(o->i32, 0, 0), vals, nvals);
-		o->merged[o->nmerged++] = call;
+		if (i < n && !rc) {
+			struct buf t = last;
+
+			last = line;
+			line = t;
+		}
+	}
+	if (!rc) {
+		int uses_prev = strstr(ev.p, " p") || strstr(ev.p, ",p") || strstr(ev.p, " fp");
+
+		rc = buf_printf(&o->table, "m %u %u %u%s%s\n%s", o->nmerged, nvals, nlines,
+				uses_prev ? " " : "", uses_prev ? o->prev.ref : "", ev.p);
+	}
+	free(ev.p);
+	free(line.p);
+	free(last.p);
+	if (rc)
+		return rc;
+	{
+		LLVMValueRef call = build_emit(o, g[n - 1].call, LLVMConstInt(o->i32, 0, 0), vals,
+					       nvals);
+
+		o->merged[o->nmerged] = call;
+		snprintf(ref, sizeof(ref), "m%u", o->nmerged++);
+		set_prev(o, vals, nvals, ref);
 		for (unsigned i = 0; i < n; i++)
 			LLVMInstructionEraseFromParent(g[i].call);
 	}
@@ -726,13 +842,24 @@ static int remember_erase(struct opt *o, LLVMValueRef v)
 	return 0;
 }
 
+/* Whether a call may write a trace record of its own: anything but our
+ * markers and LLVM's intrinsics (which never call back into the program). */
+static int may_trace(LLVMValueRef call)
+{
+	const char *name = callee_name(call);
+
+	return !name || strncmp(name, "llvm.", 5);
+}
+
 static int do_block(struct opt *o, LLVMValueRef fn, LLVMBasicBlockRef bb)
 {
 	struct site g[CC_MAX_EMIT];
-	unsigned n = 0, nvals = 0;
+	unsigned n = 0, nvals = 0, deadline = -1u;
 	LLVMValueRef i, next;
 	int rc = 0;
 
+	/* A block's first group follows whatever ran before the block. */
+	o->prev.valid = 0;
 	for (i = LLVMGetFirstInstruction(bb); i; i = next) {
 		const char *name;
 		int arity;
@@ -745,9 +872,10 @@ static int do_block(struct opt *o, LLVMValueRef fn, LLVMBasicBlockRef bb)
 		arity = name ? marker_arity(name) : -1;
 		if (arity >= 0) {
 			LLVMValueRef idv = LLVMGetOperand(i, 0);
-			int64_t id;
+			int64_t ctl;
+			uint32_t id;
 
-			if (!is_const(idv, &id) || id < 0 || (uint64_t)id >= CC_ID_BASE) {
+			if (!is_const(idv, &ctl) || (uint32_t)ctl >= CC_ID_BASE) {
 				size_t len;
 
 				fprintf(stderr,
@@ -756,16 +884,27 @@ static int do_block(struct opt *o, LLVMValueRef fn, LLVMBasicBlockRef bb)
 					o->name, LLVMGetValueName2(fn, &len));
 				return -EINVAL;
 			}
+			id = (uint32_t)ctl;
 			o->sites++;
-			if (n == CC_MAX_EMIT || nvals + (unsigned)arity > CC_MAX_EMIT) {
+			/* A group never holds a call further than its move
+			 * limit from the group's end (where it is written). */
+			if (n == CC_MAX_EMIT || nvals + (unsigned)arity > CC_MAX_EMIT ||
+			    n > deadline) {
 				rc = flush_group(o, g, n);
 				n = nvals = 0;
+				deadline = -1u;
 				if (rc)
 					return rc;
 			}
 			g[n].call = i;
-			g[n].id = (uint32_t)id;
+			g[n].id = id;
 			g[n].nargs = (unsigned)arity;
+			g[n].lim = (unsigned)((uint64_t)ctl >> 32);
+			if (g[n].lim) {
+				o->limited++;
+				if (n + g[n].lim - 1 < deadline)
+					deadline = n + g[n].lim - 1;
+			}
 			n++;
 			nvals += (unsigned)arity;
 			continue;
@@ -774,15 +913,60 @@ static int do_block(struct opt *o, LLVMValueRef fn, LLVMBasicBlockRef bb)
 			o->barriers++;
 			rc = remember_erase(o, i);
 		} else if (!may_not_return(o, i)) {
+			if (may_trace(i))
+				o->prev.valid = 0;
 			continue;
 		}
 		if (!rc)
 			rc = flush_group(o, g, n);
 		n = nvals = 0;
+		deadline = -1u;
 		if (rc)
 			return rc;
+		if (may_trace(i) && strcmp(name ? name : "", "spool__barrier"))
+			o->prev.valid = 0;
 	}
 	return flush_group(o, g, n);
+}
+
+/* SPOOL_TRACE_IDEMPOTENT's variables: their ids, then they go. And the
+ * calls SPOOL_TRACE_OFF_<ID> left (spool__off): counted, then they go. */
+static int take_marks(struct opt *o)
+{
+	LLVMValueRef gv, nextg;
+
+	for (gv = LLVMGetFirstGlobal(o->mod); gv; gv = nextg) {
+		size_t len;
+		const char *name = LLVMGetValueName2(gv, &len);
+		LLVMValueRef init;
+
+		nextg = LLVMGetNextGlobal(gv);
+		if (strncmp(name, "spool__idem_", 12))
+			continue;
+		init = LLVMGetInitializer(gv);
+		if (!init || !LLVMIsAConstantInt(init) || o->nidem == MAX_IDEM) {
+			fprintf(stderr, "spool-ccopt: %s: SPOOL_TRACE_IDEMPOTENT: %s\n", o->name,
+				init ? "more than 256 events" : "not a constant id");
+			return -EINVAL;
+		}
+		o->idem[o->nidem++] = (uint32_t)LLVMConstIntGetZExtValue(init);
+		if (LLVMGetFirstUse(gv))
+			continue; /* the program uses it: leave it */
+		LLVMDeleteGlobal(gv);
+	}
+	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn))
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+		     bb = LLVMGetNextBasicBlock(bb))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+				const char *name = LLVMIsACallInst(i) ? callee_name(i) : NULL;
+
+				next = LLVMGetNextInstruction(i);
+				if (name && !strcmp(name, "spool__off")) {
+					LLVMInstructionEraseFromParent(i);
+					o->off++;
+				}
+			}
+	return 0;
 }
 
 /* The constructor that announces the table's hash, and the table section. */
@@ -843,7 +1027,7 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *arg)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] [--no-formulas] "
-		   "[--no-sink] IN.bc OUT.bc\n");
+		   "[--no-sink] [--no-prev] IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
@@ -865,6 +1049,8 @@ int main(int argc, char **argv)
 			o.no_formulas = 1;
 		else if (!strcmp(argv[i], "--no-sink"))
 			o.no_sink = 1;
+		else if (!strcmp(argv[i], "--no-prev"))
+			o.no_prev = 1;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
@@ -902,6 +1088,8 @@ int main(int argc, char **argv)
 	o.i64 = LLVMInt64TypeInContext(o.ctx);
 	o.willreturn = LLVMGetEnumAttributeKindForName("willreturn", 10);
 	o.emit_fn = LLVMGetNamedFunction(o.mod, "spool__emit");
+	if (take_marks(&o))
+		goto out_mod;
 	for (LLVMValueRef fn = LLVMGetFirstFunction(o.mod); fn; fn = LLVMGetNextFunction(fn)) {
 		if (LLVMIsDeclaration(fn) || fn == o.emit_fn)
 			continue;
@@ -967,9 +1155,12 @@ int main(int argc, char **argv)
 			"spool-ccopt: %s: %u trace calls in %u groups: %u merged events, %u "
 			"left as they are; %u constant and %u repeated arguments not emitted, "
 			"%u computed by the host; %u calls moved into the next block; "
-			"%u loads repeated across trace calls merged; %u barriers\n",
+			"%u loads repeated across trace calls merged; %u barriers; "
+			"%u values taken from the previous record; %u idempotent repeats "
+			"collapsed; %u calls with a move limit; %u calls switched off\n",
 			o.name, o.sites, o.groups, o.nmerged, o.singles, o.dropped_consts,
-			o.dropped_repeats, o.formulas, o.sunk, o.loads, o.barriers);
+			o.dropped_repeats, o.formulas, o.sunk, o.loads, o.barriers, o.prev_reused,
+			o.collapsed, o.limited, o.off);
 	rc = 0;
 out_mod:
 	free(o.table.p);

@@ -38,16 +38,18 @@
 
 /* One step of a formula (postfix; src/cc/ccopt.c formula_walk). */
 struct dec_tok {
-	char op; /* 'a' value, 'c' constant, + - * ^ operation, s z t cast */
+	char op; /* 'a' value, 'p' previous record's value, 'c' constant, + - * ^ operation,
+		  * s z t cast */
 	uint8_t w;
 	int64_t x;
 };
 
-enum { DEC_VAL, DEC_CONST, DEC_FORMULA };
+enum { DEC_VAL, DEC_CONST, DEC_FORMULA, DEC_PREV };
 
 struct dec_orig {
 	uint32_t id;
 	uint32_t nargs;
+	uint32_t rep; /* times the event repeats (idempotent repeats collapsed), >= 1 */
 	uint8_t kind[DECODE_MAX_ARGS];
 	int64_t v[DECODE_MAX_ARGS];	   /* the constant, or the emitted value's index */
 	struct dec_tok *f[DECODE_MAX_ARGS]; /* DEC_FORMULA: its steps, ended by op 0 */
@@ -56,6 +58,9 @@ struct dec_orig {
 struct dec_merged {
 	uint32_t nemit;
 	uint32_t nev;
+	char ref;	  /* 'm' or 'u' when values come from the previous record, else 0 */
+	uint32_t ref_id;  /* which record that must be: merged index, or plain id */
+	uint32_t need;	  /* values of it used: highest p index + 1 */
 	struct dec_orig *ev;
 };
 
@@ -123,9 +128,10 @@ static struct dec_tok *parse_formula(const char **pp, unsigned nemit)
 			goto bad;
 		t->op = *p++;
 		n = 0;
-		if (t->op == 'a' || t->op == 'c') {
+		if (t->op == 'a' || t->op == 'c' || t->op == 'p') {
 			if (sscanf(p, "%" SCNd64 "%n", &t->x, &n) < 1 ||
-			    (t->op == 'a' && (t->x < 0 || t->x >= nemit)))
+			    (t->op == 'a' && (t->x < 0 || t->x >= nemit)) ||
+			    (t->op == 'p' && (t->x < 0 || t->x >= CC_MAX_EMIT)))
 				goto bad;
 			depth++;
 		} else if (strchr("+-*^szt", t->op) && t->op) {
@@ -152,8 +158,9 @@ bad:
 	return NULL;
 }
 
-/* Compute a formula from the emitted values (well formed: parse_formula). */
-static int64_t dec_eval(const struct dec_tok *f, const int64_t *vals)
+/* Compute a formula from the emitted values and the previous record's
+ * (well formed: parse_formula; p indices checked by the caller). */
+static int64_t dec_eval(const struct dec_tok *f, const int64_t *vals, const int64_t *prev)
 {
 	int64_t st[DECODE_MAX_TOKENS];
 	int sp = 0;
@@ -164,6 +171,9 @@ static int64_t dec_eval(const struct dec_tok *f, const int64_t *vals)
 		switch (f->op) {
 		case 'a':
 			st[sp++] = vals[f->x];
+			continue;
+		case 'p':
+			st[sp++] = prev[f->x];
 			continue;
 		case 'c':
 			st[sp++] = f->x;
@@ -214,9 +224,23 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 
 		n = 0;
 		if (p >= end || sscanf(p, "m %u %u %u%n", &idx, &nemit, &nev, &n) < 3 || idx != i ||
-		    p[n] != '\n' || nemit > CC_MAX_EMIT || !nev || nev > CC_MAX_EMIT)
+		    nemit > CC_MAX_EMIT || !nev || nev > CC_MAX_EMIT)
 			goto bad;
-		p += n + 1;
+		p += n;
+		if (*p == ' ') {
+			/* Version 3: the record before this one, which values come from. */
+			unsigned rid;
+
+			n = 0;
+			if (sscanf(p, " %c%u%n", &m->ref, &rid, &n) < 2 ||
+			    (m->ref != 'm' && m->ref != 'u') || (m->ref == 'm' && rid >= i))
+				goto bad;
+			m->ref_id = rid;
+			p += n;
+		}
+		if (*p != '\n')
+			goto bad;
+		p++;
 		m->nemit = nemit;
 		m->nev = nev;
 		m->ev = calloc(nev, sizeof(*m->ev));
@@ -243,13 +267,33 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 					o->f[a] = parse_formula(&p, nemit);
 					if (!o->f[a])
 						goto bad;
+					for (const struct dec_tok *t = o->f[a]; t->op; t++) {
+						if (t->op != 'p')
+							continue;
+						if (!m->ref)
+							goto bad;
+						if ((uint32_t)t->x + 1 > m->need)
+							m->need = (uint32_t)t->x + 1;
+					}
 					continue;
 				}
 				if (sscanf(p, " %c%" SCNd64 "%n", &kind, &o->v[a], &n) < 2 ||
-				    (kind != 'c' && kind != 'a') ||
-				    (kind == 'a' && (o->v[a] < 0 || o->v[a] >= nemit)))
+				    (kind != 'c' && kind != 'a' && kind != 'p') ||
+				    (kind == 'a' && (o->v[a] < 0 || o->v[a] >= nemit)) ||
+				    (kind == 'p' && (!m->ref || o->v[a] < 0 ||
+						     o->v[a] >= CC_MAX_EMIT)))
 					goto bad;
-				o->kind[a] = kind == 'c' ? DEC_CONST : DEC_VAL;
+				o->kind[a] = kind == 'c' ? DEC_CONST : kind == 'a' ? DEC_VAL : DEC_PREV;
+				if (kind == 'p' && (uint32_t)o->v[a] + 1 > m->need)
+					m->need = (uint32_t)o->v[a] + 1;
+				p += n;
+			}
+			o->rep = 1;
+			if (!strncmp(p, " r", 2)) {
+				n = 0;
+				if (sscanf(p, " r%u%n", &o->rep, &n) < 1 || o->rep < 2 ||
+				    o->rep > CC_MAX_EMIT)
+					goto bad;
 				p += n;
 			}
 			if (*p != '\n')
@@ -404,8 +448,20 @@ struct dec_pid {
 	struct dec_tables t;
 };
 
+/* The last spool:user record of one stream (thread): a merged record may
+ * take values from it (table "p<k>"). */
+struct dec_last {
+	uint32_t stream_id;
+	uint32_t id;
+	uint32_t nargs; /* of the record; only the first CC_MAX_EMIT are kept */
+	int64_t args[CC_MAX_EMIT];
+};
+
 struct decoder {
 	struct trace_reader *r;
+	struct dec_last *last;
+	size_t nlast;
+	uint64_t unmatched; /* merged records whose previous record is not the one needed */
 	struct dec_tables given; /* --table / --binary: used for every process */
 	int have_given;
 	struct dec_pid *pids;
@@ -541,7 +597,47 @@ static void put_event(struct decoder *d, const struct dec_tables *t, uint64_t ns
 	d->events++;
 }
 
+static struct dec_last *last_of(struct decoder *d, uint32_t stream_id)
+{
+	struct dec_last *l;
+
+	for (size_t i = 0; i < d->nlast; i++)
+		if (d->last[i].stream_id == stream_id)
+			return &d->last[i];
+	l = realloc(d->last, (d->nlast + 1) * sizeof(*l));
+	if (!l)
+		return NULL;
+	d->last = l;
+	l = &d->last[d->nlast++];
+	memset(l, 0, sizeof(*l));
+	l->stream_id = stream_id;
+	l->id = UINT32_MAX; /* none yet */
+	return l;
+}
+
+static int decode_record(struct decoder *d, const struct trace_event *ev, const struct dec_last *prev);
+
+/* Decode one record, then remember it as its stream's last. */
 static int decode_event(struct decoder *d, const struct trace_event *ev)
+{
+	const struct rec_user *u = (const struct rec_user *)ev->rec;
+	struct dec_last *l, prev;
+	int rc;
+
+	if (ev->rec->size < sizeof(*u) || ev->rec->size != sizeof(*u) + 8 * (uint64_t)u->nargs)
+		return 0;
+	l = last_of(d, ev->stream_id);
+	if (!l)
+		return -ENOMEM;
+	prev = *l;
+	l->id = u->id;
+	l->nargs = u->nargs;
+	memcpy(l->args, u->args, 8 * (u->nargs < CC_MAX_EMIT ? u->nargs : CC_MAX_EMIT));
+	rc = decode_record(d, ev, &prev);
+	return rc;
+}
+
+static int decode_record(struct decoder *d, const struct trace_event *ev, const struct dec_last *prev)
 {
 	const struct rec_user *u = (const struct rec_user *)ev->rec;
 	struct dec_tables *t;
@@ -549,8 +645,6 @@ static int decode_event(struct decoder *d, const struct trace_event *ev)
 	uint32_t tid, pid, key, idx;
 	int err;
 
-	if (ev->rec->size < sizeof(*u) || ev->rec->size != sizeof(*u) + 8 * (uint64_t)u->nargs)
-		return 0;
 	d->records++;
 	d->bytes += ev->rec->size;
 	pid = stream_pid(d, ev->stream_id, &tid);
@@ -593,6 +687,13 @@ static int decode_event(struct decoder *d, const struct trace_event *ev)
 				pid, u->id, u->nargs, m->nemit);
 			return -EINVAL;
 		}
+		if (m->ref && (prev->id != (m->ref == 'm' ? CC_ID(unit->key, m->ref_id) : m->ref_id) ||
+			       prev->nargs < m->need)) {
+			/* Its previous record was lost (a full ring) or is not
+			 * the one the optimizer saw: its events cannot be rebuilt. */
+			d->unmatched++;
+			return 0;
+		}
 		for (uint32_t k = 0; k < m->nev; k++) {
 			const struct dec_orig *o = &m->ev[k];
 			int64_t args[DECODE_MAX_ARGS];
@@ -600,8 +701,11 @@ static int decode_event(struct decoder *d, const struct trace_event *ev)
 			for (uint32_t a = 0; a < o->nargs; a++)
 				args[a] = o->kind[a] == DEC_CONST   ? o->v[a]
 					  : o->kind[a] == DEC_VAL ? u->args[o->v[a]]
-								  : dec_eval(o->f[a], u->args);
-			put_event(d, t, ev->ns, tid, o->id, o->nargs, args);
+					  : o->kind[a] == DEC_PREV
+						  ? prev->args[o->v[a]]
+						  : dec_eval(o->f[a], u->args, prev->args);
+			for (uint32_t r = 0; r < o->rep; r++)
+				put_event(d, t, ev->ns, tid, o->id, o->nargs, args);
 		}
 	}
 	return 0;
@@ -699,11 +803,15 @@ int cmd_decode(int argc, char **argv)
 
 		log_warn("%s at offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
 	}
+	if (d.unmatched)
+		log_warn("%" PRIu64 " merged records not decoded: the record before each, whose "
+			 "values they reuse, is missing (lost) or not the expected one",
+			 d.unmatched);
 	if (stats)
 		fprintf(stderr, "spool: decode: %" PRIu64 " records, %" PRIu64 " bytes, %" PRIu64
 				" events\n",
 			d.records, d.bytes, d.events);
-	ret = trace_reader_nproblems(d.r) ? 1 : 0;
+	ret = trace_reader_nproblems(d.r) || d.unmatched ? 1 : 0;
 out:
 	fflush(stdout);
 	if (d.r)
@@ -712,5 +820,6 @@ out:
 	for (size_t i = 0; i < d.npids; i++)
 		tables_free(&d.pids[i].t);
 	free(d.pids);
+	free(d.last);
 	return ret;
 }
