@@ -27,6 +27,7 @@
 #include <mqueue.h>
 
 #include "agent.h"
+#include "agent_serial.h"
 
 /* Recording function entries: set once in the constructor (and kept by a
  * fork child, which inherits the session). */
@@ -73,6 +74,8 @@ AGENT_EXPORT void __cyg_profile_func_enter(void *this_fn, void *call_site)
 	struct agent_thread *t;
 	uint32_t depth;
 
+	if (AGENT_UNLIKELY(agent_serial_on)) /* a progress point of serial mode */
+		agent_serial_point(RR_AT_POINT);
 	if (AGENT_LIKELY(!agent_func_on))
 		return;
 	t = agent_enter();
@@ -88,6 +91,8 @@ AGENT_EXPORT void __cyg_profile_func_exit(void *this_fn, void *call_site)
 	struct agent_thread *t;
 	uint32_t depth;
 
+	if (AGENT_UNLIKELY(agent_serial_on)) /* a progress point of serial mode */
+		agent_serial_point(RR_AT_POINT);
 	if (AGENT_LIKELY(!agent_func_on))
 		return;
 	t = agent_enter();

@@ -31,6 +31,14 @@
  * returns the recorded failure without calling libc, then passes the turn
  * (agent_rr_rep_end). Condition waits replay as unlock, turn, lock: a
  * spurious wake-up POSIX allows, so the condvar itself is not needed.
+ *
+ * Serial mode (agent_serial.c; agent_rr_mode has RR_MODE_SERIAL, which
+ * makes it >= RR_MODE_REPLAY, so the plain path still tests one word):
+ * every call is a switch point; a blocking acquisition tries and yields the
+ * run token while the object is busy (its holder needs the token to release
+ * it), condition waits are a yield (a spurious wake-up), barriers are
+ * counted by the agent. Nothing is recorded per object: the token's
+ * schedule orders everything.
  */
 #include <errno.h>
 #include <sched.h>
@@ -38,6 +46,7 @@
 
 #include "agent.h"
 #include "agent_rr.h"
+#include "agent_serial.h"
 
 #define AGENT_LOCK_PROBES 4096 /* give up (table full) after this many slots */
 
@@ -270,7 +279,14 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 		if (!t_)                                                                           \
 			return block_expr;                                                         \
 		obj_ = agent_lock_index(t_, addr, type, ip_);                                      \
-		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY)) {                             \
+		if (AGENT_UNLIKELY(agent_rr_mode >= RR_MODE_REPLAY)) {                             \
+			if (agent_rr_mode & RR_MODE_SERIAL) {                                      \
+				agent_serial_point(RR_AT_SYNC);                                    \
+				while ((rc_ = try_expr) == busy_rc)                                \
+					agent_serial_yield(RR_AT_SYNC);                            \
+				agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());           \
+				return rc_;                                                        \
+			}                                                                          \
 			rc_ = agent_rr_rep_begin(t_, obj_, op_acq, addr, 1);                       \
 			agent_rr_rep_end(t_, rc_ == 0 || rc_ == EOWNERDEAD ? (plain_expr) : rc_);  \
 			agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());                   \
@@ -281,7 +297,7 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 			agent_emit(t_, obj_, op_contend, ip_, 0, FRAME());                         \
 			rc_ = block_expr;                                                          \
 		}                                                                                  \
-		if (AGENT_UNLIKELY(agent_rr_mode))                                                 \
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))                               \
 			agent_rr_rec_sync(t_, obj_, op_acq, rc_, 1);                               \
 		agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());                           \
 		return rc_;                                                                        \
@@ -299,9 +315,15 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 		if (!t_)                                                                           \
 			return try_expr;                                                           \
 		obj_ = agent_lock_index(t_, addr, type, ip_);                                      \
-		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY)) {                             \
-			rc_ = agent_rr_rep_begin(t_, obj_, op_ok, addr, 1);                        \
-			agent_rr_rep_end(t_, rc_ == 0 || rc_ == EOWNERDEAD ? (plain_expr) : rc_);  \
+		if (AGENT_UNLIKELY(agent_rr_mode >= RR_MODE_REPLAY)) {                             \
+			if (agent_rr_mode & RR_MODE_SERIAL) {                                      \
+				agent_serial_point(RR_AT_SYNC);                                    \
+				rc_ = try_expr;                                                    \
+			} else {                                                                   \
+				rc_ = agent_rr_rep_begin(t_, obj_, op_ok, addr, 1);                \
+				agent_rr_rep_end(t_, rc_ == 0 || rc_ == EOWNERDEAD ? (plain_expr)  \
+									   : rc_);         \
+			}                                                                          \
 		} else {                                                                           \
 			rc_ = try_expr;                                                            \
 			if (AGENT_UNLIKELY(agent_rr_mode))                                         \
@@ -311,7 +333,8 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 		return rc_;                                                                        \
 	} while (0)
 
-/* Release recorded before the real unlock. */
+/* Release recorded before the real unlock; in serial mode a switch point
+ * after it (so a chaos switch can let another thread take the object). */
 #define AGENT_RELEASE(type, addr, fn, call, op)                                                    \
 	do {                                                                                       \
 		uint64_t ip_ = AGENT_RET_IP();                                                     \
@@ -319,9 +342,15 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
                                                                                                    \
 		AGENT_REAL_OR(fn, 0);                                                              \
 		t_ = agent_enter();                                                                \
-		if (t_)                                                                            \
+		if (t_) {                                                                          \
 			agent_emit(t_, agent_lock_index(t_, addr, type, ip_), op, ip_, 0,          \
 				   FRAME());                                                       \
+			if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_SERIAL)) {                      \
+				int rc_ = call;                                                    \
+				agent_serial_point(RR_AT_SYNC);                                    \
+				return rc_;                                                        \
+			}                                                                          \
+		}                                                                                  \
 		return call;                                                                       \
 	} while (0)
 
@@ -524,8 +553,18 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 	if (!t)
 		return block(s, clk, ts);
 	obj = agent_lock_index(t, s, LOCK_TYPE_SEM, ip);
-	if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY))
-		return agent_sem_replay(t, s, obj, OP_ACQUIRE, ip, frame);
+	if (AGENT_UNLIKELY(agent_rr_mode >= RR_MODE_REPLAY)) {
+		if (!(agent_rr_mode & RR_MODE_SERIAL))
+			return agent_sem_replay(t, s, obj, OP_ACQUIRE, ip, frame);
+		/* Serial: never blocks (the poster needs the token). */
+		e0 = errno;
+		agent_serial_point(RR_AT_SYNC);
+		while (R.sem_trywait(s) < 0 && errno == EAGAIN)
+			agent_serial_yield(RR_AT_SYNC);
+		errno = e0;
+		agent_emit(t, obj, OP_ACQUIRE, ip, 0, frame);
+		return 0;
+	}
 	e0 = errno;
 	rc = R.sem_trywait(s);
 	if (rc && errno == EAGAIN) {
@@ -534,13 +573,13 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 		rc = block(s, clk, ts);
 	}
 	if (!rc) {
-		if (AGENT_UNLIKELY(agent_rr_mode))
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_ACQUIRE, 0, 1);
 		agent_emit(t, obj, OP_ACQUIRE, ip, 0, frame);
 	} else {
 		int e = errno;
 
-		if (AGENT_UNLIKELY(agent_rr_mode))
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_ACQUIRE, e, 1);
 		agent_emit(t, obj, OP_TIMEOUT, ip, (uint64_t)e, frame);
 		errno = e;
@@ -593,16 +632,19 @@ AGENT_EXPORT int sem_trywait(sem_t *s)
 	if (!t)
 		return R.sem_trywait(s);
 	obj = agent_lock_index(t, s, LOCK_TYPE_SEM, ip);
-	if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY))
-		return agent_sem_replay(t, s, obj, OP_ACQUIRE_TRY, ip, FRAME());
+	if (AGENT_UNLIKELY(agent_rr_mode >= RR_MODE_REPLAY)) {
+		if (!(agent_rr_mode & RR_MODE_SERIAL))
+			return agent_sem_replay(t, s, obj, OP_ACQUIRE_TRY, ip, FRAME());
+		agent_serial_point(RR_AT_SYNC);
+	}
 	rc = R.sem_trywait(s);
 	if (!rc) {
-		if (AGENT_UNLIKELY(agent_rr_mode))
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_ACQUIRE_TRY, 0, 1);
 		agent_emit(t, obj, OP_ACQUIRE_TRY, ip, 0, FRAME());
 	} else {
 		e = errno;
-		if (AGENT_UNLIKELY(agent_rr_mode))
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_ACQUIRE_TRY, e, 1);
 		agent_emit(t, obj, OP_TRY_FAIL, ip, (uint64_t)e, FRAME());
 		errno = e;
@@ -627,6 +669,11 @@ AGENT_EXPORT int sem_post(sem_t *s)
 	agent_emit(t, obj, OP_SEM_POST, ip, 0, FRAME());
 	if (AGENT_LIKELY(!agent_rr_mode))
 		return R.sem_post(s);
+	if (agent_rr_mode & RR_MODE_SERIAL) {
+		rc = R.sem_post(s);
+		agent_serial_point(RR_AT_SYNC);
+		return rc;
+	}
 	if (agent_rr_mode == RR_MODE_RECORD) {
 		agent_rr_rec_sync(t, obj, OP_SEM_POST, 0, 1);
 		return R.sem_post(s);
@@ -692,8 +739,9 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
 		cobj_ = agent_lock_index(t_, c, LOCK_TYPE_COND, ip_);                              \
 		agent_emit(t_, mobj_, OP_RELEASE, ip_, 0, FRAME());                                \
 		agent_emit(t_, cobj_, OP_COND_WAIT, ip_, mobj_, FRAME());                          \
-		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY))                               \
-			rc_ = agent_cond_replay(t_, m, mobj_);                                     \
+		if (AGENT_UNLIKELY(agent_rr_mode >= RR_MODE_REPLAY))                               \
+			rc_ = (agent_rr_mode & RR_MODE_SERIAL) ? agent_serial_cond_wait(m)         \
+							       : agent_cond_replay(t_, m, mobj_);  \
 		else                                                                               \
 			rc_ = call;                                                                \
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))                               \
@@ -756,7 +804,9 @@ AGENT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 		return R.barrier_wait(b);
 	obj = agent_lock_index(t, b, LOCK_TYPE_BARRIER, ip);
 	agent_emit(t, obj, OP_BARRIER_ENTER, ip, 0, FRAME());
-	if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY)) {
+	if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_SERIAL)) {
+		rc = agent_serial_barrier_wait(b);
+	} else if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY)) {
 		/* Which thread is the serial one is the recording's choice. */
 		rc = agent_rr_rep_begin(t, obj, OP_BARRIER_ENTER, b, 1);
 		if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD)
@@ -764,7 +814,7 @@ AGENT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 		agent_rr_rep_end(t, rc);
 	} else {
 		rc = R.barrier_wait(b);
-		if (AGENT_UNLIKELY(agent_rr_mode))
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_BARRIER_ENTER, rc, 0);
 	}
 	agent_emit(t, obj, rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD ? OP_BARRIER_LEAVE : OP_TIMEOUT, ip,
@@ -775,7 +825,16 @@ AGENT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 AGENT_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a,
 				      unsigned count)
 {
-	AGENT_INIT(LOCK_TYPE_BARRIER, b, barrier_init, R.barrier_init(b, a, count), count);
+	int rc;
+
+	AGENT_REAL_OR(barrier_init, 0);
+	rc = R.barrier_init(b, a, count);
+	if (!rc) {
+		if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_SERIAL))
+			agent_serial_barrier_init(b, count);
+		agent_record_init(b, LOCK_TYPE_BARRIER, AGENT_RET_IP(), count, FRAME());
+	}
+	return rc;
 }
 
 AGENT_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b)

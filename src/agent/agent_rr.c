@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "agent_rr.h"
+#include "agent_serial.h"
 
 int agent_rr_mode;
 
@@ -313,6 +314,52 @@ static void rr_emit_sched(struct agent_thread *t, uint32_t idx, uint32_t tseq, u
 	t->busy--;
 }
 
+/* ---- serial mode (agent_serial.c) ---- */
+
+void agent_rr_emit_switch(uint32_t thread, uint32_t tseq, uint32_t at, uint64_t turn,
+			  uint32_t next, uint64_t count)
+{
+	struct agent_thread *t = agent_enter();
+	struct rec_sched *r;
+	uint32_t seq;
+
+	if (!t) {
+		rr_lost("a switch of the run token could not be recorded");
+		return;
+	}
+	t->busy++;
+	seq = ++t->seq;
+	t->prod.ring->last_seq = seq;
+	r = rr_reserve(t, sizeof(*r));
+	if (r) {
+		r->h.word = ev_word(KIND_SCHED, t->index, 0, 0);
+		r->thread = thread;
+		r->tseq = tseq;
+		r->obj = at;
+		r->turn = (uint32_t)turn;
+		r->op = RR_OP_SWITCH;
+		r->result = (int32_t)next;
+		r->arg = count;
+		rr_commit(t, &r->h, sizeof(*r), seq);
+	}
+	t->busy--;
+}
+
+uint32_t agent_rr_tseq(void)
+{
+	return rr_self.tseq;
+}
+
+void agent_rr_stop(const char *text, uint32_t flag)
+{
+	int mine;
+	struct rr_buf b = rr_report_begin(&mine);
+
+	if (mine)
+		rr_puts(&b, text);
+	rr_report_end(mine, flag);
+}
+
 /* ---- recording ---- */
 
 void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int result, int turn)
@@ -426,6 +473,33 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 		rr_report_end(mine, RR_F_END);
 	}
 	rr_diverge(NULL, what, idx, addr, "the replay makes a call the recording does not have");
+}
+
+void agent_rr_end_of_schedule(uint32_t thread, uint64_t count)
+{
+	int mine;
+	struct rr_buf b = rr_report_begin(&mine);
+
+	if (rr_area->opts & RR_O_TRUNCATED) {
+		if (mine) {
+			rr_puts(&b, "replay reached the end of the recording (the recorded run "
+				    "was killed): thread ");
+			rr_putu(&b, thread);
+			rr_puts(&b, " at its progress count ");
+			rr_putu(&b, count);
+		}
+		rr_report_end(mine, RR_F_END);
+	}
+	if (mine) {
+		rr_puts(&b, "replay diverged in thread ");
+		rr_putu(&b, thread);
+		rr_puts(&b, " at its progress count ");
+		rr_putu(&b, count);
+		rr_puts(&b, ": the replay gives the run token up where the recording never "
+			    "did\n  recorded: the thread kept the token to the end\n  replay:   it "
+			    "gives it up");
+	}
+	rr_report_end(mine, 0);
 }
 
 static void rr_advance(void)
@@ -712,7 +786,7 @@ uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
 		return RR_NO_TURN;
 	}
-	if (agent_rr_mode == RR_MODE_RECORD) {
+	if (agent_rr_mode & RR_MODE_RECORD) {
 		uint32_t turn = __atomic_fetch_add(&rr_turn[0], 1, __ATOMIC_ACQ_REL);
 
 		if (turn + 1 >= rr_area->max_threads) {
@@ -735,19 +809,30 @@ void agent_rr_create_end(struct agent_thread *t, uint32_t child, int rc)
 {
 	if (child == RR_NO_TURN)
 		return;
-	if (agent_rr_mode == RR_MODE_RECORD) {
+	if (agent_rr_mode & RR_MODE_RECORD) {
 		__atomic_fetch_add(&rr_area->nthreads, 1, __ATOMIC_RELAXED);
 		rr_emit_sched(t, 0, ++rr_self.tseq, 0, child - 1, OP_THREAD_CREATE, rc, child);
-		return;
+	} else {
+		agent_rr_rep_end(t, rc);
 	}
-	agent_rr_rep_end(t, rc);
+	if (agent_rr_mode & RR_MODE_SERIAL) {
+		if (!rc)
+			agent_serial_thread_created(child);
+		agent_serial_point(RR_AT_CREATE);
+	}
 }
 
 /* Joins are ordered by the threads themselves; recording them lets a
  * replay see at once that a thread joins where it created, or the reverse. */
 void agent_rr_join_begin(struct agent_thread *t)
 {
-	if (agent_rr_mode == RR_MODE_REPLAY && rr_self.has_id)
+	if (!rr_self.has_id)
+		return;
+	if (agent_rr_mode & RR_MODE_SERIAL) {
+		agent_serial_point(RR_AT_JOIN);
+		agent_serial_block_begin(RR_AT_JOIN);
+	}
+	if (agent_rr_mode & RR_MODE_REPLAY)
 		agent_rr_rep_begin(t, 0, OP_THREAD_JOIN_END, NULL, 1);
 }
 
@@ -755,7 +840,9 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
 {
 	if (!rr_self.has_id)
 		return;
-	if (agent_rr_mode == RR_MODE_RECORD)
+	if (agent_rr_mode & RR_MODE_SERIAL)
+		agent_serial_block_end();
+	if (agent_rr_mode & RR_MODE_RECORD)
 		rr_emit_sched(t, 0, ++rr_self.tseq, 0, RR_NO_TURN, OP_THREAD_JOIN_END, rc, 0);
 	else
 		agent_rr_rep_end(t, rc);
@@ -764,12 +851,23 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
 /* Replay: a thread that ends before its recorded events are done. */
 void agent_rr_thread_end(void)
 {
-	if (agent_rr_mode != RR_MODE_REPLAY || !rr_self.has_id)
+	if (!rr_self.has_id)
 		return;
-	if (rr_self.cur < rr_self.end)
-		rr_diverge(rr_peek(), "the thread ends", 0, NULL,
-			   "the thread ends before its recorded events are done");
-	__atomic_store_n(&rr_threads[rr_self.id].started, 2, __ATOMIC_RELEASE);
+	if (agent_rr_mode & RR_MODE_REPLAY) {
+		if (rr_self.cur < rr_self.end)
+			rr_diverge(rr_peek(), "the thread ends", 0, NULL,
+				   "the thread ends before its recorded events are done");
+		__atomic_store_n(&rr_threads[rr_self.id].started, 2, __ATOMIC_RELEASE);
+	}
+	if (agent_rr_mode & RR_MODE_SERIAL)
+		agent_serial_thread_end();
+}
+
+/* A new thread, registered: in serial mode, wait for the run token. */
+void agent_rr_thread_go(void)
+{
+	if ((agent_rr_mode & RR_MODE_SERIAL) && rr_self.has_id)
+		agent_serial_thread_go();
 }
 
 void agent_rr_thread_start(uint32_t number)
@@ -779,7 +877,9 @@ void agent_rr_thread_start(uint32_t number)
 	rr_self.id = number;
 	rr_self.has_id = 1;
 	rr_self.tseq = 0;
-	if (agent_rr_mode == RR_MODE_REPLAY) {
+	if (agent_rr_mode & RR_MODE_SERIAL)
+		agent_serial_thread_start(number);
+	if (agent_rr_mode & RR_MODE_REPLAY) {
 		struct rr_thread_slot *s = &rr_threads[number];
 
 		rr_self.cur = s->log_off;
@@ -799,6 +899,8 @@ struct agent_thread *agent_rr_io_enter(void)
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	if (agent_rr_mode & RR_MODE_SERIAL)
+		agent_serial_point(RR_AT_INPUT);
 	return t;
 }
 
@@ -811,6 +913,7 @@ static void rr_fork_child(void)
 	/* The child is not recorded: its schedule would mix with the
 	 * parent's thread numbers. The host refuses to replay such a trace. */
 	agent_rr_mode = RR_MODE_OFF;
+	agent_serial_fork_child();
 	__atomic_fetch_or(&rr_area->flags, RR_F_FORKED, __ATOMIC_ACQ_REL);
 }
 
@@ -862,6 +965,8 @@ void agent_rr_init(void)
 	} else {
 		a->nthreads = 1;
 	}
-	__atomic_store_n(&agent_rr_mode, (int)a->mode, __ATOMIC_RELEASE);
-	agent_log("record/replay: mode %u", a->mode);
+	agent_serial_init(a, &rr_turn[0]);
+	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
+			 __ATOMIC_RELEASE);
+	agent_log("record/replay: mode %u%s", a->mode, agent_serial_on ? " serial" : "");
 }

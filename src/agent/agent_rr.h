@@ -52,6 +52,8 @@ uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced);
 void agent_rr_create_end(struct agent_thread *t, uint32_t child, int rc);
 /* First thing a new thread does: take its number. */
 void agent_rr_thread_start(uint32_t number);
+/* A new thread once registered (serial mode: wait for the run token). */
+void agent_rr_thread_go(void);
 /* Last thing a thread does (agent_thread_exit). */
 void agent_rr_thread_end(void);
 /* pthread_join: begin before the real join (replay checks it is due), end
@@ -73,5 +75,15 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
  * recording, return the recorded result; *arg gets the recorded arg. */
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg);
+
+/* Serial mode (agent_serial.c): write a switch of the run token (a
+ * KIND_SCHED record with op RR_OP_SWITCH); the thread's event count; stop
+ * the run with a report (the host kills the program); the replay reached
+ * the end of the token's recorded schedule. */
+void agent_rr_emit_switch(uint32_t thread, uint32_t tseq, uint32_t at, uint64_t turn,
+			  uint32_t next, uint64_t count);
+uint32_t agent_rr_tseq(void);
+void agent_rr_stop(const char *text, uint32_t flag) __attribute__((noreturn));
+void agent_rr_end_of_schedule(uint32_t thread, uint64_t count) __attribute__((noreturn));
 
 #endif

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "agent_rr.h"
+#include "agent_serial.h"
 
 /* ---- real functions and their pre-constructor fallbacks ---- */
 
@@ -134,7 +135,24 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 
 /* The one branch of a plain run; t is the thread when recording/replaying. */
 #define RR_IO_OFF(t) (AGENT_LIKELY(!agent_rr_mode) || !((t) = agent_rr_io_enter()))
-#define RR_REPLAYING() (agent_rr_mode == RR_MODE_REPLAY)
+#define RR_REPLAYING() (agent_rr_mode & RR_MODE_REPLAY)
+/* Serial record: a call that may block in the kernel gives the run token up
+ * around it (agent_serial.c), so the thread that would unblock it can run. */
+#define RR_BLOCK(type, expr)                                                                       \
+	({                                                                                         \
+		type r_;                                                                           \
+		if (agent_rr_mode & RR_MODE_SERIAL) {                                              \
+			int e_;                                                                    \
+			agent_serial_block_begin(RR_AT_INPUT);                                                \
+			r_ = (expr);                                                               \
+			e_ = errno;                                                                \
+			agent_serial_block_end();                                                  \
+			errno = e_;                                                                \
+		} else {                                                                           \
+			r_ = (expr);                                                               \
+		}                                                                                  \
+		r_;                                                                                \
+	})
 
 /* Record a call whose data is one buffer of max(r, 0) bytes. */
 static ssize_t rr_rec_buf(struct agent_thread *t, unsigned call, int fd, ssize_t r, void *buf)
@@ -188,7 +206,7 @@ AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 		return real_read(fd, buf, n);
 	if (RR_REPLAYING())
 		return rr_rep_buf(t, RR_CALL_READ, fd, buf, n);
-	return rr_rec_buf(t, RR_CALL_READ, fd, real_read(fd, buf, n), buf);
+	return rr_rec_buf(t, RR_CALL_READ, fd, RR_BLOCK(ssize_t, real_read(fd, buf, n)), buf);
 }
 
 /* _FORTIFY_SOURCE builds call these when the buffer size is known. */
@@ -221,7 +239,8 @@ AGENT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 
 	if (RR_IO_OFF(t) || cnt > 64)
 		return real_readv(fd, iov, cnt);
-	return rr_iov(t, RR_CALL_READV, fd, iov, cnt, RR_REPLAYING() ? 0 : real_readv(fd, iov, cnt));
+	return rr_iov(t, RR_CALL_READV, fd, iov, cnt,
+		      RR_REPLAYING() ? 0 : RR_BLOCK(ssize_t, real_readv(fd, iov, cnt)));
 }
 
 AGENT_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off)
@@ -249,7 +268,8 @@ AGENT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 		return real_recv(fd, buf, n, flags);
 	if (RR_REPLAYING())
 		return rr_rep_buf(t, RR_CALL_RECV, fd, buf, n);
-	return rr_rec_buf(t, RR_CALL_RECV, fd, real_recv(fd, buf, n, flags), buf);
+	return rr_rec_buf(t, RR_CALL_RECV, fd, RR_BLOCK(ssize_t, real_recv(fd, buf, n, flags)),
+			  buf);
 }
 
 /* Data: the payload. The peer address is not recorded: a replay gives an
@@ -266,8 +286,8 @@ AGENT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct soc
 			memset(addr, 0, *alen);
 		return rr_rep_buf(t, RR_CALL_RECVFROM, fd, buf, n);
 	}
-	return rr_rec_buf(t, RR_CALL_RECVFROM, fd, real_recvfrom(fd, buf, n, flags, addr, alen),
-			  buf);
+	return rr_rec_buf(t, RR_CALL_RECVFROM, fd,
+			  RR_BLOCK(ssize_t, real_recvfrom(fd, buf, n, flags, addr, alen)), buf);
 }
 
 AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
@@ -281,7 +301,7 @@ AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 		return rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen, 0);
 	}
 	return rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen,
-		      real_recvmsg(fd, m, flags));
+		      RR_BLOCK(ssize_t, real_recvmsg(fd, m, flags)));
 }
 
 /* Replay: make the recorded descriptor exist (on /dev/null). */
@@ -323,7 +343,7 @@ AGENT_EXPORT int accept(int fd, struct sockaddr *a, socklen_t *l)
 
 	if (RR_IO_OFF(t))
 		return real_accept(fd, a, l);
-	return rr_accept(t, fd, a, l, RR_REPLAYING() ? 0 : real_accept(fd, a, l));
+	return rr_accept(t, fd, a, l, RR_REPLAYING() ? 0 : RR_BLOCK(int, real_accept(fd, a, l)));
 }
 
 AGENT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
@@ -332,7 +352,8 @@ AGENT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
 
 	if (RR_IO_OFF(t))
 		return real_accept4(fd, a, l, f);
-	return rr_accept(t, fd, a, l, RR_REPLAYING() ? 0 : real_accept4(fd, a, l, f));
+	return rr_accept(t, fd, a, l,
+			 RR_REPLAYING() ? 0 : RR_BLOCK(int, real_accept4(fd, a, l, f)));
 }
 
 /* ---- waiting for descriptors ---- */
@@ -346,7 +367,7 @@ AGENT_EXPORT int poll(struct pollfd *p, nfds_t n, int timeout)
 	if (RR_REPLAYING())
 		return (int)rr_rep_buf(t, RR_CALL_POLL, -1, p, n * sizeof(*p));
 	{
-		int r = real_poll(p, n, timeout), e = errno;
+		int r = RR_BLOCK(int, real_poll(p, n, timeout)), e = errno;
 		struct agent_rr_seg s = {p, r >= 0 ? n * sizeof(*p) : 0};
 
 		agent_rr_rec_input(t, RR_CALL_POLL, -1, r, r < 0 ? e : 0, 0, &s, 1);
@@ -373,7 +394,7 @@ AGENT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *
 		s[k++] = (struct agent_rr_seg){x, len};
 	if (RR_REPLAYING())
 		return (int)agent_rr_rep_input(t, RR_CALL_SELECT, n, s, k, NULL);
-	rc = real_select(n, r, w, x, tv);
+	rc = RR_BLOCK(int, real_select(n, r, w, x, tv));
 	e = errno;
 	agent_rr_rec_input(t, RR_CALL_SELECT, n, rc, rc < 0 ? e : 0, 0, s, rc < 0 ? 0 : k);
 	errno = e;
@@ -390,7 +411,7 @@ AGENT_EXPORT int epoll_wait(int fd, struct epoll_event *ev, int max, int timeout
 		return (int)rr_rep_buf(t, RR_CALL_EPOLL_WAIT, fd, ev,
 				       max > 0 ? (size_t)max * sizeof(*ev) : 0);
 	{
-		int r = real_epoll_wait(fd, ev, max, timeout), e = errno;
+		int r = RR_BLOCK(int, real_epoll_wait(fd, ev, max, timeout)), e = errno;
 		struct agent_rr_seg s = {ev, r > 0 ? (size_t)r * sizeof(*ev) : 0};
 
 		agent_rr_rec_input(t, RR_CALL_EPOLL_WAIT, fd, r, r < 0 ? e : 0, 0, &s, 1);

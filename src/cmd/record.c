@@ -1,23 +1,37 @@
 // SPDX-License-Identifier: MIT
 /*
- * record.c - `spool record`: run a program with the agent recording the
- * order of every synchronization object's acquisitions and every
- * nondeterministic input (sync mode, doc/record.md), so that `spool replay`
- * can run it again the same way. --until-fail N reruns it until a run fails
- * (non-zero exit, a signal, or a user check command) and keeps that one.
+ * record.c - `spool record`: run a program with the agent recording what
+ * `spool replay` needs to run it again the same way (doc/record.md): in
+ * serial mode (the default) the threads run one at a time and the agent
+ * records each switch of the run token; in sync mode they run in parallel
+ * and the agent records the order of every synchronization object's
+ * acquisitions. Both record every nondeterministic input. --chaos makes
+ * serial switches random (seeded); --until-fail N reruns the program until
+ * a run fails (non-zero exit, a signal, or a user check command) and keeps
+ * that recording.
  *
- * The program's stdin, stdout, stderr and exit status are its own; spool
- * speaks on stderr and exits with the program's status.
+ * The program's stdin, stderr and exit status are its own; so is its stdout
+ * except under --until-fail, where each run's stdout goes to a file (the
+ * check command reads it as $SPOOL_OUTPUT), the failing run's is printed at
+ * the end and kept in the trace (side file "output"). spool speaks on
+ * stderr and exits with the program's status. A watcher thread kills the
+ * program when the agent reports a serial run that cannot go on.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../collect/session.h"
+#include "../replay/gdb.h"
 #include "../replay/rr_log.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
@@ -29,6 +43,14 @@
 struct record_ctx {
 	struct rr_info info;
 	uint32_t max_rings;
+	int serial, chaos;
+	uint64_t seed;
+	uint32_t stuck_ms;
+	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
+	struct shm_host *h;
+	struct rr_area *area;
+	pthread_t watcher;
+	int watching, stop, killed;
 };
 
 static void record_usage(FILE *out)
@@ -42,8 +64,15 @@ static void record_usage(FILE *out)
 		"read-like calls, clocks, getrandom, getpid and gettid returned.\n"
 		"\n"
 		"options:\n"
-		"      --mode MODE      sync (threads run in parallel; exact for programs\n"
-		"                       without data races). serial is not implemented yet.\n"
+		"      --mode MODE      serial (default: one thread runs at a time; exact even\n"
+		"                       with data races) or sync (threads run in parallel;\n"
+		"                       exact for programs without data races)\n"
+		"      --chaos          serial mode: switch threads at random points (seeded)\n"
+		"                       to shake out interleavings\n"
+		"      --seed S         the chaos seed (default: a new one per run)\n"
+		"      --stuck-ms MS    serial mode: report a thread that runs this long\n"
+		"                       without reaching a switch point while others wait\n"
+		"                       (default 5000)\n"
 		"  -o, --output DIR     trace directory (default spool.trace; an existing one\n"
 		"                       is kept as DIR.old)\n"
 		"      --ring-size SIZE per-thread ring buffer, power of two (default %um)\n"
@@ -51,7 +80,8 @@ static void record_usage(FILE *out)
 		"                       (non-zero exit, killed by a signal, or --check fails)\n"
 		"      --check CMD      with --until-fail: a shell command run after each run;\n"
 		"                       it fails the run when it exits non-zero. It sees\n"
-		"                       SPOOL_STATUS (the program's exit status) and\n"
+		"                       SPOOL_STATUS (the program's exit status),\n"
+		"                       SPOOL_OUTPUT (a file with the run's stdout) and\n"
 		"                       SPOOL_TRACE (the trace directory)\n"
 		"  -q, --quiet          print nothing but errors\n"
 		"  -h, --help           show this help\n"
@@ -60,15 +90,88 @@ static void record_usage(FILE *out)
 		SHM_DEFAULT_RING_BYTES >> 20);
 }
 
+/* Kill the program when the agent stops a serial run (stuck thread). */
+static void *record_watch(void *arg)
+{
+	struct record_ctx *ctx = arg;
+	struct timespec ts = {0, 5000000};
+
+	while (!__atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE)) {
+		uint32_t f = __atomic_load_n(&ctx->area->flags, __ATOMIC_ACQUIRE);
+
+		if ((f & RR_F_STOP) && !ctx->killed && ctx->h->ctl->nprocs) {
+			uint32_t pid = shm_proc_at(ctx->h->base, 0)->pid;
+
+			if (pid) {
+				kill((pid_t)pid, SIGKILL);
+				ctx->killed = 1;
+			}
+		}
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
 static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct record_ctx *ctx = arg;
-	void *area = shm_host_ext(h, SHM_EXT_REPLAY);
+	struct rr_area *area = shm_host_ext(h, SHM_EXT_REPLAY);
+	int rc;
 
 	if (!area)
 		return -EINVAL;
 	rr_record_area_init(area, RECORD_MAX_OBJS, ctx->max_rings + 1);
+	area->stuck_ms = ctx->stuck_ms;
+	if (!ctx->serial)
+		return 0;
+	rr_record_area_serial(area, ctx->chaos, ctx->seed);
+	ctx->h = h;
+	ctx->area = area;
+	ctx->stop = ctx->killed = 0;
+	rc = pthread_create(&ctx->watcher, NULL, record_watch, ctx);
+	if (rc)
+		return -rc;
+	ctx->watching = 1;
 	return 0;
+}
+
+static void record_unwatch(struct record_ctx *ctx)
+{
+	if (!ctx->watching)
+		return;
+	__atomic_store_n(&ctx->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(ctx->watcher, NULL);
+	ctx->watching = 0;
+}
+
+/* The run's stdout (--until-fail) into the trace. */
+static int record_keep_output(struct record_ctx *ctx, struct trace_writer *w)
+{
+	FILE *f = fopen(ctx->out_path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, k;
+	int rc;
+
+	if (!f)
+		return -errno;
+	do {
+		if (n + 65536 > cap) {
+			char *p = realloc(buf, cap = n + 65536);
+
+			if (!p) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = p;
+		}
+		k = fread(buf + n, 1, cap - n, f);
+		n += k;
+	} while (k);
+	fclose(f);
+	rc = trace_writer_add_file(w, "output", buf ? buf : "", n);
+	free(buf);
+	return rc;
 }
 
 /* After the last drain: say what was recorded, in the "record" side file. */
@@ -81,7 +184,13 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 
 	if (!a)
 		return -EINVAL;
-	snprintf(ctx->info.mode, sizeof(ctx->info.mode), "sync");
+	record_unwatch(ctx);
+	snprintf(ctx->info.mode, sizeof(ctx->info.mode), ctx->serial ? "serial" : "sync");
+	ctx->info.chaos = ctx->chaos;
+	ctx->info.seed = ctx->seed;
+	ctx->info.switches = a->switches;
+	if (ctx->out_path && record_keep_output(ctx, w) < 0)
+		log_warn("cannot keep the run's output in the trace");
 	ctx->info.flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
 	ctx->info.lost = a->lost;
 	n = strnlen(a->report, sizeof(a->report) - 1);
@@ -103,14 +212,18 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 static int record_once(struct session_opts *so, struct record_ctx *ctx,
 		       struct session_result *res)
 {
+	int rc;
+
 	memset(&ctx->info, 0, sizeof(ctx->info));
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_RECORD;
-	so->ext_bytes[SHM_EXT_REPLAY] = rr_record_area_size(RECORD_MAX_OBJS);
+	so->ext_bytes[SHM_EXT_REPLAY] = rr_record_area_size(RECORD_MAX_OBJS, so->max_rings + 1);
 	so->prepare = record_prepare;
 	so->finish = record_finish;
 	so->hook_arg = ctx;
 	ctx->max_rings = so->max_rings;
-	return session_run(so, res);
+	rc = session_run(so, res);
+	record_unwatch(ctx);
+	return rc;
 }
 
 static void record_say(const struct session_opts *so, const struct record_ctx *ctx,
@@ -131,13 +244,22 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	if (i->flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls (too many threads "
 			 "created at once?): replay may diverge");
-	if (!quiet)
+	if (i->flags & RR_F_STOP)
+		log_err("%s", i->report);
+	if (quiet)
+		return;
+	if (ctx->serial)
+		log_info("recorded %s (serial mode%s, seed %llu), %u threads, %llu switches, "
+			 "trace in %s/",
+			 so->argv[0], ctx->chaos ? ", chaos" : "", (unsigned long long)ctx->seed,
+			 res->st.threads, (unsigned long long)i->switches, so->trace_dir);
+	else
 		log_info("recorded %s (sync mode), %u threads, trace in %s/", so->argv[0],
 			 res->st.threads, so->trace_dir);
 }
 
 /* --check: run the user's command; 1 when it says the run failed. */
-static int record_check_fails(const char *cmd, int status, const char *dir)
+static int record_check_fails(const char *cmd, int status, const char *dir, const char *out)
 {
 	char buf[32];
 	int rc;
@@ -145,10 +267,12 @@ static int record_check_fails(const char *cmd, int status, const char *dir)
 	snprintf(buf, sizeof(buf), "%d", status);
 	setenv("SPOOL_STATUS", buf, 1);
 	setenv("SPOOL_TRACE", dir, 1);
+	setenv("SPOOL_OUTPUT", out, 1);
 	fflush(NULL);
 	rc = system(cmd);
 	unsetenv("SPOOL_STATUS");
 	unsetenv("SPOOL_TRACE");
+	unsetenv("SPOOL_OUTPUT");
 	if (rc == -1) {
 		log_err("cannot run --check command: %s", strerror(errno));
 		return -1;
@@ -156,10 +280,121 @@ static int record_check_fails(const char *cmd, int status, const char *dir)
 	return !WIFEXITED(rc) || WEXITSTATUS(rc) != 0;
 }
 
+/* Copy a file to stdout (the failing run's output). */
+static void record_cat(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char buf[65536];
+	size_t n;
+
+	if (!f)
+		return;
+	fflush(stdout);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			break;
+	fflush(stdout);
+	fclose(f);
+}
+
+static uint64_t record_new_seed(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40)) %
+		       1000000000ull +
+	       1;
+}
+
+/* --until-fail: up to `until` runs, stdout of each into a file. */
+static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, uint64_t until,
+			     const char *check, int seeded, int quiet)
+{
+	struct session_result res;
+	char out[64];
+	int saved, fd, rc, ret = 0;
+	uint64_t base = ctx->seed;
+
+	snprintf(out, sizeof(out), "/tmp/spool-output.%d", (int)getpid());
+	saved = dup(STDOUT_FILENO);
+	if (saved < 0) {
+		log_err("dup: %s", strerror(errno));
+		return 1;
+	}
+	ctx->out_path = out;
+	for (uint64_t run = 1; run <= until; run++) {
+		int failed;
+
+		fflush(stdout);
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+			log_err("%s: %s", out, strerror(errno));
+			ret = 1;
+			break;
+		}
+		close(fd);
+		/* A new seed per run: run k of seed S is seed S + k - 1. */
+		ctx->seed = seeded ? base + run - 1 : record_new_seed();
+		so->quiet = 1; /* DIR.old churn is expected here */
+		rc = record_once(so, ctx, &res);
+		dup2(saved, STDOUT_FILENO);
+		if (rc < 0) {
+			ret = rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+			break;
+		}
+		failed = res.exit_status != 0;
+		if (!failed && check) {
+			failed = record_check_fails(check, res.exit_status, so->trace_dir, out);
+			if (failed < 0) {
+				ret = 1;
+				break;
+			}
+		}
+		if (!failed)
+			continue;
+		record_cat(out);
+		record_say(so, ctx, &res, 1);
+		{
+			char what[64], seed[64] = "";
+
+			if (res.term_signal)
+				snprintf(what, sizeof(what), "killed by signal %d", res.term_signal);
+			else if (res.exit_status)
+				snprintf(what, sizeof(what), "exit %d", res.exit_status);
+			else
+				snprintf(what, sizeof(what), "--check");
+			if (ctx->serial && ctx->chaos)
+				snprintf(seed, sizeof(seed), ", chaos seed %llu",
+					 (unsigned long long)ctx->seed);
+			log_info("run %llu failed (%s), recording kept in %s/ (%u threads, %llu "
+				 "schedule events%s)",
+				 (unsigned long long)run, what, so->trace_dir, res.st.threads,
+				 (unsigned long long)(ctx->serial ? ctx->info.switches
+								  : res.st.events),
+				 seed);
+		}
+		ret = res.exit_status ? res.exit_status : 1;
+		goto out;
+	}
+	if (!ret)
+		log_info("no failure in %llu runs; the last recording is in %s/",
+			 (unsigned long long)until, so->trace_dir);
+out:
+	unlink(out);
+	close(saved);
+	ctx->out_path = NULL;
+	(void)quiet;
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'm'},
+		{"chaos", no_argument, NULL, 'C'},
+		{"seed", required_argument, NULL, 'S'},
+		{"stuck-ms", required_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
 		{"until-fail", required_argument, NULL, 'u'},
@@ -173,11 +408,11 @@ int cmd_record(int argc, char **argv)
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
-	struct record_ctx ctx;
+	struct record_ctx ctx = {.serial = 1, .stuck_ms = 5000};
 	struct session_result res;
 	const char *check = NULL;
 	uint64_t v, until = 0;
-	int c, rc, quiet = 0;
+	int c, rc, quiet = 0, seeded = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -185,14 +420,30 @@ int cmd_record(int argc, char **argv)
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "serial")) {
-				log_err("--mode serial is not implemented yet; use --mode sync (exact "
-					"for programs without data races)");
-				return EXIT_USAGE;
-			}
-			if (strcmp(optarg, "sync")) {
+				ctx.serial = 1;
+			} else if (!strcmp(optarg, "sync")) {
+				ctx.serial = 0;
+			} else {
 				log_err("--mode '%s': want sync or serial", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'C':
+			ctx.chaos = 1;
+			break;
+		case 'S':
+			if (options_parse_uint(optarg, UINT64_MAX / 2, &ctx.seed) < 0) {
+				log_err("--seed '%s': want a number", optarg);
+				return EXIT_USAGE;
+			}
+			seeded = 1;
+			break;
+		case 's':
+			if (options_parse_uint(optarg, 3600000, &v) < 0 || v < 10) {
+				log_err("--stuck-ms '%s': want 10 to 3600000", optarg);
+				return EXIT_USAGE;
+			}
+			ctx.stuck_ms = (uint32_t)v;
 			break;
 		case 'o':
 			so.trace_dir = optarg;
@@ -236,43 +487,19 @@ int cmd_record(int argc, char **argv)
 		log_err("--check goes with --until-fail N");
 		return EXIT_USAGE;
 	}
+	if ((ctx.chaos || seeded) && !ctx.serial) {
+		log_err("--chaos and --seed go with --mode serial");
+		return EXIT_USAGE;
+	}
 	so.argv = argv + optind;
 	so.quiet = quiet;
-	if (!until) {
-		rc = record_once(&so, &ctx, &res);
-		if (rc < 0)
-			return rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
-		record_say(&so, &ctx, &res, quiet);
-		return res.exit_status;
-	}
-	for (uint64_t run = 1; run <= until; run++) {
-		int failed;
-
-		so.quiet = 1; /* DIR.old churn is expected here */
-		rc = record_once(&so, &ctx, &res);
-		if (rc < 0)
-			return rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
-		failed = res.exit_status != 0;
-		if (!failed && check) {
-			failed = record_check_fails(check, res.exit_status, so.trace_dir);
-			if (failed < 0)
-				return 1;
-		}
-		if (failed) {
-			record_say(&so, &ctx, &res, 1);
-			if (res.term_signal)
-				log_info("run %llu failed (killed by signal %d), recording kept in %s/",
-					 (unsigned long long)run, res.term_signal, so.trace_dir);
-			else if (res.exit_status)
-				log_info("run %llu failed (exit %d), recording kept in %s/",
-					 (unsigned long long)run, res.exit_status, so.trace_dir);
-			else
-				log_info("run %llu failed (--check), recording kept in %s/",
-					 (unsigned long long)run, so.trace_dir);
-			return res.exit_status ? res.exit_status : 1;
-		}
-	}
-	log_info("no failure in %llu runs; the last recording is in %s/",
-		 (unsigned long long)until, so.trace_dir);
-	return 0;
+	if (until)
+		return record_until_fail(&so, &ctx, until, check, seeded, quiet);
+	if (!seeded)
+		ctx.seed = record_new_seed();
+	rc = record_once(&so, &ctx, &res);
+	if (rc < 0)
+		return rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+	record_say(&so, &ctx, &res, quiet);
+	return res.exit_status;
 }

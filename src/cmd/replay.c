@@ -44,6 +44,7 @@ struct replay_ctx {
 	uint32_t flags;
 	uint32_t nthreads;
 	uint32_t short_thread, short_done, short_n; /* a thread that did not finish its log */
+	uint64_t tturn, nsw;			    /* serial: token turns reached / recorded */
 };
 
 static void replay_usage(FILE *out)
@@ -128,6 +129,8 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->report, a->report, n);
 	ctx->report[n] = 0;
+	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
+	ctx->nsw = a->nsw;
 	th = (const struct rr_thread_slot *)((char *)a + a->threads_off);
 	ctx->nthreads = a->max_threads;
 	ctx->short_thread = UINT32_MAX;
@@ -293,7 +296,7 @@ int cmd_replay(int argc, char **argv)
 		log_err("%s: cannot read the recording: %s", dir, strerror(-rc));
 		goto out;
 	}
-	if (strcmp(info->mode, "sync")) {
+	if (strcmp(info->mode, "sync") && strcmp(info->mode, "serial")) {
 		log_err("%s: recording mode '%s' is not supported", dir, info->mode);
 		goto out;
 	}
@@ -328,7 +331,7 @@ int cmd_replay(int argc, char **argv)
 		}
 		so.argv = pargv;
 	}
-	rc = rr_log_load(dir, &log, err, sizeof(err));
+	rc = rr_log_load_mode(dir, !strcmp(info->mode, "serial"), &log, err, sizeof(err));
 	if (rc < 0) {
 		log_err("%s: %s", dir, err);
 		goto out;
@@ -368,16 +371,29 @@ int cmd_replay(int argc, char **argv)
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}
+	if (ctx.nsw && ctx.tturn + 1 < ctx.nsw && !res.term_signal) {
+		log_err("replay diverged: the program ended at switch %llu of the run token; the "
+			"recording has %llu",
+			(unsigned long long)ctx.tturn, (unsigned long long)(ctx.nsw - 1));
+		ret = REPLAY_EXIT_DIVERGED;
+		goto out;
+	}
 	if (ctx.flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls: this replay may "
 			 "not be exact");
 	if (!so.quiet) {
 		uint64_t ev = rr_log_events(log, &inputs);
 
-		log_info("replayed %llu schedule events and %llu inputs of %u threads; replay "
-			 "trace in %s/",
-			 (unsigned long long)ev, (unsigned long long)inputs, rr_log_threads(log),
-			 so.trace_dir);
+		if (ctx.nsw)
+			log_info("replayed %llu schedule events (switches of the run token, "
+				 "serial mode) and %llu inputs of %u threads; replay trace in %s/",
+				 (unsigned long long)rr_log_switches(log),
+				 (unsigned long long)inputs, rr_log_threads(log), so.trace_dir);
+		else
+			log_info("replayed %llu schedule events and %llu inputs of %u threads; "
+				 "replay trace in %s/",
+				 (unsigned long long)ev, (unsigned long long)inputs,
+				 rr_log_threads(log), so.trace_dir);
 	}
 	ret = res.exit_status;
 out:

@@ -23,6 +23,18 @@
  * word, and the thread that passes the turn wakes exactly the next holder
  * (found in order[]), so a handoff costs one wake and a run of turns by
  * one thread costs none.
+ *
+ * Serial mode (serial = 1) adds, after those arrays:
+ *
+ *   [ struct rr_serial_slot[max_threads]   ] each thread's run state and progress count
+ *   [ struct rr_switch sw[nsw]             ] replay: the holder of each turn of the run token
+ *
+ * One thread at a time holds the run token (owner); each hand-over starts
+ * a new token turn (tturn). sched_lock (a spin word, held for a few
+ * instructions, never across a wait) orders the decisions of the token
+ * holder and of threads that come back from a blocking call. Thread
+ * numbers and the per-thread logs of inputs, creations and joins are those
+ * of sync mode; the lock calls take no per-object turn.
  */
 #ifndef SPOOL_REPLAY_RR_AREA_H
 #define SPOOL_REPLAY_RR_AREA_H
@@ -30,13 +42,16 @@
 #include <stdint.h>
 
 #define RR_MAGIC 0x3130525245535053ULL /* "SPSERR01" */
-#define RR_VERSION 1
+#define RR_VERSION 2
 #define RR_AREA_HDR 8192
 #define RR_NO_TURN 0xffffffffu	     /* an event ordered by its call, not by a turn */
 #define RR_REPORT_BYTES 4096
 #define RR_CHUNK_MAX (32u * 1024)    /* data bytes per KIND_INPUT record */
 
 enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
+/* The agent's agent_rr_mode is RR_MODE_RECORD or RR_MODE_REPLAY, or'ed with
+ * RR_MODE_SERIAL in serial mode (never in rr_area.mode). */
+#define RR_MODE_SERIAL 4
 
 /* rr_area.flags, set by the agent (atomic or) */
 #define RR_F_FORKED 0x1u     /* the program forked: the child was not recorded */
@@ -48,6 +63,45 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
+
+/* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and
+ * where the releasing thread was (rec_sched.obj, rr_switch.why). */
+#define RR_OP_SWITCH 32u
+enum {
+	RR_AT_NONE = 0,
+	RR_AT_POINT = 1,  /* a progress point (function entry/exit, coverage callback) */
+	RR_AT_SYNC = 2,	  /* a lock, semaphore, condition or barrier call */
+	RR_AT_INPUT = 3,  /* an input call (read, poll, clock_gettime, ...) */
+	RR_AT_CREATE = 4, /* pthread_create */
+	RR_AT_JOIN = 5,	  /* pthread_join */
+	RR_AT_EXIT = 6,	  /* the thread ended */
+	RR_AT_MAX
+};
+#define RR_COUNT_END UINT64_MAX /* rr_switch.count of the last turn: never released */
+
+/* rr_serial_slot.state */
+enum {
+	RR_S_NONE = 0, /* not started */
+	RR_S_RUN = 1,  /* holds the token */
+	RR_S_WAIT = 2, /* waits for the token */
+	RR_S_OUT = 3,  /* in a blocking call, without the token */
+	RR_S_DEAD = 4, /* ended */
+};
+
+struct rr_serial_slot {
+	uint32_t state;	 /* RR_S_* */
+	uint32_t wake;	 /* futex word the thread sleeps on while it waits for the token */
+	uint64_t count;	 /* progress count, published at least every RR_PUBLISH points */
+	uint32_t at;	 /* RR_AT_* of its last switch point */
+	uint32_t pad[11];
+};
+_Static_assert(sizeof(struct rr_serial_slot) == 64, "one cache line per thread");
+
+struct rr_switch {
+	uint32_t thread; /* holder of the turn */
+	uint32_t at;	 /* RR_AT_* where it released the token */
+	uint64_t count;	 /* its progress count when it released it; RR_COUNT_END */
+};
 
 /* Input calls (struct rec_input.call). Part of the trace format. */
 enum {
@@ -103,6 +157,22 @@ struct rr_area {
 	uint64_t log_off, log_size;
 	uint64_t lost; /* events not recorded */
 	char report[RR_REPORT_BYTES]; /* why the replay stopped, or what was lost */
+
+	/* serial mode */
+	uint32_t serial;     /* 1: serial mode (host) */
+	uint32_t chaos;	     /* record: random switches (host) */
+	uint64_t seed;	     /* record: chaos seed (host) */
+	uint64_t serial_off; /* struct rr_serial_slot[max_threads] */
+	uint64_t sw_off;     /* replay: struct rr_switch[nsw] */
+	uint64_t nsw;
+	uint32_t sched_lock; /* spin word, see above */
+	uint32_t owner;	     /* thread number holding the token, RR_NO_TURN when free */
+	uint64_t tturn;	     /* the token's current turn */
+	uint32_t nwaiting;   /* record: threads in RR_S_WAIT */
+	/* record: a release nobody has taken yet (the token is free) */
+	uint32_t rel_thread, rel_at, rel_tseq, pad2;
+	uint64_t rel_count;
+	uint64_t switches;   /* record: switch records written */
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

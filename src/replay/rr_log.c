@@ -21,9 +21,10 @@ static uint64_t align8(uint64_t v)
 	return (v + 7) & ~7ull;
 }
 
-uint64_t rr_record_area_size(uint32_t max_objs)
+uint64_t rr_record_area_size(uint32_t max_objs, uint32_t max_threads)
 {
-	return RR_AREA_HDR + align8((uint64_t)max_objs * 4);
+	return RR_AREA_HDR + align8((uint64_t)max_objs * 4) +
+	       (uint64_t)max_threads * sizeof(struct rr_serial_slot);
 }
 
 static void rr_area_header(struct rr_area *a, uint32_t mode, uint32_t max_objs,
@@ -46,6 +47,17 @@ void rr_record_area_init(void *area, uint32_t max_objs, uint32_t max_threads)
 	/* Recording uses turn[] only; the replay arrays alias it harmlessly. */
 	a->turn_off = a->waiters_off = a->objmap_off = a->first_off = a->order_off = RR_AREA_HDR;
 	a->threads_off = a->log_off = RR_AREA_HDR;
+	a->serial_off = RR_AREA_HDR + align8((uint64_t)max_objs * 4);
+	a->sw_off = a->serial_off;
+}
+
+void rr_record_area_serial(void *area, int chaos, uint64_t seed)
+{
+	struct rr_area *a = area;
+
+	a->serial = 1;
+	a->chaos = chaos ? 1 : 0;
+	a->seed = seed;
 }
 
 /* ---- the record side file ---- */
@@ -62,6 +74,9 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 	fprintf(f, "format=spool-record-1\nmode=%s\npid=%" PRIu32 "\nexe=%s\nbuildid=%s\n"
 		   "flags=%" PRIu32 "\nlost=%" PRIu64 "\n",
 		info->mode, info->pid, info->exe, info->buildid, info->flags, info->lost);
+	if (!strcmp(info->mode, "serial"))
+		fprintf(f, "chaos=%d\nseed=%" PRIu64 "\nswitches=%" PRIu64 "\n", info->chaos,
+			info->seed, info->switches);
 	if (info->report[0]) {
 		fputs("report=", f);
 		for (const char *p = info->report; *p; p++)
@@ -113,6 +128,12 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->flags = (uint32_t)strtoul(eq, NULL, 10);
 		else if (!strcmp(line, "lost"))
 			info->lost = strtoull(eq, NULL, 10);
+		else if (!strcmp(line, "chaos"))
+			info->chaos = atoi(eq);
+		else if (!strcmp(line, "seed"))
+			info->seed = strtoull(eq, NULL, 10);
+		else if (!strcmp(line, "switches"))
+			info->switches = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "report"))
 			snprintf(info->report, sizeof(info->report), "%s", eq);
 	}
@@ -125,6 +146,9 @@ int rr_info_read(const char *dir, struct rr_info *info)
 struct rr_log {
 	struct rec_hdr **recs; /* sched and input records, sorted by (thread, tseq, chunk) */
 	size_t n, cap;
+	struct rr_switch *sw;  /* serial: the holder of each token turn */
+	uint64_t nsw;
+	int serial;
 	uint32_t nthreads, nobjs, max_objs;
 	uint64_t events, inputs, log_bytes, norder;
 };
@@ -252,7 +276,86 @@ static int rr_check(struct rr_log *log, uint32_t *count, char *err, size_t errle
 	return 0;
 }
 
+static int sw_cmp(const void *a, const void *b)
+{
+	const struct rec_sched *x = *(const struct rec_sched *const *)a;
+	const struct rec_sched *y = *(const struct rec_sched *const *)b;
+
+	return x->turn < y->turn ? -1 : x->turn > y->turn;
+}
+
+/* Take the token switches (serial mode) out of recs and build sw[]: turn i
+ * held by the thread of record i, the last turn by the last record's next
+ * (thread 0 alone when there is no switch). A missing or doubled turn, or
+ * a next that is not the following record's thread, means lost events. */
+static int rr_switches(struct rr_log *log, char *err, size_t errlen)
+{
+	struct rec_sched **v = NULL;
+	size_t i, k = 0, nv = 0;
+	int rc = 0;
+
+	for (i = 0; i < log->n; i++) {
+		const struct rec_sched *e = (const struct rec_sched *)log->recs[i];
+
+		nv += ev_kind(e->h.word) == KIND_SCHED && e->op == RR_OP_SWITCH;
+	}
+	if (!log->serial && !nv)
+		return 0;
+	v = calloc(nv ? nv : 1, sizeof(*v));
+	log->sw = calloc(nv + 1, sizeof(*log->sw));
+	if (!v || !log->sw) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < log->n; i++) {
+		struct rec_sched *e = (struct rec_sched *)log->recs[i];
+
+		if (ev_kind(e->h.word) == KIND_SCHED && e->op == RR_OP_SWITCH)
+			v[k++] = e;
+		else
+			log->recs[i - k] = log->recs[i];
+	}
+	log->n -= nv;
+	qsort(v, nv, sizeof(*v), sw_cmp);
+	log->sw[0].thread = 0;
+	for (i = 0; i < nv; i++) {
+		const struct rec_sched *e = v[i];
+
+		if (e->turn != i || e->thread != log->sw[i].thread || e->obj >= RR_AT_MAX ||
+		    (uint32_t)e->result >= EV_MAX_THREADS) {
+			snprintf(err, errlen,
+				 "the recording lost switches of the run token (turn %zu: thread %u, "
+				 "turn %u)",
+				 i, e->thread, e->turn);
+			rc = -EPROTO;
+			break;
+		}
+		log->sw[i].at = e->obj;
+		log->sw[i].count = e->arg;
+		log->sw[i + 1].thread = (uint32_t)e->result;
+		if ((uint32_t)e->result + 1 > log->nthreads)
+			log->nthreads = (uint32_t)e->result + 1;
+	}
+	log->sw[nv].count = RR_COUNT_END;
+	log->nsw = nv + 1;
+	log->serial = 1;
+	for (i = 0; i < nv; i++)
+		free(v[i]);
+	free(v);
+	return rc;
+}
+
+uint64_t rr_log_switches(const struct rr_log *log)
+{
+	return log->nsw ? log->nsw - 1 : 0;
+}
+
 int rr_log_load(const char *dir, struct rr_log **out, char *err, size_t errlen)
+{
+	return rr_log_load_mode(dir, 0, out, err, errlen);
+}
+
+int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err, size_t errlen)
 {
 	struct rr_log *log = calloc(1, sizeof(*log));
 	uint32_t max_lock = 0, *count = NULL;
@@ -260,9 +363,20 @@ int rr_log_load(const char *dir, struct rr_log **out, char *err, size_t errlen)
 
 	if (!log)
 		return -ENOMEM;
+	log->serial = serial;
 	rc = rr_collect(dir, log, &max_lock, err, errlen);
 	if (rc < 0)
 		goto out_free;
+	rc = rr_switches(log, err, errlen);
+	if (rc < 0)
+		goto out_free;
+	if (!log->n && log->nsw) {
+		/* serial, one thread, no input: nothing but the token */
+		log->nthreads = 1;
+		log->max_objs = 1024;
+		*out = log;
+		return 0;
+	}
 	if (!log->n) {
 		snprintf(err, errlen, "the recording has no schedule events");
 		rc = -ENODATA;
@@ -340,6 +454,11 @@ static void rr_layout(const struct rr_log *log, struct rr_area *a)
 	off += log->norder * sizeof(struct rr_order);
 	a->log_off = off;
 	a->log_size = log->log_bytes;
+	off = align8(off + log->log_bytes);
+	a->serial_off = off;
+	off += (uint64_t)log->nthreads * sizeof(struct rr_serial_slot);
+	a->sw_off = off;
+	a->nsw = log->serial ? log->nsw : 0;
 }
 
 uint64_t rr_log_area_size(const struct rr_log *log)
@@ -347,7 +466,7 @@ uint64_t rr_log_area_size(const struct rr_log *log)
 	struct rr_area a;
 
 	rr_layout(log, &a);
-	return a.log_off + a.log_size;
+	return a.sw_off + a.nsw * sizeof(struct rr_switch);
 }
 
 uint32_t rr_log_threads(const struct rr_log *log)
@@ -376,6 +495,10 @@ void rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32
 	a->stuck_ms = stuck_ms;
 	a->opts = opts;
 	rr_layout(log, a);
+	if (log->serial) {
+		a->serial = 1;
+		memcpy(base + a->sw_off, log->sw, log->nsw * sizeof(struct rr_switch));
+	}
 	th = (struct rr_thread_slot *)(base + a->threads_off);
 	first = (uint32_t *)(base + a->first_off);
 	order = (struct rr_order *)(base + a->order_off);
@@ -422,6 +545,7 @@ void rr_log_free(struct rr_log *log)
 	for (size_t i = 0; i < log->n; i++)
 		free(log->recs[i]);
 	free(log->recs);
+	free(log->sw);
 	free(log);
 }
 
@@ -468,15 +592,23 @@ int rr_dump_schedule(const char *dir, FILE *out)
 		if (ev_kind(h->word) == KIND_SCHED) {
 			const struct rec_sched *e = (const struct rec_sched *)h;
 
-			v[n++] = (struct dump_ent){e->obj, e->turn == RR_NO_TURN ? UINT32_MAX : e->turn,
-						   e->thread, e->tseq, h};
+			if (e->op == RR_OP_SWITCH) /* after every object, in turn order */
+				v[n++] = (struct dump_ent){UINT32_MAX, e->turn, e->thread, 0, h};
+			else
+				v[n++] = (struct dump_ent){e->obj,
+							   e->turn == RR_NO_TURN ? UINT32_MAX
+										 : e->turn,
+							   e->thread, e->tseq, h};
 		}
 	}
 	qsort(v, n, sizeof(*v), dump_cmp);
 	for (i = 0; i < n; i++) {
 		const struct rec_sched *e = (const struct rec_sched *)v[i].h;
 
-		if (e->turn == RR_NO_TURN)
+		if (e->op == RR_OP_SWITCH)
+			fprintf(out, "switch turn %u thread %u count %" PRIu64 " at %u next %d\n",
+				e->turn, e->thread, e->arg, e->obj, e->result);
+		else if (e->turn == RR_NO_TURN)
 			fprintf(out, "sched obj %u turn - thread %u event %u op %u result %d\n", e->obj,
 				e->thread, e->tseq, e->op, e->result);
 		else

@@ -16,8 +16,10 @@
 #include "rr_area.h"
 
 /* Feature area of a recording: header and turn words. */
-uint64_t rr_record_area_size(uint32_t max_objs);
+uint64_t rr_record_area_size(uint32_t max_objs, uint32_t max_threads);
 void rr_record_area_init(void *area, uint32_t max_objs, uint32_t max_threads);
+/* Serial mode in a recording's area (after rr_record_area_init). */
+void rr_record_area_serial(void *area, int chaos, uint64_t seed);
 
 /* What the "record" side file says. */
 struct rr_info {
@@ -28,6 +30,9 @@ struct rr_info {
 	uint32_t flags;	   /* RR_F_* */
 	uint64_t lost;
 	char report[RR_REPORT_BYTES];
+	int chaos;	   /* serial: recorded with --chaos */
+	uint64_t seed;	   /* serial: its seed */
+	uint64_t switches; /* serial: switches of the run token */
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */
@@ -37,6 +42,11 @@ struct rr_log;
 /* Load the schedule and inputs of a recording. On error returns a negative
  * errno with a message in err. */
 int rr_log_load(const char *dir, struct rr_log **out, char *err, size_t errlen);
+/* The same for a recording of the given mode (serial = 1: the token's
+ * schedule, KIND_SCHED records with op RR_OP_SWITCH, is loaded too). */
+int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err,
+		     size_t errlen);
+uint64_t rr_log_switches(const struct rr_log *log);
 uint64_t rr_log_area_size(const struct rr_log *log);
 uint32_t rr_log_threads(const struct rr_log *log);
 uint64_t rr_log_events(const struct rr_log *log, uint64_t *inputs);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 62-record-replay.t - spool record (sync mode) and spool replay, end to end:
+# 62-record-replay.t - spool record --mode sync and spool replay, end to end:
 # race-free programs whose output depends on the schedule replay with the
 # recorded output and the recorded per-object acquisition order, every time;
 # recorded inputs (a file changed since, clocks, getrandom, pid) come back;
@@ -16,7 +16,7 @@ PC="$PROGS/rr_pc"
 INPUTS="$PROGS/rr_inputs"
 
 # --- a bank whose journal and balances depend on the schedule ------------
-spool_run record -o bank.trace -- "$BANK" 4 3000
+spool_run record --mode sync -o bank.trace -- "$BANK" 4 3000
 is_rc 0 "record rr_bank exits with the program's status"
 cp run.out bank.rec.out
 like "$OUT" '^journal [0-9a-f]{16} ' "the recorded run printed its journal"
@@ -66,7 +66,7 @@ else
 fi
 
 # --- producers and consumers with condition variables and a semaphore ----
-spool_run record -o pc.trace -- "$PC" 2 3 2000
+spool_run record --mode sync -o pc.trace -- "$PC" 2 3 2000
 is_rc 0 "record rr_pc"
 cp run.out pc.rec.out
 "$SPOOL" replay --dump-schedule pc.trace >pc.rec.sched 2>/dev/null
@@ -84,7 +84,7 @@ is "$same" 5 "5 replays of rr_pc: same consumers' items, same schedule"
 
 # --- inputs: a file changed between record and replay, clocks, random ----
 printf 'first line of the input\nsecond line\n' >input.txt
-spool_run record -o in.trace -- "$INPUTS" input.txt
+spool_run record --mode sync -o in.trace -- "$INPUTS" input.txt
 is_rc 0 "record rr_inputs"
 cp run.out in.rec.out
 like "$OUT" 'read 36 \[first line' "the recorded run read the file"
@@ -119,7 +119,7 @@ spool_run replay locks.trace
 is_rc 1 "a trace without a recording is refused"
 like "$ERR" 'has no recording' "and the message says so"
 
-spool_run record -o fork.trace -- "$PROGS/forker" 50
+spool_run record --mode sync -o fork.trace -- "$PROGS/forker" 50
 like "$ERR" 'forked: only its first process is recorded' "record warns when the program forks"
 spool_run replay fork.trace
 like "$ERR" 'forked.*cannot be replayed' "and replay refuses that recording"
@@ -134,7 +134,7 @@ out = bytearray()
 while len(out) < 20 * 1024 * 1024:
     out += r.choice(words) + b' '
 open('big.txt', 'wb').write(out)"
-	RUN_STDIN=big.txt spool_run record -o pigz.trace -- pigz -p 2 -c
+	RUN_STDIN=big.txt spool_run record --mode sync -o pigz.trace -- pigz -p 2 -c
 	cp run.out pigz.rec.gz
 	RUN_STDIN=big.txt spool_run replay -o pigz.rep.trace pigz.trace
 	if [ "$RC" = 0 ] && [ "$(md5sum <run.out)" = "$(md5sum <pigz.rec.gz)" ] &&

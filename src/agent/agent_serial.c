@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_serial.c - serial mode (doc/record.md): the run token, switch
+ * points, chaos scheduling, the replay of the token's schedule, the
+ * watchdog of a thread that runs without reaching a switch point, the
+ * emulated condition waits and barriers, and the progress-point callbacks
+ * of -fsanitize-coverage (trace-pc, trace-pc-guard).
+ *
+ * The token: rr_area.owner is the thread number allowed to run user code,
+ * rr_area.tturn counts hand-overs. A thread that does not hold the token
+ * sleeps on its own wake word (private futex) until owner names it; the
+ * thread that names it bumps the word and wakes it. Record decisions (who
+ * gets the token, a free token taken by a thread back from a blocking
+ * call) are made under sched_lock, a spin word held for a few instructions
+ * only. Every hand-over writes one KIND_SCHED record with op RR_OP_SWITCH:
+ * the thread that gave the token up, its progress count, where it was
+ * (RR_AT_*), the turn it ends and the thread of the next turn.
+ *
+ * Progress count: every switch point adds one, in record and replay alike,
+ * so a thread's count at a switch is the same in both when it runs the same
+ * code: the replay gives the token up exactly when the count reaches the
+ * recorded one. Lock calls never block in the kernel: they try, and yield
+ * while the lock is busy (its holder must run to release it). Calls that
+ * may block in the kernel (reads, join) give the token up around the real
+ * call while recording; in a replay reads do not block (their results come
+ * from the log) and the token moves only as recorded.
+ *
+ * Signal safety and the agent rules: no malloc, no stdio, no libc lock; the
+ * waits are raw futex calls with a timeout, which is also the watchdog's
+ * tick: a waiting thread that sees the holder's published count and the
+ * token's turn unchanged for stuck_ms reports it, and the host kills the
+ * program (the agent never exits it).
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_rr.h"
+#include "agent_serial.h"
+
+#define SER_PUBLISH 256	   /* points between publications of the count */
+#define SER_SLICE 20000	   /* points of a slice when others wait (record, no chaos) */
+#define SER_FREE RR_NO_TURN /* owner of a free token */
+#define SER_BARRIERS 256
+
+int agent_serial_on;
+__thread struct agent_serial_tls agent_ser;
+
+static struct rr_area *ser_area;
+static struct rr_serial_slot *ser_slots;
+static const struct rr_switch *ser_sw;
+static uint32_t *ser_creations; /* turn[0]: thread numbers handed out - 1 */
+static uint64_t ser_rng;	/* chaos PRNG (xorshift64*), under sched_lock */
+
+struct ser_self {
+	uint64_t slice_end;  /* record: count at which the slice ends */
+	uint64_t release_at; /* replay: count at which this turn ends */
+	uint32_t id;
+	uint8_t on;	     /* numbered thread of a serial session */
+};
+static __thread struct ser_self ser_me;
+
+/* ---- small helpers ---- */
+
+static uint64_t ser_now_ms(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void ser_lock(void)
+{
+	uint32_t z;
+
+	for (;;) {
+		z = 0;
+		if (__atomic_compare_exchange_n(&ser_area->sched_lock, &z, 1, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+		while (__atomic_load_n(&ser_area->sched_lock, __ATOMIC_RELAXED))
+			_mm_pause();
+	}
+}
+
+static void ser_unlock(void)
+{
+	__atomic_store_n(&ser_area->sched_lock, 0, __ATOMIC_RELEASE);
+}
+
+static uint64_t ser_rand(void)
+{
+	ser_rng ^= ser_rng >> 12;
+	ser_rng ^= ser_rng << 25;
+	ser_rng ^= ser_rng >> 27;
+	return ser_rng * 0x2545f4914f6cdd1dull;
+}
+
+static void ser_wake(uint32_t id)
+{
+	struct rr_serial_slot *s = &ser_slots[id];
+
+	__atomic_fetch_add(&s->wake, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &s->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static uint32_t ser_nthreads(void)
+{
+	uint32_t n = __atomic_load_n(ser_creations, __ATOMIC_ACQUIRE) + 1;
+
+	return n < ser_area->max_threads ? n : ser_area->max_threads;
+}
+
+/* Text for reports (no stdio in the agent). */
+struct ser_buf {
+	char p[1024];
+	size_t n;
+};
+
+static void ser_puts(struct ser_buf *b, const char *s)
+{
+	while (*s && b->n + 1 < sizeof(b->p))
+		b->p[b->n++] = *s++;
+	b->p[b->n] = 0;
+}
+
+static void ser_putu(struct ser_buf *b, uint64_t v)
+{
+	char t[24];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && b->n + 1 < sizeof(b->p))
+		b->p[b->n++] = t[--n];
+	b->p[b->n] = 0;
+}
+
+static const char *ser_at_name(unsigned at)
+{
+	static const char *const names[RR_AT_MAX] = {
+		[RR_AT_NONE] = "nothing",	 [RR_AT_POINT] = "a progress point",
+		[RR_AT_SYNC] = "a lock call",	 [RR_AT_INPUT] = "an input call",
+		[RR_AT_CREATE] = "pthread_create", [RR_AT_JOIN] = "pthread_join",
+		[RR_AT_EXIT] = "its end",
+	};
+	return at < RR_AT_MAX && names[at] ? names[at] : "?";
+}
+
+/* ---- limits and slices ---- */
+
+static void ser_set_limit(void)
+{
+	uint64_t end = agent_serial_on == RR_MODE_REPLAY ? ser_me.release_at : ser_me.slice_end;
+	uint64_t pub = agent_ser.count + SER_PUBLISH;
+
+	agent_ser.limit = end < pub ? end : pub;
+}
+
+/* Record: a new slice. Chaos slices are short and random: mostly a few
+ * points, sometimes up to a thousand. Called under sched_lock. */
+static void ser_new_slice(void)
+{
+	uint64_t n = SER_SLICE;
+
+	if (ser_area->chaos) {
+		uint64_t r = ser_rand();
+
+		n = (r & 3) ? 1 + (r >> 8) % 24 : 1 + (r >> 8) % 1024;
+	}
+	ser_me.slice_end = agent_ser.count + n;
+}
+
+/* ---- record: hand-overs ---- */
+
+struct ser_rec {
+	uint32_t thread, tseq, at, next;
+	uint64_t turn, count;
+	int set;
+};
+
+static void ser_emit(const struct ser_rec *r)
+{
+	if (r->set)
+		agent_rr_emit_switch(r->thread, r->tseq, r->at, r->turn, r->next, r->count);
+}
+
+/* A waiting thread to give the token to (not me), or SER_FREE. Chaos picks
+ * at random, otherwise the next number after mine. Under sched_lock. */
+static uint32_t ser_pick(void)
+{
+	uint32_t n = ser_nthreads(), cand[64], k = 0, i;
+
+	if (!__atomic_load_n(&ser_area->nwaiting, __ATOMIC_RELAXED))
+		return SER_FREE;
+	for (i = 1; i < n && k < 64; i++) {
+		uint32_t id = (ser_me.id + i) % n;
+
+		if (__atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) == RR_S_WAIT) {
+			if (!ser_area->chaos)
+				return id;
+			cand[k++] = id;
+		}
+	}
+	return k ? cand[ser_rand() % k] : SER_FREE;
+}
+
+/* Give the token to next (a waiting thread), my state becomes mine.
+ * Under sched_lock; fills rec for ser_emit after the unlock. */
+static void ser_give(uint32_t next, unsigned at, uint32_t mine, struct ser_rec *rec)
+{
+	uint64_t turn = ser_area->tturn;
+
+	*rec = (struct ser_rec){ser_me.id, agent_rr_tseq(), at, next, turn, agent_ser.count, 1};
+	__atomic_store_n(&ser_slots[ser_me.id].state, mine, __ATOMIC_RELEASE);
+	if (mine == RR_S_WAIT)
+		ser_area->nwaiting++;
+	__atomic_store_n(&ser_slots[next].state, RR_S_RUN, __ATOMIC_RELEASE);
+	ser_area->nwaiting--;
+	__atomic_store_n(&ser_area->tturn, turn + 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ser_area->owner, next, __ATOMIC_SEQ_CST);
+	ser_area->switches++;
+}
+
+/* ---- waiting for the token, and the watchdog ---- */
+
+static void __attribute__((noreturn)) ser_report_stuck(uint32_t holder, uint64_t count,
+						       uint64_t ms)
+{
+	struct ser_buf b = {.n = 0};
+	const struct rr_serial_slot *h = holder < ser_area->max_threads ? &ser_slots[holder] : NULL;
+	uint32_t st = h ? __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) : 0;
+
+	ser_puts(&b, agent_serial_on == RR_MODE_REPLAY ? "replay stuck: " : "record stuck: ");
+	ser_puts(&b, "thread ");
+	ser_putu(&b, ser_me.id);
+	ser_puts(&b, " waited ");
+	ser_putu(&b, ms);
+	ser_puts(&b, " ms for the run token; thread ");
+	ser_putu(&b, holder);
+	if (st == RR_S_RUN) {
+		ser_puts(&b, " holds it and has not reached a switch point (its progress count "
+			     "stays at ");
+		ser_putu(&b, count);
+		ser_puts(&b, ", last at ");
+		ser_puts(&b, ser_at_name(h->at));
+		ser_puts(&b, "): it spins in code without calls the agent sees (waiting for a "
+			     "variable another thread sets?) or blocks in a call spool does not "
+			     "interpose (sleep, write, waitpid). Give it progress points: build "
+			     "with -finstrument-functions, or with -fsanitize-coverage=trace-pc and "
+			     "link libspool-progress.so (doc/record.md)");
+	} else if (st == RR_S_OUT) {
+		ser_puts(&b, " should run next but is still in a blocking call");
+	} else if (st == RR_S_NONE) {
+		ser_puts(&b, " should run next but has not been created");
+	} else if (st == RR_S_DEAD) {
+		ser_puts(&b, " should run next but has ended");
+	} else {
+		ser_puts(&b, " should run next");
+	}
+	agent_rr_stop(b.p, 0);
+}
+
+/* Sleep until owner names me. The futex timeout is the watchdog's tick. */
+static void ser_wait(void)
+{
+	struct rr_serial_slot *s = &ser_slots[ser_me.id];
+	uint32_t last_holder = SER_FREE;
+	uint64_t last_count = 0, last_turn = 0, since = 0;
+
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&s->wake, __ATOMIC_SEQ_CST);
+		struct timespec ts = {0, 100000000};
+		uint32_t holder;
+		uint64_t c, turn, now;
+
+		if (__atomic_load_n(&ser_area->owner, __ATOMIC_SEQ_CST) == ser_me.id)
+			break;
+		syscall(SYS_futex, &s->wake, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+		if (__atomic_load_n(&ser_area->owner, __ATOMIC_SEQ_CST) == ser_me.id)
+			break;
+		holder = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE);
+		turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
+		c = holder < ser_area->max_threads
+			    ? __atomic_load_n(&ser_slots[holder].count, __ATOMIC_ACQUIRE)
+			    : 0;
+		now = ser_now_ms();
+		if (!since || holder != last_holder || c != last_count || turn != last_turn) {
+			since = now;
+			last_holder = holder;
+			last_count = c;
+			last_turn = turn;
+		} else if (holder != SER_FREE && now - since >= ser_area->stuck_ms) {
+			ser_report_stuck(holder, c, now - since);
+		}
+	}
+	__atomic_store_n(&s->state, RR_S_RUN, __ATOMIC_RELEASE);
+}
+
+/* Replay: I hold turn tturn; set its release count. */
+static void ser_take_turn(void)
+{
+	uint64_t turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
+
+	ser_me.release_at = turn < ser_area->nsw && ser_sw[turn].thread == ser_me.id
+				    ? ser_sw[turn].count
+				    : RR_COUNT_END;
+}
+
+/* Replay: my turn ends here (count == release_at): check that the
+ * recording was at the same kind of point, then name the next holder. wait:
+ * wait for my next turn (not at the thread's end). */
+static void ser_replay_release(unsigned at, int wait)
+{
+	uint64_t turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
+	const struct rr_switch *e = &ser_sw[turn];
+	uint32_t next;
+
+	if (e->at != at) {
+		struct ser_buf b = {.n = 0};
+
+		ser_puts(&b, "replay diverged in thread ");
+		ser_putu(&b, ser_me.id);
+		ser_puts(&b, " at its progress count ");
+		ser_putu(&b, agent_ser.count);
+		ser_puts(&b, ": a different switch point\n  recorded: gave the run token to thread ");
+		ser_putu(&b, turn + 1 < ser_area->nsw ? ser_sw[turn + 1].thread : 0);
+		ser_puts(&b, " at ");
+		ser_puts(&b, ser_at_name(e->at));
+		ser_puts(&b, " (token turn ");
+		ser_putu(&b, turn);
+		ser_puts(&b, ")\n  replay:   at ");
+		ser_puts(&b, ser_at_name(at));
+		agent_rr_stop(b.p, 0);
+	}
+	if (turn + 1 >= ser_area->nsw)
+		agent_rr_end_of_schedule(ser_me.id, agent_ser.count);
+	next = ser_sw[turn + 1].thread;
+	agent_rr_emit_switch(ser_me.id, agent_rr_tseq(), at, turn, next, agent_ser.count);
+	__atomic_store_n(&ser_slots[ser_me.id].state, wait ? RR_S_WAIT : RR_S_DEAD,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&ser_area->tturn, turn + 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ser_area->owner, next, __ATOMIC_SEQ_CST);
+	if (next < ser_area->max_threads)
+		ser_wake(next);
+	if (!wait)
+		return;
+	ser_wait();
+	ser_take_turn();
+}
+
+/* ---- the switch point's slow path ---- */
+
+static void ser_slow(unsigned at, int forced)
+{
+	struct rr_serial_slot *s;
+
+	if (!ser_me.on || !agent_serial_on) {
+		agent_ser.limit = UINT64_MAX;
+		return;
+	}
+	s = &ser_slots[ser_me.id];
+	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
+	s->at = at;
+	if (agent_serial_on == RR_MODE_REPLAY) {
+		while (agent_ser.count == ser_me.release_at)
+			ser_replay_release(at, 1);
+		ser_set_limit();
+		return;
+	}
+	if (forced || agent_ser.count >= ser_me.slice_end) {
+		struct ser_rec rec = {.set = 0};
+		uint32_t next;
+
+		ser_lock();
+		next = ser_pick();
+		if (next == SER_FREE && ser_area->chaos && !forced)
+			next = ser_me.id; /* chaos may keep me running */
+		if (next != SER_FREE && next != ser_me.id)
+			ser_give(next, at, RR_S_WAIT, &rec);
+		else if (!forced || next == ser_me.id)
+			ser_new_slice();
+		ser_unlock();
+		if (rec.set) {
+			ser_emit(&rec);
+			ser_wake(rec.next);
+			ser_wait();
+			ser_lock();
+			ser_new_slice();
+			ser_unlock();
+		} else if (forced) {
+			/* Nobody waits for the token: let a thread that comes
+			 * back from a blocking call have it for a moment. */
+			struct timespec ts = {0, 50000};
+
+			agent_serial_block_begin(at);
+			syscall(SYS_nanosleep, &ts, NULL);
+			agent_serial_block_end();
+		}
+	}
+	ser_set_limit();
+}
+
+void agent_serial_slow(unsigned at)
+{
+	ser_slow(at, 0);
+}
+
+void agent_serial_yield(unsigned at)
+{
+	++agent_ser.count;
+	ser_slow(at, 1);
+}
+
+/* ---- blocking calls (record) ---- */
+
+void agent_serial_block_begin(unsigned at)
+{
+	struct ser_rec rec = {.set = 0};
+	uint32_t next;
+
+	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
+		return;
+	ser_lock();
+	next = ser_pick();
+	if (next != SER_FREE) {
+		ser_give(next, at, RR_S_OUT, &rec);
+	} else {
+		ser_area->rel_thread = ser_me.id;
+		ser_area->rel_at = at;
+		ser_area->rel_tseq = agent_rr_tseq();
+		ser_area->rel_count = agent_ser.count;
+		__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_OUT, __ATOMIC_RELEASE);
+		__atomic_store_n(&ser_area->owner, SER_FREE, __ATOMIC_SEQ_CST);
+	}
+	ser_unlock();
+	if (rec.set) {
+		ser_emit(&rec);
+		ser_wake(rec.next);
+	}
+}
+
+/* Take the token back: a free token at once (a new turn if someone else
+ * gave it up), otherwise wait to be given it. */
+static void ser_acquire(void)
+{
+	struct ser_rec rec = {.set = 0};
+	int wait = 0;
+
+	uint32_t owner, st;
+
+	ser_lock();
+	owner = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE);
+	st = __atomic_load_n(&ser_slots[ser_me.id].state, __ATOMIC_ACQUIRE);
+	if (owner == ser_me.id) {
+		/* given to me as a new thread before I got here */
+	} else if (owner == SER_FREE) {
+		uint64_t turn = ser_area->tturn;
+
+		if (st == RR_S_WAIT)
+			ser_area->nwaiting--;
+
+		if (ser_area->rel_thread != ser_me.id) {
+			rec = (struct ser_rec){ser_area->rel_thread, ser_area->rel_tseq,
+					       ser_area->rel_at,     ser_me.id,
+					       turn,		     ser_area->rel_count,
+					       1};
+			__atomic_store_n(&ser_area->tturn, turn + 1, __ATOMIC_SEQ_CST);
+			ser_area->switches++;
+		}
+		__atomic_store_n(&ser_area->owner, ser_me.id, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_RUN, __ATOMIC_RELEASE);
+	} else {
+		if (st != RR_S_WAIT) {
+			__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_WAIT, __ATOMIC_RELEASE);
+			ser_area->nwaiting++;
+		}
+		wait = 1;
+	}
+	ser_unlock();
+	ser_emit(&rec);
+	if (wait)
+		ser_wait();
+	ser_lock();
+	ser_new_slice();
+	ser_unlock();
+	ser_set_limit();
+}
+
+void agent_serial_block_end(void)
+{
+	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
+		return;
+	ser_acquire();
+}
+
+/* ---- threads ---- */
+
+void agent_serial_thread_start(uint32_t id)
+{
+	if (!agent_serial_on || id >= ser_area->max_threads)
+		return;
+	ser_me.id = id;
+	ser_me.on = 1;
+	agent_ser.count = 0;
+	agent_ser.limit = 0;
+}
+
+/* Record: a new thread can run from its creation on, so a switch right
+ * after pthread_create may give it the token before it is scheduled. */
+void agent_serial_thread_created(uint32_t id)
+{
+	if (agent_serial_on != RR_MODE_RECORD || id >= ser_area->max_threads)
+		return;
+	ser_lock();
+	if (__atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) == RR_S_NONE) {
+		__atomic_store_n(&ser_slots[id].state, RR_S_WAIT, __ATOMIC_RELEASE);
+		ser_area->nwaiting++;
+	}
+	ser_unlock();
+}
+
+void agent_serial_thread_go(void)
+{
+	if (!agent_serial_on || !ser_me.on)
+		return;
+	if (agent_serial_on == RR_MODE_RECORD) {
+		ser_acquire();
+		return;
+	}
+	__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_WAIT, __ATOMIC_RELEASE);
+	ser_wait();
+	ser_take_turn();
+	ser_set_limit();
+}
+
+void agent_serial_thread_end(void)
+{
+	struct ser_rec rec = {.set = 0};
+	uint32_t next;
+
+	if (!agent_serial_on || !ser_me.on)
+		return;
+	ser_me.on = 0;
+	++agent_ser.count;
+	agent_ser.limit = UINT64_MAX;
+	__atomic_store_n(&ser_slots[ser_me.id].count, agent_ser.count, __ATOMIC_RELEASE);
+	ser_slots[ser_me.id].at = RR_AT_EXIT;
+	if (agent_serial_on == RR_MODE_REPLAY) {
+		if (agent_ser.count != ser_me.release_at) {
+			struct ser_buf b = {.n = 0};
+
+			ser_puts(&b, "replay diverged in thread ");
+			ser_putu(&b, ser_me.id);
+			ser_puts(&b, ": the thread ends at its progress count ");
+			ser_putu(&b, agent_ser.count);
+			ser_puts(&b, "\n  recorded: it gave the run token up at its count ");
+			ser_putu(&b, ser_me.release_at);
+			ser_puts(&b, "\n  replay:   it ends at its count ");
+			ser_putu(&b, agent_ser.count);
+			agent_rr_stop(b.p, 0);
+		}
+		ser_replay_release(RR_AT_EXIT, 0);
+		return;
+	}
+	ser_lock();
+	next = ser_pick();
+	if (next != SER_FREE) {
+		ser_give(next, RR_AT_EXIT, RR_S_DEAD, &rec);
+	} else {
+		ser_area->rel_thread = ser_me.id;
+		ser_area->rel_at = RR_AT_EXIT;
+		ser_area->rel_tseq = agent_rr_tseq();
+		ser_area->rel_count = agent_ser.count;
+		__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_DEAD, __ATOMIC_RELEASE);
+		__atomic_store_n(&ser_area->owner, SER_FREE, __ATOMIC_SEQ_CST);
+	}
+	ser_unlock();
+	if (rec.set) {
+		ser_emit(&rec);
+		ser_wake(rec.next);
+	}
+}
+
+/* ---- emulated condition waits and barriers ---- */
+
+/* A condition wait that returns after a yield: the spurious wake-up POSIX
+ * allows; the caller's predicate loop waits for the real condition. The
+ * condvar itself is not used, so a signal is never lost or needed. */
+int agent_serial_cond_wait(pthread_mutex_t *m)
+{
+	agent_real.mutex_unlock(m);
+	agent_serial_yield(RR_AT_SYNC);
+	while (agent_real.mutex_trylock(m) == EBUSY)
+		agent_serial_yield(RR_AT_SYNC);
+	return 0;
+}
+
+struct ser_barrier {
+	const void *addr;
+	uint32_t count, arrived;
+	uint64_t gen;
+};
+/* Touched only by the token holder. */
+static struct ser_barrier ser_barriers[SER_BARRIERS];
+
+static struct ser_barrier *ser_barrier_find(const void *b, int add)
+{
+	uint32_t h = (uint32_t)(((uintptr_t)b >> 4) * 2654435761u) % SER_BARRIERS, i;
+
+	for (i = 0; i < SER_BARRIERS; i++, h = (h + 1) % SER_BARRIERS) {
+		if (ser_barriers[h].addr == b)
+			return &ser_barriers[h];
+		if (!ser_barriers[h].addr) {
+			if (!add)
+				return NULL;
+			ser_barriers[h].addr = b;
+			return &ser_barriers[h];
+		}
+	}
+	return NULL;
+}
+
+void agent_serial_barrier_init(const void *b, unsigned count)
+{
+	struct ser_barrier *e = ser_barrier_find(b, 1);
+
+	if (e) {
+		e->count = count;
+		e->arrived = 0;
+	}
+}
+
+/* The last thread to arrive is the serial thread, as in glibc. */
+int agent_serial_barrier_wait(pthread_barrier_t *b)
+{
+	struct ser_barrier *e = ser_barrier_find(b, 0);
+	uint64_t gen;
+	int rc;
+
+	agent_serial_point(RR_AT_SYNC);
+	if (!e || !e->count) {
+		/* Not initialized under spool: the real one, token released. */
+		agent_serial_block_begin(RR_AT_SYNC);
+		rc = agent_real.barrier_wait(b);
+		agent_serial_block_end();
+		return rc;
+	}
+	if (++e->arrived >= e->count) {
+		e->arrived = 0;
+		e->gen++;
+		return PTHREAD_BARRIER_SERIAL_THREAD;
+	}
+	gen = e->gen;
+	while (e->gen == gen)
+		agent_serial_yield(RR_AT_SYNC);
+	return 0;
+}
+
+/* ---- coverage callbacks: progress points for loops without calls ---- */
+
+/* gcc -fsanitize-coverage=trace-pc and clang's trace-pc-guard call these in
+ * every block. The program gets them from libspool-progress.so (no-ops);
+ * this preloaded agent comes first. A definition in the executable itself
+ * binds directly and is not seen (doc/record.md). */
+AGENT_EXPORT void __sanitizer_cov_trace_pc(void)
+{
+	if (AGENT_UNLIKELY(agent_serial_on))
+		agent_serial_point(RR_AT_POINT);
+}
+
+AGENT_EXPORT void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+{
+	if (AGENT_UNLIKELY(agent_serial_on))
+		agent_serial_point(RR_AT_POINT);
+}
+
+AGENT_EXPORT void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
+{
+	for (uint32_t *g = start; g < stop; g++)
+		*g = 1;
+}
+
+/* ---- startup ---- */
+
+void agent_serial_fork_child(void)
+{
+	agent_serial_on = 0;
+	ser_me.on = 0;
+	agent_ser.limit = UINT64_MAX;
+}
+
+void agent_serial_init(struct rr_area *a, uint32_t *creations)
+{
+	if (!a->serial || !a->serial_off || a->max_threads == 0)
+		return;
+	ser_area = a;
+	ser_slots = (struct rr_serial_slot *)((char *)a + a->serial_off);
+	ser_sw = (const struct rr_switch *)((char *)a + a->sw_off);
+	ser_creations = creations;
+	ser_rng = a->seed ? a->seed : 0x9e3779b97f4a7c15ull;
+	ser_me.id = 0;
+	ser_me.on = 1;
+	agent_ser.count = 0;
+	ser_slots[0].state = RR_S_RUN;
+	a->owner = 0;
+	a->tturn = 0;
+	agent_serial_on = (int)a->mode;
+	if (a->mode == RR_MODE_REPLAY) {
+		if (!a->nsw || ser_sw[0].thread != 0) {
+			agent_serial_on = 0;
+			agent_disable("record/replay: bad serial schedule");
+			return;
+		}
+		ser_take_turn();
+	} else {
+		ser_new_slice();
+	}
+	ser_set_limit();
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_serial.h - serial mode of record/replay (doc/record.md): one thread
+ * runs at a time, holding the run token; it gives the token up only at
+ * switch points (lock calls, input calls, thread create/join/exit and
+ * progress points), and the schedule is the list of (thread, progress
+ * count) at which each holder gave it up.
+ *
+ * The progress-point fast path is inline so the -finstrument-functions and
+ * coverage hooks cost one flag test, a TLS increment and a compare: the
+ * slow path runs when the count reaches the thread's limit (the end of its
+ * time slice, the recorded switch count, or the next publication of its
+ * count for the watchdog).
+ */
+#ifndef SPOOL_AGENT_AGENT_SERIAL_H
+#define SPOOL_AGENT_AGENT_SERIAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../replay/rr_area.h"
+#include "agent.h"
+
+/* 0, or RR_MODE_RECORD / RR_MODE_REPLAY in serial mode. */
+extern int agent_serial_on;
+
+struct agent_serial_tls {
+	uint64_t count; /* switch points passed */
+	uint64_t limit; /* take the slow path when count reaches it */
+};
+extern __thread struct agent_serial_tls agent_ser;
+
+void agent_serial_slow(unsigned at);
+
+/* A switch point (at = RR_AT_*). Only for threads of a serial session;
+ * callers test agent_serial_on (or agent_rr_mode & RR_MODE_SERIAL) first. */
+static inline __attribute__((always_inline)) void agent_serial_point(unsigned at)
+{
+	if (AGENT_UNLIKELY(++agent_ser.count >= agent_ser.limit))
+		agent_serial_slow(at);
+}
+
+/* Called by agent_rr_init with the area; the main thread holds the token. */
+void agent_serial_init(struct rr_area *a, uint32_t *creations);
+/* The fork child runs unrecorded. */
+void agent_serial_fork_child(void);
+
+/* A switch point at which the thread cannot go on (a busy lock, a
+ * condition wait): give the token to another thread if one can run. */
+void agent_serial_yield(unsigned at);
+/* Record: give the token up around a call that may block in the kernel
+ * (a read, a join), and take it back after. No-ops in a replay. */
+void agent_serial_block_begin(unsigned at);
+void agent_serial_block_end(void);
+
+/* A new thread (number id) before it runs any user code: wait for the
+ * token. end: the thread's last release. */
+void agent_serial_thread_start(uint32_t id);
+void agent_serial_thread_created(uint32_t id);
+void agent_serial_thread_go(void);
+void agent_serial_thread_end(void);
+
+/* Emulated condition wait (a spurious wake-up after a yield) and barrier. */
+int agent_serial_cond_wait(pthread_mutex_t *m);
+void agent_serial_barrier_init(const void *b, unsigned count);
+int agent_serial_barrier_wait(pthread_barrier_t *b);
+
+#endif
