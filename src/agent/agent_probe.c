@@ -61,6 +61,7 @@ static const agent_probe_fn *agent_probe_table = agent_probe_handlers;
 static uint32_t *agent_probe_traps; /* ids of int3 probes sorted by address */
 static uint32_t agent_probe_ntraps;
 static int agent_probe_lock;	      /* text writes and removals */
+static uint64_t agent_probe_poking;   /* first byte of the code being rewritten, or 0 */
 static int agent_probe_membarrier;    /* 1 registered, -1 unavailable */
 static int agent_probe_trap_on;
 static int agent_probe_fault_on;
@@ -89,7 +90,9 @@ static void agent_probe_chain(const struct sigaction *o, int sig, siginfo_t *si,
 		return;
 	}
 	sigaction(sig, o, NULL);
-	if (si->si_code <= 0)
+	if (sig == SIGTRAP && si->si_code == SI_KERNEL)
+		((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]--; /* the int3 again */
+	else if (si->si_code <= 0)
 		raise(sig);
 }
 
@@ -122,12 +125,21 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 
 	if (si->si_code == SI_KERNEL) {
-		p = agent_probe_trap_find((uint64_t)g[REG_RIP] - 1);
-		/* Not (or no longer) an int3 in the text: one of ours that was
-		 * removed since the thread hit it. Run what is there now. */
-		if (!p && agent_probe_area && *(const volatile uint8_t *)(g[REG_RIP] - 1) != 0xcc) {
-			g[REG_RIP]--;
-			return;
+		uint64_t at = (uint64_t)g[REG_RIP] - 1;
+
+		p = agent_probe_trap_find(at);
+		if (!p && agent_probe_area) {
+			/* The transient int3 of a probe being rewritten: wait for
+			 * the writer (another thread), then run what is there. */
+			while (__atomic_load_n(&agent_probe_poking, __ATOMIC_ACQUIRE) == at)
+				sched_yield();
+			/* No longer an int3: one of ours, removed since the
+			 * thread hit it. Run the restored instruction. */
+			if (*(const volatile uint8_t *)at != 0xcc) {
+				g[REG_RIP]--;
+				errno = saved;
+				return;
+			}
 		}
 	}
 	if (!p) {
@@ -238,6 +250,7 @@ static int agent_probe_poke(uint64_t addr, const uint8_t *bytes, uint32_t len, i
 	if (mprotect((void *)pg, end - pg, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -errno;
 	if (live && len > 1) {
+		__atomic_store_n(&agent_probe_poking, addr, __ATOMIC_RELEASE);
 		*at = 0xcc;
 		agent_probe_sync_cores();
 	}
@@ -248,6 +261,7 @@ static int agent_probe_poke(uint64_t addr, const uint8_t *bytes, uint32_t len, i
 	*at = bytes[0];
 	if (live)
 		agent_probe_sync_cores();
+	__atomic_store_n(&agent_probe_poking, 0, __ATOMIC_RELEASE);
 	mprotect((void *)pg, end - pg, PROT_READ | PROT_EXEC);
 	return 0;
 }

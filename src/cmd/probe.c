@@ -47,6 +47,8 @@ static void probe_usage(FILE *out)
 		"  -l, --list           print the probes a spec would place, and how (jump or\n"
 		"                       int3, with the reason), then exit\n"
 		"  -o, --output DIR     trace directory (default spool.trace)\n"
+		"      --handler SO     custom pre/post/error handlers, a shared object\n"
+		"                       (include/spool/probe.h) the agent loads in PROGRAM\n"
 		"      --ring-size SIZE per-thread ring buffer (default %um)\n"
 		"      --json           the report as JSON\n"
 		"      --limit N        rows of the report (default 30, 0 = all)\n"
@@ -60,6 +62,8 @@ static void probe_usage(FILE *out)
 struct probe_run {
 	struct probe_mgr *m;
 	int list_only;
+	char handler[PROBE_PATH_MAX]; /* absolute path of --handler, "" = none */
+	int handler_failed;	      /* the agent could not load it */
 };
 
 static int probe_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -67,27 +71,37 @@ static int probe_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	struct probe_run *pr = arg;
 	void *area = shm_host_ext(h, SHM_EXT_PROBES);
 
+	int rc;
+
 	if (!area)
 		return -ENOSPC;
-	return probe_mgr_fill_area(pr->m, area, h->ctl->ext_size[SHM_EXT_PROBES]);
+	rc = probe_mgr_fill_area(pr->m, area, h->ctl->ext_size[SHM_EXT_PROBES]);
+	if (!rc)
+		memcpy(((struct probe_area_hdr *)area)->handler_path, pr->handler,
+		       sizeof(pr->handler));
+	return rc;
 }
 
 static int probe_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct probe_run *pr = arg;
 	const struct probe_area_hdr *ah = shm_host_ext(h, SHM_EXT_PROBES);
-	size_t counts[8] = {0}, len;
+	size_t counts[16] = {0}, len;
 	char *text;
 	int rc;
 
 	if (ah) {
-		if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE))
+		pr->handler_failed = pr->handler[0] && !ah->handler_loaded;
+		if (pr->handler_failed)
+			log_err("the agent could not load %s: %.*s", pr->handler,
+				(int)sizeof(ah->handler_error), ah->handler_error);
+		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE))
 			log_warn("the agent did not place the probes (the program did not start "
 				 "with it, or exited first)");
 		probe_mgr_read_area(pr->m, ah);
 	}
 	for (size_t i = 0; i < pr->m->ndefs; i++)
-		if (pr->m->defs[i].registered && pr->m->defs[i].status < 8)
+		if (pr->m->defs[i].registered && pr->m->defs[i].status < 16)
 			counts[pr->m->defs[i].status]++;
 	if (counts[PROBE_S_MISMATCH])
 		log_warn("%zu probes not placed: the code in memory differs from %s's file",
@@ -95,6 +109,10 @@ static int probe_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	if (counts[PROBE_S_NO_MODULE])
 		log_warn("%zu probes not placed: their library was not loaded at startup",
 			 counts[PROBE_S_NO_MODULE]);
+	if (counts[PROBE_S_REMOVED])
+		log_warn("%zu probes removed while the program ran: their handler faulted "
+			 "(the error handler ran, the original code was put back)",
+			 counts[PROBE_S_REMOVED]);
 	if (counts[PROBE_S_NO_PAGE] || counts[PROBE_S_PROTECT])
 		log_warn("%zu probes not placed: no trampoline memory or text not writable",
 			 counts[PROBE_S_NO_PAGE] + counts[PROBE_S_PROTECT]);
@@ -113,6 +131,7 @@ int cmd_probe(int argc, char **argv)
 		{"list", no_argument, NULL, 'l'},
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
+		{"handler", required_argument, NULL, 'H'},
 		{"json", no_argument, NULL, 'j'},
 		{"limit", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -161,6 +180,12 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'j':
 			fo.json = 1;
+			break;
+		case 'H':
+			if (!realpath(optarg, pr.handler)) {
+				log_err("--handler '%s': %s", optarg, strerror(errno));
+				return EXIT_USAGE;
+			}
 			break;
 		case 'L':
 			if (options_parse_uint(optarg, 1u << 30, &v) < 0) {
@@ -271,7 +296,8 @@ int cmd_probe(int argc, char **argv)
 		size_t placed = 0;
 
 		for (size_t i = 0; i < m.ndefs; i++)
-			placed += m.defs[i].registered && m.defs[i].status == PROBE_S_PATCHED;
+			placed += m.defs[i].registered && (m.defs[i].status == PROBE_S_PATCHED ||
+						   m.defs[i].status == PROBE_S_REMOVED);
 		log_info("%zu of %zu probes placed, %llu events lost, trace in %s/", placed,
 			 njump + nint3,
 			 (unsigned long long)(res.st.lost_ring + res.st.lost_no_ring), so.trace_dir);
@@ -281,6 +307,8 @@ int cmd_probe(int argc, char **argv)
 		funcs_report_dir(so.trace_dir, &fo, stderr);
 	}
 	status = res.exit_status;
+	if (pr.handler_failed && !status)
+		status = 1;
 out:
 	probe_mgr_free(&m);
 	return status;
