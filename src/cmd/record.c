@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include "../collect/session.h"
-#include "../replay/gdb.h"
 #include "../replay/rr_log.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
