@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "../collect/session.h"
+#include "../replay/gdb.h"
 #include "../replay/rr_log.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
@@ -398,6 +399,7 @@ int cmd_record(int argc, char **argv)
 		{"ring-size", required_argument, NULL, 'r'},
 		{"until-fail", required_argument, NULL, 'u'},
 		{"check", required_argument, NULL, 'c'},
+		{"gdb-wrapper", no_argument, NULL, 'W'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -411,7 +413,7 @@ int cmd_record(int argc, char **argv)
 	struct session_result res;
 	const char *check = NULL;
 	uint64_t v, until = 0;
-	int c, rc, quiet = 0, seeded = 0;
+	int c, rc, quiet = 0, seeded = 0, gdb_wrapper = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -464,6 +466,9 @@ int cmd_record(int argc, char **argv)
 		case 'c':
 			check = optarg;
 			break;
+		case 'W': /* gdb's exec-wrapper (spool-gdb.py, set record-mode on) */
+			gdb_wrapper = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -492,6 +497,11 @@ int cmd_record(int argc, char **argv)
 	}
 	so.argv = argv + optind;
 	so.quiet = quiet;
+	if (gdb_wrapper) {
+		if (until || replay_gdb_wrapper_start(&so) < 0)
+			return 1;
+		ctx.stuck_ms = UINT32_MAX; /* a thread at a breakpoint keeps the run token */
+	}
 	if (until)
 		return record_until_fail(&so, &ctx, until, check, seeded, quiet);
 	if (!seeded)

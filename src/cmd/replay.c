@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../collect/session.h"
+#include "../replay/gdb.h"
 #include "../replay/rr_log.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
@@ -65,6 +66,10 @@ static void replay_usage(FILE *out)
 		"      --stuck-ms MS    report a thread that waits this long for its turn\n"
 		"                       (default 5000)\n"
 		"      --dump-schedule  print TRACE's schedule and inputs as text, run nothing\n"
+		"      --gdb            run the replay under gdb (breakpoints, stepping,\n"
+		"                       threads); the stuck-turn check is off\n"
+		"      --gdb-args ARGS  more gdb arguments, split like a shell, e.g.\n"
+		"                       '-batch -ex \"break f\" -ex run -ex bt'\n"
 		"  -q, --quiet          print nothing but errors and divergences\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -224,6 +229,9 @@ int cmd_replay(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"stuck-ms", required_argument, NULL, 's'},
 		{"dump-schedule", no_argument, NULL, 'd'},
+		{"gdb", no_argument, NULL, 'g'},
+		{"gdb-args", required_argument, NULL, 'G'},
+		{"gdb-wrapper", no_argument, NULL, 'W'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -240,7 +248,9 @@ int cmd_replay(int argc, char **argv)
 	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], err[512];
 	const char *dir;
 	uint64_t v, inputs;
-	int c, rc, ret = 1, dump = 0;
+	struct replay_gdb gdb = {0};
+	const char *gdb_args = NULL;
+	int c, rc, ret = 1, dump = 0, use_gdb = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -258,6 +268,16 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'd':
 			dump = 1;
+			break;
+		case 'g':
+			use_gdb = 1;
+			break;
+		case 'G':
+			gdb_args = optarg;
+			use_gdb = 1;
+			break;
+		case 'W': /* gdb's exec-wrapper (spool-gdb.py, set replay-mode on) */
+			use_gdb = 2;
 			break;
 		case 'q':
 			so.quiet = 1;
@@ -343,6 +363,18 @@ int cmd_replay(int argc, char **argv)
 	so.prepare = replay_prepare;
 	so.finish = replay_finish;
 	so.hook_arg = &ctx;
+	if (use_gdb) {
+		/* gdb runs the program: a thread stopped at a breakpoint must
+		 * not be reported stuck (49 days is forever here). */
+		if (use_gdb == 2 ? replay_gdb_wrapper_start(&so) < 0
+				 : replay_gdb_init(&gdb, gdb_args, dir) < 0)
+			goto out;
+		if (use_gdb == 1) {
+			so.exec = replay_gdb_exec;
+			so.exec_arg = &gdb;
+		}
+		ctx.stuck_ms = UINT32_MAX;
+	}
 	rc = session_run(&so, &res);
 	if (ctx.watching) {
 		__atomic_store_n(&ctx.stop, 1, __ATOMIC_RELEASE);
@@ -364,7 +396,11 @@ int cmd_replay(int argc, char **argv)
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}
-	if (ctx.short_thread != UINT32_MAX && !res.term_signal) {
+	if (ctx.short_thread != UINT32_MAX && use_gdb) {
+		log_info("gdb ended before thread %u replayed its %u recorded events (it "
+			 "replayed %u)",
+			 ctx.short_thread, ctx.short_n, ctx.short_done);
+	} else if (ctx.short_thread != UINT32_MAX && !res.term_signal) {
 		log_err("replay diverged: the program ended before thread %u replayed its %u "
 			"recorded events (it replayed %u)",
 			ctx.short_thread, ctx.short_n, ctx.short_done);
@@ -397,6 +433,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	ret = res.exit_status;
 out:
+	replay_gdb_free(&gdb);
 	rr_log_free(log);
 	free(pargv);
 	free(cmdline);

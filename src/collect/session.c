@@ -136,8 +136,10 @@ static uint64_t mono_ns(void)
 /* Start the program; returns its pid, or a negative errno from exec (sent
  * back through a close-on-exec pipe, so "not found" is known for sure). */
 static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
-		   char *const *env)
+		   const struct session_opts *o)
 {
+	char *const *env = o->env;
+
 	int pfd[2], err = 0;
 	char fdstr[16];
 	pid_t pid;
@@ -164,7 +166,9 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 				err = errno;
 		if (err || setenv(SHM_ENV_FD, fdstr, 1) < 0 || set_preload(agent) < 0)
 			err = errno ? errno : ENOMEM;
-		else {
+		else if (o->exec) {
+			err = -o->exec(o->exec_arg, path, argv);
+		} else {
 			execv(path, argv);
 			err = errno;
 		}
@@ -282,7 +286,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	sigaction(SIGHUP, &sa_fwd, &old_hup);
 	sigaction(SIGCHLD, &sa_chld, &old_chld);
 
-	pid = spawn(path, o->argv, h.fd, agent, o->env);
+	pid = spawn(path, o->argv, h.fd, agent, o);
 	if (pid < 0) {
 		rc = (int)pid;
 		log_err("cannot run %s: %s", path, strerror(-rc));

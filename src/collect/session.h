@@ -33,6 +33,12 @@ struct session_opts {
 	int (*prepare)(void *arg, struct shm_host *h, struct trace_writer *w);
 	int (*finish)(void *arg, struct shm_host *h, struct trace_writer *w);
 	void *hook_arg;
+	/* Run something else in the child in place of the program (spool
+	 * replay --gdb runs gdb, which runs the program): called in the forked
+	 * child once the program's environment is set (SPOOL_SHM_FD,
+	 * LD_PRELOAD, env); returns only on failure, a negative errno. */
+	int (*exec)(void *exec_arg, const char *path, char **argv);
+	void *exec_arg;
 };
 
 struct session_result {

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gdb.c - `spool replay --gdb`: gdb in place of the program in the replay
+ * session's child. The session has set the program's environment in the
+ * child (SPOOL_SHM_FD, LD_PRELOAD with the agent, the feature's variables);
+ * gdb must not run with the agent preloaded (it would take the recording's
+ * first process slot and its threads would be numbered), so LD_PRELOAD is
+ * taken out of gdb's environment and given to the inferior only, with
+ * `set environment`. The shared-memory descriptor is inherited by gdb
+ * (which leaves descriptors it did not open alone) and by the inferior.
+ * `startup-with-shell off` keeps the shell out as well: no shell between
+ * gdb and the program means no process but the program loads the agent, and
+ * the recorded arguments reach it verbatim.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wordexp.h>
+
+#include "../collect/session.h"
+#include "../util/log.h"
+#include "gdb.h"
+
+int replay_gdb_find_script(char *path, size_t len)
+{
+	const char *env = getenv("SPOOL_GDB_SCRIPT");
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		if (access(env, R_OK) < 0)
+			return -errno;
+		snprintf(path, len, "%s", env);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return -errno;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = 0;
+	if ((size_t)snprintf(path, len, "%s/spool-gdb.py", self) < len && access(path, R_OK) == 0)
+		return 0;
+	if ((size_t)snprintf(path, len, "%s/../share/spool/spool-gdb.py", self) < len &&
+	    access(path, R_OK) == 0)
+		return 0;
+	return -ENOENT;
+}
+
+int replay_gdb_init(struct replay_gdb *g, const char *gdb_args, const char *trace)
+{
+	const char *env = getenv("SPOOL_GDB");
+	wordexp_t *we;
+	char *copy;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	g->gdb = env && *env ? env : "gdb";
+	g->trace = trace;
+	if (replay_gdb_find_script(g->script, sizeof(g->script)) < 0) {
+		g->script[0] = 0;
+		log_warn("cannot find spool-gdb.py next to spool or in ../share/spool (set "
+			 "SPOOL_GDB_SCRIPT to its path): gdb runs without spool's commands");
+	}
+	if (!gdb_args || !*gdb_args)
+		return 0;
+	we = calloc(1, sizeof(*we));
+	copy = strdup(gdb_args);
+	if (!we || !copy) {
+		free(we);
+		free(copy);
+		return -ENOMEM;
+	}
+	/* Shell-like splitting of --gdb-args ('-ex "break f"'), without
+	 * command substitution; line breaks separate words as blanks do
+	 * (wordexp refuses them). */
+	for (char *p = copy; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	rc = wordexp(copy, we, WRDE_NOCMD);
+	free(copy);
+	if (rc) {
+		log_err("--gdb-args '%s': %s", gdb_args,
+			rc == WRDE_BADCHAR  ? "unquoted special character (| & ; < > ( ) { })"
+			: rc == WRDE_CMDSUB ? "command substitution is not allowed"
+			: rc == WRDE_SYNTAX ? "unbalanced quotes"
+					    : "cannot split it into arguments");
+		if (rc == WRDE_NOSPACE)
+			wordfree(we);
+		free(we);
+		return -EINVAL;
+	}
+	g->wordexp_state = we;
+	g->args = we->we_wordv;
+	g->nargs = we->we_wordc;
+	return 0;
+}
+
+void replay_gdb_free(struct replay_gdb *g)
+{
+	if (g->wordexp_state) {
+		wordfree(g->wordexp_state);
+		free(g->wordexp_state);
+	}
+	g->wordexp_state = NULL;
+	g->args = NULL;
+	g->nargs = 0;
+}
+
+/* In the session's forked child: only this process runs from here on, and it
+ * execs or reports why it could not. */
+int replay_gdb_exec(void *arg, const char *path, char **argv)
+{
+	struct replay_gdb *g = arg;
+	const char *preload = getenv("LD_PRELOAD");
+	char *envcmd = NULL, *tracecmd = NULL, **gargv;
+	size_t n = 0, argc = 0;
+	int err;
+
+	while (argv[argc])
+		argc++;
+	gargv = calloc(16 + g->nargs + argc, sizeof(*gargv));
+	if (!gargv || !preload || asprintf(&envcmd, "set environment LD_PRELOAD=%s", preload) < 0)
+		return -ENOMEM;
+	/* The extension learns which recording this gdb replays; the inferior
+	 * does not need to. */
+	if (g->trace && (setenv("SPOOL_GDB_TRACE", g->trace, 1) < 0 ||
+			 asprintf(&tracecmd, "unset environment SPOOL_GDB_TRACE") < 0))
+		return -ENOMEM;
+	unsetenv("LD_PRELOAD");
+	gargv[n++] = (char *)g->gdb;
+	gargv[n++] = "-q";
+	gargv[n++] = "-iex";
+	gargv[n++] = "set startup-with-shell off";
+	gargv[n++] = "-iex";
+	gargv[n++] = envcmd;
+	if (tracecmd) {
+		gargv[n++] = "-iex";
+		gargv[n++] = tracecmd;
+	}
+	if (g->script[0]) {
+		gargv[n++] = "-x";
+		gargv[n++] = g->script;
+	}
+	for (size_t i = 0; i < g->nargs; i++)
+		gargv[n++] = g->args[i];
+	gargv[n++] = "--args";
+	gargv[n++] = (char *)path;
+	for (size_t i = 1; i < argc; i++)
+		gargv[n++] = argv[i];
+	gargv[n] = NULL;
+	execvp(g->gdb, gargv);
+	err = errno;
+	log_err("cannot run %s: %s (install gdb, or set SPOOL_GDB to the debugger)", g->gdb,
+		strerror(err));
+	free(envcmd);
+	free(tracecmd);
+	free(gargv);
+	return -err;
+}
+
+/* What the session's child sends gdb's process: the program to exec and its
+ * environment, NUL-separated, after this header. */
+struct gdb_handoff {
+	uint32_t pid;	   /* the session's child, whose shm descriptor is reopened */
+	uint32_t shm_fd;
+	uint32_t argc, envc;
+	uint64_t bytes; /* of the strings that follow */
+};
+
+static struct {
+	int fd;	  /* write end of the hand-off pipe */
+	pid_t gdb_inferior; /* the process that becomes the program */
+} gdb_wrap = {.fd = -1};
+
+static int gdb_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int gdb_read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The session's exec hook under --gdb-wrapper, in the session's child:
+ * send the program and its environment to gdb's process, then stand in for
+ * the program until it exits (the session ends when this process does). */
+static int gdb_wrapper_handoff(void *arg, const char *path, char **argv)
+{
+	struct gdb_handoff hd = {.pid = (uint32_t)getpid()};
+	const char *fdstr = getenv(SHM_ENV_FD);
+	struct pollfd pfd;
+	char *buf, *p;
+	int pidfd;
+
+	hd.shm_fd = fdstr ? (uint32_t)atoi(fdstr) : 0;
+	hd.bytes = strlen(path) + 1;
+	for (hd.argc = 1; argv[hd.argc]; hd.argc++)
+		hd.bytes += strlen(argv[hd.argc]) + 1;
+	for (hd.envc = 0; environ[hd.envc]; hd.envc++)
+		hd.bytes += strlen(environ[hd.envc]) + 1;
+	buf = malloc(hd.bytes);
+	if (!buf)
+		return -ENOMEM;
+	p = stpcpy(buf, path) + 1;
+	for (uint32_t i = 1; i < hd.argc; i++)
+		p = stpcpy(p, argv[i]) + 1;
+	for (uint32_t i = 0; i < hd.envc; i++)
+		p = stpcpy(p, environ[i]) + 1;
+	/* Watch the program before handing over, so its exit cannot be missed. */
+	pidfd = (int)syscall(SYS_pidfd_open, gdb_wrap.gdb_inferior, 0);
+	if (pidfd < 0 || gdb_write_all(gdb_wrap.fd, &hd, sizeof(hd)) < 0 ||
+	    gdb_write_all(gdb_wrap.fd, buf, hd.bytes) < 0) {
+		free(buf);
+		return pidfd < 0 ? -errno : -EPIPE;
+	}
+	free(buf);
+	close(gdb_wrap.fd);
+	pfd.fd = pidfd;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+		;
+	/* The program's status belongs to gdb, its parent: the session
+	 * records 0. */
+	_exit(0);
+}
+
+/* In gdb's process: receive the program, reopen the shared memory and exec. */
+static int gdb_wrapper_become(int fd)
+{
+	struct gdb_handoff hd;
+	char *buf = NULL, **argv = NULL, **envp = NULL, *p, proc[64], *fdvar = NULL;
+	int shm = -1, rc;
+
+	rc = gdb_read_all(fd, &hd, sizeof(hd));
+	if (rc < 0 || hd.bytes > (1u << 30) || !hd.argc)
+		goto out_fail;
+	buf = malloc(hd.bytes);
+	argv = calloc(hd.argc + 1, sizeof(*argv));
+	envp = calloc(hd.envc + 1, sizeof(*envp));
+	rc = -ENOMEM;
+	if (!buf || !argv || !envp)
+		goto out;
+	rc = gdb_read_all(fd, buf, hd.bytes);
+	if (rc < 0 || buf[hd.bytes - 1])
+		goto out_fail;
+	p = buf;
+	for (uint32_t i = 0; i < hd.argc; i++, p += strlen(p) + 1)
+		argv[i] = p;
+	snprintf(proc, sizeof(proc), "/proc/%u/fd/%u", hd.pid, hd.shm_fd);
+	shm = open(proc, O_RDWR);
+	if (shm < 0) {
+		rc = -errno;
+		log_err("cannot open the session's shared memory (%s): %s", proc, strerror(-rc));
+		goto out;
+	}
+	if (asprintf(&fdvar, "%s=%d", SHM_ENV_FD, shm) < 0) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0, k = 0; i < hd.envc; i++, p += strlen(p) + 1) {
+		if (!strncmp(p, SHM_ENV_FD "=", strlen(SHM_ENV_FD) + 1))
+			envp[k++] = fdvar;
+		else if (strncmp(p, "SPOOL_GDB_DONE=", 15))
+			envp[k++] = p;
+	}
+	close(fd);
+	execve(argv[0], argv, envp);
+	rc = -errno;
+	log_err("cannot run %s: %s", argv[0], strerror(-rc));
+	goto out;
+out_fail:
+	log_err("the recording session did not start the program");
+	rc = -EPIPE;
+out:
+	if (shm >= 0)
+		close(shm);
+	free(fdvar);
+	free(envp);
+	free(argv);
+	free(buf);
+	return rc;
+}
+
+int replay_gdb_wrapper_start(struct session_opts *so)
+{
+	const char *done = getenv("SPOOL_GDB_DONE");
+	int hand[2], status, rc;
+	pid_t self = getpid(), d, d2;
+
+	if (pipe2(hand, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	d = fork();
+	if (d < 0) {
+		rc = -errno;
+		close(hand[0]);
+		close(hand[1]);
+		return rc;
+	}
+	if (d == 0) {
+		/* Detach from gdb's process twice over: not its child (the
+		 * program could reap us) and not in its session (the
+		 * terminal's ^C is for the program). */
+		d2 = fork();
+		if (d2 != 0)
+			_exit(d2 < 0);
+		setsid();
+		close(hand[0]);
+		if (done && *done) {
+			int lk = open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+			if (lk >= 0)
+				flock(lk, LOCK_EX); /* held until this process exits */
+		}
+		gdb_wrap.fd = hand[1];
+		gdb_wrap.gdb_inferior = self;
+		so->exec = gdb_wrapper_handoff;
+		so->exec_arg = NULL;
+		return 0;
+	}
+	close(hand[1]);
+	while (waitpid(d, &status, 0) < 0 && errno == EINTR)
+		;
+	rc = gdb_wrapper_become(hand[0]);
+	close(hand[0]);
+	return rc;
+}
