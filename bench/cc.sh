@@ -9,6 +9,11 @@
 #            spool minus the same binary run without spool (its trace calls
 #            then cost a test and a branch), at two workload sizes so start-up
 #            cancels out, divided by the events added. Best of 3 runs each.
+# Then the in-process figure: tests/cc/tight.c times its loop of trace calls
+# with clock_gettime (after a warm-up that touches the ring's pages and a
+# pause that lets the collector empty it), so ns/ev there is the cost of a
+# trace call on the target alone: best of 5 runs without loss, traced under
+# spool and untraced.
 # Ratios are spool cc against plain; nothing is asserted (a shared 2-vCPU VM
 # is noisy). Anchors (issue 5): NanoLog ~7 ns per call, barectf ~35 ns,
 # LTTng-UST 85-200 ns per event; targets: >= 40% fewer calls, >= 50% fewer
@@ -94,3 +99,34 @@ for prog in bank formulas threads; do
 			p, rc / rp, (rc / rp - 1) * 100, bc / bp, (bc / bp - 1) * 100,
 			(np > 0 ? nc / np : 0) }'
 done
+
+# In-process: ns per original event of the timed loop (tests/cc/tight.c).
+# tight_ns BIN ARGS...: best ns/event of 5 runs (under spool: runs that lost
+# events are left out).
+tight_ns() {
+	local best= out ns ev v
+	for _ in 1 2 3 4 5; do
+		out=$("$@" 2>&1)
+		# Under spool, only runs whose summary says nothing was lost.
+		case $out in *"spool: "*) [[ $out == *" 0 lost,"* ]] || continue ;; esac
+		ns=$(sed -nE 's/^ns ([0-9]+) events ([0-9]+)$/\1/p' <<<"$out")
+		ev=$(sed -nE 's/^ns ([0-9]+) events ([0-9]+)$/\2/p' <<<"$out")
+		[ -n "$ns" ] || continue
+		v=$(awk -v n="$ns" -v e="$ev" 'BEGIN { printf "%.2f", n / e }')
+		best=$(awk -v a="${best:-$v}" -v b="$v" 'BEGIN { print (b < a ? b : a) }')
+	done
+	echo "${best:-?}"
+}
+rounds=$(scaled 50000)
+warm=$(scaled 300000)
+"$clang" -O2 -I"$src/include" "$src/tests/cc/tight.c" -o tight-plain &&
+	"$spool" cc -O2 "$src/tests/cc/tight.c" -o tight-cc || exit 0
+printf '\n%-10s %-6s %12s %12s\n' in-process build traced untraced
+declare -A tr un
+for b in plain cc; do
+	tr[$b]=$(tight_ns "$spool" locks -q --ring-size 16m -o t -- "./tight-$b" "$rounds" "$warm")
+	un[$b]=$(tight_ns "./tight-$b" "$rounds" 0)
+	printf '%-10s %-6s %9s ns %9s ns   per original event\n' tight "$b" "${tr[$b]}" "${un[$b]}"
+done
+awk -v p="${tr[plain]}" -v c="${tr[cc]}" 'BEGIN { if (p > 0 && c > 0)
+	printf "tight      ratio  ns/ev traced %.2f (target: <= 5 ns per original event)\n", c / p }'

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "../../include/spool/trace.h"
@@ -457,11 +458,27 @@ struct dec_last {
 	int64_t args[CC_MAX_EMIT];
 };
 
+/* --trace-out: one output stream per input stream. seq numbers shift by the
+ * events decoding added, so gaps (lost records) stay gaps; times within a
+ * merged record step by one TSC tick, kept strictly increasing. */
+struct dec_out {
+	uint32_t stream_id;
+	struct trace_stream *s;
+	int64_t seq_shift;
+	uint64_t last_tsc;
+};
+
 struct decoder {
 	struct trace_reader *r;
+	struct trace_writer *w; /* --trace-out */
+	struct dec_out *outs;
+	size_t nouts;
+	const struct trace_event *cur; /* the record being decoded */
+	int64_t cur_events;		/* events it became so far */
 	struct dec_last *last;
 	size_t nlast;
 	uint64_t unmatched; /* merged records whose previous record is not the one needed */
+	int werr;	    /* first --trace-out write error */
 	struct dec_tables given; /* --table / --binary: used for every process */
 	int have_given;
 	struct dec_pid *pids;
@@ -575,9 +592,92 @@ static void put_json(const struct dec_tables *t, uint64_t ns, uint32_t sub, uint
 	putchar('}');
 }
 
+static struct dec_out *out_of(struct decoder *d, uint32_t stream_id, int *err)
+{
+	struct dec_out *o;
+	uint32_t tid, pid;
+
+	*err = 0;
+	for (size_t i = 0; i < d->nouts; i++)
+		if (d->outs[i].stream_id == stream_id)
+			return &d->outs[i];
+	o = realloc(d->outs, (d->nouts + 1) * sizeof(*o));
+	if (!o) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	d->outs = o;
+	o = &d->outs[d->nouts];
+	memset(o, 0, sizeof(*o));
+	o->stream_id = stream_id;
+	pid = stream_pid(d, stream_id, &tid);
+	*err = trace_writer_stream(d->w, stream_id, pid, tid, &o->s);
+	if (*err)
+		return NULL;
+	d->nouts++;
+	return o;
+}
+
+/* Write one record to --trace-out: rec is the input record (non-user kinds
+ * pass as they are) or a decoded user event (id, n, args). */
+static int write_rec(struct decoder *d, const struct trace_event *ev, const struct rec_hdr *rec,
+		     int64_t added)
+{
+	struct dec_out *o;
+	union {
+		struct rec_hdr h;
+		uint8_t b[4096];
+	} buf;
+	int err;
+
+	o = out_of(d, ev->stream_id, &err);
+	if (!o)
+		return err;
+	if (rec->size > sizeof(buf)) {
+		o->seq_shift += added;
+		return trace_stream_write(o->s, rec); /* long records: as they are */
+	}
+	memcpy(&buf, rec, rec->size);
+	o->seq_shift += added;
+	buf.h.seq = (uint32_t)((int64_t)rec->seq + o->seq_shift);
+	if (buf.h.tsc <= o->last_tsc && o->last_tsc)
+		buf.h.tsc = o->last_tsc + 1;
+	o->last_tsc = buf.h.tsc;
+	return trace_stream_write(o->s, &buf.h);
+}
+
+/* A decoded event as a plain spool:user record, in the input record's place. */
+static int write_event(struct decoder *d, uint32_t id, uint32_t n, const int64_t *args)
+{
+	const struct trace_event *ev = d->cur;
+	union {
+		struct rec_user u;
+		uint8_t b[sizeof(struct rec_user) + 8 * DECODE_MAX_ARGS];
+	} buf;
+
+	memset(&buf, 0, sizeof(buf));
+	buf.u.h = *ev->rec;
+	buf.u.h.size = (uint32_t)(sizeof(buf.u) + 8 * n);
+	/* The k-th event of a record: k ticks after it (write_rec keeps order);
+	 * every event after the first adds one to the stream's numbering
+	 * (write_rec's seq_shift). */
+	buf.u.h.tsc += (uint64_t)d->cur_events;
+	buf.u.id = id;
+	buf.u.nargs = n;
+	memcpy(buf.u.args, args, 8 * (size_t)n);
+	d->cur_events++;
+	return write_rec(d, ev, &buf.u.h, d->cur_events > 1 ? 1 : 0);
+}
+
 static void put_event(struct decoder *d, const struct dec_tables *t, uint64_t ns, uint32_t tid,
 		      uint32_t id, uint32_t n, const int64_t *args)
 {
+	if (d->w) {
+		d->events++;
+		if (!d->werr)
+			d->werr = write_event(d, id, n, args);
+		return;
+	}
 	if (d->started && ns <= d->last_ns) {
 		ns = d->last_ns;
 		d->last_sub++;
@@ -711,6 +811,49 @@ static int decode_record(struct decoder *d, const struct trace_event *ev, const 
 	return 0;
 }
 
+/* The input trace's side files (.spool/NAME and .spool/DIR/NAME), copied
+ * into the output trace: process names, executables, what reports use. */
+static int copy_side_files(struct decoder *d, const char *dir)
+{
+	char path[600];
+	DIR *top, *sub;
+	struct dirent *e, *f;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/.spool", dir);
+	top = opendir(path);
+	if (!top)
+		return 0; /* none */
+	while (!rc && (e = readdir(top))) {
+		char name[520], *data;
+		size_t len;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/.spool/%s", dir, e->d_name);
+		sub = opendir(path);
+		if (!sub) {
+			if (trace_reader_file(d->r, e->d_name, &data, &len) == 0) {
+				rc = trace_writer_add_file(d->w, e->d_name, data, len);
+				free(data);
+			}
+			continue;
+		}
+		while (!rc && (f = readdir(sub))) {
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(name, sizeof(name), "%.200s/%.200s", e->d_name, f->d_name);
+			if (trace_reader_file(d->r, name, &data, &len) == 0) {
+				rc = trace_writer_add_file(d->w, name, data, len);
+				free(data);
+			}
+		}
+		closedir(sub);
+	}
+	closedir(top);
+	return rc;
+}
+
 static void decode_usage(FILE *out)
 {
 	fprintf(out,
@@ -730,6 +873,9 @@ static void decode_usage(FILE *out)
 		"                 the binary's SPOOL_TRACE_EVENT descriptions, when known)\n"
 		"  --stats        print on stderr the trace records read, their bytes and\n"
 		"                 the events decoded\n"
+		"  --trace-out DIR  write the trace again into DIR (which must not exist)\n"
+		"                 with every spool:user event decoded, as the plain build\n"
+		"                 writes them, so every other report and export reads it\n"
 		"  -h, --help     show this help\n");
 }
 
@@ -739,9 +885,10 @@ int cmd_decode(int argc, char **argv)
 					     {"table", required_argument, NULL, 't'},
 					     {"stats", no_argument, NULL, 's'},
 					     {"json", no_argument, NULL, 'j'},
+					     {"trace-out", required_argument, NULL, 'o'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	const char *dir = "spool.trace";
+	const char *dir = "spool.trace", *out_dir = NULL;
 	struct decoder d = {0};
 	struct trace_problem prob = {0};
 	struct trace_event ev;
@@ -769,6 +916,9 @@ int cmd_decode(int argc, char **argv)
 		case 'j':
 			d.json = 1;
 			break;
+		case 'o':
+			out_dir = optarg;
+			break;
 		default:
 			log_err("unknown option or missing argument '%s' (see spool decode --help)",
 				argv[optind - 1]);
@@ -788,13 +938,52 @@ int cmd_decode(int argc, char **argv)
 		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
 		goto out;
 	}
+	if (out_dir) {
+		d.json = 0;
+		rc = trace_writer_open(&d.w, out_dir, trace_reader_clock(d.r));
+		if (rc < 0) {
+			log_err("cannot create trace %s: %s", out_dir, strerror(-rc));
+			goto out;
+		}
+	}
 	if (d.json)
 		printf("[\n");
 	while ((rc = trace_reader_next(d.r, &ev)) == 1) {
-		if (ev_kind(ev.rec->word) != KIND_USER)
+		if (ev_kind(ev.rec->word) != KIND_USER) {
+			if (d.w && (rc = write_rec(&d, &ev, ev.rec, 0)) < 0) {
+				log_err("cannot write %s: %s", out_dir, strerror(-rc));
+				goto out;
+			}
 			continue;
+		}
+		d.cur = &ev;
+		d.cur_events = 0;
 		if (decode_event(&d, &ev) < 0)
 			goto out;
+		if (d.w && !d.werr && !d.cur_events) {
+			/* A record that became no event (the table-hash event,
+			 * or one not decoded): later numbers close up. */
+			struct dec_out *o = out_of(&d, ev.stream_id, &d.werr);
+
+			if (o)
+				o->seq_shift--;
+		}
+		if (d.werr) {
+			log_err("cannot write %s: %s", out_dir, strerror(-d.werr));
+			goto out;
+		}
+	}
+	if (d.w) {
+		rc = copy_side_files(&d, dir);
+		if (!rc)
+			rc = trace_writer_close(d.w);
+		else
+			trace_writer_close(d.w);
+		d.w = NULL;
+		if (rc < 0) {
+			log_err("cannot write %s: %s", out_dir, strerror(-rc));
+			goto out;
+		}
 	}
 	if (d.json)
 		printf("%s]\n", d.started ? "\n" : "");
@@ -814,6 +1003,9 @@ int cmd_decode(int argc, char **argv)
 	ret = trace_reader_nproblems(d.r) || d.unmatched ? 1 : 0;
 out:
 	fflush(stdout);
+	if (d.w)
+		trace_writer_close(d.w);
+	free(d.outs);
 	if (d.r)
 		trace_reader_close(d.r);
 	tables_free(&d.given);

@@ -25,7 +25,7 @@ if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
 	exit 0
 fi
 
-plan 44
+plan 49
 
 ROUNDS=300
 
@@ -108,6 +108,31 @@ print("ok")
 PYEOF2
 is "$(tail -n 1 json.check)" ok "  it is JSON, event for event the plain trace, with names" ||
 	diag "$(cat json.check)"
+
+# --trace-out: the decoded events as a plain spool trace that every reader takes.
+rm -rf t-out
+spool_run decode --trace-out t-out t-cc-O2
+is_rc 0 "decode --trace-out writes the decoded trace"
+spool_run decode t-out
+cp run.out dec-out
+events dec-out >ev-out
+events dec-plain-O2 >ev-plain
+if cmp -s ev-plain ev-out; then
+	pass "  it holds the plain build's events, event for event"
+else
+	fail "  it holds the plain build's events, event for event"
+	diag "$(diff ev-plain ev-out | head -n 10)"
+fi
+ok "  its times strictly increase" increasing dec-out
+spool_run info t-out
+gaps=$(awk '$NF ~ /^stream_/ { g += $(NF - 1) } END { print g + 0 }' run.out)
+is "$gaps" 0 "  spool info reads it and finds no sequence gaps"
+if command -v babeltrace2 >/dev/null; then
+	n=$(babeltrace2 t-out 2>/dev/null | grep -c 'spool:user')
+	is "$n" "$(grep -c '' dec-plain-O2)" "  babeltrace2 reads every decoded event"
+else
+	skip 1 "babeltrace2 is not installed"
+fi
 
 # The table is in a section that is not loaded.
 flags=$(readelf -W -S bank-cc-O2 | awk '$2 == ".spool_cc_table" { print $8 }')
