@@ -36,8 +36,10 @@ PROG_BINS := $(PROG_SRCS:tests/progs/%.c=$(O)/tests/progs/%)
 
 SPOOL := $(O)/spool
 AGENT := $(O)/libspool-agent.so
+# No-op coverage callbacks: progress points of serial record/replay (doc/record.md).
+PROGRESS := $(O)/libspool-progress.so
 
-all: $(SPOOL) $(AGENT)
+all: $(SPOOL) $(AGENT) $(PROGRESS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -53,6 +55,9 @@ $(SPOOL): $(HOST_OBJS)
 $(AGENT): $(AGENT_OBJS) src/agent/agent.map
 	$(CC) $(AGENT_CFLAGS) $(AGENT_LDFLAGS) -o $@ $(AGENT_OBJS) $(AGENT_LDLIBS)
 
+$(PROGRESS): $(wildcard src/progress/*.c)
+	$(CC) $(CFLAGS_COMMON) -fPIC -shared -fvisibility=hidden -o $@ $^
+
 $(O)/tests/unit/%: tests/unit/%.c $(HOST_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -Isrc -o $@ $< $(HOST_LIB_OBJS) -lcmocka $(HOST_LDLIBS)
@@ -60,12 +65,15 @@ $(O)/tests/unit/%: tests/unit/%.c $(HOST_LIB_OBJS)
 # Test programs: built the way a user builds, with frame pointers so
 # --stacks has something to walk. Names ending in -static are linked
 # statically on purpose (the refusal test); names ending in -finst are built
-# with -finstrument-functions (spool path).
-$(O)/tests/progs/%: tests/progs/%.c
+# with -finstrument-functions (spool path), names ending in -cov with
+# -fsanitize-coverage=trace-pc and libspool-progress.so (serial record).
+PROG_COV = -fsanitize-coverage=trace-pc -L$(O) -Wl,-rpath,$(abspath $(O)) -lspool-progress
+$(O)/tests/progs/%: tests/progs/%.c | $(PROGRESS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wextra -Werror \
 		$(if $(findstring -static,$*),-static) \
-		$(if $(findstring -finst,$*),-finstrument-functions) -o $@ $< -lpthread -lm
+		$(if $(findstring -finst,$*),-finstrument-functions) -o $@ $< \
+		$(if $(findstring -cov,$*),$(PROG_COV)) -lpthread -lm
 
 progs: $(PROG_BINS)
 
@@ -103,6 +111,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/spool $(DESTDIR)$(PREFIX)/share/doc/spool
 	install -m 755 $(SPOOL) $(DESTDIR)$(PREFIX)/bin/spool
 	install -m 755 $(AGENT) $(DESTDIR)$(PREFIX)/lib/spool/libspool-agent.so
+	install -m 755 $(PROGRESS) $(DESTDIR)$(PREFIX)/lib/spool/libspool-progress.so
 	install -m 644 README.md doc/*.md $(DESTDIR)$(PREFIX)/share/doc/spool/
 
 format:
@@ -112,7 +121,6 @@ clean:
 	rm -rf build build-asan
 
 include src/cc/cc.mk
-include src/replay/gdb.mk
 
 .PHONY: all check bench demo install format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -248,8 +248,10 @@ static void __attribute__((noreturn)) ser_report_stuck(uint32_t holder, uint64_t
 		ser_puts(&b, " holds it and has not reached a switch point (its progress count "
 			     "stays at ");
 		ser_putu(&b, count);
-		ser_puts(&b, ", last at ");
-		ser_puts(&b, ser_at_name(h->at));
+		if (h->at) {
+			ser_puts(&b, ", last at ");
+			ser_puts(&b, ser_at_name(h->at));
+		}
 		ser_puts(&b, "): it spins in code without calls the agent sees (waiting for a "
 			     "variable another thread sets?) or blocks in a call spool does not "
 			     "interpose (sleep, write, waitpid). Give it progress points: build "
@@ -301,6 +303,7 @@ static void ser_wait(void)
 		}
 	}
 	__atomic_store_n(&s->state, RR_S_RUN, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 }
 
 /* Replay: I hold turn tturn; set its release count. */
