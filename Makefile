@@ -121,6 +121,7 @@ clean:
 	rm -rf build build-asan
 
 include src/cc/cc.mk
+include src/replay/gdb.mk
 
 .PHONY: all check bench demo install format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
