@@ -1,13 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# record.sh BUILD_DIR - what spool record (sync mode) and spool replay cost
-# against native runs, printed as ratios (best of 3 wall-clock runs each):
+# record.sh BUILD_DIR - what spool record and spool replay cost against
+# native runs, printed as ratios (best of 3 wall-clock runs each):
 #
+# sync mode:
 #   a) rr_bank 4 threads x 100,000 transfers (a lock-heavy parallel workload)
 #   b) rr_pc 2 producers, 3 consumers, 100,000 items each (condvars)
 #   c) pigz -p 2 compressing 20 MB from stdin (a real program; reads recorded)
+# serial mode (one thread at a time):
+#   d) rr_cpu-finst 2 threads x 50M calls (CPU-bound, -finstrument-functions:
+#      every call is a progress point); also against a native run pinned to
+#      one CPU, since serial mode uses one CPU at a time
+#   e) pigz -p 2 as in c): pigz has no progress points, so serial mode
+#      switches threads only at its lock and read calls
 #
-# Nothing is asserted. Targets of issue 3: sync record <= 1.1x, replay <= 1.2x.
+# Nothing is asserted. Targets of issue 3: sync record <= 1.1x, serial record
+# <= 1.5x (CPU-bound with progress points), replay <= 1.2x.
 # BENCH_SCALE=0.1 shrinks the workloads.
 set -uo pipefail
 
@@ -18,7 +26,7 @@ fi
 build=$(cd "$1" && pwd)
 spool="$build/spool"
 progs="$build/tests/progs"
-for f in "$spool" "$progs/rr_bank" "$progs/rr_pc"; do
+for f in "$spool" "$progs/rr_bank" "$progs/rr_pc" "$progs/rr_cpu-finst"; do
 	if [ ! -x "$f" ]; then
 		echo "bench: $f is not built (make all progs)" >&2
 		exit 1
@@ -48,16 +56,27 @@ best3() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 ms() { awk -v a="$1" 'BEGIN { printf "%.1f ms", a / 1e6 }'; }
 
+# row NAME STDIN CMD...: native, record and replay; MODE (sync or serial)
+# selects the recording mode, PIN=1 adds a native run on one CPU.
+MODE=sync
+PIN=0
 row() {
 	local name="$1" in="$2"
 	shift 2
-	local nat rec rep
+	local nat rec rep pin=""
 	nat=$(best3 "$in" "$@")
-	rec=$(best3 "$in" "$spool" record -q -o rec.trace -- "$@")
+	if [ "$PIN" = 1 ]; then
+		pin=$(best3 "$in" taskset -c 0 "$@")
+	fi
+	rec=$(best3 "$in" "$spool" record --mode "$MODE" -q -o rec.trace -- "$@")
 	# the replay of the last recording
 	rep=$(best3 "$in" "$spool" replay -q -o rep.trace rec.trace)
 	printf "%-34s native %10s  record %6sx  replay %6sx\n" "$name" "$(ms "$nat")" \
 		"$(ratio "$rec" "$nat")" "$(ratio "$rep" "$nat")"
+	if [ -n "$pin" ]; then
+		printf "%-34s native %10s  record %6sx  replay %6sx\n" "  against native on 1 CPU" \
+			"$(ms "$pin")" "$(ratio "$rec" "$pin")" "$(ratio "$rep" "$pin")"
+	fi
 }
 
 echo "spool record --mode sync / spool replay, slowdown against native (best of 3)"
@@ -80,4 +99,16 @@ open('data', 'wb').write(out)"
 		echo "pigz replay output identical to native: NO"
 else
 	echo "pigz: not installed, skipped"
+fi
+
+echo
+echo "spool record --mode serial / spool replay, slowdown against native (best of 3)"
+MODE=serial
+N=$(scaled 50000000)
+PIN=1 row "rr_cpu-finst 2 threads x $N" /dev/null "$progs/rr_cpu-finst" 2 "$N"
+if command -v pigz >/dev/null; then
+	row "pigz -p 2, $MB MB (no progress points)" data pigz -p 2 -c
+	"$spool" replay -q -o rep.trace rec.trace <data | cmp -s - <(pigz -p 2 -c <data) &&
+		echo "pigz serial replay output identical to native: yes" ||
+		echo "pigz serial replay output identical to native: NO"
 fi

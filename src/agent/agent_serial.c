@@ -42,7 +42,7 @@
 #include "agent_serial.h"
 
 #define SER_PUBLISH 256	   /* points between publications of the count */
-#define SER_SLICE 20000	   /* points of a slice when others wait (record, no chaos) */
+#define SER_SLICE 100000    /* points of a slice when others wait (record, no chaos) */
 #define SER_FREE RR_NO_TURN /* owner of a free token */
 #define SER_BARRIERS 256
 
