@@ -3,6 +3,7 @@
  * probe.c - `spool probe`: dynamic probes on an unmodified program.
  *
  *   spool probe -e SPEC [-e SPEC...] [OPTIONS] -- PROGRAM [ARGS]
+ *   spool probe -p PID -e SPEC [--duration D] [OPTIONS]
  *   spool probe --list -e SPEC PROGRAM
  *
  * spool resolves the specs to functions (probe manager, src/probe), plans
@@ -11,16 +12,30 @@
  * before main. At exit it writes the probe table into the trace ("probes")
  * and prints the function report on stderr; the program's stdout is left
  * alone and spool exits with the program's status.
+ *
+ * Attach mode (-p PID) runs the same collector without starting anything:
+ * it stops the process with ptrace, loads the agent into it with dlopen and
+ * has it place the probes (src/probe/probe_attach.c), lets it run for the
+ * duration (or until Ctrl-C, or until it exits), then stops it again, has
+ * the agent put every original byte back, and lets it go.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../analyze/funcs.h"
 #include "../collect/session.h"
 #include "../probe/probe.h"
+#include "../probe/probe_attach.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
@@ -31,6 +46,7 @@ static void probe_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: spool probe -e SPEC [-e SPEC...] [OPTIONS] [--] PROGRAM [ARGS...]\n"
+		"       spool probe -p PID -e SPEC [-e SPEC...] [--duration D] [OPTIONS]\n"
 		"       spool probe --list -e SPEC [-e SPEC...] PROGRAM\n"
 		"\n"
 		"Probe function entries and exits of PROGRAM and the libraries it loads,\n"
@@ -44,6 +60,10 @@ static void probe_usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  -e, --probe SPEC     what to probe (repeatable)\n"
+		"  -p, --pid PID        attach to a running process instead of starting one;\n"
+		"                       its original code is restored when spool stops\n"
+		"  -d, --duration D     attach mode: stop after D (10s, 500ms, 2m; default:\n"
+		"                       until Ctrl-C or until the process exits)\n"
 		"  -l, --list           print the probes a spec would place, and how (jump or\n"
 		"                       int3, with the reason), then exit\n"
 		"  -o, --output DIR     trace directory (default spool.trace)\n"
@@ -124,6 +144,310 @@ static int probe_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	return rc;
 }
 
+/* "10s", "500ms", "2m", "1h", a bare number is seconds. */
+static int probe_parse_duration(const char *s, uint64_t *ms)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v <= 0)
+		return -EINVAL;
+	if (!*end || !strcmp(end, "s"))
+		v *= 1000;
+	else if (!strcmp(end, "m"))
+		v *= 60000;
+	else if (!strcmp(end, "h"))
+		v *= 3600000;
+	else if (strcmp(end, "ms"))
+		return -EINVAL;
+	if (v < 1 || v > 1e12)
+		return -EINVAL;
+	*ms = (uint64_t)v;
+	return 0;
+}
+
+static volatile sig_atomic_t probe_stop_signal;
+
+static void probe_on_stop(int sig)
+{
+	probe_stop_signal = sig;
+}
+
+static uint64_t probe_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Alive and not a zombie waiting for its parent. */
+static int probe_pid_alive(pid_t pid)
+{
+	char fn[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
+	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static int probe_rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(p) < 0 ? -1 : 0;
+}
+
+/* As session.c does: an existing trace becomes DIR.old. */
+static int probe_trace_dir(const char *dir)
+{
+	char old[PATH_MAX];
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if ((size_t)snprintf(old, sizeof(old), "%s.old", dir) >= sizeof(old))
+		return -ENAMETOOLONG;
+	if (stat(old, &st) == 0 && nftw(old, probe_rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		return -errno;
+	return rename(dir, old) < 0 ? -errno : 0;
+}
+
+static const char *probe_attach_why(int rc, pid_t pid)
+{
+	switch (rc) {
+	case -ESRCH:
+		return "the process exited (or does not exist)";
+	case -EPERM:
+		return "not allowed to trace it (another tracer, a kernel thread, "
+		       "kernel.yama.ptrace_scope, or another user's process)";
+	case -EBUSY:
+		return "a thread stays inside the code a probe would replace";
+	default:
+		return strerror(-rc);
+	}
+}
+
+/* Stop the target, load the agent, place the probes, let it go. On failure
+ * every thread has been let go and nothing was patched. */
+static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid,
+			   const char *agent)
+{
+	struct probe_area_hdr *ah = shm_host_ext(h, SHM_EXT_PROBES);
+	struct probe_area_probe *ps = (void *)((char *)ah + ah->probes_off);
+	const char *kill_at = getenv("SPOOL_TEST_ATTACH_KILL"); /* tests: exit mid-attach */
+	uint64_t *lo = NULL, *hi = NULL;
+	char shm[64];
+	int64_t ret = 0;
+	size_t n = 0;
+	int rc;
+
+	rc = probe_attach_stop(a, pid);
+	if (rc < 0) {
+		log_err("cannot attach to pid %d: %s", (int)pid, probe_attach_why(rc, pid));
+		goto out_resume;
+	}
+	if (kill_at && !strcmp(kill_at, "stopped"))
+		kill(pid, SIGKILL);
+	rc = probe_attach_load_agent(a, agent);
+	if (rc < 0)
+		goto out_fail;
+	snprintf(shm, sizeof(shm), "/proc/%d/fd/%d", (int)getpid(), h->fd);
+	rc = probe_attach_call(a, a->fn_prepare, shm, &ret);
+	if (!rc && ret < 0) {
+		log_err("pid %d: the agent could not start: %s", (int)pid, strerror((int)-ret));
+		rc = (int)ret;
+		goto out_fail;
+	}
+	if (rc < 0)
+		goto out_fail;
+	if (kill_at && !strcmp(kill_at, "prepared"))
+		kill(pid, SIGKILL);
+	/* No thread may be inside a range about to be replaced. */
+	lo = calloc(ah->nprobes + 1, sizeof(*lo));
+	hi = calloc(ah->nprobes + 1, sizeof(*hi));
+	if (!lo || !hi) {
+		rc = -ENOMEM;
+		goto out_undo;
+	}
+	for (uint32_t i = 0; i < ah->nprobes; i++)
+		if (ps[i].status == PROBE_S_READY) {
+			lo[n] = ps[i].runtime_patch;
+			hi[n++] = ps[i].runtime_patch + ps[i].patch_len;
+		}
+	rc = probe_attach_leave_ranges(a, lo, hi, n);
+	if (rc < 0)
+		goto out_undo;
+	rc = probe_attach_call(a, a->fn_commit, NULL, &ret);
+	if (rc < 0)
+		goto out_fail;
+	rc = 0;
+	goto out_resume;
+out_undo:
+	probe_attach_call(a, a->fn_detach, NULL, &ret);
+out_fail:
+	if (rc == -ESRCH || !probe_pid_alive(pid)) {
+		log_err("pid %d exited while the probes were being inserted", (int)pid);
+		rc = -ESRCH;
+	} else {
+		log_err("attaching to pid %d failed: %s", (int)pid, probe_attach_why(rc, pid));
+	}
+out_resume:
+	probe_attach_resume(a);
+	free(lo);
+	free(hi);
+	return rc;
+}
+
+/* Stop it again, restore every original byte, let it go. */
+static void probe_attach_out(struct probe_attach *a, pid_t pid)
+{
+	int64_t ret = 0;
+	int rc;
+
+	if (!probe_pid_alive(pid))
+		return;
+	rc = probe_attach_stop(a, pid);
+	if (!rc)
+		rc = probe_attach_call(a, a->fn_detach, NULL, &ret);
+	if (rc < 0 && probe_pid_alive(pid))
+		log_err("pid %d: could not restore its code: %s", (int)pid,
+			probe_attach_why(rc, pid));
+	else if (rc < 0)
+		log_info("pid %d exited while its code was being restored", (int)pid);
+	probe_attach_resume(a);
+}
+
+static int probe_attach_session(const struct session_opts *so, struct probe_run *pr, pid_t pid,
+				uint64_t duration_ms, const struct funcs_opts *fo)
+{
+	struct sigaction sa = {.sa_handler = probe_on_stop}, old_int, old_term, old_hup;
+	uint64_t ext[SHM_MAX_EXT] = {0}, start, last_flush;
+	struct shm_host h = {.fd = -1};
+	struct trace_writer *w = NULL;
+	struct collector *col = NULL;
+	struct collector_stats st = {0};
+	struct probe_attach *a = NULL;
+	struct trace_clock clk;
+	char agent[PATH_MAX], summary[512];
+	int rc, status = 1, exited = 0, len;
+	size_t placed = 0;
+
+	rc = session_find_agent(agent, sizeof(agent));
+	if (rc < 0) {
+		log_err("cannot find libspool-agent.so next to spool or in ../lib/spool "
+			"(set SPOOL_AGENT to its path)");
+		return 1;
+	}
+	rc = probe_trace_dir(so->trace_dir);
+	if (rc < 0) {
+		log_err("cannot move the previous %s aside: %s", so->trace_dir, strerror(-rc));
+		return 1;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return 1;
+	rc = trace_clock_calibrate(&clk, 10);
+	if (rc < 0)
+		goto out_free;
+	ext[SHM_EXT_PROBES] = probe_mgr_area_size(pr->m);
+	rc = shm_host_create_ext(&h, so->ring_bytes, so->max_rings, 0, ext);
+	if (rc < 0) {
+		log_err("cannot create the shared memory: %s", strerror(-rc));
+		goto out_free;
+	}
+	rc = trace_writer_open(&w, so->trace_dir, &clk);
+	if (rc < 0) {
+		log_err("cannot create trace %s: %s", so->trace_dir, strerror(-rc));
+		goto out_shm;
+	}
+	rc = collector_new(&col, &h, w);
+	if (rc < 0)
+		goto out_writer;
+	h.ctl->features = SHM_FEAT_PROBES;
+	rc = probe_prepare(pr, &h, w);
+	if (rc < 0)
+		goto out_collector;
+	((struct probe_area_hdr *)shm_host_ext(&h, SHM_EXT_PROBES))->attach = 1;
+
+	probe_stop_signal = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	rc = probe_attach_in(a, &h, pid, agent);
+	if (rc < 0)
+		goto out_signals;
+	probe_mgr_read_area(pr->m, shm_host_ext(&h, SHM_EXT_PROBES));
+	for (size_t i = 0; i < pr->m->ndefs; i++)
+		placed += pr->m->defs[i].registered && pr->m->defs[i].status == PROBE_S_PATCHED;
+	if (!so->quiet)
+		log_info("attached to pid %d: %zu probes placed%s", (int)pid, placed,
+			 duration_ms ? "" : "; Ctrl-C to stop");
+	start = last_flush = probe_mono_ms();
+	while (!probe_stop_signal) {
+		shm_host_wait(&h, 50);
+		collector_drain(col);
+		if (probe_mono_ms() - last_flush > 1000) {
+			collector_flush(col);
+			collector_sync_procs(col);
+			last_flush = probe_mono_ms();
+		}
+		if (duration_ms && probe_mono_ms() - start >= duration_ms)
+			break;
+		if (!probe_pid_alive(pid)) {
+			exited = 1;
+			break;
+		}
+	}
+	if (!exited)
+		probe_attach_out(a, pid);
+	if (!so->quiet)
+		log_info("pid %d %s after %.1f s", (int)pid,
+			 exited ? "exited" : "detached, its code restored",
+			 (double)(probe_mono_ms() - start) / 1000);
+	status = 0;
+out_signals:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	rc = collector_finish(col, &st);
+	if (rc < 0)
+		log_err("finishing the trace: %s", strerror(-rc));
+	probe_finish(pr, &h, w);
+	len = snprintf(summary, sizeof(summary),
+		       "format=spool-summary-1\nprogram=%s\nattached_pid=%d\nexit_status=0\n"
+		       "term_signal=0\nevents=%llu\nlock_events=0\nlost_ring=%llu\n"
+		       "lost_no_ring=%llu\nseq_gaps=%llu\nthreads=%u\nprocesses=%u\n"
+		       "ring_bytes=%u\n",
+		       pr->m->exe, (int)pid, (unsigned long long)st.events,
+		       (unsigned long long)st.lost_ring, (unsigned long long)st.lost_no_ring,
+		       (unsigned long long)st.seq_gaps, st.threads, st.procs, so->ring_bytes);
+	trace_writer_add_file(w, "summary", summary, (size_t)len);
+out_collector:
+	collector_free(col);
+out_writer:
+	if (trace_writer_close(w) < 0)
+		status = 1;
+out_shm:
+	shm_host_destroy(&h);
+out_free:
+	free(a);
+	if (!status && !so->quiet) {
+		log_info("%llu events lost, trace in %s/",
+			 (unsigned long long)(st.lost_ring + st.lost_no_ring), so->trace_dir);
+		funcs_report_dir(so->trace_dir, fo, stderr);
+	}
+	return status;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -132,6 +456,8 @@ int cmd_probe(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
 		{"handler", required_argument, NULL, 'H'},
+		{"pid", required_argument, NULL, 'p'},
+		{"duration", required_argument, NULL, 'd'},
 		{"json", no_argument, NULL, 'j'},
 		{"limit", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -150,12 +476,13 @@ int cmd_probe(int argc, char **argv)
 	struct probe_mgr m;
 	size_t nspecs = 0, njump = 0, nint3 = 0;
 	int c, rc, status = 1, empty = 0;
-	uint64_t v;
-	char err[512];
+	uint64_t v, duration_ms = 0;
+	pid_t attach_pid = 0;
+	char err[512], pidexe[PATH_MAX];
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:lo:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:lo:qhp:d:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nspecs == PROBE_MAX_SPECS) {
@@ -180,6 +507,19 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'j':
 			fo.json = 1;
+			break;
+		case 'p':
+			if (options_parse_uint(optarg, INT_MAX, &v) < 0 || !v) {
+				log_err("--pid '%s': want a process id", optarg);
+				return EXIT_USAGE;
+			}
+			attach_pid = (pid_t)v;
+			break;
+		case 'd':
+			if (probe_parse_duration(optarg, &duration_ms) < 0) {
+				log_err("--duration '%s': want a time such as 10s, 500ms or 2m", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'H':
 			if (!realpath(optarg, pr.handler)) {
@@ -212,7 +552,39 @@ int cmd_probe(int argc, char **argv)
 		log_err("nothing to probe: give -e SPEC (e.g. -e 'func:main'; see spool probe --help)");
 		return EXIT_USAGE;
 	}
-	if (optind >= argc) {
+	if (attach_pid && optind < argc) {
+		log_err("-p PID attaches to a running process: give no program");
+		return EXIT_USAGE;
+	}
+	if (duration_ms && !attach_pid) {
+		log_err("--duration is for attach mode (-p PID)");
+		return EXIT_USAGE;
+	}
+	if (attach_pid) {
+		char fn[64];
+		ssize_t n;
+
+		snprintf(fn, sizeof(fn), "/proc/%d/exe", (int)attach_pid);
+		n = readlink(fn, pidexe, sizeof(pidexe) - 1);
+		if (n < 0) {
+			snprintf(fn, sizeof(fn), "/proc/%d", (int)attach_pid);
+			if (access(fn, F_OK) < 0)
+				log_err("-p %d: no such process", (int)attach_pid);
+			else if (errno == ENOENT)
+				log_err("-p %d: cannot trace it: it has no executable (a kernel "
+					"thread?)",
+					(int)attach_pid);
+			else
+				log_err("-p %d: cannot read its executable: %s", (int)attach_pid,
+					strerror(errno));
+			return 1;
+		}
+		pidexe[n] = 0;
+		if (strstr(pidexe, " (deleted)")) {
+			log_err("-p %d: its executable %s was deleted", (int)attach_pid, pidexe);
+			return 1;
+		}
+	} else if (optind >= argc) {
 		log_err("no program (usage: spool probe -e SPEC [--] PROGRAM [ARGS])");
 		return EXIT_USAGE;
 	}
@@ -220,7 +592,21 @@ int cmd_probe(int argc, char **argv)
 		log_err("--list takes the program only, not its arguments");
 		return EXIT_USAGE;
 	}
-	{
+	if (attach_pid) {
+		rc = probe_mgr_init(&m, pidexe);
+		if (rc < 0) {
+			log_err("%s: %s", pidexe, strerror(-rc));
+			return 1;
+		}
+		m.attach = 1;
+		/* The libraries it has mapped now, dlopen'ed ones included. */
+		rc = probe_attach_libs(attach_pid, &m.libs, &m.nlibs);
+		if (rc < 0) {
+			log_err("-p %d: cannot read its maps: %s", (int)attach_pid, strerror(-rc));
+			goto out;
+		}
+		m.libs_resolved = 1;
+	} else {
 		char path[4096];
 		const char *prog = argv[optind];
 
@@ -278,6 +664,10 @@ int cmd_probe(int argc, char **argv)
 			 njump, nint3);
 
 	pr.m = &m;
+	if (attach_pid) {
+		status = probe_attach_session(&so, &pr, attach_pid, duration_ms, &fo);
+		goto out;
+	}
 	so.argv = argv + optind;
 	so.features = SHM_FEAT_PROBES;
 	so.ext_bytes[SHM_EXT_PROBES] = probe_mgr_area_size(&m);

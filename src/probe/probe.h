@@ -87,6 +87,8 @@ struct probe_mgr {
 	char **libs;		/* libraries it loads (DT_NEEDED, recursively), resolved */
 	size_t nlibs;
 	int libs_resolved;
+	int attach;		/* attach mode: no call in a jump's window (a thread
+				 * inside the callee would return into the patch) */
 };
 
 /* A parsed spec: func:GLOB (the executable) or func:LIBGLOB:GLOB (libraries

@@ -126,6 +126,14 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 			why = buf;
 			break;
 		}
+		if (m->attach && (in->flags & X86_F_CALL) && wlen < X86_JMP_LEN) {
+			snprintf(buf, sizeof(buf),
+				 "'%s' in the first %d bytes: a running thread could return into "
+				 "the jump (attach mode)",
+				 in->text, X86_JMP_LEN);
+			why = buf;
+			break;
+		}
 		if ((in->flags & (X86_F_RET | X86_F_TRAP)) ||
 		    ((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND) && k + 1 < f->n &&
 		     wlen + in->len < X86_JMP_LEN)) {

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_attach.c - ptrace side of spool probe -p PID (probe_attach.h).
+ *
+ * Stopping: every task of /proc/PID/task is seized (PTRACE_SEIZE) and
+ * interrupted (PTRACE_INTERRUPT), the list re-read until no new thread
+ * appears. A thread that reports a signal instead of the interrupt stop is
+ * stopped too; the signal is held back and handed over when it is let go.
+ *
+ * Calling a function in the target: on the main thread, with its registers
+ * and its whole extended state (NT_X86_XSTATE) saved; a string argument is
+ * written below the red zone of its stack, then a return address of 0, so
+ * that the function's return faults at address 0 (SIGSEGV): that stop is
+ * the end of the call. orig_rax is set to -1 so that a thread interrupted in
+ * a system call does not restart it at the function; the saved registers
+ * (and the restart) come back afterwards. dlopen is found in the target's
+ * libc (glibc >= 2.34) or as __libc_dlopen_mode (older), from its .dynsym
+ * and the load bias read in /proc/PID/maps.
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/log.h"
+#include "probe_attach.h"
+
+#define ATTACH_XSTATE_MAX 16384
+
+/* ---- maps and symbols ---- */
+
+struct attach_map {
+	uint64_t start, offset;
+	char path[PATH_MAX];
+};
+
+/* Calls cb for each file-backed line of /proc/PID/maps; stops when it
+ * returns non-zero and returns that. */
+static int attach_maps(pid_t pid, int (*cb)(const struct attach_map *m, void *arg), void *arg)
+{
+	char fn[64], line[PATH_MAX + 128];
+	FILE *f;
+	int rc = 0;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		struct attach_map m;
+		unsigned long long s, e, off;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &s, &e, &off, &pos) < 3 || !pos)
+			continue;
+		if (line[pos] != '/')
+			continue;
+		m.start = s;
+		m.offset = off;
+		snprintf(m.path, sizeof(m.path), "%s", line + pos);
+		m.path[strcspn(m.path, "\n")] = 0;
+		rc = cb(&m, arg);
+	}
+	fclose(f);
+	return rc;
+}
+
+struct attach_find {
+	const char *file; /* exact path, or NULL */
+	const char *base; /* basename to match when file is NULL */
+	uint64_t start;
+	char path[PATH_MAX];
+};
+
+static int attach_find_cb(const struct attach_map *m, void *arg)
+{
+	struct attach_find *f = arg;
+	const char *b = strrchr(m->path, '/');
+
+	if (m->offset)
+		return 0;
+	if (f->file ? strcmp(m->path, f->file) : strcmp(b ? b + 1 : m->path, f->base))
+		return 0;
+	f->start = m->start;
+	snprintf(f->path, sizeof(f->path), "%s", m->path);
+	return 1;
+}
+
+/* Open an ELF file of the target (through /proc/PID/root: its mount
+ * namespace may differ from ours). */
+static int attach_elf_open(pid_t pid, const char *path, int *fd, Elf **elf)
+{
+	char p[PATH_MAX + 32];
+
+	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)pid, path);
+	*fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	*elf = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!*elf) {
+		close(*fd);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/* Lowest PT_LOAD address, page aligned: the bias is its mapping's start
+ * minus this. */
+static uint64_t attach_elf_vbase(Elf *elf)
+{
+	size_t n = 0;
+	uint64_t lo = UINT64_MAX;
+
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+	}
+	return lo == UINT64_MAX ? 0 : lo & ~4095ull;
+}
+
+static uint64_t attach_elf_dynsym(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &s) || !s.st_value ||
+			    GELF_ST_TYPE(s.st_info) != STT_FUNC)
+				continue;
+			n = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (n && !strcmp(n, name))
+				return s.st_value;
+		}
+	}
+	return 0;
+}
+
+/* Address of an exported function of the module mapped from file (or
+ * whose basename is base) in the target; 0 if not found. */
+static uint64_t attach_sym(pid_t pid, const char *file, const char *base, const char *name)
+{
+	struct attach_find f = {.file = file, .base = base};
+	uint64_t v = 0;
+	Elf *elf;
+	int fd;
+
+	if (attach_maps(pid, attach_find_cb, &f) != 1)
+		return 0;
+	if (attach_elf_open(pid, f.path, &fd, &elf))
+		return 0;
+	v = attach_elf_dynsym(elf, name);
+	if (v)
+		v = f.start - attach_elf_vbase(elf) + v;
+	elf_end(elf);
+	close(fd);
+	return v;
+}
+
+int probe_attach_module_base(pid_t pid, const char *file, uint64_t *base)
+{
+	struct attach_find f = {.file = file};
+	Elf *elf;
+	int fd, rc;
+
+	*base = 0;
+	rc = attach_maps(pid, attach_find_cb, &f);
+	if (rc < 0)
+		return rc;
+	if (rc != 1)
+		return -ENOENT;
+	rc = attach_elf_open(pid, f.path, &fd, &elf);
+	if (rc)
+		return rc;
+	*base = f.start - attach_elf_vbase(elf);
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
+struct attach_libs {
+	char **v;
+	size_t n;
+	const char *exe;
+	int err;
+};
+
+static int attach_libs_cb(const struct attach_map *m, void *arg)
+{
+	struct attach_libs *l = arg;
+	char **nv;
+
+	if (m->offset || !strcmp(m->path, l->exe) || !strstr(m->path, ".so"))
+		return 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], m->path))
+			return 0;
+	nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+	if (!nv || !(nv[l->n] = strdup(m->path))) {
+		if (nv)
+			l->v = nv;
+		l->err = -ENOMEM;
+		return 1;
+	}
+	l->v = nv;
+	l->n++;
+	return 0;
+}
+
+int probe_attach_libs(pid_t pid, char ***libs, size_t *nlibs)
+{
+	char fn[64], exe[PATH_MAX];
+	struct attach_libs l = {.exe = exe};
+	ssize_t n;
+	int rc;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/exe", (int)pid);
+	n = readlink(fn, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = 0;
+	rc = attach_maps(pid, attach_libs_cb, &l);
+	if (rc < 0 || l.err) {
+		for (size_t i = 0; i < l.n; i++)
+			free(l.v[i]);
+		free(l.v);
+		return rc < 0 ? rc : l.err;
+	}
+	*libs = l.v;
+	*nlibs = l.n;
+	return 0;
+}
+
+/* ---- stopping and resuming ---- */
+
+static int attach_has(const struct probe_attach *a, pid_t tid)
+{
+	for (size_t i = 0; i < a->ntids; i++)
+		if (a->tids[i] == tid)
+			return 1;
+	return 0;
+}
+
+/* Wait until tid is in a stop; a signal it reports instead is held back
+ * (sig). Returns -ESRCH if it exited. */
+static int attach_wait_stop(pid_t tid, int *sig)
+{
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(tid, &st, __WALL);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno == -ECHILD ? -ESRCH : -errno;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st))
+			return -ESRCH;
+		if (!WIFSTOPPED(st))
+			continue;
+		if ((st >> 16) == PTRACE_EVENT_STOP)
+			return 0; /* the interrupt (or a group-stop) */
+		/* A signal-delivery stop: stopped all the same; keep the signal. */
+		if (sig && !*sig)
+			*sig = WSTOPSIG(st);
+		return 0;
+	}
+}
+
+int probe_attach_stop(struct probe_attach *a, pid_t pid)
+{
+	char dir[64];
+	int added, rc;
+
+	a->pid = pid;
+	a->ntids = 0;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	if (kill(pid, 0) < 0)
+		return -errno;
+	do {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		if (!d)
+			return errno == ENOENT ? -ESRCH : -errno;
+		added = 0;
+		while ((e = readdir(d))) {
+			pid_t tid = (pid_t)atoi(e->d_name);
+
+			if (tid <= 0 || attach_has(a, tid))
+				continue;
+			if (a->ntids == PROBE_ATTACH_MAX_TASKS) {
+				closedir(d);
+				return -E2BIG;
+			}
+			if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0) {
+				rc = -errno;
+				if (rc == -ESRCH)
+					continue; /* the thread just exited */
+				closedir(d);
+				return rc;
+			}
+			a->tids[a->ntids] = tid;
+			a->sig[a->ntids] = 0;
+			a->stopped[a->ntids] = 0;
+			a->ntids++;
+			added++;
+			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+		}
+		closedir(d);
+	} while (added);
+	if (!a->ntids || !attach_has(a, pid))
+		return -ESRCH;
+	for (size_t i = 0; i < a->ntids; i++) {
+		rc = attach_wait_stop(a->tids[i], &a->sig[i]);
+		if (rc == -ESRCH && a->tids[i] != pid) {
+			/* a thread that exited while stopping: forget it */
+			a->tids[i] = a->tids[--a->ntids];
+			a->sig[i] = a->sig[a->ntids];
+			i--;
+			continue;
+		}
+		if (rc)
+			return rc;
+		a->stopped[i] = 1;
+	}
+	return 0;
+}
+
+void probe_attach_resume(struct probe_attach *a)
+{
+	for (size_t i = 0; i < a->ntids; i++)
+		ptrace(PTRACE_DETACH, a->tids[i], 0, (void *)(long)a->sig[i]);
+	a->ntids = 0;
+}
+
+/* ---- calling a function in the target ---- */
+
+static int attach_poke(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec l = {(void *)buf, len}, r = {(void *)addr, len};
+	char fn[64];
+	int fd;
+	ssize_t n;
+
+	if (process_vm_writev(pid, &l, 1, &r, 1, 0) == (ssize_t)len)
+		return 0;
+	/* /proc/PID/mem writes through the page protections (a traced task) */
+	snprintf(fn, sizeof(fn), "/proc/%d/mem", (int)pid);
+	fd = open(fn, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pwrite(fd, buf, len, (off_t)addr);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int64_t *ret)
+{
+	static uint8_t xs[ATTACH_XSTATE_MAX];
+	struct user_regs_struct saved, r;
+	struct iovec xv = {xs, sizeof(xs)};
+	pid_t tid = a->pid;
+	uint64_t sp, zero = 0;
+	int have_xs, rc, held = 0;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &saved) < 0)
+		return -errno;
+	have_xs = ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &xv) == 0;
+	r = saved;
+	sp = (saved.rsp - 1024) & ~15ull;
+	if (str) {
+		size_t len = strlen(str) + 1;
+
+		sp = (sp - len) & ~15ull;
+		rc = attach_poke(tid, sp, str, len);
+		if (rc)
+			return rc;
+		r.rdi = sp;
+	}
+	sp -= 8; /* the return address: at the entry, sp = 8 mod 16 */
+	rc = attach_poke(tid, sp, &zero, 8);
+	if (rc)
+		return rc;
+	r.rsp = sp;
+	r.rip = fn;
+	r.rsi = 2; /* RTLD_NOW, for dlopen */
+	r.rax = 0;
+	r.orig_rax = (unsigned long long)-1;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
+		return -errno;
+	for (;;) {
+		int st, sig;
+
+		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+			return -errno;
+		if (waitpid(tid, &st, __WALL) < 0)
+			return errno == ECHILD ? -ESRCH : -errno;
+		if (WIFEXITED(st) || WIFSIGNALED(st))
+			return -ESRCH;
+		if (!WIFSTOPPED(st))
+			continue;
+		sig = WSTOPSIG(st);
+		if ((st >> 16) == PTRACE_EVENT_STOP)
+			continue;
+		if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+			return -errno;
+		if (sig == SIGSEGV && r.rip == 0)
+			break; /* returned to 0: done */
+		if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL) {
+			log_err("the call into pid %d faulted (signal %d at 0x%llx)", (int)a->pid, sig,
+				r.rip);
+			rc = -EFAULT;
+			goto out_restore;
+		}
+		/* Another signal: hold it back (delivered at the detach). */
+		if (!held) {
+			for (size_t i = 0; i < a->ntids; i++)
+				if (a->tids[i] == tid && !a->sig[i])
+					a->sig[i] = sig;
+			held = 1;
+		}
+	}
+	*ret = (int64_t)r.rax;
+	rc = 0;
+out_restore:
+	if (ptrace(PTRACE_SETREGS, tid, 0, &saved) < 0)
+		return -errno;
+	if (have_xs)
+		ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &xv);
+	return rc;
+}
+
+int probe_attach_load_agent(struct probe_attach *a, const char *agent)
+{
+	uint64_t fn = attach_sym(a->pid, NULL, "libc.so.6", "dlopen");
+	int64_t h = 0;
+	int rc;
+
+	if (!fn)
+		fn = attach_sym(a->pid, NULL, "libc.so.6", "__libc_dlopen_mode");
+	if (!fn) {
+		log_err("pid %d: no dlopen in its libc (a static program, or not glibc)",
+			(int)a->pid);
+		return -ENOEXEC;
+	}
+	rc = probe_attach_call(a, fn, agent, &h);
+	if (rc)
+		return rc;
+	if (!h) {
+		log_err("pid %d: dlopen(\"%s\") failed in the target (static TLS exhausted, or "
+			"the file is not readable from its mount namespace)",
+			(int)a->pid, agent);
+		return -ENOEXEC;
+	}
+	a->fn_prepare = attach_sym(a->pid, agent, NULL, "spool_agent_probe_prepare");
+	a->fn_commit = attach_sym(a->pid, agent, NULL, "spool_agent_probe_commit");
+	a->fn_detach = attach_sym(a->pid, agent, NULL, "spool_agent_probe_detach");
+	if (!a->fn_prepare || !a->fn_commit || !a->fn_detach) {
+		log_err("pid %d: the agent loaded but its attach entry points are missing",
+			(int)a->pid);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const uint64_t *hi,
+			      size_t n)
+{
+	for (size_t t = 0; t < a->ntids; t++) {
+		pid_t tid = a->tids[t];
+
+		for (int step = 0; step < 10000; step++) {
+			struct user_regs_struct r;
+			int inside = 0, st;
+
+			if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+				return -errno;
+			for (size_t i = 0; i < n && !inside; i++)
+				inside = r.rip > lo[i] && r.rip < hi[i];
+			if (!inside)
+				break;
+			if (step == 9999)
+				return -EBUSY;
+			if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) < 0)
+				return -errno;
+			if (waitpid(tid, &st, __WALL) < 0 || WIFEXITED(st) || WIFSIGNALED(st))
+				return -ESRCH;
+			if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !a->sig[t])
+				a->sig[t] = WSTOPSIG(st);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_attach.h - attach mode of spool probe (-p PID): stop a running
+ * process's threads with ptrace, load the agent into it with its own
+ * dlopen, call the agent's attach entry points, and let it go again.
+ *
+ * ptrace is used only here, to attach and to stop threads while code is
+ * patched or restored; never per hit.
+ */
+#ifndef SPOOL_PROBE_PROBE_ATTACH_H
+#define SPOOL_PROBE_PROBE_ATTACH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROBE_ATTACH_MAX_TASKS 4096
+
+struct probe_attach {
+	pid_t pid;
+	pid_t tids[PROBE_ATTACH_MAX_TASKS]; /* seized threads */
+	int sig[PROBE_ATTACH_MAX_TASKS];    /* signal held back, delivered at resume */
+	uint8_t stopped[PROBE_ATTACH_MAX_TASKS];
+	size_t ntids;
+	uint64_t fn_prepare, fn_commit, fn_detach; /* the agent's entry points */
+};
+
+/* Seize every thread of pid and stop them all. -ESRCH: no such process (or
+ * it exited meanwhile); -EPERM: not allowed to trace it. */
+int probe_attach_stop(struct probe_attach *a, pid_t pid);
+/* Load the agent (its absolute path) with the target's dlopen, on the main
+ * thread, and find its entry points. */
+int probe_attach_load_agent(struct probe_attach *a, const char *agent);
+/* Call fn(str) (str copied onto the thread's stack; NULL: fn()) on the main
+ * thread, restore every register; *ret is the function's return value. */
+int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int64_t *ret);
+/* Step every thread out of the ranges [lo[i], hi[i]) (a thread exactly at
+ * lo is fine: it will run the jump). -EBUSY if one does not leave. */
+int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const uint64_t *hi,
+			      size_t n);
+/* Let every thread go (PTRACE_DETACH), with any signal held back. */
+void probe_attach_resume(struct probe_attach *a);
+
+/* The load bias of the module whose path is file (the target's view), from
+ * /proc/PID/maps; 0 with -ENOENT when not mapped. */
+int probe_attach_module_base(pid_t pid, const char *file, uint64_t *base);
+/* The libraries mapped in the target (absolute paths, deduplicated). */
+int probe_attach_libs(pid_t pid, char ***libs, size_t *nlibs);
+
+#endif
