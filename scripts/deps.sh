@@ -22,6 +22,7 @@ set -euo pipefail
 #   protobuf-compiler                    tests: protoc --decode_raw on Perfetto exports
 #   coreutils                            timeout(1) around every test run
 #   libzydis-dev                         spool probe: x86-64 decoding and relocation
+#   lcov                                 tests: genhtml must accept spool report --coverage's .info
 #   clang-14 llvm-14-dev                 spool cc: its compiler and the LLVM-C API of spool-ccopt
 PACKAGES=(
 	build-essential gcc make pkg-config
@@ -36,6 +37,7 @@ PACKAGES=(
 	protobuf-compiler
 	coreutils
 	libzydis-dev
+	lcov
 	clang-14 llvm-14-dev
 )
 

@@ -121,7 +121,11 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	greg_t *g = uc->uc_mcontext.gregs;
 	struct agent_probe_rt *p = NULL;
-	struct probe_regs regs;
+	struct {
+		struct probe_regs r;
+		uint64_t flags; /* where a trampoline with save_flags has them */
+	} regs;
+	uint32_t id;
 	int saved = errno;
 
 	if (si->si_code == SI_KERNEL) {
@@ -148,16 +152,27 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	if (!__atomic_load_n(&p->disabled, __ATOMIC_RELAXED)) {
-		regs.rax = (uint64_t)g[REG_RAX];
-		regs.rcx = (uint64_t)g[REG_RCX];
-		regs.rdx = (uint64_t)g[REG_RDX];
-		regs.rsi = (uint64_t)g[REG_RSI];
-		regs.rdi = (uint64_t)g[REG_RDI];
-		regs.r8 = (uint64_t)g[REG_R8];
-		regs.r9 = (uint64_t)g[REG_R9];
-		regs.r10 = (uint64_t)g[REG_R10];
-		regs.r11 = (uint64_t)g[REG_R11];
-		agent_probe_table[p->handler](p->id, &regs, (uint64_t)g[REG_RSP]);
+		regs.r.rax = (uint64_t)g[REG_RAX];
+		regs.r.rcx = (uint64_t)g[REG_RCX];
+		regs.r.rdx = (uint64_t)g[REG_RDX];
+		regs.r.rsi = (uint64_t)g[REG_RSI];
+		regs.r.rdi = (uint64_t)g[REG_RDI];
+		regs.r.r8 = (uint64_t)g[REG_R8];
+		regs.r.r9 = (uint64_t)g[REG_R9];
+		regs.r.r10 = (uint64_t)g[REG_R10];
+		regs.r.r11 = (uint64_t)g[REG_R11];
+		regs.flags = (uint64_t)g[REG_EFL];
+		id = p->id;
+		if (p->handler == PROBE_H_BRANCH) {
+			/* op: the jcc's cc, and the block this int3 counts too */
+			uint32_t blk = p->op >> 4;
+
+			id |= (p->op & 0xf) << PROBE_CC_SHIFT;
+			if (blk && blk < agent_probe_ncounts)
+				__atomic_fetch_add(&agent_probe_counts[2 * blk], 1,
+						   __ATOMIC_RELAXED);
+		}
+		agent_probe_table[p->handler](id, &regs.r, (uint64_t)g[REG_RSP]);
 	}
 	g[REG_RIP] = (greg_t)p->slot;
 	errno = saved;
@@ -487,6 +502,10 @@ static int agent_probe_setup(struct probe_area_hdr *h)
 		return -ENOMEM;
 	}
 	agent_probe_traps = (uint32_t *)(agent_probe_by_id + agent_probe_max_id + 1);
+	if (h->ncounts && h->counts_off) {
+		agent_probe_counts = (uint64_t *)((char *)h + h->counts_off);
+		agent_probe_ncounts = h->ncounts;
+	}
 	if (h->handler_path[0]) {
 		/* Custom handlers: loaded once, here (not a hot path). */
 		void *so = dlopen(h->handler_path, RTLD_NOW | RTLD_LOCAL);

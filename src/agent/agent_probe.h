@@ -35,6 +35,11 @@ struct agent_probe_rt {
 
 extern struct agent_probe_rt *agent_probe_by_id;
 extern uint32_t agent_probe_max_id;
+/* Counters of block and branch probes in spool's shared memory: 2 per id. */
+extern uint64_t *agent_probe_counts;
+extern uint32_t agent_probe_ncounts;
+/* Is the jcc condition cc (0-15) true for these flags? */
+int agent_probe_cond(unsigned cc, uint64_t flags);
 
 typedef void (*agent_probe_fn)(uint32_t id, struct probe_regs *regs, uint64_t sp);
 /* Standard handlers, and the same with the custom handlers run after the

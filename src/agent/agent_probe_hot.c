@@ -138,10 +138,56 @@ static void agent_probe_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 	agent_probe_emit(id, PROBE_OP_HIT, sp, regs->rdi, regs->rsi, regs->rdx);
 }
 
+/*
+ * Block and branch probes count, they record nothing: a relaxed atomic add
+ * on a counter in spool's shared memory (threads and forked children of
+ * the program add to the same counters). No TLS, no timestamp.
+ */
+uint64_t *agent_probe_counts;
+uint32_t agent_probe_ncounts;
+
+/* x86 condition codes: even cc is the condition, odd its negation. */
+int agent_probe_cond(unsigned cc, uint64_t fl)
+{
+	unsigned cf = fl & 1, pf = (fl >> 2) & 1, zf = (fl >> 6) & 1, sf = (fl >> 7) & 1,
+		 of = (fl >> 11) & 1, v;
+
+	switch (cc >> 1) {
+	case 0: v = of; break;
+	case 1: v = cf; break;
+	case 2: v = zf; break;
+	case 3: v = cf | zf; break;
+	case 4: v = sf; break;
+	case 5: v = pf; break;
+	case 6: v = sf ^ of; break;
+	default: v = zf | (sf ^ of); break;
+	}
+	return (int)(v ^ (cc & 1));
+}
+
+static void agent_probe_block(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	if (AGENT_LIKELY(id < agent_probe_ncounts))
+		__atomic_fetch_add(&agent_probe_counts[2 * id], 1, __ATOMIC_RELAXED);
+}
+
+/* The flags were pushed just above the registers (save_flags). */
+static void agent_probe_branch(uint32_t idcc, struct probe_regs *regs, uint64_t sp)
+{
+	uint32_t id = idcc & PROBE_ID_MASK;
+	uint64_t fl = *(const uint64_t *)(regs + 1);
+
+	if (AGENT_LIKELY(id < agent_probe_ncounts))
+		__atomic_fetch_add(&agent_probe_counts[2 * id + !agent_probe_cond(idcc >> PROBE_CC_SHIFT, fl)],
+				   1, __ATOMIC_RELAXED);
+}
+
 const agent_probe_fn agent_probe_handlers[PROBE_H_MAX] = {
 	[PROBE_H_FUNC_ENTRY] = agent_probe_entry,
 	[PROBE_H_FUNC_EXIT] = agent_probe_exit,
 	[PROBE_H_HIT] = agent_probe_hit,
+	[PROBE_H_BLOCK] = agent_probe_block,
+	[PROBE_H_BRANCH] = agent_probe_branch,
 };
 
 /* ---- custom handlers, under the fault guard ---- */
@@ -212,4 +258,7 @@ const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX] = {
 	[PROBE_H_FUNC_ENTRY] = agent_probe_user_entry,
 	[PROBE_H_FUNC_EXIT] = agent_probe_user_exit,
 	[PROBE_H_HIT] = agent_probe_user_hit,
+	/* custom handlers run at function entries and exits only */
+	[PROBE_H_BLOCK] = agent_probe_block,
+	[PROBE_H_BRANCH] = agent_probe_branch,
 };

@@ -107,6 +107,8 @@ static int fn_load_probes(struct fn_ctx *c, struct trace_reader *r)
 			continue;
 		if (!id || id >= 1u << 24)
 			continue;
+		if (strcmp(op, "entry") && strcmp(op, "exit"))
+			continue; /* block and branch probes count, they have no calls */
 		if (id > c->maxid) {
 			uint32_t *np = realloc(c->probe_fn, (id + 1) * sizeof(*np));
 

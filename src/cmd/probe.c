@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../analyze/coverage.h"
 #include "../analyze/funcs.h"
 #include "../collect/session.h"
 #include "../probe/probe.h"
@@ -57,6 +58,10 @@ static void probe_usage(FILE *out)
 		"  func:GLOB            functions of PROGRAM whose name matches GLOB\n"
 		"  func:LIB:GLOB        functions of the libraries whose file name matches\n"
 		"                       LIB (e.g. func:libz.so*:deflate*)\n"
+		"  block:[LIB:]GLOB     count every basic block of the matched functions\n"
+		"  branch:[LIB:]GLOB    count each conditional branch taken / not taken\n"
+		"                       (block and branch: a coverage summary at exit;\n"
+		"                       spool report --coverage -o app.info for lcov)\n"
 		"\n"
 		"options:\n"
 		"  -e, --probe SPEC     what to probe (repeatable)\n"
@@ -140,6 +145,13 @@ static int probe_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	if (rc < 0)
 		return rc;
 	rc = trace_writer_add_file(w, "probes", text, len);
+	free(text);
+	if (rc < 0 || !probe_mgr_has_cfg(pr->m))
+		return rc;
+	rc = probe_mgr_cfg_table(pr->m, &text, &len);
+	if (rc < 0)
+		return rc;
+	rc = trace_writer_add_file(w, "coverage", text, len);
 	free(text);
 	return rc;
 }
@@ -326,6 +338,18 @@ static void probe_attach_out(struct probe_attach *a, pid_t pid)
 	probe_attach_resume(a);
 }
 
+/* What spool probe prints at the end: the function report for func:
+ * probes, the coverage summary for block: and branch: probes. */
+static void probe_reports(const char *dir, const struct probe_mgr *m, const struct funcs_opts *fo)
+{
+	struct coverage_opts co = {.limit = fo->limit};
+
+	if (probe_mgr_has_func(m))
+		funcs_report_dir(dir, fo, stderr);
+	if (probe_mgr_has_cfg(m))
+		coverage_report_dir(dir, &co, stderr);
+}
+
 static int probe_attach_session(const struct session_opts *so, struct probe_run *pr, pid_t pid,
 				uint64_t duration_ms, const struct funcs_opts *fo)
 {
@@ -443,7 +467,7 @@ out_free:
 	if (!status && !so->quiet) {
 		log_info("%llu events lost, trace in %s/",
 			 (unsigned long long)(st.lost_ring + st.lost_no_ring), so->trace_dir);
-		funcs_report_dir(so->trace_dir, fo, stderr);
+		probe_reports(so->trace_dir, pr->m, fo);
 	}
 	return status;
 }
@@ -651,8 +675,13 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (empty)
 		goto out; /* the spec that matched nothing said so */
+	rc = probe_mgr_plan_cfg(&m);
+	if (rc < 0) {
+		log_err("planning block and branch probes: %s", strerror(-rc));
+		goto out;
+	}
 	for (size_t i = 0; i < m.ndefs; i++)
-		if (m.defs[i].registered)
+		if (m.defs[i].registered && !m.defs[i].shared)
 			*(m.defs[i].method == PROBE_M_JUMP ? &njump : &nint3) += 1;
 	if (pr.list_only) {
 		probe_mgr_print_list(&m, stdout);
@@ -694,7 +723,7 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (!so.quiet && !res.trace_error) {
 		fflush(stdout);
-		funcs_report_dir(so.trace_dir, &fo, stderr);
+		probe_reports(so.trace_dir, &m, &fo);
 	}
 	status = res.exit_status;
 	if (pr.handler_failed && !status)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../analyze/coverage.h"
 #include "../analyze/funcs.h"
 #include "../analyze/lockstat.h"
 #include "../util/log.h"
@@ -30,6 +31,7 @@ struct report_args {
 	const char *sort;
 	long limit;
 	long top_sites;
+	const char *output; /* -o FILE: --coverage writes lcov .info there */
 };
 
 struct report_kind {
@@ -66,6 +68,14 @@ static int report_functions(const struct report_args *a)
 	return funcs_report_dir(a->trace_dir, &fo, stdout) < 0 ? 1 : 0;
 }
 
+static int report_coverage(const struct report_args *a)
+{
+	struct coverage_opts co = {.json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
+				   .info_path = a->output};
+
+	return coverage_report_dir(a->trace_dir, &co, stdout) < 0 ? 1 : 0;
+}
+
 static const struct report_kind report_kinds[] = {
     {"locks",
      "locks, semaphores, condition variables and barriers:\n"
@@ -77,6 +87,10 @@ static const struct report_kind report_kinds[] = {
      "dynamic probes (spool probe): calls, total/self time,\n"
      "                        min/avg/max per call, callers, per thread",
      report_functions},
+    {"coverage",
+     "block and branch probes: blocks, branches and lines hit;\n"
+     "                        -o FILE writes lcov .info (genhtml renders it)",
+     report_coverage},
 };
 
 #define REPORT_NKINDS (sizeof(report_kinds) / sizeof(report_kinds[0]))
@@ -110,6 +124,7 @@ static void report_usage(FILE *out)
 		"                        acq, contended, hold or name\n"
 		"      --limit N         rows per table in the text report (default 20, 0 = all)\n"
 		"      --top-sites N     rows of the contended call-site table (default 10)\n"
+		"  -o, --output FILE     --coverage: write an lcov .info file\n"
 		"  -h, --help            show this help\n"
 		"\n"
 		"Exit status: 0 success; 1 the trace is missing, unreadable or damaged (damage\n"
@@ -124,10 +139,11 @@ int cmd_report(int argc, char **argv)
 	    {"sort", required_argument, NULL, OPT_SORT},
 	    {"limit", required_argument, NULL, OPT_LIMIT},
 	    {"top-sites", required_argument, NULL, OPT_TOP_SITES},
+	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option opts[sizeof(common) / sizeof(common[0]) + REPORT_NKINDS + 1];
-	struct report_args a = {REPORT_DEFAULT_DIR, 0, NULL, -1, -1};
+	struct report_args a = {REPORT_DEFAULT_DIR, 0, NULL, -1, -1, NULL};
 	const struct report_kind *kind = NULL;
 	size_t nc = sizeof(common) / sizeof(common[0]);
 	struct stat st;
@@ -142,8 +158,11 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0; /* 0: full reset of getopt's state, in case it ran before */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'o':
+			a.output = optarg;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;

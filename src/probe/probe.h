@@ -52,11 +52,21 @@ struct probe_module {
 	void *elf;	/* Elf * */
 	struct probe_sym *syms; /* FUNC symbols with a size, sorted by address, unique */
 	size_t nsyms;
+	uint8_t *cfg_want; /* per sym: PROBE_CFG_* asked by block:/branch: specs */
 	uint64_t *targets; /* every direct branch/call target and RIP-relative
 			    * address in its code, sorted (NULL until analysed) */
 	size_t ntargets;
 	int analysed;
 };
+
+/* probe_module.cfg_want */
+#define PROBE_CFG_BLOCKS 0x1
+#define PROBE_CFG_BRANCHES 0x2
+
+/* probe_def.op of block and branch probes (host side only: they record no
+ * event, they count; the agent sees the cc in the area's op instead). */
+#define PROBE_OP_BLOCK 16
+#define PROBE_OP_BRANCH 17
 
 /* One probe: a point, a standard probe, how it is inserted. */
 struct probe_def {
@@ -74,6 +84,13 @@ struct probe_def {
 	uint8_t orig[PROBE_MAX_PATCH];
 	struct x86_code *code;
 	int registered;
+	/* block: [addr, end) is the basic block; branch: addr is the jcc, end
+	 * its target, fall the instruction after it, cc its condition */
+	uint64_t end, fall;
+	uint8_t cc;
+	uint32_t shared;   /* != 0: counted in that probe's trampoline, not patched */
+	uint32_t carry;	   /* branch int3: also counts this block */
+	uint64_t count[2]; /* from the agent: block hits; branch taken, not taken */
 	uint32_t status;   /* from the agent */
 	uint64_t runtime_addr;
 };
@@ -91,8 +108,8 @@ struct probe_mgr {
 				 * inside the callee would return into the patch) */
 };
 
-/* A parsed spec: func:GLOB (the executable) or func:LIBGLOB:GLOB (libraries
- * whose file name matches LIBGLOB). */
+/* A parsed spec: KIND:GLOB (the executable) or KIND:LIBGLOB:GLOB (libraries
+ * whose file name matches LIBGLOB); KIND is func, block or branch. */
 struct probe_spec {
 	char kind[16];
 	char lib[256]; /* "" = the executable */
@@ -111,6 +128,17 @@ struct probe_def *probe_mgr_find(struct probe_mgr *m, uint32_t module, uint64_t 
 int probe_mgr_register(struct probe_mgr *m, struct probe_def *d);
 int probe_mgr_unregister(struct probe_mgr *m, struct probe_def *d);
 int probe_mgr_delete(struct probe_mgr *m, struct probe_def *d);
+
+/* Plan the block and branch probes that block:/branch: specs asked for
+ * (after every spec is added: a function asked for both gets them planned
+ * together, so a branch can ride in its block's trampoline). */
+int probe_mgr_plan_cfg(struct probe_mgr *m);
+/* Any block or branch probe / any function probe registered? */
+int probe_mgr_has_cfg(const struct probe_mgr *m);
+int probe_mgr_has_func(const struct probe_mgr *m);
+/* The "coverage" side file: one line per block and branch probe with its
+ * counts (doc/trace-format.md, doc/probe.md). */
+int probe_mgr_cfg_table(const struct probe_mgr *m, char **text, size_t *len);
 
 /* Bytes the feature area needs, and filling it. */
 uint64_t probe_mgr_area_size(const struct probe_mgr *m);
@@ -138,5 +166,12 @@ int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs);
 
 /* probe_plan.c: place the probes of function sym (entry and exit). */
 int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits);
+struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint32_t sym);
+int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi);
+
+/* probe_cfg.c: basic blocks (leaders: the entry, every branch target, every
+ * instruction after a branch) and conditional branches of function sym;
+ * place a counting probe on each block (what) and/or each jcc. */
+int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned what);
 
 #endif

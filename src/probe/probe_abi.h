@@ -22,6 +22,7 @@
  *   struct probe_area_probe   x nprobes     (sorted by module, then patch_off)
  *   struct probe_area_reloc   x nrelocs
  *   code bytes                code_bytes
+ *   uint64_t counts[2 * ncounts] (block and branch counters, 8-aligned)
  *
  * Libc-free: included by the agent.
  */
@@ -31,7 +32,7 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 2
+#define PROBE_AREA_VERSION 3
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
@@ -41,7 +42,23 @@ enum { PROBE_M_JUMP = 1, PROBE_M_INT3 = 2 };
 
 /* probe_area_probe.handler: the standard handlers the agent knows (the
  * probe library's runtime half, src/agent/agent_probe.c). */
-enum { PROBE_H_FUNC_ENTRY = 1, PROBE_H_FUNC_EXIT = 2, PROBE_H_HIT = 3, PROBE_H_MAX };
+enum {
+	PROBE_H_FUNC_ENTRY = 1,
+	PROBE_H_FUNC_EXIT = 2,
+	PROBE_H_HIT = 3,
+	/* Counters, no record: counts[2 * id] += 1. Called with the flags saved
+	 * (x86_code_call_handler save_flags): the block may start where they
+	 * are live. */
+	PROBE_H_BLOCK = 4,
+	/* counts[2 * id + (taken ? 0 : 1)] += 1, taken = the jcc's condition
+	 * (cc, 0-15) evaluated on the saved flags. The handler's first argument
+	 * is id | cc << PROBE_CC_SHIFT; the saved flags sit just above the
+	 * struct probe_regs. For an int3 probe the agent takes cc from op. */
+	PROBE_H_BRANCH = 5,
+	PROBE_H_MAX
+};
+#define PROBE_CC_SHIFT 28
+#define PROBE_ID_MASK ((1u << PROBE_CC_SHIFT) - 1)
 
 /* probe_area_probe.status, written by the agent */
 enum {
@@ -76,6 +93,9 @@ struct probe_area_hdr {
 	uint64_t probes_off;
 	uint64_t relocs_off;
 	uint64_t code_off;
+	uint64_t counts_off; /* counters of block and branch probes, by id */
+	uint32_t ncounts;    /* ids covered: counts has 2 * ncounts entries */
+	uint32_t pad0;
 	/* written by the agent */
 	uint32_t done;	   /* 1 once the agent has gone through every probe */
 	uint32_t patched;  /* probes patched */
@@ -106,7 +126,7 @@ struct probe_area_probe {
 	uint32_t patch_len; /* 1 for int3, >= 5 for a jump */
 	uint32_t method;    /* PROBE_M_* */
 	uint32_t handler;   /* PROBE_H_* */
-	uint32_t op;	    /* PROBE_OP_* recorded (event.h) */
+	uint32_t op;	    /* PROBE_OP_* recorded (event.h); PROBE_H_BRANCH: the cc */
 	uint8_t orig[PROBE_MAX_PATCH]; /* expected bytes at patch_off */
 	/* Trampoline (jump) or out-of-line slot (int3): code_len bytes at
 	 * code_off of the code blob, relocs [reloc_first, +reloc_count). The

@@ -168,6 +168,7 @@ void probe_module_close(struct probe_module *mod)
 		free(mod->syms[i].name);
 	free(mod->syms);
 	free(mod->targets);
+	free(mod->cfg_want);
 	if (mod->elf)
 		elf_end(mod->elf);
 	if (mod->fd >= 0)

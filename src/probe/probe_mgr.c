@@ -8,8 +8,11 @@
  *   func:GLOB            functions of the executable whose name matches GLOB
  *   func:LIBGLOB:GLOB    functions of the loaded libraries whose file name
  *                        matches LIBGLOB (libz.so*, libc.so.6)
- * GLOB is an fnmatch(3) pattern. Each matched function gets an entry probe
- * and one exit probe per ret.
+ *   block:[LIBGLOB:]GLOB every basic block of the matched functions
+ *   branch:[LIBGLOB:]GLOB every conditional branch of the matched functions
+ * GLOB is an fnmatch(3) pattern. Each function matched by func: gets an
+ * entry probe and one exit probe per ret; block: and branch: only mark the
+ * functions, probe_mgr_plan_cfg() plans them once every spec is in.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -29,6 +32,10 @@ static const struct probe_lib_entry probe_library[] = {
 	{1, "func-exit", 0, PROBE_H_FUNC_EXIT, 0, 0,
 	 "at each ret: probe id, time, rax rdx, stack pointer, return address"},
 	{2, "hit", 0, PROBE_H_HIT, 0, 0, "a point: probe id, time, rdi rsi rdx"},
+	{3, "block", 0, PROBE_H_BLOCK, 0, 0,
+	 "basic block: a counter (hits), owning function, address range"},
+	{4, "branch", 0, PROBE_H_BRANCH, 0, 0,
+	 "conditional branch: the condition's value, counted taken / not taken"},
 };
 
 const struct probe_lib_entry *probe_lib_at(unsigned i)
@@ -58,9 +65,10 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t
 		return -EINVAL;
 	}
 	memcpy(out->kind, text, (size_t)(c1 - text));
-	if (strcmp(out->kind, "func")) {
-		snprintf(err, errlen, "'%s': unknown probe kind '%s' (this version knows func:)", text,
-			 out->kind);
+	if (strcmp(out->kind, "func") && strcmp(out->kind, "block") && strcmp(out->kind, "branch")) {
+		snprintf(err, errlen,
+			 "'%s': unknown probe kind '%s' (this version knows func:, block:, branch:)",
+			 text, out->kind);
 		return -EINVAL;
 	}
 	c2 = strchr(c1 + 1, ':');
@@ -137,17 +145,30 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 				 int *matched)
 {
 	struct probe_module *mod = &m->mods[mi];
+	unsigned cfg = !strcmp(s->kind, "block")    ? PROBE_CFG_BLOCKS
+		       : !strcmp(s->kind, "branch") ? PROBE_CFG_BRANCHES
+						    : 0;
 	int rc;
 
+	if (cfg && !mod->cfg_want) {
+		mod->cfg_want = calloc(mod->nsyms ? mod->nsyms : 1, 1);
+		if (!mod->cfg_want)
+			return -ENOMEM;
+	}
 	for (size_t i = 0; i < mod->nsyms; i++) {
 		int dup = 0;
 
 		if (fnmatch(s->pattern, mod->syms[i].name, 0))
 			continue;
-		for (size_t j = 0; j < m->ndefs; j++)
-			if (m->defs[j].module == mi && m->defs[j].sym == i)
-				dup = 1;
 		(*matched)++;
+		if (cfg) {
+			mod->cfg_want[i] |= (uint8_t)cfg;
+			continue;
+		}
+		for (size_t j = 0; j < m->ndefs; j++)
+			if (m->defs[j].module == mi && m->defs[j].sym == i &&
+			    (m->defs[j].op == PROBE_OP_ENTRY || m->defs[j].op == PROBE_OP_EXIT))
+				dup = 1;
 		if (dup)
 			continue;
 		rc = probe_plan_function(m, mi, (uint32_t)i, 1, 1);
@@ -212,6 +233,113 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 	return matched;
 }
 
+int probe_mgr_plan_cfg(struct probe_mgr *m)
+{
+	for (size_t mi = 0; mi < m->nmods; mi++) {
+		struct probe_module *mod = &m->mods[mi];
+
+		for (size_t i = 0; mod->cfg_want && i < mod->nsyms; i++) {
+			size_t before = m->ndefs;
+			int rc;
+
+			if (!mod->cfg_want[i])
+				continue;
+			rc = probe_plan_cfg(m, (uint32_t)mi, (uint32_t)i, mod->cfg_want[i]);
+			if (rc == -ENOEXEC)
+				log_warn("probe: %s in %s: no code to probe", mod->syms[i].name,
+					 mod->path);
+			else if (rc)
+				return rc;
+			for (size_t k = before; k < m->ndefs; k++)
+				m->defs[k].registered = 1;
+			mod->cfg_want[i] = 0;
+		}
+	}
+	return 0;
+}
+
+static int probe_is_cfg(const struct probe_def *d)
+{
+	return d->op == PROBE_OP_BLOCK || d->op == PROBE_OP_BRANCH;
+}
+
+int probe_mgr_has_cfg(const struct probe_mgr *m)
+{
+	for (size_t i = 0; i < m->ndefs; i++)
+		if (m->defs[i].registered && probe_is_cfg(&m->defs[i]))
+			return 1;
+	return 0;
+}
+
+int probe_mgr_has_func(const struct probe_mgr *m)
+{
+	for (size_t i = 0; i < m->ndefs; i++)
+		if (m->defs[i].registered && !probe_is_cfg(&m->defs[i]))
+			return 1;
+	return 0;
+}
+
+/* Patched in the text: by itself, or inside the probe that carries it. */
+static int probe_placed(const struct probe_mgr *m, const struct probe_def *d)
+{
+	if (d->shared && d->shared <= m->ndefs)
+		d = &m->defs[d->shared - 1];
+	return d->status == PROBE_S_PATCHED || d->status == PROBE_S_RESTORED ||
+	       d->status == PROBE_S_REMOVED;
+}
+
+static const char *probe_method_name(const struct probe_def *d)
+{
+	if (d->shared)
+		return "shared";
+	return d->method == PROBE_M_JUMP ? "jump" : "int3";
+}
+
+int probe_mgr_cfg_table(const struct probe_mgr *m, char **text, size_t *len)
+{
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+
+	if (!f)
+		return -errno;
+	fprintf(f, "# spool coverage 1\n"
+		   "# block ID METHOD START END COUNT MODULE FUNCTION\n"
+		   "# branch ID METHOD ADDR TARGET FALLTHROUGH TAKEN NOT_TAKEN MODULE FUNCTION\n"
+		   "# (offsets are link-time addresses; a count of - : the probe was not placed)\n");
+	for (size_t i = 0; i < m->ndefs; i++) {
+		const struct probe_def *d = &m->defs[i];
+		const struct probe_module *mod = &m->mods[d->module];
+		int ok = probe_placed(m, d);
+
+		if (!d->registered || !probe_is_cfg(d))
+			continue;
+		if (d->op == PROBE_OP_BLOCK) {
+			fprintf(f, "block %u %s 0x%llx 0x%llx ", d->id, probe_method_name(d),
+				(unsigned long long)d->addr, (unsigned long long)d->end);
+			if (ok)
+				fprintf(f, "%llu", (unsigned long long)d->count[0]);
+			else
+				fputc('-', f);
+		} else {
+			fprintf(f, "branch %u %s 0x%llx 0x%llx 0x%llx ", d->id, probe_method_name(d),
+				(unsigned long long)d->addr, (unsigned long long)d->end,
+				(unsigned long long)d->fall);
+			if (ok)
+				fprintf(f, "%llu %llu", (unsigned long long)d->count[0],
+					(unsigned long long)d->count[1]);
+			else
+				fputs("- -", f);
+		}
+		fprintf(f, " %s %s\n", mod->path, mod->syms[d->sym].name);
+	}
+	if (fclose(f))
+		return -ENOMEM;
+	*text = buf;
+	*len = sz;
+	return 0;
+}
+
 struct probe_def *probe_mgr_find(struct probe_mgr *m, uint32_t module, uint64_t addr, uint32_t op)
 {
 	for (size_t i = 0; i < m->ndefs; i++)
@@ -260,12 +388,18 @@ static void probe_area_counts(const struct probe_mgr *m, size_t *np, size_t *nr,
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
 
-		if (!d->registered)
+		if (!d->registered || d->shared)
 			continue;
 		(*np)++;
 		*nr += d->code->nrel;
 		*code += (d->code->len + PROBE_CODE_ALIGN - 1) & ~(size_t)(PROBE_CODE_ALIGN - 1);
 	}
+}
+
+/* Counters for every id (ids are 1..ndefs). */
+static size_t probe_ncounts(const struct probe_mgr *m)
+{
+	return m->ndefs + 1;
 }
 
 uint64_t probe_mgr_area_size(const struct probe_mgr *m)
@@ -275,7 +409,7 @@ uint64_t probe_mgr_area_size(const struct probe_mgr *m)
 	probe_area_counts(m, &np, &nr, &code);
 	return sizeof(struct probe_area_hdr) + m->nmods * sizeof(struct probe_area_module) +
 	       np * sizeof(struct probe_area_probe) + nr * sizeof(struct probe_area_reloc) + code +
-	       64;
+	       64 + probe_ncounts(m) * 2 * sizeof(uint64_t) + 8;
 }
 
 int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
@@ -301,6 +435,8 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	h->probes_off = h->modules_off + m->nmods * sizeof(*am);
 	h->relocs_off = h->probes_off + np * sizeof(*ap);
 	h->code_off = (h->relocs_off + nr * sizeof(*ar) + 15) & ~15ull;
+	h->counts_off = (h->code_off + ncode + 63) & ~63ull;
+	h->ncounts = (uint32_t)probe_ncounts(m);
 	am = (void *)((char *)area + h->modules_off);
 	ap = (void *)((char *)area + h->probes_off);
 	ar = (void *)((char *)area + h->relocs_off);
@@ -315,7 +451,7 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 			size_t clen = (d->code->len + PROBE_CODE_ALIGN - 1) &
 				      ~(size_t)(PROBE_CODE_ALIGN - 1);
 
-			if (!d->registered || d->module != mi)
+			if (!d->registered || d->module != mi || d->shared)
 				continue;
 			ap[pi].id = d->id;
 			ap[pi].module = (uint32_t)mi;
@@ -325,6 +461,10 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 			ap[pi].method = d->method;
 			ap[pi].handler = d->handler;
 			ap[pi].op = d->op;
+			if (d->op == PROBE_OP_BRANCH)
+				ap[pi].op = d->cc | d->carry << 4;
+			else if (d->op == PROBE_OP_BLOCK)
+				ap[pi].op = PROBE_OP_HIT;
 			memcpy(ap[pi].orig, d->orig, sizeof(ap[pi].orig));
 			ap[pi].code_off = (uint32_t)co;
 			ap[pi].code_len = d->code->len;
@@ -353,6 +493,7 @@ void probe_mgr_read_area(struct probe_mgr *m, const void *area)
 {
 	const struct probe_area_hdr *h = area;
 	const struct probe_area_probe *ap = (const void *)((const char *)area + h->probes_off);
+	const uint64_t *counts = (const void *)((const char *)area + h->counts_off);
 
 	for (uint32_t i = 0; i < h->nprobes; i++)
 		for (size_t j = 0; j < m->ndefs; j++)
@@ -360,11 +501,30 @@ void probe_mgr_read_area(struct probe_mgr *m, const void *area)
 				m->defs[j].status = __atomic_load_n(&ap[i].status, __ATOMIC_ACQUIRE);
 				m->defs[j].runtime_addr = ap[i].runtime_addr;
 			}
+	for (size_t j = 0; j < m->ndefs; j++) {
+		struct probe_def *d = &m->defs[j];
+
+		if (d->id < h->ncounts && probe_is_cfg(d)) {
+			d->count[0] = __atomic_load_n(&counts[2 * d->id], __ATOMIC_RELAXED);
+			d->count[1] = __atomic_load_n(&counts[2 * d->id + 1], __ATOMIC_RELAXED);
+		}
+	}
 }
 
 static const char *probe_op_name(uint32_t op)
 {
-	return op == PROBE_OP_ENTRY ? "entry" : op == PROBE_OP_EXIT ? "exit" : "hit";
+	switch (op) {
+	case PROBE_OP_ENTRY:
+		return "entry";
+	case PROBE_OP_EXIT:
+		return "exit";
+	case PROBE_OP_BLOCK:
+		return "block";
+	case PROBE_OP_BRANCH:
+		return "branch";
+	default:
+		return "hit";
+	}
 }
 
 int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
@@ -383,7 +543,7 @@ int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
 		if (!d->registered)
 			continue;
 		fprintf(f, "%u %s %s %s 0x%llx %s\n", d->id, probe_op_name(d->op),
-			d->method == PROBE_M_JUMP ? "jump" : "int3", mod->is_main ? "-" : mod->path,
+			probe_method_name(d), mod->is_main ? "-" : mod->path,
 			(unsigned long long)d->addr, mod->syms[d->sym].name);
 	}
 	if (fclose(f))
@@ -395,7 +555,7 @@ int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
 
 void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 {
-	size_t njump = 0, nint3 = 0;
+	size_t njump = 0, nint3 = 0, nshared = 0, nblock = 0, nbranch = 0;
 
 	fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", "function", "probe", "method", "offset",
 		"instruction", "module / why not a jump");
@@ -408,13 +568,29 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 			continue;
 		snprintf(off, sizeof(off), "+0x%llx",
 			 (unsigned long long)(d->addr - mod->syms[d->sym].addr));
-		fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", mod->syms[d->sym].name,
-			probe_op_name(d->op), d->method == PROBE_M_JUMP ? "jump" : "int3", off,
-			d->insn, d->method == PROBE_M_INT3 ? d->why : mod->is_main ? "" : mod->name);
-		if (d->method == PROBE_M_JUMP)
-			njump++;
-		else
-			nint3++;
+		if (d->shared) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "counted by probe %u (%s)", d->shared,
+				 m->defs[d->shared - 1].method == PROBE_M_JUMP ? "jump" : "int3");
+			fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", mod->syms[d->sym].name,
+				probe_op_name(d->op), "shared", off, d->insn, why);
+			nshared++;
+		} else {
+			fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", mod->syms[d->sym].name,
+				probe_op_name(d->op), d->method == PROBE_M_JUMP ? "jump" : "int3",
+				off, d->insn,
+				d->method == PROBE_M_INT3 ? d->why : mod->is_main ? "" : mod->name);
+			if (d->method == PROBE_M_JUMP)
+				njump++;
+			else
+				nint3++;
+		}
+		nblock += d->op == PROBE_OP_BLOCK;
+		nbranch += d->op == PROBE_OP_BRANCH;
 	}
-	fprintf(out, "%zu probes: %zu jump, %zu int3\n", njump + nint3, njump, nint3);
+	fprintf(out, "%zu probes: %zu jump, %zu int3", njump + nint3, njump, nint3);
+	if (nblock || nbranch)
+		fprintf(out, ", %zu shared (%zu blocks, %zu branches)", nshared, nblock, nbranch);
+	fputc('\n', out);
 }

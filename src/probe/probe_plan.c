@@ -42,7 +42,7 @@ struct plan_fn {
 	int indirect;	  /* has an indirect jmp (not a call) */
 };
 
-static struct probe_def *plan_new_def(struct probe_mgr *m, uint32_t module, uint32_t sym)
+struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint32_t sym)
 {
 	struct probe_def *nd = realloc(m->defs, (m->ndefs + 1) * sizeof(*nd)), *d;
 
@@ -62,7 +62,7 @@ static struct probe_def *plan_new_def(struct probe_mgr *m, uint32_t module, uint
 }
 
 /* Does [lo, hi) overlap a probe already planned in this module? */
-static int plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi)
+int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi)
 {
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
@@ -104,7 +104,7 @@ static int plan_int3(struct probe_def *d, const struct plan_fn *f, const struct 
 
 static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f)
 {
-	struct probe_def *d = plan_new_def(m, module, sym);
+	struct probe_def *d = probe_plan_new_def(m, module, sym);
 	uint64_t start = f->sym->addr, wlen = 0;
 	size_t k = 0;
 	const char *why = NULL;
@@ -160,7 +160,7 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 			 (unsigned long long)wlen);
 		why = buf;
 	}
-	if (!why && plan_overlaps(m, module, start, start + wlen)) {
+	if (!why && probe_plan_overlaps(m, module, start, start + wlen)) {
 		snprintf(buf, sizeof(buf), "another probe covers these bytes");
 		why = buf;
 	}
@@ -182,7 +182,7 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 		d->code->len = d->code->nrel = 0;
 	}
 	snprintf(d->why, sizeof(d->why), "%s", why);
-	if (plan_overlaps(m, module, start, start + 1))
+	if (probe_plan_overlaps(m, module, start, start + 1))
 		goto refuse;
 	rc = plan_int3(d, f, &f->in[0]);
 	if (rc)
@@ -199,7 +199,7 @@ refuse:
 static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f,
 		     size_t r)
 {
-	struct probe_def *d = plan_new_def(m, module, sym);
+	struct probe_def *d = probe_plan_new_def(m, module, sym);
 	const struct x86_insn *ret = &f->in[r];
 	uint64_t fstart = f->sym->addr, fend = fstart + f->sym->size;
 	const char *why = NULL;
@@ -240,7 +240,7 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 			hi += pad.len;
 		}
 		if (hi - lo < X86_JMP_LEN || plan_has_target(f->mod, lo, hi) ||
-		    plan_overlaps(m, module, lo, hi))
+		    probe_plan_overlaps(m, module, lo, hi))
 			continue;
 		if (hi - lo > PROBE_MAX_PATCH)
 			continue;
@@ -275,7 +275,7 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 		why = buf;
 	}
 	snprintf(d->why, sizeof(d->why), "%s", why);
-	if (plan_overlaps(m, module, ret->addr, ret->addr + 1))
+	if (probe_plan_overlaps(m, module, ret->addr, ret->addr + 1))
 		goto refuse;
 	rc = plan_int3(d, f, ret);
 	if (rc)

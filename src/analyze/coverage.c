@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: MIT
+/*
+ * coverage.c - coverage from block and branch probes: the trace's
+ * "coverage" side file (one line per probed block and conditional branch,
+ * with its counts) joined with the DWARF line tables of each module.
+ *
+ * Per source line (the definition the lcov DA records and the test use):
+ * a block "touches" a line when a line-table row of that line starts at an
+ * address inside the block, or when the row in effect at the block's first
+ * instruction is that line. A line's count is the largest count of the
+ * blocks that touch it: every instruction of a block runs as often as the
+ * block, and a line split over several blocks (a for header: init, test,
+ * increment) ran as often as its most executed part. Lines no probed block
+ * touches are not reported. Blocks whose probe could not be placed are
+ * left out (their lines are not claimed either way).
+ *
+ * Functions: a function's count is its entry block's (the block at the
+ * lowest address), its line the one in effect there. Branches: each jcc is
+ * an lcov BRDA of the line in effect at the jcc, branch 0 "taken" (the
+ * jump's condition was true), branch 1 "not taken"; "-" when the jcc never
+ * ran. The text report also names the lines each direction goes to.
+ */
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "coverage.h"
+
+struct cov_row {
+	uint64_t addr;
+	uint32_t file, line;
+	int end; /* end of a sequence: no line from here */
+};
+
+struct cov_mod {
+	char *path;
+	struct cov_row *rows;
+	size_t nrows;
+	int loaded, dwarf;
+};
+
+struct cov_fn {
+	char *name;
+	uint32_t mod;
+	uint64_t entry;	  /* lowest block start */
+	int64_t count;	  /* of the entry block, -1 unknown */
+	uint32_t file, line;
+	uint32_t blocks, blocks_hit, branches, taken, not_taken, both;
+};
+
+struct cov_block {
+	uint32_t id, mod, fn;
+	uint64_t start, end;
+	int64_t count; /* -1: not placed */
+};
+
+struct cov_branch {
+	uint32_t id, mod, fn;
+	uint64_t addr, target, fall;
+	int64_t taken, not_taken; /* -1: not placed */
+	uint32_t file, line, tline, fline;
+	uint32_t blockno;
+};
+
+struct cov_line {
+	uint32_t file, line;
+	int64_t count;
+};
+
+struct cov_ctx {
+	struct cov_mod *mods;
+	size_t nmods;
+	struct cov_fn *fns;
+	size_t nfns;
+	struct cov_block *blocks;
+	size_t nblocks;
+	struct cov_branch *branches;
+	size_t nbranches;
+	char **files;
+	size_t nfiles;
+	struct cov_line *lines;
+	size_t nlines, caplines;
+};
+
+#define COV_GROW(arr, n, cap)                                                                      \
+	({                                                                                         \
+		int _ok = 1;                                                                       \
+		if ((n) == (cap)) {                                                                \
+			size_t _nc = (cap) ? (cap) * 2 : 64;                                       \
+			void *_p = realloc((arr), _nc * sizeof(*(arr)));                           \
+			if (_p) {                                                                  \
+				(arr) = _p;                                                        \
+				(cap) = _nc;                                                       \
+			} else {                                                                   \
+				_ok = 0;                                                           \
+			}                                                                          \
+		}                                                                                  \
+		_ok;                                                                               \
+	})
+
+static int cov_intern(struct cov_ctx *c, const char *s, uint32_t *idx)
+{
+	char **nf;
+
+	for (size_t i = c->nfiles; i-- > 0;)
+		if (!strcmp(c->files[i], s)) {
+			*idx = (uint32_t)i;
+			return 0;
+		}
+	nf = realloc(c->files, (c->nfiles + 1) * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	c->files = nf;
+	nf[c->nfiles] = strdup(s);
+	if (!nf[c->nfiles])
+		return -ENOMEM;
+	*idx = (uint32_t)c->nfiles++;
+	return 0;
+}
+
+static int cov_mod_index(struct cov_ctx *c, const char *path, uint32_t *idx)
+{
+	struct cov_mod *nm;
+
+	for (size_t i = 0; i < c->nmods; i++)
+		if (!strcmp(c->mods[i].path, path)) {
+			*idx = (uint32_t)i;
+			return 0;
+		}
+	nm = realloc(c->mods, (c->nmods + 1) * sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	c->mods = nm;
+	memset(&nm[c->nmods], 0, sizeof(*nm));
+	nm[c->nmods].path = strdup(path);
+	if (!nm[c->nmods].path)
+		return -ENOMEM;
+	*idx = (uint32_t)c->nmods++;
+	return 0;
+}
+
+static int cov_fn_index(struct cov_ctx *c, uint32_t mod, const char *name, uint32_t *idx)
+{
+	struct cov_fn *nf;
+
+	for (size_t i = c->nfns; i-- > 0;)
+		if (c->fns[i].mod == mod && !strcmp(c->fns[i].name, name)) {
+			*idx = (uint32_t)i;
+			return 0;
+		}
+	nf = realloc(c->fns, (c->nfns + 1) * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	c->fns = nf;
+	memset(&nf[c->nfns], 0, sizeof(*nf));
+	nf[c->nfns].name = strdup(name);
+	nf[c->nfns].mod = mod;
+	nf[c->nfns].entry = UINT64_MAX;
+	nf[c->nfns].count = -1;
+	if (!nf[c->nfns].name)
+		return -ENOMEM;
+	*idx = (uint32_t)c->nfns++;
+	return 0;
+}
+
+static int64_t cov_num(const char *s)
+{
+	return strcmp(s, "-") ? (int64_t)strtoull(s, NULL, 10) : -1;
+}
+
+static int cov_parse(struct cov_ctx *c, char *text)
+{
+	char *save = NULL, *line;
+	size_t capb = 0, capr = 0;
+	int rc;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char kind[16], method[16], n1[32], n2[32], mod[4096], fn[1024];
+		unsigned long long a, b, f;
+		unsigned id;
+		uint32_t mi, fi;
+
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "block %u %15s %llx %llx %31s %4095s %1023s", &id, method, &a, &b,
+			   n1, mod, fn) == 7) {
+			if ((rc = cov_mod_index(c, mod, &mi)) || (rc = cov_fn_index(c, mi, fn, &fi)))
+				return rc;
+			if (!COV_GROW(c->blocks, c->nblocks, capb))
+				return -ENOMEM;
+			c->blocks[c->nblocks++] =
+				(struct cov_block){id, mi, fi, a, b, cov_num(n1)};
+			if (a < c->fns[fi].entry) {
+				c->fns[fi].entry = a;
+				c->fns[fi].count = cov_num(n1);
+			}
+		} else if (sscanf(line, "branch %u %15s %llx %llx %llx %31s %31s %4095s %1023s", &id,
+				  method, &a, &b, &f, n1, n2, mod, fn) == 9) {
+			if ((rc = cov_mod_index(c, mod, &mi)) || (rc = cov_fn_index(c, mi, fn, &fi)))
+				return rc;
+			if (!COV_GROW(c->branches, c->nbranches, capr))
+				return -ENOMEM;
+			memset(&c->branches[c->nbranches], 0, sizeof(c->branches[0]));
+			c->branches[c->nbranches++] = (struct cov_branch){
+				.id = id, .mod = mi, .fn = fi, .addr = a, .target = b, .fall = f,
+				.taken = cov_num(n1), .not_taken = cov_num(n2)};
+		} else {
+			(void)kind;
+			log_warn("coverage: cannot parse '%s'", line);
+		}
+	}
+	return 0;
+}
+
+static int cov_row_cmp(const void *a, const void *b)
+{
+	const struct cov_row *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The line table of a module, every CU, sorted by address (stable enough:
+ * rows of one address keep no meaningful order between CUs). */
+static int cov_load_lines(struct cov_ctx *c, struct cov_mod *m)
+{
+	Dwarf *dw;
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+	int fd, rc = 0;
+
+	m->loaded = 1;
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		log_warn("coverage: cannot open %s: %s (no source lines for it)", m->path,
+			 strerror(errno));
+		return 0;
+	}
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	if (!dw) {
+		log_warn("coverage: %s has no DWARF (build it with -g): no source lines for it",
+			 m->path);
+		close(fd);
+		return 0;
+	}
+	while (!rc && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &n) == 0) {
+			for (size_t i = 0; i < n; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				Dwarf_Addr addr;
+				int lineno = 0;
+				bool end = false;
+				const char *src;
+				struct cov_row *r;
+
+				if (!l || dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &lineno))
+					continue;
+				dwarf_lineendsequence(l, &end);
+				src = dwarf_linesrc(l, NULL, NULL);
+				if (!COV_GROW(m->rows, m->nrows, cap)) {
+					rc = -ENOMEM;
+					break;
+				}
+				r = &m->rows[m->nrows];
+				r->addr = addr;
+				r->end = end || !src || lineno <= 0;
+				r->line = (uint32_t)(lineno > 0 ? lineno : 0);
+				r->file = 0;
+				if (!r->end && (rc = cov_intern(c, src, &r->file)))
+					break;
+				m->nrows++;
+			}
+		}
+		off = next;
+	}
+	dwarf_end(dw);
+	close(fd);
+	if (!m->nrows && !rc)
+		log_warn("coverage: %s has no line table: no source lines for it", m->path);
+	m->dwarf = m->nrows > 0;
+	if (m->nrows)
+		qsort(m->rows, m->nrows, sizeof(*m->rows), cov_row_cmp);
+	return rc;
+}
+
+/* Index of the last row at or before addr, or SIZE_MAX. */
+static size_t cov_row_at(const struct cov_mod *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nrows;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->rows[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : SIZE_MAX;
+}
+
+/* The line in effect at addr: 0 when unknown. */
+static uint32_t cov_line_of(const struct cov_mod *m, uint64_t addr, uint32_t *file)
+{
+	size_t i = cov_row_at(m, addr);
+
+	if (i == SIZE_MAX || m->rows[i].end)
+		return 0;
+	*file = m->rows[i].file;
+	return m->rows[i].line;
+}
+
+static int cov_add_line(struct cov_ctx *c, uint32_t file, uint32_t line, int64_t count)
+{
+	if (!COV_GROW(c->lines, c->nlines, c->caplines))
+		return -ENOMEM;
+	c->lines[c->nlines++] = (struct cov_line){file, line, count};
+	return 0;
+}
+
+static int cov_line_cmp(const void *a, const void *b, void *arg)
+{
+	const struct cov_line *x = a, *y = b;
+	char **files = arg;
+	int k = x->file == y->file ? 0 : strcmp(files[x->file], files[y->file]);
+
+	if (k)
+		return k;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int cov_branch_cmp(const void *a, const void *b, void *arg)
+{
+	const struct cov_branch *x = a, *y = b;
+	char **files = arg;
+	int k;
+
+	if (!x->line != !y->line)
+		return x->line ? -1 : 1;
+	k = x->file == y->file ? 0 : strcmp(files[x->file], files[y->file]);
+	if (k)
+		return k;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cov_compute(struct cov_ctx *c)
+{
+	int rc;
+
+	for (size_t i = 0; i < c->nmods; i++)
+		if (!c->mods[i].loaded && (rc = cov_load_lines(c, &c->mods[i])))
+			return rc;
+	for (size_t i = 0; i < c->nblocks; i++) {
+		const struct cov_block *b = &c->blocks[i];
+		const struct cov_mod *m = &c->mods[b->mod];
+		struct cov_fn *f = &c->fns[b->fn];
+		size_t k;
+		uint32_t file = 0, line;
+
+		f->blocks++;
+		f->blocks_hit += b->count > 0;
+		if (b->count < 0 || !m->dwarf)
+			continue;
+		line = cov_line_of(m, b->start, &file);
+		if (line && (rc = cov_add_line(c, file, line, b->count)))
+			return rc;
+		k = cov_row_at(m, b->start);
+		for (k = k == SIZE_MAX ? 0 : k + 1; k < m->nrows && m->rows[k].addr < b->end; k++)
+			if (!m->rows[k].end &&
+			    (rc = cov_add_line(c, m->rows[k].file, m->rows[k].line, b->count)))
+				return rc;
+	}
+	/* one entry per (file, line): the largest count */
+	if (c->nlines) {
+		size_t o = 0;
+
+		qsort_r(c->lines, c->nlines, sizeof(*c->lines), cov_line_cmp, c->files);
+		for (size_t i = 1; i < c->nlines; i++) {
+			if (c->lines[i].file == c->lines[o].file && c->lines[i].line == c->lines[o].line) {
+				if (c->lines[i].count > c->lines[o].count)
+					c->lines[o].count = c->lines[i].count;
+			} else {
+				c->lines[++o] = c->lines[i];
+			}
+		}
+		c->nlines = o + 1;
+	}
+	for (size_t i = 0; i < c->nfns; i++) {
+		struct cov_fn *f = &c->fns[i];
+
+		if (c->mods[f->mod].dwarf && f->entry != UINT64_MAX)
+			f->line = cov_line_of(&c->mods[f->mod], f->entry, &f->file);
+	}
+	for (size_t i = 0; i < c->nbranches; i++) {
+		struct cov_branch *br = &c->branches[i];
+		const struct cov_mod *m = &c->mods[br->mod];
+		struct cov_fn *f = &c->fns[br->fn];
+		uint32_t dummy;
+
+		f->branches++;
+		f->taken += br->taken > 0;
+		f->not_taken += br->not_taken > 0;
+		f->both += br->taken > 0 && br->not_taken > 0;
+		if (!m->dwarf)
+			continue;
+		br->line = cov_line_of(m, br->addr, &br->file);
+		br->tline = cov_line_of(m, br->target, &dummy);
+		br->fline = cov_line_of(m, br->fall, &dummy);
+	}
+	if (c->nbranches) {
+		qsort_r(c->branches, c->nbranches, sizeof(*c->branches), cov_branch_cmp, c->files);
+		for (size_t i = 1; i < c->nbranches; i++) {
+			const struct cov_branch *p = &c->branches[i - 1];
+			struct cov_branch *b = &c->branches[i];
+
+			if (b->line && b->file == p->file && b->line == p->line)
+				b->blockno = p->blockno + 1;
+		}
+	}
+	return 0;
+}
+
+static const char *cov_base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static void cov_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void cov_print_json(const struct cov_ctx *c, FILE *out)
+{
+	fprintf(out, "{\"functions\":[");
+	for (size_t i = 0; i < c->nfns; i++) {
+		const struct cov_fn *f = &c->fns[i];
+
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		cov_json_str(out, f->name);
+		fprintf(out, ",\"module\":");
+		cov_json_str(out, c->mods[f->mod].path);
+		fprintf(out,
+			",\"count\":%" PRId64 ",\"blocks\":%u,\"blocks_hit\":%u,\"branches\":%u,"
+			"\"taken\":%u,\"not_taken\":%u,\"both_ways\":%u}",
+			f->count, f->blocks, f->blocks_hit, f->branches, f->taken, f->not_taken,
+			f->both);
+	}
+	fprintf(out, "],\"blocks\":[");
+	for (size_t i = 0; i < c->nblocks; i++) {
+		const struct cov_block *b = &c->blocks[i];
+
+		fprintf(out, "%s{\"id\":%u,\"function\":", i ? "," : "", b->id);
+		cov_json_str(out, c->fns[b->fn].name);
+		fprintf(out, ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"count\":%" PRId64 "}",
+			b->start, b->end, b->count);
+	}
+	fprintf(out, "],\"branches\":[");
+	for (size_t i = 0; i < c->nbranches; i++) {
+		const struct cov_branch *b = &c->branches[i];
+
+		fprintf(out, "%s{\"id\":%u,\"function\":", i ? "," : "", b->id);
+		cov_json_str(out, c->fns[b->fn].name);
+		fprintf(out, ",\"file\":");
+		cov_json_str(out, b->line ? c->files[b->file] : "");
+		fprintf(out,
+			",\"line\":%u,\"addr\":%" PRIu64 ",\"taken\":%" PRId64
+			",\"not_taken\":%" PRId64 ",\"taken_line\":%u,\"fall_line\":%u}",
+			b->line, b->addr, b->taken, b->not_taken, b->tline, b->fline);
+	}
+	fprintf(out, "],\"lines\":[");
+	for (size_t i = 0; i < c->nlines; i++) {
+		fprintf(out, "%s{\"file\":", i ? "," : "");
+		cov_json_str(out, c->files[c->lines[i].file]);
+		fprintf(out, ",\"line\":%u,\"count\":%" PRId64 "}", c->lines[i].line,
+			c->lines[i].count);
+	}
+	fprintf(out, "]}\n");
+}
+
+static double cov_pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
+static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *o, FILE *out)
+{
+	uint64_t bh = 0, bt = 0, brt = 0, tk = 0, nt = 0, both = 0, lh = 0;
+	size_t shown = 0;
+
+	for (size_t i = 0; i < c->nfns; i++) {
+		bt += c->fns[i].blocks;
+		bh += c->fns[i].blocks_hit;
+		brt += c->fns[i].branches;
+		tk += c->fns[i].taken;
+		nt += c->fns[i].not_taken;
+		both += c->fns[i].both;
+	}
+	for (size_t i = 0; i < c->nlines; i++)
+		lh += c->lines[i].count > 0;
+	fprintf(out,
+		"coverage: %zu functions; blocks %llu of %llu hit (%.1f%%); branches %llu: %llu "
+		"taken, %llu not taken, %llu both ways (%.1f%%); lines %llu of %zu hit\n",
+		c->nfns, (unsigned long long)bh, (unsigned long long)bt, cov_pct(bh, bt),
+		(unsigned long long)brt, (unsigned long long)tk, (unsigned long long)nt,
+		(unsigned long long)both, cov_pct(both, brt), (unsigned long long)lh, c->nlines);
+	if (!c->nfns)
+		return;
+	fprintf(out, "\n%-28s %10s %13s %17s  %s\n", "function", "calls", "blocks hit",
+		"branches 2-way", "module");
+	for (size_t i = 0; i < c->nfns; i++) {
+		const struct cov_fn *f = &c->fns[i];
+		char calls[24], blk[32], br[32];
+
+		if (o->limit && shown++ >= o->limit)
+			break;
+		if (f->count < 0)
+			snprintf(calls, sizeof(calls), "-");
+		else
+			snprintf(calls, sizeof(calls), "%" PRId64, f->count);
+		snprintf(blk, sizeof(blk), "%u/%u", f->blocks_hit, f->blocks);
+		snprintf(br, sizeof(br), "%u/%u", f->both, f->branches);
+		fprintf(out, "%-28s %10s %13s %17s  %s\n", f->name, calls, blk, br,
+			cov_base(c->mods[f->mod].path));
+	}
+	if (!c->nbranches)
+		return;
+	fprintf(out, "\nbranches (taken: the jump's condition was true):\n");
+	shown = 0;
+	for (size_t i = 0; i < c->nbranches; i++) {
+		const struct cov_branch *b = &c->branches[i];
+		char where[300];
+
+		if (o->limit && shown++ >= o->limit) {
+			fprintf(out, "  ... %zu more (--limit 0 shows all)\n", c->nbranches - o->limit);
+			break;
+		}
+		if (b->line)
+			snprintf(where, sizeof(where), "%s:%u", cov_base(c->files[b->file]), b->line);
+		else
+			snprintf(where, sizeof(where), "%s+0x%" PRIx64, c->fns[b->fn].name,
+				 b->addr);
+		if (b->taken < 0)
+			fprintf(out, "  %-24s not placed\n", where);
+		else
+			fprintf(out,
+				"  %-24s taken %10" PRId64 " -> line %-5u not taken %10" PRId64
+				" -> line %u\n",
+				where, b->taken, b->tline, b->not_taken, b->fline);
+	}
+}
+
+static int cov_write_info(const struct cov_ctx *c, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f) {
+		log_err("coverage: cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	for (uint32_t fi = 0; fi < c->nfiles; fi++) {
+		unsigned fnf = 0, fnh = 0, brf = 0, brh = 0, lf = 0, lh = 0;
+		int any = 0;
+
+		for (size_t i = 0; i < c->nlines && !any; i++)
+			any = c->lines[i].file == fi;
+		if (!any)
+			continue;
+		fprintf(f, "TN:\nSF:%s\n", c->files[fi]);
+		for (size_t i = 0; i < c->nfns; i++) {
+			const struct cov_fn *fn = &c->fns[i];
+
+			if (fn->line && fn->file == fi && fn->count >= 0)
+				fprintf(f, "FN:%u,%s\n", fn->line, fn->name);
+		}
+		for (size_t i = 0; i < c->nfns; i++) {
+			const struct cov_fn *fn = &c->fns[i];
+
+			if (fn->line && fn->file == fi && fn->count >= 0) {
+				fprintf(f, "FNDA:%" PRId64 ",%s\n", fn->count, fn->name);
+				fnf++;
+				fnh += fn->count > 0;
+			}
+		}
+		fprintf(f, "FNF:%u\nFNH:%u\n", fnf, fnh);
+		for (size_t i = 0; i < c->nbranches; i++) {
+			const struct cov_branch *b = &c->branches[i];
+			int ran = b->taken > 0 || b->not_taken > 0;
+
+			if (!b->line || b->file != fi || b->taken < 0)
+				continue;
+			if (ran)
+				fprintf(f, "BRDA:%u,%u,0,%" PRId64 "\nBRDA:%u,%u,1,%" PRId64 "\n",
+					b->line, b->blockno, b->taken, b->line, b->blockno,
+					b->not_taken);
+			else
+				fprintf(f, "BRDA:%u,%u,0,-\nBRDA:%u,%u,1,-\n", b->line, b->blockno,
+					b->line, b->blockno);
+			brf += 2;
+			brh += (b->taken > 0) + (b->not_taken > 0);
+		}
+		fprintf(f, "BRF:%u\nBRH:%u\n", brf, brh);
+		for (size_t i = 0; i < c->nlines; i++) {
+			if (c->lines[i].file != fi)
+				continue;
+			fprintf(f, "DA:%u,%" PRId64 "\n", c->lines[i].line, c->lines[i].count);
+			lf++;
+			lh += c->lines[i].count > 0;
+		}
+		fprintf(f, "LF:%u\nLH:%u\nend_of_record\n", lf, lh);
+	}
+	if (f != stdout && fclose(f)) {
+		log_err("coverage: writing %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void cov_free(struct cov_ctx *c)
+{
+	for (size_t i = 0; i < c->nmods; i++) {
+		free(c->mods[i].path);
+		free(c->mods[i].rows);
+	}
+	for (size_t i = 0; i < c->nfns; i++)
+		free(c->fns[i].name);
+	for (size_t i = 0; i < c->nfiles; i++)
+		free(c->files[i]);
+	free(c->mods);
+	free(c->fns);
+	free(c->blocks);
+	free(c->branches);
+	free(c->files);
+	free(c->lines);
+}
+
+int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *out)
+{
+	struct trace_reader *r = NULL;
+	struct trace_problem prob = {0};
+	struct cov_ctx c = {0};
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	rc = trace_reader_open(&r, dir, &prob);
+	if (rc < 0) {
+		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+		return rc;
+	}
+	rc = trace_reader_file(r, "coverage", &text, &len);
+	trace_reader_close(r);
+	if (rc < 0) {
+		log_err("trace %s has no block or branch probes (no 'coverage' file: record with "
+			"spool probe -e 'block:FUNC' -e 'branch:FUNC')",
+			dir);
+		return rc;
+	}
+	rc = cov_parse(&c, text);
+	if (!rc)
+		rc = cov_compute(&c);
+	if (rc) {
+		log_err("coverage: %s", strerror(-rc));
+		goto out;
+	}
+	if (o->info_path && (rc = cov_write_info(&c, o->info_path)))
+		goto out;
+	if (o->json)
+		cov_print_json(&c, out);
+	else
+		cov_print_text(&c, o, out);
+out:
+	free(text);
+	cov_free(&c);
+	return rc;
+}

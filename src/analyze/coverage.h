@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+/*
+ * coverage.h - the coverage report of block and branch probes (spool
+ * report --coverage, and spool probe at exit): blocks and branches per
+ * source line from the DWARF line tables, as a text summary, JSON, and an
+ * lcov .info file that genhtml renders.
+ */
+#ifndef SPOOL_ANALYZE_COVERAGE_H
+#define SPOOL_ANALYZE_COVERAGE_H
+
+#include <stdio.h>
+
+struct coverage_opts {
+	int json;
+	unsigned limit;		/* rows per table, 0 = all */
+	const char *info_path;	/* write lcov .info here ("-" = stdout), NULL = none */
+};
+
+/* Print the report of trace directory dir's "coverage" side file. Returns
+ * 0, or a negative errno (the reason is logged). */
+int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *out);
+
+#endif

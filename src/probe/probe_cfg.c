@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_cfg.c - basic-block and branch probes (block:GLOB, branch:GLOB):
+ * the control-flow graph of a function recovered by disassembly, and a
+ * counting probe on each block and each conditional branch.
+ *
+ * Blocks. The function is decoded from its symbol's start to its end
+ * (Zydis). Leaders are the first instruction, every address a direct
+ * branch anywhere in the module targets (so the .cold part of a function
+ * jumping back into it counts), and every instruction after a branch, ret
+ * or trap. A block runs from a leader to the next one. Calls do not end a
+ * block (as in GCC's CFG): a callee that does not return (exit, longjmp)
+ * leaves the rest of its block counted as run. Bytes after an
+ * unconditional transfer that are only nop/int3 padding and no branch
+ * targets are not a block.
+ *
+ * Jump tables. An indirect jmp's targets are not recovered. The bodies of
+ * switch cases usually start after the previous case's jmp, so they are
+ * leaders anyway; a case that falls into the next one's body is not split.
+ * Since an unknown target could lie inside any window, every probe of a
+ * function with an indirect jmp is an int3 at a known leader (one byte
+ * cannot straddle a target). --list says so.
+ *
+ * Where a block is counted. Every instruction of a block runs as often as
+ * its first one, so the counting probe may sit anywhere in it: the first
+ * window of whole instructions, at least 5 bytes, without a call (a call
+ * in a trampoline would push a return address into it: unwinders and
+ * exceptions would not find the function), not overlapping another probe.
+ * Windows before the block's first call are preferred, so a callee that
+ * does not return rarely matters. The trampoline saves the flags (they may
+ * be live at a block start) and bumps the block's counter. When no window
+ * fits the probe is an int3 at the block's first free instruction.
+ *
+ * Branches. For each jcc the condition's value at the jump (design 1:
+ * "branch: the condition's value") is computed from the flags saved by
+ * the trampoline: taken or not taken. When both are asked, the block's
+ * window is first tried ending at its jcc: one trampoline then counts the
+ * block, runs the block's tail, evaluates the branch and runs the jcc (the
+ * branch probe is "shared": it has no patch of its own). Otherwise the jcc
+ * gets its own window (the instructions before it in its block, the jcc
+ * last) or an int3 on the jcc. loop/jrcxz (not flag conditions) are not
+ * probed. Only counters are kept (no record per hit): spool reads them
+ * from shared memory when the program ends.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/event.h"
+#include "probe.h"
+
+#define CFG_MAX_INSNS 65536
+
+struct cfg_fn {
+	struct probe_module *mod;
+	uint32_t module, sym;
+	uint64_t start;
+	const uint8_t *code;
+	struct x86_insn *in;
+	size_t n;
+	uint8_t *leader;
+	int indirect;
+};
+
+static const uint8_t *cfg_bytes(const struct cfg_fn *f, size_t i)
+{
+	return f->code + (f->in[i].addr - f->start);
+}
+
+/* The condition code of a jcc (70-7f rel8, 0f 80-8f rel32), after any
+ * prefix; -1 for other conditional branches. */
+static int cfg_jcc_cc(const struct cfg_fn *f, size_t i)
+{
+	const uint8_t *p = cfg_bytes(f, i);
+	unsigned k = 0;
+
+	while (k + 1 < f->in[i].len &&
+	       (p[k] == 0x2e || p[k] == 0x3e || p[k] == 0xf2 || p[k] == 0xf3 || p[k] == 0x66))
+		k++;
+	if (p[k] >= 0x70 && p[k] <= 0x7f)
+		return p[k] & 0xf;
+	if (p[k] == 0x0f && k + 1 < f->in[i].len && p[k + 1] >= 0x80 && p[k + 1] <= 0x8f)
+		return p[k + 1] & 0xf;
+	return -1;
+}
+
+static int cfg_is_jcc(const struct cfg_fn *f, size_t i)
+{
+	return (f->in[i].flags & X86_F_COND) && !f->in[i].unreloc && cfg_jcc_cc(f, i) >= 0;
+}
+
+/* A jump window [a, b) of whole instructions: relocatable, no call, at
+ * least a jump long, at most PROBE_MAX_PATCH, overlapping no probe. Only a
+ * function without indirect jumps (no unknown targets). */
+static int cfg_window_ok(const struct probe_mgr *m, const struct cfg_fn *f, size_t a, size_t b)
+{
+	uint64_t lo = f->in[a].addr, hi = f->in[b - 1].addr + f->in[b - 1].len;
+
+	if (f->indirect || hi - lo < X86_JMP_LEN || hi - lo > PROBE_MAX_PATCH)
+		return 0;
+	for (size_t i = a; i < b; i++) {
+		if (f->in[i].unreloc || (f->in[i].flags & (X86_F_CALL | X86_F_TRAP)))
+			return 0;
+		/* A transfer may only be the last: the trampoline would leave early. */
+		if (i + 1 < b && (f->in[i].flags & (X86_F_BRANCH | X86_F_RET)))
+			return 0;
+		if (i > a && probe_module_is_target(f->mod, f->in[i].addr))
+			return 0;
+	}
+	return !probe_plan_overlaps(m, f->module, lo, hi);
+}
+
+/* Shortest window ending with instruction j (inclusive) starting at or after
+ * instruction first. */
+static int cfg_window_ending(const struct probe_mgr *m, const struct cfg_fn *f, size_t first,
+			     size_t j, size_t *a)
+{
+	for (size_t s = j + 1; s-- > first;) {
+		uint64_t len = f->in[j].addr + f->in[j].len - f->in[s].addr;
+
+		if (len > PROBE_MAX_PATCH)
+			return 0;
+		if (len >= X86_JMP_LEN) {
+			if (!cfg_window_ok(m, f, s, j + 1))
+				return 0; /* a longer one has the same obstacle */
+			*a = s;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The first window starting in [i0, i1) and ending by i1: windows starting
+ * before the block's first call first (they all do, calls are excluded). */
+static int cfg_window_in(const struct probe_mgr *m, const struct cfg_fn *f, size_t i0, size_t i1,
+			 size_t *a, size_t *b)
+{
+	for (size_t s = i0; s < i1; s++) {
+		uint64_t len = 0;
+		size_t e = s;
+
+		while (e < i1 && len < X86_JMP_LEN)
+			len += f->in[e++].len;
+		if (len >= X86_JMP_LEN && cfg_window_ok(m, f, s, e)) {
+			*a = s;
+			*b = e;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int cfg_finish_jump(struct probe_def *d, const struct cfg_fn *f, size_t a, size_t b,
+			   const struct probe_def *br, size_t jcc)
+{
+	uint64_t lo = f->in[a].addr, hi = f->in[b - 1].addr + f->in[b - 1].len;
+	const struct x86_insn *last = &f->in[b - 1];
+	int rc = 0;
+
+	d->method = PROBE_M_JUMP;
+	d->patch_off = lo;
+	d->patch_len = (uint32_t)(hi - lo);
+	memcpy(d->orig, cfg_bytes(f, a), hi - lo);
+	snprintf(d->insn, sizeof(d->insn), "%s", f->in[a].text);
+	d->code->len = d->code->nrel = 0;
+	if (d->op == PROBE_OP_BLOCK)
+		rc = x86_code_call_handler(d->code, d->id, PROBE_H_BLOCK, 1);
+	for (size_t i = a; !rc && i < b; i++) {
+		if (br && i == jcc)
+			rc = x86_code_call_handler(d->code, br->id | (uint32_t)br->cc << PROBE_CC_SHIFT,
+						   PROBE_H_BRANCH, 1);
+		if (!rc)
+			rc = x86_code_relocate(d->code, &f->in[i], cfg_bytes(f, i));
+	}
+	if (!rc && !(last->flags & X86_F_RET) &&
+	    !((last->flags & X86_F_BRANCH) && !(last->flags & X86_F_COND)))
+		rc = x86_code_jmp(d->code, hi);
+	if (rc)
+		d->code->len = d->code->nrel = 0;
+	return rc;
+}
+
+/* int3 at instruction i: the slot runs it relocated and jumps back. */
+static int cfg_int3(struct probe_def *d, const struct cfg_fn *f, size_t i)
+{
+	const struct x86_insn *in = &f->in[i];
+	int rc;
+
+	d->method = PROBE_M_INT3;
+	d->patch_off = in->addr;
+	d->patch_len = 1;
+	memcpy(d->orig, cfg_bytes(f, i), 1);
+	snprintf(d->insn, sizeof(d->insn), "%s", in->text);
+	d->code->len = d->code->nrel = 0;
+	rc = x86_code_relocate(d->code, in, cfg_bytes(f, i));
+	if (!rc && !(in->flags & X86_F_RET) &&
+	    !((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND)))
+		rc = x86_code_jmp(d->code, in->addr + in->len);
+	return rc;
+}
+
+static void cfg_drop(struct probe_mgr *m, struct probe_def *d)
+{
+	free(d->code);
+	m->ndefs--;
+}
+
+/* Does a def id of the last ones still exist (defs only grow or lose their
+ * last element here)? */
+static struct probe_def *cfg_def(struct probe_mgr *m, uint32_t id)
+{
+	return id && id <= m->ndefs ? &m->defs[id - 1] : NULL;
+}
+
+static const char *cfg_why_block(const struct cfg_fn *f, size_t i0, size_t i1)
+{
+	uint64_t len = f->in[i1 - 1].addr + f->in[i1 - 1].len - f->in[i0].addr;
+
+	if (f->indirect)
+		return "the function has an indirect jump (a jump table): its targets are "
+		       "unknown, a jump could cover one";
+	if (len < X86_JMP_LEN)
+		return "the block is shorter than a 5-byte jump";
+	return "no 5-byte window of relocatable instructions without a call or another probe";
+}
+
+static int cfg_block(struct probe_mgr *m, struct cfg_fn *f, size_t i0, size_t i1, unsigned what)
+{
+	size_t j = i1 - 1, a = 0, b = 0;
+	int want_br = (what & PROBE_CFG_BRANCHES) && cfg_is_jcc(f, j);
+	struct probe_def *d = NULL, *br = NULL;
+	uint32_t did = 0, bid = 0;
+	int placed = 0;
+
+	if (what & PROBE_CFG_BLOCKS) {
+		d = probe_plan_new_def(m, f->module, f->sym);
+		if (!d)
+			return -ENOMEM;
+		d->op = PROBE_OP_BLOCK;
+		d->handler = PROBE_H_BLOCK;
+		d->addr = f->in[i0].addr;
+		d->end = f->in[j].addr + f->in[j].len;
+		did = d->id;
+	}
+	if (want_br) {
+		br = probe_plan_new_def(m, f->module, f->sym);
+		if (!br)
+			return -ENOMEM;
+		br->op = PROBE_OP_BRANCH;
+		br->handler = PROBE_H_BRANCH;
+		br->addr = f->in[j].addr;
+		br->end = f->in[j].target;
+		br->fall = f->in[j].addr + f->in[j].len;
+		br->cc = (uint8_t)cfg_jcc_cc(f, j);
+		bid = br->id;
+	}
+	d = cfg_def(m, did);
+	br = cfg_def(m, bid);
+	/* Block and branch in one trampoline ending with the jcc. */
+	if (d && br && cfg_window_ending(m, f, i0, j, &a) &&
+	    !cfg_finish_jump(d, f, a, j + 1, br, j)) {
+		br->method = PROBE_M_JUMP;
+		br->shared = d->id;
+		snprintf(br->insn, sizeof(br->insn), "%s", f->in[j].text);
+		return 0;
+	}
+	if (d && cfg_window_in(m, f, i0, i1, &a, &b) && !cfg_finish_jump(d, f, a, b, NULL, 0))
+		placed = 1;
+	if (d && !placed)
+		snprintf(d->why, sizeof(d->why), "%s", cfg_why_block(f, i0, i1));
+	if (br) {
+		if (cfg_window_ending(m, f, i0, j, &a) && !cfg_finish_jump(br, f, a, j + 1, br, j)) {
+			if (d && !placed)
+				goto block_int3; /* not reached: the same window failed above */
+			return 0;
+		}
+		snprintf(br->why, sizeof(br->why), "%s",
+			 f->indirect ? "the function has an indirect jump (a jump table): its "
+				       "targets are unknown, a jump could cover one"
+				     : "no 5-byte window ending with the jcc free of calls, targets "
+				       "and other probes");
+		if (!probe_plan_overlaps(m, f->module, br->addr, br->addr + 1) &&
+		    !cfg_int3(br, f, j)) {
+			if (d && !placed) {
+				/* The jcc's int3 counts the block too (one trap). */
+				br->carry = d->id;
+				d->shared = br->id;
+				d->method = PROBE_M_INT3;
+				snprintf(d->insn, sizeof(d->insn), "%s", f->in[j].text);
+			}
+			return 0;
+		}
+		if (d && !placed) {
+			/* keep the block: the branch is dropped */
+			cfg_drop(m, br);
+			br = NULL;
+			goto block_int3;
+		}
+		cfg_drop(m, br);
+		return 0;
+	}
+	if (!d || placed)
+		return 0;
+block_int3:
+	for (size_t i = i0; i < i1; i++)
+		if (!probe_plan_overlaps(m, f->module, f->in[i].addr, f->in[i].addr + 1) &&
+		    !cfg_int3(d, f, i))
+			return 0;
+	/* Every byte is another probe's: the block is not counted. */
+	if (br) {
+		struct probe_def tmp = *br;
+
+		free(d->code);
+		*d = tmp;
+		d->id--;
+		m->ndefs--;
+	} else {
+		cfg_drop(m, d);
+	}
+	return 0;
+}
+
+int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned what)
+{
+	struct probe_module *mod = &m->mods[module];
+	const struct probe_sym *s = &mod->syms[sym];
+	struct cfg_fn f = {.mod = mod, .module = module, .sym = sym, .start = s->addr};
+	size_t avail, off = 0;
+	int rc;
+
+	f.code = probe_module_code(mod, s->addr, &avail);
+	if (!f.code)
+		return -ENOEXEC;
+	rc = probe_module_analyse(mod);
+	if (rc)
+		return rc;
+	f.in = calloc(CFG_MAX_INSNS, sizeof(*f.in));
+	f.leader = calloc(CFG_MAX_INSNS, 1);
+	if (!f.in || !f.leader) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* Decode up to the first byte that is not an instruction (data in
+	 * text): blocks end there. */
+	while (off < s->size && off < avail && f.n < CFG_MAX_INSNS) {
+		if (x86_decode(f.code + off, avail - off, s->addr + off, &f.in[f.n]) < 0)
+			break;
+		if ((f.in[f.n].flags & X86_F_INDIRECT) && (f.in[f.n].flags & X86_F_BRANCH))
+			f.indirect = 1;
+		off += f.in[f.n].len;
+		f.n++;
+	}
+	for (size_t i = 0; i < f.n; i++) {
+		if (!i || probe_module_is_target(mod, f.in[i].addr))
+			f.leader[i] = 1;
+		if (i + 1 < f.n && (f.in[i].flags & (X86_F_BRANCH | X86_F_RET | X86_F_TRAP)))
+			f.leader[i + 1] = 1;
+	}
+	for (size_t i0 = 0, i1; i0 < f.n; i0 = i1) {
+		int padding = 1;
+
+		for (i1 = i0 + 1; i1 < f.n && !f.leader[i1]; i1++)
+			;
+		for (size_t i = i0; i < i1; i++)
+			if (!(f.in[i].flags & X86_F_NOP))
+				padding = 0;
+		/* Dead padding after an unconditional transfer, not a target. */
+		if (padding && i0 && !probe_module_is_target(mod, f.in[i0].addr) &&
+		    ((f.in[i0 - 1].flags & (X86_F_RET | X86_F_TRAP)) ||
+		     ((f.in[i0 - 1].flags & X86_F_BRANCH) && !(f.in[i0 - 1].flags & X86_F_COND))))
+			continue;
+		rc = cfg_block(m, &f, i0, i1, what);
+		if (rc)
+			goto out;
+	}
+out:
+	free(f.in);
+	free(f.leader);
+	return rc;
+}
