@@ -4,7 +4,8 @@
 # program (tests/progs/probe_bench.c, clock_gettime): a tight loop of calls
 # to a small function, native and with its entry and exit probed (a jump
 # probe each: two hits per call), and to a 3-byte function whose probes are
-# int3; against uftrace when it is installed. Prints ns per call and the
+# int3; a block probe (a counter, no record) on the small function; against
+# uftrace when it is installed. Prints ns per call and the
 # added ns per hit; asserts nothing.
 #   isolated:  best round of calls that fit under the ring's watermark, the
 #              collector asleep: what the probe itself costs the thread
@@ -45,6 +46,8 @@ J=("$SPOOL" probe -q --ring-size 64m -e 'func:probe_small' -- "$P" small $N $BAT
 jb="$(best batch_ns_per_call "${J[@]}")"
 js="$(best ns_per_call "${J[@]}")"
 jc="$(best cpu_ns_per_call "${J[@]}")"
+K=("$SPOOL" probe -q -e 'block:probe_small' -- "$P" small $N $BATCH)
+kb="$(best batch_ns_per_call "${K[@]}")"
 tb="$(best batch_ns_per_call "$P" tiny $NT $BT)"
 I=("$SPOOL" probe -q --ring-size 64m -e 'func:probe_tiny3' -- "$P" tiny $NT $BT)
 ib="$(best batch_ns_per_call "${I[@]}")"
@@ -54,6 +57,7 @@ printf "  native                          %9s ns\n" "$nb"
 printf "  jump probes, isolated           %9s ns   %s ns per hit\n" "$jb" "$(hit "$jb" "$nb" 2)"
 printf "  jump probes, sustained (wall)   %9s ns   %s ns per hit\n" "$js" "$(hit "$js" "$ns" 2)"
 printf "  jump probes, sustained (cpu)    %9s ns   %s ns per hit\n" "$jc" "$(hit "$jc" "$ns" 2)"
+printf "  block probe (a counter), isolated %7s ns   %s ns per hit\n" "$kb" "$(hit "$kb" "$nb" 1)"
 printf "  native (3-byte fn)              %9s ns\n" "$tb"
 printf "  int3 probes, isolated           %9s ns   %s ns per hit\n" "$ib" "$(hit "$ib" "$tb" 2)"
 if command -v uftrace >/dev/null; then
