@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../analyze/export.h"
+#include "../analyze/flame.h"
 #include "../trace/trace.h"
 #include "../util/log.h"
 #include "../util/symbolize.h"
@@ -40,6 +41,13 @@ static void export_usage(FILE *out)
 		"                   unless --force: JSON viewers load the whole file in memory\n"
 		"  -o, --output FILE  write to FILE ('-' for stdout)\n"
 		"  --force          export to Chrome JSON whatever the size\n"
+		"  --folded         folded stacks of a probe trace (func: probes), one line\n"
+		"                   \"main;f;g WEIGHT\" per calling context, all threads merged,\n"
+		"                   for flamegraph.pl / speedscope; default output spool.folded\n"
+		"  --flamegraph     the same as a self-contained SVG flame graph; default\n"
+		"                   output spool.svg\n"
+		"  --weight W       folded/flamegraph: 'time' (self ns, the default) or 'calls'\n"
+		"  --title TEXT     flamegraph: the title\n"
 		"  -h, --help       show this help\n"
 		"\n"
 		"Exits 1 if the trace is damaged (what could be read is still exported) or the\n"
@@ -47,20 +55,55 @@ static void export_usage(FILE *out)
 		(unsigned long long)EXPORT_CHROME_MAX_EVENTS);
 }
 
-enum { EXPORT_NONE, EXPORT_PERFETTO, EXPORT_CHROME };
+/* --folded and --flamegraph: src/analyze/flame.c; no file is left behind
+ * when nothing could be drawn. */
+static int flame_export_cmd(const char *dir, const char *out, int svg, struct flame_opts *fl)
+{
+	int to_stdout, rc;
+	FILE *f;
+
+	if (!out)
+		out = svg ? "spool.svg" : "spool.folded";
+	to_stdout = !strcmp(out, "-");
+	f = to_stdout ? stdout : fopen(out, "w");
+	if (!f) {
+		log_err("%s: %s", out, strerror(errno));
+		return 1;
+	}
+	fl->format = svg ? FLAME_SVG : FLAME_FOLDED;
+	rc = flame_export_dir(dir, fl, f);
+	if (!to_stdout) {
+		if (fclose(f) && !rc) {
+			log_err("%s: %s", out, strerror(errno));
+			rc = -EIO;
+		}
+		if (rc < 0)
+			unlink(out);
+	} else if (fflush(stdout) && !rc) {
+		rc = -EIO;
+	}
+	return rc < 0 ? 1 : 0;
+}
+
+enum { EXPORT_NONE, EXPORT_PERFETTO, EXPORT_CHROME, EXPORT_FOLDED, EXPORT_FLAME };
 
 int cmd_export(int argc, char **argv)
 {
-	enum { OPT_PERFETTO = 256, OPT_CHROME, OPT_FORCE };
+	enum { OPT_PERFETTO = 256, OPT_CHROME, OPT_FORCE, OPT_FOLDED, OPT_FLAME, OPT_WEIGHT, OPT_TITLE };
 	static const struct option opts[] = {
 		{"perfetto", no_argument, NULL, OPT_PERFETTO},
 		{"chrome", no_argument, NULL, OPT_CHROME},
 		{"force", no_argument, NULL, OPT_FORCE},
+		{"folded", no_argument, NULL, OPT_FOLDED},
+		{"flamegraph", no_argument, NULL, OPT_FLAME},
+		{"weight", required_argument, NULL, OPT_WEIGHT},
+		{"title", required_argument, NULL, OPT_TITLE},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct export_options eo = {0};
+	struct flame_opts fl = {0};
 	struct export_perfetto *pf = NULL;
 	struct export_chrome *ch = NULL;
 	struct export_stats st = {0};
@@ -84,11 +127,26 @@ int cmd_export(int argc, char **argv)
 			break;
 		case OPT_PERFETTO:
 		case OPT_CHROME:
+		case OPT_FOLDED:
+		case OPT_FLAME:
 			if (format != EXPORT_NONE) {
-				log_err("choose one of --perfetto and --chrome");
+				log_err("choose one of --perfetto, --chrome, --folded and --flamegraph");
 				return EXIT_USAGE;
 			}
-			format = c == OPT_PERFETTO ? EXPORT_PERFETTO : EXPORT_CHROME;
+			format = c == OPT_PERFETTO ? EXPORT_PERFETTO
+				 : c == OPT_CHROME ? EXPORT_CHROME
+				 : c == OPT_FOLDED ? EXPORT_FOLDED
+						   : EXPORT_FLAME;
+			break;
+		case OPT_WEIGHT:
+			if (strcmp(optarg, "time") && strcmp(optarg, "calls")) {
+				log_err("--weight '%s': want time or calls", optarg);
+				return EXIT_USAGE;
+			}
+			fl.weight = strcmp(optarg, "calls") ? FLAME_WEIGHT_TIME : FLAME_WEIGHT_CALLS;
+			break;
+		case OPT_TITLE:
+			fl.title = optarg;
 			break;
 		case OPT_FORCE:
 			eo.force = 1;
@@ -113,9 +171,12 @@ int cmd_export(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (format == EXPORT_NONE) {
-		log_err("say which format: --perfetto or --chrome (see spool export --help)");
+		log_err("say which format: --perfetto, --chrome, --folded or --flamegraph (see "
+			"spool export --help)");
 		return EXIT_USAGE;
 	}
+	if (format == EXPORT_FOLDED || format == EXPORT_FLAME)
+		return flame_export_cmd(dir, out, format == EXPORT_FLAME, &fl);
 	if (!out)
 		out = format == EXPORT_PERFETTO ? "spool.pftrace" : "spool.json";
 	to_stdout = !strcmp(out, "-");

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: MIT
+/*
+ * flame.c - folded stacks and an SVG flame graph from the function entry
+ * and exit probes of a trace (KIND_PROBE records named by the "probes" side
+ * file).
+ *
+ * Entries and exits are paired per thread as the function report pairs them
+ * (funcs.c): an exit closes the open frame with the same stack pointer,
+ * frames above it that never saw their exit are closed with it, frames of
+ * the same sp below it are tail callers and end with it. Each activation is
+ * a node of one calling-context tree shared by all threads (the contexts of
+ * all threads merged, as flamegraph.pl merges identical folded lines): the
+ * path from the root is the chain of probed functions open on that thread
+ * when it was entered. A node keeps its calls and its self time (its
+ * activations' time minus their probed children's); unprobed callees count
+ * as self time of the probed function that called them.
+ *
+ * Memory is proportional to the number of distinct contexts, not to the
+ * trace. Deep recursion makes one context per depth, as in any flame graph.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/event.h"
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "flame.h"
+
+#define FLAME_NONE UINT32_MAX
+
+struct flame_node {
+	uint32_t fn;	      /* function number; FLAME_NONE for the root */
+	uint32_t parent;
+	uint32_t first_child; /* FLAME_NONE if none */
+	uint32_t next;	      /* next sibling */
+	uint64_t calls;
+	uint64_t self_ns;
+	uint64_t incl; /* inclusive weight, computed before drawing */
+};
+
+struct flame_frame {
+	uint32_t node;
+	uint64_t sp, t0, child;
+};
+
+struct flame_thread {
+	struct flame_frame *st;
+	size_t n, cap;
+	uint64_t last;
+};
+
+struct flame {
+	char **names; /* function number -> name */
+	size_t nnames;
+	uint32_t *probe_fn; /* probe id -> function number + 1, 0 = not a func probe */
+	uint32_t maxid;
+	struct flame_node *nodes;
+	size_t nnodes, capnodes;
+	struct flame_thread *th;
+	size_t nstreams;
+	uint64_t entries;
+};
+
+static int flame_fn_number(struct flame *g, const char *name, uint32_t *out)
+{
+	char **nn;
+
+	for (size_t i = 0; i < g->nnames; i++)
+		if (!strcmp(g->names[i], name)) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	nn = realloc(g->names, (g->nnames + 1) * sizeof(*nn));
+	if (!nn)
+		return -ENOMEM;
+	g->names = nn;
+	nn[g->nnames] = strdup(name);
+	if (!nn[g->nnames])
+		return -ENOMEM;
+	*out = (uint32_t)g->nnames++;
+	return 0;
+}
+
+/* "probes" side file: "id op method module offset function"; functions
+ * of the same name in different modules are merged (one frame name). */
+static int flame_load_probes(struct flame *g, struct trace_reader *r)
+{
+	char *text, *line, *save = NULL;
+	size_t len;
+	int rc = trace_reader_file(r, "probes", &text, &len);
+
+	if (rc < 0)
+		return rc;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char op[16], method[16], module[4096], name[1024];
+		unsigned long long off;
+		unsigned id;
+		uint32_t fn;
+
+		if (line[0] == '#' ||
+		    sscanf(line, "%u %15s %15s %4095s %llx %1023s", &id, op, method, module, &off,
+			   name) != 6)
+			continue;
+		if (!id || id >= 1u << 24 || (strcmp(op, "entry") && strcmp(op, "exit")))
+			continue;
+		if (!g->probe_fn || id > g->maxid) {
+			uint32_t *np = realloc(g->probe_fn, (size_t)(id + 1) * sizeof(*np));
+			size_t from = g->probe_fn ? g->maxid + 1 : 0;
+
+			if (!np)
+				goto nomem;
+			memset(np + from, 0, (id + 1 - from) * sizeof(*np));
+			g->probe_fn = np;
+			g->maxid = id;
+		}
+		if (flame_fn_number(g, name, &fn) < 0)
+			goto nomem;
+		g->probe_fn[id] = fn + 1;
+	}
+	free(text);
+	return 0;
+nomem:
+	free(text);
+	return -ENOMEM;
+}
+
+static int flame_child(struct flame *g, uint32_t parent, uint32_t fn, uint32_t *out)
+{
+	struct flame_node *n;
+	uint32_t c;
+
+	for (c = g->nodes[parent].first_child; c != FLAME_NONE; c = g->nodes[c].next)
+		if (g->nodes[c].fn == fn) {
+			*out = c;
+			return 0;
+		}
+	if (g->nnodes == g->capnodes) {
+		size_t nc = g->capnodes ? g->capnodes * 2 : 256;
+
+		n = realloc(g->nodes, nc * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		g->nodes = n;
+		g->capnodes = nc;
+	}
+	c = (uint32_t)g->nnodes++;
+	g->nodes[c] = (struct flame_node){fn, parent, FLAME_NONE, g->nodes[parent].first_child, 0,
+					  0, 0};
+	g->nodes[parent].first_child = c;
+	*out = c;
+	return 0;
+}
+
+static void flame_close(struct flame *g, struct flame_thread *t, uint64_t now)
+{
+	struct flame_frame *fr = &t->st[--t->n];
+	uint64_t d = now > fr->t0 ? now - fr->t0 : 0;
+
+	g->nodes[fr->node].self_ns += d > fr->child ? d - fr->child : 0;
+	if (t->n)
+		t->st[t->n - 1].child += d;
+}
+
+static int flame_event(struct flame *g, const struct trace_event *ev)
+{
+	const struct rec_probe *p = (const void *)ev->rec;
+	uint32_t id = ev_obj(p->h.word), fn, node;
+	unsigned op = ev_op(p->h.word);
+	struct flame_thread *t;
+	int rc;
+
+	if (p->h.size < sizeof(*p) || !g->probe_fn || id > g->maxid || !g->probe_fn[id] ||
+	    ev->stream_id >= g->nstreams)
+		return 0;
+	fn = g->probe_fn[id] - 1;
+	t = &g->th[ev->stream_id];
+	t->last = ev->ns;
+	if (op == PROBE_OP_ENTRY) {
+		rc = flame_child(g, t->n ? t->st[t->n - 1].node : 0, fn, &node);
+		if (rc < 0)
+			return rc;
+		if (t->n == t->cap) {
+			size_t nc = t->cap ? t->cap * 2 : 64;
+			struct flame_frame *ns = realloc(t->st, nc * sizeof(*ns));
+
+			if (!ns)
+				return -ENOMEM;
+			t->st = ns;
+			t->cap = nc;
+		}
+		t->st[t->n++] = (struct flame_frame){node, p->sp, ev->ns, 0};
+		g->nodes[node].calls++;
+		g->entries++;
+	} else if (op == PROBE_OP_EXIT) {
+		size_t k = t->n;
+
+		while (k && t->st[k - 1].sp < p->sp)
+			k--;
+		if (!k || t->st[k - 1].sp != p->sp || g->nodes[t->st[k - 1].node].fn != fn)
+			return 0; /* an exit without its entry */
+		while (t->n > k)
+			flame_close(g, t, ev->ns);
+		flame_close(g, t, ev->ns);
+		while (t->n && t->st[t->n - 1].sp == p->sp)
+			flame_close(g, t, ev->ns); /* tail callers */
+	}
+	return 0;
+}
+
+static uint64_t flame_self_weight(const struct flame *g, const struct flame_node *n, int weight)
+{
+	return weight == FLAME_WEIGHT_CALLS ? n->calls : n->self_ns;
+}
+
+/* Children of a node sorted by name, for stable output. The caller frees. */
+static uint32_t *flame_sorted_children(const struct flame *g, uint32_t node, size_t *count)
+{
+	size_t n = 0, i = 0;
+	uint32_t *v, c;
+
+	for (c = g->nodes[node].first_child; c != FLAME_NONE; c = g->nodes[c].next)
+		n++;
+	*count = n;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (c = g->nodes[node].first_child; c != FLAME_NONE; c = g->nodes[c].next)
+		v[i++] = c;
+	/* Insertion sort: sibling lists are short. */
+	for (i = 1; i < n; i++) {
+		uint32_t x = v[i];
+		size_t j = i;
+
+		while (j && strcmp(g->names[g->nodes[v[j - 1]].fn], g->names[g->nodes[x].fn]) > 0) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	return v;
+}
+
+static uint64_t flame_compute_incl(struct flame *g, uint32_t node, int weight)
+{
+	uint64_t w = node ? flame_self_weight(g, &g->nodes[node], weight) : 0;
+
+	/* Iterative enough: recursion depth is the context depth. */
+	for (uint32_t c = g->nodes[node].first_child; c != FLAME_NONE; c = g->nodes[c].next)
+		w += flame_compute_incl(g, c, weight);
+	g->nodes[node].incl = w;
+	return w;
+}
+
+static int flame_folded(const struct flame *g, uint32_t node, char *path, size_t len, size_t cap,
+			int weight, FILE *out)
+{
+	size_t nc, l = len;
+	uint32_t *kids;
+	int rc = 0;
+
+	if (node) {
+		const char *name = g->names[g->nodes[node].fn];
+		uint64_t w = flame_self_weight(g, &g->nodes[node], weight);
+		size_t nl = strlen(name);
+
+		if (len + nl + 2 > cap)
+			return -ENAMETOOLONG;
+		if (len)
+			path[l++] = ';';
+		memcpy(path + l, name, nl + 1);
+		l += nl;
+		if (w)
+			fprintf(out, "%s %llu\n", path, (unsigned long long)w);
+	}
+	kids = flame_sorted_children(g, node, &nc);
+	if (!kids)
+		return -ENOMEM;
+	for (size_t i = 0; i < nc && !rc; i++)
+		rc = flame_folded(g, kids[i], path, l, cap, weight, out);
+	free(kids);
+	return rc;
+}
+
+/* ---- SVG ---- */
+
+#define FLAME_SVG_W 1200.0
+#define FLAME_SVG_PAD 10.0
+#define FLAME_SVG_ROW 17.0
+#define FLAME_SVG_TOP 44.0
+#define FLAME_SVG_CHAR 6.6 /* average glyph width at font-size 11 */
+
+static void flame_xml(FILE *out, const char *s, size_t max)
+{
+	for (size_t i = 0; s[i] && i < max; i++) {
+		switch (s[i]) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			/* Control bytes are not allowed in XML 1.0. */
+			fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], out);
+		}
+	}
+}
+
+static unsigned flame_depth(const struct flame *g, uint32_t node)
+{
+	unsigned d = 0;
+
+	for (uint32_t c = g->nodes[node].first_child; c != FLAME_NONE; c = g->nodes[c].next) {
+		unsigned k = flame_depth(g, c) + 1;
+
+		if (k > d)
+			d = k;
+	}
+	return d;
+}
+
+static void flame_svg_frame(const struct flame *g, FILE *out, const char *name, uint64_t w,
+			    uint64_t total, double x, double y, double width, int weight)
+{
+	uint32_t h = 2166136261u;
+	double pct = total ? 100.0 * (double)w / (double)total : 0;
+	size_t fit;
+
+	for (const char *s = name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	fprintf(out, "<g><title>");
+	flame_xml(out, name, SIZE_MAX);
+	if (weight == FLAME_WEIGHT_CALLS)
+		fprintf(out, " (%llu calls, %.2f%%)", (unsigned long long)w, pct);
+	else
+		fprintf(out, " (%.3f ms, %.2f%%)", (double)w / 1e6, pct);
+	fprintf(out,
+		"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+		"fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
+		x, y, width, FLAME_SVG_ROW - 1, 205 + h % 50, (h >> 8) % 230, (h >> 16) % 55);
+	fit = width > 2 * FLAME_SVG_CHAR ? (size_t)((width - 6) / FLAME_SVG_CHAR) : 0;
+	if (fit >= 3) {
+		size_t nl = strlen(name);
+
+		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FLAME_SVG_ROW - 5);
+		flame_xml(out, name, nl <= fit ? nl : fit - 2);
+		if (nl > fit)
+			fputs("..", out);
+		fputs("</text>", out);
+	}
+	fputs("</g>\n", out);
+}
+
+static int flame_svg_node(const struct flame *g, FILE *out, uint32_t node, double x,
+			  unsigned level, unsigned maxdepth, uint64_t total, int weight)
+{
+	const double scale = (FLAME_SVG_W - 2 * FLAME_SVG_PAD) / (double)total;
+	double y = FLAME_SVG_TOP + (double)(maxdepth - level) * FLAME_SVG_ROW;
+	size_t nc;
+	uint32_t *kids;
+
+	if ((double)g->nodes[node].incl * scale < 0.1)
+		return 0; /* narrower than a tenth of a pixel: not drawn */
+	flame_svg_frame(g, out, node ? g->names[g->nodes[node].fn] : "all", g->nodes[node].incl,
+			total, x, y, (double)g->nodes[node].incl * scale, weight);
+	kids = flame_sorted_children(g, node, &nc);
+	if (!kids)
+		return -ENOMEM;
+	for (size_t i = 0; i < nc; i++) {
+		int rc = flame_svg_node(g, out, kids[i], x, level + 1, maxdepth, total, weight);
+
+		if (rc < 0) {
+			free(kids);
+			return rc;
+		}
+		x += (double)g->nodes[kids[i]].incl * scale;
+	}
+	free(kids);
+	return 0;
+}
+
+static int flame_svg(struct flame *g, const struct flame_opts *o, const char *dir, FILE *out)
+{
+	uint64_t total = flame_compute_incl(g, 0, o->weight);
+	unsigned maxdepth = flame_depth(g, 0);
+	double height = FLAME_SVG_TOP + (maxdepth + 1) * FLAME_SVG_ROW + 2 * FLAME_SVG_PAD;
+
+	if (!total)
+		return -ENODATA;
+	fprintf(out,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text { font-family: Verdana, sans-serif; font-size: 11px; fill: #000; }\n"
+		"rect:hover { stroke: #000; stroke-width: 0.5; }</style>\n"
+		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+		"<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">",
+		FLAME_SVG_W, height, FLAME_SVG_W, height, FLAME_SVG_W / 2);
+	if (o->title)
+		flame_xml(out, o->title, SIZE_MAX);
+	else {
+		fputs("Flame graph of ", out);
+		flame_xml(out, dir, SIZE_MAX);
+	}
+	fprintf(out,
+		"</text>\n<text x=\"%.0f\" y=\"38\" text-anchor=\"middle\" fill=\"#555\">width: %s "
+		"of the probed functions, all threads merged (spool)</text>\n",
+		FLAME_SVG_W / 2, o->weight == FLAME_WEIGHT_CALLS ? "calls" : "self time");
+	if (flame_svg_node(g, out, 0, FLAME_SVG_PAD, 0, maxdepth, total, o->weight) < 0)
+		return -ENOMEM;
+	fputs("</svg>\n", out);
+	return 0;
+}
+
+static void flame_free(struct flame *g)
+{
+	for (size_t s = 0; s < g->nstreams && g->th; s++)
+		free(g->th[s].st);
+	free(g->th);
+	for (size_t i = 0; i < g->nnames; i++)
+		free(g->names[i]);
+	free(g->names);
+	free(g->probe_fn);
+	free(g->nodes);
+}
+
+int flame_export_dir(const char *dir, const struct flame_opts *o, FILE *out)
+{
+	struct trace_reader *r = NULL;
+	struct trace_problem prob;
+	struct trace_event ev;
+	struct flame g;
+	char *path = NULL;
+	int rc;
+
+	memset(&g, 0, sizeof(g));
+	rc = trace_reader_open(&r, dir, &prob);
+	if (rc < 0) {
+		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+		return rc;
+	}
+	rc = flame_load_probes(&g, r);
+	if (rc < 0) {
+		log_err("%s has no probe table (\"probes\"): not a trace of spool probe", dir);
+		goto out;
+	}
+	g.nstreams = trace_reader_nstreams(r);
+	g.th = calloc(g.nstreams ? g.nstreams : 1, sizeof(*g.th));
+	g.nodes = malloc(256 * sizeof(*g.nodes));
+	if (!g.th || !g.nodes) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	g.capnodes = 256;
+	g.nnodes = 1;
+	g.nodes[0] = (struct flame_node){FLAME_NONE, FLAME_NONE, FLAME_NONE, FLAME_NONE, 0, 0, 0};
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		if (ev_kind(ev.rec->word) != KIND_PROBE)
+			continue;
+		rc = flame_event(&g, &ev);
+		if (rc < 0)
+			goto out;
+	}
+	if (rc < 0)
+		goto out;
+	/* Activations open at the end: the program exited inside them. */
+	for (size_t s = 0; s < g.nstreams; s++)
+		while (g.th[s].n)
+			flame_close(&g, &g.th[s], g.th[s].last);
+	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
+		const struct trace_problem *p = trace_reader_problem(r, i);
+
+		log_warn("%s at offset %llu: %s", p->file, (unsigned long long)p->offset, p->msg);
+	}
+	if (!g.entries) {
+		log_err("%s: no function entry was recorded (probe functions with -e func:...)",
+			dir);
+		rc = -ENODATA;
+		goto out;
+	}
+	if (o->format == FLAME_SVG) {
+		rc = flame_svg(&g, o, dir, out);
+	} else {
+		path = malloc(1 << 20);
+		rc = path ? flame_folded(&g, 0, path, 0, 1 << 20, o->weight, out) : -ENOMEM;
+	}
+	if (rc < 0)
+		log_err("flame graph of %s: %s", dir, strerror(-rc));
+out:
+	free(path);
+	flame_free(&g);
+	trace_reader_close(r);
+	return rc;
+}
