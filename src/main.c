@@ -22,12 +22,12 @@ static int cmd_help(int argc, char **argv);
 
 static const struct command commands[] = {
 	{"locks", cmd_locks, "run a program and profile its locks, semaphores and condition variables"},
-	{"report", cmd_report, "print a report from a trace (--locks)"},
+	{"report", cmd_report, "print a report from a trace (--locks, --functions, --coverage, ...)"},
 	{"export", cmd_export, "convert a trace for Perfetto UI (--perfetto) or chrome://tracing (--chrome)"},
 	{"info", cmd_info, "describe a trace: processes, threads, events, losses, problems"},
 	{"cc", cmd_cc, "compile C like clang, with the program's trace calls optimized"},
 	{"decode", cmd_decode, "print a trace's program events as the unoptimized build writes them"},
-	{"probe", cmd_probe, "probe function entries and exits of an unmodified program (func:GLOB)"},
+	{"probe", cmd_probe, "probe an unmodified program, launched or running (-p PID): functions, blocks, branches"},
 	{"path", cmd_path, "the thread path: which thread called which function on which object"},
 	{"record", cmd_record, "run a program and record its schedule and inputs for spool replay"},
 	{"replay", cmd_replay, "run a recorded program again with the recorded schedule and inputs"},
