@@ -125,6 +125,7 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 		struct probe_regs r;
 		uint64_t flags; /* where a trampoline with save_flags has them */
 	} regs;
+	struct probe_var_regs vr;
 	uint32_t id;
 	int saved = errno;
 
@@ -172,7 +173,27 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 				__atomic_fetch_add(&agent_probe_counts[2 * blk], 1,
 						   __ATOMIC_RELAXED);
 		}
-		agent_probe_table[p->handler](id, &regs.r, (uint64_t)g[REG_RSP]);
+		if (p->handler == PROBE_H_VAR) {
+			/* The layout x86_code_call_handler_full gives the handler. */
+			vr.gp = regs.r;
+			vr.flags = regs.flags;
+			vr.rbx = (uint64_t)g[REG_RBX];
+			vr.rbp = (uint64_t)g[REG_RBP];
+			vr.r12 = (uint64_t)g[REG_R12];
+			vr.r13 = (uint64_t)g[REG_R13];
+			vr.r14 = (uint64_t)g[REG_R14];
+			vr.r15 = (uint64_t)g[REG_R15];
+			for (int i = 0; i < 16; i++) {
+				if (uc->uc_mcontext.fpregs)
+					memcpy(vr.xmm[i], &uc->uc_mcontext.fpregs->_xmm[i], 16);
+				else
+					vr.xmm[i][0] = vr.xmm[i][1] = 0;
+			}
+			agent_probe_table[p->handler](id, (struct probe_regs *)&vr,
+						      (uint64_t)g[REG_RSP]);
+		} else {
+			agent_probe_table[p->handler](id, &regs.r, (uint64_t)g[REG_RSP]);
+		}
 	}
 	g[REG_RIP] = (greg_t)p->slot;
 	errno = saved;
@@ -461,6 +482,7 @@ static void agent_probe_module(struct probe_area_module *m, struct probe_area_pr
 		rt->handler = p->handler;
 		rt->op = p->op;
 		rt->area = p;
+		rt->base = f.base;
 		memcpy(rt->orig, p->orig, p->patch_len);
 		p->runtime_addr = rt->addr;
 		p->runtime_patch = rt->patch_addr;
@@ -533,6 +555,17 @@ static int agent_probe_setup(struct probe_area_hdr *h)
 		if (agent_probe_fault_install() || agent_probe_trap_install())
 			agent_log("probe: cannot install the fault handlers");
 		h->handler_loaded = 1;
+	}
+	if (h->nvars && h->vars_off) {
+		const struct probe_area_var *v = (const void *)((char *)h + h->vars_off);
+
+		for (uint32_t i = 0; i < h->nvars; i++)
+			if (v[i].index == 0 && v[i].probe_id <= agent_probe_max_id &&
+			    i + v[i].nvars <= h->nvars) {
+				agent_probe_by_id[v[i].probe_id].var_first = i;
+				agent_probe_by_id[v[i].probe_id].var_count = v[i].nvars;
+			}
+		agent_probe_vars = v;
 	}
 	for (uint32_t i = 0; i < h->nmodules; i++)
 		if (ms[i].nprobes)

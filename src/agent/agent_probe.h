@@ -31,7 +31,13 @@ struct agent_probe_rt {
 	uint8_t patch_len;
 	uint8_t orig[PROBE_MAX_PATCH];
 	struct probe_area_probe *area; /* status written back here */
+	uint64_t base;	     /* its module's load bias (variable recipes) */
+	uint32_t var_first;  /* PROBE_H_VAR: its recipes in agent_probe_vars */
+	uint32_t var_count;
 };
+
+/* Variable recipes (probe_abi.h), in spool's shared memory. */
+extern const struct probe_area_var *agent_probe_vars;
 
 extern struct agent_probe_rt *agent_probe_by_id;
 extern uint32_t agent_probe_max_id;

@@ -182,12 +182,129 @@ static void agent_probe_branch(uint32_t idcc, struct probe_regs *regs, uint64_t 
 				   1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Variable probes: one record per variable, each with the hit's timestamp.
+ * The recipe was computed by spool from the DWARF location at this address
+ * (probe_abi.h); reading memory is a plain load of bytes that DWARF says
+ * hold the variable (the frame or a global), so it does not fault on a
+ * correct location list.
+ */
+const struct probe_area_var *agent_probe_vars;
+
+static inline __attribute__((always_inline)) uint64_t
+agent_probe_reg(const struct probe_var_regs *vr, unsigned reg, uint64_t sp)
+{
+	const struct probe_regs *g = &vr->gp;
+
+	switch (reg) {
+	case 0: return g->rax;
+	case 1: return g->rdx;
+	case 2: return g->rcx;
+	case 3: return vr->rbx;
+	case 4: return g->rsi;
+	case 5: return g->rdi;
+	case 6: return vr->rbp;
+	case 7: return sp;
+	case 8: return g->r8;
+	case 9: return g->r9;
+	case 10: return g->r10;
+	case 11: return g->r11;
+	case 12: return vr->r12;
+	case 13: return vr->r13;
+	case 14: return vr->r14;
+	case 15: return vr->r15;
+	default: return 0;
+	}
+}
+
+static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	const struct probe_var_regs *vr = (const struct probe_var_regs *)regs;
+	struct agent_thread *t = &agent_self;
+	const struct agent_probe_rt *p;
+	uint64_t tsc;
+
+	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
+		if (!agent.active || t->busy)
+			return;
+		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0);
+		if (!t)
+			return;
+	}
+	if (AGENT_UNLIKELY(id > agent_probe_max_id || !agent_probe_vars))
+		return;
+	p = &agent_probe_by_id[id];
+	t->busy = 1;
+	tsc = __rdtsc();
+	for (uint32_t i = 0; i < p->var_count; i++) {
+		const struct probe_area_var *v = &agent_probe_vars[p->var_first + i];
+		uint64_t val[2] = {0, 0}, at = 0;
+		uint8_t *dst = (uint8_t *)val;
+		unsigned size = v->size > 16 ? 16 : v->size;
+		struct rec_probe *r;
+		uint32_t seq;
+
+		switch (v->how) {
+		case PROBE_V_REG:
+			if (v->reg >= 17 && v->reg <= 32) {
+				val[0] = vr->xmm[v->reg - 17][0];
+				val[1] = vr->xmm[v->reg - 17][1];
+			} else {
+				val[0] = agent_probe_reg(vr, v->reg, sp);
+			}
+			break;
+		case PROBE_V_MEM_REG:
+			at = agent_probe_reg(vr, v->reg, sp) + (uint64_t)v->off;
+			break;
+		case PROBE_V_MEM_ABS:
+			at = p->base + (uint64_t)v->off;
+			break;
+		case PROBE_V_VAL_REG:
+			val[0] = agent_probe_reg(vr, v->reg, sp) + (uint64_t)v->off;
+			break;
+		case PROBE_V_CONST:
+			val[0] = (uint64_t)v->off;
+			break;
+		default:
+			break;
+		}
+		if (at) {
+			const volatile uint8_t *src = (const volatile uint8_t *)at;
+
+			for (unsigned k = 0; k < size; k++)
+				dst[k] = src[k];
+		} else {
+			for (unsigned k = size; k < 16; k++)
+				dst[k] = 0;
+		}
+		seq = ++t->seq;
+		r = ring_prod_reserve(&t->prod, sizeof(*r));
+		if (AGENT_UNLIKELY(!r))
+			continue;
+		r->h.word = ev_word(KIND_PROBE, t->index, id, PROBE_OP_VAR);
+		r->h.tsc = tsc;
+		r->h.seq = seq;
+		r->h.size = sizeof(*r);
+		r->addr = p->addr;
+		r->sp = sp;
+		r->ret_ip = (uint64_t)v->index | (uint64_t)v->nvars << 16;
+		r->args[0] = val[0];
+		r->args[1] = val[1];
+		r->args[2] = at;
+		t->prod.ring->last_seq = seq;
+		if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
+			agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0);
+	}
+	t->busy = 0;
+}
+
 const agent_probe_fn agent_probe_handlers[PROBE_H_MAX] = {
 	[PROBE_H_FUNC_ENTRY] = agent_probe_entry,
 	[PROBE_H_FUNC_EXIT] = agent_probe_exit,
 	[PROBE_H_HIT] = agent_probe_hit,
 	[PROBE_H_BLOCK] = agent_probe_block,
 	[PROBE_H_BRANCH] = agent_probe_branch,
+	[PROBE_H_VAR] = agent_probe_var,
 };
 
 /* ---- custom handlers, under the fault guard ---- */
@@ -261,4 +378,5 @@ const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX] = {
 	/* custom handlers run at function entries and exits only */
 	[PROBE_H_BLOCK] = agent_probe_block,
 	[PROBE_H_BRANCH] = agent_probe_branch,
+	[PROBE_H_VAR] = agent_probe_var,
 };

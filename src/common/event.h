@@ -193,6 +193,11 @@ struct rec_probe {
 };
 _Static_assert(sizeof(struct rec_probe) == 72, "rec_probe layout");
 enum { PROBE_OP_ENTRY = 1, PROBE_OP_EXIT = 2, PROBE_OP_HIT = 3 };
+/* A variable probe's value (doc/trace-format.md): one record per variable of
+ * a hit, all with the hit's timestamp; ret_ip = index | count << 16 (of the
+ * probe's variables), args[0..1] = the value's raw bytes (little-endian,
+ * zero-padded to 16), args[2] = the address read (0: a register or value). */
+enum { PROBE_OP_VAR = 4 };
 
 /* KIND_FUNC: one function entry or exit of a program built with
  * -finstrument-functions (src/agent/agent_func.c), recorded only when the

@@ -57,6 +57,9 @@ struct probe_module {
 			    * address in its code, sorted (NULL until analysed) */
 	size_t ntargets;
 	int analysed;
+	void *dwarf;	/* Dwarf *, opened by the first variable probe */
+	void *cfi;	/* Dwarf_CFI * of .eh_frame */
+	int dwarf_tried, cfi_tried;
 };
 
 /* probe_module.cfg_want */
@@ -93,6 +96,13 @@ struct probe_def {
 	uint64_t count[2]; /* from the agent: block hits; branch taken, not taken */
 	uint32_t status;   /* from the agent */
 	uint64_t runtime_addr;
+	/* Variable probes (PROBE_H_VAR): what the handler reads, and the
+	 * address whose state it sees (the probe runs before the instructions
+	 * it displaced, so that is patch_off, or addr for an int3). */
+	struct probe_area_var *vars;
+	uint32_t nvars;
+	uint64_t eval_pc;
+	int time_only;	   /* function probes a time: spec asked for, no func: */
 };
 
 struct probe_mgr {
@@ -106,6 +116,10 @@ struct probe_mgr {
 	int libs_resolved;
 	int attach;		/* attach mode: no call in a jump's window (a thread
 				 * inside the callee would return into the patch) */
+	struct probe_vspec *vspecs; /* var:, assert:, time: specs (probe_var.c) */
+	size_t nvspecs;
+	struct probe_vvar *vvars;   /* every variable of every variable probe */
+	size_t nvvars;
 };
 
 /* A parsed spec: KIND:GLOB (the executable) or KIND:LIBGLOB:GLOB (libraries
@@ -115,6 +129,7 @@ struct probe_spec {
 	char lib[256]; /* "" = the executable */
 	char pattern[256];
 	const char *text;
+	char arg[1024]; /* var:, assert:, time: everything after KIND: */
 };
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t errlen);
 
@@ -173,5 +188,56 @@ int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo,
  * instruction after a branch) and conditional branches of function sym;
  * place a counting probe on each block (what) and/or each jcc. */
 int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned what);
+
+/* ---- variable, assertion and time probes (probe_var.c, probe_dwarf.c) ---- */
+
+/* Value types of variable probes (var:TYPE:...). */
+enum {
+	PROBE_T_CHAR = 1, PROBE_T_INT, PROBE_T_LONG, PROBE_T_FLOAT, PROBE_T_DOUBLE,
+	PROBE_T_LDOUBLE, PROBE_T_UCHAR, PROBE_T_UINT, PROBE_T_ULONG, PROBE_T_SHORT,
+	PROBE_T_USHORT, PROBE_T_BOOL, PROBE_T_PTR, PROBE_T_MAX
+};
+const char *probe_vtype_name(unsigned t);
+unsigned probe_vtype_parse(const char *s); /* 0: unknown */
+unsigned probe_vtype_size(unsigned t);	   /* bytes read */
+int probe_vtype_is_float(unsigned t);
+int probe_vtype_is_signed(unsigned t);
+
+/* A variable found in DWARF, its location at a pc as a recipe. */
+struct probe_dw_var {
+	uint8_t how, reg; /* PROBE_V_*, DWARF register */
+	int64_t off;
+	unsigned type;	  /* PROBE_T_* of its DWARF type, 0 = not a supported one */
+	char dwarf_type[64];
+	char why[200];	  /* when it cannot be read */
+};
+int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const char *name,
+		    uint64_t pc, struct probe_dw_var *v);
+/* The first statement after the prologue (where the parameters are in their
+ * home), and the first address of a source line inside the function. */
+int probe_dwarf_entry_pc(struct probe_module *mod, const struct probe_sym *sym, uint64_t *pc);
+int probe_dwarf_line_pc(struct probe_module *mod, const struct probe_sym *sym, int line,
+			uint64_t *pc);
+void probe_dwarf_close(struct probe_module *mod);
+
+/* probe_plan.c: a probe that runs `handler` before the instruction at addr
+ * (a ret: before the epilogue instructions its window displaces). Returns
+ * the new probe or NULL (errno-style code in *err, reason logged by caller
+ * via d->why). full: save every register (variable probes). */
+struct probe_def *probe_plan_point(struct probe_mgr *m, uint32_t module, uint32_t sym,
+				   uint64_t addr, uint32_t handler, uint32_t op, int full, int *err);
+/* The rets of a function (module offsets), malloc'ed. */
+int probe_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t **rets,
+		    size_t *n);
+
+/* The main executable as a module (opened on first use). */
+int probe_mgr_exe_module(struct probe_mgr *m, uint32_t *idx);
+
+/* probe_var.c */
+int probe_var_add_spec(struct probe_mgr *m, const struct probe_spec *s);
+void probe_var_free(struct probe_mgr *m);
+int probe_mgr_has_vars(const struct probe_mgr *m);
+/* The "vars" side file (doc/trace-format.md). */
+int probe_mgr_var_table(const struct probe_mgr *m, char **text, size_t *len);
 
 #endif

@@ -23,6 +23,7 @@
  *   struct probe_area_reloc   x nrelocs
  *   code bytes                code_bytes
  *   uint64_t counts[2 * ncounts] (block and branch counters, 8-aligned)
+ *   struct probe_area_var     x nvars       (sorted by probe id, then index)
  *
  * Libc-free: included by the agent.
  */
@@ -32,7 +33,7 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 3
+#define PROBE_AREA_VERSION 4
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
@@ -55,6 +56,11 @@ enum {
 	 * is id | cc << PROBE_CC_SHIFT; the saved flags sit just above the
 	 * struct probe_regs. For an int3 probe the agent takes cc from op. */
 	PROBE_H_BRANCH = 5,
+	/* Variable probes: read the probe's variables (struct probe_area_var,
+	 * vars_off) and record one KIND_PROBE PROBE_OP_VAR event per variable.
+	 * Called by x86_code_call_handler_full: the second argument is a
+	 * struct probe_var_regs. */
+	PROBE_H_VAR = 6,
 	PROBE_H_MAX
 };
 #define PROBE_CC_SHIFT 28
@@ -105,6 +111,9 @@ struct probe_area_hdr {
 	uint32_t handler_loaded; /* agent: the custom handlers are in */
 	char handler_path[PROBE_PATH_MAX]; /* spool: custom handlers (--handler), "" = none */
 	char handler_error[256];	   /* agent: why they could not be loaded */
+	uint64_t vars_off; /* variable recipes of PROBE_H_VAR probes */
+	uint32_t nvars;
+	uint32_t pad1;
 };
 
 struct probe_area_module {
@@ -161,5 +170,40 @@ struct probe_regs {
 	uint64_t r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax;
 };
 #define PROBE_REDZONE 128
+
+/*
+ * Variable probes. spool evaluates each variable's DWARF location at the
+ * probed address into one recipe the agent runs at each hit; the agent
+ * copies `size` raw bytes (at most 16) into the record, spool formats them.
+ * Registers use the DWARF x86-64 numbering: 0 rax, 1 rdx, 2 rcx, 3 rbx,
+ * 4 rsi, 5 rdi, 6 rbp, 7 rsp (the stack pointer at the probe), 8-15 r8-r15,
+ * 17-32 xmm0-15.
+ */
+enum {
+	PROBE_V_REG = 1,     /* the register's low `size` bytes */
+	PROBE_V_MEM_REG = 2, /* memory at reg + off */
+	PROBE_V_MEM_ABS = 3, /* memory at module base + off (a global) */
+	PROBE_V_VAL_REG = 4, /* the value reg + off (DW_OP_stack_value) */
+	PROBE_V_CONST = 5,   /* the value off (a constant) */
+};
+
+struct probe_area_var {
+	uint32_t probe_id;
+	uint16_t index;	 /* among the probe's variables */
+	uint16_t nvars;	 /* how many the probe has */
+	uint8_t how;	 /* PROBE_V_* */
+	uint8_t reg;	 /* DWARF register number */
+	uint8_t size;	 /* bytes to copy, 1-16 */
+	uint8_t pad[5];
+	int64_t off;
+};
+
+/* What x86_code_call_handler_full saves, lowest address first. */
+struct probe_var_regs {
+	uint64_t xmm[16][2];
+	uint64_t r15, r14, r13, r12, rbp, rbx;
+	struct probe_regs gp; /* r11 ... rax */
+	uint64_t flags;
+};
 
 #endif

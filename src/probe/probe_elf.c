@@ -169,6 +169,7 @@ void probe_module_close(struct probe_module *mod)
 	free(mod->syms);
 	free(mod->targets);
 	free(mod->cfg_want);
+	probe_dwarf_close(mod);
 	if (mod->elf)
 		elf_end(mod->elf);
 	if (mod->fd >= 0)

@@ -65,9 +65,19 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t
 		return -EINVAL;
 	}
 	memcpy(out->kind, text, (size_t)(c1 - text));
+	if (!strcmp(out->kind, "var") || !strcmp(out->kind, "assert") || !strcmp(out->kind, "time")) {
+		/* probe_var.c parses the rest: it has ':' and '@' of its own */
+		if (strlen(c1 + 1) >= sizeof(out->arg) || !c1[1]) {
+			snprintf(err, errlen, "'%s': empty or too long", text);
+			return -EINVAL;
+		}
+		snprintf(out->arg, sizeof(out->arg), "%s", c1 + 1);
+		return 0;
+	}
 	if (strcmp(out->kind, "func") && strcmp(out->kind, "block") && strcmp(out->kind, "branch")) {
 		snprintf(err, errlen,
-			 "'%s': unknown probe kind '%s' (this version knows func:, block:, branch:)",
+			 "'%s': unknown probe kind '%s' (this version knows func:, block:, branch:, "
+			 "var:, assert:, time:)",
 			 text, out->kind);
 		return -EINVAL;
 	}
@@ -101,9 +111,12 @@ int probe_mgr_init(struct probe_mgr *m, const char *exe)
 
 void probe_mgr_free(struct probe_mgr *m)
 {
-	for (size_t i = 0; i < m->ndefs; i++)
+	for (size_t i = 0; i < m->ndefs; i++) {
 		free(m->defs[i].code);
+		free(m->defs[i].vars);
+	}
 	free(m->defs);
+	probe_var_free(m);
 	for (size_t i = 0; i < m->nmods; i++)
 		probe_module_close(&m->mods[i]);
 	free(m->mods);
@@ -167,8 +180,10 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 		}
 		for (size_t j = 0; j < m->ndefs; j++)
 			if (m->defs[j].module == mi && m->defs[j].sym == i &&
-			    (m->defs[j].op == PROBE_OP_ENTRY || m->defs[j].op == PROBE_OP_EXIT))
+			    (m->defs[j].op == PROBE_OP_ENTRY || m->defs[j].op == PROBE_OP_EXIT)) {
 				dup = 1;
+				m->defs[j].time_only = 0; /* a time: spec placed it first */
+			}
 		if (dup)
 			continue;
 		rc = probe_plan_function(m, mi, (uint32_t)i, 1, 1);
@@ -186,6 +201,8 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 	int matched = 0, libs_matched = 0, rc;
 	uint32_t mi;
 
+	if (s->arg[0])
+		return probe_var_add_spec(m, s);
 	if (!s->lib[0]) {
 		rc = probe_mgr_module(m, m->exe, 1, &mi);
 		if (rc) {
@@ -274,9 +291,19 @@ int probe_mgr_has_cfg(const struct probe_mgr *m)
 int probe_mgr_has_func(const struct probe_mgr *m)
 {
 	for (size_t i = 0; i < m->ndefs; i++)
-		if (m->defs[i].registered && !probe_is_cfg(&m->defs[i]))
+		if (m->defs[i].registered && !m->defs[i].time_only &&
+		    (m->defs[i].op == PROBE_OP_ENTRY || m->defs[i].op == PROBE_OP_EXIT))
 			return 1;
 	return 0;
+}
+
+int probe_mgr_exe_module(struct probe_mgr *m, uint32_t *idx)
+{
+	int rc = probe_mgr_module(m, m->exe, 1, idx);
+
+	if (rc)
+		log_err("probe: cannot read %s: %s", m->exe, strerror(-rc));
+	return rc;
 }
 
 /* Patched in the text: by itself, or inside the probe that carries it. */
@@ -402,6 +429,16 @@ static size_t probe_ncounts(const struct probe_mgr *m)
 	return m->ndefs + 1;
 }
 
+static size_t probe_nvars(const struct probe_mgr *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->ndefs; i++)
+		if (m->defs[i].registered)
+			n += m->defs[i].nvars;
+	return n;
+}
+
 uint64_t probe_mgr_area_size(const struct probe_mgr *m)
 {
 	size_t np, nr, code;
@@ -409,7 +446,8 @@ uint64_t probe_mgr_area_size(const struct probe_mgr *m)
 	probe_area_counts(m, &np, &nr, &code);
 	return sizeof(struct probe_area_hdr) + m->nmods * sizeof(struct probe_area_module) +
 	       np * sizeof(struct probe_area_probe) + nr * sizeof(struct probe_area_reloc) + code +
-	       64 + probe_ncounts(m) * 2 * sizeof(uint64_t) + 8;
+	       64 + probe_ncounts(m) * 2 * sizeof(uint64_t) + 8 +
+	       probe_nvars(m) * sizeof(struct probe_area_var) + 8;
 }
 
 int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
@@ -437,6 +475,20 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	h->code_off = (h->relocs_off + nr * sizeof(*ar) + 15) & ~15ull;
 	h->counts_off = (h->code_off + ncode + 63) & ~63ull;
 	h->ncounts = (uint32_t)probe_ncounts(m);
+	h->nvars = (uint32_t)probe_nvars(m);
+	h->vars_off = (h->counts_off + h->ncounts * 2 * sizeof(uint64_t) + 7) & ~7ull;
+	{
+		/* by probe id (defs are in id order), then index */
+		struct probe_area_var *av = (void *)((char *)area + h->vars_off);
+		size_t vi = 0;
+
+		for (size_t i = 0; i < m->ndefs; i++)
+			for (uint32_t k = 0; m->defs[i].registered && k < m->defs[i].nvars; k++) {
+				av[vi] = m->defs[i].vars[k];
+				av[vi].index = (uint16_t)k;
+				av[vi++].nvars = (uint16_t)m->defs[i].nvars;
+			}
+	}
 	am = (void *)((char *)area + h->modules_off);
 	ap = (void *)((char *)area + h->probes_off);
 	ar = (void *)((char *)area + h->relocs_off);
@@ -522,6 +574,8 @@ static const char *probe_op_name(uint32_t op)
 		return "block";
 	case PROBE_OP_BRANCH:
 		return "branch";
+	case PROBE_OP_VAR:
+		return "var";
 	default:
 		return "hit";
 	}

@@ -341,3 +341,222 @@ out:
 	free(f.in);
 	return rc;
 }
+
+/* ---- probes at a point of a function (variable, assertion, time probes) ---- */
+
+static int plan_decode(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f)
+{
+	struct probe_module *mod = &m->mods[module];
+	uint64_t off = 0;
+	size_t avail;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->mod = mod;
+	f->sym = &mod->syms[sym];
+	f->code = probe_module_code(mod, f->sym->addr, &avail);
+	if (!f->code)
+		return -ENOEXEC;
+	f->avail = avail;
+	f->limit = sym + 1 < mod->nsyms ? mod->syms[sym + 1].addr : f->sym->addr + avail;
+	if (f->limit > f->sym->addr + avail)
+		f->limit = f->sym->addr + avail;
+	rc = probe_module_analyse(mod);
+	if (rc)
+		return rc;
+	f->in = calloc(PLAN_MAX_INSNS, sizeof(*f->in));
+	if (!f->in)
+		return -ENOMEM;
+	f->complete = 1;
+	while (off < f->sym->size && off < avail) {
+		if (f->n == PLAN_MAX_INSNS ||
+		    x86_decode(f->code + off, avail - off, f->sym->addr + off, &f->in[f->n]) < 0) {
+			f->complete = 0;
+			break;
+		}
+		if ((f->in[f->n].flags & X86_F_INDIRECT) && (f->in[f->n].flags & X86_F_BRANCH))
+			f->indirect = 1;
+		off += f->in[f->n].len;
+		f->n++;
+	}
+	return 0;
+}
+
+int probe_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t **rets,
+		    size_t *n)
+{
+	struct plan_fn f;
+	int rc = plan_decode(m, module, sym, &f);
+
+	*rets = NULL;
+	*n = 0;
+	if (rc)
+		return rc;
+	*rets = calloc(f.n + 1, sizeof(**rets));
+	if (!*rets) {
+		free(f.in);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < f.n; i++)
+		if (f.in[i].flags & X86_F_RET)
+			(*rets)[(*n)++] = f.in[i].addr;
+	free(f.in);
+	return 0;
+}
+
+static int plan_point_call(struct probe_def *d, int full)
+{
+	return full ? x86_code_call_handler_full(d->code, d->id, d->handler)
+		    : x86_code_call_handler(d->code, d->id, d->handler, 1);
+}
+
+/* A jump window before instruction k: [a, b) with the handler first. */
+static int plan_point_jump(struct probe_mgr *m, uint32_t module, struct probe_def *d,
+			   const struct plan_fn *f, size_t a, size_t b, uint64_t hi_patch, int full)
+{
+	uint64_t lo = f->in[a].addr, hi = f->in[b - 1].addr + f->in[b - 1].len;
+	const struct x86_insn *last = &f->in[b - 1];
+	size_t avail;
+	const uint8_t *p = probe_module_code(f->mod, lo, &avail);
+	int rc;
+
+	if (hi_patch > hi)
+		hi = hi_patch; /* dead padding after a ret: patched, never run */
+	if (!p || avail < hi - lo || hi - lo > PROBE_MAX_PATCH || hi - lo < X86_JMP_LEN)
+		return -ENOTSUP;
+	d->method = PROBE_M_JUMP;
+	d->patch_off = lo;
+	d->patch_len = (uint32_t)(hi - lo);
+	memcpy(d->orig, p, hi - lo);
+	d->code->len = d->code->nrel = 0;
+	rc = plan_point_call(d, full);
+	for (size_t i = a; !rc && i < b; i++)
+		rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - f->sym->addr));
+	hi = f->in[b - 1].addr + f->in[b - 1].len;
+	/* Padding after a ret is not displaced code: nothing to run. */
+	if (!rc && !(last->flags & X86_F_RET) &&
+	    !((last->flags & X86_F_BRANCH) && !(last->flags & X86_F_COND)))
+		rc = x86_code_jmp(d->code, hi);
+	if (rc)
+		d->code->len = d->code->nrel = 0;
+	d->eval_pc = lo;
+	return rc;
+}
+
+struct probe_def *probe_plan_point(struct probe_mgr *m, uint32_t module, uint32_t sym,
+				   uint64_t addr, uint32_t handler, uint32_t op, int full, int *err)
+{
+	struct plan_fn f;
+	struct probe_def *d;
+	size_t k;
+	int rc = plan_decode(m, module, sym, &f), placed = 0;
+
+	*err = rc;
+	if (rc)
+		return NULL;
+	for (k = 0; k < f.n && f.in[k].addr != addr; k++)
+		;
+	if (k == f.n) {
+		free(f.in);
+		*err = -EINVAL; /* not an instruction boundary */
+		return NULL;
+	}
+	d = probe_plan_new_def(m, module, sym);
+	if (!d) {
+		free(f.in);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	d->op = op;
+	d->handler = handler;
+	d->addr = addr;
+	snprintf(d->insn, sizeof(d->insn), "%s", f.in[k].text);
+	if (f.indirect) {
+		snprintf(d->why, sizeof(d->why),
+			 "the function has indirect jumps (a jump table could target the window)");
+	} else if (f.in[k].flags & X86_F_RET) {
+		/* Up to 4 epilogue instructions before the ret, then the ret,
+		 * then dead padding, as exit probes do; the handler runs first. */
+		for (size_t b = 0; !placed && b <= 4 && b <= k; b++) {
+			uint64_t lo = f.in[k - b].addr, hi = f.in[k].addr + f.in[k].len;
+			int ok = 1;
+
+			for (size_t i = k - b; i < k; i++)
+				if (f.in[i].unreloc || (f.in[i].flags & (X86_F_BRANCH | X86_F_CALL |
+									 X86_F_RET | X86_F_TRAP)))
+					ok = 0;
+			if (!ok)
+				break;
+			while (hi - lo < X86_JMP_LEN && hi < f.limit) {
+				struct x86_insn pad;
+				size_t avail;
+				const uint8_t *p = probe_module_code(f.mod, hi, &avail);
+
+				if (!p || x86_decode(p, avail, hi, &pad) < 0)
+					break;
+				if (hi >= f.sym->addr + f.sym->size && !(pad.flags & X86_F_NOP))
+					break;
+				if (hi + pad.len > f.limit)
+					break;
+				hi += pad.len;
+			}
+			if (hi - lo < X86_JMP_LEN || hi - lo > PROBE_MAX_PATCH ||
+			    plan_has_target(f.mod, lo, hi) || probe_plan_overlaps(m, module, lo, hi))
+				continue;
+			if (!plan_point_jump(m, module, d, &f, k - b, k + 1, hi, full))
+				placed = 1;
+		}
+		if (!placed)
+			snprintf(d->why, sizeof(d->why),
+				 "no 5-byte straight-line window around the ret without a branch "
+				 "target");
+	} else {
+		uint64_t len = 0;
+		size_t e = k;
+		const char *why = NULL;
+
+		while (e < f.n && len < X86_JMP_LEN) {
+			const struct x86_insn *in = &f.in[e];
+
+			if (in->unreloc || (in->flags & (X86_F_CALL | X86_F_TRAP)))
+				why = "a call or an instruction that cannot be relocated is too close";
+			else if (e > k && probe_module_is_target(f.mod, in->addr))
+				why = "a branch targets an instruction the jump would replace";
+			else if ((in->flags & (X86_F_BRANCH | X86_F_RET)) &&
+				 len + in->len < X86_JMP_LEN)
+				why = "a jump or ret is too close";
+			if (why)
+				break;
+			len += in->len;
+			e++;
+		}
+		if (!why && len < X86_JMP_LEN)
+			why = "the function ends too close";
+		if (!why && probe_plan_overlaps(m, module, addr, addr + len))
+			why = "another probe covers these bytes";
+		if (!why && !plan_point_jump(m, module, d, &f, k, e, 0, full))
+			placed = 1;
+		else if (!why)
+			why = "relocation failed";
+		if (why)
+			snprintf(d->why, sizeof(d->why), "%s", why);
+	}
+	if (!placed) {
+		d->code->len = d->code->nrel = 0;
+		if (probe_plan_overlaps(m, module, addr, addr + 1) || plan_int3(d, &f, &f.in[k])) {
+			free(d->code);
+			m->ndefs--;
+			free(f.in);
+			*err = -ENOTSUP;
+			return NULL;
+		}
+		if (full) {
+			/* plan_int3 relocated the instruction: nothing else to do,
+			 * the SIGTRAP handler saves every register itself. */
+		}
+		d->eval_pc = addr;
+	}
+	free(f.in);
+	*err = 0;
+	return d;
+}

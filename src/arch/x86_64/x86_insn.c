@@ -250,3 +250,82 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	rc |= x86_put(c, post, sizeof(post));
 	return rc ? -ENOSPC : 0;
 }
+
+int x86_code_call_handler_full(struct x86_code *c, uint32_t probe_id, uint32_t handler)
+{
+	static const uint8_t pre[] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea rsp,[rsp-128] */
+	static const uint8_t pushf = 0x9c, popf = 0x9d;
+	/* push rax rcx rdx rsi rdi r8 r9 r10 r11 (struct probe_regs) */
+	static const uint8_t push[] = {0x50, 0x51, 0x52, 0x56, 0x57, 0x41, 0x50,
+				       0x41, 0x51, 0x41, 0x52, 0x41, 0x53};
+	/* push rbx rbp r12 r13 r14 r15 */
+	static const uint8_t push_cs[] = {0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57};
+	static const uint8_t pop[] = {0x41, 0x5b, 0x41, 0x5a, 0x41, 0x59, 0x41, 0x58,
+				      0x5f, 0x5e, 0x5a, 0x59, 0x58};
+	static const uint8_t post[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+	static const uint8_t regs[] = {0x48, 0x89, 0xe6}; /* mov rsi,rsp */
+	uint32_t xmm_bytes = 256, cs_bytes = 48;
+	uint32_t sp_off = xmm_bytes + cs_bytes + 72 + 8 + PROBE_REDZONE;
+	uint32_t drop = xmm_bytes + cs_bytes;
+	uint8_t b[16];
+	int rc = 0;
+
+	rc |= x86_put(c, pre, sizeof(pre));
+	rc |= x86_put(c, &pushf, 1);
+	rc |= x86_put(c, push, sizeof(push));
+	rc |= x86_put(c, push_cs, sizeof(push_cs));
+	/* lea rsp,[rsp-256] */
+	b[0] = 0x48, b[1] = 0x8d, b[2] = 0xa4, b[3] = 0x24;
+	{
+		int32_t d = -(int32_t)xmm_bytes;
+
+		memcpy(b + 4, &d, 4);
+	}
+	rc |= x86_put(c, b, 8);
+	/* movdqu [rsp+16*i], xmm_i: F3 [REX.R] 0F 7F /r with rsp base (SIB 0x24) */
+	for (unsigned i = 0; i < 16; i++) {
+		size_t n = 0;
+
+		b[n++] = 0xf3;
+		if (i >= 8)
+			b[n++] = 0x44;
+		b[n++] = 0x0f;
+		b[n++] = 0x7f;
+		if (i == 0) {
+			b[n++] = (uint8_t)(0x04 | ((i & 7) << 3));
+			b[n++] = 0x24;
+		} else {
+			b[n++] = (uint8_t)(0x84 | ((i & 7) << 3)); /* disp32 */
+			b[n++] = 0x24;
+			{
+				uint32_t d = 16 * i;
+
+				memcpy(b + n, &d, 4);
+				n += 4;
+			}
+		}
+		rc |= x86_put(c, b, n);
+	}
+	b[0] = 0xbf; /* mov edi, probe_id */
+	memcpy(b + 1, &probe_id, 4);
+	rc |= x86_put(c, b, 5);
+	rc |= x86_put(c, regs, sizeof(regs));
+	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x94, b[3] = 0x24; /* lea rdx,[rsp+sp_off] */
+	memcpy(b + 4, &sp_off, 4);
+	rc |= x86_put(c, b, 8);
+	b[0] = 0x48, b[1] = 0xb8; /* movabs rax, handler */
+	memset(b + 2, 0, 8);
+	rc |= x86_put(c, b, 10);
+	if (!rc)
+		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
+	b[0] = 0xff, b[1] = 0xd0; /* call rax */
+	rc |= x86_put(c, b, 2);
+	/* lea rsp,[rsp+drop]: the xmm and callee-saved copies */
+	b[0] = 0x48, b[1] = 0x8d, b[2] = 0xa4, b[3] = 0x24;
+	memcpy(b + 4, &drop, 4);
+	rc |= x86_put(c, b, 8);
+	rc |= x86_put(c, pop, sizeof(pop));
+	rc |= x86_put(c, &popf, 1);
+	rc |= x86_put(c, post, sizeof(post));
+	return rc ? -ENOSPC : 0;
+}

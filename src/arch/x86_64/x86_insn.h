@@ -61,6 +61,13 @@ int x86_code_jmp(struct x86_code *c, uint64_t target);
  * (probe_id, struct probe_regs *, stack pointer at the probe), restore.
  * Leaves flags clobbered unless save_flags. */
 int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int save_flags);
+/* The same with every register saved for the handler to read (variable
+ * probes): flags, the 9 caller-saved and 6 callee-saved general registers
+ * and xmm0-15, laid out as struct probe_var_regs (probe_abi.h). Only the
+ * caller-saved ones and the flags are restored: the handler is C and keeps
+ * the callee-saved ones, and it is general-regs-only, so the xmm copies are
+ * for reading. */
+int x86_code_call_handler_full(struct x86_code *c, uint32_t probe_id, uint32_t handler);
 
 /* The patch written over the probed bytes: jmp rel32 to the trampoline
  * followed by int3 filler; the agent fills the displacement. */

@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vars.c - the report of variable, assertion and time probes, from the
+ * trace's "vars" side file (what each probe records) and its KIND_PROBE
+ * events (doc/trace-format.md).
+ *
+ * A hit of a variable probe is one PROBE_OP_VAR record per variable, in
+ * index order, with the same timestamp, consecutive in its thread's
+ * stream; a hit whose records are not all there (a ring overflowed) is
+ * skipped. Values are formatted by the variable's type: integers in
+ * decimal, float with 9 significant digits, double with 17, long double
+ * with 21 (enough to tell any two values of the type apart).
+ *
+ * Assertions are evaluated here on the recorded values (probe_expr.c); a
+ * hit where the expression cannot be evaluated (division by zero) counts
+ * as neither. Time probes: "call" (time:FUNC) pairs each exit with the
+ * open entry of the same stack pointer on its thread, as the function
+ * report does; "span" (time:A..B) measures from a hit of A to the next hit
+ * of B on the same thread (a second A before B restarts the span).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/event.h"
+#include "../probe/probe.h"
+#include "../probe/probe_expr.h"
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "vars.h"
+
+struct vr_point {
+	uint64_t ns;
+	uint32_t tid;
+	uint8_t raw[16];
+};
+
+struct vr_var {
+	uint32_t probe_id, index;
+	unsigned type;
+	int shown;
+	char name[128], func[256], where[32];
+	struct vr_point *pts;
+	size_t npts, cap;
+	int have_minmax;
+	uint8_t min[16], max[16];
+};
+
+struct vr_assert {
+	char func[256], where[32];
+	char *text;
+	struct probe_expr *ex;
+	uint32_t *ids;
+	size_t nids;
+	uint64_t ntrue, nfalse, nundef;
+	int failed;
+	uint64_t fail_ns;
+	uint32_t fail_tid;
+	char fail_vals[512];
+};
+
+struct vr_frame {
+	uint64_t sp, t0;
+};
+
+struct vr_tstate {
+	struct vr_frame *st; /* call mode */
+	size_t n, cap;
+	int open;	     /* span mode */
+	uint64_t t0;
+	uint64_t count, total, min, max;
+};
+
+struct vr_time {
+	int call;
+	char *text;
+	uint32_t *start, *end;
+	size_t nstart, nend;
+	uint64_t count, total, min, max;
+	struct vr_tstate *th; /* per stream */
+};
+
+/* The hit being assembled on each stream. */
+struct vr_hit {
+	uint32_t id, nvars, next;
+	uint64_t ns;
+	uint8_t (*raw)[16];
+	size_t cap;
+};
+
+struct vr_ctx {
+	struct vr_var *vars;
+	size_t nvars;
+	struct vr_assert *asserts;
+	size_t nasserts;
+	struct vr_time *times;
+	size_t ntimes;
+	struct vr_hit *hits;
+	size_t nstreams;
+	uint64_t t_first;
+	int have_first;
+};
+
+static int vr_parse_ids(const char *s, uint32_t **ids, size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	if (!strcmp(s, "-"))
+		return 0;
+	while (*s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+		uint32_t *ni;
+
+		if (end == s)
+			return -EINVAL;
+		ni = realloc(*ids, (*n + 1) * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		*ids = ni;
+		ni[(*n)++] = (uint32_t)v;
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int vr_has(const uint32_t *ids, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+static int vr_load(struct vr_ctx *c, char *text)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char type[32], ids[4096], ids2[4096], mode[16];
+		int pos = 0;
+		unsigned n;
+
+		if (!strncmp(line, "var ", 4)) {
+			struct vr_var v, *nv;
+
+			memset(&v, 0, sizeof(v));
+			if (sscanf(line, "var %u %u %31s %127s %255s %31s %d", &v.probe_id, &v.index,
+				   type, v.name, v.func, v.where, &v.shown) != 7)
+				continue;
+			v.type = probe_vtype_parse(type);
+			nv = realloc(c->vars, (c->nvars + 1) * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			c->vars = nv;
+			nv[c->nvars++] = v;
+		} else if (!strncmp(line, "assert ", 7)) {
+			struct vr_assert a, *na;
+			char err[256];
+
+			memset(&a, 0, sizeof(a));
+			if (sscanf(line, "assert %u %255s %31s %4095s %n", &n, a.func, a.where, ids,
+				   &pos) != 4 ||
+			    !pos)
+				continue;
+			if (vr_parse_ids(ids, &a.ids, &a.nids) ||
+			    probe_expr_parse(line + pos, &a.ex, err, sizeof(err)) ||
+			    !(a.text = strdup(line + pos))) {
+				free(a.ids);
+				probe_expr_free(a.ex);
+				continue;
+			}
+			na = realloc(c->asserts, (c->nasserts + 1) * sizeof(*na));
+			if (!na) {
+				free(a.ids);
+				free(a.text);
+				probe_expr_free(a.ex);
+				return -ENOMEM;
+			}
+			c->asserts = na;
+			na[c->nasserts++] = a;
+		} else if (!strncmp(line, "time ", 5)) {
+			struct vr_time t, *nt;
+
+			memset(&t, 0, sizeof(t));
+			if (sscanf(line, "time %u %15s %4095s %4095s %n", &n, mode, ids, ids2, &pos) !=
+				    4 ||
+			    !pos)
+				continue;
+			t.call = !strcmp(mode, "call");
+			t.min = UINT64_MAX;
+			if (vr_parse_ids(ids, &t.start, &t.nstart) ||
+			    vr_parse_ids(ids2, &t.end, &t.nend) || !(t.text = strdup(line + pos)) ||
+			    !(t.th = calloc(c->nstreams ? c->nstreams : 1, sizeof(*t.th)))) {
+				free(t.start);
+				free(t.end);
+				free(t.text);
+				continue;
+			}
+			for (size_t s = 0; s < c->nstreams; s++)
+				t.th[s].min = UINT64_MAX;
+			nt = realloc(c->times, (c->ntimes + 1) * sizeof(*nt));
+			if (!nt) {
+				free(t.start);
+				free(t.end);
+				free(t.text);
+				free(t.th);
+				return -ENOMEM;
+			}
+			c->times = nt;
+			nt[c->ntimes++] = t;
+		}
+	}
+	return 0;
+}
+
+/* ---- values ---- */
+
+static long double vr_ld(unsigned type, const uint8_t *raw)
+{
+	union {
+		uint8_t b[16];
+		float f;
+		double d;
+		long double ld;
+		int8_t i8;
+		uint8_t u8;
+		int16_t i16;
+		uint16_t u16;
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64;
+	} u;
+
+	memset(&u, 0, sizeof(u));
+	memcpy(u.b, raw, 16);
+	switch (type) {
+	case PROBE_T_CHAR: return u.i8;
+	case PROBE_T_UCHAR: case PROBE_T_BOOL: return u.u8;
+	case PROBE_T_SHORT: return u.i16;
+	case PROBE_T_USHORT: return u.u16;
+	case PROBE_T_INT: return u.i32;
+	case PROBE_T_UINT: return u.u32;
+	case PROBE_T_LONG: return (long double)u.i64;
+	case PROBE_T_ULONG: case PROBE_T_PTR: return (long double)u.u64;
+	case PROBE_T_FLOAT: return u.f;
+	case PROBE_T_DOUBLE: return u.d;
+	case PROBE_T_LDOUBLE:
+		memset(u.b + 10, 0, 6);
+		return u.ld;
+	default: return 0;
+	}
+}
+
+static void vr_value(unsigned type, const uint8_t *raw, struct probe_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (probe_vtype_is_float(type)) {
+		v->is_float = 1;
+		v->f = vr_ld(type, raw);
+	} else if (type == PROBE_T_ULONG || type == PROBE_T_PTR) {
+		memcpy(&v->i, raw, 8);
+	} else {
+		v->i = (int64_t)vr_ld(type, raw);
+	}
+}
+
+/* Text of a value; with_char: chars also as 'c'. */
+static void vr_format(unsigned type, const uint8_t *raw, char *buf, size_t len, int with_char)
+{
+	long double x = vr_ld(type, raw);
+	uint64_t u;
+
+	switch (type) {
+	case PROBE_T_FLOAT:
+		snprintf(buf, len, "%.9g", (double)x);
+		break;
+	case PROBE_T_DOUBLE:
+		snprintf(buf, len, "%.17g", (double)x);
+		break;
+	case PROBE_T_LDOUBLE:
+		snprintf(buf, len, "%.21Lg", x);
+		break;
+	case PROBE_T_ULONG:
+		memcpy(&u, raw, 8);
+		snprintf(buf, len, "%llu", (unsigned long long)u);
+		break;
+	case PROBE_T_PTR:
+		memcpy(&u, raw, 8);
+		snprintf(buf, len, "0x%llx", (unsigned long long)u);
+		break;
+	case PROBE_T_CHAR:
+	case PROBE_T_UCHAR:
+		if (with_char && x >= 32 && x < 127)
+			snprintf(buf, len, "%lld '%c'", (long long)x, (char)(int)x);
+		else
+			snprintf(buf, len, "%lld", (long long)x);
+		break;
+	default:
+		snprintf(buf, len, "%lld", (long long)x);
+		break;
+	}
+}
+
+/* ---- events ---- */
+
+static void vr_time_point(struct vr_ctx *c, size_t stream, uint32_t id, unsigned op, uint64_t sp,
+			  uint64_t ns)
+{
+	for (size_t i = 0; i < c->ntimes; i++) {
+		struct vr_time *t = &c->times[i];
+		struct vr_tstate *s = &t->th[stream];
+		uint64_t d = 0;
+		int closed = 0;
+
+		if (vr_has(t->end, t->nend, id)) {
+			if (t->call) {
+				size_t k = s->n;
+
+				while (k && s->st[k - 1].sp < sp)
+					k--;
+				if (k && s->st[k - 1].sp == sp) {
+					d = ns - s->st[k - 1].t0;
+					s->n = k - 1;
+					closed = 1;
+				}
+			} else if (s->open) {
+				d = ns - s->t0;
+				s->open = 0;
+				closed = 1;
+			}
+		}
+		if (closed) {
+			t->count++;
+			t->total += d;
+			t->min = d < t->min ? d : t->min;
+			t->max = d > t->max ? d : t->max;
+			s->count++;
+			s->total += d;
+			s->min = d < s->min ? d : s->min;
+			s->max = d > s->max ? d : s->max;
+		}
+		if (vr_has(t->start, t->nstart, id)) {
+			if (t->call) {
+				if (s->n == s->cap) {
+					size_t nc = s->cap ? s->cap * 2 : 16;
+					struct vr_frame *nf = realloc(s->st, nc * sizeof(*nf));
+
+					if (!nf)
+						continue;
+					s->st = nf;
+					s->cap = nc;
+				}
+				s->st[s->n++] = (struct vr_frame){sp, ns};
+			} else {
+				s->open = 1;
+				s->t0 = ns;
+			}
+		}
+	}
+	(void)op;
+}
+
+static int vr_var_at(const struct vr_ctx *c, uint32_t id, const char *name)
+{
+	for (size_t i = 0; i < c->nvars; i++)
+		if (c->vars[i].probe_id == id && !strcmp(c->vars[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int vr_hit_done(struct vr_ctx *c, const struct vr_hit *h, uint32_t tid)
+{
+	for (size_t i = 0; i < c->nvars; i++) {
+		struct vr_var *v = &c->vars[i];
+		const uint8_t *raw;
+
+		if (v->probe_id != h->id || v->index >= h->nvars)
+			continue;
+		raw = h->raw[v->index];
+		if (!v->have_minmax || vr_ld(v->type, raw) < vr_ld(v->type, v->min))
+			memcpy(v->min, raw, 16);
+		if (!v->have_minmax || vr_ld(v->type, raw) > vr_ld(v->type, v->max))
+			memcpy(v->max, raw, 16);
+		v->have_minmax = 1;
+		if (v->npts == v->cap) {
+			size_t nc = v->cap ? v->cap * 2 : 64;
+			struct vr_point *np = realloc(v->pts, nc * sizeof(*np));
+
+			if (!np)
+				return -ENOMEM;
+			v->pts = np;
+			v->cap = nc;
+		}
+		v->pts[v->npts].ns = h->ns;
+		v->pts[v->npts].tid = tid;
+		memcpy(v->pts[v->npts++].raw, raw, 16);
+	}
+	for (size_t i = 0; i < c->nasserts; i++) {
+		struct vr_assert *a = &c->asserts[i];
+		size_t ni = probe_expr_nidents(a->ex);
+		struct probe_value vals[64], res;
+		int vi[64], ok = 1;
+
+		if (!vr_has(a->ids, a->nids, h->id) || ni > 64)
+			continue;
+		for (size_t k = 0; k < ni; k++) {
+			vi[k] = vr_var_at(c, h->id, probe_expr_ident(a->ex, k));
+			if (vi[k] < 0 || c->vars[vi[k]].index >= h->nvars) {
+				ok = 0;
+				break;
+			}
+			vr_value(c->vars[vi[k]].type, h->raw[c->vars[vi[k]].index], &vals[k]);
+		}
+		if (!ok || probe_expr_eval(a->ex, vals, &res)) {
+			a->nundef++;
+			continue;
+		}
+		if (probe_value_true(&res)) {
+			a->ntrue++;
+			continue;
+		}
+		a->nfalse++;
+		if (a->failed)
+			continue;
+		a->failed = 1;
+		a->fail_ns = h->ns;
+		a->fail_tid = tid;
+		a->fail_vals[0] = 0;
+		for (size_t k = 0, o = 0; k < ni && o < sizeof(a->fail_vals); k++) {
+			char b[96];
+
+			vr_format(c->vars[vi[k]].type, h->raw[c->vars[vi[k]].index], b, sizeof(b), 0);
+			o += (size_t)snprintf(a->fail_vals + o, sizeof(a->fail_vals) - o, "%s%s=%s",
+					      k ? " " : "", probe_expr_ident(a->ex, k), b);
+		}
+	}
+	return 0;
+}
+
+static int vr_event(struct vr_ctx *c, const struct trace_event *ev, uint32_t tid)
+{
+	const struct rec_probe *p = (const void *)ev->rec;
+	uint32_t id = ev_obj(p->h.word);
+	unsigned op = ev_op(p->h.word);
+	struct vr_hit *h;
+
+	if (p->h.size < sizeof(*p) || ev->stream_id >= c->nstreams)
+		return 0;
+	if (!c->have_first) {
+		c->t_first = ev->ns;
+		c->have_first = 1;
+	}
+	if (op != PROBE_OP_VAR) {
+		vr_time_point(c, ev->stream_id, id, op, p->sp, ev->ns);
+		return 0;
+	}
+	h = &c->hits[ev->stream_id];
+	{
+		uint32_t index = (uint32_t)(p->ret_ip & 0xffff), n = (uint32_t)(p->ret_ip >> 16 & 0xffff);
+
+		if (!n || index >= n)
+			return 0;
+		if (index == 0) {
+			if (n > h->cap) {
+				uint8_t(*nr)[16] = realloc(h->raw, n * sizeof(*nr));
+
+				if (!nr)
+					return -ENOMEM;
+				h->raw = nr;
+				h->cap = n;
+			}
+			h->id = id;
+			h->nvars = n;
+			h->next = 0;
+			h->ns = ev->ns;
+			vr_time_point(c, ev->stream_id, id, op, p->sp, ev->ns);
+		}
+		if (h->id != id || h->nvars != n || h->next != index)
+			return 0; /* a record of this hit was lost */
+		memcpy(h->raw[index], p->args, 16);
+		h->next++;
+		if (h->next == n) {
+			h->next = UINT32_MAX;
+			return vr_hit_done(c, h, tid);
+		}
+	}
+	return 0;
+}
+
+/* ---- printing ---- */
+
+static void vr_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r, FILE *out)
+{
+	char b[96], b2[96];
+	int first = 1;
+
+	fprintf(out, "{\"vars\":[");
+	for (size_t i = 0; i < c->nvars; i++) {
+		const struct vr_var *v = &c->vars[i];
+
+		if (!v->shown)
+			continue;
+		fprintf(out, "%s{\"name\":", first ? "" : ",");
+		first = 0;
+		vr_json_str(out, v->name);
+		fprintf(out, ",\"type\":\"%s\",\"function\":", probe_vtype_name(v->type));
+		vr_json_str(out, v->func);
+		fprintf(out, ",\"where\":");
+		vr_json_str(out, v->where);
+		fprintf(out, ",\"probe\":%u,\"count\":%zu", v->probe_id, v->npts);
+		if (v->have_minmax) {
+			vr_format(v->type, v->min, b, sizeof(b), 0);
+			vr_format(v->type, v->max, b2, sizeof(b2), 0);
+			fprintf(out, ",\"min\":\"%s\",\"max\":\"%s\"", b, b2);
+		}
+		fprintf(out, ",\"values\":[");
+		for (size_t k = 0; k < v->npts; k++) {
+			vr_format(v->type, v->pts[k].raw, b, sizeof(b), 0);
+			fprintf(out, "%s{\"ns\":%llu,\"tid\":%u,\"value\":\"%s\"}", k ? "," : "",
+				(unsigned long long)(v->pts[k].ns - c->t_first), v->pts[k].tid, b);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "],\"asserts\":[");
+	for (size_t i = 0; i < c->nasserts; i++) {
+		const struct vr_assert *a = &c->asserts[i];
+
+		fprintf(out, "%s{\"expr\":", i ? "," : "");
+		vr_json_str(out, a->text);
+		fprintf(out, ",\"function\":");
+		vr_json_str(out, a->func);
+		fprintf(out, ",\"where\":");
+		vr_json_str(out, a->where);
+		fprintf(out, ",\"true\":%llu,\"false\":%llu,\"undefined\":%llu",
+			(unsigned long long)a->ntrue, (unsigned long long)a->nfalse,
+			(unsigned long long)a->nundef);
+		if (a->failed) {
+			fprintf(out, ",\"first_failure\":{\"ns\":%llu,\"tid\":%u,\"values\":",
+				(unsigned long long)(a->fail_ns - c->t_first), a->fail_tid);
+			vr_json_str(out, a->fail_vals);
+			fputc('}', out);
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "],\"times\":[");
+	for (size_t i = 0; i < c->ntimes; i++) {
+		const struct vr_time *t = &c->times[i];
+		int tf = 1;
+
+		fprintf(out, "%s{\"spec\":", i ? "," : "");
+		vr_json_str(out, t->text);
+		fprintf(out,
+			",\"count\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"avg_ns\":%llu,"
+			"\"max_ns\":%llu,\"threads\":[",
+			(unsigned long long)t->count, (unsigned long long)t->total,
+			(unsigned long long)(t->count ? t->min : 0),
+			(unsigned long long)(t->count ? t->total / t->count : 0),
+			(unsigned long long)t->max);
+		for (size_t s = 0; s < c->nstreams; s++) {
+			if (!t->th[s].count)
+				continue;
+			fprintf(out, "%s{\"tid\":%u,\"count\":%llu,\"total_ns\":%llu}", tf ? "" : ",",
+				trace_reader_stream(r, s)->tid, (unsigned long long)t->th[s].count,
+				(unsigned long long)t->th[s].total);
+			tf = 0;
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "]}\n");
+}
+
+static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
+		     const struct vars_opts *o, FILE *out)
+{
+	char b[96], b2[96];
+
+	for (size_t i = 0; i < c->nvars; i++) {
+		const struct vr_var *v = &c->vars[i];
+
+		if (!v->shown)
+			continue;
+		fprintf(out, "variable %s (%s) at %s:%s: %zu values", v->name,
+			probe_vtype_name(v->type), v->func, v->where, v->npts);
+		if (v->have_minmax) {
+			vr_format(v->type, v->min, b, sizeof(b), 1);
+			vr_format(v->type, v->max, b2, sizeof(b2), 1);
+			fprintf(out, ", min %s, max %s", b, b2);
+		}
+		fprintf(out, "\n");
+		if (v->npts)
+			fprintf(out, "  %14s %10s  %s\n", "time ms", "tid", "value");
+		for (size_t k = 0; k < v->npts; k++) {
+			if (o->limit && k >= o->limit) {
+				fprintf(out, "  ... %zu more (--limit 0 shows all)\n", v->npts - k);
+				break;
+			}
+			vr_format(v->type, v->pts[k].raw, b, sizeof(b), 1);
+			fprintf(out, "  %14.6f %10u  %s\n", (v->pts[k].ns - c->t_first) / 1e6,
+				v->pts[k].tid, b);
+		}
+	}
+	for (size_t i = 0; i < c->nasserts; i++) {
+		const struct vr_assert *a = &c->asserts[i];
+
+		fprintf(out, "assertion %s at %s:%s: %llu true, %llu false", a->text, a->func,
+			a->where, (unsigned long long)a->ntrue, (unsigned long long)a->nfalse);
+		if (a->nundef)
+			fprintf(out, ", %llu undefined (division by zero)",
+				(unsigned long long)a->nundef);
+		fprintf(out, "\n");
+		if (a->failed)
+			fprintf(out, "  first false at %.6f ms, tid %u: %s\n",
+				(a->fail_ns - c->t_first) / 1e6, a->fail_tid, a->fail_vals);
+	}
+	if (c->ntimes)
+		fprintf(out, "%-32s %10s %12s %12s %12s %12s\n", "time", "count", "total ms",
+			"min us", "avg us", "max us");
+	for (size_t i = 0; i < c->ntimes; i++) {
+		const struct vr_time *t = &c->times[i];
+
+		fprintf(out, "%-32s %10llu %12.3f %12.3f %12.3f %12.3f\n", t->text,
+			(unsigned long long)t->count, t->total / 1e6,
+			(t->count ? t->min : 0) / 1e3,
+			(t->count ? (double)t->total / t->count : 0) / 1e3, t->max / 1e3);
+		for (size_t s = 0; s < c->nstreams; s++)
+			if (t->th[s].count)
+				fprintf(out, "    tid %-24u %10llu %12.3f %12.3f %12.3f %12.3f\n",
+					trace_reader_stream(r, s)->tid,
+					(unsigned long long)t->th[s].count, t->th[s].total / 1e6,
+					t->th[s].min / 1e3,
+					(double)t->th[s].total / t->th[s].count / 1e3,
+					t->th[s].max / 1e3);
+	}
+}
+
+int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
+{
+	struct trace_reader *r = NULL;
+	struct trace_problem prob;
+	struct trace_event ev;
+	struct vr_ctx c;
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = trace_reader_open(&r, dir, &prob);
+	if (rc < 0) {
+		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+		return rc;
+	}
+	rc = trace_reader_file(r, "vars", &text, &len);
+	if (rc < 0) {
+		log_err("%s has no \"vars\" file: not a trace of spool probe with var:, assert: or "
+			"time: probes",
+			dir);
+		goto out;
+	}
+	c.nstreams = trace_reader_nstreams(r);
+	c.hits = calloc(c.nstreams ? c.nstreams : 1, sizeof(*c.hits));
+	if (!c.hits) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = vr_load(&c, text);
+	if (rc < 0)
+		goto out;
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		if (ev_kind(ev.rec->word) != KIND_PROBE)
+			continue;
+		rc = vr_event(&c, &ev, trace_reader_stream(r, ev.stream_id)->tid);
+		if (rc < 0)
+			goto out;
+	}
+	if (rc < 0)
+		goto out;
+	if (o->json)
+		vr_print_json(&c, r, out);
+	else
+		vr_print(&c, r, o, out);
+	rc = 0;
+out:
+	free(text);
+	for (size_t i = 0; i < c.nvars; i++)
+		free(c.vars[i].pts);
+	free(c.vars);
+	for (size_t i = 0; i < c.nasserts; i++) {
+		free(c.asserts[i].ids);
+		free(c.asserts[i].text);
+		probe_expr_free(c.asserts[i].ex);
+	}
+	free(c.asserts);
+	for (size_t i = 0; i < c.ntimes; i++) {
+		for (size_t s = 0; s < c.nstreams; s++)
+			free(c.times[i].th[s].st);
+		free(c.times[i].th);
+		free(c.times[i].start);
+		free(c.times[i].end);
+		free(c.times[i].text);
+	}
+	free(c.times);
+	for (size_t s = 0; s < c.nstreams && c.hits; s++)
+		free(c.hits[s].raw);
+	free(c.hits);
+	trace_reader_close(r);
+	return rc;
+}

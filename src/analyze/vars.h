@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vars.h - reports of variable, assertion and time probes (spool report
+ * --vars, and spool probe at exit): per variable a value timeline with
+ * min/max/count; per assertion how often it held and the first hit where
+ * it did not; per time probe count/total/min/avg/max of its durations.
+ */
+#ifndef SPOOL_ANALYZE_VARS_H
+#define SPOOL_ANALYZE_VARS_H
+
+#include <stdio.h>
+
+struct vars_opts {
+	int json;
+	unsigned limit; /* timeline rows per variable in the text report, 0 = all */
+};
+
+/* Print the report of trace directory dir. Returns 0, or a negative errno
+ * when the trace cannot be read or has no "vars" side file (logged). */
+int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out);
+
+#endif

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_dwarf.c - what variable probes need from DWARF (elfutils libdw):
+ * the address of a point of a function (after its prologue, a source
+ * line), and a variable's type and location at an address, turned into
+ * one recipe the agent runs at each hit (struct probe_area_var).
+ *
+ * Locations are evaluated here, on the host, at the probed address: the
+ * location list entry in effect there, and for DW_OP_fbreg the frame base,
+ * which GCC emits as DW_OP_call_frame_cfa: the CFA at that address comes
+ * from the call frame information (.eh_frame, else .debug_frame), which
+ * libdw gives as one DW_OP_bregN. What a recipe can say: a register, memory
+ * at a register plus an offset, memory at a link-time address (a global,
+ * the agent adds the load bias), a register plus an offset as a value
+ * (DW_OP_stack_value), a constant. Anything else (pieces, entry values,
+ * computed expressions, x87 registers) is refused with the reason.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elfutils/libdw.h>
+
+#include "probe.h"
+
+static const struct {
+	const char *name;
+	uint8_t size, is_float, is_signed;
+} probe_vtypes[] = {
+	[PROBE_T_CHAR] = {"char", 1, 0, 1},	    [PROBE_T_INT] = {"int", 4, 0, 1},
+	[PROBE_T_LONG] = {"long", 8, 0, 1},	    [PROBE_T_FLOAT] = {"float", 4, 1, 1},
+	[PROBE_T_DOUBLE] = {"double", 8, 1, 1},	    [PROBE_T_LDOUBLE] = {"longdouble", 10, 1, 1},
+	[PROBE_T_UCHAR] = {"uchar", 1, 0, 0},	    [PROBE_T_UINT] = {"uint", 4, 0, 0},
+	[PROBE_T_ULONG] = {"ulong", 8, 0, 0},	    [PROBE_T_SHORT] = {"short", 2, 0, 1},
+	[PROBE_T_USHORT] = {"ushort", 2, 0, 0},	    [PROBE_T_BOOL] = {"bool", 1, 0, 0},
+	[PROBE_T_PTR] = {"ptr", 8, 0, 0},
+};
+
+const char *probe_vtype_name(unsigned t)
+{
+	return t && t < PROBE_T_MAX ? probe_vtypes[t].name : "?";
+}
+
+unsigned probe_vtype_size(unsigned t)
+{
+	return t && t < PROBE_T_MAX ? probe_vtypes[t].size : 0;
+}
+
+int probe_vtype_is_float(unsigned t)
+{
+	return t && t < PROBE_T_MAX && probe_vtypes[t].is_float;
+}
+
+int probe_vtype_is_signed(unsigned t)
+{
+	return t && t < PROBE_T_MAX && probe_vtypes[t].is_signed;
+}
+
+unsigned probe_vtype_parse(const char *s)
+{
+	if (!strcmp(s, "long double") || !strcmp(s, "long_double"))
+		return PROBE_T_LDOUBLE;
+	for (unsigned t = 1; t < PROBE_T_MAX; t++)
+		if (!strcmp(s, probe_vtypes[t].name))
+			return t;
+	return 0;
+}
+
+static Dwarf *probe_dw(struct probe_module *mod)
+{
+	if (!mod->dwarf_tried) {
+		mod->dwarf_tried = 1;
+		mod->dwarf = dwarf_begin_elf(mod->elf, DWARF_C_READ, NULL);
+	}
+	return mod->dwarf;
+}
+
+void probe_dwarf_close(struct probe_module *mod)
+{
+	if (mod->cfi)
+		dwarf_cfi_end(mod->cfi);
+	if (mod->dwarf)
+		dwarf_end(mod->dwarf);
+	mod->cfi = NULL;
+	mod->dwarf = NULL;
+}
+
+/* The subprogram DIE whose code starts at addr, and its CU. */
+static int probe_dw_func(struct probe_module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Die *fn)
+{
+	Dwarf *dw = probe_dw(mod);
+	Dwarf_Die *scopes = NULL;
+	int n, rc = -ENOENT;
+
+	if (!dw)
+		return -ENODATA;
+	if (!dwarf_addrdie(dw, addr, cu))
+		return -ENOENT;
+	n = dwarf_getscopes(cu, addr, &scopes);
+	for (int i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*fn = scopes[i];
+			rc = 0;
+			break;
+		}
+	free(scopes);
+	return rc;
+}
+
+int probe_dwarf_entry_pc(struct probe_module *mod, const struct probe_sym *sym, uint64_t *pc)
+{
+	Dwarf_Die cu, fn;
+	Dwarf_Lines *lines;
+	size_t nl;
+	int first_line = -1, rc;
+	uint64_t best = UINT64_MAX, lo = sym->addr, hi = sym->addr + sym->size;
+
+	rc = probe_dw_func(mod, sym->addr, &cu, &fn);
+	if (rc)
+		return rc;
+	*pc = lo;
+	if (dwarf_getsrclines(&cu, &lines, &nl))
+		return 0;
+	/* The line of the row at the entry (the opening brace); the first
+	 * address after it whose row is another line ends the prologue. A
+	 * function whose first statement shares the entry address has none. */
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || a != lo)
+			continue;
+		if (first_line < 0)
+			first_line = ln;
+		else if (ln != first_line)
+			return 0; /* a statement at the entry itself */
+	}
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		bool stmt;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || a <= lo || a >= hi)
+			continue;
+		if (dwarf_linebeginstatement(l, &stmt) || !stmt || ln == first_line)
+			continue;
+		if (a < best)
+			best = a;
+	}
+	if (best != UINT64_MAX)
+		*pc = best;
+	return 0;
+}
+
+int probe_dwarf_line_pc(struct probe_module *mod, const struct probe_sym *sym, int line,
+			uint64_t *pc)
+{
+	Dwarf_Die cu, fn;
+	Dwarf_Lines *lines;
+	size_t nl;
+	uint64_t best = UINT64_MAX, lo = sym->addr, hi = sym->addr + sym->size;
+	int rc = probe_dw_func(mod, sym->addr, &cu, &fn);
+
+	if (rc)
+		return rc;
+	if (dwarf_getsrclines(&cu, &lines, &nl))
+		return -ENODATA;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		bool stmt;
+
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln) || ln != line || a < lo ||
+		    a >= hi)
+			continue;
+		if (dwarf_linebeginstatement(l, &stmt) || !stmt)
+			continue;
+		if (a < best)
+			best = a;
+	}
+	if (best == UINT64_MAX)
+		return -ENOENT;
+	*pc = best;
+	return 0;
+}
+
+/* The base type of a variable: its probe type, or 0. */
+static unsigned probe_dw_type(Dwarf_Die *var, char *tname, size_t tlen)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t, peeled;
+	Dwarf_Word enc;
+	int size;
+	const char *n;
+
+	snprintf(tname, tlen, "?");
+	if (!dwarf_attr_integrate(var, DW_AT_type, &a) || !dwarf_formref_die(&a, &t))
+		return 0;
+	if (dwarf_peel_type(&t, &peeled))
+		return 0;
+	n = dwarf_diename(&peeled);
+	snprintf(tname, tlen, "%s", n ? n : "?");
+	if (dwarf_tag(&peeled) == DW_TAG_pointer_type) {
+		snprintf(tname, tlen, "pointer");
+		return PROBE_T_PTR;
+	}
+	if (dwarf_tag(&peeled) == DW_TAG_enumeration_type)
+		return dwarf_bytesize(&peeled) == 4 ? PROBE_T_INT : 0;
+	if (dwarf_tag(&peeled) != DW_TAG_base_type || !dwarf_attr(&peeled, DW_AT_encoding, &a) ||
+	    dwarf_formudata(&a, &enc))
+		return 0;
+	size = dwarf_bytesize(&peeled);
+	switch (enc) {
+	case DW_ATE_float:
+		return size == 4 ? PROBE_T_FLOAT : size == 8 ? PROBE_T_DOUBLE
+			     : size == 16 || size == 12 ? PROBE_T_LDOUBLE : 0;
+	case DW_ATE_boolean:
+		return size == 1 ? PROBE_T_BOOL : 0;
+	case DW_ATE_signed_char:
+	case DW_ATE_unsigned_char:
+		return size != 1 ? 0 : enc == DW_ATE_signed_char ? PROBE_T_CHAR : PROBE_T_UCHAR;
+	case DW_ATE_signed:
+		return size == 1 ? PROBE_T_CHAR : size == 2 ? PROBE_T_SHORT : size == 4 ? PROBE_T_INT
+		     : size == 8 ? PROBE_T_LONG : 0;
+	case DW_ATE_unsigned:
+		return size == 1 ? PROBE_T_UCHAR : size == 2 ? PROBE_T_USHORT
+		     : size == 4 ? PROBE_T_UINT : size == 8 ? PROBE_T_ULONG : 0;
+	default:
+		return 0;
+	}
+}
+
+/* The CFA at pc as register + offset. */
+static int probe_dw_cfa(struct probe_module *mod, uint64_t pc, uint8_t *reg, int64_t *off)
+{
+	Dwarf_CFI *cfis[2];
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops;
+	size_t nops;
+	int rc = -ENOENT;
+
+	if (!mod->cfi_tried) {
+		mod->cfi_tried = 1;
+		mod->cfi = dwarf_getcfi_elf(mod->elf);
+	}
+	cfis[0] = mod->cfi;
+	cfis[1] = mod->dwarf ? dwarf_getcfi(mod->dwarf) : NULL;
+	for (int i = 0; i < 2 && rc; i++) {
+		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc, &fr))
+			continue;
+		/* libdw gives "def_cfa reg, off" as DW_OP_bregx reg, off */
+		if (!dwarf_frame_cfa(fr, &ops, &nops) && nops == 1 && ops[0].atom >= DW_OP_breg0 &&
+		    ops[0].atom <= DW_OP_breg31) {
+			*reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
+			*off = (int64_t)ops[0].number;
+			rc = 0;
+		} else if (nops == 1 && ops[0].atom == DW_OP_bregx && ops[0].number <= 16) {
+			*reg = (uint8_t)ops[0].number;
+			*off = (int64_t)ops[0].number2;
+			rc = 0;
+		}
+		free(fr);
+		fr = NULL;
+	}
+	return rc;
+}
+
+static void probe_dw_why(struct probe_dw_var *v, const char *fmt, const char *name, unsigned op)
+{
+	snprintf(v->why, sizeof(v->why), fmt, name, op);
+}
+
+/* Evaluate one location expression at pc into a recipe. */
+static int probe_dw_expr(struct probe_module *mod, Dwarf_Die *fn, uint64_t pc, const Dwarf_Op *e,
+			 size_t n, const char *name, struct probe_dw_var *v)
+{
+	unsigned a0 = n ? e[0].atom : 0;
+	int stack_value = n >= 2 && e[n - 1].atom == DW_OP_stack_value;
+	size_t core = stack_value ? n - 1 : n;
+
+	if (!n) {
+		probe_dw_why(v, "'%s' is optimized out at this point%.0u", name, 0);
+		return -ENODATA;
+	}
+	if (core == 1 && ((a0 >= DW_OP_reg0 && a0 <= DW_OP_reg31) || a0 == DW_OP_regx)) {
+		unsigned r = a0 == DW_OP_regx ? (unsigned)e[0].number : a0 - DW_OP_reg0;
+
+		if (r >= 33 && r <= 40) {
+			probe_dw_why(v, "'%s' is in an x87 register (st%u): not readable", name,
+				     r - 33);
+			return -ENOTSUP;
+		}
+		if (r > 32 || r == 16) {
+			probe_dw_why(v, "'%s' is in DWARF register %u: not readable", name, r);
+			return -ENOTSUP;
+		}
+		v->how = PROBE_V_REG;
+		v->reg = (uint8_t)r;
+		return 0;
+	}
+	if (core == 1 && ((a0 >= DW_OP_breg0 && a0 <= DW_OP_breg31) || a0 == DW_OP_bregx)) {
+		unsigned r = a0 == DW_OP_bregx ? (unsigned)e[0].number : a0 - DW_OP_breg0;
+
+		if (r > 16) {
+			probe_dw_why(v, "'%s' is relative to DWARF register %u: not readable", name, r);
+			return -ENOTSUP;
+		}
+		v->how = stack_value ? PROBE_V_VAL_REG : PROBE_V_MEM_REG;
+		v->reg = (uint8_t)r;
+		v->off = (int64_t)(a0 == DW_OP_bregx ? e[0].number2 : e[0].number);
+		return 0;
+	}
+	if (core == 1 && a0 == DW_OP_fbreg && !stack_value) {
+		Dwarf_Attribute fa;
+		Dwarf_Op *fe;
+		size_t fn_n;
+
+		if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &fa) ||
+		    dwarf_getlocation_addr(&fa, pc, &fe, &fn_n, 1) < 1 || fn_n != 1) {
+			probe_dw_why(v, "'%s': its function's frame base is unknown here%.0u", name, 0);
+			return -ENOTSUP;
+		}
+		v->how = PROBE_V_MEM_REG;
+		if (fe[0].atom == DW_OP_call_frame_cfa) {
+			if (probe_dw_cfa(mod, pc, &v->reg, &v->off)) {
+				probe_dw_why(v, "'%s': no call frame information at this point%.0u",
+					     name, 0);
+				return -ENOTSUP;
+			}
+		} else if (fe[0].atom >= DW_OP_breg0 && fe[0].atom <= DW_OP_breg16) {
+			v->reg = (uint8_t)(fe[0].atom - DW_OP_breg0);
+			v->off = (int64_t)fe[0].number;
+		} else {
+			probe_dw_why(v, "'%s': frame base expression 0x%x not supported", name,
+				     fe[0].atom);
+			return -ENOTSUP;
+		}
+		v->off += (int64_t)e[0].number;
+		return 0;
+	}
+	if (core == 1 && a0 == DW_OP_addr && !stack_value) {
+		v->how = PROBE_V_MEM_ABS;
+		v->off = (int64_t)e[0].number;
+		return 0;
+	}
+	if (stack_value && core == 1 &&
+	    ((a0 >= DW_OP_lit0 && a0 <= DW_OP_lit31) || a0 == DW_OP_constu || a0 == DW_OP_consts ||
+	     (a0 >= DW_OP_const1u && a0 <= DW_OP_const8s))) {
+		v->how = PROBE_V_CONST;
+		v->off = a0 >= DW_OP_lit0 && a0 <= DW_OP_lit31 ? (int64_t)(a0 - DW_OP_lit0)
+							      : (int64_t)e[0].number;
+		return 0;
+	}
+	if (core == 1 && a0 == DW_OP_implicit_value && e[0].number <= 8 && e[0].number2) {
+		v->how = PROBE_V_CONST;
+		v->off = 0;
+		memcpy(&v->off, (const void *)(uintptr_t)e[0].number2, e[0].number);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (e[i].atom == DW_OP_entry_value || e[i].atom == DW_OP_GNU_entry_value) {
+			probe_dw_why(v, "'%s' is not kept at this point (only its value at the "
+				     "function's entry, DW_OP_entry_value)%.0u", name, 0);
+			return -ENOTSUP;
+		}
+	if (a0 == DW_OP_piece || (n > 1 && e[1].atom == DW_OP_piece)) {
+		probe_dw_why(v, "'%s' is split in pieces here%.0u", name, 0);
+		return -ENOTSUP;
+	}
+	probe_dw_why(v, "'%s': location expression (DW_OP 0x%x...) not supported", name, a0);
+	return -ENOTSUP;
+}
+
+/* A global variable of any CU, by name (the CU of the function first). */
+static int probe_dw_global(Dwarf *dw, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu, child;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && !dwarf_child(&cu, &child))
+			do {
+				const char *n;
+
+				if (dwarf_tag(&child) != DW_TAG_variable)
+					continue;
+				n = dwarf_diename(&child);
+				if (n && !strcmp(n, name) &&
+				    (dwarf_hasattr(&child, DW_AT_location) ||
+				     dwarf_hasattr(&child, DW_AT_const_value))) {
+					*out = child;
+					return 0;
+				}
+			} while (dwarf_siblingof(&child, &child) == 0);
+		off = next;
+	}
+	return -ENOENT;
+}
+
+int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const char *name,
+		    uint64_t pc, struct probe_dw_var *v)
+{
+	Dwarf_Die cu, fn, var, *scopes = NULL;
+	Dwarf_Attribute la;
+	Dwarf_Op *e;
+	size_t n;
+	int ns, rc, found = -1;
+
+	memset(v, 0, sizeof(*v));
+	rc = probe_dw_func(mod, sym->addr, &cu, &fn);
+	if (rc == -ENODATA) {
+		snprintf(v->why, sizeof(v->why), "%s has no DWARF (build it with -g)", mod->path);
+		return rc;
+	}
+	if (rc) {
+		snprintf(v->why, sizeof(v->why), "no DWARF for function %s", sym->name);
+		return rc;
+	}
+	ns = dwarf_getscopes(&cu, pc, &scopes);
+	if (ns > 0)
+		found = dwarf_getscopevar(scopes, ns, name, 0, NULL, 0, 0, &var);
+	free(scopes);
+	if (found < 0 && probe_dw_global(mod->dwarf, name, &var)) {
+		snprintf(v->why, sizeof(v->why),
+			 "no variable '%s' in %s (its parameters, locals in scope at 0x%llx, or "
+			 "globals)",
+			 name, sym->name, (unsigned long long)pc);
+		return -ENOENT;
+	}
+	v->type = probe_dw_type(&var, v->dwarf_type, sizeof(v->dwarf_type));
+	if (dwarf_attr_integrate(&var, DW_AT_const_value, &la)) {
+		Dwarf_Word w;
+
+		if (dwarf_formudata(&la, &w)) {
+			snprintf(v->why, sizeof(v->why), "'%s' is a constant of an unsupported form",
+				 name);
+			return -ENOTSUP;
+		}
+		v->how = PROBE_V_CONST;
+		v->off = (int64_t)w;
+		return 0;
+	}
+	if (!dwarf_attr_integrate(&var, DW_AT_location, &la)) {
+		snprintf(v->why, sizeof(v->why), "'%s' is optimized out (no location)", name);
+		return -ENODATA;
+	}
+	rc = dwarf_getlocation_addr(&la, pc, &e, &n, 1);
+	if (rc < 1) {
+		snprintf(v->why, sizeof(v->why), "'%s' is optimized out at 0x%llx", name,
+			 (unsigned long long)pc);
+		return -ENODATA;
+	}
+	return probe_dw_expr(mod, &fn, pc, e, n, name, v);
+}

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_var.c - variable, assertion and time probes: the specs, the
+ * points they probe, and the "vars" side file that tells the reports what
+ * each recorded value is (doc/probe.md, doc/trace-format.md).
+ *
+ *   var:TYPE:NAME@FUNC[:entry|:exit|:LINE]   TYPE char int long float double
+ *                                            longdouble ... or auto (DWARF)
+ *   assert:EXPR@FUNC[:entry|:exit|:LINE]     a C-like condition (probe_expr.h)
+ *   time:FUNC                                every call's duration
+ *   time:A..B                                from point A to the next B, per
+ *                                            thread; a point is FUNC,
+ *                                            FUNC:entry, FUNC:exit, FUNC:LINE
+ *
+ * A point is one probe before an instruction: entry is the first statement
+ * after the prologue (where -O0 code has stored its parameters; DWARF's
+ * line table says where), exit is every ret (the probe runs before the
+ * epilogue it displaces), LINE the first address of that source line in
+ * the function. Every variable and assertion at the same point shares one
+ * probe: its handler records each variable once per hit (the agent runs
+ * no expression; the report evaluates assertions on the recorded values).
+ * Each variable's DWARF location is evaluated here at the address whose
+ * state the handler sees (probe_dwarf.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/event.h"
+#include "../util/log.h"
+#include "probe.h"
+#include "probe_expr.h"
+
+enum { VS_VAR = 1, VS_ASSERT, VS_TIME };
+
+struct probe_vspec {
+	int kind;
+	char *text;
+	char func[256], where[32];
+	char *expr;	  /* assert */
+	int time_func;	  /* time:FUNC (pair entries and exits by stack pointer) */
+	uint32_t *ids;	  /* var/assert: its probes; time: start points */
+	size_t nids;
+	uint32_t *ids2;	  /* time: end points */
+	size_t nids2;
+};
+
+struct probe_vvar {
+	uint32_t probe_id;
+	uint16_t index;
+	unsigned type;
+	int shown;	  /* asked by a var: spec (else only an assertion uses it) */
+	char name[128];
+	char func[256], where[32];
+	char loc[64];
+};
+
+static int pv_push_id(uint32_t **ids, size_t *n, uint32_t id)
+{
+	uint32_t *ni;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*ids)[i] == id)
+			return 0;
+	ni = realloc(*ids, (*n + 1) * sizeof(*ni));
+	if (!ni)
+		return -ENOMEM;
+	ni[(*n)++] = id;
+	*ids = ni;
+	return 0;
+}
+
+static int pv_find_sym(const struct probe_module *mod, const char *name, uint32_t *sym)
+{
+	for (size_t i = 0; i < mod->nsyms; i++)
+		if (!strcmp(mod->syms[i].name, name)) {
+			*sym = (uint32_t)i;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* "FUNC[:entry|:exit|:LINE]" -> func, where ("entry" by default). */
+static int pv_split_point(const char *text, char *func, size_t flen, char *where, size_t wlen)
+{
+	const char *c = strchr(text, ':');
+	size_t n = c ? (size_t)(c - text) : strlen(text);
+
+	if (!n || n >= flen)
+		return -EINVAL;
+	memcpy(func, text, n);
+	func[n] = 0;
+	snprintf(where, wlen, "%s", c ? c + 1 : "entry");
+	if (!strcmp(where, "entry") || !strcmp(where, "exit"))
+		return 0;
+	for (const char *p = where; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+	return where[0] ? 0 : -EINVAL;
+}
+
+/* The addresses of a point of function sym. */
+static int pv_point_addrs(struct probe_mgr *m, uint32_t mi, uint32_t sym, const char *where,
+			  uint64_t **addrs, size_t *n, const char *spec)
+{
+	struct probe_module *mod = &m->mods[mi];
+	uint64_t pc;
+	int rc;
+
+	*addrs = NULL;
+	*n = 0;
+	if (!strcmp(where, "exit")) {
+		rc = probe_plan_rets(m, mi, sym, addrs, n);
+		if (!rc && !*n)
+			log_err("probe: '%s': %s has no ret to probe", spec, mod->syms[sym].name);
+		return rc ? rc : *n ? 0 : -ENOENT;
+	}
+	if (!strcmp(where, "entry"))
+		rc = probe_dwarf_entry_pc(mod, &mod->syms[sym], &pc);
+	else
+		rc = probe_dwarf_line_pc(mod, &mod->syms[sym], atoi(where), &pc);
+	if (rc == -ENODATA) {
+		log_err("probe: '%s': %s has no DWARF (build it with -g)", spec, mod->path);
+		return rc;
+	}
+	if (rc) {
+		if (strcmp(where, "entry"))
+			log_err("probe: '%s': no code of line %s in %s", spec, where,
+				mod->syms[sym].name);
+		else
+			log_err("probe: '%s': no DWARF for %s", spec, mod->syms[sym].name);
+		return rc;
+	}
+	*addrs = malloc(sizeof(**addrs));
+	if (!*addrs)
+		return -ENOMEM;
+	(*addrs)[(*n)++] = pc;
+	return 0;
+}
+
+/* The probe at addr with a handler that records (var or hit), or a new one. */
+static struct probe_def *pv_point_probe(struct probe_mgr *m, uint32_t mi, uint32_t sym,
+					uint64_t addr, uint32_t handler, const char *spec)
+{
+	struct probe_def *d;
+	int err;
+
+	for (size_t i = 0; i < m->ndefs; i++) {
+		d = &m->defs[i];
+		if (d->module == mi && d->addr == addr && d->registered &&
+		    (d->handler == PROBE_H_VAR || (d->handler == handler && handler == PROBE_H_HIT)))
+			return d;
+	}
+	d = probe_plan_point(m, mi, sym, addr, handler,
+			     handler == PROBE_H_VAR ? PROBE_OP_VAR : PROBE_OP_HIT,
+			     handler == PROBE_H_VAR, &err);
+	if (!d) {
+		log_err("probe: '%s': no probe can be placed at 0x%llx in %s: %s", spec,
+			(unsigned long long)addr, m->mods[mi].syms[sym].name,
+			err == -ENOTSUP ? "another probe covers it" : strerror(-err));
+		return NULL;
+	}
+	d->registered = 1;
+	return d;
+}
+
+static void pv_loc_text(const struct probe_area_var *v, char *buf, size_t len)
+{
+	static const char *const regs[] = {"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+					   "r8",  "r9",	 "r10", "r11", "r12", "r13", "r14", "r15"};
+	char r[8];
+
+	if (v->reg < 16)
+		snprintf(r, sizeof(r), "%s", regs[v->reg]);
+	else if (v->reg >= 17 && v->reg <= 32)
+		snprintf(r, sizeof(r), "xmm%u", v->reg - 17);
+	else
+		snprintf(r, sizeof(r), "dw%u", v->reg);
+	switch (v->how) {
+	case PROBE_V_REG:
+		snprintf(buf, len, "%s", r);
+		break;
+	case PROBE_V_MEM_REG:
+		snprintf(buf, len, "[%s%+lld]", r, (long long)v->off);
+		break;
+	case PROBE_V_MEM_ABS:
+		snprintf(buf, len, "[0x%llx]", (unsigned long long)v->off);
+		break;
+	case PROBE_V_VAL_REG:
+		snprintf(buf, len, "%s%+lld", r, (long long)v->off);
+		break;
+	default:
+		snprintf(buf, len, "const:%lld", (long long)v->off);
+		break;
+	}
+}
+
+/* Add variable name (type: PROBE_T_*, 0 = from DWARF) to probe d. */
+static int pv_add_var(struct probe_mgr *m, struct probe_def *d, const char *name, unsigned type,
+		      int shown, const char *func, const char *where, const char *spec)
+{
+	struct probe_module *mod = &m->mods[d->module];
+	struct probe_dw_var dv;
+	struct probe_area_var *nv, *v;
+	struct probe_vvar *nvv;
+	int rc;
+
+	for (size_t i = 0; i < m->nvvars; i++)
+		if (m->vvars[i].probe_id == d->id && !strcmp(m->vvars[i].name, name) &&
+		    (!type || m->vvars[i].type == type)) {
+			m->vvars[i].shown |= shown;
+			return 0;
+		}
+	rc = probe_dwarf_var(mod, &mod->syms[d->sym], name, d->eval_pc, &dv);
+	if (rc) {
+		log_err("probe: '%s': %s", spec, dv.why);
+		return rc;
+	}
+	if (!type) {
+		if (!dv.type) {
+			log_err("probe: '%s': '%s' is a %s, not a type variable probes read (give "
+				"var:TYPE:...)",
+				spec, name, dv.dwarf_type);
+			return -ENOTSUP;
+		}
+		type = dv.type;
+	} else if (dv.type && (probe_vtype_size(dv.type) != probe_vtype_size(type) ||
+			       probe_vtype_is_float(dv.type) != probe_vtype_is_float(type))) {
+		log_warn("probe: '%s': '%s' is a %s in DWARF; reading it as %s", spec, name,
+			 dv.dwarf_type, probe_vtype_name(type));
+	}
+	if (dv.how == PROBE_V_REG && dv.reg < 17 && probe_vtype_is_float(type)) {
+		log_err("probe: '%s': '%s' is in a general register, not a floating-point one",
+			spec, name);
+		return -ENOTSUP;
+	}
+	if (dv.how == PROBE_V_REG && dv.reg >= 17 && type == PROBE_T_LDOUBLE) {
+		log_err("probe: '%s': a long double is never in an xmm register", spec);
+		return -ENOTSUP;
+	}
+	nv = realloc(d->vars, (d->nvars + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	d->vars = nv;
+	nvv = realloc(m->vvars, (m->nvvars + 1) * sizeof(*nvv));
+	if (!nvv)
+		return -ENOMEM;
+	m->vvars = nvv;
+	v = &d->vars[d->nvars];
+	memset(v, 0, sizeof(*v));
+	v->probe_id = d->id;
+	v->index = (uint16_t)d->nvars;
+	v->how = dv.how;
+	v->reg = dv.reg;
+	v->off = dv.off;
+	v->size = (uint8_t)probe_vtype_size(type);
+	nvv = &m->vvars[m->nvvars++];
+	memset(nvv, 0, sizeof(*nvv));
+	nvv->probe_id = d->id;
+	nvv->index = v->index;
+	nvv->type = type;
+	nvv->shown = shown;
+	snprintf(nvv->name, sizeof(nvv->name), "%s", name);
+	snprintf(nvv->func, sizeof(nvv->func), "%s", func);
+	snprintf(nvv->where, sizeof(nvv->where), "%s", where);
+	pv_loc_text(v, nvv->loc, sizeof(nvv->loc));
+	d->nvars++;
+	return 0;
+}
+
+static struct probe_vspec *pv_new_spec(struct probe_mgr *m, int kind, const struct probe_spec *s)
+{
+	struct probe_vspec *n = realloc(m->vspecs, (m->nvspecs + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	m->vspecs = n;
+	n = &m->vspecs[m->nvspecs];
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->text = strdup(s->text);
+	if (!n->text)
+		return NULL;
+	m->nvspecs++;
+	return n;
+}
+
+/* var: and assert: */
+static int pv_add_var_spec(struct probe_mgr *m, const struct probe_spec *s, int kind)
+{
+	char what[1024], func[256], where[32];
+	const char *at = strrchr(s->arg, '@');
+	unsigned type = 0;
+	struct probe_expr *ex = NULL;
+	struct probe_vspec *vs;
+	uint64_t *addrs = NULL;
+	size_t naddrs = 0;
+	uint32_t mi, sym;
+	char err[256];
+	const char *name = what;
+	int rc;
+
+	if (!at || at == s->arg || pv_split_point(at + 1, func, sizeof(func), where, sizeof(where))) {
+		log_err("probe: '%s': want %s@FUNC[:entry|:exit|:LINE]", s->text,
+			kind == VS_VAR ? "var:TYPE:NAME" : "assert:EXPR");
+		return -EINVAL;
+	}
+	snprintf(what, sizeof(what), "%.*s", (int)(at - s->arg), s->arg);
+	if (kind == VS_VAR) {
+		char *c = strchr(what, ':');
+
+		if (!c || !c[1]) {
+			log_err("probe: '%s': want var:TYPE:NAME@FUNC (TYPE: char, int, long, "
+				"float, double, longdouble or auto)",
+				s->text);
+			return -EINVAL;
+		}
+		*c = 0;
+		name = c + 1;
+		if (strcmp(what, "auto") && !(type = probe_vtype_parse(what))) {
+			log_err("probe: '%s': unknown type '%s' (char, int, long, float, double, "
+				"longdouble, uchar, uint, ulong, short, ushort, bool, ptr, auto)",
+				s->text, what);
+			return -EINVAL;
+		}
+	} else {
+		rc = probe_expr_parse(what, &ex, err, sizeof(err));
+		if (rc) {
+			log_err("probe: '%s': %s", s->text, rc == -EINVAL ? err : strerror(-rc));
+			return rc;
+		}
+	}
+	rc = probe_mgr_exe_module(m, &mi);
+	if (rc)
+		goto out;
+	if (pv_find_sym(&m->mods[mi], func, &sym)) {
+		log_err("probe: '%s': no function %s in %s", s->text, func, m->exe);
+		rc = 0; /* matched nothing */
+		goto out;
+	}
+	rc = pv_point_addrs(m, mi, sym, where, &addrs, &naddrs, s->text);
+	if (rc) {
+		rc = rc == -ENOMEM ? rc : 0;
+		goto out;
+	}
+	vs = pv_new_spec(m, kind, s);
+	if (!vs) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	snprintf(vs->func, sizeof(vs->func), "%s", func);
+	snprintf(vs->where, sizeof(vs->where), "%s", where);
+	if (ex && !(vs->expr = strdup(what))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < naddrs; i++) {
+		struct probe_def *d = pv_point_probe(m, mi, sym, addrs[i], PROBE_H_VAR, s->text);
+
+		if (!d) {
+			rc = 0;
+			goto out;
+		}
+		if (ex) {
+			for (size_t k = 0; k < probe_expr_nidents(ex); k++) {
+				rc = pv_add_var(m, d, probe_expr_ident(ex, k), 0, 0, func, where,
+						s->text);
+				if (rc)
+					break;
+			}
+		} else {
+			rc = pv_add_var(m, d, name, type, 1, func, where, s->text);
+		}
+		if (!rc)
+			rc = pv_push_id(&vs->ids, &vs->nids, d->id);
+		if (rc) {
+			rc = rc == -ENOMEM ? rc : 0;
+			goto out;
+		}
+	}
+	rc = 1;
+out:
+	free(addrs);
+	probe_expr_free(ex);
+	return rc;
+}
+
+/* The probes of one time point: FUNC[:entry] (the function's entry probe),
+ * FUNC:exit (its exit probes), FUNC:LINE (a hit). */
+static int pv_time_point(struct probe_mgr *m, const char *text, const char *spec, uint32_t **ids,
+			 size_t *nids)
+{
+	char func[256], where[32];
+	uint32_t mi, sym;
+	int rc;
+
+	if (pv_split_point(text, func, sizeof(func), where, sizeof(where))) {
+		log_err("probe: '%s': '%s' is not FUNC, FUNC:entry, FUNC:exit or FUNC:LINE", spec,
+			text);
+		return -EINVAL;
+	}
+	rc = probe_mgr_exe_module(m, &mi);
+	if (rc)
+		return rc;
+	if (pv_find_sym(&m->mods[mi], func, &sym)) {
+		log_err("probe: '%s': no function %s in %s", spec, func, m->exe);
+		return -ENOENT;
+	}
+	if (!strcmp(where, "entry") || !strcmp(where, "exit")) {
+		uint32_t op = !strcmp(where, "entry") ? PROBE_OP_ENTRY : PROBE_OP_EXIT;
+		int have = 0;
+		size_t before = m->ndefs;
+
+		for (size_t i = 0; i < m->ndefs; i++)
+			if (m->defs[i].module == mi && m->defs[i].sym == sym &&
+			    (m->defs[i].op == PROBE_OP_ENTRY || m->defs[i].op == PROBE_OP_EXIT))
+				have = 1;
+		/* A variable probe at the entry already records each call, with
+		 * the entry's stack pointer: it is the entry point too. */
+		for (size_t i = 0; !have && op == PROBE_OP_ENTRY && i < m->ndefs; i++)
+			if (m->defs[i].module == mi && m->defs[i].registered &&
+			    m->defs[i].addr == m->mods[mi].syms[sym].addr &&
+			    (m->defs[i].op == PROBE_OP_VAR || m->defs[i].op == PROBE_OP_HIT))
+				return pv_push_id(ids, nids, m->defs[i].id);
+		if (!have) {
+			rc = probe_plan_function(m, mi, sym, 1, 1);
+			if (rc)
+				return rc;
+			for (size_t i = before; i < m->ndefs; i++) {
+				m->defs[i].registered = 1;
+				m->defs[i].time_only = 1;
+			}
+		}
+		for (size_t i = 0; i < m->ndefs; i++)
+			if (m->defs[i].module == mi && m->defs[i].sym == sym && m->defs[i].op == op &&
+			    (rc = pv_push_id(ids, nids, m->defs[i].id)))
+				return rc;
+		if (!*nids) {
+			log_err("probe: '%s': %s's %s could not be probed", spec, func, where);
+			return -ENOENT;
+		}
+		return 0;
+	} else {
+		uint64_t *addrs;
+		size_t n;
+		struct probe_def *d;
+
+		rc = pv_point_addrs(m, mi, sym, where, &addrs, &n, spec);
+		if (rc)
+			return rc;
+		d = pv_point_probe(m, mi, sym, addrs[0], PROBE_H_HIT, spec);
+		free(addrs);
+		if (!d)
+			return -ENOENT;
+		return pv_push_id(ids, nids, d->id);
+	}
+}
+
+static int pv_add_time_spec(struct probe_mgr *m, const struct probe_spec *s)
+{
+	const char *dots = strstr(s->arg, "..");
+	struct probe_vspec *vs;
+	char a[1100];
+	int rc;
+
+	if (!s->arg[0] || (dots && (dots == s->arg || !dots[2]))) {
+		log_err("probe: '%s': want time:FUNC or time:A..B (A, B: FUNC, FUNC:entry, "
+			"FUNC:exit, FUNC:LINE)",
+			s->text);
+		return -EINVAL;
+	}
+	vs = pv_new_spec(m, VS_TIME, s);
+	if (!vs)
+		return -ENOMEM;
+	if (!dots) {
+		if (strchr(s->arg, ':')) {
+			log_err("probe: '%s': time:FUNC times whole calls; for points use "
+				"time:A..B",
+				s->text);
+			return -EINVAL;
+		}
+		vs->time_func = 1;
+		snprintf(a, sizeof(a), "%s:entry", s->arg);
+		rc = pv_time_point(m, a, s->text, &vs->ids, &vs->nids);
+		if (!rc) {
+			snprintf(a, sizeof(a), "%s:exit", s->arg);
+			rc = pv_time_point(m, a, s->text, &vs->ids2, &vs->nids2);
+		}
+	} else {
+		snprintf(a, sizeof(a), "%.*s", (int)(dots - s->arg), s->arg);
+		rc = pv_time_point(m, a, s->text, &vs->ids, &vs->nids);
+		if (!rc)
+			rc = pv_time_point(m, dots + 2, s->text, &vs->ids2, &vs->nids2);
+	}
+	if (rc == -ENOMEM || rc == -EINVAL)
+		return rc;
+	return rc ? 0 : 1;
+}
+
+int probe_var_add_spec(struct probe_mgr *m, const struct probe_spec *s)
+{
+	if (!strcmp(s->kind, "var"))
+		return pv_add_var_spec(m, s, VS_VAR);
+	if (!strcmp(s->kind, "assert"))
+		return pv_add_var_spec(m, s, VS_ASSERT);
+	return pv_add_time_spec(m, s);
+}
+
+void probe_var_free(struct probe_mgr *m)
+{
+	for (size_t i = 0; i < m->nvspecs; i++) {
+		free(m->vspecs[i].text);
+		free(m->vspecs[i].expr);
+		free(m->vspecs[i].ids);
+		free(m->vspecs[i].ids2);
+	}
+	free(m->vspecs);
+	free(m->vvars);
+	m->vspecs = NULL;
+	m->vvars = NULL;
+	m->nvspecs = m->nvvars = 0;
+}
+
+int probe_mgr_has_vars(const struct probe_mgr *m)
+{
+	return m->nvspecs > 0;
+}
+
+static void pv_ids(FILE *f, const uint32_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", ids[i]);
+	if (!n)
+		fputc('-', f);
+}
+
+int probe_mgr_var_table(const struct probe_mgr *m, char **text, size_t *len)
+{
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+
+	if (!f)
+		return -errno;
+	fprintf(f, "# spool vars 1\n"
+		   "# var PROBE_ID INDEX TYPE NAME FUNCTION WHERE SHOWN LOCATION\n"
+		   "# assert N FUNCTION WHERE PROBE_IDS EXPR\n"
+		   "# time N MODE START_IDS END_IDS SPEC\n");
+	for (size_t i = 0; i < m->nvvars; i++) {
+		const struct probe_vvar *v = &m->vvars[i];
+
+		fprintf(f, "var %u %u %s %s %s %s %d %s\n", v->probe_id, v->index,
+			probe_vtype_name(v->type), v->name, v->func, v->where, v->shown, v->loc);
+	}
+	for (size_t i = 0, na = 0, nt = 0; i < m->nvspecs; i++) {
+		const struct probe_vspec *s = &m->vspecs[i];
+
+		if (s->kind == VS_ASSERT) {
+			fprintf(f, "assert %zu %s %s ", na++, s->func, s->where);
+			pv_ids(f, s->ids, s->nids);
+			fprintf(f, " %s\n", s->expr);
+		} else if (s->kind == VS_TIME) {
+			fprintf(f, "time %zu %s ", nt++, s->time_func ? "call" : "span");
+			pv_ids(f, s->ids, s->nids);
+			fputc(' ', f);
+			pv_ids(f, s->ids2, s->nids2);
+			fprintf(f, " %s\n", s->text);
+		}
+	}
+	if (fclose(f))
+		return -ENOMEM;
+	*text = buf;
+	*len = sz;
+	return 0;
+}
