@@ -267,7 +267,7 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
  * and block_expr are the real calls; busy_rc the try's "busy" result.
  */
 #define AGENT_ACQUIRE(type, addr, fn, try_expr, block_expr, busy_rc, op_contend, op_acq,          \
-		      plain_expr)                                                                  \
+		      plain_expr, clk, ts)                                                         \
 	do {                                                                                       \
 		uint64_t ip_ = AGENT_RET_IP();                                                     \
 		struct agent_thread *t_;                                                           \
@@ -282,8 +282,13 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 		if (AGENT_UNLIKELY(agent_rr_mode >= RR_MODE_REPLAY)) {                             \
 			if (agent_rr_mode & RR_MODE_SERIAL) {                                      \
 				agent_serial_point(RR_AT_SYNC);                                    \
-				while ((rc_ = try_expr) == busy_rc)                                \
+				while ((rc_ = try_expr) == busy_rc) {                              \
+					if (agent_serial_timed_out((clk), (ts))) {                 \
+						rc_ = ETIMEDOUT;                                   \
+						break;                                             \
+					}                                                          \
 					agent_serial_yield(RR_AT_SYNC);                            \
+				}                                                                  \
 				agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());           \
 				return rc_;                                                        \
 			}                                                                          \
@@ -379,20 +384,22 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 AGENT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_MUTEX, m, mutex_lock, R.mutex_trylock(m), R.mutex_lock(m), EBUSY,
-		      OP_CONTEND, OP_ACQUIRE, R.mutex_lock(m));
+		      OP_CONTEND, OP_ACQUIRE, R.mutex_lock(m), 0, NULL);
 }
 
 AGENT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_MUTEX, m, mutex_timedlock, R.mutex_trylock(m),
-		      R.mutex_timedlock(m, ts), EBUSY, OP_CONTEND, OP_ACQUIRE, R.mutex_lock(m));
+		      R.mutex_timedlock(m, ts), EBUSY, OP_CONTEND, OP_ACQUIRE, R.mutex_lock(m),
+		      CLOCK_REALTIME, ts);
 }
 
 AGENT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 					 const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_MUTEX, m, mutex_clocklock, R.mutex_trylock(m),
-		      R.mutex_clocklock(m, clk, ts), EBUSY, OP_CONTEND, OP_ACQUIRE, R.mutex_lock(m));
+		      R.mutex_clocklock(m, clk, ts), EBUSY, OP_CONTEND, OP_ACQUIRE, R.mutex_lock(m), clk,
+		      ts);
 }
 
 AGENT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -421,26 +428,28 @@ AGENT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 AGENT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_rdlock, R.rwlock_tryrdlock(l),
-		      R.rwlock_rdlock(l), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD, R.rwlock_rdlock(l));
+		      R.rwlock_rdlock(l), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD, R.rwlock_rdlock(l), 0,
+		      NULL);
 }
 
 AGENT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_wrlock, R.rwlock_trywrlock(l),
-		      R.rwlock_wrlock(l), EBUSY, OP_CONTEND, OP_ACQUIRE, R.rwlock_wrlock(l));
+		      R.rwlock_wrlock(l), EBUSY, OP_CONTEND, OP_ACQUIRE, R.rwlock_wrlock(l), 0, NULL);
 }
 
 AGENT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_timedrdlock, R.rwlock_tryrdlock(l),
 		      R.rwlock_timedrdlock(l, ts), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD,
-		      R.rwlock_rdlock(l));
+		      R.rwlock_rdlock(l), CLOCK_REALTIME, ts);
 }
 
 AGENT_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *ts)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_timedwrlock, R.rwlock_trywrlock(l),
-		      R.rwlock_timedwrlock(l, ts), EBUSY, OP_CONTEND, OP_ACQUIRE, R.rwlock_wrlock(l));
+		      R.rwlock_timedwrlock(l, ts), EBUSY, OP_CONTEND, OP_ACQUIRE, R.rwlock_wrlock(l),
+		      CLOCK_REALTIME, ts);
 }
 
 AGENT_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
@@ -448,7 +457,7 @@ AGENT_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_clockrdlock, R.rwlock_tryrdlock(l),
 		      R.rwlock_clockrdlock(l, clk, ts), EBUSY, OP_CONTEND_RD, OP_ACQUIRE_RD,
-		      R.rwlock_rdlock(l));
+		      R.rwlock_rdlock(l), clk, ts);
 }
 
 AGENT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
@@ -456,7 +465,7 @@ AGENT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	AGENT_ACQUIRE(LOCK_TYPE_RWLOCK, l, rwlock_clockwrlock, R.rwlock_trywrlock(l),
 		      R.rwlock_clockwrlock(l, clk, ts), EBUSY, OP_CONTEND, OP_ACQUIRE,
-		      R.rwlock_wrlock(l));
+		      R.rwlock_wrlock(l), clk, ts);
 }
 
 AGENT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
@@ -491,7 +500,7 @@ AGENT_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 AGENT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 {
 	AGENT_ACQUIRE(LOCK_TYPE_SPIN, (const void *)l, spin_lock, R.spin_trylock(l),
-		      R.spin_lock(l), EBUSY, OP_CONTEND, OP_ACQUIRE, R.spin_lock(l));
+		      R.spin_lock(l), EBUSY, OP_CONTEND, OP_ACQUIRE, R.spin_lock(l), 0, NULL);
 }
 
 AGENT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
@@ -559,8 +568,14 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 		/* Serial: never blocks (the poster needs the token). */
 		e0 = errno;
 		agent_serial_point(RR_AT_SYNC);
-		while (R.sem_trywait(s) < 0 && errno == EAGAIN)
+		while (R.sem_trywait(s) < 0 && errno == EAGAIN) {
+			if (agent_serial_timed_out(clk, ts)) {
+				agent_emit(t, obj, OP_TIMEOUT, ip, ETIMEDOUT, frame);
+				errno = ETIMEDOUT;
+				return -1;
+			}
 			agent_serial_yield(RR_AT_SYNC);
+		}
 		errno = e0;
 		agent_emit(t, obj, OP_ACQUIRE, ip, 0, frame);
 		return 0;
@@ -611,7 +626,8 @@ AGENT_EXPORT int sem_wait(sem_t *s)
 AGENT_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 {
 	AGENT_REAL_OR(sem_timedwait, 0);
-	return agent_sem_acquire(s, agent_sem_block_timed, 0, ts, AGENT_RET_IP(), FRAME());
+	return agent_sem_acquire(s, agent_sem_block_timed, CLOCK_REALTIME, ts, AGENT_RET_IP(),
+				 FRAME());
 }
 
 AGENT_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *ts)
@@ -696,6 +712,14 @@ AGENT_EXPORT int sem_destroy(sem_t *s)
 
 /* ---- condition variables ---- */
 
+/* The clock of a condition variable's timed waits: glibc keeps it in bit 1
+ * of __wrefs (0 CLOCK_REALTIME, 1 CLOCK_MONOTONIC). */
+static inline clockid_t agent_cond_clock(const pthread_cond_t *c)
+{
+	return (__atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED) & 2) ? CLOCK_MONOTONIC
+									   : CLOCK_REALTIME;
+}
+
 /* Whether a condition wait that returned rc holds the mutex again. */
 static inline int agent_cond_relocked(int rc)
 {
@@ -724,7 +748,7 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
  * through our pthread_mutex_lock), so all four events are recorded here:
  * release, wait (arg = mutex index), wake (arg = return value), acquire.
  */
-#define AGENT_COND_WAIT(fn, call)                                                                  \
+#define AGENT_COND_WAIT(fn, call, clk, ts)                                                         \
 	do {                                                                                       \
 		uint64_t ip_ = AGENT_RET_IP();                                                     \
 		struct agent_thread *t_;                                                           \
@@ -740,8 +764,9 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
 		agent_emit(t_, mobj_, OP_RELEASE, ip_, 0, FRAME());                                \
 		agent_emit(t_, cobj_, OP_COND_WAIT, ip_, mobj_, FRAME());                          \
 		if (AGENT_UNLIKELY(agent_rr_mode >= RR_MODE_REPLAY))                               \
-			rc_ = (agent_rr_mode & RR_MODE_SERIAL) ? agent_serial_cond_wait(m)         \
-							       : agent_cond_replay(t_, m, mobj_);  \
+			rc_ = (agent_rr_mode & RR_MODE_SERIAL)                                     \
+				      ? agent_serial_cond_wait(m, (clk), (ts))                     \
+				      : agent_cond_replay(t_, m, mobj_);                           \
 		else                                                                               \
 			rc_ = call;                                                                \
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))                               \
@@ -754,19 +779,19 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
 
 AGENT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	AGENT_COND_WAIT(cond_wait, R.cond_wait(c, m));
+	AGENT_COND_WAIT(cond_wait, R.cond_wait(c, m), 0, NULL);
 }
 
 AGENT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 					const struct timespec *ts)
 {
-	AGENT_COND_WAIT(cond_timedwait, R.cond_timedwait(c, m, ts));
+	AGENT_COND_WAIT(cond_timedwait, R.cond_timedwait(c, m, ts), agent_cond_clock(c), ts);
 }
 
 AGENT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 					const struct timespec *ts)
 {
-	AGENT_COND_WAIT(cond_clockwait, R.cond_clockwait(c, m, clk, ts));
+	AGENT_COND_WAIT(cond_clockwait, R.cond_clockwait(c, m, clk, ts), clk, ts);
 }
 
 AGENT_EXPORT int pthread_cond_signal(pthread_cond_t *c)

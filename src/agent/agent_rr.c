@@ -71,6 +71,10 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_GETRANDOM] = "getrandom",
 	[RR_CALL_GETPID] = "getpid",
 	[RR_CALL_GETTID] = "gettid",
+	[RR_CALL_NANOSLEEP] = "nanosleep",
+	[RR_CALL_CLOCK_NANOSLEEP] = "clock_nanosleep",
+	[RR_CALL_WRITE] = "write",
+	[RR_CALL_WRITEV] = "writev",
 };
 
 /* ---- report text (no stdio in the agent) ---- */
@@ -128,6 +132,8 @@ static void rr_putx(struct rr_buf *b, uint64_t v)
 
 static const char *rr_op_name(unsigned op)
 {
+	if (op == RR_OP_ONCE)
+		return "pthread_once";
 	return op < OP_MAX && rr_op_names[op] ? rr_op_names[op] : "?";
 }
 

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../replay/rr_area.h"
 #include "agent.h"
@@ -75,6 +76,16 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
  * recording, return the recorded result; *arg gets the recorded arg. */
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg);
+
+/* Writes (agent_rr_block.c): an interposer of write/writev calls these
+ * with the real function. Records the result (replay: returns it and
+ * writes for real only where doc/record.md says); serial record gives the
+ * run token up around a write to a pipe or socket. */
+struct iovec;
+ssize_t agent_rr_write(int fd, const void *buf, size_t n,
+		       ssize_t (*real)(int, const void *, size_t));
+ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
+			ssize_t (*real)(int, const struct iovec *, int));
 
 /* Serial mode (agent_serial.c): write a switch of the run token (a
  * KIND_SCHED record with op RR_OP_SWITCH); the thread's event count; stop

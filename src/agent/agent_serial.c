@@ -148,7 +148,7 @@ static const char *ser_at_name(unsigned at)
 		[RR_AT_NONE] = "nothing",	 [RR_AT_POINT] = "a progress point",
 		[RR_AT_SYNC] = "a lock call",	 [RR_AT_INPUT] = "an input call",
 		[RR_AT_CREATE] = "pthread_create", [RR_AT_JOIN] = "pthread_join",
-		[RR_AT_EXIT] = "its end",
+		[RR_AT_EXIT] = "its end",	 [RR_AT_YIELD] = "sched_yield",
 	};
 	return at < RR_AT_MAX && names[at] ? names[at] : "?";
 }
@@ -593,16 +593,36 @@ void agent_serial_thread_end(void)
 
 /* ---- emulated condition waits and barriers ---- */
 
+/* Timed waits: whether the deadline ts on clock clk has passed. The clock
+ * is read through the interposed clock_gettime, so the reading is an input
+ * of the recording (and a switch point): a replay gets the same readings
+ * and times out at the same attempt. An invalid ts times out at once (the
+ * real call would fail with EINVAL; this one says ETIMEDOUT). */
+int agent_serial_timed_out(clockid_t clk, const struct timespec *ts)
+{
+	struct timespec now;
+
+	if (!ts)
+		return 0;
+	if (ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		return 1;
+	if (clock_gettime(clk, &now))
+		return 0;
+	return now.tv_sec > ts->tv_sec || (now.tv_sec == ts->tv_sec && now.tv_nsec >= ts->tv_nsec);
+}
+
 /* A condition wait that returns after a yield: the spurious wake-up POSIX
  * allows; the caller's predicate loop waits for the real condition. The
- * condvar itself is not used, so a signal is never lost or needed. */
-int agent_serial_cond_wait(pthread_mutex_t *m)
+ * condvar itself is not used, so a signal is never lost or needed. A timed
+ * wait returns ETIMEDOUT (with the mutex held) once its deadline, read on
+ * the recorded clock, has passed. */
+int agent_serial_cond_wait(pthread_mutex_t *m, clockid_t clk, const struct timespec *ts)
 {
 	agent_real.mutex_unlock(m);
 	agent_serial_yield(RR_AT_SYNC);
 	while (agent_real.mutex_trylock(m) == EBUSY)
 		agent_serial_yield(RR_AT_SYNC);
-	return 0;
+	return agent_serial_timed_out(clk, ts) ? ETIMEDOUT : 0;
 }
 
 struct ser_barrier {

@@ -17,6 +17,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../replay/rr_area.h"
 #include "agent.h"
@@ -60,8 +61,11 @@ void agent_serial_thread_created(uint32_t id);
 void agent_serial_thread_go(void);
 void agent_serial_thread_end(void);
 
-/* Emulated condition wait (a spurious wake-up after a yield) and barrier. */
-int agent_serial_cond_wait(pthread_mutex_t *m);
+/* Emulated condition wait (a spurious wake-up after a yield; ts: the
+ * deadline of a timed wait on clock clk, or NULL) and barrier. */
+int agent_serial_cond_wait(pthread_mutex_t *m, clockid_t clk, const struct timespec *ts);
+/* A timed wait's deadline has passed on the recorded clock (ts NULL: never). */
+int agent_serial_timed_out(clockid_t clk, const struct timespec *ts);
 void agent_serial_barrier_init(const void *b, unsigned count);
 int agent_serial_barrier_wait(pthread_barrier_t *b);
 

@@ -67,6 +67,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and
  * where the releasing thread was (rec_sched.obj, rr_switch.why). */
 #define RR_OP_SWITCH 32u
+/* Sync mode: a pthread_once call (rec_sched.op; obj = the once control's
+ * object, result 1 for the thread that ran the initializer, else 0). */
+#define RR_OP_ONCE 33u
 enum {
 	RR_AT_NONE = 0,
 	RR_AT_POINT = 1,  /* a progress point (function entry/exit, coverage callback) */
@@ -75,6 +78,7 @@ enum {
 	RR_AT_CREATE = 4, /* pthread_create */
 	RR_AT_JOIN = 5,	  /* pthread_join */
 	RR_AT_EXIT = 6,	  /* the thread ended */
+	RR_AT_YIELD = 7,  /* sched_yield */
 	RR_AT_MAX
 };
 #define RR_COUNT_END UINT64_MAX /* rr_switch.count of the last turn: never released */
@@ -122,6 +126,10 @@ enum {
 	RR_CALL_GETRANDOM = 15,
 	RR_CALL_GETPID = 16,
 	RR_CALL_GETTID = 17,
+	RR_CALL_NANOSLEEP = 18,	      /* nanosleep, usleep, sleep: data = the remaining time */
+	RR_CALL_CLOCK_NANOSLEEP = 19, /* fd = the clock; result = the error number */
+	RR_CALL_WRITE = 20,	      /* write: the result only, no data */
+	RR_CALL_WRITEV = 21,	      /* writev: the result only */
 	RR_CALL_MAX
 };
 

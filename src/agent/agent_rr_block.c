@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_rr_block.c - record/replay of the calls that wait without being a
+ * lock or a read (doc/record.md): the sleep family (sleep, usleep,
+ * nanosleep, clock_nanosleep), sched_yield, pthread_once, and write/writev.
+ *
+ * Serial mode is the reason: a thread that blocks in the kernel while it
+ * holds the run token keeps every other thread waiting, and a thread that
+ * spins on sched_yield waiting for a flag never lets the setter run. So:
+ *
+ * - sleeps are input calls: while recording they give the token up around
+ *   the real call and record its result (and the remaining time of an
+ *   interrupted sleep); a replay returns the recorded result at once;
+ * - sched_yield is a switch point that offers the token to another thread
+ *   (serial record and replay); in sync mode it is the real call;
+ * - pthread_once: in serial mode the agent runs the once protocol itself on
+ *   the control word (glibc's encoding: 0 new, bit 0 in progress, bit 1
+ *   done; waiters are woken on the word so glibc's own callers inside libc
+ *   stay compatible), yielding the token while another thread runs the
+ *   initializer; in sync mode it is a synchronization object: each call
+ *   takes a turn (the thread that runs the initializer takes it as the
+ *   initializer starts, the others when the call returns), and a replay
+ *   lets each call proceed at its recorded turn, so the recorded thread
+ *   runs the initializer;
+ * - write/writev record their result (not their data). While recording in
+ *   serial mode a write to a pipe or a socket gives the token up around the
+ *   real call (the reader may be another thread of the program). A replay
+ *   returns the recorded result and writes the recorded number of bytes for
+ *   real to files, terminals and pipes read outside the program, so stdout
+ *   and stderr are reproduced; it sends nothing to sockets and nothing into
+ *   a pipe the program itself reads (its reads are replayed from the log,
+ *   so such a pipe would fill up and block).
+ *
+ * Calls made by the agent itself (busy) and by threads spool could not
+ * number pass through, as in agent_rr_io.c. stdio's writes go through
+ * glibc's internal __write and are not seen (they happen for real in a
+ * replay, which is what reproduces printf output).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_rr.h"
+#include "agent_serial.h"
+
+/* ---- real functions and their pre-constructor fallbacks ---- */
+
+static int fb_nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	return (int)syscall(SYS_nanosleep, req, rem);
+}
+
+static int fb_clock_nanosleep(clockid_t c, int f, const struct timespec *req, struct timespec *rem)
+{
+	return syscall(SYS_clock_nanosleep, c, f, req, rem) < 0 ? errno : 0;
+}
+
+static unsigned fb_sleep(unsigned s)
+{
+	struct timespec req = {s, 0}, rem = {0, 0};
+
+	if (fb_nanosleep(&req, &rem) < 0)
+		return (unsigned)rem.tv_sec + (rem.tv_nsec >= 500000000);
+	return 0;
+}
+
+static int fb_usleep(useconds_t us)
+{
+	struct timespec req = {us / 1000000, (long)(us % 1000000) * 1000};
+
+	return fb_nanosleep(&req, NULL);
+}
+
+static int fb_sched_yield(void) { return (int)syscall(SYS_sched_yield); }
+static ssize_t fb_write(int fd, const void *b, size_t n) { return syscall(SYS_write, fd, b, n); }
+static ssize_t fb_writev(int fd, const struct iovec *v, int n)
+{
+	return syscall(SYS_writev, fd, v, n);
+}
+static int rr_once_emulated(pthread_once_t *o, void (*init)(void), int serial);
+static int fb_once(pthread_once_t *o, void (*init)(void)) { return rr_once_emulated(o, init, 0); }
+
+static int (*real_nanosleep)(const struct timespec *, struct timespec *) = fb_nanosleep;
+static int (*real_clock_nanosleep)(clockid_t, int, const struct timespec *,
+				   struct timespec *) = fb_clock_nanosleep;
+static unsigned (*real_sleep)(unsigned) = fb_sleep;
+static int (*real_usleep)(useconds_t) = fb_usleep;
+static int (*real_sched_yield)(void) = fb_sched_yield;
+static ssize_t (*real_write)(int, const void *, size_t) = fb_write;
+static ssize_t (*real_writev)(int, const struct iovec *, int) = fb_writev;
+static int (*real_once)(pthread_once_t *, void (*)(void)) = fb_once;
+
+#define RR_RESOLVE(var, name)                                                                      \
+	do {                                                                                       \
+		void *p_ = dlsym(RTLD_NEXT, name);                                                 \
+		if (p_)                                                                            \
+			__atomic_store_n((void **)&var, p_, __ATOMIC_RELAXED);                     \
+	} while (0)
+
+__attribute__((constructor)) static void agent_rr_block_resolve(void)
+{
+	int saved = errno;
+
+	agent_self.busy++;
+	RR_RESOLVE(real_nanosleep, "nanosleep");
+	RR_RESOLVE(real_clock_nanosleep, "clock_nanosleep");
+	RR_RESOLVE(real_sleep, "sleep");
+	RR_RESOLVE(real_usleep, "usleep");
+	RR_RESOLVE(real_sched_yield, "sched_yield");
+	RR_RESOLVE(real_write, "write");
+	RR_RESOLVE(real_writev, "writev");
+	RR_RESOLVE(real_once, "pthread_once");
+	agent_self.busy--;
+	errno = saved;
+}
+
+#define RR_IO_OFF(t) (AGENT_LIKELY(!agent_rr_mode) || !((t) = agent_rr_io_enter()))
+#define RR_REPLAYING() (agent_rr_mode & RR_MODE_REPLAY)
+
+/* Serial record: give the run token up around a call that may block. */
+#define RR_BLOCK_IF(cond, type, expr)                                                              \
+	({                                                                                         \
+		type r_;                                                                           \
+		if ((agent_rr_mode & RR_MODE_SERIAL) && (cond)) {                                  \
+			int e_;                                                                    \
+			agent_serial_block_begin(RR_AT_INPUT);                                     \
+			r_ = (expr);                                                               \
+			e_ = errno;                                                                \
+			agent_serial_block_end();                                                  \
+			errno = e_;                                                                \
+		} else {                                                                           \
+			r_ = (expr);                                                               \
+		}                                                                                  \
+		r_;                                                                                \
+	})
+
+/* A thread of a serial session that may pass a switch point here. */
+static int rr_serial_caller(void)
+{
+	const struct agent_thread *t = &agent_self;
+
+	return (agent_rr_mode & RR_MODE_SERIAL) && agent.active && t->state == AGENT_T_ON &&
+	       !t->busy;
+}
+
+/* ---- sleeps ---- */
+
+static int rr_nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s = {rem, rem ? sizeof(*rem) : 0};
+	int r, e;
+
+	if (RR_IO_OFF(t))
+		return real_nanosleep(req, rem);
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_NANOSLEEP, -1, &s, 1, NULL);
+	r = RR_BLOCK_IF(1, int, real_nanosleep(req, rem));
+	e = errno;
+	if (!(r < 0 && e == EINTR))
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_NANOSLEEP, -1, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
+}
+
+AGENT_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (AGENT_LIKELY(!agent_rr_mode))
+		return real_nanosleep(req, rem);
+	return rr_nanosleep(req, rem);
+}
+
+/* sleep and usleep call glibc's internal nanosleep, not ours: both are
+ * recorded as the nanosleep they make. */
+AGENT_EXPORT unsigned sleep(unsigned s)
+{
+	struct timespec req = {s, 0}, rem = {0, 0};
+	int e = errno;
+
+	if (AGENT_LIKELY(!agent_rr_mode))
+		return real_sleep(s);
+	if (rr_nanosleep(&req, &rem) < 0) {
+		unsigned left = (unsigned)rem.tv_sec + (rem.tv_nsec >= 500000000);
+
+		errno = e;
+		return left;
+	}
+	errno = e;
+	return 0;
+}
+
+AGENT_EXPORT int usleep(useconds_t us)
+{
+	struct timespec req = {us / 1000000, (long)(us % 1000000) * 1000};
+
+	if (AGENT_LIKELY(!agent_rr_mode))
+		return real_usleep(us);
+	return rr_nanosleep(&req, NULL);
+}
+
+AGENT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
+				 struct timespec *rem)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s = {rem, rem ? sizeof(*rem) : 0};
+	int r;
+
+	if (RR_IO_OFF(t))
+		return real_clock_nanosleep(clk, flags, req, rem);
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_CLOCK_NANOSLEEP, (int)clk, &s, 1, NULL);
+	r = RR_BLOCK_IF(1, int, real_clock_nanosleep(clk, flags, req, rem));
+	if (r != EINTR || (flags & TIMER_ABSTIME))
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_CLOCK_NANOSLEEP, (int)clk, r, 0, 0, &s, 1);
+	return r;
+}
+
+/* ---- sched_yield ---- */
+
+/* Serial mode: a switch point that hands the token to a waiting thread (a
+ * spin on sched_yield waits for another thread to do something). */
+AGENT_EXPORT int sched_yield(void)
+{
+	if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_SERIAL) && rr_serial_caller()) {
+		agent_serial_yield(RR_AT_YIELD);
+		return 0;
+	}
+	return real_sched_yield();
+}
+
+/* ---- pthread_once ---- */
+
+#define RR_ONCE_INPROGRESS 1
+#define RR_ONCE_DONE 2
+
+/* The once protocol on glibc's control word. serial: yield the run token
+ * while another thread runs the initializer (it needs the token to finish);
+ * otherwise (the fallback before dlsym ran) wait on the word. Cancellation
+ * of the initializer is not handled. */
+static int rr_once_emulated(pthread_once_t *o, void (*init)(void), int serial)
+{
+	int *w = (int *)o;
+
+	if (serial)
+		agent_serial_point(RR_AT_SYNC);
+	for (;;) {
+		int v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+
+		if (v & RR_ONCE_DONE)
+			return 0;
+		if (v & RR_ONCE_INPROGRESS) {
+			if (serial)
+				agent_serial_yield(RR_AT_SYNC);
+			else
+				syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+			continue;
+		}
+		if (__atomic_compare_exchange_n(w, &v, RR_ONCE_INPROGRESS, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			break;
+	}
+	init();
+	__atomic_store_n(w, RR_ONCE_DONE, __ATOMIC_RELEASE);
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	if (serial)
+		agent_serial_point(RR_AT_SYNC);
+	return 0;
+}
+
+/* Sync mode: the initializer runs through this trampoline, which learns
+ * from TLS (the real pthread_once calls it on the same thread) which call
+ * it belongs to, takes (or, replaying, passes) the call's turn, then runs
+ * the program's initializer. */
+struct rr_once {
+	void (*init)(void);
+	struct agent_thread *t;
+	uint32_t idx;
+	int ran;
+};
+static __thread struct rr_once *rr_once_cur;
+
+static void rr_once_run(void)
+{
+	struct rr_once *c = rr_once_cur;
+
+	c->ran = 1;
+	if (agent_rr_mode & RR_MODE_RECORD)
+		agent_rr_rec_sync(c->t, c->idx, RR_OP_ONCE, 1, 1);
+	else
+		agent_rr_rep_end(c->t, 1);
+	c->init();
+}
+
+AGENT_EXPORT int pthread_once(pthread_once_t *o, void (*init)(void))
+{
+	struct rr_once c, *prev;
+	struct agent_thread *t;
+	int rc;
+
+	if (AGENT_LIKELY(!agent_rr_mode))
+		return real_once(o, init);
+	if (rr_serial_caller())
+		return rr_once_emulated(o, init, 1);
+	if ((agent_rr_mode & RR_MODE_SERIAL) || !(t = agent_rr_io_enter()))
+		return real_once(o, init);
+	c = (struct rr_once){init, t, agent_lock_index(t, o, LOCK_TYPE_MUTEX, AGENT_RET_IP()), 0};
+	prev = rr_once_cur;
+	rr_once_cur = &c;
+	if (agent_rr_mode & RR_MODE_RECORD) {
+		rc = real_once(o, rr_once_run);
+		rr_once_cur = prev;
+		if (!c.ran)
+			agent_rr_rec_sync(t, c.idx, RR_OP_ONCE, 0, 1);
+		return rc;
+	}
+	/* Replay: at the recorded turn; the recorded runner's trampoline ends
+	 * the event, a call that did not run it ends it here (a runner that
+	 * finds the once done diverges: "returned something else"). */
+	agent_rr_rep_begin(t, c.idx, RR_OP_ONCE, o, 1);
+	rc = real_once(o, rr_once_run);
+	rr_once_cur = prev;
+	if (!c.ran)
+		agent_rr_rep_end(t, 0);
+	return rc;
+}
+
+/* ---- writes ---- */
+
+static int rr_fstat(int fd, struct stat *st)
+{
+	return syscall(SYS_fstat, fd, st) < 0 ? -1 : 0;
+}
+
+/* Serial record: a pipe or a socket may block on a reader of this program. */
+static int rr_fd_may_block(int fd)
+{
+	struct stat st;
+
+	return !rr_fstat(fd, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+/* Replay: whether the pipe fd writes to is read by this process (another
+ * descriptor open for reading on the same pipe). Cached per descriptor and
+ * pipe; the scan (one fstat per descriptor number) runs once per pipe. */
+#define RR_FD_CACHE 1024
+static struct {
+	uint64_t dev, ino;
+	uint8_t known, internal;
+} rr_pipe_cache[RR_FD_CACHE];
+
+static int rr_pipe_internal(int fd, const struct stat *st)
+{
+	int i, internal = 0;
+
+	if (fd >= 0 && fd < RR_FD_CACHE && rr_pipe_cache[fd].known &&
+	    rr_pipe_cache[fd].dev == st->st_dev && rr_pipe_cache[fd].ino == st->st_ino)
+		return rr_pipe_cache[fd].internal;
+	for (i = 0; i < RR_FD_CACHE && !internal; i++) {
+		struct stat o;
+		long fl;
+
+		if (i == fd || rr_fstat(i, &o) || !S_ISFIFO(o.st_mode) || o.st_dev != st->st_dev ||
+		    o.st_ino != st->st_ino)
+			continue;
+		fl = syscall(SYS_fcntl, i, F_GETFL);
+		internal = fl >= 0 && (fl & O_ACCMODE) != O_WRONLY;
+	}
+	if (fd >= 0 && fd < RR_FD_CACHE) {
+		rr_pipe_cache[fd].dev = st->st_dev;
+		rr_pipe_cache[fd].ino = st->st_ino;
+		rr_pipe_cache[fd].internal = (uint8_t)internal;
+		rr_pipe_cache[fd].known = 1;
+	}
+	return internal;
+}
+
+/* Replay: whether a write to fd happens for real (see the top comment). */
+static int rr_write_for_real(int fd)
+{
+	struct stat st;
+
+	if (rr_fstat(fd, &st) || S_ISSOCK(st.st_mode))
+		return 0;
+	return !S_ISFIFO(st.st_mode) || !rr_pipe_internal(fd, &st);
+}
+
+/* Replay: write the first n bytes of iov to fd, whatever it takes. */
+static void rr_write_all(int fd, const struct iovec *iov, int cnt, size_t n)
+{
+	int i;
+
+	for (i = 0; i < cnt && n; i++) {
+		const char *p = iov[i].iov_base;
+		size_t k = iov[i].iov_len < n ? iov[i].iov_len : n;
+
+		n -= k;
+		while (k) {
+			ssize_t w = real_write(fd, p, k);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return;
+			p += w;
+			k -= (size_t)w;
+		}
+	}
+}
+
+static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
+			       const struct iovec *iov, int cnt)
+{
+	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, NULL);
+	int e = errno;
+
+	if (r > 0 && rr_write_for_real(fd))
+		rr_write_all(fd, iov, cnt, (size_t)r);
+	errno = e;
+	return r;
+}
+
+/* The hooks for whichever file interposes write/writev (agent_rr.h). */
+ssize_t agent_rr_write(int fd, const void *buf, size_t n,
+		       ssize_t (*real)(int, const void *, size_t))
+{
+	struct agent_thread *t;
+	ssize_t r;
+	int e;
+
+	if (RR_IO_OFF(t))
+		return real(fd, buf, n);
+	if (RR_REPLAYING()) {
+		struct iovec v = {(void *)buf, n};
+
+		return rr_write_replay(t, RR_CALL_WRITE, fd, &v, 1);
+	}
+	r = RR_BLOCK_IF(rr_fd_may_block(fd), ssize_t, real(fd, buf, n));
+	e = errno;
+	agent_rr_rec_input(t, RR_CALL_WRITE, fd, r, r < 0 ? e : 0, 0, NULL, 0);
+	errno = e;
+	return r;
+}
+
+ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
+			ssize_t (*real)(int, const struct iovec *, int))
+{
+	struct agent_thread *t;
+	ssize_t r;
+	int e;
+
+	if (RR_IO_OFF(t))
+		return real(fd, iov, cnt);
+	if (RR_REPLAYING())
+		return rr_write_replay(t, RR_CALL_WRITEV, fd, iov, cnt);
+	r = RR_BLOCK_IF(rr_fd_may_block(fd), ssize_t, real(fd, iov, cnt));
+	e = errno;
+	agent_rr_rec_input(t, RR_CALL_WRITEV, fd, r, r < 0 ? e : 0, 0, NULL, 0);
+	errno = e;
+	return r;
+}
+
+/* Weak: the system probes (agent_sys.c) interpose the write family too;
+ * their strong definitions win and must call the hooks above. */
+AGENT_EXPORT __attribute__((weak)) ssize_t write(int fd, const void *buf, size_t n)
+{
+	return agent_rr_write(fd, buf, n, real_write);
+}
+
+AGENT_EXPORT __attribute__((weak)) ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	return agent_rr_writev(fd, iov, cnt, real_writev);
+}
