@@ -34,6 +34,7 @@
 
 #include "../analyze/coverage.h"
 #include "../analyze/funcs.h"
+#include "../analyze/vars.h"
 #include "../collect/session.h"
 #include "../probe/probe.h"
 #include "../probe/probe_attach.h"
@@ -60,6 +61,13 @@ static void probe_usage(FILE *out)
 		"                       LIB (e.g. func:libz.so*:deflate*)\n"
 		"  block:[LIB:]GLOB     count every basic block of the matched functions\n"
 		"  branch:[LIB:]GLOB    count each conditional branch taken / not taken\n"
+		"  var:TYPE:NAME@FUNC[:entry|:exit|:LINE]\n"
+		"                       a variable's value at a point (TYPE: char, int,\n"
+		"                       long, float, double, longdouble, or auto)\n"
+		"  assert:EXPR@FUNC[:entry|:exit|:LINE]\n"
+		"                       a C-like condition on variables: true/false per hit\n"
+		"  time:FUNC | time:A..B  durations of calls, or from point A to B\n"
+		"                       (var, assert, time: spool report --vars)\n"
 		"                       (block and branch: a coverage summary at exit;\n"
 		"                       spool report --coverage -o app.info for lcov)\n"
 		"\n"
@@ -146,6 +154,13 @@ static int probe_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		return rc;
 	rc = trace_writer_add_file(w, "probes", text, len);
 	free(text);
+	if (rc >= 0 && probe_mgr_has_vars(pr->m)) {
+		rc = probe_mgr_var_table(pr->m, &text, &len);
+		if (rc < 0)
+			return rc;
+		rc = trace_writer_add_file(w, "vars", text, len);
+		free(text);
+	}
 	if (rc < 0 || !probe_mgr_has_cfg(pr->m))
 		return rc;
 	rc = probe_mgr_cfg_table(pr->m, &text, &len);
@@ -348,6 +363,11 @@ static void probe_reports(const char *dir, const struct probe_mgr *m, const stru
 		funcs_report_dir(dir, fo, stderr);
 	if (probe_mgr_has_cfg(m))
 		coverage_report_dir(dir, &co, stderr);
+	if (probe_mgr_has_vars(m)) {
+		struct vars_opts vo = {.json = fo->json, .limit = fo->limit};
+
+		vars_report_dir(dir, &vo, stderr);
+	}
 }
 
 static int probe_attach_session(const struct session_opts *so, struct probe_run *pr, pid_t pid,

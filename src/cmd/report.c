@@ -18,6 +18,7 @@
 #include "../analyze/coverage.h"
 #include "../analyze/funcs.h"
 #include "../analyze/lockstat.h"
+#include "../analyze/vars.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
@@ -76,6 +77,13 @@ static int report_coverage(const struct report_args *a)
 	return coverage_report_dir(a->trace_dir, &co, stdout) < 0 ? 1 : 0;
 }
 
+static int report_vars(const struct report_args *a)
+{
+	struct vars_opts vo = {.json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30};
+
+	return vars_report_dir(a->trace_dir, &vo, stdout) < 0 ? 1 : 0;
+}
+
 static const struct report_kind report_kinds[] = {
     {"locks",
      "locks, semaphores, condition variables and barriers:\n"
@@ -91,6 +99,11 @@ static const struct report_kind report_kinds[] = {
      "block and branch probes: blocks, branches and lines hit;\n"
      "                        -o FILE writes lcov .info (genhtml renders it)",
      report_coverage},
+    {"vars",
+     "variable, assertion and time probes: value timelines with\n"
+     "                        min/max, assertions true/false and the first failure,\n"
+     "                        durations count/total/min/avg/max",
+     report_vars},
 };
 
 #define REPORT_NKINDS (sizeof(report_kinds) / sizeof(report_kinds[0]))
