@@ -27,7 +27,8 @@ wait_line() {
 }
 
 # --- attach, probe for 1 s, detach ------------------------------------------
-"$PROG" 4 >prog.out &
+rm -f stop.now
+"$PROG" 60 stop.now >prog.out &
 PID=$!
 wait_line prog.out
 t0="$(mono)"
@@ -63,6 +64,7 @@ PY
 )"
 is "$restored" "same" "after the detach, the probed function's bytes in memory equal the file's"
 
+touch stop.now
 wait "$PID"
 prc=$?
 is "$prc" 0 "the program runs on and exits normally"

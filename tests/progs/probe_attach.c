@@ -11,6 +11,7 @@
  *   probe_attach SECONDS
  */
 #include <pthread.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -48,6 +49,9 @@ static void *attach_loop(void *arg __attribute__((unused)))
 int main(int argc, char **argv)
 {
 	long secs = argc > 1 ? atol(argv[1]) : 3, end, bad = 0;
+	/* argv[2]: a file whose appearance ends the run early, so a test can
+	 * keep the program alive as long as its checks need, under any load. */
+	const char *stop_file = argc > 2 ? argv[2] : NULL;
 	pthread_t th;
 	void *r;
 
@@ -55,7 +59,7 @@ int main(int argc, char **argv)
 	if (pthread_create(&th, NULL, attach_loop, NULL))
 		return 1;
 	end = attach_now_ms() + secs * 1000;
-	while (attach_now_ms() < end) {
+	while (attach_now_ms() < end && !(stop_file && access(stop_file, F_OK) == 0)) {
 		struct timespec tick = {0, 20 * 1000 * 1000};
 
 		if (attach_work(1, 2) != 5)
