@@ -26,6 +26,7 @@
 #include "agent.h"
 #include "agent_rr.h"
 #include "agent_probe.h"
+#include "agent_sys.h"
 
 struct agent_state agent = { .proc_slot = UINT32_MAX };
 struct agent_real agent_real;
@@ -421,6 +422,7 @@ __attribute__((constructor)) static void agent_start(void)
 	agent.active = 1;
 	agent_rr_init();
 	agent_func_init();
+	agent_sys_init();
 	agent_log("recording pid %u slot %u flags %u", agent.pid, agent.proc_slot, agent.proc_flags);
 	/* Register the starting thread now: its ring opens with KIND_THREAD
 	 * and the process's KIND_PROC even if it never takes a lock. */
@@ -433,6 +435,7 @@ __attribute__((destructor)) static void agent_stop(void)
 {
 	if (!agent.active)
 		return;
+	agent_sys_proc_end();
 	agent_proc_refresh_maps();
 }
 

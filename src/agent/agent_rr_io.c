@@ -37,6 +37,7 @@
 
 #include "agent_rr.h"
 #include "agent_serial.h"
+#include "agent_sys.h"
 
 /* ---- real functions and their pre-constructor fallbacks ---- */
 
@@ -203,7 +204,7 @@ AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	struct agent_thread *t;
 
 	if (RR_IO_OFF(t))
-		return real_read(fd, buf, n);
+		return AGENT_SYS_IO(SYS_IO_READ, fd, real_read(fd, buf, n));
 	if (RR_REPLAYING())
 		return rr_rep_buf(t, RR_CALL_READ, fd, buf, n);
 	return rr_rec_buf(t, RR_CALL_READ, fd, RR_BLOCK(ssize_t, real_read(fd, buf, n)), buf);
@@ -222,7 +223,7 @@ AGENT_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 	struct agent_thread *t;
 
 	if (RR_IO_OFF(t))
-		return real_pread(fd, buf, n, off);
+		return AGENT_SYS_IO(SYS_IO_READ, fd, real_pread(fd, buf, n, off));
 	if (RR_REPLAYING())
 		return rr_rep_buf(t, RR_CALL_PREAD, fd, buf, n);
 	return rr_rec_buf(t, RR_CALL_PREAD, fd, real_pread(fd, buf, n, off), buf);
@@ -238,7 +239,7 @@ AGENT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	struct agent_thread *t;
 
 	if (RR_IO_OFF(t) || cnt > 64)
-		return real_readv(fd, iov, cnt);
+		return AGENT_SYS_IO(SYS_IO_READ, fd, real_readv(fd, iov, cnt));
 	return rr_iov(t, RR_CALL_READV, fd, iov, cnt,
 		      RR_REPLAYING() ? 0 : RR_BLOCK(ssize_t, real_readv(fd, iov, cnt)));
 }
@@ -248,7 +249,7 @@ AGENT_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t of
 	struct agent_thread *t;
 
 	if (RR_IO_OFF(t) || cnt > 64)
-		return real_preadv(fd, iov, cnt, off);
+		return AGENT_SYS_IO(SYS_IO_READ, fd, real_preadv(fd, iov, cnt, off));
 	return rr_iov(t, RR_CALL_PREADV, fd, iov, cnt,
 		      RR_REPLAYING() ? 0 : real_preadv(fd, iov, cnt, off));
 }
@@ -265,7 +266,7 @@ AGENT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 	struct agent_thread *t;
 
 	if (RR_IO_OFF(t))
-		return real_recv(fd, buf, n, flags);
+		return AGENT_SYS_IO(SYS_IO_READ, fd, real_recv(fd, buf, n, flags));
 	if (RR_REPLAYING())
 		return rr_rep_buf(t, RR_CALL_RECV, fd, buf, n);
 	return rr_rec_buf(t, RR_CALL_RECV, fd, RR_BLOCK(ssize_t, real_recv(fd, buf, n, flags)),
@@ -280,7 +281,7 @@ AGENT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct soc
 	struct agent_thread *t;
 
 	if (RR_IO_OFF(t))
-		return real_recvfrom(fd, buf, n, flags, addr, alen);
+		return AGENT_SYS_IO(SYS_IO_READ, fd, real_recvfrom(fd, buf, n, flags, addr, alen));
 	if (RR_REPLAYING()) {
 		if (addr && alen)
 			memset(addr, 0, *alen);
@@ -295,7 +296,7 @@ AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 	struct agent_thread *t;
 
 	if (RR_IO_OFF(t) || m->msg_iovlen > 64)
-		return real_recvmsg(fd, m, flags);
+		return AGENT_SYS_IO(SYS_IO_READ, fd, real_recvmsg(fd, m, flags));
 	if (RR_REPLAYING()) {
 		m->msg_controllen = 0; /* ancillary data is not replayed */
 		return rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen, 0);

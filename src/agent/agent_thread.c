@@ -19,6 +19,7 @@
 
 #include "agent.h"
 #include "agent_rr.h"
+#include "agent_sys.h"
 
 __thread struct agent_thread agent_self;
 
@@ -178,6 +179,8 @@ void agent_thread_exit(struct agent_thread *t, uint64_t ip)
 		return;
 	if (AGENT_UNLIKELY(agent_rr_mode))
 		agent_rr_thread_end();
+	if (AGENT_UNLIKELY(agent_sys_cpu_on))
+		agent_sys_thread_end(t);
 	agent_emit(t, 0, OP_THREAD_EXIT, ip, (uint64_t)pthread_self(), __builtin_frame_address(0));
 	r = t->prod.ring;
 	t->state = AGENT_T_DONE;

@@ -34,10 +34,12 @@
 
 #include "../analyze/coverage.h"
 #include "../analyze/funcs.h"
+#include "../analyze/sysreport.h"
 #include "../analyze/vars.h"
 #include "../collect/session.h"
 #include "../probe/probe.h"
 #include "../probe/probe_attach.h"
+#include "../probe/sysprobe.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
@@ -61,6 +63,10 @@ static void probe_usage(FILE *out)
 		"                       LIB (e.g. func:libz.so*:deflate*)\n"
 		"  block:[LIB:]GLOB     count every basic block of the matched functions\n"
 		"  branch:[LIB:]GLOB    count each conditional branch taken / not taken\n"
+		"  sys:cpu | sys:io | sys:mem | sys:all\n"
+		"                       per-thread CPU time; read/write calls and bytes per\n"
+		"                       descriptor kind; resident set over time (spool\n"
+		"                       report --sys)\n"
 		"  var:TYPE:NAME@FUNC[:entry|:exit|:LINE]\n"
 		"                       a variable's value at a point (TYPE: char, int,\n"
 		"                       long, float, double, longdouble, or auto)\n"
@@ -97,6 +103,8 @@ struct probe_run {
 	int list_only;
 	char handler[PROBE_PATH_MAX]; /* absolute path of --handler, "" = none */
 	int handler_failed;	      /* the agent could not load it */
+	unsigned sys_what;	      /* -e sys:...: SYS_W_* (src/probe/sysprobe.c) */
+	struct sysprobe *sys;
 };
 
 static int probe_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -112,6 +120,8 @@ static int probe_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	if (!rc)
 		memcpy(((struct probe_area_hdr *)area)->handler_path, pr->handler,
 		       sizeof(pr->handler));
+	if (!rc && pr->sys_what)
+		rc = sysprobe_start(&pr->sys, pr->sys_what, h);
 	return rc;
 }
 
@@ -123,6 +133,10 @@ static int probe_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	char *text;
 	int rc;
 
+	rc = sysprobe_finish(pr->sys, w);
+	pr->sys = NULL;
+	if (rc < 0)
+		log_err("writing the system probes: %s", strerror(-rc));
 	if (ah) {
 		pr->handler_failed = pr->handler[0] && !ah->handler_loaded;
 		if (pr->handler_failed)
@@ -533,7 +547,13 @@ int cmd_probe(int argc, char **argv)
 				log_err("at most %d -e specs", PROBE_MAX_SPECS);
 				return EXIT_USAGE;
 			}
-			specs[nspecs++] = optarg;
+			rc = sysprobe_parse(optarg, &pr.sys_what, err, sizeof(err));
+			if (rc < 0) {
+				log_err("%s", err);
+				return EXIT_USAGE;
+			}
+			if (!rc)
+				specs[nspecs++] = optarg;
 			break;
 		case 'l':
 			pr.list_only = 1;
@@ -592,7 +612,11 @@ int cmd_probe(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (!nspecs) {
+	if (pr.sys_what && attach_pid) {
+		log_err("sys: probes need the program started by spool (not -p PID yet)");
+		return EXIT_USAGE;
+	}
+	if (!nspecs && !pr.sys_what) {
 		log_err("nothing to probe: give -e SPEC (e.g. -e 'func:main'; see spool probe --help)");
 		return EXIT_USAGE;
 	}
@@ -718,8 +742,10 @@ int cmd_probe(int argc, char **argv)
 		goto out;
 	}
 	so.argv = argv + optind;
-	so.features = SHM_FEAT_PROBES;
+	so.features = SHM_FEAT_PROBES | (pr.sys_what ? SHM_FEAT_SYS : 0);
 	so.ext_bytes[SHM_EXT_PROBES] = probe_mgr_area_size(&m);
+	if (pr.sys_what)
+		so.ext_bytes[SHM_EXT_SYS] = sysprobe_area_size(so.max_rings);
 	so.prepare = probe_prepare;
 	so.finish = probe_finish;
 	so.hook_arg = &pr;
@@ -744,6 +770,11 @@ int cmd_probe(int argc, char **argv)
 	if (!so.quiet && !res.trace_error) {
 		fflush(stdout);
 		probe_reports(so.trace_dir, &m, &fo);
+		if (pr.sys_what) {
+			struct sysreport_opts sro = {.json = fo.json};
+
+			sysreport_dir(so.trace_dir, &sro, stderr);
+		}
 	}
 	status = res.exit_status;
 	if (pr.handler_failed && !status)

@@ -18,6 +18,7 @@
 #include "../analyze/coverage.h"
 #include "../analyze/funcs.h"
 #include "../analyze/lockstat.h"
+#include "../analyze/sysreport.h"
 #include "../analyze/vars.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -84,6 +85,13 @@ static int report_vars(const struct report_args *a)
 	return vars_report_dir(a->trace_dir, &vo, stdout) < 0 ? 1 : 0;
 }
 
+static int report_sys(const struct report_args *a)
+{
+	struct sysreport_opts so = {.json = a->json};
+
+	return sysreport_dir(a->trace_dir, &so, stdout) < 0 ? 1 : 0;
+}
+
 static const struct report_kind report_kinds[] = {
     {"locks",
      "locks, semaphores, condition variables and barriers:\n"
@@ -99,6 +107,10 @@ static const struct report_kind report_kinds[] = {
      "block and branch probes: blocks, branches and lines hit;\n"
      "                        -o FILE writes lcov .info (genhtml renders it)",
      report_coverage},
+    {"sys",
+     "system probes (spool probe -e sys:...): CPU time per thread, read/write\n"
+     "                        calls and bytes per descriptor kind, RSS min/max/final",
+     report_sys},
     {"vars",
      "variable, assertion and time probes: value timelines with\n"
      "                        min/max, assertions true/false and the first failure,\n"

@@ -42,12 +42,13 @@
 
 /* Feature areas (ctl->ext_offset[i]) and feature bits (ctl->features). */
 #define SHM_MAX_EXT 8
-enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2 };
+enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3 };
 #define SHM_FEAT_LOCKS 0x1u	/* lock events (spool locks); the default */
 #define SHM_FEAT_RECORD 0x2u	/* record/replay: recording */
 #define SHM_FEAT_REPLAY 0x4u	/* record/replay: replaying */
 #define SHM_FEAT_PROBES 0x8u	/* dynamic probes */
 #define SHM_FEAT_PATH 0x10u	/* thread path: function entries */
+#define SHM_FEAT_SYS 0x20u	/* system probes: CPU, I/O counters (src/common/sys_area.h) */
 
 /* ctl->state bits */
 #define SHM_STATE_DISABLED 1u /* agent stopped recording (reason in ctl->reason) */

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_sys.h - the system probes in the agent (agent_sys.c): I/O counters
+ * other agent files bump (the read family lives in agent_rr_io.c), and the
+ * thread-end and process-end hooks that store CPU times.
+ */
+#ifndef SPOOL_AGENT_AGENT_SYS_H
+#define SPOOL_AGENT_AGENT_SYS_H
+
+#include <sys/types.h>
+
+#include "../common/sys_area.h"
+#include "agent.h"
+
+/* Nonzero when spool asked for sys:io; read on every I/O call. */
+extern int agent_sys_io_on;
+/* Nonzero when spool asked for sys:cpu. */
+extern int agent_sys_cpu_on;
+
+void agent_sys_init(void);
+void agent_sys_io_count(unsigned dir, int fd, ssize_t r);
+void agent_sys_thread_end(struct agent_thread *t);
+void agent_sys_proc_end(void);
+
+/* Wrap an I/O call's result: the one test of a run without sys:io. */
+#define AGENT_SYS_IO(dir, fd, expr)                                                                \
+	({                                                                                         \
+		__typeof__(expr) sr_ = (expr);                                                     \
+		if (AGENT_UNLIKELY(agent_sys_io_on))                                               \
+			agent_sys_io_count((dir), (fd), (ssize_t)sr_);                             \
+		sr_;                                                                               \
+	})
+
+#endif

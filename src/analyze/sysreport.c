@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sysreport.c - spool report --sys: reads the "sys" side file written by
+ * src/probe/sysprobe.c (format in doc/trace-format.md) and prints per
+ * thread CPU time and I/O, I/O totals per descriptor kind, and each
+ * process's resident set: samples, min, max, and the last value seen.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "sysreport.h"
+
+struct sr_thread {
+	unsigned idx, pid, tid;
+	unsigned long long cpu;
+	char src[8];
+};
+
+struct sr_io {
+	unsigned idx;
+	char dir[8], kind[8];
+	unsigned long long calls, bytes;
+};
+
+struct sr_rss {
+	unsigned pid, samples, first_ms, last_ms;
+	unsigned long long min, max, last;
+};
+
+struct sr_ctx {
+	struct sr_thread *th;
+	size_t nth;
+	struct sr_io *io;
+	size_t nio;
+	struct sr_rss *rss;
+	size_t nrss;
+	char what[64];
+	unsigned period;
+};
+
+static void *sr_grow(void *p, size_t n, size_t elem)
+{
+	/* Doubling at powers of two; n is the count before the append. */
+	if (n && (n & (n - 1)))
+		return p;
+	return realloc(p, (n ? n * 2 : 16) * elem);
+}
+
+static int sr_parse(struct sr_ctx *c, char *text)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct sr_thread t;
+		struct sr_io io;
+		unsigned pid, ms;
+		unsigned long long v;
+		void *np;
+
+		if (line[0] == '#')
+			continue;
+		if (!strncmp(line, "what", 4) && (!line[4] || line[4] == ' ')) {
+			snprintf(c->what, sizeof(c->what), "%s", line[4] ? line + 5 : "");
+		} else if (sscanf(line, "period_ms %u", &c->period) == 1) {
+		} else if (sscanf(line, "thread %u %u %u %llu %7s", &t.idx, &t.pid, &t.tid, &t.cpu,
+				  t.src) == 5) {
+			np = sr_grow(c->th, c->nth, sizeof(*c->th));
+			if (!np)
+				return -ENOMEM;
+			c->th = np;
+			c->th[c->nth++] = t;
+		} else if (sscanf(line, "io %u %7s %7s %llu %llu", &io.idx, io.dir, io.kind,
+				  &io.calls, &io.bytes) == 5) {
+			np = sr_grow(c->io, c->nio, sizeof(*c->io));
+			if (!np)
+				return -ENOMEM;
+			c->io = np;
+			c->io[c->nio++] = io;
+		} else if (sscanf(line, "rss %u %u %llu", &pid, &ms, &v) == 3) {
+			size_t i;
+
+			for (i = 0; i < c->nrss && c->rss[i].pid != pid; i++)
+				;
+			if (i == c->nrss) {
+				np = sr_grow(c->rss, c->nrss, sizeof(*c->rss));
+				if (!np)
+					return -ENOMEM;
+				c->rss = np;
+				c->rss[c->nrss++] = (struct sr_rss){pid, 0, ms, ms, v, v, v};
+			}
+			c->rss[i].samples++;
+			c->rss[i].last_ms = ms;
+			c->rss[i].last = v;
+			if (v < c->rss[i].min)
+				c->rss[i].min = v;
+			if (v > c->rss[i].max)
+				c->rss[i].max = v;
+		}
+	}
+	return 0;
+}
+
+static const struct sr_thread *sr_thread_of(const struct sr_ctx *c, unsigned idx)
+{
+	for (size_t i = 0; i < c->nth; i++)
+		if (c->th[i].idx == idx)
+			return &c->th[i];
+	return NULL;
+}
+
+static void sr_print_json(const struct sr_ctx *c, FILE *out)
+{
+	fprintf(out, "{\"what\":\"%s\",\"period_ms\":%u,\"threads\":[", c->what, c->period);
+	for (size_t i = 0; i < c->nth; i++) {
+		const struct sr_thread *t = &c->th[i];
+		int first = 1;
+
+		fprintf(out,
+			"%s{\"index\":%u,\"pid\":%u,\"tid\":%u,\"cpu_ns\":%llu,\"cpu_source\":\"%s\","
+			"\"io\":[",
+			i ? "," : "", t->idx, t->pid, t->tid, t->cpu, t->src);
+		for (size_t k = 0; k < c->nio; k++) {
+			if (c->io[k].idx != t->idx)
+				continue;
+			fprintf(out, "%s{\"dir\":\"%s\",\"kind\":\"%s\",\"calls\":%llu,\"bytes\":%llu}",
+				first ? "" : ",", c->io[k].dir, c->io[k].kind, c->io[k].calls,
+				c->io[k].bytes);
+			first = 0;
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "],\"rss\":[");
+	for (size_t i = 0; i < c->nrss; i++)
+		fprintf(out,
+			"%s{\"pid\":%u,\"samples\":%u,\"min_bytes\":%llu,\"max_bytes\":%llu,"
+			"\"final_bytes\":%llu,\"final_ms\":%u}",
+			i ? "," : "", c->rss[i].pid, c->rss[i].samples, c->rss[i].min, c->rss[i].max,
+			c->rss[i].last, c->rss[i].last_ms);
+	fprintf(out, "]}\n");
+}
+
+static void sr_print_text(const struct sr_ctx *c, FILE *out)
+{
+	static const char *const kinds[] = {"file", "pipe", "socket", "tty", "other"};
+
+	fprintf(out, "system probes:%s (sampled every %u ms)\n", c->what, c->period);
+	if (strstr(c->what, "cpu")) {
+		fprintf(out, "\n%-8s %-8s %12s  %s\n", "tid", "pid", "cpu ms", "from");
+		for (size_t i = 0; i < c->nth; i++)
+			fprintf(out, "%-8u %-8u %12.3f  %s\n", c->th[i].tid, c->th[i].pid,
+				c->th[i].cpu / 1e6,
+				!strcmp(c->th[i].src, "exit")	  ? "thread end (exact)"
+				: !strcmp(c->th[i].src, "sample") ? "last sample"
+								  : "-");
+	}
+	if (strstr(c->what, "io")) {
+		fprintf(out, "\n%-8s %-6s %-7s %12s %14s\n", "tid", "dir", "kind", "calls", "bytes");
+		for (size_t k = 0; k < c->nio; k++) {
+			const struct sr_thread *t = sr_thread_of(c, c->io[k].idx);
+
+			fprintf(out, "%-8u %-6s %-7s %12llu %14llu\n", t ? t->tid : 0, c->io[k].dir,
+				c->io[k].kind, c->io[k].calls, c->io[k].bytes);
+		}
+		for (int d = 0; d < 2; d++)
+			for (size_t kk = 0; kk < sizeof(kinds) / sizeof(kinds[0]); kk++) {
+				unsigned long long calls = 0, bytes = 0;
+
+				for (size_t k = 0; k < c->nio; k++)
+					if (!strcmp(c->io[k].dir, d ? "write" : "read") &&
+					    !strcmp(c->io[k].kind, kinds[kk])) {
+						calls += c->io[k].calls;
+						bytes += c->io[k].bytes;
+					}
+				if (calls)
+					fprintf(out, "%-8s %-6s %-7s %12llu %14llu\n", "all",
+						d ? "write" : "read", kinds[kk], calls, bytes);
+			}
+		if (!c->nio)
+			fprintf(out, "(no read or write call seen)\n");
+	}
+	if (strstr(c->what, "mem")) {
+		fprintf(out, "\n%-8s %8s %12s %12s %12s  %s\n", "pid", "samples", "rss min MB",
+			"rss max MB", "final MB", "final at");
+		for (size_t i = 0; i < c->nrss; i++)
+			fprintf(out, "%-8u %8u %12.2f %12.2f %12.2f  %.2f s\n", c->rss[i].pid,
+				c->rss[i].samples, c->rss[i].min / 1048576.0,
+				c->rss[i].max / 1048576.0, c->rss[i].last / 1048576.0,
+				c->rss[i].last_ms / 1e3);
+		if (!c->nrss)
+			fprintf(out, "(no sample: the program ended within one period)\n");
+	}
+}
+
+int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out)
+{
+	struct trace_reader *r = NULL;
+	struct trace_problem prob;
+	struct sr_ctx c;
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = trace_reader_open(&r, dir, &prob);
+	if (rc < 0) {
+		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+		return rc;
+	}
+	rc = trace_reader_file(r, "sys", &text, &len);
+	if (rc < 0) {
+		log_err("%s has no system probes (\"sys\"): run spool probe -e sys:cpu / sys:io / "
+			"sys:mem",
+			dir);
+		rc = -ENOENT;
+		goto out;
+	}
+	rc = sr_parse(&c, text);
+	if (rc < 0)
+		goto out;
+	if (o->json)
+		sr_print_json(&c, out);
+	else
+		sr_print_text(&c, out);
+out:
+	free(text);
+	free(c.th);
+	free(c.io);
+	free(c.rss);
+	trace_reader_close(r);
+	return rc;
+}

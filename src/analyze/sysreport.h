@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sysreport.h - the report of the system probes (spool report --sys, and
+ * spool probe -e sys:... at exit): per thread CPU time, I/O calls and bytes
+ * per descriptor kind, resident set over time per process.
+ */
+#ifndef SPOOL_ANALYZE_SYSREPORT_H
+#define SPOOL_ANALYZE_SYSREPORT_H
+
+#include <stdio.h>
+
+struct sysreport_opts {
+	int json;
+};
+
+/* Print the report of the "sys" side file of trace dir. 0, or a negative
+ * errno (logged): -ENOENT when the trace has no system probes. */
+int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out);
+
+#endif

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sysprobe.h - the host side of the system probes (spool probe -e sys:cpu,
+ * -e sys:io, -e sys:mem): the SHM_EXT_SYS area the agent counts into, a
+ * sampler thread in spool that reads the target's /proc (CPU time of each
+ * thread, RSS of each process) at no cost to the target, and the "sys" side
+ * file of the trace (doc/trace-format.md) that spool report --sys reads.
+ */
+#ifndef SPOOL_PROBE_SYSPROBE_H
+#define SPOOL_PROBE_SYSPROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../collect/shm_host.h"
+#include "../trace/trace.h"
+
+#define SYSPROBE_PERIOD_MS 10
+
+struct sysprobe;
+
+/* 1 and *what |= SYS_W_* when spec is a sys: spec; 0 when it is not one;
+ * -EINVAL (err filled) for an unknown sys: name. */
+int sysprobe_parse(const char *spec, unsigned *what, char *err, size_t errlen);
+/* Bytes of the SHM_EXT_SYS area for max_rings threads. */
+uint64_t sysprobe_area_size(uint32_t max_rings);
+/* Fill the area and start the sampler (spool probe's prepare hook). */
+int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h);
+/* Stop the sampler, write the "sys" side file, free everything. */
+int sysprobe_finish(struct sysprobe *s, struct trace_writer *w);
+
+#endif
