@@ -351,6 +351,26 @@ void agent_rr_emit_switch(uint32_t thread, uint32_t tseq, uint32_t at, uint64_t 
 	t->busy--;
 }
 
+void agent_rr_note_direct(long nr)
+{
+	uint32_t v = (uint32_t)nr + 1;
+
+	if (!(agent_rr_mode & RR_MODE_RECORD))
+		return;
+	__atomic_fetch_add(&rr_area->direct, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 8; i++) {
+		uint32_t cur = __atomic_load_n(&rr_area->direct_nr[i], __ATOMIC_ACQUIRE);
+
+		if (cur == v)
+			return;
+		if (!cur && __atomic_compare_exchange_n(&rr_area->direct_nr[i], &cur, v, 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return;
+		if (cur == v)
+			return;
+	}
+}
+
 uint32_t agent_rr_tseq(void)
 {
 	return rr_self.tseq;
@@ -460,6 +480,30 @@ static const struct rec_hdr *rr_peek(void)
 	return h;
 }
 
+/* A truncated replay: every thread created so far (turn[0] counts the
+ * creations replayed) has ended (2) or reached the end of its log (3).
+ * Stores of started and these loads are seq_cst: of two threads that get
+ * there at once, at least one sees the other. */
+static int rr_trunc_all_done(void)
+{
+	uint32_t created = __atomic_load_n(&rr_turn[0], __ATOMIC_SEQ_CST) + 1, i;
+
+	if (created > rr_area->max_threads)
+		created = rr_area->max_threads;
+	for (i = 0; i < created; i++)
+		if (__atomic_load_n(&rr_threads[i].started, __ATOMIC_SEQ_CST) < 2)
+			return 0;
+	return 1;
+}
+
+static int rr_trunc_any_parked(void)
+{
+	for (uint32_t i = 0; i < rr_area->max_threads; i++)
+		if (__atomic_load_n(&rr_threads[i].started, __ATOMIC_SEQ_CST) == 3)
+			return 1;
+	return 0;
+}
+
 /* The thread's log is exhausted: the end of a truncated recording, or a
  * call the recording does not have. */
 static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t idx,
@@ -467,7 +511,16 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 {
 	if (rr_area->opts & RR_O_TRUNCATED) {
 		int mine;
-		struct rr_buf b = rr_report_begin(&mine);
+		struct rr_buf b;
+
+		/* Sync mode: the threads' logs end at different points. Park
+		 * here until every thread created so far (turn[0] counts the
+		 * creations replayed) has ended or reached its log's end, so
+		 * each one replays all it recorded; the last one stops. */
+		__atomic_store_n(&rr_threads[rr_self.id].started, 3, __ATOMIC_SEQ_CST);
+		if (!(agent_rr_mode & RR_MODE_SERIAL) && !rr_trunc_all_done())
+			rr_park(); /* serial: the others wait for the token it holds */
+		b = rr_report_begin(&mine);
 
 		if (mine) {
 			rr_puts(&b, "replay reached the end of the recording (the recorded run "
@@ -863,7 +916,23 @@ void agent_rr_thread_end(void)
 		if (rr_self.cur < rr_self.end)
 			rr_diverge(rr_peek(), "the thread ends", 0, NULL,
 				   "the thread ends before its recorded events are done");
-		__atomic_store_n(&rr_threads[rr_self.id].started, 2, __ATOMIC_RELEASE);
+		__atomic_store_n(&rr_threads[rr_self.id].started, 2, __ATOMIC_SEQ_CST);
+		/* The last thread of a truncated replay whose others wait at
+		 * their logs' ends: the replay is over. */
+		if ((rr_area->opts & RR_O_TRUNCATED) && !(agent_rr_mode & RR_MODE_SERIAL) &&
+		    rr_trunc_any_parked() && rr_trunc_all_done()) {
+			int mine;
+			struct rr_buf b = rr_report_begin(&mine);
+
+			if (mine) {
+				rr_puts(&b, "replay reached the end of the recording (the recorded "
+					    "run was killed): thread ");
+				rr_putu(&b, rr_self.id);
+				rr_puts(&b, " ended after its event ");
+				rr_putu(&b, rr_self.tseq);
+			}
+			rr_report_end(mine, RR_F_END);
+		}
 	}
 	if (agent_rr_mode & RR_MODE_SERIAL)
 		agent_serial_thread_end();

@@ -87,6 +87,10 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 			ssize_t (*real)(int, const struct iovec *, int));
 
+/* An input call made through syscall() with number nr (counted while
+ * recording, for spool record's summary). */
+void agent_rr_note_direct(long nr);
+
 /* Serial mode (agent_serial.c): write a switch of the run token (a
  * KIND_SCHED record with op RR_OP_SWITCH); the thread's event count; stop
  * the run with a report (the host kills the program); the replay reached

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,6 +175,59 @@ static int record_keep_output(struct record_ctx *ctx, struct trace_writer *w)
 	return rc;
 }
 
+/* The name of a system call the agent records when made through syscall(). */
+static const char *record_sys_name(uint32_t nr)
+{
+	switch (nr) {
+	case SYS_read: return "read";
+	case SYS_pread64: return "pread64";
+	case SYS_readv: return "readv";
+	case SYS_recvfrom: return "recvfrom";
+	case SYS_recvmsg: return "recvmsg";
+	case SYS_accept: return "accept";
+	case SYS_accept4: return "accept4";
+#ifdef SYS_poll
+	case SYS_poll: return "poll";
+#endif
+#ifdef SYS_select
+	case SYS_select: return "select";
+#endif
+#ifdef SYS_epoll_wait
+	case SYS_epoll_wait: return "epoll_wait";
+#endif
+	case SYS_clock_gettime: return "clock_gettime";
+	case SYS_gettimeofday: return "gettimeofday";
+#ifdef SYS_time
+	case SYS_time: return "time";
+#endif
+	case SYS_getrandom: return "getrandom";
+	case SYS_getpid: return "getpid";
+	case SYS_gettid: return "gettid";
+	case SYS_nanosleep: return "nanosleep";
+	case SYS_clock_nanosleep: return "clock_nanosleep";
+	case SYS_write: return "write";
+	case SYS_writev: return "writev";
+	case SYS_sched_yield: return "sched_yield";
+	}
+	return "?";
+}
+
+static void record_direct(struct rr_info *info, const struct rr_area *a)
+{
+	size_t n = 0;
+
+	info->direct = a->direct;
+	info->direct_calls[0] = 0;
+	for (int i = 0; i < 8 && a->direct_nr[i]; i++) {
+		int k = snprintf(info->direct_calls + n, sizeof(info->direct_calls) - n, "%s%s",
+				 i ? "," : "", record_sys_name(a->direct_nr[i] - 1));
+
+		if (k < 0 || (size_t)k >= sizeof(info->direct_calls) - n)
+			break;
+		n += (size_t)k;
+	}
+}
+
 /* After the last drain: say what was recorded, in the "record" side file. */
 static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 {
@@ -193,6 +247,7 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		log_warn("cannot keep the run's output in the trace");
 	ctx->info.flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
 	ctx->info.lost = a->lost;
+	record_direct(&ctx->info, a);
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->info.report, a->report, n);
 	ctx->info.report[n] = 0;
@@ -226,6 +281,34 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	return rc;
 }
 
+/* 48210 -> "48,210" */
+static const char *record_group(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), k = 0;
+
+	for (int i = 0; i < n && (size_t)k + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = tmp[i];
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+/* The recording's schedule events: serial mode, the switches of the run
+ * token; sync mode, the synchronization events (read back from the trace). */
+static uint64_t record_sched_events(const struct session_opts *so, const struct record_ctx *ctx)
+{
+	uint64_t sched, sw, in;
+
+	if (ctx->serial)
+		return ctx->info.switches;
+	if (rr_log_count(so->trace_dir, &sched, &sw, &in) < 0)
+		return 0;
+	return sched;
+}
+
 static void record_say(const struct session_opts *so, const struct record_ctx *ctx,
 		       const struct session_result *res, int quiet)
 {
@@ -244,18 +327,38 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	if (i->flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls (too many threads "
 			 "created at once?): replay may diverge");
+	if (i->direct)
+		log_warn("the program made %llu input system call%s through syscall() (%s): "
+			 "recorded like the named calls; a syscall instruction in the program's "
+			 "own code would not be seen (doc/record.md)",
+			 (unsigned long long)i->direct, i->direct == 1 ? "" : "s", i->direct_calls);
 	if (i->flags & RR_F_STOP)
 		log_err("%s", i->report);
+	else if (res->term_signal && res->term_signal != SIGSEGV && res->term_signal != SIGBUS &&
+		 res->term_signal != SIGFPE && res->term_signal != SIGILL &&
+		 res->term_signal != SIGABRT && res->term_signal != SIGTRAP &&
+		 res->term_signal != SIGSYS)
+		log_warn("the program was killed by signal %d: the recording ends there, and "
+			 "spool replay replays it up to that point",
+			 res->term_signal);
 	if (quiet)
 		return;
-	if (ctx->serial)
-		log_info("recorded %s (serial mode%s, seed %llu), %u threads, %llu switches, "
-			 "trace in %s/",
-			 so->argv[0], ctx->chaos ? ", chaos" : "", (unsigned long long)ctx->seed,
-			 res->st.threads, (unsigned long long)i->switches, so->trace_dir);
-	else
-		log_info("recorded %s (sync mode), %u threads, trace in %s/", so->argv[0],
-			 res->st.threads, so->trace_dir);
+	{
+		char n[32];
+
+		if (ctx->serial)
+			log_info("recorded %s (serial mode%s, seed %llu), %u threads, %s schedule "
+				 "events (switches), trace in %s/",
+				 so->argv[0], ctx->chaos ? ", chaos" : "",
+				 (unsigned long long)ctx->seed, res->st.threads,
+				 record_group(i->switches, n, sizeof(n)), so->trace_dir);
+		else
+			log_info("recorded %s (sync mode), %u threads, %s schedule events, trace "
+				 "in %s/",
+				 so->argv[0], res->st.threads,
+				 record_group(record_sched_events(so, ctx), n, sizeof(n)),
+				 so->trace_dir);
+	}
 }
 
 /* --check: run the user's command; 1 when it says the run failed. */
@@ -356,7 +459,7 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 		record_cat(out);
 		record_say(so, ctx, &res, 1);
 		{
-			char what[64], seed[64] = "";
+			char what[64], seed[64] = "", n[32];
 
 			if (res.term_signal)
 				snprintf(what, sizeof(what), "killed by signal %d", res.term_signal);
@@ -367,12 +470,10 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 			if (ctx->serial && ctx->chaos)
 				snprintf(seed, sizeof(seed), ", chaos seed %llu",
 					 (unsigned long long)ctx->seed);
-			log_info("run %llu failed (%s), recording kept in %s/ (%u threads, %llu "
+			log_info("run %llu failed (%s), recording kept in %s/ (%u threads, %s "
 				 "schedule events%s)",
 				 (unsigned long long)run, what, so->trace_dir, res.st.threads,
-				 (unsigned long long)(ctx->serial ? ctx->info.switches
-								  : res.st.events),
-				 seed);
+				 record_group(record_sched_events(so, ctx), n, sizeof(n)), seed);
 		}
 		ret = res.exit_status ? res.exit_status : 1;
 		goto out;

@@ -140,7 +140,8 @@ struct rr_thread_slot {
 	uint32_t done;	   /* events replayed so far (agent) */
 	uint32_t wait_obj; /* object it waits on, RR_NO_TURN if none (agent) */
 	uint32_t wait_turn;
-	uint32_t started;  /* 1 once the thread exists in the replay, 2 once it ended (agent) */
+	uint32_t started;  /* 1 once the thread exists in the replay, 2 once it ended, 3 parked
+			      at the end of its log in a truncated replay (agent) */
 	uint32_t wake;	   /* futex word the thread sleeps on while it waits for a turn */
 };
 
@@ -181,6 +182,10 @@ struct rr_area {
 	uint32_t rel_thread, rel_at, rel_tseq, pad2;
 	uint64_t rel_count;
 	uint64_t switches;   /* record: switch records written */
+	/* record: input calls the program made through syscall() (recorded
+	 * like the named calls, agent_rr_syscall.c), and their first numbers */
+	uint64_t direct;
+	uint32_t direct_nr[8]; /* 0 = free slot (read is 0 on x86-64: stored + 1) */
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

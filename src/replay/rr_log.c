@@ -77,6 +77,9 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 	if (!strcmp(info->mode, "serial"))
 		fprintf(f, "chaos=%d\nseed=%" PRIu64 "\nswitches=%" PRIu64 "\n", info->chaos,
 			info->seed, info->switches);
+	if (info->direct)
+		fprintf(f, "direct_syscalls=%" PRIu64 "\ndirect_calls=%s\n", info->direct,
+			info->direct_calls);
 	if (info->report[0]) {
 		fputs("report=", f);
 		for (const char *p = info->report; *p; p++)
@@ -134,6 +137,10 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->seed = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "switches"))
 			info->switches = strtoull(eq, NULL, 10);
+		else if (!strcmp(line, "direct_syscalls"))
+			info->direct = strtoull(eq, NULL, 10);
+		else if (!strcmp(line, "direct_calls"))
+			snprintf(info->direct_calls, sizeof(info->direct_calls), "%s", eq);
 		else if (!strcmp(line, "report"))
 			snprintf(info->report, sizeof(info->report), "%s", eq);
 	}
@@ -547,6 +554,30 @@ void rr_log_free(struct rr_log *log)
 	free(log->recs);
 	free(log->sw);
 	free(log);
+}
+
+int rr_log_count(const char *dir, uint64_t *sched, uint64_t *switches, uint64_t *inputs)
+{
+	struct trace_reader *r;
+	struct trace_event ev;
+	int rc;
+
+	*sched = *switches = *inputs = 0;
+	rc = trace_reader_open(&r, dir, NULL);
+	if (rc < 0)
+		return rc;
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		unsigned k = ev_kind(ev.rec->word);
+
+		if (k == KIND_SCHED && ((const struct rec_sched *)ev.rec)->op == RR_OP_SWITCH)
+			(*switches)++;
+		else if (k == KIND_SCHED)
+			(*sched)++;
+		else if (k == KIND_INPUT && !((const struct rec_input *)ev.rec)->chunk_off)
+			(*inputs)++;
+	}
+	trace_reader_close(r);
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- dump ---- */

@@ -33,6 +33,8 @@ struct rr_info {
 	int chaos;	   /* serial: recorded with --chaos */
 	uint64_t seed;	   /* serial: its seed */
 	uint64_t switches; /* serial: switches of the run token */
+	uint64_t direct;   /* input calls made through syscall() (recorded) */
+	char direct_calls[160]; /* their names, comma-separated */
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */
@@ -53,6 +55,10 @@ uint64_t rr_log_events(const struct rr_log *log, uint64_t *inputs);
 /* Fill a replay area of rr_log_area_size bytes. */
 void rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_t opts);
 void rr_log_free(struct rr_log *log);
+
+/* Count a trace's KIND_SCHED records (switches of the run token apart)
+ * and KIND_INPUT calls, reading the whole trace. */
+int rr_log_count(const char *dir, uint64_t *sched, uint64_t *switches, uint64_t *inputs);
 
 /* Print a trace's schedule, one line per event in (object, turn) order,
  * then its inputs in (thread, event) order. Returns 0 or a negative errno. */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_rr_syscall.c - record/replay of input system calls a program makes
+ * through glibc's syscall() function instead of the named wrappers
+ * (syscall(SYS_getrandom, ...), syscall(SYS_read, ...)): while recording or
+ * replaying, syscall() sends the numbers the agent records to the agent's
+ * own interposer of that call (so they are recorded and replayed like the
+ * named call), counts them, and the count is reported by spool record.
+ * Everything else, and every call made from the agent's own code (which
+ * uses syscall() for futexes and raw clocks on purpose), goes to the real
+ * syscall() unchanged. A `syscall` instruction in the program's own code
+ * (inline assembly, a static libc) is not seen (doc/record.md).
+ *
+ * Until dlsym ran (another library's constructor calling syscall() before
+ * ours), the fallback makes the system call with inline assembly.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_rr.h"
+
+/* The agent's own code: its calls to syscall() are never redirected. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char __etext[] __attribute__((visibility("hidden")));
+
+static long rr_raw_syscall(long n, long a, long b, long c, long d, long e, long f)
+{
+	long r;
+#if defined(__x86_64__)
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	r = x0;
+#else
+#error "rr_raw_syscall: unsupported architecture"
+#endif
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static long (*real_syscall)(long, ...);
+
+__attribute__((constructor)) static void agent_rr_syscall_resolve(void)
+{
+	int saved = errno;
+	void *p;
+
+	agent_self.busy++;
+	p = dlsym(RTLD_NEXT, "syscall");
+	if (p)
+		__atomic_store_n((void **)&real_syscall, p, __ATOMIC_RELAXED);
+	agent_self.busy--;
+	errno = saved;
+}
+
+static long rr_pass(long n, const long *a)
+{
+	long (*fn)(long, ...) = __atomic_load_n(&real_syscall, __ATOMIC_RELAXED);
+
+	if (fn)
+		return fn(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return rr_raw_syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* An input call the agent records, made through syscall(): the named
+ * interposer's result in syscall()'s convention (-1 and errno). */
+static long rr_direct(long n, const long *a, int *handled)
+{
+	*handled = 1;
+	switch (n) {
+	case SYS_read:
+		return read((int)a[0], (void *)a[1], (size_t)a[2]);
+	case SYS_pread64:
+		return pread64((int)a[0], (void *)a[1], (size_t)a[2], (off_t)a[3]);
+	case SYS_readv:
+		return readv((int)a[0], (const struct iovec *)a[1], (int)a[2]);
+	case SYS_recvfrom:
+		return recvfrom((int)a[0], (void *)a[1], (size_t)a[2], (int)a[3],
+				(struct sockaddr *)a[4], (socklen_t *)a[5]);
+	case SYS_recvmsg:
+		return recvmsg((int)a[0], (struct msghdr *)a[1], (int)a[2]);
+	case SYS_accept:
+		return accept((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2]);
+	case SYS_accept4:
+		return accept4((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2], (int)a[3]);
+#ifdef SYS_poll
+	case SYS_poll:
+		return poll((struct pollfd *)a[0], (nfds_t)a[1], (int)a[2]);
+#endif
+#ifdef SYS_select
+	case SYS_select:
+		return select((int)a[0], (fd_set *)a[1], (fd_set *)a[2], (fd_set *)a[3],
+			      (struct timeval *)a[4]);
+#endif
+#ifdef SYS_epoll_wait
+	case SYS_epoll_wait:
+		return epoll_wait((int)a[0], (struct epoll_event *)a[1], (int)a[2], (int)a[3]);
+#endif
+	case SYS_clock_gettime:
+		return clock_gettime((clockid_t)a[0], (struct timespec *)a[1]);
+	case SYS_gettimeofday:
+		return gettimeofday((struct timeval *)a[0], (void *)a[1]);
+#ifdef SYS_time
+	case SYS_time:
+		return time((time_t *)a[0]);
+#endif
+	case SYS_getrandom:
+		return getrandom((void *)a[0], (size_t)a[1], (unsigned)a[2]);
+	case SYS_getpid:
+		return getpid();
+	case SYS_gettid:
+		return gettid();
+	case SYS_nanosleep:
+		return nanosleep((const struct timespec *)a[0], (struct timespec *)a[1]);
+	case SYS_clock_nanosleep: {
+		int r = clock_nanosleep((clockid_t)a[0], (int)a[1], (const struct timespec *)a[2],
+					(struct timespec *)a[3]);
+
+		if (r) {
+			errno = r;
+			return -1;
+		}
+		return 0;
+	}
+	case SYS_write:
+		return write((int)a[0], (const void *)a[1], (size_t)a[2]);
+	case SYS_writev:
+		return writev((int)a[0], (const struct iovec *)a[1], (int)a[2]);
+	case SYS_sched_yield:
+		return sched_yield();
+	}
+	*handled = 0;
+	return 0;
+}
+
+/* glibc's syscall() passes six registers whatever the call takes; so do
+ * we (reading unused variadic slots is what every syscall() wrapper does). */
+AGENT_EXPORT long syscall(long n, ...)
+{
+	const char *ra = __builtin_return_address(0);
+	long a[6], r;
+	va_list ap;
+	int handled, i;
+
+	va_start(ap, n);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (AGENT_LIKELY(!agent_rr_mode) || (ra >= __ehdr_start && ra < __etext) ||
+	    agent_self.busy)
+		return rr_pass(n, a);
+	r = rr_direct(n, a, &handled);
+	if (!handled)
+		return rr_pass(n, a);
+	agent_rr_note_direct(n);
+	return r;
+}
