@@ -447,7 +447,9 @@ AGENT_EXPORT void *dlopen(const char *file, int mode)
 
 	AGENT_REAL_OR(dlopen, NULL);
 	h = agent_real.dlopen(file, mode);
-	if (h && agent.active)
+	if (h && agent.active) {
 		agent_proc_refresh_maps();
+		agent_probe_dlopen(); /* spool probe: probes of a library loaded now */
+	}
 	return h;
 }

@@ -10,8 +10,10 @@
  * has stopped every thread with ptrace and calls the exported entry points
  * below in the target: prepare (map spool's memory, place the trampolines),
  * commit (write the patches: spool has checked that no thread is inside a
- * patched range), detach (restore every original byte). Libraries loaded
- * later with dlopen are not probed.
+ * patched range), detach (restore every original byte). Launch mode, a
+ * library loaded later with dlopen: its probes are in the area from the
+ * start (spool found the file on disk); the thread whose dlopen loaded it
+ * places them right after (agent_probe_dlopen), while other threads run.
  *
  * Jump probes: the trampoline (spool's code, relocated here with the
  * module's load bias and the page's address) saves the caller-saved general
@@ -58,8 +60,14 @@ struct agent_probe_user agent_probe_user;
 
 static struct probe_area_hdr *agent_probe_area;
 static const agent_probe_fn *agent_probe_table = agent_probe_handlers;
-static uint32_t *agent_probe_traps; /* ids of int3 probes sorted by address */
-static uint32_t agent_probe_ntraps;
+/* int3 probes: [0] = how many, then their ids sorted by address. Replaced
+ * whole (a new copy, published with a release store) when a dlopen adds
+ * some, because the SIGTRAP handler reads it without a lock. */
+static uint32_t *agent_probe_traps;
+static uint8_t *agent_probe_mod_seen; /* per module: this process looked for it */
+/* Launch mode, the startup patching is over: later dlopens are followed.
+ * (The --handler object is dlopened during it, through our own dlopen.) */
+static int agent_probe_follow;
 static int agent_probe_lock;	      /* text writes and removals */
 static uint64_t agent_probe_poking;   /* first byte of the code being rewritten, or 0 */
 static int agent_probe_membarrier;    /* 1 registered, -1 unavailable */
@@ -100,11 +108,12 @@ static void agent_probe_chain(const struct sigaction *o, int sig, siginfo_t *si,
 
 static struct agent_probe_rt *agent_probe_trap_find(uint64_t addr)
 {
-	uint32_t lo = 0, hi = agent_probe_ntraps;
+	const uint32_t *t = __atomic_load_n(&agent_probe_traps, __ATOMIC_ACQUIRE);
+	uint32_t lo = 0, hi = t ? t[0] : 0;
 
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
-		struct agent_probe_rt *p = &agent_probe_by_id[agent_probe_traps[mid]];
+		struct agent_probe_rt *p = &agent_probe_by_id[t[1 + mid]];
 
 		if (p->addr == addr)
 			return p;
@@ -514,7 +523,7 @@ static int agent_probe_setup(struct probe_area_hdr *h)
 		if (ps[i].id > agent_probe_max_id)
 			agent_probe_max_id = ps[i].id;
 	rt_size = (((size_t)agent_probe_max_id + 1) * sizeof(*agent_probe_by_id) +
-		   (size_t)h->nprobes * 4 + 4095) &
+		   ((size_t)h->nprobes + 1) * 4 + h->nmodules + 4095) &
 		  ~(size_t)4095;
 	agent_probe_by_id =
 		mmap(NULL, rt_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -524,6 +533,7 @@ static int agent_probe_setup(struct probe_area_hdr *h)
 		return -ENOMEM;
 	}
 	agent_probe_traps = (uint32_t *)(agent_probe_by_id + agent_probe_max_id + 1);
+	agent_probe_mod_seen = (uint8_t *)(agent_probe_traps + h->nprobes + 1);
 	if (h->ncounts && h->counts_off) {
 		agent_probe_counts = (uint64_t *)((char *)h + h->counts_off);
 		agent_probe_ncounts = h->ncounts;
@@ -568,10 +578,28 @@ static int agent_probe_setup(struct probe_area_hdr *h)
 		agent_probe_vars = v;
 	}
 	for (uint32_t i = 0; i < h->nmodules; i++)
-		if (ms[i].nprobes)
+		if (ms[i].nprobes) {
 			agent_probe_module(&ms[i], ps, (void *)((char *)h + h->relocs_off),
 					   (uint8_t *)h + h->code_off);
+			/* Not loaded yet: a later dlopen may bring it. */
+			agent_probe_mod_seen[i] = ms[i].status ? 1 : 0;
+		}
 	return 0;
+}
+
+/* int3 probes by address for the SIGTRAP handler (insertion sort: once
+ * per module load). */
+static void agent_probe_traps_sort(uint32_t *v, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = v[i], j = i;
+
+		while (j && agent_probe_by_id[v[j - 1]].addr > agent_probe_by_id[x].addr) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
 }
 
 /* Write every ready patch. Either before main (one thread) or with every
@@ -579,9 +607,9 @@ static int agent_probe_setup(struct probe_area_hdr *h)
 static void agent_probe_commit_all(struct probe_area_hdr *h)
 {
 	struct probe_area_probe *ps = (void *)((char *)h + h->probes_off);
+	uint32_t *traps = agent_probe_traps, ntraps = 0;
 	int need_trap = 0;
 
-	agent_probe_ntraps = 0;
 	for (uint32_t i = 0; i < h->nprobes; i++) {
 		struct probe_area_probe *p = &ps[i];
 		struct agent_probe_rt *rt;
@@ -592,7 +620,7 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 		rt = &agent_probe_by_id[p->id];
 		if (rt->int3) {
 			patch[0] = 0xcc;
-			agent_probe_traps[agent_probe_ntraps++] = p->id;
+			traps[1 + ntraps++] = p->id;
 			need_trap = 1;
 		} else {
 			int32_t rel = (int32_t)((int64_t)rt->slot - (int64_t)(rt->patch_addr + 5));
@@ -604,25 +632,15 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 		if (agent_probe_poke(rt->patch_addr, patch, rt->patch_len, 0)) {
 			p->status = PROBE_S_PROTECT;
 			if (rt->int3)
-				agent_probe_ntraps--;
+				ntraps--;
 			continue;
 		}
 		rt->placed = 1;
 		p->status = PROBE_S_PATCHED;
 		h->patched++;
 	}
-	/* int3 probes by address for the SIGTRAP handler (insertion sort:
-	 * once). */
-	for (uint32_t i = 1; i < agent_probe_ntraps; i++) {
-		uint32_t v = agent_probe_traps[i], j = i;
-
-		while (j && agent_probe_by_id[agent_probe_traps[j - 1]].addr >
-				    agent_probe_by_id[v].addr) {
-			agent_probe_traps[j] = agent_probe_traps[j - 1];
-			j--;
-		}
-		agent_probe_traps[j] = v;
-	}
+	agent_probe_traps_sort(traps + 1, ntraps);
+	__atomic_store_n(&traps[0], ntraps, __ATOMIC_RELEASE);
 	if (need_trap && agent_probe_trap_install())
 		agent_log("probe: cannot install the SIGTRAP handler");
 }
@@ -648,11 +666,117 @@ void agent_probe_init(void)
 	if (!h || h->done || h->attach)
 		return; /* a fork child or an exec'd image: already done, or not ours */
 	agent_self.busy++;
-	if (!agent_probe_setup(h))
+	if (!agent_probe_setup(h)) {
 		agent_probe_commit_all(h);
+		__atomic_store_n(&agent_probe_follow, 1, __ATOMIC_RELEASE);
+	}
 	agent_self.busy--;
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	agent_log("probe: %u of %u probes patched", h->patched, h->nprobes);
+}
+
+/*
+ * A dlopen returned: place the probes of the modules that were not loaded
+ * before (launch mode only; called on the thread that loaded them). Other
+ * threads may run, but none has been inside the new module's probed code
+ * before this dlopen returns, except through the module's own constructors
+ * (run by this thread) or a concurrent dlopen of the same file, which waits
+ * for the lock here; the patches still use the int3-first sequence. The
+ * new int3 probes go into a new sorted copy of the trap table, published
+ * before their int3 is written. Not a hot path: dlopen is rare.
+ */
+void agent_probe_dlopen(void)
+{
+	struct probe_area_hdr *h = agent_probe_area;
+	struct probe_area_module *ms;
+	struct probe_area_probe *ps;
+	uint32_t *old, *nt, n = 0, nnew = 0;
+	size_t size;
+	int any = 0;
+
+	if (!__atomic_load_n(&agent_probe_follow, __ATOMIC_ACQUIRE) || !h || h->attach ||
+	    !agent_probe_by_id || !agent.active)
+		return;
+	ms = (void *)((char *)h + h->modules_off);
+	ps = (void *)((char *)h + h->probes_off);
+	agent_self.busy++;
+	agent_probe_lock_take();
+	for (uint32_t i = 0; i < h->nmodules; i++) {
+		struct agent_probe_find f = {ms[i].name, 0, 0};
+
+		if (!ms[i].nprobes || agent_probe_mod_seen[i])
+			continue;
+		dl_iterate_phdr(agent_probe_phdr_cb, &f);
+		if (!f.found)
+			continue;
+		agent_probe_mod_seen[i] = 1;
+		agent_probe_module(&ms[i], ps, (void *)((char *)h + h->relocs_off),
+				   (uint8_t *)h + h->code_off);
+		any = 1;
+	}
+	if (!any)
+		goto out;
+	/* The new int3 probes first: the trap table must know them before a
+	 * thread can hit them. */
+	old = agent_probe_traps;
+	for (uint32_t i = 0; i < h->nprobes; i++)
+		if (ps[i].status == PROBE_S_READY && agent_probe_by_id[ps[i].id].int3)
+			nnew++;
+	if (nnew) {
+		size = ((size_t)old[0] + nnew + 1) * 4;
+		nt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (nt == MAP_FAILED) {
+			agent_log("probe: no memory for the trap table");
+			for (uint32_t i = 0; i < h->nprobes; i++)
+				if (ps[i].status == PROBE_S_READY &&
+				    agent_probe_by_id[ps[i].id].int3)
+					ps[i].status = PROBE_S_NO_TRAP;
+		} else {
+			memcpy(nt + 1, old + 1, (size_t)old[0] * 4);
+			n = old[0];
+			for (uint32_t i = 0; i < h->nprobes; i++)
+				if (ps[i].status == PROBE_S_READY &&
+				    agent_probe_by_id[ps[i].id].int3)
+					nt[1 + n++] = ps[i].id;
+			agent_probe_traps_sort(nt + 1, n);
+			nt[0] = n;
+			/* The old copy stays mapped: a handler may be reading it. */
+			__atomic_store_n(&agent_probe_traps, nt, __ATOMIC_RELEASE);
+		}
+	}
+	/* The live sequence needs the SIGTRAP handler (a thread may hit the
+	 * transient int3). */
+	if (agent_probe_trap_install()) {
+		agent_log("probe: cannot install the SIGTRAP handler");
+		goto out;
+	}
+	for (uint32_t i = 0; i < h->nprobes; i++) {
+		struct probe_area_probe *p = &ps[i];
+		struct agent_probe_rt *rt;
+		uint8_t patch[PROBE_MAX_PATCH];
+
+		if (p->status != PROBE_S_READY)
+			continue;
+		rt = &agent_probe_by_id[p->id];
+		memset(patch, 0xcc, sizeof(patch));
+		if (!rt->int3) {
+			int32_t rel = (int32_t)((int64_t)rt->slot - (int64_t)(rt->patch_addr + 5));
+
+			patch[0] = 0xe9;
+			memcpy(patch + 1, &rel, 4);
+		}
+		if (agent_probe_poke(rt->patch_addr, patch, rt->patch_len, 1)) {
+			p->status = PROBE_S_PROTECT;
+			continue;
+		}
+		rt->placed = 1;
+		p->status = PROBE_S_PATCHED;
+		__atomic_fetch_add(&h->patched, 1, __ATOMIC_RELAXED);
+	}
+	agent_log("probe: a dlopen: %u probes patched in all", h->patched);
+out:
+	agent_probe_lock_drop();
+	agent_self.busy--;
 }
 
 /* ---- attach mode: called by spool in the stopped target ---- */

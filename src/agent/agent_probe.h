@@ -16,6 +16,8 @@
 
 /* Patch the probes spool put in the SHM_EXT_PROBES area. Before main. */
 void agent_probe_init(void);
+/* After a successful dlopen: patch the probes of modules it loaded. */
+void agent_probe_dlopen(void);
 
 /* One probe at run time, indexed by probe id. */
 struct agent_probe_rt {

@@ -178,6 +178,9 @@ int probe_module_is_target(const struct probe_module *mod, uint64_t addr);
 /* Resolve the libraries a program loads (DT_NEEDED, recursively, searched as
  * ld.so does: RUNPATH/RPATH, LD_LIBRARY_PATH, ld.so.cache, default dirs). */
 int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs);
+/* Library files a program may dlopen that match pattern (a path, or a
+ * glob over LD_LIBRARY_PATH's files and the ld.so cache's sonames). */
+int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs);
 
 /* probe_plan.c: place the probes of function sym (entry and exit). */
 int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits);

@@ -6,6 +6,8 @@
  * function, used to refuse a jump over a branch target), and the libraries
  * a program will load, resolved the way ld.so resolves them.
  */
+#include <dirent.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -470,3 +472,94 @@ int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs)
 	*nlibs = ls.n;
 	return rc;
 }
+
+/*
+ * Libraries a program may dlopen later: files on disk matching a spec's
+ * library pattern. A pattern with a '/' is a path. Otherwise the pattern
+ * is matched against the file names in LD_LIBRARY_PATH's directories and
+ * the sonames of the ld.so cache (x86-64 entries), the places dlopen
+ * searches for a bare name. Each file is listed once (by real path).
+ */
+static int probe_libset_add_real(struct probe_libset *ls, const char *path)
+{
+	char real[PATH_MAX], **nv;
+
+	if (!realpath(path, real) || probe_libset_has(ls, real))
+		return 0;
+	nv = realloc(ls->v, (ls->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	ls->v = nv;
+	ls->v[ls->n] = strdup(real);
+	if (!ls->v[ls->n])
+		return -ENOMEM;
+	ls->n++;
+	return 0;
+}
+
+int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
+{
+	struct probe_libset ls = {0};
+	const char *env = getenv("LD_LIBRARY_PATH");
+	int rc = 0;
+
+	if (strchr(pattern, '/')) {
+		rc = access(pattern, R_OK) ? -errno : probe_libset_add_real(&ls, pattern);
+		goto out;
+	}
+	if (env && *env) {
+		char *copy = strdup(env), *save = NULL, *d;
+
+		if (!copy)
+			return -ENOMEM;
+		for (d = strtok_r(copy, ":", &save); d && !rc; d = strtok_r(NULL, ":", &save)) {
+			DIR *dir = opendir(d);
+			struct dirent *e;
+			char path[PATH_MAX];
+
+			while (dir && !rc && (e = readdir(dir)))
+				if (!fnmatch(pattern, e->d_name, 0) &&
+				    (size_t)snprintf(path, sizeof(path), "%s/%s", d, e->d_name) <
+					    sizeof(path))
+					rc = probe_libset_add_real(&ls, path);
+			if (dir)
+				closedir(dir);
+		}
+		free(copy);
+	}
+	ls.cache = probe_read_cache();
+	for (const char *p = ls.cache; !rc && p && *p;) {
+		const char *eol = strchr(p, '\n'), *sp, *arrow;
+		char name[PATH_MAX], path[PATH_MAX];
+		size_t n;
+
+		if (!eol)
+			eol = p + strlen(p);
+		while (*p == '\t' || *p == ' ')
+			p++;
+		sp = memchr(p, ' ', (size_t)(eol - p));
+		arrow = sp ? memmem(sp, (size_t)(eol - sp), "=> ", 3) : NULL;
+		if (sp && arrow && memmem(sp, (size_t)(arrow - sp), "x86-64", 6) &&
+		    (size_t)(sp - p) < sizeof(name) && (n = (size_t)(eol - arrow - 3)) < sizeof(path)) {
+			memcpy(name, p, (size_t)(sp - p));
+			name[sp - p] = 0;
+			memcpy(path, arrow + 3, n);
+			path[n] = 0;
+			if (!fnmatch(pattern, name, 0))
+				rc = probe_libset_add_real(&ls, path);
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	free(ls.cache);
+out:
+	if (rc) {
+		for (size_t i = 0; i < ls.n; i++)
+			free(ls.v[i]);
+		free(ls.v);
+		return rc;
+	}
+	*libs = ls.v;
+	*nlibs = ls.n;
+	return 0;
+}
+

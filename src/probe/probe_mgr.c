@@ -238,9 +238,33 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 			if (rc)
 				return rc;
 		}
+		if (!libs_matched) {
+			/* Not loaded at startup: a library the program may dlopen,
+			 * probed when it is loaded (the agent's dlopen). */
+			char **files = NULL;
+			size_t nfiles = 0;
+
+			rc = probe_find_lib_files(s->lib, &files, &nfiles);
+			for (size_t i = 0; !rc && i < nfiles; i++) {
+				if (probe_mgr_module(m, files[i], 0, &mi)) {
+					log_warn("probe: cannot read %s", files[i]);
+					continue;
+				}
+				libs_matched++;
+				log_info("probe: %s is not loaded at startup: probed if the program "
+					 "dlopens it", files[i]);
+				rc = probe_mgr_spec_module(m, s, mi, &matched);
+			}
+			for (size_t i = 0; i < nfiles; i++)
+				free(files[i]);
+			free(files);
+			if (rc && rc != -ENOENT)
+				return rc;
+		}
 		if (!libs_matched)
-			log_err("probe: '%s': %s loads no library matching '%s'", s->text, m->exe,
-				s->lib);
+			log_err("probe: '%s': %s loads no library matching '%s', and no such file "
+				"was found for a dlopen",
+				s->text, m->exe, s->lib);
 		else if (!matched)
 			log_err("probe: '%s' matches no function of the libraries matching '%s'",
 				s->text, s->lib);
