@@ -134,6 +134,8 @@ static const char *rr_op_name(unsigned op)
 {
 	if (op == RR_OP_ONCE)
 		return "pthread_once";
+	if (op == RR_OP_SIGNAL)
+		return "signal";
 	return op < OP_MAX && rr_op_names[op] ? rr_op_names[op] : "?";
 }
 
@@ -320,6 +322,59 @@ static void rr_emit_sched(struct agent_thread *t, uint32_t idx, uint32_t tseq, u
 	t->busy--;
 }
 
+/* ---- signals (agent_rr_signal.c) ---- */
+
+static __thread uint8_t rr_in_signal; /* a handler runs: no nested delivery */
+
+int agent_rr_sig_thread_ok(void)
+{
+	return rr_self.has_id;
+}
+
+/* Record: run the handlers of the signals that arrived since the thread's
+ * last event, each after its KIND_SCHED RR_OP_SIGNAL record, so that the
+ * events the handler records come after it in the thread's log. */
+static void rr_rec_signals(struct agent_thread *t)
+{
+	uint64_t m;
+
+	if (AGENT_LIKELY(!__atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED)) ||
+	    rr_in_signal)
+		return;
+	rr_in_signal = 1;
+	while ((m = __atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED))) {
+		int sig = __builtin_ctzll(m);
+
+		__atomic_fetch_and(&agent_rr_sig_pending, ~(1ull << sig), __ATOMIC_RELAXED);
+		rr_emit_sched(t, 0, ++rr_self.tseq, (uint32_t)sig, RR_NO_TURN, RR_OP_SIGNAL, 0, 0);
+		agent_rr_sig_run(sig);
+	}
+	rr_in_signal = 0;
+}
+
+static const struct rec_hdr *rr_peek(void);
+static void rr_advance(void);
+
+/* Replay: make the recorded deliveries that come next in the thread's log. */
+static void rr_rep_signals(struct agent_thread *t)
+{
+	const struct rec_hdr *h;
+
+	if (rr_in_signal)
+		return;
+	while ((h = rr_peek()) && ev_kind(h->word) == KIND_SCHED &&
+	       ((const struct rec_sched *)h)->op == RR_OP_SIGNAL) {
+		const struct rec_sched *e = (const struct rec_sched *)h;
+		uint32_t sig = e->obj, tseq = e->tseq;
+
+		rr_advance();
+		rr_emit_sched(t, 0, tseq, sig, RR_NO_TURN, RR_OP_SIGNAL, 0, 0);
+		rr_in_signal = 1;
+		agent_rr_sig_run((int)sig);
+		rr_in_signal = 0;
+	}
+}
+
 /* ---- serial mode (agent_serial.c) ---- */
 
 void agent_rr_emit_switch(uint32_t thread, uint32_t tseq, uint32_t at, uint64_t turn,
@@ -400,6 +455,7 @@ void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int re
 		rr_lost("more synchronization objects than the recording has room for");
 		return;
 	}
+	rr_rec_signals(t);
 	if (turn)
 		tn = __atomic_fetch_add(&rr_turn[idx], 1, __ATOMIC_ACQ_REL);
 	rr_emit_sched(t, idx, ++rr_self.tseq, idx, tn, op, result, 0);
@@ -416,6 +472,7 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
 		return;
 	}
+	rr_rec_signals(t);
 	for (i = 0; i < nseg; i++)
 		total += seg[i].n;
 	if (total > UINT32_MAX) {
@@ -690,6 +747,7 @@ int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const 
 	rr_puts(&b, rr_op_name(op));
 	if (!rr_self.has_id)
 		rr_diverge(NULL, what, idx, addr, "a thread spool could not number made a sync call");
+	rr_rep_signals(t);
 	h = rr_peek();
 	if (!h)
 		rr_end_of_log(what, idx, addr);
@@ -762,6 +820,7 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	rr_puts(&b, "(fd ");
 	rr_puti(&b, fd);
 	rr_puts(&b, ")");
+	rr_rep_signals(t);
 	h = rr_peek();
 	if (!h)
 		rr_end_of_log(what, 0, NULL);
@@ -870,6 +929,7 @@ void agent_rr_create_end(struct agent_thread *t, uint32_t child, int rc)
 		return;
 	if (agent_rr_mode & RR_MODE_RECORD) {
 		__atomic_fetch_add(&rr_area->nthreads, 1, __ATOMIC_RELAXED);
+		rr_rec_signals(t);
 		rr_emit_sched(t, 0, ++rr_self.tseq, 0, child - 1, OP_THREAD_CREATE, rc, child);
 	} else {
 		agent_rr_rep_end(t, rc);
@@ -901,8 +961,10 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
 		return;
 	if (agent_rr_mode & RR_MODE_SERIAL)
 		agent_serial_block_end();
-	if (agent_rr_mode & RR_MODE_RECORD)
+	if (agent_rr_mode & RR_MODE_RECORD) {
+		rr_rec_signals(t);
 		rr_emit_sched(t, 0, ++rr_self.tseq, 0, RR_NO_TURN, OP_THREAD_JOIN_END, rc, 0);
+	}
 	else
 		agent_rr_rep_end(t, rc);
 }

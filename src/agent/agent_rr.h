@@ -101,4 +101,11 @@ uint32_t agent_rr_tseq(void);
 void agent_rr_stop(const char *text, uint32_t flag) __attribute__((noreturn));
 void agent_rr_end_of_schedule(uint32_t thread, uint64_t count) __attribute__((noreturn));
 
+/* Asynchronous signals (agent_rr_signal.c): the calling thread's signals
+ * that arrived and whose handler has not run (bit = signal number); run
+ * the program's handler of sig now; the calling thread is numbered. */
+extern __thread uint64_t agent_rr_sig_pending;
+void agent_rr_sig_run(int sig);
+int agent_rr_sig_thread_ok(void);
+
 #endif

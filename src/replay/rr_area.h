@@ -70,6 +70,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* Sync mode: a pthread_once call (rec_sched.op; obj = the once control's
  * object, result 1 for the thread that ran the initializer, else 0). */
 #define RR_OP_ONCE 33u
+/* A signal delivered (rec_sched.op; obj = the signal number, turn =
+ * RR_NO_TURN, arg = 0): the program's handler ran here (agent_rr_signal.c). */
+#define RR_OP_SIGNAL 34u
 enum {
 	RR_AT_NONE = 0,
 	RR_AT_POINT = 1,  /* a progress point (function entry/exit, coverage callback) */
