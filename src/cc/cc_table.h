@@ -10,13 +10,17 @@
  *
  *	spool-cc-table 3 <hash, 16 hex digits> <number of merged events>\n
  *	m <index> <values emitted> <lines> [<before>]\n	one per merged event, then
- *	e <event id> <nargs> <arg>... [r<n>]\n		one per original event, where
+ *	e <event id> <nargs> <arg>... [r<n>] [d<c>]\n	one per original event, where
  *							<arg> is c<int64> (a constant),
  *							a<k> (the k-th emitted value),
  *							p<k> (the k-th value of the
  *							record <before>: m<index> or
  *							u<id>) or f... (a formula)
  *	end\n
+ *
+ * d<c>: the optimizer's estimate of how many cycles before the merged call
+ * the original call would have run (CC_CYCLES_PER_INSN per instruction
+ * between them); absent: 0.
  *
  * (doc/cc.md has the details: formulas, repeats.)
  *
@@ -33,7 +37,7 @@
 
 #define CC_TABLE_SECTION ".spool_cc_table"
 #define CC_TABLE_MAGIC "spool-cc-table"
-#define CC_TABLE_VERSION 3 /* 2: formulas (f...); 3: p<k>, r<n>, m ... <ref> */
+#define CC_TABLE_VERSION 4 /* 2: formulas (f...); 3: p<k>, r<n>, m ... <ref>; 4: d<cycles> */
 #define CC_EVENTS_SECTION "spool_events" /* struct spool_event_desc, spool/trace.h */
 
 #define CC_ID_BASE 0x80000000u
@@ -42,6 +46,8 @@
 #define CC_HELLO_INDEX ((1u << CC_INDEX_BITS) - 1) /* the table-hash event */
 #define CC_MAX_MERGED CC_HELLO_INDEX		   /* merged events per unit */
 #define CC_MAX_EMIT 64				   /* values per merged call */
+#define CC_CYCLES_PER_INSN 1 /* the d<c> estimate: cycles per IR instruction */
+#define CC_MAX_CYCLES 1000000u /* a d<c> the decoder accepts */
 
 #define CC_KEY(hash) ((uint32_t)((hash) >> 20) & ((1u << CC_KEY_BITS) - 1))
 #define CC_ID(key, index) (CC_ID_BASE | ((uint32_t)(key) << CC_INDEX_BITS) | (uint32_t)(index))

@@ -108,7 +108,7 @@ struct opt {
 	/* what --explain prints */
 	unsigned sites, groups, singles, dropped_consts, dropped_repeats, barriers, formulas, sunk;
 	unsigned loads, off, limited, collapsed, prev_reused;
-	int explain, no_formulas, no_sink, no_prev;
+	int explain, no_formulas, no_sink, no_prev, no_cycles;
 	uint32_t idem[MAX_IDEM]; /* SPOOL_TRACE_IDEMPOTENT ids */
 	unsigned nidem;
 	struct prev_rec prev;
@@ -702,6 +702,33 @@ static void set_prev(struct opt *o, const LLVMValueRef *vals, unsigned n, const 
 	snprintf(o->prev.ref, sizeof(o->prev.ref), "%s", ref);
 }
 
+/*
+ * Cycle estimates (table "d<cycles>"): how long before its merged call an
+ * original trace call would have run. Static and rough: the instructions
+ * between the call's place and the merged call's place in the block (the
+ * other trace calls and debug intrinsics, which generate no code of their
+ * own in the rewritten program, left out) times CC_CYCLES_PER_INSN. The
+ * decoder subtracts it (as TSC ticks, i.e. assuming the TSC counts at the
+ * core's clock) from the merged record's time. Calls moved in from a
+ * predecessor block count from the successor's start only.
+ */
+static unsigned cycles_before(LLVMValueRef from, LLVMValueRef to)
+{
+	unsigned insns = 0;
+
+	if (from == to)
+		return 0;
+	for (LLVMValueRef i = LLVMGetNextInstruction(from); i && i != to;
+	     i = LLVMGetNextInstruction(i)) {
+		const char *name = LLVMIsACallInst(i) ? callee_name(i) : NULL;
+
+		if (is_marker_call(i) || (name && !strncmp(name, "llvm.dbg.", 9)))
+			continue;
+		insns++;
+	}
+	return insns * CC_CYCLES_PER_INSN;
+}
+
 /* Rewrite one group (all in one basic block, in order). */
 static int flush_group(struct opt *o, struct site *g, unsigned n)
 {
@@ -709,6 +736,7 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 	unsigned nvals = 0, nconst = 0, nprev = 0, nlines = 0, reps = 1;
 	struct buf ev = {0}, line = {0}, last = {0};
 	char ref[24];
+	unsigned last_d = 0;
 	int rc = 0;
 
 	if (!n)
@@ -791,6 +819,8 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 			rc = buf_printf(&ev, "%.*s", (int)last.len, last.p);
 			if (!rc && reps > 1)
 				rc = buf_printf(&ev, " r%u", reps);
+			if (!rc && last_d)
+				rc = buf_printf(&ev, " d%u", last_d);
 			if (!rc)
 				rc = buf_printf(&ev, "\n");
 			nlines++;
@@ -801,6 +831,7 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 
 			last = line;
 			line = t;
+			last_d = o->no_cycles ? 0 : cycles_before(g[i].call, g[n - 1].call);
 		}
 	}
 	if (!rc) {
@@ -1027,7 +1058,7 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *arg)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] [--no-formulas] "
-		   "[--no-sink] [--no-prev] IN.bc OUT.bc\n");
+		   "[--no-sink] [--no-prev] [--no-cycles] IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
@@ -1051,6 +1082,8 @@ int main(int argc, char **argv)
 			o.no_sink = 1;
 		else if (!strcmp(argv[i], "--no-prev"))
 			o.no_prev = 1;
+		else if (!strcmp(argv[i], "--no-cycles"))
+			o.no_cycles = 1;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;

@@ -12,8 +12,10 @@
  * print wrong events. Plain traces (no merged events) decode as they are.
  *
  * Output: one line per original event, "TIME TID ID ARG...", TIME being
- * nanoseconds with a ".N" suffix that orders the events of one merged call
- * (and any equal timestamps) so that times strictly increase.
+ * nanoseconds with a ".N" suffix that orders equal timestamps so that times
+ * strictly increase. An event of a merged call gets the call's time minus
+ * the optimizer's cycle estimate (table d<c>) converted with the trace
+ * clock, but never a time before the event printed before it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +53,7 @@ struct dec_orig {
 	uint32_t id;
 	uint32_t nargs;
 	uint32_t rep; /* times the event repeats (idempotent repeats collapsed), >= 1 */
+	uint32_t cycles; /* estimated cycles before the merged call (table d<c>) */
 	uint8_t kind[DECODE_MAX_ARGS];
 	int64_t v[DECODE_MAX_ARGS];	   /* the constant, or the emitted value's index */
 	struct dec_tok *f[DECODE_MAX_ARGS]; /* DEC_FORMULA: its steps, ended by op 0 */
@@ -297,6 +300,13 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 					goto bad;
 				p += n;
 			}
+			if (!strncmp(p, " d", 2)) {
+				n = 0;
+				if (sscanf(p, " d%u%n", &o->cycles, &n) < 1 ||
+				    o->cycles > CC_MAX_CYCLES)
+					goto bad;
+				p += n;
+			}
 			if (*p != '\n')
 				goto bad;
 			p++;
@@ -485,7 +495,8 @@ struct decoder {
 	size_t npids;
 	uint64_t last_ns, records, bytes, events;
 	uint32_t last_sub;
-	int started, json;
+	int started, json, no_cycles;
+	uint64_t cur_cycles; /* the event being written: cycles before its record */
 };
 
 static uint32_t stream_pid(struct decoder *d, uint32_t stream_id, uint32_t *tid)
@@ -658,10 +669,15 @@ static int write_event(struct decoder *d, uint32_t id, uint32_t n, const int64_t
 	memset(&buf, 0, sizeof(buf));
 	buf.u.h = *ev->rec;
 	buf.u.h.size = (uint32_t)(sizeof(buf.u) + 8 * n);
-	/* The k-th event of a record: k ticks after it (write_rec keeps order);
+	/* The k-th event of a record: its cycle estimate before it (TSC ticks
+	 * taken as cycles), or without one k ticks after it (write_rec keeps
+	 * order, so a correction never goes back past the record before);
 	 * every event after the first adds one to the stream's numbering
 	 * (write_rec's seq_shift). */
-	buf.u.h.tsc += (uint64_t)d->cur_events;
+	if (d->no_cycles || !d->cur_cycles)
+		buf.u.h.tsc += (uint64_t)d->cur_events;
+	else if (buf.u.h.tsc > d->cur_cycles)
+		buf.u.h.tsc -= d->cur_cycles;
 	buf.u.id = id;
 	buf.u.nargs = n;
 	memcpy(buf.u.args, args, 8 * (size_t)n);
@@ -804,8 +820,24 @@ static int decode_record(struct decoder *d, const struct trace_event *ev, const 
 					  : o->kind[a] == DEC_PREV
 						  ? prev->args[o->v[a]]
 						  : dec_eval(o->f[a], u->args, prev->args);
+			uint64_t ns = ev->ns;
+
+			if (o->cycles && !d->no_cycles) {
+				/* Cycles to ns with the trace clock; put_event keeps
+				 * times strictly increasing, so a correction stops
+				 * at the event printed before. */
+				const struct trace_clock *clk = trace_reader_clock(d->r);
+				uint64_t back = clk && clk->tsc_hz
+							? (uint64_t)o->cycles * 1000000000ULL /
+								  clk->tsc_hz
+							: 0;
+
+				ns = ns > back ? ns - back : 0;
+			}
+			d->cur_cycles = d->no_cycles ? 0 : o->cycles;
 			for (uint32_t r = 0; r < o->rep; r++)
-				put_event(d, t, ev->ns, tid, o->id, o->nargs, args);
+				put_event(d, t, ns, tid, o->id, o->nargs, args);
+			d->cur_cycles = 0;
 		}
 	}
 	return 0;
@@ -876,6 +908,8 @@ static void decode_usage(FILE *out)
 		"  --trace-out DIR  write the trace again into DIR (which must not exist)\n"
 		"                 with every spool:user event decoded, as the plain build\n"
 		"                 writes them, so every other report and export reads it\n"
+		"  --no-cycles    ignore the optimizer's cycle estimates: the events of a\n"
+		"                 merged call get its time, ordered by the suffix only\n"
 		"  -h, --help     show this help\n");
 }
 
@@ -886,6 +920,7 @@ int cmd_decode(int argc, char **argv)
 					     {"stats", no_argument, NULL, 's'},
 					     {"json", no_argument, NULL, 'j'},
 					     {"trace-out", required_argument, NULL, 'o'},
+					     {"no-cycles", no_argument, NULL, 'c'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *dir = "spool.trace", *out_dir = NULL;
@@ -915,6 +950,9 @@ int cmd_decode(int argc, char **argv)
 			break;
 		case 'j':
 			d.json = 1;
+			break;
+		case 'c':
+			d.no_cycles = 1;
 			break;
 		case 'o':
 			out_dir = optarg;

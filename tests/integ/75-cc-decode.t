@@ -25,7 +25,7 @@ if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
 	exit 0
 fi
 
-plan 49
+plan 52
 
 ROUNDS=300
 
@@ -133,6 +133,25 @@ if command -v babeltrace2 >/dev/null; then
 else
 	skip 1 "babeltrace2 is not installed"
 fi
+
+# Cycle estimates: the optimizer records how many cycles before its merged
+# call each original call would have run (table d<c>); decode moves those
+# events back by that much, decode --no-cycles gives them the merged call's
+# time and orders them by the .N suffix only. Same events, same order; every
+# corrected time is at most the uncorrected one, some are earlier, and the
+# corrected times still strictly increase (checked above for dec-cc-O2).
+spool_run decode --no-cycles t-cc-O2
+is_rc 0 "decode --no-cycles reads the spool cc trace"
+cp run.out dec-nocyc
+cmp_out=$(paste -d '|' dec-cc-O2 dec-nocyc | awk -F '|' '
+	{ n = split($1, x, " "); if (split($2, y, " ") != n) { bad = "lengths differ at " NR; exit }
+	  for (i = 2; i <= n; i++) if (x[i] != y[i]) { bad = "events differ at " NR; exit }
+	  split(x[1], a, "."); split(y[1], b, ".");
+	  if (a[1] + 0 > b[1] + 0) { bad = "later than uncorrected at " NR; exit }
+	  if (a[1] + 0 < b[1] + 0) earlier++ }
+	END { if (bad != "") print bad; else print "earlier " earlier + 0 }')
+like "$cmp_out" "^earlier [1-9]" "  corrected times are never later than the .N scheme's, some earlier ($cmp_out)"
+ok "  uncorrected times strictly increase too" increasing dec-nocyc
 
 # The table is in a section that is not loaded.
 flags=$(readelf -W -S bank-cc-O2 | awk '$2 == ".spool_cc_table" { print $8 }')
