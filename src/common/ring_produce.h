@@ -34,6 +34,20 @@ struct ring_prod {
 	uint64_t checked;   /* head / watermark when the real tail was last read */
 };
 
+/* How far ahead of head ring_prod_commit asks for write ownership of the
+ * ring's lines (bench: 1-4 KiB all cut the cross-core cost). */
+#define RING_PROD_AHEAD 2048
+
+/* A hint only: PREFETCHW runs as a no-op on x86 CPUs that lack it. */
+static inline void ring_prod_prefetchw(const void *addr)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)addr));
+#else
+	__builtin_prefetch(addr, 1, 3);
+#endif
+}
+
 static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint32_t ring_bytes,
 				  uint32_t watermark)
 {
@@ -96,6 +110,15 @@ static inline int ring_prod_commit(struct ring_prod *p, uint32_t len)
 
 	p->head += len;
 	__atomic_store_n(&p->ring->head, p->head, __ATOMIC_RELEASE);
+	/* The collector, on another core, read the lines we are about to
+	 * reuse: writing one costs a cross-core ownership request, and the
+	 * target's next locked instruction (its lock or unlock) waits for that
+	 * store. Asking for the line RING_PROD_AHEAD bytes early overlaps the
+	 * request with the program's own work. Only lines known free (cached
+	 * tail) are touched, so a full ring does not pull unread lines away
+	 * from the collector. */
+	if (p->head + RING_PROD_AHEAD - p->tail <= p->size)
+		ring_prod_prefetchw(p->data + ((p->head + RING_PROD_AHEAD) & (p->size - 1)));
 	if (!p->watermark || p->head - p->tail < p->watermark)
 		return 0;
 	/* The cached tail says we are past the watermark. Reading the real one
