@@ -121,6 +121,8 @@ extern struct agent_real agent_real;
 void agent_resolve(void);
 void agent_disable(const char *why);
 void agent_log(const char *fmt, ...);
+/* agent_full.c: a full ring waits for the collector (bounded); see there. */
+int agent_ring_full(struct ring_prod *p, uint32_t len);
 void agent_proc_refresh_maps(void);
 void agent_proc_claim(uint32_t flags);
 void agent_wake(void);

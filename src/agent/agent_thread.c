@@ -144,6 +144,8 @@ void agent_thread_register(struct agent_thread *t)
 			__atomic_store_n(&shm_ring_data(r)[off], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->state, RING_ACTIVE, __ATOMIC_RELEASE);
 	ring_prod_init(&t->prod, r, c->ring_bytes, c->watermark);
+	if (!(c->flags & SHM_F_DROP_WHEN_FULL))
+		t->prod.on_full = agent_ring_full;
 	t->index = idx;
 	t->word = ev_word(KIND_LOCK, idx, 0, 0);
 	t->seq = 0;

@@ -34,6 +34,9 @@ static void locks_usage(FILE *out)
 		"                       is kept as DIR.old)\n"
 		"      --ring-size SIZE per-thread ring buffer, power of two, k/m suffixes\n"
 		"                       (default %um); too small a ring loses events, counted\n"
+		"      --on-full MODE   when a ring is full: wait (default) makes the thread\n"
+		"                       wait up to 100 ms for spool to make room; drop\n"
+		"                       drops the event at once; both count what is lost\n"
 		"      --max-threads N  threads that get a ring (default %u); later threads'\n"
 		"                       events are counted as lost\n"
 		"      --stacks N       also record N frame-pointer frames above each call\n"
@@ -71,6 +74,7 @@ int cmd_locks(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
 		{"max-threads", required_argument, NULL, 'T'},
+		{"on-full", required_argument, NULL, 'F'},
 		{"stacks", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'},
 		{"sort", required_argument, NULL, 'S'},
@@ -106,6 +110,16 @@ int cmd_locks(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			so.ring_bytes = (uint32_t)v;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "drop")) {
+				so.shm_flags |= SHM_F_DROP_WHEN_FULL;
+			} else if (!strcmp(optarg, "wait")) {
+				so.shm_flags &= ~SHM_F_DROP_WHEN_FULL;
+			} else {
+				log_err("--on-full '%s': want wait or drop", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'T':
 			if (options_parse_uint(optarg, EV_MAX_THREADS, &v) < 0 || !v) {

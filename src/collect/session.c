@@ -273,6 +273,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		goto out_writer;
 	if (o->features)
 		h.ctl->features = o->features;
+	h.ctl->flags |= o->shm_flags;
 	if (o->prepare) {
 		rc = o->prepare(o->hook_arg, &h, w);
 		if (rc < 0)

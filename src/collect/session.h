@@ -28,6 +28,7 @@ struct session_opts {
 	 * the trace is closed (write the feature's side files there). Each
 	 * returns 0 or a negative errno; a prepare failure stops the session. */
 	uint32_t features;
+	uint32_t shm_flags; /* SHM_F_* for ctl->flags */
 	uint64_t ext_bytes[SHM_MAX_EXT];
 	char *const *env;
 	int (*prepare)(void *arg, struct shm_host *h, struct trace_writer *w);

@@ -32,6 +32,11 @@ struct ring_prod {
 	uint32_t size;	    /* ring_bytes, a power of two */
 	uint32_t watermark; /* fill level that wakes the collector, 0 = never */
 	uint64_t checked;   /* head / watermark when the real tail was last read */
+	/* Called when the ring is full; returns non-zero when it has made room
+	 * (reserve then retries), zero to drop the event. NULL: always drop.
+	 * The agent's version waits a bounded time for the collector. */
+	int (*on_full)(struct ring_prod *p, uint32_t len);
+	uint32_t dropping; /* on_full gave up once: drop until the ring drains */
 };
 
 /* How far ahead of head ring_prod_commit asks for write ownership of the
@@ -51,6 +56,8 @@ static inline void ring_prod_prefetchw(const void *addr)
 static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint32_t ring_bytes,
 				  uint32_t watermark)
 {
+	p->on_full = 0;
+	p->dropping = 0;
 	p->ring = r;
 	p->data = shm_ring_data(r);
 	p->head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
@@ -62,17 +69,19 @@ static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint3
 
 /*
  * Reserve len bytes (a multiple of 8, at least a header) for a record and
- * return where to write it, or NULL when the ring is full: the event is
- * dropped and counted in ring->lost (never block, never overwrite). The
- * record becomes visible only with ring_prod_commit.
+ * return where to write it. When the ring is full, on_full (if set) may make
+ * room; otherwise the event is dropped and counted in ring->lost. Never
+ * overwrites. The record becomes visible only with ring_prod_commit.
  */
 static inline void *ring_prod_reserve(struct ring_prod *p, uint32_t len)
 {
-	uint64_t off = p->head & (p->size - 1);
-	uint64_t skip = 0;
+	uint64_t off, skip;
 
 	if (__builtin_expect(len > p->size / 2, 0))
-		goto full;
+		goto drop;
+retry:
+	off = p->head & (p->size - 1);
+	skip = 0;
 	if (off + len > p->size)
 		skip = p->size - off;
 	if (p->head + skip + len - p->tail > p->size) {
@@ -95,6 +104,9 @@ static inline void *ring_prod_reserve(struct ring_prod *p, uint32_t len)
 	}
 	return p->data + off;
 full:
+	if (p->on_full && p->on_full(p, len))
+		goto retry;
+drop:
 	__atomic_store_n(&p->ring->lost, p->ring->lost + 1, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -50,6 +50,9 @@ enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3
 #define SHM_FEAT_PATH 0x10u	/* thread path: function entries */
 #define SHM_FEAT_SYS 0x20u	/* system probes: CPU, I/O counters (src/common/sys_area.h) */
 
+/* ctl->flags: options spool sets for the agent. */
+#define SHM_F_DROP_WHEN_FULL 0x1u /* a full ring drops at once (--on-full drop) */
+
 /* ctl->state bits */
 #define SHM_STATE_DISABLED 1u /* agent stopped recording (reason in ctl->reason) */
 

@@ -4,13 +4,14 @@
 # 4 KiB ring against a program doing a million lock/unlock pairs must lose
 # events, and the loss must show in the summary line, in the report, and in
 # the trace itself (CTF events_discarded, which babeltrace2 reports). Threads
-# beyond --max-threads are counted as lost too.
+# beyond --max-threads are counted as lost too. By default a full ring waits
+# for the collector instead (--on-full wait): then nothing is lost.
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 17
 
-spool_run locks -q --ring-size 4k -- "$PROGS/flood" 1000000
-is_rc 0 "flood 1000000 with a 4k ring exits 0"
+spool_run locks -q --ring-size 4k --on-full drop -- "$PROGS/flood" 1000000
+is_rc 0 "flood 1000000 with a 4k ring and --on-full drop exits 0"
 is "$OUT" "pairs=1000000" "  the program ran to the end"
 num_cmp "$(summary_lost)" -gt 0 "  the summary line reports lost events"
 like "$ERR" "warning" "  with a warning"
@@ -28,6 +29,16 @@ if command -v babeltrace2 >/dev/null; then
 else
 	skip 2 "babeltrace2 not installed"
 fi
+
+# The default: a full ring makes the thread wait for the collector, so even
+# a 64k ring loses nothing, and every acquisition is in the trace.
+spool_run locks -q --ring-size 64k -- "$PROGS/flood" 200000
+is_rc 0 "flood 200000 with a 64k ring (default --on-full wait) exits 0"
+is "$(summary_lost)" 0 "  nothing is lost"
+report_json spool.trace
+is "$(lock_stat report.json flood_lock "$F_ACQ")" 200000 "  every acquisition is in the trace"
+spool_run locks -q --on-full sometimes -- "$PROGS/flood" 10
+is_rc 2 "--on-full with an unknown mode is a usage error"
 
 spool_run locks -q --max-threads 1 -- "$PROGS/lockcount" 3 100
 is_rc 0 "lockcount 3 100 with --max-threads 1 exits 0"

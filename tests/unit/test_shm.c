@@ -187,6 +187,43 @@ static void test_full_ring_counts_lost(void **state)
 	shm_host_destroy(&h);
 }
 
+/* The agent's on_full hook: when the ring is full the producer may make
+ * room (the agent waits for the collector); here the hook drains the ring
+ * itself, as the collector would. Nothing is lost, order is kept. */
+static struct shm_host *full_h;
+static struct check *full_c;
+static unsigned full_calls;
+
+static int drain_on_full(struct ring_prod *p, uint32_t len)
+{
+	(void)p;
+	(void)len;
+	full_calls++;
+	return shm_host_drain_ring(full_h, 0, check_cb, full_c) > 0;
+}
+
+static void test_on_full_makes_room(void **state)
+{
+	struct shm_host h;
+	struct producer pr;
+	struct check c = { .next_seq = 1 };
+
+	assert_int_equal(shm_host_create(&h, 4096, 1, 0), 0);
+	producer_open(&h, &pr);
+	full_h = &h;
+	full_c = &c;
+	full_calls = 0;
+	pr.p.on_full = drain_on_full;
+	for (unsigned i = 0; i < 500; i++)
+		assert_int_equal(produce(&pr, i % 3), 1);
+	assert_true(full_calls > 0);
+	assert_int_equal(pr.p.ring->lost, 0);
+	assert_true(shm_host_drain_ring(&h, 0, check_cb, &c) >= 0);
+	assert_int_equal(c.count, 500);
+	assert_int_equal(c.bad, 0);
+	shm_host_destroy(&h);
+}
+
 static void test_callback_stop(void **state)
 {
 	struct shm_host h;
@@ -344,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_wrap_in_order),
 		cmocka_unit_test(test_full_ring_counts_lost),
+		cmocka_unit_test(test_on_full_makes_room),
 		cmocka_unit_test(test_callback_stop),
 		cmocka_unit_test(test_corrupt_ring),
 		cmocka_unit_test(test_wait_woken_by_watermark),
