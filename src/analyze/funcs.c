@@ -2,14 +2,8 @@
 /*
  * funcs.c - function report from KIND_PROBE records.
  *
- * Pairing: each thread keeps a stack of open activations. Entry and exit of
- * one activation see the same stack pointer (it points at the return
- * address both times), so an exit with sp S closes the open frame with sp
- * S; frames above it (sp < S) never saw their exit (longjmp, an exception,
- * a probe that could not be placed) and are closed at the same time, and
- * frames just below with the same sp are tail callers (they jumped to the
- * function instead of calling it: their activation ends with it). An exit
- * with no frame to close is counted as unmatched and ignored.
+ * Entries and exits are paired into activations by callstack.c (by stack
+ * pointer; see there).
  *
  * Times: total (inclusive) time is summed over activations that are not
  * inside another activation of the same function, so recursion is not
@@ -26,6 +20,7 @@
 #include "../trace/trace.h"
 #include "../util/log.h"
 #include "../util/symbolize.h"
+#include "callstack.h"
 #include "funcs.h"
 
 struct fn_caller {
@@ -34,8 +29,7 @@ struct fn_caller {
 };
 
 struct fn_stat {
-	char *name;
-	char *module;
+	const char *name, *module; /* owned by the callstack */
 	uint64_t calls, total, self, min, max, sum;
 	uint64_t unpaired; /* entries whose exit was never seen */
 	struct fn_caller *callers;
@@ -43,26 +37,13 @@ struct fn_stat {
 	uint64_t *thread_calls; /* per stream */
 };
 
-struct fn_frame {
-	uint32_t fn;
-	uint64_t sp, t0, child;
-};
-
-struct fn_thread {
-	struct fn_frame *st;
-	size_t n, cap;
-	uint32_t *depth; /* per fn: activations open on this thread */
-	uint64_t last;	 /* time of its last probe event */
-};
-
 struct fn_ctx {
-	struct fn_stat *fns; /* index: function number */
+	struct fn_stat *fns; /* index: function number of the callstack */
 	size_t nfns;
-	uint32_t *probe_fn;  /* probe id -> function number + 1 (0 = unknown) */
-	uint32_t maxid;
 	size_t nstreams;
-	struct fn_thread *th;
-	uint64_t unmatched_exits;
+	uint32_t **depth; /* per stream, per fn: activations open on the thread */
+	struct callstack *cs;
+	struct trace_reader *r;
 	struct symbolizer *sym;
 };
 
@@ -86,72 +67,59 @@ static int fn_add_caller(struct fn_stat *f, const char *name)
 	return 0;
 }
 
-/* "probes" side file: "id op method module offset function". */
-static int fn_load_probes(struct fn_ctx *c, struct trace_reader *r)
+static uint32_t *fn_depth(struct fn_ctx *c, uint32_t stream)
 {
-	char *text, *line, *save = NULL;
-	size_t len;
-	int rc = trace_reader_file(r, "probes", &text, &len);
-
-	if (rc < 0)
-		return rc;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char op[16], method[16], module[4096], name[1024];
-		unsigned long long off;
-		unsigned id;
-		size_t f;
-
-		if (line[0] == '#' ||
-		    sscanf(line, "%u %15s %15s %4095s %llx %1023s", &id, op, method, module, &off,
-			   name) != 6)
-			continue;
-		if (!id || id >= 1u << 24)
-			continue;
-		if (strcmp(op, "entry") && strcmp(op, "exit"))
-			continue; /* block and branch probes count, they have no calls */
-		if (id > c->maxid) {
-			uint32_t *np = realloc(c->probe_fn, (id + 1) * sizeof(*np));
-
-			if (!np)
-				goto nomem;
-			memset(np + c->maxid + (c->probe_fn ? 1 : 0), 0,
-			       (id + 1 - c->maxid - (c->probe_fn ? 1 : 0)) * sizeof(*np));
-			c->probe_fn = np;
-			c->maxid = id;
-		}
-		for (f = 0; f < c->nfns; f++)
-			if (!strcmp(c->fns[f].name, name) && !strcmp(c->fns[f].module, module))
-				break;
-		if (f == c->nfns) {
-			struct fn_stat *nf = realloc(c->fns, (c->nfns + 1) * sizeof(*nf));
-
-			if (!nf)
-				goto nomem;
-			c->fns = nf;
-			memset(&nf[f], 0, sizeof(nf[f]));
-			nf[f].name = strdup(name);
-			nf[f].module = strdup(module);
-			nf[f].min = UINT64_MAX;
-			if (!nf[f].name || !nf[f].module)
-				goto nomem;
-			c->nfns++;
-		}
-		c->probe_fn[id] = (uint32_t)f + 1;
-	}
-	free(text);
-	return 0;
-nomem:
-	free(text);
-	return -ENOMEM;
+	if (stream >= c->nstreams)
+		return NULL;
+	if (!c->depth[stream])
+		c->depth[stream] = calloc(c->nfns ? c->nfns : 1, sizeof(**c->depth));
+	return c->depth[stream];
 }
 
-static void fn_close(struct fn_ctx *c, struct fn_thread *t, uint64_t now, int seen_exit)
+static int fn_enter(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+		    const struct callstack_frame *parent, const struct rec_probe *p,
+		    const struct trace_event *ev)
 {
-	struct fn_frame *fr = &t->st[--t->n];
+	struct fn_ctx *c = ctx;
 	struct fn_stat *f = &c->fns[fr->fn];
+	uint32_t *depth = fn_depth(c, stream);
+	char name[512];
+
+	if (!depth)
+		return stream >= c->nstreams ? 0 : -ENOMEM;
+	f->calls++;
+	if (!f->thread_calls) {
+		f->thread_calls = calloc(c->nstreams, sizeof(uint64_t));
+		if (!f->thread_calls)
+			return -ENOMEM;
+	}
+	f->thread_calls[stream]++;
+	if (parent)
+		snprintf(name, sizeof(name), "%s", c->fns[parent->fn].name);
+	else if (c->sym)
+		symbolizer_format(c->sym, trace_reader_stream(c->r, stream)->pid, p->ret_ip, name,
+				  sizeof(name));
+	else
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)p->ret_ip);
+	/* "func+0x12 (file.c:3)": the caller is the function. */
+	name[strcspn(name, "+ ")] = 0;
+	if (fn_add_caller(f, name) < 0)
+		return -ENOMEM;
+	depth[fr->fn]++;
+	return 0;
+}
+
+static int fn_leave(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+		    struct callstack_frame *parent, uint64_t now, int seen_exit)
+{
+	struct fn_ctx *c = ctx;
+	struct fn_stat *f = &c->fns[fr->fn];
+	uint32_t *depth = fn_depth(c, stream);
 	uint64_t d = now > fr->t0 ? now - fr->t0 : 0;
 
-	t->depth[fr->fn]--;
+	if (!depth)
+		return stream >= c->nstreams ? 0 : -ENOMEM;
+	depth[fr->fn]--;
 	if (!seen_exit)
 		f->unpaired++;
 	if (d < f->min)
@@ -159,80 +127,18 @@ static void fn_close(struct fn_ctx *c, struct fn_thread *t, uint64_t now, int se
 	if (d > f->max)
 		f->max = d;
 	f->sum += d;
-	if (!t->depth[fr->fn])
+	if (!depth[fr->fn])
 		f->total += d;
 	f->self += d > fr->child ? d - fr->child : 0;
-	if (t->n)
-		t->st[t->n - 1].child += d;
-}
-
-static int fn_event(struct fn_ctx *c, const struct trace_event *ev, uint32_t pid)
-{
-	const struct rec_probe *p = (const void *)ev->rec;
-	uint32_t id = ev_obj(p->h.word), fn;
-	struct fn_thread *t;
-	unsigned op = ev_op(p->h.word);
-
-	if (p->h.size < sizeof(*p) || !c->probe_fn || id > c->maxid || !c->probe_fn[id] ||
-	    ev->stream_id >= c->nstreams)
-		return 0;
-	fn = c->probe_fn[id] - 1;
-	t = &c->th[ev->stream_id];
-	t->last = ev->ns;
-	if (!t->depth) {
-		t->depth = calloc(c->nfns, sizeof(*t->depth));
-		if (!t->depth)
-			return -ENOMEM;
-	}
-	if (op == PROBE_OP_ENTRY) {
-		struct fn_stat *f = &c->fns[fn];
-		char name[512];
-
-		f->calls++;
-		if (!f->thread_calls) {
-			f->thread_calls = calloc(c->nstreams, sizeof(uint64_t));
-			if (!f->thread_calls)
-				return -ENOMEM;
-		}
-		f->thread_calls[ev->stream_id]++;
-		if (t->n)
-			snprintf(name, sizeof(name), "%s", c->fns[t->st[t->n - 1].fn].name);
-		else if (c->sym)
-			symbolizer_format(c->sym, pid, p->ret_ip, name, sizeof(name));
-		else
-			snprintf(name, sizeof(name), "0x%llx", (unsigned long long)p->ret_ip);
-		/* "func+0x12 (file.c:3)": the caller is the function. */
-		name[strcspn(name, "+ ")] = 0;
-		if (fn_add_caller(f, name) < 0)
-			return -ENOMEM;
-		if (t->n == t->cap) {
-			size_t nc = t->cap ? t->cap * 2 : 64;
-			struct fn_frame *ns = realloc(t->st, nc * sizeof(*ns));
-
-			if (!ns)
-				return -ENOMEM;
-			t->st = ns;
-			t->cap = nc;
-		}
-		t->st[t->n++] = (struct fn_frame){fn, p->sp, ev->ns, 0};
-		t->depth[fn]++;
-	} else if (op == PROBE_OP_EXIT) {
-		size_t k = t->n;
-
-		while (k && t->st[k - 1].sp < p->sp)
-			k--;
-		if (!k || t->st[k - 1].sp != p->sp || t->st[k - 1].fn != fn) {
-			c->unmatched_exits++;
-			return 0;
-		}
-		while (t->n > k)
-			fn_close(c, t, ev->ns, 0);
-		fn_close(c, t, ev->ns, 1);
-		while (t->n && t->st[t->n - 1].sp == p->sp)
-			fn_close(c, t, ev->ns, 1); /* tail callers */
-	}
+	if (parent)
+		parent->child += d;
 	return 0;
 }
+
+static const struct callstack_ops fn_ops = {
+	.enter = fn_enter,
+	.leave = fn_leave,
+};
 
 static int fn_cmp_total(const void *a, const void *b, void *arg)
 {
@@ -312,7 +218,7 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			}
 			fprintf(out, "]}");
 		}
-		fprintf(out, "],\"unmatched_exits\":%llu}\n", (unsigned long long)c->unmatched_exits);
+		fprintf(out, "],\"unmatched_exits\":%llu}\n", (unsigned long long)callstack_unmatched_exits(c->cs));
 		return;
 	}
 	fprintf(out, "%-28s %12s %12s %12s %10s %10s %10s\n", "function", "calls", "total ms",
@@ -342,9 +248,9 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 				fprintf(out, "%-10u %-28s %12llu\n", trace_reader_stream(r, s)->tid,
 					c->fns[i].name,
 					(unsigned long long)c->fns[i].thread_calls[s]);
-	if (c->unmatched_exits)
+	if (callstack_unmatched_exits(c->cs))
 		fprintf(out, "(%llu exits without an entry)\n",
-			(unsigned long long)c->unmatched_exits);
+			(unsigned long long)callstack_unmatched_exits(c->cs));
 }
 
 int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
@@ -361,23 +267,33 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
 		return rc;
 	}
-	rc = fn_load_probes(&c, r);
+	c.r = r;
+	rc = callstack_new(&c.cs, r, &fn_ops, &c);
 	if (rc < 0) {
-		log_err("%s has no probe table (\"probes\"): not a trace of spool probe", dir);
+		if (rc == -ENOMEM)
+			log_err("%s: %s", dir, strerror(-rc));
+		else
+			log_err("%s has no probe table (\"probes\"): not a trace of spool probe",
+				dir);
 		goto out;
 	}
+	c.nfns = callstack_nfns(c.cs);
+	c.fns = calloc(c.nfns ? c.nfns : 1, sizeof(*c.fns));
 	c.nstreams = trace_reader_nstreams(r);
-	c.th = calloc(c.nstreams ? c.nstreams : 1, sizeof(*c.th));
-	if (!c.th) {
+	c.depth = calloc(c.nstreams ? c.nstreams : 1, sizeof(*c.depth));
+	if (!c.fns || !c.depth) {
 		rc = -ENOMEM;
 		goto out;
+	}
+	for (size_t i = 0; i < c.nfns; i++) {
+		c.fns[i].name = callstack_fn(c.cs, (uint32_t)i)->name;
+		c.fns[i].module = callstack_fn(c.cs, (uint32_t)i)->module;
+		c.fns[i].min = UINT64_MAX;
 	}
 	if (symbolizer_open(&c.sym, r) < 0)
 		c.sym = NULL;
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		if (ev_kind(ev.rec->word) != KIND_PROBE)
-			continue;
-		rc = fn_event(&c, &ev, trace_reader_stream(r, ev.stream_id)->pid);
+		rc = callstack_feed(c.cs, &ev);
 		if (rc < 0)
 			goto out;
 	}
@@ -385,10 +301,9 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 		goto out;
 	/* Activations still open at the end of the trace: the program exited
 	 * (or was killed) inside them. */
-	for (size_t s = 0; s < c.nstreams; s++) {
-		while (c.th[s].n)
-			fn_close(&c, &c.th[s], c.th[s].last, 0);
-	}
+	rc = callstack_finish(c.cs);
+	if (rc < 0)
+		goto out;
 	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
 		const struct trace_problem *p = trace_reader_problem(r, i);
 
@@ -399,21 +314,17 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 out:
 	if (c.sym)
 		symbolizer_close(c.sym);
-	for (size_t s = 0; s < c.nstreams && c.th; s++) {
-		free(c.th[s].st);
-		free(c.th[s].depth);
-	}
-	free(c.th);
-	for (size_t i = 0; i < c.nfns; i++) {
+	for (size_t s = 0; s < c.nstreams && c.depth; s++)
+		free(c.depth[s]);
+	free(c.depth);
+	for (size_t i = 0; i < c.nfns && c.fns; i++) {
 		for (size_t k = 0; k < c.fns[i].ncallers; k++)
 			free(c.fns[i].callers[k].name);
 		free(c.fns[i].callers);
 		free(c.fns[i].thread_calls);
-		free(c.fns[i].name);
-		free(c.fns[i].module);
 	}
 	free(c.fns);
-	free(c.probe_fn);
+	callstack_free(c.cs);
 	trace_reader_close(r);
 	return rc;
 }

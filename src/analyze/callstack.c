@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * callstack.c - pairing of function entry and exit probes (callstack.h).
+ *
+ * Each thread keeps a stack of open activations. Entry and exit of one
+ * activation see the same stack pointer (it points at the return address
+ * both times), so an exit with sp S closes the open frame with sp S; frames
+ * above it (sp < S) never saw their exit (longjmp, an exception, a probe
+ * that could not be placed) and are closed at the same time, and frames
+ * just below with the same sp are tail callers (they jumped to the function
+ * instead of calling it: their activation ends with it). An exit with no
+ * frame to close is counted as unmatched and ignored.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callstack.h"
+
+struct cs_thread {
+	struct callstack_frame *st;
+	size_t n, cap;
+	uint64_t last; /* time of its last probe event */
+};
+
+struct callstack {
+	const struct callstack_ops *ops;
+	void *ctx;
+	struct callstack_fn *fns;
+	size_t nfns;
+	uint32_t *probe_fn; /* probe id -> function number + 1 (0 = not a function probe) */
+	uint32_t maxid;
+	struct cs_thread *th; /* by stream id */
+	size_t nth;
+	uint64_t unmatched_exits;
+};
+
+/* "probes" side file: "id op method module offset function". */
+static int cs_load_probes(struct callstack *c, const struct trace_reader *r)
+{
+	char *text, *line, *save = NULL;
+	size_t len;
+	int rc = trace_reader_file(r, "probes", &text, &len);
+
+	if (rc < 0)
+		return rc;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char op[16], method[16], module[4096], name[1024];
+		unsigned long long off;
+		unsigned id;
+		size_t f;
+
+		if (line[0] == '#' ||
+		    sscanf(line, "%u %15s %15s %4095s %llx %1023s", &id, op, method, module, &off,
+			   name) != 6)
+			continue;
+		if (!id || id >= 1u << 24)
+			continue;
+		if (strcmp(op, "entry") && strcmp(op, "exit"))
+			continue; /* block and branch probes count, they have no calls */
+		if (!c->probe_fn || id > c->maxid) {
+			size_t old = c->probe_fn ? c->maxid + 1 : 0;
+			uint32_t *np = realloc(c->probe_fn, (id + 1) * sizeof(*np));
+
+			if (!np)
+				goto nomem;
+			memset(np + old, 0, (id + 1 - old) * sizeof(*np));
+			c->probe_fn = np;
+			c->maxid = id;
+		}
+		for (f = 0; f < c->nfns; f++)
+			if (!strcmp(c->fns[f].name, name) && !strcmp(c->fns[f].module, module))
+				break;
+		if (f == c->nfns) {
+			struct callstack_fn *nf = realloc(c->fns, (c->nfns + 1) * sizeof(*nf));
+
+			if (!nf)
+				goto nomem;
+			c->fns = nf;
+			nf[f].name = strdup(name);
+			nf[f].module = strdup(module);
+			c->nfns++;
+			if (!nf[f].name || !nf[f].module)
+				goto nomem;
+		}
+		c->probe_fn[id] = (uint32_t)f + 1;
+	}
+	free(text);
+	return 0;
+nomem:
+	free(text);
+	return -ENOMEM;
+}
+
+int callstack_new(struct callstack **out, const struct trace_reader *r,
+		  const struct callstack_ops *ops, void *ctx)
+{
+	struct callstack *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	c->ops = ops;
+	c->ctx = ctx;
+	rc = r ? cs_load_probes(c, r) : -ENOENT;
+	if (rc < 0) {
+		callstack_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+size_t callstack_nfns(const struct callstack *cs)
+{
+	return cs->nfns;
+}
+
+const struct callstack_fn *callstack_fn(const struct callstack *cs, uint32_t fn)
+{
+	return fn < cs->nfns ? &cs->fns[fn] : NULL;
+}
+
+uint64_t callstack_unmatched_exits(const struct callstack *cs)
+{
+	return cs->unmatched_exits;
+}
+
+static struct cs_thread *cs_thread(struct callstack *c, uint32_t stream)
+{
+	if (stream >= c->nth) {
+		size_t n = stream + 16;
+		struct cs_thread *nt = realloc(c->th, n * sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		memset(nt + c->nth, 0, (n - c->nth) * sizeof(*nt));
+		c->th = nt;
+		c->nth = n;
+	}
+	return &c->th[stream];
+}
+
+static int cs_close(struct callstack *c, uint32_t stream, struct cs_thread *t, uint64_t now,
+		    int seen_exit)
+{
+	struct callstack_frame fr = t->st[--t->n];
+
+	if (!c->ops->leave)
+		return 0;
+	return c->ops->leave(c->ctx, stream, &fr, t->n ? &t->st[t->n - 1] : NULL, now, seen_exit);
+}
+
+int callstack_feed(struct callstack *c, const struct trace_event *ev)
+{
+	const struct rec_probe *p = (const void *)ev->rec;
+	uint32_t id, fn;
+	struct cs_thread *t;
+	unsigned op;
+	int ret;
+
+	if (ev_kind(ev->rec->word) != KIND_PROBE || p->h.size < sizeof(*p))
+		return 0;
+	id = ev_obj(p->h.word);
+	op = ev_op(p->h.word);
+	if ((op != PROBE_OP_ENTRY && op != PROBE_OP_EXIT) || !c->probe_fn || id > c->maxid ||
+	    !c->probe_fn[id])
+		return 0;
+	fn = c->probe_fn[id] - 1;
+	t = cs_thread(c, ev->stream_id);
+	if (!t)
+		return -ENOMEM;
+	t->last = ev->ns;
+	if (op == PROBE_OP_ENTRY) {
+		if (t->n == t->cap) {
+			size_t nc = t->cap ? t->cap * 2 : 64;
+			struct callstack_frame *ns = realloc(t->st, nc * sizeof(*ns));
+
+			if (!ns)
+				return -ENOMEM;
+			t->st = ns;
+			t->cap = nc;
+		}
+		t->st[t->n++] = (struct callstack_frame){fn, p->sp, ev->ns, 0};
+		if (!c->ops->enter)
+			return 0;
+		return c->ops->enter(c->ctx, ev->stream_id, &t->st[t->n - 1],
+				     t->n > 1 ? &t->st[t->n - 2] : NULL, p, ev);
+	}
+	size_t k = t->n;
+
+	while (k && t->st[k - 1].sp < p->sp)
+		k--;
+	if (!k || t->st[k - 1].sp != p->sp || t->st[k - 1].fn != fn) {
+		c->unmatched_exits++;
+		return 0;
+	}
+	while (t->n > k)
+		if ((ret = cs_close(c, ev->stream_id, t, ev->ns, 0)))
+			return ret;
+	if ((ret = cs_close(c, ev->stream_id, t, ev->ns, 1)))
+		return ret;
+	while (t->n && t->st[t->n - 1].sp == p->sp) /* tail callers */
+		if ((ret = cs_close(c, ev->stream_id, t, ev->ns, 1)))
+			return ret;
+	return 0;
+}
+
+int callstack_finish(struct callstack *c)
+{
+	int ret;
+
+	for (size_t s = 0; s < c->nth; s++)
+		while (c->th[s].n)
+			if ((ret = cs_close(c, (uint32_t)s, &c->th[s], c->th[s].last, 0)))
+				return ret;
+	return 0;
+}
+
+void callstack_free(struct callstack *c)
+{
+	if (!c)
+		return;
+	for (size_t s = 0; s < c->nth; s++)
+		free(c->th[s].st);
+	free(c->th);
+	for (size_t i = 0; i < c->nfns; i++) {
+		free(c->fns[i].name);
+		free(c->fns[i].module);
+	}
+	free(c->fns);
+	free(c->probe_fn);
+	free(c);
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+/*
+ * callstack.h - function activations rebuilt from the entry and exit probes
+ * of a trace (KIND_PROBE records, named by the "probes" side file), shared
+ * by the function report (funcs.c) and the timeline exports
+ * (export_funcs.c): one stack of open frames per thread, entries pushed,
+ * exits paired with their entry by stack pointer (callstack.c says how).
+ *
+ * The user sees each activation through two callbacks, always in order on a
+ * thread: enter when it is pushed, leave when it is popped (innermost
+ * first), so activations nest by construction.
+ */
+#ifndef SPOOL_ANALYZE_CALLSTACK_H
+#define SPOOL_ANALYZE_CALLSTACK_H
+
+#include <stdint.h>
+
+#include "../common/event.h"
+#include "../trace/trace.h"
+
+struct callstack_fn {
+	char *name;
+	char *module;
+};
+
+struct callstack_frame {
+	uint32_t fn; /* index into the function table */
+	uint64_t sp, t0;
+	uint64_t child; /* free for the user (funcs.c: time of direct children) */
+};
+
+struct callstack_ops {
+	/* parent: the enclosing open frame on the thread, or NULL. */
+	int (*enter)(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+		     const struct callstack_frame *parent, const struct rec_probe *p,
+		     const struct trace_event *ev);
+	/* seen_exit 0: closed without its exit (a longjmp past it, or the end
+	 * of the trace). parent may be updated (the child field). */
+	int (*leave)(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+		     struct callstack_frame *parent, uint64_t now, int seen_exit);
+};
+
+struct callstack;
+
+/* Reads the probe table of r; -ENOENT (or another negative errno) when the
+ * trace has none. Streams are the trace's stream ids; the table grows as
+ * higher ones are seen. */
+int callstack_new(struct callstack **out, const struct trace_reader *r,
+		  const struct callstack_ops *ops, void *ctx);
+size_t callstack_nfns(const struct callstack *cs);
+const struct callstack_fn *callstack_fn(const struct callstack *cs, uint32_t fn);
+/* Feeds one event; events other than entry/exit probes are ignored.
+ * Returns 0 or the first negative value a callback returned. */
+int callstack_feed(struct callstack *cs, const struct trace_event *ev);
+/* Closes every open frame at its thread's last probe time (seen_exit 0). */
+int callstack_finish(struct callstack *cs);
+uint64_t callstack_unmatched_exits(const struct callstack *cs);
+void callstack_free(struct callstack *cs);
+
+#endif
