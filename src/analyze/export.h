@@ -15,6 +15,9 @@
  *                                  THREAD_JOIN_BEGIN -> THREAD_JOIN_END
  *   hold  (on the lock)            ACQUIRE* -> RELEASE (mutex, rwlock, spin;
  *                                  recursive re-acquisitions do not nest)
+ *   func  (on the thread's function track)  probe entry -> exit of a
+ *                                  function (spool probe -e func:...), paired
+ *                                  by callstack.c: export_funcs.c
  *
  * Holds of one lock may overlap in time (rwlock readers; a hand-off whose
  * release is stamped after the next acquisition), and timeline slices on
@@ -56,13 +59,16 @@ struct export_lock {
 
 struct export_slice {
 	const struct export_thread *thread; /* the waiter, or the holder */
-	const struct export_lock *lock;	    /* what is waited for / held */
+	const struct export_lock *lock;	    /* what is waited for / held; NULL for func */
 	int hold;			    /* 1 hold (lock track), 0 wait (thread track) */
+	int func;			    /* 1 function activation (the thread's function
+					       track; nested by call depth), lock NULL */
 	unsigned lane;			    /* holds: the lock's lane */
 	uint64_t begin_ns;
 	uint64_t end_ns; /* valid in ops->end */
 	const char *name;
-	const char *site; /* symbolized call site of the beginning, or "" */
+	const char *site; /* symbolized call site of the beginning, or "";
+			     func: the function's module */
 	int unfinished;	  /* still open at the end of the trace */
 };
 
@@ -85,6 +91,7 @@ struct export_stats {
 	uint64_t events; /* events fed */
 	uint64_t procs, threads, locks;
 	uint64_t waits, holds, instants;
+	uint64_t funcs;	     /* function slices */
 	uint64_t unfinished; /* slices closed at the end of the trace */
 	unsigned max_lanes;  /* most lanes any lock needed */
 	uint64_t written;    /* records written by the exporter (packets / JSON events) */

@@ -8,7 +8,8 @@
  * "i" events the instants. Timestamps are microseconds with three decimals,
  * so nanoseconds survive. Holds go on a pseudo-thread per lock (and per lane
  * when holds overlap, see export.h): tid LOCK_TID_BASE + obj * 64 + lane, in
- * the lock's process. JSON is for small traces: the whole file is parsed in
+ * the lock's process. Function slices of probe traces (cat "func") go on
+ * their thread, where calls nest by time. JSON is for small traces: the whole file is parsed in
  * memory by the viewers, so past a limit (1M events) the export stops
  * unless forced.
  */
@@ -123,7 +124,7 @@ static int ch_end(void *ctx, const struct export_slice *s)
 	if (ret)
 		return ret;
 	fputs("{\"ph\":\"X\",\"cat\":", x->f);
-	ch_str(x->f, s->hold ? "hold" : "wait");
+	ch_str(x->f, s->func ? "func" : s->hold ? "hold" : "wait");
 	fputs(",\"name\":", x->f);
 	ch_str(x->f, s->name);
 	fputs(",\"ts\":", x->f);
@@ -133,10 +134,10 @@ static int ch_end(void *ctx, const struct export_slice *s)
 	fprintf(x->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":{\"tid\":%" PRIu32, pid,
 		tid, s->thread->tid);
 	if (s->site[0]) {
-		fputs(",\"site\":", x->f);
+		fputs(s->func ? ",\"module\":" : ",\"site\":", x->f);
 		ch_str(x->f, s->site);
 	}
-	if (s->lock->addr)
+	if (s->lock && s->lock->addr)
 		fprintf(x->f, ",\"lock\":\"%#" PRIx64 "\"", s->lock->addr);
 	if (s->unfinished)
 		fputs(",\"unfinished\":true", x->f);

@@ -9,6 +9,8 @@
  * need is kept here: a thread has at most one open wait (a new wait closes a
  * stale one, which only lost events can produce), and a lane holds at most
  * one open hold, so slices on any one track never partly overlap.
+ * Function slices of probe traces are kept in export_funcs.c (on their own
+ * per-thread track), lent threads and slice output by export_int.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +19,7 @@
 #include <string.h>
 
 #include "../util/symbolize.h"
-#include "export.h"
+#include "export_int.h"
 
 /* uint64 -> pointer, open addressing; keys are stored +1 so 0 means empty. */
 struct xmap {
@@ -118,6 +120,7 @@ struct export_model {
 	struct xmap locks;  /* obj -> struct mlock */
 	struct xmap holds;  /* obj << 16 | thread -> struct mhold */
 	struct xmap sites;  /* pid << 48 ^ ip -> char * (symbolized) */
+	struct export_funcs *funcs; /* NULL: no probe table in the trace */
 	uint64_t last_ns;
 	struct export_stats st;
 };
@@ -146,6 +149,15 @@ int export_model_new(struct export_model **out, const struct export_ops *ops, vo
 	m->ctx = ctx;
 	m->sym = sym;
 	m->r = r;
+	/* Probe traces: function slices (export_funcs.c). */
+	if (r) {
+		int ret = export_funcs_new(&m->funcs, m, r);
+
+		if (ret && ret != -ENOENT) {
+			free(m);
+			return ret;
+		}
+	}
 	*out = m;
 	return 0;
 }
@@ -253,6 +265,32 @@ static int model_announce_thread(struct export_model *m, struct mthread *t, uint
 		return p ? ret : -ENOMEM;
 	m->st.threads++;
 	return m->ops->thread ? m->ops->thread(m->ctx, p, &t->t, ns) : 0;
+}
+
+int export_model_thread_ref(struct export_model *m, uint32_t idx, uint64_t ns,
+			    const struct export_thread **out)
+{
+	struct mthread *t = model_thread_slot(m, idx);
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	if ((ret = model_announce_thread(m, t, ns)))
+		return ret;
+	*out = &t->t;
+	return 0;
+}
+
+int export_model_slice_begin(struct export_model *m, const struct export_slice *s)
+{
+	m->st.funcs += !!s->func;
+	return m->ops->begin ? m->ops->begin(m->ctx, s) : 0;
+}
+
+int export_model_slice_end(struct export_model *m, const struct export_slice *s)
+{
+	m->st.unfinished += !!s->unfinished;
+	return m->ops->end ? m->ops->end(m->ctx, s) : 0;
 }
 
 static struct mlock *model_lock(struct export_model *m, uint32_t obj)
@@ -558,6 +596,8 @@ int export_model_feed(struct export_model *m, const struct trace_event *ev)
 		if (h->size < sizeof(struct rec_lock))
 			return 0;
 		return model_lock_event(m, (const void *)h, ev->ns);
+	case KIND_PROBE:
+		return m->funcs ? export_funcs_feed(m->funcs, ev) : 0;
 	default:
 		return 0;
 	}
@@ -576,7 +616,7 @@ int export_model_finish(struct export_model *m)
 		if (m->holds.keys[i] && h->depth && (ret = model_hold_close(m, h, m->last_ns, 1)))
 			return ret;
 	}
-	return 0;
+	return m->funcs ? export_funcs_finish(m->funcs) : 0;
 }
 
 void export_model_stats(const struct export_model *m, struct export_stats *st)
@@ -598,5 +638,6 @@ void export_model_free(struct export_model *m)
 	xmap_free(&m->procs, 1);
 	xmap_free(&m->holds, 1);
 	xmap_free(&m->sites, 1);
+	export_funcs_free(m->funcs);
 	free(m);
 }

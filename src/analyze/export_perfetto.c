@@ -12,6 +12,8 @@
  *   thread       uuid 2<<56 | index   ThreadDescriptor (pid, tid, name): waits
  *   lock         uuid 3<<56 | obj     child of its process: holds, lane 0
  *   lock lane k  uuid 4<<56 | k<<32 | obj, child of the lock: overlapping holds
+ *   functions    uuid 5<<56 | index   child of the thread: function slices
+ *                                     (probe traces), described on first use
  * Field numbers are those of Perfetto's protos/perfetto/trace/
  * (trace.proto, trace_packet.proto, the track_event protos); the subset used
  * is in tests/data/perfetto/ and the unit test decodes our output with it.
@@ -67,6 +69,7 @@ enum {
 #define UUID_THREAD(idx) ((2ull << 56) | (idx))
 #define UUID_LOCK(obj) ((3ull << 56) | (obj))
 #define UUID_LANE(obj, lane) ((4ull << 56) | ((uint64_t)(lane) << 32) | (obj))
+#define UUID_FUNCS(idx) ((5ull << 56) | (idx))
 
 /* A message under construction; nested messages get their length prefix
  * when they end (the content is moved up by the size of the varint). */
@@ -173,6 +176,8 @@ struct export_perfetto {
 	struct pb pb;
 	struct export_model *m;
 	int started; /* the first packet (with SEQ_INCREMENTAL_STATE_CLEARED) is out */
+	unsigned char *func_track; /* per thread index: its function track is described */
+	size_t nfunc_track;
 	uint64_t written;
 };
 
@@ -262,8 +267,35 @@ static int pf_lane(void *ctx, const struct export_lock *l, unsigned lane, uint64
 	return pf_packet_end(x);
 }
 
+/* The thread's function track, described before its first slice. */
+static int pf_func_track(struct export_perfetto *x, const struct export_thread *t, uint64_t ns)
+{
+	if (t->idx >= x->nfunc_track) {
+		size_t n = t->idx + 64;
+		unsigned char *nf = realloc(x->func_track, n);
+
+		if (!nf)
+			return -ENOMEM;
+		memset(nf + x->nfunc_track, 0, n - x->nfunc_track);
+		x->func_track = nf;
+		x->nfunc_track = n;
+	}
+	if (x->func_track[t->idx])
+		return 0;
+	x->func_track[t->idx] = 1;
+	pf_packet_begin(x, ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_DESCRIPTOR);
+	pb_uint(&x->pb, F_TD_UUID, UUID_FUNCS(t->idx));
+	pb_uint(&x->pb, F_TD_PARENT_UUID, UUID_THREAD(t->idx));
+	pb_str(&x->pb, F_TD_NAME, "functions");
+	pb_end(&x->pb);
+	return pf_packet_end(x);
+}
+
 static uint64_t pf_slice_track(const struct export_slice *s)
 {
+	if (s->func)
+		return UUID_FUNCS(s->thread->idx);
 	if (!s->hold)
 		return UUID_THREAD(s->thread->idx);
 	return s->lane ? UUID_LANE(s->lock->obj, s->lane) : UUID_LOCK(s->lock->obj);
@@ -280,16 +312,19 @@ static void pf_annotation_str(struct pb *p, const char *name, const char *value)
 static int pf_begin(void *ctx, const struct export_slice *s)
 {
 	struct export_perfetto *x = ctx;
+	int ret;
 
+	if (s->func && (ret = pf_func_track(x, s->thread, s->begin_ns)))
+		return ret;
 	pf_packet_begin(x, s->begin_ns);
 	pb_begin(&x->pb, F_PACKET_TRACK_EVENT);
 	pb_uint(&x->pb, F_TE_TYPE, TE_SLICE_BEGIN);
 	pb_uint(&x->pb, F_TE_TRACK_UUID, pf_slice_track(s));
-	pb_str(&x->pb, F_TE_CATEGORIES, s->hold ? "hold" : "wait");
+	pb_str(&x->pb, F_TE_CATEGORIES, s->func ? "func" : s->hold ? "hold" : "wait");
 	pb_str(&x->pb, F_TE_NAME, s->name);
 	if (s->site[0])
-		pf_annotation_str(&x->pb, "site", s->site);
-	if (s->lock->addr) {
+		pf_annotation_str(&x->pb, s->func ? "module" : "site", s->site);
+	if (s->lock && s->lock->addr) {
 		pb_begin(&x->pb, F_TE_DEBUG_ANNOTATIONS);
 		pb_str(&x->pb, F_DA_NAME, "lock");
 		pb_uint(&x->pb, F_DA_POINTER_VALUE, s->lock->addr);
@@ -385,6 +420,7 @@ void export_perfetto_free(struct export_perfetto *x)
 	if (!x)
 		return;
 	export_model_free(x->m);
+	free(x->func_track);
 	free(x->pb.buf);
 	free(x);
 }

@@ -31,6 +31,8 @@ static void export_usage(FILE *out)
 		"Convert a trace (default spool.trace) into a timeline: one track per thread\n"
 		"with its waits (\"wait <lock>\": contended acquisitions, condition waits,\n"
 		"barriers, joins) and one track per lock with its holds (\"hold by <tid>\").\n"
+		"Probe traces (spool probe -e func:...) add one slice per function call,\n"
+		"named by the function, nested by call depth on each thread.\n"
 		"Call sites and locks are named from the traced binaries (symbols, file:line).\n"
 		"\n"
 		"options:\n"
@@ -243,8 +245,8 @@ int cmd_export(int argc, char **argv)
 		status = 1;
 	}
 	log_info("%s: %" PRIu64 " threads, %" PRIu64 " locks, %" PRIu64 " waits, %" PRIu64
-		 " holds%s",
-		 to_stdout ? "stdout" : out, st.threads, st.locks, st.waits, st.holds,
+		 " holds, %" PRIu64 " function calls%s",
+		 to_stdout ? "stdout" : out, st.threads, st.locks, st.waits, st.holds, st.funcs,
 		 st.unfinished ? " (some still open at the end of the trace)" : "");
 out_export:
 	export_perfetto_free(pf);
