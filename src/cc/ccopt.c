@@ -93,6 +93,12 @@ struct prev_rec {
 };
 
 #define MAX_IDEM 256
+#define LOOP_WEIGHT 10 /* --max-codes: a loop runs its body this many times */
+
+struct group_score {
+	unsigned ord;
+	uint64_t score;
+};
 
 struct opt {
 	LLVMModuleRef mod;
@@ -109,6 +115,13 @@ struct opt {
 	unsigned sites, groups, singles, dropped_consts, dropped_repeats, barriers, formulas, sunk;
 	unsigned loads, off, limited, collapsed, prev_reused;
 	int explain, no_formulas, no_sink, no_prev, no_cycles;
+	/* --max-codes */
+	int max_codes, collect;		/* limit (-1: none); the scoring pass */
+	unsigned ngroup, cur_depth;	/* groups so far (their order numbers); block's loop depth */
+	struct group_score *scores;	/* the scoring pass's merged groups */
+	size_t nscores;
+	unsigned char *allowed;		/* by group number: may be merged */
+	unsigned nallowed, over_limit;
 	uint32_t idem[MAX_IDEM]; /* SPOOL_TRACE_IDEMPOTENT ids */
 	unsigned nidem;
 	struct prev_rec prev;
@@ -729,6 +742,107 @@ static unsigned cycles_before(LLVMValueRef from, LLVMValueRef to)
 	return insns * CC_CYCLES_PER_INSN;
 }
 
+/*
+ * Loop depth of every block of fn, in block order (the --max-codes estimate
+ * of how often a block runs). A back edge is an edge to a block on the DFS
+ * stack; its loop is the header and every block that reaches the edge's
+ * source backwards without passing the header. A block's depth is the
+ * number of such loops (per header) that hold it. Irreducible flow is
+ * counted as well as this finds it: it is an estimate.
+ */
+static unsigned *loop_depths(LLVMValueRef fn)
+{
+	unsigned nb = LLVMCountBasicBlocks(fn), top = 0, nstk;
+	LLVMBasicBlockRef *bbs = calloc(nb + 1, sizeof(*bbs));
+	unsigned *depth = calloc(nb + 1, sizeof(*depth)), *state = calloc(nb + 1, sizeof(*state));
+	unsigned *stk = calloc(nb + 1, sizeof(*stk)), *succ_i = calloc(nb + 1, sizeof(*succ_i));
+	unsigned char *hdr = calloc((size_t)nb * nb + 1, 1); /* hdr[h * nb + b]: b in h's loop */
+	unsigned *work = calloc(nb + 1, sizeof(*work));
+	int ok = bbs && depth && state && stk && succ_i && hdr && work;
+
+	if (!ok)
+		goto out;
+	LLVMGetBasicBlocks(fn, bbs);
+	/* Index of a block: linear search is fine for the sizes we see. */
+#define BB_INDEX(x)                                                                          \
+	({                                                                                   \
+		unsigned _k = 0;                                                             \
+		while (_k < nb && bbs[_k] != (x))                                            \
+			_k++;                                                                \
+		_k;                                                                          \
+	})
+	if (nb) {
+		stk[top++] = 0;
+		state[0] = 1; /* on the stack */
+	}
+	while (top) {
+		unsigned u = stk[top - 1];
+		LLVMValueRef t = LLVMGetBasicBlockTerminator(bbs[u]);
+		unsigned ns = t ? LLVMGetNumSuccessors(t) : 0;
+
+		if (succ_i[u] == ns) {
+			state[u] = 2; /* done */
+			top--;
+			continue;
+		}
+		{
+			LLVMBasicBlockRef sb = LLVMGetSuccessor(t, succ_i[u]++);
+			unsigned v = BB_INDEX(sb);
+
+			if (v >= nb)
+				continue;
+			if (state[v] == 1) {
+				/* Back edge u -> v: mark the loop of header v. */
+				hdr[(size_t)v * nb + v] = 1;
+				nstk = 0;
+				if (!hdr[(size_t)v * nb + u]) {
+					hdr[(size_t)v * nb + u] = 1;
+					work[nstk++] = u;
+				}
+				while (nstk) {
+					unsigned w = work[--nstk];
+
+					/* Predecessors of w: every block with an edge to it. */
+					for (unsigned q = 0; q < nb; q++) {
+						LLVMValueRef qt;
+						unsigned qn;
+
+						qt = LLVMGetBasicBlockTerminator(bbs[q]);
+						qn = qt ? LLVMGetNumSuccessors(qt) : 0;
+
+						for (unsigned e = 0; e < qn; e++)
+							if (LLVMGetSuccessor(qt, e) == bbs[w] &&
+							    !hdr[(size_t)v * nb + q]) {
+								hdr[(size_t)v * nb + q] = 1;
+								work[nstk++] = q;
+							}
+					}
+				}
+			} else if (!state[v]) {
+				state[v] = 1;
+				stk[top++] = v;
+			}
+		}
+	}
+#undef BB_INDEX
+	for (unsigned h = 0; h < nb; h++)
+		if (hdr[(size_t)h * nb + h])
+			for (unsigned b = 0; b < nb; b++)
+				depth[b] += hdr[(size_t)h * nb + b];
+out:
+	free(bbs);
+	free(state);
+	free(stk);
+	free(succ_i);
+	free(hdr);
+	free(work);
+	if (!ok) {
+		free(depth);
+		return NULL;
+	}
+	return depth;
+}
+
 /* Rewrite one group (all in one basic block, in order). */
 static int flush_group(struct opt *o, struct site *g, unsigned n)
 {
@@ -736,7 +850,7 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 	unsigned nvals = 0, nconst = 0, nprev = 0, nlines = 0, reps = 1;
 	struct buf ev = {0}, line = {0}, last = {0};
 	char ref[24];
-	unsigned last_d = 0;
+	unsigned last_d = 0, ord;
 	int rc = 0;
 
 	if (!n)
@@ -750,7 +864,22 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 			nconst += is_const(v, &c);
 			nprev += !o->no_prev && prev_index(&o->prev, v) != -1u;
 		}
-	if ((n == 1 && !nconst && !nprev) || o->nmerged >= CC_MAX_MERGED) {
+	ord = o->ngroup++;
+	if (!(n == 1 && !nconst && !nprev) && o->collect) {
+		/* --max-codes' first pass: score it, rewrite it as if chosen. */
+		struct group_score *p = realloc(o->scores, (o->nscores + 1) * sizeof(*p));
+		uint64_t freq = 1;
+
+		if (!p)
+			return -ENOMEM;
+		o->scores = p;
+		for (unsigned k = 0; k < o->cur_depth && k < 6; k++)
+			freq *= LOOP_WEIGHT;
+		p[o->nscores].ord = ord;
+		p[o->nscores++].score = (4 * (uint64_t)(n - 1) + nconst + nprev) * freq;
+	}
+	if ((n == 1 && !nconst && !nprev) || o->nmerged >= CC_MAX_MERGED ||
+	    (o->allowed && (ord >= o->nallowed || !o->allowed[ord]))) {
 		/* Emitted as written: nothing to save, or no merged id left. */
 		for (unsigned i = 0; i < n; i++) {
 			for (unsigned j = 0; j < g[i].nargs; j++)
@@ -882,7 +1011,7 @@ static int may_trace(LLVMValueRef call)
 	return !name || strncmp(name, "llvm.", 5);
 }
 
-static int do_block(struct opt *o, LLVMValueRef fn, LLVMBasicBlockRef bb)
+static int do_block(struct opt *o, LLVMValueRef fn, LLVMBasicBlockRef bb, const unsigned *depth)
 {
 	struct site g[CC_MAX_EMIT];
 	unsigned n = 0, nvals = 0, deadline = -1u;
@@ -891,6 +1020,14 @@ static int do_block(struct opt *o, LLVMValueRef fn, LLVMBasicBlockRef bb)
 
 	/* A block's first group follows whatever ran before the block. */
 	o->prev.valid = 0;
+	{
+		unsigned k = 0;
+
+		for (LLVMBasicBlockRef x = LLVMGetFirstBasicBlock(fn); x && x != bb;
+		     x = LLVMGetNextBasicBlock(x))
+			k++;
+		o->cur_depth = depth ? depth[k] : 0;
+	}
 	for (i = LLVMGetFirstInstruction(bb); i; i = next) {
 		const char *name;
 		int arity;
@@ -1047,6 +1184,121 @@ static int finish_module(struct opt *o, uint64_t hash, const char *header)
 	return rc;
 }
 
+/* The whole rewrite of o->mod (o->allowed, when set, says which groups may
+ * become merged events). */
+static int rewrite_module(struct opt *o)
+{
+	unsigned *depth = NULL;
+	int rc = 0;
+
+	o->willreturn = LLVMGetEnumAttributeKindForName("willreturn", 10);
+	o->emit_fn = LLVMGetNamedFunction(o->mod, "spool__emit");
+	if (take_marks(o))
+		return -EINVAL;
+	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn)) {
+		if (LLVMIsDeclaration(fn) || fn == o->emit_fn)
+			continue;
+		rc = sink_function(o, fn);
+		if (rc)
+			goto out;
+		free(depth);
+		depth = loop_depths(fn);
+		if (!depth) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+		     bb = LLVMGetNextBasicBlock(bb)) {
+			/* Only blocks with marker calls need the helper. */
+			if (!o->emit_fn || LLVMIsDeclaration(o->emit_fn)) {
+				int any = 0;
+
+				for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !any;
+				     i = LLVMGetNextInstruction(i)) {
+					const char *name = LLVMIsACallInst(i) ? callee_name(i) : NULL;
+
+					any = name && marker_arity(name) >= 0;
+				}
+				if (!any)
+					continue;
+				fprintf(stderr,
+					"spool-ccopt: %s: trace calls but no spool__emit: compile "
+					"with spool/trace.h and -DSPOOL_CC (spool cc does)\n",
+					o->name);
+				rc = -EINVAL;
+				goto out;
+			}
+			o->emit_ty = LLVMGlobalGetValueType(o->emit_fn);
+			rc = do_block(o, fn, bb, depth);
+			if (rc)
+				goto out;
+		}
+	}
+out:
+	free(depth);
+	return rc;
+}
+
+/*
+ * --max-codes N: at most N merged events. A first rewrite of a copy of the
+ * module scores every group that would become one: the ring words it saves
+ * per execution (4 per trace call saved, a record header being 32 bytes,
+ * plus one per argument it no longer emits) times an execution frequency
+ * estimate, LOOP_WEIGHT to the power of the block's loop depth. The N best
+ * (ties: the earlier group) are merged in the real rewrite; the others stay
+ * trace calls as written. Groups are numbered in walk order, which the
+ * choice does not change (grouping does not depend on what is merged).
+ */
+static int score_cmp(const void *a, const void *b)
+{
+	const struct group_score *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+static int choose_merges(struct opt *o)
+{
+	struct opt c = {0};
+	int rc;
+
+	c.mod = LLVMCloneModule(o->mod);
+	c.ctx = o->ctx;
+	c.b = o->b;
+	c.i32 = o->i32;
+	c.i64 = o->i64;
+	c.name = o->name;
+	c.collect = 1;
+	c.no_formulas = o->no_formulas;
+	c.no_sink = o->no_sink;
+	c.no_prev = o->no_prev;
+	c.no_cycles = 1;
+	rc = c.mod ? rewrite_module(&c) : -ENOMEM;
+	free(c.table.p);
+	free(c.erase);
+	if (c.mod)
+		LLVMDisposeModule(c.mod);
+	if (rc) {
+		free(c.scores);
+		return rc;
+	}
+	o->allowed = calloc(c.ngroup + 1, 1);
+	if (!o->allowed) {
+		free(c.scores);
+		return -ENOMEM;
+	}
+	o->nallowed = c.ngroup;
+	if (c.nscores)
+		qsort(c.scores, c.nscores, sizeof(*c.scores), score_cmp);
+	for (size_t k = 0; k < c.nscores && k < (size_t)o->max_codes; k++)
+		o->allowed[c.scores[k].ord] = 1;
+	if (c.nscores > (size_t)o->max_codes)
+		o->over_limit = (unsigned)(c.nscores - (size_t)o->max_codes);
+	free(c.scores);
+	return 0;
+}
+
 static void diag_handler(LLVMDiagnosticInfoRef di, void *arg)
 {
 	char *msg = LLVMGetDiagInfoDescription(di);
@@ -1058,13 +1310,13 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *arg)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] [--no-formulas] "
-		   "[--no-sink] [--no-prev] [--no-cycles] IN.bc OUT.bc\n");
+		   "[--no-sink] [--no-prev] [--no-cycles] [--max-codes N] IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *table_file = NULL, *name = NULL;
-	struct opt o = {0};
+	struct opt o = {.max_codes = -1};
 	LLVMMemoryBufferRef mb = NULL;
 	char *msg = NULL, header[128];
 	int rc = 1, explain = 0;
@@ -1084,6 +1336,17 @@ int main(int argc, char **argv)
 			o.no_prev = 1;
 		else if (!strcmp(argv[i], "--no-cycles"))
 			o.no_cycles = 1;
+		else if (!strcmp(argv[i], "--max-codes") && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+
+			if (*end || end == argv[i] || v < 0 || v > CC_MAX_MERGED) {
+				fprintf(stderr, "spool-ccopt: --max-codes wants 0..%u\n",
+					CC_MAX_MERGED);
+				return 2;
+			}
+			o.max_codes = (int)v;
+		}
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
@@ -1119,40 +1382,10 @@ int main(int argc, char **argv)
 	o.b = LLVMCreateBuilderInContext(o.ctx);
 	o.i32 = LLVMInt32TypeInContext(o.ctx);
 	o.i64 = LLVMInt64TypeInContext(o.ctx);
-	o.willreturn = LLVMGetEnumAttributeKindForName("willreturn", 10);
-	o.emit_fn = LLVMGetNamedFunction(o.mod, "spool__emit");
-	if (take_marks(&o))
+	if (o.max_codes >= 0 && choose_merges(&o))
 		goto out_mod;
-	for (LLVMValueRef fn = LLVMGetFirstFunction(o.mod); fn; fn = LLVMGetNextFunction(fn)) {
-		if (LLVMIsDeclaration(fn) || fn == o.emit_fn)
-			continue;
-		if (sink_function(&o, fn))
-			goto out_mod;
-		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
-		     bb = LLVMGetNextBasicBlock(bb)) {
-			/* Only blocks with marker calls need the helper. */
-			if (!o.emit_fn || LLVMIsDeclaration(o.emit_fn)) {
-				int any = 0;
-
-				for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !any;
-				     i = LLVMGetNextInstruction(i)) {
-					const char *name = LLVMIsACallInst(i) ? callee_name(i) : NULL;
-
-					any = name && marker_arity(name) >= 0;
-				}
-				if (!any)
-					continue;
-				fprintf(stderr,
-					"spool-ccopt: %s: trace calls but no spool__emit: compile "
-					"with spool/trace.h and -DSPOOL_CC (spool cc does)\n",
-					in);
-				goto out_mod;
-			}
-			o.emit_ty = LLVMGlobalGetValueType(o.emit_fn);
-			if (do_block(&o, fn, bb))
-				goto out_mod;
-		}
-	}
+	if (rewrite_module(&o))
+		goto out_mod;
 	for (size_t i = 0; i < o.nerase; i++)
 		LLVMInstructionEraseFromParent(o.erase[i]);
 	if (o.nmerged) {
@@ -1190,14 +1423,16 @@ int main(int argc, char **argv)
 			"%u computed by the host; %u calls moved into the next block; "
 			"%u loads repeated across trace calls merged; %u barriers; "
 			"%u values taken from the previous record; %u idempotent repeats "
-			"collapsed; %u calls with a move limit; %u calls switched off\n",
+			"collapsed; %u calls with a move limit; %u calls switched off; %u "
+			"merges over --max-codes left as written\n",
 			o.name, o.sites, o.groups, o.nmerged, o.singles, o.dropped_consts,
 			o.dropped_repeats, o.formulas, o.sunk, o.loads, o.barriers, o.prev_reused,
-			o.collapsed, o.limited, o.off);
+			o.collapsed, o.limited, o.off, o.over_limit);
 	rc = 0;
 out_mod:
 	free(o.table.p);
 	free(o.erase);
+	free(o.allowed);
 	LLVMDisposeBuilder(o.b);
 	LLVMDisposeModule(o.mod);
 out_buf:

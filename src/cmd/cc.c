@@ -121,6 +121,7 @@ struct cc_ctx {
 	char incdir[PATH_MAX + 16];
 	char tmpdir[64];
 	int verbose, explain;
+	const char *max_codes; /* --max-codes N, for spool-ccopt */
 	char **opts; /* the user's options, without -o, -c and inputs */
 	int nopts;
 	int has_md, has_mf;
@@ -171,6 +172,10 @@ static int cc_compile_one(struct cc_ctx *c, const char *src, const char *obj, in
 	av[k++] = c->ccopt;
 	if (c->explain)
 		av[k++] = "--explain";
+	if (c->max_codes) {
+		av[k++] = "--max-codes";
+		av[k++] = (char *)c->max_codes;
+	}
 	av[k++] = "--name";
 	av[k++] = (char *)src;
 	av[k++] = bc;
@@ -205,7 +210,7 @@ out:
 static void cc_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: spool cc [--explain] [-v] CLANG-OPTIONS AND FILES...\n"
+		"usage: spool cc [--explain] [--max-codes N] [-v] CLANG-OPTIONS AND FILES...\n"
 		"\n"
 		"Compile like clang, with the program's trace calls (spool/trace.h)\n"
 		"optimized: merged per basic block, constant and repeated arguments left\n"
@@ -215,6 +220,8 @@ static void cc_usage(FILE *out)
 		"options of its own:\n"
 		"  --explain   say per file how many trace calls were merged and how many\n"
 		"              arguments are no longer emitted\n"
+		"  --max-codes N  at most N merged event codes per file: the merges that\n"
+		"              save the most (estimated) are kept, the rest left as written\n"
 		"  environment: SPOOL_CLANG (default clang-14), SPOOL_CCOPT (the optimizer)\n");
 }
 
@@ -253,6 +260,8 @@ int cmd_cc(int argc, char **argv)
 
 		if (!strcmp(a, "--explain")) {
 			c.explain = 1;
+		} else if (!strcmp(a, "--max-codes") && i + 1 < argc) {
+			c.max_codes = argv[++i];
 		} else if (!strcmp(a, "-v")) {
 			c.verbose = 1;
 			c.opts[c.nopts++] = argv[i];
@@ -285,7 +294,9 @@ int cmd_cc(int argc, char **argv)
 			goto out;
 		av[0] = (char *)c.clang;
 		for (int i = 1, j = 1; i < argc; i++)
-			if (strcmp(argv[i], "--explain"))
+			if (!strcmp(argv[i], "--max-codes") && i + 1 < argc)
+				i++;
+			else if (strcmp(argv[i], "--explain"))
 				av[j++] = argv[i];
 		rc = cc_run(av, c.verbose);
 		free(av);

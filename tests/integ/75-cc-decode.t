@@ -25,7 +25,7 @@ if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
 	exit 0
 fi
 
-plan 52
+plan 57
 
 ROUNDS=300
 
@@ -152,6 +152,37 @@ cmp_out=$(paste -d '|' dec-cc-O2 dec-nocyc | awk -F '|' '
 	END { if (bad != "") print bad; else print "earlier " earlier + 0 }')
 like "$cmp_out" "^earlier [1-9]" "  corrected times are never later than the .N scheme's, some earlier ($cmp_out)"
 ok "  uncorrected times strictly increase too" increasing dec-nocyc
+
+# --max-codes: at most that many merged codes; the others stay trace calls,
+# and the decoded stream is still the plain build's.
+ncodes() {
+	objcopy --dump-section .spool_cc_table="$1.tab" "$1" "$1.tmp" 2>/dev/null
+	grep -c '^m ' "$1.tab"
+}
+spool_run cc -O2 --max-codes 1 "$SRC/tests/cc/bank.c" -o bank-max1
+is_rc 0 "spool cc --max-codes 1 builds bank"
+all=$(ncodes bank-cc-O2)
+one=$(ncodes bank-max1)
+ok "  its table has 1 merged code, the unlimited one $all" test "$one" -eq 1 -a "$all" -gt 1
+rm -rf t-max1
+spool_run locks -q -o t-max1 -- ./bank-max1 "$ROUNDS"
+spool_run decode --stats t-max1
+is_rc 0 "  its trace decodes"
+cp run.out dec-max1
+cp run.err stats-max1
+events dec-max1 >ev-max1
+if cmp -s ev-plain ev-max1; then
+	pass "  decoded: the plain build's events, event for event"
+else
+	fail "  decoded: the plain build's events, event for event"
+	diag "$(diff ev-plain ev-max1 | head -n 10)"
+fi
+r1=$(stat_field stats-max1 records)
+ra=$(stat_field stats-cc-O2 records)
+rp=$(stat_field stats-plain-O2 records)
+diag "records: plain $rp, --max-codes 1 $r1, unlimited $ra"
+ok "  records: unlimited ($ra) <= --max-codes 1 ($r1) < plain ($rp)" \
+	test "$ra" -le "$r1" -a "$r1" -lt "$rp"
 
 # The table is in a section that is not loaded.
 flags=$(readelf -W -S bank-cc-O2 | awk '$2 == ".spool_cc_table" { print $8 }')
