@@ -151,19 +151,12 @@ int cmd_path(int argc, char **argv)
 			so.trace_dir = optarg;
 			break;
 		case 'r':
-			if (options_parse_size(optarg, &v) < 0 || v < 4096 || v > (1ull << 30) ||
-			    (v & (v - 1))) {
-				log_err("--ring-size '%s': want a power of two from 4k to 1g", optarg);
+			if (session_opt_ring_size(&so, optarg, 4096) < 0)
 				return EXIT_USAGE;
-			}
-			so.ring_bytes = (uint32_t)v;
 			break;
 		case 'T':
-			if (options_parse_uint(optarg, EV_MAX_THREADS, &v) < 0 || !v) {
-				log_err("--max-threads '%s': want 1 to %u", optarg, EV_MAX_THREADS);
+			if (session_opt_max_threads(&so, optarg) < 0)
 				return EXIT_USAGE;
-			}
-			so.max_rings = (uint32_t)v;
 			break;
 		case 'q':
 			quiet = 1;

@@ -562,12 +562,8 @@ int cmd_probe(int argc, char **argv)
 			so.trace_dir = optarg;
 			break;
 		case 'r':
-			if (options_parse_size(optarg, &v) < 0 || v < 4096 || v > (1ull << 30) ||
-			    (v & (v - 1))) {
-				log_err("--ring-size '%s': want a power of two from 4k to 1g", optarg);
+			if (session_opt_ring_size(&so, optarg, 4096) < 0)
 				return EXIT_USAGE;
-			}
-			so.ring_bytes = (uint32_t)v;
 			break;
 		case 'j':
 			fo.json = 1;

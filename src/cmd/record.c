@@ -551,12 +551,8 @@ int cmd_record(int argc, char **argv)
 			so.trace_dir = optarg;
 			break;
 		case 'r':
-			if (options_parse_size(optarg, &v) < 0 || v < 65536 || v > (1ull << 30) ||
-			    (v & (v - 1))) {
-				log_err("--ring-size '%s': want a power of two from 64k to 1g", optarg);
+			if (session_opt_ring_size(&so, optarg, 65536) < 0)
 				return EXIT_USAGE;
-			}
-			so.ring_bytes = (uint32_t)v;
 			break;
 		case 'u':
 			if (options_parse_uint(optarg, 1000000, &until) < 0 || !until) {

@@ -26,6 +26,7 @@
 #include <x86intrin.h>
 
 #include "../util/log.h"
+#include "../util/options.h"
 #include "../util/target.h"
 #include "session.h"
 
@@ -45,6 +46,44 @@ static void forward_signal(int sig)
 static void on_sigchld(int sig)
 {
 	(void)sig; /* only there to interrupt the futex wait */
+}
+
+int session_opt_ring_size(struct session_opts *so, const char *arg, uint64_t min_ring)
+{
+	uint64_t v;
+
+	if (options_parse_size(arg, &v) < 0 || v < min_ring || v > (1ull << 30) || (v & (v - 1))) {
+		log_err("--ring-size '%s': want a power of two from %lluk to 1g", arg,
+			(unsigned long long)(min_ring >> 10));
+		return -EINVAL;
+	}
+	so->ring_bytes = (uint32_t)v;
+	return 0;
+}
+
+int session_opt_max_threads(struct session_opts *so, const char *arg)
+{
+	uint64_t v;
+
+	if (options_parse_uint(arg, EV_MAX_THREADS, &v) < 0 || !v) {
+		log_err("--max-threads '%s': want 1 to %u", arg, EV_MAX_THREADS);
+		return -EINVAL;
+	}
+	so->max_rings = (uint32_t)v;
+	return 0;
+}
+
+int session_opt_on_full(struct session_opts *so, const char *arg)
+{
+	if (!strcmp(arg, "drop"))
+		so->shm_flags |= SHM_F_DROP_WHEN_FULL;
+	else if (!strcmp(arg, "wait"))
+		so->shm_flags &= ~SHM_F_DROP_WHEN_FULL;
+	else {
+		log_err("--on-full '%s': want wait or drop", arg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int session_find_agent(char *path, size_t len)

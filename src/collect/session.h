@@ -57,6 +57,14 @@ struct session_result {
  * has run, returns 0 with res->ran set; trace problems go to trace_error. */
 int session_run(const struct session_opts *o, struct session_result *res);
 
+/* The options every command that runs a program under a session shares,
+ * parsed one way: --ring-size SIZE (a power of two from min_ring to 1g),
+ * --max-threads N, --on-full wait|drop. Each logs what was wrong and
+ * returns -EINVAL on a bad value. */
+int session_opt_ring_size(struct session_opts *so, const char *arg, uint64_t min_ring);
+int session_opt_max_threads(struct session_opts *so, const char *arg);
+int session_opt_on_full(struct session_opts *so, const char *arg);
+
 /* The agent library: $SPOOL_AGENT, beside the spool binary, or in
  * ../lib/spool/ relative to it. */
 int session_find_agent(char *path, size_t len);
