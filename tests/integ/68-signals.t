@@ -22,7 +22,10 @@ wait_ready() {
 	return 1
 }
 
-# send_usr1 SPOOLPID N: N SIGUSR1 to spool's child at random intervals
+# send_usr1 SPOOLPID N [OUT]: N SIGUSR1 to spool's child at random
+# intervals; with OUT (the program's output), keep sending one every 0.1 s
+# while the program has not yet reported a handled signal and still runs,
+# so a loaded machine cannot make the run end before any signal landed.
 send_usr1() {
 	local pid i
 	pid=$(pgrep -P "$1" | head -n 1)
@@ -31,6 +34,12 @@ send_usr1() {
 		sleep "0.$((RANDOM % 15 + 5))"
 		kill -USR1 "$pid" 2>/dev/null
 	done
+	[ -n "${3:-}" ] || return 0
+	for i in $(seq 50); do
+		grep -qE 'signals [1-9]' "$3" 2>/dev/null && return 0
+		kill -USR1 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
 }
 
 for mode in serial sync; do
@@ -38,7 +47,7 @@ for mode in serial sync; do
 		>"$mode.rec.out" 2>"$mode.rec.err" &
 	sp=$!
 	wait_ready "$mode.rec.out"
-	send_usr1 "$sp" 4
+	send_usr1 "$sp" 4 "$mode.rec.out"
 	wait "$sp"
 	RC=$?
 	is_rc 0 "$mode: the program records"
