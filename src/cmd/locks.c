@@ -98,7 +98,7 @@ int cmd_locks(int argc, char **argv)
 	lockstat_print_opts_init(&po);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			so.trace_dir = optarg;
@@ -151,11 +151,8 @@ int cmd_locks(int argc, char **argv)
 		case 'h':
 			locks_usage(stdout);
 			return 0;
-		case ':':
-			log_err("option '%s' needs a value (see spool locks --help)", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			log_err("unknown option '%s' (see spool locks --help)", argv[optind - 1]);
+			options_report_error("locks", c, argv);
 			return EXIT_USAGE;
 		}
 	}

@@ -125,7 +125,7 @@ int cmd_path(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:t:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:t:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -164,11 +164,8 @@ int cmd_path(int argc, char **argv)
 		case 'h':
 			path_usage(stdout);
 			return 0;
-		case ':':
-			log_err("option '%s' needs a value (see spool path --help)", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			log_err("unknown option '%s' (see spool path --help)", argv[optind - 1]);
+			options_report_error("path", c, argv);
 			return EXIT_USAGE;
 		}
 	}

@@ -540,7 +540,7 @@ int cmd_probe(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:lo:qhp:d:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:lo:qhp:d:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nspecs == PROBE_MAX_SPECS) {
@@ -600,11 +600,8 @@ int cmd_probe(int argc, char **argv)
 		case 'h':
 			probe_usage(stdout);
 			return 0;
-		case ':':
-			log_err("option '%s' needs a value (see spool probe --help)", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			log_err("unknown option '%s' (see spool probe --help)", argv[optind - 1]);
+			options_report_error("probe", c, argv);
 			return EXIT_USAGE;
 		}
 	}

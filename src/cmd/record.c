@@ -518,7 +518,7 @@ int cmd_record(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "serial")) {
@@ -572,11 +572,8 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			record_usage(stdout);
 			return 0;
-		case ':':
-			log_err("option '%s' needs a value (see spool record --help)", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			log_err("unknown option '%s' (see spool record --help)", argv[optind - 1]);
+			options_report_error("record", c, argv);
 			return EXIT_USAGE;
 		}
 	}

@@ -254,7 +254,7 @@ int cmd_replay(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			so.trace_dir = optarg;
@@ -285,11 +285,8 @@ int cmd_replay(int argc, char **argv)
 		case 'h':
 			replay_usage(stdout);
 			return 0;
-		case ':':
-			log_err("option '%s' needs a value (see spool replay --help)", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			log_err("unknown option '%s' (see spool replay --help)", argv[optind - 1]);
+			options_report_error("replay", c, argv);
 			return EXIT_USAGE;
 		}
 	}

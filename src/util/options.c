@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <unistd.h>
+
+#include "log.h"
 #include "options.h"
 
 int options_parse_uint(const char *s, uint64_t max, uint64_t *out)
@@ -60,4 +63,12 @@ int options_parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = v << shift;
 	return 0;
+}
+
+void options_report_error(const char *cmd, int c, char *const argv[])
+{
+	if (c == ':')
+		log_err("option '%s' needs a value (see spool %s --help)", argv[optind - 1], cmd);
+	else
+		log_err("unknown option '%s' (see spool %s --help)", argv[optind - 1], cmd);
 }

@@ -5,7 +5,7 @@
 # not executable, statically linked) refused with 127/126/1 and a reason.
 . "$(dirname "$0")/lib.sh"
 
-plan 30
+plan 36
 
 spool_run
 is_rc 2 "spool with no command exits 2"
@@ -40,6 +40,14 @@ spool_run locks --bogus-option -- "$PROGS/lockcount" 1 1
 is_rc 2 "unknown option of spool locks exits 2"
 like "$ERR" "bogus-option" "  and names it"
 unlike "$OUT" "total=" "  and the program was not run"
+
+# An option whose value is missing is named as such, not as unknown, by
+# every command that runs a program.
+for c in locks record probe; do
+	spool_run "$c" -o
+	is_rc 2 "spool $c -o without a value exits 2"
+	like "$ERR" "option '-o' needs a value" "  and says the value is missing"
+done
 
 spool_run locks
 is_rc 2 "spool locks without a program exits 2"
