@@ -23,6 +23,7 @@ set -euo pipefail
 #   coreutils                            timeout(1) around every test run
 #   libzydis-dev                         spool probe: x86-64 decoding and relocation
 #   lcov                                 tests: genhtml must accept spool report --coverage's .info
+#   sqlite3                              tests: a real program that reads its stdin with stdio
 #   clang-14 llvm-14-dev                 spool cc: its compiler and the LLVM-C API of spool-ccopt
 PACKAGES=(
 	build-essential gcc make pkg-config
@@ -38,6 +39,7 @@ PACKAGES=(
 	coreutils
 	libzydis-dev
 	lcov
+	sqlite3
 	clang-14 llvm-14-dev
 )
 

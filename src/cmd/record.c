@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../collect/session.h"
+#include "../collect/stdin_cap.h"
 #include "../replay/gdb.h"
 #include "../replay/rr_log.h"
 #include "../util/buildid.h"
@@ -44,10 +45,11 @@
 struct record_ctx {
 	struct rr_info info;
 	uint32_t max_rings;
-	int serial, chaos;
+	int serial, chaos, lock_events;
 	uint64_t seed;
 	uint32_t stuck_ms;
 	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
+	struct stdin_cap *in; /* the program's stdin, kept for every run and the replay */
 	struct shm_host *h;
 	struct rr_area *area;
 	pthread_t watcher;
@@ -74,6 +76,8 @@ static void record_usage(FILE *out)
 		"      --stuck-ms MS    serial mode: report a thread that runs this long\n"
 		"                       without reaching a switch point while others wait\n"
 		"                       (default 5000)\n"
+		"      --lock-events    also write every lock event (as spool locks does),\n"
+		"                       for spool report; a replay then writes them too\n"
 		"  -o, --output DIR     trace directory (default spool.trace; an existing one\n"
 		"                       is kept as DIR.old)\n"
 		"      --ring-size SIZE per-thread ring buffer, power of two (default %um)\n"
@@ -123,6 +127,8 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		return -EINVAL;
 	rr_record_area_init(area, RECORD_MAX_OBJS, ctx->max_rings + 1);
 	area->stuck_ms = ctx->stuck_ms;
+	if (ctx->lock_events)
+		area->opts |= RR_O_LOCK_EVENTS;
 	if (!ctx->serial)
 		return 0;
 	rr_record_area_serial(area, ctx->chaos, ctx->seed);
@@ -242,6 +248,7 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	snprintf(ctx->info.mode, sizeof(ctx->info.mode), ctx->serial ? "serial" : "sync");
 	ctx->info.chaos = ctx->chaos;
 	ctx->info.seed = ctx->seed;
+	ctx->info.lock_events = ctx->lock_events;
 	ctx->info.switches = a->switches;
 	if (ctx->out_path && record_keep_output(ctx, w) < 0)
 		log_warn("cannot keep the run's output in the trace");
@@ -276,8 +283,25 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	so->finish = record_finish;
 	so->hook_arg = ctx;
 	ctx->max_rings = so->max_rings;
+	if (ctx->in) {
+		rc = stdin_cap_run_begin(ctx->in);
+		if (rc < 0) {
+			log_err("cannot give the program its stdin: %s", strerror(-rc));
+			return rc;
+		}
+	}
 	rc = session_run(so, res);
 	record_unwatch(ctx);
+	if (ctx->in) {
+		int e = stdin_cap_run_end(ctx->in);
+
+		if (e < 0)
+			log_warn("stdin: %s (the recording keeps what was read before)",
+				 strerror(-e));
+		if (rc == 0 && (e = stdin_cap_save(ctx->in, so->trace_dir)) < 0)
+			log_warn("cannot keep stdin in %s: %s; a replay reads its own stdin",
+				 so->trace_dir, strerror(-e));
+	}
 	return rc;
 }
 
@@ -496,6 +520,7 @@ int cmd_record(int argc, char **argv)
 		{"chaos", no_argument, NULL, 'C'},
 		{"seed", required_argument, NULL, 'S'},
 		{"stuck-ms", required_argument, NULL, 's'},
+		{"lock-events", no_argument, NULL, 'L'},
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
 		{"until-fail", required_argument, NULL, 'u'},
@@ -512,6 +537,7 @@ int cmd_record(int argc, char **argv)
 	};
 	struct record_ctx ctx = {.serial = 1, .stuck_ms = 5000};
 	struct session_result res;
+	struct stdin_cap in;
 	const char *check = NULL;
 	uint64_t v, until = 0;
 	int c, rc, quiet = 0, seeded = 0, gdb_wrapper = 0;
@@ -532,6 +558,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'C':
 			ctx.chaos = 1;
+			break;
+		case 'L':
+			ctx.lock_events = 1;
 			break;
 		case 'S':
 			if (options_parse_uint(optarg, UINT64_MAX / 2, &ctx.seed) < 0) {
@@ -596,13 +625,29 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		ctx.stuck_ms = UINT32_MAX; /* a thread at a breakpoint keeps the run token */
 	}
-	if (until)
-		return record_until_fail(&so, &ctx, until, check, seeded, quiet);
+	if (!gdb_wrapper) {
+		rc = stdin_cap_record_open(&in, so.trace_dir);
+		if (rc < 0) {
+			log_err("cannot keep the program's stdin: %s", strerror(-rc));
+			return 1;
+		}
+		ctx.in = &in;
+	}
+	if (until) {
+		rc = record_until_fail(&so, &ctx, until, check, seeded, quiet);
+		goto out;
+	}
 	if (!seeded)
 		ctx.seed = record_new_seed();
 	rc = record_once(&so, &ctx, &res);
-	if (rc < 0)
-		return rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+	if (rc < 0) {
+		rc = rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+		goto out;
+	}
 	record_say(&so, &ctx, &res, quiet);
-	return res.exit_status;
+	rc = res.exit_status;
+out:
+	if (ctx.in)
+		stdin_cap_close(ctx.in);
+	return rc;
 }

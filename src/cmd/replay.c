@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../collect/session.h"
+#include "../collect/stdin_cap.h"
 #include "../replay/gdb.h"
 #include "../replay/rr_log.h"
 #include "../util/buildid.h"
@@ -250,7 +251,8 @@ int cmd_replay(int argc, char **argv)
 	uint64_t v, inputs;
 	struct replay_gdb gdb = {0};
 	const char *gdb_args = NULL;
-	int c, rc, ret = 1, dump = 0, use_gdb = 0;
+	struct stdin_cap in;
+	int c, rc, ret = 1, dump = 0, use_gdb = 0, have_in = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -354,7 +356,7 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	ctx.log = log;
-	ctx.opts = replay_truncated(dir);
+	ctx.opts = replay_truncated(dir) | (info->lock_events ? RR_O_LOCK_EVENTS : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.ext_bytes[SHM_EXT_REPLAY] = rr_log_area_size(log);
 	so.prepare = replay_prepare;
@@ -372,7 +374,24 @@ int cmd_replay(int argc, char **argv)
 		}
 		ctx.stuck_ms = UINT32_MAX;
 	}
+	/* The recorded stdin (stdio reads it past the interposers); under
+	 * gdb, gdb's own stdin is its terminal (doc/record.md). */
+	rc = use_gdb ? -ENOENT : stdin_cap_replay_open(&in, dir);
+	if (rc < 0 && rc != -ENOENT) {
+		log_err("%s: the recorded stdin is unreadable: %s", dir, strerror(-rc));
+		goto out;
+	}
+	if (rc == 0) {
+		have_in = 1;
+		rc = stdin_cap_run_begin(&in);
+		if (rc < 0) {
+			log_err("cannot give the program its recorded stdin: %s", strerror(-rc));
+			goto out;
+		}
+	}
 	rc = session_run(&so, &res);
+	if (have_in)
+		stdin_cap_run_end(&in);
 	if (ctx.watching) {
 		__atomic_store_n(&ctx.stop, 1, __ATOMIC_RELEASE);
 		pthread_join(ctx.watcher, NULL);
@@ -430,6 +449,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	ret = res.exit_status;
 out:
+	if (have_in)
+		stdin_cap_close(&in);
 	replay_gdb_free(&gdb);
 	rr_log_free(log);
 	free(pargv);

@@ -77,6 +77,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 	if (!strcmp(info->mode, "serial"))
 		fprintf(f, "chaos=%d\nseed=%" PRIu64 "\nswitches=%" PRIu64 "\n", info->chaos,
 			info->seed, info->switches);
+	if (info->lock_events)
+		fputs("lock_events=1\n", f);
 	if (info->direct)
 		fprintf(f, "direct_syscalls=%" PRIu64 "\ndirect_calls=%s\n", info->direct,
 			info->direct_calls);
@@ -137,6 +139,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->seed = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "switches"))
 			info->switches = strtoull(eq, NULL, 10);
+		else if (!strcmp(line, "lock_events"))
+			info->lock_events = atoi(eq);
 		else if (!strcmp(line, "direct_syscalls"))
 			info->direct = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "direct_calls"))
@@ -377,17 +381,13 @@ int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err
 	rc = rr_switches(log, err, errlen);
 	if (rc < 0)
 		goto out_free;
-	if (!log->n && log->nsw) {
-		/* serial, one thread, no input: nothing but the token */
+	if (!log->n) {
+		/* serial, one thread, no input: nothing but the token; sync,
+		 * no synchronization and no input: nothing to enforce */
 		log->nthreads = 1;
 		log->max_objs = 1024;
 		*out = log;
 		return 0;
-	}
-	if (!log->n) {
-		snprintf(err, errlen, "the recording has no schedule events");
-		rc = -ENODATA;
-		goto out_free;
 	}
 	qsort(log->recs, log->n, sizeof(*log->recs), rec_cmp);
 	for (size_t i = 0; i < log->n; i++) {
