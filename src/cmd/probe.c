@@ -67,12 +67,13 @@ static void probe_usage(FILE *out)
 		"                       per-thread CPU time; read/write calls and bytes per\n"
 		"                       descriptor kind; resident set over time (spool\n"
 		"                       report --sys)\n"
-		"  var:TYPE:NAME@FUNC[:entry|:exit|:LINE]\n"
+		"  var:TYPE:NAME@[LIB:]FUNC[:entry|:exit|:LINE]\n"
 		"                       a variable's value at a point (TYPE: char, int,\n"
 		"                       long, float, double, longdouble, or auto)\n"
-		"  assert:EXPR@FUNC[:entry|:exit|:LINE]\n"
+		"  assert:EXPR@[LIB:]FUNC[:entry|:exit|:LINE]\n"
 		"                       a C-like condition on variables: true/false per hit\n"
-		"  time:FUNC | time:A..B  durations of calls, or from point A to B\n"
+		"  time:[LIB:]FUNC | time:A..B\n"
+		"                       durations of calls, or from point A to B\n"
 		"                       (var, assert, time: spool report --vars)\n"
 		"                       (block and branch: a coverage summary at exit;\n"
 		"                       spool report --coverage -o app.info for lcov)\n"
@@ -151,7 +152,8 @@ static int probe_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		if (pr->m->defs[i].registered && pr->m->defs[i].status < 16)
 			counts[pr->m->defs[i].status]++;
 	if (counts[PROBE_S_MISMATCH])
-		log_warn("%zu probes not placed: the code in memory differs from %s's file",
+		log_warn("%zu probes not placed: the code in memory differs from the file spool "
+			 "decoded (%s or a library)",
 			 counts[PROBE_S_MISMATCH], pr->m->exe);
 	if (counts[PROBE_S_NO_MODULE])
 		log_warn("%zu probes not placed: their library was not loaded at startup",

@@ -235,6 +235,11 @@ int probe_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t
 
 /* The main executable as a module (opened on first use). */
 int probe_mgr_exe_module(struct probe_mgr *m, uint32_t *idx);
+/* The modules of the libraries whose file name matches the glob lib: those
+ * the program loads at startup, else files it may dlopen (said so). None:
+ * *nmods = 0, logged with spec. *mods is malloc'ed. */
+int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec, uint32_t **mods,
+			  size_t *nmods);
 
 /* probe_var.c */
 int probe_var_add_spec(struct probe_mgr *m, const struct probe_spec *s);

@@ -379,7 +379,7 @@ static int probe_add_deps(struct probe_libset *ls, const char *path)
 	char *needed[64];
 	size_t nneeded = 0;
 	char *runpath = NULL;
-	int fd, rc = 0;
+	int fd, rc = 0, is_runpath = 0;
 
 	snprintf(origin, sizeof(origin), "%s", path);
 	slash = strrchr(origin, '/');
@@ -408,8 +408,12 @@ static int probe_add_deps(struct probe_libset *ls, const char *path)
 				continue;
 			if (dyn.d_tag == DT_NEEDED && nneeded < 64)
 				needed[nneeded++] = strdup(s);
-			else if (dyn.d_tag != DT_NEEDED && !runpath)
+			else if (dyn.d_tag != DT_NEEDED && (!runpath || dyn.d_tag == DT_RUNPATH)) {
+				/* DT_RUNPATH wins over DT_RPATH (ld.so ignores RPATH then) */
+				free(runpath);
 				runpath = strdup(s);
+				is_runpath |= dyn.d_tag == DT_RUNPATH;
+			}
 		}
 	}
 	if (elf)
@@ -422,9 +426,14 @@ static int probe_add_deps(struct probe_libset *ls, const char *path)
 			continue;
 		if (strchr(needed[i], '/'))
 			snprintf(found, sizeof(found), "%s", needed[i]);
-		else if (probe_search_dirs(runpath, origin, needed[i], found, sizeof(found)) &&
+		/* As ld.so: DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, the cache, the
+		 * default directories. */
+		else if ((is_runpath ||
+			  probe_search_dirs(runpath, origin, needed[i], found, sizeof(found))) &&
 			 probe_search_dirs(getenv("LD_LIBRARY_PATH"), origin, needed[i], found,
 					   sizeof(found)) &&
+			 (!is_runpath ||
+			  probe_search_dirs(runpath, origin, needed[i], found, sizeof(found))) &&
 			 (!ls->cache ||
 			  probe_cache_lookup(ls->cache, needed[i], found, sizeof(found))) &&
 			 probe_search_dirs("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib:/usr/lib",

@@ -195,10 +195,77 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 	return 0;
 }
 
+int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec, uint32_t **mods,
+			  size_t *nmods)
+{
+	uint32_t mi, *nm;
+	int rc;
+
+	*mods = NULL;
+	*nmods = 0;
+	if (!m->libs_resolved) {
+		rc = probe_resolve_libs(m->exe, &m->libs, &m->nlibs);
+		if (rc)
+			return rc;
+		m->libs_resolved = 1;
+	}
+	for (size_t i = 0; i < m->nlibs; i++) {
+		const char *base = strrchr(m->libs[i], '/');
+
+		base = base ? base + 1 : m->libs[i];
+		if (fnmatch(lib, base, 0))
+			continue;
+		rc = probe_mgr_module(m, m->libs[i], 0, &mi);
+		if (rc) {
+			log_warn("probe: cannot read %s: %s", m->libs[i], strerror(-rc));
+			continue;
+		}
+		nm = realloc(*mods, (*nmods + 1) * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		*mods = nm;
+		nm[(*nmods)++] = mi;
+	}
+	if (!*nmods) {
+		/* Not loaded at startup: a library the program may dlopen,
+		 * probed when it is loaded (the agent's dlopen). */
+		char **files = NULL;
+		size_t nfiles = 0;
+
+		rc = probe_find_lib_files(lib, &files, &nfiles);
+		for (size_t i = 0; !rc && i < nfiles; i++) {
+			if (probe_mgr_module(m, files[i], 0, &mi)) {
+				log_warn("probe: cannot read %s", files[i]);
+				continue;
+			}
+			nm = realloc(*mods, (*nmods + 1) * sizeof(*nm));
+			if (!nm) {
+				rc = -ENOMEM;
+				break;
+			}
+			*mods = nm;
+			nm[(*nmods)++] = mi;
+			log_info("probe: %s is not loaded at startup: probed if the program "
+				 "dlopens it",
+				 files[i]);
+		}
+		for (size_t i = 0; i < nfiles; i++)
+			free(files[i]);
+		free(files);
+		if (rc && rc != -ENOENT)
+			return rc;
+	}
+	if (!*nmods)
+		log_err("probe: '%s': %s loads no library matching '%s', and no such file "
+			"was found for a dlopen",
+			spec, m->exe, lib);
+	return 0;
+}
+
 int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 {
 	size_t before = m->ndefs;
-	int matched = 0, libs_matched = 0, rc;
+	int matched = 0, rc;
 	uint32_t mi;
 
 	if (s->arg[0])
@@ -216,56 +283,16 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 			log_err("probe: '%s' matches no function of %s%s", s->text, m->exe,
 				m->mods[mi].stripped ? " (stripped: only .dynsym was searched)" : "");
 	} else {
-		if (!m->libs_resolved) {
-			rc = probe_resolve_libs(m->exe, &m->libs, &m->nlibs);
-			if (rc)
-				return rc;
-			m->libs_resolved = 1;
-		}
-		for (size_t i = 0; i < m->nlibs; i++) {
-			const char *base = strrchr(m->libs[i], '/');
+		uint32_t *mods;
+		size_t nmods;
 
-			base = base ? base + 1 : m->libs[i];
-			if (fnmatch(s->lib, base, 0))
-				continue;
-			libs_matched++;
-			rc = probe_mgr_module(m, m->libs[i], 0, &mi);
-			if (rc) {
-				log_warn("probe: cannot read %s: %s", m->libs[i], strerror(-rc));
-				continue;
-			}
-			rc = probe_mgr_spec_module(m, s, mi, &matched);
-			if (rc)
-				return rc;
-		}
-		if (!libs_matched) {
-			/* Not loaded at startup: a library the program may dlopen,
-			 * probed when it is loaded (the agent's dlopen). */
-			char **files = NULL;
-			size_t nfiles = 0;
-
-			rc = probe_find_lib_files(s->lib, &files, &nfiles);
-			for (size_t i = 0; !rc && i < nfiles; i++) {
-				if (probe_mgr_module(m, files[i], 0, &mi)) {
-					log_warn("probe: cannot read %s", files[i]);
-					continue;
-				}
-				libs_matched++;
-				log_info("probe: %s is not loaded at startup: probed if the program "
-					 "dlopens it", files[i]);
-				rc = probe_mgr_spec_module(m, s, mi, &matched);
-			}
-			for (size_t i = 0; i < nfiles; i++)
-				free(files[i]);
-			free(files);
-			if (rc && rc != -ENOENT)
-				return rc;
-		}
-		if (!libs_matched)
-			log_err("probe: '%s': %s loads no library matching '%s', and no such file "
-				"was found for a dlopen",
-				s->text, m->exe, s->lib);
-		else if (!matched)
+		rc = probe_mgr_lib_modules(m, s->lib, s->text, &mods, &nmods);
+		for (size_t i = 0; !rc && i < nmods; i++)
+			rc = probe_mgr_spec_module(m, s, mods[i], &matched);
+		free(mods);
+		if (rc)
+			return rc;
+		if (nmods && !matched)
 			log_err("probe: '%s' matches no function of the libraries matching '%s'",
 				s->text, s->lib);
 	}

@@ -4,13 +4,14 @@
  * points they probe, and the "vars" side file that tells the reports what
  * each recorded value is (doc/probe.md, doc/trace-format.md).
  *
- *   var:TYPE:NAME@FUNC[:entry|:exit|:LINE]   TYPE char int long float double
- *                                            longdouble ... or auto (DWARF)
- *   assert:EXPR@FUNC[:entry|:exit|:LINE]     a C-like condition (probe_expr.h)
- *   time:FUNC                                every call's duration
- *   time:A..B                                from point A to the next B, per
- *                                            thread; a point is FUNC,
- *                                            FUNC:entry, FUNC:exit, FUNC:LINE
+ *   var:TYPE:NAME@POINT    TYPE char int long float double longdouble ...
+ *                          or auto (DWARF)
+ *   assert:EXPR@POINT      a C-like condition (probe_expr.h)
+ *   time:[LIB:]FUNC        every call's duration
+ *   time:POINT..POINT      from point A to the next B, per thread
+ * where POINT is [LIB:]FUNC[:entry|:exit|:LINE]: a function of the
+ * executable, or of the libraries whose file name matches the glob LIB (as
+ * func:LIB:GLOB; a library the program only dlopens is probed when loaded).
  *
  * A point is one probe before an instruction: entry is the first statement
  * after the prologue (where -O0 code has stored its parameters; DWARF's
@@ -81,23 +82,89 @@ static int pv_find_sym(const struct probe_module *mod, const char *name, uint32_
 	return -ENOENT;
 }
 
-/* "FUNC[:entry|:exit|:LINE]" -> func, where ("entry" by default). */
-static int pv_split_point(const char *text, char *func, size_t flen, char *where, size_t wlen)
+static int pv_is_where(const char *w)
 {
-	const char *c = strchr(text, ':');
-	size_t n = c ? (size_t)(c - text) : strlen(text);
+	if (!strcmp(w, "entry") || !strcmp(w, "exit"))
+		return 1;
+	for (const char *p = w; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return w[0] != 0;
+}
 
+/* "[LIB:]FUNC[:entry|:exit|:LINE]" -> lib ("" = the executable), func,
+ * where ("entry" by default). With one ':' the second part is a point when
+ * it reads as one (entry, exit, a number), else a function of LIB: a
+ * function named "exit" of a library is LIB:exit:entry. *explicit_where
+ * (may be NULL): the text named the point. */
+static int pv_split_point(const char *text, char *lib, size_t llen, char *func, size_t flen,
+			  char *where, size_t wlen, int *explicit_where)
+{
+	const char *c1 = strchr(text, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	const char *f = text, *w = NULL;
+	size_t n;
+
+	lib[0] = 0;
+	if (c2 && strchr(c2 + 1, ':'))
+		return -EINVAL;
+	if (c2 || (c1 && !pv_is_where(c1 + 1))) {
+		n = (size_t)(c1 - text);
+		if (!n || n >= llen)
+			return -EINVAL;
+		memcpy(lib, text, n);
+		lib[n] = 0;
+		f = c1 + 1;
+		w = c2 ? c2 + 1 : NULL;
+	} else if (c1) {
+		w = c1 + 1;
+	}
+	n = w ? (size_t)(w - 1 - f) : strlen(f);
 	if (!n || n >= flen)
 		return -EINVAL;
-	memcpy(func, text, n);
+	memcpy(func, f, n);
 	func[n] = 0;
-	snprintf(where, wlen, "%s", c ? c + 1 : "entry");
-	if (!strcmp(where, "entry") || !strcmp(where, "exit"))
-		return 0;
-	for (const char *p = where; *p; p++)
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-	return where[0] ? 0 : -EINVAL;
+	if (explicit_where)
+		*explicit_where = w != NULL;
+	snprintf(where, wlen, "%s", w ? w : "entry");
+	return pv_is_where(where) ? 0 : -EINVAL;
+}
+
+/* The module and symbol of function func of the executable (lib "") or of
+ * the libraries matching lib (the first that has it). 0, -ENOENT (said so)
+ * or a negative errno. */
+static int pv_resolve(struct probe_mgr *m, const char *lib, const char *func, const char *spec,
+		      uint32_t *mi, uint32_t *sym)
+{
+	uint32_t *mods = NULL;
+	size_t nmods = 0;
+	int rc;
+
+	if (!lib[0]) {
+		rc = probe_mgr_exe_module(m, mi);
+		if (rc)
+			return rc;
+		if (!pv_find_sym(&m->mods[*mi], func, sym))
+			return 0;
+		log_err("probe: '%s': no function %s in %s%s", spec, func, m->exe,
+			m->mods[*mi].stripped ? " (stripped, and no debug file with its .symtab)"
+					      : "");
+		return -ENOENT;
+	}
+	rc = probe_mgr_lib_modules(m, lib, spec, &mods, &nmods);
+	if (rc)
+		return rc;
+	rc = -ENOENT;
+	for (size_t i = 0; i < nmods; i++)
+		if (!pv_find_sym(&m->mods[mods[i]], func, sym)) {
+			*mi = mods[i];
+			rc = 0;
+			break;
+		}
+	if (rc && nmods)
+		log_err("probe: '%s': no function %s in the libraries matching '%s'", spec, func,
+			lib);
+	free(mods);
+	return rc;
 }
 
 /* The addresses of a point of function sym. */
@@ -289,7 +356,7 @@ static struct probe_vspec *pv_new_spec(struct probe_mgr *m, int kind, const stru
 /* var: and assert: */
 static int pv_add_var_spec(struct probe_mgr *m, const struct probe_spec *s, int kind)
 {
-	char what[1024], func[256], where[32];
+	char what[1024], lib[256], func[256], where[32];
 	const char *at = strrchr(s->arg, '@');
 	unsigned type = 0;
 	struct probe_expr *ex = NULL;
@@ -301,8 +368,10 @@ static int pv_add_var_spec(struct probe_mgr *m, const struct probe_spec *s, int 
 	const char *name = what;
 	int rc;
 
-	if (!at || at == s->arg || pv_split_point(at + 1, func, sizeof(func), where, sizeof(where))) {
-		log_err("probe: '%s': want %s@FUNC[:entry|:exit|:LINE]", s->text,
+	if (!at || at == s->arg ||
+	    pv_split_point(at + 1, lib, sizeof(lib), func, sizeof(func), where, sizeof(where),
+			   NULL)) {
+		log_err("probe: '%s': want %s@[LIB:]FUNC[:entry|:exit|:LINE]", s->text,
 			kind == VS_VAR ? "var:TYPE:NAME" : "assert:EXPR");
 		return -EINVAL;
 	}
@@ -331,12 +400,9 @@ static int pv_add_var_spec(struct probe_mgr *m, const struct probe_spec *s, int 
 			return rc;
 		}
 	}
-	rc = probe_mgr_exe_module(m, &mi);
-	if (rc)
-		goto out;
-	if (pv_find_sym(&m->mods[mi], func, &sym)) {
-		log_err("probe: '%s': no function %s in %s", s->text, func, m->exe);
-		rc = 0; /* matched nothing */
+	rc = pv_resolve(m, lib, func, s->text, &mi, &sym);
+	if (rc) {
+		rc = rc == -ENOENT ? 0 : rc; /* matched nothing */
 		goto out;
 	}
 	rc = pv_point_addrs(m, mi, sym, where, &addrs, &naddrs, s->text);
@@ -391,22 +457,19 @@ out:
 static int pv_time_point(struct probe_mgr *m, const char *text, const char *spec, uint32_t **ids,
 			 size_t *nids)
 {
-	char func[256], where[32];
+	char lib[256], func[256], where[32];
 	uint32_t mi, sym;
 	int rc;
 
-	if (pv_split_point(text, func, sizeof(func), where, sizeof(where))) {
-		log_err("probe: '%s': '%s' is not FUNC, FUNC:entry, FUNC:exit or FUNC:LINE", spec,
-			text);
+	if (pv_split_point(text, lib, sizeof(lib), func, sizeof(func), where, sizeof(where),
+			   NULL)) {
+		log_err("probe: '%s': '%s' is not [LIB:]FUNC, FUNC:entry, FUNC:exit or FUNC:LINE",
+			spec, text);
 		return -EINVAL;
 	}
-	rc = probe_mgr_exe_module(m, &mi);
+	rc = pv_resolve(m, lib, func, spec, &mi, &sym);
 	if (rc)
 		return rc;
-	if (pv_find_sym(&m->mods[mi], func, &sym)) {
-		log_err("probe: '%s': no function %s in %s", spec, func, m->exe);
-		return -ENOENT;
-	}
 	if (!strcmp(where, "entry") || !strcmp(where, "exit")) {
 		uint32_t op = !strcmp(where, "entry") ? PROBE_OP_ENTRY : PROBE_OP_EXIT;
 		int have = 0;
@@ -465,8 +528,8 @@ static int pv_add_time_spec(struct probe_mgr *m, const struct probe_spec *s)
 	int rc;
 
 	if (!s->arg[0] || (dots && (dots == s->arg || !dots[2]))) {
-		log_err("probe: '%s': want time:FUNC or time:A..B (A, B: FUNC, FUNC:entry, "
-			"FUNC:exit, FUNC:LINE)",
+		log_err("probe: '%s': want time:[LIB:]FUNC or time:A..B (A, B: [LIB:]FUNC, "
+			"[LIB:]FUNC:entry, :exit, :LINE)",
 			s->text);
 		return -EINVAL;
 	}
@@ -474,8 +537,13 @@ static int pv_add_time_spec(struct probe_mgr *m, const struct probe_spec *s)
 	if (!vs)
 		return -ENOMEM;
 	if (!dots) {
-		if (strchr(s->arg, ':')) {
-			log_err("probe: '%s': time:FUNC times whole calls; for points use "
+		char lib[256], func[256], where[32];
+		int explicit_where = 0;
+
+		if (!pv_split_point(s->arg, lib, sizeof(lib), func, sizeof(func), where,
+				    sizeof(where), &explicit_where) &&
+		    explicit_where) {
+			log_err("probe: '%s': time:[LIB:]FUNC times whole calls; for points use "
 				"time:A..B",
 				s->text);
 			return -EINVAL;
