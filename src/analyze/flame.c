@@ -4,10 +4,10 @@
  * and exit probes of a trace (KIND_PROBE records named by the "probes" side
  * file).
  *
- * Entries and exits are paired per thread as the function report pairs them
- * (funcs.c): an exit closes the open frame with the same stack pointer,
- * frames above it that never saw their exit are closed with it, frames of
- * the same sp below it are tail callers and end with it. Each activation is
+ * Entries and exits are paired per thread by callstack.c, as for the
+ * function report and the timeline exports (an exit closes the open frame
+ * with the same stack pointer, frames above it that never saw their exit
+ * are closed with it, tail callers end with it). Each activation is
  * a node of one calling-context tree shared by all threads (the contexts of
  * all threads merged, as flamegraph.pl merges identical folded lines): the
  * path from the root is the chain of probed functions open on that thread
@@ -26,12 +26,13 @@
 #include "../common/event.h"
 #include "../trace/trace.h"
 #include "../util/log.h"
+#include "callstack.h"
 #include "flame.h"
 
 #define FLAME_NONE UINT32_MAX
 
 struct flame_node {
-	uint32_t fn;	      /* function number; FLAME_NONE for the root */
+	uint32_t fn;	      /* frame name number; FLAME_NONE for the root */
 	uint32_t parent;
 	uint32_t first_child; /* FLAME_NONE if none */
 	uint32_t next;	      /* next sibling */
@@ -40,30 +41,26 @@ struct flame_node {
 	uint64_t incl; /* inclusive weight, computed before drawing */
 };
 
-struct flame_frame {
-	uint32_t node;
-	uint64_t sp, t0, child;
-};
-
+/* The nodes of a thread's open frames, in step with callstack's stack of
+ * them: enter pushes, leave pops (activations nest by construction). */
 struct flame_thread {
-	struct flame_frame *st;
+	uint32_t *node;
 	size_t n, cap;
-	uint64_t last;
 };
 
 struct flame {
-	char **names; /* function number -> name */
+	struct callstack *cs;
+	char **names; /* frame name number -> name */
 	size_t nnames;
-	uint32_t *probe_fn; /* probe id -> function number + 1, 0 = not a func probe */
-	uint32_t maxid;
+	uint32_t *fn_name; /* callstack function number -> frame name number */
 	struct flame_node *nodes;
 	size_t nnodes, capnodes;
-	struct flame_thread *th;
-	size_t nstreams;
+	struct flame_thread *th; /* by stream id */
+	size_t nth;
 	uint64_t entries;
 };
 
-static int flame_fn_number(struct flame *g, const char *name, uint32_t *out)
+static int flame_name_number(struct flame *g, const char *name, uint32_t *out)
 {
 	char **nn;
 
@@ -83,47 +80,19 @@ static int flame_fn_number(struct flame *g, const char *name, uint32_t *out)
 	return 0;
 }
 
-/* "probes" side file: "id op method module offset function"; functions
- * of the same name in different modules are merged (one frame name). */
-static int flame_load_probes(struct flame *g, struct trace_reader *r)
+/* Functions of the same name in different modules are merged: one frame
+ * name (callstack keeps them apart by module). */
+static int flame_map_names(struct flame *g)
 {
-	char *text, *line, *save = NULL;
-	size_t len;
-	int rc = trace_reader_file(r, "probes", &text, &len);
+	size_t n = callstack_nfns(g->cs);
 
-	if (rc < 0)
-		return rc;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char op[16], method[16], module[4096], name[1024];
-		unsigned long long off;
-		unsigned id;
-		uint32_t fn;
-
-		if (line[0] == '#' ||
-		    sscanf(line, "%u %15s %15s %4095s %llx %1023s", &id, op, method, module, &off,
-			   name) != 6)
-			continue;
-		if (!id || id >= 1u << 24 || (strcmp(op, "entry") && strcmp(op, "exit")))
-			continue;
-		if (!g->probe_fn || id > g->maxid) {
-			uint32_t *np = realloc(g->probe_fn, (size_t)(id + 1) * sizeof(*np));
-			size_t from = g->probe_fn ? g->maxid + 1 : 0;
-
-			if (!np)
-				goto nomem;
-			memset(np + from, 0, (id + 1 - from) * sizeof(*np));
-			g->probe_fn = np;
-			g->maxid = id;
-		}
-		if (flame_fn_number(g, name, &fn) < 0)
-			goto nomem;
-		g->probe_fn[id] = fn + 1;
-	}
-	free(text);
+	g->fn_name = malloc((n ? n : 1) * sizeof(*g->fn_name));
+	if (!g->fn_name)
+		return -ENOMEM;
+	for (size_t f = 0; f < n; f++)
+		if (flame_name_number(g, callstack_fn(g->cs, (uint32_t)f)->name, &g->fn_name[f]) < 0)
+			return -ENOMEM;
 	return 0;
-nomem:
-	free(text);
-	return -ENOMEM;
 }
 
 static int flame_child(struct flame *g, uint32_t parent, uint32_t fn, uint32_t *out)
@@ -153,61 +122,70 @@ static int flame_child(struct flame *g, uint32_t parent, uint32_t fn, uint32_t *
 	return 0;
 }
 
-static void flame_close(struct flame *g, struct flame_thread *t, uint64_t now)
+static struct flame_thread *flame_thread(struct flame *g, uint32_t stream)
 {
-	struct flame_frame *fr = &t->st[--t->n];
-	uint64_t d = now > fr->t0 ? now - fr->t0 : 0;
+	if (stream >= g->nth) {
+		size_t n = (size_t)stream + 16;
+		struct flame_thread *nt = realloc(g->th, n * sizeof(*nt));
 
-	g->nodes[fr->node].self_ns += d > fr->child ? d - fr->child : 0;
-	if (t->n)
-		t->st[t->n - 1].child += d;
+		if (!nt)
+			return NULL;
+		memset(nt + g->nth, 0, (n - g->nth) * sizeof(*nt));
+		g->th = nt;
+		g->nth = n;
+	}
+	return &g->th[stream];
 }
 
-static int flame_event(struct flame *g, const struct trace_event *ev)
+/* callstack: an activation begins, under the thread's innermost open one. */
+static int flame_enter(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+		       const struct callstack_frame *parent, const struct rec_probe *p,
+		       const struct trace_event *ev)
 {
-	const struct rec_probe *p = (const void *)ev->rec;
-	uint32_t id = ev_obj(p->h.word), fn, node;
-	unsigned op = ev_op(p->h.word);
-	struct flame_thread *t;
+	struct flame *g = ctx;
+	struct flame_thread *t = flame_thread(g, stream);
+	uint32_t node;
 	int rc;
 
-	if (p->h.size < sizeof(*p) || !g->probe_fn || id > g->maxid || !g->probe_fn[id] ||
-	    ev->stream_id >= g->nstreams)
-		return 0;
-	fn = g->probe_fn[id] - 1;
-	t = &g->th[ev->stream_id];
-	t->last = ev->ns;
-	if (op == PROBE_OP_ENTRY) {
-		rc = flame_child(g, t->n ? t->st[t->n - 1].node : 0, fn, &node);
-		if (rc < 0)
-			return rc;
-		if (t->n == t->cap) {
-			size_t nc = t->cap ? t->cap * 2 : 64;
-			struct flame_frame *ns = realloc(t->st, nc * sizeof(*ns));
+	if (!t)
+		return -ENOMEM;
+	rc = flame_child(g, t->n ? t->node[t->n - 1] : 0, g->fn_name[fr->fn], &node);
+	if (rc < 0)
+		return rc;
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 64;
+		uint32_t *ns = realloc(t->node, nc * sizeof(*ns));
 
-			if (!ns)
-				return -ENOMEM;
-			t->st = ns;
-			t->cap = nc;
-		}
-		t->st[t->n++] = (struct flame_frame){node, p->sp, ev->ns, 0};
-		g->nodes[node].calls++;
-		g->entries++;
-	} else if (op == PROBE_OP_EXIT) {
-		size_t k = t->n;
-
-		while (k && t->st[k - 1].sp < p->sp)
-			k--;
-		if (!k || t->st[k - 1].sp != p->sp || g->nodes[t->st[k - 1].node].fn != fn)
-			return 0; /* an exit without its entry */
-		while (t->n > k)
-			flame_close(g, t, ev->ns);
-		flame_close(g, t, ev->ns);
-		while (t->n && t->st[t->n - 1].sp == p->sp)
-			flame_close(g, t, ev->ns); /* tail callers */
+		if (!ns)
+			return -ENOMEM;
+		t->node = ns;
+		t->cap = nc;
 	}
+	t->node[t->n++] = node;
+	g->nodes[node].calls++;
+	g->entries++;
 	return 0;
 }
+
+/* callstack: the thread's innermost activation ends (with or without its
+ * exit: the program exited inside it, or a longjmp went past it). Its self
+ * time is its time minus its probed children's. */
+static int flame_leave(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+		       struct callstack_frame *parent, uint64_t now, int seen_exit)
+{
+	struct flame *g = ctx;
+	struct flame_thread *t = stream < g->nth ? &g->th[stream] : NULL;
+	uint64_t d = now > fr->t0 ? now - fr->t0 : 0;
+
+	if (!t || !t->n)
+		return -EINVAL; /* callstack pairs every leave with an enter */
+	g->nodes[t->node[--t->n]].self_ns += d > fr->child ? d - fr->child : 0;
+	if (parent)
+		parent->child += d;
+	return 0;
+}
+
+static const struct callstack_ops flame_cs_ops = {flame_enter, flame_leave};
 
 static uint64_t flame_self_weight(const struct flame *g, const struct flame_node *n, int weight)
 {
@@ -422,14 +400,15 @@ static int flame_svg(struct flame *g, const struct flame_opts *o, const char *di
 
 static void flame_free(struct flame *g)
 {
-	for (size_t s = 0; s < g->nstreams && g->th; s++)
-		free(g->th[s].st);
+	for (size_t s = 0; s < g->nth; s++)
+		free(g->th[s].node);
 	free(g->th);
 	for (size_t i = 0; i < g->nnames; i++)
 		free(g->names[i]);
 	free(g->names);
-	free(g->probe_fn);
+	free(g->fn_name);
 	free(g->nodes);
+	callstack_free(g->cs);
 }
 
 int flame_export_dir(const char *dir, const struct flame_opts *o, FILE *out)
@@ -447,15 +426,14 @@ int flame_export_dir(const char *dir, const struct flame_opts *o, FILE *out)
 		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
 		return rc;
 	}
-	rc = flame_load_probes(&g, r);
+	rc = callstack_new(&g.cs, r, &flame_cs_ops, &g);
 	if (rc < 0) {
 		log_err("%s has no probe table (\"probes\"): not a trace of spool probe", dir);
 		goto out;
 	}
-	g.nstreams = trace_reader_nstreams(r);
-	g.th = calloc(g.nstreams ? g.nstreams : 1, sizeof(*g.th));
+	rc = flame_map_names(&g);
 	g.nodes = malloc(256 * sizeof(*g.nodes));
-	if (!g.th || !g.nodes) {
+	if (rc < 0 || !g.nodes) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -463,18 +441,16 @@ int flame_export_dir(const char *dir, const struct flame_opts *o, FILE *out)
 	g.nnodes = 1;
 	g.nodes[0] = (struct flame_node){FLAME_NONE, FLAME_NONE, FLAME_NONE, FLAME_NONE, 0, 0, 0};
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		if (ev_kind(ev.rec->word) != KIND_PROBE)
-			continue;
-		rc = flame_event(&g, &ev);
+		rc = callstack_feed(g.cs, &ev);
 		if (rc < 0)
 			goto out;
 	}
 	if (rc < 0)
 		goto out;
 	/* Activations open at the end: the program exited inside them. */
-	for (size_t s = 0; s < g.nstreams; s++)
-		while (g.th[s].n)
-			flame_close(&g, &g.th[s], g.th[s].last);
+	rc = callstack_finish(g.cs);
+	if (rc < 0)
+		goto out;
 	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
 		const struct trace_problem *p = trace_reader_problem(r, i);
 
