@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../analyze/coverage.h"
 #include "../analyze/funcs.h"
@@ -132,12 +134,13 @@ static void report_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: spool report --KIND [OPTIONS] [TRACE_DIR]\n"
+	    "usage: spool report [--KIND] [OPTIONS] [TRACE_DIR]\n"
 	    "\n"
 	    "Print a report from a trace recorded earlier (default TRACE_DIR: " REPORT_DEFAULT_DIR
 	    ").\n"
 	    "\n"
-	    "report kinds (give one):\n");
+	    "report kinds (one; without it, the kind the trace was made for: its\n"
+	    "probes' kinds, functions first, else locks; the others are named on stderr):\n");
 	for (size_t i = 0; i < REPORT_NKINDS; i++)
 		fprintf(out, "      --%-16s%s\n", report_kinds[i].name, report_kinds[i].help);
 	fprintf(out,
@@ -155,6 +158,62 @@ static void report_usage(FILE *out)
 		"Exit status: 0 success; 1 the trace is missing, unreadable or damaged (damage\n"
 		"is reported as warnings naming the file and offset, and the report of what\n"
 		"could be read is still printed); 2 usage error.\n");
+}
+
+static int report_kind_index(const char *name)
+{
+	for (size_t i = 0; i < REPORT_NKINDS; i++)
+		if (!strcmp(report_kinds[i].name, name))
+			return (int)i;
+	return 0;
+}
+
+/* Without --KIND, the report the trace was made for: the kinds of probes a
+ * probe trace holds (functions first), locks for everything else. The other
+ * kinds the trace can give are named on stderr. */
+static const struct report_kind *report_pick_kind(const char *dir)
+{
+	static const char *const order[] = {"functions", "coverage", "vars", "sys"};
+	int have[REPORT_NKINDS] = {0}, first = -1, more = 0;
+	char path[PATH_MAX], line[256], others[128] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.spool/probes", dir);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char op[16];
+
+		if (sscanf(line, "%*u %15s", op) != 1)
+			continue;
+		if (!strcmp(op, "entry") || !strcmp(op, "exit"))
+			have[report_kind_index("functions")] = 1;
+	}
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/.spool/coverage", dir);
+	have[report_kind_index("coverage")] = access(path, F_OK) == 0;
+	snprintf(path, sizeof(path), "%s/.spool/vars", dir);
+	have[report_kind_index("vars")] = access(path, F_OK) == 0;
+	snprintf(path, sizeof(path), "%s/.spool/sys", dir);
+	have[report_kind_index("sys")] = access(path, F_OK) == 0;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int k = report_kind_index(order[i]);
+
+		if (!have[k])
+			continue;
+		if (first < 0) {
+			first = k;
+			continue;
+		}
+		snprintf(others + strlen(others), sizeof(others) - strlen(others), "%s--%s",
+			 more++ ? ", " : "", report_kinds[k].name);
+	}
+	if (first < 0)
+		return &report_kinds[report_kind_index("locks")];
+	if (more)
+		log_info("report: showing --%s; this trace also has %s", report_kinds[first].name,
+			 others);
+	return &report_kinds[first];
 }
 
 int cmd_report(int argc, char **argv)
@@ -234,17 +293,14 @@ int cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (!kind) {
-		log_err("report: which report? give --%s (see spool report --help)",
-			report_kinds[0].name);
-		return EXIT_USAGE;
-	}
 	if (optind < argc)
 		a.trace_dir = argv[optind++];
 	if (optind < argc) {
 		log_err("report: one trace directory at most, got '%s' too", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (!kind)
+		kind = report_pick_kind(a.trace_dir);
 	if (stat(a.trace_dir, &st) < 0) {
 		if (errno == ENOENT)
 			log_err("trace directory '%s' does not exist (record one with spool locks, "

@@ -6,7 +6,7 @@
 # on stderr; --sort and --limit shape the text tables.
 . "$(dirname "$0")/lib.sh"
 
-plan 21
+plan 25
 
 spool_run locks -q -- "$PROGS/lockcount" 3 1000 20
 is_rc 0 "lockcount 3 1000 20 exits 0"
@@ -56,5 +56,19 @@ num_cmp "$(wc -l <run.out)" -lt "$all_lines" "  --limit 1 prints fewer rows than
 
 spool_run report --locks does-not-exist.trace
 is_rc 1 "report on a missing directory exits 1"
+
+# Without --KIND: the report the trace was made for.
+spool_run report --locks --limit 0 spool.trace
+cp run.out locks.txt
+spool_run report --limit 0 spool.trace
+ok "a lock trace gives the lock report by default" cmp -s run.out locks.txt
+spool_run probe -q -o probe.trace -e 'func:probe_*' -e 'block:probe_fib' -- \
+	"$PROGS/probe_calls" 50
+spool_run report --functions probe.trace
+cp run.out funcs.txt
+spool_run report probe.trace
+is_rc 0 "a probe trace without --KIND"
+ok "... gives the function report" cmp -s run.out funcs.txt
+like "$ERR" 'also has --coverage' "... and names the other report it can give"
 
 done_testing
