@@ -31,6 +31,9 @@
  * returns the recorded failure without calling libc, then passes the turn
  * (agent_rr_rep_end). Condition waits replay as unlock, turn, lock: a
  * spurious wake-up POSIX allows, so the condvar itself is not needed.
+ * A recording or replay writes its schedule only: the KIND_LOCK events are
+ * skipped (agent_lock_quiet) unless spool record --lock-events asked for
+ * them, so the collector moves a third of the bytes.
  *
  * Serial mode (agent_serial.c; agent_rr_mode has RR_MODE_SERIAL, which
  * makes it >= RR_MODE_REPLAY, so the plain path still tests one word):
@@ -206,6 +209,22 @@ out:
 	t->busy = 0;
 }
 
+/* Set once by agent_rr_init before the program runs (never changes after):
+ * a recording or replay without --lock-events writes no KIND_LOCK events,
+ * only its schedule. */
+int agent_lock_quiet;
+
+/* Every lock event of this file goes through here: one predictable branch
+ * on a word that never changes while the program runs. */
+static inline __attribute__((always_inline)) void lock_emit(struct agent_thread *t, uint32_t obj,
+							    unsigned op, uint64_t ip,
+							    uint64_t arg, void *frame)
+{
+	if (AGENT_UNLIKELY(agent_lock_quiet))
+		return;
+	agent_emit(t, obj, op, ip, arg, frame);
+}
+
 /* Outcome of a blocking request: acquired (EOWNERDEAD acquires a robust
  * mutex too) or gave up with arg = the error. */
 static inline __attribute__((always_inline)) void
@@ -213,9 +232,9 @@ agent_emit_outcome(struct agent_thread *t, uint32_t obj, unsigned op_ok,
 				      int rc, uint64_t ip, void *frame)
 {
 	if (rc == 0 || rc == EOWNERDEAD)
-		agent_emit(t, obj, op_ok, ip, 0, frame);
+		lock_emit(t, obj, op_ok, ip, 0, frame);
 	else
-		agent_emit(t, obj, OP_TIMEOUT, ip, (uint64_t)rc, frame);
+		lock_emit(t, obj, OP_TIMEOUT, ip, (uint64_t)rc, frame);
 }
 
 static inline __attribute__((always_inline)) void
@@ -223,9 +242,9 @@ agent_emit_try(struct agent_thread *t, uint32_t obj, unsigned op_ok,
 				  unsigned op_fail, int rc, uint64_t ip, void *frame)
 {
 	if (rc == 0 || rc == EOWNERDEAD)
-		agent_emit(t, obj, op_ok, ip, 0, frame);
+		lock_emit(t, obj, op_ok, ip, 0, frame);
 	else
-		agent_emit(t, obj, op_fail, ip, (uint64_t)rc, frame);
+		lock_emit(t, obj, op_fail, ip, (uint64_t)rc, frame);
 }
 
 /* init: a new lock at addr, whatever was there before. */
@@ -239,7 +258,7 @@ static inline void agent_record_init(const void *addr, uint32_t type, uint64_t i
 		return;
 	obj = agent_lock_slow(t, addr, type, ip, 1);
 	if (obj)
-		agent_emit(t, obj, OP_INIT, ip, arg, frame);
+		lock_emit(t, obj, OP_INIT, ip, arg, frame);
 }
 
 /* destroy: record it if the lock is known, then free its index. */
@@ -257,7 +276,7 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 	idx = __atomic_load_n(&s->index, __ATOMIC_ACQUIRE);
 	if (!idx || idx == AGENT_LOCK_CLAIMING)
 		return;
-	agent_emit(t, idx, OP_DESTROY, ip, 0, frame);
+	lock_emit(t, idx, OP_DESTROY, ip, 0, frame);
 	__atomic_compare_exchange_n(&s->index, &idx, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
@@ -299,7 +318,7 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 		}                                                                                  \
 		rc_ = try_expr;                                                                    \
 		if (rc_ == busy_rc) {                                                              \
-			agent_emit(t_, obj_, op_contend, ip_, 0, FRAME());                         \
+			lock_emit(t_, obj_, op_contend, ip_, 0, FRAME());                          \
 			rc_ = block_expr;                                                          \
 		}                                                                                  \
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))                               \
@@ -348,7 +367,7 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 		AGENT_REAL_OR(fn, 0);                                                              \
 		t_ = agent_enter();                                                                \
 		if (t_) {                                                                          \
-			agent_emit(t_, agent_lock_index(t_, addr, type, ip_), op, ip_, 0,          \
+			lock_emit(t_, agent_lock_index(t_, addr, type, ip_), op, ip_, 0,           \
 				   FRAME());                                                       \
 			if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_SERIAL)) {                      \
 				int rc_ = call;                                                    \
@@ -539,11 +558,11 @@ static int agent_sem_replay(struct agent_thread *t, sem_t *s, uint32_t obj, unsi
 		while ((rc = R.sem_wait(s)) < 0 && errno == EINTR)
 			;
 		agent_rr_rep_end(t, rc < 0 ? errno : 0);
-		agent_emit(t, obj, op, ip, 0, frame);
+		lock_emit(t, obj, op, ip, 0, frame);
 		return 0;
 	}
 	agent_rr_rep_end(t, want);
-	agent_emit(t, obj, op == OP_ACQUIRE ? OP_TIMEOUT : OP_TRY_FAIL, ip, (uint64_t)want, frame);
+	lock_emit(t, obj, op == OP_ACQUIRE ? OP_TIMEOUT : OP_TRY_FAIL, ip, (uint64_t)want, frame);
 	errno = want;
 	return -1;
 }
@@ -570,33 +589,33 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 		agent_serial_point(RR_AT_SYNC);
 		while (R.sem_trywait(s) < 0 && errno == EAGAIN) {
 			if (agent_serial_timed_out(clk, ts)) {
-				agent_emit(t, obj, OP_TIMEOUT, ip, ETIMEDOUT, frame);
+				lock_emit(t, obj, OP_TIMEOUT, ip, ETIMEDOUT, frame);
 				errno = ETIMEDOUT;
 				return -1;
 			}
 			agent_serial_yield(RR_AT_SYNC);
 		}
 		errno = e0;
-		agent_emit(t, obj, OP_ACQUIRE, ip, 0, frame);
+		lock_emit(t, obj, OP_ACQUIRE, ip, 0, frame);
 		return 0;
 	}
 	e0 = errno;
 	rc = R.sem_trywait(s);
 	if (rc && errno == EAGAIN) {
 		errno = e0;
-		agent_emit(t, obj, OP_CONTEND, ip, 0, frame);
+		lock_emit(t, obj, OP_CONTEND, ip, 0, frame);
 		rc = block(s, clk, ts);
 	}
 	if (!rc) {
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_ACQUIRE, 0, 1);
-		agent_emit(t, obj, OP_ACQUIRE, ip, 0, frame);
+		lock_emit(t, obj, OP_ACQUIRE, ip, 0, frame);
 	} else {
 		int e = errno;
 
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_ACQUIRE, e, 1);
-		agent_emit(t, obj, OP_TIMEOUT, ip, (uint64_t)e, frame);
+		lock_emit(t, obj, OP_TIMEOUT, ip, (uint64_t)e, frame);
 		errno = e;
 	}
 	return rc;
@@ -657,12 +676,12 @@ AGENT_EXPORT int sem_trywait(sem_t *s)
 	if (!rc) {
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_ACQUIRE_TRY, 0, 1);
-		agent_emit(t, obj, OP_ACQUIRE_TRY, ip, 0, FRAME());
+		lock_emit(t, obj, OP_ACQUIRE_TRY, ip, 0, FRAME());
 	} else {
 		e = errno;
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_ACQUIRE_TRY, e, 1);
-		agent_emit(t, obj, OP_TRY_FAIL, ip, (uint64_t)e, FRAME());
+		lock_emit(t, obj, OP_TRY_FAIL, ip, (uint64_t)e, FRAME());
 		errno = e;
 	}
 	return rc;
@@ -682,7 +701,7 @@ AGENT_EXPORT int sem_post(sem_t *s)
 	if (!t)
 		return R.sem_post(s);
 	obj = agent_lock_index(t, s, LOCK_TYPE_SEM, ip);
-	agent_emit(t, obj, OP_SEM_POST, ip, 0, FRAME());
+	lock_emit(t, obj, OP_SEM_POST, ip, 0, FRAME());
 	if (AGENT_LIKELY(!agent_rr_mode))
 		return R.sem_post(s);
 	if (agent_rr_mode & RR_MODE_SERIAL) {
@@ -761,8 +780,8 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
 			return call;                                                               \
 		mobj_ = agent_lock_index(t_, m, LOCK_TYPE_MUTEX, ip_);                             \
 		cobj_ = agent_lock_index(t_, c, LOCK_TYPE_COND, ip_);                              \
-		agent_emit(t_, mobj_, OP_RELEASE, ip_, 0, FRAME());                                \
-		agent_emit(t_, cobj_, OP_COND_WAIT, ip_, mobj_, FRAME());                          \
+		lock_emit(t_, mobj_, OP_RELEASE, ip_, 0, FRAME());                                 \
+		lock_emit(t_, cobj_, OP_COND_WAIT, ip_, mobj_, FRAME());                           \
 		if (AGENT_UNLIKELY(agent_rr_mode >= RR_MODE_REPLAY))                               \
 			rc_ = (agent_rr_mode & RR_MODE_SERIAL)                                     \
 				      ? agent_serial_cond_wait(m, (clk), (ts))                     \
@@ -771,9 +790,9 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
 			rc_ = call;                                                                \
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))                               \
 			agent_rr_rec_sync(t_, mobj_, OP_COND_WAIT, rc_, agent_cond_relocked(rc_)); \
-		agent_emit(t_, cobj_, OP_COND_WAKE, ip_, (uint64_t)rc_, FRAME());                  \
+		lock_emit(t_, cobj_, OP_COND_WAKE, ip_, (uint64_t)rc_, FRAME());                   \
 		if (rc_ == 0 || rc_ == ETIMEDOUT || rc_ == EOWNERDEAD)                             \
-			agent_emit(t_, mobj_, OP_ACQUIRE, ip_, 0, FRAME());                        \
+			lock_emit(t_, mobj_, OP_ACQUIRE, ip_, 0, FRAME());                         \
 		return rc_;                                                                        \
 	} while (0)
 
@@ -828,7 +847,7 @@ AGENT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	if (!t)
 		return R.barrier_wait(b);
 	obj = agent_lock_index(t, b, LOCK_TYPE_BARRIER, ip);
-	agent_emit(t, obj, OP_BARRIER_ENTER, ip, 0, FRAME());
+	lock_emit(t, obj, OP_BARRIER_ENTER, ip, 0, FRAME());
 	if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_SERIAL)) {
 		rc = agent_serial_barrier_wait(b);
 	} else if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY)) {
@@ -842,7 +861,7 @@ AGENT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
 			agent_rr_rec_sync(t, obj, OP_BARRIER_ENTER, rc, 0);
 	}
-	agent_emit(t, obj, rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD ? OP_BARRIER_LEAVE : OP_TIMEOUT, ip,
+	lock_emit(t, obj, rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD ? OP_BARRIER_LEAVE : OP_TIMEOUT, ip,
 		   rc == PTHREAD_BARRIER_SERIAL_THREAD ? 1 : rc ? (uint64_t)rc : 0, FRAME());
 	return rc;
 }

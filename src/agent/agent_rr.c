@@ -1086,6 +1086,7 @@ void agent_rr_init(void)
 	rr_first = (uint32_t *)((char *)a + a->first_off);
 	rr_order = (struct rr_order *)((char *)a + a->order_off);
 	rr_chunk = c->ring_bytes / 8 < RR_CHUNK_MAX ? c->ring_bytes / 8 : RR_CHUNK_MAX;
+	agent_lock_quiet = !(a->opts & RR_O_LOCK_EVENTS);
 	pthread_atfork(NULL, NULL, rr_fork_child);
 	rr_self.id = 0;
 	rr_self.has_id = 1;

@@ -27,6 +27,9 @@
 #include "agent.h"
 
 extern int agent_rr_mode; /* RR_MODE_*: the one branch of every hook */
+/* agent_lock.c: no KIND_LOCK events (recording or replaying without
+ * RR_O_LOCK_EVENTS); set by agent_rr_init before the program runs. */
+extern int agent_lock_quiet;
 
 /* Called by the constructor once the process slot is claimed. */
 void agent_rr_init(void);

@@ -63,6 +63,7 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
+#define RR_O_LOCK_EVENTS 0x2u /* write KIND_LOCK events beside the schedule (--lock-events) */
 
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and
  * where the releasing thread was (rec_sched.obj, rr_switch.why). */

@@ -35,6 +35,7 @@ struct rr_info {
 	uint64_t switches; /* serial: switches of the run token */
 	uint64_t direct;   /* input calls made through syscall() (recorded) */
 	char direct_calls[160]; /* their names, comma-separated */
+	int lock_events;   /* recorded with --lock-events: the replay writes them too */
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */

@@ -16,7 +16,9 @@ PC="$PROGS/rr_pc"
 INPUTS="$PROGS/rr_inputs"
 
 # --- a bank whose journal and balances depend on the schedule ------------
-spool_run record --mode sync -o bank.trace -- "$BANK" 4 3000
+# (--lock-events: the lock report below compares the recording's lock
+# events with the replay's)
+spool_run record --mode sync --lock-events -o bank.trace -- "$BANK" 4 3000
 is_rc 0 "record rr_bank exits with the program's status"
 cp run.out bank.rec.out
 like "$OUT" '^journal [0-9a-f]{16} ' "the recorded run printed its journal"
