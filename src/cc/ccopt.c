@@ -100,6 +100,15 @@ struct group_score {
 	uint64_t score;
 };
 
+/* --profile: how often each event id ran in an earlier run ("ID COUNT"
+ * lines, spool decode --counts), and how many marker calls of the unit
+ * trace that id (so a count shared by several calls is split among them). */
+struct prof_ent {
+	uint32_t id;
+	uint32_t sites;
+	uint64_t count;
+};
+
 struct opt {
 	LLVMModuleRef mod;
 	LLVMContextRef ctx;
@@ -122,6 +131,8 @@ struct opt {
 	size_t nscores;
 	unsigned char *allowed;		/* by group number: may be merged */
 	unsigned nallowed, over_limit;
+	struct prof_ent *prof;		/* --profile, sorted by id; NULL: static estimate */
+	size_t nprof;
 	uint32_t idem[MAX_IDEM]; /* SPOOL_TRACE_IDEMPOTENT ids */
 	unsigned nidem;
 	struct prev_rec prev;
@@ -843,6 +854,121 @@ out:
 	return depth;
 }
 
+static int prof_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct prof_ent *)a)->id, y = ((const struct prof_ent *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct prof_ent *prof_find(const struct opt *o, uint32_t id)
+{
+	struct prof_ent key = {.id = id};
+
+	return o->prof ? bsearch(&key, o->prof, o->nprof, sizeof(key), prof_cmp) : NULL;
+}
+
+/*
+ * How often a group ran in the profiled run, estimated: a group runs at
+ * most as often as its least frequent event, and an event traced by several
+ * calls of the unit is counted for each as an equal share (the profile knows
+ * ids, not call sites). Ids the profile does not have did not run: 0.
+ */
+static uint64_t prof_freq(const struct opt *o, const struct site *g, unsigned n)
+{
+	uint64_t freq = UINT64_MAX;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct prof_ent *e = prof_find(o, g[i].id);
+		uint64_t f = e && e->sites ? (e->count + e->sites - 1) / e->sites : 0;
+
+		if (f < freq)
+			freq = f;
+	}
+	return n ? freq : 0;
+}
+
+/* Read a --profile file: "ID COUNT" per line, '#' lines ignored; counts of
+ * an id given twice add up. */
+static int load_profile(struct opt *o, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	unsigned lineno = 0;
+	int rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "spool-ccopt: cannot open profile %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long id, count;
+		struct prof_ent *p;
+		char c;
+
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%llu %llu %c", &id, &count, &c) != 2 || id >= CC_ID_BASE) {
+			fprintf(stderr,
+				"spool-ccopt: %s:%u: not a profile line (\"EVENT_ID COUNT\", "
+				"spool decode --counts)\n",
+				path, lineno);
+			rc = -EINVAL;
+			break;
+		}
+		p = realloc(o->prof, (o->nprof + 1) * sizeof(*p));
+		if (!p) {
+			rc = -ENOMEM;
+			break;
+		}
+		o->prof = p;
+		o->prof[o->nprof++] = (struct prof_ent){.id = (uint32_t)id, .count = count};
+	}
+	fclose(f);
+	if (rc)
+		return rc;
+	if (!o->prof) {
+		/* An empty profile: nothing ran; every estimate is 0. */
+		o->prof = calloc(1, sizeof(*o->prof));
+		return o->prof ? 0 : -ENOMEM;
+	}
+	qsort(o->prof, o->nprof, sizeof(*o->prof), prof_cmp);
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < o->nprof; i++) {
+			if (k && o->prof[k - 1].id == o->prof[i].id)
+				o->prof[k - 1].count += o->prof[i].count;
+			else
+				o->prof[k++] = o->prof[i];
+		}
+		o->nprof = k;
+	}
+	return 0;
+}
+
+/* The marker calls of each profiled id in the unit (prof_freq's shares). */
+static void prof_count_sites(struct opt *o)
+{
+	for (size_t k = 0; k < o->nprof; k++)
+		o->prof[k].sites = 0;
+	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn))
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+		     bb = LLVMGetNextBasicBlock(bb))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+			     i = LLVMGetNextInstruction(i)) {
+				int64_t ctl;
+				struct prof_ent *e;
+
+				if (!is_marker_call(i) || !is_const(LLVMGetOperand(i, 0), &ctl))
+					continue;
+				e = prof_find(o, (uint32_t)ctl);
+				if (e)
+					e->sites++;
+			}
+}
+
 /* Rewrite one group (all in one basic block, in order). */
 static int flush_group(struct opt *o, struct site *g, unsigned n)
 {
@@ -873,8 +999,11 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 		if (!p)
 			return -ENOMEM;
 		o->scores = p;
-		for (unsigned k = 0; k < o->cur_depth && k < 6; k++)
-			freq *= LOOP_WEIGHT;
+		if (o->prof)
+			freq = prof_freq(o, g, n);
+		else
+			for (unsigned k = 0; k < o->cur_depth && k < 6; k++)
+				freq *= LOOP_WEIGHT;
 		p[o->nscores].ord = ord;
 		p[o->nscores++].score = (4 * (uint64_t)(n - 1) + nconst + nprev) * freq;
 	}
@@ -1195,6 +1324,8 @@ static int rewrite_module(struct opt *o)
 	o->emit_fn = LLVMGetNamedFunction(o->mod, "spool__emit");
 	if (take_marks(o))
 		return -EINVAL;
+	if (o->prof)
+		prof_count_sites(o);
 	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn)) {
 		if (LLVMIsDeclaration(fn) || fn == o->emit_fn)
 			continue;
@@ -1274,6 +1405,8 @@ static int choose_merges(struct opt *o)
 	c.no_sink = o->no_sink;
 	c.no_prev = o->no_prev;
 	c.no_cycles = 1;
+	c.prof = o->prof;
+	c.nprof = o->nprof;
 	rc = c.mod ? rewrite_module(&c) : -ENOMEM;
 	free(c.table.p);
 	free(c.erase);
@@ -1310,12 +1443,13 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *arg)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] [--no-formulas] "
-		   "[--no-sink] [--no-prev] [--no-cycles] [--max-codes N] IN.bc OUT.bc\n");
+		   "[--no-sink] [--no-prev] [--no-cycles] [--max-codes N] [--profile FILE] "
+		   "IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *table_file = NULL, *name = NULL;
+	const char *in = NULL, *out = NULL, *table_file = NULL, *name = NULL, *profile = NULL;
 	struct opt o = {.max_codes = -1};
 	LLVMMemoryBufferRef mb = NULL;
 	char *msg = NULL, header[128];
@@ -1336,6 +1470,8 @@ int main(int argc, char **argv)
 			o.no_prev = 1;
 		else if (!strcmp(argv[i], "--no-cycles"))
 			o.no_cycles = 1;
+		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
+			profile = argv[++i];
 		else if (!strcmp(argv[i], "--max-codes") && i + 1 < argc) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);
@@ -1367,6 +1503,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.explain = explain;
+	if (profile && load_profile(&o, profile))
+		return 1;
 	/* Messages name the source the user compiles, not spool cc's temporary. */
 	o.name = name ? name : in;
 	o.ctx = LLVMContextCreate();
@@ -1382,6 +1520,10 @@ int main(int argc, char **argv)
 	o.b = LLVMCreateBuilderInContext(o.ctx);
 	o.i32 = LLVMInt32TypeInContext(o.ctx);
 	o.i64 = LLVMInt64TypeInContext(o.ctx);
+	/* With a profile the choice matters even without --max-codes: the
+	 * unit's CC_MAX_MERGED codes go to the groups that ran most. */
+	if (o.prof && o.max_codes < 0)
+		o.max_codes = CC_MAX_MERGED;
 	if (o.max_codes >= 0 && choose_merges(&o))
 		goto out_mod;
 	if (rewrite_module(&o))
@@ -1424,15 +1566,17 @@ int main(int argc, char **argv)
 			"%u loads repeated across trace calls merged; %u barriers; "
 			"%u values taken from the previous record; %u idempotent repeats "
 			"collapsed; %u calls with a move limit; %u calls switched off; %u "
-			"merges over --max-codes left as written\n",
+			"merges over --max-codes left as written (chosen by %s)\n",
 			o.name, o.sites, o.groups, o.nmerged, o.singles, o.dropped_consts,
 			o.dropped_repeats, o.formulas, o.sunk, o.loads, o.barriers, o.prev_reused,
-			o.collapsed, o.limited, o.off, o.over_limit);
+			o.collapsed, o.limited, o.off, o.over_limit,
+			o.prof ? "the profile's counts" : "static estimate");
 	rc = 0;
 out_mod:
 	free(o.table.p);
 	free(o.erase);
 	free(o.allowed);
+	free(o.prof);
 	LLVMDisposeBuilder(o.b);
 	LLVMDisposeModule(o.mod);
 out_buf:

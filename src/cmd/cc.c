@@ -15,6 +15,7 @@
  * private directory removed at the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -61,8 +62,9 @@ static int cc_is_c(const char *a)
 	return a[0] != '-' && n > 2 && !strcmp(a + n - 2, ".c");
 }
 
-/* Run argv, return its exit status (or 127/128+N like a shell). */
-static int cc_run(char **argv, int verbose)
+/* Run argv with stdout into out_file (NULL: ours), return its exit status
+ * (or 127/128+N like a shell). */
+static int cc_run_to(char **argv, int verbose, const char *out_file)
 {
 	pid_t pid;
 	int st;
@@ -79,6 +81,14 @@ static int cc_run(char **argv, int verbose)
 		return 1;
 	}
 	if (pid == 0) {
+		if (out_file) {
+			int fd = open(out_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+			if (fd < 0 || dup2(fd, 1) < 0) {
+				log_err("%s: %s", out_file, strerror(errno));
+				_exit(127);
+			}
+		}
 		execvp(argv[0], argv);
 		log_err("%s: %s", argv[0], strerror(errno));
 		_exit(127);
@@ -89,6 +99,11 @@ static int cc_run(char **argv, int verbose)
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);
+}
+
+static int cc_run(char **argv, int verbose)
+{
+	return cc_run_to(argv, verbose, NULL);
 }
 
 /* The directory of the running spool executable. */
@@ -122,6 +137,8 @@ struct cc_ctx {
 	char tmpdir[64];
 	int verbose, explain;
 	const char *max_codes; /* --max-codes N, for spool-ccopt */
+	const char *profile;   /* --profile TRACE */
+	char prof_file[96];    /* its counts (spool decode --counts), for spool-ccopt */
 	char **opts; /* the user's options, without -o, -c and inputs */
 	int nopts;
 	int has_md, has_mf;
@@ -176,6 +193,10 @@ static int cc_compile_one(struct cc_ctx *c, const char *src, const char *obj, in
 		av[k++] = "--max-codes";
 		av[k++] = (char *)c->max_codes;
 	}
+	if (c->prof_file[0]) {
+		av[k++] = "--profile";
+		av[k++] = c->prof_file;
+	}
 	av[k++] = "--name";
 	av[k++] = (char *)src;
 	av[k++] = bc;
@@ -210,7 +231,8 @@ out:
 static void cc_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: spool cc [--explain] [--max-codes N] [-v] CLANG-OPTIONS AND FILES...\n"
+		"usage: spool cc [--explain] [--max-codes N] [--profile TRACE] [-v] CLANG-OPTIONS AND "
+		"FILES...\n"
 		"\n"
 		"Compile like clang, with the program's trace calls (spool/trace.h)\n"
 		"optimized: merged per basic block, constant and repeated arguments left\n"
@@ -222,6 +244,8 @@ static void cc_usage(FILE *out)
 		"              arguments are no longer emitted\n"
 		"  --max-codes N  at most N merged event codes per file: the merges that\n"
 		"              save the most (estimated) are kept, the rest left as written\n"
+		"  --profile TRACE  estimate with the event counts of an earlier run's trace\n"
+		"              (plain or spool cc build) instead of loop depths\n"
 		"  environment: SPOOL_CLANG (default clang-14), SPOOL_CCOPT (the optimizer)\n");
 }
 
@@ -262,6 +286,8 @@ int cmd_cc(int argc, char **argv)
 			c.explain = 1;
 		} else if (!strcmp(a, "--max-codes") && i + 1 < argc) {
 			c.max_codes = argv[++i];
+		} else if (!strcmp(a, "--profile") && i + 1 < argc) {
+			c.profile = argv[++i];
 		} else if (!strcmp(a, "-v")) {
 			c.verbose = 1;
 			c.opts[c.nopts++] = argv[i];
@@ -294,7 +320,8 @@ int cmd_cc(int argc, char **argv)
 			goto out;
 		av[0] = (char *)c.clang;
 		for (int i = 1, j = 1; i < argc; i++)
-			if (!strcmp(argv[i], "--max-codes") && i + 1 < argc)
+			if ((!strcmp(argv[i], "--max-codes") || !strcmp(argv[i], "--profile")) &&
+			    i + 1 < argc)
 				i++;
 			else if (strcmp(argv[i], "--explain"))
 				av[j++] = argv[i];
@@ -317,6 +344,22 @@ int cmd_cc(int argc, char **argv)
 		log_err("cannot create a temporary directory: %s", strerror(errno));
 		c.tmpdir[0] = '\0';
 		goto out;
+	}
+	if (c.profile) {
+		/* The profile's events per id, counted once for all the files. */
+		char spool_exe[PATH_MAX + 16];
+		char *av[] = {spool_exe, "decode", "--counts", (char *)c.profile, NULL};
+
+		snprintf(spool_exe, sizeof(spool_exe), "%s/spool", self);
+		snprintf(c.prof_file, sizeof(c.prof_file), "%s/profile", c.tmpdir);
+		rc = cc_run_to(av, c.verbose, c.prof_file);
+		if (rc) {
+			log_err("cannot read the profile %s (spool decode --counts failed; a trace "
+				"of a binary rebuilt since can be decoded first with spool decode "
+				"--trace-out)",
+				c.profile);
+			goto out;
+		}
 	}
 	for (int i = 0; i < ninputs; i++) {
 		char obj[PATH_MAX];

@@ -478,6 +478,12 @@ struct dec_out {
 	uint64_t last_tsc;
 };
 
+/* --counts: how many original events of one id (spool cc --profile). */
+struct dec_count {
+	uint32_t id;
+	uint64_t n;
+};
+
 struct decoder {
 	struct trace_reader *r;
 	struct trace_writer *w; /* --trace-out */
@@ -495,8 +501,10 @@ struct decoder {
 	size_t npids;
 	uint64_t last_ns, records, bytes, events;
 	uint32_t last_sub;
-	int started, json, no_cycles;
+	int started, json, no_cycles, counts;
 	uint64_t cur_cycles; /* the event being written: cycles before its record */
+	struct dec_count *cnt; /* --counts: events per id, sorted by id */
+	size_t ncnt;
 };
 
 static uint32_t stream_pid(struct decoder *d, uint32_t stream_id, uint32_t *tid)
@@ -685,9 +693,42 @@ static int write_event(struct decoder *d, uint32_t id, uint32_t n, const int64_t
 	return write_rec(d, ev, &buf.u.h, d->cur_events > 1 ? 1 : 0);
 }
 
+/* Count one event of id (binary search in the sorted array, insert if new). */
+static int count_event(struct decoder *d, uint32_t id)
+{
+	size_t lo = 0, hi = d->ncnt;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (d->cnt[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == d->ncnt || d->cnt[lo].id != id) {
+		struct dec_count *c = realloc(d->cnt, (d->ncnt + 1) * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		d->cnt = c;
+		memmove(&c[lo + 1], &c[lo], (d->ncnt - lo) * sizeof(*c));
+		c[lo] = (struct dec_count){.id = id};
+		d->ncnt++;
+	}
+	d->cnt[lo].n++;
+	return 0;
+}
+
 static void put_event(struct decoder *d, const struct dec_tables *t, uint64_t ns, uint32_t tid,
 		      uint32_t id, uint32_t n, const int64_t *args)
 {
+	if (d->counts) {
+		d->events++;
+		if (!d->werr)
+			d->werr = count_event(d, id);
+		return;
+	}
 	if (d->w) {
 		d->events++;
 		if (!d->werr)
@@ -910,6 +951,8 @@ static void decode_usage(FILE *out)
 		"                 writes them, so every other report and export reads it\n"
 		"  --no-cycles    ignore the optimizer's cycle estimates: the events of a\n"
 		"                 merged call get its time, ordered by the suffix only\n"
+		"  --counts       print 'ID COUNT' per event id instead of the events (a\n"
+		"                 profile for spool cc --profile)\n"
 		"  -h, --help     show this help\n");
 }
 
@@ -921,6 +964,7 @@ int cmd_decode(int argc, char **argv)
 					     {"json", no_argument, NULL, 'j'},
 					     {"trace-out", required_argument, NULL, 'o'},
 					     {"no-cycles", no_argument, NULL, 'c'},
+					     {"counts", no_argument, NULL, 'n'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *dir = "spool.trace", *out_dir = NULL;
@@ -954,6 +998,9 @@ int cmd_decode(int argc, char **argv)
 		case 'c':
 			d.no_cycles = 1;
 			break;
+		case 'n':
+			d.counts = 1;
+			break;
 		case 'o':
 			out_dir = optarg;
 			break;
@@ -968,6 +1015,11 @@ int cmd_decode(int argc, char **argv)
 		dir = argv[optind++];
 	if (optind < argc) {
 		log_err("unexpected argument '%s'", argv[optind]);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (d.counts && (out_dir || d.json)) {
+		log_err("--counts cannot be combined with --json or --trace-out");
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -1007,7 +1059,8 @@ int cmd_decode(int argc, char **argv)
 				o->seq_shift--;
 		}
 		if (d.werr) {
-			log_err("cannot write %s: %s", out_dir, strerror(-d.werr));
+			log_err("cannot write %s: %s", out_dir ? out_dir : "the counts",
+				strerror(-d.werr));
 			goto out;
 		}
 	}
@@ -1025,6 +1078,8 @@ int cmd_decode(int argc, char **argv)
 	}
 	if (d.json)
 		printf("%s]\n", d.started ? "\n" : "");
+	for (size_t i = 0; i < d.ncnt; i++)
+		printf("%" PRIu32 " %" PRIu64 "\n", d.cnt[i].id, d.cnt[i].n);
 	for (size_t i = 0; i < trace_reader_nproblems(d.r); i++) {
 		const struct trace_problem *p = trace_reader_problem(d.r, i);
 
@@ -1051,5 +1106,6 @@ out:
 		tables_free(&d.pids[i].t);
 	free(d.pids);
 	free(d.last);
+	free(d.cnt);
 	return ret;
 }
