@@ -56,6 +56,9 @@ struct probe_module {
 	uint64_t *targets; /* every direct branch/call target and RIP-relative
 			    * address in its code, sorted (NULL until analysed) */
 	size_t ntargets;
+	uint64_t *jumps;   /* indirect jmps whose jump table was read: their
+			    * targets are in targets (sorted) */
+	size_t njumps, njtabs;
 	int analysed;
 	void *dwarf;	/* Dwarf *, opened by the first variable probe */
 	void *cfi;	/* Dwarf_CFI * of .eh_frame */
@@ -175,6 +178,9 @@ void probe_module_close(struct probe_module *mod);
 const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, size_t *avail);
 int probe_module_analyse(struct probe_module *mod);
 int probe_module_is_target(const struct probe_module *mod, uint64_t addr);
+/* An indirect jmp at addr whose targets are known (a switch's jump table
+ * read by probe_module_analyse). */
+int probe_module_jump_known(const struct probe_module *mod, uint64_t addr);
 /* Resolve the libraries a program loads (DT_NEEDED, recursively, searched as
  * ld.so does: RUNPATH/RPATH, LD_LIBRARY_PATH, ld.so.cache, default dirs). */
 int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs);

@@ -14,12 +14,12 @@
  * unconditional transfer that are only nop/int3 padding and no branch
  * targets are not a block.
  *
- * Jump tables. An indirect jmp's targets are not recovered. The bodies of
- * switch cases usually start after the previous case's jmp, so they are
- * leaders anyway; a case that falls into the next one's body is not split.
- * Since an unknown target could lie inside any window, every probe of a
- * function with an indirect jmp is an int3 at a known leader (one byte
- * cannot straddle a target). --list says so.
+ * Jump tables. The entries of a switch's jump table are read when the
+ * module is analysed (probe_module_analyse, x86_jtab.c): they are branch
+ * targets like any other, so leaders, and no window covers one. An indirect
+ * jmp of another shape has unknown targets: since one could lie inside any
+ * window, every probe of such a function is an int3 at a known leader (one
+ * byte cannot straddle a target). --list says so.
  *
  * Where a block is counted. Every instruction of a block runs as often as
  * its first one, so the counting probe may sit anywhere in it: the first
@@ -346,7 +346,8 @@ int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned 
 	while (off < s->size && off < avail && f.n < CFG_MAX_INSNS) {
 		if (x86_decode(f.code + off, avail - off, s->addr + off, &f.in[f.n]) < 0)
 			break;
-		if ((f.in[f.n].flags & X86_F_INDIRECT) && (f.in[f.n].flags & X86_F_BRANCH))
+		if ((f.in[f.n].flags & X86_F_INDIRECT) && (f.in[f.n].flags & X86_F_BRANCH) &&
+		    !probe_module_jump_known(mod, f.in[f.n].addr))
 			f.indirect = 1;
 		off += f.in[f.n].len;
 		f.n++;

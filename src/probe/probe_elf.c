@@ -170,6 +170,7 @@ void probe_module_close(struct probe_module *mod)
 		free(mod->syms[i].name);
 	free(mod->syms);
 	free(mod->targets);
+	free(mod->jumps);
 	free(mod->cfg_want);
 	probe_dwarf_close(mod);
 	if (mod->elf)
@@ -202,24 +203,109 @@ const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, 
 	return NULL;
 }
 
+/* Bytes at a link-time address in any allocated section with contents
+ * (.rodata for jump tables), or NULL. */
+static const uint8_t *probe_module_data(const struct probe_module *mod, uint64_t addr,
+					size_t *avail)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(mod->elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			return NULL;
+		*avail = sh.sh_addr + sh.sh_size - addr;
+		return (const uint8_t *)d->d_buf + (addr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+static int probe_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+	if (*n == *cap) {
+		uint64_t *nv;
+
+		*cap = *cap ? *cap * 2 : 4096;
+		nv = realloc(*v, *cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+/* The targets of the switch jump table read by the indirect jmp that ends
+ * the n instructions given (x86_jump_table); each must land in code. They
+ * are added to the module's targets and the jmp to its known jumps. */
+static int probe_jump_table(struct probe_module *mod, const uint8_t *const *bytes,
+			    const size_t *avail, const uint64_t *addrs, size_t n, size_t *cap,
+			    size_t *jcap)
+{
+	struct x86_jtab jt;
+	const uint8_t *p;
+	size_t have, before = mod->ntargets;
+	int rc;
+
+	if (x86_jump_table(bytes, avail, addrs, n, &jt))
+		return 0;
+	p = probe_module_data(mod, jt.table, &have);
+	if (!p || have / jt.entry_size < jt.entries)
+		return 0;
+	for (uint32_t i = 0; i < jt.entries; i++) {
+		uint64_t t;
+		size_t code_avail;
+
+		if (jt.entry_size == 4) {
+			int32_t e;
+
+			memcpy(&e, p + 4 * i, 4);
+			t = jt.table + (uint64_t)(int64_t)e;
+		} else {
+			memcpy(&t, p + 8 * i, 8);
+		}
+		if (!probe_module_code(mod, t, &code_avail)) {
+			mod->ntargets = before; /* not what it seemed: targets unknown */
+			return 0;
+		}
+		rc = probe_push_u64(&mod->targets, &mod->ntargets, cap, t);
+		if (rc)
+			return rc;
+	}
+	mod->njtabs++;
+	return probe_push_u64(&mod->jumps, &mod->njumps, jcap, addrs[n - 1]);
+}
+
 /*
  * Decode every function of the module once and keep every address its
  * code can jump to directly (branch and call targets) or takes the address
- * of (RIP-relative operands: function pointers, computed labels). A jump
- * patch may not cover any of them except at its first byte. Branches from
- * other functions count too: GCC's .cold parts jump back into the middle
- * of their function.
+ * of (RIP-relative operands: function pointers, computed labels), and the
+ * entries of the switch jump tables its indirect jmps read (recognized
+ * from the instructions before each jmp). A jump patch may not cover any
+ * of them except at its first byte. Branches from other functions count
+ * too: GCC's .cold parts jump back into the middle of their function.
  */
+#define PROBE_JT_BACK 24
 int probe_module_analyse(struct probe_module *mod)
 {
-	size_t cap = 0;
+	size_t cap = 0, jcap = 0, nind = 0;
+	int rc;
 
 	if (mod->analysed)
 		return 0;
 	for (size_t i = 0; i < mod->nsyms; i++) {
 		const struct probe_sym *s = &mod->syms[i];
-		size_t avail;
+		size_t avail, nb = 0;
 		const uint8_t *p = probe_module_code(mod, s->addr, &avail);
+		const uint8_t *back[PROBE_JT_BACK];
+		size_t back_avail[PROBE_JT_BACK];
+		uint64_t back_addr[PROBE_JT_BACK];
 		uint64_t off = 0;
 
 		if (!p)
@@ -231,44 +317,69 @@ int probe_module_analyse(struct probe_module *mod)
 
 			if (x86_decode(p + off, avail - off, s->addr + off, &in) < 0) {
 				off++;
+				nb = 0;
 				continue;
 			}
 			if (in.flags & (X86_F_RELATIVE | X86_F_RIPREL)) {
-				if (mod->ntargets == cap) {
-					uint64_t *nt;
-
-					cap = cap ? cap * 2 : 4096;
-					nt = realloc(mod->targets, cap * sizeof(*nt));
-					if (!nt)
-						return -ENOMEM;
-					mod->targets = nt;
-				}
-				mod->targets[mod->ntargets++] = in.target;
+				rc = probe_push_u64(&mod->targets, &mod->ntargets, &cap, in.target);
+				if (rc)
+					return rc;
+			}
+			/* The straight line before each instruction (a window). */
+			if (nb == PROBE_JT_BACK) {
+				memmove(back, back + 1, (nb - 1) * sizeof(*back));
+				memmove(back_avail, back_avail + 1, (nb - 1) * sizeof(*back_avail));
+				memmove(back_addr, back_addr + 1, (nb - 1) * sizeof(*back_addr));
+				nb--;
+			}
+			back[nb] = p + off;
+			back_avail[nb] = avail - off;
+			back_addr[nb++] = s->addr + off;
+			if ((in.flags & X86_F_INDIRECT) && (in.flags & X86_F_BRANCH)) {
+				nind++;
+				rc = probe_jump_table(mod, back, back_avail, back_addr, nb, &cap,
+						      &jcap);
+				if (rc)
+					return rc;
 			}
 			off += in.len;
 		}
 	}
 	if (mod->ntargets)
 		qsort(mod->targets, mod->ntargets, sizeof(uint64_t), probe_u64_cmp);
+	if (mod->njumps)
+		qsort(mod->jumps, mod->njumps, sizeof(uint64_t), probe_u64_cmp);
+	log_debug("probe: %s: %zu indirect jmps of %zu (jump tables) have known targets", mod->path,
+		  mod->njumps, nind);
 	mod->analysed = 1;
 	return 0;
 }
 
-int probe_module_is_target(const struct probe_module *mod, uint64_t addr)
+static int probe_u64_find(const uint64_t *v, size_t n, uint64_t x)
 {
-	size_t lo = 0, hi = mod->ntargets;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (mod->targets[mid] == addr)
+		if (v[mid] == x)
 			return 1;
-		if (mod->targets[mid] < addr)
+		if (v[mid] < x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return 0;
+}
+
+int probe_module_jump_known(const struct probe_module *mod, uint64_t addr)
+{
+	return probe_u64_find(mod->jumps, mod->njumps, addr);
+}
+
+int probe_module_is_target(const struct probe_module *mod, uint64_t addr)
+{
+	return probe_u64_find(mod->targets, mod->ntargets, addr);
 }
 
 /* ---- library resolution ---- */

@@ -14,9 +14,9 @@
  * A jump is placed only when it is safe: every displaced instruction is
  * relocatable, no branch anywhere in the module targets a byte of the
  * window but the first, and the window does not overlap another probe.
- * Functions with indirect jumps (switch tables, whose targets the decoder
- * cannot see) get int3 for their exits, and their entry is trusted not to
- * be a jump-table target (documented in doc/probe.md). Otherwise the probe
+ * Functions with indirect jumps whose targets are unknown (not a switch
+ * jump table probe_module_analyse could read) get int3 for their exits,
+ * and their entry is trusted not to be such a target (doc/probe.md). Otherwise the probe
  * falls back to int3 at the instruction itself, with the reason kept for
  * --list; the int3 slot runs the one displaced instruction out of line.
  */
@@ -315,7 +315,8 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 			f.complete = 0;
 			break;
 		}
-		if ((f.in[f.n].flags & X86_F_INDIRECT) && (f.in[f.n].flags & X86_F_BRANCH))
+		if ((f.in[f.n].flags & X86_F_INDIRECT) && (f.in[f.n].flags & X86_F_BRANCH) &&
+		    !probe_module_jump_known(mod, f.in[f.n].addr))
 			f.indirect = 1;
 		off += f.in[f.n].len;
 		f.n++;
@@ -374,7 +375,8 @@ static int plan_decode(struct probe_mgr *m, uint32_t module, uint32_t sym, struc
 			f->complete = 0;
 			break;
 		}
-		if ((f->in[f->n].flags & X86_F_INDIRECT) && (f->in[f->n].flags & X86_F_BRANCH))
+		if ((f->in[f->n].flags & X86_F_INDIRECT) && (f->in[f->n].flags & X86_F_BRANCH) &&
+		    !probe_module_jump_known(mod, f->in[f->n].addr))
 			f->indirect = 1;
 		off += f->in[f->n].len;
 		f->n++;

@@ -69,6 +69,20 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
  * for reading. */
 int x86_code_call_handler_full(struct x86_code *c, uint32_t probe_id, uint32_t handler);
 
+/* The jump table a switch's indirect jmp reads (x86_jtab.c). */
+struct x86_jtab {
+	uint64_t table;	    /* module offset of the table */
+	uint32_t entries;   /* from the index's bound check */
+	uint8_t entry_size; /* 4: int32 offsets from the table (PIC); 8: addresses */
+};
+/* Recognize the jump table of the indirect jmp that is the last of n
+ * consecutive instructions (bytes[i], avail[i] bytes readable there,
+ * module offset addrs[i]; only the last ones are looked at). Returns 0,
+ * -ENOENT (not a table shape spool knows), -EINVAL (not a jmp / bad bytes)
+ * or -ERANGE (a bound too large). */
+int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,
+		   size_t n, struct x86_jtab *jt);
+
 /* The patch written over the probed bytes: jmp rel32 to the trampoline
  * followed by int3 filler; the agent fills the displacement. */
 #define X86_JMP_LEN 5

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * x86_jtab.c - recognizing the jump tables of switch statements from the
+ * instructions before an indirect jmp (see x86_jump_table in x86_insn.h).
+ *
+ * The shapes GCC and clang emit on x86-64:
+ *
+ *   PIC (PIE, shared objects): entries are 32-bit offsets from the table
+ *	lea    B, [rip + TABLE]
+ *	movsxd R, dword [B + I*4]
+ *	add    R, B
+ *	jmp    R
+ *   non-PIC (-no-pie): entries are absolute 64-bit addresses
+ *	jmp    qword [I*8 + TABLE]          or  mov R, qword [I*8 + TABLE]; jmp R
+ *
+ * and, before either, the bound check of the index:
+ *	cmp    I, N ; ja default           (N + 1 entries; jae: N entries)
+ *
+ * Each step walks backwards from the instruction that uses a register to
+ * the nearest one that writes it, inside the straight line of code the
+ * caller gives (the jmp's block, as far back as the caller decoded). Any
+ * other writer of the register in between, a missing bound check, or an
+ * unknown shape means "not a jump table we know": the caller then keeps
+ * treating the jmp's targets as unknown. The caller validates the
+ * entries themselves (each must land in code).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "x86_insn.h"
+
+#define JT_MAX_INSNS 24
+#define JT_MAX_ENTRIES 4096
+
+struct jt_insn {
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint64_t addr;
+};
+
+static ZydisRegister jt_family(ZydisRegister r)
+{
+	return r == ZYDIS_REGISTER_NONE ? r
+					: ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+}
+
+/* Does instruction k write (any part of) register family f? */
+static int jt_writes(const struct jt_insn *k, ZydisRegister f)
+{
+	for (unsigned i = 0; i < k->in.operand_count; i++) {
+		const ZydisDecodedOperand *o = &k->ops[i];
+
+		if (o->type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    (o->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) && jt_family(o->reg.value) == f)
+			return 1;
+	}
+	return 0;
+}
+
+/* The nearest instruction before `from` that writes family f, or -1. */
+static int jt_def(const struct jt_insn *v, int from, ZydisRegister f)
+{
+	for (int k = from - 1; k >= 0; k--)
+		if (jt_writes(&v[k], f))
+			return k;
+	return -1;
+}
+
+/* Explicit operand i, or NULL. */
+static const ZydisDecodedOperand *jt_op(const struct jt_insn *k, unsigned i)
+{
+	return i < k->in.operand_count_visible ? &k->ops[i] : NULL;
+}
+
+static int jt_is_reg(const ZydisDecodedOperand *o)
+{
+	return o && o->type == ZYDIS_OPERAND_TYPE_REGISTER;
+}
+
+/* A memory operand [I*8 + disp] with no base: an absolute table. */
+static int jt_abs8(const ZydisDecodedOperand *o, ZydisRegister *index, uint64_t *table)
+{
+	if (!o || o->type != ZYDIS_OPERAND_TYPE_MEMORY || o->mem.base != ZYDIS_REGISTER_NONE ||
+	    o->mem.index == ZYDIS_REGISTER_NONE || o->mem.scale != 8 || !o->mem.disp.has_displacement ||
+	    o->mem.disp.value <= 0 || o->size != 64 || o->mem.segment != ZYDIS_REGISTER_DS)
+		return 0;
+	*index = jt_family(o->mem.index);
+	*table = (uint64_t)o->mem.disp.value;
+	return 1;
+}
+
+/* The bound check of index family f before instruction `use`: a cmp f, imm
+ * directly followed by ja (entries imm + 1) or jae (imm), with no other
+ * writer of f between it and `use` than a zero or sign extension of f
+ * into itself (mov eax, eax; movsxd rax, eax). */
+static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t *entries)
+{
+	for (int k = use - 1; k >= 1; k--) {
+		const struct jt_insn *j = &v[k], *c = &v[k - 1];
+		const ZydisDecodedOperand *a = jt_op(c, 0), *b = jt_op(c, 1);
+
+		if (jt_writes(j, f)) {
+			const ZydisDecodedOperand *s = jt_op(j, 1);
+
+			if ((j->in.mnemonic == ZYDIS_MNEMONIC_MOV ||
+			     j->in.mnemonic == ZYDIS_MNEMONIC_MOVSXD) &&
+			    jt_is_reg(s) && jt_family(s->reg.value) == f)
+				continue;
+			return -ENOENT;
+		}
+		if (j->in.meta.category != ZYDIS_CATEGORY_COND_BR || c->in.mnemonic != ZYDIS_MNEMONIC_CMP ||
+		    !jt_is_reg(a) || jt_family(a->reg.value) != f || !b ||
+		    b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			continue;
+		if (b->imm.value.s < 0 || b->imm.value.s >= JT_MAX_ENTRIES)
+			return -ERANGE;
+		if (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE) /* ja */
+			*entries = (uint32_t)b->imm.value.s + 1;
+		else if (j->in.mnemonic == ZYDIS_MNEMONIC_JNB) /* jae */
+			*entries = (uint32_t)b->imm.value.s;
+		else
+			return -ENOENT;
+		return *entries ? 0 : -ENOENT;
+	}
+	return -ENOENT;
+}
+
+int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,
+		   size_t n, struct x86_jtab *jt)
+{
+	static ZydisDecoder dec;
+	static int ready;
+	struct jt_insn v[JT_MAX_INSNS];
+	const ZydisDecodedOperand *o;
+	ZydisRegister r, index;
+	size_t skip = n > JT_MAX_INSNS ? n - JT_MAX_INSNS : 0;
+	int last, k;
+
+	if (!ready) {
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		ready = 1;
+	}
+	memset(jt, 0, sizeof(*jt));
+	n -= skip;
+	if (!n)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, bytes[skip + i], avail[skip + i],
+							 &v[i].in, v[i].ops)))
+			return -EINVAL;
+		v[i].addr = addrs[skip + i];
+	}
+	last = (int)n - 1;
+	if (v[last].in.mnemonic != ZYDIS_MNEMONIC_JMP)
+		return -EINVAL;
+	o = jt_op(&v[last], 0);
+	if (jt_abs8(o, &index, &jt->table)) {
+		/* jmp qword [I*8 + TABLE] */
+		jt->entry_size = 8;
+		return jt_bound(v, last, index, &jt->entries);
+	}
+	if (!jt_is_reg(o) || o->size != 64)
+		return -ENOENT;
+	r = jt_family(o->reg.value);
+	k = jt_def(v, last, r);
+	if (k < 0)
+		return -ENOENT;
+	if (v[k].in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_abs8(jt_op(&v[k], 1), &index, &jt->table)) {
+		/* mov R, qword [I*8 + TABLE]; jmp R */
+		jt->entry_size = 8;
+		return jt_bound(v, k, index, &jt->entries);
+	}
+	if (v[k].in.mnemonic == ZYDIS_MNEMONIC_ADD && jt_is_reg(jt_op(&v[k], 1)) &&
+	    jt_is_reg(jt_op(&v[k], 0)) && jt_family(jt_op(&v[k], 0)->reg.value) == r) {
+		/* add R, B; R = movsxd [B + I*4]; B = lea [rip + TABLE] */
+		ZydisRegister b = jt_family(jt_op(&v[k], 1)->reg.value);
+		const ZydisDecodedOperand *m;
+		int ld = jt_def(v, k, r), lea;
+		ZyanU64 abs;
+
+		if (ld < 0 || v[ld].in.mnemonic != ZYDIS_MNEMONIC_MOVSXD || b == r)
+			return -ENOENT;
+		for (int x = ld + 1; x < k; x++)
+			if (jt_writes(&v[x], b))
+				return -ENOENT;
+		m = jt_op(&v[ld], 1);
+		if (!m || m->type != ZYDIS_OPERAND_TYPE_MEMORY || jt_family(m->mem.base) != b ||
+		    m->mem.index == ZYDIS_REGISTER_NONE || m->mem.scale != 4 || m->size != 32 ||
+		    (m->mem.disp.has_displacement && m->mem.disp.value))
+			return -ENOENT;
+		index = jt_family(m->mem.index);
+		lea = jt_def(v, ld, b);
+		if (lea < 0 || v[lea].in.mnemonic != ZYDIS_MNEMONIC_LEA)
+			return -ENOENT;
+		m = jt_op(&v[lea], 1);
+		if (!m || m->type != ZYDIS_OPERAND_TYPE_MEMORY || m->mem.base != ZYDIS_REGISTER_RIP ||
+		    m->mem.index != ZYDIS_REGISTER_NONE ||
+		    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&v[lea].in, m, v[lea].addr, &abs)))
+			return -ENOENT;
+		jt->table = abs;
+		jt->entry_size = 4;
+		return jt_bound(v, ld, index, &jt->entries);
+	}
+	return -ENOENT;
+}
