@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,11 @@
 #include "cmd.h"
 
 #define REPLAY_EXIT_DIVERGED 3
+#ifdef MADV_POPULATE_WRITE
+#define REPLAY_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#else
+#define REPLAY_MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 struct replay_ctx {
 	const struct rr_log *log;
@@ -110,6 +116,15 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 
 	if (!area)
 		return -EINVAL;
+	/* One call maps the pages rr_log_fill writes: a fault per page costs
+	 * ~14 us in a VM (doc/record.md, "Cost"). Refused by kernels before
+	 * 5.14, where the pages fault in as they are written. */
+	{
+		uintptr_t a = (uintptr_t)area & ~(uintptr_t)4095;
+
+		(void)madvise((void *)a, rr_log_area_size(ctx->log) + ((uintptr_t)area - a),
+			      REPLAY_MADV_POPULATE_WRITE);
+	}
 	rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts);
 	ctx->h = h;
 	ctx->area = area;
