@@ -24,11 +24,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../trace/trace.h"
+#include "../util/debugfile.h"
 #include "../util/log.h"
 #include "coverage.h"
 
@@ -243,9 +245,21 @@ static int cov_load_lines(struct cov_ctx *c, struct cov_mod *m)
 	}
 	dw = dwarf_begin(fd, DWARF_C_READ);
 	if (!dw) {
-		log_warn("coverage: %s has no DWARF (build it with -g): no source lines for it",
+		/* Stripped: its separate debug file (src/util/debugfile.h). */
+		char dbg[PATH_MAX];
+
+		if (!debugfile_find(m->path, dbg, sizeof(dbg))) {
+			close(fd);
+			fd = open(dbg, O_RDONLY | O_CLOEXEC);
+			dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+		}
+	}
+	if (!dw) {
+		log_warn("coverage: %s has no DWARF (build it with -g, or give its debug file: "
+			 "SPOOL_DEBUG_DIR): no source lines for it",
 			 m->path);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return 0;
 	}
 	while (!rc && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {

@@ -40,6 +40,7 @@
 #include "../probe/probe.h"
 #include "../probe/probe_attach.h"
 #include "../probe/sysprobe.h"
+#include "../util/debugfile.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
@@ -87,6 +88,9 @@ static void probe_usage(FILE *out)
 		"  -l, --list           print the probes a spec would place, and how (jump or\n"
 		"                       int3, with the reason), then exit\n"
 		"  -o, --output DIR     trace directory (default spool.trace)\n"
+		"      --debug-dir DIR  also look for separate debug files (DWARF and symbols\n"
+		"                       of stripped files) under DIR: DIR/.build-id/xx/yy.debug\n"
+		"                       or a .gnu_debuglink name (also: SPOOL_DEBUG_DIR)\n"
 		"      --handler SO     custom pre/post/error handlers, a shared object\n"
 		"                       (include/spool/probe.h) the agent loads in PROGRAM\n"
 		"      --ring-size SIZE per-thread ring buffer (default %um)\n"
@@ -518,6 +522,7 @@ int cmd_probe(int argc, char **argv)
 		{"handler", required_argument, NULL, 'H'},
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'd'},
+		{"debug-dir", required_argument, NULL, 'D'},
 		{"json", no_argument, NULL, 'j'},
 		{"limit", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -580,6 +585,13 @@ int cmd_probe(int argc, char **argv)
 		case 'd':
 			if (probe_parse_duration(optarg, &duration_ms) < 0) {
 				log_err("--duration '%s': want a time such as 10s, 500ms or 2m", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'D':
+			rc = debugfile_add_root(optarg);
+			if (rc < 0) {
+				log_err("--debug-dir '%s': %s", optarg, strerror(-rc));
 				return EXIT_USAGE;
 			}
 			break;

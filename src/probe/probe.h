@@ -60,6 +60,9 @@ struct probe_module {
 			    * targets are in targets (sorted) */
 	size_t njumps, njtabs;
 	int analysed;
+	char *dbg_path;	/* its separate debug file (src/util/debugfile.h), or NULL */
+	int dbg_fd, dbg_tried;
+	void *dbg_elf;	/* Elf * of dbg_path */
 	void *dwarf;	/* Dwarf *, opened by the first variable probe */
 	void *cfi;	/* Dwarf_CFI * of .eh_frame */
 	int dwarf_tried, cfi_tried;
@@ -177,6 +180,9 @@ void probe_module_close(struct probe_module *mod);
  * section, or NULL. */
 const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, size_t *avail);
 int probe_module_analyse(struct probe_module *mod);
+/* The Elf * of the module's separate debug file (found and opened on first
+ * use), or NULL. */
+void *probe_module_debug_elf(struct probe_module *mod);
 int probe_module_is_target(const struct probe_module *mod, uint64_t addr);
 /* An indirect jmp at addr whose targets are known (a switch's jump table
  * read by probe_module_analyse). */

@@ -73,6 +73,9 @@ static Dwarf *probe_dw(struct probe_module *mod)
 	if (!mod->dwarf_tried) {
 		mod->dwarf_tried = 1;
 		mod->dwarf = dwarf_begin_elf(mod->elf, DWARF_C_READ, NULL);
+		/* No DWARF in the file itself: its separate debug file's. */
+		if (!mod->dwarf && probe_module_debug_elf(mod))
+			mod->dwarf = dwarf_begin_elf(mod->dbg_elf, DWARF_C_READ, NULL);
 	}
 	return mod->dwarf;
 }

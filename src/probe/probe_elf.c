@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/debugfile.h"
 #include "../util/log.h"
 #include "probe.h"
 
@@ -86,6 +87,44 @@ static int probe_read_syms(struct probe_module *mod, Elf *elf, uint32_t type)
 	return 0;
 }
 
+void *probe_module_debug_elf(struct probe_module *mod)
+{
+	char dbg[PATH_MAX];
+	Elf *elf;
+
+	if (mod->dbg_tried)
+		return mod->dbg_elf;
+	mod->dbg_tried = 1;
+	if (debugfile_find(mod->path, dbg, sizeof(dbg)))
+		return NULL;
+	mod->dbg_fd = open(dbg, O_RDONLY | O_CLOEXEC);
+	if (mod->dbg_fd < 0)
+		return NULL;
+	elf = elf_begin(mod->dbg_fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(mod->dbg_fd);
+		mod->dbg_fd = -1;
+		return NULL;
+	}
+	mod->dbg_elf = elf;
+	mod->dbg_path = strdup(dbg);
+	log_info("probe: %s: debug information from %s", mod->path, dbg);
+	return elf;
+}
+
+static int probe_has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return 1;
+	return 0;
+}
+
 int probe_module_open(struct probe_module *mod, const char *path, int is_main)
 {
 	const char *base = strrchr(path, '/');
@@ -96,7 +135,7 @@ int probe_module_open(struct probe_module *mod, const char *path, int is_main)
 	size_t j;
 
 	memset(mod, 0, sizeof(*mod));
-	mod->fd = -1;
+	mod->fd = mod->dbg_fd = -1;
 	elf_version(EV_CURRENT);
 	mod->path = strdup(path);
 	mod->name = strdup(is_main ? "" : base ? base + 1 : path);
@@ -142,7 +181,13 @@ int probe_module_open(struct probe_module *mod, const char *path, int is_main)
 			}
 		}
 	}
-	rc = probe_read_syms(mod, elf, has_symtab ? SHT_SYMTAB : SHT_DYNSYM);
+	/* A stripped file's full symbol table may be in its debug file. */
+	if (!has_symtab && probe_module_debug_elf(mod) && probe_has_symtab(mod->dbg_elf)) {
+		rc = probe_read_syms(mod, mod->dbg_elf, SHT_SYMTAB);
+		mod->stripped = 0;
+	} else {
+		rc = probe_read_syms(mod, elf, has_symtab ? SHT_SYMTAB : SHT_DYNSYM);
+	}
 	if (rc)
 		return rc;
 	if (has_symtab) {
@@ -177,10 +222,15 @@ void probe_module_close(struct probe_module *mod)
 		elf_end(mod->elf);
 	if (mod->fd >= 0)
 		close(mod->fd);
+	if (mod->dbg_elf)
+		elf_end(mod->dbg_elf);
+	if (mod->dbg_fd >= 0)
+		close(mod->dbg_fd);
+	free(mod->dbg_path);
 	free(mod->path);
 	free(mod->name);
 	memset(mod, 0, sizeof(*mod));
-	mod->fd = -1;
+	mod->fd = mod->dbg_fd = -1;
 }
 
 const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, size_t *avail)

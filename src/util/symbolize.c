@@ -23,6 +23,7 @@
 
 #include "../trace/trace.h"
 #include "buildid.h"
+#include "debugfile.h"
 #include "log.h"
 #include "symbolize.h"
 
@@ -58,6 +59,8 @@ static int sym_alloc(struct symbolizer **out)
 	if (!s)
 		return -ENOMEM;
 	unsetenv("DEBUGINFOD_URLS");
+	/* Separate debug files under SPOOL_DEBUG_DIR too (debugfile.h). */
+	sym_debuginfo_path = debugfile_dwfl_path();
 	*out = s;
 	return 0;
 }

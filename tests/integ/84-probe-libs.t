@@ -10,13 +10,20 @@
 # at its exit must be exactly the printed ones. Attach mode: the program
 # calls lib_compute every 20 ms until a stop file appears; every value read
 # while attached must be one the program printed for the same k.
+#
+# Separate debug files: a program stripped after objcopy --only-keep-debug
+# put its DWARF and symbols under DIR/.build-id/xx/yyyy.debug (spool probe
+# --debug-dir DIR; SPOOL_DEBUG_DIR for spool report), and a library whose
+# debug file is found through its .gnu_debuglink in .debug/ next to it:
+# coverage lines, variable values and caller names must be those of the
+# unstripped build.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gcc >/dev/null || ! command -v python3 >/dev/null; then
 	echo "1..0 # SKIP gcc/python3 are not installed"
 	exit 0
 fi
-plan 14
+plan 22
 
 cp "$REPO/tests/progs/probe_libvars.c" plv.c
 ok "the library (-O0 and -O2) and its program build" sh -c '
@@ -101,5 +108,57 @@ else
 	fail "attach mode: every value read is one the program printed"
 	diag "hits: $n" "not printed: $missing"
 fi
+
+# --- separate debug files --------------------------------------------------------
+# keep_debug FILE DIR: FILE's debug info into DIR/.build-id/, FILE stripped
+keep_debug() {
+	local id
+	id="$(readelf -n "$1" | awk '/Build ID/ { print $3 }')"
+	[ -n "$id" ] || return 1
+	mkdir -p "$2/.build-id/${id:0:2}" &&
+		objcopy --only-keep-debug "$1" "$2/.build-id/${id:0:2}/${id:2}.debug" && strip "$1"
+}
+cp "$REPO/tests/progs/probe_cov.c" cov.c
+ok "stripped programs with their debug files under a .build-id directory" sh -c '
+	gcc -O0 -g -o cov cov.c && cp cov cov.full && gcc -O0 -g -o plvs plv.c' &&
+	keep_debug cov dbg && keep_debug plvs dbg
+spool_run probe -q -e 'block:*' -- ./cov.full 200
+spool_run report --coverage -o full.info spool.trace
+spool_run probe -q --debug-dir dbg -e 'block:*' -- ./cov 200
+SPOOL_DEBUG_DIR=dbg spool_run report --coverage -o strip.info spool.trace
+full="$(grep -E '^(DA|FN|FNDA):' full.info)"
+got="$(grep -E '^(DA|FN|FNDA):' strip.info)"
+if [ "$(printf '%s\n' "$full" | grep -c '^DA:')" -ge 30 ] && [ "$got" = "$full" ]; then
+	pass "coverage of the stripped program (static functions too) equals the unstripped one's"
+else
+	fail "coverage of the stripped program equals the unstripped one's"
+	diag "$(diff <(printf '%s\n' "$full") <(printf '%s\n' "$got") | head -10)"
+fi
+
+native="$(./plvs $N)"
+spool_run probe -q --debug-dir dbg -e 'var:int:k@lib_compute:exit' -e 'var:int:i@lib_compute:exit' \
+	-e 'var:long:l@lib_compute:exit' -e 'var:double:d@lib_compute:exit' \
+	-e 'var:auto:lib_total@lib_compute:exit' -- ./plvs $N
+spool_run report --vars --json spool.trace
+is "$(vars_as_lines <run.out)" "$(printf '%s\n' "$native" | grep '^k=')" \
+	"variables of the stripped program read through its debug file"
+spool_run probe -q -e 'var:int:i@lib_compute:exit' -- ./plvs 1
+like "$ERR" 'no DWARF|no function' "without its debug file, the stripped program's variables are refused"
+
+spool_run probe --debug-dir dbg -e 'func:both' -- ./cov 30
+like "$ERR" '<- main' "the caller of a probed function in the stripped program is named (main: .symtab of the debug file)"
+SPOOL_DEBUG_DIR="$PWD/dbg" spool_run report --functions spool.trace
+like "$OUT$ERR" '<- main' "... by spool report too (SPOOL_DEBUG_DIR)"
+
+# a library found through .gnu_debuglink, in .debug/ next to it
+mkdir -p s/.debug && cp libpvars.so s/ &&
+	objcopy --only-keep-debug s/libpvars.so s/.debug/libpvars.so.debug && strip s/libpvars.so &&
+	objcopy --add-gnu-debuglink=s/.debug/libpvars.so.debug s/libpvars.so
+native="$(LD_LIBRARY_PATH="$PWD/s" ./plv $N)"
+LD_LIBRARY_PATH="$PWD/s" spool_run probe -q "${SPECS[@]}" -- ./plv $N
+is_rc 0 "a stripped library with a .gnu_debuglink"
+spool_run report --vars --json spool.trace
+is "$(vars_as_lines <run.out)" "$(printf '%s\n' "$native" | grep '^k=')" \
+	"... its variables read through the linked debug file"
 
 done_testing
