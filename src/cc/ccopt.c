@@ -122,7 +122,10 @@ struct opt {
 	unsigned nmerged;
 	/* what --explain prints */
 	unsigned sites, groups, singles, dropped_consts, dropped_repeats, barriers, formulas, sunk;
-	unsigned loads, off, limited, collapsed, prev_reused;
+	unsigned loads, off, limited, collapsed, prev_reused, hoisted;
+	unsigned rounds;		/* moving rounds done */
+	double round_gain;		/* --round-gain: percent a round must save to go on */
+	double cost_start, cost_end;	/* estimated trace words per run, before and after */
 	int explain, no_formulas, no_sink, no_prev, no_cycles;
 	/* --max-codes */
 	int max_codes, collect;		/* limit (-1: none); the scoring pass */
@@ -189,7 +192,6 @@ static int may_not_return(struct opt *o, LLVMValueRef call)
  * that may not return is crossed, so no event is lost or added.
  */
 #define SINK_MAX_SUCC 2	   /* a br; wider switches would copy too much */
-#define SINK_MAX_ROUNDS 16 /* a chain moves one block per round at worst */
 
 struct edge {
 	LLVMBasicBlockRef to, from;
@@ -259,6 +261,33 @@ static int writes_nothing(LLVMValueRef i)
 	return name && !strncmp(name, "llvm.dbg.", 9);
 }
 
+/* Whether two pointers are certainly the same address: the same value, or
+ * GEPs of the same type from the same address with the same indices. -O0
+ * code computes &a->id anew for every use (a load of a's stack slot, then a
+ * GEP), so values alone would never match there. */
+static int same_ptr(LLVMValueRef p, LLVMValueRef q)
+{
+	for (unsigned depth = 0; depth < 8; depth++) {
+		unsigned n;
+
+		if (p == q)
+			return 1;
+		if (!LLVMIsAGetElementPtrInst(p) || !LLVMIsAGetElementPtrInst(q) ||
+		    LLVMGetGEPSourceElementType(p) != LLVMGetGEPSourceElementType(q) ||
+		    LLVMTypeOf(p) != LLVMTypeOf(q))
+			return 0;
+		n = (unsigned)LLVMGetNumOperands(p);
+		if ((unsigned)LLVMGetNumOperands(q) != n)
+			return 0;
+		for (unsigned k = 1; k < n; k++)
+			if (LLVMGetOperand(p, k) != LLVMGetOperand(q, k))
+				return 0;
+		p = LLVMGetOperand(p, 0);
+		q = LLVMGetOperand(q, 0);
+	}
+	return 0;
+}
+
 /* Whether a store through sp certainly leaves a load through lp alone: both
  * are GEPs from the same base with the same source type, and they differ
  * only in indices at array levels (or the first, pointer-level one) and in
@@ -276,7 +305,7 @@ static int disjoint_fields(LLVMValueRef sp, LLVMValueRef lp, LLVMTypeRef st, LLV
 			 LLVMGetTypeKind(st) != LLVMPointerTypeKind))
 		return 0;
 	if (!LLVMIsAGetElementPtrInst(sp) || !LLVMIsAGetElementPtrInst(lp) ||
-	    LLVMGetOperand(sp, 0) != LLVMGetOperand(lp, 0) ||
+	    !same_ptr(LLVMGetOperand(sp, 0), LLVMGetOperand(lp, 0)) ||
 	    LLVMGetGEPSourceElementType(sp) != LLVMGetGEPSourceElementType(lp))
 		return 0;
 	n = (unsigned)LLVMGetNumOperands(sp);
@@ -325,6 +354,35 @@ static int plain_load(LLVMValueRef i)
 	       LLVMGetOrdering(i) == LLVMAtomicOrderingNotAtomic;
 }
 
+/* Whether a trace call uses v. */
+static int traced_value(LLVMValueRef v)
+{
+	for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+		if (is_marker_call(LLVMGetUser(u)))
+			return 1;
+	return 0;
+}
+
+/* Whether p is a stack slot only loaded from and stored to (its address
+ * never escapes): nothing but a store to it can change it, not a call, not
+ * a store through another pointer. -O0 keeps every local variable in one. */
+static int private_slot(LLVMValueRef p)
+{
+	if (!LLVMIsAAllocaInst(p))
+		return 0;
+	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef user = LLVMGetUser(u);
+
+		if (LLVMIsALoadInst(user))
+			continue;
+		if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == p &&
+		    LLVMGetOperand(user, 0) != p)
+			continue;
+		return 0;
+	}
+	return 1;
+}
+
 static void cse_loads(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t nedges)
 {
 	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
@@ -333,12 +391,13 @@ static void cse_loads(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t
 		for (i = LLVMGetFirstInstruction(bb); i; i = next) {
 			LLVMValueRef ptr, j, found = NULL;
 			LLVMBasicBlockRef jb = bb;
-			int crossed = 0, n = 0;
+			int crossed = 0, found_crossed = 0, n = 0, slot;
 
 			next = LLVMGetNextInstruction(i);
 			if (!plain_load(i))
 				continue;
 			ptr = LLVMGetOperand(i, 0);
+			slot = private_slot(ptr);
 			for (j = LLVMGetPreviousInstruction(i); n < CSE_SCAN; n++) {
 				if (!j) {
 					/* Up a single-predecessor chain (the entry block
@@ -349,13 +408,22 @@ static void cse_loads(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t
 					j = LLVMGetBasicBlockTerminator(jb);
 					continue;
 				}
-				if (plain_load(j) && LLVMGetOperand(j, 0) == ptr &&
-				    LLVMTypeOf(j) == LLVMTypeOf(i)) {
+				if (plain_load(j) && LLVMTypeOf(j) == LLVMTypeOf(i) &&
+				    same_ptr(LLVMGetOperand(j, 0), ptr)) {
+					/* Go on up: an earlier load of the address
+					 * may be the one the trace calls before use;
+					 * one they use is the best. */
 					found = j;
-					break;
+					found_crossed = crossed;
+					if (crossed && traced_value(j))
+						break;
+					j = LLVMGetPreviousInstruction(j);
+					continue;
 				}
 				if (is_marker_call(j) || is_barrier(j))
 					crossed = 1;
+				else if (slot && !(LLVMIsAStoreInst(j) && LLVMGetOperand(j, 1) == ptr))
+					;
 				else if (LLVMIsAStoreInst(j) && !LLVMGetVolatile(j) &&
 					 LLVMGetOrdering(j) == LLVMAtomicOrderingNotAtomic &&
 					 disjoint_fields(LLVMGetOperand(j, 1), ptr,
@@ -366,7 +434,7 @@ static void cse_loads(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t
 					break;
 				j = LLVMGetPreviousInstruction(j);
 			}
-			if (!found || !crossed)
+			if (!found || !found_crossed)
 				continue;
 			LLVMReplaceAllUsesWith(i, found);
 			LLVMInstructionEraseFromParent(i);
@@ -375,14 +443,13 @@ static void cse_loads(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t
 	}
 }
 
-static int sink_function(struct opt *o, LLVMValueRef fn)
+/* Every CFG edge of fn, sorted by target: a block's predecessor count is
+ * the number of times it appears. */
+static int fn_edges(LLVMValueRef fn, struct edge **out, size_t *nout)
 {
 	size_t nedges = 0, cap = 0;
 	struct edge *edges = NULL;
-	int rc = 0, changed = !o->no_sink;
 
-	/* Every CFG edge's target, sorted: a block's predecessor count is the
-	 * number of times it appears. */
 	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
 		LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
 		unsigned ns = t ? LLVMGetNumSuccessors(t) : 0;
@@ -405,84 +472,414 @@ static int sink_function(struct opt *o, LLVMValueRef fn)
 	}
 	if (nedges)
 		qsort(edges, nedges, sizeof(*edges), edge_cmp);
-	for (int round = 0; changed && round < SINK_MAX_ROUNDS; round++) {
-		changed = 0;
-		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
-		     bb = LLVMGetNextBasicBlock(bb)) {
-			LLVMValueRef t = LLVMGetBasicBlockTerminator(bb), first = NULL, i;
-			LLVMBasicBlockRef succ[SINK_MAX_SUCC];
-			unsigned ns, nm = 0;
+	*out = edges;
+	*nout = nedges;
+	return 0;
+}
 
-			if (!t || LLVMGetInstructionOpcode(t) != LLVMBr)
-				continue;
-			ns = LLVMGetNumSuccessors(t);
-			if (ns > SINK_MAX_SUCC)
-				continue;
-			{
-				unsigned k;
+/* One step of sinking over fn's blocks: the calls moved. */
+static unsigned sink_step(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t nedges)
+{
+	unsigned moved = 0;
 
-				for (k = 0; k < ns; k++) {
-					succ[k] = LLVMGetSuccessor(t, k);
-					if (succ[k] == bb || !single_pred(edges, nedges, succ[k]))
-						break;
-				}
-				if (k < ns)
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+		LLVMValueRef t = LLVMGetBasicBlockTerminator(bb), first = NULL, i;
+		LLVMBasicBlockRef succ[SINK_MAX_SUCC];
+		unsigned ns, nm = 0;
+
+		if (!t || LLVMGetInstructionOpcode(t) != LLVMBr)
+			continue;
+		ns = LLVMGetNumSuccessors(t);
+		if (ns > SINK_MAX_SUCC)
+			continue;
+		{
+			unsigned k;
+
+			for (k = 0; k < ns; k++) {
+				succ[k] = LLVMGetSuccessor(t, k);
+				if (succ[k] == bb || !single_pred(edges, nedges, succ[k]))
+					break;
+			}
+			if (k < ns)
+				continue;
+		}
+		if (ns == 2 && succ[0] == succ[1])
+			continue;
+		/* The trailing trace calls: from the last split on. */
+		for (i = LLVMGetPreviousInstruction(t); i; i = LLVMGetPreviousInstruction(i)) {
+			if (is_split(o, i))
+				break;
+			if (is_marker_call(i)) {
+				first = i;
+				nm++;
+			}
+		}
+		if (!nm)
+			continue;
+		for (unsigned k = 0; k < ns; k++) {
+			LLVMValueRef at = LLVMGetFirstInstruction(succ[k]);
+
+			while (at && LLVMIsAPHINode(at))
+				at = LLVMGetNextInstruction(at);
+			if (!at || LLVMIsALandingPadInst(at)) {
+				nm = 0;
+				break;
+			}
+		}
+		if (!nm)
+			continue;
+		for (unsigned k = 0; k < ns; k++) {
+			LLVMValueRef at = LLVMGetFirstInstruction(succ[k]);
+
+			while (LLVMIsAPHINode(at))
+				at = LLVMGetNextInstruction(at);
+			for (i = first; i != t; i = LLVMGetNextInstruction(i)) {
+				LLVMValueRef c;
+
+				if (!is_marker_call(i))
 					continue;
+				c = LLVMInstructionClone(i);
+				LLVMPositionBuilderBefore(o->b, at);
+				LLVMInsertIntoBuilder(o->b, c);
 			}
-			if (ns == 2 && succ[0] == succ[1])
+		}
+		for (i = first; i != t;) {
+			LLVMValueRef next = LLVMGetNextInstruction(i);
+
+			if (is_marker_call(i))
+				LLVMInstructionEraseFromParent(i);
+			i = next;
+		}
+		o->sunk += nm;
+		moved += nm;
+	}
+	return moved;
+}
+
+/*
+ * Hoisting, the mirror of sinking: the trace calls at the start of a block
+ * with several predecessors (before its first split), when every
+ * predecessor ends in a plain branch to it alone, move to the end of each
+ * predecessor, where they join its trailing calls. Every path into the
+ * block passes exactly one predecessor's end and then the block's start,
+ * with no split between, so each call still runs once and in order. A
+ * call's values must be there: constants, values from before the block
+ * (they dominate every predecessor's end), or the block's phis, which
+ * become their incoming value. Only a prefix of the calls moves (order),
+ * and only when some predecessor has trailing calls to join. Sinking never
+ * undoes it: its targets have one predecessor.
+ */
+#define HOIST_MAX_PREDS 4
+
+/* Whether v can be had at the end of bb's predecessors: not computed in bb,
+ * one of bb's phis, a stack slot's value (slot_load_at_start), or integer
+ * arithmetic on such values (computed again there, on the same path). */
+static int slot_load_at_start(LLVMValueRef v);
+
+static int hoistable(LLVMValueRef v, LLVMBasicBlockRef bb, unsigned depth)
+{
+	if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != bb || LLVMIsAPHINode(v))
+		return 1;
+	if (slot_load_at_start(v))
+		return 1;
+	if (depth >= 4)
+		return 0;
+	switch (LLVMGetInstructionOpcode(v)) {
+	case LLVMAdd:
+	case LLVMSub:
+	case LLVMMul:
+	case LLVMAnd:
+	case LLVMOr:
+	case LLVMXor:
+	case LLVMShl:
+	case LLVMLShr:
+	case LLVMAShr:
+		if (!hoistable(LLVMGetOperand(v, 1), bb, depth + 1))
+			return 0;
+		/* fall through */
+	case LLVMSExt:
+	case LLVMZExt:
+	case LLVMTrunc:
+		return hoistable(LLVMGetOperand(v, 0), bb, depth + 1);
+	default:
+		return 0;
+	}
+}
+
+/* v (hoistable) as computed at the end of pred, before t. */
+static LLVMValueRef hoist_value(struct opt *o, LLVMValueRef v, LLVMBasicBlockRef bb,
+				LLVMBasicBlockRef pred, LLVMValueRef t)
+{
+	LLVMValueRef c;
+
+	if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != bb)
+		return v;
+	if (LLVMIsAPHINode(v)) {
+		for (unsigned q = 0; q < LLVMCountIncoming(v); q++)
+			if (LLVMGetIncomingBlock(v, q) == pred)
+				return LLVMGetIncomingValue(v, q);
+		return v; /* not reached: pred is a predecessor */
+	}
+	LLVMPositionBuilderBefore(o->b, t);
+	if (LLVMIsALoadInst(v)) {
+		c = LLVMBuildLoad2(o->b, LLVMTypeOf(v), LLVMGetOperand(v, 0), "");
+		LLVMSetAlignment(c, LLVMGetAlignment(v));
+		return c;
+	}
+	c = LLVMInstructionClone(v);
+	for (unsigned k = 0; k < (unsigned)LLVMGetNumOperands(v); k++)
+		LLVMSetOperand(c, k, hoist_value(o, LLVMGetOperand(v, k), bb, pred, t));
+	LLVMPositionBuilderBefore(o->b, t);
+	LLVMInsertIntoBuilder(o->b, c);
+	return c;
+}
+
+/* A load of a private stack slot (-O0's variables) that no store of its
+ * block precedes: the same load at the end of a predecessor reads the same. */
+static int slot_load_at_start(LLVMValueRef v)
+{
+	LLVMValueRef ptr;
+
+	if (!plain_load(v) || !private_slot(ptr = LLVMGetOperand(v, 0)))
+		return 0;
+	for (LLVMValueRef j = LLVMGetPreviousInstruction(v); j; j = LLVMGetPreviousInstruction(j))
+		if (LLVMIsAStoreInst(j) && LLVMGetOperand(j, 1) == ptr)
+			return 0;
+	return 1;
+}
+
+static unsigned hoist_step(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t nedges)
+{
+	unsigned moved = 0;
+
+	for (LLVMBasicBlockRef bb = LLVMGetNextBasicBlock(LLVMGetFirstBasicBlock(fn)); bb;
+	     bb = LLVMGetNextBasicBlock(bb)) {
+		struct edge key = {bb, NULL}, *e;
+		LLVMBasicBlockRef pred[HOIST_MAX_PREDS];
+		LLVMValueRef calls[CC_MAX_EMIT], i;
+		unsigned np = 0, nc = 0, joins = 0;
+
+		e = bsearch(&key, edges, nedges, sizeof(*edges), edge_cmp);
+		if (!e)
+			continue;
+		while (e > edges && e[-1].to == bb)
+			e--;
+		for (; e < edges + nedges && e->to == bb; e++) {
+			LLVMValueRef t = LLVMGetBasicBlockTerminator(e->from);
+
+			if (np == HOIST_MAX_PREDS || e->from == bb || !t ||
+			    LLVMGetInstructionOpcode(t) != LLVMBr || LLVMGetNumSuccessors(t) != 1) {
+				np = 0;
+				break;
+			}
+			pred[np++] = e->from;
+		}
+		if (np < 2)
+			continue;
+		/* The leading calls whose values are there in every predecessor. */
+		for (i = LLVMGetFirstInstruction(bb); i && nc < CC_MAX_EMIT;
+		     i = LLVMGetNextInstruction(i)) {
+			unsigned n, k;
+
+			if (LLVMIsAPHINode(i))
 				continue;
-			/* The trailing trace calls: from the last split on. */
-			for (i = LLVMGetPreviousInstruction(t); i; i = LLVMGetPreviousInstruction(i)) {
-				if (is_split(o, i))
+			if (LLVMIsALandingPadInst(i) || is_split(o, i))
+				break;
+			if (!is_marker_call(i))
+				continue;
+			n = (unsigned)LLVMGetNumArgOperands(i);
+			for (k = 0; k < n; k++) {
+				LLVMValueRef v = LLVMGetOperand(i, k);
+
+				if (!hoistable(v, bb, 0))
 					break;
+			}
+			if (k < n)
+				break;
+			calls[nc++] = i;
+		}
+		if (!nc)
+			continue;
+		for (unsigned k = 0; k < np; k++) {
+			LLVMValueRef t = LLVMGetBasicBlockTerminator(pred[k]);
+
+			for (i = LLVMGetPreviousInstruction(t); i && !is_split(o, i);
+			     i = LLVMGetPreviousInstruction(i))
 				if (is_marker_call(i)) {
-					first = i;
-					nm++;
-				}
-			}
-			if (!nm)
-				continue;
-			for (unsigned k = 0; k < ns; k++) {
-				LLVMValueRef at = LLVMGetFirstInstruction(succ[k]);
-
-				while (at && LLVMIsAPHINode(at))
-					at = LLVMGetNextInstruction(at);
-				if (!at || LLVMIsALandingPadInst(at)) {
-					nm = 0;
+					joins++;
 					break;
 				}
+		}
+		if (!joins)
+			continue;
+		for (unsigned k = 0; k < np; k++) {
+			LLVMValueRef t = LLVMGetBasicBlockTerminator(pred[k]);
+
+			for (unsigned c = 0; c < nc; c++) {
+				LLVMValueRef x = LLVMInstructionClone(calls[c]);
+				unsigned n = (unsigned)LLVMGetNumArgOperands(x);
+
+				for (unsigned a = 0; a < n; a++)
+					LLVMSetOperand(x, a,
+						       hoist_value(o, LLVMGetOperand(x, a), bb, pred[k], t));
+				LLVMPositionBuilderBefore(o->b, t);
+				LLVMInsertIntoBuilder(o->b, x);
 			}
-			if (!nm)
-				continue;
-			for (unsigned k = 0; k < ns; k++) {
-				LLVMValueRef at = LLVMGetFirstInstruction(succ[k]);
+		}
+		for (unsigned c = 0; c < nc; c++)
+			LLVMInstructionEraseFromParent(calls[c]);
+		o->hoisted += nc;
+		moved += nc;
+	}
+	return moved;
+}
 
-				while (LLVMIsAPHINode(at))
-					at = LLVMGetNextInstruction(at);
-				for (i = first; i != t; i = LLVMGetNextInstruction(i)) {
-					LLVMValueRef c;
+/*
+ * The estimated ring words one run of fn writes: per block, its groups as
+ * do_block would form them (4 words of header each, plus its distinct
+ * values that are not constants), times the block's estimated frequency:
+ * 1 for the entry, a block's share split evenly among its successors later
+ * in the layout (clang lays blocks out in order; edges back are loops),
+ * times LOOP_WEIGHT per loop level. Rough, but it moves the right way: a
+ * call that joins another group saves its header, one sunk into both arms
+ * of a branch costs each arm half.
+ */
+static double fn_cost(struct opt *o, LLVMValueRef fn, const unsigned *depth)
+{
+	unsigned nb = LLVMCountBasicBlocks(fn), b = 0;
+	LLVMBasicBlockRef *bbs = calloc(nb + 1, sizeof(*bbs));
+	double *freq = calloc(nb + 1, sizeof(*freq)), cost = 0;
 
-					if (!is_marker_call(i))
+	if (!bbs || !freq)
+		goto out;
+	LLVMGetBasicBlocks(fn, bbs);
+	if (nb)
+		freq[0] = 1;
+	for (b = 0; b < nb; b++) {
+		LLVMValueRef t = LLVMGetBasicBlockTerminator(bbs[b]);
+		unsigned ns = t ? LLVMGetNumSuccessors(t) : 0, fwd = 0;
+		LLVMValueRef vals[CC_MAX_EMIT];
+		unsigned nv = 0, nm = 0;
+		double w = freq[b];
+
+		for (unsigned k = 0; k < ns; k++)
+			for (unsigned s = b + 1; s < nb; s++)
+				fwd += bbs[s] == LLVMGetSuccessor(t, k);
+		for (unsigned k = 0; k < ns && fwd; k++)
+			for (unsigned s = b + 1; s < nb; s++)
+				if (bbs[s] == LLVMGetSuccessor(t, k))
+					freq[s] += w / fwd;
+		for (unsigned k = 0; depth && k < depth[b] && k < 6; k++)
+			w *= LOOP_WEIGHT;
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bbs[b]); i;
+		     i = LLVMGetNextInstruction(i)) {
+			if (is_marker_call(i)) {
+				unsigned n = (unsigned)LLVMGetNumArgOperands(i);
+
+				nm++;
+				for (unsigned a = 1; a < n; a++) {
+					LLVMValueRef v = LLVMGetOperand(i, a);
+					unsigned k;
+
+					if (LLVMIsAConstantInt(v))
 						continue;
-					c = LLVMInstructionClone(i);
-					LLVMPositionBuilderBefore(o->b, at);
-					LLVMInsertIntoBuilder(o->b, c);
+					for (k = 0; k < nv && vals[k] != v; k++)
+						;
+					if (k == nv && nv < CC_MAX_EMIT)
+						vals[nv++] = v;
 				}
 			}
-			for (i = first; i != t;) {
-				LLVMValueRef next = LLVMGetNextInstruction(i);
-
-				if (is_marker_call(i))
-					LLVMInstructionEraseFromParent(i);
-				i = next;
+			if ((is_split(o, i) || !LLVMGetNextInstruction(i)) && nm) {
+				cost += w * (4 + nv);
+				nv = nm = 0;
 			}
-			o->sunk += nm;
-			changed = 1;
 		}
 	}
-	cse_loads(o, fn, edges, nedges);
-	free(edges);
-	return rc;
+out:
+	free(bbs);
+	free(freq);
+	return cost;
+}
+
+static unsigned *loop_depths(LLVMValueRef fn);
+
+/* Every defined function but the emit helper. */
+static int is_body(struct opt *o, LLVMValueRef fn)
+{
+	return !LLVMIsDeclaration(fn) && fn != o->emit_fn;
+}
+
+static double module_cost(struct opt *o)
+{
+	double cost = 0;
+
+	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn)) {
+		unsigned *depth;
+
+		if (!is_body(o, fn))
+			continue;
+		depth = loop_depths(fn);
+		cost += fn_cost(o, fn, depth);
+		free(depth);
+	}
+	return cost;
+}
+
+/*
+ * The moving rounds. A round merges loads across trace calls, sinks each
+ * block's trailing calls one block down and hoists join blocks' leading
+ * calls one block up, then merges loads again (moved calls put trace calls
+ * between loads that had none). A move can open the next (a chain of
+ * blocks moves one block per round), so rounds repeat until one saves less
+ * than --round-gain percent of the estimated trace words per run
+ * (module_cost), or moves nothing, or ROUNDS_MAX are done. Grouping and the
+ * rest of the rewrite then run once, on where the calls ended up.
+ */
+#define ROUNDS_MAX 32
+#define SINK_MAX_STEPS 16 /* a chain moves one block per step at worst */
+#define ROUND_GAIN 1.0 /* --round-gain's default, percent */
+
+static int move_rounds(struct opt *o)
+{
+	double before = module_cost(o);
+
+	o->cost_start = o->cost_end = before;
+	for (unsigned r = 0; r < ROUNDS_MAX; r++) {
+		unsigned moved = 0, loads = o->loads;
+		double after;
+
+		for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn;
+		     fn = LLVMGetNextFunction(fn)) {
+			struct edge *edges;
+			size_t nedges;
+
+			if (!is_body(o, fn))
+				continue;
+			if (fn_edges(fn, &edges, &nedges))
+				return -ENOMEM;
+			cse_loads(o, fn, edges, nedges);
+			if (!o->no_sink) {
+				/* Sinking down a chain of blocks costs nothing until
+				 * it joins a group: no round ends in the middle. */
+				for (unsigned k = 0, m = 1; m && k < SINK_MAX_STEPS; k++) {
+					m = sink_step(o, fn, edges, nedges);
+					moved += m;
+				}
+				moved += hoist_step(o, fn, edges, nedges);
+			}
+			cse_loads(o, fn, edges, nedges);
+			free(edges);
+		}
+		after = module_cost(o);
+		o->rounds++;
+		o->cost_end = after;
+		if (!moved && o->loads == loads)
+			break;
+		if (before - after < before * o->round_gain / 100.0)
+			break;
+		before = after;
+	}
+	return 0;
 }
 
 /* Build `spool__emit(id, n, vals)` before `at`; the array lives in the
@@ -1326,12 +1723,12 @@ static int rewrite_module(struct opt *o)
 		return -EINVAL;
 	if (o->prof)
 		prof_count_sites(o);
+	rc = move_rounds(o);
+	if (rc)
+		return rc;
 	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn)) {
-		if (LLVMIsDeclaration(fn) || fn == o->emit_fn)
+		if (!is_body(o, fn))
 			continue;
-		rc = sink_function(o, fn);
-		if (rc)
-			goto out;
 		free(depth);
 		depth = loop_depths(fn);
 		if (!depth) {
@@ -1405,6 +1802,7 @@ static int choose_merges(struct opt *o)
 	c.no_sink = o->no_sink;
 	c.no_prev = o->no_prev;
 	c.no_cycles = 1;
+	c.round_gain = o->round_gain;
 	c.prof = o->prof;
 	c.nprof = o->nprof;
 	rc = c.mod ? rewrite_module(&c) : -ENOMEM;
@@ -1444,13 +1842,13 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] [--no-formulas] "
 		   "[--no-sink] [--no-prev] [--no-cycles] [--max-codes N] [--profile FILE] "
-		   "IN.bc OUT.bc\n");
+		   "[--round-gain PCT] IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *table_file = NULL, *name = NULL, *profile = NULL;
-	struct opt o = {.max_codes = -1};
+	struct opt o = {.max_codes = -1, .round_gain = ROUND_GAIN};
 	LLVMMemoryBufferRef mb = NULL;
 	char *msg = NULL, header[128];
 	int rc = 1, explain = 0;
@@ -1472,6 +1870,15 @@ int main(int argc, char **argv)
 			o.no_cycles = 1;
 		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
 			profile = argv[++i];
+		else if (!strcmp(argv[i], "--round-gain") && i + 1 < argc) {
+			char *end;
+
+			o.round_gain = strtod(argv[++i], &end);
+			if (*end || end == argv[i] || !(o.round_gain >= 0 && o.round_gain <= 100)) {
+				fprintf(stderr, "spool-ccopt: --round-gain wants a percentage, 0..100\n");
+				return 2;
+			}
+		}
 		else if (!strcmp(argv[i], "--max-codes") && i + 1 < argc) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);
@@ -1562,15 +1969,18 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"spool-ccopt: %s: %u trace calls in %u groups: %u merged events, %u "
 			"left as they are; %u constant and %u repeated arguments not emitted, "
-			"%u computed by the host; %u calls moved into the next block; "
+			"%u computed by the host; %u calls moved into the next block, %u into "
+			"the blocks before; "
 			"%u loads repeated across trace calls merged; %u barriers; "
 			"%u values taken from the previous record; %u idempotent repeats "
 			"collapsed; %u calls with a move limit; %u calls switched off; %u "
-			"merges over --max-codes left as written (chosen by %s)\n",
+			"merges over --max-codes left as written (chosen by %s); %u moving "
+			"rounds, estimated trace words per run %.0f -> %.0f before merging\n",
 			o.name, o.sites, o.groups, o.nmerged, o.singles, o.dropped_consts,
-			o.dropped_repeats, o.formulas, o.sunk, o.loads, o.barriers, o.prev_reused,
+			o.dropped_repeats, o.formulas, o.sunk, o.hoisted, o.loads, o.barriers, o.prev_reused,
 			o.collapsed, o.limited, o.off, o.over_limit,
-			o.prof ? "the profile's counts" : "static estimate");
+			o.prof ? "the profile's counts" : "static estimate", o.rounds, o.cost_start,
+			o.cost_end);
 	rc = 0;
 out_mod:
 	free(o.table.p);

@@ -138,6 +138,7 @@ struct cc_ctx {
 	int verbose, explain;
 	const char *max_codes; /* --max-codes N, for spool-ccopt */
 	const char *profile;   /* --profile TRACE */
+	const char *round_gain; /* --round-gain PCT, for spool-ccopt */
 	char prof_file[96];    /* its counts (spool decode --counts), for spool-ccopt */
 	char **opts; /* the user's options, without -o, -c and inputs */
 	int nopts;
@@ -193,6 +194,10 @@ static int cc_compile_one(struct cc_ctx *c, const char *src, const char *obj, in
 		av[k++] = "--max-codes";
 		av[k++] = (char *)c->max_codes;
 	}
+	if (c->round_gain) {
+		av[k++] = "--round-gain";
+		av[k++] = (char *)c->round_gain;
+	}
 	if (c->prof_file[0]) {
 		av[k++] = "--profile";
 		av[k++] = c->prof_file;
@@ -231,8 +236,8 @@ out:
 static void cc_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: spool cc [--explain] [--max-codes N] [--profile TRACE] [-v] CLANG-OPTIONS AND "
-		"FILES...\n"
+		"usage: spool cc [--explain] [--max-codes N] [--profile TRACE] [--round-gain PCT] [-v]\n"
+		"                CLANG-OPTIONS AND FILES...\n"
 		"\n"
 		"Compile like clang, with the program's trace calls (spool/trace.h)\n"
 		"optimized: merged per basic block, constant and repeated arguments left\n"
@@ -246,6 +251,8 @@ static void cc_usage(FILE *out)
 		"              save the most (estimated) are kept, the rest left as written\n"
 		"  --profile TRACE  estimate with the event counts of an earlier run's trace\n"
 		"              (plain or spool cc build) instead of loop depths\n"
+		"  --round-gain PCT  the moving rounds go on while a round saves at least\n"
+		"              PCT percent of the estimated trace words per run (default 1)\n"
 		"  environment: SPOOL_CLANG (default clang-14), SPOOL_CCOPT (the optimizer)\n");
 }
 
@@ -288,6 +295,8 @@ int cmd_cc(int argc, char **argv)
 			c.max_codes = argv[++i];
 		} else if (!strcmp(a, "--profile") && i + 1 < argc) {
 			c.profile = argv[++i];
+		} else if (!strcmp(a, "--round-gain") && i + 1 < argc) {
+			c.round_gain = argv[++i];
 		} else if (!strcmp(a, "-v")) {
 			c.verbose = 1;
 			c.opts[c.nopts++] = argv[i];
@@ -320,7 +329,8 @@ int cmd_cc(int argc, char **argv)
 			goto out;
 		av[0] = (char *)c.clang;
 		for (int i = 1, j = 1; i < argc; i++)
-			if ((!strcmp(argv[i], "--max-codes") || !strcmp(argv[i], "--profile")) &&
+			if ((!strcmp(argv[i], "--max-codes") || !strcmp(argv[i], "--profile") ||
+			     !strcmp(argv[i], "--round-gain")) &&
 			    i + 1 < argc)
 				i++;
 			else if (strcmp(argv[i], "--explain"))
