@@ -26,9 +26,13 @@
  * back: the original instruction runs exactly once per hit. An int3 that is
  * no longer in the text when its signal arrives was one of ours, removed
  * meanwhile: the thread re-executes the restored instruction. A SIGTRAP that
- * is not ours goes to the handler installed before ours, or, if that was
- * the default, re-executes with the default action. A handler the program
- * installs later replaces ours (doc/probe.md: the int3 probes then stop).
+ * is not ours goes to the program's handler (the one installed before
+ * ours, or one it installed since), or, if that is the default,
+ * re-executes with the default action. The program's later sigaction and
+ * signal calls for SIGTRAP do not replace ours: the sigaction interposer
+ * (agent_rr_signal.c) hands them to agent_probe_sigtrap, which keeps the
+ * new disposition as the one to chain to and reports it back as the old
+ * action, as if it had been installed.
  *
  * Removing a probe while other threads run (a custom handler faulted): the
  * first byte becomes int3, then the rest of the original bytes are written,
@@ -73,7 +77,12 @@ static uint64_t agent_probe_poking;   /* first byte of the code being rewritten,
 static int agent_probe_membarrier;    /* 1 registered, -1 unavailable */
 static int agent_probe_trap_on;
 static int agent_probe_fault_on;
-static struct sigaction agent_probe_old_trap;
+/* The program's SIGTRAP disposition while ours is installed: two copies,
+ * the current one published by pointer (the trap handler reads it without
+ * a lock; a writer fills the other copy, then swaps). */
+static struct sigaction agent_probe_prog_trap[2];
+static struct sigaction *agent_probe_prog_trap_cur = &agent_probe_prog_trap[0];
+static int (*agent_probe_real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
 static const int agent_probe_fault_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define AGENT_PROBE_NFAULT (sizeof(agent_probe_fault_sigs) / sizeof(agent_probe_fault_sigs[0]))
@@ -97,7 +106,12 @@ static void agent_probe_chain(const struct sigaction *o, int sig, siginfo_t *si,
 		o->sa_handler(sig);
 		return;
 	}
-	sigaction(sig, o, NULL);
+	if (sig == SIGTRAP && agent_probe_real_sigaction) {
+		/* Not through our interposer; ours is gone from here on. */
+		__atomic_store_n(&agent_probe_trap_on, 0, __ATOMIC_RELEASE);
+		agent_probe_real_sigaction(sig, o, NULL);
+	} else
+		sigaction(sig, o, NULL);
 	if (sig == SIGTRAP && si->si_code == SI_KERNEL)
 		((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]--; /* the int3 again */
 	else if (si->si_code <= 0)
@@ -105,6 +119,67 @@ static void agent_probe_chain(const struct sigaction *o, int sig, siginfo_t *si,
 }
 
 /* ---- int3 ---- */
+
+/* Replace the program's SIGTRAP disposition (the copy not being read). */
+static void agent_probe_prog_trap_set(const struct sigaction *act)
+{
+	struct sigaction *cur = __atomic_load_n(&agent_probe_prog_trap_cur, __ATOMIC_ACQUIRE);
+	struct sigaction *next = cur == &agent_probe_prog_trap[0] ? &agent_probe_prog_trap[1]
+								  : &agent_probe_prog_trap[0];
+
+	*next = *act;
+	__atomic_store_n(&agent_probe_prog_trap_cur, next, __ATOMIC_RELEASE);
+}
+
+/*
+ * A SIGTRAP that is not one of our probes: run the program's handler as
+ * the kernel would have, with its sa_mask (and SIGTRAP, unless SA_NODEFER)
+ * blocked, SA_RESETHAND honoured; the default action and SIG_IGN as
+ * agent_probe_chain does.
+ */
+static void agent_probe_trap_chain(siginfo_t *si, void *uc)
+{
+	const struct sigaction *o = __atomic_load_n(&agent_probe_prog_trap_cur, __ATOMIC_ACQUIRE);
+	struct sigaction a = *o;
+	sigset_t m, old;
+
+	if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
+		agent_probe_chain(&a, SIGTRAP, si, uc);
+		return;
+	}
+	if (a.sa_flags & SA_RESETHAND) {
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		agent_probe_prog_trap_set(&dfl);
+	}
+	m = a.sa_mask;
+	if (!(a.sa_flags & SA_NODEFER))
+		((unsigned long *)&m)[0] |= 1ul << (SIGTRAP - 1);
+	/* Raw system calls: no new libc import (20-agent-symbols.t). */
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, _NSIG / 8);
+	agent_probe_chain(&a, SIGTRAP, si, uc);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+}
+
+/*
+ * From the sigaction interposer, for SIGTRAP: once our handler is
+ * installed, the program's new disposition is kept as the one traps that
+ * are not ours go to, and the previous one is returned as the old action;
+ * ours stays installed. Returns 1 when it took the call (the call then
+ * succeeded), 0 to let the interposer go on as usual.
+ */
+int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact)
+{
+	if (!__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE))
+		return 0;
+	if (oact)
+		*oact = *__atomic_load_n(&agent_probe_prog_trap_cur, __ATOMIC_ACQUIRE);
+	if (act)
+		agent_probe_prog_trap_set(act);
+	return 1;
+}
 
 static struct agent_probe_rt *agent_probe_trap_find(uint64_t addr)
 {
@@ -157,7 +232,7 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 		}
 	}
 	if (!p) {
-		agent_probe_chain(&agent_probe_old_trap, sig, si, ucv);
+		agent_probe_trap_chain(si, ucv);
 		errno = saved;
 		return;
 	}
@@ -217,9 +292,14 @@ static int agent_probe_trap_install(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = agent_probe_trap;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-	if (sigaction(SIGTRAP, &sa, &agent_probe_old_trap))
+	if (!agent_probe_real_sigaction)
+		agent_probe_real_sigaction = dlsym(RTLD_NEXT, "sigaction");
+	if (!agent_probe_real_sigaction)
+		return -ENOSYS;
+	if (agent_probe_real_sigaction(SIGTRAP, &sa, &agent_probe_prog_trap[0]))
 		return -errno;
-	agent_probe_trap_on = 1;
+	__atomic_store_n(&agent_probe_prog_trap_cur, &agent_probe_prog_trap[0], __ATOMIC_RELEASE);
+	__atomic_store_n(&agent_probe_trap_on, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

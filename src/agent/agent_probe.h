@@ -18,6 +18,9 @@
 void agent_probe_init(void);
 /* After a successful dlopen: patch the probes of modules it loaded. */
 void agent_probe_dlopen(void);
+/* sigaction(SIGTRAP, ...) while int3 probes are installed: 1 = handled. */
+struct sigaction;
+int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact);
 
 /* One probe at run time, indexed by probe id. */
 struct agent_probe_rt {

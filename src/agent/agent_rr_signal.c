@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "agent_probe.h"
 #include "agent_rr.h"
 
 __thread uint64_t agent_rr_sig_pending; /* bit sig: arrived, handler not run yet */
@@ -102,6 +103,8 @@ AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigactio
 		errno = ENOSYS;
 		return -1;
 	}
+	if (sig == SIGTRAP && agent_probe_sigtrap(act, oact))
+		return 0; /* int3 probes keep their handler (agent_probe.c) */
 	if (sig <= 0 || sig >= NSIG || sig >= 64 || sig_sync(sig) ||
 	    (!agent_rr_mode && !sig_wrapped[sig]))
 		return sig_real(sig, act, oact);
