@@ -8,13 +8,15 @@
  *   PIC (PIE, shared objects): entries are 32-bit offsets from the table
  *	lea    B, [rip + TABLE]
  *	movsxd R, dword [B + I*4]
- *	add    R, B
+ *	add    R, B                         (or lea R, [B + R])
  *	jmp    R
  *   non-PIC (-no-pie): entries are absolute 64-bit addresses
  *	jmp    qword [I*8 + TABLE]          or  mov R, qword [I*8 + TABLE]; jmp R
  *
- * and, before either, the bound check of the index:
+ * and, before either, the bound of the index:
  *	cmp    I, N ; ja default           (N + 1 entries; jae: N entries)
+ *	cmp    X, N ; ja default, with I a copy of X made before (mov I, X)
+ *	movzx  I, byte                     (256 entries at most)
  *
  * Each step walks backwards from the instruction that uses a register to
  * the nearest one that writes it, inside the straight line of code the
@@ -91,40 +93,110 @@ static int jt_abs8(const ZydisDecodedOperand *o, ZydisRegister *index, uint64_t 
 	return 1;
 }
 
-/* The bound check of index family f before instruction `use`: a cmp f, imm
- * directly followed by ja (entries imm + 1) or jae (imm), with no other
- * writer of f between it and `use` than a zero or sign extension of f
- * into itself (mov eax, eax; movsxd rax, eax). */
+/* cmp X, imm at c directly followed by the ja/jae j: the entries it
+ * allows (1 or more), 0 when it is not such a pair, -ERANGE too many. */
+static int jt_cmp_bound(const struct jt_insn *c, const struct jt_insn *j, ZydisRegister *x,
+			uint32_t *entries)
+{
+	const ZydisDecodedOperand *a = jt_op(c, 0), *b = jt_op(c, 1);
+
+	if (j->in.meta.category != ZYDIS_CATEGORY_COND_BR || c->in.mnemonic != ZYDIS_MNEMONIC_CMP ||
+	    !jt_is_reg(a) || !b || b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+		return 0;
+	if (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE) /* ja: unsigned index <= imm */
+		*entries = (uint32_t)b->imm.value.s + 1;
+	else if (j->in.mnemonic == ZYDIS_MNEMONIC_JNB) /* jae: < imm */
+		*entries = (uint32_t)b->imm.value.s;
+	else
+		return 0;
+	if (b->imm.value.s < 0 || b->imm.value.s >= JT_MAX_ENTRIES)
+		return -ERANGE;
+	*x = jt_family(a->reg.value);
+	return *entries ? 1 : 0;
+}
+
+/* The bound of index family f before instruction `use`, walking back:
+ *  - cmp f, imm directly followed by ja (imm + 1 entries) or jae (imm);
+ *  - such a cmp of another register X when f was copied from X before it
+ *    (mov f, X; ... cmp X, imm; ja), neither written in between;
+ *  - movzx f, r8: at most 256 (a cmp before it may say fewer).
+ * Between the bound and `use`, f may only be extended into itself
+ * (mov eax, eax; movsxd rax, eax; movzx eax, al). */
 static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t *entries)
 {
-	for (int k = use - 1; k >= 1; k--) {
-		const struct jt_insn *j = &v[k], *c = &v[k - 1];
-		const ZydisDecodedOperand *a = jt_op(c, 0), *b = jt_op(c, 1);
+	ZydisRegister px = ZYDIS_REGISTER_NONE; /* a cmp of another register, pending */
+	uint32_t pending = 0, cap = 0, n;
+
+	for (int k = use - 1; k >= 0; k--) {
+		const struct jt_insn *j = &v[k];
+		ZydisRegister x;
+		int rc;
 
 		if (jt_writes(j, f)) {
-			const ZydisDecodedOperand *s = jt_op(j, 1);
+			const ZydisDecodedOperand *d = jt_op(j, 0), *s = jt_op(j, 1);
+			ZydisRegister sf = jt_is_reg(s) ? jt_family(s->reg.value) : ZYDIS_REGISTER_NONE;
 
+			if (j->in.mnemonic == ZYDIS_MNEMONIC_MOVZX && s && s->size == 8) {
+				/* a byte: 256 entries at most */
+				cap = 256;
+				if (sf == f)
+					continue;
+				return (*entries = cap), 0;
+			}
 			if ((j->in.mnemonic == ZYDIS_MNEMONIC_MOV ||
 			     j->in.mnemonic == ZYDIS_MNEMONIC_MOVSXD) &&
-			    jt_is_reg(s) && jt_family(s->reg.value) == f)
+			    sf == f)
 				continue;
-			return -ENOENT;
+			/* mov f, X: the copy a pending cmp X, imm bounds */
+			if (j->in.mnemonic == ZYDIS_MNEMONIC_MOV && pending && sf == px && jt_is_reg(d) &&
+			    d->size >= 32)
+				return (*entries = pending), 0;
+			break;
 		}
-		if (j->in.meta.category != ZYDIS_CATEGORY_COND_BR || c->in.mnemonic != ZYDIS_MNEMONIC_CMP ||
-		    !jt_is_reg(a) || jt_family(a->reg.value) != f || !b ||
-		    b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+		if (pending && jt_writes(j, px))
+			pending = 0;
+		if (k == 0)
+			break;
+		rc = jt_cmp_bound(&v[k - 1], j, &x, &n);
+		if (rc < 0)
+			return rc;
+		if (!rc)
 			continue;
-		if (b->imm.value.s < 0 || b->imm.value.s >= JT_MAX_ENTRIES)
-			return -ERANGE;
-		if (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE) /* ja */
-			*entries = (uint32_t)b->imm.value.s + 1;
-		else if (j->in.mnemonic == ZYDIS_MNEMONIC_JNB) /* jae */
-			*entries = (uint32_t)b->imm.value.s;
-		else
-			return -ENOENT;
-		return *entries ? 0 : -ENOENT;
+		if (x == f)
+			return (*entries = cap && cap < n ? cap : n), 0;
+		if (!pending) {
+			pending = n;
+			px = x;
+		}
+		k--; /* the cmp itself writes no register */
 	}
+	if (cap)
+		return (*entries = cap), 0;
 	return -ENOENT;
+}
+
+/* Instruction k is R += B: add R, B or lea R, [R + B] / [B + R]; B out. */
+static int jt_add_base(const struct jt_insn *k, ZydisRegister r, ZydisRegister *b)
+{
+	const ZydisDecodedOperand *d = jt_op(k, 0), *s = jt_op(k, 1);
+
+	if (!jt_is_reg(d) || jt_family(d->reg.value) != r || !s)
+		return 0;
+	if (k->in.mnemonic == ZYDIS_MNEMONIC_ADD && jt_is_reg(s)) {
+		*b = jt_family(s->reg.value);
+		return 1;
+	}
+	if (k->in.mnemonic == ZYDIS_MNEMONIC_LEA && s->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    s->mem.scale <= 1 && !(s->mem.disp.has_displacement && s->mem.disp.value) &&
+	    s->mem.base != ZYDIS_REGISTER_NONE && s->mem.index != ZYDIS_REGISTER_NONE) {
+		ZydisRegister x = jt_family(s->mem.base), y = jt_family(s->mem.index);
+
+		if (x != r && y != r)
+			return 0;
+		*b = x == r ? y : x;
+		return 1;
+	}
+	return 0;
 }
 
 int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,
@@ -134,7 +206,7 @@ int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint6
 	static int ready;
 	struct jt_insn v[JT_MAX_INSNS];
 	const ZydisDecodedOperand *o;
-	ZydisRegister r, index;
+	ZydisRegister r, index, b;
 	size_t skip = n > JT_MAX_INSNS ? n - JT_MAX_INSNS : 0;
 	int last, k;
 
@@ -172,10 +244,8 @@ int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint6
 		jt->entry_size = 8;
 		return jt_bound(v, k, index, &jt->entries);
 	}
-	if (v[k].in.mnemonic == ZYDIS_MNEMONIC_ADD && jt_is_reg(jt_op(&v[k], 1)) &&
-	    jt_is_reg(jt_op(&v[k], 0)) && jt_family(jt_op(&v[k], 0)->reg.value) == r) {
-		/* add R, B; R = movsxd [B + I*4]; B = lea [rip + TABLE] */
-		ZydisRegister b = jt_family(jt_op(&v[k], 1)->reg.value);
+	if (jt_add_base(&v[k], r, &b)) {
+		/* add R, B (or lea R, [R + B]); R = movsxd [B + I*4]; B = lea [rip + TABLE] */
 		const ZydisDecodedOperand *m;
 		int ld = jt_def(v, k, r), lea;
 		ZyanU64 abs;

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_jtab.c - recognizing switch jump tables before an indirect jmp
+ * (src/arch/x86_64/x86_jtab.c): the shapes GCC and clang emit, with their
+ * bound checks, and shapes that must not be taken for a table (no bound,
+ * the index changed after the check, a tail call through a register).
+ * The byte sequences were assembled with GNU as from the Intel syntax in
+ * the comments; each sequence is placed at a module offset and decoded
+ * into instructions first, as probe_module_analyse does.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arch/x86_64/x86_insn.h"
+
+#define MAX_INSNS 16
+
+/* Split code (at module offset base) into instructions and ask for the
+ * table of the last one. */
+static int jtab_of(const uint8_t *code, size_t len, uint64_t base, struct x86_jtab *jt)
+{
+	const uint8_t *bytes[MAX_INSNS];
+	size_t avail[MAX_INSNS], n = 0, off = 0;
+	uint64_t addrs[MAX_INSNS];
+	struct x86_insn in;
+
+	while (off < len) {
+		assert_true(n < MAX_INSNS);
+		assert_int_equal(x86_decode(code + off, len - off, base + off, &in), 0);
+		bytes[n] = code + off;
+		avail[n] = len - off;
+		addrs[n++] = base + off;
+		off += in.len;
+	}
+	return x86_jump_table(bytes, avail, addrs, n, jt);
+}
+
+/* cmp eax,8; ja +0x12; lea rdx,[rip+0x100]; mov eax,eax;
+ * movsxd rax,[rdx+rax*4]; add rax,rdx; jmp rax  (GCC, PIE) */
+static void test_pic(void **state)
+{
+	static const uint8_t code[] = {0x83, 0xf8, 0x08, 0x77, 0x12, 0x48, 0x8d, 0x15, 0x00,
+				       0x01, 0x00, 0x00, 0x89, 0xc0, 0x48, 0x63, 0x04, 0x82,
+				       0x48, 0x01, 0xd0, 0xff, 0xe0};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0x1000, &jt), 0);
+	/* the lea's rip is 0x1000 + 12 */
+	assert_int_equal(jt.table, 0x1000 + 12 + 0x100);
+	assert_int_equal(jt.entries, 9);
+	assert_int_equal(jt.entry_size, 4);
+}
+
+/* mov eax,edi; cmp eax,5; ja +7; jmp [rax*8+0x402008]  (-no-pie) */
+static void test_nonpic(void **state)
+{
+	static const uint8_t code[] = {0x89, 0xf8, 0x83, 0xf8, 0x05, 0x77, 0x07,
+				       0xff, 0x24, 0xc5, 0x08, 0x20, 0x40, 0x00};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0x401000, &jt), 0);
+	assert_int_equal(jt.table, 0x402008);
+	assert_int_equal(jt.entries, 6);
+	assert_int_equal(jt.entry_size, 8);
+}
+
+/* mov edi,ebp; lea rsi,[rip+0x200]; cmp ebp,12; ja +10;
+ * movsxd rcx,[rsi+rdi*4]; lea rcx,[rsi+rcx]; jmp rcx
+ * (the bound checks the register the index was copied from; lea adds) */
+static void test_copy_and_lea(void **state)
+{
+	static const uint8_t code[] = {0x89, 0xef, 0x48, 0x8d, 0x35, 0x00, 0x02, 0x00, 0x00,
+				       0x83, 0xfd, 0x0c, 0x77, 0x0a, 0x48, 0x63, 0x0c, 0xbe,
+				       0x48, 0x8d, 0x0c, 0x0e, 0xff, 0xe1};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0, &jt), 0);
+	assert_int_equal(jt.table, 9 + 0x200);
+	assert_int_equal(jt.entries, 13);
+}
+
+/* lea rsi,[rip+0x300]; movzx eax,byte [rdi]; movsxd rax,[rsi+rax*4];
+ * add rax,rsi; jmp rax  (an index that is a byte: 256 entries) */
+static void test_byte_index(void **state)
+{
+	static const uint8_t code[] = {0x48, 0x8d, 0x35, 0x00, 0x03, 0x00, 0x00, 0x0f,
+				       0xb6, 0x07, 0x48, 0x63, 0x04, 0x86, 0x48, 0x01,
+				       0xf0, 0xff, 0xe0};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0, &jt), 0);
+	assert_int_equal(jt.entries, 256);
+}
+
+/* The PIC shape without any bound check: its size is unknown. */
+static void test_no_bound(void **state)
+{
+	static const uint8_t code[] = {0x48, 0x8d, 0x15, 0x00, 0x01, 0x00, 0x00, 0x48, 0x63,
+				       0x04, 0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0, &jt), -ENOENT);
+}
+
+/* cmp eax,8; ja; lea rdx,[rip+0x100]; add eax,1; movsxd ...: the index
+ * changed after its check, so the check bounds nothing. */
+static void test_index_changed(void **state)
+{
+	static const uint8_t code[] = {0x83, 0xf8, 0x08, 0x77, 0x13, 0x48, 0x8d, 0x15, 0x00,
+				       0x01, 0x00, 0x00, 0x83, 0xc0, 0x01, 0x48, 0x63, 0x04,
+				       0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0, &jt), -ENOENT);
+}
+
+/* mov rax,[rbx+0x18]; pop rbx; jmp rax: a tail call, not a table. */
+static void test_tail_call(void **state)
+{
+	static const uint8_t code[] = {0x48, 0x8b, 0x43, 0x18, 0x5b, 0xff, 0xe0};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0, &jt), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pic),	     cmocka_unit_test(test_nonpic),
+		cmocka_unit_test(test_copy_and_lea), cmocka_unit_test(test_byte_index),
+		cmocka_unit_test(test_no_bound),     cmocka_unit_test(test_index_changed),
+		cmocka_unit_test(test_tail_call),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
