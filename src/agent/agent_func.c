@@ -75,7 +75,7 @@ AGENT_EXPORT void __cyg_profile_func_enter(void *this_fn, void *call_site)
 	uint32_t depth;
 
 	if (AGENT_UNLIKELY(agent_serial_on)) /* a progress point of serial mode */
-		agent_serial_point(RR_AT_POINT);
+		agent_serial_func(1);
 	if (AGENT_LIKELY(!agent_func_on))
 		return;
 	t = agent_enter();
@@ -92,7 +92,7 @@ AGENT_EXPORT void __cyg_profile_func_exit(void *this_fn, void *call_site)
 	uint32_t depth;
 
 	if (AGENT_UNLIKELY(agent_serial_on)) /* a progress point of serial mode */
-		agent_serial_point(RR_AT_POINT);
+		agent_serial_func(0);
 	if (AGENT_LIKELY(!agent_func_on))
 		return;
 	t = agent_enter();

@@ -58,6 +58,10 @@ static uint64_t ser_rng;	/* chaos PRNG (xorshift64*), under sched_lock */
 struct ser_self {
 	uint64_t slice_end;  /* record: count at which the slice ends */
 	uint64_t release_at; /* replay: count at which this turn ends */
+	uint64_t hooks;	     /* path replay: function entries (and exits) made */
+	uint64_t hook_limit; /* path replay: hooks of this turn; the next one releases */
+	uint64_t hook_first; /* path replay: hooks when this turn began (for reports) */
+	uint32_t loans;	     /* path replay: tokens lent while blocked in this turn */
 	uint32_t id;
 	uint8_t on;	     /* numbered thread of a serial session */
 };
@@ -306,11 +310,17 @@ static void ser_wait(void)
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 }
 
+static void ser_path_take_turn(void);
+
 /* Replay: I hold turn tturn; set its release count. */
 static void ser_take_turn(void)
 {
 	uint64_t turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
 
+	if (agent_serial_path) {
+		ser_path_take_turn();
+		return;
+	}
 	ser_me.release_at = turn < ser_area->nsw && ser_sw[turn].thread == ser_me.id
 				    ? ser_sw[turn].count
 				    : RR_COUNT_END;
@@ -358,6 +368,222 @@ static void ser_replay_release(unsigned at, int wait)
 	ser_take_turn();
 }
 
+/* ---- path schedule (spool replay --path, RR_O_PATH) ----
+ *
+ * The host turned a path (doc/path.md) into turns: sw[k] = (thread, hooks,
+ * line): the thread holds the token until it has made `hooks` function
+ * entries (with exits too under RR_O_PATH_EXITS, agent_serial_path == 2),
+ * counted from its start; at its next one, before the call is recorded,
+ * it gives the token to sw[k + 1].thread. It may give it up earlier, at a
+ * point where it would wait for another thread (a busy lock, a condition
+ * or barrier wait, sched_yield, pthread_join) once it has made all the
+ * calls of its turn: the path says nothing about what runs between two
+ * calls. A thread that would wait before that cannot follow the path.
+ * After the last turn the threads run in number order, each until it
+ * ends or waits; a call made then is not in the path. The progress count
+ * (agent_ser.count) still counts every switch point, but no longer
+ * decides the switches (release_at stays RR_COUNT_END). Every decision
+ * depends only on what the token holder did, so a path replays the same
+ * way every time. */
+
+int agent_serial_path;
+/* Touched only by the token holder (path replay): the current path turn,
+ * and the thread that lent the token (SER_FREE when none). */
+static uint64_t ser_pturn;
+static uint32_t ser_lender = SER_FREE;
+
+static void __attribute__((noreturn)) ser_path_stop(const char *what, const char *what2,
+						     int line)
+{
+	struct ser_buf b = {.n = 0};
+
+	ser_puts(&b, "replay diverged: the path cannot be followed: thread ");
+	ser_putu(&b, ser_me.id);
+	ser_puts(&b, what);
+	ser_putu(&b, ser_me.hooks);
+	ser_puts(&b, what2);
+	if (line && ser_pturn < ser_area->nsw && ser_sw[ser_pturn].thread == ser_me.id) {
+		ser_puts(&b, " (path line ");
+		ser_putu(&b, ser_sw[ser_pturn].at + (ser_me.hooks - ser_me.hook_first));
+		ser_puts(&b, ")");
+	}
+	agent_rr_stop(b.p, 0);
+}
+
+static void ser_path_take_turn(void)
+{
+	ser_me.release_at = RR_COUNT_END;
+	if (ser_lender == ser_me.id) { /* back from a loan: my turn goes on */
+		ser_lender = SER_FREE;
+		return;
+	}
+	ser_me.hook_first = ser_me.hooks;
+	ser_me.loans = 0;
+	/* On loan, or after the path: no call allowed. */
+	ser_me.hook_limit = ser_lender == SER_FREE && ser_pturn < ser_area->nsw &&
+					    ser_sw[ser_pturn].thread == ser_me.id
+				    ? ser_sw[ser_pturn].count
+				    : ser_me.hooks;
+}
+
+/* The next thread after `from` in number order that exists, is not me and
+ * has not ended (creations and ends happen under the token: deterministic). */
+static uint32_t ser_path_after(uint32_t from)
+{
+	uint32_t n = ser_nthreads(), i;
+
+	for (i = 1; i <= n; i++) {
+		uint32_t id = (from + i) % n;
+
+		if (id != ser_me.id &&
+		    __atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) != RR_S_DEAD)
+			return id;
+	}
+	return SER_FREE;
+}
+
+/* Hand the token to next (SER_FREE: nobody; it stays free). wait: wait for
+ * it to come back, else I end. */
+static void ser_path_give(uint32_t next, unsigned at, int wait)
+{
+	uint64_t turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
+
+	agent_rr_emit_switch(ser_me.id, agent_rr_tseq(), at, turn,
+			     next == SER_FREE ? ser_me.id : next, agent_ser.count);
+	__atomic_store_n(&ser_slots[ser_me.id].state, wait ? RR_S_WAIT : RR_S_DEAD,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&ser_area->tturn, turn + 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ser_area->owner, next, __ATOMIC_SEQ_CST);
+	if (next < ser_area->max_threads)
+		ser_wake(next);
+	if (wait) {
+		ser_wait();
+		ser_take_turn();
+	}
+}
+
+/* Why ser_path_leave found nobody to give the token to. */
+static const char *ser_path_why;
+/* Hand-overs since the last call anyone made, and where the last one
+ * lent the token (a pending turn's thread that does not exist yet). */
+static uint32_t ser_idle, ser_cursor;
+
+/* The thread cannot go on, or ends (wait = 0): where the token goes.
+ * Returns 0 when nobody can have it (the thread keeps it; ser_path_why). */
+static int ser_path_leave(unsigned at, int wait)
+{
+	uint32_t n = ser_nthreads(), next;
+
+	if (ser_lender != SER_FREE && ser_lender != ser_me.id) { /* back to the lender */
+		ser_path_give(ser_lender, at, wait);
+		return 1;
+	}
+	if (ser_pturn < ser_area->nsw && ser_sw[ser_pturn].thread == ser_me.id) {
+		if (ser_me.hooks < ser_me.hook_limit) {
+			/* Blocked before the next call of my turn: lend the
+			 * token to the others in number order; each gives it
+			 * back at its next call, wait or end. One of them may
+			 * free me without a call of its own. */
+			ser_path_why = ", but the path has it make its next call before any other "
+				       "thread makes one";
+			if (++ser_me.loans > 2u * n)
+				return 0;
+			next = ser_path_after(ser_me.id + ser_me.loans - 1);
+			if (next == SER_FREE)
+				return 0;
+			ser_lender = ser_me.id;
+			ser_path_give(next, at, wait);
+			return 1;
+		}
+		ser_pturn++; /* my turn is done */
+	}
+	if (ser_pturn < ser_area->nsw) {
+		next = ser_sw[ser_pturn].thread;
+		if (next < n && next != ser_me.id &&
+		    __atomic_load_n(&ser_slots[next].state, __ATOMIC_ACQUIRE) != RR_S_DEAD) {
+			ser_idle = 0;
+			ser_path_give(next, at, wait);
+			return 1;
+		}
+		/* The next turn's thread does not exist yet (or has ended):
+		 * the others run in number order until one creates it. */
+		ser_path_why = next < n ? ", but the thread of the path's next turn has ended"
+					: ", but the thread of the path's next turn is never created";
+		if (++ser_idle > 2u * n + 2)
+			return 0;
+		next = ser_path_after(ser_cursor);
+		if (next == SER_FREE && (next = ser_path_after(ser_me.id)) == SER_FREE)
+			return 0;
+		ser_cursor = next;
+		ser_path_give(next, at, wait);
+		return 1;
+	}
+	ser_path_why = " after the path's end, and no other thread can run";
+	next = ser_path_after(ser_me.id); /* after the path: number order */
+	if (next == SER_FREE && wait)
+		return 0;
+	ser_path_give(next, at, wait);
+	return 1;
+}
+
+/* A function entry (or exit) hook, before the call is recorded. */
+void agent_serial_path_hook(void)
+{
+	if (!ser_me.on || agent_serial_on != RR_MODE_REPLAY)
+		return;
+	while (ser_me.hooks >= ser_me.hook_limit) {
+		if (ser_lender == SER_FREE &&
+		    (ser_pturn >= ser_area->nsw ||
+		     (ser_sw[ser_pturn].thread == ser_me.id && ser_pturn + 1 >= ser_area->nsw)))
+			ser_path_stop(" makes a call after the path's end: its call after call ",
+				      " is not in the path (the path was cut short, or the "
+				      "program does something else)",
+				      0);
+		if (!ser_path_leave(RR_AT_POINT, 1))
+			ser_path_stop(" has made its call ", ser_path_why, 0);
+	}
+	ser_me.hooks++;
+	ser_me.loans = 0;
+	ser_idle = 0;
+}
+
+/* A point where the thread waits for another one (forced yield, join). */
+static void ser_path_blocked(unsigned at)
+{
+	if (!ser_path_leave(at, 1) && at != RR_AT_JOIN)
+		ser_path_stop(" waits for another thread (a lock, condition, barrier or "
+			      "sched_yield) after its call ",
+			      ser_path_why, 1);
+}
+
+/* The thread ends. */
+static void ser_path_end(void)
+{
+	uint64_t k;
+
+	if (ser_lender == SER_FREE && ser_pturn < ser_area->nsw &&
+	    ser_sw[ser_pturn].thread == ser_me.id && ser_me.hooks < ser_me.hook_limit)
+		ser_path_stop(" ends after its call ", ", but the path has more calls of it", 1);
+	for (k = ser_pturn + 1; k < ser_area->nsw; k++)
+		if (ser_sw[k].thread == ser_me.id) {
+			struct ser_buf b = {.n = 0};
+
+			ser_puts(&b, "replay diverged: the path cannot be followed: thread ");
+			ser_putu(&b, ser_me.id);
+			ser_puts(&b, " ends after its call ");
+			ser_putu(&b, ser_me.hooks);
+			ser_puts(&b, ", but the path has more calls of it (path line ");
+			ser_putu(&b, ser_sw[k].at);
+			ser_puts(&b, ")");
+			agent_rr_stop(b.p, 0);
+		}
+	if (!ser_path_leave(RR_AT_EXIT, 0)) {
+		if (ser_pturn < ser_area->nsw)
+			ser_path_stop(" ends after its call ", ser_path_why, 0);
+		ser_path_give(SER_FREE, RR_AT_EXIT, 0);
+	}
+}
+
 /* ---- the switch point's slow path ---- */
 
 static void ser_slow(unsigned at, int forced)
@@ -372,6 +598,8 @@ static void ser_slow(unsigned at, int forced)
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	s->at = at;
 	if (agent_serial_on == RR_MODE_REPLAY) {
+		if (agent_serial_path && forced)
+			ser_path_blocked(at);
 		while (agent_ser.count == ser_me.release_at)
 			ser_replay_release(at, 1);
 		ser_set_limit();
@@ -428,6 +656,13 @@ void agent_serial_block_begin(unsigned at)
 	struct ser_rec rec = {.set = 0};
 	uint32_t next;
 
+	if (agent_serial_path && at == RR_AT_JOIN && ser_me.on &&
+	    agent_serial_on == RR_MODE_REPLAY) {
+		/* path replay: the joined thread may need the token to end */
+		ser_path_blocked(at);
+		ser_set_limit();
+		return;
+	}
 	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
 		return;
 	ser_lock();
@@ -511,6 +746,7 @@ void agent_serial_thread_start(uint32_t id)
 		return;
 	ser_me.id = id;
 	ser_me.on = 1;
+	ser_me.hooks = 0;
 	agent_ser.count = 0;
 	agent_ser.limit = 0;
 }
@@ -555,6 +791,10 @@ void agent_serial_thread_end(void)
 	agent_ser.limit = UINT64_MAX;
 	__atomic_store_n(&ser_slots[ser_me.id].count, agent_ser.count, __ATOMIC_RELEASE);
 	ser_slots[ser_me.id].at = RR_AT_EXIT;
+	if (agent_serial_on == RR_MODE_REPLAY && agent_serial_path) {
+		ser_path_end();
+		return;
+	}
 	if (agent_serial_on == RR_MODE_REPLAY) {
 		if (agent_ser.count != ser_me.release_at) {
 			struct ser_buf b = {.n = 0};
@@ -735,6 +975,13 @@ void agent_serial_init(struct rr_area *a, uint32_t *creations)
 	a->owner = 0;
 	a->tturn = 0;
 	agent_serial_on = (int)a->mode;
+	agent_serial_path = a->mode == RR_MODE_REPLAY && (a->opts & RR_O_PATH)
+				    ? ((a->opts & RR_O_PATH_EXITS) ? 2 : 1)
+				    : 0;
+	ser_me.hooks = 0;
+	ser_pturn = 0;
+	ser_lender = SER_FREE;
+	ser_idle = ser_cursor = 0;
 	if (a->mode == RR_MODE_REPLAY) {
 		if (!a->nsw || ser_sw[0].thread != 0) {
 			agent_serial_on = 0;

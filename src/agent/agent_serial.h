@@ -41,6 +41,19 @@ static inline __attribute__((always_inline)) void agent_serial_point(unsigned at
 		agent_serial_slow(at);
 }
 
+/* spool replay --path (RR_O_PATH): 0, or 1 when the schedule counts the
+ * function entries a thread makes, 2 when it counts entries and exits. The
+ * -finstrument-functions hooks call agent_serial_func (entry = 1 or 0). */
+extern int agent_serial_path;
+void agent_serial_path_hook(void);
+
+static inline __attribute__((always_inline)) void agent_serial_func(int entry)
+{
+	if (AGENT_UNLIKELY(agent_serial_path) && (entry || agent_serial_path == 2))
+		agent_serial_path_hook();
+	agent_serial_point(RR_AT_POINT);
+}
+
 /* Called by agent_rr_init with the area; the main thread holds the token. */
 void agent_serial_init(struct rr_area *a, uint32_t *creations);
 /* The fork child runs unrecorded. */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "../common/event.h"
+#include "../replay/rr_area.h"
 #include "../trace/trace.h"
 #include "../util/log.h"
 #include "../util/symbolize.h"
@@ -71,6 +72,12 @@ struct path_state {
 	uint64_t entries;
 	uint32_t first_pid;
 	int keep_exits;
+	/* Traces of spool record/replay: per thread index (ring), its thread
+	 * number in the recording + 1, from the schedule and input records the
+	 * thread wrote itself (own), or from token switches (sw: in a
+	 * recording another thread may write a release for it). */
+	uint32_t *rr_own, *rr_sw;
+	size_t nrr;
 };
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -256,6 +263,41 @@ static int path_feed(struct path_state *ps, const struct trace_event *ev)
 	}
 	case KIND_FUNC:
 		return feed_func(ps, ev, ti);
+	case KIND_SCHED:
+	case KIND_INPUT: {
+		uint32_t num;
+		int sw = 0;
+
+		if (ev_kind(h->word) == KIND_SCHED) {
+			const struct rec_sched *e = (const struct rec_sched *)h;
+
+			if (h->size < sizeof(*e))
+				return 0;
+			num = e->thread;
+			sw = e->op == RR_OP_SWITCH;
+		} else {
+			if (h->size < sizeof(struct rec_input))
+				return 0;
+			num = ((const struct rec_input *)h)->thread;
+		}
+		if (num >= EV_MAX_THREADS)
+			return 0;
+		if (ti >= ps->nrr) {
+			size_t cap = ps->nrr;
+
+			if (grow((void **)&ps->rr_own, &cap, (size_t)ti + 1, sizeof(*ps->rr_own)) < 0)
+				return -ENOMEM;
+			cap = ps->nrr;
+			if (grow((void **)&ps->rr_sw, &cap, (size_t)ti + 1, sizeof(*ps->rr_sw)) < 0)
+				return -ENOMEM;
+			ps->nrr = cap;
+		}
+		if (sw && !ps->rr_sw[ti])
+			ps->rr_sw[ti] = num + 1;
+		else if (!sw && !ps->rr_own[ti])
+			ps->rr_own[ti] = num + 1;
+		return 0;
+	}
 	default:
 		return 0;
 	}
@@ -269,6 +311,51 @@ static void path_state_free(struct path_state *ps)
 	free(ps->recs);
 	free(ps->pool);
 	free(ps->locks);
+	free(ps->rr_own);
+	free(ps->rr_sw);
+}
+
+/* The number printed for each thread index: its thread number in the
+ * recording when the trace is one of spool record or replay and every
+ * thread with function entries has one (0 for the first thread, each used
+ * once); else the index itself. Returns a malloc'ed array of nthreads. */
+static uint32_t *thread_numbers(struct path_state *ps)
+{
+	uint32_t *num = calloc(ps->nthreads ? ps->nthreads : 1, sizeof(*num));
+	uint8_t *used = calloc(ps->nthreads ? ps->nthreads : 1, 1);
+	int ok = ps->nrr > 0;
+
+	if (!num || !used) {
+		free(num);
+		free(used);
+		return NULL;
+	}
+	for (size_t i = 0; i < ps->nthreads; i++) {
+		uint32_t v = i < ps->nrr ? (ps->rr_own[i] ? ps->rr_own[i] : ps->rr_sw[i]) : 0;
+
+		num[i] = (uint32_t)i;
+		if (!v && i == 0)
+			v = 1; /* the main thread may have written nothing */
+		if (!v) {
+			int has = 0;
+
+			for (size_t k = 0; k < ps->nrecs && !has; k++)
+				has = ps->recs[k].thread == i;
+			if (has)
+				ok = 0;
+			continue;
+		}
+		if (v - 1 >= ps->nthreads || used[v - 1] || (i == 0) != (v == 1))
+			ok = 0;
+		else
+			used[v - 1] = 1;
+		num[i] = v - 1;
+	}
+	if (!ok)
+		for (size_t i = 0; i < ps->nthreads; i++)
+			num[i] = (uint32_t)i;
+	free(used);
+	return num;
 }
 
 /* ---- names ---- */
@@ -423,7 +510,10 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 {
 	uint64_t seq = 0;
 	char objs[1024];
+	uint32_t *num = thread_numbers(ps);
 
+	if (!num)
+		return;
 	if (o->json)
 		fputs("{\"records\": [", out);
 	else
@@ -437,7 +527,7 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 		int is_main;
 		char thr[32];
 
-		if (o->thread >= 0 && (uint64_t)o->thread != r->thread)
+		if (o->thread >= 0 && (uint64_t)o->thread != num[r->thread])
 			continue;
 		ne = namer_get(nm, t->pid, r->fn);
 		is_main = ne && !strcmp(ne->name, "main");
@@ -452,7 +542,7 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 				"%s\n  {\"seq\": %" PRIu64 ", \"ns\": %" PRIu64
 				", \"thread\": %u, \"tid\": %u, \"pid\": %u, \"event\": \"%s\", "
 				"\"function\": ",
-				seq > 1 ? "," : "", seq, r->ns - ps->first_ns, r->thread, t->tid,
+				seq > 1 ? "," : "", seq, r->ns - ps->first_ns, num[r->thread], t->tid,
 				t->pid, r->exit ? "exit" : "entry");
 			json_str(out, ne ? ne->name : "?");
 			fprintf(out,
@@ -470,7 +560,7 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 			fputs("]}", out);
 			continue;
 		}
-		snprintf(thr, sizeof(thr), "T%u/%u", r->thread, t->tid);
+		snprintf(thr, sizeof(thr), "T%u/%u", num[r->thread], t->tid);
 		fprintf(out, "%8" PRIu64 " %12.3f  %-14s %s%s%s%*s %s\n", seq,
 			(double)(r->ns - ps->first_ns) / 1e3, thr, dir, ne ? ne->name : "?",
 			is_main ? "*" : "",
@@ -484,6 +574,7 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 		fputs("\n]}\n", out);
 	else
 		fputs("# * main: recorded, not a cut point of the path\n", out);
+	free(num);
 }
 
 static const char *source_name(int s)
@@ -629,6 +720,15 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 		const struct trace_problem *p = trace_reader_problem(r, i);
 
 		log_warn("%s: offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
+	}
+	if (!ps.entries && ps.nrr) {
+		log_err("%s: no function entries in this trace: it is a recording (spool record), "
+			"which does not record them. Replay it with 'spool replay --record-path -o "
+			"DIR %s', then run 'spool path DIR' (a program built with "
+			"-finstrument-functions)",
+			trace_dir, trace_dir);
+		rc = -ENODATA;
+		goto out;
 	}
 	if (!ps.entries) {
 		log_err("%s: no function entries in this trace: build the program with "

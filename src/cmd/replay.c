@@ -26,6 +26,7 @@
 #include "../collect/stdin_cap.h"
 #include "../replay/gdb.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_pathsched.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -77,6 +78,16 @@ static void replay_usage(FILE *out)
 		"                       threads); the stuck-turn check is off\n"
 		"      --gdb-args ARGS  more gdb arguments, split like a shell, e.g.\n"
 		"                       '-batch -ex \"break f\" -ex run -ex bt'\n"
+		"      --path FILE      serial recordings: follow the thread path FILE (the\n"
+		"                       text of spool path, with or without --exits) instead\n"
+		"                       of the recorded switches: each thread runs its calls\n"
+		"                       in the file's order; inputs still come from TRACE.\n"
+		"                       A path the program cannot follow stops the replay\n"
+		"                       with its line (doc/record.md, Replaying a path)\n"
+		"      --record-path    record function entries and exits in the replay's\n"
+		"                       trace: spool path OUTPUT_DIR prints the recorded\n"
+		"                       run's path (a program built with\n"
+		"                       -finstrument-functions)\n"
 		"  -q, --quiet          print nothing but errors and divergences\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -248,6 +259,8 @@ int cmd_replay(int argc, char **argv)
 		{"gdb", no_argument, NULL, 'g'},
 		{"gdb-args", required_argument, NULL, 'G'},
 		{"gdb-wrapper", no_argument, NULL, 'W'},
+		{"path", required_argument, NULL, 'P'},
+		{"record-path", no_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -267,7 +280,9 @@ int cmd_replay(int argc, char **argv)
 	struct replay_gdb gdb = {0};
 	const char *gdb_args = NULL;
 	struct stdin_cap in;
-	int c, rc, ret = 1, dump = 0, use_gdb = 0, have_in = 0;
+	int c, rc, ret = 1, dump = 0, use_gdb = 0, have_in = 0, record_path = 0;
+	const char *path_file = NULL;
+	struct rr_pathsched *pathsched = NULL;
 
 	opterr = 0;
 	optind = 1;
@@ -295,6 +310,12 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'W': /* gdb's exec-wrapper (spool-gdb.py, set replay-mode on) */
 			use_gdb = 2;
+			break;
+		case 'P': /* a path as the schedule (rr_pathsched.c) */
+			path_file = optarg;
+			break;
+		case 'R':
+			record_path = 1;
 			break;
 		case 'q':
 			so.quiet = 1;
@@ -377,6 +398,9 @@ int cmd_replay(int argc, char **argv)
 	so.prepare = replay_prepare;
 	so.finish = replay_finish;
 	so.hook_arg = &ctx;
+	if ((path_file || record_path) &&
+	    rr_pathsched_setup(&pathsched, path_file, log, !strcmp(info->mode, "serial"), &so) < 0)
+		goto out;
 	if (use_gdb) {
 		/* gdb runs the program: a thread stopped at a breakpoint must
 		 * not be reported stuck (49 days is forever here). */
@@ -416,6 +440,11 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	fflush(stdout);
+	if (rr_pathsched_verify(pathsched, so.trace_dir) < 0 &&
+	    !(ctx.flags & (RR_F_STOP | RR_F_END))) {
+		ret = REPLAY_EXIT_DIVERGED;
+		goto out;
+	}
 	if (ctx.flags & RR_F_END) {
 		log_info("%s", ctx.report);
 		log_info("replay stopped where the recording ends; replay trace in %s/", so.trace_dir);
@@ -467,6 +496,7 @@ out:
 	if (have_in)
 		stdin_cap_close(&in);
 	replay_gdb_free(&gdb);
+	rr_pathsched_free(pathsched);
 	rr_log_free(log);
 	free(pargv);
 	free(cmdline);

@@ -64,6 +64,12 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
 #define RR_O_LOCK_EVENTS 0x2u /* write KIND_LOCK events beside the schedule (--lock-events) */
+/* replay --path (rr_pathsched.c): sw[] is a path schedule; rr_switch.count is
+ * the function entries (with RR_O_PATH_EXITS: entries and exits) its holder
+ * has made when it gives the token up, rr_switch.at the line of the path file
+ * where the turn begins; see agent_serial.c */
+#define RR_O_PATH 0x4u
+#define RR_O_PATH_EXITS 0x8u
 
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and
  * where the releasing thread was (rec_sched.obj, rr_switch.why). */
