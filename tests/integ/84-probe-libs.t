@@ -23,7 +23,7 @@ if ! command -v gcc >/dev/null || ! command -v python3 >/dev/null; then
 	echo "1..0 # SKIP gcc/python3 are not installed"
 	exit 0
 fi
-plan 22
+plan 23
 
 cp "$REPO/tests/progs/probe_libvars.c" plv.c
 ok "the library (-O0 and -O2) and its program build" sh -c '
@@ -81,10 +81,11 @@ spool_run probe -e "var:int:k@$LIB:no_such_fn" -- ./plv 1
 like "$ERR" "no function no_such_fn in the libraries matching" "a function the library lacks is named"
 
 # --- attach mode -----------------------------------------------------------------
-wait_line() {
+# wait_lines FILE N: until the program has printed N lines
+wait_lines() {
 	local i
 	for i in $(seq 1 100); do
-		[ -s "$1" ] && return 0
+		[ "$(wc -l <"$1")" -ge "$2" ] && return 0
 		sleep 0.05
 	done
 	return 1
@@ -92,8 +93,10 @@ wait_line() {
 rm -f stop.now
 ./plv 3 stop.now >prog.out &
 PID=$!
-wait_line prog.out
-spool_run probe -q -p "$PID" "${SPECS[@]}" --duration 700ms
+wait_lines prog.out 3
+L="$(grep -n 'lib_total += d' plv.c | cut -d: -f1)"
+spool_run probe -q -p "$PID" "${SPECS[@]}" -e "assert:k >= 3@$LIB:lib_compute" \
+	-e "time:$LIB:lib_compute:entry..$LIB:lib_compute:$L" --duration 700ms
 is_rc 0 "attach mode: variable probes in a library"
 touch stop.now
 wait "$PID"
@@ -108,6 +111,15 @@ else
 	fail "attach mode: every value read is one the program printed"
 	diag "hits: $n" "not printed: $missing"
 fi
+# every call probed while attached had k >= 3 (spool attached once the
+# program had printed the lines of k = 0, 1, 2); spans from the entry to a line: one
+# per call, but for the calls the attach or the detach cut in two
+got="$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); a = d["asserts"][0]; t = d["times"][0]; n = int(sys.argv[2])
+print("ok" if a["false"] == 0 and abs(a["true"] - n) <= 1 and n - 1 <= t["count"] <= n + 1
+      else "assert %d/%d time %d hits %d" % (a["true"], a["false"], t["count"], n))' run.out "$n")"
+is "$got" ok "attach mode: assert: and time: in the library, one per call"
 
 # --- separate debug files --------------------------------------------------------
 # keep_debug FILE DIR: FILE's debug info into DIR/.build-id/, FILE stripped
