@@ -3,7 +3,8 @@
  * agent_sys.c - the system probes of spool probe: sys:io counts the calls
  * and bytes of the read and write families per thread and kind of
  * descriptor; sys:cpu stores each thread's CPU time when it ends, and, at
- * process exit, that of the threads still running.
+ * process exit, that of the threads still running. sys:mem's allocator
+ * counters are in agent_sys_mem.c.
  *
  * Counters live in the SHM_EXT_SYS area (src/common/sys_area.h), one slot
  * per thread index, written only by the owning thread: an I/O call costs one
@@ -105,7 +106,8 @@ __attribute__((constructor)) static void agent_sys_resolve(void)
 }
 
 /* Called by the constructor once the agent is active (and in nothing else:
- * a fork child keeps the parent's settings and mapping). */
+ * a fork child keeps the parent's settings and mapping). Always tells
+ * agent_sys_mem.c whether to count allocations. */
 void agent_sys_init(void)
 {
 	struct shm_ctl *c = agent.ctl;
@@ -113,21 +115,25 @@ void agent_sys_init(void)
 
 	if (!c || !(c->features & SHM_FEAT_SYS) || !c->ext_offset[SHM_EXT_SYS] ||
 	    c->ext_size[SHM_EXT_SYS] < sizeof(*h))
-		return;
+		goto out_nomem;
 	h = (void *)((char *)agent.base + c->ext_offset[SHM_EXT_SYS]);
 	if (h->magic != SYS_AREA_MAGIC || h->slot_size < sizeof(struct sys_slot) ||
 	    h->slots_off + (uint64_t)h->nslots * h->slot_size > c->ext_size[SHM_EXT_SYS]) {
 		agent_log("sys area malformed: system probes off");
-		return;
+		goto out_nomem;
 	}
 	agent_sys_area = h;
 	agent_sys_cpu_on = !!(h->what & SYS_W_CPU);
 	__atomic_store_n(&agent_sys_io_on, !!(h->what & SYS_W_IO), __ATOMIC_RELEASE);
+	agent_sys_mem_start(!!(h->what & SYS_W_MEM));
+	return;
+out_nomem:
+	agent_sys_mem_start(0);
 }
 
 /* The calling thread's slot, registering it on first use; NULL when it
  * has no ring or is inside the agent (its own writes are not counted). */
-static struct sys_slot *agent_sys_my_slot(void)
+struct sys_slot *agent_sys_self_slot(void)
 {
 	struct agent_thread *t = agent_enter();
 	const struct sys_area_hdr *h = agent_sys_area;
@@ -169,7 +175,7 @@ void agent_sys_io_count(unsigned dir, int fd, ssize_t r)
 	unsigned k;
 	int saved = errno;
 
-	s = agent_sys_my_slot();
+	s = agent_sys_self_slot();
 	if (!s || dir >= SYS_IO_DIRS)
 		goto out;
 	if (fd >= 0 && fd < AGENT_SYS_FDS) {
@@ -286,18 +292,19 @@ AGENT_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off
 
 AGENT_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-	return AGENT_SYS_IO(SYS_IO_WRITE, fd, real_send(fd, buf, n, flags));
+	return AGENT_SYS_IO(SYS_IO_WRITE, fd, agent_rr_send(fd, buf, n, flags, real_send));
 }
 
 AGENT_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 			    const struct sockaddr *addr, socklen_t alen)
 {
-	return AGENT_SYS_IO(SYS_IO_WRITE, fd, real_sendto(fd, buf, n, flags, addr, alen));
+	return AGENT_SYS_IO(SYS_IO_WRITE, fd,
+			    agent_rr_sendto(fd, buf, n, flags, addr, alen, real_sendto));
 }
 
 AGENT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
-	return AGENT_SYS_IO(SYS_IO_WRITE, fd, real_sendmsg(fd, m, flags));
+	return AGENT_SYS_IO(SYS_IO_WRITE, fd, agent_rr_sendmsg(fd, m, flags, real_sendmsg));
 }
 
 /* A closed number may come back as another kind of descriptor. */

@@ -18,6 +18,10 @@ extern int agent_sys_io_on;
 extern int agent_sys_cpu_on;
 
 void agent_sys_init(void);
+/* The calling thread's counters, registering it; NULL if it has none. */
+struct sys_slot *agent_sys_self_slot(void);
+/* agent_sys_mem.c: count allocations (sys:mem) or pass them through. */
+void agent_sys_mem_start(int on);
 void agent_sys_io_count(unsigned dir, int fd, ssize_t r);
 void agent_sys_thread_end(struct agent_thread *t);
 void agent_sys_proc_end(void);

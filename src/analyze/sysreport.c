@@ -2,8 +2,9 @@
 /*
  * sysreport.c - spool report --sys: reads the "sys" side file written by
  * src/probe/sysprobe.c (format in doc/trace-format.md) and prints per
- * thread CPU time and I/O, I/O totals per descriptor kind, and each
- * process's resident set: samples, min, max, and the last value seen.
+ * thread CPU time, I/O and allocator use, I/O totals per descriptor
+ * kind, each process's heap (allocations, frees, live bytes at exit) and
+ * resident set: samples, min, max, and the last value seen.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -26,6 +27,12 @@ struct sr_io {
 	unsigned long long calls, bytes;
 };
 
+struct sr_mem {
+	unsigned idx;
+	unsigned long long calls, bytes, frees;
+	long long live; /* usable bytes allocated minus released, by this thread */
+};
+
 struct sr_rss {
 	unsigned pid, samples, first_ms, last_ms;
 	unsigned long long min, max, last;
@@ -38,6 +45,8 @@ struct sr_ctx {
 	size_t nio;
 	struct sr_rss *rss;
 	size_t nrss;
+	struct sr_mem *mem;
+	size_t nmem;
 	char what[64];
 	unsigned period;
 };
@@ -57,6 +66,7 @@ static int sr_parse(struct sr_ctx *c, char *text)
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct sr_thread t;
 		struct sr_io io;
+		struct sr_mem m;
 		unsigned pid, ms;
 		unsigned long long v;
 		void *np;
@@ -80,6 +90,13 @@ static int sr_parse(struct sr_ctx *c, char *text)
 				return -ENOMEM;
 			c->io = np;
 			c->io[c->nio++] = io;
+		} else if (sscanf(line, "mem %u %llu %llu %llu %lld", &m.idx, &m.calls, &m.bytes,
+				  &m.frees, &m.live) == 5) {
+			np = sr_grow(c->mem, c->nmem, sizeof(*c->mem));
+			if (!np)
+				return -ENOMEM;
+			c->mem = np;
+			c->mem[c->nmem++] = m;
 		} else if (sscanf(line, "rss %u %u %llu", &pid, &ms, &v) == 3) {
 			size_t i;
 
@@ -112,7 +129,50 @@ static const struct sr_thread *sr_thread_of(const struct sr_ctx *c, unsigned idx
 	return NULL;
 }
 
-static void sr_print_json(const struct sr_ctx *c, FILE *out)
+static const struct sr_mem *sr_mem_of(const struct sr_ctx *c, unsigned idx)
+{
+	for (size_t i = 0; i < c->nmem; i++)
+		if (c->mem[i].idx == idx)
+			return &c->mem[i];
+	return NULL;
+}
+
+/* A process's heap: the sum of its threads' counters. */
+struct sr_heap {
+	unsigned pid;
+	unsigned long long calls, bytes, frees;
+	long long live;
+};
+
+/* The processes in order of first appearance; *n of them. The caller frees. */
+static struct sr_heap *sr_heaps(const struct sr_ctx *c, size_t *n)
+{
+	struct sr_heap *h = calloc(c->nth ? c->nth : 1, sizeof(*h));
+	size_t k = 0;
+
+	*n = 0;
+	if (!h)
+		return NULL;
+	for (size_t i = 0; i < c->nth; i++) {
+		const struct sr_mem *m = sr_mem_of(c, c->th[i].idx);
+		size_t j;
+
+		if (!m)
+			continue;
+		for (j = 0; j < k && h[j].pid != c->th[i].pid; j++)
+			;
+		if (j == k)
+			h[k++].pid = c->th[i].pid;
+		h[j].calls += m->calls;
+		h[j].bytes += m->bytes;
+		h[j].frees += m->frees;
+		h[j].live += m->live;
+	}
+	*n = k;
+	return h;
+}
+
+static void sr_print_json(const struct sr_ctx *c, const struct sr_heap *h, size_t nh, FILE *out)
 {
 	fprintf(out, "{\"what\":\"%s\",\"period_ms\":%u,\"threads\":[", c->what, c->period);
 	for (size_t i = 0; i < c->nth; i++) {
@@ -131,8 +191,23 @@ static void sr_print_json(const struct sr_ctx *c, FILE *out)
 				c->io[k].bytes);
 			first = 0;
 		}
-		fprintf(out, "]}");
+		fprintf(out, "]");
+		if (sr_mem_of(c, t->idx)) {
+			const struct sr_mem *m = sr_mem_of(c, t->idx);
+
+			fprintf(out,
+				",\"mem\":{\"alloc_calls\":%llu,\"alloc_bytes\":%llu,\"frees\":%llu,"
+				"\"live_bytes\":%lld}",
+				m->calls, m->bytes, m->frees, m->live);
+		}
+		fprintf(out, "}");
 	}
+	fprintf(out, "],\"heap\":[");
+	for (size_t i = 0; i < nh; i++)
+		fprintf(out,
+			"%s{\"pid\":%u,\"alloc_calls\":%llu,\"alloc_bytes\":%llu,\"frees\":%llu,"
+			"\"live_bytes\":%lld}",
+			i ? "," : "", h[i].pid, h[i].calls, h[i].bytes, h[i].frees, h[i].live);
 	fprintf(out, "],\"rss\":[");
 	for (size_t i = 0; i < c->nrss; i++)
 		fprintf(out,
@@ -143,7 +218,7 @@ static void sr_print_json(const struct sr_ctx *c, FILE *out)
 	fprintf(out, "]}\n");
 }
 
-static void sr_print_text(const struct sr_ctx *c, FILE *out)
+static void sr_print_text(const struct sr_ctx *c, const struct sr_heap *h, size_t nh, FILE *out)
 {
 	static const char *const kinds[] = {"file", "pipe", "socket", "tty", "other"};
 
@@ -183,6 +258,21 @@ static void sr_print_text(const struct sr_ctx *c, FILE *out)
 			fprintf(out, "(no read or write call seen)\n");
 	}
 	if (strstr(c->what, "mem")) {
+		fprintf(out, "\n%-8s %12s %14s %12s %14s\n", "tid", "allocs", "bytes asked",
+			"frees", "live delta");
+		for (size_t i = 0; i < c->nth; i++) {
+			const struct sr_mem *m = sr_mem_of(c, c->th[i].idx);
+
+			if (m)
+				fprintf(out, "%-8u %12llu %14llu %12llu %14lld\n", c->th[i].tid,
+					m->calls, m->bytes, m->frees, m->live);
+		}
+		for (size_t i = 0; i < nh; i++)
+			fprintf(out, "pid %-8u %8llu allocations, %llu bytes asked, %llu frees, "
+				"%lld bytes live at exit\n", h[i].pid, h[i].calls, h[i].bytes, h[i].frees,
+				h[i].live);
+		if (!nh)
+			fprintf(out, "(no allocator call seen)\n");
 		fprintf(out, "\n%-8s %8s %12s %12s %12s  %s\n", "pid", "samples", "rss min MB",
 			"rss max MB", "final MB", "final at");
 		for (size_t i = 0; i < c->nrss; i++)
@@ -200,8 +290,9 @@ int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out)
 	struct trace_reader *r = NULL;
 	struct trace_problem prob;
 	struct sr_ctx c;
+	struct sr_heap *heap = NULL;
 	char *text = NULL;
-	size_t len;
+	size_t len, nheap = 0;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
@@ -221,11 +312,18 @@ int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out)
 	rc = sr_parse(&c, text);
 	if (rc < 0)
 		goto out;
+	heap = sr_heaps(&c, &nheap);
+	if (!heap) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	if (o->json)
-		sr_print_json(&c, out);
+		sr_print_json(&c, heap, nheap, out);
 	else
-		sr_print_text(&c, out);
+		sr_print_text(&c, heap, nheap, out);
 out:
+	free(heap);
+	free(c.mem);
 	free(text);
 	free(c.th);
 	free(c.io);

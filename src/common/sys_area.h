@@ -46,7 +46,17 @@ struct sys_slot {
 	uint64_t io_calls[SYS_IO_DIRS][SYS_FD_KINDS]; /* calls, failed ones included */
 	uint64_t io_bytes[SYS_IO_DIRS][SYS_FD_KINDS]; /* bytes transferred */
 	uint64_t io_errors[SYS_IO_DIRS];	      /* calls that returned -1 */
-	uint64_t reserved[4];
+	/* sys:mem, counted by the thread that made the call (agent_sys_mem.c):
+	 * calls of the allocating functions (malloc, calloc, realloc,
+	 * posix_memalign, aligned_alloc, memalign, valloc, pvalloc), the bytes
+	 * they were asked for (successful calls), blocks released (free of a
+	 * non-NULL pointer, realloc to 0), and the usable bytes
+	 * (malloc_usable_size) of the blocks this thread allocated minus those
+	 * it released: two's complement, negative when it freed others'. */
+	uint64_t mem_calls;
+	uint64_t mem_bytes;
+	uint64_t mem_frees;
+	uint64_t mem_live;
 };
 _Static_assert(sizeof(struct sys_slot) == 224, "sys_slot layout");
 

@@ -7,8 +7,9 @@
  * have to: what only the target can see is counted by the agent into
  * shared memory (I/O calls and bytes per thread and descriptor kind; each
  * thread's exact CPU time when it ends, and at exit() for the threads still
- * running). What the kernel already keeps is read by spool from /proc
- * every SYSPROBE_PERIOD_MS on its own thread: each traced thread's CPU time
+ * running; allocator calls, bytes and live bytes per thread). What the
+ * kernel already keeps is read by spool from /proc every
+ * SYSPROBE_PERIOD_MS on its own thread: each traced thread's CPU time
  * (/proc/PID/task/TID/schedstat, ns) and each process's resident set
  * (/proc/PID/statm). The samples give the timelines; a thread that ended
  * before the agent could store its final CPU time (killed, exec, _exit)
@@ -319,6 +320,11 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 				sysprobe_out(&b, "ioerr %u %s %llu\n", i, d ? "write" : "read",
 					     (unsigned long long)sl->io_errors[d]);
 		}
+		if (sl->mem_calls || sl->mem_frees)
+			sysprobe_out(&b, "mem %u %llu %llu %llu %lld\n", i,
+				     (unsigned long long)sl->mem_calls,
+				     (unsigned long long)sl->mem_bytes,
+				     (unsigned long long)sl->mem_frees, (long long)sl->mem_live);
 	}
 	sysprobe_out(&b, "# rss PID MS BYTES\n");
 	for (size_t i = 0; i < s->nrss; i++)

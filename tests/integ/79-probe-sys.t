@@ -4,17 +4,20 @@
 # --sys) and flame graphs of probe traces (spool export --folded /
 # --flamegraph). I/O counts must equal the calls and bytes the test program
 # makes by construction; a thread that burns 200 ms of CPU must be reported
-# with about that; the folded stacks must hold the known call structure
+# with about that; allocator calls, bytes, frees and live bytes of two
+# threads must equal what the program counts itself, and pigz must run
+# unchanged with its allocator counted; the folded stacks must hold the known call structure
 # with the program's own call counts; the SVG must be well-formed XML.
 . "$(dirname "$0")/lib.sh"
 
 SYSPROG="$PROGS/probe_sys"
 CALLS="$PROGS/probe_calls"
-if [ ! -x "$SYSPROG" ] || [ ! -x "$CALLS" ]; then
+MALLOC="$PROGS/probe_malloc"
+if [ ! -x "$SYSPROG" ] || [ ! -x "$CALLS" ] || [ ! -x "$MALLOC" ]; then
 	echo "1..0 # SKIP test programs are not built"
 	exit 0
 fi
-plan 18
+plan 24
 
 # --- system probes ---------------------------------------------------------
 spool_run probe -q -e sys:cpu -e sys:io -e sys:mem -- "$SYSPROG" 37 123 out.bin
@@ -59,6 +62,44 @@ d = json.loads(sys.argv[1])
 r = d["rss"]
 print(len(r), int(all(0 < x["min_bytes"] <= x["final_bytes"] <= x["max_bytes"] for x in r)))' "$JSON")"
 is "$rss" "1 1" "one process's RSS sampled: 0 < min <= final <= max"
+
+# --- allocator (sys:mem) ----------------------------------------------------
+spool_run probe -q -e sys:mem -- "$MALLOC" 300
+is_rc 0 "spool probe -e sys:mem runs a program that allocates in two threads"
+native="$(grep '^thread ' <<<"$OUT" | sort)"
+is "$(wc -l <<<"$native")" 2 "the program prints its own counts for its two threads"
+spool_run report --sys --json spool.trace
+JSON="$OUT"
+got="$(python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+want = [l.split() for l in sys.argv[2].splitlines()]
+for w in want:
+    t = [t for t in d["threads"] if str(t["tid"]) == w[1]]
+    m = t[0].get("mem", {}) if t else {}
+    print("thread", w[1], m.get("alloc_calls"), m.get("alloc_bytes"), m.get("frees"), m.get("live_bytes"))
+' "$JSON" "$native" | sort)"
+is "$got" "$native" "per thread: allocating calls, bytes asked, frees and live bytes equal the program's own"
+heap="$(python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+h = d["heap"]
+workers = sum(int(l.split()[5]) for l in sys.argv[2].splitlines())
+calls = sum(t.get("mem", {}).get("alloc_calls", 0) for t in d["threads"])
+print(len(h), int(h[0]["live_bytes"] >= workers), int(h[0]["alloc_calls"] == calls))' "$JSON" "$native")"
+is "$heap" "1 1 1" "the process's heap: live bytes at exit include the threads' kept blocks, calls sum up"
+spool_run report --sys spool.trace
+like "$OUT" 'bytes live at exit' "the text report gives live bytes at exit"
+
+if command -v pigz >/dev/null; then
+	head -c 3000000 "$SPOOL" >in.bin
+	pigz -p 2 -c in.bin >native.gz
+	spool_run probe -q -e sys:mem -- pigz -p 2 -c in.bin
+	cmp -s run.out native.gz
+	is "$RC $?" "0 0" "pigz -p 2 under sys:mem: same exit status, same compressed bytes"
+else
+	skip 1 "pigz is not installed"
+fi
 
 spool_run probe -e sys:disk -- "$SYSPROG" 1 1 out.bin
 is_rc 2 "an unknown sys: probe is a usage error"
