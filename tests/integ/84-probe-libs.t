@@ -5,7 +5,7 @@
 # mode (spool probe -p PID).
 #
 # The library and its program are built here from tests/progs/probe_libvars.c
-# (tests/progs builds programs only): lib_compute(k) prints the int, long and
+# (tests/progs builds programs only; plvd loads it with dlopen): lib_compute(k) prints the int, long and
 # double it computes and the library's global total; the values spool reads
 # at its exit must be exactly the printed ones. Attach mode: the program
 # calls lib_compute every 20 ms until a stop file appears; every value read
@@ -23,13 +23,14 @@ if ! command -v gcc >/dev/null || ! command -v python3 >/dev/null; then
 	echo "1..0 # SKIP gcc/python3 are not installed"
 	exit 0
 fi
-plan 23
+plan 24
 
 cp "$REPO/tests/progs/probe_libvars.c" plv.c
 ok "the library (-O0 and -O2) and its program build" sh -c '
 	gcc -O0 -g -fPIC -shared -DPROBE_LIBVARS_LIB -o libpvars.so plv.c &&
 	mkdir -p o2 && gcc -O2 -g -fPIC -shared -DPROBE_LIBVARS_LIB -o o2/libpvars.so plv.c &&
-	gcc -O0 -g -DPROBE_LIBVARS_MAIN -o plv plv.c -L. -lpvars -Wl,-rpath,"$PWD"'
+	gcc -O0 -g -DPROBE_LIBVARS_MAIN -o plv plv.c -L. -lpvars -Wl,-rpath,"$PWD" &&
+	gcc -O0 -g -DPROBE_LIBVARS_MAIN -DPROBE_LIBVARS_NOLINK -o plvd plv.c'
 
 LIB=libpvars.so
 N=5
@@ -58,6 +59,13 @@ spool_run report --vars --json spool.trace
 got="$(vars_as_lines <run.out)"
 is "$got" "$(printf '%s\n' "$native" | grep '^k=')" \
 	"int, long, double locals and the library's global read as the program printed them"
+
+# --- a library the program loads later with dlopen --------------------------------
+native="$(LD_LIBRARY_PATH="$PWD" PROBE_LIBVARS_DLOPEN=$LIB ./plvd $N)"
+LD_LIBRARY_PATH="$PWD" PROBE_LIBVARS_DLOPEN=$LIB spool_run probe -q "${SPECS[@]}" -- ./plvd $N
+spool_run report --vars --json spool.trace
+is "$(vars_as_lines <run.out)" "$(printf '%s\n' "$native" | grep '^k=')" \
+	"variables of a library loaded with dlopen, read once it is loaded"
 
 # --- assertions and time probes in the library -----------------------------------
 spool_run probe -q -e "assert:k < 2@$LIB:lib_compute" -e "time:$LIB:lib_compute" -- ./plv $N

@@ -15,7 +15,10 @@
  * usage: probe_libvars N              N calls, then exit
  *        probe_libvars N STOPFILE     call every 20 ms until STOPFILE exists
  *                                     (at least N calls; for attach mode)
+ * The program half built with -DPROBE_LIBVARS_NOLINK (not linked with the
+ * library) loads it with dlopen from $PROBE_LIBVARS_DLOPEN first.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -50,10 +53,25 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 5;
 	const char *stop = argc > 2 ? argv[2] : NULL;
 	struct timespec nap = {0, 20 * 1000 * 1000};
+#ifdef PROBE_LIBVARS_NOLINK
+	int (*fn)(int, double) = NULL;
+#else
+	int (*fn)(int, double) = lib_compute;
+#endif
 	long sum = 0;
 
+	if (!fn) {
+		const char *path = getenv("PROBE_LIBVARS_DLOPEN");
+		void *h = path ? dlopen(path, RTLD_NOW) : NULL;
+
+		fn = h ? (int (*)(int, double))dlsym(h, "lib_compute") : NULL;
+		if (!fn) {
+			fprintf(stderr, "no lib_compute: %s\n", path ? dlerror() : "no library");
+			return 1;
+		}
+	}
 	for (int k = 0; k < n || (stop && access(stop, F_OK) != 0); k++) {
-		sum += lib_compute(k, 1.5);
+		sum += fn(k, 1.5);
 		if (stop)
 			nanosleep(&nap, NULL);
 	}
