@@ -8,9 +8,10 @@
  * One table per translation unit, as text, in the non-allocated ELF section
  * CC_TABLE_SECTION; the linker concatenates the tables of all objects:
  *
- *	spool-cc-table 3 <hash, 16 hex digits> <number of merged events>\n
- *	m <index> <values emitted> <lines> [<before>]\n	one per merged event, then
- *	e <event id> <nargs> <arg>... [r<n>] [d<c>]\n	one per original event, where
+ *	spool-cc-table 5 <hash, 16 hex digits> <number of merged events>\n
+ *	m <index> <values emitted> <lines> [<before>] [s<c>] [x<j>,<n>]\n
+ *							one per merged event, then
+ *	e <event id> <nargs> <arg>... [r<n>] [o<c>]\n	one per original event, where
  *							<arg> is c<int64> (a constant),
  *							a<k> (the k-th emitted value),
  *							p<k> (the k-th value of the
@@ -18,9 +19,15 @@
  *							u<id>) or f... (a formula)
  *	end\n
  *
- * d<c>: the optimizer's estimate of how many cycles before the merged call
- * the original call would have run (CC_CYCLES_PER_INSN per instruction
- * between them); absent: 0.
+ * o<c>: the optimizer's estimate of how many cycles after the group's first
+ * call the original call would have run, s<c> the same for the merged call
+ * (CC_CYCLES_PER_INSN per instruction between them); absent: 0. So the
+ * event ran s - o cycles before the merged record. (Version 4 had d<c>, the
+ * cycles before the merged call, on the e line.)
+ *
+ * x<j>,<n>: the event's first n original events are the first n of merged
+ * event j (j < index, as expanded), and <lines> lines of its own follow:
+ * a table stores a shared prefix once.
  *
  * (doc/cc.md has the details: formulas, repeats.)
  *
@@ -37,7 +44,8 @@
 
 #define CC_TABLE_SECTION ".spool_cc_table"
 #define CC_TABLE_MAGIC "spool-cc-table"
-#define CC_TABLE_VERSION 4 /* 2: formulas (f...); 3: p<k>, r<n>, m ... <ref>; 4: d<cycles> */
+#define CC_TABLE_VERSION 5 /* 2: formulas (f...); 3: p<k>, r<n>, m ... <ref>; 4: d<cycles>;
+			    * 5: o<cycles>, s<cycles>, x<j>,<n> */
 #define CC_EVENTS_SECTION "spool_events" /* struct spool_event_desc, spool/trace.h */
 
 #define CC_ID_BASE 0x80000000u

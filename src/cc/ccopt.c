@@ -126,7 +126,8 @@ struct opt {
 	unsigned rounds;		/* moving rounds done */
 	double round_gain;		/* --round-gain: percent a round must save to go on */
 	double cost_start, cost_end;	/* estimated trace words per run, before and after */
-	int explain, no_formulas, no_sink, no_prev, no_cycles;
+	int explain, no_formulas, no_sink, no_prev, no_cycles, no_share;
+	char *full[CC_MAX_MERGED]; /* each merged event's lines, for sharing */
 	/* --max-codes */
 	int max_codes, collect;		/* limit (-1: none); the scoring pass */
 	unsigned ngroup, cur_depth;	/* groups so far (their order numbers); block's loop depth */
@@ -1366,6 +1367,45 @@ static void prof_count_sites(struct opt *o)
 			}
 }
 
+/*
+ * Table sharing: the merged event written before whose first lines are the
+ * longest prefix of this one's (text; j's lines as expanded), so the table
+ * says "x<j>,<n>" and writes only the lines after them. Equal lines mean
+ * equal events: ids, arguments (a<k> numbers values in the order the group
+ * first emits them, so a common prefix of calls numbers alike), repeats and
+ * cycle offsets (counted from the group's first call). Returns where this
+ * group's own lines start in text.
+ */
+static const char *shared_prefix(const struct opt *o, const char *text, unsigned *pj,
+				 unsigned *pn)
+{
+	const char *best = text;
+
+	*pn = 0;
+	for (unsigned j = 0; j < o->nmerged; j++) {
+		const char *a = text, *b = o->full[j];
+		unsigned lines = 0;
+
+		if (!b)
+			continue;
+		for (;;) {
+			const char *na = strchr(a, '\n'), *nb = strchr(b, '\n');
+
+			if (!na || !nb || na - a != nb - b || memcmp(a, b, (size_t)(na - a)))
+				break;
+			a = na + 1;
+			b = nb + 1;
+			lines++;
+		}
+		if (lines > *pn) {
+			*pn = lines;
+			*pj = j;
+			best = a;
+		}
+	}
+	return best;
+}
+
 /* Rewrite one group (all in one basic block, in order). */
 static int flush_group(struct opt *o, struct site *g, unsigned n)
 {
@@ -1475,7 +1515,7 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 			if (!rc && reps > 1)
 				rc = buf_printf(&ev, " r%u", reps);
 			if (!rc && last_d)
-				rc = buf_printf(&ev, " d%u", last_d);
+				rc = buf_printf(&ev, " o%u", last_d);
 			if (!rc)
 				rc = buf_printf(&ev, "\n");
 			nlines++;
@@ -1486,14 +1526,34 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 
 			last = line;
 			line = t;
-			last_d = o->no_cycles ? 0 : cycles_before(g[i].call, g[n - 1].call);
+			/* Cycles after the group's first call: a prefix of
+			 * equal calls has equal lines whatever follows it
+			 * (table sharing); the span, on the m line, gives
+			 * the cycles before the merged call. */
+			last_d = o->no_cycles ? 0 : cycles_before(g[0].call, g[i].call);
 		}
 	}
 	if (!rc) {
 		int uses_prev = strstr(ev.p, " p") || strstr(ev.p, ",p") || strstr(ev.p, " fp");
+		unsigned span = o->no_cycles ? 0 : cycles_before(g[0].call, g[n - 1].call);
+		unsigned pj = 0, pn = 0;
+		const char *own = ev.p;
 
-		rc = buf_printf(&o->table, "m %u %u %u%s%s\n%s", o->nmerged, nvals, nlines,
-				uses_prev ? " " : "", uses_prev ? o->prev.ref : "", ev.p);
+		if (!o->no_share)
+			own = shared_prefix(o, ev.p, &pj, &pn);
+		rc = buf_printf(&o->table, "m %u %u %u%s%s", o->nmerged, nvals, nlines - pn,
+				uses_prev ? " " : "", uses_prev ? o->prev.ref : "");
+		if (!rc && span)
+			rc = buf_printf(&o->table, " s%u", span);
+		if (!rc && pn)
+			rc = buf_printf(&o->table, " x%u,%u", pj, pn);
+		if (!rc)
+			rc = buf_printf(&o->table, "\n%s", own);
+		if (!rc) {
+			/* Kept whole: later groups may share its lines. */
+			o->full[o->nmerged] = ev.p;
+			ev.p = NULL;
+		}
 	}
 	free(ev.p);
 	free(line.p);
@@ -1808,6 +1868,8 @@ static int choose_merges(struct opt *o)
 	rc = c.mod ? rewrite_module(&c) : -ENOMEM;
 	free(c.table.p);
 	free(c.erase);
+	for (unsigned i = 0; i < c.nmerged; i++)
+		free(c.full[i]);
 	if (c.mod)
 		LLVMDisposeModule(c.mod);
 	if (rc) {
@@ -1842,7 +1904,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] [--no-formulas] "
 		   "[--no-sink] [--no-prev] [--no-cycles] [--max-codes N] [--profile FILE] "
-		   "[--round-gain PCT] IN.bc OUT.bc\n");
+		   "[--round-gain PCT] [--no-share] IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
@@ -1868,6 +1930,8 @@ int main(int argc, char **argv)
 			o.no_prev = 1;
 		else if (!strcmp(argv[i], "--no-cycles"))
 			o.no_cycles = 1;
+		else if (!strcmp(argv[i], "--no-share"))
+			o.no_share = 1;
 		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
 			profile = argv[++i];
 		else if (!strcmp(argv[i], "--round-gain") && i + 1 < argc) {
@@ -1987,6 +2051,8 @@ out_mod:
 	free(o.erase);
 	free(o.allowed);
 	free(o.prof);
+	for (unsigned i = 0; i < o.nmerged; i++)
+		free(o.full[i]);
 	LLVMDisposeBuilder(o.b);
 	LLVMDisposeModule(o.mod);
 out_buf:

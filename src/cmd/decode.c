@@ -53,7 +53,8 @@ struct dec_orig {
 	uint32_t id;
 	uint32_t nargs;
 	uint32_t rep; /* times the event repeats (idempotent repeats collapsed), >= 1 */
-	uint32_t cycles; /* estimated cycles before the merged call (table d<c>) */
+	uint32_t cycles; /* estimated cycles before the merged call (d<c>, or s<c> - o<c>) */
+	uint32_t off;	 /* version 5: cycles after the group's first call (o<c>) */
 	uint8_t kind[DECODE_MAX_ARGS];
 	int64_t v[DECODE_MAX_ARGS];	   /* the constant, or the emitted value's index */
 	struct dec_tok *f[DECODE_MAX_ARGS]; /* DEC_FORMULA: its steps, ended by op 0 */
@@ -65,6 +66,7 @@ struct dec_merged {
 	char ref;	  /* 'm' or 'u' when values come from the previous record, else 0 */
 	uint32_t ref_id;  /* which record that must be: merged index, or plain id */
 	uint32_t need;	  /* values of it used: highest p index + 1 */
+	uint32_t span;	  /* version 5: cycles from the group's first call to the record (s<c>) */
 	struct dec_orig *ev;
 };
 
@@ -200,6 +202,53 @@ static int64_t dec_eval(const struct dec_tok *f, const int64_t *vals, const int6
 	return st[0];
 }
 
+/* A shared prefix (x<j>,<n>): m's first n events are copies of src's, which
+ * must make sense in m too: values below m's count, values of the previous
+ * record only if m names one (then m needs as many as they use). */
+static int copy_shared(struct dec_merged *m, const struct dec_merged *src, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		struct dec_orig *o = &m->ev[k];
+
+		*o = src->ev[k];
+		for (uint32_t a = 0; a < DECODE_MAX_ARGS; a++)
+			o->f[a] = NULL;
+		for (uint32_t a = 0; a < o->nargs; a++) {
+			if (o->kind[a] == DEC_VAL && o->v[a] >= m->nemit)
+				return -EINVAL;
+			if (o->kind[a] == DEC_PREV) {
+				if (!m->ref)
+					return -EINVAL;
+				if ((uint32_t)o->v[a] + 1 > m->need)
+					m->need = (uint32_t)o->v[a] + 1;
+			}
+			if (o->kind[a] != DEC_FORMULA)
+				continue;
+			{
+				size_t len = 0;
+
+				while (src->ev[k].f[a][len].op)
+					len++;
+				o->f[a] = calloc(len + 1, sizeof(*o->f[a]));
+				if (!o->f[a])
+					return -ENOMEM;
+				memcpy(o->f[a], src->ev[k].f[a], len * sizeof(*o->f[a]));
+			}
+			for (const struct dec_tok *t = o->f[a]; t->op; t++) {
+				if (t->op == 'a' && t->x >= m->nemit)
+					return -EINVAL;
+				if (t->op != 'p')
+					continue;
+				if (!m->ref)
+					return -EINVAL;
+				if ((uint32_t)t->x + 1 > m->need)
+					m->need = (uint32_t)t->x + 1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Parse one unit's table starting at *pp (the header line); advance *pp past
  * its "end" line. */
 static int parse_unit(const char **pp, const char *end, struct dec_unit *u, const char *origin)
@@ -226,12 +275,14 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 		struct dec_merged *m = &u->m[i];
 		unsigned idx, nemit, nev;
 
+		unsigned pj = 0, pn = 0;
+
 		n = 0;
 		if (p >= end || sscanf(p, "m %u %u %u%n", &idx, &nemit, &nev, &n) < 3 || idx != i ||
-		    nemit > CC_MAX_EMIT || !nev || nev > CC_MAX_EMIT)
+		    nemit > CC_MAX_EMIT || nev > CC_MAX_EMIT)
 			goto bad;
 		p += n;
-		if (*p == ' ') {
+		if (*p == ' ' && (p[1] == 'm' || p[1] == 'u')) {
 			/* Version 3: the record before this one, which values come from. */
 			unsigned rid;
 
@@ -242,15 +293,33 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 			m->ref_id = rid;
 			p += n;
 		}
-		if (*p != '\n')
+		if (!strncmp(p, " s", 2)) {
+			/* Version 5: the record's cycles after the group's first call. */
+			n = 0;
+			if (version < 5 || sscanf(p, " s%u%n", &m->span, &n) < 1 ||
+			    m->span > CC_MAX_CYCLES)
+				goto bad;
+			p += n;
+		}
+		if (!strncmp(p, " x", 2)) {
+			/* Version 5: the first pn events are those of merged event pj. */
+			n = 0;
+			if (version < 5 || sscanf(p, " x%u,%u%n", &pj, &pn, &n) < 2 || pj >= i ||
+			    !pn || pn > u->m[pj].nev || pn + nev > CC_MAX_EMIT)
+				goto bad;
+			p += n;
+		}
+		if (*p != '\n' || !(pn + nev))
 			goto bad;
 		p++;
 		m->nemit = nemit;
-		m->nev = nev;
-		m->ev = calloc(nev, sizeof(*m->ev));
+		m->nev = pn + nev;
+		m->ev = calloc(m->nev, sizeof(*m->ev));
 		if (!m->ev)
 			return -ENOMEM;
-		for (uint32_t k = 0; k < nev; k++) {
+		if (pn && copy_shared(m, &u->m[pj], pn) < 0)
+			goto bad;
+		for (uint32_t k = pn; k < m->nev; k++) {
 			struct dec_orig *o = &m->ev[k];
 			unsigned id, na;
 
@@ -302,8 +371,15 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 			}
 			if (!strncmp(p, " d", 2)) {
 				n = 0;
-				if (sscanf(p, " d%u%n", &o->cycles, &n) < 1 ||
+				if (version > 4 || sscanf(p, " d%u%n", &o->cycles, &n) < 1 ||
 				    o->cycles > CC_MAX_CYCLES)
+					goto bad;
+				p += n;
+			}
+			if (!strncmp(p, " o", 2)) {
+				n = 0;
+				if (version < 5 || sscanf(p, " o%u%n", &o->off, &n) < 1 ||
+				    o->off > CC_MAX_CYCLES)
 					goto bad;
 				p += n;
 			}
@@ -311,6 +387,9 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 				goto bad;
 			p++;
 		}
+		if (version >= 5)
+			for (uint32_t k = 0; k < m->nev; k++)
+				m->ev[k].cycles = m->span > m->ev[k].off ? m->span - m->ev[k].off : 0;
 	}
 	if (end - p < 4 || strncmp(p, "end\n", 4))
 		goto bad;

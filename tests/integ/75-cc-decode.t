@@ -25,7 +25,7 @@ if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
 	exit 0
 fi
 
-plan 57
+plan 58
 
 ROUNDS=300
 
@@ -152,6 +152,17 @@ cmp_out=$(paste -d '|' dec-cc-O2 dec-nocyc | awk -F '|' '
 	END { if (bad != "") print bad; else print "earlier " earlier + 0 }')
 like "$cmp_out" "^earlier [1-9]" "  corrected times are never later than the .N scheme's, some earlier ($cmp_out)"
 ok "  uncorrected times strictly increase too" increasing dec-nocyc
+# Each corrected time lies in its record's span: not after the record's own
+# time (the uncorrected one), not before the record written before it.
+span=$(paste -d '|' dec-cc-O2 dec-nocyc | awk -F '|' '
+	{ split($1, x, " "); split($2, y, " "); split(x[1], a, "."); split(y[1], b, ".");
+	  t = a[1] + 0; r = b[1] + 0
+	  if (r != cur) { prev = cur; cur = r }
+	  if (t > r) { bad = "after its record at " NR; exit }
+	  if (NR > 1 && t < prev) { bad = "before the record before at " NR; exit }
+	  if (t < r) moved++ }
+	END { if (bad != "") print bad; else print "in span, " moved + 0 " moved back" }')
+like "$span" "^in span, [1-9]" "  corrected times lie within their record's span ($span)"
 
 # --max-codes: at most that many merged codes; the others stay trace calls,
 # and the decoded stream is still the plain build's.
