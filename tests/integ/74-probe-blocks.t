@@ -17,8 +17,8 @@
 # have gone to the next line (the then-part) as often as the program's own
 # counter of "true", and elsewhere as often as "false". genhtml must accept
 # the .info; the program's output must be unchanged.
-# Jump tables: tests/progs/probe_switch.c at -O2 (PIE: 32-bit offsets from
-# the table; -no-pie: absolute addresses) dispatches through switch jump
+# Jump tables: tests/progs/probe_switch.c at -O2 (gcc PIE: 32-bit offsets
+# from the table; -no-pie: absolute addresses; clang) dispatches through switch jump
 # tables; the count of each case's line (a call of that case's own
 # function) must equal the program's own counter of that case, and the
 # probes of the switch functions must be jumps (their targets are known).
@@ -29,7 +29,7 @@ if ! command -v gcov >/dev/null || ! command -v gcc >/dev/null; then
 	echo "1..0 # SKIP gcc/gcov are not installed"
 	exit 0
 fi
-plan 16
+plan 18
 
 cp "$SRC" probe_cov.c
 ok "the test program builds plainly and with --coverage" \
@@ -104,10 +104,22 @@ is "$got" "$want" "each if's taken / not taken equals the program's true / false
 
 # --- jump tables (-O2 switch statements) ---------------------------------------
 cp "$REPO/tests/progs/probe_switch.c" probe_switch.c
-for pie in pie no-pie; do
-	if [ $pie = pie ]; then flags="-fPIE -pie"; else flags="-fno-pic -no-pie"; fi
-	if ! gcc -O2 -g $flags -o sw probe_switch.c; then
+for pie in pie no-pie clang; do
+	cc=gcc
+	case $pie in
+	pie) flags="-fPIE -pie" ;;
+	no-pie) flags="-fno-pic -no-pie" ;;
+	clang)
+		cc=clang flags=""
+		if ! command -v clang >/dev/null; then
+			skip 2 "clang is not installed"
+			continue
+		fi
+		;;
+	esac
+	if ! $cc -O2 -g $flags -o sw probe_switch.c; then
 		fail "$pie: probe_switch builds at -O2"
+		fail "$pie: (not run)"
 		continue
 	fi
 	native="$(./sw 400)"

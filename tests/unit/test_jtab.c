@@ -85,6 +85,20 @@ static void test_copy_and_lea(void **state)
 	assert_int_equal(jt.entries, 13);
 }
 
+/* cmp edi,8; ja +0x12; mov eax,edi; lea rcx,[rip+0xea6];
+ * movsxd rax,[rcx+rax*4]; add rax,rcx; jmp rax  (clang: copied after the check) */
+static void test_copy_after(void **state)
+{
+	static const uint8_t code[] = {0x83, 0xff, 0x08, 0x77, 0x17, 0x89, 0xf8, 0x48, 0x8d,
+				       0x0d, 0xa6, 0x0e, 0x00, 0x00, 0x48, 0x63, 0x04, 0x81,
+				       0x48, 0x01, 0xc8, 0xff, 0xe0};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0x1150, &jt), 0);
+	assert_int_equal(jt.table, 0x2004);
+	assert_int_equal(jt.entries, 9);
+}
+
 /* lea rsi,[rip+0x300]; movzx eax,byte [rdi]; movsxd rax,[rsi+rax*4];
  * add rax,rsi; jmp rax  (an index that is a byte: 256 entries) */
 static void test_byte_index(void **state)
@@ -135,7 +149,7 @@ int main(void)
 		cmocka_unit_test(test_pic),	     cmocka_unit_test(test_nonpic),
 		cmocka_unit_test(test_copy_and_lea), cmocka_unit_test(test_byte_index),
 		cmocka_unit_test(test_no_bound),     cmocka_unit_test(test_index_changed),
-		cmocka_unit_test(test_tail_call),
+		cmocka_unit_test(test_tail_call),    cmocka_unit_test(test_copy_after),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,7 +15,7 @@
  *
  * and, before either, the bound of the index:
  *	cmp    I, N ; ja default           (N + 1 entries; jae: N entries)
- *	cmp    X, N ; ja default, with I a copy of X made before (mov I, X)
+ *	cmp    X, N ; ja default, with I a copy of X (mov I, X) made before or after
  *	movzx  I, byte                     (256 entries at most)
  *
  * Each step walks backwards from the instruction that uses a register to
@@ -118,7 +118,8 @@ static int jt_cmp_bound(const struct jt_insn *c, const struct jt_insn *j, ZydisR
 /* The bound of index family f before instruction `use`, walking back:
  *  - cmp f, imm directly followed by ja (imm + 1 entries) or jae (imm);
  *  - such a cmp of another register X when f was copied from X before it
- *    (mov f, X; ... cmp X, imm; ja), neither written in between;
+ *    (mov f, X; ... cmp X, imm; ja), neither written in between, or after
+ *    it (cmp X, imm; ja; ... mov f, X: X's bound is f's);
  *  - movzx f, r8: at most 256 (a cmp before it may say fewer).
  * Between the bound and `use`, f may only be extended into itself
  * (mov eax, eax; movsxd rax, eax; movzx eax, al). */
@@ -147,10 +148,15 @@ static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t 
 			     j->in.mnemonic == ZYDIS_MNEMONIC_MOVSXD) &&
 			    sf == f)
 				continue;
-			/* mov f, X: the copy a pending cmp X, imm bounds */
-			if (j->in.mnemonic == ZYDIS_MNEMONIC_MOV && pending && sf == px && jt_is_reg(d) &&
-			    d->size >= 32)
-				return (*entries = pending), 0;
+			/* mov f, X: f is a copy of X from here back (a pending
+			 * cmp X, imm bounds it; else look for a bound of X) */
+			if (j->in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_is_reg(d) && d->size >= 32 &&
+			    sf != ZYDIS_REGISTER_NONE) {
+				if (pending && sf == px)
+					return (*entries = pending), 0;
+				f = sf;
+				continue;
+			}
 			break;
 		}
 		if (pending && jt_writes(j, px))
