@@ -89,6 +89,18 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 		       ssize_t (*real)(int, const void *, size_t));
 ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 			ssize_t (*real)(int, const struct iovec *, int));
+/* send, sendto, sendmsg: recorded like write, write and writev (agent_sys.c
+ * interposes them and calls these). */
+struct sockaddr;
+struct msghdr;
+ssize_t agent_rr_send(int fd, const void *buf, size_t n, int flags,
+		      ssize_t (*real)(int, const void *, size_t, int));
+ssize_t agent_rr_sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *a,
+			unsigned alen,
+			ssize_t (*real)(int, const void *, size_t, int, const struct sockaddr *,
+					unsigned));
+ssize_t agent_rr_sendmsg(int fd, const struct msghdr *m, int flags,
+			 ssize_t (*real)(int, const struct msghdr *, int));
 
 /* An input call made through syscall() with number nr (counted while
  * recording, for spool record's summary). */

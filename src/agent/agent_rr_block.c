@@ -22,14 +22,16 @@
  *   initializer starts, the others when the call returns), and a replay
  *   lets each call proceed at its recorded turn, so the recorded thread
  *   runs the initializer;
- * - write/writev record their result (not their data). While recording in
- *   serial mode a write to a pipe or a socket gives the token up around the
- *   real call (the reader may be another thread of the program). A replay
+ * - write/writev, and send/sendto/sendmsg (recorded as write, write and
+ *   writev), record their result (not their data). While recording in
+ *   serial mode a write or send to a pipe or a socket gives the token up
+ *   around the real call (the reader may be another thread of the
+ *   program). A replay
  *   returns the recorded result and writes the recorded number of bytes for
  *   real to files, terminals and pipes read outside the program, so stdout
  *   and stderr are reproduced; it sends nothing to sockets and nothing into
  *   a pipe the program itself reads (its reads are replayed from the log,
- *   so such a pipe would fill up and block).
+ *   so such a pipe would fill up and block); a send sends nothing.
  *
  * Calls made by the agent itself (busy) and by threads spool could not
  * number pass through, as in agent_rr_io.c. stdio's writes go through
@@ -468,6 +470,65 @@ ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 	agent_rr_rec_input(t, RR_CALL_WRITEV, fd, r, r < 0 ? e : 0, 0, NULL, 0);
 	errno = e;
 	return r;
+}
+
+/* send, sendto, sendmsg (interposed by agent_sys.c, which calls these):
+ * recorded like write (send, sendto) and writev (sendmsg), the result
+ * only; serial record gives the token up around a send that may block (the
+ * reader may be another thread of the program, which needs the token to
+ * make room), a replay sends nothing and returns the recorded result. */
+static ssize_t rr_send_rec(struct agent_thread *t, unsigned call, int fd, ssize_t r)
+{
+	int e = errno;
+
+	agent_rr_rec_input(t, call, fd, r, r < 0 ? e : 0, 0, NULL, 0);
+	errno = e;
+	return r;
+}
+
+#define RR_SEND_MAY_BLOCK(fd, flags) (!((flags) & MSG_DONTWAIT) && rr_fd_may_block(fd))
+
+ssize_t agent_rr_send(int fd, const void *buf, size_t n, int flags,
+		      ssize_t (*real)(int, const void *, size_t, int))
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real(fd, buf, n, flags);
+	if (RR_REPLAYING())
+		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITE, fd, NULL, 0, NULL);
+	return rr_send_rec(t, RR_CALL_WRITE, fd,
+			   RR_BLOCK_IF(RR_SEND_MAY_BLOCK(fd, flags), ssize_t,
+				       real(fd, buf, n, flags)));
+}
+
+ssize_t agent_rr_sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *a,
+			unsigned alen,
+			ssize_t (*real)(int, const void *, size_t, int, const struct sockaddr *,
+					unsigned))
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real(fd, buf, n, flags, a, alen);
+	if (RR_REPLAYING())
+		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITE, fd, NULL, 0, NULL);
+	return rr_send_rec(t, RR_CALL_WRITE, fd,
+			   RR_BLOCK_IF(RR_SEND_MAY_BLOCK(fd, flags), ssize_t,
+				       real(fd, buf, n, flags, a, alen)));
+}
+
+ssize_t agent_rr_sendmsg(int fd, const struct msghdr *m, int flags,
+			 ssize_t (*real)(int, const struct msghdr *, int))
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real(fd, m, flags);
+	if (RR_REPLAYING())
+		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITEV, fd, NULL, 0, NULL);
+	return rr_send_rec(t, RR_CALL_WRITEV, fd,
+			   RR_BLOCK_IF(RR_SEND_MAY_BLOCK(fd, flags), ssize_t, real(fd, m, flags)));
 }
 
 /* Weak: the system probes (agent_sys.c) interpose the write family too;
