@@ -170,20 +170,28 @@ static __attribute__((noinline)) void mem_count(uint64_t calls, uint64_t bytes, 
 						 uint64_t live)
 {
 	struct sys_slot *s;
-	int saved = errno;
+	int saved;
 
 	if (__atomic_load_n(&agent_mem_state, __ATOMIC_ACQUIRE) == MEM_EARLY) {
 		if (agent_self.busy)
-			goto out; /* the agent's own (dlsym's) */
+			return; /* the agent's own (dlsym's) */
 		__atomic_fetch_add(&mem_early_calls, calls, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&mem_early_bytes, bytes, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&mem_early_frees, frees, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&mem_early_live, live, __ATOMIC_RELAXED);
-		goto out;
+		return;
 	}
-	s = agent_sys_self_slot();
+	if (AGENT_LIKELY(agent_self.state == AGENT_T_ON)) {
+		s = agent_sys_self_slot();
+	} else {
+		/* Registering the thread may make system calls: the caller's
+		 * errno (an allocation's ENOMEM) must survive. */
+		saved = errno;
+		s = agent_sys_self_slot();
+		errno = saved;
+	}
 	if (!s)
-		goto out;
+		return;
 	if (AGENT_UNLIKELY(__atomic_load_n(&mem_early_pending, __ATOMIC_RELAXED)) &&
 	    __atomic_exchange_n(&mem_early_pending, 0, __ATOMIC_ACQ_REL)) {
 		calls += __atomic_load_n(&mem_early_calls, __ATOMIC_RELAXED);
@@ -195,16 +203,13 @@ static __attribute__((noinline)) void mem_count(uint64_t calls, uint64_t bytes, 
 	mem_add(&s->mem_bytes, bytes);
 	mem_add(&s->mem_frees, frees);
 	mem_add(&s->mem_live, live);
-out:
-	errno = saved;
 }
 
 #define MEM_COUNTING() AGENT_UNLIKELY(__atomic_load_n(&agent_mem_state, __ATOMIC_RELAXED) != MEM_OFF)
 
 static void *mem_counted(void *p, size_t asked)
 {
-	if (MEM_COUNTING())
-		mem_count(1, p ? asked : 0, 0, mem_usable(p));
+	mem_count(1, p ? asked : 0, 0, mem_usable(p));
 	return p;
 }
 
@@ -236,6 +241,8 @@ AGENT_EXPORT void *malloc(size_t n)
 
 	if (AGENT_UNLIKELY(!f))
 		return mem_arena_alloc(n, 16);
+	if (!MEM_COUNTING())
+		return f(n); /* a tail call */
 	return mem_counted(f(n), n);
 }
 
@@ -265,8 +272,11 @@ AGENT_EXPORT void free(void *p)
 	f = MEM_REAL(real_free);
 	if (AGENT_UNLIKELY(!f))
 		return; /* cannot happen: only arena blocks exist before */
-	if (MEM_COUNTING())
-		mem_count(0, 0, 1, -(uint64_t)mem_usable(p));
+	if (!MEM_COUNTING()) {
+		f(p); /* a tail call */
+		return;
+	}
+	mem_count(0, 0, 1, -(uint64_t)mem_usable(p));
 	f(p);
 }
 
@@ -312,9 +322,10 @@ AGENT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 		*out = mem_arena_alloc(n, align);
 		return *out ? 0 : ENOMEM;
 	}
+	if (!MEM_COUNTING())
+		return f(out, align, n);
 	rc = f(out, align, n);
-	if (MEM_COUNTING())
-		mem_counted(rc ? NULL : *out, n);
+	mem_counted(rc ? NULL : *out, n);
 	return rc;
 }
 
@@ -324,6 +335,8 @@ AGENT_EXPORT void *aligned_alloc(size_t align, size_t n)
 
 	if (AGENT_UNLIKELY(!f))
 		return mem_arena_alloc(n, align);
+	if (!MEM_COUNTING())
+		return f(align, n);
 	return mem_counted(f(align, n), n);
 }
 
@@ -333,6 +346,8 @@ AGENT_EXPORT void *memalign(size_t align, size_t n)
 
 	if (AGENT_UNLIKELY(!f))
 		return mem_arena_alloc(n, align);
+	if (!MEM_COUNTING())
+		return f(align, n);
 	return mem_counted(f(align, n), n);
 }
 
@@ -342,6 +357,8 @@ AGENT_EXPORT void *valloc(size_t n)
 
 	if (AGENT_UNLIKELY(!f))
 		return mem_arena_alloc(n, 4096);
+	if (!MEM_COUNTING())
+		return f(n);
 	return mem_counted(f(n), n);
 }
 
@@ -351,5 +368,7 @@ AGENT_EXPORT void *pvalloc(size_t n)
 
 	if (AGENT_UNLIKELY(!f))
 		return mem_arena_alloc(n, 4096);
+	if (!MEM_COUNTING())
+		return f(n);
 	return mem_counted(f(n), n);
 }
