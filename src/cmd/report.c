@@ -111,7 +111,8 @@ static const struct report_kind report_kinds[] = {
      report_coverage},
     {"sys",
      "system probes (spool probe -e sys:...): CPU time per thread, read/write\n"
-     "                        calls and bytes per descriptor kind, RSS min/max/final",
+     "                        calls and bytes per descriptor kind, allocations and\n"
+     "                        live heap bytes, RSS min/max/final",
      report_sys},
     {"vars",
      "variable, assertion and time probes: value timelines with\n"
