@@ -3,14 +3,15 @@
 # 66-record-block.t - serial record/replay of calls that wait without being
 # a lock or a read: a sched_yield spin on a flag set by another thread,
 # sleeps, pthread_once from several threads whose initializer sleeps, a
-# pipe between two threads carrying more than it holds (rr_block); and
-# timed waits that must time out in serial mode (rr_timed). Each records
+# pipe between two threads carrying more than it holds (rr_block); timed
+# waits that must time out in serial mode (rr_timed); send, sendto and
+# sendmsg on a socketpair fuller than its buffer (rr_socksend). Each records
 # without the watchdog firing and replays with the recorded output and the
 # recorded switches, without and with chaos; rr_block also in sync mode,
 # where pthread_once is ordered like a lock.
 . "$(dirname "$0")/lib.sh"
 
-plan 23
+plan 32
 
 REPLAYS=5
 
@@ -74,5 +75,17 @@ is "$(grep -c 'ETIMEDOUT' timed.rec.out)" 5 \
 like "$(cat timed.rec.out)" '^signalled cond_timedwait: ok, flag 1$' \
 	"timed: a signalled timed wait returns 0 before its deadline"
 RECORD_OPTS=--chaos record_replay timedc "$TIMED"
+
+# --- serial: send, sendto, sendmsg on a full socketpair --------------------
+# The sender blocks in the kernel with 64 KiB chunks in a socket buffer the
+# reader drains 1000 bytes at a time: it must give the run token up there.
+SOCK="$PROGS/rr_socksend"
+record_replay sock "$SOCK" 2048
+like "$(cat sock.rec.out)" '^received 2097152 of 2097152 bytes, sum [0-9a-f]{16}$' \
+	"sock: 2 MiB went through the socketpair"
+is "$(cat sock.rec.out)" "$("$SOCK" 2048)" "sock: the same bytes as without spool"
+num_cmp "$(grep -c 'call 2[01] ' sock.rec.sched)" -ge 32 \
+	"sock: the sends are recorded (as write and writev)"
+RECORD_OPTS=--chaos record_replay sockc "$SOCK" 1024
 
 done_testing
