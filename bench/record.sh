@@ -112,3 +112,9 @@ if command -v pigz >/dev/null; then
 		echo "pigz serial replay output identical to native: yes" ||
 		echo "pigz serial replay output identical to native: NO"
 fi
+
+echo
+echo "raw system calls (inline syscall, caught by syscall user dispatch: one SIGSYS each)"
+MODE=sync
+N=$(scaled 1000000)
+row "rr_rawsys --getpid $N (sync)" /dev/null "$progs/rr_rawsys" --getpid "$N"

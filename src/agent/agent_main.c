@@ -25,6 +25,7 @@
 
 #include "agent.h"
 #include "agent_rr.h"
+#include "agent_rr_dispatch.h"
 #include "agent_probe.h"
 #include "agent_sys.h"
 
@@ -421,6 +422,7 @@ __attribute__((constructor)) static void agent_start(void)
 	agent_proc_claim(0);
 	agent.active = 1;
 	agent_rr_init();
+	agent_rr_dispatch_init(); /* record/replay: the program's own syscall instructions */
 	agent_func_init();
 	agent_sys_init();
 	agent_log("recording pid %u slot %u flags %u", agent.pid, agent.proc_slot, agent.proc_flags);

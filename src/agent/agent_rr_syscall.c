@@ -9,7 +9,8 @@
  * Everything else, and every call made from the agent's own code (which
  * uses syscall() for futexes and raw clocks on purpose), goes to the real
  * syscall() unchanged. A `syscall` instruction in the program's own code
- * (inline assembly, a static libc) is not seen (doc/record.md).
+ * (inline assembly, a Go runtime) is caught by syscall user dispatch
+ * (agent_rr_dispatch.c), whose SIGSYS handler uses rr_direct() too.
  *
  * Until dlsym ran (another library's constructor calling syscall() before
  * ours), the fallback makes the system call with inline assembly.
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "agent_rr.h"
+#include "agent_rr_dispatch.h"
 
 /* The agent's own code: its calls to syscall() are never redirected. */
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
@@ -163,6 +165,11 @@ static long rr_direct(long n, const long *a, int *handled)
 	}
 	*handled = 0;
 	return 0;
+}
+
+long agent_rr_syscall_route(long n, const long *a, int *handled)
+{
+	return rr_direct(n, a, handled);
 }
 
 /* glibc's syscall() passes six registers whatever the call takes; so do

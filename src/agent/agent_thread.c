@@ -19,6 +19,7 @@
 
 #include "agent.h"
 #include "agent_rr.h"
+#include "agent_rr_dispatch.h"
 #include "agent_sys.h"
 
 __thread struct agent_thread agent_self;
@@ -225,8 +226,10 @@ static void *agent_thread_start(void *p)
 	if (t)
 		agent_emit(t, 0, OP_THREAD_START, (uint64_t)(uintptr_t)fn,
 			   (uint64_t)pthread_self(), __builtin_frame_address(0));
-	if (AGENT_UNLIKELY(agent_rr_mode))
+	if (AGENT_UNLIKELY(agent_rr_mode)) {
+		agent_rr_dispatch_thread(); /* dispatch is per thread */
 		agent_rr_thread_go(); /* serial mode: no user code before the run token */
+	}
 	ret = fn(arg);
 	t = agent_enter();
 	if (t)

@@ -35,6 +35,7 @@
 #include "../collect/stdin_cap.h"
 #include "../replay/gdb.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_scan.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -44,6 +45,9 @@
 
 struct record_ctx {
 	struct rr_info info;
+	char raw_unrec[160]; /* own syscall instructions: the calls not recorded */
+	struct rr_scan scan; /* rdtsc and (without dispatch) syscall in the executable */
+	int scanned;
 	uint32_t max_rings;
 	int serial, chaos, lock_events;
 	uint64_t seed;
@@ -234,6 +238,45 @@ static void record_direct(struct rr_info *info, const struct rr_area *a)
 	}
 }
 
+/* The program's own syscall instructions (agent_rr_dispatch.c): "getrandom
+ * 1, read 2" into the side file, the calls that were not recorded apart. */
+static void record_raw(struct record_ctx *ctx, const struct rr_area *a)
+{
+	struct rr_info *info = &ctx->info;
+	size_t n = 0, u = 0;
+
+	info->raw_state = a->raw_state;
+	info->raw_err = a->raw_err;
+	info->raw = a->raw;
+	info->raw_calls[0] = ctx->raw_unrec[0] = 0;
+	for (int i = 0; i < RR_RAW_SLOTS && a->raw_nr[i]; i++) {
+		long nr = (long)a->raw_nr[i] - 1;
+		const char *name = rr_sys_name(nr);
+		char num[32];
+		int k;
+
+		if (!name) {
+			snprintf(num, sizeof(num), "syscall%ld", nr);
+			name = num;
+		}
+		k = snprintf(info->raw_calls + n, sizeof(info->raw_calls) - n, "%s%s %llu",
+			     n ? ", " : "", name, (unsigned long long)a->raw_count[i]);
+		if (k > 0 && (size_t)k < sizeof(info->raw_calls) - n)
+			n += (size_t)k;
+		if (rr_sys_recorded(nr))
+			continue;
+		k = snprintf(ctx->raw_unrec + u, sizeof(ctx->raw_unrec) - u, "%s%s", u ? ", " : "",
+			     name);
+		if (k > 0 && (size_t)k < sizeof(ctx->raw_unrec) - u)
+			u += (size_t)k;
+	}
+	if (a->raw_other && n + 40 < sizeof(info->raw_calls))
+		snprintf(info->raw_calls + n, sizeof(info->raw_calls) - n, "%sothers %llu",
+			 n ? ", " : "", (unsigned long long)a->raw_other);
+	if (a->raw_other && !u)
+		snprintf(ctx->raw_unrec, sizeof(ctx->raw_unrec), "others");
+}
+
 /* After the last drain: say what was recorded, in the "record" side file. */
 static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 {
@@ -255,6 +298,7 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->info.flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
 	ctx->info.lost = a->lost;
 	record_direct(&ctx->info, a);
+	record_raw(ctx, a);
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->info.report, a->report, n);
 	ctx->info.report[n] = 0;
@@ -266,6 +310,8 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		ctx->info.exe[n] = 0;
 		if (buildid_read(ctx->info.exe, ctx->info.buildid, sizeof(ctx->info.buildid)) < 0)
 			ctx->info.buildid[0] = 0;
+		if (!ctx->scanned && rr_scan_exe(ctx->info.exe, &ctx->scan) == 0)
+			ctx->scanned = 1;
 	}
 	return rr_info_write(w, &ctx->info);
 }
@@ -353,9 +399,28 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 			 "created at once?): replay may diverge");
 	if (i->direct)
 		log_warn("the program made %llu input system call%s through syscall() (%s): "
-			 "recorded like the named calls; a syscall instruction in the program's "
-			 "own code would not be seen (doc/record.md)",
+			 "recorded like the named calls (doc/record.md)",
 			 (unsigned long long)i->direct, i->direct == 1 ? "" : "s", i->direct_calls);
+	if (i->raw && !ctx->raw_unrec[0])
+		log_warn("the program made %llu system call%s with its own syscall instruction "
+			 "(%s): recorded like the named calls",
+			 (unsigned long long)i->raw, i->raw == 1 ? "" : "s", i->raw_calls);
+	else if (i->raw)
+		log_warn("the program made %llu system call%s with its own syscall instruction "
+			 "(%s): the input calls among them are recorded like the named calls; "
+			 "%s ran unrecorded and run again in a replay",
+			 (unsigned long long)i->raw, i->raw == 1 ? "" : "s", i->raw_calls,
+			 ctx->raw_unrec);
+	if (ctx->scanned && ctx->scan.n[RR_SCAN_SYSCALL] && i->raw_state == RR_RAW_FAILED)
+		log_warn("syscall user dispatch is not available (%s): the program's own system "
+			 "call instructions are not seen and their inputs not recorded (%u in the "
+			 "executable: %s)",
+			 strerror(i->raw_err), ctx->scan.n[RR_SCAN_SYSCALL],
+			 ctx->scan.where[RR_SCAN_SYSCALL]);
+	if (ctx->scanned && ctx->scan.n[RR_SCAN_TSC])
+		log_warn("the program reads the time stamp counter itself (%u in the "
+			 "executable: %s): those values are not recorded, a replay reads new ones",
+			 ctx->scan.n[RR_SCAN_TSC], ctx->scan.where[RR_SCAN_TSC]);
 	if (i->flags & RR_F_STOP)
 		log_err("%s", i->report);
 	else if (res->term_signal && res->term_signal != SIGSEGV && res->term_signal != SIGBUS &&

@@ -160,6 +160,12 @@ struct rr_order {
 	uint32_t tseq;	 /* that thread's event number */
 };
 
+/* rr_area.raw_state */
+#define RR_RAW_UNKNOWN 0 /* the agent did not say (an older agent, or it never got there) */
+#define RR_RAW_ON 1	 /* syscall user dispatch was enabled */
+#define RR_RAW_FAILED 2	 /* the kernel refused it (raw_err) */
+#define RR_RAW_SLOTS 24
+
 struct rr_area {
 	uint64_t magic;
 	uint32_t version;
@@ -196,6 +202,17 @@ struct rr_area {
 	 * like the named calls, agent_rr_syscall.c), and their first numbers */
 	uint64_t direct;
 	uint32_t direct_nr[8]; /* 0 = free slot (read is 0 on x86-64: stored + 1) */
+	/* record: system calls the program made with its own syscall
+	 * instruction, seen through syscall user dispatch
+	 * (agent_rr_dispatch.c): raw_state says whether dispatch was on,
+	 * raw_err why not; per number (stored + 1, 0 = free slot) a count;
+	 * raw_other counts the calls whose number found no free slot. */
+	uint32_t raw_state; /* RR_RAW_* (agent) */
+	int32_t raw_err;    /* RR_RAW_FAILED: the errno of the prctl */
+	uint64_t raw;	    /* all of them */
+	uint64_t raw_other;
+	uint32_t raw_nr[RR_RAW_SLOTS];
+	uint64_t raw_count[RR_RAW_SLOTS];
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

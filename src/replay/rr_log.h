@@ -35,6 +35,12 @@ struct rr_info {
 	uint64_t switches; /* serial: switches of the run token */
 	uint64_t direct;   /* input calls made through syscall() (recorded) */
 	char direct_calls[160]; /* their names, comma-separated */
+	/* system calls of the program's own syscall instructions, seen by
+	 * syscall user dispatch; raw_state: RR_RAW_* (rr_area.h) */
+	uint64_t raw;
+	char raw_calls[512]; /* "name count" pairs, comma-separated */
+	uint32_t raw_state;
+	int raw_err;
 	int lock_events;   /* recorded with --lock-events: the replay writes them too */
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);

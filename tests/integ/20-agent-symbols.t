@@ -42,6 +42,9 @@ fi
 #               object did not load) __sigsetjmp siglongjmp (the fault guard
 #               around a custom handler: no system call) raise (a sent
 #               SIGSEGV/SIGTRAP that is not ours, re-sent with its default)
+#   raw system calls (agent_rr_dispatch.c): fork (a program's own fork
+#               instruction, made through libc's fork so the agent's fork
+#               handlers detach the child)
 #   compiler/runtime: memset memcpy __cxa_finalize and the weak
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid
@@ -49,7 +52,7 @@ dlsym dlvsym pthread_key_create __register_atfork strnlen __libc_stack_end
 gettid prctl pthread_self pthread_setspecific madvise syscall sched_yield write
 __errno_location memset memcpy __cxa_finalize
 dl_iterate_phdr mprotect sigaction memcmp strcmp strrchr
-dlerror __sigsetjmp siglongjmp raise
+dlerror __sigsetjmp siglongjmp raise fork
 _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __gmon_start__"
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|printf|fprintf|sprintf|snprintf|vfprintf|vsnprintf|puts|fputs|fopen|fdopen|fclose|fwrite|fread|fflush|perror|exit|_exit|abort|__assert_fail|__tls_get_addr|pthread_mutex_.*|pthread_rwlock_.*|sem_.*|__stack_chk_fail)$'
 

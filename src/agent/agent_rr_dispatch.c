@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_rr_dispatch.c - the system calls a program makes with its own
+ * `syscall` instruction, not through libc (inline assembly, Go and other
+ * runtimes that make their own calls), recorded and replayed like the named
+ * calls: Linux syscall user dispatch (prctl PR_SET_SYSCALL_USER_DISPATCH,
+ * kernel 5.11 and later).
+ *
+ * While recording or replaying (set up by the constructor right after
+ * agent_rr_init), every thread the agent starts turns
+ * dispatch on with libc's text as the allowed range and its own selector
+ * byte (agent_sud_sel, initial-exec TLS) set to BLOCK: a system call made
+ * from anywhere else raises SIGSYS before it runs (the kernel rolls rax back
+ * to the call's number). The handler sets the selector to ALLOW for its own
+ * calls, then:
+ *  - a call of the program's code (not the agent's, ld.so's or the vDSO's)
+ *    that the agent records (read, getrandom, clock_gettime, ... the list
+ *    of agent_rr_syscall.c) goes to the agent's interposer of the named
+ *    call, so it is recorded and replayed like it; it is counted for spool
+ *    record's summary (rr_area.raw_*);
+ *  - any other call is made by the handler with the same registers;
+ *  - rt_sigreturn (a runtime's own signal restorer) cannot run from a
+ *    handler: the handler returns to libc's restorer, whose identical call
+ *    is in the allowed range, with the program's stack pointer unchanged;
+ *  - fork (and clone with only SIGCHLD) goes through libc's fork(), so the
+ *    agent's fork handlers detach the child as for a named fork;
+ *  - clone, clone3, vfork, execve and execveat with their own stack or
+ *    memory cannot run in the handler either: the handler returns to a
+ *    trampoline of the agent that makes the call with the program's
+ *    registers (selector ALLOW), then, in the calling thread, sets the
+ *    selector back to BLOCK and jumps to the instruction after the
+ *    program's `syscall`. A child (rax 0) only jumps: it may run on another
+ *    stack and with another TLS, and the kernel does not give it dispatch.
+ *    The return address is read from a slot kept per call site
+ *    (agent_sud_slot), so parent and child need no register for it and a
+ *    slot never changes once written (no race with a late child);
+ *  - exit and exit_group are made by the handler.
+ * The agent keeps its SIGSYS handler: the program's sigaction, signal or
+ * own rt_sigaction of SIGSYS is kept as the program's disposition, which a
+ * SIGSYS that is not dispatch's (seccomp, kill) gets.
+ * Dispatch is per thread and is not inherited by threads, fork children or
+ * exec'd images (checked on this kernel); fork children are not recorded
+ * (agent_rr.c), so they run without it.
+ *
+ * Signal safety: the handler calls only the agent's interposers (which is
+ * what the program's call would have done at that point: the signal is
+ * synchronous, raised at the program's own instruction), raw system calls,
+ * and atomics. errno is saved and restored.
+ */
+#include <errno.h>
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "agent_rr.h"
+#include "agent_rr_dispatch.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#endif
+#ifndef PR_SYS_DISPATCH_ON
+#define PR_SYS_DISPATCH_ON 1
+#endif
+#ifndef SYSCALL_DISPATCH_FILTER_ALLOW
+#define SYSCALL_DISPATCH_FILTER_ALLOW 0
+#define SYSCALL_DISPATCH_FILTER_BLOCK 1
+#endif
+#define SUD_SI_CODE 2 /* SYS_USER_DISPATCH */
+#define SUD_TRAMP_SLOTS 32
+#define SUD_TRAMP_SIZE 32
+
+/* The agent's own code: its raw calls are its own, never the program's. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char __etext[] __attribute__((visibility("hidden")));
+
+#if defined(__x86_64__)
+
+/* Read by the kernel at each system call of a thread with dispatch on. */
+__attribute__((visibility("hidden"), tls_model("initial-exec"))) __thread volatile unsigned char
+	agent_sud_sel;
+/* Per call site: the address after the program's `syscall` instruction. */
+__attribute__((visibility("hidden"))) uintptr_t agent_sud_slot[SUD_TRAMP_SLOTS];
+extern const char agent_sud_tramp[] __attribute__((visibility("hidden")));
+
+/*
+ * Trampoline k (32 bytes each): the call with the program's registers;
+ * rcx and r11 are the two registers `syscall` destroys anyway, and the
+ * flags are not preserved across an asm statement either. The parent side
+ * (rax != 0: a pid, an error, a failed exec) sets its selector back to
+ * BLOCK; both sides continue after the program's instruction.
+ */
+__asm__(".pushsection .text\n"
+	".balign 32\n"
+	".globl agent_sud_tramp\n"
+	".hidden agent_sud_tramp\n"
+	".type agent_sud_tramp, @function\n"
+	"agent_sud_tramp:\n"
+	".irp k,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
+	"28,29,30,31\n"
+	".balign 32\n"
+	"syscall\n"
+	"test %rax, %rax\n"
+	"jz 1f\n"
+	"movq agent_sud_sel@gottpoff(%rip), %r11\n"
+	"movb $1, %fs:(%r11)\n"
+	"1: jmp *agent_sud_slot+8*\\k(%rip)\n"
+	".endr\n"
+	".size agent_sud_tramp, .-agent_sud_tramp\n"
+	".popsection\n");
+
+_Static_assert(SYSCALL_DISPATCH_FILTER_BLOCK == 1, "the trampoline stores 1");
+
+static struct rr_area *sud_area;
+static int sud_on;
+static uintptr_t sud_lo, sud_len;		/* libc's text: the allowed range */
+static uintptr_t sud_ld_lo, sud_ld_hi;		/* ld.so's text */
+static uintptr_t sud_vdso_lo, sud_vdso_hi;	/* the vDSO */
+static uintptr_t sud_restorer;			/* libc's __restore_rt */
+static struct sigaction sud_old;		/* the program's SIGSYS (seccomp, kill) */
+
+/* The kernel's struct sigaction on x86-64 (rt_sigaction). */
+struct sud_ksa {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+static long sud_raw(long n, const long *a)
+{
+	register long r10 __asm__("r10") = a[3];
+	register long r8 __asm__("r8") = a[4];
+	register long r9 __asm__("r9") = a[5];
+	long r;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(n), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+/* A call from the program's own code (or another library's), as opposed to
+ * the agent's, ld.so's (dlopen maps libraries with its own calls) or the
+ * vDSO's fallback (reached from libc's clock_gettime, maybe from the
+ * agent's interposer: routing it would record the clock twice). */
+static int sud_is_program(uintptr_t ip)
+{
+	if (ip >= (uintptr_t)__ehdr_start && ip < (uintptr_t)__etext)
+		return 0;
+	if (ip >= sud_ld_lo && ip < sud_ld_hi)
+		return 0;
+	if (ip >= sud_vdso_lo && ip < sud_vdso_hi)
+		return 0;
+	return 1;
+}
+
+static void sud_count(long nr)
+{
+	struct rr_area *a = sud_area;
+	uint32_t v = (uint32_t)nr + 1;
+	int i;
+
+	if (!(agent_rr_mode & RR_MODE_RECORD))
+		return;
+	__atomic_fetch_add(&a->raw, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < RR_RAW_SLOTS; i++) {
+		uint32_t cur = __atomic_load_n(&a->raw_nr[i], __ATOMIC_ACQUIRE);
+
+		if (!cur && !__atomic_compare_exchange_n(&a->raw_nr[i], &cur, v, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+		    cur != v)
+			continue;
+		if (cur && cur != v)
+			continue;
+		__atomic_fetch_add(&a->raw_count[i], 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_fetch_add(&a->raw_other, 1, __ATOMIC_RELAXED);
+}
+
+/* The trampoline for the call site ip (-1: all slots taken). */
+static int sud_slot(uintptr_t ip)
+{
+	for (int i = 0; i < SUD_TRAMP_SLOTS; i++) {
+		uintptr_t cur = __atomic_load_n(&agent_sud_slot[i], __ATOMIC_ACQUIRE);
+
+		if (cur == ip)
+			return i;
+		if (!cur && __atomic_compare_exchange_n(&agent_sud_slot[i], &cur, ip, 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return i;
+		if (cur == ip)
+			return i;
+	}
+	return -1;
+}
+
+/* A SIGSYS that is not dispatch's (seccomp, kill -SYS): what the program
+ * had before us, the default (a core dump) if nothing. */
+static void sud_foreign(int sig, siginfo_t *si, void *ctx)
+{
+	if (sud_old.sa_flags & SA_SIGINFO) {
+		if (sud_old.sa_sigaction)
+			sud_old.sa_sigaction(sig, si, ctx);
+		return;
+	}
+	if (sud_old.sa_handler == SIG_IGN)
+		return;
+	if (sud_old.sa_handler != SIG_DFL) {
+		sud_old.sa_handler(sig);
+		return;
+	}
+	{
+		struct sud_ksa dfl = {SIG_DFL, 0, NULL, 0};
+
+		syscall(SYS_rt_sigaction, SIGSYS, &dfl, NULL, 8);
+	}
+	raise(SIGSYS); /* pending until the handler returns, then the default */
+}
+
+/* The program's own rt_sigaction of SIGSYS: kept as its disposition for
+ * sud_foreign, the kernel keeps ours. */
+static long sud_rt_sigaction(const long *a)
+{
+	const struct sud_ksa *nk = (const struct sud_ksa *)a[1];
+	struct sud_ksa *ok = (struct sud_ksa *)a[2];
+
+	if (ok) {
+		ok->handler = (void *)sud_old.sa_handler;
+		ok->flags = (unsigned long)sud_old.sa_flags;
+		ok->restorer = (void *)sud_old.sa_restorer;
+		memcpy(&ok->mask, &sud_old.sa_mask, sizeof(ok->mask));
+	}
+	if (nk) {
+		memset(&sud_old, 0, sizeof(sud_old));
+		sud_old.sa_handler = (void (*)(int))nk->handler;
+		sud_old.sa_flags = (int)nk->flags;
+		memcpy(&sud_old.sa_mask, &nk->mask, sizeof(nk->mask));
+	}
+	return 0;
+}
+
+int agent_rr_dispatch_sigsys(const struct sigaction *act, struct sigaction *oact)
+{
+	if (!sud_on)
+		return 0;
+	if (oact)
+		*oact = sud_old;
+	if (act)
+		sud_old = *act;
+	return 1;
+}
+
+/* The child (0) is detached by the agent's fork handlers (agent_rr.c,
+ * agent_thread.c) and runs without dispatch. */
+static long sud_fork(void)
+{
+	pid_t p = fork();
+
+	return p < 0 ? -errno : p;
+}
+
+static void sud_handler(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	greg_t *g = uc->uc_mcontext.gregs;
+	int saved = errno, handled = 0, prog, k;
+	long nr, a[6], r = -ENOSYS;
+	uintptr_t ip;
+
+	if (si->si_code != SUD_SI_CODE) {
+		sud_foreign(sig, si, ctx);
+		return;
+	}
+	agent_sud_sel = SYSCALL_DISPATCH_FILTER_ALLOW;
+	nr = g[REG_RAX];
+	ip = (uintptr_t)g[REG_RIP];
+	a[0] = g[REG_RDI];
+	a[1] = g[REG_RSI];
+	a[2] = g[REG_RDX];
+	a[3] = g[REG_R10];
+	a[4] = g[REG_R8];
+	a[5] = g[REG_R9];
+	prog = sud_is_program(ip);
+	if (prog)
+		sud_count(nr);
+	switch (nr) {
+	case SYS_rt_sigreturn:
+		/* The same call from libc's restorer, on the same stack. */
+		g[REG_RIP] = (greg_t)sud_restorer;
+		goto out;
+	case SYS_fork:
+		r = sud_fork();
+		break;
+	case SYS_clone:
+		if (a[0] == SIGCHLD && !a[1]) {
+			r = sud_fork();
+			break;
+		}
+		/* fallthrough */
+	case SYS_clone3:
+	case SYS_vfork:
+	case SYS_execve:
+	case SYS_execveat:
+		k = sud_slot(ip);
+		if (k >= 0) {
+			/* Leaves the selector at ALLOW: the trampoline resets it. */
+			g[REG_RIP] = (greg_t)(agent_sud_tramp + SUD_TRAMP_SIZE * k);
+			errno = saved;
+			return;
+		}
+		if (nr == SYS_execve || nr == SYS_execveat) {
+			/* The new image gets the program's signal mask. */
+			syscall(SYS_rt_sigprocmask, SIG_SETMASK, &uc->uc_sigmask, NULL, _NSIG / 8);
+			r = sud_raw(nr, a);
+		} else {
+			r = -EAGAIN; /* more than SUD_TRAMP_SLOTS call sites */
+		}
+		break;
+	case SYS_rt_sigaction:
+		if (prog && a[0] == SIGSYS && a[3] == 8) {
+			r = sud_rt_sigaction(a);
+			break;
+		}
+		r = sud_raw(nr, a);
+		break;
+	default:
+		if (prog && agent_rr_mode && !agent_self.busy) {
+			errno = 0;
+			r = agent_rr_syscall_route(nr, a, &handled);
+			if (handled && r == -1 && errno)
+				r = -errno;
+		}
+		if (!handled)
+			r = sud_raw(nr, a);
+		break;
+	}
+	g[REG_RAX] = r;
+out:
+	agent_sud_sel = SYSCALL_DISPATCH_FILTER_BLOCK;
+	errno = saved;
+}
+
+struct sud_find {
+	uintptr_t libc_ip, ld_base, vdso;
+	int found;
+};
+
+static int sud_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct sud_find *f = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (f->libc_ip >= lo && f->libc_ip < hi) {
+			sud_lo = lo;
+			sud_len = hi - lo;
+			f->found = 1;
+		} else if (f->ld_base && info->dlpi_addr == f->ld_base) {
+			sud_ld_lo = lo;
+			sud_ld_hi = hi;
+		} else if (f->vdso && f->vdso >= lo && f->vdso < hi) {
+			sud_vdso_lo = lo;
+			sud_vdso_hi = hi;
+		}
+	}
+	return 0;
+}
+
+static int sud_enable(void)
+{
+	agent_sud_sel = SYSCALL_DISPATCH_FILTER_BLOCK;
+	if (syscall(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, sud_lo, sud_len,
+		    &agent_sud_sel) < 0)
+		return -errno;
+	return 0;
+}
+
+void agent_rr_dispatch_init(void)
+{
+	struct rr_area *a;
+	struct sud_find f = {0, getauxval(AT_BASE), getauxval(AT_SYSINFO_EHDR), 0};
+	struct sigaction sa, cur;
+	int saved = errno, err;
+
+	/* agent_rr_init checked the area before it set the mode. */
+	if (!agent_rr_mode || !agent.ctl)
+		return;
+	a = (struct rr_area *)((char *)agent.base + agent.ctl->ext_offset[SHM_EXT_REPLAY]);
+	sud_area = a;
+	/* Read once, at startup: a way to test the static scan of spool
+	 * record, or to keep a program's own SIGSYS handling undisturbed. */
+	if (getenv("SPOOL_NO_DISPATCH")) {
+		err = -ECANCELED;
+		goto out_fail;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sud_handler;
+	/* SA_ONSTACK: runtimes with small goroutine stacks give every thread
+	 * an alternate stack. No SA_NODEFER: the handler never makes a call
+	 * dispatch would catch (its selector is ALLOW). */
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	if (sigaction(SIGSYS, &sa, &sud_old) < 0 || sigaction(SIGSYS, NULL, &cur) < 0) {
+		err = -errno;
+		goto out_fail;
+	}
+	/* glibc fills sa_restorer with its __restore_rt: libc's text. */
+	sud_restorer = (uintptr_t)cur.sa_restorer;
+	f.libc_ip = sud_restorer;
+	dl_iterate_phdr(sud_phdr, &f);
+	if (!f.found || !sud_restorer) {
+		err = -ENOENT;
+		goto out_restore;
+	}
+	err = sud_enable();
+	if (err)
+		goto out_restore;
+	sud_on = 1;
+	a->raw_state = RR_RAW_ON;
+	agent_log("syscall user dispatch on: libc text %p+%#lx", (void *)sud_lo,
+		  (unsigned long)sud_len);
+	errno = saved;
+	return;
+out_restore:
+	sigaction(SIGSYS, &sud_old, NULL);
+out_fail:
+	a->raw_err = -err;
+	a->raw_state = RR_RAW_FAILED;
+	agent_log("syscall user dispatch unavailable (%d): raw system calls are not seen", err);
+	errno = saved;
+}
+
+void agent_rr_dispatch_thread(void)
+{
+	int saved = errno;
+
+	if (sud_on && agent_rr_mode && sud_enable())
+		agent_log("syscall user dispatch: a thread could not turn it on (%d)", errno);
+	errno = saved;
+}
+
+#else /* !__x86_64__ */
+
+void agent_rr_dispatch_init(void)
+{
+	if (agent_rr_mode && agent.ctl) {
+		struct rr_area *a = (struct rr_area *)((char *)agent.base +
+						       agent.ctl->ext_offset[SHM_EXT_REPLAY]);
+
+		a->raw_err = ENOSYS;
+		a->raw_state = RR_RAW_FAILED;
+	}
+}
+
+void agent_rr_dispatch_thread(void)
+{
+}
+
+int agent_rr_dispatch_sigsys(const struct sigaction *act, struct sigaction *oact)
+{
+	return 0;
+}
+
+#endif
