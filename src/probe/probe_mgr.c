@@ -147,8 +147,9 @@ static int probe_mgr_module(struct probe_mgr *m, const char *path, int is_main, 
 		return rc;
 	}
 	if (m->mods[m->nmods].stripped)
-		log_info("probe: %s has no .symtab (stripped): using .dynsym, %zu functions; "
-			 "static functions cannot be probed by name",
+		log_info("probe: %s has no .symtab (stripped) and no debug file was found "
+			 "(--debug-dir): using .dynsym, %zu functions; static functions cannot "
+			 "be probed by name",
 			 path, m->mods[m->nmods].nsyms);
 	*idx = (uint32_t)m->nmods++;
 	return 0;
@@ -281,7 +282,9 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 			return rc;
 		if (!matched)
 			log_err("probe: '%s' matches no function of %s%s", s->text, m->exe,
-				m->mods[mi].stripped ? " (stripped: only .dynsym was searched)" : "");
+				m->mods[mi].stripped ? " (stripped: only .dynsym was searched; "
+						       "--debug-dir names where its debug file is)"
+						     : "");
 	} else {
 		uint32_t *mods;
 		size_t nmods;

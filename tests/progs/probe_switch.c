@@ -17,7 +17,9 @@
 static unsigned long n_op[12];
 static volatile long sink;
 
-#define OP(k)                                                                                       \
+/* One case per line, the way the test reads them: */
+/* clang-format off */
+#define OP(k)                                                                                      \
 	__attribute__((noinline)) static long op##k(long v)                                        \
 	{                                                                                          \
 		n_op[k]++;                                                                         \
@@ -60,6 +62,8 @@ __attribute__((noinline)) long dispatch2(int x, long v)
 	}
 	return r;
 }
+
+/* clang-format on */
 
 int main(int argc, char **argv)
 {

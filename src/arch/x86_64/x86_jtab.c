@@ -44,8 +44,9 @@ struct jt_insn {
 
 static ZydisRegister jt_family(ZydisRegister r)
 {
-	return r == ZYDIS_REGISTER_NONE ? r
-					: ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	return r == ZYDIS_REGISTER_NONE
+		   ? r
+		   : ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
 }
 
 /* Does instruction k write (any part of) register family f? */
@@ -85,8 +86,9 @@ static int jt_is_reg(const ZydisDecodedOperand *o)
 static int jt_abs8(const ZydisDecodedOperand *o, ZydisRegister *index, uint64_t *table)
 {
 	if (!o || o->type != ZYDIS_OPERAND_TYPE_MEMORY || o->mem.base != ZYDIS_REGISTER_NONE ||
-	    o->mem.index == ZYDIS_REGISTER_NONE || o->mem.scale != 8 || !o->mem.disp.has_displacement ||
-	    o->mem.disp.value <= 0 || o->size != 64 || o->mem.segment != ZYDIS_REGISTER_DS)
+	    o->mem.index == ZYDIS_REGISTER_NONE || o->mem.scale != 8 ||
+	    !o->mem.disp.has_displacement || o->mem.disp.value <= 0 || o->size != 64 ||
+	    o->mem.segment != ZYDIS_REGISTER_DS)
 		return 0;
 	*index = jt_family(o->mem.index);
 	*table = (uint64_t)o->mem.disp.value;
@@ -135,7 +137,8 @@ static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t 
 
 		if (jt_writes(j, f)) {
 			const ZydisDecodedOperand *d = jt_op(j, 0), *s = jt_op(j, 1);
-			ZydisRegister sf = jt_is_reg(s) ? jt_family(s->reg.value) : ZYDIS_REGISTER_NONE;
+			ZydisRegister sf =
+			    jt_is_reg(s) ? jt_family(s->reg.value) : ZYDIS_REGISTER_NONE;
 
 			if (j->in.mnemonic == ZYDIS_MNEMONIC_MOVZX && s && s->size == 8) {
 				/* a byte: 256 entries at most */
@@ -245,7 +248,8 @@ int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint6
 	k = jt_def(v, last, r);
 	if (k < 0)
 		return -ENOENT;
-	if (v[k].in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_abs8(jt_op(&v[k], 1), &index, &jt->table)) {
+	if (v[k].in.mnemonic == ZYDIS_MNEMONIC_MOV &&
+	    jt_abs8(jt_op(&v[k], 1), &index, &jt->table)) {
 		/* mov R, qword [I*8 + TABLE]; jmp R */
 		jt->entry_size = 8;
 		return jt_bound(v, k, index, &jt->entries);
@@ -271,8 +275,8 @@ int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint6
 		if (lea < 0 || v[lea].in.mnemonic != ZYDIS_MNEMONIC_LEA)
 			return -ENOENT;
 		m = jt_op(&v[lea], 1);
-		if (!m || m->type != ZYDIS_OPERAND_TYPE_MEMORY || m->mem.base != ZYDIS_REGISTER_RIP ||
-		    m->mem.index != ZYDIS_REGISTER_NONE ||
+		if (!m || m->type != ZYDIS_OPERAND_TYPE_MEMORY ||
+		    m->mem.base != ZYDIS_REGISTER_RIP || m->mem.index != ZYDIS_REGISTER_NONE ||
 		    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&v[lea].in, m, v[lea].addr, &abs)))
 			return -ENOENT;
 		jt->table = abs;
