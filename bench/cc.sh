@@ -9,7 +9,8 @@
 #            spool minus the same binary run without spool (its trace calls
 #            then cost a test and a branch), at two workload sizes so start-up
 #            cancels out, divided by the events added. Best of 3 runs each.
-# Then the in-process figure: tests/cc/tight.c times its loop of trace calls
+# Then bank, formulas and join at -O0 (records and bytes only). Then the
+# in-process figure: tests/cc/tight.c times its loop of trace calls
 # with clock_gettime (after a warm-up that touches the ring's pages and a
 # pause that lets the collector empty it), so ns/ev there is the cost of a
 # trace call on the target alone: best of 5 runs without loss, traced under
@@ -98,6 +99,24 @@ for prog in bank formulas threads; do
 		'BEGIN { printf "%-10s ratio  records %.2f (%+.0f%%), bytes %.2f (%+.0f%%), ns/ev %.2f\n",
 			p, rc / rp, (rc / rp - 1) * 100, bc / bp, (bc / bp - 1) * 100,
 			(np > 0 ? nc / np : 0) }'
+done
+
+# -O0: what spool cc saves on unoptimized code (clang reloads every value
+# from its stack slot there); records and bytes only.
+printf '\n%-10s %-6s %9s %10s %9s\n' "-O0" build records bytes events
+for prog in bank formulas join; do
+	n=$(scaled 10000)
+	"$clang" -O0 -pthread -I"$src/include" "$src/tests/cc/$prog.c" -o "$prog-plain0" || continue
+	"$spool" cc -O0 -pthread "$src/tests/cc/$prog.c" -o "$prog-cc0" || continue
+	declare -A rec0 byt0
+	for b in plain cc; do
+		read -r r_b by_b e_b < <(stats "./$prog-${b}0" "$n")
+		printf '%-10s %-6s %9s %10s %9s\n' "$prog" "$b" "$r_b" "$by_b" "$e_b"
+		rec0[$b]=$r_b byt0[$b]=$by_b
+	done
+	awk -v rp="${rec0[plain]}" -v rc="${rec0[cc]}" -v bp="${byt0[plain]}" -v bc="${byt0[cc]}" \
+		-v p="$prog" 'BEGIN { printf "%-10s ratio  records %.2f (%+.0f%%), bytes %.2f (%+.0f%%)\n",
+			p, rc / rp, (rc / rp - 1) * 100, bc / bp, (bc / bp - 1) * 100 }'
 done
 
 # In-process: ns per original event of the timed loop (tests/cc/tight.c).

@@ -297,6 +297,8 @@ static int same_ptr(LLVMValueRef p, LLVMValueRef q)
  * one struct type never overlap, and distinct instances of a struct in an
  * array never partially overlap (C forbids indexing a sub-array out of its
  * bounds), so neither access spills into the other. */
+static int strict_aliasing = 1; /* --no-strict-aliasing (spool cc: -fno-strict-aliasing) */
+
 static int disjoint_fields(LLVMValueRef sp, LLVMValueRef lp, LLVMTypeRef st, LLVMTypeRef lt)
 {
 	LLVMTypeRef t;
@@ -305,8 +307,11 @@ static int disjoint_fields(LLVMValueRef sp, LLVMValueRef lp, LLVMTypeRef st, LLV
 	if (st != lt || (LLVMGetTypeKind(st) != LLVMIntegerTypeKind &&
 			 LLVMGetTypeKind(st) != LLVMPointerTypeKind))
 		return 0;
+	/* Different bases: with C's aliasing rules (clang's default, which its
+	 * own -O2 relies on), two pointers to one struct type point to the same
+	 * object or to objects that do not overlap, as array elements do. */
 	if (!LLVMIsAGetElementPtrInst(sp) || !LLVMIsAGetElementPtrInst(lp) ||
-	    !same_ptr(LLVMGetOperand(sp, 0), LLVMGetOperand(lp, 0)) ||
+	    (!strict_aliasing && !same_ptr(LLVMGetOperand(sp, 0), LLVMGetOperand(lp, 0))) ||
 	    LLVMGetGEPSourceElementType(sp) != LLVMGetGEPSourceElementType(lp))
 		return 0;
 	n = (unsigned)LLVMGetNumOperands(sp);
@@ -1904,7 +1909,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] [--no-formulas] "
 		   "[--no-sink] [--no-prev] [--no-cycles] [--max-codes N] [--profile FILE] "
-		   "[--round-gain PCT] [--no-share] IN.bc OUT.bc\n");
+		   "[--round-gain PCT] [--no-share] [--no-strict-aliasing] IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
@@ -1932,6 +1937,8 @@ int main(int argc, char **argv)
 			o.no_cycles = 1;
 		else if (!strcmp(argv[i], "--no-share"))
 			o.no_share = 1;
+		else if (!strcmp(argv[i], "--no-strict-aliasing"))
+			strict_aliasing = 0;
 		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
 			profile = argv[++i];
 		else if (!strcmp(argv[i], "--round-gain") && i + 1 < argc) {

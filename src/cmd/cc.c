@@ -135,7 +135,7 @@ struct cc_ctx {
 	char ccopt[PATH_MAX + 32];
 	char incdir[PATH_MAX + 16];
 	char tmpdir[64];
-	int verbose, explain;
+	int verbose, explain, no_strict_aliasing;
 	const char *max_codes; /* --max-codes N, for spool-ccopt */
 	const char *profile;   /* --profile TRACE */
 	const char *round_gain; /* --round-gain PCT, for spool-ccopt */
@@ -194,6 +194,8 @@ static int cc_compile_one(struct cc_ctx *c, const char *src, const char *obj, in
 		av[k++] = "--max-codes";
 		av[k++] = (char *)c->max_codes;
 	}
+	if (c->no_strict_aliasing)
+		av[k++] = "--no-strict-aliasing";
 	if (c->round_gain) {
 		av[k++] = "--round-gain";
 		av[k++] = (char *)c->round_gain;
@@ -313,6 +315,11 @@ int cmd_cc(int argc, char **argv)
 				c.has_md = 1;
 			if (!strcmp(a, "-MF"))
 				c.has_mf = 1;
+			/* The last one given wins, as in clang. */
+			if (!strcmp(a, "-fno-strict-aliasing"))
+				c.no_strict_aliasing = 1;
+			if (!strcmp(a, "-fstrict-aliasing"))
+				c.no_strict_aliasing = 0;
 			c.opts[c.nopts++] = argv[i];
 			if (cc_takes_arg(a) && i + 1 < argc)
 				c.opts[c.nopts++] = argv[++i];

@@ -25,7 +25,7 @@ if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
 	exit 0
 fi
 
-plan 58
+plan 61
 
 ROUNDS=300
 
@@ -194,6 +194,23 @@ rp=$(stat_field stats-plain-O2 records)
 diag "records: plain $rp, --max-codes 1 $r1, unlimited $ra"
 ok "  records: unlimited ($ra) <= --max-codes 1 ($r1) < plain ($rp)" \
 	test "$ra" -le "$r1" -a "$r1" -lt "$rp"
+
+# C's aliasing rules let -O0's reload of b->id after a store to a->balance
+# merge with the earlier load; -fno-strict-aliasing takes that away, and
+# both builds still decode to the plain build's events.
+spool_run cc -O0 -fno-strict-aliasing "$SRC/tests/cc/bank.c" -o bank-nsa
+is_rc 0 "spool cc -O0 -fno-strict-aliasing builds bank"
+rm -rf t-nsa
+spool_run locks -q -o t-nsa -- ./bank-nsa "$ROUNDS"
+spool_run decode --stats t-nsa
+cp run.out dec-nsa
+cp run.err stats-nsa
+events dec-nsa >ev-nsa
+events dec-plain-O0 >ev-plain0
+ok "  its decoded trace is the plain build's" cmp -s ev-plain0 ev-nsa
+b0=$(stat_field stats-cc-O0 bytes)
+bn=$(stat_field stats-nsa bytes)
+ok "  it writes more bytes than the default build ($bn > $b0)" test "$bn" -gt "$b0"
 
 # The table is in a section that is not loaded.
 flags=$(readelf -W -S bank-cc-O2 | awk '$2 == ".spool_cc_table" { print $8 }')
