@@ -74,6 +74,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_GETTID] = "gettid",
 	[RR_CALL_NANOSLEEP] = "nanosleep",
 	[RR_CALL_CLOCK_NANOSLEEP] = "clock_nanosleep",
+	[RR_CALL_SIGWAIT] = "pause/sigsuspend",
 	[RR_CALL_WRITE] = "write",
 	[RR_CALL_WRITEV] = "writev",
 };
@@ -338,46 +339,115 @@ int agent_rr_sig_thread_ok(void)
 
 /* Record: run the handlers of the signals that arrived since the thread's
  * last event, each after its KIND_SCHED RR_OP_SIGNAL record, so that the
- * events the handler records come after it in the thread's log. */
-static void rr_rec_signals(struct agent_thread *t)
+ * events the handler records come after it in the thread's log. at: 0 at a
+ * recorded event (the replay delivers before the event that follows), else
+ * the progress count + 1 of the serial switch point that delivers (the
+ * replay delivers when its count gets there). */
+static void rr_sig_deliver(struct agent_thread *t, int point)
 {
-	uint64_t m;
+	int sig;
 
-	if (AGENT_LIKELY(!__atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED)) ||
-	    rr_in_signal)
+	if (rr_in_signal || !rr_self.has_id || t->busy)
 		return;
 	rr_in_signal = 1;
-	while ((m = __atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED))) {
-		int sig = __builtin_ctzll(m);
-
-		__atomic_fetch_and(&agent_rr_sig_pending, ~(1ull << sig), __ATOMIC_RELAXED);
-		rr_emit_sched(t, 0, ++rr_self.tseq, (uint32_t)sig, RR_NO_TURN, RR_OP_SIGNAL, 0, 0);
+	while ((sig = agent_rr_sig_take())) {
+		rr_emit_sched(t, 0, ++rr_self.tseq, (uint32_t)sig, RR_NO_TURN, RR_OP_SIGNAL, 0,
+			      point ? agent_ser.count + 1 : 0);
 		agent_rr_sig_run(sig);
 	}
 	rr_in_signal = 0;
 }
 
+static void rr_rec_signals(struct agent_thread *t)
+{
+	if (AGENT_UNLIKELY(agent_rr_sig_any()))
+		rr_sig_deliver(t, 0);
+}
+
 static const struct rec_hdr *rr_peek(void);
 static void rr_advance(void);
 
-/* Replay: make the recorded deliveries that come next in the thread's log. */
-static void rr_rep_signals(struct agent_thread *t)
+/* Replay, serial mode: the progress count at which the thread's next
+ * delivery at a switch point is due (RR_COUNT_END: none; 0 at the start:
+ * look at the first switch point). The serial slow path comes back at that
+ * count (agent_rr_sig_limit). */
+__thread uint64_t agent_rr_sig_at;
+
+/* The delivery at a switch point recorded at off in the thread's log, if
+ * there is one. */
+static void rr_sig_due(uint64_t off)
+{
+	const struct rec_sched *e = (const struct rec_sched *)((const char *)rr_area + off);
+	uint64_t at = RR_COUNT_END;
+
+	if (off < rr_self.end && ev_kind(e->h.word) == KIND_SCHED && e->op == RR_OP_SIGNAL &&
+	    e->arg)
+		at = e->arg - 1;
+	agent_rr_sig_at = at;
+	if (at < agent_ser.limit)
+		agent_ser.limit = at;
+}
+
+/* Replay: make the recorded deliveries that come next in the thread's log
+ * (at a switch point: only those recorded at progress count `count`).
+ * Serial mode: then note the next delivery at a switch point, which may
+ * follow the event about to be replayed (its records, all the chunks of an
+ * input, are skipped). */
+static void rr_rep_deliver(struct agent_thread *t, int point, uint64_t count)
 {
 	const struct rec_hdr *h;
+	uint64_t off;
 
-	if (rr_in_signal)
+	if (rr_in_signal || !rr_self.has_id)
 		return;
 	while ((h = rr_peek()) && ev_kind(h->word) == KIND_SCHED &&
 	       ((const struct rec_sched *)h)->op == RR_OP_SIGNAL) {
 		const struct rec_sched *e = (const struct rec_sched *)h;
 		uint32_t sig = e->obj, tseq = e->tseq;
+		uint64_t arg = e->arg;
 
+		if (point && arg != count + 1)
+			break;
 		rr_advance();
-		rr_emit_sched(t, 0, tseq, sig, RR_NO_TURN, RR_OP_SIGNAL, 0, 0);
+		rr_emit_sched(t, 0, tseq, sig, RR_NO_TURN, RR_OP_SIGNAL, 0, arg);
 		rr_in_signal = 1;
 		agent_rr_sig_run((int)sig);
 		rr_in_signal = 0;
 	}
+	if (agent_serial_on != RR_MODE_REPLAY)
+		return;
+	off = rr_self.cur;
+	if (!point && (h = rr_peek())) {
+		uint32_t tseq = ((const struct rec_sched *)h)->tseq;
+		int input = ev_kind(h->word) == KIND_INPUT;
+
+		do
+			off += h->size;
+		while (input && off < rr_self.end &&
+		       (h = (const struct rec_hdr *)((const char *)rr_area + off)) &&
+		       ev_kind(h->word) == KIND_INPUT &&
+		       ((const struct rec_input *)h)->tseq == tseq);
+	}
+	rr_sig_due(off);
+}
+
+static void rr_rep_signals(struct agent_thread *t)
+{
+	rr_rep_deliver(t, 0, 0);
+}
+
+/* Serial mode, the slow path of a switch point (agent_serial.c), with the
+ * run token held: deliver the signals due at this point. */
+void agent_rr_sig_point(uint64_t count)
+{
+	struct agent_thread *t = &agent_self;
+
+	if (t->state != AGENT_T_ON || !agent.active)
+		return;
+	if (agent_rr_mode & RR_MODE_REPLAY)
+		rr_rep_deliver(t, 1, count);
+	else if (agent_rr_sig_any())
+		rr_sig_deliver(t, 1);
 }
 
 /* ---- serial mode (agent_serial.c) ---- */
@@ -997,6 +1067,12 @@ void agent_rr_thread_end(void)
 {
 	if (!rr_self.has_id)
 		return;
+	/* The thread's last delivery point: a signal that arrived after its
+	 * last event runs its handler here (the thread still exists). */
+	if (agent_rr_mode & RR_MODE_RECORD)
+		rr_rec_signals(&agent_self);
+	else
+		rr_rep_signals(&agent_self);
 	if (agent_rr_mode & RR_MODE_REPLAY) {
 		if (rr_self.cur < rr_self.end)
 			rr_diverge(rr_peek(), "the thread ends", 0, NULL,

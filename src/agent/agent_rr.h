@@ -122,5 +122,23 @@ void agent_rr_end_of_schedule(uint32_t thread, uint64_t count) __attribute__((no
 extern __thread uint64_t agent_rr_sig_pending;
 void agent_rr_sig_run(int sig);
 int agent_rr_sig_thread_ok(void);
+/* Serial record: signals that landed on a thread without the run token;
+ * the holder delivers them. */
+extern uint64_t agent_rr_sig_proc;
+static inline int agent_rr_sig_any(void)
+{
+	return (__atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED) |
+		__atomic_load_n(&agent_rr_sig_proc, __ATOMIC_RELAXED)) != 0;
+}
+/* Take one signal to deliver now (the thread's own first), 0 if none. */
+int agent_rr_sig_take(void);
+/* Serial mode: deliver the signals due at this switch point (agent_rr.c);
+ * lower agent_ser.limit to the next point a signal is due at; the thread
+ * holds the token; replay: the count of the thread's next delivery at a
+ * switch point. */
+void agent_rr_sig_point(uint64_t count);
+void agent_rr_sig_limit(void);
+extern __thread uint64_t agent_rr_sig_at;
+int agent_serial_holder(void);
 
 #endif

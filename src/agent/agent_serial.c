@@ -165,6 +165,17 @@ static void ser_set_limit(void)
 	uint64_t pub = agent_ser.count + SER_PUBLISH;
 
 	agent_ser.limit = end < pub ? end : pub;
+	agent_rr_sig_limit(); /* a signal due sooner (agent_rr_signal.c) */
+}
+
+/* Signals (agent_rr_signal.c): whether the calling thread holds the run
+ * token (it delivers its own signals at its next switch point; a signal
+ * that lands on a thread without the token is the holder's to deliver).
+ * Async-signal-safe. */
+int agent_serial_holder(void)
+{
+	return agent_serial_on && ser_me.on &&
+	       __atomic_load_n(&ser_area->owner, __ATOMIC_SEQ_CST) == ser_me.id;
 }
 
 /* Record: a new slice. Chaos slices are short and random: mostly a few
@@ -597,6 +608,8 @@ static void ser_slow(unsigned at, int forced)
 	s = &ser_slots[ser_me.id];
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	s->at = at;
+	/* Signals due here run first, before any switch (agent_rr_signal.c). */
+	agent_rr_sig_point(agent_ser.count);
 	if (agent_serial_on == RR_MODE_REPLAY) {
 		if (agent_serial_path && forced)
 			ser_path_blocked(at);

@@ -6,9 +6,13 @@
 # while it is recorded; five replays (one of them sent SIGUSR1 from outside,
 # which a replay ignores) print exactly the recorded output. A program
 # killed by an unhandled SIGTERM while recorded replays up to that point.
+# Serial mode delivers at progress points: a thread that spins in
+# instrumented calls, making no recorded call, runs the handler and stops.
+# pause() and sigsuspend() wait for signals without the run token, and
+# SA_RESETHAND handlers run once, then the default action kills.
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 39
 
 PROG="$PROGS/rr_signals"
 
@@ -22,16 +26,15 @@ wait_ready() {
 	return 1
 }
 
-# send_usr1 SPOOLPID N [OUT]: N SIGUSR1 to spool's child at random
+# send_usr1 SPOOLPID N [OUT]: N SIGUSR1 to the program at random
 # intervals; with OUT (the program's output), keep sending one every 0.1 s
 # while the program has not yet reported a handled signal and still runs,
 # so a loaded machine cannot make the run end before any signal landed.
 send_usr1() {
 	local pid i
-	pid=$(pgrep -P "$1" | head -n 1)
-	[ -n "$pid" ] || return 1
+	pid=$(prog_of "$1") || return 1
 	for i in $(seq "$2"); do
-		sleep "0.$((RANDOM % 15 + 5))"
+		sleep "$(printf '0.%02d' $((RANDOM % 15 + 5)))"
 		kill -USR1 "$pid" 2>/dev/null
 	done
 	[ -n "${3:-}" ] || return 0
@@ -40,6 +43,58 @@ send_usr1() {
 		kill -USR1 "$pid" 2>/dev/null || return 0
 		sleep 0.1
 	done
+}
+
+# prog_of PID: the recorded or replayed program under PID (spool, or the
+# timeout that runs spool)
+prog_of() {
+	local p="$1" c i
+	for i in 1 2 3; do
+		c=$(pgrep -P "$p" | head -n 1)
+		[ -n "$c" ] || return 1
+		case "$(cat "/proc/$c/comm" 2>/dev/null)" in
+		spool | timeout) p=$c ;;
+		*) echo "$c"; return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# wait_for TEXT FILE: until the program printed TEXT (30 s at most)
+wait_for() {
+	local i
+	for i in $(seq 600); do
+		grep -q "$1" "$2" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# usr1_until_exit PID: a SIGUSR1 every 0.2 s while the program runs (at
+# most 150)
+usr1_until_exit() {
+	local pid i
+	pid=$(prog_of "$1") || return 1
+	for i in $(seq 150); do
+		kill -USR1 "$pid" 2>/dev/null || return 0
+		sleep 0.2
+	done
+}
+
+# replays_same TRACE RECOUT WANTRC DESC: three replays print RECOUT and
+# exit WANTRC
+replays_same() {
+	local same=0 i
+	for i in 1 2 3; do
+		spool_run replay -o rep.trace "$1"
+		if [ "$RC" = "$3" ] && cmp -s run.out "$2"; then
+			same=$((same + 1))
+		else
+			show_run
+			diag "$(diff "$2" run.out | head -n 20)"
+		fi
+	done
+	is "$same" 3 "$4"
 }
 
 for mode in serial sync; do
@@ -52,14 +107,7 @@ for mode in serial sync; do
 	RC=$?
 	is_rc 0 "$mode: the program records"
 	n=$(sed -n 's/^signals \([0-9]*\)$/\1/p' "$mode.rec.out")
-	if [ "$mode" = serial ]; then
-		# Known bug: a serial recording sometimes handles none of the
-		# signals sent (twice in CI runs, never when run alone).
-		todo_ok "serial mode can lose signals, see doc/record.md" \
-			"$mode: its handler ran during the recording (${n:-no} signals)" [ "${n:-0}" -ge 1 ]
-	else
-		ok "$mode: its handler ran during the recording (${n:-no} signals)" [ "${n:-0}" -ge 1 ]
-	fi
+	ok "$mode: its handler ran during the recording (${n:-no} signals)" [ "${n:-0}" -ge 1 ]
 	same=0
 	for i in 1 2 3 4 5; do
 		timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay -o "$mode.rep.trace" "$mode.trace" \
@@ -109,6 +157,58 @@ for mode in serial sync; do
 		fail "$mode: the replay prints the killed run's output ($rep of $rec lines)"
 		show_run
 	fi
+done
+
+# --- serial mode: delivery at progress points ------------------------------
+# rr_sigspin-finst: the main thread waits in pthread_join, the other spins in
+# instrumented calls until its handler has run twice. Without delivery at
+# progress points it would spin until the timeout.
+timeout -k 10 120 "$SPOOL" record -o spin.trace -- "$PROGS/rr_sigspin-finst" 2 \
+	>spin.rec.out 2>spin.rec.err &
+sp=$!
+wait_ready spin.rec.out
+usr1_until_exit "$sp"
+wait "$sp"
+RC=$?
+cp spin.rec.err run.err
+is_rc 0 "serial, progress points: the spinning program records"
+like "$(cat spin.rec.out)" 'signals 2' \
+	"serial, progress points: the spinning thread ran the handler twice, at progress points"
+replays_same spin.trace spin.rec.out 0 \
+	"serial, progress points: three replays print the recorded output (same iterations, same hash)"
+
+# --- pause() and sigsuspend() ---------------------------------------------------
+# The worker finishes its 40 rounds while the main thread waits; only then
+# are signals sent: in serial mode the waiting thread must have given the run
+# token up.
+for mode in serial sync; do
+	for how in pause suspend; do
+		timeout -k 10 120 "$SPOOL" record --mode "$mode" -o "$how-$mode.trace" -- \
+			"$PROGS/rr_sigpause" "$how" >"$how-$mode.rec.out" 2>"$how-$mode.rec.err" &
+		sp=$!
+		wait_for 'worker done' "$how-$mode.rec.out"
+		usr1_until_exit "$sp"
+		wait "$sp"
+		RC=$?
+		cp "$how-$mode.rec.err" run.err
+		is_rc 0 "$mode, $how: the program records"
+		[ "$how" = suspend ] && w=sigsuspend || w=pause
+		like "$(tr '\n' ' ' <"$how-$mode.rec.out")" "worker done 40 .*handled 3 signals in $w" \
+			"$mode, $how: the worker ran while the main thread waited, which then got 3 signals"
+		replays_same "$how-$mode.trace" "$how-$mode.rec.out" 0 \
+			"$mode, $how: three replays print the recorded output"
+	done
+done
+
+# --- SA_RESETHAND ---------------------------------------------------------------
+for mode in serial sync; do
+	spool_run record --mode "$mode" -o "reset-$mode.trace" -- "$PROGS/rr_sigreset"
+	cp run.out "reset-$mode.rec.out"
+	is_rc 138 "$mode, SA_RESETHAND: the second SIGUSR1 kills the program (128 + 10)"
+	like "$(tr '\n' ' ' <run.out)" '^handled 1 disposition reset to SIG_DFL $' \
+		"$mode, SA_RESETHAND: the handler ran once and the disposition became SIG_DFL"
+	replays_same "reset-$mode.trace" "reset-$mode.rec.out" 3 \
+		"$mode, SA_RESETHAND: three replays print the output up to the kill (exit 3)"
 done
 
 done_testing
