@@ -11,11 +11,16 @@
  * diagnostic go to stderr.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../analyze/path.h"
 #include "../collect/session.h"
@@ -58,7 +63,10 @@ static void path_usage(FILE *out)
 		"      --thread N       only thread index N (the number after T)\n"
 		"      --json           JSON instead of text\n"
 		"  -t, --trace-dir DIR  when recording: trace directory (default spool.trace;\n"
-		"                       an existing one is kept as DIR.old)\n"
+		"                       an existing one is kept as DIR.old). TRACE_DIR made by\n"
+		"                       spool record holds no function entries: spool path\n"
+		"                       replays it with --record-path, into DIR if given (kept)\n"
+		"                       or a temporary directory\n"
 		"      --ring-size SIZE when recording: per-thread ring, power of two, k/m\n"
 		"                       suffixes (default %um); a full ring loses events\n"
 		"      --max-threads N  when recording: threads that get a ring (default %u)\n"
@@ -99,8 +107,62 @@ static int path_record(struct session_opts *so, int quiet)
 	return res.exit_status ? -res.exit_status - 1 : 0;
 }
 
+static int path_rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+/* A recording (spool record) holds the schedule, not the function entries:
+ * replay it with --record-path into DIR (the program's stdout discarded,
+ * its stderr and the replay's diagnostics kept) and read the path there.
+ * Returns 0, or 1 after saying why the replay did not give a path. */
+static int path_replay(const char *trace_dir, const char *dir, int quiet)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int status, fd;
+	pid_t pid;
+
+	if (n <= 0)
+		return 1;
+	self[n] = 0;
+	if (!quiet)
+		log_info("path: %s is a recording; replaying it to get its function entries "
+			 "(spool replay --record-path -o %s)",
+			 trace_dir, dir);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		log_err("fork: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, STDOUT_FILENO);
+		execl(self, self, "replay", "-q", "--record-path", "-o", dir, trace_dir,
+		      (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	/* The replay exits with the program's status (a failing run's
+	 * recording replays its failure); 3 is a divergence, said already. */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+		log_err("path: the replay of %s diverged: no path", trace_dir);
+		return 1;
+	}
+	if (access(dir, F_OK) < 0) {
+		log_err("path: the replay of %s wrote no trace", trace_dir);
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_path(int argc, char **argv)
 {
+	static const char default_dir[] = "spool.trace";
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"check", no_argument, NULL, 'c'},
@@ -115,13 +177,14 @@ int cmd_path(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct session_opts so = {
-		.trace_dir = "spool.trace",
+		.trace_dir = default_dir,
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
 	struct path_opts po = {.thread = -1};
 	const char *output = NULL, *trace_dir = "spool.trace";
-	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0;
+	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0, remove_tmp = 0;
+	char tmp[PATH_MAX];
 	struct stat st;
 	FILE *out = stdout;
 	uint64_t v;
@@ -195,6 +258,30 @@ int cmd_path(int argc, char **argv)
 		prog_status = rc < 0 ? -rc - 1 : 0;
 		trace_dir = so.trace_dir;
 	}
+	if (!record) {
+		char rec[PATH_MAX + 16];
+
+		snprintf(rec, sizeof(rec), "%s/.spool/record", trace_dir);
+		if (access(rec, F_OK) == 0) {
+			/* -t DIR keeps the replay's trace; else a temporary one */
+			if (so.trace_dir != default_dir) {
+				snprintf(tmp, sizeof(tmp), "%s", so.trace_dir);
+			} else {
+				snprintf(tmp, sizeof(tmp), "/tmp/spool-path.XXXXXX");
+				if (!mkdtemp(tmp)) {
+					log_err("mkdtemp: %s", strerror(errno));
+					return 1;
+				}
+				rmdir(tmp); /* the replay makes it (no DIR.old) */
+				remove_tmp = 1;
+			}
+			if (path_replay(trace_dir, tmp, quiet)) {
+				rc = 1;
+				goto out_tmp;
+			}
+			trace_dir = tmp;
+		}
+	}
 	if (output) {
 		out = fopen(output, "w");
 		if (!out) {
@@ -210,5 +297,9 @@ int cmd_path(int argc, char **argv)
 	}
 	if (prog_status)
 		return prog_status;
-	return rc < 0 ? 1 : rc;
+	rc = rc < 0 ? 1 : rc;
+out_tmp:
+	if (remove_tmp)
+		nftw(tmp, path_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return rc;
 }

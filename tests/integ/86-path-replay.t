@@ -20,7 +20,7 @@ for p in "$PROG" "$PC"; do
 	fi
 done
 
-plan 37
+plan 40
 
 # cols FILE: the path's records as "thread function object", without the
 # seq and time columns and the tid (which differ from run to run).
@@ -44,6 +44,13 @@ is "$(cols own_n.txt | awk '{print $2}' | sort | uniq -c | awk '{print $1, $2}' 
 	"2 adder 1 main* 400 work " "  every call is there: main, 2 adders, 400 works"
 switches=$(cols own_n.txt | awk '{print $1}' | uniq | wc -l)
 ok "  a thread was interrupted by another ($switches runs)" test "$switches" -ge 4
+
+# spool path on the recording itself replays it with --record-path.
+spool_run path --exits -o direct.txt rec
+is_rc 0 "spool path of a recording (it replays it to get the entries)"
+ok "  the same path as the replay's trace gives" cmp -s <(cols direct.txt) <(cols own.txt)
+spool_run path --check rec
+like "$OUT" "3 of 3 functions entered" "  spool path --check of a recording"
 
 # --- (a) the recording's own path ---
 for i in 1 2 3; do
