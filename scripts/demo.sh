@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# demo.sh BUILD_DIR - a short tour of `spool locks` (make demo): profile a
-# contended program, find a lock-order inversion, read the report back as
-# JSON, export for Perfetto UI, and read the same trace with babeltrace2.
-# Runs in a temporary directory, which it removes at the end.
+# demo.sh BUILD_DIR - a short tour of spool (make demo): profile a contended
+# program with `spool locks`, find a lock-order inversion, read the report
+# back as JSON, export for Perfetto UI, read the same trace with babeltrace2;
+# then record a racy program until it fails and replay the failure, print its
+# thread path, probe an unmodified program, and build a program's trace
+# calls with spool cc and decode them back. Runs in a temporary directory,
+# which it removes at the end.
 set -uo pipefail
 
 if [ $# -ne 1 ]; then
@@ -13,7 +16,9 @@ fi
 build=$(cd "$1" && pwd)
 spool="$build/spool"
 progs="$build/tests/progs"
-for f in "$spool" "$progs/lockcount" "$progs/inversion"; do
+src=$(cd "$(dirname "$0")/.." && pwd)
+for f in "$spool" "$progs/lockcount" "$progs/inversion" "$progs/rr_race_counter-finst" \
+	"$progs/probe_calls"; do
 	if [ ! -x "$f" ]; then
 		echo "demo.sh: $f is not built (make all progs)" >&2
 		exit 1
@@ -34,8 +39,14 @@ step() {
 
 # show CMD...: print the command the way a user would type it, then run it.
 show() {
-	echo "\$ $*" | sed "s|$build/tests/progs/|./|g; s|$build/spool|spool|g"
-	"$@"
+	echo "\$ $*" | sed "s|$build/tests/progs/|./|g; s|$build/spool|spool|g; s|$src/|spool/|g"
+	"$@" 2>&1
+}
+
+# show_quiet CMD...: like show, the command's stdout (a program's output) dropped.
+show_quiet() {
+	echo "\$ $* >/dev/null" | sed "s|$build/tests/progs/|./|g; s|$build/spool|spool|g; s|$src/|spool/|g"
+	"$@" 2>&1 >/dev/null
 }
 
 step "1. Profile a program" \
@@ -65,5 +76,41 @@ else
 	echo "(babeltrace2 is not installed: scripts/deps.sh installs it)"
 fi
 
+step "6. Record a racy program until it fails" \
+	"Two threads add to a shared counter without a lock; most runs lose no update." \
+	"Serial mode runs one thread at a time and --chaos switches them at random" \
+	"points, so a lost update shows up within a few runs; the failing run is kept."
+show "$spool" record --chaos --until-fail 200 -o race.trace -- "$progs/rr_race_counter-finst" 2 1000
+
+step "7. Replay it: the same lost updates, every time" \
+	"The replay follows the recorded schedule and feeds back the recorded inputs."
+for i in 1 2 3; do
+	show "$spool" replay -q -o replay.trace race.trace
+done
+
+step "8. The thread path of the failing run" \
+	"(thread, function, object) records in time order, and the functions the run" \
+	"never entered (spool path replays the recording to get its function entries)."
+show "$spool" path -q -o race.path race.trace
+head -n 8 race.path
+show "$spool" path -q --check race.trace | head -n 5
+
+step "9. Probe a program that was never rebuilt" \
+	"Jumps to trampolines patched into the running code, a few ns a hit; a function" \
+	"too short for a jump gets a breakpoint (microseconds a hit). --list says which."
+show_quiet "$spool" probe -o probe.trace -e 'func:probe_*' -- "$progs/probe_calls" 200
+show "$spool" probe --list -e 'func:probe_*' "$progs/probe_calls" | head -n 6
+
+if command -v clang-14 >/dev/null && [ -x "$build/spool-ccopt" ]; then
+	step "10. Cheaper trace calls with spool cc" \
+		"spool cc merges a program's own SPOOL_TRACE calls; spool decode gives back" \
+		"exactly the events the plain build writes."
+	show "$spool" cc -O2 -I"$src/include" "$src/tests/cc/bank.c" -o bank
+	show_quiet "$spool" locks -q -o bank.trace -- ./bank 100
+	show "$spool" decode bank.trace | head -n 5
+	show "$spool" cc --explain -O2 -I"$src/include" "$src/tests/cc/bank.c" | head -n 12
+fi
+
 echo
 echo "=== done. Try: spool locks --stacks 8 --sort hold -- YOUR_PROGRAM"
+echo "         or: spool record --chaos --until-fail 100 -- YOUR_PROGRAM; spool replay"
