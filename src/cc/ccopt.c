@@ -815,19 +815,16 @@ static int is_body(struct opt *o, LLVMValueRef fn)
 	return !LLVMIsDeclaration(fn) && fn != o->emit_fn;
 }
 
-static double module_cost(struct opt *o)
+/* depths: each body's loop_depths, in function order (moving leaves the
+ * CFG as it is, so they are computed once). */
+static double module_cost(struct opt *o, unsigned *const *depths)
 {
 	double cost = 0;
+	size_t k = 0;
 
-	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn)) {
-		unsigned *depth;
-
-		if (!is_body(o, fn))
-			continue;
-		depth = loop_depths(fn);
-		cost += fn_cost(o, fn, depth);
-		free(depth);
-	}
+	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn))
+		if (is_body(o, fn))
+			cost += fn_cost(o, fn, depths[k++]);
 	return cost;
 }
 
@@ -847,8 +844,20 @@ static double module_cost(struct opt *o)
 
 static int move_rounds(struct opt *o)
 {
-	double before = module_cost(o);
+	size_t nf = 0, k = 0;
+	unsigned **depths;
+	double before;
+	int rc = 0;
 
+	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn))
+		nf += is_body(o, fn);
+	depths = calloc(nf + 1, sizeof(*depths));
+	if (!depths)
+		return -ENOMEM;
+	for (LLVMValueRef fn = LLVMGetFirstFunction(o->mod); fn; fn = LLVMGetNextFunction(fn))
+		if (is_body(o, fn))
+			depths[k++] = loop_depths(fn); /* NULL (no memory): depth 0 */
+	before = module_cost(o, depths);
 	o->cost_start = o->cost_end = before;
 	for (unsigned r = 0; r < ROUNDS_MAX; r++) {
 		unsigned moved = 0, loads = o->loads;
@@ -861,8 +870,10 @@ static int move_rounds(struct opt *o)
 
 			if (!is_body(o, fn))
 				continue;
-			if (fn_edges(fn, &edges, &nedges))
-				return -ENOMEM;
+			if (fn_edges(fn, &edges, &nedges)) {
+				rc = -ENOMEM;
+				goto out;
+			}
 			cse_loads(o, fn, edges, nedges);
 			if (!o->no_sink) {
 				/* Sinking down a chain of blocks costs nothing until
@@ -876,7 +887,7 @@ static int move_rounds(struct opt *o)
 			cse_loads(o, fn, edges, nedges);
 			free(edges);
 		}
-		after = module_cost(o);
+		after = module_cost(o, depths);
 		o->rounds++;
 		o->cost_end = after;
 		if (!moved && o->loads == loads)
@@ -885,7 +896,11 @@ static int move_rounds(struct opt *o)
 			break;
 		before = after;
 	}
-	return 0;
+out:
+	for (k = 0; k < nf; k++)
+		free(depths[k]);
+	free(depths);
+	return rc;
 }
 
 /* Build `spool__emit(id, n, vals)` before `at`; the array lives in the
