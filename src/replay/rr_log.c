@@ -183,6 +183,9 @@ struct rr_log {
 	struct rec_hdr **recs; /* sched and input records, sorted by (thread, tseq, chunk) */
 	size_t n, cap;
 	struct rr_block *blocks; /* the newest first; recs point into them */
+	uint32_t *thr;		 /* rec_thread(recs[i]), read while the record was hot */
+	uint64_t *last;		 /* per thread: (tseq << 32 | chunk_off) of its last record */
+	int unsorted;		 /* a thread's records came out of (tseq, chunk) order */
 	struct rr_switch *sw;  /* serial: the holder of each token turn */
 	uint64_t nsw;
 	int serial;
@@ -240,7 +243,11 @@ static void rr_log_release(struct rr_log *log)
 		munmap(b, b->size);
 	}
 	free(log->recs);
+	free(log->thr);
+	free(log->last);
 	log->recs = NULL;
+	log->thr = NULL;
+	log->last = NULL;
 	log->n = log->cap = 0;
 }
 
@@ -287,13 +294,24 @@ static int rr_collect(const char *dir, struct rr_log *log, uint32_t *max_lock, c
 		if (log->n == log->cap) {
 			size_t cap = log->cap ? 2 * log->cap : 1024;
 			struct rec_hdr **v = realloc(log->recs, cap * sizeof(*v));
+			uint32_t *t;
 
 			if (!v) {
 				rc = -ENOMEM;
 				break;
 			}
 			log->recs = v;
+			t = realloc(log->thr, cap * sizeof(*t));
+			if (!t) {
+				rc = -ENOMEM;
+				break;
+			}
+			log->thr = t;
 			log->cap = cap;
+		}
+		if (!log->last && !(log->last = calloc(EV_MAX_THREADS, sizeof(*log->last)))) {
+			rc = -ENOMEM;
+			break;
 		}
 		c = rr_log_store(log, ev.rec->size);
 		if (!c) {
@@ -301,7 +319,22 @@ static int rr_collect(const char *dir, struct rr_log *log, uint32_t *max_lock, c
 			break;
 		}
 		memcpy(c, ev.rec, ev.rec->size);
+		log->thr[log->n] = rec_thread(c);
 		log->recs[log->n++] = c;
+		/* Each thread's records should come in their own order (the
+		 * token switches of serial mode are taken out before sorting). */
+		if (k == KIND_SCHED && ((const struct rec_sched *)c)->op == RR_OP_SWITCH)
+			continue;
+		if (log->thr[log->n - 1] >= EV_MAX_THREADS) {
+			log->unsorted = 1;
+		} else {
+			uint64_t key = (uint64_t)rec_tseq(c) << 32 |
+				       (k == KIND_INPUT ? ((const struct rec_input *)c)->chunk_off : 0);
+
+			if (key <= log->last[log->thr[log->n - 1]])
+				log->unsorted = 1;
+			log->last[log->thr[log->n - 1]] = key;
+		}
 	}
 	if (rc == 0 && trace_reader_nproblems(r)) {
 		const struct trace_problem *p = trace_reader_problem(r, 0);
@@ -389,10 +422,12 @@ static int rr_switches(struct rr_log *log, char *err, size_t errlen)
 	for (i = 0; i < log->n; i++) {
 		struct rec_sched *e = (struct rec_sched *)log->recs[i];
 
-		if (ev_kind(e->h.word) == KIND_SCHED && e->op == RR_OP_SWITCH)
+		if (ev_kind(e->h.word) == KIND_SCHED && e->op == RR_OP_SWITCH) {
 			v[k++] = e;
-		else
+		} else {
 			log->recs[i - k] = log->recs[i];
+			log->thr[i - k] = log->thr[i];
+		}
 	}
 	log->n -= nv;
 	qsort(v, nv, sizeof(*v), sw_cmp);
@@ -429,25 +464,26 @@ uint64_t rr_log_switches(const struct rr_log *log)
 
 /*
  * Sort recs by (thread, tseq, chunk). The trace reader gives each thread's
- * records in the order the thread wrote them, which is that order already:
- * a stable counting sort by thread, then a check of each thread's run (a
- * run out of order, from a damaged or odd trace, gets a qsort) is linear
- * where a qsort of pointers cost two cache misses per comparison.
+ * records in the order the thread wrote them, which is that order already
+ * (rr_collect checked): a stable counting sort by thread, on the thread
+ * numbers noted while each record was in the cache, is linear where a
+ * qsort of pointers cost two cache misses per comparison. A damaged or odd
+ * trace gets the qsort.
  */
 static int rr_sort(struct rr_log *log)
 {
 	size_t *start = NULL, i, t, nth = 0;
 	struct rec_hdr **v = NULL;
 
-	for (i = 0; i < log->n; i++) {
-		t = rec_thread(log->recs[i]);
-		if (t >= EV_MAX_THREADS) { /* reported by the caller */
-			qsort(log->recs, log->n, sizeof(*log->recs), rec_cmp);
-			return 0;
-		}
-		if (t + 1 > nth)
-			nth = t + 1;
+	if (log->unsorted) { /* a thread number out of range is reported by the caller */
+		qsort(log->recs, log->n, sizeof(*log->recs), rec_cmp);
+		for (i = 0; i < log->n; i++)
+			log->thr[i] = rec_thread(log->recs[i]);
+		return 0;
 	}
+	for (i = 0; i < log->n; i++)
+		if (log->thr[i] + 1 > nth)
+			nth = log->thr[i] + 1;
 	start = calloc(nth + 1, sizeof(*start));
 	v = malloc(log->n * sizeof(*v));
 	if (!start || !v) {
@@ -456,21 +492,15 @@ static int rr_sort(struct rr_log *log)
 		return -ENOMEM;
 	}
 	for (i = 0; i < log->n; i++)
-		start[rec_thread(log->recs[i]) + 1]++;
+		start[log->thr[i] + 1]++;
 	for (t = 1; t <= nth; t++)
 		start[t] += start[t - 1];
 	for (i = 0; i < log->n; i++)
-		v[start[rec_thread(log->recs[i])]++] = log->recs[i];
+		v[start[log->thr[i]]++] = log->recs[i];
 	/* start[t] is now the end of thread t's run. */
-	for (t = 0, i = 0; t < nth; i = start[t++]) {
-		size_t k;
-
-		for (k = i + 1; k < start[t]; k++)
-			if (rec_cmp(&v[k - 1], &v[k]) > 0)
-				break;
-		if (k < start[t])
-			qsort(v + i, start[t] - i, sizeof(*v), rec_cmp);
-	}
+	for (t = 0, i = 0; t < nth; t++)
+		while (i < start[t])
+			log->thr[i++] = (uint32_t)t;
 	free(log->recs);
 	log->recs = v;
 	log->cap = log->n;
