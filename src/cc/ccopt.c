@@ -369,6 +369,39 @@ static int traced_value(LLVMValueRef v)
 	return 0;
 }
 
+/* Whether v is used only to be traced: by trace calls, or by integer
+ * arithmetic (the formulas' operations) used only to be traced. */
+static int traced_only(LLVMValueRef v, unsigned depth)
+{
+	LLVMUseRef u = LLVMGetFirstUse(v);
+
+	if (!u || depth > 4)
+		return 0;
+	for (; u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef user = LLVMGetUser(u);
+
+		if (is_marker_call(user))
+			continue;
+		if (!LLVMIsAInstruction(user))
+			return 0;
+		switch (LLVMGetInstructionOpcode(user)) {
+		case LLVMAdd:
+		case LLVMSub:
+		case LLVMMul:
+		case LLVMXor:
+		case LLVMSExt:
+		case LLVMZExt:
+		case LLVMTrunc:
+			if (traced_only(user, depth + 1))
+				continue;
+			/* fall through */
+		default:
+			return 0;
+		}
+	}
+	return 1;
+}
+
 /* Whether p is a stack slot only loaded from and stored to (its address
  * never escapes): nothing but a store to it can change it, not a call, not
  * a store through another pointer. -O0 keeps every local variable in one. */
@@ -440,7 +473,12 @@ static void cse_loads(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t
 					break;
 				j = LLVMGetPreviousInstruction(j);
 			}
-			if (!found || !found_crossed)
+			/* Without a trace call between, only a stack slot's
+			 * load that the program uses just to trace is
+			 * merged: -O0 loads a variable again for every use in
+			 * a trace call's arguments (a, b, a * b), and the
+			 * program's own computation is left as it is. */
+			if (!found || (!found_crossed && !(slot && traced_only(i, 0))))
 				continue;
 			LLVMReplaceAllUsesWith(i, found);
 			LLVMInstructionEraseFromParent(i);
