@@ -1051,6 +1051,7 @@ void agent_rr_join_begin(struct agent_thread *t)
 		agent_serial_point(RR_AT_JOIN);
 		agent_serial_block_begin(RR_AT_JOIN);
 	}
+	agent_rr_sig_away = 1; /* its signals are for the others to deliver */
 	if (agent_rr_mode & RR_MODE_REPLAY)
 		agent_rr_rep_begin(t, 0, OP_THREAD_JOIN_END, NULL, 1);
 }
@@ -1059,6 +1060,7 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
 {
 	if (!rr_self.has_id)
 		return;
+	agent_rr_sig_away = 0;
 	if (agent_rr_mode & RR_MODE_SERIAL)
 		agent_serial_block_end();
 	if (agent_rr_mode & RR_MODE_RECORD) {

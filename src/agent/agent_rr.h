@@ -125,6 +125,10 @@ int agent_rr_sig_thread_ok(void);
 /* Serial record: signals that landed on a thread without the run token;
  * the holder delivers them. */
 extern uint64_t agent_rr_sig_proc;
+/* The thread waits in pthread_join: a signal sent to the process that
+ * lands on it goes to agent_rr_sig_proc (any mode), for another thread to
+ * deliver at its next delivery point. */
+extern __thread uint8_t agent_rr_sig_away;
 static inline int agent_rr_sig_any(void)
 {
 	return (__atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED) |

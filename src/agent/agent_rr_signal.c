@@ -22,8 +22,9 @@
  * marked in the process-wide agent_rr_sig_proc; the token holder delivers
  * it at its next switch point (within SER_PUBLISH points, when its limit is
  * recomputed), or the blocked thread does when it comes back with the
- * token. Thread-directed signals (tgkill, raise, pthread_kill) wait for
- * their thread.
+ * token. In sync mode the same holds for a thread in pthread_join: any
+ * thread takes the signal at its next recorded event. Thread-directed
+ * signals (tgkill, raise, pthread_kill) wait for their thread.
  *
  * pause() and sigsuspend() are input calls: recording, the thread gives the
  * run token up (serial mode) around the real wait, and the handlers of the
@@ -46,10 +47,10 @@
 #include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_serial.h"
-#include "agent_rr_dispatch.h"
 
 __thread uint64_t agent_rr_sig_pending; /* bit sig: arrived, handler not run yet */
-uint64_t agent_rr_sig_proc;		/* serial record: the same, for the token holder */
+uint64_t agent_rr_sig_proc;		/* the same, for any thread (serial: the token holder) */
+__thread uint8_t agent_rr_sig_away;	/* in pthread_join (agent_rr.c) */
 
 static struct sigaction sig_prog[NSIG]; /* the program's dispositions of wrapped signals */
 static uint8_t sig_wrapped[NSIG];
@@ -92,9 +93,11 @@ static void sig_wrapper(int sig, siginfo_t *si, void *uc)
 	if (agent_rr_mode & RR_MODE_REPLAY)
 		return; /* the recorded deliveries are made from the log */
 	bit = 1ull << sig;
-	if (agent_serial_on == RR_MODE_RECORD && !(si && si->si_code == SI_TKILL) && !sig_in_wait &&
-	    !agent_serial_holder()) {
-		/* Process-directed, on a thread that cannot run now. */
+	if (!(si && si->si_code == SI_TKILL) &&
+	    (agent_rr_sig_away || (agent_serial_on == RR_MODE_RECORD && !sig_in_wait &&
+				   !agent_serial_holder()))) {
+		/* Process-directed, on a thread that cannot run now (or, in
+		 * sync mode, that records nothing until its join returns). */
 		__atomic_fetch_or(&agent_rr_sig_proc, bit, __ATOMIC_SEQ_CST);
 		return;
 	}
@@ -207,8 +210,6 @@ AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigactio
 	}
 	if (sig == SIGTRAP && agent_probe_sigtrap(act, oact))
 		return 0; /* int3 probes keep their handler (agent_probe.c) */
-	if (sig == SIGSYS && agent_rr_dispatch_sigsys(act, oact))
-		return 0; /* syscall user dispatch keeps its handler */
 	if (sig <= 0 || sig >= NSIG || sig >= 64 || sig_sync(sig) ||
 	    (!agent_rr_mode && !sig_wrapped[sig]))
 		return sig_real(sig, act, oact);

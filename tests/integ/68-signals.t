@@ -7,12 +7,14 @@
 # which a replay ignores) print exactly the recorded output. A program
 # killed by an unhandled SIGTERM while recorded replays up to that point.
 # Serial mode delivers at progress points: a thread that spins in
-# instrumented calls, making no recorded call, runs the handler and stops.
+# instrumented calls, making no recorded call, runs the handler and stops
+# (in sync mode, at its lock calls) while the main thread is in
+# pthread_join.
 # pause() and sigsuspend() wait for signals without the run token, and
 # SA_RESETHAND handlers run once, then the default action kills.
 . "$(dirname "$0")/lib.sh"
 
-plan 39
+plan 42
 
 PROG="$PROGS/rr_signals"
 
@@ -176,6 +178,23 @@ like "$(cat spin.rec.out)" 'signals 2' \
 	"serial, progress points: the spinning thread ran the handler twice, at progress points"
 replays_same spin.trace spin.rec.out 0 \
 	"serial, progress points: three replays print the recorded output (same iterations, same hash)"
+
+# Sync mode has no progress points: the same program with a mutex taken in
+# each iteration. The main thread, in pthread_join, records nothing until
+# the end: the spinning thread delivers the signal at its next lock call.
+timeout -k 10 120 "$SPOOL" record --mode sync -o spinlock.trace -- "$PROGS/rr_sigspin-finst" 2 lock \
+	>spinlock.rec.out 2>spinlock.rec.err &
+sp=$!
+wait_ready spinlock.rec.out
+usr1_until_exit "$sp"
+wait "$sp"
+RC=$?
+cp spinlock.rec.err run.err
+is_rc 0 "sync, pthread_join: the program records"
+like "$(cat spinlock.rec.out)" 'signals 2' \
+	"sync, pthread_join: the other thread ran the handler twice, at its lock calls"
+replays_same spinlock.trace spinlock.rec.out 0 \
+	"sync, pthread_join: three replays print the recorded output"
 
 # --- pause() and sigsuspend() ---------------------------------------------------
 # The worker finishes its 40 rounds while the main thread waits; only then

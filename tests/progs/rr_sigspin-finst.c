@@ -8,9 +8,12 @@
  * after WANT signals. The main thread waits in pthread_join the whole time,
  * so a signal sent to the process is delivered by the spinning thread at a
  * progress point (doc/record.md, Signals). Prints the notes and a hash of
- * the work done: a replay must print the same.
+ * the work done: a replay must print the same. With "lock", each iteration
+ * also takes and releases a mutex: in sync mode, where there are no
+ * progress points, the signal the main thread got in pthread_join is then
+ * delivered by the spinning thread at one of those lock calls.
  *
- * usage: rr_sigspin-finst [WANT]   (default 2)
+ * usage: rr_sigspin-finst [WANT [lock]]   (default 2)
  */
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +25,8 @@
 static volatile sig_atomic_t count;
 static volatile long iter;
 static long notes[16];
+static int use_lock;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static __attribute__((noinline)) uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -44,7 +49,13 @@ static void *spin(void *arg)
 
 	while (count < want) {
 		h = mix(h, (uint64_t)iter);
-		iter++;
+		if (use_lock) {
+			pthread_mutex_lock(&lock);
+			iter++;
+			pthread_mutex_unlock(&lock);
+		} else {
+			iter++;
+		}
 	}
 	return (void *)(uintptr_t)h;
 }
@@ -56,6 +67,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	void *h;
 
+	use_lock = argc > 2 && !strcmp(argv[2], "lock");
 	if (want < 1 || want > 16)
 		return 2;
 	memset(&sa, 0, sizeof(sa));
