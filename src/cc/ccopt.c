@@ -461,7 +461,8 @@ static void cse_loads(struct opt *o, LLVMValueRef fn, struct edge *edges, size_t
 				}
 				if (is_marker_call(j) || is_barrier(j))
 					crossed = 1;
-				else if (slot && !(LLVMIsAStoreInst(j) && LLVMGetOperand(j, 1) == ptr))
+				else if (slot &&
+					 !(LLVMIsAStoreInst(j) && LLVMGetOperand(j, 1) == ptr))
 					;
 				else if (LLVMIsAStoreInst(j) && !LLVMGetVolatile(j) &&
 					 LLVMGetOrdering(j) == LLVMAtomicOrderingNotAtomic &&
@@ -763,9 +764,11 @@ static unsigned hoist_step(struct opt *o, LLVMValueRef fn, struct edge *edges, s
 				LLVMValueRef x = LLVMInstructionClone(calls[c]);
 				unsigned n = (unsigned)LLVMGetNumArgOperands(x);
 
-				for (unsigned a = 0; a < n; a++)
-					LLVMSetOperand(x, a,
-						       hoist_value(o, LLVMGetOperand(x, a), bb, pred[k], t));
+				for (unsigned a = 0; a < n; a++) {
+					LLVMValueRef v = LLVMGetOperand(x, a);
+
+					LLVMSetOperand(x, a, hoist_value(o, v, bb, pred[k], t));
+				}
 				LLVMPositionBuilderBefore(o->b, t);
 				LLVMInsertIntoBuilder(o->b, x);
 			}
@@ -1999,7 +2002,8 @@ int main(int argc, char **argv)
 
 			o.round_gain = strtod(argv[++i], &end);
 			if (*end || end == argv[i] || !(o.round_gain >= 0 && o.round_gain <= 100)) {
-				fprintf(stderr, "spool-ccopt: --round-gain wants a percentage, 0..100\n");
+				fprintf(stderr,
+					"spool-ccopt: --round-gain wants a percentage, 0..100\n");
 				return 2;
 			}
 		}
@@ -2101,7 +2105,8 @@ int main(int argc, char **argv)
 			"merges over --max-codes left as written (chosen by %s); %u moving "
 			"rounds, estimated trace words per run %.0f -> %.0f before merging\n",
 			o.name, o.sites, o.groups, o.nmerged, o.singles, o.dropped_consts,
-			o.dropped_repeats, o.formulas, o.sunk, o.hoisted, o.loads, o.barriers, o.prev_reused,
+			o.dropped_repeats, o.formulas, o.sunk, o.hoisted, o.loads, o.barriers,
+			o.prev_reused,
 			o.collapsed, o.limited, o.off, o.over_limit,
 			o.prof ? "the profile's counts" : "static estimate", o.rounds, o.cost_start,
 			o.cost_end);

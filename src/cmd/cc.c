@@ -238,8 +238,8 @@ out:
 static void cc_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: spool cc [--explain] [--max-codes N] [--profile TRACE] [--round-gain PCT] [-v]\n"
-		"                CLANG-OPTIONS AND FILES...\n"
+		"usage: spool cc [--explain] [--max-codes N] [--profile TRACE] [--round-gain PCT]\n"
+		"                [-v] CLANG-OPTIONS AND FILES...\n"
 		"\n"
 		"Compile like clang, with the program's trace calls (spool/trace.h)\n"
 		"optimized: merged per basic block, constant and repeated arguments left\n"

@@ -66,7 +66,7 @@ struct dec_merged {
 	char ref;	  /* 'm' or 'u' when values come from the previous record, else 0 */
 	uint32_t ref_id;  /* which record that must be: merged index, or plain id */
 	uint32_t need;	  /* values of it used: highest p index + 1 */
-	uint32_t span;	  /* version 5: cycles from the group's first call to the record (s<c>) */
+	uint32_t span;	  /* version 5: cycles from the group's first call to the record */
 	struct dec_orig *ev;
 };
 
@@ -389,7 +389,8 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 		}
 		if (version >= 5)
 			for (uint32_t k = 0; k < m->nev; k++)
-				m->ev[k].cycles = m->span > m->ev[k].off ? m->span - m->ev[k].off : 0;
+				m->ev[k].cycles =
+					m->span > m->ev[k].off ? m->span - m->ev[k].off : 0;
 	}
 	if (end - p < 4 || strncmp(p, "end\n", 4))
 		goto bad;
