@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # record.sh BUILD_DIR - what spool record and spool replay cost against
-# native runs, printed as ratios (best of 3 wall-clock runs each):
+# native runs, printed as ratios (best of 3 wall-clock runs each; "cpu" is
+# the ratio of user + system time, less disturbed by other load):
 #
 # sync mode:
-#   a) rr_bank 4 threads x 100,000 transfers (a lock-heavy parallel workload)
+#   0) the fixed cost: spool record and spool replay of /bin/true
+#   a) rr_bank 4 threads x 1,000,000 transfers (a lock-heavy parallel
+#      workload: 4M schedule events)
 #   b) rr_pc 2 producers, 3 consumers, 100,000 items each (condvars)
 #   c) pigz -p 2 compressing 20 MB from stdin (a real program; reads recorded)
+#   each sync row also gives the cost per recorded event: (time - native -
+#   the fixed cost) / schedule and input events
 # serial mode (one thread at a time):
 #   d) rr_cpu-finst 2 threads x 50M calls (CPU-bound, -finstrument-functions:
 #      every call is a progress point); also against a native run pinned to
@@ -40,48 +45,81 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
 now() { date +%s%N; }
-# best3 STDIN CMD...: best wall time of 3 runs in ns (output discarded)
+# best3 STDIN CMD...: the best wall time of 3 runs in ns (output
+# discarded); the best CPU time (user + system, children included) in CPU
 best3() {
-	local in="$1" best=0 t0 t1 d i
+	local in="$1" best=0 t0 t1 d i c
 	shift
+	CPU=0
 	for i in 1 2 3; do
 		t0=$(now)
-		"$@" <"$in" >/dev/null 2>&1
+		( TIMEFORMAT='%U %S'; time "$@" <"$in" >/dev/null 2>&1 ) 2>"$work/time"
 		t1=$(now)
 		d=$((t1 - t0))
+		c=$(awk '{ printf "%d", ($1 + $2) * 1e9 }' "$work/time")
 		if [ "$best" = 0 ] || [ "$d" -lt "$best" ]; then best=$d; fi
+		if [ "$CPU" = 0 ] || [ "$c" -lt "$CPU" ]; then CPU=$c; fi
 	done
-	echo "$best"
+	WALL=$best
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / (b > 0 ? b : 1) }'; }
 ms() { awk -v a="$1" 'BEGIN { printf "%.1f ms", a / 1e6 }'; }
+# per-event cost in ns: (t - native - fixed) / events
+per_ev() {
+	awk -v t="$1" -v n="$2" -v f="$3" -v e="$4" \
+		'BEGIN { if (e < 1) e = 1; printf "%.0f", (t - n - f) / e }'
+}
 
 # row NAME STDIN CMD...: native, record and replay; MODE (sync or serial)
-# selects the recording mode, PIN=1 adds a native run on one CPU.
+# selects the recording mode, PIN=1 adds a native run on one CPU. Sync
+# rows add the cost per recorded event beyond the fixed cost (FIX_REC,
+# FIX_REP: the /bin/true row).
 MODE=sync
 PIN=0
+FIX_REC=0
+FIX_REP=0
 row() {
 	local name="$1" in="$2"
 	shift 2
-	local nat rec rep pin=""
-	nat=$(best3 "$in" "$@")
+	local nat natc rec recc rep repc pin="" ev
+	best3 "$in" "$@"
+	nat=$WALL natc=$CPU
 	if [ "$PIN" = 1 ]; then
-		pin=$(best3 "$in" taskset -c 0 "$@")
+		best3 "$in" taskset -c 0 "$@"
+		pin=$WALL
 	fi
-	rec=$(best3 "$in" "$spool" record --mode "$MODE" -q -o rec.trace -- "$@")
+	best3 "$in" "$spool" record --mode "$MODE" -q -o rec.trace -- "$@"
+	rec=$WALL recc=$CPU
 	# the replay of the last recording
-	rep=$(best3 "$in" "$spool" replay -q -o rep.trace rec.trace)
-	printf "%-34s native %10s  record %6sx  replay %6sx\n" "$name" "$(ms "$nat")" \
-		"$(ratio "$rec" "$nat")" "$(ratio "$rep" "$nat")"
+	best3 "$in" "$spool" replay -q -o rep.trace rec.trace
+	rep=$WALL repc=$CPU
+	printf "%-34s native %10s  record %6sx  replay %6sx   cpu: record %6sx  replay %6sx\n" \
+		"$name" "$(ms "$nat")" "$(ratio "$rec" "$nat")" "$(ratio "$rep" "$nat")" \
+		"$(ratio "$recc" "$natc")" "$(ratio "$repc" "$natc")"
 	if [ -n "$pin" ]; then
 		printf "%-34s native %10s  record %6sx  replay %6sx\n" "  against native on 1 CPU" \
 			"$(ms "$pin")" "$(ratio "$rec" "$pin")" "$(ratio "$rep" "$pin")"
 	fi
+	if [ "$MODE" = sync ]; then
+		ev=$("$spool" replay --dump-schedule rec.trace 2>/dev/null | grep -c '^\(sched\|input\) ')
+		printf "%-34s %s events: record %s ns/event, replay %s ns/event (beyond the fixed cost)\n" \
+			"" "$ev" "$(per_ev "$rec" "$nat" "$FIX_REC" "$ev")" \
+			"$(per_ev "$rep" "$nat" "$FIX_REP" "$ev")"
+	fi
 }
 
 echo "spool record --mode sync / spool replay, slowdown against native (best of 3)"
-N=$(scaled 100000)
+best3 /dev/null /bin/true
+nat=$WALL
+best3 /dev/null "$spool" record --mode sync -q -o rec.trace -- /bin/true
+FIX_REC=$((WALL - nat))
+best3 /dev/null "$spool" replay -q -o rep.trace rec.trace
+FIX_REP=$((WALL - nat))
+printf "%-34s record %s, replay %s (beyond the program's own run)\n" "fixed cost (/bin/true)" \
+	"$(ms "$FIX_REC")" "$(ms "$FIX_REP")"
+N=$(scaled 1000000)
 row "rr_bank 4 threads x $N" /dev/null "$progs/rr_bank" 4 "$N"
+N=$(scaled 100000)
 row "rr_pc 2+3 threads, $N items each" /dev/null "$progs/rr_pc" 2 3 "$N"
 if command -v pigz >/dev/null; then
 	MB=$(scaled 20)
@@ -104,6 +142,8 @@ fi
 echo
 echo "spool record --mode serial / spool replay, slowdown against native (best of 3)"
 MODE=serial
+FIX_REC=0
+FIX_REP=0
 N=$(scaled 50000000)
 PIN=1 row "rr_cpu-finst 2 threads x $N" /dev/null "$progs/rr_cpu-finst" 2 "$N"
 if command -v pigz >/dev/null; then
