@@ -6,6 +6,7 @@
  * code in spool that links LLVM (the LLVM-C API of LLVM 14).
  *
  *	spool-ccopt [--table FILE] [--explain] [--name SOURCE] IN.bc OUT.bc
+ *	(and --max-codes, --profile, --round-gain, --no-*: see usage())
  *
  * The calls it rewrites are the marker calls spool__traceN(id, a1..aN). In
  * each basic block, the marker calls not separated by a barrier
