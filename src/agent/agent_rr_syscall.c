@@ -36,6 +36,15 @@
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 extern const char __etext[] __attribute__((visibility("hidden")));
 
+#if defined(__x86_64__)
+extern __thread volatile unsigned char agent_sud_sel
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+#endif
+
+/* Used before libc's syscall() is resolved (the constructors' early
+ * gettid). This instruction is outside libc's text, so with dispatch on it
+ * would raise SIGSYS; the handler would run it correctly, but gdb stops at
+ * every SIGSYS, so the selector lets the agent's own call through. */
 static long rr_raw_syscall(long n, long a, long b, long c, long d, long e, long f)
 {
 	long r;
@@ -43,11 +52,14 @@ static long rr_raw_syscall(long n, long a, long b, long c, long d, long e, long 
 	register long r10 __asm__("r10") = d;
 	register long r8 __asm__("r8") = e;
 	register long r9 __asm__("r9") = f;
+	unsigned char sel = agent_sud_sel;
 
+	agent_sud_sel = 0; /* SYSCALL_DISPATCH_FILTER_ALLOW */
 	__asm__ volatile("syscall"
 			 : "=a"(r)
 			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
 			 : "rcx", "r11", "memory");
+	agent_sud_sel = sel;
 #elif defined(__aarch64__)
 	register long x8 __asm__("x8") = n;
 	register long x0 __asm__("x0") = a;

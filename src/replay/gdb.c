@@ -145,6 +145,10 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 	gargv[n++] = "set startup-with-shell off";
 	gargv[n++] = "-iex";
 	gargv[n++] = envcmd;
+	/* The agent records the program's own syscall instructions through
+	 * syscall user dispatch, which raises SIGSYS: gdb must not stop there. */
+	gargv[n++] = "-iex";
+	gargv[n++] = "handle SIGSYS nostop noprint pass";
 	if (tracecmd) {
 		gargv[n++] = "-iex";
 		gargv[n++] = tracecmd;

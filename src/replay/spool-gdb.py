@@ -77,6 +77,9 @@ def _apply():
         gdb.execute("unset environment LD_PRELOAD", to_string=True)
         gdb.execute("unset environment SPOOL_SHM_FD", to_string=True)
     gdb.execute("set environment SPOOL_GDB_DONE=" + _done_path, to_string=True)
+    # The agent catches the program's own syscall instructions with
+    # syscall user dispatch, which raises SIGSYS: not gdb's business.
+    gdb.execute("handle SIGSYS nostop noprint pass", to_string=True)
     spool = shlex.quote(_spool_bin())
     if mode == "record":
         wrapper = "%s record --gdb-wrapper -o %s --" % (spool, shlex.quote(trace))
