@@ -142,6 +142,13 @@ int stdin_cap_record_open(struct stdin_cap *c, const char *trace_dir)
 		close(in);
 		if (rc < 0)
 			return rc;
+		/* Programs look at their input's times (pigz writes stdin's
+		 * mtime into the gzip header): the copy keeps them. */
+		{
+			const struct timespec times[2] = {st.st_atim, st.st_mtim};
+
+			futimens(c->log, times);
+		}
 		c->kind = STDIN_CAP_FILE;
 		c->eof = 1;
 		return 0;

@@ -7,17 +7,20 @@
 # stdin; a real program (sqlite3 reading a script) replays its output.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 18
 
 STDIO="$PROGS/rr_stdio"
 
 # --- a regular file: kept as it was, given back as a regular file -------
 seq 1 20000 >in.txt
+touch -d '2020-01-02 03:04:05' in.txt
 RUN_STDIN=in.txt spool_run record -o file.trace -- "$STDIO"
 is_rc 0 "record with stdin from a file"
 cp run.out file.rec.out
 like "$OUT" '^stdin file lines 20000 ' "the recorded run read the whole file"
 ok "the trace keeps the stdin" cmp -s in.txt file.trace/.spool/stdin
+is "$(stat -c %Y file.trace/.spool/stdin)" "$(stat -c %Y in.txt)" \
+	"... with the file's mtime (pigz writes it into its output)"
 echo "changed" >in.txt
 spool_run replay -o file.rep.trace file.trace
 is_rc 0 "replay with the file changed since"
