@@ -115,7 +115,7 @@ struct probe_mgr {
 	struct probe_module *mods;
 	size_t nmods;
 	struct probe_def *defs;
-	size_t ndefs;
+	size_t ndefs, defs_cap;
 	char *exe;		/* resolved path of the program */
 	char **libs;		/* libraries it loads (DT_NEEDED, recursively), resolved */
 	size_t nlibs;
@@ -126,6 +126,7 @@ struct probe_mgr {
 	size_t nvspecs;
 	struct probe_vvar *vvars;   /* every variable of every variable probe */
 	size_t nvvars;
+	struct probe_ovl *ovl;	    /* probe_plan_overlaps' index (probe_plan.c) */
 };
 
 /* A parsed spec: KIND:GLOB (the executable) or KIND:LIBGLOB:GLOB (libraries
@@ -198,6 +199,10 @@ int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs);
 int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits);
 struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint32_t sym);
 int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi);
+/* The index that keeps probe_plan_overlaps fast (optional: without it,
+ * after an allocation failure, queries scan every def). */
+void probe_plan_init_index(struct probe_mgr *m);
+void probe_plan_free_index(struct probe_mgr *m);
 
 /* probe_cfg.c: basic blocks (leaders: the entry, every branch target, every
  * instruction after a branch) and conditional branches of function sym;

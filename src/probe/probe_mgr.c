@@ -106,6 +106,7 @@ int probe_mgr_init(struct probe_mgr *m, const char *exe)
 	if (!realpath(exe, real))
 		return -errno;
 	m->exe = strdup(real);
+	probe_plan_init_index(m); /* none: overlap queries scan */
 	return m->exe ? 0 : -ENOMEM;
 }
 
@@ -116,6 +117,7 @@ void probe_mgr_free(struct probe_mgr *m)
 		free(m->defs[i].vars);
 	}
 	free(m->defs);
+	probe_plan_free_index(m);
 	probe_var_free(m);
 	for (size_t i = 0; i < m->nmods; i++)
 		probe_module_close(&m->mods[i]);

@@ -44,11 +44,18 @@ struct plan_fn {
 
 struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint32_t sym)
 {
-	struct probe_def *nd = realloc(m->defs, (m->ndefs + 1) * sizeof(*nd)), *d;
+	struct probe_def *d;
 
-	if (!nd)
-		return NULL;
-	m->defs = nd;
+	/* Geometric growth: a large library has 10^5 probes. */
+	if (m->ndefs == m->defs_cap) {
+		size_t cap = m->defs_cap ? m->defs_cap * 2 : 64;
+		struct probe_def *nd = realloc(m->defs, cap * sizeof(*nd));
+
+		if (!nd)
+			return NULL;
+		m->defs = nd;
+		m->defs_cap = cap;
+	}
 	d = &m->defs[m->ndefs];
 	memset(d, 0, sizeof(*d));
 	d->code = calloc(1, sizeof(*d->code));
@@ -61,10 +68,110 @@ struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint3
 	return d;
 }
 
+/*
+ * Overlap queries. Planning asks, for every window it considers, whether a
+ * probe already covers a byte of it: a scan of every def made planning all
+ * blocks of a large library quadratic (71 000 blocks of libc: 10 s). The
+ * ranges of the defs but the last PLAN_OVL_RECENT ones are kept sorted in
+ * an index, rebuilt as defs are added; the recent ones, whose ranges the
+ * planner may still change (a window tried, then an int3), are scanned.
+ * Older defs keep their ranges; one removed from the middle (not done
+ * while planning) would leave a stale entry, which can only make a window
+ * look taken, never free.
+ */
+#define PLAN_OVL_RECENT 1024
+
+struct probe_ovl {
+	struct probe_ovl_range {
+		uint32_t module;
+		uint64_t lo, hi;
+	} *v;
+	size_t n, covers; /* ranges of defs [0, covers) */
+	uint64_t max_len;
+};
+
+static int plan_ovl_cmp(const void *a, const void *b)
+{
+	const struct probe_ovl_range *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void plan_ovl_build(struct probe_ovl *o, const struct probe_mgr *m, size_t covers)
+{
+	struct probe_ovl_range *v = realloc(o->v, (covers ? covers : 1) * sizeof(*v));
+
+	o->n = o->covers = 0;
+	if (!v)
+		return; /* no index: every query scans */
+	o->v = v;
+	o->max_len = 0;
+	for (size_t i = 0; i < covers; i++) {
+		const struct probe_def *d = &m->defs[i];
+
+		if (!d->patch_len)
+			continue;
+		v[o->n].module = d->module;
+		v[o->n].lo = d->patch_off;
+		v[o->n++].hi = d->patch_off + d->patch_len;
+		if (d->patch_len > o->max_len)
+			o->max_len = d->patch_len;
+	}
+	qsort(v, o->n, sizeof(*v), plan_ovl_cmp);
+	o->covers = covers;
+}
+
+static int plan_ovl_hit(const struct probe_ovl *o, uint32_t module, uint64_t lo, uint64_t hi)
+{
+	struct probe_ovl_range key = {module, lo > o->max_len ? lo - o->max_len : 0, 0};
+	size_t a = 0, b = o->n;
+
+	while (a < b) { /* first range at or after key */
+		size_t mid = (a + b) / 2;
+
+		if (plan_ovl_cmp(&o->v[mid], &key) < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < o->n && o->v[a].module == module && o->v[a].lo < hi; a++)
+		if (lo < o->v[a].hi)
+			return 1;
+	return 0;
+}
+
+void probe_plan_init_index(struct probe_mgr *m)
+{
+	m->ovl = calloc(1, sizeof(*m->ovl));
+}
+
+void probe_plan_free_index(struct probe_mgr *m)
+{
+	if (m->ovl) {
+		free(m->ovl->v);
+		free(m->ovl);
+		m->ovl = NULL;
+	}
+}
+
 /* Does [lo, hi) overlap a probe already planned in this module? */
 int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi)
 {
-	for (size_t i = 0; i < m->ndefs; i++) {
+	struct probe_ovl *o = m->ovl;
+	size_t from = 0;
+
+	if (o && o->covers > m->ndefs)
+		o->covers = o->n = 0; /* defs were removed: rebuild */
+	if (o && m->ndefs - o->covers > 2 * PLAN_OVL_RECENT)
+		plan_ovl_build(o, m, m->ndefs - PLAN_OVL_RECENT);
+	if (o && o->covers) {
+		if (plan_ovl_hit(o, module, lo, hi))
+			return 1;
+		from = o->covers;
+	}
+	for (size_t i = from; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
 
 		if (d->module == module && d->patch_len && lo < d->patch_off + d->patch_len &&
