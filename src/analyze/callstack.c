@@ -8,8 +8,12 @@
  * above it (sp < S) never saw their exit (longjmp, an exception, a probe
  * that could not be placed) and are closed at the same time, and frames
  * just below with the same sp are tail callers (they jumped to the function
- * instead of calling it: their activation ends with it). An exit with no
- * frame to close is counted as unmatched and ignored.
+ * instead of calling it: their activation ends with it). Any event (entry
+ * or exit) with sp S also closes the open frames below S (deeper): they
+ * have returned without a seen exit, and are closed at the thread's
+ * previous probe event, so one missing exit does not charge the rest of the
+ * run to its frame. Tail calls have exit probes of their own (doc/probe.md).
+ * An exit with no frame to close is counted as unmatched and ignored.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -157,6 +161,7 @@ int callstack_feed(struct callstack *c, const struct trace_event *ev)
 	const struct rec_probe *p = (const void *)ev->rec;
 	uint32_t id, fn;
 	struct cs_thread *t;
+	uint64_t prev;
 	unsigned op;
 	int ret;
 
@@ -171,7 +176,15 @@ int callstack_feed(struct callstack *c, const struct trace_event *ev)
 	t = cs_thread(c, ev->stream_id);
 	if (!t)
 		return -ENOMEM;
+	prev = t->last;
 	t->last = ev->ns;
+	/* Frames deeper than this event's stack pointer have returned (their
+	 * exit was not seen: an unprobed exit, longjmp): close them at the
+	 * thread's previous probe event rather than at the end of the run. */
+	while (t->n && t->st[t->n - 1].sp < p->sp)
+		if ((ret = cs_close(c, ev->stream_id, t, prev > t->st[t->n - 1].t0 ? prev : ev->ns,
+				    0)))
+			return ret;
 	if (op == PROBE_OP_ENTRY) {
 		if (t->n == t->cap) {
 			size_t nc = t->cap ? t->cap * 2 : 64;

@@ -59,6 +59,8 @@ struct probe_module {
 	uint64_t *jumps;   /* indirect jmps whose jump table was read: their
 			    * targets are in targets (sorted) */
 	size_t njumps, njtabs;
+	uint64_t *calls;   /* direct call targets (function entries), sorted */
+	size_t ncalls;
 	int analysed;
 	char *dbg_path;	/* its separate debug file (src/util/debugfile.h), or NULL */
 	int dbg_fd, dbg_tried;
@@ -188,6 +190,13 @@ int probe_module_is_target(const struct probe_module *mod, uint64_t addr);
 /* An indirect jmp at addr whose targets are known (a switch's jump table
  * read by probe_module_analyse). */
 int probe_module_jump_known(const struct probe_module *mod, uint64_t addr);
+/* Is addr the target of a direct call somewhere in the module? */
+int probe_module_is_call(const struct probe_module *mod, uint64_t addr);
+/* Mark the tail calls (X86_F_TAIL) among the n decoded instructions of
+ * function sym (code: its bytes); returns 1 when an indirect jmp of
+ * unknown targets remains (its targets could be inside the function). */
+int probe_plan_classify(const struct probe_module *mod, const struct probe_sym *sym,
+			const uint8_t *code, struct x86_insn *in, size_t n);
 /* Resolve the libraries a program loads (DT_NEEDED, recursively, searched as
  * ld.so does: RUNPATH/RPATH, LD_LIBRARY_PATH, ld.so.cache, default dirs). */
 int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs);

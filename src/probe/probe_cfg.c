@@ -346,12 +346,10 @@ int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned 
 	while (off < s->size && off < avail && f.n < CFG_MAX_INSNS) {
 		if (x86_decode(f.code + off, avail - off, s->addr + off, &f.in[f.n]) < 0)
 			break;
-		if ((f.in[f.n].flags & X86_F_INDIRECT) && (f.in[f.n].flags & X86_F_BRANCH) &&
-		    !probe_module_jump_known(mod, f.in[f.n].addr))
-			f.indirect = 1;
 		off += f.in[f.n].len;
 		f.n++;
 	}
+	f.indirect = probe_plan_classify(mod, s, f.code, f.in, f.n);
 	for (size_t i = 0; i < f.n; i++) {
 		if (!i || probe_module_is_target(mod, f.in[i].addr))
 			f.leader[i] = 1;

@@ -216,6 +216,7 @@ void probe_module_close(struct probe_module *mod)
 	free(mod->syms);
 	free(mod->targets);
 	free(mod->jumps);
+	free(mod->calls);
 	free(mod->cfg_want);
 	probe_dwarf_close(mod);
 	if (mod->elf)
@@ -344,7 +345,7 @@ static int probe_jump_table(struct probe_module *mod, const uint8_t *const *byte
 #define PROBE_JT_BACK 24
 int probe_module_analyse(struct probe_module *mod)
 {
-	size_t cap = 0, jcap = 0, nind = 0;
+	size_t cap = 0, jcap = 0, ccap = 0, nind = 0;
 	int rc;
 
 	if (mod->analysed)
@@ -375,6 +376,11 @@ int probe_module_analyse(struct probe_module *mod)
 				if (rc)
 					return rc;
 			}
+			if ((in.flags & X86_F_CALL) && (in.flags & X86_F_RELATIVE)) {
+				rc = probe_push_u64(&mod->calls, &mod->ncalls, &ccap, in.target);
+				if (rc)
+					return rc;
+			}
 			/* The straight line before each instruction (a window). */
 			if (nb == PROBE_JT_BACK) {
 				memmove(back, back + 1, (nb - 1) * sizeof(*back));
@@ -399,6 +405,8 @@ int probe_module_analyse(struct probe_module *mod)
 		qsort(mod->targets, mod->ntargets, sizeof(uint64_t), probe_u64_cmp);
 	if (mod->njumps)
 		qsort(mod->jumps, mod->njumps, sizeof(uint64_t), probe_u64_cmp);
+	if (mod->ncalls)
+		qsort(mod->calls, mod->ncalls, sizeof(uint64_t), probe_u64_cmp);
 	log_debug("probe: %s: %zu indirect jmps of %zu (jump tables) have known targets", mod->path,
 		  mod->njumps, nind);
 	mod->analysed = 1;
@@ -425,6 +433,11 @@ static int probe_u64_find(const uint64_t *v, size_t n, uint64_t x)
 int probe_module_jump_known(const struct probe_module *mod, uint64_t addr)
 {
 	return probe_u64_find(mod->jumps, mod->njumps, addr);
+}
+
+int probe_module_is_call(const struct probe_module *mod, uint64_t addr)
+{
+	return probe_u64_find(mod->calls, mod->ncalls, addr);
 }
 
 int probe_module_is_target(const struct probe_module *mod, uint64_t addr)

@@ -198,6 +198,16 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 	return 0;
 }
 
+/* Is path (a real path) one of the libraries the program loads at
+ * startup (m->libs: real paths of the DT_NEEDED closure)? */
+static int probe_mgr_is_startup_lib(const struct probe_mgr *m, const char *path)
+{
+	for (size_t i = 0; i < m->nlibs; i++)
+		if (!strcmp(m->libs[i], path))
+			return 1;
+	return 0;
+}
+
 int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec, uint32_t **mods,
 			  size_t *nmods)
 {
@@ -248,9 +258,12 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 			}
 			*mods = nm;
 			nm[(*nmods)++] = mi;
-			log_info("probe: %s is not loaded at startup: probed if the program "
-				 "dlopens it",
-				 files[i]);
+			/* Matched by its soname (the pattern names no file of the
+			 * startup set): it may still be one of them, by real path. */
+			if (!probe_mgr_is_startup_lib(m, files[i]))
+				log_info("probe: %s is not loaded at startup: probed if the "
+					 "program dlopens it",
+					 files[i]);
 		}
 		for (size_t i = 0; i < nfiles; i++)
 			free(files[i]);

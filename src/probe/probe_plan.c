@@ -189,6 +189,80 @@ static int plan_has_target(const struct probe_module *mod, uint64_t lo, uint64_t
 	return 0;
 }
 
+/* The function starting at addr, by symbol (not a .cold part: that is the
+ * rest of a function, not another one), or NULL. */
+static const struct probe_sym *plan_sym_at(const struct probe_module *mod, uint64_t addr)
+{
+	size_t lo = 0, hi = mod->nsyms;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (mod->syms[mid].addr == addr)
+			return strstr(mod->syms[mid].name, ".cold") ? NULL : &mod->syms[mid];
+		if (mod->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+#define PLAN_TAIL_BACK 24
+
+/*
+ * Tail calls. A jmp leaves the function for another one when it is
+ *  - direct, to outside the function's symbol, at a function entry: a
+ *    symbol's start or a direct call's target elsewhere in the module
+ *    (stripped files name few functions; a .cold part is neither);
+ *  - indirect, of a shape x86_tail_jump accepts (a pointer loaded without
+ *    an index, in the straight line before the jmp: from the nearest
+ *    branch target or transfer back).
+ * Such a jmp ends the activation (the exit probes fire there) and, being
+ * no jump table, puts no target inside the function. Any other indirect
+ * jmp of unknown targets makes the function "indirect".
+ */
+int probe_plan_classify(const struct probe_module *mod, const struct probe_sym *sym,
+			const uint8_t *code, struct x86_insn *in, size_t n)
+{
+	int indirect = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const uint8_t *bytes[PLAN_TAIL_BACK];
+		size_t avail[PLAN_TAIL_BACK], s = k, nb = 0;
+		uint64_t addrs[PLAN_TAIL_BACK];
+
+		in[k].flags &= ~X86_F_TAIL;
+		if (!(in[k].flags & X86_F_BRANCH) || (in[k].flags & X86_F_COND))
+			continue;
+		if (in[k].flags & X86_F_RELATIVE) {
+			uint64_t t = in[k].target;
+
+			if ((t < sym->addr || t >= sym->addr + sym->size) &&
+			    (plan_sym_at(mod, t) || probe_module_is_call(mod, t)))
+				in[k].flags |= X86_F_TAIL;
+			continue;
+		}
+		if (!(in[k].flags & X86_F_INDIRECT) || probe_module_jump_known(mod, in[k].addr))
+			continue;
+		while (s > 0 && k - s + 1 < PLAN_TAIL_BACK &&
+		       !probe_module_is_target(mod, in[s].addr) &&
+		       !(in[s - 1].flags & (X86_F_RET | X86_F_TRAP)) &&
+		       !((in[s - 1].flags & X86_F_BRANCH) && !(in[s - 1].flags & X86_F_COND)))
+			s--;
+		for (size_t i = s; i <= k; i++) {
+			bytes[nb] = code + (in[i].addr - sym->addr);
+			avail[nb] = in[i].len;
+			addrs[nb++] = in[i].addr;
+		}
+		if (x86_tail_jump(bytes, avail, addrs, nb))
+			in[k].flags |= X86_F_TAIL;
+		else
+			indirect = 1;
+	}
+	return indirect;
+}
+
 /* int3 at insn: slot = the instruction relocated, then a jump back. */
 static int plan_int3(struct probe_def *d, const struct plan_fn *f, const struct x86_insn *in)
 {
@@ -378,7 +452,8 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 	}
 	if (!why) {
 		snprintf(buf, sizeof(buf),
-			 "no 5-byte straight-line window around the ret without a branch target");
+			 "no 5-byte straight-line window around the %s without a branch target",
+			 (ret->flags & X86_F_RET) ? "ret" : "tail jump");
 		why = buf;
 	}
 	snprintf(d->why, sizeof(d->why), "%s", why);
@@ -422,12 +497,10 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 			f.complete = 0;
 			break;
 		}
-		if ((f.in[f.n].flags & X86_F_INDIRECT) && (f.in[f.n].flags & X86_F_BRANCH) &&
-		    !probe_module_jump_known(mod, f.in[f.n].addr))
-			f.indirect = 1;
 		off += f.in[f.n].len;
 		f.n++;
 	}
+	f.indirect = probe_plan_classify(mod, f.sym, f.code, f.in, f.n);
 	if (entry) {
 		rc = plan_entry(m, module, sym, &f);
 		if (rc && rc != -ENOTSUP)
@@ -436,7 +509,10 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 	}
 	if (exits) {
 		for (size_t i = 0; i < f.n; i++) {
-			if (!(f.in[i].flags & X86_F_RET))
+			/* A tail call ends the activation too: its exit fires
+			 * before the jump (the stack pointer is at the return
+			 * address, as at a ret). */
+			if (!(f.in[i].flags & (X86_F_RET | X86_F_TAIL)))
 				continue;
 			nret++;
 			rc = plan_exit(m, module, sym, &f, i);
@@ -482,12 +558,10 @@ static int plan_decode(struct probe_mgr *m, uint32_t module, uint32_t sym, struc
 			f->complete = 0;
 			break;
 		}
-		if ((f->in[f->n].flags & X86_F_INDIRECT) && (f->in[f->n].flags & X86_F_BRANCH) &&
-		    !probe_module_jump_known(mod, f->in[f->n].addr))
-			f->indirect = 1;
 		off += f->in[f->n].len;
 		f->n++;
 	}
+	f->indirect = probe_plan_classify(mod, f->sym, f->code, f->in, f->n);
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * test_jtab.c - recognizing switch jump tables before an indirect jmp
  * (src/arch/x86_64/x86_jtab.c): the shapes GCC and clang emit, with their
  * bound checks, and shapes that must not be taken for a table (no bound,
- * the index changed after the check, a tail call through a register).
+ * the index changed after the check, a tail call through a register), and
+ * the tail calls x86_tail_jump accepts and the table shapes it refuses.
  * The byte sequences were assembled with GNU as from the Intel syntax in
  * the comments; each sequence is placed at a module offset and decoded
  * into instructions first, as probe_module_analyse does.
@@ -142,6 +143,58 @@ static void test_tail_call(void **state)
 	assert_int_equal(jtab_of(code, sizeof(code), 0, &jt), -ENOENT);
 }
 
+/* Split code into instructions and ask whether the last jmp is a tail call. */
+static int tail_of(const uint8_t *code, size_t len)
+{
+	const uint8_t *bytes[MAX_INSNS];
+	size_t avail[MAX_INSNS], n = 0, off = 0;
+	uint64_t addrs[MAX_INSNS];
+	struct x86_insn in;
+
+	while (off < len) {
+		assert_true(n < MAX_INSNS);
+		assert_int_equal(x86_decode(code + off, len - off, 0x2000 + off, &in), 0);
+		bytes[n] = code + off;
+		avail[n] = len - off;
+		addrs[n++] = 0x2000 + off;
+		off += in.len;
+	}
+	return x86_tail_jump(bytes, avail, addrs, n);
+}
+
+/* Tail calls through a pointer loaded without an index are accepted; table
+ * shapes (an index, an add of a base, a register not loaded) are not. */
+static void test_tail_shapes(void **state)
+{
+	/* mov rax,[rbx+0x18]; pop rbx; jmp rax */
+	static const uint8_t reg[] = {0x48, 0x8b, 0x43, 0x18, 0x5b, 0xff, 0xe0};
+	/* mov rax,[rip+0x100]; jmp [rax+0x90]  (sqlite3_mutex_leave) */
+	static const uint8_t field[] = {0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00,
+					0xff, 0xa0, 0x90, 0x00, 0x00, 0x00};
+	/* jmp [rip+0x100]  (the GOT) */
+	static const uint8_t got[] = {0xff, 0x25, 0x00, 0x01, 0x00, 0x00};
+	/* mov rax,[rdx+rcx*8]; jmp rax  (an index: a table) */
+	static const uint8_t idx[] = {0x48, 0x8b, 0x04, 0xca, 0xff, 0xe0};
+	/* lea rax,[rip+0x100]; jmp rax  (not a load) */
+	static const uint8_t lea[] = {0x48, 0x8d, 0x05, 0x00, 0x01, 0x00, 0x00, 0xff, 0xe0};
+	/* jmp rax, rax set elsewhere */
+	static const uint8_t bare[] = {0xff, 0xe0};
+	/* the PIC table of test_pic; jmp [rax*8+0x402008] of test_nonpic */
+	static const uint8_t pic[] = {0x83, 0xf8, 0x08, 0x77, 0x12, 0x48, 0x8d, 0x15,
+				      0x00, 0x01, 0x00, 0x00, 0x89, 0xc0, 0x48, 0x63,
+				      0x04, 0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0};
+	static const uint8_t abs8[] = {0xff, 0x24, 0xc5, 0x08, 0x20, 0x40, 0x00};
+
+	assert_int_equal(tail_of(reg, sizeof(reg)), 1);
+	assert_int_equal(tail_of(field, sizeof(field)), 1);
+	assert_int_equal(tail_of(got, sizeof(got)), 1);
+	assert_int_equal(tail_of(idx, sizeof(idx)), 0);
+	assert_int_equal(tail_of(lea, sizeof(lea)), 0);
+	assert_int_equal(tail_of(bare, sizeof(bare)), 0);
+	assert_int_equal(tail_of(pic, sizeof(pic)), 0);
+	assert_int_equal(tail_of(abs8, sizeof(abs8)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +202,7 @@ int main(void)
 	    cmocka_unit_test(test_copy_and_lea), cmocka_unit_test(test_byte_index),
 	    cmocka_unit_test(test_no_bound),	 cmocka_unit_test(test_index_changed),
 	    cmocka_unit_test(test_tail_call),	 cmocka_unit_test(test_copy_after),
+	    cmocka_unit_test(test_tail_shapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

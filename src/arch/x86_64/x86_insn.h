@@ -26,6 +26,8 @@
 #define X86_F_RELATIVE 0x40u /* an immediate relative branch/call: target valid */
 #define X86_F_TRAP 0x80u     /* int3, ud2, hlt, syscall-like: ends a straight line */
 #define X86_F_NOP 0x100u     /* nop or int3 padding */
+#define X86_F_TAIL 0x200u    /* set by the probe planner, not the decoder: a jmp that
+			      * leaves the function for another one (a tail call) */
 
 struct x86_insn {
 	uint64_t addr;	 /* module offset of the instruction */
@@ -82,6 +84,11 @@ struct x86_jtab {
  * or -ERANGE (a bound too large). */
 int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,
 		   size_t n, struct x86_jtab *jt);
+/* Is the indirect jmp ending the n instructions (a straight line, as
+ * above) a tail call through a pointer loaded without an index (GOT slot,
+ * struct field, vtable): 1, else 0 (x86_jtab.c). */
+int x86_tail_jump(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,
+		  size_t n);
 
 /* The patch written over the probed bytes: jmp rel32 to the trampoline
  * followed by int3 filler; the agent fills the displacement. */

@@ -285,3 +285,73 @@ int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint6
 	}
 	return -ENOENT;
 }
+
+/* A load of a pointer: mov R, qword [base + disp] with no index register
+ * (a GOT slot, a global, a struct field, a vtable slot). */
+static int jt_ptr_load(const struct jt_insn *k, ZydisRegister r)
+{
+	const ZydisDecodedOperand *d = jt_op(k, 0), *s = jt_op(k, 1);
+
+	return k->in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_is_reg(d) &&
+	       jt_family(d->reg.value) == r && d->size == 64 && s &&
+	       s->type == ZYDIS_OPERAND_TYPE_MEMORY && s->mem.index == ZYDIS_REGISTER_NONE &&
+	       s->mem.segment != ZYDIS_REGISTER_FS && s->mem.segment != ZYDIS_REGISTER_GS;
+}
+
+/*
+ * A tail call through memory or a register: the shapes of a call to a
+ * function pointer turned into a jump (GOT slot, vtable, struct field),
+ * which leave the function. Accepted, the pointer loaded without an index:
+ *	jmp qword [rip + X]
+ *	jmp qword [R + disp]	  R loaded by mov R, [M] (M without index) in
+ *				  the straight line given
+ *	jmp R			  the same
+ * Anything that looks like a table (an index register, an add or lea
+ * computing the address, R not written in the line) is refused: its
+ * targets stay unknown and may be inside the function.
+ */
+int x86_tail_jump(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,
+		  size_t n)
+{
+	static ZydisDecoder dec;
+	static int ready;
+	struct jt_insn v[JT_MAX_INSNS];
+	const ZydisDecodedOperand *o;
+	size_t skip = n > JT_MAX_INSNS ? n - JT_MAX_INSNS : 0;
+	ZydisRegister r;
+	int last, k;
+
+	if (!ready) {
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		ready = 1;
+	}
+	n -= skip;
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, bytes[skip + i], avail[skip + i],
+							 &v[i].in, v[i].ops)))
+			return 0;
+		v[i].addr = addrs[skip + i];
+	}
+	last = (int)n - 1;
+	if (v[last].in.mnemonic != ZYDIS_MNEMONIC_JMP)
+		return 0;
+	o = jt_op(&v[last], 0);
+	if (!o || o->size != 64)
+		return 0;
+	if (o->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+		if (o->mem.index != ZYDIS_REGISTER_NONE || o->mem.segment != ZYDIS_REGISTER_DS ||
+		    o->mem.base == ZYDIS_REGISTER_NONE)
+			return 0;
+		if (o->mem.base == ZYDIS_REGISTER_RIP)
+			return 1;
+		r = jt_family(o->mem.base);
+	} else if (jt_is_reg(o)) {
+		r = jt_family(o->reg.value);
+	} else {
+		return 0;
+	}
+	k = jt_def(v, last, r);
+	return k >= 0 && jt_ptr_load(&v[k], r);
+}

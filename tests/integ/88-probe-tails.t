@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 88-probe-tails.t - spool probe on functions that leave by a tail call (a
+# direct jmp to another function, a jmp through a struct of pointers, a
+# pointer variable, a register loaded from one) and a tiny function followed
+# by padding: their exits are jump probes at the tail jump, the counts of
+# calls equal the program's own, every entry has its exit, and the report
+# shows no "calls without a seen exit". Then every libsqlite3 function
+# probed under sqlite3 leaves its output unchanged, and spool does not
+# claim libsqlite3 (DT_NEEDED, named by its soname) is loaded only by dlopen.
+. "$(dirname "$0")/lib.sh"
+
+PROG="$PROGS/probe_tails"
+if [ ! -x "$PROG" ]; then
+	echo "1..0 # SKIP $PROG is not built"
+	exit 0
+fi
+plan 12
+
+spool_run probe --list -e 'func:pt_*' "$PROG"
+is_rc 0 "--list succeeds"
+like "$OUT" '^pt_direct +exit +jump .*jmp ' "a direct tail call's exit is a jump probe at the jmp"
+like "$OUT" '^pt_ptr +exit +jump .*jmp \[rax' "a tail call through a struct of pointers: jump probe"
+like "$OUT" '^pt_got +exit +jump .*jmp \[' "a tail call through a pointer variable: jump probe"
+like "$OUT" '^pt_reg +exit +jump .*jmp rax' "a tail call through a loaded register: jump probe"
+like "$OUT" '^pt_tiny +exit +jump .*ret' "a ret followed by padding: jump probe"
+
+spool_run probe -q -e 'func:pt_*' -- "$PROG" 500
+native="$("$PROG" 500 2>/dev/null)"
+is "$OUT" "$native" "the program's output is unchanged"
+spool_run report --functions --json spool.trace
+JSON="$OUT"
+got="$(python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+for f in sorted(d["functions"], key=lambda f: f["name"]):
+    print(f["name"], f["calls"])
+' "$JSON")"
+is "$got" "$(echo "$native" | sort)" "calls per function equal the program's own counts"
+unpaired="$(python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+print(sum(f["no_exit"] for f in d["functions"]) + d["unmatched_exits"])
+' "$JSON")"
+is "$unpaired" 0 "every entry has its exit (tail calls included) and every exit its entry"
+spool_run report --functions spool.trace
+unlike "$OUT" 'without a seen exit' "the report shows no calls without a seen exit"
+
+# --- every libsqlite3 function under sqlite3 --------------------------------
+SQLITE="$(command -v sqlite3 || true)"
+if [ -n "$SQLITE" ] && ldd "$SQLITE" | grep -q 'libsqlite3\.so'; then
+	cat >q.sql <<'SQL'
+create table t(a integer primary key, b text);
+with recursive c(x) as (select 1 union all select x+1 from c where x<2000) insert into t select x, 'v'||x from c;
+select count(*), sum(a), max(b) from t;
+SQL
+	RUN_STDIN=q.sql spool_run probe -q -o sq.trace -e 'func:libsqlite3.so.0:*' -- "$SQLITE" :memory:
+	a="$(cat run.out)"
+	b="$("$SQLITE" :memory: <q.sql)"
+	if [ "$RC" = 0 ] && [ "$a" = "$b" ] && [ -n "$b" ]; then
+		pass "sqlite3 with every libsqlite3 function probed: output identical to native"
+	else
+		fail "sqlite3 with every libsqlite3 function probed: output identical to native"
+		show_run
+	fi
+	# libsqlite3.so.0 is a DT_NEEDED library named by its soname (ldd may
+	# show it under /lib, spool under /usr/lib): it is loaded at startup.
+	unlike "$ERR" 'not loaded at startup' \
+		"a DT_NEEDED library named by its soname is not called a dlopen one"
+else
+	skip 2 "sqlite3 linked with a shared libsqlite3 is not installed"
+fi
+
+done_testing
