@@ -47,6 +47,7 @@
 #include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_serial.h"
+#include "agent_rr_dispatch.h"
 
 __thread uint64_t agent_rr_sig_pending; /* bit sig: arrived, handler not run yet */
 uint64_t agent_rr_sig_proc;		/* the same, for any thread (serial: the token holder) */
@@ -210,6 +211,8 @@ AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigactio
 	}
 	if (sig == SIGTRAP && agent_probe_sigtrap(act, oact))
 		return 0; /* int3 probes keep their handler (agent_probe.c) */
+	if (sig == SIGSYS && agent_rr_dispatch_sigsys(act, oact))
+		return 0; /* syscall user dispatch keeps its handler */
 	if (sig <= 0 || sig >= NSIG || sig >= 64 || sig_sync(sig) ||
 	    (!agent_rr_mode && !sig_wrapped[sig]))
 		return sig_real(sig, act, oact);
