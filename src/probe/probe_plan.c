@@ -283,7 +283,92 @@ static int plan_int3(struct probe_def *d, const struct plan_fn *f, const struct 
 	return rc;
 }
 
-static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f)
+/*
+ * A function that leaves (ret or tail jump: instruction k) within its first
+ * 5 bytes, followed by dead bytes (its own unreachable code or padding up
+ * to the next symbol): one jump window [start, hi) may cover the body, the
+ * ret and the padding. Its trampoline runs the entry handler, the body, the
+ * exit handler of that ret (when exits are probed: the exit probe is
+ * "shared", counted in this trampoline) and the ret, relocated: it returns
+ * to the caller from the trampoline. *exit_k is set to k when the exit is
+ * taken care of. Returns 0 or -ENOTSUP (the caller falls back to int3).
+ */
+static int plan_entry_whole(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f,
+			    size_t k, int exits, size_t *exit_k)
+{
+	uint64_t start = f->sym->addr, fend = start + f->sym->size;
+	uint64_t hi = f->in[k].addr + f->in[k].len;
+	uint32_t did = m->ndefs, xid = 0;
+	struct probe_def *d, *x;
+	size_t avail;
+	const uint8_t *p;
+	int rc = 0;
+
+	for (size_t i = 0; i <= k; i++)
+		if (f->in[i].unreloc || (f->in[i].flags & (X86_F_CALL | X86_F_TRAP)) ||
+		    (i < k && (f->in[i].flags & (X86_F_BRANCH | X86_F_RET))))
+			return -ENOTSUP;
+	while (hi - start < X86_JMP_LEN && hi < f->limit) {
+		struct x86_insn pad;
+
+		p = probe_module_code(f->mod, hi, &avail);
+		if (!p || x86_decode(p, avail, hi, &pad) < 0)
+			break;
+		if (hi >= fend && !(pad.flags & X86_F_NOP))
+			break;
+		if (hi + pad.len > f->limit)
+			break;
+		hi += pad.len;
+	}
+	p = probe_module_code(f->mod, start, &avail);
+	if (hi - start < X86_JMP_LEN || hi - start > PROBE_MAX_PATCH || !p || avail < hi - start ||
+	    plan_has_target(f->mod, start, hi) || probe_plan_overlaps(m, module, start, hi))
+		return -ENOTSUP;
+	if (exits) {
+		x = probe_plan_new_def(m, module, sym);
+		if (!x)
+			return -ENOMEM;
+		x->op = PROBE_OP_EXIT;
+		x->handler = PROBE_H_FUNC_EXIT;
+		x->method = PROBE_M_JUMP;
+		x->addr = f->in[k].addr;
+		snprintf(x->insn, sizeof(x->insn), "%s", f->in[k].text);
+		xid = x->id;
+	}
+	d = &m->defs[did - 1]; /* defs may have moved */
+	x = xid ? &m->defs[xid - 1] : NULL;
+	d->method = PROBE_M_JUMP;
+	d->addr = d->patch_off = start;
+	d->patch_len = (uint32_t)(hi - start);
+	memcpy(d->orig, p, hi - start);
+	snprintf(d->insn, sizeof(d->insn), "%s", f->in[0].text);
+	d->code->len = d->code->nrel = 0;
+	rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
+	for (size_t i = 0; !rc && i < k; i++)
+		rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - start));
+	if (!rc && x)
+		rc = x86_code_call_handler(d->code, x->id, x->handler, 0);
+	if (!rc)
+		rc = x86_code_relocate(d->code, &f->in[k], f->code + (f->in[k].addr - start));
+	if (rc) {
+		d->code->len = d->code->nrel = 0;
+		d->method = 0;
+		d->patch_len = 0;
+		if (x) {
+			free(x->code);
+			m->ndefs--;
+		}
+		return -ENOTSUP;
+	}
+	if (x) {
+		x->shared = d->id;
+		*exit_k = k;
+	}
+	return 0;
+}
+
+static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f,
+		      int exits, size_t *exit_k)
 {
 	struct probe_def *d = probe_plan_new_def(m, module, sym);
 	uint64_t start = f->sym->addr, wlen = 0;
@@ -318,6 +403,12 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 		if ((in->flags & (X86_F_RET | X86_F_TRAP)) ||
 		    ((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND) && k + 1 < f->n &&
 		     wlen + in->len < X86_JMP_LEN)) {
+			if ((in->flags & (X86_F_RET | X86_F_TAIL)) && !m->attach) {
+				rc = plan_entry_whole(m, module, sym, f, k, exits, exit_k);
+				if (rc != -ENOTSUP)
+					return rc;
+				d = &m->defs[m->ndefs - 1];
+			}
 			snprintf(buf, sizeof(buf), "the function leaves within its first %d bytes ('%s')",
 				 X86_JMP_LEN, in->text);
 			why = buf;
@@ -399,9 +490,14 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 		uint64_t lo = f->in[r - b].addr, hi = ret->addr + ret->len;
 		int ok = 1;
 
+		/* A jcc may be displaced (relocated: taken, it leaves the
+		 * trampoline for its target before the handler runs, as the
+		 * original leaves before the ret): `je L; xor eax,eax; ret; L:`
+		 * leaves no room otherwise. Other transfers and calls may not. */
 		for (size_t i = r - b; i < r; i++)
 			if (f->in[i].unreloc ||
-			    (f->in[i].flags & (X86_F_BRANCH | X86_F_CALL | X86_F_RET | X86_F_TRAP)))
+			    (f->in[i].flags & (X86_F_CALL | X86_F_RET | X86_F_TRAP)) ||
+			    ((f->in[i].flags & X86_F_BRANCH) && !(f->in[i].flags & X86_F_COND)))
 				ok = 0;
 		if (!ok)
 			break; /* going further back crosses it too */
@@ -474,7 +570,7 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 	struct probe_module *mod = &m->mods[module];
 	struct plan_fn f = {.mod = mod, .sym = &mod->syms[sym]};
 	uint64_t off = 0;
-	size_t avail;
+	size_t avail, exit_k = (size_t)-1; /* a ret probed by the entry's trampoline */
 	int rc = 0, nret = 0;
 
 	f.code = probe_module_code(mod, f.sym->addr, &avail);
@@ -502,7 +598,7 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 	}
 	f.indirect = probe_plan_classify(mod, f.sym, f.code, f.in, f.n);
 	if (entry) {
-		rc = plan_entry(m, module, sym, &f);
+		rc = plan_entry(m, module, sym, &f, exits, &exit_k);
 		if (rc && rc != -ENOTSUP)
 			goto out;
 		rc = 0;
@@ -512,7 +608,7 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 			/* A tail call ends the activation too: its exit fires
 			 * before the jump (the stack pointer is at the return
 			 * address, as at a ret). */
-			if (!(f.in[i].flags & (X86_F_RET | X86_F_TAIL)))
+			if (!(f.in[i].flags & (X86_F_RET | X86_F_TAIL)) || i == exit_k)
 				continue;
 			nret++;
 			rc = plan_exit(m, module, sym, &f, i);

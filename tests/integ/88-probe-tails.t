@@ -3,7 +3,8 @@
 # 88-probe-tails.t - spool probe on functions that leave by a tail call (a
 # direct jmp to another function, a jmp through a struct of pointers, a
 # pointer variable, a register loaded from one) and a tiny function followed
-# by padding: their exits are jump probes at the tail jump, the counts of
+# by padding: their exits are jump probes at the tail jump, the tiny
+# function's entry and exit share one trampoline, the counts of
 # calls equal the program's own, every entry has its exit, and the report
 # shows no "calls without a seen exit". Then every libsqlite3 function
 # probed under sqlite3 leaves its output unchanged, and spool does not
@@ -15,7 +16,7 @@ if [ ! -x "$PROG" ]; then
 	echo "1..0 # SKIP $PROG is not built"
 	exit 0
 fi
-plan 12
+plan 14
 
 spool_run probe --list -e 'func:pt_*' "$PROG"
 is_rc 0 "--list succeeds"
@@ -23,7 +24,10 @@ like "$OUT" '^pt_direct +exit +jump .*jmp ' "a direct tail call's exit is a jump
 like "$OUT" '^pt_ptr +exit +jump .*jmp \[rax' "a tail call through a struct of pointers: jump probe"
 like "$OUT" '^pt_got +exit +jump .*jmp \[' "a tail call through a pointer variable: jump probe"
 like "$OUT" '^pt_reg +exit +jump .*jmp rax' "a tail call through a loaded register: jump probe"
-like "$OUT" '^pt_tiny +exit +jump .*ret' "a ret followed by padding: jump probe"
+like "$OUT" '^pt_cond +exit +jump .*ret' "a ret right before a branch target: jump probe displacing the je"
+like "$OUT" '^pt_tiny +entry +jump ' "a function returning within 5 bytes, padding after: jump entry"
+like "$OUT" '^pt_tiny +exit +shared .*ret +counted by probe [0-9]+ \(jump\)' \
+	"... whose exit is run by the entry's trampoline (--list: shared)"
 
 spool_run probe -q -e 'func:pt_*' -- "$PROG" 500
 native="$("$PROG" 500 2>/dev/null)"

@@ -14,6 +14,8 @@
  * pt_got       jmp [rip+pt_fnptr] (a pointer variable: the GOT shape)
  * pt_reg       mov rax, [rip+pt_fnptr]; jmp rax
  * pt_tiny      mov eax, [rdi]; ret, then padding to the next function
+ * pt_cond      test edi, edi; je 1f; xor eax, eax; ret; 1: jmp pt_leaf (the
+ *              ret's window must displace the je: the next byte is a target)
  * pt_leaf      called by each tail call and by main
  * Output: one "name calls" line per function.
  */
@@ -27,6 +29,7 @@ int pt_ptr(int x);
 int pt_got(int x);
 int pt_reg(int x);
 int pt_tiny(const int *p);
+int pt_cond(int x);
 
 struct pt_ops {
 	int (*first)(int);
@@ -99,12 +102,24 @@ __asm__(".text\n"
 	"\tmovl (%rdi), %eax\n"
 	"\tret\n"
 	".size pt_tiny, .-pt_tiny\n"
+	".p2align 4\n"
+	".globl pt_cond\n"
+	".type pt_cond, @function\n"
+	"pt_cond:\n"
+	"\tmovl %edi, %eax\n"
+	"\timull $3, %eax, %eax\n"
+	"\ttestl %edi, %edi\n"
+	"\tje 1f\n"
+	"\txorl %eax, %eax\n"
+	"\tret\n"
+	"1:\tjmp pt_leaf\n"
+	".size pt_cond, .-pt_cond\n"
 	".p2align 4\n");
 
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1000;
-	long sum = 0, n_direct = 0, n_ptr = 0, n_got = 0, n_reg = 0, n_tiny = 0;
+	long sum = 0, n_direct = 0, n_ptr = 0, n_got = 0, n_reg = 0, n_tiny = 0, n_cond = 0;
 
 	for (int i = 0; i < n; i++) {
 		sum += pt_direct(i);
@@ -121,10 +136,12 @@ int main(int argc, char **argv)
 		sum += pt_tiny(&i);
 		n_tiny++;
 		sum += pt_leaf(i);
+		sum += pt_cond(i % 3);
+		n_cond++;
 	}
-	printf("pt_direct %ld\npt_got %ld\npt_leaf %ld\npt_other %ld\npt_ptr %ld\npt_reg %ld\n"
-	       "pt_tiny %ld\n",
-	       n_direct, n_got, n_leaf, n_other, n_ptr, n_reg, n_tiny);
+	printf("pt_cond %ld\npt_direct %ld\npt_got %ld\npt_leaf %ld\npt_other %ld\npt_ptr %ld\n"
+	       "pt_reg %ld\npt_tiny %ld\n",
+	       n_cond, n_direct, n_got, n_leaf, n_other, n_ptr, n_reg, n_tiny);
 	fprintf(stderr, "sum %ld\n", sum);
 	return 0;
 }
