@@ -688,8 +688,19 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 {
 	struct probe_area_probe *ps = (void *)((char *)h + h->probes_off);
 	uint32_t *traps = agent_probe_traps, ntraps = 0;
-	int need_trap = 0;
 
+	/* The trap table and the SIGTRAP handler are ready before the first
+	 * int3 is written: placing the rest runs libc code (mprotect, memset,
+	 * and dlsym and sigaction to install the handler) which may carry one
+	 * of these int3s already (block:libc.so.6:*). A probe whose patch then
+	 * fails keeps its table entry: no int3 of it is ever hit. */
+	for (uint32_t i = 0; i < h->nprobes; i++)
+		if (ps[i].status == PROBE_S_READY && agent_probe_by_id[ps[i].id].int3)
+			traps[1 + ntraps++] = ps[i].id;
+	agent_probe_traps_sort(traps + 1, ntraps);
+	__atomic_store_n(&traps[0], ntraps, __ATOMIC_RELEASE);
+	if (ntraps && agent_probe_trap_install())
+		agent_log("probe: cannot install the SIGTRAP handler");
 	for (uint32_t i = 0; i < h->nprobes; i++) {
 		struct probe_area_probe *p = &ps[i];
 		struct agent_probe_rt *rt;
@@ -700,8 +711,6 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 		rt = &agent_probe_by_id[p->id];
 		if (rt->int3) {
 			patch[0] = 0xcc;
-			traps[1 + ntraps++] = p->id;
-			need_trap = 1;
 		} else {
 			int32_t rel = (int32_t)((int64_t)rt->slot - (int64_t)(rt->patch_addr + 5));
 
@@ -711,18 +720,12 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 		}
 		if (agent_probe_poke(rt->patch_addr, patch, rt->patch_len, 0)) {
 			p->status = PROBE_S_PROTECT;
-			if (rt->int3)
-				ntraps--;
 			continue;
 		}
 		rt->placed = 1;
 		p->status = PROBE_S_PATCHED;
 		h->patched++;
 	}
-	agent_probe_traps_sort(traps + 1, ntraps);
-	__atomic_store_n(&traps[0], ntraps, __ATOMIC_RELEASE);
-	if (need_trap && agent_probe_trap_install())
-		agent_log("probe: cannot install the SIGTRAP handler");
 }
 
 static struct probe_area_hdr *agent_probe_find_area(void)

@@ -9,6 +9,8 @@
 # shows no "calls without a seen exit". Then every libsqlite3 function
 # probed under sqlite3 leaves its output unchanged, and spool does not
 # claim libsqlite3 (DT_NEEDED, named by its soname) is loaded only by dlopen.
+# Block probes on the libc functions the agent runs while placing probes do
+# not kill the program with SIGTRAP.
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/probe_tails"
@@ -16,7 +18,7 @@ if [ ! -x "$PROG" ]; then
 	echo "1..0 # SKIP $PROG is not built"
 	exit 0
 fi
-plan 14
+plan 16
 
 spool_run probe --list -e 'func:pt_*' "$PROG"
 is_rc 0 "--list succeeds"
@@ -24,8 +26,10 @@ like "$OUT" '^pt_direct +exit +jump .*jmp ' "a direct tail call's exit is a jump
 like "$OUT" '^pt_ptr +exit +jump .*jmp \[rax' "a tail call through a struct of pointers: jump probe"
 like "$OUT" '^pt_got +exit +jump .*jmp \[' "a tail call through a pointer variable: jump probe"
 like "$OUT" '^pt_reg +exit +jump .*jmp rax' "a tail call through a loaded register: jump probe"
-like "$OUT" '^pt_cond +exit +jump .*ret' "a ret right before a branch target: jump probe displacing the je"
-like "$OUT" '^pt_tiny +entry +jump ' "a function returning within 5 bytes, padding after: jump entry"
+like "$OUT" '^pt_cond +exit +jump .*ret' \
+	"a ret right before a branch target: jump probe displacing the je"
+like "$OUT" '^pt_tiny +entry +jump ' \
+	"a function returning within 5 bytes, padding after: jump entry"
 like "$OUT" '^pt_tiny +exit +shared .*ret +counted by probe [0-9]+ \(jump\)' \
 	"... whose exit is run by the entry's trampoline (--list: shared)"
 
@@ -50,6 +54,18 @@ is "$unpaired" 0 "every entry has its exit (tail calls included) and every exit 
 spool_run report --functions spool.trace
 unlike "$OUT" 'without a seen exit' "the report shows no calls without a seen exit"
 
+# --- blocks of the libc functions the agent itself runs while placing
+# probes (do_sym under dlsym, mprotect, memset, memcpy): their int3s must
+# find the SIGTRAP handler and the trap table ready.
+spool_run probe -q -o libc.trace -e 'block:libc.so.6:[dm]*' -- "$PROG" 50
+if is "$RC:$OUT" "0:$("$PROG" 50 2>/dev/null)" \
+	"block:libc.so.6:[dm]* (dlsym, mprotect, memcpy): same output"; then
+	like "$ERR" ' ([0-9]+) of \1 probes placed' "... and every probe was placed"
+else
+	show_run
+	skip 1 "the run failed"
+fi
+
 # --- every libsqlite3 function under sqlite3 --------------------------------
 SQLITE="$(command -v sqlite3 || true)"
 if [ -n "$SQLITE" ] && ldd "$SQLITE" | grep -q 'libsqlite3\.so'; then
@@ -58,7 +74,8 @@ create table t(a integer primary key, b text);
 with recursive c(x) as (select 1 union all select x+1 from c where x<2000) insert into t select x, 'v'||x from c;
 select count(*), sum(a), max(b) from t;
 SQL
-	RUN_STDIN=q.sql spool_run probe -q -o sq.trace -e 'func:libsqlite3.so.0:*' -- "$SQLITE" :memory:
+	RUN_STDIN=q.sql spool_run probe -q -o sq.trace -e 'func:libsqlite3.so.0:*' -- \
+		"$SQLITE" :memory:
 	a="$(cat run.out)"
 	b="$("$SQLITE" :memory: <q.sql)"
 	if [ "$RC" = 0 ] && [ "$a" = "$b" ] && [ -n "$b" ]; then
