@@ -248,6 +248,8 @@ int probe_dwarf_entry_pc(struct probe_module *mod, const struct probe_sym *sym, 
 int probe_dwarf_line_pc(struct probe_module *mod, const struct probe_sym *sym, int line,
 			uint64_t *pc);
 void probe_dwarf_close(struct probe_module *mod);
+/* Is addr a function's entry by .eh_frame (an FDE starts there, CFA = rsp+8)? */
+int probe_dwarf_func_entry(const struct probe_module *mod, uint64_t addr);
 
 /* probe_plan.c: a probe that runs `handler` before the instruction at addr
  * (a ret: before the epilogue instructions its window displaces). Returns

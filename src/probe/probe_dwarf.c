@@ -273,6 +273,35 @@ static int probe_dw_cfa(struct probe_module *mod, uint64_t pc, uint8_t *reg, int
 	return rc;
 }
 
+/*
+ * Is addr a function's entry by the unwind tables: the start of an
+ * .eh_frame FDE with the entry state there (CFA = rsp + 8)? Static
+ * functions of a stripped file have no symbol but have their FDE. A .cold
+ * part has an FDE too, but starts with its function's frame (CFA above
+ * rsp + 8), unless that function has no frame. The CFI is a lazy cache of
+ * the module: hence the cast.
+ */
+int probe_dwarf_func_entry(const struct probe_module *cmod, uint64_t addr)
+{
+	struct probe_module *mod = (struct probe_module *)cmod;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr start, end;
+	bool signalp;
+	uint8_t reg;
+	int64_t off;
+	int ok;
+
+	if (!mod->cfi_tried) {
+		mod->cfi_tried = 1;
+		mod->cfi = dwarf_getcfi_elf(mod->elf);
+	}
+	if (!mod->cfi || dwarf_cfi_addrframe(mod->cfi, addr, &fr))
+		return 0;
+	ok = dwarf_frame_info(fr, &start, &end, &signalp) >= 0 && start == addr;
+	free(fr);
+	return ok && !probe_dw_cfa(mod, addr, &reg, &off) && reg == 7 && off == 8;
+}
+
 static void probe_dw_why(struct probe_dw_var *v, const char *fmt, const char *name, unsigned op)
 {
 	snprintf(v->why, sizeof(v->why), fmt, name, op);

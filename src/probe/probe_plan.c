@@ -213,8 +213,9 @@ static const struct probe_sym *plan_sym_at(const struct probe_module *mod, uint6
 /*
  * Tail calls. A jmp leaves the function for another one when it is
  *  - direct, to outside the function's symbol, at a function entry: a
- *    symbol's start or a direct call's target elsewhere in the module
- *    (stripped files name few functions; a .cold part is neither);
+ *    symbol's start, a direct call's target elsewhere in the module, or an
+ *    .eh_frame FDE's start in the entry state (stripped files name few
+ *    functions; a .cold part is none of these, see probe_dwarf_func_entry);
  *  - indirect, of a shape x86_tail_jump accepts (a pointer loaded without
  *    an index, in the straight line before the jmp: from the nearest
  *    branch target or transfer back).
@@ -239,7 +240,8 @@ int probe_plan_classify(const struct probe_module *mod, const struct probe_sym *
 			uint64_t t = in[k].target;
 
 			if ((t < sym->addr || t >= sym->addr + sym->size) &&
-			    (plan_sym_at(mod, t) || probe_module_is_call(mod, t)))
+			    (plan_sym_at(mod, t) || probe_module_is_call(mod, t) ||
+			     probe_dwarf_func_entry(mod, t)))
 				in[k].flags |= X86_F_TAIL;
 			continue;
 		}
