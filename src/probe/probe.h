@@ -190,6 +190,9 @@ int probe_module_is_target(const struct probe_module *mod, uint64_t addr);
 /* An indirect jmp at addr whose targets are known (a switch's jump table
  * read by probe_module_analyse). */
 int probe_module_jump_known(const struct probe_module *mod, uint64_t addr);
+/* How many instructions of the module refer to addr (branches, calls,
+ * RIP-relative operands, jump-table entries: targets keeps duplicates)? */
+size_t probe_module_target_refs(const struct probe_module *mod, uint64_t addr);
 /* Is addr the target of a direct call somewhere in the module? */
 int probe_module_is_call(const struct probe_module *mod, uint64_t addr);
 /* Mark the tail calls (X86_F_TAIL) among the n decoded instructions of

@@ -440,6 +440,23 @@ int probe_module_is_call(const struct probe_module *mod, uint64_t addr)
 	return probe_u64_find(mod->calls, mod->ncalls, addr);
 }
 
+size_t probe_module_target_refs(const struct probe_module *mod, uint64_t addr)
+{
+	size_t lo = 0, hi = mod->ntargets, n = 0;
+
+	while (lo < hi) { /* first entry >= addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (mod->targets[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + n < mod->ntargets && mod->targets[lo + n] == addr)
+		n++;
+	return n;
+}
+
 int probe_module_is_target(const struct probe_module *mod, uint64_t addr)
 {
 	return probe_u64_find(mod->targets, mod->ntargets, addr);

@@ -469,6 +469,90 @@ refuse:
 	return -ENOTSUP;
 }
 
+/*
+ * Branch targets inside an exit window [lo, hi) (instructions a..r, the
+ * ret or tail jump r last, then dead bytes): allowed only when every
+ * reference to the target in the module is a jcc displaced with the window
+ * (`jge L; mov [rax],rsi; L: ret`): the trampoline then branches to its own
+ * copy. module targets keeps one entry per referring instruction, so the
+ * counts compare. A target in the dead bytes after r is never allowed.
+ */
+static int plan_exit_targets_ok(const struct plan_fn *f, size_t a, size_t r, uint64_t lo,
+				uint64_t hi)
+{
+	for (uint64_t x = lo + 1; x < hi; x++) {
+		size_t refs, inner = 0;
+		int at_insn = 0;
+
+		if (!probe_module_is_target(f->mod, x))
+			continue;
+		for (size_t i = a + 1; i <= r; i++)
+			at_insn |= f->in[i].addr == x;
+		if (!at_insn)
+			return 0;
+		refs = probe_module_target_refs(f->mod, x);
+		for (size_t i = a; i < r; i++)
+			if ((f->in[i].flags & X86_F_RELATIVE) && (f->in[i].flags & X86_F_COND) &&
+			    f->in[i].target == x)
+				inner++;
+		if (refs != inner)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Trampoline of an exit window: instructions a..r-1 relocated, the exit
+ * handler, the ret (or tail jump) r. A jcc whose target is in the window
+ * (checked by plan_exit_targets_ok) branches inside the trampoline: to its
+ * copy of the target, or for the ret, to the handler call before it.
+ */
+static int plan_exit_code(struct probe_def *d, const struct plan_fn *f, size_t a, size_t r)
+{
+	struct x86_code *c = d->code;
+	uint32_t off[8], fix_at[8];
+	uint64_t fix_to[8];
+	size_t nfix = 0;
+	int rc = 0;
+
+	if (r - a + 1 > 8)
+		return -ENOSPC;
+	for (size_t i = a; !rc && i < r; i++) {
+		const struct x86_insn *in = &f->in[i];
+		int inner = (in->flags & X86_F_RELATIVE) && (in->flags & X86_F_COND) &&
+			    in->target > f->in[a].addr && in->target <= f->in[r].addr;
+
+		off[i - a] = c->len;
+		rc = x86_code_relocate(c, in, f->code + (in->addr - f->sym->addr));
+		if (!rc && inner) {
+			/* its rel32 is the last relocation: resolved here instead */
+			if (!c->nrel || c->rel[c->nrel - 1].target != in->target ||
+			    c->rel[c->nrel - 1].at + 4 != c->len)
+				return -ENOTSUP;
+			c->nrel--;
+			fix_at[nfix] = c->len - 4;
+			fix_to[nfix++] = in->target;
+		}
+	}
+	off[r - a] = c->len; /* a branch to the ret lands on the handler call */
+	if (!rc)
+		rc = x86_code_call_handler(c, d->id, d->handler, 0);
+	if (!rc)
+		rc = x86_code_relocate(c, &f->in[r], f->code + (f->in[r].addr - f->sym->addr));
+	for (size_t k = 0; !rc && k < nfix; k++) {
+		size_t j = a + 1;
+		int32_t disp;
+
+		while (j <= r && f->in[j].addr != fix_to[k])
+			j++;
+		if (j > r)
+			return -ENOTSUP;
+		disp = (int32_t)((int64_t)off[j - a] - (int64_t)(fix_at[k] + 4));
+		memcpy(c->buf + fix_at[k], &disp, 4);
+	}
+	return rc;
+}
+
 /* Exit probe for the ret f->in[r]. */
 static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f,
 		     size_t r)
@@ -518,7 +602,7 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 				break;
 			hi += pad.len;
 		}
-		if (hi - lo < X86_JMP_LEN || plan_has_target(f->mod, lo, hi) ||
+		if (hi - lo < X86_JMP_LEN || !plan_exit_targets_ok(f, r - b, r, lo, hi) ||
 		    probe_plan_overlaps(m, module, lo, hi))
 			continue;
 		if (hi - lo > PROBE_MAX_PATCH)
@@ -537,13 +621,7 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 			memcpy(d->orig, p, hi - lo);
 		}
 		snprintf(d->insn, sizeof(d->insn), "%s", ret->text);
-		rc = 0;
-		for (size_t i = r - b; !rc && i < r; i++)
-			rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - fstart));
-		if (!rc)
-			rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
-		if (!rc)
-			rc = x86_code_relocate(d->code, ret, f->code + (ret->addr - fstart));
+		rc = plan_exit_code(d, f, r - b, r);
 		if (!rc)
 			return 0;
 		d->code->len = d->code->nrel = 0;

@@ -18,7 +18,7 @@ if [ ! -x "$PROG" ]; then
 	echo "1..0 # SKIP $PROG is not built"
 	exit 0
 fi
-plan 16
+plan 18
 
 spool_run probe --list -e 'func:pt_*' "$PROG"
 is_rc 0 "--list succeeds"
@@ -28,6 +28,8 @@ like "$OUT" '^pt_got +exit +jump .*jmp \[' "a tail call through a pointer variab
 like "$OUT" '^pt_reg +exit +jump .*jmp rax' "a tail call through a loaded register: jump probe"
 like "$OUT" '^pt_cond +exit +jump .*ret' \
 	"a ret right before a branch target: jump probe displacing the je"
+like "$OUT" '^pt_max +exit +jump .*ret' \
+	"a ret targeted by a jge: jump probe holding the jge (it branches inside the trampoline)"
 like "$OUT" '^pt_tiny +entry +jump ' \
 	"a function returning within 5 bytes, padding after: jump entry"
 like "$OUT" '^pt_tiny +exit +shared .*ret +counted by probe [0-9]+ \(jump\)' \
@@ -36,6 +38,8 @@ like "$OUT" '^pt_tiny +exit +shared .*ret +counted by probe [0-9]+ \(jump\)' \
 spool_run probe -q -e 'func:pt_*' -- "$PROG" 500
 native="$("$PROG" 500 2>/dev/null)"
 is "$OUT" "$native" "the program's output is unchanged"
+is "$(grep -E '^(max|sum) ' run.err)" "$("$PROG" 500 2>&1 >/dev/null)" \
+	"... and so are its results (pt_max's maximum: the jge taken and not)"
 spool_run report --functions --json spool.trace
 JSON="$OUT"
 got="$(python3 -c '

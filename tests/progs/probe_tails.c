@@ -14,6 +14,8 @@
  * pt_got       jmp [rip+pt_fnptr] (a pointer variable: the GOT shape)
  * pt_reg       mov rax, [rip+pt_fnptr]; jmp rax
  * pt_tiny      mov eax, [rdi]; ret, then padding to the next function
+ * pt_max       cmp; jge 1f; mov [rip+pt_hi], rdi; 1: ret, the next function
+ *              right after: the ret's window holds the jge that targets it
  * pt_cond      test edi, edi; je 1f; xor eax, eax; ret; 1: jmp pt_leaf (the
  *              ret's window must displace the je: the next byte is a target)
  * pt_leaf      called by each tail call and by main
@@ -30,6 +32,8 @@ int pt_got(int x);
 int pt_reg(int x);
 int pt_tiny(const int *p);
 int pt_cond(int x);
+long pt_max(long x);
+long pt_hi;
 
 struct pt_ops {
 	int (*first)(int);
@@ -103,6 +107,15 @@ __asm__(".text\n"
 	"\tret\n"
 	".size pt_tiny, .-pt_tiny\n"
 	".p2align 4\n"
+	".globl pt_max\n"
+	".type pt_max, @function\n"
+	"pt_max:\n"
+	"\tmovq pt_hi(%rip), %rax\n"
+	"\tcmpq %rdi, %rax\n"
+	"\tjge 1f\n"
+	"\tmovq %rdi, pt_hi(%rip)\n"
+	"1:\tret\n"
+	".size pt_max, .-pt_max\n"
 	".globl pt_cond\n"
 	".type pt_cond, @function\n"
 	"pt_cond:\n"
@@ -120,6 +133,7 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1000;
 	long sum = 0, n_direct = 0, n_ptr = 0, n_got = 0, n_reg = 0, n_tiny = 0, n_cond = 0;
+	long n_max = 0;
 
 	for (int i = 0; i < n; i++) {
 		sum += pt_direct(i);
@@ -138,10 +152,13 @@ int main(int argc, char **argv)
 		sum += pt_leaf(i);
 		sum += pt_cond(i % 3);
 		n_cond++;
+		pt_max(i % 2 ? i : i / 2);
+		n_max++;
 	}
-	printf("pt_cond %ld\npt_direct %ld\npt_got %ld\npt_leaf %ld\npt_other %ld\npt_ptr %ld\n"
-	       "pt_reg %ld\npt_tiny %ld\n",
-	       n_cond, n_direct, n_got, n_leaf, n_other, n_ptr, n_reg, n_tiny);
+	printf("pt_cond %ld\npt_direct %ld\npt_got %ld\npt_leaf %ld\npt_max %ld\npt_other %ld\n"
+	       "pt_ptr %ld\npt_reg %ld\npt_tiny %ld\n",
+	       n_cond, n_direct, n_got, n_leaf, n_max, n_other, n_ptr, n_reg, n_tiny);
+	fprintf(stderr, "max %ld\n", pt_hi);
 	fprintf(stderr, "sum %ld\n", sum);
 	return 0;
 }
