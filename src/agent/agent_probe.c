@@ -190,9 +190,11 @@ static struct agent_probe_rt *agent_probe_trap_find(uint64_t addr)
 		uint32_t mid = (lo + hi) / 2;
 		struct agent_probe_rt *p = &agent_probe_by_id[t[1 + mid]];
 
-		if (p->addr == addr)
+		/* By the int3's own address: a block's int3 may sit after the
+		 * block's first instruction (another probe covers that one). */
+		if (p->patch_addr == addr)
 			return p;
-		if (p->addr < addr)
+		if (p->patch_addr < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -667,14 +669,15 @@ static int agent_probe_setup(struct probe_area_hdr *h)
 	return 0;
 }
 
-/* int3 probes by address for the SIGTRAP handler (insertion sort: once
- * per module load). */
+/* int3 probes by the int3's address for the SIGTRAP handler (insertion
+ * sort: once per module load). */
 static void agent_probe_traps_sort(uint32_t *v, uint32_t n)
 {
 	for (uint32_t i = 1; i < n; i++) {
 		uint32_t x = v[i], j = i;
 
-		while (j && agent_probe_by_id[v[j - 1]].addr > agent_probe_by_id[x].addr) {
+		while (j &&
+		       agent_probe_by_id[v[j - 1]].patch_addr > agent_probe_by_id[x].patch_addr) {
 			v[j] = v[j - 1];
 			j--;
 		}

@@ -234,7 +234,10 @@ int probe_plan_classify(const struct probe_module *mod, const struct probe_sym *
 		uint64_t addrs[PLAN_TAIL_BACK];
 
 		in[k].flags &= ~X86_F_TAIL;
-		if (!(in[k].flags & X86_F_BRANCH) || (in[k].flags & X86_F_COND))
+		if (!(in[k].flags & X86_F_BRANCH))
+			continue;
+		/* A jcc to another function is a conditional tail call. */
+		if ((in[k].flags & X86_F_COND) && !(in[k].flags & X86_F_RELATIVE))
 			continue;
 		if (in[k].flags & X86_F_RELATIVE) {
 			uint64_t t = in[k].target;
@@ -645,6 +648,104 @@ refuse:
 	return -ENOTSUP;
 }
 
+/* The condition code of a jcc (70-7f rel8, 0f 80-8f rel32) after any
+ * prefix; -1 for loop/jrcxz. */
+static int plan_jcc_cc(const uint8_t *p, unsigned len)
+{
+	unsigned k = 0;
+
+	while (k + 1 < len && (p[k] == 0x2e || p[k] == 0x3e || p[k] == 0xf2 || p[k] == 0xf3 ||
+			       p[k] == 0x66))
+		k++;
+	if (p[k] >= 0x70 && p[k] <= 0x7f)
+		return p[k] & 0xf;
+	if (p[k] == 0x0f && k + 1 < len && p[k + 1] >= 0x80 && p[k + 1] <= 0x8f)
+		return p[k + 1] & 0xf;
+	return -1;
+}
+
+/*
+ * Exit probe for a conditional tail call f->in[k] (jcc to another
+ * function): a window of up to 4 straight-line instructions ending with the
+ * jcc, whose trampoline runs them, then "j!cc over; exit handler; jmp
+ * target; over: jmp back". The handler runs only when the call is taken.
+ * No int3 fallback (an int3 would run the handler on both paths): without
+ * a window the exit is not probed, and the report closes the function with
+ * its callee (same stack pointer: a tail caller).
+ */
+static int plan_exit_jcc(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f,
+			 size_t k)
+{
+	const struct x86_insn *j = &f->in[k];
+	const uint8_t *jb = f->code + (j->addr - f->sym->addr);
+	int cc = plan_jcc_cc(jb, j->len);
+	struct probe_def *d;
+
+	if (cc < 0 || j->unreloc)
+		return -ENOTSUP;
+	d = probe_plan_new_def(m, module, sym);
+	if (!d)
+		return -ENOMEM;
+	d->op = PROBE_OP_EXIT;
+	d->handler = PROBE_H_FUNC_EXIT;
+	for (size_t b = 0; b <= 4 && b <= k && !f->indirect; b++) {
+		uint64_t lo = f->in[k - b].addr, hi = j->addr + j->len;
+		struct x86_code *c = d->code;
+		uint32_t at;
+		int ok = 1, rc = 0;
+		uint8_t op[2];
+
+		for (size_t i = k - b; i < k; i++)
+			if (f->in[i].unreloc ||
+			    (f->in[i].flags & (X86_F_CALL | X86_F_RET | X86_F_TRAP | X86_F_BRANCH)))
+				ok = 0;
+		if (!ok)
+			break;
+		if (hi - lo < X86_JMP_LEN)
+			continue;
+		if (hi - lo > PROBE_MAX_PATCH || plan_has_target(f->mod, lo, hi) ||
+		    probe_plan_overlaps(m, module, lo, hi))
+			break; /* a longer window has the same obstacle */
+		c->len = c->nrel = 0;
+		for (size_t i = k - b; !rc && i < k; i++)
+			rc = x86_code_relocate(c, &f->in[i], f->code + (f->in[i].addr - f->sym->addr));
+		/* j!cc rel8 over the handler call and the jump */
+		op[0] = (uint8_t)(0x70 | (cc ^ 1));
+		op[1] = 0;
+		at = c->len + 1;
+		if (!rc && c->len + 2 <= X86_CODE_MAX) {
+			memcpy(c->buf + c->len, op, 2);
+			c->len += 2;
+		} else {
+			rc = -ENOSPC;
+		}
+		if (!rc)
+			rc = x86_code_call_handler(c, d->id, d->handler, 0);
+		if (!rc)
+			rc = x86_code_jmp(c, j->target);
+		if (!rc && c->len - (at + 1) > 127)
+			rc = -ENOSPC;
+		if (!rc) {
+			c->buf[at] = (uint8_t)(c->len - (at + 1));
+			rc = x86_code_jmp(c, hi);
+		}
+		if (rc) {
+			c->len = c->nrel = 0;
+			break;
+		}
+		d->method = PROBE_M_JUMP;
+		d->addr = j->addr;
+		d->patch_off = lo;
+		d->patch_len = (uint32_t)(hi - lo);
+		memcpy(d->orig, f->code + (lo - f->sym->addr), hi - lo);
+		snprintf(d->insn, sizeof(d->insn), "%s", j->text);
+		return 0;
+	}
+	free(d->code);
+	m->ndefs--;
+	return -ENOTSUP;
+}
+
 int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits)
 {
 	struct probe_module *mod = &m->mods[module];
@@ -691,7 +792,10 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 			if (!(f.in[i].flags & (X86_F_RET | X86_F_TAIL)) || i == exit_k)
 				continue;
 			nret++;
-			rc = plan_exit(m, module, sym, &f, i);
+			if (f.in[i].flags & X86_F_COND)
+				rc = plan_exit_jcc(m, module, sym, &f, i);
+			else
+				rc = plan_exit(m, module, sym, &f, i);
 			if (rc && rc != -ENOTSUP)
 				goto out;
 			rc = 0;

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: MIT
 # 88-probe-tails.t - spool probe on functions that leave by a tail call (a
 # direct jmp to another function, a jmp through a struct of pointers, a
-# pointer variable, a register loaded from one) and a tiny function followed
-# by padding: their exits are jump probes at the tail jump, the tiny
-# function's entry and exit share one trampoline, the counts of
-# calls equal the program's own, every entry has its exit, and the report
+# pointer variable, a register loaded from one, a jne to another function)
+# and a tiny function followed by padding: their exits are jump probes at
+# the tail jump, the tiny function's entry and exit share one trampoline,
+# the counts of calls equal the program's own, every entry has its exit, and the report
 # shows no "calls without a seen exit". Then every libsqlite3 function
 # probed under sqlite3 leaves its output unchanged, and spool does not
 # claim libsqlite3 (DT_NEEDED, named by its soname) is loaded only by dlopen.
@@ -18,7 +18,7 @@ if [ ! -x "$PROG" ]; then
 	echo "1..0 # SKIP $PROG is not built"
 	exit 0
 fi
-plan 18
+plan 21
 
 spool_run probe --list -e 'func:pt_*' "$PROG"
 is_rc 0 "--list succeeds"
@@ -30,6 +30,8 @@ like "$OUT" '^pt_cond +exit +jump .*ret' \
 	"a ret right before a branch target: jump probe displacing the je"
 like "$OUT" '^pt_max +exit +jump .*ret' \
 	"a ret targeted by a jge: jump probe holding the jge (it branches inside the trampoline)"
+like "$OUT" '^pt_jcc +exit +jump .*jnz' "a conditional tail call (jne rel32): jump exit probe"
+like "$OUT" '^pt_jcc8 +exit +jump .*jnz' "a conditional tail call (jne rel8): jump exit probe"
 like "$OUT" '^pt_tiny +entry +jump ' \
 	"a function returning within 5 bytes, padding after: jump entry"
 like "$OUT" '^pt_tiny +exit +shared .*ret +counted by probe [0-9]+ \(jump\)' \
@@ -69,6 +71,13 @@ else
 	show_run
 	skip 1 "the run failed"
 fi
+
+# Function and block probes on the same libc functions: a block's first
+# instruction is under the function's entry jump, so its int3 sits further
+# on, and the SIGTRAP handler must find it by the int3's own address.
+spool_run probe -q -o libc2.trace -e 'func:libc.so.6:m*' -e 'block:libc.so.6:m*' -- "$PROG" 50
+is "$RC:$OUT" "0:$("$PROG" 50 2>/dev/null)" \
+	"func: and block: probes on libc's m* functions together: same output"
 
 # --- every libsqlite3 function under sqlite3 --------------------------------
 SQLITE="$(command -v sqlite3 || true)"

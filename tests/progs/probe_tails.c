@@ -16,6 +16,8 @@
  * pt_tiny      mov eax, [rdi]; ret, then padding to the next function
  * pt_max       cmp; jge 1f; mov [rip+pt_hi], rdi; 1: ret, the next function
  *              right after: the ret's window holds the jge that targets it
+ * pt_jcc       test edi, edi; jne pt_other (rel32: a conditional tail call)
+ * pt_jcc8      the same with jne rel8 to pt_max, a few instructions before
  * pt_cond      test edi, edi; je 1f; xor eax, eax; ret; 1: jmp pt_leaf (the
  *              ret's window must displace the je: the next byte is a target)
  * pt_leaf      called by each tail call and by main
@@ -33,6 +35,8 @@ int pt_reg(int x);
 int pt_tiny(const int *p);
 int pt_cond(int x);
 long pt_max(long x);
+int pt_jcc(int x);
+int pt_jcc8(long x);
 long pt_hi;
 
 struct pt_ops {
@@ -116,6 +120,28 @@ __asm__(".text\n"
 	"\tmovq %rdi, pt_hi(%rip)\n"
 	"1:\tret\n"
 	".size pt_max, .-pt_max\n"
+	".globl pt_jcc8\n"
+	".type pt_jcc8, @function\n"
+	"pt_jcc8:\n"
+	"\tmovl %edi, %eax\n"
+	"\timull $3, %eax, %eax\n"
+	"\ttestq %rdi, %rdi\n"
+	"\tjne pt_max\n"
+	"\txorl %eax, %eax\n"
+	"\tret\n"
+	".size pt_jcc8, .-pt_jcc8\n"
+	".p2align 4\n"
+	".globl pt_jcc\n"
+	".type pt_jcc, @function\n"
+	"pt_jcc:\n"
+	"\tmovl %edi, %eax\n"
+	"\timull $3, %eax, %eax\n"
+	"\ttestl %edi, %edi\n"
+	"\t{disp32} jne pt_other\n"
+	"\txorl %eax, %eax\n"
+	"\tret\n"
+	".size pt_jcc, .-pt_jcc\n"
+	".p2align 4\n"
 	".globl pt_cond\n"
 	".type pt_cond, @function\n"
 	"pt_cond:\n"
@@ -133,7 +159,7 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1000;
 	long sum = 0, n_direct = 0, n_ptr = 0, n_got = 0, n_reg = 0, n_tiny = 0, n_cond = 0;
-	long n_max = 0;
+	long n_max = 0, n_jcc = 0, n_jcc8 = 0;
 
 	for (int i = 0; i < n; i++) {
 		sum += pt_direct(i);
@@ -154,10 +180,16 @@ int main(int argc, char **argv)
 		n_cond++;
 		pt_max(i % 2 ? i : i / 2);
 		n_max++;
+		sum += pt_jcc(i % 2);
+		n_jcc++;
+		sum += pt_jcc8(i % 4 == 1 ? i : 0);
+		n_jcc8++;
+		n_max += i % 4 == 1;
 	}
-	printf("pt_cond %ld\npt_direct %ld\npt_got %ld\npt_leaf %ld\npt_max %ld\npt_other %ld\n"
-	       "pt_ptr %ld\npt_reg %ld\npt_tiny %ld\n",
-	       n_cond, n_direct, n_got, n_leaf, n_max, n_other, n_ptr, n_reg, n_tiny);
+	printf("pt_cond %ld\npt_direct %ld\npt_got %ld\npt_jcc %ld\npt_jcc8 %ld\npt_leaf %ld\n"
+	       "pt_max %ld\npt_other %ld\npt_ptr %ld\npt_reg %ld\npt_tiny %ld\n",
+	       n_cond, n_direct, n_got, n_jcc, n_jcc8, n_leaf, n_max, n_other, n_ptr, n_reg,
+	       n_tiny);
 	fprintf(stderr, "max %ld\n", pt_hi);
 	fprintf(stderr, "sum %ld\n", sum);
 	return 0;
