@@ -245,6 +245,18 @@ struct probe_dw_var {
 };
 int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const char *name,
 		    uint64_t pc, struct probe_dw_var *v);
+/* The formal parameters of function sym, in order, and its return type
+ * (args: probes). type: PROBE_T_* or 0 (not a scalar: dwarf_type names it).
+ * *ret_type: 0 with ret_dwarf "void" for a void function. *params is
+ * malloc'ed. -ENODATA: the module has no DWARF; -ENOENT: not this function. */
+struct probe_dw_param {
+	char name[128];
+	unsigned type;
+	char dwarf_type[64];
+};
+int probe_dwarf_params(struct probe_module *mod, const struct probe_sym *sym,
+		       struct probe_dw_param **params, size_t *n, unsigned *ret_type,
+		       char *ret_dwarf, size_t rlen);
 /* The first statement after the prologue (where the parameters are in their
  * home), and the first address of a source line inside the function. */
 int probe_dwarf_entry_pc(struct probe_module *mod, const struct probe_sym *sym, uint64_t *pc);
@@ -260,6 +272,13 @@ int probe_dwarf_func_entry(const struct probe_module *mod, uint64_t addr);
  * via d->why). full: save every register (variable probes). */
 struct probe_def *probe_plan_point(struct probe_mgr *m, uint32_t module, uint32_t sym,
 				   uint64_t addr, uint32_t handler, uint32_t op, int full, int *err);
+/* The same; flags PROBE_PLAN_RETVAL at a ret: the handler must see the
+ * return value (rax, xmm0), so the window displaces no epilogue instruction
+ * that may write them (else an int3 at the ret itself). */
+#define PROBE_PLAN_RETVAL 1u
+struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, uint32_t sym,
+					 uint64_t addr, uint32_t handler, uint32_t op, int full,
+					 unsigned flags, int *err);
 /* The rets of a function (module offsets), malloc'ed. */
 int probe_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t **rets,
 		    size_t *n);
@@ -276,6 +295,8 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 int probe_var_add_spec(struct probe_mgr *m, const struct probe_spec *s);
 void probe_var_free(struct probe_mgr *m);
 int probe_mgr_has_vars(const struct probe_mgr *m);
+/* --list: what each variable (var:, args:) probe reads, and from where. */
+void probe_var_print_list(const struct probe_mgr *m, FILE *out);
 /* The "vars" side file (doc/trace-format.md). */
 int probe_mgr_var_table(const struct probe_mgr *m, char **text, size_t *len);
 

@@ -491,3 +491,43 @@ int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const
 	}
 	return probe_dw_expr(mod, &fn, pc, e, n, name, v);
 }
+
+int probe_dwarf_params(struct probe_module *mod, const struct probe_sym *sym,
+		       struct probe_dw_param **params, size_t *n, unsigned *ret_type,
+		       char *ret_dwarf, size_t rlen)
+{
+	struct probe_dw_param *p = NULL, *np;
+	Dwarf_Die cu, fn, child;
+	Dwarf_Attribute a;
+	int rc;
+
+	*params = NULL;
+	*n = 0;
+	rc = probe_dw_func(mod, sym->addr, &cu, &fn);
+	if (rc)
+		return rc;
+	*ret_type = 0;
+	snprintf(ret_dwarf, rlen, "void");
+	if (dwarf_attr_integrate(&fn, DW_AT_type, &a))
+		*ret_type = probe_dw_type(&fn, ret_dwarf, rlen);
+	if (dwarf_child(&fn, &child) == 0)
+		do {
+			const char *name = dwarf_diename(&child);
+
+			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+				continue;
+			np = realloc(p, (*n + 1) * sizeof(*np));
+			if (!np) {
+				free(p);
+				*n = 0;
+				return -ENOMEM;
+			}
+			p = np;
+			np = &p[(*n)++];
+			memset(np, 0, sizeof(*np));
+			snprintf(np->name, sizeof(np->name), "%s", name ? name : "");
+			np->type = probe_dw_type(&child, np->dwarf_type, sizeof(np->dwarf_type));
+		} while (dwarf_siblingof(&child, &child) == 0);
+	*params = p;
+	return 0;
+}

@@ -65,7 +65,8 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t
 		return -EINVAL;
 	}
 	memcpy(out->kind, text, (size_t)(c1 - text));
-	if (!strcmp(out->kind, "var") || !strcmp(out->kind, "assert") || !strcmp(out->kind, "time")) {
+	if (!strcmp(out->kind, "var") || !strcmp(out->kind, "assert") || !strcmp(out->kind, "time") ||
+	    !strcmp(out->kind, "args")) {
 		/* probe_var.c parses the rest: it has ':' and '@' of its own */
 		if (strlen(c1 + 1) >= sizeof(out->arg) || !c1[1]) {
 			snprintf(err, errlen, "'%s': empty or too long", text);
@@ -77,7 +78,7 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t
 	if (strcmp(out->kind, "func") && strcmp(out->kind, "block") && strcmp(out->kind, "branch")) {
 		snprintf(err, errlen,
 			 "'%s': unknown probe kind '%s' (this version knows func:, block:, branch:, "
-			 "var:, assert:, time:)",
+			 "var:, assert:, time:, args:)",
 			 text, out->kind);
 		return -EINVAL;
 	}
@@ -716,4 +717,5 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 	if (nblock || nbranch)
 		fprintf(out, ", %zu shared (%zu blocks, %zu branches)", nshared, nblock, nbranch);
 	fputc('\n', out);
+	probe_var_print_list(m, out);
 }

@@ -906,8 +906,24 @@ static int plan_point_jump(struct probe_mgr *m, uint32_t module, struct probe_de
 	return rc;
 }
 
+/* May an instruction of an epilogue run after a handler that reads the
+ * return value (rax, xmm0)? Only those known to leave both alone. */
+static int plan_keeps_retval(const struct x86_insn *in)
+{
+	return !strcmp(in->text, "leave") || !strncmp(in->text, "add rsp,", 8) ||
+	       !strncmp(in->text, "lea rsp,", 8) ||
+	       (!strncmp(in->text, "pop ", 4) && strcmp(in->text + 4, "rax"));
+}
+
 struct probe_def *probe_plan_point(struct probe_mgr *m, uint32_t module, uint32_t sym,
 				   uint64_t addr, uint32_t handler, uint32_t op, int full, int *err)
+{
+	return probe_plan_point_flags(m, module, sym, addr, handler, op, full, 0, err);
+}
+
+struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, uint32_t sym,
+					 uint64_t addr, uint32_t handler, uint32_t op, int full,
+					 unsigned flags, int *err)
 {
 	struct plan_fn f;
 	struct probe_def *d;
@@ -945,8 +961,10 @@ struct probe_def *probe_plan_point(struct probe_mgr *m, uint32_t module, uint32_
 			int ok = 1;
 
 			for (size_t i = k - b; i < k; i++)
-				if (f.in[i].unreloc || (f.in[i].flags & (X86_F_BRANCH | X86_F_CALL |
-									 X86_F_RET | X86_F_TRAP)))
+				if (f.in[i].unreloc ||
+				    (f.in[i].flags &
+				     (X86_F_BRANCH | X86_F_CALL | X86_F_RET | X86_F_TRAP)) ||
+				    ((flags & PROBE_PLAN_RETVAL) && !plan_keeps_retval(&f.in[i])))
 					ok = 0;
 			if (!ok)
 				break;
@@ -970,9 +988,11 @@ struct probe_def *probe_plan_point(struct probe_mgr *m, uint32_t module, uint32_
 				placed = 1;
 		}
 		if (!placed)
-			snprintf(d->why, sizeof(d->why),
-				 "no 5-byte straight-line window around the ret without a branch "
-				 "target");
+			snprintf(d->why, sizeof(d->why), "%s",
+				 (flags & PROBE_PLAN_RETVAL)
+					 ? "the return value is read at the ret itself"
+					 : "no 5-byte straight-line window around the ret without a "
+					   "branch target");
 	} else {
 		uint64_t len = 0;
 		size_t e = k;

@@ -9,6 +9,9 @@
  *   assert:EXPR@POINT      a C-like condition (probe_expr.h)
  *   time:[LIB:]FUNC        every call's duration
  *   time:POINT..POINT      from point A to the next B, per thread
+ *   args:[LIB:]GLOB[:TYPES] each scalar parameter at the entry (DWARF, or
+ *                          the SysV ABI from TYPES "int,double->long") and
+ *                          the return value at each ret
  * where POINT is [LIB:]FUNC[:entry|:exit|:LINE]: a function of the
  * executable, or of the libraries whose file name matches the glob LIB (as
  * func:LIB:GLOB; a library the program only dlopens is probed when loaded).
@@ -24,6 +27,7 @@
  * state the handler sees (probe_dwarf.c).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,14 +267,16 @@ static void pv_loc_text(const struct probe_area_var *v, char *buf, size_t len)
 	}
 }
 
+static int pv_add_var_loc(struct probe_mgr *m, struct probe_def *d, const char *name,
+			  unsigned type, int shown, const char *func, const char *where,
+			  const struct probe_dw_var *dv);
+
 /* Add variable name (type: PROBE_T_*, 0 = from DWARF) to probe d. */
 static int pv_add_var(struct probe_mgr *m, struct probe_def *d, const char *name, unsigned type,
 		      int shown, const char *func, const char *where, const char *spec)
 {
 	struct probe_module *mod = &m->mods[d->module];
 	struct probe_dw_var dv;
-	struct probe_area_var *nv, *v;
-	struct probe_vvar *nvv;
 	int rc;
 
 	for (size_t i = 0; i < m->nvvars; i++)
@@ -306,6 +312,18 @@ static int pv_add_var(struct probe_mgr *m, struct probe_def *d, const char *name
 		log_err("probe: '%s': a long double is never in an xmm register", spec);
 		return -ENOTSUP;
 	}
+	return pv_add_var_loc(m, d, name, type, shown, func, where, &dv);
+}
+
+/* Add variable name of type `type` read by the recipe dv to probe d. */
+static int pv_add_var_loc(struct probe_mgr *m, struct probe_def *d, const char *name,
+			  unsigned type, int shown, const char *func, const char *where,
+			  const struct probe_dw_var *dvp)
+{
+	const struct probe_dw_var dv = *dvp;
+	struct probe_area_var *nv, *v;
+	struct probe_vvar *nvv;
+
 	nv = realloc(d->vars, (d->nvars + 1) * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
@@ -566,12 +584,406 @@ static int pv_add_time_spec(struct probe_mgr *m, const struct probe_spec *s)
 	return rc ? 0 : 1;
 }
 
+/* ---- args: every scalar parameter at the entry, the return value at each exit ---- */
+
+/* SysV x86-64 argument registers (DWARF numbers): rdi rsi rdx rcx r8 r9. */
+static const uint8_t pv_int_regs[6] = {5, 4, 1, 2, 8, 9};
+#define PV_DW_RAX 0
+#define PV_DW_RSP 7
+#define PV_DW_XMM0 17
+#define PV_MAX_ARGS 32
+
+/* One C type name of a TYPES list: PROBE_T_*, 0 = unknown, -1 = void. */
+static int pv_c_type(const char *t)
+{
+	static const struct {
+		const char *name;
+		int type;
+	} names[] = {
+		{"signed char", PROBE_T_CHAR},	     {"unsigned char", PROBE_T_UCHAR},
+		{"short int", PROBE_T_SHORT},	     {"unsigned short", PROBE_T_USHORT},
+		{"signed", PROBE_T_INT},	     {"signed int", PROBE_T_INT},
+		{"unsigned", PROBE_T_UINT},	     {"unsigned int", PROBE_T_UINT},
+		{"long int", PROBE_T_LONG},	     {"long long", PROBE_T_LONG},
+		{"long long int", PROBE_T_LONG},     {"unsigned long", PROBE_T_ULONG},
+		{"unsigned long long", PROBE_T_ULONG}, {"_Bool", PROBE_T_BOOL},
+		{"enum", PROBE_T_INT},
+	};
+	char b[64];
+	size_t n = 0;
+
+	/* trim and squeeze blanks */
+	for (const char *p = t; *p && n + 1 < sizeof(b); p++) {
+		if (*p == ' ' || *p == '\t') {
+			if (n && b[n - 1] != ' ')
+				b[n++] = ' ';
+			continue;
+		}
+		b[n++] = *p;
+	}
+	while (n && b[n - 1] == ' ')
+		n--;
+	b[n] = 0;
+	if (!n)
+		return 0;
+	if (b[n - 1] == '*')
+		return PROBE_T_PTR;
+	if (!strcmp(b, "void"))
+		return -1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(b, names[i].name))
+			return names[i].type;
+	return (int)probe_vtype_parse(b);
+}
+
+/* "int,double,char*->long" -> types[], *nargs, *ret (0: void). */
+static int pv_parse_types(const char *text, unsigned *types, size_t *nargs, unsigned *ret,
+			  const char *spec)
+{
+	const char *arrow = strstr(text, "->"), *p = text;
+	char one[64];
+	int t;
+
+	*nargs = 0;
+	*ret = 0;
+	if (!arrow || strstr(arrow + 2, "->"))
+		goto bad;
+	while (p < arrow) {
+		const char *e = memchr(p, ',', (size_t)(arrow - p));
+		size_t n = (size_t)((e ? e : arrow) - p);
+
+		if (n >= sizeof(one) || *nargs >= PV_MAX_ARGS)
+			goto bad;
+		memcpy(one, p, n);
+		one[n] = 0;
+		t = pv_c_type(one);
+		if (t == -1 && !e && !*nargs) /* f(void) */
+			break;
+		if (t <= 0) {
+			log_err("probe: '%s': unknown argument type '%s' in TYPES (char, short, int, "
+				"long, long long, their unsigned forms, _Bool, enum, float, double, "
+				"long double, any pointer TYPE*)",
+				spec, one);
+			return -EINVAL;
+		}
+		types[(*nargs)++] = (unsigned)t;
+		p = e ? e + 1 : arrow;
+		if (e && p == arrow)
+			goto bad;
+	}
+	t = pv_c_type(arrow + 2);
+	if (!t) {
+		log_err("probe: '%s': unknown return type '%s' in TYPES (a scalar type or void)",
+			spec, arrow + 2);
+		return -EINVAL;
+	}
+	*ret = t < 0 ? 0 : (unsigned)t;
+	return 0;
+bad:
+	log_err("probe: '%s': TYPES must read ARG,ARG,...->RET, e.g. int,double,char*->long "
+		"(->void for no value, void->int for no arguments)",
+		spec);
+	return -EINVAL;
+}
+
+/* The recipe of the return value of type `type`, SysV x86-64: integers and
+ * pointers in rax, float and double in xmm0, long double in st(0) (which
+ * the agent does not save: -ENOTSUP). */
+static int pv_ret_loc(unsigned type, struct probe_dw_var *dv)
+{
+	memset(dv, 0, sizeof(*dv));
+	if (type == PROBE_T_LDOUBLE)
+		return -ENOTSUP;
+	dv->how = PROBE_V_REG;
+	dv->reg = probe_vtype_is_float(type) ? PV_DW_XMM0 : PV_DW_RAX;
+	return 0;
+}
+
+/* The variable probe at ret addr whose handler sees the return value: no
+ * epilogue instruction that may write it is displaced (an existing probe
+ * there is used only if it is so), NULL if none can be. */
+static struct probe_def *pv_ret_probe(struct probe_mgr *m, uint32_t mi, uint32_t sym,
+				      uint64_t addr, const char *spec)
+{
+	struct probe_def *d;
+	int err;
+
+	for (size_t i = 0; i < m->ndefs; i++) {
+		d = &m->defs[i];
+		if (d->module != mi || d->addr != addr || !d->registered)
+			continue;
+		if (d->handler == PROBE_H_VAR &&
+		    (d->method == PROBE_M_INT3 || d->patch_off == addr))
+			return d;
+		log_warn("probe: '%s': the probe at %s's ret 0x%llx runs before its epilogue: "
+			 "its return value is skipped there",
+			 spec, m->mods[mi].syms[sym].name, (unsigned long long)addr);
+		return NULL;
+	}
+	d = probe_plan_point_flags(m, mi, sym, addr, PROBE_H_VAR, PROBE_OP_VAR, 1,
+				   PROBE_PLAN_RETVAL, &err);
+	if (!d) {
+		log_warn("probe: '%s': no probe can be placed at %s's ret 0x%llx: %s", spec,
+			 m->mods[mi].syms[sym].name, (unsigned long long)addr,
+			 err == -ENOTSUP ? "another probe covers it" : strerror(-err));
+		return NULL;
+	}
+	d->registered = 1;
+	return d;
+}
+
+/* The return value at every ret of function sym. */
+static int pv_args_return(struct probe_mgr *m, struct probe_vspec *vs, uint32_t mi, uint32_t sym,
+			  unsigned type, const char *spec)
+{
+	const char *func = m->mods[mi].syms[sym].name;
+	struct probe_dw_var dv;
+	uint64_t *rets = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (pv_ret_loc(type, &dv)) {
+		log_warn("probe: '%s': %s returns a long double, in x87 st(0), which probes do not "
+			 "read: its return value is skipped",
+			 spec, func);
+		return 0;
+	}
+	rc = probe_plan_rets(m, mi, sym, &rets, &n);
+	if (rc || !n) {
+		log_warn("probe: '%s': %s has no ret to probe: its return value is skipped", spec,
+			 func);
+		free(rets);
+		return rc == -ENOMEM ? rc : 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct probe_def *d = pv_ret_probe(m, mi, sym, rets[i], spec);
+
+		if (!d)
+			continue;
+		rc = pv_add_var_loc(m, d, "return", type, 1, func, "exit", &dv);
+		if (!rc)
+			rc = pv_push_id(&vs->ids, &vs->nids, d->id);
+		if (rc)
+			break;
+	}
+	free(rets);
+	return rc;
+}
+
+/* args:GLOB:TYPES on one function: read by the ABI at its first
+ * instruction, where the argument registers and the stack arguments (above
+ * the return address) are as the caller left them. */
+static int pv_args_abi(struct probe_mgr *m, struct probe_vspec *vs, uint32_t mi, uint32_t sym,
+		       const unsigned *types, size_t nargs, unsigned ret, const char *spec)
+{
+	const char *func = m->mods[mi].syms[sym].name;
+	struct probe_def *d = NULL;
+	size_t ni = 0, nf = 0;
+	int64_t stack = 0;
+	int rc = 0;
+
+	if (nargs) {
+		d = pv_point_probe(m, mi, sym, m->mods[mi].syms[sym].addr, PROBE_H_VAR, spec);
+		if (!d)
+			return 0;
+		rc = pv_push_id(&vs->ids, &vs->nids, d->id);
+	}
+	for (size_t i = 0; !rc && i < nargs; i++) {
+		struct probe_dw_var dv;
+		char name[32];
+
+		memset(&dv, 0, sizeof(dv));
+		if (types[i] == PROBE_T_LDOUBLE) {
+			/* memory class: 16-byte aligned in the argument area */
+			stack = (stack + 15) & ~(int64_t)15;
+			dv.how = PROBE_V_MEM_REG;
+			dv.reg = PV_DW_RSP;
+			dv.off = 8 + stack;
+			stack += 16;
+		} else if (probe_vtype_is_float(types[i]) ? nf < 8 : ni < 6) {
+			dv.how = PROBE_V_REG;
+			dv.reg = probe_vtype_is_float(types[i]) ? (uint8_t)(PV_DW_XMM0 + nf++)
+								: pv_int_regs[ni++];
+		} else {
+			dv.how = PROBE_V_MEM_REG;
+			dv.reg = PV_DW_RSP;
+			dv.off = 8 + stack;
+			stack += 8;
+		}
+		snprintf(name, sizeof(name), "arg%zu", i + 1);
+		rc = pv_add_var_loc(m, d, name, types[i], 1, func, "entry", &dv);
+	}
+	if (!rc && ret)
+		rc = pv_args_return(m, vs, mi, sym, ret, spec);
+	return rc;
+}
+
+/* args:GLOB on one function with DWARF: each scalar parameter by its
+ * location at the entry (after the prologue, as var:...@FUNC), the return
+ * value by its DWARF type. -ENODATA: no DWARF for it. */
+static int pv_args_dwarf(struct probe_mgr *m, struct probe_vspec *vs, uint32_t mi, uint32_t sym,
+			 const char *spec)
+{
+	struct probe_module *mod = &m->mods[mi];
+	const char *func = mod->syms[sym].name;
+	struct probe_dw_param *ps = NULL;
+	struct probe_def *d = NULL;
+	char rname[64];
+	unsigned ret;
+	size_t np = 0;
+	uint64_t pc;
+	int rc;
+
+	rc = probe_dwarf_params(mod, &mod->syms[sym], &ps, &np, &ret, rname, sizeof(rname));
+	if (rc)
+		return rc == -ENOMEM ? rc : -ENODATA;
+	for (size_t i = 0; i < np; i++) {
+		if (!ps[i].type) {
+			log_warn("probe: '%s': %s: parameter %s is a %s, not a scalar: skipped",
+				 spec, func, ps[i].name[0] ? ps[i].name : "(unnamed)",
+				 ps[i].dwarf_type);
+			continue;
+		}
+		if (!ps[i].name[0])
+			continue;
+		if (!d) {
+			rc = probe_dwarf_entry_pc(mod, &mod->syms[sym], &pc);
+			if (rc) {
+				log_warn("probe: '%s': no entry point in DWARF for %s: its "
+					 "parameters are skipped",
+					 spec, func);
+				break;
+			}
+			d = pv_point_probe(m, mi, sym, pc, PROBE_H_VAR, spec);
+			if (!d)
+				break;
+			rc = pv_push_id(&vs->ids, &vs->nids, d->id);
+			if (rc)
+				goto out;
+		}
+		/* a parameter without a location there is said so and skipped */
+		rc = pv_add_var(m, d, ps[i].name, ps[i].type, 1, func, "entry", spec);
+		if (rc == -ENOMEM)
+			goto out;
+	}
+	rc = 0;
+	if (ret)
+		rc = pv_args_return(m, vs, mi, sym, ret, spec);
+	else if (strcmp(rname, "void"))
+		log_warn("probe: '%s': %s returns a %s, not a scalar: skipped", spec, func, rname);
+out:
+	free(ps);
+	return rc;
+}
+
+static int pv_add_args_spec(struct probe_mgr *m, const struct probe_spec *s)
+{
+	char lib[256] = "", glob[256], body[1024];
+	unsigned types[PV_MAX_ARGS], ret = 0;
+	const char *tys = NULL, *c;
+	struct probe_vspec *vs;
+	uint32_t *mods = NULL;
+	size_t nargs = 0, nmods = 0;
+	int matched = 0, nodw = 0, rc;
+
+	snprintf(body, sizeof(body), "%s", s->arg);
+	if (strstr(body, "->")) {
+		char *last = strrchr(body, ':');
+
+		if (!last) {
+			log_err("probe: '%s': want args:[LIB:]GLOB or args:[LIB:]GLOB:TYPES", s->text);
+			return -EINVAL;
+		}
+		*last = 0;
+		tys = last + 1;
+		rc = pv_parse_types(tys, types, &nargs, &ret, s->text);
+		if (rc)
+			return rc;
+	}
+	c = strchr(body, ':');
+	if (c && (strchr(c + 1, ':') || c == body || !c[1] || (size_t)(c - body) >= sizeof(lib))) {
+		log_err("probe: '%s': want args:[LIB:]GLOB or args:[LIB:]GLOB:TYPES (TYPES like "
+			"int,double,char*->long)",
+			s->text);
+		return -EINVAL;
+	}
+	if (c)
+		snprintf(lib, sizeof(lib), "%.*s", (int)(c - body), body);
+	if (strlen(c ? c + 1 : body) >= sizeof(glob)) {
+		log_err("probe: '%s': function pattern too long", s->text);
+		return -EINVAL;
+	}
+	memcpy(glob, c ? c + 1 : body, strlen(c ? c + 1 : body) + 1);
+	if (!glob[0]) {
+		log_err("probe: '%s': no function pattern", s->text);
+		return -EINVAL;
+	}
+	if (lib[0]) {
+		rc = probe_mgr_lib_modules(m, lib, s->text, &mods, &nmods);
+		if (rc)
+			return rc;
+	} else {
+		mods = malloc(sizeof(*mods));
+		if (!mods)
+			return -ENOMEM;
+		rc = probe_mgr_exe_module(m, &mods[0]);
+		if (rc) {
+			free(mods);
+			return rc;
+		}
+		nmods = 1;
+	}
+	vs = pv_new_spec(m, VS_VAR, s);
+	if (!vs) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	snprintf(vs->func, sizeof(vs->func), "%s", glob);
+	snprintf(vs->where, sizeof(vs->where), "entry");
+	rc = 0;
+	for (size_t k = 0; !rc && k < nmods; k++) {
+		struct probe_module *mod = &m->mods[mods[k]];
+
+		for (size_t i = 0; !rc && i < mod->nsyms; i++) {
+			if (fnmatch(glob, mod->syms[i].name, 0))
+				continue;
+			matched++;
+			if (tys) {
+				rc = pv_args_abi(m, vs, mods[k], (uint32_t)i, types, nargs, ret,
+						 s->text);
+				continue;
+			}
+			rc = pv_args_dwarf(m, vs, mods[k], (uint32_t)i, s->text);
+			if (rc == -ENODATA) {
+				if (!nodw++)
+					log_warn("probe: '%s': %s has no DWARF: skipped (give its "
+						 "types: args:GLOB:TYPES)",
+						 s->text, mod->syms[i].name);
+				rc = 0;
+			}
+		}
+	}
+	if (rc)
+		goto out;
+	if (nodw > 1)
+		log_warn("probe: '%s': %d matched functions without DWARF skipped", s->text, nodw);
+	if (!matched)
+		log_err("probe: '%s' matches no function%s", s->text,
+			nmods == 1 && m->mods[mods[0]].stripped ? " (stripped: .dynsym only)" : "");
+	rc = vs->nids ? 1 : 0;
+out:
+	free(mods);
+	return rc;
+}
+
 int probe_var_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 {
 	if (!strcmp(s->kind, "var"))
 		return pv_add_var_spec(m, s, VS_VAR);
 	if (!strcmp(s->kind, "assert"))
 		return pv_add_var_spec(m, s, VS_ASSERT);
+	if (!strcmp(s->kind, "args"))
+		return pv_add_args_spec(m, s);
 	return pv_add_time_spec(m, s);
 }
 
@@ -641,4 +1053,17 @@ int probe_mgr_var_table(const struct probe_mgr *m, char **text, size_t *len)
 	*text = buf;
 	*len = sz;
 	return 0;
+}
+
+void probe_var_print_list(const struct probe_mgr *m, FILE *out)
+{
+	for (size_t i = 0; i < m->nvvars; i++) {
+		const struct probe_vvar *v = &m->vvars[i];
+
+		if (i == 0)
+			fprintf(out, "values read:\n");
+		fprintf(out, "  probe %-4u %s (%s) at %s:%s from %s%s\n", v->probe_id, v->name,
+			probe_vtype_name(v->type), v->func, v->where, v->loc,
+			v->shown ? "" : " (for an assertion)");
+	}
 }
