@@ -56,7 +56,8 @@ like "$OUT" '^LD_PRELOAD = .*libspool-agent\.so' "... and the program with it"
 # without --gdb) while the others run on (non-stop) and wait for its turns.
 spool_run replay --gdb --gdb-args \
 	'-batch -ex "set non-stop on" -ex "break teller if arg == 0" -ex run -ex "shell sleep 6"
-	 -ex delete -ex "continue -a" -ex "shell sleep 2"' bank.trace
+	 -ex delete -ex "continue -a"
+	 -ex "shell timeout 30 sh -c \"until grep -q ^audits run.out; do sleep 0.1; done\""' bank.trace
 prog_lines run.out >gdb2.out
 ok "6 s at a breakpoint, then continue: still the recorded output" cmp -s gdb2.out rec.out ||
 	show_run
