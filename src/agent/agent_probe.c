@@ -275,8 +275,13 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 				else
 					vr.xmm[i][0] = vr.xmm[i][1] = 0;
 			}
+			agent_probe_st0 = uc->uc_mcontext.fpregs
+					      ? (const void *)&uc->uc_mcontext.fpregs->_st[0]
+					      : (const void *)vr.xmm; /* zeroed above */
+			agent_probe_st0_regs = &vr;
 			agent_probe_table[p->handler](id, (struct probe_regs *)&vr,
 						      (uint64_t)g[REG_RSP]);
+			agent_probe_st0_regs = NULL;
 		} else {
 			agent_probe_table[p->handler](id, &regs.r, (uint64_t)g[REG_RSP]);
 		}

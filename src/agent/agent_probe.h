@@ -74,6 +74,13 @@ struct agent_probe_guard {
 	int sig;
 };
 extern __thread struct agent_probe_guard *agent_probe_guard_cur;
+/* The probed thread's x87 st(0) (10 bytes) while the SIGTRAP handler runs
+ * the variable probe whose registers are at agent_probe_st0_regs: the kernel
+ * gives signal handlers a fresh x87 state, so the value is in the signal
+ * frame. Any other call (the jump path, where st(0) is live, or a probe in a
+ * signal handler nested in that window) has other registers. */
+extern __thread const void *agent_probe_st0;
+extern __thread const void *agent_probe_st0_regs;
 
 /* A custom handler faulted with sig: run the error handler (guarded), then
  * remove the probe and mark it PROBE_S_REMOVED. Runs on the faulting thread,

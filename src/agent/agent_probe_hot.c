@@ -28,6 +28,8 @@
 #include "agent_probe.h"
 
 __thread struct agent_probe_guard *agent_probe_guard_cur;
+__thread const void *agent_probe_st0;
+__thread const void *agent_probe_st0_regs;
 
 /*
  * Out of line and rare: register the thread on its first event, wake the
@@ -217,6 +219,33 @@ agent_probe_reg(const struct probe_var_regs *vr, unsigned reg, uint64_t sp)
 	}
 }
 
+/*
+ * x87 st(0), the return value of a function returning long double, at a
+ * probe on its ret: 10 bytes. Nothing between the probed code and here uses
+ * x87 (this file is general-regs-only, the trampoline saves only general
+ * and xmm registers), so on the jump path st(0) is the program's; fxsave
+ * copies it without changing the x87 state (no push, no tag or status word
+ * change, whatever the stack depth). The int3 path hands the signal
+ * frame's copy in agent_probe_st0 (for its own vr only).
+ */
+static inline __attribute__((always_inline)) void
+agent_probe_read_st0(const struct probe_var_regs *vr, uint64_t val[2])
+{
+	uint8_t area[512 + 16];
+	uint8_t *x = (uint8_t *)(((uintptr_t)area + 15) & ~(uintptr_t)15);
+	const volatile uint8_t *src = NULL;
+	uint8_t *dst = (uint8_t *)val;
+
+	if (agent_probe_st0_regs == vr) {
+		src = agent_probe_st0;
+	} else {
+		__asm__ volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])x));
+		src = x + 32; /* the ST0/MM0 slot */
+	}
+	for (unsigned k = 0; k < 10; k++)
+		dst[k] = src[k];
+}
+
 static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
 	const struct probe_var_regs *vr = (const struct probe_var_regs *)regs;
@@ -249,6 +278,8 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 			if (v->reg >= 17 && v->reg <= 32) {
 				val[0] = vr->xmm[v->reg - 17][0];
 				val[1] = vr->xmm[v->reg - 17][1];
+			} else if (v->reg == PROBE_V_REG_ST0) {
+				agent_probe_read_st0(vr, val);
 			} else {
 				val[0] = agent_probe_reg(vr, v->reg, sp);
 			}

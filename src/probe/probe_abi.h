@@ -177,8 +177,9 @@ struct probe_regs {
  * copies `size` raw bytes (at most 16) into the record, spool formats them.
  * Registers use the DWARF x86-64 numbering: 0 rax, 1 rdx, 2 rcx, 3 rbx,
  * 4 rsi, 5 rdi, 6 rbp, 7 rsp (the stack pointer at the probe), 8-15 r8-r15,
- * 17-32 xmm0-15.
+ * 17-32 xmm0-15, 33 st0 (x87 st(0): a long double return value, 10 bytes).
  */
+#define PROBE_V_REG_ST0 33
 enum {
 	PROBE_V_REG = 1,     /* the register's low `size` bytes */
 	PROBE_V_MEM_REG = 2, /* memory at reg + off */

@@ -907,7 +907,7 @@ static int plan_point_jump(struct probe_mgr *m, uint32_t module, struct probe_de
 }
 
 /* May an instruction of an epilogue run after a handler that reads the
- * return value (rax, xmm0)? Only those known to leave both alone. */
+ * return value (rax, xmm0, x87 st0)? Only those known to leave them alone. */
 static int plan_keeps_retval(const struct x86_insn *in)
 {
 	return !strcmp(in->text, "leave") || !strncmp(in->text, "add rsp,", 8) ||

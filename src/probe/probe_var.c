@@ -246,6 +246,8 @@ static void pv_loc_text(const struct probe_area_var *v, char *buf, size_t len)
 		snprintf(r, sizeof(r), "%s", regs[v->reg]);
 	else if (v->reg >= 17 && v->reg <= 32)
 		snprintf(r, sizeof(r), "xmm%u", v->reg - 17);
+	else if (v->reg == PROBE_V_REG_ST0)
+		snprintf(r, sizeof(r), "st0");
 	else
 		snprintf(r, sizeof(r), "dw%u", v->reg);
 	switch (v->how) {
@@ -308,7 +310,7 @@ static int pv_add_var(struct probe_mgr *m, struct probe_def *d, const char *name
 			spec, name);
 		return -ENOTSUP;
 	}
-	if (dv.how == PROBE_V_REG && dv.reg >= 17 && type == PROBE_T_LDOUBLE) {
+	if (dv.how == PROBE_V_REG && dv.reg >= 17 && dv.reg <= 32 && type == PROBE_T_LDOUBLE) {
 		log_err("probe: '%s': a long double is never in an xmm register", spec);
 		return -ENOTSUP;
 	}
@@ -687,16 +689,17 @@ bad:
 }
 
 /* The recipe of the return value of type `type`, SysV x86-64: integers and
- * pointers in rax, float and double in xmm0, long double in st(0) (which
- * the agent does not save: -ENOTSUP). */
-static int pv_ret_loc(unsigned type, struct probe_dw_var *dv)
+ * pointers in rax, float and double in xmm0, long double in x87 st(0) (no
+ * epilogue instruction plan_keeps_retval lets run after the handler touches
+ * x87, and the agent's handlers never do). */
+static void pv_ret_loc(unsigned type, struct probe_dw_var *dv)
 {
 	memset(dv, 0, sizeof(*dv));
-	if (type == PROBE_T_LDOUBLE)
-		return -ENOTSUP;
 	dv->how = PROBE_V_REG;
-	dv->reg = probe_vtype_is_float(type) ? PV_DW_XMM0 : PV_DW_RAX;
-	return 0;
+	if (type == PROBE_T_LDOUBLE)
+		dv->reg = PROBE_V_REG_ST0;
+	else
+		dv->reg = probe_vtype_is_float(type) ? PV_DW_XMM0 : PV_DW_RAX;
 }
 
 /* The variable probe at ret addr whose handler sees the return value: no
@@ -742,12 +745,7 @@ static int pv_args_return(struct probe_mgr *m, struct probe_vspec *vs, uint32_t 
 	size_t n = 0;
 	int rc;
 
-	if (pv_ret_loc(type, &dv)) {
-		log_warn("probe: '%s': %s returns a long double, in x87 st(0), which probes do not "
-			 "read: its return value is skipped",
-			 spec, func);
-		return 0;
-	}
+	pv_ret_loc(type, &dv);
 	rc = probe_plan_rets(m, mi, sym, &rets, &n);
 	if (rc || !n) {
 		log_warn("probe: '%s': %s has no ret to probe: its return value is skipped", spec,

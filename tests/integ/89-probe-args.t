@@ -9,15 +9,17 @@
 # report's values of each function's parameters and "return", joined in the
 # program's format, must equal those lines: with DWARF at -O0 and -O2, and
 # on a stripped copy with the types given (read by the SysV ABI registers
-# at the first instruction). widen's long double return (x87 st(0)) and
-# sum_pair's struct parameter are skipped, and said so.
+# at the first instruction). widen's long double return value is read from
+# x87 st(0): by an int3 on its ret at -O0 and by a jump at -O2 (--list says
+# which, so both agent paths are checked). sum_pair's struct parameter is
+# skipped, and said so.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gcc >/dev/null || ! command -v python3 >/dev/null; then
 	echo "1..0 # SKIP gcc/python3 are not installed"
 	exit 0
 fi
-plan 19
+plan 22
 
 cp "$REPO/tests/progs/probe_args.c" probe_args.c
 ok "the test program builds at -O0 -g, -O2 -g and stripped with .dynsym" \
@@ -54,31 +56,38 @@ for spec in sys.argv[3:]:
 print("\n".join(bad) if bad else "same")
 PY
 N=4
-ALL="mix=i,l,c,return scale=d,f,k,return halve=f,return pick=base,off,return widen=x,n note=v"
+ALL="mix=i,l,c,return scale=d,f,k,return halve=f,return pick=base,off,return widen=x,n,return note=v"
 
 # --- -O0, DWARF ------------------------------------------------------------------
 spool_run probe -e 'args:*' -- ./pa0 $N
 is_rc 0 "args:* with DWARF at -O0 runs the program"
 printf '%s\n' "$OUT" > out0.txt
-like "$ERR" "widen returns a long double, in x87 st\\(0\\)" "a long double return is skipped, said so"
 like "$ERR" "sum_pair: parameter p is a pair, not a scalar: skipped" "a struct parameter is skipped, named"
 spool_run report --vars --json spool.trace
 cp run.out a0.json
 is "$(python3 compare.py a0.json out0.txt $ALL sum_pair=extra,return)" "same" \
 	"-O0: every scalar parameter and return value as the program printed them"
+spool_run probe --list -e 'args:widen' ./pa0
+like "$OUT" "return \\(longdouble\\) at widen:exit from st0" "-O0: widen's long double return from st0"
+like "$OUT" "widen +var +int3 +\\+0x[0-9a-f]+ +ret " "... by an int3 on its ret (the signal frame's st0)"
 spool_run report --vars spool.trace
 like "$OUT" "variable i \\(int\\) at mix:entry: $N values" "the text report: i (int) at mix:entry"
 like "$OUT" "variable return \\(double\\) at scale:exit: $N values" "... and return (double) at scale:exit"
 unlike "$OUT" "variable [a-z]+ \\([a-z]+\\) at note:exit" "a void function has no return value"
 
 # --- -O2, DWARF locations in registers ------------------------------------------
-spool_run probe -q -e 'args:mix' -e 'args:scale' -e 'args:halve' -e 'args:pick' -- ./pa2 $N
+spool_run probe -q -e 'args:mix' -e 'args:scale' -e 'args:halve' -e 'args:pick' -e 'args:widen' \
+	-- ./pa2 $N
 is_rc 0 "args: with DWARF at -O2"
 printf '%s\n' "$OUT" > out2.txt
 spool_run report --vars --json spool.trace
 cp run.out a2.json
-is "$(python3 compare.py a2.json out2.txt mix=i,l,c,return scale=d,f,k,return halve=f,return pick=base,off,return)" \
+is "$(python3 compare.py a2.json out2.txt mix=i,l,c,return scale=d,f,k,return halve=f,return \
+	pick=base,off,return widen=x,n,return)" \
 	"same" "-O2: parameters (by their DWARF locations) and return values as printed"
+spool_run probe --list -e 'args:widen' ./pa2
+like "$OUT" "return \\(longdouble\\) at widen:exit from st0" "-O2: widen's long double return from st0"
+like "$OUT" "widen +var +jump +\\+0x[0-9a-f]+ +ret " "... by a jump probe on its ret (the live st0)"
 
 # --- stripped: the ABI from the types given --------------------------------------
 spool_run probe -q -e 'args:mix:int,long,char->long' -e 'args:scale:double,float,int->double' \
@@ -89,8 +98,8 @@ printf '%s\n' "$OUT" > outs.txt
 spool_run report --vars --json spool.trace
 cp run.out as.json
 is "$(python3 compare.py as.json outs.txt mix=arg1,arg2,arg3,return scale=arg1,arg2,arg3,return \
-	halve=arg1,return pick=arg1,arg2,return widen=arg1,arg2 note=arg1)" "same" \
-	"stripped: integer, double, float, pointer and long double (stack) arguments by the ABI"
+	halve=arg1,return pick=arg1,arg2,return widen=arg1,arg2,return note=arg1)" "same" \
+	"stripped: integer, double, float, pointer and long double (stack, st0) values by the ABI"
 
 # TYPES overrides DWARF: the same values from the registers at the first instruction
 spool_run probe -q -e 'args:mix:int,long,char->long' -- ./pa0 $N
