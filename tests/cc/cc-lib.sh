@@ -4,6 +4,25 @@
 # decoded trace is compared with another, and the statistics line decode
 # --stats prints. Kept here so a change of decode's output is one edit.
 
+# cc_require_tools: CLANG and CCOPT set, the AddressSanitizer pass pointed at
+# the normal build's optimizer (it has none of its own); the test file is
+# skipped, said as TAP, when clang-14 or spool-ccopt is missing.
+cc_require_tools() {
+	CLANG="${SPOOL_CLANG:-clang-14}"
+	if ! command -v "$CLANG" >/dev/null; then
+		echo "1..0 # SKIP $CLANG is not installed (scripts/deps.sh)"
+		exit 0
+	fi
+	if [ ! -x "$SPOOL_BUILD/spool-ccopt" ] && [ -z "${SPOOL_CCOPT:-}" ]; then
+		export SPOOL_CCOPT="$(cd "$PROGS/../.." && pwd)/spool-ccopt"
+	fi
+	CCOPT="${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}"
+	if [ ! -x "$CCOPT" ]; then
+		echo "1..0 # SKIP spool-ccopt is not built"
+		exit 0
+	fi
+}
+
 # cc_events FILE: the decoded events (text output: TIME TID ID ARG...) without
 # their times, each thread's events together and in their order, threads
 # sorted by their first event and named by their order: two runs of the same

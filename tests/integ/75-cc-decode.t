@@ -11,19 +11,8 @@
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$(dirname "$0")/lib.sh"
 
-CLANG="${SPOOL_CLANG:-clang-14}"
-if ! command -v "$CLANG" >/dev/null; then
-	echo "1..0 # SKIP $CLANG is not installed (scripts/deps.sh)"
-	exit 0
-fi
-# The AddressSanitizer pass has no optimizer of its own: use the normal one.
-if [ ! -x "$SPOOL_BUILD/spool-ccopt" ] && [ -z "${SPOOL_CCOPT:-}" ]; then
-	export SPOOL_CCOPT="$(cd "$PROGS/../.." && pwd)/spool-ccopt"
-fi
-if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
-	echo "1..0 # SKIP spool-ccopt is not built"
-	exit 0
-fi
+. "$SRC/tests/cc/cc-lib.sh"
+cc_require_tools
 
 plan 61
 
@@ -35,25 +24,6 @@ events() {
 	awk '{ if (!($2 in t)) t[$2] = n++; $1 = ""; $2 = t[$2]; print }' "$1"
 }
 
-# increasing FILE: times (NS.SUB) strictly increase.
-increasing() {
-	awk '{ split($1, a, "."); ns = a[1] + 0; sub_ = a[2] + 0;
-	       if (NR > 1 && (ns < pns || (ns == pns && sub_ <= psub))) { bad = 1 }
-	       pns = ns; psub = sub_ } END { exit bad }' "$1"
-}
-
-# stat FILE FIELD: records, bytes or events from decode --stats' line.
-stat_of() {
-	sed -nE "s/^spool: decode: ([0-9]+) records, ([0-9]+) bytes, ([0-9]+) events$/\\$2/p" "$1" |
-		tail -n 1
-}
-stat_field() {
-	case "$2" in
-	records) stat_of "$1" 1 ;;
-	bytes) stat_of "$1" 2 ;;
-	events) stat_of "$1" 3 ;;
-	esac
-}
 
 for O in O0 O2 Os; do
 	"$CLANG" -"$O" -Wall -Wextra -Werror -I"$SRC/include" "$SRC/tests/cc/bank.c" \
@@ -81,11 +51,11 @@ for O in O0 O2 Os; do
 		fail "-$O: decoded spool cc trace = plain trace, event for event"
 		diag "$(diff ev-plain ev-cc | head -n 20)"
 	fi
-	ok "-$O: decoded times strictly increase" increasing "dec-cc-$O"
-	pr=$(stat_field "stats-plain-$O" records)
-	cr=$(stat_field "stats-cc-$O" records)
-	pb=$(stat_field "stats-plain-$O" bytes)
-	cb=$(stat_field "stats-cc-$O" bytes)
+	ok "-$O: decoded times strictly increase" cc_increasing "dec-cc-$O"
+	pr=$(cc_stat "stats-plain-$O" records)
+	cr=$(cc_stat "stats-cc-$O" records)
+	pb=$(cc_stat "stats-plain-$O" bytes)
+	cb=$(cc_stat "stats-cc-$O" bytes)
 	diag "-$O: plain $pr records $pb bytes, spool cc $cr records $cb bytes"
 	num_cmp "$cr" -lt "$pr" "-$O: spool cc build made fewer trace calls ($cr < $pr)"
 	num_cmp "$cb" -lt "$pb" "-$O: and wrote fewer bytes ($cb < $pb)"
@@ -123,7 +93,7 @@ else
 	fail "  it holds the plain build's events, event for event"
 	diag "$(diff ev-plain ev-out | head -n 10)"
 fi
-ok "  its times strictly increase" increasing dec-out
+ok "  its times strictly increase" cc_increasing dec-out
 spool_run info t-out
 gaps=$(awk '$NF ~ /^stream_/ { g += $(NF - 1) } END { print g + 0 }' run.out)
 is "$gaps" 0 "  spool info reads it and finds no sequence gaps"
@@ -151,7 +121,7 @@ cmp_out=$(paste -d '|' dec-cc-O2 dec-nocyc | awk -F '|' '
 	  if (a[1] + 0 < b[1] + 0) earlier++ }
 	END { if (bad != "") print bad; else print "earlier " earlier + 0 }')
 like "$cmp_out" "^earlier [1-9]" "  corrected times are never later than the .N scheme's, some earlier ($cmp_out)"
-ok "  uncorrected times strictly increase too" increasing dec-nocyc
+ok "  uncorrected times strictly increase too" cc_increasing dec-nocyc
 # Each corrected time lies in its record's span: not after the record's own
 # time (the uncorrected one), not before the record written before it.
 span=$(paste -d '|' dec-cc-O2 dec-nocyc | awk -F '|' '
@@ -188,9 +158,9 @@ else
 	fail "  decoded: the plain build's events, event for event"
 	diag "$(diff ev-plain ev-max1 | head -n 10)"
 fi
-r1=$(stat_field stats-max1 records)
-ra=$(stat_field stats-cc-O2 records)
-rp=$(stat_field stats-plain-O2 records)
+r1=$(cc_stat stats-max1 records)
+ra=$(cc_stat stats-cc-O2 records)
+rp=$(cc_stat stats-plain-O2 records)
 diag "records: plain $rp, --max-codes 1 $r1, unlimited $ra"
 ok "  records: unlimited ($ra) <= --max-codes 1 ($r1) < plain ($rp)" \
 	test "$ra" -le "$r1" -a "$r1" -lt "$rp"
@@ -208,8 +178,8 @@ cp run.err stats-nsa
 events dec-nsa >ev-nsa
 events dec-plain-O0 >ev-plain0
 ok "  its decoded trace is the plain build's" cmp -s ev-plain0 ev-nsa
-b0=$(stat_field stats-cc-O0 bytes)
-bn=$(stat_field stats-nsa bytes)
+b0=$(cc_stat stats-cc-O0 bytes)
+bn=$(cc_stat stats-nsa bytes)
 ok "  it writes more bytes than the default build ($bn > $b0)" test "$bn" -gt "$b0"
 
 # The table is in a section that is not loaded.

@@ -11,18 +11,7 @@ SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/cc/cc-lib.sh"
 
-CLANG="${SPOOL_CLANG:-clang-14}"
-if ! command -v "$CLANG" >/dev/null; then
-	echo "1..0 # SKIP $CLANG is not installed (scripts/deps.sh)"
-	exit 0
-fi
-if [ ! -x "$SPOOL_BUILD/spool-ccopt" ] && [ -z "${SPOOL_CCOPT:-}" ]; then
-	export SPOOL_CCOPT="$(cd "$PROGS/../.." && pwd)/spool-ccopt"
-fi
-if [ ! -x "${SPOOL_CCOPT:-$SPOOL_BUILD/spool-ccopt}" ]; then
-	echo "1..0 # SKIP spool-ccopt is not built"
-	exit 0
-fi
+cc_require_tools
 
 plan 41
 
