@@ -14,6 +14,8 @@
 #define SPOOL_CMD_CMD_H
 
 #define EXIT_USAGE 2
+/* spool replay: the replay diverged from the recording (spool path reads it too) */
+#define REPLAY_EXIT_DIVERGED 3
 
 int cmd_locks(int argc, char **argv);
 int cmd_record(int argc, char **argv);

@@ -35,6 +35,7 @@
 #include "../collect/stdin_cap.h"
 #include "../replay/gdb.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_watch.h"
 #include "../replay/rr_scan.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
@@ -54,10 +55,7 @@ struct record_ctx {
 	uint32_t stuck_ms;
 	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
 	struct stdin_cap *in; /* the program's stdin, kept for every run and the replay */
-	struct shm_host *h;
-	struct rr_area *area;
-	pthread_t watcher;
-	int watching, stop, killed;
+	struct rr_watch watch; /* serial mode: kills a program the agent stopped */
 };
 
 static void record_usage(FILE *out)
@@ -99,33 +97,10 @@ static void record_usage(FILE *out)
 		SHM_DEFAULT_RING_BYTES >> 20);
 }
 
-/* Kill the program when the agent stops a serial run (stuck thread). */
-static void *record_watch(void *arg)
-{
-	struct record_ctx *ctx = arg;
-	struct timespec ts = {0, 5000000};
-
-	while (!__atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE)) {
-		uint32_t f = __atomic_load_n(&ctx->area->flags, __ATOMIC_ACQUIRE);
-
-		if ((f & RR_F_STOP) && !ctx->killed && ctx->h->ctl->nprocs) {
-			uint32_t pid = shm_proc_at(ctx->h->base, 0)->pid;
-
-			if (pid) {
-				kill((pid_t)pid, SIGKILL);
-				ctx->killed = 1;
-			}
-		}
-		nanosleep(&ts, NULL);
-	}
-	return NULL;
-}
-
 static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct record_ctx *ctx = arg;
 	struct rr_area *area = shm_host_ext(h, SHM_EXT_REPLAY);
-	int rc;
 
 	if (!area)
 		return -EINVAL;
@@ -136,23 +111,7 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	if (!ctx->serial)
 		return 0;
 	rr_record_area_serial(area, ctx->chaos, ctx->seed);
-	ctx->h = h;
-	ctx->area = area;
-	ctx->stop = ctx->killed = 0;
-	rc = pthread_create(&ctx->watcher, NULL, record_watch, ctx);
-	if (rc)
-		return -rc;
-	ctx->watching = 1;
-	return 0;
-}
-
-static void record_unwatch(struct record_ctx *ctx)
-{
-	if (!ctx->watching)
-		return;
-	__atomic_store_n(&ctx->stop, 1, __ATOMIC_RELEASE);
-	pthread_join(ctx->watcher, NULL);
-	ctx->watching = 0;
+	return rr_watch_start(&ctx->watch, h, area);
 }
 
 /* The run's stdout (--until-fail) into the trace. */
@@ -287,7 +246,7 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 
 	if (!a)
 		return -EINVAL;
-	record_unwatch(ctx);
+	rr_watch_stop(&ctx->watch);
 	snprintf(ctx->info.mode, sizeof(ctx->info.mode), ctx->serial ? "serial" : "sync");
 	ctx->info.chaos = ctx->chaos;
 	ctx->info.seed = ctx->seed;
@@ -337,7 +296,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 		}
 	}
 	rc = session_run(so, res);
-	record_unwatch(ctx);
+	rr_watch_stop(&ctx->watch);
 	if (ctx->in) {
 		int e = stdin_cap_run_end(ctx->in);
 

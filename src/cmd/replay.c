@@ -26,6 +26,7 @@
 #include "../collect/stdin_cap.h"
 #include "../replay/gdb.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
@@ -33,7 +34,6 @@
 #include "../util/target.h"
 #include "cmd.h"
 
-#define REPLAY_EXIT_DIVERGED 3
 #ifdef MADV_POPULATE_WRITE
 #define REPLAY_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
 #else
@@ -43,12 +43,8 @@
 struct replay_ctx {
 	const struct rr_log *log;
 	uint32_t stuck_ms, opts;
-	struct shm_host *h;
 	struct rr_area *area;
-	pthread_t watcher;
-	int watching;
-	int stop; /* atomic: the session is over */
-	int killed;
+	struct rr_watch watch; /* kills a program the agent stopped */
 	char report[RR_REPORT_BYTES];
 	uint32_t flags;
 	uint32_t nthreads;
@@ -96,34 +92,10 @@ static void replay_usage(FILE *out)
 		REPLAY_EXIT_DIVERGED);
 }
 
-static void *replay_watch(void *arg)
-{
-	struct replay_ctx *ctx = arg;
-	struct timespec ts = {0, 5000000};
-
-	while (!__atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE)) {
-		uint32_t f = __atomic_load_n(&ctx->area->flags, __ATOMIC_ACQUIRE);
-
-		if (f & RR_F_STOP) {
-			/* The agent parked the thread that stopped; the others
-			 * would run on without their schedule: kill the process. */
-			uint32_t pid = ctx->h->ctl->nprocs ? shm_proc_at(ctx->h->base, 0)->pid : 0;
-
-			if (pid && !ctx->killed) {
-				kill((pid_t)pid, SIGKILL);
-				ctx->killed = 1;
-			}
-		}
-		nanosleep(&ts, NULL);
-	}
-	return NULL;
-}
-
 static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct replay_ctx *ctx = arg;
 	void *area = shm_host_ext(h, SHM_EXT_REPLAY);
-	int rc;
 
 	if (!area)
 		return -EINVAL;
@@ -137,13 +109,8 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 			      REPLAY_MADV_POPULATE_WRITE);
 	}
 	rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts);
-	ctx->h = h;
 	ctx->area = area;
-	rc = pthread_create(&ctx->watcher, NULL, replay_watch, ctx);
-	if (rc)
-		return -rc;
-	ctx->watching = 1;
-	return 0;
+	return rr_watch_start(&ctx->watch, h, area);
 }
 
 static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -153,10 +120,7 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	const struct rr_thread_slot *th;
 	size_t n;
 
-	__atomic_store_n(&ctx->stop, 1, __ATOMIC_RELEASE);
-	if (ctx->watching)
-		pthread_join(ctx->watcher, NULL);
-	ctx->watching = 0;
+	rr_watch_stop(&ctx->watch);
 	ctx->flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->report, a->report, n);
@@ -431,10 +395,7 @@ int cmd_replay(int argc, char **argv)
 	rc = session_run(&so, &res);
 	if (have_in)
 		stdin_cap_run_end(&in);
-	if (ctx.watching) {
-		__atomic_store_n(&ctx.stop, 1, __ATOMIC_RELEASE);
-		pthread_join(ctx.watcher, NULL);
-	}
+	rr_watch_stop(&ctx.watch);
 	if (rc < 0) {
 		ret = rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
 		goto out;

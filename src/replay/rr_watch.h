@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rr_watch.h - the host's watcher of a recording or a replay: when the
+ * agent sets RR_F_STOP in the area (a replay that diverged or got stuck, a
+ * serial recording whose thread spins without switch points), the thread
+ * that stopped is parked and the others would run on without their
+ * schedule, so the watcher kills the program. spool record and spool
+ * replay share it.
+ */
+#ifndef SPOOL_REPLAY_RR_WATCH_H
+#define SPOOL_REPLAY_RR_WATCH_H
+
+#include <pthread.h>
+
+#include "../collect/shm_host.h"
+#include "rr_area.h"
+
+struct rr_watch {
+	struct shm_host *h;
+	struct rr_area *area;
+	pthread_t thread;
+	int running;
+	int stop;   /* atomic: the session is over */
+	int killed; /* the program was killed (read after rr_watch_stop) */
+};
+
+/* Start watching AREA of the session H (from a session's prepare hook).
+ * Returns 0 or a negative errno. */
+int rr_watch_start(struct rr_watch *w, struct shm_host *h, struct rr_area *area);
+/* Stop and join the watcher; nothing when it was not started. */
+void rr_watch_stop(struct rr_watch *w);
+
+#endif
