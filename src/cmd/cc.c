@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/files.h"
 #include "../util/log.h"
 #include "cmd.h"
 
@@ -104,23 +105,6 @@ static int cc_run_to(char **argv, int verbose, const char *out_file)
 static int cc_run(char **argv, int verbose)
 {
 	return cc_run_to(argv, verbose, NULL);
-}
-
-/* The directory of the running spool executable. */
-static int cc_self_dir(char *buf, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	{
-		char *slash = strrchr(buf, '/');
-
-		if (slash)
-			*slash = '\0';
-	}
-	return 0;
 }
 
 static int cc_exists(const char *p)
@@ -270,7 +254,7 @@ int cmd_cc(int argc, char **argv)
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
 	c.clang = getenv("SPOOL_CLANG") ? getenv("SPOOL_CLANG") : "clang-14";
-	if (cc_self_dir(self, sizeof(self)) < 0) {
+	if (files_self_dir(self, sizeof(self)) < 0) {
 		log_err("cannot find the spool executable");
 		return 1;
 	}

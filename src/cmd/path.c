@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 
 #include "../analyze/path.h"
 #include "../collect/session.h"
+#include "../util/files.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
@@ -107,11 +107,6 @@ static int path_record(struct session_opts *so, int quiet)
 	return res.exit_status ? -res.exit_status - 1 : 0;
 }
 
-static int path_rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(p);
-}
-
 /* A recording (spool record) holds the schedule, not the function entries:
  * replay it with --record-path into DIR (the program's stdout discarded,
  * its stderr and the replay's diagnostics kept) and read the path there.
@@ -119,13 +114,11 @@ static int path_rm_one(const char *p, const struct stat *st, int flag, struct FT
 static int path_replay(const char *trace_dir, const char *dir, int quiet)
 {
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int status, fd;
 	pid_t pid;
 
-	if (n <= 0)
+	if (files_self_exe(self, sizeof(self)) < 0)
 		return 1;
-	self[n] = 0;
 	if (!quiet)
 		log_info("path: %s is a recording; replaying it to get its function entries "
 			 "(spool replay --record-path -o %s)",
@@ -148,8 +141,8 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet)
 		if (errno != EINTR)
 			return 1;
 	/* The replay exits with the program's status (a failing run's
-	 * recording replays its failure); 3 is a divergence, said already. */
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+	 * recording replays its failure); a divergence has been said. */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == REPLAY_EXIT_DIVERGED) {
 		log_err("path: the replay of %s diverged: no path", trace_dir);
 		return 1;
 	}
@@ -300,6 +293,6 @@ int cmd_path(int argc, char **argv)
 	rc = rc < 0 ? 1 : rc;
 out_tmp:
 	if (remove_tmp)
-		nftw(tmp, path_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		files_rm_tree(tmp);
 	return rc;
 }

@@ -21,7 +21,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -254,26 +253,6 @@ static int probe_pid_alive(pid_t pid)
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
-static int probe_rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(p) < 0 ? -1 : 0;
-}
-
-/* As session.c does: an existing trace becomes DIR.old. */
-static int probe_trace_dir(const char *dir)
-{
-	char old[PATH_MAX];
-	struct stat st;
-
-	if (stat(dir, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if ((size_t)snprintf(old, sizeof(old), "%s.old", dir) >= sizeof(old))
-		return -ENAMETOOLONG;
-	if (stat(old, &st) == 0 && nftw(old, probe_rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
-		return -errno;
-	return rename(dir, old) < 0 ? -errno : 0;
-}
-
 static const char *probe_attach_why(int rc, pid_t pid)
 {
 	switch (rc) {
@@ -417,11 +396,8 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 			"(set SPOOL_AGENT to its path)");
 		return 1;
 	}
-	rc = probe_trace_dir(so->trace_dir);
-	if (rc < 0) {
-		log_err("cannot move the previous %s aside: %s", so->trace_dir, strerror(-rc));
-		return 1;
-	}
+	if (session_prepare_trace_dir(so->trace_dir, 1) < 0)
+		return 1; /* said why */
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return 1;

@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "../util/files.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "../util/target.h"
@@ -88,55 +88,22 @@ int session_opt_on_full(struct session_opts *so, const char *arg)
 
 int session_find_agent(char *path, size_t len)
 {
-	const char *env = getenv("SPOOL_AGENT");
-	char self[PATH_MAX], *slash;
-	ssize_t n;
-
-	if (env && *env) {
-		if (access(env, R_OK) < 0)
-			return -errno;
-		snprintf(path, len, "%s", env);
-		return 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		return -errno;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = 0;
-	if ((size_t)snprintf(path, len, "%s/libspool-agent.so", self) < len &&
-	    access(path, R_OK) == 0)
-		return 0;
-	if ((size_t)snprintf(path, len, "%s/../lib/spool/libspool-agent.so", self) < len &&
-	    access(path, R_OK) == 0)
-		return 0;
-	return -ENOENT;
+	return files_find_shipped("SPOOL_AGENT", "libspool-agent.so", "../lib/spool", path, len);
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p) < 0 ? -1 : 0;
-}
-
-/* An existing trace is never overwritten: it becomes DIR.old (replacing an
- * older DIR.old), and the user is told. */
-static int prepare_trace_dir(const char *dir, int quiet)
+int session_prepare_trace_dir(const char *dir, int quiet)
 {
 	char old[PATH_MAX];
 	struct stat st;
+	int rc;
 
 	if (stat(dir, &st) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if ((size_t)snprintf(old, sizeof(old), "%s.old", dir) >= sizeof(old))
 		return -ENAMETOOLONG;
-	if (stat(old, &st) == 0 && nftw(old, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0) {
-		log_err("cannot remove %s: %s", old, strerror(errno));
-		return -errno;
+	if (stat(old, &st) == 0 && (rc = files_rm_tree(old)) < 0) {
+		log_err("cannot remove %s: %s", old, strerror(-rc));
+		return rc;
 	}
 	if (rename(dir, old) < 0) {
 		log_err("cannot move %s to %s: %s", dir, old, strerror(errno));
@@ -286,7 +253,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 			"(set SPOOL_AGENT to its path)");
 		return rc;
 	}
-	rc = prepare_trace_dir(o->trace_dir, o->quiet);
+	rc = session_prepare_trace_dir(o->trace_dir, o->quiet);
 	if (rc < 0)
 		return rc;
 	rc = trace_clock_calibrate(&clk, 10);

@@ -27,35 +27,13 @@
 #include <wordexp.h>
 
 #include "../collect/session.h"
+#include "../util/files.h"
 #include "../util/log.h"
 #include "gdb.h"
 
 int replay_gdb_find_script(char *path, size_t len)
 {
-	const char *env = getenv("SPOOL_GDB_SCRIPT");
-	char self[PATH_MAX], *slash;
-	ssize_t n;
-
-	if (env && *env) {
-		if (access(env, R_OK) < 0)
-			return -errno;
-		snprintf(path, len, "%s", env);
-		return 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		return -errno;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = 0;
-	if ((size_t)snprintf(path, len, "%s/spool-gdb.py", self) < len && access(path, R_OK) == 0)
-		return 0;
-	if ((size_t)snprintf(path, len, "%s/../share/spool/spool-gdb.py", self) < len &&
-	    access(path, R_OK) == 0)
-		return 0;
-	return -ENOENT;
+	return files_find_shipped("SPOOL_GDB_SCRIPT", "spool-gdb.py", "../share/spool", path, len);
 }
 
 int replay_gdb_init(struct replay_gdb *g, const char *gdb_args, const char *trace)
