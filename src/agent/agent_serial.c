@@ -664,11 +664,36 @@ void agent_serial_yield(unsigned at)
 
 /* ---- blocking calls (record) ---- */
 
-void agent_serial_block_begin(unsigned at)
+/* Recording: give the token to the next runnable thread, or leave it free
+ * (noting where this thread let it go) when none can run; the calling
+ * thread goes to STATE (out in a blocking call, or dead). */
+static void ser_release(unsigned at, uint32_t state)
 {
 	struct ser_rec rec = {.set = 0};
 	uint32_t next;
 
+	ser_lock();
+	next = ser_pick();
+	if (next != SER_FREE) {
+		ser_give(next, at, state, &rec);
+	} else {
+		ser_area->rel_thread = ser_me.id;
+		ser_area->rel_at = at;
+		ser_area->rel_tseq = agent_rr_tseq();
+		ser_area->rel_count = agent_ser.count;
+		__atomic_store_n(&ser_slots[ser_me.id].state, state, __ATOMIC_RELEASE);
+		__atomic_store_n(&ser_area->owner, SER_FREE, __ATOMIC_SEQ_CST);
+	}
+	ser_unlock();
+	if (rec.set) {
+		ser_emit(&rec);
+		ser_wake(rec.next);
+	}
+}
+
+
+void agent_serial_block_begin(unsigned at)
+{
 	if (agent_serial_path && at == RR_AT_JOIN && ser_me.on &&
 	    agent_serial_on == RR_MODE_REPLAY) {
 		/* path replay: the joined thread may need the token to end */
@@ -678,23 +703,7 @@ void agent_serial_block_begin(unsigned at)
 	}
 	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
 		return;
-	ser_lock();
-	next = ser_pick();
-	if (next != SER_FREE) {
-		ser_give(next, at, RR_S_OUT, &rec);
-	} else {
-		ser_area->rel_thread = ser_me.id;
-		ser_area->rel_at = at;
-		ser_area->rel_tseq = agent_rr_tseq();
-		ser_area->rel_count = agent_ser.count;
-		__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_OUT, __ATOMIC_RELEASE);
-		__atomic_store_n(&ser_area->owner, SER_FREE, __ATOMIC_SEQ_CST);
-	}
-	ser_unlock();
-	if (rec.set) {
-		ser_emit(&rec);
-		ser_wake(rec.next);
-	}
+	ser_release(at, RR_S_OUT);
 }
 
 /* Take the token back: a free token at once (a new turn if someone else
@@ -794,9 +803,6 @@ void agent_serial_thread_go(void)
 
 void agent_serial_thread_end(void)
 {
-	struct ser_rec rec = {.set = 0};
-	uint32_t next;
-
 	if (!agent_serial_on || !ser_me.on)
 		return;
 	ser_me.on = 0;
@@ -825,23 +831,7 @@ void agent_serial_thread_end(void)
 		ser_replay_release(RR_AT_EXIT, 0);
 		return;
 	}
-	ser_lock();
-	next = ser_pick();
-	if (next != SER_FREE) {
-		ser_give(next, RR_AT_EXIT, RR_S_DEAD, &rec);
-	} else {
-		ser_area->rel_thread = ser_me.id;
-		ser_area->rel_at = RR_AT_EXIT;
-		ser_area->rel_tseq = agent_rr_tseq();
-		ser_area->rel_count = agent_ser.count;
-		__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_DEAD, __ATOMIC_RELEASE);
-		__atomic_store_n(&ser_area->owner, SER_FREE, __ATOMIC_SEQ_CST);
-	}
-	ser_unlock();
-	if (rec.set) {
-		ser_emit(&rec);
-		ser_wake(rec.next);
-	}
+	ser_release(RR_AT_EXIT, RR_S_DEAD);
 }
 
 /* ---- emulated condition waits and barriers ---- */
