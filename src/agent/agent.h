@@ -28,6 +28,16 @@
 
 #define AGENT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define AGENT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Store the next definition of NAME (dlsym RTLD_NEXT) in the function
+ * pointer VAR when there is one; VAR keeps its fallback otherwise. Used by
+ * the interposers' constructors, with agent_self.busy raised around them. */
+#define AGENT_RESOLVE(var, name)                                                                   \
+	do {                                                                                       \
+		void *p_ = dlsym(RTLD_NEXT, name);                                                 \
+		if (p_)                                                                            \
+			__atomic_store_n((void **)&var, p_, __ATOMIC_RELAXED);                     \
+	} while (0)
 #define AGENT_RET_IP() ((uint64_t)(uintptr_t)__builtin_return_address(0))
 #define AGENT_EXPORT __attribute__((visibility("default")))
 

@@ -101,26 +101,20 @@ static ssize_t (*real_write)(int, const void *, size_t) = fb_write;
 static ssize_t (*real_writev)(int, const struct iovec *, int) = fb_writev;
 static int (*real_once)(pthread_once_t *, void (*)(void)) = fb_once;
 
-#define RR_RESOLVE(var, name)                                                                      \
-	do {                                                                                       \
-		void *p_ = dlsym(RTLD_NEXT, name);                                                 \
-		if (p_)                                                                            \
-			__atomic_store_n((void **)&var, p_, __ATOMIC_RELAXED);                     \
-	} while (0)
 
 __attribute__((constructor)) static void agent_rr_block_resolve(void)
 {
 	int saved = errno;
 
 	agent_self.busy++;
-	RR_RESOLVE(real_nanosleep, "nanosleep");
-	RR_RESOLVE(real_clock_nanosleep, "clock_nanosleep");
-	RR_RESOLVE(real_sleep, "sleep");
-	RR_RESOLVE(real_usleep, "usleep");
-	RR_RESOLVE(real_sched_yield, "sched_yield");
-	RR_RESOLVE(real_write, "write");
-	RR_RESOLVE(real_writev, "writev");
-	RR_RESOLVE(real_once, "pthread_once");
+	AGENT_RESOLVE(real_nanosleep, "nanosleep");
+	AGENT_RESOLVE(real_clock_nanosleep, "clock_nanosleep");
+	AGENT_RESOLVE(real_sleep, "sleep");
+	AGENT_RESOLVE(real_usleep, "usleep");
+	AGENT_RESOLVE(real_sched_yield, "sched_yield");
+	AGENT_RESOLVE(real_write, "write");
+	AGENT_RESOLVE(real_writev, "writev");
+	AGENT_RESOLVE(real_once, "pthread_once");
 	agent_self.busy--;
 	errno = saved;
 }

@@ -100,36 +100,30 @@ static ssize_t (*real_getrandom)(void *, size_t, unsigned) = fb_getrandom;
 static pid_t (*real_getpid)(void) = fb_getpid;
 static pid_t (*real_gettid)(void) = fb_gettid;
 
-#define RR_RESOLVE(var, name)                                                                      \
-	do {                                                                                       \
-		void *p_ = dlsym(RTLD_NEXT, name);                                                 \
-		if (p_)                                                                            \
-			__atomic_store_n((void **)&var, p_, __ATOMIC_RELAXED);                     \
-	} while (0)
 
 __attribute__((constructor)) static void agent_rr_io_resolve(void)
 {
 	int saved = errno;
 
 	agent_self.busy++;
-	RR_RESOLVE(real_read, "read");
-	RR_RESOLVE(real_pread, "pread64");
-	RR_RESOLVE(real_readv, "readv");
-	RR_RESOLVE(real_preadv, "preadv64");
-	RR_RESOLVE(real_recv, "recv");
-	RR_RESOLVE(real_recvfrom, "recvfrom");
-	RR_RESOLVE(real_recvmsg, "recvmsg");
-	RR_RESOLVE(real_accept, "accept");
-	RR_RESOLVE(real_accept4, "accept4");
-	RR_RESOLVE(real_poll, "poll");
-	RR_RESOLVE(real_select, "select");
-	RR_RESOLVE(real_epoll_wait, "epoll_wait");
-	RR_RESOLVE(real_clock_gettime, "clock_gettime");
-	RR_RESOLVE(real_gettimeofday, "gettimeofday");
-	RR_RESOLVE(real_time, "time");
-	RR_RESOLVE(real_getrandom, "getrandom");
-	RR_RESOLVE(real_getpid, "getpid");
-	RR_RESOLVE(real_gettid, "gettid");
+	AGENT_RESOLVE(real_read, "read");
+	AGENT_RESOLVE(real_pread, "pread64");
+	AGENT_RESOLVE(real_readv, "readv");
+	AGENT_RESOLVE(real_preadv, "preadv64");
+	AGENT_RESOLVE(real_recv, "recv");
+	AGENT_RESOLVE(real_recvfrom, "recvfrom");
+	AGENT_RESOLVE(real_recvmsg, "recvmsg");
+	AGENT_RESOLVE(real_accept, "accept");
+	AGENT_RESOLVE(real_accept4, "accept4");
+	AGENT_RESOLVE(real_poll, "poll");
+	AGENT_RESOLVE(real_select, "select");
+	AGENT_RESOLVE(real_epoll_wait, "epoll_wait");
+	AGENT_RESOLVE(real_clock_gettime, "clock_gettime");
+	AGENT_RESOLVE(real_gettimeofday, "gettimeofday");
+	AGENT_RESOLVE(real_time, "time");
+	AGENT_RESOLVE(real_getrandom, "getrandom");
+	AGENT_RESOLVE(real_getpid, "getpid");
+	AGENT_RESOLVE(real_gettid, "gettid");
 	agent_self.busy--;
 	errno = saved;
 }

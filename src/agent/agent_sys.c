@@ -79,12 +79,6 @@ static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct socka
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int) = fb_sendmsg;
 static int (*real_close)(int) = fb_close;
 
-#define SYS_RESOLVE(var, name)                                                                     \
-	do {                                                                                       \
-		void *p_ = dlsym(RTLD_NEXT, name);                                                 \
-		if (p_)                                                                            \
-			__atomic_store_n((void **)&var, p_, __ATOMIC_RELAXED);                     \
-	} while (0)
 
 /* Until this ran (another library's constructor writing early) the
  * fallbacks make the raw system call. */
@@ -93,14 +87,14 @@ __attribute__((constructor)) static void agent_sys_resolve(void)
 	int saved = errno;
 
 	agent_self.busy++;
-	SYS_RESOLVE(real_write, "write");
-	SYS_RESOLVE(real_writev, "writev");
-	SYS_RESOLVE(real_pwrite, "pwrite64");
-	SYS_RESOLVE(real_pwritev, "pwritev64");
-	SYS_RESOLVE(real_send, "send");
-	SYS_RESOLVE(real_sendto, "sendto");
-	SYS_RESOLVE(real_sendmsg, "sendmsg");
-	SYS_RESOLVE(real_close, "close");
+	AGENT_RESOLVE(real_write, "write");
+	AGENT_RESOLVE(real_writev, "writev");
+	AGENT_RESOLVE(real_pwrite, "pwrite64");
+	AGENT_RESOLVE(real_pwritev, "pwritev64");
+	AGENT_RESOLVE(real_send, "send");
+	AGENT_RESOLVE(real_sendto, "sendto");
+	AGENT_RESOLVE(real_sendmsg, "sendmsg");
+	AGENT_RESOLVE(real_close, "close");
 	agent_self.busy--;
 	errno = saved;
 }
