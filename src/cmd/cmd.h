@@ -13,7 +13,17 @@
 #ifndef SPOOL_CMD_CMD_H
 #define SPOOL_CMD_CMD_H
 
+#include <errno.h>
+
 #define EXIT_USAGE 2
+
+/* The exit status, as a shell gives it, of a program session_run could not
+ * start: 127 not found, 126 not executable, 1 anything else. */
+static inline int cmd_start_status(int rc)
+{
+	return rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+}
+
 /* spool replay: the replay diverged from the recording (spool path reads it too) */
 #define REPLAY_EXIT_DIVERGED 3
 

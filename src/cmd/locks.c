@@ -163,7 +163,7 @@ int cmd_locks(int argc, char **argv)
 	so.argv = argv + optind;
 	rc = session_run(&so, &res);
 	if (rc < 0)
-		return rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+		return cmd_start_status(rc);
 
 	lost = (res.st.lost_ring > res.st.seq_gaps ? res.st.lost_ring : res.st.seq_gaps) +
 	       res.st.lost_no_ring;

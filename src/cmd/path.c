@@ -91,7 +91,7 @@ static int path_record(struct session_opts *so, int quiet)
 	so->quiet = quiet;
 	rc = session_run(so, &res);
 	if (rc < 0)
-		return rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+		return cmd_start_status(rc);
 	lost = (res.st.lost_ring > res.st.seq_gaps ? res.st.lost_ring : res.st.seq_gaps) +
 	       res.st.lost_no_ring;
 	if (res.term_signal)

@@ -740,7 +740,7 @@ int cmd_probe(int argc, char **argv)
 	so.hook_arg = &pr;
 	rc = session_run(&so, &res);
 	if (rc < 0) {
-		status = rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+		status = cmd_start_status(rc);
 		goto out;
 	}
 	if (res.term_signal)

@@ -491,7 +491,7 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 		rc = record_once(so, ctx, &res);
 		dup2(saved, STDOUT_FILENO);
 		if (rc < 0) {
-			ret = rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+			ret = cmd_start_status(rc);
 			break;
 		}
 		failed = res.exit_status != 0;
@@ -665,7 +665,7 @@ int cmd_record(int argc, char **argv)
 		ctx.seed = record_new_seed();
 	rc = record_once(&so, &ctx, &res);
 	if (rc < 0) {
-		rc = rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+		rc = cmd_start_status(rc);
 		goto out;
 	}
 	record_say(&so, &ctx, &res, quiet);

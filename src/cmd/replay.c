@@ -397,7 +397,7 @@ int cmd_replay(int argc, char **argv)
 		stdin_cap_run_end(&in);
 	rr_watch_stop(&ctx.watch);
 	if (rc < 0) {
-		ret = rc == -ENOENT ? 127 : rc == -EACCES ? 126 : 1;
+		ret = cmd_start_status(rc);
 		goto out;
 	}
 	fflush(stdout);
