@@ -100,6 +100,43 @@ static void agent_emit_proc(struct agent_thread *t)
 #define AGENT_MADV_POPULATE_WRITE 23
 #endif
 
+/*
+ * Fault a ring's pages in ahead of the producer, not one by one on the hot
+ * path: in a VM a page fault is an exit, and one MADV_POPULATE_WRITE
+ * (Linux 5.14) costs a fraction of touching each page. It is done in chunks
+ * as the ring fills (64 KiB first, doubling to 1 MiB), not for the whole
+ * ring when the thread starts: populating 8 MiB took 4 ms per thread, most
+ * of the cost of a thread that writes a few hundred records (pigz's). One
+ * system call per chunk, on the producer's own thread; async-signal-safe.
+ */
+#define AGENT_RING_CHUNK_MIN (64u << 10)
+#define AGENT_RING_CHUNK_MAX (1u << 20)
+
+static void agent_ring_ready(struct ring_prod *p, uint64_t need)
+{
+	uint64_t from = p->ready, chunk = from < AGENT_RING_CHUNK_MIN ? AGENT_RING_CHUNK_MIN : from;
+	uint64_t to;
+	uintptr_t lo, hi;
+
+	if (chunk > AGENT_RING_CHUNK_MAX)
+		chunk = AGENT_RING_CHUNK_MAX;
+	to = from + chunk;
+	if (to < need)
+		to = need;
+	if (to >= p->size) {
+		to = p->size;
+		p->ready = UINT64_MAX;
+	} else {
+		p->ready = to;
+	}
+	lo = ((uintptr_t)p->data + from) & ~(uintptr_t)4095;
+	hi = ((uintptr_t)p->data + to + 4095) & ~(uintptr_t)4095;
+	if (madvise((void *)lo, hi - lo, AGENT_MADV_POPULATE_WRITE))
+		for (uintptr_t a = lo; a < hi; a += 4096)
+			__atomic_store_n((unsigned char *)a, *(volatile unsigned char *)a,
+					 __ATOMIC_RELAXED);
+}
+
 /* Frame-pointer walks must stay on this thread's stack. A glibc thread's
  * struct pthread sits at the top of its stack mapping; the main thread's
  * stack ends at __libc_stack_end. */
@@ -119,7 +156,7 @@ void agent_thread_register(struct agent_thread *t)
 	struct shm_ctl *c = agent.ctl;
 	struct shm_ring *r;
 	struct rec_thread *rt;
-	uint32_t idx, seq, off;
+	uint32_t idx, seq;
 	int saved = errno;
 
 	if (t->state != AGENT_T_NEW || !agent.active)
@@ -135,16 +172,11 @@ void agent_thread_register(struct agent_thread *t)
 	r->tid = (uint32_t)gettid();
 	r->pid = agent.pid;
 	r->thread_index = idx;
-	/* Fault the pages in now, not one by one on the hot path. One
-	 * MADV_POPULATE_WRITE (Linux 5.14) costs a fraction of touching each
-	 * page, which in a VM means one exit per page: with rings of several
-	 * megabytes that was most of a short thread's cost. */
-	if (madvise(shm_ring_data(r) - ((uintptr_t)shm_ring_data(r) & 4095),
-		    c->ring_bytes + ((uintptr_t)shm_ring_data(r) & 4095), AGENT_MADV_POPULATE_WRITE))
-		for (off = 0; off < c->ring_bytes; off += 4096)
-			__atomic_store_n(&shm_ring_data(r)[off], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->state, RING_ACTIVE, __ATOMIC_RELEASE);
 	ring_prod_init(&t->prod, r, c->ring_bytes, c->watermark);
+	t->prod.ready = 0;
+	t->prod.on_ready = agent_ring_ready;
+	agent_ring_ready(&t->prod, 1);
 	if (!(c->flags & SHM_F_DROP_WHEN_FULL))
 		t->prod.on_full = agent_ring_full;
 	t->index = idx;

@@ -22,7 +22,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "../util/files.h"
 #include "../util/log.h"
@@ -223,7 +222,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	struct collector *col = NULL;
 	struct shm_host h = {.fd = -1};
 	struct trace_clock clk;
-	uint64_t tsc_start, mono_start, last_flush;
+	uint64_t last_flush;
 	int rc, status = 0, kind;
 	pid_t pid;
 
@@ -256,13 +255,11 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	rc = session_prepare_trace_dir(o->trace_dir, o->quiet);
 	if (rc < 0)
 		return rc;
-	rc = trace_clock_calibrate(&clk, 10);
+	rc = trace_clock_calibrate(&clk, 1);
 	if (rc < 0) {
 		log_err("cannot calibrate the TSC: %s", strerror(-rc));
 		return rc;
 	}
-	tsc_start = clk.tsc0;
-	mono_start = clk.mono_ns;
 	rc = shm_host_create_ext(&h, o->ring_bytes, o->max_rings, o->stack_depth, o->ext_bytes);
 	if (rc < 0) {
 		log_err("cannot create the shared memory (%u rings of %u bytes): %s", o->max_rings,
@@ -352,17 +349,10 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	}
 	rc = 0;
 
-	/* Refine the TSC frequency over the whole run: a 10 ms calibration is
-	 * good to a few hundred ppm, a run of seconds to a few ppm. */
-	{
-		uint64_t t1 = __rdtsc(), m1 = mono_ns();
-
-		if (m1 - mono_start > 200000000ull) {
-			clk.tsc_hz = (uint64_t)((unsigned __int128)(t1 - tsc_start) * 1000000000u /
-						(m1 - mono_start));
-			trace_writer_set_clock(w, &clk);
-		}
-	}
+	/* The frequency measured over the whole run (at least 10 ms): a run
+	 * of seconds gives it to a few ppm, the 1 ms start to about 100. */
+	if (trace_clock_refine(&clk, 10) == 0)
+		trace_writer_set_clock(w, &clk);
 	if (h.ctl->state & SHM_STATE_DISABLED)
 		log_warn("the agent stopped recording: %.*s", (int)sizeof(h.ctl->reason),
 			 h.ctl->reason);

@@ -37,6 +37,12 @@ struct ring_prod {
 	 * The agent's version waits a bounded time for the collector. */
 	int (*on_full)(struct ring_prod *p, uint32_t len);
 	uint32_t dropping; /* on_full gave up once: drop until the ring drains */
+	/* Bytes of the data area known to be faulted in: head may grow to
+	 * here without a page fault. on_ready (if set) is called when a record
+	 * would cross it and moves it on (the agent populates the next pages
+	 * with one madvise); UINT64_MAX once the whole area is ready. */
+	uint64_t ready;
+	void (*on_ready)(struct ring_prod *p, uint64_t need);
 };
 
 /* How far ahead of head ring_prod_commit asks for write ownership of the
@@ -58,6 +64,8 @@ static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint3
 {
 	p->on_full = 0;
 	p->dropping = 0;
+	p->ready = UINT64_MAX;
+	p->on_ready = 0;
 	p->ring = r;
 	p->data = shm_ring_data(r);
 	p->head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
@@ -102,6 +110,10 @@ retry:
 		p->head += skip;
 		off = 0;
 	}
+	/* One compare per record; taken once per populated chunk, and never
+	 * after the first wrap (ready is then UINT64_MAX). */
+	if (__builtin_expect(p->head + len > p->ready, 0) && p->on_ready)
+		p->on_ready(p, p->head + len);
 	return p->data + off;
 full:
 	if (p->on_full && p->on_full(p, len))

@@ -69,11 +69,45 @@ int trace_clock_calibrate(struct trace_clock *clk, unsigned ms)
 	clk->real_ns = r0;
 	return 0;
 }
+
+/*
+ * A session calibrates over 1 ms at its start (a 10 ms sleep there was a
+ * third of the fixed cost of recording /bin/true) and refines the frequency
+ * over the whole run at its end, when the trace's metadata is written
+ * again. A run shorter than min_ms is topped up with a sleep, so the
+ * frequency is never measured over less than that.
+ */
+int trace_clock_refine(struct trace_clock *clk, unsigned min_ms)
+{
+	uint64_t t1, m1, r1, min_ns = (uint64_t)min_ms * 1000000u;
+
+	clock_sample(&t1, &m1, &r1);
+	if (m1 > clk->mono_ns && m1 - clk->mono_ns < min_ns) {
+		uint64_t left = min_ns - (m1 - clk->mono_ns);
+		struct timespec d = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+
+		while (nanosleep(&d, &d) < 0 && errno == EINTR)
+			;
+		clock_sample(&t1, &m1, &r1);
+	}
+	if (m1 <= clk->mono_ns || t1 <= clk->tsc0)
+		return -EIO;
+	clk->tsc_hz = (uint64_t)((unsigned __int128)(t1 - clk->tsc0) * 1000000000u /
+				 (m1 - clk->mono_ns));
+	return clk->tsc_hz ? 0 : -EIO;
+}
 #else
 int trace_clock_calibrate(struct trace_clock *clk, unsigned ms)
 {
 	(void)clk;
 	(void)ms;
+	return -ENOTSUP;
+}
+
+int trace_clock_refine(struct trace_clock *clk, unsigned min_ms)
+{
+	(void)clk;
+	(void)min_ms;
 	return -ENOTSUP;
 }
 #endif
