@@ -75,6 +75,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_NANOSLEEP] = "nanosleep",
 	[RR_CALL_CLOCK_NANOSLEEP] = "clock_nanosleep",
 	[RR_CALL_SIGWAIT] = "pause/sigsuspend",
+	[RR_CALL_SIGTIMEDWAIT] = "sigwait/sigwaitinfo/sigtimedwait",
 	[RR_CALL_WRITE] = "write",
 	[RR_CALL_WRITEV] = "writev",
 };

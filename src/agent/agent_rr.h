@@ -44,6 +44,8 @@ void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int re
 int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
 		       int wait);
 /* Replay: wait for the turn of the event begun without waiting. */
+/* Replay: the thread's log is used up (its next call has no record). */
+int agent_rr_rep_log_done(void);
 void agent_rr_rep_wait(struct agent_thread *t);
 /* Replay: the event is done; got is what the call returned in the replay
  * (a difference from the recording is a divergence). Advances the turn. */
@@ -144,5 +146,15 @@ void agent_rr_sig_point(uint64_t count);
 void agent_rr_sig_limit(void);
 extern __thread uint64_t agent_rr_sig_at;
 int agent_serial_holder(void);
+/* Record (agent_rr_signal.c): around the real wait of a call that waits for
+ * signals (pause, sigsuspend, the sigwait family, ppoll, pselect and
+ * epoll_pwait with a mask). begin returns 1 when a handler is due now (the
+ * call returns EINTR at once, without end); otherwise the thread gives the
+ * run token up (serial mode) until end, which keeps errno. */
+int agent_rr_sig_wait_begin(void);
+void agent_rr_sig_wait_end(void);
+/* Replay: the pid the replayed getpid returned (the recorded process's), 0
+ * before; kill and sigqueue to it go to the replay's own process. */
+extern pid_t agent_rr_pid_recorded;
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * agent_rr_io.c - the nondeterministic inputs of record/replay: read-like
  * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, accept,
- * poll, select, epoll_wait), clocks (clock_gettime, gettimeofday, time),
+ * poll, select, epoll_wait; ppoll, pselect and epoll_pwait, recorded as
+ * those three), clocks (clock_gettime, gettimeofday, time),
  * getrandom, getpid and gettid.
  *
  * Off (plain runs, inert agent): one test of agent_rr_mode, then a tail
@@ -25,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -71,6 +73,29 @@ static int fb_epoll_wait(int fd, struct epoll_event *ev, int n, int t)
 {
 	return (int)syscall(SYS_epoll_wait, fd, ev, n, t);
 }
+static int fb_ppoll(struct pollfd *p, nfds_t n, const struct timespec *t, const sigset_t *m)
+{
+	return (int)syscall(SYS_ppoll, p, n, t, m, _NSIG / 8);
+}
+static int fb_pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t,
+		      const sigset_t *m)
+{
+	struct {
+		const sigset_t *ss;
+		size_t len;
+	} d = {m, _NSIG / 8};
+	struct timespec c, *tp = NULL;
+
+	if (t) { /* the kernel writes the remaining time back: pselect's is const */
+		c = *t;
+		tp = &c;
+	}
+	return (int)syscall(SYS_pselect6, n, r, w, e, tp, &d);
+}
+static int fb_epoll_pwait(int fd, struct epoll_event *ev, int n, int t, const sigset_t *m)
+{
+	return (int)syscall(SYS_epoll_pwait, fd, ev, n, t, m, _NSIG / 8);
+}
 static int fb_clock_gettime(clockid_t c, struct timespec *ts)
 {
 	return (int)syscall(SYS_clock_gettime, c, ts);
@@ -93,6 +118,12 @@ static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int) = fb_accept
 static int (*real_poll)(struct pollfd *, nfds_t, int) = fb_poll;
 static int (*real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *) = fb_select;
 static int (*real_epoll_wait)(int, struct epoll_event *, int, int) = fb_epoll_wait;
+static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *,
+			 const sigset_t *) = fb_ppoll;
+static int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+			   const sigset_t *) = fb_pselect;
+static int (*real_epoll_pwait)(int, struct epoll_event *, int, int,
+			       const sigset_t *) = fb_epoll_pwait;
 static int (*real_clock_gettime)(clockid_t, struct timespec *) = fb_clock_gettime;
 static int (*real_gettimeofday)(struct timeval *, void *) = fb_gettimeofday;
 static time_t (*real_time)(time_t *) = fb_time;
@@ -118,6 +149,9 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 	AGENT_RESOLVE(real_poll, "poll");
 	AGENT_RESOLVE(real_select, "select");
 	AGENT_RESOLVE(real_epoll_wait, "epoll_wait");
+	AGENT_RESOLVE(real_ppoll, "ppoll");
+	AGENT_RESOLVE(real_pselect, "pselect");
+	AGENT_RESOLVE(real_epoll_pwait, "epoll_pwait");
 	AGENT_RESOLVE(real_clock_gettime, "clock_gettime");
 	AGENT_RESOLVE(real_gettimeofday, "gettimeofday");
 	AGENT_RESOLVE(real_time, "time");
@@ -145,6 +179,26 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 			errno = e_;                                                                \
 		} else {                                                                           \
 			r_ = (expr);                                                               \
+		}                                                                                  \
+		r_;                                                                                \
+	})
+
+/* Serial or sync record of ppoll, pselect, epoll_pwait: with a signal mask
+ * the call waits for signals too, as pause does (agent_rr_sig_wait_begin: a
+ * handler already due ends it at once with EINTR; the handlers of signals
+ * that land on the thread during the wait are its own); without, it is the
+ * plain call's RR_BLOCK. */
+#define RR_SIGBLOCK(mask, type, expr)                                                              \
+	({                                                                                         \
+		type r_;                                                                           \
+		if (!(mask)) {                                                                     \
+			r_ = RR_BLOCK(type, expr);                                                 \
+		} else if (agent_rr_sig_wait_begin()) {                                           \
+			r_ = -1;                                                                   \
+			errno = EINTR;                                                             \
+		} else {                                                                           \
+			r_ = (expr);                                                               \
+			agent_rr_sig_wait_end();                                                   \
 		}                                                                                  \
 		r_;                                                                                \
 	})
@@ -353,6 +407,17 @@ AGENT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
 
 /* ---- waiting for descriptors ---- */
 
+/* Record poll and ppoll: data = the whole array (its revents). */
+static int rr_poll_rec(struct agent_thread *t, struct pollfd *p, nfds_t n, int r)
+{
+	int e = errno;
+	struct agent_rr_seg s = {p, r >= 0 ? n * sizeof(*p) : 0};
+
+	agent_rr_rec_input(t, RR_CALL_POLL, -1, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
+}
+
 AGENT_EXPORT int poll(struct pollfd *p, nfds_t n, int timeout)
 {
 	struct agent_thread *t;
@@ -361,18 +426,26 @@ AGENT_EXPORT int poll(struct pollfd *p, nfds_t n, int timeout)
 		return real_poll(p, n, timeout);
 	if (RR_REPLAYING())
 		return (int)rr_rep_buf(t, RR_CALL_POLL, -1, p, n * sizeof(*p));
-	{
-		int r = RR_BLOCK(int, real_poll(p, n, timeout)), e = errno;
-		struct agent_rr_seg s = {p, r >= 0 ? n * sizeof(*p) : 0};
-
-		agent_rr_rec_input(t, RR_CALL_POLL, -1, r, r < 0 ? e : 0, 0, &s, 1);
-		errno = e;
-		return r;
-	}
+	return rr_poll_rec(t, p, n, RR_BLOCK(int, real_poll(p, n, timeout)));
 }
 
-/* Data: the sets that were given, each (n + 7) / 8 bytes rounded to 8. */
-AGENT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv)
+/* ppoll, pselect and epoll_pwait are recorded as poll, select and
+ * epoll_wait (the same data); their mask makes them wait like pause. */
+AGENT_EXPORT int ppoll(struct pollfd *p, nfds_t n, const struct timespec *ts, const sigset_t *m)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_ppoll(p, n, ts, m);
+	if (RR_REPLAYING())
+		return (int)rr_rep_buf(t, RR_CALL_POLL, -1, p, n * sizeof(*p));
+	return rr_poll_rec(t, p, n, RR_SIGBLOCK(m, int, real_ppoll(p, n, ts, m)));
+}
+
+/* Data: the sets that were given, each (n + 7) / 8 bytes rounded to 8.
+ * tv: select's timeout; ts and m: pselect's (pselect = 1). */
+static int rr_select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv,
+		     const struct timespec *ts, const sigset_t *m, int pselect)
 {
 	struct agent_thread *t;
 	struct agent_rr_seg s[3];
@@ -380,7 +453,7 @@ AGENT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *
 	int k = 0, rc, e;
 
 	if (RR_IO_OFF(t) || n > FD_SETSIZE)
-		return real_select(n, r, w, x, tv);
+		return pselect ? real_pselect(n, r, w, x, ts, m) : real_select(n, r, w, x, tv);
 	if (r)
 		s[k++] = (struct agent_rr_seg){r, len};
 	if (w)
@@ -389,11 +462,36 @@ AGENT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *
 		s[k++] = (struct agent_rr_seg){x, len};
 	if (RR_REPLAYING())
 		return (int)agent_rr_rep_input(t, RR_CALL_SELECT, n, s, k, NULL);
-	rc = RR_BLOCK(int, real_select(n, r, w, x, tv));
+	if (pselect)
+		rc = RR_SIGBLOCK(m, int, real_pselect(n, r, w, x, ts, m));
+	else
+		rc = RR_BLOCK(int, real_select(n, r, w, x, tv));
 	e = errno;
 	agent_rr_rec_input(t, RR_CALL_SELECT, n, rc, rc < 0 ? e : 0, 0, s, rc < 0 ? 0 : k);
 	errno = e;
 	return rc;
+}
+
+AGENT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv)
+{
+	return rr_select(n, r, w, x, tv, NULL, NULL, 0);
+}
+
+AGENT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *x, const struct timespec *ts,
+			 const sigset_t *m)
+{
+	return rr_select(n, r, w, x, NULL, ts, m, 1);
+}
+
+/* Record epoll_wait and epoll_pwait: data = the events returned. */
+static int rr_epoll_rec(struct agent_thread *t, int fd, struct epoll_event *ev, int r)
+{
+	int e = errno;
+	struct agent_rr_seg s = {ev, r > 0 ? (size_t)r * sizeof(*ev) : 0};
+
+	agent_rr_rec_input(t, RR_CALL_EPOLL_WAIT, fd, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
 }
 
 AGENT_EXPORT int epoll_wait(int fd, struct epoll_event *ev, int max, int timeout)
@@ -405,14 +503,21 @@ AGENT_EXPORT int epoll_wait(int fd, struct epoll_event *ev, int max, int timeout
 	if (RR_REPLAYING())
 		return (int)rr_rep_buf(t, RR_CALL_EPOLL_WAIT, fd, ev,
 				       max > 0 ? (size_t)max * sizeof(*ev) : 0);
-	{
-		int r = RR_BLOCK(int, real_epoll_wait(fd, ev, max, timeout)), e = errno;
-		struct agent_rr_seg s = {ev, r > 0 ? (size_t)r * sizeof(*ev) : 0};
+	return rr_epoll_rec(t, fd, ev, RR_BLOCK(int, real_epoll_wait(fd, ev, max, timeout)));
+}
 
-		agent_rr_rec_input(t, RR_CALL_EPOLL_WAIT, fd, r, r < 0 ? e : 0, 0, &s, 1);
-		errno = e;
-		return r;
-	}
+AGENT_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeout,
+			     const sigset_t *m)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_epoll_pwait(fd, ev, max, timeout, m);
+	if (RR_REPLAYING())
+		return (int)rr_rep_buf(t, RR_CALL_EPOLL_WAIT, fd, ev,
+				       max > 0 ? (size_t)max * sizeof(*ev) : 0);
+	return rr_epoll_rec(t, fd, ev,
+			    RR_SIGBLOCK(m, int, real_epoll_pwait(fd, ev, max, timeout, m)));
 }
 
 /* ---- time, randomness, identity ---- */
@@ -491,8 +596,12 @@ AGENT_EXPORT pid_t getpid(void)
 
 	if (RR_IO_OFF(t))
 		return real_getpid();
-	if (RR_REPLAYING())
-		return (pid_t)agent_rr_rep_input(t, RR_CALL_GETPID, -1, NULL, 0, NULL);
+	if (RR_REPLAYING()) {
+		v = (pid_t)agent_rr_rep_input(t, RR_CALL_GETPID, -1, NULL, 0, NULL);
+		if (v > 0) /* kill and sigqueue send to it: the replay's pid */
+			__atomic_store_n(&agent_rr_pid_recorded, v, __ATOMIC_RELAXED);
+		return v;
+	}
 	v = real_getpid();
 	agent_rr_rec_input(t, RR_CALL_GETPID, -1, v, 0, 0, NULL, 0);
 	return v;

@@ -32,6 +32,15 @@
  * the recorded handlers and returns -1/EINTR at once. SA_RESETHAND is
  * emulated when the handler is delivered.
  *
+ * sigwait, sigwaitinfo and sigtimedwait (signals accepted without a
+ * handler) are input calls too: recorded with the signal and the siginfo
+ * the kernel gave, the token given up around the real wait; a replay
+ * returns them at once. The real signals a replay does not take from the
+ * kernel are made harmless (sig_quiet, sig_drain). A signalfd is read with
+ * read (agent_rr_io.c); signalfd only quiets its mask in a replay. ppoll,
+ * pselect and epoll_pwait with a mask wait like pause
+ * (agent_rr_sig_wait_begin/end, called from agent_rr_io.c).
+ *
  * Synchronous signals (faults: SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
  * SIGSYS) are never wrapped, and neither are SIG_DFL/SIG_IGN dispositions:
  * a signal that kills the program kills it as usual, and the replay of the
@@ -267,6 +276,10 @@ AGENT_EXPORT sighandler_t signal(int sig, sighandler_t h)
 
 static int (*sig_real_pause)(void);
 static int (*sig_real_suspend)(const sigset_t *);
+static int (*sig_real_timedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
+static int (*sig_real_signalfd)(int, const sigset_t *, int);
+static int (*sig_real_kill)(pid_t, int);
+static int (*sig_real_sigqueue)(pid_t, int, const union sigval);
 
 __attribute__((constructor)) static void sig_resolve_waits(void)
 {
@@ -275,8 +288,40 @@ __attribute__((constructor)) static void sig_resolve_waits(void)
 	agent_self.busy++;
 	__atomic_store_n(&sig_real_pause, dlsym(RTLD_NEXT, "pause"), __ATOMIC_RELAXED);
 	__atomic_store_n(&sig_real_suspend, dlsym(RTLD_NEXT, "sigsuspend"), __ATOMIC_RELAXED);
+	AGENT_RESOLVE(sig_real_timedwait, "sigtimedwait");
+	AGENT_RESOLVE(sig_real_signalfd, "signalfd");
+	AGENT_RESOLVE(sig_real_kill, "kill");
+	AGENT_RESOLVE(sig_real_sigqueue, "sigqueue");
 	agent_self.busy--;
 	errno = saved;
+}
+
+/* Record: a call that waits for signals (pause, sigsuspend, the sigwait
+ * family, ppoll, pselect, epoll_pwait with a mask). 1 when a handler is due
+ * now (it arrived since the thread's last delivery point): the call ends at
+ * once with EINTR, as if the signal had arrived during it, and the handler
+ * runs before the call's record. Otherwise the thread gives the run token
+ * up (serial mode) until agent_rr_sig_wait_end, and the signals that land
+ * on it meanwhile are its own to deliver. */
+int agent_rr_sig_wait_begin(void)
+{
+	if (agent_rr_sig_any())
+		return 1;
+	if (agent_rr_mode & RR_MODE_SERIAL)
+		agent_serial_block_begin(RR_AT_INPUT);
+	sig_in_wait = 1;
+	return 0;
+}
+
+/* The wait is over: take the token back (errno is kept). */
+void agent_rr_sig_wait_end(void)
+{
+	int e = errno;
+
+	sig_in_wait = 0;
+	if (agent_rr_mode & RR_MODE_SERIAL)
+		agent_serial_block_end();
+	errno = e;
 }
 
 /* The real wait (mask NULL: pause), through libc when it was found (a
@@ -311,15 +356,10 @@ static int sig_wait(const sigset_t *mask)
 		return sig_wait_real(mask);
 	if (agent_rr_mode & RR_MODE_REPLAY)
 		return (int)agent_rr_rep_input(t, RR_CALL_SIGWAIT, -1, NULL, 0, NULL);
-	if (!agent_rr_sig_any()) {
-		if (agent_rr_mode & RR_MODE_SERIAL)
-			agent_serial_block_begin(RR_AT_INPUT);
-		sig_in_wait = 1;
+	if (!agent_rr_sig_wait_begin()) {
 		r = sig_wait_real(mask);
 		e = errno;
-		sig_in_wait = 0;
-		if (agent_rr_mode & RR_MODE_SERIAL)
-			agent_serial_block_end();
+		agent_rr_sig_wait_end();
 	}
 	agent_rr_rec_input(t, RR_CALL_SIGWAIT, -1, r, r < 0 ? e : 0, 0, NULL, 0);
 	errno = e;
@@ -334,4 +374,207 @@ AGENT_EXPORT int pause(void)
 AGENT_EXPORT int sigsuspend(const sigset_t *mask)
 {
 	return sig_wait(mask);
+}
+
+/* ---- sigwait, sigwaitinfo, sigtimedwait, signalfd ---- */
+
+static int sig_timedwait_real(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
+{
+	if (sig_real_timedwait)
+		return sig_real_timedwait(set, info, ts);
+	return (int)syscall(SYS_rt_sigtimedwait, set, info, ts, _NSIG / 8);
+}
+
+/* Signals whose default action is to do nothing. */
+static int sig_default_ignored(int sig)
+{
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
+}
+
+/*
+ * Replay: the signals a program accepts with sigwait or a signalfd are
+ * not taken from the kernel (their waits and reads are replayed from the
+ * log), so the real ones stay pending: one the program sends itself, one
+ * sent from outside. Blocked, they do nothing; but a program that unblocks
+ * one later would die of its default action. So, in a replay, each such
+ * signal whose disposition is SIG_DFL (and whose default is not to ignore
+ * it) gets the wrapper, which drops what reaches it; sigaction still shows
+ * the program SIG_DFL. Once per signal (sig_quieted).
+ */
+static uint64_t sig_quieted;
+
+static void sig_quiet(const sigset_t *set)
+{
+	uint64_t want = ((const uint64_t *)set)[0]; /* bit sig - 1, the kernel's layout */
+	int sig;
+
+	if (sig_resolve())
+		return;
+	for (sig = 1; sig < 64; sig++) {
+		struct sigaction cur, w;
+
+		if (!(want & (1ull << (sig - 1))) ||
+		    (__atomic_fetch_or(&sig_quieted, 1ull << sig, __ATOMIC_RELAXED) &
+		     (1ull << sig)))
+			continue;
+		if (sig == SIGKILL || sig == SIGSTOP || sig_sync(sig) || sig_default_ignored(sig) ||
+		    sig_wrapped[sig] || sig_real(sig, NULL, &cur) ||
+		    (cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
+			continue;
+		w = cur;
+		w.sa_sigaction = sig_wrapper;
+		w.sa_flags = SA_SIGINFO | SA_RESTART;
+		sig_prog[sig] = cur;
+		if (!sig_real(sig, &w, NULL))
+			sig_wrapped[sig] = 1;
+	}
+}
+
+/* Replay: take the real instance of a signal the replay just returned,
+ * when it is pending (the program sent it itself, the same way as when
+ * recorded), so nothing is left over. Never waits. */
+static void sig_drain(int sig)
+{
+	uint64_t one = 1ull << (sig - 1);
+	struct timespec zero = {0, 0};
+
+	syscall(SYS_rt_sigtimedwait, &one, NULL, &zero, _NSIG / 8);
+}
+
+/*
+ * The three calls that accept a signal without a handler, as one input
+ * call (RR_CALL_SIGTIMEDWAIT): the result (the signal number, or -1), errno
+ * and the siginfo the kernel filled in (all of it: si_code, si_pid,
+ * si_value, ... as the program sees them). Recording, the thread waits for
+ * real without the run token (serial mode); a handler due at the call ends
+ * it with EINTR (agent_rr_sig_wait_begin). A replay returns the recorded
+ * values at once, whatever signals it gets, then quiets and drains the real
+ * ones (above).
+ */
+static int sig_timedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s;
+	siginfo_t own;
+	int r = -1, e = EINTR;
+
+	if (!agent_rr_mode || !(t = agent_rr_io_enter()))
+		return sig_timedwait_real(set, info, ts);
+	s.p = info ? info : &own;
+	s.n = sizeof(siginfo_t);
+	if (agent_rr_mode & RR_MODE_REPLAY) {
+		r = (int)agent_rr_rep_input(t, RR_CALL_SIGTIMEDWAIT, -1, &s, 1, NULL);
+		e = errno;
+		if (set)
+			sig_quiet(set);
+		if (r > 0 && r < 64)
+			sig_drain(r);
+		errno = e;
+		return r;
+	}
+	if (!agent_rr_sig_wait_begin()) {
+		r = sig_timedwait_real(set, s.p, ts);
+		e = errno;
+		agent_rr_sig_wait_end();
+	}
+	if (r <= 0)
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_SIGTIMEDWAIT, -1, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
+}
+
+AGENT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *ts)
+{
+	return sig_timedwait(set, info, ts);
+}
+
+AGENT_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	return sig_timedwait(set, info, NULL);
+}
+
+/* glibc's sigwait calls its internal sigtimedwait, not ours: the same loop
+ * here, each attempt an input call (an attempt a handler interrupted is
+ * one). */
+AGENT_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	siginfo_t si;
+	int r;
+
+	do
+		r = sig_timedwait(set, &si, NULL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno;
+	*sig = r;
+	return 0;
+}
+
+/* Reads of a signalfd are reads (agent_rr_io.c): recorded with the
+ * signalfd_siginfo they return, replayed from the log. Here only the replay
+ * quiets the signals of the mask (sig_quiet). */
+AGENT_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
+{
+	int r, e;
+
+	if (sig_real_signalfd)
+		r = sig_real_signalfd(fd, mask, flags);
+	else
+		r = (int)syscall(SYS_signalfd4, fd, mask, _NSIG / 8, flags);
+	if (r >= 0 && mask && (agent_rr_mode & RR_MODE_REPLAY)) {
+		e = errno;
+		sig_quiet(mask);
+		errno = e;
+	}
+	return r;
+}
+
+/* ---- kill, sigqueue ---- */
+
+/*
+ * A replay's getpid returns the recorded pid, so a program that signals
+ * itself with kill(getpid(), ...) would signal the recorded process's pid:
+ * gone (ESRCH), or by now another process. While replaying, that pid means
+ * this process (agent_rr_pid_recorded, noted by the replayed getpid).
+ * raise, pthread_kill and pthread_sigqueue use the real ids: unchanged.
+ */
+pid_t agent_rr_pid_recorded;
+
+static pid_t sig_pid(pid_t pid)
+{
+	pid_t rec;
+
+	if (AGENT_LIKELY(!(agent_rr_mode & RR_MODE_REPLAY)) || pid <= 0)
+		return pid;
+	rec = __atomic_load_n(&agent_rr_pid_recorded, __ATOMIC_RELAXED);
+	if (rec && pid == rec)
+		return (pid_t)syscall(SYS_getpid);
+	return pid;
+}
+
+AGENT_EXPORT int kill(pid_t pid, int sig)
+{
+	pid = sig_pid(pid);
+	if (sig_real_kill)
+		return sig_real_kill(pid, sig);
+	return (int)syscall(SYS_kill, pid, sig);
+}
+
+AGENT_EXPORT int sigqueue(pid_t pid, int sig, const union sigval v)
+{
+	pid = sig_pid(pid);
+	if (sig_real_sigqueue)
+		return sig_real_sigqueue(pid, sig, v);
+	{
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		si.si_signo = sig;
+		si.si_code = SI_QUEUE;
+		si.si_pid = (pid_t)syscall(SYS_getpid);
+		si.si_uid = (uid_t)syscall(SYS_getuid);
+		si.si_value = v;
+		return (int)syscall(SYS_rt_sigqueueinfo, pid, sig, &si);
+	}
 }

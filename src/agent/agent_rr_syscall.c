@@ -8,9 +8,14 @@
  * named call), counts them, and the count is reported by spool record.
  * Everything else, and every call made from the agent's own code (which
  * uses syscall() for futexes and raw clocks on purpose), goes to the real
- * syscall() unchanged. A `syscall` instruction in the program's own code
- * (inline assembly, a Go runtime) is caught by syscall user dispatch
- * (agent_rr_dispatch.c), whose SIGSYS handler uses rr_direct() too.
+ * syscall() unchanged. The numbers (rr_direct): read, pread64, readv,
+ * recvfrom, recvmsg, accept, accept4, poll, ppoll, select, pselect6,
+ * epoll_wait, epoll_pwait, rt_sigtimedwait, pause, rt_sigsuspend,
+ * clock_gettime, gettimeofday, time, getrandom, getpid, gettid, nanosleep,
+ * clock_nanosleep, write, writev, sched_yield. A `syscall` instruction in
+ * the program's own code (inline assembly, a Go runtime) is caught by
+ * syscall user dispatch (agent_rr_dispatch.c), whose SIGSYS handler uses
+ * rr_direct() too.
  *
  * Until dlsym ran (another library's constructor calling syscall() before
  * ours), the fallback makes the system call with inline assembly.
@@ -18,6 +23,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
@@ -142,6 +148,43 @@ static long rr_direct(long n, const long *a, int *handled)
 	case SYS_epoll_wait:
 		return epoll_wait((int)a[0], (struct epoll_event *)a[1], (int)a[2], (int)a[3]);
 #endif
+	/* The mask-taking forms: only with the kernel's sigset size (another
+	 * size fails with EINVAL, which the raw call gives). The remaining
+	 * time the kernel writes back into a ppoll or pselect6 timeout is not
+	 * (libc's ppoll and pselect pass it a copy). */
+	case SYS_ppoll:
+		if (a[3] && a[4] != _NSIG / 8)
+			break;
+		return ppoll((struct pollfd *)a[0], (nfds_t)a[1], (const struct timespec *)a[2],
+			     (const sigset_t *)a[3]);
+	case SYS_pselect6: {
+		/* The sixth argument: {const sigset_t *, size_t}, or NULL. */
+		const unsigned long *d = (const unsigned long *)a[5];
+		const sigset_t *m = d ? (const sigset_t *)d[0] : NULL;
+
+		if (m && d[1] != _NSIG / 8)
+			break;
+		return pselect((int)a[0], (fd_set *)a[1], (fd_set *)a[2], (fd_set *)a[3],
+			       (const struct timespec *)a[4], m);
+	}
+	case SYS_epoll_pwait:
+		if (a[4] && a[5] != _NSIG / 8)
+			break;
+		return epoll_pwait((int)a[0], (struct epoll_event *)a[1], (int)a[2], (int)a[3],
+				   (const sigset_t *)a[4]);
+	case SYS_rt_sigtimedwait:
+		if (a[3] != _NSIG / 8)
+			break;
+		return sigtimedwait((const sigset_t *)a[0], (siginfo_t *)a[1],
+				    (const struct timespec *)a[2]);
+#ifdef SYS_pause
+	case SYS_pause:
+		return pause();
+#endif
+	case SYS_rt_sigsuspend:
+		if (a[1] != _NSIG / 8)
+			break;
+		return sigsuspend((const sigset_t *)a[0]);
 	case SYS_clock_gettime:
 		return clock_gettime((clockid_t)a[0], (struct timespec *)a[1]);
 	case SYS_gettimeofday:

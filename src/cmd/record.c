@@ -177,6 +177,14 @@ static const char *record_sys_name(uint32_t nr)
 	case SYS_write: return "write";
 	case SYS_writev: return "writev";
 	case SYS_sched_yield: return "sched_yield";
+	case SYS_ppoll: return "ppoll";
+	case SYS_pselect6: return "pselect6";
+	case SYS_epoll_pwait: return "epoll_pwait";
+	case SYS_rt_sigtimedwait: return "rt_sigtimedwait";
+#ifdef SYS_pause
+	case SYS_pause: return "pause";
+#endif
+	case SYS_rt_sigsuspend: return "rt_sigsuspend";
 	}
 	return "?";
 }

@@ -141,6 +141,7 @@ enum {
 	RR_CALL_WRITE = 20,	      /* write: the result only, no data */
 	RR_CALL_WRITEV = 21,	      /* writev: the result only */
 	RR_CALL_SIGWAIT = 22,	      /* pause, sigsuspend: the result only (-1, EINTR) */
+	RR_CALL_SIGTIMEDWAIT = 23,    /* sigwait, sigwaitinfo, sigtimedwait: data = siginfo_t */
 	RR_CALL_MAX
 };
 

@@ -47,6 +47,7 @@ static const struct {
 	RR_SYS(set_robust_list), RR_SYS(epoll_pwait), RR_SYS(eventfd2), RR_SYS(epoll_create1),
 	RR_SYS(pipe2), RR_SYS(accept4), RR_SYS(prlimit64), RR_SYS(getrandom),
 	RR_SYS(memfd_create), RR_SYS(execveat), RR_SYS(statx), RR_SYS(rseq), RR_SYS(clone3),
+	RR_SYS(rt_sigtimedwait), RR_SYS(rt_sigsuspend),
 };
 
 /* What agent_rr_syscall.c sends to the named interposers. */
@@ -54,7 +55,8 @@ static const long rr_sys_rec[] = {
 	SYS_read, SYS_pread64, SYS_readv, SYS_recvfrom, SYS_recvmsg, SYS_accept, SYS_accept4,
 	SYS_poll, SYS_select, SYS_epoll_wait, SYS_clock_gettime, SYS_gettimeofday, SYS_time,
 	SYS_getrandom, SYS_getpid, SYS_gettid, SYS_nanosleep, SYS_clock_nanosleep, SYS_write,
-	SYS_writev, SYS_sched_yield,
+	SYS_writev, SYS_sched_yield, SYS_ppoll, SYS_pselect6, SYS_epoll_pwait,
+	SYS_rt_sigtimedwait, SYS_pause, SYS_rt_sigsuspend,
 };
 
 const char *rr_sys_name(long nr)
