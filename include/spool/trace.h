@@ -39,6 +39,12 @@ extern "C" {
 /* Defined by libspool-agent.so; NULL (weak, undefined) when not preloaded. */
 extern void spool_trace_emit(uint32_t id, uint32_t nargs, const int64_t *args)
 	__attribute__((weak));
+/* The same record without a time of its own (the agent skips rdtsc): only
+ * code rewritten by spool cc calls it, for a record that follows another of
+ * the thread through straight-line code; spool decode estimates its time
+ * from that record's (doc/cc.md, "Untimed records"). */
+extern void spool_trace_emit_nt(uint32_t id, uint32_t nargs, const int64_t *args)
+	__attribute__((weak));
 
 /* One event description, kept in the binary's spool_events section so spool
  * decode can print names. 128 bytes; strings are NUL-padded. */
@@ -158,6 +164,16 @@ void spool__off(uint32_t id);
 static inline __attribute__((used)) void spool__emit(uint32_t id, uint32_t n, const int64_t *a)
 {
 	if (spool_trace_emit)
+		spool_trace_emit(id, n, a);
+}
+/* An untimed record; an agent without the untimed entry writes a timed one,
+ * which decodes the same (its own time is used). */
+static inline __attribute__((used)) void spool__emit_nt(uint32_t id, uint32_t n,
+							 const int64_t *a)
+{
+	if (spool_trace_emit_nt)
+		spool_trace_emit_nt(id, n, a);
+	else if (spool_trace_emit)
 		spool_trace_emit(id, n, a);
 }
 

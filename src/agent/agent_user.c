@@ -2,8 +2,9 @@
 /*
  * agent_user.c - the program's own trace calls (include/spool/trace.h):
  * spool_trace_emit writes one KIND_USER record into the calling thread's
- * ring. Programs declare it weak, so they call it only when the agent is
- * loaded.
+ * ring; spool_trace_emit_nt, which code rewritten by spool cc calls, writes
+ * the same record without reading the TSC. Programs declare both weak, so
+ * they call them only when the agent is loaded.
  *
  * Same rules as the lock interposers: no system call, allocation or lock on
  * the path; the busy flag makes a signal handler that traces while this
@@ -32,8 +33,16 @@ static inline __attribute__((always_inline)) void user_copy(int64_t *dst, const 
 		dst[i] = src[i];
 }
 
-AGENT_EXPORT __attribute__((optimize("no-tree-loop-distribute-patterns"))) void
-spool_trace_emit(uint32_t id, uint32_t nargs, const int64_t *args)
+/*
+ * One record. timed = 0 is spool_trace_emit_nt's: the record carries TSC 0,
+ * which the collector replaces with the time of the thread's record before
+ * it (src/collect/collector.c), so streams never go back in time; spool
+ * decode rebuilds the events' times from that record's and the optimizer's
+ * cycle estimate (doc/cc.md, "Untimed records"). Skipping rdtsc is the whole
+ * point: it is most of a record's cost on this kind of machine.
+ */
+static inline __attribute__((always_inline, optimize("no-tree-loop-distribute-patterns"))) void
+user_emit(uint32_t id, uint32_t nargs, const int64_t *args, int timed)
 {
 	struct agent_thread *t = agent_enter();
 	struct rec_user *r;
@@ -53,7 +62,7 @@ spool_trace_emit(uint32_t id, uint32_t nargs, const int64_t *args)
 	if (AGENT_UNLIKELY(!r))
 		goto out;
 	r->h.word = ev_word(KIND_USER, t->index, 0, 0);
-	r->h.tsc = __rdtsc();
+	r->h.tsc = timed ? __rdtsc() : 0;
 	r->h.seq = seq;
 	r->h.size = len;
 	r->id = id;
@@ -63,4 +72,18 @@ spool_trace_emit(uint32_t id, uint32_t nargs, const int64_t *args)
 		agent_wake();
 out:
 	t->busy = 0;
+}
+
+AGENT_EXPORT __attribute__((optimize("no-tree-loop-distribute-patterns"))) void
+spool_trace_emit(uint32_t id, uint32_t nargs, const int64_t *args)
+{
+	user_emit(id, nargs, args, 1);
+}
+
+/* spool cc's untimed form (include/spool/trace.h): only for a record that
+ * follows another of the same thread through straight-line code. */
+AGENT_EXPORT __attribute__((optimize("no-tree-loop-distribute-patterns"))) void
+spool_trace_emit_nt(uint32_t id, uint32_t nargs, const int64_t *args)
+{
+	user_emit(id, nargs, args, 0);
 }

@@ -8,8 +8,8 @@
  * One table per translation unit, as text, in the non-allocated ELF section
  * CC_TABLE_SECTION; the linker concatenates the tables of all objects:
  *
- *	spool-cc-table 5 <hash, 16 hex digits> <number of merged events>\n
- *	m <index> <values emitted> <lines> [<before>] [s<c>] [x<j>,<n>]\n
+ *	spool-cc-table 6 <hash, 16 hex digits> <number of merged events>\n
+ *	m <index> <values emitted> <lines> [<before>] [s<c>] [x<j>,<n>] [t<c>]\n
  *							one per merged event, then
  *	e <event id> <nargs> <arg>... [r<n>] [o<c>]\n	one per original event, where
  *							<arg> is c<int64> (a constant),
@@ -24,6 +24,11 @@
  * (CC_CYCLES_PER_INSN per instruction between them); absent: 0. So the
  * event ran s - o cycles before the merged record. (Version 4 had d<c>, the
  * cycles before the merged call, on the e line.)
+ *
+ * t<c>: an untimed record (spool_trace_emit_nt: the agent reads no TSC, the
+ * collector gives it the time of the thread's record before it); the
+ * record ran about c cycles after that record (CC_CYCLES_PER_INSN per
+ * instruction between the two calls in their block).
  *
  * x<j>,<n>: the event's first n original events are the first n of merged
  * event j (j < index, as expanded), and <lines> lines of its own follow:
@@ -44,8 +49,8 @@
 
 #define CC_TABLE_SECTION ".spool_cc_table"
 #define CC_TABLE_MAGIC "spool-cc-table"
-#define CC_TABLE_VERSION 5 /* 2: formulas (f...); 3: p<k>, r<n>, m ... <ref>; 4: d<cycles>;
-			    * 5: o<cycles>, s<cycles>, x<j>,<n> */
+#define CC_TABLE_VERSION 6 /* 2: formulas (f...); 3: p<k>, r<n>, m ... <ref>; 4: d<cycles>;
+			    * 5: o<cycles>, s<cycles>, x<j>,<n>; 6: t<cycles> */
 #define CC_EVENTS_SECTION "spool_events" /* struct spool_event_desc, spool/trace.h */
 
 #define CC_ID_BASE 0x80000000u

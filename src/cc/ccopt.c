@@ -18,6 +18,10 @@
  * emitted as it is. Either way no marker call survives, so the program
  * never links against the markers.
  *
+ * A merged record that follows the block's previous record through
+ * straight-line code calls spool__emit_nt instead: the agent reads no TSC
+ * for it and the decoder estimates its time (table t<c>, may_be_untimed).
+ *
  * Why "may not return" splits a group: the merged call sits at the group's
  * end, so an exit or longjmp between two trace calls would lose the first.
  * Calls carrying `willreturn` (most intrinsics, functions clang proved
@@ -91,6 +95,7 @@ struct prev_rec {
 	unsigned n;
 	int valid;
 	char ref[24]; /* "m<index>" or "u<id>": what the decoder checks it is */
+	LLVMValueRef call; /* the emit call that writes it */
 };
 
 #define MAX_IDEM 256
@@ -116,6 +121,8 @@ struct opt {
 	LLVMBuilderRef b;
 	LLVMValueRef emit_fn; /* spool__emit */
 	LLVMTypeRef emit_ty;
+	LLVMValueRef emit_nt_fn; /* spool__emit_nt (untimed records); NULL: an older header */
+	LLVMTypeRef emit_nt_ty;
 	LLVMTypeRef i32, i64;
 	unsigned willreturn;
 	struct buf table;		/* body: "m ..." and "e ..." lines */
@@ -123,11 +130,11 @@ struct opt {
 	unsigned nmerged;
 	/* what --explain prints */
 	unsigned sites, groups, singles, dropped_consts, dropped_repeats, barriers, formulas, sunk;
-	unsigned loads, off, limited, collapsed, prev_reused, hoisted;
+	unsigned loads, off, limited, collapsed, prev_reused, hoisted, untimed;
 	unsigned rounds;		/* moving rounds done */
 	double round_gain;		/* --round-gain: percent a round must save to go on */
 	double cost_start, cost_end;	/* estimated trace words per run, before and after */
-	int explain, no_formulas, no_sink, no_prev, no_cycles, no_share;
+	int explain, no_formulas, no_sink, no_prev, no_cycles, no_share, no_untimed;
 	char *full[CC_MAX_MERGED]; /* each merged event's lines, for sharing */
 	/* --max-codes */
 	int max_codes, collect;		/* limit (-1: none); the scoring pass */
@@ -851,10 +858,10 @@ out:
 
 static unsigned *loop_depths(LLVMValueRef fn);
 
-/* Every defined function but the emit helper. */
+/* Every defined function but the emit helpers. */
 static int is_body(struct opt *o, LLVMValueRef fn)
 {
-	return !LLVMIsDeclaration(fn) && fn != o->emit_fn;
+	return !LLVMIsDeclaration(fn) && fn != o->emit_fn && fn != o->emit_nt_fn;
 }
 
 /* depths: each body's loop_depths, in function order (moving leaves the
@@ -945,10 +952,11 @@ out:
 	return rc;
 }
 
-/* Build `spool__emit(id, n, vals)` before `at`; the array lives in the
- * function's entry block so it is one stack slot per group. */
+/* Build `spool__emit(id, n, vals)` (nt: spool__emit_nt, an untimed record)
+ * before `at`; the array lives in the function's entry block so it is one
+ * stack slot per group. */
 static LLVMValueRef build_emit(struct opt *o, LLVMValueRef at, LLVMValueRef id,
-			       LLVMValueRef *vals, unsigned n)
+			       LLVMValueRef *vals, unsigned n, int nt)
 {
 	LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(
 		LLVMGetInstructionParent(at)));
@@ -985,6 +993,8 @@ static LLVMValueRef build_emit(struct opt *o, LLVMValueRef at, LLVMValueRef id,
 	args[0] = id;
 	args[1] = LLVMConstInt(o->i32, n, 0);
 	args[2] = ptr;
+	if (nt)
+		return LLVMBuildCall2(o->b, o->emit_nt_ty, o->emit_nt_fn, args, 3, "");
 	return LLVMBuildCall2(o->b, o->emit_ty, o->emit_fn, args, 3, "");
 }
 
@@ -1178,8 +1188,10 @@ static int is_idempotent(const struct opt *o, uint32_t id)
 }
 
 /* After a record: it is the previous one for the next group of the block. */
-static void set_prev(struct opt *o, const LLVMValueRef *vals, unsigned n, const char *ref)
+static void set_prev(struct opt *o, const LLVMValueRef *vals, unsigned n, const char *ref,
+		     LLVMValueRef call)
 {
+	o->prev.call = call;
 	memcpy(o->prev.vals, vals, n * sizeof(*vals));
 	o->prev.n = n;
 	o->prev.valid = 1;
@@ -1211,6 +1223,57 @@ static unsigned cycles_before(LLVMValueRef from, LLVMValueRef to)
 		insns++;
 	}
 	return insns * CC_CYCLES_PER_INSN;
+}
+
+/*
+ * Untimed records (table "t<c>"): a merged record that follows the previous
+ * record of its block through straight-line code reads no TSC; the decoder
+ * gives it the previous record's time plus the instructions between the two
+ * (cycles_before). Between them only instructions that are not calls, the
+ * trace markers and barriers, and intrinsics that are arithmetic or no code
+ * at all: no call that may take long or not return (a memcpy of unknown
+ * size, a function call), and no loop (it is one block). A barrier keeps the
+ * order of the events, not their times, so it does not need a TSC read.
+ */
+static int quiet_call(LLVMValueRef call)
+{
+	static const char *const ok[] = {
+		"llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias.scope.decl",
+		"llvm.expect", "llvm.smax.", "llvm.smin.", "llvm.umax.", "llvm.umin.", "llvm.abs.",
+		"llvm.ctpop.", "llvm.ctlz.", "llvm.cttz.", "llvm.bswap.", "llvm.fshl.", "llvm.fshr.",
+		"llvm.sadd.with.overflow.", "llvm.uadd.with.overflow.", "llvm.ssub.with.overflow.",
+		"llvm.usub.with.overflow.", "llvm.smul.with.overflow.", "llvm.umul.with.overflow.",
+	};
+	const char *name = callee_name(call);
+
+	if (!name)
+		return 0;
+	if (marker_arity(name) >= 0 || !strcmp(name, "spool__barrier"))
+		return 1;
+	for (size_t k = 0; k < sizeof(ok) / sizeof(ok[0]); k++)
+		if (!strncmp(name, ok[k], strlen(ok[k])))
+			return 1;
+	return 0;
+}
+
+/* Whether the record at `to` may be untimed: the block's previous record
+ * (o->prev, written at from) is before it in the same block with only quiet
+ * code between. */
+static int may_be_untimed(const struct opt *o, LLVMValueRef to)
+{
+	LLVMValueRef from = o->prev.call;
+
+	if (o->no_untimed || !o->emit_nt_fn || LLVMIsDeclaration(o->emit_nt_fn) ||
+	    !o->prev.valid || !from ||
+	    LLVMGetInstructionParent(from) != LLVMGetInstructionParent(to))
+		return 0;
+	for (LLVMValueRef i = LLVMGetNextInstruction(from); i; i = LLVMGetNextInstruction(i)) {
+		if (i == to)
+			return 1;
+		if ((LLVMIsACallInst(i) && !quiet_call(i)) || LLVMIsAInvokeInst(i))
+			return 0;
+	}
+	return 0; /* to is not after from */
 }
 
 /*
@@ -1475,8 +1538,8 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 	unsigned nvals = 0, nconst = 0, nprev = 0, nlines = 0, reps = 1;
 	struct buf ev = {0}, line = {0}, last = {0};
 	char ref[24];
-	unsigned last_d = 0, ord;
-	int rc = 0;
+	unsigned last_d = 0, ord, gap = 0;
+	int rc = 0, nt = 0;
 
 	if (!n)
 		return 0;
@@ -1512,12 +1575,14 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 		for (unsigned i = 0; i < n; i++) {
 			for (unsigned j = 0; j < g[i].nargs; j++)
 				vals[j] = LLVMGetOperand(g[i].call, j + 1);
-			build_emit(o, g[i].call, LLVMConstInt(o->i32, g[i].id, 0), vals,
-				   g[i].nargs);
+			LLVMValueRef call = build_emit(o, g[i].call,
+						       LLVMConstInt(o->i32, g[i].id, 0), vals,
+						       g[i].nargs, 0);
+
 			LLVMInstructionEraseFromParent(g[i].call);
 			o->singles++;
 			snprintf(ref, sizeof(ref), "u%" PRIu32, g[i].id);
-			set_prev(o, vals, g[i].nargs, ref);
+			set_prev(o, vals, g[i].nargs, ref, call);
 		}
 		return 0;
 	}
@@ -1599,6 +1664,10 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 		int uses_prev = strstr(ev.p, " p") || strstr(ev.p, ",p") || strstr(ev.p, " fp");
 		unsigned span = o->no_cycles ? 0 : cycles_before(g[0].call, g[n - 1].call);
 		unsigned pj = 0, pn = 0;
+
+		nt = may_be_untimed(o, g[n - 1].call);
+		if (nt)
+			gap = o->no_cycles ? 0 : cycles_before(o->prev.call, g[n - 1].call);
 		const char *own = ev.p;
 
 		if (!o->no_share)
@@ -1609,6 +1678,8 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 			rc = buf_printf(&o->table, " s%u", span);
 		if (!rc && pn)
 			rc = buf_printf(&o->table, " x%u,%u", pj, pn);
+		if (!rc && nt)
+			rc = buf_printf(&o->table, " t%u", gap);
 		if (!rc)
 			rc = buf_printf(&o->table, "\n%s", own);
 		if (!rc) {
@@ -1624,11 +1695,12 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 		return rc;
 	{
 		LLVMValueRef call = build_emit(o, g[n - 1].call, LLVMConstInt(o->i32, 0, 0), vals,
-					       nvals);
+					       nvals, nt);
 
+		o->untimed += nt;
 		o->merged[o->nmerged] = call;
 		snprintf(ref, sizeof(ref), "m%u", o->nmerged++);
-		set_prev(o, vals, nvals, ref);
+		set_prev(o, vals, nvals, ref, call);
 		for (unsigned i = 0; i < n; i++)
 			LLVMInstructionEraseFromParent(g[i].call);
 	}
@@ -1810,7 +1882,7 @@ static int finish_module(struct opt *o, uint64_t hash, const char *header)
 	{
 		LLVMValueRef v = LLVMConstInt(o->i64, hash, 0);
 
-		build_emit(o, hv, LLVMConstInt(o->i32, CC_ID(key, CC_HELLO_INDEX), 0), &v, 1);
+		build_emit(o, hv, LLVMConstInt(o->i32, CC_ID(key, CC_HELLO_INDEX), 0), &v, 1, 0);
 	}
 
 	rc = buf_printf(&as,
@@ -1841,6 +1913,9 @@ static int rewrite_module(struct opt *o)
 
 	o->willreturn = LLVMGetEnumAttributeKindForName("willreturn", 10);
 	o->emit_fn = LLVMGetNamedFunction(o->mod, "spool__emit");
+	o->emit_nt_fn = LLVMGetNamedFunction(o->mod, "spool__emit_nt");
+	if (o->emit_nt_fn)
+		o->emit_nt_ty = LLVMGlobalGetValueType(o->emit_nt_fn);
 	if (take_marks(o))
 		return -EINVAL;
 	if (o->prof)
@@ -1924,6 +1999,7 @@ static int choose_merges(struct opt *o)
 	c.no_sink = o->no_sink;
 	c.no_prev = o->no_prev;
 	c.no_cycles = 1;
+	c.no_untimed = 1;
 	c.round_gain = o->round_gain;
 	c.prof = o->prof;
 	c.nprof = o->nprof;
@@ -1966,7 +2042,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: spool-ccopt [--table FILE] [--explain] [--name SOURCE] [--no-formulas] "
 		   "[--no-sink] [--no-prev] [--no-cycles] [--max-codes N] [--profile FILE] "
-		   "[--round-gain PCT] [--no-share] [--no-strict-aliasing] IN.bc OUT.bc\n");
+		   "[--round-gain PCT] [--no-share] [--no-untimed] [--no-strict-aliasing] IN.bc OUT.bc\n");
 }
 
 int main(int argc, char **argv)
@@ -1994,6 +2070,8 @@ int main(int argc, char **argv)
 			o.no_cycles = 1;
 		else if (!strcmp(argv[i], "--no-share"))
 			o.no_share = 1;
+		else if (!strcmp(argv[i], "--no-untimed"))
+			o.no_untimed = 1;
 		else if (!strcmp(argv[i], "--no-strict-aliasing"))
 			strict_aliasing = 0;
 		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
@@ -2104,13 +2182,14 @@ int main(int argc, char **argv)
 			"%u values taken from the previous record; %u idempotent repeats "
 			"collapsed; %u calls with a move limit; %u calls switched off; %u "
 			"merges over --max-codes left as written (chosen by %s); %u moving "
-			"rounds, estimated trace words per run %.0f -> %.0f before merging\n",
+			"rounds, estimated trace words per run %.0f -> %.0f before merging; "
+			"%u merged records untimed (no TSC read)\n",
 			o.name, o.sites, o.groups, o.nmerged, o.singles, o.dropped_consts,
 			o.dropped_repeats, o.formulas, o.sunk, o.hoisted, o.loads, o.barriers,
 			o.prev_reused,
 			o.collapsed, o.limited, o.off, o.over_limit,
 			o.prof ? "the profile's counts" : "static estimate", o.rounds, o.cost_start,
-			o.cost_end);
+			o.cost_end, o.untimed);
 	rc = 0;
 out_mod:
 	free(o.table.p);

@@ -15,7 +15,10 @@
  * nanoseconds with a ".N" suffix that orders equal timestamps so that times
  * strictly increase. An event of a merged call gets the call's time minus
  * the optimizer's cycle estimate (table d<c>) converted with the trace
- * clock, but never a time before the event printed before it.
+ * clock, but never a time before the event printed before it. An untimed
+ * record (table t<c>: the agent read no TSC, the collector gave it the time
+ * of the thread's record before) gets that record's decoded time plus the
+ * estimate first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +70,8 @@ struct dec_merged {
 	uint32_t ref_id;  /* which record that must be: merged index, or plain id */
 	uint32_t need;	  /* values of it used: highest p index + 1 */
 	uint32_t span;	  /* version 5: cycles from the group's first call to the record */
+	int untimed;	  /* version 6 "t<c>": the record has no time of its own */
+	uint32_t gap;	  /* its cycles after the thread's record before it */
 	struct dec_orig *ev;
 };
 
@@ -309,6 +314,15 @@ static int parse_unit(const char **pp, const char *end, struct dec_unit *u, cons
 				goto bad;
 			p += n;
 		}
+		if (!strncmp(p, " t", 2)) {
+			/* Version 6: an untimed record, c cycles after the one before. */
+			n = 0;
+			if (version < 6 || sscanf(p, " t%u%n", &m->gap, &n) < 1 ||
+			    m->gap > CC_MAX_CYCLES)
+				goto bad;
+			m->untimed = 1;
+			p += n;
+		}
 		if (*p != '\n' || !(pn + nev))
 			goto bad;
 		p++;
@@ -540,12 +554,15 @@ struct dec_pid {
 };
 
 /* The last spool:user record of one stream (thread): a merged record may
- * take values from it (table "p<k>"). */
+ * take values from it (table "p<k>"), an untimed one its time. */
 struct dec_last {
 	uint32_t stream_id;
 	uint32_t id;
 	uint32_t nargs; /* of the record; only the first CC_MAX_EMIT are kept */
 	int64_t args[CC_MAX_EMIT];
+	uint64_t raw_tsc; /* its time in the trace */
+	uint64_t est_tsc; /* its time as decoded: raw_tsc, or for an untimed record
+			   * the estimate (then raw_tsc is the record's before it) */
 };
 
 /* --trace-out: one output stream per input stream. seq numbers shift by the
@@ -583,6 +600,7 @@ struct decoder {
 	uint32_t last_sub;
 	int started, json, no_cycles, counts;
 	uint64_t cur_cycles; /* the event being written: cycles before its record */
+	uint64_t cur_tsc;    /* the record being decoded: its time (estimated if untimed) */
 	struct dec_count *cnt; /* --counts: events per id, sorted by id */
 	size_t ncnt;
 };
@@ -756,6 +774,7 @@ static int write_event(struct decoder *d, uint32_t id, uint32_t n, const int64_t
 
 	memset(&buf, 0, sizeof(buf));
 	buf.u.h = *ev->rec;
+	buf.u.h.tsc = d->cur_tsc;
 	buf.u.h.size = (uint32_t)(sizeof(buf.u) + 8 * n);
 	/* The k-th event of a record: its cycle estimate before it (TSC ticks
 	 * taken as cycles), or without one k ticks after it (write_rec keeps
@@ -852,7 +871,8 @@ static struct dec_last *last_of(struct decoder *d, uint32_t stream_id)
 	return l;
 }
 
-static int decode_record(struct decoder *d, const struct trace_event *ev, const struct dec_last *prev);
+static int decode_record(struct decoder *d, const struct trace_event *ev,
+			 const struct dec_last *prev, uint64_t *est);
 
 /* Decode one record, then remember it as its stream's last. */
 static int decode_event(struct decoder *d, const struct trace_event *ev)
@@ -870,11 +890,30 @@ static int decode_event(struct decoder *d, const struct trace_event *ev)
 	l->id = u->id;
 	l->nargs = u->nargs;
 	memcpy(l->args, u->args, 8 * (u->nargs < CC_MAX_EMIT ? u->nargs : CC_MAX_EMIT));
-	rc = decode_record(d, ev, &prev);
+	l->raw_tsc = l->est_tsc = d->cur_tsc = ev->rec->tsc;
+	rc = decode_record(d, ev, &prev, &l->est_tsc);
 	return rc;
 }
 
-static int decode_record(struct decoder *d, const struct trace_event *ev, const struct dec_last *prev)
+/*
+ * An untimed record's time (table t<c>): the collector gave it the time of
+ * the thread's record before it; when that record is the stream's last
+ * spool:user record (same time in the trace), it is that record's decoded
+ * time plus the estimate, so a chain of untimed records adds up. Otherwise
+ * (another kind of record in between, an agent without the untimed entry
+ * that wrote a timed record, or the record before lost) the record's own
+ * time is the best there is. --no-cycles: the record's own time.
+ */
+static uint64_t untimed_tsc(const struct decoder *d, const struct trace_event *ev,
+			    const struct dec_last *prev, const struct dec_merged *m)
+{
+	if (d->no_cycles || prev->id == UINT32_MAX || prev->raw_tsc != ev->rec->tsc)
+		return ev->rec->tsc;
+	return prev->est_tsc + m->gap;
+}
+
+static int decode_record(struct decoder *d, const struct trace_event *ev,
+			 const struct dec_last *prev, uint64_t *est)
 {
 	const struct rec_user *u = (const struct rec_user *)ev->rec;
 	struct dec_tables *t;
@@ -918,11 +957,20 @@ static int decode_record(struct decoder *d, const struct trace_event *ev, const 
 	{
 		const struct dec_merged *m = &unit->m[idx];
 
+		const struct trace_clock *clk = trace_reader_clock(d->r);
+		uint64_t rec_ns = ev->ns;
+
 		if (u->nargs != m->nemit) {
 			log_err("process %u: merged event %#" PRIx32 " has %u values, its table "
 				"entry %u",
 				pid, u->id, u->nargs, m->nemit);
 			return -EINVAL;
+		}
+		if (m->untimed) {
+			*est = d->cur_tsc = untimed_tsc(d, ev, prev, m);
+			if (clk && clk->tsc_hz)
+				rec_ns += (uint64_t)((unsigned __int128)(*est - ev->rec->tsc) *
+						     1000000000u / clk->tsc_hz);
 		}
 		if (m->ref && (prev->id != (m->ref == 'm' ? CC_ID(unit->key, m->ref_id) : m->ref_id) ||
 			       prev->nargs < m->need)) {
@@ -941,13 +989,12 @@ static int decode_record(struct decoder *d, const struct trace_event *ev, const 
 					  : o->kind[a] == DEC_PREV
 						  ? prev->args[o->v[a]]
 						  : dec_eval(o->f[a], u->args, prev->args);
-			uint64_t ns = ev->ns;
+			uint64_t ns = rec_ns;
 
 			if (o->cycles && !d->no_cycles) {
 				/* Cycles to ns with the trace clock; put_event keeps
 				 * times strictly increasing, so a correction stops
 				 * at the event printed before. */
-				const struct trace_clock *clk = trace_reader_clock(d->r);
 				uint64_t back = clk && clk->tsc_hz
 							? (uint64_t)o->cycles * 1000000000ULL /
 								  clk->tsc_hz
@@ -1030,7 +1077,8 @@ static void decode_usage(FILE *out)
 		"                 with every spool:user event decoded, as the plain build\n"
 		"                 writes them, so every other report and export reads it\n"
 		"  --no-cycles    ignore the optimizer's cycle estimates: the events of a\n"
-		"                 merged call get its time, ordered by the suffix only\n"
+		"                 merged call get its time (an untimed one's: the time of\n"
+		"                 the record before it), ordered by the suffix only\n"
 		"  --counts       print 'ID COUNT' per event id instead of the events (a\n"
 		"                 profile for spool cc --profile)\n"
 		"  -h, --help     show this help\n");

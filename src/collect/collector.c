@@ -22,12 +22,16 @@
 #include "../util/log.h"
 #include "collector.h"
 
+/* A record the agent wrote without reading the TSC: only spool:user ones. */
+#define COLLECT_UNTIMED(rec) ((rec)->tsc == 0 && ev_kind((rec)->word) == KIND_USER)
+
 struct ring_state {
 	struct trace_stream *stream;
 	uint32_t last_seq;
 	int have_seq;
 	int corrupt;
 	uint64_t lost_seen;
+	uint64_t last_tsc; /* of the last record written: an untimed record's time */
 };
 
 struct collector {
@@ -37,6 +41,8 @@ struct collector {
 	uint32_t *proc_gen;	  /* maps_gen last written, per process slot */
 	struct collector_stats st;
 	uint32_t cur_ring;	  /* ring being drained, for the callback */
+	struct rec_hdr *scratch;  /* an untimed record with its time filled in */
+	size_t scratch_cap;
 };
 
 int collector_new(struct collector **out, struct shm_host *h, struct trace_writer *w)
@@ -63,6 +69,7 @@ void collector_free(struct collector *c)
 		return;
 	free(c->rings);
 	free(c->proc_gen);
+	free(c->scratch);
 	free(c);
 }
 
@@ -76,6 +83,24 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 		c->st.seq_gaps += (uint32_t)(rec->seq - rs->last_seq - 1);
 	rs->last_seq = rec->seq;
 	rs->have_seq = 1;
+	if (COLLECT_UNTIMED(rec)) {
+		/* An untimed spool:user record (spool_trace_emit_nt, doc/cc.md):
+		 * it gets the time of the thread's record before it, so the
+		 * stream's times never go back; spool decode adds the
+		 * optimizer's estimate. The ring's bytes stay as they are. */
+		if (rec->size > c->scratch_cap) {
+			struct rec_hdr *p = realloc(c->scratch, rec->size);
+
+			if (!p)
+				return -ENOMEM;
+			c->scratch = p;
+			c->scratch_cap = rec->size;
+		}
+		memcpy(c->scratch, rec, rec->size);
+		c->scratch->tsc = rs->last_tsc;
+		rec = c->scratch;
+	}
+	rs->last_tsc = rec->tsc;
 	rc = trace_stream_write(rs->stream, rec);
 	if (rc < 0) {
 		log_warn("ring %u: record of kind %u not written: %s", c->cur_ring,

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 91-cc-untimed.t - spool cc's untimed records (doc/cc.md, "Untimed
+# records"): a merged record that follows the record before it through
+# straight-line code of its block calls spool_trace_emit_nt, which reads no
+# TSC; the collector gives it the time of the thread's record before it and
+# spool decode adds the optimizer's estimate (table t<c>). tests/cc/tight.c
+# and bank.c (transfer's last call, behind a barrier) get one at -O0, -O2 and
+# -Os: --explain counts it, the table marks it, the binary calls the untimed
+# entry, and the trace has records with exactly their predecessor's time
+# (two rdtsc reads never give the same value) while the raw trace never goes
+# back in time (babeltrace2 reads it). Decoded: the plain build's events,
+# event for event, times strictly increasing (also with --no-cycles and
+# through --trace-out). spool-ccopt --no-untimed (through SPOOL_CCOPT) makes
+# none, so the counts above are not an accident of the workload.
+SRC="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$(dirname "$0")/lib.sh"
+. "$SRC/tests/cc/cc-lib.sh"
+
+cc_require_tools
+
+plan 63
+
+explain_num() {
+	sed -nE "s/.* ([0-9]+) $2.*/\\1/p" <<<"$1" | head -n 1
+}
+
+# raw_times TRACE: "EQUAL BACK" over the spool:user events of the trace as
+# recorded: how many have exactly the time of the thread's event before
+# them, and how many an earlier one (raw TSC cycles, zero-padded: compared
+# as strings).
+raw_times() {
+	babeltrace2 --clock-cycles "$1" 2>/dev/null | awk '
+		/spool:user/ { c = substr($1, 2, length($1) - 2); t = $0
+		  sub(/.*tid = /, "", t); sub(/[^0-9].*/, "", t)
+		  if (t in last) { if (c == last[t]) eq++; else if (c < last[t]) back++ }
+		  last[t] = c }
+		END { print eq + 0, back + 0 }'
+}
+
+have_bt=0
+command -v babeltrace2 >/dev/null && have_bt=1
+
+# A spool-ccopt that never makes untimed records.
+printf '#!/bin/sh\nexec "%s" --no-untimed "$@"\n' "$CCOPT" >ccopt-timed
+chmod +x ccopt-timed
+
+for O in O0 O2 Os; do
+	for p in tight bank; do
+		case $p in
+		tight) args=(2000 0) min=2000 ;;
+		bank) args=(300) min=300 ;;
+		esac
+		"$CLANG" -"$O" -pthread -I"$SRC/include" "$SRC/tests/cc/$p.c" -o "$p-plain-$O"
+		spool_run cc -"$O" --explain -pthread "$SRC/tests/cc/$p.c" -o "$p-cc-$O"
+		is_rc 0 "-$O: $p builds with spool cc"
+		n=$(explain_num "$ERR" "merged records untimed")
+		num_cmp "${n:-0}" -ge 1 "-$O: $p: --explain counts untimed records ($n)"
+		objcopy --dump-section .spool_cc_table="$p-$O.tab" "$p-cc-$O" "$p-$O.tmp" 2>/dev/null
+		ok "  its table marks them (t<c>)" grep -Eq '^m .* t[0-9]+$' "$p-$O.tab"
+		ok "  the binary calls the untimed entry" \
+			sh -c "nm -D '$p-cc-$O' | grep -q ' spool_trace_emit_nt\$'"
+		for b in plain cc; do
+			rm -rf "t-$p-$b-$O"
+			spool_run locks -q -o "t-$p-$b-$O" -- "./$p-$b-$O" "${args[@]}"
+			spool_run decode "t-$p-$b-$O"
+			cp run.out "dec-$p-$b-$O"
+		done
+		is_rc 0 "-$O: $p: the cc build's trace decodes"
+		cc_same_events "dec-$p-plain-$O" "dec-$p-cc-$O" \
+			"  decoded trace = plain trace, event for event"
+		ok "  decoded times strictly increase" cc_increasing "dec-$p-cc-$O"
+		if [ "$have_bt" = 1 ]; then
+			read -r eq back < <(raw_times "t-$p-cc-$O")
+			num_cmp "$eq" -ge "$min" "  records with their predecessor's time ($eq)"
+			is "$back" 0 "  the raw trace never goes back in time"
+		else
+			skip 2 "babeltrace2 is not installed"
+		fi
+	done
+done
+
+# tight at -O2 once more: --no-cycles, --trace-out, and the timed build.
+spool_run decode --no-cycles t-tight-cc-O2
+is_rc 0 "decode --no-cycles reads the untimed trace"
+cp run.out nocyc
+ok "  its times strictly increase" cc_increasing nocyc
+cc_same_events dec-tight-plain-O2 nocyc "  same events"
+rm -rf t-out
+spool_run decode --trace-out t-out t-tight-cc-O2
+is_rc 0 "decode --trace-out writes the decoded untimed trace"
+spool_run decode t-out
+cp run.out dec-out
+ok "  its times strictly increase" cc_increasing dec-out
+cc_same_events dec-tight-plain-O2 dec-out "  it holds the plain build's events"
+
+SPOOL_CCOPT="$PWD/ccopt-timed" spool_run cc -O2 --explain "$SRC/tests/cc/tight.c" -o tight-timed
+is_rc 0 "spool-ccopt --no-untimed builds tight"
+n=$(explain_num "$ERR" "merged records untimed")
+is "$n" 0 "  and makes no untimed record"
+rm -rf t-timed
+spool_run locks -q -o t-timed -- ./tight-timed 2000 0
+if [ "$have_bt" = 1 ]; then
+	read -r eq back < <(raw_times t-timed)
+	is "$eq" 0 "  no record has its predecessor's time then"
+else
+	skip 1 "babeltrace2 is not installed"
+fi
+
+done_testing
