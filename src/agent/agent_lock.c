@@ -749,7 +749,14 @@ static inline int agent_cond_relocked(int rc)
  * the recording got it back, take it, return what the recorded wait did. */
 static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_t mobj)
 {
-	int want = agent_rr_rep_begin(t, mobj, OP_COND_WAIT, m, 0), rc;
+	int want, rc;
+
+	/* A wait the recorded run never came back from (another thread
+	 * ended the process meanwhile): agent_rr_rep_begin parks the thread
+	 * for good, and it must not keep the mutex while it does. */
+	if (AGENT_UNLIKELY(agent_rr_rep_log_done()))
+		R.mutex_unlock(m);
+	want = agent_rr_rep_begin(t, mobj, OP_COND_WAIT, m, 0);
 
 	if (!agent_cond_relocked(want)) {
 		agent_rr_rep_end(t, want);

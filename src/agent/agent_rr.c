@@ -637,10 +637,41 @@ static int rr_trunc_any_parked(void)
 	return 0;
 }
 
-/* The thread's log is exhausted: the end of a truncated recording, or a
- * call the recording does not have. */
+/* Calls a thread can be blocked in, for good, when another thread ends
+ * the process: a recording has no record of such a call (records are
+ * written when a call returns). */
+static int rr_op_blocks(unsigned op)
+{
+	return op == OP_ACQUIRE || op == OP_ACQUIRE_RD || op == OP_COND_WAIT ||
+	       op == OP_BARRIER_ENTER || op == OP_THREAD_JOIN_END;
+}
+
+static int rr_call_blocks(unsigned call)
+{
+	switch (call) {
+	case RR_CALL_READ:
+	case RR_CALL_READV:
+	case RR_CALL_RECV:
+	case RR_CALL_RECVFROM:
+	case RR_CALL_RECVMSG:
+	case RR_CALL_ACCEPT:
+	case RR_CALL_POLL:
+	case RR_CALL_SELECT:
+	case RR_CALL_EPOLL_WAIT:
+	case RR_CALL_NANOSLEEP:
+	case RR_CALL_CLOCK_NANOSLEEP:
+	case RR_CALL_SIGWAIT:
+	case RR_CALL_SIGTIMEDWAIT:
+		return 1;
+	}
+	return 0;
+}
+
+/* The thread's log is exhausted: the end of a truncated recording, a
+ * thread that was blocked in this call when the recorded run ended, or a
+ * call the recording does not have. blocks: the call can block. */
 static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t idx,
-						    const void *addr)
+						    const void *addr, int blocks)
 {
 	if (rr_area->opts & RR_O_TRUNCATED) {
 		int mine;
@@ -663,6 +694,23 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 			rr_putu(&b, rr_self.tseq);
 		}
 		rr_report_end(mine, RR_F_END);
+	}
+	/*
+	 * Sync mode: a worker that waits on a condition variable (or a lock,
+	 * a join, a read) when another thread calls exit is still waiting
+	 * when the process ends, so its last call has no record (xz -T2 ends
+	 * this way). It waits here for good, as it did; the run ends when the
+	 * thread that called exit does. Only if every thread is ended or
+	 * waiting like this is nothing going to end the run: then it is a
+	 * divergence, reported by the last one to get there.
+	 */
+	if (blocks && !(agent_rr_mode & RR_MODE_SERIAL)) {
+		__atomic_store_n(&rr_threads[rr_self.id].started, 3, __ATOMIC_SEQ_CST);
+		if (!rr_trunc_all_done())
+			rr_park();
+		rr_diverge(NULL, what, idx, addr,
+			   "the replay makes a call the recording does not have (and every "
+			   "other thread has ended or waits at the end of its recording)");
 	}
 	rr_diverge(NULL, what, idx, addr, "the replay makes a call the recording does not have");
 }
@@ -851,7 +899,7 @@ int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const 
 	rr_rep_signals(t);
 	h = rr_peek();
 	if (!h)
-		rr_end_of_log(what, idx, addr);
+		rr_end_of_log(what, idx, addr, rr_op_blocks(op));
 	e = (const struct rec_sched *)h;
 	if (ev_kind(h->word) != KIND_SCHED || e->op != op)
 		rr_diverge(h, what, idx, addr, "a different call");
@@ -874,6 +922,11 @@ int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const 
 	if (wait && e->turn != RR_NO_TURN)
 		rr_wait_turn(e);
 	return e->result;
+}
+
+int agent_rr_rep_log_done(void)
+{
+	return rr_self.cur >= rr_self.end;
 }
 
 void agent_rr_rep_wait(struct agent_thread *t)
@@ -924,7 +977,7 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	rr_rep_signals(t);
 	h = rr_peek();
 	if (!h)
-		rr_end_of_log(what, 0, NULL);
+		rr_end_of_log(what, 0, NULL, rr_call_blocks(call));
 	in = (const struct rec_input *)h;
 	if (ev_kind(h->word) != KIND_INPUT || in->call != call || in->fd != fd)
 		rr_diverge(h, what, 0, NULL, "a different call");
@@ -1104,6 +1157,13 @@ void agent_rr_thread_end(void)
 			}
 			rr_report_end(mine, RR_F_END);
 		}
+		/* Sync mode: the last running thread ends while the others wait at
+		 * their logs' ends (rr_end_of_log): nothing will end the run. */
+		if (!(rr_area->opts & RR_O_TRUNCATED) && !(agent_rr_mode & RR_MODE_SERIAL) &&
+		    rr_trunc_any_parked() && rr_trunc_all_done())
+			rr_diverge(NULL, "the thread ends", 0, NULL,
+				   "the other threads wait at the ends of their recordings in calls "
+				   "the recording does not have, and this last one ends");
 	}
 	if (agent_rr_mode & RR_MODE_SERIAL)
 		agent_serial_thread_end();

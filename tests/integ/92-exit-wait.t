@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 92-exit-wait.t - threads still blocked in a call when another thread ends
+# the process (a condition wait, a read, a sleep, a mutex: xz -T2 ends its
+# workers this way) have no record of that call. A sync replay lets them
+# wait there for good, as they did, and ends when main exits; serial mode
+# too. A replay in which every thread is left waiting that way (the program
+# changed: main joins a waiter) is a divergence, reported, not a hang.
+. "$(dirname "$0")/lib.sh"
+
+plan 14
+
+P="$PROGS/rr_exitwait"
+
+for mode in sync serial; do
+	spool_run record -q --mode "$mode" -o "$mode.trace" -- "$P" 5000
+	is_rc 0 "$mode: record exits with the program's status"
+	cp run.out "$mode.rec.out"
+	like "$OUT" '^total -?[0-9]+$' "$mode: the recorded run printed its total"
+	same=0
+	for i in 1 2 3; do
+		spool_run replay -q "$mode.trace"
+		if [ "$RC" = 0 ] && cmp -s run.out "$mode.rec.out"; then
+			same=$((same + 1))
+		else
+			show_run
+		fi
+	done
+	is "$same" 3 "$mode: 3 replays of 3 end like the recording, same output"
+done
+
+# The replay's own trace shows the waiters' calls stopped where they were.
+spool_run replay -q -o rep.trace sync.trace
+is_rc 0 "sync: replay with its own trace"
+ok "the replay trace exists" test -f rep.trace/metadata
+
+# A program that now joins the waiting thread: nothing will end the run.
+RR_EXITWAIT_JOIN=1 spool_run replay -q sync.trace
+is_rc 3 "sync: a replay where every thread waits past its recording diverges (exit 3)"
+like "$ERR" 'replay diverged in thread 0' "the report names the thread that made the call"
+like "$ERR" 'replay: +pthread_join' "and the call the recording does not have"
+
+# xz -T2 (Debian's xz-utils), whose workers wait on a condition variable
+# when main exits.
+if command -v xz >/dev/null; then
+	head -c 3000000 /dev/urandom | base64 >data
+	RUN_STDIN=data spool_run record -q --mode sync -o xz.trace -- xz -T2 -3 -c
+	is_rc 0 "xz -T2: record"
+	cp run.out xz.rec.out
+	RUN_STDIN=/dev/null spool_run replay -q xz.trace
+	is_rc 0 "xz -T2: replay"
+	ok "xz -T2: the replay writes the recorded output byte for byte" cmp -s run.out xz.rec.out
+else
+	skip 3 "xz not installed"
+fi
+done_testing
