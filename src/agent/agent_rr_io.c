@@ -2,8 +2,8 @@
 /*
  * agent_rr_io.c - the nondeterministic inputs of record/replay: read-like
  * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, accept,
- * poll, select, epoll_wait; ppoll, pselect and epoll_pwait, recorded as
- * those three), clocks (clock_gettime, gettimeofday, time),
+ * poll, select, epoll_wait; ppoll, pselect, epoll_pwait and epoll_pwait2,
+ * recorded as those three), clocks (clock_gettime, gettimeofday, time),
  * getrandom, getpid and gettid.
  *
  * Off (plain runs, inert agent): one test of agent_rr_mode, then a tail
@@ -96,6 +96,20 @@ static int fb_epoll_pwait(int fd, struct epoll_event *ev, int n, int t, const si
 {
 	return (int)syscall(SYS_epoll_pwait, fd, ev, n, t, m, _NSIG / 8);
 }
+#ifdef SYS_epoll_pwait2
+static int fb_epoll_pwait2(int fd, struct epoll_event *ev, int n, const struct timespec *t,
+			   const sigset_t *m)
+{
+	return (int)syscall(SYS_epoll_pwait2, fd, ev, n, t, m, _NSIG / 8);
+}
+#else
+static int fb_epoll_pwait2(int fd, struct epoll_event *ev, int n, const struct timespec *t,
+			   const sigset_t *m)
+{
+	errno = ENOSYS;
+	return -1;
+}
+#endif
 static int fb_clock_gettime(clockid_t c, struct timespec *ts)
 {
 	return (int)syscall(SYS_clock_gettime, c, ts);
@@ -124,6 +138,8 @@ static int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct times
 			   const sigset_t *) = fb_pselect;
 static int (*real_epoll_pwait)(int, struct epoll_event *, int, int,
 			       const sigset_t *) = fb_epoll_pwait;
+static int (*real_epoll_pwait2)(int, struct epoll_event *, int, const struct timespec *,
+				const sigset_t *) = fb_epoll_pwait2;
 static int (*real_clock_gettime)(clockid_t, struct timespec *) = fb_clock_gettime;
 static int (*real_gettimeofday)(struct timeval *, void *) = fb_gettimeofday;
 static time_t (*real_time)(time_t *) = fb_time;
@@ -152,6 +168,7 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 	AGENT_RESOLVE(real_ppoll, "ppoll");
 	AGENT_RESOLVE(real_pselect, "pselect");
 	AGENT_RESOLVE(real_epoll_pwait, "epoll_pwait");
+	AGENT_RESOLVE(real_epoll_pwait2, "epoll_pwait2");
 	AGENT_RESOLVE(real_clock_gettime, "clock_gettime");
 	AGENT_RESOLVE(real_gettimeofday, "gettimeofday");
 	AGENT_RESOLVE(real_time, "time");
@@ -518,6 +535,21 @@ AGENT_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeou
 				       max > 0 ? (size_t)max * sizeof(*ev) : 0);
 	return rr_epoll_rec(t, fd, ev,
 			    RR_SIGBLOCK(m, int, real_epoll_pwait(fd, ev, max, timeout, m)));
+}
+
+/* glibc 2.35 and later: a timespec timeout. Recorded as epoll_wait too. */
+AGENT_EXPORT int epoll_pwait2(int fd, struct epoll_event *ev, int max, const struct timespec *ts,
+			      const sigset_t *m)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_epoll_pwait2(fd, ev, max, ts, m);
+	if (RR_REPLAYING())
+		return (int)rr_rep_buf(t, RR_CALL_EPOLL_WAIT, fd, ev,
+				       max > 0 ? (size_t)max * sizeof(*ev) : 0);
+	return rr_epoll_rec(t, fd, ev,
+			    RR_SIGBLOCK(m, int, real_epoll_pwait2(fd, ev, max, ts, m)));
 }
 
 /* ---- time, randomness, identity ---- */

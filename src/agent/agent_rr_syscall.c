@@ -10,7 +10,7 @@
  * uses syscall() for futexes and raw clocks on purpose), goes to the real
  * syscall() unchanged. The numbers (rr_direct): read, pread64, readv,
  * recvfrom, recvmsg, accept, accept4, poll, ppoll, select, pselect6,
- * epoll_wait, epoll_pwait, rt_sigtimedwait, pause, rt_sigsuspend,
+ * epoll_wait, epoll_pwait, epoll_pwait2, rt_sigtimedwait, pause, rt_sigsuspend,
  * clock_gettime, gettimeofday, time, getrandom, getpid, gettid, nanosleep,
  * clock_nanosleep, write, writev, sched_yield. A `syscall` instruction in
  * the program's own code (inline assembly, a Go runtime) is caught by
@@ -172,6 +172,13 @@ static long rr_direct(long n, const long *a, int *handled)
 			break;
 		return epoll_pwait((int)a[0], (struct epoll_event *)a[1], (int)a[2], (int)a[3],
 				   (const sigset_t *)a[4]);
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+		if (a[4] && a[5] != _NSIG / 8)
+			break;
+		return epoll_pwait2((int)a[0], (struct epoll_event *)a[1], (int)a[2],
+				    (const struct timespec *)a[3], (const sigset_t *)a[4]);
+#endif
 	case SYS_rt_sigtimedwait:
 		if (a[3] != _NSIG / 8)
 			break;

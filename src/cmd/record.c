@@ -180,6 +180,7 @@ static const char *record_sys_name(uint32_t nr)
 	case SYS_ppoll: return "ppoll";
 	case SYS_pselect6: return "pselect6";
 	case SYS_epoll_pwait: return "epoll_pwait";
+	case SYS_epoll_pwait2: return "epoll_pwait2";
 	case SYS_rt_sigtimedwait: return "rt_sigtimedwait";
 #ifdef SYS_pause
 	case SYS_pause: return "pause";

@@ -47,7 +47,7 @@ static const struct {
 	RR_SYS(set_robust_list), RR_SYS(epoll_pwait), RR_SYS(eventfd2), RR_SYS(epoll_create1),
 	RR_SYS(pipe2), RR_SYS(accept4), RR_SYS(prlimit64), RR_SYS(getrandom),
 	RR_SYS(memfd_create), RR_SYS(execveat), RR_SYS(statx), RR_SYS(rseq), RR_SYS(clone3),
-	RR_SYS(rt_sigtimedwait), RR_SYS(rt_sigsuspend),
+	RR_SYS(rt_sigtimedwait), RR_SYS(rt_sigsuspend), RR_SYS(epoll_pwait2),
 };
 
 /* What agent_rr_syscall.c sends to the named interposers. */
@@ -56,7 +56,7 @@ static const long rr_sys_rec[] = {
 	SYS_poll, SYS_select, SYS_epoll_wait, SYS_clock_gettime, SYS_gettimeofday, SYS_time,
 	SYS_getrandom, SYS_getpid, SYS_gettid, SYS_nanosleep, SYS_clock_nanosleep, SYS_write,
 	SYS_writev, SYS_sched_yield, SYS_ppoll, SYS_pselect6, SYS_epoll_pwait,
-	SYS_rt_sigtimedwait, SYS_pause, SYS_rt_sigsuspend,
+	SYS_rt_sigtimedwait, SYS_pause, SYS_rt_sigsuspend, SYS_epoll_pwait2,
 };
 
 const char *rr_sys_name(long nr)

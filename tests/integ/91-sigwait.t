@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: MIT
 # 91-sigwait.t - signals accepted without a handler under record/replay
 # (doc/record.md, "Signals"): a server-style signal thread waits in
-# sigwait, sigwaitinfo, sigtimedwait, a read of a signalfd, ppoll, pselect
-# or epoll_pwait (with a mask that lets a handled SIGALRM in), or in
-# rt_sigtimedwait made through syscall() or with its own syscall
-# instruction, while two workers count under a mutex. SIGUSR1 comes from
+# sigwait, sigwaitinfo, sigtimedwait, a read of a signalfd, ppoll,
+# pselect, epoll_pwait or epoll_pwait2 (with a mask that lets a handled
+# SIGALRM in), or in rt_sigtimedwait made through syscall() or with its own
+# syscall instruction, while two workers count under a mutex. SIGUSR1 comes from
 # outside, SIGUSR2 from a worker's kill(getpid()), SIGRTMIN with a value
 # from a worker's pthread_sigqueue; the signal thread prints the shared
 # count at each one (so the output depends on how the threads ran).
@@ -17,8 +17,8 @@
 # replays get SIGUSR1 from outside, which changes nothing.
 . "$(dirname "$0")/lib.sh"
 
-HOWS="sigwait sigwaitinfo sigtimedwait signalfd ppoll pselect epoll_pwait syscall asm"
-plan 58
+HOWS="sigwait sigwaitinfo sigtimedwait signalfd ppoll pselect epoll_pwait epoll_pwait2 syscall asm"
+plan 64
 
 PROG="$PROGS/rr_sigwait"
 
@@ -79,7 +79,7 @@ want_output() {
 		esac
 	fi
 	case "$1" in
-	ppoll | pselect | epoll_pwait)
+	ppoll | pselect | epoll_pwait | epoll_pwait2)
 		case "$out" in
 		*"alarm handler ran, the wait returned EINTR"*) ;;
 		*) return 1 ;;

@@ -17,8 +17,8 @@
  * HOW is how the signal thread waits:
  *   sigwait, sigwaitinfo, sigtimedwait (20 ms timeouts, counted);
  *   signalfd (a blocking read of a signalfd);
- *   ppoll, pselect, epoll_pwait (20 ms timeouts, counted, then a read of
- *   the signalfd). These three pass a mask that unblocks SIGALRM, which has
+ *   ppoll, pselect, epoll_pwait, epoll_pwait2 (20 ms timeouts, counted, then
+ *   a read of the signalfd). These four pass a mask that unblocks SIGALRM, which has
  *   a handler: worker 0 also sends the process SIGALRM at its round 25,
  *   which only the waiting call can take; the handler sets a flag and the
  *   call returns EINTR;
@@ -41,12 +41,24 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { W_SIGWAIT, W_INFO, W_TIMED, W_SIGNALFD, W_PPOLL, W_PSELECT, W_EPOLL, W_SYSCALL, W_ASM };
-static const char *const how_names[] = {"sigwait",	"sigwaitinfo", "sigtimedwait",
-					"signalfd",	"ppoll",       "pselect",
-					"epoll_pwait", "syscall",     "asm"};
-#define USES_SIGNALFD(h) ((h) >= W_SIGNALFD && (h) <= W_EPOLL)
-#define USES_ALARM(h) ((h) >= W_PPOLL && (h) <= W_EPOLL)
+enum {
+	W_SIGWAIT,
+	W_INFO,
+	W_TIMED,
+	W_SIGNALFD,
+	W_PPOLL,
+	W_PSELECT,
+	W_EPOLL,
+	W_EPOLL2,
+	W_SYSCALL,
+	W_ASM
+};
+static const char *const how_names[] = {"sigwait",     "sigwaitinfo",  "sigtimedwait",
+					"signalfd",    "ppoll",	       "pselect",
+					"epoll_pwait", "epoll_pwait2", "syscall",
+					"asm"};
+#define USES_SIGNALFD(h) ((h) >= W_SIGNALFD && (h) <= W_EPOLL2)
+#define USES_ALARM(h) ((h) >= W_PPOLL && (h) <= W_EPOLL2)
 #define COUNTS_TIMEOUTS(h) ((h) != W_SIGWAIT && (h) != W_INFO && (h) != W_SIGNALFD)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -119,8 +131,12 @@ static int wait_ready(int sfd, int ep, const sigset_t *mask, int *timeouts)
 			r = -2;
 	} else {
 		struct epoll_event ev;
+		struct timespec ts = {0, 20000000};
 
-		r = epoll_pwait(ep, &ev, 1, 20, mask);
+		if (how == W_EPOLL2)
+			r = epoll_pwait2(ep, &ev, 1, &ts, mask);
+		else
+			r = epoll_pwait(ep, &ev, 1, 20, mask);
 		if (r > 0 && ev.data.fd != sfd)
 			r = -2;
 	}
@@ -229,7 +245,7 @@ static void *signal_main(void *arg)
 			exit(2);
 		}
 	}
-	if (how == W_EPOLL) {
+	if (how == W_EPOLL || how == W_EPOLL2) {
 		struct epoll_event ev = {.events = EPOLLIN, .data.fd = sfd};
 
 		ep = epoll_create1(EPOLL_CLOEXEC);
@@ -279,7 +295,7 @@ int main(int argc, char **argv)
 			how = i;
 	if (how < 0 || want < 0) {
 		fprintf(stderr, "usage: rr_sigwait sigwait|sigwaitinfo|sigtimedwait|signalfd|"
-				"ppoll|pselect|epoll_pwait|syscall|asm [WANT]\n");
+				"ppoll|pselect|epoll_pwait|epoll_pwait2|syscall|asm [WANT]\n");
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
