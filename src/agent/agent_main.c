@@ -437,6 +437,7 @@ __attribute__((destructor)) static void agent_stop(void)
 {
 	if (!agent.active)
 		return;
+	agent_rr_exit_wait();
 	agent_sys_proc_end();
 	agent_proc_refresh_maps();
 }

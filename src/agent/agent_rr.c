@@ -76,6 +76,8 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_CLOCK_NANOSLEEP] = "clock_nanosleep",
 	[RR_CALL_SIGWAIT] = "pause/sigsuspend",
 	[RR_CALL_SIGTIMEDWAIT] = "sigwait/sigwaitinfo/sigtimedwait",
+	[RR_CALL_GETPEERNAME] = "getpeername",
+	[RR_CALL_GETSOCKNAME] = "getsockname",
 	[RR_CALL_WRITE] = "write",
 	[RR_CALL_WRITEV] = "writev",
 };
@@ -1167,6 +1169,43 @@ void agent_rr_thread_end(void)
 	}
 	if (agent_rr_mode & RR_MODE_SERIAL)
 		agent_serial_thread_end();
+}
+
+/*
+ * Replay, sync mode: the process is ending (exit, or main returned; the
+ * agent's destructor). In the recording every event of every thread
+ * happened before the exit, since the exit ended them; but sync mode
+ * orders threads only object by object, so the thread that exits may get
+ * here first (memcached's main thread leaves its loop on SIGTERM while its
+ * workers still have requests to replay). Wait until every thread has
+ * replayed its log (or stopped at its end), for at most --stuck-ms; after
+ * that spool reports the thread that did not finish.
+ */
+void agent_rr_exit_wait(void)
+{
+	uint64_t start = 0, now;
+	struct timespec ms1 = {0, 1000000};
+
+	if (!rr_area || (agent_rr_mode & (RR_MODE_REPLAY | RR_MODE_SERIAL)) != RR_MODE_REPLAY ||
+	    !rr_self.has_id || rr_self.cur < rr_self.end)
+		return;
+	for (;;) {
+		uint32_t i, n = rr_area->max_threads;
+
+		for (i = 0; i < n; i++)
+			if (i != rr_self.id &&
+			    __atomic_load_n(&rr_threads[i].done, __ATOMIC_ACQUIRE) <
+				    rr_threads[i].nevents)
+				break;
+		if (i == n || (__atomic_load_n(&rr_area->flags, __ATOMIC_ACQUIRE) & RR_F_STOP))
+			return;
+		now = rr_now_ns();
+		if (!start)
+			start = now;
+		else if (now - start > (uint64_t)rr_area->stuck_ms * 1000000ull)
+			return;
+		syscall(SYS_nanosleep, &ms1, NULL);
+	}
 }
 
 /* A new thread, registered: in serial mode, wait for the run token. */

@@ -62,6 +62,8 @@ void agent_rr_thread_start(uint32_t number);
 void agent_rr_thread_go(void);
 /* Last thing a thread does (agent_thread_exit). */
 void agent_rr_thread_end(void);
+/* Replay, sync mode: at the process's exit, let the others finish their logs. */
+void agent_rr_exit_wait(void);
 /* pthread_join: begin before the real join (replay checks it is due), end
  * after it with its result. */
 void agent_rr_join_begin(struct agent_thread *t);

@@ -14,9 +14,10 @@
  * Record: call the real function, then write a KIND_INPUT record with the
  * result, errno and the bytes the call returned. Replay: the kernel is not
  * called; the recorded bytes, result and errno are given back (accept makes
- * the recorded descriptor number exist, pointing at /dev/null, so the
- * program's later writes to it go nowhere). Calls made by the agent itself
- * (busy) and by threads spool could not number pass through.
+ * the recorded descriptor number exist, an unconnected socket, so the
+ * program can hand it to epoll; replayed writes and sends do not touch
+ * it). Calls made by the agent itself (busy) and by threads spool could
+ * not number pass through.
  *
  * Not seen, and documented in doc/record.md: glibc-internal reads (stdio's
  * fread/fgets/getc call __read directly), raw syscall instructions, rdtsc,
@@ -370,21 +371,34 @@ AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 		      RR_BLOCK(ssize_t, real_recvmsg(fd, m, flags)));
 }
 
-/* Replay: make the recorded descriptor exist (on /dev/null). */
-static void rr_fake_fd(int fd)
+/*
+ * Replay: make the recorded descriptor exist, as an unconnected socket of
+ * the listening socket's family. A socket, not /dev/null: servers hand the
+ * descriptor to epoll (libevent, memcached), which refuses /dev/null with
+ * EPERM, and then never read the connection. Replayed reads, writes and
+ * sends on it do not touch it. A number the replay already uses is left
+ * alone (the fd numbering differs: the replay will diverge and say so).
+ */
+static void rr_fake_fd(int listen_fd, int fd, int flags)
 {
-	int n;
+	int n, dom = AF_UNIX;
+	socklen_t len = sizeof(dom);
 
-	if (fd < 0)
+	if (fd < 0 || syscall(SYS_fcntl, fd, F_GETFD) >= 0)
 		return;
-	n = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+	if (syscall(SYS_getsockopt, listen_fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) < 0)
+		dom = AF_UNIX;
+	n = (int)syscall(SYS_socket, dom, SOCK_STREAM | (flags & SOCK_NONBLOCK), 0);
+	if (n < 0)
+		n = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
 	if (n < 0 || n == fd)
 		return;
-	syscall(SYS_dup3, n, fd, 0);
+	syscall(SYS_dup3, n, fd, flags & SOCK_CLOEXEC ? O_CLOEXEC : 0);
 	syscall(SYS_close, n);
 }
 
-static int rr_accept(struct agent_thread *t, int fd, struct sockaddr *a, socklen_t *l, int r)
+static int rr_accept(struct agent_thread *t, int fd, struct sockaddr *a, socklen_t *l, int f,
+		     int r)
 {
 	struct agent_rr_seg s = {a, a && l ? *l : 0};
 	int e = errno;
@@ -392,7 +406,7 @@ static int rr_accept(struct agent_thread *t, int fd, struct sockaddr *a, socklen
 	if (RR_REPLAYING()) {
 		r = (int)agent_rr_rep_input(t, RR_CALL_ACCEPT, fd, &s, 1, NULL);
 		e = errno;
-		rr_fake_fd(r);
+		rr_fake_fd(fd, r, f);
 		errno = e;
 		return r;
 	}
@@ -409,7 +423,8 @@ AGENT_EXPORT int accept(int fd, struct sockaddr *a, socklen_t *l)
 
 	if (RR_IO_OFF(t))
 		return real_accept(fd, a, l);
-	return rr_accept(t, fd, a, l, RR_REPLAYING() ? 0 : RR_BLOCK(int, real_accept(fd, a, l)));
+	return rr_accept(t, fd, a, l, 0,
+			 RR_REPLAYING() ? 0 : RR_BLOCK(int, real_accept(fd, a, l)));
 }
 
 AGENT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
@@ -418,7 +433,7 @@ AGENT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
 
 	if (RR_IO_OFF(t))
 		return real_accept4(fd, a, l, f);
-	return rr_accept(t, fd, a, l,
+	return rr_accept(t, fd, a, l, f,
 			 RR_REPLAYING() ? 0 : RR_BLOCK(int, real_accept4(fd, a, l, f)));
 }
 

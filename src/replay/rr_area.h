@@ -142,6 +142,8 @@ enum {
 	RR_CALL_WRITEV = 21,	      /* writev: the result only */
 	RR_CALL_SIGWAIT = 22,	      /* pause, sigsuspend: the result only (-1, EINTR) */
 	RR_CALL_SIGTIMEDWAIT = 23,    /* sigwait, sigwaitinfo, sigtimedwait: data = siginfo_t */
+	RR_CALL_GETPEERNAME = 24,     /* data = the address, arg = its full length */
+	RR_CALL_GETSOCKNAME = 25,     /* same */
 	RR_CALL_MAX
 };
 
