@@ -13,8 +13,10 @@
 # the run token up: the workers reach the rounds that send their signals),
 # the siginfo fields are right, and three replays to which no signal is
 # sent print the recorded output byte for byte. At the end the program
-# unblocks SIGUSR2: a real one a replay left pending would kill it. Two more
-# replays get SIGUSR1 from outside, which changes nothing.
+# unblocks SIGUSR2: a real one a replay left pending would kill it (and its
+# kill(getpid()) must reach the replaying process, whose getpid returns the
+# recorded pid). Two more replays get SIGUSR1 from outside, which changes
+# nothing.
 . "$(dirname "$0")/lib.sh"
 
 HOWS="sigwait sigwaitinfo sigtimedwait signalfd ppoll pselect epoll_pwait epoll_pwait2 syscall asm"
@@ -67,7 +69,7 @@ want_output() {
 	*) return 1 ;;
 	esac
 	case "$out" in
-	*"unblocked, still running"*) ;;
+	*"kill(getpid(), 0) = 0 "*"unblocked, still running"*) ;;
 	*) return 1 ;;
 	esac
 	# sigwait gives no siginfo

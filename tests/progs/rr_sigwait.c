@@ -13,6 +13,7 @@
  * At the end the main thread ignores SIGUSR1 (late ones from outside) and
  * unblocks the three others: a SIGUSR2 left pending would kill it (in a
  * replay, where the waits do not take the real signals from the kernel).
+ * Its first line says whether kill(getpid(), 0) reached this process.
  *
  * HOW is how the signal thread waits:
  *   sigwait, sigwaitinfo, sigtimedwait (20 ms timeouts, counted);
@@ -308,7 +309,8 @@ int main(int argc, char **argv)
 	sigaddset(&block, SIGRTMIN);
 	sigaddset(&block, SIGALRM);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
-	printf("ready %s\n", how_names[how]);
+	/* Under a replay getpid gives the recorded pid: this process still. */
+	printf("ready %s, kill(getpid(), 0) = %d\n", how_names[how], kill(getpid(), 0));
 	fflush(stdout);
 	if (pthread_create(&sig_thread, NULL, signal_main, (void *)(long)want))
 		return 2;
