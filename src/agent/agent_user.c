@@ -14,6 +14,10 @@
  */
 #include "agent.h"
 
+/* Calls with more values take the general path (spool cc's merged calls
+ * carry at most 64, CC_MAX_EMIT). */
+#define USER_FAST_ARGS 64u
+
 /*
  * The values, copied by a plain loop: a variable-length memcpy became
  * `rep movsq`, whose start-up costs more than the handful of words a trace
@@ -40,9 +44,13 @@ static inline __attribute__((always_inline)) void user_copy(int64_t *dst, const 
  * decode rebuilds the events' times from that record's and the optimizer's
  * cycle estimate (doc/cc.md, "Untimed records"). Skipping rdtsc is the whole
  * point: it is most of a record's cost on this kind of machine.
+ *
+ * This is the general path, out of line: a thread's first call (it
+ * registers), a busy or inactive agent, odd argument counts, the end of
+ * the data area, a full ring, pages not yet populated.
  */
-static inline __attribute__((always_inline, optimize("no-tree-loop-distribute-patterns"))) void
-user_emit(uint32_t id, uint32_t nargs, const int64_t *args, int timed)
+static __attribute__((noinline, optimize("no-tree-loop-distribute-patterns"))) void
+user_emit_slow(uint32_t id, uint32_t nargs, const int64_t *args, int timed)
 {
 	struct agent_thread *t = agent_enter();
 	struct rec_user *r;
@@ -72,6 +80,68 @@ user_emit(uint32_t id, uint32_t nargs, const int64_t *args, int timed)
 		agent_wake();
 out:
 	t->busy = 0;
+}
+
+/* After a commit that crossed the watermark: wake the collector, then
+ * leave. Out of line so that the fast path below calls nothing but in
+ * tail position, and needs no saved registers. */
+static __attribute__((noinline)) void user_wake_leave(struct agent_thread *t)
+{
+	agent_wake();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+}
+
+/*
+ * The fast path: the common case, tested before anything is written, so
+ * that any other case goes to user_emit_slow with nothing done yet. The
+ * room test is exactly the case in which ring_prod_reserve returns the
+ * head's place without doing anything else (no wrap, room by the cached
+ * tail, pages populated, not oversized), so both paths write the same ring.
+ * The ring is read only once busy is set (a signal handler that traces in
+ * between would otherwise move the head under us); the signal fences keep
+ * the compiler from moving ring accesses across the flag's changes.
+ */
+static inline __attribute__((always_inline)) void user_emit(uint32_t id, uint32_t nargs,
+							     const int64_t *args, int timed)
+{
+	struct agent_thread *t = &agent_self;
+	struct ring_prod *p = &t->prod;
+	struct rec_user *r;
+	uint32_t seq, len = (uint32_t)sizeof(*r) + 8 * nargs;
+	uint64_t off;
+
+	if (AGENT_UNLIKELY(!agent.active || t->state != AGENT_T_ON || t->busy ||
+			   nargs > USER_FAST_ARGS || (nargs && !args)))
+		goto slow;
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	off = p->head & (p->size - 1);
+	if (AGENT_UNLIKELY(len > p->size / 2 || off + len > p->size ||
+			   p->head + len - p->tail > p->size || p->head + len > p->ready)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->busy = 0;
+		goto slow;
+	}
+	seq = ++t->seq;
+	p->ring->last_seq = seq;
+	r = (struct rec_user *)(p->data + off);
+	r->h.word = ev_word(KIND_USER, t->index, 0, 0);
+	r->h.tsc = timed ? __rdtsc() : 0;
+	r->h.seq = seq;
+	r->h.size = len;
+	r->id = id;
+	r->nargs = nargs;
+	user_copy(r->args, args, nargs);
+	if (AGENT_UNLIKELY(ring_prod_commit(p, len))) {
+		user_wake_leave(t);
+		return;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+	return;
+slow:
+	user_emit_slow(id, nargs, args, timed);
 }
 
 AGENT_EXPORT __attribute__((optimize("no-tree-loop-distribute-patterns"))) void
