@@ -130,9 +130,13 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet)
 		return 1;
 	}
 	if (pid == 0) {
-		fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0)
+		/* Only stdout changes: a descriptor left open here would shift
+		 * the program's own numbers, and the replay would diverge. */
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0 && fd != STDOUT_FILENO) {
 			dup2(fd, STDOUT_FILENO);
+			close(fd);
+		}
 		execl(self, self, "replay", "-q", "--record-path", "-o", dir, trace_dir,
 		      (char *)NULL);
 		_exit(127);

@@ -297,6 +297,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	so->finish = record_finish;
 	so->hook_arg = ctx;
 	ctx->max_rings = so->max_rings;
+	ctx->info.shm_fd = session_shm_fd(so);
 	if (ctx->in) {
 		rc = stdin_cap_run_begin(ctx->in);
 		if (rc < 0) {

@@ -356,6 +356,7 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	ctx.log = log;
+	so.shm_fd = info->shm_fd; /* where the recorded program had it (0: default) */
 	ctx.opts = replay_truncated(dir) | (info->lock_events ? RR_O_LOCK_EVENTS : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.ext_bytes[SHM_EXT_REPLAY] = rr_log_area_size(log);

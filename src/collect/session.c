@@ -138,6 +138,41 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The program keeps the shared region's descriptor (the agent of an exec'd
+ * image maps it again). At the number spool happened to get it, it took
+ * one of the low numbers the program's own descriptors get, and that
+ * number depends on what spool had open: a replay (which opens more files
+ * than a recording) then saw the program's descriptors shifted by one, and
+ * a replayed read on "fd 7" met a call on fd 8. So it moves to a fixed high
+ * number, the same in every run; the recording keeps it for its replays.
+ */
+int session_shm_fd(const struct session_opts *o)
+{
+	struct rlimit rl;
+
+	if (o->shm_fd > 2)
+		return o->shm_fd;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < 1024)
+		return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 0;
+	return 1000;
+}
+
+/* In the child: fd to the lowest free number from at (0: leave it). */
+static int move_fd_high(int fd, int at)
+{
+	int hi;
+
+	if (at <= fd)
+		return fd;
+	hi = fcntl(fd, F_DUPFD, at);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
 /* Start the program; returns its pid, or a negative errno from exec (sent
  * back through a close-on-exec pipe, so "not found" is known for sure). */
 static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
@@ -165,6 +200,7 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
+		shm_fd = move_fd_high(shm_fd, session_shm_fd(o));
 		snprintf(fdstr, sizeof(fdstr), "%d", shm_fd);
 		for (char *const *e = env; e && *e; e++)
 			if (putenv(*e) < 0)

@@ -40,6 +40,9 @@ struct session_opts {
 	 * LD_PRELOAD, env); returns only on failure, a negative errno. */
 	int (*exec)(void *exec_arg, const char *path, char **argv);
 	void *exec_arg;
+	/* The descriptor number the program gets the shared region at (0: the
+	 * default, session_shm_fd); a replay asks for the recording's. */
+	int shm_fd;
 };
 
 struct session_result {
@@ -56,6 +59,10 @@ struct session_result {
  * executable, -ENOEXEC cannot be traced (static, setuid). Once the program
  * has run, returns 0 with res->ran set; trace problems go to trace_error. */
 int session_run(const struct session_opts *o, struct session_result *res);
+/* The descriptor number o's program gets the shared region at (at least;
+ * the lowest free one from there): o->shm_fd, else 1000, or 24 below a
+ * lower descriptor limit. */
+int session_shm_fd(const struct session_opts *o);
 
 /* The options every command that runs a program under a session shares,
  * parsed one way: --ring-size SIZE (a power of two from min_ring to 1g),

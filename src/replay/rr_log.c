@@ -80,6 +80,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 			info->seed, info->switches);
 	if (info->lock_events)
 		fputs("lock_events=1\n", f);
+	if (info->shm_fd > 0)
+		fprintf(f, "shm_fd=%d\n", info->shm_fd);
 	if (info->direct)
 		fprintf(f, "direct_syscalls=%" PRIu64 "\ndirect_calls=%s\n", info->direct,
 			info->direct_calls);
@@ -147,6 +149,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->switches = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "lock_events"))
 			info->lock_events = atoi(eq);
+		else if (!strcmp(line, "shm_fd"))
+			info->shm_fd = atoi(eq);
 		else if (!strcmp(line, "direct_syscalls"))
 			info->direct = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "direct_calls"))
