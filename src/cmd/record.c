@@ -405,15 +405,15 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		char n[32];
 
 		if (ctx->serial)
-			log_info("recorded %s (serial mode%s, seed %llu), %u threads, %s schedule "
+			log_info("recorded %s (serial mode%s, seed %llu), %u thread%s, %s schedule "
 				 "events (switches), trace in %s/",
 				 so->argv[0], ctx->chaos ? ", chaos" : "",
 				 (unsigned long long)ctx->seed, res->st.threads,
-				 record_group(i->switches, n, sizeof(n)), so->trace_dir);
+				 res->st.threads == 1 ? "" : "s", record_group(i->switches, n, sizeof(n)), so->trace_dir);
 		else
-			log_info("recorded %s (sync mode), %u threads, %s schedule events, trace "
+			log_info("recorded %s (sync mode), %u thread%s, %s schedule events, trace "
 				 "in %s/",
-				 so->argv[0], res->st.threads,
+				 so->argv[0], res->st.threads, res->st.threads == 1 ? "" : "s",
 				 record_group(record_sched_events(so, ctx), n, sizeof(n)),
 				 so->trace_dir);
 	}
@@ -528,10 +528,10 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 			if (ctx->serial && ctx->chaos)
 				snprintf(seed, sizeof(seed), ", chaos seed %llu",
 					 (unsigned long long)ctx->seed);
-			log_info("run %llu failed (%s), recording kept in %s/ (%u threads, %s "
+			log_info("run %llu failed (%s), recording kept in %s/ (%u thread%s, %s "
 				 "schedule events%s)",
 				 (unsigned long long)run, what, so->trace_dir, res.st.threads,
-				 record_group(record_sched_events(so, ctx), n, sizeof(n)), seed);
+				 res.st.threads == 1 ? "" : "s", record_group(record_sched_events(so, ctx), n, sizeof(n)), seed);
 		}
 		ret = res.exit_status ? res.exit_status : 1;
 		goto out;

@@ -444,14 +444,16 @@ int cmd_replay(int argc, char **argv)
 
 		if (ctx.nsw)
 			log_info("replayed %llu schedule events (switches of the run token, "
-				 "serial mode) and %llu inputs of %u threads; replay trace in %s/",
+				 "serial mode) and %llu inputs of %u thread%s; replay trace in %s/",
 				 (unsigned long long)rr_log_switches(log),
-				 (unsigned long long)inputs, rr_log_threads(log), so.trace_dir);
+				 (unsigned long long)inputs, rr_log_threads(log),
+				 rr_log_threads(log) == 1 ? "" : "s", so.trace_dir);
 		else
-			log_info("replayed %llu schedule events and %llu inputs of %u threads; "
+			log_info("replayed %llu schedule events and %llu inputs of %u thread%s; "
 				 "replay trace in %s/",
 				 (unsigned long long)ev, (unsigned long long)inputs,
-				 rr_log_threads(log), so.trace_dir);
+				 rr_log_threads(log), rr_log_threads(log) == 1 ? "" : "s",
+				 so.trace_dir);
 	}
 	ret = res.exit_status;
 out:
