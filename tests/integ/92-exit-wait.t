@@ -17,16 +17,8 @@ for mode in sync serial; do
 	is_rc 0 "$mode: record exits with the program's status"
 	cp run.out "$mode.rec.out"
 	like "$OUT" '^total -?[0-9]+$' "$mode: the recorded run printed its total"
-	same=0
-	for i in 1 2 3; do
-		spool_run replay -q "$mode.trace"
-		if [ "$RC" = 0 ] && cmp -s run.out "$mode.rec.out"; then
-			same=$((same + 1))
-		else
-			show_run
-		fi
-	done
-	is "$same" 3 "$mode: 3 replays of 3 end like the recording, same output"
+	replays_same 3 0 "$mode.rec.out" -q "$mode.trace"
+	is "$SAME" 3 "$mode: 3 replays of 3 end like the recording, same output"
 done
 
 # The replay's own trace shows the waiters' calls stopped where they were.

@@ -20,16 +20,8 @@ for mode in sync serial; do
 	cp run.out "$mode.zst"
 	ok "$mode: the recorded output decompresses to the input" \
 		bash -c "zstd -dc $mode.zst | cmp -s - data"
-	same=0
-	for i in 1 2; do
-		spool_run replay -q "$mode.trace"
-		if [ "$RC" = 0 ] && cmp -s run.out "$mode.zst"; then
-			same=$((same + 1))
-		else
-			show_run
-		fi
-	done
-	is "$same" 2 "$mode: 2 replays of 2 write the recorded output byte for byte"
+	replays_same 2 0 "$mode.zst" -q "$mode.trace"
+	is "$SAME" 2 "$mode: 2 replays of 2 write the recorded output byte for byte"
 	"$SPOOL" replay --dump-schedule "$mode.trace" >sched.txt 2>/dev/null
 	num_cmp "$(grep -c '^input ' sched.txt)" -ge 1 "$mode: the input was recorded"
 done

@@ -213,6 +213,24 @@ show_run() {
 	diag "spool exit status: $RC" "stderr:" "$(tail -n 40 run.err)"
 }
 
+# replays_same N WANT_RC WANT_OUT ARGS...: runs spool replay ARGS N times;
+# SAME = how many exited WANT_RC with stdout equal to the file WANT_OUT (the
+# others are shown as diagnostics).
+replays_same() {
+	local n=$1 rc=$2 want=$3 i
+	shift 3
+	SAME=0
+	for ((i = 0; i < n; i++)); do
+		spool_run replay "$@"
+		if [ "$RC" = "$rc" ] && cmp -s run.out "$want"; then
+			SAME=$((SAME + 1))
+		else
+			show_run
+			diag "replay printed: $(head -c 300 run.out)"
+		fi
+	done
+}
+
 # is_rc WANT DESC: checks $RC, showing spool's stderr if it differs.
 is_rc() {
 	is "$RC" "$1" "$2" || show_run
