@@ -4,8 +4,9 @@
 # (doc/record.md, "Signals"): a server-style signal thread waits in
 # sigwait, sigwaitinfo, sigtimedwait, a read of a signalfd, ppoll,
 # pselect, epoll_pwait or epoll_pwait2 (with a mask that lets a handled
-# SIGALRM in), or in rt_sigtimedwait made through syscall() or with its own
-# syscall instruction, while two workers count under a mutex. SIGUSR1 comes from
+# SIGALRM in; the last three also through syscall()), or in rt_sigtimedwait
+# made through syscall() or with its own syscall instruction, while two
+# workers count under a mutex. SIGUSR1 comes from
 # outside, SIGUSR2 from a worker's kill(getpid()), SIGRTMIN with a value
 # from a worker's pthread_sigqueue; the signal thread prints the shared
 # count at each one (so the output depends on how the threads ran).
@@ -19,8 +20,9 @@
 # nothing.
 . "$(dirname "$0")/lib.sh"
 
-HOWS="sigwait sigwaitinfo sigtimedwait signalfd ppoll pselect epoll_pwait epoll_pwait2 syscall asm"
-plan 64
+HOWS="sigwait sigwaitinfo sigtimedwait signalfd ppoll pselect epoll_pwait epoll_pwait2
+syscall-ppoll syscall-pselect6 syscall-epoll_pwait syscall asm"
+plan 85
 
 PROG="$PROGS/rr_sigwait"
 
@@ -81,7 +83,7 @@ want_output() {
 		esac
 	fi
 	case "$1" in
-	ppoll | pselect | epoll_pwait | epoll_pwait2)
+	ppoll | pselect | epoll_pwait | epoll_pwait2 | syscall-*p*)
 		case "$out" in
 		*"alarm handler ran, the wait returned EINTR"*) ;;
 		*) return 1 ;;
@@ -128,6 +130,10 @@ done
 # Raw calls: counted and named by spool record.
 like "$(cat syscall-serial.rec.err)" 'input system calls through syscall\(\) \(rt_sigtimedwait\): recorded like the named calls' \
 	"syscall(SYS_rt_sigtimedwait): record names it as recorded"
+for call in ppoll pselect6 epoll_pwait; do
+	like "$(cat "syscall-$call-sync.rec.err")" "input system calls through syscall\\(\\) \\($call\\): recorded like the named calls" \
+		"syscall(SYS_$call): record names it as recorded"
+done
 like "$(cat asm-sync.rec.err)" 'with its own syscall instruction \(rt_sigtimedwait [0-9]+\): recorded like the named calls' \
 	"a raw rt_sigtimedwait instruction: record names it as recorded"
 

@@ -23,6 +23,8 @@
  *   a handler: worker 0 also sends the process SIGALRM at its round 25,
  *   which only the waiting call can take; the handler sets a flag and the
  *   call returns EINTR;
+ *   syscall-ppoll, syscall-pselect6, syscall-epoll_pwait: the same through
+ *   glibc's syscall();
  *   syscall: rt_sigtimedwait through glibc's syscall() (20 ms timeouts);
  *   asm: rt_sigtimedwait with the program's own syscall instruction.
  *
@@ -51,15 +53,19 @@ enum {
 	W_PSELECT,
 	W_EPOLL,
 	W_EPOLL2,
+	W_RAW_PPOLL,
+	W_RAW_PSELECT,
+	W_RAW_EPOLL,
 	W_SYSCALL,
 	W_ASM
 };
 static const char *const how_names[] = {"sigwait",     "sigwaitinfo",  "sigtimedwait",
 					"signalfd",    "ppoll",	       "pselect",
-					"epoll_pwait", "epoll_pwait2", "syscall",
+					"epoll_pwait", "epoll_pwait2", "syscall-ppoll",
+					"syscall-pselect6", "syscall-epoll_pwait", "syscall",
 					"asm"};
-#define USES_SIGNALFD(h) ((h) >= W_SIGNALFD && (h) <= W_EPOLL2)
-#define USES_ALARM(h) ((h) >= W_PPOLL && (h) <= W_EPOLL2)
+#define USES_SIGNALFD(h) ((h) >= W_SIGNALFD && (h) <= W_RAW_EPOLL)
+#define USES_ALARM(h) ((h) >= W_PPOLL && (h) <= W_RAW_EPOLL)
 #define COUNTS_TIMEOUTS(h) ((h) != W_SIGWAIT && (h) != W_INFO && (h) != W_SIGNALFD)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -116,18 +122,28 @@ static int wait_ready(int sfd, int ep, const sigset_t *mask, int *timeouts)
 {
 	int r;
 
-	if (how == W_PPOLL) {
+	if (how == W_PPOLL || how == W_RAW_PPOLL) {
 		struct pollfd p = {.fd = sfd, .events = POLLIN};
 		struct timespec ts = {0, 20000000};
 
-		r = ppoll(&p, 1, &ts, mask);
-	} else if (how == W_PSELECT) {
+		if (how == W_PPOLL)
+			r = ppoll(&p, 1, &ts, mask);
+		else
+			r = (int)syscall(SYS_ppoll, &p, 1, &ts, mask, _NSIG / 8);
+	} else if (how == W_PSELECT || how == W_RAW_PSELECT) {
 		fd_set rd;
 		struct timespec ts = {0, 20000000};
+		struct {
+			const sigset_t *ss;
+			size_t len;
+		} data = {mask, _NSIG / 8};
 
 		FD_ZERO(&rd);
 		FD_SET(sfd, &rd);
-		r = pselect(sfd + 1, &rd, NULL, NULL, &ts, mask);
+		if (how == W_PSELECT)
+			r = pselect(sfd + 1, &rd, NULL, NULL, &ts, mask);
+		else
+			r = (int)syscall(SYS_pselect6, sfd + 1, &rd, NULL, NULL, &ts, &data);
 		if (r > 0 && !FD_ISSET(sfd, &rd))
 			r = -2;
 	} else {
@@ -136,6 +152,8 @@ static int wait_ready(int sfd, int ep, const sigset_t *mask, int *timeouts)
 
 		if (how == W_EPOLL2)
 			r = epoll_pwait2(ep, &ev, 1, &ts, mask);
+		else if (how == W_RAW_EPOLL)
+			r = (int)syscall(SYS_epoll_pwait, ep, &ev, 1, 20, mask, _NSIG / 8);
 		else
 			r = epoll_pwait(ep, &ev, 1, 20, mask);
 		if (r > 0 && ev.data.fd != sfd)
@@ -246,7 +264,7 @@ static void *signal_main(void *arg)
 			exit(2);
 		}
 	}
-	if (how == W_EPOLL || how == W_EPOLL2) {
+	if (how == W_EPOLL || how == W_EPOLL2 || how == W_RAW_EPOLL) {
 		struct epoll_event ev = {.events = EPOLLIN, .data.fd = sfd};
 
 		ep = epoll_create1(EPOLL_CLOEXEC);
@@ -296,7 +314,8 @@ int main(int argc, char **argv)
 			how = i;
 	if (how < 0 || want < 0) {
 		fprintf(stderr, "usage: rr_sigwait sigwait|sigwaitinfo|sigtimedwait|signalfd|"
-				"ppoll|pselect|epoll_pwait|epoll_pwait2|syscall|asm [WANT]\n");
+				"ppoll|pselect|epoll_pwait|epoll_pwait2|syscall-ppoll|"
+				"syscall-pselect6|syscall-epoll_pwait|syscall|asm [WANT]\n");
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
