@@ -69,40 +69,77 @@ out:
 	t->busy = 0;
 }
 
-AGENT_EXPORT void __cyg_profile_func_enter(void *this_fn, void *call_site)
+/* Recording function entries (spool path): out of line, so the hooks
+ * below stay leaves that save no register on their common path. */
+static __attribute__((noinline)) void agent_func_record(void *this_fn, void *call_site,
+							 int entry)
 {
-	struct agent_thread *t;
+	struct agent_thread *t = agent_enter();
 	uint32_t depth;
 
-	if (AGENT_UNLIKELY(agent_serial_on)) /* a progress point of serial mode */
-		agent_serial_func(1);
-	if (AGENT_LIKELY(!agent_func_on))
-		return;
-	t = agent_enter();
 	if (!t)
 		return;
 	depth = agent_func_depth;
-	agent_func_depth = depth + 1;
-	agent_func_emit(t, FUNC_OP_ENTER, (uintptr_t)this_fn, (uintptr_t)call_site, depth);
+	if (entry) {
+		agent_func_depth = depth + 1;
+	} else {
+		if (depth)
+			depth--;
+		agent_func_depth = depth;
+	}
+	agent_func_emit(t, entry ? FUNC_OP_ENTER : FUNC_OP_EXIT, (uintptr_t)this_fn,
+			(uintptr_t)call_site, depth);
 }
 
-AGENT_EXPORT void __cyg_profile_func_exit(void *this_fn, void *call_site)
+/* Everything but the plain progress count: the path schedule's hook, the
+ * serial slow path (counted: the caller has already counted this point and
+ * reached the limit), recording the entry. */
+static __attribute__((noinline)) void agent_func_slow(void *this_fn, void *call_site, int entry,
+						     int counted)
 {
-	struct agent_thread *t;
-	uint32_t depth;
+	if (agent_serial_on) {
+		if (counted)
+			agent_serial_slow(RR_AT_POINT);
+		else
+			agent_serial_func(entry);
+	}
+	if (agent_func_on)
+		agent_func_record(this_fn, call_site, entry);
+}
 
-	if (AGENT_UNLIKELY(agent_serial_on)) /* a progress point of serial mode */
-		agent_serial_func(0);
-	if (AGENT_LIKELY(!agent_func_on))
-		return;
-	t = agent_enter();
-	if (!t)
-		return;
-	depth = agent_func_depth;
-	if (depth)
-		depth--;
-	agent_func_depth = depth;
-	agent_func_emit(t, FUNC_OP_EXIT, (uintptr_t)this_fn, (uintptr_t)call_site, depth);
+/*
+ * The hooks run at every entry and exit of an instrumented program: in
+ * serial mode they are its progress points, a few billion calls in a long
+ * run. With the record path inlined, gcc saved six registers and set up a
+ * frame on every call, which cost more than the count itself (and than the
+ * small functions being counted). Now the common path is a leaf: two tests,
+ * then in serial mode a count and a compare; anything else is a tail call.
+ * omit-frame-pointer keeps it without a frame (a frame-pointer walk through
+ * here just skips this leaf).
+ */
+#define AGENT_FUNC_HOOK(entry)                                                                     \
+	do {                                                                                       \
+		if (AGENT_LIKELY(!agent_serial_on && !agent_func_on))                              \
+			return;                                                                    \
+		if (AGENT_LIKELY(agent_serial_on && !agent_serial_path && !agent_func_on)) {       \
+			if (AGENT_LIKELY(++agent_ser.count < agent_ser.limit))                     \
+				return;                                                            \
+			agent_func_slow(this_fn, call_site, (entry), 1);                           \
+			return;                                                                    \
+		}                                                                                  \
+		agent_func_slow(this_fn, call_site, (entry), 0);                                   \
+	} while (0)
+
+AGENT_EXPORT __attribute__((optimize("omit-frame-pointer"))) void
+__cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+	AGENT_FUNC_HOOK(1);
+}
+
+AGENT_EXPORT __attribute__((optimize("omit-frame-pointer"))) void
+__cyg_profile_func_exit(void *this_fn, void *call_site)
+{
+	AGENT_FUNC_HOOK(0);
 }
 
 /* ---- message queues ---- */
