@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../analyze/path.h"
 #include "../collect/session.h"
 #include "../collect/stdin_cap.h"
 #include "../replay/gdb.h"
@@ -82,8 +83,11 @@ static void replay_usage(FILE *out)
 		"                       with its line (doc/record.md, Replaying a path)\n"
 		"      --record-path    record function entries and exits in the replay's\n"
 		"                       trace: spool path OUTPUT_DIR prints the recorded\n"
-		"                       run's path (a program built with\n"
-		"                       -finstrument-functions)\n"
+		"                       run's path (entries from the program's\n"
+		"                       -finstrument-functions hooks, else from probes\n"
+		"                       on its functions; doc/path.md)\n"
+		"      --functions SRC  with --record-path: finstrument, probes or auto\n"
+		"                       (default), as for spool path\n"
 		"  -q, --quiet          print nothing but errors and divergences\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -225,6 +229,7 @@ int cmd_replay(int argc, char **argv)
 		{"gdb-wrapper", no_argument, NULL, 'W'},
 		{"path", required_argument, NULL, 'P'},
 		{"record-path", no_argument, NULL, 'R'},
+		{"functions", required_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -247,6 +252,8 @@ int cmd_replay(int argc, char **argv)
 	int c, rc, ret = 1, dump = 0, use_gdb = 0, have_in = 0, record_path = 0;
 	const char *path_file = NULL;
 	struct rr_pathsched *pathsched = NULL;
+	struct path_probes *pprobes = NULL;
+	int functions = PATH_FN_AUTO;
 
 	opterr = 0;
 	optind = 1;
@@ -280,6 +287,13 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'R':
 			record_path = 1;
+			break;
+		case 'F':
+			functions = path_fn_parse(optarg);
+			if (functions < 0) {
+				log_err("--functions '%s': want finstrument, probes or auto", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'q':
 			so.quiet = 1;
@@ -356,7 +370,9 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	ctx.log = log;
-	so.shm_fd = info->shm_fd; /* where the recorded program had it (0: default) */
+	/* Where the recorded program had the region's descriptor; a recording
+	 * older than that note had it where spool got it, and so does its replay. */
+	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
 	ctx.opts = replay_truncated(dir) | (info->lock_events ? RR_O_LOCK_EVENTS : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.ext_bytes[SHM_EXT_REPLAY] = rr_log_area_size(log);
@@ -365,6 +381,12 @@ int cmd_replay(int argc, char **argv)
 	so.hook_arg = &ctx;
 	if ((path_file || record_path) &&
 	    rr_pathsched_setup(&pathsched, path_file, log, !strcmp(info->mode, "serial"), &so) < 0)
+		goto out;
+	/* Function entries of a program without -finstrument-functions: probes
+	 * (path_probes.c; a --path replay switches at the hooks, so not there). */
+	if (record_path && !path_file &&
+	    path_probes_setup(&pprobes, functions, optind < argc ? path : info->exe, &so,
+			      so.quiet) < 0)
 		goto out;
 	if (use_gdb) {
 		/* gdb runs the program: a thread stopped at a breakpoint must
@@ -415,6 +437,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ctx.flags & RR_F_STOP) {
 		log_err("%s", ctx.report);
+		/* The usual cause of a sync divergence in a program nobody
+		 * changed: threads that share data without a lock. */
+		if (strcmp(info->mode, "serial") && !strncmp(ctx.report, "replay diverged", 15))
+			log_info("this recording was made in sync mode, which orders the "
+				 "synchronization calls only: if the program was not changed, "
+				 "threads that share data without a lock (a data race, or atomics "
+				 "used for synchronization) are the likely cause; record it in "
+				 "serial mode (the default), which replays those too");
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}
@@ -461,6 +491,7 @@ out:
 		stdin_cap_close(&in);
 	replay_gdb_free(&gdb);
 	rr_pathsched_free(pathsched);
+	path_probes_free(pprobes);
 	rr_log_free(log);
 	free(pargv);
 	free(cmdline);

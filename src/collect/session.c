@@ -153,6 +153,8 @@ int session_shm_fd(const struct session_opts *o)
 
 	if (o->shm_fd > 2)
 		return o->shm_fd;
+	if (o->shm_fd < 0)
+		return 0; /* where spool got it (the replay of an older recording) */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < 1024)
 		return rl.rlim_cur > 64 ? (int)rl.rlim_cur - 24 : 0;

@@ -41,7 +41,8 @@ struct session_opts {
 	int (*exec)(void *exec_arg, const char *path, char **argv);
 	void *exec_arg;
 	/* The descriptor number the program gets the shared region at (0: the
-	 * default, session_shm_fd); a replay asks for the recording's. */
+	 * default, session_shm_fd; -1: where spool got it, as spool did before
+	 * recordings said); a replay asks for the recording's. */
 	int shm_fd;
 };
 
