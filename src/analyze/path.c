@@ -2,9 +2,17 @@
 /*
  * path.c - the thread path (path.h, doc/path.md): reads a trace in time
  * order, keeps per thread the stack of open instrumented frames (from the
- * depth the agent recorded, so a lost or skipped exit cannot shift it),
- * gives every lock or message event to the innermost open frame of its
- * thread, then prints the queue of entries in time order, or the check.
+ * depth the agent recorded, so a lost or skipped exit cannot shift it; or,
+ * for entry and exit probes, from the stack pointer of each probe hit, as
+ * the function report pairs them), gives every lock or message event to
+ * the innermost open frame of its thread, then prints the queue of entries
+ * in time order, or the check.
+ *
+ * The entries come from one source per trace: the -finstrument-functions
+ * hooks' KIND_FUNC records, or the KIND_PROBE records of function probes
+ * (the "probes" side file names each probe's function), when the trace has
+ * such probes (spool path placed them on a program without the hooks) or
+ * when asked (path_opts.functions).
  *
  * Memory grows with the number of function calls in the trace (one record
  * of about 56 bytes per entry, per exit with --exits): the object of a call
@@ -48,8 +56,19 @@ struct prec {
 struct pthread_state {
 	uint32_t tid, pid;
 	uint32_t *stack; /* record indices of the open frames; [depth] */
+	uint64_t *sps;	 /* probes: the stack pointer of each open frame */
 	uint32_t depth, cap;
 	int seen;
+};
+
+/* A function probe of the trace's "probes" side file. */
+struct pprobe {
+	uint8_t op;	    /* PROBE_OP_ENTRY or PROBE_OP_EXIT; 0 = not a function probe */
+	uint8_t exe;	    /* in the executable (module "-") */
+	uint8_t has_entry;  /* entry_off is known */
+	uint64_t off;	    /* the probed instruction, module offset */
+	uint64_t entry_off; /* its function's entry probe, module offset */
+	char *name;	    /* "module\0function" */
 };
 
 struct lockdef {
@@ -78,6 +97,11 @@ struct path_state {
 	 * recording another thread may write a release for it). */
 	uint32_t *rr_own, *rr_sw;
 	size_t nrr;
+	/* Function probes by id, when the entries come from them. */
+	int use_probes;
+	struct pprobe *probes;
+	size_t nprobes;
+	size_t nfuncprobes, nexeprobes; /* entry probes: all, in the executable */
 };
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -144,12 +168,112 @@ static int lock_obj_kind(uint32_t type)
 	}
 }
 
+/* Make room for frame d (and those below it) on thread t's stack. */
+static int stack_room(struct pthread_state *t, uint32_t d)
+{
+	uint32_t n = t->cap ? t->cap : 16;
+	uint32_t *s;
+	uint64_t *sp;
+
+	if (d + 1 <= t->cap)
+		return 0;
+	while (n < d + 1)
+		n *= 2;
+	s = realloc(t->stack, n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	t->stack = s;
+	sp = realloc(t->sps, n * sizeof(*sp));
+	if (!sp)
+		return -ENOMEM;
+	t->sps = sp;
+	t->cap = n;
+	return 0;
+}
+
+/* A new record; entries are pushed at depth d of thread t. */
+static int add_rec(struct path_state *ps, struct pthread_state *t, uint32_t ti,
+		   const struct trace_event *ev, uint64_t fn, uint64_t site, int exit,
+		   uint32_t entry, uint32_t d, uint64_t sp)
+{
+	struct prec *r;
+
+	if (grow((void **)&ps->recs, &ps->caprecs, ps->nrecs + 1, sizeof(*ps->recs)) < 0)
+		return -ENOMEM;
+	r = &ps->recs[ps->nrecs];
+	memset(r, 0, sizeof(*r));
+	r->ns = ev->ns;
+	r->fn = fn;
+	r->site = site;
+	r->thread = ti;
+	r->exit = (uint8_t)exit;
+	r->entry = entry;
+	if (!exit) {
+		ps->entries++;
+		if (stack_room(t, d) < 0)
+			return -ENOMEM;
+		/* Frames the agent lost between t->depth and d stay unknown:
+		 * point them at this record so events land somewhere sane. */
+		for (uint32_t i = t->depth; i < d; i++) {
+			t->stack[i] = (uint32_t)ps->nrecs;
+			t->sps[i] = sp;
+		}
+		t->stack[d] = (uint32_t)ps->nrecs;
+		t->sps[d] = sp;
+		t->depth = d + 1;
+	}
+	ps->nrecs++;
+	return 0;
+}
+
+/*
+ * An entry or exit probe. Frames pair by stack pointer (at an entry and at
+ * a ret it points at the return address): a hit at sp S first closes the
+ * open frames below S (they returned unseen: an exit not probed, a
+ * longjmp); an exit closes the frame of S and the tail callers under it
+ * (same S); an entry at S pushes a frame (a tail caller whose jump was not
+ * probed stays under it and closes with it).
+ */
+static int feed_probe(struct path_state *ps, const struct trace_event *ev, uint32_t ti)
+{
+	const struct rec_probe *p = (const struct rec_probe *)ev->rec;
+	uint32_t id = ev_obj(p->h.word), entry = 0;
+	unsigned op = ev_op(p->h.word);
+	const struct pprobe *pp;
+	struct pthread_state *t;
+	uint64_t fn;
+
+	if (p->h.size < sizeof(*p))
+		return -EINVAL;
+	if (id >= ps->nprobes || !ps->probes[id].op || ps->probes[id].op != op)
+		return 0; /* not a function probe (blocks, variables ...) */
+	pp = &ps->probes[id];
+	t = thread_at(ps, ti);
+	if (!t)
+		return -ENOMEM;
+	while (t->depth && t->sps[t->depth - 1] < p->sp)
+		t->depth--;
+	if (op == PROBE_OP_ENTRY)
+		return add_rec(ps, t, ti, ev, p->addr, p->ret_ip, 0, 0, t->depth, p->sp);
+	fn = pp->has_entry ? p->addr - (pp->off - pp->entry_off) : 0;
+	while (t->depth && t->sps[t->depth - 1] == p->sp) {
+		uint32_t k = t->stack[--t->depth];
+
+		if (!entry && fn && ps->recs[k].fn == fn) {
+			ps->recs[k].closed = 1;
+			entry = k + 1;
+		}
+	}
+	if (!ps->keep_exits)
+		return 0;
+	return add_rec(ps, t, ti, ev, fn ? fn : p->addr, p->ret_ip, 1, entry, 0, p->sp);
+}
+
 static int feed_func(struct path_state *ps, const struct trace_event *ev, uint32_t ti)
 {
 	const struct rec_func *f = (const struct rec_func *)ev->rec;
 	struct pthread_state *t = thread_at(ps, ti);
 	unsigned op = ev_op(f->h.word);
-	struct prec *r;
 	uint32_t d = f->depth, entry = 0;
 
 	if (!t)
@@ -160,6 +284,8 @@ static int feed_func(struct path_state *ps, const struct trace_event *ev, uint32
 		return add_obj(ps, t, OBJ_MSG, f->fn);
 	if (op != FUNC_OP_ENTER && op != FUNC_OP_EXIT)
 		return -EINVAL;
+	if (ps->use_probes)
+		return 0; /* the entries come from probes */
 	if (op == FUNC_OP_EXIT) {
 		/* The frame at depth d closes, and everything above it. */
 		if (d < t->depth) {
@@ -174,41 +300,9 @@ static int feed_func(struct path_state *ps, const struct trace_event *ev, uint32
 		if (!ps->keep_exits)
 			return 0;
 	}
-	if (grow((void **)&ps->recs, &ps->caprecs, ps->nrecs + 1, sizeof(*ps->recs)) < 0)
-		return -ENOMEM;
-	r = &ps->recs[ps->nrecs];
-	memset(r, 0, sizeof(*r));
-	r->ns = ev->ns;
-	r->fn = f->fn;
-	r->site = f->site;
-	r->thread = ti;
-	r->exit = op == FUNC_OP_EXIT;
-	r->entry = entry;
-	if (op == FUNC_OP_ENTER) {
-		ps->entries++;
-		if (d > 1u << 20)
-			d = t->depth; /* nonsense depth: stack on top */
-		if (d + 1 > t->cap) {
-			uint32_t n = t->cap ? t->cap : 16;
-			uint32_t *s;
-
-			while (n < d + 1)
-				n *= 2;
-			s = realloc(t->stack, n * sizeof(*s));
-			if (!s)
-				return -ENOMEM;
-			t->stack = s;
-			t->cap = n;
-		}
-		/* Frames the agent lost between t->depth and d stay unknown:
-		 * point them at this record so events land somewhere sane. */
-		for (uint32_t i = t->depth; i < d; i++)
-			t->stack[i] = (uint32_t)ps->nrecs;
-		t->stack[d] = (uint32_t)ps->nrecs;
-		t->depth = d + 1;
-	}
-	ps->nrecs++;
-	return 0;
+	if (op == FUNC_OP_ENTER && d > 1u << 20)
+		d = t->depth; /* nonsense depth: stack on top */
+	return add_rec(ps, t, ti, ev, f->fn, f->site, op == FUNC_OP_EXIT, entry, d, 0);
 }
 
 static int path_feed(struct path_state *ps, const struct trace_event *ev)
@@ -263,6 +357,8 @@ static int path_feed(struct path_state *ps, const struct trace_event *ev)
 	}
 	case KIND_FUNC:
 		return feed_func(ps, ev, ti);
+	case KIND_PROBE:
+		return ps->use_probes ? feed_probe(ps, ev, ti) : 0;
 	case KIND_SCHED:
 	case KIND_INPUT: {
 		uint32_t num;
@@ -305,8 +401,13 @@ static int path_feed(struct path_state *ps, const struct trace_event *ev)
 
 static void path_state_free(struct path_state *ps)
 {
-	for (size_t i = 0; i < ps->nthreads; i++)
+	for (size_t i = 0; i < ps->nthreads; i++) {
 		free(ps->threads[i].stack);
+		free(ps->threads[i].sps);
+	}
+	for (size_t i = 0; i < ps->nprobes; i++)
+		free(ps->probes[i].name);
+	free(ps->probes);
 	free(ps->threads);
 	free(ps->recs);
 	free(ps->pool);
@@ -514,11 +615,18 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 
 	if (!num)
 		return;
-	if (o->json)
-		fputs("{\"records\": [", out);
-	else
+	if (o->json) {
+		fprintf(out, "{\"entries\": \"%s\", \"records\": [",
+			ps->use_probes ? "probes" : "finstrument");
+	} else {
+		if (ps->use_probes)
+			fprintf(out,
+				"# function entries: probes on %zu functions (no "
+				"-finstrument-functions)\n",
+				ps->nfuncprobes);
 		fprintf(out, "# %-6s %12s  %-14s %-28s %s\n", "seq", "time(us)", "thread",
 			"function", "object");
+	}
 	for (size_t i = 0; i < ps->nrecs; i++) {
 		const struct prec *r = &ps->recs[i];
 		const struct pthread_state *t = &ps->threads[r->thread];
@@ -583,7 +691,7 @@ static const char *source_name(int s)
 }
 
 static int print_check(struct path_state *ps, struct namer *nm, struct path_prog *prog,
-		       const struct path_opts *o, FILE *out)
+		       const struct path_opts *o, FILE *out, size_t unprobed)
 {
 	size_t entered = 0, outside = 0;
 
@@ -613,12 +721,14 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 		fputs("{\"program\": ", out);
 		json_str(out, nm->exe);
 		fprintf(out,
-			", \"source\": \"%s\", \"functions\": %zu, \"entered\": %zu, "
-			"\"uninstrumented_functions\": %zu, \"never_entered\": [",
+			", \"source\": \"%s\", \"entries\": \"%s\", \"functions\": %zu, "
+			"\"entered\": %zu, \"uninstrumented_functions\": %zu, "
+			"\"unprobed_functions\": %zu, \"never_entered\": [",
 			prog->source == PATH_SRC_DWARF	   ? "dwarf"
 			: prog->source == PATH_SRC_SYMTAB ? "symtab"
 							  : "dynsym",
-			prog->nfuncs, entered, prog->uninst_funcs);
+			ps->use_probes ? "probes" : "finstrument", prog->nfuncs, entered,
+			prog->uninst_funcs, unprobed);
 		for (size_t i = 0; i < prog->nfuncs; i++) {
 			const struct path_func *f = &prog->funcs[i];
 
@@ -637,8 +747,14 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 		}
 		fputs("]}\n", out);
 	} else {
-		fprintf(out, "%zu of %zu functions entered (%s, functions from its %s)\n", entered,
-			prog->nfuncs, nm->exe, source_name(prog->source));
+		if (ps->use_probes)
+			fprintf(out,
+				"%zu of %zu functions entered (%s, the functions spool probed, "
+				"names from its %s)\n",
+				entered, prog->nfuncs, nm->exe, source_name(prog->source));
+		else
+			fprintf(out, "%zu of %zu functions entered (%s, functions from its %s)\n",
+				entered, prog->nfuncs, nm->exe, source_name(prog->source));
 		for (size_t i = 0; i < prog->nfuncs; i++) {
 			const struct path_func *f = &prog->funcs[i];
 			const char *base;
@@ -657,7 +773,11 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 		log_warn("%zu functions in %u compile units built without -finstrument-functions "
 			 "are not counted",
 			 prog->uninst_funcs, prog->uninst_cus);
-	if (prog->source == PATH_SRC_SYMTAB)
+	if (unprobed)
+		log_warn("%zu functions of %s got no entry probe (the planner refused them, or "
+			 "they are C start-up code): not counted",
+			 unprobed, nm->exe);
+	if (prog->source == PATH_SRC_SYMTAB && !ps->use_probes)
 		log_warn("%s has no DWARF: functions come from its symbol table, including any "
 			 "built without -finstrument-functions",
 			 nm->exe);
@@ -674,22 +794,163 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 	return prog->nfuncs && entered == prog->nfuncs ? PATH_OK : PATH_INCOMPLETE;
 }
 
+/* ---- function probes ---- */
+
+/* The "probes" side file (doc/trace-format.md): "id op method module
+ * offset function" per probe. Keeps the entry and exit probes, and for
+ * each exit the offset of its function's entry probe (same module and
+ * name), which turns the exit's address into the function's. */
+static int load_probes(struct path_state *ps, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	uint64_t *hash = NULL;
+	int rc = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[2048], op[16], method[16], module[1024], name[1024];
+		unsigned long long off;
+		unsigned id;
+
+		if (n < sizeof(line) && *p != '#') {
+			memcpy(line, p, n);
+			line[n] = 0;
+			if (sscanf(line, "%u %15s %15s %1023s %llx %1023s", &id, op, method, module,
+				   &off, name) == 6 &&
+			    (!strcmp(op, "entry") || !strcmp(op, "exit")) && id < (1u << 24)) {
+				struct pprobe *pp;
+
+				if (grow((void **)&ps->probes, &ps->nprobes, (size_t)id + 1,
+					 sizeof(*ps->probes)) < 0) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				pp = &ps->probes[id];
+				free(pp->name);
+				/* module and name in one string: "module\0name" keys */
+				pp->name = malloc(strlen(module) + strlen(name) + 2);
+				if (!pp->name) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				memcpy(pp->name, module, strlen(module) + 1);
+				memcpy(pp->name + strlen(module) + 1, name, strlen(name) + 1);
+				pp->op = !strcmp(op, "entry") ? PROBE_OP_ENTRY : PROBE_OP_EXIT;
+				pp->exe = !strcmp(module, "-");
+				pp->off = off;
+			}
+		}
+		p += n + 1;
+	}
+	hash = calloc(ps->nprobes ? ps->nprobes : 1, sizeof(*hash));
+	if (!hash) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ps->nprobes; i++) {
+		const char *k = ps->probes[i].name;
+		uint64_t h = 1469598103934665603ULL;
+
+		if (!ps->probes[i].op)
+			continue;
+		for (int part = 0; part < 2; part++, k += strlen(k) + 1)
+			for (const char *c = k; *c; c++)
+				h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		hash[i] = h;
+		if (ps->probes[i].op == PROBE_OP_ENTRY) {
+			ps->nfuncprobes++;
+			ps->nexeprobes += ps->probes[i].exe;
+			ps->probes[i].has_entry = 1;
+			ps->probes[i].entry_off = ps->probes[i].off;
+		}
+	}
+	for (size_t i = 0; i < ps->nprobes; i++) {
+		struct pprobe *x = &ps->probes[i];
+
+		if (x->op != PROBE_OP_EXIT)
+			continue;
+		for (size_t j = 0; j < ps->nprobes; j++) {
+			const struct pprobe *e = &ps->probes[j];
+			size_t ml = strlen(x->name);
+
+			if (e->op != PROBE_OP_ENTRY || hash[j] != hash[i] || strcmp(e->name, x->name) ||
+			    strcmp(e->name + ml + 1, x->name + ml + 1))
+				continue;
+			x->has_entry = 1;
+			x->entry_off = e->off;
+			break;
+		}
+	}
+out:
+	free(hash);
+	return rc;
+}
+
+/* The function name of a probe ("module\0name"). */
+static const char *pprobe_func(const struct pprobe *pp)
+{
+	return pp->name + strlen(pp->name) + 1;
+}
+
+/* --check of a run whose entries came from probes: the functions are the
+ * executable's functions that got an entry probe (names, files and lines
+ * from prog, the program's DWARF or symbols, when it has them). */
+static int probe_universe(struct path_state *ps, struct path_prog *prog, struct path_prog *uni,
+			  size_t *unprobed)
+{
+	size_t cap = 0, matched = 0;
+
+	memset(uni, 0, sizeof(*uni));
+	uni->source = prog->source;
+	for (size_t i = 0; i < ps->nprobes; i++) {
+		const struct pprobe *pp = &ps->probes[i];
+		const struct path_func *pf;
+		struct path_func *f;
+
+		if (pp->op != PROBE_OP_ENTRY || !pp->exe)
+			continue;
+		if (grow((void **)&uni->funcs, &cap, uni->nfuncs + 1, sizeof(*uni->funcs)) < 0)
+			return -ENOMEM;
+		pf = prog->nfuncs ? path_prog_find(prog, pp->off) : NULL;
+		matched += pf != NULL;
+		f = &uni->funcs[uni->nfuncs++];
+		f->addr = pp->off;
+		f->name = strdup(pf ? pf->name : pprobe_func(pp));
+		f->file = pf && pf->file ? strdup(pf->file) : NULL;
+		f->line = pf ? pf->line : 0;
+		if (!f->name || (pf && pf->file && !f->file))
+			return -ENOMEM;
+	}
+	/* sorted by address, as path_prog_find wants */
+	for (size_t i = 1; i < uni->nfuncs; i++)
+		for (size_t j = i; j > 0 && uni->funcs[j - 1].addr > uni->funcs[j].addr; j--) {
+			struct path_func tmp = uni->funcs[j];
+
+			uni->funcs[j] = uni->funcs[j - 1];
+			uni->funcs[j - 1] = tmp;
+		}
+	*unprobed = prog->nfuncs > matched ? prog->nfuncs - matched : 0;
+	return 0;
+}
+
 /* ---- driver ---- */
 
 int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 {
 	struct path_state ps;
-	struct path_prog prog;
+	struct path_prog prog, uni;
 	struct trace_problem prob;
 	struct trace_reader *r = NULL;
 	struct trace_event ev;
 	struct namer nm;
-	char name[64], *exe = NULL;
-	size_t exe_len = 0, bad = 0;
+	char name[64], *exe = NULL, *ptext = NULL;
+	size_t exe_len = 0, bad = 0, plen = 0, unprobed = 0;
 	int rc;
 
 	memset(&ps, 0, sizeof(ps));
 	memset(&prog, 0, sizeof(prog));
+	memset(&uni, 0, sizeof(uni));
 	memset(&nm, 0, sizeof(nm));
 	memset(&prob, 0, sizeof(prob));
 	ps.keep_exits = o->exits && !o->check;
@@ -700,6 +961,26 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 		else
 			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
 		return rc;
+	}
+	/* The source of the entries: function probes when the trace has them
+	 * (spool path placed them, the program has no hooks) or when asked. */
+	if (o->functions != PATH_FN_FINST && trace_reader_file(r, "probes", &ptext, &plen) == 0) {
+		rc = load_probes(&ps, ptext, plen);
+		free(ptext);
+		if (rc < 0) {
+			log_err("%s: %s", trace_dir, strerror(-rc));
+			goto out;
+		}
+	}
+	ps.use_probes = o->functions == PATH_FN_PROBES ||
+			(o->functions == PATH_FN_AUTO && ps.nfuncprobes);
+	if (o->functions == PATH_FN_PROBES && !ps.nfuncprobes) {
+		log_err("%s: --functions=probes: this trace has no function probes (spool path "
+			"places them on a program without -finstrument-functions; spool probe -e "
+			"'func:GLOB' too)",
+			trace_dir);
+		rc = -ENODATA;
+		goto out;
 	}
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		rc = path_feed(&ps, &ev);
@@ -721,6 +1002,21 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 
 		log_warn("%s: offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
 	}
+	if (!ps.entries && ps.use_probes) {
+		log_err("%s: no function entries in this trace: none of its %zu function probes "
+			"was hit",
+			trace_dir, ps.nfuncprobes);
+		rc = -ENODATA;
+		goto out;
+	}
+	if (!ps.entries && o->functions == PATH_FN_FINST) {
+		log_err("%s: no function entries from -finstrument-functions in this trace: build "
+			"the program with -finstrument-functions (gcc or clang), or let spool probe "
+			"its functions (--functions=probes or auto)",
+			trace_dir);
+		rc = -ENODATA;
+		goto out;
+	}
 	if (!ps.entries && ps.nrr) {
 		log_err("%s: no function entries in this trace: it is a recording (spool record), "
 			"which does not record them. Replay it with 'spool replay --record-path -o "
@@ -731,9 +1027,9 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 		goto out;
 	}
 	if (!ps.entries) {
-		log_err("%s: no function entries in this trace: build the program with "
-			"-finstrument-functions (gcc or clang) and record it with "
-			"'spool path -- PROGRAM' (spool locks does not record them)",
+		log_err("%s: no function entries in this trace: record it with 'spool path -- "
+			"PROGRAM' (it probes the functions of a program built without "
+			"-finstrument-functions; spool locks records no function entries)",
 			trace_dir);
 		rc = -ENODATA;
 		goto out;
@@ -755,7 +1051,7 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	if (trace_reader_file(r, name, &exe, &exe_len) == 0 && exe_len) {
 		nm.exe = exe;
 		nm.have_exe_st = stat(exe, &nm.exe_st) == 0;
-		rc = path_prog_load(&prog, exe);
+		rc = path_prog_load(&prog, exe, ps.use_probes);
 		if (rc < 0) {
 			if (o->check) {
 				log_err("%s: cannot read its functions: %s", exe, strerror(-rc));
@@ -774,8 +1070,24 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 		log_warn("functions will be printed as addresses: symbolizer: %s", strerror(-rc));
 		nm.sym = NULL;
 	}
-	if (o->check) {
-		rc = print_check(&ps, &nm, &prog, o, out);
+	if (o->say_source) {
+		if (ps.use_probes)
+			log_info("path: %" PRIu64 " function entries from probes (%zu functions "
+				 "probed, %zu in the executable)",
+				 ps.entries, ps.nfuncprobes, ps.nexeprobes);
+		else
+			log_info("path: %" PRIu64 " function entries from -finstrument-functions",
+				 ps.entries);
+	}
+	if (o->check && ps.use_probes) {
+		rc = probe_universe(&ps, &prog, &uni, &unprobed);
+		if (rc < 0) {
+			log_err("%s", strerror(-rc));
+			goto out_sym;
+		}
+		rc = print_check(&ps, &nm, &uni, o, out, unprobed);
+	} else if (o->check) {
+		rc = print_check(&ps, &nm, &prog, o, out, 0);
 	} else {
 		print_path(&ps, &nm, &prog, o, out);
 		rc = PATH_OK;
@@ -785,11 +1097,13 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 		log_err("writing the path: %s", strerror(errno));
 		rc = -EIO;
 	}
+out_sym:
 	if (nm.sym)
 		symbolizer_close(nm.sym);
 out:
 	free(nm.tab);
 	path_prog_free(&prog);
+	path_prog_free(&uni);
 	free(exe);
 	path_state_free(&ps);
 	trace_reader_close(r);

@@ -9,8 +9,8 @@
  * DWARF, subprograms that have code (a low_pc) in compile units whose
  * producer string shows the flag (gcc records the switches by default,
  * -grecord-gcc-switches; a producer without switches is taken as
- * instrumented). From a symbol table, C run-time start-up functions are left
- * out by name.
+ * instrumented), or in every unit when the entries come from probes. From a
+ * symbol table, C run-time start-up functions are left out by name.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -174,7 +174,7 @@ static int path_cu_instrumented(Dwarf_Die *cu)
 	return strstr(prod, "-finstrument-functions") && !strstr(prod, "-fno-instrument-functions");
 }
 
-static int path_load_dwarf(struct path_prog *p, Dwarf *dw)
+static int path_load_dwarf(struct path_prog *p, Dwarf *dw, int all_units)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize, cap = 0, ncu = 0;
@@ -189,7 +189,7 @@ static int path_load_dwarf(struct path_prog *p, Dwarf *dw)
 			rc = path_scope(p, &cap, &cu, &count);
 			if (rc < 0)
 				return rc;
-			if (!path_cu_instrumented(&cu)) {
+			if (!all_units && !path_cu_instrumented(&cu)) {
 				/* keep the count, drop the functions */
 				for (size_t i = before; i < p->nfuncs; i++) {
 					free(p->funcs[i].name);
@@ -207,7 +207,7 @@ static int path_load_dwarf(struct path_prog *p, Dwarf *dw)
 
 /* ---- ELF symbol tables ---- */
 
-static int path_crt_name(const char *n)
+int path_prog_crt_name(const char *n)
 {
 	static const char *const crt[] = {
 		"_start", "_init", "_fini", "deregister_tm_clones", "register_tm_clones",
@@ -245,7 +245,7 @@ static int path_load_symtab(struct path_prog *p, Elf *elf, Elf64_Word type)
 			    sym.st_shndx == SHN_UNDEF || !sym.st_size)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name || path_crt_name(name))
+			if (!name || !*name || path_prog_crt_name(name))
 				continue;
 			rc = path_prog_add(p, &cap, sym.st_value, name, NULL, 0, 0);
 			if (rc < 0)
@@ -255,7 +255,7 @@ static int path_load_symtab(struct path_prog *p, Elf *elf, Elf64_Word type)
 	return found ? 0 : -ENOENT;
 }
 
-int path_prog_load(struct path_prog *p, const char *path)
+int path_prog_load(struct path_prog *p, const char *path, int all_units)
 {
 	Dwarf *dw = NULL;
 	Elf *elf;
@@ -272,7 +272,7 @@ int path_prog_load(struct path_prog *p, const char *path)
 		goto out_elf;
 	}
 	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	rc = dw ? path_load_dwarf(p, dw) : -ENOENT;
+	rc = dw ? path_load_dwarf(p, dw, all_units) : -ENOENT;
 	if (rc == 0) {
 		p->source = PATH_SRC_DWARF;
 		goto out_sort;
@@ -314,6 +314,50 @@ out_elf:
 	close(fd);
 	if (rc < 0)
 		path_prog_free(p);
+	return rc;
+}
+
+/* An undefined __cyg_profile_func_enter in either symbol table: the code
+ * calls the hook (glibc's no-op, or the agent's). */
+static int path_elf_imports_hook(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && !strcmp(name, "__cyg_profile_func_enter"))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int path_prog_instrumented(const char *path)
+{
+	Elf *elf;
+	int fd, rc;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	rc = elf && elf_kind(elf) == ELF_K_ELF ? path_elf_imports_hook(elf) : -ENOEXEC;
+	if (elf)
+		elf_end(elf);
+	close(fd);
 	return rc;
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * path.c - `spool path`: the thread path of a program built with
- * -finstrument-functions (doc/path.md). With a program, run it in a session
- * whose agent records function entries and exits (SHM_FEAT_PATH) and lock
- * events, then print the path; with a trace directory, print the path of
- * that trace. --check prints the program's functions the run never entered.
+ * path.c - `spool path`: the thread path of a program (doc/path.md). With a
+ * program, run it in a session whose agent records function entries and
+ * exits and lock events, then print the path; with a trace directory, print
+ * the path of that trace. --check prints the program's functions the run
+ * never entered. Function entries come from the -finstrument-functions
+ * hooks (SHM_FEAT_PATH) of a program built with them, else from entry and
+ * exit probes on the functions of the executable (path_probes.c).
  *
  * The path goes to stdout (or -o FILE) after the program has exited, so a
  * program that writes to stdout comes first; the summary line and every
@@ -26,6 +28,7 @@
 #include "../util/files.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../util/target.h"
 #include "cmd.h"
 
 static void path_usage(FILE *out)
@@ -34,8 +37,8 @@ static void path_usage(FILE *out)
 		"usage: spool path [OPTIONS] -- PROGRAM [ARGS...]   record, then print the path\n"
 		"       spool path [OPTIONS] [TRACE_DIR]            print the path of a trace\n"
 		"\n"
-		"The thread path: every function entry of a program built with\n"
-		"-finstrument-functions (gcc or clang), as the time-ordered queue of records\n"
+		"The thread path: every function entry of a program, as the time-ordered\n"
+		"queue of records\n"
 		"\n"
 		"    seq  time(us)  thread  function  object\n"
 		"\n"
@@ -51,6 +54,11 @@ static void path_usage(FILE *out)
 		"With PROGRAM, spool runs it with its agent preloaded (function entries and\n"
 		"lock events recorded into a trace), then prints the path; spool exits with\n"
 		"the program's status when that is not 0, else with the status below.\n"
+		"Function entries come from the -finstrument-functions hooks (gcc or clang)\n"
+		"of a program built with them, else from entry and exit probes spool places\n"
+		"on every function of the executable (as spool probe -e 'func:*' does; a\n"
+		"call the compiler inlined is not seen then; a stripped program has only its\n"
+		"exported functions).\n"
 		"TRACE_DIR defaults to spool.trace; a non-directory argument is taken as a\n"
 		"program to record.\n"
 		"\n"
@@ -62,6 +70,11 @@ static void path_usage(FILE *out)
 		"      --exits          also print function exits ('>' entry, '<' exit)\n"
 		"      --thread N       only thread index N (the number after T)\n"
 		"      --json           JSON instead of text\n"
+		"      --functions SRC  where function entries come from: finstrument (the\n"
+		"                       -finstrument-functions hooks), probes (entry/exit\n"
+		"                       probes), or auto (default: the hooks when the\n"
+		"                       program calls them, else probes; for a trace: its\n"
+		"                       function probes if it has any)\n"
 		"  -t, --trace-dir DIR  when recording: trace directory (default spool.trace;\n"
 		"                       an existing one is kept as DIR.old). TRACE_DIR made by\n"
 		"                       spool record holds no function entries: spool path\n"
@@ -75,23 +88,35 @@ static void path_usage(FILE *out)
 		"\n"
 		"exit status: 0 the path was printed (--check: every function was entered);\n"
 		"1 --check found functions never entered, or the trace has no function entries\n"
-		"(the program was not built with -finstrument-functions, or was recorded by\n"
+		"(no function was entered, none could be probed, or the trace was recorded by\n"
 		"another command); 2 usage error; when recording, the program's own status if\n"
 		"it is not 0 (127 not found, 126 not executable).\n",
 		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
 }
 
-static int path_record(struct session_opts *so, int quiet)
+static int path_record(struct session_opts *so, int quiet, int functions)
 {
+	struct path_probes *pp = NULL;
 	struct session_result res;
+	char exe[PATH_MAX];
 	uint64_t lost;
 	int rc;
 
 	so->features = SHM_FEAT_PATH | SHM_FEAT_LOCKS;
 	so->quiet = quiet;
+	rc = target_resolve(so->argv[0], exe, sizeof(exe));
+	if (rc == 0) {
+		rc = path_probes_setup(&pp, functions, exe, so, quiet);
+		if (rc < 0)
+			return 1;
+	} /* else session_run says why it cannot start it */
 	rc = session_run(so, &res);
-	if (rc < 0)
+	if (rc < 0) {
+		path_probes_free(pp);
 		return cmd_start_status(rc);
+	}
+	path_probes_done(pp, quiet);
+	path_probes_free(pp);
 	lost = (res.st.lost_ring > res.st.seq_gaps ? res.st.lost_ring : res.st.seq_gaps) +
 	       res.st.lost_no_ring;
 	if (res.term_signal)
@@ -111,9 +136,9 @@ static int path_record(struct session_opts *so, int quiet)
  * replay it with --record-path into DIR (the program's stdout discarded,
  * its stderr and the replay's diagnostics kept) and read the path there.
  * Returns 0, or 1 after saying why the replay did not give a path. */
-static int path_replay(const char *trace_dir, const char *dir, int quiet)
+static int path_replay(const char *trace_dir, const char *dir, int quiet, int functions)
 {
-	char self[PATH_MAX];
+	char self[PATH_MAX], fnopt[32];
 	int status, fd;
 	pid_t pid;
 
@@ -123,6 +148,7 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet)
 		log_info("path: %s is a recording; replaying it to get its function entries "
 			 "(spool replay --record-path -o %s)",
 			 trace_dir, dir);
+	snprintf(fnopt, sizeof(fnopt), "--functions=%s", path_fn_name(functions));
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -137,7 +163,7 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet)
 			dup2(fd, STDOUT_FILENO);
 			close(fd);
 		}
-		execl(self, self, "replay", "-q", "--record-path", "-o", dir, trace_dir,
+		execl(self, self, "replay", "-q", "--record-path", fnopt, "-o", dir, trace_dir,
 		      (char *)NULL);
 		_exit(127);
 	}
@@ -166,6 +192,7 @@ int cmd_path(int argc, char **argv)
 		{"exits", no_argument, NULL, 'x'},
 		{"thread", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},
+		{"functions", required_argument, NULL, 'F'},
 		{"trace-dir", required_argument, NULL, 't'},
 		{"ring-size", required_argument, NULL, 'r'},
 		{"max-threads", required_argument, NULL, 'T'},
@@ -210,6 +237,14 @@ int cmd_path(int argc, char **argv)
 		case 'j':
 			po.json = 1;
 			break;
+		case 'F':
+			rc = path_fn_parse(optarg);
+			if (rc < 0) {
+				log_err("--functions '%s': want finstrument, probes or auto", optarg);
+				return EXIT_USAGE;
+			}
+			po.functions = rc;
+			break;
 		case 't':
 			so.trace_dir = optarg;
 			break;
@@ -249,7 +284,7 @@ int cmd_path(int argc, char **argv)
 	}
 	if (record) {
 		so.argv = argv + optind;
-		rc = path_record(&so, quiet);
+		rc = path_record(&so, quiet, po.functions);
 		if (rc > 0)
 			return rc; /* the program did not run, or no trace */
 		prog_status = rc < 0 ? -rc - 1 : 0;
@@ -272,7 +307,7 @@ int cmd_path(int argc, char **argv)
 				rmdir(tmp); /* the replay makes it (no DIR.old) */
 				remove_tmp = 1;
 			}
-			if (path_replay(trace_dir, tmp, quiet)) {
+			if (path_replay(trace_dir, tmp, quiet, po.functions)) {
 				rc = 1;
 				goto out_tmp;
 			}
@@ -287,6 +322,7 @@ int cmd_path(int argc, char **argv)
 		}
 	}
 	fflush(stdout);
+	po.say_source = !quiet;
 	rc = path_report_dir(trace_dir, &po, out);
 	if (out != stdout && fclose(out) != 0 && rc >= 0) {
 		log_err("%s: %s", output, strerror(errno));

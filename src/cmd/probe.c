@@ -38,6 +38,7 @@
 #include "../collect/session.h"
 #include "../probe/probe.h"
 #include "../probe/probe_attach.h"
+#include "../probe/probe_session.h"
 #include "../probe/sysprobe.h"
 #include "../util/debugfile.h"
 #include "../util/log.h"
@@ -106,94 +107,6 @@ static void probe_usage(FILE *out)
 		"\n"
 		"Later: spool report --functions DIR. See doc/probe.md.\n",
 		SHM_DEFAULT_RING_BYTES >> 20);
-}
-
-struct probe_run {
-	struct probe_mgr *m;
-	int list_only;
-	char handler[PROBE_PATH_MAX]; /* absolute path of --handler, "" = none */
-	int handler_failed;	      /* the agent could not load it */
-	unsigned sys_what;	      /* -e sys:...: SYS_W_* (src/probe/sysprobe.c) */
-	struct sysprobe *sys;
-};
-
-static int probe_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
-{
-	struct probe_run *pr = arg;
-	void *area = shm_host_ext(h, SHM_EXT_PROBES);
-
-	int rc;
-
-	if (!area)
-		return -ENOSPC;
-	rc = probe_mgr_fill_area(pr->m, area, h->ctl->ext_size[SHM_EXT_PROBES]);
-	if (!rc)
-		memcpy(((struct probe_area_hdr *)area)->handler_path, pr->handler,
-		       sizeof(pr->handler));
-	if (!rc && pr->sys_what)
-		rc = sysprobe_start(&pr->sys, pr->sys_what, h);
-	return rc;
-}
-
-static int probe_finish(void *arg, struct shm_host *h, struct trace_writer *w)
-{
-	struct probe_run *pr = arg;
-	const struct probe_area_hdr *ah = shm_host_ext(h, SHM_EXT_PROBES);
-	size_t counts[16] = {0}, len;
-	char *text;
-	int rc;
-
-	rc = sysprobe_finish(pr->sys, w);
-	pr->sys = NULL;
-	if (rc < 0)
-		log_err("writing the system probes: %s", strerror(-rc));
-	if (ah) {
-		pr->handler_failed = pr->handler[0] && !ah->handler_loaded;
-		if (pr->handler_failed)
-			log_err("the agent could not load %s: %.*s", pr->handler,
-				(int)sizeof(ah->handler_error), ah->handler_error);
-		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE))
-			log_warn("the agent did not place the probes (the program did not start "
-				 "with it, or exited first)");
-		probe_mgr_read_area(pr->m, ah);
-	}
-	for (size_t i = 0; i < pr->m->ndefs; i++)
-		if (pr->m->defs[i].registered && pr->m->defs[i].status < 16)
-			counts[pr->m->defs[i].status]++;
-	if (counts[PROBE_S_MISMATCH])
-		log_warn("%zu probes not placed: the code in memory differs from the file spool "
-			 "decoded (%s or a library)",
-			 counts[PROBE_S_MISMATCH], pr->m->exe);
-	if (counts[PROBE_S_NO_MODULE])
-		log_warn("%zu probes not placed: their library was not loaded at startup",
-			 counts[PROBE_S_NO_MODULE]);
-	if (counts[PROBE_S_REMOVED])
-		log_warn("%zu probes removed while the program ran: their handler faulted "
-			 "(the error handler ran, the original code was put back)",
-			 counts[PROBE_S_REMOVED]);
-	if (counts[PROBE_S_NO_PAGE] || counts[PROBE_S_PROTECT])
-		log_warn("%zu probes not placed: no trampoline memory or text not writable",
-			 counts[PROBE_S_NO_PAGE] + counts[PROBE_S_PROTECT]);
-	rc = probe_mgr_table(pr->m, &text, &len);
-	if (rc < 0)
-		return rc;
-	rc = trace_writer_add_file(w, "probes", text, len);
-	free(text);
-	if (rc >= 0 && probe_mgr_has_vars(pr->m)) {
-		rc = probe_mgr_var_table(pr->m, &text, &len);
-		if (rc < 0)
-			return rc;
-		rc = trace_writer_add_file(w, "vars", text, len);
-		free(text);
-	}
-	if (rc < 0 || !probe_mgr_has_cfg(pr->m))
-		return rc;
-	rc = probe_mgr_cfg_table(pr->m, &text, &len);
-	if (rc < 0)
-		return rc;
-	rc = trace_writer_add_file(w, "coverage", text, len);
-	free(text);
-	return rc;
 }
 
 /* "10s", "500ms", "2m", "1h", a bare number is seconds. */
@@ -419,7 +332,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	if (rc < 0)
 		goto out_writer;
 	h.ctl->features = SHM_FEAT_PROBES;
-	rc = probe_prepare(pr, &h, w);
+	rc = probe_run_prepare(pr, &h, w);
 	if (rc < 0)
 		goto out_collector;
 	((struct probe_area_hdr *)shm_host_ext(&h, SHM_EXT_PROBES))->attach = 1;
@@ -467,7 +380,7 @@ out_signals:
 	rc = collector_finish(col, &st);
 	if (rc < 0)
 		log_err("finishing the trace: %s", strerror(-rc));
-	probe_finish(pr, &h, w);
+	probe_run_finish(pr, &h, w);
 	len = snprintf(summary, sizeof(summary),
 		       "format=spool-summary-1\nprogram=%s\nattached_pid=%d\nexit_status=0\n"
 		       "term_signal=0\nevents=%llu\nlock_events=0\nlost_ring=%llu\n"
@@ -713,9 +626,7 @@ int cmd_probe(int argc, char **argv)
 		log_err("planning block and branch probes: %s", strerror(-rc));
 		goto out;
 	}
-	for (size_t i = 0; i < m.ndefs; i++)
-		if (m.defs[i].registered && !m.defs[i].shared)
-			*(m.defs[i].method == PROBE_M_JUMP ? &njump : &nint3) += 1;
+	probe_run_count(&m, &njump, &nint3);
 	if (pr.list_only) {
 		probe_mgr_print_list(&m, stdout);
 		status = 0;
@@ -735,8 +646,8 @@ int cmd_probe(int argc, char **argv)
 	so.ext_bytes[SHM_EXT_PROBES] = probe_mgr_area_size(&m);
 	if (pr.sys_what)
 		so.ext_bytes[SHM_EXT_SYS] = sysprobe_area_size(so.max_rings);
-	so.prepare = probe_prepare;
-	so.finish = probe_finish;
+	so.prepare = probe_run_prepare;
+	so.finish = probe_run_finish;
 	so.hook_arg = &pr;
 	rc = session_run(&so, &res);
 	if (rc < 0) {
@@ -746,16 +657,9 @@ int cmd_probe(int argc, char **argv)
 	if (res.term_signal)
 		log_info("%s killed by signal %d (%s)", so.argv[0], res.term_signal,
 			 strsignal(res.term_signal));
-	{
-		size_t placed = 0;
-
-		for (size_t i = 0; i < m.ndefs; i++)
-			placed += m.defs[i].registered && (m.defs[i].status == PROBE_S_PATCHED ||
-						   m.defs[i].status == PROBE_S_REMOVED);
-		log_info("%zu of %zu probes placed, %llu events lost, trace in %s/", placed,
-			 njump + nint3,
-			 (unsigned long long)(res.st.lost_ring + res.st.lost_no_ring), so.trace_dir);
-	}
+	log_info("%zu of %zu probes placed, %llu events lost, trace in %s/", probe_run_placed(&m),
+		 njump + nint3, (unsigned long long)(res.st.lost_ring + res.st.lost_no_ring),
+		 so.trace_dir);
 	if (!so.quiet && !res.trace_error) {
 		fflush(stdout);
 		probe_reports(so.trace_dir, &m, &fo);

@@ -382,8 +382,17 @@ int cmd_replay(int argc, char **argv)
 	if ((path_file || record_path) &&
 	    rr_pathsched_setup(&pathsched, path_file, log, !strcmp(info->mode, "serial"), &so) < 0)
 		goto out;
+	/* A --path replay hands the token over at the hooks' calls: a program
+	 * without them cannot follow a path (its probes do not switch). */
+	if (path_file && path_prog_instrumented(optind < argc ? path : info->exe) == 0) {
+		log_err("--path: %s does not call the -finstrument-functions hooks, where a "
+			"replay switches threads to follow a path: rebuild it with "
+			"-finstrument-functions (doc/path.md)",
+			optind < argc ? path : info->exe);
+		goto out;
+	}
 	/* Function entries of a program without -finstrument-functions: probes
-	 * (path_probes.c; a --path replay switches at the hooks, so not there). */
+	 * (path_probes.c). */
 	if (record_path && !path_file &&
 	    path_probes_setup(&pprobes, functions, optind < argc ? path : info->exe, &so,
 			      so.quiet) < 0)

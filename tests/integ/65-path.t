@@ -5,7 +5,9 @@
 # -finstrument-functions): the exact records in order with their threads and
 # objects, --check naming the one function never called, --exits, --thread
 # and --json, all threads of a parallel run, and the refusals: a program
-# without -finstrument-functions, a trace recorded by spool locks.
+# without -finstrument-functions when its hooks are asked for (without
+# --functions, spool probes it: 96-path-probes.t), a trace recorded by
+# spool locks.
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/path_prodcons-finst"
@@ -71,8 +73,8 @@ is "$(records par.txt | awk '{print $3}' | sort -u | wc -l)" 7 "  7 threads in t
 is "$(records par.txt | awk '$4 == "lock"' | wc -l)" 18 "  18 lock() calls (6 threads x 3 rounds)"
 
 # --- refusals ---
-spool_run path -- "$PROGS/lockcount" 2 10
-is_rc 1 "a program built without -finstrument-functions: exit 1"
+spool_run path --functions=finstrument -- "$PROGS/lockcount" 2 10
+is_rc 1 "a program built without -finstrument-functions, hooks asked for: exit 1"
 like "$ERR" "no function entries.*-finstrument-functions" "  saying how to get function entries"
 spool_run locks -q -- "$PROG"
 spool_run path spool.trace

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_session.c - the session hooks of dynamic probes (probe_session.h):
+ * what `spool probe` does around the program's run, shared with the
+ * commands that add probes to their own sessions (spool path, spool replay
+ * --record-path on programs without -finstrument-functions).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collect/shm_host.h"
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "probe_session.h"
+#include "sysprobe.h"
+
+int probe_run_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
+{
+	struct probe_run *pr = arg;
+	void *area = shm_host_ext(h, SHM_EXT_PROBES);
+	int rc;
+
+	if (!area)
+		return -ENOSPC;
+	rc = probe_mgr_fill_area(pr->m, area, h->ctl->ext_size[SHM_EXT_PROBES]);
+	if (!rc)
+		memcpy(((struct probe_area_hdr *)area)->handler_path, pr->handler,
+		       sizeof(pr->handler));
+	if (!rc && pr->sys_what)
+		rc = sysprobe_start(&pr->sys, pr->sys_what, h);
+	if (!rc && pr->next_prepare)
+		rc = pr->next_prepare(pr->next_arg, h, w);
+	return rc;
+}
+
+static int probe_run_side_files(struct probe_run *pr, struct trace_writer *w)
+{
+	size_t len;
+	char *text;
+	int rc;
+
+	rc = probe_mgr_table(pr->m, &text, &len);
+	if (rc < 0)
+		return rc;
+	rc = trace_writer_add_file(w, "probes", text, len);
+	free(text);
+	if (rc >= 0 && probe_mgr_has_vars(pr->m)) {
+		rc = probe_mgr_var_table(pr->m, &text, &len);
+		if (rc < 0)
+			return rc;
+		rc = trace_writer_add_file(w, "vars", text, len);
+		free(text);
+	}
+	if (rc < 0 || !probe_mgr_has_cfg(pr->m))
+		return rc;
+	rc = probe_mgr_cfg_table(pr->m, &text, &len);
+	if (rc < 0)
+		return rc;
+	rc = trace_writer_add_file(w, "coverage", text, len);
+	free(text);
+	return rc;
+}
+
+int probe_run_finish(void *arg, struct shm_host *h, struct trace_writer *w)
+{
+	struct probe_run *pr = arg;
+	const struct probe_area_hdr *ah = shm_host_ext(h, SHM_EXT_PROBES);
+	size_t counts[16] = {0};
+	int rc, rc2 = 0;
+
+	rc = sysprobe_finish(pr->sys, w);
+	pr->sys = NULL;
+	if (rc < 0)
+		log_err("writing the system probes: %s", strerror(-rc));
+	if (ah) {
+		pr->handler_failed = pr->handler[0] && !ah->handler_loaded;
+		if (pr->handler_failed)
+			log_err("the agent could not load %s: %.*s", pr->handler,
+				(int)sizeof(ah->handler_error), ah->handler_error);
+		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE))
+			log_warn("the agent did not place the probes (the program did not start "
+				 "with it, or exited first)");
+		probe_mgr_read_area(pr->m, ah);
+	}
+	for (size_t i = 0; i < pr->m->ndefs; i++)
+		if (pr->m->defs[i].registered && pr->m->defs[i].status < 16)
+			counts[pr->m->defs[i].status]++;
+	if (counts[PROBE_S_MISMATCH])
+		log_warn("%zu probes not placed: the code in memory differs from the file spool "
+			 "decoded (%s or a library)",
+			 counts[PROBE_S_MISMATCH], pr->m->exe);
+	if (counts[PROBE_S_NO_MODULE])
+		log_warn("%zu probes not placed: their library was not loaded at startup",
+			 counts[PROBE_S_NO_MODULE]);
+	if (counts[PROBE_S_REMOVED])
+		log_warn("%zu probes removed while the program ran: their handler faulted "
+			 "(the error handler ran, the original code was put back)",
+			 counts[PROBE_S_REMOVED]);
+	if (counts[PROBE_S_NO_PAGE] || counts[PROBE_S_PROTECT])
+		log_warn("%zu probes not placed: no trampoline memory or text not writable",
+			 counts[PROBE_S_NO_PAGE] + counts[PROBE_S_PROTECT]);
+	rc = probe_run_side_files(pr, w);
+	if (pr->next_finish)
+		rc2 = pr->next_finish(pr->next_arg, h, w);
+	return rc < 0 ? rc : rc2;
+}
+
+void probe_run_hook_session(struct probe_run *pr, struct session_opts *so)
+{
+	pr->next_prepare = so->prepare;
+	pr->next_finish = so->finish;
+	pr->next_arg = so->hook_arg;
+	so->features |= SHM_FEAT_PROBES;
+	so->ext_bytes[SHM_EXT_PROBES] = probe_mgr_area_size(pr->m);
+	so->prepare = probe_run_prepare;
+	so->finish = probe_run_finish;
+	so->hook_arg = pr;
+}
+
+void probe_run_count(const struct probe_mgr *m, size_t *njump, size_t *nint3)
+{
+	*njump = *nint3 = 0;
+	for (size_t i = 0; i < m->ndefs; i++)
+		if (m->defs[i].registered && !m->defs[i].shared)
+			*(m->defs[i].method == PROBE_M_JUMP ? njump : nint3) += 1;
+}
+
+size_t probe_run_placed(const struct probe_mgr *m)
+{
+	size_t placed = 0;
+
+	for (size_t i = 0; i < m->ndefs; i++)
+		placed += m->defs[i].registered && (m->defs[i].status == PROBE_S_PATCHED ||
+						    m->defs[i].status == PROBE_S_REMOVED);
+	return placed;
+}

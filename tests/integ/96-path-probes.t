@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 96-path-probes.t - spool path of a program built without
+# -finstrument-functions (doc/path.md, "Getting function entries"): spool
+# places entry and exit probes on the executable's functions. The plain
+# build of the producer/consumer example (tests/progs/path_prodcons.c, the
+# same source as path_prodcons-finst.c) must give the records the -finst
+# build gives (threads, functions, objects), --check must name the function
+# never called, the path of a sync and of a serial recording (spool path
+# TRACE replays it with probes) must come out without a divergence, and
+# --functions forces one source. pigz (Debian's, stripped) gets a clear
+# error.
+. "$(dirname "$0")/lib.sh"
+
+PLAIN="$PROGS/path_prodcons"
+FINST="$PROGS/path_prodcons-finst"
+if [ ! -x "$PLAIN" ] || [ ! -x "$FINST" ]; then
+	echo "1..0 # SKIP $PLAIN or $FINST is not built"
+	exit 0
+fi
+
+plan 40
+
+# records FILE: the path's records without the comment lines.
+records() { grep -v '^#' "$1"; }
+# fo FILE: "function object" per record.
+fo() { records "$1" | awk '{print $4, $5}'; }
+# tfo FILE: "thread function object" per record, the tid left out.
+tfo() { records "$1" | awk '{ sub(/\/[0-9]+$/, "", $3); print $3, $4, $5 }'; }
+
+ok "the plain build does not call the -finstrument-functions hooks" \
+	bash -c "! nm -D '$PLAIN' | grep -q __cyg_profile_func_enter"
+
+# --- the deterministic single-item run, against the -finst build ---
+spool_run path -o finst.txt -- "$FINST"
+is_rc 0 "the -finst build: spool path exits 0"
+spool_run path -o plain.txt -- "$PLAIN"
+is_rc 0 "the plain build: spool path exits 0"
+is "$OUT" "consumed 42" "  the program's own stdout is untouched"
+like "$ERR" "no -finstrument-functions hooks: function entries from probes on 8 of its 8 functions" \
+	"  it says the entries come from probes, and on how many functions"
+like "$(head -n 1 plain.txt)" "^# function entries: probes on 8 functions" \
+	"  and so does the path's first line"
+is "$(fo plain.txt | tr '\n' ' ')" \
+	"main* sem:buf_sem producer none lock sem:buf_sem put data unlock sem:buf_sem consumer none lock sem:buf_sem get data unlock sem:buf_sem " \
+	"  the functions and objects of the design's example"
+is "$(tfo plain.txt)" "$(tfo finst.txt)" "  the same <thread, function, object> records as the -finst build"
+ok "  times never go back" awk '!/^#/ { if ($2 < last) exit 1; last = $2 }' plain.txt
+
+spool_run path --exits spool.trace
+is "$(records run.out | awk '{print $4}' | tr '\n' ' ')" \
+	">main* >producer >lock <lock >put <put >unlock <unlock <producer >consumer >lock <lock >get <get >unlock <unlock <consumer <main* " \
+	"--exits: each exit pairs with its entry (by stack pointer)"
+is "$(records run.out | awk '$4 == "<put" {print $5}')" "data" "  an exit carries its call's objects"
+spool_run path --json spool.trace
+is "$(python3 -c 'import json; d=json.load(open("run.out")); print(d["entries"], " ".join(r["function"] for r in d["records"]))')" \
+	"probes main producer lock put unlock consumer lock get unlock" \
+	"--json: \"entries\": \"probes\" and the same functions"
+
+# --- --check ---
+spool_run path --check spool.trace
+is_rc 1 "--check exits 1: a function was never entered"
+like "$OUT" "^7 of 8 functions entered \\(.*path_prodcons, the functions spool probed" \
+	"  7 of the 8 probed functions entered"
+like "$OUT" "never entered: never_called +path_prodcons-finst\\.c:[0-9]+" \
+	"  never_called is listed, with its file and line"
+is "$(grep -c 'never entered' <<<"$OUT")" 1 "  and nothing else"
+spool_run path --check -- "$PLAIN" 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 \
+	25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 \
+	55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 \
+	85 86 87 88 89 90 91 92 93 94 95 96 97 98 99
+is_rc 0 "--check of a run that calls never_called too: exit 0"
+like "$OUT" "^8 of 8 functions entered" "  8 of 8"
+
+# --- a parallel run: every thread, every call ---
+spool_run path -q -o finst3.txt -- "$FINST" 3
+spool_run path -q -o plain3.txt -- "$PLAIN" 3
+is_rc 0 "spool path -- path_prodcons 3 exits 0"
+is "$(records plain3.txt | awk '{print $3}' | sort -u | wc -l)" 7 \
+	"  7 threads in the path (main + 3 producers + 3 consumers)"
+is "$(fo plain3.txt | sort | uniq -c)" "$(fo finst3.txt | sort | uniq -c)" \
+	"  the same calls with the same objects as the -finst build"
+
+# --- recordings: spool path TRACE replays them with probes ---
+for mode in sync serial; do
+	spool_run record -q --mode "$mode" -o "$mode.trace" -- "$PLAIN" 3
+	rec_out="$OUT"
+	spool_run path -o "$mode.txt" "$mode.trace"
+	is_rc 0 "$mode recording: spool path TRACE exits 0"
+	unlike "$ERR" "diverged" "  its replay with probes did not diverge"
+	is "$(fo "$mode.txt" | sort | uniq -c)" "$(fo finst3.txt | sort | uniq -c)" \
+		"  the calls and objects of the -finst build"
+	spool_run replay -q --record-path -o "$mode.rp" "$mode.trace"
+	is_rc 0 "  spool replay --record-path exits 0"
+	is "$OUT" "$rec_out" "  and prints the recorded output"
+done
+# serial mode replays the interleaving too: the same path every time
+spool_run path -q --exits -o serial2.txt serial.trace
+spool_run path -q --exits -o serial3.txt serial.trace
+is "$(tfo serial3.txt)" "$(tfo serial2.txt)" "serial: two replays give the same path, exits included"
+
+# --- --functions ---
+spool_run path --functions=finstrument -o none.txt -- "$PLAIN"
+is_rc 1 "--functions=finstrument on the plain build: exit 1"
+like "$ERR" "no function entries from -finstrument-functions" "  saying so"
+spool_run path --functions=probes -o forced.txt -- "$FINST"
+is_rc 0 "--functions=probes on the -finst build: exit 0"
+like "$(head -n 1 forced.txt)" "^# function entries: probes" "  the entries come from probes"
+is "$(tfo forced.txt)" "$(tfo finst.txt)" "  and the hooks' own records are left out (no call twice)"
+spool_run path --functions=hooks spool.trace
+is_rc 2 "--functions=hooks: usage error"
+
+# --- pigz (Debian's build: stripped) ---
+if ! command -v pigz >/dev/null; then
+	skip "pigz is not installed" 2
+else
+	head -c 400000 /dev/urandom >in.bin
+	spool_run path -- pigz -p 2 -c in.bin
+	pigz=$(command -v pigz)
+	if readelf -S "$pigz" | grep -q '\.symtab' || nm -D --defined-only "$pigz" | grep -q ' T '; then
+		is_rc 0 "pigz -p 2 (with symbols): a path"
+		ok "  with function entries" test -n "$(records run.out)"
+	else
+		is_rc 1 "pigz -p 2, stripped and exporting no function: exit 1"
+		like "$ERR" "pigz has no function spool can probe \\(it is stripped.*\\.dynsym" \
+			"  saying it is stripped and what would give names"
+	fi
+fi
+
+done_testing
