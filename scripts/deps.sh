@@ -24,7 +24,7 @@ set -euo pipefail
 #   libzydis-dev                         spool probe: x86-64 decoding and relocation
 #   lcov                                 tests: genhtml must accept spool report --coverage's .info
 #   sqlite3                              tests: a real program that reads its stdin with stdio
-#   memcached xz-utils zstd              tests: a real server and real compressors, recorded and replayed
+#   memcached xz-utils zstd pbzip2 lbzip2  tests: a real server and real compressors, recorded and replayed
 #   clang-14 llvm-14-dev                 spool cc: its compiler and the LLVM-C API of spool-ccopt
 PACKAGES=(
 	build-essential gcc make pkg-config
@@ -41,7 +41,7 @@ PACKAGES=(
 	libzydis-dev
 	lcov
 	sqlite3
-	memcached xz-utils zstd
+	memcached xz-utils zstd pbzip2 lbzip2
 	clang-14 llvm-14-dev
 )
 

@@ -78,6 +78,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_SIGTIMEDWAIT] = "sigwait/sigwaitinfo/sigtimedwait",
 	[RR_CALL_GETPEERNAME] = "getpeername",
 	[RR_CALL_GETSOCKNAME] = "getsockname",
+	[RR_CALL_KILL] = "kill/pthread_kill/raise/sigqueue/tgkill",
 	[RR_CALL_WRITE] = "write",
 	[RR_CALL_WRITEV] = "writev",
 };
@@ -924,6 +925,11 @@ int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const 
 	if (wait && e->turn != RR_NO_TURN)
 		rr_wait_turn(e);
 	return e->result;
+}
+
+uint32_t agent_rr_opts(void)
+{
+	return rr_area ? rr_area->opts : 0;
 }
 
 int agent_rr_rep_log_done(void)

@@ -44,6 +44,8 @@ void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int re
 int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
 		       int wait);
 /* Replay: wait for the turn of the event begun without waiting. */
+/* RR_O_* of the replay (0 when recording). */
+uint32_t agent_rr_opts(void);
 /* Replay: the thread's log is used up (its next call has no record). */
 int agent_rr_rep_log_done(void);
 void agent_rr_rep_wait(struct agent_thread *t);

@@ -553,7 +553,82 @@ static pid_t sig_pid(pid_t pid)
 	return pid;
 }
 
-AGENT_EXPORT int kill(pid_t pid, int sig)
+/* ---- signals the program sends ---- */
+
+/* Signals a replay still sends to its own process: those that stop,
+ * continue or kill it whatever it does, the synchronous ones (never
+ * wrapped: their handlers run when the kernel delivers them), and any
+ * whose handler is not the agent's wrapper (installed with a raw
+ * rt_sigaction, as Go's runtime does: the recording ran it as the kernel
+ * delivered the signal, so must the replay). */
+static int sig_send_for_real(int sig)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		uint64_t mask;
+	} ka;
+
+	if (sig > 0 && sig < 65 && syscall(SYS_rt_sigaction, sig, NULL, &ka, 8) == 0 &&
+	    ka.handler != (void *)SIG_DFL && ka.handler != (void *)SIG_IGN &&
+	    ka.handler != (void *)sig_wrapper)
+		return 1;
+	switch (sig) {
+	case SIGKILL:
+	case SIGSTOP:
+	case SIGCONT:
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGFPE:
+	case SIGILL:
+	case SIGTRAP:
+	case SIGSYS:
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * kill, sigqueue, tgkill, pthread_kill, pthread_sigqueue and raise are
+ * recorded calls (RR_CALL_KILL: fd = the signal; the result and errno).
+ * A replay of a recording that has them (RR_O_KILLS) sends nothing and
+ * returns the recorded result: what a signal did to this process comes
+ * from the recording (a handler at its recorded point, a wait returning
+ * its recorded signal), and sending it again left it pending, to kill the
+ * program once it had set it back to SIG_DFL (lbzip2: a worker's kill
+ * ends main's sigsuspend, and main then resets its handlers); the result
+ * of the send, which depends on the other thread's timing (pbzip2's
+ * pthread_kill of its signal thread), is the recorded one too; and another
+ * process must not be touched. Only sig_send_for_real's signals to this
+ * process still go. An older recording (no RR_O_KILLS) gets the sends
+ * made for real, with the recorded pid meaning this process (sig_pid).
+ */
+#define SIG_SEND(sig, self, call)                                                                  \
+	do {                                                                                       \
+		struct agent_thread *t_;                                                           \
+		int r_, e_;                                                                        \
+                                                                                                   \
+		if (AGENT_LIKELY(!agent_rr_mode) ||                                                \
+		    ((agent_rr_mode & RR_MODE_REPLAY) && !(agent_rr_opts() & RR_O_KILLS)) ||      \
+		    !(t_ = agent_rr_io_enter()))                                                   \
+			return (call);                                                             \
+		if (agent_rr_mode & RR_MODE_REPLAY) {                                              \
+			r_ = (int)agent_rr_rep_input(t_, RR_CALL_KILL, (sig), NULL, 0, NULL);      \
+			e_ = errno;                                                                \
+			if ((self) && sig_send_for_real(sig))                                      \
+				(void)(call);                                                      \
+			errno = e_;                                                                \
+			return r_;                                                                 \
+		}                                                                                  \
+		r_ = (call);                                                                       \
+		e_ = errno;                                                                        \
+		agent_rr_rec_input(t_, RR_CALL_KILL, (sig), r_, r_ < 0 ? e_ : 0, 0, NULL, 0);     \
+		errno = e_;                                                                        \
+		return r_;                                                                         \
+	} while (0)
+
+static int sig_kill(pid_t pid, int sig)
 {
 	pid = sig_pid(pid);
 	if (sig_real_kill)
@@ -561,7 +636,23 @@ AGENT_EXPORT int kill(pid_t pid, int sig)
 	return (int)syscall(SYS_kill, pid, sig);
 }
 
-AGENT_EXPORT int sigqueue(pid_t pid, int sig, const union sigval v)
+static int sig_self_pid(pid_t pid)
+{
+	pid_t rec = __atomic_load_n(&agent_rr_pid_recorded, __ATOMIC_RELAXED);
+
+	return pid == (pid_t)syscall(SYS_getpid) || (rec && pid == rec);
+}
+
+AGENT_EXPORT int kill(pid_t pid, int sig)
+{
+	/* A process group (pid <= 0) that holds this process: only this
+	 * process gets a signal sent for real in a replay. */
+	if ((agent_rr_mode & RR_MODE_REPLAY) && pid <= 0 && pid != -1)
+		SIG_SEND(sig, 1, sig_kill((pid_t)syscall(SYS_getpid), sig));
+	SIG_SEND(sig, sig_self_pid(pid), sig_kill(pid, sig));
+}
+
+static int sig_sigqueue(pid_t pid, int sig, const union sigval v)
 {
 	pid = sig_pid(pid);
 	if (sig_real_sigqueue)
@@ -577,4 +668,75 @@ AGENT_EXPORT int sigqueue(pid_t pid, int sig, const union sigval v)
 		si.si_value = v;
 		return (int)syscall(SYS_rt_sigqueueinfo, pid, sig, &si);
 	}
+}
+
+AGENT_EXPORT int sigqueue(pid_t pid, int sig, const union sigval v)
+{
+	SIG_SEND(sig, sig_self_pid(pid), sig_sigqueue(pid, sig, v));
+}
+
+static int (*sig_real_pthread_kill)(pthread_t, int);
+static int (*sig_real_pthread_sigqueue)(pthread_t, int, const union sigval);
+static int (*sig_real_raise)(int);
+static int (*sig_real_tgkill)(pid_t, pid_t, int);
+
+__attribute__((constructor)) static void sig_resolve_sends(void)
+{
+	int saved = errno;
+
+	agent_self.busy++;
+	AGENT_RESOLVE(sig_real_pthread_kill, "pthread_kill");
+	AGENT_RESOLVE(sig_real_pthread_sigqueue, "pthread_sigqueue");
+	AGENT_RESOLVE(sig_real_raise, "raise");
+	AGENT_RESOLVE(sig_real_tgkill, "tgkill");
+	agent_self.busy--;
+	errno = saved;
+}
+
+static int sig_pthread_kill(pthread_t th, int sig)
+{
+	if (sig_real_pthread_kill)
+		return sig_real_pthread_kill(th, sig);
+	return th == pthread_self() ? (int)syscall(SYS_tgkill, syscall(SYS_getpid),
+						   syscall(SYS_gettid), sig)
+				    : ENOSYS;
+}
+
+AGENT_EXPORT int pthread_kill(pthread_t th, int sig)
+{
+	SIG_SEND(sig, 1, sig_pthread_kill(th, sig));
+}
+
+static int sig_pthread_sigqueue(pthread_t th, int sig, const union sigval v)
+{
+	return sig_real_pthread_sigqueue ? sig_real_pthread_sigqueue(th, sig, v) : ENOSYS;
+}
+
+AGENT_EXPORT int pthread_sigqueue(pthread_t th, int sig, const union sigval v)
+{
+	SIG_SEND(sig, 1, sig_pthread_sigqueue(th, sig, v));
+}
+
+static int sig_raise(int sig)
+{
+	if (sig_real_raise)
+		return sig_real_raise(sig);
+	return (int)syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), sig);
+}
+
+AGENT_EXPORT int raise(int sig)
+{
+	SIG_SEND(sig, 1, sig_raise(sig));
+}
+
+static int sig_tgkill(pid_t tgid, pid_t tid, int sig)
+{
+	if (sig_real_tgkill)
+		return sig_real_tgkill(tgid, tid, sig);
+	return (int)syscall(SYS_tgkill, tgid, tid, sig);
+}
+
+AGENT_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
+{
+	SIG_SEND(sig, sig_self_pid(tgid), sig_tgkill(tgid, tid, sig));
 }

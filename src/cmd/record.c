@@ -298,6 +298,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	so->hook_arg = ctx;
 	ctx->max_rings = so->max_rings;
 	ctx->info.shm_fd = session_shm_fd(so);
+	ctx->info.kills = 1; /* the agent records the program's signal sends */
 	if (ctx->in) {
 		rc = stdin_cap_run_begin(ctx->in);
 		if (rc < 0) {

@@ -69,6 +69,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * has made when it gives the token up, rr_switch.at the line of the path file
  * where the turn begins; see agent_serial.c */
 #define RR_O_PATH 0x4u
+/* The recording has its signal sends (RR_CALL_KILL): a replay returns
+ * their results and sends nothing (agent_rr_signal.c). */
+#define RR_O_KILLS 0x10u
 #define RR_O_PATH_EXITS 0x8u
 
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and
@@ -144,6 +147,8 @@ enum {
 	RR_CALL_SIGTIMEDWAIT = 23,    /* sigwait, sigwaitinfo, sigtimedwait: data = siginfo_t */
 	RR_CALL_GETPEERNAME = 24,     /* data = the address, arg = its full length */
 	RR_CALL_GETSOCKNAME = 25,     /* same */
+	RR_CALL_KILL = 26,	      /* kill, sigqueue, tgkill, pthread_kill, pthread_sigqueue, raise:
+					 fd = the signal, the result only */
 	RR_CALL_MAX
 };
 

@@ -80,6 +80,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 			info->seed, info->switches);
 	if (info->lock_events)
 		fputs("lock_events=1\n", f);
+	if (info->kills)
+		fputs("kills=1\n", f);
 	if (info->shm_fd > 0)
 		fprintf(f, "shm_fd=%d\n", info->shm_fd);
 	if (info->direct)
@@ -149,6 +151,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->switches = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "lock_events"))
 			info->lock_events = atoi(eq);
+		else if (!strcmp(line, "kills"))
+			info->kills = atoi(eq);
 		else if (!strcmp(line, "shm_fd"))
 			info->shm_fd = atoi(eq);
 		else if (!strcmp(line, "direct_syscalls"))
