@@ -15,8 +15,9 @@
  * dominates it), carries the values that are neither constants nor already
  * emitted, under a merged event id; the table says how to rebuild every
  * original event from them. A lone marker call with no constant argument is
- * emitted as it is. Either way no marker call survives, so the program
- * never links against the markers.
+ * emitted as it is (unless it may be untimed, below: that needs a table
+ * entry; under --max-codes it stays as it is). Either way no marker call
+ * survives, so the program never links against the markers.
  *
  * A merged record that follows the block's previous record through
  * straight-line code calls spool__emit_nt instead: the agent reads no TSC
@@ -1238,11 +1239,15 @@ static unsigned cycles_before(LLVMValueRef from, LLVMValueRef to)
 static int quiet_call(LLVMValueRef call)
 {
 	static const char *const ok[] = {
-		"llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias.scope.decl",
-		"llvm.expect", "llvm.smax.", "llvm.smin.", "llvm.umax.", "llvm.umin.", "llvm.abs.",
-		"llvm.ctpop.", "llvm.ctlz.", "llvm.cttz.", "llvm.bswap.", "llvm.fshl.", "llvm.fshr.",
-		"llvm.sadd.with.overflow.", "llvm.uadd.with.overflow.", "llvm.ssub.with.overflow.",
-		"llvm.usub.with.overflow.", "llvm.smul.with.overflow.", "llvm.umul.with.overflow.",
+		"llvm.dbg.",	"llvm.lifetime.", "llvm.assume",
+		"llvm.experimental.noalias.scope.decl",
+		"llvm.expect",	"llvm.smax.",	  "llvm.smin.",
+		"llvm.umax.",	"llvm.umin.",	  "llvm.abs.",
+		"llvm.ctpop.",	"llvm.ctlz.",	  "llvm.cttz.",
+		"llvm.bswap.",	"llvm.fshl.",	  "llvm.fshr.",
+		"llvm.sadd.with.overflow.",	  "llvm.uadd.with.overflow.",
+		"llvm.ssub.with.overflow.",	  "llvm.usub.with.overflow.",
+		"llvm.smul.with.overflow.",	  "llvm.umul.with.overflow.",
 	};
 	const char *name = callee_name(call);
 
@@ -1569,7 +1574,10 @@ static int flush_group(struct opt *o, struct site *g, unsigned n)
 		p[o->nscores].ord = ord;
 		p[o->nscores++].score = (4 * (uint64_t)(n - 1) + nconst + nprev) * freq;
 	}
-	if ((n == 1 && !nconst && !nprev) || o->nmerged >= CC_MAX_MERGED ||
+	/* A lone call that saves nothing is emitted as written, unless it may
+	 * be untimed: that needs a table entry (t<c>), and saves an rdtsc. */
+	if ((n == 1 && !nconst && !nprev && !may_be_untimed(o, g[0].call)) ||
+	    o->nmerged >= CC_MAX_MERGED ||
 	    (o->allowed && (ord >= o->nallowed || !o->allowed[ord]))) {
 		/* Emitted as written: nothing to save, or no merged id left. */
 		for (unsigned i = 0; i < n; i++) {

@@ -21,7 +21,7 @@ SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 
 cc_require_tools
 
-plan 70
+plan 85
 
 explain_num() {
 	sed -nE "s/.* ([0-9]+) $2.*/\\1/p" <<<"$1" | head -n 1
@@ -80,6 +80,28 @@ for O in O0 O2 Os; do
 			skip 2 "babeltrace2 is not installed"
 		fi
 	done
+done
+
+# Which records: tests/cc/untimed.c's call behind a barrier is untimed (a
+# lone call with a new value: a one-call merged event, for its t<c>), the
+# ones after a memmove of run-time size and after a function call are not.
+for O in O0 O2 Os; do
+	"$CLANG" -"$O" -I"$SRC/include" "$SRC/tests/cc/untimed.c" -o "u-plain-$O"
+	spool_run cc -"$O" --explain "$SRC/tests/cc/untimed.c" -o "u-cc-$O"
+	is_rc 0 "-$O: untimed.c builds with spool cc"
+	is "$(explain_num "$ERR" "merged records untimed")" 1 "  one untimed record"
+	objcopy --dump-section .spool_cc_table="u-$O.tab" "u-cc-$O" "u-$O.tmp" 2>/dev/null
+	ids=$(awk '/^m .* t[0-9]+$/ { m = 1; next } /^m / { m = 0 } m && /^e / { print $2 }' \
+		"u-$O.tab" | tr '\n' ' ')
+	is "$ids" "11 " "  it is EV_AFTER_BARRIER's (id 11)"
+	for b in plain cc; do
+		rm -rf "t-u-$b-$O"
+		spool_run locks -q -o "t-u-$b-$O" -- "./u-$b-$O" 200
+		spool_run decode "t-u-$b-$O"
+		cp run.out "dec-u-$b-$O"
+	done
+	cc_same_events "dec-u-plain-$O" "dec-u-cc-$O" "  decoded trace = plain trace, event for event"
+	ok "  decoded times strictly increase" cc_increasing "dec-u-cc-$O"
 done
 
 # tight at -O2 once more: --no-cycles, --trace-out, and the timed build.
