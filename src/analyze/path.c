@@ -135,18 +135,25 @@ static struct pthread_state *thread_at(struct path_state *ps, uint32_t idx)
 static int add_obj(struct path_state *ps, struct pthread_state *t, uint32_t kind, uint64_t id)
 {
 	struct prec *r;
-	uint32_t *link;
+	uint32_t last = 0; /* pool index + 1 of the list's last element, 0 = empty */
 
 	if (!t->depth)
 		return 0; /* outside every instrumented function */
 	r = &ps->recs[t->stack[t->depth - 1]];
-	for (link = &r->objs; *link; link = &ps->pool[*link - 1].next)
-		if (ps->pool[*link - 1].kind == kind && ps->pool[*link - 1].id == id)
+	for (uint32_t l = r->objs; l; l = ps->pool[l - 1].next) {
+		if (ps->pool[l - 1].kind == kind && ps->pool[l - 1].id == id)
 			return 0;
+		last = l;
+	}
+	/* grow may move the pool: link by index, after it */
 	if (grow((void **)&ps->pool, &ps->cappool, ps->npool + 1, sizeof(*ps->pool)) < 0)
 		return -ENOMEM;
 	ps->pool[ps->npool] = (struct objref){.kind = kind, .id = id};
-	*link = (uint32_t)++ps->npool;
+	if (last)
+		ps->pool[last - 1].next = (uint32_t)ps->npool + 1;
+	else
+		r->objs = (uint32_t)ps->npool + 1;
+	ps->npool++;
 	return 0;
 }
 
@@ -751,7 +758,9 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 			fprintf(out,
 				"%zu of %zu functions entered (%s, the functions spool probed, "
 				"names from its %s)\n",
-				entered, prog->nfuncs, nm->exe, source_name(prog->source));
+				entered, prog->nfuncs, nm->exe,
+				prog->source == PATH_SRC_DYNSYM ? ".dynsym, or none (FILE+0xOFFSET)"
+								: source_name(prog->source));
 		else
 			fprintf(out, "%zu of %zu functions entered (%s, functions from its %s)\n",
 				entered, prog->nfuncs, nm->exe, source_name(prog->source));
@@ -781,7 +790,7 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 		log_warn("%s has no DWARF: functions come from its symbol table, including any "
 			 "built without -finstrument-functions",
 			 nm->exe);
-	if (prog->source == PATH_SRC_DYNSYM)
+	if (prog->source == PATH_SRC_DYNSYM && !ps->use_probes)
 		log_warn("%s is stripped: only its exported functions (.dynsym) are known; static "
 			 "and hidden functions are missing from the check",
 			 nm->exe);

@@ -21,6 +21,7 @@
 
 #include "../collect/session.h"
 #include "../probe/probe.h"
+#include "../probe/probe_fde.h"
 #include "../probe/probe_session.h"
 #include "../util/log.h"
 #include "path.h"
@@ -29,6 +30,7 @@ struct path_probes {
 	struct probe_mgr m;
 	struct probe_run run;
 	size_t funcs, probed, refused, nprobes, int3;
+	int fde; /* stripped: functions added from .eh_frame, or a negative errno */
 };
 
 int path_fn_parse(const char *s)
@@ -67,6 +69,12 @@ static int path_probes_plan(struct path_probes *pp)
 	if (rc)
 		return rc;
 	mod = &m->mods[mi];
+	/* A stripped executable names only what it exports; its call-frame
+	 * information still has every function the compiler emitted. */
+	if (mod->stripped)
+		pp->fde = probe_module_add_fde_funcs(mod);
+	if (pp->fde == -ENOMEM)
+		return -ENOMEM;
 	for (size_t i = 0; i < mod->nsyms; i++) {
 		size_t before = m->ndefs;
 		int entry = 0;
@@ -138,7 +146,7 @@ int path_probes_setup(struct path_probes **out, int mode, const char *exe, struc
 			"-finstrument-functions (gcc or clang)%s",
 			exe,
 			stripped ? " (it is stripped: only the functions it exports, in .dynsym, "
-				   "have names, and it exports none)"
+				   "have names, it exports none, and its .eh_frame lists none)"
 				 : "",
 			stripped ? ", or give its debug file (SPOOL_DEBUG_DIR=DIR, "
 				   "DIR/.build-id/xx/yy.debug)"
@@ -149,10 +157,19 @@ int path_probes_setup(struct path_probes **out, int mode, const char *exe, struc
 	if (!quiet)
 		log_info("path: %s has no -finstrument-functions hooks: function entries from "
 			 "probes on %zu of its %zu functions%s (%zu probes, %zu of them int3); "
-			 "%zu refused by the planner (spool probe --list -e 'func:*' %s says why)",
+			 "%zu refused by the planner%s%s%s",
 			 exe, pp->probed, pp->funcs,
-			 pp->m.mods[0].stripped ? " (stripped: exported ones only)" : "",
-			 pp->nprobes, pp->int3, pp->refused, exe);
+			 pp->m.mods[0].stripped ? " (stripped: exported ones and .eh_frame's)" : "",
+			 pp->nprobes, pp->int3, pp->refused,
+			 pp->refused && !pp->m.mods[0].stripped
+			     ? " (spool probe --list -e 'func:*' "
+			     : "",
+			 pp->refused && !pp->m.mods[0].stripped ? exe : "",
+			 pp->refused && !pp->m.mods[0].stripped ? " says why)" : "");
+	if (pp->fde > 0 && !quiet)
+		log_info("path: %s is stripped: %d of its functions have no name but their "
+			 ".eh_frame entry, named %s+0xOFFSET",
+			 exe, pp->fde, strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe);
 	if (inst == 1 && !quiet)
 		log_info("path: %s also calls the -finstrument-functions hooks: probes asked for, "
 			 "the hooks' records are left out",
