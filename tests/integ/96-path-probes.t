@@ -19,7 +19,7 @@ if [ ! -x "$PLAIN" ] || [ ! -x "$FINST" ]; then
 	exit 0
 fi
 
-plan 45
+plan 47
 
 # records FILE: the path's records without the comment lines.
 records() { grep -v '^#' "$1"; }
@@ -98,6 +98,12 @@ done
 spool_run path -q --exits -o serial2.txt serial.trace
 spool_run path -q --exits -o serial3.txt serial.trace
 is "$(tfo serial3.txt)" "$(tfo serial2.txt)" "serial: two replays give the same path, exits included"
+
+# a path cannot be followed without the hooks (the token switches at them)
+spool_run replay -q --path serial2.txt -o serial.follow serial.trace
+is_rc 1 "replay --path on a program without the hooks: refused"
+like "$ERR" "does not call the -finstrument-functions hooks, where a replay switches" \
+	"  saying why"
 
 # --- --functions ---
 spool_run path --functions=finstrument -o none.txt -- "$PLAIN"
