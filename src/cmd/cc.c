@@ -119,7 +119,7 @@ struct cc_ctx {
 	char ccopt[PATH_MAX + 32];
 	char incdir[PATH_MAX + 16];
 	char tmpdir[64];
-	int verbose, explain, no_strict_aliasing;
+	int verbose, explain, no_strict_aliasing, no_untimed;
 	const char *max_codes; /* --max-codes N, for spool-ccopt */
 	const char *profile;   /* --profile TRACE */
 	const char *round_gain; /* --round-gain PCT, for spool-ccopt */
@@ -180,6 +180,8 @@ static int cc_compile_one(struct cc_ctx *c, const char *src, const char *obj, in
 	}
 	if (c->no_strict_aliasing)
 		av[k++] = "--no-strict-aliasing";
+	if (c->no_untimed)
+		av[k++] = "--no-untimed";
 	if (c->round_gain) {
 		av[k++] = "--round-gain";
 		av[k++] = (char *)c->round_gain;
@@ -223,7 +225,7 @@ static void cc_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: spool cc [--explain] [--max-codes N] [--profile TRACE] [--round-gain PCT]\n"
-		"                [-v] CLANG-OPTIONS AND FILES...\n"
+		"                [--no-untimed] [-v] CLANG-OPTIONS AND FILES...\n"
 		"\n"
 		"Compile like clang, with the program's trace calls (spool/trace.h)\n"
 		"optimized: merged per basic block, constant and repeated arguments left\n"
@@ -239,6 +241,9 @@ static void cc_usage(FILE *out)
 		"              (plain or spool cc build) instead of loop depths\n"
 		"  --round-gain PCT  the moving rounds go on while a round saves at least\n"
 		"              PCT percent of the estimated trace words per run (default 1)\n"
+		"  --no-untimed  every merged record reads the time stamp counter (by\n"
+		"              default one after straight-line code from the record before\n"
+		"              takes that record's time plus an estimate)\n"
 		"  environment: SPOOL_CLANG (default clang-14), SPOOL_CCOPT (the optimizer)\n");
 }
 
@@ -277,6 +282,8 @@ int cmd_cc(int argc, char **argv)
 
 		if (!strcmp(a, "--explain")) {
 			c.explain = 1;
+		} else if (!strcmp(a, "--no-untimed")) {
+			c.no_untimed = 1;
 		} else if (!strcmp(a, "--max-codes") && i + 1 < argc) {
 			c.max_codes = argv[++i];
 		} else if (!strcmp(a, "--profile") && i + 1 < argc) {
@@ -324,7 +331,7 @@ int cmd_cc(int argc, char **argv)
 			     !strcmp(argv[i], "--round-gain")) &&
 			    i + 1 < argc)
 				i++;
-			else if (strcmp(argv[i], "--explain"))
+			else if (strcmp(argv[i], "--explain") && strcmp(argv[i], "--no-untimed"))
 				av[j++] = argv[i];
 		rc = cc_run(av, c.verbose);
 		free(av);
