@@ -19,7 +19,7 @@ if [ ! -x "$PLAIN" ] || [ ! -x "$FINST" ]; then
 	exit 0
 fi
 
-plan 47
+plan 48
 
 # records FILE: the path's records without the comment lines.
 records() { grep -v '^#' "$1"; }
@@ -104,6 +104,12 @@ spool_run replay -q --path serial2.txt -o serial.follow serial.trace
 is_rc 1 "replay --path on a program without the hooks: refused"
 like "$ERR" "does not call the -finstrument-functions hooks, where a replay switches" \
 	"  saying why"
+
+# a trace of spool probe: its function probes are a path too
+spool_run probe -q -o probe.trace -e 'func:lock' -e 'func:unlock' -e 'func:producer' -- "$PLAIN"
+spool_run path probe.trace
+is "$(records run.out | awk '{print $4}' | tr '\n' ' ')" "producer lock unlock lock unlock " \
+	"spool path of a spool probe trace: the probed functions"
 
 # --- --functions ---
 spool_run path --functions=finstrument -o none.txt -- "$PLAIN"
