@@ -38,9 +38,11 @@ struct rd_stream {
 	int have_seq;
 	uint32_t last_seq;
 	int done;
-	/* The decoded next event. */
-	uint64_t *rec; /* 8-byte aligned record storage */
-	size_t rec_cap;
+	/* The decoded next event: in own (8-byte aligned storage), or where
+	 * the reader's store hook put it. */
+	uint64_t *rec;
+	uint64_t *own;
+	size_t own_cap;
 };
 
 struct trace_reader {
@@ -56,6 +58,8 @@ struct trace_reader {
 	struct trace_problem *problems;
 	size_t nproblems;
 	size_t cap_problems;
+	void *(*store)(void *arg, unsigned kind, size_t size); /* trace_reader_set_store */
+	void *store_arg;
 };
 
 static void set_problem(struct trace_problem *p, const char *file, uint64_t off, const char *fmt,
@@ -363,17 +367,28 @@ static int load_packet(struct trace_reader *r, struct rd_stream *s)
 	return 1;
 }
 
-static int rec_reserve(struct rd_stream *s, size_t size)
+/* Storage for the next record of kind (size bytes), zeroed when the
+ * decoder does not write every byte (zero). */
+static int rec_reserve(struct trace_reader *r, struct rd_stream *s, unsigned kind, size_t size,
+		       int zero)
 {
-	if (size > s->rec_cap) {
-		uint64_t *v = realloc(s->rec, size);
+	void *p = r->store ? r->store(r->store_arg, kind, size) : NULL;
 
-		if (!v)
-			return -ENOMEM;
-		s->rec = v;
-		s->rec_cap = size;
+	if (p) {
+		s->rec = p;
+	} else {
+		if (size > s->own_cap) {
+			uint64_t *v = realloc(s->own, size);
+
+			if (!v)
+				return -ENOMEM;
+			s->own = v;
+			s->own_cap = size;
+		}
+		s->rec = s->own;
 	}
-	memset(s->rec, 0, size);
+	if (zero)
+		memset(s->rec, 0, size);
 	return 0;
 }
 
@@ -459,7 +474,7 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 			uint32_t n = trace_get32(pl + 28);
 			struct rec_lock *l;
 
-			if (rec_reserve(s, sizeof(*l) + (size_t)n * 8))
+			if (rec_reserve(r, s, id, sizeof(*l) + (size_t)n * 8, 1))
 				goto out_nomem;
 			l = (struct rec_lock *)s->rec;
 			l->h.size = (uint32_t)(sizeof(*l) + (size_t)n * 8);
@@ -472,7 +487,7 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 		case KIND_THREAD: {
 			struct rec_thread *t;
 
-			if (rec_reserve(s, sizeof(*t)))
+			if (rec_reserve(r, s, id, sizeof(*t), 1))
 				goto out_nomem;
 			t = (struct rec_thread *)s->rec;
 			t->h.size = sizeof(*t);
@@ -485,7 +500,7 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 		case KIND_LOCKDEF: {
 			struct rec_lockdef *d;
 
-			if (rec_reserve(s, sizeof(*d)))
+			if (rec_reserve(r, s, id, sizeof(*d), 1))
 				goto out_nomem;
 			d = (struct rec_lockdef *)s->rec;
 			d->h.size = sizeof(*d);
@@ -498,7 +513,7 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 		case KIND_PROC: {
 			struct rec_proc *pr;
 
-			if (rec_reserve(s, sizeof(*pr)))
+			if (rec_reserve(r, s, id, sizeof(*pr), 1))
 				goto out_nomem;
 			pr = (struct rec_proc *)s->rec;
 			pr->h.size = sizeof(*pr);
@@ -512,7 +527,7 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 			uint32_t n = trace_get32(pl + 16);
 			struct rec_user *u;
 
-			if (rec_reserve(s, sizeof(*u) + (size_t)n * 8))
+			if (rec_reserve(r, s, id, sizeof(*u) + (size_t)n * 8, 1))
 				goto out_nomem;
 			u = (struct rec_user *)s->rec;
 			u->h.size = (uint32_t)(sizeof(*u) + (size_t)n * 8);
@@ -526,7 +541,8 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 			/* A table kind (kinds.h): copy the payload as it is. */
 			size_t plen = need - TRACE_EV_HDR_SIZE - 12;
 
-			if (rec_reserve(s, sizeof(struct rec_hdr) + plen))
+			/* every byte is written: the header below, the payload here */
+			if (rec_reserve(r, s, id, sizeof(struct rec_hdr) + plen, 0))
 				goto out_nomem;
 			((struct rec_hdr *)s->rec)->size = (uint32_t)(sizeof(struct rec_hdr) + plen);
 			memcpy((char *)s->rec + sizeof(struct rec_hdr), pl + 12, plen);
@@ -666,6 +682,13 @@ static int scan_streams(struct trace_reader *r)
 
 int trace_reader_open(struct trace_reader **out, const char *dir, struct trace_problem *problem)
 {
+	return trace_reader_open_store(out, dir, problem, NULL, NULL);
+}
+
+int trace_reader_open_store(struct trace_reader **out, const char *dir,
+			    struct trace_problem *problem,
+			    void *(*store)(void *arg, unsigned kind, size_t size), void *arg)
+{
 	struct trace_reader *r;
 	int err;
 
@@ -675,6 +698,8 @@ int trace_reader_open(struct trace_reader **out, const char *dir, struct trace_p
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	r->store = store;
+	r->store_arg = arg;
 	r->dir = strdup(dir);
 	if (!r->dir) {
 		err = -ENOMEM;
@@ -827,7 +852,7 @@ void trace_reader_close(struct trace_reader *r)
 	for (size_t i = 0; i < r->nstreams; i++) {
 		if (!r->streams[i].done)
 			stream_end(&r->streams[i]);
-		free(r->streams[i].rec);
+		free(r->streams[i].own);
 	}
 	free(r->streams);
 	free(r->heap);
