@@ -36,8 +36,8 @@ like "$(cat sync.trace/.spool/record)" 'shm_fd=[0-9]+' "the recording says where
 spool_run replay -q --record-path -o rp.trace serial.trace
 ok "replay --record-path: the native numbers" cmp -s run.out native.out ||
 	diag "$(diff native.out run.out)"
-# spool path itself: its replay must not diverge (the program is not built
-# with -finstrument-functions, so it ends with "no function entries").
+# spool path itself: its replay (with probes on the functions: the program
+# is not built with -finstrument-functions) must not diverge.
 spool_run path serial.trace
 unlike "$ERR" 'diverged' "spool path's own replay follows the recording"
 done_testing
