@@ -341,6 +341,70 @@ int agent_rr_sig_thread_ok(void)
 	return rr_self.has_id;
 }
 
+/* ---- signals as synchronization (sync mode) ---- */
+
+/* The program is about to send sig (agent_rr_signal.c): count it, before
+ * the send, so that whoever receives it sees the count. Recording and
+ * replaying alike (the replay's count is what receipts wait for). */
+void agent_rr_sig_sent(int sig)
+{
+	if (rr_area && sig > 0 && sig < 65)
+		__atomic_fetch_add(&rr_area->sig_sends[sig], 1, __ATOMIC_SEQ_CST);
+}
+
+/* Record: the sends of sig counted so far (kept with a receipt). */
+uint32_t agent_rr_sig_sends(int sig)
+{
+	if (!rr_area || sig <= 0 || sig >= 65)
+		return 0;
+	return __atomic_load_n(&rr_area->sig_sends[sig], __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Replay, sync mode: a receipt of sig recorded after want sends of it waits
+ * for them. Sync mode orders objects, not threads: a replayed sigwait
+ * returns its recorded signal at once, and the thread went on before the
+ * sender had sent it (and before what the sender did first). A short spin,
+ * then 50 us naps; a wait past --stuck-ms stops the replay.
+ */
+void agent_rr_sig_wait_sends(int sig, uint32_t want)
+{
+	uint64_t start = 0, now;
+	struct timespec nap = {0, 50000};
+	int spins = 0;
+
+	if (!rr_area || !(rr_area->opts & RR_O_KILLS) || (agent_rr_mode & RR_MODE_SERIAL) ||
+	    sig <= 0 || sig >= 65)
+		return;
+	while (__atomic_load_n(&rr_area->sig_sends[sig], __ATOMIC_SEQ_CST) < want) {
+		if (++spins < 100) {
+			_mm_pause();
+			continue;
+		}
+		now = rr_now_ns();
+		if (!start) {
+			start = now;
+		} else if (now - start > (uint64_t)rr_area->stuck_ms * 1000000ull) {
+			int mine;
+			struct rr_buf b = rr_report_begin(&mine);
+
+			if (mine) {
+				rr_puts(&b, "replay stuck: thread ");
+				rr_putu(&b, rr_self.id);
+				rr_puts(&b, " waited for signal ");
+				rr_putu(&b, (uint64_t)sig);
+				rr_puts(&b, " to be sent ");
+				rr_putu(&b, want);
+				rr_puts(&b, " times, as in the recording; it has been sent ");
+				rr_putu(&b, __atomic_load_n(&rr_area->sig_sends[sig], __ATOMIC_SEQ_CST));
+				rr_puts(&b, " times");
+			}
+			rr_report_end(mine, 0);
+		}
+		syscall(SYS_nanosleep, &nap, NULL);
+	}
+}
+
 /* Record: run the handlers of the signals that arrived since the thread's
  * last event, each after its KIND_SCHED RR_OP_SIGNAL record, so that the
  * events the handler records come after it in the thread's log. at: 0 at a
@@ -355,8 +419,9 @@ static void rr_sig_deliver(struct agent_thread *t, int point)
 		return;
 	rr_in_signal = 1;
 	while ((sig = agent_rr_sig_take())) {
-		rr_emit_sched(t, 0, ++rr_self.tseq, (uint32_t)sig, RR_NO_TURN, RR_OP_SIGNAL, 0,
-			      point ? agent_ser.count + 1 : 0);
+		/* result: the sends of sig so far (sync mode's order, above) */
+		rr_emit_sched(t, 0, ++rr_self.tseq, (uint32_t)sig, RR_NO_TURN, RR_OP_SIGNAL,
+			      (int)agent_rr_sig_sends(sig), point ? agent_ser.count + 1 : 0);
 		agent_rr_sig_run(sig);
 	}
 	rr_in_signal = 0;
@@ -409,11 +474,13 @@ static void rr_rep_deliver(struct agent_thread *t, int point, uint64_t count)
 		const struct rec_sched *e = (const struct rec_sched *)h;
 		uint32_t sig = e->obj, tseq = e->tseq;
 		uint64_t arg = e->arg;
+		int sends = e->result;
 
 		if (point && arg != count + 1)
 			break;
 		rr_advance();
-		rr_emit_sched(t, 0, tseq, sig, RR_NO_TURN, RR_OP_SIGNAL, 0, arg);
+		agent_rr_sig_wait_sends((int)sig, (uint32_t)sends);
+		rr_emit_sched(t, 0, tseq, sig, RR_NO_TURN, RR_OP_SIGNAL, sends, arg);
 		rr_in_signal = 1;
 		agent_rr_sig_run((int)sig);
 		rr_in_signal = 0;

@@ -44,6 +44,12 @@ void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int re
 int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
 		       int wait);
 /* Replay: wait for the turn of the event begun without waiting. */
+/* Signals as synchronization in sync mode (agent_rr.c): a send counted
+ * before it is made, the count a receipt saw, a replayed receipt waiting
+ * for its sends. */
+void agent_rr_sig_sent(int sig);
+uint32_t agent_rr_sig_sends(int sig);
+void agent_rr_sig_wait_sends(int sig, uint32_t want);
 /* RR_O_* of the replay (0 when recording). */
 uint32_t agent_rr_opts(void);
 /* Replay: the thread's log is used up (its next call has no record). */

@@ -463,8 +463,12 @@ static int sig_timedwait(const sigset_t *set, siginfo_t *info, const struct time
 	s.p = info ? info : &own;
 	s.n = sizeof(siginfo_t);
 	if (agent_rr_mode & RR_MODE_REPLAY) {
-		r = (int)agent_rr_rep_input(t, RR_CALL_SIGTIMEDWAIT, -1, &s, 1, NULL);
+		uint64_t sends = 0;
+
+		r = (int)agent_rr_rep_input(t, RR_CALL_SIGTIMEDWAIT, -1, &s, 1, &sends);
 		e = errno;
+		if (r > 0)
+			agent_rr_sig_wait_sends(r, (uint32_t)sends);
 		if (set)
 			sig_quiet(set);
 		if (r > 0 && r < 64)
@@ -479,7 +483,9 @@ static int sig_timedwait(const sigset_t *set, siginfo_t *info, const struct time
 	}
 	if (r <= 0)
 		s.n = 0;
-	agent_rr_rec_input(t, RR_CALL_SIGTIMEDWAIT, -1, r, r < 0 ? e : 0, 0, &s, 1);
+	/* arg: the sends of the signal so far (agent_rr_sig_wait_sends) */
+	agent_rr_rec_input(t, RR_CALL_SIGTIMEDWAIT, -1, r, r < 0 ? e : 0,
+			   r > 0 ? agent_rr_sig_sends(r) : 0, &s, 1);
 	errno = e;
 	return r;
 }
@@ -613,6 +619,7 @@ static int sig_send_for_real(int sig)
 		    ((agent_rr_mode & RR_MODE_REPLAY) && !(agent_rr_opts() & RR_O_KILLS)) ||      \
 		    !(t_ = agent_rr_io_enter()))                                                   \
 			return (call);                                                             \
+		agent_rr_sig_sent(sig);                                                            \
 		if (agent_rr_mode & RR_MODE_REPLAY) {                                              \
 			r_ = (int)agent_rr_rep_input(t_, RR_CALL_KILL, (sig), NULL, 0, NULL);      \
 			e_ = errno;                                                                \

@@ -221,6 +221,11 @@ struct rr_area {
 	uint64_t raw;	    /* all of them */
 	uint64_t raw_other;
 	uint32_t raw_nr[RR_RAW_SLOTS];
+	/* Sync mode, recordings with RR_O_KILLS: the program's sends of each
+	 * signal so far (agent_rr_sig_sent). A receipt (a handler's delivery, a
+	 * sigwait's return) records the count it saw and its replay waits for
+	 * that many sends: a signal is received after it is sent. */
+	uint32_t sig_sends[65];
 	uint64_t raw_count[RR_RAW_SLOTS];
 };
 

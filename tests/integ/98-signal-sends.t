@@ -3,13 +3,16 @@
 # 98-signal-sends.t - the signals a program sends itself (kill, raise,
 # pthread_kill, sigqueue, tgkill) are recorded calls: a replay returns their
 # recorded results and sends nothing, since what they did comes from the
-# recording (handlers, ended waits). rr_sigsend does what lbzip2 and pbzip2
-# do; both of those (Debian) record and replay byte for byte in sync and
+# recording (handlers, ended waits). In sync mode a receipt (a handler's
+# delivery, a sigwait's return) waits in the replay until the signal has
+# been sent as often as when it was recorded: rr_sigsend's signal thread
+# prints a value main sets, without a lock, just before its pthread_kill.
+# rr_sigsend does what lbzip2 and pbzip2 do; both of those (Debian) record and replay byte for byte in sync and
 # serial mode. Before, lbzip2's replays died of a leftover SIGUSR2 (exit
 # 140) and pbzip2's sync replay saw pthread_kill fail.
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 16
 
 P="$PROGS/rr_sigsend"
 for mode in sync serial; do
@@ -18,6 +21,7 @@ for mode in sync serial; do
 	cp run.out "$mode.rec.out"
 	like "$OUT" 'pthread_kill returned 0' "$mode: the recorded pthread_kill succeeded"
 	like "$OUT" 'usr1 1 usr2 1' "$mode: both handlers ran once"
+	like "$OUT" 'got SIGQUIT, secret 42' "$mode: the signal thread saw what main set before the send"
 	replays_same 3 0 "$mode.rec.out" -q "$mode.trace"
 	is "$SAME" 3 "$mode: 3 replays of 3 exit 0 with the recorded output"
 done

@@ -7,7 +7,10 @@
  * program there); main's pthread_kill(SIGQUIT) ends a signal thread's
  * sigwait and must return 0 (a replay whose signal thread already returned
  * from its replayed wait would get ESRCH from a real one); raise(SIGUSR1)
- * runs a handler. Prints what it saw; exit 0.
+ * runs a handler. The signal thread prints a value main set just before
+ * its pthread_kill, with no lock: the signal orders them, and a sync
+ * replay must keep that order (its sigwait returns the recorded signal at
+ * once, but not before main has sent it). Prints what it saw; exit 0.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -18,6 +21,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static long total;
 static volatile sig_atomic_t usr1, usr2;
+static volatile int secret;
 
 static void on_usr1(int sig)
 {
@@ -49,7 +53,8 @@ static void *sigthread(void *arg)
 	int sig = 0;
 
 	sigwait(set, &sig);
-	printf("signal thread got %s\n", sig == SIGQUIT ? "SIGQUIT" : "something else");
+	printf("signal thread got %s, secret %d\n", sig == SIGQUIT ? "SIGQUIT" : "something else",
+	       secret);
 	return NULL;
 }
 
@@ -87,6 +92,7 @@ int main(void)
 	pthread_sigmask(SIG_UNBLOCK, &block, NULL); /* a leftover SIGUSR2 would kill here */
 	pthread_sigmask(SIG_BLOCK, &quit, NULL);
 	pthread_join(w, NULL);
+	secret = 42;
 	rc = pthread_kill(s, SIGQUIT);
 	/* Printed after the join: the two threads' printf calls are ordered by
 	 * no lock the program takes (stdio's own is glibc-internal), which sync
