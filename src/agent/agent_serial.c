@@ -398,6 +398,10 @@ static void ser_replay_release(unsigned at, int wait)
  * way every time. */
 
 int agent_serial_path;
+/* Function exits are progress points too (a chaos recording, or the replay
+ * of one or of an older recording: RR_O_COUNT_EXITS); otherwise entries
+ * only. */
+int agent_serial_exits;
 /* Touched only by the token holder (path replay): the current path turn,
  * and the thread that lent the token (SER_FREE when none). */
 static uint64_t ser_pturn;
@@ -981,6 +985,11 @@ void agent_serial_init(struct rr_area *a, uint32_t *creations)
 	agent_serial_path = a->mode == RR_MODE_REPLAY && (a->opts & RR_O_PATH)
 				    ? ((a->opts & RR_O_PATH_EXITS) ? 2 : 1)
 				    : 0;
+	/* Chaos records count exits too: more places to switch at is what
+	 * finds a race (rr_race_aba's window is between a call's exit and the
+	 * next entry); a plain recording counts entries, at half the cost. */
+	agent_serial_exits = a->mode == RR_MODE_REPLAY ? !!(a->opts & RR_O_COUNT_EXITS)
+						       : !!a->chaos;
 	ser_me.hooks = 0;
 	ser_pturn = 0;
 	ser_lender = SER_FREE;

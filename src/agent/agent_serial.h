@@ -45,13 +45,17 @@ static inline __attribute__((always_inline)) void agent_serial_point(unsigned at
  * function entries a thread makes, 2 when it counts entries and exits. The
  * -finstrument-functions hooks call agent_serial_func (entry = 1 or 0). */
 extern int agent_serial_path;
+extern int agent_serial_exits;
 void agent_serial_path_hook(void);
 
 static inline __attribute__((always_inline)) void agent_serial_func(int entry)
 {
 	if (AGENT_UNLIKELY(agent_serial_path) && (entry || agent_serial_path == 2))
 		agent_serial_path_hook();
-	agent_serial_point(RR_AT_POINT);
+	/* Progress points: function entries (and exits when replaying a
+	 * recording that counted them, agent_serial_exits). */
+	if (entry || agent_serial_exits)
+		agent_serial_point(RR_AT_POINT);
 }
 
 /* Called by agent_rr_init with the area; the main thread holds the token. */

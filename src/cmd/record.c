@@ -299,6 +299,8 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	ctx->max_rings = so->max_rings;
 	ctx->info.shm_fd = session_shm_fd(so);
 	ctx->info.kills = 1; /* the agent records the program's signal sends */
+	/* serial progress: function entries, not exits (chaos counts both) */
+	ctx->info.entries_only = !ctx->chaos;
 	if (ctx->in) {
 		rc = stdin_cap_run_begin(ctx->in);
 		if (rc < 0) {

@@ -72,6 +72,10 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* The recording has its signal sends (RR_CALL_KILL): a replay returns
  * their results and sends nothing (agent_rr_signal.c). */
 #define RR_O_KILLS 0x10u
+/* Serial replay of a recording whose progress counts took function exits
+ * too (made before spool counted entries only: no progress=entries in its
+ * record file). */
+#define RR_O_COUNT_EXITS 0x20u
 #define RR_O_PATH_EXITS 0x8u
 
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and

@@ -83,6 +83,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fputs("lock_events=1\n", f);
 	if (info->kills)
 		fputs("kills=1\n", f);
+	if (info->entries_only)
+		fputs("progress=entries\n", f);
 	if (info->shm_fd > 0)
 		fprintf(f, "shm_fd=%d\n", info->shm_fd);
 	if (info->direct)
@@ -154,6 +156,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->lock_events = atoi(eq);
 		else if (!strcmp(line, "kills"))
 			info->kills = atoi(eq);
+		else if (!strcmp(line, "progress"))
+			info->entries_only = !strcmp(eq, "entries");
 		else if (!strcmp(line, "shm_fd"))
 			info->shm_fd = atoi(eq);
 		else if (!strcmp(line, "direct_syscalls"))

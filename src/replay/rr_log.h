@@ -44,6 +44,7 @@ struct rr_info {
 	int lock_events;   /* recorded with --lock-events: the replay writes them too */
 	int shm_fd;	   /* the program's descriptor of the shared region (0: not said) */
 	int kills;	   /* the recording has its signal sends (RR_CALL_KILL) */
+	int entries_only;  /* serial: function entries only were progress points */
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */
