@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 95-fd-numbers.t - a program gets the descriptor numbers it gets without
+# 99-fd-numbers.t - a program gets the descriptor numbers it gets without
 # spool, under spool record (both modes), spool replay and the replay that
 # spool path makes: the shared region's descriptor sits at a fixed high
 # number, kept in the recording, and nothing else leaks into the program.

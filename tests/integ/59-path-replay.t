@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 86-path-replay.t - the thread path as a replay schedule (spool replay
+# 59-path-replay.t - the thread path as a replay schedule (spool replay
 # --path FILE, doc/record.md "Replaying a path"): a serial recording of a
 # racy program replayed with its own path (from spool replay --record-path)
 # gives the same output, and the replay's own path is the file; a path

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 91-sigwait.t - signals accepted without a handler under record/replay
+# 97-sigwait.t - signals accepted without a handler under record/replay
 # (doc/record.md, "Signals"): a server-style signal thread waits in
 # sigwait, sigwaitinfo, sigtimedwait, a read of a signalfd, ppoll,
 # pselect, epoll_pwait or epoll_pwait2 (with a mask that lets a handled
