@@ -58,8 +58,9 @@ struct trace_reader {
 	struct trace_problem *problems;
 	size_t nproblems;
 	size_t cap_problems;
-	void *(*store)(void *arg, unsigned kind, size_t size); /* trace_reader_set_store */
+	void *(*store)(void *arg, unsigned kind, size_t size); /* trace_reader_open_store */
 	void *store_arg;
+	int by_stream; /* TRACE_READER_BY_STREAM: stream after stream, not by time */
 };
 
 static void set_problem(struct trace_problem *p, const char *file, uint64_t off, const char *fmt,
@@ -573,9 +574,12 @@ out_nomem:
 	return 0;
 }
 
-/* Heap order: lower TSC first; equal TSC, lower stream index first. */
+/* Heap order: lower TSC first; equal TSC, lower stream index first (with
+ * by_stream: lower stream index first, so each stream is read through). */
 static int heap_less(const struct trace_reader *r, size_t a, size_t b)
 {
+	if (r->by_stream)
+		return a < b;
 	uint64_t ta = ((const struct rec_hdr *)r->streams[a].rec)->tsc;
 	uint64_t tb = ((const struct rec_hdr *)r->streams[b].rec)->tsc;
 
@@ -682,11 +686,11 @@ static int scan_streams(struct trace_reader *r)
 
 int trace_reader_open(struct trace_reader **out, const char *dir, struct trace_problem *problem)
 {
-	return trace_reader_open_store(out, dir, problem, NULL, NULL);
+	return trace_reader_open_store(out, dir, problem, 0, NULL, NULL);
 }
 
 int trace_reader_open_store(struct trace_reader **out, const char *dir,
-			    struct trace_problem *problem,
+			    struct trace_problem *problem, int flags,
 			    void *(*store)(void *arg, unsigned kind, size_t size), void *arg)
 {
 	struct trace_reader *r;
@@ -700,6 +704,7 @@ int trace_reader_open_store(struct trace_reader **out, const char *dir,
 		return -ENOMEM;
 	r->store = store;
 	r->store_arg = arg;
+	r->by_stream = !!(flags & TRACE_READER_BY_STREAM);
 	r->dir = strdup(dir);
 	if (!r->dir) {
 		err = -ENOMEM;

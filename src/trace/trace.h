@@ -93,13 +93,16 @@ struct trace_event {
 /* Open a trace directory. On a fatal error (no metadata, not a spool trace)
  * returns a negative errno and fills *problem when given. */
 int trace_reader_open(struct trace_reader **out, const char *dir, struct trace_problem *problem);
-/* The same, with the records decoded where store says: for each record,
- * store(arg, kind, size) returns where to put it (it stays there, and the
- * event's rec points to it), or NULL for the reader's own storage (valid
- * until the next trace_reader_next). Saves a copy for a caller that keeps
- * records (the replay log). */
+/* The same, with the records decoded where store says (store may be NULL):
+ * for each record, store(arg, kind, size) returns where to put it (it
+ * stays there, and the event's rec points to it), or NULL for the reader's
+ * own storage (valid until the next trace_reader_next). Saves a copy for a
+ * caller that keeps records (the replay log). flags: TRACE_READER_BY_STREAM
+ * gives each stream's events in turn, in stream order, instead of all of
+ * them in time order (a caller that groups by thread anyway). */
+#define TRACE_READER_BY_STREAM 0x1
 int trace_reader_open_store(struct trace_reader **out, const char *dir,
-			    struct trace_problem *problem,
+			    struct trace_problem *problem, int flags,
 			    void *(*store)(void *arg, unsigned kind, size_t size), void *arg);
 /* Next event over all streams in timestamp order (stable: ties keep stream
  * order). Returns 1 with *ev filled, 0 at the end. A corrupt or truncated
