@@ -11,6 +11,10 @@
 #   uftrace       when installed: uftrace record of the same binary (it
 #                 hooks the -finstrument-functions calls too)
 #
+# Then the same loop built without -finstrument-functions, whose entries
+# spool path takes from probes (jump probes at the entry and the ret,
+# KIND_PROBE records), against its own native run and against the hooks.
+#
 # Best of 3 runs each. Prints figures and ratios; asserts nothing.
 # BENCH_SCALE=0.1 shrinks the loop.
 set -uo pipefail
@@ -55,7 +59,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-if ! gcc -O2 -finstrument-functions -o "$work/loop" "$work/loop.c"; then
+if ! gcc -O2 -finstrument-functions -o "$work/loop" "$work/loop.c" ||
+	! gcc -O2 -o "$work/plain" "$work/loop.c"; then
 	echo "bench: cannot build the loop" >&2
 	exit 1
 fi
@@ -92,3 +97,11 @@ if command -v uftrace >/dev/null; then
 	uf=$(best uftrace record -d "$work/uftrace.data" ./loop "$N")
 	printf "  %-34s %8s ns   %s native\n" "uftrace record" "$uf" "$(ratio "$uf" "$native")"
 fi
+
+# Entries from probes: the plain build (no -finstrument-functions).
+nat_p=$(best ./plain "$N")
+probes=$(best "$spool" path -q --ring-size $ring -t t.p -o /dev/null -- ./plain "$N")
+echo "spool path of the same loop built without -finstrument-functions (entries from probes)"
+printf "  %-34s %8s ns\n" "native (plain build)" "$nat_p"
+printf "  %-34s %8s ns   %s native, %s the hooks\n" "spool path (probes)" "$probes" \
+	"$(ratio "$probes" "$nat_p")" "$(ratio "$probes" "$on")"
