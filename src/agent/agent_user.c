@@ -37,6 +37,20 @@ static inline __attribute__((always_inline)) void user_copy(int64_t *dst, const 
 		dst[i] = src[i];
 }
 
+/* The record, both paths (timed: read the TSC; else 0, for the collector). */
+static inline __attribute__((always_inline)) void
+user_fill(struct rec_user *r, uint32_t index, uint32_t seq, uint32_t len, uint32_t id,
+	  uint32_t nargs, const int64_t *args, int timed)
+{
+	r->h.word = ev_word(KIND_USER, index, 0, 0);
+	r->h.tsc = timed ? __rdtsc() : 0;
+	r->h.seq = seq;
+	r->h.size = len;
+	r->id = id;
+	r->nargs = nargs;
+	user_copy(r->args, args, nargs);
+}
+
 /*
  * One record. timed = 0 is spool_trace_emit_nt's: the record carries TSC 0,
  * which the collector replaces with the time of the thread's record before
@@ -69,13 +83,7 @@ user_emit_slow(uint32_t id, uint32_t nargs, const int64_t *args, int timed)
 	r = ring_prod_reserve(&t->prod, len);
 	if (AGENT_UNLIKELY(!r))
 		goto out;
-	r->h.word = ev_word(KIND_USER, t->index, 0, 0);
-	r->h.tsc = timed ? __rdtsc() : 0;
-	r->h.seq = seq;
-	r->h.size = len;
-	r->id = id;
-	r->nargs = nargs;
-	user_copy(r->args, args, nargs);
+	user_fill(r, t->index, seq, len, id, nargs, args, timed);
 	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, len)))
 		agent_wake();
 out:
@@ -126,13 +134,7 @@ static inline __attribute__((always_inline)) void user_emit(uint32_t id, uint32_
 	seq = ++t->seq;
 	p->ring->last_seq = seq;
 	r = (struct rec_user *)(p->data + off);
-	r->h.word = ev_word(KIND_USER, t->index, 0, 0);
-	r->h.tsc = timed ? __rdtsc() : 0;
-	r->h.seq = seq;
-	r->h.size = len;
-	r->id = id;
-	r->nargs = nargs;
-	user_copy(r->args, args, nargs);
+	user_fill(r, t->index, seq, len, id, nargs, args, timed);
 	if (AGENT_UNLIKELY(ring_prod_commit(p, len))) {
 		user_wake_leave(t);
 		return;
