@@ -407,8 +407,19 @@ int agent_serial_exits;
 static uint64_t ser_pturn;
 static uint32_t ser_lender = SER_FREE;
 
+/* The path line of the thread's current call, 0 when it holds no turn of
+ * the path. */
+static uint64_t ser_path_line(void)
+{
+	if (ser_pturn < ser_area->nsw && ser_sw[ser_pturn].thread == ser_me.id)
+		return ser_sw[ser_pturn].at + (ser_me.hooks - ser_me.hook_first);
+	return 0;
+}
+
+/* Stop the replay: "thread N<what><its calls><what2>", and the path line
+ * when it is not 0. */
 static void __attribute__((noreturn)) ser_path_stop(const char *what, const char *what2,
-						     int line)
+						     uint64_t line)
 {
 	struct ser_buf b = {.n = 0};
 
@@ -417,9 +428,9 @@ static void __attribute__((noreturn)) ser_path_stop(const char *what, const char
 	ser_puts(&b, what);
 	ser_putu(&b, ser_me.hooks);
 	ser_puts(&b, what2);
-	if (line && ser_pturn < ser_area->nsw && ser_sw[ser_pturn].thread == ser_me.id) {
+	if (line) {
 		ser_puts(&b, " (path line ");
-		ser_putu(&b, ser_sw[ser_pturn].at + (ser_me.hooks - ser_me.hook_first));
+		ser_putu(&b, line);
 		ser_puts(&b, ")");
 	}
 	agent_rr_stop(b.p, 0);
@@ -568,7 +579,7 @@ static void ser_path_blocked(unsigned at)
 	if (!ser_path_leave(at, 1) && at != RR_AT_JOIN)
 		ser_path_stop(" waits for another thread (a lock, condition, barrier or "
 			      "sched_yield) after its call ",
-			      ser_path_why, 1);
+			      ser_path_why, ser_path_line());
 }
 
 /* The thread ends. */
@@ -578,20 +589,12 @@ static void ser_path_end(void)
 
 	if (ser_lender == SER_FREE && ser_pturn < ser_area->nsw &&
 	    ser_sw[ser_pturn].thread == ser_me.id && ser_me.hooks < ser_me.hook_limit)
-		ser_path_stop(" ends after its call ", ", but the path has more calls of it", 1);
+		ser_path_stop(" ends after its call ", ", but the path has more calls of it",
+			      ser_path_line());
 	for (k = ser_pturn + 1; k < ser_area->nsw; k++)
-		if (ser_sw[k].thread == ser_me.id) {
-			struct ser_buf b = {.n = 0};
-
-			ser_puts(&b, "replay diverged: the path cannot be followed: thread ");
-			ser_putu(&b, ser_me.id);
-			ser_puts(&b, " ends after its call ");
-			ser_putu(&b, ser_me.hooks);
-			ser_puts(&b, ", but the path has more calls of it (path line ");
-			ser_putu(&b, ser_sw[k].at);
-			ser_puts(&b, ")");
-			agent_rr_stop(b.p, 0);
-		}
+		if (ser_sw[k].thread == ser_me.id)
+			ser_path_stop(" ends after its call ", ", but the path has more calls of it",
+				      ser_sw[k].at);
 	if (!ser_path_leave(RR_AT_EXIT, 0)) {
 		if (ser_pturn < ser_area->nsw)
 			ser_path_stop(" ends after its call ", ser_path_why, 0);
