@@ -289,6 +289,30 @@ static int plan_int3(struct probe_def *d, const struct plan_fn *f, const struct 
 }
 
 /*
+ * Extend a window [lo, hi) that ends after a ret over the dead bytes that
+ * follow it, until it holds a jump: the function's own unreachable code (up
+ * to fend, its symbol's end) and then only padding (nops) up to the next
+ * symbol (f->limit). Returns the new hi.
+ */
+static uint64_t plan_extend_dead(const struct plan_fn *f, uint64_t lo, uint64_t hi, uint64_t fend)
+{
+	while (hi - lo < X86_JMP_LEN && hi < f->limit) {
+		struct x86_insn pad;
+		size_t avail;
+		const uint8_t *p = probe_module_code(f->mod, hi, &avail);
+
+		if (!p || x86_decode(p, avail, hi, &pad) < 0)
+			break;
+		if (hi >= fend && !(pad.flags & X86_F_NOP))
+			break;
+		if (hi + pad.len > f->limit)
+			break;
+		hi += pad.len;
+	}
+	return hi;
+}
+
+/*
  * A function that leaves (ret or tail jump: instruction k) within its first
  * 5 bytes, followed by dead bytes (its own unreachable code or padding up
  * to the next symbol): one jump window [start, hi) may cover the body, the
@@ -313,18 +337,7 @@ static int plan_entry_whole(struct probe_mgr *m, uint32_t module, uint32_t sym, 
 		if (f->in[i].unreloc || (f->in[i].flags & (X86_F_CALL | X86_F_TRAP)) ||
 		    (i < k && (f->in[i].flags & (X86_F_BRANCH | X86_F_RET))))
 			return -ENOTSUP;
-	while (hi - start < X86_JMP_LEN && hi < f->limit) {
-		struct x86_insn pad;
-
-		p = probe_module_code(f->mod, hi, &avail);
-		if (!p || x86_decode(p, avail, hi, &pad) < 0)
-			break;
-		if (hi >= fend && !(pad.flags & X86_F_NOP))
-			break;
-		if (hi + pad.len > f->limit)
-			break;
-		hi += pad.len;
-	}
+	hi = plan_extend_dead(f, start, hi, fend);
 	p = probe_module_code(f->mod, start, &avail);
 	if (hi - start < X86_JMP_LEN || hi - start > PROBE_MAX_PATCH || !p || avail < hi - start ||
 	    plan_has_target(f->mod, start, hi) || probe_plan_overlaps(m, module, start, hi))
@@ -592,19 +605,7 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 			break; /* going further back crosses it too */
 		/* Dead bytes after the ret: the function's own unreachable
 		 * code (not a target) or padding up to the next symbol. */
-		while (hi - lo < X86_JMP_LEN && hi < f->limit) {
-			struct x86_insn pad;
-			size_t avail;
-			const uint8_t *p = probe_module_code(f->mod, hi, &avail);
-
-			if (!p || x86_decode(p, avail, hi, &pad) < 0)
-				break;
-			if (hi >= fend && !(pad.flags & X86_F_NOP))
-				break;
-			if (hi + pad.len > f->limit)
-				break;
-			hi += pad.len;
-		}
+		hi = plan_extend_dead(f, lo, hi, fend);
 		if (hi - lo < X86_JMP_LEN || !plan_exit_targets_ok(f, r - b, r, lo, hi) ||
 		    probe_plan_overlaps(m, module, lo, hi))
 			continue;
