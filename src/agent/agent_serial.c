@@ -337,6 +337,24 @@ static void ser_take_turn(void)
 				    : RR_COUNT_END;
 }
 
+/* Replay (recorded or path schedule): give token turn `turn` up to next
+ * (SER_FREE: nobody, it stays free), with its switch record (naming
+ * rec_next); wait: wait for it to come back, else the thread ends. */
+static void ser_hand_over(uint64_t turn, unsigned at, uint32_t next, uint32_t rec_next, int wait)
+{
+	agent_rr_emit_switch(ser_me.id, agent_rr_tseq(), at, turn, rec_next, agent_ser.count);
+	__atomic_store_n(&ser_slots[ser_me.id].state, wait ? RR_S_WAIT : RR_S_DEAD,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&ser_area->tturn, turn + 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ser_area->owner, next, __ATOMIC_SEQ_CST);
+	if (next < ser_area->max_threads)
+		ser_wake(next);
+	if (wait) {
+		ser_wait();
+		ser_take_turn();
+	}
+}
+
 /* Replay: my turn ends here (count == release_at): check that the
  * recording was at the same kind of point, then name the next holder. wait:
  * wait for my next turn (not at the thread's end). */
@@ -366,17 +384,7 @@ static void ser_replay_release(unsigned at, int wait)
 	if (turn + 1 >= ser_area->nsw)
 		agent_rr_end_of_schedule(ser_me.id, agent_ser.count);
 	next = ser_sw[turn + 1].thread;
-	agent_rr_emit_switch(ser_me.id, agent_rr_tseq(), at, turn, next, agent_ser.count);
-	__atomic_store_n(&ser_slots[ser_me.id].state, wait ? RR_S_WAIT : RR_S_DEAD,
-			 __ATOMIC_RELEASE);
-	__atomic_store_n(&ser_area->tturn, turn + 1, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&ser_area->owner, next, __ATOMIC_SEQ_CST);
-	if (next < ser_area->max_threads)
-		ser_wake(next);
-	if (!wait)
-		return;
-	ser_wait();
-	ser_take_turn();
+	ser_hand_over(turn, at, next, next, wait);
 }
 
 /* ---- path schedule (spool replay --path, RR_O_PATH) ----
@@ -474,18 +482,7 @@ static void ser_path_give(uint32_t next, unsigned at, int wait)
 {
 	uint64_t turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
 
-	agent_rr_emit_switch(ser_me.id, agent_rr_tseq(), at, turn,
-			     next == SER_FREE ? ser_me.id : next, agent_ser.count);
-	__atomic_store_n(&ser_slots[ser_me.id].state, wait ? RR_S_WAIT : RR_S_DEAD,
-			 __ATOMIC_RELEASE);
-	__atomic_store_n(&ser_area->tturn, turn + 1, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&ser_area->owner, next, __ATOMIC_SEQ_CST);
-	if (next < ser_area->max_threads)
-		ser_wake(next);
-	if (wait) {
-		ser_wait();
-		ser_take_turn();
-	}
+	ser_hand_over(turn, at, next, next == SER_FREE ? ser_me.id : next, wait);
 }
 
 /* Why ser_path_leave found nobody to give the token to. */
