@@ -18,16 +18,6 @@ plan 42
 
 PROG="$PROGS/rr_signals"
 
-# wait_ready FILE: until the program printed its first line
-wait_ready() {
-	local i
-	for i in $(seq 300); do
-		grep -q ready "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # send_usr1 SPOOLPID N [OUT]: N SIGUSR1 to the program at random
 # intervals; with OUT (the program's output), keep sending one every 0.1 s
 # while the program has not yet reported a handled signal and still runs,
@@ -47,56 +37,11 @@ send_usr1() {
 	done
 }
 
-# prog_of PID: the recorded or replayed program under PID (spool, or the
-# timeout that runs spool)
-prog_of() {
-	local p="$1" c i
-	for i in 1 2 3; do
-		c=$(pgrep -P "$p" | head -n 1)
-		[ -n "$c" ] || return 1
-		case "$(cat "/proc/$c/comm" 2>/dev/null)" in
-		spool | timeout) p=$c ;;
-		*) echo "$c"; return 0 ;;
-		esac
-	done
-	return 1
-}
-
-# wait_for TEXT FILE: until the program printed TEXT (30 s at most)
-wait_for() {
-	local i
-	for i in $(seq 600); do
-		grep -q "$1" "$2" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-# usr1_until_exit PID: a SIGUSR1 every 0.2 s while the program runs (at
-# most 150)
-usr1_until_exit() {
-	local pid i
-	pid=$(prog_of "$1") || return 1
-	for i in $(seq 150); do
-		kill -USR1 "$pid" 2>/dev/null || return 0
-		sleep 0.2
-	done
-}
-
-# replays_same TRACE RECOUT WANTRC DESC: three replays print RECOUT and
-# exit WANTRC
-replays_same() {
-	local same=0 i
-	for i in 1 2 3; do
-		spool_run replay -o rep.trace "$1"
-		if [ "$RC" = "$3" ] && cmp -s run.out "$2"; then
-			same=$((same + 1))
-		else
-			show_run
-			diag "$(diff "$2" run.out | head -n 20)"
-		fi
-	done
-	is "$same" 3 "$4"
+# replays3 TRACE RECOUT WANTRC DESC: three replays print RECOUT and exit
+# WANTRC
+replays3() {
+	replays_same 3 "$3" "$2" -o rep.trace "$1"
+	is "$SAME" 3 "$4"
 }
 
 for mode in serial sync; do
@@ -176,7 +121,7 @@ cp spin.rec.err run.err
 is_rc 0 "serial, progress points: the spinning program records"
 like "$(cat spin.rec.out)" 'signals 2' \
 	"serial, progress points: the spinning thread ran the handler twice, at progress points"
-replays_same spin.trace spin.rec.out 0 \
+replays3 spin.trace spin.rec.out 0 \
 	"serial, progress points: three replays print the recorded output (same iterations, same hash)"
 
 # Sync mode has no progress points: the same program with a mutex taken in
@@ -193,7 +138,7 @@ cp spinlock.rec.err run.err
 is_rc 0 "sync, pthread_join: the program records"
 like "$(cat spinlock.rec.out)" 'signals 2' \
 	"sync, pthread_join: the other thread ran the handler twice, at its lock calls"
-replays_same spinlock.trace spinlock.rec.out 0 \
+replays3 spinlock.trace spinlock.rec.out 0 \
 	"sync, pthread_join: three replays print the recorded output"
 
 # --- pause() and sigsuspend() ---------------------------------------------------
@@ -214,7 +159,7 @@ for mode in serial sync; do
 		[ "$how" = suspend ] && w=sigsuspend || w=pause
 		like "$(tr '\n' ' ' <"$how-$mode.rec.out")" "worker done 40 .*handled 3 signals in $w" \
 			"$mode, $how: the worker ran while the main thread waited, which then got 3 signals"
-		replays_same "$how-$mode.trace" "$how-$mode.rec.out" 0 \
+		replays3 "$how-$mode.trace" "$how-$mode.rec.out" 0 \
 			"$mode, $how: three replays print the recorded output"
 	done
 done
@@ -226,7 +171,7 @@ for mode in serial sync; do
 	is_rc 138 "$mode, SA_RESETHAND: the second SIGUSR1 kills the program (128 + 10)"
 	like "$(tr '\n' ' ' <run.out)" '^handled 1 disposition reset to SIG_DFL $' \
 		"$mode, SA_RESETHAND: the handler ran once and the disposition became SIG_DFL"
-	replays_same "reset-$mode.trace" "reset-$mode.rec.out" 3 \
+	replays3 "reset-$mode.trace" "reset-$mode.rec.out" 3 \
 		"$mode, SA_RESETHAND: three replays print the output up to the kill (exit 3)"
 done
 

@@ -26,42 +26,6 @@ plan 85
 
 PROG="$PROGS/rr_sigwait"
 
-# wait_ready FILE: until the program printed its first line (15 s at most)
-wait_ready() {
-	local i
-	for i in $(seq 300); do
-		grep -q ready "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-# prog_of PID: the recorded or replayed program under PID (spool, or the
-# timeout that runs spool)
-prog_of() {
-	local p="$1" c i
-	for i in 1 2 3; do
-		c=$(pgrep -P "$p" | head -n 1)
-		[ -n "$c" ] || return 1
-		case "$(cat "/proc/$c/comm" 2>/dev/null)" in
-		spool | timeout) p=$c ;;
-		*) echo "$c"; return 0 ;;
-		esac
-	done
-	return 1
-}
-
-# usr1_until_exit PID: a SIGUSR1 every 0.2 s while the program runs (at
-# most 150)
-usr1_until_exit() {
-	local pid i
-	pid=$(prog_of "$1") || return 1
-	for i in $(seq 150); do
-		kill -USR1 "$pid" 2>/dev/null || return 0
-		sleep 0.2
-	done
-}
-
 # want_output HOW FILE: what the recorded run must show
 want_output() {
 	local out

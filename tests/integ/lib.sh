@@ -215,7 +215,7 @@ show_run() {
 
 # replays_same N WANT_RC WANT_OUT ARGS...: runs spool replay ARGS N times;
 # SAME = how many exited WANT_RC with stdout equal to the file WANT_OUT (the
-# others are shown as diagnostics).
+# others are shown as diagnostics, with how their output differs).
 replays_same() {
 	local n=$1 rc=$2 want=$3 i
 	shift 3
@@ -226,8 +226,50 @@ replays_same() {
 			SAME=$((SAME + 1))
 		else
 			show_run
-			diag "replay printed: $(head -c 300 run.out)"
+			diag "replay output against the recorded one:" \
+				"$(diff "$want" run.out | head -n 20)"
 		fi
+	done
+}
+
+# --- programs running in the background ----------------------------------
+
+# wait_for TEXT FILE [SECONDS]: until FILE holds TEXT (default 30 s at most).
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-30} * 20; i++)); do
+		grep -q "$1" "$2" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_ready FILE: until the program printed its "ready" line (15 s at most).
+wait_ready() { wait_for ready "$1" 15; }
+
+# prog_of PID: the recorded or replayed program under PID (spool, or the
+# timeout that runs spool)
+prog_of() {
+	local p="$1" c i
+	for i in 1 2 3; do
+		c=$(pgrep -P "$p" | head -n 1)
+		[ -n "$c" ] || return 1
+		case "$(cat "/proc/$c/comm" 2>/dev/null)" in
+		spool | timeout) p=$c ;;
+		*) echo "$c"; return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# usr1_until_exit PID: a SIGUSR1 every 0.2 s to the program under PID while
+# it runs (at most 150)
+usr1_until_exit() {
+	local pid i
+	pid=$(prog_of "$1") || return 1
+	for i in $(seq 150); do
+		kill -USR1 "$pid" 2>/dev/null || return 0
+		sleep 0.2
 	done
 }
 
