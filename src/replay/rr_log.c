@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 
 #include "../common/event.h"
 #include "rr_log.h"
@@ -282,19 +281,13 @@ static int rr_vec_grow(void **p, size_t *bytes, size_t want, size_t used)
 	return 0;
 }
 
-/* Records the streams of dir can hold at most (their bytes / 56). */
-static size_t rr_estimate(const char *dir)
+/* Records the reader's streams can hold at most (their bytes / 56). */
+static size_t rr_estimate(const struct trace_reader *r)
 {
-	char path[4096];
 	uint64_t bytes = 0;
-	struct stat st;
 
-	for (unsigned i = 0; i < 4096; i++) {
-		snprintf(path, sizeof(path), "%s/stream_%u", dir, i);
-		if (stat(path, &st) < 0)
-			break;
-		bytes += (uint64_t)st.st_size;
-	}
+	for (size_t i = 0; i < trace_reader_nstreams(r); i++)
+		bytes += trace_reader_stream(r, i)->bytes;
 	return (size_t)(bytes / sizeof(struct rec_sched)) + 1024;
 }
 
@@ -368,7 +361,7 @@ static int rr_collect(const char *dir, struct rr_log *log, uint32_t *max_lock, c
 		snprintf(err, errlen, "cannot read trace %s: %s", dir, prob.msg);
 		return rc;
 	}
-	log->cap = rr_estimate(dir);
+	log->cap = rr_estimate(r);
 	if (rr_vec_grow((void **)&log->recs, &log->recs_map, log->cap * sizeof(*log->recs), 0) ||
 	    rr_vec_grow((void **)&log->thr, &log->thr_map, log->cap * sizeof(*log->thr), 0)) {
 		trace_reader_close(r);

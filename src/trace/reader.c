@@ -676,6 +676,7 @@ static int scan_streams(struct trace_reader *r)
 			continue;
 		}
 		s->file_size = (uint64_t)st.st_size;
+		s->info.bytes = s->file_size;
 		r->nstreams++;
 	}
 	closedir(d);

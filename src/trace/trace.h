@@ -73,6 +73,7 @@ struct trace_stream_info {
 	uint64_t discarded; /* events_discarded of its last packet read */
 	uint64_t seq_gaps;  /* events missing according to sequence numbers */
 	char file[64];	    /* stream file name inside the trace directory */
+	uint64_t bytes;	    /* the stream file's size */
 };
 
 /* A problem found while reading: reading goes on past it where it can. */
