@@ -115,31 +115,26 @@ static __attribute__((noinline)) void agent_func_slow(void *this_fn, void *call_
 
 /*
  * The hooks run at every entry and exit of an instrumented program: in
- * serial mode they are its progress points, a few billion calls in a long
- * run. With the record path inlined, gcc saved six registers and set up a
- * frame on every call, which cost more than the count itself (and than the
- * small functions being counted). Now the common path is a leaf: two tests,
- * then in serial mode a count and a compare; anything else is a tail call.
- * omit-frame-pointer keeps it without a frame (a frame-pointer walk through
- * here just skips this leaf).
+ * serial mode the entries are its progress points, a few billion calls in a
+ * long run. With the record path inlined, gcc saved six registers and set
+ * up a frame on every call, which cost more than the count itself (and than
+ * the small functions being counted). Now the common path is a leaf: two
+ * tests, then in serial mode a count and a compare; anything else is a tail
+ * call. omit-frame-pointer keeps it without a frame (a frame-pointer walk
+ * through here just skips this leaf).
  */
-#define AGENT_FUNC_HOOK(entry)                                                                     \
-	do {                                                                                       \
-		if (AGENT_LIKELY(!agent_serial_on && !agent_func_on))                              \
-			return;                                                                    \
-		if (AGENT_LIKELY(agent_serial_on && !agent_serial_path && !agent_func_on)) {       \
-			if (AGENT_LIKELY(++agent_ser.count < agent_ser.limit))                     \
-				return;                                                            \
-			agent_func_slow(this_fn, call_site, (entry), 1);                           \
-			return;                                                                    \
-		}                                                                                  \
-		agent_func_slow(this_fn, call_site, (entry), 0);                                   \
-	} while (0)
-
 AGENT_EXPORT __attribute__((optimize("omit-frame-pointer"))) void
 __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
-	AGENT_FUNC_HOOK(1);
+	if (AGENT_LIKELY(!agent_serial_on && !agent_func_on))
+		return;
+	if (AGENT_LIKELY(agent_serial_on && !agent_serial_path && !agent_func_on)) {
+		if (AGENT_LIKELY(++agent_ser.count < agent_ser.limit))
+			return;
+		agent_func_slow(this_fn, call_site, 1, 1);
+		return;
+	}
+	agent_func_slow(this_fn, call_site, 1, 0);
 }
 
 AGENT_EXPORT __attribute__((optimize("omit-frame-pointer"))) void
