@@ -743,18 +743,30 @@ static int rr_call_blocks(unsigned call)
 static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t idx,
 						    const void *addr, int blocks)
 {
-	if (rr_area->opts & RR_O_TRUNCATED) {
-		int mine;
-		struct rr_buf b;
+	int trunc = !!(rr_area->opts & RR_O_TRUNCATED);
+	int sync = !(agent_rr_mode & RR_MODE_SERIAL);
 
-		/* Sync mode: the threads' logs end at different points. Park
-		 * here until every thread created so far (turn[0] counts the
-		 * creations replayed) has ended or reached its log's end, so
-		 * each one replays all it recorded; the last one stops. */
+	/*
+	 * Sync mode: the threads' logs end at different points. Park here
+	 * until every thread created so far (turn[0] counts the creations
+	 * replayed) has ended or reached its log's end (started 3); the last
+	 * one goes on. In a truncated replay (the recorded run was killed),
+	 * so that each thread replays all it recorded. In a complete one, for
+	 * a call that blocks: a worker that waits on a condition variable (or
+	 * a lock, a join, a read) when another thread calls exit is still
+	 * waiting when the process ends, so its last call has no record (xz
+	 * -T2 ends this way); it waits here for good, as it did, and the run
+	 * ends when the thread that called exit does. Serial mode does not
+	 * park: the others wait for the token this thread holds.
+	 */
+	if (trunc || (blocks && sync)) {
 		__atomic_store_n(&rr_threads[rr_self.id].started, 3, __ATOMIC_SEQ_CST);
-		if (!(agent_rr_mode & RR_MODE_SERIAL) && !rr_trunc_all_done())
-			rr_park(); /* serial: the others wait for the token it holds */
-		b = rr_report_begin(&mine);
+		if (sync && !rr_trunc_all_done())
+			rr_park();
+	}
+	if (trunc) {
+		int mine;
+		struct rr_buf b = rr_report_begin(&mine);
 
 		if (mine) {
 			rr_puts(&b, "replay reached the end of the recording (the recorded run "
@@ -765,23 +777,11 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 		}
 		rr_report_end(mine, RR_F_END);
 	}
-	/*
-	 * Sync mode: a worker that waits on a condition variable (or a lock,
-	 * a join, a read) when another thread calls exit is still waiting
-	 * when the process ends, so its last call has no record (xz -T2 ends
-	 * this way). It waits here for good, as it did; the run ends when the
-	 * thread that called exit does. Only if every thread is ended or
-	 * waiting like this is nothing going to end the run: then it is a
-	 * divergence, reported by the last one to get there.
-	 */
-	if (blocks && !(agent_rr_mode & RR_MODE_SERIAL)) {
-		__atomic_store_n(&rr_threads[rr_self.id].started, 3, __ATOMIC_SEQ_CST);
-		if (!rr_trunc_all_done())
-			rr_park();
+	/* Every thread ended or waits like this: nothing will end the run. */
+	if (blocks && sync)
 		rr_diverge(NULL, what, idx, addr,
 			   "the replay makes a call the recording does not have (and every "
 			   "other thread has ended or waits at the end of its recording)");
-	}
 	rr_diverge(NULL, what, idx, addr, "the replay makes a call the recording does not have");
 }
 
