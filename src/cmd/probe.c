@@ -314,7 +314,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return 1;
-	rc = trace_clock_calibrate(&clk, 10);
+	rc = trace_clock_calibrate(&clk, 10000);
 	if (rc < 0)
 		goto out_free;
 	ext[SHM_EXT_PROBES] = probe_mgr_area_size(pr->m);

@@ -293,7 +293,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	rc = session_prepare_trace_dir(o->trace_dir, o->quiet);
 	if (rc < 0)
 		return rc;
-	rc = trace_clock_calibrate(&clk, 1);
+	rc = trace_clock_calibrate(&clk, 200);
 	if (rc < 0) {
 		log_err("cannot calibrate the TSC: %s", strerror(-rc));
 		return rc;
@@ -387,9 +387,9 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	}
 	rc = 0;
 
-	/* The frequency measured over the whole run (at least 10 ms): a run
-	 * of seconds gives it to a few ppm, the 1 ms start to about 100. */
-	if (trace_clock_refine(&clk, 10) == 0)
+	/* The frequency measured over the whole run (clock.c says why 2 ms
+	 * is enough): a run of seconds gives it to a few ppm. */
+	if (trace_clock_refine(&clk, 2000) == 0)
 		trace_writer_set_clock(w, &clk);
 	if (h.ctl->state & SHM_STATE_DISABLED)
 		log_warn("the agent stopped recording: %.*s", (int)sizeof(h.ctl->reason),

@@ -19,8 +19,10 @@ struct rr_watch {
 	struct shm_host *h;
 	struct rr_area *area;
 	pthread_t thread;
+	pthread_mutex_t mu; /* guards stop; cond wakes the watcher to see it */
+	pthread_cond_t cond;
 	int running;
-	int stop;   /* atomic: the session is over */
+	int stop;   /* the session is over */
 	int killed; /* the program was killed (read after rr_watch_stop) */
 };
 

@@ -46,16 +46,16 @@ static void clock_sample(uint64_t *tsc, uint64_t *mono, uint64_t *real)
 	}
 }
 
-int trace_clock_calibrate(struct trace_clock *clk, unsigned ms)
+int trace_clock_calibrate(struct trace_clock *clk, unsigned us)
 {
 	uint64_t t0, m0, r0, t1, m1, r1;
 	struct timespec d;
 
-	if (ms == 0)
-		ms = 1;
+	if (us < 100)
+		us = 100;
 	clock_sample(&t0, &m0, &r0);
-	d.tv_sec = ms / 1000;
-	d.tv_nsec = (long)(ms % 1000) * 1000000L;
+	d.tv_sec = us / 1000000;
+	d.tv_nsec = (long)(us % 1000000) * 1000L;
 	while (nanosleep(&d, &d) < 0 && errno == EINTR)
 		;
 	clock_sample(&t1, &m1, &r1);
@@ -71,15 +71,17 @@ int trace_clock_calibrate(struct trace_clock *clk, unsigned ms)
 }
 
 /*
- * A session calibrates over 1 ms at its start (a 10 ms sleep there was a
+ * A session calibrates over 0.2 ms at its start (a 10 ms sleep there was a
  * third of the fixed cost of recording /bin/true) and refines the frequency
  * over the whole run at its end, when the trace's metadata is written
- * again. A run shorter than min_ms is topped up with a sleep, so the
- * frequency is never measured over less than that.
+ * again. The two samples are each good to about a microsecond, so a
+ * frequency measured between them puts at most that error on any
+ * timestamp in between, however short the run: the floor min_us (topped
+ * up with a sleep) only keeps the division away from noise.
  */
-int trace_clock_refine(struct trace_clock *clk, unsigned min_ms)
+int trace_clock_refine(struct trace_clock *clk, unsigned min_us)
 {
-	uint64_t t1, m1, r1, min_ns = (uint64_t)min_ms * 1000000u;
+	uint64_t t1, m1, r1, min_ns = (uint64_t)min_us * 1000u;
 
 	clock_sample(&t1, &m1, &r1);
 	if (m1 > clk->mono_ns && m1 - clk->mono_ns < min_ns) {

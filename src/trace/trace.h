@@ -32,11 +32,11 @@ struct trace_clock {
 	uint64_t real_ns; /* ... and CLOCK_REALTIME at the same moment */
 };
 
-/* Calibrate the TSC against CLOCK_MONOTONIC over about `ms` milliseconds. */
-int trace_clock_calibrate(struct trace_clock *clk, unsigned ms);
-/* Re-measure tsc_hz from clk's start to now, over at least min_ms (sleeps
+/* Calibrate the TSC against CLOCK_MONOTONIC over about `us` microseconds. */
+int trace_clock_calibrate(struct trace_clock *clk, unsigned us);
+/* Re-measure tsc_hz from clk's start to now, over at least min_us (sleeps
  * the rest); tsc0 and the start times stay. */
-int trace_clock_refine(struct trace_clock *clk, unsigned min_ms);
+int trace_clock_refine(struct trace_clock *clk, unsigned min_us);
 uint64_t trace_clock_ns(const struct trace_clock *clk, uint64_t tsc);
 
 struct trace_writer;
