@@ -19,6 +19,10 @@
 #   e) pigz -p 2 as in c): pigz has no progress points, so serial mode
 #      switches threads only at its lock and read calls
 #
+# "replay" is the best of 3 replays that map the recording's replay image;
+# "first replay" is the one before them, which loads the recording from its
+# trace and writes that image (doc/record.md).
+#
 # Nothing is asserted. Targets of issue 3: sync record <= 1.1x, serial record
 # <= 1.5x (CPU-bound with progress points), replay <= 1.2x.
 # BENCH_SCALE=0.1 shrinks the workloads.
@@ -90,12 +94,16 @@ row() {
 	fi
 	best3 "$in" "$spool" record --mode "$MODE" -q -o rec.trace -- "$@"
 	rec=$WALL recc=$CPU
-	# the replay of the last recording
+	# the replays of the last recording: the first loads it from the
+	# trace and writes its replay image, the others map the image
+	t0=$(now)
+	"$spool" replay -q -o rep.trace rec.trace <"$in" >/dev/null 2>&1
+	first=$(($(now) - t0))
 	best3 "$in" "$spool" replay -q -o rep.trace rec.trace
 	rep=$WALL repc=$CPU
-	printf "%-34s native %10s  record %6sx  replay %6sx   cpu: record %6sx  replay %6sx\n" \
+	printf "%-34s native %10s  record %6sx  replay %6sx   cpu: record %6sx  replay %6sx   first replay %6sx\n" \
 		"$name" "$(ms "$nat")" "$(ratio "$rec" "$nat")" "$(ratio "$rep" "$nat")" \
-		"$(ratio "$recc" "$natc")" "$(ratio "$repc" "$natc")"
+		"$(ratio "$recc" "$natc")" "$(ratio "$repc" "$natc")" "$(ratio "$first" "$nat")"
 	if [ -n "$pin" ]; then
 		printf "%-34s native %10s  record %6sx  replay %6sx\n" "  against native on 1 CPU" \
 			"$(ms "$pin")" "$(ratio "$rec" "$pin")" "$(ratio "$rep" "$pin")"

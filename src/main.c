@@ -6,9 +6,11 @@
  * adding one means adding a row here and a page in doc/.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "util/log.h"
 
 #define SPOOL_VERSION "0.1.0"
 
@@ -87,6 +89,12 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("spool %s\n", SPOOL_VERSION);
 		return 0;
+	}
+	/* The agent's switch (agent_main.c) says what spool does too. */
+	{
+		const char *dbg = getenv("SPOOL_DEBUG");
+
+		log_verbose = dbg && *dbg && *dbg != '0';
 	}
 	c = find_command(argv[1]);
 	if (!c) {

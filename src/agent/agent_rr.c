@@ -18,6 +18,7 @@
  * the collector rather than drop a record a replay would need.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <string.h>
@@ -32,6 +33,9 @@
 int agent_rr_mode;
 
 static struct rr_area *rr_area;
+/* What the replay only reads (the logs, first[], order[], sw[]): the area,
+ * or the replay image the host named in it (rr_img.c), mapped read-only. */
+const char *agent_rr_ro;
 static uint32_t *rr_turn, *rr_objmap, *rr_first;
 static struct rr_thread_slot *rr_threads;
 static struct rr_order *rr_order;
@@ -446,7 +450,7 @@ __thread uint64_t agent_rr_sig_at;
  * there is one. */
 static void rr_sig_due(uint64_t off)
 {
-	const struct rec_sched *e = (const struct rec_sched *)((const char *)rr_area + off);
+	const struct rec_sched *e = (const struct rec_sched *)(agent_rr_ro + off);
 	uint64_t at = RR_COUNT_END;
 
 	if (off < rr_self.end && ev_kind(e->h.word) == KIND_SCHED && e->op == RR_OP_SIGNAL &&
@@ -495,7 +499,7 @@ static void rr_rep_deliver(struct agent_thread *t, int point, uint64_t count)
 		do
 			off += h->size;
 		while (input && off < rr_self.end &&
-		       (h = (const struct rec_hdr *)((const char *)rr_area + off)) &&
+		       (h = (const struct rec_hdr *)(agent_rr_ro + off)) &&
 		       ev_kind(h->word) == KIND_INPUT &&
 		       ((const struct rec_input *)h)->tseq == tseq);
 	}
@@ -679,7 +683,7 @@ static const struct rec_hdr *rr_peek(void)
 
 	if (rr_self.cur >= rr_self.end)
 		return NULL;
-	h = (const struct rec_hdr *)((const char *)rr_area + rr_self.cur);
+	h = (const struct rec_hdr *)(agent_rr_ro + rr_self.cur);
 	return h;
 }
 
@@ -825,7 +829,7 @@ static void rr_advance(void)
 	 * cache: ask for a record a few events ahead so that its miss overlaps
 	 * the program's work instead of stalling the next call (a prefetch
 	 * past the end is harmless). */
-	__builtin_prefetch((const char *)rr_area + rr_self.cur + RR_PREFETCH_AHEAD);
+	__builtin_prefetch(agent_rr_ro + rr_self.cur + RR_PREFETCH_AHEAD);
 }
 
 static void __attribute__((noreturn)) rr_stuck(const struct rec_sched *e, uint64_t waited_ms)
@@ -1351,6 +1355,44 @@ static void rr_populate(void *p, uint64_t len)
 	(void)madvise((void *)a, len + ((uintptr_t)p - a), MADV_POPULATE_WRITE);
 }
 
+/*
+ * Map the replay image (rr_img.c): read-only and private, populated in one
+ * call from the page cache, so a replay of millions of events starts
+ * without the host copying them. The header must be the one the host
+ * read. Raw system calls: the agent's open and close are interposed, and
+ * the program's descriptors must not move.
+ */
+static const char *rr_map_image(struct rr_area *a)
+{
+	const struct {
+		uint64_t magic;
+		uint32_t version, area_version;
+		uint64_t key, size;
+	} *h;
+	void *p;
+	long fd;
+
+	a->img_path[sizeof(a->img_path) - 1] = 0;
+	fd = syscall(SYS_openat, AT_FDCWD, a->img_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		agent_disable("record/replay: cannot open the replay image");
+		return NULL;
+	}
+	p = mmap(NULL, a->img_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, (int)fd, 0);
+	syscall(SYS_close, fd);
+	if (p == MAP_FAILED) {
+		agent_disable("record/replay: cannot map the replay image");
+		return NULL;
+	}
+	h = p;
+	if (h->key != a->img_key || h->size != a->img_size || h->area_version != RR_VERSION) {
+		munmap(p, a->img_size);
+		agent_disable("record/replay: the replay image changed");
+		return NULL;
+	}
+	return p;
+}
+
 void agent_rr_init(void)
 {
 	struct shm_ctl *c = agent.ctl;
@@ -1380,8 +1422,14 @@ void agent_rr_init(void)
 	rr_turn = (uint32_t *)((char *)a + a->turn_off);
 	rr_objmap = (uint32_t *)((char *)a + a->objmap_off);
 	rr_threads = (struct rr_thread_slot *)((char *)a + a->threads_off);
-	rr_first = (uint32_t *)((char *)a + a->first_off);
-	rr_order = (struct rr_order *)((char *)a + a->order_off);
+	agent_rr_ro = (const char *)a;
+	if (a->mode == RR_MODE_REPLAY && a->img_size) {
+		agent_rr_ro = rr_map_image(a);
+		if (!agent_rr_ro)
+			return;
+	}
+	rr_first = (uint32_t *)(agent_rr_ro + a->first_off);
+	rr_order = (struct rr_order *)(agent_rr_ro + a->order_off);
 	rr_chunk = c->ring_bytes / 8 < RR_CHUNK_MAX ? c->ring_bytes / 8 : RR_CHUNK_MAX;
 	agent_lock_quiet = !(a->opts & RR_O_LOCK_EVENTS);
 	pthread_atfork(NULL, NULL, rr_fork_child);

@@ -27,6 +27,8 @@
 #include "agent.h"
 
 extern int agent_rr_mode; /* RR_MODE_*: the one branch of every hook */
+/* Base of the offsets of the replay's read-only arrays (agent_rr.c). */
+extern const char *agent_rr_ro;
 /* agent_lock.c: no KIND_LOCK events (recording or replaying without
  * RR_O_LOCK_EVENTS); set by agent_rr_init before the program runs. */
 extern int agent_lock_quiet;

@@ -972,7 +972,7 @@ void agent_serial_init(struct rr_area *a, uint32_t *creations)
 		return;
 	ser_area = a;
 	ser_slots = (struct rr_serial_slot *)((char *)a + a->serial_off);
-	ser_sw = (const struct rr_switch *)((char *)a + a->sw_off);
+	ser_sw = (const struct rr_switch *)(agent_rr_ro + a->sw_off);
 	ser_creations = creations;
 	ser_rng = a->seed ? a->seed : 0x9e3779b97f4a7c15ull;
 	ser_me.id = 0;

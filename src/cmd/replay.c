@@ -26,6 +26,7 @@
 #include "../collect/session.h"
 #include "../collect/stdin_cap.h"
 #include "../replay/gdb.h"
+#include "../replay/rr_img.h"
 #include "../replay/rr_log.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
@@ -51,6 +52,8 @@ struct replay_ctx {
 	uint32_t nthreads;
 	uint32_t short_thread, short_done, short_n; /* a thread that did not finish its log */
 	uint64_t tturn, nsw;			    /* serial: token turns reached / recorded */
+	const char *img_dir; /* write this recording's replay image at the end */
+	uint64_t img_key;
 };
 
 static void replay_usage(FILE *out)
@@ -88,6 +91,10 @@ static void replay_usage(FILE *out)
 		"                       on its functions; doc/path.md)\n"
 		"      --functions SRC  with --record-path: finstrument, probes or auto\n"
 		"                       (default), as for spool path\n"
+		"      --no-image       load TRACE from its streams, and neither use nor\n"
+		"                       write its replay image (TRACE/.spool/replay.img: the\n"
+		"                       first replay keeps the loaded log there, and later\n"
+		"                       ones map it instead of loading; doc/record.md)\n"
 		"  -q, --quiet          print nothing but errors and divergences\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -112,7 +119,8 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		(void)madvise((void *)a, rr_log_area_size(ctx->log) + ((uintptr_t)area - a),
 			      REPLAY_MADV_POPULATE_WRITE);
 	}
-	rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts);
+	if (rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
+		return -ENOMEM;
 	ctx->area = area;
 	return rr_watch_start(&ctx->watch, h, area);
 }
@@ -125,6 +133,14 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	size_t n;
 
 	rr_watch_stop(&ctx->watch);
+	if (ctx->img_dir) {
+		int rc = rr_img_write(ctx->img_dir, ctx->log, ctx->img_key, a);
+
+		if (rc < 0)
+			log_debug("%s: no replay image: %s", ctx->img_dir, strerror(-rc));
+		else
+			log_debug("%s: replay image written", ctx->img_dir);
+	}
 	ctx->flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->report, a->report, n);
@@ -218,6 +234,36 @@ static uint32_t replay_truncated(const char *dir)
 	return RR_O_TRUNCATED;
 }
 
+/*
+ * The recording's log: from its replay image when there is a current one,
+ * else decoded from the trace, and then kept as the image for the next
+ * replays (rr_img.c). An image that cannot be written (a read-only trace, a
+ * full disk) costs nothing but the speed-up.
+ */
+static int replay_load(struct replay_ctx *ctx, const char *dir, int serial, int use_image,
+		       struct rr_log **out)
+{
+	char err[512];
+	int rc;
+
+	if (use_image && rr_img_key(dir, &ctx->img_key) < 0)
+		use_image = 0;
+	if (use_image && rr_img_open(dir, ctx->img_key, serial, out) == 0) {
+		log_debug("%s: the log comes from its replay image", dir);
+		return 0;
+	}
+	rc = rr_log_load_mode(dir, serial, out, err, sizeof(err));
+	if (rc < 0) {
+		log_err("%s: %s", dir, err);
+		return rc;
+	}
+	/* Written from the area once the program has ended (replay_finish):
+	 * this replay does not wait for it. */
+	if (use_image)
+		ctx->img_dir = dir;
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -230,6 +276,7 @@ int cmd_replay(int argc, char **argv)
 		{"path", required_argument, NULL, 'P'},
 		{"record-path", no_argument, NULL, 'R'},
 		{"functions", required_argument, NULL, 'F'},
+		{"no-image", no_argument, NULL, 'I'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -243,7 +290,7 @@ int cmd_replay(int argc, char **argv)
 	struct session_result res;
 	struct rr_info *info = NULL;
 	struct rr_log *log = NULL;
-	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], err[512];
+	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX];
 	const char *dir;
 	uint64_t v, inputs;
 	struct replay_gdb gdb = {0};
@@ -253,7 +300,7 @@ int cmd_replay(int argc, char **argv)
 	const char *path_file = NULL;
 	struct rr_pathsched *pathsched = NULL;
 	struct path_probes *pprobes = NULL;
-	int functions = PATH_FN_AUTO;
+	int functions = PATH_FN_AUTO, no_image = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -294,6 +341,9 @@ int cmd_replay(int argc, char **argv)
 				log_err("--functions '%s': want finstrument, probes or auto", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'I':
+			no_image = 1;
 			break;
 		case 'q':
 			so.quiet = 1;
@@ -364,11 +414,11 @@ int cmd_replay(int argc, char **argv)
 		}
 		so.argv = pargv;
 	}
-	rc = rr_log_load_mode(dir, !strcmp(info->mode, "serial"), &log, err, sizeof(err));
-	if (rc < 0) {
-		log_err("%s: %s", dir, err);
+	/* A --path replay writes its own token schedule into the area, where
+	 * an image's would be read-only. */
+	rc = replay_load(&ctx, dir, !strcmp(info->mode, "serial"), !no_image && !path_file, &log);
+	if (rc < 0)
 		goto out;
-	}
 	ctx.log = log;
 	/* Where the recorded program had the region's descriptor; a recording
 	 * older than that note had it where spool got it, and so does its replay. */

@@ -29,6 +29,12 @@
  *   [ struct rr_serial_slot[max_threads]   ] each thread's run state and progress count
  *   [ struct rr_switch sw[nsw]             ] replay: the holder of each turn of the run token
  *
+ * A replay from an image (img_size != 0, rr_img.c) has no obj_first,
+ * order, log or sw arrays in the area: the serial slots follow the thread
+ * slots, and those four arrays are read from the image file, which the
+ * agent maps read-only; their offsets (and the slots' log offsets) are
+ * then offsets into the image.
+ *
  * One thread at a time holds the run token (owner); each hand-over starts
  * a new token turn (tturn). sched_lock (a spin word, held for a few
  * instructions, never across a wait) orders the decisions of the token
@@ -42,7 +48,7 @@
 #include <stdint.h>
 
 #define RR_MAGIC 0x3130525245535053ULL /* "SPSERR01" */
-#define RR_VERSION 2
+#define RR_VERSION 3
 #define RR_AREA_HDR 8192
 #define RR_NO_TURN 0xffffffffu	     /* an event ordered by its call, not by a turn */
 #define RR_REPORT_BYTES 4096
@@ -231,6 +237,13 @@ struct rr_area {
 	 * that many sends: a signal is received after it is sent. */
 	uint32_t sig_sends[65];
 	uint64_t raw_count[RR_RAW_SLOTS];
+	/* Replay from an image (rr_img.c): img_size != 0 says first_off,
+	 * order_off, log_off, sw_off and the slots' log_off/log_end are
+	 * offsets into the file img_path, which the agent maps read-only and
+	 * checks (its header's size and key must be these). */
+	uint64_t img_size;
+	uint64_t img_key;
+	char img_path[1024];
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

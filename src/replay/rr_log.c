@@ -16,15 +16,16 @@
 
 #include "../common/event.h"
 #include "rr_log.h"
+#include "rr_log_int.h"
 
-static uint64_t align8(uint64_t v)
+uint64_t rr_log_align8(uint64_t v)
 {
 	return (v + 7) & ~7ull;
 }
 
 uint64_t rr_record_area_size(uint32_t max_objs, uint32_t max_threads)
 {
-	return RR_AREA_HDR + align8((uint64_t)max_objs * 4) +
+	return RR_AREA_HDR + rr_log_align8((uint64_t)max_objs * 4) +
 	       (uint64_t)max_threads * sizeof(struct rr_serial_slot);
 }
 
@@ -48,7 +49,7 @@ void rr_record_area_init(void *area, uint32_t max_objs, uint32_t max_threads)
 	/* Recording uses turn[] only; the replay arrays alias it harmlessly. */
 	a->turn_off = a->waiters_off = a->objmap_off = a->first_off = a->order_off = RR_AREA_HDR;
 	a->threads_off = a->log_off = RR_AREA_HDR;
-	a->serial_off = RR_AREA_HDR + align8((uint64_t)max_objs * 4);
+	a->serial_off = RR_AREA_HDR + rr_log_align8((uint64_t)max_objs * 4);
 	a->sw_off = a->serial_off;
 }
 
@@ -177,35 +178,6 @@ int rr_info_read(const char *dir, struct rr_info *info)
 }
 
 /* ---- loading a recording ---- */
-
-/* Records are copied into big blocks, never moved or freed one by one: a
- * malloc and a free per record were most of the time a replay took to
- * load a recording of a few hundred thousand events. Blocks are mapped
- * populated (MAP_POPULATE): in a VM a page fault costs ~14 us, a page of a
- * populated mapping a fortieth of that. Sizes double from 256 KiB to 8 MiB. */
-struct rr_block {
-	struct rr_block *next;
-	size_t used, cap, size; /* size: of the mapping */
-	uint64_t data[];	/* records, 8-byte aligned */
-};
-#define RR_BLOCK_MIN (256u << 10)
-#define RR_BLOCK_MAX (8u << 20)
-
-struct rr_log {
-	struct rec_hdr **recs; /* sched and input records, sorted by (thread, tseq, chunk) */
-	size_t n, cap;
-	size_t recs_map, thr_map; /* bytes mapped for recs and thr (rr_vec_map) */
-	struct rr_block *blocks; /* the newest first; recs point into them */
-	uint32_t *thr;		 /* rec_thread(recs[i]), read while the record was hot */
-	uint64_t *last;		 /* per thread: (tseq << 32 | chunk_off) of its last record */
-	int unsorted;		 /* a thread's records came out of (tseq, chunk) order */
-	int store_failed;	 /* rr_collect_store ran out of memory */
-	struct rr_switch *sw;  /* serial: the holder of each token turn */
-	uint64_t nsw;
-	int serial;
-	uint32_t nthreads, nobjs, max_objs;
-	uint64_t events, inputs, log_bytes, norder;
-};
 
 static uint32_t rec_thread(const struct rec_hdr *h)
 {
@@ -670,29 +642,45 @@ out_free:
 	return rc;
 }
 
+/*
+ * The area's layout. Without an image every array is in the area; with one
+ * (log->img) the area holds what the replay writes (turn words, object map,
+ * thread and serial slots) and first[], order[], the logs and sw[] stay in
+ * the image, at the image's offsets, where the agent maps them.
+ */
 static void rr_layout(const struct rr_log *log, struct rr_area *a)
 {
 	uint64_t off = RR_AREA_HDR;
 
 	a->turn_off = off;
-	off += align8((uint64_t)log->max_objs * 4);
+	off += rr_log_align8((uint64_t)log->max_objs * 4);
 	a->waiters_off = off;
-	off += align8((uint64_t)log->max_objs * 4);
+	off += rr_log_align8((uint64_t)log->max_objs * 4);
 	a->objmap_off = off;
-	off += align8((uint64_t)log->max_objs * 4);
+	off += rr_log_align8((uint64_t)log->max_objs * 4);
 	a->threads_off = off;
 	off += (uint64_t)log->nthreads * sizeof(struct rr_thread_slot);
+	a->nsw = log->serial ? log->nsw : 0;
+	a->log_size = log->log_bytes;
+	if (log->img) {
+		a->serial_off = off;
+		a->first_off = log->img->first_off;
+		a->order_off = log->img->order_off;
+		a->log_off = log->img->log_off;
+		a->sw_off = log->img->sw_off;
+		a->img_size = log->img->size;
+		a->img_key = log->img->key;
+		return;
+	}
 	a->first_off = off;
-	off += align8(((uint64_t)log->max_objs + 1) * 4);
+	off += rr_log_align8(((uint64_t)log->max_objs + 1) * 4);
 	a->order_off = off;
 	off += log->norder * sizeof(struct rr_order);
 	a->log_off = off;
-	a->log_size = log->log_bytes;
-	off = align8(off + log->log_bytes);
+	off = rr_log_align8(off + log->log_bytes);
 	a->serial_off = off;
 	off += (uint64_t)log->nthreads * sizeof(struct rr_serial_slot);
 	a->sw_off = off;
-	a->nsw = log->serial ? log->nsw : 0;
 }
 
 uint64_t rr_log_area_size(const struct rr_log *log)
@@ -700,6 +688,8 @@ uint64_t rr_log_area_size(const struct rr_log *log)
 	struct rr_area a;
 
 	rr_layout(log, &a);
+	if (log->img)
+		return a.serial_off + (uint64_t)log->nthreads * sizeof(struct rr_serial_slot);
 	return a.sw_off + a.nsw * sizeof(struct rr_switch);
 }
 
@@ -715,32 +705,25 @@ uint64_t rr_log_events(const struct rr_log *log, uint64_t *inputs)
 	return log->events;
 }
 
-void rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_t opts)
+/* Lay the log's read-only parts out at base: first[] at first_off (its
+ * max_objs + 1 words zeroed), order[], the records from log_off on, sw[];
+ * each thread's range goes into thr[]. */
+static void rr_log_place(const struct rr_log *log, char *base, uint64_t first_off,
+			 uint64_t order_off, uint64_t log_off, uint64_t sw_off,
+			 struct rr_img_thread *thr)
 {
-	struct rr_area *a = area;
-	struct rr_thread_slot *th;
-	struct rr_order *order;
-	uint32_t *first;
-	char *base = area;
-	uint64_t off;
-	size_t i, run_len;
-	const char *run;
-	uint64_t run_off;
+	struct rr_order *order = (struct rr_order *)(base + order_off);
+	uint32_t *first = (uint32_t *)(base + first_off);
+	uint64_t off = log_off, run_off = off;
+	size_t i, run_len = 0;
+	const char *run = NULL;
 
-	rr_area_header(a, RR_MODE_REPLAY, log->max_objs, log->nthreads);
-	a->stuck_ms = stuck_ms;
-	a->opts = opts;
-	rr_layout(log, a);
-	if (log->serial) {
-		a->serial = 1;
-		memcpy(base + a->sw_off, log->sw, log->nsw * sizeof(struct rr_switch));
-	}
-	th = (struct rr_thread_slot *)(base + a->threads_off);
-	first = (uint32_t *)(base + a->first_off);
-	order = (struct rr_order *)(base + a->order_off);
+	if (log->serial)
+		memcpy(base + sw_off, log->sw, log->nsw * sizeof(struct rr_switch));
+	memset(first, 0, ((size_t)log->max_objs + 1) * sizeof(*first));
 	for (i = 0; i < log->nthreads; i++) {
-		th[i].log_off = th[i].log_end = a->log_off;
-		th[i].wait_obj = RR_NO_TURN;
+		thr[i].log_off = thr[i].log_end = log_off;
+		thr[i].nevents = 0;
 	}
 	/* first[] from the turn counts, then order[] by (object, turn). */
 	for (i = 0; i < log->n; i++) {
@@ -751,20 +734,16 @@ void rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32
 	}
 	for (i = 1; i <= log->max_objs; i++)
 		first[i] += first[i - 1];
-	off = a->log_off;
 	/* Records that lie one after the other in the blocks (a thread's, read
 	 * stream by stream) are copied as one run: a memcpy per 56-byte
 	 * record was a tenth of loading rr_bank. */
-	run = NULL;
-	run_len = 0;
-	run_off = off;
 	for (i = 0; i < log->n; i++) {
 		const struct rec_hdr *h = log->recs[i];
 		uint32_t t = log->thr[i];
 
 		/* Sorted by thread: its first record starts its log. */
 		if (!i || log->thr[i - 1] != t)
-			th[t].log_off = off;
+			thr[t].log_off = off;
 		if (!run_len || (const char *)h != run + run_len) {
 			if (run_len)
 				memcpy(base + run_off, run, run_len);
@@ -774,8 +753,8 @@ void rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32
 		}
 		run_len += h->size;
 		off += h->size;
-		th[t].log_end = off;
-		th[t].nevents = rec_tseq(h);
+		thr[t].log_end = off;
+		thr[t].nevents = rec_tseq(h);
 		if (ev_kind(h->word) == KIND_SCHED) {
 			const struct rec_sched *e = (const struct rec_sched *)h;
 
@@ -789,12 +768,48 @@ void rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32
 		memcpy(base + run_off, run, run_len);
 }
 
+int rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_t opts)
+{
+	struct rr_area *a = area;
+	struct rr_thread_slot *th;
+	struct rr_img_thread *thr;
+	size_t i;
+
+	rr_area_header(a, RR_MODE_REPLAY, log->max_objs, log->nthreads);
+	a->stuck_ms = stuck_ms;
+	a->opts = opts;
+	rr_layout(log, a);
+	a->serial = !!log->serial;
+	th = (struct rr_thread_slot *)((char *)area + a->threads_off);
+	if (log->img) {
+		snprintf(a->img_path, sizeof(a->img_path), "%s", log->img->path);
+		thr = log->img->thr;
+	} else {
+		thr = calloc(log->nthreads ? log->nthreads : 1, sizeof(*thr));
+		if (!thr)
+			return -ENOMEM;
+		rr_log_place(log, area, a->first_off, a->order_off, a->log_off, a->sw_off, thr);
+	}
+	for (i = 0; i < log->nthreads; i++) {
+		th[i].log_off = thr[i].log_off;
+		th[i].log_end = thr[i].log_end;
+		th[i].nevents = thr[i].nevents;
+		th[i].wait_obj = RR_NO_TURN;
+	}
+	if (!log->img)
+		free(thr);
+	return 0;
+}
+
 void rr_log_free(struct rr_log *log)
 {
 	if (!log)
 		return;
 	rr_log_release(log);
 	free(log->sw);
+	if (log->img)
+		free(log->img->thr);
+	free(log->img);
 	free(log);
 }
 

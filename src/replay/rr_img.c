@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rr_img.c - the replay image: a recording's log laid out the way a replay
+ * reads it (who holds each turn, each thread's records, the token's
+ * schedule), kept beside the recording in .spool/replay.img.
+ *
+ * Why: loading a recording decodes every record of its trace, sorts them
+ * by thread and copies them into the shared area, all before the program
+ * starts. For rr_bank's 1.35M events that was 400 ms of a 500 ms replay,
+ * paid again by every replay of the same recording. The first replay
+ * writes what it loaded into the image; later replays read its header,
+ * and the agent maps the file read-only (the page cache shares it, nothing
+ * is copied), so their start costs what a small recording's does.
+ *
+ * The image is derived data, never the source: its key is a hash of the
+ * trace's stream files (name, size, inode, change and modification times),
+ * so a recording that was rewritten, truncated or damaged after its image
+ * was made is loaded from its trace again, and its errors are reported as
+ * before. An image is written only after a load that succeeded, to a
+ * temporary file renamed into place, and a missing, stale or malformed one
+ * is simply rebuilt. `spool replay --no-image` neither reads nor writes it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rr_img.h"
+#include "rr_log.h"
+#include "rr_log_int.h"
+
+#define RR_IMG_MAGIC 0x31474d4952525053ULL /* "SPRRIMG1" */
+#define RR_IMG_VERSION 1
+#define RR_IMG_HDR 4096
+#define RR_IMG_NAME ".spool/replay.img"
+
+struct rr_img_hdr {
+	uint64_t magic;
+	uint32_t version;      /* RR_IMG_VERSION */
+	uint32_t area_version; /* RR_VERSION: the record layouts it holds */
+	uint64_t key;	       /* rr_img_key of the recording it was made from */
+	uint64_t size;	       /* bytes of the whole file */
+	uint32_t serial, nthreads, max_objs, nobjs;
+	uint64_t events, inputs, log_bytes, norder, nsw;
+	uint64_t threads_off, first_off, order_off, log_off, sw_off;
+};
+_Static_assert(sizeof(struct rr_img_hdr) <= RR_IMG_HDR, "image header too big");
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t fnv_stat(uint64_t h, const char *name, const struct stat *st)
+{
+	uint64_t v[7] = {(uint64_t)st->st_size,		(uint64_t)st->st_ino,
+			 (uint64_t)st->st_mtim.tv_sec,	(uint64_t)st->st_mtim.tv_nsec,
+			 (uint64_t)st->st_ctim.tv_sec,	(uint64_t)st->st_ctim.tv_nsec,
+			 (uint64_t)st->st_dev};
+
+	h = fnv(h, name, strlen(name) + 1);
+	return fnv(h, v, sizeof(v));
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rr_img_key(const char *dir, uint64_t *key)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	struct stat st;
+	int dfd, rc = 0;
+	DIR *d;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		rc = -errno;
+		close(dfd);
+		return rc;
+	}
+	/* The files a load reads: the metadata and the streams. */
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, "metadata") && strncmp(de->d_name, "stream_", 7))
+			continue;
+		if (n == cap) {
+			char **v = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!v) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			names = v;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		n++;
+	}
+	qsort(names, n, sizeof(*names), name_cmp);
+	for (i = 0; i < n; i++) {
+		if (fstatat(dfd, names[i], &st, 0) < 0) {
+			rc = -errno;
+			goto out;
+		}
+		h = fnv_stat(h, names[i], &st);
+	}
+	if (fstatat(dfd, ".spool/record", &st, 0) == 0)
+		h = fnv_stat(h, "record", &st);
+	*key = h;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return rc;
+}
+
+/* The image's layout for a loaded log. */
+static void img_layout(const struct rr_log *log, struct rr_img_hdr *hd, uint64_t key)
+{
+	uint64_t off = RR_IMG_HDR;
+
+	memset(hd, 0, sizeof(*hd));
+	hd->magic = RR_IMG_MAGIC;
+	hd->version = RR_IMG_VERSION;
+	hd->area_version = RR_VERSION;
+	hd->key = key;
+	hd->serial = !!log->serial;
+	hd->nthreads = log->nthreads;
+	hd->max_objs = log->max_objs;
+	hd->nobjs = log->nobjs;
+	hd->events = log->events;
+	hd->inputs = log->inputs;
+	hd->log_bytes = log->log_bytes;
+	hd->norder = log->norder;
+	hd->nsw = log->serial ? log->nsw : 0;
+	hd->threads_off = off;
+	off += rr_log_align8((uint64_t)log->nthreads * sizeof(struct rr_img_thread));
+	hd->first_off = off;
+	off += rr_log_align8(((uint64_t)log->max_objs + 1) * 4);
+	hd->order_off = off;
+	off += log->norder * sizeof(struct rr_order);
+	hd->log_off = off;
+	off = rr_log_align8(off + log->log_bytes);
+	hd->sw_off = off;
+	off += hd->nsw * sizeof(struct rr_switch);
+	hd->size = off;
+}
+
+static int write_at(int fd, const void *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key, const void *area)
+{
+	const struct rr_area *a = area;
+	const struct rr_thread_slot *th = (const void *)((const char *)area + a->threads_off);
+	char tmp[PATH_MAX], path[PATH_MAX];
+	struct rr_img_thread *thr;
+	struct rr_img_hdr hd;
+	int fd, rc = 0;
+
+	if (log->img || a->img_size)
+		return -EINVAL;
+	img_layout(log, &hd, key);
+	/* first[], order[] and the logs follow one another in both, with
+	 * the same padding: one write moves them, shifted by delta. */
+	if (a->order_off - a->first_off != hd.order_off - hd.first_off ||
+	    a->log_off - a->first_off != hd.log_off - hd.first_off || a->nsw != hd.nsw)
+		return -EINVAL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/" RR_IMG_NAME, dir) >= sizeof(path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/" RR_IMG_NAME ".%d.tmp", dir, (int)getpid()) >=
+		    sizeof(tmp))
+		return -ENAMETOOLONG;
+	thr = calloc(log->nthreads, sizeof(*thr));
+	if (!thr)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < log->nthreads; i++) {
+		thr[i].log_off = th[i].log_off - a->first_off + hd.first_off;
+		thr[i].log_end = th[i].log_end - a->first_off + hd.first_off;
+		thr[i].nevents = th[i].nevents;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		free(thr);
+		return rc;
+	}
+	rc = write_at(fd, thr, log->nthreads * sizeof(*thr), hd.threads_off);
+	if (!rc)
+		rc = write_at(fd, (const char *)area + a->first_off,
+			      hd.log_off + hd.log_bytes - hd.first_off, hd.first_off);
+	if (!rc && hd.nsw)
+		rc = write_at(fd, (const char *)area + a->sw_off,
+			      hd.nsw * sizeof(struct rr_switch), hd.sw_off);
+	if (!rc && ftruncate(fd, (off_t)hd.size) < 0)
+		rc = -errno;
+	/* The header last: a file is an image once it has its magic. */
+	if (!rc)
+		rc = write_at(fd, &hd, sizeof(hd), 0);
+	free(thr);
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	close(fd);
+	return rc;
+}
+
+/* The header says a layout that fits in the file and in itself. */
+static int img_sane(const struct rr_img_hdr *hd, uint64_t fsize, int serial)
+{
+	uint64_t thr = (uint64_t)hd->nthreads * sizeof(struct rr_img_thread);
+
+	if (hd->magic != RR_IMG_MAGIC || hd->version != RR_IMG_VERSION ||
+	    hd->area_version != RR_VERSION || hd->size != fsize || hd->serial != !!serial ||
+	    !hd->nthreads || hd->nthreads > EV_MAX_THREADS || hd->max_objs < hd->nobjs ||
+	    hd->max_objs > (1u << 26) || (!!hd->nsw) != hd->serial)
+		return 0;
+	return hd->threads_off >= RR_IMG_HDR && hd->first_off >= hd->threads_off + thr &&
+	       hd->order_off >= hd->first_off + ((uint64_t)hd->max_objs + 1) * 4 &&
+	       hd->norder <= fsize / sizeof(struct rr_order) &&
+	       hd->log_off >= hd->order_off + hd->norder * sizeof(struct rr_order) &&
+	       hd->log_bytes <= fsize && hd->sw_off >= hd->log_off + hd->log_bytes &&
+	       hd->nsw <= fsize / sizeof(struct rr_switch) &&
+	       hd->sw_off + hd->nsw * sizeof(struct rr_switch) <= fsize;
+}
+
+int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	struct rr_log *log = NULL;
+	struct rr_img_map *m = NULL;
+	struct rr_img_hdr hd;
+	struct stat st;
+	size_t tbytes;
+	int fd, rc = -ENOENT;
+
+	*out = NULL;
+	if (!realpath(dir, real))
+		return -errno;
+	if ((size_t)snprintf(path, sizeof(path), "%s/" RR_IMG_NAME, real) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || pread(fd, &hd, sizeof(hd), 0) != (ssize_t)sizeof(hd) ||
+	    hd.key != key || !img_sane(&hd, (uint64_t)st.st_size, serial))
+		goto out; /* stale or not an image: -ENOENT, rebuilt by the caller */
+	log = calloc(1, sizeof(*log));
+	m = calloc(1, sizeof(*m));
+	tbytes = (size_t)hd.nthreads * sizeof(struct rr_img_thread);
+	if (!log || !m || !(m->thr = malloc(tbytes))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, m->thr, tbytes, (off_t)hd.threads_off) != (ssize_t)tbytes)
+		goto out;
+	for (uint32_t i = 0; i < hd.nthreads; i++)
+		if (m->thr[i].log_off < hd.log_off || m->thr[i].log_end < m->thr[i].log_off ||
+		    m->thr[i].log_end > hd.log_off + hd.log_bytes)
+			goto out;
+	if (strlen(path) >= sizeof(m->path)) {
+		rc = -ENAMETOOLONG;
+		goto out;
+	}
+	memcpy(m->path, path, strlen(path) + 1);
+	m->size = hd.size;
+	m->key = hd.key;
+	m->first_off = hd.first_off;
+	m->order_off = hd.order_off;
+	m->log_off = hd.log_off;
+	m->sw_off = hd.sw_off;
+	log->img = m;
+	log->serial = (int)hd.serial;
+	log->nthreads = hd.nthreads;
+	log->max_objs = hd.max_objs;
+	log->nobjs = hd.nobjs;
+	log->events = hd.events;
+	log->inputs = hd.inputs;
+	log->log_bytes = hd.log_bytes;
+	log->norder = hd.norder;
+	log->nsw = hd.nsw;
+	close(fd);
+	*out = log;
+	return 0;
+
+out:
+	if (m)
+		free(m->thr);
+	free(m);
+	free(log);
+	close(fd);
+	return rc;
+}

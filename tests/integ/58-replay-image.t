@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 58-replay-image.t - the replay image (TRACE/.spool/replay.img): the first
+# replay of a recording keeps its loaded log there and later replays map it
+# instead of decoding the trace (src/replay/rr_img.c). Replays from the
+# image give the recorded output and schedule, in sync and serial mode; a
+# trace changed after its image was made is loaded again (and its damage
+# reported), a broken image is rebuilt, an image that cannot be written
+# costs nothing but the speed-up, and --no-image neither reads nor writes it.
+. "$(dirname "$0")/lib.sh"
+
+plan 24
+
+BANK="$PROGS/rr_bank"
+IMG=bank.trace/.spool/replay.img
+
+spool_run record --mode sync -q -o bank.trace -- "$BANK" 4 3000
+is_rc 0 "record rr_bank (sync)"
+cp run.out bank.rec.out
+"$SPOOL" replay --dump-schedule bank.trace >bank.rec.sched 2>/dev/null
+ok "a recording has no image before its first replay" test ! -e "$IMG"
+
+SPOOL_DEBUG=1 spool_run replay -q -o rep.trace bank.trace
+ok "the first replay prints the recorded output" \
+	test "$RC" = 0 -a -n "$(cmp run.out bank.rec.out && echo same)"
+like "$ERR" 'replay image written' "the first replay writes the image"
+ok "the image is in the trace" test -s "$IMG"
+
+SPOOL_DEBUG=1 spool_run replay -q -o rep.trace bank.trace
+like "$ERR" 'the log comes from its replay image' "the second replay maps the image"
+unlike "$ERR" 'replay image written' "and does not write it again"
+is "$RC" 0 "a replay from the image exits with the recorded status"
+ok "a replay from the image prints the recorded output" cmp -s run.out bank.rec.out
+"$SPOOL" replay --dump-schedule rep.trace >rep.sched 2>/dev/null
+ok "a replay from the image takes every turn in the recorded order" cmp -s rep.sched bank.rec.sched
+replays_same 3 0 bank.rec.out -q bank.trace
+is "$SAME" 3 "3 more replays from the image, same output"
+
+# --no-image: the trace's streams, no image read or written.
+SPOOL_DEBUG=1 spool_run replay -q --no-image bank.trace
+unlike "$ERR" 'replay image' "--no-image neither maps nor writes the image"
+ok "--no-image replays the same" cmp -s run.out bank.rec.out
+
+# A copy is another set of files: its image is made again, not trusted.
+cp -r bank.trace copy.trace
+SPOOL_DEBUG=1 spool_run replay -q copy.trace
+like "$ERR" 'replay image written' "a copied trace gets its image made again"
+ok "and replays the same" cmp -s run.out bank.rec.out
+
+# A stream damaged after the image was made: the trace is loaded again and
+# the damage reported, never a replay from the stale image.
+s=$(largest_stream copy.trace)
+truncate -s $(($(stat -c %s "$s") / 2)) "$s"
+spool_run replay -q copy.trace
+is "$RC" 1 "a trace truncated after its image was made is refused (exit 1)"
+like "$ERR" 'damaged|lost' "with what is wrong with it"
+
+# A broken image (its magic overwritten) is rebuilt.
+poke "$IMG" 0 00000000
+SPOOL_DEBUG=1 spool_run replay -q bank.trace
+like "$ERR" 'replay image written' "a broken image is made again"
+ok "and the replay is the recorded one" test "$RC" = 0 -a -n "$(cmp run.out bank.rec.out && echo same)"
+
+# An image that cannot be written (its name is taken by a directory).
+rm -rf nowrite.trace && cp -r bank.trace nowrite.trace
+rm -f nowrite.trace/.spool/replay.img && mkdir -p nowrite.trace/.spool/replay.img/x
+spool_run replay -q nowrite.trace
+ok "a recording whose image cannot be written replays all the same" \
+	test "$RC" = 0 -a -n "$(cmp run.out bank.rec.out && echo same)"
+ok "and leaves no temporary file" test -z "$(ls nowrite.trace/.spool | grep tmp)"
+
+# Serial mode: the token's schedule (sw[]) comes from the image too.
+spool_run record -q -o ser.trace -- "$PROGS/rr_pc" 2 2 500
+cp run.out ser.rec.out
+spool_run replay -q ser.trace
+ok "serial: the first replay prints the recorded output" cmp -s run.out ser.rec.out
+SPOOL_DEBUG=1 spool_run replay -q ser.trace
+like "$ERR" 'the log comes from its replay image' "serial: the second replay maps the image"
+ok "serial: a replay from the image prints the recorded output" \
+	test "$RC" = 0 -a -n "$(cmp run.out ser.rec.out && echo same)"
+
+done_testing
