@@ -40,6 +40,11 @@ static uint32_t *rr_turn, *rr_objmap, *rr_first;
 static struct rr_thread_slot *rr_threads;
 static struct rr_order *rr_order;
 static uint32_t rr_chunk; /* data bytes per KIND_INPUT record */
+/* Schedule, switch and input records go into the trace: always when
+ * recording; in a replay only with RR_O_TRACE_SCHED, since each replayed
+ * event is checked against the log already and writing them all again
+ * was a third of a lock-heavy replay. */
+static int rr_trace_sched;
 
 /* Per-thread record/replay state. */
 struct agent_rr_tls {
@@ -318,6 +323,8 @@ static void rr_emit_sched(struct agent_thread *t, uint32_t idx, uint32_t tseq, u
 	struct rec_sched *r;
 	uint32_t seq;
 
+	if (!rr_trace_sched)
+		return;
 	t->busy++;
 	seq = ++t->seq;
 	t->prod.ring->last_seq = seq;
@@ -530,10 +537,13 @@ void agent_rr_sig_point(uint64_t count)
 void agent_rr_emit_switch(uint32_t thread, uint32_t tseq, uint32_t at, uint64_t turn,
 			  uint32_t next, uint64_t count)
 {
-	struct agent_thread *t = agent_enter();
+	struct agent_thread *t;
 	struct rec_sched *r;
 	uint32_t seq;
 
+	if (!rr_trace_sched)
+		return;
+	t = agent_enter();
 	if (!t) {
 		rr_lost("a switch of the run token could not be recorded");
 		return;
@@ -1101,6 +1111,8 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	__atomic_store_n(&rr_threads[rr_self.id].done, rr_self.tseq, __ATOMIC_RELEASE);
 
 	/* The replay trace notes the input (without its data). */
+	if (!rr_trace_sched)
+		goto out;
 	t->busy++;
 	seq = ++t->seq;
 	t->prod.ring->last_seq = seq;
@@ -1123,6 +1135,7 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 		}
 	}
 	t->busy--;
+out:
 	if (err)
 		errno = err;
 	return result;
@@ -1432,6 +1445,7 @@ void agent_rr_init(void)
 	rr_order = (struct rr_order *)(agent_rr_ro + a->order_off);
 	rr_chunk = c->ring_bytes / 8 < RR_CHUNK_MAX ? c->ring_bytes / 8 : RR_CHUNK_MAX;
 	agent_lock_quiet = !(a->opts & RR_O_LOCK_EVENTS);
+	rr_trace_sched = a->mode != RR_MODE_REPLAY || (a->opts & RR_O_TRACE_SCHED);
 	pthread_atfork(NULL, NULL, rr_fork_child);
 	rr_self.id = 0;
 	rr_self.has_id = 1;

@@ -7,8 +7,9 @@
  * program starts; a watcher thread kills the program as soon as the agent
  * reports a divergence or a stuck turn, and spool prints both sides.
  *
- * The replay writes its own trace (-o, default spool.replay.trace), whose
- * schedule can be compared with the recording's (--dump-schedule).
+ * The replay writes its own trace (-o, default spool.replay.trace); with
+ * --trace-schedule its schedule can be compared with the recording's
+ * (--dump-schedule).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -70,7 +71,13 @@ static void replay_usage(FILE *out)
 		"same build; different arguments are a way to see a divergence).\n"
 		"\n"
 		"options:\n"
-		"  -o, --output DIR     the replay's own trace (default spool.replay.trace)\n"
+		"  -o, --output DIR     the replay's own trace (default spool.replay.trace):\n"
+		"                       its lock events when the recording has them, the\n"
+		"                       path with --record-path, the program's own records\n"
+		"      --trace-schedule also write the schedule, the switches and the input\n"
+		"                       calls into it, as the recording has them, to compare\n"
+		"                       with --dump-schedule (each is checked against the\n"
+		"                       recording as it is replayed, with or without this)\n"
 		"      --stuck-ms MS    report a thread that waits this long for its turn\n"
 		"                       (default 5000)\n"
 		"      --dump-schedule  print TRACE's schedule and inputs as text, run nothing\n"
@@ -277,6 +284,7 @@ int cmd_replay(int argc, char **argv)
 		{"record-path", no_argument, NULL, 'R'},
 		{"functions", required_argument, NULL, 'F'},
 		{"no-image", no_argument, NULL, 'I'},
+		{"trace-schedule", no_argument, NULL, 'T'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -300,7 +308,7 @@ int cmd_replay(int argc, char **argv)
 	const char *path_file = NULL;
 	struct rr_pathsched *pathsched = NULL;
 	struct path_probes *pprobes = NULL;
-	int functions = PATH_FN_AUTO, no_image = 0;
+	int functions = PATH_FN_AUTO, no_image = 0, trace_sched = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -344,6 +352,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'I':
 			no_image = 1;
+			break;
+		case 'T':
+			trace_sched = 1;
 			break;
 		case 'q':
 			so.quiet = 1;
@@ -425,7 +436,8 @@ int cmd_replay(int argc, char **argv)
 	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
 	ctx.opts = replay_truncated(dir) | (info->lock_events ? RR_O_LOCK_EVENTS : 0) |
 		   (info->kills ? RR_O_KILLS : 0) |
-		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0);
+		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
+		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.ext_bytes[SHM_EXT_REPLAY] = rr_log_area_size(log);
 	so.prepare = replay_prepare;

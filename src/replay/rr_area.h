@@ -83,6 +83,10 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * record file). */
 #define RR_O_COUNT_EXITS 0x20u
 #define RR_O_PATH_EXITS 0x8u
+/* Replay: write the schedule, the token's switches and the input calls into
+ * the replay's own trace too (--trace-schedule; --path and --record-path
+ * need them to number the threads of the path). */
+#define RR_O_TRACE_SCHED 0x40u
 
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and
  * where the releasing thread was (rec_sched.obj, rr_switch.why). */

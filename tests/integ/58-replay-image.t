@@ -9,7 +9,7 @@
 # costs nothing but the speed-up, and --no-image neither reads nor writes it.
 . "$(dirname "$0")/lib.sh"
 
-plan 24
+plan 26
 
 BANK="$PROGS/rr_bank"
 IMG=bank.trace/.spool/replay.img
@@ -20,13 +20,13 @@ cp run.out bank.rec.out
 "$SPOOL" replay --dump-schedule bank.trace >bank.rec.sched 2>/dev/null
 ok "a recording has no image before its first replay" test ! -e "$IMG"
 
-SPOOL_DEBUG=1 spool_run replay -q -o rep.trace bank.trace
+SPOOL_DEBUG=1 spool_run replay -q --trace-schedule -o rep.trace bank.trace
 ok "the first replay prints the recorded output" \
 	test "$RC" = 0 -a -n "$(cmp run.out bank.rec.out && echo same)"
 like "$ERR" 'replay image written' "the first replay writes the image"
 ok "the image is in the trace" test -s "$IMG"
 
-SPOOL_DEBUG=1 spool_run replay -q -o rep.trace bank.trace
+SPOOL_DEBUG=1 spool_run replay -q --trace-schedule -o rep.trace bank.trace
 like "$ERR" 'the log comes from its replay image' "the second replay maps the image"
 unlike "$ERR" 'replay image written' "and does not write it again"
 is "$RC" 0 "a replay from the image exits with the recorded status"
@@ -35,6 +35,13 @@ ok "a replay from the image prints the recorded output" cmp -s run.out bank.rec.
 ok "a replay from the image takes every turn in the recorded order" cmp -s rep.sched bank.rec.sched
 replays_same 3 0 bank.rec.out -q bank.trace
 is "$SAME" 3 "3 more replays from the image, same output"
+
+# Without --trace-schedule the replay's trace has no schedule (each event
+# was checked against the recording as it was replayed).
+spool_run replay -q -o plain.trace bank.trace
+ok "a replay without --trace-schedule exits with the recorded status" test "$RC" = 0
+is "$("$SPOOL" replay --dump-schedule plain.trace 2>/dev/null | grep -c '^sched')" 0 \
+	"and writes no schedule records into its own trace"
 
 # --no-image: the trace's streams, no image read or written.
 SPOOL_DEBUG=1 spool_run replay -q --no-image bank.trace

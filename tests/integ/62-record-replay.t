@@ -30,7 +30,7 @@ num_cmp "$(grep -c '^sched obj [1-9]' bank.rec.sched)" -ge 12000 \
 same_out=0
 same_sched=0
 for i in 1 2 3 4 5; do
-	spool_run replay -o bank.rep.trace bank.trace
+	spool_run replay --trace-schedule -o bank.rep.trace bank.trace
 	if [ "$RC" = 0 ] && cmp -s run.out bank.rec.out; then
 		same_out=$((same_out + 1))
 	else
@@ -74,7 +74,7 @@ cp run.out pc.rec.out
 "$SPOOL" replay --dump-schedule pc.trace >pc.rec.sched 2>/dev/null
 same=0
 for i in 1 2 3 4 5; do
-	spool_run replay -o pc.rep.trace pc.trace
+	spool_run replay --trace-schedule -o pc.rep.trace pc.trace
 	"$SPOOL" replay --dump-schedule pc.rep.trace >pc.rep.sched 2>/dev/null
 	if [ "$RC" = 0 ] && cmp -s run.out pc.rec.out && cmp -s pc.rec.sched pc.rep.sched; then
 		same=$((same + 1))
@@ -92,7 +92,7 @@ cp run.out in.rec.out
 like "$OUT" 'read 36 \[first line' "the recorded run read the file"
 printf 'CHANGED\n' >input.txt
 sleep 1
-spool_run replay -o in.rep.trace in.trace
+spool_run replay --trace-schedule -o in.rep.trace in.trace
 is_rc 0 "replay rr_inputs after the file changed"
 like "$OUT" 'read 36 \[first line' "the replay reads the recorded file contents"
 is "$(grep -E '^(monotonic|timeofday)' run.out)" "$(grep -E '^(monotonic|timeofday)' in.rec.out)" \
@@ -138,7 +138,7 @@ while len(out) < 20 * 1024 * 1024:
 open('big.txt', 'wb').write(out)"
 	RUN_STDIN=big.txt spool_run record --mode sync -o pigz.trace -- pigz -p 2 -c
 	cp run.out pigz.rec.gz
-	RUN_STDIN=big.txt spool_run replay -o pigz.rep.trace pigz.trace
+	RUN_STDIN=big.txt spool_run replay --trace-schedule -o pigz.rep.trace pigz.trace
 	if [ "$RC" = 0 ] && [ "$(md5sum <run.out)" = "$(md5sum <pigz.rec.gz)" ] &&
 		[ "$(gzip -dc <run.out | md5sum)" = "$(md5sum <big.txt)" ]; then
 		pass "pigz -p 2 on 20 MB replays with identical output bytes"

@@ -32,7 +32,7 @@ racy() {
 	fi
 	local same=0 i
 	for i in $(seq "$REPLAYS"); do
-		spool_run replay -q -o "$name.rep.trace" "$name.trace"
+		spool_run replay --trace-schedule -q -o "$name.rep.trace" "$name.trace"
 		if [ "$RC" = 1 ] && cmp -s run.out "$name.rec.out"; then
 			same=$((same + 1))
 		else
@@ -71,13 +71,13 @@ like "$ERR" 'serial mode' "... and record says so"
 cp run.out bank.rec.out
 same=0
 for i in 1 2 3; do
-	spool_run replay -q -o bank.rep.trace bank.trace
+	spool_run replay --trace-schedule -q -o bank.rep.trace bank.trace
 	[ "$RC" = 0 ] && [ -s run.out ] && cmp -s run.out bank.rec.out && same=$((same + 1))
 done
 is "$same" 3 "3 serial replays of rr_bank print the recorded output"
 spool_run record --mode sync -o banks.trace -- "$PROGS/rr_bank" 4 2000
 cp run.out banks.rec.out
-spool_run replay -q -o banks.rep.trace banks.trace
+spool_run replay --trace-schedule -q -o banks.rep.trace banks.trace
 ok "a sync replay of rr_bank prints the sync recording's output" cmp -s run.out banks.rec.out
 
 spool_run record -o pc.trace -- "$PROGS/rr_pc" 2 3 1000
@@ -85,7 +85,7 @@ is_rc 0 "record rr_pc (condition variables, semaphore) in serial mode"
 cp run.out pc.rec.out
 same=0
 for i in 1 2 3; do
-	spool_run replay -q -o pc.rep.trace pc.trace
+	spool_run replay --trace-schedule -q -o pc.rep.trace pc.trace
 	[ "$RC" = 0 ] && [ -s run.out ] && cmp -s run.out pc.rec.out && same=$((same + 1))
 done
 is "$same" 3 "3 serial replays of rr_pc print the recorded output"
@@ -119,7 +119,7 @@ if command -v pigz >/dev/null; then
 	RUN_STDIN=data.txt spool_run record -o pigz.trace -- pigz -p 2 -c
 	is_rc 0 "pigz -p 2 records in serial mode"
 	cp run.out pigz.rec.gz
-	RUN_STDIN=data.txt spool_run replay -q -o pigz.rep.trace pigz.trace
+	RUN_STDIN=data.txt spool_run replay --trace-schedule -q -o pigz.rep.trace pigz.trace
 	if [ "$RC" = 0 ] && cmp -s run.out pigz.rec.gz &&
 		[ "$(gzip -dc <run.out | md5sum)" = "$(md5sum <data.txt)" ]; then
 		pass "pigz -p 2 replays with identical output bytes"

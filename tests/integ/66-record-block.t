@@ -31,7 +31,7 @@ record_replay() {
 	cp run.out "$name.rec.out"
 	local same=0 i
 	for i in $(seq "$REPLAYS"); do
-		spool_run replay -q --stuck-ms 3000 -o "$name.rep.trace" "$name.trace"
+		spool_run replay --trace-schedule -q --stuck-ms 3000 -o "$name.rep.trace" "$name.trace"
 		if [ "$RC" = 0 ] && [ -s run.out ] && cmp -s run.out "$name.rec.out"; then
 			same=$((same + 1))
 		else

@@ -29,7 +29,7 @@ killed() {
 	is_rc 137 "$mode: spool record exits as the killed program (128 + SIGKILL)"
 	like "$(cat "kill-$mode.rec.err")" 'killed by signal 9: the recording ends there' \
 		"$mode: record says the recording ends where the program was killed"
-	spool_run replay --stuck-ms 5000 -o "kill-$mode.rep.trace" "kill-$mode.trace"
+	spool_run replay --trace-schedule --stuck-ms 5000 -o "kill-$mode.rep.trace" "kill-$mode.trace"
 	is_rc 3 "$mode: the replay stops where the recording ends (exit 3)"
 	like "$ERR" 'replay reached the end of the recording \(the recorded run was killed\): thread [0-9]+' \
 		"$mode: ... and says where"
@@ -58,7 +58,7 @@ like "$ERR" 'made 3 input system calls through syscall\(\) \(getrandom,read,cloc
 	"record reports the input calls made through syscall()"
 cp run.out direct.rec.out
 printf 'CHANGED\n' >in.txt
-spool_run replay -q -o direct.rep.trace direct.trace
+spool_run replay --trace-schedule -q -o direct.rep.trace direct.trace
 if [ "$RC" = 0 ] && cmp -s run.out direct.rec.out && grep -q 'hello direct' run.out; then
 	pass "their replay gives the recorded random bytes, file contents and clock"
 else
@@ -68,7 +68,7 @@ fi
 spool_run record --mode sync -o directs.trace -- "$PROGS/rr_direct" in.txt
 cp run.out directs.rec.out
 printf 'hello again\n' >in.txt
-spool_run replay -q -o directs.rep.trace directs.trace
+spool_run replay --trace-schedule -q -o directs.rep.trace directs.trace
 ok "... in sync mode too" cmp -s run.out directs.rec.out
 
 # --- --until-fail in sync mode ----------------------------------------------
@@ -80,7 +80,7 @@ cp run.out order.rec.out
 like "$(cat order.rec.out)" 'last entry by thread [12]$' "the failing run's output is printed"
 same=0
 for i in 1 2 3 4 5; do
-	spool_run replay -q -o order.rep.trace order.trace
+	spool_run replay --trace-schedule -q -o order.rep.trace order.trace
 	if [ "$RC" = 1 ] && cmp -s run.out order.rec.out; then
 		same=$((same + 1))
 	else
