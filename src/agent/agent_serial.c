@@ -43,6 +43,13 @@
 
 #define SER_PUBLISH 256	   /* points between publications of the count */
 #define SER_SLICE 100000    /* points of a slice when others wait (record, no chaos) */
+/* ... and a slice lasts at least this long: a hand-over of the token costs
+ * ~80 us of CPU in a VM (the futex wake of a thread on an idle vCPU is an
+ * IPI), and 100k points of a tight loop take 0.5 ms, so a CPU-bound
+ * program spent a sixth of its time switching. 2 ms is a single-CPU
+ * scheduler's time slice. The replay follows the recorded counts, so it
+ * switches as seldom as the recording did. */
+#define SER_SLICE_NS 2000000ull
 #define SER_FREE RR_NO_TURN /* owner of a free token */
 #define SER_BARRIERS 256
 
@@ -57,6 +64,7 @@ static uint64_t ser_rng;	/* chaos PRNG (xorshift64*), under sched_lock */
 
 struct ser_self {
 	uint64_t slice_end;  /* record: count at which the slice ends */
+	uint64_t slice_ns;   /* record: when the slice began (no chaos) */
 	uint64_t release_at; /* replay: count at which this turn ends */
 	uint64_t hooks;	     /* path replay: function entries (and exits) made */
 	uint64_t hook_limit; /* path replay: hooks of this turn; the next one releases */
@@ -69,12 +77,18 @@ static __thread struct ser_self ser_me;
 
 /* ---- small helpers ---- */
 
-static uint64_t ser_now_ms(void)
+static uint64_t ser_now_ns(void)
 {
 	struct timespec ts;
 
+	/* Raw syscall: the agent's clock_gettime is a recorded input. */
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t ser_now_ms(void)
+{
+	return ser_now_ns() / 1000000u;
 }
 
 static void ser_lock(void)
@@ -188,6 +202,8 @@ static void ser_new_slice(void)
 		uint64_t r = ser_rand();
 
 		n = (r & 3) ? 1 + (r >> 8) % 24 : 1 + (r >> 8) % 1024;
+	} else {
+		ser_me.slice_ns = ser_now_ns();
 	}
 	ser_me.slice_end = agent_ser.count + n;
 }
@@ -622,6 +638,11 @@ static void ser_slow(unsigned at, int forced)
 		ser_set_limit();
 		return;
 	}
+	/* A slice shorter than SER_SLICE_NS goes on (one clock read per
+	 * SER_SLICE points). */
+	if (!forced && agent_ser.count >= ser_me.slice_end && !ser_area->chaos &&
+	    ser_now_ns() - ser_me.slice_ns < SER_SLICE_NS)
+		ser_me.slice_end = agent_ser.count + SER_SLICE;
 	if (forced || agent_ser.count >= ser_me.slice_end) {
 		struct ser_rec rec = {.set = 0};
 		uint32_t next;
