@@ -17,7 +17,8 @@
 #      every call is a progress point); also against a native run pinned to
 #      one CPU, since serial mode uses one CPU at a time
 #   e) pigz -p 2 as in c): pigz has no progress points, so serial mode
-#      switches threads only at its lock and read calls
+#      switches threads only at its lock and read calls; also against a
+#      native run on one CPU
 #
 # "replay" is the best of 3 replays that map the recording's replay image;
 # "first replay" is the one before them, which loads the recording from its
@@ -155,7 +156,7 @@ FIX_REP=0
 N=$(scaled 50000000)
 PIN=1 row "rr_cpu-finst 2 threads x $N" /dev/null "$progs/rr_cpu-finst" 2 "$N"
 if command -v pigz >/dev/null; then
-	row "pigz -p 2, $MB MB (no progress points)" data pigz -p 2 -c
+	PIN=1 row "pigz -p 2, $MB MB (no progress points)" data pigz -p 2 -c
 	"$spool" replay -q -o rep.trace rec.trace <data | cmp -s - <(pigz -p 2 -c <data) &&
 		echo "pigz serial replay output identical to native: yes" ||
 		echo "pigz serial replay output identical to native: NO"
