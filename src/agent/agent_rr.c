@@ -1339,6 +1339,32 @@ struct agent_thread *agent_rr_io_enter(void)
 	return t;
 }
 
+/* ---- thread ids ---- */
+
+/* Replay: the thread's gettid returned its recorded id; a signal the
+ * program sends to that id for real (agent_rr_signal.c) must reach this
+ * thread, whose id in this run differs. */
+void agent_rr_note_tid(pid_t recorded)
+{
+	struct rr_thread_slot *s;
+
+	if (!rr_self.has_id || !(agent_rr_mode & RR_MODE_REPLAY))
+		return;
+	s = &rr_threads[rr_self.id];
+	__atomic_store_n(&s->real_tid, (int32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->rec_tid, (int32_t)recorded, __ATOMIC_RELEASE);
+}
+
+pid_t agent_rr_real_tid(pid_t tid)
+{
+	if (!(agent_rr_mode & RR_MODE_REPLAY) || tid <= 0)
+		return tid;
+	for (uint32_t i = 0; i < rr_area->max_threads; i++)
+		if (__atomic_load_n(&rr_threads[i].rec_tid, __ATOMIC_ACQUIRE) == tid)
+			return (pid_t)__atomic_load_n(&rr_threads[i].real_tid, __ATOMIC_RELAXED);
+	return tid;
+}
+
 /* ---- startup ---- */
 
 static void rr_fork_child(void)

@@ -168,5 +168,10 @@ void agent_rr_sig_wait_end(void);
 /* Replay: the pid the replayed getpid returned (the recorded process's), 0
  * before; kill and sigqueue to it go to the replay's own process. */
 extern pid_t agent_rr_pid_recorded;
+/* Replay: the calling thread's gettid returned RECORDED (agent_rr_io.c);
+ * agent_rr_real_tid maps such a recorded thread id to the id of that thread
+ * in this run (any other id is returned as is), for tgkill. */
+void agent_rr_note_tid(pid_t recorded);
+pid_t agent_rr_real_tid(pid_t tid);
 
 #endif

@@ -661,8 +661,12 @@ AGENT_EXPORT pid_t gettid(void)
 
 	if (RR_IO_OFF(t))
 		return real_gettid();
-	if (RR_REPLAYING())
-		return (pid_t)agent_rr_rep_input(t, RR_CALL_GETTID, -1, NULL, 0, NULL);
+	if (RR_REPLAYING()) {
+		v = (pid_t)agent_rr_rep_input(t, RR_CALL_GETTID, -1, NULL, 0, NULL);
+		if (v > 0)
+			agent_rr_note_tid(v);
+		return v;
+	}
 	v = real_gettid();
 	agent_rr_rec_input(t, RR_CALL_GETTID, -1, v, 0, 0, NULL, 0);
 	return v;

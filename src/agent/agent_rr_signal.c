@@ -738,6 +738,9 @@ AGENT_EXPORT int raise(int sig)
 
 static int sig_tgkill(pid_t tgid, pid_t tid, int sig)
 {
+	/* Replay: the recorded ids (getpid, gettid) mean this run's. */
+	tgid = sig_pid(tgid);
+	tid = agent_rr_real_tid(tid);
 	if (sig_real_tgkill)
 		return sig_real_tgkill(tgid, tid, sig);
 	return (int)syscall(SYS_tgkill, tgid, tid, sig);

@@ -176,6 +176,8 @@ struct rr_thread_slot {
 	uint32_t started;  /* 1 once the thread exists in the replay, 2 once it ended, 3 parked
 			      at the end of its log in a truncated replay (agent) */
 	uint32_t wake;	   /* futex word the thread sleeps on while it waits for a turn */
+	int32_t rec_tid;   /* replay: the thread id its gettid returned when recorded ... */
+	int32_t real_tid;  /* ... and its id in this run (agent), for tgkill */
 };
 
 struct rr_order {

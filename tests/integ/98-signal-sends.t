@@ -7,12 +7,13 @@
 # delivery, a sigwait's return) waits in the replay until the signal has
 # been sent as often as when it was recorded: rr_sigsend's signal thread
 # prints a value main sets, without a lock, just before its pthread_kill.
+# tgkill to a recorded thread id reaches that thread of the replay.
 # rr_sigsend does what lbzip2 and pbzip2 do; both of those (Debian) record and replay byte for byte in sync and
 # serial mode. Before, lbzip2's replays died of a leftover SIGUSR2 (exit
 # 140) and pbzip2's sync replay saw pthread_kill fail.
 . "$(dirname "$0")/lib.sh"
 
-plan 16
+plan 20
 
 P="$PROGS/rr_sigsend"
 for mode in sync serial; do
@@ -29,6 +30,17 @@ done
 num_cmp "$(grep -c '^input .* call 26 ' sched.txt)" -ge 3 \
 	"the sends are in the recording (kill, pthread_kill, raise)"
 like "$(cat sync.trace/.spool/record)" 'kills=1' "the record side file says so"
+
+# A signal a replay sends for real (a fault's: its handler runs at once)
+# to a thread named by the id its gettid returned, which is the recorded
+# one in a replay: it must reach that thread of this run.
+for mode in sync serial; do
+	spool_run record -q --mode "$mode" -o "tg.$mode" -- "$PROGS/rr_tgkill"
+	cp run.out "tg.$mode.out"
+	like "$OUT" 'the handler ran in the worker' "$mode: rr_tgkill's worker got its SIGSEGV"
+	replays_same 2 0 "tg.$mode.out" -q --stuck-ms 3000 "tg.$mode"
+	is "$SAME" 2 "$mode: replays send it to the worker of the replay (recorded thread id)"
+done
 
 head -c 2000000 /dev/urandom | base64 >data
 for prog in "pbzip2 -p2 -c" "lbzip2 -n 2 -c"; do
