@@ -155,12 +155,7 @@ static void img_layout(const struct rr_log *log, struct rr_img_hdr *hd, uint64_t
 	hd->nsw = log->serial ? log->nsw : 0;
 	hd->threads_off = off;
 	off += rr_log_align8((uint64_t)log->nthreads * sizeof(struct rr_img_thread));
-	hd->first_off = off;
-	off += rr_log_align8(((uint64_t)log->max_objs + 1) * 4);
-	hd->order_off = off;
-	off += log->norder * sizeof(struct rr_order);
-	hd->log_off = off;
-	off = rr_log_align8(off + log->log_bytes);
+	off = rr_log_ro_layout(log, off, &hd->first_off, &hd->order_off, &hd->log_off);
 	hd->sw_off = off;
 	off += hd->nsw * sizeof(struct rr_switch);
 	hd->size = off;
@@ -194,10 +189,9 @@ int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key, const 
 	if (log->img || a->img_size)
 		return -EINVAL;
 	img_layout(log, &hd, key);
-	/* first[], order[] and the logs follow one another in both, with
-	 * the same padding: one write moves them, shifted by delta. */
-	if (a->order_off - a->first_off != hd.order_off - hd.first_off ||
-	    a->log_off - a->first_off != hd.log_off - hd.first_off || a->nsw != hd.nsw)
+	/* first[], order[] and the logs follow one another in both, laid out
+	 * by rr_log_ro_layout: one write moves them. */
+	if (a->nsw != hd.nsw)
 		return -EINVAL;
 	if ((size_t)snprintf(path, sizeof(path), "%s/" RR_IMG_NAME, dir) >= sizeof(path) ||
 	    (size_t)snprintf(tmp, sizeof(tmp), "%s/" RR_IMG_NAME ".%d.tmp", dir, (int)getpid()) >=

@@ -642,6 +642,17 @@ out_free:
 	return rc;
 }
 
+uint64_t rr_log_ro_layout(const struct rr_log *log, uint64_t off, uint64_t *first_off,
+			  uint64_t *order_off, uint64_t *log_off)
+{
+	*first_off = off;
+	off += rr_log_align8(((uint64_t)log->max_objs + 1) * 4);
+	*order_off = off;
+	off += log->norder * sizeof(struct rr_order);
+	*log_off = off;
+	return rr_log_align8(off + log->log_bytes);
+}
+
 /*
  * The area's layout. Without an image every array is in the area; with one
  * (log->img) the area holds what the replay writes (turn words, object map,
@@ -672,12 +683,7 @@ static void rr_layout(const struct rr_log *log, struct rr_area *a)
 		a->img_key = log->img->key;
 		return;
 	}
-	a->first_off = off;
-	off += rr_log_align8(((uint64_t)log->max_objs + 1) * 4);
-	a->order_off = off;
-	off += log->norder * sizeof(struct rr_order);
-	a->log_off = off;
-	off = rr_log_align8(off + log->log_bytes);
+	off = rr_log_ro_layout(log, off, &a->first_off, &a->order_off, &a->log_off);
 	a->serial_off = off;
 	off += (uint64_t)log->nthreads * sizeof(struct rr_serial_slot);
 	a->sw_off = off;

@@ -61,5 +61,10 @@ struct rr_img_map {
 };
 
 uint64_t rr_log_align8(uint64_t v);
+/* Where first[], order[] and the records go when they start at off, in the
+ * area and in the image alike (rr_img_write copies them in one piece);
+ * returns the offset just past the records, 8-aligned. */
+uint64_t rr_log_ro_layout(const struct rr_log *log, uint64_t off, uint64_t *first_off,
+			  uint64_t *order_off, uint64_t *log_off);
 
 #endif
