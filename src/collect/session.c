@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,8 +176,122 @@ static int move_fd_high(int fd, int at)
 	return hi;
 }
 
+/* Whether the environment entry e sets the variable name (NAME=...). */
+static int env_is(const char *e, const char *name, size_t len)
+{
+	return !strncmp(e, name, len) && e[len] == '=';
+}
+
+/* The program's environment, built in spool (a vfork child must not
+ * allocate): spool's own, o->env's entries replacing theirs, the region's
+ * descriptor and LD_PRELOAD with the agent first. Returns a malloc'd array
+ * of malloc'd strings (free with env_free), or NULL. */
+static char **spawn_env(const struct session_opts *o, int fd, const char *agent)
+{
+	extern char **environ;
+	const char *cur = getenv("LD_PRELOAD");
+	size_t n = 0, k = 0, i;
+	char **v;
+
+	for (char **e = environ; e && *e; e++)
+		n++;
+	for (char *const *e = o->env; e && *e; e++)
+		n++;
+	v = calloc(n + 3, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (char **e = environ; e && *e; e++) {
+		size_t len = strcspn(*e, "=");
+		int over = env_is(*e, SHM_ENV_FD, strlen(SHM_ENV_FD)) ||
+			   env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD"));
+
+		for (char *const *x = o->env; x && *x && !over; x++)
+			over = env_is(*x, *e, len);
+		if (!over && !(v[k++] = strdup(*e)))
+			goto fail;
+	}
+	for (char *const *x = o->env; x && *x; x++)
+		if (!(v[k++] = strdup(*x)))
+			goto fail;
+	if (asprintf(&v[k++], "%s=%d", SHM_ENV_FD, fd) < 0 ||
+	    asprintf(&v[k++], "LD_PRELOAD=%s%s%s", agent, cur && *cur ? ":" : "",
+		     cur && *cur ? cur : "") < 0) {
+		v[k - 1] = NULL;
+		goto fail;
+	}
+	return v;
+fail:
+	for (i = 0; i < k; i++)
+		free(v[i]);
+	free(v);
+	return NULL;
+}
+
+static void env_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/*
+ * Start the program with posix_spawn: glibc's is a clone that shares
+ * spool's memory until the exec (like vfork), so starting costs the same
+ * whatever spool has mapped, where a fork copied the page tables of all of
+ * it (a first replay's loaded log, the filled area). The region's
+ * descriptor goes to its fixed number first (the lowest free one from
+ * there, found here: the child's table is a copy of spool's), close-on-exec
+ * in spool, cleared for the child by the dup2 onto itself.
+ */
+static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *agent,
+			 const struct session_opts *o)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t def;
+	char **envp;
+	int fd = shm_fd, at_fd = session_shm_fd(o), rc;
+	pid_t pid;
+
+	if (at_fd > fd) {
+		fd = fcntl(shm_fd, F_DUPFD_CLOEXEC, at_fd);
+		if (fd < 0)
+			fd = shm_fd;
+	}
+	envp = spawn_env(o, fd, agent);
+	if (!envp) {
+		rc = -ENOMEM;
+		goto out_fd;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	sigemptyset(&def);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGQUIT);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGHUP);
+	sigaddset(&def, SIGCHLD);
+	rc = -posix_spawnattr_setsigdefault(&at, &def);
+	if (!rc)
+		rc = -posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	if (!rc)
+		rc = -posix_spawn_file_actions_adddup2(&fa, fd, fd);
+	if (!rc && fd != shm_fd)
+		rc = -posix_spawn_file_actions_addclose(&fa, shm_fd);
+	if (!rc)
+		rc = -posix_spawn(&pid, path, &fa, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	env_free(envp);
+out_fd:
+	if (fd != shm_fd)
+		close(fd);
+	return rc < 0 ? rc : pid;
+}
+
 /* Start the program; returns its pid, or a negative errno from exec (sent
- * back through a close-on-exec pipe, so "not found" is known for sure). */
+ * back through a close-on-exec pipe, so "not found" is known for sure).
+ * Under gdb (o->exec) the child runs spool's code after the fork. */
 static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		   const struct session_opts *o)
 {
@@ -328,7 +443,8 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	sigaction(SIGHUP, &sa_fwd, &old_hup);
 	sigaction(SIGCHLD, &sa_chld, &old_chld);
 
-	pid = spawn(path, o->argv, h.fd, agent, o);
+	pid = o->exec ? spawn(path, o->argv, h.fd, agent, o)
+		      : spawn_posix(path, o->argv, h.fd, agent, o);
 	if (pid < 0) {
 		rc = (int)pid;
 		log_err("cannot run %s: %s", path, strerror(-rc));
