@@ -1012,7 +1012,9 @@ static int decode_record(struct decoder *d, const struct trace_event *ev,
 }
 
 /* The input trace's side files (.spool/NAME and .spool/DIR/NAME), copied
- * into the output trace: process names, executables, what reports use. */
+ * into the output trace: process names, executables, what reports use. Not
+ * a replay image (rr_img.c): it belongs to the input's streams, and a
+ * replay of the output would find it stale. */
 static int copy_side_files(struct decoder *d, const char *dir)
 {
 	char path[600];
@@ -1028,7 +1030,7 @@ static int copy_side_files(struct decoder *d, const char *dir)
 		char name[520], *data;
 		size_t len;
 
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || !strncmp(e->d_name, "replay.img", 10))
 			continue;
 		snprintf(path, sizeof(path), "%s/.spool/%s", dir, e->d_name);
 		sub = opendir(path);
