@@ -53,8 +53,7 @@ struct replay_ctx {
 	uint32_t nthreads;
 	uint32_t short_thread, short_done, short_n; /* a thread that did not finish its log */
 	uint64_t tturn, nsw;			    /* serial: token turns reached / recorded */
-	const char *img_dir; /* write this recording's replay image at the end */
-	uint64_t img_key;
+	uint64_t img_key; /* of the recording's replay image (rr_img.c) */
 };
 
 static void replay_usage(FILE *out)
@@ -140,14 +139,6 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	size_t n;
 
 	rr_watch_stop(&ctx->watch);
-	if (ctx->img_dir) {
-		int rc = rr_img_write(ctx->img_dir, ctx->log, ctx->img_key, a);
-
-		if (rc < 0)
-			log_debug("%s: no replay image: %s", ctx->img_dir, strerror(-rc));
-		else
-			log_debug("%s: replay image written", ctx->img_dir);
-	}
 	ctx->flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->report, a->report, n);
@@ -264,10 +255,23 @@ static int replay_load(struct replay_ctx *ctx, const char *dir, int serial, int 
 		log_err("%s: %s", dir, err);
 		return rc;
 	}
-	/* Written from the area once the program has ended (replay_finish):
-	 * this replay does not wait for it. */
-	if (use_image)
-		ctx->img_dir = dir;
+	if (!use_image)
+		return 0;
+	/* Written now and mapped by this replay too: laying the log out in
+	 * the area instead costs about as much as writing it. */
+	rc = rr_img_write(dir, *out, ctx->img_key);
+	if (rc == 0) {
+		struct rr_log *img;
+
+		rc = rr_img_open(dir, ctx->img_key, serial, &img);
+		if (rc == 0) {
+			rr_log_free(*out);
+			*out = img;
+			log_debug("%s: replay image written", dir);
+		}
+	}
+	if (rc < 0)
+		log_debug("%s: no replay image: %s", dir, strerror(-rc));
 	return 0;
 }
 

@@ -10,7 +10,10 @@
  * paid again by every replay of the same recording. The first replay
  * writes what it loaded into the image; later replays read its header,
  * and the agent maps the file read-only (the page cache shares it, nothing
- * is copied), so their start costs what a small recording's does.
+ * is copied), so their start costs what a small recording's does. The
+ * first replay writes the image as soon as it has loaded the log and maps
+ * it too: writing it costs about what laying the log out in the shared area
+ * did.
  *
  * The image is derived data, never the source: its key is a hash of the
  * trace's stream files (name, size, inode, change and modification times),
@@ -28,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "rr_img.h"
@@ -177,58 +181,119 @@ static int write_at(int fd, const void *p, size_t n, uint64_t off)
 	return 0;
 }
 
-int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key, const void *area)
+/* The records go to the file straight from the loaded log's blocks, in
+ * runs gathered for pwritev: one copy, into the page cache. Laying them out
+ * in memory first (or writing through a shared mapping, a page fault per
+ * page) cost as much again. */
+#define IMG_IOV 1024
+struct img_out {
+	int fd;
+	int n;
+	uint64_t off, len; /* file offset of iov[0], bytes gathered */
+	struct iovec iov[IMG_IOV];
+};
+
+static int img_flush(struct img_out *o)
 {
-	const struct rr_area *a = area;
-	const struct rr_thread_slot *th = (const void *)((const char *)area + a->threads_off);
+	struct iovec *v = o->iov;
+	int n = o->n;
+
+	while (n) {
+		ssize_t w = pwritev(o->fd, v, n, (off_t)o->off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		o->off += (uint64_t)w;
+		while (n && (size_t)w >= v->iov_len) {
+			w -= (ssize_t)v->iov_len;
+			v++;
+			n--;
+		}
+		if (n) {
+			v->iov_base = (char *)v->iov_base + w;
+			v->iov_len -= (size_t)w;
+		}
+	}
+	o->n = 0;
+	o->len = 0;
+	return 0;
+}
+
+static int img_put(void *arg, const void *p, size_t len, uint64_t off)
+{
+	struct img_out *o = arg;
+	int rc;
+
+	if (o->n && (o->n == IMG_IOV || off != o->off + o->len)) {
+		rc = img_flush(o);
+		if (rc < 0)
+			return rc;
+	}
+	if (!o->n)
+		o->off = off;
+	o->iov[o->n].iov_base = (void *)p;
+	o->iov[o->n++].iov_len = len;
+	o->len += len;
+	return 0;
+}
+
+int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key)
+{
 	char tmp[PATH_MAX], path[PATH_MAX];
-	struct rr_img_thread *thr;
+	struct rr_img_thread *thr = NULL;
+	struct rr_order *order = NULL;
+	struct img_out *o = NULL;
+	uint32_t *first = NULL;
 	struct rr_img_hdr hd;
 	int fd, rc = 0;
 
-	if (log->img || a->img_size)
+	if (log->img)
 		return -EINVAL;
 	img_layout(log, &hd, key);
-	/* first[], order[] and the logs follow one another in both, laid out
-	 * by rr_log_ro_layout: one write moves them. */
-	if (a->nsw != hd.nsw)
-		return -EINVAL;
 	if ((size_t)snprintf(path, sizeof(path), "%s/" RR_IMG_NAME, dir) >= sizeof(path) ||
 	    (size_t)snprintf(tmp, sizeof(tmp), "%s/" RR_IMG_NAME ".%d.tmp", dir, (int)getpid()) >=
 		    sizeof(tmp))
 		return -ENAMETOOLONG;
-	thr = calloc(log->nthreads, sizeof(*thr));
-	if (!thr)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < log->nthreads; i++) {
-		thr[i].log_off = th[i].log_off - a->first_off + hd.first_off;
-		thr[i].log_end = th[i].log_end - a->first_off + hd.first_off;
-		thr[i].nevents = th[i].nevents;
-	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		free(thr);
-		return rc;
+	if (fd < 0)
+		return -errno;
+	thr = calloc(log->nthreads ? log->nthreads : 1, sizeof(*thr));
+	first = calloc((size_t)log->max_objs + 1, sizeof(*first));
+	order = calloc(log->norder ? log->norder : 1, sizeof(*order));
+	o = calloc(1, sizeof(*o));
+	if (!thr || !first || !order || !o) {
+		rc = -ENOMEM;
+		goto out;
 	}
-	rc = write_at(fd, thr, log->nthreads * sizeof(*thr), hd.threads_off);
+	o->fd = fd;
+	rc = rr_log_place(log, first, order, hd.log_off, thr, img_put, o);
 	if (!rc)
-		rc = write_at(fd, (const char *)area + a->first_off,
-			      hd.log_off + hd.log_bytes - hd.first_off, hd.first_off);
+		rc = img_flush(o);
+	if (!rc)
+		rc = write_at(fd, thr, log->nthreads * sizeof(*thr), hd.threads_off);
+	if (!rc)
+		rc = write_at(fd, first, ((size_t)log->max_objs + 1) * sizeof(*first), hd.first_off);
+	if (!rc)
+		rc = write_at(fd, order, log->norder * sizeof(*order), hd.order_off);
 	if (!rc && hd.nsw)
-		rc = write_at(fd, (const char *)area + a->sw_off,
-			      hd.nsw * sizeof(struct rr_switch), hd.sw_off);
+		rc = write_at(fd, log->sw, hd.nsw * sizeof(struct rr_switch), hd.sw_off);
 	if (!rc && ftruncate(fd, (off_t)hd.size) < 0)
 		rc = -errno;
 	/* The header last: a file is an image once it has its magic. */
 	if (!rc)
 		rc = write_at(fd, &hd, sizeof(hd), 0);
-	free(thr);
 	if (!rc && rename(tmp, path) < 0)
 		rc = -errno;
+out:
 	if (rc < 0)
 		unlink(tmp);
 	close(fd);
+	free(thr);
+	free(first);
+	free(order);
+	free(o);
 	return rc;
 }
 

@@ -19,9 +19,8 @@ int rr_img_key(const char *dir, uint64_t *key);
  * for rr_log_fill and the agent's mapping. -ENOENT: none, or stale or
  * malformed; other negative errnos for errors. */
 int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out);
-/* Write the image of a log loaded from dir's trace (rr_log_load_mode) from
- * the replay area rr_log_fill laid it out in. Returns 0 or a negative errno
- * (nothing is left behind then). */
-int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key, const void *area);
+/* Write the image of a log loaded from dir's trace (rr_log_load_mode).
+ * Returns 0 or a negative errno (nothing is left behind then). */
+int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key);
 
 #endif

@@ -711,21 +711,15 @@ uint64_t rr_log_events(const struct rr_log *log, uint64_t *inputs)
 	return log->events;
 }
 
-/* Lay the log's read-only parts out at base: first[] at first_off (its
- * max_objs + 1 words zeroed), order[], the records from log_off on, sw[];
- * each thread's range goes into thr[]. */
-static void rr_log_place(const struct rr_log *log, char *base, uint64_t first_off,
-			 uint64_t order_off, uint64_t log_off, uint64_t sw_off,
-			 struct rr_img_thread *thr)
+int rr_log_place(const struct rr_log *log, uint32_t *first, struct rr_order *order,
+		 uint64_t log_off, struct rr_img_thread *thr,
+		 int (*put)(void *arg, const void *p, size_t len, uint64_t off), void *arg)
 {
-	struct rr_order *order = (struct rr_order *)(base + order_off);
-	uint32_t *first = (uint32_t *)(base + first_off);
 	uint64_t off = log_off, run_off = off;
 	size_t i, run_len = 0;
 	const char *run = NULL;
+	int rc = 0;
 
-	if (log->serial)
-		memcpy(base + sw_off, log->sw, log->nsw * sizeof(struct rr_switch));
 	memset(first, 0, ((size_t)log->max_objs + 1) * sizeof(*first));
 	for (i = 0; i < log->nthreads; i++) {
 		thr[i].log_off = thr[i].log_end = log_off;
@@ -741,9 +735,9 @@ static void rr_log_place(const struct rr_log *log, char *base, uint64_t first_of
 	for (i = 1; i <= log->max_objs; i++)
 		first[i] += first[i - 1];
 	/* Records that lie one after the other in the blocks (a thread's, read
-	 * stream by stream) are copied as one run: a memcpy per 56-byte
-	 * record was a tenth of loading rr_bank. */
-	for (i = 0; i < log->n; i++) {
+	 * stream by stream) go as one run: a memcpy per 56-byte record was a
+	 * tenth of loading rr_bank. */
+	for (i = 0; i < log->n && !rc; i++) {
 		const struct rec_hdr *h = log->recs[i];
 		uint32_t t = log->thr[i];
 
@@ -752,7 +746,7 @@ static void rr_log_place(const struct rr_log *log, char *base, uint64_t first_of
 			thr[t].log_off = off;
 		if (!run_len || (const char *)h != run + run_len) {
 			if (run_len)
-				memcpy(base + run_off, run, run_len);
+				rc = put(arg, run, run_len, run_off);
 			run = (const char *)h;
 			run_len = 0;
 			run_off = off;
@@ -770,8 +764,16 @@ static void rr_log_place(const struct rr_log *log, char *base, uint64_t first_of
 			}
 		}
 	}
-	if (run_len)
-		memcpy(base + run_off, run, run_len);
+	if (!rc && run_len)
+		rc = put(arg, run, run_len, run_off);
+	return rc;
+}
+
+/* rr_log_place's put for the area: a copy. */
+static int rr_area_put(void *arg, const void *p, size_t len, uint64_t off)
+{
+	memcpy((char *)arg + off, p, len);
+	return 0;
 }
 
 int rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_t opts)
@@ -794,7 +796,11 @@ int rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_
 		thr = calloc(log->nthreads ? log->nthreads : 1, sizeof(*thr));
 		if (!thr)
 			return -ENOMEM;
-		rr_log_place(log, area, a->first_off, a->order_off, a->log_off, a->sw_off, thr);
+		if (log->serial)
+			memcpy((char *)area + a->sw_off, log->sw, log->nsw * sizeof(struct rr_switch));
+		rr_log_place(log, (uint32_t *)((char *)area + a->first_off),
+			     (struct rr_order *)((char *)area + a->order_off), a->log_off, thr,
+			     rr_area_put, area);
 	}
 	for (i = 0; i < log->nthreads; i++) {
 		th[i].log_off = thr[i].log_off;

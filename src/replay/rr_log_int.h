@@ -66,5 +66,13 @@ uint64_t rr_log_align8(uint64_t v);
  * returns the offset just past the records, 8-aligned. */
 uint64_t rr_log_ro_layout(const struct rr_log *log, uint64_t off, uint64_t *first_off,
 			  uint64_t *order_off, uint64_t *log_off);
+/* Lay the loaded log out: first[] (max_objs + 1 words, zeroed here) and
+ * order[] (norder entries) in memory; the records, from offset log_off on,
+ * through put (runs of records that lie together, in increasing offsets,
+ * each right after the previous); each thread's range into thr[]. Returns 0
+ * or put's first error. */
+int rr_log_place(const struct rr_log *log, uint32_t *first, struct rr_order *order,
+		 uint64_t log_off, struct rr_img_thread *thr,
+		 int (*put)(void *arg, const void *p, size_t len, uint64_t off), void *arg);
 
 #endif
