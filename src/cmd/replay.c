@@ -54,6 +54,7 @@ struct replay_ctx {
 	uint32_t short_thread, short_done, short_n; /* a thread that did not finish its log */
 	uint64_t tturn, nsw;			    /* serial: token turns reached / recorded */
 	uint64_t img_key; /* of the recording's replay image (rr_img.c) */
+	int img_written;  /* this replay wrote it */
 };
 
 static void replay_usage(FILE *out)
@@ -267,6 +268,7 @@ static int replay_load(struct replay_ctx *ctx, const char *dir, int serial, int 
 		if (rc == 0) {
 			rr_log_free(*out);
 			*out = img;
+			ctx->img_written = 1;
 			log_debug("%s: replay image written", dir);
 		}
 	}
@@ -561,6 +563,11 @@ int cmd_replay(int argc, char **argv)
 				 (unsigned long long)ev, (unsigned long long)inputs,
 				 rr_log_threads(log), rr_log_threads(log) == 1 ? "" : "s",
 				 so.trace_dir);
+		if (ctx.img_written)
+			log_info("the recording's log is kept in %s/.spool/replay.img (%.1f MB): "
+				 "the next replays start from it (--no-image: neither use nor "
+				 "write it)",
+				 dir, (double)rr_log_image_size(log) / 1e6);
 	}
 	ret = res.exit_status;
 out:

@@ -704,6 +704,11 @@ uint32_t rr_log_threads(const struct rr_log *log)
 	return log->nthreads;
 }
 
+uint64_t rr_log_image_size(const struct rr_log *log)
+{
+	return log->img ? log->img->size : 0;
+}
+
 uint64_t rr_log_events(const struct rr_log *log, uint64_t *inputs)
 {
 	if (inputs)

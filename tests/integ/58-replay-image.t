@@ -9,7 +9,7 @@
 # costs nothing but the speed-up, and --no-image neither reads nor writes it.
 . "$(dirname "$0")/lib.sh"
 
-plan 26
+plan 27
 
 BANK="$PROGS/rr_bank"
 IMG=bank.trace/.spool/replay.img
@@ -50,8 +50,10 @@ ok "--no-image replays the same" cmp -s run.out bank.rec.out
 
 # A copy is another set of files: its image is made again, not trusted.
 cp -r bank.trace copy.trace
-SPOOL_DEBUG=1 spool_run replay -q copy.trace
+SPOOL_DEBUG=1 spool_run replay copy.trace
 like "$ERR" 'replay image written' "a copied trace gets its image made again"
+like "$ERR" "log is kept in copy.trace/.spool/replay.img \\([0-9.]+ MB\\)" \
+	"and a replay that writes one says where and how big"
 ok "and replays the same" cmp -s run.out bank.rec.out
 
 # A stream damaged after the image was made: the trace is loaded again and
