@@ -35,6 +35,7 @@ struct rr_log {
 	uint64_t *last;		 /* per thread: (tseq << 32 | chunk_off) of its last record */
 	int unsorted;		 /* a thread's records came out of (tseq, chunk) order */
 	int store_failed;	 /* rr_collect_store ran out of memory */
+	size_t nswitch;		 /* token switches among recs (serial mode) */
 	struct rr_switch *sw;  /* serial: the holder of each token turn */
 	uint64_t nsw;
 	int serial;

@@ -61,6 +61,7 @@ struct trace_reader {
 	void *(*store)(void *arg, unsigned kind, size_t size); /* trace_reader_open_store */
 	void *store_arg;
 	int by_stream; /* TRACE_READER_BY_STREAM: stream after stream, not by time */
+	uint32_t shard, nshards; /* TRACE_READER_SHARD: streams whose id % nshards == shard */
 };
 
 static void set_problem(struct trace_problem *p, const char *file, uint64_t off, const char *fmt,
@@ -652,6 +653,8 @@ static int scan_streams(struct trace_reader *r)
 
 		if (!stream_name_id(de->d_name, &id))
 			continue;
+		if (r->nshards > 1 && id % r->nshards != r->shard)
+			continue;
 		if (r->nstreams == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			struct rd_stream *v = realloc(r->streams, ncap * sizeof(*v));
@@ -706,6 +709,12 @@ int trace_reader_open_store(struct trace_reader **out, const char *dir,
 	r->store = store;
 	r->store_arg = arg;
 	r->by_stream = !!(flags & TRACE_READER_BY_STREAM);
+	r->shard = ((unsigned)flags >> 8) & 0xff;
+	r->nshards = ((unsigned)flags >> 16) & 0xff;
+	if (r->nshards > 1 && r->shard >= r->nshards) {
+		free(r);
+		return -EINVAL;
+	}
 	r->dir = strdup(dir);
 	if (!r->dir) {
 		err = -ENOMEM;

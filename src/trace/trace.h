@@ -102,6 +102,10 @@ int trace_reader_open(struct trace_reader **out, const char *dir, struct trace_p
  * gives each stream's events in turn, in stream order, instead of all of
  * them in time order (a caller that groups by thread anyway). */
 #define TRACE_READER_BY_STREAM 0x1
+/* Read only the streams whose id is k modulo n (1 <= n <= 255, k < n): n
+ * readers with k = 0 .. n-1 read a trace's streams once each, in parallel
+ * (the replay log's loader). */
+#define TRACE_READER_SHARD(k, n) (((unsigned)(k) << 8 | (unsigned)(n) << 16) & 0xffff00u)
 int trace_reader_open_store(struct trace_reader **out, const char *dir,
 			    struct trace_problem *problem, int flags,
 			    void *(*store)(void *arg, unsigned kind, size_t size), void *arg);
