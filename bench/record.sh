@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # record.sh BUILD_DIR - what spool record and spool replay cost against
-# native runs, printed as ratios (best of 3 wall-clock runs each; "cpu" is
-# the ratio of user + system time, less disturbed by other load):
+# native runs, printed as ratios of wall-clock times (best and median; "cpu"
+# is the ratio of the median user + system times, less disturbed by other
+# load):
 #
 # sync mode:
 #   0) the fixed cost: spool record and spool replay of /bin/true
@@ -20,9 +21,10 @@
 #      switches threads only at its lock and read calls; also against a
 #      native run on one CPU
 #
-# "replay" is the best of 3 replays that map the recording's replay image;
-# "first replay" is the one before them, which loads the recording from its
-# trace and writes that image (doc/record.md).
+# "replay" maps the recording's replay image; "first replay" loads the
+# recording from its trace and writes that image (doc/record.md). Each row
+# runs its commands in turn BENCH_ROUNDS times (default 5) and prints the
+# best and the median ratios: this VM is noisy.
 #
 # Nothing is asserted. Targets of issue 3: sync record <= 1.1x, serial record
 # <= 1.5x (CPU-bound with progress points), replay <= 1.2x.
@@ -50,23 +52,25 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
 now() { date +%s%N; }
-# best3 STDIN CMD...: the best wall time of 3 runs in ns (output
-# discarded); the best CPU time (user + system, children included) in CPU
-best3() {
-	local in="$1" best=0 t0 t1 d i c
-	shift
-	CPU=0
-	for i in 1 2 3; do
-		t0=$(now)
-		( TIMEFORMAT='%U %S'; time "$@" <"$in" >/dev/null 2>&1 ) 2>"$work/time"
-		t1=$(now)
-		d=$((t1 - t0))
-		c=$(awk '{ printf "%d", ($1 + $2) * 1e9 }' "$work/time")
-		if [ "$best" = 0 ] || [ "$d" -lt "$best" ]; then best=$d; fi
-		if [ "$CPU" = 0 ] || [ "$c" -lt "$CPU" ]; then CPU=$c; fi
-	done
-	WALL=$best
+# The VM this runs on is noisy, and a best of 3 of each command in turn
+# could land one of them in a slow spell: every row runs its commands in
+# turn, ROUNDS times (BENCH_ROUNDS, default 5), and gives the best and the
+# median of each.
+ROUNDS=${BENCH_ROUNDS:-5}
+# once STDIN NAME CMD...: one run (output discarded); appends its wall time
+# (ns) to NAME.w and its CPU time (user + system, children included) to NAME.c
+once() {
+	local in="$1" name="$2" t0 t1
+	shift 2
+	t0=$(now)
+	( TIMEFORMAT='%U %S'; time "$@" <"$in" >/dev/null 2>&1 ) 2>"$work/time"
+	t1=$(now)
+	echo $((t1 - t0)) >>"$work/$name.w"
+	awk '{ printf "%d\n", ($1 + $2) * 1e9 }' "$work/time" >>"$work/$name.c"
 }
+# best NAME.w|NAME.c, med NAME.w|NAME.c: the least and the median value
+best() { sort -n "$work/$1" | head -n 1; }
+med() { sort -n "$work/$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / (b > 0 ? b : 1) }'; }
 ms() { awk -v a="$1" 'BEGIN { printf "%.1f ms", a / 1e6 }'; }
 # per-event cost in ns: (t - native - fixed) / events
@@ -75,39 +79,43 @@ per_ev() {
 		'BEGIN { if (e < 1) e = 1; printf "%.0f", (t - n - f) / e }'
 }
 
-# row NAME STDIN CMD...: native, record and replay; MODE (sync or serial)
-# selects the recording mode, PIN=1 adds a native run on one CPU. Sync
-# rows add the cost per recorded event beyond the fixed cost (FIX_REC,
-# FIX_REP: the /bin/true row).
+# row NAME STDIN CMD...: native, record, the first replay (which writes
+# the recording's replay image) and a replay (which maps it), in turn;
+# MODE (sync or serial) selects the recording mode, PIN=1 adds a native run
+# on one CPU. Sync rows add the cost per recorded event beyond the fixed
+# cost (FIX_REC, FIX_REP: the /bin/true row).
 MODE=sync
 PIN=0
 FIX_REC=0
 FIX_REP=0
 row() {
-	local name="$1" in="$2"
+	local name="$1" in="$2" r ev nat rec rep
 	shift 2
-	local nat natc rec recc rep repc pin="" ev
-	best3 "$in" "$@"
-	nat=$WALL natc=$CPU
-	if [ "$PIN" = 1 ]; then
-		best3 "$in" taskset -c 0 "$@"
-		pin=$WALL
-	fi
-	best3 "$in" "$spool" record --mode "$MODE" -q -o rec.trace -- "$@"
-	rec=$WALL recc=$CPU
-	# the replays of the last recording: the first loads it from the
-	# trace and writes its replay image, the others map the image
-	t0=$(now)
-	"$spool" replay -q -o rep.trace rec.trace <"$in" >/dev/null 2>&1
-	first=$(($(now) - t0))
-	best3 "$in" "$spool" replay -q -o rep.trace rec.trace
-	rep=$WALL repc=$CPU
-	printf "%-34s native %10s  record %6sx  replay %6sx   cpu: record %6sx  replay %6sx   first replay %6sx\n" \
+	rm -f "$work"/*.w "$work"/*.c
+	"$spool" record --mode "$MODE" -q -o rec.trace -- "$@" <"$in" >/dev/null 2>&1
+	for ((r = 0; r < ROUNDS; r++)); do
+		once "$in" nat "$@"
+		if [ "$PIN" = 1 ]; then
+			once "$in" pin taskset -c 0 "$@"
+		fi
+		once "$in" rec "$spool" record --mode "$MODE" -q -o rec2.trace -- "$@"
+		rm -f rec.trace/.spool/replay.img
+		once "$in" first "$spool" replay -q -o rep.trace rec.trace
+		once "$in" rep "$spool" replay -q -o rep.trace rec.trace
+	done
+	nat=$(best nat.w) rec=$(best rec.w) rep=$(best rep.w)
+	printf "%-34s native %10s  record %6sx  replay %6sx  first replay %6sx\n" \
 		"$name" "$(ms "$nat")" "$(ratio "$rec" "$nat")" "$(ratio "$rep" "$nat")" \
-		"$(ratio "$recc" "$natc")" "$(ratio "$repc" "$natc")" "$(ratio "$first" "$nat")"
-	if [ -n "$pin" ]; then
-		printf "%-34s native %10s  record %6sx  replay %6sx\n" "  against native on 1 CPU" \
-			"$(ms "$pin")" "$(ratio "$rec" "$pin")" "$(ratio "$rep" "$pin")"
+		"$(ratio "$(best first.w)" "$nat")"
+	printf "%-34s median %10s  record %6sx  replay %6sx  first replay %6sx   cpu: record %6sx  replay %6sx\n" \
+		"" "$(ms "$(med nat.w)")" "$(ratio "$(med rec.w)" "$(med nat.w)")" \
+		"$(ratio "$(med rep.w)" "$(med nat.w)")" "$(ratio "$(med first.w)" "$(med nat.w)")" \
+		"$(ratio "$(med rec.c)" "$(med nat.c)")" "$(ratio "$(med rep.c)" "$(med nat.c)")"
+	if [ "$PIN" = 1 ]; then
+		printf "%-34s native %10s  record %6sx  replay %6sx   median: record %6sx  replay %6sx\n" \
+			"  against native on 1 CPU" "$(ms "$(best pin.w)")" \
+			"$(ratio "$rec" "$(best pin.w)")" "$(ratio "$rep" "$(best pin.w)")" \
+			"$(ratio "$(med rec.w)" "$(med pin.w)")" "$(ratio "$(med rep.w)" "$(med pin.w)")"
 	fi
 	if [ "$MODE" = sync ]; then
 		ev=$("$spool" replay --dump-schedule rec.trace 2>/dev/null | grep -c '^\(sched\|input\) ')
@@ -117,13 +125,16 @@ row() {
 	fi
 }
 
-echo "spool record --mode sync / spool replay, slowdown against native (best of 3)"
-best3 /dev/null /bin/true
-nat=$WALL
-best3 /dev/null "$spool" record --mode sync -q -o rec.trace -- /bin/true
-FIX_REC=$((WALL - nat))
-best3 /dev/null "$spool" replay -q -o rep.trace rec.trace
-FIX_REP=$((WALL - nat))
+echo "spool record --mode sync / spool replay, slowdown against native (best and median of $ROUNDS, in turn)"
+rm -f "$work"/*.w "$work"/*.c
+"$spool" record --mode sync -q -o rec.trace -- /bin/true </dev/null >/dev/null 2>&1
+for ((r = 0; r < ROUNDS; r++)); do
+	once /dev/null nat /bin/true
+	once /dev/null rec "$spool" record --mode sync -q -o rec2.trace -- /bin/true
+	once /dev/null rep "$spool" replay -q -o rep.trace rec.trace
+done
+FIX_REC=$(($(best rec.w) - $(best nat.w)))
+FIX_REP=$(($(best rep.w) - $(best nat.w)))
 printf "%-34s record %s, replay %s (beyond the program's own run)\n" "fixed cost (/bin/true)" \
 	"$(ms "$FIX_REC")" "$(ms "$FIX_REP")"
 N=$(scaled 1000000)
@@ -149,7 +160,7 @@ else
 fi
 
 echo
-echo "spool record --mode serial / spool replay, slowdown against native (best of 3)"
+echo "spool record --mode serial / spool replay, slowdown against native (best and median of $ROUNDS, in turn)"
 MODE=serial
 FIX_REC=0
 FIX_REP=0
