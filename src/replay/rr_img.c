@@ -66,9 +66,9 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 static uint64_t fnv_stat(uint64_t h, const char *name, const struct stat *st)
 {
-	uint64_t v[7] = {(uint64_t)st->st_size,		(uint64_t)st->st_ino,
-			 (uint64_t)st->st_mtim.tv_sec,	(uint64_t)st->st_mtim.tv_nsec,
-			 (uint64_t)st->st_ctim.tv_sec,	(uint64_t)st->st_ctim.tv_nsec,
+	uint64_t v[7] = {(uint64_t)st->st_size,	       (uint64_t)st->st_ino,
+			 (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_mtim.tv_nsec,
+			 (uint64_t)st->st_ctim.tv_sec, (uint64_t)st->st_ctim.tv_nsec,
 			 (uint64_t)st->st_dev};
 
 	h = fnv(h, name, strlen(name) + 1);
@@ -254,7 +254,7 @@ int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key)
 	img_layout(log, &hd, key);
 	if ((size_t)snprintf(path, sizeof(path), "%s/" RR_IMG_NAME, dir) >= sizeof(path) ||
 	    (size_t)snprintf(tmp, sizeof(tmp), "%s/" RR_IMG_NAME ".%d.tmp", dir, (int)getpid()) >=
-		    sizeof(tmp))
+		sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -274,7 +274,8 @@ int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key)
 	if (!rc)
 		rc = write_at(fd, thr, log->nthreads * sizeof(*thr), hd.threads_off);
 	if (!rc)
-		rc = write_at(fd, first, ((size_t)log->max_objs + 1) * sizeof(*first), hd.first_off);
+		rc =
+		    write_at(fd, first, ((size_t)log->max_objs + 1) * sizeof(*first), hd.first_off);
 	if (!rc)
 		rc = write_at(fd, order, log->norder * sizeof(*order), hd.order_off);
 	if (!rc && hd.nsw)

@@ -30,13 +30,13 @@ struct rr_log {
 	struct rec_hdr **recs; /* sched and input records, sorted by (thread, tseq, chunk) */
 	size_t n, cap;
 	size_t recs_map, thr_map; /* bytes mapped for recs and thr (rr_vec_map) */
-	struct rr_block *blocks; /* the newest first; recs point into them */
-	uint32_t *thr;		 /* rec_thread(recs[i]), read while the record was hot */
-	uint64_t *last;		 /* per thread: (tseq << 32 | chunk_off) of its last record */
-	int unsorted;		 /* a thread's records came out of (tseq, chunk) order */
-	int store_failed;	 /* rr_collect_store ran out of memory */
-	size_t nswitch;		 /* token switches among recs (serial mode) */
-	struct rr_switch *sw;  /* serial: the holder of each token turn */
+	struct rr_block *blocks;  /* the newest first; recs point into them */
+	uint32_t *thr;		  /* rec_thread(recs[i]), read while the record was hot */
+	uint64_t *last;		  /* per thread: (tseq << 32 | chunk_off) of its last record */
+	int unsorted;		  /* a thread's records came out of (tseq, chunk) order */
+	int store_failed;	  /* rr_collect_store ran out of memory */
+	size_t nswitch;		  /* token switches among recs (serial mode) */
+	struct rr_switch *sw;	  /* serial: the holder of each token turn */
 	uint64_t nsw;
 	int serial;
 	uint32_t nthreads, nobjs, max_objs;

@@ -58,15 +58,16 @@ int main(void)
 	if (tgkill(getpid(), wtid, SIGSEGV) < 0)
 		perror("tgkill");
 	/* No call while waiting: nothing here is recorded or replayed. */
-	for (spins = 0; spins < 3000000000L && !__atomic_load_n(&handled, __ATOMIC_ACQUIRE); spins++)
+	for (spins = 0; spins < 3000000000L && !__atomic_load_n(&handled, __ATOMIC_ACQUIRE);
+	     spins++)
 		__asm__ volatile("pause");
 	pthread_mutex_lock(&m);
 	done = 1;
 	pthread_cond_broadcast(&c);
 	pthread_mutex_unlock(&m);
 	pthread_join(th, NULL);
-	printf("the handler %s\n", !handled ? "never ran"
-				  : pthread_equal(handled_by, th) ? "ran in the worker"
-								  : "ran in another thread");
+	printf("the handler %s\n", !handled			   ? "never ran"
+				   : pthread_equal(handled_by, th) ? "ran in the worker"
+								   : "ran in another thread");
 	return 0;
 }
