@@ -112,6 +112,9 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	case KIND_LOCK:
 		c->st.lock_events++;
 		break;
+	case KIND_SCHED:
+		c->st.sched_events++;
+		break;
 	case KIND_THREAD:
 		c->st.threads++;
 		break;

@@ -15,6 +15,7 @@
 struct collector_stats {
 	uint64_t events;       /* records written to the trace */
 	uint64_t lock_events;  /* of which KIND_LOCK */
+	uint64_t sched_events; /* of which KIND_SCHED (record/replay's schedule) */
 	uint64_t lost_ring;    /* dropped by producers: ring full (sum of ring->lost) */
 	uint64_t lost_no_ring; /* dropped: the thread found no free ring */
 	uint64_t seq_gaps;     /* events missing according to sequence numbers */

@@ -923,30 +923,6 @@ void rr_log_free(struct rr_log *log)
 	free(log);
 }
 
-int rr_log_count(const char *dir, uint64_t *sched, uint64_t *switches, uint64_t *inputs)
-{
-	struct trace_reader *r;
-	struct trace_event ev;
-	int rc;
-
-	*sched = *switches = *inputs = 0;
-	rc = trace_reader_open(&r, dir, NULL);
-	if (rc < 0)
-		return rc;
-	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		unsigned k = ev_kind(ev.rec->word);
-
-		if (k == KIND_SCHED && ((const struct rec_sched *)ev.rec)->op == RR_OP_SWITCH)
-			(*switches)++;
-		else if (k == KIND_SCHED)
-			(*sched)++;
-		else if (k == KIND_INPUT && !((const struct rec_input *)ev.rec)->chunk_off)
-			(*inputs)++;
-	}
-	trace_reader_close(r);
-	return rc < 0 ? rc : 0;
-}
-
 /* ---- dump ---- */
 
 struct dump_ent {

@@ -68,9 +68,6 @@ uint64_t rr_log_image_size(const struct rr_log *log);
 int rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_t opts);
 void rr_log_free(struct rr_log *log);
 
-/* Count a trace's KIND_SCHED records (switches of the run token apart)
- * and KIND_INPUT calls, reading the whole trace. */
-int rr_log_count(const char *dir, uint64_t *sched, uint64_t *switches, uint64_t *inputs);
 
 /* Print a trace's schedule, one line per event in (object, turn) order,
  * then its inputs in (thread, event) order. Returns 0 or a negative errno. */
