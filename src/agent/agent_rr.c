@@ -1042,7 +1042,8 @@ void agent_rr_rep_end(struct agent_thread *t, int got)
 	if (e->turn != RR_NO_TURN)
 		rr_pass_turn(e->obj, e->turn);
 	rr_self.pending = NULL;
-	/* The replay's own trace gets the same schedule record. */
+	/* The replay's own trace gets the same schedule record (with
+	 * RR_O_TRACE_SCHED: rr_emit_sched). */
 	(void)idx;
 	rr_emit_sched(t, 0, e->tseq, e->obj, e->turn, e->op, e->result, e->arg);
 }
@@ -1110,7 +1111,8 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	rr_self.tseq++;
 	__atomic_store_n(&rr_threads[rr_self.id].done, rr_self.tseq, __ATOMIC_RELEASE);
 
-	/* The replay trace notes the input (without its data). */
+	/* The replay trace notes the input (without its data), with
+	 * RR_O_TRACE_SCHED. */
 	if (!rr_trace_sched)
 		goto out;
 	t->busy++;
