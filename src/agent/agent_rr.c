@@ -23,6 +23,7 @@
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -1048,6 +1049,30 @@ void agent_rr_rep_end(struct agent_thread *t, int got)
 	rr_emit_sched(t, 0, e->tseq, e->obj, e->turn, e->op, e->result, e->arg);
 }
 
+/* Replay: the stream files RR_INPUT_REF records read their data from
+ * (rr_area.h), mapped at startup (rr_map_streams). */
+static struct {
+	const char *base;
+	uint64_t size;
+	uint32_t id;
+} rr_streams[RR_STREAMS_MAX];
+static uint32_t rr_nstreams;
+
+/* The n data bytes of input record in: in the record, or in the trace. */
+static const unsigned char *rr_input_data(const struct rec_input *in, uint32_t n,
+					  const char *what)
+{
+	const struct rr_input_ref *ref = (const struct rr_input_ref *)in->data;
+
+	if (ev_op(in->h.word) != RR_INPUT_REF)
+		return (const unsigned char *)in->data;
+	for (uint32_t i = 0; i < rr_nstreams; i++)
+		if (rr_streams[i].id == ref->stream && ref->off <= rr_streams[i].size &&
+		    n <= rr_streams[i].size - ref->off)
+			return (const unsigned char *)rr_streams[i].base + ref->off;
+	rr_diverge(&in->h, what, 0, NULL, "the recorded data is missing from the trace");
+}
+
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg)
 {
@@ -1084,10 +1109,11 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	/* Scatter the chunks (consecutive records of the same call). */
 	for (;;) {
 		uint32_t n = len - in->chunk_off, c = 0;
-		const unsigned char *d = (const unsigned char *)in->data;
+		const unsigned char *d;
 
 		if (n > 8 * in->nwords)
 			n = 8 * in->nwords;
+		d = rr_input_data(in, n, what);
 		while (c < n && si < (size_t)nseg) {
 			size_t k = seg[si].n - so;
 
@@ -1434,6 +1460,45 @@ static const char *rr_map_image(struct rr_area *a)
 	return p;
 }
 
+/* Map the stream files the replay reads input data from: read-only,
+ * private, populated in one call (a page fault costs ~14 us in a VM).
+ * Raw system calls, as for the image. */
+static int rr_map_streams(struct rr_area *a)
+{
+	char path[1100];
+
+	a->trace_dir[sizeof(a->trace_dir) - 1] = 0;
+	for (uint32_t i = 0; i < a->nstreams && i < RR_STREAMS_MAX; i++) {
+		struct rr_buf b = {path, 0, sizeof(path)};
+		struct stat st;
+		void *p = NULL;
+		long fd;
+
+		rr_puts(&b, a->trace_dir);
+		rr_puts(&b, "/stream_");
+		rr_putu(&b, a->stream_id[i]);
+		fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_fstat, fd, &st) < 0) {
+			if (fd >= 0)
+				syscall(SYS_close, fd);
+			agent_disable("record/replay: cannot open a stream file of the recording");
+			return -1;
+		}
+		if (st.st_size > 0)
+			p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+				 (int)fd, 0);
+		syscall(SYS_close, fd);
+		if (p == MAP_FAILED) {
+			agent_disable("record/replay: cannot map a stream file of the recording");
+			return -1;
+		}
+		rr_streams[rr_nstreams].base = p;
+		rr_streams[rr_nstreams].size = p ? (uint64_t)st.st_size : 0;
+		rr_streams[rr_nstreams++].id = a->stream_id[i];
+	}
+	return 0;
+}
+
 void agent_rr_init(void)
 {
 	struct shm_ctl *c = agent.ctl;
@@ -1469,6 +1534,8 @@ void agent_rr_init(void)
 		if (!agent_rr_ro)
 			return;
 	}
+	if (a->mode == RR_MODE_REPLAY && rr_map_streams(a) < 0)
+		return;
 	rr_first = (uint32_t *)(agent_rr_ro + a->first_off);
 	rr_order = (struct rr_order *)(agent_rr_ro + a->order_off);
 	rr_chunk = c->ring_bytes / 8 < RR_CHUNK_MAX ? c->ring_bytes / 8 : RR_CHUNK_MAX;

@@ -48,7 +48,7 @@
 #include <stdint.h>
 
 #define RR_MAGIC 0x3130525245535053ULL /* "SPSERR01" */
-#define RR_VERSION 3
+#define RR_VERSION 4
 #define RR_AREA_HDR 8192
 #define RR_NO_TURN 0xffffffffu	     /* an event ordered by its call, not by a turn */
 #define RR_REPORT_BYTES 4096
@@ -132,6 +132,24 @@ struct rr_switch {
 	uint32_t thread; /* holder of the turn */
 	uint32_t at;	 /* RR_AT_* where it released the token */
 	uint64_t count;	 /* its progress count when it released it; RR_COUNT_END */
+};
+
+/*
+ * Replay: a KIND_INPUT record whose data stays in the trace (RR_INPUT_REF,
+ * the op of its word): its data[] holds a struct rr_input_ref in place of
+ * the data, its nwords still counts the data's words, and the agent reads
+ * them from the stream file, which it maps (rr_area.stream_id[]). Loading
+ * does it for the chunks of RR_REF_MIN_WORDS words and more (rr_log.c):
+ * neither the shared area nor the replay image holds a second copy of what
+ * the program read.
+ */
+#define RR_INPUT_REF 1u
+#define RR_REF_MIN_WORDS 128 /* 1 KiB */
+#define RR_STREAMS_MAX 64
+struct rr_input_ref {
+	uint32_t stream; /* the file TRACE/stream_<stream> */
+	uint32_t pad;
+	uint64_t off; /* file offset of the data's first byte */
 };
 
 /* Input calls (struct rec_input.call). Part of the trace format. */
@@ -250,6 +268,11 @@ struct rr_area {
 	uint64_t img_size;
 	uint64_t img_key;
 	char img_path[1024];
+	/* Replay: the stream files the RR_INPUT_REF records read from, in the
+	 * trace directory trace_dir (an absolute path). */
+	uint32_t nstreams;
+	uint32_t stream_id[RR_STREAMS_MAX];
+	char trace_dir[1024];
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +321,40 @@ static void *rr_collect_store(void *arg, unsigned kind, size_t size)
 	return p;
 }
 
+/* Note stream id among the files RR_INPUT_REF records read from; 0 when
+ * the table is full. */
+static int rr_stream_note(struct rr_log *log, uint32_t id)
+{
+	for (uint32_t i = 0; i < log->nstreams; i++)
+		if (log->stream_id[i] == id)
+			return 1;
+	if (log->nstreams >= log->streams_cap)
+		return 0;
+	log->stream_id[log->nstreams++] = id;
+	return 1;
+}
+
+/*
+ * A large chunk of input data stays where the trace has it: the record
+ * keeps the stream and the offset (RR_INPUT_REF), and the agent reads the
+ * data from the mapped stream file. pigz's 20 MB of input were copied into
+ * the replay image and the image written, a quarter of its first replay.
+ */
+static void rr_input_to_ref(struct rr_log *log, struct rec_hdr *h, const struct trace_event *ev)
+{
+	struct rec_input *in = (struct rec_input *)h;
+	struct rr_input_ref *ref;
+
+	if (in->nwords < RR_REF_MIN_WORDS || ev_op(h->word) || !rr_stream_note(log, ev->stream_id))
+		return;
+	ref = (struct rr_input_ref *)in->data;
+	ref->off = trace_event_file_off(ev, offsetof(struct rec_input, data));
+	ref->stream = ev->stream_id;
+	ref->pad = 0;
+	h->size = sizeof(*in) + sizeof(*ref);
+	h->word = ev_word(KIND_INPUT, ev_thread(h->word), ev_obj(h->word), RR_INPUT_REF);
+}
+
 static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint32_t *max_lock,
 			   char *err, size_t errlen)
 {
@@ -372,6 +408,8 @@ static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint3
 			break;
 		}
 		c = (struct rec_hdr *)ev.rec;
+		if (k == KIND_INPUT)
+			rr_input_to_ref(log, c, &ev);
 		log->thr[log->n] = rec_thread(c);
 		log->recs[log->n++] = c;
 		/* Each thread's records should come in their own order (the
@@ -448,6 +486,9 @@ static int rr_merge(struct rr_log *log, struct rr_log *part)
 		if (log->last[t] && part->last[t])
 			log->unsorted = 1;
 	log->nswitch += part->nswitch;
+	/* Each half had half the table: the union fits. */
+	for (uint32_t i = 0; i < part->nstreams; i++)
+		rr_stream_note(log, part->stream_id[i]);
 	for (tail = &part->blocks; *tail; tail = &(*tail)->next)
 		;
 	*tail = log->blocks;
@@ -467,6 +508,7 @@ static int rr_collect(const char *dir, struct rr_log *log, uint32_t *max_lock, c
 		      size_t errlen)
 {
 	struct rr_part *p = NULL;
+	uint32_t cap;
 	pthread_t th;
 	int rc;
 
@@ -474,6 +516,7 @@ static int rr_collect(const char *dir, struct rr_log *log, uint32_t *max_lock, c
 		p = calloc(1, sizeof(*p));
 	if (p) {
 		p->dir = dir;
+		p->log.streams_cap = log->streams_cap / 2;
 		if (pthread_create(&th, NULL, rr_collect_thread, p)) {
 			free(p);
 			p = NULL;
@@ -481,8 +524,11 @@ static int rr_collect(const char *dir, struct rr_log *log, uint32_t *max_lock, c
 	}
 	if (!p)
 		return rr_collect_part(dir, log, 0, max_lock, err, errlen);
+	cap = log->streams_cap;
+	log->streams_cap /= 2;
 	rc = rr_collect_part(dir, log, TRACE_READER_SHARD(0, 2), max_lock, err, errlen);
 	pthread_join(th, NULL);
+	log->streams_cap = cap;
 	if (rc >= 0 && p->rc < 0) {
 		rc = p->rc;
 		snprintf(err, errlen, "%s", p->err);
@@ -660,11 +706,18 @@ int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err
 {
 	struct rr_log *log = calloc(1, sizeof(*log));
 	uint32_t max_lock = 0, *count = NULL;
+	char path[PATH_MAX];
 	int rc;
 
 	if (!log)
 		return -ENOMEM;
 	log->serial = serial;
+	/* Input data is read from the stream files, which the agent opens by
+	 * an absolute path: without one it is copied as before. */
+	if (realpath(dir, path) && strlen(path) + 32 < sizeof(log->trace_dir)) {
+		memcpy(log->trace_dir, path, strlen(path) + 1);
+		log->streams_cap = RR_STREAMS_MAX;
+	}
 	rc = rr_collect(dir, log, &max_lock, err, errlen);
 	if (rc < 0)
 		goto out_free;
@@ -884,6 +937,9 @@ int rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_
 	rr_area_header(a, RR_MODE_REPLAY, log->max_objs, log->nthreads);
 	a->stuck_ms = stuck_ms;
 	a->opts = opts;
+	a->nstreams = log->nstreams;
+	memcpy(a->stream_id, log->stream_id, sizeof(a->stream_id));
+	memcpy(a->trace_dir, log->trace_dir, sizeof(a->trace_dir));
 	rr_layout(log, a);
 	a->serial = !!log->serial;
 	th = (struct rr_thread_slot *)((char *)area + a->threads_off);

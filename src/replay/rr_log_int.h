@@ -45,6 +45,11 @@ struct rr_log {
 	 * records: the agent maps the image, and the area holds only what the
 	 * replay writes. */
 	struct rr_img_map *img;
+	/* The stream files RR_INPUT_REF records read from (rr_area.h), and
+	 * where they are. */
+	uint32_t nstreams, streams_cap;
+	uint32_t stream_id[RR_STREAMS_MAX];
+	char trace_dir[1024];
 };
 
 /* Where each thread's log lies in the image (offsets from its start). */

@@ -38,6 +38,7 @@ struct rd_stream {
 	int have_seq;
 	uint32_t last_seq;
 	int done;
+	uint64_t rec_off; /* file offset of the decoded next event */
 	/* The decoded next event: in own (8-byte aligned storage), or where
 	 * the reader's store hook put it. */
 	uint64_t *rec;
@@ -471,6 +472,7 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 			return 0;
 		}
 		pl = p + TRACE_EV_HDR_SIZE;
+		s->rec_off = off;
 		switch (id) {
 		case KIND_LOCK: {
 			uint32_t n = trace_get32(pl + 28);
@@ -757,6 +759,13 @@ out_free:
 	return err;
 }
 
+uint64_t trace_event_file_off(const struct trace_event *ev, size_t rec_off)
+{
+	/* the event header, then the word and seq (12 bytes), then the
+	 * record's bytes past its header, as stream_advance copies them */
+	return ev->offset + TRACE_EV_HDR_SIZE + 12 + (rec_off - sizeof(struct rec_hdr));
+}
+
 int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 {
 	struct rd_stream *s;
@@ -787,6 +796,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 	s->last_seq = h->seq;
 	s->info.events++;
 	ev->stream_id = s->info.stream_id;
+	ev->offset = s->rec_off;
 	ev->ns = trace_clock_ns(&r->clk, h->tsc);
 	ev->rec = h;
 	r->pending = s;

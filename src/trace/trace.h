@@ -87,6 +87,7 @@ struct trace_reader;
 
 struct trace_event {
 	uint32_t stream_id;
+	uint64_t offset;	   /* of the event in its stream file (its header's first byte) */
 	uint64_t ns;		   /* timestamp converted by the trace clock */
 	const struct rec_hdr *rec; /* valid until the next call */
 };
@@ -113,6 +114,10 @@ int trace_reader_open_store(struct trace_reader **out, const char *dir,
  * order). Returns 1 with *ev filled, 0 at the end. A corrupt or truncated
  * packet is recorded as a problem and its stream ends there; the others go on. */
 int trace_reader_next(struct trace_reader *r, struct trace_event *ev);
+/* The offset in its stream file of the byte at offset rec_off (past the
+ * record header) of the event ev, for a kind of the kinds table
+ * (trace_kind_find): their payload is stored as the record has it. */
+uint64_t trace_event_file_off(const struct trace_event *ev, size_t rec_off);
 const struct trace_clock *trace_reader_clock(const struct trace_reader *r);
 size_t trace_reader_nstreams(const struct trace_reader *r);
 const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r, size_t i);
