@@ -280,6 +280,9 @@ static void rr_log_release(struct rr_log *log)
 	if (log->thr)
 		munmap(log->thr, log->thr_map);
 	free(log->last);
+	free(log->scratch);
+	log->scratch = NULL;
+	log->scratch_cap = 0;
 	log->recs = NULL;
 	log->thr = NULL;
 	log->recs_map = log->thr_map = 0;
@@ -315,6 +318,24 @@ static void *rr_collect_store(void *arg, unsigned kind, size_t size)
 
 	if (kind != KIND_SCHED && kind != KIND_INPUT)
 		return NULL;
+	/* A chunk of input data that will likely stay in the trace
+	 * (rr_input_to_ref) is decoded into a scratch buffer: only what is
+	 * left of it goes into the blocks, which are not grown (and their
+	 * pages populated) for data nobody keeps. */
+	if (kind == KIND_INPUT && log->streams_cap &&
+	    size >= sizeof(struct rec_input) + 8 * RR_REF_MIN_WORDS) {
+		if (size > log->scratch_cap) {
+			free(log->scratch);
+			log->scratch_cap = 0;
+			log->scratch = malloc(size);
+			if (!log->scratch) {
+				log->store_failed = 1;
+				return NULL;
+			}
+			log->scratch_cap = size;
+		}
+		return log->scratch;
+	}
 	p = rr_log_store(log, size);
 	if (!p)
 		log->store_failed = 1; /* the record lands in the reader's storage */
@@ -410,6 +431,18 @@ static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint3
 		c = (struct rec_hdr *)ev.rec;
 		if (k == KIND_INPUT)
 			rr_input_to_ref(log, c, &ev);
+		if ((void *)c == log->scratch) {
+			/* What the scratch record became (a reference, or the
+			 * data when the stream table is full) goes to the blocks. */
+			struct rec_hdr *b = rr_log_store(log, c->size);
+
+			if (!b) {
+				rc = -ENOMEM;
+				break;
+			}
+			memcpy(b, c, c->size);
+			c = b;
+		}
 		log->thr[log->n] = rec_thread(c);
 		log->recs[log->n++] = c;
 		/* Each thread's records should come in their own order (the
