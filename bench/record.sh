@@ -14,9 +14,10 @@
 #   each sync row also gives the cost per recorded event: (time - native -
 #   the fixed cost) / schedule and input events
 # serial mode (one thread at a time):
-#   d) rr_cpu-finst 2 threads x 50M calls (CPU-bound, -finstrument-functions:
-#      every call is a progress point); also against a native run pinned to
-#      one CPU, since serial mode uses one CPU at a time
+#   d) rr_cpu-finst 1 thread, then 2 threads x 50M calls (CPU-bound,
+#      -finstrument-functions: every call is a progress point); the 2-thread
+#      row also against a native run pinned to one CPU, since serial mode
+#      uses one CPU at a time
 #   e) pigz -p 2 as in c): pigz has no progress points, so serial mode
 #      switches threads only at its lock and read calls; also against a
 #      native run on one CPU
@@ -165,6 +166,7 @@ MODE=serial
 FIX_REC=0
 FIX_REP=0
 N=$(scaled 50000000)
+row "rr_cpu-finst 1 thread x $N" /dev/null "$progs/rr_cpu-finst" 1 "$N"
 PIN=1 row "rr_cpu-finst 2 threads x $N" /dev/null "$progs/rr_cpu-finst" 2 "$N"
 if command -v pigz >/dev/null; then
 	PIN=1 row "pigz -p 2, $MB MB (no progress points)" data pigz -p 2 -c
