@@ -166,6 +166,21 @@ static int probe_pid_alive(pid_t pid)
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
+/* Whether pid is still alive once a failure had time to show: a process
+ * killed while stopped under ptrace loses its memory map (so the lookup of
+ * its libc failed) before /proc says it is a zombie. Up to 200 ms. */
+static int probe_pid_alive_settled(pid_t pid)
+{
+	for (int i = 0; i < 20; i++) {
+		struct timespec ts = {0, 10000000};
+
+		if (!probe_pid_alive(pid))
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return 1;
+}
+
 static const char *probe_attach_why(int rc, pid_t pid)
 {
 	switch (rc) {
@@ -239,7 +254,7 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 out_undo:
 	probe_attach_call(a, a->fn_detach, NULL, &ret);
 out_fail:
-	if (rc == -ESRCH || !probe_pid_alive(pid)) {
+	if (rc == -ESRCH || !probe_pid_alive_settled(pid)) {
 		log_err("pid %d exited while the probes were being inserted", (int)pid);
 		rc = -ESRCH;
 	} else {
