@@ -10,7 +10,8 @@
 #   a) rr_bank 4 threads x 1,000,000 transfers (a lock-heavy parallel
 #      workload: 4M schedule events)
 #   b) rr_pc 2 producers, 3 consumers, 100,000 items each (condvars)
-#   c) pigz -p 2 compressing 20 MB from stdin (a real program; reads recorded)
+#   c) pigz -p 2 compressing 20 MB from stdin (a real program; reads recorded),
+#      also recorded with --compress (the input data packed with zstd)
 #   each sync row also gives the cost per recorded event: (time - native -
 #   the fixed cost) / schedule and input events
 # serial mode (one thread at a time):
@@ -87,19 +88,20 @@ per_ev() {
 # cost (FIX_REC, FIX_REP: the /bin/true row).
 MODE=sync
 PIN=0
+REC_OPTS=
 FIX_REC=0
 FIX_REP=0
 row() {
 	local name="$1" in="$2" r ev nat rec rep
 	shift 2
 	rm -f "$work"/*.w "$work"/*.c
-	"$spool" record --mode "$MODE" -q -o rec.trace -- "$@" <"$in" >/dev/null 2>&1
+	"$spool" record --mode "$MODE" $REC_OPTS -q -o rec.trace -- "$@" <"$in" >/dev/null 2>&1
 	for ((r = 0; r < ROUNDS; r++)); do
 		once "$in" nat "$@"
 		if [ "$PIN" = 1 ]; then
 			once "$in" pin taskset -c 0 "$@"
 		fi
-		once "$in" rec "$spool" record --mode "$MODE" -q -o rec2.trace -- "$@"
+		once "$in" rec "$spool" record --mode "$MODE" $REC_OPTS -q -o rec2.trace -- "$@"
 		rm -f rec.trace/.spool/replay.img
 		once "$in" first "$spool" replay -q -o rep.trace rec.trace
 		once "$in" rep "$spool" replay -q -o rep.trace rec.trace
@@ -156,6 +158,13 @@ open('data', 'wb').write(out)"
 	"$spool" replay -q -o rep.trace rec.trace <data | cmp -s - <(pigz -p 2 -c <data) &&
 		echo "pigz replay output identical to native: yes" ||
 		echo "pigz replay output identical to native: NO"
+	plain=$(cat rec.trace/stream_* | wc -c)
+	REC_OPTS=--compress row "pigz -p 2, $MB MB, --compress" data pigz -p 2 -c
+	printf "%-34s trace streams %s bytes, against %s without --compress\n" "" \
+		"$(cat rec.trace/stream_* | wc -c)" "$plain"
+	"$spool" replay -q -o rep.trace rec.trace <data | cmp -s - <(pigz -p 2 -c <data) &&
+		echo "pigz --compress replay output identical to native: yes" ||
+		echo "pigz --compress replay output identical to native: NO"
 else
 	echo "pigz: not installed, skipped"
 fi

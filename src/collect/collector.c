@@ -43,6 +43,8 @@ struct collector {
 	uint32_t cur_ring;	  /* ring being drained, for the callback */
 	struct rec_hdr *scratch;  /* an untimed record with its time filled in */
 	size_t scratch_cap;
+	struct trace_zinput z;	  /* --compress: packs input data (zinput.c) */
+	int compress;
 };
 
 int collector_new(struct collector **out, struct shm_host *h, struct trace_writer *w)
@@ -70,7 +72,17 @@ void collector_free(struct collector *c)
 	free(c->rings);
 	free(c->proc_gen);
 	free(c->scratch);
+	if (c->compress)
+		trace_zinput_free(&c->z);
 	free(c);
+}
+
+int collector_compress(struct collector *c, int level)
+{
+	int rc = trace_zinput_init(&c->z, level);
+
+	c->compress = rc == 0;
+	return rc;
 }
 
 static int on_record(void *arg, const struct rec_hdr *rec)
@@ -101,6 +113,8 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 		rec = c->scratch;
 	}
 	rs->last_tsc = rec->tsc;
+	if (c->compress)
+		rec = trace_zinput_pack(&c->z, rec);
 	rc = trace_stream_write(rs->stream, rec);
 	if (rc < 0) {
 		log_warn("ring %u: record of kind %u not written: %s", c->cur_ring,
@@ -247,6 +261,7 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 	c->st.lost_no_ring = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED);
 	if (!rc)
 		rc = collector_flush(c);
+	c->st.zsaved = c->z.saved;
 	if (st)
 		*st = c->st;
 	return rc ? rc : rc2;

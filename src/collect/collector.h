@@ -16,6 +16,7 @@ struct collector_stats {
 	uint64_t events;       /* records written to the trace */
 	uint64_t lock_events;  /* of which KIND_LOCK */
 	uint64_t sched_events; /* of which KIND_SCHED (record/replay's schedule) */
+	uint64_t zsaved;       /* bytes collector_compress saved */
 	uint64_t lost_ring;    /* dropped by producers: ring full (sum of ring->lost) */
 	uint64_t lost_no_ring; /* dropped: the thread found no free ring */
 	uint64_t seq_gaps;     /* events missing according to sequence numbers */
@@ -29,6 +30,9 @@ struct collector;
 int collector_new(struct collector **out, struct shm_host *h, struct trace_writer *w);
 /* One pass over every ring: copy what is published into the trace. */
 int collector_drain(struct collector *c);
+/* Pack the large chunks of input data written from now on with zstd at
+ * level (spool record --compress; src/trace/zinput.c). 0 or -ENOMEM. */
+int collector_compress(struct collector *c, int level);
 /* Close the current packet of every stream (called about once a second, so
  * that a crash of spool itself loses at most that much). */
 int collector_flush(struct collector *c);

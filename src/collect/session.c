@@ -427,6 +427,8 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	rc = collector_new(&col, &h, w);
 	if (rc < 0)
 		goto out_writer;
+	if (o->compress && collector_compress(col, o->compress) < 0)
+		log_warn("cannot start zstd: the input data is kept uncompressed");
 	if (o->features)
 		h.ctl->features = o->features;
 	h.ctl->flags |= o->shm_flags;

@@ -44,6 +44,8 @@ struct session_opts {
 	 * default, session_shm_fd; -1: where spool got it, as spool did before
 	 * recordings said); a replay asks for the recording's. */
 	int shm_fd;
+	/* spool record --compress: pack input data with zstd (zinput.c) */
+	int compress;
 };
 
 struct session_result {

@@ -257,4 +257,15 @@ struct rec_input {
 };
 _Static_assert(sizeof(struct rec_input) == 72, "rec_input layout");
 
+/* KIND_INPUT with op INPUT_OP_ZSTD (spool record --compress,
+ * src/trace/zinput.c): data[] holds a struct rec_input_zstd, then the
+ * chunk's data compressed with zstd (one frame); nwords counts those words.
+ * Op 1 is a replay's own (RR_INPUT_REF, src/replay/rr_area.h), never in a
+ * trace. */
+enum { INPUT_OP_ZSTD = 2 };
+struct rec_input_zstd {
+	uint32_t raw;	 /* the chunk's data bytes */
+	uint32_t packed; /* bytes of the zstd frame that follows */
+};
+
 #endif

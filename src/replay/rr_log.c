@@ -429,8 +429,24 @@ static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint3
 			break;
 		}
 		c = (struct rec_hdr *)ev.rec;
-		if (k == KIND_INPUT)
+		if (k == KIND_INPUT && ev_op(c->word) == INPUT_OP_ZSTD) {
+			/* spool record --compress: the data as it was read */
+			size_t size = trace_zinput_size(c);
+			struct rec_hdr *b = size && size <= (1u << 20) ? rr_log_store(log, size) : NULL;
+
+			if (!b || trace_zinput_unpack(c, b, size) < 0) {
+				snprintf(err, errlen,
+					 "the recording is damaged (stream_%u at offset %" PRIu64
+					 ": a compressed input record does not unpack)",
+					 ev.stream_id, ev.offset);
+				rc = -EPROTO;
+				break;
+			}
+			c = b;
+			log->packed = 1;
+		} else if (k == KIND_INPUT) {
 			rr_input_to_ref(log, c, &ev);
+		}
 		if ((void *)c == log->scratch) {
 			/* What the scratch record became (a reference, or the
 			 * data when the stream table is full) goes to the blocks. */
@@ -468,7 +484,7 @@ static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint3
 		snprintf(err, errlen, "the recording is damaged (%s at offset %" PRIu64 ": %s)",
 			 p->file, p->offset, p->msg);
 		rc = -EPROTO;
-	} else if (rc < 0) {
+	} else if (rc < 0 && rc != -EPROTO) {
 		snprintf(err, errlen, "reading %s: %s", dir, strerror(-rc));
 	}
 	trace_reader_close(r);
@@ -519,6 +535,7 @@ static int rr_merge(struct rr_log *log, struct rr_log *part)
 		if (log->last[t] && part->last[t])
 			log->unsorted = 1;
 	log->nswitch += part->nswitch;
+	log->packed |= part->packed;
 	/* Each half had half the table: the union fits. */
 	for (uint32_t i = 0; i < part->nstreams; i++)
 		rr_stream_note(log, part->stream_id[i]);
@@ -881,6 +898,11 @@ uint64_t rr_log_area_size(const struct rr_log *log)
 uint32_t rr_log_threads(const struct rr_log *log)
 {
 	return log->nthreads;
+}
+
+int rr_log_packed(const struct rr_log *log)
+{
+	return log->packed;
 }
 
 uint64_t rr_log_image_size(const struct rr_log *log)

@@ -118,6 +118,26 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev);
  * record header) of the event ev, for a kind of the kinds table
  * (trace_kind_find): their payload is stored as the record has it. */
 uint64_t trace_event_file_off(const struct trace_event *ev, size_t rec_off);
+
+/* Compressed input data (zinput.c): the collector packs the large chunks of
+ * KIND_INPUT records (spool record --compress), a replay's loader unpacks
+ * them. */
+struct trace_zinput {
+	struct ZSTD_CCtx_s *cctx;
+	void *buf; /* the last packed record */
+	size_t cap;
+	int level;
+	uint64_t saved; /* bytes the packed records saved */
+};
+int trace_zinput_init(struct trace_zinput *z, int level);
+void trace_zinput_free(struct trace_zinput *z);
+/* rec, or its packed form (valid until the next call) when rec is an input
+ * record whose chunk is large and shrinks. */
+const struct rec_hdr *trace_zinput_pack(struct trace_zinput *z, const struct rec_hdr *rec);
+/* Bytes the unpacked form of a packed record takes (0: malformed). */
+size_t trace_zinput_size(const struct rec_hdr *rec);
+/* Unpack a packed record into dst (cap bytes); its size, or -EPROTO. */
+int trace_zinput_unpack(const struct rec_hdr *rec, void *dst, size_t cap);
 const struct trace_clock *trace_reader_clock(const struct trace_reader *r);
 size_t trace_reader_nstreams(const struct trace_reader *r);
 const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r, size_t i);
