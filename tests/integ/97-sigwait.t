@@ -77,17 +77,8 @@ for mode in serial sync; do
 			fail "$mode, $how: it got the signals from outside and from its threads (siginfo right)"
 			show_run
 		fi
-		same=0
-		for i in 1 2 3; do
-			spool_run replay -o "$tr.rep.trace" "$tr.trace"
-			if [ "$RC" = 0 ] && cmp -s run.out "$tr.rec.out"; then
-				same=$((same + 1))
-			else
-				show_run
-				diag "$(diff "$tr.rec.out" run.out | head -n 20)"
-			fi
-		done
-		is "$same" 3 "$mode, $how: three replays, sent no signal, print the recorded output"
+		replays_same 3 0 "$tr.rec.out" -o "$tr.rep.trace" "$tr.trace"
+		is "$SAME" 3 "$mode, $how: three replays, sent no signal, print the recorded output"
 	done
 done
 
