@@ -50,15 +50,14 @@ void agent_func_init(void)
 {
 	agent_func_on = agent.active && agent.ctl &&
 			(__atomic_load_n(&agent.ctl->features, __ATOMIC_RELAXED) & SHM_FEAT_PATH);
-	agent_func_exits = agent_func_on || (agent_serial_on && agent_serial_exits) ||
-			   agent_serial_path == 2;
+	agent_func_exits =
+	    agent_func_on || (agent_serial_on && agent_serial_exits) || agent_serial_path == 2;
 	agent_func_count_only = agent_serial_on && !agent_serial_path && !agent_func_on;
 	agent_log("function entries %s", agent_func_on ? "recorded" : "not recorded");
 }
 
-static inline __attribute__((always_inline)) void agent_func_emit(struct agent_thread *t,
-								  unsigned op, uint64_t fn,
-								  uint64_t site, uint32_t depth)
+static inline __attribute__((always_inline)) void
+agent_func_emit(struct agent_thread *t, unsigned op, uint64_t fn, uint64_t site, uint32_t depth)
 {
 	struct rec_func *r;
 	uint32_t seq;
@@ -85,8 +84,7 @@ out:
 
 /* Recording function entries (spool path): out of line, so the hooks
  * below stay leaves that save no register on their common path. */
-static __attribute__((noinline)) void agent_func_record(void *this_fn, void *call_site,
-							 int entry)
+static __attribute__((noinline)) void agent_func_record(void *this_fn, void *call_site, int entry)
 {
 	struct agent_thread *t = agent_enter();
 	uint32_t depth;
@@ -109,7 +107,7 @@ static __attribute__((noinline)) void agent_func_record(void *this_fn, void *cal
  * serial slow path (counted: the caller has already counted this point and
  * reached the limit), recording the entry. */
 static __attribute__((noinline)) void agent_func_slow(void *this_fn, void *call_site, int entry,
-						     int counted)
+						      int counted)
 {
 	if (agent_serial_on) {
 		if (counted)
