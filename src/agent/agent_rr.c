@@ -1058,19 +1058,48 @@ static struct {
 } rr_streams[RR_STREAMS_MAX];
 static uint32_t rr_nstreams;
 
-/* The n data bytes of input record in: in the record, or in the trace. */
-static const unsigned char *rr_input_data(const struct rec_input *in, uint32_t n,
+/* Where LEN bytes at file offset OFF of stream file ID are mapped. */
+static const unsigned char *rr_stream_at(uint32_t id, uint64_t off, uint64_t len)
+{
+	for (uint32_t i = 0; i < rr_nstreams; i++)
+		if (rr_streams[i].id == id && off <= rr_streams[i].size &&
+		    len <= rr_streams[i].size - off)
+			return (const unsigned char *)rr_streams[i].base + off;
+	return NULL;
+}
+
+/* The n data bytes of input record in: in the record, or in the trace
+ * (packed: unpacked into DST when it is not NULL, else into the thread's
+ * buffer). */
+static const unsigned char *rr_input_data(const struct rec_input *in, uint32_t n, void *dst,
 					  const char *what)
 {
 	const struct rr_input_ref *ref = (const struct rr_input_ref *)in->data;
+	const struct rr_input_zref *z = (const struct rr_input_zref *)in->data;
+	const unsigned char *d;
 
-	if (ev_op(in->h.word) != RR_INPUT_REF)
+	switch (ev_op(in->h.word)) {
+	case RR_INPUT_REF:
+		d = rr_stream_at(ref->stream, ref->off, n);
+		break;
+	case RR_INPUT_ZREF:
+		d = rr_stream_at(z->stream, z->off, z->packed);
+		if (d && z->raw == n) {
+			d = agent_rr_zinput_unpack(d, z->packed, n, dst);
+			if (!d)
+				rr_diverge(&in->h, what, 0, NULL,
+					   "the recorded data is damaged (a packed chunk does not "
+					   "unpack)");
+		} else {
+			d = NULL;
+		}
+		break;
+	default:
 		return (const unsigned char *)in->data;
-	for (uint32_t i = 0; i < rr_nstreams; i++)
-		if (rr_streams[i].id == ref->stream && ref->off <= rr_streams[i].size &&
-		    n <= rr_streams[i].size - ref->off)
-			return (const unsigned char *)rr_streams[i].base + ref->off;
-	rr_diverge(&in->h, what, 0, NULL, "the recorded data is missing from the trace");
+	}
+	if (!d)
+		rr_diverge(&in->h, what, 0, NULL, "the recorded data is missing from the trace");
+	return d;
 }
 
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
@@ -1113,7 +1142,19 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 
 		if (n > 8 * in->nwords)
 			n = 8 * in->nwords;
-		d = rr_input_data(in, n, what);
+		if (ev_op(in->h.word) == RR_INPUT_ZREF && si < (size_t)nseg &&
+		    seg[si].n - so >= n) {
+			/* A packed chunk that fits the buffer's current piece
+			 * is unpacked straight into it. */
+			rr_input_data(in, n, (char *)seg[si].p + so, what);
+			so += n;
+			if (so == seg[si].n) {
+				si++;
+				so = 0;
+			}
+			c = n;
+		}
+		d = c < n ? rr_input_data(in, n, NULL, what) : NULL;
 		while (c < n && si < (size_t)nseg) {
 			size_t k = seg[si].n - so;
 
@@ -1261,6 +1302,7 @@ void agent_rr_thread_end(void)
 			rr_diverge(rr_peek(), "the thread ends", 0, NULL,
 				   "the thread ends before its recorded events are done");
 		__atomic_store_n(&rr_threads[rr_self.id].started, 2, __ATOMIC_SEQ_CST);
+		agent_rr_zinput_thread_end();
 		/* The last thread of a truncated replay whose others wait at
 		 * their logs' ends: the replay is over. */
 		if ((rr_area->opts & RR_O_TRUNCATED) && !(agent_rr_mode & RR_MODE_SERIAL) &&
@@ -1535,6 +1577,8 @@ void agent_rr_init(void)
 			return;
 	}
 	if (a->mode == RR_MODE_REPLAY && rr_map_streams(a) < 0)
+		return;
+	if (a->mode == RR_MODE_REPLAY && (a->opts & RR_O_PACKED) && agent_rr_zinput_init() < 0)
 		return;
 	rr_first = (uint32_t *)(agent_rr_ro + a->first_off);
 	rr_order = (struct rr_order *)(agent_rr_ro + a->order_off);

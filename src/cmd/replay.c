@@ -256,12 +256,6 @@ static int replay_load(struct replay_ctx *ctx, const char *dir, int serial, int 
 		log_err("%s: %s", dir, err);
 		return rc;
 	}
-	/* A recording made with --compress gets no image: it would hold the
-	 * data unpacked, three times what the recording saved. */
-	if (use_image && rr_log_packed(*out)) {
-		log_debug("%s: no replay image for a recording with packed input", dir);
-		use_image = 0;
-	}
 	if (!use_image)
 		return 0;
 	/* Written now and mapped by this replay too: laying the log out in

@@ -87,6 +87,8 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * the replay's own trace too (--trace-schedule; --path and --record-path
  * need them to number the threads of the path). */
 #define RR_O_TRACE_SCHED 0x40u
+/* Replay: the log has RR_INPUT_ZREF records; the agent loads libzstd. */
+#define RR_O_PACKED 0x80u
 
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and
  * where the releasing thread was (rec_sched.obj, rr_switch.why). */
@@ -150,6 +152,24 @@ struct rr_input_ref {
 	uint32_t stream; /* the file TRACE/stream_<stream> */
 	uint32_t pad;
 	uint64_t off; /* file offset of the data's first byte */
+};
+
+/*
+ * The same for a chunk that spool record --compress packed (INPUT_OP_ZSTD):
+ * RR_INPUT_ZREF, and data[] holds a struct rr_input_zref. The agent unpacks
+ * the zstd frame from the mapped stream file when the program reads the
+ * chunk (libzstd, loaded when the area's opts have RR_O_PACKED). Loading
+ * unpacks each frame once to check it (its checksum), so a damaged chunk
+ * is reported before the program runs.
+ */
+#define RR_INPUT_ZREF 3u /* not INPUT_OP_ZSTD (2), which the loader never keeps */
+#define RR_ZREF_MAX_RAW (1u << 20) /* bigger chunks are unpacked into the log */
+struct rr_input_zref {
+	uint32_t stream; /* the file TRACE/stream_<stream> */
+	uint32_t packed; /* bytes of the frame */
+	uint64_t off;	 /* file offset of the frame's first byte */
+	uint32_t raw;	 /* bytes it unpacks to */
+	uint32_t pad;
 };
 
 /* Input calls (struct rec_input.call). Part of the trace format. */

@@ -39,7 +39,7 @@
 #include "rr_log_int.h"
 
 #define RR_IMG_MAGIC 0x31474d4952525053ULL /* "SPRRIMG1" */
-#define RR_IMG_VERSION 2
+#define RR_IMG_VERSION 3
 #define RR_IMG_HDR 4096
 #define RR_IMG_NAME ".spool/replay.img"
 
@@ -55,6 +55,7 @@ struct rr_img_hdr {
 	/* the stream files whose data RR_INPUT_REF records read (rr_area.h) */
 	uint32_t nstreams;
 	uint32_t stream_id[RR_STREAMS_MAX];
+	uint32_t packed; /* RR_INPUT_ZREF records (rr_area.h) */
 };
 _Static_assert(sizeof(struct rr_img_hdr) <= RR_IMG_HDR, "image header too big");
 
@@ -161,6 +162,7 @@ static void img_layout(const struct rr_log *log, struct rr_img_hdr *hd, uint64_t
 	hd->norder = log->norder;
 	hd->nsw = log->serial ? log->nsw : 0;
 	hd->nstreams = log->nstreams;
+	hd->packed = !!log->packed;
 	memcpy(hd->stream_id, log->stream_id, sizeof(hd->stream_id));
 	hd->threads_off = off;
 	off += rr_log_align8((uint64_t)log->nthreads * sizeof(struct rr_img_thread));
@@ -312,7 +314,7 @@ static int img_sane(const struct rr_img_hdr *hd, uint64_t fsize, int serial)
 	    hd->area_version != RR_VERSION || hd->size != fsize || hd->serial != !!serial ||
 	    !hd->nthreads || hd->nthreads > EV_MAX_THREADS || hd->max_objs < hd->nobjs ||
 	    hd->max_objs > (1u << 26) || (!!hd->nsw) != hd->serial ||
-	    hd->nstreams > RR_STREAMS_MAX)
+	    hd->nstreams > RR_STREAMS_MAX || hd->packed > 1)
 		return 0;
 	return hd->threads_off >= RR_IMG_HDR && hd->first_off >= hd->threads_off + thr &&
 	       hd->order_off >= hd->first_off + ((uint64_t)hd->max_objs + 1) * 4 &&
@@ -379,6 +381,7 @@ int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out)
 	log->norder = hd.norder;
 	log->nsw = hd.nsw;
 	log->nstreams = hd.nstreams;
+	log->packed = (int)hd.packed;
 	memcpy(log->stream_id, hd.stream_id, sizeof(log->stream_id));
 	/* The streams are where the trace is now (it may have moved). */
 	if (hd.nstreams && strlen(real) + 32 >= sizeof(log->trace_dir))

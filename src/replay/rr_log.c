@@ -283,6 +283,9 @@ static void rr_log_release(struct rr_log *log)
 	free(log->scratch);
 	log->scratch = NULL;
 	log->scratch_cap = 0;
+	free(log->zcheck);
+	log->zcheck = NULL;
+	log->zcheck_cap = 0;
 	log->recs = NULL;
 	log->thr = NULL;
 	log->recs_map = log->thr_map = 0;
@@ -376,6 +379,54 @@ static void rr_input_to_ref(struct rr_log *log, struct rec_hdr *h, const struct 
 	h->word = ev_word(KIND_INPUT, ev_thread(h->word), ev_obj(h->word), RR_INPUT_REF);
 }
 
+/*
+ * A chunk that spool record --compress packed stays packed in the trace
+ * too (RR_INPUT_ZREF): the agent unpacks it when the program reads it, in
+ * the reading thread. Unpacking all of pigz's input before the program
+ * started, and every time (such a log had no replay image: it would have
+ * held the data unpacked), made its replay 1.4x native. It is unpacked
+ * here once, to check the frame's checksum: a damaged chunk is reported
+ * before the program runs. 0: the record became a reference; 1: it did not
+ * (the caller unpacks it into the log); -EPROTO: it does not unpack.
+ */
+static int rr_input_to_zref(struct rr_log *log, struct rec_hdr *h, const struct trace_event *ev)
+{
+	struct rec_input *in = (struct rec_input *)h;
+	const struct rec_input_zstd *zh = (const struct rec_input_zstd *)in->data;
+	struct rr_input_zref *ref;
+	size_t size = trace_zinput_size(h);
+	uint32_t raw, packed;
+
+	if (!size)
+		return -EPROTO;
+	if (size > log->zcheck_cap) {
+		void *p = realloc(log->zcheck, size);
+
+		if (!p)
+			return 1;
+		log->zcheck = p;
+		log->zcheck_cap = size;
+	}
+	if (trace_zinput_unpack(h, log->zcheck, size) < 0)
+		return -EPROTO;
+	raw = zh->raw;
+	packed = zh->packed;
+	if (raw > RR_ZREF_MAX_RAW || 8ull * in->nwords < sizeof(*ref) ||
+	    !rr_stream_note(log, ev->stream_id))
+		return 1;
+	ref = (struct rr_input_zref *)in->data;
+	ref->off = trace_event_file_off(ev, offsetof(struct rec_input, data) + sizeof(*zh));
+	ref->stream = ev->stream_id;
+	ref->packed = packed;
+	ref->raw = raw;
+	ref->pad = 0;
+	in->nwords = (raw + 7) / 8; /* the data's words, as for RR_INPUT_REF */
+	h->size = sizeof(*in) + sizeof(*ref);
+	h->word = ev_word(KIND_INPUT, ev_thread(h->word), ev_obj(h->word), RR_INPUT_ZREF);
+	log->packed = 1;
+	return 0;
+}
+
 static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint32_t *max_lock,
 			   char *err, size_t errlen)
 {
@@ -430,20 +481,24 @@ static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint3
 		}
 		c = (struct rec_hdr *)ev.rec;
 		if (k == KIND_INPUT && ev_op(c->word) == INPUT_OP_ZSTD) {
-			/* spool record --compress: the data as it was read */
+			/* spool record --compress: kept packed, or the data as
+			 * it was read */
 			size_t size = trace_zinput_size(c);
-			struct rec_hdr *b = size && size <= (1u << 20) ? rr_log_store(log, size) : NULL;
+			struct rec_hdr *b = NULL;
 
-			if (!b || trace_zinput_unpack(c, b, size) < 0) {
+			rc = rr_input_to_zref(log, c, &ev);
+			if (rc == 1) {
+				b = size && size <= (1u << 20) ? rr_log_store(log, size) : NULL;
+				rc = b && trace_zinput_unpack(c, b, size) >= 0 ? 0 : -EPROTO;
+				c = b;
+			}
+			if (rc < 0) {
 				snprintf(err, errlen,
 					 "the recording is damaged (stream_%u at offset %" PRIu64
 					 ": a compressed input record does not unpack)",
 					 ev.stream_id, ev.offset);
-				rc = -EPROTO;
 				break;
 			}
-			c = b;
-			log->packed = 1;
 		} else if (k == KIND_INPUT) {
 			rr_input_to_ref(log, c, &ev);
 		}
@@ -900,11 +955,6 @@ uint32_t rr_log_threads(const struct rr_log *log)
 	return log->nthreads;
 }
 
-int rr_log_packed(const struct rr_log *log)
-{
-	return log->packed;
-}
-
 uint64_t rr_log_image_size(const struct rr_log *log)
 {
 	return log->img ? log->img->size : 0;
@@ -991,7 +1041,7 @@ int rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_
 
 	rr_area_header(a, RR_MODE_REPLAY, log->max_objs, log->nthreads);
 	a->stuck_ms = stuck_ms;
-	a->opts = opts;
+	a->opts = opts | (log->packed ? RR_O_PACKED : 0);
 	a->nstreams = log->nstreams;
 	memcpy(a->stream_id, log->stream_id, sizeof(a->stream_id));
 	memcpy(a->trace_dir, log->trace_dir, sizeof(a->trace_dir));

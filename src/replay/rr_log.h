@@ -62,8 +62,6 @@ uint64_t rr_log_switches(const struct rr_log *log);
 uint64_t rr_log_area_size(const struct rr_log *log);
 uint32_t rr_log_threads(const struct rr_log *log);
 uint64_t rr_log_events(const struct rr_log *log, uint64_t *inputs);
-/* Whether loading unpacked input data (a recording made with --compress). */
-int rr_log_packed(const struct rr_log *log);
 /* Bytes of the replay image a log was opened from (rr_img.c), else 0. */
 uint64_t rr_log_image_size(const struct rr_log *log);
 /* Fill a replay area of rr_log_area_size bytes. Returns 0 or -ENOMEM. */

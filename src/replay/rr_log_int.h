@@ -36,9 +36,11 @@ struct rr_log {
 	int unsorted;		  /* a thread's records came out of (tseq, chunk) order */
 	int store_failed;	  /* rr_collect_store ran out of memory */
 	size_t nswitch;		  /* token switches among recs (serial mode) */
-	int packed;		  /* input data was unpacked (spool record --compress) */
+	int packed;		  /* RR_INPUT_ZREF records: the agent unpacks (--compress) */
 	void *scratch;		  /* an input record being decoded (rr_collect_store) */
 	size_t scratch_cap;
+	void *zcheck;		  /* a packed chunk unpacked to check it */
+	size_t zcheck_cap;
 	struct rr_switch *sw;	  /* serial: the holder of each token turn */
 	uint64_t nsw;
 	int serial;
