@@ -33,6 +33,7 @@
 
 #include "../collect/session.h"
 #include "../collect/stdin_cap.h"
+#include "../collect/stdio_kind.h"
 #include "../replay/gdb.h"
 #include "../replay/rr_log.h"
 #include "../replay/rr_watch.h"
@@ -304,6 +305,15 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	ctx->info.kills = 1; /* the agent records the program's signal sends */
 	/* serial progress: function entries, not exits (chaos counts both) */
 	ctx->info.entries_only = !ctx->chaos;
+	/* What the program writes to: a replay gives it the same kinds. */
+	for (int i = 0; i < 2; i++)
+		snprintf(ctx->info.out_kind[i], sizeof(ctx->info.out_kind[i]), "%s",
+			 stdio_kind_name(stdio_kind_of(i + 1, &ctx->info.out_off[i])));
+	if (stdio_kind_parse(ctx->info.out_kind[0]) != STDIO_KIND_UNKNOWN &&
+	    stdio_same_file(1, 2)) {
+		strcpy(ctx->info.out_kind[1], "stdout");
+		ctx->info.out_off[1] = 0;
+	}
 	if (ctx->in) {
 		rc = stdin_cap_run_begin(ctx->in);
 		if (rc < 0) {

@@ -26,6 +26,7 @@
 #include "../analyze/path.h"
 #include "../collect/session.h"
 #include "../collect/stdin_cap.h"
+#include "../collect/stdio_kind.h"
 #include "../replay/gdb.h"
 #include "../replay/rr_img.h"
 #include "../replay/rr_log.h"
@@ -310,6 +311,8 @@ int cmd_replay(int argc, char **argv)
 	struct replay_gdb gdb = {0};
 	const char *gdb_args = NULL;
 	struct stdin_cap in;
+	struct stdio_mimic outs[2] = {{.child = -1, .src = -1, .stop = {-1, -1}},
+				     {.child = -1, .src = -1, .stop = {-1, -1}}};
 	int c, rc, ret = 1, dump = 0, use_gdb = 0, have_in = 0, record_path = 0;
 	const char *path_file = NULL;
 	struct rr_pathsched *pathsched = NULL;
@@ -494,9 +497,36 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* stdout and stderr of the kinds the recorded program had (under gdb,
+	 * gdb's terminal). */
+	for (int i = 0; i < 2 && !use_gdb; i++) {
+		enum stdio_kind k = stdio_kind_parse(info->out_kind[i]);
+
+		/* stderr was stdout (2>&1, one terminal): it is again. */
+		if (i == 1 && !strcmp(info->out_kind[1], "stdout")) {
+			if (outs[0].child >= 0 || !stdio_same_file(1, 2))
+				so.stdio_sub[2] = outs[0].child >= 0 ? outs[0].child : 1;
+			break;
+		}
+
+		rc = stdio_mimic_begin(&outs[i], i + 1, k, info->out_off[i]);
+		if (rc < 0) {
+			log_err("cannot give the program a %s %s as recorded: %s",
+				stdio_kind_name(k), i ? "stderr" : "stdout", strerror(-rc));
+			goto out;
+		}
+		if (outs[i].child >= 0) {
+			so.stdio_sub[i + 1] = outs[i].child;
+			log_debug("%s: the recording's was a %s, spool's is not: the program "
+				  "gets a %s",
+				  i ? "stderr" : "stdout", stdio_kind_name(k), stdio_kind_name(k));
+		}
+	}
 	rc = session_run(&so, &res);
 	if (have_in)
 		stdin_cap_run_end(&in);
+	for (int i = 0; i < 2; i++)
+		stdio_mimic_end(&outs[i]);
 	rr_watch_stop(&ctx.watch);
 	if (rc < 0) {
 		ret = cmd_start_status(rc);
@@ -571,6 +601,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	ret = res.exit_status;
 out:
+	for (int i = 0; i < 2; i++)
+		stdio_mimic_end(&outs[i]);
 	if (have_in)
 		stdin_cap_close(&in);
 	replay_gdb_free(&gdb);

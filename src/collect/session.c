@@ -278,6 +278,9 @@ static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *
 		rc = -posix_spawn_file_actions_adddup2(&fa, fd, fd);
 	if (!rc && fd != shm_fd)
 		rc = -posix_spawn_file_actions_addclose(&fa, shm_fd);
+	for (int i = 1; i <= 2; i++)
+		if (!rc && o->stdio_sub[i] > 0)
+			rc = -posix_spawn_file_actions_adddup2(&fa, o->stdio_sub[i], i);
 	if (!rc)
 		rc = -posix_spawn(&pid, path, &fa, &at, argv, envp);
 	posix_spawnattr_destroy(&at);

@@ -46,6 +46,10 @@ struct session_opts {
 	int shm_fd;
 	/* spool record --compress: pack input data with zstd (zinput.c) */
 	int compress;
+	/* Descriptors the program gets as its stdout and stderr (index 1 and
+	 * 2) in place of spool's own; 0: spool's (stdio_kind.h). Not under
+	 * exec. */
+	int stdio_sub[3];
 };
 
 struct session_result {

@@ -91,6 +91,13 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fputs("progress=entries\n", f);
 	if (info->shm_fd > 0)
 		fprintf(f, "shm_fd=%d\n", info->shm_fd);
+	for (int i = 0; i < 2; i++) {
+		if (info->out_kind[i][0])
+			fprintf(f, "%s=%s\n", i ? "stderr" : "stdout", info->out_kind[i]);
+		if (info->out_off[i])
+			fprintf(f, "%s_offset=%" PRIu64 "\n", i ? "stderr" : "stdout",
+				info->out_off[i]);
+	}
 	if (info->direct)
 		fprintf(f, "direct_syscalls=%" PRIu64 "\ndirect_calls=%s\n", info->direct,
 			info->direct_calls);
@@ -164,6 +171,10 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->entries_only = !strcmp(eq, "entries");
 		else if (!strcmp(line, "shm_fd"))
 			info->shm_fd = atoi(eq);
+		else if (!strcmp(line, "stdout") || !strcmp(line, "stderr"))
+			snprintf(info->out_kind[line[3] == 'e'], sizeof(info->out_kind[0]), "%s", eq);
+		else if (!strcmp(line, "stdout_offset") || !strcmp(line, "stderr_offset"))
+			info->out_off[line[3] == 'e'] = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "direct_syscalls"))
 			info->direct = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "direct_calls"))

@@ -45,6 +45,10 @@ struct rr_info {
 	int shm_fd;	   /* the program's descriptor of the shared region (0: not said) */
 	int kills;	   /* the recording has its signal sends (RR_CALL_KILL) */
 	int entries_only;  /* serial: function entries only were progress points */
+	/* what the program's stdout and stderr were: "tty", "pipe", "file",
+	 * "null" ("" when not said), and a file's offset (stdio_kind.h) */
+	char out_kind[2][8];
+	uint64_t out_off[2];
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */
