@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../collect/run_env.h"
 #include "../collect/session.h"
 #include "../collect/stdin_cap.h"
 #include "../collect/stdio_kind.h"
@@ -285,6 +286,9 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		if (!ctx->scanned && rr_scan_exe(ctx->info.exe, &ctx->scan) == 0)
 			ctx->scanned = 1;
 	}
+	if (run_env_save(w) < 0)
+		log_warn("cannot keep the program's environment in the trace: a replay runs it with "
+			 "its own");
 	return rr_info_write(w, &ctx->info);
 }
 
@@ -309,6 +313,9 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	for (int i = 0; i < 2; i++)
 		snprintf(ctx->info.out_kind[i], sizeof(ctx->info.out_kind[i]), "%s",
 			 stdio_kind_name(stdio_kind_of(i + 1, &ctx->info.out_off[i])));
+	/* ... and the same working directory (its environment: run_env_save). */
+	if (!getcwd(ctx->info.cwd, sizeof(ctx->info.cwd)))
+		ctx->info.cwd[0] = 0;
 	if (stdio_kind_parse(ctx->info.out_kind[0]) != STDIO_KIND_UNKNOWN &&
 	    stdio_same_file(1, 2)) {
 		strcpy(ctx->info.out_kind[1], "stdout");

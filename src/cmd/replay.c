@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../analyze/path.h"
+#include "../collect/run_env.h"
 #include "../collect/session.h"
 #include "../collect/stdin_cap.h"
 #include "../collect/stdio_kind.h"
@@ -99,6 +100,10 @@ static void replay_usage(FILE *out)
 		"                       on its functions; doc/path.md)\n"
 		"      --functions SRC  with --record-path: finstrument, probes or auto\n"
 		"                       (default), as for spool path\n"
+		"      --env NAME=VALUE run the program with this variable set: it runs\n"
+		"                       with the environment and in the directory it was\n"
+		"                       recorded with (and spool's SPOOL_* variables from\n"
+		"                       this one); repeatable\n"
 		"      --no-image       load TRACE from its streams, and neither use nor\n"
 		"                       write its replay image (TRACE/.spool/replay.img: the\n"
 		"                       first replay keeps the loaded log there, and later\n"
@@ -292,6 +297,7 @@ int cmd_replay(int argc, char **argv)
 		{"functions", required_argument, NULL, 'F'},
 		{"no-image", no_argument, NULL, 'I'},
 		{"trace-schedule", no_argument, NULL, 'T'},
+		{"env", required_argument, NULL, 'e'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -311,6 +317,9 @@ int cmd_replay(int argc, char **argv)
 	struct replay_gdb gdb = {0};
 	const char *gdb_args = NULL;
 	struct stdin_cap in;
+	char **env = NULL;
+	char *extra_env[65] = {NULL};
+	size_t nenv = 0;
 	struct stdio_mimic outs[2] = {{.child = -1, .src = -1, .stop = {-1, -1}},
 				     {.child = -1, .src = -1, .stop = {-1, -1}}};
 	int c, rc, ret = 1, dump = 0, use_gdb = 0, have_in = 0, record_path = 0;
@@ -364,6 +373,19 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'T':
 			trace_sched = 1;
+			break;
+		case 'e': /* added to (or replacing one of) the recorded environment */
+			if (!strchr(optarg, '=') || optarg[0] == '=') {
+				log_err("--env '%s': want NAME=VALUE", optarg);
+				return EXIT_USAGE;
+			}
+			if (nenv + 1 >= sizeof(extra_env) / sizeof(extra_env[0])) {
+				log_err("--env: at most %zu of them",
+					sizeof(extra_env) / sizeof(extra_env[0]) - 1);
+				return EXIT_USAGE;
+			}
+			extra_env[nenv++] = optarg;
+			so.env = extra_env;
 			break;
 		case 'q':
 			so.quiet = 1;
@@ -497,6 +519,24 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* The recorded environment and working directory (under gdb, gdb's). */
+	if (!use_gdb) {
+		int e;
+
+		env = run_env_load(dir, &e);
+		if (env)
+			so.base_env = env;
+		else if (e != -ENOENT)
+			log_warn("%s: the recorded environment is unreadable (%s): the program "
+				 "gets spool's",
+				 dir, strerror(-e));
+		if (info->cwd[0] && access(info->cwd, X_OK) == 0)
+			so.cwd = info->cwd;
+		else if (info->cwd[0])
+			log_warn("the recorded working directory %s is gone: the program runs in "
+				 "spool's, and may not find what it opens",
+				 info->cwd);
+	}
 	/* stdout and stderr of the kinds the recorded program had (under gdb,
 	 * gdb's terminal). */
 	for (int i = 0; i < 2 && !use_gdb; i++) {
@@ -603,6 +643,7 @@ int cmd_replay(int argc, char **argv)
 out:
 	for (int i = 0; i < 2; i++)
 		stdio_mimic_end(&outs[i]);
+	run_env_free(env);
 	if (have_in)
 		stdin_cap_close(&in);
 	replay_gdb_free(&gdb);

@@ -183,24 +183,29 @@ static int env_is(const char *e, const char *name, size_t len)
 }
 
 /* The program's environment, built in spool (a vfork child must not
- * allocate): spool's own, o->env's entries replacing theirs, the region's
- * descriptor and LD_PRELOAD with the agent first. Returns a malloc'd array
- * of malloc'd strings (free with env_free), or NULL. */
+ * allocate): spool's own (or o->base_env), o->env's entries replacing
+ * theirs, the region's descriptor and LD_PRELOAD with the agent first.
+ * Returns a malloc'd array of malloc'd strings (free with env_free), or
+ * NULL. */
 static char **spawn_env(const struct session_opts *o, int fd, const char *agent)
 {
 	extern char **environ;
-	const char *cur = getenv("LD_PRELOAD");
+	char *const *src = o->base_env ? o->base_env : environ;
+	const char *cur = NULL;
 	size_t n = 0, k = 0, i;
 	char **v;
 
-	for (char **e = environ; e && *e; e++)
+	for (char *const *e = src; e && *e; e++) {
+		if (env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD")))
+			cur = *e + strlen("LD_PRELOAD=");
 		n++;
+	}
 	for (char *const *e = o->env; e && *e; e++)
 		n++;
 	v = calloc(n + 3, sizeof(*v));
 	if (!v)
 		return NULL;
-	for (char **e = environ; e && *e; e++) {
+	for (char *const *e = src; e && *e; e++) {
 		size_t len = strcspn(*e, "=");
 		int over = env_is(*e, SHM_ENV_FD, strlen(SHM_ENV_FD)) ||
 			   env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD"));
@@ -281,6 +286,8 @@ static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *
 	for (int i = 1; i <= 2; i++)
 		if (!rc && o->stdio_sub[i] > 0)
 			rc = -posix_spawn_file_actions_adddup2(&fa, o->stdio_sub[i], i);
+	if (!rc && o->cwd)
+		rc = -posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
 	if (!rc)
 		rc = -posix_spawn(&pid, path, &fa, &at, argv, envp);
 	posix_spawnattr_destroy(&at);

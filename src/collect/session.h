@@ -50,6 +50,11 @@ struct session_opts {
 	 * 2) in place of spool's own; 0: spool's (stdio_kind.h). Not under
 	 * exec. */
 	int stdio_sub[3];
+	/* The program's environment and working directory in place of
+	 * spool's (a replay's recorded ones, run_env.h); NULL: spool's. Not
+	 * under exec. */
+	char *const *base_env;
+	const char *cwd;
 };
 
 struct session_result {

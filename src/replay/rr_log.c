@@ -91,6 +91,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fputs("progress=entries\n", f);
 	if (info->shm_fd > 0)
 		fprintf(f, "shm_fd=%d\n", info->shm_fd);
+	if (info->cwd[0])
+		fprintf(f, "cwd=%s\n", info->cwd);
 	for (int i = 0; i < 2; i++) {
 		if (info->out_kind[i][0])
 			fprintf(f, "%s=%s\n", i ? "stderr" : "stdout", info->out_kind[i]);
@@ -171,6 +173,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->entries_only = !strcmp(eq, "entries");
 		else if (!strcmp(line, "shm_fd"))
 			info->shm_fd = atoi(eq);
+		else if (!strcmp(line, "cwd"))
+			snprintf(info->cwd, sizeof(info->cwd), "%s", eq);
 		else if (!strcmp(line, "stdout") || !strcmp(line, "stderr"))
 			snprintf(info->out_kind[line[3] == 'e'], sizeof(info->out_kind[0]), "%s", eq);
 		else if (!strcmp(line, "stdout_offset") || !strcmp(line, "stderr_offset"))

@@ -49,6 +49,7 @@ struct rr_info {
 	 * "null" ("" when not said), and a file's offset (stdio_kind.h) */
 	char out_kind[2][8];
 	uint64_t out_off[2];
+	char cwd[4096]; /* the program's working directory ("" when not said) */
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */

@@ -27,7 +27,7 @@ is_rc 0 "sync: replay with its own trace"
 ok "the replay trace exists" test -f rep.trace/metadata
 
 # A program that now joins the waiting thread: nothing will end the run.
-RR_EXITWAIT_JOIN=1 spool_run replay -q sync.trace
+spool_run replay -q --env RR_EXITWAIT_JOIN=1 sync.trace
 is_rc 3 "sync: a replay where every thread waits past its recording diverges (exit 3)"
 like "$ERR" 'replay diverged in thread 0' "the report names the thread that made the call"
 like "$ERR" 'replay: +pthread_join' "and the call the recording does not have"
