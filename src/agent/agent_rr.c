@@ -17,6 +17,7 @@
  * Records are written losslessly: when the ring is full the thread waits for
  * the collector rather than drop a record a replay would need.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1284,6 +1285,64 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
 	}
 	else
 		agent_rr_rep_end(t, rc);
+}
+
+/* Every thread created so far but the calling one has ended or waits at
+ * the end of its log for good. */
+static int rr_others_done(void)
+{
+	uint32_t created = __atomic_load_n(&rr_turn[0], __ATOMIC_SEQ_CST) + 1, i;
+
+	if (created > rr_area->max_threads)
+		created = rr_area->max_threads;
+	for (i = 0; i < created; i++)
+		if (i != rr_self.id && __atomic_load_n(&rr_threads[i].started, __ATOMIC_SEQ_CST) < 2)
+			return 0;
+	return 1;
+}
+
+/*
+ * Sync replay: the real join, in rounds of a second. A thread that went
+ * past its recording waits at the end of its log for good (rr_end_of_log),
+ * so a join of it would never return: when a round times out twice in a
+ * row while every other thread has ended or waits that way, the joined
+ * thread is one of those, and the replay diverges instead of hanging (a
+ * program changed so that a worker takes one lock more than recorded). A
+ * thread that has ended but is still leaving makes one round time out at
+ * most, hence two.
+ */
+int agent_rr_join_wait(pthread_t th, void **ret)
+{
+	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
+	int idle = 0, rc;
+
+	if (!rr_self.has_id || (agent_rr_mode & RR_MODE_SERIAL) ||
+	    !(agent_rr_mode & RR_MODE_REPLAY))
+		return agent_real.join(th, ret);
+	if (!timedjoin) {
+		agent_self.busy++;
+		timedjoin = (int (*)(pthread_t, void **, const struct timespec *))dlsym(
+			RTLD_NEXT, "pthread_timedjoin_np");
+		agent_self.busy--;
+		if (!timedjoin)
+			return agent_real.join(th, ret);
+	}
+	for (;;) {
+		struct timespec ts;
+
+		syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		rc = timedjoin(th, ret, &ts);
+		if (rc != ETIMEDOUT)
+			return rc;
+		if (!rr_others_done())
+			idle = 0;
+		else if (++idle >= 2)
+			rr_diverge(NULL, "pthread_join", 0, NULL,
+				   "the joined thread went past its recording and waits there for "
+				   "good (every other thread has ended or waits at the end of its "
+				   "recording)");
+	}
 }
 
 /* Replay: a thread that ends before its recorded events are done. */

@@ -72,6 +72,9 @@ void agent_rr_thread_start(uint32_t number);
 void agent_rr_thread_go(void);
 /* Last thing a thread does (agent_thread_exit). */
 void agent_rr_thread_end(void);
+/* pthread_join's real wait: in a sync replay, one that cannot end (the
+ * joined thread went past its recording) diverges instead of hanging. */
+int agent_rr_join_wait(pthread_t th, void **ret);
 /* Replay, sync mode: at the process's exit, let the others finish their logs. */
 void agent_rr_exit_wait(void);
 /* pthread_join: begin before the real join (replay checks it is due), end

@@ -334,9 +334,12 @@ AGENT_EXPORT int pthread_join(pthread_t th, void **ret)
 	if (!t)
 		return agent_real.join(th, ret);
 	agent_emit(t, 0, OP_THREAD_JOIN_BEGIN, ip, (uint64_t)th, __builtin_frame_address(0));
-	if (AGENT_UNLIKELY(agent_rr_mode))
+	if (AGENT_UNLIKELY(agent_rr_mode)) {
 		agent_rr_join_begin(t);
-	rc = agent_real.join(th, ret);
+		rc = agent_rr_join_wait(th, ret);
+	} else {
+		rc = agent_real.join(th, ret);
+	}
 	t = agent_enter();
 	if (t && AGENT_UNLIKELY(agent_rr_mode))
 		agent_rr_join_end(t, rc);

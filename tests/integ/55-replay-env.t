@@ -10,7 +10,7 @@
 # gone is said.
 . "$(dirname "$0")/lib.sh"
 
-plan 7
+plan 8
 
 PROG="$PROGS/rr_env"
 mkdir -p there
@@ -33,6 +33,13 @@ ok "... and the recorded output" cmp -s env.rec.out run.out
 # --env sets a variable for the replay (same length: the same turns).
 spool_run replay -q --env RR_ENV_VAR=abcdeg env.trace
 like "$RC $OUT" "^0 var abcdeg cwd $PWD/there " "--env NAME=VALUE sets a variable of the replay"
+
+# A longer value: the worker takes the mutex more often than recorded and
+# waits at the end of its log for good, while main joins it: the replay
+# says so (it used to hang in the join).
+spool_run replay -q --env RR_ENV_VAR=abcdefghij env.trace
+like "$RC $ERR" '^3 .*the joined thread went past its recording' \
+	"a replay whose joined thread went past its recording diverges, not hangs"
 
 SPOOL_DEBUG=1 timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay -q env.trace >run.out 2>run.err
 like "$(cat run.err)" 'spool-agent: ' "SPOOL_DEBUG comes from the replay's environment"
