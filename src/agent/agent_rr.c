@@ -92,6 +92,10 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_KILL] = "kill/pthread_kill/raise/sigqueue/tgkill",
 	[RR_CALL_WRITE] = "write",
 	[RR_CALL_WRITEV] = "writev",
+	[RR_CALL_STAT] = "stat/lstat/fstatat",
+	[RR_CALL_ACCESS] = "access/faccessat",
+	[RR_CALL_MKDIR] = "mkdir/mkdirat",
+	[RR_CALL_OPEN_EXCL] = "open/openat (O_CREAT|O_EXCL)",
 };
 
 /* ---- report text (no stdio in the agent) ---- */
