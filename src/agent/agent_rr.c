@@ -703,20 +703,26 @@ static const struct rec_hdr *rr_peek(void)
 	return h;
 }
 
-/* A truncated replay: every thread created so far (turn[0] counts the
- * creations replayed) has ended (2) or reached the end of its log (3).
- * Stores of started and these loads are seq_cst: of two threads that get
- * there at once, at least one sees the other. */
-static int rr_trunc_all_done(void)
+/* Every thread created so far (turn[0] counts the creations replayed) but
+ * thread SKIP has ended (2) or reached the end of its log (3). Stores of
+ * started and these loads are seq_cst: of two threads that get there at
+ * once, at least one sees the other. */
+static int rr_done_but(uint32_t skip)
 {
 	uint32_t created = __atomic_load_n(&rr_turn[0], __ATOMIC_SEQ_CST) + 1, i;
 
 	if (created > rr_area->max_threads)
 		created = rr_area->max_threads;
 	for (i = 0; i < created; i++)
-		if (__atomic_load_n(&rr_threads[i].started, __ATOMIC_SEQ_CST) < 2)
+		if (i != skip && __atomic_load_n(&rr_threads[i].started, __ATOMIC_SEQ_CST) < 2)
 			return 0;
 	return 1;
+}
+
+/* ... every one of them (a truncated replay, a thread parking at its end). */
+static int rr_trunc_all_done(void)
+{
+	return rr_done_but(UINT32_MAX);
 }
 
 static int rr_trunc_any_parked(void)
@@ -1291,20 +1297,6 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
 		agent_rr_rep_end(t, rc);
 }
 
-/* Every thread created so far but the calling one has ended or waits at
- * the end of its log for good. */
-static int rr_others_done(void)
-{
-	uint32_t created = __atomic_load_n(&rr_turn[0], __ATOMIC_SEQ_CST) + 1, i;
-
-	if (created > rr_area->max_threads)
-		created = rr_area->max_threads;
-	for (i = 0; i < created; i++)
-		if (i != rr_self.id && __atomic_load_n(&rr_threads[i].started, __ATOMIC_SEQ_CST) < 2)
-			return 0;
-	return 1;
-}
-
 /*
  * Sync replay: the real join, in rounds of a second. A thread that went
  * past its recording waits at the end of its log for good (rr_end_of_log),
@@ -1339,7 +1331,7 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 		rc = timedjoin(th, ret, &ts);
 		if (rc != ETIMEDOUT)
 			return rc;
-		if (!rr_others_done())
+		if (!rr_done_but(rr_self.id)) /* the others: ended or parked */
 			idle = 0;
 		else if (++idle >= 2)
 			rr_diverge(NULL, "pthread_join", 0, NULL,

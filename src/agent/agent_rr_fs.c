@@ -314,16 +314,9 @@ AGENT_EXPORT int open(const char *path, int flags, ...)
 	return rr_open(AT_FDCWD, path, flags, mode);
 }
 
+/* x86-64: the 64 forms are the same calls, with the same prototypes. */
 AGENT_EXPORT int open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	mode_t mode;
-
-	va_start(ap, flags);
-	mode = rr_open_mode(flags, ap);
-	va_end(ap);
-	return rr_open(AT_FDCWD, path, flags, mode);
-}
+    __attribute__((alias("open"), copy(open)));
 
 AGENT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
@@ -337,15 +330,7 @@ AGENT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 }
 
 AGENT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	mode_t mode;
-
-	va_start(ap, flags);
-	mode = rr_open_mode(flags, ap);
-	va_end(ap);
-	return rr_open(dirfd, path, flags, mode);
-}
+    __attribute__((alias("openat"), copy(openat)));
 
 /* Replay: made for real, the recorded result returned (errno too). */
 static int rr_mkdir_rep(struct agent_thread *t, int dirfd, const char *path, mode_t mode)
