@@ -93,25 +93,7 @@ int session_find_agent(char *path, size_t len)
 
 int session_prepare_trace_dir(const char *dir, int quiet)
 {
-	char old[PATH_MAX];
-	struct stat st;
-	int rc;
-
-	if (stat(dir, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if ((size_t)snprintf(old, sizeof(old), "%s.old", dir) >= sizeof(old))
-		return -ENAMETOOLONG;
-	if (stat(old, &st) == 0 && (rc = files_rm_tree(old)) < 0) {
-		log_err("cannot remove %s: %s", old, strerror(-rc));
-		return rc;
-	}
-	if (rename(dir, old) < 0) {
-		log_err("cannot move %s to %s: %s", dir, old, strerror(errno));
-		return -errno;
-	}
-	if (!quiet)
-		log_info("previous trace kept as %s/", old);
-	return 0;
+	return trace_dir_prepare(dir, quiet);
 }
 
 static int set_preload(const char *agent)

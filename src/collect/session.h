@@ -89,7 +89,9 @@ int session_opt_on_full(struct session_opts *so, const char *arg);
 int session_find_agent(char *path, size_t len);
 
 /* An existing trace is never overwritten: it becomes DIR.old (replacing an
- * older DIR.old), and the user is told unless quiet. What failed is logged.
+ * older DIR.old), and the user is told unless quiet. Only spool's own traces
+ * are moved or removed: anything else at DIR or DIR.old is an error
+ * (trace_dir_prepare in src/trace/tracedir.c). What failed is logged.
  * session_run does this; so does spool probe -p, which has no session. */
 int session_prepare_trace_dir(const char *dir, int quiet);
 

@@ -107,7 +107,7 @@ static int stdin_cap_mklog(struct stdin_cap *c, const char *trace_dir)
 	c->log = mkostemp(c->log_path, O_CLOEXEC);
 	if (c->log < 0)
 		return -errno;
-	fchmod(c->log, 0644); /* like the trace's other files */
+	fchmod(c->log, 0600); /* like the trace's other files: private */
 	c->own_log = 1;
 	return 0;
 }
@@ -383,11 +383,21 @@ int stdin_cap_run_end(struct stdin_cap *c)
 
 static int write_kind(const char *path, enum stdin_cap_kind k)
 {
-	FILE *f = fopen(path, "we");
-	int rc = 0;
+	FILE *f;
+	int fd, rc = 0;
 
-	if (!f)
+	/* A new private file, like the trace's others (0600, never through
+	 * whatever was at its name). */
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
 		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
 	if (fprintf(f, "%s\n", stdin_cap_kind_name(k)) < 0)
 		rc = -EIO;
 	if (fclose(f) != 0 && !rc)
@@ -402,13 +412,14 @@ int stdin_cap_save(struct stdin_cap *c, const char *trace_dir)
 
 	if (snprintf(dir, sizeof(dir), "%s/.spool", trace_dir) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	snprintf(path, sizeof(path), "%s/stdin", dir);
 	unlink(path);
 	if (c->kind == STDIN_CAP_FILE || c->kind == STDIN_CAP_STREAM) {
 		if (link(c->log_path, path) < 0) {
-			out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			out =
+			    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 			if (out < 0)
 				return -errno;
 			rc = lseek(c->log, 0, SEEK_SET) < 0 ? -errno : copy_rest(c->log, out);

@@ -42,7 +42,15 @@ uint64_t trace_clock_ns(const struct trace_clock *clk, uint64_t tsc);
 struct trace_writer;
 struct trace_stream;
 
-/* Create `dir` (it must not exist) and write the metadata file. */
+/* Make room for a new trace at `dir` (tracedir.c): nothing there, or an
+ * empty directory (removed), or a trace spool wrote, which is moved to
+ * `dir`.old after removing an older trace there. Anything else at `dir` or
+ * `dir`.old (a file, a link, a directory that is not a spool trace) is
+ * left alone: -EEXIST, said on stderr with what to do. `quiet` drops the
+ * "previous trace kept" notice. */
+int trace_dir_prepare(const char *dir, int quiet);
+/* Create `dir` (it must not exist; 0700, files 0600) and write the metadata
+ * file. */
 int trace_writer_open(struct trace_writer **out, const char *dir, const struct trace_clock *clk);
 /* One stream per ring; stream_id is the thread index (ring number). */
 int trace_writer_stream(struct trace_writer *w, uint32_t stream_id, uint32_t pid, uint32_t tid,

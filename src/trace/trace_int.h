@@ -17,6 +17,13 @@
 #define TRACE_METADATA_TMP ".metadata.tmp"
 #define TRACE_SIDE_DIR ".spool"
 #define TRACE_STREAM_PREFIX "stream_"
+/* The first bytes of every metadata file spool writes: how spool knows a
+ * directory is its own trace before it replaces it (tracedir.c). */
+#define TRACE_METADATA_SIGNATURE "/* CTF 1.8 */\n\n/* spool trace, format version "
+/* A trace is private to its user: a record trace holds the program's
+ * environment and every byte it read. */
+#define TRACE_DIR_MODE 0700
+#define TRACE_FILE_MODE 0600
 
 /* Packet header (32 bytes) then packet context (56 bytes). */
 #define TRACE_PH_MAGIC 0

@@ -110,9 +110,7 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 	off_cyc = (uint64_t)((unsigned __int128)(base - (__int128)off_s * 1000000000) * c->tsc_hz /
 			     1000000000u);
 
-	fprintf(f,
-		"/* CTF 1.8 */\n\n"
-		"/* spool trace, format version %d: see doc/trace-format.md */\n\n",
+	fprintf(f, TRACE_METADATA_SIGNATURE "%d: see doc/trace-format.md */\n\n",
 		TRACE_FORMAT_VERSION);
 	fputs("typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
 	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
@@ -314,7 +312,8 @@ static int replace_file(int dirfd, const char *tmp, const char *name, const void
 {
 	int fd, err;
 
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    TRACE_FILE_MODE);
 	if (fd < 0)
 		return -errno;
 	err = write_all(fd, data, len, 0);
@@ -378,12 +377,15 @@ int trace_writer_open(struct trace_writer **out, const char *dir, const struct t
 	}
 	w->uuid[6] = (uint8_t)((w->uuid[6] & 0x0f) | 0x40); /* RFC 4122 version 4 */
 	w->uuid[8] = (uint8_t)((w->uuid[8] & 0x3f) | 0x80);
-	if (mkdir(dir, 0755) < 0) {
+	/* Private: a record trace holds the program's environment and every
+	 * byte it read (doc/record.md). mkdir fails on anything already there,
+	 * so nothing of the user's is ever written into. */
+	if (mkdir(dir, TRACE_DIR_MODE) < 0) {
 		err = -errno;
 		log_err("cannot create trace directory %s: %s", dir, strerror(errno));
 		goto out_free;
 	}
-	w->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (w->dirfd < 0) {
 		err = -errno;
 		goto out_rmdir;
@@ -440,7 +442,7 @@ int trace_writer_stream(struct trace_writer *w, uint32_t stream_id, uint32_t pid
 	}
 	snprintf(name, sizeof(name), TRACE_STREAM_PREFIX "%" PRIu32, stream_id);
 	/* O_EXCL: a stream file is never shared, not even with an earlier run. */
-	s->fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	s->fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, TRACE_FILE_MODE);
 	if (s->fd < 0) {
 		err = -errno;
 		log_err("cannot create %s/%s: %s", w->dir, name, strerror(errno));
@@ -649,7 +651,7 @@ int trace_stream_flush(struct trace_stream *s)
 
 static int mkdir_at(int dirfd, const char *name)
 {
-	if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+	if (mkdirat(dirfd, name, TRACE_DIR_MODE) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
 }

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracedir.c - making room for a new trace directory without ever harming
+ * what the user keeps there (trace.h: trace_dir_prepare).
+ *
+ * `-o DIR` used to move whatever was at DIR to DIR.old and delete an older
+ * DIR.old recursively: `-o proj` twice deleted a project. Now spool moves or
+ * removes only what it recognizes as its own trace, and is strict about it:
+ * a real directory (not a link) owned by the user, whose top level holds
+ * nothing but what the writer creates (metadata, .metadata.tmp, stream_N,
+ * the .spool side directory) and whose metadata is a regular file that
+ * starts with spool's signature. An empty directory is removed (nothing is
+ * lost). Everything else is an error naming it; the user decides.
+ *
+ * Nothing here follows a symbolic link: the directory is lstat'ed and opened
+ * with O_NOFOLLOW, its entries are looked at with AT_SYMLINK_NOFOLLOW, and
+ * the metadata is opened with O_NOFOLLOW|O_NONBLOCK (a FIFO there cannot
+ * hang us). The removal of an old trace does not follow links either
+ * (files_rm_tree: nftw with FTW_PHYS).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/files.h"
+#include "../util/log.h"
+#include "trace.h"
+#include "trace_int.h"
+
+enum td_kind { TD_ABSENT, TD_EMPTY, TD_SPOOL, TD_OTHER };
+
+/* Whether `name` is one the writer puts at a trace's top level, and of
+ * which type it must be (S_IFREG or S_IFDIR); 0 if none. */
+static mode_t td_known(const char *name)
+{
+	const char *p;
+
+	if (!strcmp(name, TRACE_METADATA) || !strcmp(name, TRACE_METADATA_TMP))
+		return S_IFREG;
+	if (!strcmp(name, TRACE_SIDE_DIR))
+		return S_IFDIR;
+	if (strncmp(name, TRACE_STREAM_PREFIX, strlen(TRACE_STREAM_PREFIX)))
+		return 0;
+	p = name + strlen(TRACE_STREAM_PREFIX);
+	if (!*p)
+		return 0;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return S_IFREG;
+}
+
+/* Whether the metadata file at dfd starts with spool's signature. */
+static int td_metadata_ours(int dfd)
+{
+	static const char sig[] = TRACE_METADATA_SIGNATURE;
+	char buf[sizeof(sig)];
+	size_t got = 0;
+	struct stat st;
+	int fd, ours = 0;
+
+	fd = openat(dfd, TRACE_METADATA, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto out;
+	while (got < sizeof(sig) - 1) {
+		ssize_t n = read(fd, buf + got, sizeof(sig) - 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	ours = got == sizeof(sig) - 1 && !memcmp(buf, sig, got);
+out:
+	close(fd);
+	return ours;
+}
+
+/* What is at `dir`: TD_* or a negative errno; for TD_OTHER, why (a phrase
+ * after the name: "is a regular file"). */
+static int td_kind(const char *dir, char *why, size_t len)
+{
+	char stranger[NAME_MAX + 1] = "";
+	int dfd, n = 0, kind, wrong_type = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (lstat(dir, &st) < 0)
+		return errno == ENOENT ? TD_ABSENT : -errno;
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(why, len, "is a symbolic link");
+		return TD_OTHER;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "is %s",
+			 S_ISREG(st.st_mode) ? "a regular file" : "not a directory");
+		return TD_OTHER;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, len, "belongs to another user");
+		return TD_OTHER;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		int err = -errno;
+
+		close(dfd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		mode_t want;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		want = td_known(de->d_name);
+		if (!want) {
+			if (!stranger[0])
+				snprintf(stranger, sizeof(stranger), "%s", de->d_name);
+			continue;
+		}
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (st.st_mode & S_IFMT) != want) {
+			if (!stranger[0])
+				snprintf(stranger, sizeof(stranger), "%s", de->d_name);
+			wrong_type = 1;
+		}
+	}
+	if (!n) {
+		kind = TD_EMPTY;
+	} else if (!td_metadata_ours(dfd)) {
+		kind = TD_OTHER;
+		if (stranger[0])
+			snprintf(why, len,
+				 "is a directory that is not a spool trace (it holds '%s')",
+				 stranger);
+		else
+			snprintf(why, len,
+				 "is a directory that is not a spool trace (no spool metadata)");
+	} else if (stranger[0]) {
+		kind = TD_OTHER;
+		snprintf(why, len, "is a spool trace that also holds '%s'%s", stranger,
+			 wrong_type ? " of a type spool does not write there"
+				    : ", which spool did not write");
+	} else {
+		kind = TD_SPOOL;
+	}
+	closedir(d); /* closes dfd */
+	return kind;
+}
+
+int trace_dir_prepare(const char *dir, int quiet)
+{
+	char path[PATH_MAX], old[PATH_MAX + 8], why[NAME_MAX + 128];
+	size_t len = strlen(dir);
+	int kind, rc;
+
+	/* "-o out/" is out: its .old is out.old, not out/.old. */
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, len);
+	path[len] = 0;
+	snprintf(old, sizeof(old), "%s.old", path);
+
+	kind = td_kind(path, why, sizeof(why));
+	if (kind < 0) {
+		log_err("cannot use %s for the trace: %s", path, strerror(-kind));
+		return kind;
+	}
+	if (kind == TD_ABSENT)
+		return 0;
+	if (kind == TD_EMPTY) {
+		if (rmdir(path) < 0) {
+			log_err("cannot use %s for the trace: %s", path, strerror(errno));
+			return -errno;
+		}
+		return 0;
+	}
+	if (kind == TD_OTHER) {
+		log_err("%s %s: spool writes its trace only where nothing is or over a trace it "
+			"wrote; move it away or choose another trace directory",
+			path, why);
+		return -EEXIST;
+	}
+
+	kind = td_kind(old, why, sizeof(why));
+	if (kind == TD_OTHER) {
+		log_err("%s %s: spool keeps the previous trace %s there and removes only a trace "
+			"it wrote; move %s away or choose another trace directory",
+			old, why, path, old);
+		return -EEXIST;
+	}
+	if (kind < 0) {
+		log_err("cannot keep the previous trace as %s: %s", old, strerror(-kind));
+		return kind;
+	}
+	if (kind == TD_EMPTY && rmdir(old) < 0) {
+		rc = -errno;
+		log_err("cannot remove %s: %s", old, strerror(-rc));
+		return rc;
+	}
+	if (kind == TD_SPOOL && (rc = files_rm_tree(old)) < 0) {
+		log_err("cannot remove %s: %s", old, strerror(-rc));
+		return rc;
+	}
+	if (rename(path, old) < 0) {
+		rc = -errno;
+		log_err("cannot move %s to %s: %s", path, old, strerror(-rc));
+		return rc;
+	}
+	if (!quiet)
+		log_info("previous trace kept as %s/", old);
+	return 0;
+}
