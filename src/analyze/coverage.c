@@ -32,6 +32,7 @@
 #include "../trace/trace.h"
 #include "../util/debugfile.h"
 #include "../util/log.h"
+#include "../util/outfile.h"
 #include "coverage.h"
 
 struct cov_row {
@@ -586,14 +587,18 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 	}
 }
 
+/* The lcov file is written beside its destination and renamed when whole
+ * (util/outfile.h); "-" is stdout. */
 static int cov_write_info(const struct cov_ctx *c, const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	struct outfile of;
+	FILE *f;
+	int rc;
 
-	if (!f) {
-		log_err("coverage: cannot write %s: %s", path, strerror(errno));
-		return -errno;
-	}
+	rc = outfile_open(&of, path, 0666, 1);
+	if (rc < 0)
+		return rc;
+	f = of.f;
 	for (uint32_t fi = 0; fi < c->nfiles; fi++) {
 		unsigned fnf = 0, fnh = 0, brf = 0, brh = 0, lf = 0, lh = 0;
 		int any = 0;
@@ -645,11 +650,7 @@ static int cov_write_info(const struct cov_ctx *c, const char *path)
 		}
 		fprintf(f, "LF:%u\nLH:%u\nend_of_record\n", lf, lh);
 	}
-	if (f != stdout && fclose(f)) {
-		log_err("coverage: writing %s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	return outfile_commit(&of);
 }
 
 static void cov_free(struct cov_ctx *c)

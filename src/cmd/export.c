@@ -20,6 +20,7 @@
 #include "../analyze/flame.h"
 #include "../trace/trace.h"
 #include "../util/log.h"
+#include "../util/outfile.h"
 #include "../util/symbolize.h"
 #include "cmd.h"
 
@@ -57,34 +58,24 @@ static void export_usage(FILE *out)
 		(unsigned long long)EXPORT_CHROME_MAX_EVENTS);
 }
 
-/* --folded and --flamegraph: src/analyze/flame.c; no file is left behind
- * when nothing could be drawn. */
+/* --folded and --flamegraph: src/analyze/flame.c; when nothing could be
+ * drawn, what was at the output before is left as it was. */
 static int flame_export_cmd(const char *dir, const char *out, int svg, struct flame_opts *fl)
 {
-	int to_stdout, rc;
-	FILE *f;
+	struct outfile of;
+	int rc;
 
 	if (!out)
 		out = svg ? "spool.svg" : "spool.folded";
-	to_stdout = !strcmp(out, "-");
-	f = to_stdout ? stdout : fopen(out, "w");
-	if (!f) {
-		log_err("%s: %s", out, strerror(errno));
+	if (outfile_open(&of, out, 0666, 1) < 0)
+		return 1; /* said why */
+	fl->format = svg ? FLAME_SVG : FLAME_FOLDED;
+	rc = flame_export_dir(dir, fl, of.f);
+	if (rc < 0) {
+		outfile_abort(&of);
 		return 1;
 	}
-	fl->format = svg ? FLAME_SVG : FLAME_FOLDED;
-	rc = flame_export_dir(dir, fl, f);
-	if (!to_stdout) {
-		if (fclose(f) && !rc) {
-			log_err("%s: %s", out, strerror(errno));
-			rc = -EIO;
-		}
-		if (rc < 0)
-			unlink(out);
-	} else if (fflush(stdout) && !rc) {
-		rc = -EIO;
-	}
-	return rc < 0 ? 1 : 0;
+	return outfile_commit(&of) < 0 ? 1 : 0;
 }
 
 enum { EXPORT_NONE, EXPORT_PERFETTO, EXPORT_CHROME, EXPORT_FOLDED, EXPORT_FLAME };
@@ -115,7 +106,7 @@ int cmd_export(int argc, char **argv)
 	struct trace_event ev;
 	const char *dir = "spool.trace", *out = NULL;
 	int format = EXPORT_NONE, to_stdout, c, rc, feed_rc = 0, read_failed = 0, status = 1;
-	FILE *f = NULL;
+	struct outfile of;
 
 	opterr = 0;
 	optind = 1;
@@ -196,13 +187,11 @@ int cmd_export(int argc, char **argv)
 	}
 	eo.sym = sym;
 	eo.r = r;
-	f = to_stdout ? stdout : fopen(out, "wb");
-	if (!f) {
-		log_err("%s: %s", out, strerror(errno));
-		goto out_sym;
-	}
-	rc = format == EXPORT_PERFETTO ? export_perfetto_open(&pf, f, &eo)
-				       : export_chrome_open(&ch, f, &eo);
+	/* The trace opened: only now is the output touched (beside it). */
+	if (outfile_open(&of, out, 0666, 1) < 0)
+		goto out_sym; /* said why */
+	rc = format == EXPORT_PERFETTO ? export_perfetto_open(&pf, of.f, &eo)
+				       : export_chrome_open(&ch, of.f, &eo);
 	if (rc < 0) {
 		log_err("export: %s", strerror(-rc));
 		goto out_file;
@@ -252,15 +241,12 @@ out_export:
 	export_perfetto_free(pf);
 	export_chrome_free(ch);
 out_file:
-	if (!to_stdout) {
-		if (fclose(f) && status == 0) {
-			log_err("%s: %s", out, strerror(errno));
-			status = 1;
-		}
-		/* Nothing usable was written: leave no half file behind. */
-		if (rc < 0)
-			unlink(out);
-	}
+	/* Nothing usable was written: the destination keeps what it had.
+	 * What could be read of a damaged trace is still exported. */
+	if (rc < 0)
+		outfile_abort(&of);
+	else if (outfile_commit(&of) < 0)
+		status = 1;
 out_sym:
 	symbolizer_close(sym);
 out_reader:

@@ -28,6 +28,7 @@
 #include "../util/files.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../util/outfile.h"
 #include "../util/target.h"
 #include "cmd.h"
 
@@ -208,9 +209,9 @@ int cmd_path(int argc, char **argv)
 	struct path_opts po = {.thread = -1};
 	const char *output = NULL, *trace_dir = "spool.trace";
 	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0, remove_tmp = 0;
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], tmp_trace[PATH_MAX + 8];
+	struct outfile of = {.f = stdout};
 	struct stat st;
-	FILE *out = stdout;
 	uint64_t v;
 
 	opterr = 0;
@@ -299,34 +300,39 @@ int cmd_path(int argc, char **argv)
 			if (so.trace_dir != default_dir) {
 				snprintf(tmp, sizeof(tmp), "%s", so.trace_dir);
 			} else {
+				/* The replay's trace goes inside a directory only
+				 * we can write (mkdtemp: 0700), so nobody can put
+				 * anything at its name first. */
 				snprintf(tmp, sizeof(tmp), "/tmp/spool-path.XXXXXX");
 				if (!mkdtemp(tmp)) {
 					log_err("mkdtemp: %s", strerror(errno));
 					return 1;
 				}
-				rmdir(tmp); /* the replay makes it (no DIR.old) */
 				remove_tmp = 1;
 			}
-			if (path_replay(trace_dir, tmp, quiet, po.functions)) {
+			snprintf(tmp_trace, sizeof(tmp_trace), "%s%s", tmp,
+				 remove_tmp ? "/trace" : "");
+			if (path_replay(trace_dir, tmp_trace, quiet, po.functions)) {
 				rc = 1;
 				goto out_tmp;
 			}
-			trace_dir = tmp;
+			trace_dir = tmp_trace;
 		}
 	}
-	if (output) {
-		out = fopen(output, "w");
-		if (!out) {
-			log_err("%s: %s", output, strerror(errno));
-			return 1;
-		}
+	/* Written beside FILE and renamed only once the trace was read: bad
+	 * input leaves FILE as it was. */
+	if (output && outfile_open(&of, output, 0666, 0) < 0) {
+		rc = 1;
+		goto out_tmp;
 	}
 	fflush(stdout);
 	po.say_source = !quiet;
-	rc = path_report_dir(trace_dir, &po, out);
-	if (out != stdout && fclose(out) != 0 && rc >= 0) {
-		log_err("%s: %s", output, strerror(errno));
-		rc = -EIO;
+	rc = path_report_dir(trace_dir, &po, of.f);
+	if (output) {
+		if (rc < 0)
+			outfile_abort(&of);
+		else if (outfile_commit(&of) < 0)
+			rc = -EIO;
 	}
 	if (prog_status)
 		return prog_status;

@@ -492,14 +492,23 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 			     const char *check, int seeded, int quiet)
 {
 	struct session_result res;
-	char out[64];
+	char out[] = "/tmp/spool-output.XXXXXX";
 	int saved, fd, rc, ret = 0;
 	uint64_t base = ctx->seed;
 
-	snprintf(out, sizeof(out), "/tmp/spool-output.%d", (int)getpid());
+	/* A name nobody could have chosen before us (O_EXCL, 0600): a
+	 * predictable one in /tmp was opened through whatever link another
+	 * user planted there. */
+	fd = mkostemp(out, O_CLOEXEC);
+	if (fd < 0) {
+		log_err("%s: %s", out, strerror(errno));
+		return 1;
+	}
 	saved = dup(STDOUT_FILENO);
 	if (saved < 0) {
 		log_err("dup: %s", strerror(errno));
+		close(fd);
+		unlink(out);
 		return 1;
 	}
 	ctx->out_path = out;
@@ -507,13 +516,12 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 		int failed;
 
 		fflush(stdout);
-		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0 ||
+		    dup2(fd, STDOUT_FILENO) < 0) {
 			log_err("%s: %s", out, strerror(errno));
 			ret = 1;
 			break;
 		}
-		close(fd);
 		/* A new seed per run: run k of seed S is seed S + k - 1. */
 		ctx->seed = seeded ? base + run - 1 : record_new_seed();
 		so->quiet = 1; /* DIR.old churn is expected here */
@@ -560,6 +568,7 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 			 (unsigned long long)until, so->trace_dir);
 out:
 	unlink(out);
+	close(fd);
 	close(saved);
 	ctx->out_path = NULL;
 	(void)quiet;
