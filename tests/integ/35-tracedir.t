@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # 35-tracedir.t - where the trace goes: spool.trace/ by default, -o DIR when
 # given, and a previous trace is kept as DIR.old (with a message) rather than
-# overwritten or mixed with the new one.
+# overwritten or mixed with the new one. What is not a spool trace is never
+# moved or removed: 36-user-files.t.
 . "$(dirname "$0")/lib.sh"
 
 plan 15
