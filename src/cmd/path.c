@@ -300,6 +300,12 @@ int cmd_path(int argc, char **argv)
 		if (access(rec, F_OK) == 0) {
 			/* -t DIR keeps the replay's trace; else a temporary one */
 			if (so.trace_dir != default_dir) {
+				if (trace_dir_replaces(so.trace_dir, trace_dir)) {
+					log_err("-t %s would move or remove the recording %s that "
+						"the replay reads: choose another -t",
+						so.trace_dir, trace_dir);
+					return EXIT_USAGE;
+				}
 				snprintf(tmp, sizeof(tmp), "%s", so.trace_dir);
 			} else {
 				/* The replay's trace goes inside a directory only

@@ -411,6 +411,12 @@ int cmd_replay(int argc, char **argv)
 		optind++;
 	if (dump)
 		return rr_dump_schedule(dir, stdout) < 0 ? 1 : 0;
+	if (trace_dir_replaces(so.trace_dir, dir)) {
+		log_err("-o %s would move or remove the recording %s that the replay reads: "
+			"choose another -o",
+			so.trace_dir, dir);
+		return EXIT_USAGE;
+	}
 
 	info = calloc(1, sizeof(*info));
 	if (!info)

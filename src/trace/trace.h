@@ -49,6 +49,10 @@ struct trace_stream;
  * left alone: -EEXIST, said on stderr with what to do. `quiet` drops the
  * "previous trace kept" notice. */
 int trace_dir_prepare(const char *dir, int quiet);
+/* Whether trace_dir_prepare(dir) would move or remove `keep` (it is `dir`
+ * or `dir`.old): a replay must not write its trace over the recording it
+ * reads. 1 yes, 0 no. */
+int trace_dir_replaces(const char *dir, const char *keep);
 /* Create `dir` (it must not exist; 0700, files 0600) and write the metadata
  * file. */
 int trace_writer_open(struct trace_writer **out, const char *dir, const struct trace_clock *clk);

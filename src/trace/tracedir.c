@@ -161,21 +161,49 @@ static int td_kind(const char *dir, char *why, size_t len)
 	return kind;
 }
 
-int trace_dir_prepare(const char *dir, int quiet)
+/* `dir` without its trailing slashes ("-o out/" is out: its .old is
+ * out.old, not out/.old), and its .old name. */
+static int td_names(const char *dir, char *path, size_t plen, char *old, size_t olen)
 {
-	char path[PATH_MAX], old[PATH_MAX + 8], why[NAME_MAX + 128];
 	size_t len = strlen(dir);
-	int kind, rc;
 
-	/* "-o out/" is out: its .old is out.old, not out/.old. */
 	while (len > 1 && dir[len - 1] == '/')
 		len--;
-	if (len >= sizeof(path))
+	if (len >= plen || len + 5 > olen)
 		return -ENAMETOOLONG;
 	memcpy(path, dir, len);
 	path[len] = 0;
-	snprintf(old, sizeof(old), "%s.old", path);
+	snprintf(old, olen, "%s.old", path);
+	return 0;
+}
 
+static int td_same(const char *a, const struct stat *b)
+{
+	struct stat st;
+
+	return stat(a, &st) == 0 && st.st_dev == b->st_dev && st.st_ino == b->st_ino;
+}
+
+int trace_dir_replaces(const char *dir, const char *keep)
+{
+	char path[PATH_MAX], old[PATH_MAX + 8];
+	struct stat st;
+
+	if (stat(keep, &st) < 0 || td_names(dir, path, sizeof(path), old, sizeof(old)) < 0)
+		return 0;
+	return td_same(path, &st) || td_same(old, &st);
+}
+
+int trace_dir_prepare(const char *dir, int quiet)
+{
+	char path[PATH_MAX], old[PATH_MAX + 8], why[NAME_MAX + 128];
+	int kind, rc;
+
+	rc = td_names(dir, path, sizeof(path), old, sizeof(old));
+	if (rc < 0) {
+		log_err("%s: %s", dir, strerror(-rc));
+		return rc;
+	}
 	kind = td_kind(path, why, sizeof(why));
 	if (kind < 0) {
 		log_err("cannot use %s for the trace: %s", path, strerror(-kind));

@@ -3,13 +3,14 @@
 # 36-user-files.t - spool never destroys the user's files. -o DIR replaces
 # only a trace spool wrote (a source directory, a plain file, a symbolic
 # link, a trace with the user's notes in it are refused and left as they
-# were; so is a DIR.old that is not a spool trace); exports and spool path -o
+# were; so is a DIR.old that is not a spool trace, and a replay's -o that
+# would displace the recording it reads); exports and spool path -o
 # write beside their destination and rename on success, so a failure keeps
 # the old file and a FIFO or a device node is written in place, never
 # removed; traces are private (0700 directories, 0600 files).
 . "$(dirname "$0")/lib.sh"
 
-plan 40
+plan 44
 
 umask 022
 
@@ -77,6 +78,17 @@ is "$(stat -c %a rec)" 700 "  the record trace directory is 0700"
 is "$(find rec -type d ! -perm 700 | head -n 3)" "" "  every directory in it is 0700"
 is "$(find rec -type f ! -perm 600 | head -n 3)" "" "  every file in it is 0600"
 num_cmp "$(find rec -type f | wc -l)" -ge 5 "  (it has files: metadata, streams, side files)"
+
+# A replay's trace (-o) must not take the place of the recording it reads.
+spool_run replay -q -o rec rec
+is_rc 2 "spool replay -o REC REC is refused"
+ok "  the recording stays where it was" test -f rec/.spool/record -a ! -e rec.old
+spool_run record -q -o r2 -- "$PROGS/lockcount" 2 10
+spool_run record -q -o r2 -- "$PROGS/lockcount" 2 10
+echo first >r2.old/.spool/which
+spool_run replay -q -o r2 r2.old
+is_rc 2 "spool replay -o REC REC.old is refused"
+is "$(cat r2.old/.spool/which 2>/dev/null)" first "  the older recording stays"
 
 # --- exports ---------------------------------------------------------------
 
