@@ -44,6 +44,7 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 
+#include "../util/outfile.h"
 #include "cc_table.h"
 
 #define MAX_TRACE_ARGS 6
@@ -2163,12 +2164,19 @@ int main(int argc, char **argv)
 		if (finish_module(&o, hash, header))
 			goto out_mod;
 		if (table_file) {
-			FILE *f = fopen(table_file, "w");
+			/* Beside the file, renamed when whole: a failure keeps
+			 * the previous table (outfile.c says why). */
+			struct outfile of;
 
-			if (!f || fprintf(f, "%s\n%s", header, o.table.p) < 0 || fclose(f)) {
+			if (outfile_open(&of, table_file, 0666, 0) < 0)
+				goto out_mod;
+			if (fprintf(of.f, "%s\n%s", header, o.table.p) < 0) {
+				outfile_abort(&of);
 				fprintf(stderr, "spool-ccopt: cannot write %s\n", table_file);
 				goto out_mod;
 			}
+			if (outfile_commit(&of) < 0)
+				goto out_mod;
 		}
 	}
 	if (LLVMVerifyModule(o.mod, LLVMReturnStatusAction, &msg)) {
