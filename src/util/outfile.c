@@ -117,6 +117,9 @@ int outfile_open(struct outfile *o, const char *path, mode_t mode, int dash_is_s
 			goto out;
 		}
 		o->mode = st.st_mode & 0777;
+		o->uid = st.st_uid;
+		o->gid = st.st_gid;
+		o->owned = 1;
 	} else if (errno == ENOENT) {
 		if (lstat(path, &lst) == 0) {
 			log_err(
@@ -136,6 +139,14 @@ int outfile_open(struct outfile *o, const char *path, mode_t mode, int dash_is_s
 		goto out;
 	}
 	err = outfile_open_tmp(o);
+	if (err) {
+		log_err("cannot write %s: cannot create a temporary file in its directory: %s",
+			path, strerror(-err));
+		free(o->dest);
+		o->dest = NULL;
+		return err;
+	}
+	return 0;
 out:
 	if (err) {
 		log_err("cannot write %s: %s", path, strerror(-err));
@@ -163,6 +174,10 @@ int outfile_commit(struct outfile *o)
 		err = errno ? -errno : -EIO;
 	if (!err && o->tmp && fchmod(fileno(o->f), o->mode) < 0)
 		err = -errno;
+	/* The replaced file's owner and group where we may give them (root,
+	 * or a group we are in); otherwise ours, as a new file would have. */
+	if (!err && o->tmp && o->owned && fchown(fileno(o->f), o->uid, o->gid) < 0)
+		log_debug("%s: owner not kept: %s", o->name, strerror(errno));
 	if (fclose(o->f) != 0 && !err)
 		err = -errno;
 	o->f = NULL;

@@ -8,11 +8,12 @@
  * (same directory, created with O_EXCL and mode 0600) and renamed over the
  * destination only when the whole output was written: a failure leaves the
  * destination as it was and removes the temporary file. The new file gets
- * the mode the old one had, or 0666 (the caller's choice) less the umask
- * for a new one. A destination that is not a regular file (a FIFO, a
- * character device such as /dev/null or a tty, anything under /dev/ or
- * /proc/ such as /dev/stdout) is written in place, never truncated, removed
- * or renamed over. "-" is stdout when the caller allows it.
+ * the mode (and, where allowed, the owner) the old one had, or 0666 (the
+ * caller's choice) less the umask for a new one. Replacing means a new
+ * inode: other hard links to the old file keep the old content. A destination that is not a regular
+ * file (a FIFO, a character device such as /dev/null or a tty, anything under /dev/ or /proc/ such
+ * as /dev/stdout) is written in place, never truncated, removed or renamed over. "-" is stdout when
+ * the caller allows it.
  */
 #ifndef SPOOL_UTIL_OUTFILE_H
 #define SPOOL_UTIL_OUTFILE_H
@@ -26,6 +27,9 @@ struct outfile {
 	char *dest;	  /* where the temporary file is renamed to (malloc'd) */
 	char *tmp;	  /* the temporary file (malloc'd); NULL: written in place */
 	mode_t mode;	  /* the mode the renamed file gets */
+	uid_t uid;	  /* and the owner and group of the file it replaces */
+	gid_t gid;
+	int owned; /* uid and gid are set */
 	int is_stdout;
 };
 
