@@ -1423,6 +1423,23 @@ void agent_rr_exit_wait(void)
 	}
 }
 
+void agent_rr_thread_noring(void)
+{
+	if (!rr_self.has_id)
+		return;
+	if (agent_rr_mode & RR_MODE_RECORD) {
+		rr_lost("a thread found no free ring (more threads alive at once than "
+			"--max-threads): the recording is incomplete from there on");
+		if (agent_rr_mode & RR_MODE_SERIAL)
+			agent_serial_thread_leave();
+	} else {
+		rr_diverge(NULL, "the thread starts", 0, NULL,
+			   "the thread found no free ring (more threads alive at once than "
+			   "--max-threads)");
+	}
+	rr_self.has_id = 0;
+}
+
 /* A new thread, registered: in serial mode, wait for the run token. */
 void agent_rr_thread_go(void)
 {

@@ -315,7 +315,7 @@ static int feed_func(struct path_state *ps, const struct trace_event *ev, uint32
 static int path_feed(struct path_state *ps, const struct trace_event *ev)
 {
 	const struct rec_hdr *h = ev->rec;
-	uint32_t ti = ev_thread(h->word);
+	uint32_t ti = ev->thread; /* not the word's: a ring serves thread after thread */
 	struct pthread_state *t;
 
 	if (!ps->have_first) {
@@ -1046,8 +1046,8 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	/* Threads known only from their stream (a lost KIND_THREAD record). */
 	for (size_t i = 0; i < trace_reader_nstreams(r); i++) {
 		const struct trace_stream_info *si = trace_reader_stream(r, i);
-		struct pthread_state *t = si->stream_id < ps.nthreads ? &ps.threads[si->stream_id]
-								      : NULL;
+		/* a stream's first thread is numbered by its position */
+		struct pthread_state *t = i < ps.nthreads ? &ps.threads[i] : NULL;
 
 		if (t && !t->seen) {
 			t->tid = si->tid;

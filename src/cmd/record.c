@@ -109,7 +109,7 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 
 	if (!area)
 		return -EINVAL;
-	rr_record_area_init(area, RECORD_MAX_OBJS, ctx->max_rings + 1);
+	rr_record_area_init(area, RECORD_MAX_OBJS, RR_MAX_THREADS);
 	area->stuck_ms = ctx->stuck_ms;
 	if (ctx->lock_events)
 		area->opts |= RR_O_LOCK_EVENTS;
@@ -300,7 +300,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 
 	memset(&ctx->info, 0, sizeof(ctx->info));
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_RECORD;
-	so->ext_bytes[SHM_EXT_REPLAY] = rr_record_area_size(RECORD_MAX_OBJS, so->max_rings + 1);
+	so->ext_bytes[SHM_EXT_REPLAY] = rr_record_area_size(RECORD_MAX_OBJS, RR_MAX_THREADS);
 	so->prepare = record_prepare;
 	so->finish = record_finish;
 	so->hook_arg = ctx;

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * shortthreads - a program that creates many short threads over its life,
+ * a few alive at a time: what a server with a thread per request, or a
+ * test driver, does. spool gives each thread a ring slot; this checks
+ * that the slots of ended threads are used again (issue 12).
+ *
+ *   shortthreads-finst TOTAL [ALIVE [ITERS]]
+ *
+ * TOTAL threads are created in batches of ALIVE (default 2), each batch
+ * joined before the next starts. Each thread takes the shared mutex ITERS
+ * times (default 1) and counts. Prints "threads=<TOTAL> total=<TOTAL*ITERS>",
+ * which a replay must print again. Built with -finstrument-functions so
+ * `spool path` sees each thread's worker call.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static long shared_total;
+static long iters = 1;
+static long started;
+
+static void __attribute__((noinline)) count_one(void)
+{
+	pthread_mutex_lock(&shared_lock);
+	shared_total++;
+	pthread_mutex_unlock(&shared_lock);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	__atomic_fetch_add(&started, 1, __ATOMIC_RELAXED);
+	for (long i = 0; i < iters; i++)
+		count_one();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long total, alive = 2, done = 0;
+	pthread_t *th;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s TOTAL [ALIVE [ITERS]]\n", argv[0]);
+		return 2;
+	}
+	total = atol(argv[1]);
+	if (argc > 2)
+		alive = atol(argv[2]);
+	if (argc > 3)
+		iters = atol(argv[3]);
+	if (total < 0 || alive < 1 || iters < 0)
+		return 2;
+	th = calloc((size_t)alive, sizeof(*th));
+	if (!th)
+		return 1;
+	while (done < total) {
+		long n = total - done < alive ? total - done : alive;
+
+		for (long i = 0; i < n; i++)
+			if (pthread_create(&th[i], NULL, worker, NULL)) {
+				perror("pthread_create");
+				return 1;
+			}
+		for (long i = 0; i < n; i++)
+			pthread_join(th[i], NULL);
+		done += n;
+	}
+	printf("threads=%ld total=%ld\n", started, shared_total);
+	free(th);
+	return 0;
+}
