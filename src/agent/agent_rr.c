@@ -1428,8 +1428,9 @@ void agent_rr_thread_noring(void)
 	if (!rr_self.has_id)
 		return;
 	if (agent_rr_mode & RR_MODE_RECORD) {
-		rr_lost("a thread found no free ring (more threads alive at once than "
-			"--max-threads): the recording is incomplete from there on");
+		rr_lost("a thread found no free ring: more threads were alive at once than "
+			"spool has rings (spool record --max-threads); the recording is "
+			"incomplete from there on");
 		if (agent_rr_mode & RR_MODE_SERIAL)
 			agent_serial_thread_leave();
 	} else {

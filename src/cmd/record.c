@@ -88,6 +88,9 @@ static void record_usage(FILE *out)
 		"  -o, --output DIR     trace directory (default spool.trace; an existing one\n"
 		"                       is kept as DIR.old)\n"
 		"      --ring-size SIZE per-thread ring buffer, power of two (default %um)\n"
+		"      --max-threads N  threads alive at once that get a ring (default %u; a\n"
+		"                       ring is used again once its thread has ended); a\n"
+		"                       thread beyond that makes the recording incomplete\n"
 		"      --until-fail N   run up to N times, keep the first failing recording\n"
 		"                       (non-zero exit, killed by a signal, or --check fails)\n"
 		"      --check CMD      with --until-fail: a shell command run after each run;\n"
@@ -99,7 +102,7 @@ static void record_usage(FILE *out)
 		"  -h, --help           show this help\n"
 		"\n"
 		"Then: spool replay DIR.\n",
-		SHM_DEFAULT_RING_BYTES >> 20);
+		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
 }
 
 static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -569,20 +572,21 @@ out:
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"mode", required_argument, NULL, 'm'},
-		{"chaos", no_argument, NULL, 'C'},
-		{"seed", required_argument, NULL, 'S'},
-		{"stuck-ms", required_argument, NULL, 's'},
-		{"lock-events", no_argument, NULL, 'L'},
-		{"compress", no_argument, NULL, 'Z'},
-		{"output", required_argument, NULL, 'o'},
-		{"ring-size", required_argument, NULL, 'r'},
-		{"until-fail", required_argument, NULL, 'u'},
-		{"check", required_argument, NULL, 'c'},
-		{"gdb-wrapper", no_argument, NULL, 'W'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"chaos", no_argument, NULL, 'C'},
+	    {"seed", required_argument, NULL, 'S'},
+	    {"stuck-ms", required_argument, NULL, 's'},
+	    {"lock-events", no_argument, NULL, 'L'},
+	    {"compress", no_argument, NULL, 'Z'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"ring-size", required_argument, NULL, 'r'},
+	    {"max-threads", required_argument, NULL, 'T'},
+	    {"until-fail", required_argument, NULL, 'u'},
+	    {"check", required_argument, NULL, 'c'},
+	    {"gdb-wrapper", no_argument, NULL, 'W'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct session_opts so = {
 		.trace_dir = "spool.trace",
@@ -638,6 +642,10 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'r':
 			if (session_opt_ring_size(&so, optarg, 65536) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'T':
+			if (session_opt_max_threads(&so, optarg) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'u':

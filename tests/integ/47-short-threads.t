@@ -10,7 +10,7 @@
 # here (100,000 in a manual run, doc/record.md).
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 27
 
 P="$PROGS/shortthreads-finst"
 N=20000
@@ -48,5 +48,20 @@ is_rc 0 "path: runs"
 is "$(grep -c ' count_one ' path.txt)" 2000 "path: every thread's call is there"
 is "$(grep ' count_one ' path.txt | awk '{print $3}' | cut -d/ -f1 | sort -u | wc -l)" 2000 \
 	"path: under 2000 different threads"
+
+# More threads alive at once than rings (300 threads waiting for the run
+# token, 256 rings): spool's own limit. The program runs on and is never
+# blamed; the recording says it is incomplete and why.
+spool_run record -o over.trace -- "$P" 600 300
+is_rc 0 "record, 300 threads alive at once: the program is not killed"
+like "$OUT" "threads=600 total=600" "record, 300 alive: the program runs to its end"
+like "$ERR" "more threads were alive at once than spool has rings" \
+	"record, 300 alive: spool names its own limit"
+unlike "$ERR" "spins in code|stuck" "record, 300 alive: the program is not blamed"
+spool_run replay -q over.trace
+is_rc 1 "replay refuses the incomplete recording"
+spool_run locks --max-threads 4 -o over-locks.trace -- "$PROGS/lockcount" 8 200 100
+num_cmp "$(summary_lost)" -gt 0 "locks, 8 threads alive and 4 rings: the loss is counted"
+like "$ERR" "because no ring was free" "locks, 8 threads alive and 4 rings: and said why"
 
 done_testing
