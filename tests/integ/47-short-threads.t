@@ -10,7 +10,7 @@
 # here (100,000 in a manual run, doc/record.md).
 . "$(dirname "$0")/lib.sh"
 
-plan 27
+plan 30
 
 P="$PROGS/shortthreads-finst"
 N=20000
@@ -48,6 +48,13 @@ is_rc 0 "path: runs"
 is "$(grep -c ' count_one ' path.txt)" 2000 "path: every thread's call is there"
 is "$(grep ' count_one ' path.txt | awk '{print $3}' | cut -d/ -f1 | sort -u | wc -l)" 2000 \
 	"path: under 2000 different threads"
+
+# spool probe: the function report counts each thread's calls apart.
+spool_run probe -e func:count_one -o probe.trace -- "$P" 2000 2
+is_rc 0 "probe: runs"
+like "$ERR" "count_one +2000 " "probe: every call is counted (the report is on stderr)"
+is "$(awk '/^per thread:/ {p = 1} p && $2 == "count_one" && $3 == 1' run.err | wc -l)" 2000 \
+	"probe: one call on each of 2000 threads, not 256 threads with several"
 
 # More threads alive at once than rings (300 threads waiting for the run
 # token, 256 rings): spool's own limit. The program runs on and is never
