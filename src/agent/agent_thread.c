@@ -170,13 +170,17 @@ static uintptr_t agent_stack_hi(void)
  * stream belongs to one process). When none is free but some thread has
  * ended, its ring is still being drained: the thread wakes the collector
  * and waits for it a bounded time (AGENT_CLAIM_WAIT_NS), once, at its
- * start. More threads alive at once than rings: the thread records
- * nothing, and its events are counted in lost_no_ring.
+ * start; after a wait in vain (the collector is stalled or gone) later
+ * threads do not wait until a ring has been freed again, so a dead spool
+ * costs one wait, not one per thread. More threads alive at once than
+ * rings: the thread records nothing, and its events are counted in
+ * lost_no_ring.
  */
-#define AGENT_CLAIM_WAIT_NS 200000000ull /* 200 ms */
+#define AGENT_CLAIM_WAIT_NS 1000000000ull /* 1 s: the collector drains every 50 ms */
 #define AGENT_CLAIM_NAP_NS 50000
 
-static uint32_t agent_claim_hint; /* where the last scan found a ring */
+static uint32_t agent_claim_hint;    /* where the last scan found a ring */
+static uint32_t agent_claim_stalled; /* a wait for a freed ring timed out */
 
 static int agent_ring_take(uint32_t idx)
 {
@@ -237,12 +241,19 @@ static uint32_t agent_ring_claim(struct shm_ctl *c)
 	for (;;) {
 		n = __atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE);
 		idx = agent_ring_reuse(n < max ? n : max, &draining);
-		if (idx != UINT32_MAX || !draining)
+		if (idx != UINT32_MAX) {
+			__atomic_store_n(&agent_claim_stalled, 0, __ATOMIC_RELAXED);
 			return idx;
-		if (!start)
-			start = agent_claim_now_ns();
-		else if (agent_claim_now_ns() - start > AGENT_CLAIM_WAIT_NS)
+		}
+		if (!draining || __atomic_load_n(&agent_claim_stalled, __ATOMIC_RELAXED))
 			return UINT32_MAX;
+		if (!start) {
+			start = agent_claim_now_ns();
+		} else if (agent_claim_now_ns() - start > AGENT_CLAIM_WAIT_NS) {
+			__atomic_store_n(&agent_claim_stalled, 1, __ATOMIC_RELAXED);
+			agent_log("no ring was freed for 1 s: threads go unrecorded");
+			return UINT32_MAX;
+		}
 		agent_wake();
 		{
 			struct timespec nap = {0, AGENT_CLAIM_NAP_NS};
