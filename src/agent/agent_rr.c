@@ -1441,6 +1441,17 @@ void agent_rr_thread_noring(void)
 	rr_self.has_id = 0;
 }
 
+void agent_rr_thread_unnumbered(void)
+{
+	if (agent_rr_mode & RR_MODE_RECORD)
+		rr_lost("a new thread could not take its number (the agent's start slots stayed "
+			"busy for 1 s): the recording is incomplete from there on");
+	else
+		rr_diverge(NULL, "pthread_create", 0, NULL,
+			   "the new thread could not take its number (the agent's start slots "
+			   "stayed busy for 1 s)");
+}
+
 /* A new thread, registered: in serial mode, wait for the run token. */
 void agent_rr_thread_go(void)
 {

@@ -410,6 +410,31 @@ static struct agent_start *agent_start_alloc(void)
 	return NULL;
 }
 
+/*
+ * Record/replay: a numbered thread must be wrapped, or it never takes its
+ * number, and serial mode would hand the run token to a thread that never
+ * takes it (the watchdog would then blame the program for spool's limit).
+ * The slots free as soon as the new threads run their first instruction,
+ * which needs no token: wait for one, a bounded time. Still none: the
+ * recording is incomplete, and the thread is created unnumbered.
+ */
+static struct agent_start *agent_start_wait(uint32_t *rr)
+{
+	uint64_t start = agent_claim_now_ns();
+
+	while (agent_claim_now_ns() - start < 1000000000ull) {
+		struct timespec nap = {0, 50000};
+		struct agent_start *s;
+
+		syscall(SYS_nanosleep, &nap, NULL);
+		if ((s = agent_start_alloc()))
+			return s;
+	}
+	agent_rr_thread_unnumbered();
+	*rr = RR_NO_TURN;
+	return NULL;
+}
+
 AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 				void *arg)
 {
@@ -431,6 +456,8 @@ AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void 
 			return rc;
 	}
 	s = agent_start_alloc();
+	if (!s && rr != RR_NO_TURN)
+		s = agent_start_wait(&rr);
 	if (!s) {
 		agent_log("start slots exhausted: thread not wrapped");
 		rc = agent_real.create(th, attr, fn, arg);
