@@ -91,7 +91,7 @@ struct path_state {
 	uint64_t entries;
 	uint32_t first_pid;
 	int keep_exits;
-	/* Traces of spool record/replay: per thread index (ring), its thread
+	/* Traces of spool record/replay: per thread (the reader's number), its thread
 	 * number in the recording + 1, from the schedule and input records the
 	 * thread wrote itself (own), or from token switches (sw: in a
 	 * recording another thread may write a release for it). */
@@ -383,7 +383,7 @@ static int path_feed(struct path_state *ps, const struct trace_event *ev)
 				return 0;
 			num = ((const struct rec_input *)h)->thread;
 		}
-		if (num >= EV_MAX_THREADS)
+		if (num >= RR_MAX_THREADS)
 			return 0;
 		if (ti >= ps->nrr) {
 			size_t cap = ps->nrr;

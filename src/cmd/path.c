@@ -228,9 +228,9 @@ int cmd_path(int argc, char **argv)
 			po.exits = 1;
 			break;
 		case 'n':
-			if (options_parse_uint(optarg, EV_MAX_THREADS - 1, &v) < 0) {
+			if (options_parse_uint(optarg, UINT32_MAX - 1, &v) < 0) {
 				log_err("--thread '%s': want a thread index (0 to %u)", optarg,
-					EV_MAX_THREADS - 1);
+					UINT32_MAX - 1);
 				return EXIT_USAGE;
 			}
 			po.thread = (int64_t)v;
