@@ -304,6 +304,8 @@ void agent_thread_register(struct agent_thread *t)
 	t->seq = 0;
 	t->stack_hi = agent_stack_hi();
 	t->state = AGENT_T_ON;
+	if (AGENT_UNLIKELY(agent_sys_cpu_on))
+		agent_sys_thread_start(t);
 
 	rt = agent_meta_begin(t, sizeof(*rt), &seq);
 	if (rt) {

@@ -10,7 +10,7 @@
 # here (100,000 in a manual run, doc/record.md).
 . "$(dirname "$0")/lib.sh"
 
-plan 30
+plan 32
 
 P="$PROGS/shortthreads-finst"
 N=20000
@@ -55,6 +55,14 @@ is_rc 0 "probe: runs"
 like "$ERR" "count_one +2000 " "probe: every call is counted (the report is on stderr)"
 is "$(awk '/^per thread:/ {p = 1} p && $2 == "count_one" && $3 == 1' run.err | wc -l)" 2000 \
 	"probe: one call on each of 2000 threads, not 256 threads with several"
+
+# spool probe -e sys:cpu: a ring's line sums the CPU time of every thread
+# that used it (600 threads of at least 1 ms each: 0.6 s at least; only
+# the last thread of each of the 256 rings made about 0.26 s).
+spool_run probe -e sys:cpu -o sys.trace -- "$P" 600 2 1 1000
+is_rc 0 "probe sys:cpu: runs"
+num_cmp "$(awk '$1 == "thread" {s += $5} END {printf "%d", s / 1e6}' sys.trace/.spool/sys)" \
+	-ge 600 "probe sys:cpu: the threads' CPU time adds up to 600 ms at least"
 
 # More threads alive at once than rings (300 threads waiting for the run
 # token, 256 rings): spool's own limit. The program runs on and is never
