@@ -31,12 +31,15 @@ is "$(json report.json 'len(set(t["index"] for t in d["threads"]))')" $((N + 1))
 num_cmp "$(json report.json 'max(t["acquisitions"] for t in d["threads"])')" -eq 1 \
 	"no thread is shown with another's acquisitions"
 
-# spool record + replay, both modes: the same output, no kill.
+# spool record + replay, both modes: the same output, no kill (sync mode
+# with fewer threads: its replay is the slower, and 256 were enough to fail).
 for mode in serial sync; do
-	spool_run record -q --mode "$mode" -o "$mode.trace" -- "$P" "$N" 2
-	is_rc 0 "record ($mode): exits with the program's status, not killed"
+	n=$N
+	[ "$mode" = sync ] && n=5000
+	spool_run record -q --mode "$mode" -o "$mode.trace" -- "$P" "$n" 2
+	is_rc 0 "record ($mode, $n threads): exits with the program's status, not killed"
 	unlike "$ERR" 'stuck|incomplete' "record ($mode): complete"
-	like "$OUT" "threads=$N total=$N" "record ($mode): the program's output"
+	like "$OUT" "threads=$n total=$n" "record ($mode): the program's output"
 	cp run.out "$mode.rec.out"
 	replays_same 1 0 "$mode.rec.out" -q "$mode.trace"
 	is "$SAME" 1 "replay ($mode): the same output"
