@@ -290,7 +290,8 @@ void agent_thread_register(struct agent_thread *t)
 	t->prod.on_ready = agent_ring_ready;
 	/* A reused ring goes on at its head. Once head has wrapped, a thread
 	 * of this process (the only one that reuses the ring) wrote every
-	 * page: nothing left to populate. */
+	 * page: nothing left to populate (after an exec, the new image faults
+	 * them in one by one on first use: slower, nothing worse). */
 	if (t->prod.head >= c->ring_bytes) {
 		t->prod.ready = UINT64_MAX;
 	} else {

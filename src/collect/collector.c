@@ -149,16 +149,15 @@ static int on_record(void *arg, const struct rec_hdr *rec)
  * in agent_thread.c). Only when everything up to head is in its stream;
  * the CAS leaves a ring alone whose state the target changed meanwhile.
  */
-static void collector_release(struct collector *c, struct shm_ring *r)
+static void collector_release(struct shm_ring *r)
 {
 	uint32_t st = RING_EXITED;
 
 	if (__atomic_load_n(&r->tail, __ATOMIC_RELAXED) !=
 	    __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
 		return;
-	if (__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
-					__ATOMIC_RELAXED))
-		c->st.rings_reused++;
+	__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
 }
 
 int collector_drain(struct collector *c)
@@ -182,8 +181,14 @@ int collector_drain(struct collector *c)
 			uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_ACQUIRE);
 
 			if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == 0 &&
-			    __atomic_load_n(&r->lost, __ATOMIC_RELAXED) == 0)
+			    __atomic_load_n(&r->lost, __ATOMIC_RELAXED) == 0) {
+				/* a thread that ended without a record (its
+				 * KIND_THREAD always fits, so only in theory):
+				 * its ring is free all the same */
+				if (state == RING_EXITED)
+					collector_release(r);
 				continue;
+			}
 			rc = trace_writer_stream(c->w, i, pid, tid, &rs->stream);
 			if (rc < 0) {
 				log_err("cannot create trace stream for thread %u: %s", tid,
@@ -207,7 +212,7 @@ int collector_drain(struct collector *c)
 			trace_stream_discarded(rs->stream, lost);
 		}
 		if (state == RING_EXITED && rc >= 0)
-			collector_release(c, r);
+			collector_release(r);
 	}
 	return 0;
 }

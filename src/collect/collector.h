@@ -23,7 +23,6 @@ struct collector_stats {
 	uint64_t corrupt_rings;
 	uint32_t threads;
 	uint32_t procs;
-	uint64_t rings_reused; /* rings given back to the agent after their thread ended */
 };
 
 struct collector;
