@@ -20,9 +20,10 @@
  * thread in the thread table (equal to its ring number; a ring is used again
  * by a later thread once its thread has ended, so it names the thread only
  * together with the KIND_THREAD record that opened the thread's part of the
- * ring's stream), the object index the slot of the lock in the lock table. Readers decode both back to a thread id
- * and a lock address through the KIND_THREAD and KIND_LOCKDEF metadata
- * records, which the agent emits once, when a thread or lock is first seen.
+ * ring's stream), the object index the slot of the lock in the lock table.
+ * Readers decode both back to a thread id and a lock address through the
+ * KIND_THREAD and KIND_LOCKDEF metadata records, which the agent emits once,
+ * when a thread or lock is first seen.
  *
  * This file must stay usable from the agent: no libc beyond <stdint.h>.
  */
