@@ -91,6 +91,10 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	struct ring_state *rs = &c->rings[c->cur_ring];
 	int rc;
 
+	/* A ring is reused by one thread after another (the agent's claim,
+	 * agent_thread.c): each opens with KIND_THREAD and counts its own seq. */
+	if (ev_kind(rec->word) == KIND_THREAD)
+		rs->have_seq = 0;
 	if (rs->have_seq && rec->seq != rs->last_seq + 1)
 		c->st.seq_gaps += (uint32_t)(rec->seq - rs->last_seq - 1);
 	rs->last_seq = rec->seq;
@@ -139,6 +143,23 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	return 0;
 }
 
+/*
+ * The thread of ring r has ended and the ring is drained: give it back to
+ * the agent, which reuses it for a new thread (the handshake is described
+ * in agent_thread.c). Only when everything up to head is in its stream;
+ * the CAS leaves a ring alone whose state the target changed meanwhile.
+ */
+static void collector_release(struct shm_ring *r)
+{
+	uint32_t st = RING_EXITED;
+
+	if (__atomic_load_n(&r->tail, __ATOMIC_RELAXED) !=
+	    __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+}
+
 int collector_drain(struct collector *c)
 {
 	uint32_t n = shm_host_nrings(c->h);
@@ -147,17 +168,27 @@ int collector_drain(struct collector *c)
 		struct ring_state *rs = &c->rings[i];
 		struct shm_ring *r = shm_ring_at(c->h->base, i);
 		uint64_t lost;
+		uint32_t state;
 		int rc;
 
 		if (rs->corrupt)
 			continue;
+		/* Loaded before the drain reads head: the agent stores
+		 * RING_EXITED after the thread's last commit. */
+		state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (!rs->stream) {
 			uint32_t pid = __atomic_load_n(&r->pid, __ATOMIC_ACQUIRE);
 			uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_ACQUIRE);
 
 			if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == 0 &&
-			    __atomic_load_n(&r->lost, __ATOMIC_RELAXED) == 0)
+			    __atomic_load_n(&r->lost, __ATOMIC_RELAXED) == 0) {
+				/* a thread that ended without a record (its
+				 * KIND_THREAD always fits, so only in theory):
+				 * its ring is free all the same */
+				if (state == RING_EXITED)
+					collector_release(r);
 				continue;
+			}
 			rc = trace_writer_stream(c->w, i, pid, tid, &rs->stream);
 			if (rc < 0) {
 				log_err("cannot create trace stream for thread %u: %s", tid,
@@ -180,6 +211,8 @@ int collector_drain(struct collector *c)
 			rs->lost_seen = lost;
 			trace_stream_discarded(rs->stream, lost);
 		}
+		if (state == RING_EXITED && rc >= 0)
+			collector_release(r);
 	}
 	return 0;
 }
