@@ -198,6 +198,37 @@ int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uin
 			 insn->target);
 }
 
+/*
+ * Call standard handler `handler` on a 16-byte aligned stack, whatever rsp
+ * was: the alignment C code (and any SSE spill in it) assumes at a call.
+ * rax is free (the caller saved it) and the flags are clobbered (the
+ * handler clobbers them anyway; save_flags pushed them before):
+ *   mov rax,rsp; and rsp,-16; push rax; push rax
+ *   movabs rax,handler; call rax; mov rsp,[rsp]
+ * Two pushes keep the alignment; [rsp] after the call holds the stack
+ * pointer to go back to.
+ */
+static int x86_call_aligned(struct x86_code *c, uint32_t handler)
+{
+	static const uint8_t align[] = {0x48, 0x89, 0xe0,	/* mov rax,rsp */
+					0x48, 0x83, 0xe4, 0xf0, /* and rsp,-16 */
+					0x50, 0x50};		/* push rax; push rax */
+	static const uint8_t back[] = {0x48, 0x8b, 0x24, 0x24}; /* mov rsp,[rsp] */
+	uint8_t b[10];
+	int rc = 0;
+
+	rc |= x86_put(c, align, sizeof(align));
+	b[0] = 0x48, b[1] = 0xb8; /* movabs rax, handler */
+	memset(b + 2, 0, 8);
+	rc |= x86_put(c, b, 10);
+	if (!rc)
+		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
+	b[0] = 0xff, b[1] = 0xd0; /* call rax */
+	rc |= x86_put(c, b, 2);
+	rc |= x86_put(c, back, sizeof(back));
+	return rc;
+}
+
 int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int save_flags)
 {
 	/* lea rsp,[rsp-128]: step over the red zone (lea keeps the flags) */
@@ -217,11 +248,10 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	int rc = 0;
 
 	/*
-	 * No realignment of the stack: the handlers are compiled
-	 * general-regs-only, so nothing in them needs 16-byte alignment, and
-	 * their rare calls into libc go through a function that realigns
-	 * (agent_probe_slow). At a function entry and at a ret the stack is
-	 * aligned anyway (rsp = 8 mod 16, then 128 + 72 bytes pushed).
+	 * The stack is realigned for the call (x86_call_aligned): a probe
+	 * may run with any rsp (a caller without a frame, a block in the
+	 * middle of a function), and the handler is C that may reach code
+	 * compiled with SSE (the ring-full wait, libc).
 	 */
 	rc |= x86_put(c, pre, sizeof(pre));
 	if (save_flags)
@@ -236,14 +266,7 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x94, b[3] = 0x24;
 	memcpy(b + 4, &sp_off, 4);
 	rc |= x86_put(c, b, 8);
-	/* movabs rax, handler; call rax */
-	b[0] = 0x48, b[1] = 0xb8;
-	memset(b + 2, 0, 8);
-	rc |= x86_put(c, b, 10);
-	if (!rc)
-		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
-	b[0] = 0xff, b[1] = 0xd0;
-	rc |= x86_put(c, b, 2);
+	rc |= x86_call_aligned(c, handler);
 	rc |= x86_put(c, pop, sizeof(pop));
 	if (save_flags)
 		rc |= x86_put(c, &popf, 1);
@@ -313,13 +336,7 @@ int x86_code_call_handler_full(struct x86_code *c, uint32_t probe_id, uint32_t h
 	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x94, b[3] = 0x24; /* lea rdx,[rsp+sp_off] */
 	memcpy(b + 4, &sp_off, 4);
 	rc |= x86_put(c, b, 8);
-	b[0] = 0x48, b[1] = 0xb8; /* movabs rax, handler */
-	memset(b + 2, 0, 8);
-	rc |= x86_put(c, b, 10);
-	if (!rc)
-		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
-	b[0] = 0xff, b[1] = 0xd0; /* call rax */
-	rc |= x86_put(c, b, 2);
+	rc |= x86_call_aligned(c, handler);
 	/* lea rsp,[rsp+drop]: the xmm and callee-saved copies */
 	b[0] = 0x48, b[1] = 0x8d, b[2] = 0xa4, b[3] = 0x24;
 	memcpy(b + 4, &drop, 4);
