@@ -84,6 +84,38 @@ static struct sigaction agent_probe_prog_trap[2];
 static struct sigaction *agent_probe_prog_trap_cur = &agent_probe_prog_trap[0];
 static int (*agent_probe_real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
+/*
+ * SIGTRAP is never really blocked while int3 probes are installed: a
+ * blocked synchronous SIGTRAP (an int3) kills the process. The mask calls
+ * (sigprocmask, pthread_sigmask, syscall(SYS_rt_sigprocmask), sigsuspend,
+ * ppoll, pselect, epoll_pwait, the sa_mask of sigaction) go to the kernel
+ * without SIGTRAP; what the program asked for is kept here, per thread, and
+ * given back when it reads its mask. A SIGTRAP sent to a thread that
+ * believes it blocked is held and sent again when it unblocks it.
+ */
+/* Bit operations on the kernel's 64 signals, without libc's sigset
+ * functions (no new import: 20-agent-symbols.t). */
+static inline int agent_probe_sig_has(const sigset_t *s, int sig)
+{
+	return (int)((((const uint64_t *)s)[0] >> (sig - 1)) & 1);
+}
+
+static inline void agent_probe_sig_del(sigset_t *s, int sig)
+{
+	((uint64_t *)s)[0] &= ~(1ull << (sig - 1));
+}
+
+static inline void agent_probe_sig_add(sigset_t *s, int sig)
+{
+	((uint64_t *)s)[0] |= 1ull << (sig - 1);
+}
+
+static __thread uint8_t agent_probe_trap_blocked; /* the program blocked SIGTRAP */
+static __thread uint8_t agent_probe_trap_held;	  /* one arrived meanwhile */
+/* Signals whose sigaction sa_mask the program gave with SIGTRAP in it. */
+static uint64_t agent_probe_samask_trap;
+static int (*agent_probe_real_sigmask)(int, const sigset_t *, sigset_t *);
+
 static const int agent_probe_fault_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define AGENT_PROBE_NFAULT (sizeof(agent_probe_fault_sigs) / sizeof(agent_probe_fault_sigs[0]))
 static struct sigaction agent_probe_old_fault[AGENT_PROBE_NFAULT];
@@ -131,6 +163,16 @@ static void agent_probe_prog_trap_set(const struct sigaction *act)
 	__atomic_store_n(&agent_probe_prog_trap_cur, next, __ATOMIC_RELEASE);
 }
 
+/* The thread no longer blocks SIGTRAP in its own view: send the one held
+ * back meanwhile. */
+static void agent_probe_trap_release(void)
+{
+	if (agent_probe_trap_blocked || !agent_probe_trap_held)
+		return;
+	agent_probe_trap_held = 0;
+	syscall(SYS_tgkill, getpid(), gettid(), SIGTRAP);
+}
+
 /*
  * A SIGTRAP that is not one of our probes: run the program's handler as
  * the kernel would have, with its sa_mask (and SIGTRAP, unless SA_NODEFER)
@@ -142,6 +184,7 @@ static void agent_probe_trap_chain(siginfo_t *si, void *uc)
 	const struct sigaction *o = __atomic_load_n(&agent_probe_prog_trap_cur, __ATOMIC_ACQUIRE);
 	struct sigaction a = *o;
 	sigset_t m, old;
+	uint8_t blocked;
 
 	if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
 		agent_probe_chain(&a, SIGTRAP, si, uc);
@@ -155,12 +198,18 @@ static void agent_probe_trap_chain(siginfo_t *si, void *uc)
 		agent_probe_prog_trap_set(&dfl);
 	}
 	m = a.sa_mask;
-	if (!(a.sa_flags & SA_NODEFER))
-		((unsigned long *)&m)[0] |= 1ul << (SIGTRAP - 1);
+	/* SIGTRAP itself is blocked only in the program's view (a probe in
+	 * its handler must still trap): one sent meanwhile is held. */
+	blocked = agent_probe_trap_blocked;
+	if (!(a.sa_flags & SA_NODEFER) || agent_probe_sig_has(&m, SIGTRAP))
+		agent_probe_trap_blocked = 1;
+	agent_probe_sig_del(&m, SIGTRAP);
 	/* Raw system calls: no new libc import (20-agent-symbols.t). */
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, _NSIG / 8);
 	agent_probe_chain(&a, SIGTRAP, si, uc);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	agent_probe_trap_blocked = blocked;
+	agent_probe_trap_release();
 }
 
 /*
@@ -232,6 +281,22 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 				return;
 			}
 		}
+	}
+	if (!p && agent_probe_trap_blocked) {
+		if (si->si_code <= 0) {
+			/* Sent (kill, raise): pending until unblocked. */
+			agent_probe_trap_held = 1;
+		} else {
+			/* The program's own trap with SIGTRAP blocked: the
+			 * kernel would have taken the default action. */
+			struct sigaction dfl;
+
+			memset(&dfl, 0, sizeof(dfl));
+			dfl.sa_handler = SIG_DFL;
+			agent_probe_chain(&dfl, SIGTRAP, si, ucv);
+		}
+		errno = saved;
+		return;
 	}
 	if (!p) {
 		agent_probe_trap_chain(si, ucv);
@@ -307,8 +372,165 @@ static int agent_probe_trap_install(void)
 		return -errno;
 	__atomic_store_n(&agent_probe_prog_trap_cur, &agent_probe_prog_trap[0], __ATOMIC_RELEASE);
 	__atomic_store_n(&agent_probe_trap_on, 1, __ATOMIC_RELEASE);
+	/* This thread may have been started with SIGTRAP blocked (a parent
+	 * that blocks everything before exec): unblock it for real, keep it
+	 * blocked in the program's view. In attach mode the other threads
+	 * keep theirs (doc/probe.md). */
+	{
+		sigset_t t, old;
+
+		memset(&t, 0, sizeof(t));
+		agent_probe_sig_add(&t, SIGTRAP);
+		if (!syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &t, &old, _NSIG / 8) &&
+		    agent_probe_sig_has(&old, SIGTRAP))
+			agent_probe_trap_blocked = 1;
+	}
 	return 0;
 }
+
+int agent_probe_trap_live(void)
+{
+	return __atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE);
+}
+
+/* A mask for a call that installs it for a while (sigsuspend, ppoll, ...;
+ * a handler's sa_mask): SIGTRAP removed while int3 probes are installed. */
+const sigset_t *agent_probe_mask_arg(const sigset_t *m, sigset_t *buf)
+{
+	if (!m || !agent_probe_trap_live() || !agent_probe_sig_has(m, SIGTRAP))
+		return m;
+	*buf = *m;
+	agent_probe_sig_del(buf, SIGTRAP);
+	return buf;
+}
+
+/* Found before main (a lookup from an interposer could run in a signal
+ * handler); until then, the system call. */
+__attribute__((constructor)) static void agent_probe_resolve(void)
+{
+	int saved = errno;
+
+	agent_self.busy++;
+	AGENT_RESOLVE(agent_probe_real_sigmask, "pthread_sigmask");
+	agent_self.busy--;
+	errno = saved;
+}
+
+/* rt_sigprocmask; not raw: as glibc's pthread_sigmask, which never blocks
+ * its two internal signals (SIGCANCEL, SIGSETXID: 32 and 33). */
+static int agent_probe_sigmask_sys(int how, const sigset_t *set, sigset_t *old, int raw)
+{
+	sigset_t s;
+
+	if (set && !raw) {
+		s = *set;
+		agent_probe_sig_del(&s, 32);
+		agent_probe_sig_del(&s, 33);
+		set = &s;
+	}
+	return syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) ? errno : 0;
+}
+
+/*
+ * The mask change itself (how, set, old as sigprocmask), SIGTRAP kept out
+ * of the kernel's mask, the program's own view of it kept per thread.
+ * raw: the call is the rt_sigprocmask system call (syscall()), which does
+ * not filter glibc's internal signals; otherwise glibc's pthread_sigmask.
+ * Returns 0 or an errno value (pthread_sigmask's convention).
+ */
+int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw)
+{
+	uint8_t was = agent_probe_trap_blocked, want;
+	sigset_t s;
+	int rc;
+
+	if (!agent_probe_trap_live()) {
+		if (raw || !agent_probe_real_sigmask)
+			return agent_probe_sigmask_sys(how, set, old, raw);
+		return agent_probe_real_sigmask(how, set, old);
+	}
+	if (set && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
+		return EINVAL;
+	want = set && agent_probe_sig_has(set, SIGTRAP);
+	if (set) {
+		s = *set;
+		agent_probe_sig_del(&s, SIGTRAP);
+		set = &s;
+	}
+	if (raw || !agent_probe_real_sigmask)
+		rc = agent_probe_sigmask_sys(how, set, old, raw);
+	else
+		rc = agent_probe_real_sigmask(how, set, old);
+	if (rc)
+		return rc;
+	if (old && was)
+		agent_probe_sig_add(old, SIGTRAP);
+	if (set) {
+		if (how == SIG_SETMASK)
+			agent_probe_trap_blocked = want;
+		else if (want)
+			agent_probe_trap_blocked = how == SIG_BLOCK;
+	}
+	agent_probe_trap_release();
+	return 0;
+}
+
+/* sigaction(sig, act, oact) of another signal than SIGTRAP while int3
+ * probes are installed: act's sa_mask without SIGTRAP (a probe in the
+ * handler must trap); the program's sa_mask comes back as it gave it. */
+const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
+					      struct sigaction *buf)
+{
+	if (!act || sig <= 0 || sig >= 64 || !agent_probe_trap_live())
+		return act;
+	if (!agent_probe_sig_has(&act->sa_mask, SIGTRAP)) {
+		__atomic_fetch_and(&agent_probe_samask_trap, ~(1ull << sig), __ATOMIC_RELAXED);
+		return act;
+	}
+	__atomic_fetch_or(&agent_probe_samask_trap, 1ull << sig, __ATOMIC_RELAXED);
+	*buf = *act;
+	agent_probe_sig_del(&buf->sa_mask, SIGTRAP);
+	return buf;
+}
+
+void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had)
+{
+	if (oact && sig > 0 && sig < 64 && (had & (1ull << sig)))
+		agent_probe_sig_add(&oact->sa_mask, SIGTRAP);
+}
+
+uint64_t agent_probe_action_marks(void)
+{
+	return __atomic_load_n(&agent_probe_samask_trap, __ATOMIC_RELAXED);
+}
+
+int agent_probe_trap_view(void)
+{
+	return agent_probe_trap_blocked;
+}
+
+void agent_probe_trap_view_set(int blocked)
+{
+	agent_probe_trap_blocked = (uint8_t)!!blocked;
+}
+
+/* The interposers: the program's view of SIGTRAP, the kernel without it. */
+AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return agent_probe_sigmask(how, set, old, 0);
+}
+
+AGENT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int rc = agent_probe_sigmask(how, set, old, 0);
+
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
 
 /* ---- faults of custom handlers ---- */
 

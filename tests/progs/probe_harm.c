@@ -14,13 +14,18 @@
  * Each is called N times from C (rsp 16-aligned at the call) and N times
  * from harm_call_odd (rsp 8 off). MODE blocks signals first:
  *   sigprocmask   sigprocmask(SIG_BLOCK, all) in main
- *   pthread       pthread_sigmask(SIG_BLOCK, all), calls in a new thread
- *                 that inherits the mask
+ *   pthread       pthread_sigmask(SIG_BLOCK, all) in main, the calls in a
+ *                 new thread, which inherits the mask
  *   thread        the calls in a thread that blocks all signals itself
- *   raw           the raw rt_sigprocmask system call
- *   suspend       all blocked, then each call under sigsuspend's mask
- *                 check: the mask the program reads back is the one it set
- * Output: "sum S" (the same natively and probed), "mask ok|BAD" with MODE.
+ *   raw           syscall(SYS_rt_sigprocmask, SIG_BLOCK, all)
+ *   handler       the calls in a SIGUSR1 handler whose sa_mask is full
+ *   suspend       all blocked, the calls in a SIGUSR1 handler run during
+ *                 sigsuspend(all but SIGUSR1)
+ *   held          all blocked, raise(SIGTRAP) stays pending (the
+ *                 program's SIGTRAP handler runs once SIGTRAP is unblocked)
+ * Every mode checks that the mask (or sa_mask) the program reads back is
+ * the one it set. Output: "sum S" (the same natively and probed), and with
+ * a MODE "mask ok" or "mask BAD".
  */
 #include <pthread.h>
 #include <signal.h>
@@ -73,35 +78,49 @@ odd:
 static long n_calls;
 static const char *mode = "";
 static int mask_ok = 1;
+static volatile long handler_sum;
+static volatile int traps;
 
-static void block_all(void)
+static int is(const char *m)
 {
-	sigset_t all, back;
+	return !strcmp(mode, m);
+}
 
-	sigfillset(&all);
-	if (!strcmp(mode, "raw")) {
-		/* 8 bytes: the kernel's sigset_t */
-		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
+/* The calling thread's mask blocks SIGTRAP, SIGSEGV and SIGUSR1, as the
+ * program set it (SIGKILL and SIGSTOP cannot be blocked; glibc keeps its
+ * two internal signals out). */
+static void check_all_blocked(void)
+{
+	sigset_t back;
+
+	if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &back, 8);
-	} else if (!strcmp(mode, "sigprocmask")) {
-		sigprocmask(SIG_BLOCK, &all, NULL);
-		sigprocmask(SIG_BLOCK, NULL, &back);
-	} else {
-		pthread_sigmask(SIG_BLOCK, &all, NULL);
+	else
 		pthread_sigmask(SIG_BLOCK, NULL, &back);
-	}
-	/* The program sees what it asked for (SIGKILL and SIGSTOP cannot be
-	 * blocked; glibc keeps its two internal signals out). */
 	if (!sigismember(&back, SIGTRAP) || !sigismember(&back, SIGSEGV) ||
 	    !sigismember(&back, SIGUSR1))
 		mask_ok = 0;
 }
 
-static long run_calls(void)
+static void block_all(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	if (is("raw"))
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
+	else if (is("sigprocmask"))
+		sigprocmask(SIG_BLOCK, &all, NULL);
+	else
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
+	check_all_blocked();
+}
+
+static long run_calls(long n)
 {
 	long s = 0;
 
-	for (long i = 0; i < n_calls; i++) {
+	for (long i = 0; i < n; i++) {
 		double d = (double)i * 0.25;
 
 		s += harm_leaf(i, d);
@@ -116,25 +135,71 @@ static void *thread_main(void *arg)
 {
 	long *out = arg;
 
-	if (!strcmp(mode, "thread"))
+	if (is("thread"))
 		block_all();
-	*out = run_calls();
+	else
+		check_all_blocked(); /* inherited from main */
+	*out = run_calls(n_calls);
 	return NULL;
 }
 
-static long run_suspend(void)
+static void on_usr1(int sig)
 {
-	sigset_t all, back;
+	(void)sig;
+	handler_sum += run_calls(n_calls / 10);
+}
+
+static void on_trap(int sig)
+{
+	(void)sig;
+	traps++;
+}
+
+static long run_handler(void)
+{
+	struct sigaction sa, back;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGUSR1, NULL, &back))
+		return -1;
+	if (!sigismember(&back.sa_mask, SIGTRAP))
+		mask_ok = 0;
+	if (is("suspend")) {
+		sigset_t m;
+
+		block_all();
+		sigfillset(&m);
+		sigdelset(&m, SIGUSR1);
+		for (int i = 0; i < 10; i++) {
+			raise(SIGUSR1); /* pending: blocked */
+			sigsuspend(&m);
+		}
+		check_all_blocked();
+	} else {
+		for (int i = 0; i < 10; i++)
+			raise(SIGUSR1);
+	}
+	return handler_sum;
+}
+
+static long run_held(void)
+{
+	sigset_t t;
 	long s;
 
+	signal(SIGTRAP, on_trap);
 	block_all();
-	s = run_calls();
-	/* The program's mask is still all blocked. */
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, NULL, &back);
-	if (!sigismember(&back, SIGTRAP))
+	raise(SIGTRAP); /* pending until unblocked */
+	s = run_calls(n_calls);
+	if (traps)
 		mask_ok = 0;
-	(void)all;
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	sigprocmask(SIG_UNBLOCK, &t, NULL);
+	if (traps != 1)
+		mask_ok = 0;
 	return s;
 }
 
@@ -144,19 +209,21 @@ int main(int argc, char **argv)
 
 	n_calls = argc > 1 ? atol(argv[1]) : 1000;
 	mode = argc > 2 ? argv[2] : "";
-	if (!strcmp(mode, "thread") || !strcmp(mode, "pthread")) {
+	if (is("thread") || is("pthread")) {
 		pthread_t th;
 
-		if (!strcmp(mode, "pthread"))
+		if (is("pthread"))
 			block_all();
 		if (pthread_create(&th, NULL, thread_main, &s) || pthread_join(th, NULL))
 			return 2;
-	} else if (!strcmp(mode, "suspend")) {
-		s = run_suspend();
+	} else if (is("handler") || is("suspend")) {
+		s = run_handler();
+	} else if (is("held")) {
+		s = run_held();
 	} else {
 		if (mode[0])
 			block_all();
-		s = run_calls();
+		s = run_calls(n_calls);
 	}
 	printf("sum %ld\n", s);
 	if (mode[0])
