@@ -28,6 +28,8 @@
 #define X86_F_NOP 0x100u     /* nop or int3 padding */
 #define X86_F_TAIL 0x200u    /* set by the probe planner, not the decoder: a jmp that
 			      * leaves the function for another one (a tail call) */
+#define X86_F_DATA 0x400u    /* set by the probe planner: bytes not known to be an
+			      * instruction (data in a function): never patched */
 
 struct x86_insn {
 	uint64_t addr;	 /* module offset of the instruction */
