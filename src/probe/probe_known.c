@@ -168,11 +168,16 @@ int probe_decode_known(struct probe_module *mod, uint32_t sym, const uint8_t *co
 		rc = -ENOMEM;
 		goto out;
 	}
+	/* The entry's flow first, then the other seeds, the lines last: a
+	 * seed inside an instruction already known is dropped (a target that
+	 * decoding garbage elsewhere produced must not cut the real code). */
 	rc = known_push(&w, s->addr);
+	if (!rc)
+		rc = known_walk_all(&w);
 	if (!rc)
 		rc = known_seed_module(&w, mod);
 	if (!rc)
-		rc = known_walk_all(&w); /* the flow first: lines only fill gaps */
+		rc = known_walk_all(&w);
 	if (!rc)
 		rc = probe_dwarf_line_addrs(mod, s->addr, s->addr + w.size, &lines, &nlines);
 	for (size_t i = 0; !rc && i < nlines; i++)
