@@ -23,6 +23,9 @@
  *                 sigsuspend(all but SIGUSR1)
  *   held          all blocked, raise(SIGTRAP) stays pending (the
  *                 program's SIGTRAP handler runs once SIGTRAP is unblocked)
+ *   attach FILE   all blocked (sigprocmask), prints "ready", then calls in
+ *                 rounds of N until FILE exists (for spool probe -p);
+ *                 prints "sum ok" when the sum is the expected one
  * Every mode checks that the mask (or sa_mask) the program reads back is
  * the one it set. Output: "sum S" (the same natively and probed), and with
  * a MODE "mask ok" or "mask BAD".
@@ -203,12 +206,32 @@ static long run_held(void)
 	return s;
 }
 
+/* Rounds of n until stop exists; each round's sum checked against the
+ * closed form (harm_leaf: 4i twice; harm_leaf_i3: 4i + (i & 1) twice). */
+static int run_attach(const char *stop)
+{
+	long want = 8 * n_calls * (n_calls - 1) + 2 * (n_calls / 2);
+	int ok = 1;
+
+	block_all();
+	printf("ready\n");
+	fflush(stdout);
+	while (access(stop, F_OK))
+		if (run_calls(n_calls) != want)
+			ok = 0;
+	check_all_blocked();
+	printf("sum %s\nmask %s\n", ok ? "ok" : "BAD", mask_ok ? "ok" : "BAD");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long s = 0;
 
 	n_calls = argc > 1 ? atol(argv[1]) : 1000;
 	mode = argc > 2 ? argv[2] : "";
+	if (is("attach"))
+		return argc > 3 ? run_attach(argv[3]) : 2;
 	if (is("thread") || is("pthread")) {
 		pthread_t th;
 
