@@ -412,24 +412,29 @@ int probe_module_analyse(struct probe_module *mod)
 			off += in.len;
 		}
 	}
+	/* Landing pads: the unwinder enters them, no branch does. */
+	{
+		uint64_t *lp = NULL;
+		size_t nlp = 0;
+
+		/* ...and a jump window must not cover one but at its first byte
+		 * (the unwinder would land inside the patch): targets too. */
+		rc = probe_fde_landing_pads(mod, &lp, &nlp);
+		for (size_t i = 0; !rc && i < nlp; i++) {
+			rc = probe_push_u64(&mod->seeds, &mod->nseeds, &scap, lp[i]);
+			if (!rc)
+				rc = probe_push_u64(&mod->targets, &mod->ntargets, &cap, lp[i]);
+		}
+		free(lp);
+		if (rc)
+			return rc;
+	}
 	if (mod->ntargets)
 		qsort(mod->targets, mod->ntargets, sizeof(uint64_t), probe_u64_cmp);
 	if (mod->njumps)
 		qsort(mod->jumps, mod->njumps, sizeof(uint64_t), probe_u64_cmp);
 	if (mod->ncalls)
 		qsort(mod->calls, mod->ncalls, sizeof(uint64_t), probe_u64_cmp);
-	/* Landing pads: the unwinder enters them, no branch does. */
-	{
-		uint64_t *lp = NULL;
-		size_t nlp = 0;
-
-		rc = probe_fde_landing_pads(mod, &lp, &nlp);
-		for (size_t i = 0; !rc && i < nlp; i++)
-			rc = probe_push_u64(&mod->seeds, &mod->nseeds, &scap, lp[i]);
-		free(lp);
-		if (rc)
-			return rc;
-	}
 	if (mod->nseeds)
 		qsort(mod->seeds, mod->nseeds, sizeof(uint64_t), probe_u64_cmp);
 	mod->data_said = calloc(mod->nsyms ? mod->nsyms : 1, 1);

@@ -439,6 +439,18 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 			why = buf;
 			break;
 		}
+		/* A call runs from the trampoline as "push the original return
+		 * address; jmp": only the last instruction of the window can
+		 * (the callee returns past the window), of a form that can. */
+		if ((in->flags & X86_F_CALL) &&
+		    (wlen + in->len < X86_JMP_LEN || !x86_call_movable(in, f->code + (in->addr - start)))) {
+			snprintf(buf, sizeof(buf),
+				 "'%s' in the first %d bytes: its return address cannot stay in "
+				 "the function",
+				 in->text, X86_JMP_LEN);
+			why = buf;
+			break;
+		}
 		if ((in->flags & (X86_F_RET | X86_F_TRAP)) ||
 		    ((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND) && k + 1 < f->n &&
 		     wlen + in->len < X86_JMP_LEN)) {
@@ -482,9 +494,16 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 		memcpy(d->orig, f->code, wlen);
 		snprintf(d->insn, sizeof(d->insn), "%s", f->in[0].text);
 		rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
-		for (size_t i = 0; !rc && i < k; i++)
-			rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - start));
-		if (!rc)
+		for (size_t i = 0; !rc && i < k; i++) {
+			const uint8_t *ip = f->code + (f->in[i].addr - start);
+
+			/* A call returns to the original code: no jump back. */
+			if (f->in[i].flags & X86_F_CALL)
+				rc = x86_code_call_moved(d->code, &f->in[i], ip);
+			else
+				rc = x86_code_relocate(d->code, &f->in[i], ip);
+		}
+		if (!rc && !(f->in[k - 1].flags & X86_F_CALL))
 			rc = x86_code_jmp(d->code, start + wlen);
 		if (!rc)
 			return 0;

@@ -198,6 +198,45 @@ int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uin
 			 insn->target);
 }
 
+int x86_call_movable(const struct x86_insn *insn, const uint8_t *p)
+{
+	return (insn->flags & X86_F_CALL) && !insn->unreloc &&
+	       ((insn->len == 5 && p[0] == 0xe8) ||
+		(insn->len == 6 && p[0] == 0xff && p[1] == 0x15));
+}
+
+int x86_code_call_moved(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
+{
+	/* lea rsp,[rsp-8]; push rax; lea rax,[rip+ret]; mov [rsp+8],rax; pop rax */
+	static const uint8_t pre[] = {0x48, 0x8d, 0x64, 0x24, 0xf8, 0x50};
+	static const uint8_t lea_rax[] = {0x48, 0x8d, 0x05};
+	static const uint8_t post[] = {0x48, 0x89, 0x44, 0x24, 0x08, 0x58};
+	int direct = insn->len == 5 && p[0] == 0xe8;
+	uint32_t at;
+	int rc;
+
+	if (!x86_call_movable(insn, p))
+		return -ENOTSUP;
+	rc = x86_put(c, pre, sizeof(pre));
+	if (!rc)
+		rc = x86_rel32(c, lea_rax, sizeof(lea_rax), insn->addr + insn->len);
+	if (!rc)
+		rc = x86_put(c, post, sizeof(post));
+	if (rc)
+		return rc;
+	if (direct) {
+		uint8_t jmp = 0xe9;
+
+		return x86_rel32(c, &jmp, 1, insn->target);
+	}
+	/* jmp [rip+X]: the same slot the call read */
+	at = c->len;
+	rc = x86_put(c, (const uint8_t[]){0xff, 0x25, 0, 0, 0, 0}, 6);
+	if (rc)
+		return rc;
+	return x86_reloc(c, at + 2, at + 6, PROBE_R_REL32, insn->target);
+}
+
 /*
  * Call standard handler `handler` on a 16-byte aligned stack, whatever rsp
  * was: the alignment C code (and any SSE spill in it) assumes at a call.
