@@ -261,8 +261,8 @@ static int sig_action(int sig, const struct sigaction *act, struct sigaction *oa
 }
 
 /* With int3 probes installed, a handler's sa_mask never blocks SIGTRAP for
- * real (a probe in the handler must trap); the program reads back what it
- * gave (agent_probe.c). */
+ * real (a probe in the handler must trap), nor the fault signals with
+ * custom handlers; the program reads back what it gave (agent_probe.c). */
 AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
 	struct sigaction buf;
@@ -271,7 +271,7 @@ AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigactio
 
 	if (sig == SIGTRAP || !agent_probe_trap_live())
 		return sig_action(sig, act, oact);
-	had = agent_probe_action_marks();
+	had = agent_probe_action_marks(sig);
 	rc = sig_action(sig, agent_probe_action_in(sig, act, &buf), oact);
 	if (!rc)
 		agent_probe_action_out(sig, oact, had);

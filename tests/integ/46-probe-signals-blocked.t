@@ -11,7 +11,11 @@
 # and holds a raise(SIGTRAP) pending; it is also started with every signal
 # already blocked by its parent. Under int3 probes its output, its exit
 # status and the masks it reads back must equal the native ones, and the
-# probes must have counted its calls. In attach mode (spool probe -p) the
+# probes must have counted its calls. A custom handler (--handler) that
+# faults is caught the same way with every signal blocked (SIGSEGV was
+# blocked: the program was killed), and the program's floating-point
+# argument survives the fault (it came back zeroed: a wrong sum). In attach
+# mode (spool probe -p) the
 # agent cannot keep SIGTRAP unblocked: int3 probes are left out (said) and
 # the program's mask is as it was after spool is gone.
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +27,7 @@ if [ ! -x "$PROG" ]; then
 fi
 N=200
 MODES=(sigprocmask pthread thread raw handler suspend held)
-plan $((2 + 3 * ${#MODES[@]} + 4 + 3))
+plan $((2 + 3 * ${#MODES[@]} + 4 + 3 + 9))
 
 spool_run probe --list -e 'func:harm_leaf_i3' -e 'var:long:x@harm_leaf' "$PROG"
 like "$OUT" '^harm_leaf_i3 +exit +int3 ' "--list: harm_leaf_i3's exits are int3 probes"
@@ -69,6 +73,25 @@ os.execv(sys.argv[1], sys.argv[1:])' \
 check_sanitizer run.err "spool probe (started with all signals blocked)"
 is_rc 0 "started with all signals blocked: exit 0" || show_run
 is "$(cat run.out)" "$native" "started with all signals blocked: output unchanged"
+
+# --- a custom handler that faults ---------------------------------------------
+CC="${CC:-cc}"
+if command -v "$CC" >/dev/null &&
+	"$CC" -shared -fPIC -mgeneral-regs-only -O2 -I"$REPO/include" -o fault.so \
+		"$REPO/tests/probe/handler_fault.c"; then
+	for m in none sigprocmask handler; do
+		arg=$m
+		[ "$m" = none ] && arg=
+		native="$("$PROG" $N $arg)"
+		# the 3rd entry faults: harm_leaf(1, 0.25), its double in xmm0
+		spool_run probe -q --handler ./fault.so -e 'func:harm_leaf' -- "$PROG" $N $arg
+		is_rc 0 "handler fault, signals $m: the program exits 0" || show_run
+		is "$OUT" "$native" "handler fault, signals $m: output (float arguments, masks) unchanged"
+		like "$ERR" "error handler: signal 11" "handler fault, signals $m: the error handler ran"
+	done
+else
+	skip 9 "no C compiler for the custom handler"
+fi
 
 # --- attach mode: a running program with every signal blocked ---------------
 rm -f stop.now
