@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 #include "agent_sys.h"
@@ -36,6 +37,7 @@ struct agent_start {
 	void *arg;
 	uint32_t used;
 	uint32_t rr_number; /* record/replay: the new thread's number (agent_rr.h) */
+	uint64_t sig_view;  /* probes: the creator's view of the kept signals (agent_probe.c) */
 };
 static struct agent_start agent_starts[AGENT_START_SLOTS];
 
@@ -380,6 +382,7 @@ static void *agent_thread_start(void *p)
 	void *ret;
 
 	agent_rr_thread_start(s->rr_number);
+	agent_probe_trap_view_set(s->sig_view);
 	__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
 	t = agent_enter();
 	if (t)
@@ -468,6 +471,7 @@ AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void 
 		s->fn = fn;
 		s->arg = arg;
 		s->rr_number = rr;
+		s->sig_view = agent_probe_trap_view();
 		rc = agent_real.create(th, attr, agent_thread_start, s);
 		if (rc)
 			__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);

@@ -233,6 +233,25 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		goto out_fail;
 	if (kill_at && !strcmp(kill_at, "prepared"))
 		kill(pid, SIGKILL);
+	/* A blocked synchronous SIGTRAP kills: with a thread blocking it, an
+	 * int3 probe would kill the process (in attach mode the agent cannot
+	 * keep SIGTRAP unblocked: it is not interposed). Those stay out. */
+	{
+		pid_t tid;
+		uint32_t dropped = 0;
+
+		if (probe_attach_trap_blocked(a, &tid)) {
+			for (uint32_t i = 0; i < ah->nprobes; i++)
+				if (ps[i].status == PROBE_S_READY && ps[i].method == PROBE_M_INT3) {
+					ps[i].status = PROBE_S_NO_TRAP;
+					dropped++;
+				}
+			if (dropped)
+				log_warn("pid %d: thread %d blocks SIGTRAP: %u int3 probes not "
+					 "placed (a hit would kill the process)",
+					 (int)pid, (int)tid, dropped);
+		}
+	}
 	/* No thread may be inside a range about to be replaced. */
 	lo = calloc(ah->nprobes + 1, sizeof(*lo));
 	hi = calloc(ah->nprobes + 1, sizeof(*hi));
