@@ -144,7 +144,9 @@ const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r
 size_t trace_reader_nproblems(const struct trace_reader *r);
 const struct trace_problem *trace_reader_problem(const struct trace_reader *r, size_t i);
 const char *trace_reader_dir(const struct trace_reader *r);
-/* Read a side file into a malloc'd buffer (NUL-terminated; *len excludes it). */
+/* Read a side file into a malloc'd buffer (NUL-terminated; *len excludes it).
+ * A link, a FIFO or a device, or a file larger than TRACE_SIDE_MAX, is an
+ * error (untrusted.h: -ELOOP, -ENODEV, -EFBIG). */
 int trace_reader_file(const struct trace_reader *r, const char *name, char **data, size_t *len);
 void trace_reader_close(struct trace_reader *r);
 
