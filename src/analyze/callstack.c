@@ -134,7 +134,7 @@ uint64_t callstack_unmatched_exits(const struct callstack *cs)
 static struct cs_thread *cs_thread(struct callstack *c, uint32_t stream)
 {
 	if (stream >= c->nth) {
-		size_t n = stream + 16;
+		size_t n = (size_t)stream + 16;
 		struct cs_thread *nt = realloc(c->th, n * sizeof(*nt));
 
 		if (!nt)

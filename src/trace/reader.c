@@ -658,6 +658,14 @@ static int scan_streams(struct trace_reader *r)
 
 		if (!stream_name_id(de->d_name, &id))
 			continue;
+		/* Stream N is ring N, and there are at most EV_MAX_THREADS of
+		 * them: readers index tables by it, so a larger number (from a
+		 * crafted name) must not reach them. */
+		if (id >= EV_MAX_THREADS) {
+			add_problem(r, de->d_name, 0,
+				    "not read: spool numbers its streams below %u", EV_MAX_THREADS);
+			continue;
+		}
 		if (r->nshards > 1 && id % r->nshards != r->shard)
 			continue;
 		if (r->nstreams == cap) {
