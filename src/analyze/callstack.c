@@ -59,7 +59,10 @@ static int cs_load_probes(struct callstack *c, const struct trace_reader *r)
 		    sscanf(line, "%u %15s %15s %4095s %llx %1023s", &id, op, method, module, &off,
 			   name) != 6)
 			continue;
-		if (!id || id >= 1u << 24)
+		/* ids number the lines from 0: one past the file's length is
+		 * not a probe, and would size the table (a 1-line file made it
+		 * 64 MiB) */
+		if (!id || id >= 1u << 24 || id >= len)
 			continue;
 		if (strcmp(op, "entry") && strcmp(op, "exit"))
 			continue; /* block and branch probes count, they have no calls */
