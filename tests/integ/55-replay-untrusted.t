@@ -5,11 +5,12 @@
 # the trace: LD_PRELOAD and the other loader variables in its environ are
 # not used unless --trust-env says so (and spool names them); a link planted
 # where the replay image is written, or a .spool directory that is a link,
-# is not written through; a recording made by another user names the
-# binary, command line and directory before anything runs.
+# is not written through; object numbers beyond what the recording holds
+# are refused before they size anything; a recording made by another user
+# names the binary, command line and directory before anything runs.
 . "$(dirname "$0")/lib.sh"
 
-plan 19
+plan 22
 
 spool_run record -q -o rec -- "$PROGS/lockcount" 2 100
 is_rc 0 "a small recording"
@@ -59,6 +60,17 @@ ln -s "$PWD/elsewhere" dirlink.trace/.spool
 spool_run replay -q -o r5.out dirlink.trace
 num_cmp "$RC" -ne 0 ".spool is a link: spool replay refuses the recording"
 ok "  and writes nothing where the link points" test ! -e elsewhere/replay.img
+
+# --- object numbers that would size the replay's tables ----------------
+# Every schedule record but the token's switches (op 32) names object
+# 16777200: before the bound, the replay of this 24 KB recording took
+# 500 MB and wrote a 134 MB replay image.
+cp -a rec objs.trace
+python3 "$REPO/tests/integ/trace_craft.py" u32 objs.trace 6 8 0xfffff0 16 32 >/dev/null
+spool_run replay -q -o r7.out objs.trace
+num_cmp "$RC" -ne 0 "object number 16777200 in a small recording: refused"
+like "$ERR" "bad object number 16777200" "  saying why"
+ok "  and no replay image is written for it" test ! -e objs.trace/.spool/replay.img
 
 # --- a recording made by another user ------------------------------------
 cp -a rec other.trace

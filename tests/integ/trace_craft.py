@@ -10,9 +10,12 @@
 #
 #   trace_craft.py word DIR KIND FIELD VALUE   set FIELD (thread|obj) of the
 #                                              word of every KIND event
-#   trace_craft.py u32 DIR KIND OFF VALUE      set the uint32 at payload
+#   trace_craft.py u32 DIR KIND OFF VALUE [NOT_OFF NOT_VALUE]
+#                                              set the uint32 at payload
 #                                              offset OFF (after word and
-#                                              seq) of every KIND event
+#                                              seq) of every KIND event (but
+#                                              those whose uint32 at NOT_OFF
+#                                              is NOT_VALUE)
 # KIND is a number (1 lock, 2 thread, 3 lockdef, 4 proc, 5 user, 6 sched,
 # 7 input, 8 func, 9 probe). Prints how many events it changed.
 import os
@@ -57,6 +60,7 @@ def events(data):
 def main():
     what, d, kind, field, value = sys.argv[1:6]
     kind, value = int(kind), int(value, 0)
+    skip = (int(sys.argv[6]), int(sys.argv[7], 0)) if len(sys.argv) > 7 else None
     changed = 0
     for name in sorted(os.listdir(d)):
         if not name.startswith("stream_"):
@@ -65,6 +69,8 @@ def main():
         data = bytearray(open(path, "rb").read())
         for p in events(bytes(data)):
             if data[p] != kind:
+                continue
+            if skip and struct.unpack_from("<I", data, p + 9 + 12 + skip[0])[0] == skip[1]:
                 continue
             if what == "word":
                 w = struct.unpack_from("<Q", data, p + 9)[0]
