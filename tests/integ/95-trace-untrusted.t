@@ -7,10 +7,11 @@
 # instead of hanging it; a stream named stream_4294967295 does not crash
 # spool export; lock indices, lock table indices and call depths written
 # as huge numbers in an 18 KB trace do not make spool report --locks or
-# spool path take gigabytes (max RSS measured with /usr/bin/time).
+# spool path take gigabytes, nor does a huge probe id in the probes side
+# file (max RSS measured with /usr/bin/time).
 . "$(dirname "$0")/lib.sh"
 
-plan 21
+plan 24
 
 CRAFT="python3 $REPO/tests/integ/trace_craft.py"
 # A crafted trace must end a command quickly: a hang is a failure.
@@ -138,5 +139,21 @@ if [ -n "$RSS" ]; then
 else
 	skip 2 "/usr/bin/time is not installed"
 fi
+
+# a probes side file whose one extra line says probe 16777000: before the
+# bound, report --functions took 70 MiB and spool path 530 MiB
+spool_run probe -q -o pr -e 'func:*' -- "$PROGS/lockcount" 2 100
+is_rc 0 "a small probe trace"
+printf '16777000 entry jump - 0x1000 evil\n' >>pr/.spool/probes
+size=$(du -sb --apparent-size pr | cut -f1)
+for cmd in "report --functions" path; do
+	# shellcheck disable=SC2086 # the command is two words
+	max_rss_kb $cmd pr
+	if [ -n "$RSS" ]; then
+		num_cmp "$RSS" -lt "$RSS_MAX" "probe id 16777000 in a ${size}-byte trace: spool $cmd uses ${RSS} KiB"
+	else
+		skip 1 "/usr/bin/time is not installed"
+	fi
+done
 
 done_testing
