@@ -97,7 +97,7 @@ static int fn_enter(void *ctx, uint32_t stream, const struct callstack_frame *fr
 	if (parent)
 		snprintf(name, sizeof(name), "%s", c->fns[parent->fn].name);
 	else if (c->sym)
-		symbolizer_format(c->sym, trace_reader_stream(c->r, stream)->pid, p->ret_ip, name,
+		symbolizer_format(c->sym, trace_reader_stream_by_id(c->r, stream)->pid, p->ret_ip, name,
 				  sizeof(name));
 	else
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)p->ret_ip);
@@ -212,7 +212,7 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 				if (!f->thread_calls[s])
 					continue;
 				fprintf(out, "%s{\"tid\":%u,\"calls\":%llu}", first ? "" : ",",
-					trace_reader_stream(r, s)->tid,
+					trace_reader_stream_by_id(r, (uint32_t)s)->tid,
 					(unsigned long long)f->thread_calls[s]);
 				first = 0;
 			}
@@ -245,7 +245,7 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	for (size_t s = 0; s < c->nstreams; s++)
 		for (size_t i = 0; i < c->nfns; i++)
 			if (c->fns[i].thread_calls && c->fns[i].thread_calls[s])
-				fprintf(out, "%-10u %-28s %12llu\n", trace_reader_stream(r, s)->tid,
+				fprintf(out, "%-10u %-28s %12llu\n", trace_reader_stream_by_id(r, (uint32_t)s)->tid,
 					c->fns[i].name,
 					(unsigned long long)c->fns[i].thread_calls[s]);
 	if (callstack_unmatched_exits(c->cs))
@@ -279,7 +279,9 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 	}
 	c.nfns = callstack_nfns(c.cs);
 	c.fns = calloc(c.nfns ? c.nfns : 1, sizeof(*c.fns));
-	c.nstreams = trace_reader_nstreams(r);
+	/* tables by stream id: ids need not be dense (a trace without
+	 * stream_1 has stream_2), and are below EV_MAX_THREADS */
+	c.nstreams = trace_reader_nstreams(r) ? (size_t)trace_reader_max_stream_id(r) + 1 : 0;
 	c.depth = calloc(c.nstreams ? c.nstreams : 1, sizeof(*c.depth));
 	if (!c.fns || !c.depth) {
 		rc = -ENOMEM;

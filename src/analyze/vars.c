@@ -578,8 +578,8 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r, 
 			if (!t->th[s].count)
 				continue;
 			fprintf(out, "%s{\"tid\":%u,\"count\":%llu,\"total_ns\":%llu}", tf ? "" : ",",
-				trace_reader_stream(r, s)->tid, (unsigned long long)t->th[s].count,
-				(unsigned long long)t->th[s].total);
+				trace_reader_stream_by_id(r, (uint32_t)s)->tid,
+				(unsigned long long)t->th[s].count, (unsigned long long)t->th[s].total);
 			tf = 0;
 		}
 		fprintf(out, "]}");
@@ -643,7 +643,7 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 		for (size_t s = 0; s < c->nstreams; s++)
 			if (t->th[s].count)
 				fprintf(out, "    tid %-24u %10llu %12.3f %12.3f %12.3f %12.3f\n",
-					trace_reader_stream(r, s)->tid,
+					trace_reader_stream_by_id(r, (uint32_t)s)->tid,
 					(unsigned long long)t->th[s].count, t->th[s].total / 1e6,
 					t->th[s].min / 1e3,
 					(double)t->th[s].total / t->th[s].count / 1e3,
@@ -674,7 +674,9 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 			dir);
 		goto out;
 	}
-	c.nstreams = trace_reader_nstreams(r);
+	/* tables by stream id: ids need not be dense, and are below
+	 * EV_MAX_THREADS */
+	c.nstreams = trace_reader_nstreams(r) ? (size_t)trace_reader_max_stream_id(r) + 1 : 0;
 	c.hits = calloc(c.nstreams ? c.nstreams : 1, sizeof(*c.hits));
 	if (!c.hits) {
 		rc = -ENOMEM;
@@ -686,7 +688,7 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		if (ev_kind(ev.rec->word) != KIND_PROBE)
 			continue;
-		rc = vr_event(&c, &ev, trace_reader_stream(r, ev.stream_id)->tid);
+		rc = vr_event(&c, &ev, trace_reader_stream_by_id(r, ev.stream_id)->tid);
 		if (rc < 0)
 			goto out;
 	}

@@ -830,6 +830,29 @@ const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r
 	return i < r->nstreams ? &r->streams[i].info : NULL;
 }
 
+const struct trace_stream_info *trace_reader_stream_by_id(const struct trace_reader *r,
+							  uint32_t id)
+{
+	size_t lo = 0, hi = r->nstreams;
+
+	/* streams are sorted by id (scan_streams), which need not be dense */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->streams[mid].info.stream_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nstreams && r->streams[lo].info.stream_id == id ? &r->streams[lo].info
+									  : NULL;
+}
+
+uint32_t trace_reader_max_stream_id(const struct trace_reader *r)
+{
+	return r->nstreams ? r->streams[r->nstreams - 1].info.stream_id : 0;
+}
+
 size_t trace_reader_nproblems(const struct trace_reader *r)
 {
 	return r->nproblems;

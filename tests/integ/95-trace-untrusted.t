@@ -11,7 +11,7 @@
 # file (max RSS measured with /usr/bin/time).
 . "$(dirname "$0")/lib.sh"
 
-plan 24
+plan 27
 
 CRAFT="python3 $REPO/tests/integ/trace_craft.py"
 # A crafted trace must end a command quickly: a hang is a failure.
@@ -155,5 +155,16 @@ for cmd in "report --functions" path; do
 		skip 1 "/usr/bin/time is not installed"
 	fi
 done
+
+# stream ids that are not dense (no stream_1, a stream_9): report --vars
+# looked the 9 up as a position and crashed, report --functions dropped
+# that thread's calls
+spool_run probe -q -o tp -e 'time:worker' -- "$PROGS/lockcount" 3 100
+is_rc 0 "a probe trace of 4 threads"
+$CRAFT renumber tp 1 9
+spool_run report --vars tp
+like "$OUT" "time:worker +3 " "no stream_1, a stream_9: spool report --vars counts the 3 calls"
+spool_run report --functions tp
+like "$OUT" "worker +3 " "  and spool report --functions too"
 
 done_testing

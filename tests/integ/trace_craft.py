@@ -16,6 +16,10 @@
 #                                              seq) of every KIND event (but
 #                                              those whose uint32 at NOT_OFF
 #                                              is NOT_VALUE)
+#   trace_craft.py renumber DIR FROM TO        stream_FROM becomes stream_TO,
+#                                              its packets' stream instance
+#                                              ids too (a trace whose stream
+#                                              ids are not dense)
 # KIND is a number (1 lock, 2 thread, 3 lockdef, 4 proc, 5 user, 6 sched,
 # 7 input, 8 func, 9 probe). Prints how many events it changed.
 import os
@@ -57,7 +61,24 @@ def events(data):
         off += size
 
 
+def renumber(d, old, new):
+    src = os.path.join(d, "stream_%d" % old)
+    data = bytearray(open(src, "rb").read())
+    off = 0
+    while off + HDR <= len(data):
+        size = struct.unpack_from("<Q", data, off + 56)[0] // 8
+        if size < HDR:
+            break
+        struct.pack_into("<Q", data, off + 24, new)
+        off += size
+    os.unlink(src)
+    open(os.path.join(d, "stream_%d" % new), "wb").write(data)
+
+
 def main():
+    if sys.argv[1] == "renumber":
+        renumber(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        return
     what, d, kind, field, value = sys.argv[1:6]
     kind, value = int(kind), int(value, 0)
     skip = (int(sys.argv[6]), int(sys.argv[7], 0)) if len(sys.argv) > 7 else None
