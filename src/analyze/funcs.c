@@ -97,8 +97,8 @@ static int fn_enter(void *ctx, uint32_t stream, const struct callstack_frame *fr
 	if (parent)
 		snprintf(name, sizeof(name), "%s", c->fns[parent->fn].name);
 	else if (c->sym)
-		symbolizer_format(c->sym, trace_reader_stream_by_id(c->r, stream)->pid, p->ret_ip, name,
-				  sizeof(name));
+		symbolizer_format(c->sym, trace_reader_stream_by_id(c->r, stream)->pid, p->ret_ip,
+				  name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)p->ret_ip);
 	/* "func+0x12 (file.c:3)": the caller is the function. */
@@ -245,7 +245,8 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	for (size_t s = 0; s < c->nstreams; s++)
 		for (size_t i = 0; i < c->nfns; i++)
 			if (c->fns[i].thread_calls && c->fns[i].thread_calls[s])
-				fprintf(out, "%-10u %-28s %12llu\n", trace_reader_stream_by_id(r, (uint32_t)s)->tid,
+				fprintf(out, "%-10u %-28s %12llu\n",
+					trace_reader_stream_by_id(r, (uint32_t)s)->tid,
 					c->fns[i].name,
 					(unsigned long long)c->fns[i].thread_calls[s]);
 	if (callstack_unmatched_exits(c->cs))

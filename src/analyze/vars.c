@@ -577,9 +577,10 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r, 
 		for (size_t s = 0; s < c->nstreams; s++) {
 			if (!t->th[s].count)
 				continue;
-			fprintf(out, "%s{\"tid\":%u,\"count\":%llu,\"total_ns\":%llu}", tf ? "" : ",",
-				trace_reader_stream_by_id(r, (uint32_t)s)->tid,
-				(unsigned long long)t->th[s].count, (unsigned long long)t->th[s].total);
+			fprintf(out, "%s{\"tid\":%u,\"count\":%llu,\"total_ns\":%llu}",
+				tf ? "" : ",", trace_reader_stream_by_id(r, (uint32_t)s)->tid,
+				(unsigned long long)t->th[s].count,
+				(unsigned long long)t->th[s].total);
 			tf = 0;
 		}
 		fprintf(out, "]}");

@@ -324,8 +324,8 @@ static const char *replay_escaped(const char *s, char *buf, size_t size)
  * build id matched the trace's, but the trace supplied that too: only the
  * binary's owner and permissions here say who could have put it there.
  */
-static void replay_say_foreign(const char *dir, const char *exe, char *const *argv,
-			       const char *cwd, const char *buildid)
+static void replay_say_foreign(const char *dir, const char *exe, char *const *argv, const char *cwd,
+			       const char *buildid)
 {
 	char line[4096], esc[1024];
 	struct stat st, bst;

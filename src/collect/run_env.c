@@ -25,9 +25,9 @@ static int run_env_spools(const char *e)
  * replay.
  */
 static const char *const run_env_loader_names[] = {
-	"GCONV_PATH",  "GETCONF_DIR", "GLIBC_TUNABLES",	  "HOSTALIASES", "LOCALDOMAIN",
-	"LOCPATH",     "MALLOC_TRACE", "NIS_PATH",	  "NLSPATH",	 "RESOLV_HOST_CONF",
-	"RES_OPTIONS", "TMPDIR",      "TZDIR",
+    "GCONV_PATH",  "GETCONF_DIR",  "GLIBC_TUNABLES", "HOSTALIASES", "LOCALDOMAIN",
+    "LOCPATH",	   "MALLOC_TRACE", "NIS_PATH",	     "NLSPATH",	    "RESOLV_HOST_CONF",
+    "RES_OPTIONS", "TMPDIR",	   "TZDIR",
 };
 
 int run_env_is_loader(const char *e)

@@ -830,8 +830,7 @@ const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r
 	return i < r->nstreams ? &r->streams[i].info : NULL;
 }
 
-const struct trace_stream_info *trace_reader_stream_by_id(const struct trace_reader *r,
-							  uint32_t id)
+const struct trace_stream_info *trace_reader_stream_by_id(const struct trace_reader *r, uint32_t id)
 {
 	size_t lo = 0, hi = r->nstreams;
 
@@ -845,7 +844,7 @@ const struct trace_stream_info *trace_reader_stream_by_id(const struct trace_rea
 			hi = mid;
 	}
 	return lo < r->nstreams && r->streams[lo].info.stream_id == id ? &r->streams[lo].info
-									  : NULL;
+								       : NULL;
 }
 
 uint32_t trace_reader_max_stream_id(const struct trace_reader *r)
