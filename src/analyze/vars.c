@@ -465,14 +465,6 @@ static int vr_event(struct vr_ctx *c, const struct trace_event *ev, uint32_t tid
 		if (!n || index >= n)
 			return 0;
 		if (index == 0) {
-			if (n > h->cap) {
-				uint8_t(*nr)[16] = realloc(h->raw, n * sizeof(*nr));
-
-				if (!nr)
-					return -ENOMEM;
-				h->raw = nr;
-				h->cap = n;
-			}
 			h->id = id;
 			h->nvars = n;
 			h->next = 0;
@@ -481,6 +473,20 @@ static int vr_event(struct vr_ctx *c, const struct trace_event *ev, uint32_t tid
 		}
 		if (h->id != id || h->nvars != n || h->next != index)
 			return 0; /* a record of this hit was lost */
+		if (index >= h->cap) {
+			/* grown as the hit's records come, not by the count the
+			 * first one claims (up to 65535): memory follows input */
+			uint32_t nc = h->cap ? h->cap * 2 : 8;
+			uint8_t(*nr)[16];
+
+			if (nc > n)
+				nc = n;
+			nr = realloc(h->raw, nc * sizeof(*nr));
+			if (!nr)
+				return -ENOMEM;
+			h->raw = nr;
+			h->cap = nc;
+		}
 		memcpy(h->raw[index], p->args, 16);
 		h->next++;
 		if (h->next == n) {

@@ -11,7 +11,7 @@
 # file (max RSS measured with /usr/bin/time).
 . "$(dirname "$0")/lib.sh"
 
-plan 27
+plan 29
 
 CRAFT="python3 $REPO/tests/integ/trace_craft.py"
 # A crafted trace must end a command quickly: a hang is a failure.
@@ -166,5 +166,26 @@ spool_run report --vars tp
 like "$OUT" "time:worker +3 " "no stream_1, a stream_9: spool report --vars counts the 3 calls"
 spool_run report --functions tp
 like "$OUT" "worker +3 " "  and spool report --functions too"
+
+# a variable probe's records claiming 65535 variables each, in 301 streams:
+# the report reserved 1 MiB per stream for them before the first arrived
+# (address space, measured with ulimit -v: the ASan build reserves
+# terabytes of shadow, so only the normal build is measured)
+spool_run probe -q -o pv -e 'var:int:i@compute:exit' -- "$PROGS/probe_vars" 50 5
+is_rc 0 "a variable probe trace"
+$CRAFT u32 pv 9 16 0xffff0000 >/dev/null # ret_ip: index 0 of 65535
+$CRAFT clone pv 0 300
+size=$(du -sb --apparent-size pv | cut -f1)
+if [ "$SPOOL_ASAN" = 1 ]; then
+	skip 1 "address space is not measurable under AddressSanitizer"
+else
+	(
+		ulimit -v 262144
+		exec "$SPOOL" report --vars pv >run.out 2>run.err
+	)
+	RC=$?
+	ERR="$(cat run.err)"
+	is "$RC" 0 "hits claiming 65535 variables in a ${size}-byte trace: report --vars fits in 256 MiB of address space" || diag "$ERR"
+fi
 
 done_testing

@@ -20,6 +20,8 @@
 #                                              its packets' stream instance
 #                                              ids too (a trace whose stream
 #                                              ids are not dense)
+#   trace_craft.py clone DIR FROM N            N copies of stream_FROM as
+#                                              stream_FROM+1 ... FROM+N
 # KIND is a number (1 lock, 2 thread, 3 lockdef, 4 proc, 5 user, 6 sched,
 # 7 input, 8 func, 9 probe). Prints how many events it changed.
 import os
@@ -61,7 +63,7 @@ def events(data):
         off += size
 
 
-def renumber(d, old, new):
+def renumber(d, old, new, keep=False):
     src = os.path.join(d, "stream_%d" % old)
     data = bytearray(open(src, "rb").read())
     off = 0
@@ -71,13 +73,19 @@ def renumber(d, old, new):
             break
         struct.pack_into("<Q", data, off + 24, new)
         off += size
-    os.unlink(src)
+    if not keep:
+        os.unlink(src)
     open(os.path.join(d, "stream_%d" % new), "wb").write(data)
 
 
 def main():
     if sys.argv[1] == "renumber":
         renumber(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        return
+    if sys.argv[1] == "clone":
+        first = int(sys.argv[3])
+        for k in range(1, int(sys.argv[4]) + 1):
+            renumber(sys.argv[2], first, first + k, keep=True)
         return
     what, d, kind, field, value = sys.argv[1:6]
     kind, value = int(kind), int(value, 0)
