@@ -34,14 +34,28 @@ struct fn_stat {
 	uint64_t unpaired; /* entries whose exit was never seen */
 	struct fn_caller *callers;
 	size_t ncallers;
-	uint64_t *thread_calls; /* per stream */
+	uint32_t id;   /* its function number (fns is sorted for printing) */
+};
+
+/*
+ * A (stream, function) pair that was entered: the activations open on that
+ * thread and its calls. Kept for the pairs seen only, in a hash table: a
+ * table of every stream by every function (both numbers from the trace)
+ * took gigabytes for a crafted trace of a few hundred events.
+ */
+struct fn_sf {
+	uint32_t stream, fn;
+	uint32_t depth;
+	uint64_t calls;
 };
 
 struct fn_ctx {
 	struct fn_stat *fns; /* index: function number of the callstack */
 	size_t nfns;
-	size_t nstreams;
-	uint32_t **depth; /* per stream, per fn: activations open on the thread */
+	struct fn_sf *sf;
+	size_t nsf, capsf;
+	uint32_t *slot; /* open addressing: index + 1 into sf, 0 = free */
+	size_t nslot;	/* a power of two, at least twice nsf */
 	struct callstack *cs;
 	struct trace_reader *r;
 	struct symbolizer *sym;
@@ -67,13 +81,56 @@ static int fn_add_caller(struct fn_stat *f, const char *name)
 	return 0;
 }
 
-static uint32_t *fn_depth(struct fn_ctx *c, uint32_t stream)
+static size_t fn_sf_hash(uint32_t stream, uint32_t fn, size_t nslot)
 {
-	if (stream >= c->nstreams)
-		return NULL;
-	if (!c->depth[stream])
-		c->depth[stream] = calloc(c->nfns ? c->nfns : 1, sizeof(**c->depth));
-	return c->depth[stream];
+	uint64_t h = ((uint64_t)stream << 32 | fn) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (nslot - 1);
+}
+
+/* The pair's entry (created at 0), or NULL when out of memory. */
+static struct fn_sf *fn_sf_get(struct fn_ctx *c, uint32_t stream, uint32_t fn)
+{
+	size_t i;
+
+	for (i = c->nslot ? fn_sf_hash(stream, fn, c->nslot) : 0; c->nslot && c->slot[i];
+	     i = (i + 1) & (c->nslot - 1)) {
+		struct fn_sf *e = &c->sf[c->slot[i] - 1];
+
+		if (e->stream == stream && e->fn == fn)
+			return e;
+	}
+	if (c->nsf == c->capsf) {
+		size_t cap = c->capsf ? c->capsf * 2 : 64;
+		struct fn_sf *v = realloc(c->sf, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		c->sf = v;
+		c->capsf = cap;
+	}
+	if (2 * (c->nsf + 1) > c->nslot) {
+		size_t n = c->nslot ? c->nslot * 2 : 128;
+		uint32_t *v = calloc(n, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t k = 0; k < c->nsf; k++) {
+			size_t j = fn_sf_hash(c->sf[k].stream, c->sf[k].fn, n);
+
+			while (v[j])
+				j = (j + 1) & (n - 1);
+			v[j] = (uint32_t)k + 1;
+		}
+		free(c->slot);
+		c->slot = v;
+		c->nslot = n;
+		for (i = fn_sf_hash(stream, fn, n); c->slot[i]; i = (i + 1) & (n - 1))
+			;
+	}
+	c->sf[c->nsf] = (struct fn_sf){.stream = stream, .fn = fn};
+	c->slot[i] = (uint32_t)++c->nsf;
+	return &c->sf[c->nsf - 1];
 }
 
 static int fn_enter(void *ctx, uint32_t stream, const struct callstack_frame *fr,
@@ -82,18 +139,14 @@ static int fn_enter(void *ctx, uint32_t stream, const struct callstack_frame *fr
 {
 	struct fn_ctx *c = ctx;
 	struct fn_stat *f = &c->fns[fr->fn];
-	uint32_t *depth = fn_depth(c, stream);
+	struct fn_sf *e = fn_sf_get(c, stream, fr->fn);
 	char name[512];
 
-	if (!depth)
-		return stream >= c->nstreams ? 0 : -ENOMEM;
+	if (!e)
+		return -ENOMEM;
 	f->calls++;
-	if (!f->thread_calls) {
-		f->thread_calls = calloc(c->nstreams, sizeof(uint64_t));
-		if (!f->thread_calls)
-			return -ENOMEM;
-	}
-	f->thread_calls[stream]++;
+	e->calls++;
+	e->depth++;
 	if (parent)
 		snprintf(name, sizeof(name), "%s", c->fns[parent->fn].name);
 	else if (c->sym)
@@ -105,7 +158,6 @@ static int fn_enter(void *ctx, uint32_t stream, const struct callstack_frame *fr
 	name[strcspn(name, "+ ")] = 0;
 	if (fn_add_caller(f, name) < 0)
 		return -ENOMEM;
-	depth[fr->fn]++;
 	return 0;
 }
 
@@ -114,12 +166,13 @@ static int fn_leave(void *ctx, uint32_t stream, const struct callstack_frame *fr
 {
 	struct fn_ctx *c = ctx;
 	struct fn_stat *f = &c->fns[fr->fn];
-	uint32_t *depth = fn_depth(c, stream);
+	struct fn_sf *e = fn_sf_get(c, stream, fr->fn);
 	uint64_t d = now > fr->t0 ? now - fr->t0 : 0;
 
-	if (!depth)
-		return stream >= c->nstreams ? 0 : -ENOMEM;
-	depth[fr->fn]--;
+	if (!e)
+		return -ENOMEM;
+	if (e->depth)
+		e->depth--;
 	if (!seen_exit)
 		f->unpaired++;
 	if (d < f->min)
@@ -127,7 +180,7 @@ static int fn_leave(void *ctx, uint32_t stream, const struct callstack_frame *fr
 	if (d > f->max)
 		f->max = d;
 	f->sum += d;
-	if (!depth[fr->fn])
+	if (!e->depth)
 		f->total += d;
 	f->self += d > fr->child ? d - fr->child : 0;
 	if (parent)
@@ -174,12 +227,51 @@ static void fn_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* Pairs by (function's rank, stream) (arg: the rank of each function). */
+static int fn_cmp_sf_fn(const void *a, const void *b, void *arg)
+{
+	const struct fn_sf *x = a, *y = b;
+	const uint32_t *rank = arg;
+
+	if (rank[x->fn] != rank[y->fn])
+		return rank[x->fn] < rank[y->fn] ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+/* Pairs by (stream, function's rank). */
+static int fn_cmp_sf_stream(const void *a, const void *b, void *arg)
+{
+	const struct fn_sf *x = a, *y = b;
+	const uint32_t *rank = arg;
+
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return rank[x->fn] < rank[y->fn] ? -1 : rank[x->fn] > rank[y->fn];
+}
+
+static unsigned fn_tid(struct trace_reader *r, uint32_t stream)
+{
+	const struct trace_stream_info *si = trace_reader_stream_by_id(r, stream);
+
+	return si ? si->tid : 0;
+}
+
 static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct funcs_opts *o,
 		     FILE *out)
 {
-	size_t shown = 0;
+	uint32_t *rank = calloc(c->nfns ? c->nfns : 1, sizeof(*rank));
+	size_t shown = 0, k = 0;
 
 	qsort_r(c->fns, c->nfns, sizeof(*c->fns), fn_cmp_total, NULL);
+	for (size_t i = 0; i < c->nfns && rank; i++)
+		rank[c->fns[i].id] = (uint32_t)i;
+	if (!rank)
+		c->nsf = 0; /* out of memory: no per-thread lines */
+	else if (o->json)
+		qsort_r(c->sf, c->nsf, sizeof(*c->sf), fn_cmp_sf_fn, rank);
+	else
+		qsort_r(c->sf, c->nsf, sizeof(*c->sf), fn_cmp_sf_stream, rank);
+	free(rank);
 	for (size_t i = 0; i < c->nfns; i++)
 		if (c->fns[i].ncallers)
 			qsort(c->fns[i].callers, c->fns[i].ncallers, sizeof(struct fn_caller),
@@ -208,14 +300,11 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 				fprintf(out, ",\"calls\":%llu}", (unsigned long long)f->callers[k].calls);
 			}
 			fprintf(out, "],\"threads\":[");
-			for (size_t s = 0, first = 1; f->thread_calls && s < c->nstreams; s++) {
-				if (!f->thread_calls[s])
-					continue;
+			/* sf is sorted by function rank (i), then stream */
+			for (int first = 1; k < c->nsf && c->sf[k].fn == f->id; k++, first = 0)
 				fprintf(out, "%s{\"tid\":%u,\"calls\":%llu}", first ? "" : ",",
-					trace_reader_stream_by_id(r, (uint32_t)s)->tid,
-					(unsigned long long)f->thread_calls[s]);
-				first = 0;
-			}
+					fn_tid(r, c->sf[k].stream),
+					(unsigned long long)c->sf[k].calls);
 			fprintf(out, "]}");
 		}
 		fprintf(out, "],\"unmatched_exits\":%llu}\n", (unsigned long long)callstack_unmatched_exits(c->cs));
@@ -242,13 +331,13 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 				(unsigned long long)f->unpaired);
 	}
 	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
-	for (size_t s = 0; s < c->nstreams; s++)
-		for (size_t i = 0; i < c->nfns; i++)
-			if (c->fns[i].thread_calls && c->fns[i].thread_calls[s])
-				fprintf(out, "%-10u %-28s %12llu\n",
-					trace_reader_stream_by_id(r, (uint32_t)s)->tid,
-					c->fns[i].name,
-					(unsigned long long)c->fns[i].thread_calls[s]);
+	/* sf is sorted by stream, then function rank; a function's name is
+	 * its callstack entry's (fns was sorted) */
+	for (k = 0; k < c->nsf; k++)
+		if (c->sf[k].calls)
+			fprintf(out, "%-10u %-28s %12llu\n", fn_tid(r, c->sf[k].stream),
+				callstack_fn(c->cs, c->sf[k].fn)->name,
+				(unsigned long long)c->sf[k].calls);
 	if (callstack_unmatched_exits(c->cs))
 		fprintf(out, "(%llu exits without an entry)\n",
 			(unsigned long long)callstack_unmatched_exits(c->cs));
@@ -280,11 +369,7 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 	}
 	c.nfns = callstack_nfns(c.cs);
 	c.fns = calloc(c.nfns ? c.nfns : 1, sizeof(*c.fns));
-	/* tables by stream id: ids need not be dense (a trace without
-	 * stream_1 has stream_2), and are below EV_MAX_THREADS */
-	c.nstreams = trace_reader_nstreams(r) ? (size_t)trace_reader_max_stream_id(r) + 1 : 0;
-	c.depth = calloc(c.nstreams ? c.nstreams : 1, sizeof(*c.depth));
-	if (!c.fns || !c.depth) {
+	if (!c.fns) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -292,6 +377,7 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 		c.fns[i].name = callstack_fn(c.cs, (uint32_t)i)->name;
 		c.fns[i].module = callstack_fn(c.cs, (uint32_t)i)->module;
 		c.fns[i].min = UINT64_MAX;
+		c.fns[i].id = (uint32_t)i;
 	}
 	if (symbolizer_open(&c.sym, r) < 0)
 		c.sym = NULL;
@@ -317,14 +403,12 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 out:
 	if (c.sym)
 		symbolizer_close(c.sym);
-	for (size_t s = 0; s < c.nstreams && c.depth; s++)
-		free(c.depth[s]);
-	free(c.depth);
+	free(c.sf);
+	free(c.slot);
 	for (size_t i = 0; i < c.nfns && c.fns; i++) {
 		for (size_t k = 0; k < c.fns[i].ncallers; k++)
 			free(c.fns[i].callers[k].name);
 		free(c.fns[i].callers);
-		free(c.fns[i].thread_calls);
 	}
 	free(c.fns);
 	callstack_free(c.cs);

@@ -11,7 +11,7 @@
 # file (max RSS measured with /usr/bin/time).
 . "$(dirname "$0")/lib.sh"
 
-plan 29
+plan 31
 
 CRAFT="python3 $REPO/tests/integ/trace_craft.py"
 # A crafted trace must end a command quickly: a hang is a failure.
@@ -155,6 +155,31 @@ for cmd in "report --functions" path; do
 		skip 1 "/usr/bin/time is not installed"
 	fi
 done
+
+# 100,000 functions in the probes file, 1000 threads calling: the function
+# report kept a counter per function for every thread (400 KB a thread)
+# and found each function by a linear search (23 s before this bound)
+python3 -c '
+import sys
+with open(sys.argv[1], "a") as f:
+    for i in range(1000, 101000):
+        f.write("%d entry jump - 0x%x f%d\n" % (i, 0x100000 + i, i))
+' pr/.spool/probes
+$CRAFT clone pr 1 1000
+size=$(du -sb --apparent-size pr | cut -f1)
+if [ "$SPOOL_ASAN" = 1 ]; then
+	spool_run report --functions pr
+	is_rc 0 "100,000 functions, 1000 threads (${size} bytes): spool report --functions"
+else
+	(
+		ulimit -v 262144
+		exec timeout -k 5 "$HANG" "$SPOOL" report --functions pr >run.out 2>run.err
+	)
+	RC=$?
+	ERR="$(cat run.err)"
+	is "$RC" 0 "100,000 functions, 1000 threads (${size} bytes): report --functions fits in 256 MiB" || diag "$ERR"
+fi
+like "$(cat run.out)" "worker +1001 " "  and counts the 1001 calls of worker (stream_2 was one of the copies)"
 
 # stream ids that are not dense (no stream_1, a stream_9): report --vars
 # looked the 9 up as a position and crashed, report --functions dropped
