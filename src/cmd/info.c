@@ -74,7 +74,9 @@ int cmd_info(int argc, char **argv)
 	}
 	rc = trace_reader_file(r, "summary", &summary, &len);
 	if (rc == 0) {
-		printf("run summary:\n%s", summary);
+		/* the side file as it is, but for terminal control bytes */
+		printf("run summary:\n");
+		trace_print_untrusted(stdout, summary, len);
 		free(summary);
 	} else if (rc != -ENOENT) {
 		/* a link to a file outside the trace, a FIFO: not read */

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -150,6 +151,18 @@ int trace_open_named(const char *path)
 	if (fd < 0)
 		return -errno;
 	return check_regular(fd, TRACE_NO_MAX, NULL);
+}
+
+void trace_print_untrusted(FILE *out, const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
 }
 
 const char *trace_open_strerror(int err)

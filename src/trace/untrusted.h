@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The bound on a side file read whole into memory: what a reader may
  * allocate for one file is at most this. */
@@ -46,6 +47,11 @@ int trace_read_dir_file(const char *dir, const char *rel, uint64_t max, char **d
  * are followed (maps name the files as the program opened them). The
  * descriptor or a negative errno. */
 int trace_open_named(const char *path);
+
+/* Write text from a trace to out with the bytes a terminal acts on
+ * (control characters but newline and tab, DEL) as \xNN: a side file
+ * printed as it is could hold escape sequences. */
+void trace_print_untrusted(FILE *out, const char *text, size_t len);
 
 /* A message for the errors above (strerror for the others). */
 const char *trace_open_strerror(int err);

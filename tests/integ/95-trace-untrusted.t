@@ -11,7 +11,7 @@
 # file (max RSS measured with /usr/bin/time).
 . "$(dirname "$0")/lib.sh"
 
-plan 31
+plan 32
 
 CRAFT="python3 $REPO/tests/integ/trace_craft.py"
 # A crafted trace must end a command quickly: a hang is a failure.
@@ -45,6 +45,16 @@ ln -sf "$PWD/secret" link.trace/.spool/summary
 spool_run info link.trace
 unlike "$OUT$ERR" "SECRET-$$" "summary -> a secret file: spool info does not print it"
 like "$ERR" "summary.*symbolic link" "  and says the link was not followed"
+
+# terminal escape sequences in a side file spool info prints
+crafted esc.trace
+printf 'note=\033]0;pwned\007\033[31mred\n' >>esc.trace/.spool/summary
+spool_run info esc.trace
+if grep -q $'\033' run.out; then
+	fail "escape sequences in the summary: spool info does not send them to the terminal"
+else
+	pass "escape sequences in the summary: spool info does not send them to the terminal"
+fi
 
 crafted meta-link.trace
 mv meta-link.trace/metadata real-metadata
