@@ -34,6 +34,12 @@ struct lockstat;
 
 struct lockstat_opts {
 	int no_order_graph; /* skip the lock-order graph (and deadlock report) */
+	/* Bytes of the input (the trace's stream files), 0 when not known. A
+	 * lock index sizes tables (by index, and the lock-order graph's), so
+	 * one beyond what this much input can number (a lock table entry is
+	 * 45 bytes, LS_BYTES_PER_LOCK counts 8) is a malformed record: a
+	 * crafted 18 KB trace cannot make the report take gigabytes. */
+	uint64_t input_bytes;
 };
 
 /*

@@ -79,6 +79,7 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 	struct lockstat_print_opts po = *po_in;
 	struct trace_reader *r = NULL;
 	struct lockstat *ls = NULL;
+	struct lockstat_opts lo = {0};
 	struct trace_event ev;
 	uint64_t lost = 0, bad_shown = 0;
 	size_t nprob;
@@ -93,7 +94,10 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
 		return rc;
 	}
-	ls = lockstat_new(NULL);
+	/* Tables by lock index are bounded by the input's size (lockstat.h). */
+	for (size_t i = 0; i < trace_reader_nstreams(r); i++)
+		lo.input_bytes += trace_reader_stream(r, i)->bytes;
+	ls = lockstat_new(&lo);
 	if (!ls) {
 		rc = -ENOMEM;
 		log_err("%s: out of memory", trace_dir);

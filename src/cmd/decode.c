@@ -35,6 +35,7 @@
 #include "../../include/spool/trace.h"
 #include "../cc/cc_table.h"
 #include "../trace/trace.h"
+#include "../trace/untrusted.h"
 #include "../util/log.h"
 #include "cmd.h"
 
@@ -499,10 +500,11 @@ static int load_binary(struct dec_tables *t, const char *path)
 	int fd, rc = 0;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* often a path the trace names (proc/PID.exe): not a FIFO, not a device */
+	fd = trace_open_named(path);
 	if (fd < 0) {
-		log_err("cannot open %s: %s", path, strerror(errno));
-		return -errno;
+		log_err("cannot open %s: %s", path, trace_open_strerror(fd));
+		return fd;
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {

@@ -7,12 +7,14 @@
  * is listed with its file and offset, and the exit status says whether there
  * were any.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../trace/trace.h"
+#include "../trace/untrusted.h"
 #include "../util/log.h"
 #include "cmd.h"
 
@@ -70,9 +72,15 @@ int cmd_info(int argc, char **argv)
 		if (k < KIND_MAX)
 			kinds[k]++;
 	}
-	if (trace_reader_file(r, "summary", &summary, &len) == 0) {
-		printf("run summary:\n%s", summary);
+	rc = trace_reader_file(r, "summary", &summary, &len);
+	if (rc == 0) {
+		/* the side file as it is, but for terminal control bytes */
+		printf("run summary:\n");
+		trace_print_untrusted(stdout, summary, len);
 		free(summary);
+	} else if (rc != -ENOENT) {
+		/* a link to a file outside the trace, a FIFO: not read */
+		log_warn("%s/.spool/summary: not read: %s", dir, trace_open_strerror(rc));
 	}
 	printf("events: %llu (lock %llu, thread %llu, lockdef %llu, proc %llu) over %.6f s\n",
 	       (unsigned long long)n, (unsigned long long)kinds[KIND_LOCK],

@@ -87,6 +87,9 @@ static void path_usage(FILE *out)
 		"                       suffixes (default %um); a full ring loses events\n"
 		"      --max-threads N  when recording: threads alive at once that get a ring\n"
 		"                       (default %u; an ended thread's ring is used again)\n"
+		"      --trust-env      TRACE_DIR made by spool record: its replay takes the\n"
+		"                       loader's variables (LD_PRELOAD, ...) from the\n"
+		"                       recorded environment too (spool replay --trust-env)\n"
 		"  -q, --quiet          no summary line\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -140,7 +143,8 @@ static int path_record(struct session_opts *so, int quiet, int functions)
  * replay it with --record-path into DIR (the program's stdout discarded,
  * its stderr and the replay's diagnostics kept) and read the path there.
  * Returns 0, or 1 after saying why the replay did not give a path. */
-static int path_replay(const char *trace_dir, const char *dir, int quiet, int functions)
+static int path_replay(const char *trace_dir, const char *dir, int quiet, int functions,
+		       int trust_env)
 {
 	char self[PATH_MAX], fnopt[32];
 	int status, fd;
@@ -167,8 +171,14 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet, int fu
 			dup2(fd, STDOUT_FILENO);
 			close(fd);
 		}
-		execl(self, self, "replay", "-q", "--record-path", fnopt, "-o", dir, trace_dir,
-		      (char *)NULL);
+		/* the replay takes no loader variable from the trace unless
+		 * told to (spool replay --trust-env) */
+		if (trust_env)
+			execl(self, self, "replay", "-q", "--record-path", fnopt, "--trust-env",
+			      "-o", dir, trace_dir, (char *)NULL);
+		else
+			execl(self, self, "replay", "-q", "--record-path", fnopt, "-o", dir,
+			      trace_dir, (char *)NULL);
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -200,6 +210,7 @@ int cmd_path(int argc, char **argv)
 		{"trace-dir", required_argument, NULL, 't'},
 		{"ring-size", required_argument, NULL, 'r'},
 		{"max-threads", required_argument, NULL, 'T'},
+		{"trust-env", no_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -211,7 +222,8 @@ int cmd_path(int argc, char **argv)
 	};
 	struct path_opts po = {.thread = -1};
 	const char *output = NULL, *trace_dir = "spool.trace";
-	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0, remove_tmp = 0;
+	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0, remove_tmp = 0,
+	    trust_env = 0;
 	char tmp[PATH_MAX], tmp_trace[PATH_MAX + 8];
 	struct outfile of = {.f = stdout};
 	struct stat st;
@@ -259,6 +271,9 @@ int cmd_path(int argc, char **argv)
 		case 'T':
 			if (session_opt_max_threads(&so, optarg) < 0)
 				return EXIT_USAGE;
+			break;
+		case 'U':
+			trust_env = 1;
 			break;
 		case 'q':
 			quiet = 1;
@@ -321,7 +336,7 @@ int cmd_path(int argc, char **argv)
 			}
 			snprintf(tmp_trace, sizeof(tmp_trace), "%s%s", tmp,
 				 remove_tmp ? "/trace" : "");
-			if (path_replay(trace_dir, tmp_trace, quiet, po.functions)) {
+			if (path_replay(trace_dir, tmp_trace, quiet, po.functions, trust_env)) {
 				rc = 1;
 				goto out_tmp;
 			}

@@ -167,8 +167,17 @@ uint32_t trace_reader_nthreads(const struct trace_reader *r);
 const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r, size_t i);
 size_t trace_reader_nproblems(const struct trace_reader *r);
 const struct trace_problem *trace_reader_problem(const struct trace_reader *r, size_t i);
+/* The stream with this id, or NULL: ids need not be dense (a trace may lack
+ * a stream file), so trace_reader_stream(r, id) is not it. Ids are below
+ * EV_MAX_THREADS (the reader skips other stream files). */
+const struct trace_stream_info *trace_reader_stream_by_id(const struct trace_reader *r,
+							  uint32_t id);
+/* The largest stream id (0 without streams): tables by id have one more. */
+uint32_t trace_reader_max_stream_id(const struct trace_reader *r);
 const char *trace_reader_dir(const struct trace_reader *r);
-/* Read a side file into a malloc'd buffer (NUL-terminated; *len excludes it). */
+/* Read a side file into a malloc'd buffer (NUL-terminated; *len excludes it).
+ * A link, a FIFO or a device, or a file larger than TRACE_SIDE_MAX, is an
+ * error (untrusted.h: -ELOOP, -ENODEV, -EFBIG). */
 int trace_reader_file(const struct trace_reader *r, const char *name, char **data, size_t *len);
 void trace_reader_close(struct trace_reader *r);
 
