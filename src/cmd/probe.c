@@ -105,6 +105,10 @@ static void probe_usage(FILE *out)
 		"  -q, --quiet          summary line only, no report\n"
 		"  -h, --help           show this help\n"
 		"\n"
+		"Exit status: the program's (128+N if signal N killed it); 4 if that is 0 but\n"
+		"the trace is incomplete (events lost, the disk full; the summary line says\n"
+		"how many); 1 if a handler failed or nothing could be probed.\n"
+		"\n"
 		"Later: spool report --functions DIR. See doc/probe.md.\n",
 		SHM_DEFAULT_RING_BYTES >> 20);
 }
@@ -673,8 +677,8 @@ int cmd_probe(int argc, char **argv)
 		log_info("%s killed by signal %d (%s)", so.argv[0], res.term_signal,
 			 strsignal(res.term_signal));
 	log_info("%zu of %zu probes placed, %llu events lost, trace in %s/", probe_run_placed(&m),
-		 njump + nint3, (unsigned long long)(res.st.lost_ring + res.st.lost_no_ring),
-		 so.trace_dir);
+		 njump + nint3, (unsigned long long)trace_loss_events(&res.loss), so.trace_dir);
+	trace_loss_warn(so.trace_dir, &res.loss);
 	if (!so.quiet && !res.trace_error) {
 		fflush(stdout);
 		probe_reports(so.trace_dir, &m, &fo);
@@ -684,7 +688,7 @@ int cmd_probe(int argc, char **argv)
 			sysreport_dir(so.trace_dir, &sro, stderr);
 		}
 	}
-	status = res.exit_status;
+	status = cmd_run_status(&res);
 	if (pr.handler_failed && !status)
 		status = 1;
 out:

@@ -117,8 +117,11 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 		rec = trace_zinput_pack(&c->z, rec);
 	rc = trace_stream_write(rs->stream, rec);
 	if (rc < 0) {
-		log_warn("ring %u: record of kind %u not written: %s", c->cur_ring,
-			 ev_kind(rec->word), strerror(-rc));
+		/* counted as lost; said once, not once a record */
+		if (!c->st.rejected++)
+			log_warn("ring %u: record of kind %u not written: %s (such records are "
+				 "counted as lost)",
+				 c->cur_ring, ev_kind(rec->word), strerror(-rc));
 		return 0;
 	}
 	c->st.events++;
@@ -184,6 +187,19 @@ int collector_drain(struct collector *c)
 	return 0;
 }
 
+/* The collector's part of the losses, for the trace's state file. */
+static void note_loss(struct collector *c)
+{
+	struct trace_loss l = {
+	    .no_ring = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED),
+	    .seq_gaps = c->st.seq_gaps,
+	    .damaged_rings = c->st.corrupt_rings,
+	    .rejected = c->st.rejected,
+	};
+
+	trace_writer_note_loss(c->w, &l);
+}
+
 int collector_flush(struct collector *c)
 {
 	int ret = 0;
@@ -197,6 +213,9 @@ int collector_flush(struct collector *c)
 		if (rc < 0 && !ret)
 			ret = rc;
 	}
+	/* what a killed spool leaves says what was lost up to here */
+	note_loss(c);
+	trace_writer_checkpoint(c->w);
 	return ret;
 }
 
@@ -254,6 +273,7 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 {
 	int rc = collector_drain(c);
 	int rc2 = write_proc_files(c);
+	struct trace_loss l;
 
 	c->st.lost_ring = 0;
 	for (uint32_t i = 0; i < c->h->ctl->max_rings; i++)
@@ -261,6 +281,14 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 	c->st.lost_no_ring = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED);
 	if (!rc)
 		rc = collector_flush(c);
+	note_loss(c);
+	trace_writer_loss(c->w, &l);
+	c->st.lost_write = l.write;
+	/* events and lock_events count what reached the disk */
+	c->st.events -= l.write < c->st.events ? l.write : c->st.events;
+	c->st.lock_events -= trace_writer_lost_kind(c->w, KIND_LOCK);
+	c->st.sched_events -= trace_writer_lost_kind(c->w, KIND_SCHED);
+	c->st.lost_files = l.side_files;
 	c->st.zsaved = c->z.saved;
 	if (st)
 		*st = c->st;

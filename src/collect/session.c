@@ -362,16 +362,17 @@ static int write_summary(struct trace_writer *w, const struct session_opts *o,
 	char buf[1024];
 	int n;
 
-	n = snprintf(buf, sizeof(buf),
-		     "format=spool-summary-1\nprogram=%s\nexit_status=%d\nterm_signal=%d\n"
-		     "events=%llu\nlock_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
-		     "seq_gaps=%llu\nthreads=%u\nprocesses=%u\nring_bytes=%u\n",
-		     o->argv[0], res->exit_status, res->term_signal,
-		     (unsigned long long)res->st.events, (unsigned long long)res->st.lock_events,
-		     (unsigned long long)res->st.lost_ring,
-		     (unsigned long long)res->st.lost_no_ring,
-		     (unsigned long long)res->st.seq_gaps, res->st.threads, res->st.procs,
-		     o->ring_bytes);
+	n = snprintf(
+	    buf, sizeof(buf),
+	    "format=spool-summary-1\nprogram=%s\nexit_status=%d\nterm_signal=%d\n"
+	    "events=%llu\nlock_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
+	    "seq_gaps=%llu\ndamaged_rings=%llu\nrejected=%llu\nlost_write=%llu\n"
+	    "threads=%u\nprocesses=%u\nring_bytes=%u\n",
+	    o->argv[0], res->exit_status, res->term_signal, (unsigned long long)res->st.events,
+	    (unsigned long long)res->st.lock_events, (unsigned long long)res->st.lost_ring,
+	    (unsigned long long)res->st.lost_no_ring, (unsigned long long)res->st.seq_gaps,
+	    (unsigned long long)res->st.corrupt_rings, (unsigned long long)res->st.rejected,
+	    (unsigned long long)res->st.lost_write, res->st.threads, res->st.procs, o->ring_bytes);
 	return trace_writer_add_file(w, "summary", buf, (size_t)n);
 }
 
@@ -523,6 +524,8 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		log_warn("the agent stopped recording: %.*s", (int)sizeof(h.ctl->reason),
 			 h.ctl->reason);
 	write_summary(w, o, res);
+	/* the numbers the state file gets at close, side files included */
+	trace_writer_loss(w, &res->loss);
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
@@ -538,6 +541,9 @@ out_writer:
 		if (rc2 < 0) {
 			log_err("writing trace %s: %s", o->trace_dir, strerror(-rc2));
 			res->trace_error = rc2;
+			/* (-EIO: the state file could not say finished) */
+			if (rc2 == -EIO && res->ran)
+				res->loss.state = TRACE_STATE_UNFINISHED;
 		}
 	}
 out_shm:

@@ -17,6 +17,11 @@
 #define TRACE_METADATA_TMP ".metadata.tmp"
 #define TRACE_SIDE_DIR ".spool"
 #define TRACE_STREAM_PREFIX "stream_"
+/* The state file: side file "state", created before the metadata with this
+ * fixed size and only ever rewritten in place, so marking a trace finished
+ * needs no new space on a full disk. */
+#define TRACE_STATE_NAME "state"
+#define TRACE_STATE_SIZE 4096
 
 /* Packet header (32 bytes) then packet context (56 bytes). */
 #define TRACE_PH_MAGIC 0
