@@ -78,7 +78,7 @@ int probe_run_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		if (pr->handler_failed)
 			log_err("the agent could not load %s: %.*s", pr->handler,
 				(int)sizeof(ah->handler_error), ah->handler_error);
-		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE))
+		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE) && !pr->attach_failed)
 			log_warn("the agent did not place the probes (the program did not start "
 				 "with it, or exited first)");
 		probe_mgr_read_area(pr->m, ah);
