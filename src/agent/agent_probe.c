@@ -754,8 +754,15 @@ void agent_probe_init(void)
 {
 	struct probe_area_hdr *h = agent_probe_find_area();
 
+	if (h && h->done && !h->attach) {
+		/* Constructors do not run in a fork child: this is an image
+		 * exec'd after the probes were placed. Its code is not the one
+		 * they were planned for: counted, spool says so. */
+		__atomic_fetch_add(&h->execs_unprobed, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	if (!h || h->done || h->attach)
-		return; /* a fork child or an exec'd image: already done, or not ours */
+		return; /* attach mode: spool places them */
 	agent_self.busy++;
 	if (!agent_probe_setup(h)) {
 		agent_probe_commit_all(h);

@@ -77,6 +77,11 @@ int cmd_info(int argc, char **argv)
 		printf("run summary:\n%s", summary);
 		free(summary);
 	}
+	/* spool probe: images exec'd during the run, traced but not probed */
+	if (trace_reader_file(r, "exec", &summary, &len) == 0) {
+		printf("%s", summary);
+		free(summary);
+	}
 	printf("events: %llu (lock %llu, thread %llu, lockdef %llu, proc %llu) over %.6f s\n",
 	       (unsigned long long)n, (unsigned long long)kinds[KIND_LOCK],
 	       (unsigned long long)kinds[KIND_THREAD], (unsigned long long)kinds[KIND_LOCKDEF],

@@ -187,8 +187,27 @@ static int env_is(const char *e, const char *name, size_t len)
  * theirs, the region's descriptor and LD_PRELOAD with the agent first.
  * Returns a malloc'd array of malloc'd strings (free with env_free), or
  * NULL. */
-static char **spawn_env(const struct session_opts *o, int fd, const char *agent)
+/*
+ * SPOOL_SHM_PATH=/proc/<spool>/fd/<host_fd>, of a fixed length (shm.h): where
+ * an exec'd image whose program closed the region's descriptor opens it
+ * again (agent_main.c).
+ */
+static int shm_path_var(char *buf, size_t len, int host_fd)
 {
+	char tail[40];
+	int n = snprintf(tail, sizeof(tail), "%d/fd/%d", (int)getpid(), host_fd);
+	int pad = 2 * SHM_ENV_PATH_PID_WIDTH + 4 - n;
+
+	if (pad < 0)
+		pad = 0;
+	return snprintf(buf, len, "%s=/proc/%.*s%s", SHM_ENV_PATH, pad,
+			"////////////////////////////////////////", tail);
+}
+
+static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const char *agent)
+{
+	char path_var[128];
+
 	extern char **environ;
 	char *const *src = o->base_env ? o->base_env : environ;
 	const char *cur = NULL;
@@ -202,12 +221,13 @@ static char **spawn_env(const struct session_opts *o, int fd, const char *agent)
 	}
 	for (char *const *e = o->env; e && *e; e++)
 		n++;
-	v = calloc(n + 3, sizeof(*v));
+	v = calloc(n + 4, sizeof(*v));
 	if (!v)
 		return NULL;
 	for (char *const *e = src; e && *e; e++) {
 		size_t len = strcspn(*e, "=");
 		int over = env_is(*e, SHM_ENV_FD, strlen(SHM_ENV_FD)) ||
+			   env_is(*e, SHM_ENV_PATH, strlen(SHM_ENV_PATH)) ||
 			   env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD"));
 
 		for (char *const *x = o->env; x && *x && !over; x++)
@@ -218,6 +238,9 @@ static char **spawn_env(const struct session_opts *o, int fd, const char *agent)
 	for (char *const *x = o->env; x && *x; x++)
 		if (!(v[k++] = strdup(*x)))
 			goto fail;
+	shm_path_var(path_var, sizeof(path_var), host_fd);
+	if (!(v[k++] = strdup(path_var)))
+		goto fail;
 	if (asprintf(&v[k++], "%s=%d", SHM_ENV_FD, fd) < 0 ||
 	    asprintf(&v[k++], "LD_PRELOAD=%s%s%s", agent, cur && *cur ? ":" : "",
 		     cur && *cur ? cur : "") < 0) {
@@ -263,7 +286,7 @@ static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *
 		if (fd < 0)
 			fd = shm_fd;
 	}
-	envp = spawn_env(o, fd, agent);
+	envp = spawn_env(o, fd, shm_fd, agent);
 	if (!envp) {
 		rc = -ENOMEM;
 		goto out_fd;
@@ -307,11 +330,12 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 {
 	char *const *env = o->env;
 
-	int pfd[2], err = 0;
-	char fdstr[16];
+	int pfd[2], err = 0, host_fd = shm_fd;
+	char fdstr[16], path_var[128];
 	pid_t pid;
 	ssize_t n;
 
+	shm_path_var(path_var, sizeof(path_var), host_fd); /* spool's pid: before the fork */
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
@@ -332,7 +356,9 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		for (char *const *e = env; e && *e; e++)
 			if (putenv(*e) < 0)
 				err = errno;
-		if (err || setenv(SHM_ENV_FD, fdstr, 1) < 0 || set_preload(agent) < 0)
+		if (err || setenv(SHM_ENV_FD, fdstr, 1) < 0 ||
+		    setenv(SHM_ENV_PATH, strchr(path_var, '=') + 1, 1) < 0 ||
+		    set_preload(agent) < 0)
 			err = errno ? errno : ENOMEM;
 		else if (o->exec) {
 			err = -o->exec(o->exec_arg, path, argv);

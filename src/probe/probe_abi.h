@@ -113,7 +113,10 @@ struct probe_area_hdr {
 	char handler_error[256];	   /* agent: why they could not be loaded */
 	uint64_t vars_off; /* variable recipes of PROBE_H_VAR probes */
 	uint32_t nvars;
-	uint32_t pad1;
+	/* agent: images exec'd after the probes were placed (the program's, or
+	 * its children's): traced, not probed (the probes are planned for the
+	 * executable spool started) */
+	uint32_t execs_unprobed;
 };
 
 struct probe_area_module {
