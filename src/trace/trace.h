@@ -89,13 +89,16 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec);
 void trace_stream_discarded(struct trace_stream *s, uint64_t total_lost);
 /* Write the current packet out so the file is readable up to here. */
 int trace_stream_flush(struct trace_stream *s);
-/* A side file inside the trace directory (name may contain one '/'). */
+/* A side file inside the trace directory (name may contain one '/'; not
+ * "state", the writer's own). */
 int trace_writer_add_file(struct trace_writer *w, const char *name, const void *data, size_t len);
 /* Replace the clock description (the host refines the TSC frequency at the
  * end of a run). */
 int trace_writer_set_clock(struct trace_writer *w, const struct trace_clock *clk);
-/* The collector's part of the losses (no_ring, seq_gaps, damaged_rings,
- * rejected; the other fields are ignored): kept for the state file. */
+/* Losses the writer cannot see itself: the collector's part (no_ring,
+ * seq_gaps, damaged_rings, rejected), or what an input trace had lost
+ * (spool decode). Replaces the previous note; trace_writer_loss adds the
+ * writer's own counts to it. */
 void trace_writer_note_loss(struct trace_writer *w, const struct trace_loss *l);
 /* Everything lost so far: the noted part, the producers' totals given to
  * trace_stream_discarded, and the writer's own failures. */

@@ -409,20 +409,14 @@ static int state_create(struct trace_writer *w)
 
 void trace_writer_note_loss(struct trace_writer *w, const struct trace_loss *l)
 {
-	w->noted.no_ring = l->no_ring;
-	w->noted.seq_gaps = l->seq_gaps;
-	w->noted.damaged_rings = l->damaged_rings;
-	w->noted.rejected = l->rejected;
+	w->noted = *l;
 }
 
 void trace_writer_loss(const struct trace_writer *w, struct trace_loss *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->no_ring = w->noted.no_ring;
-	out->seq_gaps = w->noted.seq_gaps;
-	out->damaged_rings = w->noted.damaged_rings;
-	out->rejected = w->noted.rejected;
-	out->side_files = w->side_files;
+	*out = w->noted;
+	out->streams = 0;
+	out->side_files += w->side_files;
 	for (size_t i = 0; i < w->nstreams; i++) {
 		out->ring_full += w->streams[i]->lost;
 		out->write += w->streams[i]->write_lost;
@@ -777,7 +771,9 @@ int trace_writer_add_file(struct trace_writer *w, const char *name, const void *
 	const char *slash;
 	int err;
 
-	if (!trace_side_name_ok(name) || strlen(name) > 400)
+	/* the state file is the writer's own (rewritten in place, never
+	 * replaced: a copy of another trace's would hide this one's state) */
+	if (!trace_side_name_ok(name) || strlen(name) > 400 || !strcmp(name, TRACE_STATE_NAME))
 		return -EINVAL;
 	err = mkdir_at(w->dirfd, TRACE_SIDE_DIR);
 	if (err)
