@@ -96,6 +96,12 @@ int cmd_info(int argc, char **argv)
 		       (unsigned long long)s->seq_gaps, s->file);
 	}
 	trace_reader_loss(r, &loss);
+	if (trace_loss_incomplete(&loss)) {
+		char why[512];
+
+		trace_loss_describe(&loss, why, sizeof(why));
+		printf("missing: %s\n", why);
+	}
 	printf("lost: %llu events\nwriter: %s\n", (unsigned long long)trace_loss_events(&loss),
 	       loss.state == TRACE_STATE_FINISHED     ? "finished"
 	       : loss.state == TRACE_STATE_UNFINISHED ? "did not finish (the trace is incomplete)"

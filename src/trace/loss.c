@@ -21,16 +21,23 @@
 #include "trace_int.h"
 #include "../util/log.h"
 
+/* Saturating: numbers read from a trace may be anything. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 uint64_t trace_loss_events(const struct trace_loss *l)
 {
 	/* ring_full (the producers' counters) and seq_gaps (the collector's
 	 * check) see the same drops from both ends: the larger of the two. */
-	uint64_t n = (l->ring_full > l->seq_gaps ? l->ring_full : l->seq_gaps) + l->no_ring +
-		     l->rejected + l->write;
+	uint64_t n =
+	    sat_add(sat_add(l->ring_full > l->seq_gaps ? l->ring_full : l->seq_gaps, l->no_ring),
+		    sat_add(l->rejected, l->write));
 
 	/* Without a final state, what the packets say may be more. */
-	if (l->state != TRACE_STATE_FINISHED && l->streams + l->no_ring > n)
-		n = l->streams + l->no_ring;
+	if (l->state != TRACE_STATE_FINISHED && sat_add(l->streams, l->no_ring) > n)
+		n = sat_add(l->streams, l->no_ring);
 	return n;
 }
 
@@ -70,7 +77,8 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 	uint64_t total = trace_loss_events(l);
 	/* (total is at least the sum of the parts; rest is what the packets of
 	 * a trace whose writer did not finish show beyond its state file) */
-	uint64_t rest = total - ring - l->no_ring - l->rejected - l->write;
+	uint64_t parts = sat_add(sat_add(ring, l->no_ring), sat_add(l->rejected, l->write));
+	uint64_t rest = total > parts ? total - parts : 0;
 	struct out b = {buf, len, 0};
 	const char *sep = "";
 
