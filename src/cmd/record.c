@@ -499,6 +499,7 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 	int saved, fd, rc, ret = 0;
 	uint64_t base = ctx->seed;
 
+	memset(&res, 0, sizeof(res));
 	snprintf(out, sizeof(out), "/tmp/spool-output.%d", (int)getpid());
 	saved = dup(STDOUT_FILENO);
 	if (saved < 0) {
@@ -558,9 +559,13 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 		ret = res.exit_status ? res.exit_status : 1;
 		goto out;
 	}
-	if (!ret)
+	if (!ret) {
 		log_info("no failure in %llu runs; the last recording is in %s/",
 			 (unsigned long long)until, so->trace_dir);
+		/* the one kept must say if it is incomplete, like a single run */
+		trace_loss_warn(so->trace_dir, &res.loss);
+		ret = cmd_run_status(&res);
+	}
 out:
 	unlink(out);
 	close(saved);
