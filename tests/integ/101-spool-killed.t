@@ -23,13 +23,23 @@ kill_spool_mid_run() {
 	exec 3>in.fifo
 	echo hello >&3
 	wait_for hello k.out 20
-	sleep 1.5 # past the collector's first flush
+	# until the collector's first flush (about a second in) wrote a packet
+	for _ in $(seq 100); do
+		find "$dir" -maxdepth 1 -name 'stream_*' -size +0 2>/dev/null | grep -q . && break
+		sleep 0.05
+	done
 	prog=$(pgrep -P "$sp" | head -n 1)
 	kill -KILL "$sp"
 	wait "$sp" 2>/dev/null
 	SPOOL_RC=$?
 	exec 3>&-
-	[ -n "$prog" ] && timeout 10 tail --pid="$prog" -f /dev/null
+	# (it has no parent left to reap it at once: a zombie has exited)
+	for _ in $(seq 200); do
+		case "$(cut -d' ' -f3 "/proc/$prog/stat" 2>/dev/null)" in
+		"" | Z) break ;;
+		esac
+		sleep 0.05
+	done
 	check_sanitizer k.err "spool $*"
 }
 
