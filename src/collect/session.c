@@ -182,11 +182,6 @@ static int env_is(const char *e, const char *name, size_t len)
 	return !strncmp(e, name, len) && e[len] == '=';
 }
 
-/* The program's environment, built in spool (a vfork child must not
- * allocate): spool's own (or o->base_env), o->env's entries replacing
- * theirs, the region's descriptor and LD_PRELOAD with the agent first.
- * Returns a malloc'd array of malloc'd strings (free with env_free), or
- * NULL. */
 /*
  * SPOOL_SHM_PATH=/proc/<spool>/fd/<host_fd>, of a fixed length (shm.h): where
  * an exec'd image whose program closed the region's descriptor opens it
@@ -204,11 +199,16 @@ static int shm_path_var(char *buf, size_t len, int host_fd)
 			"////////////////////////////////////////", tail);
 }
 
+/* The program's environment, built in spool (a vfork child must not
+ * allocate): spool's own (or o->base_env), o->env's entries replacing
+ * theirs, the region's descriptor (and SPOOL_SHM_PATH) and LD_PRELOAD with
+ * the agent first.
+ * Returns a malloc'd array of malloc'd strings (free with env_free), or
+ * NULL. */
 static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const char *agent)
 {
-	char path_var[128];
-
 	extern char **environ;
+	char path_var[128];
 	char *const *src = o->base_env ? o->base_env : environ;
 	const char *cur = NULL;
 	size_t n = 0, k = 0, i;
