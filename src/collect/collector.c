@@ -27,6 +27,7 @@
 
 struct ring_state {
 	struct trace_stream *stream;
+	int no_stream; /* its stream could not be created: records are counted, not kept */
 	uint32_t last_seq;
 	int have_seq;
 	int corrupt;
@@ -113,6 +114,10 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 		rec = c->scratch;
 	}
 	rs->last_tsc = rec->tsc;
+	if (rs->no_stream) {
+		c->st.unwritten++; /* never reaches the disk: counted */
+		return 0;
+	}
 	if (c->compress)
 		rec = trace_zinput_pack(&c->z, rec);
 	rc = trace_stream_write(rs->stream, rec);
@@ -154,7 +159,7 @@ int collector_drain(struct collector *c)
 
 		if (rs->corrupt)
 			continue;
-		if (!rs->stream) {
+		if (!rs->stream && !rs->no_stream) {
 			uint32_t pid = __atomic_load_n(&r->pid, __ATOMIC_ACQUIRE);
 			uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_ACQUIRE);
 
@@ -163,9 +168,14 @@ int collector_drain(struct collector *c)
 				continue;
 			rc = trace_writer_stream(c->w, i, pid, tid, &rs->stream);
 			if (rc < 0) {
-				log_err("cannot create trace stream for thread %u: %s", tid,
-					strerror(-rc));
-				return rc;
+				/* The ring is still drained (its thread must not
+				 * wait for room), into nothing: what it held is
+				 * counted as not written, and the other rings go
+				 * on. */
+				log_err("cannot create trace stream for thread %u: %s; its events "
+					"are counted as lost",
+					tid, strerror(-rc));
+				rs->no_stream = 1;
 			}
 		}
 		c->cur_ring = i;
@@ -181,7 +191,8 @@ int collector_drain(struct collector *c)
 		lost = __atomic_load_n(&r->lost, __ATOMIC_RELAXED);
 		if (lost != rs->lost_seen) {
 			rs->lost_seen = lost;
-			trace_stream_discarded(rs->stream, lost);
+			if (rs->stream)
+				trace_stream_discarded(rs->stream, lost);
 		}
 	}
 	return 0;
@@ -195,8 +206,14 @@ static void note_loss(struct collector *c)
 	    .seq_gaps = c->st.seq_gaps,
 	    .damaged_rings = c->st.corrupt_rings,
 	    .rejected = c->st.rejected,
+	    .write = c->st.unwritten,
 	};
 
+	/* the producers' drops of rings without a stream (the writer counts
+	 * those of the others) */
+	for (uint32_t i = 0; i < c->h->ctl->max_rings; i++)
+		if (c->rings[i].no_stream)
+			l.ring_full += c->rings[i].lost_seen;
 	trace_writer_note_loss(c->w, &l);
 }
 
@@ -285,7 +302,12 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 	trace_writer_loss(c->w, &l);
 	c->st.lost_write = l.write;
 	/* events and lock_events count what reached the disk */
-	c->st.events -= l.write < c->st.events ? l.write : c->st.events;
+	{
+		/* (unwritten records were never counted in events) */
+		uint64_t w = l.write - c->st.unwritten;
+
+		c->st.events -= w < c->st.events ? w : c->st.events;
+	}
 	c->st.lock_events -= trace_writer_lost_kind(c->w, KIND_LOCK);
 	c->st.sched_events -= trace_writer_lost_kind(c->w, KIND_SCHED);
 	c->st.lost_files = l.side_files;

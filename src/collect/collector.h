@@ -24,6 +24,7 @@ struct collector_stats {
 	uint64_t corrupt_rings;
 	uint64_t rejected;   /* records the writer refused (malformed): lost */
 	uint64_t lost_write; /* events that did not reach the disk (writer) */
+	uint64_t unwritten;  /* of which: records of rings whose stream could not be made */
 	uint64_t lost_files; /* side files that could not be written */
 	uint32_t threads;
 	uint32_t procs;
