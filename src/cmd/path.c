@@ -327,6 +327,8 @@ int cmd_path(int argc, char **argv)
 	fflush(stdout);
 	po.say_source = !quiet;
 	rc = path_report_dir(trace_dir, &po, out);
+	if (!record) /* (a run has said it) */
+		cmd_dir_loss(trace_dir, NULL);
 	if (out != stdout && fclose(out) != 0 && rc >= 0) {
 		log_err("%s: %s", output, strerror(errno));
 		rc = -EIO;

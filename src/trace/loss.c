@@ -114,8 +114,8 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 		put(&b, "%s%" PRIu64 " side files not written", b.o ? ", " : "", l->side_files);
 	if (l->state == TRACE_STATE_UNFINISHED)
 		put(&b,
-		    "%sthe writer did not finish (spool killed?): what came after its last "
-		    "whole packet is unknown",
+		    "%sits writer did not finish (spool still running, or killed): what came "
+		    "after its last whole packet is unknown",
 		    b.o ? "; " : "");
 	if (b.o >= len && len > 4)
 		memcpy(buf + len - 4, "...", 4);
