@@ -55,6 +55,11 @@ struct agent_state {
 	uint32_t proc_emitted;	  /* KIND_PROC already written for this process */
 };
 extern struct agent_state agent;
+/* The descriptor the region came from (SPOOL_SHM_FD, or the one reopened
+ * from SPOOL_SHM_PATH), kept open across exec for the next image; -1 when
+ * there is none (inert, attach mode). close, close_range and closefrom
+ * leave it open (agent_sys.c). */
+extern int agent_shm_fd;
 
 /* agent_thread.state */
 enum {

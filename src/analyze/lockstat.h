@@ -84,6 +84,9 @@ struct lockstat *lockstat_new(const struct lockstat_opts *o);
 int lockstat_feed(struct lockstat *ls, const struct trace_event *ev);
 /* Events the trace says were lost (discarded or sequence gaps). */
 void lockstat_add_lost(struct lockstat *ls, uint64_t lost);
+/* What the trace is missing, as every command counts it (trace_reader_loss):
+ * sets lost, incomplete and unfinished. */
+void lockstat_set_loss(struct lockstat *ls, const struct trace_loss *l);
 /* Close holds and waits still open at the last timestamp, compute the
  * percentiles and the lock-order cycles. Call once, after the last feed. */
 int lockstat_finish(struct lockstat *ls);
@@ -215,7 +218,9 @@ struct lockstat_cycle {
 struct lockstat_totals {
 	uint64_t events;      /* events fed */
 	uint64_t lock_events; /* KIND_LOCK events */
-	uint64_t lost;
+	uint64_t lost;	      /* trace_loss_events of the trace */
+	int incomplete;	      /* trace_loss_incomplete */
+	int unfinished;	      /* its writer did not finish */
 	uint64_t malformed;
 	uint64_t first_ns, last_ns;
 	uint64_t stack_events; /* KIND_LOCK events with stack frames (--stacks) */

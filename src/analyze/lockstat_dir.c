@@ -81,7 +81,8 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 	struct lockstat *ls = NULL;
 	struct lockstat_opts lo = {0};
 	struct trace_event ev;
-	uint64_t lost = 0, bad_shown = 0;
+	struct trace_loss loss;
+	uint64_t bad_shown = 0;
 	size_t nprob;
 	int rc;
 
@@ -119,14 +120,9 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 	}
 	if (rc < 0)
 		log_warn("%s: reading stopped: %s", trace_dir, strerror(-rc));
-	/* discarded (producer side) and seq gaps count the same losses seen
-	 * from two ends: per stream, the larger of the two */
-	for (size_t i = 0; i < trace_reader_nstreams(r); i++) {
-		const struct trace_stream_info *si = trace_reader_stream(r, i);
-
-		lost += si->discarded > si->seq_gaps ? si->discarded : si->seq_gaps;
-	}
-	lockstat_add_lost(ls, lost);
+	/* the losses as the run counted them (the trace's state file) */
+	trace_reader_loss(r, &loss);
+	lockstat_set_loss(ls, &loss);
 	if ((rc = lockstat_finish(ls)) < 0) {
 		log_err("%s: lock analysis: %s", trace_dir, strerror(-rc));
 		goto out_ls;
@@ -143,6 +139,7 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 
 		log_warn("%s: offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
 	}
+
 	if (rc < 0)
 		log_err("%s: printing the lock report: %s", trace_dir, strerror(-rc));
 	else if (nprob || bad_shown)

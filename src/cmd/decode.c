@@ -1032,7 +1032,9 @@ static int copy_side_files(struct decoder *d, const char *dir)
 		char name[520], *data;
 		size_t len;
 
-		if (e->d_name[0] == '.' || !strncmp(e->d_name, "replay.img", 10))
+		/* (state: the decoded trace's writer keeps its own) */
+		if (e->d_name[0] == '.' || !strncmp(e->d_name, "replay.img", 10) ||
+		    !strcmp(e->d_name, "state"))
 			continue;
 		snprintf(path, sizeof(path), "%s/.spool/%s", dir, e->d_name);
 		sub = opendir(path);
@@ -1197,6 +1199,14 @@ int cmd_decode(int argc, char **argv)
 		}
 	}
 	if (d.w) {
+		struct trace_loss loss;
+
+		/* the decoded trace is missing what its input was missing */
+		trace_reader_loss(d.r, &loss);
+		if (loss.state != TRACE_STATE_FINISHED && loss.streams > loss.seq_gaps)
+			loss.seq_gaps = loss.streams;
+		loss.state = TRACE_STATE_FINISHED;
+		trace_writer_note_loss(d.w, &loss);
 		rc = copy_side_files(&d, dir);
 		if (!rc)
 			rc = trace_writer_close(d.w);
@@ -1225,6 +1235,7 @@ int cmd_decode(int argc, char **argv)
 		fprintf(stderr, "spool: decode: %" PRIu64 " records, %" PRIu64 " bytes, %" PRIu64
 				" events\n",
 			d.records, d.bytes, d.events);
+	cmd_trace_loss(dir, d.r, NULL);
 	ret = trace_reader_nproblems(d.r) || d.unmatched ? 1 : 0;
 out:
 	fflush(stdout);

@@ -97,7 +97,8 @@ static void path_usage(FILE *out)
 		"1 --check found functions never entered, or the trace has no function entries\n"
 		"(no function was entered, none could be probed, or the trace was recorded by\n"
 		"another command); 2 usage error; when recording, the program's own status if\n"
-		"it is not 0 (127 not found, 126 not executable).\n",
+		"it is not 0 (127 not found, 126 not executable), else 4 if the trace is\n"
+		"incomplete (events lost: the path has holes).\n",
 		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
 }
 
@@ -124,19 +125,21 @@ static int path_record(struct session_opts *so, int quiet, int functions)
 	}
 	path_probes_done(pp, quiet);
 	path_probes_free(pp);
-	lost = (res.st.lost_ring > res.st.seq_gaps ? res.st.lost_ring : res.st.seq_gaps) +
-	       res.st.lost_no_ring;
+	lost = trace_loss_events(&res.loss);
 	if (res.term_signal)
 		log_info("%s killed by signal %d (%s)%s", so->argv[0], res.term_signal,
 			 strsignal(res.term_signal), res.core_dumped ? ", core dumped" : "");
 	if (!quiet)
 		log_info("%llu events, %llu lost, trace in %s/", (unsigned long long)res.st.events,
 			 (unsigned long long)lost, so->trace_dir);
+	trace_loss_warn(so->trace_dir, &res.loss);
 	if (lost)
 		log_warn("events were lost: the path has holes (try --ring-size, --max-threads)");
 	if (res.trace_error)
 		return res.exit_status ? res.exit_status : 1;
-	return res.exit_status ? -res.exit_status - 1 : 0;
+	/* the path is still reported; the status says the trace is incomplete */
+	rc = cmd_run_status(&res);
+	return rc ? -rc - 1 : 0;
 }
 
 /* A recording (spool record) holds the schedule, not the function entries:
@@ -352,6 +355,8 @@ int cmd_path(int argc, char **argv)
 	fflush(stdout);
 	po.say_source = !quiet;
 	rc = path_report_dir(trace_dir, &po, of.f);
+	if (!record) /* (a run has said it) */
+		cmd_dir_loss(trace_dir, NULL);
 	if (output) {
 		if (rc < 0)
 			outfile_abort(&of);

@@ -130,8 +130,9 @@ static void replay_usage(FILE *out)
 		"directory the replay runs.\n"
 		"\n"
 		"Exit status: the program's, as recorded; %d when the replay diverged or got\n"
-		"stuck; 1 when TRACE cannot be replayed.\n",
-		REPLAY_EXIT_DIVERGED);
+		"stuck; %d when TRACE is an incomplete recording (spool record was killed or\n"
+		"did not finish writing it); 1 when TRACE cannot be replayed.\n",
+		REPLAY_EXIT_DIVERGED, EXIT_INCOMPLETE);
 }
 
 static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -402,6 +403,7 @@ int cmd_replay(int argc, char **argv)
 	size_t nenv = 0;
 	struct stdio_mimic outs[2] = {{.child = -1, .src = -1, .stop = {-1, -1}},
 				     {.child = -1, .src = -1, .stop = {-1, -1}}};
+	struct trace_loss loss;
 	int c, rc, ret = 1, dump = 0, use_gdb = 0, have_in = 0, record_path = 0;
 	const char *path_file = NULL;
 	struct rr_pathsched *pathsched = NULL;
@@ -501,6 +503,16 @@ int cmd_replay(int argc, char **argv)
 	info = calloc(1, sizeof(*info));
 	if (!info)
 		return 1;
+	/* A recording that misses events, or whose writer died (spool record
+	 * killed), cannot be replayed: say that, not "not a recording". */
+	if (cmd_dir_loss(dir, &loss)) {
+		log_err("%s: %s: cannot replay it", dir,
+			loss.state == TRACE_STATE_UNFINISHED
+			    ? "spool record did not finish writing this recording (killed?)"
+			    : "the recording is incomplete");
+		ret = EXIT_INCOMPLETE;
+		goto out;
+	}
 	rc = rr_info_read(dir, info);
 	if (rc == -ENOENT) {
 		log_err("%s has no recording (it was not made by spool record): nothing to replay",

@@ -159,7 +159,9 @@ static void report_usage(FILE *out)
 		"\n"
 		"Exit status: 0 success; 1 the trace is missing, unreadable or damaged (damage\n"
 		"is reported as warnings naming the file and offset, and the report of what\n"
-		"could be read is still printed); 2 usage error.\n");
+		"could be read is still printed); 2 usage error. A trace that is incomplete\n"
+		"(events lost, or spool did not finish writing it) is reported with a warning\n"
+		"saying what is missing, the same numbers spool info and the run printed.\n");
 }
 
 static int report_kind_index(const char *name)
@@ -319,5 +321,11 @@ int cmd_report(int argc, char **argv)
 		log_err("'%s' is not a trace directory", a.trace_dir);
 		return 1;
 	}
-	return kind->run(&a);
+	int rc = kind->run(&a);
+
+	/* every kind says, the same way, what the trace is missing (the
+	 * exit status stays the report's: losses are not damage) */
+	if (rc != EXIT_USAGE)
+		cmd_dir_loss(a.trace_dir, NULL);
+	return rc;
 }

@@ -27,6 +27,7 @@
 
 struct ring_state {
 	struct trace_stream *stream;
+	int no_stream; /* its stream could not be created: records are counted, not kept */
 	uint32_t last_seq;
 	int have_seq;
 	int corrupt;
@@ -117,12 +118,19 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 		rec = c->scratch;
 	}
 	rs->last_tsc = rec->tsc;
+	if (rs->no_stream) {
+		c->st.unwritten++; /* never reaches the disk: counted */
+		return 0;
+	}
 	if (c->compress)
 		rec = trace_zinput_pack(&c->z, rec);
 	rc = trace_stream_write(rs->stream, rec);
 	if (rc < 0) {
-		log_warn("ring %u: record of kind %u not written: %s", c->cur_ring,
-			 ev_kind(rec->word), strerror(-rc));
+		/* counted as lost; said once, not once a record */
+		if (!c->st.rejected++)
+			log_warn("ring %u: record of kind %u not written: %s (such records are "
+				 "counted as lost)",
+				 c->cur_ring, ev_kind(rec->word), strerror(-rc));
 		return 0;
 	}
 	c->st.events++;
@@ -176,7 +184,7 @@ int collector_drain(struct collector *c)
 		/* Loaded before the drain reads head: the agent stores
 		 * RING_EXITED after the thread's last commit. */
 		state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		if (!rs->stream) {
+		if (!rs->stream && !rs->no_stream) {
 			uint32_t pid = __atomic_load_n(&r->pid, __ATOMIC_ACQUIRE);
 			uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_ACQUIRE);
 
@@ -191,9 +199,14 @@ int collector_drain(struct collector *c)
 			}
 			rc = trace_writer_stream(c->w, i, pid, tid, &rs->stream);
 			if (rc < 0) {
-				log_err("cannot create trace stream for thread %u: %s", tid,
-					strerror(-rc));
-				return rc;
+				/* The ring is still drained (its thread must not
+				 * wait for room), into nothing: what it held is
+				 * counted as not written, and the other rings go
+				 * on. */
+				log_err("cannot create trace stream for thread %u: %s; its events "
+					"are counted as lost",
+					tid, strerror(-rc));
+				rs->no_stream = 1;
 			}
 		}
 		c->cur_ring = i;
@@ -209,12 +222,32 @@ int collector_drain(struct collector *c)
 		lost = __atomic_load_n(&r->lost, __ATOMIC_RELAXED);
 		if (lost != rs->lost_seen) {
 			rs->lost_seen = lost;
-			trace_stream_discarded(rs->stream, lost);
+			if (rs->stream)
+				trace_stream_discarded(rs->stream, lost);
 		}
 		if (state == RING_EXITED && rc >= 0)
 			collector_release(r);
 	}
 	return 0;
+}
+
+/* The collector's part of the losses, for the trace's state file. */
+static void note_loss(struct collector *c)
+{
+	struct trace_loss l = {
+	    .no_ring = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED),
+	    .seq_gaps = c->st.seq_gaps,
+	    .damaged_rings = c->st.corrupt_rings,
+	    .rejected = c->st.rejected,
+	    .write = c->st.unwritten,
+	};
+
+	/* the producers' drops of rings without a stream (the writer counts
+	 * those of the others) */
+	for (uint32_t i = 0; i < c->h->ctl->max_rings; i++)
+		if (c->rings[i].no_stream)
+			l.ring_full += c->rings[i].lost_seen;
+	trace_writer_note_loss(c->w, &l);
 }
 
 int collector_flush(struct collector *c)
@@ -230,6 +263,9 @@ int collector_flush(struct collector *c)
 		if (rc < 0 && !ret)
 			ret = rc;
 	}
+	/* what a killed spool leaves says what was lost up to here */
+	note_loss(c);
+	trace_writer_checkpoint(c->w);
 	return ret;
 }
 
@@ -287,6 +323,7 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 {
 	int rc = collector_drain(c);
 	int rc2 = write_proc_files(c);
+	struct trace_loss l;
 
 	c->st.lost_ring = 0;
 	for (uint32_t i = 0; i < c->h->ctl->max_rings; i++)
@@ -294,6 +331,19 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 	c->st.lost_no_ring = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED);
 	if (!rc)
 		rc = collector_flush(c);
+	note_loss(c);
+	trace_writer_loss(c->w, &l);
+	c->st.lost_write = l.write;
+	/* events and lock_events count what reached the disk */
+	{
+		/* (unwritten records were never counted in events) */
+		uint64_t w = l.write - c->st.unwritten;
+
+		c->st.events -= w < c->st.events ? w : c->st.events;
+	}
+	c->st.lock_events -= trace_writer_lost_kind(c->w, KIND_LOCK);
+	c->st.sched_events -= trace_writer_lost_kind(c->w, KIND_SCHED);
+	c->st.lost_files = l.side_files;
 	c->st.zsaved = c->z.saved;
 	if (st)
 		*st = c->st;
