@@ -393,7 +393,7 @@ static int state_create(struct trace_writer *w)
 	if (err)
 		return err;
 	w->state_fd = openat(w->dirfd, TRACE_SIDE_DIR "/" TRACE_STATE_NAME,
-			     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+			     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, TRACE_FILE_MODE);
 	if (w->state_fd < 0)
 		return -errno;
 	err = state_write(w, 0);
