@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
-# spool build. GNU Make. Targets: all (default), check, bench, demo, install,
+# spool build. GNU Make. Targets: all (default), check, check-real, bench, demo, install,
 # asan (host tools with AddressSanitizer + UBSan), format, clean.
+#
+# check-real runs tests/real/ (real Debian programs, doc: README.md); check
+# runs its quick part, tests/real/quick/, with the integration tests.
 #
 # Sources are found by wildcard so adding a file to a module needs no edit
 # here: src/main.c, src/cmd, src/util, src/trace, src/collect and src/analyze
@@ -92,9 +95,16 @@ check: deps
 	$(MAKE) all progs unit-bins
 	$(MAKE) asan
 	scripts/run-unit.sh $(O) build-asan
-	SPOOL_BUILD=$(CURDIR)/$(O) prove -j2 --timer tests/integ/
+	SPOOL_BUILD=$(CURDIR)/$(O) prove -j2 --timer tests/integ/ tests/real/quick/
 	SPOOL_BUILD=$(CURDIR)/build-asan SPOOL_PROGS=$(CURDIR)/$(O)/tests/progs SPOOL_ASAN=1 \
-		prove -j2 --timer tests/integ/
+		prove -j2 --timer tests/integ/ tests/real/quick/
+
+# Real programs from Debian under every command (tests/real/, quick part
+# included); installs them first (scripts/deps.sh --real).
+check-real:
+	scripts/deps.sh --real
+	$(MAKE) all progs
+	SPOOL_BUILD=$(CURDIR)/$(O) prove -r --timer tests/real/
 
 # bench/run.sh is the lock profiler's; every feature adds its own
 # bench/<feature>.sh (build dir as $1, ratios printed, nothing asserted).
@@ -123,5 +133,5 @@ clean:
 include src/cc/cc.mk
 include src/replay/gdb.mk
 
-.PHONY: all check bench demo install format clean deps asan unit-bins progs
+.PHONY: all check check-real bench demo install format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

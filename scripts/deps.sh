@@ -5,7 +5,15 @@
 # apt-get install --no-install-recommends); run as another user it names them
 # and the command to run, and exits 1. When everything is present it does
 # nothing, quickly, so `make check` can call it every time.
+#
+# --real adds the programs of `make check-real` (tests/real/: real Debian
+# programs under every command), which `make check` does not need.
 set -euo pipefail
+
+REAL=0
+if [ "${1:-}" = --real ]; then
+	REAL=1
+fi
 
 # The one list. Why each is here:
 #   build-essential gcc make pkg-config  the build (libc6-dev's libc.a links
@@ -26,6 +34,7 @@ set -euo pipefail
 #   sqlite3                              tests: a real program that reads its stdin with stdio
 #   memcached xz-utils zstd pbzip2 lbzip2  tests: a real server and real compressors, recorded and replayed
 #   clang-14 llvm-14-dev                 spool cc: its compiler and the LLVM-C API of spool-ccopt
+#   git                                  tests/real/quick: a user's checkout as -o, git under spool
 PACKAGES=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev libzstd-dev
@@ -43,7 +52,22 @@ PACKAGES=(
 	sqlite3
 	memcached xz-utils zstd pbzip2 lbzip2
 	clang-14 llvm-14-dev
+	git
 )
+
+# The --real list (make check-real). Why each is here:
+#   nginx-light    a server whose master blocks every signal and waits in
+#                  sigsuspend, probed while it serves (tests/real/60-nginx-probe.t)
+#   x264           137 shared libraries: maps larger than 64 KiB (tests/real/62-x264-maps.t)
+#   curl           the nginx test's client
+REAL_PACKAGES=(
+	nginx-light
+	x264
+	curl
+)
+if [ "$REAL" = 1 ]; then
+	PACKAGES+=("${REAL_PACKAGES[@]}")
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "deps.sh: not a Debian system; make sure these (Debian names) are installed:" >&2
