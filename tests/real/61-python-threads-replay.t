@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 61-python-threads-replay.t - Debian's python3 creating 400 short threads
+# (10 alive at a time, a threading.Lock between them) recorded in serial
+# and in sync mode, each recording replayed three times: every replay
+# exits 0 with the recorded output (issue 12: a program creating 256
+# threads over its life was killed by spool record; issue 13: real
+# interpreters replay). First with the traces outside the script's
+# directory, then as a user does it: `spool record` and `spool replay` in
+# the script's directory, with their default trace names, so the replay
+# runs in a directory that has one more entry (spool.replay.trace) than
+# the recorded run saw: python3 lists its script's directory when it
+# imports (the directory's entries are input too).
+. "$(dirname "$0")/lib.sh"
+need_progs "$REAL_PY"
+plan 6
+
+mkdir app out
+cat >app/thr.py <<'PY'
+import threading
+lock = threading.Lock()
+total = 0
+def work(i):
+    global total
+    with lock:
+        total += i
+for batch in range(40):
+    ts = [threading.Thread(target=work, args=(batch * 10 + k,)) for k in range(10)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+print("threads", threading.active_count(), "total", total)
+PY
+cp -r app app2
+cd app || exit 1
+"$REAL_PY" thr.py >../native.out
+wall "$REAL_PY" thr.py >/dev/null
+native_s=$WALL
+for mode in serial sync; do
+	wall spool_run record -q --mode "$mode" -o "../out/$mode.trace" -- "$REAL_PY" thr.py
+	diag "$mode: record ${WALL} s, native ${native_s} s"
+	ok "$mode: record exits 0 with the native output" \
+		bash -c "[ $RC = 0 ] && cmp -s run.out ../native.out" || show_run
+	cp run.out "../out/$mode.out"
+	replays_same 3 0 "../out/$mode.out" -q -o ../out/rep.trace "../out/$mode.trace"
+	is "$SAME" 3 "$mode: 3 replays of 3 exit 0 with the recorded output"
+done
+
+# As a user does it: everything in the script's directory, default names.
+cd ../app2 || exit 1
+spool_run record -q -- "$REAL_PY" thr.py
+is_rc 0 "record in the script's directory (spool.trace there) exits 0"
+cp run.out ../out/user.out
+replays_same 2 0 ../out/user.out -q --stuck-ms 2000
+is "$SAME" 2 "2 replays of 2 there (spool.replay.trace there too) exit 0 with the recorded output"
+cd "$T_DIR" || exit 1
+done_testing
