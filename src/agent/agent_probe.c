@@ -740,11 +740,13 @@ static struct probe_area_hdr *agent_probe_find_area(void)
 {
 	struct shm_ctl *c = agent.ctl;
 	struct probe_area_hdr *h;
+	uint64_t size;
 
-	if (!c || !(c->features & SHM_FEAT_PROBES) || !c->ext_offset[SHM_EXT_PROBES] ||
-	    c->ext_size[SHM_EXT_PROBES] < sizeof(*h))
+	if (!c || !(c->features & SHM_FEAT_PROBES))
 		return NULL;
-	h = (void *)((char *)agent.base + c->ext_offset[SHM_EXT_PROBES]);
+	h = agent_ext(SHM_EXT_PROBES, &size);
+	if (!h || size < sizeof(*h))
+		return NULL;
 	if (h->magic != PROBE_AREA_MAGIC || h->version != PROBE_AREA_VERSION)
 		return NULL;
 	return h;
@@ -882,10 +884,13 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 	fd = open(shm, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* Kept open (close-on-exec): rings are mapped from it as threads
+	 * claim them. */
 	rc = agent_map(fd);
-	close(fd);
-	if (rc)
+	if (rc) {
+		close(fd);
 		return rc;
+	}
 	h = agent_probe_find_area();
 	if (!h || !h->attach)
 		return -EPROTO;

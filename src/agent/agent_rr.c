@@ -1599,18 +1599,16 @@ static int rr_map_streams(struct rr_area *a)
 void agent_rr_init(void)
 {
 	struct shm_ctl *c = agent.ctl;
-	uint64_t off, size;
+	uint64_t size;
 	struct rr_area *a;
 
 	if (!c || !(c->features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
 		return;
-	off = c->ext_offset[SHM_EXT_REPLAY];
-	size = c->ext_size[SHM_EXT_REPLAY];
-	if (!off || size < RR_AREA_HDR || off > agent.map_size || size > agent.map_size - off) {
+	a = agent_ext(SHM_EXT_REPLAY, &size);
+	if (!a || size < RR_AREA_HDR) {
 		agent_disable("record/replay: no valid feature area");
 		return;
 	}
-	a = (struct rr_area *)((char *)agent.base + off);
 	if (a->magic != RR_MAGIC || a->version != RR_VERSION ||
 	    (a->mode != RR_MODE_RECORD && a->mode != RR_MODE_REPLAY)) {
 		agent_disable("record/replay: the feature area is not spool's");

@@ -163,17 +163,24 @@ void agent_thread_register(struct agent_thread *t)
 		return;
 	t->busy++;
 	idx = __atomic_fetch_add(&c->nrings, 1, __ATOMIC_ACQ_REL);
-	if (idx >= c->max_rings) {
+	if (idx >= agent.max_rings) {
 		t->state = AGENT_T_NORING;
 		agent_log("no ring left for tid %d", (int)gettid());
 		goto out;
 	}
-	r = shm_ring_at(agent.base, idx);
+	/* Mapped now, by the thread that claims it (agent_main.c). */
+	r = agent_ring_map(idx);
+	if (!r) {
+		__atomic_fetch_add(&c->lost_no_ring, 1, __ATOMIC_RELAXED);
+		t->state = AGENT_T_NORING;
+		agent_log("cannot map ring %u for tid %d", idx, (int)gettid());
+		goto out;
+	}
 	r->tid = (uint32_t)gettid();
 	r->pid = agent.pid;
 	r->thread_index = idx;
 	__atomic_store_n(&r->state, RING_ACTIVE, __ATOMIC_RELEASE);
-	ring_prod_init(&t->prod, r, c->ring_bytes, c->watermark);
+	ring_prod_init(&t->prod, r, agent.ring_bytes, agent.watermark);
 	t->prod.ready = 0;
 	t->prod.on_ready = agent_ring_ready;
 	agent_ring_ready(&t->prod, 1);

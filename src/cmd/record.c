@@ -277,9 +277,12 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	memcpy(ctx->info.report, a->report, n);
 	ctx->info.report[n] = 0;
 	if (h->ctl->nprocs) {
-		p = shm_proc_at(h->base, 0);
-		ctx->info.pid = p->pid;
-		n = p->exe_len < sizeof(p->exe) - 1 ? p->exe_len : sizeof(p->exe) - 1;
+		p = shm_proc_at(h->ctl, 0);
+		ctx->info.pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+		/* Read once, then bounded: the program can rewrite its slot. */
+		n = __atomic_load_n(&p->exe_len, __ATOMIC_RELAXED);
+		if (n > sizeof(p->exe) - 1)
+			n = sizeof(p->exe) - 1;
 		memcpy(ctx->info.exe, p->exe, n);
 		ctx->info.exe[n] = 0;
 		if (buildid_read(ctx->info.exe, ctx->info.buildid, sizeof(ctx->info.buildid)) < 0)

@@ -12,6 +12,14 @@
  * control block's process slots; the collector turns it into side files of
  * the trace, with the build ids of every mapped file, so the trace can be
  * symbolized offline, on another machine, after the binaries changed.
+ *
+ * The program can write anything anywhere in the shared region. A ring it
+ * damaged is dropped from then on and counted as a loss (its events after
+ * the damage never reach the trace): the events its thread numbered since
+ * the last good one, at least one. Counters that cannot be true (a ring's
+ * lost counter going back or jumping by more than any thread could drop)
+ * damage the ring the same way. At the end the control block's fixed
+ * fields are compared with what spool wrote, and any change is reported.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,15 +38,18 @@ struct ring_state {
 	uint32_t last_seq;
 	int have_seq;
 	int corrupt;
-	uint64_t lost_seen;
-	uint64_t last_tsc; /* of the last record written: an untimed record's time */
+	int map_warned;	    /* the ring could not be mapped (said once) */
+	uint64_t lost_seen; /* the producer's lost counter, last plausible value */
+	uint64_t damaged;   /* events lost because the program damaged the ring */
+	uint64_t last_tsc;  /* of the last record written: an untimed record's time */
 };
 
 struct collector {
 	struct shm_host *h;
 	struct trace_writer *w;
-	struct ring_state *rings; /* ctl->max_rings entries */
+	struct ring_state *rings; /* h->max_rings entries */
 	uint32_t *proc_gen;	  /* maps_gen last written, per process slot */
+	uint8_t *proc_cut;	  /* per process slot: its cut text was reported */
 	struct collector_stats st;
 	uint32_t cur_ring;	  /* ring being drained, for the callback */
 	struct rec_hdr *scratch;  /* an untimed record with its time filled in */
@@ -55,9 +66,10 @@ int collector_new(struct collector **out, struct shm_host *h, struct trace_write
 		return -ENOMEM;
 	c->h = h;
 	c->w = w;
-	c->rings = calloc(h->ctl->max_rings, sizeof(*c->rings));
+	c->rings = calloc(h->max_rings, sizeof(*c->rings));
 	c->proc_gen = calloc(SHM_MAX_PROCS, sizeof(*c->proc_gen));
-	if (!c->rings || !c->proc_gen) {
+	c->proc_cut = calloc(SHM_MAX_PROCS, 1);
+	if (!c->rings || !c->proc_gen || !c->proc_cut) {
 		collector_free(c);
 		return -ENOMEM;
 	}
@@ -71,6 +83,7 @@ void collector_free(struct collector *c)
 		return;
 	free(c->rings);
 	free(c->proc_gen);
+	free(c->proc_cut);
 	free(c->scratch);
 	if (c->compress)
 		trace_zinput_free(&c->z);
@@ -139,43 +152,88 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	return 0;
 }
 
+/* Ring i is damaged: nothing more is read from it. Its loss is what its
+ * thread numbered after the last record we took (the producer's last_seq,
+ * itself untrusted: an implausible value counts as one), at least one. */
+static void collector_ring_damaged(struct collector *c, uint32_t i, const char *what)
+{
+	struct ring_state *rs = &c->rings[i];
+	struct shm_ring hdr;
+	uint64_t est = 1;
+
+	if (rs->corrupt)
+		return;
+	rs->corrupt = 1;
+	c->st.corrupt_rings++;
+	if (shm_host_ring_peek(c->h, i, &hdr) == 0) {
+		uint32_t d = hdr.last_seq - (rs->have_seq ? rs->last_seq : 0);
+
+		if (d && d < (1u << 31))
+			est = d;
+	} else {
+		memset(&hdr, 0, sizeof(hdr));
+	}
+	rs->damaged = est;
+	log_warn("the program damaged the shared memory of thread %u (pid %u, ring %u): %s; "
+		 "at least %llu of its events are lost",
+		 hdr.tid, hdr.pid, i, what, (unsigned long long)est);
+}
+
+/* The producer's lost counter only grows, by at most one per event it
+ * numbers (a 32-bit sequence): anything else is damage. */
+static int collector_lost_ok(const struct ring_state *rs, uint64_t lost)
+{
+	return lost >= rs->lost_seen && lost - rs->lost_seen <= UINT32_MAX;
+}
+
 int collector_drain(struct collector *c)
 {
 	uint32_t n = shm_host_nrings(c->h);
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct ring_state *rs = &c->rings[i];
-		struct shm_ring *r = shm_ring_at(c->h->base, i);
+		struct shm_ring *r;
 		uint64_t lost;
 		int rc;
 
 		if (rs->corrupt)
 			continue;
 		if (!rs->stream) {
-			uint32_t pid = __atomic_load_n(&r->pid, __ATOMIC_ACQUIRE);
-			uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_ACQUIRE);
+			struct shm_ring hdr;
 
-			if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == 0 &&
-			    __atomic_load_n(&r->lost, __ATOMIC_RELAXED) == 0)
+			/* Looked at without mapping it: a ring is mapped only
+			 * once it has something for us. */
+			if (shm_host_ring_peek(c->h, i, &hdr) < 0 ||
+			    (hdr.head == 0 && hdr.lost == 0))
 				continue;
-			rc = trace_writer_stream(c->w, i, pid, tid, &rs->stream);
+			rc = trace_writer_stream(c->w, i, hdr.pid, hdr.tid, &rs->stream);
 			if (rc < 0) {
-				log_err("cannot create trace stream for thread %u: %s", tid,
+				log_err("cannot create trace stream for thread %u: %s", hdr.tid,
 					strerror(-rc));
 				return rc;
 			}
 		}
+		r = shm_host_ring(c->h, i);
+		if (!r) {
+			if (!rs->map_warned)
+				log_warn("cannot map the ring of thread index %u yet: %s", i,
+					 strerror(errno));
+			rs->map_warned = 1;
+			continue;
+		}
 		c->cur_ring = i;
 		rc = shm_host_drain_ring(c->h, i, on_record, c);
 		if (rc == -EPROTO) {
-			log_err("ring of thread %u (pid %u) is corrupt; its later events are lost",
-				r->tid, r->pid);
-			rs->corrupt = 1;
-			c->st.corrupt_rings++;
+			collector_ring_damaged(c, i, "its head or a record is out of bounds");
+			continue;
 		} else if (rc < 0) {
 			return rc;
 		}
 		lost = __atomic_load_n(&r->lost, __ATOMIC_RELAXED);
+		if (!collector_lost_ok(rs, lost)) {
+			collector_ring_damaged(c, i, "its lost counter went back or jumped");
+			continue;
+		}
 		if (lost != rs->lost_seen) {
 			rs->lost_seen = lost;
 			trace_stream_discarded(rs->stream, lost);
@@ -188,7 +246,7 @@ int collector_flush(struct collector *c)
 {
 	int ret = 0;
 
-	for (uint32_t i = 0; i < c->h->ctl->max_rings; i++) {
+	for (uint32_t i = 0; i < c->h->max_rings; i++) {
 		int rc;
 
 		if (!c->rings[i].stream)
@@ -201,48 +259,69 @@ int collector_flush(struct collector *c)
 }
 
 /* Write proc/<pid>.{exe,cmdline,maps,buildids} for each process slot whose
- * maps changed since last time. */
-static int write_proc_files(struct collector *c)
+ * maps changed since last time. Everything is copied out of the slot first
+ * and bounded (the program may rewrite it at any time); maps_gen is odd
+ * while the agent rewrites the text, and a copy taken while it was odd or
+ * changed is taken again next time, unless final (the program has ended:
+ * then the text is what it is). */
+static int write_proc_files(struct collector *c, int final)
 {
 	uint32_t n = __atomic_load_n(&c->h->ctl->nprocs, __ATOMIC_ACQUIRE);
-	char name[64];
+	char name[64], exe[SHM_PROC_EXE];
 	int ret = 0;
 
 	if (n > SHM_MAX_PROCS)
 		n = SHM_MAX_PROCS;
 	for (uint32_t i = 0; i < n; i++) {
-		struct shm_proc *p = shm_proc_at(c->h->base, i);
+		struct shm_proc *p = shm_proc_at(c->h->ctl, i);
 		uint32_t gen = __atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE);
-		size_t maps_len, cmd_len, exe_len;
-		char *maps, *ids = NULL;
-		size_t ids_len = 0;
-		int rc;
+		uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+		uint32_t exe_len = __atomic_load_n(&p->exe_len, __ATOMIC_RELAXED);
+		char *maps = NULL, *cmd = NULL, *ids = NULL;
+		size_t maps_len, cmd_len, ids_len = 0;
+		int rc, cut_maps, cut_cmd;
 
-		if (!p->pid || gen == c->proc_gen[i])
+		if (!pid || gen == c->proc_gen[i] || (gen % 2 && !final))
 			continue;
-		maps_len = p->maps_len < SHM_PROC_MAPS ? p->maps_len : SHM_PROC_MAPS;
-		cmd_len = p->cmdline_len < SHM_PROC_CMDLINE ? p->cmdline_len : SHM_PROC_CMDLINE;
-		exe_len = p->exe_len < sizeof(p->exe) ? p->exe_len : sizeof(p->exe);
-		/* Copy out first: the agent may rewrite the slot after a dlopen. */
-		maps = malloc(maps_len + 1);
-		if (!maps)
-			return -ENOMEM;
-		memcpy(maps, p->maps, maps_len);
-		maps[maps_len] = 0;
-		snprintf(name, sizeof(name), "proc/%u.exe", p->pid);
-		rc = trace_writer_add_file(c->w, name, p->exe, exe_len);
-		snprintf(name, sizeof(name), "proc/%u.cmdline", p->pid);
+		if (exe_len >= sizeof(exe))
+			exe_len = 0;
+		memcpy(exe, p->exe, exe_len);
+		rc = shm_host_proc_text(c->h, i, 1, &maps, &maps_len, &cut_maps);
 		if (!rc)
-			rc = trace_writer_add_file(c->w, name, p->cmdline, cmd_len);
-		snprintf(name, sizeof(name), "proc/%u.maps", p->pid);
+			rc = shm_host_proc_text(c->h, i, 0, &cmd, &cmd_len, &cut_cmd);
+		if (rc < 0) {
+			free(maps);
+			return rc;
+		}
+		if (__atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE) != gen && !final) {
+			free(maps);
+			free(cmd);
+			continue; /* rewritten while we copied: next time */
+		}
+		if ((cut_maps || cut_cmd) && !c->proc_cut[i]) {
+			c->proc_cut[i] = 1;
+			c->st.cut_procs++;
+			log_warn(
+			    "process %u: its %s%s%s could not be kept whole (more than %u MiB, or "
+			    "a damaged slot): addresses past the cut stay unsymbolized",
+			    pid, cut_cmd ? "command line" : "", cut_cmd && cut_maps ? " and " : "",
+			    cut_maps ? "maps" : "", SHM_PROC_TEXT_BYTES >> 20);
+		}
+		snprintf(name, sizeof(name), "proc/%u.exe", pid);
+		rc = trace_writer_add_file(c->w, name, exe, exe_len);
+		snprintf(name, sizeof(name), "proc/%u.cmdline", pid);
+		if (!rc)
+			rc = trace_writer_add_file(c->w, name, cmd, cmd_len);
+		snprintf(name, sizeof(name), "proc/%u.maps", pid);
 		if (!rc)
 			rc = trace_writer_add_file(c->w, name, maps, maps_len);
 		if (!rc && buildid_list_for_maps(maps, &ids, &ids_len) == 0) {
-			snprintf(name, sizeof(name), "proc/%u.buildids", p->pid);
+			snprintf(name, sizeof(name), "proc/%u.buildids", pid);
 			rc = trace_writer_add_file(c->w, name, ids, ids_len);
 		}
 		free(ids);
 		free(maps);
+		free(cmd);
 		if (rc < 0 && !ret)
 			ret = rc;
 		c->proc_gen[i] = gen;
@@ -250,15 +329,54 @@ static int write_proc_files(struct collector *c)
 	return ret;
 }
 
+/* The control block's fixed fields as spool wrote them? A program that
+ * overwrote them gets told (spool itself never reads them back). */
+static void collector_check_ctl(struct collector *c)
+{
+	const struct shm_ctl *k = c->h->ctl;
+	uint64_t lnr;
+
+	if (k->magic != SHM_MAGIC || k->version != SHM_VERSION || k->ctl_size != SHM_CTL_SIZE ||
+	    k->total_size != c->h->size || k->procs_offset != SHM_CTL_SIZE ||
+	    k->rings_offset != SHM_RINGS_OFFSET || k->ring_bytes != c->h->ring_bytes ||
+	    k->max_rings != c->h->max_rings || k->watermark != c->h->watermark) {
+		c->st.ctl_damaged = 1;
+		log_warn("the program overwrote spool's control block in the shared memory "
+			 "(sizes, offsets or its magic number); spool kept its own copy");
+	}
+	lnr = __atomic_load_n(&k->lost_no_ring, __ATOMIC_RELAXED);
+	if (lnr > UINT32_MAX * (uint64_t)EV_MAX_THREADS) {
+		c->st.ctl_damaged = 1;
+		log_warn("the program overwrote the count of events lost for lack of a ring "
+			 "(%llu): it is not trusted, the true count is unknown",
+			 (unsigned long long)lnr);
+		lnr = 0;
+	}
+	c->st.lost_no_ring = lnr;
+}
+
 int collector_finish(struct collector *c, struct collector_stats *st)
 {
 	int rc = collector_drain(c);
-	int rc2 = write_proc_files(c);
+	int rc2 = write_proc_files(c, 1);
 
 	c->st.lost_ring = 0;
-	for (uint32_t i = 0; i < c->h->ctl->max_rings; i++)
-		c->st.lost_ring += c->rings[i].lost_seen;
-	c->st.lost_no_ring = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED);
+	c->st.lost_damaged = 0;
+	for (uint32_t i = 0; i < c->h->max_rings; i++) {
+		struct ring_state *rs = &c->rings[i];
+
+		c->st.lost_ring += rs->lost_seen + rs->damaged;
+		c->st.lost_damaged += rs->damaged;
+		/* The trace says it too (events_discarded of the stream). */
+		if (rs->damaged && rs->stream)
+			trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged);
+	}
+	collector_check_ctl(c);
+	if (c->st.corrupt_rings)
+		log_warn("%llu ring%s damaged by the program: at least %llu events lost",
+			 (unsigned long long)c->st.corrupt_rings,
+			 c->st.corrupt_rings > 1 ? "s" : "",
+			 (unsigned long long)c->st.lost_damaged);
 	if (!rc)
 		rc = collector_flush(c);
 	c->st.zsaved = c->z.saved;
@@ -269,5 +387,5 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 
 int collector_sync_procs(struct collector *c)
 {
-	return write_proc_files(c);
+	return write_proc_files(c, 0);
 }

@@ -344,16 +344,17 @@ static int write_summary(struct trace_writer *w, const struct session_opts *o,
 	char buf[1024];
 	int n;
 
-	n = snprintf(buf, sizeof(buf),
-		     "format=spool-summary-1\nprogram=%s\nexit_status=%d\nterm_signal=%d\n"
-		     "events=%llu\nlock_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
-		     "seq_gaps=%llu\nthreads=%u\nprocesses=%u\nring_bytes=%u\n",
-		     o->argv[0], res->exit_status, res->term_signal,
-		     (unsigned long long)res->st.events, (unsigned long long)res->st.lock_events,
-		     (unsigned long long)res->st.lost_ring,
-		     (unsigned long long)res->st.lost_no_ring,
-		     (unsigned long long)res->st.seq_gaps, res->st.threads, res->st.procs,
-		     o->ring_bytes);
+	n = snprintf(
+	    buf, sizeof(buf),
+	    "format=spool-summary-1\nprogram=%s\nexit_status=%d\nterm_signal=%d\n"
+	    "events=%llu\nlock_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
+	    "seq_gaps=%llu\nthreads=%u\nprocesses=%u\nring_bytes=%u\n"
+	    "damaged_rings=%llu\nlost_damaged=%llu\n",
+	    o->argv[0], res->exit_status, res->term_signal, (unsigned long long)res->st.events,
+	    (unsigned long long)res->st.lock_events, (unsigned long long)res->st.lost_ring,
+	    (unsigned long long)res->st.lost_no_ring, (unsigned long long)res->st.seq_gaps,
+	    res->st.threads, res->st.procs, o->ring_bytes,
+	    (unsigned long long)res->st.corrupt_rings, (unsigned long long)res->st.lost_damaged);
 	return trace_writer_add_file(w, "summary", buf, (size_t)n);
 }
 
@@ -501,9 +502,17 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	 * is enough): a run of seconds gives it to a few ppm. */
 	if (trace_clock_refine(&clk, 2000) == 0)
 		trace_writer_set_clock(w, &clk);
-	if (h.ctl->state & SHM_STATE_DISABLED)
-		log_warn("the agent stopped recording: %.*s", (int)sizeof(h.ctl->reason),
-			 h.ctl->reason);
+	if (__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE) & SHM_STATE_DISABLED) {
+		char why[sizeof(h.ctl->reason)];
+
+		/* A copy, shown as text only: the program can write it. */
+		memcpy(why, h.ctl->reason, sizeof(why));
+		why[sizeof(why) - 1] = 0;
+		for (char *q = why; *q; q++)
+			if ((unsigned char)*q < 0x20 || (unsigned char)*q == 0x7f)
+				*q = '?';
+		log_warn("the agent stopped recording: %s", why);
+	}
 	write_summary(w, o, res);
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);

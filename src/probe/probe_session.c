@@ -23,7 +23,7 @@ int probe_run_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 
 	if (!area)
 		return -ENOSPC;
-	rc = probe_mgr_fill_area(pr->m, area, h->ctl->ext_size[SHM_EXT_PROBES]);
+	rc = probe_mgr_fill_area(pr->m, area, h->ext_size[SHM_EXT_PROBES]);
 	if (!rc)
 		memcpy(((struct probe_area_hdr *)area)->handler_path, pr->handler,
 		       sizeof(pr->handler));

@@ -25,7 +25,8 @@ static void *rr_watch_run(void *arg)
 		struct timespec ts;
 
 		if ((f & RR_F_STOP) && !w->killed && w->h->ctl->nprocs) {
-			uint32_t pid = shm_proc_at(w->h->base, 0)->pid;
+			uint32_t pid =
+			    __atomic_load_n(&shm_proc_at(w->h->ctl, 0)->pid, __ATOMIC_ACQUIRE);
 
 			if (pid) {
 				kill((pid_t)pid, SIGKILL);
