@@ -173,10 +173,13 @@ int cmd_locks(int argc, char **argv)
 			 strsignal(res.term_signal), res.core_dumped ? ", core dumped" : "");
 	log_info("%s lock events, %s lost, trace in %s/", fmt_count(res.st.lock_events, c1, sizeof(c1)),
 		 fmt_count(lost, c2, sizeof(c2)), so.trace_dir);
-	if (lost)
+	if (lost > res.st.lost_damaged + res.st.lost_no_ring)
 		log_warn("events were lost: %llu because rings were full (try --ring-size), "
 			 "%llu because no ring was free (try --max-threads)",
-			 (unsigned long long)(lost - res.st.lost_no_ring),
+			 (unsigned long long)(lost - res.st.lost_no_ring - res.st.lost_damaged),
+			 (unsigned long long)res.st.lost_no_ring);
+	else if (res.st.lost_no_ring)
+		log_warn("events were lost: %llu because no ring was free (try --max-threads)",
 			 (unsigned long long)res.st.lost_no_ring);
 	if (!so.quiet && !res.trace_error) {
 		fflush(stdout);

@@ -40,6 +40,8 @@ struct ring_state {
 	int corrupt;
 	int map_warned;	    /* the ring could not be mapped (said once) */
 	uint64_t lost_seen; /* the producer's lost counter, last plausible value */
+	uint64_t lost_now;  /* the value collector_lost_ok just accepted */
+	uint32_t seq_seen;  /* the producer's last_seq when lost_seen was read */
 	uint64_t damaged;   /* events lost because the program damaged the ring */
 	uint64_t last_tsc;  /* of the last record written: an untimed record's time */
 };
@@ -52,6 +54,7 @@ struct collector {
 	uint8_t *proc_cut;	  /* per process slot: its cut text was reported */
 	struct collector_stats st;
 	uint32_t cur_ring;	  /* ring being drained, for the callback */
+	uint32_t bad_kind;	  /* kind of the last record the writer refused */
 	struct rec_hdr *scratch;  /* an untimed record with its time filled in */
 	size_t scratch_cap;
 	struct trace_zinput z;	  /* --compress: packs input data (zinput.c) */
@@ -129,6 +132,12 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	if (c->compress)
 		rec = trace_zinput_pack(&c->z, rec);
 	rc = trace_stream_write(rs->stream, rec);
+	if (rc == -EINVAL) {
+		/* A record no agent writes (a size that does not match its
+		 * kind, an unknown kind): the program wrote over the ring. */
+		c->bad_kind = ev_kind(rec->word);
+		return -EPROTO;
+	}
 	if (rc < 0) {
 		log_warn("ring %u: record of kind %u not written: %s", c->cur_ring,
 			 ev_kind(rec->word), strerror(-rc));
@@ -179,11 +188,22 @@ static void collector_ring_damaged(struct collector *c, uint32_t i, const char *
 		 hdr.tid, hdr.pid, i, what, (unsigned long long)est);
 }
 
-/* The producer's lost counter only grows, by at most one per event it
- * numbers (a 32-bit sequence): anything else is damage. */
-static int collector_lost_ok(const struct ring_state *rs, uint64_t lost)
+/* The producer's lost counter only grows, and by no more than the events
+ * its thread numbered meanwhile (last_seq counts every attempt, dropped
+ * ones included, and is stored before a drop is counted: reading lost
+ * first, then last_seq, sees them in that order). Anything else is damage,
+ * or a last_seq that was itself overwritten. */
+static int collector_lost_ok(struct ring_state *rs, const struct shm_ring *r)
 {
-	return lost >= rs->lost_seen && lost - rs->lost_seen <= UINT32_MAX;
+	uint64_t lost = __atomic_load_n(&r->lost, __ATOMIC_ACQUIRE);
+	uint32_t seq = __atomic_load_n(&r->last_seq, __ATOMIC_ACQUIRE);
+	uint32_t dseq = seq - rs->seq_seen;
+
+	if (lost < rs->lost_seen || lost - rs->lost_seen > dseq)
+		return 0;
+	rs->seq_seen = seq;
+	rs->lost_now = lost;
+	return 1;
 }
 
 int collector_drain(struct collector *c)
@@ -222,18 +242,26 @@ int collector_drain(struct collector *c)
 			continue;
 		}
 		c->cur_ring = i;
+		c->bad_kind = UINT32_MAX;
 		rc = shm_host_drain_ring(c->h, i, on_record, c);
 		if (rc == -EPROTO) {
-			collector_ring_damaged(c, i, "its head or a record is out of bounds");
+			char what[80];
+
+			if (c->bad_kind != UINT32_MAX)
+				snprintf(what, sizeof(what), "a record of kind %u has a size no agent writes",
+					 c->bad_kind);
+			else
+				snprintf(what, sizeof(what), "its head or a record is out of bounds");
+			collector_ring_damaged(c, i, what);
 			continue;
 		} else if (rc < 0) {
 			return rc;
 		}
-		lost = __atomic_load_n(&r->lost, __ATOMIC_RELAXED);
-		if (!collector_lost_ok(rs, lost)) {
+		if (!collector_lost_ok(rs, r)) {
 			collector_ring_damaged(c, i, "its lost counter went back or jumped");
 			continue;
 		}
+		lost = rs->lost_now;
 		if (lost != rs->lost_seen) {
 			rs->lost_seen = lost;
 			trace_stream_discarded(rs->stream, lost);
