@@ -53,7 +53,7 @@
 #define SHM_PROC_TEXT_BYTES (32u << 20)
 #define SHM_RING_HDR 256
 #define SHM_PAGE 4096u
-#define SHM_DEFAULT_RING_BYTES (8u << 20) /* per thread; bursts of 200k events */
+#define SHM_DEFAULT_RING_BYTES (2u << 20) /* per thread; bursts of 50k events */
 #define SHM_DEFAULT_MAX_RINGS 256
 #define SHM_ENV_FD "SPOOL_SHM_FD"
 

@@ -154,12 +154,15 @@ int main(int argc, char **argv)
 			nap_us((long)(next_rand() % 2000));
 		}
 	} else {
-		/* random: the head, the rings in use, anywhere in the region. */
+		/* random: the control block, the head, the rings in use,
+		 * anywhere in the region. */
 		for (int k = 0; k < 300; k++) {
 			uint64_t r = next_rand() % 10, off;
 			size_t len = 1 + next_rand() % 16;
 
-			if (r < 4)
+			if (r < 2)
+				off = next_rand() % sizeof(struct shm_ctl);
+			else if (r < 4)
 				off = next_rand() % SHM_HEAD_SIZE;
 			else if (r < 8)
 				off = ring0 + (next_rand() % 3) * stride + next_rand() % stride;
