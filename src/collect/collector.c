@@ -161,31 +161,40 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	return 0;
 }
 
-/* Ring i is damaged: nothing more is read from it. Its loss is what its
- * thread numbered after the last record we took (the producer's last_seq,
- * itself untrusted: an implausible value counts as one), at least one. */
+/* What a damaged ring i lost: the events its thread numbered after the
+ * last record we took (the producer's last_seq, itself untrusted: an
+ * implausible value counts as one), at least one. hdr gets the ring's
+ * header (zeroed if unreadable). */
+static uint64_t collector_damage_estimate(struct collector *c, uint32_t i, struct shm_ring *hdr)
+{
+	struct ring_state *rs = &c->rings[i];
+
+	if (shm_host_ring_peek(c->h, i, hdr) == 0) {
+		uint32_t d = hdr->last_seq - (rs->have_seq ? rs->last_seq : 0);
+
+		if (d && d < (1u << 31))
+			return d;
+	} else {
+		memset(hdr, 0, sizeof(*hdr));
+	}
+	return 1;
+}
+
+/* Ring i is damaged: nothing more is read from it; its loss is estimated
+ * now and again at the end (its thread may go on numbering events). */
 static void collector_ring_damaged(struct collector *c, uint32_t i, const char *what)
 {
 	struct ring_state *rs = &c->rings[i];
 	struct shm_ring hdr;
-	uint64_t est = 1;
 
 	if (rs->corrupt)
 		return;
 	rs->corrupt = 1;
 	c->st.corrupt_rings++;
-	if (shm_host_ring_peek(c->h, i, &hdr) == 0) {
-		uint32_t d = hdr.last_seq - (rs->have_seq ? rs->last_seq : 0);
-
-		if (d && d < (1u << 31))
-			est = d;
-	} else {
-		memset(&hdr, 0, sizeof(hdr));
-	}
-	rs->damaged = est;
+	rs->damaged = collector_damage_estimate(c, i, &hdr);
 	log_warn("the program damaged the shared memory of thread %u (pid %u, ring %u): %s; "
-		 "at least %llu of its events are lost",
-		 hdr.tid, hdr.pid, i, what, (unsigned long long)est);
+		 "its events from there on are lost (%llu so far)",
+		 hdr.tid, hdr.pid, i, what, (unsigned long long)rs->damaged);
 }
 
 /* The producer's lost counter only grows, and by no more than the events
@@ -393,6 +402,13 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 	for (uint32_t i = 0; i < c->h->max_rings; i++) {
 		struct ring_state *rs = &c->rings[i];
 
+		if (rs->corrupt) {
+			struct shm_ring hdr;
+			uint64_t d = collector_damage_estimate(c, i, &hdr);
+
+			if (d > rs->damaged)
+				rs->damaged = d;
+		}
 		c->st.lost_ring += rs->lost_seen + rs->damaged;
 		c->st.lost_damaged += rs->damaged;
 		/* The trace says it too (events_discarded of the stream). */

@@ -8,7 +8,7 @@
 # and setting the ring allocator back hid the rings from the collector.
 . "$(dirname "$0")/lib.sh"
 
-plan 25
+plan 26
 
 P="$PROGS/shm_scribble"
 T_TIMEOUT=60
@@ -49,6 +49,8 @@ run_mode heads 1
 is_rc 0 "heads: ring heads, tails and lost counters overwritten"
 like "$ERR" "damaged the shared memory of thread" "  spool names the damaged rings"
 num_cmp "$(summary_lost)" -gt 0 "  and counts their loss in the summary"
+num_cmp "$(add "$(summary_events)" "$(summary_lost)")" -ge "$((2 * $(total_of)))" \
+	"  recorded + lost accounts for every lock and unlock the program made"
 num_cmp "$(trace_summary spool.trace damaged_rings)" -gt 0 "  and in the trace's run summary"
 report_json spool.trace
 is "$RC" 0 "  the trace reads"
