@@ -306,8 +306,14 @@ struct shm_ring *agent_ring_map(uint32_t i)
 		return r;
 	r = agent_map_piece(shm_ring_offset(agent.ring_bytes, i),
 			    shm_ring_map_size(agent.ring_bytes));
-	if (!r)
+	if (!r) {
+		/* Say why, for spool's summary; the thread's events are
+		 * counted as lost_no_ring. */
+		__atomic_fetch_or(&agent.ctl->state,
+				  agent_fd_ok() ? SHM_STATE_NOMAP : SHM_STATE_FD_GONE,
+				  __ATOMIC_RELAXED);
 		return NULL;
+	}
 	/* A ring index is handed to one thread only; the exchange is for a
 	 * fork child that maps what its parent had. */
 	if (!__atomic_compare_exchange_n(&agent.rings[i], &old, r, 0, __ATOMIC_ACQ_REL,

@@ -171,7 +171,7 @@ void agent_thread_register(struct agent_thread *t)
 	/* Mapped now, by the thread that claims it (agent_main.c). */
 	r = agent_ring_map(idx);
 	if (!r) {
-		__atomic_fetch_add(&c->lost_no_ring, 1, __ATOMIC_RELAXED);
+		/* Its events are counted in lost_no_ring (agent_enter). */
 		t->state = AGENT_T_NORING;
 		agent_log("cannot map ring %u for tid %d", idx, (int)gettid());
 		goto out;

@@ -502,6 +502,14 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	 * is enough): a run of seconds gives it to a few ppm. */
 	if (trace_clock_refine(&clk, 2000) == 0)
 		trace_writer_set_clock(w, &clk);
+	if (__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE) & SHM_STATE_FD_GONE)
+		log_warn("the program closed spool's descriptor (%s) or put another file at its "
+			 "number: threads it started after that were not traced (their events are "
+			 "counted as lost)",
+			 SHM_ENV_FD);
+	if (__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE) & SHM_STATE_NOMAP)
+		log_warn("the program's address space was full: some threads got no ring (their "
+			 "events are counted as lost; try a smaller --ring-size)");
 	if (__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE) & SHM_STATE_DISABLED) {
 		char why[sizeof(h.ctl->reason)];
 

@@ -197,6 +197,18 @@ uint32_t shm_host_nrings(struct shm_host *h)
 		n = h->max_rings;
 	if (n > h->nrings_seen)
 		h->nrings_seen = n;
+	/* Rings are handed out in order, and a claimed ring is marked
+	 * active at once: the next ring's own header says whether it was
+	 * claimed, even if the program set the allocator back before we
+	 * looked at it. */
+	while (h->nrings_seen < h->max_rings) {
+		struct shm_ring r;
+
+		if (shm_host_ring_peek(h, h->nrings_seen, &r) < 0 ||
+		    (r.state == RING_FREE && !r.head && !r.lost))
+			break;
+		h->nrings_seen++;
+	}
 	return h->nrings_seen;
 }
 

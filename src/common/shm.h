@@ -72,6 +72,8 @@ enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3
 
 /* ctl->state bits */
 #define SHM_STATE_DISABLED 1u /* agent stopped recording (reason in ctl->reason) */
+#define SHM_STATE_FD_GONE 2u  /* a thread found no ring: the program closed the region's fd */
+#define SHM_STATE_NOMAP 4u    /* a thread found no ring: no address space to map it */
 
 /* shm_proc.text_flags: text the agent had to cut at SHM_PROC_TEXT_BYTES. */
 #define SHM_TEXT_MAPS_CUT 0x1u

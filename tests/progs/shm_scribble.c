@@ -10,8 +10,9 @@
  *            anywhere), at random moments
  *   ctl      the control block's sizes, offsets, magic and counters
  *   heads    every ring's head and tail, and the lost counter
- *   nrings   the ring allocator, set back to 0 after the threads claimed
- *            theirs (spool must not forget those rings)
+ *   nrings   the ring allocator, set back to 0 as soon as the threads have
+ *            claimed theirs, and kept there (spool must still find and
+ *            drain those rings)
  *   procs    the process slots' lengths and offsets
  *   records  the data of the rings in use (record sizes and kinds)
  *   shrink   tries to truncate the region (sealed: must fail)
@@ -121,9 +122,12 @@ int main(int argc, char **argv)
 			c->ext_offset[i] = next_rand();
 		nap_us(100000);
 	} else if (!strcmp(mode, "nrings")) {
-		nap_us(50000);
+		/* At once and again: spool may not have looked yet. */
 		c->nrings = 0;
-		nap_us(100000);
+		for (int k = 0; k < 100; k++) {
+			nap_us(1000);
+			c->nrings = 0;
+		}
 	} else if (!strcmp(mode, "heads")) {
 		for (uint32_t i = 0; i < 4; i++) {
 			struct shm_ring *r = (struct shm_ring *)(base + ring0 + i * stride);
