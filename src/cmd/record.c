@@ -414,7 +414,10 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 			 "executable: %s): those values are not recorded, a replay reads new ones",
 			 ctx->scan.n[RR_SCAN_TSC], ctx->scan.where[RR_SCAN_TSC]);
 	if (i->flags & RR_F_STOP)
-		log_err("%s", i->report);
+		log_err("%s", i->report[0]
+				  ? i->report
+				  : "the recording was stopped without a reason (the program "
+				    "may have written over spool's shared memory)");
 	else if (res->term_signal && res->term_signal != SIGSEGV && res->term_signal != SIGBUS &&
 		 res->term_signal != SIGFPE && res->term_signal != SIGILL &&
 		 res->term_signal != SIGABRT && res->term_signal != SIGTRAP &&

@@ -446,6 +446,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		goto out_signals;
 	}
 	child_pid = pid;
+	__atomic_store_n(&h.child_pid, (int)pid, __ATOMIC_RELEASE);
 	if (pending_signal)
 		kill(pid, pending_signal);
 	res->ran = 1;

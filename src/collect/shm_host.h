@@ -38,6 +38,10 @@ struct shm_host {
 	uint8_t *corrupt;	 /* per ring: 1 once found damaged, then skipped */
 	struct rec_hdr *scratch; /* the record being handed out, copied from the ring */
 	size_t scratch_cap;
+	/* The program spool started (session.c sets it once it runs; 0
+	 * before): the only process spool ever signals on the region's
+	 * behalf. A pid read from the region could be any process. */
+	int child_pid;
 };
 
 /* ring_bytes must be a power of two >= 4096. */

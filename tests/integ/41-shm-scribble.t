@@ -5,11 +5,12 @@
 # crash or hang spool: spool kept its own copy of the layout, checks what it
 # reads, says what the program damaged and counts what that cost as lost.
 # Before, overwriting the control block's offsets crashed spool (SIGSEGV),
-# truncating the region crashed it (SIGBUS), and setting the ring allocator
-# back hid the rings from the collector.
+# truncating the region crashed it (SIGBUS), setting the ring allocator
+# back hid the rings from the collector, and spool record killed whatever
+# pid the program wrote into its process slot.
 . "$(dirname "$0")/lib.sh"
 
-plan 33
+plan 35
 
 P="$PROGS/shm_scribble"
 T_TIMEOUT=60
@@ -73,6 +74,22 @@ is_rc 0 "fdreuse: a program that replaced spool's descriptor with its own file r
 like "$OUT" "victim=untouched" "  its file is not written to (the agent checks what it maps)"
 like "$ERR" "closed spool's descriptor" "  spool says why the later thread was not traced"
 num_cmp "$(summary_lost)" -ge 2000 "  and counts its 2000 lock events as lost"
+
+# Under spool record, the program names another process as itself in its
+# process slot and asks spool to stop the recording: spool kills the program
+# it started, never the pid the program wrote (-1 would be every process of
+# the user; a decoy stands in here).
+sleep 120 &
+decoy=$!
+spool_run record -q -o rec.trace -- "$P" rrpid "$decoy"
+is_rc 137 "rrpid: spool record stops the program that asked for it (SIGKILL)"
+if kill -0 "$decoy" 2>/dev/null; then
+	pass "  the process whose pid the program wrote is alive"
+else
+	fail "  the process whose pid the program wrote is alive"
+fi
+kill "$decoy" 2>/dev/null
+wait "$decoy" 2>/dev/null
 
 # Random bytes at random places and moments: spool survives every seed and
 # never hangs. A record whose bytes the program changed but whose size still

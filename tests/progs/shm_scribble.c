@@ -16,6 +16,9 @@
  *   procs    the process slots' lengths and offsets
  *   records  the data of the rings in use (record sizes and kinds)
  *   shrink   tries to truncate the region (sealed: must fail)
+ *   rrpid    (under spool record; SEED is a pid) writes that pid as its own
+ *            into its process slot and asks spool to kill it (RR_F_STOP):
+ *            spool must kill only the program it started
  * Prints "total=N" (lock/unlock pairs the threads made on the lock
  * scribble_lock) and "shrink=refused" or "shrink=done" in shrink mode.
  * Exits 0.
@@ -34,6 +37,7 @@
 
 #include "../../src/common/event.h"
 #include "../../src/common/shm.h"
+#include "../../src/replay/rr_area.h"
 
 pthread_mutex_t scribble_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int stop;
@@ -107,7 +111,18 @@ int main(int argc, char **argv)
 		pthread_create(&th[i], NULL, locker, NULL);
 	nap_us(20000); /* the threads have claimed their rings */
 
-	if (!strcmp(mode, "shrink")) {
+	if (!strcmp(mode, "rrpid")) {
+		uint64_t off = c->ext_offset[SHM_EXT_REPLAY];
+
+		if (!off || off + sizeof(struct rr_area) > (uint64_t)st.st_size) {
+			fprintf(stderr, "shm_scribble: no record/replay area (run me under spool record)\n");
+			return 2;
+		}
+		shm_proc_at(base, 0)->pid = (uint32_t)strtoul(argv[2], NULL, 0);
+		__atomic_fetch_or(&((struct rr_area *)(base + off))->flags, RR_F_STOP,
+				  __ATOMIC_RELEASE);
+		nap_us(2000000); /* spool kills us well before this */
+	} else if (!strcmp(mode, "shrink")) {
 		printf("shrink=%s\n", ftruncate(fd, 4096) < 0 ? "refused" : "done");
 		fflush(stdout);
 	} else if (!strcmp(mode, "ctl")) {
