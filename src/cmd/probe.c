@@ -203,8 +203,8 @@ static const char *probe_attach_why(int rc, pid_t pid)
 static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid,
 			   const char *agent)
 {
-	struct probe_area_hdr *ah = shm_host_ext(h, SHM_EXT_PROBES);
-	struct probe_area_probe *ps = (void *)((char *)ah + ah->probes_off);
+	struct probe_area_hdr *ah = shm_host_ext(h, SHM_EXT_PROBES), hc;
+	struct probe_area_probe *ps;
 	const char *kill_at = getenv("SPOOL_TEST_ATTACH_KILL"); /* tests: exit mid-attach */
 	uint64_t *lo = NULL, *hi = NULL;
 	char shm[64];
@@ -233,14 +233,21 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		goto out_fail;
 	if (kill_at && !strcmp(kill_at, "prepared"))
 		kill(pid, SIGKILL);
-	/* No thread may be inside a range about to be replaced. */
-	lo = calloc(ah->nprobes + 1, sizeof(*lo));
-	hi = calloc(ah->nprobes + 1, sizeof(*hi));
+	/* No thread may be inside a range about to be replaced. The area's
+	 * header is copied and checked first: the target can rewrite it. */
+	if (probe_area_check(ah, h->ext_size[SHM_EXT_PROBES], &hc) < 0) {
+		log_err("pid %d overwrote spool's probe area", (int)pid);
+		rc = -EPROTO;
+		goto out_undo;
+	}
+	ps = (void *)((char *)ah + hc.probes_off);
+	lo = calloc(hc.nprobes + 1, sizeof(*lo));
+	hi = calloc(hc.nprobes + 1, sizeof(*hi));
 	if (!lo || !hi) {
 		rc = -ENOMEM;
 		goto out_undo;
 	}
-	for (uint32_t i = 0; i < ah->nprobes; i++)
+	for (uint32_t i = 0; i < hc.nprobes; i++)
 		if (ps[i].status == PROBE_S_READY) {
 			lo[n] = ps[i].runtime_patch;
 			hi[n++] = ps[i].runtime_patch + ps[i].patch_len;
@@ -361,7 +368,10 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	rc = probe_attach_in(a, &h, pid, agent);
 	if (rc < 0)
 		goto out_signals;
-	probe_mgr_read_area(pr->m, shm_host_ext(&h, SHM_EXT_PROBES));
+	if (probe_mgr_read_area(pr->m, shm_host_ext(&h, SHM_EXT_PROBES),
+				h.ext_size[SHM_EXT_PROBES]) < 0)
+		log_warn("the program overwrote spool's probe area: the probes' status and counts "
+			 "are unknown");
 	for (size_t i = 0; i < pr->m->ndefs; i++)
 		placed += pr->m->defs[i].registered && pr->m->defs[i].status == PROBE_S_PATCHED;
 	if (!so->quiet)

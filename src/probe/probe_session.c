@@ -81,7 +81,9 @@ int probe_run_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE))
 			log_warn("the agent did not place the probes (the program did not start "
 				 "with it, or exited first)");
-		probe_mgr_read_area(pr->m, ah);
+		if (probe_mgr_read_area(pr->m, ah, h->ext_size[SHM_EXT_PROBES]) < 0)
+			log_warn("the program overwrote spool's probe area: the probes' status "
+				 "and counts are unknown");
 	}
 	for (size_t i = 0; i < pr->m->ndefs; i++)
 		if (pr->m->defs[i].registered && pr->m->defs[i].status < 16)

@@ -6,11 +6,12 @@
 # reads, says what the program damaged and counts what that cost as lost.
 # Before, overwriting the control block's offsets crashed spool (SIGSEGV),
 # truncating the region crashed it (SIGBUS), setting the ring allocator
-# back hid the rings from the collector, and spool record killed whatever
-# pid the program wrote into its process slot.
+# back hid the rings from the collector, spool probe read its probe table
+# wherever the program pointed it, and spool record killed whatever pid the
+# program wrote into its process slot.
 . "$(dirname "$0")/lib.sh"
 
-plan 35
+plan 37
 
 P="$PROGS/shm_scribble"
 T_TIMEOUT=60
@@ -74,6 +75,12 @@ is_rc 0 "fdreuse: a program that replaced spool's descriptor with its own file r
 like "$OUT" "victim=untouched" "  its file is not written to (the agent checks what it maps)"
 like "$ERR" "closed spool's descriptor" "  spool says why the later thread was not traced"
 num_cmp "$(summary_lost)" -ge 2000 "  and counts its 2000 lock events as lost"
+
+# Under spool probe, the program rewrites the probe area's table offsets
+# and counts: spool reads the probes' status within the area or not at all.
+spool_run probe -q -e func:nap_us -- "$P" probes 1
+is_rc 0 "probes: spool probe survives a program that rewrote its probe area"
+like "$ERR" "overwrote spool's probe area" "  and says the probes' status is unknown"
 
 # Under spool record, the program names another process as itself in its
 # process slot and asks spool to stop the recording: spool kills the program

@@ -16,6 +16,7 @@
  *   procs    the process slots' lengths and offsets
  *   records  the data of the rings in use (record sizes and kinds)
  *   shrink   tries to truncate the region (sealed: must fail)
+ *   probes   (under spool probe) the probe area's table offsets and counts
  *   rrpid    (under spool record; SEED is a pid) writes that pid as its own
  *            into its process slot and asks spool to kill it (RR_F_STOP):
  *            spool must kill only the program it started
@@ -37,6 +38,7 @@
 
 #include "../../src/common/event.h"
 #include "../../src/common/shm.h"
+#include "../../src/probe/probe_abi.h"
 #include "../../src/replay/rr_area.h"
 
 pthread_mutex_t scribble_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -122,6 +124,20 @@ int main(int argc, char **argv)
 		__atomic_fetch_or(&((struct rr_area *)(base + off))->flags, RR_F_STOP,
 				  __ATOMIC_RELEASE);
 		nap_us(2000000); /* spool kills us well before this */
+	} else if (!strcmp(mode, "probes")) {
+		uint64_t off = c->ext_offset[SHM_EXT_PROBES];
+
+		if (!off || off + sizeof(struct probe_area_hdr) > (uint64_t)st.st_size) {
+			fprintf(stderr, "shm_scribble: no probe area (run me under spool probe)\n");
+			return 2;
+		}
+		struct probe_area_hdr *ah = (struct probe_area_hdr *)(base + off);
+
+		ah->nprobes = 0x7fffffff;
+		ah->probes_off = 1ull << 40;
+		ah->counts_off = 1ull << 40;
+		ah->ncounts = 0x7fffffff;
+		nap_us(20000);
 	} else if (!strcmp(mode, "shrink")) {
 		printf("shrink=%s\n", ftruncate(fd, 4096) < 0 ? "refused" : "done");
 		fflush(stdout);
