@@ -11,7 +11,7 @@
 # program wrote into its process slot.
 . "$(dirname "$0")/lib.sh"
 
-plan 37
+plan 39
 
 P="$PROGS/shm_scribble"
 T_TIMEOUT=60
@@ -81,6 +81,13 @@ num_cmp "$(summary_lost)" -ge 2000 "  and counts its 2000 lock events as lost"
 spool_run probe -q -e func:nap_us -- "$P" probes 1
 is_rc 0 "probes: spool probe survives a program that rewrote its probe area"
 like "$ERR" "overwrote spool's probe area" "  and says the probes' status is unknown"
+
+# The record/replay area's thread table pointed out of the area: spool
+# replay reads the table where it put it, not where the program says.
+spool_run record -q -o rra.trace -- "$P" rrarea 1
+is_rc 0 "rrarea: spool record of a program that rewrote the replay area's thread table"
+spool_run replay -q rra.trace
+is_rc 0 "  spool replay of it ends with the program's status (spool does not crash)"
 
 # Under spool record, the program names another process as itself in its
 # process slot and asks spool to stop the recording: spool kills the program

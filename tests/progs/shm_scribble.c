@@ -17,6 +17,8 @@
  *   records  the data of the rings in use (record sizes and kinds)
  *   shrink   tries to truncate the region (sealed: must fail)
  *   probes   (under spool probe) the probe area's table offsets and counts
+ *   rrarea   (under spool record and replay) the record/replay area's
+ *            thread table offset and size
  *   rrpid    (under spool record; SEED is a pid) writes that pid as its own
  *            into its process slot and asks spool to kill it (RR_F_STOP):
  *            spool must kill only the program it started
@@ -124,6 +126,17 @@ int main(int argc, char **argv)
 		__atomic_fetch_or(&((struct rr_area *)(base + off))->flags, RR_F_STOP,
 				  __ATOMIC_RELEASE);
 		nap_us(2000000); /* spool kills us well before this */
+	} else if (!strcmp(mode, "rrarea")) {
+		uint64_t off = c->ext_offset[SHM_EXT_REPLAY];
+		struct rr_area *a = (struct rr_area *)(base + off);
+
+		if (!off || off + sizeof(struct rr_area) > (uint64_t)st.st_size) {
+			fprintf(stderr, "shm_scribble: no record/replay area (run me under spool record)\n");
+			return 2;
+		}
+		nap_us(20000);
+		a->threads_off = 1ull << 40;
+		a->max_threads = 0x7fffffff;
 	} else if (!strcmp(mode, "probes")) {
 		uint64_t off = c->ext_offset[SHM_EXT_PROBES];
 
