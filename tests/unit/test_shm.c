@@ -5,7 +5,9 @@
  * and drains them with shm_host_drain_ring, checking that every record
  * comes back intact and in order across wrap-arounds, that a full ring
  * drops and counts instead of overwriting, that a corrupt ring is refused,
- * and that a producer crossing the watermark wakes shm_host_wait.
+ * that what the target may rewrite (the ring allocator, a ring's tail) does
+ * not mislead the consumer and the region cannot be shrunk, and that a
+ * producer crossing the watermark wakes shm_host_wait.
  */
 #include <errno.h>
 #include <limits.h>
