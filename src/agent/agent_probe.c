@@ -84,6 +84,44 @@ static struct sigaction agent_probe_prog_trap[2];
 static struct sigaction *agent_probe_prog_trap_cur = &agent_probe_prog_trap[0];
 static int (*agent_probe_real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
+/*
+ * SIGTRAP is never really blocked while int3 probes are installed: a
+ * blocked synchronous SIGTRAP (an int3) kills the process. The mask calls
+ * (sigprocmask, pthread_sigmask, syscall(SYS_rt_sigprocmask), sigsuspend,
+ * ppoll, pselect, epoll_pwait, the sa_mask of sigaction) go to the kernel
+ * without SIGTRAP; what the program asked for is kept here, per thread, and
+ * given back when it reads its mask. A SIGTRAP sent to a thread that
+ * believes it blocked is held and sent again when it unblocks it.
+ */
+/* Bit operations on the kernel's 64 signals, without libc's sigset
+ * functions (no new import: 20-agent-symbols.t). */
+static inline int agent_probe_sig_has(const sigset_t *s, int sig)
+{
+	return (int)((((const uint64_t *)s)[0] >> (sig - 1)) & 1);
+}
+
+static inline void agent_probe_sig_del(sigset_t *s, int sig)
+{
+	((uint64_t *)s)[0] &= ~(1ull << (sig - 1));
+}
+
+static inline void agent_probe_sig_add(sigset_t *s, int sig)
+{
+	((uint64_t *)s)[0] |= 1ull << (sig - 1);
+}
+
+#define AGENT_PROBE_BIT(sig) (1ull << ((sig)-1))
+#define AGENT_PROBE_FAULT_BITS                                                                     \
+	(AGENT_PROBE_BIT(SIGSEGV) | AGENT_PROBE_BIT(SIGBUS) | AGENT_PROBE_BIT(SIGFPE) |            \
+	 AGENT_PROBE_BIT(SIGILL))
+/* Per thread, among the kept signals: those the program blocked, and
+ * those sent to it meanwhile (sent again when it unblocks them). */
+static __thread uint64_t agent_probe_vblocked;
+static __thread uint64_t agent_probe_held;
+/* Per signal: the kept signals the program put in its handler's sa_mask. */
+static uint64_t agent_probe_samask[64];
+static int (*agent_probe_real_sigmask)(int, const sigset_t *, sigset_t *);
+
 static const int agent_probe_fault_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define AGENT_PROBE_NFAULT (sizeof(agent_probe_fault_sigs) / sizeof(agent_probe_fault_sigs[0]))
 static struct sigaction agent_probe_old_fault[AGENT_PROBE_NFAULT];
@@ -131,6 +169,54 @@ static void agent_probe_prog_trap_set(const struct sigaction *act)
 	__atomic_store_n(&agent_probe_prog_trap_cur, next, __ATOMIC_RELEASE);
 }
 
+/* Signals never really blocked: SIGTRAP while int3 probes are installed
+ * (a blocked int3 trap kills), the fault signals while custom handlers
+ * are guarded (a blocked fault in a handler kills). */
+static uint64_t agent_probe_kept(void)
+{
+	uint64_t k = 0;
+
+	if (__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE))
+		k |= AGENT_PROBE_BIT(SIGTRAP);
+	if (__atomic_load_n(&agent_probe_fault_on, __ATOMIC_ACQUIRE))
+		k |= AGENT_PROBE_FAULT_BITS;
+	return k;
+}
+
+/* Signals the thread no longer blocks in its own view: send those held
+ * back meanwhile. */
+static void agent_probe_release(void)
+{
+	uint64_t due = agent_probe_held & ~agent_probe_vblocked;
+
+	if (!due)
+		return;
+	agent_probe_held &= ~due;
+	for (int sig = 1; sig <= 64; sig++)
+		if (due & AGENT_PROBE_BIT(sig))
+			syscall(SYS_tgkill, getpid(), gettid(), sig);
+}
+
+/* A kept signal the thread blocks in its own view arrived: held when sent
+ * (pending, as the kernel would keep it), the default action when it is
+ * the thread's own fault or trap (the kernel would have killed it).
+ * Returns 1 when it was dealt with. */
+static int agent_probe_blocked_sig(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction dfl;
+
+	if (!(agent_probe_vblocked & AGENT_PROBE_BIT(sig)))
+		return 0;
+	if (si->si_code <= 0) {
+		agent_probe_held |= AGENT_PROBE_BIT(sig);
+		return 1;
+	}
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	agent_probe_chain(&dfl, sig, si, uc);
+	return 1;
+}
+
 /*
  * A SIGTRAP that is not one of our probes: run the program's handler as
  * the kernel would have, with its sa_mask (and SIGTRAP, unless SA_NODEFER)
@@ -142,6 +228,7 @@ static void agent_probe_trap_chain(siginfo_t *si, void *uc)
 	const struct sigaction *o = __atomic_load_n(&agent_probe_prog_trap_cur, __ATOMIC_ACQUIRE);
 	struct sigaction a = *o;
 	sigset_t m, old;
+	uint64_t blocked, kept = agent_probe_kept();
 
 	if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
 		agent_probe_chain(&a, SIGTRAP, si, uc);
@@ -155,12 +242,20 @@ static void agent_probe_trap_chain(siginfo_t *si, void *uc)
 		agent_probe_prog_trap_set(&dfl);
 	}
 	m = a.sa_mask;
+	/* The kept signals (SIGTRAP, ...) are blocked only in the program's
+	 * view (a probe in its handler must still trap): one sent meanwhile
+	 * is held. */
+	blocked = agent_probe_vblocked;
+	agent_probe_vblocked |= ((uint64_t *)&m)[0] & kept;
 	if (!(a.sa_flags & SA_NODEFER))
-		((unsigned long *)&m)[0] |= 1ul << (SIGTRAP - 1);
+		agent_probe_vblocked |= AGENT_PROBE_BIT(SIGTRAP);
+	((uint64_t *)&m)[0] &= ~kept;
 	/* Raw system calls: no new libc import (20-agent-symbols.t). */
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, _NSIG / 8);
 	agent_probe_chain(&a, SIGTRAP, si, uc);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	agent_probe_vblocked = blocked;
+	agent_probe_release();
 }
 
 /*
@@ -233,6 +328,12 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 			}
 		}
 	}
+	/* Not ours, and the program blocked SIGTRAP: held when sent, the
+	 * default action when it is its own trap. */
+	if (!p && agent_probe_blocked_sig(SIGTRAP, si, ucv)) {
+		errno = saved;
+		return;
+	}
 	if (!p) {
 		agent_probe_trap_chain(si, ucv);
 		errno = saved;
@@ -290,6 +391,18 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 	errno = saved;
 }
 
+/* The calling thread may have been started with these signals blocked (a
+ * parent that blocks everything before exec): unblock them for real, keep
+ * them blocked in the program's view. In attach mode the other threads
+ * keep theirs (doc/probe.md). */
+static void agent_probe_unblock_here(uint64_t bits)
+{
+	uint64_t t[_NSIG / 64] = {bits}, old[_NSIG / 64] = {0};
+
+	if (!syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, t, old, _NSIG / 8))
+		agent_probe_vblocked |= old[0] & bits;
+}
+
 static int agent_probe_trap_install(void)
 {
 	struct sigaction sa;
@@ -307,10 +420,192 @@ static int agent_probe_trap_install(void)
 		return -errno;
 	__atomic_store_n(&agent_probe_prog_trap_cur, &agent_probe_prog_trap[0], __ATOMIC_RELEASE);
 	__atomic_store_n(&agent_probe_trap_on, 1, __ATOMIC_RELEASE);
+	agent_probe_unblock_here(AGENT_PROBE_BIT(SIGTRAP));
 	return 0;
 }
 
+int agent_probe_trap_live(void)
+{
+	return agent_probe_kept() != 0;
+}
+
+/* A mask for a call that installs it for a while (sigsuspend, ppoll, ...;
+ * a handler's sa_mask): the kept signals removed. */
+const sigset_t *agent_probe_mask_arg(const sigset_t *m, sigset_t *buf)
+{
+	uint64_t kept = agent_probe_kept();
+
+	if (!m || !(((const uint64_t *)m)[0] & kept))
+		return m;
+	*buf = *m;
+	((uint64_t *)buf)[0] &= ~kept;
+	return buf;
+}
+
+/* Found before main (a lookup from an interposer could run in a signal
+ * handler); until then, the system call. */
+__attribute__((constructor)) static void agent_probe_resolve(void)
+{
+	int saved = errno;
+
+	agent_self.busy++;
+	AGENT_RESOLVE(agent_probe_real_sigmask, "pthread_sigmask");
+	agent_self.busy--;
+	errno = saved;
+}
+
+/* rt_sigprocmask; not raw: as glibc's pthread_sigmask, which never blocks
+ * its two internal signals (SIGCANCEL, SIGSETXID: 32 and 33). */
+static int agent_probe_sigmask_sys(int how, const sigset_t *set, sigset_t *old, int raw)
+{
+	sigset_t s;
+
+	if (set && !raw) {
+		s = *set;
+		agent_probe_sig_del(&s, 32);
+		agent_probe_sig_del(&s, 33);
+		set = &s;
+	}
+	return syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) ? errno : 0;
+}
+
+/*
+ * The mask change itself (how, set, old as sigprocmask), SIGTRAP kept out
+ * of the kernel's mask, the program's own view of it kept per thread.
+ * raw: the call is the rt_sigprocmask system call (syscall()), which does
+ * not filter glibc's internal signals; otherwise glibc's pthread_sigmask.
+ * Returns 0 or an errno value (pthread_sigmask's convention).
+ */
+int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw)
+{
+	uint64_t was = agent_probe_vblocked, want, kept = agent_probe_kept();
+	sigset_t s;
+	int rc;
+
+	if (!kept) {
+		if (raw || !agent_probe_real_sigmask)
+			return agent_probe_sigmask_sys(how, set, old, raw);
+		return agent_probe_real_sigmask(how, set, old);
+	}
+	if (set && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
+		return EINVAL;
+	want = set ? ((const uint64_t *)set)[0] & kept : 0;
+	if (set) {
+		s = *set;
+		((uint64_t *)&s)[0] &= ~kept;
+		set = &s;
+	}
+	if (raw || !agent_probe_real_sigmask)
+		rc = agent_probe_sigmask_sys(how, set, old, raw);
+	else
+		rc = agent_probe_real_sigmask(how, set, old);
+	if (rc)
+		return rc;
+	if (old)
+		((uint64_t *)old)[0] |= was & kept;
+	if (set) {
+		if (how == SIG_SETMASK)
+			agent_probe_vblocked = (agent_probe_vblocked & ~kept) | want;
+		else if (how == SIG_BLOCK)
+			agent_probe_vblocked |= want;
+		else
+			agent_probe_vblocked &= ~want;
+	}
+	agent_probe_release();
+	return 0;
+}
+
+/* sigaction(sig, act, oact) while signals are kept: act's sa_mask without
+ * them (a probe in the handler must trap, a custom handler's fault be
+ * caught); the program's sa_mask comes back as it gave it. */
+const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
+					      struct sigaction *buf)
+{
+	uint64_t kept = agent_probe_kept(), in;
+
+	if (!act || sig <= 0 || sig >= 64 || !kept)
+		return act;
+	in = ((const uint64_t *)&act->sa_mask)[0] & kept;
+	__atomic_store_n(&agent_probe_samask[sig], in, __ATOMIC_RELAXED);
+	if (!in)
+		return act;
+	*buf = *act;
+	((uint64_t *)&buf->sa_mask)[0] &= ~kept;
+	return buf;
+}
+
+void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had)
+{
+	if (oact && sig > 0 && sig < 64)
+		((uint64_t *)&oact->sa_mask)[0] |= had;
+}
+
+uint64_t agent_probe_action_marks(int sig)
+{
+	return sig > 0 && sig < 64 ? __atomic_load_n(&agent_probe_samask[sig], __ATOMIC_RELAXED)
+				   : 0;
+}
+
+uint64_t agent_probe_trap_view(void)
+{
+	return agent_probe_vblocked;
+}
+
+void agent_probe_trap_view_set(uint64_t blocked)
+{
+	agent_probe_vblocked = blocked;
+}
+
+/* The interposers: the program's view of SIGTRAP, the kernel without it. */
+AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return agent_probe_sigmask(how, set, old, 0);
+}
+
+AGENT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int rc = agent_probe_sigmask(how, set, old, 0);
+
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
+
 /* ---- faults of custom handlers ---- */
+
+/*
+ * Leaving a signal handler with siglongjmp skips the kernel's restore of
+ * the vector state it saved in the signal frame, and the handler ran with
+ * a fresh one: the probed function's floating-point arguments (or any
+ * vector register live at a block) would come back zeroed. Put the
+ * frame's copy back first. The kernel writes an xsave area (64-byte
+ * aligned) when the fxsave part's software-reserved bytes (offset 464)
+ * start with FP_XSTATE_MAGIC1, followed by the features it holds (472);
+ * otherwise an fxsave area.
+ */
+#define AGENT_PROBE_FP_XSTATE_MAGIC1 0x46505853u
+
+static void agent_probe_fpu_back(const ucontext_t *uc)
+{
+	const uint8_t *fp = (const uint8_t *)uc->uc_mcontext.fpregs;
+	uint32_t magic;
+	uint64_t feat;
+
+	if (!fp)
+		return;
+	memcpy(&magic, fp + 464, 4);
+	memcpy(&feat, fp + 472, 8);
+	if (magic == AGENT_PROBE_FP_XSTATE_MAGIC1 && !((uintptr_t)fp & 63))
+		__asm__ volatile("xrstor64 %0"
+				 :
+				 : "m"(*(const uint8_t(*)[576])fp), "a"((uint32_t)feat),
+				   "d"((uint32_t)(feat >> 32)));
+	else if (!((uintptr_t)fp & 15))
+		__asm__ volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])fp));
+}
 
 static void agent_probe_on_fault(int sig, siginfo_t *si, void *uc)
 {
@@ -319,8 +614,14 @@ static void agent_probe_on_fault(int sig, siginfo_t *si, void *uc)
 	if (g && si->si_code > 0) {
 		agent_probe_guard_cur = NULL;
 		g->sig = sig;
+		/* Nothing after this may touch a vector register. */
+		agent_probe_fpu_back(uc);
 		siglongjmp(g->jb, 1);
 	}
+	/* Not a handler's: with the signal blocked in the program's view,
+	 * held when sent, the default action for its own fault. */
+	if (agent_probe_blocked_sig(sig, si, uc))
+		return;
 	for (unsigned i = 0; i < AGENT_PROBE_NFAULT; i++)
 		if (agent_probe_fault_sigs[i] == sig)
 			agent_probe_chain(&agent_probe_old_fault[i], sig, si, uc);
@@ -341,7 +642,8 @@ static int agent_probe_fault_install(void)
 	for (unsigned i = 0; i < AGENT_PROBE_NFAULT; i++)
 		if (sigaction(agent_probe_fault_sigs[i], &sa, &agent_probe_old_fault[i]))
 			return -errno;
-	agent_probe_fault_on = 1;
+	__atomic_store_n(&agent_probe_fault_on, 1, __ATOMIC_RELEASE);
+	agent_probe_unblock_here(AGENT_PROBE_FAULT_BITS);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #define SPOOL_AGENT_AGENT_PROBE_H
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "../../include/spool/probe.h"
@@ -21,6 +22,30 @@ void agent_probe_dlopen(void);
 /* sigaction(SIGTRAP, ...) while int3 probes are installed: 1 = handled. */
 struct sigaction;
 int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact);
+
+/*
+ * Signal masks while int3 probes (SIGTRAP) or guarded custom handlers
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL) are installed (agent_probe.c): those
+ * "kept" signals are never really blocked, the program's view of them is
+ * kept per thread. live: some signal is kept. mask_arg: a mask a call installs
+ * for a while (sigsuspend, ppoll, pselect, epoll_pwait), SIGTRAP removed
+ * (buf holds the copy). sigmask: sigprocmask's work (raw: the system call,
+ * from syscall()); returns 0 or an errno value. action_in/out: a
+ * sigaction's sa_mask without SIGTRAP, and back as the program gave it
+ * (marks: taken before the call, for out).
+ */
+int agent_probe_trap_live(void);
+const sigset_t *agent_probe_mask_arg(const sigset_t *m, sigset_t *buf);
+int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw);
+const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
+					      struct sigaction *buf);
+void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had);
+uint64_t agent_probe_action_marks(int sig);
+/* The calling thread's view of the kept signals (bits of those the
+ * program blocked), and the same given to a new thread (agent_thread.c:
+ * what it inherits). */
+uint64_t agent_probe_trap_view(void);
+void agent_probe_trap_view_set(uint64_t blocked);
 
 /* One probe at run time, indexed by probe id. */
 struct agent_probe_rt {

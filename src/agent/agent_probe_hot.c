@@ -33,11 +33,15 @@ __thread const void *agent_probe_st0_regs;
 
 /*
  * Out of line and rare: register the thread on its first event, wake the
- * collector, or deal with a custom handler's fault. All call into libc, which may use vector registers (AVX
- * memset, vzeroupper) that still hold the probed function's arguments: the
- * whole extended state is saved around them (xsave with every component the
- * OS enabled; fxsave when the area would not fit). The stack is realigned,
- * since the trampoline does not align it.
+ * collector, wait for room in a full ring, or deal with a custom handler's
+ * fault. All call into libc or code compiled with SSE, which may use vector
+ * registers (AVX memset, vzeroupper, an SSE store of a constant) that still
+ * hold the probed function's arguments: the whole extended state is saved
+ * around them (xsave with every component the OS enabled; fxsave when the
+ * area would not fit). The trampoline calls the handlers on a 16-byte
+ * aligned stack (x86_call_aligned) and the kernel aligns a signal frame;
+ * force_align_arg_pointer still realigns here, so that no path into SSE
+ * code depends on how the handler was reached.
  */
 #define AGENT_PROBE_XSAVE_MAX 4032
 
@@ -54,15 +58,27 @@ static uint32_t agent_probe_xsave_size(void)
 	return size;
 }
 
-enum { AGENT_PROBE_SLOW_ENTER, AGENT_PROBE_SLOW_WAKE, AGENT_PROBE_SLOW_FAULT };
+enum {
+	AGENT_PROBE_SLOW_ENTER,
+	AGENT_PROBE_SLOW_WAKE,
+	AGENT_PROBE_SLOW_FAULT,
+	AGENT_PROBE_SLOW_RESERVE
+};
 
-__attribute__((noinline, force_align_arg_pointer)) static struct agent_thread *
-agent_probe_slow(int what, struct agent_probe_rt *p, const struct spool_probe_ctx *ctx, int sig)
+/*
+ * what: ENTER returns the registered thread (or NULL); RESERVE returns
+ * ring_prod_reserve(&agent_self.prod, len) with the ring full, so that the
+ * agent's on_full (agent_ring_full: system calls, a log line, SSE stores
+ * of its own) runs with the program's vector registers saved.
+ */
+__attribute__((noinline, force_align_arg_pointer)) static void *
+agent_probe_slow(int what, struct agent_probe_rt *p, const struct spool_probe_ctx *ctx, int sig,
+		 uint32_t len)
 {
 	uint8_t area[AGENT_PROBE_XSAVE_MAX + 64];
 	uint8_t *x = (uint8_t *)(((uintptr_t)area + 63) & ~(uintptr_t)63);
 	int xs = agent_probe_xsave_size() <= AGENT_PROBE_XSAVE_MAX;
-	struct agent_thread *t = NULL;
+	void *t = NULL;
 
 	if (xs) {
 		/* xsave's header must start zeroed */
@@ -77,6 +93,8 @@ agent_probe_slow(int what, struct agent_probe_rt *p, const struct spool_probe_ct
 		agent_wake();
 	else if (what == AGENT_PROBE_SLOW_FAULT)
 		agent_probe_fault(p, ctx, sig);
+	else if (what == AGENT_PROBE_SLOW_RESERVE)
+		t = ring_prod_reserve(&agent_self.prod, len);
 	else
 		t = agent_enter();
 	if (xs)
@@ -85,6 +103,25 @@ agent_probe_slow(int what, struct agent_probe_rt *p, const struct spool_probe_ct
 	else
 		__asm__ volatile("fxrstor64 %0" : : "m"(*(uint8_t(*)[512])x));
 	return t;
+}
+
+/*
+ * ring_prod_reserve that never reaches on_full inline: when the ring may be
+ * full (no room for a pad to the end plus the record), the real tail is
+ * read once, as ring_prod_reserve would, and if there is still no room the
+ * reserve goes through the slow path.
+ */
+static inline __attribute__((always_inline)) void *agent_probe_reserve(struct agent_thread *t,
+								       uint32_t len)
+{
+	struct ring_prod *p = &t->prod;
+
+	if (AGENT_UNLIKELY(p->head + 2ull * len - p->tail > p->size)) {
+		p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
+		if (p->head + 2ull * len - p->tail > p->size)
+			return agent_probe_slow(AGENT_PROBE_SLOW_RESERVE, NULL, NULL, 0, len);
+	}
+	return ring_prod_reserve(p, len);
 }
 
 static inline __attribute__((always_inline)) void
@@ -97,7 +134,7 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
 		if (!agent.active || t->busy)
 			return;
-		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0);
+		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
 		if (!t)
 			return;
 	}
@@ -105,7 +142,7 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 		return;
 	seq = ++t->seq;
 	t->busy = 1;
-	r = ring_prod_reserve(&t->prod, sizeof(*r));
+	r = agent_probe_reserve(t, sizeof(*r));
 	if (AGENT_UNLIKELY(!r))
 		goto out;
 	r->h.word = ev_word(KIND_PROBE, t->index, id, op);
@@ -120,7 +157,7 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 	r->args[2] = a2;
 	t->prod.ring->last_seq = seq;
 	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
-		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0);
+		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
 out:
 	t->busy = 0;
 }
@@ -256,7 +293,7 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
 		if (!agent.active || t->busy)
 			return;
-		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0);
+		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
 		if (!t)
 			return;
 	}
@@ -309,7 +346,7 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 				dst[k] = 0;
 		}
 		seq = ++t->seq;
-		r = ring_prod_reserve(&t->prod, sizeof(*r));
+		r = agent_probe_reserve(t, sizeof(*r));
 		if (AGENT_UNLIKELY(!r))
 			continue;
 		r->h.word = ev_word(KIND_PROBE, t->index, id, PROBE_OP_VAR);
@@ -324,7 +361,7 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 		r->args[2] = at;
 		t->prod.ring->last_seq = seq;
 		if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
-			agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0);
+			agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
 	}
 	t->busy = 0;
 }
@@ -381,7 +418,7 @@ agent_probe_user_run(uint32_t id, unsigned op, struct probe_regs *regs, uint64_t
 	agent_probe_guard_cur = NULL;
 	sig = g.sig;
 	t->busy = 0;
-	agent_probe_slow(AGENT_PROBE_SLOW_FAULT, p, &ctx, sig);
+	agent_probe_slow(AGENT_PROBE_SLOW_FAULT, p, &ctx, sig, 0);
 }
 
 static void agent_probe_user_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)

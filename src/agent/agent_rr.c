@@ -726,12 +726,16 @@ static int rr_trunc_all_done(void)
 	return rr_done_but(UINT32_MAX);
 }
 
+/* Threads that set started to 3 (each does once, before it parks): every
+ * thread that ends asks whether any did, and a scan of every thread slot
+ * there made a replay of 100,000 short threads quadratic. Counted before
+ * the store of started, seq_cst: a thread that ends and misses the count
+ * ended before the parking thread looked at it (rr_done_but). */
+static uint32_t rr_nparked;
+
 static int rr_trunc_any_parked(void)
 {
-	for (uint32_t i = 0; i < rr_area->max_threads; i++)
-		if (__atomic_load_n(&rr_threads[i].started, __ATOMIC_SEQ_CST) == 3)
-			return 1;
-	return 0;
+	return __atomic_load_n(&rr_nparked, __ATOMIC_SEQ_CST) != 0;
 }
 
 /* Calls a thread can be blocked in, for good, when another thread ends
@@ -787,6 +791,7 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 	 * park: the others wait for the token this thread holds.
 	 */
 	if (trunc || (blocks && sync)) {
+		__atomic_fetch_add(&rr_nparked, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&rr_threads[rr_self.id].started, 3, __ATOMIC_SEQ_CST);
 		if (sync && !rr_trunc_all_done())
 			rr_park();
@@ -1422,6 +1427,35 @@ void agent_rr_exit_wait(void)
 			return;
 		syscall(SYS_nanosleep, &ms1, NULL);
 	}
+}
+
+void agent_rr_thread_noring(void)
+{
+	if (!rr_self.has_id)
+		return;
+	if (agent_rr_mode & RR_MODE_RECORD) {
+		rr_lost("a thread found no free ring: more threads were alive at once than "
+			"spool has rings (spool record --max-threads); the recording is "
+			"incomplete from there on");
+		if (agent_rr_mode & RR_MODE_SERIAL)
+			agent_serial_thread_leave();
+	} else {
+		rr_diverge(NULL, "the thread starts", 0, NULL,
+			   "the thread found no free ring (more threads alive at once than "
+			   "--max-threads)");
+	}
+	rr_self.has_id = 0;
+}
+
+void agent_rr_thread_unnumbered(void)
+{
+	if (agent_rr_mode & RR_MODE_RECORD)
+		rr_lost("a new thread could not take its number (the agent's start slots stayed "
+			"busy for 1 s): the recording is incomplete from there on");
+	else
+		rr_diverge(NULL, "pthread_create", 0, NULL,
+			   "the new thread could not take its number (the agent's start slots "
+			   "stayed busy for 1 s)");
 }
 
 /* A new thread, registered: in serial mode, wait for the run token. */

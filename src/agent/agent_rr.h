@@ -71,6 +71,12 @@ uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced);
 void agent_rr_create_end(struct agent_thread *t, uint32_t child, int rc);
 /* First thing a new thread does: take its number. */
 void agent_rr_thread_start(uint32_t number);
+/* A new numbered thread found no ring (more threads alive at once than
+ * rings): the recording is incomplete, the thread runs on unrecorded. */
+void agent_rr_thread_noring(void);
+/* pthread_create could not pass its number on to the new thread (no start
+ * slot): the recording is incomplete, the thread is created unnumbered. */
+void agent_rr_thread_unnumbered(void);
 /* A new thread once registered (serial mode: wait for the run token). */
 void agent_rr_thread_go(void);
 /* Last thing a thread does (agent_thread_exit). */

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_serial.h"
 #include "agent_sys.h"
@@ -466,6 +467,9 @@ AGENT_EXPORT int poll(struct pollfd *p, nfds_t n, int timeout)
 AGENT_EXPORT int ppoll(struct pollfd *p, nfds_t n, const struct timespec *ts, const sigset_t *m)
 {
 	struct agent_thread *t;
+	sigset_t mbuf;
+
+	m = agent_probe_mask_arg(m, &mbuf); /* int3 probes: never SIGTRAP */
 
 	if (RR_IO_OFF(t))
 		return real_ppoll(p, n, ts, m);
@@ -512,6 +516,9 @@ AGENT_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *
 AGENT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *x, const struct timespec *ts,
 			 const sigset_t *m)
 {
+	sigset_t mbuf;
+
+	m = agent_probe_mask_arg(m, &mbuf); /* int3 probes: never SIGTRAP */
 	return rr_select(n, r, w, x, NULL, ts, m, 1);
 }
 
@@ -542,6 +549,9 @@ AGENT_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeou
 			     const sigset_t *m)
 {
 	struct agent_thread *t;
+	sigset_t mbuf;
+
+	m = agent_probe_mask_arg(m, &mbuf); /* int3 probes: never SIGTRAP */
 
 	if (RR_IO_OFF(t))
 		return real_epoll_pwait(fd, ev, max, timeout, m);
@@ -557,6 +567,9 @@ AGENT_EXPORT int epoll_pwait2(int fd, struct epoll_event *ev, int max, const str
 			      const sigset_t *m)
 {
 	struct agent_thread *t;
+	sigset_t mbuf;
+
+	m = agent_probe_mask_arg(m, &mbuf); /* int3 probes: never SIGTRAP */
 
 	if (RR_IO_OFF(t))
 		return real_epoll_pwait2(fd, ev, max, ts, m);

@@ -209,7 +209,7 @@ static int sig_resolve(void)
 	return sig_real ? 0 : -ENOSYS;
 }
 
-AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+static int sig_action(int sig, const struct sigaction *act, struct sigaction *oact)
 {
 	struct sigaction w, prev;
 	int rc, wrap;
@@ -258,6 +258,24 @@ AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigactio
 		*oact = prev;
 	sig_wrapped[sig] = 1;
 	return 0;
+}
+
+/* With int3 probes installed, a handler's sa_mask never blocks SIGTRAP for
+ * real (a probe in the handler must trap), nor the fault signals with
+ * custom handlers; the program reads back what it gave (agent_probe.c). */
+AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+{
+	struct sigaction buf;
+	uint64_t had;
+	int rc;
+
+	if (sig == SIGTRAP || !agent_probe_trap_live())
+		return sig_action(sig, act, oact);
+	had = agent_probe_action_marks(sig);
+	rc = sig_action(sig, agent_probe_action_in(sig, act, &buf), oact);
+	if (!rc)
+		agent_probe_action_out(sig, oact, had);
+	return rc;
 }
 
 AGENT_EXPORT sighandler_t signal(int sig, sighandler_t h)
@@ -328,6 +346,9 @@ void agent_rr_sig_wait_end(void)
  * cancellation point), else the system call. */
 static int sig_wait_real(const sigset_t *mask)
 {
+	sigset_t buf;
+
+	mask = agent_probe_mask_arg(mask, &buf); /* int3 probes: never SIGTRAP */
 	if (mask) {
 		if (sig_real_suspend)
 			return sig_real_suspend(mask);

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 
@@ -247,6 +248,18 @@ AGENT_EXPORT long syscall(long n, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	/* The program's raw mask change: int3 probes keep SIGTRAP unblocked
+	 * (agent_probe.c; the agent's own calls pass). */
+	if (AGENT_UNLIKELY(n == SYS_rt_sigprocmask) && !(ra >= __ehdr_start && ra < __etext) &&
+	    agent_probe_trap_live() && a[3] == 8) {
+		int e = agent_probe_sigmask((int)a[0], (const sigset_t *)a[1], (sigset_t *)a[2], 1);
+
+		if (e) {
+			errno = e;
+			return -1;
+		}
+		return 0;
+	}
 	if (AGENT_LIKELY(!agent_rr_mode) || (ra >= __ehdr_start && ra < __etext) ||
 	    agent_self.busy)
 		return rr_pass(n, a);

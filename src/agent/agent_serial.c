@@ -222,21 +222,51 @@ static void ser_emit(const struct ser_rec *r)
 		agent_rr_emit_switch(r->thread, r->tseq, r->at, r->turn, r->next, r->count);
 }
 
+/*
+ * The first thread number from id on (below end) that has not ended, or a
+ * number >= end. A program that creates 100,000 short threads leaves that
+ * many ended numbers behind, and the scans below would walk them at every
+ * switch: an ended thread's slot keeps a hop past the run of ended numbers
+ * found after it. Numbers are never reused and an ended thread stays ended,
+ * so any hop ever stored stays true (writers may race: each value is
+ * right) and skipping by hops visits the same threads in the same order as
+ * a scan one by one: record, replay and path replay decide as before.
+ */
+static uint32_t ser_live_from(uint32_t id, uint32_t end)
+{
+	uint32_t first = id;
+
+	while (id < end && __atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) == RR_S_DEAD) {
+		uint32_t hop = __atomic_load_n(&ser_slots[id].hop, __ATOMIC_RELAXED);
+
+		id = hop > id ? hop : id + 1;
+	}
+	if (id > first + 1)
+		__atomic_store_n(&ser_slots[first].hop, id, __ATOMIC_RELAXED);
+	return id;
+}
+
 /* A waiting thread to give the token to (not me), or SER_FREE. Chaos picks
  * at random, otherwise the next number after mine. Under sched_lock. */
 static uint32_t ser_pick(void)
 {
-	uint32_t n = ser_nthreads(), cand[64], k = 0, i;
+	uint32_t n = ser_nthreads(), cand[64], k = 0;
 
 	if (!__atomic_load_n(&ser_area->nwaiting, __ATOMIC_RELAXED))
 		return SER_FREE;
-	for (i = 1; i < n && k < 64; i++) {
-		uint32_t id = (ser_me.id + i) % n;
+	/* The numbers after mine, then those before it: (me + i) % n. */
+	for (int pass = 0; pass < 2 && k < 64; pass++) {
+		uint32_t end = pass ? ser_me.id : n;
 
-		if (__atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) == RR_S_WAIT) {
-			if (!ser_area->chaos)
-				return id;
-			cand[k++] = id;
+		for (uint32_t id = pass ? 0 : ser_me.id + 1; k < 64; id++) {
+			id = ser_live_from(id, end);
+			if (id >= end)
+				break;
+			if (__atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) == RR_S_WAIT) {
+				if (!ser_area->chaos)
+					return id;
+				cand[k++] = id;
+			}
 		}
 	}
 	return k ? cand[ser_rand() % k] : SER_FREE;
@@ -480,14 +510,22 @@ static void ser_path_take_turn(void)
  * has not ended (creations and ends happen under the token: deterministic). */
 static uint32_t ser_path_after(uint32_t from)
 {
-	uint32_t n = ser_nthreads(), i;
+	uint32_t n = ser_nthreads(), i = 1;
 
-	for (i = 1; i <= n; i++) {
-		uint32_t id = (from + i) % n;
+	/* (from + i) % n for i = 1 .. n, ended threads skipped by hops */
+	while (i <= n) {
+		uint32_t id = (from + i) % n, live = ser_live_from(id, n);
 
-		if (id != ser_me.id &&
-		    __atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) != RR_S_DEAD)
-			return id;
+		if (live >= n) { /* all ended up to n - 1: on at 0 */
+			i += n - id;
+			continue;
+		}
+		i += live - id;
+		if (i > n)
+			break;
+		if (live != ser_me.id)
+			return live;
+		i++;
 	}
 	return SER_FREE;
 }
@@ -810,6 +848,31 @@ void agent_serial_thread_created(uint32_t id)
 		ser_area->nwaiting++;
 	}
 	ser_unlock();
+}
+
+/* Record: a numbered thread that cannot be recorded (it found no ring:
+ * more threads alive at once than rings) leaves the schedule as if it had
+ * ended and runs on without the token; the recording is already marked
+ * incomplete. Holding the token and never reaching a switch point, it
+ * would stop every other thread, and the watchdog would blame the program
+ * for spool's own limit. */
+void agent_serial_thread_leave(void)
+{
+	int holder;
+
+	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
+		return;
+	ser_lock();
+	holder = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id;
+	if (!holder) {
+		if (__atomic_load_n(&ser_slots[ser_me.id].state, __ATOMIC_ACQUIRE) == RR_S_WAIT)
+			ser_area->nwaiting--;
+		__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_DEAD, __ATOMIC_RELEASE);
+	}
+	ser_unlock();
+	if (holder)
+		ser_release(RR_AT_EXIT, RR_S_DEAD);
+	ser_me.on = 0;
 }
 
 void agent_serial_thread_go(void)

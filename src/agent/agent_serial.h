@@ -76,6 +76,8 @@ void agent_serial_block_end(void);
 void agent_serial_thread_start(uint32_t id);
 void agent_serial_thread_created(uint32_t id);
 void agent_serial_thread_go(void);
+/* Record: the thread cannot be recorded (no ring): it leaves the schedule. */
+void agent_serial_thread_leave(void);
 void agent_serial_thread_end(void);
 
 /* Emulated condition wait (a spurious wake-up after a yield; ts: the

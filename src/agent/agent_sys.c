@@ -203,6 +203,22 @@ static uint64_t agent_sys_cpu_of(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * A slot belongs to a ring, and a ring serves one thread after another
+ * (agent_thread.c): its counters sum the ring's threads. cpu_ns is the CPU
+ * time of those that ended (each adds its own at its end), cpu_final says
+ * that the ring's current thread has ended too; a new thread clears it so
+ * that spool samples it and the process's end adds it.
+ */
+void agent_sys_thread_start(struct agent_thread *t)
+{
+	const struct sys_area_hdr *h = agent_sys_area;
+
+	if (!h || t->index >= h->nslots)
+		return;
+	__atomic_store_n(&sys_area_slot(agent_sys_area, t->index)->cpu_final, 0, __ATOMIC_RELEASE);
+}
+
 /* From agent_thread_exit, on the thread itself, still AGENT_T_ON. */
 void agent_sys_thread_end(struct agent_thread *t)
 {
@@ -213,7 +229,10 @@ void agent_sys_thread_end(struct agent_thread *t)
 	if (!h || t->index >= h->nslots)
 		return;
 	s = sys_area_slot(agent_sys_area, t->index);
-	__atomic_store_n(&s->cpu_ns, agent_sys_cpu_of(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->cpu_ns,
+			 __atomic_load_n(&s->cpu_ns, __ATOMIC_RELAXED) +
+			     agent_sys_cpu_of(CLOCK_THREAD_CPUTIME_ID),
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&s->cpu_final, 1, __ATOMIC_RELEASE);
 	errno = saved;
 }
@@ -248,7 +267,10 @@ void agent_sys_proc_end(void)
 		    __atomic_load_n(&s->cpu_final, __ATOMIC_ACQUIRE))
 			continue;
 		clk = (clockid_t)((~(clockid_t)r->tid << 3) | 6);
-		__atomic_store_n(&s->cpu_ns, agent_sys_cpu_of(clk), __ATOMIC_RELAXED);
+		__atomic_store_n(&s->cpu_ns,
+				 __atomic_load_n(&s->cpu_ns, __ATOMIC_RELAXED) +
+				     agent_sys_cpu_of(clk),
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&s->cpu_final, 1, __ATOMIC_RELEASE);
 	}
 }

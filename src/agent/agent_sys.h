@@ -24,6 +24,9 @@ struct sys_slot *agent_sys_self_slot(void);
 void agent_sys_mem_start(int on);
 void agent_sys_io_count(unsigned dir, int fd, ssize_t r);
 void agent_sys_thread_end(struct agent_thread *t);
+/* A thread took its ring (agent_thread_register), maybe one an ended
+ * thread used: the slot counts for the ring's threads together. */
+void agent_sys_thread_start(struct agent_thread *t);
 void agent_sys_proc_end(void);
 
 /* Wrap an I/O call's result: the one test of a run without sys:io. */

@@ -15,9 +15,11 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 #include "agent_sys.h"
@@ -35,6 +37,7 @@ struct agent_start {
 	void *arg;
 	uint32_t used;
 	uint32_t rr_number; /* record/replay: the new thread's number (agent_rr.h) */
+	uint64_t sig_view;  /* probes: the creator's view of the kept signals (agent_probe.c) */
 };
 static struct agent_start agent_starts[AGENT_START_SLOTS];
 
@@ -150,6 +153,125 @@ static uintptr_t agent_stack_hi(void)
 	return (uintptr_t)__libc_stack_end;
 }
 
+/*
+ * Ring slots are reused (issue 12): a program that creates 100,000 short
+ * threads, a few at a time, needs as many rings as it has threads alive,
+ * not as it ever had. The handshake, each step by one side only:
+ *
+ *   RING_FREE   --agent: CAS, claims it-->        RING_ACTIVE
+ *   RING_ACTIVE --agent: thread ends (release)--> RING_EXITED
+ *   RING_EXITED --collector: drained to head-->   RING_FREE
+ *
+ * The agent stores RING_EXITED after the thread's last commit, so the
+ * collector, which loads the state before head, drains everything the
+ * thread wrote before it frees the ring; a new owner then starts where
+ * head and tail are (both counters only grow, so nothing is reset).
+ *
+ * A fresh slot comes from the nrings allocator; once all are handed out,
+ * a thread takes a freed ring last used by its own process (a ring's trace
+ * stream belongs to one process). When none is free but some thread has
+ * ended, its ring is still being drained: the thread wakes the collector
+ * and waits for it a bounded time (AGENT_CLAIM_WAIT_NS), once, at its
+ * start; after a wait in vain (the collector is stalled or gone) later
+ * threads do not wait until a ring has been freed again, so a dead spool
+ * costs one wait, not one per thread. More threads alive at once than
+ * rings: the thread records nothing, and its events are counted in
+ * lost_no_ring.
+ */
+#define AGENT_CLAIM_WAIT_NS 1000000000ull /* 1 s: the collector drains every 50 ms */
+#define AGENT_CLAIM_NAP_NS 50000
+
+static uint32_t agent_claim_hint;    /* where the last scan found a ring */
+static uint32_t agent_claim_stalled; /* a wait for a freed ring timed out */
+
+/* Take ring idx if it is free; it is mapped here first (agent_main.c maps
+ * a ring into this process when one of its threads claims it). */
+static int agent_ring_take(uint32_t idx)
+{
+	struct shm_ring *r = agent_ring_map(idx);
+	uint32_t z = RING_FREE;
+
+	if (!r)
+		return 0;
+	return __atomic_compare_exchange_n(&r->state, &z, RING_ACTIVE, 0, __ATOMIC_ACQ_REL,
+					   __ATOMIC_RELAXED);
+}
+
+/* A freed ring of this process, or UINT32_MAX; *draining says whether a
+ * ring of this process is still RING_EXITED (worth waiting for). */
+static uint32_t agent_ring_reuse(uint32_t n, int *draining)
+{
+	uint32_t start = __atomic_load_n(&agent_claim_hint, __ATOMIC_RELAXED);
+
+	*draining = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t idx = (start + k) % n;
+		/* Only rings this process has mapped: those its threads had
+		 * (an exec'd image starts with none, and takes fresh ones). */
+		struct shm_ring *r = agent_ring_mapped(idx);
+		uint32_t st;
+
+		if (!r || __atomic_load_n(&r->pid, __ATOMIC_RELAXED) != agent.pid)
+			continue;
+		st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		if (st == RING_EXITED)
+			*draining = 1;
+		else if (st == RING_FREE && agent_ring_take(idx)) {
+			__atomic_store_n(&agent_claim_hint, idx + 1, __ATOMIC_RELAXED);
+			return idx;
+		}
+	}
+	return UINT32_MAX;
+}
+
+static uint64_t agent_claim_now_ns(void)
+{
+	struct timespec ts;
+
+	/* The raw call: clock_gettime may be interposed for record/replay. */
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Claim a ring for the calling thread: its index, or UINT32_MAX. */
+static uint32_t agent_ring_claim(struct shm_ctl *c)
+{
+	uint32_t max = agent.max_rings, idx, n;
+	uint64_t start = 0;
+	int draining;
+
+	/* The load first: nrings stops just past max_rings, it never wraps. */
+	if (__atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE) < max) {
+		idx = __atomic_fetch_add(&c->nrings, 1, __ATOMIC_ACQ_REL);
+		/* A scanning thread may have taken the fresh slot first. */
+		if (idx < max && agent_ring_take(idx))
+			return idx;
+	}
+	for (;;) {
+		n = __atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE);
+		idx = agent_ring_reuse(n < max ? n : max, &draining);
+		if (idx != UINT32_MAX) {
+			__atomic_store_n(&agent_claim_stalled, 0, __ATOMIC_RELAXED);
+			return idx;
+		}
+		if (!draining || __atomic_load_n(&agent_claim_stalled, __ATOMIC_RELAXED))
+			return UINT32_MAX;
+		if (!start) {
+			start = agent_claim_now_ns();
+		} else if (agent_claim_now_ns() - start > AGENT_CLAIM_WAIT_NS) {
+			__atomic_store_n(&agent_claim_stalled, 1, __ATOMIC_RELAXED);
+			agent_log("no ring was freed for 1 s: threads go unrecorded");
+			return UINT32_MAX;
+		}
+		agent_wake();
+		{
+			struct timespec nap = {0, AGENT_CLAIM_NAP_NS};
+
+			syscall(SYS_nanosleep, &nap, NULL);
+		}
+	}
+}
+
 /* First event of a thread: claim a ring. Out of line, once per thread. */
 void agent_thread_register(struct agent_thread *t)
 {
@@ -162,13 +284,14 @@ void agent_thread_register(struct agent_thread *t)
 	if (t->state != AGENT_T_NEW || !agent.active)
 		return;
 	t->busy++;
-	idx = __atomic_fetch_add(&c->nrings, 1, __ATOMIC_ACQ_REL);
-	if (idx >= agent.max_rings) {
+	idx = agent_ring_claim(c);
+	if (idx == UINT32_MAX) {
 		t->state = AGENT_T_NORING;
-		agent_log("no ring left for tid %d", (int)gettid());
+		agent_log("no ring left for tid %d (more threads alive than --max-threads)",
+			  (int)gettid());
 		goto out;
 	}
-	/* Mapped now, by the thread that claims it (agent_main.c). */
+	/* Mapped by the claim (agent_ring_take, agent_main.c). */
 	r = agent_ring_map(idx);
 	if (!r) {
 		/* Its events are counted in lost_no_ring (agent_enter). */
@@ -179,11 +302,18 @@ void agent_thread_register(struct agent_thread *t)
 	r->tid = (uint32_t)gettid();
 	r->pid = agent.pid;
 	r->thread_index = idx;
-	__atomic_store_n(&r->state, RING_ACTIVE, __ATOMIC_RELEASE);
 	ring_prod_init(&t->prod, r, agent.ring_bytes, agent.watermark);
-	t->prod.ready = 0;
 	t->prod.on_ready = agent_ring_ready;
-	agent_ring_ready(&t->prod, 1);
+	/* A reused ring goes on at its head. Once head has wrapped, a thread
+	 * of this process (the only one that reuses the ring) wrote every
+	 * page: nothing left to populate (after an exec, the new image faults
+	 * them in one by one on first use: slower, nothing worse). */
+	if (t->prod.head >= agent.ring_bytes) {
+		t->prod.ready = UINT64_MAX;
+	} else {
+		t->prod.ready = t->prod.head & ~(uint64_t)4095;
+		agent_ring_ready(&t->prod, t->prod.head + 1);
+	}
 	if (!(c->flags & SHM_F_DROP_WHEN_FULL))
 		t->prod.on_full = agent_ring_full;
 	t->index = idx;
@@ -191,6 +321,8 @@ void agent_thread_register(struct agent_thread *t)
 	t->seq = 0;
 	t->stack_hi = agent_stack_hi();
 	t->state = AGENT_T_ON;
+	if (AGENT_UNLIKELY(agent_sys_cpu_on))
+		agent_sys_thread_start(t);
 
 	rt = agent_meta_begin(t, sizeof(*rt), &seq);
 	if (rt) {
@@ -212,7 +344,9 @@ out:
 	errno = saved;
 }
 
-/* The thread is ending: record it and close its ring for good. */
+/* The thread is ending: record it and hand its ring back (the collector
+ * frees it once drained). Once every fresh slot is handed out, wake the
+ * collector so that the ring is free soon for the next thread. */
 void agent_thread_exit(struct agent_thread *t, uint64_t ip)
 {
 	struct shm_ring *r;
@@ -227,6 +361,8 @@ void agent_thread_exit(struct agent_thread *t, uint64_t ip)
 	r = t->prod.ring;
 	t->state = AGENT_T_DONE;
 	__atomic_store_n(&r->state, RING_EXITED, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&agent.ctl->nrings, __ATOMIC_RELAXED) >= agent.max_rings)
+		agent_wake();
 }
 
 void agent_thread_fork_child(void)
@@ -260,11 +396,14 @@ static void *agent_thread_start(void *p)
 	void *ret;
 
 	agent_rr_thread_start(s->rr_number);
+	agent_probe_trap_view_set(s->sig_view);
 	__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
 	t = agent_enter();
 	if (t)
 		agent_emit(t, 0, OP_THREAD_START, (uint64_t)(uintptr_t)fn,
 			   (uint64_t)pthread_self(), __builtin_frame_address(0));
+	else if (AGENT_UNLIKELY(agent_rr_mode) && agent_self.state == AGENT_T_NORING)
+		agent_rr_thread_noring(); /* spool's limit: never the program's fault */
 	if (AGENT_UNLIKELY(agent_rr_mode)) {
 		agent_rr_dispatch_thread(); /* dispatch is per thread */
 		agent_rr_thread_go(); /* serial mode: no user code before the run token */
@@ -291,6 +430,31 @@ static struct agent_start *agent_start_alloc(void)
 	return NULL;
 }
 
+/*
+ * Record/replay: a numbered thread must be wrapped, or it never takes its
+ * number, and serial mode would hand the run token to a thread that never
+ * takes it (the watchdog would then blame the program for spool's limit).
+ * The slots free as soon as the new threads run their first instruction,
+ * which needs no token: wait for one, a bounded time. Still none: the
+ * recording is incomplete, and the thread is created unnumbered.
+ */
+static struct agent_start *agent_start_wait(uint32_t *rr)
+{
+	uint64_t start = agent_claim_now_ns();
+
+	while (agent_claim_now_ns() - start < 1000000000ull) {
+		struct timespec nap = {0, 50000};
+		struct agent_start *s;
+
+		syscall(SYS_nanosleep, &nap, NULL);
+		if ((s = agent_start_alloc()))
+			return s;
+	}
+	agent_rr_thread_unnumbered();
+	*rr = RR_NO_TURN;
+	return NULL;
+}
+
 AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 				void *arg)
 {
@@ -312,6 +476,8 @@ AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void 
 			return rc;
 	}
 	s = agent_start_alloc();
+	if (!s && rr != RR_NO_TURN)
+		s = agent_start_wait(&rr);
 	if (!s) {
 		agent_log("start slots exhausted: thread not wrapped");
 		rc = agent_real.create(th, attr, fn, arg);
@@ -319,6 +485,7 @@ AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void 
 		s->fn = fn;
 		s->arg = arg;
 		s->rr_number = rr;
+		s->sig_view = agent_probe_trap_view();
 		rc = agent_real.create(th, attr, agent_thread_start, s);
 		if (rc)
 			__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);

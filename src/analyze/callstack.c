@@ -35,7 +35,7 @@ struct callstack {
 	size_t nfns;
 	uint32_t *probe_fn; /* probe id -> function number + 1 (0 = not a function probe) */
 	uint32_t maxid;
-	struct cs_thread *th; /* by stream id */
+	struct cs_thread *th; /* by thread number (trace_event.thread) */
 	size_t nth;
 	uint64_t unmatched_exits;
 };
@@ -173,7 +173,7 @@ int callstack_feed(struct callstack *c, const struct trace_event *ev)
 	    !c->probe_fn[id])
 		return 0;
 	fn = c->probe_fn[id] - 1;
-	t = cs_thread(c, ev->stream_id);
+	t = cs_thread(c, ev->thread);
 	if (!t)
 		return -ENOMEM;
 	prev = t->last;
@@ -182,8 +182,8 @@ int callstack_feed(struct callstack *c, const struct trace_event *ev)
 	 * exit was not seen: an unprobed exit, longjmp): close them at the
 	 * thread's previous probe event rather than at the end of the run. */
 	while (t->n && t->st[t->n - 1].sp < p->sp)
-		if ((ret = cs_close(c, ev->stream_id, t, prev > t->st[t->n - 1].t0 ? prev : ev->ns,
-				    0)))
+		if ((ret =
+			 cs_close(c, ev->thread, t, prev > t->st[t->n - 1].t0 ? prev : ev->ns, 0)))
 			return ret;
 	if (op == PROBE_OP_ENTRY) {
 		if (t->n == t->cap) {
@@ -198,7 +198,7 @@ int callstack_feed(struct callstack *c, const struct trace_event *ev)
 		t->st[t->n++] = (struct callstack_frame){fn, p->sp, ev->ns, 0};
 		if (!c->ops->enter)
 			return 0;
-		return c->ops->enter(c->ctx, ev->stream_id, &t->st[t->n - 1],
+		return c->ops->enter(c->ctx, ev->thread, &t->st[t->n - 1],
 				     t->n > 1 ? &t->st[t->n - 2] : NULL, p, ev);
 	}
 	size_t k = t->n;
@@ -210,12 +210,12 @@ int callstack_feed(struct callstack *c, const struct trace_event *ev)
 		return 0;
 	}
 	while (t->n > k)
-		if ((ret = cs_close(c, ev->stream_id, t, ev->ns, 0)))
+		if ((ret = cs_close(c, ev->thread, t, ev->ns, 0)))
 			return ret;
-	if ((ret = cs_close(c, ev->stream_id, t, ev->ns, 1)))
+	if ((ret = cs_close(c, ev->thread, t, ev->ns, 1)))
 		return ret;
 	while (t->n && t->st[t->n - 1].sp == p->sp) /* tail callers */
-		if ((ret = cs_close(c, ev->stream_id, t, ev->ns, 1)))
+		if ((ret = cs_close(c, ev->thread, t, ev->ns, 1)))
 			return ret;
 	return 0;
 }

@@ -31,20 +31,21 @@ struct callstack_frame {
 
 struct callstack_ops {
 	/* parent: the enclosing open frame on the thread, or NULL. */
-	int (*enter)(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+	int (*enter)(void *ctx, uint32_t thread, const struct callstack_frame *fr,
 		     const struct callstack_frame *parent, const struct rec_probe *p,
 		     const struct trace_event *ev);
 	/* seen_exit 0: closed without its exit (a longjmp past it, or the end
 	 * of the trace). parent may be updated (the child field). */
-	int (*leave)(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+	int (*leave)(void *ctx, uint32_t thread, const struct callstack_frame *fr,
 		     struct callstack_frame *parent, uint64_t now, int seen_exit);
 };
 
 struct callstack;
 
 /* Reads the probe table of r; -ENOENT (or another negative errno) when the
- * trace has none. Streams are the trace's stream ids; the table grows as
- * higher ones are seen. */
+ * trace has none. The callbacks' thread is the reader's thread number
+ * (trace_event.thread: a stream holds one thread after another when a
+ * ring was reused); the table grows as higher ones are seen. */
 int callstack_new(struct callstack **out, const struct trace_reader *r,
 		  const struct callstack_ops *ops, void *ctx);
 size_t callstack_nfns(const struct callstack *cs);

@@ -494,10 +494,11 @@ static const char *model_join_name(struct export_model *m, struct mthread *t, ui
 	return buf;
 }
 
-static int model_lock_event(struct export_model *m, const struct rec_lock *e, uint64_t ns)
+static int model_lock_event(struct export_model *m, const struct rec_lock *e, uint32_t thread,
+			    uint64_t ns)
 {
 	unsigned op = ev_op(e->h.word);
-	struct mthread *t = model_thread_slot(m, ev_thread(e->h.word));
+	struct mthread *t = model_thread_slot(m, thread);
 	struct mlock *l = model_lock(m, ev_obj(e->h.word));
 	char name[352];
 	int ret;
@@ -571,7 +572,7 @@ int export_model_feed(struct export_model *m, const struct trace_event *ev)
 
 		if (h->size < sizeof(*rt))
 			return 0;
-		t = model_thread_slot(m, ev_thread(h->word));
+		t = model_thread_slot(m, ev->thread); /* the word's names the ring */
 		if (!t)
 			return -ENOMEM;
 		if (!t->announced) {
@@ -595,7 +596,7 @@ int export_model_feed(struct export_model *m, const struct trace_event *ev)
 	case KIND_LOCK:
 		if (h->size < sizeof(struct rec_lock))
 			return 0;
-		return model_lock_event(m, (const void *)h, ev->ns);
+		return model_lock_event(m, (const void *)h, ev->thread, ev->ns);
 	case KIND_PROBE:
 		return m->funcs ? export_funcs_feed(m->funcs, ev) : 0;
 	default:

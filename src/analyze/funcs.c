@@ -11,6 +11,13 @@
  * children's; min/avg/max are over every activation. Callers: the function
  * of the enclosing open frame, else the symbol of the return address
  * (callers that are not probed).
+ *
+ * Threads are the reader's (trace_event.thread), not streams: a ring, and
+ * so a stream, serves thread after thread when a program creates many
+ * short ones. Per-thread counts live in a hash of the (thread, function)
+ * pairs seen, never in a threads x functions table: 100,000 threads of a
+ * program with a thousand probed functions would ask for gigabytes, while
+ * the pairs are bounded by the trace's entry records.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,18 +41,113 @@ struct fn_stat {
 	uint64_t unpaired; /* entries whose exit was never seen */
 	struct fn_caller *callers;
 	size_t ncallers;
-	uint64_t *thread_calls; /* per stream */
+	uint32_t id; /* its function number in the callstack (fns[] gets sorted) */
+};
+
+/* Calls of one function on one thread, and its activations open there. */
+struct fn_pair {
+	uint64_t key; /* (thread << 32 | fn) + 1; 0 = an empty slot */
+	uint64_t calls;
+	uint32_t depth;
+	uint32_t pos; /* fn_print: the function's place in the sorted fns[] */
+};
+
+/* Who a thread number is: from its KIND_THREAD record. */
+struct fn_who {
+	uint32_t tid, pid;
 };
 
 struct fn_ctx {
-	struct fn_stat *fns; /* index: function number of the callstack */
+	struct fn_stat *fns; /* index: function number of the callstack (until sorted) */
 	size_t nfns;
-	size_t nstreams;
-	uint32_t **depth; /* per stream, per fn: activations open on the thread */
+	struct fn_pair *pairs; /* open-addressing hash, cap_pairs a power of two */
+	size_t npairs, cap_pairs;
+	struct fn_who *who; /* by thread number */
+	size_t nwho;
 	struct callstack *cs;
 	struct trace_reader *r;
 	struct symbolizer *sym;
 };
+
+static uint64_t fn_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static struct fn_pair *fn_pair_slot(struct fn_pair *v, size_t cap, uint64_t key)
+{
+	for (size_t i = fn_mix(key) & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (v[i].key == key || !v[i].key)
+			return &v[i];
+}
+
+/* The pair of thread and function number fn, added when new; NULL when
+ * out of memory. */
+static struct fn_pair *fn_pair(struct fn_ctx *c, uint32_t thread, uint32_t fn)
+{
+	uint64_t key = ((uint64_t)thread << 32 | fn) + 1;
+	struct fn_pair *p;
+
+	if (2 * (c->npairs + 1) > c->cap_pairs) {
+		size_t cap = c->cap_pairs ? 2 * c->cap_pairs : 1024;
+		struct fn_pair *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < c->cap_pairs; i++)
+			if (c->pairs[i].key)
+				*fn_pair_slot(v, cap, c->pairs[i].key) = c->pairs[i];
+		free(c->pairs);
+		c->pairs = v;
+		c->cap_pairs = cap;
+	}
+	p = fn_pair_slot(c->pairs, c->cap_pairs, key);
+	if (!p->key) {
+		p->key = key;
+		c->npairs++;
+	}
+	return p;
+}
+
+static uint32_t fn_pair_thread(const struct fn_pair *p)
+{
+	return (uint32_t)((p->key - 1) >> 32);
+}
+
+/* Who thread is: its KIND_THREAD record, else (lost) its stream's. */
+static struct fn_who fn_who_of(const struct fn_ctx *c, uint32_t thread)
+{
+	const struct trace_stream_info *si;
+
+	if (thread < c->nwho && (c->who[thread].tid || c->who[thread].pid))
+		return c->who[thread];
+	si = trace_reader_stream(c->r, thread);
+	return si ? (struct fn_who){si->tid, si->pid} : (struct fn_who){0, 0};
+}
+
+static int fn_note_thread(struct fn_ctx *c, const struct trace_event *ev)
+{
+	const struct rec_thread *t = (const struct rec_thread *)ev->rec;
+
+	if (t->h.size < sizeof(*t))
+		return 0;
+	if (ev->thread >= c->nwho) {
+		size_t n = (size_t)ev->thread + 1024;
+		struct fn_who *v = realloc(c->who, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + c->nwho, 0, (n - c->nwho) * sizeof(*v));
+		c->who = v;
+		c->nwho = n;
+	}
+	c->who[ev->thread] = (struct fn_who){t->tid, t->pid};
+	return 0;
+}
 
 static int fn_add_caller(struct fn_stat *f, const char *name)
 {
@@ -67,59 +169,45 @@ static int fn_add_caller(struct fn_stat *f, const char *name)
 	return 0;
 }
 
-static uint32_t *fn_depth(struct fn_ctx *c, uint32_t stream)
-{
-	if (stream >= c->nstreams)
-		return NULL;
-	if (!c->depth[stream])
-		c->depth[stream] = calloc(c->nfns ? c->nfns : 1, sizeof(**c->depth));
-	return c->depth[stream];
-}
-
-static int fn_enter(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+static int fn_enter(void *ctx, uint32_t thread, const struct callstack_frame *fr,
 		    const struct callstack_frame *parent, const struct rec_probe *p,
 		    const struct trace_event *ev)
 {
 	struct fn_ctx *c = ctx;
 	struct fn_stat *f = &c->fns[fr->fn];
-	uint32_t *depth = fn_depth(c, stream);
+	struct fn_pair *tp = fn_pair(c, thread, fr->fn);
 	char name[512];
 
-	if (!depth)
-		return stream >= c->nstreams ? 0 : -ENOMEM;
+	if (!tp)
+		return -ENOMEM;
 	f->calls++;
-	if (!f->thread_calls) {
-		f->thread_calls = calloc(c->nstreams, sizeof(uint64_t));
-		if (!f->thread_calls)
-			return -ENOMEM;
-	}
-	f->thread_calls[stream]++;
+	tp->calls++;
 	if (parent)
 		snprintf(name, sizeof(name), "%s", c->fns[parent->fn].name);
 	else if (c->sym)
-		symbolizer_format(c->sym, trace_reader_stream(c->r, stream)->pid, p->ret_ip, name,
-				  sizeof(name));
+		symbolizer_format(c->sym, fn_who_of(c, thread).pid, p->ret_ip, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)p->ret_ip);
 	/* "func+0x12 (file.c:3)": the caller is the function. */
 	name[strcspn(name, "+ ")] = 0;
 	if (fn_add_caller(f, name) < 0)
 		return -ENOMEM;
-	depth[fr->fn]++;
+	tp->depth++;
 	return 0;
 }
 
-static int fn_leave(void *ctx, uint32_t stream, const struct callstack_frame *fr,
+static int fn_leave(void *ctx, uint32_t thread, const struct callstack_frame *fr,
 		    struct callstack_frame *parent, uint64_t now, int seen_exit)
 {
 	struct fn_ctx *c = ctx;
 	struct fn_stat *f = &c->fns[fr->fn];
-	uint32_t *depth = fn_depth(c, stream);
+	struct fn_pair *tp = fn_pair(c, thread, fr->fn);
 	uint64_t d = now > fr->t0 ? now - fr->t0 : 0;
 
-	if (!depth)
-		return stream >= c->nstreams ? 0 : -ENOMEM;
-	depth[fr->fn]--;
+	if (!tp)
+		return -ENOMEM;
+	if (tp->depth)
+		tp->depth--;
 	if (!seen_exit)
 		f->unpaired++;
 	if (d < f->min)
@@ -127,7 +215,7 @@ static int fn_leave(void *ctx, uint32_t stream, const struct callstack_frame *fr
 	if (d > f->max)
 		f->max = d;
 	f->sum += d;
-	if (!depth[fr->fn])
+	if (!tp->depth)
 		f->total += d;
 	f->self += d > fr->child ? d - fr->child : 0;
 	if (parent)
@@ -174,17 +262,55 @@ static void fn_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* Pairs by function (its sorted place) then thread, or thread then function. */
+static int fn_cmp_pair_fn(const void *a, const void *b)
+{
+	const struct fn_pair *x = a, *y = b;
+	uint32_t tx = fn_pair_thread(x), ty = fn_pair_thread(y);
+
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return tx < ty ? -1 : tx > ty;
+}
+
+static int fn_cmp_pair_thread(const void *a, const void *b)
+{
+	const struct fn_pair *x = a, *y = b;
+	uint32_t tx = fn_pair_thread(x), ty = fn_pair_thread(y);
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct funcs_opts *o,
 		     FILE *out)
 {
-	size_t shown = 0;
+	size_t shown = 0, np = 0, k = 0;
+	uint32_t *pos = calloc(c->nfns ? c->nfns : 1, sizeof(*pos));
+	struct fn_pair *pv = NULL;
 
 	qsort_r(c->fns, c->nfns, sizeof(*c->fns), fn_cmp_total, NULL);
 	for (size_t i = 0; i < c->nfns; i++)
 		if (c->fns[i].ncallers)
 			qsort(c->fns[i].callers, c->fns[i].ncallers, sizeof(struct fn_caller),
 			      fn_cmp_caller);
+	/* The pairs that made calls, each with its function's sorted place
+	 * (packed at the front of the hash, which is not used again). */
+	for (size_t i = 0; pos && i < c->nfns; i++)
+		pos[c->fns[i].id] = (uint32_t)i;
+	for (size_t i = 0; pos && i < c->cap_pairs; i++)
+		if (c->pairs[i].key && c->pairs[i].calls) {
+			c->pairs[np] = c->pairs[i];
+			c->pairs[np].pos = pos[(c->pairs[np].key - 1) & 0xffffffffu];
+			np++;
+		}
+	pv = c->pairs;
+	if (!pos && c->npairs)
+		log_warn("out of memory: the calls per thread are left out");
+	free(pos);
 	if (o->json) {
+		qsort(pv, np, sizeof(*pv), fn_cmp_pair_fn);
 		fprintf(out, "{\"functions\":[");
 		for (size_t i = 0; i < c->nfns; i++) {
 			const struct fn_stat *f = &c->fns[i];
@@ -208,14 +334,10 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 				fprintf(out, ",\"calls\":%llu}", (unsigned long long)f->callers[k].calls);
 			}
 			fprintf(out, "],\"threads\":[");
-			for (size_t s = 0, first = 1; f->thread_calls && s < c->nstreams; s++) {
-				if (!f->thread_calls[s])
-					continue;
+			for (int first = 1; k < np && pv[k].pos == i; k++, first = 0)
 				fprintf(out, "%s{\"tid\":%u,\"calls\":%llu}", first ? "" : ",",
-					trace_reader_stream(r, s)->tid,
-					(unsigned long long)f->thread_calls[s]);
-				first = 0;
-			}
+					fn_who_of(c, fn_pair_thread(&pv[k])).tid,
+					(unsigned long long)pv[k].calls);
 			fprintf(out, "]}");
 		}
 		fprintf(out, "],\"unmatched_exits\":%llu}\n", (unsigned long long)callstack_unmatched_exits(c->cs));
@@ -242,12 +364,10 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 				(unsigned long long)f->unpaired);
 	}
 	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
-	for (size_t s = 0; s < c->nstreams; s++)
-		for (size_t i = 0; i < c->nfns; i++)
-			if (c->fns[i].thread_calls && c->fns[i].thread_calls[s])
-				fprintf(out, "%-10u %-28s %12llu\n", trace_reader_stream(r, s)->tid,
-					c->fns[i].name,
-					(unsigned long long)c->fns[i].thread_calls[s]);
+	qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);
+	for (k = 0; k < np; k++)
+		fprintf(out, "%-10u %-28s %12llu\n", fn_who_of(c, fn_pair_thread(&pv[k])).tid,
+			c->fns[pv[k].pos].name, (unsigned long long)pv[k].calls);
 	if (callstack_unmatched_exits(c->cs))
 		fprintf(out, "(%llu exits without an entry)\n",
 			(unsigned long long)callstack_unmatched_exits(c->cs));
@@ -279,9 +399,7 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 	}
 	c.nfns = callstack_nfns(c.cs);
 	c.fns = calloc(c.nfns ? c.nfns : 1, sizeof(*c.fns));
-	c.nstreams = trace_reader_nstreams(r);
-	c.depth = calloc(c.nstreams ? c.nstreams : 1, sizeof(*c.depth));
-	if (!c.fns || !c.depth) {
+	if (!c.fns) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -289,10 +407,13 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 		c.fns[i].name = callstack_fn(c.cs, (uint32_t)i)->name;
 		c.fns[i].module = callstack_fn(c.cs, (uint32_t)i)->module;
 		c.fns[i].min = UINT64_MAX;
+		c.fns[i].id = (uint32_t)i;
 	}
 	if (symbolizer_open(&c.sym, r) < 0)
 		c.sym = NULL;
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		if (ev_kind(ev.rec->word) == KIND_THREAD && (rc = fn_note_thread(&c, &ev)) < 0)
+			goto out;
 		rc = callstack_feed(c.cs, &ev);
 		if (rc < 0)
 			goto out;
@@ -314,14 +435,12 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 out:
 	if (c.sym)
 		symbolizer_close(c.sym);
-	for (size_t s = 0; s < c.nstreams && c.depth; s++)
-		free(c.depth[s]);
-	free(c.depth);
+	free(c.pairs);
+	free(c.who);
 	for (size_t i = 0; i < c.nfns && c.fns; i++) {
 		for (size_t k = 0; k < c.fns[i].ncallers; k++)
 			free(c.fns[i].callers[k].name);
 		free(c.fns[i].callers);
-		free(c.fns[i].thread_calls);
 	}
 	free(c.fns);
 	callstack_free(c.cs);

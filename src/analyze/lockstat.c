@@ -347,7 +347,7 @@ static int thread_get(struct lockstat *ls, uint32_t idx, struct ls_thread **out)
 
 static int tl_get(struct lockstat *ls, uint32_t ti, struct ls_lock *l, struct ls_tl **out)
 {
-	uint64_t h = ls_mix(((uint64_t)l->info.index << 16) | ti);
+	uint64_t h = ls_mix(((uint64_t)l->info.index << 32) | ti);
 	struct ls_slot *s;
 	struct ls_tl *tl;
 	int rc;
@@ -648,7 +648,7 @@ static int feed_lock(struct lockstat *ls, const struct trace_event *ev)
 		ls->tot.stack_events++;
 	if (op >= OP_THREAD_CREATE || op == OP_NONE)
 		return 0; /* thread lifecycle: not a lock */
-	if ((rc = thread_get(ls, ev_thread(w), &t)) || (rc = lock_get(ls, ev_obj(w), &l)))
+	if ((rc = thread_get(ls, ev->thread, &t)) || (rc = lock_get(ls, ev_obj(w), &l)))
 		return rc;
 	guess_type(l, op);
 	l->info.events++;
@@ -775,7 +775,7 @@ static int feed_thread(struct lockstat *ls, const struct trace_event *ev)
 
 	if (r->h.size < sizeof(*r))
 		return -EINVAL;
-	if ((rc = thread_get(ls, ev_thread(r->h.word), &t)))
+	if ((rc = thread_get(ls, ev->thread, &t)))
 		return rc;
 	t->info.defined = 1;
 	t->info.tid = r->tid;

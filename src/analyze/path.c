@@ -91,7 +91,7 @@ struct path_state {
 	uint64_t entries;
 	uint32_t first_pid;
 	int keep_exits;
-	/* Traces of spool record/replay: per thread index (ring), its thread
+	/* Traces of spool record/replay: per thread (the reader's number), its thread
 	 * number in the recording + 1, from the schedule and input records the
 	 * thread wrote itself (own), or from token switches (sw: in a
 	 * recording another thread may write a release for it). */
@@ -315,7 +315,7 @@ static int feed_func(struct path_state *ps, const struct trace_event *ev, uint32
 static int path_feed(struct path_state *ps, const struct trace_event *ev)
 {
 	const struct rec_hdr *h = ev->rec;
-	uint32_t ti = ev_thread(h->word);
+	uint32_t ti = ev->thread; /* not the word's: a ring serves thread after thread */
 	struct pthread_state *t;
 
 	if (!ps->have_first) {
@@ -383,7 +383,7 @@ static int path_feed(struct path_state *ps, const struct trace_event *ev)
 				return 0;
 			num = ((const struct rec_input *)h)->thread;
 		}
-		if (num >= EV_MAX_THREADS)
+		if (num >= RR_MAX_THREADS)
 			return 0;
 		if (ti >= ps->nrr) {
 			size_t cap = ps->nrr;
@@ -431,13 +431,20 @@ static uint32_t *thread_numbers(struct path_state *ps)
 {
 	uint32_t *num = calloc(ps->nthreads ? ps->nthreads : 1, sizeof(*num));
 	uint8_t *used = calloc(ps->nthreads ? ps->nthreads : 1, 1);
+	/* threads with function entries, found in one pass (a scan of the
+	 * records per thread took minutes for 100,000 threads) */
+	uint8_t *has = calloc(ps->nthreads ? ps->nthreads : 1, 1);
 	int ok = ps->nrr > 0;
 
-	if (!num || !used) {
+	if (!num || !used || !has) {
 		free(num);
 		free(used);
+		free(has);
 		return NULL;
 	}
+	for (size_t k = 0; k < ps->nrecs; k++)
+		if (ps->recs[k].thread < ps->nthreads)
+			has[ps->recs[k].thread] = 1;
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		uint32_t v = i < ps->nrr ? (ps->rr_own[i] ? ps->rr_own[i] : ps->rr_sw[i]) : 0;
 
@@ -445,11 +452,7 @@ static uint32_t *thread_numbers(struct path_state *ps)
 		if (!v && i == 0)
 			v = 1; /* the main thread may have written nothing */
 		if (!v) {
-			int has = 0;
-
-			for (size_t k = 0; k < ps->nrecs && !has; k++)
-				has = ps->recs[k].thread == i;
-			if (has)
+			if (has[i])
 				ok = 0;
 			continue;
 		}
@@ -463,6 +466,7 @@ static uint32_t *thread_numbers(struct path_state *ps)
 		for (size_t i = 0; i < ps->nthreads; i++)
 			num[i] = (uint32_t)i;
 	free(used);
+	free(has);
 	return num;
 }
 
@@ -1046,8 +1050,8 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	/* Threads known only from their stream (a lost KIND_THREAD record). */
 	for (size_t i = 0; i < trace_reader_nstreams(r); i++) {
 		const struct trace_stream_info *si = trace_reader_stream(r, i);
-		struct pthread_state *t = si->stream_id < ps.nthreads ? &ps.threads[si->stream_id]
-								      : NULL;
+		/* a stream's first thread is numbered by its position */
+		struct pthread_state *t = i < ps.nthreads ? &ps.threads[i] : NULL;
 
 		if (t && !t->seen) {
 			t->tid = si->tid;

@@ -658,6 +658,7 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 	struct trace_event ev;
 	struct vr_ctx c;
 	char *text = NULL;
+	uint32_t *cur_tid = NULL;
 	size_t len;
 	int rc;
 
@@ -683,10 +684,22 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 	rc = vr_load(&c, text);
 	if (rc < 0)
 		goto out;
+	/* The tid of each stream's current thread: a ring serves one thread
+	 * after another, each opening its part with KIND_THREAD. */
+	cur_tid = calloc(c.nstreams ? c.nstreams : 1, sizeof(*cur_tid));
+	if (!cur_tid) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c.nstreams; i++)
+		cur_tid[i] = trace_reader_stream(r, i)->tid;
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		if (ev_kind(ev.rec->word) == KIND_THREAD && ev.stream_id < c.nstreams &&
+		    ev.rec->size >= sizeof(struct rec_thread))
+			cur_tid[ev.stream_id] = ((const struct rec_thread *)ev.rec)->tid;
 		if (ev_kind(ev.rec->word) != KIND_PROBE)
 			continue;
-		rc = vr_event(&c, &ev, trace_reader_stream(r, ev.stream_id)->tid);
+		rc = vr_event(&c, &ev, ev.stream_id < c.nstreams ? cur_tid[ev.stream_id] : 0);
 		if (rc < 0)
 			goto out;
 	}
@@ -699,6 +712,7 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 	rc = 0;
 out:
 	free(text);
+	free(cur_tid);
 	for (size_t i = 0; i < c.nvars; i++)
 		free(c.vars[i].pts);
 	free(c.vars);

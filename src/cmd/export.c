@@ -202,7 +202,7 @@ int cmd_export(int argc, char **argv)
 		const struct trace_stream_info *si = trace_reader_stream(r, i);
 
 		export_model_thread_hint(pf ? export_perfetto_model(pf) : export_chrome_model(ch),
-					 si->stream_id, si->pid, si->tid);
+					 (uint32_t)i, si->pid, si->tid); /* trace_event.thread */
 	}
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		feed_rc = pf ? export_perfetto_feed(pf, &ev) : export_chrome_feed(ch, &ev);

@@ -85,7 +85,8 @@ static void path_usage(FILE *out)
 		"                       or a temporary directory\n"
 		"      --ring-size SIZE when recording: per-thread ring, power of two, k/m\n"
 		"                       suffixes (default %um); a full ring loses events\n"
-		"      --max-threads N  when recording: threads that get a ring (default %u)\n"
+		"      --max-threads N  when recording: threads alive at once that get a ring\n"
+		"                       (default %u; an ended thread's ring is used again)\n"
 		"  -q, --quiet          no summary line\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -230,9 +231,9 @@ int cmd_path(int argc, char **argv)
 			po.exits = 1;
 			break;
 		case 'n':
-			if (options_parse_uint(optarg, EV_MAX_THREADS - 1, &v) < 0) {
+			if (options_parse_uint(optarg, UINT32_MAX - 1, &v) < 0) {
 				log_err("--thread '%s': want a thread index (0 to %u)", optarg,
-					EV_MAX_THREADS - 1);
+					UINT32_MAX - 1);
 				return EXIT_USAGE;
 			}
 			po.thread = (int64_t)v;

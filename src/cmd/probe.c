@@ -233,14 +233,34 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		goto out_fail;
 	if (kill_at && !strcmp(kill_at, "prepared"))
 		kill(pid, SIGKILL);
-	/* No thread may be inside a range about to be replaced. The area's
-	 * header is copied and checked first: the target can rewrite it. */
+	/* The area's header is copied and checked first: the target can
+	 * rewrite it, and spool writes the probes' status below. */
 	if (probe_area_check(ah, h->ext_size[SHM_EXT_PROBES], &hc) < 0) {
 		log_err("pid %d overwrote spool's probe area", (int)pid);
 		rc = -EPROTO;
 		goto out_undo;
 	}
 	ps = (void *)((char *)ah + hc.probes_off);
+	/* A blocked synchronous SIGTRAP kills: with a thread blocking it, an
+	 * int3 probe would kill the process (in attach mode the agent cannot
+	 * keep SIGTRAP unblocked: it is not interposed). Those stay out. */
+	{
+		pid_t tid;
+		uint32_t dropped = 0;
+
+		if (probe_attach_trap_blocked(a, &tid)) {
+			for (uint32_t i = 0; i < hc.nprobes; i++)
+				if (ps[i].status == PROBE_S_READY && ps[i].method == PROBE_M_INT3) {
+					ps[i].status = PROBE_S_NO_TRAP;
+					dropped++;
+				}
+			if (dropped)
+				log_warn("pid %d: thread %d blocks SIGTRAP: %u int3 probes not "
+					 "placed (a hit would kill the process)",
+					 (int)pid, (int)tid, dropped);
+		}
+	}
+	/* No thread may be inside a range about to be replaced. */
 	lo = calloc(hc.nprobes + 1, sizeof(*lo));
 	hi = calloc(hc.nprobes + 1, sizeof(*hi));
 	if (!lo || !hi) {

@@ -89,6 +89,9 @@ static void record_usage(FILE *out)
 		"                       wrote there is kept as DIR.old, anything else there\n"
 		"                       is refused\n"
 		"      --ring-size SIZE per-thread ring buffer, power of two (default %um)\n"
+		"      --max-threads N  threads alive at once that get a ring (default %u; a\n"
+		"                       ring is used again once its thread has ended); a\n"
+		"                       thread beyond that makes the recording incomplete\n"
 		"      --until-fail N   run up to N times, keep the first failing recording\n"
 		"                       (non-zero exit, killed by a signal, or --check fails)\n"
 		"      --check CMD      with --until-fail: a shell command run after each run;\n"
@@ -100,7 +103,7 @@ static void record_usage(FILE *out)
 		"  -h, --help           show this help\n"
 		"\n"
 		"Then: spool replay DIR.\n",
-		SHM_DEFAULT_RING_BYTES >> 20);
+		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
 }
 
 static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -110,7 +113,7 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 
 	if (!area)
 		return -EINVAL;
-	rr_record_area_init(area, RECORD_MAX_OBJS, ctx->max_rings + 1);
+	rr_record_area_init(area, RECORD_MAX_OBJS, RR_MAX_THREADS);
 	area->stuck_ms = ctx->stuck_ms;
 	if (ctx->lock_events)
 		area->opts |= RR_O_LOCK_EVENTS;
@@ -304,7 +307,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 
 	memset(&ctx->info, 0, sizeof(ctx->info));
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_RECORD;
-	so->ext_bytes[SHM_EXT_REPLAY] = rr_record_area_size(RECORD_MAX_OBJS, so->max_rings + 1);
+	so->ext_bytes[SHM_EXT_REPLAY] = rr_record_area_size(RECORD_MAX_OBJS, RR_MAX_THREADS);
 	so->prepare = record_prepare;
 	so->finish = record_finish;
 	so->hook_arg = ctx;
@@ -593,6 +596,7 @@ int cmd_record(int argc, char **argv)
 		{"compress", no_argument, NULL, 'Z'},
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
+		{"max-threads", required_argument, NULL, 'T'},
 		{"until-fail", required_argument, NULL, 'u'},
 		{"check", required_argument, NULL, 'c'},
 		{"gdb-wrapper", no_argument, NULL, 'W'},
@@ -654,6 +658,10 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'r':
 			if (session_opt_ring_size(&so, optarg, 65536) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'T':
+			if (session_opt_max_threads(&so, optarg) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'u':

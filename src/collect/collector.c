@@ -107,6 +107,10 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	struct ring_state *rs = &c->rings[c->cur_ring];
 	int rc;
 
+	/* A ring is reused by one thread after another (the agent's claim,
+	 * agent_thread.c): each opens with KIND_THREAD and counts its own seq. */
+	if (ev_kind(rec->word) == KIND_THREAD)
+		rs->have_seq = 0;
 	if (rs->have_seq && rec->seq != rs->last_seq + 1)
 		c->st.seq_gaps += (uint32_t)(rec->seq - rs->last_seq - 1);
 	rs->last_seq = rec->seq;
@@ -215,6 +219,24 @@ static int collector_lost_ok(struct ring_state *rs, const struct shm_ring *r)
 	return 1;
 }
 
+/*
+ * The thread of ring i has ended and the ring is drained: give it back to
+ * the agent, which reuses it for a new thread (the handshake is described
+ * in agent_thread.c). Only when everything up to head is in its stream (our
+ * own tail, not the shared copy); the CAS leaves a ring alone whose state
+ * the target changed meanwhile. The ring is ours to write: spool mapped it
+ * at the offset it computed.
+ */
+static void collector_release(struct collector *c, uint32_t i, struct shm_ring *r)
+{
+	uint32_t st = RING_EXITED;
+
+	if (c->h->tail[i] != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+}
+
 int collector_drain(struct collector *c)
 {
 	uint32_t n = shm_host_nrings(c->h);
@@ -223,6 +245,7 @@ int collector_drain(struct collector *c)
 		struct ring_state *rs = &c->rings[i];
 		struct shm_ring *r;
 		uint64_t lost;
+		uint32_t state;
 		int rc;
 
 		if (rs->corrupt)
@@ -232,9 +255,16 @@ int collector_drain(struct collector *c)
 
 			/* Looked at without mapping it: a ring is mapped only
 			 * once it has something for us. */
-			if (shm_host_ring_peek(c->h, i, &hdr) < 0 ||
-			    (hdr.head == 0 && hdr.lost == 0))
+			if (shm_host_ring_peek(c->h, i, &hdr) < 0)
 				continue;
+			if (hdr.head == 0 && hdr.lost == 0) {
+				/* a thread that ended without a record (its
+				 * KIND_THREAD always fits, so only in theory):
+				 * its ring is free all the same */
+				if (hdr.state == RING_EXITED && (r = shm_host_ring(c->h, i)))
+					collector_release(c, i, r);
+				continue;
+			}
 			rc = trace_writer_stream(c->w, i, hdr.pid, hdr.tid, &rs->stream);
 			if (rc < 0) {
 				log_err("cannot create trace stream for thread %u: %s", hdr.tid,
@@ -250,6 +280,9 @@ int collector_drain(struct collector *c)
 			rs->map_warned = 1;
 			continue;
 		}
+		/* Loaded before the drain reads head: the agent stores
+		 * RING_EXITED after the thread's last commit. */
+		state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		c->cur_ring = i;
 		c->bad_kind = UINT32_MAX;
 		rc = shm_host_drain_ring(c->h, i, on_record, c);
@@ -275,6 +308,8 @@ int collector_drain(struct collector *c)
 			rs->lost_seen = lost;
 			trace_stream_discarded(rs->stream, lost);
 		}
+		if (state == RING_EXITED)
+			collector_release(c, i, r);
 	}
 	return 0;
 }

@@ -17,10 +17,13 @@
  *
  * The kind byte plays the role of the reserved high bits (the base of the
  * reserved region in the original design); the thread index is the slot of the
- * thread in the thread table (equal to its ring number), the object index the
- * slot of the lock in the lock table. Readers decode both back to a thread id
- * and a lock address through the KIND_THREAD and KIND_LOCKDEF metadata
- * records, which the agent emits once, when a thread or lock is first seen.
+ * thread in the thread table (equal to its ring number; a ring is used again
+ * by a later thread once its thread has ended, so it names the thread only
+ * together with the KIND_THREAD record that opened the thread's part of the
+ * ring's stream), the object index the slot of the lock in the lock table.
+ * Readers decode both back to a thread id and a lock address through the
+ * KIND_THREAD and KIND_LOCKDEF metadata records, which the agent emits once,
+ * when a thread or lock is first seen.
  *
  * This file must stay usable from the agent: no libc beyond <stdint.h>.
  */
@@ -132,7 +135,8 @@ struct rec_lock {
 	uint64_t stack[];
 };
 
-/* KIND_THREAD: first record of every ring. */
+/* KIND_THREAD: first record of every thread in its ring (a reused ring has
+ * one per thread that used it, each starting its seq again at 1). */
 struct rec_thread {
 	struct rec_hdr h;
 	uint32_t tid;

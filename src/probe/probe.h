@@ -61,6 +61,12 @@ struct probe_module {
 	size_t njumps, njtabs;
 	uint64_t *calls;   /* direct call targets (function entries), sorted */
 	size_t ncalls;
+	uint64_t *seeds;   /* code addresses: direct branch and call targets and
+			    * jump-table entries (no RIP-relative operands:
+			    * those may be data), sorted (probe_known.c) */
+	size_t nseeds;
+	uint8_t *data_said; /* per sym: its unknown bytes were reported */
+	size_t ndata_said;  /* functions reported (a few are listed) */
 	int analysed;
 	char *dbg_path;	/* its separate debug file (src/util/debugfile.h), or NULL */
 	int dbg_fd, dbg_tried;
@@ -213,6 +219,17 @@ int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs);
  * glob over LD_LIBRARY_PATH's files and the ld.so cache's sonames). */
 int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs);
 
+/* probe_known.c: decode function sym (code: its bytes, avail of them) into
+ * in[] (at most cap): only instructions known to be code (reached from its
+ * entry, a branch or call target, a jump-table entry or a line-table row
+ * by following the control flow) are decoded; every other byte of its
+ * range is a pseudo-instruction flagged X86_F_DATA that no probe patches
+ * (unreloc says why). in[] stays contiguous. *complete: the whole range
+ * fit. The first time a function has unknown bytes that are not padding,
+ * spool says so (once per function). Returns 0 or -ENOMEM. */
+int probe_decode_known(struct probe_module *mod, uint32_t sym, const uint8_t *code, size_t avail,
+		       struct x86_insn *in, size_t cap, size_t *n, int *complete);
+
 /* probe_plan.c: place the probes of function sym (entry and exit). */
 int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits);
 struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint32_t sym);
@@ -271,6 +288,10 @@ int probe_dwarf_line_pc(struct probe_module *mod, const struct probe_sym *sym, i
 void probe_dwarf_close(struct probe_module *mod);
 /* Is addr a function's entry by .eh_frame (an FDE starts there, CFA = rsp+8)? */
 int probe_dwarf_func_entry(const struct probe_module *mod, uint64_t addr);
+/* The addresses of the line-table rows in [lo, hi) (statements of the CU
+ * holding lo), malloc'ed into *v; none without DWARF. Returns 0 or -ENOMEM. */
+int probe_dwarf_line_addrs(struct probe_module *mod, uint64_t lo, uint64_t hi, uint64_t **v,
+			   size_t *n);
 
 /* probe_plan.c: a probe that runs `handler` before the instruction at addr
  * (a ret: before the epilogue instructions its window displaces). Returns

@@ -163,8 +163,9 @@ struct probe_area_reloc {
  * What the trampoline hands the handler: the caller-saved registers it
  * pushed, lowest address first. The probed thread's stack pointer at the
  * probe is (uintptr_t)(regs + 1) + PROBE_REDZONE for jump probes; the int3
- * path fills the same struct from the signal context. The stack is not
- * realigned for the handler (they are general-regs-only).
+ * path fills the same struct from the signal context. The trampoline
+ * realigns the stack to 16 bytes for the call (a probe may run with any
+ * rsp), so the handler is entered as the ABI says.
  */
 struct probe_regs {
 	uint64_t r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax;

@@ -390,12 +390,22 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 	struct user_regs_struct saved, r;
 	struct iovec xv = {xs, sizeof(xs)};
 	pid_t tid = a->pid;
-	uint64_t sp, zero = 0;
-	int have_xs, rc, held = 0;
+	uint64_t sp, zero = 0, mask = 0;
+	int have_xs, have_mask, rc, held = 0;
 
 	if (ptrace(PTRACE_GETREGS, tid, 0, &saved) < 0)
 		return -errno;
 	have_xs = ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &xv) == 0;
+	/* The call ends with a SIGSEGV at address 0. Were SIGSEGV blocked,
+	 * the kernel would unblock it for good and reset the program's
+	 * handler to the default: it is unblocked for the call only, and the
+	 * thread's mask put back after. */
+	have_mask = ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) == 0;
+	if (have_mask && ((mask >> (SIGSEGV - 1)) & 1)) {
+		uint64_t m = mask & ~(1ull << (SIGSEGV - 1));
+
+		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(m), &m);
+	}
 	r = saved;
 	sp = (saved.rsp - 1024) & ~15ull;
 	if (str) {
@@ -404,25 +414,29 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 		sp = (sp - len) & ~15ull;
 		rc = attach_poke(tid, sp, str, len);
 		if (rc)
-			return rc;
+			goto out_restore;
 		r.rdi = sp;
 	}
 	sp -= 8; /* the return address: at the entry, sp = 8 mod 16 */
 	rc = attach_poke(tid, sp, &zero, 8);
 	if (rc)
-		return rc;
+		goto out_restore;
 	r.rsp = sp;
 	r.rip = fn;
 	r.rsi = 2; /* RTLD_NOW, for dlopen */
 	r.rax = 0;
 	r.orig_rax = (unsigned long long)-1;
-	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
-		return -errno;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0) {
+		rc = -errno;
+		goto out_restore;
+	}
 	for (;;) {
 		int st, sig;
 
-		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
-			return -errno;
+		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0) {
+			rc = -errno;
+			goto out_restore;
+		}
 		if (waitpid(tid, &st, __WALL) < 0)
 			return errno == ECHILD ? -ESRCH : -errno;
 		if (WIFEXITED(st) || WIFSIGNALED(st))
@@ -432,8 +446,10 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 		sig = WSTOPSIG(st);
 		if ((st >> 16) == PTRACE_EVENT_STOP)
 			continue;
-		if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
-			return -errno;
+		if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0) {
+			rc = -errno;
+			goto out_restore;
+		}
 		if (sig == SIGSEGV && r.rip == 0)
 			break; /* returned to 0: done */
 		if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL) {
@@ -453,6 +469,8 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 	*ret = (int64_t)r.rax;
 	rc = 0;
 out_restore:
+	if (have_mask)
+		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
 	if (ptrace(PTRACE_SETREGS, tid, 0, &saved) < 0)
 		return -errno;
 	if (have_xs)
@@ -519,5 +537,38 @@ int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const 
 				a->sig[t] = WSTOPSIG(st);
 		}
 	}
+	return 0;
+}
+
+/* SigBlk of /proc/PID/task/TID/status: does the thread block SIGTRAP? */
+static int attach_blocks_trap(pid_t pid, pid_t tid)
+{
+	char fn[96], line[256];
+	int rc = 0;
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	f = fopen(fn, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long m;
+
+		if (sscanf(line, "SigBlk: %llx", &m) == 1) {
+			rc = (m >> (SIGTRAP - 1)) & 1;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid)
+{
+	for (size_t i = 0; i < a->ntids; i++)
+		if (attach_blocks_trap(a->pid, a->tids[i])) {
+			*tid = a->tids[i];
+			return 1;
+		}
 	return 0;
 }

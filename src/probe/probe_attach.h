@@ -47,4 +47,8 @@ int probe_attach_module_base(pid_t pid, const char *file, uint64_t *base);
 /* The libraries mapped in the target (absolute paths, deduplicated). */
 int probe_attach_libs(pid_t pid, char ***libs, size_t *nlibs);
 
+/* Does a stopped thread block SIGTRAP (an int3 probe hit would kill the
+ * process: the agent is not interposed in attach mode)? 1 and *tid, or 0. */
+int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid);
+
 #endif

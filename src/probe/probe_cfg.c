@@ -326,8 +326,8 @@ int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned 
 	struct probe_module *mod = &m->mods[module];
 	const struct probe_sym *s = &mod->syms[sym];
 	struct cfg_fn f = {.mod = mod, .module = module, .sym = sym, .start = s->addr};
-	size_t avail, off = 0;
-	int rc;
+	size_t avail;
+	int rc, complete;
 
 	f.code = probe_module_code(mod, s->addr, &avail);
 	if (!f.code)
@@ -341,26 +341,28 @@ int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned 
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* Decode up to the first byte that is not an instruction (data in
-	 * text): blocks end there. */
-	while (off < s->size && off < avail && f.n < CFG_MAX_INSNS) {
-		if (x86_decode(f.code + off, avail - off, s->addr + off, &f.in[f.n]) < 0)
-			break;
-		off += f.in[f.n].len;
-		f.n++;
-	}
+	/* Only bytes known to be instructions; the rest (data in the
+	 * function's range) comes as X86_F_DATA pieces, never a block. */
+	rc = probe_decode_known(mod, sym, f.code, avail, f.in, CFG_MAX_INSNS, &f.n, &complete);
+	if (rc)
+		goto out;
 	f.indirect = probe_plan_classify(mod, s, f.code, f.in, f.n);
 	for (size_t i = 0; i < f.n; i++) {
 		if (!i || probe_module_is_target(mod, f.in[i].addr))
 			f.leader[i] = 1;
-		if (i + 1 < f.n && (f.in[i].flags & (X86_F_BRANCH | X86_F_RET | X86_F_TRAP)))
+		if (i + 1 < f.n &&
+		    (f.in[i].flags & (X86_F_BRANCH | X86_F_RET | X86_F_TRAP | X86_F_DATA)))
 			f.leader[i + 1] = 1;
+		if (f.in[i].flags & X86_F_DATA)
+			f.leader[i] = 1;
 	}
 	for (size_t i0 = 0, i1; i0 < f.n; i0 = i1) {
 		int padding = 1;
 
 		for (i1 = i0 + 1; i1 < f.n && !f.leader[i1]; i1++)
 			;
+		if (f.in[i0].flags & X86_F_DATA)
+			continue; /* not code: never patched */
 		for (size_t i = i0; i < i1; i++)
 			if (!(f.in[i].flags & X86_F_NOP))
 				padding = 0;

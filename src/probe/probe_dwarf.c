@@ -159,6 +159,45 @@ int probe_dwarf_entry_pc(struct probe_module *mod, const struct probe_sym *sym, 
 	return 0;
 }
 
+int probe_dwarf_line_addrs(struct probe_module *mod, uint64_t lo, uint64_t hi, uint64_t **v,
+			   size_t *n)
+{
+	Dwarf *dw = probe_dw(mod);
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t nl, cap = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (!dw || !dwarf_addrdie(dw, lo, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
+		return 0;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool stmt, end;
+
+		if (!l || dwarf_lineaddr(l, &a) || a < lo || a >= hi ||
+		    dwarf_linebeginstatement(l, &stmt) || !stmt ||
+		    (!dwarf_lineendsequence(l, &end) && end))
+			continue;
+		if (*n == cap) {
+			uint64_t *nv;
+
+			cap = cap ? 2 * cap : 64;
+			nv = realloc(*v, cap * sizeof(*nv));
+			if (!nv) {
+				free(*v);
+				*v = NULL;
+				*n = 0;
+				return -ENOMEM;
+			}
+			*v = nv;
+		}
+		(*v)[(*n)++] = a;
+	}
+	return 0;
+}
+
 int probe_dwarf_line_pc(struct probe_module *mod, const struct probe_sym *sym, int line,
 			uint64_t *pc)
 {

@@ -21,6 +21,7 @@
 #include "../util/debugfile.h"
 #include "../util/log.h"
 #include "probe.h"
+#include "probe_fde.h"
 
 static int probe_sym_cmp(const void *a, const void *b)
 {
@@ -217,6 +218,8 @@ void probe_module_close(struct probe_module *mod)
 	free(mod->targets);
 	free(mod->jumps);
 	free(mod->calls);
+	free(mod->seeds);
+	free(mod->data_said);
 	free(mod->cfg_want);
 	probe_dwarf_close(mod);
 	if (mod->elf)
@@ -297,11 +300,11 @@ static int probe_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
  * are added to the module's targets and the jmp to its known jumps. */
 static int probe_jump_table(struct probe_module *mod, const uint8_t *const *bytes,
 			    const size_t *avail, const uint64_t *addrs, size_t n, size_t *cap,
-			    size_t *jcap)
+			    size_t *jcap, size_t *scap)
 {
 	struct x86_jtab jt;
 	const uint8_t *p;
-	size_t have, before = mod->ntargets;
+	size_t have, before = mod->ntargets, sbefore = mod->nseeds;
 	int rc;
 
 	if (x86_jump_table(bytes, avail, addrs, n, &jt))
@@ -323,9 +326,12 @@ static int probe_jump_table(struct probe_module *mod, const uint8_t *const *byte
 		}
 		if (!probe_module_code(mod, t, &code_avail)) {
 			mod->ntargets = before; /* not what it seemed: targets unknown */
+			mod->nseeds = sbefore;
 			return 0;
 		}
 		rc = probe_push_u64(&mod->targets, &mod->ntargets, cap, t);
+		if (!rc)
+			rc = probe_push_u64(&mod->seeds, &mod->nseeds, scap, t);
 		if (rc)
 			return rc;
 	}
@@ -345,7 +351,7 @@ static int probe_jump_table(struct probe_module *mod, const uint8_t *const *byte
 #define PROBE_JT_BACK 24
 int probe_module_analyse(struct probe_module *mod)
 {
-	size_t cap = 0, jcap = 0, ccap = 0, nind = 0;
+	size_t cap = 0, jcap = 0, ccap = 0, scap = 0, nind = 0;
 	int rc;
 
 	if (mod->analysed)
@@ -376,6 +382,11 @@ int probe_module_analyse(struct probe_module *mod)
 				if (rc)
 					return rc;
 			}
+			if ((in.flags & (X86_F_CALL | X86_F_BRANCH)) && (in.flags & X86_F_RELATIVE)) {
+				rc = probe_push_u64(&mod->seeds, &mod->nseeds, &scap, in.target);
+				if (rc)
+					return rc;
+			}
 			if ((in.flags & X86_F_CALL) && (in.flags & X86_F_RELATIVE)) {
 				rc = probe_push_u64(&mod->calls, &mod->ncalls, &ccap, in.target);
 				if (rc)
@@ -394,12 +405,29 @@ int probe_module_analyse(struct probe_module *mod)
 			if ((in.flags & X86_F_INDIRECT) && (in.flags & X86_F_BRANCH)) {
 				nind++;
 				rc = probe_jump_table(mod, back, back_avail, back_addr, nb, &cap,
-						      &jcap);
+						      &jcap, &scap);
 				if (rc)
 					return rc;
 			}
 			off += in.len;
 		}
+	}
+	/* Landing pads: the unwinder enters them, no branch does. */
+	{
+		uint64_t *lp = NULL;
+		size_t nlp = 0;
+
+		/* ...and a jump window must not cover one but at its first byte
+		 * (the unwinder would land inside the patch): targets too. */
+		rc = probe_fde_landing_pads(mod, &lp, &nlp);
+		for (size_t i = 0; !rc && i < nlp; i++) {
+			rc = probe_push_u64(&mod->seeds, &mod->nseeds, &scap, lp[i]);
+			if (!rc)
+				rc = probe_push_u64(&mod->targets, &mod->ntargets, &cap, lp[i]);
+		}
+		free(lp);
+		if (rc)
+			return rc;
 	}
 	if (mod->ntargets)
 		qsort(mod->targets, mod->ntargets, sizeof(uint64_t), probe_u64_cmp);
@@ -407,6 +435,11 @@ int probe_module_analyse(struct probe_module *mod)
 		qsort(mod->jumps, mod->njumps, sizeof(uint64_t), probe_u64_cmp);
 	if (mod->ncalls)
 		qsort(mod->calls, mod->ncalls, sizeof(uint64_t), probe_u64_cmp);
+	if (mod->nseeds)
+		qsort(mod->seeds, mod->nseeds, sizeof(uint64_t), probe_u64_cmp);
+	mod->data_said = calloc(mod->nsyms ? mod->nsyms : 1, 1);
+	if (!mod->data_said)
+		return -ENOMEM;
 	log_debug("probe: %s: %zu indirect jmps of %zu (jump tables) have known targets", mod->path,
 		  mod->njumps, nind);
 	mod->analysed = 1;

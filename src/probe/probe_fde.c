@@ -51,8 +51,8 @@ static uint64_t probe_fde_read(const uint8_t *p, size_t n)
 	return v;
 }
 
-/* The .eh_frame_hdr section: its data and link-time address. */
-static const uint8_t *probe_fde_hdr(Elf *elf, uint64_t *addr, size_t *size)
+/* The section called name: its data and link-time address. */
+static const uint8_t *probe_fde_section(Elf *elf, const char *want, uint64_t *addr, size_t *size)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstr;
@@ -65,7 +65,7 @@ static const uint8_t *probe_fde_hdr(Elf *elf, uint64_t *addr, size_t *size)
 		Elf_Data *d;
 
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstr, sh.sh_name)) ||
-		    strcmp(name, ".eh_frame_hdr"))
+		    strcmp(name, want) || sh.sh_type == SHT_NOBITS)
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (!d || !d->d_buf || d->d_size != sh.sh_size)
@@ -109,7 +109,7 @@ int probe_module_add_fde_funcs(struct probe_module *mod)
 	int added = 0;
 
 	file = file ? file + 1 : mod->path;
-	h = probe_fde_hdr(mod->elf, &haddr, &hsize);
+	h = probe_fde_section(mod->elf, ".eh_frame_hdr", &haddr, &hsize);
 	if (!h || hsize < 4 || h[0] != 1)
 		return -ENOENT;
 	if (h[2] == EH_PE_OMIT || h[3] != EH_PE_DATAREL_SDATA4)
@@ -160,4 +160,220 @@ int probe_module_add_fde_funcs(struct probe_module *mod)
 	if (added)
 		qsort(mod->syms, mod->nsyms, sizeof(*mod->syms), probe_fde_sym_cmp);
 	return added;
+}
+
+/* ---- landing pads: .eh_frame FDEs and their LSDAs (.gcc_except_table) ---- */
+
+/* A cursor over a section mapped at link-time address base. */
+struct fde_rd {
+	const uint8_t *start, *p, *end;
+	uint64_t base;
+};
+
+static int fde_uleb(struct fde_rd *r, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (r->p < r->end && shift < 64) {
+		uint8_t b = *r->p++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+static int fde_sleb(struct fde_rd *r, int64_t *v)
+{
+	unsigned shift = 0;
+	uint8_t b = 0x80;
+	uint64_t x = 0;
+
+	while (r->p < r->end && shift < 64 && (b & 0x80)) {
+		b = *r->p++;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	}
+	if (b & 0x80)
+		return -1;
+	if (shift < 64 && (b & 0x40))
+		x |= ~0ull << shift;
+	*v = (int64_t)x;
+	return 0;
+}
+
+/* A pointer encoded with enc (DW_EH_PE_*): absolute or pc-relative values
+ * only (what GCC and clang write for code addresses); *ok = 0 for others
+ * (the bytes are still consumed when their size is known). */
+static int fde_ptr(struct fde_rd *r, uint8_t enc, uint64_t *v, int *ok)
+{
+	uint64_t at = r->base + (uint64_t)(r->p - r->start);
+	size_t n;
+
+	*ok = 1;
+	if ((enc & 0x0f) == 0x01 || (enc & 0x0f) == 0x09) {
+		int64_t sv;
+
+		if ((enc & 0x0f) == 0x01 ? fde_uleb(r, v) : fde_sleb(r, &sv))
+			return -1;
+		if ((enc & 0x0f) == 0x09)
+			*v = (uint64_t)sv;
+	} else {
+		n = probe_fde_enc_size(enc);
+		if (!n || (size_t)(r->end - r->p) < n)
+			return -1;
+		*v = probe_fde_read(r->p, n);
+		if ((enc & 0x08) && n < 8 && (*v >> (8 * n - 1)) & 1)
+			*v |= ~0ull << (8 * n); /* sdata2, sdata4 */
+		r->p += n;
+	}
+	if ((enc & 0x70) == 0x10)
+		*v += at;
+	else if (enc & 0x70)
+		*ok = 0; /* datarel, textrel, funcrel, aligned */
+	if (enc & 0x80)
+		*ok = 0; /* indirect */
+	return 0;
+}
+
+/* The landing pads named by the call-site table of the LSDA at lsda. */
+static int fde_lsda(const uint8_t *gx, uint64_t gaddr, size_t gsize, uint64_t lsda,
+		    uint64_t func, uint64_t **v, size_t *n, size_t *cap)
+{
+	struct fde_rd r = {gx, gx, gx + gsize, gaddr};
+	uint64_t lpstart = func, x, cs_len;
+	uint8_t enc, cs_enc;
+	const uint8_t *cs_end;
+	int ok;
+
+	if (lsda < gaddr || lsda >= gaddr + gsize)
+		return 0;
+	r.p = gx + (lsda - gaddr);
+	enc = *r.p++;
+	if (enc != EH_PE_OMIT && (fde_ptr(&r, enc, &lpstart, &ok) || !ok))
+		return 0;
+	if (r.p >= r.end)
+		return 0;
+	enc = *r.p++;
+	if (enc != EH_PE_OMIT && fde_uleb(&r, &x))
+		return 0;
+	if (r.p >= r.end)
+		return 0;
+	cs_enc = *r.p++;
+	if (fde_uleb(&r, &cs_len) || cs_len > (uint64_t)(r.end - r.p))
+		return 0;
+	cs_end = r.p + cs_len;
+	r.end = cs_end;
+	while (r.p < cs_end) {
+		uint64_t start, len, lp, action;
+
+		if (fde_ptr(&r, cs_enc & 0x0f, &start, &ok) || fde_ptr(&r, cs_enc & 0x0f, &len, &ok) ||
+		    fde_ptr(&r, cs_enc & 0x0f, &lp, &ok) || fde_uleb(&r, &action))
+			return 0;
+		if (!lp)
+			continue;
+		if (*n == *cap) {
+			uint64_t *nv;
+
+			*cap = *cap ? 2 * *cap : 256;
+			nv = realloc(*v, *cap * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			*v = nv;
+		}
+		(*v)[(*n)++] = lpstart + lp;
+	}
+	return 0;
+}
+
+int probe_fde_landing_pads(struct probe_module *mod, uint64_t **v, size_t *n)
+{
+	uint64_t eaddr, gaddr;
+	size_t esize, gsize, cap = 0;
+	const uint8_t *eh = probe_fde_section(mod->elf, ".eh_frame", &eaddr, &esize);
+	const uint8_t *gx = probe_fde_section(mod->elf, ".gcc_except_table", &gaddr, &gsize);
+	size_t off = 0;
+	int rc = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (!eh || !gx)
+		return 0;
+	while (!rc && off + 8 <= esize) {
+		uint32_t len = (uint32_t)probe_fde_read(eh + off, 4), id;
+		size_t rec = off + 4, next;
+		struct fde_rd r, c;
+		char aug[16] = "";
+		uint8_t fde_enc = 0, lsda_enc = EH_PE_OMIT;
+		uint64_t x, pc, lsda, cie_off;
+		int64_t sx;
+		int ok;
+
+		if (!len || len == 0xffffffffu || len > esize - rec)
+			break; /* the terminator, or a 64-bit length: not written by GCC */
+		next = rec + len;
+		id = (uint32_t)probe_fde_read(eh + rec, 4);
+		if (!id) {
+			off = next; /* a CIE: read through its FDEs */
+			continue;
+		}
+		/* The FDE's CIE: id bytes back from the id field. */
+		if (id > rec)
+			break;
+		cie_off = rec - id;
+		c = (struct fde_rd){eh, eh + cie_off + 8, eh + esize, eaddr};
+		if (cie_off + 9 > esize || (eh[cie_off + 8] != 1 && eh[cie_off + 8] != 3))
+			goto skip; /* CIE versions 1 and 3 */
+		c.p++;
+		for (size_t k = 0; c.p < c.end && *c.p; k++, c.p++)
+			if (k + 1 < sizeof(aug))
+				aug[k] = (char)*c.p, aug[k + 1] = 0;
+		if (c.p >= c.end || aug[0] != 'z')
+			goto skip;
+		c.p++;
+		if (fde_uleb(&c, &x) || fde_sleb(&c, &sx))
+			goto skip;
+		if (c.p >= c.end)
+			goto skip;
+		if (eh[cie_off + 8] == 1)
+			c.p++; /* return register, a byte in version 1 */
+		else if (fde_uleb(&c, &x))
+			goto skip;
+		if (fde_uleb(&c, &x))
+			goto skip;
+		for (const char *a = aug + 1; *a; a++) {
+			if (c.p >= c.end)
+				goto skip;
+			if (*a == 'L') {
+				lsda_enc = *c.p++;
+			} else if (*a == 'R') {
+				fde_enc = *c.p++;
+			} else if (*a == 'P') {
+				uint8_t penc = *c.p++;
+
+				if (fde_ptr(&c, penc, &x, &ok))
+					goto skip;
+			} else if (*a != 'S' && *a != 'B') {
+				goto skip; /* an augmentation we cannot step over */
+			}
+		}
+		if (lsda_enc == EH_PE_OMIT)
+			goto skip;
+		r = (struct fde_rd){eh, eh + rec + 4, eh + next, eaddr};
+		if (fde_ptr(&r, fde_enc, &pc, &ok) || !ok || fde_ptr(&r, fde_enc & 0x0f, &x, &ok) ||
+		    fde_uleb(&r, &x) || fde_ptr(&r, lsda_enc, &lsda, &ok) || !ok || !lsda)
+			goto skip;
+		rc = fde_lsda(gx, gaddr, gsize, lsda, pc, v, n, &cap);
+skip:
+		off = next;
+	}
+	if (rc) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+	return rc;
 }

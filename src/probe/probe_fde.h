@@ -19,4 +19,11 @@
  * .eh_frame_hdr; -ENOTSUP: a table encoding other than GCC's and clang's). */
 int probe_module_add_fde_funcs(struct probe_module *mod);
 
+/* The landing pads (C++ catch and cleanup code, which the unwinder enters:
+ * no branch reaches them) of every FDE with an LSDA, from .eh_frame and
+ * .gcc_except_table: malloc'ed into *v (unsorted). None when the module has
+ * no such tables or uses an encoding other than GCC's and clang's. Returns
+ * 0 or -ENOMEM. */
+int probe_fde_landing_pads(struct probe_module *mod, uint64_t **v, size_t *n);
+
 #endif

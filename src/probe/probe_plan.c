@@ -288,11 +288,30 @@ static int plan_int3(struct probe_def *d, const struct plan_fn *f, const struct 
 	return rc;
 }
 
+/* Is an instruction known to be code (not X86_F_DATA) decoded at addr? */
+static int plan_known_at(const struct plan_fn *f, uint64_t addr)
+{
+	size_t lo = 0, hi = f->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->in[mid].addr == addr)
+			return !(f->in[mid].flags & X86_F_DATA);
+		if (f->in[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 /*
  * Extend a window [lo, hi) that ends after a ret over the dead bytes that
- * follow it, until it holds a jump: the function's own unreachable code (up
- * to fend, its symbol's end) and then only padding (nops) up to the next
- * symbol (f->limit). Returns the new hi.
+ * follow it, until it holds a jump: the function's own code that is known
+ * to be instructions but not reached from before (up to fend, its symbol's
+ * end; never bytes of unknown nature: they may be a table) and then only
+ * padding (nops) up to the next symbol (f->limit). Returns the new hi.
  */
 static uint64_t plan_extend_dead(const struct plan_fn *f, uint64_t lo, uint64_t hi, uint64_t fend)
 {
@@ -302,6 +321,8 @@ static uint64_t plan_extend_dead(const struct plan_fn *f, uint64_t lo, uint64_t 
 		const uint8_t *p = probe_module_code(f->mod, hi, &avail);
 
 		if (!p || x86_decode(p, avail, hi, &pad) < 0)
+			break;
+		if (hi < fend && !plan_known_at(f, hi))
 			break;
 		if (hi >= fend && !(pad.flags & X86_F_NOP))
 			break;
@@ -418,6 +439,18 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 			why = buf;
 			break;
 		}
+		/* A call runs from the trampoline as "push the original return
+		 * address; jmp": only the last instruction of the window can
+		 * (the callee returns past the window), of a form that can. */
+		if ((in->flags & X86_F_CALL) &&
+		    (wlen + in->len < X86_JMP_LEN || !x86_call_movable(in, f->code + (in->addr - start)))) {
+			snprintf(buf, sizeof(buf),
+				 "'%s' in the first %d bytes: its return address cannot stay in "
+				 "the function",
+				 in->text, X86_JMP_LEN);
+			why = buf;
+			break;
+		}
 		if ((in->flags & (X86_F_RET | X86_F_TRAP)) ||
 		    ((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND) && k + 1 < f->n &&
 		     wlen + in->len < X86_JMP_LEN)) {
@@ -461,9 +494,16 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 		memcpy(d->orig, f->code, wlen);
 		snprintf(d->insn, sizeof(d->insn), "%s", f->in[0].text);
 		rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
-		for (size_t i = 0; !rc && i < k; i++)
-			rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - start));
-		if (!rc)
+		for (size_t i = 0; !rc && i < k; i++) {
+			const uint8_t *ip = f->code + (f->in[i].addr - start);
+
+			/* A call returns to the original code: no jump back. */
+			if (f->in[i].flags & X86_F_CALL)
+				rc = x86_code_call_moved(d->code, &f->in[i], ip);
+			else
+				rc = x86_code_relocate(d->code, &f->in[i], ip);
+		}
+		if (!rc && !(f->in[k - 1].flags & X86_F_CALL))
 			rc = x86_code_jmp(d->code, start + wlen);
 		if (!rc)
 			return 0;
@@ -751,7 +791,6 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 {
 	struct probe_module *mod = &m->mods[module];
 	struct plan_fn f = {.mod = mod, .sym = &mod->syms[sym]};
-	uint64_t off = 0;
 	size_t avail, exit_k = (size_t)-1; /* a ret probed by the entry's trampoline */
 	int rc = 0, nret = 0;
 
@@ -768,16 +807,11 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 	f.in = calloc(PLAN_MAX_INSNS, sizeof(*f.in));
 	if (!f.in)
 		return -ENOMEM;
-	f.complete = 1;
-	while (off < f.sym->size && off < avail) {
-		if (f.n == PLAN_MAX_INSNS ||
-		    x86_decode(f.code + off, avail - off, f.sym->addr + off, &f.in[f.n]) < 0) {
-			f.complete = 0;
-			break;
-		}
-		off += f.in[f.n].len;
-		f.n++;
-	}
+	/* Only bytes known to be instructions: data in the function's range
+	 * comes as X86_F_DATA pieces that no window covers (probe_known.c). */
+	rc = probe_decode_known(mod, sym, f.code, avail, f.in, PLAN_MAX_INSNS, &f.n, &f.complete);
+	if (rc)
+		goto out;
 	f.indirect = probe_plan_classify(mod, f.sym, f.code, f.in, f.n);
 	if (entry) {
 		rc = plan_entry(m, module, sym, &f, exits, &exit_k);
@@ -812,7 +846,6 @@ out:
 static int plan_decode(struct probe_mgr *m, uint32_t module, uint32_t sym, struct plan_fn *f)
 {
 	struct probe_module *mod = &m->mods[module];
-	uint64_t off = 0;
 	size_t avail;
 	int rc;
 
@@ -832,15 +865,12 @@ static int plan_decode(struct probe_mgr *m, uint32_t module, uint32_t sym, struc
 	f->in = calloc(PLAN_MAX_INSNS, sizeof(*f->in));
 	if (!f->in)
 		return -ENOMEM;
-	f->complete = 1;
-	while (off < f->sym->size && off < avail) {
-		if (f->n == PLAN_MAX_INSNS ||
-		    x86_decode(f->code + off, avail - off, f->sym->addr + off, &f->in[f->n]) < 0) {
-			f->complete = 0;
-			break;
-		}
-		off += f->in[f->n].len;
-		f->n++;
+	rc = probe_decode_known(mod, sym, f->code, avail, f->in, PLAN_MAX_INSNS, &f->n,
+				&f->complete);
+	if (rc) {
+		free(f->in);
+		f->in = NULL;
+		return rc;
 	}
 	f->indirect = probe_plan_classify(mod, f->sym, f->code, f->in, f->n);
 	return 0;
@@ -976,6 +1006,8 @@ struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, u
 
 				if (!p || x86_decode(p, avail, hi, &pad) < 0)
 					break;
+				if (hi < f.sym->addr + f.sym->size && !plan_known_at(&f, hi))
+					break; /* maybe a table: never patched */
 				if (hi >= f.sym->addr + f.sym->size && !(pad.flags & X86_F_NOP))
 					break;
 				if (hi + pad.len > f.limit)

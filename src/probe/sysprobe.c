@@ -48,6 +48,7 @@ struct sysprobe {
 	int stop; /* atomic */
 	uint64_t t0_ns;
 	uint64_t *last_cpu; /* per thread index: last sampled CPU ns + 1, 0 = none */
+	uint32_t *last_tid; /* ... and the thread it was sampled from (a ring is reused) */
 	struct sysprobe_sample *rss, *cpu;
 	size_t nrss, ncpu;
 	uint64_t dropped;
@@ -165,6 +166,7 @@ static void sysprobe_sample_once(struct sysprobe *s)
 			if (sysprobe_read_u64(path, 0, &v) < 0)
 				continue;
 			s->last_cpu[i] = v + 1;
+			s->last_tid[i] = tid;
 			sysprobe_push(s, &s->cpu, &s->ncpu, (struct sysprobe_sample){i, ms, v});
 		}
 	if (s->what & SYS_W_MEM)
@@ -207,7 +209,10 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h)
 	if (!s)
 		return -ENOMEM;
 	s->last_cpu = calloc(h->max_rings, sizeof(*s->last_cpu));
-	if (!s->last_cpu) {
+	s->last_tid = calloc(h->max_rings, sizeof(*s->last_tid));
+	if (!s->last_cpu || !s->last_tid) {
+		free(s->last_cpu);
+		free(s->last_tid);
 		free(s);
 		return -ENOMEM;
 	}
@@ -225,6 +230,7 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h)
 		rc = pthread_create(&s->thread, NULL, sysprobe_main, s);
 		if (rc) {
 			free(s->last_cpu);
+			free(s->last_tid);
 			free(s);
 			return -rc;
 		}
@@ -308,8 +314,9 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 		if (sl->cpu_final) {
 			cpu = sl->cpu_ns;
 			src = "exit";
-		} else if (s->last_cpu[i]) {
-			cpu = s->last_cpu[i] - 1;
+		} else if (s->last_cpu[i] && s->last_tid[i] == r.tid) {
+			/* the ring's ended threads, and the sample of its last one */
+			cpu = sl->cpu_ns + s->last_cpu[i] - 1;
 			src = "sample";
 		}
 		sysprobe_out(&b, "thread %u %u %u %llu %s\n", i, r.pid, r.tid,
@@ -344,6 +351,7 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 	free(s->rss);
 	free(s->cpu);
 	free(s->last_cpu);
+	free(s->last_tid);
 	free(s);
 	return rc;
 }

@@ -52,6 +52,12 @@
 #define RR_AREA_HDR 8192
 #define RR_NO_TURN 0xffffffffu	     /* an event ordered by its call, not by a turn */
 #define RR_REPORT_BYTES 4096
+/* Thread numbers a recording may hand out (threads created over the whole
+ * run, main = 0): ring slots are reused after a thread ends, so this, not
+ * the rings, bounds a program that creates 100,000 short threads. The
+ * record area holds one struct rr_serial_slot per number (pages of the
+ * memfd that are never touched cost nothing). */
+#define RR_MAX_THREADS (1u << 17)
 #define RR_CHUNK_MAX (32u * 1024)    /* data bytes per KIND_INPUT record */
 
 enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
@@ -126,7 +132,9 @@ struct rr_serial_slot {
 	uint32_t wake;	 /* futex word the thread sleeps on while it waits for the token */
 	uint64_t count;	 /* progress count, published at least every RR_PUBLISH points */
 	uint32_t at;	 /* RR_AT_* of its last switch point */
-	uint32_t pad[11];
+	uint32_t hop;	 /* agent: once RR_S_DEAD, a number past a run of ended threads
+			    (every number from this one to hop - 1 has ended) */
+	uint32_t pad[10];
 };
 _Static_assert(sizeof(struct rr_serial_slot) == 64, "one cache line per thread");
 

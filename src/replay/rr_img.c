@@ -312,7 +312,7 @@ static int img_sane(const struct rr_img_hdr *hd, uint64_t fsize, int serial)
 
 	if (hd->magic != RR_IMG_MAGIC || hd->version != RR_IMG_VERSION ||
 	    hd->area_version != RR_VERSION || hd->size != fsize || hd->serial != !!serial ||
-	    !hd->nthreads || hd->nthreads > EV_MAX_THREADS || hd->max_objs < hd->nobjs ||
+	    !hd->nthreads || hd->nthreads > RR_MAX_THREADS || hd->max_objs < hd->nobjs ||
 	    hd->max_objs > (1u << 26) || (!!hd->nsw) != hd->serial ||
 	    hd->nstreams > RR_STREAMS_MAX || hd->packed > 1)
 		return 0;

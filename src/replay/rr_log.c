@@ -485,7 +485,7 @@ static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint3
 			}
 			log->cap = cap;
 		}
-		if (!log->last && !(log->last = calloc(EV_MAX_THREADS, sizeof(*log->last)))) {
+		if (!log->last && !(log->last = calloc(RR_MAX_THREADS, sizeof(*log->last)))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -537,7 +537,7 @@ static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint3
 			log->nswitch++;
 			continue;
 		}
-		if (log->thr[log->n - 1] >= EV_MAX_THREADS) {
+		if (log->thr[log->n - 1] >= RR_MAX_THREADS) {
 			log->unsorted = 1;
 		} else {
 			uint64_t key = (uint64_t)rec_tseq(c) << 32 |
@@ -601,7 +601,7 @@ static int rr_merge(struct rr_log *log, struct rr_log *part)
 	}
 	log->n = n;
 	log->unsorted |= part->unsorted;
-	for (size_t t = 0; log->last && part->last && t < EV_MAX_THREADS; t++)
+	for (size_t t = 0; log->last && part->last && t < RR_MAX_THREADS; t++)
 		if (log->last[t] && part->last[t])
 			log->unsorted = 1;
 	log->nswitch += part->nswitch;
@@ -746,7 +746,7 @@ static int rr_switches(struct rr_log *log, char *err, size_t errlen)
 		const struct rec_sched *e = v[i];
 
 		if (e->turn != i || e->thread != log->sw[i].thread || e->obj >= RR_AT_MAX ||
-		    (uint32_t)e->result >= EV_MAX_THREADS) {
+		    (uint32_t)e->result >= RR_MAX_THREADS) {
 			snprintf(err, errlen,
 				 "the recording lost switches of the run token (turn %zu: thread %u, "
 				 "turn %u)",
@@ -859,7 +859,7 @@ int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err
 		const struct rec_hdr *h = log->recs[i];
 		uint32_t t = rec_thread(h);
 
-		if (t >= EV_MAX_THREADS) {
+		if (t >= RR_MAX_THREADS) {
 			snprintf(err, errlen, "bad thread number %u in the recording", t);
 			rc = -EPROTO;
 			goto out_free;

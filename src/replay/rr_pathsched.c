@@ -70,7 +70,7 @@ static int parse_thread(const char *s, uint32_t *out)
 	if (s[0] != 'T' || s[1] < '0' || s[1] > '9')
 		return -1;
 	v = strtoul(s + 1, &end, 10);
-	if (v >= EV_MAX_THREADS)
+	if (v >= RR_MAX_THREADS)
 		return -1;
 	if (*end == '/') {
 		if (!is_num(end + 1, 0))

@@ -44,6 +44,8 @@ struct rd_stream {
 	uint64_t *rec;
 	uint64_t *own;
 	size_t own_cap;
+	uint32_t thread; /* trace_event.thread of the decoded next event */
+	int thread_seen; /* a KIND_THREAD was decoded: the next one is a new thread */
 };
 
 struct trace_reader {
@@ -63,6 +65,7 @@ struct trace_reader {
 	void *store_arg;
 	int by_stream; /* TRACE_READER_BY_STREAM: stream after stream, not by time */
 	uint32_t shard, nshards; /* TRACE_READER_SHARD: streams whose id % nshards == shard */
+	uint32_t next_thread;	 /* trace_event.thread of the next thread that reuses a ring */
 };
 
 static void set_problem(struct trace_problem *p, const char *file, uint64_t off, const char *fmt,
@@ -491,6 +494,11 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 		case KIND_THREAD: {
 			struct rec_thread *t;
 
+			/* A ring reused by a new thread (agent_thread.c). */
+			if (s->thread_seen && r->next_thread < UINT32_MAX)
+				s->thread = r->next_thread++;
+			s->thread_seen = 1;
+
 			if (rec_reserve(r, s, id, sizeof(*t), 1))
 				goto out_nomem;
 			t = (struct rec_thread *)s->rec;
@@ -743,6 +751,9 @@ int trace_reader_open_store(struct trace_reader **out, const char *dir,
 	}
 	/* Decode each stream's first event; those with one go on the heap. */
 	for (size_t i = 0; i < r->nstreams; i++)
+		r->streams[i].thread = (uint32_t)i;
+	r->next_thread = (uint32_t)r->nstreams;
+	for (size_t i = 0; i < r->nstreams; i++)
 		if (stream_advance(r, &r->streams[i]))
 			r->heap[r->nheap++] = i;
 	for (size_t i = r->nheap / 2; i-- > 0;)
@@ -785,6 +796,8 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 		return 0;
 	s = &r->streams[r->heap[0]];
 	h = (const struct rec_hdr *)s->rec;
+	if (ev_kind(h->word) == KIND_THREAD)
+		s->have_seq = 0; /* each thread of a reused ring counts from 1 */
 	if (s->have_seq) {
 		uint32_t d = h->seq - s->last_seq - 1;
 
@@ -796,6 +809,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 	s->last_seq = h->seq;
 	s->info.events++;
 	ev->stream_id = s->info.stream_id;
+	ev->thread = s->thread;
 	ev->offset = s->rec_off;
 	ev->ns = trace_clock_ns(&r->clk, h->tsc);
 	ev->rec = h;
@@ -811,6 +825,11 @@ const struct trace_clock *trace_reader_clock(const struct trace_reader *r)
 size_t trace_reader_nstreams(const struct trace_reader *r)
 {
 	return r->nstreams;
+}
+
+uint32_t trace_reader_nthreads(const struct trace_reader *r)
+{
+	return r->next_thread;
 }
 
 const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r, size_t i)

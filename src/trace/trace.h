@@ -56,7 +56,9 @@ int trace_dir_replaces(const char *dir, const char *keep);
 /* Create `dir` (it must not exist; 0700, files 0600) and write the metadata
  * file. */
 int trace_writer_open(struct trace_writer **out, const char *dir, const struct trace_clock *clk);
-/* One stream per ring; stream_id is the thread index (ring number). */
+/* One stream per ring; stream_id is the ring number (the thread index of
+ * the words). A ring is reused by one thread after another: each opens
+ * its part of the stream with KIND_THREAD. */
 int trace_writer_stream(struct trace_writer *w, uint32_t stream_id, uint32_t pid, uint32_t tid,
 			struct trace_stream **out);
 /* Append one record (rec->size bytes). Kinds unknown to the writer are
@@ -99,6 +101,14 @@ struct trace_reader;
 
 struct trace_event {
 	uint32_t stream_id;
+	/* The thread the event belongs to, numbered by the reader: a stream's
+	 * first thread has the stream's position in stream-id order (so
+	 * 0 .. nstreams - 1; in a trace spool wrote, its stream id and the
+	 * thread index of its words); a thread that reused the ring of one
+	 * that ended (a later KIND_THREAD in the stream) gets the next number
+	 * from nstreams on, in reading order. The thread index in the words
+	 * names the ring, not the thread: use this instead. */
+	uint32_t thread;
 	uint64_t offset;	   /* of the event in its stream file (its header's first byte) */
 	uint64_t ns;		   /* timestamp converted by the trace clock */
 	const struct rec_hdr *rec; /* valid until the next call */
@@ -152,6 +162,8 @@ size_t trace_zinput_size(const struct rec_hdr *rec);
 int trace_zinput_unpack(const struct rec_hdr *rec, void *dst, size_t cap);
 const struct trace_clock *trace_reader_clock(const struct trace_reader *r);
 size_t trace_reader_nstreams(const struct trace_reader *r);
+/* Thread numbers handed out so far (trace_event.thread is below it). */
+uint32_t trace_reader_nthreads(const struct trace_reader *r);
 const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r, size_t i);
 size_t trace_reader_nproblems(const struct trace_reader *r);
 const struct trace_problem *trace_reader_problem(const struct trace_reader *r, size_t i);

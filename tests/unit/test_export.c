@@ -197,7 +197,9 @@ static void feed_scenario(int (*feed)(void *, const struct trace_event *), void 
 
 	for (size_t i = 0; i < NSTEPS; i++) {
 		union rec_any r;
-		struct trace_event ev = {.stream_id = scenario[i].thread, .ns = scenario[i].ns};
+		struct trace_event ev = {.stream_id = scenario[i].thread,
+					 .thread = scenario[i].thread,
+					 .ns = scenario[i].ns};
 
 		make_rec(&scenario[i], seq[scenario[i].thread]++, &r);
 		ev.rec = &r.h;

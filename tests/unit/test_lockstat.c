@@ -25,7 +25,7 @@
 
 static void ev_feed(struct lockstat *ls, uint64_t ns, unsigned thread, const struct rec_hdr *h)
 {
-	struct trace_event ev = {.stream_id = thread, .ns = ns, .rec = h};
+	struct trace_event ev = {.stream_id = thread, .thread = thread, .ns = ns, .rec = h};
 
 	assert_int_equal(lockstat_feed(ls, &ev), 0);
 }

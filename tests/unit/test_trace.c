@@ -314,6 +314,54 @@ static void test_losses(void **state)
 	trace_reader_close(r);
 }
 
+/*
+ * A ring reused by a later thread (the agent frees a ring once its thread
+ * ended and the collector drained it): streams 3 and 7 (ids need not be
+ * dense), stream 3 holding two threads one after the other, each opening
+ * with KIND_THREAD and counting its seq from 1. The reader gives each
+ * thread its own number, the words' thread index (the ring) notwithstanding,
+ * and the restart of seq is no gap.
+ */
+static void test_reused_ring(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_stream *ss[8] = {0};
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_event ev;
+	uint64_t t = test_clock.tsc0 + 100;
+	uint32_t thread_of[6], n = 0;
+
+	mk_thread(f, 3, t, 1, "first");
+	mk_lock(f, 3, t + 1, 2, OP_ACQUIRE, 1, 0);
+	mk_thread(f, 7, t + 2, 1, "other");
+	mk_thread(f, 3, t + 3, 1, "second"); /* the ring's next thread */
+	mk_lock(f, 3, t + 4, 2, OP_ACQUIRE, 1, 0);
+	mk_lock(f, 7, t + 5, 2, OP_ACQUIRE, 1, 0);
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	write_all_recs(f, w, ss, 8);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	while (trace_reader_next(r, &ev) == 1) {
+		assert_true(n < 6);
+		thread_of[n++] = ev.thread;
+	}
+	assert_int_equal(n, 6);
+	/* in time order: stream 3 is position 0, stream 7 position 1, the
+	 * second thread of stream 3 the first number after the streams */
+	assert_int_equal(thread_of[0], 0);
+	assert_int_equal(thread_of[1], 0);
+	assert_int_equal(thread_of[2], 1);
+	assert_int_equal(thread_of[3], 2);
+	assert_int_equal(thread_of[4], 2);
+	assert_int_equal(thread_of[5], 1);
+	assert_int_equal(trace_reader_nthreads(r), 3);
+	assert_int_equal(trace_reader_stream(r, 0)->seq_gaps, 0);
+	assert_int_equal(trace_reader_nproblems(r), 0);
+	trace_reader_close(r);
+}
+
 /* Write the mixed trace and return the size of stream_0's first packet. */
 static uint64_t write_mixed(struct fixture *f)
 {
@@ -783,6 +831,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_losses, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reused_ring, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),

@@ -198,6 +198,76 @@ int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uin
 			 insn->target);
 }
 
+int x86_call_movable(const struct x86_insn *insn, const uint8_t *p)
+{
+	return (insn->flags & X86_F_CALL) && !insn->unreloc &&
+	       ((insn->len == 5 && p[0] == 0xe8) ||
+		(insn->len == 6 && p[0] == 0xff && p[1] == 0x15));
+}
+
+int x86_code_call_moved(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
+{
+	/* lea rsp,[rsp-8]; push rax; lea rax,[rip+ret]; mov [rsp+8],rax; pop rax */
+	static const uint8_t pre[] = {0x48, 0x8d, 0x64, 0x24, 0xf8, 0x50};
+	static const uint8_t lea_rax[] = {0x48, 0x8d, 0x05};
+	static const uint8_t post[] = {0x48, 0x89, 0x44, 0x24, 0x08, 0x58};
+	int direct = insn->len == 5 && p[0] == 0xe8;
+	uint32_t at;
+	int rc;
+
+	if (!x86_call_movable(insn, p))
+		return -ENOTSUP;
+	rc = x86_put(c, pre, sizeof(pre));
+	if (!rc)
+		rc = x86_rel32(c, lea_rax, sizeof(lea_rax), insn->addr + insn->len);
+	if (!rc)
+		rc = x86_put(c, post, sizeof(post));
+	if (rc)
+		return rc;
+	if (direct) {
+		uint8_t jmp = 0xe9;
+
+		return x86_rel32(c, &jmp, 1, insn->target);
+	}
+	/* jmp [rip+X]: the same slot the call read */
+	at = c->len;
+	rc = x86_put(c, (const uint8_t[]){0xff, 0x25, 0, 0, 0, 0}, 6);
+	if (rc)
+		return rc;
+	return x86_reloc(c, at + 2, at + 6, PROBE_R_REL32, insn->target);
+}
+
+/*
+ * Call standard handler `handler` on a 16-byte aligned stack, whatever rsp
+ * was: the alignment C code (and any SSE spill in it) assumes at a call.
+ * rax is free (the caller saved it) and the flags are clobbered (the
+ * handler clobbers them anyway; save_flags pushed them before):
+ *   mov rax,rsp; and rsp,-16; push rax; push rax
+ *   movabs rax,handler; call rax; mov rsp,[rsp]
+ * Two pushes keep the alignment; [rsp] after the call holds the stack
+ * pointer to go back to.
+ */
+static int x86_call_aligned(struct x86_code *c, uint32_t handler)
+{
+	static const uint8_t align[] = {0x48, 0x89, 0xe0,	/* mov rax,rsp */
+					0x48, 0x83, 0xe4, 0xf0, /* and rsp,-16 */
+					0x50, 0x50};		/* push rax; push rax */
+	static const uint8_t back[] = {0x48, 0x8b, 0x24, 0x24}; /* mov rsp,[rsp] */
+	uint8_t b[10];
+	int rc = 0;
+
+	rc |= x86_put(c, align, sizeof(align));
+	b[0] = 0x48, b[1] = 0xb8; /* movabs rax, handler */
+	memset(b + 2, 0, 8);
+	rc |= x86_put(c, b, 10);
+	if (!rc)
+		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
+	b[0] = 0xff, b[1] = 0xd0; /* call rax */
+	rc |= x86_put(c, b, 2);
+	rc |= x86_put(c, back, sizeof(back));
+	return rc;
+}
+
 int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int save_flags)
 {
 	/* lea rsp,[rsp-128]: step over the red zone (lea keeps the flags) */
@@ -217,11 +287,10 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	int rc = 0;
 
 	/*
-	 * No realignment of the stack: the handlers are compiled
-	 * general-regs-only, so nothing in them needs 16-byte alignment, and
-	 * their rare calls into libc go through a function that realigns
-	 * (agent_probe_slow). At a function entry and at a ret the stack is
-	 * aligned anyway (rsp = 8 mod 16, then 128 + 72 bytes pushed).
+	 * The stack is realigned for the call (x86_call_aligned): a probe
+	 * may run with any rsp (a caller without a frame, a block in the
+	 * middle of a function), and the handler is C that may reach code
+	 * compiled with SSE (the ring-full wait, libc).
 	 */
 	rc |= x86_put(c, pre, sizeof(pre));
 	if (save_flags)
@@ -236,14 +305,7 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x94, b[3] = 0x24;
 	memcpy(b + 4, &sp_off, 4);
 	rc |= x86_put(c, b, 8);
-	/* movabs rax, handler; call rax */
-	b[0] = 0x48, b[1] = 0xb8;
-	memset(b + 2, 0, 8);
-	rc |= x86_put(c, b, 10);
-	if (!rc)
-		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
-	b[0] = 0xff, b[1] = 0xd0;
-	rc |= x86_put(c, b, 2);
+	rc |= x86_call_aligned(c, handler);
 	rc |= x86_put(c, pop, sizeof(pop));
 	if (save_flags)
 		rc |= x86_put(c, &popf, 1);
@@ -313,13 +375,7 @@ int x86_code_call_handler_full(struct x86_code *c, uint32_t probe_id, uint32_t h
 	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x94, b[3] = 0x24; /* lea rdx,[rsp+sp_off] */
 	memcpy(b + 4, &sp_off, 4);
 	rc |= x86_put(c, b, 8);
-	b[0] = 0x48, b[1] = 0xb8; /* movabs rax, handler */
-	memset(b + 2, 0, 8);
-	rc |= x86_put(c, b, 10);
-	if (!rc)
-		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
-	b[0] = 0xff, b[1] = 0xd0; /* call rax */
-	rc |= x86_put(c, b, 2);
+	rc |= x86_call_aligned(c, handler);
 	/* lea rsp,[rsp+drop]: the xmm and callee-saved copies */
 	b[0] = 0x48, b[1] = 0x8d, b[2] = 0xa4, b[3] = 0x24;
 	memcpy(b + 4, &drop, 4);

@@ -28,6 +28,8 @@
 #define X86_F_NOP 0x100u     /* nop or int3 padding */
 #define X86_F_TAIL 0x200u    /* set by the probe planner, not the decoder: a jmp that
 			      * leaves the function for another one (a tail call) */
+#define X86_F_DATA 0x400u    /* set by the probe planner: bytes not known to be an
+			      * instruction (data in a function): never patched */
 
 struct x86_insn {
 	uint64_t addr;	 /* module offset of the instruction */
@@ -57,6 +59,15 @@ struct x86_code {
  * through REL32 relocations, rel8 branches widened to rel32. Returns 0,
  * -ENOTSUP (reason in insn->unreloc) or -ENOSPC. */
 int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p);
+/* A call displaced as the last instruction of a window, emitted as "push
+ * the original return address (the byte after the call in the module),
+ * jmp to the callee": the callee returns to the original code, and an
+ * unwinder (a C++ exception, a backtrace) sees the original return address,
+ * never one in the trampoline. Direct calls (e8) and calls through
+ * [rip+X] only; -ENOTSUP for others. Flags are kept. */
+int x86_code_call_moved(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p);
+/* Can x86_code_call_moved move this call (its bytes at p)? */
+int x86_call_movable(const struct x86_insn *insn, const uint8_t *p);
 /* jmp rel32 to a module offset. */
 int x86_code_jmp(struct x86_code *c, uint64_t target);
 /* Save the caller-saved registers, call standard handler `handler` with

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_harm.c - a program that dynamic probes must not harm
+ * (tests/integ/71-probe-harm.t... see 10x-probe-*.t): its probed functions
+ * are called with the stack pointer misaligned (by an assembly caller that
+ * keeps no frame, as optimized code may), with floating-point arguments
+ * live in xmm registers, and, on request, with every signal blocked.
+ *
+ *   probe_harm N [MODE]
+ *
+ * harm_leaf     a plain function (jump probes): x * 3 + (long)(d * 4)
+ * harm_leaf_i3  the same through a computed goto, an indirect jmp whose
+ *               targets spool cannot read: its probes are int3
+ * Each is called N times from C (rsp 16-aligned at the call) and N times
+ * from harm_call_odd (rsp 8 off). MODE blocks signals first:
+ *   sigprocmask   sigprocmask(SIG_BLOCK, all) in main
+ *   pthread       pthread_sigmask(SIG_BLOCK, all) in main, the calls in a
+ *                 new thread, which inherits the mask
+ *   thread        the calls in a thread that blocks all signals itself
+ *   raw           syscall(SYS_rt_sigprocmask, SIG_BLOCK, all)
+ *   handler       the calls in a SIGUSR1 handler whose sa_mask is full
+ *   suspend       all blocked, the calls in a SIGUSR1 handler run during
+ *                 sigsuspend(all but SIGUSR1)
+ *   held          all blocked, raise(SIGTRAP) stays pending (the
+ *                 program's SIGTRAP handler runs once SIGTRAP is unblocked)
+ *   attach FILE   all blocked (sigprocmask), prints "ready", then calls in
+ *                 rounds of N until FILE exists (for spool probe -p);
+ *                 prints "sum ok" when the sum is the expected one
+ * Every mode checks that the mask (or sa_mask) the program reads back is
+ * the one it set. Output: "sum S" (the same natively and probed), and with
+ * a MODE "mask ok" or "mask BAD".
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * long harm_call_odd(long (*fn)(long, double), long x, double d): calls fn
+ * with rsp = 0 mod 16 at its entry (the ABI says 8): two pushes and no
+ * frame. xmm0 (d) is passed through untouched.
+ */
+__asm__(".text\n"
+	".globl harm_call_odd\n"
+	".type harm_call_odd, @function\n"
+	"harm_call_odd:\n"
+	"\tpushq %rbx\n"
+	"\tpushq %r12\n"
+	"\tmovq %rdi, %rax\n"
+	"\tmovq %rsi, %rdi\n"
+	"\tcall *%rax\n"
+	"\tpopq %r12\n"
+	"\tpopq %rbx\n"
+	"\tret\n"
+	".size harm_call_odd, .-harm_call_odd\n");
+long harm_call_odd(long (*fn)(long, double), long x, double d);
+
+long harm_seen; /* a global for var: and assert: probes */
+
+__attribute__((noinline)) long harm_leaf(long x, double d)
+{
+	harm_seen = x;
+	return x * 3 + (long)(d * 4);
+}
+
+__attribute__((noinline)) long harm_leaf_i3(long x, double d)
+{
+	static void *const lab[] = {&&even, &&odd};
+
+	harm_seen = x;
+	goto *lab[x & 1];
+even:
+	return x * 3 + (long)(d * 4);
+odd:
+	return x * 3 + (long)(d * 4) + 1;
+}
+
+static long n_calls;
+static const char *mode = "";
+static int mask_ok = 1;
+static volatile long handler_sum;
+static volatile int traps;
+
+static int is(const char *m)
+{
+	return !strcmp(mode, m);
+}
+
+/* The calling thread's mask blocks SIGTRAP, SIGSEGV and SIGUSR1, as the
+ * program set it (SIGKILL and SIGSTOP cannot be blocked; glibc keeps its
+ * two internal signals out). */
+static void check_all_blocked(void)
+{
+	sigset_t back;
+
+	if (is("raw"))
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &back, 8);
+	else
+		pthread_sigmask(SIG_BLOCK, NULL, &back);
+	if (!sigismember(&back, SIGTRAP) || !sigismember(&back, SIGSEGV) ||
+	    !sigismember(&back, SIGUSR1))
+		mask_ok = 0;
+}
+
+static void block_all(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	if (is("raw"))
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
+	else if (is("sigprocmask"))
+		sigprocmask(SIG_BLOCK, &all, NULL);
+	else
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
+	check_all_blocked();
+}
+
+static long run_calls(long n)
+{
+	long s = 0;
+
+	for (long i = 0; i < n; i++) {
+		double d = (double)i * 0.25;
+
+		s += harm_leaf(i, d);
+		s += harm_call_odd(harm_leaf, i, d);
+		s += harm_leaf_i3(i, d);
+		s += harm_call_odd(harm_leaf_i3, i, d);
+	}
+	return s;
+}
+
+static void *thread_main(void *arg)
+{
+	long *out = arg;
+
+	if (is("thread"))
+		block_all();
+	else
+		check_all_blocked(); /* inherited from main */
+	*out = run_calls(n_calls);
+	return NULL;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	handler_sum += run_calls(n_calls / 10);
+}
+
+static void on_trap(int sig)
+{
+	(void)sig;
+	traps++;
+}
+
+static long run_handler(void)
+{
+	struct sigaction sa, back;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGUSR1, NULL, &back))
+		return -1;
+	if (!sigismember(&back.sa_mask, SIGTRAP))
+		mask_ok = 0;
+	if (is("suspend")) {
+		sigset_t m;
+
+		block_all();
+		sigfillset(&m);
+		sigdelset(&m, SIGUSR1);
+		for (int i = 0; i < 10; i++) {
+			raise(SIGUSR1); /* pending: blocked */
+			sigsuspend(&m);
+		}
+		check_all_blocked();
+	} else {
+		for (int i = 0; i < 10; i++)
+			raise(SIGUSR1);
+	}
+	return handler_sum;
+}
+
+static long run_held(void)
+{
+	sigset_t t;
+	long s;
+
+	signal(SIGTRAP, on_trap);
+	block_all();
+	raise(SIGTRAP); /* pending until unblocked */
+	s = run_calls(n_calls);
+	if (traps)
+		mask_ok = 0;
+	sigemptyset(&t);
+	sigaddset(&t, SIGTRAP);
+	sigprocmask(SIG_UNBLOCK, &t, NULL);
+	if (traps != 1)
+		mask_ok = 0;
+	return s;
+}
+
+/* Rounds of n until stop exists; each round's sum checked against the
+ * closed form (harm_leaf: 4i twice; harm_leaf_i3: 4i + (i & 1) twice). */
+static int run_attach(const char *stop)
+{
+	long want = 8 * n_calls * (n_calls - 1) + 2 * (n_calls / 2);
+	int ok = 1;
+
+	block_all();
+	printf("ready\n");
+	fflush(stdout);
+	while (access(stop, F_OK))
+		if (run_calls(n_calls) != want)
+			ok = 0;
+	check_all_blocked();
+	printf("sum %s\nmask %s\n", ok ? "ok" : "BAD", mask_ok ? "ok" : "BAD");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long s = 0;
+
+	n_calls = argc > 1 ? atol(argv[1]) : 1000;
+	mode = argc > 2 ? argv[2] : "";
+	if (is("attach"))
+		return argc > 3 ? run_attach(argv[3]) : 2;
+	if (is("thread") || is("pthread")) {
+		pthread_t th;
+
+		if (is("pthread"))
+			block_all();
+		if (pthread_create(&th, NULL, thread_main, &s) || pthread_join(th, NULL))
+			return 2;
+	} else if (is("handler") || is("suspend")) {
+		s = run_handler();
+	} else if (is("held")) {
+		s = run_held();
+	} else {
+		if (mode[0])
+			block_all();
+		s = run_calls(n_calls);
+	}
+	printf("sum %ld\n", s);
+	if (mode[0])
+		printf("mask %s\n", mask_ok ? "ok" : "BAD");
+	return 0;
+}
