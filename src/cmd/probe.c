@@ -343,7 +343,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	struct collector_stats st = {0};
 	struct probe_attach *a = NULL;
 	struct trace_clock clk;
-	char agent[PATH_MAX], summary[512];
+	char agent[PATH_MAX], summary[PATH_MAX + 512];
 	int rc, status = 1, exited = 0, len;
 	size_t placed = 0;
 
@@ -432,10 +432,15 @@ out_signals:
 		       "format=spool-summary-1\nprogram=%s\nattached_pid=%d\nexit_status=0\n"
 		       "term_signal=0\nevents=%llu\nlock_events=0\nlost_ring=%llu\n"
 		       "lost_no_ring=%llu\nseq_gaps=%llu\nthreads=%u\nprocesses=%u\n"
-		       "ring_bytes=%u\n",
+		       "ring_bytes=%u\ndamaged_rings=%llu\nlost_damaged=%llu\n",
 		       pr->m->exe, (int)pid, (unsigned long long)st.events,
 		       (unsigned long long)st.lost_ring, (unsigned long long)st.lost_no_ring,
-		       (unsigned long long)st.seq_gaps, st.threads, st.procs, so->ring_bytes);
+		       (unsigned long long)st.seq_gaps, st.threads, st.procs, so->ring_bytes,
+		       (unsigned long long)st.corrupt_rings, (unsigned long long)st.lost_damaged);
+	if (len < 0)
+		len = 0;
+	else if ((size_t)len >= sizeof(summary))
+		len = (int)sizeof(summary) - 1; /* cut, never read past the buffer */
 	trace_writer_add_file(w, "summary", summary, (size_t)len);
 out_collector:
 	collector_free(col);
