@@ -63,6 +63,12 @@ struct agent_state {
 	uint32_t proc_emitted;	  /* KIND_PROC already written for this process */
 };
 extern struct agent_state agent;
+/* The descriptor the region came from (SPOOL_SHM_FD, or the one reopened
+ * from SPOOL_SHM_PATH), kept open across exec for the next image (in attach
+ * mode: the one the agent opened, close-on-exec); -1 when there is none
+ * (inert). close, close_range and closefrom leave it open (agent_sys.c):
+ * the agent maps rings from it as threads claim them. */
+extern int agent_shm_fd;
 
 /* agent_thread.state */
 enum {

@@ -565,6 +565,41 @@ int agent_map(int fd)
 	return 0;
 }
 
+int agent_shm_fd = -1;
+
+/*
+ * The region's descriptor is gone or is something else: the program closed
+ * it before this exec (close_range or a raw system call the agent did not
+ * see), or moved another file onto its number. Open the region again from
+ * spool's own descriptor (SPOOL_SHM_PATH); put it back at its number when
+ * that number is free, so the images this one execs find it too. Returns
+ * the descriptor mapped, or a negative errno (the image then runs
+ * untraced, and says so on stderr: spool cannot know).
+ */
+static int agent_reopen(int fd, int err)
+{
+	const char *path = getenv(SHM_ENV_PATH);
+	int nfd, rc;
+
+	if (!path || !*path)
+		return err;
+	/* raw calls: the agent's own open and close wrappers are not ready */
+	nfd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
+	if (nfd < 0)
+		return -errno;
+	rc = agent_map(nfd);
+	if (rc) {
+		syscall(SYS_close, nfd);
+		return rc;
+	}
+	if (err == -EBADF && syscall(SYS_dup3, nfd, fd, 0) == fd) {
+		syscall(SYS_close, nfd);
+		agent.fd = fd; /* the same file: rings are mapped from it later */
+		return fd;
+	}
+	return nfd; /* (close-on-exec: the next image opens the path again) */
+}
+
 __attribute__((constructor)) static void agent_start(void)
 {
 	const char *dbg = getenv("SPOOL_DEBUG");
@@ -578,10 +613,28 @@ __attribute__((constructor)) static void agent_start(void)
 		return;
 	}
 	err = agent_map(fd);
+	if (err == -EBADF || err == -EPROTO || err == -ENODEV || err == -EACCES || err == -EINVAL) {
+		int nfd = agent_reopen(fd, err);
+
+		if (nfd < 0) {
+			/* Said once, whatever SPOOL_DEBUG: nothing else can tell
+			 * the user that this image is missing from the trace. */
+			agent.debug = 1;
+			agent_log("pid %d: spool's shared memory (fd %d) was closed before this "
+				  "exec and cannot be opened again (%d): this program is not "
+				  "traced",
+				  (int)getpid(), fd, nfd);
+			agent.debug = dbg && *dbg && *dbg != '0';
+			return;
+		}
+		fd = nfd;
+		err = 0;
+	}
 	if (err) {
 		agent_log("fd %d is not a spool region (%d): staying inert", fd, err);
 		return;
 	}
+	agent_shm_fd = fd;
 	if (getauxval(AT_SECURE)) {
 		agent_disable("setuid/setgid target refused: not recording");
 		return;

@@ -1054,12 +1054,62 @@ static struct probe_area_hdr *agent_probe_find_area(void)
 	return h;
 }
 
+/*
+ * An exec'd image (constructors do not run in a fork child) of the process
+ * that placed the probes, running the same file again (a program that
+ * re-execs itself): that process's earlier image, and its probes, are gone,
+ * and the plan is for this file, so the probes are placed again. Compared by
+ * the executable's path in the process slots (this pid's earlier image).
+ */
+static int agent_probe_reexec_same(const struct probe_area_hdr *h)
+{
+	const struct shm_proc *me, *p;
+	uint32_t n;
+
+	if (h->placed_pid != agent.pid || agent.proc_slot == UINT32_MAX)
+		return 0;
+	me = shm_proc_at(agent.ctl, agent.proc_slot);
+	n = __atomic_load_n(&agent.ctl->nprocs, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n && i < SHM_MAX_PROCS; i++) {
+		p = shm_proc_at(agent.ctl, i);
+		if (i != agent.proc_slot &&
+		    __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) == agent.pid &&
+		    p->exe_len == me->exe_len && me->exe_len && me->exe_len < sizeof(me->exe) &&
+		    !memcmp(p->exe, me->exe, me->exe_len))
+			return 1;
+	}
+	return 0;
+}
+
 void agent_probe_init(void)
 {
 	struct probe_area_hdr *h = agent_probe_find_area();
 
-	if (!h || h->done || h->attach)
-		return; /* a fork child or an exec'd image: already done, or not ours */
+	if (h && h->done && !h->attach) {
+		if (!agent_probe_reexec_same(h)) {
+			/* An image exec'd after the probes were placed, of
+			 * another file or by another process: its code is not
+			 * what they were planned for. Counted; spool says so. */
+			__atomic_fetch_add(&h->execs_unprobed, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		/* what the earlier image of this process placed is gone */
+		struct probe_area_module *ms = (void *)((char *)h + h->modules_off);
+		struct probe_area_probe *ps = (void *)((char *)h + h->probes_off);
+
+		for (uint32_t i = 0; i < h->nmodules; i++)
+			ms[i].status = 0;
+		for (uint32_t i = 0; i < h->nprobes; i++)
+			ps[i].status = PROBE_S_PENDING;
+		h->patched = 0;
+		h->removed = 0;
+		h->handler_loaded = 0;
+		agent_log("probe: pid %u exec'd %s again: placing the probes again", agent.pid,
+			  shm_proc_at(agent.ctl, agent.proc_slot)->exe);
+	} else if (!h || h->done || h->attach) {
+		return; /* attach mode: spool places them */
+	}
+	h->placed_pid = agent.pid;
 	agent_self.busy++;
 	if (!agent_probe_setup(h)) {
 		agent_probe_commit_all(h);
@@ -1187,12 +1237,14 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 	if (fd < 0)
 		return -errno;
 	/* Kept open (close-on-exec): rings are mapped from it as threads
-	 * claim them. */
+	 * claim them, so the program's close and closefrom leave it open
+	 * (agent_sys.c). */
 	rc = agent_map(fd);
 	if (rc) {
 		close(fd);
 		return rc;
 	}
+	agent_shm_fd = fd;
 	h = agent_probe_find_area();
 	if (!h || !h->attach)
 		return -EPROTO;

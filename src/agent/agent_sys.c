@@ -68,6 +68,10 @@ static ssize_t fb_sendmsg(int fd, const struct msghdr *m, int f)
 	return syscall(SYS_sendmsg, fd, m, f);
 }
 static int fb_close(int fd) { return (int)syscall(SYS_close, fd); }
+static int fb_close_range(unsigned lo, unsigned hi, int flags)
+{
+	return (int)syscall(SYS_close_range, lo, hi, flags);
+}
 
 static ssize_t (*real_write)(int, const void *, size_t) = fb_write;
 static ssize_t (*real_writev)(int, const struct iovec *, int) = fb_writev;
@@ -78,7 +82,7 @@ static ssize_t (*real_sendto)(int, const void *, size_t, int, const struct socka
 			      socklen_t) = fb_sendto;
 static ssize_t (*real_sendmsg)(int, const struct msghdr *, int) = fb_sendmsg;
 static int (*real_close)(int) = fb_close;
-
+static int (*real_close_range)(unsigned, unsigned, int) = fb_close_range;
 
 /* Until this ran (another library's constructor writing early) the
  * fallbacks make the raw system call. */
@@ -95,6 +99,7 @@ __attribute__((constructor)) static void agent_sys_resolve(void)
 	AGENT_RESOLVE(real_sendto, "sendto");
 	AGENT_RESOLVE(real_sendmsg, "sendmsg");
 	AGENT_RESOLVE(real_close, "close");
+	AGENT_RESOLVE(real_close_range, "close_range");
 	agent_self.busy--;
 	errno = saved;
 }
@@ -326,10 +331,41 @@ AGENT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 	return AGENT_SYS_IO(SYS_IO_WRITE, fd, agent_rr_sendmsg(fd, m, flags, real_sendmsg));
 }
 
-/* A closed number may come back as another kind of descriptor. */
+/* A closed number may come back as another kind of descriptor. Closing
+ * spool's shared region is a no-op that succeeds: a program that closes
+ * every descriptor before it execs (daemons do) keeps it, so the image it
+ * execs is traced (tests/integ/104-exec-after-close.t). */
 AGENT_EXPORT int close(int fd)
 {
+	if (fd >= 0 && fd == agent_shm_fd)
+		return 0;
 	if (fd >= 0 && fd < AGENT_SYS_FDS)
 		__atomic_store_n(&agent_sys_fdkind[fd], 0, __ATOMIC_RELAXED);
 	return real_close(fd);
+}
+
+/* The same for a range: the ranges on both sides of the region's
+ * descriptor (CLOSE_RANGE_CLOEXEC included: it must stay open across exec). */
+AGENT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+	unsigned keep = (unsigned)agent_shm_fd;
+	int rc = 0;
+
+	for (unsigned fd = lo; fd < AGENT_SYS_FDS && fd <= hi; fd++)
+		__atomic_store_n(&agent_sys_fdkind[fd], 0, __ATOMIC_RELAXED);
+	if (agent_shm_fd < 0 || keep < lo || keep > hi || lo > hi)
+		return real_close_range(lo, hi, flags);
+	if (keep > lo)
+		rc = real_close_range(lo, keep - 1, flags);
+	if (!rc && keep < hi)
+		rc = real_close_range(keep + 1, hi, flags);
+	return rc;
+}
+
+AGENT_EXPORT void closefrom(int lo)
+{
+	/* glibc's closefrom is close_range(lo, ~0U, 0) with a fallback that
+	 * closes what /proc/self/fd lists; the kernels spool runs on have
+	 * close_range (5.9) */
+	close_range(lo < 0 ? 0 : (unsigned)lo, ~0U, 0);
 }

@@ -32,13 +32,76 @@ struct callstack {
 	const struct callstack_ops *ops;
 	void *ctx;
 	struct callstack_fn *fns;
-	size_t nfns;
+	size_t nfns, capfns;
+	/* (module, name) -> index + 1 into fns, open addressing: a probes
+	 * file of 100,000 functions took 23 s to load by linear search */
+	uint32_t *fn_slot;
+	size_t nfn_slot; /* a power of two, at least twice nfns */
 	uint32_t *probe_fn; /* probe id -> function number + 1 (0 = not a function probe) */
 	uint32_t maxid;
 	struct cs_thread *th; /* by thread number (trace_event.thread) */
 	size_t nth;
 	uint64_t unmatched_exits;
 };
+
+static size_t cs_fn_hash(const char *module, const char *name, size_t nslot)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (const char *k = module; *k; k++)
+		h = (h ^ (unsigned char)*k) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (const char *k = name; *k; k++)
+		h = (h ^ (unsigned char)*k) * 1099511628211ULL;
+	return (size_t)h & (nslot - 1);
+}
+
+/* The number of function (module, name), added if new; -1 out of memory. */
+static long cs_fn_intern(struct callstack *c, const char *module, const char *name)
+{
+	size_t i;
+
+	if (2 * (c->nfns + 1) > c->nfn_slot) {
+		size_t n = c->nfn_slot ? c->nfn_slot * 2 : 256;
+		uint32_t *v = calloc(n, sizeof(*v));
+
+		if (!v)
+			return -1;
+		for (size_t k = 0; k < c->nfns; k++) {
+			size_t j = cs_fn_hash(c->fns[k].module, c->fns[k].name, n);
+
+			while (v[j])
+				j = (j + 1) & (n - 1);
+			v[j] = (uint32_t)k + 1;
+		}
+		free(c->fn_slot);
+		c->fn_slot = v;
+		c->nfn_slot = n;
+	}
+	for (i = cs_fn_hash(module, name, c->nfn_slot); c->fn_slot[i];
+	     i = (i + 1) & (c->nfn_slot - 1)) {
+		const struct callstack_fn *f = &c->fns[c->fn_slot[i] - 1];
+
+		if (!strcmp(f->name, name) && !strcmp(f->module, module))
+			return (long)c->fn_slot[i] - 1;
+	}
+	if (c->nfns == c->capfns) {
+		size_t cap = c->capfns ? c->capfns * 2 : 64;
+		struct callstack_fn *nf = realloc(c->fns, cap * sizeof(*nf));
+
+		if (!nf)
+			return -1;
+		c->fns = nf;
+		c->capfns = cap;
+	}
+	c->fns[c->nfns].name = strdup(name);
+	c->fns[c->nfns].module = strdup(module);
+	c->nfns++; /* freed with the others even when a strdup failed */
+	if (!c->fns[c->nfns - 1].name || !c->fns[c->nfns - 1].module)
+		return -1;
+	c->fn_slot[i] = (uint32_t)c->nfns;
+	return (long)c->nfns - 1;
+}
 
 /* "probes" side file: "id op method module offset function". */
 static int cs_load_probes(struct callstack *c, const struct trace_reader *r)
@@ -53,13 +116,16 @@ static int cs_load_probes(struct callstack *c, const struct trace_reader *r)
 		char op[16], method[16], module[4096], name[1024];
 		unsigned long long off;
 		unsigned id;
-		size_t f;
+		long fi;
 
 		if (line[0] == '#' ||
 		    sscanf(line, "%u %15s %15s %4095s %llx %1023s", &id, op, method, module, &off,
 			   name) != 6)
 			continue;
-		if (!id || id >= 1u << 24)
+		/* ids number the lines from 0: one past the file's length is
+		 * not a probe, and would size the table (a 1-line file made it
+		 * 64 MiB) */
+		if (!id || id >= 1u << 24 || id >= len)
 			continue;
 		if (strcmp(op, "entry") && strcmp(op, "exit"))
 			continue; /* block and branch probes count, they have no calls */
@@ -73,22 +139,10 @@ static int cs_load_probes(struct callstack *c, const struct trace_reader *r)
 			c->probe_fn = np;
 			c->maxid = id;
 		}
-		for (f = 0; f < c->nfns; f++)
-			if (!strcmp(c->fns[f].name, name) && !strcmp(c->fns[f].module, module))
-				break;
-		if (f == c->nfns) {
-			struct callstack_fn *nf = realloc(c->fns, (c->nfns + 1) * sizeof(*nf));
-
-			if (!nf)
-				goto nomem;
-			c->fns = nf;
-			nf[f].name = strdup(name);
-			nf[f].module = strdup(module);
-			c->nfns++;
-			if (!nf[f].name || !nf[f].module)
-				goto nomem;
-		}
-		c->probe_fn[id] = (uint32_t)f + 1;
+		fi = cs_fn_intern(c, module, name);
+		if (fi < 0)
+			goto nomem;
+		c->probe_fn[id] = (uint32_t)fi + 1;
 	}
 	free(text);
 	return 0;
@@ -134,7 +188,7 @@ uint64_t callstack_unmatched_exits(const struct callstack *cs)
 static struct cs_thread *cs_thread(struct callstack *c, uint32_t stream)
 {
 	if (stream >= c->nth) {
-		size_t n = stream + 16;
+		size_t n = (size_t)stream + 16;
 		struct cs_thread *nt = realloc(c->th, n * sizeof(*nt));
 
 		if (!nt)
@@ -243,6 +297,7 @@ void callstack_free(struct callstack *c)
 		free(c->fns[i].module);
 	}
 	free(c->fns);
+	free(c->fn_slot);
 	free(c->probe_fn);
 	free(c);
 }

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "../trace/trace.h"
+#include "../trace/untrusted.h"
 #include "../util/debugfile.h"
 #include "../util/log.h"
 #include "../util/outfile.h"
@@ -238,10 +239,11 @@ static int cov_load_lines(struct cov_ctx *c, struct cov_mod *m)
 	int fd, rc = 0;
 
 	m->loaded = 1;
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	/* a path from the trace's maps: not a FIFO, not a device */
+	fd = trace_open_named(m->path);
 	if (fd < 0) {
 		log_warn("coverage: cannot open %s: %s (no source lines for it)", m->path,
-			 strerror(errno));
+			 trace_open_strerror(fd));
 		return 0;
 	}
 	dw = dwarf_begin(fd, DWARF_C_READ);
@@ -251,7 +253,7 @@ static int cov_load_lines(struct cov_ctx *c, struct cov_mod *m)
 
 		if (!debugfile_find(m->path, dbg, sizeof(dbg))) {
 			close(fd);
-			fd = open(dbg, O_RDONLY | O_CLOEXEC);
+			fd = trace_open_named(dbg);
 			dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
 		}
 	}

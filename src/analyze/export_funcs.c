@@ -34,7 +34,7 @@ struct export_funcs {
 static struct xf_thread *xf_thread(struct export_funcs *x, uint32_t stream)
 {
 	if (stream >= x->nth) {
-		size_t n = stream + 16;
+		size_t n = (size_t)stream + 16;
 		struct xf_thread *nt = realloc(x->th, n * sizeof(*nt));
 
 		if (!nt)

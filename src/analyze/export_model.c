@@ -219,8 +219,10 @@ static struct export_proc *model_proc(struct export_model *m, uint32_t pid, uint
 
 static struct mthread *model_thread_slot(struct export_model *m, uint32_t idx)
 {
+	if (idx >= EV_MAX_THREADS)
+		return NULL; /* a thread index is 16 bits, a stream id below it */
 	if (idx >= m->nthreads) {
-		size_t n = idx + 16;
+		size_t n = (size_t)idx + 16;
 		struct mthread **nt = realloc(m->threads, n * sizeof(*nt));
 
 		if (!nt)

@@ -51,7 +51,12 @@ struct flame_thread {
 struct flame {
 	struct callstack *cs;
 	char **names; /* frame name number -> name */
-	size_t nnames;
+	size_t nnames, capnames;
+	/* name -> number + 1, open addressing (a power of two, at least twice
+	 * nnames): 100,000 names of a probes file took 15 s to number by
+	 * linear search */
+	uint32_t *name_slot;
+	size_t nname_slot;
 	uint32_t *fn_name; /* callstack function number -> frame name number */
 	struct flame_node *nodes;
 	size_t nnodes, capnodes;
@@ -60,23 +65,56 @@ struct flame {
 	uint64_t entries;
 };
 
+static size_t flame_name_hash(const char *name, size_t nslot)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+	return (size_t)h & (nslot - 1);
+}
+
 static int flame_name_number(struct flame *g, const char *name, uint32_t *out)
 {
-	char **nn;
+	size_t i;
 
-	for (size_t i = 0; i < g->nnames; i++)
-		if (!strcmp(g->names[i], name)) {
-			*out = (uint32_t)i;
+	if (2 * (g->nnames + 1) > g->nname_slot) {
+		size_t n = g->nname_slot ? g->nname_slot * 2 : 256;
+		uint32_t *v = calloc(n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t k = 0; k < g->nnames; k++) {
+			size_t j = flame_name_hash(g->names[k], n);
+
+			while (v[j])
+				j = (j + 1) & (n - 1);
+			v[j] = (uint32_t)k + 1;
+		}
+		free(g->name_slot);
+		g->name_slot = v;
+		g->nname_slot = n;
+	}
+	for (i = flame_name_hash(name, g->nname_slot); g->name_slot[i];
+	     i = (i + 1) & (g->nname_slot - 1))
+		if (!strcmp(g->names[g->name_slot[i] - 1], name)) {
+			*out = g->name_slot[i] - 1;
 			return 0;
 		}
-	nn = realloc(g->names, (g->nnames + 1) * sizeof(*nn));
-	if (!nn)
-		return -ENOMEM;
-	g->names = nn;
-	nn[g->nnames] = strdup(name);
-	if (!nn[g->nnames])
+	if (g->nnames == g->capnames) {
+		size_t cap = g->capnames ? g->capnames * 2 : 64;
+		char **nn = realloc(g->names, cap * sizeof(*nn));
+
+		if (!nn)
+			return -ENOMEM;
+		g->names = nn;
+		g->capnames = cap;
+	}
+	g->names[g->nnames] = strdup(name);
+	if (!g->names[g->nnames])
 		return -ENOMEM;
 	*out = (uint32_t)g->nnames++;
+	g->name_slot[i] = (uint32_t)g->nnames;
 	return 0;
 }
 
@@ -406,6 +444,7 @@ static void flame_free(struct flame *g)
 	for (size_t i = 0; i < g->nnames; i++)
 		free(g->names[i]);
 	free(g->names);
+	free(g->name_slot);
 	free(g->fn_name);
 	free(g->nodes);
 	callstack_free(g->cs);

@@ -26,6 +26,12 @@
 /* Indices beyond this are taken for corruption rather than allocating a huge
  * direct-indexed array. */
 #define LS_MAX_LOCKS (1u << 24)
+/* With the input's size known (lockstat_opts.input_bytes): indices below
+ * LS_FREE_LOCKS + input_bytes / LS_BYTES_PER_LOCK. Every lock the agent
+ * numbers has a lock table event (45 bytes) and lock events (41 bytes or
+ * more) in the trace, so a real trace stays far below. */
+#define LS_FREE_LOCKS 4096u
+#define LS_BYTES_PER_LOCK 8u
 
 /* Frames kept per stack: the agent records at most 256 (--stacks caps lower) */
 #define LS_MAX_FRAMES 256
@@ -308,7 +314,9 @@ static int lock_get(struct lockstat *ls, uint32_t idx, struct ls_lock **out)
 	struct ls_lock *l;
 	int rc;
 
-	if (idx >= LS_MAX_LOCKS)
+	if (idx >= LS_MAX_LOCKS ||
+	    (ls->opts.input_bytes &&
+	     idx >= LS_FREE_LOCKS + ls->opts.input_bytes / LS_BYTES_PER_LOCK))
 		return -EINVAL;
 	if ((rc = lockstat_grow((void **)&ls->locks, &ls->caplocks, (size_t)idx + 1,
 				sizeof(*ls->locks))))
@@ -842,6 +850,13 @@ int lockstat_feed(struct lockstat *ls, const struct trace_event *ev)
 void lockstat_add_lost(struct lockstat *ls, uint64_t lost)
 {
 	ls->tot.lost += lost;
+}
+
+void lockstat_set_loss(struct lockstat *ls, const struct trace_loss *l)
+{
+	ls->tot.lost = trace_loss_events(l);
+	ls->tot.incomplete = trace_loss_incomplete(l);
+	ls->tot.unfinished = l->state == TRACE_STATE_UNFINISHED;
 }
 
 /* ---- finish: open states, percentiles, cycles -------------------------- */

@@ -34,6 +34,12 @@ struct lockstat;
 
 struct lockstat_opts {
 	int no_order_graph; /* skip the lock-order graph (and deadlock report) */
+	/* Bytes of the input (the trace's stream files), 0 when not known. A
+	 * lock index sizes tables (by index, and the lock-order graph's), so
+	 * one beyond what this much input can number (a lock table entry is
+	 * 45 bytes, LS_BYTES_PER_LOCK counts 8) is a malformed record: a
+	 * crafted 18 KB trace cannot make the report take gigabytes. */
+	uint64_t input_bytes;
 };
 
 /*
@@ -78,6 +84,9 @@ struct lockstat *lockstat_new(const struct lockstat_opts *o);
 int lockstat_feed(struct lockstat *ls, const struct trace_event *ev);
 /* Events the trace says were lost (discarded or sequence gaps). */
 void lockstat_add_lost(struct lockstat *ls, uint64_t lost);
+/* What the trace is missing, as every command counts it (trace_reader_loss):
+ * sets lost, incomplete and unfinished. */
+void lockstat_set_loss(struct lockstat *ls, const struct trace_loss *l);
 /* Close holds and waits still open at the last timestamp, compute the
  * percentiles and the lock-order cycles. Call once, after the last feed. */
 int lockstat_finish(struct lockstat *ls);
@@ -209,7 +218,9 @@ struct lockstat_cycle {
 struct lockstat_totals {
 	uint64_t events;      /* events fed */
 	uint64_t lock_events; /* KIND_LOCK events */
-	uint64_t lost;
+	uint64_t lost;	      /* trace_loss_events of the trace */
+	int incomplete;	      /* trace_loss_incomplete */
+	int unfinished;	      /* its writer did not finish */
 	uint64_t malformed;
 	uint64_t first_ns, last_ns;
 	uint64_t stack_events; /* KIND_LOCK events with stack frames (--stacks) */

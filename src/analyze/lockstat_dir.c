@@ -79,8 +79,10 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 	struct lockstat_print_opts po = *po_in;
 	struct trace_reader *r = NULL;
 	struct lockstat *ls = NULL;
+	struct lockstat_opts lo = {0};
 	struct trace_event ev;
-	uint64_t lost = 0, bad_shown = 0;
+	struct trace_loss loss;
+	uint64_t bad_shown = 0;
 	size_t nprob;
 	int rc;
 
@@ -93,7 +95,10 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
 		return rc;
 	}
-	ls = lockstat_new(NULL);
+	/* Tables by lock index are bounded by the input's size (lockstat.h). */
+	for (size_t i = 0; i < trace_reader_nstreams(r); i++)
+		lo.input_bytes += trace_reader_stream(r, i)->bytes;
+	ls = lockstat_new(&lo);
 	if (!ls) {
 		rc = -ENOMEM;
 		log_err("%s: out of memory", trace_dir);
@@ -115,14 +120,9 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 	}
 	if (rc < 0)
 		log_warn("%s: reading stopped: %s", trace_dir, strerror(-rc));
-	/* discarded (producer side) and seq gaps count the same losses seen
-	 * from two ends: per stream, the larger of the two */
-	for (size_t i = 0; i < trace_reader_nstreams(r); i++) {
-		const struct trace_stream_info *si = trace_reader_stream(r, i);
-
-		lost += si->discarded > si->seq_gaps ? si->discarded : si->seq_gaps;
-	}
-	lockstat_add_lost(ls, lost);
+	/* the losses as the run counted them (the trace's state file) */
+	trace_reader_loss(r, &loss);
+	lockstat_set_loss(ls, &loss);
 	if ((rc = lockstat_finish(ls)) < 0) {
 		log_err("%s: lock analysis: %s", trace_dir, strerror(-rc));
 		goto out_ls;
@@ -139,6 +139,7 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 
 		log_warn("%s: offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
 	}
+
 	if (rc < 0)
 		log_err("%s: printing the lock report: %s", trace_dir, strerror(-rc));
 	else if (nprob || bad_shown)

@@ -1159,11 +1159,14 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 
 	fprintf(out,
 		"{\"schema\": \"spool-locks/1\",\n \"trace\": {\"events\": %" PRIu64
-		", \"lock_events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"malformed\": %" PRIu64
+		", \"lock_events\": %" PRIu64 ", \"lost\": %" PRIu64
+		", \"incomplete\": %s, \"writer_finished\": %s, \"malformed\": %" PRIu64
 		", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 		", \"dir\": ",
-		ls->tot.events, ls->tot.lock_events, ls->tot.lost, ls->tot.malformed,
-		ls->tot.first_ns, ls->tot.last_ns, ls_dur(ls->tot.first_ns, ls->tot.last_ns));
+		ls->tot.events, ls->tot.lock_events, ls->tot.lost,
+		ls->tot.incomplete ? "true" : "false", ls->tot.unfinished ? "false" : "true",
+		ls->tot.malformed, ls->tot.first_ns, ls->tot.last_ns,
+		ls_dur(ls->tot.first_ns, ls->tot.last_ns));
 	if (po->trace_dir)
 		json_str(out, po->trace_dir);
 	else

@@ -86,6 +86,14 @@ struct path_state {
 	size_t nthreads;
 	struct lockdef *locks;
 	size_t nlocks;
+	/* Tables indexed or sized by numbers from the trace (lock indices,
+	 * call depths) stay below what the input could describe: a limit of
+	 * PATH_FREE_IDX + input_bytes / PATH_BYTES_PER_IDX entries for the
+	 * lock table, and as many frames for all the threads' stacks together
+	 * (nframes). A real trace has an event of 41 bytes or more per lock
+	 * and per frame. */
+	uint64_t max_idx;
+	uint64_t nframes;
 	uint64_t first_ns;
 	int have_first;
 	uint64_t entries;
@@ -103,6 +111,9 @@ struct path_state {
 	size_t nprobes;
 	size_t nfuncprobes, nexeprobes; /* entry probes: all, in the executable */
 };
+
+#define PATH_FREE_IDX 4096u
+#define PATH_BYTES_PER_IDX 8u
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -175,17 +186,21 @@ static int lock_obj_kind(uint32_t type)
 	}
 }
 
-/* Make room for frame d (and those below it) on thread t's stack. */
-static int stack_room(struct pthread_state *t, uint32_t d)
+/* Make room for frame d (and those below it) on thread t's stack: -EINVAL
+ * when that would take the stacks past what the input describes (max_idx). */
+static int stack_room(struct path_state *ps, struct pthread_state *t, uint32_t d)
 {
-	uint32_t n = t->cap ? t->cap : 16;
+	uint64_t n = t->cap ? t->cap : 16;
 	uint32_t *s;
 	uint64_t *sp;
 
-	if (d + 1 <= t->cap)
+	if ((uint64_t)d + 1 <= t->cap)
 		return 0;
-	while (n < d + 1)
+	while (n < (uint64_t)d + 1)
 		n *= 2;
+	if (ps->max_idx && ps->nframes + (n - t->cap) > ps->max_idx)
+		return -EINVAL;
+	ps->nframes += n - t->cap;
 	s = realloc(t->stack, n * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -194,7 +209,7 @@ static int stack_room(struct pthread_state *t, uint32_t d)
 	if (!sp)
 		return -ENOMEM;
 	t->sps = sp;
-	t->cap = n;
+	t->cap = (uint32_t)n;
 	return 0;
 }
 
@@ -216,9 +231,11 @@ static int add_rec(struct path_state *ps, struct pthread_state *t, uint32_t ti,
 	r->exit = (uint8_t)exit;
 	r->entry = entry;
 	if (!exit) {
+		int rc = stack_room(ps, t, d);
+
+		if (rc < 0)
+			return rc;
 		ps->entries++;
-		if (stack_room(t, d) < 0)
-			return -ENOMEM;
 		/* Frames the agent lost between t->depth and d stay unknown:
 		 * point them at this record so events land somewhere sane. */
 		for (uint32_t i = t->depth; i < d; i++) {
@@ -344,7 +361,7 @@ static int path_feed(struct path_state *ps, const struct trace_event *ev)
 		const struct rec_lockdef *ld = (const struct rec_lockdef *)h;
 		uint32_t idx = ev_obj(h->word);
 
-		if (h->size < sizeof(*ld))
+		if (h->size < sizeof(*ld) || (ps->max_idx && idx >= ps->max_idx))
 			return -EINVAL;
 		if (grow((void **)&ps->locks, &ps->nlocks, (size_t)idx + 1, sizeof(*ps->locks)) < 0)
 			return -ENOMEM;
@@ -831,7 +848,11 @@ static int load_probes(struct path_state *ps, const char *text, size_t len)
 			line[n] = 0;
 			if (sscanf(line, "%u %15s %15s %1023s %llx %1023s", &id, op, method, module,
 				   &off, name) == 6 &&
-			    (!strcmp(op, "entry") || !strcmp(op, "exit")) && id < (1u << 24)) {
+			    (!strcmp(op, "entry") || !strcmp(op, "exit")) && id < (1u << 24) &&
+			    id < len) {
+				/* probes are numbered from 0, a line each: an id
+				 * past the file's length is not one of them (it
+				 * would size the table) */
 				struct pprobe *pp;
 
 				if (grow((void **)&ps->probes, &ps->nprobes, (size_t)id + 1,
@@ -975,6 +996,9 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
 		return rc;
 	}
+	ps.max_idx = PATH_FREE_IDX;
+	for (size_t i = 0; i < trace_reader_nstreams(r); i++)
+		ps.max_idx += trace_reader_stream(r, i)->bytes / PATH_BYTES_PER_IDX;
 	/* The source of the entries: function probes when the trace has them
 	 * (spool path placed them, the program has no hooks) or when asked. */
 	if (o->functions != PATH_FN_FINST && trace_reader_file(r, "probes", &ptext, &plen) == 0) {

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../trace/untrusted.h"
 #include "path.h"
 
 static int path_func_cmp(const void *a, const void *b)
@@ -263,9 +264,9 @@ int path_prog_load(struct path_prog *p, const char *path, int all_units)
 
 	memset(p, 0, sizeof(*p));
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = trace_open_named(path); /* a trace's binary: regular, no blocking open */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		rc = -ENOEXEC;
@@ -350,9 +351,9 @@ int path_prog_instrumented(const char *path)
 	int fd, rc;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = trace_open_named(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	rc = elf && elf_kind(elf) == ELF_K_ELF ? path_elf_imports_hook(elf) : -ENOEXEC;
 	if (elf)

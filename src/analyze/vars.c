@@ -465,14 +465,6 @@ static int vr_event(struct vr_ctx *c, const struct trace_event *ev, uint32_t tid
 		if (!n || index >= n)
 			return 0;
 		if (index == 0) {
-			if (n > h->cap) {
-				uint8_t(*nr)[16] = realloc(h->raw, n * sizeof(*nr));
-
-				if (!nr)
-					return -ENOMEM;
-				h->raw = nr;
-				h->cap = n;
-			}
 			h->id = id;
 			h->nvars = n;
 			h->next = 0;
@@ -481,6 +473,20 @@ static int vr_event(struct vr_ctx *c, const struct trace_event *ev, uint32_t tid
 		}
 		if (h->id != id || h->nvars != n || h->next != index)
 			return 0; /* a record of this hit was lost */
+		if (index >= h->cap) {
+			/* grown as the hit's records come, not by the count the
+			 * first one claims (up to 65535): memory follows input */
+			uint32_t nc = h->cap ? h->cap * 2 : 8;
+			uint8_t(*nr)[16];
+
+			if (nc > n)
+				nc = n;
+			nr = realloc(h->raw, nc * sizeof(*nr));
+			if (!nr)
+				return -ENOMEM;
+			h->raw = nr;
+			h->cap = nc;
+		}
 		memcpy(h->raw[index], p->args, 16);
 		h->next++;
 		if (h->next == n) {
@@ -577,8 +583,9 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r, 
 		for (size_t s = 0; s < c->nstreams; s++) {
 			if (!t->th[s].count)
 				continue;
-			fprintf(out, "%s{\"tid\":%u,\"count\":%llu,\"total_ns\":%llu}", tf ? "" : ",",
-				trace_reader_stream(r, s)->tid, (unsigned long long)t->th[s].count,
+			fprintf(out, "%s{\"tid\":%u,\"count\":%llu,\"total_ns\":%llu}",
+				tf ? "" : ",", trace_reader_stream_by_id(r, (uint32_t)s)->tid,
+				(unsigned long long)t->th[s].count,
 				(unsigned long long)t->th[s].total);
 			tf = 0;
 		}
@@ -643,7 +650,7 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 		for (size_t s = 0; s < c->nstreams; s++)
 			if (t->th[s].count)
 				fprintf(out, "    tid %-24u %10llu %12.3f %12.3f %12.3f %12.3f\n",
-					trace_reader_stream(r, s)->tid,
+					trace_reader_stream_by_id(r, (uint32_t)s)->tid,
 					(unsigned long long)t->th[s].count, t->th[s].total / 1e6,
 					t->th[s].min / 1e3,
 					(double)t->th[s].total / t->th[s].count / 1e3,
@@ -675,7 +682,9 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 			dir);
 		goto out;
 	}
-	c.nstreams = trace_reader_nstreams(r);
+	/* tables by stream id: ids need not be dense, and are below
+	 * EV_MAX_THREADS */
+	c.nstreams = trace_reader_nstreams(r) ? (size_t)trace_reader_max_stream_id(r) + 1 : 0;
 	c.hits = calloc(c.nstreams ? c.nstreams : 1, sizeof(*c.hits));
 	if (!c.hits) {
 		rc = -ENOMEM;
@@ -691,8 +700,11 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < c.nstreams; i++)
-		cur_tid[i] = trace_reader_stream(r, i)->tid;
+	for (size_t i = 0; i < c.nstreams; i++) {
+		const struct trace_stream_info *si = trace_reader_stream_by_id(r, (uint32_t)i);
+
+		cur_tid[i] = si ? si->tid : 0; /* ids need not be dense */
+	}
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		if (ev_kind(ev.rec->word) == KIND_THREAD && ev.stream_id < c.nstreams &&
 		    ev.rec->size >= sizeof(struct rec_thread))

@@ -8,7 +8,10 @@
  * found a problem (for example a trace with errors); 2 usage error (unknown
  * option, missing argument). Commands that run a program exit with the
  * program's own status (128+N when it died of signal N), and 127/126 when
- * the program could not be found/executed.
+ * the program could not be found/executed; when the program's status is 0
+ * but the trace is incomplete (events lost, the disk full, a damaged ring),
+ * they exit EXIT_INCOMPLETE (4). spool info exits EXIT_INCOMPLETE for an
+ * incomplete trace without damage, 1 for a damaged one.
  */
 #ifndef SPOOL_CMD_CMD_H
 #define SPOOL_CMD_CMD_H
@@ -16,6 +19,23 @@
 #include <errno.h>
 
 #define EXIT_USAGE 2
+/* The trace is incomplete: something was lost or its writer did not finish. */
+#define EXIT_INCOMPLETE 4
+
+struct session_result;
+struct trace_loss;
+struct trace_reader;
+
+/* The exit status of a command that ran a program (loss.c): the program's
+ * own if not 0, else EXIT_INCOMPLETE if the trace is incomplete, else 0. */
+int cmd_run_status(const struct session_result *res);
+/* For a trace being read, after its last event: trace_loss_warn, fills
+ * *out when given; returns nonzero if the trace is incomplete. */
+int cmd_trace_loss(const char *dir, const struct trace_reader *r, struct trace_loss *out);
+/* The same for a trace that a report or export has read through its own
+ * reader: opens DIR again (reads its events only if the writer did not
+ * finish). 0 if DIR cannot be opened (that command said why). */
+int cmd_dir_loss(const char *dir, struct trace_loss *out);
 
 /* The exit status, as a shell gives it, of a program session_run could not
  * start: 127 not found, 126 not executable, 1 anything else. */

@@ -35,6 +35,7 @@
 #include "../../include/spool/trace.h"
 #include "../cc/cc_table.h"
 #include "../trace/trace.h"
+#include "../trace/untrusted.h"
 #include "../util/log.h"
 #include "cmd.h"
 
@@ -499,10 +500,11 @@ static int load_binary(struct dec_tables *t, const char *path)
 	int fd, rc = 0;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* often a path the trace names (proc/PID.exe): not a FIFO, not a device */
+	fd = trace_open_named(path);
 	if (fd < 0) {
-		log_err("cannot open %s: %s", path, strerror(errno));
-		return -errno;
+		log_err("cannot open %s: %s", path, trace_open_strerror(fd));
+		return fd;
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
@@ -1030,7 +1032,9 @@ static int copy_side_files(struct decoder *d, const char *dir)
 		char name[520], *data;
 		size_t len;
 
-		if (e->d_name[0] == '.' || !strncmp(e->d_name, "replay.img", 10))
+		/* (state: the decoded trace's writer keeps its own) */
+		if (e->d_name[0] == '.' || !strncmp(e->d_name, "replay.img", 10) ||
+		    !strcmp(e->d_name, "state"))
 			continue;
 		snprintf(path, sizeof(path), "%s/.spool/%s", dir, e->d_name);
 		sub = opendir(path);
@@ -1195,6 +1199,14 @@ int cmd_decode(int argc, char **argv)
 		}
 	}
 	if (d.w) {
+		struct trace_loss loss;
+
+		/* the decoded trace is missing what its input was missing */
+		trace_reader_loss(d.r, &loss);
+		if (loss.state != TRACE_STATE_FINISHED && loss.streams > loss.seq_gaps)
+			loss.seq_gaps = loss.streams;
+		loss.state = TRACE_STATE_FINISHED;
+		trace_writer_note_loss(d.w, &loss);
 		rc = copy_side_files(&d, dir);
 		if (!rc)
 			rc = trace_writer_close(d.w);
@@ -1223,6 +1235,7 @@ int cmd_decode(int argc, char **argv)
 		fprintf(stderr, "spool: decode: %" PRIu64 " records, %" PRIu64 " bytes, %" PRIu64
 				" events\n",
 			d.records, d.bytes, d.events);
+	cmd_trace_loss(dir, d.r, NULL);
 	ret = trace_reader_nproblems(d.r) || d.unmatched ? 1 : 0;
 out:
 	fflush(stdout);

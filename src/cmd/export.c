@@ -56,7 +56,8 @@ static void export_usage(FILE *out)
 		"  -h, --help       show this help\n"
 		"\n"
 		"Exits 1 if the trace is damaged (what could be read is still exported) or the\n"
-		"export failed, 2 on a usage error.\n",
+		"export failed, 2 on a usage error. An incomplete trace (events lost, or spool\n"
+		"did not finish writing it) is exported with a warning saying what is missing.\n",
 		(unsigned long long)EXPORT_CHROME_MAX_EVENTS);
 }
 
@@ -170,8 +171,11 @@ int cmd_export(int argc, char **argv)
 			"spool export --help)");
 		return EXIT_USAGE;
 	}
-	if (format == EXPORT_FOLDED || format == EXPORT_FLAME)
-		return flame_export_cmd(dir, out, format == EXPORT_FLAME, &fl);
+	if (format == EXPORT_FOLDED || format == EXPORT_FLAME) {
+		rc = flame_export_cmd(dir, out, format == EXPORT_FLAME, &fl);
+		cmd_dir_loss(dir, NULL);
+		return rc;
+	}
 	if (!out)
 		out = format == EXPORT_PERFETTO ? "spool.pftrace" : "spool.json";
 	to_stdout = !strcmp(out, "-");
@@ -235,6 +239,7 @@ int cmd_export(int argc, char **argv)
 			 p->offset, p->msg);
 		status = 1;
 	}
+	cmd_trace_loss(dir, r, NULL);
 	log_info("%s: %" PRIu64 " threads, %" PRIu64 " locks, %" PRIu64 " waits, %" PRIu64
 		 " holds, %" PRIu64 " function calls%s",
 		 to_stdout ? "stdout" : out, st.threads, st.locks, st.waits, st.holds, st.funcs,

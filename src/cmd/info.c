@@ -7,12 +7,14 @@
  * is listed with its file and offset, and the exit status says whether there
  * were any.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../trace/trace.h"
+#include "../trace/untrusted.h"
 #include "../util/log.h"
 #include "cmd.h"
 
@@ -21,8 +23,10 @@ static void info_usage(FILE *out)
 	fprintf(out, "usage: spool info [TRACE_DIR]\n"
 		     "\n"
 		     "Describe a trace (default spool.trace): the run summary, each stream\n"
-		     "(process, thread, events, events lost) and any damage found while reading\n"
-		     "it. Exits 1 if the trace has problems.\n"
+		     "(process, thread, events, events lost), what the trace is missing (the\n"
+		     "same numbers the run printed) and whether its writer finished, and any\n"
+		     "damage found while reading it. Exits 1 if the trace is damaged, 4 if it\n"
+		     "is incomplete (events lost, or spool did not finish writing it), else 0.\n"
 		     "\n"
 		     "options:\n"
 		     "  -h, --help   show this help\n");
@@ -35,6 +39,7 @@ int cmd_info(int argc, char **argv)
 	struct trace_reader *r = NULL;
 	struct trace_problem prob = {0};
 	struct trace_event ev;
+	struct trace_loss loss;
 	uint64_t kinds[KIND_MAX] = {0}, first = 0, last = 0, n = 0;
 	char *summary = NULL;
 	size_t len;
@@ -70,8 +75,19 @@ int cmd_info(int argc, char **argv)
 		if (k < KIND_MAX)
 			kinds[k]++;
 	}
-	if (trace_reader_file(r, "summary", &summary, &len) == 0) {
-		printf("run summary:\n%s", summary);
+	rc = trace_reader_file(r, "summary", &summary, &len);
+	if (rc == 0) {
+		/* the side file as it is, but for terminal control bytes */
+		printf("run summary:\n");
+		trace_print_untrusted(stdout, summary, len);
+		free(summary);
+	} else if (rc != -ENOENT) {
+		/* a link to a file outside the trace, a FIFO: not read */
+		log_warn("%s/.spool/summary: not read: %s", dir, trace_open_strerror(rc));
+	}
+	/* spool probe: images exec'd during the run, traced but not probed */
+	if (trace_reader_file(r, "exec", &summary, &len) == 0) {
+		printf("%s", summary);
 		free(summary);
 	}
 	printf("events: %llu (lock %llu, thread %llu, lockdef %llu, proc %llu) over %.6f s\n",
@@ -87,12 +103,24 @@ int cmd_info(int argc, char **argv)
 		       (unsigned long long)s->events, (unsigned long long)s->discarded,
 		       (unsigned long long)s->seq_gaps, s->file);
 	}
+	trace_reader_loss(r, &loss);
+	if (trace_loss_incomplete(&loss)) {
+		char why[512];
+
+		trace_loss_describe(&loss, why, sizeof(why));
+		printf("missing: %s\n", why);
+	}
+	printf("lost: %llu events\nwriter: %s\n", (unsigned long long)trace_loss_events(&loss),
+	       loss.state == TRACE_STATE_FINISHED     ? "finished"
+	       : loss.state == TRACE_STATE_UNFINISHED ? "did not finish (the trace is incomplete)"
+						      : "unknown (no state file: an older spool)");
 	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
 		const struct trace_problem *p = trace_reader_problem(r, i);
 
 		log_warn("%s at offset %llu: %s", p->file, (unsigned long long)p->offset, p->msg);
 	}
-	rc = trace_reader_nproblems(r) ? 1 : 0;
+	trace_loss_warn(dir, &loss);
+	rc = trace_reader_nproblems(r) ? 1 : trace_loss_incomplete(&loss) ? EXIT_INCOMPLETE : 0;
 	trace_reader_close(r);
 	return rc;
 }

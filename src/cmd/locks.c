@@ -27,7 +27,9 @@ static void locks_usage(FILE *out)
 		"spinlock, semaphore, condition variable, barrier and thread create/join it\n"
 		"uses; when it exits, print a lock report on stderr. PROGRAM's stdin,\n"
 		"stdout, stderr and exit status are its own; spool exits with its status\n"
-		"(128+N if signal N killed it, 127 if not found, 126 if not executable).\n"
+		"(128+N if signal N killed it, 127 if not found, 126 if not executable),\n"
+		"or 4 if that is 0 but the trace is incomplete (events lost: rings full,\n"
+		"no free ring, the disk full; the summary line says how many).\n"
 		"\n"
 		"options:\n"
 		"  -o, --output DIR     trace directory (default spool.trace); a trace spool\n"
@@ -167,24 +169,19 @@ int cmd_locks(int argc, char **argv)
 	if (rc < 0)
 		return cmd_start_status(rc);
 
-	lost = (res.st.lost_ring > res.st.seq_gaps ? res.st.lost_ring : res.st.seq_gaps) +
-	       res.st.lost_no_ring;
+	lost = trace_loss_events(&res.loss);
 	if (res.term_signal)
 		log_info("%s killed by signal %d (%s)%s", so.argv[0], res.term_signal,
 			 strsignal(res.term_signal), res.core_dumped ? ", core dumped" : "");
 	log_info("%s lock events, %s lost, trace in %s/", fmt_count(res.st.lock_events, c1, sizeof(c1)),
 		 fmt_count(lost, c2, sizeof(c2)), so.trace_dir);
-	if (lost > res.st.lost_damaged + res.st.lost_no_ring)
-		log_warn("events were lost: %llu because rings were full (try --ring-size), "
-			 "%llu because no ring was free (try --max-threads)",
-			 (unsigned long long)(lost - res.st.lost_no_ring - res.st.lost_damaged),
-			 (unsigned long long)res.st.lost_no_ring);
-	else if (res.st.lost_no_ring)
-		log_warn("events were lost: %llu because no ring was free (try --max-threads)",
-			 (unsigned long long)res.st.lost_no_ring);
+	trace_loss_warn(so.trace_dir, &res.loss);
+	if (lost - res.loss.write - res.loss.rejected)
+		log_warn("events were lost: try --ring-size if rings were full, --max-threads if "
+			 "no ring was free");
 	if (!so.quiet && !res.trace_error) {
 		fflush(stdout);
 		lockstat_report_dir(so.trace_dir, &po, stderr);
 	}
-	return res.exit_status;
+	return cmd_run_status(&res);
 }

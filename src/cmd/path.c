@@ -87,6 +87,9 @@ static void path_usage(FILE *out)
 		"                       suffixes (default %um); a full ring loses events\n"
 		"      --max-threads N  when recording: threads alive at once that get a ring\n"
 		"                       (default %u; an ended thread's ring is used again)\n"
+		"      --trust-env      TRACE_DIR made by spool record: its replay takes the\n"
+		"                       loader's variables (LD_PRELOAD, ...) from the\n"
+		"                       recorded environment too (spool replay --trust-env)\n"
 		"  -q, --quiet          no summary line\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -94,7 +97,8 @@ static void path_usage(FILE *out)
 		"1 --check found functions never entered, or the trace has no function entries\n"
 		"(no function was entered, none could be probed, or the trace was recorded by\n"
 		"another command); 2 usage error; when recording, the program's own status if\n"
-		"it is not 0 (127 not found, 126 not executable).\n",
+		"it is not 0 (127 not found, 126 not executable), else 4 if the trace is\n"
+		"incomplete (events lost: the path has holes).\n",
 		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
 }
 
@@ -121,26 +125,29 @@ static int path_record(struct session_opts *so, int quiet, int functions)
 	}
 	path_probes_done(pp, quiet);
 	path_probes_free(pp);
-	lost = (res.st.lost_ring > res.st.seq_gaps ? res.st.lost_ring : res.st.seq_gaps) +
-	       res.st.lost_no_ring;
+	lost = trace_loss_events(&res.loss);
 	if (res.term_signal)
 		log_info("%s killed by signal %d (%s)%s", so->argv[0], res.term_signal,
 			 strsignal(res.term_signal), res.core_dumped ? ", core dumped" : "");
 	if (!quiet)
 		log_info("%llu events, %llu lost, trace in %s/", (unsigned long long)res.st.events,
 			 (unsigned long long)lost, so->trace_dir);
+	trace_loss_warn(so->trace_dir, &res.loss);
 	if (lost)
 		log_warn("events were lost: the path has holes (try --ring-size, --max-threads)");
 	if (res.trace_error)
 		return res.exit_status ? res.exit_status : 1;
-	return res.exit_status ? -res.exit_status - 1 : 0;
+	/* the path is still reported; the status says the trace is incomplete */
+	rc = cmd_run_status(&res);
+	return rc ? -rc - 1 : 0;
 }
 
 /* A recording (spool record) holds the schedule, not the function entries:
  * replay it with --record-path into DIR (the program's stdout discarded,
  * its stderr and the replay's diagnostics kept) and read the path there.
  * Returns 0, or 1 after saying why the replay did not give a path. */
-static int path_replay(const char *trace_dir, const char *dir, int quiet, int functions)
+static int path_replay(const char *trace_dir, const char *dir, int quiet, int functions,
+		       int trust_env)
 {
 	char self[PATH_MAX], fnopt[32];
 	int status, fd;
@@ -167,8 +174,14 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet, int fu
 			dup2(fd, STDOUT_FILENO);
 			close(fd);
 		}
-		execl(self, self, "replay", "-q", "--record-path", fnopt, "-o", dir, trace_dir,
-		      (char *)NULL);
+		/* the replay takes no loader variable from the trace unless
+		 * told to (spool replay --trust-env) */
+		if (trust_env)
+			execl(self, self, "replay", "-q", "--record-path", fnopt, "--trust-env",
+			      "-o", dir, trace_dir, (char *)NULL);
+		else
+			execl(self, self, "replay", "-q", "--record-path", fnopt, "-o", dir,
+			      trace_dir, (char *)NULL);
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -200,6 +213,7 @@ int cmd_path(int argc, char **argv)
 		{"trace-dir", required_argument, NULL, 't'},
 		{"ring-size", required_argument, NULL, 'r'},
 		{"max-threads", required_argument, NULL, 'T'},
+		{"trust-env", no_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -211,7 +225,8 @@ int cmd_path(int argc, char **argv)
 	};
 	struct path_opts po = {.thread = -1};
 	const char *output = NULL, *trace_dir = "spool.trace";
-	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0, remove_tmp = 0;
+	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0, remove_tmp = 0,
+	    trust_env = 0;
 	char tmp[PATH_MAX], tmp_trace[PATH_MAX + 8];
 	struct outfile of = {.f = stdout};
 	struct stat st;
@@ -259,6 +274,9 @@ int cmd_path(int argc, char **argv)
 		case 'T':
 			if (session_opt_max_threads(&so, optarg) < 0)
 				return EXIT_USAGE;
+			break;
+		case 'U':
+			trust_env = 1;
 			break;
 		case 'q':
 			quiet = 1;
@@ -321,7 +339,7 @@ int cmd_path(int argc, char **argv)
 			}
 			snprintf(tmp_trace, sizeof(tmp_trace), "%s%s", tmp,
 				 remove_tmp ? "/trace" : "");
-			if (path_replay(trace_dir, tmp_trace, quiet, po.functions)) {
+			if (path_replay(trace_dir, tmp_trace, quiet, po.functions, trust_env)) {
 				rc = 1;
 				goto out_tmp;
 			}
@@ -337,6 +355,8 @@ int cmd_path(int argc, char **argv)
 	fflush(stdout);
 	po.say_source = !quiet;
 	rc = path_report_dir(trace_dir, &po, of.f);
+	if (!record) /* (a run has said it) */
+		cmd_dir_loss(trace_dir, NULL);
 	if (output) {
 		if (rc < 0)
 			outfile_abort(&of);

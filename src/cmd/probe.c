@@ -107,6 +107,10 @@ static void probe_usage(FILE *out)
 		"  -q, --quiet          summary line only, no report\n"
 		"  -h, --help           show this help\n"
 		"\n"
+		"Exit status: the program's (128+N if signal N killed it); 4 if that is 0 but\n"
+		"the trace is incomplete (events lost, the disk full; the summary line says\n"
+		"how many); 1 if a handler failed or nothing could be probed.\n"
+		"\n"
 		"Later: spool report --functions DIR. See doc/probe.md.\n",
 		SHM_DEFAULT_RING_BYTES >> 20);
 }
@@ -224,6 +228,20 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		goto out_fail;
 	snprintf(shm, sizeof(shm), "/proc/%d/fd/%d", (int)getpid(), h->fd);
 	rc = probe_attach_call(a, a->fn_prepare, shm, &ret);
+	/* The agent's entry points return an int: only eax is theirs (the
+	 * upper half of rax is whatever was there; -EBUSY read as a 64-bit
+	 * value looked like success). */
+	ret = (int32_t)ret;
+	if (!rc && ret == -EBUSY) {
+		/* spool_agent_probe_prepare found the agent already recording:
+		 * nothing was changed in the program */
+		log_err("pid %d already has spool's agent recording in it (it was started under "
+			"spool, or an earlier spool probe -p attached to it): spool attaches to a "
+			"process once; restart it to probe it again",
+			(int)pid);
+		rc = -EBUSY;
+		goto out_resume;
+	}
 	if (!rc && ret < 0) {
 		log_err("pid %d: the agent could not start: %s", (int)pid, strerror((int)-ret));
 		rc = (int)ret;
@@ -341,6 +359,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	struct trace_writer *w = NULL;
 	struct collector *col = NULL;
 	struct collector_stats st = {0};
+	struct trace_loss loss = {0};
 	struct probe_attach *a = NULL;
 	struct trace_clock clk;
 	char agent[PATH_MAX], summary[PATH_MAX + 512];
@@ -386,8 +405,10 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	rc = probe_attach_in(a, &h, pid, agent);
-	if (rc < 0)
+	if (rc < 0) {
+		pr->attach_failed = 1;
 		goto out_signals;
+	}
 	if (probe_mgr_read_area(pr->m, shm_host_ext(&h, SHM_EXT_PROBES),
 				h.ext_size[SHM_EXT_PROBES]) < 0)
 		log_warn("the program overwrote spool's probe area: the probes' status and counts "
@@ -442,6 +463,8 @@ out_signals:
 	else if ((size_t)len >= sizeof(summary))
 		len = (int)sizeof(summary) - 1; /* cut, never read past the buffer */
 	trace_writer_add_file(w, "summary", summary, (size_t)len);
+	/* what the state file says at close: the summary line says the same */
+	trace_writer_loss(w, &loss);
 out_collector:
 	collector_free(col);
 out_writer:
@@ -453,8 +476,13 @@ out_free:
 	free(a);
 	if (!status && !so->quiet) {
 		log_info("%llu events lost, trace in %s/",
-			 (unsigned long long)(st.lost_ring + st.lost_no_ring), so->trace_dir);
+			 (unsigned long long)trace_loss_events(&loss), so->trace_dir);
 		probe_reports(so->trace_dir, pr->m, fo);
+	}
+	if (!status) {
+		trace_loss_warn(so->trace_dir, &loss);
+		if (trace_loss_incomplete(&loss))
+			status = EXIT_INCOMPLETE;
 	}
 	return status;
 }
@@ -710,8 +738,8 @@ int cmd_probe(int argc, char **argv)
 		log_info("%s killed by signal %d (%s)", so.argv[0], res.term_signal,
 			 strsignal(res.term_signal));
 	log_info("%zu of %zu probes placed, %llu events lost, trace in %s/", probe_run_placed(&m),
-		 njump + nint3, (unsigned long long)(res.st.lost_ring + res.st.lost_no_ring),
-		 so.trace_dir);
+		 njump + nint3, (unsigned long long)trace_loss_events(&res.loss), so.trace_dir);
+	trace_loss_warn(so.trace_dir, &res.loss);
 	if (!so.quiet && !res.trace_error) {
 		fflush(stdout);
 		probe_reports(so.trace_dir, &m, &fo);
@@ -721,7 +749,7 @@ int cmd_probe(int argc, char **argv)
 			sysreport_dir(so.trace_dir, &sro, stderr);
 		}
 	}
-	status = res.exit_status;
+	status = cmd_run_status(&res);
 	if (pr.handler_failed && !status)
 		status = 1;
 out:

@@ -102,6 +102,10 @@ static void record_usage(FILE *out)
 		"  -q, --quiet          print nothing but errors\n"
 		"  -h, --help           show this help\n"
 		"\n"
+		"Exit status: the program's (128+N if signal N killed it, 127 not found, 126\n"
+		"not executable); 4 if that is 0 but the trace is incomplete (events lost,\n"
+		"the disk full): the summary says what is missing.\n"
+		"\n"
 		"Then: spool replay DIR.\n",
 		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
 }
@@ -378,9 +382,7 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		       const struct session_result *res, int quiet)
 {
 	const struct rr_info *i = &ctx->info;
-	uint64_t lost = (res->st.lost_ring > res->st.seq_gaps ? res->st.lost_ring
-							       : res->st.seq_gaps) +
-			res->st.lost_no_ring;
+	uint64_t lost = trace_loss_events(&res->loss);
 
 	if (i->flags & (RR_F_FORKED | RR_F_EXEC))
 		log_warn("the program %s: only its first process is recorded, and spool replay "
@@ -389,6 +391,7 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	if (i->flags & RR_F_LOST || lost)
 		log_warn("the recording is incomplete (%s): spool replay will refuse it",
 			 i->report[0] ? i->report : "events were lost");
+	trace_loss_warn(so->trace_dir, &res->loss);
 	if (i->flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls (too many threads "
 			 "created at once?): replay may diverge");
@@ -506,6 +509,7 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 	int saved, fd, rc, ret = 0;
 	uint64_t base = ctx->seed;
 
+	memset(&res, 0, sizeof(res));
 	/* A name nobody could have chosen before us (O_EXCL, 0600): a
 	 * predictable one in /tmp was opened through whatever link another
 	 * user planted there. */
@@ -573,9 +577,13 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 		ret = res.exit_status ? res.exit_status : 1;
 		goto out;
 	}
-	if (!ret)
+	if (!ret) {
 		log_info("no failure in %llu runs; the last recording is in %s/",
 			 (unsigned long long)until, so->trace_dir);
+		/* the one kept must say if it is incomplete, like a single run */
+		trace_loss_warn(so->trace_dir, &res.loss);
+		ret = cmd_run_status(&res);
+	}
 out:
 	unlink(out);
 	close(fd);
@@ -726,7 +734,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	record_say(&so, &ctx, &res, quiet);
-	rc = res.exit_status;
+	rc = cmd_run_status(&res);
 out:
 	if (ctx.in)
 		stdin_cap_close(ctx.in);

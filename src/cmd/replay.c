@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@
 #include "../replay/rr_log.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
+#include "../trace/untrusted.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -110,6 +112,14 @@ static void replay_usage(FILE *out)
 		"                       with the environment and in the directory it was\n"
 		"                       recorded with (and spool's SPOOL_* variables from\n"
 		"                       this one); repeatable\n"
+		"      --trust-env      also take the loader's variables (LD_PRELOAD,\n"
+		"                       LD_LIBRARY_PATH, LD_AUDIT, every LD_*, GCONV_PATH,\n"
+		"                       GLIBC_TUNABLES, LOCPATH, TMPDIR, TZDIR and the rest\n"
+		"                       of glibc's secure-mode list) from the recorded\n"
+		"                       environment: without it they are spool's own, and\n"
+		"                       those whose recorded value is not used are named\n"
+		"                       (a trace may come from someone else: LD_PRELOAD in\n"
+		"                       it would run their code)\n"
 		"      --no-image       load TRACE from its streams, and neither use nor\n"
 		"                       write its replay image (TRACE/.spool/replay.img: the\n"
 		"                       first replay keeps the loaded log there, and later\n"
@@ -117,9 +127,14 @@ static void replay_usage(FILE *out)
 		"  -q, --quiet          print nothing but errors and divergences\n"
 		"  -h, --help           show this help\n"
 		"\n"
+		"A trace made by another user (its files are not yours) is untrusted: before\n"
+		"running anything, spool names the binary, the command line and the working\n"
+		"directory the replay runs.\n"
+		"\n"
 		"Exit status: the program's, as recorded; %d when the replay diverged or got\n"
-		"stuck; 1 when TRACE cannot be replayed.\n",
-		REPLAY_EXIT_DIVERGED);
+		"stuck; %d when TRACE is an incomplete recording (spool record was killed or\n"
+		"did not finish writing it); 1 when TRACE cannot be replayed.\n",
+		REPLAY_EXIT_DIVERGED, EXIT_INCOMPLETE);
 }
 
 static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -295,6 +310,67 @@ static int replay_load(struct replay_ctx *ctx, const char *dir, int serial, int 
 	return 0;
 }
 
+/* s with the bytes a terminal would act on escaped (\xNN): a command line
+ * from a trace may hold escape sequences. */
+static const char *replay_escaped(const char *s, char *buf, size_t size)
+{
+	size_t k = 0;
+
+	for (; *s && k + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'')
+			k += (size_t)snprintf(buf + k, size - k, "\\x%02x", c);
+		else
+			buf[k++] = (char)c;
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+/*
+ * A trace whose recording another user made (its record file is not ours)
+ * may be a way to make us run their code: say, before anything runs, which
+ * binary (its owner, build id), which command line, in which directory. The
+ * build id matched the trace's, but the trace supplied that too: only the
+ * binary's owner and permissions here say who could have put it there.
+ */
+static void replay_say_foreign(const char *dir, const char *exe, char *const *argv, const char *cwd,
+			       const char *buildid)
+{
+	char line[4096], esc[1024];
+	struct stat st, bst;
+	size_t k = 0;
+	int fd;
+
+	fd = trace_open_dir_file(dir, ".spool/record", TRACE_SIDE_MAX, NULL);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || st.st_uid == getuid()) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	for (size_t i = 0; argv && argv[i] && k + 8 < sizeof(line); i++)
+		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s'%s'", i ? " " : "",
+				      replay_escaped(argv[i], esc, sizeof(esc)));
+	log_warn("%s was recorded by another user (uid %u): the replay runs", dir,
+		 (unsigned)st.st_uid);
+	if (stat(exe, &bst) == 0)
+		log_warn("  binary: %s (build id %s, owner uid %u, mode %04o)",
+			 replay_escaped(exe, esc, sizeof(esc)), buildid[0] ? buildid : "none",
+			 (unsigned)bst.st_uid, (unsigned)(bst.st_mode & 07777));
+	log_warn("  command line: %s", line);
+	log_warn("  working directory: %s",
+		 cwd ? replay_escaped(cwd, esc, sizeof(esc)) : "(spool's)");
+	if (stat(exe, &bst) == 0 &&
+	    ((bst.st_uid != 0 && bst.st_uid != getuid()) || (bst.st_mode & 022)))
+		log_warn("  %s can be changed by %s: it is not only the trace that says what "
+			 "runs",
+			 replay_escaped(exe, esc, sizeof(esc)),
+			 bst.st_mode & 002 ? "every user" : "another user");
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -310,6 +386,7 @@ int cmd_replay(int argc, char **argv)
 		{"no-image", no_argument, NULL, 'I'},
 		{"trace-schedule", no_argument, NULL, 'T'},
 		{"env", required_argument, NULL, 'e'},
+		{"trust-env", no_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -334,11 +411,13 @@ int cmd_replay(int argc, char **argv)
 	size_t nenv = 0;
 	struct stdio_mimic outs[2] = {{.child = -1, .src = -1, .stop = {-1, -1}},
 				     {.child = -1, .src = -1, .stop = {-1, -1}}};
+	struct trace_loss loss;
 	int c, rc, ret = 1, dump = 0, use_gdb = 0, have_in = 0, record_path = 0;
 	const char *path_file = NULL;
 	struct rr_pathsched *pathsched = NULL;
 	struct path_probes *pprobes = NULL;
-	int functions = PATH_FN_AUTO, no_image = 0, trace_sched = 0;
+	int functions = PATH_FN_AUTO, no_image = 0, trace_sched = 0, trust_env = 0;
+	char dropped[512];
 
 	opterr = 0;
 	optind = 1;
@@ -399,6 +478,9 @@ int cmd_replay(int argc, char **argv)
 			extra_env[nenv++] = optarg;
 			so.env = extra_env;
 			break;
+		case 'U':
+			trust_env = 1;
+			break;
 		case 'q':
 			so.quiet = 1;
 			break;
@@ -429,6 +511,16 @@ int cmd_replay(int argc, char **argv)
 	info = calloc(1, sizeof(*info));
 	if (!info)
 		return 1;
+	/* A recording that misses events, or whose writer died (spool record
+	 * killed), cannot be replayed: say that, not "not a recording". */
+	if (cmd_dir_loss(dir, &loss)) {
+		log_err("%s: %s: cannot replay it", dir,
+			loss.state == TRACE_STATE_UNFINISHED
+			    ? "spool record did not finish writing this recording (killed?)"
+			    : "the recording is incomplete");
+		ret = EXIT_INCOMPLETE;
+		goto out;
+	}
 	rc = rr_info_read(dir, info);
 	if (rc == -ENOENT) {
 		log_err("%s has no recording (it was not made by spool record): nothing to replay",
@@ -541,13 +633,17 @@ int cmd_replay(int argc, char **argv)
 	if (!use_gdb) {
 		int e;
 
-		env = run_env_load(dir, &e);
+		env = run_env_load(dir, trust_env, dropped, sizeof(dropped), &e);
 		if (env)
 			so.base_env = env;
 		else if (e != -ENOENT)
 			log_warn("%s: the recorded environment is unreadable (%s): the program "
 				 "gets spool's",
-				 dir, strerror(-e));
+				 dir, trace_open_strerror(e));
+		if (env && dropped[0])
+			log_warn("%s: not taken from the recorded environment (a trace may come "
+				 "from someone else; --trust-env takes them): %s",
+				 dir, dropped);
 		if (info->cwd[0] && access(info->cwd, X_OK) == 0)
 			so.cwd = info->cwd;
 		else if (info->cwd[0])
@@ -580,6 +676,7 @@ int cmd_replay(int argc, char **argv)
 				  i ? "stderr" : "stdout", stdio_kind_name(k), stdio_kind_name(k));
 		}
 	}
+	replay_say_foreign(dir, optind < argc ? path : info->exe, so.argv, so.cwd, info->buildid);
 	rc = session_run(&so, &res);
 	if (have_in)
 		stdin_cap_run_end(&in);

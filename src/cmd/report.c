@@ -22,6 +22,7 @@
 #include "../analyze/lockstat.h"
 #include "../analyze/sysreport.h"
 #include "../analyze/vars.h"
+#include "../trace/untrusted.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
@@ -158,7 +159,9 @@ static void report_usage(FILE *out)
 		"\n"
 		"Exit status: 0 success; 1 the trace is missing, unreadable or damaged (damage\n"
 		"is reported as warnings naming the file and offset, and the report of what\n"
-		"could be read is still printed); 2 usage error.\n");
+		"could be read is still printed); 2 usage error. A trace that is incomplete\n"
+		"(events lost, or spool did not finish writing it) is reported with a warning\n"
+		"saying what is missing, the same numbers spool info and the run printed.\n");
 }
 
 static int report_kind_index(const char *name)
@@ -176,21 +179,24 @@ static const struct report_kind *report_pick_kind(const char *dir)
 {
 	static const char *const order[] = {"functions", "coverage", "vars", "sys"};
 	int have[REPORT_NKINDS] = {0}, first = -1, more = 0;
-	char path[PATH_MAX], line[256], others[128] = "";
-	FILE *f;
+	char path[PATH_MAX], others[128] = "", *text = NULL;
+	size_t len = 0;
 
-	snprintf(path, sizeof(path), "%s/.spool/probes", dir);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		char op[16];
+	/* Read as every side file is (untrusted.h): a link, a FIFO or
+	 * /dev/zero there is no probes file. */
+	if (trace_read_dir_file(dir, ".spool/probes", TRACE_SIDE_MAX, &text, &len) == 0) {
+		for (char *line = text; line < text + len;) {
+			char *nl = memchr(line, '\n', (size_t)(text + len - line)), op[16];
 
-		if (sscanf(line, "%*u %15s", op) != 1)
-			continue;
-		if (!strcmp(op, "entry") || !strcmp(op, "exit"))
-			have[report_kind_index("functions")] = 1;
+			if (nl)
+				*nl = 0;
+			if (sscanf(line, "%*u %15s", op) == 1 &&
+			    (!strcmp(op, "entry") || !strcmp(op, "exit")))
+				have[report_kind_index("functions")] = 1;
+			line = nl ? nl + 1 : text + len;
+		}
 	}
-	if (f)
-		fclose(f);
+	free(text);
 	snprintf(path, sizeof(path), "%s/.spool/coverage", dir);
 	have[report_kind_index("coverage")] = access(path, F_OK) == 0;
 	snprintf(path, sizeof(path), "%s/.spool/vars", dir);
@@ -315,5 +321,11 @@ int cmd_report(int argc, char **argv)
 		log_err("'%s' is not a trace directory", a.trace_dir);
 		return 1;
 	}
-	return kind->run(&a);
+	int rc = kind->run(&a);
+
+	/* every kind says, the same way, what the trace is missing (the
+	 * exit status stays the report's: losses are not damage) */
+	if (rc != EXIT_USAGE)
+		cmd_dir_loss(a.trace_dir, NULL);
+	return rc;
 }

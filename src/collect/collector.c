@@ -32,9 +32,12 @@
 
 /* A record the agent wrote without reading the TSC: only spool:user ones. */
 #define COLLECT_UNTIMED(rec) ((rec)->tsc == 0 && ev_kind((rec)->word) == KIND_USER)
+/* More events than 65536 threads could number: a damaged counter. */
+#define COLLECT_MAX_NO_RING ((uint64_t)UINT32_MAX * EV_MAX_THREADS)
 
 struct ring_state {
 	struct trace_stream *stream;
+	int no_stream; /* its stream could not be created: records are counted, not kept */
 	uint32_t last_seq;
 	int have_seq;
 	int corrupt;
@@ -133,18 +136,26 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 		rec = c->scratch;
 	}
 	rs->last_tsc = rec->tsc;
+	if (rs->no_stream) {
+		c->st.unwritten++; /* never reaches the disk: counted */
+		return 0;
+	}
 	if (c->compress)
 		rec = trace_zinput_pack(&c->z, rec);
 	rc = trace_stream_write(rs->stream, rec);
 	if (rc == -EINVAL) {
 		/* A record no agent writes (a size that does not match its
-		 * kind, an unknown kind): the program wrote over the ring. */
+		 * kind, an unknown kind): the program wrote over the ring.
+		 * The ring is abandoned; collector_ring_damaged counts it. */
 		c->bad_kind = ev_kind(rec->word);
 		return -EPROTO;
 	}
 	if (rc < 0) {
-		log_warn("ring %u: record of kind %u not written: %s", c->cur_ring,
-			 ev_kind(rec->word), strerror(-rc));
+		/* counted as lost; said once, not once a record */
+		if (!c->st.rejected++)
+			log_warn("ring %u: record of kind %u not written: %s (such records are "
+				 "counted as lost)",
+				 c->cur_ring, ev_kind(rec->word), strerror(-rc));
 		return 0;
 	}
 	c->st.events++;
@@ -196,6 +207,8 @@ static void collector_ring_damaged(struct collector *c, uint32_t i, const char *
 	rs->corrupt = 1;
 	c->st.corrupt_rings++;
 	rs->damaged = collector_damage_estimate(c, i, &hdr);
+	if (rs->stream)
+		trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged);
 	log_warn("the program damaged the shared memory of thread %u (pid %u, ring %u): %s; "
 		 "its events from there on are lost (%llu so far)",
 		 hdr.tid, hdr.pid, i, what, (unsigned long long)rs->damaged);
@@ -243,14 +256,14 @@ int collector_drain(struct collector *c)
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct ring_state *rs = &c->rings[i];
-		struct shm_ring *r;
+		struct shm_ring *r = NULL;
 		uint64_t lost;
 		uint32_t state;
 		int rc;
 
 		if (rs->corrupt)
 			continue;
-		if (!rs->stream) {
+		if (!rs->stream && !rs->no_stream) {
 			struct shm_ring hdr;
 
 			/* Looked at without mapping it: a ring is mapped only
@@ -267,9 +280,14 @@ int collector_drain(struct collector *c)
 			}
 			rc = trace_writer_stream(c->w, i, hdr.pid, hdr.tid, &rs->stream);
 			if (rc < 0) {
-				log_err("cannot create trace stream for thread %u: %s", hdr.tid,
-					strerror(-rc));
-				return rc;
+				/* The ring is still drained (its thread must not
+				 * wait for room), into nothing: what it held is
+				 * counted as not written, and the other rings go
+				 * on. */
+				log_err("cannot create trace stream for thread %u: %s; its events "
+					"are counted as lost",
+					hdr.tid, strerror(-rc));
+				rs->no_stream = 1;
 			}
 		}
 		r = shm_host_ring(c->h, i);
@@ -306,12 +324,42 @@ int collector_drain(struct collector *c)
 		lost = rs->lost_now;
 		if (lost != rs->lost_seen) {
 			rs->lost_seen = lost;
-			trace_stream_discarded(rs->stream, lost);
+			if (rs->stream)
+				trace_stream_discarded(rs->stream, lost);
 		}
 		if (state == RING_EXITED)
 			collector_release(c, i, r);
 	}
 	return 0;
+}
+
+/* The producers' count of events lost for lack of a ring, read from the
+ * control block the program can write: a count no run could reach is not
+ * believed (said once, at the end, by collector_check_ctl). */
+static uint64_t collector_lost_no_ring(struct collector *c)
+{
+	uint64_t n = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED);
+
+	return n > COLLECT_MAX_NO_RING ? 0 : n;
+}
+
+/* The collector's part of the losses, for the trace's state file. */
+static void note_loss(struct collector *c)
+{
+	struct trace_loss l = {
+	    .no_ring = collector_lost_no_ring(c),
+	    .seq_gaps = c->st.seq_gaps,
+	    .damaged_rings = c->st.corrupt_rings,
+	    .rejected = c->st.rejected,
+	    .write = c->st.unwritten,
+	};
+
+	/* the producers' drops of rings without a stream (the writer counts
+	 * those of the others) */
+	for (uint32_t i = 0; i < c->h->max_rings; i++)
+		if (!c->rings[i].stream)
+			l.ring_full += c->rings[i].lost_seen + c->rings[i].damaged;
+	trace_writer_note_loss(c->w, &l);
 }
 
 int collector_flush(struct collector *c)
@@ -327,6 +375,9 @@ int collector_flush(struct collector *c)
 		if (rc < 0 && !ret)
 			ret = rc;
 	}
+	/* what a killed spool leaves says what was lost up to here */
+	note_loss(c);
+	trace_writer_checkpoint(c->w);
 	return ret;
 }
 
@@ -417,7 +468,7 @@ static void collector_check_ctl(struct collector *c)
 			 "(sizes, offsets or its magic number); spool kept its own copy");
 	}
 	lnr = __atomic_load_n(&k->lost_no_ring, __ATOMIC_RELAXED);
-	if (lnr > UINT32_MAX * (uint64_t)EV_MAX_THREADS) {
+	if (lnr > COLLECT_MAX_NO_RING) {
 		c->st.ctl_damaged = 1;
 		log_warn("the program overwrote the count of events lost for lack of a ring "
 			 "(%llu): it is not trusted, the true count is unknown",
@@ -431,6 +482,7 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 {
 	int rc = collector_drain(c);
 	int rc2 = write_proc_files(c, 1);
+	struct trace_loss l;
 
 	c->st.lost_ring = 0;
 	c->st.lost_damaged = 0;
@@ -443,21 +495,33 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 
 			if (d > rs->damaged)
 				rs->damaged = d;
+			/* The trace says it too (events_discarded of the stream). */
+			if (rs->stream)
+				trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged);
 		}
 		c->st.lost_ring += rs->lost_seen + rs->damaged;
 		c->st.lost_damaged += rs->damaged;
-		/* The trace says it too (events_discarded of the stream). */
-		if (rs->damaged && rs->stream)
-			trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged);
 	}
 	collector_check_ctl(c);
 	if (c->st.corrupt_rings)
 		log_warn("%llu ring%s damaged by the program: at least %llu events lost",
-			 (unsigned long long)c->st.corrupt_rings,
-			 c->st.corrupt_rings > 1 ? "s" : "",
+			 (unsigned long long)c->st.corrupt_rings, c->st.corrupt_rings > 1 ? "s" : "",
 			 (unsigned long long)c->st.lost_damaged);
 	if (!rc)
 		rc = collector_flush(c);
+	note_loss(c);
+	trace_writer_loss(c->w, &l);
+	c->st.lost_write = l.write;
+	/* events and lock_events count what reached the disk */
+	{
+		/* (unwritten records were never counted in events) */
+		uint64_t w = l.write - c->st.unwritten;
+
+		c->st.events -= w < c->st.events ? w : c->st.events;
+	}
+	c->st.lock_events -= trace_writer_lost_kind(c->w, KIND_LOCK);
+	c->st.sched_events -= trace_writer_lost_kind(c->w, KIND_SCHED);
+	c->st.lost_files = l.side_files;
 	c->st.zsaved = c->z.saved;
 	if (st)
 		*st = c->st;

@@ -13,7 +13,8 @@
 #include "shm_host.h"
 
 struct collector_stats {
-	uint64_t events;	/* records written to the trace */
+	uint64_t events;	/* records written to the trace (after collector_finish:
+				 * on the disk; before, some may not get there) */
 	uint64_t lock_events;	/* of which KIND_LOCK */
 	uint64_t sched_events;	/* of which KIND_SCHED (record/replay's schedule) */
 	uint64_t zsaved;	/* bytes collector_compress saved */
@@ -23,6 +24,10 @@ struct collector_stats {
 	uint64_t lost_no_ring;	/* dropped: the thread found no free ring */
 	uint64_t seq_gaps;	/* events missing according to sequence numbers */
 	uint64_t corrupt_rings; /* rings the program damaged: skipped from then on */
+	uint64_t rejected;	/* records the writer refused (malformed): lost */
+	uint64_t lost_write;	/* events that did not reach the disk (writer) */
+	uint64_t unwritten;	/* of which: records of rings whose stream could not be made */
+	uint64_t lost_files;	/* side files that could not be written */
 	uint32_t cut_procs;	/* processes whose command line or maps were cut */
 	int ctl_damaged;	/* the program overwrote the control block */
 	uint32_t threads;
@@ -42,7 +47,9 @@ int collector_compress(struct collector *c, int level);
 int collector_flush(struct collector *c);
 /* Write process side files for processes whose maps changed. */
 int collector_sync_procs(struct collector *c);
-/* Last drain, process side files (maps, command lines, build ids), stats. */
+/* Last drain, process side files (maps, command lines, build ids), stats
+ * (the losses as the trace's state file will have them: trace_writer_loss
+ * gives the same after any later side file). */
 int collector_finish(struct collector *c, struct collector_stats *st);
 void collector_free(struct collector *c);
 

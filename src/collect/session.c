@@ -164,14 +164,33 @@ static int env_is(const char *e, const char *name, size_t len)
 	return !strncmp(e, name, len) && e[len] == '=';
 }
 
+/*
+ * SPOOL_SHM_PATH=/proc/<spool>/fd/<host_fd>, of a fixed length (shm.h): where
+ * an exec'd image whose program closed the region's descriptor opens it
+ * again (agent_main.c).
+ */
+static int shm_path_var(char *buf, size_t len, int host_fd)
+{
+	char tail[40];
+	int n = snprintf(tail, sizeof(tail), "%d/fd/%d", (int)getpid(), host_fd);
+	int pad = 2 * SHM_ENV_PATH_PID_WIDTH + 4 - n;
+
+	if (pad < 0)
+		pad = 0;
+	return snprintf(buf, len, "%s=/proc/%.*s%s", SHM_ENV_PATH, pad,
+			"////////////////////////////////////////", tail);
+}
+
 /* The program's environment, built in spool (a vfork child must not
  * allocate): spool's own (or o->base_env), o->env's entries replacing
- * theirs, the region's descriptor and LD_PRELOAD with the agent first.
+ * theirs, the region's descriptor (and SPOOL_SHM_PATH) and LD_PRELOAD with
+ * the agent first.
  * Returns a malloc'd array of malloc'd strings (free with env_free), or
  * NULL. */
-static char **spawn_env(const struct session_opts *o, int fd, const char *agent)
+static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const char *agent)
 {
 	extern char **environ;
+	char path_var[128];
 	char *const *src = o->base_env ? o->base_env : environ;
 	const char *cur = NULL;
 	size_t n = 0, k = 0, i;
@@ -184,12 +203,13 @@ static char **spawn_env(const struct session_opts *o, int fd, const char *agent)
 	}
 	for (char *const *e = o->env; e && *e; e++)
 		n++;
-	v = calloc(n + 3, sizeof(*v));
+	v = calloc(n + 4, sizeof(*v));
 	if (!v)
 		return NULL;
 	for (char *const *e = src; e && *e; e++) {
 		size_t len = strcspn(*e, "=");
 		int over = env_is(*e, SHM_ENV_FD, strlen(SHM_ENV_FD)) ||
+			   env_is(*e, SHM_ENV_PATH, strlen(SHM_ENV_PATH)) ||
 			   env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD"));
 
 		for (char *const *x = o->env; x && *x && !over; x++)
@@ -200,6 +220,9 @@ static char **spawn_env(const struct session_opts *o, int fd, const char *agent)
 	for (char *const *x = o->env; x && *x; x++)
 		if (!(v[k++] = strdup(*x)))
 			goto fail;
+	shm_path_var(path_var, sizeof(path_var), host_fd);
+	if (!(v[k++] = strdup(path_var)))
+		goto fail;
 	if (asprintf(&v[k++], "%s=%d", SHM_ENV_FD, fd) < 0 ||
 	    asprintf(&v[k++], "LD_PRELOAD=%s%s%s", agent, cur && *cur ? ":" : "",
 		     cur && *cur ? cur : "") < 0) {
@@ -245,7 +268,7 @@ static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *
 		if (fd < 0)
 			fd = shm_fd;
 	}
-	envp = spawn_env(o, fd, agent);
+	envp = spawn_env(o, fd, shm_fd, agent);
 	if (!envp) {
 		rc = -ENOMEM;
 		goto out_fd;
@@ -289,11 +312,12 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 {
 	char *const *env = o->env;
 
-	int pfd[2], err = 0;
-	char fdstr[16];
+	int pfd[2], err = 0, host_fd = shm_fd;
+	char fdstr[16], path_var[128];
 	pid_t pid;
 	ssize_t n;
 
+	shm_path_var(path_var, sizeof(path_var), host_fd); /* spool's pid: before the fork */
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
@@ -314,7 +338,9 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		for (char *const *e = env; e && *e; e++)
 			if (putenv(*e) < 0)
 				err = errno;
-		if (err || setenv(SHM_ENV_FD, fdstr, 1) < 0 || set_preload(agent) < 0)
+		if (err || setenv(SHM_ENV_FD, fdstr, 1) < 0 ||
+		    setenv(SHM_ENV_PATH, strchr(path_var, '=') + 1, 1) < 0 ||
+		    set_preload(agent) < 0)
 			err = errno ? errno : ENOMEM;
 		else if (o->exec) {
 			err = -o->exec(o->exec_arg, path, argv);
@@ -348,13 +374,14 @@ static int write_summary(struct trace_writer *w, const struct session_opts *o,
 	    buf, sizeof(buf),
 	    "format=spool-summary-1\nprogram=%s\nexit_status=%d\nterm_signal=%d\n"
 	    "events=%llu\nlock_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
-	    "seq_gaps=%llu\nthreads=%u\nprocesses=%u\nring_bytes=%u\n"
-	    "damaged_rings=%llu\nlost_damaged=%llu\n",
+	    "seq_gaps=%llu\ndamaged_rings=%llu\nrejected=%llu\nlost_write=%llu\n"
+	    "threads=%u\nprocesses=%u\nring_bytes=%u\nlost_damaged=%llu\n",
 	    o->argv[0], res->exit_status, res->term_signal, (unsigned long long)res->st.events,
 	    (unsigned long long)res->st.lock_events, (unsigned long long)res->st.lost_ring,
 	    (unsigned long long)res->st.lost_no_ring, (unsigned long long)res->st.seq_gaps,
-	    res->st.threads, res->st.procs, o->ring_bytes,
-	    (unsigned long long)res->st.corrupt_rings, (unsigned long long)res->st.lost_damaged);
+	    (unsigned long long)res->st.corrupt_rings, (unsigned long long)res->st.rejected,
+	    (unsigned long long)res->st.lost_write, res->st.threads, res->st.procs, o->ring_bytes,
+	    (unsigned long long)res->st.lost_damaged);
 	return trace_writer_add_file(w, "summary", buf, (size_t)n);
 }
 
@@ -523,6 +550,8 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		log_warn("the agent stopped recording: %s", why);
 	}
 	write_summary(w, o, res);
+	/* the numbers the state file gets at close, side files included */
+	trace_writer_loss(w, &res->loss);
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
@@ -538,6 +567,9 @@ out_writer:
 		if (rc2 < 0) {
 			log_err("writing trace %s: %s", o->trace_dir, strerror(-rc2));
 			res->trace_error = rc2;
+			/* (-EIO: the state file could not say finished) */
+			if (rc2 == -EIO && res->ran)
+				res->loss.state = TRACE_STATE_UNFINISHED;
 		}
 	}
 out_shm:

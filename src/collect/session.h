@@ -64,6 +64,7 @@ struct session_result {
 	int ran;	 /* the program was started (exit_status is meaningful) */
 	int trace_error; /* negative errno if the trace could not be finished */
 	struct collector_stats st;
+	struct trace_loss loss; /* what the trace's state file says it lost */
 };
 
 /* Runs the program to completion. Negative errno when the program could not

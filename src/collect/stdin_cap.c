@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../trace/untrusted.h"
 #include "stdin_cap.h"
 
 #define STDIN_CAP_CHUNK 65536
@@ -162,18 +163,19 @@ int stdin_cap_record_open(struct stdin_cap *c, const char *trace_dir)
 
 int stdin_cap_replay_open(struct stdin_cap *c, const char *trace_dir)
 {
-	char path[PATH_MAX], kind[16] = "";
-	FILE *f;
-	struct stat st;
+	char kind[16] = "", *text = NULL;
+	size_t len = 0;
+	uint64_t size;
+	int rc;
 
 	stdin_cap_reset(c);
-	snprintf(path, sizeof(path), "%s/.spool/stdin.kind", trace_dir);
-	f = fopen(path, "re");
-	if (!f)
-		return -ENOENT;
-	if (!fgets(kind, sizeof(kind), f))
-		kind[0] = 0;
-	fclose(f);
+	/* The trace's files are untrusted (trace/untrusted.h): no link
+	 * followed, no FIFO opened. */
+	rc = trace_read_dir_file(trace_dir, ".spool/stdin.kind", sizeof(kind) - 1, &text, &len);
+	if (rc < 0)
+		return rc == -ENOENT ? -ENOENT : rc;
+	memcpy(kind, text, len);
+	free(text);
 	kind[strcspn(kind, "\n")] = 0;
 	c->eof = 1;
 	if (!strcmp(kind, "tty"))
@@ -185,15 +187,15 @@ int stdin_cap_replay_open(struct stdin_cap *c, const char *trace_dir)
 	if (strcmp(kind, "file") && strcmp(kind, "pipe"))
 		return -EINVAL;
 	c->kind = !strcmp(kind, "file") ? STDIN_CAP_FILE : STDIN_CAP_STREAM;
-	snprintf(c->log_path, sizeof(c->log_path), "%s/.spool/stdin", trace_dir);
-	c->log = open(c->log_path, O_RDONLY | O_CLOEXEC);
-	if (c->log < 0 || fstat(c->log, &st) < 0) {
-		int rc = -errno;
-
+	c->log = trace_open_dir_file(trace_dir, ".spool/stdin", TRACE_NO_MAX, &size);
+	if (c->log < 0) {
+		rc = c->log;
 		stdin_cap_close(c);
 		return rc == -ENOENT ? -EBADMSG : rc;
 	}
-	c->logged = (uint64_t)st.st_size;
+	c->logged = size;
+	/* the run opens the file checked here, not its path again */
+	snprintf(c->log_path, sizeof(c->log_path), "/proc/self/fd/%d", c->log);
 	return 0;
 }
 

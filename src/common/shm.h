@@ -56,6 +56,13 @@
 #define SHM_DEFAULT_RING_BYTES (2u << 20) /* per thread; bursts of 50k events */
 #define SHM_DEFAULT_MAX_RINGS 256
 #define SHM_ENV_FD "SPOOL_SHM_FD"
+/* Where the region can be opened again when the program has closed that
+ * descriptor before an exec (a daemon closing every descriptor > 2):
+ * /proc/<spool>/fd/<n>, the pid padded with extra slashes after "/proc" so
+ * that the variable's length does not depend on spool's pid (a recording
+ * and its replay then give the program the same environment size). */
+#define SHM_ENV_PATH "SPOOL_SHM_PATH"
+#define SHM_ENV_PATH_PID_WIDTH 10
 
 /* Feature areas (ctl->ext_offset[i]) and feature bits (ctl->features). */
 #define SHM_MAX_EXT 8

@@ -101,7 +101,7 @@ struct probe_area_hdr {
 	uint64_t code_off;
 	uint64_t counts_off; /* counters of block and branch probes, by id */
 	uint32_t ncounts;    /* ids covered: counts has 2 * ncounts entries */
-	uint32_t pad0;
+	uint32_t placed_pid; /* agent: the process that placed the probes (launch mode) */
 	/* written by the agent */
 	uint32_t done;	   /* 1 once the agent has gone through every probe */
 	uint32_t patched;  /* probes patched */
@@ -113,7 +113,11 @@ struct probe_area_hdr {
 	char handler_error[256];	   /* agent: why they could not be loaded */
 	uint64_t vars_off; /* variable recipes of PROBE_H_VAR probes */
 	uint32_t nvars;
-	uint32_t pad1;
+	/* agent: images exec'd after the probes were placed (the program's, or
+	 * its children's) and not probed: the probes are planned for the
+	 * executable spool started, so only that process exec'ing that same
+	 * file again is probed again (agent_probe_init) */
+	uint32_t execs_unprobed;
 };
 
 struct probe_area_module {

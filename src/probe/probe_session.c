@@ -78,12 +78,28 @@ int probe_run_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		if (pr->handler_failed)
 			log_err("the agent could not load %s: %.*s", pr->handler,
 				(int)sizeof(ah->handler_error), ah->handler_error);
-		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE))
+		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE) && !pr->attach_failed)
 			log_warn("the agent did not place the probes (the program did not start "
 				 "with it, or exited first)");
 		if (probe_mgr_read_area(pr->m, ah, h->ext_size[SHM_EXT_PROBES]) < 0)
 			log_warn("the program overwrote spool's probe area: the probes' status "
 				 "and counts are unknown");
+		pr->execs_unprobed = __atomic_load_n(&ah->execs_unprobed, __ATOMIC_RELAXED);
+		if (pr->execs_unprobed) {
+			char note[64];
+			int n =
+			    snprintf(note, sizeof(note), "execs_unprobed=%u\n", pr->execs_unprobed);
+
+			log_warn("%u program%s exec'd during the run (by %s or its children) %s "
+				 "traced but not probed: the probes are planned for %s only; "
+				 "probe %s directly",
+				 pr->execs_unprobed, pr->execs_unprobed == 1 ? "" : "s", pr->m->exe,
+				 pr->execs_unprobed == 1 ? "was" : "were", pr->m->exe,
+				 pr->execs_unprobed == 1 ? "it" : "them");
+			/* in the trace too (spool info prints it; a failure to
+			 * write it is counted by the writer) */
+			trace_writer_add_file(w, "exec", note, (size_t)n);
+		}
 	}
 	for (size_t i = 0; i < pr->m->ndefs; i++)
 		if (pr->m->defs[i].registered && pr->m->defs[i].status < 16)

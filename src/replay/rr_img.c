@@ -34,6 +34,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../trace/untrusted.h"
 #include "rr_img.h"
 #include "rr_log.h"
 #include "rr_log_int.h"
@@ -41,7 +42,9 @@
 #define RR_IMG_MAGIC 0x31474d4952525053ULL /* "SPRRIMG1" */
 #define RR_IMG_VERSION 3
 #define RR_IMG_HDR 4096
-#define RR_IMG_NAME ".spool/replay.img"
+#define RR_IMG_DIR ".spool"
+#define RR_IMG_BASE "replay.img"
+#define RR_IMG_NAME RR_IMG_DIR "/" RR_IMG_BASE
 
 struct rr_img_hdr {
 	uint64_t magic;
@@ -125,13 +128,13 @@ int rr_img_key(const char *dir, uint64_t *key)
 	}
 	qsort(names, n, sizeof(*names), name_cmp);
 	for (i = 0; i < n; i++) {
-		if (fstatat(dfd, names[i], &st, 0) < 0) {
+		if (fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			rc = -errno;
 			goto out;
 		}
 		h = fnv_stat(h, names[i], &st);
 	}
-	if (fstatat(dfd, ".spool/record", &st, 0) == 0)
+	if (fstatat(dfd, ".spool/record", &st, AT_SYMLINK_NOFOLLOW) == 0)
 		h = fnv_stat(h, "record", &st);
 	*key = h;
 out:
@@ -246,26 +249,50 @@ static int img_put(void *arg, const void *p, size_t len, uint64_t off)
 	return 0;
 }
 
+/* The trace's .spool directory, opened without following a link (the
+ * trace may come from someone else: what it names is not written through). */
+static int img_side_dir(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), sfd;
+
+	if (dfd < 0)
+		return -errno;
+	sfd = openat(dfd, RR_IMG_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0)
+		sfd = -errno;
+	close(dfd);
+	return sfd;
+}
+
 int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
+	char tmp[64];
 	struct rr_img_thread *thr = NULL;
 	struct rr_order *order = NULL;
 	struct img_out *o = NULL;
 	uint32_t *first = NULL;
 	struct rr_img_hdr hd;
-	int fd, rc = 0;
+	int fd, sfd, rc = 0;
 
 	if (log->img)
 		return -EINVAL;
 	img_layout(log, &hd, key);
-	if ((size_t)snprintf(path, sizeof(path), "%s/" RR_IMG_NAME, dir) >= sizeof(path) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/" RR_IMG_NAME ".%d.tmp", dir, (int)getpid()) >=
-		sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
+	/*
+	 * Nothing is written through a name the trace holds: the temporary
+	 * file is created by this run (O_EXCL, O_NOFOLLOW, in the .spool
+	 * directory reached without a link), and the rename replaces the
+	 * entry replay.img, whatever it is, never the file a link there names.
+	 */
+	sfd = img_side_dir(dir);
+	if (sfd < 0)
+		return sfd;
+	snprintf(tmp, sizeof(tmp), RR_IMG_BASE ".%d.tmp", (int)getpid());
+	fd = openat(sfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		close(sfd);
+		return rc;
+	}
 	thr = calloc(log->nthreads ? log->nthreads : 1, sizeof(*thr));
 	first = calloc((size_t)log->max_objs + 1, sizeof(*first));
 	order = calloc(log->norder ? log->norder : 1, sizeof(*order));
@@ -292,12 +319,13 @@ int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key)
 	/* The header last: a file is an image once it has its magic. */
 	if (!rc)
 		rc = write_at(fd, &hd, sizeof(hd), 0);
-	if (!rc && rename(tmp, path) < 0)
+	if (!rc && renameat(sfd, tmp, sfd, RR_IMG_BASE) < 0)
 		rc = -errno;
 out:
 	if (rc < 0)
-		unlink(tmp);
+		unlinkat(sfd, tmp, 0); /* created by this run (O_EXCL) */
 	close(fd);
+	close(sfd);
 	free(thr);
 	free(first);
 	free(order);
@@ -340,9 +368,10 @@ int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out)
 		return -errno;
 	if ((size_t)snprintf(path, sizeof(path), "%s/" RR_IMG_NAME, real) >= sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a link, a FIFO or a device there is not an image (untrusted.h) */
+	fd = trace_open_dir_file(real, RR_IMG_NAME, TRACE_NO_MAX, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0 || pread(fd, &hd, sizeof(hd), 0) != (ssize_t)sizeof(hd) ||
 	    hd.key != key || !img_sane(&hd, (uint64_t)st.st_size, serial))
 		goto out; /* stale or not an image: -ENOENT, rebuilt by the caller */

@@ -822,6 +822,9 @@ int rr_log_load(const char *dir, struct rr_log **out, char *err, size_t errlen)
 	return rr_log_load_mode(dir, 0, out, err, errlen);
 }
 
+/* Object numbers below this plus 4 per record are believed (rr_log_load_mode). */
+#define RR_FREE_OBJS 4096u
+
 int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err, size_t errlen)
 {
 	struct rr_log *log = calloc(1, sizeof(*log));
@@ -869,13 +872,23 @@ int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err
 		if (ev_kind(h->word) == KIND_SCHED) {
 			const struct rec_sched *e = (const struct rec_sched *)h;
 
-			if (e->obj >= (1u << 24)) {
+			/* Object and thread numbers size the replay's tables
+			 * (and its shared area and image): a recording that
+			 * numbers more objects than it has records is damaged or
+			 * crafted (an 18 KB one asked for gigabytes). */
+			if (e->obj >= (1u << 24) || e->obj >= RR_FREE_OBJS + 4 * (uint64_t)log->n) {
 				snprintf(err, errlen, "bad object number %u in the recording", e->obj);
 				rc = -EPROTO;
 				goto out_free;
 			}
 			if (e->obj + 1 > log->nobjs)
 				log->nobjs = e->obj + 1;
+			if (e->op == OP_THREAD_CREATE && !e->result && e->arg >= EV_MAX_THREADS) {
+				snprintf(err, errlen, "bad thread number %llu in the recording",
+					 (unsigned long long)e->arg);
+				rc = -EPROTO;
+				goto out_free;
+			}
 			if (e->op == OP_THREAD_CREATE && !e->result && e->arg + 1 > log->nthreads)
 				log->nthreads = (uint32_t)e->arg + 1;
 			log->events++;

@@ -23,6 +23,7 @@
 #include "trace.h"
 #include "kinds.h"
 #include "trace_int.h"
+#include "untrusted.h"
 
 struct rd_stream {
 	struct trace_stream_info info;
@@ -189,15 +190,17 @@ static int read_metadata(struct trace_reader *r, struct trace_problem *problem)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", r->dir, TRACE_METADATA);
-	fd = openat(r->dirfd, TRACE_METADATA, O_RDONLY | O_CLOEXEC);
+	/* Not a link, not a FIFO (which would block), at most 1 MiB. */
+	fd = trace_open_in(r->dirfd, TRACE_METADATA, 1 << 20, NULL);
 	if (fd < 0) {
-		err = -errno;
-		fatal(problem, path, 0, "cannot open the trace metadata: %s", strerror(errno));
+		err = fd;
+		fatal(problem, path, 0, "cannot open the trace metadata: %s",
+		      trace_open_strerror(err));
 		return err;
 	}
-	if (fstat(fd, &st) < 0 || st.st_size > (1 << 20)) {
-		err = errno ? -errno : -EFBIG;
-		fatal(problem, path, 0, "not a spool trace: metadata unreadable or too large");
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		fatal(problem, path, 0, "not a spool trace: metadata unreadable");
 		goto out;
 	}
 	text = malloc((size_t)st.st_size + 1);
@@ -663,6 +666,14 @@ static int scan_streams(struct trace_reader *r)
 
 		if (!stream_name_id(de->d_name, &id))
 			continue;
+		/* Stream N is ring N, and there are at most EV_MAX_THREADS of
+		 * them: readers index tables by it, so a larger number (from a
+		 * crafted name) must not reach them. */
+		if (id >= EV_MAX_THREADS) {
+			add_problem(r, de->d_name, 0,
+				    "not read: spool numbers its streams below %u", EV_MAX_THREADS);
+			continue;
+		}
 		if (r->nshards > 1 && id % r->nshards != r->shard)
 			continue;
 		if (r->nstreams == cap) {
@@ -680,10 +691,11 @@ static int scan_streams(struct trace_reader *r)
 		memset(s, 0, sizeof(*s));
 		s->info.stream_id = id;
 		snprintf(s->info.file, sizeof(s->info.file), TRACE_STREAM_PREFIX "%" PRIu32, id);
-		s->fd = openat(r->dirfd, de->d_name, O_RDONLY | O_CLOEXEC);
-		if (s->fd < 0 || fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		/* A link or a FIFO named stream_N is not read (untrusted.h). */
+		s->fd = trace_open_in(r->dirfd, de->d_name, TRACE_NO_MAX, NULL);
+		if (s->fd < 0 || fstat(s->fd, &st) < 0) {
 			add_problem(r, de->d_name, 0, "cannot read stream file: %s",
-				    s->fd < 0 ? strerror(errno) : "not a regular file");
+				    trace_open_strerror(s->fd < 0 ? s->fd : -errno));
 			if (s->fd >= 0)
 				close(s->fd);
 			continue;
@@ -837,6 +849,28 @@ const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r
 	return i < r->nstreams ? &r->streams[i].info : NULL;
 }
 
+const struct trace_stream_info *trace_reader_stream_by_id(const struct trace_reader *r, uint32_t id)
+{
+	size_t lo = 0, hi = r->nstreams;
+
+	/* streams are sorted by id (scan_streams), which need not be dense */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->streams[mid].info.stream_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nstreams && r->streams[lo].info.stream_id == id ? &r->streams[lo].info
+								       : NULL;
+}
+
+uint32_t trace_reader_max_stream_id(const struct trace_reader *r)
+{
+	return r->nstreams ? r->streams[r->nstreams - 1].info.stream_id : 0;
+}
+
 size_t trace_reader_nproblems(const struct trace_reader *r)
 {
 	return r->nproblems;
@@ -864,9 +898,10 @@ int trace_reader_file(const struct trace_reader *r, const char *name, char **dat
 	if (!trace_side_name_ok(name) || strlen(name) > 400)
 		return -EINVAL;
 	snprintf(path, sizeof(path), TRACE_SIDE_DIR "/%s", name);
-	fd = openat(r->dirfd, path, O_RDONLY | O_CLOEXEC);
+	/* No link followed, no FIFO or device, at most TRACE_SIDE_MAX. */
+	fd = trace_open_in(r->dirfd, path, TRACE_SIDE_MAX, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		goto out_close;

@@ -39,6 +39,38 @@ int trace_clock_calibrate(struct trace_clock *clk, unsigned us);
 int trace_clock_refine(struct trace_clock *clk, unsigned min_us);
 uint64_t trace_clock_ns(const struct trace_clock *clk, uint64_t tsc);
 
+/* What a trace is missing, counted where it was lost (loss.c;
+ * doc/trace-format.md, "The state file and losses"). The writer keeps it in
+ * the trace's state file; the run's summary and every reader of the trace
+ * print it with the same two functions below. */
+enum trace_state {
+	TRACE_STATE_FINISHED,	/* the writer finished: the numbers are final */
+	TRACE_STATE_UNFINISHED, /* it did not (spool killed): numbers so far */
+	TRACE_STATE_UNKNOWN,	/* no state file: a trace of an older spool */
+};
+struct trace_loss {
+	uint64_t ring_full;	/* producers: ring full (their lost counters) */
+	uint64_t no_ring;	/* producers: the thread found no free ring */
+	uint64_t seq_gaps;	/* collector: events missing by sequence numbers */
+	uint64_t damaged_rings; /* collector: rings found damaged and abandoned */
+	uint64_t rejected;	/* collector: records it could not write (malformed) */
+	uint64_t write;		/* writer: events of packets it could not write */
+	uint64_t side_files;	/* writer: side files it could not write */
+	uint64_t streams;	/* reader: sum over streams of max(discarded, gaps) */
+	enum trace_state state;
+};
+/* Events lost in all: max(ring_full, seq_gaps) + no_ring + rejected + write
+ * (and, when
+ * the writer did not finish, at least what the packets show). */
+uint64_t trace_loss_events(const struct trace_loss *l);
+/* Nonzero if anything is missing or the writer did not finish. */
+int trace_loss_incomplete(const struct trace_loss *l);
+/* The words for it, "" when nothing is missing. */
+void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len);
+/* Warn "DIR is incomplete: <the words>" when it is: every command says it
+ * this way, from a run's numbers or a trace's. */
+void trace_loss_warn(const char *dir, const struct trace_loss *l);
+
 struct trace_writer;
 struct trace_stream;
 
@@ -62,19 +94,37 @@ int trace_writer_open(struct trace_writer **out, const char *dir, const struct t
 int trace_writer_stream(struct trace_writer *w, uint32_t stream_id, uint32_t pid, uint32_t tid,
 			struct trace_stream **out);
 /* Append one record (rec->size bytes). Kinds unknown to the writer are
- * refused with -EINVAL. */
+ * refused with -EINVAL. The record is buffered even when writing the full
+ * packet before it failed: that failure is counted (trace_writer_loss) and
+ * logged once per trace, not returned. */
 int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec);
 /* Count events the producer lost; goes into the next packet's
  * events_discarded (a running total, as CTF specifies). */
 void trace_stream_discarded(struct trace_stream *s, uint64_t total_lost);
 /* Write the current packet out so the file is readable up to here. */
 int trace_stream_flush(struct trace_stream *s);
-/* A side file inside the trace directory (name may contain one '/'). */
+/* A side file inside the trace directory (name may contain one '/'; not
+ * "state", the writer's own). */
 int trace_writer_add_file(struct trace_writer *w, const char *name, const void *data, size_t len);
 /* Replace the clock description (the host refines the TSC frequency at the
  * end of a run). */
 int trace_writer_set_clock(struct trace_writer *w, const struct trace_clock *clk);
-/* Flush every stream, rewrite metadata, free. Returns the first error. */
+/* Losses the writer cannot see itself: the collector's part (no_ring,
+ * seq_gaps, damaged_rings, rejected), or what an input trace had lost
+ * (spool decode). Replaces the previous note; trace_writer_loss adds the
+ * writer's own counts to it. */
+void trace_writer_note_loss(struct trace_writer *w, const struct trace_loss *l);
+/* Everything lost so far: the noted part, the producers' totals given to
+ * trace_stream_discarded, and the writer's own failures. */
+void trace_writer_loss(const struct trace_writer *w, struct trace_loss *out);
+/* Of the events trace_writer_loss counts in write, those of one kind. */
+uint64_t trace_writer_lost_kind(const struct trace_writer *w, unsigned kind);
+/* Rewrite the state file ("writing", with the losses so far) in place: a
+ * trace whose writer dies says what it had lost by then. */
+int trace_writer_checkpoint(struct trace_writer *w);
+/* Flush every stream, rewrite metadata, mark the state file finished, free.
+ * Returns the first error; -EIO if the state could not be marked finished
+ * (the trace then reads as unfinished). */
 int trace_writer_close(struct trace_writer *w);
 
 /* Reading */
@@ -167,8 +217,20 @@ uint32_t trace_reader_nthreads(const struct trace_reader *r);
 const struct trace_stream_info *trace_reader_stream(const struct trace_reader *r, size_t i);
 size_t trace_reader_nproblems(const struct trace_reader *r);
 const struct trace_problem *trace_reader_problem(const struct trace_reader *r, size_t i);
+/* The stream with this id, or NULL: ids need not be dense (a trace may lack
+ * a stream file), so trace_reader_stream(r, id) is not it. Ids are below
+ * EV_MAX_THREADS (the reader skips other stream files). */
+const struct trace_stream_info *trace_reader_stream_by_id(const struct trace_reader *r,
+							  uint32_t id);
+/* The largest stream id (0 without streams): tables by id have one more. */
+uint32_t trace_reader_max_stream_id(const struct trace_reader *r);
 const char *trace_reader_dir(const struct trace_reader *r);
-/* Read a side file into a malloc'd buffer (NUL-terminated; *len excludes it). */
+/* What the trace is missing: its state file's numbers and state, and what
+ * the packets read so far show (call it after reading every event). */
+void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out);
+/* Read a side file into a malloc'd buffer (NUL-terminated; *len excludes it).
+ * A link, a FIFO or a device, or a file larger than TRACE_SIDE_MAX, is an
+ * error (untrusted.h: -ELOOP, -ENODEV, -EFBIG). */
 int trace_reader_file(const struct trace_reader *r, const char *name, char **data, size_t *len);
 void trace_reader_close(struct trace_reader *r);
 

@@ -24,6 +24,11 @@
  * environment and every byte it read. */
 #define TRACE_DIR_MODE 0700
 #define TRACE_FILE_MODE 0600
+/* The state file: side file "state", created before the metadata with this
+ * fixed size and only ever rewritten in place, so marking a trace finished
+ * needs no new space on a full disk. */
+#define TRACE_STATE_NAME "state"
+#define TRACE_STATE_SIZE 4096
 
 /* Packet header (32 bytes) then packet context (56 bytes). */
 #define TRACE_PH_MAGIC 0

@@ -9,6 +9,11 @@
  * in pieces, so a crash leaves whole packets (and at most one partial packet
  * at the end, which the reader reports).
  *
+ * No silent loss: a packet or side file that cannot be written (a full disk)
+ * is counted, and the state file (TRACE_STATE_NAME, written first and
+ * rewritten in place) says whether the writer finished and what was lost, so
+ * a reader can tell a finished trace from one whose writer died.
+ *
  * Not thread-safe: one thread (the collector) owns a writer and its streams.
  */
 #include <errno.h>
@@ -37,11 +42,13 @@ struct trace_stream {
 	size_t cap;
 	size_t len;   /* bytes used, starts at TRACE_PKT_HDR_SIZE */
 	uint64_t nev; /* events in the current packet */
+	uint64_t nkind[KIND_MAX]; /* of which of each kind (to count what is lost) */
 	uint64_t ts_begin;
 	uint64_t last_tsc;     /* TSC of the last event put in a packet */
 	uint64_t seq_num;      /* packet_seq_num of the next packet */
 	uint64_t lost;	       /* producer-side total from trace_stream_discarded */
 	uint64_t write_lost;   /* events of packets we failed to write */
+	uint64_t write_lost_kind[KIND_MAX]; /* of which of each kind */
 	uint64_t disc_written; /* events_discarded of the last packet written */
 };
 
@@ -53,6 +60,10 @@ struct trace_writer {
 	struct trace_stream **streams;
 	size_t nstreams;
 	size_t cap;
+	int state_fd;		 /* the state file, rewritten in place */
+	struct trace_loss noted; /* the collector's part (trace_writer_note_loss) */
+	uint64_t side_files;	 /* side files not written */
+	int write_warned;	 /* a failed write was logged (once per trace) */
 };
 
 int trace_side_name_ok(const char *name)
@@ -348,6 +359,87 @@ static int meta_write(struct trace_writer *w)
 	return err;
 }
 
+static int mkdir_at(int dirfd, const char *name);
+
+/*
+ * The state file: key=value lines padded with newlines to TRACE_STATE_SIZE,
+ * always rewritten whole at offset 0. Its blocks are allocated when the
+ * trace is created, so on a disk that filled up since, rewriting it needs no
+ * new space and the trace can still say "finished" and what it lost.
+ */
+static int state_write(struct trace_writer *w, int finished)
+{
+	char buf[TRACE_STATE_SIZE];
+	struct trace_loss l;
+	int n;
+
+	if (w->state_fd < 0)
+		return -EBADF;
+	trace_writer_loss(w, &l);
+	n = snprintf(buf, sizeof(buf),
+		     "format=spool-state-1\nstate=%s\nring_full=%" PRIu64 "\nno_ring=%" PRIu64
+		     "\nseq_gaps=%" PRIu64 "\ndamaged_rings=%" PRIu64 "\nrejected=%" PRIu64
+		     "\nlost_write=%" PRIu64 "\nside_files=%" PRIu64 "\n",
+		     finished ? "finished" : "writing", l.ring_full, l.no_ring, l.seq_gaps,
+		     l.damaged_rings, l.rejected, l.write, l.side_files);
+	memset(buf + n, '\n', sizeof(buf) - (size_t)n);
+	return write_all(w->state_fd, buf, sizeof(buf), 0);
+}
+
+static int state_create(struct trace_writer *w)
+{
+	int err = mkdir_at(w->dirfd, TRACE_SIDE_DIR);
+
+	if (err)
+		return err;
+	w->state_fd = openat(w->dirfd, TRACE_SIDE_DIR "/" TRACE_STATE_NAME,
+			     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, TRACE_FILE_MODE);
+	if (w->state_fd < 0)
+		return -errno;
+	err = state_write(w, 0);
+	if (err) {
+		close(w->state_fd);
+		w->state_fd = -1;
+		unlinkat(w->dirfd, TRACE_SIDE_DIR "/" TRACE_STATE_NAME, 0);
+		unlinkat(w->dirfd, TRACE_SIDE_DIR, AT_REMOVEDIR);
+	}
+	return err;
+}
+
+void trace_writer_note_loss(struct trace_writer *w, const struct trace_loss *l)
+{
+	w->noted = *l;
+}
+
+void trace_writer_loss(const struct trace_writer *w, struct trace_loss *out)
+{
+	*out = w->noted;
+	out->streams = 0;
+	out->side_files += w->side_files;
+	for (size_t i = 0; i < w->nstreams; i++) {
+		out->ring_full += w->streams[i]->lost;
+		out->write += w->streams[i]->write_lost;
+	}
+	/* what the trace says once trace_writer_close has succeeded */
+	out->state = TRACE_STATE_FINISHED;
+}
+
+uint64_t trace_writer_lost_kind(const struct trace_writer *w, unsigned kind)
+{
+	uint64_t n = 0;
+
+	if (kind >= KIND_MAX)
+		return 0;
+	for (size_t i = 0; i < w->nstreams; i++)
+		n += w->streams[i]->write_lost_kind[kind];
+	return n;
+}
+
+int trace_writer_checkpoint(struct trace_writer *w)
+{
+	return state_write(w, 0);
+}
+
 static int clock_ok(const struct trace_clock *clk)
 {
 	return clk && clk->tsc_hz != 0;
@@ -365,6 +457,7 @@ int trace_writer_open(struct trace_writer **out, const char *dir, const struct t
 	if (!w)
 		return -ENOMEM;
 	w->dirfd = -1;
+	w->state_fd = -1;
 	w->clk = *clk;
 	w->dir = strdup(dir);
 	if (!w->dir) {
@@ -390,12 +483,23 @@ int trace_writer_open(struct trace_writer **out, const char *dir, const struct t
 		err = -errno;
 		goto out_rmdir;
 	}
+	/* the state file first: a trace with metadata always has one */
+	err = state_create(w);
+	if (err) {
+		log_err("cannot create %s/%s/%s: %s", dir, TRACE_SIDE_DIR, TRACE_STATE_NAME,
+			strerror(-err));
+		goto out_close;
+	}
 	err = meta_write(w);
 	if (err)
-		goto out_close;
+		goto out_state;
 	*out = w;
 	return 0;
 
+out_state:
+	close(w->state_fd);
+	unlinkat(w->dirfd, TRACE_SIDE_DIR "/" TRACE_STATE_NAME, 0);
+	unlinkat(w->dirfd, TRACE_SIDE_DIR, AT_REMOVEDIR);
 out_close:
 	close(w->dirfd);
 out_rmdir:
@@ -488,8 +592,12 @@ static int packet_write(struct trace_stream *s)
 		if (ftruncate(s->fd, (off_t)s->file_off) < 0)
 			log_warn("cannot truncate stream %" PRIu32 ": %s", s->id, strerror(errno));
 		s->write_lost += s->nev;
-		log_err("cannot write stream %" PRIu32 " of %s: %s", s->id, s->w->dir,
-			strerror(-err));
+		for (unsigned k = 0; k < KIND_MAX; k++)
+			s->write_lost_kind[k] += s->nkind[k];
+		if (!s->w->write_warned++)
+			log_err("cannot write stream %" PRIu32 " of %s: %s; events that do not "
+				"reach the disk are counted as lost",
+				s->id, s->w->dir, strerror(-err));
 	} else {
 		s->file_off += s->len;
 		s->seq_num++;
@@ -497,6 +605,7 @@ static int packet_write(struct trace_stream *s)
 	}
 	s->len = TRACE_PKT_HDR_SIZE;
 	s->nev = 0;
+	memset(s->nkind, 0, sizeof(s->nkind));
 	return err;
 }
 
@@ -545,13 +654,13 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 {
 	size_t need = event_size(rec);
 	uint8_t *p;
-	int err = 0;
 
 	if (!need)
 		return -EINVAL;
 	if (s->len + need > s->cap) {
+		/* a failure is counted in write_lost and logged: not ours to return */
 		if (s->nev)
-			err = packet_write(s);
+			packet_write(s);
 		if (TRACE_PKT_HDR_SIZE + need > s->cap) {
 			/* A single huge event (a very deep stack): grow once. */
 			uint8_t *b = realloc(s->buf, TRACE_PKT_HDR_SIZE + need);
@@ -567,6 +676,8 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 		s->ts_begin = rec->tsc;
 	s->last_tsc = rec->tsc;
 	s->nev++;
+	if (ev_kind(rec->word) < KIND_MAX)
+		s->nkind[ev_kind(rec->word)]++;
 	s->len += need;
 	trace_put8(p, (uint8_t)ev_kind(rec->word));
 	trace_put64(p + 1, rec->tsc);
@@ -634,7 +745,7 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 		memcpy(p, rec + 1, need - TRACE_EV_HDR_SIZE - 12);
 		break;
 	}
-	return err;
+	return 0;
 }
 
 void trace_stream_discarded(struct trace_stream *s, uint64_t total_lost)
@@ -662,7 +773,9 @@ int trace_writer_add_file(struct trace_writer *w, const char *name, const void *
 	const char *slash;
 	int err;
 
-	if (!trace_side_name_ok(name) || strlen(name) > 400)
+	/* the state file is the writer's own (rewritten in place, never
+	 * replaced: a copy of another trace's would hide this one's state) */
+	if (!trace_side_name_ok(name) || strlen(name) > 400 || !strcmp(name, TRACE_STATE_NAME))
 		return -EINVAL;
 	err = mkdir_at(w->dirfd, TRACE_SIDE_DIR);
 	if (err)
@@ -678,8 +791,10 @@ int trace_writer_add_file(struct trace_writer *w, const char *name, const void *
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	err = replace_file(w->dirfd, tmp, path, data, len);
 out:
-	if (err)
+	if (err) {
+		w->side_files++;
 		log_err("cannot write side file %s in %s: %s", name, w->dir, strerror(-err));
+	}
 	return err;
 }
 
@@ -698,19 +813,34 @@ int trace_writer_close(struct trace_writer *w)
 	if (!w)
 		return 0;
 	for (size_t i = 0; i < w->nstreams; i++) {
-		struct trace_stream *s = w->streams[i];
-
-		e = packet_write(s);
+		e = packet_write(w->streams[i]);
 		if (e && !err)
 			err = e;
+		/* on the disk before the state says finished (a power cut) */
+		if (fdatasync(w->streams[i]->fd) < 0 && errno != EINVAL && !err)
+			err = -errno;
+	}
+	e = meta_write(w);
+	if (e && !err)
+		err = e;
+	e = state_write(w, 1);
+	if (!e && fdatasync(w->state_fd) < 0 && errno != EINVAL)
+		e = -errno;
+	if (e) {
+		log_err("cannot mark %s finished: %s; it will read as unfinished", w->dir,
+			strerror(-e));
+		err = -EIO;
+	}
+	for (size_t i = 0; i < w->nstreams; i++) {
+		struct trace_stream *s = w->streams[i];
+
 		if (close(s->fd) < 0 && !err)
 			err = -errno;
 		free(s->buf);
 		free(s);
 	}
-	e = meta_write(w);
-	if (e && !err)
-		err = e;
+	if (w->state_fd >= 0)
+		close(w->state_fd);
 	close(w->dirfd);
 	free(w->streams);
 	free(w->dir);

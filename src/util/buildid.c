@@ -17,6 +17,7 @@
 #include <elfutils/libdwelf.h>
 #include <libelf.h>
 
+#include "../trace/untrusted.h"
 #include "buildid.h"
 
 int buildid_read(const char *path, char *hex, size_t len)
@@ -27,9 +28,11 @@ int buildid_read(const char *path, char *hex, size_t len)
 	ssize_t n;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A path a trace names (maps): a FIFO there must not block, a
+	 * device is not a binary (trace/untrusted.h). */
+	fd = trace_open_named(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {

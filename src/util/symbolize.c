@@ -22,6 +22,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "../trace/trace.h"
+#include "../trace/untrusted.h"
 #include "buildid.h"
 #include "debugfile.h"
 #include "log.h"
@@ -133,7 +134,7 @@ static void sym_report_module(struct symbolizer *s, struct sym_proc *pr, const c
 	if (ret < 0 && ret != -ENODATA) {
 		if (sym_first_warning(s, path))
 			log_warn("%s: cannot open (%s): its addresses stay unresolved", path,
-				 strerror(-ret));
+				 trace_open_strerror(ret));
 		return;
 	}
 	if (sym_recorded_buildid(pr->buildids, path, then, sizeof(then))) {

@@ -15,6 +15,9 @@ plan 39
 
 P="$PROGS/shm_scribble"
 T_TIMEOUT=60
+# spool's status when the program exited 0 but events were lost
+# (doc/locks.md, "Exit status")
+INCOMPLETE=4
 
 # run_mode MODE SEED: spool locks on the scribbler; RC, OUT, ERR set.
 run_mode() {
@@ -49,7 +52,7 @@ is "$(lock_stat report.json scribble_lock "$F_ACQ")" "$want" \
 	"  spool still drains every ring: all $want acquisitions are in the trace"
 
 run_mode heads 1
-is_rc 0 "heads: ring heads, tails and lost counters overwritten"
+is_rc "$INCOMPLETE" "heads: ring heads, tails and lost counters overwritten: the trace is incomplete"
 like "$ERR" "damaged the shared memory of thread" "  spool names the damaged rings"
 num_cmp "$(summary_lost)" -gt 0 "  and counts their loss in the summary"
 num_cmp "$(add "$(summary_events)" "$(summary_lost)")" -ge "$((2 * $(total_of)))" \
@@ -64,14 +67,14 @@ is_rc 0 "procs: process slots' lengths and offsets overwritten"
 like "$ERR" "could not be kept whole" "  spool says what it could not keep"
 
 run_mode records 1
-is_rc 0 "records: record sizes and kinds overwritten in the rings"
+is_rc "$INCOMPLETE" "records: record sizes and kinds overwritten in the rings: the trace is incomplete"
 like "$ERR" "damaged the shared memory of thread" "  spool names the damaged rings"
 num_cmp "$(summary_lost)" -gt 0 "  and counts what they lost"
 
 # The program closes the region's descriptor and puts its own file there;
 # a thread started after that must not get that file mapped as its ring.
 spool_run locks -q -- "$PROGS/shm_fdreuse"
-is_rc 0 "fdreuse: a program that replaced spool's descriptor with its own file runs"
+is_rc "$INCOMPLETE" "fdreuse: a program that replaced spool's descriptor with its own file runs (incomplete)"
 like "$OUT" "victim=untouched" "  its file is not written to (the agent checks what it maps)"
 like "$ERR" "closed spool's descriptor" "  spool says why the later thread was not traced"
 num_cmp "$(summary_lost)" -ge 2000 "  and counts its 2000 lock events as lost"
@@ -114,7 +117,13 @@ report_ok() {
 }
 for seed in 1 2 3 4; do
 	run_mode random "$seed"
-	is_rc 0 "random scribbles, seed $seed: spool and the program end normally"
+	# 0, or incomplete when the scribbles damaged a ring (they usually do)
+	if [ "$RC" = 0 ] || { [ "$RC" = "$INCOMPLETE" ] && [ "$(summary_lost)" -gt 0 ]; }; then
+		pass "random scribbles, seed $seed: spool and the program end normally (status $RC)"
+	else
+		fail "random scribbles, seed $seed: spool and the program end normally (status $RC)"
+		show_run
+	fi
 	report_json spool.trace
 	if report_ok; then
 		pass "  its trace reads, or the report names the damage"

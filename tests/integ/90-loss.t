@@ -5,13 +5,15 @@
 # events, and the loss must show in the summary line, in the report, and in
 # the trace itself (CTF events_discarded, which babeltrace2 reports). Threads
 # beyond --max-threads are counted as lost too. By default a full ring waits
-# for the collector instead (--on-full wait): then nothing is lost.
+# for the collector instead (--on-full wait): then nothing is lost. A run
+# that lost events exits 4 (the trace is incomplete) when the program
+# itself exited 0.
 . "$(dirname "$0")/lib.sh"
 
 plan 17
 
 spool_run locks -q --ring-size 4k --on-full drop -- "$PROGS/flood" 1000000
-is_rc 0 "flood 1000000 with a 4k ring and --on-full drop exits 0"
+is_rc 4 "flood 1000000 with a 4k ring and --on-full drop exits 4 (trace incomplete)"
 is "$OUT" "pairs=1000000" "  the program ran to the end"
 num_cmp "$(summary_lost)" -gt 0 "  the summary line reports lost events"
 like "$ERR" "warning" "  with a warning"
@@ -41,7 +43,7 @@ spool_run locks -q --on-full sometimes -- "$PROGS/flood" 10
 is_rc 2 "--on-full with an unknown mode is a usage error"
 
 spool_run locks -q --max-threads 1 -- "$PROGS/lockcount" 3 100
-is_rc 0 "lockcount 3 100 with --max-threads 1 exits 0"
+is_rc 4 "lockcount 3 100 with --max-threads 1 exits 4 (trace incomplete)"
 is "$OUT" "total=300" "  the program ran to the end"
 num_cmp "$(summary_lost)" -gt 0 "  events of threads without a ring are counted as lost"
 

@@ -362,6 +362,80 @@ static void test_reused_ring(void **state)
 	trace_reader_close(r);
 }
 
+/* The state file (doc/trace-format.md, "The state file and losses"): a
+ * trace reads as unfinished until its writer closes it, with the losses
+ * noted so far; as finished after; a crafted one cannot overflow the total;
+ * a trace without one is an older spool's. */
+static void test_state(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_loss noted = {.no_ring = 7, .seq_gaps = 3, .damaged_rings = 1}, l;
+	struct trace_stream *s0;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_event ev;
+	char path[256], why[512];
+	FILE *fp;
+
+	mk_lock(f, 0, test_clock.tsc0 + 1, 0, OP_RELEASE, 1, 0);
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	assert_int_equal(trace_writer_stream(w, 0, 1, 2, &s0), 0);
+	assert_int_equal(trace_stream_write(s0, (struct rec_hdr *)f->recs[0].buf), 0);
+	trace_stream_discarded(s0, 5);
+	assert_int_equal(trace_stream_flush(s0), 0);
+	trace_writer_note_loss(w, &noted);
+	assert_int_equal(trace_writer_add_file(w, "state", "x", 1), -EINVAL);
+	assert_int_equal(trace_writer_checkpoint(w), 0);
+
+	/* while writing (as a killed spool leaves it) */
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	while (trace_reader_next(r, &ev) == 1)
+		;
+	trace_reader_loss(r, &l);
+	trace_reader_close(r);
+	assert_int_equal(l.state, TRACE_STATE_UNFINISHED);
+	assert_int_equal(l.ring_full, 5);
+	assert_int_equal(l.no_ring, 7);
+	assert_int_equal(trace_loss_events(&l), 12);
+	assert_true(trace_loss_incomplete(&l));
+	trace_loss_describe(&l, why, sizeof(why));
+	assert_non_null(strstr(why, "12 events lost"));
+	assert_non_null(strstr(why, "did not finish"));
+
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	trace_reader_loss(r, &l);
+	trace_reader_close(r);
+	assert_int_equal(l.state, TRACE_STATE_FINISHED);
+	assert_int_equal(trace_loss_events(&l), 12);
+	assert_int_equal(l.damaged_rings, 1);
+	trace_loss_describe(&l, why, sizeof(why));
+	assert_null(strstr(why, "did not finish"));
+
+	/* crafted: numbers that would wrap around to "nothing lost" */
+	snprintf(path, sizeof(path), "%s/.spool/state", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("format=spool-state-1\nstate=finished\nring_full=18446744073709551615\n"
+	      "no_ring=1\n",
+	      fp);
+	fclose(fp);
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	trace_reader_loss(r, &l);
+	assert_int_equal(trace_loss_events(&l), UINT64_MAX);
+	trace_reader_close(r);
+
+	/* no state file: an older spool's trace, only the packets tell */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	while (trace_reader_next(r, &ev) == 1)
+		;
+	trace_reader_loss(r, &l);
+	trace_reader_close(r);
+	assert_int_equal(l.state, TRACE_STATE_UNKNOWN);
+	assert_int_equal(trace_loss_events(&l), 5);
+}
+
 /* Write the mixed trace and return the size of stream_0's first packet. */
 static uint64_t write_mixed(struct fixture *f)
 {
@@ -832,6 +906,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_losses, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reused_ring, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_state, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_metadata, setup, teardown),

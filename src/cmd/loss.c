@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/*
+ * loss.c - not a subcommand: how every command says what a trace is missing,
+ * and the exit status of a run whose trace is incomplete.
+ *
+ * A command that ran a program (locks, record, probe, path) and a command
+ * that reads a trace (info, report, export, replay) print the same words
+ * from the same numbers (struct trace_loss, src/trace/loss.c), so the run's
+ * summary and a later `spool info` never disagree.
+ */
+#include "../collect/session.h"
+#include "../trace/trace.h"
+#include "cmd.h"
+
+int cmd_run_status(const struct session_result *res)
+{
+	if (res->exit_status)
+		return res->exit_status;
+	if (res->trace_error || trace_loss_incomplete(&res->loss))
+		return EXIT_INCOMPLETE;
+	return 0;
+}
+
+int cmd_trace_loss(const char *dir, const struct trace_reader *r, struct trace_loss *out)
+{
+	struct trace_loss l;
+
+	trace_reader_loss(r, &l);
+	trace_loss_warn(dir, &l);
+	if (out)
+		*out = l;
+	return trace_loss_incomplete(&l);
+}
+
+int cmd_dir_loss(const char *dir, struct trace_loss *out)
+{
+	struct trace_reader *r;
+	struct trace_event ev;
+	struct trace_loss l;
+	int rc;
+
+	if (trace_reader_open(&r, dir, NULL) < 0)
+		return 0; /* the command that read it has said why */
+	trace_reader_loss(r, &l);
+	if (l.state != TRACE_STATE_FINISHED) {
+		/* only the packets can say more: read them all */
+		while ((rc = trace_reader_next(r, &ev)) > 0)
+			;
+		trace_reader_loss(r, &l);
+	}
+	trace_reader_close(r);
+	trace_loss_warn(dir, &l);
+	if (out)
+		*out = l;
+	return trace_loss_incomplete(&l);
+}
