@@ -43,11 +43,19 @@
 
 /* Process-wide state, written at startup (and in a fork child) only. */
 struct agent_state {
-	struct shm_ctl *ctl;	  /* NULL while inert */
-	void *base;
-	uint64_t map_size;
-	int active;		  /* recording; read on every event */
-	int debug;		  /* SPOOL_DEBUG set */
+	struct shm_ctl *ctl;	 /* the head (ctl + process slots); NULL while inert */
+	uint64_t map_size;	 /* bytes of the memfd (the region's total size) */
+	int fd;			 /* the memfd rings and areas are mapped from */
+	uint64_t fd_dev, fd_ino; /* what fd was at startup: checked before each mmap */
+	uint32_t ring_bytes;	 /* copied from ctl at startup */
+	uint32_t max_rings;
+	uint32_t watermark;
+	struct shm_ring **rings; /* max_rings entries: our mapping of each ring, or NULL */
+	void *ext[SHM_MAX_EXT];	 /* our mapping of each feature area, or NULL */
+	char *text;		 /* our window on this process's text area */
+	uint64_t text_cap;	 /* bytes of that window */
+	int active;		 /* recording; read on every event */
+	int debug;		 /* SPOOL_DEBUG set */
 	uint32_t pid;
 	uint32_t proc_slot;	  /* UINT32_MAX if none could be claimed */
 	uint32_t proc_flags;	  /* PROC_F_* of this process */
@@ -56,9 +64,10 @@ struct agent_state {
 };
 extern struct agent_state agent;
 /* The descriptor the region came from (SPOOL_SHM_FD, or the one reopened
- * from SPOOL_SHM_PATH), kept open across exec for the next image; -1 when
- * there is none (inert, attach mode). close, close_range and closefrom
- * leave it open (agent_sys.c). */
+ * from SPOOL_SHM_PATH), kept open across exec for the next image (in attach
+ * mode: the one the agent opened, close-on-exec); -1 when there is none
+ * (inert). close, close_range and closefrom leave it open (agent_sys.c):
+ * the agent maps rings from it as threads claim them. */
 extern int agent_shm_fd;
 
 /* agent_thread.state */
@@ -140,6 +149,15 @@ void agent_log(const char *fmt, ...);
 int agent_ring_full(struct ring_prod *p, uint32_t len);
 void agent_proc_refresh_maps(void);
 void agent_proc_claim(uint32_t flags);
+/* Ring i of the region, mapped now if this process has not yet (a thread
+ * claiming it), or NULL: no address space, or the region's descriptor is
+ * gone (the program closed it). Async-signal-safe (mmap, fstat). */
+struct shm_ring *agent_ring_map(uint32_t i);
+/* Ring i if this process has it mapped, else NULL. */
+struct shm_ring *agent_ring_mapped(uint32_t i);
+/* Feature area i (SHM_EXT_*), mapped on first use, and its size; NULL when
+ * the region has none or it cannot be mapped. */
+void *agent_ext(unsigned i, uint64_t *size);
 void agent_wake(void);
 
 /* agent_thread.c */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,12 +30,14 @@
 #include "agent_probe.h"
 #include "agent_sys.h"
 
-struct agent_state agent = { .proc_slot = UINT32_MAX };
+struct agent_state agent = {.proc_slot = UINT32_MAX, .fd = -1};
 struct agent_real agent_real;
 
 /* One writer of a process's maps at a time; a refresh that finds another in
  * progress is skipped (the exit refresh catches what it missed). */
 static int agent_maps_busy;
+/* Where this process's maps text starts in its text area. */
+static uint64_t agent_maps_off;
 
 /* ---- signal-safe logging ---- */
 
@@ -256,6 +259,116 @@ void agent_wake(void)
 	errno = saved;
 }
 
+/* ---- mapping pieces of the region ---- */
+
+/*
+ * The agent maps only what this process uses: the head at startup, a ring
+ * when one of its threads claims it, its own text area, the feature areas
+ * its features need. A one-thread program so pays the head, one ring and a
+ * few pages of text in address space (doc/locks.md), not the whole region.
+ */
+
+/* Is agent.fd still the region? A program may close it and open something
+ * else at that number: mapping that would write our data into its file. */
+static int agent_fd_ok(void)
+{
+	struct stat st;
+
+	/* The raw call: fstat is interposed (record/replay records the stat
+	 * family), and this runs from signal handlers too. */
+	if (agent.fd < 0 || syscall(SYS_fstat, agent.fd, &st) < 0)
+		return 0;
+	return (uint64_t)st.st_dev == agent.fd_dev && (uint64_t)st.st_ino == agent.fd_ino;
+}
+
+static void *agent_map_piece(uint64_t off, uint64_t len)
+{
+	void *p;
+
+	if (!agent_fd_ok() || off > agent.map_size || len > agent.map_size - off)
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, agent.fd, (off_t)off);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+struct shm_ring *agent_ring_mapped(uint32_t i)
+{
+	if (!agent.rings || i >= agent.max_rings)
+		return NULL;
+	return __atomic_load_n(&agent.rings[i], __ATOMIC_ACQUIRE);
+}
+
+struct shm_ring *agent_ring_map(uint32_t i)
+{
+	struct shm_ring *r = agent_ring_mapped(i), *old = NULL;
+
+	if (r || !agent.rings || i >= agent.max_rings)
+		return r;
+	r = agent_map_piece(shm_ring_offset(agent.ring_bytes, i),
+			    shm_ring_map_size(agent.ring_bytes));
+	if (!r) {
+		/* Say why, for spool's summary; the thread's events are
+		 * counted as lost_no_ring. */
+		__atomic_fetch_or(&agent.ctl->state,
+				  agent_fd_ok() ? SHM_STATE_NOMAP : SHM_STATE_FD_GONE,
+				  __ATOMIC_RELAXED);
+		return NULL;
+	}
+	/* A ring index is handed to one thread only; the exchange is for a
+	 * fork child that maps what its parent had. */
+	if (!__atomic_compare_exchange_n(&agent.rings[i], &old, r, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		munmap(r, shm_ring_map_size(agent.ring_bytes));
+		return old;
+	}
+	return r;
+}
+
+void *agent_ext(unsigned i, uint64_t *size)
+{
+	struct shm_ctl *c = agent.ctl;
+	uint64_t off, len;
+
+	if (size)
+		*size = 0;
+	if (!c || i >= SHM_MAX_EXT)
+		return NULL;
+	off = c->ext_offset[i];
+	len = c->ext_size[i];
+	if (!off || !len || off % SHM_PAGE || off > agent.map_size || len > agent.map_size - off)
+		return NULL;
+	if (!agent.ext[i])
+		agent.ext[i] = agent_map_piece(off, len);
+	if (agent.ext[i] && size)
+		*size = len;
+	return agent.ext[i];
+}
+
+/* A window of at least need bytes (up to SHM_PROC_TEXT_BYTES) on this
+ * process's text area; 0 or -1 when it cannot grow. */
+static int agent_text_window(uint64_t need)
+{
+	uint64_t cap = agent.text_cap ? agent.text_cap : (64u << 10);
+	char *p;
+
+	if (need > SHM_PROC_TEXT_BYTES)
+		need = SHM_PROC_TEXT_BYTES;
+	if (agent.text && agent.text_cap >= need)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	if (cap > SHM_PROC_TEXT_BYTES)
+		cap = SHM_PROC_TEXT_BYTES;
+	p = agent_map_piece(shm_proc_text_offset(agent.proc_slot), cap);
+	if (!p)
+		return -1;
+	if (agent.text)
+		munmap(agent.text, agent.text_cap);
+	agent.text = p;
+	agent.text_cap = cap;
+	return 0;
+}
+
 /* ---- process slot ---- */
 
 /* Read a whole /proc file into buf with raw open/read; returns bytes read. */
@@ -281,19 +394,56 @@ static uint32_t agent_read_file(const char *path, char *buf, uint32_t cap)
 	return n;
 }
 
+/* Read path whole into the text area at off, growing the window as long as
+ * the text fills it. Returns the bytes kept; *cut when the area's bound (or
+ * no address space) cut it. */
+static uint32_t agent_text_read(const char *path, uint64_t off, int *cut)
+{
+	uint32_t n = 0;
+	uint64_t want = off + (64u << 10);
+
+	*cut = 0;
+	for (;;) {
+		uint64_t room;
+
+		if (agent_text_window(want) < 0 && (!agent.text || agent.text_cap <= off)) {
+			*cut = 1;
+			return 0;
+		}
+		room = agent.text_cap - off;
+		n = agent_read_file(path, agent.text + off, (uint32_t)room);
+		if (n < room)
+			return n;
+		if (agent.text_cap >= SHM_PROC_TEXT_BYTES ||
+		    agent_text_window(agent.text_cap * 2) < 0 || agent.text_cap - off <= room) {
+			*cut = 1;
+			return n;
+		}
+		want = agent.text_cap;
+	}
+}
+
 void agent_proc_refresh_maps(void)
 {
 	struct shm_proc *p;
-	int saved = errno;
+	uint32_t n, flags;
+	int saved = errno, cut;
 
 	if (!agent.ctl || agent.proc_slot == UINT32_MAX)
 		return;
 	if (__atomic_exchange_n(&agent_maps_busy, 1, __ATOMIC_ACQUIRE))
 		return;
-	p = shm_proc_at(agent.base, agent.proc_slot);
+	p = shm_proc_at(agent.ctl, agent.proc_slot);
 	/* maps_gen is odd while the text is rewritten, even when stable. */
 	__atomic_fetch_add(&p->maps_gen, 1, __ATOMIC_ACQ_REL);
-	p->maps_len = agent_read_file("/proc/self/maps", p->maps, SHM_PROC_MAPS);
+	n = agent_text_read("/proc/self/maps", agent_maps_off, &cut);
+	flags = __atomic_load_n(&p->text_flags, __ATOMIC_RELAXED);
+	flags = cut ? flags | SHM_TEXT_MAPS_CUT : flags & ~SHM_TEXT_MAPS_CUT;
+	__atomic_store_n(&p->text_flags, flags, __ATOMIC_RELAXED);
+	p->maps_off = agent_maps_off;
+	p->maps_len = n;
+	if (cut)
+		agent_log("maps cut at %u bytes", n);
 	__atomic_fetch_add(&p->maps_gen, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&agent_maps_busy, 0, __ATOMIC_RELEASE);
 	errno = saved;
@@ -307,15 +457,20 @@ void agent_proc_claim(uint32_t flags)
 	struct shm_proc *p;
 	uint32_t i, n, slot;
 	ssize_t len;
+	int cut;
 
 	agent.pid = (uint32_t)getpid();
 	n = __atomic_load_n(&c->nprocs, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n && i < SHM_MAX_PROCS; i++)
-		if (__atomic_load_n(&shm_proc_at(agent.base, i)->pid, __ATOMIC_ACQUIRE) ==
-		    agent.pid)
+		if (__atomic_load_n(&shm_proc_at(agent.ctl, i)->pid, __ATOMIC_ACQUIRE) == agent.pid)
 			flags |= PROC_F_EXEC;
 	agent.proc_flags = flags;
 	agent.proc_emitted = 0;
+	/* A fork child inherited its parent's window: not its slot's. */
+	if (agent.text)
+		munmap(agent.text, agent.text_cap);
+	agent.text = NULL;
+	agent.text_cap = 0;
 
 	slot = __atomic_fetch_add(&c->nprocs, 1, __ATOMIC_ACQ_REL);
 	if (slot >= SHM_MAX_PROCS) {
@@ -325,13 +480,16 @@ void agent_proc_claim(uint32_t flags)
 		return;
 	}
 	agent.proc_slot = slot;
-	p = shm_proc_at(agent.base, slot);
+	p = shm_proc_at(agent.ctl, slot);
 	p->ppid = (uint32_t)getppid();
 	p->flags = flags;
 	len = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
 	p->exe_len = len > 0 ? (uint32_t)len : 0;
 	p->exe[p->exe_len] = 0;
-	p->cmdline_len = agent_read_file("/proc/self/cmdline", p->cmdline, SHM_PROC_CMDLINE);
+	/* The command line at 0, the maps on the next page after it. */
+	p->cmdline_len = agent_text_read("/proc/self/cmdline", 0, &cut);
+	p->text_flags = cut ? SHM_TEXT_CMDLINE_CUT : 0;
+	agent_maps_off = ((uint64_t)p->cmdline_len + SHM_PAGE) & ~(uint64_t)(SHM_PAGE - 1);
 	agent_maps_busy = 0;
 	agent_proc_refresh_maps();
 	/* pid last: a reader that sees it sees a filled slot. */
@@ -354,40 +512,54 @@ static int agent_parse_fd(const char *s)
 	return v <= INT_MAX ? (int)v : -1;
 }
 
-/* Map the region and check it is one spool made for this layout. */
+/* Map the region's head and check it is one spool made for this layout.
+ * The rest is mapped piece by piece as it is needed; fd is kept for that
+ * (the caller keeps it open). */
 int agent_map(int fd)
 {
 	struct shm_ctl *c;
+	struct stat st;
 	uint64_t size;
+	void *rings;
 
-	c = mmap(NULL, SHM_CTL_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (syscall(SYS_fstat, fd, &st) < 0)
+		return -errno;
+	c = mmap(NULL, SHM_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (c == MAP_FAILED)
 		return -errno;
 	if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) != SHM_MAGIC ||
 	    c->version != SHM_VERSION) {
-		munmap(c, SHM_CTL_SIZE);
+		munmap(c, SHM_HEAD_SIZE);
 		return -EPROTO;
 	}
 	size = c->total_size;
 	if (c->ring_bytes < 4096 || (c->ring_bytes & (c->ring_bytes - 1)) ||
-	    c->procs_offset != SHM_CTL_SIZE ||
-	    c->rings_offset != SHM_CTL_SIZE + (uint64_t)SHM_MAX_PROCS * sizeof(struct shm_proc) ||
-	    size < shm_total_size(c->ring_bytes, c->max_rings) || c->max_rings > EV_MAX_THREADS ||
-	    c->watermark > c->ring_bytes) {
-		munmap(c, SHM_CTL_SIZE);
+	    c->procs_offset != SHM_CTL_SIZE || c->rings_offset != SHM_RINGS_OFFSET ||
+	    c->max_rings > EV_MAX_THREADS || size < shm_total_size(c->ring_bytes, c->max_rings) ||
+	    (uint64_t)st.st_size < size || c->watermark > c->ring_bytes) {
+		munmap(c, SHM_HEAD_SIZE);
 		return -EPROTO;
 	}
-	munmap(c, SHM_CTL_SIZE);
-	c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (c == MAP_FAILED)
-		return -errno;
-	agent.base = c;
+	/* The ring table: a page or so, not in the program's heap. */
+	rings = mmap(NULL, (size_t)c->max_rings * sizeof(*agent.rings) + 1, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rings == MAP_FAILED) {
+		munmap(c, SHM_HEAD_SIZE);
+		return -ENOMEM;
+	}
 	agent.ctl = c;
 	agent.map_size = size;
+	agent.fd = fd;
+	agent.fd_dev = (uint64_t)st.st_dev;
+	agent.fd_ino = (uint64_t)st.st_ino;
+	agent.ring_bytes = c->ring_bytes;
+	agent.max_rings = c->max_rings;
+	agent.watermark = c->watermark;
+	agent.rings = rings;
 	/* A record must fit in half a ring (ring_prod_reserve refuses more). */
 	agent.stack_depth = c->stack_depth;
-	if (agent.stack_depth > (c->ring_bytes / 2 - sizeof(struct rec_lock)) / 8)
-		agent.stack_depth = (c->ring_bytes / 2 - sizeof(struct rec_lock)) / 8;
+	if (agent.stack_depth > (agent.ring_bytes / 2 - sizeof(struct rec_lock)) / 8)
+		agent.stack_depth = (agent.ring_bytes / 2 - sizeof(struct rec_lock)) / 8;
 	if (agent.stack_depth > 256)
 		agent.stack_depth = 256;
 	return 0;
@@ -422,6 +594,7 @@ static int agent_reopen(int fd, int err)
 	}
 	if (err == -EBADF && syscall(SYS_dup3, nfd, fd, 0) == fd) {
 		syscall(SYS_close, nfd);
+		agent.fd = fd; /* the same file: rings are mapped from it later */
 		return fd;
 	}
 	return nfd; /* (close-on-exec: the next image opens the path again) */

@@ -1042,11 +1042,13 @@ static struct probe_area_hdr *agent_probe_find_area(void)
 {
 	struct shm_ctl *c = agent.ctl;
 	struct probe_area_hdr *h;
+	uint64_t size;
 
-	if (!c || !(c->features & SHM_FEAT_PROBES) || !c->ext_offset[SHM_EXT_PROBES] ||
-	    c->ext_size[SHM_EXT_PROBES] < sizeof(*h))
+	if (!c || !(c->features & SHM_FEAT_PROBES))
 		return NULL;
-	h = (void *)((char *)agent.base + c->ext_offset[SHM_EXT_PROBES]);
+	h = agent_ext(SHM_EXT_PROBES, &size);
+	if (!h || size < sizeof(*h))
+		return NULL;
 	if (h->magic != PROBE_AREA_MAGIC || h->version != PROBE_AREA_VERSION)
 		return NULL;
 	return h;
@@ -1066,10 +1068,10 @@ static int agent_probe_reexec_same(const struct probe_area_hdr *h)
 
 	if (h->placed_pid != agent.pid || agent.proc_slot == UINT32_MAX)
 		return 0;
-	me = shm_proc_at(agent.base, agent.proc_slot);
+	me = shm_proc_at(agent.ctl, agent.proc_slot);
 	n = __atomic_load_n(&agent.ctl->nprocs, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n && i < SHM_MAX_PROCS; i++) {
-		p = shm_proc_at(agent.base, i);
+		p = shm_proc_at(agent.ctl, i);
 		if (i != agent.proc_slot &&
 		    __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) == agent.pid &&
 		    p->exe_len == me->exe_len && me->exe_len && me->exe_len < sizeof(me->exe) &&
@@ -1103,7 +1105,7 @@ void agent_probe_init(void)
 		h->removed = 0;
 		h->handler_loaded = 0;
 		agent_log("probe: pid %u exec'd %s again: placing the probes again", agent.pid,
-			  shm_proc_at(agent.base, agent.proc_slot)->exe);
+			  shm_proc_at(agent.ctl, agent.proc_slot)->exe);
 	} else if (!h || h->done || h->attach) {
 		return; /* attach mode: spool places them */
 	}
@@ -1234,10 +1236,15 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 	fd = open(shm, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* Kept open (close-on-exec): rings are mapped from it as threads
+	 * claim them, so the program's close and closefrom leave it open
+	 * (agent_sys.c). */
 	rc = agent_map(fd);
-	close(fd);
-	if (rc)
+	if (rc) {
+		close(fd);
 		return rc;
+	}
+	agent_shm_fd = fd;
 	h = agent_probe_find_area();
 	if (!h || !h->attach)
 		return -EPROTO;

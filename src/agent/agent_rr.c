@@ -33,6 +33,7 @@
 #include "agent_serial.h"
 
 int agent_rr_mode;
+uint32_t agent_rr_stuck_ms;
 
 static struct rr_area *rr_area;
 /* What the replay only reads (the logs, first[], order[], sw[]): the area,
@@ -401,7 +402,7 @@ void agent_rr_sig_wait_sends(int sig, uint32_t want)
 		now = rr_now_ns();
 		if (!start) {
 			start = now;
-		} else if (now - start > (uint64_t)rr_area->stuck_ms * 1000000ull) {
+		} else if (now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {
 			int mine;
 			struct rr_buf b = rr_report_begin(&mine);
 
@@ -961,7 +962,7 @@ static void rr_wait_turn(const struct rec_sched *e)
 		now = rr_now_ns();
 		if (!start)
 			start = now;
-		else if (now - start > (uint64_t)rr_area->stuck_ms * 1000000ull)
+		else if (now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull)
 			rr_stuck(e, (now - start) / 1000000ull);
 	}
 	__atomic_store_n(&s->wait_obj, RR_NO_TURN, __ATOMIC_RELAXED);
@@ -1422,7 +1423,7 @@ void agent_rr_exit_wait(void)
 		now = rr_now_ns();
 		if (!start)
 			start = now;
-		else if (now - start > (uint64_t)rr_area->stuck_ms * 1000000ull)
+		else if (now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull)
 			return;
 		syscall(SYS_nanosleep, &ms1, NULL);
 	}
@@ -1633,24 +1634,23 @@ static int rr_map_streams(struct rr_area *a)
 void agent_rr_init(void)
 {
 	struct shm_ctl *c = agent.ctl;
-	uint64_t off, size;
+	uint64_t size;
 	struct rr_area *a;
 
 	if (!c || !(c->features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
 		return;
-	off = c->ext_offset[SHM_EXT_REPLAY];
-	size = c->ext_size[SHM_EXT_REPLAY];
-	if (!off || size < RR_AREA_HDR || off > agent.map_size || size > agent.map_size - off) {
+	a = agent_ext(SHM_EXT_REPLAY, &size);
+	if (!a || size < RR_AREA_HDR) {
 		agent_disable("record/replay: no valid feature area");
 		return;
 	}
-	a = (struct rr_area *)((char *)agent.base + off);
 	if (a->magic != RR_MAGIC || a->version != RR_VERSION ||
 	    (a->mode != RR_MODE_RECORD && a->mode != RR_MODE_REPLAY)) {
 		agent_disable("record/replay: the feature area is not spool's");
 		return;
 	}
 	rr_area = a;
+	agent_rr_stuck_ms = a->stuck_ms;
 	if (agent.proc_flags & (PROC_F_EXEC | PROC_F_FORK)) {
 		__atomic_fetch_or(&a->flags, (agent.proc_flags & PROC_F_EXEC) ? RR_F_EXEC : RR_F_FORKED,
 				  __ATOMIC_ACQ_REL);

@@ -27,6 +27,9 @@
 #include "agent.h"
 
 extern int agent_rr_mode; /* RR_MODE_*: the one branch of every hook */
+/* The area's stuck_ms, read once at startup: the program can rewrite the
+ * shared area, and a wait must not grow unbounded because it did. */
+extern uint32_t agent_rr_stuck_ms;
 /* Base of the offsets of the replay's read-only arrays (agent_rr.c). */
 extern const char *agent_rr_ro;
 /* agent_lock.c: no KIND_LOCK events (recording or replaying without

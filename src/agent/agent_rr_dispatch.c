@@ -399,7 +399,9 @@ void agent_rr_dispatch_init(void)
 	/* agent_rr_init checked the area before it set the mode. */
 	if (!agent_rr_mode || !agent.ctl)
 		return;
-	a = (struct rr_area *)((char *)agent.base + agent.ctl->ext_offset[SHM_EXT_REPLAY]);
+	a = agent_ext(SHM_EXT_REPLAY, NULL);
+	if (!a)
+		return;
 	sud_area = a;
 	/* Read once, at startup: a way to test the static scan of spool
 	 * record, or to keep a program's own SIGSYS handling undisturbed. */
@@ -457,9 +459,10 @@ void agent_rr_dispatch_thread(void)
 void agent_rr_dispatch_init(void)
 {
 	if (agent_rr_mode && agent.ctl) {
-		struct rr_area *a = (struct rr_area *)((char *)agent.base +
-						       agent.ctl->ext_offset[SHM_EXT_REPLAY]);
+		struct rr_area *a = agent_ext(SHM_EXT_REPLAY, NULL);
 
+		if (!a)
+			return;
 		a->raw_err = ENOSYS;
 		a->raw_state = RR_RAW_FAILED;
 	}

@@ -359,7 +359,7 @@ static void ser_wait(void)
 			last_holder = holder;
 			last_count = c;
 			last_turn = turn;
-		} else if (holder != SER_FREE && now - since >= ser_area->stuck_ms) {
+		} else if (holder != SER_FREE && now - since >= agent_rr_stuck_ms) {
 			ser_report_stuck(holder, c, now - since);
 		}
 	}

@@ -111,13 +111,15 @@ void agent_sys_init(void)
 {
 	struct shm_ctl *c = agent.ctl;
 	struct sys_area_hdr *h;
+	uint64_t size;
 
-	if (!c || !(c->features & SHM_FEAT_SYS) || !c->ext_offset[SHM_EXT_SYS] ||
-	    c->ext_size[SHM_EXT_SYS] < sizeof(*h))
+	if (!c || !(c->features & SHM_FEAT_SYS))
 		goto out_nomem;
-	h = (void *)((char *)agent.base + c->ext_offset[SHM_EXT_SYS]);
+	h = agent_ext(SHM_EXT_SYS, &size);
+	if (!h || size < sizeof(*h))
+		goto out_nomem;
 	if (h->magic != SYS_AREA_MAGIC || h->slot_size < sizeof(struct sys_slot) ||
-	    h->slots_off + (uint64_t)h->nslots * h->slot_size > c->ext_size[SHM_EXT_SYS]) {
+	    h->slots_off + (uint64_t)h->nslots * h->slot_size > size) {
 		agent_log("sys area malformed: system probes off");
 		goto out_nomem;
 	}
@@ -258,15 +260,16 @@ void agent_sys_proc_end(void)
 	n = __atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE);
 	if (n > h->nslots)
 		n = h->nslots;
-	if (n > c->max_rings)
-		n = c->max_rings;
+	if (n > agent.max_rings)
+		n = agent.max_rings;
 	for (uint32_t i = 0; i < n; i++) {
-		struct shm_ring *r = shm_ring_at(agent.base, i);
+		struct shm_ring *r = agent_ring_mapped(i); /* this process's threads' only */
 		struct sys_slot *s = sys_area_slot(agent_sys_area, i);
 		clockid_t clk;
 
-		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != RING_ACTIVE ||
-		    r->pid != agent.pid || !r->tid || __atomic_load_n(&s->cpu_final, __ATOMIC_ACQUIRE))
+		if (!r || __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != RING_ACTIVE ||
+		    r->pid != agent.pid || !r->tid ||
+		    __atomic_load_n(&s->cpu_final, __ATOMIC_ACQUIRE))
 			continue;
 		clk = (clockid_t)((~(clockid_t)r->tid << 3) | 6);
 		__atomic_store_n(&s->cpu_ns,

@@ -184,11 +184,15 @@ static uintptr_t agent_stack_hi(void)
 static uint32_t agent_claim_hint;    /* where the last scan found a ring */
 static uint32_t agent_claim_stalled; /* a wait for a freed ring timed out */
 
+/* Take ring idx if it is free; it is mapped here first (agent_main.c maps
+ * a ring into this process when one of its threads claims it). */
 static int agent_ring_take(uint32_t idx)
 {
-	struct shm_ring *r = shm_ring_at(agent.base, idx);
+	struct shm_ring *r = agent_ring_map(idx);
 	uint32_t z = RING_FREE;
 
+	if (!r)
+		return 0;
 	return __atomic_compare_exchange_n(&r->state, &z, RING_ACTIVE, 0, __ATOMIC_ACQ_REL,
 					   __ATOMIC_RELAXED);
 }
@@ -202,11 +206,14 @@ static uint32_t agent_ring_reuse(uint32_t n, int *draining)
 	*draining = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t idx = (start + k) % n;
-		struct shm_ring *r = shm_ring_at(agent.base, idx);
-		uint32_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		/* Only rings this process has mapped: those its threads had
+		 * (an exec'd image starts with none, and takes fresh ones). */
+		struct shm_ring *r = agent_ring_mapped(idx);
+		uint32_t st;
 
-		if (__atomic_load_n(&r->pid, __ATOMIC_RELAXED) != agent.pid)
+		if (!r || __atomic_load_n(&r->pid, __ATOMIC_RELAXED) != agent.pid)
 			continue;
+		st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (st == RING_EXITED)
 			*draining = 1;
 		else if (st == RING_FREE && agent_ring_take(idx)) {
@@ -229,7 +236,7 @@ static uint64_t agent_claim_now_ns(void)
 /* Claim a ring for the calling thread: its index, or UINT32_MAX. */
 static uint32_t agent_ring_claim(struct shm_ctl *c)
 {
-	uint32_t max = c->max_rings, idx, n;
+	uint32_t max = agent.max_rings, idx, n;
 	uint64_t start = 0;
 	int draining;
 
@@ -284,17 +291,24 @@ void agent_thread_register(struct agent_thread *t)
 			  (int)gettid());
 		goto out;
 	}
-	r = shm_ring_at(agent.base, idx);
+	/* Mapped by the claim (agent_ring_take, agent_main.c). */
+	r = agent_ring_map(idx);
+	if (!r) {
+		/* Its events are counted in lost_no_ring (agent_enter). */
+		t->state = AGENT_T_NORING;
+		agent_log("cannot map ring %u for tid %d", idx, (int)gettid());
+		goto out;
+	}
 	r->tid = (uint32_t)gettid();
 	r->pid = agent.pid;
 	r->thread_index = idx;
-	ring_prod_init(&t->prod, r, c->ring_bytes, c->watermark);
+	ring_prod_init(&t->prod, r, agent.ring_bytes, agent.watermark);
 	t->prod.on_ready = agent_ring_ready;
 	/* A reused ring goes on at its head. Once head has wrapped, a thread
 	 * of this process (the only one that reuses the ring) wrote every
 	 * page: nothing left to populate (after an exec, the new image faults
 	 * them in one by one on first use: slower, nothing worse). */
-	if (t->prod.head >= c->ring_bytes) {
+	if (t->prod.head >= agent.ring_bytes) {
 		t->prod.ready = UINT64_MAX;
 	} else {
 		t->prod.ready = t->prod.head & ~(uint64_t)4095;
@@ -347,7 +361,7 @@ void agent_thread_exit(struct agent_thread *t, uint64_t ip)
 	r = t->prod.ring;
 	t->state = AGENT_T_DONE;
 	__atomic_store_n(&r->state, RING_EXITED, __ATOMIC_RELEASE);
-	if (__atomic_load_n(&agent.ctl->nrings, __ATOMIC_RELAXED) >= agent.ctl->max_rings)
+	if (__atomic_load_n(&agent.ctl->nrings, __ATOMIC_RELAXED) >= agent.max_rings)
 		agent_wake();
 }
 

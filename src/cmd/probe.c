@@ -207,8 +207,8 @@ static const char *probe_attach_why(int rc, pid_t pid)
 static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid,
 			   const char *agent)
 {
-	struct probe_area_hdr *ah = shm_host_ext(h, SHM_EXT_PROBES);
-	struct probe_area_probe *ps = (void *)((char *)ah + ah->probes_off);
+	struct probe_area_hdr *ah = shm_host_ext(h, SHM_EXT_PROBES), hc;
+	struct probe_area_probe *ps;
 	const char *kill_at = getenv("SPOOL_TEST_ATTACH_KILL"); /* tests: exit mid-attach */
 	uint64_t *lo = NULL, *hi = NULL;
 	char shm[64];
@@ -251,6 +251,14 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		goto out_fail;
 	if (kill_at && !strcmp(kill_at, "prepared"))
 		kill(pid, SIGKILL);
+	/* The area's header is copied and checked first: the target can
+	 * rewrite it, and spool writes the probes' status below. */
+	if (probe_area_check(ah, h->ext_size[SHM_EXT_PROBES], &hc) < 0) {
+		log_err("pid %d overwrote spool's probe area", (int)pid);
+		rc = -EPROTO;
+		goto out_undo;
+	}
+	ps = (void *)((char *)ah + hc.probes_off);
 	/* A blocked synchronous SIGTRAP kills: with a thread blocking it, an
 	 * int3 probe would kill the process (in attach mode the agent cannot
 	 * keep SIGTRAP unblocked: it is not interposed). Those stay out. */
@@ -259,7 +267,7 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		uint32_t dropped = 0;
 
 		if (probe_attach_trap_blocked(a, &tid)) {
-			for (uint32_t i = 0; i < ah->nprobes; i++)
+			for (uint32_t i = 0; i < hc.nprobes; i++)
 				if (ps[i].status == PROBE_S_READY && ps[i].method == PROBE_M_INT3) {
 					ps[i].status = PROBE_S_NO_TRAP;
 					dropped++;
@@ -271,13 +279,13 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		}
 	}
 	/* No thread may be inside a range about to be replaced. */
-	lo = calloc(ah->nprobes + 1, sizeof(*lo));
-	hi = calloc(ah->nprobes + 1, sizeof(*hi));
+	lo = calloc(hc.nprobes + 1, sizeof(*lo));
+	hi = calloc(hc.nprobes + 1, sizeof(*hi));
 	if (!lo || !hi) {
 		rc = -ENOMEM;
 		goto out_undo;
 	}
-	for (uint32_t i = 0; i < ah->nprobes; i++)
+	for (uint32_t i = 0; i < hc.nprobes; i++)
 		if (ps[i].status == PROBE_S_READY) {
 			lo[n] = ps[i].runtime_patch;
 			hi[n++] = ps[i].runtime_patch + ps[i].patch_len;
@@ -354,7 +362,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	struct trace_loss loss = {0};
 	struct probe_attach *a = NULL;
 	struct trace_clock clk;
-	char agent[PATH_MAX], summary[512];
+	char agent[PATH_MAX], summary[PATH_MAX + 512];
 	int rc, status = 1, exited = 0, len;
 	size_t placed = 0;
 
@@ -401,7 +409,10 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		pr->attach_failed = 1;
 		goto out_signals;
 	}
-	probe_mgr_read_area(pr->m, shm_host_ext(&h, SHM_EXT_PROBES));
+	if (probe_mgr_read_area(pr->m, shm_host_ext(&h, SHM_EXT_PROBES),
+				h.ext_size[SHM_EXT_PROBES]) < 0)
+		log_warn("the program overwrote spool's probe area: the probes' status and counts "
+			 "are unknown");
 	for (size_t i = 0; i < pr->m->ndefs; i++)
 		placed += pr->m->defs[i].registered && pr->m->defs[i].status == PROBE_S_PATCHED;
 	if (!so->quiet)
@@ -442,10 +453,15 @@ out_signals:
 		       "format=spool-summary-1\nprogram=%s\nattached_pid=%d\nexit_status=0\n"
 		       "term_signal=0\nevents=%llu\nlock_events=0\nlost_ring=%llu\n"
 		       "lost_no_ring=%llu\nseq_gaps=%llu\nthreads=%u\nprocesses=%u\n"
-		       "ring_bytes=%u\n",
+		       "ring_bytes=%u\ndamaged_rings=%llu\nlost_damaged=%llu\n",
 		       pr->m->exe, (int)pid, (unsigned long long)st.events,
 		       (unsigned long long)st.lost_ring, (unsigned long long)st.lost_no_ring,
-		       (unsigned long long)st.seq_gaps, st.threads, st.procs, so->ring_bytes);
+		       (unsigned long long)st.seq_gaps, st.threads, st.procs, so->ring_bytes,
+		       (unsigned long long)st.corrupt_rings, (unsigned long long)st.lost_damaged);
+	if (len < 0)
+		len = 0;
+	else if ((size_t)len >= sizeof(summary))
+		len = (int)sizeof(summary) - 1; /* cut, never read past the buffer */
 	trace_writer_add_file(w, "summary", summary, (size_t)len);
 	/* what the state file says at close: the summary line says the same */
 	trace_writer_loss(w, &loss);

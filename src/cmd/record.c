@@ -284,9 +284,12 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	memcpy(ctx->info.report, a->report, n);
 	ctx->info.report[n] = 0;
 	if (h->ctl->nprocs) {
-		p = shm_proc_at(h->base, 0);
-		ctx->info.pid = p->pid;
-		n = p->exe_len < sizeof(p->exe) - 1 ? p->exe_len : sizeof(p->exe) - 1;
+		p = shm_proc_at(h->ctl, 0);
+		ctx->info.pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+		/* Read once, then bounded: the program can rewrite its slot. */
+		n = __atomic_load_n(&p->exe_len, __ATOMIC_RELAXED);
+		if (n > sizeof(p->exe) - 1)
+			n = sizeof(p->exe) - 1;
 		memcpy(ctx->info.exe, p->exe, n);
 		ctx->info.exe[n] = 0;
 		if (buildid_read(ctx->info.exe, ctx->info.buildid, sizeof(ctx->info.buildid)) < 0)
@@ -417,7 +420,10 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 			 "executable: %s): those values are not recorded, a replay reads new ones",
 			 ctx->scan.n[RR_SCAN_TSC], ctx->scan.where[RR_SCAN_TSC]);
 	if (i->flags & RR_F_STOP)
-		log_err("%s", i->report);
+		log_err("%s", i->report[0]
+				  ? i->report
+				  : "the recording was stopped without a reason (the program "
+				    "may have written over spool's shared memory)");
 	else if (res->term_signal && res->term_signal != SIGSEGV && res->term_signal != SIGBUS &&
 		 res->term_signal != SIGFPE && res->term_signal != SIGILL &&
 		 res->term_signal != SIGABRT && res->term_signal != SIGTRAP &&

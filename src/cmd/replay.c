@@ -51,6 +51,8 @@ struct replay_ctx {
 	const struct rr_log *log;
 	uint32_t stuck_ms, opts;
 	struct rr_area *area;
+	uint64_t threads_off;  /* the area's layout as rr_log_fill wrote it, kept */
+	uint32_t max_threads;  /* here: the program can rewrite the area */
 	struct rr_watch watch; /* kills a program the agent stopped */
 	char report[RR_REPORT_BYTES];
 	uint32_t flags;
@@ -154,6 +156,12 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	if (rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
 		return -ENOMEM;
 	ctx->area = area;
+	ctx->threads_off = ((struct rr_area *)area)->threads_off;
+	ctx->max_threads = ((struct rr_area *)area)->max_threads;
+	if (ctx->threads_off > h->ext_size[SHM_EXT_REPLAY] ||
+	    (uint64_t)ctx->max_threads * sizeof(struct rr_thread_slot) >
+		h->ext_size[SHM_EXT_REPLAY] - ctx->threads_off)
+		ctx->max_threads = 0;
 	return rr_watch_start(&ctx->watch, h, area);
 }
 
@@ -171,10 +179,10 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->report[n] = 0;
 	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
 	ctx->nsw = a->nsw;
-	th = (const struct rr_thread_slot *)((char *)a + a->threads_off);
-	ctx->nthreads = a->max_threads;
+	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
+	ctx->nthreads = ctx->max_threads;
 	ctx->short_thread = UINT32_MAX;
-	for (uint32_t i = 0; i < a->max_threads; i++)
+	for (uint32_t i = 0; i < ctx->max_threads; i++)
 		if (th[i].done < th[i].nevents) {
 			ctx->short_thread = i;
 			ctx->short_done = th[i].done;

@@ -12,6 +12,14 @@
  * control block's process slots; the collector turns it into side files of
  * the trace, with the build ids of every mapped file, so the trace can be
  * symbolized offline, on another machine, after the binaries changed.
+ *
+ * The program can write anything anywhere in the shared region. A ring it
+ * damaged is dropped from then on and counted as a loss (its events after
+ * the damage never reach the trace): the events its thread numbered since
+ * the last good one, at least one. Counters that cannot be true (a ring's
+ * lost counter going back or jumping by more than any thread could drop)
+ * damage the ring the same way. At the end the control block's fixed
+ * fields are compared with what spool wrote, and any change is reported.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +32,8 @@
 
 /* A record the agent wrote without reading the TSC: only spool:user ones. */
 #define COLLECT_UNTIMED(rec) ((rec)->tsc == 0 && ev_kind((rec)->word) == KIND_USER)
+/* More events than 65536 threads could number: a damaged counter. */
+#define COLLECT_MAX_NO_RING ((uint64_t)UINT32_MAX * EV_MAX_THREADS)
 
 struct ring_state {
 	struct trace_stream *stream;
@@ -31,17 +41,23 @@ struct ring_state {
 	uint32_t last_seq;
 	int have_seq;
 	int corrupt;
-	uint64_t lost_seen;
-	uint64_t last_tsc; /* of the last record written: an untimed record's time */
+	int map_warned;	    /* the ring could not be mapped (said once) */
+	uint64_t lost_seen; /* the producer's lost counter, last plausible value */
+	uint64_t lost_now;  /* the value collector_lost_ok just accepted */
+	uint32_t seq_seen;  /* the producer's last_seq when lost_seen was read */
+	uint64_t damaged;   /* events lost because the program damaged the ring */
+	uint64_t last_tsc;  /* of the last record written: an untimed record's time */
 };
 
 struct collector {
 	struct shm_host *h;
 	struct trace_writer *w;
-	struct ring_state *rings; /* ctl->max_rings entries */
+	struct ring_state *rings; /* h->max_rings entries */
 	uint32_t *proc_gen;	  /* maps_gen last written, per process slot */
+	uint8_t *proc_cut;	  /* per process slot: its cut text was reported */
 	struct collector_stats st;
 	uint32_t cur_ring;	  /* ring being drained, for the callback */
+	uint32_t bad_kind;	  /* kind of the last record the writer refused */
 	struct rec_hdr *scratch;  /* an untimed record with its time filled in */
 	size_t scratch_cap;
 	struct trace_zinput z;	  /* --compress: packs input data (zinput.c) */
@@ -56,9 +72,10 @@ int collector_new(struct collector **out, struct shm_host *h, struct trace_write
 		return -ENOMEM;
 	c->h = h;
 	c->w = w;
-	c->rings = calloc(h->ctl->max_rings, sizeof(*c->rings));
+	c->rings = calloc(h->max_rings, sizeof(*c->rings));
 	c->proc_gen = calloc(SHM_MAX_PROCS, sizeof(*c->proc_gen));
-	if (!c->rings || !c->proc_gen) {
+	c->proc_cut = calloc(SHM_MAX_PROCS, 1);
+	if (!c->rings || !c->proc_gen || !c->proc_cut) {
 		collector_free(c);
 		return -ENOMEM;
 	}
@@ -72,6 +89,7 @@ void collector_free(struct collector *c)
 		return;
 	free(c->rings);
 	free(c->proc_gen);
+	free(c->proc_cut);
 	free(c->scratch);
 	if (c->compress)
 		trace_zinput_free(&c->z);
@@ -125,6 +143,13 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	if (c->compress)
 		rec = trace_zinput_pack(&c->z, rec);
 	rc = trace_stream_write(rs->stream, rec);
+	if (rc == -EINVAL) {
+		/* A record no agent writes (a size that does not match its
+		 * kind, an unknown kind): the program wrote over the ring.
+		 * The ring is abandoned; collector_ring_damaged counts it. */
+		c->bad_kind = ev_kind(rec->word);
+		return -EPROTO;
+	}
 	if (rc < 0) {
 		/* counted as lost; said once, not once a record */
 		if (!c->st.rejected++)
@@ -151,18 +176,75 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	return 0;
 }
 
+/* What a damaged ring i lost: the events its thread numbered after the
+ * last record we took (the producer's last_seq, itself untrusted: an
+ * implausible value counts as one), at least one. hdr gets the ring's
+ * header (zeroed if unreadable). */
+static uint64_t collector_damage_estimate(struct collector *c, uint32_t i, struct shm_ring *hdr)
+{
+	struct ring_state *rs = &c->rings[i];
+
+	if (shm_host_ring_peek(c->h, i, hdr) == 0) {
+		uint32_t d = hdr->last_seq - (rs->have_seq ? rs->last_seq : 0);
+
+		if (d && d < (1u << 31))
+			return d;
+	} else {
+		memset(hdr, 0, sizeof(*hdr));
+	}
+	return 1;
+}
+
+/* Ring i is damaged: nothing more is read from it; its loss is estimated
+ * now and again at the end (its thread may go on numbering events). */
+static void collector_ring_damaged(struct collector *c, uint32_t i, const char *what)
+{
+	struct ring_state *rs = &c->rings[i];
+	struct shm_ring hdr;
+
+	if (rs->corrupt)
+		return;
+	rs->corrupt = 1;
+	c->st.corrupt_rings++;
+	rs->damaged = collector_damage_estimate(c, i, &hdr);
+	if (rs->stream)
+		trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged);
+	log_warn("the program damaged the shared memory of thread %u (pid %u, ring %u): %s; "
+		 "its events from there on are lost (%llu so far)",
+		 hdr.tid, hdr.pid, i, what, (unsigned long long)rs->damaged);
+}
+
+/* The producer's lost counter only grows, and by no more than the events
+ * its thread numbered meanwhile (last_seq counts every attempt, dropped
+ * ones included, and is stored before a drop is counted: reading lost
+ * first, then last_seq, sees them in that order). Anything else is damage,
+ * or a last_seq that was itself overwritten. */
+static int collector_lost_ok(struct ring_state *rs, const struct shm_ring *r)
+{
+	uint64_t lost = __atomic_load_n(&r->lost, __ATOMIC_ACQUIRE);
+	uint32_t seq = __atomic_load_n(&r->last_seq, __ATOMIC_ACQUIRE);
+	uint32_t dseq = seq - rs->seq_seen;
+
+	if (lost < rs->lost_seen || lost - rs->lost_seen > dseq)
+		return 0;
+	rs->seq_seen = seq;
+	rs->lost_now = lost;
+	return 1;
+}
+
 /*
- * The thread of ring r has ended and the ring is drained: give it back to
+ * The thread of ring i has ended and the ring is drained: give it back to
  * the agent, which reuses it for a new thread (the handshake is described
- * in agent_thread.c). Only when everything up to head is in its stream;
- * the CAS leaves a ring alone whose state the target changed meanwhile.
+ * in agent_thread.c). Only when everything up to head is in its stream (our
+ * own tail, not the shared copy); the CAS leaves a ring alone whose state
+ * the target changed meanwhile. The ring is ours to write: spool mapped it
+ * at the offset it computed.
  */
-static void collector_release(struct shm_ring *r)
+static void collector_release(struct collector *c, uint32_t i, struct shm_ring *r)
 {
 	uint32_t st = RING_EXITED;
 
-	if (__atomic_load_n(&r->tail, __ATOMIC_RELAXED) !=
-	    __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
+	if (c->h->tail[i] != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
 				    __ATOMIC_RELAXED);
@@ -174,30 +256,29 @@ int collector_drain(struct collector *c)
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct ring_state *rs = &c->rings[i];
-		struct shm_ring *r = shm_ring_at(c->h->base, i);
+		struct shm_ring *r = NULL;
 		uint64_t lost;
 		uint32_t state;
 		int rc;
 
 		if (rs->corrupt)
 			continue;
-		/* Loaded before the drain reads head: the agent stores
-		 * RING_EXITED after the thread's last commit. */
-		state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (!rs->stream && !rs->no_stream) {
-			uint32_t pid = __atomic_load_n(&r->pid, __ATOMIC_ACQUIRE);
-			uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_ACQUIRE);
+			struct shm_ring hdr;
 
-			if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == 0 &&
-			    __atomic_load_n(&r->lost, __ATOMIC_RELAXED) == 0) {
+			/* Looked at without mapping it: a ring is mapped only
+			 * once it has something for us. */
+			if (shm_host_ring_peek(c->h, i, &hdr) < 0)
+				continue;
+			if (hdr.head == 0 && hdr.lost == 0) {
 				/* a thread that ended without a record (its
 				 * KIND_THREAD always fits, so only in theory):
 				 * its ring is free all the same */
-				if (state == RING_EXITED)
-					collector_release(r);
+				if (hdr.state == RING_EXITED && (r = shm_host_ring(c->h, i)))
+					collector_release(c, i, r);
 				continue;
 			}
-			rc = trace_writer_stream(c->w, i, pid, tid, &rs->stream);
+			rc = trace_writer_stream(c->w, i, hdr.pid, hdr.tid, &rs->stream);
 			if (rc < 0) {
 				/* The ring is still drained (its thread must not
 				 * wait for room), into nothing: what it held is
@@ -205,37 +286,68 @@ int collector_drain(struct collector *c)
 				 * on. */
 				log_err("cannot create trace stream for thread %u: %s; its events "
 					"are counted as lost",
-					tid, strerror(-rc));
+					hdr.tid, strerror(-rc));
 				rs->no_stream = 1;
 			}
 		}
+		r = shm_host_ring(c->h, i);
+		if (!r) {
+			if (!rs->map_warned)
+				log_warn("cannot map the ring of thread index %u yet: %s", i,
+					 strerror(errno));
+			rs->map_warned = 1;
+			continue;
+		}
+		/* Loaded before the drain reads head: the agent stores
+		 * RING_EXITED after the thread's last commit. */
+		state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		c->cur_ring = i;
+		c->bad_kind = UINT32_MAX;
 		rc = shm_host_drain_ring(c->h, i, on_record, c);
 		if (rc == -EPROTO) {
-			log_err("ring of thread %u (pid %u) is corrupt; its later events are lost",
-				r->tid, r->pid);
-			rs->corrupt = 1;
-			c->st.corrupt_rings++;
+			char what[80];
+
+			if (c->bad_kind != UINT32_MAX)
+				snprintf(what, sizeof(what), "a record of kind %u has a size no agent writes",
+					 c->bad_kind);
+			else
+				snprintf(what, sizeof(what), "its head or a record is out of bounds");
+			collector_ring_damaged(c, i, what);
+			continue;
 		} else if (rc < 0) {
 			return rc;
 		}
-		lost = __atomic_load_n(&r->lost, __ATOMIC_RELAXED);
+		if (!collector_lost_ok(rs, r)) {
+			collector_ring_damaged(c, i, "its lost counter went back or jumped");
+			continue;
+		}
+		lost = rs->lost_now;
 		if (lost != rs->lost_seen) {
 			rs->lost_seen = lost;
 			if (rs->stream)
 				trace_stream_discarded(rs->stream, lost);
 		}
-		if (state == RING_EXITED && rc >= 0)
-			collector_release(r);
+		if (state == RING_EXITED)
+			collector_release(c, i, r);
 	}
 	return 0;
+}
+
+/* The producers' count of events lost for lack of a ring, read from the
+ * control block the program can write: a count no run could reach is not
+ * believed (said once, at the end, by collector_check_ctl). */
+static uint64_t collector_lost_no_ring(struct collector *c)
+{
+	uint64_t n = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED);
+
+	return n > COLLECT_MAX_NO_RING ? 0 : n;
 }
 
 /* The collector's part of the losses, for the trace's state file. */
 static void note_loss(struct collector *c)
 {
 	struct trace_loss l = {
-	    .no_ring = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED),
+	    .no_ring = collector_lost_no_ring(c),
 	    .seq_gaps = c->st.seq_gaps,
 	    .damaged_rings = c->st.corrupt_rings,
 	    .rejected = c->st.rejected,
@@ -244,9 +356,9 @@ static void note_loss(struct collector *c)
 
 	/* the producers' drops of rings without a stream (the writer counts
 	 * those of the others) */
-	for (uint32_t i = 0; i < c->h->ctl->max_rings; i++)
-		if (c->rings[i].no_stream)
-			l.ring_full += c->rings[i].lost_seen;
+	for (uint32_t i = 0; i < c->h->max_rings; i++)
+		if (!c->rings[i].stream)
+			l.ring_full += c->rings[i].lost_seen + c->rings[i].damaged;
 	trace_writer_note_loss(c->w, &l);
 }
 
@@ -254,7 +366,7 @@ int collector_flush(struct collector *c)
 {
 	int ret = 0;
 
-	for (uint32_t i = 0; i < c->h->ctl->max_rings; i++) {
+	for (uint32_t i = 0; i < c->h->max_rings; i++) {
 		int rc;
 
 		if (!c->rings[i].stream)
@@ -270,48 +382,69 @@ int collector_flush(struct collector *c)
 }
 
 /* Write proc/<pid>.{exe,cmdline,maps,buildids} for each process slot whose
- * maps changed since last time. */
-static int write_proc_files(struct collector *c)
+ * maps changed since last time. Everything is copied out of the slot first
+ * and bounded (the program may rewrite it at any time); maps_gen is odd
+ * while the agent rewrites the text, and a copy taken while it was odd or
+ * changed is taken again next time, unless final (the program has ended:
+ * then the text is what it is). */
+static int write_proc_files(struct collector *c, int final)
 {
 	uint32_t n = __atomic_load_n(&c->h->ctl->nprocs, __ATOMIC_ACQUIRE);
-	char name[64];
+	char name[64], exe[SHM_PROC_EXE];
 	int ret = 0;
 
 	if (n > SHM_MAX_PROCS)
 		n = SHM_MAX_PROCS;
 	for (uint32_t i = 0; i < n; i++) {
-		struct shm_proc *p = shm_proc_at(c->h->base, i);
+		struct shm_proc *p = shm_proc_at(c->h->ctl, i);
 		uint32_t gen = __atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE);
-		size_t maps_len, cmd_len, exe_len;
-		char *maps, *ids = NULL;
-		size_t ids_len = 0;
-		int rc;
+		uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+		uint32_t exe_len = __atomic_load_n(&p->exe_len, __ATOMIC_RELAXED);
+		char *maps = NULL, *cmd = NULL, *ids = NULL;
+		size_t maps_len, cmd_len, ids_len = 0;
+		int rc, cut_maps, cut_cmd;
 
-		if (!p->pid || gen == c->proc_gen[i])
+		if (!pid || gen == c->proc_gen[i] || (gen % 2 && !final))
 			continue;
-		maps_len = p->maps_len < SHM_PROC_MAPS ? p->maps_len : SHM_PROC_MAPS;
-		cmd_len = p->cmdline_len < SHM_PROC_CMDLINE ? p->cmdline_len : SHM_PROC_CMDLINE;
-		exe_len = p->exe_len < sizeof(p->exe) ? p->exe_len : sizeof(p->exe);
-		/* Copy out first: the agent may rewrite the slot after a dlopen. */
-		maps = malloc(maps_len + 1);
-		if (!maps)
-			return -ENOMEM;
-		memcpy(maps, p->maps, maps_len);
-		maps[maps_len] = 0;
-		snprintf(name, sizeof(name), "proc/%u.exe", p->pid);
-		rc = trace_writer_add_file(c->w, name, p->exe, exe_len);
-		snprintf(name, sizeof(name), "proc/%u.cmdline", p->pid);
+		if (exe_len >= sizeof(exe))
+			exe_len = 0;
+		memcpy(exe, p->exe, exe_len);
+		rc = shm_host_proc_text(c->h, i, 1, &maps, &maps_len, &cut_maps);
 		if (!rc)
-			rc = trace_writer_add_file(c->w, name, p->cmdline, cmd_len);
-		snprintf(name, sizeof(name), "proc/%u.maps", p->pid);
+			rc = shm_host_proc_text(c->h, i, 0, &cmd, &cmd_len, &cut_cmd);
+		if (rc < 0) {
+			free(maps);
+			return rc;
+		}
+		if (__atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE) != gen && !final) {
+			free(maps);
+			free(cmd);
+			continue; /* rewritten while we copied: next time */
+		}
+		if ((cut_maps || cut_cmd) && !c->proc_cut[i]) {
+			c->proc_cut[i] = 1;
+			c->st.cut_procs++;
+			log_warn(
+			    "process %u: its %s%s%s could not be kept whole (more than %u MiB, or "
+			    "a damaged slot): addresses past the cut stay unsymbolized",
+			    pid, cut_cmd ? "command line" : "", cut_cmd && cut_maps ? " and " : "",
+			    cut_maps ? "maps" : "", SHM_PROC_TEXT_BYTES >> 20);
+		}
+		snprintf(name, sizeof(name), "proc/%u.exe", pid);
+		rc = trace_writer_add_file(c->w, name, exe, exe_len);
+		snprintf(name, sizeof(name), "proc/%u.cmdline", pid);
+		if (!rc)
+			rc = trace_writer_add_file(c->w, name, cmd, cmd_len);
+		snprintf(name, sizeof(name), "proc/%u.maps", pid);
 		if (!rc)
 			rc = trace_writer_add_file(c->w, name, maps, maps_len);
 		if (!rc && buildid_list_for_maps(maps, &ids, &ids_len) == 0) {
-			snprintf(name, sizeof(name), "proc/%u.buildids", p->pid);
+			snprintf(name, sizeof(name), "proc/%u.buildids", pid);
 			rc = trace_writer_add_file(c->w, name, ids, ids_len);
 		}
 		free(ids);
 		free(maps);
+		free(cmd);
 		if (rc < 0 && !ret)
 			ret = rc;
 		c->proc_gen[i] = gen;
@@ -319,16 +452,61 @@ static int write_proc_files(struct collector *c)
 	return ret;
 }
 
+/* The control block's fixed fields as spool wrote them? A program that
+ * overwrote them gets told (spool itself never reads them back). */
+static void collector_check_ctl(struct collector *c)
+{
+	const struct shm_ctl *k = c->h->ctl;
+	uint64_t lnr;
+
+	if (k->magic != SHM_MAGIC || k->version != SHM_VERSION || k->ctl_size != SHM_CTL_SIZE ||
+	    k->total_size != c->h->size || k->procs_offset != SHM_CTL_SIZE ||
+	    k->rings_offset != SHM_RINGS_OFFSET || k->ring_bytes != c->h->ring_bytes ||
+	    k->max_rings != c->h->max_rings || k->watermark != c->h->watermark) {
+		c->st.ctl_damaged = 1;
+		log_warn("the program overwrote spool's control block in the shared memory "
+			 "(sizes, offsets or its magic number); spool kept its own copy");
+	}
+	lnr = __atomic_load_n(&k->lost_no_ring, __ATOMIC_RELAXED);
+	if (lnr > COLLECT_MAX_NO_RING) {
+		c->st.ctl_damaged = 1;
+		log_warn("the program overwrote the count of events lost for lack of a ring "
+			 "(%llu): it is not trusted, the true count is unknown",
+			 (unsigned long long)lnr);
+		lnr = 0;
+	}
+	c->st.lost_no_ring = lnr;
+}
+
 int collector_finish(struct collector *c, struct collector_stats *st)
 {
 	int rc = collector_drain(c);
-	int rc2 = write_proc_files(c);
+	int rc2 = write_proc_files(c, 1);
 	struct trace_loss l;
 
 	c->st.lost_ring = 0;
-	for (uint32_t i = 0; i < c->h->ctl->max_rings; i++)
-		c->st.lost_ring += c->rings[i].lost_seen;
-	c->st.lost_no_ring = __atomic_load_n(&c->h->ctl->lost_no_ring, __ATOMIC_RELAXED);
+	c->st.lost_damaged = 0;
+	for (uint32_t i = 0; i < c->h->max_rings; i++) {
+		struct ring_state *rs = &c->rings[i];
+
+		if (rs->corrupt) {
+			struct shm_ring hdr;
+			uint64_t d = collector_damage_estimate(c, i, &hdr);
+
+			if (d > rs->damaged)
+				rs->damaged = d;
+			/* The trace says it too (events_discarded of the stream). */
+			if (rs->stream)
+				trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged);
+		}
+		c->st.lost_ring += rs->lost_seen + rs->damaged;
+		c->st.lost_damaged += rs->damaged;
+	}
+	collector_check_ctl(c);
+	if (c->st.corrupt_rings)
+		log_warn("%llu ring%s damaged by the program: at least %llu events lost",
+			 (unsigned long long)c->st.corrupt_rings, c->st.corrupt_rings > 1 ? "s" : "",
+			 (unsigned long long)c->st.lost_damaged);
 	if (!rc)
 		rc = collector_flush(c);
 	note_loss(c);
@@ -352,5 +530,5 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 
 int collector_sync_procs(struct collector *c)
 {
-	return write_proc_files(c);
+	return write_proc_files(c, 0);
 }

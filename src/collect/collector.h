@@ -13,19 +13,23 @@
 #include "shm_host.h"
 
 struct collector_stats {
-	uint64_t events;       /* records written to the trace (after collector_finish:
-				* on the disk; before, some may not get there) */
-	uint64_t lock_events;  /* of which KIND_LOCK */
-	uint64_t sched_events; /* of which KIND_SCHED (record/replay's schedule) */
-	uint64_t zsaved;       /* bytes collector_compress saved */
-	uint64_t lost_ring;    /* dropped by producers: ring full (sum of ring->lost) */
-	uint64_t lost_no_ring; /* dropped: the thread found no free ring */
-	uint64_t seq_gaps;     /* events missing according to sequence numbers */
-	uint64_t corrupt_rings;
-	uint64_t rejected;   /* records the writer refused (malformed): lost */
-	uint64_t lost_write; /* events that did not reach the disk (writer) */
-	uint64_t unwritten;  /* of which: records of rings whose stream could not be made */
-	uint64_t lost_files; /* side files that could not be written */
+	uint64_t events;	/* records written to the trace (after collector_finish:
+				 * on the disk; before, some may not get there) */
+	uint64_t lock_events;	/* of which KIND_LOCK */
+	uint64_t sched_events;	/* of which KIND_SCHED (record/replay's schedule) */
+	uint64_t zsaved;	/* bytes collector_compress saved */
+	uint64_t lost_ring;	/* dropped by producers: ring full (sum of ring->lost),
+				 * plus lost_damaged */
+	uint64_t lost_damaged;	/* lost in rings the program damaged (at least one each) */
+	uint64_t lost_no_ring;	/* dropped: the thread found no free ring */
+	uint64_t seq_gaps;	/* events missing according to sequence numbers */
+	uint64_t corrupt_rings; /* rings the program damaged: skipped from then on */
+	uint64_t rejected;	/* records the writer refused (malformed): lost */
+	uint64_t lost_write;	/* events that did not reach the disk (writer) */
+	uint64_t unwritten;	/* of which: records of rings whose stream could not be made */
+	uint64_t lost_files;	/* side files that could not be written */
+	uint32_t cut_procs;	/* processes whose command line or maps were cut */
+	int ctl_damaged;	/* the program overwrote the control block */
 	uint32_t threads;
 	uint32_t procs;
 };

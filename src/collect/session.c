@@ -375,12 +375,13 @@ static int write_summary(struct trace_writer *w, const struct session_opts *o,
 	    "format=spool-summary-1\nprogram=%s\nexit_status=%d\nterm_signal=%d\n"
 	    "events=%llu\nlock_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
 	    "seq_gaps=%llu\ndamaged_rings=%llu\nrejected=%llu\nlost_write=%llu\n"
-	    "threads=%u\nprocesses=%u\nring_bytes=%u\n",
+	    "threads=%u\nprocesses=%u\nring_bytes=%u\nlost_damaged=%llu\n",
 	    o->argv[0], res->exit_status, res->term_signal, (unsigned long long)res->st.events,
 	    (unsigned long long)res->st.lock_events, (unsigned long long)res->st.lost_ring,
 	    (unsigned long long)res->st.lost_no_ring, (unsigned long long)res->st.seq_gaps,
 	    (unsigned long long)res->st.corrupt_rings, (unsigned long long)res->st.rejected,
-	    (unsigned long long)res->st.lost_write, res->st.threads, res->st.procs, o->ring_bytes);
+	    (unsigned long long)res->st.lost_write, res->st.threads, res->st.procs, o->ring_bytes,
+	    (unsigned long long)res->st.lost_damaged);
 	return trace_writer_add_file(w, "summary", buf, (size_t)n);
 }
 
@@ -472,6 +473,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		goto out_signals;
 	}
 	child_pid = pid;
+	__atomic_store_n(&h.child_pid, (int)pid, __ATOMIC_RELEASE);
 	if (pending_signal)
 		kill(pid, pending_signal);
 	res->ran = 1;
@@ -528,9 +530,25 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	 * is enough): a run of seconds gives it to a few ppm. */
 	if (trace_clock_refine(&clk, 2000) == 0)
 		trace_writer_set_clock(w, &clk);
-	if (h.ctl->state & SHM_STATE_DISABLED)
-		log_warn("the agent stopped recording: %.*s", (int)sizeof(h.ctl->reason),
-			 h.ctl->reason);
+	if (__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE) & SHM_STATE_FD_GONE)
+		log_warn("the program closed spool's descriptor (%s) or put another file at its "
+			 "number: threads it started after that were not traced (their events are "
+			 "counted as lost)",
+			 SHM_ENV_FD);
+	if (__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE) & SHM_STATE_NOMAP)
+		log_warn("the program's address space was full: some threads got no ring (their "
+			 "events are counted as lost; try a smaller --ring-size)");
+	if (__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE) & SHM_STATE_DISABLED) {
+		char why[sizeof(h.ctl->reason)];
+
+		/* A copy, shown as text only: the program can write it. */
+		memcpy(why, h.ctl->reason, sizeof(why));
+		why[sizeof(why) - 1] = 0;
+		for (char *q = why; *q; q++)
+			if ((unsigned char)*q < 0x20 || (unsigned char)*q == 0x7f)
+				*q = '?';
+		log_warn("the agent stopped recording: %s", why);
+	}
 	write_summary(w, o, res);
 	/* the numbers the state file gets at close, side files included */
 	trace_writer_loss(w, &res->loss);

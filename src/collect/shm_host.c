@@ -4,13 +4,21 @@
  * target inherits, fill the control block, drain the per-thread rings and
  * sleep until a producer signals a watermark.
  *
- * The target is not trusted: everything read from a ring is bounds-checked
- * before use, and a ring that breaks the format is marked corrupt in host
- * memory (never in the shared mapping, which the target could rewrite) and
- * skipped from then on. Rings are never reused: a thread index is unique for
- * the whole trace, across processes, so the consumer needs no reset logic.
+ * The target is not trusted (doc/DESIGN's rules of trust): the layout is
+ * kept in struct shm_host from creation on and never read back; the memfd
+ * is sealed against shrinking, so no page spool mapped can vanish under it
+ * (SIGBUS); every record is copied out of its ring and checked before use,
+ * and a ring that breaks the format is marked damaged in host memory (never
+ * in the shared mapping, which the target could rewrite) and skipped from
+ * then on. Rings are never reused: a thread index is unique for the whole
+ * trace, across processes, so the consumer needs no reset logic.
+ *
+ * Rings are mapped one by one when they first have something to drain, so
+ * spool's own address space grows with the threads the program has, not
+ * with --max-threads.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdlib.h>
@@ -29,9 +37,26 @@ int shm_host_create(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings,
 
 void *shm_host_ext(struct shm_host *h, unsigned i)
 {
-	if (i >= SHM_MAX_EXT || !h->ctl->ext_offset[i])
-		return NULL;
-	return (char *)h->base + h->ctl->ext_offset[i];
+	return i < SHM_MAX_EXT ? h->ext[i] : NULL;
+}
+
+/* Read exactly len bytes at off of the memfd (short only past its end). */
+static int shm_host_pread(struct shm_host *h, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(h->fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		done += (size_t)n;
+	}
+	return 0;
 }
 
 int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings,
@@ -53,81 +78,186 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 			continue;
 		if (ext_bytes[i] > (1ull << 40))
 			return -EINVAL;
-		size = (size + 4095) & ~4095ull;
+		size = (size + SHM_PAGE - 1) & ~(uint64_t)(SHM_PAGE - 1);
 		ext_off[i] = size;
 		size += ext_bytes[i];
 	}
-	if (size > (uint64_t)SIZE_MAX)
+	if (size > (uint64_t)INT64_MAX)
 		return -EOVERFLOW;
 
 	h->corrupt = calloc(max_rings, 1);
-	if (!h->corrupt)
-		return -ENOMEM;
-	/* No MFD_CLOEXEC: the target, and any image it execs, inherits it. */
-	h->fd = memfd_create("spool-shm", 0);
+	h->ring = calloc(max_rings, sizeof(*h->ring));
+	h->tail = calloc(max_rings, sizeof(*h->tail));
+	if (!h->corrupt || !h->ring || !h->tail) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	/* No MFD_CLOEXEC: the target, and any image it execs, inherits it.
+	 * Sealed against shrinking: a target that truncated the memfd would
+	 * make every access of ours past the new end a SIGBUS. */
+	h->fd = memfd_create("spool-shm", MFD_ALLOW_SEALING);
 	if (h->fd < 0) {
 		err = -errno;
 		goto out_free;
 	}
-	if (ftruncate(h->fd, (off_t)size) < 0) {
+	if (ftruncate(h->fd, (off_t)size) < 0 ||
+	    fcntl(h->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
 		err = -errno;
 		goto out_close;
 	}
-	h->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, h->fd, 0);
-	if (h->base == MAP_FAILED) {
+	c = mmap(NULL, SHM_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, h->fd, 0);
+	if (c == MAP_FAILED) {
 		err = -errno;
-		h->base = NULL;
 		goto out_close;
 	}
+	h->ctl = c;
 	h->size = size;
-	h->ctl = c = h->base;
+	h->ring_bytes = ring_bytes;
+	h->max_rings = max_rings;
+	h->watermark = ring_bytes / 4;
+	for (unsigned i = 0; ext_bytes && i < SHM_MAX_EXT; i++) {
+		if (!ext_off[i])
+			continue;
+		h->ext[i] = mmap(NULL, ext_bytes[i], PROT_READ | PROT_WRITE, MAP_SHARED, h->fd,
+				 (off_t)ext_off[i]);
+		if (h->ext[i] == MAP_FAILED) {
+			err = -errno;
+			h->ext[i] = NULL;
+			goto out_unmap;
+		}
+		h->ext_offset[i] = ext_off[i];
+		h->ext_size[i] = ext_bytes[i];
+	}
 
 	c->version = SHM_VERSION;
 	c->ctl_size = SHM_CTL_SIZE;
 	c->total_size = size;
 	c->procs_offset = SHM_CTL_SIZE;
-	c->rings_offset = SHM_CTL_SIZE + (uint64_t)SHM_MAX_PROCS * sizeof(struct shm_proc);
+	c->rings_offset = SHM_RINGS_OFFSET;
 	c->ring_bytes = ring_bytes;
 	c->max_rings = max_rings;
-	c->watermark = ring_bytes / 4;
+	c->watermark = h->watermark;
 	c->stack_depth = stack_depth;
 	c->host_pid = (uint32_t)getpid();
 	c->nlocks = 1; /* lock index 0 means "no lock" */
 	c->features = SHM_FEAT_LOCKS;
-	for (unsigned i = 0; ext_bytes && i < SHM_MAX_EXT; i++) {
-		c->ext_offset[i] = ext_off[i];
-		c->ext_size[i] = ext_off[i] ? ext_bytes[i] : 0;
+	for (unsigned i = 0; i < SHM_MAX_EXT; i++) {
+		c->ext_offset[i] = h->ext_offset[i];
+		c->ext_size[i] = h->ext_size[i];
 	}
 	/* The magic goes last: an agent that sees it sees a complete block. */
 	__atomic_store_n(&c->magic, SHM_MAGIC, __ATOMIC_RELEASE);
 	return 0;
 
+out_unmap:
+	for (unsigned i = 0; i < SHM_MAX_EXT; i++)
+		if (h->ext[i])
+			munmap(h->ext[i], h->ext_size[i]);
+	munmap(h->ctl, SHM_HEAD_SIZE);
+	h->ctl = NULL;
 out_close:
 	close(h->fd);
 	h->fd = -1;
 out_free:
 	free(h->corrupt);
-	h->corrupt = NULL;
+	free(h->ring);
+	free(h->tail);
+	memset(h, 0, sizeof(*h));
+	h->fd = -1;
 	return err;
 }
 
 void shm_host_destroy(struct shm_host *h)
 {
-	if (h->base)
-		munmap(h->base, h->size);
+	for (uint32_t i = 0; h->ring && i < h->max_rings; i++)
+		if (h->ring[i])
+			munmap(h->ring[i], shm_ring_map_size(h->ring_bytes));
+	for (unsigned i = 0; i < SHM_MAX_EXT; i++)
+		if (h->ext[i])
+			munmap(h->ext[i], h->ext_size[i]);
+	if (h->ctl)
+		munmap(h->ctl, SHM_HEAD_SIZE);
 	if (h->fd >= 0)
 		close(h->fd);
 	free(h->corrupt);
+	free(h->ring);
+	free(h->tail);
+	free(h->scratch);
 	memset(h, 0, sizeof(*h));
 	h->fd = -1;
 }
 
-uint32_t shm_host_nrings(const struct shm_host *h)
+uint32_t shm_host_nrings(struct shm_host *h)
 {
 	uint32_t n = __atomic_load_n(&h->ctl->nrings, __ATOMIC_ACQUIRE);
 
-	/* Threads beyond max_rings bump nrings too but get no ring. */
-	return n < h->ctl->max_rings ? n : h->ctl->max_rings;
+	/* Threads beyond max_rings bump nrings too but get no ring; a target
+	 * that rewrites the allocator cannot hide rings already handed out. */
+	if (n > h->max_rings)
+		n = h->max_rings;
+	if (n > h->nrings_seen)
+		h->nrings_seen = n;
+	/* Rings are handed out in order, and a claimed ring is marked
+	 * active at once: the next ring's own header says whether it was
+	 * claimed, even if the program set the allocator back before we
+	 * looked at it. */
+	while (h->nrings_seen < h->max_rings) {
+		struct shm_ring r;
+
+		if (shm_host_ring_peek(h, h->nrings_seen, &r) < 0 ||
+		    (r.state == RING_FREE && !r.head && !r.lost))
+			break;
+		h->nrings_seen++;
+	}
+	return h->nrings_seen;
+}
+
+struct shm_ring *shm_host_ring(struct shm_host *h, uint32_t i)
+{
+	void *p;
+
+	if (i >= h->max_rings)
+		return NULL;
+	p = __atomic_load_n(&h->ring[i], __ATOMIC_ACQUIRE);
+	if (p)
+		return p;
+	p = mmap(NULL, shm_ring_map_size(h->ring_bytes), PROT_READ | PROT_WRITE, MAP_SHARED, h->fd,
+		 (off_t)shm_ring_offset(h->ring_bytes, i));
+	if (p == MAP_FAILED)
+		return NULL;
+	/* Published atomically: a sampling thread (sysprobe.c) peeks. */
+	__atomic_store_n(&h->ring[i], (struct shm_ring *)p, __ATOMIC_RELEASE);
+	return p;
+}
+
+int shm_host_ring_peek(struct shm_host *h, uint32_t i, struct shm_ring *out)
+{
+	struct shm_ring *r;
+
+	if (i >= h->max_rings)
+		return -EINVAL;
+	/* Callable from another thread than the collector's (sysprobe.c). */
+	r = __atomic_load_n(&h->ring[i], __ATOMIC_ACQUIRE);
+	if (r) {
+		memcpy(out, r, sizeof(*out));
+		return 0;
+	}
+	return shm_host_pread(h, out, sizeof(*out), shm_ring_offset(h->ring_bytes, i));
+}
+
+/* Room for a record of len bytes in h->scratch. */
+static int shm_host_scratch(struct shm_host *h, size_t len)
+{
+	void *p;
+
+	if (len <= h->scratch_cap)
+		return 0;
+	p = realloc(h->scratch, len);
+	if (!p)
+		return -ENOMEM;
+	h->scratch = p;
+	h->scratch_cap = len;
+	return 0;
 }
 
 int shm_host_drain_ring(struct shm_host *h, uint32_t i,
@@ -135,7 +265,7 @@ int shm_host_drain_ring(struct shm_host *h, uint32_t i,
 {
 	struct shm_ring *r;
 	unsigned char *data;
-	uint32_t size = h->ctl->ring_bytes;
+	uint32_t size = h->ring_bytes;
 	uint64_t head, tail;
 	int n = 0, ret;
 
@@ -143,17 +273,20 @@ int shm_host_drain_ring(struct shm_host *h, uint32_t i,
 		return -EINVAL;
 	if (h->corrupt[i])
 		return -EPROTO;
-	r = shm_ring_at(h->base, i);
+	r = shm_host_ring(h, i);
+	if (!r)
+		return -ENOMEM;
 	data = shm_ring_data(r);
+	/* head is read once: later changes are seen at the next drain. */
 	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-	tail = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+	tail = h->tail[i];
 	if (head - tail > size)
 		goto corrupt;
 
 	while (tail != head) {
 		uint64_t off = tail & (size - 1);
 		uint64_t left = size - off;
-		const struct rec_hdr *rec;
+		struct rec_hdr hd;
 
 		/* Too short for a header before the end: implicit padding
 		 * (see ring_produce.h). */
@@ -165,23 +298,32 @@ int shm_host_drain_ring(struct shm_host *h, uint32_t i,
 		}
 		if (head - tail < sizeof(struct rec_hdr))
 			goto corrupt;
-		rec = (const struct rec_hdr *)(data + off);
-		if (rec->size % 8 || rec->size < sizeof(struct rec_hdr) || rec->size > left ||
-		    rec->size > head - tail)
+		/* Copy, then check the copy: the target may change the ring
+		 * between our check and our use. */
+		memcpy(&hd, data + off, sizeof(hd));
+		if (hd.size % 8 || hd.size < sizeof(struct rec_hdr) || hd.size > left ||
+		    hd.size > head - tail)
 			goto corrupt;
-		if (ev_kind(rec->word) == KIND_PAD) {
+		if (ev_kind(hd.word) == KIND_PAD) {
 			/* A pad always runs exactly to the end of the data area. */
-			if (rec->size != left)
+			if (hd.size != left)
 				goto corrupt;
 		} else {
-			ret = cb(arg, rec);
+			ret = shm_host_scratch(h, hd.size);
+			if (ret < 0)
+				return ret;
+			memcpy(h->scratch, data + off, hd.size);
+			*h->scratch = hd;
+			ret = cb(arg, h->scratch);
 			if (ret) {
+				h->tail[i] = tail;
 				__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 				return ret;
 			}
 			n++;
 		}
-		tail += rec->size;
+		tail += hd.size;
+		h->tail[i] = tail;
 		/* Free space as we go so a fast producer loses less. */
 		__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	}
@@ -192,20 +334,64 @@ corrupt:
 	return -EPROTO;
 }
 
-/* Any ring already filled past the watermark? */
+int shm_host_proc_text(struct shm_host *h, uint32_t i, int which, char **out, size_t *len, int *cut)
+{
+	struct shm_proc *p;
+	uint64_t off, n;
+	uint32_t flags;
+	char *buf;
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	*cut = 0;
+	if (i >= SHM_MAX_PROCS)
+		return -EINVAL;
+	p = shm_proc_at(h->ctl, i);
+	/* Each field is read once, then bounded: a slot the target rewrote
+	 * yields wrong text, never a read outside the area. */
+	flags = __atomic_load_n(&p->text_flags, __ATOMIC_RELAXED);
+	if (which == 0) {
+		off = 0;
+		n = __atomic_load_n(&p->cmdline_len, __ATOMIC_RELAXED);
+		*cut = !!(flags & SHM_TEXT_CMDLINE_CUT);
+	} else {
+		off = __atomic_load_n(&p->maps_off, __ATOMIC_RELAXED);
+		n = __atomic_load_n(&p->maps_len, __ATOMIC_RELAXED);
+		*cut = !!(flags & SHM_TEXT_MAPS_CUT);
+	}
+	if (off > SHM_PROC_TEXT_BYTES || n > SHM_PROC_TEXT_BYTES - off) {
+		/* Out of bounds: the slot is damaged, its text unknown. */
+		*cut = 1;
+		n = 0;
+	}
+	buf = malloc(n + 1);
+	if (!buf)
+		return -ENOMEM;
+	rc = n ? shm_host_pread(h, buf, n, shm_proc_text_offset(i) + off) : 0;
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* Any ring already filled past the watermark? Only rings we have mapped
+ * (a ring is mapped at its first drain; the timeout covers the others). */
 static int shm_host_ready(struct shm_host *h)
 {
 	uint32_t n = shm_host_nrings(h), i;
-	uint32_t wm = h->ctl->watermark;
+	uint32_t wm = h->watermark;
 
 	for (i = 0; i < n; i++) {
-		struct shm_ring *r = shm_ring_at(h->base, i);
+		struct shm_ring *r = __atomic_load_n(&h->ring[i], __ATOMIC_ACQUIRE);
 
-		if (h->corrupt[i])
+		if (!r || h->corrupt[i])
 			continue;
-		if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) -
-			    __atomic_load_n(&r->tail, __ATOMIC_RELAXED) >=
-		    wm)
+		if (__atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - h->tail[i] >= wm)
 			return 1;
 	}
 	return 0;

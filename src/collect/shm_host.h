@@ -13,12 +13,35 @@
 #include "../common/event.h"
 #include "../common/shm.h"
 
+/*
+ * Everything spool needs to find its way in the region is kept here, in
+ * spool's own memory, from the moment it created the region: the target
+ * can rewrite the control block at will, so sizes, offsets and counts are
+ * never read back from it. Values the target legitimately writes (ring
+ * heads, counters, process slots) are read once, checked against these
+ * bounds, and only then used; nothing is ever written through an address
+ * derived from them.
+ */
 struct shm_host {
 	int fd;		     /* memfd, without O_CLOEXEC: the target inherits it */
-	void *base;	     /* our MAP_SHARED mapping */
-	size_t size;
-	struct shm_ctl *ctl; /* == base */
-	uint8_t *corrupt;    /* per ring: 1 once found corrupt, then skipped (host-private) */
+	struct shm_ctl *ctl; /* our mapping of the head (ctl + process slots) */
+	uint64_t size;	     /* bytes of the memfd */
+	uint32_t ring_bytes;
+	uint32_t max_rings;
+	uint32_t watermark;
+	uint32_t nrings_seen; /* highest ring count seen (clamped to max_rings) */
+	uint64_t ext_offset[SHM_MAX_EXT];
+	uint64_t ext_size[SHM_MAX_EXT];
+	void *ext[SHM_MAX_EXT];	 /* our mappings of the feature areas */
+	struct shm_ring **ring;	 /* per ring: our mapping, NULL until it has data */
+	uint64_t *tail;		 /* per ring: what we consumed (the shared tail is a copy) */
+	uint8_t *corrupt;	 /* per ring: 1 once found damaged, then skipped */
+	struct rec_hdr *scratch; /* the record being handed out, copied from the ring */
+	size_t scratch_cap;
+	/* The program spool started (session.c sets it once it runs; 0
+	 * before): the only process spool ever signals on the region's
+	 * behalf. A pid read from the region could be any process. */
+	int child_pid;
 };
 
 /* ring_bytes must be a power of two >= 4096. */
@@ -31,19 +54,38 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 void *shm_host_ext(struct shm_host *h, unsigned i);
 void shm_host_destroy(struct shm_host *h);
 
+/* Ring i in our mapping, mapped now if it was not, or NULL (i out of
+ * range, or no address space left: the caller tries again later). */
+struct shm_ring *shm_host_ring(struct shm_host *h, uint32_t i);
+/* A copy of ring i's header, read without mapping the ring (pread). */
+int shm_host_ring_peek(struct shm_host *h, uint32_t i, struct shm_ring *out);
+
 /* Hand every complete record published in ring i to cb (KIND_PAD skipped),
- * then release the space. A record whose size is not a multiple of 8, is
- * smaller than a header or runs past the end of the data area means the
- * ring is corrupt: drain stops with -EPROTO and the ring is skipped from
- * then on. cb returning non-zero stops the drain with that value (the
- * record is not consumed). Returns the number of records handed out. */
+ * then release the space. Each record is copied out of the ring before it
+ * is checked, so cb sees a record in spool's memory that the target can no
+ * longer change. A head that is behind the tail or more than a ring ahead,
+ * a record whose size is not a multiple of 8, is smaller than a header or
+ * runs past the end of the data area or past head means the ring is
+ * damaged: drain stops with -EPROTO and the ring is skipped from then on.
+ * cb returning non-zero stops the drain with that value (the record is not
+ * consumed). Returns the number of records handed out. */
 int shm_host_drain_ring(struct shm_host *h, uint32_t i,
 			int (*cb)(void *arg, const struct rec_hdr *rec), void *arg);
 
 /* Sleep until a producer crosses the watermark or timeout_ms passes. */
 int shm_host_wait(struct shm_host *h, int timeout_ms);
 
-/* Rings handed out so far (the high-water mark of ring numbers + 1). */
-uint32_t shm_host_nrings(const struct shm_host *h);
+/* Rings handed out so far (the high-water mark of ring numbers + 1, never
+ * more than max_rings, never going back even if the target rewrites the
+ * allocator). */
+uint32_t shm_host_nrings(struct shm_host *h);
+
+/* Copy process slot i's command line (which = 0) or maps text (1) out of
+ * its text area into a malloc'd, NUL-terminated buffer (*out, *len): a
+ * snapshot, bounded by SHM_PROC_TEXT_BYTES whatever the slot says. *cut is
+ * set when the agent had to cut the text or the slot's length was out of
+ * bounds. 0 or a negative errno. */
+int shm_host_proc_text(struct shm_host *h, uint32_t i, int which, char **out, size_t *len,
+		       int *cut);
 
 #endif

@@ -2,15 +2,29 @@
 /*
  * shm.h - layout of the shared-memory region between spool and the agent.
  *
- * spool creates a memfd, sizes it, maps it, fills the control block and
- * passes the descriptor number to the target in SPOOL_SHM_FD (the descriptor
- * is inherited without O_CLOEXEC so an exec'd image finds it too). The agent
- * maps the same memfd MAP_SHARED. Layout, all offsets from the start:
+ * spool creates a memfd, sizes it, seals it against shrinking, maps the
+ * head (control block and process slots), fills the control block and
+ * passes the descriptor number to the target in SPOOL_SHM_FD (the
+ * descriptor is inherited without O_CLOEXEC so an exec'd image finds it
+ * too). The memfd is large but sparse: a page costs memory only once
+ * written, and neither side maps the whole of it. Each side maps the head,
+ * then each ring, text area or feature area separately when it needs it
+ * (the agent: a ring when one of its threads claims it), so a one-thread
+ * program pays for one ring in address space, not for all of them.
+ * Layout, all offsets from the start, every piece page-aligned:
  *
- *   [ struct shm_ctl                    ] 4096 bytes
- *   [ struct shm_proc x SHM_MAX_PROCS   ] process info slots
- *   [ ring 0: struct shm_ring + data    ] SHM_RING_HDR + ring_bytes
- *   [ ring 1 ...                        ]
+ *   [ struct shm_ctl                      ] SHM_CTL_SIZE
+ *   [ struct shm_proc x SHM_MAX_PROCS     ] SHM_PROCS_SIZE
+ *   [ text area x SHM_MAX_PROCS           ] SHM_PROC_TEXT_BYTES each: the
+ *                                           command line at 0, the maps text
+ *                                           at maps_off (sparse, grows)
+ *   [ ring 0: struct shm_ring + data      ] shm_ring_stride(ring_bytes)
+ *   [ ring 1 ...                          ]
+ *   [ feature areas (ext_offset[i])       ]
+ *
+ * The offsets follow from the constants here and from ring_bytes and
+ * max_rings alone: spool keeps its own copy of those and never reads a
+ * size or an offset back from the region, which the target can write.
  *
  * Rings are single-producer (one thread of the target) single-consumer (the
  * collector). The producer owns head, the consumer owns tail; both are byte
@@ -20,9 +34,6 @@
  * The producer publishes a record by storing head with release order after
  * writing it; the consumer reads head with acquire order, copies, then
  * stores tail with release order.
- *
- * Everything here is fixed-size and position-independent so both sides can
- * compute addresses from the offsets alone.
  */
 #ifndef SPOOL_COMMON_SHM_H
 #define SPOOL_COMMON_SHM_H
@@ -30,13 +41,19 @@
 #include <stdint.h>
 
 #define SHM_MAGIC 0x31304c4f4f5053ULL /* "SPOOL01" */
-#define SHM_VERSION 1
+#define SHM_VERSION 2
 #define SHM_CTL_SIZE 4096
 #define SHM_MAX_PROCS 64
-#define SHM_PROC_MAPS 65536 /* bytes of /proc/PID/maps kept per process */
-#define SHM_PROC_CMDLINE 4096
+#define SHM_PROC_EXE 4096 /* the kernel's own bound on /proc/self/exe */
+/* Bytes of command line and maps text kept per process: far more than real
+ * programs have (65530 mappings, the default vm.max_map_count, make about
+ * 10 MiB of maps); the area is sparse, so only what is written costs
+ * memory. Text cut at this bound is flagged (SHM_TEXT_*_CUT) and spool
+ * warns. */
+#define SHM_PROC_TEXT_BYTES (32u << 20)
 #define SHM_RING_HDR 256
-#define SHM_DEFAULT_RING_BYTES (8u << 20) /* per thread; bursts of 200k events */
+#define SHM_PAGE 4096u
+#define SHM_DEFAULT_RING_BYTES (2u << 20) /* per thread; bursts of 50k events */
 #define SHM_DEFAULT_MAX_RINGS 256
 #define SHM_ENV_FD "SPOOL_SHM_FD"
 /* Where the region can be opened again when the program has closed that
@@ -62,6 +79,12 @@ enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3
 
 /* ctl->state bits */
 #define SHM_STATE_DISABLED 1u /* agent stopped recording (reason in ctl->reason) */
+#define SHM_STATE_FD_GONE 2u  /* a thread found no ring: the program closed the region's fd */
+#define SHM_STATE_NOMAP 4u    /* a thread found no ring: no address space to map it */
+
+/* shm_proc.text_flags: text the agent had to cut at SHM_PROC_TEXT_BYTES. */
+#define SHM_TEXT_MAPS_CUT 0x1u
+#define SHM_TEXT_CMDLINE_CUT 0x2u
 
 /* ring->state */
 enum { RING_FREE = 0, RING_ACTIVE = 1, RING_EXITED = 2 };
@@ -70,9 +93,9 @@ struct shm_ctl {
 	uint64_t magic;
 	uint32_t version;
 	uint32_t ctl_size;
-	uint64_t total_size;   /* bytes of the mapping */
-	uint64_t procs_offset; /* first struct shm_proc */
-	uint64_t rings_offset; /* first struct shm_ring */
+	uint64_t total_size;   /* bytes of the memfd (sparse) */
+	uint64_t procs_offset; /* first struct shm_proc: SHM_CTL_SIZE */
+	uint64_t rings_offset; /* first struct shm_ring: SHM_RINGS_OFFSET */
 	uint32_t ring_bytes;   /* data bytes per ring, a power of two */
 	uint32_t max_rings;
 	uint32_t watermark;   /* bytes filled at which a producer wakes the collector */
@@ -107,19 +130,21 @@ struct shm_ctl {
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and
- * refreshed after dlopen): what an offline symbolizer needs. */
+ * refreshed after dlopen): what an offline symbolizer needs. The command
+ * line and the maps text live in the process's text area
+ * (shm_proc_text_offset), where they can be as long as they are. */
 struct shm_proc {
 	uint32_t pid;
 	uint32_t ppid;
 	uint32_t flags;	      /* PROC_F_* of event.h */
-	uint32_t maps_gen;    /* bumped each time maps is rewritten */
-	uint32_t maps_len;    /* bytes valid in maps (truncated at SHM_PROC_MAPS) */
-	uint32_t cmdline_len; /* bytes valid in cmdline, NUL-separated args */
+	uint32_t maps_gen;    /* odd while maps is rewritten, bumped to even after */
+	uint32_t maps_len;    /* bytes valid at maps_off in the text area */
+	uint32_t cmdline_len; /* bytes valid at 0 in the text area, NUL-separated args */
 	uint32_t exe_len;
-	uint32_t pad;
-	char exe[4096];
-	char cmdline[SHM_PROC_CMDLINE];
-	char maps[SHM_PROC_MAPS];
+	uint32_t text_flags; /* SHM_TEXT_* */
+	uint64_t maps_off;   /* where the maps text starts in the text area */
+	uint8_t pad[24];
+	char exe[SHM_PROC_EXE];
 };
 
 struct shm_ring {
@@ -141,22 +166,43 @@ struct shm_ring {
 
 _Static_assert(sizeof(struct shm_ctl) <= SHM_CTL_SIZE, "ctl too big");
 _Static_assert(sizeof(struct shm_ring) == SHM_RING_HDR, "ring header size");
+_Static_assert(sizeof(struct shm_proc) % 64 == 0, "process slot size");
 
+#define SHM_PROCS_SIZE                                                                             \
+	(((uint64_t)SHM_MAX_PROCS * sizeof(struct shm_proc) + SHM_PAGE - 1) &                      \
+	 ~(uint64_t)(SHM_PAGE - 1))
+/* The head: what both sides map first, and keep mapped. */
+#define SHM_HEAD_SIZE ((uint64_t)SHM_CTL_SIZE + SHM_PROCS_SIZE)
+#define SHM_TEXT_OFFSET SHM_HEAD_SIZE
+#define SHM_RINGS_OFFSET (SHM_TEXT_OFFSET + (uint64_t)SHM_MAX_PROCS * SHM_PROC_TEXT_BYTES)
+
+/* A ring's header and data, rounded up to whole pages. */
+static inline uint64_t shm_ring_stride(uint32_t ring_bytes)
+{
+	return ((uint64_t)SHM_RING_HDR + ring_bytes + SHM_PAGE - 1) & ~(uint64_t)(SHM_PAGE - 1);
+}
+/* Bytes to map for one ring: its header and data. */
+static inline uint64_t shm_ring_map_size(uint32_t ring_bytes)
+{
+	return (uint64_t)SHM_RING_HDR + ring_bytes;
+}
+static inline uint64_t shm_ring_offset(uint32_t ring_bytes, uint32_t i)
+{
+	return SHM_RINGS_OFFSET + (uint64_t)i * shm_ring_stride(ring_bytes);
+}
+static inline uint64_t shm_proc_text_offset(uint32_t i)
+{
+	return SHM_TEXT_OFFSET + (uint64_t)i * SHM_PROC_TEXT_BYTES;
+}
 static inline uint64_t shm_total_size(uint32_t ring_bytes, uint32_t max_rings)
 {
-	return SHM_CTL_SIZE + (uint64_t)SHM_MAX_PROCS * sizeof(struct shm_proc) +
-	       (uint64_t)max_rings * (SHM_RING_HDR + ring_bytes);
+	return shm_ring_offset(ring_bytes, max_rings);
 }
-static inline struct shm_proc *shm_proc_at(void *base, uint32_t i)
+/* Process slot i in a mapping of the head: computed from constants only,
+ * never from the control block. */
+static inline struct shm_proc *shm_proc_at(void *head, uint32_t i)
 {
-	struct shm_ctl *c = (struct shm_ctl *)base;
-	return (struct shm_proc *)((char *)base + c->procs_offset) + i;
-}
-static inline struct shm_ring *shm_ring_at(void *base, uint32_t i)
-{
-	struct shm_ctl *c = (struct shm_ctl *)base;
-	return (struct shm_ring *)((char *)base + c->rings_offset +
-				   (uint64_t)i * (SHM_RING_HDR + c->ring_bytes));
+	return (struct shm_proc *)((char *)head + SHM_CTL_SIZE) + i;
 }
 static inline unsigned char *shm_ring_data(struct shm_ring *r)
 {

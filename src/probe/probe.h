@@ -173,8 +173,14 @@ int probe_mgr_cfg_table(const struct probe_mgr *m, char **text, size_t *len);
 /* Bytes the feature area needs, and filling it. */
 uint64_t probe_mgr_area_size(const struct probe_mgr *m);
 int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size);
-/* Read back the agent's status of every probe. */
-void probe_mgr_read_area(struct probe_mgr *m, const void *area);
+/* Read back the agent's status of every probe from the area (size bytes,
+ * spool's own figure): -EPROTO, nothing read, when the program rewrote the
+ * area's offsets or counts out of its bounds. */
+int probe_mgr_read_area(struct probe_mgr *m, const void *area, uint64_t size);
+/* Copy the area's header into *copy and check its tables lie inside size
+ * bytes: 0, or -EPROTO. */
+struct probe_area_hdr;
+int probe_area_check(const void *area, uint64_t size, struct probe_area_hdr *copy);
 
 /* The "probes" side file of the trace: one line per registered probe,
  * "id op method module offset function" (doc/trace-format.md). */

@@ -611,13 +611,30 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	return 0;
 }
 
-void probe_mgr_read_area(struct probe_mgr *m, const void *area)
+int probe_area_check(const void *area, uint64_t size, struct probe_area_hdr *copy)
 {
-	const struct probe_area_hdr *h = area;
-	const struct probe_area_probe *ap = (const void *)((const char *)area + h->probes_off);
-	const uint64_t *counts = (const void *)((const char *)area + h->counts_off);
+	if (!area || size < sizeof(*copy))
+		return -EPROTO;
+	/* One copy, then checked: the program can rewrite the area. */
+	memcpy(copy, area, sizeof(*copy));
+	if (copy->probes_off > size ||
+	    (uint64_t)copy->nprobes * sizeof(struct probe_area_probe) > size - copy->probes_off ||
+	    copy->counts_off > size || 16ull * copy->ncounts > size - copy->counts_off)
+		return -EPROTO;
+	return 0;
+}
 
-	for (uint32_t i = 0; i < h->nprobes; i++)
+int probe_mgr_read_area(struct probe_mgr *m, const void *area, uint64_t size)
+{
+	struct probe_area_hdr h;
+	const struct probe_area_probe *ap;
+	const uint64_t *counts;
+
+	if (probe_area_check(area, size, &h) < 0)
+		return -EPROTO;
+	ap = (const void *)((const char *)area + h.probes_off);
+	counts = (const void *)((const char *)area + h.counts_off);
+	for (uint32_t i = 0; i < h.nprobes; i++)
 		for (size_t j = 0; j < m->ndefs; j++)
 			if (m->defs[j].id == ap[i].id) {
 				m->defs[j].status = __atomic_load_n(&ap[i].status, __ATOMIC_ACQUIRE);
@@ -626,11 +643,12 @@ void probe_mgr_read_area(struct probe_mgr *m, const void *area)
 	for (size_t j = 0; j < m->ndefs; j++) {
 		struct probe_def *d = &m->defs[j];
 
-		if (d->id < h->ncounts && probe_is_cfg(d)) {
+		if (d->id < h.ncounts && probe_is_cfg(d)) {
 			d->count[0] = __atomic_load_n(&counts[2 * d->id], __ATOMIC_RELAXED);
 			d->count[1] = __atomic_load_n(&counts[2 * d->id + 1], __ATOMIC_RELAXED);
 		}
 	}
+	return 0;
 }
 
 static const char *probe_op_name(uint32_t op)

@@ -23,7 +23,7 @@ int probe_run_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 
 	if (!area)
 		return -ENOSPC;
-	rc = probe_mgr_fill_area(pr->m, area, h->ctl->ext_size[SHM_EXT_PROBES]);
+	rc = probe_mgr_fill_area(pr->m, area, h->ext_size[SHM_EXT_PROBES]);
 	if (!rc)
 		memcpy(((struct probe_area_hdr *)area)->handler_path, pr->handler,
 		       sizeof(pr->handler));
@@ -81,7 +81,9 @@ int probe_run_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE) && !pr->attach_failed)
 			log_warn("the agent did not place the probes (the program did not start "
 				 "with it, or exited first)");
-		probe_mgr_read_area(pr->m, ah);
+		if (probe_mgr_read_area(pr->m, ah, h->ext_size[SHM_EXT_PROBES]) < 0)
+			log_warn("the program overwrote spool's probe area: the probes' status "
+				 "and counts are unknown");
 		pr->execs_unprobed = __atomic_load_n(&ah->execs_unprobed, __ATOMIC_RELAXED);
 		if (pr->execs_unprobed) {
 			char note[64];

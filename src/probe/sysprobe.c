@@ -146,17 +146,21 @@ static void sysprobe_sample_once(struct sysprobe *s)
 	char path[96];
 	uint64_t v;
 
-	if (n > c->max_rings)
-		n = c->max_rings;
+	if (n > s->h->max_rings)
+		n = s->h->max_rings;
 	if (np > SHM_MAX_PROCS)
 		np = SHM_MAX_PROCS;
 	if (s->what & SYS_W_CPU)
 		for (uint32_t i = 0; i < n; i++) {
-			struct shm_ring *r = shm_ring_at(s->h->base, i);
-			uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
-			uint32_t pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+			struct shm_ring r;
+			uint32_t tid, pid;
 
-			if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != RING_ACTIVE || !tid)
+			/* A copy (this thread never maps rings: the collector's do). */
+			if (shm_host_ring_peek(s->h, i, &r) < 0)
+				continue;
+			tid = r.tid;
+			pid = r.pid;
+			if (r.state != RING_ACTIVE || !tid)
 				continue;
 			snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", pid, tid);
 			if (sysprobe_read_u64(path, 0, &v) < 0)
@@ -167,8 +171,8 @@ static void sysprobe_sample_once(struct sysprobe *s)
 		}
 	if (s->what & SYS_W_MEM)
 		for (uint32_t i = 0; i < np; i++) {
-			uint32_t pid = __atomic_load_n(&shm_proc_at(s->h->base, i)->pid,
-						       __ATOMIC_RELAXED);
+			uint32_t pid =
+			    __atomic_load_n(&shm_proc_at(s->h->ctl, i)->pid, __ATOMIC_RELAXED);
 
 			if (!pid)
 				continue;
@@ -199,22 +203,22 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h)
 	int rc;
 
 	*out = NULL;
-	if (!ah || h->ctl->ext_size[SHM_EXT_SYS] < sysprobe_area_size(h->ctl->max_rings))
+	if (!ah || h->ext_size[SHM_EXT_SYS] < sysprobe_area_size(h->max_rings))
 		return -ENOSPC;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->last_cpu = calloc(h->ctl->max_rings, sizeof(*s->last_cpu));
-	s->last_tid = calloc(h->ctl->max_rings, sizeof(*s->last_tid));
+	s->last_cpu = calloc(h->max_rings, sizeof(*s->last_cpu));
+	s->last_tid = calloc(h->max_rings, sizeof(*s->last_tid));
 	if (!s->last_cpu || !s->last_tid) {
 		free(s->last_cpu);
 		free(s->last_tid);
 		free(s);
 		return -ENOMEM;
 	}
-	memset(ah, 0, sysprobe_area_size(h->ctl->max_rings));
+	memset(ah, 0, sysprobe_area_size(h->max_rings));
 	ah->what = what;
-	ah->nslots = h->ctl->max_rings;
+	ah->nslots = h->max_rings;
 	ah->slot_size = sizeof(struct sys_slot);
 	ah->slots_off = sizeof(*ah);
 	__atomic_store_n(&ah->magic, SYS_AREA_MAGIC, __ATOMIC_RELEASE);
@@ -292,8 +296,8 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 	}
 	c = s->h->ctl;
 	n = __atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE);
-	if (n > c->max_rings)
-		n = c->max_rings;
+	if (n > s->h->max_rings)
+		n = s->h->max_rings;
 	sysprobe_out(&b, "# spool sys 1\nwhat%s%s%s\nperiod_ms %d\n",
 		     s->what & SYS_W_CPU ? " cpu" : "", s->what & SYS_W_IO ? " io" : "",
 		     s->what & SYS_W_MEM ? " mem" : "", SYSPROBE_PERIOD_MS);
@@ -301,20 +305,21 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 		sysprobe_out(&b, "samples_dropped %llu\n", (unsigned long long)s->dropped);
 	sysprobe_out(&b, "# thread INDEX PID TID CPU_NS exit|sample|none\n");
 	for (uint32_t i = 0; i < n; i++) {
-		struct shm_ring *r = shm_ring_at(s->h->base, i);
+		struct shm_ring r = {0};
 		const struct sys_slot *sl = sys_area_slot(s->area, i);
 		const char *src = "none";
 		uint64_t cpu = 0;
 
+		shm_host_ring_peek(s->h, i, &r);
 		if (sl->cpu_final) {
 			cpu = sl->cpu_ns;
 			src = "exit";
-		} else if (s->last_cpu[i] && s->last_tid[i] == r->tid) {
+		} else if (s->last_cpu[i] && s->last_tid[i] == r.tid) {
 			/* the ring's ended threads, and the sample of its last one */
 			cpu = sl->cpu_ns + s->last_cpu[i] - 1;
 			src = "sample";
 		}
-		sysprobe_out(&b, "thread %u %u %u %llu %s\n", i, r->pid, r->tid,
+		sysprobe_out(&b, "thread %u %u %u %llu %s\n", i, r.pid, r.tid,
 			     (unsigned long long)cpu, (s->what & SYS_W_CPU) ? src : "none");
 		for (unsigned d = 0; d < SYS_IO_DIRS; d++) {
 			for (unsigned k = 0; k < SYS_FD_KINDS; k++)

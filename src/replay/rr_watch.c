@@ -9,11 +9,59 @@
  * a fifth of the fixed cost of replaying /bin/true.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rr_watch.h"
+
+/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."; comm
+ * may hold anything, so parse after its last ')'), or -1. */
+static pid_t rr_watch_ppid(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	long pp;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %ld", &pp) != 1)
+		return -1;
+	return (pid_t)pp;
+}
+
+/*
+ * The process to kill: the program, whose pid the agent wrote into process
+ * slot 0, but only if that is the process spool started or a child of it
+ * (under --gdb, gdb is spool's child and starts the program): the program
+ * can write any number into the region, and -1 would be every process of
+ * the user. Otherwise the process spool started. 0 before it runs.
+ */
+static pid_t rr_watch_target(struct shm_host *h)
+{
+	pid_t child = (pid_t)__atomic_load_n(&h->child_pid, __ATOMIC_ACQUIRE);
+	uint32_t slot0 = __atomic_load_n(&shm_proc_at(h->ctl, 0)->pid, __ATOMIC_ACQUIRE);
+	pid_t pid = (pid_t)slot0;
+
+	if (child <= 0)
+		return 0;
+	if (slot0 && slot0 <= INT32_MAX && (pid == child || rr_watch_ppid(pid) == child))
+		return pid;
+	return child;
+}
 
 static void *rr_watch_run(void *arg)
 {
@@ -24,11 +72,11 @@ static void *rr_watch_run(void *arg)
 		uint32_t f = __atomic_load_n(&w->area->flags, __ATOMIC_ACQUIRE);
 		struct timespec ts;
 
-		if ((f & RR_F_STOP) && !w->killed && w->h->ctl->nprocs) {
-			uint32_t pid = shm_proc_at(w->h->base, 0)->pid;
+		if ((f & RR_F_STOP) && !w->killed) {
+			pid_t pid = rr_watch_target(w->h);
 
-			if (pid) {
-				kill((pid_t)pid, SIGKILL);
+			if (pid > 0) {
+				kill(pid, SIGKILL);
 				w->killed = 1;
 			}
 		}

@@ -5,7 +5,9 @@
  * and drains them with shm_host_drain_ring, checking that every record
  * comes back intact and in order across wrap-arounds, that a full ring
  * drops and counts instead of overwriting, that a corrupt ring is refused,
- * and that a producer crossing the watermark wakes shm_host_wait.
+ * that what the target may rewrite (the ring allocator, a ring's tail) does
+ * not mislead the consumer and the region cannot be shrunk, and that a
+ * producer crossing the watermark wakes shm_host_wait.
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,11 +37,11 @@ struct producer {
 static void producer_open(struct shm_host *h, struct producer *pr)
 {
 	uint32_t idx = __atomic_fetch_add(&h->ctl->nrings, 1, __ATOMIC_ACQ_REL);
-	struct shm_ring *r = shm_ring_at(h->base, idx);
+	struct shm_ring *r = shm_host_ring(h, idx);
 
 	r->thread_index = idx;
 	r->state = RING_ACTIVE;
-	ring_prod_init(&pr->p, r, h->ctl->ring_bytes, h->ctl->watermark);
+	ring_prod_init(&pr->p, r, h->ring_bytes, h->watermark);
 	pr->seq = 0;
 	pr->index = idx;
 }
@@ -119,8 +121,21 @@ static void test_create(void **state)
 	assert_int_equal(c->host_pid, getpid());
 	assert_true(c->watermark > 0 && c->watermark < c->ring_bytes);
 	/* The last ring ends exactly at the end of the mapping. */
-	assert_ptr_equal(shm_ring_data(shm_ring_at(h.base, 2)) + 8192, (char *)h.base + h.size);
+	assert_true(shm_ring_offset(8192, 2) + shm_ring_map_size(8192) <= h.size);
+	assert_null(shm_host_ring(&h, 3));
 	assert_int_equal(shm_host_nrings(&h), 0);
+	/* The target cannot shrink the region under spool's mappings. */
+	assert_int_equal(ftruncate(h.fd, 4096), -1);
+	assert_int_equal(errno, EPERM);
+	/* Nor can it make spool forget a ring by rewriting the allocator. */
+	c->nrings = 2;
+	assert_int_equal(shm_host_nrings(&h), 2);
+	c->nrings = 0;
+	assert_int_equal(shm_host_nrings(&h), 2);
+	c->nrings = 1000;
+	assert_int_equal(shm_host_nrings(&h), 3);
+	shm_host_destroy(&h);
+	assert_int_equal(shm_host_create(&h, 8192, 3, 5), 0);
 	/* No ring handed out yet: nothing to drain. */
 	assert_int_equal(shm_host_drain_ring(&h, 0, check_cb, NULL), -EINVAL);
 	shm_host_destroy(&h);
@@ -295,6 +310,19 @@ static void test_corrupt_ring(void **state)
 	__atomic_store_n(&pr.p.ring->head, 2 * 4096, __ATOMIC_RELEASE);
 	assert_int_equal(shm_host_drain_ring(&h, 0, check_cb, &c), -EPROTO);
 	shm_host_destroy(&h);
+
+	/* A tail the target rewrote is not believed: spool keeps its own. */
+	assert_int_equal(shm_host_create(&h, 4096, 1, 0), 0);
+	producer_open(&h, &pr);
+	assert_int_equal(produce(&pr, 0), 1);
+	__atomic_store_n(&pr.p.ring->tail, 1u << 30, __ATOMIC_RELEASE);
+	c = (struct check){.next_seq = pr.seq};
+	assert_int_equal(shm_host_drain_ring(&h, 0, check_cb, &c), 1);
+	assert_int_equal(c.bad, 0);
+	/* A head behind the tail. */
+	__atomic_store_n(&pr.p.ring->head, 8, __ATOMIC_RELEASE);
+	assert_int_equal(shm_host_drain_ring(&h, 0, check_cb, &c), -EPROTO);
+	shm_host_destroy(&h);
 }
 
 /* ---- watermark wake-up ---- */
@@ -365,8 +393,8 @@ static void test_wait_woken_by_watermark(void **state)
 	assert_true(now_s() - t0 < 30);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(w.woke, 1);
-	r = shm_ring_at(h.base, 0);
-	assert_true(r->head - r->tail >= h.ctl->watermark);
+	r = shm_host_ring(&h, 0);
+	assert_true(r->head - r->tail >= h.watermark);
 	assert_int_equal(h.ctl->collector_sleeping, 0);
 	/* Data above the watermark already: no sleep at all. */
 	t0 = now_s();
