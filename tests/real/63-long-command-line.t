@@ -4,8 +4,9 @@
 # of 12 KB, as shells, make and build scripts produce. Nothing in a trace
 # has a fixed size a real program exceeds without a warning (issue 12):
 # the trace of `spool locks` keeps the whole command line, and `spool
-# replay` of `spool record` runs the recorded one (spool used to keep
-# 4 KiB of it: the replay ran `sort` on a file name cut in the middle).
+# replay` of `spool record` runs the recorded one (spool kept 4 KiB of
+# it before 4964824: the replay ran `sort` on a file name cut in the
+# middle, and said the program diverged).
 . "$(dirname "$0")/lib.sh"
 need_progs sort
 plan 6
