@@ -4,9 +4,10 @@
 # codecs, gcrypt ...): its /proc/PID/maps is larger than 64 KiB (issue 12:
 # spool kept the first 64 KiB before the shmtrust merge, so the libraries
 # at the top of the address space, libx264 and libc among them, were
-# unknown, its locks showed as raw addresses, and nothing warned). Encoding 50 frames with 2 threads under
-# `spool locks`: the trace keeps every mapping (every library ldd lists),
-# every lock's init site is named, and spool says nothing is missing.
+# unknown, its locks showed as raw addresses, and nothing warned).
+# Encoding 50 frames with 2 threads under `spool locks`: the trace keeps
+# every mapping (every library ldd lists), every lock's init site is
+# named, and spool says nothing is missing.
 . "$(dirname "$0")/lib.sh"
 need_progs x264
 plan 8
