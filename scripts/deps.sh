@@ -59,11 +59,9 @@ PACKAGES=(
 #   nginx-light    a server whose master blocks every signal and waits in
 #                  sigsuspend, probed while it serves (tests/real/60-nginx-probe.t)
 #   x264           137 shared libraries: maps larger than 64 KiB (tests/real/62-x264-maps.t)
-#   curl           the nginx test's client
 REAL_PACKAGES=(
 	nginx-light
 	x264
-	curl
 )
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")

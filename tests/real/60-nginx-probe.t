@@ -11,7 +11,7 @@
 # serves again, and stops on SIGQUIT with status 0, the master's own
 # functions counted in the report.
 . "$(dirname "$0")/lib.sh"
-need_progs nginx curl
+need_progs nginx
 plan 12
 
 port=$(free_port)
