@@ -59,9 +59,11 @@ PACKAGES=(
 #   nginx-light    a server whose master blocks every signal and waits in
 #                  sigsuspend, probed while it serves (tests/real/60-nginx-probe.t)
 #   x264           137 shared libraries: maps larger than 64 KiB (tests/real/62-x264-maps.t)
+#   openssl        libcrypto: perlasm, data inside functions' ranges (tests/real/67-openssl-blocks.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
+	openssl
 )
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")
