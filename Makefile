@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # spool build. GNU Make. Targets: all (default), check, bench, demo, install,
-# asan (host tools with AddressSanitizer + UBSan), format, clean.
+# asan (host tools with AddressSanitizer + UBSan), fuzz (libFuzzer harnesses,
+# fuzz/fuzz.mk), format, clean.
 #
 # Sources are found by wildcard so adding a file to a module needs no edit
 # here: src/main.c, src/cmd, src/util, src/trace, src/collect and src/analyze
@@ -92,6 +93,7 @@ check: deps
 	$(MAKE) all progs unit-bins
 	$(MAKE) asan
 	scripts/run-unit.sh $(O) build-asan
+	$(MAKE) fuzz-check
 	SPOOL_BUILD=$(CURDIR)/$(O) prove -j2 --timer tests/integ/
 	SPOOL_BUILD=$(CURDIR)/build-asan SPOOL_PROGS=$(CURDIR)/$(O)/tests/progs SPOOL_ASAN=1 \
 		prove -j2 --timer tests/integ/
@@ -118,10 +120,11 @@ format:
 	clang-format -i $$(find src tests include -name '*.[ch]')
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 include src/cc/cc.mk
 include src/replay/gdb.mk
+include fuzz/fuzz.mk
 
 .PHONY: all check bench demo install format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
