@@ -476,16 +476,20 @@ static int load_table_file(struct dec_tables *t, const char *path)
 	FILE *f = fopen(path, "r");
 	char *data = NULL;
 	size_t len = 0;
+	ssize_t n;
 	int rc;
 
 	if (!f) {
 		log_err("cannot open %s: %s", path, strerror(errno));
 		return -errno;
 	}
-	rc = getdelim(&data, &len, '\0', f) < 0 && ferror(f) ? -EIO : 0;
+	/* An empty file (n < 0 at end of file) leaves getdelim's buffer
+	 * allocated but not terminated: only the n bytes it read count. */
+	n = getdelim(&data, &len, '\0', f);
+	rc = n < 0 && ferror(f) ? -EIO : 0;
 	fclose(f);
 	if (!rc)
-		rc = parse_tables(t, data ? data : "", data ? strlen(data) : 0, path);
+		rc = parse_tables(t, n > 0 ? data : "", n > 0 ? strnlen(data, (size_t)n) : 0, path);
 	free(data);
 	return rc;
 }
