@@ -7,14 +7,27 @@
  * Option byte 0 picks the reader's mode: bit 0 TRACE_READER_BY_STREAM, bit 1
  * a store hook (the replay loader's way), bits 2-3 a shard (n = 2). Every
  * event's file offset, stream info, problem and the usual side files are
- * touched, so ASan sees any read past what the reader handed out.
+ * touched, so ASan sees any read past what the reader handed out. Then
+ * `spool info` (src/cmd/info.c) reads the trace, its output sent to
+ * /dev/null.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/cmd/cmd.h"
 #include "../src/trace/trace.h"
 #include "fuzz.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	if (!freopen("/dev/null", "w", stdout))
+		abort();
+	return 0;
+}
 
 /* Records the store hook placed: they stay until the input is done, as
  * the replay loader keeps its copies (trace.h: "it stays there"). */
@@ -77,9 +90,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned mode;
 	int flags = 0, rc;
 	volatile uint64_t sink = 0;
+	char *info_argv[3];
 
 	if (fuzz_unpack(data, size, &in) < 0)
 		return 0;
+	info_argv[0] = "info";
+	info_argv[1] = (char *)in.trace_dir;
+	info_argv[2] = NULL;
 	mode = fuzz_opt(&in, 0);
 	if (mode & 1)
 		flags |= TRACE_READER_BY_STREAM;
@@ -123,6 +140,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	touch_side_files(r);
 	trace_reader_close(r);
 out:
+	cmd_info(2, info_argv);
+	fflush(stdout);
 	for (size_t i = 0; i < st.n; i++)
 		free(st.slots[i]);
 	free(st.slots);

@@ -48,11 +48,14 @@ for h in "$@"; do
 		mkdir -p "$new"
 	fi
 	rm -f "$build/crashes/$h"-*
+	# The trace harnesses share a dictionary; probe's input is an ELF file.
+	dict=()
+	[ "$h" != probe ] && dict=(-dict="$here/fuzz/trace.dict")
 	start=$(date +%s.%N)
 	# -timeout: one input running 20 s is a hang, a finding like a crash.
 	# rss_limit: a reader whose memory is not bounded by its input is one too.
 	timeout -k 10 $((secs + 300)) "$bin" -max_total_time="$secs" -timeout=20 \
-		-rss_limit_mb=2048 -print_final_stats=1 \
+		-rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" \
 		-artifact_prefix="$build/crashes/$h-" "$new" "$seeds" >"$log" 2>&1
 	rc=$?
 	end=$(date +%s.%N)
