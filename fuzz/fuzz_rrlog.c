@@ -10,6 +10,9 @@
  * header checks are what is fuzzed. Without one, the log is loaded from the
  * trace, and written as an image and opened again when option bit 1 is set.
  *
+ * The order is the command's: the log and image are loaded only from a
+ * trace whose "record" side file reads.
+ *
  * Option byte 0: bit 0 serial mode, bit 1 image round trip, bit 2 dump.
  * Areas are capped at FUZZ_AREA_MAX (the command maps them from a memfd;
  * here they are calloc'd).
@@ -84,8 +87,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	o = fuzz_opt(&in, 0);
 	serial = o & 1;
-	rr_info_read(in.trace_dir, &info);
-	if (rekey_image(in.trace_dir)) {
+	/* As spool replay: nothing is loaded from a trace that is not a
+	 * recording (which also means it has a metadata file). */
+	if (rr_info_read(in.trace_dir, &info) < 0) {
+		/* --dump reads any trace */
+	} else if (rekey_image(in.trace_dir)) {
 		open_image(in.trace_dir, serial);
 	} else if (rr_log_load_mode(in.trace_dir, serial, &log, err, sizeof(err)) == 0) {
 		rr_log_switches(log);
