@@ -23,10 +23,12 @@ if [ $# -lt 3 ]; then
 	echo "usage: $0 [--check] BUILD_DIR SECONDS HARNESS..." >&2
 	exit 2
 fi
-build=$1
+build=$(cd "$1" && pwd)
 secs=$2
 shift 2
 here=$(cd "$(dirname "$0")/.." && pwd)
+# The seeds name binaries relative to the repository's root (fuzz-seeds.sh).
+cd "$here" || exit 1
 mkdir -p "$build/logs" "$build/crashes"
 status=0
 tot_execs=0
