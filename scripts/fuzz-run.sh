@@ -55,9 +55,10 @@ for h in "$@"; do
 	[ "$h" != probe ] && dict=(-dict="$here/fuzz/trace.dict")
 	start=$(date +%s.%N)
 	# -timeout: one input running 20 s is a hang, a finding like a crash.
-	# rss_limit: a reader whose memory is not bounded by its input is one too.
+	# rss_limit, malloc_limit: a reader whose memory is not bounded by its
+	# input is one too (inputs are a few KiB; 1 GiB at once is no bound).
 	timeout -k 10 $((secs + 300)) "$bin" -max_total_time="$secs" -timeout=20 \
-		-rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" \
+		-rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 "${dict[@]}" \
 		-artifact_prefix="$build/crashes/$h-" "$new" "$seeds" >"$log" 2>&1
 	rc=$?
 	end=$(date +%s.%N)
