@@ -10,7 +10,10 @@
  * mutates well), written to the scratch directory. Every kind of spec that
  * reads the file is planned: function entries and exits, blocks, branches,
  * arguments by DWARF, a variable, an assertion and a time probe, then the
- * tables and the agent's area are built from the plan.
+ * tables and the agent's area are built from the plan. The same file is
+ * then read as a trace's binary: symbolized through a maps line that maps
+ * it (src/util/symbolize.c), and searched for a spool cc translation table
+ * (`spool decode --binary`, src/cmd/decode.c).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -19,7 +22,9 @@
 #include <unistd.h>
 
 #include "../src/analyze/path.h"
+#include "../src/cmd/cmd.h"
 #include "../src/probe/probe.h"
+#include "../src/util/symbolize.h"
 #include "fuzz.h"
 
 #define FUZZ_AREA_MAX (64ull << 20)
@@ -33,6 +38,33 @@ static const char *const specs[] = {
     "assert:argc > 0@main:exit",
     "time:main",
 };
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	if (!freopen("/dev/null", "w", stdout)) /* spool decode's output */
+		abort();
+	return 0;
+}
+
+/* The file mapped at 0x400000 as a process's executable, and addresses in
+ * it looked up the ways reports do. */
+static void symbolize(const char *path)
+{
+	struct symbolizer *sym = NULL;
+	struct sym_info si;
+	char maps[600], buf[256];
+
+	snprintf(maps, sizeof(maps), "00400000-00800000 r-xp 00000000 00:00 1 %s\n", path);
+	if (symbolizer_open_maps(&sym, 1, maps, NULL) < 0)
+		return;
+	for (uint64_t a = 0x400000; a < 0x404000; a += 0x101) {
+		symbolizer_lookup(sym, 1, a, &si);
+		symbolizer_format(sym, 1, a, buf, sizeof(buf));
+	}
+	symbolizer_close(sym);
+}
 
 static int write_exe(const char *path, const uint8_t *data, size_t size)
 {
@@ -98,5 +130,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	path_prog_free(&prog);
 	path_prog_instrumented(path);
+	symbolize(path);
+	{
+		/* The trace does not exist: decode stops after the table. */
+		char *argv[] = {"decode", "--binary", path, "/nonexistent/trace", NULL};
+
+		cmd_decode(4, argv);
+		fflush(stdout);
+	}
 	return 0;
 }
