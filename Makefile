@@ -93,10 +93,10 @@ check: deps
 	$(MAKE) all progs unit-bins
 	$(MAKE) asan
 	scripts/run-unit.sh $(O) build-asan
-	$(MAKE) fuzz-check
 	SPOOL_BUILD=$(CURDIR)/$(O) prove -j2 --timer tests/integ/
 	SPOOL_BUILD=$(CURDIR)/build-asan SPOOL_PROGS=$(CURDIR)/$(O)/tests/progs SPOOL_ASAN=1 \
 		prove -j2 --timer tests/integ/
+	$(MAKE) fuzz-check
 
 # bench/run.sh is the lock profiler's; every feature adds its own
 # bench/<feature>.sh (build dir as $1, ratios printed, nothing asserted).
