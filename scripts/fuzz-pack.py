@@ -4,20 +4,35 @@
 # of spool's fuzz harnesses, in the container format of fuzz/fuzz.h, or
 # unpack one back into a directory to look at a crash.
 #
-#   fuzz-pack.py [--opts HEX] [--strip-root DIR] [--extra NAME=FILE]... TRACE_DIR OUT
+#   fuzz-pack.py [--opts HEX] [--strip-root DIR] [--own-maps] [--extra NAME=FILE]... TRACE_DIR OUT
 #   fuzz-pack.py --unpack INPUT DIR
 #
 # --opts: the option bytes the harness reads (hex, e.g. 01). --strip-root:
 # paths under DIR inside the side files become relative to it, so a seed made
 # in one checkout names the same binaries in another (the harnesses run from
 # the repository's root). --extra NAME=FILE: FILE as the '+NAME' entry (a
-# decode --table, ...). The files of the replay image and temporary files are
+# decode --table, ...). --own-maps: the maps and build-id lines of system
+# libraries are left out (the harnesses would symbolize libc from disk on
+# every execution). The files of the replay image and temporary files are
 # left out unless asked for with --image.
 import argparse
 import os
 import sys
 
 MARK = b"@@@ "
+
+
+def own_lines(data):
+    """The lines of a maps or buildids file that do not name a system file:
+    the program's own (relative after --strip-root) and anonymous mappings.
+    Symbolizing libc and ld.so from disk on every execution would make a
+    harness ten times slower for code that is not spool's."""
+    keep = []
+    for line in data.split(b"\n"):
+        if line and (b" /usr/" in line or b" /lib" in line or line.startswith(b"/")):
+            continue
+        keep.append(line)
+    return b"\n".join(keep)
 
 
 def pack(args):
@@ -37,6 +52,8 @@ def pack(args):
                 data = f.read()
             if root and rel.startswith(".spool"):
                 data = data.replace(root, b"")
+            if args.own_maps and (rel.endswith(".maps") or rel.endswith(".buildids")):
+                data = own_lines(data)
             entries.append((rel, data))
     # metadata first, streams next, side files last: the order a reader
     # opens them in, so mutations of the start hit the metadata.
@@ -79,6 +96,7 @@ def main():
     ap.add_argument("--strip-root")
     ap.add_argument("--extra", action="append", default=[])
     ap.add_argument("--image", action="store_true")
+    ap.add_argument("--own-maps", action="store_true")
     ap.add_argument("--unpack")
     ap.add_argument("trace_dir")
     ap.add_argument("out", nargs="?")

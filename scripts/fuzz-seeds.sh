@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-build}" && pwd)
 spool=$build/spool
 progs=$build/tests/progs
-pack="python3 $here/scripts/fuzz-pack.py --strip-root $here"
+pack="python3 $here/scripts/fuzz-pack.py --strip-root $here --own-maps"
 corpus=$here/fuzz/corpus
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
