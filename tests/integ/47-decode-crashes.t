@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 47-crafted-inputs.t - inputs the fuzz harnesses (make fuzz, doc/fuzzing.md)
-# found crashing spool, each given to the command a user would have run on
-# it. The harness inputs themselves are in fuzz/corpus/*/crash-*; here spool
-# itself must read them, exit with a status (not a signal) and, in the
-# AddressSanitizer pass, without a sanitizer report (done_testing fails the
-# file on one).
+# 47-decode-crashes.t - spool decode crashed (or, in the AddressSanitizer
+# pass, reported memory errors) on an empty --table file and when writing
+# --trace-out of an event with more than 6 values. Both were found by the
+# fuzz harness fuzz_decode (make fuzz, doc/fuzzing.md), whose inputs are in
+# fuzz/corpus/decode/crash-*; here they are what a user would run. A
+# sanitizer report fails the file (done_testing).
 . "$(dirname "$0")/lib.sh"
 
 plan 6
