@@ -51,8 +51,8 @@ for h in "$@"; do
 	fi
 	rm -f "$build/crashes/$h"-*
 	# The trace harnesses share a dictionary; probe's input is an ELF file.
-	dict=()
-	[ "$h" != probe ] && dict=(-dict="$here/fuzz/trace.dict")
+	dict=(-dict="$here/fuzz/trace.dict")
+	[ "$h" = probe ] && dict=(-dict="$here/fuzz/elf.dict")
 	start=$(date +%s.%N)
 	# -timeout: one input running 20 s is a hang, a finding like a crash.
 	# rss_limit, malloc_limit: a reader whose memory is not bounded by its
