@@ -6,8 +6,10 @@
  * libFuzzer's own output, so the harnesses link these instead (set
  * SPOOL_FUZZ_LOG=1 to see them while reproducing a crash).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +50,29 @@ static void scratch_cleanup(void)
 		rm_tree(scratch);
 }
 
+/* Scratch directories of harnesses that died on a finding (a crash exits
+ * without running atexit): removed by the next harness that starts. */
+static void remove_stale(const char *base)
+{
+	struct dirent *de;
+	DIR *d = opendir(base);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[512];
+		int pid;
+
+		/* Alive, or another user's (EPERM): not ours to remove. */
+		if (sscanf(de->d_name, "spool-fuzz.%d", &pid) != 1 || pid <= 0 ||
+		    kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		rm_tree(path);
+	}
+	closedir(d);
+}
+
 const char *fuzz_scratch(void)
 {
 	const char *base;
@@ -57,6 +82,7 @@ const char *fuzz_scratch(void)
 	base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
 	if (!base || !base[0])
 		base = "/tmp";
+	remove_stale(base);
 	snprintf(scratch, sizeof(scratch), "%s/spool-fuzz.%d", base, (int)getpid());
 	rm_tree(scratch);
 	if (mkdir(scratch, 0700) < 0) {
