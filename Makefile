@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # spool build. GNU Make. Targets: all (default), check, bench, demo, install,
-# asan (host tools with AddressSanitizer + UBSan), format, clean.
+# asan (host tools with AddressSanitizer + UBSan), fuzz (libFuzzer harnesses,
+# fuzz/fuzz.mk), format, clean.
 #
 # Sources are found by wildcard so adding a file to a module needs no edit
 # here: src/main.c, src/cmd, src/util, src/trace, src/collect and src/analyze
@@ -93,6 +94,7 @@ check: deps
 	$(MAKE) asan
 	scripts/run-unit.sh $(O) build-asan
 	scripts/run-integ.sh $(O) build-asan
+	$(MAKE) fuzz-check
 
 # bench/run.sh is the lock profiler's; every feature adds its own
 # bench/<feature>.sh (build dir as $1, ratios printed, nothing asserted).
@@ -116,10 +118,11 @@ format:
 	clang-format -i $$(find src tests include -name '*.[ch]')
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 include src/cc/cc.mk
 include src/replay/gdb.mk
+include fuzz/fuzz.mk
 
 .PHONY: all check bench demo install format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

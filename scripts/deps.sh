@@ -26,6 +26,9 @@ set -euo pipefail
 #   sqlite3                              tests: a real program that reads its stdin with stdio
 #   memcached xz-utils zstd pbzip2 lbzip2  tests: a real server and real compressors, recorded and replayed
 #   clang-14 llvm-14-dev                 spool cc: its compiler and the LLVM-C API of spool-ccopt
+#   libclang-rt-14-dev                   make fuzz / make check: libFuzzer and the sanitizer
+#                                        runtimes of clang-14 (fuzz/fuzz.mk)
+#   binutils                             scripts/fuzz-seeds.sh: objcopy, strip
 PACKAGES=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev libzstd-dev
@@ -43,6 +46,7 @@ PACKAGES=(
 	sqlite3
 	memcached xz-utils zstd pbzip2 lbzip2
 	clang-14 llvm-14-dev
+	libclang-rt-14-dev binutils
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
