@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
-# spool build. GNU Make. Targets: all (default), check, check-real, bench, demo, install,
-# asan (host tools with AddressSanitizer + UBSan), format, clean.
+# spool build. GNU Make. Targets: all (default), check, check-real, bench, demo,
+# install, asan (host tools with AddressSanitizer + UBSan), fuzz (libFuzzer
+# harnesses, fuzz/fuzz.mk), format, clean.
 #
 # check-real runs tests/real/ (real Debian programs, doc: README.md); check
-# runs its quick part, tests/real/quick/, with the integration tests.
+# runs its quick part, tests/real/quick/, with the integration tests
+# (scripts/run-integ.sh).
 #
 # Sources are found by wildcard so adding a file to a module needs no edit
 # here: src/main.c, src/cmd, src/util, src/trace, src/collect and src/analyze
@@ -95,9 +97,8 @@ check: deps
 	$(MAKE) all progs unit-bins
 	$(MAKE) asan
 	scripts/run-unit.sh $(O) build-asan
-	SPOOL_BUILD=$(CURDIR)/$(O) prove -j2 --timer tests/integ/ tests/real/quick/
-	SPOOL_BUILD=$(CURDIR)/build-asan SPOOL_PROGS=$(CURDIR)/$(O)/tests/progs SPOOL_ASAN=1 \
-		prove -j2 --timer tests/integ/ tests/real/quick/
+	scripts/run-integ.sh $(O) build-asan
+	$(MAKE) fuzz-check
 
 # Real programs from Debian under every command (tests/real/, quick part
 # included); installs them first (scripts/deps.sh --real).
@@ -128,10 +129,11 @@ format:
 	clang-format -i $$(find src tests include -name '*.[ch]')
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 include src/cc/cc.mk
 include src/replay/gdb.mk
+include fuzz/fuzz.mk
 
 .PHONY: all check check-real bench demo install format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -34,6 +34,9 @@ fi
 #   sqlite3                              tests: a real program that reads its stdin with stdio
 #   memcached xz-utils zstd pbzip2 lbzip2  tests: a real server and real compressors, recorded and replayed
 #   clang-14 llvm-14-dev                 spool cc: its compiler and the LLVM-C API of spool-ccopt
+#   libclang-rt-14-dev                   make fuzz / make check: libFuzzer and the sanitizer
+#                                        runtimes of clang-14 (fuzz/fuzz.mk)
+#   binutils                             scripts/fuzz-seeds.sh: objcopy, strip
 #   git                                  tests/real/quick: a user's checkout as -o, git under spool
 PACKAGES=(
 	build-essential gcc make pkg-config
@@ -52,6 +55,7 @@ PACKAGES=(
 	sqlite3
 	memcached xz-utils zstd pbzip2 lbzip2
 	clang-14 llvm-14-dev
+	libclang-rt-14-dev binutils
 	git
 )
 

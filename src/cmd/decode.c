@@ -477,16 +477,20 @@ static int load_table_file(struct dec_tables *t, const char *path)
 	FILE *f = fopen(path, "r");
 	char *data = NULL;
 	size_t len = 0;
+	ssize_t n;
 	int rc;
 
 	if (!f) {
 		log_err("cannot open %s: %s", path, strerror(errno));
 		return -errno;
 	}
-	rc = getdelim(&data, &len, '\0', f) < 0 && ferror(f) ? -EIO : 0;
+	/* An empty file (n < 0 at end of file) leaves getdelim's buffer
+	 * allocated but not terminated: only the n bytes it read count. */
+	n = getdelim(&data, &len, '\0', f);
+	rc = n < 0 && ferror(f) ? -EIO : 0;
 	fclose(f);
 	if (!rc)
-		rc = parse_tables(t, data ? data : "", data ? strlen(data) : 0, path);
+		rc = parse_tables(t, n > 0 ? data : "", n > 0 ? strnlen(data, (size_t)n) : 0, path);
 	free(data);
 	return rc;
 }
@@ -765,33 +769,47 @@ static int write_rec(struct decoder *d, const struct trace_event *ev, const stru
 	return trace_stream_write(o->s, &buf.h);
 }
 
-/* A decoded event as a plain spool:user record, in the input record's place. */
+/* A decoded event as a plain spool:user record, in the input record's place.
+ * A merged call's events have at most DECODE_MAX_ARGS values, a plain one
+ * what the program passed to spool_trace_emit (up to USER_MAX_ARGS): that
+ * record is built in the heap. */
 static int write_event(struct decoder *d, uint32_t id, uint32_t n, const int64_t *args)
 {
 	const struct trace_event *ev = d->cur;
 	union {
 		struct rec_user u;
 		uint8_t b[sizeof(struct rec_user) + 8 * DECODE_MAX_ARGS];
-	} buf;
+	} small;
+	size_t size = sizeof(struct rec_user) + 8 * (size_t)n;
+	struct rec_user *u = &small.u;
+	int rc;
 
-	memset(&buf, 0, sizeof(buf));
-	buf.u.h = *ev->rec;
-	buf.u.h.tsc = d->cur_tsc;
-	buf.u.h.size = (uint32_t)(sizeof(buf.u) + 8 * n);
+	if (n > DECODE_MAX_ARGS) {
+		u = malloc(size);
+		if (!u)
+			return -ENOMEM;
+	}
+	memset(u, 0, size);
+	u->h = *ev->rec;
+	u->h.tsc = d->cur_tsc;
+	u->h.size = (uint32_t)size;
 	/* The k-th event of a record: its cycle estimate before it (TSC ticks
 	 * taken as cycles), or without one k ticks after it (write_rec keeps
 	 * order, so a correction never goes back past the record before);
 	 * every event after the first adds one to the stream's numbering
 	 * (write_rec's seq_shift). */
 	if (d->no_cycles || !d->cur_cycles)
-		buf.u.h.tsc += (uint64_t)d->cur_events;
-	else if (buf.u.h.tsc > d->cur_cycles)
-		buf.u.h.tsc -= d->cur_cycles;
-	buf.u.id = id;
-	buf.u.nargs = n;
-	memcpy(buf.u.args, args, 8 * (size_t)n);
+		u->h.tsc += (uint64_t)d->cur_events;
+	else if (u->h.tsc > d->cur_cycles)
+		u->h.tsc -= d->cur_cycles;
+	u->id = id;
+	u->nargs = n;
+	memcpy(u->args, args, 8 * (size_t)n);
 	d->cur_events++;
-	return write_rec(d, ev, &buf.u.h, d->cur_events > 1 ? 1 : 0);
+	rc = write_rec(d, ev, &u->h, d->cur_events > 1 ? 1 : 0);
+	if (u != &small.u)
+		free(u);
+	return rc;
 }
 
 /* Count one event of id (binary search in the sorted array, insert if new). */

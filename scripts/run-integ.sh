@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# run-integ.sh BUILD_DIR ASAN_BUILD_DIR - runs the TAP integration tests
+# (tests/integ/*.t and the quick part of the tests on real programs,
+# tests/real/quick/*.t, under prove) twice at the same time: against the normal
+# build and against the AddressSanitizer + UBSan build (with the normal
+# build's test programs). Most of a test's time is spent waiting on the
+# programs it runs, the collector and their pipes, not on the CPU, so the two
+# passes side by side take little more than the slower of them: this keeps
+# `make check` under its 10 minutes on a 2-CPU machine.
+#
+# Each pass writes its own log; both are printed when both have ended (the
+# ASan one second), and the script fails if either pass failed.
+set -uo pipefail
+
+if [ $# -ne 2 ]; then
+	echo "usage: run-integ.sh BUILD_DIR ASAN_BUILD_DIR" >&2
+	exit 2
+fi
+build=$(cd "$1" && pwd) || exit 2
+asan=$(cd "$2" && pwd) || exit 2
+jobs="${SPOOL_TEST_JOBS:-2}"
+log_dir=$(mktemp -d /tmp/spool-integ.XXXXXX)
+trap 'rm -rf "$log_dir"' EXIT
+
+SPOOL_BUILD="$build" prove -j"$jobs" --timer tests/integ/ tests/real/quick/ >"$log_dir/normal" 2>&1 &
+normal_pid=$!
+SPOOL_BUILD="$asan" SPOOL_PROGS="$build/tests/progs" SPOOL_ASAN=1 \
+	prove -j"$jobs" --timer tests/integ/ tests/real/quick/ >"$log_dir/asan" 2>&1 &
+asan_pid=$!
+
+wait "$normal_pid"
+normal_rc=$?
+wait "$asan_pid"
+asan_rc=$?
+
+echo "== integration tests against $build"
+cat "$log_dir/normal"
+echo "== integration tests against $asan (AddressSanitizer + UBSan)"
+cat "$log_dir/asan"
+echo "== integration: normal pass $([ $normal_rc -eq 0 ] && echo passed || echo FAILED)," \
+	"ASan pass $([ $asan_rc -eq 0 ] && echo passed || echo FAILED)"
+[ $normal_rc -eq 0 ] && [ $asan_rc -eq 0 ]
