@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 70-daemon.t - `spool locks -- memcached -d`: Debian's memcached forks a
+# daemon and its first process exits at once, the common shape of servers
+# (nginx and redis do the same by default). spool exited with the first
+# process, said "0 lock events, 0 lost", and the daemon's two worker
+# threads served 20 sets and 20 gets into rings nobody read: a silent
+# loss (issue 12). Either spool follows the daemon until it exits and its
+# lock events are in the trace, or it says that a process it traced is
+# still running and what that costs.
+. "$(dirname "$0")/lib.sh"
+need_progs memcached
+plan 4
+
+cat >client.py <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+for _ in range(100):
+    try:
+        s = socket.create_connection(("127.0.0.1", port))
+        break
+    except OSError:
+        time.sleep(0.05)
+else:
+    sys.exit("cannot connect")
+def cmd(c, end):
+    s.sendall(c)
+    data = b""
+    while not data.endswith(end):
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.decode()
+out = [cmd(b"set k%d 0 0 5\r\nval%02d\r\n" % (k, k), b"\r\n") for k in range(20)]
+out += [cmd(b"get k%d\r\n" % k, b"END\r\n") for k in range(20)]
+print(sum(o.count("STORED") for o in out), "stored,", sum(o.count("VALUE") for o in out), "values")
+PY
+
+port=$(free_port)
+timeout -k 5 60 "$SPOOL" locks -o d.trace -- memcached -d -U 0 -l 127.0.0.1 -p "$port" -t 2 \
+	-u root -P "$T_DIR/mc.pid" >spool.out 2>spool.err </dev/null &
+spid=$!
+timeout 30 "$REAL_PY" client.py "$port" >client.out 2>&1
+is "$(cat client.out)" "20 stored, 20 values" "the daemon served the client"
+daemon=$(cat mc.pid 2>/dev/null)
+kill -TERM "${daemon:-0}" 2>/dev/null
+for ((i = 0; i < 100; i++)); do
+	kill -0 "${daemon:-0}" 2>/dev/null || break
+	sleep 0.1
+done
+wait "$spid"
+RC=$?
+ERR=$(cat spool.err)
+num_cmp "${daemon:-0}" -gt 0 "memcached wrote its daemon's pid"
+"$SPOOL" info d.trace >info.out 2>&1
+traced=$(awk -v p="$daemon" '$2 == p { n += $4 } END { print n + 0 }' info.out)
+if [ "$traced" -gt 0 ]; then
+	pass "the daemon's events are in the trace ($traced)"
+	like "$ERR" '^spool: [0-9,]+ lock events' "spool printed its summary when the daemon ended"
+else
+	fail "the daemon's events are in the trace"
+	like "$ERR" "$daemon|daemon|still running" "spool says the daemon it traced went on without it"
+fi
+done_testing
