@@ -64,10 +64,12 @@ PACKAGES=(
 #                  sigsuspend, probed while it serves (tests/real/60-nginx-probe.t)
 #   x264           137 shared libraries: maps larger than 64 KiB (tests/real/62-x264-maps.t)
 #   openssl        libcrypto: perlasm, data inside functions' ranges (tests/real/67-openssl-blocks.t)
+#   libc6-dbg      libc's symbols from its debug file, versioned names (tests/real/71-libc-names.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
 	openssl
+	libc6-dbg
 )
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")
