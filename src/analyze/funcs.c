@@ -310,7 +310,8 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 		log_warn("out of memory: the calls per thread are left out");
 	free(pos);
 	if (o->json) {
-		qsort(pv, np, sizeof(*pv), fn_cmp_pair_fn);
+		if (np) /* pv is NULL when no pair was seen */
+			qsort(pv, np, sizeof(*pv), fn_cmp_pair_fn);
 		fprintf(out, "{\"functions\":[");
 		for (size_t i = 0; i < c->nfns; i++) {
 			const struct fn_stat *f = &c->fns[i];
@@ -364,7 +365,8 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 				(unsigned long long)f->unpaired);
 	}
 	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
-	qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);
+	if (np)
+		qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);
 	for (k = 0; k < np; k++)
 		fprintf(out, "%-10u %-28s %12llu\n", fn_who_of(c, fn_pair_thread(&pv[k])).tid,
 			c->fns[pv[k].pos].name, (unsigned long long)pv[k].calls);
