@@ -35,19 +35,11 @@ int cmd_trace_loss(const char *dir, const struct trace_reader *r, struct trace_l
 int cmd_dir_loss(const char *dir, struct trace_loss *out)
 {
 	struct trace_reader *r;
-	struct trace_event ev;
 	struct trace_loss l;
-	int rc;
 
 	if (trace_reader_open(&r, dir, NULL) < 0)
 		return 0; /* the command that read it has said why */
-	trace_reader_loss(r, &l);
-	if (l.state != TRACE_STATE_FINISHED) {
-		/* only the packets can say more: read them all */
-		while ((rc = trace_reader_next(r, &ev)) > 0)
-			;
-		trace_reader_loss(r, &l);
-	}
+	trace_reader_loss_read(r, &l);
 	trace_reader_close(r);
 	trace_loss_warn(dir, &l);
 	if (out)
