@@ -20,7 +20,7 @@ if [ ! -x "$CALLS" ] || [ ! -x "$PROGS/flood" ] || ! command -v python3 >/dev/nu
 	echo "1..0 # SKIP test programs or python3 missing"
 	exit 0
 fi
-plan 33
+plan 34
 
 KINDS="functions coverage vars sys locks"
 # loss_of FILE: "lost incomplete writer_finished" of a JSON report's "trace"
@@ -92,6 +92,8 @@ if command -v protoc >/dev/null && [ -f "$PROTO_DIR/trace.proto" ]; then
 else
 	skip 1 "protoc or tests/data/perfetto/trace.proto missing"
 fi
+spool_run export --flamegraph -o f.svg crafted
+like "$(cat f.svg)" "<text [^>]*>trace incomplete: $WHY" "spool export --flamegraph says it under the graph"
 spool_run export --chrome -o full.json spool.trace
 is "$(loss_of full.json) $(json full.json "len([e for e in d['traceEvents'] if e.get('s') == 'g'])")" \
 	"0 0 1 0" "the complete trace's export says 0 lost, without an instant"
