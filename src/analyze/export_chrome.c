@@ -48,6 +48,14 @@ static void ch_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* 0, or why writing failed: the failed write's errno (ENOSPC on a full
+ * disk; checked right after each event, so it is still that write's), else
+ * EIO. */
+static int ch_write_err(FILE *f)
+{
+	return ferror(f) ? (errno ? -errno : -EIO) : 0;
+}
+
 static void ch_us(FILE *f, uint64_t ns)
 {
 	fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
@@ -84,7 +92,7 @@ static int ch_meta(struct export_chrome *x, const char *what, uint32_t pid, uint
 		what, pid, tid);
 	ch_str(x->f, name);
 	fputs("}}", x->f);
-	return ferror(x->f) ? -EIO : 0;
+	return ch_write_err(x->f);
 }
 
 static int ch_process(void *ctx, const struct export_proc *p, uint64_t ns)
@@ -144,7 +152,7 @@ static int ch_end(void *ctx, const struct export_slice *s)
 	if (s->unfinished)
 		fputs(",\"unfinished\":true", x->f);
 	fputs("}}", x->f);
-	return ferror(x->f) ? -EIO : 0;
+	return ch_write_err(x->f);
 }
 
 static int ch_instant(void *ctx, const struct export_thread *t, const struct export_lock *l,
@@ -160,7 +168,7 @@ static int ch_instant(void *ctx, const struct export_thread *t, const struct exp
 	fputs(",\"ts\":", x->f);
 	ch_us(x->f, ns);
 	fprintf(x->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}", t->pid, t->tid);
-	return ferror(x->f) ? -EIO : 0;
+	return ch_write_err(x->f);
 }
 
 static const struct export_ops ch_ops = {
@@ -253,9 +261,9 @@ int export_chrome_finish(struct export_chrome *x, struct export_stats *st)
 		fputc('}', x->f);
 	}
 	fputs("}\n", x->f);
-	if (fflush(x->f) || ferror(x->f))
-		return -EIO;
-	return 0;
+	if (fflush(x->f))
+		return errno ? -errno : -EIO;
+	return ch_write_err(x->f);
 }
 
 void export_chrome_free(struct export_chrome *x)

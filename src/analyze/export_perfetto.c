@@ -204,8 +204,9 @@ static int pf_packet_end(struct export_perfetto *x)
 	pb_end(&x->pb);
 	if (x->pb.err)
 		return x->pb.err;
+	/* the failed write's errno says why (ENOSPC on a full disk) */
 	if (fwrite(x->pb.buf, 1, x->pb.len, x->f) != x->pb.len)
-		return -EIO;
+		return errno ? -errno : -EIO;
 	x->written++;
 	return 0;
 }
@@ -463,7 +464,9 @@ int export_perfetto_finish(struct export_perfetto *x, struct export_stats *st)
 		*st = s;
 		st->written = x->written;
 	}
-	if (!ret && (fflush(x->f) || ferror(x->f)))
+	if (!ret && fflush(x->f))
+		ret = errno ? -errno : -EIO;
+	else if (!ret && ferror(x->f))
 		ret = -EIO;
 	return ret;
 }

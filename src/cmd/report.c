@@ -169,7 +169,8 @@ static void report_usage(FILE *out)
 		"\n"
 		"Exit status: 0 success; 1 the trace is missing, unreadable or damaged (damage\n"
 		"is reported as warnings naming the file and offset, and the report of what\n"
-		"could be read is still printed); 2 usage error. A trace that is incomplete\n"
+		"could be read is still printed), or the report could not all be written\n"
+		"(a full disk); 2 usage error. A trace that is incomplete\n"
 		"(events lost, or spool did not finish writing it) is reported with a warning\n"
 		"saying what is missing, the same numbers spool info and the run printed.\n");
 }
@@ -333,6 +334,9 @@ int cmd_report(int argc, char **argv)
 	}
 	int rc = kind->run(&a);
 
+	/* a report cut short by a full disk is not a success */
+	if (cmd_stdout_done("the report") && !rc)
+		rc = 1;
 	/* every kind says, the same way, what the trace is missing (the
 	 * exit status stays the report's: losses are not damage) */
 	if (rc != EXIT_USAGE)
