@@ -469,7 +469,7 @@ static void cov_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void cov_print_json(const struct cov_ctx *c, FILE *out)
+static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *loss, FILE *out)
 {
 	fprintf(out, "{\"functions\":[");
 	for (size_t i = 0; i < c->nfns; i++) {
@@ -514,7 +514,9 @@ static void cov_print_json(const struct cov_ctx *c, FILE *out)
 		fprintf(out, ",\"line\":%u,\"count\":%" PRId64 "}", c->lines[i].line,
 			c->lines[i].count);
 	}
-	fprintf(out, "]}\n");
+	fprintf(out, "],\"trace\":{");
+	trace_loss_json(loss, out);
+	fprintf(out, "}}\n");
 }
 
 static double cov_pct(uint64_t a, uint64_t b)
@@ -678,6 +680,7 @@ int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *ou
 	struct trace_reader *r = NULL;
 	struct trace_problem prob = {0};
 	struct cov_ctx c = {0};
+	struct trace_loss loss;
 	char *text = NULL;
 	size_t len;
 	int rc;
@@ -688,6 +691,9 @@ int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *ou
 		return rc;
 	}
 	rc = trace_reader_file(r, "coverage", &text, &len);
+	/* the counters are a side file; the losses are the trace's */
+	if (rc == 0)
+		trace_reader_loss_read(r, &loss);
 	trace_reader_close(r);
 	if (rc < 0) {
 		log_err("trace %s has no block or branch probes (no 'coverage' file: record with "
@@ -704,10 +710,13 @@ int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *ou
 	}
 	if (o->info_path && (rc = cov_write_info(&c, o->info_path)))
 		goto out;
-	if (o->json)
-		cov_print_json(&c, out);
-	else
+	if (o->json) {
+		cov_print_json(&c, &loss, out);
+	} else {
+		if (o->header)
+			trace_loss_print_header(&loss, dir, NULL, out);
 		cov_print_text(&c, o, out);
+	}
 out:
 	free(text);
 	cov_free(&c);

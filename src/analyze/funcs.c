@@ -284,7 +284,7 @@ static int fn_cmp_pair_thread(const void *a, const void *b)
 }
 
 static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct funcs_opts *o,
-		     FILE *out)
+		     const struct trace_loss *loss, const char *dir, FILE *out)
 {
 	size_t shown = 0, np = 0, k = 0;
 	uint32_t *pos = calloc(c->nfns ? c->nfns : 1, sizeof(*pos));
@@ -341,9 +341,14 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 					(unsigned long long)pv[k].calls);
 			fprintf(out, "]}");
 		}
-		fprintf(out, "],\"unmatched_exits\":%llu}\n", (unsigned long long)callstack_unmatched_exits(c->cs));
+		fprintf(out, "],\"unmatched_exits\":%llu,\"trace\":{",
+			(unsigned long long)callstack_unmatched_exits(c->cs));
+		trace_loss_json(loss, out);
+		fprintf(out, "}}\n");
 		return;
 	}
+	if (o->header)
+		trace_loss_print_header(loss, dir, NULL, out);
 	fprintf(out, "%-28s %12s %12s %12s %10s %10s %10s\n", "function", "calls", "total ms",
 		"self ms", "min us", "avg us", "max us");
 	for (size_t i = 0; i < c->nfns; i++) {
@@ -380,6 +385,7 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 	struct trace_reader *r = NULL;
 	struct trace_problem prob;
 	struct trace_event ev;
+	struct trace_loss loss;
 	struct fn_ctx c;
 	int rc;
 
@@ -432,7 +438,9 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 
 		log_warn("%s at offset %llu: %s", p->file, (unsigned long long)p->offset, p->msg);
 	}
-	fn_print(&c, r, o, out);
+	/* every event was read: the packets have said what they miss */
+	trace_reader_loss(r, &loss);
+	fn_print(&c, r, o, &loss, dir, out);
 	rc = 0;
 out:
 	if (c.sym)

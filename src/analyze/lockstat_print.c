@@ -941,6 +941,8 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 		fprintf(out, "spool: %s lock events, %s lost, trace in %s/\n",
 			fmt_count(ls->tot.lock_events, a, 64), fmt_count(ls->tot.lost, b, 64),
 			po->trace_dir ? po->trace_dir : "?");
+	if (po->header)
+		trace_loss_print_missing(&ls->tot.loss, NULL, out);
 	if ((rc = print_locks_table(ls, out, po)) || (rc = print_threads(ls, out, po)) ||
 	    (rc = print_rwlocks(ls, out, po)) || (rc = print_conds(ls, out, po)) ||
 	    (rc = print_sems(ls, out, po)) || (rc = print_barriers(ls, out, po)))
@@ -1159,12 +1161,13 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 
 	fprintf(out,
 		"{\"schema\": \"spool-locks/1\",\n \"trace\": {\"events\": %" PRIu64
-		", \"lock_events\": %" PRIu64 ", \"lost\": %" PRIu64
-		", \"incomplete\": %s, \"writer_finished\": %s, \"malformed\": %" PRIu64
-		", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
-		", \"dir\": ",
-		ls->tot.events, ls->tot.lock_events, ls->tot.lost,
-		ls->tot.incomplete ? "true" : "false", ls->tot.unfinished ? "false" : "true",
+		", \"lock_events\": %" PRIu64 ", ",
+		ls->tot.events, ls->tot.lock_events);
+	/* lost, incomplete, writer_finished, missing: the block of every report */
+	trace_loss_json(&ls->tot.loss, out);
+	fprintf(out,
+		", \"malformed\": %" PRIu64 ", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64
+		", \"duration_ns\": %" PRIu64 ", \"dir\": ",
 		ls->tot.malformed, ls->tot.first_ns, ls->tot.last_ns,
 		ls_dur(ls->tot.first_ns, ls->tot.last_ns));
 	if (po->trace_dir)

@@ -110,6 +110,9 @@ struct path_state {
 	struct pprobe *probes;
 	size_t nprobes;
 	size_t nfuncprobes, nexeprobes; /* entry probes: all, in the executable */
+	/* What the trace is missing (every report prints it the same way) */
+	struct trace_loss loss;
+	const char *dir;
 };
 
 #define PATH_FREE_IDX 4096u
@@ -706,10 +709,15 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 				: 0,
 			"", objs);
 	}
-	if (o->json)
-		fputs("\n]}\n", out);
-	else
+	if (o->json) {
+		fputs("\n], \"trace\": {", out);
+		trace_loss_json(&ps->loss, out);
+		fputs("}}\n", out);
+	} else {
 		fputs("# * main: recorded, not a cut point of the path\n", out);
+		/* comments, so the path stays a schedule (replay --path) */
+		trace_loss_print_header(&ps->loss, ps->dir, "# ", out);
+	}
 	free(num);
 }
 
@@ -773,7 +781,9 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 			}
 			fputc('}', out);
 		}
-		fputs("]}\n", out);
+		fputs("], \"trace\": {", out);
+		trace_loss_json(&ps->loss, out);
+		fputs("}}\n", out);
 	} else {
 		if (ps->use_probes)
 			fprintf(out,
@@ -798,6 +808,8 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 			else
 				fprintf(out, "  never entered: %s\n", f->name);
 		}
+		/* a function may look never entered because its entry was lost */
+		trace_loss_print_header(&ps->loss, ps->dir, NULL, out);
 	}
 	if (prog->uninst_cus)
 		log_warn("%zu functions in %u compile units built without -finstrument-functions "
@@ -1039,6 +1051,9 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 
 		log_warn("%s: offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
 	}
+	/* every event was read: the packets have said what they miss */
+	trace_reader_loss(r, &ps.loss);
+	ps.dir = trace_dir;
 	if (!ps.entries && ps.use_probes) {
 		log_err("%s: no function entries in this trace: none of its %zu function probes "
 			"was hit",

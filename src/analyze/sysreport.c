@@ -172,7 +172,8 @@ static struct sr_heap *sr_heaps(const struct sr_ctx *c, size_t *n)
 	return h;
 }
 
-static void sr_print_json(const struct sr_ctx *c, const struct sr_heap *h, size_t nh, FILE *out)
+static void sr_print_json(const struct sr_ctx *c, const struct sr_heap *h, size_t nh,
+			  const struct trace_loss *loss, FILE *out)
 {
 	fprintf(out, "{\"what\":\"%s\",\"period_ms\":%u,\"threads\":[", c->what, c->period);
 	for (size_t i = 0; i < c->nth; i++) {
@@ -215,7 +216,9 @@ static void sr_print_json(const struct sr_ctx *c, const struct sr_heap *h, size_
 			"\"final_bytes\":%llu,\"final_ms\":%u}",
 			i ? "," : "", c->rss[i].pid, c->rss[i].samples, c->rss[i].min, c->rss[i].max,
 			c->rss[i].last, c->rss[i].last_ms);
-	fprintf(out, "]}\n");
+	fprintf(out, "],\"trace\":{");
+	trace_loss_json(loss, out);
+	fprintf(out, "}}\n");
 }
 
 static void sr_print_text(const struct sr_ctx *c, const struct sr_heap *h, size_t nh, FILE *out)
@@ -291,6 +294,7 @@ int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out)
 	struct trace_problem prob;
 	struct sr_ctx c;
 	struct sr_heap *heap = NULL;
+	struct trace_loss loss;
 	char *text = NULL;
 	size_t len, nheap = 0;
 	int rc;
@@ -317,10 +321,15 @@ int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out)
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (o->json)
-		sr_print_json(&c, heap, nheap, out);
-	else
+	/* the samples are a side file; the losses are the trace's */
+	trace_reader_loss_read(r, &loss);
+	if (o->json) {
+		sr_print_json(&c, heap, nheap, &loss, out);
+	} else {
+		if (o->header)
+			trace_loss_print_header(&loss, dir, NULL, out);
 		sr_print_text(&c, heap, nheap, out);
+	}
 out:
 	free(heap);
 	free(c.mem);

@@ -513,7 +513,8 @@ static void vr_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r, FILE *out)
+static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r,
+			  const struct trace_loss *loss, FILE *out)
 {
 	char b[96], b2[96];
 	int first = 1;
@@ -591,7 +592,9 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r, 
 		}
 		fprintf(out, "]}");
 	}
-	fprintf(out, "]}\n");
+	fprintf(out, "],\"trace\":{");
+	trace_loss_json(loss, out);
+	fprintf(out, "}}\n");
 }
 
 static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
@@ -663,6 +666,7 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 	struct trace_reader *r = NULL;
 	struct trace_problem prob;
 	struct trace_event ev;
+	struct trace_loss loss;
 	struct vr_ctx c;
 	char *text = NULL;
 	uint32_t *cur_tid = NULL;
@@ -717,10 +721,15 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 	}
 	if (rc < 0)
 		goto out;
-	if (o->json)
-		vr_print_json(&c, r, out);
-	else
+	/* every event was read: the packets have said what they miss */
+	trace_reader_loss(r, &loss);
+	if (o->json) {
+		vr_print_json(&c, r, &loss, out);
+	} else {
+		if (o->header)
+			trace_loss_print_header(&loss, dir, NULL, out);
 		vr_print(&c, r, o, out);
+	}
 	rc = 0;
 out:
 	free(text);

@@ -25,8 +25,9 @@ static void info_usage(FILE *out)
 		     "Describe a trace (default spool.trace): the run summary, each stream\n"
 		     "(process, thread, events, events lost), what the trace is missing (the\n"
 		     "same numbers the run printed) and whether its writer finished, and any\n"
-		     "damage found while reading it. Exits 1 if the trace is damaged, 4 if it\n"
-		     "is incomplete (events lost, or spool did not finish writing it), else 0.\n"
+		     "damage found while reading it. Exits 1 if the trace is damaged (or the\n"
+		     "summary could not all be written: a full disk), 4 if it is incomplete\n"
+		     "(events lost, or spool did not finish writing it), else 0.\n"
 		     "\n"
 		     "options:\n"
 		     "  -h, --help   show this help\n");
@@ -121,6 +122,8 @@ int cmd_info(int argc, char **argv)
 	}
 	trace_loss_warn(dir, &loss);
 	rc = trace_reader_nproblems(r) ? 1 : trace_loss_incomplete(&loss) ? EXIT_INCOMPLETE : 0;
+	if (cmd_stdout_done("the summary"))
+		rc = 1;
 	trace_reader_close(r);
 	return rc;
 }
