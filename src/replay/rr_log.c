@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../common/event.h"
+#include "../util/log.h"
 #include "rr_log.h"
 #include "rr_log_int.h"
 
@@ -1141,7 +1142,7 @@ int rr_dump_schedule(const char *dir, FILE *out)
 
 	rc = rr_collect(dir, &log, &max_lock, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "spool: %s\n", err);
+		log_err("%s", err);
 		goto out;
 	}
 	v = calloc(log.n ? log.n : 1, sizeof(*v));
