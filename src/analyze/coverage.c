@@ -32,6 +32,7 @@
 #include "../trace/trace.h"
 #include "../trace/untrusted.h"
 #include "../util/debugfile.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/outfile.h"
 #include "coverage.h"
@@ -457,16 +458,7 @@ static const char *cov_base(const char *p)
 
 static void cov_json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
+	escape_json(out, s, strlen(s));
 }
 
 static void cov_print_json(const struct cov_ctx *c, FILE *out)
@@ -559,8 +551,8 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 			snprintf(calls, sizeof(calls), "%" PRId64, f->count);
 		snprintf(blk, sizeof(blk), "%u/%u", f->blocks_hit, f->blocks);
 		snprintf(br, sizeof(br), "%u/%u", f->both, f->branches);
-		fprintf(out, "%-28s %10s %13s %17s  %s\n", f->name, calls, blk, br,
-			cov_base(c->mods[f->mod].path));
+		fprintf(out, "%-28s %10s %13s %17s  %s\n", escape_str(f->name), calls, blk, br,
+			escape_str(cov_base(c->mods[f->mod].path)));
 	}
 	if (!c->nbranches)
 		return;
@@ -580,12 +572,12 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 			snprintf(where, sizeof(where), "%s+0x%" PRIx64, c->fns[b->fn].name,
 				 b->addr);
 		if (b->taken < 0)
-			fprintf(out, "  %-24s not placed\n", where);
+			fprintf(out, "  %-24s not placed\n", escape_str(where));
 		else
 			fprintf(out,
 				"  %-24s taken %10" PRId64 " -> line %-5u not taken %10" PRId64
 				" -> line %u\n",
-				where, b->taken, b->tline, b->not_taken, b->fline);
+				escape_str(where), b->taken, b->tline, b->not_taken, b->fline);
 	}
 }
 
@@ -609,18 +601,21 @@ static int cov_write_info(const struct cov_ctx *c, const char *path)
 			any = c->lines[i].file == fi;
 		if (!any)
 			continue;
-		fprintf(f, "TN:\nSF:%s\n", c->files[fi]);
+		/* names from DWARF and the probes file: a newline in one
+		 * would start a record of its own */
+		fprintf(f, "TN:\nSF:%s\n", escape_str(c->files[fi]));
 		for (size_t i = 0; i < c->nfns; i++) {
 			const struct cov_fn *fn = &c->fns[i];
 
 			if (fn->line && fn->file == fi && fn->count >= 0)
-				fprintf(f, "FN:%u,%s\n", fn->line, fn->name);
+				fprintf(f, "FN:%u,%s\n", fn->line, escape_str(fn->name));
 		}
 		for (size_t i = 0; i < c->nfns; i++) {
 			const struct cov_fn *fn = &c->fns[i];
 
 			if (fn->line && fn->file == fi && fn->count >= 0) {
-				fprintf(f, "FNDA:%" PRId64 ",%s\n", fn->count, fn->name);
+				fprintf(f, "FNDA:%" PRId64 ",%s\n", fn->count,
+					escape_str(fn->name));
 				fnf++;
 				fnh += fn->count > 0;
 			}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../trace/trace.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "sysreport.h"
 
@@ -174,20 +175,27 @@ static struct sr_heap *sr_heaps(const struct sr_ctx *c, size_t *n)
 
 static void sr_print_json(const struct sr_ctx *c, const struct sr_heap *h, size_t nh, FILE *out)
 {
-	fprintf(out, "{\"what\":\"%s\",\"period_ms\":%u,\"threads\":[", c->what, c->period);
+	/* what, src, dir and kind are words of the sys side file: any bytes */
+	fputs("{\"what\":", out);
+	escape_json(out, c->what, strlen(c->what));
+	fprintf(out, ",\"period_ms\":%u,\"threads\":[", c->period);
 	for (size_t i = 0; i < c->nth; i++) {
 		const struct sr_thread *t = &c->th[i];
 		int first = 1;
 
 		fprintf(out,
-			"%s{\"index\":%u,\"pid\":%u,\"tid\":%u,\"cpu_ns\":%llu,\"cpu_source\":\"%s\","
-			"\"io\":[",
-			i ? "," : "", t->idx, t->pid, t->tid, t->cpu, t->src);
+			"%s{\"index\":%u,\"pid\":%u,\"tid\":%u,\"cpu_ns\":%llu,\"cpu_source\":",
+			i ? "," : "", t->idx, t->pid, t->tid, t->cpu);
+		escape_json(out, t->src, strlen(t->src));
+		fputs(",\"io\":[", out);
 		for (size_t k = 0; k < c->nio; k++) {
 			if (c->io[k].idx != t->idx)
 				continue;
-			fprintf(out, "%s{\"dir\":\"%s\",\"kind\":\"%s\",\"calls\":%llu,\"bytes\":%llu}",
-				first ? "" : ",", c->io[k].dir, c->io[k].kind, c->io[k].calls,
+			fprintf(out, "%s{\"dir\":", first ? "" : ",");
+			escape_json(out, c->io[k].dir, strlen(c->io[k].dir));
+			fputs(",\"kind\":", out);
+			escape_json(out, c->io[k].kind, strlen(c->io[k].kind));
+			fprintf(out, ",\"calls\":%llu,\"bytes\":%llu}", c->io[k].calls,
 				c->io[k].bytes);
 			first = 0;
 		}
@@ -222,7 +230,7 @@ static void sr_print_text(const struct sr_ctx *c, const struct sr_heap *h, size_
 {
 	static const char *const kinds[] = {"file", "pipe", "socket", "tty", "other"};
 
-	fprintf(out, "system probes:%s (sampled every %u ms)\n", c->what, c->period);
+	fprintf(out, "system probes:%s (sampled every %u ms)\n", escape_str(c->what), c->period);
 	if (strstr(c->what, "cpu")) {
 		fprintf(out, "\n%-8s %-8s %12s  %s\n", "tid", "pid", "cpu ms", "from");
 		for (size_t i = 0; i < c->nth; i++)
@@ -237,8 +245,9 @@ static void sr_print_text(const struct sr_ctx *c, const struct sr_heap *h, size_
 		for (size_t k = 0; k < c->nio; k++) {
 			const struct sr_thread *t = sr_thread_of(c, c->io[k].idx);
 
-			fprintf(out, "%-8u %-6s %-7s %12llu %14llu\n", t ? t->tid : 0, c->io[k].dir,
-				c->io[k].kind, c->io[k].calls, c->io[k].bytes);
+			fprintf(out, "%-8u %-6s %-7s %12llu %14llu\n", t ? t->tid : 0,
+				escape_str(c->io[k].dir), escape_str(c->io[k].kind), c->io[k].calls,
+				c->io[k].bytes);
 		}
 		for (int d = 0; d < 2; d++)
 			for (size_t kk = 0; kk < sizeof(kinds) / sizeof(kinds[0]); kk++) {

@@ -26,6 +26,7 @@
 #include "../probe/probe.h"
 #include "../probe/probe_expr.h"
 #include "../trace/trace.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "vars.h"
 
@@ -501,16 +502,7 @@ static int vr_event(struct vr_ctx *c, const struct trace_event *ev, uint32_t tid
 
 static void vr_json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
+	escape_json(out, s, strlen(s));
 }
 
 static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r, FILE *out)
@@ -604,8 +596,9 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 
 		if (!v->shown)
 			continue;
-		fprintf(out, "variable %s (%s) at %s:%s: %zu values", v->name,
-			probe_vtype_name(v->type), v->func, v->where, v->npts);
+		fprintf(out, "variable %s (%s) at %s:%s: %zu values", escape_str(v->name),
+			probe_vtype_name(v->type), escape_str(v->func), escape_str(v->where),
+			v->npts);
 		if (v->have_minmax) {
 			vr_format(v->type, v->min, b, sizeof(b), 1);
 			vr_format(v->type, v->max, b2, sizeof(b2), 1);
@@ -627,15 +620,17 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 	for (size_t i = 0; i < c->nasserts; i++) {
 		const struct vr_assert *a = &c->asserts[i];
 
-		fprintf(out, "assertion %s at %s:%s: %llu true, %llu false", a->text, a->func,
-			a->where, (unsigned long long)a->ntrue, (unsigned long long)a->nfalse);
+		fprintf(out, "assertion %s at %s:%s: %llu true, %llu false", escape_str(a->text),
+			escape_str(a->func), escape_str(a->where), (unsigned long long)a->ntrue,
+			(unsigned long long)a->nfalse);
 		if (a->nundef)
 			fprintf(out, ", %llu undefined (division by zero)",
 				(unsigned long long)a->nundef);
 		fprintf(out, "\n");
 		if (a->failed)
 			fprintf(out, "  first false at %.6f ms, tid %u: %s\n",
-				(a->fail_ns - c->t_first) / 1e6, a->fail_tid, a->fail_vals);
+				(a->fail_ns - c->t_first) / 1e6, a->fail_tid,
+				escape_str(a->fail_vals));
 	}
 	if (c->ntimes)
 		fprintf(out, "%-32s %10s %12s %12s %12s %12s\n", "time", "count", "total ms",
@@ -643,9 +638,8 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 	for (size_t i = 0; i < c->ntimes; i++) {
 		const struct vr_time *t = &c->times[i];
 
-		fprintf(out, "%-32s %10llu %12.3f %12.3f %12.3f %12.3f\n", t->text,
-			(unsigned long long)t->count, t->total / 1e6,
-			(t->count ? t->min : 0) / 1e3,
+		fprintf(out, "%-32s %10llu %12.3f %12.3f %12.3f %12.3f\n", escape_str(t->text),
+			(unsigned long long)t->count, t->total / 1e6, (t->count ? t->min : 0) / 1e3,
 			(t->count ? (double)t->total / t->count : 0) / 1e3, t->max / 1e3);
 		for (size_t s = 0; s < c->nstreams; s++)
 			if (t->th[s].count)
