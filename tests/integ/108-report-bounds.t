@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 108-report-memory.t - small crafted traces made spool report take
+# 108-report-bounds.t - small crafted traces made spool report take
 # gigabytes: report --vars kept a table of every time probe by every stream
 # id (a vars file of 2000 time lines and one stream renumbered 60000: 8 GB,
 # 60 s), report --coverage added a line for every row of the line table
@@ -8,9 +8,12 @@
 # coverage file). Each now uses memory bounded by its input: the (time,
 # stream) pairs its events reach, one line per row of the line table.
 # Max RSS measured with /usr/bin/time (the checks are skipped without it).
+# And report --sys --json looked up every thread's I/O lines, processes and
+# allocator lines by walking all of them: a crafted sys file of 200,000
+# threads ran for minutes; a command on a crafted trace must end.
 . "$(dirname "$0")/lib.sh"
 
-plan 5
+plan 7
 
 CRAFT="python3 $REPO/tests/integ/trace_craft.py"
 # 64 MiB: the normal build takes 5 to 9 MiB on these traces, the ASan build
@@ -60,5 +63,17 @@ if [ -n "$RSS" ]; then
 else
 	skip 2 "/usr/bin/time is not installed"
 fi
+
+# --- report --sys ---------------------------------------------------------------
+spool_run probe -q -e sys:io -o sy -- "$PROGS/lockcount" 2 5
+python3 -c '
+import sys
+with open(sys.argv[1], "a") as f:
+    for i in range(200000):
+        f.write("thread %d %d %d 1 none\nio %d read file 1 1\nrss %d 1 1\n" % (i, i, i, i, i))
+' sy/.spool/sys
+T_TIMEOUT=20 spool_run report --sys --json sy
+is "$RC" 0 "report --sys --json of 200,000 threads and processes ends (20 s at most)"
+num_cmp "$(json run.out 'len(d["rss"])')" -eq 200000 "  with every process's samples"
 
 done_testing
