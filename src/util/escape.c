@@ -177,10 +177,8 @@ const char *escape_strn(const char *s, size_t max)
 	if (!s)
 		return "(null)";
 	len = strnlen(s, max);
-	if (!escape_needed(s, len, 0)) {
-		if (len < max && s[len] == 0)
-			return s; /* NUL-terminated as it is */
-	}
+	if (len < max && !escape_needed(s, len, 0))
+		return s; /* NUL-terminated, nothing to escape: as it is */
 	if (len > (SIZE_MAX - 1) / 4)
 		return "?";
 	need = 4 * len + 1;
