@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/escape.h"
 #include "export.h"
 
 #define LOCK_TID_BASE 0x40000000u
@@ -34,18 +35,7 @@ struct export_chrome {
 
 static void ch_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	escape_json(f, s, strlen(s));
 }
 
 /* 0, or why writing failed: the failed write's errno (ENOSPC on a full

@@ -25,6 +25,7 @@
 
 #include "../common/event.h"
 #include "../trace/trace.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "callstack.h"
 #include "flame.h"
@@ -287,8 +288,10 @@ static int flame_folded(const struct flame *g, uint32_t node, char *path, size_t
 			path[l++] = ';';
 		memcpy(path + l, name, nl + 1);
 		l += nl;
+		/* names from the probes file: a newline would make a line
+		 * of its own, an escape sequence reach a terminal */
 		if (w)
-			fprintf(out, "%s %llu\n", path, (unsigned long long)w);
+			fprintf(out, "%s %llu\n", escape_str(path), (unsigned long long)w);
 	}
 	kids = flame_sorted_children(g, node, &nc);
 	if (!kids)

@@ -25,6 +25,7 @@
 
 #include "../common/event.h"
 #include "../trace/trace.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/symbolize.h"
 #include "callstack.h"
@@ -250,16 +251,7 @@ static int fn_cmp_caller(const void *a, const void *b)
 
 static void fn_json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
+	escape_json(out, s, strlen(s));
 }
 
 /* Pairs by function (its sorted place) then thread, or thread then function. */
@@ -358,12 +350,12 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 		if (!f->calls || (o->limit && shown >= o->limit))
 			continue;
 		shown++;
-		fprintf(out, "%-28s %12llu %12.3f %12.3f %10.3f %10.3f %10.3f\n", f->name,
-			(unsigned long long)f->calls, f->total / 1e6, f->self / 1e6,
-			(f->min == UINT64_MAX ? 0 : f->min) / 1e3, (double)f->sum / n / 1e3,
-			f->max / 1e3);
+		fprintf(out, "%-28s %12llu %12.3f %12.3f %10.3f %10.3f %10.3f\n",
+			escape_str(f->name), (unsigned long long)f->calls, f->total / 1e6,
+			f->self / 1e6, (f->min == UINT64_MAX ? 0 : f->min) / 1e3,
+			(double)f->sum / n / 1e3, f->max / 1e3);
 		for (size_t k = 0; k < f->ncallers && (int)k < o->callers; k++)
-			fprintf(out, "    <- %-40s %12llu\n", f->callers[k].name,
+			fprintf(out, "    <- %-40s %12llu\n", escape_str(f->callers[k].name),
 				(unsigned long long)f->callers[k].calls);
 		if (f->unpaired)
 			fprintf(out, "    (%llu calls without a seen exit)\n",
@@ -374,7 +366,7 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 		qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);
 	for (k = 0; k < np; k++)
 		fprintf(out, "%-10u %-28s %12llu\n", fn_who_of(c, fn_pair_thread(&pv[k])).tid,
-			c->fns[pv[k].pos].name, (unsigned long long)pv[k].calls);
+			escape_str(c->fns[pv[k].pos].name), (unsigned long long)pv[k].calls);
 	if (callstack_unmatched_exits(c->cs))
 		fprintf(out, "(%llu exits without an entry)\n",
 			(unsigned long long)callstack_unmatched_exits(c->cs));

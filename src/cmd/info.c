@@ -15,6 +15,7 @@
 
 #include "../trace/trace.h"
 #include "../trace/untrusted.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "cmd.h"
 
@@ -88,7 +89,7 @@ int cmd_info(int argc, char **argv)
 	}
 	/* spool probe: images exec'd during the run, traced but not probed */
 	if (trace_reader_file(r, "exec", &summary, &len) == 0) {
-		printf("%s", summary);
+		trace_print_untrusted(stdout, summary, len);
 		free(summary);
 	}
 	printf("events: %llu (lock %llu, thread %llu, lockdef %llu, proc %llu) over %.6f s\n",
@@ -102,7 +103,7 @@ int cmd_info(int argc, char **argv)
 
 		printf("%-8u %8u %8u %12llu %10llu %10llu  %s\n", s->stream_id, s->pid, s->tid,
 		       (unsigned long long)s->events, (unsigned long long)s->discarded,
-		       (unsigned long long)s->seq_gaps, s->file);
+		       (unsigned long long)s->seq_gaps, escape_str(s->file));
 	}
 	trace_reader_loss(r, &loss);
 	if (trace_loss_incomplete(&loss)) {
