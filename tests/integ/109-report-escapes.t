@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 105-report-escapes.t - a trace from someone else put escape sequences on
+# 109-report-escapes.t - a trace from someone else put escape sequences on
 # the user's terminal: a thread name, a lock's symbol, a function's symbol
 # or its name in the probes file, the sys side file, the exec side file and
 # the binary a recording names were printed as they were, so a report could

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 106-replay-swapped-files.t - a replay fed the program a secret file: the
+# 110-replay-swapped-files.t - a replay fed the program a secret file: the
 # agent opened the recording's stream files (the data the program read) and
 # the replay image by name, after spool had checked them, so a stream file
 # replaced by a link to a secret file in between was mapped and its bytes
