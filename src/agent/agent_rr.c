@@ -1555,10 +1555,34 @@ static void rr_populate(void *p, uint64_t len)
 }
 
 /*
+ * Open a file spool checked before it started the program (the replay image,
+ * a stream file): by the name spool used, but without following a link
+ * (O_NOFOLLOW) or blocking on a FIFO (O_NONBLOCK), and only when it is still
+ * that regular file (the device and inode spool noted in the area). A trace
+ * directory someone else can write could otherwise swap the name for a link
+ * to a secret file between spool's check and this open. Raw system calls:
+ * the agent's open and close are interposed. The descriptor, or -1.
+ */
+static long rr_open_checked(const char *path, uint64_t dev, uint64_t ino, struct stat *st)
+{
+	long fd = syscall(SYS_openat, AT_FDCWD, path,
+			  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (syscall(SYS_fstat, fd, st) < 0 || !S_ISREG(st->st_mode) ||
+	    (uint64_t)st->st_dev != dev || (uint64_t)st->st_ino != ino) {
+		syscall(SYS_close, fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * Map the replay image (rr_img.c): read-only and private, populated in one
  * call from the page cache, so a replay of millions of events starts
  * without the host copying them. The header must be the one the host
- * read. Raw system calls: the agent's open and close are interposed, and
+ * read, in the file the host checked (rr_open_checked). Raw system calls:
  * the program's descriptors must not move.
  */
 static const char *rr_map_image(struct rr_area *a)
@@ -1568,13 +1592,20 @@ static const char *rr_map_image(struct rr_area *a)
 		uint32_t version, area_version;
 		uint64_t key, size;
 	} *h;
+	struct stat st;
 	void *p;
 	long fd;
 
 	a->img_path[sizeof(a->img_path) - 1] = 0;
-	fd = syscall(SYS_openat, AT_FDCWD, a->img_path, O_RDONLY | O_CLOEXEC);
+	fd = rr_open_checked(a->img_path, a->img_dev, a->img_ino, &st);
 	if (fd < 0) {
-		agent_disable("record/replay: cannot open the replay image");
+		agent_disable("record/replay: cannot open the replay image, or it is no longer "
+			      "the file spool checked");
+		return NULL;
+	}
+	if ((uint64_t)st.st_size < a->img_size) {
+		syscall(SYS_close, fd);
+		agent_disable("record/replay: the replay image changed");
 		return NULL;
 	}
 	p = mmap(NULL, a->img_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, (int)fd, 0);
@@ -1594,7 +1625,7 @@ static const char *rr_map_image(struct rr_area *a)
 
 /* Map the stream files the replay reads input data from: read-only,
  * private, populated in one call (a page fault costs ~14 us in a VM).
- * Raw system calls, as for the image. */
+ * Each must be the file spool checked (rr_open_checked). */
 static int rr_map_streams(struct rr_area *a)
 {
 	char path[1100];
@@ -1609,11 +1640,10 @@ static int rr_map_streams(struct rr_area *a)
 		rr_puts(&b, a->trace_dir);
 		rr_puts(&b, "/stream_");
 		rr_putu(&b, a->stream_id[i]);
-		fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || syscall(SYS_fstat, fd, &st) < 0) {
-			if (fd >= 0)
-				syscall(SYS_close, fd);
-			agent_disable("record/replay: cannot open a stream file of the recording");
+		fd = rr_open_checked(path, a->stream_dev, a->stream_ino[i], &st);
+		if (fd < 0) {
+			agent_disable("record/replay: cannot open a stream file of the recording, "
+				      "or it is no longer the file spool checked");
 			return -1;
 		}
 		if (st.st_size > 0)

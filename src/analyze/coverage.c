@@ -32,6 +32,7 @@
 #include "../trace/trace.h"
 #include "../trace/untrusted.h"
 #include "../util/debugfile.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/outfile.h"
 #include "coverage.h"
@@ -344,6 +345,122 @@ static int cov_add_line(struct cov_ctx *c, uint32_t file, uint32_t line, int64_t
 	return 0;
 }
 
+/* The first row at or after addr (nrows when none). */
+static size_t cov_row_from(const struct cov_mod *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nrows;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->rows[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The rows [a, b) of a module's line table that a block covers: the row in
+ * effect at its start, and every row after it below its end. */
+struct cov_span {
+	size_t a, b;
+	int64_t count;
+};
+
+static int cov_span_cmp(const void *x, const void *y)
+{
+	const struct cov_span *p = x, *q = y;
+
+	return p->a < q->a ? -1 : p->a > q->a;
+}
+
+/* A max-heap of spans by count. */
+static void cov_heap_push(struct cov_span *h, size_t *n, struct cov_span s)
+{
+	size_t i = (*n)++;
+
+	for (; i && h[(i - 1) / 2].count < s.count; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = s;
+}
+
+static void cov_heap_pop(struct cov_span *h, size_t *n)
+{
+	struct cov_span last = h[--(*n)];
+	size_t i = 0;
+
+	for (;;) {
+		size_t k = 2 * i + 1;
+
+		if (k >= *n)
+			break;
+		if (k + 1 < *n && h[k + 1].count > h[k].count)
+			k++;
+		if (h[k].count <= last.count)
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	if (*n)
+		h[i] = last;
+}
+
+/*
+ * The lines of module mi that its blocks cover, each with the largest count
+ * of a block covering it: one line per row of the line table, found by a
+ * sweep over the rows with the covering blocks in a heap. Adding a line for
+ * every row of every block took memory of blocks times rows: a 200 KB
+ * coverage file of blocks spanning a large binary took 5 GB.
+ */
+static int cov_module_lines(struct cov_ctx *c, uint32_t mi)
+{
+	const struct cov_mod *m = &c->mods[mi];
+	struct cov_span *spans, *heap;
+	size_t n = 0, nh = 0, j = 0;
+	int rc = 0;
+
+	if (!m->dwarf || !m->nrows)
+		return 0;
+	spans = calloc(c->nblocks ? c->nblocks : 1, sizeof(*spans));
+	heap = calloc(c->nblocks ? c->nblocks : 1, sizeof(*heap));
+	if (!spans || !heap) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c->nblocks; i++) {
+		const struct cov_block *b = &c->blocks[i];
+		size_t at, a, e;
+
+		if (b->mod != mi || b->count < 0)
+			continue;
+		at = cov_row_at(m, b->start);
+		a = at == SIZE_MAX ? 0 : at;
+		e = cov_row_from(m, b->end);
+		if (at != SIZE_MAX && e < at + 1)
+			e = at + 1;
+		if (a < e)
+			spans[n++] = (struct cov_span){a, e, b->count};
+	}
+	qsort(spans, n, sizeof(*spans), cov_span_cmp);
+	for (size_t k = 0; k < m->nrows && (j < n || nh);) {
+		if (!nh && spans[j].a > k)
+			k = spans[j].a; /* no block covers the rows before it */
+		for (; j < n && spans[j].a <= k; j++)
+			cov_heap_push(heap, &nh, spans[j]);
+		while (nh && heap[0].b <= k)
+			cov_heap_pop(heap, &nh);
+		if (nh && !m->rows[k].end &&
+		    (rc = cov_add_line(c, m->rows[k].file, m->rows[k].line, heap[0].count)))
+			goto out;
+		k++;
+	}
+out:
+	free(spans);
+	free(heap);
+	return rc;
+}
+
 static int cov_line_cmp(const void *a, const void *b, void *arg)
 {
 	const struct cov_line *x = a, *y = b;
@@ -379,25 +496,14 @@ static int cov_compute(struct cov_ctx *c)
 		if (!c->mods[i].loaded && (rc = cov_load_lines(c, &c->mods[i])))
 			return rc;
 	for (size_t i = 0; i < c->nblocks; i++) {
-		const struct cov_block *b = &c->blocks[i];
-		const struct cov_mod *m = &c->mods[b->mod];
-		struct cov_fn *f = &c->fns[b->fn];
-		size_t k;
-		uint32_t file = 0, line;
+		struct cov_fn *f = &c->fns[c->blocks[i].fn];
 
 		f->blocks++;
-		f->blocks_hit += b->count > 0;
-		if (b->count < 0 || !m->dwarf)
-			continue;
-		line = cov_line_of(m, b->start, &file);
-		if (line && (rc = cov_add_line(c, file, line, b->count)))
-			return rc;
-		k = cov_row_at(m, b->start);
-		for (k = k == SIZE_MAX ? 0 : k + 1; k < m->nrows && m->rows[k].addr < b->end; k++)
-			if (!m->rows[k].end &&
-			    (rc = cov_add_line(c, m->rows[k].file, m->rows[k].line, b->count)))
-				return rc;
+		f->blocks_hit += c->blocks[i].count > 0;
 	}
+	for (size_t i = 0; i < c->nmods; i++)
+		if ((rc = cov_module_lines(c, (uint32_t)i)))
+			return rc;
 	/* one entry per (file, line): the largest count */
 	if (c->nlines) {
 		size_t o = 0;
@@ -457,19 +563,10 @@ static const char *cov_base(const char *p)
 
 static void cov_json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
+	escape_json(out, s, strlen(s));
 }
 
-static void cov_print_json(const struct cov_ctx *c, FILE *out)
+static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *loss, FILE *out)
 {
 	fprintf(out, "{\"functions\":[");
 	for (size_t i = 0; i < c->nfns; i++) {
@@ -514,7 +611,9 @@ static void cov_print_json(const struct cov_ctx *c, FILE *out)
 		fprintf(out, ",\"line\":%u,\"count\":%" PRId64 "}", c->lines[i].line,
 			c->lines[i].count);
 	}
-	fprintf(out, "]}\n");
+	fprintf(out, "],\"trace\":{");
+	trace_loss_json(loss, out);
+	fprintf(out, "}}\n");
 }
 
 static double cov_pct(uint64_t a, uint64_t b)
@@ -559,8 +658,8 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 			snprintf(calls, sizeof(calls), "%" PRId64, f->count);
 		snprintf(blk, sizeof(blk), "%u/%u", f->blocks_hit, f->blocks);
 		snprintf(br, sizeof(br), "%u/%u", f->both, f->branches);
-		fprintf(out, "%-28s %10s %13s %17s  %s\n", f->name, calls, blk, br,
-			cov_base(c->mods[f->mod].path));
+		fprintf(out, "%-28s %10s %13s %17s  %s\n", escape_str(f->name), calls, blk, br,
+			escape_str(cov_base(c->mods[f->mod].path)));
 	}
 	if (!c->nbranches)
 		return;
@@ -580,12 +679,12 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 			snprintf(where, sizeof(where), "%s+0x%" PRIx64, c->fns[b->fn].name,
 				 b->addr);
 		if (b->taken < 0)
-			fprintf(out, "  %-24s not placed\n", where);
+			fprintf(out, "  %-24s not placed\n", escape_str(where));
 		else
 			fprintf(out,
 				"  %-24s taken %10" PRId64 " -> line %-5u not taken %10" PRId64
 				" -> line %u\n",
-				where, b->taken, b->tline, b->not_taken, b->fline);
+				escape_str(where), b->taken, b->tline, b->not_taken, b->fline);
 	}
 }
 
@@ -609,18 +708,21 @@ static int cov_write_info(const struct cov_ctx *c, const char *path)
 			any = c->lines[i].file == fi;
 		if (!any)
 			continue;
-		fprintf(f, "TN:\nSF:%s\n", c->files[fi]);
+		/* names from DWARF and the probes file: a newline in one
+		 * would start a record of its own */
+		fprintf(f, "TN:\nSF:%s\n", escape_str(c->files[fi]));
 		for (size_t i = 0; i < c->nfns; i++) {
 			const struct cov_fn *fn = &c->fns[i];
 
 			if (fn->line && fn->file == fi && fn->count >= 0)
-				fprintf(f, "FN:%u,%s\n", fn->line, fn->name);
+				fprintf(f, "FN:%u,%s\n", fn->line, escape_str(fn->name));
 		}
 		for (size_t i = 0; i < c->nfns; i++) {
 			const struct cov_fn *fn = &c->fns[i];
 
 			if (fn->line && fn->file == fi && fn->count >= 0) {
-				fprintf(f, "FNDA:%" PRId64 ",%s\n", fn->count, fn->name);
+				fprintf(f, "FNDA:%" PRId64 ",%s\n", fn->count,
+					escape_str(fn->name));
 				fnf++;
 				fnh += fn->count > 0;
 			}
@@ -678,6 +780,7 @@ int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *ou
 	struct trace_reader *r = NULL;
 	struct trace_problem prob = {0};
 	struct cov_ctx c = {0};
+	struct trace_loss loss;
 	char *text = NULL;
 	size_t len;
 	int rc;
@@ -688,6 +791,9 @@ int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *ou
 		return rc;
 	}
 	rc = trace_reader_file(r, "coverage", &text, &len);
+	/* the counters are a side file; the losses are the trace's */
+	if (rc == 0)
+		trace_reader_loss_read(r, &loss);
 	trace_reader_close(r);
 	if (rc < 0) {
 		log_err("trace %s has no block or branch probes (no 'coverage' file: record with "
@@ -704,10 +810,13 @@ int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *ou
 	}
 	if (o->info_path && (rc = cov_write_info(&c, o->info_path)))
 		goto out;
-	if (o->json)
-		cov_print_json(&c, out);
-	else
+	if (o->json) {
+		cov_print_json(&c, &loss, out);
+	} else {
+		if (o->header)
+			trace_loss_print_header(&loss, dir, NULL, out);
 		cov_print_text(&c, o, out);
+	}
 out:
 	free(text);
 	cov_free(&c);

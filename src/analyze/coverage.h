@@ -14,9 +14,12 @@ struct coverage_opts {
 	int json;
 	unsigned limit;		/* rows per table, 0 = all */
 	const char *info_path;	/* write lcov .info here ("-" = stdout), NULL = none */
+	int header;		/* text: first the loss header (trace_loss_print_header);
+				   JSON always has its "trace" loss block */
 };
 
-/* Print the report of trace directory dir's "coverage" side file. Returns
+/* Print the report of trace directory dir's "coverage" side file, with
+ * what the trace is missing (its "trace" object in JSON). Returns
  * 0, or a negative errno (the reason is logged). */
 int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *out);
 

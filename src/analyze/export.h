@@ -95,6 +95,7 @@ struct export_stats {
 	uint64_t unfinished; /* slices closed at the end of the trace */
 	unsigned max_lanes;  /* most lanes any lock needed */
 	uint64_t written;    /* records written by the exporter (packets / JSON events) */
+	uint64_t last_ns;    /* the last timestamp fed */
 };
 
 struct export_model;
@@ -129,6 +130,10 @@ struct export_options {
 struct export_perfetto;
 int export_perfetto_open(struct export_perfetto **out, FILE *f, const struct export_options *o);
 int export_perfetto_feed(struct export_perfetto *x, const struct trace_event *ev);
+/* What the trace is missing (trace_reader_loss), given before finish, which
+ * writes it: an instant "trace incomplete: <the words>" at the last
+ * timestamp on a track "spool" when it is incomplete (doc/export.md). */
+void export_perfetto_set_loss(struct export_perfetto *x, const struct trace_loss *l);
 int export_perfetto_finish(struct export_perfetto *x, struct export_stats *st);
 struct export_model *export_perfetto_model(struct export_perfetto *x);
 void export_perfetto_free(struct export_perfetto *x);
@@ -136,6 +141,10 @@ void export_perfetto_free(struct export_perfetto *x);
 struct export_chrome;
 int export_chrome_open(struct export_chrome **out, FILE *f, const struct export_options *o);
 int export_chrome_feed(struct export_chrome *x, const struct trace_event *ev);
+/* The same for Chrome JSON: a global instant when the trace is incomplete,
+ * and always a top-level "trace" object with the loss block of every report
+ * (lost, incomplete, writer_finished, missing). */
+void export_chrome_set_loss(struct export_chrome *x, const struct trace_loss *l);
 int export_chrome_finish(struct export_chrome *x, struct export_stats *st);
 struct export_model *export_chrome_model(struct export_chrome *x);
 void export_chrome_free(struct export_chrome *x);

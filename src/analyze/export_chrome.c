@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/escape.h"
 #include "export.h"
 
 #define LOCK_TID_BASE 0x40000000u
@@ -28,22 +29,21 @@ struct export_chrome {
 	struct export_model *m;
 	uint64_t written;
 	uint64_t max_events; /* 0: no limit */
+	struct trace_loss loss;
+	int have_loss; /* export_chrome_set_loss was called */
 };
 
 static void ch_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	escape_json(f, s, strlen(s));
+}
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+/* 0, or why writing failed: the failed write's errno (ENOSPC on a full
+ * disk; checked right after each event, so it is still that write's), else
+ * EIO. */
+static int ch_write_err(FILE *f)
+{
+	return ferror(f) ? (errno ? -errno : -EIO) : 0;
 }
 
 static void ch_us(FILE *f, uint64_t ns)
@@ -82,7 +82,7 @@ static int ch_meta(struct export_chrome *x, const char *what, uint32_t pid, uint
 		what, pid, tid);
 	ch_str(x->f, name);
 	fputs("}}", x->f);
-	return ferror(x->f) ? -EIO : 0;
+	return ch_write_err(x->f);
 }
 
 static int ch_process(void *ctx, const struct export_proc *p, uint64_t ns)
@@ -142,7 +142,7 @@ static int ch_end(void *ctx, const struct export_slice *s)
 	if (s->unfinished)
 		fputs(",\"unfinished\":true", x->f);
 	fputs("}}", x->f);
-	return ferror(x->f) ? -EIO : 0;
+	return ch_write_err(x->f);
 }
 
 static int ch_instant(void *ctx, const struct export_thread *t, const struct export_lock *l,
@@ -158,7 +158,7 @@ static int ch_instant(void *ctx, const struct export_thread *t, const struct exp
 	fputs(",\"ts\":", x->f);
 	ch_us(x->f, ns);
 	fprintf(x->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}", t->pid, t->tid);
-	return ferror(x->f) ? -EIO : 0;
+	return ch_write_err(x->f);
 }
 
 static const struct export_ops ch_ops = {
@@ -203,20 +203,57 @@ struct export_model *export_chrome_model(struct export_chrome *x)
 	return x->m;
 }
 
+void export_chrome_set_loss(struct export_chrome *x, const struct trace_loss *l)
+{
+	x->loss = *l;
+	x->have_loss = 1;
+}
+
+/* A global instant at the end saying what the trace is missing; past the
+ * event limit too (it is one event, and the one a viewer must not miss). */
+static void ch_loss_instant(struct export_chrome *x, uint64_t ns)
+{
+	char why[512], name[560];
+
+	trace_loss_describe(&x->loss, why, sizeof(why));
+	snprintf(name, sizeof(name), "trace incomplete: %s", why);
+	fputs(x->written ? ",\n" : "\n", x->f);
+	x->written++;
+	fputs("{\"ph\":\"i\",\"s\":\"g\",\"cat\":\"spool\",\"name\":", x->f);
+	ch_str(x->f, name);
+	fputs(",\"ts\":", x->f);
+	ch_us(x->f, ns);
+	fputs(",\"pid\":0,\"tid\":0,\"args\":{", x->f);
+	trace_loss_json(&x->loss, x->f);
+	fputs("}}", x->f);
+}
+
 int export_chrome_finish(struct export_chrome *x, struct export_stats *st)
 {
+	struct export_stats s;
 	int ret = export_model_finish(x->m);
 
+	export_model_stats(x->m, &s);
+	if (!ret && x->have_loss && trace_loss_incomplete(&x->loss))
+		ch_loss_instant(x, s.last_ns);
 	if (st) {
-		export_model_stats(x->m, st);
+		*st = s;
 		st->written = x->written;
 	}
 	if (ret)
 		return ret;
-	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", x->f);
-	if (fflush(x->f) || ferror(x->f))
-		return -EIO;
-	return 0;
+	fputs("\n],\"displayTimeUnit\":\"ns\"", x->f);
+	if (x->have_loss) {
+		/* top-level keys besides traceEvents are the trace's metadata
+		 * to the viewers; to scripts, the block every report has */
+		fputs(",\"trace\":{", x->f);
+		trace_loss_json(&x->loss, x->f);
+		fputc('}', x->f);
+	}
+	fputs("}\n", x->f);
+	if (fflush(x->f))
+		return errno ? -errno : -EIO;
+	return ch_write_err(x->f);
 }
 
 void export_chrome_free(struct export_chrome *x)

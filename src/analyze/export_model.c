@@ -625,6 +625,7 @@ int export_model_finish(struct export_model *m)
 void export_model_stats(const struct export_model *m, struct export_stats *st)
 {
 	*st = m->st;
+	st->last_ns = m->last_ns;
 }
 
 void export_model_free(struct export_model *m)

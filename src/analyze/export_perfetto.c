@@ -59,6 +59,7 @@ enum {
 	TE_SLICE_END = 2,
 	TE_INSTANT = 3,
 	/* DebugAnnotation */
+	F_DA_BOOL_VALUE = 2,
 	F_DA_UINT_VALUE = 3,
 	F_DA_STRING_VALUE = 6,
 	F_DA_POINTER_VALUE = 7,
@@ -70,6 +71,7 @@ enum {
 #define UUID_LOCK(obj) ((3ull << 56) | (obj))
 #define UUID_LANE(obj, lane) ((4ull << 56) | ((uint64_t)(lane) << 32) | (obj))
 #define UUID_FUNCS(idx) ((5ull << 56) | (idx))
+#define UUID_SPOOL (6ull << 56)
 
 /* A message under construction; nested messages get their length prefix
  * when they end (the content is moved up by the size of the varint). */
@@ -179,6 +181,8 @@ struct export_perfetto {
 	unsigned char *func_track; /* per thread index: its function track is described */
 	size_t nfunc_track;
 	uint64_t written;
+	struct trace_loss loss;
+	int have_loss; /* export_perfetto_set_loss was called */
 };
 
 /* Start a packet: Trace.packet { timestamp, sequence id ... */
@@ -200,8 +204,9 @@ static int pf_packet_end(struct export_perfetto *x)
 	pb_end(&x->pb);
 	if (x->pb.err)
 		return x->pb.err;
+	/* the failed write's errno says why (ENOSPC on a full disk) */
 	if (fwrite(x->pb.buf, 1, x->pb.len, x->f) != x->pb.len)
-		return -EIO;
+		return errno ? -errno : -EIO;
 	x->written++;
 	return 0;
 }
@@ -402,15 +407,66 @@ struct export_model *export_perfetto_model(struct export_perfetto *x)
 	return x->m;
 }
 
+void export_perfetto_set_loss(struct export_perfetto *x, const struct trace_loss *l)
+{
+	x->loss = *l;
+	x->have_loss = 1;
+}
+
+static void pf_annotation_uint(struct pb *p, const char *name, unsigned field, uint64_t v)
+{
+	pb_begin(p, F_TE_DEBUG_ANNOTATIONS);
+	pb_str(p, F_DA_NAME, name);
+	pb_uint(p, field, v);
+	pb_end(p);
+}
+
+/* A track "spool" (global) with one instant at the end saying what the
+ * trace is missing, its numbers as the arguments every report has. */
+static int pf_loss(struct export_perfetto *x, uint64_t ns)
+{
+	char why[512], name[560];
+	int ret;
+
+	trace_loss_describe(&x->loss, why, sizeof(why));
+	snprintf(name, sizeof(name), "trace incomplete: %s", why);
+	pf_packet_begin(x, ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_DESCRIPTOR);
+	pb_uint(&x->pb, F_TD_UUID, UUID_SPOOL);
+	pb_str(&x->pb, F_TD_NAME, "spool");
+	pb_end(&x->pb);
+	if ((ret = pf_packet_end(x)))
+		return ret;
+	pf_packet_begin(x, ns);
+	pb_begin(&x->pb, F_PACKET_TRACK_EVENT);
+	pb_uint(&x->pb, F_TE_TYPE, TE_INSTANT);
+	pb_uint(&x->pb, F_TE_TRACK_UUID, UUID_SPOOL);
+	pb_str(&x->pb, F_TE_CATEGORIES, "spool");
+	pb_str(&x->pb, F_TE_NAME, name);
+	pf_annotation_uint(&x->pb, "lost", F_DA_UINT_VALUE, trace_loss_events(&x->loss));
+	pf_annotation_uint(&x->pb, "incomplete", F_DA_BOOL_VALUE, 1);
+	pf_annotation_uint(&x->pb, "writer_finished", F_DA_BOOL_VALUE,
+			   x->loss.state != TRACE_STATE_UNFINISHED);
+	pf_annotation_str(&x->pb, "missing", why);
+	pb_end(&x->pb);
+	return pf_packet_end(x);
+}
+
 int export_perfetto_finish(struct export_perfetto *x, struct export_stats *st)
 {
+	struct export_stats s;
 	int ret = export_model_finish(x->m);
 
+	export_model_stats(x->m, &s);
+	if (!ret && x->have_loss && trace_loss_incomplete(&x->loss))
+		ret = pf_loss(x, s.last_ns);
 	if (st) {
-		export_model_stats(x->m, st);
+		*st = s;
 		st->written = x->written;
 	}
-	if (!ret && (fflush(x->f) || ferror(x->f)))
+	if (!ret && fflush(x->f))
+		ret = errno ? -errno : -EIO;
+	else if (!ret && ferror(x->f))
 		ret = -EIO;
 	return ret;
 }

@@ -25,6 +25,7 @@
 
 #include "../common/event.h"
 #include "../trace/trace.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "callstack.h"
 #include "flame.h"
@@ -287,8 +288,10 @@ static int flame_folded(const struct flame *g, uint32_t node, char *path, size_t
 			path[l++] = ';';
 		memcpy(path + l, name, nl + 1);
 		l += nl;
+		/* names from the probes file: a newline would make a line
+		 * of its own, an escape sequence reach a terminal */
 		if (w)
-			fprintf(out, "%s %llu\n", path, (unsigned long long)w);
+			fprintf(out, "%s %llu\n", escape_str(path), (unsigned long long)w);
 	}
 	kids = flame_sorted_children(g, node, &nc);
 	if (!kids)
@@ -403,11 +406,15 @@ static int flame_svg_node(const struct flame *g, FILE *out, uint32_t node, doubl
 	return 0;
 }
 
-static int flame_svg(struct flame *g, const struct flame_opts *o, const char *dir, FILE *out)
+static int flame_svg(struct flame *g, const struct flame_opts *o, const char *dir,
+		     const struct trace_loss *loss, FILE *out)
 {
 	uint64_t total = flame_compute_incl(g, 0, o->weight);
 	unsigned maxdepth = flame_depth(g, 0);
-	double height = FLAME_SVG_TOP + (maxdepth + 1) * FLAME_SVG_ROW + 2 * FLAME_SVG_PAD;
+	double bottom = FLAME_SVG_TOP + (maxdepth + 1) * FLAME_SVG_ROW + 2 * FLAME_SVG_PAD;
+	/* an incomplete trace gets a line under the graph saying so */
+	double height = bottom + (trace_loss_incomplete(loss) ? FLAME_SVG_ROW : 0);
+	char why[512];
 
 	if (!total)
 		return -ENODATA;
@@ -432,6 +439,13 @@ static int flame_svg(struct flame *g, const struct flame_opts *o, const char *di
 		FLAME_SVG_W / 2, o->weight == FLAME_WEIGHT_CALLS ? "calls" : "self time");
 	if (flame_svg_node(g, out, 0, FLAME_SVG_PAD, 0, maxdepth, total, o->weight) < 0)
 		return -ENOMEM;
+	if (trace_loss_incomplete(loss)) {
+		trace_loss_describe(loss, why, sizeof(why));
+		fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" fill=\"#b00\">trace incomplete: ",
+			FLAME_SVG_PAD, bottom + FLAME_SVG_ROW - 5);
+		flame_xml(out, why, SIZE_MAX);
+		fputs("</text>\n", out);
+	}
 	fputs("</svg>\n", out);
 	return 0;
 }
@@ -455,6 +469,7 @@ int flame_export_dir(const char *dir, const struct flame_opts *o, FILE *out)
 	struct trace_reader *r = NULL;
 	struct trace_problem prob;
 	struct trace_event ev;
+	struct trace_loss loss;
 	struct flame g;
 	char *path = NULL;
 	int rc;
@@ -502,7 +517,9 @@ int flame_export_dir(const char *dir, const struct flame_opts *o, FILE *out)
 		goto out;
 	}
 	if (o->format == FLAME_SVG) {
-		rc = flame_svg(&g, o, dir, out);
+		/* every event was read: the packets have said what they miss */
+		trace_reader_loss(r, &loss);
+		rc = flame_svg(&g, o, dir, &loss, out);
 	} else {
 		path = malloc(1 << 20);
 		rc = path ? flame_folded(&g, 0, path, 0, 1 << 20, o->weight, out) : -ENOMEM;

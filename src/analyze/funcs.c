@@ -25,6 +25,7 @@
 
 #include "../common/event.h"
 #include "../trace/trace.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/symbolize.h"
 #include "callstack.h"
@@ -250,16 +251,7 @@ static int fn_cmp_caller(const void *a, const void *b)
 
 static void fn_json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
+	escape_json(out, s, strlen(s));
 }
 
 /* Pairs by function (its sorted place) then thread, or thread then function. */
@@ -284,7 +276,7 @@ static int fn_cmp_pair_thread(const void *a, const void *b)
 }
 
 static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct funcs_opts *o,
-		     FILE *out)
+		     const struct trace_loss *loss, const char *dir, FILE *out)
 {
 	size_t shown = 0, np = 0, k = 0;
 	uint32_t *pos = calloc(c->nfns ? c->nfns : 1, sizeof(*pos));
@@ -310,7 +302,8 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 		log_warn("out of memory: the calls per thread are left out");
 	free(pos);
 	if (o->json) {
-		qsort(pv, np, sizeof(*pv), fn_cmp_pair_fn);
+		if (np) /* pv is NULL when no pair was seen */
+			qsort(pv, np, sizeof(*pv), fn_cmp_pair_fn);
 		fprintf(out, "{\"functions\":[");
 		for (size_t i = 0; i < c->nfns; i++) {
 			const struct fn_stat *f = &c->fns[i];
@@ -340,9 +333,14 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 					(unsigned long long)pv[k].calls);
 			fprintf(out, "]}");
 		}
-		fprintf(out, "],\"unmatched_exits\":%llu}\n", (unsigned long long)callstack_unmatched_exits(c->cs));
+		fprintf(out, "],\"unmatched_exits\":%llu,\"trace\":{",
+			(unsigned long long)callstack_unmatched_exits(c->cs));
+		trace_loss_json(loss, out);
+		fprintf(out, "}}\n");
 		return;
 	}
+	if (o->header)
+		trace_loss_print_header(loss, dir, NULL, out);
 	fprintf(out, "%-28s %12s %12s %12s %10s %10s %10s\n", "function", "calls", "total ms",
 		"self ms", "min us", "avg us", "max us");
 	for (size_t i = 0; i < c->nfns; i++) {
@@ -352,22 +350,23 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 		if (!f->calls || (o->limit && shown >= o->limit))
 			continue;
 		shown++;
-		fprintf(out, "%-28s %12llu %12.3f %12.3f %10.3f %10.3f %10.3f\n", f->name,
-			(unsigned long long)f->calls, f->total / 1e6, f->self / 1e6,
-			(f->min == UINT64_MAX ? 0 : f->min) / 1e3, (double)f->sum / n / 1e3,
-			f->max / 1e3);
+		fprintf(out, "%-28s %12llu %12.3f %12.3f %10.3f %10.3f %10.3f\n",
+			escape_str(f->name), (unsigned long long)f->calls, f->total / 1e6,
+			f->self / 1e6, (f->min == UINT64_MAX ? 0 : f->min) / 1e3,
+			(double)f->sum / n / 1e3, f->max / 1e3);
 		for (size_t k = 0; k < f->ncallers && (int)k < o->callers; k++)
-			fprintf(out, "    <- %-40s %12llu\n", f->callers[k].name,
+			fprintf(out, "    <- %-40s %12llu\n", escape_str(f->callers[k].name),
 				(unsigned long long)f->callers[k].calls);
 		if (f->unpaired)
 			fprintf(out, "    (%llu calls without a seen exit)\n",
 				(unsigned long long)f->unpaired);
 	}
 	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
-	qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);
+	if (np)
+		qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);
 	for (k = 0; k < np; k++)
 		fprintf(out, "%-10u %-28s %12llu\n", fn_who_of(c, fn_pair_thread(&pv[k])).tid,
-			c->fns[pv[k].pos].name, (unsigned long long)pv[k].calls);
+			escape_str(c->fns[pv[k].pos].name), (unsigned long long)pv[k].calls);
 	if (callstack_unmatched_exits(c->cs))
 		fprintf(out, "(%llu exits without an entry)\n",
 			(unsigned long long)callstack_unmatched_exits(c->cs));
@@ -378,6 +377,7 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 	struct trace_reader *r = NULL;
 	struct trace_problem prob;
 	struct trace_event ev;
+	struct trace_loss loss;
 	struct fn_ctx c;
 	int rc;
 
@@ -430,7 +430,9 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 
 		log_warn("%s at offset %llu: %s", p->file, (unsigned long long)p->offset, p->msg);
 	}
-	fn_print(&c, r, o, out);
+	/* every event was read: the packets have said what they miss */
+	trace_reader_loss(r, &loss);
+	fn_print(&c, r, o, &loss, dir, out);
 	rc = 0;
 out:
 	if (c.sym)

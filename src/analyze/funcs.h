@@ -13,9 +13,12 @@ struct funcs_opts {
 	int json;
 	unsigned limit; /* rows per table, 0 = all */
 	int callers;	/* callers per function to show (text) */
+	int header;	/* text: first the loss header (trace_loss_print_header);
+			   JSON always has its "trace" loss block */
 };
 
-/* Print the report of the probes in trace directory dir. Returns 0, or a
+/* Print the report of the probes in trace directory dir, with what the
+ * trace is missing (its "trace" object in JSON). Returns 0, or a
  * negative errno when the trace cannot be read (the reason is logged). */
 int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out);
 

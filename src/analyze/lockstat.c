@@ -847,16 +847,12 @@ int lockstat_feed(struct lockstat *ls, const struct trace_event *ev)
 	return rc;
 }
 
-void lockstat_add_lost(struct lockstat *ls, uint64_t lost)
-{
-	ls->tot.lost += lost;
-}
-
 void lockstat_set_loss(struct lockstat *ls, const struct trace_loss *l)
 {
 	ls->tot.lost = trace_loss_events(l);
 	ls->tot.incomplete = trace_loss_incomplete(l);
 	ls->tot.unfinished = l->state == TRACE_STATE_UNFINISHED;
+	ls->tot.loss = *l;
 }
 
 /* ---- finish: open states, percentiles, cycles -------------------------- */

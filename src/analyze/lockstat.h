@@ -82,8 +82,6 @@ struct lockstat *lockstat_new(const struct lockstat_opts *o);
 /* Events in time order. Returns 0; -EINVAL for a malformed record (it is
  * counted and skipped, feeding may go on); -ENOMEM; -EBUSY after finish. */
 int lockstat_feed(struct lockstat *ls, const struct trace_event *ev);
-/* Events the trace says were lost (discarded or sequence gaps). */
-void lockstat_add_lost(struct lockstat *ls, uint64_t lost);
 /* What the trace is missing, as every command counts it (trace_reader_loss):
  * sets lost, incomplete and unfinished. */
 void lockstat_set_loss(struct lockstat *ls, const struct trace_loss *l);
@@ -221,6 +219,7 @@ struct lockstat_totals {
 	uint64_t lost;	      /* trace_loss_events of the trace */
 	int incomplete;	      /* trace_loss_incomplete */
 	int unfinished;	      /* its writer did not finish */
+	struct trace_loss loss; /* all of it, for the words (lockstat_set_loss) */
 	uint64_t malformed;
 	uint64_t first_ns, last_ns;
 	uint64_t stack_events; /* KIND_LOCK events with stack frames (--stacks) */

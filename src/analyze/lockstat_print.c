@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/escape.h"
 #include "lockstat_int.h"
 
 void lockstat_print_opts_init(struct lockstat_print_opts *po)
@@ -175,7 +176,9 @@ static int table_row(struct ls_table *t, ...)
 	for (unsigned c = 0; c < t->ncols; c++) {
 		const char *s = va_arg(ap, const char *);
 
-		t->cells[base + c] = strdup(s ? s : "");
+		/* names come from the trace and the binaries it names:
+		 * cells are kept escaped, so widths are of what is shown */
+		t->cells[base + c] = strdup(s ? escape_str(s) : "");
 		if (!t->cells[base + c])
 			rc = -ENOMEM;
 	}
@@ -221,7 +224,7 @@ static void table_print(struct ls_table *t, FILE *out)
 		}
 		fputc('\n', out);
 		if (r && r - 1 < t->capafter && t->after[r - 1])
-			fputs(t->after[r - 1], out);
+			escape_write(out, t->after[r - 1], strlen(t->after[r - 1]), ESCAPE_LINES);
 	}
 }
 
@@ -734,9 +737,10 @@ static void print_stack(FILE *out, const struct lockstat_print_opts *po, uint32_
 
 	if (!ip)
 		return;
-	fprintf(out, "%sat %s\n", indent, fmt_site(po, pid, ip, buf, sizeof(buf)));
+	fprintf(out, "%sat %s\n", indent, escape_str(fmt_site(po, pid, ip, buf, sizeof(buf))));
 	for (uint32_t i = 0; i < fr->n; i++)
-		fprintf(out, "%sat %s\n", indent, fmt_site(po, pid, fr->ip[i], buf, sizeof(buf)));
+		fprintf(out, "%sat %s\n", indent,
+			escape_str(fmt_site(po, pid, fr->ip[i], buf, sizeof(buf))));
 }
 
 /* "thread 3 (tid 6609)", or "thread 3" when its tid is unknown */
@@ -771,8 +775,9 @@ static void print_cycles(struct lockstat *ls, FILE *out, const struct lockstat_p
 
 		fprintf(out, "  #%zu ", k + 1);
 		for (size_t i = 0; i < c->n; i++)
-			fprintf(out, "%s -> ", lock_label(ls, po, c->locks[i], a, sizeof(a)));
-		fprintf(out, "%s%s\n", lock_label(ls, po, c->locks[0], a, sizeof(a)),
+			fprintf(out, "%s -> ",
+				escape_str(lock_label(ls, po, c->locks[i], a, sizeof(a))));
+		fprintf(out, "%s%s\n", escape_str(lock_label(ls, po, c->locks[0], a, sizeof(a))),
 			c->has_read ? "  [involves rwlock read acquisitions]" : "");
 		for (size_t i = 0; i < c->n; i++) {
 			const struct lockstat_edge *e = c->edges[i];
@@ -788,24 +793,25 @@ static void print_cycles(struct lockstat *ls, FILE *out, const struct lockstat_p
 			if (!have_stacks(ls)) {
 				fprintf(out,
 					" took %s%s at %s\n       while holding %s%s taken at %s\n",
-					lock_label(ls, po, e->to, a, sizeof(a)),
+					escape_str(lock_label(ls, po, e->to, a, sizeof(a))),
 					e->to_read ? " [read]" : "",
-					fmt_site(po, pid, e->to_ip, sa, sizeof(sa)),
-					lock_label(ls, po, e->from, b, sizeof(b)),
+					escape_str(fmt_site(po, pid, e->to_ip, sa, sizeof(sa))),
+					escape_str(lock_label(ls, po, e->from, b, sizeof(b))),
 					e->from_read ? " [read]" : "",
-					fmt_site(po, pid, e->from_ip, sb, sizeof(sb)));
+					escape_str(fmt_site(po, pid, e->from_ip, sb, sizeof(sb))));
 				continue;
 			}
 			/* the same lines, each followed by the stack of its
 			 * acquisition */
-			fprintf(out, " took %s%s at %s\n", lock_label(ls, po, e->to, a, sizeof(a)),
+			fprintf(out, " took %s%s at %s\n",
+				escape_str(lock_label(ls, po, e->to, a, sizeof(a))),
 				e->to_read ? " [read]" : "",
-				fmt_site(po, pid, e->to_ip, sa, sizeof(sa)));
+				escape_str(fmt_site(po, pid, e->to_ip, sa, sizeof(sa))));
 			print_stack(out, po, pid, "         ", e->to_ip, &e->to_stack);
 			fprintf(out, "       while holding %s%s taken at %s\n",
-				lock_label(ls, po, e->from, b, sizeof(b)),
+				escape_str(lock_label(ls, po, e->from, b, sizeof(b))),
 				e->from_read ? " [read]" : "",
-				fmt_site(po, pid, e->from_ip, sb, sizeof(sb)));
+				escape_str(fmt_site(po, pid, e->from_ip, sb, sizeof(sb))));
 			print_stack(out, po, pid, "         ", e->from_ip, &e->from_stack);
 		}
 	}
@@ -940,7 +946,9 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 	if (po->header)
 		fprintf(out, "spool: %s lock events, %s lost, trace in %s/\n",
 			fmt_count(ls->tot.lock_events, a, 64), fmt_count(ls->tot.lost, b, 64),
-			po->trace_dir ? po->trace_dir : "?");
+			po->trace_dir ? escape_str(po->trace_dir) : "?");
+	if (po->header)
+		trace_loss_print_missing(&ls->tot.loss, NULL, out);
 	if ((rc = print_locks_table(ls, out, po)) || (rc = print_threads(ls, out, po)) ||
 	    (rc = print_rwlocks(ls, out, po)) || (rc = print_conds(ls, out, po)) ||
 	    (rc = print_sems(ls, out, po)) || (rc = print_barriers(ls, out, po)))
@@ -955,18 +963,7 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 
 static void json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	escape_json(out, s, strlen(s));
 }
 
 /* A call site: the symbolized name, or null without a symbolizer. */
@@ -1159,12 +1156,13 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 
 	fprintf(out,
 		"{\"schema\": \"spool-locks/1\",\n \"trace\": {\"events\": %" PRIu64
-		", \"lock_events\": %" PRIu64 ", \"lost\": %" PRIu64
-		", \"incomplete\": %s, \"writer_finished\": %s, \"malformed\": %" PRIu64
-		", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
-		", \"dir\": ",
-		ls->tot.events, ls->tot.lock_events, ls->tot.lost,
-		ls->tot.incomplete ? "true" : "false", ls->tot.unfinished ? "false" : "true",
+		", \"lock_events\": %" PRIu64 ", ",
+		ls->tot.events, ls->tot.lock_events);
+	/* lost, incomplete, writer_finished, missing: the block of every report */
+	trace_loss_json(&ls->tot.loss, out);
+	fprintf(out,
+		", \"malformed\": %" PRIu64 ", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64
+		", \"duration_ns\": %" PRIu64 ", \"dir\": ",
 		ls->tot.malformed, ls->tot.first_ns, ls->tot.last_ns,
 		ls_dur(ls->tot.first_ns, ls->tot.last_ns));
 	if (po->trace_dir)

@@ -28,6 +28,7 @@
 #include "../common/event.h"
 #include "../replay/rr_area.h"
 #include "../trace/trace.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/symbolize.h"
 #include "path.h"
@@ -110,6 +111,9 @@ struct path_state {
 	struct pprobe *probes;
 	size_t nprobes;
 	size_t nfuncprobes, nexeprobes; /* entry probes: all, in the executable */
+	/* What the trace is missing (every report prints it the same way) */
+	struct trace_loss loss;
+	const char *dir;
 };
 
 #define PATH_FREE_IDX 4096u
@@ -589,18 +593,7 @@ static void lock_name(struct namer *nm, const struct lockdef *l, char *buf, size
 
 static void json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	escape_json(out, s, strlen(s));
 }
 
 /* The object column of a record: "lock:buf_lock,sem:0x7f...", "data", "none". */
@@ -659,8 +652,8 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 		const struct prec *r = &ps->recs[i];
 		const struct pthread_state *t = &ps->threads[r->thread];
 		struct name_ent *ne;
-		const char *dir = "";
-		int is_main;
+		const char *dir = "", *fname;
+		int is_main, pad;
 		char thr[32];
 
 		if (o->thread >= 0 && (uint64_t)o->thread != num[r->thread])
@@ -697,19 +690,22 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 			continue;
 		}
 		snprintf(thr, sizeof(thr), "T%u/%u", num[r->thread], t->tid);
+		/* names from the trace and its binaries, escaped (util/escape.h) */
+		fname = escape_str(ne ? ne->name : "?");
+		pad = 28 - (int)strlen(dir) - (int)strlen(fname) - is_main;
 		fprintf(out, "%8" PRIu64 " %12.3f  %-14s %s%s%s%*s %s\n", seq,
-			(double)(r->ns - ps->first_ns) / 1e3, thr, dir, ne ? ne->name : "?",
-			is_main ? "*" : "",
-			(int)(28 - (int)strlen(dir) - (int)strlen(ne ? ne->name : "?") - is_main) > 0
-				? (int)(28 - (int)strlen(dir) - (int)strlen(ne ? ne->name : "?") -
-					is_main)
-				: 0,
-			"", objs);
+			(double)(r->ns - ps->first_ns) / 1e3, thr, dir, fname, is_main ? "*" : "",
+			pad > 0 ? pad : 0, "", escape_str(objs));
 	}
-	if (o->json)
-		fputs("\n]}\n", out);
-	else
+	if (o->json) {
+		fputs("\n], \"trace\": {", out);
+		trace_loss_json(&ps->loss, out);
+		fputs("}}\n", out);
+	} else {
 		fputs("# * main: recorded, not a cut point of the path\n", out);
+		/* comments, so the path stays a schedule (replay --path) */
+		trace_loss_print_header(&ps->loss, ps->dir, "# ", out);
+	}
 	free(num);
 }
 
@@ -773,18 +769,21 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 			}
 			fputc('}', out);
 		}
-		fputs("]}\n", out);
+		fputs("], \"trace\": {", out);
+		trace_loss_json(&ps->loss, out);
+		fputs("}}\n", out);
 	} else {
 		if (ps->use_probes)
 			fprintf(out,
 				"%zu of %zu functions entered (%s, the functions spool probed, "
 				"names from its %s)\n",
-				entered, prog->nfuncs, nm->exe,
+				entered, prog->nfuncs, escape_str(nm->exe),
 				prog->source == PATH_SRC_DYNSYM ? ".dynsym, or none (FILE+0xOFFSET)"
 								: source_name(prog->source));
 		else
 			fprintf(out, "%zu of %zu functions entered (%s, functions from its %s)\n",
-				entered, prog->nfuncs, nm->exe, source_name(prog->source));
+				entered, prog->nfuncs, escape_str(nm->exe),
+				source_name(prog->source));
 		for (size_t i = 0; i < prog->nfuncs; i++) {
 			const struct path_func *f = &prog->funcs[i];
 			const char *base;
@@ -793,11 +792,13 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 				continue;
 			base = f->file ? strrchr(f->file, '/') : NULL;
 			if (f->file)
-				fprintf(out, "  never entered: %-24s %s:%d\n", f->name,
-					base ? base + 1 : f->file, f->line);
+				fprintf(out, "  never entered: %-24s %s:%d\n", escape_str(f->name),
+					escape_str(base ? base + 1 : f->file), f->line);
 			else
-				fprintf(out, "  never entered: %s\n", f->name);
+				fprintf(out, "  never entered: %s\n", escape_str(f->name));
 		}
+		/* a function may look never entered because its entry was lost */
+		trace_loss_print_header(&ps->loss, ps->dir, NULL, out);
 	}
 	if (prog->uninst_cus)
 		log_warn("%zu functions in %u compile units built without -finstrument-functions "
@@ -1039,6 +1040,9 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 
 		log_warn("%s: offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
 	}
+	/* every event was read: the packets have said what they miss */
+	trace_reader_loss(r, &ps.loss);
+	ps.dir = trace_dir;
 	if (!ps.entries && ps.use_probes) {
 		log_err("%s: no function entries in this trace: none of its %zu function probes "
 			"was hit",

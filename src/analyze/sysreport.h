@@ -11,9 +11,12 @@
 
 struct sysreport_opts {
 	int json;
+	int header; /* text: first the loss header (trace_loss_print_header);
+		       JSON always has its "trace" loss block */
 };
 
-/* Print the report of the "sys" side file of trace dir. 0, or a negative
+/* Print the report of the "sys" side file of trace dir, with what the trace
+ * is missing (its "trace" object in JSON). 0, or a negative
  * errno (logged): -ENOENT when the trace has no system probes. */
 int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out);
 

@@ -13,9 +13,12 @@
 struct vars_opts {
 	int json;
 	unsigned limit; /* timeline rows per variable in the text report, 0 = all */
+	int header;	/* text: first the loss header (trace_loss_print_header);
+			   JSON always has its "trace" loss block */
 };
 
-/* Print the report of trace directory dir. Returns 0, or a negative errno
+/* Print the report of trace directory dir, with what the trace is missing
+ * (its "trace" object in JSON). Returns 0, or a negative errno
  * when the trace cannot be read or has no "vars" side file (logged). */
 int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out);
 

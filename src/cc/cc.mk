@@ -6,8 +6,8 @@
 LLVM_CONFIG ?= llvm-config-14
 CCOPT := $(O)/spool-ccopt
 # outfile.c: the --table file is written beside its destination, renamed
-# when whole (and log.c, which it reports through).
-CCOPT_SRCS := $(wildcard src/cc/*.c) src/util/outfile.c src/util/log.c
+# when whole (and log.c, which it reports through, with escape.c).
+CCOPT_SRCS := $(wildcard src/cc/*.c) src/util/outfile.c src/util/log.c src/util/escape.c
 CCOPT_OBJS := $(CCOPT_SRCS:%.c=$(O)/cc-obj/%.o)
 # llvm-config's cflags carry -D_GNU_SOURCE and the __STDC_* macros; we keep
 # our own warning flags and only take the include directory and defines.

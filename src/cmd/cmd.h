@@ -36,6 +36,10 @@ int cmd_trace_loss(const char *dir, const struct trace_reader *r, struct trace_l
  * reader: opens DIR again (reads its events only if the writer did not
  * finish). 0 if DIR cannot be opened (that command said why). */
 int cmd_dir_loss(const char *dir, struct trace_loss *out);
+/* A report printed on stdout must have reached it (a full disk, /dev/full,
+ * a closed pipe): flush it and return 0, or say why it did not and return
+ * 1 - a cut report never exits 0. `what` names it ("the report"). */
+int cmd_stdout_done(const char *what);
 
 /* The exit status, as a shell gives it, of a program session_run could not
  * start: 127 not found, 126 not executable, 1 anything else. */

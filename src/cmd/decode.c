@@ -36,6 +36,7 @@
 #include "../cc/cc_table.h"
 #include "../trace/trace.h"
 #include "../trace/untrusted.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "cmd.h"
 
@@ -659,18 +660,7 @@ static struct dec_tables *tables_for(struct decoder *d, uint32_t pid, int *err)
 /* s (at most max bytes, maybe not NUL-terminated) as a JSON string. */
 static void json_str(const char *s, size_t max)
 {
-	putchar('"');
-	for (size_t i = 0; i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	escape_json(stdout, s, strnlen(s, max));
 }
 
 static const struct spool_event_desc *event_desc(const struct dec_tables *t, uint32_t id)

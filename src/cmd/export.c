@@ -57,7 +57,9 @@ static void export_usage(FILE *out)
 		"\n"
 		"Exits 1 if the trace is damaged (what could be read is still exported) or the\n"
 		"export failed, 2 on a usage error. An incomplete trace (events lost, or spool\n"
-		"did not finish writing it) is exported with a warning saying what is missing.\n",
+		"did not finish writing it) is exported with a warning saying what is missing;\n"
+		"the export says it too (Perfetto: an instant on a track \"spool\"; Chrome: a\n"
+		"global instant and a top-level \"trace\" object, see doc/export.md).\n",
 		(unsigned long long)EXPORT_CHROME_MAX_EVENTS);
 }
 
@@ -103,6 +105,7 @@ int cmd_export(int argc, char **argv)
 	struct export_perfetto *pf = NULL;
 	struct export_chrome *ch = NULL;
 	struct export_stats st = {0};
+	struct trace_loss loss;
 	struct trace_problem prob = {0};
 	struct trace_reader *r = NULL;
 	struct symbolizer *sym = NULL;
@@ -219,6 +222,13 @@ int cmd_export(int argc, char **argv)
 		read_failed = 1;
 	}
 	rc = feed_rc;
+	/* what the trace is missing goes into the export too (every event
+	 * was read: the packets have said what they miss) */
+	trace_reader_loss(r, &loss);
+	if (pf)
+		export_perfetto_set_loss(pf, &loss);
+	else
+		export_chrome_set_loss(ch, &loss);
 	if (rc == 0)
 		rc = pf ? export_perfetto_finish(pf, &st) : export_chrome_finish(ch, &st);
 	if (rc == -EFBIG) {

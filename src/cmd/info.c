@@ -15,6 +15,7 @@
 
 #include "../trace/trace.h"
 #include "../trace/untrusted.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "cmd.h"
 
@@ -25,8 +26,9 @@ static void info_usage(FILE *out)
 		     "Describe a trace (default spool.trace): the run summary, each stream\n"
 		     "(process, thread, events, events lost), what the trace is missing (the\n"
 		     "same numbers the run printed) and whether its writer finished, and any\n"
-		     "damage found while reading it. Exits 1 if the trace is damaged, 4 if it\n"
-		     "is incomplete (events lost, or spool did not finish writing it), else 0.\n"
+		     "damage found while reading it. Exits 1 if the trace is damaged (or the\n"
+		     "summary could not all be written: a full disk), 4 if it is incomplete\n"
+		     "(events lost, or spool did not finish writing it), else 0.\n"
 		     "\n"
 		     "options:\n"
 		     "  -h, --help   show this help\n");
@@ -87,7 +89,7 @@ int cmd_info(int argc, char **argv)
 	}
 	/* spool probe: images exec'd during the run, traced but not probed */
 	if (trace_reader_file(r, "exec", &summary, &len) == 0) {
-		printf("%s", summary);
+		trace_print_untrusted(stdout, summary, len);
 		free(summary);
 	}
 	printf("events: %llu (lock %llu, thread %llu, lockdef %llu, proc %llu) over %.6f s\n",
@@ -101,7 +103,7 @@ int cmd_info(int argc, char **argv)
 
 		printf("%-8u %8u %8u %12llu %10llu %10llu  %s\n", s->stream_id, s->pid, s->tid,
 		       (unsigned long long)s->events, (unsigned long long)s->discarded,
-		       (unsigned long long)s->seq_gaps, s->file);
+		       (unsigned long long)s->seq_gaps, escape_str(s->file));
 	}
 	trace_reader_loss(r, &loss);
 	if (trace_loss_incomplete(&loss)) {
@@ -121,6 +123,8 @@ int cmd_info(int argc, char **argv)
 	}
 	trace_loss_warn(dir, &loss);
 	rc = trace_reader_nproblems(r) ? 1 : trace_loss_incomplete(&loss) ? EXIT_INCOMPLETE : 0;
+	if (cmd_stdout_done("the summary"))
+		rc = 1;
 	trace_reader_close(r);
 	return rc;
 }

@@ -508,6 +508,14 @@ int cmd_replay(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	/* (said first: below, a missing directory would read as "not a
+	 * recording", which sends a user looking for what is wrong with it) */
+	if (access(dir, F_OK) < 0 && errno == ENOENT) {
+		log_err("recording '%s' does not exist (make one with spool record -o %s -- "
+			"PROGRAM)",
+			dir, dir);
+		return 1;
+	}
 	info = calloc(1, sizeof(*info));
 	if (!info)
 		return 1;

@@ -67,30 +67,35 @@ static int report_locks(const struct report_args *a)
 
 static int report_functions(const struct report_args *a)
 {
-	struct funcs_opts fo = {.json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
-				.callers = 3};
+	struct funcs_opts fo = {.json = a->json,
+				.limit = a->limit >= 0 ? (unsigned)a->limit : 30,
+				.callers = 3,
+				.header = !a->json};
 
 	return funcs_report_dir(a->trace_dir, &fo, stdout) < 0 ? 1 : 0;
 }
 
 static int report_coverage(const struct report_args *a)
 {
-	struct coverage_opts co = {.json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
-				   .info_path = a->output};
+	struct coverage_opts co = {.json = a->json,
+				   .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
+				   .info_path = a->output,
+				   .header = !a->json};
 
 	return coverage_report_dir(a->trace_dir, &co, stdout) < 0 ? 1 : 0;
 }
 
 static int report_vars(const struct report_args *a)
 {
-	struct vars_opts vo = {.json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30};
+	struct vars_opts vo = {
+	    .json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30, .header = !a->json};
 
 	return vars_report_dir(a->trace_dir, &vo, stdout) < 0 ? 1 : 0;
 }
 
 static int report_sys(const struct report_args *a)
 {
-	struct sysreport_opts so = {.json = a->json};
+	struct sysreport_opts so = {.json = a->json, .header = !a->json};
 
 	return sysreport_dir(a->trace_dir, &so, stdout) < 0 ? 1 : 0;
 }
@@ -157,9 +162,15 @@ static void report_usage(FILE *out)
 		"  -o, --output FILE     --coverage: write an lcov .info file\n"
 		"  -h, --help            show this help\n"
 		"\n"
+		"Every report says what the trace is missing, with the numbers and words of\n"
+		"spool info and of the run: text 'spool: N events lost, trace in DIR/' (locks:\n"
+		"'spool: N lock events, M lost, ...') and 'missing: ...' when incomplete; JSON\n"
+		"a \"trace\" object {lost, incomplete, writer_finished, missing}.\n"
+		"\n"
 		"Exit status: 0 success; 1 the trace is missing, unreadable or damaged (damage\n"
 		"is reported as warnings naming the file and offset, and the report of what\n"
-		"could be read is still printed); 2 usage error. A trace that is incomplete\n"
+		"could be read is still printed), or the report could not all be written\n"
+		"(a full disk); 2 usage error. A trace that is incomplete\n"
 		"(events lost, or spool did not finish writing it) is reported with a warning\n"
 		"saying what is missing, the same numbers spool info and the run printed.\n");
 }
@@ -323,6 +334,9 @@ int cmd_report(int argc, char **argv)
 	}
 	int rc = kind->run(&a);
 
+	/* a report cut short by a full disk is not a success */
+	if (cmd_stdout_done("the report") && !rc)
+		rc = 1;
 	/* every kind says, the same way, what the trace is missing (the
 	 * exit status stays the report's: losses are not damage) */
 	if (rc != EXIT_USAGE)

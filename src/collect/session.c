@@ -385,6 +385,15 @@ static int write_summary(struct trace_writer *w, const struct session_opts *o,
 	return trace_writer_add_file(w, "summary", buf, (size_t)n);
 }
 
+/* Errors of spool's own setup (the agent, the trace directory, the shared
+ * memory) are not the program's: to the caller -ENOENT and -EACCES mean
+ * "command not found" and "not executable" (exit 127, 126), so they become
+ * -EIO here (the reason has been logged). */
+static int setup_err(int rc)
+{
+	return rc == -ENOENT || rc == -EACCES ? -EIO : rc;
+}
+
 int session_run(const struct session_opts *o, struct session_result *res)
 {
 	struct sigaction sa_ign = {.sa_handler = SIG_IGN}, sa_fwd = {.sa_handler = forward_signal},
@@ -423,30 +432,33 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	if (rc < 0) {
 		log_err("cannot find libspool-agent.so next to spool or in ../lib/spool "
 			"(set SPOOL_AGENT to its path)");
-		return rc;
+		return setup_err(rc);
 	}
 	rc = session_prepare_trace_dir(o->trace_dir, o->quiet);
 	if (rc < 0)
-		return rc;
+		return setup_err(rc);
 	rc = trace_clock_calibrate(&clk, 200);
 	if (rc < 0) {
 		log_err("cannot calibrate the TSC: %s", strerror(-rc));
-		return rc;
+		return setup_err(rc);
 	}
 	rc = shm_host_create_ext(&h, o->ring_bytes, o->max_rings, o->stack_depth, o->ext_bytes);
 	if (rc < 0) {
 		log_err("cannot create the shared memory (%u rings of %u bytes): %s", o->max_rings,
 			o->ring_bytes, strerror(-rc));
-		return rc;
+		return setup_err(rc);
 	}
 	rc = trace_writer_open(&w, o->trace_dir, &clk);
 	if (rc < 0) {
 		log_err("cannot create trace %s: %s", o->trace_dir, strerror(-rc));
+		rc = setup_err(rc);
 		goto out_shm;
 	}
 	rc = collector_new(&col, &h, w);
-	if (rc < 0)
+	if (rc < 0) {
+		rc = setup_err(rc);
 		goto out_writer;
+	}
 	if (o->compress && collector_compress(col, o->compress) < 0)
 		log_warn("cannot start zstd: the input data is kept uncompressed");
 	if (o->features)
@@ -454,8 +466,10 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	h.ctl->flags |= o->shm_flags;
 	if (o->prepare) {
 		rc = o->prepare(o->hook_arg, &h, w);
-		if (rc < 0)
+		if (rc < 0) {
+			rc = setup_err(rc);
 			goto out_collector;
+		}
 	}
 
 	pending_signal = 0;

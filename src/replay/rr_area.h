@@ -305,6 +305,14 @@ struct rr_area {
 	uint32_t nstreams;
 	uint32_t stream_id[RR_STREAMS_MAX];
 	char trace_dir[1024];
+	/* The image and the stream files as spool checked them (regular
+	 * files reached without a link, trace/untrusted.h): the agent opens
+	 * each by its name without following a link or blocking, and maps it
+	 * only when it is this very file (device and inode): a name swapped
+	 * after spool's check (a link to a secret, a FIFO) is refused. The
+	 * streams are files of one directory, so of one file system. */
+	uint64_t img_dev, img_ino;
+	uint64_t stream_dev, stream_ino[RR_STREAMS_MAX];
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

@@ -355,7 +355,7 @@ static int img_sane(const struct rr_img_hdr *hd, uint64_t fsize, int serial)
 
 int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out)
 {
-	char path[PATH_MAX], real[PATH_MAX];
+	char path[PATH_MAX], real[PATH_MAX], err[256];
 	struct rr_log *log = NULL;
 	struct rr_img_map *m = NULL;
 	struct rr_img_hdr hd;
@@ -393,6 +393,8 @@ int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out)
 		goto out;
 	}
 	memcpy(m->path, path, strlen(path) + 1);
+	m->dev = (uint64_t)st.st_dev;
+	m->ino = (uint64_t)st.st_ino;
 	m->size = hd.size;
 	m->key = hd.key;
 	m->first_off = hd.first_off;
@@ -416,6 +418,10 @@ int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out)
 	if (hd.nstreams && strlen(real) + 32 >= sizeof(log->trace_dir))
 		goto out;
 	memcpy(log->trace_dir, real, strlen(real) + 1);
+	/* not used when a stream file is no longer a plain file: the load
+	 * from the trace that follows says why */
+	if (rr_log_check_streams(log, err, sizeof(err)) < 0)
+		goto out;
 	close(fd);
 	*out = log;
 	return 0;

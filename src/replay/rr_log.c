@@ -16,9 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/event.h"
+#include "../trace/untrusted.h"
+#include "../util/log.h"
 #include "rr_log.h"
 #include "rr_log_int.h"
 
@@ -913,12 +916,49 @@ int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err
 	free(count);
 	if (rc < 0)
 		goto out_free;
+	rc = rr_log_check_streams(log, err, errlen);
+	if (rc < 0)
+		goto out_free;
 	*out = log;
 	return 0;
 
 out_free:
 	rr_log_free(log);
 	return rc;
+}
+
+int rr_log_check_streams(struct rr_log *log, char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < log->nstreams && i < RR_STREAMS_MAX; i++) {
+		char name[32];
+		struct stat st;
+		int fd;
+
+		snprintf(name, sizeof(name), "stream_%" PRIu32, log->stream_id[i]);
+		fd = trace_open_dir_file(log->trace_dir, name, TRACE_NO_MAX, NULL);
+		if (fd < 0) {
+			snprintf(err, errlen, "%s: %s", name, trace_open_strerror(fd));
+			return fd;
+		}
+		if (fstat(fd, &st) < 0) {
+			int rc = -errno;
+
+			snprintf(err, errlen, "%s: %s", name, strerror(-rc));
+			close(fd);
+			return rc;
+		}
+		close(fd);
+		if (i && (uint64_t)st.st_dev != log->stream_dev) {
+			snprintf(err, errlen,
+				 "%s: on another file system than the trace's other "
+				 "streams",
+				 name);
+			return -EXDEV;
+		}
+		log->stream_dev = (uint64_t)st.st_dev;
+		log->stream_ino[i] = (uint64_t)st.st_ino;
+	}
+	return 0;
 }
 
 uint64_t rr_log_ro_layout(const struct rr_log *log, uint64_t off, uint64_t *first_off,
@@ -1073,11 +1113,15 @@ int rr_log_fill(const struct rr_log *log, void *area, uint32_t stuck_ms, uint32_
 	a->nstreams = log->nstreams;
 	memcpy(a->stream_id, log->stream_id, sizeof(a->stream_id));
 	memcpy(a->trace_dir, log->trace_dir, sizeof(a->trace_dir));
+	a->stream_dev = log->stream_dev;
+	memcpy(a->stream_ino, log->stream_ino, sizeof(a->stream_ino));
 	rr_layout(log, a);
 	a->serial = !!log->serial;
 	th = (struct rr_thread_slot *)((char *)area + a->threads_off);
 	if (log->img) {
 		snprintf(a->img_path, sizeof(a->img_path), "%s", log->img->path);
+		a->img_dev = log->img->dev;
+		a->img_ino = log->img->ino;
 		thr = log->img->thr;
 	} else {
 		thr = calloc(log->nthreads ? log->nthreads : 1, sizeof(*thr));
@@ -1141,7 +1185,7 @@ int rr_dump_schedule(const char *dir, FILE *out)
 
 	rc = rr_collect(dir, &log, &max_lock, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "spool: %s\n", err);
+		log_err("%s", err);
 		goto out;
 	}
 	v = calloc(log.n ? log.n : 1, sizeof(*v));

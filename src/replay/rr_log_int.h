@@ -55,6 +55,8 @@ struct rr_log {
 	uint32_t nstreams, streams_cap;
 	uint32_t stream_id[RR_STREAMS_MAX];
 	char trace_dir[1024];
+	/* the stream files as opened by rr_log_check_streams */
+	uint64_t stream_dev, stream_ino[RR_STREAMS_MAX];
 };
 
 /* Where each thread's log lies in the image (offsets from its start). */
@@ -66,12 +68,17 @@ struct rr_img_thread {
 /* An opened image: its path for the agent, and what the area needs. */
 struct rr_img_map {
 	char path[1024];
+	uint64_t dev, ino; /* the file rr_img_open checked */
 	uint64_t size, key;
 	uint64_t first_off, order_off, log_off, sw_off;
 	struct rr_img_thread *thr; /* [nthreads] */
 };
 
 uint64_t rr_log_align8(uint64_t v);
+/* Open each stream file the log reads input data from as untrusted.h does
+ * (no link, a regular file) and note its device and inode for the agent.
+ * 0, or a negative errno with a message in err. */
+int rr_log_check_streams(struct rr_log *log, char *err, size_t errlen);
 /* Where first[], order[] and the records go when they start at off, in the
  * area and in the image alike (rr_img_write copies them in one piece);
  * returns the offset just past the records, 8-aligned. */

@@ -22,7 +22,9 @@
 
 import fcntl
 import os
+import re
 import shlex
+import stat
 import tempfile
 import time
 
@@ -47,16 +49,52 @@ def _spool_bin():
     return "spool"
 
 
+# A trace is untrusted (doc/trace-format.md, "Reading untrusted traces"):
+# its side files are opened as spool's reader opens them, the words taken
+# from them never reach gdb's command parser whole, and what is printed of
+# them has its control characters escaped.
+_SIDE_MAX = 32 << 20  # a side file's bound (a command line is kept whole up to 32 MiB)
+
+
+def _read_side(trace, rel):
+    """The bytes of .spool/REL in TRACE: no component a link, no FIFO or
+    device (O_NONBLOCK, then a regular file), at most _SIDE_MAX bytes."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    fds = [os.open(trace, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)]
+    try:
+        parts = [".spool"] + rel.split("/")
+        for comp in parts[:-1]:
+            fds.append(os.open(comp, flags | os.O_DIRECTORY, dir_fd=fds[-1]))
+        fd = os.open(parts[-1], flags, dir_fd=fds[-1])
+        fds.append(fd)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _SIDE_MAX:
+            raise OSError("not a regular file of at most %d bytes" % _SIDE_MAX)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(_SIDE_MAX + 1)[:_SIDE_MAX]
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _printable(s):
+    """s with the characters a terminal acts on as \\xNN (util/escape.h)."""
+    return "".join(c if c.isprintable() else
+                   "".join("\\x%02x" % b for b in c.encode("utf-8", "surrogateescape"))
+                   for c in s)
+
+
 def _recorded_args(trace):
     """The recorded program and its arguments, from the trace's side files."""
     info = {}
     try:
-        with open(os.path.join(trace, ".spool", "record")) as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition("=")
-                info[k] = v
-        with open(os.path.join(trace, ".spool", "proc", info["pid"] + ".cmdline"), "rb") as f:
-            argv = [a.decode(errors="replace") for a in f.read().split(b"\0")]
+        for line in _read_side(trace, "record").decode(errors="replace").split("\n"):
+            k, _, v = line.partition("=")
+            info[k] = v
+        if not re.fullmatch(r"[0-9]{1,10}", info.get("pid", "")):
+            return None, None  # a pid names a file of the trace: digits only
+        data = _read_side(trace, "proc/%s.cmdline" % info["pid"])
+        argv = [a.decode(errors="replace") for a in data.split(b"\0")]
     except (OSError, KeyError):
         return None, None
     if argv and argv[-1] == "":
@@ -67,6 +105,9 @@ def _recorded_args(trace):
 def _apply():
     """Point gdb's exec-wrapper at spool for the mode in force."""
     mode, trace = _state["mode"], _state["trace"]
+    if mode is not None and any(c in trace for c in "\n\r"):
+        # the wrapper is one gdb command line
+        raise gdb.GdbError("spool-trace: a directory name with a line break cannot be used")
     if mode is None:
         gdb.execute("unset exec-wrapper", to_string=True)
         return
@@ -115,11 +156,19 @@ class _ModeParam(gdb.Parameter):
         if exe is None:
             return ("replay-mode on: run replays %s/ (spool replay); it has no readable "
                     "recording yet" % _state["trace"])
+        # gdb.execute runs each line of its string as a command: an
+        # argument with a line break would run the rest as gdb commands
+        # (shell, python). gdb's "set args" cannot hold one anyway.
+        if any(c in a for a in args for c in "\n\r"):
+            return ("replay-mode on: run replays %s/ (spool replay); the recorded "
+                    "arguments hold a line break, which gdb's 'set args' cannot take: "
+                    "not set (spool replay --gdb passes them whole)" % _state["trace"])
         gdb.execute("set args " + " ".join(shlex.quote(a) for a in args), to_string=True)
         cur = gdb.current_progspace().filename
         note = ""
         if cur and os.path.realpath(cur) != os.path.realpath(exe):
-            note = "; warning: gdb's program is %s, the recording's is %s" % (cur, exe)
+            note = "; warning: gdb's program is %s, the recording's is %s" % (
+                _printable(cur), _printable(exe))
         return ("replay-mode on: run replays %s/ (spool replay), with the recorded "
                 "arguments%s" % (_state["trace"], note))
 

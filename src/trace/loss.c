@@ -121,6 +121,47 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 		memcpy(buf + len - 4, "...", 4);
 }
 
+void trace_loss_json(const struct trace_loss *l, FILE *out)
+{
+	char why[512];
+
+	trace_loss_describe(l, why, sizeof(why));
+	fprintf(out,
+		"\"lost\": %" PRIu64
+		", \"incomplete\": %s, \"writer_finished\": %s, \"missing\": \"",
+		trace_loss_events(l), trace_loss_incomplete(l) ? "true" : "false",
+		l->state == TRACE_STATE_UNFINISHED ? "false" : "true");
+	/* the words are spool's own (numbers and fixed text); escaped anyway
+	 * so the JSON stays valid whatever they become */
+	for (const char *p = why; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fputc('\\', out);
+		if ((unsigned char)*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+void trace_loss_print_missing(const struct trace_loss *l, const char *prefix, FILE *out)
+{
+	char why[512];
+
+	if (!trace_loss_incomplete(l))
+		return;
+	trace_loss_describe(l, why, sizeof(why));
+	fprintf(out, "%smissing: %s\n", prefix ? prefix : "", why);
+}
+
+void trace_loss_print_header(const struct trace_loss *l, const char *dir, const char *prefix,
+			     FILE *out)
+{
+	fprintf(out, "%sspool: %" PRIu64 " events lost, trace in %s/\n", prefix ? prefix : "",
+		trace_loss_events(l), dir);
+	trace_loss_print_missing(l, prefix, out);
+}
+
 /* The value of `key=` in the state file's text, or 0. */
 static uint64_t state_u64(const char *text, const char *key)
 {
@@ -165,6 +206,18 @@ void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out)
 	out->write = state_u64(text, "lost_write");
 	out->side_files = state_u64(text, "side_files");
 	free(text);
+}
+
+void trace_reader_loss_read(struct trace_reader *r, struct trace_loss *out)
+{
+	struct trace_event ev;
+
+	trace_reader_loss(r, out);
+	if (out->state == TRACE_STATE_FINISHED)
+		return;
+	while (trace_reader_next(r, &ev) > 0)
+		;
+	trace_reader_loss(r, out);
 }
 
 void trace_loss_warn(const char *dir, const struct trace_loss *l)

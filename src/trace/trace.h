@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../common/event.h"
 
@@ -70,6 +71,20 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len);
 /* Warn "DIR is incomplete: <the words>" when it is: every command says it
  * this way, from a run's numbers or a trace's. */
 void trace_loss_warn(const char *dir, const struct trace_loss *l);
+/*
+ * The loss block every report and export prints, so a user or a script sees
+ * the same numbers in each (doc/report-locks.md, "Losses in every report").
+ * JSON: the members `"lost": N, "incomplete": B, "writer_finished": B,
+ * "missing": "<the words>"` without braces (a report puts them in its
+ * "trace" object). Text: `<prefix>missing: <the words>` on a line of its
+ * own, only when the trace is incomplete.
+ */
+void trace_loss_json(const struct trace_loss *l, FILE *out);
+void trace_loss_print_missing(const struct trace_loss *l, const char *prefix, FILE *out);
+/* Text: `<prefix>spool: N events lost, trace in DIR/` and the missing line:
+ * the header of a report that has no lock-event count to put first. */
+void trace_loss_print_header(const struct trace_loss *l, const char *dir, const char *prefix,
+			     FILE *out);
 
 struct trace_writer;
 struct trace_stream;
@@ -228,6 +243,10 @@ const char *trace_reader_dir(const struct trace_reader *r);
 /* What the trace is missing: its state file's numbers and state, and what
  * the packets read so far show (call it after reading every event). */
 void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out);
+/* The same for a report that did not read every event (it used a side
+ * file): when the writer did not finish, only the packets can say more, so
+ * the events not read yet are read (and dropped) first. */
+void trace_reader_loss_read(struct trace_reader *r, struct trace_loss *out);
 /* Read a side file into a malloc'd buffer (NUL-terminated; *len excludes it).
  * A link, a FIFO or a device, or a file larger than TRACE_SIDE_MAX, is an
  * error (untrusted.h: -ELOOP, -ENODEV, -EFBIG). */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/escape.h"
 #include "untrusted.h"
 
 /* fd is open: check it is a regular file within max, put O_NONBLOCK back
@@ -155,14 +156,7 @@ int trace_open_named(const char *path)
 
 void trace_print_untrusted(FILE *out, const char *text, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
+	escape_write(out, text, len, ESCAPE_LINES);
 }
 
 const char *trace_open_strerror(int err)

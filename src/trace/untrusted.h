@@ -48,9 +48,9 @@ int trace_read_dir_file(const char *dir, const char *rel, uint64_t max, char **d
  * descriptor or a negative errno. */
 int trace_open_named(const char *path);
 
-/* Write text from a trace to out with the bytes a terminal acts on
- * (control characters but newline and tab, DEL) as \xNN: a side file
- * printed as it is could hold escape sequences. */
+/* Write text from a trace to out with the bytes a terminal acts on escaped
+ * as \xNN, newlines and tabs kept (escape_write with ESCAPE_LINES,
+ * util/escape.h): a side file printed as it is could hold escape sequences. */
 void trace_print_untrusted(FILE *out, const char *text, size_t len);
 
 /* A message for the errors above (strerror for the others). */

@@ -2,21 +2,33 @@
 /*
  * log.c - stderr messages of the host tool. Not for the agent, which has its
  * own signal-safe logger.
+ *
+ * Messages often carry names from a trace (a file, a function, a thread):
+ * each is formatted whole, then written with terminal control bytes escaped
+ * (escape.h), so no argument can put an escape sequence on the terminal.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "escape.h"
 #include "log.h"
 
 int log_verbose;
 
 static void log_v(const char *tag, const char *fmt, va_list ap)
 {
-	fputs("spool: ", stderr);
-	if (tag)
-		fputs(tag, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char *msg = NULL, *esc = NULL;
+	int n;
+
+	n = vasprintf(&msg, fmt, ap);
+	if (n >= 0)
+		esc = escape_dup(msg, (size_t)n, ESCAPE_LINES);
+	/* one write: stderr is unbuffered */
+	fprintf(stderr, "spool: %s%s\n", tag ? tag : "",
+		esc ? esc : "(out of memory formatting a message)");
+	free(esc);
+	free(msg);
 }
 
 void log_err(const char *fmt, ...)
