@@ -30,7 +30,9 @@ spool_run path -o proj -- git -C proj status --short
 num_cmp "$RC" -ne 0 "spool path -o CHECKOUT is refused"
 ok "no CHECKOUT.old was made" test ! -e proj.old
 
-# A real trace to export: git log with libz probed (func: probes).
+# A real trace to export: git log with libz probed (func: probes), made
+# under a user's usual mask: the trace must be private anyway.
+umask 022
 spool_run probe -q -o g.trace -e 'func:libz.so*:*' -- git -C proj log --oneline
 is_rc 0 "git log under spool probe exits 0"
 like "$OUT" "^${head:0:7} init$" "and prints the log"

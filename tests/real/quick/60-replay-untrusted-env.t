@@ -10,7 +10,7 @@
 # check above could fail.
 . "$(dirname "$0")/../lib.sh"
 need_progs sqlite3 gcc
-plan 8
+plan 9
 
 cat >evil.c <<'C'
 #include <fcntl.h>
@@ -28,9 +28,13 @@ create table t(a, b);
 insert into t values (1, 'one'), (2, 'two'), (3, 'three');
 select sum(a), group_concat(b, '+') from t;
 SQL
+umask 022 # a user's usual mask: the recording must be private anyway
 RUN_STDIN=q.sql spool_run record -q -o r.trace -- sqlite3 :memory:
 is_rc 0 "sqlite3 recorded"
 cp run.out rec.out
+# (the recording holds the environment and every byte sqlite3 read)
+bad=$(find r.trace \( -type d ! -perm 700 \) -o \( -type f ! -perm 600 \) | head -n 3)
+is "$bad" "" "the recording is private: directories 0700, files 0600"
 "$REAL_PY" - r.trace/.spool/environ "$T_DIR/evil.so" "$T_DIR" <<'PY'
 import sys
 path, so, libdir = sys.argv[1:4]
