@@ -38,7 +38,6 @@ exec 7>&-
 wait "$pid"
 prc=$?
 wait "$spid"
-RC=$?
 ERR=$(cat probe.err)
 ok "python3, probed since before it blocked every signal, is not killed (status $prc)" \
 	test "$prc" = 0

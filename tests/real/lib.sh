@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash disable=SC2034 # variables used by the sourcing tests
 # lib.sh - helpers for the tests on real programs from Debian (tests/real/*.t
 # and tests/real/quick/*.t), on top of tests/integ/lib.sh (TAP, spool_run,
 # the summary and JSON helpers, the temporary directory).
