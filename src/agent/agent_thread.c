@@ -197,8 +197,27 @@ static int agent_ring_take(uint32_t idx)
 					   __ATOMIC_RELAXED);
 }
 
-/* A freed ring of this process, or UINT32_MAX; *draining says whether a
- * ring of this process is still RING_EXITED (worth waiting for). */
+/* Is ring idx free for a thread of this process? A copy of its header's
+ * state and pid, read without mapping it (a raw pread: read is interposed
+ * for record/replay). */
+static int agent_ring_orphan(uint32_t idx)
+{
+	struct shm_ring hdr;
+	uint64_t off = shm_ring_offset(agent.ring_bytes, idx);
+
+	if (syscall(SYS_pread64, agent.fd, &hdr, 64, (off_t)off) != 64)
+		return 0;
+	return hdr.state == RING_FREE && hdr.pid == 0 && hdr.head;
+}
+
+/*
+ * A freed ring, or UINT32_MAX; *draining says whether a ring of this
+ * process is still RING_EXITED (worth waiting for). First the rings this
+ * process has mapped (those its threads had: freed with this pid), then
+ * the rings of processes that have ended (freed by the collector with pid
+ * 0, agent_thread.c's handshake, shm.h's process slots), which a process
+ * that never had them finds by reading their headers.
+ */
 static uint32_t agent_ring_reuse(uint32_t n, int *draining)
 {
 	uint32_t start = __atomic_load_n(&agent_claim_hint, __ATOMIC_RELAXED);
@@ -206,17 +225,29 @@ static uint32_t agent_ring_reuse(uint32_t n, int *draining)
 	*draining = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t idx = (start + k) % n;
-		/* Only rings this process has mapped: those its threads had
-		 * (an exec'd image starts with none, and takes fresh ones). */
 		struct shm_ring *r = agent_ring_mapped(idx);
-		uint32_t st;
+		uint32_t st, pid;
 
-		if (!r || __atomic_load_n(&r->pid, __ATOMIC_RELAXED) != agent.pid)
+		if (!r)
+			continue;
+		pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+		if (pid != agent.pid && pid != 0)
 			continue;
 		st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		if (st == RING_EXITED)
+		if (st == RING_EXITED && pid)
 			*draining = 1;
 		else if (st == RING_FREE && agent_ring_take(idx)) {
+			__atomic_store_n(&agent_claim_hint, idx + 1, __ATOMIC_RELAXED);
+			return idx;
+		}
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t idx = (start + k) % n;
+
+		if (agent_ring_mapped(idx) || !agent_ring_orphan(idx))
+			continue;
+		/* (a ring another process took first stays mapped here: rare) */
+		if (agent_ring_take(idx)) {
 			__atomic_store_n(&agent_claim_hint, idx + 1, __ATOMIC_RELAXED);
 			return idx;
 		}
@@ -301,6 +332,7 @@ void agent_thread_register(struct agent_thread *t)
 	}
 	r->tid = (uint32_t)gettid();
 	r->pid = agent.pid;
+	r->proc_slot = agent.proc_slot;
 	r->thread_index = idx;
 	ring_prod_init(&t->prod, r, agent.ring_bytes, agent.watermark);
 	t->prod.on_ready = agent_ring_ready;
