@@ -158,9 +158,18 @@ static uintptr_t agent_stack_hi(void)
  * threads, a few at a time, needs as many rings as it has threads alive,
  * not as it ever had. The handshake, each step by one side only:
  *
- *   RING_FREE   --agent: CAS, claims it-->        RING_ACTIVE
- *   RING_ACTIVE --agent: thread ends (release)--> RING_EXITED
- *   RING_EXITED --collector: drained to head-->   RING_FREE
+ *   RING_FREE     --agent: CAS, claims it-->              RING_CLAIMING
+ *   RING_CLAIMING --agent: tid and pid stored (release)--> RING_ACTIVE
+ *   RING_ACTIVE   --agent: thread ends (release)-->       RING_EXITED
+ *   RING_EXITED   --collector: drained to head-->         RING_FREE
+ *
+ * A thread that ended without the agent seeing it (a raw SYS_exit, no
+ * exit handlers) leaves its ring RING_ACTIVE: a thread of the same process
+ * that finds no free ring marks it RING_EXITED for it once the kernel says
+ * its tid is gone (tgkill with signal 0), so it is drained and freed like
+ * any other. Only an RING_ACTIVE ring's tid is its owner's; the rings of a
+ * process that ended, or of an image that exec'd, are freed by the
+ * collector (collector.c).
  *
  * The agent stores RING_EXITED after the thread's last commit, so the
  * collector, which loads the state before head, drains everything the
@@ -191,9 +200,26 @@ static int agent_ring_take(uint32_t idx)
 	struct shm_ring *r = agent_ring_map(idx);
 	uint32_t z = RING_FREE;
 
-	if (!r)
+	if (!r || !__atomic_compare_exchange_n(&r->state, &z, RING_CLAIMING, 0, __ATOMIC_ACQ_REL,
+					       __ATOMIC_RELAXED))
 		return 0;
-	return __atomic_compare_exchange_n(&r->state, &z, RING_ACTIVE, 0, __ATOMIC_ACQ_REL,
+	r->tid = (uint32_t)gettid();
+	r->pid = agent.pid;
+	r->proc_slot = agent.proc_slot;
+	__atomic_store_n(&r->state, RING_ACTIVE, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Ring r is RING_ACTIVE for a thread of this process that no longer
+ * exists: hand it to the collector as if the thread had ended. */
+static int agent_ring_orphaned_thread(struct shm_ring *r)
+{
+	uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED), st = RING_ACTIVE;
+
+	if (!tid || tid > INT32_MAX || tid == (uint32_t)gettid() ||
+	    syscall(SYS_tgkill, (pid_t)agent.pid, (pid_t)tid, 0) == 0 || errno != ESRCH)
+		return 0;
+	return __atomic_compare_exchange_n(&r->state, &st, RING_EXITED, 0, __ATOMIC_RELEASE,
 					   __ATOMIC_RELAXED);
 }
 
@@ -218,7 +244,7 @@ static int agent_ring_orphan(uint32_t idx)
  * 0, agent_thread.c's handshake, shm.h's process slots), which a process
  * that never had them finds by reading their headers.
  */
-static uint32_t agent_ring_reuse(uint32_t n, int *draining)
+static uint32_t agent_ring_reuse(uint32_t n, int *draining, int check_dead)
 {
 	uint32_t start = __atomic_load_n(&agent_claim_hint, __ATOMIC_RELAXED);
 
@@ -234,6 +260,8 @@ static uint32_t agent_ring_reuse(uint32_t n, int *draining)
 		if (pid != agent.pid && pid != 0)
 			continue;
 		st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		if (st == RING_ACTIVE && pid && check_dead && agent_ring_orphaned_thread(r))
+			st = RING_EXITED;
 		if (st == RING_EXITED && pid)
 			*draining = 1;
 		else if (st == RING_FREE && agent_ring_take(idx)) {
@@ -280,7 +308,9 @@ static uint32_t agent_ring_claim(struct shm_ctl *c)
 	}
 	for (;;) {
 		n = __atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE);
-		idx = agent_ring_reuse(n < max ? n : max, &draining);
+		/* (threads gone unseen are looked for on the first pass only:
+		 * a system call per ring) */
+		idx = agent_ring_reuse(n < max ? n : max, &draining, !start);
 		if (idx != UINT32_MAX) {
 			__atomic_store_n(&agent_claim_stalled, 0, __ATOMIC_RELAXED);
 			return idx;
@@ -330,9 +360,7 @@ void agent_thread_register(struct agent_thread *t)
 		agent_log("cannot map ring %u for tid %d", idx, (int)gettid());
 		goto out;
 	}
-	r->tid = (uint32_t)gettid();
-	r->pid = agent.pid;
-	r->proc_slot = agent.proc_slot;
+	/* (tid, pid and proc_slot were stored by the claim) */
 	r->thread_index = idx;
 	ring_prod_init(&t->prod, r, agent.ring_bytes, agent.watermark);
 	t->prod.on_ready = agent_ring_ready;

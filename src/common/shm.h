@@ -93,8 +93,8 @@ enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3
 #define SHM_TEXT_MAPS_CUT 0x1u
 #define SHM_TEXT_CMDLINE_CUT 0x2u
 
-/* ring->state */
-enum { RING_FREE = 0, RING_ACTIVE = 1, RING_EXITED = 2 };
+/* ring->state (RING_CLAIMING: taken, its tid and pid not yet stored) */
+enum { RING_FREE = 0, RING_ACTIVE = 1, RING_EXITED = 2, RING_CLAIMING = 3 };
 
 /*
  * shm_proc.state: a process slot is reused once its process is gone, each
