@@ -578,7 +578,9 @@ void agent_proc_claim(uint32_t flags)
 	}
 	agent.proc_slot = slot;
 	p = shm_proc_at(agent.ctl, slot);
-	p->pid = 0;
+	/* our pid at once: a process that dies while it fills its slot
+	 * (PROC_CLAIMED) is found dead and its slot freed all the same */
+	__atomic_store_n(&p->pid, agent.pid, __ATOMIC_RELEASE);
 	p->ppid = (uint32_t)getppid();
 	p->flags = flags;
 	memcpy(p->exe, agent_exe, agent_exe_len + 1);
@@ -588,9 +590,8 @@ void agent_proc_claim(uint32_t flags)
 	p->text_flags = cut ? SHM_TEXT_CMDLINE_CUT : 0;
 	agent_maps_off = ((uint64_t)p->cmdline_len + SHM_PAGE) & ~(uint64_t)(SHM_PAGE - 1);
 	agent_maps_busy = 0;
-	/* pid, then the state: a reader that sees PROC_LIVE sees a filled slot
-	 * (the maps follow, under maps_gen). */
-	__atomic_store_n(&p->pid, agent.pid, __ATOMIC_RELEASE);
+	/* a reader that sees PROC_LIVE sees a filled slot (the maps follow,
+	 * under maps_gen) */
 	__atomic_store_n(&p->state, PROC_LIVE, __ATOMIC_RELEASE);
 	agent_proc_refresh_maps();
 }

@@ -577,7 +577,7 @@ static void collector_end_proc(struct collector *c, uint32_t i, uint32_t pid)
 	/* (pid stays: spool record reads the first process's slot after the
 	 * run; the next owner clears it before it fills the slot) */
 	st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
-	if (st == PROC_LIVE || st == PROC_ENDED)
+	if (st == PROC_LIVE || st == PROC_ENDED || st == PROC_CLAIMED)
 		__atomic_compare_exchange_n(&p->state, &st, PROC_FREE, 0, __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED);
 	/* a process waiting for a slot may wait again */
@@ -607,7 +607,9 @@ static void collector_reap_procs(struct collector *c)
 		uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
 		uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
 
-		if (c->pidfd[i] >= 0 && (c->pidfd_pid[i] != pid || st != PROC_LIVE)) {
+		int alive_state = st == PROC_LIVE || st == PROC_CLAIMED;
+
+		if (c->pidfd[i] >= 0 && (c->pidfd_pid[i] != pid || !alive_state)) {
 			close(c->pidfd[i]);
 			c->pidfd[i] = -1;
 		}
@@ -617,7 +619,7 @@ static void collector_reap_procs(struct collector *c)
 			collector_end_proc(c, i, pid);
 			continue;
 		}
-		if (st != PROC_LIVE)
+		if (!alive_state)
 			continue;
 		if (c->pidfd[i] < 0) {
 			c->pidfd[i] = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);

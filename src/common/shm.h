@@ -100,10 +100,10 @@ enum { RING_FREE = 0, RING_ACTIVE = 1, RING_EXITED = 2, RING_CLAIMING = 3 };
  * shm_proc.state: a process slot is reused once its process is gone, each
  * step by one side only:
  *
- *   PROC_FREE    --agent: CAS, claims it-->                 PROC_CLAIMED
- *   PROC_CLAIMED --agent: filled, pid stored (release)-->   PROC_LIVE
+ *   PROC_FREE    --agent: CAS, claims it, stores its pid--> PROC_CLAIMED
+ *   PROC_CLAIMED --agent: filled (release)-->               PROC_LIVE
  *   PROC_LIVE    --agent of the next image after exec-->    PROC_ENDED
- *   PROC_LIVE/PROC_ENDED --collector: the process is gone (pidfd) or
+ *   PROC_CLAIMED/PROC_LIVE/PROC_ENDED --collector: the process is gone (pidfd) or
  *                the image exec'd away; its rings drained and given back,
  *                its maps and command line written to the trace-->  PROC_FREE
  *
