@@ -590,6 +590,9 @@ void agent_proc_claim(uint32_t flags)
 	p->text_flags = cut ? SHM_TEXT_CMDLINE_CUT : 0;
 	agent_maps_off = ((uint64_t)p->cmdline_len + SHM_PAGE) & ~(uint64_t)(SHM_PAGE - 1);
 	agent_maps_busy = 0;
+	/* no maps until ours are read: not the slot's last owner's */
+	p->maps_off = agent_maps_off;
+	p->maps_len = 0;
 	/* a reader that sees PROC_LIVE sees a filled slot (the maps follow,
 	 * under maps_gen) */
 	__atomic_store_n(&p->state, PROC_LIVE, __ATOMIC_RELEASE);

@@ -167,7 +167,7 @@ static uintptr_t agent_stack_hi(void)
  * exit handlers) leaves its ring RING_ACTIVE: a thread of the same process
  * that finds no free ring marks it RING_EXITED for it once the kernel says
  * its tid is gone (tgkill with signal 0), so it is drained and freed like
- * any other. Only an RING_ACTIVE ring's tid is its owner's; the rings of a
+ * any other. Only a RING_ACTIVE ring's tid is its owner's; the rings of a
  * process that ended, or of an image that exec'd, are freed by the
  * collector (collector.c).
  *
