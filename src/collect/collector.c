@@ -575,7 +575,7 @@ static void collector_end_proc(struct collector *c, uint32_t i, uint32_t pid)
 		close(c->pidfd[i]);
 	c->pidfd[i] = -1;
 	/* (pid stays: spool record reads the first process's slot after the
-	 * run; the next owner clears it before it fills the slot) */
+	 * run; the next owner stores its own when it claims the slot) */
 	st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
 	if (st == PROC_LIVE || st == PROC_ENDED || st == PROC_CLAIMED)
 		__atomic_compare_exchange_n(&p->state, &st, PROC_FREE, 0, __ATOMIC_RELEASE,
@@ -606,7 +606,6 @@ static void collector_reap_procs(struct collector *c)
 		struct shm_proc *p = shm_proc_at(c->h->ctl, i);
 		uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
 		uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
-
 		int alive_state = st == PROC_LIVE || st == PROC_CLAIMED;
 
 		if (c->pidfd[i] >= 0 && (c->pidfd_pid[i] != pid || !alive_state)) {
