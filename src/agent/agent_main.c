@@ -308,7 +308,7 @@ struct shm_ring *agent_ring_map(uint32_t i)
 
 	if (r || !agent.rings || i >= agent.max_rings)
 		return r;
-	r = agent_map_piece(shm_ring_offset(agent.ring_bytes, i),
+	r = agent_map_piece(shm_ring_offset(agent.ring_bytes, agent.max_procs, i),
 			    shm_ring_map_size(agent.ring_bytes));
 	if (!r) {
 		/* Say why, for spool's summary; the thread's events are
@@ -647,8 +647,9 @@ int agent_map(int fd)
 		return -errno;
 	size = c->total_size;
 	if (c->ring_bytes < 4096 || (c->ring_bytes & (c->ring_bytes - 1)) ||
-	    c->procs_offset != SHM_CTL_SIZE || c->rings_offset != SHM_RINGS_OFFSET ||
-	    c->max_rings > EV_MAX_THREADS || size < shm_total_size(c->ring_bytes, c->max_rings) ||
+	    c->procs_offset != SHM_CTL_SIZE || c->rings_offset != shm_rings_offset(max_procs) ||
+	    c->max_rings > EV_MAX_THREADS ||
+	    size < shm_total_size(c->ring_bytes, max_procs, c->max_rings) ||
 	    (uint64_t)st.st_size < size || c->watermark > c->ring_bytes) {
 		munmap(c, head);
 		return -EPROTO;

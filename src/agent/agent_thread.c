@@ -229,7 +229,7 @@ static int agent_ring_orphaned_thread(struct shm_ring *r)
 static int agent_ring_orphan(uint32_t idx)
 {
 	struct shm_ring hdr;
-	uint64_t off = shm_ring_offset(agent.ring_bytes, idx);
+	uint64_t off = shm_ring_offset(agent.ring_bytes, agent.max_procs, idx);
 
 	if (syscall(SYS_pread64, agent.fd, &hdr, 64, (off_t)off) != 64)
 		return 0;

@@ -653,8 +653,9 @@ static void collector_check_ctl(struct collector *c)
 
 	if (k->magic != SHM_MAGIC || k->version != SHM_VERSION || k->ctl_size != SHM_CTL_SIZE ||
 	    k->total_size != c->h->size || k->procs_offset != SHM_CTL_SIZE ||
-	    k->rings_offset != SHM_RINGS_OFFSET || k->ring_bytes != c->h->ring_bytes ||
-	    k->max_rings != c->h->max_rings || k->watermark != c->h->watermark) {
+	    k->rings_offset != shm_rings_offset(c->h->max_procs) ||
+	    k->ring_bytes != c->h->ring_bytes || k->max_rings != c->h->max_rings ||
+	    k->watermark != c->h->watermark || k->max_procs != c->h->max_procs) {
 		c->st.ctl_damaged = 1;
 		log_warn("the program overwrote spool's control block in the shared memory "
 			 "(sizes, offsets or its magic number); spool kept its own copy");

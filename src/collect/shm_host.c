@@ -75,7 +75,7 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 		return -EINVAL;
 	if (!max_procs)
 		max_procs = SHM_DEFAULT_MAX_PROCS;
-	size = shm_total_size(ring_bytes, max_rings);
+	size = shm_total_size(ring_bytes, max_procs, max_rings);
 	for (unsigned i = 0; ext_bytes && i < SHM_MAX_EXT; i++) {
 		if (!ext_bytes[i])
 			continue;
@@ -137,7 +137,7 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 	c->ctl_size = SHM_CTL_SIZE;
 	c->total_size = size;
 	c->procs_offset = SHM_CTL_SIZE;
-	c->rings_offset = SHM_RINGS_OFFSET;
+	c->rings_offset = shm_rings_offset(max_procs);
 	c->ring_bytes = ring_bytes;
 	c->max_rings = max_rings;
 	c->max_procs = max_procs;
@@ -227,7 +227,7 @@ struct shm_ring *shm_host_ring(struct shm_host *h, uint32_t i)
 	if (p)
 		return p;
 	p = mmap(NULL, shm_ring_map_size(h->ring_bytes), PROT_READ | PROT_WRITE, MAP_SHARED, h->fd,
-		 (off_t)shm_ring_offset(h->ring_bytes, i));
+		 (off_t)shm_ring_offset(h->ring_bytes, h->max_procs, i));
 	if (p == MAP_FAILED)
 		return NULL;
 	/* Published atomically: a sampling thread (sysprobe.c) peeks. */
@@ -247,7 +247,8 @@ int shm_host_ring_peek(struct shm_host *h, uint32_t i, struct shm_ring *out)
 		memcpy(out, r, sizeof(*out));
 		return 0;
 	}
-	return shm_host_pread(h, out, sizeof(*out), shm_ring_offset(h->ring_bytes, i));
+	return shm_host_pread(h, out, sizeof(*out),
+			      shm_ring_offset(h->ring_bytes, h->max_procs, i));
 }
 
 /* Room for a record of len bytes in h->scratch. */

@@ -16,16 +16,15 @@
  *   [ struct shm_ctl                      ] SHM_CTL_SIZE
  *   [ struct shm_proc x SHM_MAX_PROCS     ] SHM_PROCS_SIZE (only the first
  *                                           max_procs are used and mapped)
- *   [ text area x SHM_MAX_PROCS           ] SHM_PROC_TEXT_BYTES each: the
+ *   [ text area x max_procs               ] SHM_PROC_TEXT_BYTES each: the
  *                                           command line at 0, the maps text
  *                                           at maps_off (sparse, grows)
  *   [ ring 0: struct shm_ring + data      ] shm_ring_stride(ring_bytes)
  *   [ ring 1 ...                          ]
  *   [ feature areas (ext_offset[i])       ]
  *
- * The offsets follow from the constants here and from ring_bytes and
- * max_rings alone (max_procs, the slots in use, changes only how much of
- * the head is mapped): spool keeps its own copy of those and never reads a
+ * The offsets follow from the constants here and from ring_bytes,
+ * max_rings and max_procs alone: spool keeps its own copy of those and never reads a
  * size or an offset back from the region, which the target can write.
  *
  * Rings are single-producer (one thread of the target) single-consumer (the
@@ -205,7 +204,12 @@ _Static_assert(sizeof(struct shm_proc) % 64 == 0, "process slot size");
 /* The head at full capacity: where the text areas start. */
 #define SHM_HEAD_SIZE ((uint64_t)SHM_CTL_SIZE + SHM_PROCS_SIZE)
 #define SHM_TEXT_OFFSET SHM_HEAD_SIZE
-#define SHM_RINGS_OFFSET (SHM_TEXT_OFFSET + (uint64_t)SHM_MAX_PROCS * SHM_PROC_TEXT_BYTES)
+/* The rings follow the text areas of the max_procs slots in use (not of
+ * all SHM_MAX_PROCS: the memfd's size counts against RLIMIT_FSIZE). */
+static inline uint64_t shm_rings_offset(uint32_t max_procs)
+{
+	return SHM_TEXT_OFFSET + (uint64_t)max_procs * SHM_PROC_TEXT_BYTES;
+}
 
 /* What both sides map of the head, and keep mapped: the control block
  * and the max_procs slots in use. */
@@ -226,17 +230,17 @@ static inline uint64_t shm_ring_map_size(uint32_t ring_bytes)
 {
 	return (uint64_t)SHM_RING_HDR + ring_bytes;
 }
-static inline uint64_t shm_ring_offset(uint32_t ring_bytes, uint32_t i)
+static inline uint64_t shm_ring_offset(uint32_t ring_bytes, uint32_t max_procs, uint32_t i)
 {
-	return SHM_RINGS_OFFSET + (uint64_t)i * shm_ring_stride(ring_bytes);
+	return shm_rings_offset(max_procs) + (uint64_t)i * shm_ring_stride(ring_bytes);
 }
 static inline uint64_t shm_proc_text_offset(uint32_t i)
 {
 	return SHM_TEXT_OFFSET + (uint64_t)i * SHM_PROC_TEXT_BYTES;
 }
-static inline uint64_t shm_total_size(uint32_t ring_bytes, uint32_t max_rings)
+static inline uint64_t shm_total_size(uint32_t ring_bytes, uint32_t max_procs, uint32_t max_rings)
 {
-	return shm_ring_offset(ring_bytes, max_rings);
+	return shm_ring_offset(ring_bytes, max_procs, max_rings);
 }
 /* Process slot i in a mapping of the head: computed from constants only,
  * never from the control block. */

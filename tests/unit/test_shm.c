@@ -112,7 +112,7 @@ static void test_create(void **state)
 	assert_true(h.fd >= 0);
 	assert_int_equal(c->magic, SHM_MAGIC);
 	assert_int_equal(c->version, SHM_VERSION);
-	assert_int_equal(c->total_size, shm_total_size(8192, 3));
+	assert_int_equal(c->total_size, shm_total_size(8192, SHM_DEFAULT_MAX_PROCS, 3));
 	assert_int_equal(h.size, c->total_size);
 	assert_int_equal(c->ring_bytes, 8192);
 	assert_int_equal(c->max_rings, 3);
@@ -121,7 +121,8 @@ static void test_create(void **state)
 	assert_int_equal(c->host_pid, getpid());
 	assert_true(c->watermark > 0 && c->watermark < c->ring_bytes);
 	/* The last ring ends exactly at the end of the mapping. */
-	assert_true(shm_ring_offset(8192, 2) + shm_ring_map_size(8192) <= h.size);
+	assert_true(shm_ring_offset(8192, SHM_DEFAULT_MAX_PROCS, 2) + shm_ring_map_size(8192) <=
+		    h.size);
 	assert_null(shm_host_ring(&h, 3));
 	assert_int_equal(shm_host_nrings(&h), 0);
 	/* The target cannot shrink the region under spool's mappings. */
