@@ -448,8 +448,11 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	rc = shm_host_create_ext(&h, o->ring_bytes, o->max_rings, o->max_procs, o->stack_depth,
 				 o->ext_bytes);
 	if (rc < 0) {
-		log_err("cannot create the shared memory (%u rings of %u bytes): %s", o->max_rings,
-			o->ring_bytes, strerror(-rc));
+		log_err("cannot create the shared memory (%u rings of %u bytes): %s%s",
+			o->max_rings, o->ring_bytes, strerror(-rc),
+			rc == -EFBIG ? " (its size is limited by ulimit -f; a smaller --max-procs, "
+				       "--max-threads or --ring-size needs less)"
+				     : "");
 		return rc;
 	}
 	rc = trace_writer_open(&w, o->trace_dir, &clk);

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -64,6 +65,7 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 			uint32_t max_procs, uint32_t stack_depth, const uint64_t *ext_bytes)
 {
 	uint64_t ext_off[SHM_MAX_EXT] = {0};
+	struct sigaction old_xfsz;
 	struct shm_ctl *c;
 	uint64_t size;
 	int err;
@@ -103,9 +105,14 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 		err = -errno;
 		goto out_free;
 	}
-	if (ftruncate(h->fd, (off_t)size) < 0 ||
-	    fcntl(h->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
-		err = -errno;
+	/* The memfd's size counts against RLIMIT_FSIZE (ulimit -f): past it
+	 * the kernel sends SIGXFSZ, which would kill spool; ignored for this
+	 * one call, the limit is an error (EFBIG) the caller reports. */
+	sigaction(SIGXFSZ, &(struct sigaction){.sa_handler = SIG_IGN}, &old_xfsz);
+	err = ftruncate(h->fd, (off_t)size) < 0 ? -errno : 0;
+	sigaction(SIGXFSZ, &old_xfsz, NULL);
+	if (err || fcntl(h->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+		err = err ? err : -errno;
 		goto out_close;
 	}
 	c = mmap(NULL, shm_head_map_size(max_procs), PROT_READ | PROT_WRITE, MAP_SHARED, h->fd, 0);

@@ -11,7 +11,7 @@
 # spool report say it the same way, and the run exits 4.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 20
 
 # Past the defaults: 64 process slots and 256 rings.
 if [ "$SPOOL_ASAN" = 1 ]; then N=300; else N=400; fi
@@ -47,5 +47,15 @@ like "$(cat info.out)" "9 processes found no process slot" "  and says the same"
 "$SPOOL" report --locks spool.trace >rep.out 2>rep.err
 like "$(cat rep.err)" "incomplete: 9 processes found no process slot" \
 	"spool report says the same"
+
+# The shared memory holds 32 MiB of (sparse) text room per process slot: its
+# size counts against ulimit -f, which spool meets with an error naming it,
+# never by dying of SIGXFSZ; the default slots fit in 4 GB.
+(ulimit -f 4000000; spool_run locks -q --max-procs 1024 -- "$PROGS/forkmany" seq 1
+ echo "$RC" >rc.out; echo "$ERR" >err.out)
+is "$(cat rc.out)" 1 "--max-procs 1024 under ulimit -f 4000000: an error, not SIGXFSZ"
+like "$(cat err.out)" "ulimit -f" "  naming the limit"
+(ulimit -f 4000000; spool_run locks -q -- "$PROGS/forkmany" seq 1; echo "$RC" >rc.out)
+is "$(cat rc.out)" 0 "the default slots under ulimit -f 4000000: runs"
 
 done_testing
