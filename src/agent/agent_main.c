@@ -558,6 +558,18 @@ void agent_proc_claim(uint32_t flags)
 		if (n == agent_exe_len && n && n < sizeof(p->exe) && !memcmp(p->exe, agent_exe, n))
 			agent.reexec_same = 1;
 	}
+	/* A process that is neither the first one nor an exec nor a fork the
+	 * agent saw is a child started without a fork handler: vfork (dash,
+	 * make and posix_spawn use it), or a raw clone. Without this it looked
+	 * like the first process, and a recording held two processes' events
+	 * as one thread's. */
+	if (!(flags & (PROC_F_FORK | PROC_F_EXEC))) {
+		uint32_t z = 0;
+
+		if (!__atomic_compare_exchange_n(&c->root_claimed, &z, 1, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			flags |= PROC_F_FORK;
+	}
 	agent.proc_flags = flags;
 	agent.proc_emitted = 0;
 	/* A fork child inherited its parent's window: not its slot's. */

@@ -155,6 +155,12 @@ struct shm_ctl {
 	uint64_t ext_size[SHM_MAX_EXT];
 	uint32_t max_procs;	/* process slots in use (<= SHM_MAX_PROCS) */
 	uint32_t procs_stalled; /* a process waited in vain for a slot (agent) */
+	/* Set by the first process to claim a slot (agent): any later process
+	 * that is not an exec of a process with a slot is a child, whether or
+	 * not the agent saw it fork (vfork, posix_spawn and a raw clone run no
+	 * fork handler). Only the agent reads it; spool never does. */
+	uint32_t root_claimed;
+	uint32_t pad_root;
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and
