@@ -49,6 +49,8 @@ struct agent_state {
 	uint64_t fd_dev, fd_ino; /* what fd was at startup: checked before each mmap */
 	uint32_t ring_bytes;	 /* copied from ctl at startup */
 	uint32_t max_rings;
+	uint32_t max_procs; /* process slots in use, copied from ctl at startup */
+	uint64_t head_size; /* bytes of ctl mapped: shm_head_map_size(max_procs) */
 	uint32_t watermark;
 	struct shm_ring **rings; /* max_rings entries: our mapping of each ring, or NULL */
 	void *ext[SHM_MAX_EXT];	 /* our mapping of each feature area, or NULL */
@@ -61,6 +63,7 @@ struct agent_state {
 	uint32_t proc_flags;	  /* PROC_F_* of this process */
 	uint32_t stack_depth;
 	uint32_t proc_emitted;	  /* KIND_PROC already written for this process */
+	uint32_t reexec_same;	  /* this image replaced one of the same executable */
 };
 extern struct agent_state agent;
 /* The descriptor the region came from (SPOOL_SHM_FD, or the one reopened

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -38,6 +39,9 @@ struct agent_real agent_real;
 static int agent_maps_busy;
 /* Where this process's maps text starts in its text area. */
 static uint64_t agent_maps_off;
+/* This image's executable (not in the program's heap or stack). */
+static char agent_exe[SHM_PROC_EXE];
+static uint32_t agent_exe_len;
 
 /* ---- signal-safe logging ---- */
 
@@ -304,7 +308,7 @@ struct shm_ring *agent_ring_map(uint32_t i)
 
 	if (r || !agent.rings || i >= agent.max_rings)
 		return r;
-	r = agent_map_piece(shm_ring_offset(agent.ring_bytes, i),
+	r = agent_map_piece(shm_ring_offset(agent.ring_bytes, agent.max_procs, i),
 			    shm_ring_map_size(agent.ring_bytes));
 	if (!r) {
 		/* Say why, for spool's summary; the thread's events are
@@ -423,6 +427,15 @@ static uint32_t agent_text_read(const char *path, uint64_t off, int *cut)
 	}
 }
 
+/* Is our slot still ours? The collector frees a slot only once its
+ * process is gone, but the program can write the slot: never write text
+ * for a slot that no longer names us. */
+static int agent_slot_ours(const struct shm_proc *p)
+{
+	return __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PROC_LIVE &&
+	       __atomic_load_n(&p->pid, __ATOMIC_RELAXED) == agent.pid;
+}
+
 void agent_proc_refresh_maps(void)
 {
 	struct shm_proc *p;
@@ -434,6 +447,10 @@ void agent_proc_refresh_maps(void)
 	if (__atomic_exchange_n(&agent_maps_busy, 1, __ATOMIC_ACQUIRE))
 		return;
 	p = shm_proc_at(agent.ctl, agent.proc_slot);
+	if (!agent_slot_ours(p)) {
+		__atomic_store_n(&agent_maps_busy, 0, __ATOMIC_RELEASE);
+		return;
+	}
 	/* maps_gen is odd while the text is rewritten, even when stable. */
 	__atomic_fetch_add(&p->maps_gen, 1, __ATOMIC_ACQ_REL);
 	n = agent_text_read("/proc/self/maps", agent_maps_off, &cut);
@@ -449,21 +466,110 @@ void agent_proc_refresh_maps(void)
 	errno = saved;
 }
 
+static uint64_t agent_now_ns(void)
+{
+	struct timespec ts;
+
+	/* The raw call: clock_gettime may be interposed for record/replay. */
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A free process slot, claimed (PROC_CLAIMED), or UINT32_MAX. */
+static uint32_t agent_slot_take(struct shm_ctl *c)
+{
+	for (uint32_t i = 0; i < agent.max_procs; i++) {
+		struct shm_proc *p = shm_proc_at(c, i);
+		uint32_t z = PROC_FREE, n;
+
+		if (__atomic_load_n(&p->state, __ATOMIC_RELAXED) != PROC_FREE ||
+		    !__atomic_compare_exchange_n(&p->state, &z, PROC_CLAIMED, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		/* nprocs: the high-water mark of slots used, for readers */
+		n = __atomic_load_n(&c->nprocs, __ATOMIC_RELAXED);
+		while (n < i + 1 &&
+		       !__atomic_compare_exchange_n(&c->nprocs, &n, i + 1, 0, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED))
+			;
+		return i;
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * Wait for the collector to free the slot of a process that has ended (it
+ * looks every drain, 50 ms at most; a fork-heavy program starts processes
+ * faster than that). Bounded, and once per stall for the whole trace:
+ * after a wait in vain (more processes alive than slots, or spool stalled)
+ * later processes do not wait until the collector has freed a slot again
+ * (it clears procs_stalled), so a program over the limit is slowed once.
+ */
+#define AGENT_SLOT_WAIT_NS 1000000000ull
+static uint32_t agent_slot_wait(struct shm_ctl *c)
+{
+	uint64_t start = agent_now_ns();
+	uint32_t slot;
+
+	if (__atomic_load_n(&c->procs_stalled, __ATOMIC_RELAXED))
+		return UINT32_MAX;
+	while (agent_now_ns() - start < AGENT_SLOT_WAIT_NS) {
+		struct timespec nap = {0, 200000};
+
+		agent_wake();
+		syscall(SYS_nanosleep, &nap, NULL);
+		slot = agent_slot_take(c);
+		if (slot != UINT32_MAX)
+			return slot;
+	}
+	__atomic_store_n(&c->procs_stalled, 1, __ATOMIC_RELAXED);
+	return UINT32_MAX;
+}
+
 /* Claim and fill a process slot. flags: PROC_F_FORK from the fork child;
- * PROC_F_EXEC is detected here (a slot with our pid exists already). */
+ * PROC_F_EXEC is detected here (a live slot with our pid exists already:
+ * the image before this exec, whose slot is then marked PROC_ENDED so the
+ * collector writes it out and frees it). */
 void agent_proc_claim(uint32_t flags)
 {
 	struct shm_ctl *c = agent.ctl;
 	struct shm_proc *p;
-	uint32_t i, n, slot;
+	uint32_t i, slot;
 	ssize_t len;
 	int cut;
 
 	agent.pid = (uint32_t)getpid();
-	n = __atomic_load_n(&c->nprocs, __ATOMIC_ACQUIRE);
-	for (i = 0; i < n && i < SHM_MAX_PROCS; i++)
-		if (__atomic_load_n(&shm_proc_at(agent.ctl, i)->pid, __ATOMIC_ACQUIRE) == agent.pid)
-			flags |= PROC_F_EXEC;
+	len = readlink("/proc/self/exe", agent_exe, sizeof(agent_exe) - 1);
+	agent_exe_len = len > 0 ? (uint32_t)len : 0;
+	agent_exe[agent_exe_len] = 0;
+	agent.reexec_same = 0;
+	for (i = 0; i < agent.max_procs && !(flags & PROC_F_FORK); i++) {
+		uint32_t live = PROC_LIVE, n;
+
+		p = shm_proc_at(agent.ctl, i);
+		if (__atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) != agent.pid ||
+		    !__atomic_compare_exchange_n(&p->state, &live, PROC_ENDED, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		flags |= PROC_F_EXEC;
+		/* The same executable again (probes are placed again): compared
+		 * now, before the collector frees that slot. */
+		n = __atomic_load_n(&p->exe_len, __ATOMIC_RELAXED);
+		if (n == agent_exe_len && n && n < sizeof(p->exe) && !memcmp(p->exe, agent_exe, n))
+			agent.reexec_same = 1;
+	}
+	/* A process that is neither the first one nor an exec nor a fork the
+	 * agent saw is a child started without a fork handler: vfork (dash,
+	 * make and posix_spawn use it), or a raw clone. Without this it looked
+	 * like the first process, and a recording held two processes' events
+	 * as one thread's. */
+	if (!(flags & (PROC_F_FORK | PROC_F_EXEC))) {
+		uint32_t z = 0;
+
+		if (!__atomic_compare_exchange_n(&c->root_claimed, &z, 1, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			flags |= PROC_F_FORK;
+	}
 	agent.proc_flags = flags;
 	agent.proc_emitted = 0;
 	/* A fork child inherited its parent's window: not its slot's. */
@@ -472,28 +578,37 @@ void agent_proc_claim(uint32_t flags)
 	agent.text = NULL;
 	agent.text_cap = 0;
 
-	slot = __atomic_fetch_add(&c->nprocs, 1, __ATOMIC_ACQ_REL);
-	if (slot >= SHM_MAX_PROCS) {
+	slot = agent_slot_take(c);
+	if (slot == UINT32_MAX)
+		slot = agent_slot_wait(c);
+	if (slot == UINT32_MAX) {
 		__atomic_fetch_add(&c->lost_no_proc, 1, __ATOMIC_RELAXED);
 		agent.proc_slot = UINT32_MAX;
-		agent_log("no process slot left for pid %u", agent.pid);
+		agent_log("no process slot left for pid %u (more processes alive than --max-procs)",
+			  agent.pid);
 		return;
 	}
 	agent.proc_slot = slot;
 	p = shm_proc_at(agent.ctl, slot);
+	/* our pid at once: a process that dies while it fills its slot
+	 * (PROC_CLAIMED) is found dead and its slot freed all the same */
+	__atomic_store_n(&p->pid, agent.pid, __ATOMIC_RELEASE);
 	p->ppid = (uint32_t)getppid();
 	p->flags = flags;
-	len = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
-	p->exe_len = len > 0 ? (uint32_t)len : 0;
-	p->exe[p->exe_len] = 0;
+	memcpy(p->exe, agent_exe, agent_exe_len + 1);
+	p->exe_len = agent_exe_len;
 	/* The command line at 0, the maps on the next page after it. */
 	p->cmdline_len = agent_text_read("/proc/self/cmdline", 0, &cut);
 	p->text_flags = cut ? SHM_TEXT_CMDLINE_CUT : 0;
 	agent_maps_off = ((uint64_t)p->cmdline_len + SHM_PAGE) & ~(uint64_t)(SHM_PAGE - 1);
 	agent_maps_busy = 0;
+	/* no maps until ours are read: not the slot's last owner's */
+	p->maps_off = agent_maps_off;
+	p->maps_len = 0;
+	/* a reader that sees PROC_LIVE sees a filled slot (the maps follow,
+	 * under maps_gen) */
+	__atomic_store_n(&p->state, PROC_LIVE, __ATOMIC_RELEASE);
 	agent_proc_refresh_maps();
-	/* pid last: a reader that sees it sees a filled slot. */
-	__atomic_store_n(&p->pid, agent.pid, __ATOMIC_RELEASE);
 }
 
 /* ---- startup ---- */
@@ -519,35 +634,48 @@ int agent_map(int fd)
 {
 	struct shm_ctl *c;
 	struct stat st;
-	uint64_t size;
+	uint64_t size, head;
+	uint32_t max_procs;
 	void *rings;
 
 	if (syscall(SYS_fstat, fd, &st) < 0)
 		return -errno;
-	c = mmap(NULL, SHM_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if ((uint64_t)st.st_size < SHM_CTL_SIZE)
+		return -EPROTO;
+	/* The control block first: it says how many process slots follow. */
+	c = mmap(NULL, SHM_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (c == MAP_FAILED)
 		return -errno;
+	max_procs = c->max_procs;
 	if (__atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) != SHM_MAGIC ||
-	    c->version != SHM_VERSION) {
-		munmap(c, SHM_HEAD_SIZE);
+	    c->version != SHM_VERSION || !max_procs || max_procs > SHM_MAX_PROCS) {
+		munmap(c, SHM_CTL_SIZE);
 		return -EPROTO;
 	}
+	munmap(c, SHM_CTL_SIZE);
+	head = shm_head_map_size(max_procs);
+	c = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (c == MAP_FAILED)
+		return -errno;
 	size = c->total_size;
 	if (c->ring_bytes < 4096 || (c->ring_bytes & (c->ring_bytes - 1)) ||
-	    c->procs_offset != SHM_CTL_SIZE || c->rings_offset != SHM_RINGS_OFFSET ||
-	    c->max_rings > EV_MAX_THREADS || size < shm_total_size(c->ring_bytes, c->max_rings) ||
+	    c->procs_offset != SHM_CTL_SIZE || c->rings_offset != shm_rings_offset(max_procs) ||
+	    c->max_rings > EV_MAX_THREADS ||
+	    size < shm_total_size(c->ring_bytes, max_procs, c->max_rings) ||
 	    (uint64_t)st.st_size < size || c->watermark > c->ring_bytes) {
-		munmap(c, SHM_HEAD_SIZE);
+		munmap(c, head);
 		return -EPROTO;
 	}
 	/* The ring table: a page or so, not in the program's heap. */
 	rings = mmap(NULL, (size_t)c->max_rings * sizeof(*agent.rings) + 1, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (rings == MAP_FAILED) {
-		munmap(c, SHM_HEAD_SIZE);
+		munmap(c, head);
 		return -ENOMEM;
 	}
 	agent.ctl = c;
+	agent.head_size = head;
+	agent.max_procs = max_procs;
 	agent.map_size = size;
 	agent.fd = fd;
 	agent.fd_dev = (uint64_t)st.st_dev;

@@ -1063,22 +1063,9 @@ static struct probe_area_hdr *agent_probe_find_area(void)
  */
 static int agent_probe_reexec_same(const struct probe_area_hdr *h)
 {
-	const struct shm_proc *me, *p;
-	uint32_t n;
-
-	if (h->placed_pid != agent.pid || agent.proc_slot == UINT32_MAX)
-		return 0;
-	me = shm_proc_at(agent.ctl, agent.proc_slot);
-	n = __atomic_load_n(&agent.ctl->nprocs, __ATOMIC_ACQUIRE);
-	for (uint32_t i = 0; i < n && i < SHM_MAX_PROCS; i++) {
-		p = shm_proc_at(agent.ctl, i);
-		if (i != agent.proc_slot &&
-		    __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) == agent.pid &&
-		    p->exe_len == me->exe_len && me->exe_len && me->exe_len < sizeof(me->exe) &&
-		    !memcmp(p->exe, me->exe, me->exe_len))
-			return 1;
-	}
-	return 0;
+	/* (agent_proc_claim compared the executables when it ended the
+	 * earlier image's slot) */
+	return h->placed_pid == agent.pid && agent.reexec_same;
 }
 
 void agent_probe_init(void)

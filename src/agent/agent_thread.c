@@ -158,9 +158,18 @@ static uintptr_t agent_stack_hi(void)
  * threads, a few at a time, needs as many rings as it has threads alive,
  * not as it ever had. The handshake, each step by one side only:
  *
- *   RING_FREE   --agent: CAS, claims it-->        RING_ACTIVE
- *   RING_ACTIVE --agent: thread ends (release)--> RING_EXITED
- *   RING_EXITED --collector: drained to head-->   RING_FREE
+ *   RING_FREE     --agent: CAS, claims it-->              RING_CLAIMING
+ *   RING_CLAIMING --agent: tid and pid stored (release)--> RING_ACTIVE
+ *   RING_ACTIVE   --agent: thread ends (release)-->       RING_EXITED
+ *   RING_EXITED   --collector: drained to head-->         RING_FREE
+ *
+ * A thread that ended without the agent seeing it (a raw SYS_exit, no
+ * exit handlers) leaves its ring RING_ACTIVE: a thread of the same process
+ * that finds no free ring marks it RING_EXITED for it once the kernel says
+ * its tid is gone (tgkill with signal 0), so it is drained and freed like
+ * any other. Only a RING_ACTIVE ring's tid is its owner's; the rings of a
+ * process that ended, or of an image that exec'd, are freed by the
+ * collector (collector.c).
  *
  * The agent stores RING_EXITED after the thread's last commit, so the
  * collector, which loads the state before head, drains everything the
@@ -191,32 +200,82 @@ static int agent_ring_take(uint32_t idx)
 	struct shm_ring *r = agent_ring_map(idx);
 	uint32_t z = RING_FREE;
 
-	if (!r)
+	if (!r || !__atomic_compare_exchange_n(&r->state, &z, RING_CLAIMING, 0, __ATOMIC_ACQ_REL,
+					       __ATOMIC_RELAXED))
 		return 0;
-	return __atomic_compare_exchange_n(&r->state, &z, RING_ACTIVE, 0, __ATOMIC_ACQ_REL,
+	r->tid = (uint32_t)gettid();
+	r->pid = agent.pid;
+	r->proc_slot = agent.proc_slot;
+	__atomic_store_n(&r->state, RING_ACTIVE, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Ring r is RING_ACTIVE for a thread of this process that no longer
+ * exists: hand it to the collector as if the thread had ended. */
+static int agent_ring_orphaned_thread(struct shm_ring *r)
+{
+	uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED), st = RING_ACTIVE;
+
+	if (!tid || tid > INT32_MAX || tid == (uint32_t)gettid() ||
+	    syscall(SYS_tgkill, (pid_t)agent.pid, (pid_t)tid, 0) == 0 || errno != ESRCH)
+		return 0;
+	return __atomic_compare_exchange_n(&r->state, &st, RING_EXITED, 0, __ATOMIC_RELEASE,
 					   __ATOMIC_RELAXED);
 }
 
-/* A freed ring of this process, or UINT32_MAX; *draining says whether a
- * ring of this process is still RING_EXITED (worth waiting for). */
-static uint32_t agent_ring_reuse(uint32_t n, int *draining)
+/* Is ring idx free for a thread of this process? A copy of its header's
+ * state and pid, read without mapping it (a raw pread: read is interposed
+ * for record/replay). */
+static int agent_ring_orphan(uint32_t idx)
+{
+	struct shm_ring hdr;
+	uint64_t off = shm_ring_offset(agent.ring_bytes, agent.max_procs, idx);
+
+	if (syscall(SYS_pread64, agent.fd, &hdr, 64, (off_t)off) != 64)
+		return 0;
+	return hdr.state == RING_FREE && hdr.pid == 0 && hdr.head;
+}
+
+/*
+ * A freed ring, or UINT32_MAX; *draining says whether a ring of this
+ * process is still RING_EXITED (worth waiting for). First the rings this
+ * process has mapped (those its threads had: freed with this pid), then
+ * the rings of processes that have ended (freed by the collector with pid
+ * 0, agent_thread.c's handshake, shm.h's process slots), which a process
+ * that never had them finds by reading their headers.
+ */
+static uint32_t agent_ring_reuse(uint32_t n, int *draining, int check_dead)
 {
 	uint32_t start = __atomic_load_n(&agent_claim_hint, __ATOMIC_RELAXED);
 
 	*draining = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t idx = (start + k) % n;
-		/* Only rings this process has mapped: those its threads had
-		 * (an exec'd image starts with none, and takes fresh ones). */
 		struct shm_ring *r = agent_ring_mapped(idx);
-		uint32_t st;
+		uint32_t st, pid;
 
-		if (!r || __atomic_load_n(&r->pid, __ATOMIC_RELAXED) != agent.pid)
+		if (!r)
+			continue;
+		pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+		if (pid != agent.pid && pid != 0)
 			continue;
 		st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		if (st == RING_EXITED)
+		if (st == RING_ACTIVE && pid && check_dead && agent_ring_orphaned_thread(r))
+			st = RING_EXITED;
+		if (st == RING_EXITED && pid)
 			*draining = 1;
 		else if (st == RING_FREE && agent_ring_take(idx)) {
+			__atomic_store_n(&agent_claim_hint, idx + 1, __ATOMIC_RELAXED);
+			return idx;
+		}
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t idx = (start + k) % n;
+
+		if (agent_ring_mapped(idx) || !agent_ring_orphan(idx))
+			continue;
+		/* (a ring another process took first stays mapped here: rare) */
+		if (agent_ring_take(idx)) {
 			__atomic_store_n(&agent_claim_hint, idx + 1, __ATOMIC_RELAXED);
 			return idx;
 		}
@@ -249,7 +308,9 @@ static uint32_t agent_ring_claim(struct shm_ctl *c)
 	}
 	for (;;) {
 		n = __atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE);
-		idx = agent_ring_reuse(n < max ? n : max, &draining);
+		/* (threads gone unseen are looked for on the first pass only:
+		 * a system call per ring) */
+		idx = agent_ring_reuse(n < max ? n : max, &draining, !start);
 		if (idx != UINT32_MAX) {
 			__atomic_store_n(&agent_claim_stalled, 0, __ATOMIC_RELAXED);
 			return idx;
@@ -299,8 +360,7 @@ void agent_thread_register(struct agent_thread *t)
 		agent_log("cannot map ring %u for tid %d", idx, (int)gettid());
 		goto out;
 	}
-	r->tid = (uint32_t)gettid();
-	r->pid = agent.pid;
+	/* (tid, pid and proc_slot were stored by the claim) */
 	r->thread_index = idx;
 	ring_prod_init(&t->prod, r, agent.ring_bytes, agent.watermark);
 	t->prod.on_ready = agent_ring_ready;

@@ -29,7 +29,8 @@ static void locks_usage(FILE *out)
 		"stdout, stderr and exit status are its own; spool exits with its status\n"
 		"(128+N if signal N killed it, 127 if not found, 126 if not executable),\n"
 		"or 4 if that is 0 but the trace is incomplete (events lost: rings full,\n"
-		"no free ring, the disk full; the summary line says how many).\n"
+		"no free ring, the disk full; the summary line says how many; or processes\n"
+		"without a process slot, --max-procs).\n"
 		"\n"
 		"options:\n"
 		"  -o, --output DIR     trace directory (default spool.trace); a trace spool\n"
@@ -43,6 +44,11 @@ static void locks_usage(FILE *out)
 		"      --max-threads N  threads alive at once that get a ring (default %u; a\n"
 		"                       ring is used again once its thread has ended); the\n"
 		"                       events of a thread beyond that are counted as lost\n"
+		"      --max-procs N    processes alive at once that get a process slot\n"
+		"                       (default %u, at most %u; a slot is used again once\n"
+		"                       its process has ended); a process beyond that is\n"
+		"                       traced without its maps and command line (counted:\n"
+		"                       the trace is incomplete)\n"
 		"      --stacks N       also record N frame-pointer frames above each call\n"
 		"                       site (default 0, at most 32)\n"
 		"      --json           print the report as JSON (on stderr)\n"
@@ -54,7 +60,8 @@ static void locks_usage(FILE *out)
 		"  -h, --help           show this help\n"
 		"\n"
 		"Later: spool report --locks DIR, spool export --perfetto DIR, babeltrace2 DIR.\n",
-		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
+		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS, SHM_DEFAULT_MAX_PROCS,
+		SHM_MAX_PROCS);
 }
 
 static const char *fmt_count(uint64_t v, char *buf, size_t len)
@@ -78,6 +85,7 @@ int cmd_locks(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
 		{"max-threads", required_argument, NULL, 'T'},
+		{"max-procs", required_argument, NULL, 'P'},
 		{"on-full", required_argument, NULL, 'F'},
 		{"stacks", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'},
@@ -117,6 +125,10 @@ int cmd_locks(int argc, char **argv)
 			break;
 		case 'T':
 			if (session_opt_max_threads(&so, optarg) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'P':
+			if (session_opt_max_procs(&so, optarg) < 0)
 				return EXIT_USAGE;
 			break;
 		case 's':

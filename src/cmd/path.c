@@ -87,6 +87,9 @@ static void path_usage(FILE *out)
 		"                       suffixes (default %um); a full ring loses events\n"
 		"      --max-threads N  when recording: threads alive at once that get a ring\n"
 		"                       (default %u; an ended thread's ring is used again)\n"
+		"      --max-procs N    when recording: processes alive at once that get a\n"
+		"                       process slot (default %u, at most %u; an ended\n"
+		"                       process's slot is used again)\n"
 		"      --trust-env      TRACE_DIR made by spool record: its replay takes the\n"
 		"                       loader's variables (LD_PRELOAD, ...) from the\n"
 		"                       recorded environment too (spool replay --trust-env)\n"
@@ -99,7 +102,8 @@ static void path_usage(FILE *out)
 		"another command); 2 usage error; when recording, the program's own status if\n"
 		"it is not 0 (127 not found, 126 not executable), else 4 if the trace is\n"
 		"incomplete (events lost: the path has holes).\n",
-		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
+		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS, SHM_DEFAULT_MAX_PROCS,
+		SHM_MAX_PROCS);
 }
 
 static int path_record(struct session_opts *so, int quiet, int functions)
@@ -213,6 +217,7 @@ int cmd_path(int argc, char **argv)
 		{"trace-dir", required_argument, NULL, 't'},
 		{"ring-size", required_argument, NULL, 'r'},
 		{"max-threads", required_argument, NULL, 'T'},
+		{"max-procs", required_argument, NULL, 'P'},
 		{"trust-env", no_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -273,6 +278,10 @@ int cmd_path(int argc, char **argv)
 			break;
 		case 'T':
 			if (session_opt_max_threads(&so, optarg) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'P':
+			if (session_opt_max_procs(&so, optarg) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'U':

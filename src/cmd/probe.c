@@ -381,7 +381,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	if (rc < 0)
 		goto out_free;
 	ext[SHM_EXT_PROBES] = probe_mgr_area_size(pr->m);
-	rc = shm_host_create_ext(&h, so->ring_bytes, so->max_rings, 0, ext);
+	rc = shm_host_create_ext(&h, so->ring_bytes, so->max_rings, so->max_procs, 0, ext);
 	if (rc < 0) {
 		log_err("cannot create the shared memory: %s", strerror(-rc));
 		goto out_free;

@@ -22,9 +22,13 @@
  * fields are compared with what spool wrote, and any change is reported.
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "../util/buildid.h"
 #include "../util/log.h"
@@ -55,6 +59,11 @@ struct collector {
 	struct ring_state *rings; /* h->max_rings entries */
 	uint32_t *proc_gen;	  /* maps_gen last written, per process slot */
 	uint8_t *proc_cut;	  /* per process slot: its cut text was reported */
+	uint8_t *proc_written;	  /* per process slot: its owner's files are written */
+	int *pidfd;		  /* per process slot: a pidfd on its process, or -1 */
+	uint32_t *pidfd_pid;	  /* the pid that pidfd was opened for */
+	struct pollfd *pfds;	  /* scratch for polling them, max_procs entries */
+	uint32_t *pfd_slot;	  /* the slot of each entry of pfds */
 	struct collector_stats st;
 	uint32_t cur_ring;	  /* ring being drained, for the callback */
 	uint32_t bad_kind;	  /* kind of the last record the writer refused */
@@ -73,12 +82,20 @@ int collector_new(struct collector **out, struct shm_host *h, struct trace_write
 	c->h = h;
 	c->w = w;
 	c->rings = calloc(h->max_rings, sizeof(*c->rings));
-	c->proc_gen = calloc(SHM_MAX_PROCS, sizeof(*c->proc_gen));
-	c->proc_cut = calloc(SHM_MAX_PROCS, 1);
-	if (!c->rings || !c->proc_gen || !c->proc_cut) {
+	c->proc_gen = calloc(h->max_procs, sizeof(*c->proc_gen));
+	c->proc_cut = calloc(h->max_procs, 1);
+	c->proc_written = calloc(h->max_procs, 1);
+	c->pidfd = malloc(h->max_procs * sizeof(*c->pidfd));
+	c->pidfd_pid = calloc(h->max_procs, sizeof(*c->pidfd_pid));
+	c->pfds = calloc(h->max_procs, sizeof(*c->pfds));
+	c->pfd_slot = calloc(h->max_procs, sizeof(*c->pfd_slot));
+	if (!c->rings || !c->proc_gen || !c->proc_cut || !c->proc_written || !c->pidfd ||
+	    !c->pidfd_pid || !c->pfds || !c->pfd_slot) {
 		collector_free(c);
 		return -ENOMEM;
 	}
+	for (uint32_t i = 0; i < h->max_procs; i++)
+		c->pidfd[i] = -1;
 	*out = c;
 	return 0;
 }
@@ -90,6 +107,14 @@ void collector_free(struct collector *c)
 	free(c->rings);
 	free(c->proc_gen);
 	free(c->proc_cut);
+	free(c->proc_written);
+	for (uint32_t i = 0; c->pidfd && i < c->h->max_procs; i++)
+		if (c->pidfd[i] >= 0)
+			close(c->pidfd[i]);
+	free(c->pidfd);
+	free(c->pidfd_pid);
+	free(c->pfds);
+	free(c->pfd_slot);
 	free(c->scratch);
 	if (c->compress)
 		trace_zinput_free(&c->z);
@@ -171,6 +196,9 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 		break;
 	case KIND_PROC:
 		c->st.procs++;
+		/* (the writer took it: its size is a rec_proc's) */
+		if (((const struct rec_proc *)rec)->proc_slot >= c->h->max_procs)
+			c->st.no_proc_seen++;
 		break;
 	}
 	return 0;
@@ -250,86 +278,101 @@ static void collector_release(struct collector *c, uint32_t i, struct shm_ring *
 				    __ATOMIC_RELAXED);
 }
 
+/* Drain ring i into its stream (creating the stream first) and free it
+ * when its thread has ended. 0, or a negative errno that stops the run's
+ * collection (a damaged ring is not one: it is counted and skipped). */
+static int collector_drain_one(struct collector *c, uint32_t i)
+{
+	struct ring_state *rs = &c->rings[i];
+	struct shm_ring *r = NULL;
+	uint64_t lost;
+	uint32_t state;
+	int rc;
+
+	if (rs->corrupt)
+		return 0;
+	if (!rs->stream && !rs->no_stream) {
+		struct shm_ring hdr;
+
+		/* Looked at without mapping it: a ring is mapped only
+		 * once it has something for us. */
+		if (shm_host_ring_peek(c->h, i, &hdr) < 0)
+			return 0;
+		if (hdr.head == 0 && hdr.lost == 0) {
+			/* a thread that ended without a record (its
+			 * KIND_THREAD always fits, so only in theory):
+			 * its ring is free all the same */
+			if (hdr.state == RING_EXITED && (r = shm_host_ring(c->h, i)))
+				collector_release(c, i, r);
+			return 0;
+		}
+		rc = trace_writer_stream(c->w, i, hdr.pid, hdr.tid, &rs->stream);
+		if (rc < 0) {
+			/* The ring is still drained (its thread must not
+			 * wait for room), into nothing: what it held is
+			 * counted as not written, and the other rings go
+			 * on. */
+			log_err("cannot create trace stream for thread %u: %s; its events "
+				"are counted as lost",
+				hdr.tid, strerror(-rc));
+			rs->no_stream = 1;
+		}
+	}
+	r = shm_host_ring(c->h, i);
+	if (!r) {
+		if (!rs->map_warned)
+			log_warn("cannot map the ring of thread index %u yet: %s", i,
+				 strerror(errno));
+		rs->map_warned = 1;
+		return 0;
+	}
+	/* Loaded before the drain reads head: the agent stores
+	 * RING_EXITED after the thread's last commit. */
+	state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+	c->cur_ring = i;
+	c->bad_kind = UINT32_MAX;
+	rc = shm_host_drain_ring(c->h, i, on_record, c);
+	if (rc == -EPROTO) {
+		char what[80];
+
+		if (c->bad_kind != UINT32_MAX)
+			snprintf(what, sizeof(what),
+				 "a record of kind %u has a size no agent writes", c->bad_kind);
+		else
+			snprintf(what, sizeof(what), "its head or a record is out of bounds");
+		collector_ring_damaged(c, i, what);
+		return 0;
+	} else if (rc < 0) {
+		return rc;
+	}
+	if (!collector_lost_ok(rs, r)) {
+		collector_ring_damaged(c, i, "its lost counter went back or jumped");
+		return 0;
+	}
+	lost = rs->lost_now;
+	if (lost != rs->lost_seen) {
+		rs->lost_seen = lost;
+		if (rs->stream)
+			trace_stream_discarded(rs->stream, lost);
+	}
+	if (state == RING_EXITED)
+		collector_release(c, i, r);
+	return 0;
+}
+
+static void collector_reap_procs(struct collector *c);
+
 int collector_drain(struct collector *c)
 {
 	uint32_t n = shm_host_nrings(c->h);
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct ring_state *rs = &c->rings[i];
-		struct shm_ring *r = NULL;
-		uint64_t lost;
-		uint32_t state;
-		int rc;
+		int rc = collector_drain_one(c, i);
 
-		if (rs->corrupt)
-			continue;
-		if (!rs->stream && !rs->no_stream) {
-			struct shm_ring hdr;
-
-			/* Looked at without mapping it: a ring is mapped only
-			 * once it has something for us. */
-			if (shm_host_ring_peek(c->h, i, &hdr) < 0)
-				continue;
-			if (hdr.head == 0 && hdr.lost == 0) {
-				/* a thread that ended without a record (its
-				 * KIND_THREAD always fits, so only in theory):
-				 * its ring is free all the same */
-				if (hdr.state == RING_EXITED && (r = shm_host_ring(c->h, i)))
-					collector_release(c, i, r);
-				continue;
-			}
-			rc = trace_writer_stream(c->w, i, hdr.pid, hdr.tid, &rs->stream);
-			if (rc < 0) {
-				/* The ring is still drained (its thread must not
-				 * wait for room), into nothing: what it held is
-				 * counted as not written, and the other rings go
-				 * on. */
-				log_err("cannot create trace stream for thread %u: %s; its events "
-					"are counted as lost",
-					hdr.tid, strerror(-rc));
-				rs->no_stream = 1;
-			}
-		}
-		r = shm_host_ring(c->h, i);
-		if (!r) {
-			if (!rs->map_warned)
-				log_warn("cannot map the ring of thread index %u yet: %s", i,
-					 strerror(errno));
-			rs->map_warned = 1;
-			continue;
-		}
-		/* Loaded before the drain reads head: the agent stores
-		 * RING_EXITED after the thread's last commit. */
-		state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		c->cur_ring = i;
-		c->bad_kind = UINT32_MAX;
-		rc = shm_host_drain_ring(c->h, i, on_record, c);
-		if (rc == -EPROTO) {
-			char what[80];
-
-			if (c->bad_kind != UINT32_MAX)
-				snprintf(what, sizeof(what), "a record of kind %u has a size no agent writes",
-					 c->bad_kind);
-			else
-				snprintf(what, sizeof(what), "its head or a record is out of bounds");
-			collector_ring_damaged(c, i, what);
-			continue;
-		} else if (rc < 0) {
+		if (rc < 0)
 			return rc;
-		}
-		if (!collector_lost_ok(rs, r)) {
-			collector_ring_damaged(c, i, "its lost counter went back or jumped");
-			continue;
-		}
-		lost = rs->lost_now;
-		if (lost != rs->lost_seen) {
-			rs->lost_seen = lost;
-			if (rs->stream)
-				trace_stream_discarded(rs->stream, lost);
-		}
-		if (state == RING_EXITED)
-			collector_release(c, i, r);
 	}
+	collector_reap_procs(c);
 	return 0;
 }
 
@@ -343,6 +386,18 @@ static uint64_t collector_lost_no_ring(struct collector *c)
 	return n > COLLECT_MAX_NO_RING ? 0 : n;
 }
 
+/* Processes without a process slot: the agents' count in the control block
+ * (the program can write it: more than there can be pids is not believed),
+ * and at least those whose own KIND_PROC record says so. */
+static uint64_t collector_lost_no_proc(struct collector *c)
+{
+	uint64_t n = __atomic_load_n(&c->h->ctl->lost_no_proc, __ATOMIC_RELAXED);
+
+	if (n > UINT32_MAX)
+		n = 0;
+	return n > c->st.no_proc_seen ? n : c->st.no_proc_seen;
+}
+
 /* The collector's part of the losses, for the trace's state file. */
 static void note_loss(struct collector *c)
 {
@@ -352,6 +407,7 @@ static void note_loss(struct collector *c)
 	    .damaged_rings = c->st.corrupt_rings,
 	    .rejected = c->st.rejected,
 	    .write = c->st.unwritten,
+	    .no_proc = collector_lost_no_proc(c),
 	};
 
 	/* the producers' drops of rings without a stream (the writer counts
@@ -381,75 +437,211 @@ int collector_flush(struct collector *c)
 	return ret;
 }
 
-/* Write proc/<pid>.{exe,cmdline,maps,buildids} for each process slot whose
+/* Is there a live slot other than i for pid (the image an exec of the
+ * process in slot i started)? */
+static int collector_pid_live_elsewhere(struct collector *c, uint32_t i, uint32_t pid)
+{
+	for (uint32_t j = 0; j < c->h->max_procs; j++) {
+		struct shm_proc *q = shm_proc_at(c->h->ctl, j);
+
+		if (j != i && __atomic_load_n(&q->state, __ATOMIC_ACQUIRE) == PROC_LIVE &&
+		    __atomic_load_n(&q->pid, __ATOMIC_RELAXED) == pid)
+			return 1;
+	}
+	return 0;
+}
+
+/* Write proc/<pid>.{exe,cmdline,maps,buildids} for process slot i if its
  * maps changed since last time. Everything is copied out of the slot first
  * and bounded (the program may rewrite it at any time); maps_gen is odd
  * while the agent rewrites the text, and a copy taken while it was odd or
- * changed is taken again next time, unless final (the program has ended:
- * then the text is what it is). */
-static int write_proc_files(struct collector *c, int final)
+ * changed is taken again next time, unless final (the process has ended:
+ * then the text is what it is). An image that exec'd away (PROC_ENDED)
+ * names the same files as the image after it, which wins: the ended one is
+ * not written once that one is live. */
+static int write_proc_slot(struct collector *c, uint32_t i, int final)
 {
-	uint32_t n = __atomic_load_n(&c->h->ctl->nprocs, __ATOMIC_ACQUIRE);
+	struct shm_proc *p = shm_proc_at(c->h->ctl, i);
+	uint32_t state = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+	uint32_t gen = __atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE);
+	uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+	uint32_t exe_len = __atomic_load_n(&p->exe_len, __ATOMIC_RELAXED);
 	char name[64], exe[SHM_PROC_EXE];
-	int ret = 0;
+	char *maps = NULL, *cmd = NULL, *ids = NULL;
+	size_t maps_len, cmd_len, ids_len = 0;
+	int rc, cut_maps, cut_cmd;
 
-	if (n > SHM_MAX_PROCS)
-		n = SHM_MAX_PROCS;
-	for (uint32_t i = 0; i < n; i++) {
-		struct shm_proc *p = shm_proc_at(c->h->ctl, i);
-		uint32_t gen = __atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE);
-		uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
-		uint32_t exe_len = __atomic_load_n(&p->exe_len, __ATOMIC_RELAXED);
-		char *maps = NULL, *cmd = NULL, *ids = NULL;
-		size_t maps_len, cmd_len, ids_len = 0;
-		int rc, cut_maps, cut_cmd;
-
-		if (!pid || gen == c->proc_gen[i] || (gen % 2 && !final))
-			continue;
-		if (exe_len >= sizeof(exe))
-			exe_len = 0;
-		memcpy(exe, p->exe, exe_len);
-		rc = shm_host_proc_text(c->h, i, 1, &maps, &maps_len, &cut_maps);
-		if (!rc)
-			rc = shm_host_proc_text(c->h, i, 0, &cmd, &cmd_len, &cut_cmd);
-		if (rc < 0) {
-			free(maps);
-			return rc;
-		}
-		if (__atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE) != gen && !final) {
-			free(maps);
-			free(cmd);
-			continue; /* rewritten while we copied: next time */
-		}
-		if ((cut_maps || cut_cmd) && !c->proc_cut[i]) {
-			c->proc_cut[i] = 1;
-			c->st.cut_procs++;
-			log_warn(
-			    "process %u: its %s%s%s could not be kept whole (more than %u MiB, or "
-			    "a damaged slot): addresses past the cut stay unsymbolized",
-			    pid, cut_cmd ? "command line" : "", cut_cmd && cut_maps ? " and " : "",
-			    cut_maps ? "maps" : "", SHM_PROC_TEXT_BYTES >> 20);
-		}
-		snprintf(name, sizeof(name), "proc/%u.exe", pid);
-		rc = trace_writer_add_file(c->w, name, exe, exe_len);
-		snprintf(name, sizeof(name), "proc/%u.cmdline", pid);
-		if (!rc)
-			rc = trace_writer_add_file(c->w, name, cmd, cmd_len);
-		snprintf(name, sizeof(name), "proc/%u.maps", pid);
-		if (!rc)
-			rc = trace_writer_add_file(c->w, name, maps, maps_len);
-		if (!rc && buildid_list_for_maps(maps, &ids, &ids_len) == 0) {
-			snprintf(name, sizeof(name), "proc/%u.buildids", pid);
-			rc = trace_writer_add_file(c->w, name, ids, ids_len);
-		}
-		free(ids);
+	if ((state != PROC_LIVE && state != PROC_ENDED) || !pid)
+		return 0;
+	if (c->proc_written[i] && gen == c->proc_gen[i])
+		return 0;
+	if (gen % 2 && !final)
+		return 0;
+	if (state == PROC_ENDED && collector_pid_live_elsewhere(c, i, pid))
+		return 0;
+	if (exe_len >= sizeof(exe))
+		exe_len = 0;
+	memcpy(exe, p->exe, exe_len);
+	rc = shm_host_proc_text(c->h, i, 1, &maps, &maps_len, &cut_maps);
+	if (!rc)
+		rc = shm_host_proc_text(c->h, i, 0, &cmd, &cmd_len, &cut_cmd);
+	if (rc < 0) {
+		free(maps);
+		return rc;
+	}
+	if (__atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE) != gen && !final) {
 		free(maps);
 		free(cmd);
+		return 0; /* rewritten while we copied: next time */
+	}
+	if ((cut_maps || cut_cmd) && !c->proc_cut[i]) {
+		c->proc_cut[i] = 1;
+		c->st.cut_procs++;
+		log_warn("process %u: its %s%s%s could not be kept whole (more than %u MiB, or "
+			 "a damaged slot): addresses past the cut stay unsymbolized",
+			 pid, cut_cmd ? "command line" : "", cut_cmd && cut_maps ? " and " : "",
+			 cut_maps ? "maps" : "", SHM_PROC_TEXT_BYTES >> 20);
+	}
+	snprintf(name, sizeof(name), "proc/%u.exe", pid);
+	rc = trace_writer_add_file(c->w, name, exe, exe_len);
+	snprintf(name, sizeof(name), "proc/%u.cmdline", pid);
+	if (!rc)
+		rc = trace_writer_add_file(c->w, name, cmd, cmd_len);
+	snprintf(name, sizeof(name), "proc/%u.maps", pid);
+	if (!rc)
+		rc = trace_writer_add_file(c->w, name, maps, maps_len);
+	if (!rc && buildid_list_for_maps(maps, &ids, &ids_len) == 0) {
+		snprintf(name, sizeof(name), "proc/%u.buildids", pid);
+		rc = trace_writer_add_file(c->w, name, ids, ids_len);
+	}
+	free(ids);
+	free(maps);
+	free(cmd);
+	c->proc_gen[i] = gen;
+	c->proc_written[i] = 1;
+	return rc;
+}
+
+static int write_proc_files(struct collector *c, int final)
+{
+	int ret = 0;
+
+	for (uint32_t i = 0; i < c->h->max_procs; i++) {
+		int rc = write_proc_slot(c, i, final);
+
 		if (rc < 0 && !ret)
 			ret = rc;
-		c->proc_gen[i] = gen;
 	}
 	return ret;
+}
+
+/*
+ * The process of slot i has ended (pid) or exec'd away: drain what its
+ * threads left in their rings and give the rings to any process (pid 0,
+ * RING_FREE: agent_thread.c takes them), write its maps and command line
+ * for the last time, then free the slot for the next process (the
+ * handshake is in shm.h). pid 0 is stored before the state: a ring is
+ * taken only in RING_FREE, so no new owner's pid is overwritten. Rings and
+ * slot are spool's mappings at offsets spool computed; the header fields
+ * read to choose them are a copy and only select, never address.
+ */
+static void collector_end_proc(struct collector *c, uint32_t i, uint32_t pid)
+{
+	struct shm_proc *p = shm_proc_at(c->h->ctl, i);
+	uint32_t n = shm_host_nrings(c->h), st;
+
+	for (uint32_t j = 0; j < n; j++) {
+		struct shm_ring hdr, *r;
+
+		if (c->rings[j].corrupt || shm_host_ring_peek(c->h, j, &hdr) < 0 ||
+		    hdr.proc_slot != i || hdr.pid != pid)
+			continue;
+		if (collector_drain_one(c, j) < 0 || c->rings[j].corrupt ||
+		    !(r = shm_host_ring(c->h, j)))
+			continue;
+		if (c->h->tail[j] != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
+			continue; /* not drained (no stream, a write error): keep it */
+		st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&r->pid, 0, __ATOMIC_RELEASE);
+		if (st != RING_FREE)
+			__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED);
+	}
+	write_proc_slot(c, i, 1);
+	c->proc_gen[i] = 0;
+	c->proc_cut[i] = 0;
+	c->proc_written[i] = 0;
+	if (c->pidfd[i] >= 0)
+		close(c->pidfd[i]);
+	c->pidfd[i] = -1;
+	/* (pid stays: spool record reads the first process's slot after the
+	 * run; the next owner stores its own when it claims the slot) */
+	st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+	if (st == PROC_LIVE || st == PROC_ENDED || st == PROC_CLAIMED)
+		__atomic_compare_exchange_n(&p->state, &st, PROC_FREE, 0, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
+	/* a process waiting for a slot may wait again */
+	__atomic_store_n(&c->h->ctl->procs_stalled, 0, __ATOMIC_RELAXED);
+	c->st.procs_ended++;
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/*
+ * Which processes have ended? A pidfd on each slot's process, opened when
+ * the collector first sees the slot live (within a drain, 50 ms, of the
+ * process's start: its pid cannot have been reused by then), polls
+ * readable once the process has exited, zombie or reaped; one poll covers
+ * every slot. An image that exec'd away is marked PROC_ENDED by the next
+ * image's agent. Where pidfds do not exist (before Linux 5.3) a process is
+ * taken as alive until kill says its pid is gone.
+ */
+static void collector_reap_procs(struct collector *c)
+{
+	uint32_t np = 0;
+
+	for (uint32_t i = 0; i < c->h->max_procs; i++) {
+		struct shm_proc *p = shm_proc_at(c->h->ctl, i);
+		uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+		uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+		int alive_state = st == PROC_LIVE || st == PROC_CLAIMED;
+
+		if (c->pidfd[i] >= 0 && (c->pidfd_pid[i] != pid || !alive_state)) {
+			close(c->pidfd[i]);
+			c->pidfd[i] = -1;
+		}
+		if (!pid || pid > INT32_MAX)
+			continue;
+		if (st == PROC_ENDED) {
+			collector_end_proc(c, i, pid);
+			continue;
+		}
+		if (!alive_state)
+			continue;
+		if (c->pidfd[i] < 0) {
+			c->pidfd[i] = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+			c->pidfd_pid[i] = pid;
+			if (c->pidfd[i] < 0) {
+				if (errno == ESRCH || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+					collector_end_proc(c, i, pid);
+				continue;
+			}
+		}
+		c->pfds[np].fd = c->pidfd[i];
+		c->pfds[np].events = POLLIN;
+		c->pfds[np].revents = 0;
+		c->pfd_slot[np++] = i;
+	}
+	if (!np || poll(c->pfds, np, 0) <= 0)
+		return;
+	for (uint32_t k = 0; k < np; k++) {
+		uint32_t i = c->pfd_slot[k];
+
+		if (c->pfds[k].revents)
+			collector_end_proc(c, i, c->pidfd_pid[i]);
+	}
 }
 
 /* The control block's fixed fields as spool wrote them? A program that
@@ -461,8 +653,9 @@ static void collector_check_ctl(struct collector *c)
 
 	if (k->magic != SHM_MAGIC || k->version != SHM_VERSION || k->ctl_size != SHM_CTL_SIZE ||
 	    k->total_size != c->h->size || k->procs_offset != SHM_CTL_SIZE ||
-	    k->rings_offset != SHM_RINGS_OFFSET || k->ring_bytes != c->h->ring_bytes ||
-	    k->max_rings != c->h->max_rings || k->watermark != c->h->watermark) {
+	    k->rings_offset != shm_rings_offset(c->h->max_procs) ||
+	    k->ring_bytes != c->h->ring_bytes || k->max_rings != c->h->max_rings ||
+	    k->watermark != c->h->watermark || k->max_procs != c->h->max_procs) {
 		c->st.ctl_damaged = 1;
 		log_warn("the program overwrote spool's control block in the shared memory "
 			 "(sizes, offsets or its magic number); spool kept its own copy");
@@ -476,6 +669,7 @@ static void collector_check_ctl(struct collector *c)
 		lnr = 0;
 	}
 	c->st.lost_no_ring = lnr;
+	c->st.lost_no_proc = collector_lost_no_proc(c);
 }
 
 int collector_finish(struct collector *c, struct collector_stats *st)

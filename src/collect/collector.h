@@ -32,6 +32,9 @@ struct collector_stats {
 	int ctl_damaged;	/* the program overwrote the control block */
 	uint32_t threads;
 	uint32_t procs;
+	uint32_t procs_ended;  /* process slots freed for reuse (the process ended) */
+	uint64_t lost_no_proc; /* processes that found no process slot */
+	uint64_t no_proc_seen; /* of which: seen by their KIND_PROC record */
 };
 
 struct collector;

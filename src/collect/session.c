@@ -73,6 +73,18 @@ int session_opt_max_threads(struct session_opts *so, const char *arg)
 	return 0;
 }
 
+int session_opt_max_procs(struct session_opts *so, const char *arg)
+{
+	uint64_t v;
+
+	if (options_parse_uint(arg, SHM_MAX_PROCS, &v) < 0 || !v) {
+		log_err("--max-procs '%s': want 1 to %u", arg, SHM_MAX_PROCS);
+		return -EINVAL;
+	}
+	so->max_procs = (uint32_t)v;
+	return 0;
+}
+
 int session_opt_on_full(struct session_opts *so, const char *arg)
 {
 	if (!strcmp(arg, "drop"))
@@ -375,13 +387,13 @@ static int write_summary(struct trace_writer *w, const struct session_opts *o,
 	    "format=spool-summary-1\nprogram=%s\nexit_status=%d\nterm_signal=%d\n"
 	    "events=%llu\nlock_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
 	    "seq_gaps=%llu\ndamaged_rings=%llu\nrejected=%llu\nlost_write=%llu\n"
-	    "threads=%u\nprocesses=%u\nring_bytes=%u\nlost_damaged=%llu\n",
+	    "threads=%u\nprocesses=%u\nring_bytes=%u\nlost_damaged=%llu\nlost_no_proc=%llu\n",
 	    o->argv[0], res->exit_status, res->term_signal, (unsigned long long)res->st.events,
 	    (unsigned long long)res->st.lock_events, (unsigned long long)res->st.lost_ring,
 	    (unsigned long long)res->st.lost_no_ring, (unsigned long long)res->st.seq_gaps,
 	    (unsigned long long)res->st.corrupt_rings, (unsigned long long)res->st.rejected,
 	    (unsigned long long)res->st.lost_write, res->st.threads, res->st.procs, o->ring_bytes,
-	    (unsigned long long)res->st.lost_damaged);
+	    (unsigned long long)res->st.lost_damaged, (unsigned long long)res->st.lost_no_proc);
 	return trace_writer_add_file(w, "summary", buf, (size_t)n);
 }
 
@@ -442,10 +454,14 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		log_err("cannot calibrate the TSC: %s", strerror(-rc));
 		return setup_err(rc);
 	}
-	rc = shm_host_create_ext(&h, o->ring_bytes, o->max_rings, o->stack_depth, o->ext_bytes);
+	rc = shm_host_create_ext(&h, o->ring_bytes, o->max_rings, o->max_procs, o->stack_depth,
+				 o->ext_bytes);
 	if (rc < 0) {
-		log_err("cannot create the shared memory (%u rings of %u bytes): %s", o->max_rings,
-			o->ring_bytes, strerror(-rc));
+		log_err("cannot create the shared memory (%u rings of %u bytes): %s%s",
+			o->max_rings, o->ring_bytes, strerror(-rc),
+			rc == -EFBIG ? " (its size is limited by ulimit -f; a smaller --max-procs, "
+				       "--max-threads or --ring-size needs less)"
+				     : "");
 		return setup_err(rc);
 	}
 	rc = trace_writer_open(&w, o->trace_dir, &clk);
@@ -563,6 +579,10 @@ int session_run(const struct session_opts *o, struct session_result *res)
 				*q = '?';
 		log_warn("the agent stopped recording: %s", why);
 	}
+	if (res->st.lost_no_proc)
+		log_warn("%llu processes found no process slot: more than %u were alive at once "
+			 "(--max-procs, at most %u, raises the limit)",
+			 (unsigned long long)res->st.lost_no_proc, h.max_procs, SHM_MAX_PROCS);
 	write_summary(w, o, res);
 	/* the numbers the state file gets at close, side files included */
 	trace_writer_loss(w, &res->loss);

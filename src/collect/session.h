@@ -16,6 +16,7 @@ struct session_opts {
 	const char *trace_dir; /* created; an existing one becomes DIR.old */
 	uint32_t ring_bytes;
 	uint32_t max_rings;
+	uint32_t max_procs; /* process slots (--max-procs); 0: SHM_DEFAULT_MAX_PROCS */
 	uint32_t stack_depth;
 	char **argv; /* program and its arguments */
 	int quiet;
@@ -79,11 +80,14 @@ int session_shm_fd(const struct session_opts *o);
 
 /* The options every command that runs a program under a session shares,
  * parsed one way: --ring-size SIZE (a power of two from min_ring to 1g),
- * --max-threads N, --on-full wait|drop. Each logs what was wrong and
+ * --max-threads N, --on-full wait|drop, --max-procs N. Each logs what was wrong and
  * returns -EINVAL on a bad value. */
 int session_opt_ring_size(struct session_opts *so, const char *arg, uint64_t min_ring);
 int session_opt_max_threads(struct session_opts *so, const char *arg);
 int session_opt_on_full(struct session_opts *so, const char *arg);
+/* --max-procs N: processes alive at once that get a process slot (1 to
+ * SHM_MAX_PROCS). */
+int session_opt_max_procs(struct session_opts *so, const char *arg);
 
 /* The agent library: $SPOOL_AGENT, beside the spool binary, or in
  * ../lib/spool/ relative to it. */

@@ -10,8 +10,9 @@
  * (SIGBUS); every record is copied out of its ring and checked before use,
  * and a ring that breaks the format is marked damaged in host memory (never
  * in the shared mapping, which the target could rewrite) and skipped from
- * then on. Rings are never reused: a thread index is unique for the whole
- * trace, across processes, so the consumer needs no reset logic.
+ * then on. A ring is reused by one thread after another (agent_thread.c),
+ * of any process once its own has ended (collector.c): the consumer's tail
+ * goes on where it was, as the producer's head does.
  *
  * Rings are mapped one by one when they first have something to drain, so
  * spool's own address space grows with the threads the program has, not
@@ -21,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,7 +34,7 @@
 
 int shm_host_create(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings, uint32_t stack_depth)
 {
-	return shm_host_create_ext(h, ring_bytes, max_rings, stack_depth, NULL);
+	return shm_host_create_ext(h, ring_bytes, max_rings, 0, stack_depth, NULL);
 }
 
 void *shm_host_ext(struct shm_host *h, unsigned i)
@@ -60,9 +62,10 @@ static int shm_host_pread(struct shm_host *h, void *buf, size_t len, uint64_t of
 }
 
 int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings,
-			uint32_t stack_depth, const uint64_t *ext_bytes)
+			uint32_t max_procs, uint32_t stack_depth, const uint64_t *ext_bytes)
 {
 	uint64_t ext_off[SHM_MAX_EXT] = {0};
+	struct sigaction old_xfsz;
 	struct shm_ctl *c;
 	uint64_t size;
 	int err;
@@ -70,9 +73,11 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 	memset(h, 0, sizeof(*h));
 	h->fd = -1;
 	if (ring_bytes < 4096 || (ring_bytes & (ring_bytes - 1)) || !max_rings ||
-	    max_rings > EV_MAX_THREADS || stack_depth > 4096)
+	    max_rings > EV_MAX_THREADS || stack_depth > 4096 || max_procs > SHM_MAX_PROCS)
 		return -EINVAL;
-	size = shm_total_size(ring_bytes, max_rings);
+	if (!max_procs)
+		max_procs = SHM_DEFAULT_MAX_PROCS;
+	size = shm_total_size(ring_bytes, max_procs, max_rings);
 	for (unsigned i = 0; ext_bytes && i < SHM_MAX_EXT; i++) {
 		if (!ext_bytes[i])
 			continue;
@@ -100,17 +105,23 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 		err = -errno;
 		goto out_free;
 	}
-	if (ftruncate(h->fd, (off_t)size) < 0 ||
-	    fcntl(h->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
-		err = -errno;
+	/* The memfd's size counts against RLIMIT_FSIZE (ulimit -f): past it
+	 * the kernel sends SIGXFSZ, which would kill spool; ignored for this
+	 * one call, the limit is an error (EFBIG) the caller reports. */
+	sigaction(SIGXFSZ, &(struct sigaction){.sa_handler = SIG_IGN}, &old_xfsz);
+	err = ftruncate(h->fd, (off_t)size) < 0 ? -errno : 0;
+	sigaction(SIGXFSZ, &old_xfsz, NULL);
+	if (err || fcntl(h->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+		err = err ? err : -errno;
 		goto out_close;
 	}
-	c = mmap(NULL, SHM_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, h->fd, 0);
+	c = mmap(NULL, shm_head_map_size(max_procs), PROT_READ | PROT_WRITE, MAP_SHARED, h->fd, 0);
 	if (c == MAP_FAILED) {
 		err = -errno;
 		goto out_close;
 	}
 	h->ctl = c;
+	h->max_procs = max_procs;
 	h->size = size;
 	h->ring_bytes = ring_bytes;
 	h->max_rings = max_rings;
@@ -133,9 +144,10 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 	c->ctl_size = SHM_CTL_SIZE;
 	c->total_size = size;
 	c->procs_offset = SHM_CTL_SIZE;
-	c->rings_offset = SHM_RINGS_OFFSET;
+	c->rings_offset = shm_rings_offset(max_procs);
 	c->ring_bytes = ring_bytes;
 	c->max_rings = max_rings;
+	c->max_procs = max_procs;
 	c->watermark = h->watermark;
 	c->stack_depth = stack_depth;
 	c->host_pid = (uint32_t)getpid();
@@ -153,7 +165,7 @@ out_unmap:
 	for (unsigned i = 0; i < SHM_MAX_EXT; i++)
 		if (h->ext[i])
 			munmap(h->ext[i], h->ext_size[i]);
-	munmap(h->ctl, SHM_HEAD_SIZE);
+	munmap(h->ctl, shm_head_map_size(max_procs));
 	h->ctl = NULL;
 out_close:
 	close(h->fd);
@@ -176,7 +188,7 @@ void shm_host_destroy(struct shm_host *h)
 		if (h->ext[i])
 			munmap(h->ext[i], h->ext_size[i]);
 	if (h->ctl)
-		munmap(h->ctl, SHM_HEAD_SIZE);
+		munmap(h->ctl, shm_head_map_size(h->max_procs));
 	if (h->fd >= 0)
 		close(h->fd);
 	free(h->corrupt);
@@ -222,7 +234,7 @@ struct shm_ring *shm_host_ring(struct shm_host *h, uint32_t i)
 	if (p)
 		return p;
 	p = mmap(NULL, shm_ring_map_size(h->ring_bytes), PROT_READ | PROT_WRITE, MAP_SHARED, h->fd,
-		 (off_t)shm_ring_offset(h->ring_bytes, i));
+		 (off_t)shm_ring_offset(h->ring_bytes, h->max_procs, i));
 	if (p == MAP_FAILED)
 		return NULL;
 	/* Published atomically: a sampling thread (sysprobe.c) peeks. */
@@ -242,7 +254,8 @@ int shm_host_ring_peek(struct shm_host *h, uint32_t i, struct shm_ring *out)
 		memcpy(out, r, sizeof(*out));
 		return 0;
 	}
-	return shm_host_pread(h, out, sizeof(*out), shm_ring_offset(h->ring_bytes, i));
+	return shm_host_pread(h, out, sizeof(*out),
+			      shm_ring_offset(h->ring_bytes, h->max_procs, i));
 }
 
 /* Room for a record of len bytes in h->scratch. */
@@ -345,7 +358,7 @@ int shm_host_proc_text(struct shm_host *h, uint32_t i, int which, char **out, si
 	*out = NULL;
 	*len = 0;
 	*cut = 0;
-	if (i >= SHM_MAX_PROCS)
+	if (i >= h->max_procs)
 		return -EINVAL;
 	p = shm_proc_at(h->ctl, i);
 	/* Each field is read once, then bounded: a slot the target rewrote

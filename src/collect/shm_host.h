@@ -28,6 +28,7 @@ struct shm_host {
 	uint64_t size;	     /* bytes of the memfd */
 	uint32_t ring_bytes;
 	uint32_t max_rings;
+	uint32_t max_procs; /* process slots in use (ctl mapping covers them) */
 	uint32_t watermark;
 	uint32_t nrings_seen; /* highest ring count seen (clamped to max_rings) */
 	uint64_t ext_offset[SHM_MAX_EXT];
@@ -46,10 +47,12 @@ struct shm_host {
 
 /* ring_bytes must be a power of two >= 4096. */
 int shm_host_create(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings, uint32_t stack_depth);
-/* The same, plus a feature area of ext_bytes[i] bytes (0 = none) for each
- * SHM_EXT_* slot, placed page-aligned after the rings. ext_bytes may be NULL. */
+/* The same, with max_procs process slots (0: SHM_DEFAULT_MAX_PROCS, at most
+ * SHM_MAX_PROCS) and a feature area of ext_bytes[i] bytes (0 = none) for
+ * each SHM_EXT_* slot, placed page-aligned after the rings. ext_bytes may be
+ * NULL. */
 int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings,
-			uint32_t stack_depth, const uint64_t *ext_bytes);
+			uint32_t max_procs, uint32_t stack_depth, const uint64_t *ext_bytes);
 /* Address of feature area i in our mapping, NULL if it has none. */
 void *shm_host_ext(struct shm_host *h, unsigned i);
 void shm_host_destroy(struct shm_host *h);

@@ -162,7 +162,7 @@ struct rec_proc {
 	struct rec_hdr h;
 	uint32_t pid;
 	uint32_t ppid;
-	uint32_t proc_slot; /* index into shm process slots */
+	uint32_t proc_slot; /* index into shm process slots (reused), UINT32_MAX: none */
 	uint32_t flags;	    /* PROC_F_* */
 };
 #define PROC_F_FORK 1u /* started as a fork child of ppid */

@@ -14,16 +14,17 @@
  * Layout, all offsets from the start, every piece page-aligned:
  *
  *   [ struct shm_ctl                      ] SHM_CTL_SIZE
- *   [ struct shm_proc x SHM_MAX_PROCS     ] SHM_PROCS_SIZE
- *   [ text area x SHM_MAX_PROCS           ] SHM_PROC_TEXT_BYTES each: the
+ *   [ struct shm_proc x SHM_MAX_PROCS     ] SHM_PROCS_SIZE (only the first
+ *                                           max_procs are used and mapped)
+ *   [ text area x max_procs               ] SHM_PROC_TEXT_BYTES each: the
  *                                           command line at 0, the maps text
  *                                           at maps_off (sparse, grows)
  *   [ ring 0: struct shm_ring + data      ] shm_ring_stride(ring_bytes)
  *   [ ring 1 ...                          ]
  *   [ feature areas (ext_offset[i])       ]
  *
- * The offsets follow from the constants here and from ring_bytes and
- * max_rings alone: spool keeps its own copy of those and never reads a
+ * The offsets follow from the constants here and from ring_bytes,
+ * max_rings and max_procs alone: spool keeps its own copy of those and never reads a
  * size or an offset back from the region, which the target can write.
  *
  * Rings are single-producer (one thread of the target) single-consumer (the
@@ -41,9 +42,14 @@
 #include <stdint.h>
 
 #define SHM_MAGIC 0x31304c4f4f5053ULL /* "SPOOL01" */
-#define SHM_VERSION 2
+#define SHM_VERSION 3
 #define SHM_CTL_SIZE 4096
-#define SHM_MAX_PROCS 64
+/* Process slots the layout has room for; --max-procs picks how many are
+ * used (ctl->max_procs), SHM_DEFAULT_MAX_PROCS unless told. A slot is
+ * reused once its process has ended (see the handshake below), so the
+ * bound is on processes alive at once, not on processes ever started. */
+#define SHM_MAX_PROCS 1024
+#define SHM_DEFAULT_MAX_PROCS 64
 #define SHM_PROC_EXE 4096 /* the kernel's own bound on /proc/self/exe */
 /* Bytes of command line and maps text kept per process: far more than real
  * programs have (65530 mappings, the default vm.max_map_count, make about
@@ -86,8 +92,28 @@ enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3
 #define SHM_TEXT_MAPS_CUT 0x1u
 #define SHM_TEXT_CMDLINE_CUT 0x2u
 
-/* ring->state */
-enum { RING_FREE = 0, RING_ACTIVE = 1, RING_EXITED = 2 };
+/* ring->state (RING_CLAIMING: taken, its tid and pid not yet stored) */
+enum { RING_FREE = 0, RING_ACTIVE = 1, RING_EXITED = 2, RING_CLAIMING = 3 };
+
+/*
+ * shm_proc.state: a process slot is reused once its process is gone, each
+ * step by one side only:
+ *
+ *   PROC_FREE    --agent: CAS, claims it, stores its pid--> PROC_CLAIMED
+ *   PROC_CLAIMED --agent: filled (release)-->               PROC_LIVE
+ *   PROC_LIVE    --agent of the next image after exec-->    PROC_ENDED
+ *   PROC_CLAIMED/PROC_LIVE/PROC_ENDED --collector: the process is gone (pidfd) or
+ *                the image exec'd away; its rings drained and given back,
+ *                its maps and command line written to the trace-->  PROC_FREE
+ *
+ * A process that finds no free slot (more alive at once than max_procs)
+ * is counted in ctl->lost_no_proc; its threads still record, but its maps
+ * and command line are not in the trace.
+ */
+enum { PROC_FREE = 0, PROC_CLAIMED = 1, PROC_LIVE = 2, PROC_ENDED = 3 };
+/* A ring whose process ended: RING_FREE with pid 0, takeable by a thread
+ * of any process (ring->proc_slot says which slot's process had it). */
+#define SHM_RING_NO_PROC UINT32_MAX
 
 struct shm_ctl {
 	uint64_t magic;
@@ -105,7 +131,7 @@ struct shm_ctl {
 
 	/* Allocators, advanced by the agent with atomic fetch-add. */
 	uint32_t nrings; /* thread index allocator: ring slots handed out */
-	uint32_t nprocs; /* process slot allocator */
+	uint32_t nprocs; /* process slots used so far (high-water mark) */
 	uint32_t nlocks; /* lock index allocator (index 0 is never used) */
 	uint32_t state;	 /* SHM_STATE_* */
 
@@ -116,7 +142,7 @@ struct shm_ctl {
 	uint32_t collector_sleeping; /* set by the collector before it waits */
 
 	uint64_t lost_no_ring; /* events dropped: no free ring for the thread */
-	uint64_t lost_no_proc; /* processes whose info could not be kept */
+	uint64_t lost_no_proc; /* processes that found no free process slot */
 	char reason[256];      /* why the agent disabled itself, NUL-terminated */
 
 	/* Features beyond lock events (record/replay, probes, thread path):
@@ -127,6 +153,14 @@ struct shm_ctl {
 	uint32_t pad_features;
 	uint64_t ext_offset[SHM_MAX_EXT]; /* 0 = the feature has no area */
 	uint64_t ext_size[SHM_MAX_EXT];
+	uint32_t max_procs;	/* process slots in use (<= SHM_MAX_PROCS) */
+	uint32_t procs_stalled; /* a process waited in vain for a slot (agent) */
+	/* Set by the first process to claim a slot (agent): any later process
+	 * that is not an exec of a process with a slot is a child, whether or
+	 * not the agent saw it fork (vfork, posix_spawn and a raw clone run no
+	 * fork handler). Only the agent reads it; spool never does. */
+	uint32_t root_claimed;
+	uint32_t pad_root;
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and
@@ -143,7 +177,8 @@ struct shm_proc {
 	uint32_t exe_len;
 	uint32_t text_flags; /* SHM_TEXT_* */
 	uint64_t maps_off;   /* where the maps text starts in the text area */
-	uint8_t pad[24];
+	uint32_t state;	     /* PROC_* */
+	uint8_t pad[20];
 	char exe[SHM_PROC_EXE];
 };
 
@@ -157,7 +192,8 @@ struct shm_ring {
 	uint32_t thread_index; /* == ring number */
 	uint32_t last_seq;     /* seq of the last event attempted */
 	uint32_t woke;	       /* head/watermark at the last wake, to wake once */
-	uint8_t pad0[64 - 40];
+	uint32_t proc_slot;    /* the owner's process slot, or SHM_RING_NO_PROC */
+	uint8_t pad0[64 - 44];
 	/* consumer cache line */
 	uint64_t tail;
 	uint8_t pad1[SHM_RING_HDR - 72];
@@ -171,10 +207,24 @@ _Static_assert(sizeof(struct shm_proc) % 64 == 0, "process slot size");
 #define SHM_PROCS_SIZE                                                                             \
 	(((uint64_t)SHM_MAX_PROCS * sizeof(struct shm_proc) + SHM_PAGE - 1) &                      \
 	 ~(uint64_t)(SHM_PAGE - 1))
-/* The head: what both sides map first, and keep mapped. */
+/* The head at full capacity: where the text areas start. */
 #define SHM_HEAD_SIZE ((uint64_t)SHM_CTL_SIZE + SHM_PROCS_SIZE)
 #define SHM_TEXT_OFFSET SHM_HEAD_SIZE
-#define SHM_RINGS_OFFSET (SHM_TEXT_OFFSET + (uint64_t)SHM_MAX_PROCS * SHM_PROC_TEXT_BYTES)
+/* The rings follow the text areas of the max_procs slots in use (not of
+ * all SHM_MAX_PROCS: the memfd's size counts against RLIMIT_FSIZE). */
+static inline uint64_t shm_rings_offset(uint32_t max_procs)
+{
+	return SHM_TEXT_OFFSET + (uint64_t)max_procs * SHM_PROC_TEXT_BYTES;
+}
+
+/* What both sides map of the head, and keep mapped: the control block
+ * and the max_procs slots in use. */
+static inline uint64_t shm_head_map_size(uint32_t max_procs)
+{
+	return ((uint64_t)SHM_CTL_SIZE + (uint64_t)max_procs * sizeof(struct shm_proc) + SHM_PAGE -
+		1) &
+	       ~(uint64_t)(SHM_PAGE - 1);
+}
 
 /* A ring's header and data, rounded up to whole pages. */
 static inline uint64_t shm_ring_stride(uint32_t ring_bytes)
@@ -186,17 +236,17 @@ static inline uint64_t shm_ring_map_size(uint32_t ring_bytes)
 {
 	return (uint64_t)SHM_RING_HDR + ring_bytes;
 }
-static inline uint64_t shm_ring_offset(uint32_t ring_bytes, uint32_t i)
+static inline uint64_t shm_ring_offset(uint32_t ring_bytes, uint32_t max_procs, uint32_t i)
 {
-	return SHM_RINGS_OFFSET + (uint64_t)i * shm_ring_stride(ring_bytes);
+	return shm_rings_offset(max_procs) + (uint64_t)i * shm_ring_stride(ring_bytes);
 }
 static inline uint64_t shm_proc_text_offset(uint32_t i)
 {
 	return SHM_TEXT_OFFSET + (uint64_t)i * SHM_PROC_TEXT_BYTES;
 }
-static inline uint64_t shm_total_size(uint32_t ring_bytes, uint32_t max_rings)
+static inline uint64_t shm_total_size(uint32_t ring_bytes, uint32_t max_procs, uint32_t max_rings)
 {
-	return shm_ring_offset(ring_bytes, max_rings);
+	return shm_ring_offset(ring_bytes, max_procs, max_rings);
 }
 /* Process slot i in a mapping of the head: computed from constants only,
  * never from the control block. */

@@ -148,8 +148,8 @@ static void sysprobe_sample_once(struct sysprobe *s)
 
 	if (n > s->h->max_rings)
 		n = s->h->max_rings;
-	if (np > SHM_MAX_PROCS)
-		np = SHM_MAX_PROCS;
+	if (np > s->h->max_procs)
+		np = s->h->max_procs;
 	if (s->what & SYS_W_CPU)
 		for (uint32_t i = 0; i < n; i++) {
 			struct shm_ring r;
@@ -171,10 +171,11 @@ static void sysprobe_sample_once(struct sysprobe *s)
 		}
 	if (s->what & SYS_W_MEM)
 		for (uint32_t i = 0; i < np; i++) {
-			uint32_t pid =
-			    __atomic_load_n(&shm_proc_at(s->h->ctl, i)->pid, __ATOMIC_RELAXED);
+			const struct shm_proc *p = shm_proc_at(s->h->ctl, i);
+			uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_RELAXED);
 
-			if (!pid)
+			/* (a freed slot keeps its last pid: slots are reused) */
+			if (!pid || __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != PROC_LIVE)
 				continue;
 			snprintf(path, sizeof(path), "/proc/%u/statm", pid);
 			if (sysprobe_read_u64(path, 1, &v) < 0 || !v)

@@ -43,7 +43,7 @@ uint64_t trace_loss_events(const struct trace_loss *l)
 
 int trace_loss_incomplete(const struct trace_loss *l)
 {
-	return trace_loss_events(l) || l->damaged_rings || l->side_files ||
+	return trace_loss_events(l) || l->damaged_rings || l->side_files || l->no_proc ||
 	       l->state == TRACE_STATE_UNFINISHED;
 }
 
@@ -68,8 +68,9 @@ static __attribute__((format(printf, 2, 3))) void put(struct out *b, const char 
 
 /*
  * "N events lost (A rings full or gaps, B no free ring, C not written to the
- * disk), D damaged rings, E side files not written; the writer did not
- * finish ..." - only the parts that are not zero; "" when nothing is missing.
+ * disk), D damaged rings, E side files not written, F processes found no
+ * process slot ...; the writer did not finish ..." - only the parts that are
+ * not zero; "" when nothing is missing.
  */
 void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 {
@@ -112,6 +113,12 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 		    b.o ? ", " : "", l->damaged_rings);
 	if (l->side_files)
 		put(&b, "%s%" PRIu64 " side files not written", b.o ? ", " : "", l->side_files);
+	if (l->no_proc)
+		put(&b,
+		    "%s%" PRIu64 " processes found no process slot (more were alive at once "
+		    "than --max-procs allows): their maps and command lines are missing, their "
+		    "addresses unsymbolized",
+		    b.o ? ", " : "", l->no_proc);
 	if (l->state == TRACE_STATE_UNFINISHED)
 		put(&b,
 		    "%sits writer did not finish (spool still running, or killed): what came "
@@ -205,6 +212,7 @@ void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out)
 	out->rejected = state_u64(text, "rejected");
 	out->write = state_u64(text, "lost_write");
 	out->side_files = state_u64(text, "side_files");
+	out->no_proc = state_u64(text, "no_proc");
 	free(text);
 }
 

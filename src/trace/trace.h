@@ -57,6 +57,8 @@ struct trace_loss {
 	uint64_t rejected;	/* collector: records it could not write (malformed) */
 	uint64_t write;		/* writer: events of packets it could not write */
 	uint64_t side_files;	/* writer: side files it could not write */
+	uint64_t no_proc;	/* producers: processes that found no process slot
+				 * (their maps and command line are missing) */
 	uint64_t streams;	/* reader: sum over streams of max(discarded, gaps) */
 	enum trace_state state;
 };

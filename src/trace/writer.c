@@ -379,9 +379,9 @@ static int state_write(struct trace_writer *w, int finished)
 	n = snprintf(buf, sizeof(buf),
 		     "format=spool-state-1\nstate=%s\nring_full=%" PRIu64 "\nno_ring=%" PRIu64
 		     "\nseq_gaps=%" PRIu64 "\ndamaged_rings=%" PRIu64 "\nrejected=%" PRIu64
-		     "\nlost_write=%" PRIu64 "\nside_files=%" PRIu64 "\n",
+		     "\nlost_write=%" PRIu64 "\nside_files=%" PRIu64 "\nno_proc=%" PRIu64 "\n",
 		     finished ? "finished" : "writing", l.ring_full, l.no_ring, l.seq_gaps,
-		     l.damaged_rings, l.rejected, l.write, l.side_files);
+		     l.damaged_rings, l.rejected, l.write, l.side_files, l.no_proc);
 	memset(buf + n, '\n', sizeof(buf) - (size_t)n);
 	return write_all(w->state_fd, buf, sizeof(buf), 0);
 }
@@ -657,6 +657,19 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 
 	if (!need)
 		return -EINVAL;
+	/* A ring that a process which ended gave back is reused by a thread
+	 * of another process (collector.c): the packets from that thread's
+	 * spool:thread event on carry its pid and tid in their context. */
+	if (ev_kind(rec->word) == KIND_THREAD) {
+		const struct rec_thread *t = (const struct rec_thread *)rec;
+
+		if (t->pid != s->pid) {
+			if (s->nev)
+				packet_write(s);
+			s->pid = t->pid;
+			s->tid = t->tid;
+		}
+	}
 	if (s->len + need > s->cap) {
 		/* a failure is counted in write_lost and logged: not ours to return */
 		if (s->nev)

@@ -106,13 +106,24 @@ static void test_create(void **state)
 	assert_int_equal(shm_host_create(&h, 3000, 4, 0), -EINVAL);
 	assert_int_equal(shm_host_create(&h, 1024, 4, 0), -EINVAL);
 	assert_int_equal(shm_host_create(&h, 4096, 0, 0), -EINVAL);
+	assert_int_equal(shm_host_create_ext(&h, 4096, 1, SHM_MAX_PROCS + 1, 0, NULL), -EINVAL);
+
+	/* --max-procs: the slots in use, and the rings after their text areas */
+	assert_int_equal(shm_host_create_ext(&h, 4096, 2, 3, 0, NULL), 0);
+	assert_int_equal(h.max_procs, 3);
+	assert_int_equal(h.ctl->max_procs, 3);
+	assert_int_equal(h.ctl->rings_offset, shm_rings_offset(3));
+	assert_int_equal(h.size, shm_total_size(4096, 3, 2));
+	assert_true(shm_rings_offset(3) >= shm_proc_text_offset(2) + SHM_PROC_TEXT_BYTES);
+	assert_true(shm_head_map_size(3) >= SHM_CTL_SIZE + 3 * sizeof(struct shm_proc));
+	shm_host_destroy(&h);
 
 	assert_int_equal(shm_host_create(&h, 8192, 3, 5), 0);
 	c = h.ctl;
 	assert_true(h.fd >= 0);
 	assert_int_equal(c->magic, SHM_MAGIC);
 	assert_int_equal(c->version, SHM_VERSION);
-	assert_int_equal(c->total_size, shm_total_size(8192, 3));
+	assert_int_equal(c->total_size, shm_total_size(8192, SHM_DEFAULT_MAX_PROCS, 3));
 	assert_int_equal(h.size, c->total_size);
 	assert_int_equal(c->ring_bytes, 8192);
 	assert_int_equal(c->max_rings, 3);
@@ -121,7 +132,8 @@ static void test_create(void **state)
 	assert_int_equal(c->host_pid, getpid());
 	assert_true(c->watermark > 0 && c->watermark < c->ring_bytes);
 	/* The last ring ends exactly at the end of the mapping. */
-	assert_true(shm_ring_offset(8192, 2) + shm_ring_map_size(8192) <= h.size);
+	assert_true(shm_ring_offset(8192, SHM_DEFAULT_MAX_PROCS, 2) + shm_ring_map_size(8192) <=
+		    h.size);
 	assert_null(shm_host_ring(&h, 3));
 	assert_int_equal(shm_host_nrings(&h), 0);
 	/* The target cannot shrink the region under spool's mappings. */

@@ -369,7 +369,8 @@ static void test_reused_ring(void **state)
 static void test_state(void **state)
 {
 	struct fixture *f = *state;
-	struct trace_loss noted = {.no_ring = 7, .seq_gaps = 3, .damaged_rings = 1}, l;
+	struct trace_loss noted = {.no_ring = 7, .seq_gaps = 3, .damaged_rings = 1, .no_proc = 2},
+			  l;
 	struct trace_stream *s0;
 	struct trace_writer *w;
 	struct trace_reader *r;
@@ -409,8 +410,14 @@ static void test_state(void **state)
 	assert_int_equal(l.state, TRACE_STATE_FINISHED);
 	assert_int_equal(trace_loss_events(&l), 12);
 	assert_int_equal(l.damaged_rings, 1);
+	/* processes without a slot: not events, but the trace is incomplete */
+	assert_int_equal(l.no_proc, 2);
 	trace_loss_describe(&l, why, sizeof(why));
 	assert_null(strstr(why, "did not finish"));
+	assert_non_null(strstr(why, "2 processes found no process slot"));
+	l = (struct trace_loss){.state = TRACE_STATE_FINISHED, .no_proc = 1};
+	assert_int_equal(trace_loss_events(&l), 0);
+	assert_true(trace_loss_incomplete(&l));
 
 	/* crafted: numbers that would wrap around to "nothing lost" */
 	snprintf(path, sizeof(path), "%s/.spool/state", f->dir);
