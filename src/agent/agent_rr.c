@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -199,14 +200,20 @@ static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 	}
 }
 
-/* Park the thread until the host kills the replay. */
+/* Park the thread until the host kills the process (it stops a replay, or
+ * a recording the watchdog stopped). Without spool nobody ever would: once
+ * it is gone (asked every second) the process ends itself the way spool
+ * would have ended it, by SIGKILL (doc/record.md). */
 static void __attribute__((noreturn)) rr_park(void)
 {
 	static uint32_t never;
 	struct timespec ts = {1, 0};
 
-	for (;;)
+	for (;;) {
 		syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		if (agent_host_gone())
+			syscall(SYS_kill, (pid_t)syscall(SYS_getpid), SIGKILL);
+	}
 }
 
 /* Claim the report (first one wins), fill it with fn, stop the replay. */
@@ -283,11 +290,14 @@ static uint64_t rr_now_ns(void)
 }
 
 /* Reserve len bytes, waiting for the collector when the ring is full: a
- * schedule with a hole cannot be replayed. Gives up after 20 s. */
+ * schedule with a hole cannot be replayed. Gives up after 20 s, or as soon
+ * as spool is gone (asked every 10 ms: nothing else would ever free room;
+ * from then on no record waits). */
 static void *rr_reserve(struct agent_thread *t, uint32_t len)
 {
 	struct ring_prod *p = &t->prod;
 	uint64_t start = 0;
+	unsigned rounds = 0;
 
 	/* 2 * len covers a wrap's pad (less than len) plus the record. The
 	 * cached tail first: it only grows, so it is a safe bound, and reading
@@ -298,6 +308,9 @@ static void *rr_reserve(struct agent_thread *t, uint32_t len)
 		p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
 		if (p->head + 2ull * len - p->tail <= p->size)
 			break;
+		if (__atomic_load_n(&agent_gone, __ATOMIC_RELAXED) ||
+		    (++rounds % 50 == 0 && agent_host_gone()))
+			return NULL;
 		if (!start)
 			start = rr_now_ns();
 		else if (rr_now_ns() - start > 20000000000ull) {
