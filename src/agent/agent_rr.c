@@ -200,10 +200,18 @@ static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 	}
 }
 
+/* A replay (or a stopped recording) whose spool is gone: nothing will
+ * ever let this thread go on, so the process ends the way spool would have
+ * ended it, by SIGKILL (doc/record.md). Called once a wait round. */
+static void rr_end_if_host_gone(void)
+{
+	if (agent_host_gone())
+		syscall(SYS_kill, (pid_t)syscall(SYS_getpid), SIGKILL);
+}
+
 /* Park the thread until the host kills the process (it stops a replay, or
- * a recording the watchdog stopped). Without spool nobody ever would: once
- * it is gone (asked every second) the process ends itself the way spool
- * would have ended it, by SIGKILL (doc/record.md). */
+ * a recording the watchdog stopped); without spool, itself (asked every
+ * second). */
 static void __attribute__((noreturn)) rr_park(void)
 {
 	static uint32_t never;
@@ -211,8 +219,7 @@ static void __attribute__((noreturn)) rr_park(void)
 
 	for (;;) {
 		syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
-		if (agent_host_gone())
-			syscall(SYS_kill, (pid_t)syscall(SYS_getpid), SIGKILL);
+		rr_end_if_host_gone();
 	}
 }
 
@@ -415,7 +422,10 @@ void agent_rr_sig_wait_sends(int sig, uint32_t want)
 		now = rr_now_ns();
 		if (!start) {
 			start = now;
-		} else if (now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {
+		} else if (spins % 2048 == 0) {
+			rr_end_if_host_gone(); /* about every 100 ms of 50 us naps */
+		}
+		if (start && now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {
 			int mine;
 			struct rr_buf b = rr_report_begin(&mine);
 
@@ -972,6 +982,7 @@ static void rr_wait_turn(const struct rec_sched *e)
 		syscall(SYS_futex, &s->wake, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
 		if (__atomic_load_n(w, __ATOMIC_SEQ_CST) == e->turn)
 			break;
+		rr_end_if_host_gone(); /* (a 100 ms tick) */
 		now = rr_now_ns();
 		if (!start)
 			start = now;
