@@ -64,6 +64,8 @@ struct agent_state {
 	uint32_t stack_depth;
 	uint32_t proc_emitted;	  /* KIND_PROC already written for this process */
 	uint32_t reexec_same;	  /* this image replaced one of the same executable */
+	uint32_t host_pid;	  /* spool's pid, copied from ctl at startup */
+	uint32_t host_child;	  /* our pid at startup if spool was our parent, else 0 */
 };
 extern struct agent_state agent;
 /* The descriptor the region came from (SPOOL_SHM_FD, or the one reopened
@@ -148,6 +150,13 @@ extern struct agent_real agent_real;
 void agent_resolve(void);
 void agent_disable(const char *why);
 void agent_log(const char *fmt, ...);
+/* Whether spool (the host) has gone: 1 once it has, and from then on
+ * without a system call. A system call or two (getpid, getppid or kill), so
+ * only waiting loops ask, once a round; the first to see it stops
+ * recording and says so once. Async-signal-safe. */
+int agent_host_gone(void);
+/* Set once spool is seen gone; waits read it to let every thread go. */
+extern int agent_gone;
 /* agent_full.c: a full ring waits for the collector (bounded); see there. */
 int agent_ring_full(struct ring_prod *p, uint32_t len);
 void agent_proc_refresh_maps(void);

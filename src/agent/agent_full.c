@@ -51,6 +51,12 @@ int agent_ring_full(struct ring_prod *p, uint32_t len)
 		p->dropping = 0;
 		return 1;
 	}
+	/* Spool is gone: nothing will ever free room (asked at the end of a
+	 * wait, below: 100 ms, once per thread). */
+	if (__atomic_load_n(&agent_gone, __ATOMIC_RELAXED)) {
+		p->dropping = 1;
+		return 0;
+	}
 	start = full_now_ns();
 	for (;;) {
 		struct timespec nap = {0, AGENT_FULL_NAP_NS};
@@ -63,6 +69,8 @@ int agent_ring_full(struct ring_prod *p, uint32_t len)
 			return 1;
 		if (full_now_ns() - start > AGENT_FULL_WAIT_NS) {
 			p->dropping = 1;
+			if (agent_host_gone())
+				return 0;
 			agent_log("ring of tid %d stayed full for 100 ms: dropping events", (int)gettid());
 			return 0;
 		}

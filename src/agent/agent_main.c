@@ -246,6 +246,51 @@ void agent_disable(const char *why)
 	}
 }
 
+/* ---- spool gone ---- */
+
+int agent_gone;
+
+/*
+ * Nothing but spool frees room in a ring or, in record and replay, wakes a
+ * thread parked for good; a spool killed (SIGKILL, OOM) left every such
+ * wait to run on forever. So every wait asks here once a round. In launch
+ * mode spool is our parent: the kernel reparents us the moment it exits
+ * (before it is even reaped), so getppid() differing from its pid is
+ * exact, as long as we are that process (a child made by fork, vfork or a
+ * raw clone shares agent's state but not its parent). Anywhere else (a
+ * child, attach mode) kill(pid, 0): ESRCH once spool is reaped. Raw system
+ * calls: kill may be interposed, getpid cached.
+ */
+int agent_host_gone(void)
+{
+	int saved, gone;
+
+	if (__atomic_load_n(&agent_gone, __ATOMIC_ACQUIRE))
+		return 1;
+	if (!agent.host_pid)
+		return 0;
+	saved = errno;
+	if (agent.host_child && (uint32_t)syscall(SYS_getpid) == agent.host_child)
+		gone = (uint32_t)syscall(SYS_getppid) != agent.host_pid;
+	else
+		gone = syscall(SYS_kill, (pid_t)agent.host_pid, 0) < 0 && errno == ESRCH;
+	errno = saved;
+	if (!gone)
+		return 0;
+	if (!__atomic_exchange_n(&agent_gone, 1, __ATOMIC_ACQ_REL)) {
+		int dbg = agent.debug;
+
+		/* Said whatever SPOOL_DEBUG: the program's own output is
+		 * all the user has left to tell why the trace ends. */
+		agent.debug = 1;
+		agent_log("pid %u: spool is gone: recording stopped, the program runs on",
+			  agent.pid);
+		agent.debug = dbg;
+		agent.active = 0;
+	}
+	return 1;
+}
+
 /* ---- waking the collector ---- */
 
 /* Called once per watermark crossing (ring_prod_commit), never per event. */
@@ -771,6 +816,9 @@ __attribute__((constructor)) static void agent_start(void)
 		agent_log("recording disabled by an earlier process");
 		return;
 	}
+	agent.host_pid = __atomic_load_n(&agent.ctl->host_pid, __ATOMIC_RELAXED);
+	agent.host_child =
+	    agent.host_pid && (uint32_t)getppid() == agent.host_pid ? (uint32_t)getpid() : 0;
 	agent_thread_init();
 	agent_proc_claim(0);
 	agent.active = 1;

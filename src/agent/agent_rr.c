@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -199,14 +200,27 @@ static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 	}
 }
 
-/* Park the thread until the host kills the replay. */
+/* A replay (or a stopped recording) whose spool is gone: nothing will
+ * ever let this thread go on, so the process ends the way spool would have
+ * ended it, by SIGKILL (doc/record.md). Called once a wait round. */
+static void rr_end_if_host_gone(void)
+{
+	if (agent_host_gone())
+		syscall(SYS_kill, (pid_t)syscall(SYS_getpid), SIGKILL);
+}
+
+/* Park the thread until the host kills the process (it stops a replay, or
+ * a recording the watchdog stopped); without spool, itself (asked every
+ * second). */
 static void __attribute__((noreturn)) rr_park(void)
 {
 	static uint32_t never;
 	struct timespec ts = {1, 0};
 
-	for (;;)
+	for (;;) {
 		syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		rr_end_if_host_gone();
+	}
 }
 
 /* Claim the report (first one wins), fill it with fn, stop the replay. */
@@ -283,11 +297,14 @@ static uint64_t rr_now_ns(void)
 }
 
 /* Reserve len bytes, waiting for the collector when the ring is full: a
- * schedule with a hole cannot be replayed. Gives up after 20 s. */
+ * schedule with a hole cannot be replayed. Gives up after 20 s, or as soon
+ * as spool is gone (asked every 10 ms: nothing else would ever free room;
+ * from then on no record waits). */
 static void *rr_reserve(struct agent_thread *t, uint32_t len)
 {
 	struct ring_prod *p = &t->prod;
 	uint64_t start = 0;
+	unsigned rounds = 0;
 
 	/* 2 * len covers a wrap's pad (less than len) plus the record. The
 	 * cached tail first: it only grows, so it is a safe bound, and reading
@@ -298,6 +315,9 @@ static void *rr_reserve(struct agent_thread *t, uint32_t len)
 		p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
 		if (p->head + 2ull * len - p->tail <= p->size)
 			break;
+		if (__atomic_load_n(&agent_gone, __ATOMIC_RELAXED) ||
+		    (++rounds % 50 == 0 && agent_host_gone()))
+			return NULL;
 		if (!start)
 			start = rr_now_ns();
 		else if (rr_now_ns() - start > 20000000000ull) {
@@ -402,7 +422,10 @@ void agent_rr_sig_wait_sends(int sig, uint32_t want)
 		now = rr_now_ns();
 		if (!start) {
 			start = now;
-		} else if (now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {
+		} else if (spins % 2048 == 0) {
+			rr_end_if_host_gone(); /* about every 100 ms of 50 us naps */
+		}
+		if (start && now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {
 			int mine;
 			struct rr_buf b = rr_report_begin(&mine);
 
@@ -959,6 +982,7 @@ static void rr_wait_turn(const struct rec_sched *e)
 		syscall(SYS_futex, &s->wake, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
 		if (__atomic_load_n(w, __ATOMIC_SEQ_CST) == e->turn)
 			break;
+		rr_end_if_host_gone(); /* (a 100 ms tick) */
 		now = rr_now_ns();
 		if (!start)
 			start = now;

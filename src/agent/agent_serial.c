@@ -32,6 +32,7 @@
  * program (the agent never exits it).
  */
 #include <errno.h>
+#include <signal.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -330,7 +331,24 @@ static void __attribute__((noreturn)) ser_report_stuck(uint32_t holder, uint64_t
 	agent_rr_stop(b.p, 0);
 }
 
-/* Sleep until owner names me. The futex timeout is the watchdog's tick. */
+/*
+ * Spool is gone: nobody will ever take the recording, and the token
+ * holder may wait for good for room in its log. Record: every thread lets
+ * go of the schedule and runs natively (agent_serial_on 0 makes every
+ * switch point return at once; a thread in ser_wait sees it within its
+ * 100 ms tick). Replay: running on without the recorded schedule makes no
+ * sense; the process ends the way spool would have ended it (SIGKILL).
+ */
+static void ser_let_go(void)
+{
+	if (agent_serial_on == RR_MODE_REPLAY)
+		syscall(SYS_kill, (pid_t)syscall(SYS_getpid), SIGKILL);
+	__atomic_store_n(&agent_serial_on, 0, __ATOMIC_RELEASE);
+	agent_ser.limit = UINT64_MAX;
+}
+
+/* Sleep until owner names me. The futex timeout is the watchdog's tick,
+ * and the tick at which a thread finds spool gone (ser_let_go). */
 static void ser_wait(void)
 {
 	struct rr_serial_slot *s = &ser_slots[ser_me.id];
@@ -348,6 +366,10 @@ static void ser_wait(void)
 		syscall(SYS_futex, &s->wake, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
 		if (__atomic_load_n(&ser_area->owner, __ATOMIC_SEQ_CST) == ser_me.id)
 			break;
+		if (!__atomic_load_n(&agent_serial_on, __ATOMIC_ACQUIRE) || agent_host_gone()) {
+			ser_let_go();
+			return;
+		}
 		holder = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE);
 		turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
 		c = holder < ser_area->max_threads
@@ -661,6 +683,10 @@ static void ser_slow(unsigned at, int forced)
 
 	if (!ser_me.on || !agent_serial_on) {
 		agent_ser.limit = UINT64_MAX;
+		/* Let go (spool gone): a yield stays one, so an emulated
+		 * condition or barrier wait's loop lets the others run. */
+		if (forced && __atomic_load_n(&agent_gone, __ATOMIC_RELAXED))
+			syscall(SYS_sched_yield);
 		return;
 	}
 	s = &ser_slots[ser_me.id];

@@ -315,7 +315,9 @@ static uint32_t agent_ring_claim(struct shm_ctl *c)
 			__atomic_store_n(&agent_claim_stalled, 0, __ATOMIC_RELAXED);
 			return idx;
 		}
-		if (!draining || __atomic_load_n(&agent_claim_stalled, __ATOMIC_RELAXED))
+		/* (spool gone: nothing drains a ring again) */
+		if (!draining || __atomic_load_n(&agent_claim_stalled, __ATOMIC_RELAXED) ||
+		    agent_host_gone())
 			return UINT32_MAX;
 		if (!start) {
 			start = agent_claim_now_ns();
