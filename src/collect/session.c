@@ -548,8 +548,11 @@ static int setup_err(int rc)
 
 int session_run(const struct session_opts *o, struct session_result *res)
 {
-	struct sigaction sa_int = {.sa_handler = on_sigint}, sa_ign = {.sa_handler = SIG_IGN},
-			 sa_fwd = {.sa_handler = forward_signal},
+	/* (SA_RESTART: a ^C meant for the program must not cut spool's own
+	 * writes short, as SIG_IGN never did; SIGCHLD is there to interrupt) */
+	struct sigaction sa_int = {.sa_handler = on_sigint, .sa_flags = SA_RESTART},
+			 sa_ign = {.sa_handler = SIG_IGN},
+			 sa_fwd = {.sa_handler = forward_signal, .sa_flags = SA_RESTART},
 			 sa_chld = {.sa_handler = on_sigchld};
 	struct sigaction old_int, old_quit, old_term, old_hup, old_chld;
 	char path[PATH_MAX], agent[PATH_MAX];
@@ -558,7 +561,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	struct shm_host h = {.fd = -1};
 	struct trace_clock clk;
 	uint64_t last_flush, first_end = 0;
-	int rc, status = 0, ws, kind, reaper = 0, announced = 0;
+	int rc, status = 0, ws, kind, reaper = 0, announced = 0, sigs_set = 0;
 	uint32_t left = 0;
 	char names[256];
 	pid_t pid;
@@ -645,6 +648,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	sigaction(SIGTERM, &sa_fwd, &old_term);
 	sigaction(SIGHUP, &sa_fwd, &old_hup);
 	sigaction(SIGCHLD, &sa_chld, &old_chld);
+	sigs_set = 1;
 
 	pid = o->exec ? spawn(path, o->argv, h.fd, agent, o)
 		      : spawn_posix(path, o->argv, h.fd, agent, o);
@@ -783,12 +787,6 @@ int session_run(const struct session_opts *o, struct session_result *res)
 out_signals:
 	if (!reaper)
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
-	first_exited = 0;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	sigaction(SIGCHLD, &old_chld, NULL);
 out_collector:
 	collector_free(col);
 out_writer:
@@ -802,6 +800,17 @@ out_writer:
 			if (rc2 == -EIO && res->ran)
 				res->loss.state = TRACE_STATE_UNFINISHED;
 		}
+	}
+	/* Only now: a second SIGTERM or ^C (timeout sends one to spool and
+	 * one to its process group) must not kill spool before the trace
+	 * says it is finished. */
+	if (sigs_set) {
+		first_exited = 0;
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
 	}
 out_shm:
 	shm_host_destroy(&h);

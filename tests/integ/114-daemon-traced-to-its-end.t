@@ -24,15 +24,20 @@ is "$(summary_lost)" 0 "  nothing lost"
 report_json spool.trace
 is "$(lock_stat report.json daemon_lock "$F_ACQ")" 300 "  every lock of the daemon is in the trace"
 
-# The daemon runs for 20 s: spool is stopped by SIGTERM once it has begun.
-timeout -k 5 30 "$SPOOL" locks -q -o t2 -- "$PROGS/daemonize" "$T_DIR/d2.pid" 1000 20000 \
+# The daemon runs for 20 s: spool is stopped by SIGTERM once it has begun
+# (sent to spool alone: timeout would send a second one to its group; a
+# watchdog stands in for it).
+"$SPOOL" locks -q -o t2 -- "$PROGS/daemonize" "$T_DIR/d2.pid" 1000 20000 \
 	</dev/null >t2.out 2>t2.err &
 spid=$!
+(sleep 60 && kill -KILL "$spid") >/dev/null 2>&1 &
+dog=$!
 wait_for . d2.pid 15
 sleep 0.3
 kill -TERM "$spid"
 wait "$spid"
 is "$?" 4 "SIGTERM to spool while the daemon runs: exit 4 (the trace is incomplete)"
+kill "$dog" 2>/dev/null
 d2=$(cat d2.pid 2>/dev/null)
 ok "  the daemon still runs (pid ${d2:-none})" kill -0 "${d2:-2147483647}"
 [ -n "$d2" ] && kill -KILL "$d2" 2>/dev/null
