@@ -29,8 +29,9 @@ static void locks_usage(FILE *out)
 		"stdout, stderr and exit status are its own; spool exits with its status\n"
 		"(128+N if signal N killed it, 127 if not found, 126 if not executable),\n"
 		"or 4 if that is 0 but the trace is incomplete (events lost: rings full,\n"
-		"no free ring, the disk full; the summary line says how many; or processes\n"
-		"without a process slot, --max-procs).\n"
+		"no free ring, the disk full; the summary line says how many; processes\n"
+		"without a process slot, --max-procs; or processes still running when the\n"
+		"trace ended). spool waits for every process PROGRAM starts (a daemon too).\n"
 		"\n"
 		"options:\n"
 		"  -o, --output DIR     trace directory (default spool.trace); a trace spool\n"
@@ -49,6 +50,11 @@ static void locks_usage(FILE *out)
 		"                       its process has ended); a process beyond that is\n"
 		"                       traced without its maps and command line (counted:\n"
 		"                       the trace is incomplete)\n"
+		"      --until-first-exit  end the trace when PROGRAM's first process exits\n"
+		"                       (default: when it and every process it started have\n"
+		"                       exited; after the first, Ctrl-C or SIGTERM to spool\n"
+		"                       ends it); processes still running are left alone and\n"
+		"                       counted: the trace is incomplete\n"
 		"      --stacks N       also record N frame-pointer frames above each call\n"
 		"                       site (default 0, at most 32)\n"
 		"      --json           print the report as JSON (on stderr)\n"
@@ -86,6 +92,7 @@ int cmd_locks(int argc, char **argv)
 		{"ring-size", required_argument, NULL, 'r'},
 		{"max-threads", required_argument, NULL, 'T'},
 		{"max-procs", required_argument, NULL, 'P'},
+		{"until-first-exit", no_argument, NULL, 'U'},
 		{"on-full", required_argument, NULL, 'F'},
 		{"stacks", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'},
@@ -126,6 +133,9 @@ int cmd_locks(int argc, char **argv)
 		case 'T':
 			if (session_opt_max_threads(&so, optarg) < 0)
 				return EXIT_USAGE;
+			break;
+		case 'U':
+			so.until_first_exit = 1;
 			break;
 		case 'P':
 			if (session_opt_max_procs(&so, optarg) < 0)

@@ -90,6 +90,12 @@ static void path_usage(FILE *out)
 		"      --max-procs N    when recording: processes alive at once that get a\n"
 		"                       process slot (default %u, at most %u; an ended\n"
 		"                       process's slot is used again)\n"
+		"      --until-first-exit  when recording: end the trace when PROGRAM's\n"
+		"                       first process exits (default: when it and every\n"
+		"                       process it started have exited; after the first,\n"
+		"                       Ctrl-C or SIGTERM to spool ends it); processes\n"
+		"                       still running are left alone and counted: the\n"
+		"                       trace is incomplete\n"
 		"      --trust-env      TRACE_DIR made by spool record: its replay takes the\n"
 		"                       loader's variables (LD_PRELOAD, ...) from the\n"
 		"                       recorded environment too (spool replay --trust-env)\n"
@@ -218,6 +224,7 @@ int cmd_path(int argc, char **argv)
 		{"ring-size", required_argument, NULL, 'r'},
 		{"max-threads", required_argument, NULL, 'T'},
 		{"max-procs", required_argument, NULL, 'P'},
+		{"until-first-exit", no_argument, NULL, 'E'},
 		{"trust-env", no_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -279,6 +286,9 @@ int cmd_path(int argc, char **argv)
 		case 'T':
 			if (session_opt_max_threads(&so, optarg) < 0)
 				return EXIT_USAGE;
+			break;
+		case 'E':
+			so.until_first_exit = 1;
 			break;
 		case 'P':
 			if (session_opt_max_procs(&so, optarg) < 0)

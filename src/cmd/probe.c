@@ -102,6 +102,11 @@ static void probe_usage(FILE *out)
 		"      --handler SO     custom pre/post/error handlers, a shared object\n"
 		"                       (include/spool/probe.h) the agent loads in PROGRAM\n"
 		"      --ring-size SIZE per-thread ring buffer (default %um)\n"
+		"      --until-first-exit  end the trace when PROGRAM's first process exits\n"
+		"                       (default: when it and every process it started have\n"
+		"                       exited; after the first, Ctrl-C or SIGTERM to spool\n"
+		"                       ends it); processes still running are left alone and\n"
+		"                       counted: the trace is incomplete\n"
 		"      --json           the report as JSON\n"
 		"      --limit N        rows of the report (default 30, 0 = all)\n"
 		"  -q, --quiet          summary line only, no report\n"
@@ -494,6 +499,7 @@ int cmd_probe(int argc, char **argv)
 		{"list", no_argument, NULL, 'l'},
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
+		{"until-first-exit", no_argument, NULL, 'U'},
 		{"handler", required_argument, NULL, 'H'},
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'd'},
@@ -542,6 +548,9 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'o':
 			so.trace_dir = optarg;
+			break;
+		case 'U':
+			so.until_first_exit = 1;
 			break;
 		case 'r':
 			if (session_opt_ring_size(&so, optarg, 4096) < 0)

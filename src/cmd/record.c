@@ -708,6 +708,9 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	so.argv = argv + optind;
+	/* The recording is of the first process (a fork is refused): the
+	 * run ends with it; a daemon child left running is counted. */
+	so.until_first_exit = 1;
 	so.quiet = quiet;
 	if (gdb_wrapper) {
 		if (until || replay_gdb_wrapper_start(&so) < 0)

@@ -588,6 +588,7 @@ int cmd_replay(int argc, char **argv)
 		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
+	so.until_first_exit = 1; /* a recording is of one process */
 	so.ext_bytes[SHM_EXT_REPLAY] = rr_log_area_size(log);
 	so.prepare = replay_prepare;
 	so.finish = replay_finish;

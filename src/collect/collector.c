@@ -408,6 +408,7 @@ static void note_loss(struct collector *c)
 	    .rejected = c->st.rejected,
 	    .write = c->st.unwritten,
 	    .no_proc = collector_lost_no_proc(c),
+	    .still_running = c->st.still_running,
 	};
 
 	/* the producers' drops of rings without a stream (the writer counts
@@ -720,6 +721,41 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 	if (st)
 		*st = c->st;
 	return rc ? rc : rc2;
+}
+
+uint32_t collector_live_procs(struct collector *c, uint32_t *pids, uint32_t max)
+{
+	uint32_t n = 0;
+
+	/* slots of processes that have exited are freed first */
+	collector_reap_procs(c);
+	for (uint32_t i = 0; i < c->h->max_procs; i++) {
+		struct shm_proc *p = shm_proc_at(c->h->ctl, i);
+		uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+		uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+
+		if ((st != PROC_LIVE && st != PROC_CLAIMED) || !pid || pid > INT32_MAX)
+			continue;
+		/* (an exec'd image's slot and the next image's share the pid) */
+		if (st == PROC_LIVE && collector_pid_live_elsewhere(c, i, pid) && pids) {
+			int dup = 0;
+
+			for (uint32_t k = 0; k < n && k < max; k++)
+				dup |= pids[k] == pid;
+			if (dup)
+				continue;
+		}
+		if (pids && n < max)
+			pids[n] = pid;
+		n++;
+	}
+	return n;
+}
+
+void collector_still_running(struct collector *c, uint64_t n)
+{
+	c->st.still_running = n;
+	note_loss(c);
 }
 
 int collector_sync_procs(struct collector *c)

@@ -32,9 +32,11 @@ struct collector_stats {
 	int ctl_damaged;	/* the program overwrote the control block */
 	uint32_t threads;
 	uint32_t procs;
-	uint32_t procs_ended;  /* process slots freed for reuse (the process ended) */
-	uint64_t lost_no_proc; /* processes that found no process slot */
-	uint64_t no_proc_seen; /* of which: seen by their KIND_PROC record */
+	uint32_t procs_ended;	/* process slots freed for reuse (the process ended) */
+	uint64_t lost_no_proc;	/* processes that found no process slot */
+	uint64_t no_proc_seen;	/* of which: seen by their KIND_PROC record */
+	uint64_t still_running; /* processes left running when the trace ended
+				 * (collector_still_running) */
 };
 
 struct collector;
@@ -50,6 +52,12 @@ int collector_compress(struct collector *c, int level);
 int collector_flush(struct collector *c);
 /* Write process side files for processes whose maps changed. */
 int collector_sync_procs(struct collector *c);
+/* The traced processes alive now (a process slot whose process has not
+ * exited): their count, and up to max of their pids in pids (may be NULL). */
+uint32_t collector_live_procs(struct collector *c, uint32_t *pids, uint32_t max);
+/* The trace ends while n processes it traced (or their children) still run:
+ * a loss (trace_loss.still_running), kept in the state file from now on. */
+void collector_still_running(struct collector *c, uint64_t n);
 /* Last drain, process side files (maps, command lines, build ids), stats
  * (the losses as the trace's state file will have them: trace_writer_loss
  * gives the same after any later side file). */

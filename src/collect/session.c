@@ -9,6 +9,15 @@
  * keeps spool's stdin, stdout and stderr, its own process group and its exit
  * status, and the terminal's SIGINT/SIGQUIT reach it while spool ignores
  * them so that the trace is always finished.
+ *
+ * Like strace -f, spool collects until the program and every process it
+ * started have exited: a daemon's first process exits at once and its child
+ * does the work. spool is a child subreaper (prctl), so a process whose
+ * parent exits becomes spool's child: waitpid(-1) says exactly when none is
+ * left, with no window between a fork and the child's claim of a process
+ * slot. Once the first process has exited, SIGINT, SIGTERM or SIGHUP to
+ * spool end the trace: the processes still running are left alone (never
+ * signalled) and counted as a loss (trace_loss.still_running).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,15 +43,42 @@
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t pending_signal;
+static volatile sig_atomic_t first_exited; /* the program's first process has exited */
+static volatile sig_atomic_t stop_now;	   /* a signal asked spool to end the trace */
+static volatile sig_atomic_t stop_after;   /* SIGTERM went to the program: end after it */
 
-/* SIGTERM/SIGHUP to spool are meant for the program: pass them on. One that
- * arrives before the program's pid is known is kept and sent right after. */
+/* Other processes get this long to exit after a SIGTERM spool passed on
+ * has ended the first one (a server's master stops its workers). */
+#define SESSION_STOP_GRACE_NS 1000000000ull
+/* Processes named in spool's messages about those still running. */
+#define SESSION_NAMED_PROCS 3
+/* Bound of the walk over the processes still running. */
+#define SESSION_MAX_DESC 4096
+
+/* SIGTERM/SIGHUP to spool are meant for the program while its first
+ * process runs: pass them on (a SIGTERM also ends the trace once that
+ * process has exited). One that arrives before the program's pid is known
+ * is kept and sent right after. After the first process has exited, they
+ * end the trace. Async-signal-safe: kill and flags only. */
 static void forward_signal(int sig)
 {
-	if (child_pid > 0)
+	if (child_pid > 0) {
 		kill(child_pid, sig);
-	else
+		if (sig == SIGTERM)
+			stop_after = 1;
+	} else if (first_exited) {
+		stop_now = sig;
+	} else {
 		pending_signal = sig;
+	}
+}
+
+/* SIGINT: while the first process runs, the terminal's ^C reaches it
+ * itself (spool ignores it); afterwards it ends the trace. */
+static void on_sigint(int sig)
+{
+	if (first_exited)
+		stop_now = sig;
 }
 
 static void on_sigchld(int sig)
@@ -387,14 +425,116 @@ static int write_summary(struct trace_writer *w, const struct session_opts *o,
 	    "format=spool-summary-1\nprogram=%s\nexit_status=%d\nterm_signal=%d\n"
 	    "events=%llu\nlock_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
 	    "seq_gaps=%llu\ndamaged_rings=%llu\nrejected=%llu\nlost_write=%llu\n"
-	    "threads=%u\nprocesses=%u\nring_bytes=%u\nlost_damaged=%llu\nlost_no_proc=%llu\n",
+	    "threads=%u\nprocesses=%u\nring_bytes=%u\nlost_damaged=%llu\nlost_no_proc=%llu\n"
+	    "still_running=%llu\n",
 	    o->argv[0], res->exit_status, res->term_signal, (unsigned long long)res->st.events,
 	    (unsigned long long)res->st.lock_events, (unsigned long long)res->st.lost_ring,
 	    (unsigned long long)res->st.lost_no_ring, (unsigned long long)res->st.seq_gaps,
 	    (unsigned long long)res->st.corrupt_rings, (unsigned long long)res->st.rejected,
 	    (unsigned long long)res->st.lost_write, res->st.threads, res->st.procs, o->ring_bytes,
-	    (unsigned long long)res->st.lost_damaged, (unsigned long long)res->st.lost_no_proc);
+	    (unsigned long long)res->st.lost_damaged, (unsigned long long)res->st.lost_no_proc,
+	    (unsigned long long)res->st.still_running);
 	return trace_writer_add_file(w, "summary", buf, (size_t)n);
+}
+
+/* Add pid to the set (n entries, at most max); no duplicates. */
+static size_t pid_add(uint32_t *set, size_t n, size_t max, uint32_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == pid)
+			return n;
+	if (n < max)
+		set[n++] = pid;
+	return n;
+}
+
+/* The children of pid (0: spool itself) from /proc/PID/task/TID/children,
+ * added to the set. Nothing where the kernel has no such file. */
+static size_t add_children(uint32_t *set, size_t n, size_t max, uint32_t pid)
+{
+	char path[64], buf[4096];
+	struct dirent *e;
+	DIR *d;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/task");
+	d = opendir(path);
+	if (!d)
+		return n;
+	while ((e = readdir(d))) {
+		char *p, *end;
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(buf, sizeof(buf), "%s/%s/children", path, e->d_name);
+		fd = open(buf, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = 0;
+		for (p = buf;; p = end) {
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (v && v <= INT32_MAX)
+				n = pid_add(set, n, max, (uint32_t)v);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * The processes still running that the trace loses: every traced process
+ * (a live process slot) and every descendant of spool (the program's
+ * processes; a child that has not claimed its slot yet is one). The first
+ * SESSION_NAMED_PROCS go in names as "comm, pid N; ...". Returns how many.
+ */
+static uint32_t still_running(struct collector *col, char *names, size_t len)
+{
+	uint32_t *set = calloc(SESSION_MAX_DESC, sizeof(*set));
+	size_t n = 0, o = 0;
+
+	if (len)
+		names[0] = 0;
+	if (!set)
+		return collector_live_procs(col, NULL, 0);
+	n = collector_live_procs(col, set, SESSION_MAX_DESC);
+	if (n > SESSION_MAX_DESC)
+		n = SESSION_MAX_DESC;
+	n = add_children(set, n, SESSION_MAX_DESC, 0);
+	/* breadth first: the set grows while it is walked */
+	for (size_t i = 0; i < n; i++)
+		n = add_children(set, n, SESSION_MAX_DESC, set[i]);
+	for (size_t i = 0; i < n && i < SESSION_NAMED_PROCS && o < len; i++) {
+		char path[64], comm[32] = "?";
+		ssize_t k;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%u/comm", set[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			k = read(fd, comm, sizeof(comm) - 1);
+			comm[k > 0 ? k : 0] = 0;
+			comm[strcspn(comm, "\n")] = 0;
+			close(fd);
+		}
+		/* (log_* escapes what the program named itself) */
+		o += (size_t)snprintf(names + o, len - o, "%s%s, pid %u", i ? "; " : "", comm,
+				      set[i]);
+	}
+	if (n > SESSION_NAMED_PROCS && o < len)
+		snprintf(names + o, len - o, "; ...");
+	free(set);
+	return (uint32_t)n;
 }
 
 /* Errors of spool's own setup (the agent, the trace directory, the shared
@@ -408,7 +548,11 @@ static int setup_err(int rc)
 
 int session_run(const struct session_opts *o, struct session_result *res)
 {
-	struct sigaction sa_ign = {.sa_handler = SIG_IGN}, sa_fwd = {.sa_handler = forward_signal},
+	/* (SA_RESTART: a ^C meant for the program must not cut spool's own
+	 * writes short, as SIG_IGN never did; SIGCHLD is there to interrupt) */
+	struct sigaction sa_int = {.sa_handler = on_sigint, .sa_flags = SA_RESTART},
+			 sa_ign = {.sa_handler = SIG_IGN},
+			 sa_fwd = {.sa_handler = forward_signal, .sa_flags = SA_RESTART},
 			 sa_chld = {.sa_handler = on_sigchld};
 	struct sigaction old_int, old_quit, old_term, old_hup, old_chld;
 	char path[PATH_MAX], agent[PATH_MAX];
@@ -416,8 +560,10 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	struct collector *col = NULL;
 	struct shm_host h = {.fd = -1};
 	struct trace_clock clk;
-	uint64_t last_flush;
-	int rc, status = 0, kind;
+	uint64_t last_flush, first_end = 0;
+	int rc, status = 0, ws, kind, reaper = 0, announced = 0, sigs_set = 0;
+	uint32_t left = 0;
+	char names[256];
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
@@ -489,11 +635,20 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	}
 
 	pending_signal = 0;
-	sigaction(SIGINT, &sa_ign, &old_int);
+	first_exited = 0;
+	stop_now = 0;
+	stop_after = 0;
+	/* orphans of the program become spool's children (see the top) */
+	if (prctl(PR_GET_CHILD_SUBREAPER, &reaper) < 0)
+		reaper = 1; /* unknown: leave it as it is */
+	if (!reaper && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		log_debug("not a child subreaper: %s", strerror(errno));
+	sigaction(SIGINT, &sa_int, &old_int);
 	sigaction(SIGQUIT, &sa_ign, &old_quit);
 	sigaction(SIGTERM, &sa_fwd, &old_term);
 	sigaction(SIGHUP, &sa_fwd, &old_hup);
 	sigaction(SIGCHLD, &sa_chld, &old_chld);
+	sigs_set = 1;
 
 	pid = o->exec ? spawn(path, o->argv, h.fd, agent, o)
 		      : spawn_posix(path, o->argv, h.fd, agent, o);
@@ -517,6 +672,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		log_debug("collector priority unchanged: %s", strerror(errno));
 	last_flush = mono_ns();
 	for (;;) {
+		int none_left = 0;
 		pid_t r;
 
 		shm_host_wait(&h, 50);
@@ -528,15 +684,57 @@ int session_run(const struct session_opts *o, struct session_result *res)
 			collector_sync_procs(col);
 			last_flush = mono_ns();
 		}
-		r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR) {
+		/* the first process, and orphans of the program (reaped
+		 * here: spool is their parent now) */
+		while ((r = waitpid(-1, &ws, WNOHANG)) > 0) {
+			if (r != pid)
+				continue;
+			status = ws;
+			child_pid = 0;
+			first_exited = 1;
+			first_end = mono_ns();
+		}
+		if (r < 0 && errno == ECHILD)
+			none_left = 1;
+		else if (r < 0 && errno != EINTR) {
 			log_err("waitpid: %s", strerror(errno));
 			break;
 		}
+		if (!first_exited) {
+			if (none_left)
+				break; /* (cannot be: it is our child until reaped) */
+			continue;
+		}
+		if (none_left && !collector_live_procs(col, NULL, 0))
+			break; /* every process of the program has exited */
+		if (o->until_first_exit || stop_now)
+			break;
+		if (stop_after) {
+			if (mono_ns() - first_end > SESSION_STOP_GRACE_NS)
+				break;
+			continue;
+		}
+		if (!announced) {
+			uint32_t n = still_running(col, names, sizeof(names));
+
+			announced = 1;
+			if (n)
+				log_info(
+				    "pid %d exited; still tracing %u process%s (%s): Ctrl-C or "
+				    "SIGTERM to spool ends the trace",
+				    (int)pid, n, n == 1 ? "" : "es", names);
+		}
 	}
 	child_pid = 0;
+	if (first_exited) {
+		left = still_running(col, names, sizeof(names));
+		if (left) {
+			log_warn("the trace ends with %u process%s still running (%s), left to run "
+				 "untraced: the trace is incomplete",
+				 left, left == 1 ? "" : "es", names);
+			collector_still_running(col, left);
+		}
+	}
 	if (WIFEXITED(status)) {
 		res->exit_status = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {
@@ -587,11 +785,8 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	/* the numbers the state file gets at close, side files included */
 	trace_writer_loss(w, &res->loss);
 out_signals:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	sigaction(SIGCHLD, &old_chld, NULL);
+	if (!reaper)
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
 out_collector:
 	collector_free(col);
 out_writer:
@@ -605,6 +800,17 @@ out_writer:
 			if (rc2 == -EIO && res->ran)
 				res->loss.state = TRACE_STATE_UNFINISHED;
 		}
+	}
+	/* Only now: a second SIGTERM or ^C (timeout sends one to spool and
+	 * one to its process group) must not kill spool before the trace
+	 * says it is finished. */
+	if (sigs_set) {
+		first_exited = 0;
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
 	}
 out_shm:
 	shm_host_destroy(&h);

@@ -20,6 +20,11 @@ struct session_opts {
 	uint32_t stack_depth;
 	char **argv; /* program and its arguments */
 	int quiet;
+	/* End the trace when the first process exits (--until-first-exit;
+	 * record and replay, whose recording is of that process only), not
+	 * when the last process of the program does: those still running
+	 * are counted as a loss. */
+	int until_first_exit;
 
 	/* For the features built on sessions (record/replay, probes, path):
 	 * agent features (SHM_FEAT_*, 0 = SHM_FEAT_LOCKS), feature area sizes,
@@ -68,7 +73,11 @@ struct session_result {
 	struct trace_loss loss; /* what the trace's state file says it lost */
 };
 
-/* Runs the program to completion. Negative errno when the program could not
+/* Runs the program to completion: until its first process and every
+ * process it started have exited (or until_first_exit), or until SIGINT,
+ * SIGTERM or SIGHUP to spool after the first process has exited (those
+ * still running are left alone and counted, res->st.still_running).
+ * Negative errno when the program could not
  * be started (the reason has been logged): -ENOENT not found, -EACCES not
  * executable, -ENOEXEC cannot be traced (static, setuid). Once the program
  * has run, returns 0 with res->ran set; trace problems go to trace_error. */

@@ -44,7 +44,7 @@ uint64_t trace_loss_events(const struct trace_loss *l)
 int trace_loss_incomplete(const struct trace_loss *l)
 {
 	return trace_loss_events(l) || l->damaged_rings || l->side_files || l->no_proc ||
-	       l->state == TRACE_STATE_UNFINISHED;
+	       l->still_running || l->state == TRACE_STATE_UNFINISHED;
 }
 
 struct out {
@@ -69,8 +69,9 @@ static __attribute__((format(printf, 2, 3))) void put(struct out *b, const char 
 /*
  * "N events lost (A rings full or gaps, B no free ring, C not written to the
  * disk), D damaged rings, E side files not written, F processes found no
- * process slot ...; the writer did not finish ..." - only the parts that are
- * not zero; "" when nothing is missing.
+ * process slot ..., G processes were still running when the trace ended
+ * ...; the writer did not finish ..." - only the parts that are not zero;
+ * "" when nothing is missing.
  */
 void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 {
@@ -119,6 +120,12 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 		    "than --max-procs allows): their maps and command lines are missing, their "
 		    "addresses unsymbolized",
 		    b.o ? ", " : "", l->no_proc);
+	if (l->still_running)
+		put(&b,
+		    "%s%" PRIu64 " process%s still running when the trace ended: %s events "
+		    "from then on are not in it",
+		    b.o ? ", " : "", l->still_running, l->still_running == 1 ? " was" : "es were",
+		    l->still_running == 1 ? "its" : "their");
 	if (l->state == TRACE_STATE_UNFINISHED)
 		put(&b,
 		    "%sits writer did not finish (spool still running, or killed): what came "
@@ -213,6 +220,7 @@ void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out)
 	out->write = state_u64(text, "lost_write");
 	out->side_files = state_u64(text, "side_files");
 	out->no_proc = state_u64(text, "no_proc");
+	out->still_running = state_u64(text, "still_running");
 	free(text);
 }
 

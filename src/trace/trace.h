@@ -59,6 +59,8 @@ struct trace_loss {
 	uint64_t side_files;	/* writer: side files it could not write */
 	uint64_t no_proc;	/* producers: processes that found no process slot
 				 * (their maps and command line are missing) */
+	uint64_t still_running; /* collector: traced processes still running when
+				 * the trace ended (spool stopped before them) */
 	uint64_t streams;	/* reader: sum over streams of max(discarded, gaps) */
 	enum trace_state state;
 };

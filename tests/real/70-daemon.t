@@ -8,10 +8,11 @@
 # loss (issue 12; the trace sometimes has the daemon's first events, those
 # spool drained as it ended). Either spool follows the daemon until it
 # exits and its lock events are in the trace, or it says that a process it
-# traced is still running and what that costs.
+# traced is still running and what that costs. spool now waits for the
+# daemon (it says so) and ends with it.
 . "$(dirname "$0")/lib.sh"
 need_progs memcached
-plan 4
+plan 5
 
 cat >client.py <<'PY'
 import socket, sys, time
@@ -55,6 +56,7 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.1
 done
 wait "$spid"
+src=$?
 ERR=$(cat spool.err)
 num_cmp "${daemon:-0}" -gt 0 "memcached wrote its daemon's pid"
 "$SPOOL" info d.trace >info.out 2>&1
@@ -62,8 +64,10 @@ traced=$(awk -v p="$daemon" '$2 == p { n += $4 } END { print n + 0 }' info.out)
 if [ "$following" = 1 ]; then
 	pass "spool still traced the daemon when the client was served"
 	num_cmp "$traced" -gt 0 "the daemon's events are in the trace"
+	is "$src" 0 "spool ended with the daemon, exit 0 (nothing lost)"
 else
 	fail "spool still traced the daemon when the client was served"
 	like "$ERR" "pid $daemon|daemon|still running|still runs" "spool says the daemon it traced went on without it"
+	is "$src" 4 "spool exits 4 (the trace is incomplete)"
 fi
 done_testing

@@ -369,7 +369,11 @@ static void test_reused_ring(void **state)
 static void test_state(void **state)
 {
 	struct fixture *f = *state;
-	struct trace_loss noted = {.no_ring = 7, .seq_gaps = 3, .damaged_rings = 1, .no_proc = 2},
+	struct trace_loss noted = {.no_ring = 7,
+				   .seq_gaps = 3,
+				   .damaged_rings = 1,
+				   .no_proc = 2,
+				   .still_running = 3},
 			  l;
 	struct trace_stream *s0;
 	struct trace_writer *w;
@@ -415,9 +419,18 @@ static void test_state(void **state)
 	trace_loss_describe(&l, why, sizeof(why));
 	assert_null(strstr(why, "did not finish"));
 	assert_non_null(strstr(why, "2 processes found no process slot"));
+	/* processes left running when it ended: the same */
+	assert_int_equal(l.still_running, 3);
+	assert_non_null(strstr(why, "3 processes were still running when the trace ended"));
 	l = (struct trace_loss){.state = TRACE_STATE_FINISHED, .no_proc = 1};
 	assert_int_equal(trace_loss_events(&l), 0);
 	assert_true(trace_loss_incomplete(&l));
+	l = (struct trace_loss){.state = TRACE_STATE_FINISHED, .still_running = 1};
+	assert_int_equal(trace_loss_events(&l), 0);
+	assert_true(trace_loss_incomplete(&l));
+	trace_loss_describe(&l, why, sizeof(why));
+	assert_string_equal(why, "1 process was still running when the trace ended: its events "
+				 "from then on are not in it");
 
 	/* crafted: numbers that would wrap around to "nothing lost" */
 	snprintf(path, sizeof(path), "%s/.spool/state", f->dir);
