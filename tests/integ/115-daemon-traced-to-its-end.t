@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 114-daemon-traced-to-its-end.t - a program that daemonizes (fork, the
+# 115-daemon-traced-to-its-end.t - a program that daemonizes (fork, the
 # first process exits at once, the child does the work: memcached -d,
 # nginx, redis) is traced to its end. spool used to end with the first
 # process and say "0 lock events, 0 lost" while the daemon went on writing
