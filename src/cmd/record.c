@@ -121,8 +121,12 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	area->stuck_ms = ctx->stuck_ms;
 	if (ctx->lock_events)
 		area->opts |= RR_O_LOCK_EVENTS;
-	if (!ctx->serial)
+	if (!ctx->serial) {
+		/* sync mode maps no serial slots (record_once): say there are none */
+		area->serial_off = 0;
+		area->sw_off = 0;
 		return 0;
+	}
 	rr_record_area_serial(area, ctx->chaos, ctx->seed);
 	return rr_watch_start(&ctx->watch, h, area);
 }
@@ -311,7 +315,11 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 
 	memset(&ctx->info, 0, sizeof(ctx->info));
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_RECORD;
-	so->ext_bytes[SHM_EXT_REPLAY] = rr_record_area_size(RECORD_MAX_OBJS, RR_MAX_THREADS);
+	/* The serial slots (8 MiB of address space for RR_MAX_THREADS numbers)
+	 * only in serial mode: sync mode never reads them, and the program's
+	 * RLIMIT_AS pays for every mapped byte (doc/record.md "Address space"). */
+	so->ext_bytes[SHM_EXT_REPLAY] =
+	    rr_record_area_size(RECORD_MAX_OBJS, ctx->serial ? RR_MAX_THREADS : 0);
 	so->prepare = record_prepare;
 	so->finish = record_finish;
 	so->hook_arg = ctx;

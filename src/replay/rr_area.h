@@ -55,8 +55,9 @@
 /* Thread numbers a recording may hand out (threads created over the whole
  * run, main = 0): ring slots are reused after a thread ends, so this, not
  * the rings, bounds a program that creates 100,000 short threads. The
- * record area holds one struct rr_serial_slot per number (pages of the
- * memfd that are never touched cost nothing). */
+ * record area holds one struct rr_serial_slot per number in serial mode
+ * (none in sync mode: they would cost the program 8 MiB of address space;
+ * pages of the memfd that are never touched cost no memory). */
 #define RR_MAX_THREADS (1u << 17)
 #define RR_CHUNK_MAX (32u * 1024)    /* data bytes per KIND_INPUT record */
 
