@@ -14,8 +14,8 @@
  *
  * Nothing here follows a symbolic link: the directory is lstat'ed and opened
  * with O_NOFOLLOW, its entries are looked at with AT_SYMLINK_NOFOLLOW, and
- * the metadata is opened with O_NOFOLLOW|O_NONBLOCK (a FIFO there cannot
- * hang us). The removal of an old trace does not follow links either
+ * the metadata is opened as every file of a trace is (untrusted.h: no link,
+ * and a FIFO there cannot hang us). The removal of an old trace does not follow links either
  * (files_rm_tree: nftw with FTW_PHYS).
  */
 #include <dirent.h>
@@ -31,6 +31,7 @@
 #include "../util/log.h"
 #include "trace.h"
 #include "trace_int.h"
+#include "untrusted.h"
 
 enum td_kind { TD_ABSENT, TD_EMPTY, TD_SPOOL, TD_OTHER };
 
@@ -55,20 +56,18 @@ static mode_t td_known(const char *name)
 	return S_IFREG;
 }
 
-/* Whether the metadata file at dfd starts with spool's signature. */
+/* Whether the metadata file at dfd starts with spool's signature. Opened
+ * as any file of a trace is (untrusted.h): no link, no FIFO, regular. */
 static int td_metadata_ours(int dfd)
 {
 	static const char sig[] = TRACE_METADATA_SIGNATURE;
 	char buf[sizeof(sig)];
 	size_t got = 0;
-	struct stat st;
-	int fd, ours = 0;
+	int fd, ours;
 
-	fd = openat(dfd, TRACE_METADATA, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = trace_open_in(dfd, TRACE_METADATA, TRACE_NO_MAX, NULL);
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		goto out;
 	while (got < sizeof(sig) - 1) {
 		ssize_t n = read(fd, buf + got, sizeof(sig) - 1 - got);
 
@@ -79,7 +78,6 @@ static int td_metadata_ours(int dfd)
 		got += (size_t)n;
 	}
 	ours = got == sizeof(sig) - 1 && !memcmp(buf, sig, got);
-out:
 	close(fd);
 	return ours;
 }
