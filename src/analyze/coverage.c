@@ -561,11 +561,6 @@ static const char *cov_base(const char *p)
 	return s ? s + 1 : p;
 }
 
-static void cov_json_str(FILE *out, const char *s)
-{
-	escape_json(out, s, strlen(s));
-}
-
 static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *loss, FILE *out)
 {
 	fprintf(out, "{\"functions\":[");
@@ -573,9 +568,9 @@ static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *los
 		const struct cov_fn *f = &c->fns[i];
 
 		fprintf(out, "%s{\"name\":", i ? "," : "");
-		cov_json_str(out, f->name);
+		escape_json_str(out, f->name);
 		fprintf(out, ",\"module\":");
-		cov_json_str(out, c->mods[f->mod].path);
+		escape_json_str(out, c->mods[f->mod].path);
 		fprintf(out,
 			",\"count\":%" PRId64 ",\"blocks\":%u,\"blocks_hit\":%u,\"branches\":%u,"
 			"\"taken\":%u,\"not_taken\":%u,\"both_ways\":%u}",
@@ -587,7 +582,7 @@ static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *los
 		const struct cov_block *b = &c->blocks[i];
 
 		fprintf(out, "%s{\"id\":%u,\"function\":", i ? "," : "", b->id);
-		cov_json_str(out, c->fns[b->fn].name);
+		escape_json_str(out, c->fns[b->fn].name);
 		fprintf(out, ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"count\":%" PRId64 "}",
 			b->start, b->end, b->count);
 	}
@@ -596,9 +591,9 @@ static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *los
 		const struct cov_branch *b = &c->branches[i];
 
 		fprintf(out, "%s{\"id\":%u,\"function\":", i ? "," : "", b->id);
-		cov_json_str(out, c->fns[b->fn].name);
+		escape_json_str(out, c->fns[b->fn].name);
 		fprintf(out, ",\"file\":");
-		cov_json_str(out, b->line ? c->files[b->file] : "");
+		escape_json_str(out, b->line ? c->files[b->file] : "");
 		fprintf(out,
 			",\"line\":%u,\"addr\":%" PRIu64 ",\"taken\":%" PRId64
 			",\"not_taken\":%" PRId64 ",\"taken_line\":%u,\"fall_line\":%u}",
@@ -607,7 +602,7 @@ static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *los
 	fprintf(out, "],\"lines\":[");
 	for (size_t i = 0; i < c->nlines; i++) {
 		fprintf(out, "%s{\"file\":", i ? "," : "");
-		cov_json_str(out, c->files[c->lines[i].file]);
+		escape_json_str(out, c->files[c->lines[i].file]);
 		fprintf(out, ",\"line\":%u,\"count\":%" PRId64 "}", c->lines[i].line,
 			c->lines[i].count);
 	}

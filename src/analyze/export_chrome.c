@@ -33,11 +33,6 @@ struct export_chrome {
 	int have_loss; /* export_chrome_set_loss was called */
 };
 
-static void ch_str(FILE *f, const char *s)
-{
-	escape_json(f, s, strlen(s));
-}
-
 /* 0, or why writing failed: the failed write's errno (ENOSPC on a full
  * disk; checked right after each event, so it is still that write's), else
  * EIO. */
@@ -80,7 +75,7 @@ static int ch_meta(struct export_chrome *x, const char *what, uint32_t pid, uint
 	fprintf(x->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		      ",\"args\":{\"name\":",
 		what, pid, tid);
-	ch_str(x->f, name);
+	escape_json_str(x->f, name);
 	fputs("}}", x->f);
 	return ch_write_err(x->f);
 }
@@ -124,9 +119,9 @@ static int ch_end(void *ctx, const struct export_slice *s)
 	if (ret)
 		return ret;
 	fputs("{\"ph\":\"X\",\"cat\":", x->f);
-	ch_str(x->f, s->func ? "func" : s->hold ? "hold" : "wait");
+	escape_json_str(x->f, s->func ? "func" : s->hold ? "hold" : "wait");
 	fputs(",\"name\":", x->f);
-	ch_str(x->f, s->name);
+	escape_json_str(x->f, s->name);
 	fputs(",\"ts\":", x->f);
 	ch_us(x->f, s->begin_ns);
 	fputs(",\"dur\":", x->f);
@@ -135,7 +130,7 @@ static int ch_end(void *ctx, const struct export_slice *s)
 		tid, s->thread->tid);
 	if (s->site[0]) {
 		fputs(s->func ? ",\"module\":" : ",\"site\":", x->f);
-		ch_str(x->f, s->site);
+		escape_json_str(x->f, s->site);
 	}
 	if (s->lock && s->lock->addr)
 		fprintf(x->f, ",\"lock\":\"%#" PRIx64 "\"", s->lock->addr);
@@ -154,7 +149,7 @@ static int ch_instant(void *ctx, const struct export_thread *t, const struct exp
 	if (ret)
 		return ret;
 	fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"lock\",\"name\":", x->f);
-	ch_str(x->f, name);
+	escape_json_str(x->f, name);
 	fputs(",\"ts\":", x->f);
 	ch_us(x->f, ns);
 	fprintf(x->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}", t->pid, t->tid);
@@ -220,7 +215,7 @@ static void ch_loss_instant(struct export_chrome *x, uint64_t ns)
 	fputs(x->written ? ",\n" : "\n", x->f);
 	x->written++;
 	fputs("{\"ph\":\"i\",\"s\":\"g\",\"cat\":\"spool\",\"name\":", x->f);
-	ch_str(x->f, name);
+	escape_json_str(x->f, name);
 	fputs(",\"ts\":", x->f);
 	ch_us(x->f, ns);
 	fputs(",\"pid\":0,\"tid\":0,\"args\":{", x->f);

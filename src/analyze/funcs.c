@@ -249,11 +249,6 @@ static int fn_cmp_caller(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void fn_json_str(FILE *out, const char *s)
-{
-	escape_json(out, s, strlen(s));
-}
-
 /* Pairs by function (its sorted place) then thread, or thread then function. */
 static int fn_cmp_pair_fn(const void *a, const void *b)
 {
@@ -310,9 +305,9 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			uint64_t paired = f->calls - f->unpaired;
 
 			fprintf(out, "%s{\"name\":", i ? "," : "");
-			fn_json_str(out, f->name);
+			escape_json_str(out, f->name);
 			fprintf(out, ",\"module\":");
-			fn_json_str(out, f->module);
+			escape_json_str(out, f->module);
 			fprintf(out,
 				",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"min_ns\":%llu,"
 				"\"avg_ns\":%llu,\"max_ns\":%llu,\"no_exit\":%llu,\"callers\":[",
@@ -323,7 +318,7 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 				(unsigned long long)f->max, (unsigned long long)f->unpaired);
 			for (size_t k = 0; k < f->ncallers; k++) {
 				fprintf(out, "%s{\"name\":", k ? "," : "");
-				fn_json_str(out, f->callers[k].name);
+				escape_json_str(out, f->callers[k].name);
 				fprintf(out, ",\"calls\":%llu}", (unsigned long long)f->callers[k].calls);
 			}
 			fprintf(out, "],\"threads\":[");

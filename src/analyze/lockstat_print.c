@@ -961,11 +961,6 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static void json_str(FILE *out, const char *s)
-{
-	escape_json(out, s, strlen(s));
-}
-
 /* A call site: the symbolized name, or null without a symbolizer. */
 static void json_site(FILE *out, const struct lockstat_print_opts *po, uint32_t pid, uint64_t ip)
 {
@@ -973,7 +968,7 @@ static void json_site(FILE *out, const struct lockstat_print_opts *po, uint32_t 
 
 	if (ip && po->symbolize &&
 	    po->symbolize(po->symbolize_ctx, pid, ip, buf, sizeof(buf)) == 0 && buf[0])
-		json_str(out, buf);
+		escape_json_str(out, buf);
 	else
 		fputs("null", out);
 }
@@ -1028,7 +1023,7 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 	bool holds = ls_type_holds(i->type), first = true;
 
 	fprintf(out, "    {\"index\": %u, \"name\": ", i->index);
-	json_str(out, row->name);
+	escape_json_str(out, row->name);
 	fprintf(out, ", \"type\": \"%s\", \"defined\": %s, \"addr\": %" PRIu64 ", \"pid\": %u",
 		type_name(i->type), i->defined ? "true" : "false", i->addr, i->pid);
 	fprintf(out, ", \"init_ip\": %" PRIu64 ", \"init_site\": ", i->init_ip);
@@ -1166,7 +1161,7 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 		ls->tot.malformed, ls->tot.first_ns, ls->tot.last_ns,
 		ls_dur(ls->tot.first_ns, ls->tot.last_ns));
 	if (po->trace_dir)
-		json_str(out, po->trace_dir);
+		escape_json_str(out, po->trace_dir);
 	else
 		fputs("null", out);
 	fputs("},\n \"locks\": [", out);
@@ -1184,7 +1179,7 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 			continue;
 		fprintf(out, "%s\n    {\"index\": %u, \"tid\": %u, \"pid\": %u, \"name\": ",
 			first ? "" : ",", t->index, t->tid, t->pid);
-		json_str(out, t->name);
+		escape_json_str(out, t->name);
 		fprintf(out,
 			", \"acquisitions\": %" PRIu64 ", \"contended\": %" PRIu64
 			", \"timeouts\": %" PRIu64 ", \"wait_ns\": %" PRIu64

@@ -591,11 +591,6 @@ static void lock_name(struct namer *nm, const struct lockdef *l, char *buf, size
 	snprintf(buf, len, "%#" PRIx64, l->addr);
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	escape_json(out, s, strlen(s));
-}
-
 /* The object column of a record: "lock:buf_lock,sem:0x7f...", "data", "none". */
 static void format_objects(struct path_state *ps, struct namer *nm, struct path_prog *prog,
 			   const struct prec *r, const struct name_ent *ne, char *buf, size_t len)
@@ -673,7 +668,7 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 				"\"function\": ",
 				seq > 1 ? "," : "", seq, r->ns - ps->first_ns, num[r->thread], t->tid,
 				t->pid, r->exit ? "exit" : "entry");
-			json_str(out, ne ? ne->name : "?");
+			escape_json_str(out, ne ? ne->name : "?");
 			fprintf(out,
 				", \"main\": %s, \"fn\": \"%#" PRIx64 "\", \"site\": \"%#" PRIx64
 				"\", \"objects\": [",
@@ -683,7 +678,7 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 
 				for (int n = 0; tok; tok = strtok_r(NULL, ",", &save), n++) {
 					fputs(n ? ", " : "", out);
-					json_str(out, tok);
+					escape_json_str(out, tok);
 				}
 			}
 			fputs("]}", out);
@@ -743,7 +738,7 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 		int n = 0;
 
 		fputs("{\"program\": ", out);
-		json_str(out, nm->exe);
+		escape_json_str(out, nm->exe);
 		fprintf(out,
 			", \"source\": \"%s\", \"entries\": \"%s\", \"functions\": %zu, "
 			"\"entered\": %zu, \"uninstrumented_functions\": %zu, "
@@ -760,11 +755,11 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 				continue;
 			fputs(n++ ? ",\n  " : "\n  ", out);
 			fputs("{\"function\": ", out);
-			json_str(out, f->name);
+			escape_json_str(out, f->name);
 			fprintf(out, ", \"addr\": \"%#" PRIx64 "\"", f->addr);
 			if (f->file) {
 				fputs(", \"file\": ", out);
-				json_str(out, f->file);
+				escape_json_str(out, f->file);
 				fprintf(out, ", \"line\": %d", f->line);
 			}
 			fputc('}', out);

@@ -271,7 +271,7 @@ static void sr_print_json(const struct sr_ctx *c, const struct sr_heap *h, size_
 {
 	/* what, src, dir and kind are words of the sys side file: any bytes */
 	fputs("{\"what\":", out);
-	escape_json(out, c->what, strlen(c->what));
+	escape_json_str(out, c->what);
 	fprintf(out, ",\"period_ms\":%u,\"threads\":[", c->period);
 	for (size_t i = 0; i < c->nth; i++) {
 		const struct sr_thread *t = &c->th[i];
@@ -280,7 +280,7 @@ static void sr_print_json(const struct sr_ctx *c, const struct sr_heap *h, size_
 		fprintf(out,
 			"%s{\"index\":%u,\"pid\":%u,\"tid\":%u,\"cpu_ns\":%llu,\"cpu_source\":",
 			i ? "," : "", t->idx, t->pid, t->tid, t->cpu);
-		escape_json(out, t->src, strlen(t->src));
+		escape_json_str(out, t->src);
 		fputs(",\"io\":[", out);
 		/* this thread's io lines (only the first thread line of an
 		 * index has them) */
@@ -289,9 +289,9 @@ static void sr_print_json(const struct sr_ctx *c, const struct sr_heap *h, size_
 			size_t k = p - 1;
 
 			fprintf(out, "%s{\"dir\":", first ? "" : ",");
-			escape_json(out, c->io[k].dir, strlen(c->io[k].dir));
+			escape_json_str(out, c->io[k].dir);
 			fputs(",\"kind\":", out);
-			escape_json(out, c->io[k].kind, strlen(c->io[k].kind));
+			escape_json_str(out, c->io[k].kind);
 			fprintf(out, ",\"calls\":%llu,\"bytes\":%llu}", c->io[k].calls,
 				c->io[k].bytes);
 			first = 0;

@@ -586,11 +586,6 @@ static int vr_event(struct vr_ctx *c, const struct trace_event *ev, uint32_t tid
 
 /* ---- printing ---- */
 
-static void vr_json_str(FILE *out, const char *s)
-{
-	escape_json(out, s, strlen(s));
-}
-
 /* The tid of a stream's (last) thread; 0 for an id without a stream. */
 static uint32_t vr_stream_tid(const struct trace_reader *r, uint32_t stream)
 {
@@ -614,11 +609,11 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r,
 			continue;
 		fprintf(out, "%s{\"name\":", first ? "" : ",");
 		first = 0;
-		vr_json_str(out, v->name);
+		escape_json_str(out, v->name);
 		fprintf(out, ",\"type\":\"%s\",\"function\":", probe_vtype_name(v->type));
-		vr_json_str(out, v->func);
+		escape_json_str(out, v->func);
 		fprintf(out, ",\"where\":");
-		vr_json_str(out, v->where);
+		escape_json_str(out, v->where);
 		fprintf(out, ",\"probe\":%u,\"count\":%zu", v->probe_id, v->npts);
 		if (v->have_minmax) {
 			vr_format(v->type, v->min, b, sizeof(b), 0);
@@ -638,18 +633,18 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r,
 		const struct vr_assert *a = &c->asserts[i];
 
 		fprintf(out, "%s{\"expr\":", i ? "," : "");
-		vr_json_str(out, a->text);
+		escape_json_str(out, a->text);
 		fprintf(out, ",\"function\":");
-		vr_json_str(out, a->func);
+		escape_json_str(out, a->func);
 		fprintf(out, ",\"where\":");
-		vr_json_str(out, a->where);
+		escape_json_str(out, a->where);
 		fprintf(out, ",\"true\":%llu,\"false\":%llu,\"undefined\":%llu",
 			(unsigned long long)a->ntrue, (unsigned long long)a->nfalse,
 			(unsigned long long)a->nundef);
 		if (a->failed) {
 			fprintf(out, ",\"first_failure\":{\"ns\":%llu,\"tid\":%u,\"values\":",
 				(unsigned long long)(a->fail_ns - c->t_first), a->fail_tid);
-			vr_json_str(out, a->fail_vals);
+			escape_json_str(out, a->fail_vals);
 			fputc('}', out);
 		}
 		fputc('}', out);
@@ -660,7 +655,7 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r,
 		int tf = 1;
 
 		fprintf(out, "%s{\"spec\":", i ? "," : "");
-		vr_json_str(out, t->text);
+		escape_json_str(out, t->text);
 		fprintf(out,
 			",\"count\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"avg_ns\":%llu,"
 			"\"max_ns\":%llu,\"threads\":[",

@@ -220,3 +220,8 @@ void escape_json(FILE *out, const char *s, size_t len)
 	}
 	fputc('"', out);
 }
+
+void escape_json_str(FILE *out, const char *s)
+{
+	escape_json(out, s, strlen(s));
+}

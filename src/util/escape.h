@@ -59,4 +59,7 @@ int escape_needed(const char *s, size_t len, unsigned flags);
 /* LEN bytes of S as a JSON string, quotes included. */
 void escape_json(FILE *out, const char *s, size_t len);
 
+/* The NUL-terminated S as a JSON string, quotes included. */
+void escape_json_str(FILE *out, const char *s);
+
 #endif
