@@ -792,11 +792,8 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < c.nstreams; i++) {
-		const struct trace_stream_info *si = trace_reader_stream_by_id(r, (uint32_t)i);
-
-		cur_tid[i] = si ? si->tid : 0; /* ids need not be dense */
-	}
+	for (size_t i = 0; i < c.nstreams; i++) /* (ids need not be dense) */
+		cur_tid[i] = vr_stream_tid(r, (uint32_t)i);
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		if (ev_kind(ev.rec->word) == KIND_THREAD && ev.stream_id < c.nstreams &&
 		    ev.rec->size >= sizeof(struct rec_thread))
