@@ -153,12 +153,75 @@ static void rr_putx(struct rr_buf *b, uint64_t v)
 	b->p[b->n] = 0;
 }
 
+static const char *const rr_fd_names[RR_FD_MAX] = {
+	[RR_FD_OPEN] = "open",
+	[RR_FD_CLOSE] = "close",
+	[RR_FD_DUP] = "dup",
+	[RR_FD_DUP2] = "dup2",
+	[RR_FD_PIPE] = "pipe",
+	[RR_FD_SOCKET] = "socket",
+	[RR_FD_SOCKETPAIR] = "socketpair",
+	[RR_FD_ACCEPT] = "accept",
+	[RR_FD_EVENTFD] = "eventfd",
+	[RR_FD_EPOLL] = "epoll_create",
+	[RR_FD_SIGNALFD] = "signalfd",
+	[RR_FD_TIMERFD] = "timerfd_create",
+	[RR_FD_MEMFD] = "memfd_create",
+	[RR_FD_FOPEN] = "fopen",
+	[RR_FD_FCLOSE] = "fclose",
+	[RR_FD_OPENDIR] = "opendir",
+	[RR_FD_CLOSEDIR] = "closedir",
+	[RR_FD_CLOSE_RANGE] = "close_range",
+	[RR_FD_MKSTEMP] = "mkstemp",
+	[RR_FD_OTHER] = "a call that makes a descriptor",
+};
+
+static const char *rr_fd_name(unsigned call)
+{
+	return call < RR_FD_MAX && rr_fd_names[call] ? rr_fd_names[call] : "?";
+}
+
+/* The calls whose descriptor argument an RR_OP_FDTAB record keeps in its
+ * second number (the others keep a second result there, or nothing). */
+static int rr_fd_two_results(unsigned call)
+{
+	return call == RR_FD_PIPE || call == RR_FD_SOCKETPAIR;
+}
+
+/* "close of descriptor 5 returning 0", "pipe returning 3 and 4",
+ * "open failing (errno 2)". */
+static void rr_put_fd(struct rr_buf *b, unsigned call, int64_t result, int err, int fd2)
+{
+	rr_puts(b, rr_fd_name(call));
+	if (!rr_fd_two_results(call) && call != RR_FD_OPEN && call != RR_FD_FOPEN &&
+	    call != RR_FD_OPENDIR && call != RR_FD_MKSTEMP && call != RR_FD_OTHER &&
+	    call != RR_FD_EVENTFD && call != RR_FD_EPOLL && call != RR_FD_TIMERFD &&
+	    call != RR_FD_MEMFD && call != RR_FD_SOCKET) {
+		rr_puts(b, " of descriptor ");
+		rr_puti(b, fd2);
+	}
+	if (result < 0) {
+		rr_puts(b, " failing (errno ");
+		rr_puti(b, err);
+		rr_puts(b, ")");
+		return;
+	}
+	rr_puts(b, " returning ");
+	rr_puti(b, result);
+	if (rr_fd_two_results(call)) {
+		rr_puts(b, " and ");
+		rr_puti(b, fd2);
+	}
+}
+
 static const char *rr_op_name(unsigned op)
 {
 	if (op == RR_OP_ONCE)
 		return "pthread_once";
 	if (op == RR_OP_SIGNAL)
 		return "signal";
+	if (op == RR_OP_FDTAB)
+		return "a descriptor call";
 	return op < OP_MAX && rr_op_names[op] ? rr_op_names[op] : "?";
 }
 
@@ -170,7 +233,15 @@ static const char *rr_call_name(unsigned call)
 /* Describe a recorded event: "lock of object 3 (turn 7, result 0)". */
 static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 {
-	if (ev_kind(h->word) == KIND_SCHED) {
+	if (ev_kind(h->word) == KIND_SCHED && ((const struct rec_sched *)h)->op == RR_OP_FDTAB) {
+		const struct rec_sched *s = (const struct rec_sched *)h;
+
+		rr_put_fd(b, RR_FD_ARG_CALL(s->arg), s->result, RR_FD_ARG_ERR(s->arg),
+			  RR_FD_ARG_FD2(s->arg));
+		rr_puts(b, " (descriptor table turn ");
+		rr_putu(b, s->turn);
+		rr_puts(b, ")");
+	} else if (ev_kind(h->word) == KIND_SCHED) {
 		const struct rec_sched *s = (const struct rec_sched *)h;
 
 		rr_puts(b, rr_op_name(s->op));
@@ -239,14 +310,37 @@ static void __attribute__((noreturn)) rr_report_end(int mine, uint32_t flag)
 	rr_park();
 }
 
-/* What the replay did that the recording does not match. */
-static void __attribute__((noreturn)) rr_diverge(const struct rec_hdr *want, const char *what,
-						 uint32_t idx, const void *addr, const char *why)
+/* Other threads of the replay still running (created, not ended, not
+ * parked at the end of their log), for the report of a divergence. */
+static uint32_t rr_running_others(uint32_t *created)
+{
+	uint32_t n = 0, i, c;
+
+	*created = 1;
+	if (!rr_turn || !rr_threads || !(agent_rr_mode & RR_MODE_REPLAY))
+		return 0;
+	c = __atomic_load_n(&rr_turn[0], __ATOMIC_ACQUIRE) + 1;
+	if (c > rr_area->max_threads)
+		c = rr_area->max_threads;
+	*created = c;
+	for (i = 0; i < c; i++)
+		if (i != rr_self.id && __atomic_load_n(&rr_threads[i].started, __ATOMIC_ACQUIRE) == 1)
+			n++;
+	return n;
+}
+
+/* What the replay did that the recording does not match; cause: RR_CAUSE_*
+ * (rr_area.h), which spool replay's advice follows. */
+static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct rec_hdr *want,
+						 const char *what, uint32_t idx, const void *addr,
+						 const char *why)
 {
 	int mine;
 	struct rr_buf b = rr_report_begin(&mine);
 
 	if (mine) {
+		rr_area->cause = cause;
+		rr_area->cause_running = rr_running_others(&rr_area->cause_threads);
 		rr_puts(&b, "replay diverged in thread ");
 		rr_putu(&b, rr_self.id);
 		rr_puts(&b, " at its event ");
@@ -834,10 +928,10 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 	}
 	/* Every thread ended or waits like this: nothing will end the run. */
 	if (blocks && sync)
-		rr_diverge(NULL, what, idx, addr,
+		rr_diverge(RR_CAUSE_CALLS, NULL, what, idx, addr,
 			   "the replay makes a call the recording does not have (and every "
 			   "other thread has ended or waits at the end of its recording)");
-	rr_diverge(NULL, what, idx, addr, "the replay makes a call the recording does not have");
+	rr_diverge(RR_CAUSE_CALLS, NULL, what, idx, addr, "the replay makes a call the recording does not have");
 }
 
 void agent_rr_end_of_schedule(uint32_t thread, uint64_t count)
@@ -1021,28 +1115,28 @@ int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const 
 
 	rr_puts(&b, rr_op_name(op));
 	if (!rr_self.has_id)
-		rr_diverge(NULL, what, idx, addr, "a thread spool could not number made a sync call");
+		rr_diverge(RR_CAUSE_LIMIT, NULL, what, idx, addr, "a thread spool could not number made a sync call");
 	rr_rep_signals(t);
 	h = rr_peek();
 	if (!h)
 		rr_end_of_log(what, idx, addr, rr_op_blocks(op));
 	e = (const struct rec_sched *)h;
 	if (ev_kind(h->word) != KIND_SCHED || e->op != op)
-		rr_diverge(h, what, idx, addr, "a different call");
+		rr_diverge(RR_CAUSE_CALLS, h, what, idx, addr, "a different call");
 	if (idx) {
 		uint32_t m, want = e->obj + 1;
 
 		if (idx >= rr_area->max_objs)
-			rr_diverge(h, what, idx, addr, "more objects than the recording had");
+			rr_diverge(RR_CAUSE_CALLS, h, what, idx, addr, "more objects than the recording had");
 		/* First use binds; a failed CAS leaves the winner's mapping in m. */
 		m = __atomic_load_n(&rr_objmap[idx], __ATOMIC_ACQUIRE);
 		if (!m && __atomic_compare_exchange_n(&rr_objmap[idx], &m, want, 0,
 						      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			m = want;
 		if (m != want)
-			rr_diverge(h, what, idx, addr, "a different object");
+			rr_diverge(RR_CAUSE_CALLS, h, what, idx, addr, "a different object");
 	} else if (e->obj) {
-		rr_diverge(h, what, idx, addr, "a different object");
+		rr_diverge(RR_CAUSE_CALLS, h, what, idx, addr, "a different object");
 	}
 	rr_self.pending = e;
 	if (wait && e->turn != RR_NO_TURN)
@@ -1078,7 +1172,7 @@ void agent_rr_rep_end(struct agent_thread *t, int got)
 		rr_puts(&b, rr_op_name(e->op));
 		rr_puts(&b, " returning ");
 		rr_puti(&b, got);
-		rr_diverge(&e->h, what, 0, NULL, "the call returned something else");
+		rr_diverge(RR_CAUSE_RESULT, &e->h, what, 0, NULL, "the call returned something else");
 	}
 	rr_advance();
 	if (e->turn != RR_NO_TURN)
@@ -1088,6 +1182,184 @@ void agent_rr_rep_end(struct agent_thread *t, int got)
 	 * RR_O_TRACE_SCHED: rr_emit_sched). */
 	(void)idx;
 	rr_emit_sched(t, 0, e->tseq, e->obj, e->turn, e->op, e->result, e->arg);
+}
+
+/* ---- the descriptor table (sync mode) ---- */
+
+/*
+ * The process's descriptor table is one more shared object: the calls that
+ * allocate or free descriptors take turns of it (RR_OP_FDTAB records), so
+ * that a replay makes them in the recorded order and every number comes
+ * out as recorded (git grep's threads open files at once: their numbers
+ * swapped and a read "on another descriptor" diverged).
+ *
+ * Recording takes no lock: a call that frees a number takes its turn
+ * before the kernel frees it, a call that allocates takes it after the
+ * kernel allocated (rr_fd_frees). So a number freed and then allocated
+ * again is ordered as it happened. Two allocations at once may take their
+ * turns in the other order than the kernel served them; the replay moves
+ * a descriptor that comes out at another number than recorded to the
+ * recorded one (dup3), which is free then: everything that freed it has
+ * had its turn, everything that allocates it again comes later. A call
+ * that blocks (accept, the open of a FIFO) therefore holds nothing while
+ * it waits.
+ *
+ * Replay: enter waits for the call's turn (checking that the thread's next
+ * recorded event is this call), leave checks the result, moves the number,
+ * and passes the turn. A recorded failure is returned as recorded (a
+ * descriptor this replay got instead is closed); a failure where the
+ * recording got a descriptor stops the replay (the file system differs).
+ */
+
+/* The table's object number: a lock index taken at startup while
+ * recording (no lock has it); a replay uses the recorded records' own. */
+static uint32_t rr_fd_obj;
+/* Order descriptor calls: sync mode, recording, or replaying a recording
+ * that ordered them (RR_O_FDTAB). Set once at startup. */
+static int rr_fd_on;
+static __thread struct {
+	uint8_t depth; /* inside an ordered call: nested ones pass through */
+	uint8_t call;
+	uint32_t turn;	/* record: the turn, when taken before the call */
+	const struct rec_sched *e; /* replay: the recorded event */
+} rr_fd;
+
+uint32_t agent_rr_fdtab_enter(unsigned call)
+{
+	struct agent_thread *t = &agent_self;
+	const struct rec_hdr *h;
+	const struct rec_sched *e;
+	char what[64];
+	struct rr_buf b = {what, 0, sizeof(what)};
+
+	if (AGENT_LIKELY(!rr_fd_on))
+		return 0;
+	if (rr_fd.depth || t->state != AGENT_T_ON || t->busy || !agent.active || !call ||
+	    call >= RR_FD_MAX)
+		return 0;
+	if (!rr_self.has_id) {
+		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (agent_rr_mode & RR_MODE_RECORD) {
+		/* Handlers first: one that opens a file makes its own turn. */
+		rr_rec_signals(t);
+		rr_fd.depth = 1;
+		rr_fd.call = (uint8_t)call;
+		if (rr_fd_frees(call))
+			rr_fd.turn = __atomic_fetch_add(&rr_turn[rr_fd_obj], 1, __ATOMIC_SEQ_CST);
+		return 1;
+	}
+	rr_puts(&b, rr_fd_name(call));
+	rr_rep_signals(t);
+	h = rr_peek();
+	if (!h)
+		rr_end_of_log(what, 0, NULL, 0);
+	e = (const struct rec_sched *)h;
+	if (ev_kind(h->word) != KIND_SCHED || e->op != RR_OP_FDTAB ||
+	    RR_FD_ARG_CALL(e->arg) != call)
+		rr_diverge(RR_CAUSE_CALLS, h, what, 0, NULL, "a different call");
+	if (e->obj >= rr_area->max_objs || e->turn == RR_NO_TURN)
+		rr_diverge(RR_CAUSE_DATA, h, what, 0, NULL, "a damaged descriptor record");
+	rr_fd.depth = 1;
+	rr_fd.call = (uint8_t)call;
+	rr_fd.e = e;
+	rr_wait_turn(e);
+	return 1;
+}
+
+/* Replay: move descriptor got to number want (the recorded one), keeping
+ * its close-on-exec flag. 0, or -1 when want is taken in this replay. Raw
+ * system calls: the agent's own close and dup are interposed. */
+static int rr_fd_move(int got, int want)
+{
+	long fl;
+
+	if (got == want)
+		return 0;
+	if (want < 0 || want == agent_shm_fd || syscall(SYS_fcntl, want, F_GETFD) >= 0)
+		return -1;
+	fl = syscall(SYS_fcntl, got, F_GETFD);
+	if (syscall(SYS_dup3, got, want, fl > 0 && (fl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+		return -1;
+	syscall(SYS_close, got);
+	return 0;
+}
+
+static void __attribute__((noreturn)) rr_fd_diverge(uint32_t cause, const struct rec_sched *e,
+						    int64_t result, int err, int fd2,
+						    const char *why)
+{
+	char what[160];
+	struct rr_buf b = {what, 0, sizeof(what)};
+
+	rr_put_fd(&b, rr_fd.call, result, err, fd2);
+	rr_diverge(cause, &e->h, what, 0, NULL, why);
+}
+
+int agent_rr_fdtab_leave(int result, int *fd2)
+{
+	struct agent_thread *t = &agent_self;
+	const struct rec_sched *e = rr_fd.e;
+	unsigned call = rr_fd.call;
+	int err = errno, two = rr_fd_two_results(call), want, wfd2, werr;
+	uint32_t turn = rr_fd.turn;
+
+	if (agent_rr_mode & RR_MODE_RECORD) {
+		if (!rr_fd_frees(call))
+			turn = __atomic_fetch_add(&rr_turn[rr_fd_obj], 1, __ATOMIC_SEQ_CST);
+		rr_emit_sched(t, 0, ++rr_self.tseq, rr_fd_obj, turn, RR_OP_FDTAB, result,
+			      RR_FD_ARG(call, result < 0 ? err : 0, fd2 ? *fd2 : 0));
+		rr_fd.depth = 0;
+		errno = err;
+		return result;
+	}
+	want = e->result;
+	wfd2 = RR_FD_ARG_FD2(e->arg);
+	werr = RR_FD_ARG_ERR(e->arg);
+	if (!two && fd2 && *fd2 != wfd2)
+		rr_fd_diverge(RR_CAUSE_FD, e, result, err, *fd2,
+			      "the same call on another descriptor number");
+	if (want >= 0 && result < 0)
+		rr_fd_diverge(RR_CAUSE_RESULT, e, result, err, fd2 ? *fd2 : 0,
+			      "the call failed where the recorded one succeeded (a file the "
+			      "recorded run found is not there, or not the same)");
+	if (want < 0 && result >= 0) {
+		if (rr_fd_frees(call))
+			rr_fd_diverge(RR_CAUSE_FD, e, result, err, fd2 ? *fd2 : 0,
+				      "the call succeeded where the recorded one failed (the "
+				      "descriptor exists in this replay and did not in the "
+				      "recording)");
+		/* The recorded failure is the program's result: undo this one. */
+		if (call != RR_FD_FOPEN && call != RR_FD_OPENDIR) {
+			syscall(SYS_close, result);
+			if (two && fd2)
+				syscall(SYS_close, *fd2);
+		}
+		result = want;
+	} else if (want >= 0 && !rr_fd_frees(call) &&
+		   (rr_fd_move(result, want) < 0 ||
+		    (two && fd2 && rr_fd_move(*fd2, wfd2) < 0))) {
+		rr_fd_diverge(RR_CAUSE_FD, e, result, err, fd2 ? *fd2 : 0,
+			      "the descriptor number differs, and the recorded one is taken in "
+			      "this replay (by a descriptor made where spool does not order it: "
+			      "inside a library, by a raw system call)");
+	} else if (want >= 0 && result != want) {
+		rr_fd_diverge(RR_CAUSE_FD, e, result, err, fd2 ? *fd2 : 0,
+			      "the call returned something else");
+	}
+	if (want >= 0) {
+		result = want;
+		if (two && fd2)
+			*fd2 = wfd2;
+	}
+	rr_advance();
+	rr_pass_turn(e->obj, e->turn);
+	rr_emit_sched(t, 0, e->tseq, e->obj, e->turn, e->op, e->result, e->arg);
+	rr_fd.depth = 0;
+	rr_fd.e = NULL;
+	errno = want < 0 ? werr : err;
+	return result;
 }
 
 /* Replay: the stream files RR_INPUT_REF records read their data from
@@ -1128,7 +1400,7 @@ static const unsigned char *rr_input_data(const struct rec_input *in, uint32_t n
 		if (d && z->raw == n) {
 			d = agent_rr_zinput_unpack(d, z->packed, n, dst);
 			if (!d)
-				rr_diverge(&in->h, what, 0, NULL,
+				rr_diverge(RR_CAUSE_DATA, &in->h, what, 0, NULL,
 					   "the recorded data is damaged (a packed chunk does not "
 					   "unpack)");
 		} else {
@@ -1139,7 +1411,7 @@ static const unsigned char *rr_input_data(const struct rec_input *in, uint32_t n
 		return (const unsigned char *)in->data;
 	}
 	if (!d)
-		rr_diverge(&in->h, what, 0, NULL, "the recorded data is missing from the trace");
+		rr_diverge(RR_CAUSE_DATA, &in->h, what, 0, NULL, "the recorded data is missing from the trace");
 	return d;
 }
 
@@ -1164,12 +1436,15 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	if (!h)
 		rr_end_of_log(what, 0, NULL, rr_call_blocks(call));
 	in = (const struct rec_input *)h;
-	if (ev_kind(h->word) != KIND_INPUT || in->call != call || in->fd != fd)
-		rr_diverge(h, what, 0, NULL, "a different call");
+	if (ev_kind(h->word) == KIND_INPUT && in->call == call && in->fd != fd)
+		rr_diverge(RR_CAUSE_FD, h, what, 0, NULL,
+			   "the same call on another descriptor number");
+	if (ev_kind(h->word) != KIND_INPUT || in->call != call)
+		rr_diverge(RR_CAUSE_CALLS, h, what, 0, NULL, "a different call");
 	for (i = 0; i < nseg; i++)
 		cap += seg[i].n;
 	if (in->len > cap)
-		rr_diverge(h, what, 0, NULL, "the recorded data does not fit the buffer");
+		rr_diverge(RR_CAUSE_CALLS, h, what, 0, NULL, "the recorded data does not fit the buffer");
 	result = in->result;
 	err = in->err;
 	len = in->len;
@@ -1271,7 +1546,7 @@ uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
 	}
 	*forced = agent_rr_rep_begin(t, 0, OP_THREAD_CREATE, NULL, 1);
 	if (rr_self.pending->arg >= rr_area->max_threads)
-		rr_diverge(&rr_self.pending->h, "pthread_create", 0, NULL, "bad thread number");
+		rr_diverge(RR_CAUSE_DATA, &rr_self.pending->h, "pthread_create", 0, NULL, "bad thread number");
 	if (*forced) {
 		agent_rr_rep_end(t, *forced);
 		return RR_NO_TURN;
@@ -1364,7 +1639,7 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 		if (!rr_done_but(rr_self.id)) /* the others: ended or parked */
 			idle = 0;
 		else if (++idle >= 2)
-			rr_diverge(NULL, "pthread_join", 0, NULL,
+			rr_diverge(RR_CAUSE_CALLS, NULL, "pthread_join", 0, NULL,
 				   "the joined thread went past its recording and waits there for "
 				   "good (every other thread has ended or waits at the end of its "
 				   "recording)");
@@ -1384,7 +1659,7 @@ void agent_rr_thread_end(void)
 		rr_rep_signals(&agent_self);
 	if (agent_rr_mode & RR_MODE_REPLAY) {
 		if (rr_self.cur < rr_self.end)
-			rr_diverge(rr_peek(), "the thread ends", 0, NULL,
+			rr_diverge(RR_CAUSE_CALLS, rr_peek(), "the thread ends", 0, NULL,
 				   "the thread ends before its recorded events are done");
 		__atomic_store_n(&rr_threads[rr_self.id].started, 2, __ATOMIC_SEQ_CST);
 		agent_rr_zinput_thread_end();
@@ -1408,7 +1683,7 @@ void agent_rr_thread_end(void)
 		 * their logs' ends (rr_end_of_log): nothing will end the run. */
 		if (!(rr_area->opts & RR_O_TRUNCATED) && !(agent_rr_mode & RR_MODE_SERIAL) &&
 		    rr_trunc_any_parked() && rr_trunc_all_done())
-			rr_diverge(NULL, "the thread ends", 0, NULL,
+			rr_diverge(RR_CAUSE_CALLS, NULL, "the thread ends", 0, NULL,
 				   "the other threads wait at the ends of their recordings in calls "
 				   "the recording does not have, and this last one ends");
 	}
@@ -1464,7 +1739,7 @@ void agent_rr_thread_noring(void)
 		if (agent_rr_mode & RR_MODE_SERIAL)
 			agent_serial_thread_leave();
 	} else {
-		rr_diverge(NULL, "the thread starts", 0, NULL,
+		rr_diverge(RR_CAUSE_LIMIT, NULL, "the thread starts", 0, NULL,
 			   "the thread found no free ring (more threads alive at once than "
 			   "--max-threads)");
 	}
@@ -1477,7 +1752,7 @@ void agent_rr_thread_unnumbered(void)
 		rr_lost("a new thread could not take its number (the agent's start slots stayed "
 			"busy for 1 s): the recording is incomplete from there on");
 	else
-		rr_diverge(NULL, "pthread_create", 0, NULL,
+		rr_diverge(RR_CAUSE_LIMIT, NULL, "pthread_create", 0, NULL,
 			   "the new thread could not take its number (the agent's start slots "
 			   "stayed busy for 1 s)");
 }
@@ -1727,6 +2002,14 @@ void agent_rr_init(void)
 	rr_order = (struct rr_order *)(agent_rr_ro + a->order_off);
 	rr_chunk = c->ring_bytes / 8 < RR_CHUNK_MAX ? c->ring_bytes / 8 : RR_CHUNK_MAX;
 	agent_lock_quiet = !(a->opts & RR_O_LOCK_EVENTS);
+	/* Sync mode orders the descriptor table (a replay: when the recording
+	 * did). Its object number is a lock index no lock will have. */
+	if (!a->serial && a->mode == RR_MODE_RECORD) {
+		rr_fd_obj = __atomic_fetch_add(&c->nlocks, 1, __ATOMIC_RELAXED);
+		rr_fd_on = rr_fd_obj && rr_fd_obj < a->max_objs;
+	} else if (!a->serial && (a->opts & RR_O_FDTAB)) {
+		rr_fd_on = 1;
+	}
 	rr_trace_sched = a->mode != RR_MODE_REPLAY || (a->opts & RR_O_TRACE_SCHED);
 	pthread_atfork(NULL, NULL, rr_fork_child);
 	rr_self.id = 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * agent_rr.h - record/replay inside the agent (doc/record.md): the hooks
- * the lock interposers (agent_lock.c), thread creation (agent_thread.c) and
- * the input interposers (agent_rr_io.c) call, all implemented in agent_rr.c.
+ * the lock interposers (agent_lock.c), thread creation (agent_thread.c), the
+ * input interposers (agent_rr_io.c) and the descriptor calls
+ * (agent_rr_fd.c) call, all implemented in agent_rr.c.
  *
  * Every hook sits behind one test of agent_rr_mode, which stays
  * RR_MODE_OFF in plain `spool locks` runs and in an inert agent: a
@@ -90,6 +91,41 @@ void agent_rr_exit_wait(void);
  * after it with its result. */
 void agent_rr_join_begin(struct agent_thread *t);
 void agent_rr_join_end(struct agent_thread *t, int rc);
+
+/*
+ * The descriptor table (sync mode; agent_rr.c, doc/record.md "Descriptor
+ * numbers"). Every call that allocates or frees descriptors is ordered like
+ * a lock, so a replay gets the recorded numbers. An interposer does:
+ *
+ *	uint32_t on = agent_rr_fdtab_enter(RR_FD_OPEN);
+ *	int fd = real_open(...);
+ *	if (on)
+ *		fd = agent_rr_fdtab_leave(fd, NULL);
+ *	return fd;
+ *
+ * enter returns 0 when the call is not ordered (serial mode, not
+ * recording, a nested call, the agent's own, a thread spool could not
+ * number): make the call as usual and do not call leave. Otherwise leave
+ * must follow the real call on the same thread, with nothing ordered in
+ * between (the real call may be any libc function: fopen, opendir). Replay:
+ * enter waits for the call's turn; leave moves the descriptor to the
+ * recorded number when it came out elsewhere (dup3) and returns the number
+ * the program must see. A caller whose object holds the number (a FILE, a
+ * DIR) stores that number in it. When the recorded call failed and this
+ * one did not, leave closes what a plain descriptor call made and returns
+ * the recorded failure (errno set); for RR_FD_FOPEN and RR_FD_OPENDIR it
+ * closes nothing: the caller closes its object and returns the failure.
+ * errno is the call's (replay of a failure: the recorded one).
+ *
+ * fd2: for RR_FD_PIPE and RR_FD_SOCKETPAIR, in and out, the second
+ * descriptor (moved like the first); for a call on a descriptor (close,
+ * dup, dup2, fclose, closedir), its argument, which the replay checks; NULL
+ * otherwise. Record: calls that free a number take their turn in enter,
+ * the others in leave (rr_area.h, rr_fd_frees); a call may block between
+ * the two (accept, the open of a FIFO): nothing is held.
+ */
+uint32_t agent_rr_fdtab_enter(unsigned call);
+int agent_rr_fdtab_leave(int result, int *fd2);
 
 /* Inputs (agent_rr_io.c). A call's data is a list of segments. */
 struct agent_rr_seg {

@@ -15,9 +15,11 @@
  * returns the recorded result, so a directory the recorded run left costs
  * nothing.
  *
- * fstat on a descriptor is not recorded (glibc's stdio makes it inside
- * libc, where no interposer sees it); neither are other opens, unlink or
- * rename
+ * Sync mode also orders every open and creat in the descriptor table
+ * (agent_rr_fdtab_enter, agent_rr.h), so concurrent opens replay with the
+ * recorded numbers. fstat on a descriptor is not recorded (glibc's stdio
+ * makes it inside libc, where no interposer sees it); neither are the
+ * results of other opens, unlink or rename
  * (doc/record.md, "What is not captured"). Calls made by the agent itself
  * and by threads spool could not number pass through, as in agent_rr_io.c.
  */
@@ -269,12 +271,12 @@ static int rr_open_real(int dirfd, const char *path, int flags, mode_t mode)
 			   : fb_openat(dirfd, path, flags, mode);
 }
 
-static int rr_open(int dirfd, const char *path, int flags, mode_t mode)
+static int rr_open_excl(int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct agent_thread *t;
 	int fd, want, e;
 
-	if ((flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL) || RR_IO_OFF(t))
+	if (RR_IO_OFF(t))
 		return rr_open_real(dirfd, path, flags, mode);
 	if (!RR_REPLAYING()) {
 		fd = rr_open_real(dirfd, path, flags, mode);
@@ -297,6 +299,54 @@ static int rr_open(int dirfd, const char *path, int flags, mode_t mode)
 	errno = e;
 	return want;
 }
+
+/*
+ * Sync mode orders opens in the descriptor table (agent_rr_fdtab_enter):
+ * the open takes its turn, then an O_EXCL open records its result as
+ * before. Replay: the open is made at its turn (without O_EXCL when the
+ * recorded run left the name), leave puts it at the recorded number or
+ * returns the recorded failure, and a file this replay made where the
+ * recorded open failed is removed again.
+ */
+static int rr_open(int dirfd, const char *path, int flags, mode_t mode)
+{
+	int excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	uint32_t on = agent_rr_fdtab_enter(RR_FD_OPEN);
+	struct agent_thread *t;
+	int fd, made = 0, e;
+
+	if (!on)
+		return excl ? rr_open_excl(dirfd, path, flags, mode)
+			    : rr_open_real(dirfd, path, flags, mode);
+	fd = rr_open_real(dirfd, path, flags, mode);
+	if (excl && RR_REPLAYING()) {
+		made = fd >= 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = rr_open_real(dirfd, path, flags & ~O_EXCL, mode);
+	}
+	fd = agent_rr_fdtab_leave(fd, NULL);
+	if (!excl || RR_IO_OFF(t))
+		return fd;
+	if (!RR_REPLAYING())
+		return rr_res_rec(t, RR_CALL_OPEN_EXCL, fd);
+	e = errno;
+	if (fd < 0 && made) /* the recorded run found the name taken */
+		syscall(SYS_unlinkat, dirfd, path, 0);
+	fd = (int)agent_rr_rep_input(t, RR_CALL_OPEN_EXCL, -1, NULL, 0, NULL);
+	if (fd < 0 && !errno)
+		errno = e;
+	return fd;
+}
+
+/* creat is open with O_CREAT|O_WRONLY|O_TRUNC (glibc's own creat opens
+ * without the PLT: only this interposer sees it). */
+AGENT_EXPORT int creat(const char *path, mode_t mode)
+{
+	return rr_open(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+AGENT_EXPORT int creat64(const char *path, mode_t mode)
+    __attribute__((alias("creat"), copy(creat)));
 
 static mode_t rr_open_mode(int flags, va_list ap)
 {

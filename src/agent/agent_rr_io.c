@@ -404,16 +404,26 @@ static int rr_accept(struct agent_thread *t, int fd, struct sockaddr *a, socklen
 	struct agent_rr_seg s = {a, a && l ? *l : 0};
 	int e = errno;
 
+	uint32_t on;
+
 	if (RR_REPLAYING()) {
 		r = (int)agent_rr_rep_input(t, RR_CALL_ACCEPT, fd, &s, 1, NULL);
 		e = errno;
+		/* sync: the new descriptor takes its turn of the table (after the
+		 * input record, as recorded); it is made at that turn */
+		on = r >= 0 ? agent_rr_fdtab_enter(RR_FD_ACCEPT) : 0;
 		rr_fake_fd(fd, r, f);
+		if (on)
+			r = agent_rr_fdtab_leave(r, NULL);
 		errno = e;
 		return r;
 	}
 	if (r < 0)
 		s.n = 0;
 	agent_rr_rec_input(t, RR_CALL_ACCEPT, fd, r, r < 0 ? e : 0, 0, &s, 1);
+	/* sync: the turn of an allocation is taken after the kernel made it */
+	if (r >= 0 && agent_rr_fdtab_enter(RR_FD_ACCEPT))
+		r = agent_rr_fdtab_leave(r, NULL);
 	errno = e;
 	return r;
 }

@@ -543,12 +543,16 @@ AGENT_EXPORT int sigwait(const sigset_t *set, int *sig)
  * quiets the signals of the mask (sig_quiet). */
 AGENT_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
 {
+	/* a new signalfd (fd -1) takes a turn of the descriptor table */
+	uint32_t on = fd == -1 && agent_rr_mode ? agent_rr_fdtab_enter(RR_FD_SIGNALFD) : 0;
 	int r, e;
 
 	if (sig_real_signalfd)
 		r = sig_real_signalfd(fd, mask, flags);
 	else
 		r = (int)syscall(SYS_signalfd4, fd, mask, _NSIG / 8, flags);
+	if (on)
+		r = agent_rr_fdtab_leave(r, NULL);
 	if (r >= 0 && mask && (agent_rr_mode & RR_MODE_REPLAY)) {
 		e = errno;
 		sig_quiet(mask);

@@ -337,16 +337,22 @@ AGENT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
  * execs is traced (tests/integ/104-exec-after-close.t). */
 AGENT_EXPORT int close(int fd)
 {
+	uint32_t on;
+	int rc;
+
 	if (fd >= 0 && fd == agent_shm_fd)
 		return 0;
 	if (fd >= 0 && fd < AGENT_SYS_FDS)
 		__atomic_store_n(&agent_sys_fdkind[fd], 0, __ATOMIC_RELAXED);
-	return real_close(fd);
+	/* sync record/replay: a close takes its turn of the descriptor table */
+	on = AGENT_UNLIKELY(agent_rr_mode) ? agent_rr_fdtab_enter(RR_FD_CLOSE) : 0;
+	rc = real_close(fd);
+	return on ? agent_rr_fdtab_leave(rc, &fd) : rc;
 }
 
 /* The same for a range: the ranges on both sides of the region's
  * descriptor (CLOSE_RANGE_CLOEXEC included: it must stay open across exec). */
-AGENT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+static int sys_close_range(unsigned lo, unsigned hi, int flags)
 {
 	unsigned keep = (unsigned)agent_shm_fd;
 	int rc = 0;
@@ -360,6 +366,17 @@ AGENT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	if (!rc && keep < hi)
 		rc = real_close_range(keep + 1, hi, flags);
 	return rc;
+}
+
+AGENT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+	/* CLOSE_RANGE_CLOEXEC frees nothing: not ordered */
+	uint32_t on = AGENT_UNLIKELY(agent_rr_mode) && !(flags & CLOSE_RANGE_CLOEXEC)
+			  ? agent_rr_fdtab_enter(RR_FD_CLOSE_RANGE)
+			  : 0;
+	int rc = sys_close_range(lo, hi, flags), first = (int)lo;
+
+	return on ? agent_rr_fdtab_leave(rc, &first) : rc;
 }
 
 AGENT_EXPORT void closefrom(int lo)

@@ -326,6 +326,8 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	ctx->max_rings = so->max_rings;
 	ctx->info.shm_fd = session_shm_fd(so);
 	ctx->info.kills = 1; /* the agent records the program's signal sends */
+	/* sync mode: the agent orders the descriptor calls (RR_OP_FDTAB) */
+	ctx->info.fdtab = !ctx->serial;
 	/* serial progress: function entries, not exits (chaos counts both) */
 	ctx->info.entries_only = !ctx->chaos;
 	/* What the program writes to: a replay gives it the same kinds. */

@@ -96,6 +96,20 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 #define RR_O_TRACE_SCHED 0x40u
 /* Replay: the log has RR_INPUT_ZREF records; the agent loads libzstd. */
 #define RR_O_PACKED 0x80u
+/* Replay: the recording ordered the descriptor table (RR_OP_FDTAB, sync
+ * mode; `fdtab=1` in its record file): the replay orders it too. */
+#define RR_O_FDTAB 0x100u
+
+/* rr_area.cause: what a divergence found different (set with the report;
+ * spool replay's advice depends on it). */
+enum {
+	RR_CAUSE_NONE = 0,   /* not said */
+	RR_CAUSE_CALLS = 1,  /* another call, object or order of calls than recorded */
+	RR_CAUSE_FD = 2,     /* the same call on another descriptor number */
+	RR_CAUSE_RESULT = 3, /* the same call returned something else (a file that is gone) */
+	RR_CAUSE_DATA = 4,   /* the recording's data is damaged or missing */
+	RR_CAUSE_LIMIT = 5,  /* a limit of spool (threads it could not number, ...) */
+};
 
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and
  * where the releasing thread was (rec_sched.obj, rr_switch.why). */
@@ -106,6 +120,54 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* A signal delivered (rec_sched.op; obj = the signal number, turn =
  * RR_NO_TURN, arg = 0): the program's handler ran here (agent_rr_signal.c). */
 #define RR_OP_SIGNAL 34u
+/* Sync mode: a call that allocates or frees descriptors (rec_sched.op;
+ * obj = the descriptor table's object, turn = its turn, result = what the
+ * call returned, arg = RR_FD_ARG(call, errno, second descriptor)). The
+ * process's descriptor table is one shared object: its turns order the
+ * opens, closes, dups, pipes, ... of all threads, so a replay gets the
+ * recorded numbers (agent_rr_fdtab_enter/leave, agent_rr.h). */
+#define RR_OP_FDTAB 60u
+/* rec_sched.arg of an RR_OP_FDTAB record: the call (RR_FD_*), the errno of
+ * a failure, the second descriptor of pipe and socketpair (else 0). */
+#define RR_FD_ARG(call, err, fd2)                                                                  \
+	((uint64_t)(uint8_t)(call) | ((uint64_t)(uint16_t)(err) << 8) |                            \
+	 ((uint64_t)(uint32_t)(fd2) << 32))
+#define RR_FD_ARG_CALL(arg) ((unsigned)((arg) & 0xff))
+#define RR_FD_ARG_ERR(arg) ((int)(((arg) >> 8) & 0xffff))
+#define RR_FD_ARG_FD2(arg) ((int32_t)(uint32_t)((arg) >> 32))
+/* The calls of RR_OP_FDTAB records. Part of the trace format. The kind
+ * (rr_fd_frees) says when the turn is taken while recording: a call that
+ * frees a number takes it before the kernel frees it, one that allocates
+ * after the kernel allocated, so that a number freed and then allocated
+ * again keeps that order in the turns. */
+enum {
+	RR_FD_OPEN = 1,	       /* open, openat, creat (and their 64 forms) */
+	RR_FD_CLOSE = 2,       /* close */
+	RR_FD_DUP = 3,	       /* dup, fcntl F_DUPFD / F_DUPFD_CLOEXEC */
+	RR_FD_DUP2 = 4,	       /* dup2, dup3: the target number is replaced */
+	RR_FD_PIPE = 5,	       /* pipe, pipe2: result = fd[0], fd2 = fd[1] */
+	RR_FD_SOCKET = 6,      /* socket */
+	RR_FD_SOCKETPAIR = 7,  /* socketpair: result = sv[0], fd2 = sv[1] */
+	RR_FD_ACCEPT = 8,      /* accept, accept4 */
+	RR_FD_EVENTFD = 9,     /* eventfd */
+	RR_FD_EPOLL = 10,      /* epoll_create, epoll_create1 */
+	RR_FD_SIGNALFD = 11,   /* signalfd with fd -1 (a new one) */
+	RR_FD_TIMERFD = 12,    /* timerfd_create */
+	RR_FD_MEMFD = 13,      /* memfd_create */
+	RR_FD_FOPEN = 14,      /* fopen, fopen64, tmpfile: result = the FILE's descriptor */
+	RR_FD_FCLOSE = 15,     /* fclose: result = its descriptor before */
+	RR_FD_OPENDIR = 16,    /* opendir: result = the DIR's descriptor */
+	RR_FD_CLOSEDIR = 17,   /* closedir */
+	RR_FD_CLOSE_RANGE = 18, /* close_range, closefrom: result = the first number */
+	RR_FD_MKSTEMP = 19,    /* mkstemp, mkostemp, mkstemps, mkostemps */
+	RR_FD_OTHER = 20,      /* another call that makes a descriptor (inotify_init, ...) */
+	RR_FD_MAX
+};
+static inline int rr_fd_frees(unsigned call)
+{
+	return call == RR_FD_CLOSE || call == RR_FD_DUP2 || call == RR_FD_FCLOSE ||
+	       call == RR_FD_CLOSEDIR || call == RR_FD_CLOSE_RANGE;
+}
 enum {
 	RR_AT_NONE = 0,
 	RR_AT_POINT = 1,  /* a progress point (function entry/exit, coverage callback) */
@@ -314,6 +376,15 @@ struct rr_area {
 	 * streams are files of one directory, so of one file system. */
 	uint64_t img_dev, img_ino;
 	uint64_t stream_dev, stream_ino[RR_STREAMS_MAX];
+	/* Replay, set with the report of a divergence (agent): RR_CAUSE_*, and
+	 * how many other threads of the program were running then (not ended,
+	 * not parked at their log's end) and how many threads it had created
+	 * so far (main included): with one thread, no data race can explain
+	 * the divergence. */
+	uint32_t cause;
+	uint32_t cause_running;
+	uint32_t cause_threads;
+	uint32_t pad3;
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

@@ -90,6 +90,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fputs("lock_events=1\n", f);
 	if (info->kills)
 		fputs("kills=1\n", f);
+	if (info->fdtab)
+		fputs("fdtab=1\n", f);
 	if (info->entries_only)
 		fputs("progress=entries\n", f);
 	if (info->shm_fd > 0)
@@ -172,6 +174,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->lock_events = atoi(eq);
 		else if (!strcmp(line, "kills"))
 			info->kills = atoi(eq);
+		else if (!strcmp(line, "fdtab"))
+			info->fdtab = atoi(eq);
 		else if (!strcmp(line, "progress"))
 			info->entries_only = !strcmp(eq, "entries");
 		else if (!strcmp(line, "shm_fd"))

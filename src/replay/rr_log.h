@@ -44,6 +44,7 @@ struct rr_info {
 	int lock_events;   /* recorded with --lock-events: the replay writes them too */
 	int shm_fd;	   /* the program's descriptor of the shared region (0: not said) */
 	int kills;	   /* the recording has its signal sends (RR_CALL_KILL) */
+	int fdtab;	   /* sync: the descriptor calls are ordered (RR_OP_FDTAB) */
 	int entries_only;  /* serial: function entries only were progress points */
 	/* what the program's stdout and stderr were: "tty", "pipe", "file",
 	 * "null" ("" when not said), and a file's offset (stdio_kind.h) */
