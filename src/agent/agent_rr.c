@@ -1286,6 +1286,25 @@ static int rr_fd_move(int got, int want)
 	return 0;
 }
 
+/* Replay: move the two descriptors of a pipe or socketpair to their
+ * recorded numbers. The second may sit where the first must go (got 5 and
+ * 7, recorded 7 and 8): it moves above both first. */
+static int rr_fd_move2(int got, int got2, int want, int want2)
+{
+	if (got2 == want && got != want) {
+		long fl = syscall(SYS_fcntl, got2, F_GETFD);
+		int top = (want > want2 ? want : want2) + 1;
+		long n = syscall(SYS_fcntl, got2,
+				 fl > 0 && (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, top);
+
+		if (n < 0)
+			return -1;
+		syscall(SYS_close, got2);
+		got2 = (int)n;
+	}
+	return rr_fd_move(got, want) < 0 || rr_fd_move(got2, want2) < 0 ? -1 : 0;
+}
+
 static void __attribute__((noreturn)) rr_fd_diverge(uint32_t cause, const struct rec_sched *e,
 						    int64_t result, int err, int fd2,
 						    const char *why)
@@ -1337,13 +1356,13 @@ int agent_rr_fdtab_leave(int result, int *fd2)
 				syscall(SYS_close, *fd2);
 		}
 		result = want;
-	} else if (want >= 0 && !rr_fd_frees(call) &&
-		   (rr_fd_move(result, want) < 0 ||
-		    (two && fd2 && rr_fd_move(*fd2, wfd2) < 0))) {
-		rr_fd_diverge(RR_CAUSE_FD, e, result, err, fd2 ? *fd2 : 0,
-			      "the descriptor number differs, and the recorded one is taken in "
-			      "this replay (by a descriptor made where spool does not order it: "
-			      "inside a library, by a raw system call)");
+	} else if (want >= 0 && !rr_fd_frees(call)) {
+		if (two && fd2 ? rr_fd_move2(result, *fd2, want, wfd2) < 0
+			       : rr_fd_move(result, want) < 0)
+			rr_fd_diverge(RR_CAUSE_FD, e, result, err, fd2 ? *fd2 : 0,
+				      "the descriptor number differs, and the recorded one is "
+				      "taken in this replay (by a descriptor made where spool does "
+				      "not order it: inside a library, by a raw system call)");
 	} else if (want >= 0 && result != want) {
 		rr_fd_diverge(RR_CAUSE_FD, e, result, err, fd2 ? *fd2 : 0,
 			      "the call returned something else");

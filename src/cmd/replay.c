@@ -31,6 +31,7 @@
 #include "../collect/stdio_kind.h"
 #include "../replay/gdb.h"
 #include "../replay/rr_img.h"
+#include "../replay/rr_advice.h"
 #include "../replay/rr_log.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
@@ -56,6 +57,7 @@ struct replay_ctx {
 	struct rr_watch watch; /* kills a program the agent stopped */
 	char report[RR_REPORT_BYTES];
 	uint32_t flags;
+	uint32_t cause, cause_threads, cause_running; /* of a divergence (RR_CAUSE_*) */
 	uint32_t nthreads;
 	uint32_t short_thread, short_done, short_n; /* a thread that did not finish its log */
 	uint64_t tturn, nsw;			    /* serial: token turns reached / recorded */
@@ -177,6 +179,9 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->report, a->report, n);
 	ctx->report[n] = 0;
+	ctx->cause = __atomic_load_n(&a->cause, __ATOMIC_ACQUIRE);
+	ctx->cause_threads = a->cause_threads;
+	ctx->cause_running = a->cause_running;
 	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
 	ctx->nsw = a->nsw;
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
@@ -710,14 +715,19 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ctx.flags & RR_F_STOP) {
 		log_err("%s", ctx.report);
-		/* The usual cause of a sync divergence in a program nobody
-		 * changed: threads that share data without a lock. */
-		if (strcmp(info->mode, "serial") && !strncmp(ctx.report, "replay diverged", 15))
-			log_info("this recording was made in sync mode, which orders the "
-				 "synchronization calls only: if the program was not changed, "
-				 "threads that share data without a lock (a data race, or atomics "
-				 "used for synchronization) are the likely cause; record it in "
-				 "serial mode (the default), which replays those too");
+		/* What to make of it follows what differs: a data race is
+		 * named only where it can be the cause (rr_advice.c). */
+		if (!strncmp(ctx.report, "replay diverged", 15)) {
+			struct rr_advice_in ai = {.cause = ctx.cause,
+						  .threads = ctx.cause_threads,
+						  .running = ctx.cause_running,
+						  .sync = !!strcmp(info->mode, "serial"),
+						  .fdtab = info->fdtab};
+			const char *advice = rr_advice(&ai);
+
+			if (advice)
+				log_info("%s", advice);
+		}
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}
