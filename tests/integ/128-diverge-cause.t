@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 128-diverge-cause.t - when a sync replay diverges, spool says what differs
+# and suggests a data race only where one can be the cause. rr_fdcause's
+# replay is made to go another way on purpose (--env changes the program,
+# a file removed changes its world):
+#   a descriptor made by a raw system call: the worker's open gets another
+#     number -> "another descriptor number", "not a data race";
+#   the file gone: its open fails where the recorded one succeeded -> "a
+#     call returned something else", "not a data race";
+#   a lock before any thread exists: another call with one thread -> "no
+#     data race explains it";
+#   the same lock with two threads: a data race is named as a likely cause.
+. "$(dirname "$0")/lib.sh"
+
+plan 17
+
+P="$PROGS/rr_fdcause"
+echo hello >in.txt
+
+spool_run record -q --mode sync -o c.trace -- "$P" "$PWD/in.txt"
+is_rc 0 "sync record"
+is "$OUT" "read: hello" "the recorded run read the file"
+spool_run replay -q c.trace
+is_rc 0 "an unchanged replay does not diverge"
+
+spool_run replay -q --env FDCAUSE_EXTRA=1 c.trace
+is_rc 3 "an extra descriptor: the replay diverges"
+# (the numbers depend on what the harness left open: the replay's is the next)
+rec_fd=$(sed -n 's/.*recorded: open returning \([0-9]*\).*/\1/p' run.err)
+rep_fd=$(sed -n 's/.*replay: *open returning \([0-9]*\).*/\1/p' run.err)
+like "$rec_fd" '^[0-9]+$' "the report shows the recorded number"
+is "$rep_fd" "$((rec_fd + 1))" "... and this replay's, one above"
+like "$ERR" 'another descriptor number' "the advice names a descriptor number"
+like "$ERR" 'not a data race' "... and says it is not a data race"
+
+mv in.txt gone.txt
+spool_run replay -q c.trace
+is_rc 3 "the file gone: the replay diverges"
+like "$ERR" 'open failing \(errno 2\)' "the report shows the failed open"
+like "$ERR" 'returned something else than when it was recorded' "the advice names the result"
+unlike "$ERR" 'likely cause' "no data race is suggested"
+mv gone.txt in.txt
+
+spool_run replay -q --env FDCAUSE_LOCK=1 c.trace
+is_rc 3 "another call with one thread: the replay diverges"
+like "$ERR" 'only one thread had been created.*no data race explains it' \
+	"the advice rules a data race out"
+unlike "$ERR" 'likely cause' "... and does not suggest one"
+
+spool_run replay -q --env FDCAUSE_LATE=1 c.trace
+is_rc 3 "another call with two threads: the replay diverges"
+like "$ERR" 'data race.*likely cause' "a data race is named as a likely cause"
+done_testing
