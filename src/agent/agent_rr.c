@@ -1232,7 +1232,8 @@ uint32_t agent_rr_fdtab_enter(unsigned call)
 	char what[64];
 	struct rr_buf b = {what, 0, sizeof(what)};
 
-	if (AGENT_LIKELY(!rr_fd_on))
+	if (AGENT_LIKELY(!rr_fd_on) || !(agent_rr_mode & (RR_MODE_RECORD | RR_MODE_REPLAY)) ||
+	    (agent_rr_mode & RR_MODE_SERIAL))
 		return 0;
 	if (rr_fd.depth || t->state != AGENT_T_ON || t->busy || !agent.active || !call ||
 	    call >= RR_FD_MAX)
@@ -1852,6 +1853,7 @@ static void rr_fork_child(void)
 	/* The child is not recorded: its schedule would mix with the
 	 * parent's thread numbers. The host refuses to replay such a trace. */
 	agent_rr_mode = RR_MODE_OFF;
+	rr_fd_on = 0;
 	agent_serial_fork_child();
 	__atomic_fetch_or(&rr_area->flags, RR_F_FORKED, __ATOMIC_ACQ_REL);
 }
