@@ -10,10 +10,12 @@
 #     call returned something else", "not a data race";
 #   a lock before any thread exists: another call with one thread -> "no
 #     data race explains it";
-#   the same lock with two threads: a data race is named as a likely cause.
+#   the same lock with two threads: a data race is named as a likely cause;
+#   serial mode, the extra descriptor: the worker's read is on another
+#     number -> "another descriptor number", "not a data race".
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 21
 
 P="$PROGS/rr_fdcause"
 echo hello >in.txt
@@ -51,4 +53,13 @@ unlike "$ERR" 'likely cause' "... and does not suggest one"
 spool_run replay -q --env FDCAUSE_LATE=1 c.trace
 is_rc 3 "another call with two threads: the replay diverges"
 like "$ERR" 'data race.*likely cause' "a data race is named as a likely cause"
+
+# Serial mode orders no descriptor table (one thread runs at a time): the
+# extra descriptor shows at the worker's read, on another number.
+spool_run record -q -o ser.trace -- "$P" "$PWD/in.txt"
+is_rc 0 "serial record"
+spool_run replay -q --env FDCAUSE_EXTRA=1 ser.trace
+is_rc 3 "serial, an extra descriptor: the replay diverges"
+like "$ERR" 'the same call on another descriptor number' "the report names the descriptor number"
+like "$ERR" 'not a data race' "... and rules a data race out"
 done_testing
