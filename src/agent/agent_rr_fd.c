@@ -38,23 +38,62 @@
 /* The fdtab's enter when record/replay is on, else 0: the call is plain. */
 #define FD_ENTER(call) (AGENT_UNLIKELY(agent_rr_mode) ? agent_rr_fdtab_enter(call) : 0)
 
-static int fb_dup(int fd) { return (int)syscall(SYS_dup, fd); }
-static int fb_dup2(int a, int b) { return (int)syscall(SYS_dup2, a, b); }
-static int fb_dup3(int a, int b, int f) { return (int)syscall(SYS_dup3, a, b, f); }
-static int fb_pipe2(int p[2], int f) { return (int)syscall(SYS_pipe2, p, f); }
-static int fb_pipe(int p[2]) { return fb_pipe2(p, 0); }
+static int fb_dup(int fd)
+{
+	return (int)syscall(SYS_dup, fd);
+}
+static int fb_dup2(int a, int b)
+{
+	return (int)syscall(SYS_dup2, a, b);
+}
+static int fb_dup3(int a, int b, int f)
+{
+	return (int)syscall(SYS_dup3, a, b, f);
+}
+static int fb_pipe2(int p[2], int f)
+{
+	return (int)syscall(SYS_pipe2, p, f);
+}
+static int fb_pipe(int p[2])
+{
+	return fb_pipe2(p, 0);
+}
 static int fb_socketpair(int d, int t, int p, int sv[2])
 {
 	return (int)syscall(SYS_socketpair, d, t, p, sv);
 }
-static int fb_eventfd(unsigned n, int f) { return (int)syscall(SYS_eventfd2, n, f); }
-static int fb_epoll_create1(int f) { return (int)syscall(SYS_epoll_create1, f); }
-static int fb_epoll_create(int n) { return n <= 0 ? (errno = EINVAL, -1) : fb_epoll_create1(0); }
-static int fb_timerfd_create(int c, int f) { return (int)syscall(SYS_timerfd_create, c, f); }
-static int fb_memfd_create(const char *n, unsigned f) { return (int)syscall(SYS_memfd_create, n, f); }
-static int fb_inotify_init1(int f) { return (int)syscall(SYS_inotify_init1, f); }
-static int fb_inotify_init(void) { return fb_inotify_init1(0); }
-static int fb_fcntl(int fd, int cmd, void *arg) { return (int)syscall(SYS_fcntl, fd, cmd, arg); }
+static int fb_eventfd(unsigned n, int f)
+{
+	return (int)syscall(SYS_eventfd2, n, f);
+}
+static int fb_epoll_create1(int f)
+{
+	return (int)syscall(SYS_epoll_create1, f);
+}
+static int fb_epoll_create(int n)
+{
+	return n <= 0 ? (errno = EINVAL, -1) : fb_epoll_create1(0);
+}
+static int fb_timerfd_create(int c, int f)
+{
+	return (int)syscall(SYS_timerfd_create, c, f);
+}
+static int fb_memfd_create(const char *n, unsigned f)
+{
+	return (int)syscall(SYS_memfd_create, n, f);
+}
+static int fb_inotify_init1(int f)
+{
+	return (int)syscall(SYS_inotify_init1, f);
+}
+static int fb_inotify_init(void)
+{
+	return fb_inotify_init1(0);
+}
+static int fb_fcntl(int fd, int cmd, void *arg)
+{
+	return (int)syscall(SYS_fcntl, fd, cmd, arg);
+}
 
 static int (*real_dup)(int) = fb_dup;
 static int (*real_dup2)(int, int) = fb_dup2;
@@ -218,7 +257,7 @@ AGENT_EXPORT int socketpair(int d, int type, int proto, int sv[2])
 	do {                                                                                       \
 		uint32_t on_ = FD_ENTER(call);                                                     \
 		int r_ = (expr);                                                                   \
-		return on_ ? agent_rr_fdtab_leave(r_, NULL) : r_;                                 \
+		return on_ ? agent_rr_fdtab_leave(r_, NULL) : r_;                                  \
 	} while (0)
 
 AGENT_EXPORT int eventfd(unsigned n, int flags)
@@ -266,20 +305,20 @@ AGENT_EXPORT int mkstemp(char *tmpl)
 AGENT_EXPORT int mkostemp(char *tmpl, int flags)
 {
 	FD_ONE(RR_FD_MKSTEMP, FD_REAL(real_mkostemp, "mkostemp") ? real_mkostemp(tmpl, flags)
-								: (errno = ENOSYS, -1));
+								 : (errno = ENOSYS, -1));
 }
 
 AGENT_EXPORT int mkstemps(char *tmpl, int suffix)
 {
 	FD_ONE(RR_FD_MKSTEMP, FD_REAL(real_mkstemps, "mkstemps") ? real_mkstemps(tmpl, suffix)
-								: (errno = ENOSYS, -1));
+								 : (errno = ENOSYS, -1));
 }
 
 AGENT_EXPORT int mkostemps(char *tmpl, int suffix, int flags)
 {
 	FD_ONE(RR_FD_MKSTEMP, FD_REAL(real_mkostemps, "mkostemps")
-				      ? real_mkostemps(tmpl, suffix, flags)
-				      : (errno = ENOSYS, -1));
+				  ? real_mkostemps(tmpl, suffix, flags)
+				  : (errno = ENOSYS, -1));
 }
 
 AGENT_EXPORT int mkstemp64(char *tmpl) __attribute__((alias("mkstemp"), copy(mkstemp)));
