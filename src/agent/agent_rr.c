@@ -1019,6 +1019,13 @@ static void __attribute__((noreturn)) rr_stuck(const struct rec_sched *e, uint64
 					rr_putu(&b, s->wait_turn);
 					rr_puts(&b, " of object ");
 					rr_putu(&b, s->wait_obj);
+				} else if (e->op == RR_OP_FDTAB &&
+					   __atomic_load_n(&s->done, __ATOMIC_ACQUIRE) + 1 ==
+						   o->tseq) {
+					/* it has its turn of the descriptor table */
+					rr_puts(&b, " and is in that descriptor call, which "
+						    "blocks (the open of a FIFO whose other end a "
+						    "later turn opens?)");
 				} else {
 					rr_puts(&b, " and runs outside the agent (a data race, "
 						    "or an unrecorded blocking call?)");

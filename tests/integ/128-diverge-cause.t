@@ -15,7 +15,7 @@
 #     number -> "another descriptor number", "not a data race".
 . "$(dirname "$0")/lib.sh"
 
-plan 21
+plan 24
 
 P="$PROGS/rr_fdcause"
 echo hello >in.txt
@@ -62,4 +62,13 @@ spool_run replay -q --env FDCAUSE_EXTRA=1 ser.trace
 is_rc 3 "serial, an extra descriptor: the replay diverges"
 like "$ERR" 'the same call on another descriptor number' "the report names the descriptor number"
 like "$ERR" 'not a data race' "... and rules a data race out"
+# A limit, said rather than hung on: two threads open the two ends of one
+# FIFO; the replay makes the opens one at a time, so the first waits in the
+# kernel for an end that is never opened.
+spool_run record -q --mode sync -o fifo.trace -- "$PROGS/rr_fifo" "$PWD/f.fifo"
+is_rc 0 "sync record of two threads opening a FIFO's ends"
+spool_run replay -q --stuck-ms 1000 fifo.trace
+is_rc 3 "its replay stops"
+like "$ERR" 'replay stuck.*is in that descriptor call, which blocks' \
+	"the report says a thread blocks in its descriptor call"
 done_testing
