@@ -1632,7 +1632,7 @@ static const char *rr_map_image(struct rr_area *a)
 		agent_disable("record/replay: the replay image changed");
 		return NULL;
 	}
-	p = mmap(NULL, a->img_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, (int)fd, 0);
+	p = agent_vm_map(a->img_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, (int)fd, 0);
 	syscall(SYS_close, fd);
 	if (p == MAP_FAILED) {
 		agent_disable("record/replay: cannot map the replay image");
@@ -1671,7 +1671,7 @@ static int rr_map_streams(struct rr_area *a)
 			return -1;
 		}
 		if (st.st_size > 0)
-			p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+			p = agent_vm_map((size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
 				 (int)fd, 0);
 		syscall(SYS_close, fd);
 		if (p == MAP_FAILED) {

@@ -74,7 +74,7 @@ out:
 
 static void *rr_z_map(size_t size)
 {
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	void *p = agent_vm_map(size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;

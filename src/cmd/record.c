@@ -58,6 +58,8 @@ struct record_ctx {
 	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
 	struct stdin_cap *in; /* the program's stdin, kept for every run and the replay */
 	struct rr_watch watch; /* serial mode: kills a program the agent stopped */
+	struct run_ident ident;	     /* what the program runs with (ADDR_NO_RANDOMIZE) */
+	struct session_result *res;  /* the run's, filled by session_run */
 };
 
 static void record_usage(FILE *out)
@@ -301,6 +303,13 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		if (!ctx->scanned && rr_scan_exe(ctx->info.exe, &ctx->scan) == 0)
 			ctx->scanned = 1;
 	}
+	/* the file run and what it ran with, as it really was: the
+	 * personality read back after setting it */
+	snprintf(ctx->info.path, sizeof(ctx->info.path), "%s", ctx->res->path);
+	ctx->info.ident = ctx->ident;
+	ctx->info.ident.persona = ctx->res->persona;
+	ctx->info.ident.aslr_err = ctx->res->persona_err;
+	ctx->info.ident.aslr = !run_ident_fixed_layout(ctx->res->persona);
 	if (run_env_save(w) < 0)
 		log_warn("cannot keep the program's environment in the trace: a replay runs it with "
 			 "its own");
@@ -323,6 +332,11 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	so->prepare = record_prepare;
 	so->finish = record_finish;
 	so->hook_arg = ctx;
+	ctx->res = res;
+	/* address-space randomization off, spool's umask and limits: the
+	 * recording notes them for its replays (run_ident.h) */
+	run_ident_for_record(&ctx->ident);
+	so->ident = &ctx->ident;
 	ctx->max_rings = so->max_rings;
 	ctx->info.shm_fd = session_shm_fd(so);
 	ctx->info.kills = 1; /* the agent records the program's signal sends */
@@ -392,6 +406,15 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	const struct rr_info *i = &ctx->info;
 	uint64_t lost = trace_loss_events(&res->loss);
 
+	if (i->ident.aslr)
+		log_warn("the program ran with address-space randomization (%s%s): its heap, "
+			 "mappings and stack will be elsewhere in a replay, and a program that "
+			 "keeps pointers in what it reads (epoll_event.data, addresses sent "
+			 "through a pipe) may not replay (doc/record.md, \"Address-space "
+			 "layout\")",
+			 i->ident.aslr_err ? "personality ADDR_NO_RANDOMIZE refused: "
+					   : "personality ADDR_NO_RANDOMIZE not in effect",
+			 i->ident.aslr_err ? strerror(i->ident.aslr_err) : "");
 	if (i->flags & (RR_F_FORKED | RR_F_EXEC))
 		log_warn("the program %s: only its first process is recorded, and spool replay "
 			 "refuses this recording",

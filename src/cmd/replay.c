@@ -192,7 +192,9 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	return 0;
 }
 
-/* argv from the recorded process's command line, argv[0] = the binary. */
+/* argv from the recorded process's command line, argv[0] as it was (a
+ * program may look at it: redis-server and redis-check-rdb are one binary),
+ * the binary only where the command line has none. */
 static char **replay_argv(const char *dir, const struct rr_info *info, char **buf)
 {
 	struct trace_reader *r;
@@ -218,7 +220,8 @@ static char **replay_argv(const char *dir, const struct rr_info *info, char **bu
 		argv[k] = *buf + i;
 		i += strlen(*buf + i) + 1;
 	}
-	argv[0] = (char *)info->exe;
+	if (!argv[0][0])
+		argv[0] = (char *)info->exe;
 	return argv;
 }
 
@@ -244,9 +247,8 @@ static int replay_check_binary(const char *path, const struct rr_info *info)
 	return 0;
 }
 
-/* Whether the recorded run ended by a signal from outside (killed), so its
- * recording stops in the middle: the replay then stops there too. */
-static uint32_t replay_truncated(const char *dir)
+/* The signal the recorded run ended by, or 0. */
+static int replay_rec_signal(const char *dir)
 {
 	struct trace_reader *r;
 	char *data = NULL, *p;
@@ -260,6 +262,15 @@ static uint32_t replay_truncated(const char *dir)
 		sig = atoi(p + strlen("term_signal="));
 	free(data);
 	trace_reader_close(r);
+	return sig;
+}
+
+/* Whether the recorded run ended by a signal from outside (killed), so its
+ * recording stops in the middle: the replay then stops there too. */
+static uint32_t replay_truncated(const char *dir)
+{
+	int sig = replay_rec_signal(dir);
+
 	if (!sig || sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
 	    sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS)
 		return 0;
@@ -369,6 +380,71 @@ static void replay_say_foreign(const char *dir, const char *exe, char *const *ar
 			 "runs",
 			 replay_escaped(exe, esc, sizeof(esc)),
 			 bst.st_mode & 002 ? "every user" : "another user");
+}
+
+/*
+ * The personality, umask and resource limits of the recorded run, given
+ * back to the program (run_ident.h). A recording made before spool kept
+ * them ran with randomization: nothing can be given back. Limits above
+ * spool's hard limit (which only root raises) are lowered to it, and said.
+ */
+static void replay_ident(struct session_opts *so, const struct rr_info *info, int use_gdb)
+{
+	char lims[256];
+
+	if (!info->ident.persona_set || use_gdb == 2)
+		return;
+	so->ident = &info->ident;
+	if (run_ident_limits_unreachable(&info->ident, lims, sizeof(lims)))
+		log_warn("the recorded run had resource limits above spool's hard limits (%s): "
+			 "the program gets spool's, and may take another path",
+			 lims);
+	if (info->ident.aslr)
+		log_warn("this recording was made with address-space randomization (%s): the "
+			 "replay's heap, mappings and stack are elsewhere, and pointers the "
+			 "program got from its recorded inputs (epoll_event.data, mmap results, "
+			 "addresses it wrote to a pipe) do not point where they did",
+			 info->ident.aslr_err ? strerror(info->ident.aslr_err)
+					      : "ADDR_NO_RANDOMIZE not in effect");
+}
+
+/* Why the replay's address-space layout is not the recording's, into why;
+ * 0 when it is (as far as spool can tell). */
+static int replay_layout_differs(const struct rr_info *info, const struct session_result *res,
+				 char *why, size_t len)
+{
+	if (!info->ident.persona_set)
+		snprintf(why, len, "the recording was made before spool fixed the layout, with "
+				   "address-space randomization");
+	else if (info->ident.aslr)
+		snprintf(why, len, "the recording was made with address-space randomization");
+	else if (res->persona_err)
+		snprintf(why, len,
+			 "the replay runs with address-space randomization (personality "
+			 "ADDR_NO_RANDOMIZE refused: %s)",
+			 strerror(res->persona_err));
+	else
+		return 0;
+	return 1;
+}
+
+/* After the run (failed = 0): say a layout that differs from the
+ * recording's; after a divergence or a crash (failed = 1): name it as the
+ * likely cause. */
+static void replay_say_layout(const struct rr_info *info, const struct session_result *res,
+			      int failed)
+{
+	char why[256];
+
+	if (!replay_layout_differs(info, res, why, sizeof(why)))
+		return;
+	if (!failed && info->ident.persona_set && !info->ident.aslr)
+		log_warn("%s: addresses differ from the recording's", why);
+	else if (failed)
+		log_info("%s: a program that keeps pointers in what it reads (epoll_event.data, "
+			 "addresses sent through a pipe, mmap results) gets recorded pointers "
+			 "that are not valid in this replay, the likely cause here",
+			 why);
 }
 
 int cmd_replay(int argc, char **argv)
@@ -492,11 +568,8 @@ int cmd_replay(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		log_err("no trace to replay (usage: spool replay [OPTIONS] TRACE)");
-		return EXIT_USAGE;
-	}
-	dir = argv[optind++];
+	/* TRACE defaults to spool.trace, as for every other command */
+	dir = optind < argc && strcmp(argv[optind], "--") ? argv[optind++] : "spool.trace";
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (dump)
@@ -565,8 +638,13 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		so.argv = argv + optind;
 	} else {
-		if (replay_check_binary(info->exe, info) < 0)
+		/* the file the recording ran (a link's name, which argv[0] may
+		 * be), else the binary behind it */
+		const char *run = info->path[0] ? info->path : info->exe;
+
+		if (replay_check_binary(run, info) < 0)
 			goto out;
+		so.exec_path = run;
 		pargv = replay_argv(dir, info, &cmdline);
 		if (!pargv) {
 			log_err("%s: the recorded command line is missing", dir);
@@ -685,8 +763,11 @@ int cmd_replay(int argc, char **argv)
 				  i ? "stderr" : "stdout", stdio_kind_name(k), stdio_kind_name(k));
 		}
 	}
-	replay_say_foreign(dir, optind < argc ? path : info->exe, so.argv, so.cwd, info->buildid);
+	replay_say_foreign(dir, optind < argc ? path : so.exec_path, so.argv, so.cwd,
+			   info->buildid);
+	replay_ident(&so, info, use_gdb);
 	rc = session_run(&so, &res);
+	replay_say_layout(info, &res, 0);
 	if (have_in)
 		stdin_cap_run_end(&in);
 	for (int i = 0; i < 2; i++)
@@ -710,6 +791,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ctx.flags & RR_F_STOP) {
 		log_err("%s", ctx.report);
+		replay_say_layout(info, &res, 1);
 		/* The usual cause of a sync divergence in a program nobody
 		 * changed: threads that share data without a lock. */
 		if (strcmp(info->mode, "serial") && !strncmp(ctx.report, "replay diverged", 15))
@@ -725,6 +807,14 @@ int cmd_replay(int argc, char **argv)
 		log_info("gdb ended before thread %u replayed its %u recorded events (it "
 			 "replayed %u)",
 			 ctx.short_thread, ctx.short_n, ctx.short_done);
+	} else if (res.term_signal && res.term_signal != replay_rec_signal(dir)) {
+		/* a crash the recording did not have is a divergence */
+		log_err("replay diverged: the program was killed by signal %d (%s), the recorded "
+			"run was not",
+			res.term_signal, strsignal(res.term_signal));
+		replay_say_layout(info, &res, 1);
+		ret = REPLAY_EXIT_DIVERGED;
+		goto out;
 	} else if (ctx.short_thread != UINT32_MAX && !res.term_signal) {
 		log_err("replay diverged: the program ended before thread %u replayed its %u "
 			"recorded events (it replayed %u)",

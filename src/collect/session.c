@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -256,17 +257,23 @@ static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const
 	v = calloc(n + 4, sizeof(*v));
 	if (!v)
 		return NULL;
-	for (char *const *e = src; e && *e; e++) {
-		size_t len = strcspn(*e, "=");
-		int over = env_is(*e, SHM_ENV_FD, strlen(SHM_ENV_FD)) ||
-			   env_is(*e, SHM_ENV_PATH, strlen(SHM_ENV_PATH)) ||
-			   env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD"));
+	/* spool's own variables (SPOOL_*) after the program's, in record and
+	 * replay alike (run_env_load puts the replay's there): the program's
+	 * strings are at the same places on its stack in both */
+	for (int spools = 0; spools < 2; spools++)
+		for (char *const *e = src; e && *e; e++) {
+			size_t len = strcspn(*e, "=");
+			int over = env_is(*e, SHM_ENV_FD, strlen(SHM_ENV_FD)) ||
+				   env_is(*e, SHM_ENV_PATH, strlen(SHM_ENV_PATH)) ||
+				   env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD"));
 
-		for (char *const *x = o->env; x && *x && !over; x++)
-			over = env_is(*x, *e, len);
-		if (!over && !(v[k++] = strdup(*e)))
-			goto fail;
-	}
+			if ((strncmp(*e, "SPOOL_", 6) == 0) != spools)
+				continue;
+			for (char *const *x = o->env; x && *x && !over; x++)
+				over = env_is(*x, *e, len);
+			if (!over && !(v[k++] = strdup(*e)))
+				goto fail;
+		}
 	for (char *const *x = o->env; x && *x; x++)
 		if (!(v[k++] = strdup(*x)))
 			goto fail;
@@ -354,6 +361,127 @@ out_fd:
 	return rc < 0 ? rc : pid;
 }
 
+/*
+ * Start the program with a fork, where its resource limits must differ from
+ * spool's (a replay of a recording made under other limits: they can be set
+ * only in the child, spool keeps its own). Otherwise as spawn_posix; the
+ * child makes system calls only (spool has threads). Returns the pid or the
+ * negative errno of the exec (through a close-on-exec pipe).
+ */
+static pid_t spawn_fork(const char *path, char **argv, int shm_fd, const char *agent,
+			const struct session_opts *o)
+{
+	int fd = shm_fd, at_fd = session_shm_fd(o), pfd[2] = {-1, -1}, err = 0;
+	char **envp;
+	pid_t pid = -1;
+	ssize_t n;
+
+	if (at_fd > fd) {
+		fd = fcntl(shm_fd, F_DUPFD_CLOEXEC, at_fd);
+		if (fd < 0)
+			fd = shm_fd;
+	}
+	envp = spawn_env(o, fd, shm_fd, agent);
+	if (!envp) {
+		err = -ENOMEM;
+		goto out_fd;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		err = -errno;
+		goto out_env;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto out_pipe;
+	}
+	if (pid == 0) {
+		int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD};
+
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		if (o->ident)
+			run_ident_apply_child(o->ident);
+		if (fcntl(fd, F_SETFD, 0) < 0 || (fd != shm_fd && close(shm_fd) < 0))
+			err = errno;
+		for (int i = 1; i <= 2 && !err; i++)
+			if (o->stdio_sub[i] > 0 && dup2(o->stdio_sub[i], i) < 0)
+				err = errno;
+		if (!err && o->cwd && chdir(o->cwd) < 0)
+			err = errno;
+		if (!err) {
+			execve(path, argv, envp);
+			err = errno;
+		}
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	pfd[1] = -1;
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		err = -err;
+	} else {
+		err = 0;
+	}
+out_pipe:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+out_env:
+	env_free(envp);
+out_fd:
+	if (fd != shm_fd)
+		close(fd);
+	return err < 0 ? err : pid;
+}
+
+/*
+ * The program's personality and umask, set in spool's calling thread around
+ * the start (a posix_spawn or fork child inherits both: personality is per
+ * thread, the umask per process, and spool creates no file meanwhile) and
+ * put back after. The personality is read back: a kernel or a seccomp
+ * filter (a container's) may refuse ADDR_NO_RANDOMIZE.
+ */
+struct ident_saved {
+	int persona; /* -1: nothing to put back */
+	int umask;   /* -1: nothing to put back */
+};
+
+static void ident_enter(const struct run_ident *id, struct ident_saved *sv,
+			struct session_result *res)
+{
+	int now;
+
+	sv->persona = sv->umask = -1;
+	if (!id)
+		return;
+	if (id->persona_set) {
+		sv->persona = personality(0xffffffff);
+		if (personality(id->persona) < 0)
+			res->persona_err = errno;
+		now = personality(0xffffffff);
+		res->persona = now < 0 ? 0 : (unsigned long)(unsigned)now;
+		if (!res->persona_err && res->persona != id->persona)
+			res->persona_err = EPERM; /* accepted but not applied */
+	}
+	if (id->umask_set)
+		sv->umask = (int)umask((mode_t)id->umask);
+}
+
+static void ident_leave(const struct ident_saved *sv)
+{
+	if (sv->persona >= 0)
+		personality((unsigned long)sv->persona);
+	if (sv->umask >= 0)
+		umask((mode_t)sv->umask);
+}
+
 /* Start the program; returns its pid, or a negative errno from exec (sent
  * back through a close-on-exec pipe, so "not found" is known for sure).
  * Under gdb (o->exec) the child runs spool's code after the fork. */
@@ -383,6 +511,8 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
+		if (o->ident)
+			run_ident_apply_child(o->ident);
 		shm_fd = move_fd_high(shm_fd, session_shm_fd(o));
 		snprintf(fdstr, sizeof(fdstr), "%d", shm_fd);
 		for (char *const *e = env; e && *e; e++)
@@ -559,6 +689,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	struct trace_writer *w = NULL;
 	struct collector *col = NULL;
 	struct shm_host h = {.fd = -1};
+	struct ident_saved saved;
 	struct trace_clock clk;
 	uint64_t last_flush, first_end = 0;
 	int rc, status = 0, ws, kind, reaper = 0, announced = 0, sigs_set = 0;
@@ -567,7 +698,17 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
-	rc = target_resolve(o->argv[0], path, sizeof(path));
+	if (o->exec_path) {
+		rc = snprintf(path, sizeof(path), "%s", o->exec_path) >= (int)sizeof(path)
+			 ? -ENAMETOOLONG
+			 : access(path, X_OK) < 0 ? -errno : 0;
+		if (rc == -ENOENT || rc == -ENOTDIR || rc == -ENAMETOOLONG) {
+			log_err("%s: no such file", path);
+			return -ENOENT;
+		}
+	} else {
+		rc = target_resolve(o->argv[0], path, sizeof(path));
+	}
 	if (rc < 0) {
 		log_err("%s: %s", o->argv[0], rc == -EACCES ? "not executable" : "command not found");
 		return rc == -EACCES ? -EACCES : -ENOENT;
@@ -650,8 +791,15 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	sigaction(SIGCHLD, &sa_chld, &old_chld);
 	sigs_set = 1;
 
-	pid = o->exec ? spawn(path, o->argv, h.fd, agent, o)
-		      : spawn_posix(path, o->argv, h.fd, agent, o);
+	snprintf(res->path, sizeof(res->path), "%s", path);
+	ident_enter(o->ident, &saved, res);
+	if (o->exec)
+		pid = spawn(path, o->argv, h.fd, agent, o);
+	else if (o->ident && run_ident_limits_differ(o->ident))
+		pid = spawn_fork(path, o->argv, h.fd, agent, o);
+	else
+		pid = spawn_posix(path, o->argv, h.fd, agent, o);
+	ident_leave(&saved);
 	if (pid < 0) {
 		rc = (int)pid;
 		log_err("cannot run %s: %s", path, strerror(-rc));

@@ -96,6 +96,9 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fprintf(f, "shm_fd=%d\n", info->shm_fd);
 	if (info->cwd[0])
 		fprintf(f, "cwd=%s\n", info->cwd);
+	if (info->path[0])
+		fprintf(f, "path=%s\n", info->path);
+	run_ident_format(&info->ident, f);
 	for (int i = 0; i < 2; i++) {
 		if (info->out_kind[i][0])
 			fprintf(f, "%s=%s\n", i ? "stderr" : "stdout", info->out_kind[i]);
@@ -178,6 +181,10 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->shm_fd = atoi(eq);
 		else if (!strcmp(line, "cwd"))
 			snprintf(info->cwd, sizeof(info->cwd), "%s", eq);
+		else if (!strcmp(line, "path"))
+			snprintf(info->path, sizeof(info->path), "%s", eq);
+		else if (run_ident_parse(&info->ident, line, eq))
+			;
 		else if (!strcmp(line, "stdout") || !strcmp(line, "stderr"))
 			snprintf(info->out_kind[line[3] == 'e'], sizeof(info->out_kind[0]), "%s", eq);
 		else if (!strcmp(line, "stdout_offset") || !strcmp(line, "stderr_offset"))

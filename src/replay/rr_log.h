@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../collect/run_ident.h"
 #include "../trace/trace.h"
 #include "rr_area.h"
 
@@ -50,6 +51,11 @@ struct rr_info {
 	char out_kind[2][8];
 	uint64_t out_off[2];
 	char cwd[4096]; /* the program's working directory ("" when not said) */
+	/* the file spool ran (argv[0] looked up in PATH, not resolved through
+	 * links: "" in recordings made before it was kept, whose replay runs
+	 * exe), and the personality, umask and limits it ran with */
+	char path[4096];
+	struct run_ident ident;
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */
