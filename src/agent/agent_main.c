@@ -832,6 +832,7 @@ __attribute__((constructor)) static void agent_start(void)
 	if (agent_self.state == AGENT_T_NEW)
 		agent_thread_register(&agent_self);
 	agent_probe_init(); /* spool probe: patch before main, one thread */
+	agent_rr_note_layout();
 }
 
 __attribute__((destructor)) static void agent_stop(void)

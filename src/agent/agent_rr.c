@@ -24,6 +24,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1685,6 +1686,36 @@ static int rr_map_streams(struct rr_area *a)
 	return 0;
 }
 
+/*
+ * Where the program's stack, break, next mapping and executable are as it
+ * starts, for spool to compare a replay's with the recording's: a replay
+ * hands back recorded pointers, valid only at the same addresses. The
+ * mapping probe is a page mapped and unmapped again, where the program's
+ * next mmap would go (raw calls: before main, once). Called at the end of
+ * the agent's start, after everything it maps (libzstd for a --compress
+ * replay included, which lands among the program's mappings).
+ */
+static int rr_layout_due; /* the first process of the recording or replay */
+
+void agent_rr_note_layout(void)
+{
+	extern char **environ;
+	struct rr_area *a = rr_area;
+	long p;
+
+	if (!a || !rr_layout_due)
+		return;
+	rr_layout_due = 0;
+	a->layout[RR_LAYOUT_STACK] = (uint64_t)(uintptr_t)environ;
+	a->layout[RR_LAYOUT_BRK] = (uint64_t)syscall(SYS_brk, 0);
+	p = syscall(SYS_mmap, 0, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != -1) {
+		a->layout[RR_LAYOUT_MMAP] = (uint64_t)p;
+		syscall(SYS_munmap, p, 4096);
+	}
+	a->layout[RR_LAYOUT_EXE] = (uint64_t)getauxval(AT_PHDR);
+}
+
 void agent_rr_init(void)
 {
 	struct shm_ctl *c = agent.ctl;
@@ -1710,6 +1741,7 @@ void agent_rr_init(void)
 				  __ATOMIC_ACQ_REL);
 		return;
 	}
+	rr_layout_due = 1;
 	rr_turn = (uint32_t *)((char *)a + a->turn_off);
 	rr_objmap = (uint32_t *)((char *)a + a->objmap_off);
 	rr_threads = (struct rr_thread_slot *)((char *)a + a->threads_off);

@@ -37,6 +37,9 @@ extern const char *agent_rr_ro;
 extern int agent_lock_quiet;
 
 /* Called by the constructor once the process slot is claimed. */
+/* Note where the program's stack, break, next mapping and executable are
+ * (rr_area.layout), once, at the end of the agent's start. */
+void agent_rr_note_layout(void);
 void agent_rr_init(void);
 
 /* Record: the outcome of a sync call (op = the requested OP_*, result =

@@ -310,6 +310,8 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->info.ident.persona = ctx->res->persona;
 	ctx->info.ident.aslr_err = ctx->res->persona_err;
 	ctx->info.ident.aslr = !run_ident_fixed_layout(ctx->res->persona);
+	for (int i = 0; i < RR_LAYOUT_N; i++)
+		ctx->info.layout[i] = a->layout[i];
 	if (run_env_save(w) < 0)
 		log_warn("cannot keep the program's environment in the trace: a replay runs it with "
 			 "its own");

@@ -61,6 +61,7 @@ struct replay_ctx {
 	uint64_t tturn, nsw;			    /* serial: token turns reached / recorded */
 	uint64_t img_key; /* of the recording's replay image (rr_img.c) */
 	int img_written;  /* this replay wrote it */
+	uint64_t layout[RR_LAYOUT_N]; /* where the replay's program started (rr_area.layout) */
 };
 
 static void replay_usage(FILE *out)
@@ -179,6 +180,8 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->report[n] = 0;
 	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
 	ctx->nsw = a->nsw;
+	for (int i = 0; i < RR_LAYOUT_N; i++)
+		ctx->layout[i] = a->layout[i];
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
 	ctx->nthreads = ctx->max_threads;
 	ctx->short_thread = UINT32_MAX;
@@ -411,8 +414,25 @@ static void replay_ident(struct session_opts *so, const struct rr_info *info, in
 /* Why the replay's address-space layout is not the recording's, into why;
  * 0 when it is (as far as spool can tell). */
 static int replay_layout_differs(const struct rr_info *info, const struct session_result *res,
-				 char *why, size_t len)
+				 const uint64_t *now, char *why, size_t len)
 {
+	static const char *const what[RR_LAYOUT_N] = {
+	    [RR_LAYOUT_STACK] = "its stack (the command line or the environment differs in "
+				"length: --env, a SPOOL_* variable, a loader variable not taken "
+				"from the recording)",
+	    [RR_LAYOUT_BRK] = "its heap (the program break)",
+	    [RR_LAYOUT_MMAP] = "its mappings (other libraries: a loader variable such as "
+			       "LD_PRELOAD or LD_LIBRARY_PATH not taken from the recording, "
+			       "another stack limit)",
+	    [RR_LAYOUT_EXE] = "its executable",
+	};
+	int moved = -1;
+
+	for (int i = 0; i < RR_LAYOUT_N && now && info->layout[RR_LAYOUT_STACK]; i++)
+		if (now[i] && info->layout[i] != now[i]) {
+			moved = i;
+			break;
+		}
 	if (!info->ident.persona_set)
 		snprintf(why, len, "the recording was made before spool fixed the layout, with "
 				   "address-space randomization");
@@ -423,6 +443,11 @@ static int replay_layout_differs(const struct rr_info *info, const struct sessio
 			 "the replay runs with address-space randomization (personality "
 			 "ADDR_NO_RANDOMIZE refused: %s)",
 			 strerror(res->persona_err));
+	else if (moved >= 0)
+		snprintf(why, len, "the replay's address-space layout is not the recording's: %s "
+				   "is at 0x%llx, recorded at 0x%llx",
+			 what[moved], (unsigned long long)now[moved],
+			 (unsigned long long)info->layout[moved]);
 	else
 		return 0;
 	return 1;
@@ -432,11 +457,11 @@ static int replay_layout_differs(const struct rr_info *info, const struct sessio
  * recording's; after a divergence or a crash (failed = 1): name it as the
  * likely cause. */
 static void replay_say_layout(const struct rr_info *info, const struct session_result *res,
-			      int failed)
+			      const uint64_t *now, int failed)
 {
-	char why[256];
+	char why[512];
 
-	if (!replay_layout_differs(info, res, why, sizeof(why)))
+	if (!replay_layout_differs(info, res, now, why, sizeof(why)))
 		return;
 	if (!failed && info->ident.persona_set && !info->ident.aslr)
 		log_warn("%s: addresses differ from the recording's", why);
@@ -767,7 +792,7 @@ int cmd_replay(int argc, char **argv)
 			   info->buildid);
 	replay_ident(&so, info, use_gdb);
 	rc = session_run(&so, &res);
-	replay_say_layout(info, &res, 0);
+	replay_say_layout(info, &res, ctx.layout, 0);
 	if (have_in)
 		stdin_cap_run_end(&in);
 	for (int i = 0; i < 2; i++)
@@ -791,7 +816,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ctx.flags & RR_F_STOP) {
 		log_err("%s", ctx.report);
-		replay_say_layout(info, &res, 1);
+		replay_say_layout(info, &res, ctx.layout, 1);
 		/* The usual cause of a sync divergence in a program nobody
 		 * changed: threads that share data without a lock. */
 		if (strcmp(info->mode, "serial") && !strncmp(ctx.report, "replay diverged", 15))
@@ -812,7 +837,7 @@ int cmd_replay(int argc, char **argv)
 		log_err("replay diverged: the program was killed by signal %d (%s), the recorded "
 			"run was not",
 			res.term_signal, strsignal(res.term_signal));
-		replay_say_layout(info, &res, 1);
+		replay_say_layout(info, &res, ctx.layout, 1);
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	} else if (ctx.short_thread != UINT32_MAX && !res.term_signal) {

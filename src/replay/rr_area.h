@@ -314,6 +314,18 @@ struct rr_area {
 	 * streams are files of one directory, so of one file system. */
 	uint64_t img_dev, img_ino;
 	uint64_t stream_dev, stream_ino[RR_STREAMS_MAX];
+	/* Where the program's address space was when the agent started
+	 * (RR_LAYOUT_*, agent, record and replay alike): a replay whose
+	 * addresses are not the recording's is said (doc/record.md). */
+	uint64_t layout[4];
+};
+/* rr_area.layout[] */
+enum {
+	RR_LAYOUT_STACK = 0, /* environ: moves with the size of argv and the environment */
+	RR_LAYOUT_BRK = 1,   /* the program break */
+	RR_LAYOUT_MMAP = 2,  /* where the next mmap goes: moves with the libraries, the stack limit */
+	RR_LAYOUT_EXE = 3,   /* the executable's program headers (AT_PHDR) */
+	RR_LAYOUT_N = 4
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

@@ -99,6 +99,11 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 	if (info->path[0])
 		fprintf(f, "path=%s\n", info->path);
 	run_ident_format(&info->ident, f);
+	if (info->layout[RR_LAYOUT_STACK])
+		fprintf(f, "layout=stack:0x%" PRIx64 ",brk:0x%" PRIx64 ",mmap:0x%" PRIx64
+			   ",exe:0x%" PRIx64 "\n",
+			info->layout[RR_LAYOUT_STACK], info->layout[RR_LAYOUT_BRK],
+			info->layout[RR_LAYOUT_MMAP], info->layout[RR_LAYOUT_EXE]);
 	for (int i = 0; i < 2; i++) {
 		if (info->out_kind[i][0])
 			fprintf(f, "%s=%s\n", i ? "stderr" : "stdout", info->out_kind[i]);
@@ -181,6 +186,10 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->shm_fd = atoi(eq);
 		else if (!strcmp(line, "cwd"))
 			snprintf(info->cwd, sizeof(info->cwd), "%s", eq);
+		else if (!strcmp(line, "layout"))
+			sscanf(eq, "stack:%" SCNx64 ",brk:%" SCNx64 ",mmap:%" SCNx64 ",exe:%" SCNx64,
+			       &info->layout[RR_LAYOUT_STACK], &info->layout[RR_LAYOUT_BRK],
+			       &info->layout[RR_LAYOUT_MMAP], &info->layout[RR_LAYOUT_EXE]);
 		else if (!strcmp(line, "path"))
 			snprintf(info->path, sizeof(info->path), "%s", eq);
 		else if (run_ident_parse(&info->ident, line, eq))

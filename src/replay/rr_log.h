@@ -56,6 +56,9 @@ struct rr_info {
 	 * exe), and the personality, umask and limits it ran with */
 	char path[4096];
 	struct run_ident ident;
+	/* where the program's stack, break, next mapping and executable were
+	 * (rr_area.layout, RR_LAYOUT_*; 0: not said) */
+	uint64_t layout[RR_LAYOUT_N];
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */

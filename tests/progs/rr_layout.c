@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	printf("argv0 %s argc %d\n", argv[0], argc);
 	printf("umask %03o nofile %llu personality 0x%x\n", (unsigned)um,
 	       (unsigned long long)rl.rlim_cur, (unsigned)personality(0xffffffff));
-	printf("stack %p environ %p\n", (void *)&local, (void *)argv);
+	printf("stack %p argv %p\n", (void *)&local, (void *)argv);
 	printf("heap %p brk %p\n", (void *)tok, sbrk(0));
 	printf("big %p mmap %p\n", big, map);
 	printf("thread stack %p\n", (void *)tstack);
