@@ -312,6 +312,8 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->info.ident.aslr = !run_ident_fixed_layout(ctx->res->persona);
 	for (int i = 0; i < RR_LAYOUT_N; i++)
 		ctx->info.layout[i] = a->layout[i];
+	ctx->info.stack_bytes = ctx->res->stack_bytes;
+	ctx->info.stack_items = ctx->res->stack_items;
 	if (run_env_save(w) < 0)
 		log_warn("cannot keep the program's environment in the trace: a replay runs it with "
 			 "its own");
@@ -339,6 +341,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	 * recording notes them for its replays (run_ident.h) */
 	run_ident_for_record(&ctx->ident);
 	so->ident = &ctx->ident;
+	so->stack_record = 1;
 	ctx->max_rings = so->max_rings;
 	ctx->info.shm_fd = session_shm_fd(so);
 	ctx->info.kills = 1; /* the agent records the program's signal sends */

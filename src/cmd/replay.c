@@ -398,6 +398,9 @@ static void replay_ident(struct session_opts *so, const struct rr_info *info, in
 	if (!info->ident.persona_set || use_gdb == 2)
 		return;
 	so->ident = &info->ident;
+	/* the recorded stack: spool's variables padded to its size */
+	so->stack_bytes = info->stack_bytes;
+	so->stack_items = info->stack_items;
 	if (run_ident_limits_unreachable(&info->ident, lims, sizeof(lims)))
 		log_warn("the recorded run had resource limits above spool's hard limits (%s): "
 			 "the program gets spool's, and may take another path",

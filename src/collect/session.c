@@ -232,19 +232,92 @@ static int shm_path_var(char *buf, size_t len, int host_fd)
 			"////////////////////////////////////////", tail);
 }
 
+/*
+ * The program's stack starts with its strings (the file run, argv, the
+ * environment) and the arrays of pointers to them: their total size and
+ * number place everything below (environ, main's frame, every local whose
+ * address the program may write to a pipe). A replay's environment is the
+ * recording's, but spool's own variables (SPOOL_DEBUG, --env) may differ.
+ * So spool pads what it adds: a recording's SPOOL_SHM_PATH carries
+ * SESSION_PAD_BYTES more slashes and one empty SPOOL_PAD= entry, and a
+ * replay sizes its slashes and SPOOL_PAD= entries so that the bytes and
+ * the number of entries are the recorded ones (session_opts.stack_bytes):
+ * a replay may add a variable of up to that many bytes, or drop any.
+ */
+#define SESSION_PAD_BYTES 128
+#define SESSION_PAD_VAR "SPOOL_PAD="
+
+/* Bytes and entries of path, argv and env on the new stack. */
+static void stack_size_of(const char *path, char *const *argv, char *const *env,
+			  uint64_t *bytes, uint64_t *items)
+{
+	*bytes = strlen(path) + 1;
+	*items = 0;
+	for (char *const *a = argv; a && *a; a++, ++*items)
+		*bytes += strlen(*a) + 1;
+	for (char *const *e = env; e && *e; e++, ++*items)
+		*bytes += strlen(*e) + 1;
+}
+
+/* Pad env (which has room for max entries, path_at the index of its
+ * SPOOL_SHM_PATH) for the stack of o (see above); fills *bytes and *items
+ * with what the program gets. 0 or -ENOMEM. */
+static int stack_pad(char **env, size_t max, size_t path_at, const char *path, char *const *argv,
+		     const struct session_opts *o, uint64_t *bytes, uint64_t *items)
+{
+	uint64_t extra = 0, pads = 0, b, n;
+	size_t k = 0;
+	char *grown;
+
+	stack_size_of(path, argv, env, &b, &n);
+	if (o->stack_record) {
+		extra = SESSION_PAD_BYTES;
+		pads = 1;
+	} else if (o->stack_items && o->stack_items >= n) {
+		pads = o->stack_items - n;
+		if (o->stack_bytes >= b + pads * sizeof(SESSION_PAD_VAR))
+			extra = o->stack_bytes - b - pads * sizeof(SESSION_PAD_VAR);
+		else
+			pads = 0; /* cannot be met: the replay says its stack moved */
+	}
+	while (env[k])
+		k++;
+	if (k + pads > max || extra > (1u << 20))
+		pads = extra = 0;
+	if (extra) {
+		/* /proc/ + slashes + PID/fd/N: the same file */
+		size_t len = strlen(env[path_at]), head = strlen(SHM_ENV_PATH) + strlen("=/proc/");
+
+		grown = malloc(len + extra + 1);
+		if (!grown)
+			return -ENOMEM;
+		memcpy(grown, env[path_at], head);
+		memset(grown + head, '/', extra);
+		memcpy(grown + head + extra, env[path_at] + head, len - head + 1);
+		free(env[path_at]);
+		env[path_at] = grown;
+	}
+	for (uint64_t i = 0; i < pads; i++)
+		if (!(env[k++] = strdup(SESSION_PAD_VAR)))
+			return -ENOMEM;
+	stack_size_of(path, argv, env, bytes, items);
+	return 0;
+}
+
 /* The program's environment, built in spool (a vfork child must not
  * allocate): spool's own (or o->base_env), o->env's entries replacing
  * theirs, the region's descriptor (and SPOOL_SHM_PATH) and LD_PRELOAD with
  * the agent first.
  * Returns a malloc'd array of malloc'd strings (free with env_free), or
  * NULL. */
-static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const char *agent)
+static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const char *agent,
+			const char *path, char *const *argv, struct session_result *res)
 {
 	extern char **environ;
 	char path_var[128];
 	char *const *src = o->base_env ? o->base_env : environ;
 	const char *cur = NULL;
-	size_t n = 0, k = 0, i;
+	size_t n = 0, k = 0, i, path_at;
 	char **v;
 
 	for (char *const *e = src; e && *e; e++) {
@@ -254,7 +327,8 @@ static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const
 	}
 	for (char *const *e = o->env; e && *e; e++)
 		n++;
-	v = calloc(n + 4, sizeof(*v));
+	/* (room for the stack's padding entries, stack_pad) */
+	v = calloc(n + 4 + 64, sizeof(*v));
 	if (!v)
 		return NULL;
 	/* spool's own variables (SPOOL_*) after the program's, in record and
@@ -278,12 +352,18 @@ static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const
 		if (!(v[k++] = strdup(*x)))
 			goto fail;
 	shm_path_var(path_var, sizeof(path_var), host_fd);
+	path_at = k;
 	if (!(v[k++] = strdup(path_var)))
 		goto fail;
 	if (asprintf(&v[k++], "%s=%d", SHM_ENV_FD, fd) < 0 ||
 	    asprintf(&v[k++], "LD_PRELOAD=%s%s%s", agent, cur && *cur ? ":" : "",
 		     cur && *cur ? cur : "") < 0) {
 		v[k - 1] = NULL;
+		goto fail;
+	}
+	if (stack_pad(v, n + 4 + 63, path_at, path, argv, o, &res->stack_bytes,
+		      &res->stack_items) < 0) {
+		k = n + 4 + 64;
 		goto fail;
 	}
 	return v;
@@ -311,7 +391,7 @@ static void env_free(char **v)
  * in spool, cleared for the child by the dup2 onto itself.
  */
 static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *agent,
-			 const struct session_opts *o)
+			 const struct session_opts *o, struct session_result *res)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -325,7 +405,7 @@ static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *
 		if (fd < 0)
 			fd = shm_fd;
 	}
-	envp = spawn_env(o, fd, shm_fd, agent);
+	envp = spawn_env(o, fd, shm_fd, agent, path, argv, res);
 	if (!envp) {
 		rc = -ENOMEM;
 		goto out_fd;
@@ -369,7 +449,7 @@ out_fd:
  * negative errno of the exec (through a close-on-exec pipe).
  */
 static pid_t spawn_fork(const char *path, char **argv, int shm_fd, const char *agent,
-			const struct session_opts *o)
+			const struct session_opts *o, struct session_result *res)
 {
 	int fd = shm_fd, at_fd = session_shm_fd(o), pfd[2] = {-1, -1}, err = 0;
 	char **envp;
@@ -381,7 +461,7 @@ static pid_t spawn_fork(const char *path, char **argv, int shm_fd, const char *a
 		if (fd < 0)
 			fd = shm_fd;
 	}
-	envp = spawn_env(o, fd, shm_fd, agent);
+	envp = spawn_env(o, fd, shm_fd, agent, path, argv, res);
 	if (!envp) {
 		err = -ENOMEM;
 		goto out_fd;
@@ -796,9 +876,9 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	if (o->exec)
 		pid = spawn(path, o->argv, h.fd, agent, o);
 	else if (o->ident && run_ident_limits_differ(o->ident))
-		pid = spawn_fork(path, o->argv, h.fd, agent, o);
+		pid = spawn_fork(path, o->argv, h.fd, agent, o, res);
 	else
-		pid = spawn_posix(path, o->argv, h.fd, agent, o);
+		pid = spawn_posix(path, o->argv, h.fd, agent, o, res);
 	ident_leave(&saved);
 	if (pid < 0) {
 		rc = (int)pid;

@@ -70,6 +70,12 @@ struct session_opts {
 	/* The file to run instead of argv[0] looked up in PATH (a replay: the
 	 * one the recording ran, whose argv[0] may be a link's name). */
 	const char *exec_path;
+	/* The program's stack (session.c, stack_pad): stack_record pads
+	 * spool's variables so that a replay can match; a replay asks for the
+	 * recorded bytes and entries of the file name, argv and environment
+	 * (0: as they come). Not under exec. */
+	int stack_record;
+	uint64_t stack_bytes, stack_items;
 };
 
 struct session_result {
@@ -83,6 +89,9 @@ struct session_result {
 	unsigned long persona;
 	int persona_err;
 	char path[4096]; /* the file that was run */
+	/* bytes and entries of its file name, argv and environment (0 under
+	 * exec) */
+	uint64_t stack_bytes, stack_items;
 	struct collector_stats st;
 	struct trace_loss loss; /* what the trace's state file says it lost */
 };

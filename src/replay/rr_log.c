@@ -99,6 +99,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 	if (info->path[0])
 		fprintf(f, "path=%s\n", info->path);
 	run_ident_format(&info->ident, f);
+	if (info->stack_items)
+		fprintf(f, "stack=%" PRIu64 ":%" PRIu64 "\n", info->stack_bytes, info->stack_items);
 	if (info->layout[RR_LAYOUT_STACK])
 		fprintf(f, "layout=stack:0x%" PRIx64 ",brk:0x%" PRIx64 ",mmap:0x%" PRIx64
 			   ",exe:0x%" PRIx64 "\n",
@@ -186,6 +188,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->shm_fd = atoi(eq);
 		else if (!strcmp(line, "cwd"))
 			snprintf(info->cwd, sizeof(info->cwd), "%s", eq);
+		else if (!strcmp(line, "stack"))
+			sscanf(eq, "%" SCNu64 ":%" SCNu64, &info->stack_bytes, &info->stack_items);
 		else if (!strcmp(line, "layout"))
 			sscanf(eq, "stack:%" SCNx64 ",brk:%" SCNx64 ",mmap:%" SCNx64 ",exe:%" SCNx64,
 			       &info->layout[RR_LAYOUT_STACK], &info->layout[RR_LAYOUT_BRK],

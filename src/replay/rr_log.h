@@ -59,6 +59,9 @@ struct rr_info {
 	/* where the program's stack, break, next mapping and executable were
 	 * (rr_area.layout, RR_LAYOUT_*; 0: not said) */
 	uint64_t layout[RR_LAYOUT_N];
+	/* bytes and entries of the file name, argv and environment on the
+	 * program's stack (0: not said; session.c, stack_pad) */
+	uint64_t stack_bytes, stack_items;
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */
