@@ -67,15 +67,18 @@ struct replay_ctx {
 static void replay_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: spool replay [OPTIONS] TRACE [-- PROGRAM [ARGS...]]\n"
+		"usage: spool replay [OPTIONS] [TRACE] [-- PROGRAM [ARGS...]]\n"
 		"\n"
-		"Run the program recorded in TRACE (by spool record) again: every thread\n"
-		"acquires every lock in its recorded turn, and read-like calls, clocks,\n"
-		"getrandom, getpid and gettid return what they returned when recorded, so\n"
-		"the program prints the same output. It runs with the recorded environment,\n"
-		"working directory and stdin, and a stdout and stderr of the kinds it had (a\n"
-		"terminal, a pipe, a file). The first difference between the replay and\n"
-		"the recording stops the replay with both sides printed.\n"
+		"Run the program recorded in TRACE (by spool record; default spool.trace)\n"
+		"again: every thread acquires every lock in its recorded turn, and read-like\n"
+		"calls, clocks, getrandom, getpid and gettid return what they returned when\n"
+		"recorded, so the program prints the same output. It runs as recorded: the\n"
+		"same file with the same argv (argv[0] included), environment, working\n"
+		"directory, stdin, umask, resource limits and personality, at the same\n"
+		"addresses (address-space randomization off), and with a stdout and stderr\n"
+		"of the kinds it had (a terminal, a pipe, a file). The first difference\n"
+		"between the replay and the recording stops the replay with both sides\n"
+		"printed.\n"
 		"PROGRAM [ARGS] replaces the recorded command line (the binary must be the\n"
 		"same build; different arguments are a way to see a divergence).\n"
 		"\n"
@@ -132,8 +135,8 @@ static void replay_usage(FILE *out)
 		"running anything, spool names the binary, the command line and the working\n"
 		"directory the replay runs.\n"
 		"\n"
-		"Exit status: the program's, as recorded; %d when the replay diverged or got\n"
-		"stuck; %d when TRACE is an incomplete recording (spool record was killed or\n"
+		"Exit status: the program's, as recorded; %d when the replay diverged, got\n"
+		"stuck or was killed by a signal the recorded run was not; %d when TRACE is an incomplete recording (spool record was killed or\n"
 		"did not finish writing it); 1 when TRACE cannot be replayed.\n",
 		REPLAY_EXIT_DIVERGED, EXIT_INCOMPLETE);
 }
@@ -596,8 +599,12 @@ int cmd_replay(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	/* TRACE defaults to spool.trace, as for every other command */
-	dir = optind < argc && strcmp(argv[optind], "--") ? argv[optind++] : "spool.trace";
+	/* TRACE defaults to spool.trace, as for every other command (getopt
+	 * has taken the "--" of `spool replay -- PROG`) */
+	if (optind < argc && strcmp(argv[optind], "--") && strcmp(argv[optind - 1], "--"))
+		dir = argv[optind++];
+	else
+		dir = "spool.trace";
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (dump)

@@ -7,7 +7,7 @@
 # shell has; `spool replay` without TRACE replays ./spool.trace.
 . "$(dirname "$0")/lib.sh"
 
-plan 9
+plan 10
 
 mkdir bin
 ln -s "$PROGS/rr_layout" bin/rr_alias
@@ -42,6 +42,11 @@ is "$(head -n 1 run.out)" "argv0 rr_alias argc 3" "the replay's argv[0] is the r
 is "$(sed -n 2p run.out)" "$(sed -n 2p rec.out)" "the recorded umask, descriptor limit and personality"
 ok "the whole output is the recording's (the stack limit's mappings included)" cmp -s rec.out run.out ||
 	diag "$(diff rec.out run.out)"
+
+# `spool replay -- PROG ARGS`: the recorded trace, another command line.
+spool_run replay -q -- "$PROGS/rr_layout" one two
+is "$RC $(head -n 1 run.out)" "0 argv0 $PROGS/rr_layout argc 3" \
+	"spool replay -- PROG ARGS replays ./spool.trace with that command line"
 
 # A spool.trace that is not there is said as for TRACE.
 mkdir elsewhere
