@@ -394,12 +394,36 @@ static void replay_say_foreign(const char *dir, const char *exe, char *const *ar
  * them ran with randomization: nothing can be given back. Limits above
  * spool's hard limit (which only root raises) are lowered to it, and said.
  */
-static void replay_ident(struct session_opts *so, const struct rr_info *info, int use_gdb)
+static void replay_ident(struct session_opts *so, struct rr_info *info, const char *dir,
+			 int use_gdb)
 {
+	unsigned long dropped;
 	char lims[256];
+	struct stat st;
+	int fd;
 
 	if (!info->ident.persona_set || use_gdb == 2)
 		return;
+	dropped = run_ident_trust_persona(&info->ident);
+	if (dropped)
+		log_warn("%s: personality flags 0x%lx not taken from the recording (a trace may "
+			 "come from someone else): the program runs with spool's",
+			 dir, dropped);
+	/* Another user's recording does not make the replay's files more
+	 * open than the user's own umask would */
+	fd = trace_open_dir_file(dir, ".spool/record", TRACE_SIDE_MAX, NULL);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid != getuid() && info->ident.umask_set) {
+		mode_t own = umask(022);
+
+		umask(own);
+		if ((info->ident.umask | own) != info->ident.umask)
+			log_warn("%s: recorded by another user with umask %03o: the replay runs "
+				 "with %03o (yours added)",
+				 dir, info->ident.umask, info->ident.umask | (unsigned)own);
+		info->ident.umask |= (unsigned)own;
+	}
+	if (fd >= 0)
+		close(fd);
 	so->ident = &info->ident;
 	/* the recorded stack: spool's variables padded to its size */
 	so->stack_bytes = info->stack_bytes;
@@ -800,7 +824,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	replay_say_foreign(dir, optind < argc ? path : so.exec_path, so.argv, so.cwd,
 			   info->buildid);
-	replay_ident(&so, info, use_gdb);
+	replay_ident(&so, info, dir, use_gdb);
 	rc = session_run(&so, &res);
 	replay_say_layout(info, &res, ctx.layout, 0);
 	if (have_in)

@@ -191,6 +191,18 @@ int run_ident_limits_unreachable(const struct run_ident *id, char *buf, size_t l
 	return n;
 }
 
+unsigned long run_ident_trust_persona(struct run_ident *id)
+{
+	const unsigned long safe = ADDR_NO_RANDOMIZE | ADDR_COMPAT_LAYOUT | UNAME26;
+	int own = personality(0xffffffff);
+	unsigned long mine = own < 0 ? 0 : (unsigned long)(unsigned)own;
+	unsigned long dropped = id->persona & ~safe & ~mine;
+
+	if (id->persona_set)
+		id->persona = (mine & ~safe) | (id->persona & safe);
+	return id->persona_set ? dropped : 0;
+}
+
 void run_ident_apply_child(const struct run_ident *id)
 {
 	if (id->umask_set)

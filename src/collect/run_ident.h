@@ -59,6 +59,15 @@ int run_ident_limits_unreachable(const struct run_ident *id, char *buf, size_t l
  * what can be set when spool's hard limit is lower) and personality.
  * Async-signal-safe (system calls only). */
 void run_ident_apply_child(const struct run_ident *id);
+/*
+ * A trace is untrusted (it may come from someone else): of a recorded
+ * personality, a replay takes only the flags that place mappings
+ * (ADDR_NO_RANDOMIZE, ADDR_COMPAT_LAYOUT) and UNAME26; the others
+ * (READ_IMPLIES_EXEC, which makes every readable page executable,
+ * MMAP_PAGE_ZERO, the address limits, the execution domain) are spool's
+ * own. Rewrites id->persona; returns the recorded flags it did not take.
+ */
+unsigned long run_ident_trust_persona(struct run_ident *id);
 /* The name of limit r ("nofile"), or NULL. */
 const char *run_ident_limit_name(int r);
 /* Whether address-space randomization is off for a program run with

@@ -7,7 +7,7 @@
 # shell has; `spool replay` without TRACE replays ./spool.trace.
 . "$(dirname "$0")/lib.sh"
 
-plan 10
+plan 12
 
 mkdir bin
 ln -s "$PROGS/rr_layout" bin/rr_alias
@@ -47,6 +47,14 @@ ok "the whole output is the recording's (the stack limit's mappings included)" c
 spool_run replay -q -- "$PROGS/rr_layout" one two
 is "$RC $(head -n 1 run.out)" "0 argv0 $PROGS/rr_layout argc 3" \
 	"spool replay -- PROG ARGS replays ./spool.trace with that command line"
+
+# A trace is untrusted: a personality flag that is not about the layout
+# (READ_IMPLIES_EXEC: every readable page executable) is not taken from it.
+sed -i 's/^personality=0x40000$/personality=0x440000/' spool.trace/.spool/record
+spool_run replay -q spool.trace
+like "$ERR" "personality flags 0x400000 not taken from the recording" \
+	"a recorded READ_IMPLIES_EXEC is not taken, and said"
+is "$(sed -n 2p run.out)" "$(sed -n 2p rec.out)" "... the program runs with ADDR_NO_RANDOMIZE only"
 
 # A spool.trace that is not there is said as for TRACE.
 mkdir elsewhere
