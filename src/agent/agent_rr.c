@@ -1753,7 +1753,7 @@ void agent_rr_init(void)
 	}
 	if (a->mode == RR_MODE_REPLAY && rr_map_streams(a) < 0)
 		return;
-	if (a->mode == RR_MODE_REPLAY && (a->opts & RR_O_PACKED) && agent_rr_zinput_init() < 0)
+	if ((a->opts & RR_O_PACKED) && agent_rr_zinput_init(a->mode == RR_MODE_REPLAY) < 0)
 		return;
 	rr_first = (uint32_t *)(agent_rr_ro + a->first_off);
 	rr_order = (struct rr_order *)(agent_rr_ro + a->order_off);

@@ -53,6 +53,7 @@ struct record_ctx {
 	int scanned;
 	uint32_t max_rings;
 	int serial, chaos, lock_events;
+	int compress; /* --compress: the agent loads libzstd as the replays will */
 	uint64_t seed;
 	uint32_t stuck_ms;
 	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
@@ -126,6 +127,8 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	area->stuck_ms = ctx->stuck_ms;
 	if (ctx->lock_events)
 		area->opts |= RR_O_LOCK_EVENTS;
+	if (ctx->compress)
+		area->opts |= RR_O_PACKED;
 	if (!ctx->serial) {
 		/* sync mode maps no serial slots (record_once): say there are none */
 		area->serial_off = 0;
@@ -282,6 +285,7 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->info.chaos = ctx->chaos;
 	ctx->info.seed = ctx->seed;
 	ctx->info.lock_events = ctx->lock_events;
+	ctx->info.compress = ctx->compress;
 	ctx->info.switches = a->switches;
 	if (ctx->out_path && record_keep_output(ctx, w) < 0)
 		log_warn("cannot keep the run's output in the trace");
@@ -685,6 +689,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'Z':
 			so.compress = 1;
+			ctx.compress = 1;
 			break;
 		case 'S':
 			if (options_parse_uint(optarg, UINT64_MAX / 2, &ctx.seed) < 0) {

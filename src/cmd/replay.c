@@ -721,6 +721,7 @@ int cmd_replay(int argc, char **argv)
 	 * older than that note had it where spool got it, and so does its replay. */
 	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
 	ctx.opts = replay_truncated(dir) | (info->lock_events ? RR_O_LOCK_EVENTS : 0) |
+		   (info->compress ? RR_O_PACKED : 0) |
 		   (info->kills ? RR_O_KILLS : 0) |
 		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0);

@@ -94,7 +94,10 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * the replay's own trace too (--trace-schedule; --path and --record-path
  * need them to number the threads of the path). */
 #define RR_O_TRACE_SCHED 0x40u
-/* Replay: the log has RR_INPUT_ZREF records; the agent loads libzstd. */
+/* Replay: the log has RR_INPUT_ZREF records (or the recording was made with
+ * --compress); the agent loads libzstd. Record (--compress): the agent
+ * loads it too, at the same point of its start, so that the program's
+ * mappings after it are where its replays have them. */
 #define RR_O_PACKED 0x80u
 
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and

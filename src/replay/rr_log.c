@@ -88,6 +88,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 			info->seed, info->switches);
 	if (info->lock_events)
 		fputs("lock_events=1\n", f);
+	if (info->compress)
+		fputs("compress=1\n", f);
 	if (info->kills)
 		fputs("kills=1\n", f);
 	if (info->entries_only)
@@ -180,6 +182,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->switches = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "lock_events"))
 			info->lock_events = atoi(eq);
+		else if (!strcmp(line, "compress"))
+			info->compress = atoi(eq);
 		else if (!strcmp(line, "kills"))
 			info->kills = atoi(eq);
 		else if (!strcmp(line, "progress"))

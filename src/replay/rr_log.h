@@ -43,6 +43,7 @@ struct rr_info {
 	uint32_t raw_state;
 	int raw_err;
 	int lock_events;   /* recorded with --lock-events: the replay writes them too */
+	int compress;	   /* recorded with --compress: the replay loads libzstd whatever its log */
 	int shm_fd;	   /* the program's descriptor of the shared region (0: not said) */
 	int kills;	   /* the recording has its signal sends (RR_CALL_KILL) */
 	int entries_only;  /* serial: function entries only were progress points */

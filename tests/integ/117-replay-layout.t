@@ -12,7 +12,7 @@
 # says so.
 . "$(dirname "$0")/lib.sh"
 
-plan 10
+plan 12
 
 PROG="$PROGS/rr_layout"
 
@@ -40,6 +40,17 @@ like "$(grep -E '^(personality|layout)=' serial.trace/.spool/record | tr '\n' ' 
 # among the program's mappings.
 is "$(grep -v argv serial.rec.out)" "$(grep -v argv sync.rec.out)" \
 	"serial and sync recordings ran at the same addresses (the agent's mappings are apart)"
+
+# --compress: a replay loads libzstd into the program to unpack its input
+# (its heap and mappings grow by what the loader allocates); a --compress
+# recording loads it at the same point. Without that, the pointer read
+# back pointed into libzstd's file name.
+head -c 300000 /dev/zero | tr '\0' 'z' >in.txt
+timeout -k 10 "$T_TIMEOUT" "$SPOOL" record -q --compress -o z.trace -- "$PROG" - <in.txt \
+	>z.rec.out 2>z.rec.err
+like "$? $(head -n 1 z.rec.out)" "^0 stdin 300000 bytes" "--compress: recorded reading 300000 bytes"
+RUN_STDIN=/dev/null replays_same 2 0 z.rec.out -q z.trace
+is "$SAME" 2 "--compress: 2 replays (libzstd loaded to unpack) print the recorded addresses"
 
 # spool's own variables are padded: a replay with one the recording did not
 # have starts its stack at the recorded place.

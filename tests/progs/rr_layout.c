@@ -10,7 +10,7 @@
  * recorded layout. It also prints its argv[0], umask, a resource limit and
  * its personality, which a replay must restore.
  *
- * usage: rr_layout [ARGS...]
+ * usage: rr_layout [- (read stdin first)] [ARGS...]
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -48,8 +48,17 @@ int main(int argc, char **argv)
 	struct rlimit rl;
 	pthread_t t;
 	mode_t um = umask(022);
+	char chunk[65536];
+	ssize_t got_in;
+	size_t in = 0;
 
 	umask(um);
+	/* rr_layout -: read stdin first (recorded input; packed with
+	 * spool record --compress) */
+	while (argc > 1 && !strcmp(argv[1], "-") && (got_in = read(0, chunk, sizeof(chunk))) > 0)
+		in += (size_t)got_in;
+	if (argc > 1 && !strcmp(argv[1], "-"))
+		printf("stdin %zu bytes\n", in);
 	if (!tok || !big || map == MAP_FAILED || pipe(pfd) < 0)
 		return 1;
 	snprintf(tok->name, sizeof(tok->name), "heap token");
