@@ -531,7 +531,7 @@ int cmd_replay(int argc, char **argv)
 	struct session_result res;
 	struct rr_info *info = NULL;
 	struct rr_log *log = NULL;
-	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX];
+	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], run_abs[PATH_MAX];
 	const char *dir;
 	uint64_t v, inputs;
 	struct replay_gdb gdb = {0};
@@ -698,9 +698,13 @@ int cmd_replay(int argc, char **argv)
 		so.argv = argv + optind;
 	} else {
 		/* the file the recording ran (a link's name, which argv[0] may
-		 * be), else the binary behind it */
+		 * be; a relative one from the recorded directory), else the
+		 * binary behind it */
 		const char *run = info->path[0] ? info->path : info->exe;
 
+		if (run[0] != '/' && info->cwd[0] &&
+		    snprintf(run_abs, sizeof(run_abs), "%s/%s", info->cwd, run) < (int)sizeof(run_abs))
+			run = run_abs;
 		if (replay_check_binary(run, info) < 0)
 			goto out;
 		so.exec_path = run;
@@ -798,6 +802,10 @@ int cmd_replay(int argc, char **argv)
 				 "spool's, and may not find what it opens",
 				 info->cwd);
 	}
+	/* A relative file name runs from the recorded directory as recorded
+	 * (the same name: the same bytes on the program's stack). */
+	if (so.exec_path == run_abs && so.cwd == info->cwd)
+		so.exec_path = info->path;
 	/* stdout and stderr of the kinds the recorded program had (under gdb,
 	 * gdb's terminal). */
 	for (int i = 0; i < 2 && !use_gdb; i++) {

@@ -765,7 +765,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 			 sa_fwd = {.sa_handler = forward_signal, .sa_flags = SA_RESTART},
 			 sa_chld = {.sa_handler = on_sigchld};
 	struct sigaction old_int, old_quit, old_term, old_hup, old_chld;
-	char path[PATH_MAX], agent[PATH_MAX];
+	char path[PATH_MAX], check[PATH_MAX], agent[PATH_MAX];
 	struct trace_writer *w = NULL;
 	struct collector *col = NULL;
 	struct shm_host h = {.fd = -1};
@@ -779,21 +779,27 @@ int session_run(const struct session_opts *o, struct session_result *res)
 
 	memset(res, 0, sizeof(*res));
 	if (o->exec_path) {
-		rc = snprintf(path, sizeof(path), "%s", o->exec_path) >= (int)sizeof(path)
+		/* a relative one is run from o->cwd: checked there */
+		rc = snprintf(path, sizeof(path), "%s", o->exec_path) >= (int)sizeof(path) ||
+				 snprintf(check, sizeof(check), "%s%s%s",
+					  o->exec_path[0] != '/' && o->cwd ? o->cwd : "",
+					  o->exec_path[0] != '/' && o->cwd ? "/" : "",
+					  o->exec_path) >= (int)sizeof(check)
 			 ? -ENAMETOOLONG
-			 : access(path, X_OK) < 0 ? -errno : 0;
+			 : access(check, X_OK) < 0 ? -errno : 0;
 		if (rc == -ENOENT || rc == -ENOTDIR || rc == -ENAMETOOLONG) {
 			log_err("%s: no such file", path);
 			return -ENOENT;
 		}
 	} else {
 		rc = target_resolve(o->argv[0], path, sizeof(path));
+		snprintf(check, sizeof(check), "%s", path);
 	}
 	if (rc < 0) {
 		log_err("%s: %s", o->argv[0], rc == -EACCES ? "not executable" : "command not found");
 		return rc == -EACCES ? -EACCES : -ENOENT;
 	}
-	kind = target_classify(path);
+	kind = target_classify(check);
 	if (kind == TARGET_STATIC) {
 		log_err("%s is statically linked: spool interposes the lock functions through the "
 			"dynamic linker (LD_PRELOAD), which a static program never runs; "

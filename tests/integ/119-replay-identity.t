@@ -7,7 +7,7 @@
 # shell has; `spool replay` without TRACE replays ./spool.trace.
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 13
 
 mkdir bin
 ln -s "$PROGS/rr_layout" bin/rr_alias
@@ -42,6 +42,13 @@ is "$(head -n 1 run.out)" "argv0 rr_alias argc 3" "the replay's argv[0] is the r
 is "$(sed -n 2p run.out)" "$(sed -n 2p rec.out)" "the recorded umask, descriptor limit and personality"
 ok "the whole output is the recording's (the stack limit's mappings included)" cmp -s rec.out run.out ||
 	diag "$(diff rec.out run.out)"
+
+# A program started by a relative name runs from the recorded directory
+# under that name, wherever the replay is started.
+(cd bin && timeout -k 10 "$T_TIMEOUT" "$SPOOL" record -q -o ../rel.trace -- ./rr_alias >../rel.rec.out 2>&1)
+spool_run replay -q rel.trace
+is "$RC $(cat run.out)" "0 $(cat rel.rec.out)" \
+	"recorded as ./rr_alias in bin/, replayed from elsewhere: the recorded output"
 
 # `spool replay -- PROG ARGS`: the recorded trace, another command line.
 spool_run replay -q -- "$PROGS/rr_layout" one two
