@@ -831,8 +831,11 @@ int cmd_replay(int argc, char **argv)
 				  i ? "stderr" : "stdout", stdio_kind_name(k), stdio_kind_name(k));
 		}
 	}
-	replay_say_foreign(dir, optind < argc ? path : so.exec_path, so.argv, so.cwd,
-			   info->buildid);
+	replay_say_foreign(dir,
+			   optind < argc			  ? path
+			   : so.exec_path == info->path ? run_abs
+							  : so.exec_path,
+			   so.argv, so.cwd, info->buildid);
 	replay_ident(&so, info, dir, use_gdb);
 	rc = session_run(&so, &res);
 	replay_say_layout(info, &res, ctx.layout, 0);
