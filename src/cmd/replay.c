@@ -136,8 +136,9 @@ static void replay_usage(FILE *out)
 		"directory the replay runs.\n"
 		"\n"
 		"Exit status: the program's, as recorded; %d when the replay diverged, got\n"
-		"stuck or was killed by a signal the recorded run was not; %d when TRACE is an incomplete recording (spool record was killed or\n"
-		"did not finish writing it); 1 when TRACE cannot be replayed.\n",
+		"stuck or was killed by a signal the recorded run was not; %d when TRACE is\n"
+		"an incomplete recording (spool record was killed or did not finish writing\n"
+		"it); 1 when TRACE cannot be replayed.\n",
 		REPLAY_EXIT_DIVERGED, EXIT_INCOMPLETE);
 }
 
@@ -464,8 +465,9 @@ static int replay_layout_differs(const struct rr_info *info, const struct sessio
 			break;
 		}
 	if (!info->ident.persona_set)
-		snprintf(why, len, "the recording was made before spool fixed the layout, with "
-				   "address-space randomization");
+		snprintf(why, len,
+			 "the recording was made before spool fixed the layout, with "
+			 "address-space randomization");
 	else if (info->ident.aslr)
 		snprintf(why, len, "the recording was made with address-space randomization");
 	else if (res->persona_err)
@@ -474,8 +476,9 @@ static int replay_layout_differs(const struct rr_info *info, const struct sessio
 			 "ADDR_NO_RANDOMIZE refused: %s)",
 			 strerror(res->persona_err));
 	else if (moved >= 0)
-		snprintf(why, len, "the replay's address-space layout is not the recording's: %s "
-				   "is at 0x%llx, recorded at 0x%llx",
+		snprintf(why, len,
+			 "the replay's address-space layout is not the recording's: %s "
+			 "is at 0x%llx, recorded at 0x%llx",
 			 what[moved], (unsigned long long)now[moved],
 			 (unsigned long long)info->layout[moved]);
 	else

@@ -17,8 +17,8 @@
 #include "run_ident.h"
 
 static const char *const run_ident_names[RUN_IDENT_NLIMITS] = {
-    "cpu",  "fsize", "data",    "stack", "core",	     "rss",	"nproc",  "nofile",
-    "memlock", "as", "locks", "sigpending", "msgqueue", "nice", "rtprio", "rttime",
+    "cpu",     "fsize", "data",	 "stack",      "core",	   "rss",  "nproc",  "nofile",
+    "memlock", "as",	"locks", "sigpending", "msgqueue", "nice", "rtprio", "rttime",
 };
 
 const char *run_ident_limit_name(int r)
@@ -170,13 +170,15 @@ int run_ident_limits_unreachable(const struct run_ident *id, char *buf, size_t l
 		if (!(id->rlim_set & (1u << r)) || getrlimit(r, &now) < 0)
 			continue;
 		want = id->rlim[r].rlim_max;
-		if (now.rlim_max == RLIM_INFINITY || (want != RLIM_INFINITY && want <= now.rlim_max))
+		if (now.rlim_max == RLIM_INFINITY ||
+		    (want != RLIM_INFINITY && want <= now.rlim_max))
 			continue;
 		if (geteuid() == 0)
 			continue; /* root may raise a hard limit */
 		n++;
 		if (k + 64 < len) {
-			int w = snprintf(buf + k, len - k, "%s%s ", k ? ", " : "", run_ident_names[r]);
+			int w =
+			    snprintf(buf + k, len - k, "%s%s ", k ? ", " : "", run_ident_names[r]);
 
 			k += w > 0 ? (size_t)w : 0;
 			if (want == RLIM_INFINITY)

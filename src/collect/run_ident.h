@@ -25,8 +25,8 @@
 #define RUN_IDENT_NLIMITS 16 /* RLIMIT_* numbers 0..15 (RLIM_NLIMITS on Linux) */
 
 struct run_ident {
-	int persona_set;	/* run the program with persona */
-	unsigned long persona;	/* personality(2) value */
+	int persona_set;       /* run the program with persona */
+	unsigned long persona; /* personality(2) value */
 	int umask_set;
 	unsigned umask;
 	uint32_t rlim_set; /* bit r: set rlim[r] */

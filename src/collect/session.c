@@ -248,8 +248,8 @@ static int shm_path_var(char *buf, size_t len, int host_fd)
 #define SESSION_PAD_VAR "SPOOL_PAD="
 
 /* Bytes and entries of path, argv and env on the new stack. */
-static void stack_size_of(const char *path, char *const *argv, char *const *env,
-			  uint64_t *bytes, uint64_t *items)
+static void stack_size_of(const char *path, char *const *argv, char *const *env, uint64_t *bytes,
+			  uint64_t *items)
 {
 	*bytes = strlen(path) + 1;
 	*items = 0;
@@ -319,6 +319,7 @@ static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const
 	const char *cur = NULL;
 	size_t n = 0, k = 0, i, path_at;
 	char **v;
+	int rc;
 
 	for (char *const *e = src; e && *e; e++) {
 		if (env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD")))
@@ -361,8 +362,8 @@ static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const
 		v[k - 1] = NULL;
 		goto fail;
 	}
-	if (stack_pad(v, n + 4 + 63, path_at, path, argv, o, &res->stack_bytes,
-		      &res->stack_items) < 0) {
+	rc = stack_pad(v, n + 4 + 63, path_at, path, argv, o, &res->stack_bytes, &res->stack_items);
+	if (rc < 0) {
 		k = n + 4 + 64;
 		goto fail;
 	}
@@ -780,13 +781,15 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	memset(res, 0, sizeof(*res));
 	if (o->exec_path) {
 		/* a relative one is run from o->cwd: checked there */
-		rc = snprintf(path, sizeof(path), "%s", o->exec_path) >= (int)sizeof(path) ||
-				 snprintf(check, sizeof(check), "%s%s%s",
-					  o->exec_path[0] != '/' && o->cwd ? o->cwd : "",
-					  o->exec_path[0] != '/' && o->cwd ? "/" : "",
-					  o->exec_path) >= (int)sizeof(check)
-			 ? -ENAMETOOLONG
-			 : access(check, X_OK) < 0 ? -errno : 0;
+		int rel = o->exec_path[0] != '/' && o->cwd;
+
+		rc = 0;
+		if (snprintf(path, sizeof(path), "%s", o->exec_path) >= (int)sizeof(path) ||
+		    snprintf(check, sizeof(check), "%s%s%s", rel ? o->cwd : "", rel ? "/" : "",
+			     o->exec_path) >= (int)sizeof(check))
+			rc = -ENAMETOOLONG;
+		else if (access(check, X_OK) < 0)
+			rc = -errno;
 		if (rc == -ENOENT || rc == -ENOTDIR || rc == -ENAMETOOLONG) {
 			log_err("%s: no such file", path);
 			return -ENOENT;

@@ -85,8 +85,8 @@ int main(int argc, char **argv)
 	/* ... and through epoll_event.data, as an epoll server keeps it. */
 	ep = epoll_create1(0);
 	ev.data.ptr = tok;
-	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, pfd[0], &ev) < 0 ||
-	    write(pfd[1], "x", 1) != 1 || epoll_wait(ep, &got, 1, 1000) != 1)
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, pfd[0], &ev) < 0 || write(pfd[1], "x", 1) != 1 ||
+	    epoll_wait(ep, &got, 1, 1000) != 1)
 		return 1;
 	back = got.data.ptr;
 	printf("epoll gave %p: %s %d\n", (void *)back, back->name, back->value);
