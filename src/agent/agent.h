@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 #include <x86intrin.h>
 
@@ -170,6 +171,10 @@ struct shm_ring *agent_ring_mapped(uint32_t i);
 /* Feature area i (SHM_EXT_*), mapped on first use, and its size; NULL when
  * the region has none or it cannot be mapped. */
 void *agent_ext(unsigned i, uint64_t *size);
+/* mmap for the agent's own memory, at a fixed place away from the
+ * program's mappings (agent_vm.c): the same arguments and result as mmap
+ * (no address: the window chooses). Keeps errno on success. */
+void *agent_vm_map(size_t len, int prot, int flags, int fd, off_t off);
 void agent_wake(void);
 
 /* agent_thread.c */

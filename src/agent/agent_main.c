@@ -336,7 +336,7 @@ static void *agent_map_piece(uint64_t off, uint64_t len)
 
 	if (!agent_fd_ok() || off > agent.map_size || len > agent.map_size - off)
 		return NULL;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, agent.fd, (off_t)off);
+	p = agent_vm_map(len, PROT_READ | PROT_WRITE, MAP_SHARED, agent.fd, (off_t)off);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -688,7 +688,7 @@ int agent_map(int fd)
 	if ((uint64_t)st.st_size < SHM_CTL_SIZE)
 		return -EPROTO;
 	/* The control block first: it says how many process slots follow. */
-	c = mmap(NULL, SHM_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	c = agent_vm_map(SHM_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (c == MAP_FAILED)
 		return -errno;
 	max_procs = c->max_procs;
@@ -699,7 +699,7 @@ int agent_map(int fd)
 	}
 	munmap(c, SHM_CTL_SIZE);
 	head = shm_head_map_size(max_procs);
-	c = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	c = agent_vm_map(head, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (c == MAP_FAILED)
 		return -errno;
 	size = c->total_size;
@@ -712,8 +712,8 @@ int agent_map(int fd)
 		return -EPROTO;
 	}
 	/* The ring table: a page or so, not in the program's heap. */
-	rings = mmap(NULL, (size_t)c->max_rings * sizeof(*agent.rings) + 1, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rings = agent_vm_map((size_t)c->max_rings * sizeof(*agent.rings) + 1, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (rings == MAP_FAILED) {
 		munmap(c, head);
 		return -ENOMEM;
@@ -832,6 +832,7 @@ __attribute__((constructor)) static void agent_start(void)
 	if (agent_self.state == AGENT_T_NEW)
 		agent_thread_register(&agent_self);
 	agent_probe_init(); /* spool probe: patch before main, one thread */
+	agent_rr_note_layout();
 }
 
 __attribute__((destructor)) static void agent_stop(void)

@@ -915,7 +915,7 @@ static int agent_probe_setup(struct probe_area_hdr *h)
 		   ((size_t)h->nprobes + 1) * 4 + h->nmodules + 4095) &
 		  ~(size_t)4095;
 	agent_probe_by_id =
-		mmap(NULL, rt_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		agent_vm_map(rt_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (agent_probe_by_id == MAP_FAILED) {
 		agent_probe_by_id = NULL;
 		agent_log("probe: no memory for the probe table");
@@ -1156,7 +1156,7 @@ void agent_probe_dlopen(void)
 			nnew++;
 	if (nnew) {
 		size = ((size_t)old[0] + nnew + 1) * 4;
-		nt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		nt = agent_vm_map(size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (nt == MAP_FAILED) {
 			agent_log("probe: no memory for the trap table");
 			for (uint32_t i = 0; i < h->nprobes; i++)

@@ -24,6 +24,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1935,7 +1936,7 @@ static const char *rr_map_image(struct rr_area *a)
 		agent_disable("record/replay: the replay image changed");
 		return NULL;
 	}
-	p = mmap(NULL, a->img_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, (int)fd, 0);
+	p = agent_vm_map(a->img_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, (int)fd, 0);
 	syscall(SYS_close, fd);
 	if (p == MAP_FAILED) {
 		agent_disable("record/replay: cannot map the replay image");
@@ -1974,7 +1975,7 @@ static int rr_map_streams(struct rr_area *a)
 			return -1;
 		}
 		if (st.st_size > 0)
-			p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+			p = agent_vm_map((size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
 				 (int)fd, 0);
 		syscall(SYS_close, fd);
 		if (p == MAP_FAILED) {
@@ -1986,6 +1987,36 @@ static int rr_map_streams(struct rr_area *a)
 		rr_streams[rr_nstreams++].id = a->stream_id[i];
 	}
 	return 0;
+}
+
+/*
+ * Where the program's stack, break, next mapping and executable are as it
+ * starts, for spool to compare a replay's with the recording's: a replay
+ * hands back recorded pointers, valid only at the same addresses. The
+ * mapping probe is a page mapped and unmapped again, where the program's
+ * next mmap would go (raw calls: before main, once). Called at the end of
+ * the agent's start, after everything it maps (libzstd for a --compress
+ * replay included, which lands among the program's mappings).
+ */
+static int rr_layout_due; /* the first process of the recording or replay */
+
+void agent_rr_note_layout(void)
+{
+	extern char **environ;
+	struct rr_area *a = rr_area;
+	long p;
+
+	if (!a || !rr_layout_due)
+		return;
+	rr_layout_due = 0;
+	a->layout[RR_LAYOUT_STACK] = (uint64_t)(uintptr_t)environ;
+	a->layout[RR_LAYOUT_BRK] = (uint64_t)syscall(SYS_brk, 0);
+	p = syscall(SYS_mmap, 0, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != -1) {
+		a->layout[RR_LAYOUT_MMAP] = (uint64_t)p;
+		syscall(SYS_munmap, p, 4096);
+	}
+	a->layout[RR_LAYOUT_EXE] = (uint64_t)getauxval(AT_PHDR);
 }
 
 void agent_rr_init(void)
@@ -2013,6 +2044,7 @@ void agent_rr_init(void)
 				  __ATOMIC_ACQ_REL);
 		return;
 	}
+	rr_layout_due = 1;
 	rr_turn = (uint32_t *)((char *)a + a->turn_off);
 	rr_objmap = (uint32_t *)((char *)a + a->objmap_off);
 	rr_threads = (struct rr_thread_slot *)((char *)a + a->threads_off);
@@ -2024,7 +2056,7 @@ void agent_rr_init(void)
 	}
 	if (a->mode == RR_MODE_REPLAY && rr_map_streams(a) < 0)
 		return;
-	if (a->mode == RR_MODE_REPLAY && (a->opts & RR_O_PACKED) && agent_rr_zinput_init() < 0)
+	if ((a->opts & RR_O_PACKED) && agent_rr_zinput_init(a->mode == RR_MODE_REPLAY) < 0)
 		return;
 	rr_first = (uint32_t *)(agent_rr_ro + a->first_off);
 	rr_order = (struct rr_order *)(agent_rr_ro + a->order_off);

@@ -38,6 +38,9 @@ extern const char *agent_rr_ro;
 extern int agent_lock_quiet;
 
 /* Called by the constructor once the process slot is claimed. */
+/* Note where the program's stack, break, next mapping and executable are
+ * (rr_area.layout), once, at the end of the agent's start. */
+void agent_rr_note_layout(void);
 void agent_rr_init(void);
 
 /* Record: the outcome of a sync call (op = the requested OP_*, result =
@@ -221,12 +224,12 @@ extern pid_t agent_rr_pid_recorded;
  * in this run (any other id is returned as is), for tgkill. */
 void agent_rr_note_tid(pid_t recorded);
 pid_t agent_rr_real_tid(pid_t tid);
-/* Replay of packed input data (agent_rr_zinput.c): load libzstd (0, or -1
- * with the agent disabled); unpack a frame of PACKED bytes at SRC into DST
+/* Replay of packed input data (agent_rr_zinput.c): load libzstd (replay:
+ * 0, or -1 with the agent disabled; record, for the layout: always 0); unpack a frame of PACKED bytes at SRC into DST
  * (RAW bytes of room), or into the thread's own buffer when DST is NULL;
  * the data, or NULL when it does not unpack to RAW bytes; free the
  * thread's buffers at its end. */
-int agent_rr_zinput_init(void);
+int agent_rr_zinput_init(int replay);
 const unsigned char *agent_rr_zinput_unpack(const void *src, uint32_t packed, uint32_t raw,
 					    void *dst);
 void agent_rr_zinput_thread_end(void);

@@ -7,8 +7,11 @@
  * else into a buffer of its own first.
  *
  * libzstd is loaded with dlopen in the constructor, and only when the
- * replay's log has such records (RR_O_PACKED): no other program under the
- * agent maps it. Each thread unpacks with a static decompression context
+ * replay's log has such records or the recording was made with --compress
+ * (RR_O_PACKED): no other program under the agent maps it. A --compress
+ * recording loads it at the same point (and uses nothing of it), so that
+ * the program's later mappings are where its replays have them
+ * (doc/record.md, "Address-space layout"). Each thread unpacks with a static decompression context
  * in memory it maps itself (ZSTD_initStaticDCtx), so the read path makes
  * no allocation, takes no lock and makes no system call after the first
  * time. Frames were unpacked once when spool loaded the recording, which
@@ -43,7 +46,7 @@ static __thread struct {
 	size_t cap;
 } rr_z;
 
-int agent_rr_zinput_init(void)
+int agent_rr_zinput_init(int replay)
 {
 	void *h;
 
@@ -64,6 +67,8 @@ int agent_rr_zinput_init(void)
 	}
 	agent_self.busy--;
 out:
+	if (!replay)
+		return 0; /* a recording only keeps the layout of its replays */
 	if (!z_estimate || !z_init_static || !z_decompress || !z_is_error) {
 		agent_disable("record/replay: the recording's input data is packed (spool record "
 			      "--compress) and libzstd.so.1 cannot be loaded");
@@ -74,7 +79,7 @@ out:
 
 static void *rr_z_map(size_t size)
 {
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	void *p = agent_vm_map(size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;

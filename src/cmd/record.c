@@ -53,11 +53,14 @@ struct record_ctx {
 	int scanned;
 	uint32_t max_rings;
 	int serial, chaos, lock_events;
+	int compress; /* --compress: the agent loads libzstd as the replays will */
 	uint64_t seed;
 	uint32_t stuck_ms;
 	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
 	struct stdin_cap *in; /* the program's stdin, kept for every run and the replay */
 	struct rr_watch watch; /* serial mode: kills a program the agent stopped */
+	struct run_ident ident;	     /* what the program runs with (ADDR_NO_RANDOMIZE) */
+	struct session_result *res;  /* the run's, filled by session_run */
 };
 
 static void record_usage(FILE *out)
@@ -68,7 +71,10 @@ static void record_usage(FILE *out)
 		"Run PROGRAM and record what `spool replay` needs to run it again the same\n"
 		"way: the order in which its threads acquired every mutex, rwlock, spinlock,\n"
 		"semaphore, condition variable and barrier, thread creation, and what its\n"
-		"read-like calls, clocks, getrandom, getpid and gettid returned.\n"
+		"read-like calls, clocks, getrandom, getpid and gettid returned. It runs\n"
+		"with address-space randomization off (personality ADDR_NO_RANDOMIZE), so\n"
+		"that its replays run at the same addresses; the recording keeps its\n"
+		"argv, environment, working directory, umask, limits and personality.\n"
 		"\n"
 		"options:\n"
 		"      --mode MODE      serial (default: one thread runs at a time; exact even\n"
@@ -121,6 +127,8 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	area->stuck_ms = ctx->stuck_ms;
 	if (ctx->lock_events)
 		area->opts |= RR_O_LOCK_EVENTS;
+	if (ctx->compress)
+		area->opts |= RR_O_PACKED;
 	if (!ctx->serial) {
 		/* sync mode maps no serial slots (record_once): say there are none */
 		area->serial_off = 0;
@@ -277,6 +285,7 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->info.chaos = ctx->chaos;
 	ctx->info.seed = ctx->seed;
 	ctx->info.lock_events = ctx->lock_events;
+	ctx->info.compress = ctx->compress;
 	ctx->info.switches = a->switches;
 	if (ctx->out_path && record_keep_output(ctx, w) < 0)
 		log_warn("cannot keep the run's output in the trace");
@@ -301,6 +310,17 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		if (!ctx->scanned && rr_scan_exe(ctx->info.exe, &ctx->scan) == 0)
 			ctx->scanned = 1;
 	}
+	/* the file run and what it ran with, as it really was: the
+	 * personality read back after setting it */
+	snprintf(ctx->info.path, sizeof(ctx->info.path), "%s", ctx->res->path);
+	ctx->info.ident = ctx->ident;
+	ctx->info.ident.persona = ctx->res->persona;
+	ctx->info.ident.aslr_err = ctx->res->persona_err;
+	ctx->info.ident.aslr = !run_ident_fixed_layout(ctx->res->persona);
+	for (int i = 0; i < RR_LAYOUT_N; i++)
+		ctx->info.layout[i] = a->layout[i];
+	ctx->info.stack_bytes = ctx->res->stack_bytes;
+	ctx->info.stack_items = ctx->res->stack_items;
 	if (run_env_save(w) < 0)
 		log_warn("cannot keep the program's environment in the trace: a replay runs it with "
 			 "its own");
@@ -323,6 +343,12 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	so->prepare = record_prepare;
 	so->finish = record_finish;
 	so->hook_arg = ctx;
+	ctx->res = res;
+	/* address-space randomization off, spool's umask and limits: the
+	 * recording notes them for its replays (run_ident.h) */
+	run_ident_for_record(&ctx->ident);
+	so->ident = &ctx->ident;
+	so->stack_record = 1;
 	ctx->max_rings = so->max_rings;
 	ctx->info.shm_fd = session_shm_fd(so);
 	ctx->info.kills = 1; /* the agent records the program's signal sends */
@@ -394,6 +420,15 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	const struct rr_info *i = &ctx->info;
 	uint64_t lost = trace_loss_events(&res->loss);
 
+	if (i->ident.aslr)
+		log_warn("the program ran with address-space randomization (%s%s): its heap, "
+			 "mappings and stack will be elsewhere in a replay, and a program that "
+			 "keeps pointers in what it reads (epoll_event.data, addresses sent "
+			 "through a pipe) may not replay (doc/record.md, \"Address-space "
+			 "layout\")",
+			 i->ident.aslr_err ? "personality ADDR_NO_RANDOMIZE refused: "
+					   : "personality ADDR_NO_RANDOMIZE not in effect",
+			 i->ident.aslr_err ? strerror(i->ident.aslr_err) : "");
 	if (i->flags & (RR_F_FORKED | RR_F_EXEC))
 		log_warn("the program %s: only its first process is recorded, and spool replay "
 			 "refuses this recording",
@@ -656,6 +691,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'Z':
 			so.compress = 1;
+			ctx.compress = 1;
 			break;
 		case 'S':
 			if (options_parse_uint(optarg, UINT64_MAX / 2, &ctx.seed) < 0) {

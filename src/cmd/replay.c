@@ -63,20 +63,24 @@ struct replay_ctx {
 	uint64_t tturn, nsw;			    /* serial: token turns reached / recorded */
 	uint64_t img_key; /* of the recording's replay image (rr_img.c) */
 	int img_written;  /* this replay wrote it */
+	uint64_t layout[RR_LAYOUT_N]; /* where the replay's program started (rr_area.layout) */
 };
 
 static void replay_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: spool replay [OPTIONS] TRACE [-- PROGRAM [ARGS...]]\n"
+		"usage: spool replay [OPTIONS] [TRACE] [-- PROGRAM [ARGS...]]\n"
 		"\n"
-		"Run the program recorded in TRACE (by spool record) again: every thread\n"
-		"acquires every lock in its recorded turn, and read-like calls, clocks,\n"
-		"getrandom, getpid and gettid return what they returned when recorded, so\n"
-		"the program prints the same output. It runs with the recorded environment,\n"
-		"working directory and stdin, and a stdout and stderr of the kinds it had (a\n"
-		"terminal, a pipe, a file). The first difference between the replay and\n"
-		"the recording stops the replay with both sides printed.\n"
+		"Run the program recorded in TRACE (by spool record; default spool.trace)\n"
+		"again: every thread acquires every lock in its recorded turn, and read-like\n"
+		"calls, clocks, getrandom, getpid and gettid return what they returned when\n"
+		"recorded, so the program prints the same output. It runs as recorded: the\n"
+		"same file with the same argv (argv[0] included), environment, working\n"
+		"directory, stdin, umask, resource limits and personality, at the same\n"
+		"addresses (address-space randomization off), and with a stdout and stderr\n"
+		"of the kinds it had (a terminal, a pipe, a file). The first difference\n"
+		"between the replay and the recording stops the replay with both sides\n"
+		"printed.\n"
 		"PROGRAM [ARGS] replaces the recorded command line (the binary must be the\n"
 		"same build; different arguments are a way to see a divergence).\n"
 		"\n"
@@ -133,9 +137,10 @@ static void replay_usage(FILE *out)
 		"running anything, spool names the binary, the command line and the working\n"
 		"directory the replay runs.\n"
 		"\n"
-		"Exit status: the program's, as recorded; %d when the replay diverged or got\n"
-		"stuck; %d when TRACE is an incomplete recording (spool record was killed or\n"
-		"did not finish writing it); 1 when TRACE cannot be replayed.\n",
+		"Exit status: the program's, as recorded; %d when the replay diverged, got\n"
+		"stuck or was killed by a signal the recorded run was not; %d when TRACE is\n"
+		"an incomplete recording (spool record was killed or did not finish writing\n"
+		"it); 1 when TRACE cannot be replayed.\n",
 		REPLAY_EXIT_DIVERGED, EXIT_INCOMPLETE);
 }
 
@@ -184,6 +189,8 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->cause_running = a->cause_running;
 	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
 	ctx->nsw = a->nsw;
+	for (int i = 0; i < RR_LAYOUT_N; i++)
+		ctx->layout[i] = a->layout[i];
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
 	ctx->nthreads = ctx->max_threads;
 	ctx->short_thread = UINT32_MAX;
@@ -197,7 +204,9 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	return 0;
 }
 
-/* argv from the recorded process's command line, argv[0] = the binary. */
+/* argv from the recorded process's command line, argv[0] as it was (a
+ * program may look at it: redis-server and redis-check-rdb are one binary),
+ * the binary only where the command line has none. */
 static char **replay_argv(const char *dir, const struct rr_info *info, char **buf)
 {
 	struct trace_reader *r;
@@ -223,7 +232,8 @@ static char **replay_argv(const char *dir, const struct rr_info *info, char **bu
 		argv[k] = *buf + i;
 		i += strlen(*buf + i) + 1;
 	}
-	argv[0] = (char *)info->exe;
+	if (!argv[0][0])
+		argv[0] = (char *)info->exe;
 	return argv;
 }
 
@@ -249,9 +259,8 @@ static int replay_check_binary(const char *path, const struct rr_info *info)
 	return 0;
 }
 
-/* Whether the recorded run ended by a signal from outside (killed), so its
- * recording stops in the middle: the replay then stops there too. */
-static uint32_t replay_truncated(const char *dir)
+/* The signal the recorded run ended by, or 0. */
+static int replay_rec_signal(const char *dir)
 {
 	struct trace_reader *r;
 	char *data = NULL, *p;
@@ -265,6 +274,15 @@ static uint32_t replay_truncated(const char *dir)
 		sig = atoi(p + strlen("term_signal="));
 	free(data);
 	trace_reader_close(r);
+	return sig;
+}
+
+/* Whether the recorded run ended by a signal from outside (killed), so its
+ * recording stops in the middle: the replay then stops there too. */
+static uint32_t replay_truncated(const char *dir)
+{
+	int sig = replay_rec_signal(dir);
+
 	if (!sig || sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
 	    sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS)
 		return 0;
@@ -376,6 +394,122 @@ static void replay_say_foreign(const char *dir, const char *exe, char *const *ar
 			 bst.st_mode & 002 ? "every user" : "another user");
 }
 
+/*
+ * The personality, umask and resource limits of the recorded run, given
+ * back to the program (run_ident.h). A recording made before spool kept
+ * them ran with randomization: nothing can be given back. Limits above
+ * spool's hard limit (which only root raises) are lowered to it, and said.
+ */
+static void replay_ident(struct session_opts *so, struct rr_info *info, const char *dir,
+			 int use_gdb)
+{
+	unsigned long dropped;
+	char lims[256];
+	struct stat st;
+	int fd;
+
+	if (!info->ident.persona_set || use_gdb == 2)
+		return;
+	dropped = run_ident_trust_persona(&info->ident);
+	if (dropped)
+		log_warn("%s: personality flags 0x%lx not taken from the recording (a trace may "
+			 "come from someone else): the program runs with spool's",
+			 dir, dropped);
+	/* Another user's recording does not make the replay's files more
+	 * open than the user's own umask would */
+	fd = trace_open_dir_file(dir, ".spool/record", TRACE_SIDE_MAX, NULL);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid != getuid() && info->ident.umask_set) {
+		mode_t own = umask(022);
+
+		umask(own);
+		if ((info->ident.umask | own) != info->ident.umask)
+			log_warn("%s: recorded by another user with umask %03o: the replay runs "
+				 "with %03o (yours added)",
+				 dir, info->ident.umask, info->ident.umask | (unsigned)own);
+		info->ident.umask |= (unsigned)own;
+	}
+	if (fd >= 0)
+		close(fd);
+	so->ident = &info->ident;
+	/* the recorded stack: spool's variables padded to its size */
+	so->stack_bytes = info->stack_bytes;
+	so->stack_items = info->stack_items;
+	if (run_ident_limits_unreachable(&info->ident, lims, sizeof(lims)))
+		log_warn("the recorded run had resource limits above spool's hard limits (%s): "
+			 "the program gets spool's, and may take another path",
+			 lims);
+	if (info->ident.aslr)
+		log_warn("this recording was made with address-space randomization (%s): the "
+			 "replay's heap, mappings and stack are elsewhere, and pointers the "
+			 "program got from its recorded inputs (epoll_event.data, mmap results, "
+			 "addresses it wrote to a pipe) do not point where they did",
+			 info->ident.aslr_err ? strerror(info->ident.aslr_err)
+					      : "ADDR_NO_RANDOMIZE not in effect");
+}
+
+/* Why the replay's address-space layout is not the recording's, into why;
+ * 0 when it is (as far as spool can tell). */
+static int replay_layout_differs(const struct rr_info *info, const struct session_result *res,
+				 const uint64_t *now, char *why, size_t len)
+{
+	static const char *const what[RR_LAYOUT_N] = {
+	    [RR_LAYOUT_STACK] = "its stack (the command line or the environment differs in "
+				"length: --env, a SPOOL_* variable, a loader variable not taken "
+				"from the recording)",
+	    [RR_LAYOUT_BRK] = "its heap (the program break)",
+	    [RR_LAYOUT_MMAP] = "its mappings (other libraries: a loader variable such as "
+			       "LD_PRELOAD or LD_LIBRARY_PATH not taken from the recording, "
+			       "another stack limit)",
+	    [RR_LAYOUT_EXE] = "its executable",
+	};
+	int moved = -1;
+
+	for (int i = 0; i < RR_LAYOUT_N && now && info->layout[RR_LAYOUT_STACK]; i++)
+		if (now[i] && info->layout[i] != now[i]) {
+			moved = i;
+			break;
+		}
+	if (!info->ident.persona_set)
+		snprintf(why, len,
+			 "the recording was made before spool fixed the layout, with "
+			 "address-space randomization");
+	else if (info->ident.aslr)
+		snprintf(why, len, "the recording was made with address-space randomization");
+	else if (res->persona_err)
+		snprintf(why, len,
+			 "the replay runs with address-space randomization (personality "
+			 "ADDR_NO_RANDOMIZE refused: %s)",
+			 strerror(res->persona_err));
+	else if (moved >= 0)
+		snprintf(why, len,
+			 "the replay's address-space layout is not the recording's: %s "
+			 "is at 0x%llx, recorded at 0x%llx",
+			 what[moved], (unsigned long long)now[moved],
+			 (unsigned long long)info->layout[moved]);
+	else
+		return 0;
+	return 1;
+}
+
+/* After the run (failed = 0): say a layout that differs from the
+ * recording's; after a divergence or a crash (failed = 1): name it as the
+ * likely cause. */
+static void replay_say_layout(const struct rr_info *info, const struct session_result *res,
+			      const uint64_t *now, int failed)
+{
+	char why[512];
+
+	if (!replay_layout_differs(info, res, now, why, sizeof(why)))
+		return;
+	if (!failed && info->ident.persona_set && !info->ident.aslr)
+		log_warn("%s: addresses differ from the recording's", why);
+	else if (failed)
+		log_info("%s: a program that keeps pointers in what it reads (epoll_event.data, "
+			 "addresses sent through a pipe, mmap results) gets recorded pointers "
+			 "that are not valid in this replay, the likely cause here",
+			 why);
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -405,7 +539,7 @@ int cmd_replay(int argc, char **argv)
 	struct session_result res;
 	struct rr_info *info = NULL;
 	struct rr_log *log = NULL;
-	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX];
+	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], run_abs[PATH_MAX];
 	const char *dir;
 	uint64_t v, inputs;
 	struct replay_gdb gdb = {0};
@@ -497,11 +631,12 @@ int cmd_replay(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		log_err("no trace to replay (usage: spool replay [OPTIONS] TRACE)");
-		return EXIT_USAGE;
-	}
-	dir = argv[optind++];
+	/* TRACE defaults to spool.trace, as for every other command (getopt
+	 * has taken the "--" of `spool replay -- PROG`) */
+	if (optind < argc && strcmp(argv[optind], "--") && strcmp(argv[optind - 1], "--"))
+		dir = argv[optind++];
+	else
+		dir = "spool.trace";
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (dump)
@@ -570,8 +705,17 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		so.argv = argv + optind;
 	} else {
-		if (replay_check_binary(info->exe, info) < 0)
+		/* the file the recording ran (a link's name, which argv[0] may
+		 * be; a relative one from the recorded directory), else the
+		 * binary behind it */
+		const char *run = info->path[0] ? info->path : info->exe;
+
+		if (run[0] != '/' && info->cwd[0] &&
+		    snprintf(run_abs, sizeof(run_abs), "%s/%s", info->cwd, run) < (int)sizeof(run_abs))
+			run = run_abs;
+		if (replay_check_binary(run, info) < 0)
 			goto out;
+		so.exec_path = run;
 		pargv = replay_argv(dir, info, &cmdline);
 		if (!pargv) {
 			log_err("%s: the recorded command line is missing", dir);
@@ -589,6 +733,7 @@ int cmd_replay(int argc, char **argv)
 	 * older than that note had it where spool got it, and so does its replay. */
 	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
 	ctx.opts = replay_truncated(dir) | (info->lock_events ? RR_O_LOCK_EVENTS : 0) |
+		   (info->compress ? RR_O_PACKED : 0) |
 		   (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
 		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0);
@@ -665,6 +810,10 @@ int cmd_replay(int argc, char **argv)
 				 "spool's, and may not find what it opens",
 				 info->cwd);
 	}
+	/* A relative file name runs from the recorded directory as recorded
+	 * (the same name: the same bytes on the program's stack). */
+	if (so.exec_path == run_abs && so.cwd == info->cwd)
+		so.exec_path = info->path;
 	/* stdout and stderr of the kinds the recorded program had (under gdb,
 	 * gdb's terminal). */
 	for (int i = 0; i < 2 && !use_gdb; i++) {
@@ -690,8 +839,14 @@ int cmd_replay(int argc, char **argv)
 				  i ? "stderr" : "stdout", stdio_kind_name(k), stdio_kind_name(k));
 		}
 	}
-	replay_say_foreign(dir, optind < argc ? path : info->exe, so.argv, so.cwd, info->buildid);
+	replay_say_foreign(dir,
+			   optind < argc			  ? path
+			   : so.exec_path == info->path ? run_abs
+							  : so.exec_path,
+			   so.argv, so.cwd, info->buildid);
+	replay_ident(&so, info, dir, use_gdb);
 	rc = session_run(&so, &res);
+	replay_say_layout(info, &res, ctx.layout, 0);
 	if (have_in)
 		stdin_cap_run_end(&in);
 	for (int i = 0; i < 2; i++)
@@ -715,6 +870,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ctx.flags & RR_F_STOP) {
 		log_err("%s", ctx.report);
+		replay_say_layout(info, &res, ctx.layout, 1);
 		/* What to make of it follows what differs: a data race is
 		 * named only where it can be the cause (rr_advice.c). */
 		if (!strncmp(ctx.report, "replay diverged", 15)) {
@@ -735,6 +891,14 @@ int cmd_replay(int argc, char **argv)
 		log_info("gdb ended before thread %u replayed its %u recorded events (it "
 			 "replayed %u)",
 			 ctx.short_thread, ctx.short_n, ctx.short_done);
+	} else if (res.term_signal && res.term_signal != replay_rec_signal(dir)) {
+		/* a crash the recording did not have is a divergence */
+		log_err("replay diverged: the program was killed by signal %d (%s), the recorded "
+			"run was not",
+			res.term_signal, strsignal(res.term_signal));
+		replay_say_layout(info, &res, ctx.layout, 1);
+		ret = REPLAY_EXIT_DIVERGED;
+		goto out;
 	} else if (ctx.short_thread != UINT32_MAX && !res.term_signal) {
 		log_err("replay diverged: the program ended before thread %u replayed its %u "
 			"recorded events (it replayed %u)",

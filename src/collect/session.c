@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -231,20 +232,94 @@ static int shm_path_var(char *buf, size_t len, int host_fd)
 			"////////////////////////////////////////", tail);
 }
 
+/*
+ * The program's stack starts with its strings (the file run, argv, the
+ * environment) and the arrays of pointers to them: their total size and
+ * number place everything below (environ, main's frame, every local whose
+ * address the program may write to a pipe). A replay's environment is the
+ * recording's, but spool's own variables (SPOOL_DEBUG, --env) may differ.
+ * So spool pads what it adds: a recording's SPOOL_SHM_PATH carries
+ * SESSION_PAD_BYTES more slashes and one empty SPOOL_PAD= entry, and a
+ * replay sizes its slashes and SPOOL_PAD= entries so that the bytes and
+ * the number of entries are the recorded ones (session_opts.stack_bytes):
+ * a replay may add a variable of up to that many bytes, or drop any.
+ */
+#define SESSION_PAD_BYTES 128
+#define SESSION_PAD_VAR "SPOOL_PAD="
+
+/* Bytes and entries of path, argv and env on the new stack. */
+static void stack_size_of(const char *path, char *const *argv, char *const *env, uint64_t *bytes,
+			  uint64_t *items)
+{
+	*bytes = strlen(path) + 1;
+	*items = 0;
+	for (char *const *a = argv; a && *a; a++, ++*items)
+		*bytes += strlen(*a) + 1;
+	for (char *const *e = env; e && *e; e++, ++*items)
+		*bytes += strlen(*e) + 1;
+}
+
+/* Pad env (which has room for max entries, path_at the index of its
+ * SPOOL_SHM_PATH) for the stack of o (see above); fills *bytes and *items
+ * with what the program gets. 0 or -ENOMEM. */
+static int stack_pad(char **env, size_t max, size_t path_at, const char *path, char *const *argv,
+		     const struct session_opts *o, uint64_t *bytes, uint64_t *items)
+{
+	uint64_t extra = 0, pads = 0, b, n;
+	size_t k = 0;
+	char *grown;
+
+	stack_size_of(path, argv, env, &b, &n);
+	if (o->stack_record) {
+		extra = SESSION_PAD_BYTES;
+		pads = 1;
+	} else if (o->stack_items && o->stack_items >= n) {
+		pads = o->stack_items - n;
+		if (o->stack_bytes >= b + pads * sizeof(SESSION_PAD_VAR))
+			extra = o->stack_bytes - b - pads * sizeof(SESSION_PAD_VAR);
+		else
+			pads = 0; /* cannot be met: the replay says its stack moved */
+	}
+	while (env[k])
+		k++;
+	if (k + pads > max || extra > (1u << 20))
+		pads = extra = 0;
+	if (extra) {
+		/* /proc/ + slashes + PID/fd/N: the same file */
+		size_t len = strlen(env[path_at]), head = strlen(SHM_ENV_PATH) + strlen("=/proc/");
+
+		grown = malloc(len + extra + 1);
+		if (!grown)
+			return -ENOMEM;
+		memcpy(grown, env[path_at], head);
+		memset(grown + head, '/', extra);
+		memcpy(grown + head + extra, env[path_at] + head, len - head + 1);
+		free(env[path_at]);
+		env[path_at] = grown;
+	}
+	for (uint64_t i = 0; i < pads; i++)
+		if (!(env[k++] = strdup(SESSION_PAD_VAR)))
+			return -ENOMEM;
+	stack_size_of(path, argv, env, bytes, items);
+	return 0;
+}
+
 /* The program's environment, built in spool (a vfork child must not
  * allocate): spool's own (or o->base_env), o->env's entries replacing
  * theirs, the region's descriptor (and SPOOL_SHM_PATH) and LD_PRELOAD with
  * the agent first.
  * Returns a malloc'd array of malloc'd strings (free with env_free), or
  * NULL. */
-static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const char *agent)
+static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const char *agent,
+			const char *path, char *const *argv, struct session_result *res)
 {
 	extern char **environ;
 	char path_var[128];
 	char *const *src = o->base_env ? o->base_env : environ;
 	const char *cur = NULL;
-	size_t n = 0, k = 0, i;
+	size_t n = 0, k = 0, i, path_at;
 	char **v;
+	int rc;
 
 	for (char *const *e = src; e && *e; e++) {
 		if (env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD")))
@@ -253,30 +328,43 @@ static char **spawn_env(const struct session_opts *o, int fd, int host_fd, const
 	}
 	for (char *const *e = o->env; e && *e; e++)
 		n++;
-	v = calloc(n + 4, sizeof(*v));
+	/* (room for the stack's padding entries, stack_pad) */
+	v = calloc(n + 4 + 64, sizeof(*v));
 	if (!v)
 		return NULL;
-	for (char *const *e = src; e && *e; e++) {
-		size_t len = strcspn(*e, "=");
-		int over = env_is(*e, SHM_ENV_FD, strlen(SHM_ENV_FD)) ||
-			   env_is(*e, SHM_ENV_PATH, strlen(SHM_ENV_PATH)) ||
-			   env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD"));
+	/* spool's own variables (SPOOL_*) after the program's, in record and
+	 * replay alike (run_env_load puts the replay's there): the program's
+	 * strings are at the same places on its stack in both */
+	for (int spools = 0; spools < 2; spools++)
+		for (char *const *e = src; e && *e; e++) {
+			size_t len = strcspn(*e, "=");
+			int over = env_is(*e, SHM_ENV_FD, strlen(SHM_ENV_FD)) ||
+				   env_is(*e, SHM_ENV_PATH, strlen(SHM_ENV_PATH)) ||
+				   env_is(*e, "LD_PRELOAD", strlen("LD_PRELOAD"));
 
-		for (char *const *x = o->env; x && *x && !over; x++)
-			over = env_is(*x, *e, len);
-		if (!over && !(v[k++] = strdup(*e)))
-			goto fail;
-	}
+			if ((strncmp(*e, "SPOOL_", 6) == 0) != spools)
+				continue;
+			for (char *const *x = o->env; x && *x && !over; x++)
+				over = env_is(*x, *e, len);
+			if (!over && !(v[k++] = strdup(*e)))
+				goto fail;
+		}
 	for (char *const *x = o->env; x && *x; x++)
 		if (!(v[k++] = strdup(*x)))
 			goto fail;
 	shm_path_var(path_var, sizeof(path_var), host_fd);
+	path_at = k;
 	if (!(v[k++] = strdup(path_var)))
 		goto fail;
 	if (asprintf(&v[k++], "%s=%d", SHM_ENV_FD, fd) < 0 ||
 	    asprintf(&v[k++], "LD_PRELOAD=%s%s%s", agent, cur && *cur ? ":" : "",
 		     cur && *cur ? cur : "") < 0) {
 		v[k - 1] = NULL;
+		goto fail;
+	}
+	rc = stack_pad(v, n + 4 + 63, path_at, path, argv, o, &res->stack_bytes, &res->stack_items);
+	if (rc < 0) {
+		k = n + 4 + 64;
 		goto fail;
 	}
 	return v;
@@ -304,7 +392,7 @@ static void env_free(char **v)
  * in spool, cleared for the child by the dup2 onto itself.
  */
 static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *agent,
-			 const struct session_opts *o)
+			 const struct session_opts *o, struct session_result *res)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -318,7 +406,7 @@ static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *
 		if (fd < 0)
 			fd = shm_fd;
 	}
-	envp = spawn_env(o, fd, shm_fd, agent);
+	envp = spawn_env(o, fd, shm_fd, agent, path, argv, res);
 	if (!envp) {
 		rc = -ENOMEM;
 		goto out_fd;
@@ -354,6 +442,127 @@ out_fd:
 	return rc < 0 ? rc : pid;
 }
 
+/*
+ * Start the program with a fork, where its resource limits must differ from
+ * spool's (a replay of a recording made under other limits: they can be set
+ * only in the child, spool keeps its own). Otherwise as spawn_posix; the
+ * child makes system calls only (spool has threads). Returns the pid or the
+ * negative errno of the exec (through a close-on-exec pipe).
+ */
+static pid_t spawn_fork(const char *path, char **argv, int shm_fd, const char *agent,
+			const struct session_opts *o, struct session_result *res)
+{
+	int fd = shm_fd, at_fd = session_shm_fd(o), pfd[2] = {-1, -1}, err = 0;
+	char **envp;
+	pid_t pid = -1;
+	ssize_t n;
+
+	if (at_fd > fd) {
+		fd = fcntl(shm_fd, F_DUPFD_CLOEXEC, at_fd);
+		if (fd < 0)
+			fd = shm_fd;
+	}
+	envp = spawn_env(o, fd, shm_fd, agent, path, argv, res);
+	if (!envp) {
+		err = -ENOMEM;
+		goto out_fd;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		err = -errno;
+		goto out_env;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto out_pipe;
+	}
+	if (pid == 0) {
+		int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD};
+
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		if (o->ident)
+			run_ident_apply_child(o->ident);
+		if (fcntl(fd, F_SETFD, 0) < 0 || (fd != shm_fd && close(shm_fd) < 0))
+			err = errno;
+		for (int i = 1; i <= 2 && !err; i++)
+			if (o->stdio_sub[i] > 0 && dup2(o->stdio_sub[i], i) < 0)
+				err = errno;
+		if (!err && o->cwd && chdir(o->cwd) < 0)
+			err = errno;
+		if (!err) {
+			execve(path, argv, envp);
+			err = errno;
+		}
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	pfd[1] = -1;
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		err = -err;
+	} else {
+		err = 0;
+	}
+out_pipe:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+out_env:
+	env_free(envp);
+out_fd:
+	if (fd != shm_fd)
+		close(fd);
+	return err < 0 ? err : pid;
+}
+
+/*
+ * The program's personality and umask, set in spool's calling thread around
+ * the start (a posix_spawn or fork child inherits both: personality is per
+ * thread, the umask per process, and spool creates no file meanwhile) and
+ * put back after. The personality is read back: a kernel or a seccomp
+ * filter (a container's) may refuse ADDR_NO_RANDOMIZE.
+ */
+struct ident_saved {
+	int persona; /* -1: nothing to put back */
+	int umask;   /* -1: nothing to put back */
+};
+
+static void ident_enter(const struct run_ident *id, struct ident_saved *sv,
+			struct session_result *res)
+{
+	int now;
+
+	sv->persona = sv->umask = -1;
+	if (!id)
+		return;
+	if (id->persona_set) {
+		sv->persona = personality(0xffffffff);
+		if (personality(id->persona) < 0)
+			res->persona_err = errno;
+		now = personality(0xffffffff);
+		res->persona = now < 0 ? 0 : (unsigned long)(unsigned)now;
+		if (!res->persona_err && res->persona != id->persona)
+			res->persona_err = EPERM; /* accepted but not applied */
+	}
+	if (id->umask_set)
+		sv->umask = (int)umask((mode_t)id->umask);
+}
+
+static void ident_leave(const struct ident_saved *sv)
+{
+	if (sv->persona >= 0)
+		personality((unsigned long)sv->persona);
+	if (sv->umask >= 0)
+		umask((mode_t)sv->umask);
+}
+
 /* Start the program; returns its pid, or a negative errno from exec (sent
  * back through a close-on-exec pipe, so "not found" is known for sure).
  * Under gdb (o->exec) the child runs spool's code after the fork. */
@@ -383,6 +592,8 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGCHLD, SIG_DFL);
+		if (o->ident)
+			run_ident_apply_child(o->ident);
 		shm_fd = move_fd_high(shm_fd, session_shm_fd(o));
 		snprintf(fdstr, sizeof(fdstr), "%d", shm_fd);
 		for (char *const *e = env; e && *e; e++)
@@ -555,10 +766,11 @@ int session_run(const struct session_opts *o, struct session_result *res)
 			 sa_fwd = {.sa_handler = forward_signal, .sa_flags = SA_RESTART},
 			 sa_chld = {.sa_handler = on_sigchld};
 	struct sigaction old_int, old_quit, old_term, old_hup, old_chld;
-	char path[PATH_MAX], agent[PATH_MAX];
+	char path[PATH_MAX], check[PATH_MAX], agent[PATH_MAX];
 	struct trace_writer *w = NULL;
 	struct collector *col = NULL;
 	struct shm_host h = {.fd = -1};
+	struct ident_saved saved;
 	struct trace_clock clk;
 	uint64_t last_flush, first_end = 0;
 	int rc, status = 0, ws, kind, reaper = 0, announced = 0, sigs_set = 0;
@@ -567,12 +779,30 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
-	rc = target_resolve(o->argv[0], path, sizeof(path));
+	if (o->exec_path) {
+		/* a relative one is run from o->cwd: checked there */
+		int rel = o->exec_path[0] != '/' && o->cwd;
+
+		rc = 0;
+		if (snprintf(path, sizeof(path), "%s", o->exec_path) >= (int)sizeof(path) ||
+		    snprintf(check, sizeof(check), "%s%s%s", rel ? o->cwd : "", rel ? "/" : "",
+			     o->exec_path) >= (int)sizeof(check))
+			rc = -ENAMETOOLONG;
+		else if (access(check, X_OK) < 0)
+			rc = -errno;
+		if (rc == -ENOENT || rc == -ENOTDIR || rc == -ENAMETOOLONG) {
+			log_err("%s: no such file", path);
+			return -ENOENT;
+		}
+	} else {
+		rc = target_resolve(o->argv[0], path, sizeof(path));
+		snprintf(check, sizeof(check), "%s", path);
+	}
 	if (rc < 0) {
 		log_err("%s: %s", o->argv[0], rc == -EACCES ? "not executable" : "command not found");
 		return rc == -EACCES ? -EACCES : -ENOENT;
 	}
-	kind = target_classify(path);
+	kind = target_classify(check);
 	if (kind == TARGET_STATIC) {
 		log_err("%s is statically linked: spool interposes the lock functions through the "
 			"dynamic linker (LD_PRELOAD), which a static program never runs; "
@@ -650,8 +880,15 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	sigaction(SIGCHLD, &sa_chld, &old_chld);
 	sigs_set = 1;
 
-	pid = o->exec ? spawn(path, o->argv, h.fd, agent, o)
-		      : spawn_posix(path, o->argv, h.fd, agent, o);
+	snprintf(res->path, sizeof(res->path), "%s", path);
+	ident_enter(o->ident, &saved, res);
+	if (o->exec)
+		pid = spawn(path, o->argv, h.fd, agent, o);
+	else if (o->ident && run_ident_limits_differ(o->ident))
+		pid = spawn_fork(path, o->argv, h.fd, agent, o, res);
+	else
+		pid = spawn_posix(path, o->argv, h.fd, agent, o, res);
+	ident_leave(&saved);
 	if (pid < 0) {
 		rc = (int)pid;
 		log_err("cannot run %s: %s", path, strerror(-rc));

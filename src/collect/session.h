@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "collector.h"
+#include "run_ident.h"
 
 struct session_opts {
 	const char *trace_dir; /* created; an existing one becomes DIR.old */
@@ -61,6 +62,20 @@ struct session_opts {
 	 * under exec. */
 	char *const *base_env;
 	const char *cwd;
+	/* The personality, umask and limits the program gets (run_ident.h;
+	 * NULL: spool's own): record asks for ADDR_NO_RANDOMIZE, a replay for
+	 * the recorded ones. Limits that differ from spool's make the start a
+	 * fork (they cannot be set in spool itself). */
+	const struct run_ident *ident;
+	/* The file to run instead of argv[0] looked up in PATH (a replay: the
+	 * one the recording ran, whose argv[0] may be a link's name). */
+	const char *exec_path;
+	/* The program's stack (session.c, stack_pad): stack_record pads
+	 * spool's variables so that a replay can match; a replay asks for the
+	 * recorded bytes and entries of the file name, argv and environment
+	 * (0: as they come). Not under exec. */
+	int stack_record;
+	uint64_t stack_bytes, stack_items;
 };
 
 struct session_result {
@@ -69,6 +84,14 @@ struct session_result {
 	int core_dumped;
 	int ran;	 /* the program was started (exit_status is meaningful) */
 	int trace_error; /* negative errno if the trace could not be finished */
+	/* With o->ident: the personality the program started with (read back
+	 * after setting it), and the errno of a refused personality (0) */
+	unsigned long persona;
+	int persona_err;
+	char path[4096]; /* the file that was run */
+	/* bytes and entries of its file name, argv and environment (0 under
+	 * exec) */
+	uint64_t stack_bytes, stack_items;
 	struct collector_stats st;
 	struct trace_loss loss; /* what the trace's state file says it lost */
 };

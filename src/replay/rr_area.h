@@ -94,7 +94,10 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * the replay's own trace too (--trace-schedule; --path and --record-path
  * need them to number the threads of the path). */
 #define RR_O_TRACE_SCHED 0x40u
-/* Replay: the log has RR_INPUT_ZREF records; the agent loads libzstd. */
+/* Replay: the log has RR_INPUT_ZREF records (or the recording was made with
+ * --compress); the agent loads libzstd. Record (--compress): the agent
+ * loads it too, at the same point of its start, so that the program's
+ * mappings after it are where its replays have them. */
 #define RR_O_PACKED 0x80u
 /* Replay: the recording ordered the descriptor table (RR_OP_FDTAB, sync
  * mode; `fdtab=1` in its record file): the replay orders it too. */
@@ -385,6 +388,18 @@ struct rr_area {
 	uint32_t cause_running;
 	uint32_t cause_threads;
 	uint32_t pad3;
+	/* Where the program's address space was when the agent started
+	 * (RR_LAYOUT_*, agent, record and replay alike): a replay whose
+	 * addresses are not the recording's is said (doc/record.md). */
+	uint64_t layout[4];
+};
+/* rr_area.layout[] */
+enum {
+	RR_LAYOUT_STACK = 0, /* environ: moves with the size of argv and the environment */
+	RR_LAYOUT_BRK = 1,   /* the program break */
+	RR_LAYOUT_MMAP = 2,  /* where the next mmap goes: moves with the libraries, the stack limit */
+	RR_LAYOUT_EXE = 3,   /* the executable's program headers (AT_PHDR) */
+	RR_LAYOUT_N = 4
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

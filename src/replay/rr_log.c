@@ -88,6 +88,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 			info->seed, info->switches);
 	if (info->lock_events)
 		fputs("lock_events=1\n", f);
+	if (info->compress)
+		fputs("compress=1\n", f);
 	if (info->kills)
 		fputs("kills=1\n", f);
 	if (info->fdtab)
@@ -98,6 +100,16 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fprintf(f, "shm_fd=%d\n", info->shm_fd);
 	if (info->cwd[0])
 		fprintf(f, "cwd=%s\n", info->cwd);
+	if (info->path[0])
+		fprintf(f, "path=%s\n", info->path);
+	run_ident_format(&info->ident, f);
+	if (info->stack_items)
+		fprintf(f, "stack=%" PRIu64 ":%" PRIu64 "\n", info->stack_bytes, info->stack_items);
+	if (info->layout[RR_LAYOUT_STACK])
+		fprintf(f, "layout=stack:0x%" PRIx64 ",brk:0x%" PRIx64 ",mmap:0x%" PRIx64
+			   ",exe:0x%" PRIx64 "\n",
+			info->layout[RR_LAYOUT_STACK], info->layout[RR_LAYOUT_BRK],
+			info->layout[RR_LAYOUT_MMAP], info->layout[RR_LAYOUT_EXE]);
 	for (int i = 0; i < 2; i++) {
 		if (info->out_kind[i][0])
 			fprintf(f, "%s=%s\n", i ? "stderr" : "stdout", info->out_kind[i]);
@@ -172,6 +184,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->switches = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "lock_events"))
 			info->lock_events = atoi(eq);
+		else if (!strcmp(line, "compress"))
+			info->compress = atoi(eq);
 		else if (!strcmp(line, "kills"))
 			info->kills = atoi(eq);
 		else if (!strcmp(line, "fdtab"))
@@ -182,6 +196,16 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->shm_fd = atoi(eq);
 		else if (!strcmp(line, "cwd"))
 			snprintf(info->cwd, sizeof(info->cwd), "%s", eq);
+		else if (!strcmp(line, "stack"))
+			sscanf(eq, "%" SCNu64 ":%" SCNu64, &info->stack_bytes, &info->stack_items);
+		else if (!strcmp(line, "layout"))
+			sscanf(eq, "stack:%" SCNx64 ",brk:%" SCNx64 ",mmap:%" SCNx64 ",exe:%" SCNx64,
+			       &info->layout[RR_LAYOUT_STACK], &info->layout[RR_LAYOUT_BRK],
+			       &info->layout[RR_LAYOUT_MMAP], &info->layout[RR_LAYOUT_EXE]);
+		else if (!strcmp(line, "path"))
+			snprintf(info->path, sizeof(info->path), "%s", eq);
+		else if (run_ident_parse(&info->ident, line, eq))
+			;
 		else if (!strcmp(line, "stdout") || !strcmp(line, "stderr"))
 			snprintf(info->out_kind[line[3] == 'e'], sizeof(info->out_kind[0]), "%s", eq);
 		else if (!strcmp(line, "stdout_offset") || !strcmp(line, "stderr_offset"))

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../collect/run_ident.h"
 #include "../trace/trace.h"
 #include "rr_area.h"
 
@@ -42,6 +43,7 @@ struct rr_info {
 	uint32_t raw_state;
 	int raw_err;
 	int lock_events;   /* recorded with --lock-events: the replay writes them too */
+	int compress;	   /* recorded with --compress: the replay loads libzstd whatever its log */
 	int shm_fd;	   /* the program's descriptor of the shared region (0: not said) */
 	int kills;	   /* the recording has its signal sends (RR_CALL_KILL) */
 	int fdtab;	   /* sync: the descriptor calls are ordered (RR_OP_FDTAB) */
@@ -51,6 +53,17 @@ struct rr_info {
 	char out_kind[2][8];
 	uint64_t out_off[2];
 	char cwd[4096]; /* the program's working directory ("" when not said) */
+	/* the file spool ran (argv[0] looked up in PATH, not resolved through
+	 * links: "" in recordings made before it was kept, whose replay runs
+	 * exe), and the personality, umask and limits it ran with */
+	char path[4096];
+	struct run_ident ident;
+	/* where the program's stack, break, next mapping and executable were
+	 * (rr_area.layout, RR_LAYOUT_*; 0: not said) */
+	uint64_t layout[RR_LAYOUT_N];
+	/* bytes and entries of the file name, argv and environment on the
+	 * program's stack (0: not said; session.c, stack_pad) */
+	uint64_t stack_bytes, stack_items;
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */
