@@ -584,7 +584,8 @@ void agent_proc_claim(uint32_t flags)
 	int cut;
 
 	agent.pid = (uint32_t)getpid();
-	len = readlink("/proc/self/exe", agent_exe, sizeof(agent_exe) - 1);
+	/* raw: the agent's own readlink records and replays (agent_rr_path.c) */
+	len = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", agent_exe, sizeof(agent_exe) - 1);
 	agent_exe_len = len > 0 ? (uint32_t)len : 0;
 	agent_exe[agent_exe_len] = 0;
 	agent.reexec_same = 0;

@@ -98,6 +98,15 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_ACCESS] = "access/faccessat",
 	[RR_CALL_MKDIR] = "mkdir/mkdirat",
 	[RR_CALL_OPEN_EXCL] = "open/openat (O_CREAT|O_EXCL)",
+	[RR_CALL_OPENDIR] = "opendir/fdopendir",
+	[RR_CALL_READDIR] = "readdir",
+	[RR_CALL_TELLDIR] = "telldir",
+	[RR_CALL_GETDENTS] = "getdents64",
+	[RR_CALL_READLINK] = "readlink/readlinkat",
+	[RR_CALL_REALPATH] = "realpath",
+	[RR_CALL_GETCWD] = "getcwd",
+	[RR_CALL_STATX] = "statx",
+	[RR_CALL_XATTR] = "getxattr/lgetxattr/listxattr/llistxattr",
 };
 
 /* ---- report text (no stdio in the agent) ---- */

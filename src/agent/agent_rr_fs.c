@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * agent_rr_fs.c - record/replay of what a program learns about names in
- * the file system: stat, lstat, fstatat (and their 64 forms), access,
+ * the file system: stat, lstat, fstatat (and their 64 forms), statx, access,
+ * the extended attributes of a name (getxattr, lgetxattr, listxattr, llistxattr),
  * faccessat, and the result of mkdir and mkdirat.
  *
  * A replay runs on the file system as it is then, which the recorded run
@@ -27,6 +28,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "agent_rr.h"
@@ -65,6 +67,32 @@ static int fb_mkdir(const char *p, mode_t m)
 	return fb_mkdirat(AT_FDCWD, p, m);
 }
 
+static int fb_statx(int d, const char *p, int fl, unsigned mask, struct statx *sx)
+{
+	return (int)syscall(SYS_statx, d, p, fl, mask, sx);
+}
+static int (*real_statx)(int, const char *, int, unsigned, struct statx *) = fb_statx;
+static ssize_t fb_getxattr(const char *p, const char *n, void *v, size_t sz)
+{
+	return syscall(SYS_getxattr, p, n, v, sz);
+}
+static ssize_t fb_lgetxattr(const char *p, const char *n, void *v, size_t sz)
+{
+	return syscall(SYS_lgetxattr, p, n, v, sz);
+}
+static ssize_t fb_listxattr(const char *p, char *l, size_t sz)
+{
+	return syscall(SYS_listxattr, p, l, sz);
+}
+static ssize_t fb_llistxattr(const char *p, char *l, size_t sz)
+{
+	return syscall(SYS_llistxattr, p, l, sz);
+}
+static ssize_t (*real_getxattr)(const char *, const char *, void *, size_t) = fb_getxattr;
+static ssize_t (*real_lgetxattr)(const char *, const char *, void *, size_t) = fb_lgetxattr;
+static ssize_t (*real_listxattr)(const char *, char *, size_t) = fb_listxattr;
+static ssize_t (*real_llistxattr)(const char *, char *, size_t) = fb_llistxattr;
+
 static int (*real_stat)(const char *, struct stat *) = fb_stat;
 static int (*real_lstat)(const char *, struct stat *) = fb_lstat;
 static int (*real_fstatat)(int, const char *, struct stat *, int) = fb_fstatat;
@@ -92,6 +120,11 @@ __attribute__((constructor)) static void agent_rr_fs_resolve(void)
 	AGENT_RESOLVE(real_xstat, "__xstat64");
 	AGENT_RESOLVE(real_lxstat, "__lxstat64");
 	AGENT_RESOLVE(real_fxstatat, "__fxstatat64");
+	AGENT_RESOLVE(real_statx, "statx");
+	AGENT_RESOLVE(real_getxattr, "getxattr");
+	AGENT_RESOLVE(real_lgetxattr, "lgetxattr");
+	AGENT_RESOLVE(real_listxattr, "listxattr");
+	AGENT_RESOLVE(real_llistxattr, "llistxattr");
 	agent_self.busy--;
 }
 
@@ -172,6 +205,80 @@ AGENT_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags
 AGENT_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	return fstatat(dirfd, path, (struct stat *)st, flags);
+}
+
+/* statx (coreutils' ls and stat ask with it): data = the struct statx. */
+
+AGENT_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *sx)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s = {sx, sizeof(*sx)};
+	int rc, e;
+
+	if (RR_IO_OFF(t))
+		return real_statx(dirfd, path, flags, mask, sx);
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_STATX, -1, &s, 1, NULL);
+	rc = real_statx(dirfd, path, flags, mask, sx);
+	e = errno;
+	if (rc < 0)
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_STATX, -1, rc, rc < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return rc;
+}
+
+/* Extended attributes of names (ls -l asks lgetxattr for an SELinux label
+ * and an ACL of every entry it lists): data = the bytes returned. */
+
+/* r: the real call's result (record), ignored when replaying. */
+static ssize_t rr_xattr(struct agent_thread *t, void *buf, size_t n, ssize_t r)
+{
+	struct agent_rr_seg s = {buf, n};
+	int e = errno;
+
+	if (RR_REPLAYING())
+		return (ssize_t)agent_rr_rep_input(t, RR_CALL_XATTR, -1, &s, buf ? 1 : 0, NULL);
+	s.n = r > 0 && buf && n ? (size_t)r : 0;
+	agent_rr_rec_input(t, RR_CALL_XATTR, -1, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
+}
+
+AGENT_EXPORT ssize_t getxattr(const char *path, const char *name, void *v, size_t n)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_getxattr(path, name, v, n);
+	return rr_xattr(t, v, n, RR_REPLAYING() ? 0 : real_getxattr(path, name, v, n));
+}
+
+AGENT_EXPORT ssize_t lgetxattr(const char *path, const char *name, void *v, size_t n)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_lgetxattr(path, name, v, n);
+	return rr_xattr(t, v, n, RR_REPLAYING() ? 0 : real_lgetxattr(path, name, v, n));
+}
+
+AGENT_EXPORT ssize_t listxattr(const char *path, char *list, size_t n)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_listxattr(path, list, n);
+	return rr_xattr(t, list, n, RR_REPLAYING() ? 0 : real_listxattr(path, list, n));
+}
+
+AGENT_EXPORT ssize_t llistxattr(const char *path, char *list, size_t n)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_llistxattr(path, list, n);
+	return rr_xattr(t, list, n, RR_REPLAYING() ? 0 : real_llistxattr(path, list, n));
 }
 
 /* Binaries built against glibc before 2.33 (Debian 12's pigz among them)

@@ -7,7 +7,7 @@
  * program starts; a watcher thread kills the program as soon as the agent
  * reports a divergence or a stuck turn, and spool prints both sides.
  *
- * The replay writes its own trace (-o, default spool.replay.trace); with
+ * The replay writes its own trace (-o, default TRACE/replays/N); with
  * --trace-schedule its schedule can be compared with the recording's
  * (--dump-schedule).
  */
@@ -66,7 +66,7 @@ struct replay_ctx {
 static void replay_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: spool replay [OPTIONS] TRACE [-- PROGRAM [ARGS...]]\n"
+		"usage: spool replay [OPTIONS] [TRACE] [-- PROGRAM [ARGS...]]\n"
 		"\n"
 		"Run the program recorded in TRACE (by spool record) again: every thread\n"
 		"acquires every lock in its recorded turn, and read-like calls, clocks,\n"
@@ -79,7 +79,8 @@ static void replay_usage(FILE *out)
 		"same build; different arguments are a way to see a divergence).\n"
 		"\n"
 		"options:\n"
-		"  -o, --output DIR     the replay's own trace (default spool.replay.trace):\n"
+		"  -o, --output DIR     the replay's own trace (default TRACE/replays/N, N\n"
+		"                       the next number: never where the program looks):\n"
 		"                       its lock events when the recording has them, the\n"
 		"                       path with --record-path, the program's own records;\n"
 		"                       a trace spool wrote there is kept as DIR.old,\n"
@@ -371,6 +372,30 @@ static void replay_say_foreign(const char *dir, const char *exe, char *const *ar
 			 bst.st_mode & 002 ? "every user" : "another user");
 }
 
+/*
+ * The replay's own trace when -o is not given: inside the recording,
+ * TRACE/replays/N (the directory it was started in is often the program's
+ * own, which the program may list: the replay's output must not be there).
+ * A recording that cannot take it (read-only, someone else's) gets a new
+ * directory under $TMPDIR instead, said on stderr.
+ */
+static int replay_out_dir(const char *dir, char *out, size_t len)
+{
+	int rc = trace_replay_dir(dir, out, len);
+
+	if (rc == 0)
+		return 0;
+	if (trace_replay_tmpdir(out, len) < 0) {
+		log_err("cannot write the replay's trace into %s/replays (%s) nor under $TMPDIR: "
+			"choose one with -o",
+			dir, strerror(-rc));
+		return -1;
+	}
+	log_warn("cannot write the replay's trace into %s/replays (%s): it goes to %s/",
+		 dir, strerror(-rc), out);
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -392,7 +417,7 @@ int cmd_replay(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct session_opts so = {
-		.trace_dir = "spool.replay.trace",
+		.trace_dir = NULL, /* TRACE/replays/N (replay_out_dir) */
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
@@ -400,7 +425,7 @@ int cmd_replay(int argc, char **argv)
 	struct session_result res;
 	struct rr_info *info = NULL;
 	struct rr_log *log = NULL;
-	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX];
+	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], out_dir[PATH_MAX];
 	const char *dir;
 	uint64_t v, inputs;
 	struct replay_gdb gdb = {0};
@@ -492,16 +517,16 @@ int cmd_replay(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		log_err("no trace to replay (usage: spool replay [OPTIONS] TRACE)");
-		return EXIT_USAGE;
-	}
-	dir = argv[optind++];
+	/* Like every other command: spool.trace by default. */
+	if (optind >= argc || !strcmp(argv[optind], "--"))
+		dir = "spool.trace";
+	else
+		dir = argv[optind++];
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (dump)
 		return rr_dump_schedule(dir, stdout) < 0 ? 1 : 0;
-	if (trace_dir_replaces(so.trace_dir, dir)) {
+	if (so.trace_dir && trace_dir_replaces(so.trace_dir, dir)) {
 		log_err("-o %s would move or remove the recording %s that the replay reads: "
 			"choose another -o",
 			so.trace_dir, dir);
@@ -684,6 +709,13 @@ int cmd_replay(int argc, char **argv)
 				  "gets a %s",
 				  i ? "stderr" : "stdout", stdio_kind_name(k), stdio_kind_name(k));
 		}
+	}
+	/* (chosen once the recording is known to be one: a refused one gets
+	 * no replays/ directory) */
+	if (!so.trace_dir) {
+		if (replay_out_dir(dir, out_dir, sizeof(out_dir)) < 0)
+			goto out;
+		so.trace_dir = out_dir;
 	}
 	replay_say_foreign(dir, optind < argc ? path : info->exe, so.argv, so.cwd, info->buildid);
 	rc = session_run(&so, &res);

@@ -214,6 +214,17 @@ enum {
 	RR_CALL_ACCESS = 28,	      /* access, faccessat: the result only */
 	RR_CALL_MKDIR = 29,	      /* mkdir, mkdirat: the result only (made in a replay too) */
 	RR_CALL_OPEN_EXCL = 30,	      /* open, openat with O_CREAT|O_EXCL: the result only */
+	/* Directory contents and names (agent_rr_dir.c, agent_rr_path.c). */
+	RR_CALL_OPENDIR = 50,	  /* opendir, fdopendir: result = the stream's descriptor or -1 */
+	RR_CALL_READDIR = 51,	  /* readdir(64)(_r): data = the struct dirent64 up to its name's
+				     NUL, result = its length (0: end of directory or error) */
+	RR_CALL_TELLDIR = 52,	  /* telldir: the result only */
+	RR_CALL_GETDENTS = 53,	  /* getdents64: data = the entries, result = their bytes */
+	RR_CALL_READLINK = 54,	  /* readlink, readlinkat: data = the target (no NUL) */
+	RR_CALL_REALPATH = 55,	  /* realpath, canonicalize_file_name: data = the name and NUL */
+	RR_CALL_GETCWD = 56,	  /* getcwd, get_current_dir_name: data = the name and NUL */
+	RR_CALL_STATX = 57,	  /* statx: data = struct statx */
+	RR_CALL_XATTR = 58,	  /* getxattr, lgetxattr, listxattr, llistxattr: data = the bytes */
 	RR_CALL_MAX
 };
 
