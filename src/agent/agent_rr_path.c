@@ -33,6 +33,8 @@
 
 #define RR_IO_OFF(t) (AGENT_LIKELY(!agent_rr_mode) || !((t) = agent_rr_io_enter()))
 #define RR_REPLAYING() (agent_rr_mode & RR_MODE_REPLAY)
+/* A bound on a name to record (PATH_MAX in practice; getcwd may go beyond) */
+#define RR_NAME_MAX ((size_t)1 << 20)
 
 static ssize_t fb_readlinkat(int d, const char *p, char *buf, size_t n)
 {
@@ -134,7 +136,7 @@ AGENT_EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, si
 static char *rr_name_rec(struct agent_thread *t, unsigned call, char *name)
 {
 	int e = errno;
-	struct agent_rr_seg s = {name, name ? strlen(name) + 1 : 0};
+	struct agent_rr_seg s = {name, name ? strnlen(name, RR_NAME_MAX) + 1 : 0};
 
 	agent_rr_rec_input(t, call, -1, name ? (int64_t)s.n : -1, name ? 0 : e, 0, &s, 1);
 	errno = e;
@@ -163,7 +165,7 @@ static char *rr_name_rep(struct agent_thread *t, unsigned call, char *buf, size_
 		return NULL;
 	if (buf)
 		return buf;
-	len = strlen(tmp) + 1;
+	len = strnlen(tmp, sizeof(tmp)) + 1;
 	out = malloc(len);
 	if (!out) {
 		errno = ENOMEM;
