@@ -425,11 +425,16 @@ static uint32_t agent_read_file(const char *path, char *buf, uint32_t cap)
 {
 	uint32_t n = 0;
 	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 
-	if (fd < 0)
+	/* our open and read are interposed too (agent_rr_fs.c, agent_rr_io.c):
+	 * not inputs of the program */
+	agent_self.busy++;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		agent_self.busy--;
 		return 0;
-	agent_self.busy++; /* our read is interposed too (agent_rr_io.c): not an input */
+	}
 	while (n < cap) {
 		r = read(fd, buf + n, cap - n);
 		if (r < 0 && errno == EINTR)

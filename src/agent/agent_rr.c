@@ -107,6 +107,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_GETCWD] = "getcwd",
 	[RR_CALL_STATX] = "statx",
 	[RR_CALL_XATTR] = "getxattr/lgetxattr/listxattr/llistxattr",
+	[RR_CALL_OPEN] = "open/openat",
 };
 
 /* ---- report text (no stdio in the agent) ---- */

@@ -16,9 +16,10 @@
  * returns the recorded result, so a directory the recorded run left costs
  * nothing.
  *
- * fstat on a descriptor is not recorded (glibc's stdio makes it inside
- * libc, where no interposer sees it); neither are other opens, unlink or
- * rename
+ * fstat of a descriptor is recorded when the program calls it (glibc's
+ * stdio makes its own inside libc, where no interposer sees it, in both
+ * runs alike); opens are recorded (their result, below); unlink and rename
+ * are not
  * (doc/record.md, "What is not captured"). Calls made by the agent itself
  * and by threads spool could not number pass through, as in agent_rr_io.c.
  */
@@ -92,6 +93,13 @@ static ssize_t (*real_getxattr)(const char *, const char *, void *, size_t) = fb
 static ssize_t (*real_lgetxattr)(const char *, const char *, void *, size_t) = fb_lgetxattr;
 static ssize_t (*real_listxattr)(const char *, char *, size_t) = fb_listxattr;
 static ssize_t (*real_llistxattr)(const char *, char *, size_t) = fb_llistxattr;
+static int fb_fstat(int fd, struct stat *st)
+{
+	return (int)syscall(SYS_fstat, fd, st);
+}
+
+static int (*real_fstat)(int, struct stat *) = fb_fstat;
+static int (*real_fxstat)(int, int, struct stat *);
 
 static int (*real_stat)(const char *, struct stat *) = fb_stat;
 static int (*real_lstat)(const char *, struct stat *) = fb_lstat;
@@ -121,6 +129,8 @@ __attribute__((constructor)) static void agent_rr_fs_resolve(void)
 	AGENT_RESOLVE(real_lxstat, "__lxstat64");
 	AGENT_RESOLVE(real_fxstatat, "__fxstatat64");
 	AGENT_RESOLVE(real_statx, "statx");
+	AGENT_RESOLVE(real_fstat, "fstat");
+	AGENT_RESOLVE(real_fxstat, "__fxstat64");
 	AGENT_RESOLVE(real_getxattr, "getxattr");
 	AGENT_RESOLVE(real_lgetxattr, "lgetxattr");
 	AGENT_RESOLVE(real_listxattr, "listxattr");
@@ -205,6 +215,51 @@ AGENT_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags
 AGENT_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	return fstatat(dirfd, path, (struct stat *)st, flags);
+}
+
+/* fstat of a descriptor the program opened: what the file was when
+ * recorded (git compares a file's size with its index's before reading
+ * it; in a replay the file may be gone and its descriptor a stand-in).
+ * Recorded as RR_CALL_STAT with the descriptor in fd. stdio's own fstat
+ * is made inside libc and seen in neither run. */
+
+static int rr_fstat(int ver, int fd, struct stat *st)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s = {st, sizeof(*st)};
+	int rc, e;
+
+	if (RR_IO_OFF(t))
+		return ver < 0 || !real_fxstat ? real_fstat(fd, st) : real_fxstat(ver, fd, st);
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_STAT, fd, &s, 1, NULL);
+	rc = ver < 0 || !real_fxstat ? real_fstat(fd, st) : real_fxstat(ver, fd, st);
+	e = errno;
+	if (rc < 0)
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_STAT, fd, rc, rc < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return rc;
+}
+
+AGENT_EXPORT int fstat(int fd, struct stat *st)
+{
+	return rr_fstat(-1, fd, st);
+}
+
+AGENT_EXPORT int fstat64(int fd, struct stat64 *st)
+{
+	return rr_fstat(-1, fd, (struct stat *)st);
+}
+
+AGENT_EXPORT int __fxstat(int ver, int fd, struct stat *st)
+{
+	return rr_fstat(ver, fd, st);
+}
+
+AGENT_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
+{
+	return rr_fstat(ver, fd, (struct stat *)st);
 }
 
 /* statx (coreutils' ls and stat ask with it): data = the struct statx. */
@@ -357,12 +412,11 @@ AGENT_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 
 /*
  * open and openat with O_CREAT|O_EXCL: a name that must not exist yet
- * (pigz's output without -f, Python's mkstemp). Only those opens are
- * recorded (their result). Replay: opened for real; when the name exists
- * (the recorded run left it) but the recording opened it, it is opened
- * without O_EXCL, at the recorded number; when the recording failed and
- * this one made the file, the file is removed again. Other opens pass
- * through, in every mode.
+ * (pigz's output without -f, Python's mkstemp): their result is recorded.
+ * Replay: opened for real; when the name exists (the recorded run left it)
+ * but the recording opened it, it is opened without O_EXCL, at the
+ * recorded number; when the recording failed and this one made the file,
+ * the file is removed again. Other opens: below.
  */
 
 static int fb_openat(int d, const char *p, int fl, mode_t m)
@@ -376,12 +430,66 @@ static int rr_open_real(int dirfd, const char *path, int flags, mode_t mode)
 			   : fb_openat(dirfd, path, flags, mode);
 }
 
+/*
+ * Every other open: whether it found the name is input too (find opens a
+ * subdirectory it listed, git reads a file its index says changed, CPython
+ * opens the modules it found). Recorded: the result and errno
+ * (RR_CALL_OPEN). Replay: opened for real (a program's writes to files
+ * happen in a replay, its reads come from the recording); when the name
+ * is gone but the recording opened it, a stand-in takes the recorded
+ * number ("/" for O_DIRECTORY, else /dev/null: nothing is read from it,
+ * what is written there goes nowhere); when the recording failed, the
+ * descriptor is closed and the recorded error returned. A descriptor
+ * number that differs from the recorded one is moved to it when that
+ * number is free.
+ */
+static int rr_open_standin(int flags)
+{
+	int cloexec = flags & O_CLOEXEC;
+
+	if ((flags & O_DIRECTORY) && (flags & O_TMPFILE) != O_TMPFILE)
+		return fb_openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | cloexec, 0);
+	return fb_openat(AT_FDCWD, "/dev/null", O_RDWR | cloexec, 0);
+}
+
+static int rr_open_rep(struct agent_thread *t, int dirfd, const char *path, int flags,
+		       mode_t mode)
+{
+	int fd, want, e;
+
+	fd = rr_open_real(dirfd, path, flags, mode);
+	want = (int)agent_rr_rep_input(t, RR_CALL_OPEN, -1, NULL, 0, NULL);
+	e = errno;
+	if (want < 0) {
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+		errno = e;
+		return -1;
+	}
+	if (fd < 0)
+		fd = rr_open_standin(flags);
+	if (fd >= 0 && fd != want && syscall(SYS_fcntl, want, F_GETFD) < 0 &&
+	    syscall(SYS_dup3, fd, want, flags & O_CLOEXEC) >= 0) {
+		syscall(SYS_close, fd);
+		fd = want;
+	}
+	errno = e;
+	return fd;
+}
+
 static int rr_open(int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct agent_thread *t;
 	int fd, want, e;
 
-	if ((flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL) || RR_IO_OFF(t))
+	if ((flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL)) {
+		if (RR_IO_OFF(t))
+			return rr_open_real(dirfd, path, flags, mode);
+		if (RR_REPLAYING())
+			return rr_open_rep(t, dirfd, path, flags, mode);
+		return rr_res_rec(t, RR_CALL_OPEN, rr_open_real(dirfd, path, flags, mode));
+	}
+	if (RR_IO_OFF(t))
 		return rr_open_real(dirfd, path, flags, mode);
 	if (!RR_REPLAYING()) {
 		fd = rr_open_real(dirfd, path, flags, mode);
@@ -438,6 +546,28 @@ AGENT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 
 AGENT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
     __attribute__((alias("openat"), copy(openat)));
+
+/* _FORTIFY_SOURCE builds call these when the flags are not a constant (git's
+ * open of the files it compares with its index): no O_CREAT, no mode. */
+AGENT_EXPORT int __open_2(const char *path, int flags)
+{
+	return rr_open(AT_FDCWD, path, flags, 0);
+}
+
+AGENT_EXPORT int __open64_2(const char *path, int flags)
+{
+	return rr_open(AT_FDCWD, path, flags, 0);
+}
+
+AGENT_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return rr_open(dirfd, path, flags, 0);
+}
+
+AGENT_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return rr_open(dirfd, path, flags, 0);
+}
 
 /* Replay: made for real, the recorded result returned (errno too). */
 static int rr_mkdir_rep(struct agent_thread *t, int dirfd, const char *path, mode_t mode)

@@ -225,6 +225,7 @@ enum {
 	RR_CALL_GETCWD = 56,	  /* getcwd, get_current_dir_name: data = the name and NUL */
 	RR_CALL_STATX = 57,	  /* statx: data = struct statx */
 	RR_CALL_XATTR = 58,	  /* getxattr, lgetxattr, listxattr, llistxattr: data = the bytes */
+	RR_CALL_OPEN = 59,	  /* open, openat without O_CREAT|O_EXCL: the result only */
 	RR_CALL_MAX
 };
 
