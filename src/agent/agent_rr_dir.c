@@ -20,7 +20,8 @@
  * - each readdir records the entry it returned (the struct dirent64 up to
  *   its name's NUL) or the end (0, errno 0) or an error. A replay returns
  *   the recorded entry from a buffer of the stream's own (a slot keyed by
- *   the DIR, released by closedir; a thread-local one when all are taken),
+ *   the DIR, released by closedir; slots come in chunks of 64, mapped as
+ *   needed; a thread-local buffer only when no chunk can be mapped),
  *   valid until the next readdir of that stream as POSIX says, and never
  *   reads the directory;
  * - readdir_r is readdir plus a copy; scandir is opendir, readdir and the
@@ -44,6 +45,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -103,33 +105,59 @@ struct rr_dir_slot {
 	DIR *d; /* the stream that owns ent, NULL when free */
 	struct dirent64 ent;
 };
-static struct rr_dir_slot rr_dir_slots[RR_DIR_SLOTS];
-static __thread struct dirent64 rr_dir_spare; /* when every slot is taken */
+/* Slots come in chunks: the first is static, more are mapped when a
+ * program keeps more streams open at once (and never unmapped: a chunk
+ * is reused as its streams close). */
+struct rr_dir_chunk {
+	struct rr_dir_slot slot[RR_DIR_SLOTS];
+	struct rr_dir_chunk *next;
+};
+static struct rr_dir_chunk rr_dir_first;
+static __thread struct dirent64 rr_dir_spare; /* when no chunk can be mapped */
 
 static struct dirent64 *rr_dir_buf(DIR *d)
 {
+	struct rr_dir_chunk *c, *n;
 	int i;
 
-	for (i = 0; i < RR_DIR_SLOTS; i++)
-		if (__atomic_load_n(&rr_dir_slots[i].d, __ATOMIC_ACQUIRE) == d)
-			return &rr_dir_slots[i].ent;
-	for (i = 0; i < RR_DIR_SLOTS; i++) {
-		DIR *none = NULL;
+	for (c = &rr_dir_first; c; c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE))
+		for (i = 0; i < RR_DIR_SLOTS; i++)
+			if (__atomic_load_n(&c->slot[i].d, __ATOMIC_ACQUIRE) == d)
+				return &c->slot[i].ent;
+	for (c = &rr_dir_first;; c = n) {
+		for (i = 0; i < RR_DIR_SLOTS; i++) {
+			DIR *none = NULL;
 
-		if (__atomic_compare_exchange_n(&rr_dir_slots[i].d, &none, d, 0, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-			return &rr_dir_slots[i].ent;
+			if (__atomic_compare_exchange_n(&c->slot[i].d, &none, d, 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return &c->slot[i].ent;
+		}
+		n = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+		if (n)
+			continue;
+		n = (struct rr_dir_chunk *)syscall(SYS_mmap, NULL, sizeof(*n),
+						   PROT_READ | PROT_WRITE,
+						   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (n == MAP_FAILED)
+			return &rr_dir_spare;
+		if (!__atomic_compare_exchange_n(&c->next, &(struct rr_dir_chunk *){NULL}, n, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			/* another thread appended one first: use that */
+			syscall(SYS_munmap, n, sizeof(*n));
+			n = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+		}
 	}
-	return &rr_dir_spare;
 }
 
 static void rr_dir_release(DIR *d)
 {
+	struct rr_dir_chunk *c;
 	int i;
 
-	for (i = 0; i < RR_DIR_SLOTS; i++)
-		if (__atomic_load_n(&rr_dir_slots[i].d, __ATOMIC_ACQUIRE) == d)
-			__atomic_store_n(&rr_dir_slots[i].d, NULL, __ATOMIC_RELEASE);
+	for (c = &rr_dir_first; c; c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE))
+		for (i = 0; i < RR_DIR_SLOTS; i++)
+			if (__atomic_load_n(&c->slot[i].d, __ATOMIC_ACQUIRE) == d)
+				__atomic_store_n(&c->slot[i].d, NULL, __ATOMIC_RELEASE);
 }
 
 /* ---- replay: a real stream at the recorded descriptor ---- */
