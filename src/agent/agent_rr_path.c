@@ -144,12 +144,14 @@ static char *rr_name_rec(struct agent_thread *t, unsigned call, char *name)
 }
 
 /* Replay a recorded name into buf (cap bytes), or into a malloc'ed copy
- * when buf is NULL; NULL with the recorded errno when the call failed. */
+ * when buf is NULL; NULL with the recorded errno when the call failed.
+ * The recorded bytes land in a zeroed buffer of ours first: a name from a
+ * trace (hostile input) without its NUL is cut, and the caller's buffer
+ * gets the name and one NUL, nothing more, as from the real call. */
 static char *rr_name_rep(struct agent_thread *t, unsigned call, char *buf, size_t cap)
 {
 	char tmp[PATH_MAX];
 	struct agent_rr_seg s;
-	int64_t r;
 	size_t len;
 	char *out;
 
@@ -157,21 +159,21 @@ static char *rr_name_rep(struct agent_thread *t, unsigned call, char *buf, size_
 		errno = EINVAL;
 		return NULL;
 	}
-	s.p = buf ? buf : tmp;
-	s.n = (buf ? cap : sizeof(tmp)) - 1; /* the last byte stays a NUL */
-	memset(s.p, 0, s.n + 1);
-	r = agent_rr_rep_input(t, call, -1, &s, 1, NULL);
-	if (r < 0)
+	memset(tmp, 0, sizeof(tmp));
+	s.p = tmp;
+	s.n = buf && cap < sizeof(tmp) ? cap : sizeof(tmp) - 1; /* tmp ends with a NUL */
+	if (agent_rr_rep_input(t, call, -1, &s, 1, NULL) < 0)
 		return NULL;
-	if (buf)
-		return buf;
-	len = strnlen(tmp, sizeof(tmp)) + 1;
-	out = malloc(len);
+	len = strnlen(tmp, s.n);
+	if (buf && len >= cap)
+		len = cap - 1;
+	out = buf ? buf : malloc(len + 1);
 	if (!out) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	memcpy(out, tmp, len);
+	out[len] = 0;
 	return out;
 }
 
