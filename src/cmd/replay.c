@@ -372,6 +372,23 @@ static void replay_say_foreign(const char *dir, const char *exe, char *const *ar
 			 bst.st_mode & 002 ? "every user" : "another user");
 }
 
+/* Whether dir is named like a replay's trace inside its recording:
+ * .../replays/N (words only: the trace has no recording either way). */
+static int replay_is_replays(const char *dir)
+{
+	size_t n = strlen(dir), end;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	end = n;
+	while (n && dir[n - 1] >= '0' && dir[n - 1] <= '9')
+		n--;
+	if (n == end || n < 8 || strncmp(dir + n - 8, "replays/", 8) ||
+	    (n > 8 && dir[n - 9] != '/'))
+		return 0;
+	return 1;
+}
+
 /*
  * The replay's own trace when -o is not given: inside the recording,
  * TRACE/replays/N (the directory it was started in is often the program's
@@ -556,8 +573,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	rc = rr_info_read(dir, info);
 	if (rc == -ENOENT) {
-		log_err("%s has no recording (it was not made by spool record): nothing to replay",
-			dir);
+		if (replay_is_replays(dir))
+			log_err("%s is the trace of a replay (spool replay writes them into its "
+				"recording's replays/): replay the recording it is in",
+				dir);
+		else
+			log_err("%s has no recording (it was not made by spool record): nothing "
+				"to replay",
+				dir);
 		goto out;
 	}
 	if (rc < 0) {

@@ -102,6 +102,7 @@ int trace_replay_dir(const char *trace, char *out, size_t len)
 	struct stat st;
 	int tfd, rfd, rc = 0;
 	unsigned long n;
+	size_t tlen;
 
 	/* TRACE itself is what the user named (a link there is theirs). */
 	tfd = open(trace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -129,7 +130,11 @@ int trace_replay_dir(const char *trace, char *out, size_t len)
 		goto out_replays;
 	}
 	n = rd_largest(rfd) + 1;
-	if ((size_t)snprintf(out, len, "%s/%s/%lu", trace, TRACE_REPLAYS_DIR, n) >= len)
+	tlen = strlen(trace);
+	while (tlen > 1 && trace[tlen - 1] == '/') /* "TRACE/" names TRACE */
+		tlen--;
+	if ((size_t)snprintf(out, len, "%.*s/%s/%lu", (int)tlen, trace, TRACE_REPLAYS_DIR, n) >=
+	    len)
 		rc = -ENAMETOOLONG;
 out_replays:
 	close(rfd);

@@ -13,7 +13,7 @@
 # by whoever made the trace is not written through.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 18
 
 P="$PROGS/rr_dirs"
 mkdir -p work/sub
@@ -37,6 +37,8 @@ is "$?" 0 "spool info reads a replay's trace"
 rm -f info1.out
 like "$("$SPOOL" info spool.trace 2>&1)" '^replays: 2, their traces in spool\.trace/replays/' \
 	"spool info of the recording counts its replays"
+like "$("$SPOOL" replay spool.trace/replays/1 2>&1)" 'is the trace of a replay.*replay the recording it is in' \
+	"spool replay of a replay's trace says to replay the recording"
 
 "$SPOOL" replay -q -o ../chosen.trace >/dev/null 2>&1
 is "$?" 0 "-o still chooses where the replay's trace goes"
