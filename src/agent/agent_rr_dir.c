@@ -165,15 +165,23 @@ static void rr_dir_release(DIR *d)
 #define RR_DIR_FLAGS (O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC)
 
 /* Put fd at number want when that number is free here (it was when
- * recorded); returns the descriptor to use. */
+ * recorded); returns the descriptor to use. F_DUPFD takes the lowest free
+ * number from want up in one step: a number another thread takes at the
+ * same time is never closed under it (dup3 would). */
 static int rr_dir_move(int fd, int want)
 {
-	if (want < 0 || fd == want || syscall(SYS_fcntl, want, F_GETFD) >= 0)
+	long got;
+
+	if (want < 0 || fd == want)
 		return fd;
-	if (syscall(SYS_dup3, fd, want, O_CLOEXEC) < 0)
-		return fd;
-	syscall(SYS_close, fd);
-	return want;
+	got = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
+	if (got == want) {
+		syscall(SYS_close, fd);
+		return want;
+	}
+	if (got >= 0)
+		syscall(SYS_close, got);
+	return fd;
 }
 
 /* A directory to stand in for one the replay does not find: the stream is

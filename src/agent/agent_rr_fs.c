@@ -97,7 +97,6 @@ static int fb_fstat(int fd, struct stat *st)
 {
 	return (int)syscall(SYS_fstat, fd, st);
 }
-
 static int (*real_fstat)(int, struct stat *) = fb_fstat;
 static int (*real_fxstat)(int, int, struct stat *);
 
@@ -222,7 +221,6 @@ AGENT_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int f
  * it; in a replay the file may be gone and its descriptor a stand-in).
  * Recorded as RR_CALL_STAT with the descriptor in fd. stdio's own fstat
  * is made inside libc and seen in neither run. */
-
 static int rr_fstat(int ver, int fd, struct stat *st)
 {
 	struct agent_thread *t;
@@ -263,7 +261,6 @@ AGENT_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
 }
 
 /* statx (coreutils' ls and stat ask with it): data = the struct statx. */
-
 AGENT_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *sx)
 {
 	struct agent_thread *t;
@@ -452,8 +449,7 @@ static int rr_open_standin(int flags)
 	return fb_openat(AT_FDCWD, "/dev/null", O_RDWR | cloexec, 0);
 }
 
-static int rr_open_rep(struct agent_thread *t, int dirfd, const char *path, int flags,
-		       mode_t mode)
+static int rr_open_rep(struct agent_thread *t, int dirfd, const char *path, int flags, mode_t mode)
 {
 	int fd, want, e;
 
@@ -468,10 +464,18 @@ static int rr_open_rep(struct agent_thread *t, int dirfd, const char *path, int 
 	}
 	if (fd < 0)
 		fd = rr_open_standin(flags);
-	if (fd >= 0 && fd != want && syscall(SYS_fcntl, want, F_GETFD) < 0 &&
-	    syscall(SYS_dup3, fd, want, flags & O_CLOEXEC) >= 0) {
-		syscall(SYS_close, fd);
-		fd = want;
+	if (fd >= 0 && fd != want) {
+		/* F_DUPFD: the lowest free number from want up, in one step
+		 * (a number another thread takes meanwhile is not closed) */
+		long got =
+		    syscall(SYS_fcntl, fd, flags & O_CLOEXEC ? F_DUPFD_CLOEXEC : F_DUPFD, want);
+
+		if (got == want) {
+			syscall(SYS_close, fd);
+			fd = want;
+		} else if (got >= 0) {
+			syscall(SYS_close, got);
+		}
 	}
 	errno = e;
 	return fd;
