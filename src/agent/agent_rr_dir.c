@@ -14,8 +14,9 @@
  *
  * - opendir/fdopendir record whether they succeeded and the stream's
  *   descriptor. A replay opens the real directory (a later openat relative
- *   to dirfd() needs it) or, when it is gone, "/" as a stand-in, at the
- *   recorded descriptor number, and makes a real DIR of it (so closedir,
+ *   to dirfd() needs it) or, when it is gone, an inert stand-in (a
+ *   directory of /proc/self: `rm -r` replayed on a tree that is gone
+ *   removes nothing), at the recorded descriptor number, and makes a real DIR of it (so closedir,
  *   dirfd and rewinddir work as they do on any stream);
  * - each readdir records the entry it returned (the struct dirent64 up to
  *   its name's NUL) or the end (0, errno 0) or an error. A replay returns
@@ -185,10 +186,11 @@ static int rr_dir_move(int fd, int want)
 }
 
 /* A directory to stand in for one the replay does not find: the stream is
- * never read (its entries come from the recording), it only has to exist. */
+ * never read (its entries come from the recording), and nothing done
+ * relative to it changes anything (agent_rr_standin, agent_rr_fs.c). */
 static int rr_dir_standin(void)
 {
-	return (int)syscall(SYS_openat, AT_FDCWD, "/", RR_DIR_FLAGS);
+	return agent_rr_standin(1, 1);
 }
 
 static DIR *rr_opendir_rep(struct agent_thread *t, const char *path)

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -93,6 +94,16 @@ static ssize_t (*real_getxattr)(const char *, const char *, void *, size_t) = fb
 static ssize_t (*real_lgetxattr)(const char *, const char *, void *, size_t) = fb_lgetxattr;
 static ssize_t (*real_listxattr)(const char *, char *, size_t) = fb_listxattr;
 static ssize_t (*real_llistxattr)(const char *, char *, size_t) = fb_llistxattr;
+static int fb_unlinkat(int d, const char *p, int fl)
+{
+	return (int)syscall(SYS_unlinkat, d, p, fl);
+}
+static int fb_renameat2(int od, const char *o, int nd, const char *n, unsigned fl)
+{
+	return (int)syscall(SYS_renameat2, od, o, nd, n, fl);
+}
+static int (*real_unlinkat)(int, const char *, int) = fb_unlinkat;
+static int (*real_renameat2)(int, const char *, int, const char *, unsigned) = fb_renameat2;
 static int fb_fstat(int fd, struct stat *st)
 {
 	return (int)syscall(SYS_fstat, fd, st);
@@ -128,6 +139,8 @@ __attribute__((constructor)) static void agent_rr_fs_resolve(void)
 	AGENT_RESOLVE(real_lxstat, "__lxstat64");
 	AGENT_RESOLVE(real_fxstatat, "__fxstatat64");
 	AGENT_RESOLVE(real_statx, "statx");
+	AGENT_RESOLVE(real_unlinkat, "unlinkat");
+	AGENT_RESOLVE(real_renameat2, "renameat2");
 	AGENT_RESOLVE(real_fstat, "fstat");
 	AGENT_RESOLVE(real_fxstat, "__fxstat64");
 	AGENT_RESOLVE(real_getxattr, "getxattr");
@@ -433,20 +446,49 @@ static int rr_open_real(int dirfd, const char *path, int flags, mode_t mode)
  * opens the modules it found). Recorded: the result and errno
  * (RR_CALL_OPEN). Replay: opened for real (a program's writes to files
  * happen in a replay, its reads come from the recording); when the name
- * is gone but the recording opened it, a stand-in takes the recorded
- * number ("/" for O_DIRECTORY, else /dev/null: nothing is read from it,
- * what is written there goes nowhere); when the recording failed, the
+ * is gone but the recording opened it, an inert stand-in takes the
+ * recorded number (agent_rr_standin); when the recording failed, the
  * descriptor is closed and the recorded error returned. A descriptor
  * number that differs from the recorded one is moved to it when that
  * number is free.
  */
+/*
+ * What stands in for a file or directory a replay does not find where the
+ * recorded run opened it. Nothing is read from it (reads come from the
+ * recording), but the program still acts on it: writes, fchmod, and
+ * relative to a directory, unlinkat, renameat, openat with O_CREAT (`rm
+ * -r` of a tree that is gone). So it must be inert: a directory of
+ * /proc/self (nothing can be created, removed or chmod'ed in it, not even
+ * by root) and, for a file, a sealed memfd of the process's own (writes
+ * fail, nothing grows; fchmod and fchown touch only it). Never "/" or
+ * /dev/null, which a replay running as root would change. -1 when /proc is
+ * not there or no memfd can be made: the open then fails as it does for
+ * real, and the replay diverges instead of acting on something else.
+ */
+int agent_rr_standin(int dir, int cloexec)
+{
+	int fd;
+
+	if (dir)
+		return (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fdinfo",
+				    O_RDONLY | O_DIRECTORY | O_NONBLOCK |
+					(cloexec ? O_CLOEXEC : 0));
+	fd = (int)syscall(SYS_memfd_create, "spool-standin",
+			  MFD_ALLOW_SEALING | (cloexec ? MFD_CLOEXEC : 0));
+	if (fd < 0)
+		return -1;
+	if (syscall(SYS_fcntl, fd, F_ADD_SEALS,
+		    F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0) {
+		syscall(SYS_close, fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int rr_open_standin(int flags)
 {
-	int cloexec = flags & O_CLOEXEC;
-
-	if ((flags & O_DIRECTORY) && (flags & O_TMPFILE) != O_TMPFILE)
-		return fb_openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | cloexec, 0);
-	return fb_openat(AT_FDCWD, "/dev/null", O_RDWR | cloexec, 0);
+	return agent_rr_standin((flags & O_DIRECTORY) && (flags & O_TMPFILE) != O_TMPFILE,
+				flags & O_CLOEXEC);
 }
 
 static int rr_open_rep(struct agent_thread *t, int dirfd, const char *path, int flags, mode_t mode)
@@ -603,4 +645,70 @@ AGENT_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 	if (RR_REPLAYING())
 		return rr_mkdir_rep(t, dirfd, path, mode);
 	return rr_res_rec(t, RR_CALL_MKDIR, real_mkdirat(dirfd, path, mode));
+}
+
+/*
+ * unlink, unlinkat, rmdir, rename, renameat, renameat2: made for real in a
+ * replay too (the file system ends as the recorded run left it), with the
+ * recorded result returned: whether the name was there is input. `rm -r`
+ * of a tree that is gone replays with the recorded exit status (its
+ * unlinkat calls act on an inert stand-in, agent_rr_standin, and fail
+ * there, harmlessly). All through unlinkat and renameat2 (the same system
+ * calls glibc makes).
+ */
+static const char *const rr_nameop_kinds[] = {
+    [RR_NAMEOP_UNLINK] = "unlink", [RR_NAMEOP_RMDIR] = "rmdir", [RR_NAMEOP_RENAME] = "rename"};
+
+static int rr_nameop(unsigned kind, int od, const char *o, int nd, const char *n, unsigned fl)
+{
+	struct agent_thread *t;
+	uint64_t arg = 0;
+	int rc, e, want;
+
+	if (RR_IO_OFF(t))
+		return kind == RR_NAMEOP_RENAME ? real_renameat2(od, o, nd, n, fl)
+						: real_unlinkat(od, o, (int)fl);
+	rc = kind == RR_NAMEOP_RENAME ? real_renameat2(od, o, nd, n, fl)
+				      : real_unlinkat(od, o, (int)fl);
+	e = errno;
+	if (!RR_REPLAYING()) {
+		agent_rr_rec_input(t, RR_CALL_NAMEOP, -1, rc, rc < 0 ? e : 0, kind, NULL, 0);
+		errno = e;
+		return rc;
+	}
+	errno = e;
+	want = (int)agent_rr_rep_input(t, RR_CALL_NAMEOP, -1, NULL, 0, &arg);
+	agent_rr_rep_kind(arg, kind, rr_nameop_kinds, 4);
+	return want;
+}
+
+AGENT_EXPORT int unlink(const char *path)
+{
+	return rr_nameop(RR_NAMEOP_UNLINK, AT_FDCWD, path, 0, NULL, 0);
+}
+
+AGENT_EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+	return rr_nameop(flags & AT_REMOVEDIR ? RR_NAMEOP_RMDIR : RR_NAMEOP_UNLINK, dirfd, path, 0,
+			 NULL, (unsigned)flags);
+}
+
+AGENT_EXPORT int rmdir(const char *path)
+{
+	return rr_nameop(RR_NAMEOP_RMDIR, AT_FDCWD, path, 0, NULL, AT_REMOVEDIR);
+}
+
+AGENT_EXPORT int rename(const char *from, const char *to)
+{
+	return rr_nameop(RR_NAMEOP_RENAME, AT_FDCWD, from, AT_FDCWD, to, 0);
+}
+
+AGENT_EXPORT int renameat(int fd, const char *from, int tofd, const char *to)
+{
+	return rr_nameop(RR_NAMEOP_RENAME, fd, from, tofd, to, 0);
+}
+
+AGENT_EXPORT int renameat2(int fd, const char *from, int tofd, const char *to, unsigned flags)
+{
+	return rr_nameop(RR_NAMEOP_RENAME, fd, from, tofd, to, flags);
 }

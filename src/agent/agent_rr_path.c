@@ -132,26 +132,54 @@ AGENT_EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, si
 
 /* ---- names returned as strings ---- */
 
-/* Record a name a call returned (or its failure). */
-static char *rr_name_rec(struct agent_thread *t, unsigned call, char *name)
+void agent_rr_rep_kind(uint64_t recorded, uint64_t replay, const char *const *names,
+		       unsigned nnames)
+{
+	char text[160];
+	size_t n = 0;
+	const char *parts[5];
+
+	if (recorded == replay)
+		return;
+	parts[0] = "replay diverged: a different call\n  recorded: ";
+	parts[1] = recorded < nnames && names[recorded] ? names[recorded] : "?";
+	parts[2] = "\n  replay:   ";
+	parts[3] = replay < nnames && names[replay] ? names[replay] : "?";
+	parts[4] = "";
+	for (int i = 0; i < 5; i++)
+		for (const char *p = parts[i]; *p && n + 1 < sizeof(text); p++)
+			text[n++] = *p;
+	text[n] = 0;
+	agent_rr_stop(text, 0);
+}
+
+static const char *const rr_name_kinds[] = {
+    [RR_NAME_REALPATH] = "realpath", [RR_NAME_CWD] = "getcwd"};
+
+/* Record a name a call of kind RR_NAME_* returned (or its failure). */
+static char *rr_name_rec(struct agent_thread *t, unsigned kind, char *name)
 {
 	int e = errno;
 	struct agent_rr_seg s = {name, name ? strnlen(name, RR_NAME_MAX) + 1 : 0};
 
-	agent_rr_rec_input(t, call, -1, name ? (int64_t)s.n : -1, name ? 0 : e, 0, &s, 1);
+	agent_rr_rec_input(t, RR_CALL_REALPATH, -1, name ? (int64_t)s.n : -1, name ? 0 : e, kind,
+			   &s, 1);
 	errno = e;
 	return name;
 }
 
-/* Replay a recorded name into buf (cap bytes), or into a malloc'ed copy
- * when buf is NULL; NULL with the recorded errno when the call failed.
+/* Replay a recorded name of kind RR_NAME_* into buf (cap bytes), or into a
+ * malloc'ed copy when buf is NULL; NULL with the recorded errno when the
+ * call failed.
  * The recorded bytes land in a zeroed buffer of ours first: a name from a
  * trace (hostile input) without its NUL is cut, and the caller's buffer
  * gets the name and one NUL, nothing more, as from the real call. */
-static char *rr_name_rep(struct agent_thread *t, unsigned call, char *buf, size_t cap)
+static char *rr_name_rep(struct agent_thread *t, unsigned kind, char *buf, size_t cap)
 {
 	char tmp[PATH_MAX];
 	struct agent_rr_seg s;
+	uint64_t arg = 0;
+	int64_t r;
 	size_t len;
 	char *out;
 
@@ -162,7 +190,9 @@ static char *rr_name_rep(struct agent_thread *t, unsigned call, char *buf, size_
 	memset(tmp, 0, sizeof(tmp));
 	s.p = tmp;
 	s.n = buf && cap < sizeof(tmp) ? cap : sizeof(tmp) - 1; /* tmp ends with a NUL */
-	if (agent_rr_rep_input(t, call, -1, &s, 1, NULL) < 0)
+	r = agent_rr_rep_input(t, RR_CALL_REALPATH, -1, &s, 1, &arg);
+	agent_rr_rep_kind(arg, kind, rr_name_kinds, 2);
+	if (r < 0)
 		return NULL;
 	len = strnlen(tmp, s.n);
 	if (buf && len >= cap)
@@ -185,8 +215,8 @@ AGENT_EXPORT char *realpath(const char *path, char *resolved)
 	if (RR_IO_OFF(t))
 		return real_realpath(path, resolved);
 	if (RR_REPLAYING())
-		return rr_name_rep(t, RR_CALL_REALPATH, resolved, PATH_MAX);
-	return rr_name_rec(t, RR_CALL_REALPATH, real_realpath(path, resolved));
+		return rr_name_rep(t, RR_NAME_REALPATH, resolved, PATH_MAX);
+	return rr_name_rec(t, RR_NAME_REALPATH, real_realpath(path, resolved));
 }
 
 AGENT_EXPORT char *canonicalize_file_name(const char *path)
@@ -197,8 +227,8 @@ AGENT_EXPORT char *canonicalize_file_name(const char *path)
 	if (RR_IO_OFF(t))
 		return real_canonicalize(path);
 	if (RR_REPLAYING())
-		return rr_name_rep(t, RR_CALL_REALPATH, NULL, 0);
-	return rr_name_rec(t, RR_CALL_REALPATH, real_canonicalize(path));
+		return rr_name_rep(t, RR_NAME_REALPATH, NULL, 0);
+	return rr_name_rec(t, RR_NAME_REALPATH, real_canonicalize(path));
 }
 
 AGENT_EXPORT char *getcwd(char *buf, size_t n)
@@ -209,9 +239,9 @@ AGENT_EXPORT char *getcwd(char *buf, size_t n)
 	if (RR_IO_OFF(t))
 		return real_getcwd(buf, n);
 	if (!RR_REPLAYING())
-		return rr_name_rec(t, RR_CALL_GETCWD, real_getcwd(buf, n));
+		return rr_name_rec(t, RR_NAME_CWD, real_getcwd(buf, n));
 	if (buf)
-		return rr_name_rep(t, RR_CALL_GETCWD, buf, n);
+		return rr_name_rep(t, RR_NAME_CWD, buf, n);
 	/* glibc: a NULL buffer is allocated, n bytes (or as needed when 0) */
 	if (n) {
 		buf = malloc(n);
@@ -219,12 +249,12 @@ AGENT_EXPORT char *getcwd(char *buf, size_t n)
 			errno = ENOMEM;
 			return NULL;
 		}
-		r = rr_name_rep(t, RR_CALL_GETCWD, buf, n);
+		r = rr_name_rep(t, RR_NAME_CWD, buf, n);
 		if (!r)
 			free(buf);
 		return r;
 	}
-	return rr_name_rep(t, RR_CALL_GETCWD, NULL, 0);
+	return rr_name_rep(t, RR_NAME_CWD, NULL, 0);
 }
 
 AGENT_EXPORT char *__getcwd_chk(char *buf, size_t n, size_t buflen)
@@ -240,6 +270,6 @@ AGENT_EXPORT char *get_current_dir_name(void)
 	if (RR_IO_OFF(t))
 		return real_cur_dir_name();
 	if (RR_REPLAYING())
-		return rr_name_rep(t, RR_CALL_GETCWD, NULL, 0);
-	return rr_name_rec(t, RR_CALL_GETCWD, real_cur_dir_name());
+		return rr_name_rep(t, RR_NAME_CWD, NULL, 0);
+	return rr_name_rec(t, RR_NAME_CWD, real_cur_dir_name());
 }

@@ -221,13 +221,20 @@ enum {
 	RR_CALL_TELLDIR = 52,	  /* telldir: the result only */
 	RR_CALL_GETDENTS = 53,	  /* getdents64: data = the entries, result = their bytes */
 	RR_CALL_READLINK = 54,	  /* readlink, readlinkat: data = the target (no NUL) */
-	RR_CALL_REALPATH = 55,	  /* realpath, canonicalize_file_name: data = the name and NUL */
-	RR_CALL_GETCWD = 56,	  /* getcwd, get_current_dir_name: data = the name and NUL */
+	RR_CALL_REALPATH = 55,	  /* a name returned: data = the name and NUL, arg = RR_NAME_* */
+	RR_CALL_NAMEOP = 56,	  /* unlink, rmdir, rename (made in a replay too): the result only,
+				     arg = RR_NAMEOP_* */
 	RR_CALL_STATX = 57,	  /* statx: data = struct statx */
 	RR_CALL_XATTR = 58,	  /* getxattr, lgetxattr, listxattr, llistxattr: data = the bytes */
 	RR_CALL_OPEN = 59,	  /* open, openat without O_CREAT|O_EXCL: the result only */
 	RR_CALL_MAX
 };
+
+/* RR_CALL_REALPATH's arg: which call returned the name. */
+enum { RR_NAME_REALPATH = 0, RR_NAME_CWD = 1 }; /* realpath, canonicalize_file_name; getcwd,
+						  get_current_dir_name */
+/* RR_CALL_NAMEOP's arg. */
+enum { RR_NAMEOP_UNLINK = 1, RR_NAMEOP_RMDIR = 2, RR_NAMEOP_RENAME = 3 };
 
 struct rr_thread_slot {
 	uint64_t log_off;  /* offset of its first record from the area start */

@@ -11,10 +11,12 @@
 # with the recorded output. Each program alone prints something else in
 # the changed directory, so the test can fail. The replays run in the
 # directory they list and leave nothing there (their traces go into the
-# recordings, TRACE/replays/N).
+# recordings, TRACE/replays/N). Then `rm -r` of a tree, replayed with the
+# tree gone (the recorded run removed it): exit 0 as recorded, and nothing
+# outside the tree is touched.
 . "$(dirname "$0")/lib.sh"
 need_progs ls find git "$REAL_PY"
-plan 21
+plan 26
 
 export LC_ALL=C TZ=UTC
 mkdir traces
@@ -94,4 +96,40 @@ for p in "${progs[@]}"; do
 done
 is "$(ls -A)" "$before" "the replays left nothing in the directory they list"
 cd "$T_DIR" || exit 1
+
+# rm -r of a tree: the recorded run removed it, so every replay runs with
+# the tree gone. Its opens of the tree's directories get an inert stand-in
+# (never "/": rm's unlinkat relative to it would remove the names the
+# recording listed from the root directory), its unlinks return what they
+# returned: the recorded exit status. A name like the tree's file is put
+# in / (when the test may) and must still be there after the replays.
+canary="spool-canary-$$"
+for mode in serial sync; do
+	mkdir -p tree/sub
+	touch "tree/$canary" tree/sub/x
+	"$SPOOL" record -q --mode "$mode" -o "traces/rm-$mode" -- rm -r tree \
+		>/dev/null 2>"traces/rm-$mode.err"
+	ok "rm -r, $mode: record exits 0 and removes the tree" \
+		bash -c "[ $? = 0 ] && [ ! -e tree ]" || diag "$(cat "traces/rm-$mode.err")"
+done
+placed=0
+if [ "$(id -u)" = 0 ] && [ ! -e "/$canary" ] && touch "/$canary" 2>/dev/null; then
+	placed=1
+fi
+for mode in serial sync; do
+	same=0
+	for i in 1 2 3; do
+		"$SPOOL" replay -q "traces/rm-$mode" >/dev/null 2>"traces/rm-$mode.rep.err" &&
+			same=$((same + 1))
+	done
+	is "$same" 3 "rm -r, $mode: 3 replays of 3 with the tree gone exit 0 as recorded" ||
+		diag "$(cat "traces/rm-$mode.rep.err")"
+done
+if [ "$placed" = 1 ]; then
+	ok "... and /$canary, a name the recording listed in the tree, is still in /" \
+		test -e "/$canary"
+	rm -f "/$canary"
+else
+	skip 1 "not root, or / is not writable: no name put in /"
+fi
 done_testing
