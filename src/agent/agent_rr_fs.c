@@ -495,15 +495,14 @@ static int rr_open_rep(struct agent_thread *t, int dirfd, const char *path, int 
 {
 	int fd, want, e;
 
-	fd = rr_open_real(dirfd, path, flags, mode);
+	/* The recording first: a replay that diverged here stops before it
+	 * creates or truncates anything, and an open the recorded run could
+	 * not make is not made. */
 	want = (int)agent_rr_rep_input(t, RR_CALL_OPEN, -1, NULL, 0, NULL);
+	if (want < 0)
+		return -1; /* errno: the recorded one */
 	e = errno;
-	if (want < 0) {
-		if (fd >= 0)
-			syscall(SYS_close, fd);
-		errno = e;
-		return -1;
-	}
+	fd = rr_open_real(dirfd, path, flags, mode);
 	if (fd < 0)
 		fd = rr_open_standin(flags);
 	if (fd >= 0 && fd != want) {
@@ -668,18 +667,25 @@ static int rr_nameop(unsigned kind, int od, const char *o, int nd, const char *n
 	if (RR_IO_OFF(t))
 		return kind == RR_NAMEOP_RENAME ? real_renameat2(od, o, nd, n, fl)
 						: real_unlinkat(od, o, (int)fl);
+	if (RR_REPLAYING()) {
+		/* the recording first: a replay that diverged here stops
+		 * before it removes or renames anything */
+		want = (int)agent_rr_rep_input(t, RR_CALL_NAMEOP, -1, NULL, 0, &arg);
+		e = errno;
+		agent_rr_rep_kind(arg, kind, rr_nameop_kinds, 4);
+		if (kind == RR_NAMEOP_RENAME)
+			real_renameat2(od, o, nd, n, fl);
+		else
+			real_unlinkat(od, o, (int)fl);
+		errno = e;
+		return want;
+	}
 	rc = kind == RR_NAMEOP_RENAME ? real_renameat2(od, o, nd, n, fl)
 				      : real_unlinkat(od, o, (int)fl);
 	e = errno;
-	if (!RR_REPLAYING()) {
-		agent_rr_rec_input(t, RR_CALL_NAMEOP, -1, rc, rc < 0 ? e : 0, kind, NULL, 0);
-		errno = e;
-		return rc;
-	}
+	agent_rr_rec_input(t, RR_CALL_NAMEOP, -1, rc, rc < 0 ? e : 0, kind, NULL, 0);
 	errno = e;
-	want = (int)agent_rr_rep_input(t, RR_CALL_NAMEOP, -1, NULL, 0, &arg);
-	agent_rr_rep_kind(arg, kind, rr_nameop_kinds, 4);
-	return want;
+	return rc;
 }
 
 AGENT_EXPORT int unlink(const char *path)
