@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 76-dir-listing-replay.t - Debian's ls -la, find, git status and python3
+# 76-dir-listing-replay.t - Debian's ls -la, find, git status, python3
 # (os.listdir, os.scandir in 4 threads, os.readlink, os.path.realpath,
-# os.getcwd) recorded in a directory that then changes (a file removed,
+# os.getcwd), tar -cf - and du -a recorded in a directory that then changes (a file removed,
 # one added, a tracked file edited, a link pointed elsewhere, a
 # subdirectory removed) and replayed there: each replay prints the
 # recorded listing (src/agent/agent_rr_dir.c, agent_rr_path.c: opendir,
@@ -15,8 +15,8 @@
 # tree gone (the recorded run removed it): exit 0 as recorded, and nothing
 # outside the tree is touched.
 . "$(dirname "$0")/lib.sh"
-need_progs ls find git "$REAL_PY"
-plan 26
+need_progs ls find git tar du "$REAL_PY"
+plan 36
 
 export LC_ALL=C TZ=UTC
 mkdir traces
@@ -42,11 +42,13 @@ print(os.readlink("lnk"), os.path.realpath("lnk") == os.path.join(os.getcwd(), "
 PY
 
 # name: the command line of each program (run in w/)
-progs=(ls find git py)
+progs=(ls find git py tar du)
 cmd_ls=(ls -la --time-style=+%s .)
 cmd_find=(find . -path ./.git -prune -o -print)
 cmd_git=(git status --short)
 cmd_py=("$REAL_PY" ../list.py)
+cmd_tar=(tar --mtime=@0 --owner=0 --group=0 --exclude=./.git -cf - .)
+cmd_du=(du -a --exclude=./.git .)
 
 # Record each program in each mode, in w/ as it is now.
 for p in "${progs[@]}"; do
