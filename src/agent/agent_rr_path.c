@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * agent_rr_path.c - record/replay of the names a program learns from the
- * file system: readlink and readlinkat (and their _chk forms), realpath and
- * canonicalize_file_name, getcwd (__getcwd_chk) and get_current_dir_name.
+ * file system: readlink and readlinkat (and their _chk forms), realpath
+ * (__realpath_chk) and canonicalize_file_name, getcwd (__getcwd_chk) and
+ * get_current_dir_name.
  *
  * A link's target and a resolved name are input: the replay may run where
  * a link was changed or removed, in a copy of the tree, or in a directory
@@ -57,6 +58,7 @@ static char *(*real_getcwd)(char *, size_t) = fb_getcwd;
 static char *(*real_realpath)(const char *, char *);
 static char *(*real_canonicalize)(const char *);
 static char *(*real_cur_dir_name)(void);
+static char *(*real_realpath_chk)(const char *, char *, size_t);
 
 static void rr_path_resolve_all(void)
 {
@@ -69,6 +71,7 @@ static void rr_path_resolve_all(void)
 	AGENT_RESOLVE(real_realpath, "realpath");
 	AGENT_RESOLVE(real_canonicalize, "canonicalize_file_name");
 	AGENT_RESOLVE(real_cur_dir_name, "get_current_dir_name");
+	AGENT_RESOLVE(real_realpath_chk, "__realpath_chk");
 	agent_self.busy--;
 	errno = saved;
 }
@@ -217,6 +220,17 @@ AGENT_EXPORT char *realpath(const char *path, char *resolved)
 	if (RR_REPLAYING())
 		return rr_name_rep(t, RR_NAME_REALPATH, resolved, PATH_MAX);
 	return rr_name_rec(t, RR_NAME_REALPATH, real_realpath(path, resolved));
+}
+
+/* _FORTIFY_SOURCE builds call this when the buffer's size is known. A
+ * buffer below PATH_MAX goes to the real one, which stops the program as
+ * it would without spool; the others are realpath's. */
+AGENT_EXPORT char *__realpath_chk(const char *path, char *resolved, size_t len)
+{
+	rr_path_ready();
+	if (resolved && len < PATH_MAX && real_realpath_chk)
+		return real_realpath_chk(path, resolved, len);
+	return realpath(path, resolved);
 }
 
 AGENT_EXPORT char *canonicalize_file_name(const char *path)
