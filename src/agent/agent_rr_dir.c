@@ -30,14 +30,14 @@
  *   internal opendir and readdir;
  * - telldir records its result (a hash cookie on ext4); seekdir and
  *   rewinddir only move the real stream, which a replay never reads;
- * - getdents64 (the wrapper glibc exports since 2.30, and syscall(SYS_getdents64))
- *   records the bytes the call returned.
+ * - getdents64 (the wrapper glibc exports since 2.30, and
+ *   syscall(SYS_getdents64)) records the bytes the call returned.
  *
- * Not seen: glob, ftw, nftw and glibc's fts, which read directories inside
- * libc (doc/record.md, "What is not captured"). Same rules as
- * agent_rr_io.c: one predictable branch when neither recording nor
- * replaying, calls made by the agent itself and by threads spool could not
- * number pass through.
+ * glob: agent_rr_glob.c. Not seen: ftw, nftw and glibc's fts, which read
+ * directories inside libc (doc/record.md, "What is not captured"). Same
+ * rules as agent_rr_io.c: one predictable branch when neither recording
+ * nor replaying, calls made by the agent itself and by threads spool could
+ * not number pass through.
  */
 #include <dirent.h>
 #include <dlfcn.h>

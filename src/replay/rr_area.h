@@ -230,9 +230,12 @@ enum {
 	RR_CALL_MAX
 };
 
-/* RR_CALL_REALPATH's arg: which call returned the name. */
-enum { RR_NAME_REALPATH = 0, RR_NAME_CWD = 1 }; /* realpath, canonicalize_file_name; getcwd,
-						  get_current_dir_name */
+/* RR_CALL_REALPATH's arg (its low byte): which call returned the name.
+ * realpath and canonicalize_file_name; getcwd and get_current_dir_name;
+ * glob's result (arg bits 8-39: the number of names, 40-63: gl_flags) and
+ * then its names (result: their bytes; then records of names, each with
+ * its NUL; src/agent/agent_rr_glob.c). */
+enum { RR_NAME_REALPATH = 0, RR_NAME_CWD = 1, RR_NAME_GLOB = 2, RR_NAME_GLOB_NAMES = 3 };
 /* RR_CALL_NAMEOP's arg. */
 enum { RR_NAMEOP_UNLINK = 1, RR_NAMEOP_RMDIR = 2, RR_NAMEOP_RENAME = 3 };
 

@@ -5,7 +5,7 @@
 # directory in every way glibc offers (readdir in a second thread,
 # scandir, fdopendir with readdir_r, telldir/seekdir/rewinddir,
 # getdents64 through its wrapper and through syscall()), reads a link,
-# resolves names, asks for its working directory, statx and lgetxattr.
+# resolves names, asks for its working directory, statx, lgetxattr, glob.
 # Between the recording and the replays the directory changes (a file
 # removed, one added, the link pointed elsewhere, a subdirectory removed):
 # every replay prints what the recorded run saw, in serial and in sync
@@ -13,7 +13,7 @@
 # directory is gone): the replay still prints the recorded run's view.
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 13
 
 P="$PROGS/rr_dirs"
 mkdir -p tree/d/sub
@@ -49,6 +49,7 @@ for mode in serial sync; do
 done
 like "$(cat serial.out)" 'T1 entry a type 8' "the listing the replays print has the file removed since"
 like "$(cat serial.out)" 'T0 opendir sub ok' "... and the subdirectory removed since"
+like "$(cat serial.out)" 'T0 glob name \./sub/$' "... and glob's names too (glibc's glob reads the directory inside libc)"
 
 # The directory is moved away: the recorded working directory is gone.
 mv tree moved

@@ -6,7 +6,7 @@
  * uses scandir, fdopendir with readdir_r, telldir/seekdir/rewinddir,
  * getdents64 (the wrapper and syscall()), readlink, readlinkat, realpath
  * (with and without a buffer), canonicalize_file_name, getcwd (with a
- * buffer and allocating), get_current_dir_name, statx and lgetxattr, and
+ * buffer and allocating), get_current_dir_name, statx, lgetxattr and glob, and
  * opens DIR/sub and DIR/missing. It prints everything it learned in the
  * order it learned it: a replay in a directory that changed since must
  * print the same.
@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
 	char path[PATH_MAX], buf[PATH_MAX], line[PATH_MAX + 64], dbuf[8192];
 	struct dirent **list, *de, ent, *res;
 	struct statx sx;
+	glob_t gl;
 	pthread_t th;
 	long pos = 0, n;
 	int i, fd, cnt;
@@ -173,6 +175,14 @@ int main(int argc, char **argv)
 	say("T0", "statx", line);
 	n = lgetxattr(path, "user.spool", buf, sizeof(buf));
 	say("T0", "lgetxattr", n < 0 ? strerror(errno) : "a value");
+
+	snprintf(path, sizeof(path), "%s/*", dir);
+	n = glob(path, GLOB_MARK, NULL, &gl);
+	snprintf(line, sizeof(line), "%ld, %zu names", n, (size_t)gl.gl_pathc);
+	say("T0", "glob", line);
+	for (i = 0; n == 0 && i < (int)gl.gl_pathc; i++)
+		say("T0", "glob name", gl.gl_pathv[i]);
+	globfree(&gl);
 
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, i ? "missing" : "sub");
