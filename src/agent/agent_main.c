@@ -425,11 +425,16 @@ static uint32_t agent_read_file(const char *path, char *buf, uint32_t cap)
 {
 	uint32_t n = 0;
 	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 
-	if (fd < 0)
+	/* our open and read are interposed too (agent_rr_fs.c, agent_rr_io.c):
+	 * not inputs of the program */
+	agent_self.busy++;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		agent_self.busy--;
 		return 0;
-	agent_self.busy++; /* our read is interposed too (agent_rr_io.c): not an input */
+	}
 	while (n < cap) {
 		r = read(fd, buf + n, cap - n);
 		if (r < 0 && errno == EINTR)
@@ -584,7 +589,8 @@ void agent_proc_claim(uint32_t flags)
 	int cut;
 
 	agent.pid = (uint32_t)getpid();
-	len = readlink("/proc/self/exe", agent_exe, sizeof(agent_exe) - 1);
+	/* raw: the agent's own readlink records and replays (agent_rr_path.c) */
+	len = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", agent_exe, sizeof(agent_exe) - 1);
 	agent_exe_len = len > 0 ? (uint32_t)len : 0;
 	agent_exe[agent_exe_len] = 0;
 	agent.reexec_same = 0;

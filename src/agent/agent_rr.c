@@ -99,6 +99,16 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_ACCESS] = "access/faccessat",
 	[RR_CALL_MKDIR] = "mkdir/mkdirat",
 	[RR_CALL_OPEN_EXCL] = "open/openat (O_CREAT|O_EXCL)",
+	[RR_CALL_OPENDIR] = "opendir/fdopendir",
+	[RR_CALL_READDIR] = "readdir",
+	[RR_CALL_TELLDIR] = "telldir",
+	[RR_CALL_GETDENTS] = "getdents64",
+	[RR_CALL_READLINK] = "readlink/readlinkat",
+	[RR_CALL_REALPATH] = "realpath/getcwd",
+	[RR_CALL_NAMEOP] = "unlink/rmdir/rename",
+	[RR_CALL_STATX] = "statx",
+	[RR_CALL_XATTR] = "getxattr/lgetxattr/listxattr/llistxattr",
+	[RR_CALL_OPEN] = "open/openat",
 };
 
 /* ---- report text (no stdio in the agent) ---- */

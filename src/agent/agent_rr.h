@@ -145,6 +145,17 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg);
 
+/* Replay (agent_rr_fs.c): an inert descriptor to stand in for a directory
+ * (dir) or a file the replay does not find where the recording opened it;
+ * -1 when none can be made. */
+int agent_rr_standin(int dir, int cloexec);
+
+/* Replay (agent_rr_path.c): calls that share an RR_CALL_* number tell
+ * themselves apart by the record's arg; a replay whose call has another
+ * arg than the recorded one (names[arg] says which) stops as diverged. */
+void agent_rr_rep_kind(uint64_t recorded, uint64_t replay, const char *const *names,
+		       unsigned nnames);
+
 /* Writes (agent_rr_block.c): an interposer of write/writev calls these
  * with the real function. Records the result (replay: returns it and
  * writes for real only where doc/record.md says); serial record gives the

@@ -12,7 +12,8 @@
  * recvfrom, recvmsg, accept, accept4, poll, ppoll, select, pselect6,
  * epoll_wait, epoll_pwait, epoll_pwait2, rt_sigtimedwait, pause, rt_sigsuspend,
  * clock_gettime, gettimeofday, time, getrandom, getpid, gettid, nanosleep,
- * clock_nanosleep, write, writev, sched_yield. A `syscall` instruction in
+ * clock_nanosleep, write, writev, sched_yield, getdents64, readlink,
+ * readlinkat. A `syscall` instruction in
  * the program's own code (inline assembly, a Go runtime) is caught by
  * syscall user dispatch (agent_rr_dispatch.c), whose SIGSYS handler uses
  * rr_direct() too.
@@ -22,6 +23,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -225,6 +227,14 @@ static long rr_direct(long n, const long *a, int *handled)
 		return writev((int)a[0], (const struct iovec *)a[1], (int)a[2]);
 	case SYS_sched_yield:
 		return sched_yield();
+	case SYS_getdents64:
+		return getdents64((int)a[0], (void *)a[1], (size_t)a[2]);
+	case SYS_readlinkat:
+		return readlinkat((int)a[0], (const char *)a[1], (char *)a[2], (size_t)a[3]);
+#ifdef SYS_readlink
+	case SYS_readlink:
+		return readlink((const char *)a[0], (char *)a[1], (size_t)a[2]);
+#endif
 	}
 	*handled = 0;
 	return 0;

@@ -42,6 +42,8 @@ int cmd_info(int argc, char **argv)
 	struct trace_problem prob = {0};
 	struct trace_event ev;
 	struct trace_loss loss;
+	unsigned long rep_last;
+	int nrep;
 	uint64_t kinds[KIND_MAX] = {0}, first = 0, last = 0, n = 0;
 	char *summary = NULL;
 	size_t len;
@@ -116,6 +118,11 @@ int cmd_info(int argc, char **argv)
 	       loss.state == TRACE_STATE_FINISHED     ? "finished"
 	       : loss.state == TRACE_STATE_UNFINISHED ? "did not finish (the trace is incomplete)"
 						      : "unknown (no state file: an older spool)");
+	/* A recording's replays keep their traces inside it (spool replay). */
+	nrep = trace_replay_count(dir, &rep_last);
+	if (nrep)
+		printf("replays: %d, their traces in %s/replays/ (the last: %s/replays/%lu)\n",
+		       nrep, escape_str(dir), escape_str(dir), rep_last);
 	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
 		const struct trace_problem *p = trace_reader_problem(r, i);
 

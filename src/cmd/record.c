@@ -202,6 +202,11 @@ static const char *record_sys_name(uint32_t nr)
 	case SYS_write: return "write";
 	case SYS_writev: return "writev";
 	case SYS_sched_yield: return "sched_yield";
+	case SYS_getdents64: return "getdents64";
+	case SYS_readlinkat: return "readlinkat";
+#ifdef SYS_readlink
+	case SYS_readlink: return "readlink";
+#endif
 	case SYS_ppoll: return "ppoll";
 	case SYS_pselect6: return "pselect6";
 	case SYS_epoll_pwait: return "epoll_pwait";

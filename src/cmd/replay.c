@@ -7,7 +7,7 @@
  * program starts; a watcher thread kills the program as soon as the agent
  * reports a divergence or a stuck turn, and spool prints both sides.
  *
- * The replay writes its own trace (-o, default spool.replay.trace); with
+ * The replay writes its own trace (-o, default TRACE/replays/N); with
  * --trace-schedule its schedule can be compared with the recording's
  * (--dump-schedule).
  */
@@ -85,7 +85,8 @@ static void replay_usage(FILE *out)
 		"same build; different arguments are a way to see a divergence).\n"
 		"\n"
 		"options:\n"
-		"  -o, --output DIR     the replay's own trace (default spool.replay.trace):\n"
+		"  -o, --output DIR     the replay's own trace (default TRACE/replays/N, N\n"
+		"                       the next number: never where the program looks):\n"
 		"                       its lock events when the recording has them, the\n"
 		"                       path with --record-path, the program's own records;\n"
 		"                       a trace spool wrote there is kept as DIR.old,\n"
@@ -491,6 +492,23 @@ static int replay_layout_differs(const struct rr_info *info, const struct sessio
 	return 1;
 }
 
+/* Whether dir is named like a replay's trace inside its recording:
+ * .../replays/N (words only: the trace has no recording either way). */
+static int replay_is_replays(const char *dir)
+{
+	size_t n = strlen(dir), end;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	end = n;
+	while (n && dir[n - 1] >= '0' && dir[n - 1] <= '9')
+		n--;
+	if (n == end || n < 8 || strncmp(dir + n - 8, "replays/", 8) ||
+	    (n > 8 && dir[n - 9] != '/'))
+		return 0;
+	return 1;
+}
+
 /* After the run (failed = 0): say a layout that differs from the
  * recording's; after a divergence or a crash (failed = 1): name it as the
  * likely cause. */
@@ -508,6 +526,30 @@ static void replay_say_layout(const struct rr_info *info, const struct session_r
 			 "addresses sent through a pipe, mmap results) gets recorded pointers "
 			 "that are not valid in this replay, the likely cause here",
 			 why);
+}
+
+/*
+ * The replay's own trace when -o is not given: inside the recording,
+ * TRACE/replays/N (the directory it was started in is often the program's
+ * own, which the program may list: the replay's output must not be there).
+ * A recording that cannot take it (read-only, someone else's) gets a new
+ * directory under $TMPDIR instead, said on stderr.
+ */
+static int replay_out_dir(const char *dir, char *out, size_t len)
+{
+	int rc = trace_replay_dir(dir, out, len);
+
+	if (rc == 0)
+		return 0;
+	if (trace_replay_tmpdir(out, len) < 0) {
+		log_err("cannot write the replay's trace into %s/replays (%s) nor under $TMPDIR: "
+			"choose one with -o",
+			dir, strerror(-rc));
+		return -1;
+	}
+	log_warn("cannot write the replay's trace into %s/replays (%s): it goes to %s/",
+		 dir, strerror(-rc), out);
+	return 0;
 }
 
 int cmd_replay(int argc, char **argv)
@@ -531,7 +573,7 @@ int cmd_replay(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct session_opts so = {
-		.trace_dir = "spool.replay.trace",
+		.trace_dir = NULL, /* TRACE/replays/N (replay_out_dir) */
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
@@ -539,7 +581,7 @@ int cmd_replay(int argc, char **argv)
 	struct session_result res;
 	struct rr_info *info = NULL;
 	struct rr_log *log = NULL;
-	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], run_abs[PATH_MAX];
+	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], run_abs[PATH_MAX], out_dir[PATH_MAX];
 	const char *dir;
 	uint64_t v, inputs;
 	struct replay_gdb gdb = {0};
@@ -641,7 +683,7 @@ int cmd_replay(int argc, char **argv)
 		optind++;
 	if (dump)
 		return rr_dump_schedule(dir, stdout) < 0 ? 1 : 0;
-	if (trace_dir_replaces(so.trace_dir, dir)) {
+	if (so.trace_dir && trace_dir_replaces(so.trace_dir, dir)) {
 		log_err("-o %s would move or remove the recording %s that the replay reads: "
 			"choose another -o",
 			so.trace_dir, dir);
@@ -671,8 +713,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	rc = rr_info_read(dir, info);
 	if (rc == -ENOENT) {
-		log_err("%s has no recording (it was not made by spool record): nothing to replay",
-			dir);
+		if (replay_is_replays(dir))
+			log_err("%s is the trace of a replay (spool replay writes them into its "
+				"recording's replays/): replay the recording it is in",
+				dir);
+		else
+			log_err("%s has no recording (it was not made by spool record): nothing "
+				"to replay",
+				dir);
 		goto out;
 	}
 	if (rc < 0) {
@@ -838,6 +886,13 @@ int cmd_replay(int argc, char **argv)
 				  "gets a %s",
 				  i ? "stderr" : "stdout", stdio_kind_name(k), stdio_kind_name(k));
 		}
+	}
+	/* (chosen once the recording is known to be one: a refused one gets
+	 * no replays/ directory) */
+	if (!so.trace_dir) {
+		if (replay_out_dir(dir, out_dir, sizeof(out_dir)) < 0)
+			goto out;
+		so.trace_dir = out_dir;
 	}
 	replay_say_foreign(dir,
 			   optind < argc			  ? path

@@ -279,8 +279,30 @@ enum {
 	RR_CALL_ACCESS = 28,	      /* access, faccessat: the result only */
 	RR_CALL_MKDIR = 29,	      /* mkdir, mkdirat: the result only (made in a replay too) */
 	RR_CALL_OPEN_EXCL = 30,	      /* open, openat with O_CREAT|O_EXCL: the result only */
+	/* Directory contents and names (agent_rr_dir.c, agent_rr_path.c). */
+	RR_CALL_OPENDIR = 50,	  /* opendir, fdopendir: result = the stream's descriptor or -1 */
+	RR_CALL_READDIR = 51,	  /* readdir(64)(_r): data = the struct dirent64 up to its name's
+				     NUL, result = its length (0: end of directory or error) */
+	RR_CALL_TELLDIR = 52,	  /* telldir: the result only */
+	RR_CALL_GETDENTS = 53,	  /* getdents64: data = the entries, result = their bytes */
+	RR_CALL_READLINK = 54,	  /* readlink, readlinkat: data = the target (no NUL) */
+	RR_CALL_REALPATH = 55,	  /* a name returned: data = the name and NUL, arg = RR_NAME_* */
+	RR_CALL_NAMEOP = 56,	  /* unlink, rmdir, rename (made in a replay too): the result only,
+				     arg = RR_NAMEOP_* */
+	RR_CALL_STATX = 57,	  /* statx: data = struct statx */
+	RR_CALL_XATTR = 58,	  /* getxattr, lgetxattr, listxattr, llistxattr: data = the bytes */
+	RR_CALL_OPEN = 59,	  /* open, openat without O_CREAT|O_EXCL: the result only */
 	RR_CALL_MAX
 };
+
+/* RR_CALL_REALPATH's arg (its low byte): which call returned the name.
+ * realpath and canonicalize_file_name; getcwd and get_current_dir_name;
+ * glob's result (arg bits 8-39: the number of names, 40-63: gl_flags) and
+ * then its names (result: their bytes; then records of names, each with
+ * its NUL; src/agent/agent_rr_glob.c). */
+enum { RR_NAME_REALPATH = 0, RR_NAME_CWD = 1, RR_NAME_GLOB = 2, RR_NAME_GLOB_NAMES = 3 };
+/* RR_CALL_NAMEOP's arg. */
+enum { RR_NAMEOP_UNLINK = 1, RR_NAMEOP_RMDIR = 2, RR_NAMEOP_RENAME = 3 };
 
 struct rr_thread_slot {
 	uint64_t log_off;  /* offset of its first record from the area start */

@@ -104,6 +104,18 @@ int trace_dir_prepare(const char *dir, int quiet);
  * or `dir`.old): a replay must not write its trace over the recording it
  * reads. 1 yes, 0 no. */
 int trace_dir_replaces(const char *dir, const char *keep);
+/* A replay's own trace by default (replaydir.c): `trace`/replays/N in out,
+ * N one more than the largest there; replays/ is made (0700) when missing
+ * and never reached through a link. -errno when it cannot be used (a trace
+ * that is not writable, a replays/ that is not a directory of ours). */
+int trace_replay_dir(const char *trace, char *out, size_t len);
+/* How many replays' traces `trace`/replays holds (entries named by a
+ * number; 0 when there is no such directory or it is a link) and the
+ * largest number in *last. */
+int trace_replay_count(const char *trace, unsigned long *last);
+/* The fallback: a new empty directory $TMPDIR/spool-replay-XXXXXX (or
+ * under /tmp), its path in out; 0 or -errno. */
+int trace_replay_tmpdir(char *out, size_t len);
 /* Create `dir` (it must not exist; 0700, files 0600) and write the metadata
  * file. */
 int trace_writer_open(struct trace_writer **out, const char *dir, const struct trace_clock *clk);

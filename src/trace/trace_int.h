@@ -17,6 +17,8 @@
 #define TRACE_METADATA_TMP ".metadata.tmp"
 #define TRACE_SIDE_DIR ".spool"
 #define TRACE_STREAM_PREFIX "stream_"
+/* The traces of a recording's replays: TRACE/replays/1, 2, ... (replaydir.c) */
+#define TRACE_REPLAYS_DIR "replays"
 /* The first bytes of every metadata file spool writes: how spool knows a
  * directory is its own trace before it replaces it (tracedir.c). */
 #define TRACE_METADATA_SIGNATURE "/* CTF 1.8 */\n\n/* spool trace, format version "

@@ -8,7 +8,8 @@
  * removes only what it recognizes as its own trace, and is strict about it:
  * a real directory (not a link) owned by the user, whose top level holds
  * nothing but what the writer creates (metadata, .metadata.tmp, stream_N,
- * the .spool side directory) and whose metadata is a regular file that
+ * the .spool side directory, and replays/, where each entry is a replay's
+ * trace named by its number that passes the same test) and whose metadata is a regular file that
  * starts with spool's signature. An empty directory is removed (nothing is
  * lost). Everything else is an error naming it; the user decides.
  *
@@ -43,7 +44,7 @@ static mode_t td_known(const char *name)
 
 	if (!strcmp(name, TRACE_METADATA) || !strcmp(name, TRACE_METADATA_TMP))
 		return S_IFREG;
-	if (!strcmp(name, TRACE_SIDE_DIR))
+	if (!strcmp(name, TRACE_SIDE_DIR) || !strcmp(name, TRACE_REPLAYS_DIR))
 		return S_IFDIR;
 	if (strncmp(name, TRACE_STREAM_PREFIX, strlen(TRACE_STREAM_PREFIX)))
 		return 0;
@@ -82,9 +83,49 @@ static int td_metadata_ours(int dfd)
 	return ours;
 }
 
+static int td_kind(const char *dir, char *why, size_t len, int depth);
+
+/* Whether dir/replays holds only what spool replay writes there: traces
+ * (or empty directories) named by their number. A replay's trace never
+ * has replays of its own (depth 1). */
+static int td_replays_ours(const char *dir)
+{
+	char path[PATH_MAX], why[NAME_MAX + 128];
+	struct dirent *de;
+	int ours = 1, kind;
+	const char *p;
+	DIR *d;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, TRACE_REPLAYS_DIR) >= sizeof(path))
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (ours && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		for (p = de->d_name; *p >= '0' && *p <= '9'; p++)
+			;
+		if (p == de->d_name || *p) {
+			ours = 0;
+			break;
+		}
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", dir, TRACE_REPLAYS_DIR,
+				     de->d_name) >= sizeof(path)) {
+			ours = 0;
+			break;
+		}
+		kind = td_kind(path, why, sizeof(why), 1);
+		ours = kind == TD_SPOOL || kind == TD_EMPTY;
+	}
+	closedir(d);
+	return ours;
+}
+
 /* What is at `dir`: TD_* or a negative errno; for TD_OTHER, why (a phrase
- * after the name: "is a regular file"). */
-static int td_kind(const char *dir, char *why, size_t len)
+ * after the name: "is a regular file"). depth 1: a replay's trace inside a
+ * recording (no replays/ of its own). */
+static int td_kind(const char *dir, char *why, size_t len, int depth)
 {
 	char stranger[NAME_MAX + 1] = "";
 	int dfd, n = 0, kind, wrong_type = 0;
@@ -124,6 +165,8 @@ static int td_kind(const char *dir, char *why, size_t len)
 			continue;
 		n++;
 		want = td_known(de->d_name);
+		if (want && !strcmp(de->d_name, TRACE_REPLAYS_DIR) && depth)
+			want = 0;
 		if (!want) {
 			if (!stranger[0])
 				snprintf(stranger, sizeof(stranger), "%s", de->d_name);
@@ -134,6 +177,11 @@ static int td_kind(const char *dir, char *why, size_t len)
 			if (!stranger[0])
 				snprintf(stranger, sizeof(stranger), "%s", de->d_name);
 			wrong_type = 1;
+		} else if (!strcmp(de->d_name, TRACE_REPLAYS_DIR) && !td_replays_ours(dir)) {
+			/* removed with the trace: only replays' traces */
+			if (!stranger[0])
+				snprintf(stranger, sizeof(stranger), "%s", de->d_name);
+			wrong_type = 2;
 		}
 	}
 	if (!n) {
@@ -150,8 +198,9 @@ static int td_kind(const char *dir, char *why, size_t len)
 	} else if (stranger[0]) {
 		kind = TD_OTHER;
 		snprintf(why, len, "is a spool trace that also holds '%s'%s", stranger,
-			 wrong_type ? " of a type spool does not write there"
-				    : ", which spool did not write");
+			 wrong_type == 2   ? " with files that are not replays' traces"
+			 : wrong_type == 1 ? " of a type spool does not write there"
+					   : ", which spool did not write");
 	} else {
 		kind = TD_SPOOL;
 	}
@@ -202,7 +251,7 @@ int trace_dir_prepare(const char *dir, int quiet)
 		log_err("%s: %s", dir, strerror(-rc));
 		return rc;
 	}
-	kind = td_kind(path, why, sizeof(why));
+	kind = td_kind(path, why, sizeof(why), 0);
 	if (kind < 0) {
 		log_err("cannot use %s for the trace: %s", path, strerror(-kind));
 		return kind;
@@ -223,7 +272,7 @@ int trace_dir_prepare(const char *dir, int quiet)
 		return -EEXIST;
 	}
 
-	kind = td_kind(old, why, sizeof(why));
+	kind = td_kind(old, why, sizeof(why), 0);
 	if (kind == TD_OTHER) {
 		log_err("%s %s: spool keeps the previous trace %s there and removes only a trace "
 			"it wrote; move %s away or choose another trace directory",

@@ -49,7 +49,7 @@ fi
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid
 dlsym dlvsym pthread_key_create __register_atfork strnlen __libc_stack_end
-gettid prctl pthread_self pthread_setspecific madvise syscall sched_yield write
+dirfd qsort gettid prctl pthread_self pthread_setspecific madvise syscall sched_yield write
 __errno_location memset memcpy __cxa_finalize
 dl_iterate_phdr mprotect sigaction memcmp strcmp strrchr
 dlerror __sigsetjmp siglongjmp raise fork

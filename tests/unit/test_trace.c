@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -920,6 +921,43 @@ static void test_table_kinds(void **state)
 	}
 }
 
+/* trace_replay_dir: TRACE/replays/N, N one more than the largest number
+ * there (other names ignored), TRACE/ as TRACE; a replays that is not a
+ * directory (a file, a link) is refused; trace_replay_count counts. */
+static void test_replay_dir(void **state)
+{
+	struct fixture *f = *state;
+	char out[PATH_MAX], path[PATH_MAX + 64], want[PATH_MAX + 64];
+	unsigned long last;
+
+	assert_int_equal(mkdir(f->dir, 0700), 0);
+	assert_int_equal(trace_replay_count(f->dir, &last), 0);
+	assert_int_equal(trace_replay_dir(f->dir, out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "%s/replays/1", f->dir);
+	assert_string_equal(out, want);
+	for (const char *n = "1\0003\0notes\0009999999999\0"; *n; n += strlen(n) + 1) {
+		snprintf(path, sizeof(path), "%s/replays/%s", f->dir, n);
+		assert_int_equal(mkdir(path, 0700), 0);
+	}
+	snprintf(path, sizeof(path), "%s/", f->dir);
+	assert_int_equal(trace_replay_dir(path, out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "%s/replays/4", f->dir);
+	assert_string_equal(out, want);
+	assert_int_equal(trace_replay_count(f->dir, &last), 2);
+	assert_int_equal(last, 3);
+
+	snprintf(path, sizeof(path), "%s/replays", f->dir);
+	snprintf(want, sizeof(want), "%s/old-replays", f->root);
+	assert_int_equal(rename(path, want), 0); /* out of the way */
+	assert_int_equal(symlink(f->root, path), 0);
+	assert_int_equal(trace_replay_dir(f->dir, out, sizeof(out)), -ENOTDIR);
+	assert_int_equal(trace_replay_count(f->dir, &last), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(close(open(path, O_CREAT | O_WRONLY, 0600)), 0);
+	assert_int_equal(trace_replay_dir(f->dir, out, sizeof(out)), -ENOTDIR);
+	assert_int_equal(unlink(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -934,6 +972,7 @@ int main(void)
 	    cmocka_unit_test(test_clock_conv),
 	    cmocka_unit_test_setup_teardown(test_babeltrace2, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_table_kinds, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_replay_dir, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
