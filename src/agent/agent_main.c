@@ -877,6 +877,8 @@ __attribute__((destructor)) static void agent_stop(void)
 {
 	if (!agent.active)
 		return;
+	if (agent.ctl)
+		__atomic_fetch_or(&agent.ctl->state, SHM_STATE_EXIT_RAN, __ATOMIC_RELEASE);
 	agent_rr_exit_wait();
 	agent_sys_proc_end();
 	agent_proc_refresh_maps();

@@ -297,7 +297,7 @@ static struct agent_probe_rt *agent_probe_trap_find(uint64_t addr)
 	return NULL;
 }
 
-static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
+static void agent_probe_trap_hit(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	greg_t *g = uc->uc_mcontext.gregs;
@@ -389,6 +389,20 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 	}
 	g[REG_RIP] = (greg_t)p->slot;
 	errno = saved;
+}
+
+/* The SIGTRAP handler. Attach mode, a thread that spool stopped inside it
+ * while it detached: the mask the return restores is the one from before
+ * the trap, without the SIGTRAP that the thread's own view blocks (spool
+ * blocked it for real meanwhile, probe_attach_block_trap); put it in. */
+static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
+{
+	struct probe_area_hdr *h = agent_probe_area;
+
+	agent_probe_trap_hit(sig, si, ucv);
+	if (h && h->attach && __atomic_load_n(&h->detached, __ATOMIC_ACQUIRE) &&
+	    (agent_probe_vblocked & AGENT_PROBE_BIT(SIGTRAP)))
+		sigaddset(&((ucontext_t *)ucv)->uc_sigmask, SIGTRAP);
 }
 
 /* The calling thread may have been started with these signals blocked (a
@@ -510,6 +524,7 @@ int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw)
 			agent_probe_vblocked |= want;
 		else
 			agent_probe_vblocked &= ~want;
+		agent_probe_got_view(!!(agent_probe_vblocked & AGENT_PROBE_BIT(SIGTRAP)));
 	}
 	agent_probe_release();
 	return 0;
@@ -556,13 +571,16 @@ void agent_probe_trap_view_set(uint64_t blocked)
 	agent_probe_vblocked = blocked;
 }
 
-/* The interposers: the program's view of SIGTRAP, the kernel without it. */
-AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+/* The interposers: the program's view of SIGTRAP, the kernel without it.
+ * The agent_probe_ names are their hidden twins, whose addresses attach
+ * mode puts in the modules' GOTs (agent_probe_got.c): in a dlopen'ed agent
+ * a reference to the exported names binds to libc's. */
+int agent_probe_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return agent_probe_sigmask(how, set, old, 0);
 }
 
-AGENT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+int agent_probe_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	int rc = agent_probe_sigmask(how, set, old, 0);
 
@@ -571,6 +589,16 @@ AGENT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 		return -1;
 	}
 	return 0;
+}
+
+AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return agent_probe_pthread_sigmask(how, set, old);
+}
+
+AGENT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return agent_probe_sigprocmask(how, set, old);
 }
 
 
@@ -1252,6 +1280,10 @@ AGENT_EXPORT int spool_agent_probe_commit(void)
 		return -EPROTO;
 	agent_self.busy++;
 	agent_probe_commit_all(h);
+	/* int3 probes in: the program's later pthread_sigmask calls must not
+	 * block SIGTRAP for real (agent_probe_got.c). */
+	if (agent_probe_trap_live())
+		agent_probe_got_redirect();
 	agent_self.busy--;
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	return (int)h->patched;
@@ -1265,6 +1297,8 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 	if (!h)
 		return -EPROTO;
 	agent_self.busy++;
+	h->trap_views = agent_probe_got_views(h->trap_view_tid, PROBE_TRAP_VIEWS);
+	agent_probe_got_restore();
 	for (uint32_t id = 0; id <= agent_probe_max_id; id++) {
 		struct agent_probe_rt *p = &agent_probe_by_id[id];
 

@@ -47,6 +47,22 @@ uint64_t agent_probe_action_marks(int sig);
 uint64_t agent_probe_trap_view(void);
 void agent_probe_trap_view_set(uint64_t blocked);
 
+/* Attach mode (agent_probe_got.c): the modules' GOT slots of
+ * pthread_sigmask and sigprocmask sent to the interposers below while int3
+ * probes are in (returns the slots redirected), and given back. Only
+ * while spool holds every thread stopped. */
+uint32_t agent_probe_got_redirect(void);
+void agent_probe_got_restore(void);
+/* The calling thread's view of SIGTRAP changed (blocked or not), noted
+ * while the slots are redirected; _views: the threads whose view blocks it
+ * (up to max tids). */
+void agent_probe_got_view(int trap_blocked);
+uint32_t agent_probe_got_views(int32_t *tids, uint32_t max);
+int agent_probe_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+	__attribute__((visibility("hidden")));
+int agent_probe_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+	__attribute__((visibility("hidden")));
+
 /* One probe at run time, indexed by probe id. */
 struct agent_probe_rt {
 	uint64_t addr;	     /* probed instruction */
