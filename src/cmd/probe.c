@@ -473,7 +473,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		log_err("cannot create the shared memory: %s", strerror(-rc));
 		goto out_free;
 	}
-	rc = trace_writer_open(&w, so->trace_dir, &clk);
+	rc = trace_writer_create(&w, so->trace_dir, &clk, 1);
 	if (rc < 0) {
 		log_err("cannot create trace %s: %s", so->trace_dir, strerror(-rc));
 		goto out_shm;
