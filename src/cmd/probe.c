@@ -450,7 +450,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	struct probe_attach *a = NULL;
 	struct trace_clock clk;
 	char agent[PATH_MAX], summary[PATH_MAX + 512];
-	int rc, status = 1, exited = 0, len, wstatus = -1;
+	int rc, status = 1, exited = 0, len, wstatus = -1, prog_status = 0;
 	size_t placed = 0, int3_placed = 0;
 
 	rc = session_find_agent(agent, sizeof(agent));
@@ -503,6 +503,14 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	for (size_t i = 0; i < pr->m->ndefs; i++)
 		placed += pr->m->defs[i].registered && pr->m->defs[i].status == PROBE_S_PATCHED;
 	int3_placed = probe_int3_placed(pr->m);
+	if (!placed) {
+		/* Nothing to wait for: say so, give the process back now. */
+		log_err("pid %d: no probe could be placed (the warnings above say why); detached",
+			(int)pid);
+		probe_attach_out(a, pid, shm_host_ext(&h, SHM_EXT_PROBES));
+		status = 1;
+		goto out_signals;
+	}
 	if (!so->quiet)
 		log_info("attached to pid %d: %zu probes placed%s", (int)pid, placed,
 			 duration_ms ? "" : "; Ctrl-C to stop");
@@ -530,9 +538,9 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 			 (double)(probe_mono_ms() - start) / 1000);
 	status = 0;
 	if (exited)
-		status = probe_attach_gone(pid, wstatus,
-					   __atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE),
-					   int3_placed);
+		prog_status = probe_attach_gone(pid, wstatus,
+						__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE),
+						int3_placed);
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -573,7 +581,9 @@ out_free:
 	}
 	if (!status) {
 		trace_loss_warn(so->trace_dir, &loss);
-		if (trace_loss_incomplete(&loss))
+		if (prog_status)
+			status = prog_status; /* as in launch mode: the program's, when known */
+		else if (trace_loss_incomplete(&loss))
 			status = EXIT_INCOMPLETE;
 	}
 	return status;
@@ -738,6 +748,7 @@ int cmd_probe(int argc, char **argv)
 		log_err("--list takes the program only, not its arguments");
 		return EXIT_USAGE;
 	}
+	probe_mgr_quiet = so.quiet;
 	if (attach_pid) {
 		rc = probe_mgr_init(&m, pidexe);
 		if (rc < 0) {
@@ -779,9 +790,15 @@ int cmd_probe(int argc, char **argv)
 			return rc == -ENOENT ? 127 : 1;
 		}
 	}
-	for (size_t i = 0; i < nspecs; i++) {
+	/* time: specs last: a time: of a function that args: or var: probes
+	 * too takes their probes as its entry and exits (probe_var.c), where
+	 * planned first it would hold the entry itself and refuse them. */
+	for (size_t k = 0; k < 2 * nspecs; k++) {
+		size_t i = k % nspecs;
 		struct probe_spec s;
 
+		if ((k < nspecs) == !strncmp(specs[i], "time:", 5))
+			continue;
 		if (probe_spec_parse(specs[i], &s, err, sizeof(err)) < 0) {
 			log_err("%s", err);
 			status = EXIT_USAGE;
@@ -855,6 +872,13 @@ int cmd_probe(int argc, char **argv)
 	status = cmd_run_status(&res);
 	if (pr.handler_failed && !status)
 		status = 1;
+	/* The user asked for probes and got none: not a success, whatever
+	 * the program did (the warnings above say why). */
+	if (!probe_run_placed(&m) && njump + nint3) {
+		log_err("no probe was placed (of %zu): the program ran unprobed", njump + nint3);
+		if (!status || status == 4)
+			status = 1;
+	}
 out:
 	probe_mgr_free(&m);
 	return status;

@@ -479,8 +479,7 @@ int trace_writer_open(struct trace_writer **out, const char *dir, const struct t
 	 * byte it read (doc/record.md). mkdir fails on anything already there,
 	 * so nothing of the user's is ever written into. */
 	if (mkdir(dir, TRACE_DIR_MODE) < 0) {
-		err = -errno;
-		log_err("cannot create trace directory %s: %s", dir, strerror(errno));
+		err = -errno; /* said by the caller, with the name the user gave */
 		goto out_free;
 	}
 	w->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
