@@ -57,6 +57,7 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_rr_dispatch.h"
 
 struct agent_probe_rt *agent_probe_by_id;
 uint32_t agent_probe_max_id;
@@ -172,12 +173,25 @@ static void agent_probe_prog_trap_set(const struct sigaction *act)
 /* Signals never really blocked: SIGTRAP while int3 probes are installed
  * (a blocked int3 trap kills), the fault signals while custom handlers
  * are guarded (a blocked fault in a handler kills). */
+/* Syscall user dispatch is on for the int3 probes (agent_rr_dispatch.c):
+ * a blocked SIGSYS would kill the program at its next own syscall
+ * instruction, so SIGSYS is kept like SIGTRAP. */
+static int agent_probe_sys_kept;
+
+void agent_probe_keep_sigsys(void)
+{
+	__atomic_store_n(&agent_probe_sys_kept, 1, __ATOMIC_RELEASE);
+}
+
 static uint64_t agent_probe_kept(void)
 {
 	uint64_t k = 0;
 
-	if (__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE)) {
 		k |= AGENT_PROBE_BIT(SIGTRAP);
+		if (__atomic_load_n(&agent_probe_sys_kept, __ATOMIC_ACQUIRE))
+			k |= AGENT_PROBE_BIT(SIGSYS);
+	}
 	if (__atomic_load_n(&agent_probe_fault_on, __ATOMIC_ACQUIRE))
 		k |= AGENT_PROBE_FAULT_BITS;
 	return k;
@@ -526,6 +540,37 @@ int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw)
 			agent_probe_vblocked &= ~want;
 		agent_probe_got_view(!!(agent_probe_vblocked & AGENT_PROBE_BIT(SIGTRAP)));
 	}
+	agent_probe_release();
+	return 0;
+}
+
+int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t *mask)
+{
+	uint64_t was = agent_probe_vblocked, kept = agent_probe_kept(), s = 0, want = 0;
+
+	if (set) {
+		if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
+			return EINVAL;
+		s = ((const uint64_t *)set)[0]; /* before old is written: they may alias */
+		want = s & kept;
+		s &= ~kept;
+	}
+	if (old)
+		((uint64_t *)old)[0] = *mask | (was & kept);
+	if (!set)
+		return 0;
+	if (how == SIG_BLOCK)
+		*mask |= s;
+	else if (how == SIG_UNBLOCK)
+		*mask &= ~s;
+	else
+		*mask = s;
+	if (how == SIG_SETMASK)
+		agent_probe_vblocked = (agent_probe_vblocked & ~kept) | want;
+	else if (how == SIG_BLOCK)
+		agent_probe_vblocked |= want;
+	else
+		agent_probe_vblocked &= ~want;
 	agent_probe_release();
 	return 0;
 }
@@ -1130,6 +1175,10 @@ void agent_probe_init(void)
 		agent_probe_commit_all(h);
 		__atomic_store_n(&agent_probe_follow, 1, __ATOMIC_RELEASE);
 	}
+	/* int3 probes in: the program's own syscall instruction must not
+	 * block SIGTRAP for real either (agent_rr_dispatch.c). */
+	if (agent_probe_trap_live())
+		agent_rr_dispatch_probes();
 	agent_self.busy--;
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	agent_log("probe: %u of %u probes patched", h->patched, h->nprobes);

@@ -37,6 +37,12 @@ int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact);
 int agent_probe_trap_live(void);
 const sigset_t *agent_probe_mask_arg(const sigset_t *m, sigset_t *buf);
 int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw);
+/* The same change made to *mask (the first word of a signal mask) instead
+ * of the thread's: a SIGSYS handler's, for the mask its return installs
+ * (agent_rr_dispatch.c). 0 or an errno value. */
+int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t *mask);
+/* Dispatch is on for the probes: SIGSYS is kept unblocked like SIGTRAP. */
+void agent_probe_keep_sigsys(void);
 const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
 					      struct sigaction *buf);
 void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had);
