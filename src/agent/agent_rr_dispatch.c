@@ -49,6 +49,7 @@
  */
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -471,14 +472,27 @@ void agent_rr_dispatch_init(void)
 		sud_setup(a);
 }
 
+/* A fork child of a probed program keeps the int3 probes (its code is
+ * the parent's) but not dispatch: its one thread turns it on again. */
+static void sud_probes_fork_child(void)
+{
+	int saved = errno;
+
+	if (sud_on && sud_probes && sud_enable())
+		agent_log("syscall user dispatch: a fork child could not turn it on (%d)", errno);
+	errno = saved;
+}
+
 void agent_rr_dispatch_probes(void)
 {
 	if (sud_on || !agent.ctl)
 		return; /* a recording already has it */
 	sud_probes = 1;
 	sud_setup(NULL);
-	if (sud_on)
+	if (sud_on) {
 		agent_probe_keep_sigsys();
+		pthread_atfork(NULL, NULL, sud_probes_fork_child);
+	}
 }
 
 void agent_rr_dispatch_thread(void)

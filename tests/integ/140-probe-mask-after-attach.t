@@ -18,7 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/probe_harm"
-plan 12
+plan 13
 
 # attach PROG_MODE DETACH_FIRST: run probe_harm 300 MODE, attach, let it
 # block every signal, stop it (before or after spool detaches). Sets PRC
@@ -79,6 +79,10 @@ is "$native" "$(printf 'sum 79300\nmask ok')" "inline mask natively: the program
 spool_run probe -q -o l.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 inline
 is "$RC $(echo $OUT)" "0 $(echo $native)" \
 	"launch, an inline syscall blocks every signal: not killed, its mask read back as set"
+native=$("$PROG" 100 fork-inline)
+spool_run probe -q -o f.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 fork-inline
+is "$RC $(echo $OUT)" "0 $(echo $native)" \
+	"  the same in a fork child (dispatch is turned on again there)"
 # Without dispatch (an older kernel; SPOOL_NO_DISPATCH=1) it dies of its
 # first hit, and spool, its parent, says so.
 export SPOOL_NO_DISPATCH=1

@@ -32,6 +32,8 @@
  *                 blocks them all (pthread_sigmask) once GO exists: after
  *                 spool probe -p attached
  *   late-inline FILE GO  the same, blocked by an inline syscall
+ *   fork-inline   as inline, in a fork child (the parent prints the sum
+ *                 and mask line the child sends it, and its status)
  * Every mode checks that the mask (or sa_mask) the program reads back is
  * the one it set. Output: "sum S" (the same natively and probed), and with
  * a MODE "mask ok" or "mask BAD".
@@ -42,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /*
@@ -118,7 +121,7 @@ static void check_all_blocked(void)
 
 	if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &back, 8);
-	else if (is("inline") || is("late-inline"))
+	else if (is("inline") || is("late-inline") || is("fork-inline"))
 		inline_sigprocmask(SIG_BLOCK, NULL, &back);
 	else
 		pthread_sigmask(SIG_BLOCK, NULL, &back);
@@ -132,7 +135,7 @@ static void block_all(void)
 	sigset_t all;
 
 	sigfillset(&all);
-	if (is("inline") || is("late-inline"))
+	if (is("inline") || is("late-inline") || is("fork-inline"))
 		inline_sigprocmask(SIG_BLOCK, &all, NULL);
 	else if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
@@ -267,6 +270,24 @@ int main(int argc, char **argv)
 		return argc > 3 ? run_attach(argv[3], NULL) : 2;
 	if (is("late") || is("late-inline"))
 		return argc > 4 ? run_attach(argv[3], argv[4]) : 2;
+	if (is("fork-inline")) {
+		int st = 0;
+		pid_t c;
+
+		fflush(stdout);
+		c = fork();
+		if (c == 0) {
+			block_all();
+			s = run_calls(n_calls);
+			printf("sum %ld\nmask %s\n", s, mask_ok ? "ok" : "BAD");
+			fflush(stdout);
+			_exit(0);
+		}
+		if (c < 0 || waitpid(c, &st, 0) != c)
+			return 2;
+		printf("child %d\n", WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+		return 0;
+	}
 	if (is("thread") || is("pthread")) {
 		pthread_t th;
 
