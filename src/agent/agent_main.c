@@ -399,10 +399,10 @@ void *agent_ext_head(unsigned i, uint64_t head, uint64_t *size)
 	if (!len)
 		return NULL;
 	if (!agent.ext[i]) {
-		if (head && head < len)
-			len = (head + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE < len
-				      ? (head + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE
-				      : len;
+		uint64_t pages = (head + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
+
+		if (head && pages < len)
+			len = pages;
 		agent.ext[i] = agent_map_piece(off, len);
 		agent.ext_len[i] = agent.ext[i] ? len : 0;
 	}
