@@ -26,6 +26,7 @@
  * spool_agent_probe_commit and spool_agent_probe_detach: the 8-byte stores
  * race with nothing.
  */
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <string.h>
@@ -85,7 +86,27 @@ static int got_write(uint64_t *slot, uint64_t val, int *relro)
 
 struct got_walk {
 	uintptr_t self; /* an address in the agent: its own module is skipped */
+	uintptr_t libc_fn[sizeof(got_names) / sizeof(got_names[0])]; /* libc's, by name */
 };
+
+/* Whether a slot's value may be replaced: libc's function, or a lazy PLT
+ * stub not resolved yet (an address in the module's own code). Anything
+ * else is an interposer of the program's (a sanitizer's, its own hook):
+ * left alone, so its calls still go through it. */
+static int got_replaceable(const struct dl_phdr_info *info, uintptr_t cur, uintptr_t libc_fn)
+{
+	if (libc_fn && cur == libc_fn)
+		return 1;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && cur >= lo &&
+		    cur < lo + ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
 
 static int got_in_relro(const struct dl_phdr_info *info, uint64_t addr)
 {
@@ -99,8 +120,8 @@ static int got_in_relro(const struct dl_phdr_info *info, uint64_t addr)
 	return 0;
 }
 
-static void got_relocs(struct dl_phdr_info *info, const ElfW(Rela) *r, size_t n,
-		       const ElfW(Sym) *symtab, const char *strtab, uint64_t strsz)
+static void got_relocs(struct dl_phdr_info *info, const struct got_walk *w, const ElfW(Rela) *r,
+		       size_t n, const ElfW(Sym) *symtab, const char *strtab, uint64_t strsz)
 {
 	for (size_t i = 0; i < n && got_n < GOT_MAX; i++) {
 		uint32_t type = ELF64_R_TYPE(r[i].r_info), sym = ELF64_R_SYM(r[i].r_info);
@@ -117,6 +138,12 @@ static void got_relocs(struct dl_phdr_info *info, const ElfW(Rela) *r, size_t n,
 			if (strcmp(name, got_names[k].name))
 				continue;
 			slot = (uint64_t *)(info->dlpi_addr + r[i].r_offset);
+			if (!got_replaceable(info, (uintptr_t)__atomic_load_n(slot, __ATOMIC_ACQUIRE),
+					     w->libc_fn[k])) {
+				agent_log("probe: %s: %s is not libc's: left alone",
+					  info->dlpi_name, name);
+				break;
+			}
 			relro = got_in_relro(info, (uint64_t)(uintptr_t)slot);
 			got_slots[got_n].slot = slot;
 			got_slots[got_n].old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
@@ -184,9 +211,9 @@ static int got_module(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!symtab || !strtab || relaent != sizeof(ElfW(Rela)))
 		return 0;
 	if (jmprel)
-		got_relocs(info, jmprel, pltsz / sizeof(ElfW(Rela)), symtab, strtab, strsz);
+		got_relocs(info, w, jmprel, pltsz / sizeof(ElfW(Rela)), symtab, strtab, strsz);
 	if (rela)
-		got_relocs(info, rela, relasz / sizeof(ElfW(Rela)), symtab, strtab, strsz);
+		got_relocs(info, w, rela, relasz / sizeof(ElfW(Rela)), symtab, strtab, strsz);
 	return 0;
 }
 
@@ -226,12 +253,17 @@ uint32_t agent_probe_got_views(int32_t *tids, uint32_t max)
 
 uint32_t agent_probe_got_redirect(void)
 {
-	struct got_walk w = {(uintptr_t)(void *)agent_probe_got_redirect};
+	struct got_walk w = {(uintptr_t)(void *)agent_probe_got_redirect, {0}};
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 
 	if (got_n)
 		return got_n;
+	for (size_t k = 0; libc && k < sizeof(got_names) / sizeof(got_names[0]); k++)
+		w.libc_fn[k] = (uintptr_t)dlsym(libc, got_names[k].name);
 	__atomic_store_n(&got_on, 1, __ATOMIC_RELEASE);
 	dl_iterate_phdr(got_module, &w);
+	if (libc)
+		dlclose(libc); /* only the reference NOLOAD took */
 	agent_log("probe: %u GOT slots of the signal-mask calls sent to the agent", got_n);
 	return got_n;
 }
