@@ -532,6 +532,14 @@ int trace_writer_create(struct trace_writer **out, const char *dir, const struct
 	if (!final)
 		return -ENOMEM;
 	err = trace_writer_open(out, partial, clk);
+	/* a partial trace a killed spool of the same pid left (pid reuse) is
+	 * the user's to look at: another name beside it */
+	for (int n = 1; err == -EEXIST && n < 10; n++) {
+		char again[PATH_MAX + 8];
+
+		snprintf(again, sizeof(again), "%s.%d", partial, n);
+		err = trace_writer_open(out, again, clk);
+	}
 	if (err < 0) {
 		free(final);
 		return err;
