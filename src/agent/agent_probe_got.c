@@ -163,7 +163,8 @@ static int got_module(struct dl_phdr_info *info, size_t size, void *arg)
 	const ElfW(Sym) *symtab = NULL;
 	const char *strtab = NULL, *name = info->dlpi_name ? info->dlpi_name : "";
 	const ElfW(Rela) *jmprel = NULL, *rela = NULL;
-	uint64_t base = info->dlpi_addr, strsz = 0, pltsz = 0, relasz = 0, relaent = sizeof(ElfW(Rela));
+	uint64_t base = info->dlpi_addr, strsz = 0, pltsz = 0, relasz = 0;
+	uint64_t relaent = sizeof(ElfW(Rela));
 	int self = 0;
 
 	(void)size;
@@ -226,7 +227,8 @@ void agent_probe_got_view(int trap_blocked)
 	tid = (int32_t)syscall(SYS_gettid);
 	for (uint32_t i = 0; i < PROBE_TRAP_VIEWS; i++)
 		if (__atomic_load_n(&got_view_tid[i], __ATOMIC_ACQUIRE) == tid) {
-			__atomic_store_n(&got_view_on[i], (uint8_t)!!trap_blocked, __ATOMIC_RELEASE);
+			__atomic_store_n(&got_view_on[i], (uint8_t)!!trap_blocked,
+					 __ATOMIC_RELEASE);
 			return;
 		}
 	if (!trap_blocked)
