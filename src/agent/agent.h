@@ -55,6 +55,7 @@ struct agent_state {
 	uint32_t watermark;
 	struct shm_ring **rings; /* max_rings entries: our mapping of each ring, or NULL */
 	void *ext[SHM_MAX_EXT];	 /* our mapping of each feature area, or NULL */
+	uint64_t ext_len[SHM_MAX_EXT]; /* bytes of it mapped (all, or its head) */
 	char *text;		 /* our window on this process's text area */
 	uint64_t text_cap;	 /* bytes of that window */
 	int active;		 /* recording; read on every event */
@@ -175,6 +176,38 @@ void *agent_ext(unsigned i, uint64_t *size);
  * program's mappings (agent_vm.c): the same arguments and result as mmap
  * (no address: the window chooses). Keeps errno on success. */
 void *agent_vm_map(size_t len, int prot, int flags, int fd, off_t off);
+/* The same, but a first call maps only the first head bytes (rounded up to
+ * a page; all of it when head is 0): every mapped byte counts against the
+ * program's RLIMIT_AS. Later calls return that mapping, *size its bytes. */
+void *agent_ext_head(unsigned i, uint64_t head, uint64_t *size);
+/* The whole size of feature area i (0: none). */
+uint64_t agent_ext_size(unsigned i);
+/* A new mapping of len bytes at page-aligned offset off of feature area i,
+ * or NULL. Async-signal-safe (mmap). */
+void *agent_ext_piece(unsigned i, uint64_t off, uint64_t len);
+
+/* agent_lazy.c: an array in a feature area mapped a chunk at a time, on
+ * first use, so the program's address space pays for what is used (record's
+ * turn words and serial slots: 12 MiB mapped whole, 128 KiB used by most
+ * programs). */
+#define AGENT_LAZY_CHUNKS 128
+#define AGENT_LAZY_CHUNK_BYTES (64u << 10)
+struct agent_lazy {
+	unsigned ext;	    /* SHM_EXT_* */
+	uint64_t off;	    /* element 0's offset in the area, page-aligned */
+	uint32_t elem;	    /* bytes of an element, a divisor of AGENT_LAZY_CHUNK_BYTES */
+	uint32_t n;	    /* elements (at most AGENT_LAZY_CHUNKS chunks' worth) */
+	char *chunk[AGENT_LAZY_CHUNKS]; /* our mapping of each chunk, or NULL */
+};
+/* Set l up for n elements of elem bytes at off of area ext; whole, when not
+ * NULL, is a mapping of the whole area (nothing is mapped then). Returns
+ * the elements it can reach (n, or fewer if n is more than the chunks
+ * hold or the area is too small). */
+uint32_t agent_lazy_init(struct agent_lazy *l, unsigned ext, uint64_t off, uint32_t elem,
+			 uint32_t n, char *whole);
+/* Element i, its chunk mapped now if no thread of this process has; NULL
+ * past n or when it cannot be mapped. Async-signal-safe (mmap, a CAS). */
+void *agent_lazy_at(struct agent_lazy *l, uint32_t i);
 void agent_wake(void);
 
 /* agent_thread.c */

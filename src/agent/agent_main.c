@@ -373,24 +373,63 @@ struct shm_ring *agent_ring_map(uint32_t i)
 	return r;
 }
 
-void *agent_ext(unsigned i, uint64_t *size)
+/* Feature area i's offset and size in the region, checked against it; 0
+ * when it has none. */
+static uint64_t agent_ext_bounds(unsigned i, uint64_t *off)
 {
 	struct shm_ctl *c = agent.ctl;
-	uint64_t off, len;
+	uint64_t o, len;
+
+	if (!c || i >= SHM_MAX_EXT)
+		return 0;
+	o = c->ext_offset[i];
+	len = c->ext_size[i];
+	if (!o || !len || o % SHM_PAGE || o > agent.map_size || len > agent.map_size - o)
+		return 0;
+	*off = o;
+	return len;
+}
+
+void *agent_ext_head(unsigned i, uint64_t head, uint64_t *size)
+{
+	uint64_t off = 0, len = agent_ext_bounds(i, &off);
 
 	if (size)
 		*size = 0;
-	if (!c || i >= SHM_MAX_EXT)
+	if (!len)
 		return NULL;
-	off = c->ext_offset[i];
-	len = c->ext_size[i];
-	if (!off || !len || off % SHM_PAGE || off > agent.map_size || len > agent.map_size - off)
-		return NULL;
-	if (!agent.ext[i])
+	if (!agent.ext[i]) {
+		uint64_t pages = (head + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
+
+		if (head && pages < len)
+			len = pages;
 		agent.ext[i] = agent_map_piece(off, len);
-	if (agent.ext[i] && size)
-		*size = len;
+		agent.ext_len[i] = agent.ext[i] ? len : 0;
+	}
+	if (size)
+		*size = agent.ext_len[i];
 	return agent.ext[i];
+}
+
+void *agent_ext(unsigned i, uint64_t *size)
+{
+	return agent_ext_head(i, 0, size);
+}
+
+uint64_t agent_ext_size(unsigned i)
+{
+	uint64_t off = 0;
+
+	return agent_ext_bounds(i, &off);
+}
+
+void *agent_ext_piece(unsigned i, uint64_t off, uint64_t len)
+{
+	uint64_t base = 0, total = agent_ext_bounds(i, &base);
+
+	if (!total || off % SHM_PAGE || off > total || len > total - off)
+		return NULL;
+	return agent_map_piece(base + off, len);
 }
 
 /* A window of at least need bytes (up to SHM_PROC_TEXT_BYTES) on this
@@ -845,6 +884,8 @@ __attribute__((destructor)) static void agent_stop(void)
 {
 	if (!agent.active)
 		return;
+	if (agent.ctl)
+		__atomic_fetch_or(&agent.ctl->state, SHM_STATE_EXIT_RAN, __ATOMIC_RELEASE);
 	agent_rr_exit_wait();
 	agent_sys_proc_end();
 	agent_proc_refresh_maps();

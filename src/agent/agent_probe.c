@@ -57,6 +57,7 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_rr_dispatch.h"
 
 struct agent_probe_rt *agent_probe_by_id;
 uint32_t agent_probe_max_id;
@@ -172,12 +173,25 @@ static void agent_probe_prog_trap_set(const struct sigaction *act)
 /* Signals never really blocked: SIGTRAP while int3 probes are installed
  * (a blocked int3 trap kills), the fault signals while custom handlers
  * are guarded (a blocked fault in a handler kills). */
+/* Syscall user dispatch is on for the int3 probes (agent_rr_dispatch.c):
+ * a blocked SIGSYS would kill the program at its next own syscall
+ * instruction, so SIGSYS is kept like SIGTRAP. */
+static int agent_probe_sys_kept;
+
+void agent_probe_keep_sigsys(void)
+{
+	__atomic_store_n(&agent_probe_sys_kept, 1, __ATOMIC_RELEASE);
+}
+
 static uint64_t agent_probe_kept(void)
 {
 	uint64_t k = 0;
 
-	if (__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE)) {
 		k |= AGENT_PROBE_BIT(SIGTRAP);
+		if (__atomic_load_n(&agent_probe_sys_kept, __ATOMIC_ACQUIRE))
+			k |= AGENT_PROBE_BIT(SIGSYS);
+	}
 	if (__atomic_load_n(&agent_probe_fault_on, __ATOMIC_ACQUIRE))
 		k |= AGENT_PROBE_FAULT_BITS;
 	return k;
@@ -297,7 +311,7 @@ static struct agent_probe_rt *agent_probe_trap_find(uint64_t addr)
 	return NULL;
 }
 
-static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
+static void agent_probe_trap_hit(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	greg_t *g = uc->uc_mcontext.gregs;
@@ -389,6 +403,20 @@ static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 	}
 	g[REG_RIP] = (greg_t)p->slot;
 	errno = saved;
+}
+
+/* The SIGTRAP handler. Attach mode, a thread that spool stopped inside it
+ * while it detached: the mask the return restores is the one from before
+ * the trap, without the SIGTRAP that the thread's own view blocks (spool
+ * blocked it for real meanwhile, probe_attach_block_trap); put it in. */
+static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
+{
+	struct probe_area_hdr *h = agent_probe_area;
+
+	agent_probe_trap_hit(sig, si, ucv);
+	if (h && h->attach && __atomic_load_n(&h->detached, __ATOMIC_ACQUIRE) &&
+	    (agent_probe_vblocked & AGENT_PROBE_BIT(SIGTRAP)))
+		sigaddset(&((ucontext_t *)ucv)->uc_sigmask, SIGTRAP);
 }
 
 /* The calling thread may have been started with these signals blocked (a
@@ -510,7 +538,39 @@ int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw)
 			agent_probe_vblocked |= want;
 		else
 			agent_probe_vblocked &= ~want;
+		agent_probe_got_view(!!(agent_probe_vblocked & AGENT_PROBE_BIT(SIGTRAP)));
 	}
+	agent_probe_release();
+	return 0;
+}
+
+int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t *mask)
+{
+	uint64_t was = agent_probe_vblocked, kept = agent_probe_kept(), s = 0, want = 0;
+
+	if (set) {
+		if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
+			return EINVAL;
+		s = ((const uint64_t *)set)[0]; /* before old is written: they may alias */
+		want = s & kept;
+		s &= ~kept;
+	}
+	if (old)
+		((uint64_t *)old)[0] = *mask | (was & kept);
+	if (!set)
+		return 0;
+	if (how == SIG_BLOCK)
+		*mask |= s;
+	else if (how == SIG_UNBLOCK)
+		*mask &= ~s;
+	else
+		*mask = s;
+	if (how == SIG_SETMASK)
+		agent_probe_vblocked = (agent_probe_vblocked & ~kept) | want;
+	else if (how == SIG_BLOCK)
+		agent_probe_vblocked |= want;
+	else
+		agent_probe_vblocked &= ~want;
 	agent_probe_release();
 	return 0;
 }
@@ -556,13 +616,16 @@ void agent_probe_trap_view_set(uint64_t blocked)
 	agent_probe_vblocked = blocked;
 }
 
-/* The interposers: the program's view of SIGTRAP, the kernel without it. */
-AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+/* The interposers: the program's view of SIGTRAP, the kernel without it.
+ * The agent_probe_ names are their hidden twins, whose addresses attach
+ * mode puts in the modules' GOTs (agent_probe_got.c): in a dlopen'ed agent
+ * a reference to the exported names binds to libc's. */
+int agent_probe_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return agent_probe_sigmask(how, set, old, 0);
 }
 
-AGENT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+int agent_probe_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	int rc = agent_probe_sigmask(how, set, old, 0);
 
@@ -571,6 +634,16 @@ AGENT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 		return -1;
 	}
 	return 0;
+}
+
+AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return agent_probe_pthread_sigmask(how, set, old);
+}
+
+AGENT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return agent_probe_sigprocmask(how, set, old);
 }
 
 
@@ -1102,6 +1175,10 @@ void agent_probe_init(void)
 		agent_probe_commit_all(h);
 		__atomic_store_n(&agent_probe_follow, 1, __ATOMIC_RELEASE);
 	}
+	/* int3 probes in: the program's own syscall instruction must not
+	 * block SIGTRAP for real either (agent_rr_dispatch.c). */
+	if (agent_probe_trap_live())
+		agent_rr_dispatch_probes();
 	agent_self.busy--;
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	agent_log("probe: %u of %u probes patched", h->patched, h->nprobes);
@@ -1252,6 +1329,10 @@ AGENT_EXPORT int spool_agent_probe_commit(void)
 		return -EPROTO;
 	agent_self.busy++;
 	agent_probe_commit_all(h);
+	/* int3 probes in: the program's later pthread_sigmask calls must not
+	 * block SIGTRAP for real (agent_probe_got.c). */
+	if (agent_probe_trap_live())
+		agent_probe_got_redirect();
 	agent_self.busy--;
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	return (int)h->patched;
@@ -1265,6 +1346,8 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 	if (!h)
 		return -EPROTO;
 	agent_self.busy++;
+	h->trap_views = agent_probe_got_views(h->trap_view_tid, PROBE_TRAP_VIEWS);
+	agent_probe_got_restore();
 	for (uint32_t id = 0; id <= agent_probe_max_id; id++) {
 		struct agent_probe_rt *p = &agent_probe_by_id[id];
 

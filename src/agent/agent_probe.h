@@ -37,6 +37,12 @@ int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact);
 int agent_probe_trap_live(void);
 const sigset_t *agent_probe_mask_arg(const sigset_t *m, sigset_t *buf);
 int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw);
+/* The same change made to *mask (the first word of a signal mask) instead
+ * of the thread's: a SIGSYS handler's, for the mask its return installs
+ * (agent_rr_dispatch.c). 0 or an errno value. */
+int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t *mask);
+/* Dispatch is on for the probes: SIGSYS is kept unblocked like SIGTRAP. */
+void agent_probe_keep_sigsys(void);
 const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
 					      struct sigaction *buf);
 void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had);
@@ -46,6 +52,22 @@ uint64_t agent_probe_action_marks(int sig);
  * what it inherits). */
 uint64_t agent_probe_trap_view(void);
 void agent_probe_trap_view_set(uint64_t blocked);
+
+/* Attach mode (agent_probe_got.c): the modules' GOT slots of
+ * pthread_sigmask and sigprocmask sent to the interposers below while int3
+ * probes are in (returns the slots redirected), and given back. Only
+ * while spool holds every thread stopped. */
+uint32_t agent_probe_got_redirect(void);
+void agent_probe_got_restore(void);
+/* The calling thread's view of SIGTRAP changed (blocked or not), noted
+ * while the slots are redirected; _views: the threads whose view blocks it
+ * (up to max tids). */
+void agent_probe_got_view(int trap_blocked);
+uint32_t agent_probe_got_views(int32_t *tids, uint32_t max);
+int agent_probe_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+	__attribute__((visibility("hidden")));
+int agent_probe_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+	__attribute__((visibility("hidden")));
 
 /* One probe at run time, indexed by probe id. */
 struct agent_probe_rt {

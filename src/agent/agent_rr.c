@@ -42,6 +42,12 @@ static struct rr_area *rr_area;
  * or the replay image the host named in it (rr_img.c), mapped read-only. */
 const char *agent_rr_ro;
 static uint32_t *rr_turn, *rr_objmap, *rr_first;
+/* Record: turn[], mapped 16,384 words at a time as objects are numbered
+ * (agent_lazy.c; 4 MiB whole); rr_turn_max words it can reach. A replay
+ * maps the area whole and uses rr_turn. rr_turn0: turn[0], the thread
+ * creations, in both. */
+static struct agent_lazy rr_turns;
+static uint32_t rr_turn_max, *rr_turn0;
 static struct rr_thread_slot *rr_threads;
 static struct rr_order *rr_order;
 static uint32_t rr_chunk; /* data bytes per KIND_INPUT record */
@@ -746,13 +752,20 @@ void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int re
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
 		return;
 	}
-	if (!idx || idx >= rr_area->max_objs) {
+	if (!idx || idx >= rr_turn_max) {
 		rr_lost("more synchronization objects than the recording has room for");
 		return;
 	}
 	rr_rec_signals(t);
-	if (turn)
-		tn = __atomic_fetch_add(&rr_turn[idx], 1, __ATOMIC_ACQ_REL);
+	if (turn) {
+		uint32_t *w = agent_lazy_at(&rr_turns, idx);
+
+		if (!w) {
+			rr_lost("no address space left for the turn words of more objects");
+			return;
+		}
+		tn = __atomic_fetch_add(w, 1, __ATOMIC_ACQ_REL);
+	}
 	rr_emit_sched(t, idx, ++rr_self.tseq, idx, tn, op, result, 0);
 }
 
@@ -1232,6 +1245,8 @@ void agent_rr_rep_end(struct agent_thread *t, int got)
 /* The table's object number: a lock index taken at startup while
  * recording (no lock has it); a replay uses the recorded records' own. */
 static uint32_t rr_fd_obj;
+/* Record: its turn word (turn[] is mapped a chunk at a time, agent_lazy.c). */
+static uint32_t *rr_fd_turn;
 /* Order descriptor calls: sync mode, recording, or replaying a recording
  * that ordered them (RR_O_FDTAB). Set once at startup. */
 static int rr_fd_on;
@@ -1266,7 +1281,7 @@ uint32_t agent_rr_fdtab_enter(unsigned call)
 		rr_fd.depth = 1;
 		rr_fd.call = (uint8_t)call;
 		if (rr_fd_frees(call))
-			rr_fd.turn = __atomic_fetch_add(&rr_turn[rr_fd_obj], 1, __ATOMIC_SEQ_CST);
+			rr_fd.turn = __atomic_fetch_add(rr_fd_turn, 1, __ATOMIC_SEQ_CST);
 		return 1;
 	}
 	rr_puts(&b, rr_fd_name(call));
@@ -1345,7 +1360,7 @@ int agent_rr_fdtab_leave(int result, int *fd2)
 
 	if (agent_rr_mode & RR_MODE_RECORD) {
 		if (!rr_fd_frees(call))
-			turn = __atomic_fetch_add(&rr_turn[rr_fd_obj], 1, __ATOMIC_SEQ_CST);
+			turn = __atomic_fetch_add(rr_fd_turn, 1, __ATOMIC_SEQ_CST);
 		rr_emit_sched(t, 0, ++rr_self.tseq, rr_fd_obj, turn, RR_OP_FDTAB, result,
 			      RR_FD_ARG(call, result < 0 ? err : 0, fd2 ? *fd2 : 0));
 		rr_fd.depth = 0;
@@ -1574,10 +1589,16 @@ uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
 		return RR_NO_TURN;
 	}
 	if (agent_rr_mode & RR_MODE_RECORD) {
-		uint32_t turn = __atomic_fetch_add(&rr_turn[0], 1, __ATOMIC_ACQ_REL);
+		uint32_t turn = __atomic_fetch_add(rr_turn0, 1, __ATOMIC_ACQ_REL);
 
 		if (turn + 1 >= rr_area->max_threads) {
 			rr_lost("more threads than the recording has room for");
+			return RR_NO_TURN;
+		}
+		/* Its serial slot, before the thread exists (agent_serial.c
+		 * never has to map a thread's own slot later). */
+		if (agent_serial_slot_ok(turn + 1) < 0) {
+			rr_lost("no address space left for the serial slot of another thread");
 			return RR_NO_TURN;
 		}
 		return turn + 1;
@@ -2037,7 +2058,10 @@ void agent_rr_init(void)
 
 	if (!c || !(c->features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
 		return;
-	a = agent_ext(SHM_EXT_REPLAY, &size);
+	/* A recording maps the header only (its arrays: agent_lazy.c); a
+	 * replay reads everything of the area. */
+	a = agent_ext_head(SHM_EXT_REPLAY, (c->features & SHM_FEAT_REPLAY) ? 0 : RR_AREA_HDR,
+			   &size);
 	if (!a || size < RR_AREA_HDR) {
 		agent_disable("record/replay: no valid feature area");
 		return;
@@ -2055,6 +2079,18 @@ void agent_rr_init(void)
 		return;
 	}
 	rr_layout_due = 1;
+	if (a->mode == RR_MODE_REPLAY && size < agent_ext_size(SHM_EXT_REPLAY)) {
+		agent_disable("record/replay: a replay area in a recording");
+		return;
+	}
+	rr_turn_max = agent_lazy_init(&rr_turns, SHM_EXT_REPLAY, a->turn_off, sizeof(uint32_t),
+				      a->max_objs,
+				      a->mode == RR_MODE_REPLAY ? (char *)a : NULL);
+	rr_turn0 = agent_lazy_at(&rr_turns, 0);
+	if (!rr_turn0) {
+		agent_disable("record/replay: cannot map the turn words");
+		return;
+	}
 	rr_turn = (uint32_t *)((char *)a + a->turn_off);
 	rr_objmap = (uint32_t *)((char *)a + a->objmap_off);
 	rr_threads = (struct rr_thread_slot *)((char *)a + a->threads_off);
@@ -2076,7 +2112,9 @@ void agent_rr_init(void)
 	 * did). Its object number is a lock index no lock will have. */
 	if (!a->serial && a->mode == RR_MODE_RECORD) {
 		rr_fd_obj = __atomic_fetch_add(&c->nlocks, 1, __ATOMIC_RELAXED);
-		rr_fd_on = rr_fd_obj && rr_fd_obj < a->max_objs;
+		rr_fd_turn = rr_fd_obj && rr_fd_obj < rr_turn_max ? agent_lazy_at(&rr_turns, rr_fd_obj)
+								  : NULL;
+		rr_fd_on = rr_fd_turn != NULL;
 	} else if (!a->serial && (a->opts & RR_O_FDTAB)) {
 		rr_fd_on = 1;
 	}
@@ -2098,7 +2136,10 @@ void agent_rr_init(void)
 	} else {
 		a->nthreads = 1;
 	}
-	agent_serial_init(a, &rr_turn[0]);
+	if (agent_serial_init(a, rr_turn0, a->mode == RR_MODE_REPLAY ? (char *)a : NULL) < 0) {
+		agent_disable("record/replay: cannot map the serial slots");
+		return;
+	}
 	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
 			 __ATOMIC_RELEASE);
 	agent_log("record/replay: mode %u%s", a->mode, agent_serial_on ? " serial" : "");

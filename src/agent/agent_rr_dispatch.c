@@ -49,6 +49,7 @@
  */
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,6 +60,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 
@@ -117,8 +119,9 @@ __asm__(".pushsection .text\n"
 
 _Static_assert(SYSCALL_DISPATCH_FILTER_BLOCK == 1, "the trampoline stores 1");
 
-static struct rr_area *sud_area;
+static struct rr_area *sud_area; /* NULL: turned on for int3 probes only */
 static int sud_on;
+static int sud_probes; /* on for spool probe (agent_rr_dispatch_probes) */
 static uintptr_t sud_lo, sud_len;		/* libc's text: the allowed range */
 static uintptr_t sud_ld_lo, sud_ld_hi;		/* ld.so's text */
 static uintptr_t sud_vdso_lo, sud_vdso_hi;	/* the vDSO */
@@ -325,6 +328,20 @@ static void sud_handler(int sig, siginfo_t *si, void *ctx)
 			r = -EAGAIN; /* more than SUD_TRAMP_SLOTS call sites */
 		}
 		break;
+	case SYS_rt_sigprocmask:
+		/* The program's own mask change while int3 probes are in:
+		 * SIGTRAP kept out of the kernel's mask, its view kept
+		 * (agent_probe.c), as for a call through libc. */
+		if (prog && a[3] == 8 && agent_probe_trap_live()) {
+			/* on the mask the handler's return installs: a change
+			 * made here would be undone by it */
+			k = agent_probe_sigmask_in((int)a[0], (const sigset_t *)a[1],
+						   (sigset_t *)a[2], (uint64_t *)&uc->uc_sigmask);
+			r = k ? -k : 0;
+			break;
+		}
+		r = sud_raw(nr, a);
+		break;
 	case SYS_rt_sigaction:
 		if (prog && a[0] == SIGSYS && a[3] == 8) {
 			r = sud_rt_sigaction(a);
@@ -389,19 +406,14 @@ static int sud_enable(void)
 	return 0;
 }
 
-void agent_rr_dispatch_init(void)
+/* Install the handler and turn dispatch on for the calling thread; a
+ * (the record/replay area, NULL for probes) gets the outcome. */
+static void sud_setup(struct rr_area *a)
 {
-	struct rr_area *a;
 	struct sud_find f = {0, getauxval(AT_BASE), getauxval(AT_SYSINFO_EHDR), 0};
 	struct sigaction sa, cur;
 	int saved = errno, err;
 
-	/* agent_rr_init checked the area before it set the mode. */
-	if (!agent_rr_mode || !agent.ctl)
-		return;
-	a = agent_ext(SHM_EXT_REPLAY, NULL);
-	if (!a)
-		return;
 	sud_area = a;
 	/* Read once, at startup: a way to test the static scan of spool
 	 * record, or to keep a program's own SIGSYS handling undisturbed. */
@@ -431,7 +443,8 @@ void agent_rr_dispatch_init(void)
 	if (err)
 		goto out_restore;
 	sud_on = 1;
-	a->raw_state = RR_RAW_ON;
+	if (a)
+		a->raw_state = RR_RAW_ON;
 	agent_log("syscall user dispatch on: libc text %p+%#lx", (void *)sud_lo,
 		  (unsigned long)sud_len);
 	errno = saved;
@@ -439,17 +452,54 @@ void agent_rr_dispatch_init(void)
 out_restore:
 	sigaction(SIGSYS, &sud_old, NULL);
 out_fail:
-	a->raw_err = -err;
-	a->raw_state = RR_RAW_FAILED;
+	if (a) {
+		a->raw_err = -err;
+		a->raw_state = RR_RAW_FAILED;
+	}
 	agent_log("syscall user dispatch unavailable (%d): raw system calls are not seen", err);
 	errno = saved;
+}
+
+void agent_rr_dispatch_init(void)
+{
+	struct rr_area *a;
+
+	/* agent_rr_init checked the area before it set the mode. */
+	if (!agent_rr_mode || !agent.ctl)
+		return;
+	a = agent_ext(SHM_EXT_REPLAY, NULL);
+	if (a)
+		sud_setup(a);
+}
+
+/* A fork child of a probed program keeps the int3 probes (its code is
+ * the parent's) but not dispatch: its one thread turns it on again. */
+static void sud_probes_fork_child(void)
+{
+	int saved = errno;
+
+	if (sud_on && sud_probes && sud_enable())
+		agent_log("syscall user dispatch: a fork child could not turn it on (%d)", errno);
+	errno = saved;
+}
+
+void agent_rr_dispatch_probes(void)
+{
+	if (sud_on || !agent.ctl)
+		return; /* a recording already has it */
+	sud_probes = 1;
+	sud_setup(NULL);
+	if (sud_on) {
+		agent_probe_keep_sigsys();
+		pthread_atfork(NULL, NULL, sud_probes_fork_child);
+	}
 }
 
 void agent_rr_dispatch_thread(void)
 {
 	int saved = errno;
 
-	if (sud_on && agent_rr_mode && sud_enable())
+	if (sud_on && (agent_rr_mode || sud_probes) && sud_enable())
 		agent_log("syscall user dispatch: a thread could not turn it on (%d)", errno);
 	errno = saved;
 }
@@ -466,6 +516,10 @@ void agent_rr_dispatch_init(void)
 		a->raw_err = ENOSYS;
 		a->raw_state = RR_RAW_FAILED;
 	}
+}
+
+void agent_rr_dispatch_probes(void)
+{
 }
 
 void agent_rr_dispatch_thread(void)

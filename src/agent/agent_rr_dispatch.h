@@ -13,6 +13,11 @@
  * dispatch on for the calling thread. Says in the area's raw_state whether
  * the kernel allowed it. */
 void agent_rr_dispatch_init(void);
+/* spool probe, launch mode, once int3 probes are in (main thread, before
+ * main): the same, so that the program's own rt_sigprocmask (an inline
+ * syscall instruction) cannot block SIGTRAP for real; its other raw calls
+ * are made as they are. Nothing when a recording has it on already. */
+void agent_rr_dispatch_probes(void);
 /* Every thread the agent starts, before its user code: dispatch is per
  * thread and a new thread (like a fork child and an exec'd image) starts
  * without it. */

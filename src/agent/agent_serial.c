@@ -58,7 +58,15 @@ int agent_serial_on;
 __thread struct agent_serial_tls agent_ser;
 
 static struct rr_area *ser_area;
-static struct rr_serial_slot *ser_slots;
+/* struct rr_serial_slot[max_threads], mapped 1,024 slots at a time as
+ * thread numbers are handed out (agent_lazy.c): 8 MiB whole. */
+static struct agent_lazy ser_slots;
+static uint32_t ser_max; /* slots it can reach */
+/* The slot of a number whose chunk could not be mapped (no address space
+ * left): never a thread's own (agent_serial_slot_ok refuses the number
+ * before the thread starts), so only another thread's look at it lands
+ * here, and sees a thread not started. */
+static struct rr_serial_slot ser_void;
 static const struct rr_switch *ser_sw;
 static uint32_t *ser_creations; /* turn[0]: thread numbers handed out - 1 */
 static uint64_t ser_rng;	/* chaos PRNG (xorshift64*), under sched_lock */
@@ -119,9 +127,21 @@ static uint64_t ser_rand(void)
 	return ser_rng * 0x2545f4914f6cdd1dull;
 }
 
+static struct rr_serial_slot *ser_slot(uint32_t id)
+{
+	struct rr_serial_slot *s = agent_lazy_at(&ser_slots, id);
+
+	return s ? s : &ser_void;
+}
+
+int agent_serial_slot_ok(uint32_t id)
+{
+	return !agent_serial_on || agent_lazy_at(&ser_slots, id) ? 0 : -1;
+}
+
 static void ser_wake(uint32_t id)
 {
-	struct rr_serial_slot *s = &ser_slots[id];
+	struct rr_serial_slot *s = ser_slot(id);
 
 	__atomic_fetch_add(&s->wake, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &s->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -131,7 +151,7 @@ static uint32_t ser_nthreads(void)
 {
 	uint32_t n = __atomic_load_n(ser_creations, __ATOMIC_ACQUIRE) + 1;
 
-	return n < ser_area->max_threads ? n : ser_area->max_threads;
+	return n < ser_max ? n : ser_max;
 }
 
 /* Text for reports (no stdio in the agent). */
@@ -237,13 +257,13 @@ static uint32_t ser_live_from(uint32_t id, uint32_t end)
 {
 	uint32_t first = id;
 
-	while (id < end && __atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) == RR_S_DEAD) {
-		uint32_t hop = __atomic_load_n(&ser_slots[id].hop, __ATOMIC_RELAXED);
+	while (id < end && __atomic_load_n(&ser_slot(id)->state, __ATOMIC_ACQUIRE) == RR_S_DEAD) {
+		uint32_t hop = __atomic_load_n(&ser_slot(id)->hop, __ATOMIC_RELAXED);
 
 		id = hop > id ? hop : id + 1;
 	}
 	if (id > first + 1)
-		__atomic_store_n(&ser_slots[first].hop, id, __ATOMIC_RELAXED);
+		__atomic_store_n(&ser_slot(first)->hop, id, __ATOMIC_RELAXED);
 	return id;
 }
 
@@ -263,7 +283,7 @@ static uint32_t ser_pick(void)
 			id = ser_live_from(id, end);
 			if (id >= end)
 				break;
-			if (__atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) == RR_S_WAIT) {
+			if (__atomic_load_n(&ser_slot(id)->state, __ATOMIC_ACQUIRE) == RR_S_WAIT) {
 				if (!ser_area->chaos)
 					return id;
 				cand[k++] = id;
@@ -280,10 +300,10 @@ static void ser_give(uint32_t next, unsigned at, uint32_t mine, struct ser_rec *
 	uint64_t turn = ser_area->tturn;
 
 	*rec = (struct ser_rec){ser_me.id, agent_rr_tseq(), at, next, turn, agent_ser.count, 1};
-	__atomic_store_n(&ser_slots[ser_me.id].state, mine, __ATOMIC_RELEASE);
+	__atomic_store_n(&ser_slot(ser_me.id)->state, mine, __ATOMIC_RELEASE);
 	if (mine == RR_S_WAIT)
 		ser_area->nwaiting++;
-	__atomic_store_n(&ser_slots[next].state, RR_S_RUN, __ATOMIC_RELEASE);
+	__atomic_store_n(&ser_slot(next)->state, RR_S_RUN, __ATOMIC_RELEASE);
 	ser_area->nwaiting--;
 	__atomic_store_n(&ser_area->tturn, turn + 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&ser_area->owner, next, __ATOMIC_SEQ_CST);
@@ -296,7 +316,7 @@ static void __attribute__((noreturn)) ser_report_stuck(uint32_t holder, uint64_t
 						       uint64_t ms)
 {
 	struct ser_buf b = {.n = 0};
-	const struct rr_serial_slot *h = holder < ser_area->max_threads ? &ser_slots[holder] : NULL;
+	const struct rr_serial_slot *h = holder < ser_max ? ser_slot(holder) : NULL;
 	uint32_t st = h ? __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) : 0;
 
 	ser_puts(&b, agent_serial_on == RR_MODE_REPLAY ? "replay stuck: " : "record stuck: ");
@@ -351,7 +371,7 @@ static void ser_let_go(void)
  * and the tick at which a thread finds spool gone (ser_let_go). */
 static void ser_wait(void)
 {
-	struct rr_serial_slot *s = &ser_slots[ser_me.id];
+	struct rr_serial_slot *s = ser_slot(ser_me.id);
 	uint32_t last_holder = SER_FREE;
 	uint64_t last_count = 0, last_turn = 0, since = 0;
 
@@ -372,8 +392,8 @@ static void ser_wait(void)
 		}
 		holder = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE);
 		turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
-		c = holder < ser_area->max_threads
-			    ? __atomic_load_n(&ser_slots[holder].count, __ATOMIC_ACQUIRE)
+		c = holder < ser_max
+			    ? __atomic_load_n(&ser_slot(holder)->count, __ATOMIC_ACQUIRE)
 			    : 0;
 		now = ser_now_ms();
 		if (!since || holder != last_holder || c != last_count || turn != last_turn) {
@@ -411,11 +431,11 @@ static void ser_take_turn(void)
 static void ser_hand_over(uint64_t turn, unsigned at, uint32_t next, uint32_t rec_next, int wait)
 {
 	agent_rr_emit_switch(ser_me.id, agent_rr_tseq(), at, turn, rec_next, agent_ser.count);
-	__atomic_store_n(&ser_slots[ser_me.id].state, wait ? RR_S_WAIT : RR_S_DEAD,
+	__atomic_store_n(&ser_slot(ser_me.id)->state, wait ? RR_S_WAIT : RR_S_DEAD,
 			 __ATOMIC_RELEASE);
 	__atomic_store_n(&ser_area->tturn, turn + 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&ser_area->owner, next, __ATOMIC_SEQ_CST);
-	if (next < ser_area->max_threads)
+	if (next < ser_max)
 		ser_wake(next);
 	if (wait) {
 		ser_wait();
@@ -599,7 +619,7 @@ static int ser_path_leave(unsigned at, int wait)
 	if (ser_pturn < ser_area->nsw) {
 		next = ser_sw[ser_pturn].thread;
 		if (next < n && next != ser_me.id &&
-		    __atomic_load_n(&ser_slots[next].state, __ATOMIC_ACQUIRE) != RR_S_DEAD) {
+		    __atomic_load_n(&ser_slot(next)->state, __ATOMIC_ACQUIRE) != RR_S_DEAD) {
 			ser_idle = 0;
 			ser_path_give(next, at, wait);
 			return 1;
@@ -689,7 +709,7 @@ static void ser_slow(unsigned at, int forced)
 			syscall(SYS_sched_yield);
 		return;
 	}
-	s = &ser_slots[ser_me.id];
+	s = ser_slot(ser_me.id);
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	s->at = at;
 	/* Signals due here run first, before any switch (agent_rr_signal.c). */
@@ -770,7 +790,7 @@ static void ser_release(unsigned at, uint32_t state)
 		ser_area->rel_at = at;
 		ser_area->rel_tseq = agent_rr_tseq();
 		ser_area->rel_count = agent_ser.count;
-		__atomic_store_n(&ser_slots[ser_me.id].state, state, __ATOMIC_RELEASE);
+		__atomic_store_n(&ser_slot(ser_me.id)->state, state, __ATOMIC_RELEASE);
 		__atomic_store_n(&ser_area->owner, SER_FREE, __ATOMIC_SEQ_CST);
 	}
 	ser_unlock();
@@ -806,7 +826,7 @@ static void ser_acquire(void)
 
 	ser_lock();
 	owner = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE);
-	st = __atomic_load_n(&ser_slots[ser_me.id].state, __ATOMIC_ACQUIRE);
+	st = __atomic_load_n(&ser_slot(ser_me.id)->state, __ATOMIC_ACQUIRE);
 	if (owner == ser_me.id) {
 		/* given to me as a new thread before I got here */
 	} else if (owner == SER_FREE) {
@@ -824,10 +844,10 @@ static void ser_acquire(void)
 			ser_area->switches++;
 		}
 		__atomic_store_n(&ser_area->owner, ser_me.id, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_RUN, __ATOMIC_RELEASE);
+		__atomic_store_n(&ser_slot(ser_me.id)->state, RR_S_RUN, __ATOMIC_RELEASE);
 	} else {
 		if (st != RR_S_WAIT) {
-			__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_WAIT, __ATOMIC_RELEASE);
+			__atomic_store_n(&ser_slot(ser_me.id)->state, RR_S_WAIT, __ATOMIC_RELEASE);
 			ser_area->nwaiting++;
 		}
 		wait = 1;
@@ -853,7 +873,7 @@ void agent_serial_block_end(void)
 
 void agent_serial_thread_start(uint32_t id)
 {
-	if (!agent_serial_on || id >= ser_area->max_threads)
+	if (!agent_serial_on || id >= ser_max)
 		return;
 	ser_me.id = id;
 	ser_me.on = 1;
@@ -866,11 +886,11 @@ void agent_serial_thread_start(uint32_t id)
  * after pthread_create may give it the token before it is scheduled. */
 void agent_serial_thread_created(uint32_t id)
 {
-	if (agent_serial_on != RR_MODE_RECORD || id >= ser_area->max_threads)
+	if (agent_serial_on != RR_MODE_RECORD || id >= ser_max)
 		return;
 	ser_lock();
-	if (__atomic_load_n(&ser_slots[id].state, __ATOMIC_ACQUIRE) == RR_S_NONE) {
-		__atomic_store_n(&ser_slots[id].state, RR_S_WAIT, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&ser_slot(id)->state, __ATOMIC_ACQUIRE) == RR_S_NONE) {
+		__atomic_store_n(&ser_slot(id)->state, RR_S_WAIT, __ATOMIC_RELEASE);
 		ser_area->nwaiting++;
 	}
 	ser_unlock();
@@ -891,9 +911,9 @@ void agent_serial_thread_leave(void)
 	ser_lock();
 	holder = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id;
 	if (!holder) {
-		if (__atomic_load_n(&ser_slots[ser_me.id].state, __ATOMIC_ACQUIRE) == RR_S_WAIT)
+		if (__atomic_load_n(&ser_slot(ser_me.id)->state, __ATOMIC_ACQUIRE) == RR_S_WAIT)
 			ser_area->nwaiting--;
-		__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_DEAD, __ATOMIC_RELEASE);
+		__atomic_store_n(&ser_slot(ser_me.id)->state, RR_S_DEAD, __ATOMIC_RELEASE);
 	}
 	ser_unlock();
 	if (holder)
@@ -909,7 +929,7 @@ void agent_serial_thread_go(void)
 		ser_acquire();
 		return;
 	}
-	__atomic_store_n(&ser_slots[ser_me.id].state, RR_S_WAIT, __ATOMIC_RELEASE);
+	__atomic_store_n(&ser_slot(ser_me.id)->state, RR_S_WAIT, __ATOMIC_RELEASE);
 	ser_wait();
 	ser_take_turn();
 	ser_set_limit();
@@ -922,8 +942,8 @@ void agent_serial_thread_end(void)
 	ser_me.on = 0;
 	++agent_ser.count;
 	agent_ser.limit = UINT64_MAX;
-	__atomic_store_n(&ser_slots[ser_me.id].count, agent_ser.count, __ATOMIC_RELEASE);
-	ser_slots[ser_me.id].at = RR_AT_EXIT;
+	__atomic_store_n(&ser_slot(ser_me.id)->count, agent_ser.count, __ATOMIC_RELEASE);
+	ser_slot(ser_me.id)->at = RR_AT_EXIT;
 	if (agent_serial_on == RR_MODE_REPLAY && agent_serial_path) {
 		ser_path_end();
 		return;
@@ -1076,19 +1096,22 @@ void agent_serial_fork_child(void)
 	agent_ser.limit = UINT64_MAX;
 }
 
-void agent_serial_init(struct rr_area *a, uint32_t *creations)
+int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole)
 {
 	if (!a->serial || !a->serial_off || a->max_threads == 0)
-		return;
+		return 0;
+	ser_max = agent_lazy_init(&ser_slots, SHM_EXT_REPLAY, a->serial_off,
+				  sizeof(struct rr_serial_slot), a->max_threads, whole);
+	if (!agent_lazy_at(&ser_slots, 0))
+		return -1;
 	ser_area = a;
-	ser_slots = (struct rr_serial_slot *)((char *)a + a->serial_off);
 	ser_sw = (const struct rr_switch *)(agent_rr_ro + a->sw_off);
 	ser_creations = creations;
 	ser_rng = a->seed ? a->seed : 0x9e3779b97f4a7c15ull;
 	ser_me.id = 0;
 	ser_me.on = 1;
 	agent_ser.count = 0;
-	ser_slots[0].state = RR_S_RUN;
+	ser_slot(0)->state = RR_S_RUN;
 	a->owner = 0;
 	a->tturn = 0;
 	agent_serial_on = (int)a->mode;
@@ -1108,11 +1131,12 @@ void agent_serial_init(struct rr_area *a, uint32_t *creations)
 		if (!a->nsw || ser_sw[0].thread != 0) {
 			agent_serial_on = 0;
 			agent_disable("record/replay: bad serial schedule");
-			return;
+			return 0;
 		}
 		ser_take_turn();
 	} else {
 		ser_new_slice();
 	}
 	ser_set_limit();
+	return 0;
 }

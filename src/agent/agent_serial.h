@@ -58,8 +58,14 @@ static inline __attribute__((always_inline)) void agent_serial_func(int entry)
 		agent_serial_point(RR_AT_POINT);
 }
 
-/* Called by agent_rr_init with the area; the main thread holds the token. */
-void agent_serial_init(struct rr_area *a, uint32_t *creations);
+/* Called by agent_rr_init with the area; the main thread holds the token.
+ * whole: the area mapped whole (a replay), or NULL (record: the slots are
+ * mapped as thread numbers are handed out). -1: the first slot cannot be
+ * mapped. */
+int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole);
+/* Record: thread number id has its slot mapped (0), or cannot have one
+ * (-1: no address space left); 0 outside serial mode. */
+int agent_serial_slot_ok(uint32_t id);
 /* The fork child runs unrecorded. */
 void agent_serial_fork_child(void);
 

@@ -466,10 +466,9 @@ static void *agent_thread_start(void *p)
 			   (uint64_t)pthread_self(), __builtin_frame_address(0));
 	else if (AGENT_UNLIKELY(agent_rr_mode) && agent_self.state == AGENT_T_NORING)
 		agent_rr_thread_noring(); /* spool's limit: never the program's fault */
-	if (AGENT_UNLIKELY(agent_rr_mode)) {
-		agent_rr_dispatch_thread(); /* dispatch is per thread */
+	agent_rr_dispatch_thread(); /* dispatch is per thread (record, replay, int3 probes) */
+	if (AGENT_UNLIKELY(agent_rr_mode))
 		agent_rr_thread_go(); /* serial mode: no user code before the run token */
-	}
 	ret = fn(arg);
 	t = agent_enter();
 	if (t)

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/escape.h"
 #include "export.h"
 
 enum {
@@ -137,13 +138,26 @@ static void pb_uint(struct pb *p, unsigned field, uint64_t v)
 	pb_varint(p, v);
 }
 
+/* A string field. Names come from the trace (a thread's comm, a symbol, a
+ * function of the probes file): a protobuf string must be UTF-8 (protoc
+ * and Perfetto's UI reject or mangle other bytes), and a viewer shows it
+ * to a person, so it is written as spool prints every such name
+ * (util/escape.h: a byte that is not UTF-8, a control, a bidirectional
+ * override as \xNN; valid UTF-8 as it is). */
 static void pb_str(struct pb *p, unsigned field, const char *s)
 {
 	size_t n = strlen(s);
+	char *e = NULL;
 
+	if (escape_needed(s, n, 0)) {
+		e = escape_dup(s, n, 0);
+		s = e ? e : "?";
+		n = strlen(s);
+	}
 	pb_key(p, field, PB_LEN);
 	pb_varint(p, n);
 	pb_bytes(p, s, n);
+	free(e);
 }
 
 static void pb_begin(struct pb *p, unsigned field)

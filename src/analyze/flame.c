@@ -310,8 +310,23 @@ static int flame_folded(const struct flame *g, uint32_t node, char *path, size_t
 #define FLAME_SVG_TOP 44.0
 #define FLAME_SVG_CHAR 6.6 /* average glyph width at font-size 11 */
 
-static void flame_xml(FILE *out, const char *s, size_t max)
+/* s as XML text, at most max bytes of it. The names come from the trace:
+ * escaped first as spool prints them (util/escape.h: a byte that is not
+ * UTF-8 or a control as \xNN), so the SVG is valid UTF-8 and XML 1.0
+ * whatever the bytes; then cut only between characters. */
+static void flame_xml(FILE *out, const char *raw, size_t max)
 {
+	size_t n = strlen(raw);
+	char *e = escape_needed(raw, n, 0) ? escape_dup(raw, n, 0) : NULL;
+	const char *s = e ? e : raw;
+
+	if (!e && escape_needed(raw, n, 0))
+		s = "?"; /* no memory for the copy */
+	n = strlen(s);
+	if (max < n) {
+		while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+			max--; /* s[max] continues a character: cut before it */
+	}
 	for (size_t i = 0; s[i] && i < max; i++) {
 		switch (s[i]) {
 		case '<':
@@ -327,10 +342,26 @@ static void flame_xml(FILE *out, const char *s, size_t max)
 			fputs("&quot;", out);
 			break;
 		default:
-			/* Control bytes are not allowed in XML 1.0. */
+			/* Control bytes are not allowed in XML 1.0 (escaped
+			 * above; kept as a second guard). */
 			fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], out);
 		}
 	}
+	free(e);
+}
+
+/* The bytes flame_xml's escaping makes of s (before the XML entities). */
+static size_t flame_shown_len(const char *s)
+{
+	size_t n = strlen(s), shown;
+	char *e;
+
+	if (!escape_needed(s, n, 0))
+		return n;
+	e = escape_dup(s, n, 0);
+	shown = e ? strlen(e) : 1;
+	free(e);
+	return shown;
 }
 
 static unsigned flame_depth(const struct flame *g, uint32_t node)
@@ -367,7 +398,7 @@ static void flame_svg_frame(const struct flame *g, FILE *out, const char *name, 
 		x, y, width, FLAME_SVG_ROW - 1, 205 + h % 50, (h >> 8) % 230, (h >> 16) % 55);
 	fit = width > 2 * FLAME_SVG_CHAR ? (size_t)((width - 6) / FLAME_SVG_CHAR) : 0;
 	if (fit >= 3) {
-		size_t nl = strlen(name);
+		size_t nl = flame_shown_len(name);
 
 		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FLAME_SVG_ROW - 5);
 		flame_xml(out, name, nl <= fit ? nl : fit - 2);

@@ -70,6 +70,10 @@ struct lockstat_print_opts {
 	 * a global variable); NULL or failing: locks are named by their init
 	 * site instead. Same ctx. */
 	lockstat_symbolize_fn symbolize_data;
+	/* The trace is a recording made without --lock-events: its lock calls
+	 * were not written, so "no lock" means "not recorded", not "none used"
+	 * (set by lockstat_report_dir from .spool/record). */
+	int locks_unrecorded;
 };
 
 /* Defaults: sort by wait, limit 20, top_sites 10, text, no header. */

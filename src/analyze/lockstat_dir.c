@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../trace/trace.h"
+#include "../trace/untrusted.h"
 #include "../util/log.h"
 #include "../util/symbolize.h"
 #include "lockstat.h"
@@ -73,6 +75,24 @@ static void lockstat_dir_symbolizer_close(struct lockstat_print_opts *po)
 
 /* ---- end of the symbolizer wiring -------------------------------------- */
 
+/* A recording (.spool/record) whose lock events were not written: made
+ * without --lock-events (no "lock_events=1" line). 0 for any other trace,
+ * or when the file cannot be read (untrusted: trace_read_dir_file). */
+static int lockstat_dir_unrecorded(const char *trace_dir)
+{
+	char *text = NULL, *p;
+	size_t len = 0;
+	int unrecorded = 1;
+
+	if (trace_read_dir_file(trace_dir, ".spool/record", 1u << 20, &text, &len) < 0)
+		return 0;
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, "lock_events=1", 13) && (p[13] == '\n' || !p[13]))
+			unrecorded = 0;
+	free(text);
+	return unrecorded;
+}
+
 int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts *po_in, FILE *out)
 {
 	struct trace_problem prob;
@@ -128,6 +148,7 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 		goto out_ls;
 	}
 	po.trace_dir = trace_dir;
+	po.locks_unrecorded = lockstat_dir_unrecorded(trace_dir);
 	lockstat_dir_symbolizer_open(r, &po);
 	rc = po.json ? lockstat_print_json(ls, out, &po) : lockstat_print_text(ls, out, &po);
 	lockstat_dir_symbolizer_close(&po);

@@ -396,7 +396,10 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 	if ((rc = lock_rows(ls, po, lock_in_main, &rows, &n)))
 		return rc;
 	if (!n) {
-		fprintf(out, "locks: none used\n");
+		fprintf(out, po->locks_unrecorded
+				     ? "locks: not recorded (spool record writes lock events only "
+				       "with --lock-events)\n"
+				     : "locks: none used\n");
 		rows_free(rows, n);
 		return 0;
 	}
@@ -1151,8 +1154,8 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 
 	fprintf(out,
 		"{\"schema\": \"spool-locks/1\",\n \"trace\": {\"events\": %" PRIu64
-		", \"lock_events\": %" PRIu64 ", ",
-		ls->tot.events, ls->tot.lock_events);
+		", \"lock_events\": %" PRIu64 ", \"locks_recorded\": %s, ",
+		ls->tot.events, ls->tot.lock_events, po->locks_unrecorded ? "false" : "true");
 	/* lost, incomplete, writer_finished, missing: the block of every report */
 	trace_loss_json(&ls->tot.loss, out);
 	fprintf(out,

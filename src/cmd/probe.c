@@ -157,11 +157,14 @@ static uint64_t probe_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Alive and not a zombie waiting for its parent. */
-static int probe_pid_alive(pid_t pid)
+/* Alive and not a zombie waiting for its parent. A zombie's wait status
+ * (the 52nd field of its stat, readable until its parent reaps it) goes
+ * to *status when status is not NULL; it is left alone otherwise. */
+static int probe_pid_state(pid_t pid, int *status)
 {
-	char fn[64], buf[256], *p;
+	char fn[64], buf[2048], *p, *end;
 	ssize_t n;
+	long v;
 	int fd;
 
 	snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
@@ -174,7 +177,75 @@ static int probe_pid_alive(pid_t pid)
 		return 0;
 	buf[n] = 0;
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	if (!p || p[1] != ' ')
+		return 0;
+	if (p[2] != 'Z' && p[2] != 'X')
+		return 1;
+	/* p + 2 is field 3 (state): field 52 is 49 fields on */
+	for (int f = 3; f < 52 && p; f++)
+		p = strchr(p + 1, ' ');
+	if (p && status) {
+		v = strtol(p + 1, &end, 10);
+		if (end != p + 1 && v >= 0 && v <= 0xffff)
+			*status = (int)v;
+	}
+	return 0;
+}
+
+static int probe_pid_alive(pid_t pid)
+{
+	return probe_pid_state(pid, NULL);
+}
+
+/* int3 probes the agent placed (its status is back in m). */
+static size_t probe_int3_placed(const struct probe_mgr *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->ndefs; i++)
+		n += m->defs[i].registered && m->defs[i].status == PROBE_S_PATCHED &&
+		     m->defs[i].method == PROBE_M_INT3;
+	return n;
+}
+
+/* spool probe -p: the attached process is gone. Say how, as far as spool
+ * can know (it is not its parent): int3 probes were in, and a thread that
+ * blocks SIGTRAP with its own syscall instruction (which the agent cannot
+ * see) is killed by its first hit; the user must hear it was spool.
+ * Returns the status spool exits with: the program's when it is known not
+ * to be 0, else 0. */
+static int probe_attach_gone(pid_t pid, int wstatus, uint32_t shm_state, size_t int3_placed)
+{
+	int sig = wstatus >= 0 && WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+
+	if (wstatus >= 0 && !sig) {
+		log_info("pid %d exited with status %d", (int)pid, WEXITSTATUS(wstatus));
+		return WEXITSTATUS(wstatus);
+	}
+	if (sig == SIGTRAP && int3_placed) {
+		log_err("pid %d was killed by SIGTRAP at an int3 probe: a thread had SIGTRAP "
+			"blocked for real (a mask set by the program's own syscall instruction, "
+			"which spool cannot see; doc/probe.md). The trace holds every event "
+			"recorded before", (int)pid);
+		return 128 + sig;
+	}
+	if (sig) {
+		log_err("pid %d was killed by signal %d (%s)", (int)pid, sig, strsignal(sig));
+		return 128 + sig;
+	}
+	if (!(shm_state & SHM_STATE_EXIT_RAN)) {
+		if (int3_placed)
+			log_warn("pid %d ended without running its exit handlers: it was killed by a "
+				"signal (or called _exit); spool, not its parent, cannot see which. If "
+				"its status was 133 (SIGTRAP), a thread had SIGTRAP blocked for real (a "
+				"mask set by its own syscall instruction) and hit one of the %zu int3 "
+				"probes: doc/probe.md. The trace holds every event recorded before",
+				(int)pid, int3_placed);
+		else
+			log_warn("pid %d ended without running its exit handlers (killed by a signal, "
+				 "or it called _exit)", (int)pid);
+	}
+	return 0;
 }
 
 /* Whether pid is still alive once a failure had time to show: a process
@@ -320,7 +391,7 @@ out_resume:
 }
 
 /* Stop it again, restore every original byte, let it go. */
-static void probe_attach_out(struct probe_attach *a, pid_t pid)
+static void probe_attach_out(struct probe_attach *a, pid_t pid, struct probe_area_hdr *area)
 {
 	int64_t ret = 0;
 	int rc;
@@ -330,6 +401,17 @@ static void probe_attach_out(struct probe_attach *a, pid_t pid)
 	rc = probe_attach_stop(a, pid);
 	if (!rc)
 		rc = probe_attach_call(a, a->fn_detach, NULL, &ret);
+	/* The int3 probes are out: the threads that blocked SIGTRAP meanwhile
+	 * (the agent kept it out of their kernel mask) get it blocked. */
+	if (area)
+		log_debug("pid %d: detached %u, %u threads blocked SIGTRAP meanwhile", (int)pid,
+			  area->detached, area->trap_views);
+	if (!rc && area && area->detached)
+		for (uint32_t i = 0; i < area->trap_views && i < PROBE_TRAP_VIEWS; i++)
+			if (probe_attach_block_trap(a, area->trap_view_tid[i]) < 0)
+				log_debug("pid %d: thread %d: SIGTRAP not blocked again", (int)pid,
+					  (int)area->trap_view_tid[i]);
+
 	if (rc < 0 && probe_pid_alive(pid))
 		log_err("pid %d: could not restore its code: %s", (int)pid,
 			probe_attach_why(rc, pid));
@@ -368,8 +450,8 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	struct probe_attach *a = NULL;
 	struct trace_clock clk;
 	char agent[PATH_MAX], summary[PATH_MAX + 512];
-	int rc, status = 1, exited = 0, len;
-	size_t placed = 0;
+	int rc, status = 1, exited = 0, len, wstatus = -1, prog_status = 0;
+	size_t placed = 0, int3_placed = 0;
 
 	rc = session_find_agent(agent, sizeof(agent));
 	if (rc < 0) {
@@ -391,7 +473,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		log_err("cannot create the shared memory: %s", strerror(-rc));
 		goto out_free;
 	}
-	rc = trace_writer_open(&w, so->trace_dir, &clk);
+	rc = trace_writer_create(&w, so->trace_dir, &clk, 1);
 	if (rc < 0) {
 		log_err("cannot create trace %s: %s", so->trace_dir, strerror(-rc));
 		goto out_shm;
@@ -420,6 +502,15 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 			 "are unknown");
 	for (size_t i = 0; i < pr->m->ndefs; i++)
 		placed += pr->m->defs[i].registered && pr->m->defs[i].status == PROBE_S_PATCHED;
+	int3_placed = probe_int3_placed(pr->m);
+	if (!placed) {
+		/* Nothing to wait for: say so, give the process back now. */
+		log_err("pid %d: no probe could be placed (the warnings above say why); detached",
+			(int)pid);
+		probe_attach_out(a, pid, shm_host_ext(&h, SHM_EXT_PROBES));
+		status = 1;
+		goto out_signals;
+	}
 	if (!so->quiet)
 		log_info("attached to pid %d: %zu probes placed%s", (int)pid, placed,
 			 duration_ms ? "" : "; Ctrl-C to stop");
@@ -434,18 +525,22 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		}
 		if (duration_ms && probe_mono_ms() - start >= duration_ms)
 			break;
-		if (!probe_pid_alive(pid)) {
+		if (!probe_pid_state(pid, &wstatus)) {
 			exited = 1;
 			break;
 		}
 	}
 	if (!exited)
-		probe_attach_out(a, pid);
+		probe_attach_out(a, pid, shm_host_ext(&h, SHM_EXT_PROBES));
 	if (!so->quiet)
 		log_info("pid %d %s after %.1f s", (int)pid,
 			 exited ? "exited" : "detached, its code restored",
 			 (double)(probe_mono_ms() - start) / 1000);
 	status = 0;
+	if (exited)
+		prog_status = probe_attach_gone(pid, wstatus,
+						__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE),
+						int3_placed);
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -486,7 +581,9 @@ out_free:
 	}
 	if (!status) {
 		trace_loss_warn(so->trace_dir, &loss);
-		if (trace_loss_incomplete(&loss))
+		if (prog_status)
+			status = prog_status; /* as in launch mode: the program's, when known */
+		else if (trace_loss_incomplete(&loss))
 			status = EXIT_INCOMPLETE;
 	}
 	return status;
@@ -651,6 +748,7 @@ int cmd_probe(int argc, char **argv)
 		log_err("--list takes the program only, not its arguments");
 		return EXIT_USAGE;
 	}
+	probe_mgr_quiet = so.quiet;
 	if (attach_pid) {
 		rc = probe_mgr_init(&m, pidexe);
 		if (rc < 0) {
@@ -692,9 +790,15 @@ int cmd_probe(int argc, char **argv)
 			return rc == -ENOENT ? 127 : 1;
 		}
 	}
-	for (size_t i = 0; i < nspecs; i++) {
+	/* time: specs last: a time: of a function that args: or var: probes
+	 * too takes their probes as its entry and exits (probe_var.c), where
+	 * planned first it would hold the entry itself and refuse them. */
+	for (size_t k = 0; k < 2 * nspecs; k++) {
+		size_t i = k % nspecs;
 		struct probe_spec s;
 
+		if ((k < nspecs) == !strncmp(specs[i], "time:", 5))
+			continue;
 		if (probe_spec_parse(specs[i], &s, err, sizeof(err)) < 0) {
 			log_err("%s", err);
 			status = EXIT_USAGE;
@@ -743,7 +847,14 @@ int cmd_probe(int argc, char **argv)
 		status = cmd_start_status(rc);
 		goto out;
 	}
-	if (res.term_signal)
+	if (res.term_signal == SIGTRAP && probe_int3_placed(&m))
+		log_err("%s was killed by SIGTRAP with %zu int3 probes in place: most likely a "
+			"thread had SIGTRAP blocked for real (a mask set by the program's own "
+			"syscall instruction, which spool cannot see: doc/probe.md) and hit one; "
+			"the program's own SIGTRAP would end it the same way. The trace holds "
+			"every event recorded before",
+			so.argv[0], probe_int3_placed(&m));
+	else if (res.term_signal)
 		log_info("%s killed by signal %d (%s)", so.argv[0], res.term_signal,
 			 strsignal(res.term_signal));
 	log_info("%zu of %zu probes placed, %llu events lost, trace in %s/", probe_run_placed(&m),
@@ -761,6 +872,13 @@ int cmd_probe(int argc, char **argv)
 	status = cmd_run_status(&res);
 	if (pr.handler_failed && !status)
 		status = 1;
+	/* The user asked for probes and got none: not a success, whatever
+	 * the program did (the warnings above say why). */
+	if (!probe_run_placed(&m) && njump + nint3) {
+		log_err("no probe was placed (of %zu): the program ran unprobed", njump + nint3);
+		if (!status || status == 4)
+			status = 1;
+	}
 out:
 	probe_mgr_free(&m);
 	return status;

@@ -44,7 +44,7 @@
 #include "../util/options.h"
 #include "cmd.h"
 
-#define RECORD_MAX_OBJS (1u << 20) /* turn words: 4 MiB of the memfd, touched only when used */
+#define RECORD_MAX_OBJS (1u << 20) /* turn words: 4 MiB of the memfd, mapped as used */
 
 struct record_ctx {
 	struct rr_info info;

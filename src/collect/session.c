@@ -144,7 +144,8 @@ int session_find_agent(char *path, size_t len)
 
 int session_prepare_trace_dir(const char *dir, int quiet)
 {
-	return trace_dir_prepare(dir, quiet);
+	(void)quiet;
+	return trace_dir_check(dir);
 }
 
 static int set_preload(const char *agent)
@@ -840,7 +841,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 				     : "");
 		return setup_err(rc);
 	}
-	rc = trace_writer_open(&w, o->trace_dir, &clk);
+	rc = trace_writer_create(&w, o->trace_dir, &clk, o->quiet);
 	if (rc < 0) {
 		log_err("cannot create trace %s: %s", o->trace_dir, strerror(-rc));
 		rc = setup_err(rc);

@@ -125,11 +125,13 @@ int session_opt_max_procs(struct session_opts *so, const char *arg);
  * ../lib/spool/ relative to it. */
 int session_find_agent(char *path, size_t len);
 
-/* An existing trace is never overwritten: it becomes DIR.old (replacing an
- * older DIR.old), and the user is told unless quiet. Only spool's own traces
- * are moved or removed: anything else at DIR or DIR.old is an error
- * (trace_dir_prepare in src/trace/tracedir.c). What failed is logged.
- * session_run does this; so does spool probe -p, which has no session. */
+/* Whether DIR can take a new trace, before the program runs: an existing
+ * trace is never overwritten, it will become DIR.old (replacing an older
+ * DIR.old) once the new one is whole. Only spool's own traces are moved or
+ * removed: anything else at DIR or DIR.old is an error (trace_dir_check in
+ * src/trace/tracedir.c). What failed is logged. Nothing is moved yet: the
+ * writer (trace_writer_create) writes beside DIR and puts the trace there
+ * when it closes. session_run does this; so does spool probe -p. */
 int session_prepare_trace_dir(const char *dir, int quiet);
 
 #endif

@@ -87,6 +87,10 @@ enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3
 #define SHM_STATE_DISABLED 1u /* agent stopped recording (reason in ctl->reason) */
 #define SHM_STATE_FD_GONE 2u  /* a thread found no ring: the program closed the region's fd */
 #define SHM_STATE_NOMAP 4u    /* a thread found no ring: no address space to map it */
+/* spool probe -p: the attached process ran its exit handlers while the
+ * agent recorded (it called exit() or returned from main); a process that
+ * vanished without it was killed by a signal (or called _exit). */
+#define SHM_STATE_EXIT_RAN 8u
 
 /* shm_proc.text_flags: text the agent had to cut at SHM_PROC_TEXT_BYTES. */
 #define SHM_TEXT_MAPS_CUT 0x1u

@@ -119,6 +119,11 @@ struct probe_def {
 	int time_only;	   /* function probes a time: spec asked for, no func: */
 };
 
+/* spool probe -q: the notes on the files probed (stripped, not loaded at
+ * startup) are not printed; warnings and errors still are. Set before
+ * probe_mgr_init. */
+extern int probe_mgr_quiet;
+
 struct probe_mgr {
 	struct probe_module *mods;
 	size_t nmods;

@@ -37,6 +37,7 @@
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
+#define PROBE_TRAP_VIEWS 64 /* threads spool blocks SIGTRAP for at detach */
 
 /* probe_area_probe.method */
 enum { PROBE_M_JUMP = 1, PROBE_M_INT3 = 2 };
@@ -118,6 +119,12 @@ struct probe_area_hdr {
 	 * executable spool started, so only that process exec'ing that same
 	 * file again is probed again (agent_probe_init) */
 	uint32_t execs_unprobed;
+	/* agent, attach mode, at detach: threads whose own view blocks
+	 * SIGTRAP while the agent kept it out of their kernel mask
+	 * (agent_probe_got.c); spool blocks it for them for real once the int3
+	 * probes are out, so the program reads back the mask it set */
+	uint32_t trap_views;
+	int32_t trap_view_tid[PROBE_TRAP_VIEWS];
 };
 
 struct probe_area_module {

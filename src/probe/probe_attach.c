@@ -271,7 +271,7 @@ static int attach_has(const struct probe_attach *a, pid_t tid)
 
 /* Wait until tid is in a stop; a signal it reports instead is held back
  * (sig). Returns -ESRCH if it exited. */
-static int attach_wait_stop(pid_t tid, int *sig)
+static int attach_wait_stop(pid_t tid, int *sig, uint64_t *trap_ip)
 {
 	int st;
 
@@ -290,8 +290,15 @@ static int attach_wait_stop(pid_t tid, int *sig)
 		if ((st >> 16) == PTRACE_EVENT_STOP)
 			return 0; /* the interrupt (or a group-stop) */
 		/* A signal-delivery stop: stopped all the same; keep the signal. */
-		if (sig && !*sig)
+		if (sig && !*sig) {
+			siginfo_t si;
+			struct user_regs_struct regs;
+
 			*sig = WSTOPSIG(st);
+			if (trap_ip && *sig == SIGTRAP && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
+			    si.si_code == SI_KERNEL && !ptrace(PTRACE_GETREGS, tid, 0, &regs))
+				*trap_ip = regs.rip;
+		}
 		return 0;
 	}
 }
@@ -341,11 +348,13 @@ int probe_attach_stop(struct probe_attach *a, pid_t pid)
 	if (!a->ntids || !attach_has(a, pid))
 		return -ESRCH;
 	for (size_t i = 0; i < a->ntids; i++) {
-		rc = attach_wait_stop(a->tids[i], &a->sig[i]);
+		a->trap_ip[i] = 0;
+		rc = attach_wait_stop(a->tids[i], &a->sig[i], &a->trap_ip[i]);
 		if (rc == -ESRCH && a->tids[i] != pid) {
 			/* a thread that exited while stopping: forget it */
 			a->tids[i] = a->tids[--a->ntids];
 			a->sig[i] = a->sig[a->ntids];
+			a->trap_ip[i] = a->trap_ip[a->ntids];
 			i--;
 			continue;
 		}
@@ -356,8 +365,37 @@ int probe_attach_stop(struct probe_attach *a, pid_t pid)
 	return 0;
 }
 
+int probe_attach_unwind_traps(struct probe_attach *a)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < a->ntids; i++) {
+		struct user_regs_struct regs;
+		uint8_t byte = 0;
+		struct iovec l = {&byte, 1}, r = {(void *)(uintptr_t)(a->trap_ip[i] - 1), 1};
+
+		if (a->sig[i] != SIGTRAP || !a->trap_ip[i] || !a->stopped[i])
+			continue;
+		/* int3 (cc) still there: it traps again, with its own siginfo;
+		 * gone (one of ours, restored): the instruction runs. "int $3"
+		 * (cd 03) is left to its signal. */
+		if (process_vm_readv(a->tids[i], &l, 1, &r, 1, 0) != 1 || byte == 0x03)
+			continue;
+		if (ptrace(PTRACE_GETREGS, a->tids[i], 0, &regs) < 0 || regs.rip != a->trap_ip[i])
+			continue;
+		regs.rip = a->trap_ip[i] - 1;
+		if (ptrace(PTRACE_SETREGS, a->tids[i], 0, &regs) < 0)
+			continue;
+		a->sig[i] = 0;
+		a->trap_ip[i] = 0;
+		n++;
+	}
+	return n;
+}
+
 void probe_attach_resume(struct probe_attach *a)
 {
+	probe_attach_unwind_traps(a);
 	for (size_t i = 0; i < a->ntids; i++)
 		ptrace(PTRACE_DETACH, a->tids[i], 0, (void *)(long)a->sig[i]);
 	a->ntids = 0;
@@ -430,10 +468,11 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 		rc = -errno;
 		goto out_restore;
 	}
-	for (;;) {
+	for (int first = 1, pass = 0;; first = 0) {
 		int st, sig;
+		siginfo_t si;
 
-		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0) {
+		if (ptrace(PTRACE_CONT, tid, 0, (void *)(long)pass) < 0) {
 			rc = -errno;
 			goto out_restore;
 		}
@@ -457,6 +496,28 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 				r.rip);
 			rc = -EFAULT;
 			goto out_restore;
+		}
+		pass = 0;
+		if (sig == SIGTRAP && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
+		    si.si_code == SI_KERNEL) {
+			/* An int3's trap. Pending from before the stop (the
+			 * thread's own code hit it; the interrupt was reported
+			 * first): kept, and the thread goes back onto the int3 at
+			 * resume (probe_attach_unwind_traps), since a trap sent
+			 * again would come with a ptrace siginfo the agent does
+			 * not take for an int3. Hit by the call itself (a probe
+			 * in code it runs): the agent's handler takes it now. */
+			if (first && r.rip == fn) {
+				for (size_t i = 0; i < a->ntids; i++)
+					if (a->tids[i] == tid && !a->sig[i]) {
+						a->sig[i] = SIGTRAP;
+						a->trap_ip[i] = saved.rip;
+					}
+				held = 1;
+			} else {
+				pass = SIGTRAP;
+			}
+			continue;
 		}
 		/* Another signal: hold it back (delivered at the detach). */
 		if (!held) {
@@ -561,6 +622,23 @@ static int attach_blocks_trap(pid_t pid, pid_t tid)
 	}
 	fclose(f);
 	return rc;
+}
+
+int probe_attach_block_trap(const struct probe_attach *a, pid_t tid)
+{
+	uint64_t mask;
+
+	for (size_t i = 0; i < a->ntids; i++) {
+		if (a->tids[i] != tid || !a->stopped[i])
+			continue;
+		if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0)
+			return -errno;
+		mask |= 1ull << (SIGTRAP - 1);
+		if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0)
+			return -errno;
+		return 0;
+	}
+	return -ESRCH;
 }
 
 int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid)

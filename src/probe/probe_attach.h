@@ -20,6 +20,8 @@ struct probe_attach {
 	pid_t pid;
 	pid_t tids[PROBE_ATTACH_MAX_TASKS]; /* seized threads */
 	int sig[PROBE_ATTACH_MAX_TASKS];    /* signal held back, delivered at resume */
+	/* a held SIGTRAP of an int3 (si_code SI_KERNEL): the ip after it */
+	uint64_t trap_ip[PROBE_ATTACH_MAX_TASKS];
 	uint8_t stopped[PROBE_ATTACH_MAX_TASKS];
 	size_t ntids;
 	uint64_t fn_prepare, fn_commit, fn_detach; /* the agent's entry points */
@@ -38,6 +40,14 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
  * lo is fine: it will run the jump). -EBUSY if one does not leave. */
 int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const uint64_t *hi,
 			      size_t n);
+/* A thread stopped with the SIGTRAP of an int3 not yet handled: sent again
+ * at resume it would come with a ptrace siginfo, which the agent does not
+ * take for an int3 hit (the program's default action: killed), and after
+ * detach the probe is gone. Such a thread is moved back onto the int3 (it
+ * traps again, for real) or onto the instruction restored in its place,
+ * and the signal dropped. Called by probe_attach_resume; returns the
+ * threads moved. */
+int probe_attach_unwind_traps(struct probe_attach *a);
 /* Let every thread go (PTRACE_DETACH), with any signal held back. */
 void probe_attach_resume(struct probe_attach *a);
 
@@ -50,5 +60,9 @@ int probe_attach_libs(pid_t pid, char ***libs, size_t *nlibs);
 /* Does a stopped thread block SIGTRAP (an int3 probe hit would kill the
  * process: the agent is not interposed in attach mode)? 1 and *tid, or 0. */
 int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid);
+/* Block SIGTRAP for real in stopped thread tid (one of a's): its own view
+ * blocked it while int3 probes were in (the agent kept it out). 0, or
+ * -ESRCH when tid is not one of a's stopped threads. */
+int probe_attach_block_trap(const struct probe_attach *a, pid_t tid);
 
 #endif

@@ -26,6 +26,8 @@
 
 /* The probe library. Handlers are the agent's (PROBE_H_*); the error
  * handler of a standard probe is the agent's default: disable the probe. */
+int probe_mgr_quiet;
+
 static const struct probe_lib_entry probe_library[] = {
 	{0, "func", 0, PROBE_H_FUNC_ENTRY, 0, 0,
 	 "entry: probe id, time, rdi rsi rdx, stack pointer, return address (caller)"},
@@ -149,7 +151,7 @@ static int probe_mgr_module(struct probe_mgr *m, const char *path, int is_main, 
 		probe_module_close(&m->mods[m->nmods]);
 		return rc;
 	}
-	if (m->mods[m->nmods].stripped)
+	if (m->mods[m->nmods].stripped && !probe_mgr_quiet)
 		log_info("probe: %s has no .symtab (stripped) and no debug file was found "
 			 "(--debug-dir): using .dynsym, %zu functions; static functions cannot "
 			 "be probed by name",
@@ -261,7 +263,7 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 			nm[(*nmods)++] = mi;
 			/* Matched by its soname (the pattern names no file of the
 			 * startup set): it may still be one of them, by real path. */
-			if (!probe_mgr_is_startup_lib(m, files[i]))
+			if (!probe_mgr_is_startup_lib(m, files[i]) && !probe_mgr_quiet)
 				log_info("probe: %s is not loaded at startup: probed if the "
 					 "program dlopens it",
 					 files[i]);

@@ -210,6 +210,38 @@ static int pv_point_addrs(struct probe_mgr *m, uint32_t mi, uint32_t sym, const 
 	return 0;
 }
 
+/* Why no probe could go at addr of module mi: the kind of the probe already
+ * covering it, and what to do. One probe per instruction: a func:/time:
+ * probe (entry, exits) and a var:/args:/assert: probe (which reads the
+ * registers) do not share one. */
+static const char *pv_conflict(const struct probe_mgr *m, uint32_t mi, uint64_t addr)
+{
+	for (size_t i = 0; i < m->ndefs; i++) {
+		const struct probe_def *d = &m->defs[i];
+
+		if (d->module != mi || !d->registered ||
+		    !(d->addr == addr || (addr >= d->patch_off && addr < d->patch_off + d->patch_len)))
+			continue;
+		switch (d->handler) {
+		case PROBE_H_FUNC_ENTRY:
+		case PROBE_H_FUNC_EXIT:
+			return "a func: or time: probe of the function is there, and one probe cannot "
+			       "also read variables: give var:/args:/assert: and func:/time: of one "
+			       "function in two runs";
+		case PROBE_H_VAR:
+			return "a var:, args: or assert: probe is there, and one probe cannot also "
+			       "time the call: give time:/func: and var:/args:/assert: of one function "
+			       "in two runs";
+		case PROBE_H_BLOCK:
+		case PROBE_H_BRANCH:
+			return "a block: or branch: probe is there: give them in two runs";
+		default:
+			return "another probe covers it";
+		}
+	}
+	return "another probe covers it";
+}
+
 /* The probe at addr with a handler that records (var or hit), or a new one. */
 static struct probe_def *pv_point_probe(struct probe_mgr *m, uint32_t mi, uint32_t sym,
 					uint64_t addr, uint32_t handler, const char *spec)
@@ -229,7 +261,7 @@ static struct probe_def *pv_point_probe(struct probe_mgr *m, uint32_t mi, uint32
 	if (!d) {
 		log_err("probe: '%s': no probe can be placed at 0x%llx in %s: %s", spec,
 			(unsigned long long)addr, m->mods[mi].syms[sym].name,
-			err == -ENOTSUP ? "another probe covers it" : strerror(-err));
+			err == -ENOTSUP ? pv_conflict(m, mi, addr) : strerror(-err));
 		return NULL;
 	}
 	d->registered = 1;
@@ -506,6 +538,17 @@ static int pv_time_point(struct probe_mgr *m, const char *text, const char *spec
 			    m->defs[i].addr == m->mods[mi].syms[sym].addr &&
 			    (m->defs[i].op == PROBE_OP_VAR || m->defs[i].op == PROBE_OP_HIT))
 				return pv_push_id(ids, nids, m->defs[i].id);
+		/* ... and the variable probes of args: at its rets (the return
+		 * value) are its exits: time: and args: of one function share
+		 * them (args: is planned first, cmd/probe.c). */
+		for (size_t i = 0; !have && op == PROBE_OP_EXIT && i < m->ndefs; i++)
+			if (m->defs[i].module == mi && m->defs[i].sym == sym &&
+			    m->defs[i].registered && m->defs[i].op == PROBE_OP_VAR &&
+			    !strncmp(m->defs[i].insn, "ret", 3) &&
+			    (rc = pv_push_id(ids, nids, m->defs[i].id)))
+				return rc;
+		if (!have && op == PROBE_OP_EXIT && *nids)
+			return 0;
 		if (!have) {
 			rc = probe_plan_function(m, mi, sym, 1, 1);
 			if (rc)
@@ -520,7 +563,8 @@ static int pv_time_point(struct probe_mgr *m, const char *text, const char *spec
 			    (rc = pv_push_id(ids, nids, m->defs[i].id)))
 				return rc;
 		if (!*nids) {
-			log_err("probe: '%s': %s's %s could not be probed", spec, func, where);
+			log_err("probe: '%s': %s's %s could not be probed: %s", spec, func, where,
+				pv_conflict(m, mi, m->mods[mi].syms[sym].addr));
 			return -ENOENT;
 		}
 		return 0;
@@ -728,7 +772,7 @@ static struct probe_def *pv_ret_probe(struct probe_mgr *m, uint32_t mi, uint32_t
 	if (!d) {
 		log_warn("probe: '%s': no probe can be placed at %s's ret 0x%llx: %s", spec,
 			 m->mods[mi].syms[sym].name, (unsigned long long)addr,
-			 err == -ENOTSUP ? "another probe covers it" : strerror(-err));
+			 err == -ENOTSUP ? pv_conflict(m, mi, addr) : strerror(-err));
 		return NULL;
 	}
 	d->registered = 1;

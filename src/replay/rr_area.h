@@ -56,8 +56,9 @@
  * run, main = 0): ring slots are reused after a thread ends, so this, not
  * the rings, bounds a program that creates 100,000 short threads. The
  * record area holds one struct rr_serial_slot per number in serial mode
- * (none in sync mode: they would cost the program 8 MiB of address space;
- * pages of the memfd that are never touched cost no memory). */
+ * (none in sync mode); the agent maps them, like the turn words, 64 KiB at
+ * a time as they are used (src/agent/agent_lazy.c), so the program's
+ * address space pays for the numbers it used, not for 8 MiB. */
 #define RR_MAX_THREADS (1u << 17)
 #define RR_CHUNK_MAX (32u * 1024)    /* data bytes per KIND_INPUT record */
 

@@ -100,6 +100,15 @@ struct trace_stream;
  * left alone: -EEXIST, said on stderr with what to do. `quiet` drops the
  * "previous trace kept" notice. */
 int trace_dir_prepare(const char *dir, int quiet);
+/* The same checks, nothing moved or removed: 0 when trace_dir_prepare
+ * would make room (it said why not, on stderr, otherwise). */
+int trace_dir_check(const char *dir);
+/* Where a new trace for `dir` is written until it is whole: `dir`.writing.PID
+ * (beside it, on its file system). */
+int trace_dir_partial(const char *dir, char *buf, size_t len);
+/* Put the finished trace `partial` at `dir`: trace_dir_prepare(dir), then
+ * a rename. -errno (the trace stays at partial). */
+int trace_dir_install(const char *partial, const char *dir, int quiet);
 /* Whether trace_dir_prepare(dir) would move or remove `keep` (it is `dir`
  * or `dir`.old): a replay must not write its trace over the recording it
  * reads. 1 yes, 0 no. */
@@ -119,6 +128,11 @@ int trace_replay_tmpdir(char *out, size_t len);
 /* Create `dir` (it must not exist; 0700, files 0600) and write the metadata
  * file. */
 int trace_writer_open(struct trace_writer **out, const char *dir, const struct trace_clock *clk);
+/* A new trace for `-o dir`: checked (trace_dir_check), written at
+ * trace_dir_partial's name, and put at `dir` by trace_writer_close
+ * (trace_dir_install; quiet drops its "previous trace kept" notice). */
+int trace_writer_create(struct trace_writer **out, const char *dir, const struct trace_clock *clk,
+			int quiet);
 /* One stream per ring; stream_id is the ring number (the thread index of
  * the words). A ring is reused by one thread after another: each opens
  * its part of the stream with KIND_THREAD. */

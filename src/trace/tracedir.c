@@ -18,6 +18,14 @@
  * the metadata is opened as every file of a trace is (untrusted.h: no link,
  * and a FIFO there cannot hang us). The removal of an old trace does not follow links either
  * (files_rm_tree: nftw with FTW_PHYS).
+ *
+ * A new trace is written beside DIR, as DIR.writing.PID, and renamed to
+ * DIR only once its writer has finished (trace_dir_install, from
+ * trace_writer_close): a spool killed mid-run leaves DIR as it was (the
+ * previous trace, or nothing) and its partial trace under the .writing
+ * name, which every reader says is incomplete. The checks run at the
+ * start too (trace_dir_check), so a refused DIR is said before the
+ * program runs, not after.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -241,7 +249,43 @@ int trace_dir_replaces(const char *dir, const char *keep)
 	return td_same(path, &st) || td_same(old, &st);
 }
 
-int trace_dir_prepare(const char *dir, int quiet)
+/* The rename on the disk (a power cut after it keeps it). */
+static void td_sync_parent(const char *path)
+{
+	char parent[PATH_MAX];
+	char *slash;
+	int fd;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == parent)
+		parent[1] = 0;
+	else
+		*slash = 0;
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int trace_dir_partial(const char *dir, char *buf, size_t len)
+{
+	char path[PATH_MAX], old[PATH_MAX + 8];
+	int rc = td_names(dir, path, sizeof(path), old, sizeof(old));
+
+	if (rc < 0)
+		return rc;
+	if ((size_t)snprintf(buf, len, "%s.writing.%d", path, (int)getpid()) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* trace_dir_prepare's work; dry: only the checks (nothing moved or
+ * removed), for the start of a run. */
+static int td_prepare(const char *dir, int quiet, int dry)
 {
 	char path[PATH_MAX], old[PATH_MAX + 8], why[NAME_MAX + 128];
 	int kind, rc;
@@ -256,7 +300,7 @@ int trace_dir_prepare(const char *dir, int quiet)
 		log_err("cannot use %s for the trace: %s", path, strerror(-kind));
 		return kind;
 	}
-	if (kind == TD_ABSENT)
+	if (kind == TD_ABSENT || (dry && kind == TD_EMPTY))
 		return 0;
 	if (kind == TD_EMPTY) {
 		if (rmdir(path) < 0) {
@@ -283,6 +327,8 @@ int trace_dir_prepare(const char *dir, int quiet)
 		log_err("cannot keep the previous trace as %s: %s", old, strerror(-kind));
 		return kind;
 	}
+	if (dry)
+		return 0;
 	if (kind == TD_EMPTY && rmdir(old) < 0) {
 		rc = -errno;
 		log_err("cannot remove %s: %s", old, strerror(-rc));
@@ -299,5 +345,31 @@ int trace_dir_prepare(const char *dir, int quiet)
 	}
 	if (!quiet)
 		log_info("previous trace kept as %s/", old);
+	return 0;
+}
+
+int trace_dir_prepare(const char *dir, int quiet)
+{
+	return td_prepare(dir, quiet, 0);
+}
+
+int trace_dir_check(const char *dir)
+{
+	return td_prepare(dir, 1, 1);
+}
+
+int trace_dir_install(const char *partial, const char *dir, int quiet)
+{
+	char path[PATH_MAX], old[PATH_MAX + 8];
+	int rc = td_names(dir, path, sizeof(path), old, sizeof(old));
+
+	if (rc < 0)
+		return rc;
+	rc = td_prepare(dir, quiet, 0);
+	if (rc < 0)
+		return rc;
+	if (rename(partial, path) < 0)
+		return -errno;
+	td_sync_parent(path);
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,8 @@ struct trace_stream {
 
 struct trace_writer {
 	char *dir;
+	char *final; /* trace_writer_create: where close puts the trace (dir is beside it) */
+	int quiet;
 	int dirfd;
 	uint8_t uuid[16];
 	struct trace_clock clk;
@@ -476,8 +479,7 @@ int trace_writer_open(struct trace_writer **out, const char *dir, const struct t
 	 * byte it read (doc/record.md). mkdir fails on anything already there,
 	 * so nothing of the user's is ever written into. */
 	if (mkdir(dir, TRACE_DIR_MODE) < 0) {
-		err = -errno;
-		log_err("cannot create trace directory %s: %s", dir, strerror(errno));
+		err = -errno; /* said by the caller, with the name the user gave */
 		goto out_free;
 	}
 	w->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -510,6 +512,41 @@ out_free:
 	free(w->dir);
 	free(w);
 	return err;
+}
+
+int trace_writer_create(struct trace_writer **out, const char *dir, const struct trace_clock *clk,
+			int quiet)
+{
+	char partial[PATH_MAX];
+	char *final;
+	int err;
+
+	*out = NULL;
+	err = trace_dir_check(dir);
+	if (err < 0)
+		return err;
+	err = trace_dir_partial(dir, partial, sizeof(partial));
+	if (err < 0)
+		return err;
+	final = strdup(dir);
+	if (!final)
+		return -ENOMEM;
+	err = trace_writer_open(out, partial, clk);
+	/* a partial trace a killed spool of the same pid left (pid reuse) is
+	 * the user's to look at: another name beside it */
+	for (int n = 1; err == -EEXIST && n < 10; n++) {
+		char again[PATH_MAX + 8];
+
+		snprintf(again, sizeof(again), "%s.%d", partial, n);
+		err = trace_writer_open(out, again, clk);
+	}
+	if (err < 0) {
+		free(final);
+		return err;
+	}
+	(*out)->final = final;
+	(*out)->quiet = quiet;
+	return 0;
 }
 
 int trace_writer_stream(struct trace_writer *w, uint32_t stream_id, uint32_t pid, uint32_t tid,
@@ -857,8 +894,20 @@ int trace_writer_close(struct trace_writer *w)
 	if (w->state_fd >= 0)
 		close(w->state_fd);
 	close(w->dirfd);
+	/* Whole (or as whole as it will be: an unfinished state reads as
+	 * such): now at its name. */
+	if (w->final) {
+		e = trace_dir_install(w->dir, w->final, w->quiet);
+		if (e < 0) {
+			log_err("cannot put the trace at %s: %s; it is in %s", w->final,
+				strerror(-e), w->dir);
+			if (!err)
+				err = e;
+		}
+	}
 	free(w->streams);
 	free(w->dir);
+	free(w->final);
 	free(w);
 	return err;
 }

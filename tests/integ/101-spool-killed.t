@@ -6,6 +6,9 @@
 # called "not made by spool record"). The trace's state file says the writer
 # did not finish: info, report and export say the trace is incomplete and
 # still read every whole packet, and replay refuses it for that reason.
+# A new trace is written beside DIR (DIR.writing.PID) and renamed to DIR
+# only when whole: the killed spool's partial trace is read there, and DIR
+# itself is left as it was (tests/integ/141-trace-written-beside.t).
 . "$(dirname "$0")/lib.sh"
 
 plan 15
@@ -24,8 +27,9 @@ kill_spool_mid_run() {
 	echo hello >&3
 	wait_for hello k.out 20
 	# until the collector's first flush (about a second in) wrote a packet
+	PART="$dir.writing.$sp"
 	for _ in $(seq 100); do
-		find "$dir" -maxdepth 1 -name 'stream_*' -size +0 2>/dev/null | grep -q . && break
+		find "$PART" -maxdepth 1 -name 'stream_*' -size +0 2>/dev/null | grep -q . && break
 		sleep 0.05
 	done
 	prog=$(pgrep -P "$sp" | head -n 1)
@@ -46,25 +50,25 @@ kill_spool_mid_run() {
 kill_spool_mid_run k.trace locks -q
 is "$SPOOL_RC" 137 "spool locks was killed by SIGKILL"
 is "$(cat k.out)" "hello" "  the program ran on"
-spool_run info k.trace
+spool_run info "$PART"
 is_rc 4 "spool info exits 4 on the trace of a killed spool"
 like "$OUT" "^writer: did not finish" "  and says its writer did not finish"
-like "$ERR" "k.trace is incomplete: .*did not finish" "  with a warning"
+like "$ERR" "k.trace.writing.[0-9]+ is incomplete: .*did not finish" "  with a warning"
 like "$OUT" "^events: [1-9]" "  it still reads the events flushed before the kill"
-spool_run report --locks k.trace
+spool_run report --locks "$PART"
 is_rc 0 "spool report --locks still reports it"
-like "$ERR" "k.trace is incomplete: .*did not finish" "  and says it is incomplete"
+like "$ERR" "k.trace.writing.[0-9]+ is incomplete: .*did not finish" "  and says it is incomplete"
 like "$OUT" "io_lock" "  with the lock the program used"
-spool_run export --perfetto -o k.pftrace k.trace
-like "$ERR" "k.trace is incomplete: .*did not finish" "spool export says it is incomplete"
+spool_run export --perfetto -o k.pftrace "$PART"
+like "$ERR" "k.trace.writing.[0-9]+ is incomplete: .*did not finish" "spool export says it is incomplete"
 
 kill_spool_mid_run r.trace record
 is "$SPOOL_RC" 137 "spool record was killed by SIGKILL"
-spool_run replay r.trace
+spool_run replay "$PART"
 is_rc 4 "spool replay exits 4 on a recording whose spool was killed"
 like "$ERR" "did not finish" "  saying the recording was not finished"
 unlike "$ERR" "not made by spool record" "  not that it is not a recording"
-spool_run info r.trace
+spool_run info "$PART"
 is_rc 4 "spool info says the recording is incomplete too"
 
 done_testing

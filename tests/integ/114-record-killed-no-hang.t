@@ -26,6 +26,7 @@ killed_record() {
 	"$SPOOL" record -q --mode "$1" --ring-size 64k -o "r-$1.trace" -- \
 		"$PROGS/rr_readers" 3 in.fifo </dev/null >k.out 2>k.err &
 	sp=$!
+	PART="r-$1.trace.writing.$sp" # written beside -o until whole
 	exec 3>in.fifo
 	wait_for "threads 3" k.out 20
 	prog=$(pgrep -P "$sp" | head -n 1)
@@ -56,7 +57,7 @@ for mode in serial sync; do
 	is "$PROG_ENDED" 1 "$mode: the program ends after spool record was killed"
 	is "$(tail -n 1 k.out)" "bytes 4000000" "  having read all its input"
 	like "$(cat k.err)" "spool is gone: recording stopped" "  the agent says why it stopped recording"
-	spool_run info "r-$mode.trace"
+	spool_run info "$PART"
 	is_rc 4 "  the partial recording is incomplete (spool info exits 4)"
 done
 

@@ -5,8 +5,9 @@
 # program: 20,012 kB against 7,716 kB), 8 MiB of it serial slots that sync
 # mode never uses; a program near its `ulimit -v` ran out of memory under
 # record. Now sync mode maps the record area without them: the turn words
-# (4 MiB) and the header. Serial mode still maps them (doc/record.md
-# "Address space"). The figure is the program's own VmSize, compared with
+# (4 MiB) and the header. Since then both arrays are mapped as they are
+# used (tests/integ/139-record-address-space.t, doc/record.md "Address
+# space"). The figure is the program's own VmSize, compared with
 # the same program under spool locks, so the agent's other mappings cancel.
 . "$(dirname "$0")/lib.sh"
 

@@ -15,9 +15,10 @@
 # faults is caught the same way with every signal blocked (SIGSEGV was
 # blocked: the program was killed), and the program's floating-point
 # argument survives the fault (it came back zeroed: a wrong sum). In attach
-# mode (spool probe -p) the
-# agent cannot keep SIGTRAP unblocked: int3 probes are left out (said) and
-# the program's mask is as it was after spool is gone.
+# mode (spool probe -p) a thread that blocked SIGTRAP before spool
+# attached keeps it blocked: int3 probes are left out (said) and the
+# program's mask is as it was after spool is gone. (A thread that blocks it
+# after the attach: tests/integ/140-probe-mask-after-attach.t.)
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/probe_harm"

@@ -76,7 +76,8 @@ EOF
 cc -O1 -g -shared -fPIC -Wl,-soname,libspooldlt.so -o libspooldlt.so lib.c &&
 	cc -O1 -g -o dlmain main.c -lpthread -ldl || { fail "building the test program"; exit 1; }
 
-spool_run probe -q -e "func:$T_DIR/libspooldlt.so:dl_*" -- ./dlmain "$T_DIR/libspooldlt.so" 2000
+# (not -q: -q prints the summary line only, not the note on the library)
+spool_run probe -e "func:$T_DIR/libspooldlt.so:dl_*" -- ./dlmain "$T_DIR/libspooldlt.so" 2000
 is_rc 0 "spool probe runs a program that dlopens the probed library"
 native="$(./dlmain "$T_DIR/libspooldlt.so" 2000)"
 is "$OUT" "$native" "the program's output is unchanged"

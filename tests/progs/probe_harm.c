@@ -26,6 +26,14 @@
  *   attach FILE   all blocked (sigprocmask), prints "ready", then calls in
  *                 rounds of N until FILE exists (for spool probe -p);
  *                 prints "sum ok" when the sum is the expected one
+ *   inline        rt_sigprocmask(SIG_BLOCK, all) by the program's own
+ *                 syscall instruction: no libc function sees it
+ *   late FILE GO  as attach, but prints "ready" with no signal blocked and
+ *                 blocks them all (pthread_sigmask) once GO exists: after
+ *                 spool probe -p attached
+ *   late-inline FILE GO  the same, blocked by an inline syscall
+ *   fork-inline   as inline, in a fork child (the parent prints the sum
+ *                 and mask line the child sends it, and its status)
  * Every mode checks that the mask (or sa_mask) the program reads back is
  * the one it set. Output: "sum S" (the same natively and probed), and with
  * a MODE "mask ok" or "mask BAD".
@@ -36,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /*
@@ -89,6 +98,20 @@ static int is(const char *m)
 	return !strcmp(mode, m);
 }
 
+/* rt_sigprocmask by a syscall instruction of the program's own text. */
+static long inline_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	long ret;
+
+	register long r10 __asm__("r10") = 8;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_rt_sigprocmask), "D"((long)how), "S"(set), "d"(old),
+			   "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 /* The calling thread's mask blocks SIGTRAP, SIGSEGV and SIGUSR1, as the
  * program set it (SIGKILL and SIGSTOP cannot be blocked; glibc keeps its
  * two internal signals out). */
@@ -98,6 +121,8 @@ static void check_all_blocked(void)
 
 	if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &back, 8);
+	else if (is("inline") || is("late-inline") || is("fork-inline"))
+		inline_sigprocmask(SIG_BLOCK, NULL, &back);
 	else
 		pthread_sigmask(SIG_BLOCK, NULL, &back);
 	if (!sigismember(&back, SIGTRAP) || !sigismember(&back, SIGSEGV) ||
@@ -110,7 +135,9 @@ static void block_all(void)
 	sigset_t all;
 
 	sigfillset(&all);
-	if (is("raw"))
+	if (is("inline") || is("late-inline") || is("fork-inline"))
+		inline_sigprocmask(SIG_BLOCK, &all, NULL);
+	else if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
 	else if (is("sigprocmask"))
 		sigprocmask(SIG_BLOCK, &all, NULL);
@@ -208,14 +235,23 @@ static long run_held(void)
 
 /* Rounds of n until stop exists; each round's sum checked against the
  * closed form (harm_leaf: 4i twice; harm_leaf_i3: 4i + (i & 1) twice). */
-static int run_attach(const char *stop)
+static int run_attach(const char *stop, const char *go)
 {
 	long want = 8 * n_calls * (n_calls - 1) + 2 * (n_calls / 2);
 	int ok = 1;
 
-	block_all();
+	if (!go)
+		block_all();
 	printf("ready\n");
 	fflush(stdout);
+	if (go) {
+		while (access(go, F_OK))
+			if (run_calls(n_calls) != want)
+				ok = 0;
+		block_all();
+		printf("blocked\n");
+		fflush(stdout);
+	}
 	while (access(stop, F_OK))
 		if (run_calls(n_calls) != want)
 			ok = 0;
@@ -231,7 +267,27 @@ int main(int argc, char **argv)
 	n_calls = argc > 1 ? atol(argv[1]) : 1000;
 	mode = argc > 2 ? argv[2] : "";
 	if (is("attach"))
-		return argc > 3 ? run_attach(argv[3]) : 2;
+		return argc > 3 ? run_attach(argv[3], NULL) : 2;
+	if (is("late") || is("late-inline"))
+		return argc > 4 ? run_attach(argv[3], argv[4]) : 2;
+	if (is("fork-inline")) {
+		int st = 0;
+		pid_t c;
+
+		fflush(stdout);
+		c = fork();
+		if (c == 0) {
+			block_all();
+			s = run_calls(n_calls);
+			printf("sum %ld\nmask %s\n", s, mask_ok ? "ok" : "BAD");
+			fflush(stdout);
+			_exit(0);
+		}
+		if (c < 0 || waitpid(c, &st, 0) != c)
+			return 2;
+		printf("child %d\n", WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+		return 0;
+	}
 	if (is("thread") || is("pthread")) {
 		pthread_t th;
 

@@ -21,6 +21,7 @@ kill_spool_mid_run() {
 	local sp prog i
 	"$SPOOL" "$@" >out.gz 2>spool.err </dev/null &
 	sp=$!
+	SPOOL_PID=$sp # the partial trace is DIR.writing.<spool's pid>
 	sleep 0.4
 	prog=$(pgrep -P "$sp" | head -n 1)
 	kill -KILL "$sp"
@@ -37,14 +38,14 @@ kill_spool_mid_run() {
 
 ok "spool locks was killed while pigz ran" kill_spool_mid_run locks -q -o l.trace -- pigz -p 2 -c data
 ok "pigz ran on and wrote the whole output" cmp -s out.gz native.gz
-spool_run info l.trace
+spool_run info "l.trace.writing.$SPOOL_PID"
 is_rc 4 "spool info exits 4: the trace is incomplete"
 like "$OUT" 'writer: did not finish' "spool info says its writer did not finish"
-spool_run report --locks l.trace
-like "$ERR" 'l.trace is incomplete' "spool report --locks says the trace is incomplete"
+spool_run report --locks "l.trace.writing.$SPOOL_PID"
+like "$ERR" 'l.trace.writing.[0-9]+ is incomplete' "spool report --locks says the trace is incomplete"
 
 ok "spool record was killed while pigz ran" kill_spool_mid_run record -q -o r.trace -- pigz -p 2 -c data
 ok "pigz ran on and wrote the whole output" cmp -s out.gz native.gz
-spool_run replay -q -o rep.trace r.trace
+spool_run replay -q -o rep.trace "r.trace.writing.$SPOOL_PID"
 is_rc 4 "spool replay refuses the partial recording with status 4"
 done_testing

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_probe_got.c - attach mode: the program's calls of pthread_sigmask
+ * and sigprocmask reach the agent's interposers (agent_probe.c), so a
+ * thread that blocks SIGTRAP after spool attached is not killed by its
+ * first int3 probe hit.
+ *
+ * Why: launched, the agent is preloaded and its pthread_sigmask is the one
+ * every module binds to; attached, it is dlopen'ed into a process whose
+ * modules are bound to libc's already. A synchronous SIGTRAP the thread
+ * blocks is fatal (the kernel resets the handler and kills the process),
+ * and a block probe in a function with a jump table can only be an int3.
+ * So while int3 probes are in, spool redirects the modules' GOT slots for
+ * those two functions (their PLT jump slots and GLOB_DAT entries: the
+ * program's calls and the addresses it took) to the agent's interposers,
+ * which keep SIGTRAP out of the kernel's mask and give the program its own
+ * view back. libc and the dynamic loader keep theirs (their own calls use
+ * internal aliases; the interposers call libc's function). At detach each
+ * slot gets its old value back.
+ *
+ * Not covered (doc/probe.md): masks set by other calls (sigsuspend, ppoll,
+ * a handler's sa_mask, ...) or by the program's own syscall instruction;
+ * a function pointer the program copied before spool attached.
+ *
+ * Runs only while spool holds every thread stopped (ptrace), from
+ * spool_agent_probe_commit and spool_agent_probe_detach: the 8-byte stores
+ * race with nothing.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "agent_probe.h"
+
+#define GOT_MAX 128 /* slots redirected: two names, a few per module */
+
+struct got_slot {
+	uint64_t *slot;
+	uint64_t old, now;
+	int relro; /* the slot's page was read-only (RELRO): made so again */
+};
+
+static struct got_slot got_slots[GOT_MAX];
+static uint32_t got_n;
+static int got_on; /* slots redirected: the interposers note the threads' views */
+
+/* Threads whose own view blocks SIGTRAP (tid, 0 = free), for detach. Each
+ * thread writes its own entry only; a free one is claimed with a CAS. */
+static int32_t got_view_tid[PROBE_TRAP_VIEWS];
+static uint8_t got_view_on[PROBE_TRAP_VIEWS];
+
+static const struct {
+	const char *name;
+	void *fn;
+} got_names[] = {
+	{"pthread_sigmask", (void *)agent_probe_pthread_sigmask},
+	{"sigprocmask", (void *)agent_probe_sigprocmask},
+	{"__sigprocmask", (void *)agent_probe_sigprocmask},
+};
+
+/* A pointer from a module's dynamic section: glibc has made the ones it
+ * uses absolute; the vdso's and some others are still module-relative. */
+static uint64_t got_dyn_ptr(uint64_t base, uint64_t v)
+{
+	return v < base ? base + v : v;
+}
+
+static int got_write(uint64_t *slot, uint64_t val, int *relro)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t page = (uintptr_t)slot & ~(uintptr_t)(pg - 1);
+	size_t len = ((uintptr_t)slot + 8 > page + (uintptr_t)pg) ? 2 * (size_t)pg : (size_t)pg;
+
+	if (mprotect((void *)page, len, PROT_READ | PROT_WRITE))
+		return -1;
+	__atomic_store_n(slot, val, __ATOMIC_RELEASE);
+	if (*relro)
+		mprotect((void *)page, len, PROT_READ);
+	return 0;
+}
+
+struct got_walk {
+	uintptr_t self; /* an address in the agent: its own module is skipped */
+	uintptr_t libc_fn[sizeof(got_names) / sizeof(got_names[0])]; /* libc's, by name */
+};
+
+/* Whether a slot's value may be replaced: libc's function, or a lazy PLT
+ * stub not resolved yet (an address in the module's own code). Anything
+ * else is an interposer of the program's (a sanitizer's, its own hook):
+ * left alone, so its calls still go through it. */
+static int got_replaceable(const struct dl_phdr_info *info, uintptr_t cur, uintptr_t libc_fn)
+{
+	if (libc_fn && cur == libc_fn)
+		return 1;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && cur >= lo &&
+		    cur < lo + ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+static int got_in_relro(const struct dl_phdr_info *info, uint64_t addr)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_GNU_RELRO && addr >= info->dlpi_addr + ph->p_vaddr &&
+		    addr < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+static void got_relocs(struct dl_phdr_info *info, const struct got_walk *w, const ElfW(Rela) *r,
+		       size_t n, const ElfW(Sym) *symtab, const char *strtab, uint64_t strsz)
+{
+	for (size_t i = 0; i < n && got_n < GOT_MAX; i++) {
+		uint32_t type = ELF64_R_TYPE(r[i].r_info), sym = ELF64_R_SYM(r[i].r_info);
+		const char *name;
+		uint64_t *slot;
+		int relro;
+
+		if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || !sym)
+			continue;
+		if (symtab[sym].st_name >= strsz)
+			continue;
+		name = strtab + symtab[sym].st_name;
+		for (size_t k = 0; k < sizeof(got_names) / sizeof(got_names[0]); k++) {
+			if (strcmp(name, got_names[k].name))
+				continue;
+			slot = (uint64_t *)(info->dlpi_addr + r[i].r_offset);
+			if (!got_replaceable(info, (uintptr_t)__atomic_load_n(slot, __ATOMIC_ACQUIRE),
+					     w->libc_fn[k])) {
+				agent_log("probe: %s: %s is not libc's: left alone",
+					  info->dlpi_name, name);
+				break;
+			}
+			relro = got_in_relro(info, (uint64_t)(uintptr_t)slot);
+			got_slots[got_n].slot = slot;
+			got_slots[got_n].old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+			got_slots[got_n].now = (uint64_t)(uintptr_t)got_names[k].fn;
+			got_slots[got_n].relro = relro;
+			if (!got_write(slot, got_slots[got_n].now, &relro))
+				got_n++;
+			break;
+		}
+	}
+}
+
+static int got_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const struct got_walk *w = arg;
+	const ElfW(Dyn) *dyn = NULL;
+	const ElfW(Sym) *symtab = NULL;
+	const char *strtab = NULL, *name = info->dlpi_name ? info->dlpi_name : "";
+	const ElfW(Rela) *jmprel = NULL, *rela = NULL;
+	uint64_t base = info->dlpi_addr, strsz = 0, pltsz = 0, relasz = 0;
+	uint64_t relaent = sizeof(ElfW(Rela));
+	int self = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(base + ph->p_vaddr);
+		if (ph->p_type == PT_LOAD && w->self >= base + ph->p_vaddr &&
+		    w->self < base + ph->p_vaddr + ph->p_memsz)
+			self = 1;
+	}
+	/* libc and the loader call their own internals; the agent calls libc. */
+	if (!dyn || self || strstr(name, "/libc.so") || strstr(name, "ld-linux") ||
+	    strstr(name, "linux-vdso"))
+		return 0;
+	for (; dyn->d_tag != DT_NULL; dyn++) {
+		switch (dyn->d_tag) {
+		case DT_SYMTAB:
+			symtab = (const ElfW(Sym) *)got_dyn_ptr(base, dyn->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			strtab = (const char *)got_dyn_ptr(base, dyn->d_un.d_ptr);
+			break;
+		case DT_STRSZ:
+			strsz = dyn->d_un.d_val;
+			break;
+		case DT_JMPREL:
+			jmprel = (const ElfW(Rela) *)got_dyn_ptr(base, dyn->d_un.d_ptr);
+			break;
+		case DT_PLTRELSZ:
+			pltsz = dyn->d_un.d_val;
+			break;
+		case DT_RELA:
+			rela = (const ElfW(Rela) *)got_dyn_ptr(base, dyn->d_un.d_ptr);
+			break;
+		case DT_RELASZ:
+			relasz = dyn->d_un.d_val;
+			break;
+		case DT_RELAENT:
+			relaent = dyn->d_un.d_val;
+			break;
+		}
+	}
+	if (!symtab || !strtab || relaent != sizeof(ElfW(Rela)))
+		return 0;
+	if (jmprel)
+		got_relocs(info, w, jmprel, pltsz / sizeof(ElfW(Rela)), symtab, strtab, strsz);
+	if (rela)
+		got_relocs(info, w, rela, relasz / sizeof(ElfW(Rela)), symtab, strtab, strsz);
+	return 0;
+}
+
+void agent_probe_got_view(int trap_blocked)
+{
+	int32_t tid, free_tid = 0;
+
+	if (!__atomic_load_n(&got_on, __ATOMIC_ACQUIRE))
+		return;
+	tid = (int32_t)syscall(SYS_gettid);
+	for (uint32_t i = 0; i < PROBE_TRAP_VIEWS; i++)
+		if (__atomic_load_n(&got_view_tid[i], __ATOMIC_ACQUIRE) == tid) {
+			__atomic_store_n(&got_view_on[i], (uint8_t)!!trap_blocked,
+					 __ATOMIC_RELEASE);
+			return;
+		}
+	if (!trap_blocked)
+		return;
+	for (uint32_t i = 0; i < PROBE_TRAP_VIEWS; i++) {
+		free_tid = 0;
+		if (__atomic_compare_exchange_n(&got_view_tid[i], &free_tid, tid, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&got_view_on[i], 1, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+uint32_t agent_probe_got_views(int32_t *tids, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < PROBE_TRAP_VIEWS && n < max; i++)
+		if (__atomic_load_n(&got_view_on[i], __ATOMIC_ACQUIRE) && got_view_tid[i])
+			tids[n++] = got_view_tid[i];
+	return n;
+}
+
+uint32_t agent_probe_got_redirect(void)
+{
+	struct got_walk w = {(uintptr_t)(void *)agent_probe_got_redirect, {0}};
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+
+	if (got_n)
+		return got_n;
+	for (size_t k = 0; libc && k < sizeof(got_names) / sizeof(got_names[0]); k++)
+		w.libc_fn[k] = (uintptr_t)dlsym(libc, got_names[k].name);
+	__atomic_store_n(&got_on, 1, __ATOMIC_RELEASE);
+	dl_iterate_phdr(got_module, &w);
+	if (libc)
+		dlclose(libc); /* only the reference NOLOAD took */
+	agent_log("probe: %u GOT slots of the signal-mask calls sent to the agent", got_n);
+	return got_n;
+}
+
+void agent_probe_got_restore(void)
+{
+	for (uint32_t i = 0; i < got_n; i++) {
+		struct got_slot *g = &got_slots[i];
+		int relro = g->relro;
+
+		/* A slot the program rewrote since (its own hook) stays its own. */
+		if (__atomic_load_n(g->slot, __ATOMIC_ACQUIRE) == g->now)
+			got_write(g->slot, g->old, &relro);
+	}
+	got_n = 0;
+	__atomic_store_n(&got_on, 0, __ATOMIC_RELEASE);
+}
