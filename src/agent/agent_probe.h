@@ -45,6 +45,12 @@ uint64_t agent_probe_action_marks(int sig);
  * program blocked), and the same given to a new thread (agent_thread.c:
  * what it inherits). */
 uint64_t agent_probe_trap_view(void);
+/* Syscall user dispatch is on: SIGSYS is kept from the kernel's masks from
+ * now on (the program's view of it kept as SIGTRAP's). sigsys_blocked: a
+ * SIGSYS that is not dispatch's arrived; 1 when the thread blocks it in
+ * its own view (then held, or the default action for its own fault). */
+void agent_probe_keep_sigsys(void);
+int agent_probe_sigsys_blocked(siginfo_t *si, void *uc);
 void agent_probe_trap_view_set(uint64_t blocked);
 
 /* One probe at run time, indexed by probe id. */

@@ -59,6 +59,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 
@@ -207,6 +208,10 @@ static int sud_slot(uintptr_t ip)
  * had before us, the default (a core dump) if nothing. */
 static void sud_foreign(int sig, siginfo_t *si, void *ctx)
 {
+	/* The kernel never blocks SIGSYS while dispatch is on: one the
+	 * program blocked is held until it unblocks it. */
+	if (agent_probe_sigsys_blocked(si, ctx))
+		return;
 	if (sud_old.sa_flags & SA_SIGINFO) {
 		if (sud_old.sa_sigaction)
 			sud_old.sa_sigaction(sig, si, ctx);
@@ -430,6 +435,9 @@ void agent_rr_dispatch_init(void)
 	err = sud_enable();
 	if (err)
 		goto out_restore;
+	/* At startup, before the program can block SIGSYS through the
+	 * interposers: from now on the kernel never blocks it. */
+	agent_probe_keep_sigsys();
 	sud_on = 1;
 	a->raw_state = RR_RAW_ON;
 	agent_log("syscall user dispatch on: libc text %p+%#lx", (void *)sud_lo,

@@ -783,9 +783,10 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	/* Not under gdb (its user may kill or run the program as they like),
-	 * nor after a recording cut short by a kill (RR_O_TRUNCATED: the
-	 * replay stops at its end, RR_F_END above). */
-	if (have_end && !use_gdb && !(ctx.opts & RR_O_TRUNCATED) &&
+	 * nor along another path (--path: a path edited to lose no update
+	 * ends otherwise on purpose), nor after a recording cut short by a
+	 * kill (RR_O_TRUNCATED: the replay stops at its end, RR_F_END above). */
+	if (have_end && !use_gdb && !path_file && !(ctx.opts & RR_O_TRUNCATED) &&
 	    replay_check_end(rec_status, rec_sig, &res) < 0) {
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;

@@ -189,7 +189,7 @@ rr_corpus() {
 		if grep -q '^spool: error: ' "$d/rep$i.err"; then
 			why=$(grep -m 1 '^spool: error: ' "$d/rep$i.err" | sed 's/^spool: error: //')
 			case "$why" in
-			*refus* | *"cannot replay"*) v="refused: $why" ;;
+			*refus* | *"cannot replay"* | *"cannot be replayed"*) v="refused: $why" ;;
 			*) v="diverged: $why" ;;
 			esac
 		elif [ "$rc" != "$want_rc" ]; then
