@@ -109,6 +109,7 @@ info_lost() {
 rr_corpus() {
 	local name="$1" mode="$2" dir="" stdin=/dev/null want_rc=0 n=3 client="" todo=""
 	local todo_rec="" rec_opts="" d w tr pid rc i v why same=0 first_bad="" may="" loud=0
+	local verdicts=()
 	shift 2
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -201,6 +202,7 @@ rr_corpus() {
 		elif ! cmp -s "$d/rec.err.files" "$d/rep$i.err.files"; then
 			v="diverged: other files written"
 		fi
+		verdicts+=("${v:-identical}")
 		[ -z "$v" ] || [ -n "$first_bad" ] || first_bad="$v"
 		if [ -z "$v" ]; then
 			same=$((same + 1))
@@ -219,6 +221,11 @@ rr_corpus() {
 	else
 		CORPUS_VERDICT="${first_bad%%:*}"
 		CORPUS_REASON="$((n - same)) of $n replays: ${first_bad#*: }"
+	fi
+	# Verdicts that do not vary: the same recording, the same verdict.
+	if [ "$(printf '%s\n' "${verdicts[@]}" | sed 's/[0-9a-fx]\{12,\}//g' | sort -u | wc -l)" != 1 ]; then
+		CORPUS_REASON="$CORPUS_REASON; the verdict varies from replay to replay"
+		diag "$name $mode: the verdicts vary:" "$(printf '%s\n' "${verdicts[@]}" | sort | uniq -c)"
 	fi
 	if [ -n "$todo" ]; then
 		todo_ok "$todo" "$name $mode: $n replays of $n identical to the recording" \
