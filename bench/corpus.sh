@@ -7,8 +7,12 @@
 #      database, PRAGMA threads=2 (its sorter's worker threads), an index,
 #      a sort
 #   b) sort --parallel=2 (coreutils) on 400,000 lines from a file
-#   c) x264 (Debian) --threads 2 encoding 60 frames of 320x240 made here
-#      (frame threads; the stream on stdout)
+#   c) git pack-objects --threads=2 (Debian's git) packing a repository
+#      made here (600 files, 3 commits), the pack on stdout
+#   d) x264 (Debian) --threads 2 encoding 60 frames of 320x240 made here
+#      (frame threads; the stream on stdout), serial mode only: its thread
+#      pool reads its exit flag without the lock (a data race), which sync
+#      mode does not order, and a sync replay can stop there
 # each recorded in serial and in sync mode; "replay" replays that
 # recording (its replay image written by a first, untimed replay: doc/
 # record.md). Each row runs native, record and replay in turn
@@ -57,24 +61,25 @@ med() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / (b > 0 ? b : 1) }'; }
 ms() { awk -v a="$1" 'BEGIN { printf "%.0f ms", a / 1e6 }'; }
 
-# row NAME STDIN CMD...: native, then for each mode record and replay, in
-# turn, ROUNDS times.
+# row NAME STDIN CMD...: native, then for each mode (MODES, default both)
+# record and replay, in turn, ROUNDS times.
+MODES="serial sync"
 row() {
 	local name="$1" in="$2" m r same
 	shift 2
 	rm -rf "${T:?}"/*
-	for m in serial sync; do
+	for m in $MODES; do
 		"$spool" record --mode "$m" -q -o "$T/rec.$m" -- "$@" <"$in" >"$T/rec.$m.ref" 2>/dev/null
 		"$spool" replay -q -o "$T/rep.trace" "$T/rec.$m" >/dev/null 2>&1 # writes the image
 	done
 	for ((r = 0; r < ROUNDS; r++)); do
 		once "$in" nat "$@"
-		for m in serial sync; do
+		for m in $MODES; do
 			once "$in" "rec-$m" "$spool" record --mode "$m" -q -o "$T/rec2.trace" -- "$@"
 			once "$in" "rep-$m" "$spool" replay -q -o "$T/rep.trace" "$T/rec.$m"
 		done
 	done
-	for m in serial sync; do
+	for m in $MODES; do
 		same=no
 		cmp -s "$T/rep-$m.out" "$T/rec.$m.ref" && same=yes
 		printf "%-34s %-6s native %7s  record %6s (median %6s)  replay %6s (median %6s)  same output: %s\n" \
@@ -114,6 +119,26 @@ with open('lines.txt', 'w') as f:
         f.write('%08x %d\n' % (r.getrandbits(32), i))"
 row "sort --parallel=2, $N lines" /dev/null sort --parallel=2 -S 16M lines.txt
 
+if command -v git >/dev/null; then
+	mkdir repo
+	(
+		cd repo || exit 1
+		git init -q . && git config user.email b@example.com && git config user.name b
+		for c in 1 2 3; do
+			for i in $(seq 1 "$(scaled 600)"); do
+				printf 'file %d commit %d\n%s\n' "$i" "$c" "$(seq "$i" $((i + 60 * c)) | tr '\n' ' ')" >"f$i.txt"
+			done
+			git add -A && git commit -qm "commit $c"
+		done
+		git rev-list --objects --all >../objects.list
+	)
+	cd repo || exit 1
+	row "git pack-objects --threads=2" ../objects.list git pack-objects --threads=2 -q --stdout
+	cd .. || exit 1
+else
+	echo "git: not installed, skipped"
+fi
+
 if command -v x264 >/dev/null; then
 	N=$(scaled 60)
 	python3 -c "
@@ -124,7 +149,7 @@ with open('in.yuv', 'wb') as f:
         y = bytes((int(128 + 100 * math.sin((x + 3 * n) / 9.0) * math.cos((r + n) / 7.0)) & 255)
                   for r in range(h) for x in range(w))
         f.write(y + bytes([128]) * (w * h // 2))"
-	row "x264 --threads 2, $N frames 320x240" /dev/null x264 --threads 2 --input-res 320x240 \
+	MODES=serial row "x264 --threads 2, $N frames 320x240" /dev/null x264 --threads 2 --input-res 320x240 \
 		--fps 25 --preset fast -o - in.yuv
 else
 	echo "x264: not installed, skipped"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * agent_rr_fs.c - record/replay of what a program learns about names in
- * the file system: stat, lstat, fstatat (and their 64 forms), access,
- * faccessat, and the result of mkdir and mkdirat.
+ * the file system: stat, lstat, fstatat, fstat (and their 64 forms),
+ * access, faccessat, and the result of mkdir and mkdirat.
  *
  * A replay runs on the file system as it is then, which the recorded run
  * changed: `pigz -k file` looks whether file.gz exists before it writes
@@ -15,9 +15,13 @@
  * returns the recorded result, so a directory the recorded run left costs
  * nothing.
  *
- * fstat on a descriptor is not recorded (glibc's stdio makes it inside
- * libc, where no interposer sees it); neither are other opens, unlink or
- * rename
+ * fstat on a descriptor is recorded when the program calls it, like stat:
+ * a replay that answered stat of a name from the recording and fstat of
+ * the same file from the kernel gave two inodes for one file (the replay
+ * made it again), and sqlite3 then takes its database for one that was
+ * moved and opens it read-only. glibc's stdio makes its fstat inside libc,
+ * where no interposer sees it: that one stays real. Neither are other
+ * opens, unlink or rename
  * (doc/record.md, "What is not captured"). Calls made by the agent itself
  * and by threads spool could not number pass through, as in agent_rr_io.c.
  */
@@ -40,6 +44,11 @@ static int fb_fstatat(int d, const char *p, struct stat *st, int fl)
 {
 	return (int)syscall(SYS_newfstatat, d, p, st, fl);
 }
+static int fb_fstat(int d, struct stat *st)
+{
+	return (int)syscall(SYS_fstat, d, st);
+}
+
 static int fb_stat(const char *p, struct stat *st)
 {
 	return fb_fstatat(AT_FDCWD, p, st, 0);
@@ -68,6 +77,7 @@ static int fb_mkdir(const char *p, mode_t m)
 static int (*real_stat)(const char *, struct stat *) = fb_stat;
 static int (*real_lstat)(const char *, struct stat *) = fb_lstat;
 static int (*real_fstatat)(int, const char *, struct stat *, int) = fb_fstatat;
+static int (*real_fstat)(int, struct stat *) = fb_fstat;
 static int (*real_access)(const char *, int) = fb_access;
 static int (*real_faccessat)(int, const char *, int, int) = fb_faccessat;
 static int (*real_mkdir)(const char *, mode_t) = fb_mkdir;
@@ -77,6 +87,7 @@ static int (*real_openat)(int, const char *, int, ...);
 static int (*real_xstat)(int, const char *, struct stat *);
 static int (*real_lxstat)(int, const char *, struct stat *);
 static int (*real_fxstatat)(int, int, const char *, struct stat *, int);
+static int (*real_fxstat)(int, int, struct stat *);
 
 __attribute__((constructor)) static void agent_rr_fs_resolve(void)
 {
@@ -84,6 +95,7 @@ __attribute__((constructor)) static void agent_rr_fs_resolve(void)
 	AGENT_RESOLVE(real_stat, "stat");
 	AGENT_RESOLVE(real_lstat, "lstat");
 	AGENT_RESOLVE(real_fstatat, "fstatat");
+	AGENT_RESOLVE(real_fstat, "fstat");
 	AGENT_RESOLVE(real_access, "access");
 	AGENT_RESOLVE(real_faccessat, "faccessat");
 	AGENT_RESOLVE(real_mkdir, "mkdir");
@@ -92,6 +104,7 @@ __attribute__((constructor)) static void agent_rr_fs_resolve(void)
 	AGENT_RESOLVE(real_xstat, "__xstat64");
 	AGENT_RESOLVE(real_lxstat, "__lxstat64");
 	AGENT_RESOLVE(real_fxstatat, "__fxstatat64");
+	AGENT_RESOLVE(real_fxstat, "__fxstat64");
 	agent_self.busy--;
 }
 
@@ -174,6 +187,22 @@ AGENT_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int f
 	return fstatat(dirfd, path, (struct stat *)st, flags);
 }
 
+AGENT_EXPORT int fstat(int fd, struct stat *st)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_fstat(fd, st);
+	if (RR_REPLAYING())
+		return rr_stat_rep(t, st);
+	return rr_stat_rec(t, real_fstat(fd, st), st);
+}
+
+AGENT_EXPORT int fstat64(int fd, struct stat64 *st)
+{
+	return fstat(fd, (struct stat *)st);
+}
+
 /* Binaries built against glibc before 2.33 (Debian 12's pigz among them)
  * call the __xstat family, which glibc still exports (below). */
 
@@ -188,9 +217,11 @@ static int rr_xstat(int which, int ver, int dirfd, const char *path, struct stat
 		rc = real_xstat ? real_xstat(ver, path, st) : fb_stat(path, st);
 	else if (which == 1)
 		rc = real_lxstat ? real_lxstat(ver, path, st) : fb_lstat(path, st);
-	else
+	else if (which == 2)
 		rc = real_fxstatat ? real_fxstatat(ver, dirfd, path, st, flags)
 				   : fb_fstatat(dirfd, path, st, flags);
+	else
+		rc = real_fxstat ? real_fxstat(ver, dirfd, st) : fb_fstat(dirfd, st);
 	if (!agent_rr_mode || !t)
 		return rc;
 	return rr_stat_rec(t, rc, st);
@@ -224,6 +255,16 @@ AGENT_EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *s
 AGENT_EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	return rr_xstat(2, ver, dirfd, path, (struct stat *)st, flags);
+}
+
+AGENT_EXPORT int __fxstat(int ver, int fd, struct stat *st)
+{
+	return rr_xstat(3, ver, fd, NULL, st, 0);
+}
+
+AGENT_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
+{
+	return rr_xstat(3, ver, fd, NULL, (struct stat *)st, 0);
 }
 
 AGENT_EXPORT int access(const char *path, int mode)

@@ -210,7 +210,7 @@ enum {
 	RR_CALL_GETSOCKNAME = 25,     /* same */
 	RR_CALL_KILL = 26,	      /* kill, sigqueue, tgkill, pthread_kill, pthread_sigqueue, raise:
 					 fd = the signal, the result only */
-	RR_CALL_STAT = 27,	      /* stat, lstat, fstatat (64): data = struct stat */
+	RR_CALL_STAT = 27,	      /* stat, lstat, fstatat, fstat (64): data = struct stat */
 	RR_CALL_ACCESS = 28,	      /* access, faccessat: the result only */
 	RR_CALL_MKDIR = 29,	      /* mkdir, mkdirat: the result only (made in a replay too) */
 	RR_CALL_OPEN_EXCL = 30,	      /* open, openat with O_CREAT|O_EXCL: the result only */

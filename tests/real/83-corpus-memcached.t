@@ -31,7 +31,7 @@ PY
 }
 PORT=$(free_port)
 rr_corpus memcached serial --client mc_client \
-	--todo "sockets (sock): accept and the listening socket run for real in the replay" -- \
+	-- \
 	memcached -u root -vv -t 2 -U 0 -l 127.0.0.1 -p "$PORT"
 PORT=$(free_port)
 rr_corpus memcached sync --client mc_client \
