@@ -225,7 +225,7 @@ rr_corpus() {
 		CORPUS_REASON="$((n - same)) of $n replays: ${first_bad#*: }"
 	fi
 	# Verdicts that do not vary: the same recording, the same verdict.
-	if [ "$(printf '%s\n' "${verdicts[@]}" | sed 's/[0-9a-fx]\{12,\}//g' | sort -u | wc -l)" != 1 ]; then
+	if [ "$(printf '%s\n' "${verdicts[@]}" | sed 's/[0-9a-fx]\{12,\}//g; s/[0-9]* ms/N ms/g' | sort -u | wc -l)" != 1 ]; then
 		CORPUS_REASON="$CORPUS_REASON; the verdict varies from replay to replay"
 		diag "$name $mode: the verdicts vary:" "$(printf '%s\n' "${verdicts[@]}" | sort | uniq -c)"
 	fi
