@@ -105,11 +105,16 @@ info_lost() {
 #                      it starts passing)
 #   --todo-record REASON  the same for the record check
 #   --rec-opts "OPTS"  more `spool record` options (split on spaces)
+#   --wrap "CMD"       run spool under CMD (split on spaces) for the record
+#                      and every replay, e.g. "setarch -R" (no randomization)
+#   --replay-argv      give each replay the command line (`spool replay TRACE
+#                      -- CMD...`, CMD[0] resolved to its path) instead of the
+#                      recorded one
 # Sets CORPUS_VERDICT (identical, diverged or refused) and CORPUS_REASON.
 rr_corpus() {
 	local name="$1" mode="$2" dir="" stdin=/dev/null want_rc=0 n=3 client="" todo=""
 	local todo_rec="" rec_opts="" d w tr pid rc i v why same=0 first_bad="" may="" loud=0
-	local verdicts=()
+	local verdicts=() wrap="" replay_argv=0 rargv=()
 	shift 2
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -122,6 +127,8 @@ rr_corpus() {
 		--may-diverge) may="$2"; shift 2 ;;
 		--todo-record) todo_rec="$2"; shift 2 ;;
 		--rec-opts) rec_opts="$2"; shift 2 ;;
+		--wrap) wrap="$2"; shift 2 ;;
+		--replay-argv) replay_argv=1; shift ;;
 		--) shift; break ;;
 		*) echo "rr_corpus: unknown option $1" >&2; return 2 ;;
 		esac
@@ -140,7 +147,8 @@ rr_corpus() {
 	_rr_corpus_run() {
 		local o="$1" e="$2"
 		shift 2
-		(cd "$w" && exec timeout -k 10 "$T_TIMEOUT" "$SPOOL" "$@") <"$stdin" >"$o" 2>"$e" &
+		# shellcheck disable=SC2086 # wrap is a command and its options
+		(cd "$w" && exec timeout -k 10 "$T_TIMEOUT" $wrap "$SPOOL" "$@") <"$stdin" >"$o" 2>"$e" &
 		pid=$!
 		if [ -n "$client" ] && [ "$1" = record ]; then
 			"$client" "$pid" "$w" >"$d/client.log" 2>&1
@@ -184,7 +192,9 @@ rr_corpus() {
 		diag "record warned:" "$(grep '^spool: warning: ' "$d/rec.err")"
 	for ((i = 1; i <= n; i++)); do
 		_rr_corpus_reset
-		_rr_corpus_run "$d/rep$i.out" "$d/rep$i.err" replay -q -o "$d/rep.trace" "$tr"
+		rargv=()
+		[ "$replay_argv" = 1 ] && rargv=(-- "$(command -v "$1")" "${@:2}")
+		_rr_corpus_run "$d/rep$i.out" "$d/rep$i.err" replay -q -o "$d/rep.trace" "$tr" "${rargv[@]}"
 		_rr_corpus_state "$d/rep$i.out" "$d/rep$i.err"
 		v=""
 		# (not anchored: a program's last line may lack its newline, x264's
