@@ -37,6 +37,7 @@ for i in 1 2; do
 	pid=$!
 	wait_ready "sb$i.out" && kill -USR1 "$(prog_of "$pid")"
 	wait "$pid"
+	# shellcheck disable=SC2034 # is_rc reads it
 	RC=$?
 	if [ "$i" = 1 ]; then
 		is_rc 0 "serial: rr_sigblocked recorded, SIGUSR1 sent from outside"
