@@ -69,6 +69,8 @@ PACKAGES=(
 #                  thread, driven by redis-benchmark and redis-cli (tests/real/82-corpus-redis.t)
 #   lighttpd curl  the corpus: an epoll server keeping pointers in epoll data, a bounded
 #                  client loop (tests/real/93-corpus-lighttpd.t, 94-corpus-nginx.t)
+#   libglib2.0-dev the corpus: a GLib program (GThreadPool; GLib's locks are its own
+#                  futexes) built by tests/real/95-corpus-glib.t
 #   (the corpus also runs memcached, python3, perl, git, make, sqlite3, x264 and g++ from
 #   the lists above; tests/real/82-95, tests/real/quick/80-81)
 REAL_PACKAGES=(
@@ -78,6 +80,7 @@ REAL_PACKAGES=(
 	libc6-dbg
 	redis-server redis-tools
 	lighttpd curl
+	libglib2.0-dev
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

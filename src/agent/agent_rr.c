@@ -616,6 +616,12 @@ void agent_rr_note_direct(long nr)
 	}
 }
 
+void agent_rr_note_futex(void)
+{
+	if ((agent_rr_mode & RR_MODE_RECORD) && !(agent_rr_mode & RR_MODE_SERIAL))
+		__atomic_fetch_add(&rr_area->own_futex, 1, __ATOMIC_RELAXED);
+}
+
 uint32_t agent_rr_tseq(void)
 {
 	return rr_self.tseq;

@@ -591,6 +591,19 @@ int cmd_replay(int argc, char **argv)
 			dir, info->flags & RR_F_FORKED ? "forked" : "called exec");
 		goto out;
 	}
+	/* A sync replay does not order them: it could differ from the
+	 * recording without noticing (GLib's GAsyncQueue handed its items
+	 * over in another order), and a replay that is wrong without saying
+	 * so is worse than none. */
+	if (!strcmp(info->mode, "sync") && info->own_futex) {
+		log_err("%s: refusing to replay a sync recording of a program that synchronizes "
+			"through its own futexes (%llu futex call%s through syscall(): GLib's "
+			"locks, Rust's, abseil's), which sync mode does not order: its replay could "
+			"differ without a divergence report; record it in serial mode (the "
+			"default), which replays them",
+			dir, (unsigned long long)info->own_futex, info->own_futex == 1 ? "" : "s");
+		goto out;
+	}
 	if (info->flags & RR_F_LOST || info->lost) {
 		log_err("%s: the recording is incomplete (%s): cannot replay it", dir,
 			info->report[0] ? info->report : "events were lost");

@@ -314,6 +314,10 @@ struct rr_area {
 	 * streams are files of one directory, so of one file system. */
 	uint64_t img_dev, img_ino;
 	uint64_t stream_dev, stream_ino[RR_STREAMS_MAX];
+	/* record, sync mode: futex calls the program made through syscall()
+	 * (its own locks: GLib, Rust's std, abseil), which sync mode does not
+	 * order (serial mode emulates their waits, agent_rr_block.c) */
+	uint64_t own_futex;
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

@@ -97,9 +97,10 @@ info_lost() {
 #                      stops it. Replays run with no client at all.
 #   --may-diverge WHY  a mode that cannot replay this program exactly (data
 #                      races in sync mode): the replay check passes when
-#                      every replay is identical or stops with spool's
-#                      divergence report (exit status 3) - never a silent
-#                      difference; WHY goes into the check's name
+#                      every replay is identical, stops with spool's
+#                      divergence report (exit status 3) or is refused with
+#                      the reason - never a silent difference; WHY goes into
+#                      the check's name
 #   --todo REASON      the replay check is TAP TODO: a known failure that
 #                      another fix addresses (prove lists it and says when
 #                      it starts passing)
@@ -219,7 +220,10 @@ rr_corpus() {
 		if [ -z "$v" ]; then
 			same=$((same + 1))
 		else
-			[ "$rc" = 3 ] && [[ "$v" == "diverged: replay "* ]] && loud=$((loud + 1))
+			if { [ "$rc" = 3 ] && [[ "$v" == "diverged: replay "* ]]; } ||
+				[[ "$v" == "refused: "* ]]; then
+				loud=$((loud + 1))
+			fi
 			diag "$name $mode: replay $i: $v (exit status $rc)"
 			diag "$(grep -a '^spool\|^  ' "$d/rep$i.err" | head -n 8)"
 			if [[ "$v" == *stdout* ]]; then diag "$(diff "$d/rec.out" "$d/rep$i.out" | head -n 10)"; fi
@@ -244,9 +248,9 @@ rr_corpus() {
 			test "$same" = "$n"
 	elif [ -n "$may" ]; then
 		if [ $((same + loud)) = "$n" ]; then
-			pass "$name $mode: $n replays identical or stopped at a reported divergence ($may): $same identical"
+			pass "$name $mode: $n replays identical, stopped at a reported divergence or refused ($may): $same identical"
 		else
-			fail "$name $mode: $n replays identical or stopped at a reported divergence ($may): $same identical"
+			fail "$name $mode: $n replays identical, stopped at a reported divergence or refused ($may): $same identical"
 		fi
 	elif [ "$same" = "$n" ]; then
 		pass "$name $mode: $n replays of $n identical to the recording"

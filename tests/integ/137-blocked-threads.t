@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 137-blocked-signals.t - threads that block signals, under record and
-# replay. 1) A thread that blocks every signal (sigfillset, as
+# 137-blocked-threads.t - threads that block signals or block in their own
+# futex, under record and replay. 1) A thread that blocks every signal (sigfillset, as
 # nginx's thread-pool threads do) and then makes the dynamic loader open a
 # library: ld.so's system calls come from outside libc's text, so syscall
 # user dispatch raises SIGSYS for each, and a SIGSYS the kernel finds
@@ -14,9 +14,15 @@
 # run token): the token holder, which blocks the signal, must leave it to
 # that thread (serial mode; nginx's SIGQUIT handler ran on a thread-pool
 # thread that blocks every signal). rr_sigblocked says which thread ran
-# its handler; replayed, the handler runs there again.
+# its handler; replayed, the handler runs there again. 3) Two threads that
+# hand a turn back and forth through their own futex, made through
+# syscall() (as GLib's GMutex and GCond are): in serial mode a real wait
+# kept the run token in the kernel ("record stuck", the program killed);
+# the wait is emulated as a yield, timeouts measured on the recorded clock.
+# Sync mode does not order such futexes: record says so, and the replay
+# refuses the recording rather than differ without noticing.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 19
 
 P="$PROGS/rr_blockall"
 "$P" libgcc_s.so.1 >native.out 2>&1
@@ -49,4 +55,22 @@ for i in 1 2; do
 done
 replays_same 1 0 sb1.out -o rep sb1.trace
 is "$SAME" 1 "serial: its replay exits 0 with the recorded output (the handler on main)"
+
+"$PROGS/rr_futex" 300 >fx.native
+spool_run record -o fx.trace -- "$PROGS/rr_futex" 300
+is_rc 0 "serial: two threads on their own futex recorded (not stuck)"
+ok "the output is the native one (300 steps each, the unended wait timed out)" \
+	cmp -s run.out fx.native
+cp run.out fx.rec
+replays_same 2 0 fx.rec -o rep fx.trace
+is "$SAME" 2 "serial: 2 replays of 2 exit 0 with the recorded output"
+like "$(cat fx.rec)" "steps 300 300; a wait nobody ends: ETIMEDOUT" "the recorded output says so"
+
+spool_run record --mode sync -o fxs.trace -- "$PROGS/rr_futex" 300
+like "$RC:$ERR" "^0:.*the program made [0-9]+ futex calls through syscall\(\): it synchronizes through its own futexes" \
+	"sync: recorded (exit 0), with a warning that sync mode does not order its own futexes"
+spool_run replay -o rep fxs.trace
+num_cmp "$RC" -ne 0 "sync: the replay is refused (a non-zero exit status)"
+like "$ERR" "synchronizes through its own futexes \([0-9]+ futex calls through syscall\(\).*record it in serial mode" \
+	"sync: and says why"
 done_testing
