@@ -337,6 +337,22 @@ static void sud_handler(int sig, siginfo_t *si, void *ctx)
 		}
 		r = sud_raw(nr, a);
 		break;
+	case SYS_futex:
+		/* The program's own futex (libgomp's barriers and locks): a wait
+		 * is emulated as a yield in serial mode, as through syscall()
+		 * (agent_rr_block.c); this is a synchronous point of the thread,
+		 * in program code, so it may give the run token away here. Sync
+		 * mode does not order them: counted, and the replay refuses. */
+		if (prog && agent_rr_mode && !agent_self.busy) {
+			if ((agent_rr_mode & RR_MODE_SERIAL) && agent_rr_futex_wait(a, &r)) {
+				if (r == -1)
+					r = -errno;
+				break;
+			}
+			agent_rr_note_futex();
+		}
+		r = sud_raw(nr, a);
+		break;
 	default:
 		if (prog && agent_rr_mode && !agent_self.busy) {
 			errno = 0;

@@ -409,10 +409,10 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 			 "recorded like the named calls (doc/record.md)",
 			 (unsigned long long)i->direct, i->direct == 1 ? "" : "s", i->direct_calls);
 	if (i->own_futex)
-		log_warn("the program made %llu futex call%s through syscall(): it synchronizes "
-			 "through its own futexes (GLib's locks, Rust's, abseil's), which sync mode "
-			 "does not order, and spool replay refuses this recording; serial mode "
-			 "records them",
+		log_warn("the program made %llu futex call%s of its own (through syscall() or "
+			 "its own syscall instruction: GLib's, libgomp's, Rust's or abseil's "
+			 "locks): sync mode does not order them, and spool replay refuses this "
+			 "recording; serial mode records them",
 			 (unsigned long long)i->own_futex, i->own_futex == 1 ? "" : "s");
 	if (i->raw && !ctx->raw_unrec[0])
 		log_warn("the program made %llu system call%s with its own syscall instruction "

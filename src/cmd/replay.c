@@ -597,8 +597,8 @@ int cmd_replay(int argc, char **argv)
 	 * so is worse than none. */
 	if (!strcmp(info->mode, "sync") && info->own_futex) {
 		log_err("%s: refusing to replay a sync recording of a program that synchronizes "
-			"through its own futexes (%llu futex call%s through syscall(): GLib's "
-			"locks, Rust's, abseil's), which sync mode does not order: its replay could "
+			"through its own futexes (%llu futex call%s: GLib's, libgomp's, Rust's or "
+			"abseil's locks), which sync mode does not order: its replay could "
 			"differ without a divergence report; record it in serial mode (the "
 			"default), which replays them",
 			dir, (unsigned long long)info->own_futex, info->own_futex == 1 ? "" : "s");

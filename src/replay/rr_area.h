@@ -314,9 +314,10 @@ struct rr_area {
 	 * streams are files of one directory, so of one file system. */
 	uint64_t img_dev, img_ino;
 	uint64_t stream_dev, stream_ino[RR_STREAMS_MAX];
-	/* record, sync mode: futex calls the program made through syscall()
-	 * (its own locks: GLib, Rust's std, abseil), which sync mode does not
-	 * order (serial mode emulates their waits, agent_rr_block.c) */
+	/* record, sync mode: futex calls the program made itself, through
+	 * syscall() or its own syscall instruction (GLib's, libgomp's, Rust's
+	 * locks), which sync mode does not order (serial mode emulates their
+	 * waits, agent_rr_block.c) */
 	uint64_t own_futex;
 };
 
