@@ -262,15 +262,20 @@ int agent_rr_futex_wait(const long *a, long *ret)
 	struct timespec end;
 	clockid_t clk = CLOCK_MONOTONIC;
 
-	if (!rr_serial_caller() || !w || (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET))
+	struct timespec zero = {0, 0};
+	long r;
+
+	if (!rr_serial_caller() || (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET))
 		return 0;
-	if (cmd == FUTEX_WAIT_BITSET && (uint32_t)a[5] == 0)
-		return 0; /* EINVAL from the kernel */
 	if (to && (to->tv_sec < 0 || to->tv_nsec < 0 || to->tv_nsec >= 1000000000))
 		return 0; /* EINVAL from the kernel */
-	if (__atomic_load_n(w, __ATOMIC_ACQUIRE) != (int)a[2]) {
-		errno = EAGAIN;
-		*ret = -1;
+	/* The kernel checks the arguments and the word without blocking: a
+	 * zero timeout (relative for FUTEX_WAIT, an absolute time long past
+	 * for FUTEX_WAIT_BITSET) gives ETIMEDOUT when it would have waited,
+	 * EAGAIN when the word changed, EFAULT or EINVAL as the real call. */
+	r = syscall(SYS_futex, w, op, (int)a[2], &zero, NULL, (int)a[5]);
+	if (r == 0 || errno != ETIMEDOUT) {
+		*ret = r;
 		return 1;
 	}
 	if (!to) {

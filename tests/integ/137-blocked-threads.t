@@ -64,7 +64,8 @@ ok "the output is the native one (300 steps each, the unended wait timed out)" \
 cp run.out fx.rec
 replays_same 2 0 fx.rec -o rep fx.trace
 is "$SAME" 2 "serial: 2 replays of 2 exit 0 with the recorded output"
-like "$(cat fx.rec)" "steps 300 300; a wait nobody ends: ETIMEDOUT" "the recorded output says so"
+like "$(cat fx.rec)" "steps 300 300; a wait nobody ends: ETIMEDOUT; a null address: EFAULT" \
+	"the recorded output says so (and a wait on a null address fails with EFAULT, as without spool)"
 
 spool_run record --mode sync -o fxs.trace -- "$PROGS/rr_futex" 300
 like "$RC:$ERR" "^0:.*the program made [0-9]+ futex calls of its own \(through syscall\(\) or its own syscall instruction.*sync mode does not order them" \

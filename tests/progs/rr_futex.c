@@ -12,8 +12,8 @@
  * timeout, or, every tenth round, FUTEX_WAIT_BITSET with an absolute
  * deadline a second away), does its step and passes the turn with
  * FUTEX_WAKE. Main then waits 20 ms on a word nobody changes (FUTEX_WAIT
- * with a relative timeout: ETIMEDOUT). Prints the steps and how that wait
- * ended.
+ * with a relative timeout: ETIMEDOUT), and on a null address (EFAULT, as
+ * the kernel says). Prints the steps and how those waits ended.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -71,7 +71,9 @@ int main(int argc, char **argv)
 	fx_run((void *)0L);
 	pthread_join(t, NULL);
 	r = fx_futex(&never, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, &rel, 0);
-	printf("steps %ld %ld; a wait nobody ends: %s\n", fx_steps[0], fx_steps[1],
+	printf("steps %ld %ld; a wait nobody ends: %s", fx_steps[0], fx_steps[1],
 	       r < 0 && errno == ETIMEDOUT ? "ETIMEDOUT" : "other");
+	r = fx_futex(NULL, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, NULL, 0);
+	printf("; a null address: %s\n", r < 0 && errno == EFAULT ? "EFAULT" : "other");
 	return 0;
 }
