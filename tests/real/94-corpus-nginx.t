@@ -20,9 +20,16 @@ nginx_client() {
 	kill -QUIT "$(prog_of "$1")"
 }
 # Under `setarch -R` (no randomization: what the layout fix does) the
-# serial replays are identical; the sync ones still die of SIGSEGV.
+# serial replays are identical. Sync mode cannot replay nginx exactly: its
+# thread pool hands finished tasks back through a queue under its own
+# spinlock (ngx_spinlock: atomics, which sync mode does not order); under
+# `setarch -R` its sync replays call a null event handler (SIGSEGV), which
+# spool reports. Each sync replay must be identical or stop at a reported
+# divergence.
 for m in serial sync; do
 	PORT=$(free_port)
+	how=(--todo "layout (epoll data pointers): identical under setarch -R")
+	[ "$m" = sync ] && how=(--may-diverge "nginx's thread pool uses its own spinlock")
 	wd="$T_DIR/corpus/nginx.$m.wd"
 	cat >site/nginx.conf <<CONF
 daemon off;
@@ -45,8 +52,7 @@ http {
 	}
 }
 CONF
-	rr_corpus nginx "$m" --dir site --client nginx_client \
-		--todo "layout (epoll data pointers) and sockets (sock)" -- \
+	rr_corpus nginx "$m" --dir site --client nginx_client "${how[@]}" -- \
 		nginx -p "$wd" -c "$wd/nginx.conf"
 done
 done_testing
