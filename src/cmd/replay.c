@@ -66,12 +66,13 @@ struct replay_ctx {
 static void replay_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: spool replay [OPTIONS] TRACE [-- PROGRAM [ARGS...]]\n"
+		"usage: spool replay [OPTIONS] [TRACE] [-- PROGRAM [ARGS...]]\n"
 		"\n"
-		"Run the program recorded in TRACE (by spool record) again: every thread\n"
-		"acquires every lock in its recorded turn, and read-like calls, clocks,\n"
-		"getrandom, getpid and gettid return what they returned when recorded, so\n"
-		"the program prints the same output. It runs with the recorded environment,\n"
+		"Run the program recorded in TRACE (default spool.trace) by spool record\n"
+		"again: every thread acquires every lock in its recorded turn, and\n"
+		"read-like calls, clocks, getrandom, getpid and gettid return what they\n"
+		"returned when recorded, so the program prints the same output. It runs\n"
+		"with the recorded environment,\n"
 		"working directory and stdin, and a stdout and stderr of the kinds it had (a\n"
 		"terminal, a pipe, a file). The first difference between the replay and\n"
 		"the recording stops the replay with both sides printed.\n"
@@ -534,11 +535,12 @@ int cmd_replay(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		log_err("no trace to replay (usage: spool replay [OPTIONS] TRACE)");
-		return EXIT_USAGE;
-	}
-	dir = argv[optind++];
+	/* TRACE defaults to spool.trace, as for every other command (also
+	 * before "--", which getopt has consumed then). */
+	if (optind >= argc || !strcmp(argv[optind - 1], "--"))
+		dir = "spool.trace";
+	else
+		dir = argv[optind++];
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (dump)

@@ -7,9 +7,10 @@
 # line. rr_endsig ends as the file it maps says (mmap'd contents are not
 # recorded), so the test changes the file between record and replay. A
 # recorded crash replayed unchanged ends with the same signal, and no
-# divergence is reported. Both modes.
+# divergence is reported. Both modes. And `spool replay` without TRACE
+# replays ./spool.trace, as every other command defaults to it.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 19
 
 P="$PROGS/rr_endsig"
 for m in serial sync; do
@@ -38,4 +39,16 @@ for m in serial sync; do
 	like "$RC:$(grep 'replay diverged' run.err)" "^3:.*replay diverged: the program exited with status 0; the recorded run was killed by signal 11 \(Segmentation fault\)" \
 		"$m: a replay that exits 0 where the recording crashed exits 3 and says so"
 done
+
+mkdir d && cd d || exit 1
+spool_run replay -o rep
+like "$RC:$ERR" "^1:.*recording .spool.trace. does not exist" \
+	"spool replay without TRACE where there is no spool.trace: says so (exit 1)"
+echo 0 >end.txt
+spool_run record -- "$P" "$T_DIR/d/end.txt"
+cp run.out rec.out
+spool_run replay -o rep
+is_rc 0 "spool replay without TRACE replays ./spool.trace (exit 0)"
+ok "with the recorded output" cmp -s run.out rec.out
+cd "$T_DIR" || exit 1
 done_testing
