@@ -65,12 +65,26 @@ PACKAGES=(
 #   x264           137 shared libraries: maps larger than 64 KiB (tests/real/62-x264-maps.t)
 #   openssl        libcrypto: perlasm, data inside functions' ranges (tests/real/67-openssl-blocks.t)
 #   libc6-dbg      libc's symbols from its debug file, versioned names (tests/real/71-libc-names.t)
+#   redis-server redis-tools  the record/replay corpus: a server with jemalloc's background
+#                  thread, driven by redis-benchmark and redis-cli (tests/real/82-corpus-redis.t)
+#   lighttpd curl  the corpus: an epoll server keeping pointers in epoll data, a bounded
+#                  client loop (tests/real/93-corpus-lighttpd.t, 94-corpus-nginx.t)
+#   libglib2.0-dev the corpus: a GLib program (GThreadPool; GLib's locks are its own
+#                  futexes) built by tests/real/95-corpus-glib.t
+#   (the corpus also runs memcached, python3, perl, git, make, sqlite3, x264 and g++ from
+#   the lists above; tests/real/82-95, tests/real/quick/80-81)
 REAL_PACKAGES=(
 	nginx-light
 	x264
 	openssl
 	libc6-dbg
+	redis-server redis-tools
+	lighttpd curl
+	libglib2.0-dev
 )
+# Servers the packages start as services: the tests run their own, on free
+# ports; none may keep running in the background.
+REAL_SERVICES=(nginx redis-server lighttpd memcached)
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")
 fi
@@ -101,3 +115,12 @@ echo "deps.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq </dev/null
 apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+if [ "$REAL" = 1 ]; then
+	for svc in "${REAL_SERVICES[@]}"; do
+		if command -v systemctl >/dev/null 2>&1; then
+			systemctl stop "$svc" >/dev/null 2>&1 || true
+			systemctl disable "$svc" >/dev/null 2>&1 || true
+		fi
+		service "$svc" stop >/dev/null 2>&1 || true
+	done
+fi

@@ -78,6 +78,7 @@ static uint64_t agent_probe_poking;   /* first byte of the code being rewritten,
 static int agent_probe_membarrier;    /* 1 registered, -1 unavailable */
 static int agent_probe_trap_on;
 static int agent_probe_fault_on;
+static int agent_probe_sys_on;
 /* The program's SIGTRAP disposition while ours is installed: two copies,
  * the current one published by pointer (the trap handler reads it without
  * a lock; a writer fills the other copy, then swaps). */
@@ -172,26 +173,18 @@ static void agent_probe_prog_trap_set(const struct sigaction *act)
 
 /* Signals never really blocked: SIGTRAP while int3 probes are installed
  * (a blocked int3 trap kills), the fault signals while custom handlers
- * are guarded (a blocked fault in a handler kills). */
-/* Syscall user dispatch is on for the int3 probes (agent_rr_dispatch.c):
- * a blocked SIGSYS would kill the program at its next own syscall
- * instruction, so SIGSYS is kept like SIGTRAP. */
-static int agent_probe_sys_kept;
-
-void agent_probe_keep_sigsys(void)
-{
-	__atomic_store_n(&agent_probe_sys_kept, 1, __ATOMIC_RELEASE);
-}
-
+ * are guarded (a blocked fault in a handler kills), SIGSYS while syscall
+ * user dispatch is on (a system call from outside libc's text raises it,
+ * and a blocked one kills: nginx's thread-pool threads block every signal,
+ * then ld.so opens a library from one of them). */
 static uint64_t agent_probe_kept(void)
 {
 	uint64_t k = 0;
 
-	if (__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&agent_probe_sys_on, __ATOMIC_ACQUIRE))
+		k |= AGENT_PROBE_BIT(SIGSYS);
+	if (__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE))
 		k |= AGENT_PROBE_BIT(SIGTRAP);
-		if (__atomic_load_n(&agent_probe_sys_kept, __ATOMIC_ACQUIRE))
-			k |= AGENT_PROBE_BIT(SIGSYS);
-	}
 	if (__atomic_load_n(&agent_probe_fault_on, __ATOMIC_ACQUIRE))
 		k |= AGENT_PROBE_FAULT_BITS;
 	return k;
@@ -604,6 +597,16 @@ uint64_t agent_probe_action_marks(int sig)
 {
 	return sig > 0 && sig < 64 ? __atomic_load_n(&agent_probe_samask[sig], __ATOMIC_RELAXED)
 				   : 0;
+}
+
+void agent_probe_keep_sigsys(void)
+{
+	__atomic_store_n(&agent_probe_sys_on, 1, __ATOMIC_RELEASE);
+}
+
+int agent_probe_sigsys_blocked(siginfo_t *si, void *uc)
+{
+	return agent_probe_blocked_sig(SIGSYS, si, uc);
 }
 
 uint64_t agent_probe_trap_view(void)

@@ -41,8 +41,6 @@ int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw);
  * of the thread's: a SIGSYS handler's, for the mask its return installs
  * (agent_rr_dispatch.c). 0 or an errno value. */
 int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t *mask);
-/* Dispatch is on for the probes: SIGSYS is kept unblocked like SIGTRAP. */
-void agent_probe_keep_sigsys(void);
 const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
 					      struct sigaction *buf);
 void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had);
@@ -51,6 +49,12 @@ uint64_t agent_probe_action_marks(int sig);
  * program blocked), and the same given to a new thread (agent_thread.c:
  * what it inherits). */
 uint64_t agent_probe_trap_view(void);
+/* Syscall user dispatch is on: SIGSYS is kept from the kernel's masks from
+ * now on (the program's view of it kept as SIGTRAP's). sigsys_blocked: a
+ * SIGSYS that is not dispatch's arrived; 1 when the thread blocks it in
+ * its own view (then held, or the default action for its own fault). */
+void agent_probe_keep_sigsys(void);
+int agent_probe_sigsys_blocked(siginfo_t *si, void *uc);
 void agent_probe_trap_view_set(uint64_t blocked);
 
 /* Attach mode (agent_probe_got.c): the modules' GOT slots of

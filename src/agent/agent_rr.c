@@ -101,7 +101,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_KILL] = "kill/pthread_kill/raise/sigqueue/tgkill",
 	[RR_CALL_WRITE] = "write",
 	[RR_CALL_WRITEV] = "writev",
-	[RR_CALL_STAT] = "stat/lstat/fstatat",
+	[RR_CALL_STAT] = "stat/lstat/fstatat/fstat",
 	[RR_CALL_ACCESS] = "access/faccessat",
 	[RR_CALL_MKDIR] = "mkdir/mkdirat",
 	[RR_CALL_OPEN_EXCL] = "open/openat (O_CREAT|O_EXCL)",
@@ -725,6 +725,12 @@ void agent_rr_note_direct(long nr)
 		if (cur == v)
 			return;
 	}
+}
+
+void agent_rr_note_futex(void)
+{
+	if ((agent_rr_mode & RR_MODE_RECORD) && !(agent_rr_mode & RR_MODE_SERIAL))
+		__atomic_fetch_add(&rr_area->own_futex, 1, __ATOMIC_RELAXED);
 }
 
 uint32_t agent_rr_tseq(void)

@@ -181,6 +181,12 @@ ssize_t agent_rr_sendmsg(int fd, const struct msghdr *m, int flags,
 /* An input call made through syscall() with number nr (counted while
  * recording, for spool record's summary). */
 void agent_rr_note_direct(long nr);
+/* Serial mode: a futex wait made through syscall() (a = its six
+ * arguments), emulated as a yield (agent_rr_block.c). 1 with *ret set
+ * when handled; 0: make the real call. */
+int agent_rr_futex_wait(const long *a, long *ret);
+/* Sync record: the program made a futex call through syscall(). */
+void agent_rr_note_futex(void);
 
 /* Serial mode (agent_serial.c): write a switch of the run token (a
  * KIND_SCHED record with op RR_OP_SWITCH); the thread's event count; stop

@@ -2,7 +2,8 @@
 /*
  * agent_rr_block.c - record/replay of the calls that wait without being a
  * lock or a read (doc/record.md): the sleep family (sleep, usleep,
- * nanosleep, clock_nanosleep), sched_yield, pthread_once, and write/writev.
+ * nanosleep, clock_nanosleep), sched_yield, pthread_once, write/writev, and
+ * (serial mode) futex waits made through syscall().
  *
  * Serial mode is the reason: a thread that blocks in the kernel while it
  * holds the run token keeps every other thread waiting, and a thread that
@@ -233,6 +234,83 @@ AGENT_EXPORT int sched_yield(void)
 		return 0;
 	}
 	return real_sched_yield();
+}
+
+/* ---- futex waits made through syscall() ---- */
+
+/*
+ * A futex wait the program makes through glibc's syscall() (GLib's GMutex,
+ * GCond and GAsyncQueue; other libraries' own locks), in serial mode: the
+ * thread holds the run token, and a real wait would keep every other
+ * thread, the one that would wake it among them, from running (the record
+ * stopped, "record stuck"). So the wait is emulated as the condition wait
+ * is: when the word no longer holds the expected value, EAGAIN at once;
+ * otherwise the thread yields the token and returns 0, a spurious wake-up,
+ * which futex(2) callers must handle (they check their condition again).
+ * A wait with a timeout yields until the word changes or the timeout has
+ * passed on the recorded clock (ETIMEDOUT), as timed lock waits do. Only
+ * one thread runs, so the word reads the same in a replay, and the clock
+ * readings are recorded inputs: a replay makes the same decisions. Wakes
+ * pass through (no thread of the program sleeps in the kernel on such a
+ * word: they return 0). Returns 1 with *ret set when it handled the call.
+ */
+int agent_rr_futex_wait(const long *a, long *ret)
+{
+	const int *w = (const int *)a[0];
+	int op = (int)a[1], cmd = op & FUTEX_CMD_MASK;
+	const struct timespec *to = (const struct timespec *)a[3];
+	struct timespec end;
+	clockid_t clk = CLOCK_MONOTONIC;
+
+	struct timespec zero = {0, 0};
+	long r;
+
+	if (!rr_serial_caller() || (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET))
+		return 0;
+	if (to && (to->tv_sec < 0 || to->tv_nsec < 0 || to->tv_nsec >= 1000000000))
+		return 0; /* EINVAL from the kernel */
+	/* The kernel checks the arguments and the word without blocking: a
+	 * zero timeout (relative for FUTEX_WAIT, an absolute time long past
+	 * for FUTEX_WAIT_BITSET) gives ETIMEDOUT when it would have waited,
+	 * EAGAIN when the word changed, EFAULT or EINVAL as the real call. */
+	r = syscall(SYS_futex, w, op, (int)a[2], &zero, NULL, (int)a[5]);
+	if (r == 0 || errno != ETIMEDOUT) {
+		*ret = r;
+		return 1;
+	}
+	if (!to) {
+		agent_serial_yield(RR_AT_YIELD);
+		*ret = 0;
+		return 1;
+	}
+	/* FUTEX_WAIT's timeout is relative (on CLOCK_MONOTONIC),
+	 * FUTEX_WAIT_BITSET's an absolute time on its clock. */
+	if (cmd == FUTEX_WAIT_BITSET) {
+		if (op & FUTEX_CLOCK_REALTIME)
+			clk = CLOCK_REALTIME;
+		end = *to;
+	} else {
+		if (clock_gettime(clk, &end) < 0)
+			return 0;
+		end.tv_sec += to->tv_sec;
+		end.tv_nsec += to->tv_nsec;
+		if (end.tv_nsec >= 1000000000) {
+			end.tv_sec++;
+			end.tv_nsec -= 1000000000;
+		}
+	}
+	for (;;) {
+		agent_serial_yield(RR_AT_YIELD);
+		if (__atomic_load_n(w, __ATOMIC_ACQUIRE) != (int)a[2]) {
+			*ret = 0;
+			return 1;
+		}
+		if (agent_serial_timed_out(clk, &end)) {
+			errno = ETIMEDOUT;
+			*ret = -1;
+			return 1;
+		}
+	}
 }
 
 /* ---- pthread_once ---- */

@@ -210,6 +210,10 @@ static int sud_slot(uintptr_t ip)
  * had before us, the default (a core dump) if nothing. */
 static void sud_foreign(int sig, siginfo_t *si, void *ctx)
 {
+	/* The kernel never blocks SIGSYS while dispatch is on: one the
+	 * program blocked is held until it unblocks it. */
+	if (agent_probe_sigsys_blocked(si, ctx))
+		return;
 	if (sud_old.sa_flags & SA_SIGINFO) {
 		if (sud_old.sa_sigaction)
 			sud_old.sa_sigaction(sig, si, ctx);
@@ -349,6 +353,22 @@ static void sud_handler(int sig, siginfo_t *si, void *ctx)
 		}
 		r = sud_raw(nr, a);
 		break;
+	case SYS_futex:
+		/* The program's own futex (libgomp's barriers and locks): a wait
+		 * is emulated as a yield in serial mode, as through syscall()
+		 * (agent_rr_block.c); this is a synchronous point of the thread,
+		 * in program code, so it may give the run token away here. Sync
+		 * mode does not order them: counted, and the replay refuses. */
+		if (prog && agent_rr_mode && !agent_self.busy) {
+			if ((agent_rr_mode & RR_MODE_SERIAL) && agent_rr_futex_wait(a, &r)) {
+				if (r == -1)
+					r = -errno;
+				break;
+			}
+			agent_rr_note_futex();
+		}
+		r = sud_raw(nr, a);
+		break;
 	default:
 		if (prog && agent_rr_mode && !agent_self.busy) {
 			errno = 0;
@@ -442,6 +462,9 @@ static void sud_setup(struct rr_area *a)
 	err = sud_enable();
 	if (err)
 		goto out_restore;
+	/* At startup, before the program can block SIGSYS through the
+	 * interposers: from now on the kernel never blocks it. */
+	agent_probe_keep_sigsys();
 	sud_on = 1;
 	if (a)
 		a->raw_state = RR_RAW_ON;

@@ -19,9 +19,12 @@
  * Sync mode also orders every open and creat in the descriptor table
  * (agent_rr_fdtab_enter, agent_rr.h), so concurrent opens replay with the
  * recorded numbers. fstat of a descriptor is recorded when the program
- * calls it (glibc's stdio makes its own inside libc, where no interposer
- * sees it, in both runs alike); opens are recorded (their result, below);
- * unlink and rename are not
+ * calls it, like stat: a replay that answered stat of a name from the
+ * recording and fstat of the same file from the kernel gave two inodes for
+ * one file (the replay made it again), and sqlite3 then takes its database
+ * for one that was moved and opens it read-only. glibc's stdio makes its
+ * fstat inside libc, where no interposer sees it, in both runs alike.
+ * Opens are recorded (their result, below); unlink and rename are not
  * (doc/record.md, "What is not captured"). Calls made by the agent itself
  * and by threads spool could not number pass through, as in agent_rr_io.c.
  */
@@ -46,6 +49,7 @@ static int fb_fstatat(int d, const char *p, struct stat *st, int fl)
 {
 	return (int)syscall(SYS_newfstatat, d, p, st, fl);
 }
+
 static int fb_stat(const char *p, struct stat *st)
 {
 	return fb_fstatat(AT_FDCWD, p, st, 0);
@@ -125,6 +129,7 @@ static int (*real_openat)(int, const char *, int, ...);
 static int (*real_xstat)(int, const char *, struct stat *);
 static int (*real_lxstat)(int, const char *, struct stat *);
 static int (*real_fxstatat)(int, int, const char *, struct stat *, int);
+static int (*real_fxstat)(int, int, struct stat *);
 
 __attribute__((constructor)) static void agent_rr_fs_resolve(void)
 {
@@ -132,6 +137,7 @@ __attribute__((constructor)) static void agent_rr_fs_resolve(void)
 	AGENT_RESOLVE(real_stat, "stat");
 	AGENT_RESOLVE(real_lstat, "lstat");
 	AGENT_RESOLVE(real_fstatat, "fstatat");
+	AGENT_RESOLVE(real_fstat, "fstat");
 	AGENT_RESOLVE(real_access, "access");
 	AGENT_RESOLVE(real_faccessat, "faccessat");
 	AGENT_RESOLVE(real_mkdir, "mkdir");
@@ -362,9 +368,11 @@ static int rr_xstat(int which, int ver, int dirfd, const char *path, struct stat
 		rc = real_xstat ? real_xstat(ver, path, st) : fb_stat(path, st);
 	else if (which == 1)
 		rc = real_lxstat ? real_lxstat(ver, path, st) : fb_lstat(path, st);
-	else
+	else if (which == 2)
 		rc = real_fxstatat ? real_fxstatat(ver, dirfd, path, st, flags)
 				   : fb_fstatat(dirfd, path, st, flags);
+	else
+		rc = real_fxstat ? real_fxstat(ver, dirfd, st) : fb_fstat(dirfd, st);
 	if (!agent_rr_mode || !t)
 		return rc;
 	return rr_stat_rec(t, rc, st);

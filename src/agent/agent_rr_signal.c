@@ -21,8 +21,8 @@
  * than pause/sigsuspend) is
  * marked in the process-wide agent_rr_sig_proc; the token holder delivers
  * it at its next switch point (within SER_PUBLISH points, when its limit is
- * recomputed), or the blocked thread does when it comes back with the
- * token. In sync mode the same holds for a thread in pthread_join: any
+ * recomputed) unless it blocks that signal, or the blocked thread does when
+ * it comes back with the token. In sync mode the same holds for a thread in pthread_join: any
  * thread takes the signal at its next recorded event. Thread-directed
  * signals (tgkill, raise, pthread_kill) wait for their thread.
  *
@@ -121,7 +121,7 @@ static void sig_wrapper(int sig, siginfo_t *si, void *uc)
 
 int agent_rr_sig_take(void)
 {
-	uint64_t m = __atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED);
+	uint64_t m = __atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED), blocked = 0;
 	int sig;
 
 	if (m) {
@@ -130,8 +130,21 @@ int agent_rr_sig_take(void)
 		return sig;
 	}
 	/* Several threads may take from the process's mask: the fetch-and
-	 * says who got the bit. */
-	while ((m = __atomic_load_n(&agent_rr_sig_proc, __ATOMIC_ACQUIRE))) {
+	 * says who got the bit. Not a signal this thread blocks (in its own
+	 * view): the kernel gave it to a thread that does not, which delivers
+	 * it when it comes back with the token (nginx's thread-pool threads
+	 * block every signal and ran its SIGQUIT handler). The mask is read
+	 * only when a process-directed signal waits: rare. */
+	m = __atomic_load_n(&agent_rr_sig_proc, __ATOMIC_ACQUIRE);
+	if (m) {
+		uint64_t kmask = 0;
+
+		if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &kmask, 8) < 0)
+			kmask = 0;
+		/* kernel bit sig - 1; agent_rr_sig_proc's bit sig */
+		blocked = (kmask | agent_probe_trap_view()) << 1;
+	}
+	while ((m = __atomic_load_n(&agent_rr_sig_proc, __ATOMIC_ACQUIRE) & ~blocked)) {
 		sig = __builtin_ctzll(m);
 		if (__atomic_fetch_and(&agent_rr_sig_proc, ~(1ull << sig), __ATOMIC_ACQ_REL) &
 		    (1ull << sig))

@@ -13,7 +13,8 @@
  * epoll_wait, epoll_pwait, epoll_pwait2, rt_sigtimedwait, pause, rt_sigsuspend,
  * clock_gettime, gettimeofday, time, getrandom, getpid, gettid, nanosleep,
  * clock_nanosleep, write, writev, sched_yield, getdents64, readlink,
- * readlinkat. A `syscall` instruction in
+ * readlinkat. In serial mode a futex wait made through syscall() is
+ * emulated as a yield (agent_rr_futex_wait). A `syscall` instruction in
  * the program's own code (inline assembly, a Go runtime) is caught by
  * syscall user dispatch (agent_rr_dispatch.c), whose SIGSYS handler uses
  * rr_direct() too.
@@ -273,6 +274,14 @@ AGENT_EXPORT long syscall(long n, ...)
 	if (AGENT_LIKELY(!agent_rr_mode) || (ra >= __ehdr_start && ra < __etext) ||
 	    agent_self.busy)
 		return rr_pass(n, a);
+	/* Serial mode: a futex wait would keep the run token in the kernel
+	 * (GLib's locks); not counted as an input call. Sync mode does not
+	 * order them: counted, and the recording is refused by the replay. */
+	if (n == SYS_futex) {
+		if ((agent_rr_mode & RR_MODE_SERIAL) && agent_rr_futex_wait(a, &r))
+			return r;
+		agent_rr_note_futex();
+	}
 	r = rr_direct(n, a, &handled);
 	if (!handled)
 		return rr_pass(n, a);

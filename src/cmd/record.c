@@ -225,6 +225,7 @@ static void record_direct(struct rr_info *info, const struct rr_area *a)
 	size_t n = 0;
 
 	info->direct = a->direct;
+	info->own_futex = a->own_futex;
 	info->direct_calls[0] = 0;
 	for (int i = 0; i < 8 && a->direct_nr[i]; i++) {
 		int k = snprintf(info->direct_calls + n, sizeof(info->direct_calls) - n, "%s%s",
@@ -449,6 +450,12 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		log_warn("the program made %llu input system call%s through syscall() (%s): "
 			 "recorded like the named calls (doc/record.md)",
 			 (unsigned long long)i->direct, i->direct == 1 ? "" : "s", i->direct_calls);
+	if (i->own_futex)
+		log_warn("the program made %llu futex call%s of its own (through syscall() or "
+			 "its own syscall instruction: GLib's, libgomp's, Rust's or abseil's "
+			 "locks): sync mode does not order them, and spool replay refuses this "
+			 "recording; serial mode records them",
+			 (unsigned long long)i->own_futex, i->own_futex == 1 ? "" : "s");
 	if (i->raw && !ctx->raw_unrec[0])
 		log_warn("the program made %llu system call%s with its own syscall instruction "
 			 "(%s): recorded like the named calls",

@@ -260,34 +260,67 @@ static int replay_check_binary(const char *path, const struct rr_info *info)
 	return 0;
 }
 
-/* The signal the recorded run ended by, or 0. */
-static int replay_rec_signal(const char *dir)
+/* How the recorded run ended, from its summary: *status as a shell reports
+ * it (the exit status, or 128 + the signal), *sig the signal that killed it
+ * or 0. -ENOENT when the trace has no summary (or one without them). */
+static int replay_recorded_end(const char *dir, int *status, int *sig)
 {
 	struct trace_reader *r;
-	char *data = NULL, *p;
+	char *data = NULL, *p, *q;
 	size_t len;
-	int sig = 0;
+	int rc = -ENOENT;
 
 	if (trace_reader_open(&r, dir, NULL) < 0)
-		return 0;
+		return -ENOENT;
+	/* The summary is a NUL-terminated text (trace_reader_file), from a
+	 * trace that may come from anyone: atoi of a field is bounded. */
 	if (trace_reader_file(r, "summary", &data, &len) == 0 &&
-	    (p = strstr(data, "term_signal=")))
-		sig = atoi(p + strlen("term_signal="));
+	    (p = strstr(data, "\nterm_signal=")) && (q = strstr(data, "\nexit_status="))) {
+		*sig = atoi(p + strlen("\nterm_signal="));
+		*status = atoi(q + strlen("\nexit_status="));
+		rc = (*sig >= 0 && *sig < 65 && *status >= 0 && *status < 256) ? 0 : -EINVAL;
+	}
 	free(data);
 	trace_reader_close(r);
-	return sig;
+	return rc;
 }
 
 /* Whether the recorded run ended by a signal from outside (killed), so its
  * recording stops in the middle: the replay then stops there too. */
-static uint32_t replay_truncated(const char *dir)
+static uint32_t replay_truncated(int rec_sig)
 {
-	int sig = replay_rec_signal(dir);
-
-	if (!sig || sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
-	    sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS)
+	if (!rec_sig || rec_sig == SIGSEGV || rec_sig == SIGBUS || rec_sig == SIGFPE ||
+	    rec_sig == SIGILL || rec_sig == SIGABRT || rec_sig == SIGTRAP || rec_sig == SIGSYS)
 		return 0;
 	return RR_O_TRUNCATED;
+}
+
+/* A replay that ran to its end without another divergence must also end as
+ * the recorded run did: killed by the same signal, or exiting with the same
+ * status. A crash only the replay has (a pointer from the recording that
+ * means nothing in the replay), or a recorded crash the replay does not
+ * reach, is a divergence, said loudly instead of a normal "replayed" line.
+ * Returns 0 when they match. */
+static int replay_check_end(int rec_status, int rec_sig, const struct session_result *res)
+{
+	char rec[96];
+
+	if (res->term_signal == rec_sig && (rec_sig || res->exit_status == rec_status))
+		return 0;
+	if (rec_sig)
+		snprintf(rec, sizeof(rec), "was killed by signal %d (%s)", rec_sig,
+			 strsignal(rec_sig));
+	else
+		snprintf(rec, sizeof(rec), "exited with status %d", rec_status);
+	if (res->term_signal)
+		log_err("replay diverged: the program was killed by signal %d (%s)%s; the "
+			"recorded run %s",
+			res->term_signal, strsignal(res->term_signal),
+			res->core_dumped ? " (core dumped)" : "", rec);
+	else
+		log_err("replay diverged: the program exited with status %d; the recorded run %s",
+			res->exit_status, rec);
+	return -1;
 }
 
 /*
@@ -579,6 +612,7 @@ int cmd_replay(int argc, char **argv)
 	};
 	struct replay_ctx ctx = {.stuck_ms = 5000};
 	struct session_result res;
+	int have_end, rec_status = 0, rec_sig = 0;
 	struct rr_info *info = NULL;
 	struct rr_log *log = NULL;
 	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], run_abs[PATH_MAX], out_dir[PATH_MAX];
@@ -737,6 +771,19 @@ int cmd_replay(int argc, char **argv)
 			dir, info->flags & RR_F_FORKED ? "forked" : "called exec");
 		goto out;
 	}
+	/* A sync replay does not order them: it could differ from the
+	 * recording without noticing (GLib's GAsyncQueue handed its items
+	 * over in another order), and a replay that is wrong without saying
+	 * so is worse than none. */
+	if (!strcmp(info->mode, "sync") && info->own_futex) {
+		log_err("%s: refusing to replay a sync recording of a program that synchronizes "
+			"through its own futexes (%llu futex call%s: GLib's, libgomp's, Rust's or "
+			"abseil's locks), which sync mode does not order: its replay could "
+			"differ without a divergence report; record it in serial mode (the "
+			"default), which replays them",
+			dir, (unsigned long long)info->own_futex, info->own_futex == 1 ? "" : "s");
+		goto out;
+	}
 	if (info->flags & RR_F_LOST || info->lost) {
 		log_err("%s: the recording is incomplete (%s): cannot replay it", dir,
 			info->report[0] ? info->report : "events were lost");
@@ -780,8 +827,9 @@ int cmd_replay(int argc, char **argv)
 	/* Where the recorded program had the region's descriptor; a recording
 	 * older than that note had it where spool got it, and so does its replay. */
 	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
-	ctx.opts = replay_truncated(dir) | (info->lock_events ? RR_O_LOCK_EVENTS : 0) |
-		   (info->compress ? RR_O_PACKED : 0) |
+	have_end = replay_recorded_end(dir, &rec_status, &rec_sig) == 0;
+	ctx.opts = (have_end ? replay_truncated(rec_sig) : 0) |
+		   (info->lock_events ? RR_O_LOCK_EVENTS : 0) | (info->compress ? RR_O_PACKED : 0) |
 		   (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
 		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0);
@@ -946,14 +994,6 @@ int cmd_replay(int argc, char **argv)
 		log_info("gdb ended before thread %u replayed its %u recorded events (it "
 			 "replayed %u)",
 			 ctx.short_thread, ctx.short_n, ctx.short_done);
-	} else if (res.term_signal && res.term_signal != replay_rec_signal(dir)) {
-		/* a crash the recording did not have is a divergence */
-		log_err("replay diverged: the program was killed by signal %d (%s), the recorded "
-			"run was not",
-			res.term_signal, strsignal(res.term_signal));
-		replay_say_layout(info, &res, ctx.layout, 1);
-		ret = REPLAY_EXIT_DIVERGED;
-		goto out;
 	} else if (ctx.short_thread != UINT32_MAX && !res.term_signal) {
 		log_err("replay diverged: the program ended before thread %u replayed its %u "
 			"recorded events (it replayed %u)",
@@ -965,6 +1005,16 @@ int cmd_replay(int argc, char **argv)
 		log_err("replay diverged: the program ended at switch %llu of the run token; the "
 			"recording has %llu",
 			(unsigned long long)ctx.tturn, (unsigned long long)(ctx.nsw - 1));
+		ret = REPLAY_EXIT_DIVERGED;
+		goto out;
+	}
+	/* Not under gdb (its user may kill or run the program as they like),
+	 * nor along another path (--path: a path edited to lose no update
+	 * ends otherwise on purpose), nor after a recording cut short by a
+	 * kill (RR_O_TRUNCATED: the replay stops at its end, RR_F_END above). */
+	if (have_end && !use_gdb && !path_file && !(ctx.opts & RR_O_TRUNCATED) &&
+	    replay_check_end(rec_status, rec_sig, &res) < 0) {
+		replay_say_layout(info, &res, ctx.layout, 1);
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}

@@ -276,7 +276,7 @@ enum {
 	RR_CALL_GETSOCKNAME = 25,     /* same */
 	RR_CALL_KILL = 26,	      /* kill, sigqueue, tgkill, pthread_kill, pthread_sigqueue, raise:
 					 fd = the signal, the result only */
-	RR_CALL_STAT = 27,	      /* stat, lstat, fstatat (64): data = struct stat */
+	RR_CALL_STAT = 27,	      /* stat, lstat, fstatat, fstat (64): data = struct stat */
 	RR_CALL_ACCESS = 28,	      /* access, faccessat: the result only */
 	RR_CALL_MKDIR = 29,	      /* mkdir, mkdirat: the result only (made in a replay too) */
 	RR_CALL_OPEN_EXCL = 30,	      /* open, openat with O_CREAT|O_EXCL: the result only */
@@ -415,6 +415,11 @@ struct rr_area {
 	 * (RR_LAYOUT_*, agent, record and replay alike): a replay whose
 	 * addresses are not the recording's is said (doc/record.md). */
 	uint64_t layout[4];
+	/* record, sync mode: futex calls the program made itself, through
+	 * syscall() or its own syscall instruction (GLib's, libgomp's, Rust's
+	 * locks), which sync mode does not order (serial mode emulates their
+	 * waits, agent_rr_block.c) */
+	uint64_t own_futex;
 };
 /* rr_area.layout[] */
 enum {

@@ -120,6 +120,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 	if (info->direct)
 		fprintf(f, "direct_syscalls=%" PRIu64 "\ndirect_calls=%s\n", info->direct,
 			info->direct_calls);
+	if (info->own_futex)
+		fprintf(f, "own_futex=%" PRIu64 "\n", info->own_futex);
 	if (info->raw_state)
 		fprintf(f, "raw_dispatch=%s\n",
 			info->raw_state == RR_RAW_ON ? "on" : strerror(info->raw_err));
@@ -214,6 +216,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			info->direct = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "direct_calls"))
 			snprintf(info->direct_calls, sizeof(info->direct_calls), "%s", eq);
+		else if (!strcmp(line, "own_futex"))
+			info->own_futex = strtoull(eq, NULL, 10);
 		else if (!strcmp(line, "raw_dispatch"))
 			info->raw_state = strcmp(eq, "on") ? RR_RAW_FAILED : RR_RAW_ON;
 		else if (!strcmp(line, "raw_syscalls"))

@@ -36,6 +36,7 @@ struct rr_info {
 	uint64_t switches; /* serial: switches of the run token */
 	uint64_t direct;   /* input calls made through syscall() (recorded) */
 	char direct_calls[160]; /* their names, comma-separated */
+	uint64_t own_futex; /* sync: the program's own futex calls (not ordered) */
 	/* system calls of the program's own syscall instructions, seen by
 	 * syscall user dispatch; raw_state: RR_RAW_* (rr_area.h) */
 	uint64_t raw;
