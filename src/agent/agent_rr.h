@@ -106,6 +106,11 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg);
 
+/* Replay (agent_rr_sock.c): make descriptor fd exist as the stand-in of a
+ * socket of type (SOCK_NONBLOCK, SOCK_CLOEXEC kept): an AF_UNIX socket that
+ * is never bound or connected. A number in use is left alone. */
+void agent_rr_sock_standin(int fd, int type);
+
 /* Writes (agent_rr_block.c): an interposer of write/writev calls these
  * with the real function. Records the result (replay: returns it and
  * writes for real only where doc/record.md says); serial record gives the

@@ -1,27 +1,42 @@
 // SPDX-License-Identifier: MIT
 /*
- * agent_rr_sock.c - record and replay the addresses of a socket:
- * getpeername and getsockname. The peer of an accepted connection is an
- * input like the bytes it sends (a server logs it, keys a table on it,
- * refuses it); in a replay the accepted descriptor is a stand-in socket
- * with no peer (agent_rr_io.c), so the real call would fail where the
- * recorded one succeeded (memcached then prints "getpeername: Transport
- * endpoint is not connected"). Recorded as RR_CALL_GETPEERNAME and
- * RR_CALL_GETSOCKNAME inputs: data = the bytes of the address the call
- * wrote, arg = the length it reported (which may exceed the buffer).
+ * agent_rr_sock.c - record and replay of the socket calls whose results the
+ * program sees (doc/record.md, "Sockets"): socket, socketpair, connect,
+ * bind, listen, shutdown, setsockopt, getsockopt, getpeername and
+ * getsockname. The reads on a socket (recv*, accept) are in agent_rr_io.c,
+ * the sends in agent_rr_block.c.
+ *
+ * A replay touches no network: none of these calls reaches the kernel.
+ * socket() and socketpair() return the recorded descriptor numbers, made to
+ * exist as stand-ins (unbound, unconnected AF_UNIX sockets of the recorded
+ * type, with the recorded SOCK_NONBLOCK and SOCK_CLOEXEC), so that what the
+ * program does to the descriptor outside the recorded calls (epoll_ctl,
+ * fcntl, ioctl FIONBIO, close, dup) still works; its reads, writes, polls
+ * and accepts are replayed from the log and never touch the stand-in. The
+ * others return the recorded result and errno (a non-blocking connect's
+ * EINPROGRESS, then the SO_ERROR its getsockopt read), and getsockopt,
+ * getsockname and getpeername give back the recorded bytes and length: a
+ * server that bound port 0 prints the recorded port.
+ *
+ * The address of an accepted connection is an input too (memcached logs
+ * it): in a replay the accepted descriptor is a stand-in with no peer, so
+ * the real getpeername would fail where the recorded one succeeded.
  *
  * Same rules as agent_rr_io.c: one predictable branch when neither
- * recording nor replaying; the fallbacks make the raw system call until
- * the constructor has resolved the real functions.
+ * recording nor replaying; calls made by the agent itself (busy) and by
+ * threads spool could not number pass through; the fallbacks make the raw
+ * system call until the constructor has resolved the real functions.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "agent.h"
 #include "agent_rr.h"
+#include "agent_serial.h"
 
 static int fb_getpeername(int fd, struct sockaddr *a, socklen_t *l)
 {
@@ -33,8 +48,40 @@ static int fb_getsockname(int fd, struct sockaddr *a, socklen_t *l)
 	return (int)syscall(SYS_getsockname, fd, a, l);
 }
 
+static int fb_socket(int d, int t, int p) { return (int)syscall(SYS_socket, d, t, p); }
+static int fb_socketpair(int d, int t, int p, int sv[2])
+{
+	return (int)syscall(SYS_socketpair, d, t, p, sv);
+}
+static int fb_connect(int fd, const struct sockaddr *a, socklen_t l)
+{
+	return (int)syscall(SYS_connect, fd, a, l);
+}
+static int fb_bind(int fd, const struct sockaddr *a, socklen_t l)
+{
+	return (int)syscall(SYS_bind, fd, a, l);
+}
+static int fb_listen(int fd, int n) { return (int)syscall(SYS_listen, fd, n); }
+static int fb_shutdown(int fd, int how) { return (int)syscall(SYS_shutdown, fd, how); }
+static int fb_getsockopt(int fd, int lv, int nm, void *v, socklen_t *l)
+{
+	return (int)syscall(SYS_getsockopt, fd, lv, nm, v, l);
+}
+static int fb_setsockopt(int fd, int lv, int nm, const void *v, socklen_t l)
+{
+	return (int)syscall(SYS_setsockopt, fd, lv, nm, v, l);
+}
+
 static int (*real_getpeername)(int, struct sockaddr *, socklen_t *) = fb_getpeername;
 static int (*real_getsockname)(int, struct sockaddr *, socklen_t *) = fb_getsockname;
+static int (*real_socket)(int, int, int) = fb_socket;
+static int (*real_socketpair)(int, int, int, int[2]) = fb_socketpair;
+static int (*real_connect)(int, const struct sockaddr *, socklen_t) = fb_connect;
+static int (*real_bind)(int, const struct sockaddr *, socklen_t) = fb_bind;
+static int (*real_listen)(int, int) = fb_listen;
+static int (*real_shutdown)(int, int) = fb_shutdown;
+static int (*real_getsockopt)(int, int, int, void *, socklen_t *) = fb_getsockopt;
+static int (*real_setsockopt)(int, int, int, const void *, socklen_t) = fb_setsockopt;
 
 __attribute__((constructor)) static void agent_rr_sock_resolve(void)
 {
@@ -43,25 +90,208 @@ __attribute__((constructor)) static void agent_rr_sock_resolve(void)
 	agent_self.busy++;
 	AGENT_RESOLVE(real_getpeername, "getpeername");
 	AGENT_RESOLVE(real_getsockname, "getsockname");
+	AGENT_RESOLVE(real_socket, "socket");
+	AGENT_RESOLVE(real_socketpair, "socketpair");
+	AGENT_RESOLVE(real_connect, "connect");
+	AGENT_RESOLVE(real_bind, "bind");
+	AGENT_RESOLVE(real_listen, "listen");
+	AGENT_RESOLVE(real_shutdown, "shutdown");
+	AGENT_RESOLVE(real_getsockopt, "getsockopt");
+	AGENT_RESOLVE(real_setsockopt, "setsockopt");
 	agent_self.busy--;
 	errno = saved;
 }
 
-static int rr_sockaddr(unsigned call, int fd, struct sockaddr *a, socklen_t *l,
-		       int (*real)(int, struct sockaddr *, socklen_t *))
+#define RR_SOCK_OFF(t) (AGENT_LIKELY(!agent_rr_mode) || !((t) = agent_rr_io_enter()))
+#define RR_REPLAYING() (agent_rr_mode & RR_MODE_REPLAY)
+
+/* ---- stand-ins ---- */
+
+/*
+ * Replay: make descriptor FD exist as a stand-in for a socket of TYPE (its
+ * SOCK_NONBLOCK and SOCK_CLOEXEC kept). An AF_UNIX socket that is never
+ * bound or connected: epoll accepts it (it refuses /dev/null), fstat says
+ * socket (so replayed writes to it send nothing, agent_rr_block.c), and no
+ * packet can leave it. A number the replay already uses is left alone (the
+ * descriptor numbering differs: the replay will diverge and say so). Raw
+ * system calls: the agent's own, never seen by the interposers.
+ */
+void agent_rr_sock_standin(int fd, int type)
 {
-	struct agent_thread *t;
-	struct agent_rr_seg s;
-	uint64_t full = 0;
-	socklen_t cap;
+	int n, kind = type & 0xf, flags = type & (SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int e = errno;
+
+	if (fd < 0 || syscall(SYS_fcntl, fd, F_GETFD) >= 0)
+		goto out;
+	if (kind != SOCK_STREAM && kind != SOCK_SEQPACKET)
+		kind = SOCK_DGRAM;
+	n = (int)syscall(SYS_socket, AF_UNIX, kind | flags, 0);
+	if (n < 0)
+		n = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null",
+				 O_RDWR | (flags & SOCK_CLOEXEC ? O_CLOEXEC : 0));
+	if (n < 0 || n == fd)
+		goto out;
+	syscall(SYS_dup3, n, fd, flags & SOCK_CLOEXEC ? O_CLOEXEC : 0);
+	syscall(SYS_close, n);
+out:
+	errno = e;
+}
+
+/* ---- calls that return a result only ---- */
+
+/* Record the result of a call on fd (arg: call-specific). */
+static int rr_res_rec(struct agent_thread *t, unsigned call, int fd, int r, uint64_t arg)
+{
+	int e = errno;
+
+	agent_rr_rec_input(t, call, fd, r, r < 0 ? e : 0, arg, NULL, 0);
+	errno = e;
+	return r;
+}
+
+static int rr_res_rep(struct agent_thread *t, unsigned call, int fd)
+{
+	return (int)agent_rr_rep_input(t, call, fd, NULL, 0, NULL);
+}
+
+/* Serial record: a call that may wait in the kernel (a blocking connect)
+ * gives the run token up around it, as agent_rr_io.c's reads do. */
+static int rr_block_connect(int fd, const struct sockaddr *a, socklen_t l)
+{
 	int r, e;
 
-	if (AGENT_LIKELY(!agent_rr_mode) || !l || !(t = agent_rr_io_enter()))
-		return real(fd, a, l);
-	cap = a ? *l : 0;
-	s.p = a;
+	if (!(agent_rr_mode & RR_MODE_SERIAL))
+		return real_connect(fd, a, l);
+	agent_serial_block_begin(RR_AT_INPUT);
+	r = real_connect(fd, a, l);
+	e = errno;
+	agent_serial_block_end();
+	errno = e;
+	return r;
+}
+
+/* fd = the domain; arg = the type and the protocol. */
+AGENT_EXPORT int socket(int domain, int type, int proto)
+{
+	struct agent_thread *t;
+	uint64_t arg = (uint32_t)type | (uint64_t)(uint32_t)proto << 32;
+	int r, e;
+
+	if (RR_SOCK_OFF(t))
+		return real_socket(domain, type, proto);
+	if (RR_REPLAYING()) {
+		r = rr_res_rep(t, RR_CALL_SOCKET, domain);
+		e = errno;
+		agent_rr_sock_standin(r, type);
+		errno = e;
+		return r;
+	}
+	return rr_res_rec(t, RR_CALL_SOCKET, domain, real_socket(domain, type, proto), arg);
+}
+
+/* fd = the domain; data = the two descriptors. */
+AGENT_EXPORT int socketpair(int domain, int type, int proto, int sv[2])
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s = {sv, 2 * sizeof(int)};
+	int r, e;
+
+	if (RR_SOCK_OFF(t) || !sv)
+		return real_socketpair(domain, type, proto, sv);
+	if (RR_REPLAYING()) {
+		r = (int)agent_rr_rep_input(t, RR_CALL_SOCKETPAIR, domain, &s, 1, NULL);
+		e = errno;
+		if (r == 0) {
+			agent_rr_sock_standin(sv[0], type);
+			agent_rr_sock_standin(sv[1], type);
+		}
+		errno = e;
+		return r;
+	}
+	r = real_socketpair(domain, type, proto, sv);
+	e = errno;
+	if (r < 0)
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_SOCKETPAIR, domain, r, r < 0 ? e : 0, (uint32_t)type, &s, 1);
+	errno = e;
+	return r;
+}
+
+AGENT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t l)
+{
+	struct agent_thread *t;
+
+	if (RR_SOCK_OFF(t))
+		return real_connect(fd, a, l);
+	if (RR_REPLAYING())
+		return rr_res_rep(t, RR_CALL_CONNECT, fd);
+	return rr_res_rec(t, RR_CALL_CONNECT, fd, rr_block_connect(fd, a, l), 0);
+}
+
+AGENT_EXPORT int bind(int fd, const struct sockaddr *a, socklen_t l)
+{
+	struct agent_thread *t;
+
+	if (RR_SOCK_OFF(t))
+		return real_bind(fd, a, l);
+	if (RR_REPLAYING())
+		return rr_res_rep(t, RR_CALL_BIND, fd);
+	return rr_res_rec(t, RR_CALL_BIND, fd, real_bind(fd, a, l), 0);
+}
+
+AGENT_EXPORT int listen(int fd, int n)
+{
+	struct agent_thread *t;
+
+	if (RR_SOCK_OFF(t))
+		return real_listen(fd, n);
+	if (RR_REPLAYING())
+		return rr_res_rep(t, RR_CALL_LISTEN, fd);
+	return rr_res_rec(t, RR_CALL_LISTEN, fd, real_listen(fd, n), 0);
+}
+
+AGENT_EXPORT int shutdown(int fd, int how)
+{
+	struct agent_thread *t;
+
+	if (RR_SOCK_OFF(t))
+		return real_shutdown(fd, how);
+	if (RR_REPLAYING())
+		return rr_res_rep(t, RR_CALL_SHUTDOWN, fd);
+	return rr_res_rec(t, RR_CALL_SHUTDOWN, fd, real_shutdown(fd, how), (uint32_t)how);
+}
+
+/* arg = the level and the option. */
+AGENT_EXPORT int setsockopt(int fd, int level, int name, const void *v, socklen_t l)
+{
+	struct agent_thread *t;
+
+	if (RR_SOCK_OFF(t))
+		return real_setsockopt(fd, level, name, v, l);
+	if (RR_REPLAYING())
+		return rr_res_rep(t, RR_CALL_SETSOCKOPT, fd);
+	return rr_res_rec(t, RR_CALL_SETSOCKOPT, fd, real_setsockopt(fd, level, name, v, l),
+			  (uint64_t)(uint32_t)level << 32 | (uint32_t)name);
+}
+
+/* ---- calls that fill a buffer and its length ---- */
+
+/*
+ * getpeername, getsockname, getsockopt: data = the bytes the call wrote
+ * (no more than the buffer holds), arg = the length it reported (which may
+ * exceed the buffer for an address).
+ */
+static int rr_buflen(struct agent_thread *t, unsigned call, int fd, void *buf, socklen_t *l,
+		     int r)
+{
+	struct agent_rr_seg s;
+	uint64_t full = 0;
+	socklen_t cap = buf ? *l : 0;
+	int e = errno;
+
+	s.p = buf;
 	s.n = cap;
-	if (agent_rr_mode & RR_MODE_REPLAY) {
+	if (RR_REPLAYING()) {
 		r = (int)agent_rr_rep_input(t, call, fd, &s, 1, &full);
 		e = errno;
 		if (r == 0)
@@ -69,8 +299,6 @@ static int rr_sockaddr(unsigned call, int fd, struct sockaddr *a, socklen_t *l,
 		errno = e;
 		return r;
 	}
-	r = real(fd, a, l);
-	e = errno;
 	if (r == 0) {
 		full = *l;
 		s.n = full < cap ? full : cap;
@@ -84,10 +312,31 @@ static int rr_sockaddr(unsigned call, int fd, struct sockaddr *a, socklen_t *l,
 
 AGENT_EXPORT int getpeername(int fd, struct sockaddr *a, socklen_t *l)
 {
-	return rr_sockaddr(RR_CALL_GETPEERNAME, fd, a, l, real_getpeername);
+	struct agent_thread *t;
+
+	if (RR_SOCK_OFF(t) || !l)
+		return real_getpeername(fd, a, l);
+	return rr_buflen(t, RR_CALL_GETPEERNAME, fd, a, l,
+			 RR_REPLAYING() ? 0 : real_getpeername(fd, a, l));
 }
 
 AGENT_EXPORT int getsockname(int fd, struct sockaddr *a, socklen_t *l)
 {
-	return rr_sockaddr(RR_CALL_GETSOCKNAME, fd, a, l, real_getsockname);
+	struct agent_thread *t;
+
+	if (RR_SOCK_OFF(t) || !l)
+		return real_getsockname(fd, a, l);
+	return rr_buflen(t, RR_CALL_GETSOCKNAME, fd, a, l,
+			 RR_REPLAYING() ? 0 : real_getsockname(fd, a, l));
+}
+
+/* The SO_ERROR of a non-blocking connect, SO_TYPE, SO_RCVBUF: all inputs. */
+AGENT_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *l)
+{
+	struct agent_thread *t;
+
+	if (RR_SOCK_OFF(t) || !l)
+		return real_getsockopt(fd, level, name, v, l);
+	return rr_buflen(t, RR_CALL_GETSOCKOPT, fd, v, l,
+			 RR_REPLAYING() ? 0 : real_getsockopt(fd, level, name, v, l));
 }

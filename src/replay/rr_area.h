@@ -214,6 +214,22 @@ enum {
 	RR_CALL_ACCESS = 28,	      /* access, faccessat: the result only */
 	RR_CALL_MKDIR = 29,	      /* mkdir, mkdirat: the result only (made in a replay too) */
 	RR_CALL_OPEN_EXCL = 30,	      /* open, openat with O_CREAT|O_EXCL: the result only */
+	/* Sockets (agent_rr_sock.c, agent_rr_netdb.c): a replay reaches no network. */
+	RR_CALL_SOCKET = 31,	  /* fd = the domain, arg = type | protocol << 32: the result */
+	RR_CALL_SOCKETPAIR = 32,  /* fd = the domain, arg = type: data = the two descriptors */
+	RR_CALL_CONNECT = 33,	  /* the result only */
+	RR_CALL_BIND = 34,	  /* the result only */
+	RR_CALL_LISTEN = 35,	  /* the result only */
+	RR_CALL_SHUTDOWN = 36,	  /* arg = how: the result only */
+	RR_CALL_SETSOCKOPT = 37,  /* arg = level << 32 | option: the result only */
+	RR_CALL_GETSOCKOPT = 38,  /* data = the value, arg = its length */
+	RR_CALL_RECV_ADDR = 39,	  /* after a recvfrom: data = the address, arg = its length */
+	RR_CALL_RECVMSG_META = 40, /* after a recvmsg: data = msg_name (its whole buffer)
+				    * and the control bytes; arg = namelen | controllen << 32;
+				    * result = msg_flags */
+	RR_CALL_GETADDRINFO = 41, /* result = the EAI code; data = the list; arg = its entries */
+	RR_CALL_GETNAMEINFO = 42, /* result = the EAI code; data = host and service, arg = their
+				   * lengths (host | service << 32, NULs included) */
 	RR_CALL_MAX
 };
 
