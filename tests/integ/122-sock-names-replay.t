@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 122-sock-names-replay.t - name resolution and the addresses that come
+# with data (rr_sockself names): getaddrinfo of "localhost" (glibc reads
+# /etc/hosts, asks the kernel over netlink) and of a name that does not
+# exist (glibc asks DNS), getnameinfo, a UDP datagram with its sender's
+# address (recvfrom), a descriptor passed over a socketpair (recvmsg with
+# SCM_RIGHTS, the descriptor made to exist in the replay). Recorded in
+# serial and in sync mode, 3 replays each with the recorded output; under
+# strace the recording opens /etc/hosts and the replay does not, nor any
+# network socket: the names come from the recording (doc/record.md).
+. "$(dirname "$0")/lib.sh"
+
+plan 9
+
+for mode in serial sync; do
+	spool_run record --mode "$mode" -o "$mode.trace" -- "$PROGS/rr_sockself" names
+	cp run.out "rec.$mode.out"
+	is_rc 0 "$mode: the recorded program ends well"
+	like "$OUT" 'localhost is .*' "$mode: it resolved localhost" || diag "$OUT"
+	replays_same 3 0 "rec.$mode.out" -o rp.trace "$mode.trace"
+	is "$SAME" 3 "$mode: 3 replays of 3 print the recorded names, addresses and descriptor"
+done
+
+"$SPOOL" replay --dump-schedule serial.trace >sched.txt 2>/dev/null
+calls=$(awk '$1 == "input" { for (i = 1; i < NF; i++) if ($i == "call") print $(i + 1) }' sched.txt |
+	sort -un | tr '\n' ' ')
+like " $calls" ' 32 .* 39 40 41 42 ' \
+	"the recording has socketpair, the recvfrom address, the recvmsg control data, getaddrinfo, getnameinfo"
+
+if command -v strace >/dev/null; then
+	timeout -k 10 "$T_TIMEOUT" strace -f -qq -e trace=network,openat -o rec.st \
+		"$SPOOL" record -o st.trace -- "$PROGS/rr_sockself" names >/dev/null 2>&1
+	timeout -k 10 "$T_TIMEOUT" strace -f -qq -e trace=network,openat -o rep.st \
+		"$SPOOL" replay -o rp.trace st.trace >st.out 2>st.err
+	RC=$?
+	like "$(cat rec.st)" '/etc/hosts' "the recording's getaddrinfo read /etc/hosts (strace)"
+	is "$RC:$(grep -E '/etc/hosts|AF_INET|AF_INET6|AF_NETLINK' rep.st)" "0:" \
+		"the replay ends well without reading /etc/hosts or making a network socket"
+else
+	skip 2 "strace is not installed"
+fi
+done_testing
