@@ -11,30 +11,42 @@
  * interposed functions, an NSS module's locks or reads, is not recorded,
  * since a replay does not make those calls) and, in serial mode, with the
  * run token given up (a DNS query can wait for seconds); then its result
- * is written as one input. A replay does not call glibc at all: it builds
- * the recorded list with malloc, laid out as glibc lays it out (each entry
- * one block with its address behind it, the canonical name a block of its
+ * is written as one input. A replay gives the recorded list back; it makes
+ * no DNS query and opens no socket. When the recorded lookup needed no
+ * network (no name, a numeric address, or a name /etc/hosts has), the
+ * replay still runs glibc's getaddrinfo, busy, and returns glibc's own list
+ * when it is the recorded one: the program's allocator then sees the
+ * mallocs it saw while recording (jemalloc reads the clock every so many
+ * allocations, so a replay that allocates less reads the clock at other
+ * points and diverges: redis-cli does). Otherwise the replay builds the
+ * recorded list with malloc, laid out as glibc lays it out (each entry one
+ * block with its address behind it, the canonical name a block of its
  * own), so the program's freeaddrinfo frees it.
  *
  * getaddrinfo's data: per entry a struct rr_gai_ent, the address (addrlen
  * bytes), the canonical name with its NUL (canonlen bytes), padded to 8
- * bytes; arg = entries | bytes << 32. A list longer than RR_GAI_MAX bytes
+ * bytes; arg = entries | RR_GAI_LOCAL | bytes << 32. A list longer than RR_GAI_MAX bytes
  * is cut (the recorded run's list too, so the program sees the same one).
  * getnameinfo's data: the host, then the service, each with its NUL; arg =
  * their lengths (host | service << 32).
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "agent_rr.h"
 #include "agent_serial.h"
 
 #define RR_GAI_MAX 4096
+#define RR_GAI_LOCAL (1u << 31) /* the lookup needed no network (arg) */
+#define RR_HOSTS_MAX 8192	/* the bytes of /etc/hosts searched */
 #define RR_GNI_MAX 2048
 
 struct rr_gai_ent {
@@ -190,34 +202,135 @@ bad:
 	return -1;
 }
 
+static char rr_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+/* Record: does /etc/hosts name NODE (its first RR_HOSTS_MAX bytes)? Raw
+ * system calls: the agent's own reads are never recorded. */
+static int rr_in_hosts(const char *node)
+{
+	char buf[RR_HOSTS_MAX];
+	size_t nlen = strnlen(node, 256), i = 0, n;
+	long got;
+	int fd, col = 0;
+
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/etc/hosts", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	got = syscall(SYS_read, fd, buf, sizeof(buf));
+	syscall(SYS_close, fd);
+	n = got > 0 ? (size_t)got : 0;
+	while (i < n) { /* col: 0 the address, 1 and on the names; -1 a comment */
+		size_t k = 0;
+
+		if (buf[i] == '\n') {
+			col = 0;
+			i++;
+			continue;
+		}
+		if (buf[i] == ' ' || buf[i] == '\t' || col < 0) {
+			i++;
+			continue;
+		}
+		if (buf[i] == '#') {
+			col = -1;
+			continue;
+		}
+		while (i + k < n && buf[i + k] != ' ' && buf[i + k] != '\t' && buf[i + k] != '\n' &&
+		       buf[i + k] != '#')
+			k++;
+		if (col++ > 0 && k == nlen) {
+			size_t j = 0;
+
+			while (j < k && rr_lower(buf[i + j]) == rr_lower(node[j]))
+				j++;
+			if (j == k)
+				return 1;
+		}
+		i += k;
+	}
+	return 0;
+}
+
+/* Record: the lookup needed no network: no name, a numeric address (digits
+ * and dots, or an IPv6 literal with its colons), or a name in /etc/hosts
+ * (which nsswitch.conf asks first on Debian). */
+static int rr_gai_local(const char *node, const struct addrinfo *hints)
+{
+	const char *p;
+
+	if (!node || (hints && (hints->ai_flags & AI_NUMERICHOST)))
+		return 1;
+	for (p = node; *p && ((*p >= '0' && *p <= '9') || *p == '.'); p++)
+		;
+	if (!*p)
+		return 1;
+	for (p = node; *p && *p != ':'; p++)
+		;
+	if (*p)
+		return 1;
+	return rr_in_hosts(node);
+}
+
+/* Replay: the recorded list; glibc's own when the recorded lookup was
+ * local and glibc gives the same list now (see the top of the file). */
+static int rr_gai_replay(struct agent_thread *t, const char *node, const char *serv,
+			 const struct addrinfo *hints, struct addrinfo **res)
+{
+	unsigned char buf[RR_GAI_MAX], now[RR_GAI_MAX];
+	struct agent_rr_seg s = {buf, sizeof(buf)};
+	struct addrinfo *mine = NULL;
+	uint64_t arg = 0;
+	uint32_t count;
+	size_t len;
+	int r, e, rn;
+
+	r = (int)agent_rr_rep_input(t, RR_CALL_GETADDRINFO, -1, &s, 1, &arg);
+	e = errno;
+	len = (size_t)(arg >> 32) < sizeof(buf) ? (size_t)(arg >> 32) : sizeof(buf);
+	*res = NULL;
+	if ((uint32_t)arg & RR_GAI_LOCAL) {
+		t->busy++;
+		rn = RR_REAL(real_getaddrinfo, "getaddrinfo")(node, serv, hints, &mine);
+		if (rn == 0 && (r != 0 || rr_gai_pack(mine, now, &count) != len ||
+				memcmp(now, buf, len))) {
+			RR_REAL(real_freeaddrinfo, "freeaddrinfo")(mine);
+			mine = NULL;
+		}
+		t->busy--;
+		if (rn == r && (r != 0 || mine)) {
+			*res = mine;
+			errno = e;
+			return r;
+		}
+	}
+	t->busy++; /* the allocator's own locks are not the program's */
+	if (r == 0 && rr_gai_unpack(buf, len, (uint32_t)arg & ~RR_GAI_LOCAL, res) < 0)
+		r = EAI_MEMORY;
+	t->busy--;
+	errno = e;
+	return r;
+}
+
 AGENT_EXPORT int getaddrinfo(const char *node, const char *serv, const struct addrinfo *hints,
 			     struct addrinfo **res)
 {
 	unsigned char buf[RR_GAI_MAX];
 	struct agent_rr_seg s = {buf, sizeof(buf)};
 	struct agent_thread *t;
-	uint64_t arg = 0;
 	uint32_t count = 0;
 	int r, e;
 
 	if (AGENT_LIKELY(!agent_rr_mode) || !res || !(t = agent_rr_io_enter()))
 		return RR_REAL(real_getaddrinfo, "getaddrinfo")(node, serv, hints, res);
-	if (agent_rr_mode & RR_MODE_REPLAY) {
-		r = (int)agent_rr_rep_input(t, RR_CALL_GETADDRINFO, -1, &s, 1, &arg);
-		e = errno;
-		*res = NULL;
-		if (r == 0 && rr_gai_unpack(buf, (size_t)(arg >> 32) < sizeof(buf) ? arg >> 32
-										    : sizeof(buf),
-					    (uint32_t)arg, res) < 0)
-			r = EAI_MEMORY;
-		errno = e;
-		return r;
-	}
+	if (agent_rr_mode & RR_MODE_REPLAY)
+		return rr_gai_replay(t, node, serv, hints, res);
 	rr_resolve_begin(t);
 	r = RR_REAL(real_getaddrinfo, "getaddrinfo")(node, serv, hints, res);
 	rr_resolve_end(t);
 	e = errno;
 	s.n = r == 0 ? rr_gai_pack(*res, buf, &count) : 0;
+	if (rr_gai_local(node, hints))
+		count |= RR_GAI_LOCAL;
 	agent_rr_rec_input(t, RR_CALL_GETADDRINFO, -1, r, r == EAI_SYSTEM ? e : 0,
 			   count | (uint64_t)s.n << 32, &s, 1);
 	errno = e;
