@@ -12,7 +12,9 @@
  * recvfrom, recvmsg, accept, accept4, poll, ppoll, select, pselect6,
  * epoll_wait, epoll_pwait, epoll_pwait2, rt_sigtimedwait, pause, rt_sigsuspend,
  * clock_gettime, gettimeofday, time, getrandom, getpid, gettid, nanosleep,
- * clock_nanosleep, write, writev, sched_yield. A `syscall` instruction in
+ * clock_nanosleep, write, writev, sched_yield, and the socket calls of
+ * agent_rr_sock.c (socket, socketpair, connect, bind, listen, shutdown,
+ * setsockopt, getsockopt, getsockname, getpeername). A `syscall` instruction in
  * the program's own code (inline assembly, a Go runtime) is caught by
  * syscall user dispatch (agent_rr_dispatch.c), whose SIGSYS handler uses
  * rr_direct() too.
@@ -225,6 +227,27 @@ static long rr_direct(long n, const long *a, int *handled)
 		return writev((int)a[0], (const struct iovec *)a[1], (int)a[2]);
 	case SYS_sched_yield:
 		return sched_yield();
+	case SYS_socket:
+		return socket((int)a[0], (int)a[1], (int)a[2]);
+	case SYS_socketpair:
+		return socketpair((int)a[0], (int)a[1], (int)a[2], (int *)a[3]);
+	case SYS_connect:
+		return connect((int)a[0], (const struct sockaddr *)a[1], (socklen_t)a[2]);
+	case SYS_bind:
+		return bind((int)a[0], (const struct sockaddr *)a[1], (socklen_t)a[2]);
+	case SYS_listen:
+		return listen((int)a[0], (int)a[1]);
+	case SYS_shutdown:
+		return shutdown((int)a[0], (int)a[1]);
+	case SYS_setsockopt:
+		return setsockopt((int)a[0], (int)a[1], (int)a[2], (const void *)a[3],
+				  (socklen_t)a[4]);
+	case SYS_getsockopt:
+		return getsockopt((int)a[0], (int)a[1], (int)a[2], (void *)a[3], (socklen_t *)a[4]);
+	case SYS_getsockname:
+		return getsockname((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2]);
+	case SYS_getpeername:
+		return getpeername((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2]);
 	}
 	*handled = 0;
 	return 0;

@@ -204,6 +204,16 @@ static const char *record_sys_name(uint32_t nr)
 	case SYS_pause: return "pause";
 #endif
 	case SYS_rt_sigsuspend: return "rt_sigsuspend";
+	case SYS_socket: return "socket";
+	case SYS_socketpair: return "socketpair";
+	case SYS_connect: return "connect";
+	case SYS_bind: return "bind";
+	case SYS_listen: return "listen";
+	case SYS_shutdown: return "shutdown";
+	case SYS_setsockopt: return "setsockopt";
+	case SYS_getsockopt: return "getsockopt";
+	case SYS_getsockname: return "getsockname";
+	case SYS_getpeername: return "getpeername";
 	}
 	return "?";
 }

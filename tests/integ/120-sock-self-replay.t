@@ -8,10 +8,11 @@
 # sync mode, each replayed 3 times while another process holds the recorded
 # port: the replay prints the recorded port and the same lines, because it
 # binds, connects and accepts nothing. Under strace, the replay makes no
-# AF_INET socket and connects nowhere (doc/record.md, Sockets).
+# AF_INET socket and connects nowhere (doc/record.md, Sockets). The same
+# calls made through syscall() (rr_sockself raw) are recorded too.
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 14
 
 PY=/usr/bin/python3
 for mode in serial sync; do
@@ -48,6 +49,23 @@ print("ready", flush=True); time.sleep(120)' "$port" >occ.out 2>&1 &
 done
 
 # (LeakSanitizer cannot run under ptrace: no leak check in the ASan pass there.)
+# Through syscall(): recorded like the named calls, and record says so.
+spool_run record -o raw.trace -- "$PROGS/rr_sockself" raw
+cp run.out raw.out
+like "$RC $ERR" '^0 .*through syscall\(\) \(socket,bind,listen,getsockname' \
+	"socket calls made through syscall() are recorded (record names them)"
+port=$(sed -n 's/.* on port \([0-9]*\)$/\1/p' raw.out)
+"$PY" -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
+print("ready", flush=True); time.sleep(120)' "$port" >occ.out 2>&1 &
+occ=$!
+wait_ready occ.out
+replays_same 2 0 raw.out -o rp.trace raw.trace
+is "$SAME" 2 "2 replays of 2 print the recorded port while another process holds it"
+kill "$occ" 2>/dev/null
+wait 2>/dev/null
+
 if command -v strace >/dev/null; then
 	ASAN_OPTIONS=detect_leaks=0 timeout -k 10 "$T_TIMEOUT" strace -f -qq -e trace=network -o st.txt \
 		"$SPOOL" replay -o rp.trace serial.trace >st.out 2>st.err

@@ -19,6 +19,8 @@
  *                                  with its sender's address (recvfrom), a
  *                                  descriptor passed over a socketpair
  *                                  (recvmsg with SCM_RIGHTS)
+ *        rr_sockself raw           socket, bind to port 0, listen and
+ *                                  getsockname made through syscall()
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -222,6 +225,23 @@ static int names_test(void)
 	return 0;
 }
 
+/* The same calls through syscall(), as a runtime without libc's wrappers
+ * makes them. */
+static int raw_test(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t l = sizeof(a);
+	long fd;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || syscall(SYS_bind, fd, &a, sizeof(a)) < 0 || syscall(SYS_listen, fd, 1) < 0 ||
+	    syscall(SYS_getsockname, fd, &a, &l) < 0)
+		die("raw socket calls");
+	printf("raw: fd %ld listening on port %d\n", fd, ntohs(a.sin_port));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -231,6 +251,8 @@ int main(int argc, char **argv)
 		return client_test(atoi(argv[2]));
 	if (argc > 1 && !strcmp(argv[1], "names"))
 		return names_test();
-	fprintf(stderr, "usage: rr_sockself self | client PORT | names\n");
+	if (argc > 1 && !strcmp(argv[1], "raw"))
+		return raw_test();
+	fprintf(stderr, "usage: rr_sockself self | client PORT | names | raw\n");
 	return 2;
 }
