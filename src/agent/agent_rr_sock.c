@@ -14,7 +14,8 @@
  * fcntl, ioctl FIONBIO, close, dup) still works; its reads, writes, polls
  * and accepts are replayed from the log and never touch the stand-in. The
  * others return the recorded result and errno (a non-blocking connect's
- * EINPROGRESS, then the SO_ERROR its getsockopt read), and getsockopt,
+ * EINPROGRESS, then the SO_ERROR its getsockopt read; a bind to a path
+ * also binds the stand-in, so the socket file exists), and getsockopt,
  * getsockname and getpeername give back the recorded bytes and length: a
  * server that bound port 0 prints the recorded port.
  *
@@ -30,8 +31,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -228,14 +231,38 @@ AGENT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t l)
 	return rr_res_rec(t, RR_CALL_CONNECT, fd, rr_block_connect(fd, a, l), 0);
 }
 
+/*
+ * Replay of a bind that succeeded to a path (an AF_UNIX socket in the file
+ * system): the stand-in is bound to it for real, so the socket file exists
+ * as it did (a program that unlinks it at the end, or stats it, sees it).
+ * No listen follows, so nobody can connect to it; a name in the abstract
+ * namespace (a live server's, perhaps) is never bound. The result is the
+ * recorded one whatever this bind does.
+ */
+static void rr_bind_path(int fd, const struct sockaddr *a, socklen_t l)
+{
+	const struct sockaddr_un *u = (const struct sockaddr_un *)a;
+	int e = errno;
+
+	if (a && l > offsetof(struct sockaddr_un, sun_path) && l <= sizeof(*u) &&
+	    u->sun_family == AF_UNIX && u->sun_path[0])
+		syscall(SYS_bind, fd, a, l);
+	errno = e;
+}
+
 AGENT_EXPORT int bind(int fd, const struct sockaddr *a, socklen_t l)
 {
 	struct agent_thread *t;
+	int r;
 
 	if (RR_SOCK_OFF(t))
 		return real_bind(fd, a, l);
-	if (RR_REPLAYING())
-		return rr_res_rep(t, RR_CALL_BIND, fd);
+	if (RR_REPLAYING()) {
+		r = rr_res_rep(t, RR_CALL_BIND, fd);
+		if (r == 0)
+			rr_bind_path(fd, a, l);
+		return r;
+	}
 	return rr_res_rec(t, RR_CALL_BIND, fd, real_bind(fd, a, l), 0);
 }
 

@@ -18,7 +18,9 @@
  *                                  /etc/hosts), getnameinfo, a UDP datagram
  *                                  with its sender's address (recvfrom), a
  *                                  descriptor passed over a socketpair
- *                                  (recvmsg with SCM_RIGHTS)
+ *                                  (recvmsg with SCM_RIGHTS), an AF_UNIX
+ *                                  socket bound to a path, which is then
+ *                                  unlinked
  *        rr_sockself raw           socket, bind to port 0, listen and
  *                                  getsockname made through syscall()
  */
@@ -34,6 +36,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 static void die(const char *what)
@@ -221,6 +224,17 @@ static int names_test(void)
 		printf("recvmsg: %d byte, control length %zu, flags %d, descriptor %d (%s)\n", r,
 		       (size_t)m.msg_controllen, m.msg_flags, got,
 		       got >= 0 && fcntl(got, F_GETFD) >= 0 ? "open" : "not open");
+	}
+	/* A socket in the file system: the file is there until unlinked. */
+	{
+		struct sockaddr_un u = {.sun_family = AF_UNIX};
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		snprintf(u.sun_path, sizeof(u.sun_path), "sockself.%d", (int)getpid());
+		printf("unix bind: %d\n", bind(fd, (struct sockaddr *)&u, sizeof(u)));
+		printf("unix listen: %d\n", listen(fd, 1));
+		printf("unlink the socket file: %d\n", unlink(u.sun_path));
+		close(fd);
 	}
 	return 0;
 }
