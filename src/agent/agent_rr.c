@@ -110,6 +110,8 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_RECVMSG_META] = "recvmsg (name, control)",
 	[RR_CALL_GETADDRINFO] = "getaddrinfo",
 	[RR_CALL_GETNAMEINFO] = "getnameinfo",
+	[RR_CALL_RECVMMSG] = "recvmmsg",
+	[RR_CALL_SENDMMSG] = "sendmmsg",
 };
 
 /* ---- report text (no stdio in the agent) ---- */
@@ -801,6 +803,7 @@ static int rr_call_blocks(unsigned call)
 	case RR_CALL_CONNECT:
 	case RR_CALL_GETADDRINFO:
 	case RR_CALL_GETNAMEINFO:
+	case RR_CALL_RECVMMSG:
 		return 1;
 	}
 	return 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * agent_rr_io.c - the nondeterministic inputs of record/replay: read-like
- * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, accept,
+ * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, recvmmsg, accept,
  * poll, select, epoll_wait; ppoll, pselect, epoll_pwait and epoll_pwait2,
  * recorded as those three), clocks (clock_gettime, gettimeofday, time),
  * getrandom, getpid and gettid.
@@ -61,6 +61,10 @@ static ssize_t fb_recvfrom(int fd, void *b, size_t n, int f, struct sockaddr *a,
 	return syscall(SYS_recvfrom, fd, b, n, f, a, l);
 }
 static ssize_t fb_recvmsg(int fd, struct msghdr *m, int f) { return syscall(SYS_recvmsg, fd, m, f); }
+static int fb_recvmmsg(int fd, struct mmsghdr *v, unsigned n, int f, struct timespec *t)
+{
+	return (int)syscall(SYS_recvmmsg, fd, v, n, f, t);
+}
 static int fb_accept(int fd, struct sockaddr *a, socklen_t *l) { return (int)syscall(SYS_accept, fd, a, l); }
 static int fb_accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
 {
@@ -129,6 +133,7 @@ static ssize_t (*real_preadv)(int, const struct iovec *, int, off_t) = fb_preadv
 static ssize_t (*real_recv)(int, void *, size_t, int) = fb_recv;
 static ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *) = fb_recvfrom;
 static ssize_t (*real_recvmsg)(int, struct msghdr *, int) = fb_recvmsg;
+static int (*real_recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *) = fb_recvmmsg;
 static int (*real_accept)(int, struct sockaddr *, socklen_t *) = fb_accept;
 static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int) = fb_accept4;
 static int (*real_poll)(struct pollfd *, nfds_t, int) = fb_poll;
@@ -162,6 +167,7 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 	AGENT_RESOLVE(real_recv, "recv");
 	AGENT_RESOLVE(real_recvfrom, "recvfrom");
 	AGENT_RESOLVE(real_recvmsg, "recvmsg");
+	AGENT_RESOLVE(real_recvmmsg, "recvmmsg");
 	AGENT_RESOLVE(real_accept, "accept");
 	AGENT_RESOLVE(real_accept4, "accept4");
 	AGENT_RESOLVE(real_poll, "poll");
@@ -405,7 +411,7 @@ static const unsigned char rr_zeros[256];
 static void rr_meta_rec(struct agent_thread *t, int fd, struct msghdr *m, socklen_t namecap,
 			ssize_t r)
 {
-	struct agent_rr_seg s[3];
+	struct agent_rr_seg s[3] = {{NULL, 0}, {NULL, 0}, {NULL, 0}};
 	int k = 0, e = errno;
 	socklen_t nl = m->msg_namelen < namecap ? m->msg_namelen : namecap;
 
@@ -427,7 +433,7 @@ static void rr_meta_rec(struct agent_thread *t, int fd, struct msghdr *m, sockle
 
 static void rr_meta_rep(struct agent_thread *t, int fd, struct msghdr *m, int rflags, ssize_t r)
 {
-	struct agent_rr_seg s[2];
+	struct agent_rr_seg s[2] = {{NULL, 0}, {NULL, 0}};
 	struct cmsghdr *c;
 	size_t namecap = m->msg_name ? m->msg_namelen : 0;
 	size_t ctlcap = m->msg_control ? m->msg_controllen : 0;
@@ -482,6 +488,55 @@ AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 	r = rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen,
 		   RR_BLOCK(ssize_t, real_recvmsg(fd, m, flags)));
 	rr_meta_rec(t, fd, m, namecap, r);
+	return r;
+}
+
+/*
+ * recvmmsg: RR_CALL_RECVMMSG with the number of messages, then for each
+ * message the two records of a recvmsg (its bytes, then its name, control
+ * data and flags); msg_len is the first one's result. At most 64 messages
+ * a call are asked for (a recvmmsg may return fewer than asked).
+ */
+#define RR_MMSG_MAX 64
+
+AGENT_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned vlen, int flags,
+			  struct timespec *tmo)
+{
+	struct agent_thread *t;
+	socklen_t namecap[RR_MMSG_MAX];
+	int r, e, i;
+
+	if (RR_IO_OFF(t) || !v)
+		return real_recvmmsg(fd, v, vlen, flags, tmo);
+	if (vlen > RR_MMSG_MAX)
+		vlen = RR_MMSG_MAX;
+	if (RR_REPLAYING()) {
+		r = (int)agent_rr_rep_input(t, RR_CALL_RECVMMSG, fd, NULL, 0, NULL);
+		e = errno;
+		for (i = 0; i < r && i < (int)vlen; i++) {
+			struct msghdr *m = &v[i].msg_hdr;
+			ssize_t n = rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov,
+					   (int)(m->msg_iovlen < 64 ? m->msg_iovlen : 64), 0);
+
+			v[i].msg_len = n > 0 ? (unsigned)n : 0;
+			rr_meta_rep(t, fd, m, flags, n);
+		}
+		errno = e;
+		return r;
+	}
+	for (i = 0; i < (int)vlen; i++)
+		namecap[i] = v[i].msg_hdr.msg_name ? v[i].msg_hdr.msg_namelen : 0;
+	r = RR_BLOCK(int, real_recvmmsg(fd, v, vlen, flags, tmo));
+	e = errno;
+	agent_rr_rec_input(t, RR_CALL_RECVMMSG, fd, r, r < 0 ? e : 0, 0, NULL, 0);
+	for (i = 0; i < r && i < (int)vlen; i++) {
+		struct msghdr *m = &v[i].msg_hdr;
+
+		rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov,
+		       (int)(m->msg_iovlen < 64 ? m->msg_iovlen : 64), (ssize_t)v[i].msg_len);
+		rr_meta_rec(t, fd, m, namecap[i], (ssize_t)v[i].msg_len);
+	}
+	errno = e;
 	return r;
 }
 
@@ -584,7 +639,7 @@ static int rr_select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv,
 		     const struct timespec *ts, const sigset_t *m, int pselect)
 {
 	struct agent_thread *t;
-	struct agent_rr_seg s[3];
+	struct agent_rr_seg s[3] = {{NULL, 0}, {NULL, 0}, {NULL, 0}};
 	size_t len = ((size_t)(n > 0 ? n : 0) + 63) / 64 * 8;
 	int k = 0, rc, e;
 

@@ -2,9 +2,9 @@
 /*
  * agent_rr_sock.c - record and replay of the socket calls whose results the
  * program sees (doc/record.md, "Sockets"): socket, socketpair, connect,
- * bind, listen, shutdown, setsockopt, getsockopt, getpeername and
- * getsockname. The reads on a socket (recv*, accept) are in agent_rr_io.c,
- * the sends in agent_rr_block.c.
+ * bind, listen, shutdown, setsockopt, getsockopt, getpeername,
+ * getsockname and sendmmsg. The reads on a socket (recv*, accept) are in
+ * agent_rr_io.c, the other sends in agent_rr_block.c.
  *
  * A replay touches no network: none of these calls reaches the kernel.
  * socket() and socketpair() return the recorded descriptor numbers, made to
@@ -74,6 +74,10 @@ static int fb_setsockopt(int fd, int lv, int nm, const void *v, socklen_t l)
 {
 	return (int)syscall(SYS_setsockopt, fd, lv, nm, v, l);
 }
+static int fb_sendmmsg(int fd, struct mmsghdr *v, unsigned n, int f)
+{
+	return (int)syscall(SYS_sendmmsg, fd, v, n, f);
+}
 
 static int (*real_getpeername)(int, struct sockaddr *, socklen_t *) = fb_getpeername;
 static int (*real_getsockname)(int, struct sockaddr *, socklen_t *) = fb_getsockname;
@@ -85,6 +89,7 @@ static int (*real_listen)(int, int) = fb_listen;
 static int (*real_shutdown)(int, int) = fb_shutdown;
 static int (*real_getsockopt)(int, int, int, void *, socklen_t *) = fb_getsockopt;
 static int (*real_setsockopt)(int, int, int, const void *, socklen_t) = fb_setsockopt;
+static int (*real_sendmmsg)(int, struct mmsghdr *, unsigned, int) = fb_sendmmsg;
 
 __attribute__((constructor)) static void agent_rr_sock_resolve(void)
 {
@@ -101,6 +106,7 @@ __attribute__((constructor)) static void agent_rr_sock_resolve(void)
 	AGENT_RESOLVE(real_shutdown, "shutdown");
 	AGENT_RESOLVE(real_getsockopt, "getsockopt");
 	AGENT_RESOLVE(real_setsockopt, "setsockopt");
+	AGENT_RESOLVE(real_sendmmsg, "sendmmsg");
 	agent_self.busy--;
 	errno = saved;
 }
@@ -366,4 +372,41 @@ AGENT_EXPORT int getsockopt(int fd, int level, int name, void *v, socklen_t *l)
 		return real_getsockopt(fd, level, name, v, l);
 	return rr_buflen(t, RR_CALL_GETSOCKOPT, fd, v, l,
 			 RR_REPLAYING() ? 0 : real_getsockopt(fd, level, name, v, l));
+}
+
+/*
+ * sendmmsg: the number of messages sent and each one's msg_len (data: r
+ * uint32). A replay sends nothing and gives both back. At most 64
+ * messages a call are sent (a sendmmsg may send fewer than asked). Serial
+ * record: the token is given up around a call that may block (its reader
+ * may be another thread of the program).
+ */
+#define RR_MMSG_MAX 64
+
+AGENT_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned vlen, int flags)
+{
+	struct agent_rr_seg seg[RR_MMSG_MAX];
+	struct agent_thread *t;
+	int r, e, i;
+
+	if (RR_SOCK_OFF(t) || !v)
+		return real_sendmmsg(fd, v, vlen, flags);
+	if (vlen > RR_MMSG_MAX)
+		vlen = RR_MMSG_MAX;
+	for (i = 0; i < (int)vlen; i++)
+		seg[i] = (struct agent_rr_seg){&v[i].msg_len, sizeof(v[i].msg_len)};
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_SENDMMSG, fd, seg, (int)vlen, NULL);
+	if ((agent_rr_mode & RR_MODE_SERIAL) && !(flags & MSG_DONTWAIT)) {
+		agent_serial_block_begin(RR_AT_INPUT);
+		r = real_sendmmsg(fd, v, vlen, flags);
+		e = errno;
+		agent_serial_block_end();
+	} else {
+		r = real_sendmmsg(fd, v, vlen, flags);
+		e = errno;
+	}
+	agent_rr_rec_input(t, RR_CALL_SENDMMSG, fd, r, r < 0 ? e : 0, 0, seg, r > 0 ? r : 0);
+	errno = e;
+	return r;
 }

@@ -14,7 +14,8 @@
  * clock_gettime, gettimeofday, time, getrandom, getpid, gettid, nanosleep,
  * clock_nanosleep, write, writev, sched_yield, and the socket calls of
  * agent_rr_sock.c (socket, socketpair, connect, bind, listen, shutdown,
- * setsockopt, getsockopt, getsockname, getpeername). A `syscall` instruction in
+ * setsockopt, getsockopt, getsockname, getpeername, recvmmsg, sendmmsg). A
+ * `syscall` instruction in
  * the program's own code (inline assembly, a Go runtime) is caught by
  * syscall user dispatch (agent_rr_dispatch.c), whose SIGSYS handler uses
  * rr_direct() too.
@@ -248,6 +249,11 @@ static long rr_direct(long n, const long *a, int *handled)
 		return getsockname((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2]);
 	case SYS_getpeername:
 		return getpeername((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2]);
+	case SYS_recvmmsg:
+		return recvmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2], (int)a[3],
+				(struct timespec *)a[4]);
+	case SYS_sendmmsg:
+		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2], (int)a[3]);
 	}
 	*handled = 0;
 	return 0;

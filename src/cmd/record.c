@@ -214,6 +214,8 @@ static const char *record_sys_name(uint32_t nr)
 	case SYS_getsockopt: return "getsockopt";
 	case SYS_getsockname: return "getsockname";
 	case SYS_getpeername: return "getpeername";
+	case SYS_recvmmsg: return "recvmmsg";
+	case SYS_sendmmsg: return "sendmmsg";
 	}
 	return "?";
 }

@@ -230,6 +230,8 @@ enum {
 	RR_CALL_GETADDRINFO = 41, /* result = the EAI code; data = the list; arg = its entries */
 	RR_CALL_GETNAMEINFO = 42, /* result = the EAI code; data = host and service, arg = their
 				   * lengths (host | service << 32, NULs included) */
+	RR_CALL_RECVMMSG = 43,	  /* the number of messages; a RECVMSG and a RECVMSG_META each */
+	RR_CALL_SENDMMSG = 44,	  /* the number sent; data = each one's msg_len (uint32) */
 	RR_CALL_MAX
 };
 

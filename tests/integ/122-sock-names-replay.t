@@ -4,7 +4,7 @@
 # with data (rr_sockself names): getaddrinfo of "localhost" (glibc reads
 # /etc/hosts, asks the kernel over netlink) and of a name that does not
 # exist (glibc asks DNS), getnameinfo, a UDP datagram with its sender's
-# address (recvfrom), a descriptor passed over a socketpair (recvmsg with
+# address (recvfrom), three more at once (sendmmsg, recvmmsg), a descriptor passed over a socketpair (recvmsg with
 # SCM_RIGHTS, the descriptor made to exist in the replay), an AF_UNIX
 # socket bound to a path and unlinked (the replay binds the path too, so
 # the unlink finds the file; nobody can connect: no listen). Recorded in
@@ -30,8 +30,8 @@ done
 "$SPOOL" replay --dump-schedule serial.trace >sched.txt 2>/dev/null
 calls=$(awk '$1 == "input" { for (i = 1; i < NF; i++) if ($i == "call") print $(i + 1) }' sched.txt |
 	sort -un | tr '\n' ' ')
-like " $calls" ' 32 .* 39 40 41 42 ' \
-	"the recording has socketpair, the recvfrom address, the recvmsg control data, getaddrinfo, getnameinfo"
+like " $calls" ' 32 .* 39 40 41 42 43 44 ' \
+	"the recording has socketpair, the recvfrom address, the recvmsg control data, getaddrinfo, getnameinfo, recvmmsg, sendmmsg"
 
 # (LeakSanitizer cannot run under ptrace: no leak check in the ASan pass there.)
 if command -v strace >/dev/null; then

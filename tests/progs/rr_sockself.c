@@ -16,7 +16,8 @@
  *                                  refused connection is printed too
  *        rr_sockself names         getaddrinfo of "localhost" (glibc reads
  *                                  /etc/hosts), getnameinfo, a UDP datagram
- *                                  with its sender's address (recvfrom), a
+ *                                  with its sender's address (recvfrom),
+ *                                  three at once (sendmmsg, recvmmsg), a
  *                                  descriptor passed over a socketpair
  *                                  (recvmsg with SCM_RIGHTS), an AF_UNIX
  *                                  socket bound to a path, which is then
@@ -183,6 +184,35 @@ static int names_test(void)
 	r = (int)recvfrom(u1, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
 	printf("udp: %d bytes from a port that %s the sender's (address length %u)\n", r,
 	       ntohs(from.sin_port) == port_of(u2, 0) ? "is" : "is not", (unsigned)fl);
+	{ /* three datagrams in one call each way */
+		struct mmsghdr v[3];
+		struct iovec iv[3];
+		struct sockaddr_in fa[3];
+		char b[3][16];
+		int k, n;
+
+		memset(v, 0, sizeof(v));
+		for (k = 0; k < 3; k++) {
+			snprintf(b[k], sizeof(b[k]), "mmsg %d", k);
+			iv[k] = (struct iovec){b[k], strlen(b[k]) + 1};
+			v[k].msg_hdr = (struct msghdr){.msg_name = &a, .msg_namelen = sizeof(a),
+						       .msg_iov = &iv[k], .msg_iovlen = 1};
+		}
+		n = sendmmsg(u2, v, 3, 0);
+		printf("sendmmsg: %d sent, lengths %u %u %u\n", n, v[0].msg_len, v[1].msg_len,
+		       v[2].msg_len);
+		memset(v, 0, sizeof(v));
+		memset(b, 0, sizeof(b));
+		for (k = 0; k < 3; k++) {
+			iv[k] = (struct iovec){b[k], sizeof(b[k])};
+			v[k].msg_hdr = (struct msghdr){.msg_name = &fa[k], .msg_namelen = sizeof(fa[k]),
+						       .msg_iov = &iv[k], .msg_iovlen = 1};
+		}
+		n = recvmmsg(u1, v, 3, MSG_WAITFORONE, NULL);
+		for (k = 0; k < n; k++)
+			printf("recvmmsg %d: %u bytes \"%s\" from %s port\n", k, v[k].msg_len, b[k],
+			       ntohs(fa[k].sin_port) == port_of(u2, 0) ? "the sender's" : "another");
+	}
 	close(u1);
 	close(u2);
 
