@@ -55,15 +55,18 @@ cp run.out raw.out
 like "$RC $ERR" '^0 .*through syscall\(\) \(socket,bind,listen,getsockname' \
 	"socket calls made through syscall() are recorded (record names them)"
 port=$(sed -n 's/.* on port \([0-9]*\)$/\1/p' raw.out)
-"$PY" -c 'import socket, sys, time
+occ=
+if [ -x "$PY" ] && [ -n "$port" ]; then
+	"$PY" -c 'import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
 print("ready", flush=True); time.sleep(120)' "$port" >occ.out 2>&1 &
-occ=$!
-wait_ready occ.out
+	occ=$!
+	wait_ready occ.out
+fi
 replays_same 2 0 raw.out -o rp.trace raw.trace
-is "$SAME" 2 "2 replays of 2 print the recorded port while another process holds it"
-kill "$occ" 2>/dev/null
+is "$SAME" 2 "2 replays of 2 print the recorded port (held by another process when python3 is there)"
+[ -n "$occ" ] && kill "$occ" 2>/dev/null
 wait 2>/dev/null
 
 if command -v strace >/dev/null; then
