@@ -112,6 +112,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_GETNAMEINFO] = "getnameinfo",
 	[RR_CALL_RECVMMSG] = "recvmmsg",
 	[RR_CALL_SENDMMSG] = "sendmmsg",
+	[RR_CALL_SYSINFO] = "sysinfo",
 };
 
 /* ---- report text (no stdio in the agent) ---- */

@@ -4,7 +4,7 @@
  * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, recvmmsg, accept,
  * poll, select, epoll_wait; ppoll, pselect, epoll_pwait and epoll_pwait2,
  * recorded as those three), clocks (clock_gettime, gettimeofday, time),
- * getrandom, getpid and gettid.
+ * getrandom, getpid, gettid and sysinfo.
  *
  * Off (plain runs, inert agent): one test of agent_rr_mode, then a tail
  * call of the real function. The real functions are resolved by this file's
@@ -33,6 +33,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -125,6 +126,7 @@ static time_t fb_time(time_t *t) { return (time_t)syscall(SYS_time, t); }
 static ssize_t fb_getrandom(void *b, size_t n, unsigned f) { return syscall(SYS_getrandom, b, n, f); }
 static pid_t fb_getpid(void) { return (pid_t)syscall(SYS_getpid); }
 static pid_t fb_gettid(void) { return (pid_t)syscall(SYS_gettid); }
+static int fb_sysinfo(struct sysinfo *i) { return (int)syscall(SYS_sysinfo, i); }
 
 static ssize_t (*real_read)(int, void *, size_t) = fb_read;
 static ssize_t (*real_pread)(int, void *, size_t, off_t) = fb_pread;
@@ -153,6 +155,7 @@ static time_t (*real_time)(time_t *) = fb_time;
 static ssize_t (*real_getrandom)(void *, size_t, unsigned) = fb_getrandom;
 static pid_t (*real_getpid)(void) = fb_getpid;
 static pid_t (*real_gettid)(void) = fb_gettid;
+static int (*real_sysinfo)(struct sysinfo *) = fb_sysinfo;
 
 
 __attribute__((constructor)) static void agent_rr_io_resolve(void)
@@ -183,6 +186,7 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 	AGENT_RESOLVE(real_getrandom, "getrandom");
 	AGENT_RESOLVE(real_getpid, "getpid");
 	AGENT_RESOLVE(real_gettid, "gettid");
+	AGENT_RESOLVE(real_sysinfo, "sysinfo");
 	agent_self.busy--;
 	errno = saved;
 }
@@ -838,4 +842,25 @@ AGENT_EXPORT pid_t gettid(void)
 	v = real_gettid();
 	agent_rr_rec_input(t, RR_CALL_GETTID, -1, v, 0, 0, NULL, 0);
 	return v;
+}
+
+/* sysinfo: the uptime, loads and free memory are inputs (lighttpd takes its
+ * clock of seconds from the uptime). Data = struct sysinfo. */
+AGENT_EXPORT int sysinfo(struct sysinfo *info)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s = {info, sizeof(*info)};
+	int r, e;
+
+	if (RR_IO_OFF(t) || !info)
+		return real_sysinfo(info);
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_SYSINFO, -1, &s, 1, NULL);
+	r = real_sysinfo(info);
+	e = errno;
+	if (r < 0)
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_SYSINFO, -1, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
 }

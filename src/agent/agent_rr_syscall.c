@@ -14,7 +14,8 @@
  * clock_gettime, gettimeofday, time, getrandom, getpid, gettid, nanosleep,
  * clock_nanosleep, write, writev, sched_yield, and the socket calls of
  * agent_rr_sock.c (socket, socketpair, connect, bind, listen, shutdown,
- * setsockopt, getsockopt, getsockname, getpeername, recvmmsg, sendmmsg). A
+ * setsockopt, getsockopt, getsockname, getpeername, recvmmsg, sendmmsg),
+ * sysinfo. A
  * `syscall` instruction in
  * the program's own code (inline assembly, a Go runtime) is caught by
  * syscall user dispatch (agent_rr_dispatch.c), whose SIGSYS handler uses
@@ -33,6 +34,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -254,6 +256,8 @@ static long rr_direct(long n, const long *a, int *handled)
 				(struct timespec *)a[4]);
 	case SYS_sendmmsg:
 		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2], (int)a[3]);
+	case SYS_sysinfo:
+		return sysinfo((struct sysinfo *)a[0]);
 	}
 	*handled = 0;
 	return 0;

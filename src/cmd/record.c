@@ -216,6 +216,7 @@ static const char *record_sys_name(uint32_t nr)
 	case SYS_getpeername: return "getpeername";
 	case SYS_recvmmsg: return "recvmmsg";
 	case SYS_sendmmsg: return "sendmmsg";
+	case SYS_sysinfo: return "sysinfo";
 	}
 	return "?";
 }

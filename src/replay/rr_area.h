@@ -232,6 +232,7 @@ enum {
 				   * lengths (host | service << 32, NULs included) */
 	RR_CALL_RECVMMSG = 43,	  /* the number of messages; a RECVMSG and a RECVMSG_META each */
 	RR_CALL_SENDMMSG = 44,	  /* the number sent; data = each one's msg_len (uint32) */
+	RR_CALL_SYSINFO = 45,	  /* data = struct sysinfo (the uptime: lighttpd's clock) */
 	RR_CALL_MAX
 };
 

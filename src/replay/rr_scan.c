@@ -61,7 +61,7 @@ static const long rr_sys_rec[] = {
 	SYS_rt_sigtimedwait, SYS_pause, SYS_rt_sigsuspend, SYS_epoll_pwait2,
 	SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_shutdown,
 	SYS_setsockopt, SYS_getsockopt, SYS_getsockname, SYS_getpeername, SYS_recvmmsg,
-	SYS_sendmmsg,
+	SYS_sendmmsg, SYS_sysinfo,
 };
 
 const char *rr_sys_name(long nr)

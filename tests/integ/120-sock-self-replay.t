@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # 120-sock-self-replay.t - a program that is its own server and client
-# (rr_sockself self): socket, setsockopt, bind to port 0, listen,
+# (rr_sockself self): sysinfo (a server's clock of seconds: lighttpd's),
+# socket, setsockopt, bind to port 0, listen,
 # getsockname (the port the kernel chose, printed), a non-blocking connect
 # (EINPROGRESS, poll, SO_ERROR through getsockopt), accept4 with the peer's
 # address, a request, its answer and a shutdown. Recorded in serial and in

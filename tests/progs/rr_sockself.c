@@ -5,7 +5,8 @@
  * prints comes from the network: a replay must print the same lines with
  * no network at all.
  *
- * usage: rr_sockself self          a TCP server on 127.0.0.1 port 0 (prints
+ * usage: rr_sockself self          sysinfo (the uptime and free memory), a
+ *                                  TCP server on 127.0.0.1 port 0 (prints
  *                                  the port the kernel chose), a
  *                                  non-blocking connect to itself
  *                                  (EINPROGRESS, poll, SO_ERROR), accept4
@@ -36,6 +37,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -68,6 +70,15 @@ static int self_test(void)
 	char buf[64];
 	ssize_t n;
 
+	/* A server's clock of seconds, as lighttpd keeps it: sysinfo's uptime
+	 * (its free memory changes from run to run). */
+	{
+		struct sysinfo si;
+
+		if (sysinfo(&si) == 0)
+			printf("uptime %ld s, %lu bytes free\n", si.uptime,
+			       (unsigned long)si.freeram * si.mem_unit);
+	}
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (lfd < 0)
