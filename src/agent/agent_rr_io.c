@@ -467,8 +467,11 @@ static void rr_meta_rep(struct agent_thread *t, int fd, struct msghdr *m, int rf
 			nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 			for (i = 0; i < nfd; i++) {
 				memcpy(&one, p + i * sizeof(int), sizeof(int));
-				agent_rr_sock_standin(one, SOCK_STREAM |
-							(rflags & MSG_CMSG_CLOEXEC ? SOCK_CLOEXEC : 0));
+				agent_rr_sock_standin(one,
+						      SOCK_STREAM | (rflags & MSG_CMSG_CLOEXEC
+									 ? SOCK_CLOEXEC
+									 : 0),
+						      "recvmsg() (SCM_RIGHTS)");
 			}
 		}
 	}
@@ -562,7 +565,7 @@ static int rr_accept(struct agent_thread *t, int fd, struct sockaddr *a, socklen
 	if (RR_REPLAYING()) {
 		r = (int)agent_rr_rep_input(t, RR_CALL_ACCEPT, fd, &s, 1, &full);
 		e = errno;
-		agent_rr_sock_standin(r, SOCK_STREAM | f);
+		agent_rr_sock_standin(r, SOCK_STREAM | f, "accept()");
 		if (r >= 0 && full && a && l) /* 0: a recording older than the length */
 			*l = (socklen_t)full;
 		errno = e;

@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -121,17 +122,39 @@ __attribute__((constructor)) static void agent_rr_sock_resolve(void)
  * SOCK_NONBLOCK and SOCK_CLOEXEC kept). An AF_UNIX socket that is never
  * bound or connected: epoll accepts it (it refuses /dev/null), fstat says
  * socket (so replayed writes to it send nothing, agent_rr_block.c), and no
- * packet can leave it. A number the replay already uses is left alone (the
- * descriptor numbering differs: the replay will diverge and say so). Raw
- * system calls: the agent's own, never seen by the interposers.
+ * packet can leave it. Raw system calls: the agent's own, never seen by
+ * the interposers.
+ *
+ * The number was free when the recorded call returned it; in use now, the
+ * replay's descriptor table differs from the recording's and the program
+ * would act on another object: the replay stops and says so, never replays
+ * wrong. In sync mode that is mostly a matter of time (the threads' opens
+ * and closes are not ordered: another thread has not yet closed what it
+ * closed before this call in the recording), so the call waits for the
+ * number to be closed, up to RR_STANDIN_WAIT_MS.
  */
-void agent_rr_sock_standin(int fd, int type)
+#define RR_STANDIN_WAIT_MS 2000
+
+static int rr_standin_lock; /* one stand-in made at a time (below) */
+
+/* 1: made (or nothing to make), 0: the number is in use. */
+static int rr_standin_try(int fd, int type)
 {
 	int n, kind = type & 0xf, flags = type & (SOCK_NONBLOCK | SOCK_CLOEXEC);
-	int e = errno;
+	int held = 0, spins = 0, made = 1;
 
-	if (fd < 0 || syscall(SYS_fcntl, fd, F_GETFD) >= 0)
+	/* A sync replay's threads make stand-ins concurrently: the temporary
+	 * socket of one must not take the number another is about to check
+	 * and fill. A spin: the section is a few system calls, and no libc
+	 * lock is taken in the agent. Bounded: a signal handler that makes a
+	 * socket while its thread holds the lock goes on without it. */
+	while (!(held = !__atomic_exchange_n(&rr_standin_lock, 1, __ATOMIC_ACQUIRE)) &&
+	       spins++ < 1000)
+		syscall(SYS_sched_yield);
+	if (syscall(SYS_fcntl, fd, F_GETFD) >= 0) {
+		made = 0;
 		goto out;
+	}
 	if (kind != SOCK_STREAM && kind != SOCK_SEQPACKET)
 		kind = SOCK_DGRAM;
 	n = (int)syscall(SYS_socket, AF_UNIX, kind | flags, 0);
@@ -143,6 +166,47 @@ void agent_rr_sock_standin(int fd, int type)
 	syscall(SYS_dup3, n, fd, flags & SOCK_CLOEXEC ? O_CLOEXEC : 0);
 	syscall(SYS_close, n);
 out:
+	if (held)
+		__atomic_store_n(&rr_standin_lock, 0, __ATOMIC_RELEASE);
+	return made;
+}
+
+void agent_rr_sock_standin(int fd, int type, const char *call)
+{
+	struct timespec ms = {0, 1000000};
+	char text[256];
+	size_t k = 0;
+	int e = errno, i;
+
+	if (fd < 0)
+		return;
+	for (i = 0; !rr_standin_try(fd, type); i++) {
+		if ((agent_rr_mode & RR_MODE_SERIAL) || i >= RR_STANDIN_WAIT_MS) {
+			const char *parts[] = {"replay diverged: descriptor ", NULL, ", which the recorded ",
+					       call, " returned, is in use in the replay: its descriptor "
+					       "table differs from the recording's (in sync mode, the "
+					       "threads' opens and closes are not ordered)"};
+			char num[16];
+			int d = 0;
+
+			for (unsigned v = (unsigned)fd; d == 0 || v; v /= 10)
+				num[d++] = (char)('0' + v % 10);
+			for (int a = 0, b = d - 1; a < b; a++, b--) {
+				char c = num[a];
+
+				num[a] = num[b];
+				num[b] = c;
+			}
+			num[d] = 0;
+			parts[1] = num;
+			for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++)
+				for (const char *c = parts[p]; *c && k + 1 < sizeof(text); c++)
+					text[k++] = *c;
+			text[k] = 0;
+			agent_rr_stop(text, 0);
+		}
+		syscall(SYS_nanosleep, &ms, NULL);
+	}
 	errno = e;
 }
 
@@ -191,7 +255,7 @@ AGENT_EXPORT int socket(int domain, int type, int proto)
 	if (RR_REPLAYING()) {
 		r = rr_res_rep(t, RR_CALL_SOCKET, domain);
 		e = errno;
-		agent_rr_sock_standin(r, type);
+		agent_rr_sock_standin(r, type, "socket()");
 		errno = e;
 		return r;
 	}
@@ -211,8 +275,8 @@ AGENT_EXPORT int socketpair(int domain, int type, int proto, int sv[2])
 		r = (int)agent_rr_rep_input(t, RR_CALL_SOCKETPAIR, domain, &s, 1, NULL);
 		e = errno;
 		if (r == 0) {
-			agent_rr_sock_standin(sv[0], type);
-			agent_rr_sock_standin(sv[1], type);
+			agent_rr_sock_standin(sv[0], type, "socketpair()");
+			agent_rr_sock_standin(sv[1], type, "socketpair()");
 		}
 		errno = e;
 		return r;

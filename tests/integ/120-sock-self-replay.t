@@ -10,10 +10,14 @@
 # port: the replay prints the recorded port and the same lines, because it
 # binds, connects and accepts nothing. Under strace, the replay makes no
 # AF_INET socket and connects nowhere (doc/record.md, Sockets). The same
-# calls made through syscall() (rr_sockself raw) are recorded too.
+# calls made through syscall() (rr_sockself raw) are recorded too. Four
+# threads making and closing sockets at once (rr_sockself threads): serial
+# replays give the recorded output; a sync replay, whose threads' opens and
+# closes are not ordered, gives it too or stops and says which descriptor
+# was in use: it never runs on with another descriptor table.
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 16
 
 PY=/usr/bin/python3
 for mode in serial sync; do
@@ -47,6 +51,31 @@ print("ready", flush=True); time.sleep(120)' "$port" >occ.out 2>&1 &
 		sort -un | tr '\n' ' ')
 	like " $calls" ' 8 .* 24 25 31 33 34 35 36 37 38 ' \
 		"$mode: the recording has accept, getpeername, getsockname, socket, connect, bind, listen, shutdown, setsockopt, getsockopt"
+done
+
+# Threads: the descriptors of each socket() are the recorded ones, or the
+# replay stops.
+for mode in serial sync; do
+	spool_run record --mode "$mode" -o "thr.$mode.trace" -- "$PROGS/rr_sockself" threads
+	cp run.out "thr.$mode.out"
+	same=0 refused=0
+	for i in 1 2 3; do
+		spool_run replay -o rp.trace "thr.$mode.trace"
+		if [ "$RC" = 0 ] && cmp -s run.out "thr.$mode.out"; then
+			same=$((same + 1))
+		elif [ "$RC" != 0 ] && grep -q 'is in use in the replay' run.err; then
+			refused=$((refused + 1))
+		else
+			show_run
+		fi
+	done
+	if [ "$mode" = serial ]; then
+		is "$(cat thr.serial.out):$same" "2400 descriptors existed:3" \
+			"threads, serial: 3 replays of 3 give the recorded descriptors"
+	else
+		is "$(cat thr.sync.out):$((same + refused))" "2400 descriptors existed:3" \
+			"threads, sync: 3 replays of 3 give the recorded output or stop on a descriptor in use ($same same, $refused stopped)"
+	fi
 done
 
 # (LeakSanitizer cannot run under ptrace: no leak check in the ASan pass there.)

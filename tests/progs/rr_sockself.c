@@ -25,6 +25,10 @@
  *                                  unlinked
  *        rr_sockself raw           socket, bind to port 0, listen and
  *                                  getsockname made through syscall()
+ *        rr_sockself threads       4 threads each making and closing 200
+ *                                  sockets and socketpairs at once; prints
+ *                                  how many of the descriptors they got
+ *                                  existed (2400)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
@@ -297,6 +302,40 @@ static int raw_test(void)
 	return 0;
 }
 
+static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
+static long counted;
+
+static void *thread_sockets(void *arg)
+{
+	for (int i = 0; i < 200; i++) {
+		int sv[2], fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
+			pthread_mutex_lock(&count_lock);
+			counted += (fcntl(sv[0], F_GETFD) >= 0) + (fcntl(sv[1], F_GETFD) >= 0) +
+				   (fd >= 0 && fcntl(fd, F_GETFD) >= 0);
+			pthread_mutex_unlock(&count_lock);
+			close(sv[0]);
+			close(sv[1]);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return arg;
+}
+
+static int threads_test(void)
+{
+	pthread_t t[4];
+
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, thread_sockets, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("%ld descriptors existed\n", counted);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -308,6 +347,8 @@ int main(int argc, char **argv)
 		return names_test();
 	if (argc > 1 && !strcmp(argv[1], "raw"))
 		return raw_test();
-	fprintf(stderr, "usage: rr_sockself self | client PORT | names | raw\n");
+	if (argc > 1 && !strcmp(argv[1], "threads"))
+		return threads_test();
+	fprintf(stderr, "usage: rr_sockself self | client PORT | names | raw | threads\n");
 	return 2;
 }
