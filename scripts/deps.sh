@@ -38,6 +38,7 @@ fi
 #                                        runtimes of clang-14 (fuzz/fuzz.mk)
 #   binutils                             scripts/fuzz-seeds.sh: objcopy, strip
 #   git                                  tests/real/quick: a user's checkout as -o, git under spool
+#   strace                               tests/integ/120, 122: a socket replay makes no network call
 PACKAGES=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev libzstd-dev
@@ -57,6 +58,7 @@ PACKAGES=(
 	clang-14 llvm-14-dev
 	libclang-rt-14-dev binutils
 	git
+	strace
 )
 
 # The --real list (make check-real). Why each is here:
@@ -65,7 +67,8 @@ PACKAGES=(
 #   x264           137 shared libraries: maps larger than 64 KiB (tests/real/62-x264-maps.t)
 #   openssl        libcrypto: perlasm, data inside functions' ranges (tests/real/67-openssl-blocks.t)
 #   libc6-dbg      libc's symbols from its debug file, versioned names (tests/real/71-libc-names.t)
-#   redis-server redis-tools  the record/replay corpus: a server with jemalloc's background
+#   redis-server redis-tools  a client replayed with its server gone (tests/real/74-redis-cli-replay.t);
+#                  the record/replay corpus: a server with jemalloc's background
 #                  thread, driven by redis-benchmark and redis-cli (tests/real/82-corpus-redis.t)
 #   lighttpd curl  the corpus: an epoll server keeping pointers in epoll data, a bounded
 #                  client loop (tests/real/93-corpus-lighttpd.t, 94-corpus-nginx.t)

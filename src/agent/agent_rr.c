@@ -115,6 +115,21 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_STATX] = "statx",
 	[RR_CALL_XATTR] = "getxattr/lgetxattr/listxattr/llistxattr",
 	[RR_CALL_OPEN] = "open/openat",
+	[RR_CALL_SOCKET] = "socket",
+	[RR_CALL_SOCKETPAIR] = "socketpair",
+	[RR_CALL_CONNECT] = "connect",
+	[RR_CALL_BIND] = "bind",
+	[RR_CALL_LISTEN] = "listen",
+	[RR_CALL_SHUTDOWN] = "shutdown",
+	[RR_CALL_SETSOCKOPT] = "setsockopt",
+	[RR_CALL_GETSOCKOPT] = "getsockopt",
+	[RR_CALL_RECV_ADDR] = "recvfrom (address)",
+	[RR_CALL_RECVMSG_META] = "recvmsg (name, control)",
+	[RR_CALL_GETADDRINFO] = "getaddrinfo",
+	[RR_CALL_GETNAMEINFO] = "getnameinfo",
+	[RR_CALL_RECVMMSG] = "recvmmsg",
+	[RR_CALL_SENDMMSG] = "sendmmsg",
+	[RR_CALL_SYSINFO] = "sysinfo",
 };
 
 /* ---- report text (no stdio in the agent) ---- */
@@ -910,6 +925,10 @@ static int rr_call_blocks(unsigned call)
 	case RR_CALL_CLOCK_NANOSLEEP:
 	case RR_CALL_SIGWAIT:
 	case RR_CALL_SIGTIMEDWAIT:
+	case RR_CALL_CONNECT:
+	case RR_CALL_GETADDRINFO:
+	case RR_CALL_GETNAMEINFO:
+	case RR_CALL_RECVMMSG:
 		return 1;
 	}
 	return 0;

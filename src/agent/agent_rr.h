@@ -156,6 +156,12 @@ int agent_rr_standin(int dir, int cloexec);
 void agent_rr_rep_kind(uint64_t recorded, uint64_t replay, const char *const *names,
 		       unsigned nnames);
 
+/* Replay (agent_rr_sock.c): make descriptor fd exist as the stand-in of a
+ * socket of type (SOCK_NONBLOCK, SOCK_CLOEXEC kept): an AF_UNIX socket that
+ * is never bound or connected. A number in use stops the replay (sync mode:
+ * after waiting for it to be closed); call names the recorded call. */
+void agent_rr_sock_standin(int fd, int type, const char *call);
+
 /* Writes (agent_rr_block.c): an interposer of write/writev calls these
  * with the real function. Records the result (replay: returns it and
  * writes for real only where doc/record.md says); serial record gives the

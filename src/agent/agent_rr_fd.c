@@ -244,13 +244,6 @@ AGENT_EXPORT int pipe2(int p[2], int flags)
 	return fd_two(on, real_pipe2(p, flags), p);
 }
 
-AGENT_EXPORT int socketpair(int d, int type, int proto, int sv[2])
-{
-	uint32_t on = FD_ENTER(RR_FD_SOCKETPAIR);
-
-	return fd_two(on, real_socketpair(d, type, proto, sv), sv);
-}
-
 /* ---- one new descriptor ---- */
 
 #define FD_ONE(call, expr)                                                                         \

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * agent_rr_io.c - the nondeterministic inputs of record/replay: read-like
- * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, accept,
+ * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, recvmmsg, accept,
  * poll, select, epoll_wait; ppoll, pselect, epoll_pwait and epoll_pwait2,
  * recorded as those three), clocks (clock_gettime, gettimeofday, time),
- * getrandom, getpid and gettid.
+ * getrandom, getpid, gettid and sysinfo.
  *
  * Off (plain runs, inert agent): one test of agent_rr_mode, then a tail
  * call of the real function. The real functions are resolved by this file's
@@ -33,6 +33,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -61,6 +62,10 @@ static ssize_t fb_recvfrom(int fd, void *b, size_t n, int f, struct sockaddr *a,
 	return syscall(SYS_recvfrom, fd, b, n, f, a, l);
 }
 static ssize_t fb_recvmsg(int fd, struct msghdr *m, int f) { return syscall(SYS_recvmsg, fd, m, f); }
+static int fb_recvmmsg(int fd, struct mmsghdr *v, unsigned n, int f, struct timespec *t)
+{
+	return (int)syscall(SYS_recvmmsg, fd, v, n, f, t);
+}
 static int fb_accept(int fd, struct sockaddr *a, socklen_t *l) { return (int)syscall(SYS_accept, fd, a, l); }
 static int fb_accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
 {
@@ -121,6 +126,7 @@ static time_t fb_time(time_t *t) { return (time_t)syscall(SYS_time, t); }
 static ssize_t fb_getrandom(void *b, size_t n, unsigned f) { return syscall(SYS_getrandom, b, n, f); }
 static pid_t fb_getpid(void) { return (pid_t)syscall(SYS_getpid); }
 static pid_t fb_gettid(void) { return (pid_t)syscall(SYS_gettid); }
+static int fb_sysinfo(struct sysinfo *i) { return (int)syscall(SYS_sysinfo, i); }
 
 static ssize_t (*real_read)(int, void *, size_t) = fb_read;
 static ssize_t (*real_pread)(int, void *, size_t, off_t) = fb_pread;
@@ -129,6 +135,7 @@ static ssize_t (*real_preadv)(int, const struct iovec *, int, off_t) = fb_preadv
 static ssize_t (*real_recv)(int, void *, size_t, int) = fb_recv;
 static ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *) = fb_recvfrom;
 static ssize_t (*real_recvmsg)(int, struct msghdr *, int) = fb_recvmsg;
+static int (*real_recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *) = fb_recvmmsg;
 static int (*real_accept)(int, struct sockaddr *, socklen_t *) = fb_accept;
 static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int) = fb_accept4;
 static int (*real_poll)(struct pollfd *, nfds_t, int) = fb_poll;
@@ -148,6 +155,7 @@ static time_t (*real_time)(time_t *) = fb_time;
 static ssize_t (*real_getrandom)(void *, size_t, unsigned) = fb_getrandom;
 static pid_t (*real_getpid)(void) = fb_getpid;
 static pid_t (*real_gettid)(void) = fb_gettid;
+static int (*real_sysinfo)(struct sysinfo *) = fb_sysinfo;
 
 
 __attribute__((constructor)) static void agent_rr_io_resolve(void)
@@ -162,6 +170,7 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 	AGENT_RESOLVE(real_recv, "recv");
 	AGENT_RESOLVE(real_recvfrom, "recvfrom");
 	AGENT_RESOLVE(real_recvmsg, "recvmsg");
+	AGENT_RESOLVE(real_recvmmsg, "recvmmsg");
 	AGENT_RESOLVE(real_accept, "accept");
 	AGENT_RESOLVE(real_accept4, "accept4");
 	AGENT_RESOLVE(real_poll, "poll");
@@ -177,6 +186,7 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 	AGENT_RESOLVE(real_getrandom, "getrandom");
 	AGENT_RESOLVE(real_getpid, "getpid");
 	AGENT_RESOLVE(real_gettid, "gettid");
+	AGENT_RESOLVE(real_sysinfo, "sysinfo");
 	agent_self.busy--;
 	errno = saved;
 }
@@ -340,87 +350,239 @@ AGENT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 			  buf);
 }
 
-/* Data: the payload. The peer address is not recorded: a replay gives an
- * address of all zeros (doc/record.md). */
+/*
+ * The address a recvfrom or recvmsg wrote is an input too (a UDP server
+ * answers it, logs it): a second record after the payload's, which a
+ * replay gives back. recvfrom: RR_CALL_RECV_ADDR, data = the bytes of the
+ * address (no more than the buffer holds), arg = the length the call
+ * reported.
+ */
+static void rr_addr_rec(struct agent_thread *t, int fd, void *addr, socklen_t cap,
+			socklen_t full, ssize_t r)
+{
+	struct agent_rr_seg s = {addr, r < 0 ? 0 : full < cap ? full : cap};
+	int e = errno;
+
+	agent_rr_rec_input(t, RR_CALL_RECV_ADDR, fd, r < 0 ? -1 : 0, r < 0 ? e : 0,
+			   r < 0 ? 0 : full, &s, 1);
+	errno = e;
+}
+
+static void rr_addr_rep(struct agent_thread *t, int fd, void *addr, socklen_t *alen)
+{
+	struct agent_rr_seg s = {addr, *alen};
+	uint64_t full = 0;
+	int e = errno;
+
+	memset(addr, 0, *alen);
+	if (agent_rr_rep_input(t, RR_CALL_RECV_ADDR, fd, &s, 1, &full) == 0)
+		*alen = (socklen_t)full;
+	errno = e;
+}
+
 AGENT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
 			      socklen_t *alen)
 {
 	struct agent_thread *t;
+	socklen_t cap;
+	ssize_t r;
 
 	if (RR_IO_OFF(t))
 		return AGENT_SYS_IO(SYS_IO_READ, fd, real_recvfrom(fd, buf, n, flags, addr, alen));
 	if (RR_REPLAYING()) {
+		r = rr_rep_buf(t, RR_CALL_RECVFROM, fd, buf, n);
 		if (addr && alen)
-			memset(addr, 0, *alen);
-		return rr_rep_buf(t, RR_CALL_RECVFROM, fd, buf, n);
+			rr_addr_rep(t, fd, addr, alen);
+		return r;
 	}
-	return rr_rec_buf(t, RR_CALL_RECVFROM, fd,
-			  RR_BLOCK(ssize_t, real_recvfrom(fd, buf, n, flags, addr, alen)), buf);
+	cap = addr && alen ? *alen : 0;
+	r = rr_rec_buf(t, RR_CALL_RECVFROM, fd,
+		       RR_BLOCK(ssize_t, real_recvfrom(fd, buf, n, flags, addr, alen)), buf);
+	if (addr && alen)
+		rr_addr_rec(t, fd, addr, cap, *alen, r);
+	return r;
+}
+
+/*
+ * recvmsg's address, control data and flags: RR_CALL_RECVMSG_META after
+ * the payload's record, data = the whole msg_name buffer (the address, then
+ * zeros) and the control bytes, arg = msg_namelen | msg_controllen << 32,
+ * result = msg_flags. A replay makes the descriptors an SCM_RIGHTS message
+ * carried exist as stand-ins (the recorded numbers, as accept does).
+ */
+static const unsigned char rr_zeros[256];
+
+static void rr_meta_rec(struct agent_thread *t, int fd, struct msghdr *m, socklen_t namecap,
+			ssize_t r)
+{
+	struct agent_rr_seg s[3] = {{NULL, 0}, {NULL, 0}, {NULL, 0}};
+	int k = 0, e = errno;
+	socklen_t nl = m->msg_namelen < namecap ? m->msg_namelen : namecap;
+
+	if (r >= 0 && namecap) {
+		if (namecap - nl <= sizeof(rr_zeros)) { /* the address, then zeros */
+			s[k++] = (struct agent_rr_seg){m->msg_name, nl};
+			s[k++] = (struct agent_rr_seg){(void *)rr_zeros, namecap - nl};
+		} else {
+			s[k++] = (struct agent_rr_seg){m->msg_name, namecap};
+		}
+	}
+	if (r >= 0 && m->msg_control && m->msg_controllen)
+		s[k++] = (struct agent_rr_seg){m->msg_control, m->msg_controllen};
+	agent_rr_rec_input(t, RR_CALL_RECVMSG_META, fd, r < 0 ? 0 : m->msg_flags, 0,
+			   r < 0 ? 0 : (uint64_t)m->msg_namelen | (uint64_t)m->msg_controllen << 32,
+			   s, k);
+	errno = e;
+}
+
+static void rr_meta_rep(struct agent_thread *t, int fd, struct msghdr *m, int rflags, ssize_t r)
+{
+	struct agent_rr_seg s[2] = {{NULL, 0}, {NULL, 0}};
+	struct cmsghdr *c;
+	size_t namecap = m->msg_name ? m->msg_namelen : 0;
+	size_t ctlcap = m->msg_control ? m->msg_controllen : 0;
+	uint64_t arg = 0;
+	int k = 0, flags, e = errno;
+
+	if (namecap)
+		s[k++] = (struct agent_rr_seg){m->msg_name, namecap};
+	if (ctlcap)
+		s[k++] = (struct agent_rr_seg){m->msg_control, ctlcap};
+	flags = (int)agent_rr_rep_input(t, RR_CALL_RECVMSG_META, fd, s, k, &arg);
+	if (r >= 0) {
+		/* The trace is untrusted: lengths no longer than the buffers. */
+		m->msg_namelen = (socklen_t)((uint32_t)arg < namecap ? (uint32_t)arg : namecap);
+		m->msg_controllen = (size_t)(arg >> 32) < ctlcap ? (size_t)(arg >> 32) : ctlcap;
+		m->msg_flags = flags;
+		for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+			const unsigned char *p = CMSG_DATA(c);
+			size_t i, nfd;
+			int one;
+
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+			    c->cmsg_len < CMSG_LEN(0) ||
+			    (const unsigned char *)c + c->cmsg_len >
+				    (const unsigned char *)m->msg_control + m->msg_controllen)
+				continue;
+			nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (i = 0; i < nfd; i++) {
+				memcpy(&one, p + i * sizeof(int), sizeof(int));
+				agent_rr_sock_standin(one,
+						      SOCK_STREAM | (rflags & MSG_CMSG_CLOEXEC
+									 ? SOCK_CLOEXEC
+									 : 0),
+						      "recvmsg() (SCM_RIGHTS)");
+			}
+		}
+	}
+	errno = e;
 }
 
 AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
 	struct agent_thread *t;
+	socklen_t namecap;
+	ssize_t r;
 
 	if (RR_IO_OFF(t) || m->msg_iovlen > 64)
 		return AGENT_SYS_IO(SYS_IO_READ, fd, real_recvmsg(fd, m, flags));
 	if (RR_REPLAYING()) {
-		m->msg_controllen = 0; /* ancillary data is not replayed */
-		return rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen, 0);
+		r = rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen, 0);
+		rr_meta_rep(t, fd, m, flags, r);
+		return r;
 	}
-	return rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen,
-		      RR_BLOCK(ssize_t, real_recvmsg(fd, m, flags)));
+	namecap = m->msg_name ? m->msg_namelen : 0;
+	r = rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen,
+		   RR_BLOCK(ssize_t, real_recvmsg(fd, m, flags)));
+	rr_meta_rec(t, fd, m, namecap, r);
+	return r;
 }
 
 /*
- * Replay: make the recorded descriptor exist, as an unconnected socket of
- * the listening socket's family. A socket, not /dev/null: servers hand the
- * descriptor to epoll (libevent, memcached), which refuses /dev/null with
- * EPERM, and then never read the connection. Replayed reads, writes and
- * sends on it do not touch it. A number the replay already uses is left
- * alone (the fd numbering differs: the replay will diverge and say so).
+ * recvmmsg: RR_CALL_RECVMMSG with the number of messages, then for each
+ * message the two records of a recvmsg (its bytes, then its name, control
+ * data and flags); msg_len is the first one's result. At most 64 messages
+ * a call are asked for (a recvmmsg may return fewer than asked).
  */
-static void rr_fake_fd(int listen_fd, int fd, int flags)
-{
-	int n, dom = AF_UNIX;
-	socklen_t len = sizeof(dom);
+#define RR_MMSG_MAX 64
 
-	if (fd < 0 || syscall(SYS_fcntl, fd, F_GETFD) >= 0)
-		return;
-	if (syscall(SYS_getsockopt, listen_fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) < 0)
-		dom = AF_UNIX;
-	n = (int)syscall(SYS_socket, dom, SOCK_STREAM | (flags & SOCK_NONBLOCK), 0);
-	if (n < 0)
-		n = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
-	if (n < 0 || n == fd)
-		return;
-	syscall(SYS_dup3, n, fd, flags & SOCK_CLOEXEC ? O_CLOEXEC : 0);
-	syscall(SYS_close, n);
+AGENT_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned vlen, int flags,
+			  struct timespec *tmo)
+{
+	struct agent_thread *t;
+	socklen_t namecap[RR_MMSG_MAX];
+	int r, e, i;
+
+	if (RR_IO_OFF(t) || !v)
+		return real_recvmmsg(fd, v, vlen, flags, tmo);
+	if (vlen > RR_MMSG_MAX)
+		vlen = RR_MMSG_MAX;
+	if (RR_REPLAYING()) {
+		r = (int)agent_rr_rep_input(t, RR_CALL_RECVMMSG, fd, NULL, 0, NULL);
+		e = errno;
+		for (i = 0; i < r && i < (int)vlen; i++) {
+			struct msghdr *m = &v[i].msg_hdr;
+			ssize_t n = rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov,
+					   (int)(m->msg_iovlen < 64 ? m->msg_iovlen : 64), 0);
+
+			v[i].msg_len = n > 0 ? (unsigned)n : 0;
+			rr_meta_rep(t, fd, m, flags, n);
+		}
+		errno = e;
+		return r;
+	}
+	for (i = 0; i < (int)vlen; i++)
+		namecap[i] = v[i].msg_hdr.msg_name ? v[i].msg_hdr.msg_namelen : 0;
+	r = RR_BLOCK(int, real_recvmmsg(fd, v, vlen, flags, tmo));
+	e = errno;
+	agent_rr_rec_input(t, RR_CALL_RECVMMSG, fd, r, r < 0 ? e : 0, 0, NULL, 0);
+	for (i = 0; i < r && i < (int)vlen; i++) {
+		struct msghdr *m = &v[i].msg_hdr;
+
+		rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov,
+		       (int)(m->msg_iovlen < 64 ? m->msg_iovlen : 64), (ssize_t)v[i].msg_len);
+		rr_meta_rec(t, fd, m, namecap[i], (ssize_t)v[i].msg_len);
+	}
+	errno = e;
+	return r;
 }
 
+/*
+ * accept: data = the peer's address (the whole buffer), arg = the length
+ * the call reported. A replay makes the recorded descriptor exist as a
+ * stand-in (agent_rr_sock_standin: a socket, not /dev/null: servers hand
+ * the descriptor to epoll, libevent and memcached do, which refuses
+ * /dev/null with EPERM). Replayed reads, writes and sends on it do not
+ * touch it.
+ */
 static int rr_accept(struct agent_thread *t, int fd, struct sockaddr *a, socklen_t *l, int f,
 		     int r)
 {
 	struct agent_rr_seg s = {a, a && l ? *l : 0};
+	uint64_t full = 0;
 	int e = errno;
 
 	uint32_t on;
 
 	if (RR_REPLAYING()) {
-		r = (int)agent_rr_rep_input(t, RR_CALL_ACCEPT, fd, &s, 1, NULL);
+		r = (int)agent_rr_rep_input(t, RR_CALL_ACCEPT, fd, &s, 1, &full);
 		e = errno;
 		/* sync: the new descriptor takes its turn of the table (after the
 		 * input record, as recorded); it is made at that turn */
 		on = r >= 0 ? agent_rr_fdtab_enter(RR_FD_ACCEPT) : 0;
-		rr_fake_fd(fd, r, f);
+		agent_rr_sock_standin(r, SOCK_STREAM | f, "accept()");
 		if (on)
 			r = agent_rr_fdtab_leave(r, NULL);
+		if (r >= 0 && full && a && l) /* 0: a recording older than the length */
+			*l = (socklen_t)full;
 		errno = e;
 		return r;
 	}
 	if (r < 0)
 		s.n = 0;
-	agent_rr_rec_input(t, RR_CALL_ACCEPT, fd, r, r < 0 ? e : 0, 0, &s, 1);
+	else if (a && l)
+		full = *l;
+	agent_rr_rec_input(t, RR_CALL_ACCEPT, fd, r, r < 0 ? e : 0, full, &s, 1);
 	/* sync: the turn of an allocation is taken after the kernel made it */
 	if (r >= 0 && agent_rr_fdtab_enter(RR_FD_ACCEPT))
 		r = agent_rr_fdtab_leave(r, NULL);
@@ -494,7 +656,7 @@ static int rr_select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv,
 		     const struct timespec *ts, const sigset_t *m, int pselect)
 {
 	struct agent_thread *t;
-	struct agent_rr_seg s[3];
+	struct agent_rr_seg s[3] = {{NULL, 0}, {NULL, 0}, {NULL, 0}};
 	size_t len = ((size_t)(n > 0 ? n : 0) + 63) / 64 * 8;
 	int k = 0, rc, e;
 
@@ -693,4 +855,25 @@ AGENT_EXPORT pid_t gettid(void)
 	v = real_gettid();
 	agent_rr_rec_input(t, RR_CALL_GETTID, -1, v, 0, 0, NULL, 0);
 	return v;
+}
+
+/* sysinfo: the uptime, loads and free memory are inputs (lighttpd takes its
+ * clock of seconds from the uptime). Data = struct sysinfo. */
+AGENT_EXPORT int sysinfo(struct sysinfo *info)
+{
+	struct agent_thread *t;
+	struct agent_rr_seg s = {info, sizeof(*info)};
+	int r, e;
+
+	if (RR_IO_OFF(t) || !info)
+		return real_sysinfo(info);
+	if (RR_REPLAYING())
+		return (int)agent_rr_rep_input(t, RR_CALL_SYSINFO, -1, &s, 1, NULL);
+	r = real_sysinfo(info);
+	e = errno;
+	if (r < 0)
+		s.n = 0;
+	agent_rr_rec_input(t, RR_CALL_SYSINFO, -1, r, r < 0 ? e : 0, 0, &s, 1);
+	errno = e;
+	return r;
 }

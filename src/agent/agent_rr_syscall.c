@@ -13,8 +13,11 @@
  * epoll_wait, epoll_pwait, epoll_pwait2, rt_sigtimedwait, pause, rt_sigsuspend,
  * clock_gettime, gettimeofday, time, getrandom, getpid, gettid, nanosleep,
  * clock_nanosleep, write, writev, sched_yield, getdents64, readlink,
- * readlinkat. In serial mode a futex wait made through syscall() is
- * emulated as a yield (agent_rr_futex_wait). A `syscall` instruction in
+ * readlinkat, the socket calls of agent_rr_sock.c (socket, socketpair,
+ * connect, bind, listen, shutdown, setsockopt, getsockopt, getsockname,
+ * getpeername, recvmmsg, sendmmsg), sysinfo. In serial mode a futex wait
+ * made through syscall() is emulated as a yield (agent_rr_futex_wait). A
+ * `syscall` instruction in
  * the program's own code (inline assembly, a Go runtime) is caught by
  * syscall user dispatch (agent_rr_dispatch.c), whose SIGSYS handler uses
  * rr_direct() too.
@@ -33,6 +36,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -236,6 +240,34 @@ static long rr_direct(long n, const long *a, int *handled)
 	case SYS_readlink:
 		return readlink((const char *)a[0], (char *)a[1], (size_t)a[2]);
 #endif
+	case SYS_socket:
+		return socket((int)a[0], (int)a[1], (int)a[2]);
+	case SYS_socketpair:
+		return socketpair((int)a[0], (int)a[1], (int)a[2], (int *)a[3]);
+	case SYS_connect:
+		return connect((int)a[0], (const struct sockaddr *)a[1], (socklen_t)a[2]);
+	case SYS_bind:
+		return bind((int)a[0], (const struct sockaddr *)a[1], (socklen_t)a[2]);
+	case SYS_listen:
+		return listen((int)a[0], (int)a[1]);
+	case SYS_shutdown:
+		return shutdown((int)a[0], (int)a[1]);
+	case SYS_setsockopt:
+		return setsockopt((int)a[0], (int)a[1], (int)a[2], (const void *)a[3],
+				  (socklen_t)a[4]);
+	case SYS_getsockopt:
+		return getsockopt((int)a[0], (int)a[1], (int)a[2], (void *)a[3], (socklen_t *)a[4]);
+	case SYS_getsockname:
+		return getsockname((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2]);
+	case SYS_getpeername:
+		return getpeername((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2]);
+	case SYS_recvmmsg:
+		return recvmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2], (int)a[3],
+				(struct timespec *)a[4]);
+	case SYS_sendmmsg:
+		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2], (int)a[3]);
+	case SYS_sysinfo:
+		return sysinfo((struct sysinfo *)a[0]);
 	}
 	*handled = 0;
 	return 0;

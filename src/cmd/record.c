@@ -71,10 +71,11 @@ static void record_usage(FILE *out)
 		"Run PROGRAM and record what `spool replay` needs to run it again the same\n"
 		"way: the order in which its threads acquired every mutex, rwlock, spinlock,\n"
 		"semaphore, condition variable and barrier, thread creation, and what its\n"
-		"read-like calls, clocks, getrandom, getpid and gettid returned. It runs\n"
-		"with address-space randomization off (personality ADDR_NO_RANDOMIZE), so\n"
-		"that its replays run at the same addresses; the recording keeps its\n"
-		"argv, environment, working directory, umask, limits and personality.\n"
+		"read-like calls, socket calls, name lookups, clocks, getrandom, getpid and\n"
+		"gettid returned. It runs with address-space randomization off (personality\n"
+		"ADDR_NO_RANDOMIZE), so that its replays run at the same addresses; the\n"
+		"recording keeps its argv, environment, working directory, umask, limits\n"
+		"and personality.\n"
 		"\n"
 		"options:\n"
 		"      --mode MODE      serial (default: one thread runs at a time; exact even\n"
@@ -216,6 +217,19 @@ static const char *record_sys_name(uint32_t nr)
 	case SYS_pause: return "pause";
 #endif
 	case SYS_rt_sigsuspend: return "rt_sigsuspend";
+	case SYS_socket: return "socket";
+	case SYS_socketpair: return "socketpair";
+	case SYS_connect: return "connect";
+	case SYS_bind: return "bind";
+	case SYS_listen: return "listen";
+	case SYS_shutdown: return "shutdown";
+	case SYS_setsockopt: return "setsockopt";
+	case SYS_getsockopt: return "getsockopt";
+	case SYS_getsockname: return "getsockname";
+	case SYS_getpeername: return "getpeername";
+	case SYS_recvmmsg: return "recvmmsg";
+	case SYS_sendmmsg: return "sendmmsg";
+	case SYS_sysinfo: return "sysinfo";
 	}
 	return "?";
 }

@@ -280,6 +280,25 @@ enum {
 	RR_CALL_ACCESS = 28,	      /* access, faccessat: the result only */
 	RR_CALL_MKDIR = 29,	      /* mkdir, mkdirat: the result only (made in a replay too) */
 	RR_CALL_OPEN_EXCL = 30,	      /* open, openat with O_CREAT|O_EXCL: the result only */
+	/* Sockets (agent_rr_sock.c, agent_rr_netdb.c): a replay reaches no network. */
+	RR_CALL_SOCKET = 31,	  /* fd = the domain, arg = type | protocol << 32: the result */
+	RR_CALL_SOCKETPAIR = 32,  /* fd = the domain, arg = type: data = the two descriptors */
+	RR_CALL_CONNECT = 33,	  /* the result only */
+	RR_CALL_BIND = 34,	  /* the result only */
+	RR_CALL_LISTEN = 35,	  /* the result only */
+	RR_CALL_SHUTDOWN = 36,	  /* arg = how: the result only */
+	RR_CALL_SETSOCKOPT = 37,  /* arg = level << 32 | option: the result only */
+	RR_CALL_GETSOCKOPT = 38,  /* data = the value, arg = its length */
+	RR_CALL_RECV_ADDR = 39,	  /* after a recvfrom: data = the address, arg = its length */
+	RR_CALL_RECVMSG_META = 40, /* after a recvmsg: data = msg_name (its whole buffer)
+				    * and the control bytes; arg = namelen | controllen << 32;
+				    * result = msg_flags */
+	RR_CALL_GETADDRINFO = 41, /* result = the EAI code; data = the list; arg = its entries */
+	RR_CALL_GETNAMEINFO = 42, /* result = the EAI code; data = host and service, arg = their
+				   * lengths (host | service << 32, NULs included) */
+	RR_CALL_RECVMMSG = 43,	  /* the number of messages; a RECVMSG and a RECVMSG_META each */
+	RR_CALL_SENDMMSG = 44,	  /* the number sent; data = each one's msg_len (uint32) */
+	RR_CALL_SYSINFO = 45,	  /* data = struct sysinfo (the uptime: lighttpd's clock) */
 	/* Directory contents and names (agent_rr_dir.c, agent_rr_path.c). */
 	RR_CALL_OPENDIR = 50,	  /* opendir, fdopendir: result = the stream's descriptor or -1 */
 	RR_CALL_READDIR = 51,	  /* readdir(64)(_r): data = the struct dirent64 up to its name's

@@ -48,6 +48,8 @@ static const struct {
 	RR_SYS(pipe2), RR_SYS(accept4), RR_SYS(prlimit64), RR_SYS(getrandom),
 	RR_SYS(memfd_create), RR_SYS(execveat), RR_SYS(statx), RR_SYS(rseq), RR_SYS(clone3),
 	RR_SYS(rt_sigtimedwait), RR_SYS(rt_sigsuspend), RR_SYS(epoll_pwait2),
+	RR_SYS(socketpair), RR_SYS(shutdown), RR_SYS(setsockopt), RR_SYS(getsockopt),
+	RR_SYS(getsockname), RR_SYS(getpeername), RR_SYS(recvmmsg), RR_SYS(sendmmsg),
 };
 
 /* What agent_rr_syscall.c sends to the named interposers. */
@@ -57,6 +59,9 @@ static const long rr_sys_rec[] = {
 	SYS_getrandom, SYS_getpid, SYS_gettid, SYS_nanosleep, SYS_clock_nanosleep, SYS_write,
 	SYS_writev, SYS_sched_yield, SYS_ppoll, SYS_pselect6, SYS_epoll_pwait,
 	SYS_rt_sigtimedwait, SYS_pause, SYS_rt_sigsuspend, SYS_epoll_pwait2,
+	SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_shutdown,
+	SYS_setsockopt, SYS_getsockopt, SYS_getsockname, SYS_getpeername, SYS_recvmmsg,
+	SYS_sendmmsg, SYS_sysinfo,
 };
 
 const char *rr_sys_name(long nr)
