@@ -170,6 +170,9 @@ struct shm_ring *agent_ring_mapped(uint32_t i);
 /* Feature area i (SHM_EXT_*), mapped on first use, and its size; NULL when
  * the region has none or it cannot be mapped. */
 void *agent_ext(unsigned i, uint64_t *size);
+/* A piece (len bytes at off, page-aligned) of feature area i, mapped on its
+ * own: each process of a recorded tree maps its own record area only. */
+void *agent_ext_piece(unsigned i, uint64_t off, uint64_t len);
 void agent_wake(void);
 
 /* agent_thread.c */

@@ -393,6 +393,21 @@ void *agent_ext(unsigned i, uint64_t *size)
 	return agent.ext[i];
 }
 
+void *agent_ext_piece(unsigned i, uint64_t off, uint64_t len)
+{
+	struct shm_ctl *c = agent.ctl;
+	uint64_t base, all;
+
+	if (!c || i >= SHM_MAX_EXT || !len)
+		return NULL;
+	base = c->ext_offset[i];
+	all = c->ext_size[i];
+	if (!base || !all || base % SHM_PAGE || off % SHM_PAGE || base > agent.map_size ||
+	    all > agent.map_size - base || off > all || len > all - off)
+		return NULL;
+	return agent_map_piece(base + off, len);
+}
+
 /* A window of at least need bytes (up to SHM_PROC_TEXT_BYTES) on this
  * process's text area; 0 or -1 when it cannot grow. */
 static int agent_text_window(uint64_t need)
@@ -839,6 +854,7 @@ __attribute__((destructor)) static void agent_stop(void)
 	if (!agent.active)
 		return;
 	agent_rr_exit_wait();
+	agent_rr_tree_end();
 	agent_sys_proc_end();
 	agent_proc_refresh_maps();
 }

@@ -37,6 +37,9 @@ int agent_rr_mode;
 uint32_t agent_rr_stuck_ms;
 
 static struct rr_area *rr_area;
+/* Process trees (agent_rr_proc.c): this process's number in the high bits
+ * of every record's thread field (rr_area.h). */
+static uint32_t rr_proc_bits;
 /* What the replay only reads (the logs, first[], order[], sw[]): the area,
  * or the replay image the host named in it (rr_img.c), mapped read-only. */
 const char *agent_rr_ro;
@@ -98,6 +101,10 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_ACCESS] = "access/faccessat",
 	[RR_CALL_MKDIR] = "mkdir/mkdirat",
 	[RR_CALL_OPEN_EXCL] = "open/openat (O_CREAT|O_EXCL)",
+	[RR_CALL_FORK] = "fork/vfork",
+	[RR_CALL_SPAWN] = "posix_spawn",
+	[RR_CALL_WAIT] = "wait/waitpid/wait4",
+	[RR_CALL_WAITID] = "waitid",
 };
 
 /* ---- report text (no stdio in the agent) ---- */
@@ -235,6 +242,7 @@ static struct rr_buf rr_report_begin(int *mine)
 static void __attribute__((noreturn)) rr_report_end(int mine, uint32_t flag)
 {
 	__atomic_fetch_or(&rr_area->flags, flag | RR_F_STOP, __ATOMIC_ACQ_REL);
+	agent_rr_tree_stopped();
 	agent_wake();
 	rr_park();
 }
@@ -358,7 +366,7 @@ static void rr_emit_sched(struct agent_thread *t, uint32_t idx, uint32_t tseq, u
 	r = rr_reserve(t, sizeof(*r));
 	if (r) {
 		r->h.word = ev_word(KIND_SCHED, t->index, idx, op);
-		r->thread = rr_self.id;
+		r->thread = rr_self.id | rr_proc_bits;
 		r->tseq = tseq;
 		r->obj = obj;
 		r->turn = turn;
@@ -584,7 +592,7 @@ void agent_rr_emit_switch(uint32_t thread, uint32_t tseq, uint32_t at, uint64_t 
 	r = rr_reserve(t, sizeof(*r));
 	if (r) {
 		r->h.word = ev_word(KIND_SCHED, t->index, 0, 0);
-		r->thread = thread;
+		r->thread = thread | rr_proc_bits;
 		r->tseq = tseq;
 		r->obj = at;
 		r->turn = (uint32_t)turn;
@@ -683,7 +691,7 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 		if (!r)
 			break;
 		r->h.word = ev_word(KIND_INPUT, t->index, 0, 0);
-		r->thread = rr_self.id;
+		r->thread = rr_self.id | rr_proc_bits;
 		r->tseq = tseq;
 		r->call = call;
 		r->fd = fd;
@@ -1231,7 +1239,7 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 
 		if (r) {
 			r->h.word = ev_word(KIND_INPUT, t->index, 0, 0);
-			r->thread = rr_self.id;
+			r->thread = rr_self.id | rr_proc_bits;
 			r->tseq = tseq;
 			r->call = call;
 			r->fd = fd;
@@ -1551,17 +1559,6 @@ pid_t agent_rr_real_tid(pid_t tid)
 
 /* ---- startup ---- */
 
-static void rr_fork_child(void)
-{
-	if (!agent_rr_mode)
-		return;
-	/* The child is not recorded: its schedule would mix with the
-	 * parent's thread numbers. The host refuses to replay such a trace. */
-	agent_rr_mode = RR_MODE_OFF;
-	agent_serial_fork_child();
-	__atomic_fetch_or(&rr_area->flags, RR_F_FORKED, __ATOMIC_ACQ_REL);
-}
-
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
@@ -1685,31 +1682,19 @@ static int rr_map_streams(struct rr_area *a)
 	return 0;
 }
 
-void agent_rr_init(void)
+/* Start recording or replaying process number k into area a (size
+ * bytes): the first process from agent_rr_init, a fork child from its
+ * fork handler (agent_rr_proc.c). One thread runs. */
+int agent_rr_attach(struct rr_area *a, uint64_t size, uint32_t k)
 {
 	struct shm_ctl *c = agent.ctl;
-	uint64_t size;
-	struct rr_area *a;
 
-	if (!c || !(c->features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
-		return;
-	a = agent_ext(SHM_EXT_REPLAY, &size);
-	if (!a || size < RR_AREA_HDR) {
-		agent_disable("record/replay: no valid feature area");
-		return;
-	}
-	if (a->magic != RR_MAGIC || a->version != RR_VERSION ||
-	    (a->mode != RR_MODE_RECORD && a->mode != RR_MODE_REPLAY)) {
-		agent_disable("record/replay: the feature area is not spool's");
-		return;
-	}
 	rr_area = a;
+	rr_proc_bits = k == RR_NO_PROC ? 0 : k << RR_PROC_SHIFT;
+	rr_nparked = 0;
+	rr_nstreams = 0;
+	agent_rr_pid_recorded = 0;
 	agent_rr_stuck_ms = a->stuck_ms;
-	if (agent.proc_flags & (PROC_F_EXEC | PROC_F_FORK)) {
-		__atomic_fetch_or(&a->flags, (agent.proc_flags & PROC_F_EXEC) ? RR_F_EXEC : RR_F_FORKED,
-				  __ATOMIC_ACQ_REL);
-		return;
-	}
 	rr_turn = (uint32_t *)((char *)a + a->turn_off);
 	rr_objmap = (uint32_t *)((char *)a + a->objmap_off);
 	rr_threads = (struct rr_thread_slot *)((char *)a + a->threads_off);
@@ -1717,26 +1702,26 @@ void agent_rr_init(void)
 	if (a->mode == RR_MODE_REPLAY && a->img_size) {
 		agent_rr_ro = rr_map_image(a);
 		if (!agent_rr_ro)
-			return;
+			return -1;
 	}
 	if (a->mode == RR_MODE_REPLAY && rr_map_streams(a) < 0)
-		return;
+		return -1;
 	if (a->mode == RR_MODE_REPLAY && (a->opts & RR_O_PACKED) && agent_rr_zinput_init() < 0)
-		return;
+		return -1;
 	rr_first = (uint32_t *)(agent_rr_ro + a->first_off);
 	rr_order = (struct rr_order *)(agent_rr_ro + a->order_off);
 	rr_chunk = c->ring_bytes / 8 < RR_CHUNK_MAX ? c->ring_bytes / 8 : RR_CHUNK_MAX;
 	agent_lock_quiet = !(a->opts & RR_O_LOCK_EVENTS);
 	rr_trace_sched = a->mode != RR_MODE_REPLAY || (a->opts & RR_O_TRACE_SCHED);
-	pthread_atfork(NULL, NULL, rr_fork_child);
 	rr_self.id = 0;
 	rr_self.has_id = 1;
 	rr_self.tseq = 0;
+	rr_self.pending = NULL;
 	if (a->mode == RR_MODE_REPLAY) {
 		rr_populate(a, size);
 		if (!a->max_threads) {
 			agent_disable("record/replay: empty replay log");
-			return;
+			return -1;
 		}
 		rr_self.cur = rr_threads[0].log_off;
 		rr_self.end = rr_threads[0].log_end;
@@ -1748,5 +1733,52 @@ void agent_rr_init(void)
 	agent_serial_init(a, &rr_turn[0]);
 	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
 			 __ATOMIC_RELEASE);
-	agent_log("record/replay: mode %u%s", a->mode, agent_serial_on ? " serial" : "");
+	agent_log("record/replay: mode %u%s, process %u", a->mode,
+		  agent_serial_on ? " serial" : "", k);
+	return 0;
+}
+
+struct rr_area *agent_rr_area(void)
+{
+	return rr_area;
+}
+
+/* A fork child whose process cannot be recorded (no tree, no number
+ * left): it runs on unrecorded and the recording says so. */
+void agent_rr_detach(uint32_t flag)
+{
+	agent_rr_mode = RR_MODE_OFF;
+	agent_serial_fork_child();
+	if (rr_area)
+		__atomic_fetch_or(&rr_area->flags, flag, __ATOMIC_ACQ_REL);
+}
+
+void agent_rr_init(void)
+{
+	struct shm_ctl *c = agent.ctl;
+	uint64_t size;
+	struct rr_area *a;
+	uint32_t k;
+
+	if (!c || !(c->features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
+		return;
+	a = agent_rr_tree_open(&size, &k);
+	if (!a)
+		return;
+	if (a->magic != RR_MAGIC || a->version != RR_VERSION ||
+	    (a->mode != RR_MODE_RECORD && a->mode != RR_MODE_REPLAY)) {
+		agent_disable("record/replay: the feature area is not spool's");
+		return;
+	}
+	rr_area = a;
+	if (k == RR_NO_PROC && (agent.proc_flags & (PROC_F_EXEC | PROC_F_FORK))) {
+		/* A layout without a process tree (or no number left): the
+		 * process runs unrecorded, and the recording says so. */
+		__atomic_fetch_or(&a->flags, (agent.proc_flags & PROC_F_EXEC) ? RR_F_EXEC : RR_F_FORKED,
+				  __ATOMIC_ACQ_REL);
+		return;
+	}
+	pthread_atfork(agent_rr_fork_prepare, agent_rr_fork_parent, agent_rr_fork_child);
+	if (agent_rr_attach(a, size, k) == 0)
+		agent_rr_tree_started();
 }

@@ -39,6 +39,31 @@ extern int agent_lock_quiet;
 /* Called by the constructor once the process slot is claimed. */
 void agent_rr_init(void);
 
+/* Process trees (agent_rr_proc.c, rr_area.h). agent_rr_attach starts
+ * recording or replaying process number k (RR_NO_PROC: a layout without
+ * a tree) in area a of size bytes (0, or -1 with the agent disabled);
+ * agent_rr_area is the area in use; agent_rr_detach leaves a fork child
+ * unrecorded with flag (RR_F_FORKED) set in the area. */
+int agent_rr_attach(struct rr_area *a, uint64_t size, uint32_t k);
+struct rr_area *agent_rr_area(void);
+void agent_rr_detach(uint32_t flag);
+/* Map this process's area (0 for the first process) and find its number
+ * (*k, RR_NO_PROC when it has none); the area or NULL. */
+struct rr_area *agent_rr_tree_open(uint64_t *size, uint32_t *k);
+/* The process started on its area (its tree entry is claimed); it ends
+ * (destructor: a replay of the first process waits for the others); its
+ * area stopped the run (RR_F_STOP). */
+void agent_rr_tree_started(void);
+void agent_rr_tree_end(void);
+void agent_rr_tree_stopped(void);
+/* Fork handlers (pthread_atfork, registered by agent_rr_init). */
+void agent_rr_fork_prepare(void);
+void agent_rr_fork_parent(void);
+void agent_rr_fork_child(void);
+/* Replay --pid N: this process replays but shows no output (an ancestor
+ * of N on its way to the fork or exec that starts N). */
+extern int agent_rr_muted;
+
 /* Record: the outcome of a sync call (op = the requested OP_*, result =
  * 0 or the errno value it returned); turn: take a turn of the object. */
 void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int result, int turn);

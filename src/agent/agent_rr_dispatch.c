@@ -399,7 +399,7 @@ void agent_rr_dispatch_init(void)
 	/* agent_rr_init checked the area before it set the mode. */
 	if (!agent_rr_mode || !agent.ctl)
 		return;
-	a = agent_ext(SHM_EXT_REPLAY, NULL);
+	a = agent_rr_area();
 	if (!a)
 		return;
 	sud_area = a;
@@ -459,7 +459,7 @@ void agent_rr_dispatch_thread(void)
 void agent_rr_dispatch_init(void)
 {
 	if (agent_rr_mode && agent.ctl) {
-		struct rr_area *a = agent_ext(SHM_EXT_REPLAY, NULL);
+		struct rr_area *a = agent_rr_area();
 
 		if (!a)
 			return;

@@ -39,18 +39,23 @@
 #include "../replay/rr_log.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_scan.h"
+#include "../replay/rr_tree.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
 
 #define RECORD_MAX_OBJS (1u << 20) /* turn words: 4 MiB of the memfd, touched only when used */
+/* Process numbers of a recording (rr_tree.c): an area each, 4.3 MiB of the
+ * memfd (sparse) and of spool's address space; each process maps its own. */
+#define RECORD_MAX_PROCS 64u
 
 struct record_ctx {
 	struct rr_info info;
 	char raw_unrec[160]; /* own syscall instructions: the calls not recorded */
 	struct rr_scan scan; /* rdtsc and (without dispatch) syscall in the executable */
 	int scanned;
+	uint32_t procs_wanted; /* process numbers the program asked for */
 	uint32_t max_rings;
 	int serial, chaos, lock_events;
 	uint64_t seed;
@@ -125,10 +130,12 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		/* sync mode maps no serial slots (record_once): say there are none */
 		area->serial_off = 0;
 		area->sw_off = 0;
-		return 0;
+	} else {
+		rr_record_area_serial(area, ctx->chaos, ctx->seed);
 	}
-	rr_record_area_serial(area, ctx->chaos, ctx->seed);
-	return rr_watch_start(&ctx->watch, h, area);
+	/* one area per process of the program (rr_tree.c) */
+	rr_tree_record_init(area, RECORD_MAX_OBJS, ctx->serial, RECORD_MAX_PROCS);
+	return ctx->serial ? rr_watch_start(&ctx->watch, h, area) : 0;
 }
 
 /* The run's stdout (--until-fail) into the trace. */
@@ -262,6 +269,38 @@ static void record_raw(struct record_ctx *ctx, const struct rr_area *a)
 		snprintf(ctx->raw_unrec, sizeof(ctx->raw_unrec), "others");
 }
 
+/* The other processes of the program (rr_tree.c): their flags, losses and
+ * switches count with the first one's; the first report found is kept,
+ * naming its process. */
+static void record_tree(struct record_ctx *ctx, void *ext)
+{
+	uint32_t wanted, n = rr_tree_record_procs(ext, RECORD_MAX_OBJS, ctx->serial,
+						   RECORD_MAX_PROCS, &wanted);
+
+	rr_tree_record_info(ext, RECORD_MAX_OBJS, ctx->serial, n, &ctx->info);
+	ctx->procs_wanted = wanted;
+	for (uint32_t k = 1; k < n; k++) {
+		struct rr_area *a = rr_tree_record_area(ext, RECORD_MAX_OBJS, ctx->serial, k);
+		size_t len;
+
+		ctx->info.flags |= __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
+		ctx->info.lost += a->lost;
+		ctx->info.switches += a->switches;
+		if (ctx->info.report[0] || !a->report[0])
+			continue;
+		len = strnlen(a->report, sizeof(a->report) - 1);
+		snprintf(ctx->info.report, sizeof(ctx->info.report), "process %u (pid %d): %.*s", k,
+			 (int)ctx->info.procs[k].pid, (int)len, a->report);
+	}
+	if (wanted > n) {
+		ctx->info.flags |= RR_F_FORKED;
+		if (!ctx->info.report[0])
+			snprintf(ctx->info.report, sizeof(ctx->info.report),
+				 "%u processes were not recorded (a recording holds %u)", wanted - n,
+				 n);
+	}
+}
+
 /* After the last drain: say what was recorded, in the "record" side file. */
 static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 {
@@ -287,6 +326,7 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->info.report, a->report, n);
 	ctx->info.report[n] = 0;
+	record_tree(ctx, a);
 	if (h->ctl->nprocs) {
 		p = shm_proc_at(h->ctl, 0);
 		ctx->info.pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
@@ -319,7 +359,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	 * only in serial mode: sync mode never reads them, and the program's
 	 * RLIMIT_AS pays for every mapped byte (doc/record.md "Address space"). */
 	so->ext_bytes[SHM_EXT_REPLAY] =
-	    rr_record_area_size(RECORD_MAX_OBJS, ctx->serial ? RR_MAX_THREADS : 0);
+	    rr_tree_record_size(RECORD_MAX_OBJS, ctx->serial, RECORD_MAX_PROCS);
 	so->prepare = record_prepare;
 	so->finish = record_finish;
 	so->hook_arg = ctx;
@@ -393,9 +433,9 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	uint64_t lost = trace_loss_events(&res->loss);
 
 	if (i->flags & (RR_F_FORKED | RR_F_EXEC))
-		log_warn("the program %s: only its first process is recorded, and spool replay "
-			 "refuses this recording",
-			 i->flags & RR_F_FORKED ? "forked" : "called exec");
+		log_warn("the program started more processes than spool record can record (%u, "
+			 "at most %u): those run unrecorded, and spool replay refuses this recording",
+			 ctx->procs_wanted, RECORD_MAX_PROCS);
 	if (i->flags & RR_F_LOST || lost)
 		log_warn("the recording is incomplete (%s): spool replay will refuse it",
 			 i->report[0] ? i->report : "events were lost");

@@ -32,6 +32,7 @@
 #include "../replay/gdb.h"
 #include "../replay/rr_img.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_tree.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
 #include "../trace/untrusted.h"
@@ -49,6 +50,12 @@
 
 struct replay_ctx {
 	const struct rr_log *log;
+	/* A process tree (rr_tree.c): each process's log (logs[0] == log),
+	 * the recording's processes, the one replayed alone (RR_NO_PROC). */
+	struct rr_log **logs;
+	uint32_t nprocs, only;
+	const struct rr_info *info;
+	uint32_t proc_stopped; /* the process whose report is kept */
 	uint32_t stuck_ms, opts;
 	struct rr_area *area;
 	uint64_t threads_off;  /* the area's layout as rr_log_fill wrote it, kept */
@@ -153,7 +160,9 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		(void)madvise((void *)a, rr_log_area_size(ctx->log) + ((uintptr_t)area - a),
 			      REPLAY_MADV_POPULATE_WRITE);
 	}
-	if (rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
+	if (ctx->nprocs > 1 ? rr_tree_replay_fill(area, ctx->logs, ctx->nprocs, ctx->info,
+						  ctx->only, ctx->stuck_ms, ctx->opts) < 0
+			    : rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
 		return -ENOMEM;
 	ctx->area = area;
 	ctx->threads_off = ((struct rr_area *)area)->threads_off;
@@ -177,6 +186,21 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->report, a->report, n);
 	ctx->report[n] = 0;
+	ctx->proc_stopped = 0;
+	/* The other processes of a tree: the first one that stopped. */
+	for (uint32_t k = 1; k < ctx->nprocs && !(ctx->flags & RR_F_STOP); k++) {
+		struct rr_area *c = rr_tree_replay_area(a, ctx->logs, k);
+		uint32_t f = __atomic_load_n(&c->flags, __ATOMIC_ACQUIRE);
+
+		ctx->flags |= f & RR_F_UNTRACKED;
+		if (!(f & RR_F_STOP))
+			continue;
+		ctx->flags |= f;
+		ctx->proc_stopped = k;
+		n = strnlen(c->report, sizeof(c->report) - 1);
+		snprintf(ctx->report, sizeof(ctx->report), "process %u (recorded pid %d): %.*s", k,
+			 (int)ctx->info->procs[k].pid, (int)n, c->report);
+	}
 	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
 	ctx->nsw = a->nsw;
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
@@ -371,6 +395,58 @@ static void replay_say_foreign(const char *dir, const char *exe, char *const *ar
 			 bst.st_mode & 002 ? "every user" : "another user");
 }
 
+/*
+ * A recording of a process tree (rr_tree.c): load each process's own log
+ * (the first one's is ctx->log already). only_pid (--pid): the recorded
+ * pid of the process replayed alone, its last image when it exec'd.
+ * 0, or -1 with the error said.
+ */
+static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int32_t only_pid,
+		       int refuse, struct rr_log ***out)
+{
+	const struct rr_info *info = ctx->info;
+	uint32_t n = info->nprocs, k;
+	char err[256];
+	int rc;
+
+	ctx->nprocs = n > 1 ? n : 1;
+	if (only_pid) {
+		for (k = n; k-- > 0;)
+			if (info->procs[k].pid == only_pid)
+				break;
+		if (n <= 1 && only_pid == (int32_t)info->pid)
+			return 0; /* one process: that one */
+		if (n <= 1 || k == UINT32_MAX) {
+			log_err("%s: the recording has no process %d (spool info lists them)", dir,
+				only_pid);
+			return -1;
+		}
+		ctx->only = k;
+	}
+	if (n <= 1)
+		return 0;
+	if (refuse) {
+		log_err("%s: a recording of %u processes: --path and --gdb replay one process "
+			"only, which this spool cannot do yet",
+			dir, n);
+		return -1;
+	}
+	*out = calloc(n, sizeof(**out));
+	if (!*out)
+		return -1;
+	(*out)[0] = (struct rr_log *)ctx->log;
+	for (k = 1; k < n; k++) {
+		rc = rr_log_load_proc(dir, serial, k, &(*out)[k], err, sizeof(err));
+		if (rc < 0) {
+			log_err("%s: process %u (pid %d): %s", dir, k, (int)info->procs[k].pid, err);
+			ctx->nprocs = k;
+			return -1;
+		}
+	}
+	ctx->logs = *out;
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -384,6 +460,7 @@ int cmd_replay(int argc, char **argv)
 		{"record-path", no_argument, NULL, 'R'},
 		{"functions", required_argument, NULL, 'F'},
 		{"no-image", no_argument, NULL, 'I'},
+		{"pid", required_argument, NULL, 'p'},
 		{"trace-schedule", no_argument, NULL, 'T'},
 		{"env", required_argument, NULL, 'e'},
 		{"trust-env", no_argument, NULL, 'U'},
@@ -417,6 +494,8 @@ int cmd_replay(int argc, char **argv)
 	struct rr_pathsched *pathsched = NULL;
 	struct path_probes *pprobes = NULL;
 	int functions = PATH_FN_AUTO, no_image = 0, trace_sched = 0, trust_env = 0;
+	int32_t only_pid = 0;
+	struct rr_log **logs = NULL;
 	char dropped[512];
 
 	opterr = 0;
@@ -458,6 +537,13 @@ int cmd_replay(int argc, char **argv)
 				log_err("--functions '%s': want finstrument, probes or auto", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'p':
+			if (options_parse_uint(optarg, INT32_MAX, &v) < 0 || !v) {
+				log_err("--pid: '%s' is not a process id", optarg);
+				goto out;
+			}
+			only_pid = (int32_t)v;
 			break;
 		case 'I':
 			no_image = 1;
@@ -580,6 +666,11 @@ int cmd_replay(int argc, char **argv)
 	if (rc < 0)
 		goto out;
 	ctx.log = log;
+	ctx.info = info;
+	ctx.only = RR_NO_PROC;
+	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid, path_file || use_gdb,
+			&logs) < 0)
+		goto out;
 	/* Where the recorded program had the region's descriptor; a recording
 	 * older than that note had it where spool got it, and so does its replay. */
 	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
@@ -589,7 +680,8 @@ int cmd_replay(int argc, char **argv)
 		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.until_first_exit = 1; /* a recording is of one process */
-	so.ext_bytes[SHM_EXT_REPLAY] = rr_log_area_size(log);
+	so.ext_bytes[SHM_EXT_REPLAY] =
+	    ctx.nprocs > 1 ? rr_tree_replay_size(logs, ctx.nprocs) : rr_log_area_size(log);
 	so.prepare = replay_prepare;
 	so.finish = replay_finish;
 	so.hook_arg = &ctx;
@@ -773,6 +865,9 @@ out:
 	replay_gdb_free(&gdb);
 	rr_pathsched_free(pathsched);
 	path_probes_free(pprobes);
+	for (uint32_t k = 1; logs && k < ctx.nprocs; k++)
+		rr_log_free(logs[k]);
+	free(logs);
 	rr_log_free(log);
 	free(pargv);
 	free(cmdline);

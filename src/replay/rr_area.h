@@ -214,6 +214,15 @@ enum {
 	RR_CALL_ACCESS = 28,	      /* access, faccessat: the result only */
 	RR_CALL_MKDIR = 29,	      /* mkdir, mkdirat: the result only (made in a replay too) */
 	RR_CALL_OPEN_EXCL = 30,	      /* open, openat with O_CREAT|O_EXCL: the result only */
+	/* Process trees (agent_rr_proc.c), numbers 70-79 */
+	RR_CALL_FORK = 70,	      /* fork, vfork: result = the child's pid (or -1, err);
+					 arg = the child's process number (rr_tree) */
+	RR_CALL_SPAWN = 71,	      /* posix_spawn(p): result = its return value, arg = the
+					 child's pid */
+	RR_CALL_WAIT = 72,	      /* wait, waitpid, wait4: result = the pid, fd = the pid
+					 asked for; data = the status (int), then the rusage
+					 (wait4 with one) */
+	RR_CALL_WAITID = 73,	      /* waitid: result, data = siginfo_t */
 	RR_CALL_MAX
 };
 
@@ -314,8 +323,61 @@ struct rr_area {
 	 * streams are files of one directory, so of one file system. */
 	uint64_t img_dev, img_ino;
 	uint64_t stream_dev, stream_ino[RR_STREAMS_MAX];
+	/* Process trees (below): this area's process number, and in area 0
+	 * where the tree lies (0: none, one process). */
+	uint32_t proc;
+	uint32_t pad3;
+	uint64_t tree_off;
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");
+
+/*
+ * Process trees (doc/record.md "Process trees", agent_rr_proc.c). Every
+ * process of a recorded program (the first one, each fork child, each
+ * image an exec or a posix_spawn starts) records into its own rr_area,
+ * under its own *process number* (0 = the first process; rr_area.proc):
+ * its own thread numbers, turns and run token. Its records carry the
+ * number in the high bits of their thread field (RR_PROC_SHIFT), so the
+ * recordings of all processes share the trace's streams and a replay
+ * loads one process's records alone.
+ *
+ * The areas lie one after the other in the feature area, area 0 first;
+ * area 0's tree_off says where struct rr_tree lies (0: a single-process
+ * layout, an older spool). The tree lists each process number's area and
+ * what the recording knew of the process; in a replay it also maps the
+ * replaying processes to their numbers (real_pid).
+ */
+#define RR_PROC_SHIFT 17 /* == log2(RR_MAX_THREADS) */
+#define RR_THREAD_MASK (RR_MAX_THREADS - 1)
+#define RR_MAX_PROCS 256u /* process numbers a trace may hold */
+#define RR_NO_PROC 0xffffffffu
+/* Serial slots of a child process's area: 4096 thread numbers (256 KiB);
+ * the first process has RR_MAX_THREADS. */
+#define RR_CHILD_THREADS 4096u
+
+enum { RR_PK_ROOT = 0, RR_PK_FORK = 1, RR_PK_EXEC = 2, RR_PK_SPAWN = 3 };
+enum { RR_PS_FREE = 0, RR_PS_RUN = 1, RR_PS_DONE = 2, RR_PS_SKIP = 3 };
+
+struct rr_proc_ent {
+	int32_t pid;	 /* the recorded pid */
+	int32_t ppid;	 /* its parent's pid, when recorded */
+	uint32_t parent; /* the parent's process number (exec: the parent of the image before) */
+	uint32_t prev;	 /* exec: the number of this pid's image before the exec */
+	uint32_t kind;	 /* RR_PK_* */
+	uint32_t state;	 /* RR_PS_*: claimed by a process (record and replay, agent) */
+	int32_t real_pid; /* replay: the process replaying it (agent) */
+	uint32_t flags;	  /* RR_F_STOP once its area has it (agent) */
+	uint64_t area_off; /* its rr_area, from the start of area 0 */
+	uint64_t area_size;
+};
+
+struct rr_tree {
+	uint32_t nprocs; /* record: numbers handed out (agent, atomic); replay: entries */
+	uint32_t max;	 /* entries with an area */
+	uint32_t only;	 /* replay --pid: the number replayed alone, RR_NO_PROC for all */
+	uint32_t pad;
+	struct rr_proc_ent ent[RR_MAX_PROCS];
+};
 
 #endif

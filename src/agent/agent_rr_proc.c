@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_rr_proc.c - record and replay of process trees (doc/record.md
+ * "Process trees"): every process of a recorded program records into its
+ * own area of the feature area under its own process number (rr_area.h,
+ * struct rr_tree), and a replay runs each from its own recording.
+ *
+ * Numbers: the first process is 0. A fork child's number is taken by the
+ * parent's fork handler (prepare) and recorded in the parent's log with
+ * the fork's result (RR_CALL_FORK, arg), so a replayed fork knows which
+ * recording its child replays before it forks. An image started by exec
+ * or posix_spawn (or by any child the agent saw no fork of: a raw clone,
+ * glibc's own spawn in system and popen) takes the next number when its
+ * agent starts, and notes what it was: the image before the exec (same
+ * pid), or the parent it was spawned by (its ppid). A replayed image finds
+ * its number the same way: an exec, from the replaying process's entry
+ * (real_pid) and the recorded image that followed it; a spawned image,
+ * from its parent's entry, the first of that parent's spawned images not
+ * yet claimed (a parent spawns one after another).
+ *
+ * What the processes exchange needs no meeting in the replay: fork,
+ * posix_spawn and the wait family return their recorded results (a
+ * replayed waitpid reaps nothing and waits for nothing: the status is in
+ * the log), and the pipe reads of each process come from its own log. The
+ * first process's replay waits, at its end, until every other replaying
+ * process has ended, so the run ends with the tree.
+ *
+ * vfork runs as fork while recording or replaying (a vfork child shares
+ * its parent's memory, and with it the agent's: its calls would land in
+ * the parent's recording); otherwise it is glibc's, reached by a tail jump
+ * so that its child returns on the caller's frame as vfork requires.
+ *
+ * Agent rules: no malloc; raw system calls where an interposed function
+ * would recurse (getpid, wait4, open, read); errno preserved.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent_rr.h"
+#include "agent_serial.h"
+
+int agent_rr_muted;
+
+static struct rr_tree *rr_tree;	      /* NULL: a layout without a tree */
+static uint32_t rr_me = RR_NO_PROC;   /* this process's number */
+static uint32_t rr_only = RR_NO_PROC; /* replay --pid: the number replayed alone */
+static int rr_replay;		      /* the tree is a replay's */
+static struct rr_area *rr_cur;	      /* our mapping of our area */
+static uint64_t rr_cur_size;
+/* The number a fork child takes: set before the fork (prepare when
+ * recording, the fork's record when replaying), read in the child. Per
+ * thread: the forking thread is the child's only thread. */
+static __thread uint32_t rr_fork_next = RR_NO_PROC;
+
+static pid_t fb_fork(void) { return (pid_t)syscall(SYS_fork); }
+static int fb_spawn(pid_t *p, const char *f, const posix_spawn_file_actions_t *a,
+		    const posix_spawnattr_t *t, char *const v[], char *const e[])
+{
+	(void)p; (void)f; (void)a; (void)t; (void)v; (void)e;
+	return ENOSYS;
+}
+static pid_t fb_wait4(pid_t p, int *s, int o, struct rusage *r)
+{
+	return (pid_t)syscall(SYS_wait4, p, s, o, r);
+}
+static int fb_waitid(idtype_t t, id_t i, siginfo_t *s, int o)
+{
+	return (int)syscall(SYS_waitid, t, i, s, o, NULL);
+}
+pid_t agent_rr_vfork_as_fork(void);
+
+static pid_t (*real_fork)(void) = fb_fork;
+static int (*real_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			 const posix_spawnattr_t *, char *const[], char *const[]) = fb_spawn;
+static int (*real_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			  const posix_spawnattr_t *, char *const[], char *const[]) = fb_spawn;
+static pid_t (*real_wait4)(pid_t, int *, int, struct rusage *) = fb_wait4;
+static int (*real_waitid)(idtype_t, id_t, siginfo_t *, int) = fb_waitid;
+/* glibc's vfork, jumped to by the vfork below (hidden, named from asm). */
+__attribute__((used, visibility("hidden"))) void *agent_rr_real_vfork =
+    (void *)agent_rr_vfork_as_fork;
+
+__attribute__((constructor)) static void agent_rr_proc_resolve(void)
+{
+	int saved = errno;
+
+	agent_self.busy++;
+	AGENT_RESOLVE(real_fork, "fork");
+	AGENT_RESOLVE(real_spawn, "posix_spawn");
+	AGENT_RESOLVE(real_spawnp, "posix_spawnp");
+	AGENT_RESOLVE(real_wait4, "wait4");
+	AGENT_RESOLVE(real_waitid, "waitid");
+	AGENT_RESOLVE(agent_rr_real_vfork, "vfork");
+	agent_self.busy--;
+	errno = saved;
+}
+
+/* ---- the tree ---- */
+
+static pid_t rr_getpid(void) { return (pid_t)syscall(SYS_getpid); }
+static pid_t rr_getppid(void) { return (pid_t)syscall(SYS_getppid); }
+
+/* The tree's "parent" of k: the image before an exec, else the parent. */
+static uint32_t rr_up(uint32_t k)
+{
+	const struct rr_proc_ent *e = &rr_tree->ent[k];
+
+	return e->kind == RR_PK_EXEC ? e->prev : e->parent;
+}
+
+/* Replay --pid: whether k is the process replayed alone or one on the
+ * way to it (an ancestor, or an image before its exec). */
+static int rr_on_path(uint32_t k)
+{
+	uint32_t j = rr_only;
+
+	if (rr_only == RR_NO_PROC)
+		return 1;
+	for (uint32_t n = 0; j < rr_tree->max && n < RR_MAX_PROCS; n++, j = rr_up(j))
+		if (j == k)
+			return 1;
+	return 0;
+}
+
+/* The newest running entry whose recorded (real = 0) or replaying
+ * (real = 1) pid is pid. */
+static uint32_t rr_find_run(pid_t pid, int real)
+{
+	uint32_t n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE);
+
+	if (n > rr_tree->max)
+		n = rr_tree->max;
+	while (n-- > 0) {
+		struct rr_proc_ent *e = &rr_tree->ent[n];
+
+		if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_RUN &&
+		    (real ? __atomic_load_n(&e->real_pid, __ATOMIC_ACQUIRE) : e->pid) == pid)
+			return n;
+	}
+	return RR_NO_PROC;
+}
+
+/* Record: a new number for a process of the given kind, or RR_NO_PROC
+ * when the trace has no room left (the recording then says it is
+ * incomplete). */
+static uint32_t rr_take(uint32_t kind, uint32_t parent, uint32_t prev, pid_t pid, pid_t ppid)
+{
+	uint32_t k = __atomic_fetch_add(&rr_tree->nprocs, 1, __ATOMIC_ACQ_REL);
+	struct rr_proc_ent *e;
+
+	if (k >= rr_tree->max)
+		return RR_NO_PROC;
+	e = &rr_tree->ent[k];
+	e->pid = pid;
+	e->ppid = ppid;
+	e->parent = parent;
+	e->prev = prev;
+	e->kind = kind;
+	__atomic_store_n(&e->state, pid ? RR_PS_RUN : RR_PS_FREE, __ATOMIC_RELEASE);
+	return k;
+}
+
+/* Claim entry k for this process (replay). */
+static int rr_claim(uint32_t k)
+{
+	uint32_t free_ = RR_PS_FREE;
+	struct rr_proc_ent *e = &rr_tree->ent[k];
+
+	if (!__atomic_compare_exchange_n(&e->state, &free_, RR_PS_RUN, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return -1;
+	__atomic_store_n(&e->real_pid, rr_getpid(), __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The number of a process that starts its agent (not a fork child of a
+ * fork the agent saw): the first process, an exec'd image, a spawned one. */
+static uint32_t rr_number(void)
+{
+	uint32_t flags = agent.proc_flags, prev = RR_NO_PROC, parent, n, k;
+	pid_t pid = rr_getpid(), ppid = rr_getppid();
+
+	if (!(flags & (PROC_F_FORK | PROC_F_EXEC))) {
+		if (rr_replay)
+			return rr_claim(0) ? RR_NO_PROC : 0;
+		rr_tree->ent[0].pid = pid;
+		rr_tree->ent[0].ppid = ppid;
+		rr_tree->ent[0].parent = rr_tree->ent[0].prev = RR_NO_PROC;
+		rr_tree->ent[0].kind = RR_PK_ROOT;
+		__atomic_store_n(&rr_tree->ent[0].state, RR_PS_RUN, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (flags & PROC_F_EXEC)
+		prev = rr_find_run(pid, rr_replay);
+	if (prev != RR_NO_PROC)
+		__atomic_store_n(&rr_tree->ent[prev].state, RR_PS_DONE, __ATOMIC_RELEASE);
+	parent = prev != RR_NO_PROC ? rr_tree->ent[prev].parent : rr_find_run(ppid, rr_replay);
+	if (!rr_replay)
+		return rr_take(prev != RR_NO_PROC ? RR_PK_EXEC : RR_PK_SPAWN, parent, prev, pid,
+			       ppid);
+	n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE);
+	if (n > rr_tree->max)
+		n = rr_tree->max;
+	for (k = 1; k < n; k++) {
+		const struct rr_proc_ent *e = &rr_tree->ent[k];
+
+		if (prev != RR_NO_PROC ? (e->kind == RR_PK_EXEC && e->prev == prev)
+				       : (e->kind == RR_PK_SPAWN && e->parent == parent)) {
+			if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_FREE &&
+			    rr_claim(k) == 0)
+				return k;
+			if (prev != RR_NO_PROC)
+				break;
+		}
+	}
+	return RR_NO_PROC;
+}
+
+static struct rr_area *rr_map(uint32_t k, uint64_t ext, uint64_t *size)
+{
+	const struct rr_proc_ent *e = &rr_tree->ent[k];
+	uint64_t off = e->area_off, len = e->area_size;
+
+	if (!len || off % SHM_PAGE || off > ext || len > ext - off || len < RR_AREA_HDR)
+		return NULL;
+	*size = len;
+	return agent_ext_piece(SHM_EXT_REPLAY, off, len);
+}
+
+struct rr_area *agent_rr_tree_open(uint64_t *size, uint32_t *k)
+{
+	struct shm_ctl *c = agent.ctl;
+	struct rr_area *h = agent_ext_piece(SHM_EXT_REPLAY, 0, RR_AREA_HDR), *a;
+	uint64_t ext = c->ext_size[SHM_EXT_REPLAY], toff, tlen;
+	uint32_t mode;
+
+	*k = RR_NO_PROC;
+	if (!h) {
+		agent_disable("record/replay: no valid feature area");
+		return NULL;
+	}
+	toff = h->tree_off;
+	mode = h->mode;
+	tlen = (sizeof(struct rr_tree) + SHM_PAGE - 1) & ~(uint64_t)(SHM_PAGE - 1);
+	if (h->magic != RR_MAGIC || !toff || toff % SHM_PAGE || toff > ext || tlen > ext - toff) {
+		/* one process: the area as it always was */
+		munmap(h, RR_AREA_HDR);
+		a = agent_ext(SHM_EXT_REPLAY, size);
+		if (!a || *size < RR_AREA_HDR) {
+			agent_disable("record/replay: no valid feature area");
+			return NULL;
+		}
+		if (!(agent.proc_flags & (PROC_F_EXEC | PROC_F_FORK)))
+			*k = 0;
+		rr_cur = a;
+		rr_cur_size = *size;
+		return a;
+	}
+	munmap(h, RR_AREA_HDR);
+	rr_tree = agent_ext_piece(SHM_EXT_REPLAY, toff, tlen);
+	if (!rr_tree) {
+		agent_disable("record/replay: no valid feature area");
+		return NULL;
+	}
+	rr_replay = mode == RR_MODE_REPLAY;
+	if (rr_tree->max > RR_MAX_PROCS)
+		rr_tree->max = RR_MAX_PROCS;
+	rr_only = rr_replay ? rr_tree->only : RR_NO_PROC;
+	*k = rr_number();
+	if (*k != RR_NO_PROC && rr_replay && !rr_on_path(*k))
+		syscall(SYS_exit_group, 0); /* --pid: not a process on the way to it */
+	a = rr_map(*k == RR_NO_PROC ? 0 : *k, ext, size);
+	if (!a) {
+		agent_disable("record/replay: no valid feature area");
+		return NULL;
+	}
+	rr_me = *k;
+	rr_cur = a;
+	rr_cur_size = *size;
+	return a;
+}
+
+void agent_rr_tree_started(void)
+{
+	agent_rr_muted = rr_replay && rr_only != RR_NO_PROC && rr_me != rr_only;
+}
+
+void agent_rr_tree_stopped(void)
+{
+	if (rr_tree && rr_me < rr_tree->max)
+		__atomic_fetch_or(&rr_tree->ent[rr_me].flags, RR_F_STOP, __ATOMIC_ACQ_REL);
+}
+
+/* Whether process pid is alive and not a zombie (/proc/pid/stat, read
+ * with raw calls: the agent's open and read are interposed). */
+static int rr_alive(pid_t pid)
+{
+	char path[40] = "/proc/", buf[256], *p;
+	int n = 6, i;
+	char tmp[16];
+	long fd, len;
+
+	for (i = 0; pid > 0 && i < 15; pid /= 10)
+		tmp[i++] = (char)('0' + pid % 10);
+	while (i > 0)
+		path[n++] = tmp[--i];
+	memcpy(path + n, "/stat", 6);
+	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+void agent_rr_tree_end(void)
+{
+	struct timespec ms2 = {0, 2000000};
+
+	if (!rr_tree || rr_me >= rr_tree->max)
+		return;
+	/* The session ends when the first process does: in a replay of the
+	 * whole tree it waits here until the others have ended (they do not
+	 * meet it again: its waits were replayed from its log). */
+	while (rr_replay && rr_only == RR_NO_PROC && agent.host_child &&
+	       agent.host_child == (uint32_t)rr_getpid() && !agent_host_gone()) {
+		uint32_t n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE), k, busy = 0;
+
+		if (n > rr_tree->max)
+			n = rr_tree->max;
+		for (k = 0; k < n; k++) {
+			struct rr_proc_ent *e = &rr_tree->ent[k];
+			pid_t p = __atomic_load_n(&e->real_pid, __ATOMIC_ACQUIRE);
+
+			if (__atomic_load_n(&e->flags, __ATOMIC_ACQUIRE) & RR_F_STOP)
+				return;
+			if (k != rr_me && p > 0 && p != rr_getpid() &&
+			    __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_RUN && rr_alive(p))
+				busy = 1;
+		}
+		if (!busy)
+			break;
+		syscall(SYS_nanosleep, &ms2, NULL);
+	}
+	__atomic_store_n(&rr_tree->ent[rr_me].state, RR_PS_DONE, __ATOMIC_RELEASE);
+}
+
+/* ---- fork ---- */
+
+void agent_rr_fork_prepare(void)
+{
+	if (!agent_rr_mode || !rr_tree || rr_replay)
+		return;
+	rr_fork_next = rr_take(RR_PK_FORK, rr_me, RR_NO_PROC, 0, 0);
+}
+
+void agent_rr_fork_parent(void)
+{
+}
+
+void agent_rr_fork_child(void)
+{
+	uint32_t k = rr_fork_next;
+	uint64_t size = 0;
+	struct rr_area *a;
+	struct rr_proc_ent *e;
+
+	rr_fork_next = RR_NO_PROC;
+	if (!agent_rr_mode)
+		return;
+	if (!rr_tree || k >= rr_tree->max) {
+		agent_rr_detach(RR_F_FORKED);
+		return;
+	}
+	agent_rr_mode = RR_MODE_OFF;
+	agent_serial_fork_child();
+	e = &rr_tree->ent[k];
+	if (rr_replay) {
+		if (rr_claim(k) < 0) {
+			agent_disable("record/replay: a fork child's recording is taken already");
+			return;
+		}
+	} else {
+		e->pid = rr_getpid();
+		e->ppid = rr_getppid();
+		__atomic_store_n(&e->state, RR_PS_RUN, __ATOMIC_RELEASE);
+	}
+	a = rr_map(k, agent.ctl->ext_size[SHM_EXT_REPLAY], &size);
+	if (!a) {
+		agent_disable("record/replay: cannot map a fork child's area");
+		return;
+	}
+	if (rr_cur)
+		munmap(rr_cur, rr_cur_size);
+	rr_cur = a;
+	rr_cur_size = size;
+	rr_me = k;
+	if (agent_rr_attach(a, size, k) == 0)
+		agent_rr_tree_started();
+}
+
+/* Replay --pid: an ancestor has started the next process on the way:
+ * it waits for that child for real and ends as it did, so the session's
+ * exit status is the replayed process's. */
+static void __attribute__((noreturn)) rr_follow(pid_t child)
+{
+	int st = 0;
+	struct sigaction sa;
+
+	while (syscall(SYS_wait4, child, &st, __WALL, NULL) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st)) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		syscall(SYS_rt_sigaction, WTERMSIG(st), &sa, NULL, 8);
+		syscall(SYS_kill, rr_getpid(), WTERMSIG(st));
+		syscall(SYS_exit_group, 128 + WTERMSIG(st));
+	}
+	syscall(SYS_exit_group, WEXITSTATUS(st));
+	__builtin_unreachable();
+}
+
+static void __attribute__((noreturn)) rr_fail(const char *what)
+{
+	agent_rr_stop(what, 0);
+}
+
+AGENT_EXPORT pid_t fork(void)
+{
+	struct agent_thread *t;
+	uint64_t arg = 0;
+	pid_t r, p;
+	int e;
+
+	if (AGENT_LIKELY(!agent_rr_mode) || !rr_tree || !(t = agent_rr_io_enter()))
+		return real_fork();
+	if (agent_rr_mode & RR_MODE_REPLAY) {
+		r = (pid_t)agent_rr_rep_input(t, RR_CALL_FORK, -1, NULL, 0, &arg);
+		if (r <= 0)
+			return r; /* the recorded failure, errno set */
+		if (arg >= rr_tree->max)
+			rr_fail("replay: the recording's fork names no recorded process");
+		if (!rr_on_path((uint32_t)arg))
+			return r; /* --pid: a child off the way, not started */
+		rr_fork_next = (uint32_t)arg;
+		p = real_fork();
+		if (p == 0)
+			return 0;
+		rr_fork_next = RR_NO_PROC;
+		if (p < 0)
+			rr_fail("replay: fork failed where the recording's did not");
+		if (rr_only != RR_NO_PROC && rr_me != rr_only)
+			rr_follow(p);
+		return r;
+	}
+	p = real_fork();
+	if (p == 0)
+		return 0;
+	e = errno;
+	agent_rr_rec_input(t, RR_CALL_FORK, -1, p, p < 0 ? e : 0,
+			   p > 0 ? rr_fork_next : RR_NO_PROC, NULL, 0);
+	rr_fork_next = RR_NO_PROC;
+	errno = e;
+	return p;
+}
+
+/* vfork while recording or replaying (see the top of the file). */
+__attribute__((visibility("hidden"))) pid_t agent_rr_vfork_as_fork(void)
+{
+	return fork();
+}
+
+/* vfork: glibc's by a tail jump (its child must return on the caller's
+ * frame), or fork while recording or replaying. */
+__asm__(".text\n"
+	".globl vfork\n"
+	".type vfork, @function\n"
+	"vfork:\n"
+	"	movl agent_rr_mode(%rip), %eax\n"
+	"	testl %eax, %eax\n"
+	"	jnz 1f\n"
+	"	jmp *agent_rr_real_vfork(%rip)\n"
+	"1:	jmp agent_rr_vfork_as_fork\n"
+	".size vfork, .-vfork\n");
+
+/* ---- posix_spawn ---- */
+
+/* Replay --pid: the number the next image this process spawns will claim
+ * (rr_number: the first free one of its spawned images). */
+static uint32_t rr_next_spawned(void)
+{
+	uint32_t n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE), k;
+
+	if (n > rr_tree->max)
+		n = rr_tree->max;
+	for (k = 1; k < n; k++)
+		if (rr_tree->ent[k].kind == RR_PK_SPAWN && rr_tree->ent[k].parent == rr_me &&
+		    __atomic_load_n(&rr_tree->ent[k].state, __ATOMIC_ACQUIRE) == RR_PS_FREE)
+			return k;
+	return RR_NO_PROC;
+}
+
+static int rr_spawn(int path, pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		    const posix_spawnattr_t *at, char *const argv[], char *const envp[])
+{
+	int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		    const posix_spawnattr_t *, char *const[], char *const[]) =
+	    path ? real_spawnp : real_spawn;
+	struct agent_thread *t;
+	uint64_t arg = 0;
+	pid_t mine = 0;
+	uint32_t k;
+	int rc;
+
+	if (AGENT_LIKELY(!agent_rr_mode) || !rr_tree || !(t = agent_rr_io_enter()))
+		return real(pid, file, fa, at, argv, envp);
+	if (agent_rr_mode & RR_MODE_REPLAY) {
+		rc = (int)agent_rr_rep_input(t, RR_CALL_SPAWN, -1, NULL, 0, &arg);
+		if (rc)
+			return rc;
+		k = rr_next_spawned();
+		if (k != RR_NO_PROC && !rr_on_path(k)) {
+			/* --pid: an image off the way, not started */
+			__atomic_store_n(&rr_tree->ent[k].state, RR_PS_SKIP, __ATOMIC_RELEASE);
+		} else {
+			if (real(&mine, file, fa, at, argv, envp))
+				rr_fail("replay: posix_spawn failed where the recording's did not");
+			if (rr_only != RR_NO_PROC && rr_me != rr_only)
+				rr_follow(mine);
+		}
+		if (pid)
+			*pid = (pid_t)arg;
+		return 0;
+	}
+	rc = real(&mine, file, fa, at, argv, envp);
+	agent_rr_rec_input(t, RR_CALL_SPAWN, -1, rc, 0, rc ? 0 : (uint64_t)mine, NULL, 0);
+	if (pid && !rc)
+		*pid = mine;
+	return rc;
+}
+
+AGENT_EXPORT int posix_spawn(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			     const posix_spawnattr_t *at, char *const argv[], char *const envp[])
+{
+	return rr_spawn(0, pid, file, fa, at, argv, envp);
+}
+
+AGENT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			      const posix_spawnattr_t *at, char *const argv[], char *const envp[])
+{
+	return rr_spawn(1, pid, file, fa, at, argv, envp);
+}
+
+/* ---- the wait family ---- */
+
+static pid_t rr_wait(pid_t pid, int *status, int opt, struct rusage *ru)
+{
+	struct agent_thread *t;
+	struct rusage tmp;
+	int st = 0, e;
+	struct agent_rr_seg seg[2] = {{&st, sizeof(st)}, {ru ? ru : &tmp, sizeof(tmp)}};
+	int nseg = ru ? 2 : 1;
+	pid_t r;
+
+	if (AGENT_LIKELY(!agent_rr_mode) || !(t = agent_rr_io_enter()))
+		return real_wait4(pid, status, opt, ru);
+	if (agent_rr_mode & RR_MODE_REPLAY) {
+		r = (pid_t)agent_rr_rep_input(t, RR_CALL_WAIT, (int)pid, seg, nseg, NULL);
+		e = errno;
+		if (r > 0 && status)
+			*status = st;
+		errno = e;
+		return r;
+	}
+	if (agent_rr_mode & RR_MODE_SERIAL) {
+		agent_serial_block_begin(RR_AT_INPUT);
+		r = real_wait4(pid, &st, opt, ru);
+		e = errno;
+		agent_serial_block_end();
+	} else {
+		r = real_wait4(pid, &st, opt, ru);
+		e = errno;
+	}
+	if (r <= 0)
+		seg[0].n = seg[1].n = 0;
+	agent_rr_rec_input(t, RR_CALL_WAIT, (int)pid, r, r < 0 ? e : 0, 0, seg, nseg);
+	if (r > 0 && status)
+		*status = st;
+	errno = e;
+	return r;
+}
+
+AGENT_EXPORT pid_t waitpid(pid_t pid, int *status, int opt)
+{
+	return rr_wait(pid, status, opt, NULL);
+}
+
+AGENT_EXPORT pid_t wait(int *status)
+{
+	return rr_wait(-1, status, 0, NULL);
+}
+
+AGENT_EXPORT pid_t wait4(pid_t pid, int *status, int opt, struct rusage *ru)
+{
+	return rr_wait(pid, status, opt, ru);
+}
+
+AGENT_EXPORT pid_t wait3(int *status, int opt, struct rusage *ru)
+{
+	return rr_wait(-1, status, opt, ru);
+}
+
+AGENT_EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int opt)
+{
+	struct agent_thread *t;
+	siginfo_t tmp;
+	struct agent_rr_seg seg = {info ? info : &tmp, sizeof(tmp)};
+	int r, e;
+
+	if (AGENT_LIKELY(!agent_rr_mode) || !(t = agent_rr_io_enter()))
+		return real_waitid(type, id, info, opt);
+	if (agent_rr_mode & RR_MODE_REPLAY)
+		return (int)agent_rr_rep_input(t, RR_CALL_WAITID, (int)id, &seg, 1, NULL);
+	if (agent_rr_mode & RR_MODE_SERIAL) {
+		agent_serial_block_begin(RR_AT_INPUT);
+		r = real_waitid(type, id, seg.p, opt);
+		e = errno;
+		agent_serial_block_end();
+	} else {
+		r = real_waitid(type, id, seg.p, opt);
+		e = errno;
+	}
+	if (r < 0)
+		seg.n = 0;
+	agent_rr_rec_input(t, RR_CALL_WAITID, (int)id, r, r < 0 ? e : 0, 0, &seg, 1);
+	errno = e;
+	return r;
+}
