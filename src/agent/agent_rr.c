@@ -1731,10 +1731,11 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint32_t k)
 		a->nthreads = 1;
 	}
 	agent_serial_init(a, &rr_turn[0]);
-	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
-			 __ATOMIC_RELEASE);
+	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,
 		  agent_serial_on ? " serial" : "", k);
+	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
+			 __ATOMIC_RELEASE);
 	return 0;
 }
 

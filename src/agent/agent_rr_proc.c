@@ -210,6 +210,12 @@ static uint32_t rr_number(void)
 	n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE);
 	if (n > rr_tree->max)
 		n = rr_tree->max;
+	/* a spawned image whose parent claimed its entry already */
+	for (k = 1; prev == RR_NO_PROC && k < n; k++)
+		if (rr_tree->ent[k].kind == RR_PK_SPAWN &&
+		    __atomic_load_n(&rr_tree->ent[k].real_pid, __ATOMIC_ACQUIRE) == pid &&
+		    __atomic_load_n(&rr_tree->ent[k].state, __ATOMIC_ACQUIRE) == RR_PS_RUN)
+			return k;
 	for (k = 1; k < n; k++) {
 		const struct rr_proc_ent *e = &rr_tree->ent[k];
 
@@ -335,8 +341,9 @@ void agent_rr_tree_end(void)
 	/* The session ends when the first process does: in a replay of the
 	 * whole tree it waits here until the others have ended (they do not
 	 * meet it again: its waits were replayed from its log). */
-	while (rr_replay && rr_only == RR_NO_PROC && agent.host_child &&
-	       agent.host_child == (uint32_t)rr_getpid() && !agent_host_gone()) {
+	while (rr_replay && rr_only == RR_NO_PROC &&
+	       __atomic_load_n(&rr_tree->ent[0].real_pid, __ATOMIC_ACQUIRE) == rr_getpid() &&
+	       !agent_host_gone()) {
 		uint32_t n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE), k, busy = 0;
 
 		if (n > rr_tree->max)
@@ -356,6 +363,38 @@ void agent_rr_tree_end(void)
 		syscall(SYS_nanosleep, &ms2, NULL);
 	}
 	__atomic_store_n(&rr_tree->ent[rr_me].state, RR_PS_DONE, __ATOMIC_RELEASE);
+}
+
+/*
+ * Replay: a wait returned the recorded child pid with its end. The child
+ * is replayed from its own log and need not meet its parent, but the
+ * parent waits until its replay has ended too (when it is replayed: not
+ * with --pid), so that what the child wrote comes before what the parent
+ * writes next, as in the recording (a shell printing after a command).
+ */
+static void rr_wait_replayed(pid_t recorded)
+{
+	struct timespec ms1 = {0, 1000000};
+	uint32_t n, k;
+
+	if (!rr_tree || rr_only != RR_NO_PROC || recorded <= 0)
+		return;
+	n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE);
+	if (n > rr_tree->max)
+		n = rr_tree->max;
+	for (k = 0; k < n; k++) {
+		struct rr_proc_ent *e = &rr_tree->ent[k];
+		pid_t p = __atomic_load_n(&e->real_pid, __ATOMIC_ACQUIRE);
+
+		if (k == rr_me || e->pid != recorded || p <= 0 || p == rr_getpid())
+			continue;
+		while (rr_alive(p) && !agent_host_gone()) {
+			for (uint32_t j = 0; j < n; j++)
+				if (__atomic_load_n(&rr_tree->ent[j].flags, __ATOMIC_ACQUIRE) & RR_F_STOP)
+					return;
+			syscall(SYS_nanosleep, &ms1, NULL);
+		}
+	}
 }
 
 /* ---- fork ---- */
@@ -462,6 +501,8 @@ AGENT_EXPORT pid_t fork(void)
 		rr_fork_next = RR_NO_PROC;
 		if (p < 0)
 			rr_fail("replay: fork failed where the recording's did not");
+		/* (the child stores it too: whichever comes first) */
+		__atomic_store_n(&rr_tree->ent[arg].real_pid, p, __ATOMIC_RELEASE);
 		if (rr_only != RR_NO_PROC && rr_me != rr_only)
 			rr_follow(p);
 		return r;
@@ -538,6 +579,16 @@ static int rr_spawn(int path, pid_t *pid, const char *file, const posix_spawn_fi
 		} else {
 			if (real(&mine, file, fa, at, argv, envp))
 				rr_fail("replay: posix_spawn failed where the recording's did not");
+			/* Claimed for the child (which may not have got there
+			 * yet): the next spawn takes the next entry, and a
+			 * wait for this child finds its pid. */
+			if (k != RR_NO_PROC) {
+				uint32_t free_ = RR_PS_FREE;
+
+				__atomic_store_n(&rr_tree->ent[k].real_pid, mine, __ATOMIC_RELEASE);
+				__atomic_compare_exchange_n(&rr_tree->ent[k].state, &free_, RR_PS_RUN,
+							    0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+			}
 			if (rr_only != RR_NO_PROC && rr_me != rr_only)
 				rr_follow(mine);
 		}
@@ -580,6 +631,8 @@ static pid_t rr_wait(pid_t pid, int *status, int opt, struct rusage *ru)
 	if (agent_rr_mode & RR_MODE_REPLAY) {
 		r = (pid_t)agent_rr_rep_input(t, RR_CALL_WAIT, (int)pid, seg, nseg, NULL);
 		e = errno;
+		if (r > 0 && (WIFEXITED(st) || WIFSIGNALED(st)))
+			rr_wait_replayed(r);
 		if (r > 0 && status)
 			*status = st;
 		errno = e;
@@ -632,8 +685,17 @@ AGENT_EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int opt)
 
 	if (AGENT_LIKELY(!agent_rr_mode) || !(t = agent_rr_io_enter()))
 		return real_waitid(type, id, info, opt);
-	if (agent_rr_mode & RR_MODE_REPLAY)
-		return (int)agent_rr_rep_input(t, RR_CALL_WAITID, (int)id, &seg, 1, NULL);
+	if (agent_rr_mode & RR_MODE_REPLAY) {
+		r = (int)agent_rr_rep_input(t, RR_CALL_WAITID, (int)id, &seg, 1, NULL);
+		e = errno;
+		if (r == 0 && ((siginfo_t *)seg.p)->si_pid > 0 &&
+		    (((siginfo_t *)seg.p)->si_code == CLD_EXITED ||
+		     ((siginfo_t *)seg.p)->si_code == CLD_KILLED ||
+		     ((siginfo_t *)seg.p)->si_code == CLD_DUMPED))
+			rr_wait_replayed(((siginfo_t *)seg.p)->si_pid);
+		errno = e;
+		return r;
+	}
 	if (agent_rr_mode & RR_MODE_SERIAL) {
 		agent_serial_block_begin(RR_AT_INPUT);
 		r = real_waitid(type, id, seg.p, opt);
