@@ -528,6 +528,18 @@ static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint3
 			break;
 		}
 		c = (struct rec_hdr *)ev.rec;
+		{
+			/* Process trees: the process number is in the high bits
+			 * of the thread field (rr_area.h); keep proc's records
+			 * (before their streams are noted: a process's replay
+			 * maps the stream files its own records read from). */
+			uint32_t *thf = k == KIND_SCHED ? &((struct rec_sched *)c)->thread
+							: &((struct rec_input *)c)->thread;
+
+			if (*thf >> RR_PROC_SHIFT != log->proc)
+				continue;
+			*thf &= RR_THREAD_MASK;
+		}
 		if (k == KIND_INPUT && ev_op(c->word) == INPUT_OP_ZSTD) {
 			/* spool record --compress: kept packed, or the data as
 			 * it was read */
@@ -549,16 +561,6 @@ static int rr_collect_part(const char *dir, struct rr_log *log, int flags, uint3
 			}
 		} else if (k == KIND_INPUT) {
 			rr_input_to_ref(log, c, &ev);
-		}
-		{
-			/* Process trees: the process number is in the high bits
-			 * of the thread field (rr_area.h); keep proc's records. */
-			uint32_t *thf = k == KIND_SCHED ? &((struct rec_sched *)c)->thread
-							: &((struct rec_input *)c)->thread;
-
-			if (*thf >> RR_PROC_SHIFT != log->proc)
-				continue;
-			*thf &= RR_THREAD_MASK;
 		}
 		if ((void *)c == log->scratch) {
 			/* What the scratch record became (a reference, or the
