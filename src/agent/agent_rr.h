@@ -63,6 +63,11 @@ void agent_rr_fork_child(void);
 /* Replay --pid N: this process replays but shows no output (an ancestor
  * of N on its way to the fork or exec that starts N). */
 extern int agent_rr_muted;
+/* Replay --pid: whether a pipe (st) was made inside the program rather
+ * than given to it by spool: its reader is not replayed, and a write to it
+ * happens in the log only (it would fill up and block). */
+struct stat;
+int agent_rr_tree_inner_pipe(const struct stat *st);
 
 /* Record: the outcome of a sync call (op = the requested OP_*, result =
  * 0 or the errno value it returned); turn: take a turn of the object. */

@@ -389,6 +389,8 @@ static int rr_write_for_real(int fd)
 	/* replay --pid: an ancestor on its way to the process replayed */
 	if (agent_rr_muted || rr_fstat(fd, &st) || S_ISSOCK(st.st_mode))
 		return 0;
+	if (S_ISFIFO(st.st_mode) && agent_rr_tree_inner_pipe(&st))
+		return 0;
 	return !S_ISFIFO(st.st_mode) || !rr_pipe_internal(fd, &st);
 }
 

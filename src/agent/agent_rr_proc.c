@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,8 +191,18 @@ static uint32_t rr_number(void)
 	pid_t pid = rr_getpid(), ppid = rr_getppid();
 
 	if (!(flags & (PROC_F_FORK | PROC_F_EXEC))) {
-		if (rr_replay)
+		if (rr_replay) {
+			for (int fd = 0; fd < 3; fd++) {
+				struct stat st;
+
+				if (syscall(SYS_fstat, fd, &st) == 0) {
+					rr_tree->outer_dev[fd] = (uint64_t)st.st_dev;
+					rr_tree->outer_ino[fd] = (uint64_t)st.st_ino;
+				}
+			}
+			__atomic_store_n(&rr_tree->outer_set, 1, __ATOMIC_RELEASE);
 			return rr_claim(0) ? RR_NO_PROC : 0;
+		}
 		rr_tree->ent[0].pid = pid;
 		rr_tree->ent[0].ppid = ppid;
 		rr_tree->ent[0].parent = rr_tree->ent[0].prev = RR_NO_PROC;
@@ -298,6 +309,18 @@ struct rr_area *agent_rr_tree_open(uint64_t *size, uint32_t *k)
 void agent_rr_tree_started(void)
 {
 	agent_rr_muted = rr_replay && rr_only != RR_NO_PROC && rr_me != rr_only;
+}
+
+int agent_rr_tree_inner_pipe(const struct stat *st)
+{
+	if (!rr_tree || !rr_replay || rr_only == RR_NO_PROC ||
+	    !__atomic_load_n(&rr_tree->outer_set, __ATOMIC_ACQUIRE))
+		return 0;
+	for (int fd = 0; fd < 3; fd++)
+		if (rr_tree->outer_dev[fd] == (uint64_t)st->st_dev &&
+		    rr_tree->outer_ino[fd] == (uint64_t)st->st_ino)
+			return 0;
+	return 1;
 }
 
 void agent_rr_tree_stopped(void)

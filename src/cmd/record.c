@@ -46,9 +46,9 @@
 #include "cmd.h"
 
 #define RECORD_MAX_OBJS (1u << 20) /* turn words: 4 MiB of the memfd, touched only when used */
-/* Process numbers of a recording (rr_tree.c): an area each, 4.3 MiB of the
+/* Process numbers of a recording (rr_tree.c): an area each, 0.5 MiB of the
  * memfd (sparse) and of spool's address space; each process maps its own. */
-#define RECORD_MAX_PROCS 64u
+#define RECORD_MAX_PROCS RR_MAX_PROCS
 
 struct record_ctx {
 	struct rr_info info;
@@ -482,18 +482,21 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	if (quiet)
 		return;
 	{
-		char n[32];
+		char n[32], procs[48] = "";
 
+		/* a process tree: each process has its own recording */
+		if (i->nprocs > 1)
+			snprintf(procs, sizeof(procs), "%u processes, ", i->nprocs);
 		if (ctx->serial)
-			log_info("recorded %s (serial mode%s, seed %llu), %u thread%s, %s schedule "
+			log_info("recorded %s (serial mode%s, seed %llu), %s%u thread%s, %s schedule "
 				 "events (switches), trace in %s/",
 				 so->argv[0], ctx->chaos ? ", chaos" : "",
-				 (unsigned long long)ctx->seed, res->st.threads,
+				 (unsigned long long)ctx->seed, procs, res->st.threads,
 				 res->st.threads == 1 ? "" : "s", record_group(i->switches, n, sizeof(n)), so->trace_dir);
 		else
-			log_info("recorded %s (sync mode), %u thread%s, %s schedule events, trace "
+			log_info("recorded %s (sync mode), %s%u thread%s, %s schedule events, trace "
 				 "in %s/",
-				 so->argv[0], res->st.threads, res->st.threads == 1 ? "" : "s",
+				 so->argv[0], procs, res->st.threads, res->st.threads == 1 ? "" : "s",
 				 record_group(record_sched_events(ctx, res), n, sizeof(n)),
 				 so->trace_dir);
 	}

@@ -201,6 +201,20 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		snprintf(ctx->report, sizeof(ctx->report), "process %u (recorded pid %d): %.*s", k,
 			 (int)ctx->info->procs[k].pid, (int)n, c->report);
 	}
+	/* --pid: the process replayed alone is checked, not the first one
+	 * (which stopped on its way to it) */
+	if (ctx->only != RR_NO_PROC && ctx->only && ctx->nprocs > 1) {
+		uint64_t size = rr_log_area_size(ctx->logs[ctx->only]);
+
+		a = rr_tree_replay_area(a, ctx->logs, ctx->only);
+		/* read once and bounded: the program can write the area */
+		ctx->threads_off = __atomic_load_n(&a->threads_off, __ATOMIC_RELAXED);
+		ctx->max_threads = rr_log_threads(ctx->logs[ctx->only]);
+		if (ctx->threads_off > size ||
+		    (uint64_t)ctx->max_threads * sizeof(struct rr_thread_slot) >
+			size - ctx->threads_off)
+			ctx->max_threads = 0;
+	}
 	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
 	ctx->nsw = a->nsw;
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
@@ -834,6 +848,13 @@ int cmd_replay(int argc, char **argv)
 	if (ctx.flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls: this replay may "
 			 "not be exact");
+	if (!so.quiet && ctx.nprocs > 1)
+		log_info("replayed %s of %u processes, each from its own recording",
+			 ctx.only != RR_NO_PROC ? "process" : "the tree", ctx.nprocs);
+	if (!so.quiet && ctx.only != RR_NO_PROC)
+		log_info("process %u (recorded pid %d) replayed alone; the processes on the way to "
+			 "it replayed without output",
+			 ctx.only, (int)info->procs[ctx.only].pid);
 	if (!so.quiet) {
 		uint64_t ev = rr_log_events(log, &inputs);
 

@@ -376,7 +376,10 @@ struct rr_tree {
 	uint32_t nprocs; /* record: numbers handed out (agent, atomic); replay: entries */
 	uint32_t max;	 /* entries with an area */
 	uint32_t only;	 /* replay --pid: the number replayed alone, RR_NO_PROC for all */
-	uint32_t pad;
+	uint32_t outer_set; /* replay: outer_* are set (agent of the first process) */
+	/* replay: what the first process's descriptors 0, 1, 2 were when it
+	 * started (device, inode): pipes spool gave the program, read outside */
+	uint64_t outer_dev[3], outer_ino[3];
 	struct rr_proc_ent ent[RR_MAX_PROCS];
 };
 

@@ -38,8 +38,15 @@ static uint64_t rr_rec_first(uint32_t max_objs, int serial)
 	return rr_page(rr_record_area_size(max_objs, serial ? RR_MAX_THREADS : 0));
 }
 
+/* A child's objects: the lock indices are the program's, handed out over
+ * all its processes; a child that goes past this many is told it lost
+ * events (and the recording is refused), not replayed wrong. */
+#define RR_CHILD_OBJS (1u << 16)
+
 static uint64_t rr_rec_child(uint32_t max_objs, int serial)
 {
+	if (max_objs > RR_CHILD_OBJS)
+		max_objs = RR_CHILD_OBJS;
 	return rr_page(rr_record_area_size(max_objs, serial ? RR_CHILD_THREADS : 0));
 }
 
@@ -71,7 +78,8 @@ void rr_tree_record_init(void *ext, uint32_t max_objs, int serial, uint32_t npro
 	off += rr_tree_bytes();
 	for (uint32_t k = 1; k < nprocs; k++, off += child) {
 		a = (struct rr_area *)((char *)ext + off);
-		rr_record_area_init(a, max_objs, serial ? RR_CHILD_THREADS : RR_MAX_THREADS);
+		rr_record_area_init(a, max_objs > RR_CHILD_OBJS ? RR_CHILD_OBJS : max_objs,
+				    serial ? RR_CHILD_THREADS : RR_MAX_THREADS);
 		a->stuck_ms = a0->stuck_ms;
 		a->opts = a0->opts;
 		a->proc = k;
