@@ -42,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -306,9 +307,47 @@ struct rr_area *agent_rr_tree_open(uint64_t *size, uint32_t *k)
 	return a;
 }
 
+/*
+ * Replay --pid: spool gave the program /dev/null as its stdout and stderr
+ * (the processes on the way print nothing, stdio included, which no
+ * interposer sees); the process replayed alone takes spool's own back
+ * (/proc/<spool>/fd/N, a new open of the same file, appending to a file),
+ * for each that is still that /dev/null (not one the program redirected).
+ */
+static void rr_take_outputs(void)
+{
+	char path[48] = "/proc/", tmp[16];
+	uint32_t pid = agent.host_pid;
+	int n = 6, i = 0;
+
+	if (!pid)
+		return;
+	for (; pid && i < 15; pid /= 10)
+		tmp[i++] = (char)('0' + pid % 10);
+	while (i > 0)
+		path[n++] = tmp[--i];
+	memcpy(path + n, "/fd/1", 6);
+	for (int fd = 1; fd <= 2; fd++) {
+		struct stat st;
+		long nfd;
+
+		if (syscall(SYS_fstat, fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
+		    st.st_rdev != makedev(1, 3))
+			continue;
+		path[n + 4] = (char)('0' + fd);
+		nfd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+		if (nfd < 0)
+			continue;
+		syscall(SYS_dup2, nfd, fd);
+		syscall(SYS_close, nfd);
+	}
+}
+
 void agent_rr_tree_started(void)
 {
 	agent_rr_muted = rr_replay && rr_only != RR_NO_PROC && rr_me != rr_only;
+	if (rr_replay && rr_only != RR_NO_PROC && rr_me == rr_only)
+		rr_take_outputs();
 }
 
 int agent_rr_tree_inner_pipe(const struct stat *st)

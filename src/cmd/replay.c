@@ -12,6 +12,7 @@
  * (--dump-schedule).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
@@ -509,6 +510,7 @@ int cmd_replay(int argc, char **argv)
 	struct path_probes *pprobes = NULL;
 	int functions = PATH_FN_AUTO, no_image = 0, trace_sched = 0, trust_env = 0;
 	int32_t only_pid = 0;
+	int devnull = -1;
 	struct rr_log **logs = NULL;
 	char dropped[512];
 
@@ -791,6 +793,14 @@ int cmd_replay(int argc, char **argv)
 				  i ? "stderr" : "stdout", stdio_kind_name(k), stdio_kind_name(k));
 		}
 	}
+	/* --pid: the processes on the way to the one replayed alone write
+	 * nothing (stdio included): the program gets /dev/null, and that
+	 * process takes spool's stdout and stderr back (agent_rr_proc.c). */
+	if (ctx.only != RR_NO_PROC && ctx.nprocs > 1 && !use_gdb) {
+		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (devnull >= 0)
+			so.stdio_sub[1] = so.stdio_sub[2] = devnull;
+	}
 	replay_say_foreign(dir, optind < argc ? path : info->exe, so.argv, so.cwd, info->buildid);
 	rc = session_run(&so, &res);
 	if (have_in)
@@ -848,13 +858,13 @@ int cmd_replay(int argc, char **argv)
 	if (ctx.flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls: this replay may "
 			 "not be exact");
-	if (!so.quiet && ctx.nprocs > 1)
-		log_info("replayed %s of %u processes, each from its own recording",
-			 ctx.only != RR_NO_PROC ? "process" : "the tree", ctx.nprocs);
-	if (!so.quiet && ctx.only != RR_NO_PROC)
-		log_info("process %u (recorded pid %d) replayed alone; the processes on the way to "
-			 "it replayed without output",
-			 ctx.only, (int)info->procs[ctx.only].pid);
+	if (!so.quiet && ctx.nprocs > 1 && ctx.only == RR_NO_PROC)
+		log_info("replayed the %u processes of the recording, each from its own log",
+			 ctx.nprocs);
+	else if (!so.quiet && ctx.nprocs > 1)
+		log_info("replayed process %u (recorded pid %d) alone, of the %u of the recording; "
+			 "the processes on the way to it ran without output",
+			 ctx.only, (int)info->procs[ctx.only].pid, ctx.nprocs);
 	if (!so.quiet) {
 		uint64_t ev = rr_log_events(log, &inputs);
 
@@ -878,6 +888,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	ret = res.exit_status;
 out:
+	if (devnull >= 0)
+		close(devnull);
 	for (int i = 0; i < 2; i++)
 		stdio_mimic_end(&outs[i]);
 	run_env_free(env);
