@@ -732,10 +732,15 @@ static int rr_check(struct rr_log *log, uint32_t *count, char *err, size_t errle
 			continue;
 		}
 		if (s != want) {
+			/* Not "lost": the trace counts its losses (trace/loss.c),
+			 * and spool replay refuses a recording that lost any
+			 * before it gets here; this is a hole nobody counted, so
+			 * say what it is and not a loss spool info would deny. */
 			snprintf(err, errlen,
-				 "the recording lost events: thread %u has event %u where %u was "
-				 "expected",
-				 t, s, want);
+				 "the recording is inconsistent: thread %u of process %u has event %u "
+				 "where %u was expected, and the trace counts no event lost (it was "
+				 "altered, or an older spool recorded several processes as one)",
+				 t, log->proc, s, want);
 			return -EPROTO;
 		}
 		want++;
