@@ -119,6 +119,7 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct record_ctx *ctx = arg;
 	struct rr_area *area = shm_host_ext(h, SHM_EXT_REPLAY);
+	int rc;
 
 	if (!area)
 		return -EINVAL;
@@ -135,7 +136,13 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	}
 	/* one area per process of the program (rr_tree.c) */
 	rr_tree_record_init(area, RECORD_MAX_OBJS, ctx->serial, RECORD_MAX_PROCS);
-	return ctx->serial ? rr_watch_start(&ctx->watch, h, area) : 0;
+	if (!ctx->serial)
+		return 0;
+	rc = rr_watch_start(&ctx->watch, h, area);
+	if (rc == 0)
+		rr_watch_tree(&ctx->watch, rr_tree_record_tree(area, RECORD_MAX_OBJS, 1),
+			      RECORD_MAX_PROCS);
+	return rc;
 }
 
 /* The run's stdout (--until-fail) into the trace. */

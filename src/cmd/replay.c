@@ -152,6 +152,7 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct replay_ctx *ctx = arg;
 	void *area = shm_host_ext(h, SHM_EXT_REPLAY);
+	int rc;
 
 	if (!area)
 		return -EINVAL;
@@ -175,7 +176,10 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	    (uint64_t)ctx->max_threads * sizeof(struct rr_thread_slot) >
 		h->ext_size[SHM_EXT_REPLAY] - ctx->threads_off)
 		ctx->max_threads = 0;
-	return rr_watch_start(&ctx->watch, h, area);
+	rc = rr_watch_start(&ctx->watch, h, area);
+	if (rc == 0 && ctx->nprocs > 1)
+		rr_watch_tree(&ctx->watch, rr_tree_replay_tree(area, ctx->logs), ctx->nprocs);
+	return rc;
 }
 
 static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)

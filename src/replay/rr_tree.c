@@ -107,6 +107,11 @@ uint32_t rr_tree_record_procs(const void *ext, uint32_t max_objs, int serial, ui
 	return n < nprocs ? n : nprocs;
 }
 
+struct rr_tree *rr_tree_record_tree(void *ext, uint32_t max_objs, int serial)
+{
+	return (struct rr_tree *)((char *)ext + rr_rec_first(max_objs, serial));
+}
+
 struct rr_area *rr_tree_record_area(void *ext, uint32_t max_objs, int serial, uint32_t k)
 {
 	if (!k)
@@ -198,6 +203,11 @@ int rr_tree_replay_fill(void *ext, struct rr_log *const *logs, uint32_t n,
 		off += e->area_size;
 	}
 	return 0;
+}
+
+struct rr_tree *rr_tree_replay_tree(void *ext, struct rr_log *const *logs)
+{
+	return (struct rr_tree *)((char *)ext + rr_rep_first(logs));
 }
 
 struct rr_area *rr_tree_replay_area(void *ext, struct rr_log *const *logs, uint32_t k)

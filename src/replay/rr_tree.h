@@ -20,6 +20,7 @@ void rr_tree_record_init(void *ext, uint32_t max_objs, int serial, uint32_t npro
 uint32_t rr_tree_record_procs(const void *ext, uint32_t max_objs, int serial, uint32_t nprocs,
 			      uint32_t *wanted);
 struct rr_area *rr_tree_record_area(void *ext, uint32_t max_objs, int serial, uint32_t k);
+struct rr_tree *rr_tree_record_tree(void *ext, uint32_t max_objs, int serial);
 void rr_tree_record_info(const void *ext, uint32_t max_objs, int serial, uint32_t n,
 			 struct rr_info *info);
 
@@ -29,6 +30,7 @@ uint64_t rr_tree_replay_size(struct rr_log *const *logs, uint32_t n);
 int rr_tree_replay_fill(void *ext, struct rr_log *const *logs, uint32_t n,
 			const struct rr_info *info, uint32_t only, uint32_t stuck_ms, uint32_t opts);
 struct rr_area *rr_tree_replay_area(void *ext, struct rr_log *const *logs, uint32_t k);
+struct rr_tree *rr_tree_replay_tree(void *ext, struct rr_log *const *logs);
 
 /* "first", "fork", "exec", "spawn" */
 const char *rr_tree_kind_name(uint32_t kind);
