@@ -40,6 +40,7 @@
 #include "../replay/rr_watch.h"
 #include "../replay/rr_scan.h"
 #include "../replay/rr_tree.h"
+#include "../util/target.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -56,6 +57,7 @@ struct record_ctx {
 	struct rr_scan scan; /* rdtsc and (without dispatch) syscall in the executable */
 	int scanned;
 	uint32_t procs_wanted; /* process numbers the program asked for */
+	char *const *argv;     /* the command line spool ran */
 	uint32_t max_rings;
 	int serial, chaos, lock_events;
 	uint64_t seed;
@@ -308,6 +310,29 @@ static void record_tree(struct record_ctx *ctx, void *ext)
 	}
 }
 
+/* The side file "argv": the command line spool ran, NUL-separated. */
+static int record_save_argv(struct record_ctx *ctx, struct trace_writer *w)
+{
+	size_t len = 0, n;
+	char *buf;
+	int rc;
+
+	for (char *const *a = ctx->argv; *a; a++)
+		len += strlen(*a) + 1;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	len = 0;
+	for (char *const *a = ctx->argv; *a; a++) {
+		n = strlen(*a) + 1;
+		memcpy(buf + len, *a, n);
+		len += n;
+	}
+	rc = trace_writer_add_file(w, "argv", buf, len);
+	free(buf);
+	return rc;
+}
+
 /* After the last drain: say what was recorded, in the "record" side file. */
 static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 {
@@ -334,7 +359,18 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	memcpy(ctx->info.report, a->report, n);
 	ctx->info.report[n] = 0;
 	record_tree(ctx, a);
-	if (h->ctl->nprocs) {
+	if (h->ctl->nprocs && ctx->info.nprocs > 1 &&
+	    (int32_t)__atomic_load_n(&shm_proc_at(h->ctl, 0)->pid, __ATOMIC_ACQUIRE) !=
+		ctx->info.procs[0].pid) {
+		/* A tree whose first process exec'd: its slot was given to a
+		 * later process. Its pid is the tree's; its binary is the one
+		 * spool ran. */
+		ctx->info.pid = (uint32_t)ctx->info.procs[0].pid;
+		if (target_resolve(ctx->argv[0], ctx->info.exe, sizeof(ctx->info.exe)) < 0)
+			ctx->info.exe[0] = 0;
+		if (buildid_read(ctx->info.exe, ctx->info.buildid, sizeof(ctx->info.buildid)) < 0)
+			ctx->info.buildid[0] = 0;
+	} else if (h->ctl->nprocs) {
 		p = shm_proc_at(h->ctl, 0);
 		ctx->info.pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
 		/* Read once, then bounded: the program can rewrite its slot. */
@@ -348,6 +384,10 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		if (!ctx->scanned && rr_scan_exe(ctx->info.exe, &ctx->scan) == 0)
 			ctx->scanned = 1;
 	}
+	/* A tree: the first process's command line as spool ran it (its
+	 * proc/PID.cmdline is the last image's when it exec'd). */
+	if (ctx->info.nprocs > 1 && record_save_argv(ctx, w) < 0)
+		log_warn("cannot keep the command line in the trace");
 	if (run_env_save(w) < 0)
 		log_warn("cannot keep the program's environment in the trace: a replay runs it with "
 			 "its own");
@@ -371,6 +411,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	so->finish = record_finish;
 	so->hook_arg = ctx;
 	ctx->max_rings = so->max_rings;
+	ctx->argv = so->argv;
 	ctx->info.shm_fd = session_shm_fd(so);
 	ctx->info.kills = 1; /* the agent records the program's signal sends */
 	/* serial progress: function entries, not exits (chaos counts both) */

@@ -248,7 +248,9 @@ static char **replay_argv(const char *dir, const struct rr_info *info, char **bu
 	if (trace_reader_open(&r, dir, NULL) < 0)
 		return NULL;
 	snprintf(name, sizeof(name), "proc/%u.cmdline", info->pid);
-	if (trace_reader_file(r, name, buf, &len) < 0 || !len) {
+	/* a tree: the command line spool ran (record.c), not the last image's */
+	if ((info->nprocs < 2 || trace_reader_file(r, "argv", buf, &len) < 0 || !len) &&
+	    (trace_reader_file(r, name, buf, &len) < 0 || !len)) {
 		trace_reader_close(r);
 		return NULL;
 	}

@@ -9,7 +9,7 @@
 # exits with the status the shell exited with, 3 replays of 3, both modes.
 . "$(dirname "$0")/lib.sh"
 
-plan 9
+plan 11
 
 for mode in serial sync; do
 	spool_run record --mode "$mode" -o "$mode.trace" -- \
@@ -24,6 +24,15 @@ done
 spool_run info serial.trace
 like "$OUT" "exec +/usr/bin/date|exec +/bin/date" "spool info lists date as an exec'd image"
 is "$(grep -cE ' exec ' run.out)" 2 "  and 2 exec'd images (the shell, date)"
+# The first process itself execs: the replay runs the command line spool
+# ran (its proc/PID.cmdline is date's), and date replays from its own.
+spool_run record -o ex.trace -- sh -c 'exec date +%s.%N'
+cp run.out ex.out
+replays_same 2 0 ex.out -q ex.trace
+is "$SAME" 2 "a first process that execs replays 2 times of 2 with date's recorded time"
+spool_run info ex.trace
+like "$OUT" "recording: 2 processes" "  spool info: the shell and the date it became"
+
 spool_run replay --pid 999999999 serial.trace
 is_rc 1 "--pid of a process the recording does not have is refused"
 
