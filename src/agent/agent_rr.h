@@ -68,6 +68,9 @@ extern int agent_rr_muted;
  * happens in the log only (it would fill up and block). */
 struct stat;
 int agent_rr_tree_inner_pipe(const struct stat *st);
+/* Replay of a whole tree: a replayed read of n bytes from fd, a pipe
+ * another replaying process writes, takes as many from it too. */
+void agent_rr_tree_drain(int fd, size_t n);
 
 /* Record: the outcome of a sync call (op = the requested OP_*, result =
  * 0 or the errno value it returned); turn: take a turn of the object. */

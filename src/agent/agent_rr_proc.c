@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <poll.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -45,6 +46,7 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent_rr.h"
@@ -184,6 +186,47 @@ static int rr_claim(uint32_t k)
 	return 0;
 }
 
+/*
+ * Replay: the number of a spawned image. One posix_spawn started (its
+ * parent claims the entry its record names, real_pid) is found by its
+ * pid, waiting up to 5 s for the parent to get there; one glibc spawned
+ * (system, popen) is the first unclaimed of its parent's.
+ */
+static uint32_t rr_spawned_number(pid_t pid, uint32_t parent, uint32_t n)
+{
+	struct timespec us100 = {0, 100000};
+	uint32_t k, waits = 0, pspawn;
+
+	for (;;) {
+		pspawn = 0;
+		for (k = 1; k < n; k++) {
+			const struct rr_proc_ent *e = &rr_tree->ent[k];
+
+			if ((e->kind == RR_PK_PSPAWN || e->kind == RR_PK_SPAWN) &&
+			    __atomic_load_n(&e->real_pid, __ATOMIC_ACQUIRE) == pid &&
+			    __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_RUN)
+				return k;
+			if (e->kind == RR_PK_PSPAWN && e->parent == parent &&
+			    __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_FREE)
+				pspawn = 1;
+		}
+		/* glibc's own spawns, once no posix_spawn of the parent is
+		 * about to claim this image (its claim comes microseconds
+		 * after the spawn returns: 50 ms is plenty) */
+		for (k = 1; (!pspawn || waits > 500) && k < n; k++) {
+			const struct rr_proc_ent *e = &rr_tree->ent[k];
+
+			if (e->kind == RR_PK_SPAWN && e->parent == parent &&
+			    __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_FREE &&
+			    rr_claim(k) == 0)
+				return k;
+		}
+		if (!pspawn || ++waits > 50000)
+			return RR_NO_PROC;
+		syscall(SYS_nanosleep, &us100, NULL);
+	}
+}
+
 /* The number of a process that starts its agent (not a fork child of a
  * fork the agent saw): the first process, an exec'd image, a spawned one. */
 static uint32_t rr_number(void)
@@ -222,12 +265,11 @@ static uint32_t rr_number(void)
 	n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE);
 	if (n > rr_tree->max)
 		n = rr_tree->max;
-	/* a spawned image whose parent claimed its entry already */
-	for (k = 1; prev == RR_NO_PROC && k < n; k++)
-		if (rr_tree->ent[k].kind == RR_PK_SPAWN &&
-		    __atomic_load_n(&rr_tree->ent[k].real_pid, __ATOMIC_ACQUIRE) == pid &&
-		    __atomic_load_n(&rr_tree->ent[k].state, __ATOMIC_ACQUIRE) == RR_PS_RUN)
+	if (prev == RR_NO_PROC) {
+		k = rr_spawned_number(pid, parent, n);
+		if (k != RR_NO_PROC)
 			return k;
+	}
 	for (k = 1; k < n; k++) {
 		const struct rr_proc_ent *e = &rr_tree->ent[k];
 
@@ -459,6 +501,88 @@ static void rr_wait_replayed(pid_t recorded)
 	}
 }
 
+/*
+ * Replay of a whole tree: a read of a pipe made inside the program
+ * returns its recorded bytes from the log, and also takes as many from
+ * the real pipe, which another replaying process writes for real (its
+ * writes are not skipped: a reader that reads through stdio, past the
+ * interposers, reads them). Without this the pipe filled up, and when the
+ * reader ended, the writer died of SIGPIPE in the middle of its log (`cat
+ * big | wc -l`). Not done when this process holds a write end of the pipe
+ * too (its own writes to it are skipped), for spool's pipes (stdin), and
+ * with --pid (the writer may not run). It waits up to 2 s for the bytes.
+ */
+#define RR_DRAIN_FDS 256
+static struct {
+	uint64_t dev, ino;
+	uint8_t known, drain;
+} rr_drain_cache[RR_DRAIN_FDS];
+
+static int rr_drain_ok(int fd, const struct stat *st)
+{
+	int drain = 1;
+
+	if (fd >= 0 && fd < RR_DRAIN_FDS && rr_drain_cache[fd].known &&
+	    rr_drain_cache[fd].dev == (uint64_t)st->st_dev &&
+	    rr_drain_cache[fd].ino == (uint64_t)st->st_ino)
+		return rr_drain_cache[fd].drain;
+	for (int i = 0; i < 3; i++)
+		if (rr_tree->outer_dev[i] == (uint64_t)st->st_dev &&
+		    rr_tree->outer_ino[i] == (uint64_t)st->st_ino)
+			drain = 0;
+	for (int i = 0; i < 1024 && drain; i++) {
+		struct stat o;
+		long fl;
+
+		if (i == fd || syscall(SYS_fstat, i, &o) < 0 || !S_ISFIFO(o.st_mode) ||
+		    o.st_dev != st->st_dev || o.st_ino != st->st_ino)
+			continue;
+		fl = syscall(SYS_fcntl, i, F_GETFL);
+		if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY)
+			drain = 0;
+	}
+	if (fd >= 0 && fd < RR_DRAIN_FDS) {
+		rr_drain_cache[fd].dev = (uint64_t)st->st_dev;
+		rr_drain_cache[fd].ino = (uint64_t)st->st_ino;
+		rr_drain_cache[fd].drain = (uint8_t)drain;
+		rr_drain_cache[fd].known = 1;
+	}
+	return drain;
+}
+
+void agent_rr_tree_drain(int fd, size_t n)
+{
+	struct timespec t0, t1;
+	char buf[4096];
+	struct stat st;
+	int saved = errno;
+	long left_ms = 2000;
+
+	if (!rr_tree || !rr_replay || rr_only != RR_NO_PROC || !n ||
+	    syscall(SYS_fstat, fd, &st) < 0 || !S_ISFIFO(st.st_mode) || !rr_drain_ok(fd, &st))
+		goto out;
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t0);
+	while (n > 0 && left_ms > 0) {
+		struct pollfd p = {fd, POLLIN, 0};
+		long r = syscall(SYS_poll, &p, 1, (int)left_ms);
+
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0) {
+			long k = syscall(SYS_read, fd, buf, n < sizeof(buf) ? n : sizeof(buf));
+
+			if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
+				break;
+			if (k > 0)
+				n -= (size_t)k;
+		}
+		syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t1);
+		left_ms = 2000 - ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+	}
+out:
+	errno = saved;
+}
+
 /* ---- fork ---- */
 
 void agent_rr_fork_prepare(void)
@@ -509,6 +633,7 @@ void agent_rr_fork_child(void)
 	rr_cur = a;
 	rr_cur_size = size;
 	rr_me = k;
+	memset(rr_drain_cache, 0, sizeof(rr_drain_cache));
 	if (agent_rr_attach(a, size, k) == 0)
 		agent_rr_tree_started();
 }
@@ -601,18 +726,34 @@ __asm__(".text\n"
 
 /* ---- posix_spawn ---- */
 
-/* Replay --pid: the number the next image this process spawns will claim
- * (rr_number: the first free one of its spawned images). */
-static uint32_t rr_next_spawned(void)
+/*
+ * Record: the number the image just spawned (pid) took when its agent
+ * started, marked as numbered by this record (RR_PK_PSPAWN); waits up to
+ * 5 s for it (an image whose environment lost the agent never starts one:
+ * RR_NO_PROC).
+ */
+static uint32_t rr_spawned_rec(pid_t pid)
 {
-	uint32_t n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE), k;
+	struct timespec us100 = {0, 100000};
 
-	if (n > rr_tree->max)
-		n = rr_tree->max;
-	for (k = 1; k < n; k++)
-		if (rr_tree->ent[k].kind == RR_PK_SPAWN && rr_tree->ent[k].parent == rr_me &&
-		    __atomic_load_n(&rr_tree->ent[k].state, __ATOMIC_ACQUIRE) == RR_PS_FREE)
-			return k;
+	for (uint32_t waits = 0; waits < 50000; waits++) {
+		uint32_t n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE), k;
+
+		if (n > rr_tree->max)
+			n = rr_tree->max;
+		for (k = n; k-- > 1;) {
+			struct rr_proc_ent *e = &rr_tree->ent[k];
+
+			if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != RR_PS_FREE &&
+			    e->pid == pid && e->kind == RR_PK_SPAWN && e->parent == rr_me) {
+				e->kind = RR_PK_PSPAWN;
+				return k;
+			}
+		}
+		if (!rr_alive(pid))
+			break;
+		syscall(SYS_nanosleep, &us100, NULL);
+	}
 	return RR_NO_PROC;
 }
 
@@ -625,16 +766,18 @@ static int rr_spawn(int path, pid_t *pid, const char *file, const posix_spawn_fi
 	struct agent_thread *t;
 	uint64_t arg = 0;
 	pid_t mine = 0;
-	uint32_t k;
+	uint32_t k = RR_NO_PROC;
+	struct agent_rr_seg seg = {&k, sizeof(k)};
 	int rc;
 
 	if (AGENT_LIKELY(!agent_rr_mode) || !rr_tree || !(t = agent_rr_io_enter()))
 		return real(pid, file, fa, at, argv, envp);
 	if (agent_rr_mode & RR_MODE_REPLAY) {
-		rc = (int)agent_rr_rep_input(t, RR_CALL_SPAWN, -1, NULL, 0, &arg);
+		rc = (int)agent_rr_rep_input(t, RR_CALL_SPAWN, -1, &seg, 1, &arg);
 		if (rc)
 			return rc;
-		k = rr_next_spawned();
+		if (k >= rr_tree->max)
+			k = RR_NO_PROC;
 		if (k != RR_NO_PROC && !rr_on_path(k)) {
 			/* --pid: an image off the way, not started */
 			__atomic_store_n(&rr_tree->ent[k].state, RR_PS_SKIP, __ATOMIC_RELEASE);
@@ -642,8 +785,8 @@ static int rr_spawn(int path, pid_t *pid, const char *file, const posix_spawn_fi
 			if (real(&mine, file, fa, at, argv, envp))
 				rr_fail("replay: posix_spawn failed where the recording's did not");
 			/* Claimed for the child (which may not have got there
-			 * yet): the next spawn takes the next entry, and a
-			 * wait for this child finds its pid. */
+			 * yet: it waits for this), and a wait for it finds its
+			 * pid. */
 			if (k != RR_NO_PROC) {
 				uint32_t free_ = RR_PS_FREE;
 
@@ -659,7 +802,9 @@ static int rr_spawn(int path, pid_t *pid, const char *file, const posix_spawn_fi
 		return 0;
 	}
 	rc = real(&mine, file, fa, at, argv, envp);
-	agent_rr_rec_input(t, RR_CALL_SPAWN, -1, rc, 0, rc ? 0 : (uint64_t)mine, NULL, 0);
+	if (!rc)
+		k = rr_spawned_rec(mine);
+	agent_rr_rec_input(t, RR_CALL_SPAWN, -1, rc, 0, rc ? 0 : (uint64_t)mine, &seg, 1);
 	if (pid && !rc)
 		*pid = mine;
 	return rc;

@@ -66,6 +66,7 @@ struct replay_ctx {
 	uint32_t flags;
 	uint32_t nthreads;
 	uint32_t short_thread, short_done, short_n; /* a thread that did not finish its log */
+	uint32_t short_proc;			    /* ... of this process of a tree */
 	uint64_t tturn, nsw;			    /* serial: token turns reached / recorded */
 	uint64_t img_key; /* of the recording's replay image (rr_img.c) */
 	int img_written;  /* this replay wrote it */
@@ -228,8 +229,30 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
 	ctx->nthreads = ctx->max_threads;
 	ctx->short_thread = UINT32_MAX;
-	for (uint32_t i = 0; i < ctx->max_threads; i++)
+	ctx->short_proc = ctx->only != RR_NO_PROC ? ctx->only : 0;
+	/* The other processes of a whole tree: one that ended before its
+	 * log did (killed by a signal its recording did not have, say). */
+	for (uint32_t k = 1; ctx->only == RR_NO_PROC && k < ctx->nprocs; k++) {
+		struct rr_area *c = rr_tree_replay_area(ctx->area, ctx->logs, k);
+		uint64_t size = rr_log_area_size(ctx->logs[k]);
+		uint64_t off = __atomic_load_n(&c->threads_off, __ATOMIC_RELAXED);
+		uint32_t n = rr_log_threads(ctx->logs[k]);
+		const struct rr_thread_slot *ct;
+
+		if (off > size || (uint64_t)n * sizeof(*ct) > size - off)
+			continue;
+		ct = (const struct rr_thread_slot *)((char *)c + off);
+		for (uint32_t i = 0; i < n && ctx->short_thread == UINT32_MAX; i++)
+			if (ct[i].done < ct[i].nevents) {
+				ctx->short_proc = k;
+				ctx->short_thread = i;
+				ctx->short_done = ct[i].done;
+				ctx->short_n = ct[i].nevents;
+			}
+	}
+	for (uint32_t i = 0; i < ctx->max_threads && ctx->short_thread == UINT32_MAX; i++)
 		if (th[i].done < th[i].nevents) {
+			ctx->short_proc = ctx->only != RR_NO_PROC ? ctx->only : 0;
 			ctx->short_thread = i;
 			ctx->short_done = th[i].done;
 			ctx->short_n = th[i].nevents;
@@ -851,9 +874,14 @@ int cmd_replay(int argc, char **argv)
 			 "replayed %u)",
 			 ctx.short_thread, ctx.short_n, ctx.short_done);
 	} else if (ctx.short_thread != UINT32_MAX && !res.term_signal) {
-		log_err("replay diverged: the program ended before thread %u replayed its %u "
+		char who[64] = "";
+
+		if (ctx.nprocs > 1)
+			snprintf(who, sizeof(who), " process %u (recorded pid %d):", ctx.short_proc,
+				 (int)info->procs[ctx.short_proc].pid);
+		log_err("replay diverged:%s the program ended before thread %u replayed its %u "
 			"recorded events (it replayed %u)",
-			ctx.short_thread, ctx.short_n, ctx.short_done);
+			who, ctx.short_thread, ctx.short_n, ctx.short_done);
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}

@@ -218,7 +218,8 @@ enum {
 	RR_CALL_FORK = 70,	      /* fork, vfork: result = the child's pid (or -1, err);
 					 arg = the child's process number (rr_tree) */
 	RR_CALL_SPAWN = 71,	      /* posix_spawn(p): result = its return value, arg = the
-					 child's pid */
+					 child's pid; data = the child's process number
+					 (uint32, RR_NO_PROC when its agent never started) */
 	RR_CALL_WAIT = 72,	      /* wait, waitpid, wait4: result = the pid, fd = the pid
 					 asked for; data = the status (int), then the rusage
 					 (wait4 with one) */
@@ -356,7 +357,11 @@ _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");
  * the first process has RR_MAX_THREADS. */
 #define RR_CHILD_THREADS 4096u
 
-enum { RR_PK_ROOT = 0, RR_PK_FORK = 1, RR_PK_EXEC = 2, RR_PK_SPAWN = 3 };
+/* RR_PK_SPAWN: an image its parent started without a fork the agent saw
+ * (glibc's system and popen, a raw clone); RR_PK_PSPAWN: one started by
+ * posix_spawn, whose number is in its parent's record (two spawned at
+ * once start their agents in any order). */
+enum { RR_PK_ROOT = 0, RR_PK_FORK = 1, RR_PK_EXEC = 2, RR_PK_SPAWN = 3, RR_PK_PSPAWN = 4 };
 enum { RR_PS_FREE = 0, RR_PS_RUN = 1, RR_PS_DONE = 2, RR_PS_SKIP = 3 };
 
 struct rr_proc_ent {

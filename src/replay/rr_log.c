@@ -142,7 +142,7 @@ static void rr_info_proc_parse(struct rr_info *info, const char *v)
 	struct rr_info_proc *p;
 
 	if (sscanf(v, "%u %d %d %d %d %u", &k, &pid, &ppid, &parent, &prev, &kind) != 6 ||
-	    k != info->nprocs || k >= RR_MAX_PROCS || kind > RR_PK_SPAWN || parent >= (int)k + 64 ||
+	    k != info->nprocs || k >= RR_MAX_PROCS || kind > RR_PK_PSPAWN || parent >= (int)k + 64 ||
 	    prev >= (int)k + 64)
 		return;
 	p = &info->procs[k];

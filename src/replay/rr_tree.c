@@ -141,7 +141,7 @@ void rr_tree_record_info(const void *ext, uint32_t max_objs, int serial, uint32_
 			p->parent = RR_NO_PROC;
 		if (p->prev >= n)
 			p->prev = RR_NO_PROC;
-		if (p->kind > RR_PK_SPAWN)
+		if (p->kind > RR_PK_PSPAWN)
 			p->kind = RR_PK_SPAWN;
 	}
 }
@@ -229,6 +229,7 @@ const char *rr_tree_kind_name(uint32_t kind)
 	case RR_PK_FORK: return "fork";
 	case RR_PK_EXEC: return "exec";
 	case RR_PK_SPAWN: return "spawn";
+	case RR_PK_PSPAWN: return "spawn";
 	}
 	return "?";
 }
