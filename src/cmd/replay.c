@@ -903,20 +903,32 @@ int cmd_replay(int argc, char **argv)
 			 "the processes on the way to it ran without output",
 			 ctx.only, (int)info->procs[ctx.only].pid, ctx.nprocs);
 	if (!so.quiet) {
-		uint64_t ev = rr_log_events(log, &inputs);
+		/* a tree: the counts of all its processes, or of the one
+		 * replayed alone */
+		uint64_t ev = 0, sw = 0, in = 0;
+		uint32_t nth = 0;
 
+		inputs = 0;
+		for (uint32_t k = 0; k < ctx.nprocs; k++) {
+			const struct rr_log *l = ctx.nprocs > 1 ? ctx.logs[k] : log;
+
+			if (ctx.only != RR_NO_PROC && ctx.nprocs > 1 && k != ctx.only)
+				continue;
+			ev += rr_log_events(l, &in);
+			inputs += in;
+			sw += rr_log_switches(l);
+			nth += rr_log_threads(l);
+		}
 		if (ctx.nsw)
 			log_info("replayed %llu schedule events (switches of the run token, "
 				 "serial mode) and %llu inputs of %u thread%s; replay trace in %s/",
-				 (unsigned long long)rr_log_switches(log),
-				 (unsigned long long)inputs, rr_log_threads(log),
-				 rr_log_threads(log) == 1 ? "" : "s", so.trace_dir);
+				 (unsigned long long)sw, (unsigned long long)inputs, nth,
+				 nth == 1 ? "" : "s", so.trace_dir);
 		else
 			log_info("replayed %llu schedule events and %llu inputs of %u thread%s; "
 				 "replay trace in %s/",
-				 (unsigned long long)ev, (unsigned long long)inputs,
-				 rr_log_threads(log), rr_log_threads(log) == 1 ? "" : "s",
-				 so.trace_dir);
+				 (unsigned long long)ev, (unsigned long long)inputs, nth,
+				 nth == 1 ? "" : "s", so.trace_dir);
 		if (ctx.img_written)
 			log_info("the recording's log is kept in %s/.spool/replay.img (%.1f MB): "
 				 "the next replays start from it (--no-image: neither use nor "
