@@ -173,6 +173,9 @@ void *agent_ext(unsigned i, uint64_t *size);
 /* A piece (len bytes at off, page-aligned) of feature area i, mapped on its
  * own: each process of a recorded tree maps its own record area only. */
 void *agent_ext_piece(unsigned i, uint64_t off, uint64_t len);
+/* This image's executable (readlink of /proc/self/exe when its slot was
+ * claimed; "" before). */
+const char *agent_exe_path(void);
 void agent_wake(void);
 
 /* agent_thread.c */

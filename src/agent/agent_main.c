@@ -41,6 +41,11 @@ static int agent_maps_busy;
 static uint64_t agent_maps_off;
 /* This image's executable (not in the program's heap or stack). */
 static char agent_exe[SHM_PROC_EXE];
+
+const char *agent_exe_path(void)
+{
+	return agent_exe;
+}
 static uint32_t agent_exe_len;
 
 /* ---- signal-safe logging ---- */

@@ -153,6 +153,19 @@ static uint32_t rr_find_run(pid_t pid, int real)
 	return RR_NO_PROC;
 }
 
+/* Record: note this image's executable in entry e (its path's end when
+ * it is long). */
+static void rr_note_exe(struct rr_proc_ent *e)
+{
+	const char *x = agent_exe_path();
+	size_t n = strlen(x);
+
+	if (n > sizeof(e->exe) - 1)
+		x += n - (sizeof(e->exe) - 1), n = sizeof(e->exe) - 1;
+	memcpy(e->exe, x, n);
+	e->exe[n] = 0;
+}
+
 /* Record: a new number for a process of the given kind, or RR_NO_PROC
  * when the trace has no room left (the recording then says it is
  * incomplete). */
@@ -169,6 +182,8 @@ static uint32_t rr_take(uint32_t kind, uint32_t parent, uint32_t prev, pid_t pid
 	e->parent = parent;
 	e->prev = prev;
 	e->kind = kind;
+	if (pid)
+		rr_note_exe(e);
 	__atomic_store_n(&e->state, pid ? RR_PS_RUN : RR_PS_FREE, __ATOMIC_RELEASE);
 	return k;
 }
@@ -251,6 +266,7 @@ static uint32_t rr_number(void)
 		rr_tree->ent[0].ppid = ppid;
 		rr_tree->ent[0].parent = rr_tree->ent[0].prev = RR_NO_PROC;
 		rr_tree->ent[0].kind = RR_PK_ROOT;
+		rr_note_exe(&rr_tree->ent[0]);
 		__atomic_store_n(&rr_tree->ent[0].state, RR_PS_RUN, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -621,6 +637,7 @@ void agent_rr_fork_child(void)
 	} else {
 		e->pid = rr_getpid();
 		e->ppid = rr_getppid();
+		rr_note_exe(e);
 		__atomic_store_n(&e->state, RR_PS_RUN, __ATOMIC_RELEASE);
 	}
 	a = rr_map(k, agent.ctl->ext_size[SHM_EXT_REPLAY], &size);

@@ -45,16 +45,20 @@ static void info_procs(struct trace_reader *r, const char *dir)
 		for (j = k + 1; j < info->nprocs && info->procs[j].pid != p->pid; j++)
 			;
 		snprintf(name, sizeof(name), "proc/%d.exe", (int)p->pid);
-		if (j == info->nprocs && trace_reader_file(r, name, &exe, &len) < 0)
+		if (!p->exe[0] && j == info->nprocs && trace_reader_file(r, name, &exe, &len) < 0)
 			exe = NULL;
 		if (p->parent != RR_NO_PROC)
 			snprintf(parent, sizeof(parent), "%u", p->parent);
 		printf("%-5u %8d %8d %7s %-6s ", k, (int)p->pid, (int)p->ppid, parent,
 		       rr_tree_kind_name(p->kind));
-		if (exe)
+		if (p->exe[0])
+			trace_print_untrusted(stdout, p->exe, strlen(p->exe));
+		else if (exe)
 			trace_print_untrusted(stdout, exe, strnlen(exe, len));
-		else
-			fputs(j < info->nprocs ? "(until its exec)" : "?", stdout);
+		else if (j == info->nprocs)
+			fputs("?", stdout);
+		if (j < info->nprocs)
+			fputs(p->exe[0] ? " (until its exec)" : "(until its exec)", stdout);
 		putchar('\n');
 		free(exe);
 	}

@@ -353,6 +353,7 @@ _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");
 #define RR_THREAD_MASK (RR_MAX_THREADS - 1)
 #define RR_MAX_PROCS 256u /* process numbers a trace may hold */
 #define RR_NO_PROC 0xffffffffu
+#define RR_PROC_EXE_BYTES 96
 /* Serial slots of a child process's area: 4096 thread numbers (256 KiB);
  * the first process has RR_MAX_THREADS. */
 #define RR_CHILD_THREADS 4096u
@@ -375,6 +376,9 @@ struct rr_proc_ent {
 	uint32_t flags;	  /* RR_F_STOP once its area has it (agent) */
 	uint64_t area_off; /* its rr_area, from the start of area 0 */
 	uint64_t area_size;
+	/* record: its executable (agent), NUL-terminated, the path's last
+	 * RR_PROC_EXE_BYTES - 1 bytes when it is longer */
+	char exe[RR_PROC_EXE_BYTES];
 };
 
 struct rr_tree {

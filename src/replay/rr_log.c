@@ -114,9 +114,9 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 	for (uint32_t k = 0; k < info->nprocs && k < RR_MAX_PROCS; k++) {
 		const struct rr_info_proc *p = &info->procs[k];
 
-		fprintf(f, "proc=%" PRIu32 " %" PRId32 " %" PRId32 " %d %d %" PRIu32 "\n", k, p->pid,
-			p->ppid, p->parent == RR_NO_PROC ? -1 : (int)p->parent,
-			p->prev == RR_NO_PROC ? -1 : (int)p->prev, p->kind);
+		fprintf(f, "proc=%" PRIu32 " %" PRId32 " %" PRId32 " %d %d %" PRIu32 " %s\n", k,
+			p->pid, p->ppid, p->parent == RR_NO_PROC ? -1 : (int)p->parent,
+			p->prev == RR_NO_PROC ? -1 : (int)p->prev, p->kind, p->exe);
 	}
 	if (info->report[0]) {
 		fputs("report=", f);
@@ -138,10 +138,10 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 static void rr_info_proc_parse(struct rr_info *info, const char *v)
 {
 	unsigned k, kind;
-	int pid, ppid, parent, prev;
+	int pid, ppid, parent, prev, end = 0;
 	struct rr_info_proc *p;
 
-	if (sscanf(v, "%u %d %d %d %d %u", &k, &pid, &ppid, &parent, &prev, &kind) != 6 ||
+	if (sscanf(v, "%u %d %d %d %d %u%n", &k, &pid, &ppid, &parent, &prev, &kind, &end) != 6 ||
 	    k != info->nprocs || k >= RR_MAX_PROCS || kind > RR_PK_PSPAWN || parent >= (int)k + 64 ||
 	    prev >= (int)k + 64)
 		return;
@@ -151,6 +151,8 @@ static void rr_info_proc_parse(struct rr_info *info, const char *v)
 	p->parent = parent < 0 || parent >= (int)RR_MAX_PROCS ? RR_NO_PROC : (uint32_t)parent;
 	p->prev = prev < 0 || prev >= (int)RR_MAX_PROCS ? RR_NO_PROC : (uint32_t)prev;
 	p->kind = kind;
+	/* the executable: the rest of the line, bounded */
+	snprintf(p->exe, sizeof(p->exe), "%s", v[end] == ' ' ? v + end + 1 : "");
 	info->nprocs = k + 1;
 }
 

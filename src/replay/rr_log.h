@@ -26,6 +26,7 @@ struct rr_info_proc {
 	int32_t pid, ppid;
 	uint32_t parent, prev; /* process numbers, RR_NO_PROC when none */
 	uint32_t kind;	       /* RR_PK_* */
+	char exe[RR_PROC_EXE_BYTES]; /* its executable, "" when not said */
 };
 
 /* What the "record" side file says. */

@@ -136,6 +136,11 @@ void rr_tree_record_info(const void *ext, uint32_t max_objs, int serial, uint32_
 		p->parent = __atomic_load_n(&e->parent, __ATOMIC_RELAXED);
 		p->prev = __atomic_load_n(&e->prev, __ATOMIC_RELAXED);
 		p->kind = __atomic_load_n(&e->kind, __ATOMIC_RELAXED);
+		memcpy(p->exe, e->exe, sizeof(p->exe));
+		p->exe[sizeof(p->exe) - 1] = 0;
+		for (char *c = p->exe; *c; c++) /* one line of the side file */
+			if (*c == '\n')
+				*c = '?';
 		/* bounded: the program can write the tree */
 		if (p->parent >= n)
 			p->parent = RR_NO_PROC;
