@@ -158,7 +158,10 @@ static uint32_t rr_find_run(pid_t pid, int real)
 static void rr_note_exe(struct rr_proc_ent *e)
 {
 	const char *x = agent_exe_path();
-	size_t n = strlen(x);
+	size_t n = 0;
+
+	while (n < SHM_PROC_EXE && x[n])
+		n++;
 
 	if (n > sizeof(e->exe) - 1)
 		x += n - (sizeof(e->exe) - 1), n = sizeof(e->exe) - 1;
