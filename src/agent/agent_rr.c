@@ -1772,6 +1772,13 @@ void agent_rr_init(void)
 		return;
 	}
 	rr_area = a;
+	/* A replay of a tree in which a process starts that the recording
+	 * does not have: the replay has gone its own way (it would run
+	 * unreplayed, its inputs for real). */
+	if (k == RR_NO_PROC && a->mode == RR_MODE_REPLAY && a->tree_off)
+		agent_rr_stop("replay diverged: a process started that the recording does not have "
+			      "(an exec or a spawn the recorded process did not make)",
+			      0);
 	if (k == RR_NO_PROC && (agent.proc_flags & (PROC_F_EXEC | PROC_F_FORK))) {
 		/* A layout without a process tree (or no number left): the
 		 * process runs unrecorded, and the recording says so. */

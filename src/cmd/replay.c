@@ -55,6 +55,7 @@ struct replay_ctx {
 	 * the recording's processes, the one replayed alone (RR_NO_PROC). */
 	struct rr_log **logs;
 	uint32_t nprocs, only;
+	int tree; /* the area has the tree layout (rr_tree.c), logs set */
 	const struct rr_info *info;
 	uint32_t proc_stopped; /* the process whose report is kept */
 	uint32_t stuck_ms, opts;
@@ -166,7 +167,7 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		(void)madvise((void *)a, rr_log_area_size(ctx->log) + ((uintptr_t)area - a),
 			      REPLAY_MADV_POPULATE_WRITE);
 	}
-	if (ctx->nprocs > 1 ? rr_tree_replay_fill(area, ctx->logs, ctx->nprocs, ctx->info,
+	if (ctx->tree ? rr_tree_replay_fill(area, ctx->logs, ctx->nprocs, ctx->info,
 						  ctx->only, ctx->stuck_ms, ctx->opts) < 0
 			    : rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
 		return -ENOMEM;
@@ -178,7 +179,7 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		h->ext_size[SHM_EXT_REPLAY] - ctx->threads_off)
 		ctx->max_threads = 0;
 	rc = rr_watch_start(&ctx->watch, h, area);
-	if (rc == 0 && ctx->nprocs > 1)
+	if (rc == 0 && ctx->tree)
 		rr_watch_tree(&ctx->watch, rr_tree_replay_tree(area, ctx->logs), ctx->nprocs);
 	return rc;
 }
@@ -470,7 +471,11 @@ static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int3
 		}
 		ctx->only = k;
 	}
-	if (n <= 1)
+	/* One process (a recording that says so): the tree layout all the
+	 * same, so that a process the replay starts and the recording does
+	 * not have is a divergence, not a run of its own (not with --path or
+	 * --gdb, which know one area only). */
+	if (n == 0 || (n == 1 && refuse))
 		return 0;
 	if (refuse) {
 		log_err("%s: a recording of %u processes: --path and --gdb replay one process "
@@ -491,6 +496,7 @@ static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int3
 		}
 	}
 	ctx->logs = *out;
+	ctx->tree = 1;
 	return 0;
 }
 
@@ -729,7 +735,7 @@ int cmd_replay(int argc, char **argv)
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.until_first_exit = 1; /* a recording is of one process */
 	so.ext_bytes[SHM_EXT_REPLAY] =
-	    ctx.nprocs > 1 ? rr_tree_replay_size(logs, ctx.nprocs) : rr_log_area_size(log);
+	    ctx.tree ? rr_tree_replay_size(logs, ctx.nprocs) : rr_log_area_size(log);
 	so.prepare = replay_prepare;
 	so.finish = replay_finish;
 	so.hook_arg = &ctx;
