@@ -837,6 +837,9 @@ int cmd_record(int argc, char **argv)
 	}
 	record_say(&so, &ctx, &res, quiet);
 	rc = cmd_run_status(&res);
+	/* processes that ran unrecorded: the recording is incomplete */
+	if (rc == 0 && (ctx.info.flags & (RR_F_FORKED | RR_F_EXEC)))
+		rc = EXIT_INCOMPLETE;
 out:
 	if (ctx.in)
 		stdin_cap_close(ctx.in);

@@ -684,9 +684,10 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (info->flags & (RR_F_FORKED | RR_F_EXEC)) {
-		log_err("%s: the recorded program %s; spool records only its first process, so "
-			"this recording cannot be replayed",
-			dir, info->flags & RR_F_FORKED ? "forked" : "called exec");
+		log_err("%s: processes of the recorded program ran unrecorded (%s), so this "
+			"recording cannot be replayed",
+			dir, info->nprocs ? "it started more than a recording holds"
+					  : "made by a spool that recorded the first process only");
 		goto out;
 	}
 	if (info->flags & RR_F_LOST || info->lost) {

@@ -9,7 +9,7 @@
 # was refused ("the program forked").
 . "$(dirname "$0")/lib.sh"
 
-plan 10
+plan 13
 
 FP="$PROGS/rr_forkpipe"
 
@@ -26,5 +26,13 @@ done
 spool_run info serial.trace
 like "$OUT" "recording: 4 processes" "spool info lists the processes of the recording"
 is "$(grep -cE '^[0-9]+ +[0-9]+ +[0-9]+ +0 +fork ' run.out)" 3 "  the 3 children, each a fork of process 0"
+
+# More processes than a recording holds (256): the ones past it run
+# unrecorded, record says so and exits 4, and the replay refuses it.
+spool_run record -q -o many.trace -- sh -c 'for i in $(seq 1 140); do /bin/true; done'
+is_rc 4 "record of 283 processes (140 forks and execs) exits 4 (incomplete)"
+like "$ERR" "more processes than spool record can record \([0-9]+, at most 256\)" "  saying how many were not recorded"
+spool_run replay -q many.trace
+like "$ERR" "ran unrecorded.*cannot be replayed" "  and the replay refuses it with the reason"
 
 done_testing
