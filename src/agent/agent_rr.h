@@ -71,6 +71,15 @@ int agent_rr_tree_inner_pipe(const struct stat *st);
 /* Replay of a whole tree: a replayed read of n bytes from fd, a pipe
  * another replaying process writes, takes as many from it too. */
 void agent_rr_tree_drain(int fd, size_t n);
+/* The order of the processes' writes to spool's stdout and stderr
+ * (agent_rr_proc.c). Record: begin (1: the write to fd is ordered, the
+ * order lock taken), make the write, end (its number + 1, the record's
+ * arg; the lock given back). Replay: turn waits for the recorded number
+ * (arg, 0 = not ordered), done passes it on after the write. */
+int agent_rr_tree_wbegin(int fd);
+uint64_t agent_rr_tree_wend(void);
+void agent_rr_tree_wturn(uint64_t arg);
+void agent_rr_tree_wdone(uint64_t arg);
 
 /* Record: the outcome of a sync call (op = the requested OP_*, result =
  * 0 or the errno value it returned); turn: take a turn of the object. */

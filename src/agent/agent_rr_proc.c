@@ -36,6 +36,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <signal.h>
 #include <poll.h>
 #include <spawn.h>
@@ -204,6 +206,20 @@ static int rr_claim(uint32_t k)
 	return 0;
 }
 
+/* The first process: what its descriptors 0, 1, 2 are (spool's). */
+static void rr_outer_note(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct stat st;
+
+		if (syscall(SYS_fstat, fd, &st) == 0) {
+			rr_tree->outer_dev[fd] = (uint64_t)st.st_dev;
+			rr_tree->outer_ino[fd] = (uint64_t)st.st_ino;
+		}
+	}
+	__atomic_store_n(&rr_tree->outer_set, 1, __ATOMIC_RELEASE);
+}
+
 /*
  * Replay: the number of a spawned image. One posix_spawn started (its
  * parent claims the entry its record names, real_pid) is found by its
@@ -254,17 +270,10 @@ static uint32_t rr_number(void)
 
 	if (!(flags & (PROC_F_FORK | PROC_F_EXEC))) {
 		if (rr_replay) {
-			for (int fd = 0; fd < 3; fd++) {
-				struct stat st;
-
-				if (syscall(SYS_fstat, fd, &st) == 0) {
-					rr_tree->outer_dev[fd] = (uint64_t)st.st_dev;
-					rr_tree->outer_ino[fd] = (uint64_t)st.st_ino;
-				}
-			}
-			__atomic_store_n(&rr_tree->outer_set, 1, __ATOMIC_RELEASE);
+			rr_outer_note();
 			return rr_claim(0) ? RR_NO_PROC : 0;
 		}
+		rr_outer_note();
 		rr_tree->ent[0].pid = pid;
 		rr_tree->ent[0].ppid = ppid;
 		rr_tree->ent[0].parent = rr_tree->ent[0].prev = RR_NO_PROC;
@@ -421,6 +430,103 @@ int agent_rr_tree_inner_pipe(const struct stat *st)
 		    rr_tree->outer_ino[fd] == (uint64_t)st->st_ino)
 			return 0;
 	return 1;
+}
+
+/*
+ * The order of the processes' writes to what spool gave the program as its
+ * stdout and stderr (a terminal, a pipe, a file), through write and
+ * writev: `make -j2` running two shells that echo, `a & b; wait`. Each
+ * process replays from its own log at its own pace, so without this two
+ * processes' lines could come out in another order than recorded. Writes
+ * through stdio (glibc's internal write) are not seen, and so not ordered.
+ *
+ * Record: once the program has more than one process, such a write is
+ * made holding wlock (the writer's pid: a writer killed while holding it
+ * is found dead and the lock taken from it) and takes the next number of
+ * wseq, kept in the write's record (arg). Replay: the write waits until
+ * wseq reaches its number (a futex on the shared word), is made, and
+ * passes wseq on. A wait longer than a second gives ordering up for the
+ * process (a thread of its own may hold the number it waits for, and it
+ * holds the run token that thread needs); --pid orders nothing.
+ */
+static int rr_wgive_up;
+
+static int rr_outer_fd(int fd)
+{
+	struct stat st;
+
+	if (!__atomic_load_n(&rr_tree->outer_set, __ATOMIC_ACQUIRE) ||
+	    syscall(SYS_fstat, fd, &st) < 0)
+		return 0;
+	for (int i = 1; i <= 2; i++)
+		if (rr_tree->outer_dev[i] == (uint64_t)st.st_dev &&
+		    rr_tree->outer_ino[i] == (uint64_t)st.st_ino)
+			return 1;
+	return 0;
+}
+
+int agent_rr_tree_wbegin(int fd)
+{
+	uint32_t me, cur;
+
+	if (!rr_tree || rr_replay || __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE) < 2 ||
+	    !rr_outer_fd(fd))
+		return 0;
+	me = (uint32_t)rr_getpid();
+	for (uint32_t spins = 1;; spins++) {
+		cur = 0;
+		if (__atomic_compare_exchange_n(&rr_tree->wlock, &cur, me, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return 1;
+		/* its holder died holding it: take it over */
+		if (!(spins & 1023) && cur && syscall(SYS_kill, (pid_t)cur, 0) < 0 && errno == ESRCH)
+			__atomic_compare_exchange_n(&rr_tree->wlock, &cur, 0, 0, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+		syscall(SYS_sched_yield);
+	}
+}
+
+uint64_t agent_rr_tree_wend(void)
+{
+	uint32_t n = __atomic_load_n(&rr_tree->wseq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&rr_tree->wseq, n + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&rr_tree->wlock, 0, __ATOMIC_RELEASE);
+	return (uint64_t)n + 1;
+}
+
+void agent_rr_tree_wturn(uint64_t arg)
+{
+	struct timespec ms10 = {0, 10000000};
+	uint32_t want, cur;
+	int waited = 0;
+
+	if (!arg || arg > UINT32_MAX || !rr_tree || !rr_replay || rr_only != RR_NO_PROC ||
+	    rr_wgive_up)
+		return;
+	want = (uint32_t)(arg - 1);
+	while ((cur = __atomic_load_n(&rr_tree->wseq, __ATOMIC_ACQUIRE)) != want) {
+		if (cur > want || ++waited > 100 || agent_host_gone()) {
+			rr_wgive_up = cur < want;
+			return;
+		}
+		for (uint32_t k = 0; k < rr_tree->max && k < RR_MAX_PROCS; k++)
+			if (__atomic_load_n(&rr_tree->ent[k].flags, __ATOMIC_ACQUIRE) & RR_F_STOP)
+				return;
+		/* shared futex: the word is in the memfd all processes map */
+		syscall(SYS_futex, &rr_tree->wseq, FUTEX_WAIT, cur, &ms10, NULL, 0);
+	}
+}
+
+void agent_rr_tree_wdone(uint64_t arg)
+{
+	if (!arg || arg > UINT32_MAX || !rr_tree || !rr_replay || rr_only != RR_NO_PROC)
+		return;
+	/* (a process that gave up may pass a number already passed) */
+	if (__atomic_load_n(&rr_tree->wseq, __ATOMIC_ACQUIRE) < (uint32_t)arg) {
+		__atomic_store_n(&rr_tree->wseq, (uint32_t)arg, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &rr_tree->wseq, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	}
 }
 
 void agent_rr_tree_stopped(void)

@@ -202,7 +202,9 @@ enum {
 	RR_CALL_GETTID = 17,
 	RR_CALL_NANOSLEEP = 18,	      /* nanosleep, usleep, sleep: data = the remaining time */
 	RR_CALL_CLOCK_NANOSLEEP = 19, /* fd = the clock; result = the error number */
-	RR_CALL_WRITE = 20,	      /* write: the result only, no data */
+	RR_CALL_WRITE = 20,	      /* write: the result only, no data; arg: in a tree, the
+					 write's number + 1 among the processes' writes to
+					 spool's stdout and stderr (0: not one) */
 	RR_CALL_WRITEV = 21,	      /* writev: the result only */
 	RR_CALL_SIGWAIT = 22,	      /* pause, sigsuspend: the result only (-1, EINTR) */
 	RR_CALL_SIGTIMEDWAIT = 23,    /* sigwait, sigwaitinfo, sigtimedwait: data = siginfo_t */
@@ -389,6 +391,11 @@ struct rr_tree {
 	/* replay: what the first process's descriptors 0, 1, 2 were when it
 	 * started (device, inode): pipes spool gave the program, read outside */
 	uint64_t outer_dev[3], outer_ino[3];
+	/* The order of the processes' writes to spool's stdout and stderr
+	 * (agent_rr_proc.c): record, wlock (the writer's pid, 0 when free)
+	 * is held around each such write and wseq counts them; replay, the
+	 * write recorded with number N waits until wseq is N. */
+	uint32_t wlock, wseq;
 	struct rr_proc_ent ent[RR_MAX_PROCS];
 };
 
