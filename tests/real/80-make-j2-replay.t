@@ -11,7 +11,7 @@
 # has event 1 where 2 was expected" while spool info said none were lost.
 . "$(dirname "$0")/lib.sh"
 need_progs make cc
-plan 13
+plan 17
 
 mkdir proj
 cd proj || exit 1
@@ -61,5 +61,20 @@ done
 spool_run replay -q -o ../rep.trace ../serial.trace
 unlike "$ERR" "lost events|was expected" "no replay mixes the processes' events"
 make -s clean
+cd "$T_DIR" || exit 1
+
+# Recipes that print, two at once: each shell's echo lines come out in the
+# order recorded, although each process replays at its own pace (the
+# processes' writes to spool's stdout keep their recorded order).
+mkdir echo
+cd echo || exit 1
+printf 'all: a b c d\na b c d:\n\t@echo start $@; sleep 0.01; echo end $@\n' >Makefile
+for mode in serial sync; do
+	spool_run record -q --mode "$mode" -o "../echo-$mode.trace" -- make -j2
+	is_rc 0 "$mode: record of make -j2 with recipes that echo exits 0"
+	cp run.out "../echo-$mode.out"
+	replays_same 3 0 "../echo-$mode.out" -q "../echo-$mode.trace"
+	is "$SAME" 3 "$mode: 3 replays of 3 print the recipes' lines in the recorded order"
+done
 cd "$T_DIR" || exit 1
 done_testing
