@@ -142,14 +142,14 @@ static void rr_info_proc_parse(struct rr_info *info, const char *v)
 	struct rr_info_proc *p;
 
 	if (sscanf(v, "%u %d %d %d %d %u%n", &k, &pid, &ppid, &parent, &prev, &kind, &end) != 6 ||
-	    k != info->nprocs || k >= RR_MAX_PROCS || kind > RR_PK_PSPAWN || parent >= (int)k + 64 ||
-	    prev >= (int)k + 64)
+	    k != info->nprocs || k >= RR_MAX_PROCS || kind > RR_PK_PSPAWN)
 		return;
 	p = &info->procs[k];
 	p->pid = pid;
 	p->ppid = ppid;
-	p->parent = parent < 0 || parent >= (int)RR_MAX_PROCS ? RR_NO_PROC : (uint32_t)parent;
-	p->prev = prev < 0 || prev >= (int)RR_MAX_PROCS ? RR_NO_PROC : (uint32_t)prev;
+	/* a parent and an image before an exec got their numbers first */
+	p->parent = parent < 0 || (unsigned)parent >= k ? RR_NO_PROC : (uint32_t)parent;
+	p->prev = prev < 0 || (unsigned)prev >= k ? RR_NO_PROC : (uint32_t)prev;
 	p->kind = kind;
 	/* the executable: the rest of the line, bounded */
 	snprintf(p->exe, sizeof(p->exe), "%s", v[end] == ' ' ? v + end + 1 : "");
