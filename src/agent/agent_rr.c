@@ -808,6 +808,8 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 	int trunc = !!(rr_area->opts & RR_O_TRUNCATED);
 	int sync = !(agent_rr_mode & RR_MODE_SERIAL);
 
+	/* a process of a tree whose recording a signal ended */
+	agent_rr_tree_end_of_log();
 	/*
 	 * Sync mode: the threads' logs end at different points. Park here
 	 * until every thread created so far (turn[0] counts the creations
@@ -851,6 +853,8 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 void agent_rr_end_of_schedule(uint32_t thread, uint64_t count)
 {
 	int mine;
+
+	agent_rr_tree_end_of_log(); /* a process of a tree a signal ended */
 	struct rr_buf b = rr_report_begin(&mine);
 
 	if (rr_area->opts & RR_O_TRUNCATED) {

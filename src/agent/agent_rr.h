@@ -71,6 +71,10 @@ int agent_rr_tree_inner_pipe(const struct stat *st);
 /* Replay of a whole tree: a replayed read of n bytes from fd, a pipe
  * another replaying process writes, takes as many from it too. */
 void agent_rr_tree_drain(int fd, size_t n);
+/* Replay: this process reached the end of its log; when its recording
+ * ended by a signal (its parent's wait saw it), it ends the same way now
+ * (does not return). */
+void agent_rr_tree_end_of_log(void);
 /* The order of the processes' writes to spool's stdout and stderr
  * (agent_rr_proc.c). Record: begin (1: the write to fd is ordered, the
  * order lock taken), make the write, end (its number + 1, the record's

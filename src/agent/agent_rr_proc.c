@@ -708,6 +708,53 @@ out:
 	errno = saved;
 }
 
+/*
+ * A child its parent's wait saw killed by a signal: noted in the child's
+ * entry (its newest image of that pid), so that its replay, which gets no
+ * signal (the parent's kill is not sent again), ends the same way when it
+ * reaches the end of its log, instead of running on past it.
+ */
+static void rr_note_end_sig(pid_t pid, int sig)
+{
+	uint32_t n;
+
+	if (!rr_tree || rr_replay || pid <= 0 || sig <= 0 || sig >= 65)
+		return;
+	n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE);
+	if (n > rr_tree->max)
+		n = rr_tree->max;
+	while (n-- > 1)
+		if (n != rr_me && rr_tree->ent[n].pid == pid &&
+		    __atomic_load_n(&rr_tree->ent[n].state, __ATOMIC_ACQUIRE) != RR_PS_FREE) {
+			__atomic_store_n(&rr_tree->ent[n].end_sig, (uint32_t)sig, __ATOMIC_RELAXED);
+			return;
+		}
+}
+
+void agent_rr_tree_end_of_log(void)
+{
+	struct sigaction sa;
+	uint64_t set;
+	int sig;
+
+	if (!rr_tree || !rr_replay || rr_me >= rr_tree->max)
+		return;
+	sig = (int)__atomic_load_n(&rr_tree->ent[rr_me].end_sig, __ATOMIC_RELAXED);
+	if (sig <= 0 || sig >= 65 || sig == SIGKILL || sig == SIGSTOP)
+		sig = sig == SIGKILL ? SIGKILL : 0;
+	if (!sig)
+		return;
+	/* as the recorded run ended: the signal's default action */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	if (sig != SIGKILL)
+		syscall(SYS_rt_sigaction, sig, &sa, NULL, 8);
+	set = 1ull << (sig - 1);
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &set, NULL, 8);
+	syscall(SYS_kill, rr_getpid(), sig);
+	syscall(SYS_exit_group, 128 + sig); /* a signal whose default is to go on */
+}
+
 /* ---- fork ---- */
 
 void agent_rr_fork_prepare(void)
@@ -982,6 +1029,8 @@ static pid_t rr_wait(pid_t pid, int *status, int opt, struct rusage *ru)
 	}
 	if (r <= 0)
 		seg[0].n = seg[1].n = 0;
+	if (r > 0 && WIFSIGNALED(st))
+		rr_note_end_sig(r, WTERMSIG(st));
 	agent_rr_rec_input(t, RR_CALL_WAIT, (int)pid, r, r < 0 ? e : 0, 0, seg, nseg);
 	if (r > 0 && status)
 		*status = st;
@@ -1040,6 +1089,9 @@ AGENT_EXPORT int waitid(idtype_t type, id_t id, siginfo_t *info, int opt)
 	}
 	if (r < 0)
 		seg.n = 0;
+	if (r == 0 && (((siginfo_t *)seg.p)->si_code == CLD_KILLED ||
+		       ((siginfo_t *)seg.p)->si_code == CLD_DUMPED))
+		rr_note_end_sig(((siginfo_t *)seg.p)->si_pid, ((siginfo_t *)seg.p)->si_status);
 	agent_rr_rec_input(t, RR_CALL_WAITID, (int)id, r, r < 0 ? e : 0, 0, &seg, 1);
 	errno = e;
 	return r;

@@ -114,9 +114,9 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 	for (uint32_t k = 0; k < info->nprocs && k < RR_MAX_PROCS; k++) {
 		const struct rr_info_proc *p = &info->procs[k];
 
-		fprintf(f, "proc=%" PRIu32 " %" PRId32 " %" PRId32 " %d %d %" PRIu32 " %s\n", k,
-			p->pid, p->ppid, p->parent == RR_NO_PROC ? -1 : (int)p->parent,
-			p->prev == RR_NO_PROC ? -1 : (int)p->prev, p->kind, p->exe);
+		fprintf(f, "proc=%" PRIu32 " %" PRId32 " %" PRId32 " %d %d %" PRIu32 " %" PRIu32 " %s\n",
+			k, p->pid, p->ppid, p->parent == RR_NO_PROC ? -1 : (int)p->parent,
+			p->prev == RR_NO_PROC ? -1 : (int)p->prev, p->kind, p->end_sig, p->exe);
 	}
 	if (info->report[0]) {
 		fputs("report=", f);
@@ -133,15 +133,16 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 	return rc;
 }
 
-/* "K PID PPID PARENT PREV KIND": process K of a tree, in order from 0
+/* "K PID PPID PARENT PREV KIND SIG EXE": process K of a tree, in order from 0
  * (a line out of order or out of range is ignored: the file is untrusted). */
 static void rr_info_proc_parse(struct rr_info *info, const char *v)
 {
-	unsigned k, kind;
+	unsigned k, kind, sig;
 	int pid, ppid, parent, prev, end = 0;
 	struct rr_info_proc *p;
 
-	if (sscanf(v, "%u %d %d %d %d %u%n", &k, &pid, &ppid, &parent, &prev, &kind, &end) != 6 ||
+	if (sscanf(v, "%u %d %d %d %d %u %u%n", &k, &pid, &ppid, &parent, &prev, &kind, &sig,
+		   &end) != 7 ||
 	    k != info->nprocs || k >= RR_MAX_PROCS || kind > RR_PK_PSPAWN)
 		return;
 	p = &info->procs[k];
@@ -151,6 +152,7 @@ static void rr_info_proc_parse(struct rr_info *info, const char *v)
 	p->parent = parent < 0 || (unsigned)parent >= k ? RR_NO_PROC : (uint32_t)parent;
 	p->prev = prev < 0 || (unsigned)prev >= k ? RR_NO_PROC : (uint32_t)prev;
 	p->kind = kind;
+	p->end_sig = sig < 65 ? sig : 0;
 	/* the executable: the rest of the line, bounded */
 	snprintf(p->exe, sizeof(p->exe), "%s", v[end] == ' ' ? v + end + 1 : "");
 	info->nprocs = k + 1;

@@ -26,6 +26,7 @@ struct rr_info_proc {
 	int32_t pid, ppid;
 	uint32_t parent, prev; /* process numbers, RR_NO_PROC when none */
 	uint32_t kind;	       /* RR_PK_* */
+	uint32_t end_sig;      /* the signal that ended it (its parent's wait), 0 */
 	char exe[RR_PROC_EXE_BYTES]; /* its executable, "" when not said */
 };
 

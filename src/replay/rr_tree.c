@@ -136,6 +136,9 @@ void rr_tree_record_info(const void *ext, uint32_t max_objs, int serial, uint32_
 		p->parent = __atomic_load_n(&e->parent, __ATOMIC_RELAXED);
 		p->prev = __atomic_load_n(&e->prev, __ATOMIC_RELAXED);
 		p->kind = __atomic_load_n(&e->kind, __ATOMIC_RELAXED);
+		p->end_sig = __atomic_load_n(&e->end_sig, __ATOMIC_RELAXED);
+		if (p->end_sig >= 65)
+			p->end_sig = 0;
 		memcpy(p->exe, e->exe, sizeof(p->exe));
 		p->exe[sizeof(p->exe) - 1] = 0;
 		for (char *c = p->exe; *c; c++) /* one line of the side file */
@@ -196,6 +199,7 @@ int rr_tree_replay_fill(void *ext, struct rr_log *const *logs, uint32_t n,
 		e->parent = p->parent;
 		e->prev = p->prev;
 		e->kind = p->kind;
+		e->end_sig = p->end_sig;
 		e->state = RR_PS_FREE;
 		if (!k)
 			continue;

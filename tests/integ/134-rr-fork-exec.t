@@ -9,7 +9,7 @@
 # exits with the status the shell exited with, 3 replays of 3, both modes.
 . "$(dirname "$0")/lib.sh"
 
-plan 11
+plan 13
 
 for mode in serial sync; do
 	spool_run record --mode "$mode" -o "$mode.trace" -- \
@@ -32,6 +32,15 @@ replays_same 2 0 ex.out -q ex.trace
 is "$SAME" 2 "a first process that execs replays 2 times of 2 with date's recorded time"
 spool_run info ex.trace
 like "$OUT" "recording: 2 processes" "  spool info: the shell and the date it became"
+
+# A child its parent kills: its replay gets no signal (the kill is not
+# sent again) and reaches the end of its log, where it ends as recorded,
+# by the signal its parent's wait saw.
+spool_run record -q -o kill.trace -- sh -c 'sleep 10 & sleep 0.2; kill $!; wait $!; echo status $?'
+is "$OUT" "status 143" "record: the shell saw its child killed by SIGTERM"
+cp run.out kill.out
+replays_same 2 0 kill.out -q kill.trace
+is "$SAME" 2 "  2 replays of 2: the child ends by SIGTERM at the end of its log, no divergence"
 
 spool_run replay --pid 999999999 serial.trace
 is_rc 1 "--pid of a process the recording does not have is refused"

@@ -150,9 +150,9 @@ static void record_lines(void **state)
 	assert_non_null(out);
 	strcpy(in->mode, "sync");
 	in->nprocs = 3;
-	in->procs[0] = (struct rr_info_proc){100, 99, RR_NO_PROC, RR_NO_PROC, RR_PK_ROOT, "/bin/sh"};
-	in->procs[1] = (struct rr_info_proc){101, 100, 0, RR_NO_PROC, RR_PK_FORK, "/bin/sh"};
-	in->procs[2] = (struct rr_info_proc){101, 100, 0, 1, RR_PK_EXEC, "/opt/a dir/prog"};
+	in->procs[0] = (struct rr_info_proc){100, 99, RR_NO_PROC, RR_NO_PROC, RR_PK_ROOT, 0, "/bin/sh"};
+	in->procs[1] = (struct rr_info_proc){101, 100, 0, RR_NO_PROC, RR_PK_FORK, 0, "/bin/sh"};
+	in->procs[2] = (struct rr_info_proc){101, 100, 0, 1, RR_PK_EXEC, 15, "/opt/a dir/prog"};
 	assert_non_null(mkdtemp(root));
 	snprintf(dir, sizeof(dir), "%s/t", root);
 	assert_int_equal(trace_writer_open(&w, dir, &test_clock), 0);
@@ -167,17 +167,18 @@ static void record_lines(void **state)
 		assert_int_equal(out->procs[k].parent, in->procs[k].parent);
 		assert_int_equal(out->procs[k].prev, in->procs[k].prev);
 		assert_int_equal(out->procs[k].kind, in->procs[k].kind);
+		assert_int_equal(out->procs[k].end_sig, in->procs[k].end_sig);
 		assert_string_equal(out->procs[k].exe, in->procs[k].exe);
 	}
 
 	/* untrusted lines: out of order, kind out of range, malformed */
 	read_record("format=spool-record-1\nmode=sync\n"
-		    "proc=0 10 9 -1 -1 0 /bin/a\n"
-		    "proc=2 12 10 0 -1 1 /bin/skipped\n"
-		    "proc=1 11 10 0 -1 9 /bin/badkind\n"
-		    "proc=1 11 10 zero -1 1\n"
-		    "proc=1 11 10 0 -1 1\n"
-		    "proc=2 12 10 5000 7000 3 /bin/c\n",
+		    "proc=0 10 9 -1 -1 0 0 /bin/a\n"
+		    "proc=2 12 10 0 -1 1 0 /bin/skipped\n"
+		    "proc=1 11 10 0 -1 9 0 /bin/badkind\n"
+		    "proc=1 11 10 zero -1 1 0\n"
+		    "proc=1 11 10 0 -1 1 0\n"
+		    "proc=2 12 10 5000 7000 3 99 /bin/c\n",
 		    out);
 	assert_int_equal(out->nprocs, 3);
 	assert_int_equal(out->procs[1].pid, 11);
@@ -185,6 +186,7 @@ static void record_lines(void **state)
 	assert_int_equal(out->procs[2].kind, RR_PK_SPAWN);
 	assert_int_equal(out->procs[2].parent, RR_NO_PROC); /* numbers a process has not yet */
 	assert_int_equal(out->procs[2].prev, RR_NO_PROC);
+	assert_int_equal(out->procs[2].end_sig, 0); /* no such signal */
 	assert_string_equal(out->procs[2].exe, "/bin/c");
 	free(in);
 	free(out);
