@@ -208,6 +208,9 @@ uint32_t agent_lazy_init(struct agent_lazy *l, unsigned ext, uint64_t off, uint3
 /* Element i, its chunk mapped now if no thread of this process has; NULL
  * past n or when it cannot be mapped. Async-signal-safe (mmap, a CAS). */
 void *agent_lazy_at(struct agent_lazy *l, uint32_t i);
+/* This image's executable (readlink of /proc/self/exe when its slot was
+ * claimed; "" before). */
+const char *agent_exe_path(void);
 void agent_wake(void);
 
 /* agent_thread.c */

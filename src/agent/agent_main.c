@@ -41,6 +41,11 @@ static int agent_maps_busy;
 static uint64_t agent_maps_off;
 /* This image's executable (not in the program's heap or stack). */
 static char agent_exe[SHM_PROC_EXE];
+
+const char *agent_exe_path(void)
+{
+	return agent_exe;
+}
 static uint32_t agent_exe_len;
 
 /* ---- signal-safe logging ---- */
@@ -887,6 +892,7 @@ __attribute__((destructor)) static void agent_stop(void)
 	if (agent.ctl)
 		__atomic_fetch_or(&agent.ctl->state, SHM_STATE_EXIT_RAN, __ATOMIC_RELEASE);
 	agent_rr_exit_wait();
+	agent_rr_tree_end();
 	agent_sys_proc_end();
 	agent_proc_refresh_maps();
 }

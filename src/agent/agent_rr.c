@@ -38,6 +38,9 @@ int agent_rr_mode;
 uint32_t agent_rr_stuck_ms;
 
 static struct rr_area *rr_area;
+/* Process trees (agent_rr_proc.c): this process's number in the high bits
+ * of every record's thread field (rr_area.h). */
+static uint32_t rr_proc_bits;
 /* What the replay only reads (the logs, first[], order[], sw[]): the area,
  * or the replay image the host named in it (rr_img.c), mapped read-only. */
 const char *agent_rr_ro;
@@ -130,6 +133,10 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_RECVMMSG] = "recvmmsg",
 	[RR_CALL_SENDMMSG] = "sendmmsg",
 	[RR_CALL_SYSINFO] = "sysinfo",
+	[RR_CALL_FORK] = "fork/vfork",
+	[RR_CALL_SPAWN] = "posix_spawn",
+	[RR_CALL_WAIT] = "wait/waitpid/wait4",
+	[RR_CALL_WAITID] = "waitid",
 };
 
 /* ---- report text (no stdio in the agent) ---- */
@@ -338,6 +345,7 @@ static struct rr_buf rr_report_begin(int *mine)
 static void __attribute__((noreturn)) rr_report_end(int mine, uint32_t flag)
 {
 	__atomic_fetch_or(&rr_area->flags, flag | RR_F_STOP, __ATOMIC_ACQ_REL);
+	agent_rr_tree_stopped();
 	agent_wake();
 	rr_park();
 }
@@ -484,7 +492,7 @@ static void rr_emit_sched(struct agent_thread *t, uint32_t idx, uint32_t tseq, u
 	r = rr_reserve(t, sizeof(*r));
 	if (r) {
 		r->h.word = ev_word(KIND_SCHED, t->index, idx, op);
-		r->thread = rr_self.id;
+		r->thread = rr_self.id | rr_proc_bits;
 		r->tseq = tseq;
 		r->obj = obj;
 		r->turn = turn;
@@ -710,7 +718,7 @@ void agent_rr_emit_switch(uint32_t thread, uint32_t tseq, uint32_t at, uint64_t 
 	r = rr_reserve(t, sizeof(*r));
 	if (r) {
 		r->h.word = ev_word(KIND_SCHED, t->index, 0, 0);
-		r->thread = thread;
+		r->thread = thread | rr_proc_bits;
 		r->tseq = tseq;
 		r->obj = at;
 		r->turn = (uint32_t)turn;
@@ -822,7 +830,7 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 		if (!r)
 			break;
 		r->h.word = ev_word(KIND_INPUT, t->index, 0, 0);
-		r->thread = rr_self.id;
+		r->thread = rr_self.id | rr_proc_bits;
 		r->tseq = tseq;
 		r->call = call;
 		r->fd = fd;
@@ -943,6 +951,8 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 	int trunc = !!(rr_area->opts & RR_O_TRUNCATED);
 	int sync = !(agent_rr_mode & RR_MODE_SERIAL);
 
+	/* a process of a tree whose recording a signal ended */
+	agent_rr_tree_end_of_log();
 	/*
 	 * Sync mode: the threads' logs end at different points. Park here
 	 * until every thread created so far (turn[0] counts the creations
@@ -986,6 +996,8 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 void agent_rr_end_of_schedule(uint32_t thread, uint64_t count)
 {
 	int mine;
+
+	agent_rr_tree_end_of_log(); /* a process of a tree a signal ended */
 	struct rr_buf b = rr_report_begin(&mine);
 
 	if (rr_area->opts & RR_O_TRUNCATED) {
@@ -1584,7 +1596,7 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 
 		if (r) {
 			r->h.word = ev_word(KIND_INPUT, t->index, 0, 0);
-			r->thread = rr_self.id;
+			r->thread = rr_self.id | rr_proc_bits;
 			r->tseq = tseq;
 			r->call = call;
 			r->fd = fd;
@@ -1910,18 +1922,6 @@ pid_t agent_rr_real_tid(pid_t tid)
 
 /* ---- startup ---- */
 
-static void rr_fork_child(void)
-{
-	if (!agent_rr_mode)
-		return;
-	/* The child is not recorded: its schedule would mix with the
-	 * parent's thread numbers. The host refuses to replay such a trace. */
-	agent_rr_mode = RR_MODE_OFF;
-	rr_fd_on = 0;
-	agent_serial_fork_child();
-	__atomic_fetch_or(&rr_area->flags, RR_F_FORKED, __ATOMIC_ACQ_REL);
-}
-
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
@@ -2075,46 +2075,37 @@ void agent_rr_note_layout(void)
 	a->layout[RR_LAYOUT_EXE] = (uint64_t)getauxval(AT_PHDR);
 }
 
-void agent_rr_init(void)
+/* Start recording or replaying process number k into area a (size
+ * bytes mapped; base: where the area starts in the feature area): the
+ * first process from agent_rr_init, a fork child from its fork handler
+ * (agent_rr_proc.c). One thread runs. A recording maps the area's header
+ * only, its arrays a chunk at a time as used (agent_lazy.c); a replay maps
+ * the whole of it. */
+int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 {
 	struct shm_ctl *c = agent.ctl;
-	uint64_t size;
-	struct rr_area *a;
 
-	if (!c || !(c->features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
-		return;
-	/* A recording maps the header only (its arrays: agent_lazy.c); a
-	 * replay reads everything of the area. */
-	a = agent_ext_head(SHM_EXT_REPLAY, (c->features & SHM_FEAT_REPLAY) ? 0 : RR_AREA_HDR,
-			   &size);
-	if (!a || size < RR_AREA_HDR) {
-		agent_disable("record/replay: no valid feature area");
-		return;
-	}
-	if (a->magic != RR_MAGIC || a->version != RR_VERSION ||
-	    (a->mode != RR_MODE_RECORD && a->mode != RR_MODE_REPLAY)) {
-		agent_disable("record/replay: the feature area is not spool's");
-		return;
-	}
 	rr_area = a;
+	rr_proc_bits = k == RR_NO_PROC ? 0 : k << RR_PROC_SHIFT;
+	rr_nparked = 0;
+	rr_nstreams = 0;
+	agent_rr_pid_recorded = 0;
 	agent_rr_stuck_ms = a->stuck_ms;
-	if (agent.proc_flags & (PROC_F_EXEC | PROC_F_FORK)) {
-		__atomic_fetch_or(&a->flags, (agent.proc_flags & PROC_F_EXEC) ? RR_F_EXEC : RR_F_FORKED,
-				  __ATOMIC_ACQ_REL);
-		return;
-	}
-	rr_layout_due = 1;
-	if (a->mode == RR_MODE_REPLAY && size < agent_ext_size(SHM_EXT_REPLAY)) {
+	/* (the mapping was chosen by this header's mode: a replay's is whole) */
+	if (a->mode == RR_MODE_REPLAY && size <= RR_AREA_HDR) {
 		agent_disable("record/replay: a replay area in a recording");
-		return;
+		return -1;
 	}
-	rr_turn_max = agent_lazy_init(&rr_turns, SHM_EXT_REPLAY, a->turn_off, sizeof(uint32_t),
-				      a->max_objs,
+	if (k == 0 || k == RR_NO_PROC)
+		rr_layout_due = 1;
+	rr_turn_max = agent_lazy_init(&rr_turns, SHM_EXT_REPLAY,
+				      (a->mode == RR_MODE_REPLAY ? 0 : base) + a->turn_off,
+				      sizeof(uint32_t), a->max_objs,
 				      a->mode == RR_MODE_REPLAY ? (char *)a : NULL);
 	rr_turn0 = agent_lazy_at(&rr_turns, 0);
 	if (!rr_turn0) {
 		agent_disable("record/replay: cannot map the turn words");
-		return;
+		return -1;
 	}
 	rr_turn = (uint32_t *)((char *)a + a->turn_off);
 	rr_objmap = (uint32_t *)((char *)a + a->objmap_off);
@@ -2123,12 +2114,12 @@ void agent_rr_init(void)
 	if (a->mode == RR_MODE_REPLAY && a->img_size) {
 		agent_rr_ro = rr_map_image(a);
 		if (!agent_rr_ro)
-			return;
+			return -1;
 	}
 	if (a->mode == RR_MODE_REPLAY && rr_map_streams(a) < 0)
-		return;
+		return -1;
 	if ((a->opts & RR_O_PACKED) && agent_rr_zinput_init(a->mode == RR_MODE_REPLAY) < 0)
-		return;
+		return -1;
 	rr_first = (uint32_t *)(agent_rr_ro + a->first_off);
 	rr_order = (struct rr_order *)(agent_rr_ro + a->order_off);
 	rr_chunk = c->ring_bytes / 8 < RR_CHUNK_MAX ? c->ring_bytes / 8 : RR_CHUNK_MAX;
@@ -2144,15 +2135,15 @@ void agent_rr_init(void)
 		rr_fd_on = 1;
 	}
 	rr_trace_sched = a->mode != RR_MODE_REPLAY || (a->opts & RR_O_TRACE_SCHED);
-	pthread_atfork(NULL, NULL, rr_fork_child);
 	rr_self.id = 0;
 	rr_self.has_id = 1;
 	rr_self.tseq = 0;
+	rr_self.pending = NULL;
 	if (a->mode == RR_MODE_REPLAY) {
 		rr_populate(a, size);
 		if (!a->max_threads) {
 			agent_disable("record/replay: empty replay log");
-			return;
+			return -1;
 		}
 		rr_self.cur = rr_threads[0].log_off;
 		rr_self.end = rr_threads[0].log_end;
@@ -2161,11 +2152,66 @@ void agent_rr_init(void)
 	} else {
 		a->nthreads = 1;
 	}
-	if (agent_serial_init(a, rr_turn0, a->mode == RR_MODE_REPLAY ? (char *)a : NULL) < 0) {
+	if (agent_serial_init(a, rr_turn0, a->mode == RR_MODE_REPLAY ? (char *)a : NULL, base) < 0) {
 		agent_disable("record/replay: cannot map the serial slots");
-		return;
+		return -1;
 	}
+	/* (before the mode is on: the log's write would be the program's) */
+	agent_log("record/replay: mode %u%s, process %u", a->mode,
+		  agent_serial_on ? " serial" : "", k);
 	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
 			 __ATOMIC_RELEASE);
-	agent_log("record/replay: mode %u%s", a->mode, agent_serial_on ? " serial" : "");
+	return 0;
+}
+
+struct rr_area *agent_rr_area(void)
+{
+	return rr_area;
+}
+
+/* A fork child whose process cannot be recorded (no tree, no number
+ * left): it runs on unrecorded and the recording says so. */
+void agent_rr_detach(uint32_t flag)
+{
+	agent_rr_mode = RR_MODE_OFF;
+	agent_serial_fork_child();
+	if (rr_area)
+		__atomic_fetch_or(&rr_area->flags, flag, __ATOMIC_ACQ_REL);
+}
+
+void agent_rr_init(void)
+{
+	struct shm_ctl *c = agent.ctl;
+	uint64_t size, base;
+	struct rr_area *a;
+	uint32_t k;
+
+	if (!c || !(c->features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
+		return;
+	a = agent_rr_tree_open(&size, &base, &k);
+	if (!a)
+		return;
+	if (a->magic != RR_MAGIC || a->version != RR_VERSION ||
+	    (a->mode != RR_MODE_RECORD && a->mode != RR_MODE_REPLAY)) {
+		agent_disable("record/replay: the feature area is not spool's");
+		return;
+	}
+	rr_area = a;
+	/* A replay of a tree in which a process starts that the recording
+	 * does not have: the replay has gone its own way (it would run
+	 * unreplayed, its inputs for real). */
+	if (k == RR_NO_PROC && a->mode == RR_MODE_REPLAY && a->tree_off)
+		agent_rr_stop("replay diverged: a process started that the recording does not have "
+			      "(an exec or a spawn the recorded process did not make)",
+			      0);
+	if (k == RR_NO_PROC && (agent.proc_flags & (PROC_F_EXEC | PROC_F_FORK))) {
+		/* A layout without a process tree (or no number left): the
+		 * process runs unrecorded, and the recording says so. */
+		__atomic_fetch_or(&a->flags, (agent.proc_flags & PROC_F_EXEC) ? RR_F_EXEC : RR_F_FORKED,
+				  __ATOMIC_ACQ_REL);
+		return;
+	}
+	pthread_atfork(agent_rr_fork_prepare, agent_rr_fork_parent, agent_rr_fork_child);
+	if (agent_rr_attach(a, size, base, k) == 0)
+		agent_rr_tree_started();
 }

@@ -43,6 +43,56 @@ extern int agent_lock_quiet;
 void agent_rr_note_layout(void);
 void agent_rr_init(void);
 
+/* Process trees (agent_rr_proc.c, rr_area.h). agent_rr_attach starts
+ * recording or replaying process number k (RR_NO_PROC: a layout without
+ * a tree) in area a, of which size bytes are mapped (a recording: its
+ * header only) and which starts base bytes into the feature area (0, or
+ * -1 with the agent disabled);
+ * agent_rr_area is the area in use; agent_rr_detach leaves a fork child
+ * unrecorded with flag (RR_F_FORKED) set in the area. */
+int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k);
+struct rr_area *agent_rr_area(void);
+void agent_rr_detach(uint32_t flag);
+/* Map this process's area (0 for the first process; a recording maps its
+ * header only) and find its number (*k, RR_NO_PROC when it has none); the
+ * area or NULL, *size the bytes mapped, *base where it starts in the
+ * feature area. */
+struct rr_area *agent_rr_tree_open(uint64_t *size, uint64_t *base, uint32_t *k);
+/* The process started on its area (its tree entry is claimed); it ends
+ * (destructor: a replay of the first process waits for the others); its
+ * area stopped the run (RR_F_STOP). */
+void agent_rr_tree_started(void);
+void agent_rr_tree_end(void);
+void agent_rr_tree_stopped(void);
+/* Fork handlers (pthread_atfork, registered by agent_rr_init). */
+void agent_rr_fork_prepare(void);
+void agent_rr_fork_parent(void);
+void agent_rr_fork_child(void);
+/* Replay --pid N: this process replays but shows no output (an ancestor
+ * of N on its way to the fork or exec that starts N). */
+extern int agent_rr_muted;
+/* Replay --pid: whether a pipe (st) was made inside the program rather
+ * than given to it by spool: its reader is not replayed, and a write to it
+ * happens in the log only (it would fill up and block). */
+struct stat;
+int agent_rr_tree_inner_pipe(const struct stat *st);
+/* Replay of a whole tree: a replayed read of n bytes from fd, a pipe
+ * another replaying process writes, takes as many from it too. */
+void agent_rr_tree_drain(int fd, size_t n);
+/* Replay: this process reached the end of its log; when its recording
+ * ended by a signal (its parent's wait saw it), it ends the same way now
+ * (does not return). */
+void agent_rr_tree_end_of_log(void);
+/* The order of the processes' writes to spool's stdout and stderr
+ * (agent_rr_proc.c). Record: begin (1: the write to fd is ordered, the
+ * order lock taken), make the write, end (its number + 1, the record's
+ * arg; the lock given back). Replay: turn waits for the recorded number
+ * (arg, 0 = not ordered), done passes it on after the write. */
+int agent_rr_tree_wbegin(int fd);
+uint64_t agent_rr_tree_wend(void);
+void agent_rr_tree_wturn(uint64_t arg);
+void agent_rr_tree_wdone(uint64_t arg);
+
 /* Record: the outcome of a sync call (op = the requested OP_*, result =
  * 0 or the errno value it returned); turn: take a turn of the object. */
 void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int result, int turn);

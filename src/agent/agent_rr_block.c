@@ -464,7 +464,10 @@ static int rr_write_for_real(int fd)
 {
 	struct stat st;
 
-	if (rr_fstat(fd, &st) || S_ISSOCK(st.st_mode))
+	/* replay --pid: an ancestor on its way to the process replayed */
+	if (agent_rr_muted || rr_fstat(fd, &st) || S_ISSOCK(st.st_mode))
+		return 0;
+	if (S_ISFIFO(st.st_mode) && agent_rr_tree_inner_pipe(&st))
 		return 0;
 	return !S_ISFIFO(st.st_mode) || !rr_pipe_internal(fd, &st);
 }
@@ -495,20 +498,38 @@ static void rr_write_all(int fd, const struct iovec *iov, int cnt, size_t n)
 static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
 			       const struct iovec *iov, int cnt)
 {
-	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, NULL);
+	uint64_t order = 0;
+	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, &order);
 	int e = errno;
 
+	/* a tree: this write in its recorded place among the processes' */
+	agent_rr_tree_wturn(order);
 	if (r > 0 && rr_write_for_real(fd))
 		rr_write_all(fd, iov, cnt, (size_t)r);
+	agent_rr_tree_wdone(order);
 	errno = e;
 	return r;
 }
+
+/* Record: the write, in order among the processes of a tree when it goes
+ * to spool's stdout or stderr (*order: its number + 1, else 0). The lock
+ * is given back before the caller waits for the run token again. */
+#define RR_ORDERED(fd, order, expr)                                                                \
+	({                                                                                         \
+		int o_ = agent_rr_tree_wbegin(fd), e2_;                                            \
+		ssize_t w_ = (expr);                                                               \
+		e2_ = errno;                                                                       \
+		*(order) = o_ ? agent_rr_tree_wend() : 0;                                          \
+		errno = e2_;                                                                       \
+		w_;                                                                                \
+	})
 
 /* The hooks for whichever file interposes write/writev (agent_rr.h). */
 ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 		       ssize_t (*real)(int, const void *, size_t))
 {
 	struct agent_thread *t;
+	uint64_t order;
 	ssize_t r;
 	int e;
 
@@ -519,9 +540,9 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 
 		return rr_write_replay(t, RR_CALL_WRITE, fd, &v, 1);
 	}
-	r = RR_BLOCK_IF(rr_fd_may_block(fd), ssize_t, real(fd, buf, n));
+	r = RR_BLOCK_IF(rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, buf, n)));
 	e = errno;
-	agent_rr_rec_input(t, RR_CALL_WRITE, fd, r, r < 0 ? e : 0, 0, NULL, 0);
+	agent_rr_rec_input(t, RR_CALL_WRITE, fd, r, r < 0 ? e : 0, order, NULL, 0);
 	errno = e;
 	return r;
 }
@@ -530,6 +551,7 @@ ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 			ssize_t (*real)(int, const struct iovec *, int))
 {
 	struct agent_thread *t;
+	uint64_t order;
 	ssize_t r;
 	int e;
 
@@ -537,9 +559,9 @@ ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 		return real(fd, iov, cnt);
 	if (RR_REPLAYING())
 		return rr_write_replay(t, RR_CALL_WRITEV, fd, iov, cnt);
-	r = RR_BLOCK_IF(rr_fd_may_block(fd), ssize_t, real(fd, iov, cnt));
+	r = RR_BLOCK_IF(rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, iov, cnt)));
 	e = errno;
-	agent_rr_rec_input(t, RR_CALL_WRITEV, fd, r, r < 0 ? e : 0, 0, NULL, 0);
+	agent_rr_rec_input(t, RR_CALL_WRITEV, fd, r, r < 0 ? e : 0, order, NULL, 0);
 	errno = e;
 	return r;
 }

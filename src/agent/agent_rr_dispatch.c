@@ -490,7 +490,7 @@ void agent_rr_dispatch_init(void)
 	/* agent_rr_init checked the area before it set the mode. */
 	if (!agent_rr_mode || !agent.ctl)
 		return;
-	a = agent_ext(SHM_EXT_REPLAY, NULL);
+	a = agent_rr_area();
 	if (a)
 		sud_setup(a);
 }
@@ -532,7 +532,7 @@ void agent_rr_dispatch_thread(void)
 void agent_rr_dispatch_init(void)
 {
 	if (agent_rr_mode && agent.ctl) {
-		struct rr_area *a = agent_ext(SHM_EXT_REPLAY, NULL);
+		struct rr_area *a = agent_rr_area();
 
 		if (!a)
 			return;

@@ -282,8 +282,13 @@ AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 
 	if (RR_IO_OFF(t))
 		return AGENT_SYS_IO(SYS_IO_READ, fd, real_read(fd, buf, n));
-	if (RR_REPLAYING())
-		return rr_rep_buf(t, RR_CALL_READ, fd, buf, n);
+	if (RR_REPLAYING()) {
+		ssize_t r = rr_rep_buf(t, RR_CALL_READ, fd, buf, n);
+
+		if (r > 0)
+			agent_rr_tree_drain(fd, (size_t)r);
+		return r;
+	}
 	return rr_rec_buf(t, RR_CALL_READ, fd, RR_BLOCK(ssize_t, real_read(fd, buf, n)), buf);
 }
 

@@ -1096,11 +1096,11 @@ void agent_serial_fork_child(void)
 	agent_ser.limit = UINT64_MAX;
 }
 
-int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole)
+int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint64_t base)
 {
 	if (!a->serial || !a->serial_off || a->max_threads == 0)
 		return 0;
-	ser_max = agent_lazy_init(&ser_slots, SHM_EXT_REPLAY, a->serial_off,
+	ser_max = agent_lazy_init(&ser_slots, SHM_EXT_REPLAY, (whole ? 0 : base) + a->serial_off,
 				  sizeof(struct rr_serial_slot), a->max_threads, whole);
 	if (!agent_lazy_at(&ser_slots, 0))
 		return -1;

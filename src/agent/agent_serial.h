@@ -58,11 +58,11 @@ static inline __attribute__((always_inline)) void agent_serial_func(int entry)
 		agent_serial_point(RR_AT_POINT);
 }
 
-/* Called by agent_rr_init with the area; the main thread holds the token.
+/* Called by agent_rr_attach with the area; the main thread holds the token.
  * whole: the area mapped whole (a replay), or NULL (record: the slots are
- * mapped as thread numbers are handed out). -1: the first slot cannot be
- * mapped. */
-int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole);
+ * mapped as thread numbers are handed out, from base, where the area
+ * starts in the feature area). -1: the first slot cannot be mapped. */
+int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint64_t base);
 /* Record: thread number id has its slot mapped (0), or cannot have one
  * (-1: no address space left); 0 outside serial mode. */
 int agent_serial_slot_ok(uint32_t id);

@@ -17,7 +17,53 @@
 #include "../trace/untrusted.h"
 #include "../util/escape.h"
 #include "../util/log.h"
+#include "../replay/rr_log.h"
+#include "../replay/rr_tree.h"
 #include "cmd.h"
+
+/* A recording of a process tree (rr_tree.h): its processes, each with its
+ * own recording, and what replays one alone. */
+static void info_procs(struct trace_reader *r, const char *dir)
+{
+	struct rr_info *info = calloc(1, sizeof(*info));
+
+	if (!info || rr_info_read(dir, info) < 0 || info->nprocs < 2) {
+		free(info);
+		return;
+	}
+	printf("recording: %u processes, each with its own recording (spool replay replays them "
+	       "all; --pid PID one of them)\n",
+	       info->nprocs);
+	printf("%-5s %8s %8s %7s %-6s %s\n", "proc", "pid", "ppid", "parent", "kind", "program");
+	for (uint32_t k = 0; k < info->nprocs; k++) {
+		const struct rr_info_proc *p = &info->procs[k];
+		char name[64], parent[16] = "-", *exe = NULL;
+		size_t len = 0;
+		uint32_t j;
+
+		/* the program of a pid's last image (an exec replaces it) */
+		for (j = k + 1; j < info->nprocs && info->procs[j].pid != p->pid; j++)
+			;
+		snprintf(name, sizeof(name), "proc/%d.exe", (int)p->pid);
+		if (!p->exe[0] && j == info->nprocs && trace_reader_file(r, name, &exe, &len) < 0)
+			exe = NULL;
+		if (p->parent != RR_NO_PROC)
+			snprintf(parent, sizeof(parent), "%u", p->parent);
+		printf("%-5u %8d %8d %7s %-6s ", k, (int)p->pid, (int)p->ppid, parent,
+		       rr_tree_kind_name(p->kind));
+		if (p->exe[0])
+			trace_print_untrusted(stdout, p->exe, strlen(p->exe));
+		else if (exe)
+			trace_print_untrusted(stdout, exe, strnlen(exe, len));
+		else if (j == info->nprocs)
+			fputs("?", stdout);
+		if (j < info->nprocs)
+			fputs(p->exe[0] ? " (until its exec)" : "(until its exec)", stdout);
+		putchar('\n');
+		free(exe);
+	}
+	free(info);
+}
 
 static void info_usage(FILE *out)
 {
@@ -123,6 +169,7 @@ int cmd_info(int argc, char **argv)
 	if (nrep)
 		printf("replays: %d, their traces in %s/replays/ (the last: %s/replays/%lu)\n",
 		       nrep, escape_str(dir), escape_str(dir), rep_last);
+	info_procs(r, dir);
 	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
 		const struct trace_problem *p = trace_reader_problem(r, i);
 

@@ -39,18 +39,25 @@
 #include "../replay/rr_log.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_scan.h"
+#include "../replay/rr_tree.h"
+#include "../util/target.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
 
 #define RECORD_MAX_OBJS (1u << 20) /* turn words: 4 MiB of the memfd, mapped as used */
+/* Process numbers of a recording (rr_tree.c): an area each, 0.5 MiB of the
+ * memfd (sparse) and of spool's address space; each process maps its own. */
+#define RECORD_MAX_PROCS RR_MAX_PROCS
 
 struct record_ctx {
 	struct rr_info info;
 	char raw_unrec[160]; /* own syscall instructions: the calls not recorded */
 	struct rr_scan scan; /* rdtsc and (without dispatch) syscall in the executable */
 	int scanned;
+	uint32_t procs_wanted; /* process numbers the program asked for */
+	char *const *argv;     /* the command line spool ran */
 	uint32_t max_rings;
 	int serial, chaos, lock_events;
 	int compress; /* --compress: the agent loads libzstd as the replays will */
@@ -121,6 +128,7 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct record_ctx *ctx = arg;
 	struct rr_area *area = shm_host_ext(h, SHM_EXT_REPLAY);
+	int rc;
 
 	if (!area)
 		return -EINVAL;
@@ -134,10 +142,18 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		/* sync mode maps no serial slots (record_once): say there are none */
 		area->serial_off = 0;
 		area->sw_off = 0;
-		return 0;
+	} else {
+		rr_record_area_serial(area, ctx->chaos, ctx->seed);
 	}
-	rr_record_area_serial(area, ctx->chaos, ctx->seed);
-	return rr_watch_start(&ctx->watch, h, area);
+	/* one area per process of the program (rr_tree.c) */
+	rr_tree_record_init(area, RECORD_MAX_OBJS, ctx->serial, RECORD_MAX_PROCS);
+	if (!ctx->serial)
+		return 0;
+	rc = rr_watch_start(&ctx->watch, h, area);
+	if (rc == 0)
+		rr_watch_tree(&ctx->watch, rr_tree_record_tree(area, RECORD_MAX_OBJS, 1),
+			      RECORD_MAX_PROCS);
+	return rc;
 }
 
 /* The run's stdout (--until-fail) into the trace. */
@@ -290,6 +306,61 @@ static void record_raw(struct record_ctx *ctx, const struct rr_area *a)
 		snprintf(ctx->raw_unrec, sizeof(ctx->raw_unrec), "others");
 }
 
+/* The other processes of the program (rr_tree.c): their flags, losses and
+ * switches count with the first one's; the first report found is kept,
+ * naming its process. */
+static void record_tree(struct record_ctx *ctx, void *ext)
+{
+	uint32_t wanted, n = rr_tree_record_procs(ext, RECORD_MAX_OBJS, ctx->serial,
+						   RECORD_MAX_PROCS, &wanted);
+
+	rr_tree_record_info(ext, RECORD_MAX_OBJS, ctx->serial, n, &ctx->info);
+	ctx->procs_wanted = wanted;
+	for (uint32_t k = 1; k < n; k++) {
+		struct rr_area *a = rr_tree_record_area(ext, RECORD_MAX_OBJS, ctx->serial, k);
+		size_t len;
+
+		ctx->info.flags |= __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
+		ctx->info.lost += a->lost;
+		ctx->info.switches += a->switches;
+		if (ctx->info.report[0] || !a->report[0])
+			continue;
+		len = strnlen(a->report, sizeof(a->report) - 1);
+		snprintf(ctx->info.report, sizeof(ctx->info.report), "process %u (pid %d): %.*s", k,
+			 (int)ctx->info.procs[k].pid, (int)len, a->report);
+	}
+	if (wanted > n) {
+		ctx->info.flags |= RR_F_FORKED;
+		if (!ctx->info.report[0])
+			snprintf(ctx->info.report, sizeof(ctx->info.report),
+				 "%u processes were not recorded (a recording holds %u)", wanted - n,
+				 n);
+	}
+}
+
+/* The side file "argv": the command line spool ran, NUL-separated. */
+static int record_save_argv(struct record_ctx *ctx, struct trace_writer *w)
+{
+	size_t len = 0, n;
+	char *buf;
+	int rc;
+
+	for (char *const *a = ctx->argv; *a; a++)
+		len += strlen(*a) + 1;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	len = 0;
+	for (char *const *a = ctx->argv; *a; a++) {
+		n = strlen(*a) + 1;
+		memcpy(buf + len, *a, n);
+		len += n;
+	}
+	rc = trace_writer_add_file(w, "argv", buf, len);
+	free(buf);
+	return rc;
+}
+
 /* After the last drain: say what was recorded, in the "record" side file. */
 static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 {
@@ -316,7 +387,19 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	n = strnlen(a->report, sizeof(a->report) - 1);
 	memcpy(ctx->info.report, a->report, n);
 	ctx->info.report[n] = 0;
-	if (h->ctl->nprocs) {
+	record_tree(ctx, a);
+	if (h->ctl->nprocs && ctx->info.nprocs > 1 &&
+	    (int32_t)__atomic_load_n(&shm_proc_at(h->ctl, 0)->pid, __ATOMIC_ACQUIRE) !=
+		ctx->info.procs[0].pid) {
+		/* A tree whose first process exec'd: its slot was given to a
+		 * later process. Its pid is the tree's; its binary is the one
+		 * spool ran. */
+		ctx->info.pid = (uint32_t)ctx->info.procs[0].pid;
+		if (target_resolve(ctx->argv[0], ctx->info.exe, sizeof(ctx->info.exe)) < 0)
+			ctx->info.exe[0] = 0;
+		if (buildid_read(ctx->info.exe, ctx->info.buildid, sizeof(ctx->info.buildid)) < 0)
+			ctx->info.buildid[0] = 0;
+	} else if (h->ctl->nprocs) {
 		p = shm_proc_at(h->ctl, 0);
 		ctx->info.pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
 		/* Read once, then bounded: the program can rewrite its slot. */
@@ -341,6 +424,10 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		ctx->info.layout[i] = a->layout[i];
 	ctx->info.stack_bytes = ctx->res->stack_bytes;
 	ctx->info.stack_items = ctx->res->stack_items;
+	/* A tree: the first process's command line as spool ran it (its
+	 * proc/PID.cmdline is the last image's when it exec'd). */
+	if (ctx->info.nprocs > 1 && record_save_argv(ctx, w) < 0)
+		log_warn("cannot keep the command line in the trace");
 	if (run_env_save(w) < 0)
 		log_warn("cannot keep the program's environment in the trace: a replay runs it with "
 			 "its own");
@@ -359,7 +446,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	 * only in serial mode: sync mode never reads them, and the program's
 	 * RLIMIT_AS pays for every mapped byte (doc/record.md "Address space"). */
 	so->ext_bytes[SHM_EXT_REPLAY] =
-	    rr_record_area_size(RECORD_MAX_OBJS, ctx->serial ? RR_MAX_THREADS : 0);
+	    rr_tree_record_size(RECORD_MAX_OBJS, ctx->serial, RECORD_MAX_PROCS);
 	so->prepare = record_prepare;
 	so->finish = record_finish;
 	so->hook_arg = ctx;
@@ -370,6 +457,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	so->ident = &ctx->ident;
 	so->stack_record = 1;
 	ctx->max_rings = so->max_rings;
+	ctx->argv = so->argv;
 	ctx->info.shm_fd = session_shm_fd(so);
 	ctx->info.kills = 1; /* the agent records the program's signal sends */
 	/* sync mode: the agent orders the descriptor calls (RR_OP_FDTAB) */
@@ -450,9 +538,9 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 					   : "personality ADDR_NO_RANDOMIZE not in effect",
 			 i->ident.aslr_err ? strerror(i->ident.aslr_err) : "");
 	if (i->flags & (RR_F_FORKED | RR_F_EXEC))
-		log_warn("the program %s: only its first process is recorded, and spool replay "
-			 "refuses this recording",
-			 i->flags & RR_F_FORKED ? "forked" : "called exec");
+		log_warn("the program started more processes than spool record can record (%u, "
+			 "at most %u): those run unrecorded, and spool replay refuses this recording",
+			 ctx->procs_wanted, RECORD_MAX_PROCS);
 	if (i->flags & RR_F_LOST || lost)
 		log_warn("the recording is incomplete (%s): spool replay will refuse it",
 			 i->report[0] ? i->report : "events were lost");
@@ -505,18 +593,21 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	if (quiet)
 		return;
 	{
-		char n[32];
+		char n[32], procs[48] = "";
 
+		/* a process tree: each process has its own recording */
+		if (i->nprocs > 1)
+			snprintf(procs, sizeof(procs), "%u processes, ", i->nprocs);
 		if (ctx->serial)
-			log_info("recorded %s (serial mode%s, seed %llu), %u thread%s, %s schedule "
+			log_info("recorded %s (serial mode%s, seed %llu), %s%u thread%s, %s schedule "
 				 "events (switches), trace in %s/",
 				 so->argv[0], ctx->chaos ? ", chaos" : "",
-				 (unsigned long long)ctx->seed, res->st.threads,
+				 (unsigned long long)ctx->seed, procs, res->st.threads,
 				 res->st.threads == 1 ? "" : "s", record_group(i->switches, n, sizeof(n)), so->trace_dir);
 		else
-			log_info("recorded %s (sync mode), %u thread%s, %s schedule events, trace "
+			log_info("recorded %s (sync mode), %s%u thread%s, %s schedule events, trace "
 				 "in %s/",
-				 so->argv[0], res->st.threads, res->st.threads == 1 ? "" : "s",
+				 so->argv[0], procs, res->st.threads, res->st.threads == 1 ? "" : "s",
 				 record_group(record_sched_events(ctx, res), n, sizeof(n)),
 				 so->trace_dir);
 	}
@@ -810,6 +901,9 @@ int cmd_record(int argc, char **argv)
 	}
 	record_say(&so, &ctx, &res, quiet);
 	rc = cmd_run_status(&res);
+	/* processes that ran unrecorded: the recording is incomplete */
+	if (rc == 0 && (ctx.info.flags & (RR_F_FORKED | RR_F_EXEC)))
+		rc = EXIT_INCOMPLETE;
 out:
 	if (ctx.in)
 		stdin_cap_close(ctx.in);

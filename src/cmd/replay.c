@@ -12,6 +12,7 @@
  * (--dump-schedule).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
@@ -33,6 +34,7 @@
 #include "../replay/rr_img.h"
 #include "../replay/rr_advice.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_tree.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
 #include "../trace/untrusted.h"
@@ -50,6 +52,13 @@
 
 struct replay_ctx {
 	const struct rr_log *log;
+	/* A process tree (rr_tree.c): each process's log (logs[0] == log),
+	 * the recording's processes, the one replayed alone (RR_NO_PROC). */
+	struct rr_log **logs;
+	uint32_t nprocs, only;
+	int tree; /* the area has the tree layout (rr_tree.c), logs set */
+	const struct rr_info *info;
+	uint32_t proc_stopped; /* the process whose report is kept */
 	uint32_t stuck_ms, opts;
 	struct rr_area *area;
 	uint64_t threads_off;  /* the area's layout as rr_log_fill wrote it, kept */
@@ -60,6 +69,7 @@ struct replay_ctx {
 	uint32_t cause, cause_threads, cause_running; /* of a divergence (RR_CAUSE_*) */
 	uint32_t nthreads;
 	uint32_t short_thread, short_done, short_n; /* a thread that did not finish its log */
+	uint32_t short_proc;			    /* ... of this process of a tree */
 	uint64_t tturn, nsw;			    /* serial: token turns reached / recorded */
 	uint64_t img_key; /* of the recording's replay image (rr_img.c) */
 	int img_written;  /* this replay wrote it */
@@ -131,6 +141,9 @@ static void replay_usage(FILE *out)
 		"                       write its replay image (TRACE/.spool/replay.img: the\n"
 		"                       first replay keeps the loaded log there, and later\n"
 		"                       ones map it instead of loading; doc/record.md)\n"
+		"      --pid PID        a recording of several processes (spool info lists\n"
+		"                       them): replay only the one whose recorded pid is PID;\n"
+		"                       the processes on the way to it run without output\n"
 		"  -q, --quiet          print nothing but errors and divergences\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -149,6 +162,7 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct replay_ctx *ctx = arg;
 	void *area = shm_host_ext(h, SHM_EXT_REPLAY);
+	int rc;
 
 	if (!area)
 		return -EINVAL;
@@ -161,7 +175,9 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		(void)madvise((void *)a, rr_log_area_size(ctx->log) + ((uintptr_t)area - a),
 			      REPLAY_MADV_POPULATE_WRITE);
 	}
-	if (rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
+	if (ctx->tree ? rr_tree_replay_fill(area, ctx->logs, ctx->nprocs, ctx->info,
+						  ctx->only, ctx->stuck_ms, ctx->opts) < 0
+			    : rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
 		return -ENOMEM;
 	ctx->area = area;
 	ctx->threads_off = ((struct rr_area *)area)->threads_off;
@@ -170,7 +186,10 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	    (uint64_t)ctx->max_threads * sizeof(struct rr_thread_slot) >
 		h->ext_size[SHM_EXT_REPLAY] - ctx->threads_off)
 		ctx->max_threads = 0;
-	return rr_watch_start(&ctx->watch, h, area);
+	rc = rr_watch_start(&ctx->watch, h, area);
+	if (rc == 0 && ctx->tree)
+		rr_watch_tree(&ctx->watch, rr_tree_replay_tree(area, ctx->logs), ctx->nprocs);
+	return rc;
 }
 
 static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -188,15 +207,66 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->cause = __atomic_load_n(&a->cause, __ATOMIC_ACQUIRE);
 	ctx->cause_threads = a->cause_threads;
 	ctx->cause_running = a->cause_running;
+	for (int i = 0; i < RR_LAYOUT_N; i++) /* the first process's */
+		ctx->layout[i] = a->layout[i];
+	ctx->proc_stopped = 0;
+	/* The other processes of a tree: the first one that stopped. */
+	for (uint32_t k = 1; k < ctx->nprocs && !(ctx->flags & RR_F_STOP); k++) {
+		struct rr_area *c = rr_tree_replay_area(a, ctx->logs, k);
+		uint32_t f = __atomic_load_n(&c->flags, __ATOMIC_ACQUIRE);
+
+		ctx->flags |= f & RR_F_UNTRACKED;
+		if (!(f & RR_F_STOP))
+			continue;
+		ctx->flags |= f;
+		ctx->proc_stopped = k;
+		n = strnlen(c->report, sizeof(c->report) - 1);
+		snprintf(ctx->report, sizeof(ctx->report), "process %u (recorded pid %d): %.*s", k,
+			 (int)ctx->info->procs[k].pid, (int)n, c->report);
+	}
+	/* --pid: the process replayed alone is checked, not the first one
+	 * (which stopped on its way to it) */
+	if (ctx->only != RR_NO_PROC && ctx->only && ctx->nprocs > 1) {
+		uint64_t size = rr_log_area_size(ctx->logs[ctx->only]);
+
+		a = rr_tree_replay_area(a, ctx->logs, ctx->only);
+		/* read once and bounded: the program can write the area */
+		ctx->threads_off = __atomic_load_n(&a->threads_off, __ATOMIC_RELAXED);
+		ctx->max_threads = rr_log_threads(ctx->logs[ctx->only]);
+		if (ctx->threads_off > size ||
+		    (uint64_t)ctx->max_threads * sizeof(struct rr_thread_slot) >
+			size - ctx->threads_off)
+			ctx->max_threads = 0;
+	}
 	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
 	ctx->nsw = a->nsw;
-	for (int i = 0; i < RR_LAYOUT_N; i++)
-		ctx->layout[i] = a->layout[i];
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
 	ctx->nthreads = ctx->max_threads;
 	ctx->short_thread = UINT32_MAX;
-	for (uint32_t i = 0; i < ctx->max_threads; i++)
+	ctx->short_proc = ctx->only != RR_NO_PROC ? ctx->only : 0;
+	/* The other processes of a whole tree: one that ended before its
+	 * log did (killed by a signal its recording did not have, say). */
+	for (uint32_t k = 1; ctx->only == RR_NO_PROC && k < ctx->nprocs; k++) {
+		struct rr_area *c = rr_tree_replay_area(ctx->area, ctx->logs, k);
+		uint64_t size = rr_log_area_size(ctx->logs[k]);
+		uint64_t off = __atomic_load_n(&c->threads_off, __ATOMIC_RELAXED);
+		uint32_t n = rr_log_threads(ctx->logs[k]);
+		const struct rr_thread_slot *ct;
+
+		if (off > size || (uint64_t)n * sizeof(*ct) > size - off)
+			continue;
+		ct = (const struct rr_thread_slot *)((char *)c + off);
+		for (uint32_t i = 0; i < n && ctx->short_thread == UINT32_MAX; i++)
+			if (ct[i].done < ct[i].nevents) {
+				ctx->short_proc = k;
+				ctx->short_thread = i;
+				ctx->short_done = ct[i].done;
+				ctx->short_n = ct[i].nevents;
+			}
+	}
+	for (uint32_t i = 0; i < ctx->max_threads && ctx->short_thread == UINT32_MAX; i++)
 		if (th[i].done < th[i].nevents) {
+			ctx->short_proc = ctx->only != RR_NO_PROC ? ctx->only : 0;
 			ctx->short_thread = i;
 			ctx->short_done = th[i].done;
 			ctx->short_n = th[i].nevents;
@@ -217,7 +287,9 @@ static char **replay_argv(const char *dir, const struct rr_info *info, char **bu
 	if (trace_reader_open(&r, dir, NULL) < 0)
 		return NULL;
 	snprintf(name, sizeof(name), "proc/%u.cmdline", info->pid);
-	if (trace_reader_file(r, name, buf, &len) < 0 || !len) {
+	/* a tree: the command line spool ran (record.c), not the last image's */
+	if ((info->nprocs < 2 || trace_reader_file(r, "argv", buf, &len) < 0 || !len) &&
+	    (trace_reader_file(r, name, buf, &len) < 0 || !len)) {
 		trace_reader_close(r);
 		return NULL;
 	}
@@ -585,6 +657,63 @@ static int replay_out_dir(const char *dir, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * A recording of a process tree (rr_tree.c): load each process's own log
+ * (the first one's is ctx->log already). only_pid (--pid): the recorded
+ * pid of the process replayed alone, its last image when it exec'd.
+ * 0, or -1 with the error said.
+ */
+static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int32_t only_pid,
+		       int refuse, struct rr_log ***out)
+{
+	const struct rr_info *info = ctx->info;
+	uint32_t n = info->nprocs, k;
+	char err[256];
+	int rc;
+
+	ctx->nprocs = n > 1 ? n : 1;
+	if (only_pid) {
+		for (k = n; k-- > 0;)
+			if (info->procs[k].pid == only_pid)
+				break;
+		if (n <= 1 && only_pid == (int32_t)info->pid)
+			return 0; /* one process: that one */
+		if (n <= 1 || k == UINT32_MAX) {
+			log_err("%s: the recording has no process %d (spool info lists them)", dir,
+				only_pid);
+			return -1;
+		}
+		ctx->only = k;
+	}
+	/* One process (a recording that says so): the tree layout all the
+	 * same, so that a process the replay starts and the recording does
+	 * not have is a divergence, not a run of its own (not with --path or
+	 * --gdb, which know one area only). */
+	if (n == 0 || (n == 1 && refuse))
+		return 0;
+	if (refuse) {
+		log_err("%s: a recording of %u processes: --path and --gdb replay one process "
+			"only, which this spool cannot do yet",
+			dir, n);
+		return -1;
+	}
+	*out = calloc(n, sizeof(**out));
+	if (!*out)
+		return -1;
+	(*out)[0] = (struct rr_log *)ctx->log;
+	for (k = 1; k < n; k++) {
+		rc = rr_log_load_proc(dir, serial, k, &(*out)[k], err, sizeof(err));
+		if (rc < 0) {
+			log_err("%s: process %u (pid %d): %s", dir, k, (int)info->procs[k].pid, err);
+			ctx->nprocs = k;
+			return -1;
+		}
+	}
+	ctx->logs = *out;
+	ctx->tree = 1;
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -598,6 +727,7 @@ int cmd_replay(int argc, char **argv)
 		{"record-path", no_argument, NULL, 'R'},
 		{"functions", required_argument, NULL, 'F'},
 		{"no-image", no_argument, NULL, 'I'},
+		{"pid", required_argument, NULL, 'p'},
 		{"trace-schedule", no_argument, NULL, 'T'},
 		{"env", required_argument, NULL, 'e'},
 		{"trust-env", no_argument, NULL, 'U'},
@@ -632,6 +762,9 @@ int cmd_replay(int argc, char **argv)
 	struct rr_pathsched *pathsched = NULL;
 	struct path_probes *pprobes = NULL;
 	int functions = PATH_FN_AUTO, no_image = 0, trace_sched = 0, trust_env = 0;
+	int32_t only_pid = 0;
+	int devnull = -1;
+	struct rr_log **logs = NULL;
 	char dropped[512];
 
 	opterr = 0;
@@ -673,6 +806,13 @@ int cmd_replay(int argc, char **argv)
 				log_err("--functions '%s': want finstrument, probes or auto", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'p':
+			if (options_parse_uint(optarg, INT32_MAX, &v) < 0 || !v) {
+				log_err("--pid: '%s' is not a process id", optarg);
+				goto out;
+			}
+			only_pid = (int32_t)v;
 			break;
 		case 'I':
 			no_image = 1;
@@ -766,9 +906,10 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (info->flags & (RR_F_FORKED | RR_F_EXEC)) {
-		log_err("%s: the recorded program %s; spool records only its first process, so "
-			"this recording cannot be replayed",
-			dir, info->flags & RR_F_FORKED ? "forked" : "called exec");
+		log_err("%s: processes of the recorded program ran unrecorded (%s), so this "
+			"recording cannot be replayed",
+			dir, info->nprocs ? "it started more than a recording holds"
+					  : "made by a spool that recorded the first process only");
 		goto out;
 	}
 	/* A sync replay does not order them: it could differ from the
@@ -824,6 +965,11 @@ int cmd_replay(int argc, char **argv)
 	if (rc < 0)
 		goto out;
 	ctx.log = log;
+	ctx.info = info;
+	ctx.only = RR_NO_PROC;
+	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid, path_file || use_gdb,
+			&logs) < 0)
+		goto out;
 	/* Where the recorded program had the region's descriptor; a recording
 	 * older than that note had it where spool got it, and so does its replay. */
 	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
@@ -835,7 +981,8 @@ int cmd_replay(int argc, char **argv)
 		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.until_first_exit = 1; /* a recording is of one process */
-	so.ext_bytes[SHM_EXT_REPLAY] = rr_log_area_size(log);
+	so.ext_bytes[SHM_EXT_REPLAY] =
+	    ctx.tree ? rr_tree_replay_size(logs, ctx.nprocs) : rr_log_area_size(log);
 	so.prepare = replay_prepare;
 	so.finish = replay_finish;
 	so.hook_arg = &ctx;
@@ -942,6 +1089,14 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		so.trace_dir = out_dir;
 	}
+	/* --pid: the processes on the way to the one replayed alone write
+	 * nothing (stdio included): the program gets /dev/null, and that
+	 * process takes spool's stdout and stderr back (agent_rr_proc.c). */
+	if (ctx.only != RR_NO_PROC && ctx.nprocs > 1 && !use_gdb) {
+		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (devnull >= 0)
+			so.stdio_sub[1] = so.stdio_sub[2] = devnull;
+	}
 	replay_say_foreign(dir,
 			   optind < argc			  ? path
 			   : so.exec_path == info->path ? run_abs
@@ -995,9 +1150,14 @@ int cmd_replay(int argc, char **argv)
 			 "replayed %u)",
 			 ctx.short_thread, ctx.short_n, ctx.short_done);
 	} else if (ctx.short_thread != UINT32_MAX && !res.term_signal) {
-		log_err("replay diverged: the program ended before thread %u replayed its %u "
+		char who[64] = "";
+
+		if (ctx.nprocs > 1)
+			snprintf(who, sizeof(who), " process %u (recorded pid %d):", ctx.short_proc,
+				 (int)info->procs[ctx.short_proc].pid);
+		log_err("replay diverged:%s the program ended before thread %u replayed its %u "
 			"recorded events (it replayed %u)",
-			ctx.short_thread, ctx.short_n, ctx.short_done);
+			who, ctx.short_thread, ctx.short_n, ctx.short_done);
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}
@@ -1009,10 +1169,13 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	/* Not under gdb (its user may kill or run the program as they like),
+	 * nor for one process of a tree replayed alone (--pid: the recorded
+	 * end is the first process's; the agent checks that one's own end),
 	 * nor along another path (--path: a path edited to lose no update
 	 * ends otherwise on purpose), nor after a recording cut short by a
 	 * kill (RR_O_TRUNCATED: the replay stops at its end, RR_F_END above). */
 	if (have_end && !use_gdb && !path_file && !(ctx.opts & RR_O_TRUNCATED) &&
+	    (ctx.only == RR_NO_PROC || ctx.only == 0) &&
 	    replay_check_end(rec_status, rec_sig, &res) < 0) {
 		replay_say_layout(info, &res, ctx.layout, 1);
 		ret = REPLAY_EXIT_DIVERGED;
@@ -1021,21 +1184,40 @@ int cmd_replay(int argc, char **argv)
 	if (ctx.flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls: this replay may "
 			 "not be exact");
+	if (!so.quiet && ctx.nprocs > 1 && ctx.only == RR_NO_PROC)
+		log_info("replayed the %u processes of the recording, each from its own log",
+			 ctx.nprocs);
+	else if (!so.quiet && ctx.nprocs > 1)
+		log_info("replayed process %u (recorded pid %d) alone, of the %u of the recording; "
+			 "the processes on the way to it ran without output",
+			 ctx.only, (int)info->procs[ctx.only].pid, ctx.nprocs);
 	if (!so.quiet) {
-		uint64_t ev = rr_log_events(log, &inputs);
+		/* a tree: the counts of all its processes, or of the one
+		 * replayed alone */
+		uint64_t ev = 0, sw = 0, in = 0;
+		uint32_t nth = 0;
 
+		inputs = 0;
+		for (uint32_t k = 0; k < ctx.nprocs; k++) {
+			const struct rr_log *l = ctx.nprocs > 1 ? ctx.logs[k] : log;
+
+			if (ctx.only != RR_NO_PROC && ctx.nprocs > 1 && k != ctx.only)
+				continue;
+			ev += rr_log_events(l, &in);
+			inputs += in;
+			sw += rr_log_switches(l);
+			nth += rr_log_threads(l);
+		}
 		if (ctx.nsw)
 			log_info("replayed %llu schedule events (switches of the run token, "
 				 "serial mode) and %llu inputs of %u thread%s; replay trace in %s/",
-				 (unsigned long long)rr_log_switches(log),
-				 (unsigned long long)inputs, rr_log_threads(log),
-				 rr_log_threads(log) == 1 ? "" : "s", so.trace_dir);
+				 (unsigned long long)sw, (unsigned long long)inputs, nth,
+				 nth == 1 ? "" : "s", so.trace_dir);
 		else
 			log_info("replayed %llu schedule events and %llu inputs of %u thread%s; "
 				 "replay trace in %s/",
-				 (unsigned long long)ev, (unsigned long long)inputs,
-				 rr_log_threads(log), rr_log_threads(log) == 1 ? "" : "s",
-				 so.trace_dir);
+				 (unsigned long long)ev, (unsigned long long)inputs, nth,
+				 nth == 1 ? "" : "s", so.trace_dir);
 		if (ctx.img_written)
 			log_info("the recording's log is kept in %s/.spool/replay.img (%.1f MB): "
 				 "the next replays start from it (--no-image: neither use nor "
@@ -1044,6 +1226,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	ret = res.exit_status;
 out:
+	if (devnull >= 0)
+		close(devnull);
 	for (int i = 0; i < 2; i++)
 		stdio_mimic_end(&outs[i]);
 	run_env_free(env);
@@ -1052,6 +1236,9 @@ out:
 	replay_gdb_free(&gdb);
 	rr_pathsched_free(pathsched);
 	path_probes_free(pprobes);
+	for (uint32_t k = 1; logs && k < ctx.nprocs; k++)
+		rr_log_free(logs[k]);
+	free(logs);
 	rr_log_free(log);
 	free(pargv);
 	free(cmdline);

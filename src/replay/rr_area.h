@@ -268,7 +268,9 @@ enum {
 	RR_CALL_GETTID = 17,
 	RR_CALL_NANOSLEEP = 18,	      /* nanosleep, usleep, sleep: data = the remaining time */
 	RR_CALL_CLOCK_NANOSLEEP = 19, /* fd = the clock; result = the error number */
-	RR_CALL_WRITE = 20,	      /* write: the result only, no data */
+	RR_CALL_WRITE = 20,	      /* write: the result only, no data; arg: in a tree, the
+					 write's number + 1 among the processes' writes to
+					 spool's stdout and stderr (0: not one) */
 	RR_CALL_WRITEV = 21,	      /* writev: the result only */
 	RR_CALL_SIGWAIT = 22,	      /* pause, sigsuspend: the result only (-1, EINTR) */
 	RR_CALL_SIGTIMEDWAIT = 23,    /* sigwait, sigwaitinfo, sigtimedwait: data = siginfo_t */
@@ -312,6 +314,16 @@ enum {
 	RR_CALL_STATX = 57,	  /* statx: data = struct statx */
 	RR_CALL_XATTR = 58,	  /* getxattr, lgetxattr, listxattr, llistxattr: data = the bytes */
 	RR_CALL_OPEN = 59,	  /* open, openat without O_CREAT|O_EXCL: the result only */
+	/* Process trees (agent_rr_proc.c), numbers 70-79 */
+	RR_CALL_FORK = 70,	      /* fork, vfork: result = the child's pid (or -1, err);
+					 arg = the child's process number (rr_tree) */
+	RR_CALL_SPAWN = 71,	      /* posix_spawn(p): result = its return value, arg = the
+					 child's pid; data = the child's process number
+					 (uint32, RR_NO_PROC when its agent never started) */
+	RR_CALL_WAIT = 72,	      /* wait, waitpid, wait4: result = the pid, fd = the pid
+					 asked for; data = the status (int), then the rusage
+					 (wait4 with one) */
+	RR_CALL_WAITID = 73,	      /* waitid: result, data = siginfo_t */
 	RR_CALL_MAX
 };
 
@@ -439,6 +451,11 @@ struct rr_area {
 	 * locks), which sync mode does not order (serial mode emulates their
 	 * waits, agent_rr_block.c) */
 	uint64_t own_futex;
+	/* Process trees (below): this area's process number, and in area 0
+	 * where the tree lies (0: none, one process). */
+	uint32_t proc;
+	uint32_t pad4;
+	uint64_t tree_off;
 };
 /* rr_area.layout[] */
 enum {
@@ -450,5 +467,72 @@ enum {
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");
+
+/*
+ * Process trees (doc/record.md "Process trees", agent_rr_proc.c). Every
+ * process of a recorded program (the first one, each fork child, each
+ * image an exec or a posix_spawn starts) records into its own rr_area,
+ * under its own *process number* (0 = the first process; rr_area.proc):
+ * its own thread numbers, turns and run token. Its records carry the
+ * number in the high bits of their thread field (RR_PROC_SHIFT), so the
+ * recordings of all processes share the trace's streams and a replay
+ * loads one process's records alone.
+ *
+ * The areas lie one after the other in the feature area, area 0 first;
+ * area 0's tree_off says where struct rr_tree lies (0: a single-process
+ * layout, an older spool). The tree lists each process number's area and
+ * what the recording knew of the process; in a replay it also maps the
+ * replaying processes to their numbers (real_pid).
+ */
+#define RR_PROC_SHIFT 17 /* == log2(RR_MAX_THREADS) */
+#define RR_THREAD_MASK (RR_MAX_THREADS - 1)
+#define RR_MAX_PROCS 256u /* process numbers a trace may hold */
+#define RR_NO_PROC 0xffffffffu
+#define RR_PROC_EXE_BYTES 96
+/* Serial slots of a child process's area: 4096 thread numbers (256 KiB);
+ * the first process has RR_MAX_THREADS. */
+#define RR_CHILD_THREADS 4096u
+
+/* RR_PK_SPAWN: an image its parent started without a fork the agent saw
+ * (glibc's system and popen, a raw clone); RR_PK_PSPAWN: one started by
+ * posix_spawn, whose number is in its parent's record (two spawned at
+ * once start their agents in any order). */
+enum { RR_PK_ROOT = 0, RR_PK_FORK = 1, RR_PK_EXEC = 2, RR_PK_SPAWN = 3, RR_PK_PSPAWN = 4 };
+enum { RR_PS_FREE = 0, RR_PS_RUN = 1, RR_PS_DONE = 2, RR_PS_SKIP = 3 };
+
+struct rr_proc_ent {
+	int32_t pid;	 /* the recorded pid */
+	int32_t ppid;	 /* its parent's pid, when recorded */
+	uint32_t parent; /* the parent's process number (exec: the parent of the image before) */
+	uint32_t prev;	 /* exec: the number of this pid's image before the exec */
+	uint32_t kind;	 /* RR_PK_* */
+	uint32_t state;	 /* RR_PS_*: claimed by a process (record and replay, agent) */
+	int32_t real_pid; /* replay: the process replaying it (agent) */
+	uint32_t flags;	  /* RR_F_STOP once its area has it (agent) */
+	uint32_t end_sig; /* the signal that ended it when recorded, as its parent's
+			     wait saw it (0: not known); its replay ends the same way */
+	uint32_t pad;
+	uint64_t area_off; /* its rr_area, from the start of area 0 */
+	uint64_t area_size;
+	/* record: its executable (agent), NUL-terminated, the path's last
+	 * RR_PROC_EXE_BYTES - 1 bytes when it is longer */
+	char exe[RR_PROC_EXE_BYTES];
+};
+
+struct rr_tree {
+	uint32_t nprocs; /* record: numbers handed out (agent, atomic); replay: entries */
+	uint32_t max;	 /* entries with an area */
+	uint32_t only;	 /* replay --pid: the number replayed alone, RR_NO_PROC for all */
+	uint32_t outer_set; /* replay: outer_* are set (agent of the first process) */
+	/* replay: what the first process's descriptors 0, 1, 2 were when it
+	 * started (device, inode): pipes spool gave the program, read outside */
+	uint64_t outer_dev[3], outer_ino[3];
+	/* The order of the processes' writes to spool's stdout and stderr
+	 * (agent_rr_proc.c): record, wlock (the writer's pid, 0 when free)
+	 * is held around each such write and wseq counts them; replay, the
+	 * write recorded with number N waits until wseq is N. */
+	uint32_t wlock, wseq;
+	struct rr_proc_ent ent[RR_MAX_PROCS];
+};
 
 #endif

@@ -22,6 +22,15 @@ void rr_record_area_init(void *area, uint32_t max_objs, uint32_t max_threads);
 /* Serial mode in a recording's area (after rr_record_area_init). */
 void rr_record_area_serial(void *area, int chaos, uint64_t seed);
 
+/* A process of a tree recording (rr_tree.h): number k is procs[k]. */
+struct rr_info_proc {
+	int32_t pid, ppid;
+	uint32_t parent, prev; /* process numbers, RR_NO_PROC when none */
+	uint32_t kind;	       /* RR_PK_* */
+	uint32_t end_sig;      /* the signal that ended it (its parent's wait), 0 */
+	char exe[RR_PROC_EXE_BYTES]; /* its executable, "" when not said */
+};
+
 /* What the "record" side file says. */
 struct rr_info {
 	char mode[16];
@@ -65,6 +74,10 @@ struct rr_info {
 	/* bytes and entries of the file name, argv and environment on the
 	 * program's stack (0: not said; session.c, stack_pad) */
 	uint64_t stack_bytes, stack_items;
+	/* A recording of a process tree: its processes (0 or 1: one process;
+	 * an older recording says nothing and has one). */
+	uint32_t nprocs;
+	struct rr_info_proc procs[RR_MAX_PROCS];
 };
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */
@@ -77,6 +90,10 @@ int rr_log_load(const char *dir, struct rr_log **out, char *err, size_t errlen);
 /* The same for a recording of the given mode (serial = 1: the token's
  * schedule, KIND_SCHED records with op RR_OP_SWITCH, is loaded too). */
 int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err,
+		     size_t errlen);
+/* The same for process number proc of a tree recording (rr_tree.h): its
+ * records only, with the process number taken out of their thread field. */
+int rr_log_load_proc(const char *dir, int serial, uint32_t proc, struct rr_log **out, char *err,
 		     size_t errlen);
 uint64_t rr_log_switches(const struct rr_log *log);
 uint64_t rr_log_area_size(const struct rr_log *log);

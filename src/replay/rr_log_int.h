@@ -44,6 +44,7 @@ struct rr_log {
 	struct rr_switch *sw;	  /* serial: the holder of each token turn */
 	uint64_t nsw;
 	int serial;
+	uint32_t proc;		  /* the process number whose records are loaded */
 	uint32_t nthreads, nobjs, max_objs;
 	uint64_t events, inputs, log_bytes, norder;
 	/* A log opened from its replay image (rr_img.c) has counts and no

@@ -70,7 +70,13 @@ static void *rr_watch_run(void *arg)
 	pthread_mutex_lock(&w->mu);
 	while (!w->stop) {
 		uint32_t f = __atomic_load_n(&w->area->flags, __ATOMIC_ACQUIRE);
+		struct rr_tree *t = __atomic_load_n(&w->tree, __ATOMIC_ACQUIRE);
 		struct timespec ts;
+
+		/* the other processes of a tree: a stopped one stops the
+		 * program (its first process, which waits for the others) */
+		for (uint32_t k = 1; t && k < w->tree_max && k < RR_MAX_PROCS; k++)
+			f |= __atomic_load_n(&t->ent[k].flags, __ATOMIC_ACQUIRE) & RR_F_STOP;
 
 		if ((f & RR_F_STOP) && !w->killed) {
 			pid_t pid = rr_watch_target(w->h);
@@ -115,6 +121,12 @@ int rr_watch_start(struct rr_watch *w, struct shm_host *h, struct rr_area *area)
 	}
 	w->running = 1;
 	return 0;
+}
+
+void rr_watch_tree(struct rr_watch *w, struct rr_tree *tree, uint32_t max)
+{
+	w->tree_max = max;
+	__atomic_store_n(&w->tree, tree, __ATOMIC_RELEASE);
 }
 
 void rr_watch_stop(struct rr_watch *w)

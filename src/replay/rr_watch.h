@@ -24,7 +24,16 @@ struct rr_watch {
 	int running;
 	int stop;   /* the session is over */
 	int killed; /* the program was killed (read after rr_watch_stop) */
+	/* A process tree (rr_tree.h): every process's entry is watched too;
+	 * set with rr_watch_tree before the program runs. */
+	struct rr_tree *tree;
+	uint32_t tree_max; /* entries spool laid out (the tree's own count is the program's) */
 };
+
+/* Watch the processes of a tree besides area's (a process that stops its
+ * recording or replay stops the program). */
+struct rr_tree;
+void rr_watch_tree(struct rr_watch *w, struct rr_tree *tree, uint32_t max);
 
 /* Start watching AREA of the session H (from a session's prepare hook).
  * Returns 0 or a negative errno. */

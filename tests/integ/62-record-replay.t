@@ -5,8 +5,8 @@
 # recorded output and the recorded per-object acquisition order, every time;
 # recorded inputs (a file changed since, clocks, getrandom, pid) come back;
 # a different binary is refused, different arguments diverge with both
-# sides printed, a trace without a recording and a forked recording are
-# refused; pigz -p 2 records and replays byte for byte.
+# sides printed, a trace without a recording is refused, a forked one
+# replays (each process from its own recording); pigz -p 2 records and replays byte for byte.
 . "$(dirname "$0")/lib.sh"
 
 plan 30
@@ -122,9 +122,9 @@ is_rc 1 "a trace without a recording is refused"
 like "$ERR" 'has no recording' "and the message says so"
 
 spool_run record --mode sync -o fork.trace -- "$PROGS/forker" 50
-like "$ERR" 'forked: only its first process is recorded' "record warns when the program forks"
+like "$ERR" 'recorded .*2 processes' "a program that forks is recorded as a tree (issue 13)"
 spool_run replay fork.trace
-like "$ERR" 'forked.*cannot be replayed' "and replay refuses that recording"
+is "$OUT" "parent=100 child=100" "and replays with the recorded output"
 
 # --- a real program: pigz -p 2 -------------------------------------------
 if command -v pigz >/dev/null; then
