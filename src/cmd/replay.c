@@ -1170,7 +1170,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	/* Not under gdb (its user may kill or run the program as they like),
 	 * nor for one process of a tree replayed alone (--pid: the recorded
-	 * end is the first process's; the agent checks that one's own end),
+	 * end in the summary is the first process's),
 	 * nor along another path (--path: a path edited to lose no update
 	 * ends otherwise on purpose), nor after a recording cut short by a
 	 * kill (RR_O_TRUNCATED: the replay stops at its end, RR_F_END above). */
