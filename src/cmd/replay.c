@@ -745,7 +745,7 @@ int cmd_replay(int argc, char **argv)
 	int have_end, rec_status = 0, rec_sig = 0;
 	struct rr_info *info = NULL;
 	struct rr_log *log = NULL;
-	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], run_abs[PATH_MAX], out_dir[PATH_MAX];
+	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], run_abs[PATH_MAX] = "", out_dir[PATH_MAX];
 	const char *dir;
 	uint64_t v, inputs;
 	struct replay_gdb gdb = {0};
@@ -1099,7 +1099,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	replay_say_foreign(dir,
 			   optind < argc			  ? path
-			   : so.exec_path == info->path ? run_abs
+			   : so.exec_path == info->path && run_abs[0] ? run_abs
 							  : so.exec_path,
 			   so.argv, so.cwd, info->buildid);
 	replay_ident(&so, info, dir, use_gdb);
