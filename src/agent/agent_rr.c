@@ -98,6 +98,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_ACCESS] = "access/faccessat",
 	[RR_CALL_MKDIR] = "mkdir/mkdirat",
 	[RR_CALL_OPEN_EXCL] = "open/openat (O_CREAT|O_EXCL)",
+	[RR_CALL_CANCEL] = "cancelled in",
 };
 
 /* ---- report text (no stdio in the agent) ---- */
@@ -187,6 +188,13 @@ static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 		const struct rec_input *in = (const struct rec_input *)h;
 
 		rr_puts(b, rr_call_name(in->call));
+		if (in->call == RR_CALL_CANCEL) {
+			/* fd is the call the thread was cancelled in */
+			rr_puts(b, " ");
+			rr_puts(b, rr_call_name((unsigned)in->fd));
+			rr_puts(b, " (pthread_cancel)");
+			return;
+		}
 		rr_puts(b, "(fd ");
 		rr_puti(b, in->fd);
 		rr_puts(b, ") returning ");
@@ -269,6 +277,15 @@ static void __attribute__((noreturn)) rr_diverge(const struct rec_hdr *want, con
 		}
 	}
 	rr_report_end(mine, 0);
+}
+
+/* The record the thread replayed last (a cancelled call's, for the report
+ * of agent_rr_diverge_text). */
+static __thread const struct rec_hdr *rr_last_rec;
+
+void agent_rr_diverge_text(const char *what, const char *why)
+{
+	rr_diverge(rr_last_rec, what, 0, NULL, why);
 }
 
 static void rr_lost(const char *why)
@@ -873,6 +890,7 @@ static void rr_advance(void)
 {
 	const struct rec_hdr *h = rr_peek();
 
+	rr_last_rec = h;
 	rr_self.cur += h->size;
 	rr_self.tseq++;
 	__atomic_store_n(&rr_threads[rr_self.id].done, rr_self.tseq, __ATOMIC_RELEASE);
@@ -1164,6 +1182,8 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	if (!h)
 		rr_end_of_log(what, 0, NULL, rr_call_blocks(call));
 	in = (const struct rec_input *)h;
+	if (ev_kind(h->word) == KIND_INPUT && in->call == RR_CALL_CANCEL && in->fd == (int)call)
+		agent_rr_rep_cancel_input(what);
 	if (ev_kind(h->word) != KIND_INPUT || in->call != call || in->fd != fd)
 		rr_diverge(h, what, 0, NULL, "a different call");
 	for (i = 0; i < nseg; i++)
@@ -1251,6 +1271,17 @@ out:
 	return result;
 }
 
+void agent_rr_rep_cancel_input(const char *what)
+{
+	const struct rec_hdr *h = rr_peek();
+
+	if (!h || ev_kind(h->word) != KIND_INPUT ||
+	    ((const struct rec_input *)h)->call != RR_CALL_CANCEL)
+		rr_diverge(h, what, 0, NULL, "a different call");
+	rr_advance();
+	agent_rr_rep_cancel(what);
+}
+
 /* ---- threads ---- */
 
 uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
@@ -1299,17 +1330,18 @@ void agent_rr_create_end(struct agent_thread *t, uint32_t child, int rc)
 
 /* Joins are ordered by the threads themselves; recording them lets a
  * replay see at once that a thread joins where it created, or the reverse. */
-void agent_rr_join_begin(struct agent_thread *t)
+int agent_rr_join_begin(struct agent_thread *t)
 {
 	if (!rr_self.has_id)
-		return;
+		return 0;
 	if (agent_rr_mode & RR_MODE_SERIAL) {
 		agent_serial_point(RR_AT_JOIN);
 		agent_serial_block_begin(RR_AT_JOIN);
 	}
 	agent_rr_sig_away = 1; /* its signals are for the others to deliver */
 	if (agent_rr_mode & RR_MODE_REPLAY)
-		agent_rr_rep_begin(t, 0, OP_THREAD_JOIN_END, NULL, 1);
+		return agent_rr_rep_begin(t, 0, OP_THREAD_JOIN_END, NULL, 1);
+	return 0;
 }
 
 void agent_rr_join_end(struct agent_thread *t, int rc)

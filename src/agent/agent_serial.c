@@ -979,6 +979,10 @@ int agent_serial_cond_wait(pthread_mutex_t *m, clockid_t clk, const struct times
 	agent_serial_yield(RR_AT_SYNC);
 	while (agent_real.mutex_trylock(m) == EBUSY)
 		agent_serial_yield(RR_AT_SYNC);
+	/* A cancellation point: a pending cancellation is acted on with the
+	 * mutex taken back, as glibc's wait does. Only the token holder runs,
+	 * so its canceller ran at the same point of a replay. */
+	pthread_testcancel();
 	return agent_serial_timed_out(clk, ts) ? ETIMEDOUT : 0;
 }
 

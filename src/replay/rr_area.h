@@ -214,6 +214,9 @@ enum {
 	RR_CALL_ACCESS = 28,	      /* access, faccessat: the result only */
 	RR_CALL_MKDIR = 29,	      /* mkdir, mkdirat: the result only (made in a replay too) */
 	RR_CALL_OPEN_EXCL = 30,	      /* open, openat with O_CREAT|O_EXCL: the result only */
+	/* The thread was cancelled (pthread_cancel) in an input call, which
+	 * never returned: fd = the RR_CALL_* of that call, no data. */
+	RR_CALL_CANCEL = 65,
 	RR_CALL_MAX
 };
 
