@@ -45,6 +45,11 @@ fi
 #   raw system calls (agent_rr_dispatch.c): fork (a program's own fork
 #               instruction, made through libc's fork so the agent's fork
 #               handlers detach the child)
+#   record/replay of pthread_cancel (agent_rr_cancel.c): pthread_testcancel
+#               (a replay cancels where the recording was cancelled)
+#               __pthread_register_cancel __pthread_unregister_cancel
+#               __pthread_unwind_next (glibc's setjmp form of
+#               pthread_cleanup_push around a recorded blocking call)
 #   compiler/runtime: memset memcpy __cxa_finalize and the weak
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid
@@ -53,6 +58,7 @@ gettid prctl pthread_self pthread_setspecific madvise syscall sched_yield write
 __errno_location memset memcpy __cxa_finalize
 dl_iterate_phdr mprotect sigaction memcmp strcmp strrchr
 dlerror __sigsetjmp siglongjmp raise fork
+pthread_testcancel __pthread_register_cancel __pthread_unregister_cancel __pthread_unwind_next
 _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __gmon_start__"
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|printf|fprintf|sprintf|snprintf|vfprintf|vsnprintf|puts|fputs|fopen|fdopen|fclose|fwrite|fread|fflush|perror|exit|_exit|abort|__assert_fail|__tls_get_addr|pthread_mutex_.*|pthread_rwlock_.*|sem_.*|__stack_chk_fail)$'
 

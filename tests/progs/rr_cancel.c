@@ -41,7 +41,7 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t ready_cv = PTHREAD_COND_INITIALIZER;
-static int ready, never, stop_helper;
+static int ready, never, woken, stop_helper;
 static long shared;
 static int pipefd[2];
 static sem_t sem;
@@ -99,7 +99,7 @@ static void *victim(void *arg)
 		pthread_cleanup_push(cleanup_unlock, NULL);
 		if (!strcmp(how, "disabled"))
 			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		while (!never) {
+		while (!never && !woken) {
 			if (!strcmp(how, "timedcond")) {
 				struct timespec ts;
 
@@ -109,8 +109,6 @@ static void *victim(void *arg)
 			} else {
 				pthread_cond_wait(&cv, &mu);
 			}
-			if (!strcmp(how, "disabled"))
-				break; /* woken by the main thread */
 		}
 		pthread_cleanup_pop(0);
 		pthread_mutex_unlock(&mu);
@@ -196,6 +194,7 @@ int main(int argc, char **argv)
 		struct timespec nap = {0, 20000000};
 
 		ready = 0;
+		woken = 0;
 		cleanups = 0;
 		mutex_held_in_cleanup = -1;
 		pthread_create(&v, NULL, victim, NULL);
@@ -208,6 +207,7 @@ int main(int argc, char **argv)
 			pthread_cancel(v);
 		if (!strcmp(how, "disabled")) {
 			pthread_mutex_lock(&mu);
+			woken = 1; /* (a wait may wake up spuriously: a predicate) */
 			pthread_cond_signal(&cv);
 			pthread_mutex_unlock(&mu);
 		}
