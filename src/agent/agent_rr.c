@@ -1301,12 +1301,18 @@ uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
 		return turn + 1;
 	}
 	*forced = agent_rr_rep_begin(t, 0, OP_THREAD_CREATE, NULL, 1);
-	if (rr_self.pending->arg >= rr_area->max_threads)
-		rr_diverge(&rr_self.pending->h, "pthread_create", 0, NULL, "bad thread number");
+	/* A recorded failure (EAGAIN under RLIMIT_AS, EPERM under seccomp)
+	 * creates nothing: its number is no thread's, and the replay's tables
+	 * may not have room for it. It is a switch point as recorded
+	 * (agent_rr_create_end). */
 	if (*forced) {
 		agent_rr_rep_end(t, *forced);
+		if (agent_rr_mode & RR_MODE_SERIAL)
+			agent_serial_point(RR_AT_CREATE);
 		return RR_NO_TURN;
 	}
+	if (rr_self.pending->arg >= rr_area->max_threads)
+		rr_diverge(&rr_self.pending->h, "pthread_create", 0, NULL, "bad thread number");
 	return (uint32_t)rr_self.pending->arg;
 }
 
