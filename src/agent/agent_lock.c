@@ -308,7 +308,10 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 						rc_ = ETIMEDOUT;                                   \
 						break;                                             \
 					}                                                          \
-					agent_serial_yield(RR_AT_SYNC);                            \
+					agent_serial_wait_yield(                                   \
+						(type) == LOCK_TYPE_RWLOCK ? RR_W_RWLOCK           \
+						: (type) == LOCK_TYPE_SPIN ? RR_W_SPIN             \
+									   : RR_W_MUTEX);          \
 				}                                                                  \
 				agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());           \
 				return rc_;                                                        \
@@ -611,7 +614,7 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 				errno = ETIMEDOUT;
 				return -1;
 			}
-			agent_serial_yield(RR_AT_SYNC);
+			agent_serial_wait_yield(RR_W_SEM);
 		}
 		errno = e0;
 		lock_emit(t, obj, OP_ACQUIRE, ip, 0, frame);

@@ -1379,9 +1379,10 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 {
 	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
 	int idle = 0, rc;
+	int serial_rec = agent_rr_mode == (RR_MODE_RECORD | RR_MODE_SERIAL);
 
-	if (!rr_self.has_id || (agent_rr_mode & RR_MODE_SERIAL) ||
-	    !(agent_rr_mode & RR_MODE_REPLAY))
+	if (!rr_self.has_id || (!serial_rec && ((agent_rr_mode & RR_MODE_SERIAL) ||
+						!(agent_rr_mode & RR_MODE_REPLAY))))
 		return agent_real.join(th, ret);
 	if (!timedjoin) {
 		agent_self.busy++;
@@ -1399,6 +1400,11 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 		rc = timedjoin(th, ret, &ts);
 		if (rc != ETIMEDOUT)
 			return rc;
+		if (serial_rec) {
+			/* the serial recording's watch (agent_serial.c) */
+			agent_serial_join_watch(idle++ == 0);
+			continue;
+		}
 		if (!rr_done_but(rr_self.id)) /* the others: ended or parked */
 			idle = 0;
 		else if (++idle >= 2)

@@ -237,7 +237,7 @@ AGENT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec
 AGENT_EXPORT int sched_yield(void)
 {
 	if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_SERIAL) && rr_serial_caller()) {
-		agent_serial_yield(RR_AT_YIELD);
+		agent_serial_wait_yield(RR_W_YIELD);
 		return 0;
 	}
 	return real_sched_yield();
@@ -265,7 +265,7 @@ static int rr_once_emulated(pthread_once_t *o, void (*init)(void), int serial)
 			return 0;
 		if (v & RR_ONCE_INPROGRESS) {
 			if (serial)
-				agent_serial_yield(RR_AT_SYNC);
+				agent_serial_wait_yield(RR_W_ONCE);
 			else
 				syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
 			continue;

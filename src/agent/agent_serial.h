@@ -66,6 +66,16 @@ void agent_serial_fork_child(void);
 /* A switch point at which the thread cannot go on (a busy lock, a
  * condition wait): give the token to another thread if one can run. */
 void agent_serial_yield(unsigned at);
+/* A retry of an emulated wait (kind RR_W_*): a yield at RR_AT_SYNC
+ * (RR_AT_YIELD for RR_W_YIELD) that a serial recording also watches for a
+ * deadlock: when no thread has made progress for --stuck-ms, none is in a
+ * blocking call that may come back, and every live thread waits, the
+ * recording stops and says who waits in what. */
+void agent_serial_wait_yield(unsigned kind);
+/* Record: a second of pthread_join went by (first: the join's first): the
+ * joining thread, out without the token, watches for a deadlock and for a
+ * token holder blocked in a call the agent does not interpose. */
+void agent_serial_join_watch(int first);
 /* Record: give the token up around a call that may block in the kernel
  * (a read, a join), and take it back after. No-ops in a replay. */
 void agent_serial_block_begin(unsigned at);

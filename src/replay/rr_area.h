@@ -135,7 +135,25 @@ struct rr_serial_slot {
 	uint32_t at;	 /* RR_AT_* of its last switch point */
 	uint32_t hop;	 /* agent: once RR_S_DEAD, a number past a run of ended threads
 			    (every number from this one to hop - 1 has ended) */
-	uint32_t pad[10];
+	uint32_t wait;	 /* record: RR_W_* of the wait it retries or blocks in (watchdog) */
+	uint32_t tid;	 /* record: its kernel thread id, once it has held the token */
+	uint32_t pad[8];
+};
+/* rr_serial_slot.wait: what a thread waits in, for the deadlock watch of a
+ * serial recording (agent_serial.c) */
+enum {
+	RR_W_NONE = 0,
+	RR_W_MUTEX = 1,	  /* pthread_mutex_lock (retried) */
+	RR_W_RWLOCK = 2,  /* a rwlock lock (retried) */
+	RR_W_SPIN = 3,	  /* pthread_spin_lock (retried) */
+	RR_W_SEM = 4,	  /* sem_wait (retried) */
+	RR_W_COND = 5,	  /* pthread_cond_wait (retried) */
+	RR_W_BARRIER = 6, /* pthread_barrier_wait */
+	RR_W_ONCE = 7,	  /* pthread_once of a running initializer (retried) */
+	RR_W_YIELD = 8,	  /* a loop of sched_yield */
+	RR_W_JOIN = 9,	  /* pthread_join, token released */
+	RR_W_INPUT = 10,  /* a blocking input call, token released: may come back */
+	RR_W_MAX
 };
 _Static_assert(sizeof(struct rr_serial_slot) == 64, "one cache line per thread");
 

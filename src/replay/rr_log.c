@@ -886,7 +886,9 @@ int rr_log_load_mode(const char *dir, int serial, struct rr_log **out, char *err
 			}
 			if (e->obj + 1 > log->nobjs)
 				log->nobjs = e->obj + 1;
-			if (e->op == OP_THREAD_CREATE && !e->result && e->arg >= EV_MAX_THREADS) {
+			/* (thread numbers are not ring indexes: a run numbers
+			 * up to RR_MAX_THREADS threads, rings are reused) */
+			if (e->op == OP_THREAD_CREATE && !e->result && e->arg >= RR_MAX_THREADS) {
 				snprintf(err, errlen, "bad thread number %llu in the recording",
 					 (unsigned long long)e->arg);
 				rc = -EPROTO;
