@@ -356,12 +356,24 @@ static int ser_some_may_go(void)
 static void __attribute__((noreturn)) ser_report_deadlock(uint64_t ms)
 {
 	struct ser_buf b = {.n = 0};
-	uint32_t n = ser_nthreads(), shown = 0;
+	uint32_t n = ser_nthreads(), shown = 0, flag = 0;
 
-	ser_puts(&b, "record stuck: no thread has made progress for ");
-	ser_putu(&b, ms);
-	ser_puts(&b, " ms and every live thread waits for another (a deadlock, or a wait "
-		     "nothing will end):");
+	if (agent_serial_on == RR_MODE_REPLAY && (ser_area->opts & RR_O_TRUNCATED)) {
+		/* a recording stopped while its threads waited like this */
+		ser_puts(&b, "replay reached the end of the recording (the recorded run was "
+			     "killed or stopped): thread ");
+		ser_putu(&b, ser_me.id);
+		ser_puts(&b, " at its progress count ");
+		ser_putu(&b, agent_ser.count);
+		ser_puts(&b, ", where every thread waits:");
+		flag = RR_F_END;
+	} else {
+		ser_puts(&b, agent_serial_on == RR_MODE_REPLAY ? "replay stuck: " : "record stuck: ");
+		ser_puts(&b, "no thread has made progress for ");
+		ser_putu(&b, ms);
+		ser_puts(&b, " ms and every live thread waits for another (a deadlock, or a "
+			     "wait nothing will end):");
+	}
 	for (uint32_t i = 0; i < n && shown < 8; i++) {
 		const struct rr_serial_slot *o = &ser_slots[i];
 		uint32_t st = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
@@ -371,11 +383,15 @@ static void __attribute__((noreturn)) ser_report_deadlock(uint64_t ms)
 			continue;
 		ser_puts(&b, shown ? "; thread " : " thread ");
 		ser_putu(&b, i);
-		ser_puts(&b, st == RR_S_OUT ? " waits in " : " retries ");
-		ser_puts(&b, ser_wait_name(w));
+		if (agent_serial_on == RR_MODE_REPLAY && i != ser_me.id)
+			ser_puts(&b, " waits for the run token");
+		else
+			ser_puts(&b, st == RR_S_OUT ? " waits in " : " retries ");
+		if (agent_serial_on != RR_MODE_REPLAY || i == ser_me.id)
+			ser_puts(&b, ser_wait_name(w));
 		shown++;
 	}
-	agent_rr_stop(b.p, 0);
+	agent_rr_stop(b.p, flag);
 }
 
 /* Record: a retry of a wait of this kind (the caller holds the token). */
@@ -888,6 +904,8 @@ static void ser_slow(unsigned at, int forced)
 	s = &ser_slots[ser_me.id];
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	s->at = at;
+	if (!forced)
+		ser_progress();
 	/* Signals due here run first, before any switch (agent_rr_signal.c). */
 	agent_rr_sig_point(agent_ser.count);
 	if (agent_serial_on == RR_MODE_REPLAY) {
@@ -898,8 +916,6 @@ static void ser_slow(unsigned at, int forced)
 		ser_set_limit();
 		return;
 	}
-	if (!forced)
-		ser_progress();
 	/* A slice shorter than SER_SLICE_NS goes on (one clock read per
 	 * SER_SLICE points). */
 	if (!forced && agent_ser.count >= ser_me.slice_end && !ser_area->chaos &&
@@ -953,7 +969,12 @@ void agent_serial_yield(unsigned at)
 
 void agent_serial_wait_yield(unsigned kind)
 {
-	if (agent_serial_on == RR_MODE_RECORD && ser_me.on)
+	/* A replay watches the last turn only (the others end at their
+	 * recorded counts): in a recording that was stopped while its
+	 * threads waited, its holder retries for good. */
+	if (ser_me.on && (agent_serial_on == RR_MODE_RECORD ||
+			  (agent_serial_on == RR_MODE_REPLAY && !agent_serial_path &&
+			   ser_me.release_at == RR_COUNT_END)))
 		ser_watch_retry(kind);
 	agent_serial_yield(kind == RR_W_YIELD ? RR_AT_YIELD : RR_AT_SYNC);
 }
