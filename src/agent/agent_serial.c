@@ -556,6 +556,21 @@ static void ser_let_go(void)
 	agent_ser.limit = UINT64_MAX;
 }
 
+/* Whether the token holder that has not passed a switch point for
+ * --stuck-ms is to be reported. Recording: yes (its waiters are starved).
+ * Replaying a complete recording: only when it sleeps in the kernel (a
+ * call that blocks in this run): one that runs is computing what it
+ * computed when recorded, where its waiters may have been out in a
+ * blocking call, and will reach its recorded switch. A truncated
+ * recording's last holder may spin for good: reported. */
+static int ser_holder_stuck(uint32_t holder)
+{
+	if (agent_serial_on != RR_MODE_REPLAY || (ser_area->opts & RR_O_TRUNCATED) ||
+	    holder >= ser_area->max_threads)
+		return 1;
+	return ser_tid_sleeps(__atomic_load_n(&ser_slots[holder].tid, __ATOMIC_RELAXED));
+}
+
 /* Sleep until owner names me. The futex timeout is the watchdog's tick,
  * and the tick at which a thread finds spool gone (ser_let_go). */
 static void ser_wait(void)
@@ -590,12 +605,15 @@ static void ser_wait(void)
 			last_holder = holder;
 			last_count = c;
 			last_turn = turn;
-		} else if (holder != SER_FREE && now - since >= agent_rr_stuck_ms) {
+		} else if (holder != SER_FREE && now - since >= agent_rr_stuck_ms &&
+			   ser_holder_stuck(holder)) {
 			ser_report_stuck(holder, c, now - since);
 		}
 	}
 	__atomic_store_n(&s->state, RR_S_RUN, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
+	if (!s->tid) /* (the watchdogs read its /proc state) */
+		__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 }
 
 static void ser_path_take_turn(void);
@@ -1333,8 +1351,7 @@ void agent_serial_init(struct rr_area *a, uint32_t *creations)
 	ser_me.on = 1;
 	agent_ser.count = 0;
 	ser_slots[0].state = RR_S_RUN;
-	if (a->mode == RR_MODE_RECORD)
-		ser_slots[0].tid = (uint32_t)syscall(SYS_gettid);
+	ser_slots[0].tid = (uint32_t)syscall(SYS_gettid);
 	a->owner = 0;
 	a->tturn = 0;
 	agent_serial_on = (int)a->mode;

@@ -21,7 +21,12 @@
  *   uninterposed  msgrcv on a message queue nobody sends to (a blocking
  *              call spool does not interpose), main in pthread_join
  *
- * Prints "started" first; never prints "end".
+ * Prints "started" first; never prints "end". Two more end, late, and
+ * must not be reported:
+ *   slowinput  main waits on a condition that a worker signals once its
+ *              read of stdin returns (a server waiting for a client)
+ *   compute    main joins a worker that computes for a while without a
+ *              call (its result is what the join waits for)
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -61,6 +66,20 @@ static void *worker(void *arg)
 	} else if (!strcmp(how, "spin") || !strcmp(how, "spinjoin")) {
 		while (!never)
 			;
+	} else if (!strcmp(how, "slowinput")) {
+		char c;
+
+		if (read(0, &c, 1) < 0)
+			perror("read");
+		pthread_mutex_lock(&mu);
+		flag = 1;
+		pthread_cond_signal(&cv);
+		pthread_mutex_unlock(&mu);
+	} else if (!strcmp(how, "compute")) {
+		volatile unsigned long x = 0;
+
+		for (unsigned long i = 0; i < 5000000000ul; i++)
+			x += i;
 	} else if (!strcmp(how, "uninterposed")) {
 		struct {
 			long type;
@@ -94,6 +113,12 @@ int main(int argc, char **argv)
 	if (!strcmp(how, "spin") || !strcmp(how, "uninterposed-poll"))
 		while (!flag)
 			usleep(1000);
+	if (!strcmp(how, "slowinput")) {
+		pthread_mutex_lock(&mu);
+		while (!flag)
+			pthread_cond_wait(&cv, &mu);
+		pthread_mutex_unlock(&mu);
+	}
 	pthread_join(t, NULL);
 	printf("end\n");
 	return 0;
