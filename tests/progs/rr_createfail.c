@@ -19,6 +19,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +31,13 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static long counter;
+static int started;
 
 static void *worker(void *arg)
 {
+	pthread_mutex_lock(&mu);
+	started = 1;
+	pthread_mutex_unlock(&mu);
 	for (int i = 0; i < 3000; i++) {
 		pthread_mutex_lock(&mu);
 		counter++;
@@ -103,10 +108,23 @@ int main(int argc, char **argv)
 		if (i == 1 && !strcmp(how, "seccomp") && no_clone())
 			perror("seccomp");
 		rc = pthread_create(&t[i], ap, worker, NULL);
-		ok[i] = rc == 0;
-		printf("create %d: %s\n", i, rc ? strerror(rc) : "ok");
+		/* (nothing else may map memory meanwhile: spool's agent maps
+		 * a thread's ring when the thread starts, see below) */
 		if (i == 1 && !strcmp(how, "as"))
 			setrlimit(RLIMIT_AS, &old);
+		ok[i] = rc == 0;
+		printf("create %d: %s\n", i, rc ? strerror(rc) : "ok");
+		/* The first worker has started before the limit is set. */
+		while (i == 0 && !rc) {
+			int go;
+
+			pthread_mutex_lock(&mu);
+			go = started;
+			pthread_mutex_unlock(&mu);
+			if (go)
+				break;
+			sched_yield();
+		}
 		if (ap)
 			pthread_attr_destroy(ap);
 		pthread_mutex_lock(&mu);
