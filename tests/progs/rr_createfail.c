@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * rr_createfail - pthread_create that fails, for record/replay
- * (doc/record.md, "Threads"; tests/integ/131-rr-create-fail.t).
+ * (doc/record.md, "Threads"; tests/integ/131-rr-create.t).
  *
  *   rr_createfail HOW
  *

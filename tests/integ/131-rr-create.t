@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 131-rr-create-fail.t - a pthread_create that fails under record/replay
+# 131-rr-create.t - a pthread_create that fails under record/replay
 # (doc/record.md, "Threads"): tests/progs/rr_createfail.c makes the second
 # of three creations fail with EAGAIN (a soft RLIMIT_AS just above what the
 # process maps; an attribute asking for a 64 TiB stack) or EPERM (a seccomp
@@ -10,10 +10,12 @@
 # the interleaving of the threads that were created) and exit 0. A replay
 # used to stop (serial mode: stuck, the failed call was not the switch
 # point it was when recorded; a failure as the last creation: "bad thread
-# number").
+# number"). And more threads than 65,536 (70,000 short ones, two alive at a
+# time, sync mode): the recording replays with the recorded output (a
+# replay used to refuse it: "bad thread number 65536 in the recording").
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 14
 T_TIMEOUT=120
 
 for mode in serial sync; do
@@ -33,4 +35,15 @@ for mode in serial sync; do
 		is "$SAME" 3 "$mode $how: 3 replays fail the same call and print the recorded output"
 	done
 done
+P="$PROGS/shortthreads-finst"
+spool_run record -q --mode sync -o many.trace -- "$P" 70000 2
+cp run.out many.out
+if [ "$RC" = 0 ] && grep -q '^threads=70000 total=70000$' many.out; then
+	pass "sync, 70,000 threads: recorded"
+else
+	fail "sync, 70,000 threads: recorded"
+	show_run
+fi
+replays_same 1 0 many.out -q many.trace
+is "$SAME" 1 "sync, 70,000 threads: the replay prints the recorded output"
 done_testing
