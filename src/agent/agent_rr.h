@@ -247,6 +247,9 @@ void agent_rr_cancel_unwind(void *guard);
  * cancellation is recorded, a replay after. */
 extern pthread_once_t *agent_rr_unwind_once;
 extern __thread int agent_rr_cancel_warming;
+/* Record (agent_rr_signal.c): the cleanup of a wait for signals between
+ * agent_rr_sig_wait_begin and _end (call: its RR_CALL_*). */
+void agent_rr_sig_wait_cancelled(struct agent_rr_cancel_guard *g);
 /* Replay: the recording has the thread cancelled in WHAT here: act on the
  * cancellation (returns only by diverging: it never does). */
 void __attribute__((noreturn)) agent_rr_rep_cancel(const char *what);

@@ -224,7 +224,11 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 			r_ = -1;                                                                   \
 			errno = EINTR;                                                             \
 		} else {                                                                           \
+			struct agent_rr_cancel_guard g_ = {&agent_self, (call), 0, 0,              \
+							   agent_rr_sig_wait_cancelled};           \
+			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
 			r_ = (expr);                                                               \
+			AGENT_RR_CANCEL_POP();                                                     \
 			agent_rr_sig_wait_end();                                                   \
 		}                                                                                  \
 		r_;                                                                                \

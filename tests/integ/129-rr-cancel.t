@@ -3,7 +3,8 @@
 # 129-rr-cancel.t - pthread_cancel under record/replay (doc/record.md,
 # "Threads"): tests/progs/rr_cancel.c cancels a thread, three times, while
 # it waits in pthread_cond_wait (its cleanup handler finds the mutex taken
-# back), pthread_cond_timedwait, a read of an empty pipe, poll, sleep,
+# back), pthread_cond_timedwait, a read of an empty pipe, poll, ppoll with a
+# signal mask, pause, sigwait, sleep,
 # clock_nanosleep, pthread_join of a thread that never ends, sem_wait, a
 # loop of pthread_testcancel, with cancellation disabled in a condition
 # wait and acted on after it is enabled again, and a thread that cancels
@@ -16,9 +17,9 @@
 # with a hint that blamed a data race).
 . "$(dirname "$0")/lib.sh"
 
-HOWS="cond timedcond read poll sleep nanosleep join sem testcancel disabled self"
+HOWS="cond timedcond read poll ppoll pause sigwait sleep nanosleep join sem testcancel disabled self"
 ROUNDS=3
-plan 44
+plan 56
 # a recording that never ends fails here, not after the suite's 300 s
 T_TIMEOUT=120
 

@@ -15,6 +15,9 @@
  *   join        pthread_join of a thread that waits in read forever
  *   sem         sem_wait of a semaphore nobody posts
  *   poll        poll of the empty pipe, no timeout
+ *   ppoll       ppoll of the empty pipe with a signal mask
+ *   pause       pause()
+ *   sigwait     sigwait for SIGUSR1 (blocked, never sent)
  *   testcancel  a loop of pthread_testcancel() and sched_yield()
  *   disabled    cancellation disabled in a cond wait, enabled after the
  *               wait: the next pthread_testcancel() acts
@@ -32,6 +35,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +130,25 @@ static void *victim(void *arg)
 
 		say_ready();
 		poll(&p, 1, -1);
+	} else if (!strcmp(how, "ppoll")) {
+		struct pollfd p = {.fd = pipefd[0], .events = POLLIN};
+		sigset_t m;
+
+		sigemptyset(&m);
+		say_ready();
+		ppoll(&p, 1, NULL, &m);
+	} else if (!strcmp(how, "pause")) {
+		say_ready();
+		pause();
+	} else if (!strcmp(how, "sigwait")) {
+		sigset_t m;
+		int sig;
+
+		sigemptyset(&m);
+		sigaddset(&m, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &m, NULL);
+		say_ready();
+		sigwait(&m, &sig);
 	} else if (!strcmp(how, "sleep")) {
 		say_ready();
 		sleep(1000);
