@@ -606,9 +606,9 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 		agent_serial_point(RR_AT_SYNC);
 		/* A cancellation point, as glibc's (only the token holder
 		 * runs: it is acted on where it is in a replay). */
-		pthread_testcancel();
+		agent_rr_testcancel_real();
 		while (R.sem_trywait(s) < 0 && errno == EAGAIN) {
-			pthread_testcancel();
+			agent_rr_testcancel_real();
 			if (agent_serial_timed_out(clk, ts)) {
 				lock_emit(t, obj, OP_TIMEOUT, ip, ETIMEDOUT, frame);
 				errno = ETIMEDOUT;

@@ -99,6 +99,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_MKDIR] = "mkdir/mkdirat",
 	[RR_CALL_OPEN_EXCL] = "open/openat (O_CREAT|O_EXCL)",
 	[RR_CALL_CANCEL] = "cancelled in",
+	[RR_CALL_TESTCANCEL] = "pthread_testcancel",
 };
 
 /* ---- report text (no stdio in the agent) ---- */
@@ -1269,6 +1270,25 @@ out:
 	if (err)
 		errno = err;
 	return result;
+}
+
+/* Sync mode orders what the agent records: a cancellation acted on at a
+ * point it does not record (open, close, a stdio write) lands elsewhere in
+ * a replay. Serial mode needs nothing: only the token holder runs, and it
+ * acts on the cancellation where a replay does. */
+void agent_rr_thread_unwound(void)
+{
+	if (agent_rr_mode == RR_MODE_RECORD && rr_self.has_id && !agent_rr_cancel_seen)
+		__atomic_fetch_or(&rr_area->flags, RR_F_CANCEL_UNSEEN, __ATOMIC_RELAXED);
+}
+
+int agent_rr_rep_next_cancel(unsigned call)
+{
+	const struct rec_hdr *h = rr_peek();
+
+	return h && ev_kind(h->word) == KIND_INPUT &&
+	       ((const struct rec_input *)h)->call == RR_CALL_CANCEL &&
+	       ((const struct rec_input *)h)->fd == (int)call;
 }
 
 void agent_rr_rep_cancel_input(const char *what)

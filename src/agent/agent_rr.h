@@ -250,9 +250,20 @@ extern __thread int agent_rr_cancel_warming;
 /* Record (agent_rr_signal.c): the cleanup of a wait for signals between
  * agent_rr_sig_wait_begin and _end (call: its RR_CALL_*). */
 void agent_rr_sig_wait_cancelled(struct agent_rr_cancel_guard *g);
+/* Record: the calling thread's cancellation was recorded (a cleanup of
+ * agent_rr_cancel.c ran). */
+extern __thread int agent_rr_cancel_seen;
+/* Record: the thread ends by unwinding (cancellation), not by returning or
+ * pthread_exit (agent_thread.c). */
+void agent_rr_thread_unwound(void);
 /* Replay: the recording has the thread cancelled in WHAT here: act on the
  * cancellation (returns only by diverging: it never does). */
 void __attribute__((noreturn)) agent_rr_rep_cancel(const char *what);
+/* Replay (agent_rr.c): whether the thread's next record says it was
+ * cancelled in CALL. */
+int agent_rr_rep_next_cancel(unsigned call);
+/* glibc's pthread_testcancel (the agent interposes it for sync mode). */
+void agent_rr_testcancel_real(void);
 /* Replay (agent_rr.c): consume the thread's next record, an RR_CALL_CANCEL
  * input, and cancel the thread. */
 void __attribute__((noreturn)) agent_rr_rep_cancel_input(const char *what);

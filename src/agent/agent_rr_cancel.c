@@ -30,6 +30,8 @@
  *   in a replay alike; the once control that unwinding uses is noted
  *   (agent_rr_unwind_once) and calls on it are not recorded from then on.
  */
+/* AGENT_RR_CANCEL_PUSH is a setjmp (agent_rr.h) */
+#pragma GCC diagnostic ignored "-Wclobbered"
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -42,9 +44,11 @@
 #include "agent_serial.h"
 
 static int (*real_cancel)(pthread_t);
+static void (*real_testcancel)(void);
 static int rr_cancel_warm_done;
 pthread_once_t *agent_rr_unwind_once;
 __thread int agent_rr_cancel_warming;
+__thread int agent_rr_cancel_seen;
 
 void agent_rr_cancel_unwind(void *guard)
 {
@@ -55,6 +59,7 @@ void agent_rr_cancel_unwind(void *guard)
 	if (!(agent_rr_mode & RR_MODE_RECORD))
 		return;
 	e = errno;
+	agent_rr_cancel_seen = 1;
 	/* The program's cleanup handlers run next: user code, token first. */
 	if (g->serial_out)
 		agent_serial_block_end();
@@ -79,7 +84,7 @@ void agent_rr_rep_cancel(const char *what)
 
 	for (;;) {
 		/* Acts on a pending cancellation: never returns then. */
-		pthread_testcancel();
+		agent_rr_testcancel_real();
 		/* Serial mode: the canceller ran before this thread got the
 		 * token back, as recorded. */
 		if (agent_rr_mode & RR_MODE_SERIAL)
@@ -145,4 +150,49 @@ AGENT_EXPORT int pthread_cancel(pthread_t th)
 		errno = e;
 	}
 	return real_cancel(th);
+}
+
+void agent_rr_testcancel_real(void)
+{
+	if (!real_testcancel) {
+		int e = errno;
+
+		agent_self.busy++;
+		AGENT_RESOLVE(real_testcancel, "pthread_testcancel");
+		agent_self.busy--;
+		errno = e;
+		if (!real_testcancel)
+			return;
+	}
+	real_testcancel();
+}
+
+/*
+ * pthread_testcancel in sync mode: where it acts on a cancellation depends
+ * on when the canceller ran, so a recording notes the call that acted (an
+ * RR_CALL_CANCEL of RR_CALL_TESTCANCEL) and a replay acts there and only
+ * there (a cancellation its canceller sent earlier than recorded waits).
+ * Serial mode needs nothing: only the token holder runs.
+ */
+AGENT_EXPORT void pthread_testcancel(void)
+{
+	struct agent_thread *t;
+
+	if (AGENT_LIKELY(!agent_rr_mode) || (agent_rr_mode & RR_MODE_SERIAL) ||
+	    !(t = agent_rr_io_enter())) {
+		agent_rr_testcancel_real();
+		return;
+	}
+	if (agent_rr_mode & RR_MODE_REPLAY) {
+		if (agent_rr_rep_next_cancel(RR_CALL_TESTCANCEL))
+			agent_rr_rep_cancel_input("pthread_testcancel");
+		return;
+	}
+	{
+		struct agent_rr_cancel_guard g = {t, RR_CALL_TESTCANCEL, 0, 0, NULL};
+
+		AGENT_RR_CANCEL_PUSH(&g);
+		agent_rr_testcancel_real();
+		AGENT_RR_CANCEL_POP();
+	}
 }

@@ -1240,7 +1240,7 @@ int agent_serial_cond_wait(pthread_mutex_t *m, clockid_t clk, const struct times
 	/* A cancellation point: a pending cancellation is acted on with the
 	 * mutex taken back, as glibc's wait does. Only the token holder runs,
 	 * so its canceller ran at the same point of a replay. */
-	pthread_testcancel();
+	agent_rr_testcancel_real();
 	return agent_serial_timed_out(clk, ts) ? ETIMEDOUT : 0;
 }
 

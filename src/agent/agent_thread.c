@@ -54,8 +54,13 @@ static void agent_key_destructor(void *v)
 {
 	struct agent_thread *t = &agent_self;
 
-	if (t->state == AGENT_T_ON)
+	if (t->state == AGENT_T_ON) {
+		/* (neither its start routine returned nor it called
+		 * pthread_exit: it was cancelled, or it is unwrapped) */
+		if (AGENT_UNLIKELY(agent_rr_mode))
+			agent_rr_thread_unwound();
 		agent_thread_exit(t, 0);
+	}
 }
 
 void agent_thread_init(void)

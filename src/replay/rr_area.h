@@ -73,6 +73,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 #define RR_F_UNTRACKED 0x8u  /* a thread without a thread number made a sync call */
 #define RR_F_STOP 0x10u	     /* replay: divergence or stuck; report[] says why; host kills */
 #define RR_F_END 0x20u	     /* replay: a thread reached the end of a truncated recording */
+/* sync record: a thread ended by cancellation at a cancellation point the
+ * agent does not record (agent_rr_cancel.c): a replay may diverge */
+#define RR_F_CANCEL_UNSEEN 0x1000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -235,6 +238,9 @@ enum {
 	/* The thread was cancelled (pthread_cancel) in an input call, which
 	 * never returned: fd = the RR_CALL_* of that call, no data. */
 	RR_CALL_CANCEL = 65,
+	/* pthread_testcancel: never recorded itself; the fd of an
+	 * RR_CALL_CANCEL when it acted on a cancellation (sync mode) */
+	RR_CALL_TESTCANCEL = 66,
 	RR_CALL_MAX
 };
 

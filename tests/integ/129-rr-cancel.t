@@ -14,12 +14,15 @@
 # program's own output (a serial recording of a cancelled condition wait
 # used to never end), and three replays print the recorded output byte for
 # byte and exit 0 (they used to be refused: "lost switches", or diverge
-# with a hint that blamed a data race).
+# with a hint that blamed a data race). In sync mode a cancellation acted on
+# at a point spool does not record (fsync) is said at record time; serial
+# mode replays it like the others.
 . "$(dirname "$0")/lib.sh"
 
 HOWS="cond timedcond read poll ppoll pause sigwait sleep nanosleep join sem testcancel disabled self"
+UNSEEN="a thread was cancelled \(pthread_cancel\) at a cancellation point spool does not record"
 ROUNDS=3
-plan 56
+plan 60
 # a recording that never ends fails here, not after the suite's 300 s
 T_TIMEOUT=120
 
@@ -27,6 +30,7 @@ for mode in serial sync; do
 	for how in $HOWS; do
 		spool_run record -q --mode "$mode" -- "$PROGS/rr_cancel" "$how" "$ROUNDS"
 		cp run.out rec.out
+		cp run.err rec.err
 		want="cancelled, cleanups 1, mutex held in cleanup -1"
 		case "$how" in
 		cond | timedcond) want="cancelled, cleanups 1, mutex held in cleanup 1" ;;
@@ -42,6 +46,17 @@ for mode in serial sync; do
 		fi
 		replays_same 3 0 rec.out -q spool.trace
 		is "$SAME" 3 "$mode $how: 3 replays print the recorded output and exit 0"
+		if [ "$mode" = sync ] && [ "$how" = cond ]; then
+			unlike "$(cat rec.err)" "$UNSEEN" "sync: a recorded cancellation is not warned about"
+		fi
 	done
 done
+
+spool_run record -q --mode sync -- "$PROGS/rr_cancel" fsync "$ROUNDS"
+like "$ERR" "$UNSEEN" "sync fsync: record says the cancellation point is not recorded"
+spool_run record -q --mode serial -- "$PROGS/rr_cancel" fsync "$ROUNDS"
+cp run.out rec.out
+unlike "$ERR" "$UNSEEN" "serial fsync: nothing to say"
+replays_same 3 0 rec.out -q spool.trace
+is "$SAME" 3 "serial fsync: 3 replays print the recorded output and exit 0"
 done_testing

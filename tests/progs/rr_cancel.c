@@ -19,6 +19,8 @@
  *   pause       pause()
  *   sigwait     sigwait for SIGUSR1 (blocked, never sent)
  *   testcancel  a loop of pthread_testcancel() and sched_yield()
+ *   fsync       a loop of fsync(-1) (a cancellation point spool does not
+ *               record) and sched_yield()
  *   disabled    cancellation disabled in a cond wait, enabled after the
  *               wait: the next pthread_testcancel() acts
  *   self        pthread_cancel(pthread_self()) then pthread_testcancel()
@@ -170,6 +172,12 @@ static void *victim(void *arg)
 		say_ready();
 		for (;;) {
 			pthread_testcancel();
+			sched_yield();
+		}
+	} else if (!strcmp(how, "fsync")) {
+		say_ready();
+		for (;;) {
+			fsync(-1);
 			sched_yield();
 		}
 	} else if (!strcmp(how, "self")) {
