@@ -812,6 +812,34 @@ static int rr_call_blocks(unsigned call)
 /* The thread's log is exhausted: the end of a truncated recording, a
  * thread that was blocked in this call when the recorded run ended, or a
  * call the recording does not have. blocks: the call can block. */
+static int rr_all_replayed_but(uint32_t skip);
+
+/* Park at the end of the log (rr_end_of_log). In a truncated recording,
+ * return once every other thread has ended, parked, or replayed all it
+ * recorded and waits past it outside the agent (in a call spool does not
+ * interpose, as when the run was killed) for two rounds of a second: the
+ * replay is at its end, and nobody else would say so. */
+static void rr_park_trunc(int trunc)
+{
+	static uint32_t never;
+	int idle = 0;
+
+	if (!trunc)
+		rr_park();
+	for (;;) {
+		struct timespec ts = {1, 0};
+
+		if (rr_trunc_all_done())
+			return;
+		if (!rr_all_replayed_but(rr_self.id))
+			idle = 0;
+		else if (++idle > 2)
+			return;
+		syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		rr_end_if_host_gone();
+	}
+}
+
 static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t idx,
 						    const void *addr, int blocks)
 {
@@ -835,7 +863,7 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 		__atomic_fetch_add(&rr_nparked, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&rr_threads[rr_self.id].started, 3, __ATOMIC_SEQ_CST);
 		if (sync && !rr_trunc_all_done())
-			rr_park();
+			rr_park_trunc(trunc);
 	}
 	if (trunc) {
 		int mine;
@@ -1395,6 +1423,25 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
  * thread that has ended but is still leaving makes one round time out at
  * most, hence two.
  */
+/* Every thread created so far but SKIP has ended, or replayed all its
+ * recorded events. */
+static int rr_all_replayed_but(uint32_t skip)
+{
+	uint32_t created = __atomic_load_n(&rr_turn[0], __ATOMIC_SEQ_CST) + 1, i;
+
+	if (created > rr_area->max_threads)
+		created = rr_area->max_threads;
+	for (i = 0; i < created; i++) {
+		const struct rr_thread_slot *s = &rr_threads[i];
+
+		if (i == skip || __atomic_load_n(&s->started, __ATOMIC_SEQ_CST) >= 2)
+			continue;
+		if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE) < s->nevents)
+			return 0;
+	}
+	return 1;
+}
+
 int agent_rr_join_wait(pthread_t th, void **ret)
 {
 	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
@@ -1425,9 +1472,17 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 			agent_serial_join_watch(idle++ == 0);
 			continue;
 		}
-		if (!rr_done_but(rr_self.id)) /* the others: ended or parked */
-			idle = 0;
-		else if (++idle >= 2)
+		if (!rr_done_but(rr_self.id)) { /* the others: ended or parked */
+			/* A truncated recording: the others have replayed every
+			 * event they recorded, and one waits past it outside the
+			 * agent (a call spool does not interpose, as when the run
+			 * was killed): the replay is at its end. */
+			if (!(rr_area->opts & RR_O_TRUNCATED) || !rr_all_replayed_but(rr_self.id))
+				idle = 0;
+			else if (++idle >= 2)
+				rr_end_of_log("pthread_join", 0, NULL, 0);
+			continue;
+		} else if (++idle >= 2)
 			rr_diverge(NULL, "pthread_join", 0, NULL,
 				   "the joined thread went past its recording and waits there for "
 				   "good (every other thread has ended or waits at the end of its "

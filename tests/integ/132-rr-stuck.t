@@ -9,13 +9,14 @@
 # does not interpose; main in pthread_join). A serial recording with
 # --stuck-ms 1000 stops (the lock waits used to retry for good, and nothing
 # watched a thread in pthread_join) and says what each thread waits in;
-# a replay of that recording ends too, where the recording ends. Two
+# a replay of that recording ends too, where the recording ends (in sync
+# mode, where a recording of such a program is interrupted, too). Two
 # programs that wait long but not for good are not reported: a condition
 # wait for a thread blocked in a read of stdin that comes late, and a join
 # of a worker that computes for seconds without a call.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 22
 T_TIMEOUT=120
 P="$PROGS/rr_stuck"
 
@@ -47,6 +48,23 @@ join thread 0 waits in pthread_join; thread 1 waits in pthread_join
 spin thread 1 holds it and has not reached a switch point
 uninterposed thread 1 holds the run token and sleeps in the kernel, in a call spool does not interpose
 EOF2
+
+# Sync mode does not watch a recording (the threads wait in the real
+# calls, a deadlock hangs as without spool): the recording is interrupted.
+# Its replay ends where it ends, also when a thread waits in a call spool
+# does not interpose (it used to hang: nothing noticed the end).
+for how in cond uninterposed; do
+	timeout -k 10 -s INT 3 "$SPOOL" record -q --mode sync -o "sync-$how.trace" -- "$P" "$how" \
+		>run.out 2>run.err </dev/null
+	spool_run replay --stuck-ms 1000 -q "sync-$how.trace"
+	if [ "$RC" != 0 ] && [ "$RC" != 124 ] &&
+		grep -q 'replay reached the end of the recording' run.err; then
+		pass "sync $how, interrupted: the replay ends where the recording ends"
+	else
+		fail "sync $how, interrupted: the replay ends where the recording ends"
+		show_run
+	fi
+done
 
 # Long waits that end: not reported.
 timeout -k 10 "$T_TIMEOUT" bash -c "(sleep 2; echo x) | '$SPOOL' record --stuck-ms 500 -o slow.trace -- '$P' slowinput" >run.out 2>run.err
