@@ -311,6 +311,9 @@ static void ser_give(uint32_t next, unsigned at, uint32_t mine, struct ser_rec *
  * another, and the recording stops.
  */
 static uint64_t ser_epoch;
+/* A thread runs outside the schedule (it found no ring: its progress is
+ * not seen): no deadlock is reported. */
+static int ser_outsiders;
 
 static void ser_progress(void)
 {
@@ -338,6 +341,11 @@ static void ser_putu(struct ser_buf *b, uint64_t v);
 static int ser_some_may_go(void)
 {
 	uint32_t n = ser_nthreads();
+
+	/* (an incomplete recording: threads may run outside the schedule) */
+	if (__atomic_load_n(&ser_outsiders, __ATOMIC_RELAXED) ||
+	    (__atomic_load_n(&ser_area->flags, __ATOMIC_RELAXED) & (RR_F_UNTRACKED | RR_F_LOST)))
+		return 1;
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rr_serial_slot *o = &ser_slots[i];
@@ -1144,6 +1152,7 @@ void agent_serial_thread_leave(void)
 
 	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
 		return;
+	__atomic_store_n(&ser_outsiders, 1, __ATOMIC_RELAXED);
 	ser_lock();
 	holder = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id;
 	if (!holder) {
