@@ -1637,8 +1637,10 @@ struct agent_thread *agent_rr_io_enter(void)
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	if (agent_rr_mode & RR_MODE_SERIAL)
+	if (agent_rr_mode & RR_MODE_SERIAL) {
+		agent_ser.inputs++;
 		agent_serial_point(RR_AT_INPUT);
+	}
 	return t;
 }
 

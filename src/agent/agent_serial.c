@@ -68,6 +68,7 @@ struct ser_self {
 	uint64_t retry_count; /* record: count after its last wait retry */
 	uint64_t retry_epoch; /* record: ser_epoch when its retries began to see no progress */
 	uint64_t retry_since; /* record: since when (ms) */
+	uint64_t retry_inputs; /* record: agent_ser.inputs at its last wait retry */
 	uint64_t slice_end;  /* record: count at which the slice ends */
 	uint64_t slice_ns;   /* record: when the slice began (no chaos) */
 	uint64_t release_at; /* replay: count at which this turn ends */
@@ -408,9 +409,15 @@ static void ser_watch_retry(uint32_t kind)
 	struct rr_serial_slot *s = &ser_slots[ser_me.id];
 	uint64_t c = agent_ser.count, e, now;
 
-	if (c - ser_me.retry_count > 2 || __atomic_load_n(&s->wait, __ATOMIC_RELAXED) != kind)
+	/* Progress: other switch points since the last retry, or another
+	 * wait. A retry loop that reads the clock or another input waits
+	 * for time or for the world (a timed wait, a poll loop): it ends by
+	 * itself, so it counts as progress too. */
+	if (c - ser_me.retry_count > 2 || __atomic_load_n(&s->wait, __ATOMIC_RELAXED) != kind ||
+	    agent_ser.inputs != ser_me.retry_inputs)
 		ser_progress();
 	ser_me.retry_count = c + 1; /* (the yield counts one) */
+	ser_me.retry_inputs = agent_ser.inputs;
 	__atomic_store_n(&s->wait, kind, __ATOMIC_RELAXED);
 	e = __atomic_load_n(&ser_epoch, __ATOMIC_RELAXED);
 	now = ser_now_ms();

@@ -26,8 +26,10 @@
 extern int agent_serial_on;
 
 struct agent_serial_tls {
-	uint64_t count; /* switch points passed */
-	uint64_t limit; /* take the slow path when count reaches it */
+	uint64_t count;	 /* switch points passed */
+	uint64_t limit;	 /* take the slow path when count reaches it */
+	uint64_t inputs; /* input calls made (a wait that reads the clock or an input
+			    between its retries is no deadlock: agent_serial.c) */
 };
 extern __thread struct agent_serial_tls agent_ser;
 

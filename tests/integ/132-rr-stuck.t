@@ -10,13 +10,14 @@
 # --stuck-ms 1000 stops (the lock waits used to retry for good, and nothing
 # watched a thread in pthread_join) and says what each thread waits in;
 # a replay of that recording ends too, where the recording ends (in sync
-# mode, where a recording of such a program is interrupted, too). Two
+# mode, where a recording of such a program is interrupted, too). Three
 # programs that wait long but not for good are not reported: a condition
-# wait for a thread blocked in a read of stdin that comes late, and a join
-# of a worker that computes for seconds without a call.
+# wait for a thread blocked in a read of stdin that comes late, a join of
+# a worker that computes for seconds without a call, and a timed condition
+# wait nobody signals (it reads the clock between its retries).
 . "$(dirname "$0")/lib.sh"
 
-plan 22
+plan 23
 T_TIMEOUT=120
 P="$PROGS/rr_stuck"
 
@@ -80,6 +81,13 @@ if [ "$RC" = 0 ] && grep -q '^end$' run.out && ! grep -q 'record stuck' run.err;
 	pass "record compute: a join of a thread that computes without calls is not reported"
 else
 	fail "record compute: a join of a thread that computes without calls is not reported"
+	show_run
+fi
+spool_run record --stuck-ms 500 -o timed.trace -- "$P" timedwait
+if [ "$RC" = 0 ] && grep -q '^end$' run.out && ! grep -q 'record stuck' run.err; then
+	pass "record timedwait: a timed wait that nobody signals is not a deadlock"
+else
+	fail "record timedwait: a timed wait that nobody signals is not a deadlock"
 	show_run
 fi
 # (the same in sync mode: nothing is serialized there)

@@ -27,13 +27,17 @@
  *              read of stdin returns (a server waiting for a client)
  *   compute    main joins a worker that computes for a while without a
  *              call (its result is what the join waits for)
+ *   timedwait  main joins a worker in a pthread_cond_timedwait nobody
+ *              signals, which times out after 2.5 s
  */
+#include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -74,6 +78,20 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&mu);
 		flag = 1;
 		pthread_cond_signal(&cv);
+		pthread_mutex_unlock(&mu);
+	} else if (!strcmp(how, "timedwait")) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 2;
+		ts.tv_nsec += 500000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_mutex_lock(&mu);
+		while (!never && pthread_cond_timedwait(&cv, &mu, &ts) != ETIMEDOUT)
+			;
 		pthread_mutex_unlock(&mu);
 	} else if (!strcmp(how, "compute")) {
 		volatile unsigned long x = 0;
