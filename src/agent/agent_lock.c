@@ -570,8 +570,14 @@ static int agent_sem_replay(struct agent_thread *t, sem_t *s, uint32_t obj, unsi
 	int want = agent_rr_rep_begin(t, obj, op, s, 1), rc;
 
 	if (!want) {
+		int cs;
+
+		/* The recorded wait returned: sem_wait, a cancellation point,
+		 * must not act on a cancellation sent earlier in this run. */
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 		while ((rc = R.sem_wait(s)) < 0 && errno == EINTR)
 			;
+		pthread_setcancelstate(cs, NULL);
 		agent_rr_rep_end(t, rc < 0 ? errno : 0);
 		lock_emit(t, obj, op, ip, 0, frame);
 		return 0;

@@ -1464,7 +1464,19 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 
 		syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1;
-		rc = timedjoin(th, ret, &ts);
+		if (serial_rec) {
+			rc = timedjoin(th, ret, &ts);
+		} else {
+			int cs;
+
+			/* A replay: the recorded join returned (a recorded
+			 * cancellation in it never gets here), so the join, a
+			 * cancellation point, must not act on one sent earlier
+			 * in this run. */
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+			rc = timedjoin(th, ret, &ts);
+			pthread_setcancelstate(cs, NULL);
+		}
 		if (rc != ETIMEDOUT)
 			return rc;
 		if (serial_rec) {

@@ -415,7 +415,10 @@ static void rr_write_all(int fd, const struct iovec *iov, int cnt, size_t n)
 
 		n -= k;
 		while (k) {
-			ssize_t w = real_write(fd, p, k);
+			/* (the raw call: libc's write is a cancellation point,
+			 * and a replayed write that returned when recorded must
+			 * not be where a replay acts on a cancellation) */
+			ssize_t w = syscall(SYS_write, fd, p, k);
 
 			if (w < 0 && errno == EINTR)
 				continue;

@@ -3,7 +3,8 @@
 # 129-rr-cancel.t - pthread_cancel under record/replay (doc/record.md,
 # "Threads"): tests/progs/rr_cancel.c cancels a thread, three times, while
 # it waits in pthread_cond_wait (its cleanup handler finds the mutex taken
-# back), pthread_cond_timedwait, a read of an empty pipe, poll, ppoll with a
+# back), pthread_cond_timedwait, pthread_cond_wait after the cancel type was
+# set to asynchronous and back to deferred, a read of an empty pipe, poll, ppoll with a
 # signal mask, pause, sigwait, sleep,
 # clock_nanosleep, pthread_join of a thread that never ends, sem_wait, a
 # loop of pthread_testcancel, with cancellation disabled in a condition
@@ -19,10 +20,10 @@
 # mode replays it like the others.
 . "$(dirname "$0")/lib.sh"
 
-HOWS="cond timedcond read poll ppoll pause sigwait sleep nanosleep join sem testcancel disabled self"
+HOWS="cond timedcond asyncoff read poll ppoll pause sigwait sleep nanosleep join sem testcancel disabled self"
 UNSEEN="a thread was cancelled \(pthread_cancel\) at a cancellation point spool does not record"
 ROUNDS=3
-plan 60
+plan 64
 # a recording that never ends fails here, not after the suite's 300 s
 T_TIMEOUT=120
 
@@ -33,7 +34,7 @@ for mode in serial sync; do
 		cp run.err rec.err
 		want="cancelled, cleanups 1, mutex held in cleanup -1"
 		case "$how" in
-		cond | timedcond) want="cancelled, cleanups 1, mutex held in cleanup 1" ;;
+		cond | timedcond | asyncoff) want="cancelled, cleanups 1, mutex held in cleanup 1" ;;
 		esac
 		n=$(grep -c "^round [0-9]*: $want, shared counted$" rec.out)
 		if [ "$RC" = 0 ] && [ "$n" = "$ROUNDS" ] && grep -q '^done$' rec.out; then

@@ -21,6 +21,8 @@
  *   testcancel  a loop of pthread_testcancel() and sched_yield()
  *   fsync       a loop of fsync(-1) (a cancellation point spool does not
  *               record) and sched_yield()
+ *   asyncoff    pthread_cond_wait after the cancel type was set to
+ *               asynchronous and back to deferred
  *   disabled    cancellation disabled in a cond wait, enabled after the
  *               wait: the next pthread_testcancel() acts
  *   self        pthread_cancel(pthread_self()) then pthread_testcancel()
@@ -97,7 +99,14 @@ static void *victim(void *arg)
 
 	(void)arg;
 	pthread_cleanup_push(cleanup_outer, NULL);
-	if (!strcmp(how, "cond") || !strcmp(how, "timedcond") || !strcmp(how, "disabled")) {
+	if (!strcmp(how, "asyncoff")) {
+		int old;
+
+		pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+		pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &old);
+	}
+	if (!strcmp(how, "cond") || !strcmp(how, "timedcond") || !strcmp(how, "disabled") ||
+	    !strcmp(how, "asyncoff")) {
 		pthread_mutex_lock(&mu);
 		ready = 1;
 		shared += 1000;
