@@ -50,8 +50,7 @@ void *(*agent_dlsym_real)(void *, const char *);
  */
 void *agent_dlsym_override(void *h, const char *name, const void *caller)
 {
-	void *(*real)(void *, const char *) =
-		__atomic_load_n(&agent_dlsym_real, __ATOMIC_ACQUIRE);
+	void *(*real)(void *, const char *) = __atomic_load_n(&agent_dlsym_real, __ATOMIC_ACQUIRE);
 
 	(void)h;
 	if (!real) {

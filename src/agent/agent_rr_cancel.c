@@ -88,15 +88,17 @@ void agent_rr_rep_cancel(const char *what)
 		/* Serial mode: the canceller ran before this thread got the
 		 * token back, as recorded. */
 		if (agent_rr_mode & RR_MODE_SERIAL)
-			agent_rr_diverge_text(what, "the recording has the thread cancelled here "
-						    "(pthread_cancel); in the replay no cancellation "
-						    "is pending (or the thread disabled it)");
+			agent_rr_diverge_text(what,
+					      "the recording has the thread cancelled here "
+					      "(pthread_cancel); in the replay no cancellation "
+					      "is pending (or the thread disabled it)");
 		/* Sync mode: its canceller runs in parallel; wait for it. */
 		if (rr_cancel_now_ms() - start > agent_rr_stuck_ms)
-			agent_rr_diverge_text(what, "replay stuck: the recording has the thread "
-						    "cancelled here (pthread_cancel); in the replay no "
-						    "cancellation came for --stuck-ms (or the thread "
-						    "disabled it)");
+			agent_rr_diverge_text(what,
+					      "replay stuck: the recording has the thread "
+					      "cancelled here (pthread_cancel); in the replay no "
+					      "cancellation came for --stuck-ms (or the thread "
+					      "disabled it)");
 		{
 			struct timespec nap = {0, 200000};
 
