@@ -4,7 +4,9 @@
 # (doc/record.md, "Threads"): tests/progs/rr_createfail.c makes the second
 # of three creations fail with EAGAIN (a soft RLIMIT_AS just above what the
 # process maps; an attribute asking for a 64 TiB stack) or EPERM (a seccomp
-# filter that fails clone3 and clone, so the third fails too). In both
+# filter that fails clone3 and clone, so the third fails too), or EAGAIN
+# under RLIMIT_NPROC 1 for the user nobody, which the program becomes
+# (as root only; the third fails too). In both
 # modes the recording shows the failure, and three replays return the same
 # error from the same call, print the recorded output (which depends on
 # the interleaving of the threads that were created) and exit 0. A replay
@@ -15,11 +17,16 @@
 # replay used to refuse it: "bad thread number 65536 in the recording").
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 18
 T_TIMEOUT=120
 
+# (nproc: the program becomes the user nobody, with RLIMIT_NPROC 1: root only)
 for mode in serial sync; do
-	for how in as stack seccomp; do
+	for how in as stack seccomp nproc; do
+		if [ "$how" = nproc ] && [ "$(id -u)" != 0 ]; then
+			skip 2 "nproc: the program must start as root to become nobody"
+			continue
+		fi
 		want='^create 1: Resource temporarily unavailable$'
 		[ "$how" = seccomp ] && want='^create 1: Operation not permitted$'
 		spool_run record -q --mode "$mode" -- "$PROGS/rr_createfail" "$how"

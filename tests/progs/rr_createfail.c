@@ -11,6 +11,9 @@
  *   stack    an attribute asking for a 64 TiB stack (EAGAIN or ENOMEM)
  *   seccomp  a seccomp filter that fails clone3 and clone with EPERM (the
  *            third create fails too: a filter cannot be removed)
+ *   nproc    RLIMIT_NPROC of 1 for the user nobody, which the process
+ *            becomes (setgid, setuid: run it as root): EAGAIN (and the
+ *            third create fails too: root's limit cannot be had back)
  *
  * The threads that are created add to a counter under a mutex while the
  * main thread samples it, so the output depends on the interleaving.
@@ -107,6 +110,12 @@ int main(int argc, char **argv)
 		}
 		if (i == 1 && !strcmp(how, "seccomp") && no_clone())
 			perror("seccomp");
+		if (i == 1 && !strcmp(how, "nproc")) {
+			struct rlimit one = {1, 1};
+
+			if (setgid(65534) || setuid(65534) || setrlimit(RLIMIT_NPROC, &one))
+				perror("nproc");
+		}
 		rc = pthread_create(&t[i], ap, worker, NULL);
 		/* (nothing else may map memory meanwhile: spool's agent maps
 		 * a thread's ring when the thread starts, see below) */
