@@ -198,3 +198,35 @@ AGENT_EXPORT void pthread_testcancel(void)
 		AGENT_RR_CANCEL_POP();
 	}
 }
+
+/*
+ * Serial mode: the asynchronous cancel type is emulated
+ * (agent_serial_set_async): glibc's cancellation signal would unwind the
+ * thread wherever it lands, in the agent's wait for the run token too, and
+ * at a moment a replay cannot reproduce. Acted on at the thread's next
+ * switch point instead (a moment POSIX allows: "at any time").
+ */
+AGENT_EXPORT int pthread_setcanceltype(int type, int *old)
+{
+	static int (*real_type)(int, int *);
+	int was;
+
+	if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_SERIAL) && agent_self.state == AGENT_T_ON &&
+	    (type == PTHREAD_CANCEL_ASYNCHRONOUS || type == PTHREAD_CANCEL_DEFERRED) &&
+	    (was = agent_serial_set_async(type == PTHREAD_CANCEL_ASYNCHRONOUS)) >= 0) {
+		if (old)
+			*old = was ? PTHREAD_CANCEL_ASYNCHRONOUS : PTHREAD_CANCEL_DEFERRED;
+		return 0;
+	}
+	if (!real_type) {
+		int e = errno;
+
+		agent_self.busy++;
+		AGENT_RESOLVE(real_type, "pthread_setcanceltype");
+		agent_self.busy--;
+		errno = e;
+		if (!real_type)
+			return EINVAL;
+	}
+	return real_type(type, old);
+}

@@ -78,6 +78,7 @@ struct ser_self {
 	uint32_t loans;	     /* path replay: tokens lent while blocked in this turn */
 	uint32_t id;
 	uint8_t on;	     /* numbered thread of a serial session */
+	uint8_t async;	     /* its cancel type is asynchronous (agent_serial_set_async) */
 };
 static __thread struct ser_self ser_me;
 
@@ -947,6 +948,8 @@ static void ser_slow(unsigned at, int forced)
 		while (agent_ser.count == ser_me.release_at)
 			ser_replay_release(at, 1);
 		ser_set_limit();
+		if (AGENT_UNLIKELY(ser_me.async) && at != RR_AT_SYNC)
+			agent_rr_testcancel_real();
 		return;
 	}
 	/* A slice shorter than SER_SLICE_NS goes on (one clock read per
@@ -987,6 +990,22 @@ static void ser_slow(unsigned at, int forced)
 		}
 	}
 	ser_set_limit();
+	/* The asynchronous cancel type, emulated: a pending cancellation is
+	 * acted on at a switch point (not inside a lock call: at RR_AT_SYNC a
+	 * condition wait has let its mutex go), where a replay acts too. */
+	if (AGENT_UNLIKELY(ser_me.async) && at != RR_AT_SYNC)
+		agent_rr_testcancel_real();
+}
+
+int agent_serial_set_async(int on)
+{
+	int was;
+
+	if (!agent_serial_on || !ser_me.on)
+		return -1;
+	was = ser_me.async;
+	ser_me.async = !!on;
+	return was;
 }
 
 void agent_serial_slow(unsigned at)

@@ -78,6 +78,12 @@ void agent_serial_wait_yield(unsigned kind);
  * joining thread, out without the token, watches for a deadlock and for a
  * token holder blocked in a call the agent does not interpose. */
 void agent_serial_join_watch(int first);
+/* The asynchronous cancel type in serial mode (agent_rr_cancel.c): glibc's
+ * type stays deferred (glibc would unwind the thread wherever its
+ * cancellation signal lands, the agent's token waits included); the agent
+ * acts on a pending cancellation at the thread's switch points instead.
+ * Returns the previous setting, or -1 when the thread is not serialized. */
+int agent_serial_set_async(int on);
 /* Record: give the token up around a call that may block in the kernel
  * (a read, a join), and take it back after. No-ops in a replay. */
 void agent_serial_block_begin(unsigned at);

@@ -19,6 +19,8 @@
  *   pause       pause()
  *   sigwait     sigwait for SIGUSR1 (blocked, never sent)
  *   testcancel  a loop of pthread_testcancel() and sched_yield()
+ *   async       a loop of sched_yield() with the asynchronous cancel type
+ *               (spool does not support it: record says so)
  *   fsync       a loop of fsync(-1) (a cancellation point spool does not
  *               record) and sched_yield()
  *   asyncoff    pthread_cond_wait after the cancel type was set to
@@ -183,6 +185,13 @@ static void *victim(void *arg)
 			pthread_testcancel();
 			sched_yield();
 		}
+	} else if (!strcmp(how, "async")) {
+		int old;
+
+		pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+		say_ready();
+		for (;;)
+			sched_yield();
 	} else if (!strcmp(how, "fsync")) {
 		say_ready();
 		for (;;) {
