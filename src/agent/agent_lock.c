@@ -43,6 +43,8 @@
  * counted by the agent. Nothing is recorded per object: the token's
  * schedule orders everything.
  */
+/* AGENT_RR_CANCEL_PUSH is a setjmp (agent_rr.h) */
+#pragma GCC diagnostic ignored "-Wclobbered"
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
@@ -306,7 +308,10 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 						rc_ = ETIMEDOUT;                                   \
 						break;                                             \
 					}                                                          \
-					agent_serial_yield(RR_AT_SYNC);                            \
+					agent_serial_wait_yield(                                   \
+						(type) == LOCK_TYPE_RWLOCK ? RR_W_RWLOCK           \
+						: (type) == LOCK_TYPE_SPIN ? RR_W_SPIN             \
+									   : RR_W_MUTEX);          \
 				}                                                                  \
 				agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());           \
 				return rc_;                                                        \
@@ -543,6 +548,16 @@ AGENT_EXPORT int pthread_spin_destroy(pthread_spinlock_t *l)
 	AGENT_DESTROY((const void *)l, spin_destroy, R.spin_destroy(l));
 }
 
+/* Sync record: the thread was cancelled in a condition or semaphore wait
+ * (agent_rr_cancel.c); a condition wait took its mutex back first. Its
+ * record is the call's own, with result ECANCELED, at the object's next
+ * turn. */
+static void agent_rr_wait_cancelled(struct agent_rr_cancel_guard *g)
+{
+	if (agent_rr_mode == RR_MODE_RECORD && g->t->state == AGENT_T_ON)
+		agent_rr_rec_sync(g->t, g->obj, g->call, ECANCELED, 1);
+}
+
 /* ---- semaphores (return -1 and set errno) ---- */
 
 /* Replay of a semaphore wait (op OP_ACQUIRE) or trywait (OP_ACQUIRE_TRY):
@@ -555,13 +570,21 @@ static int agent_sem_replay(struct agent_thread *t, sem_t *s, uint32_t obj, unsi
 	int want = agent_rr_rep_begin(t, obj, op, s, 1), rc;
 
 	if (!want) {
+		int cs;
+
+		/* The recorded wait returned: sem_wait, a cancellation point,
+		 * must not act on a cancellation sent earlier in this run. */
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 		while ((rc = R.sem_wait(s)) < 0 && errno == EINTR)
 			;
+		pthread_setcancelstate(cs, NULL);
 		agent_rr_rep_end(t, rc < 0 ? errno : 0);
 		lock_emit(t, obj, op, ip, 0, frame);
 		return 0;
 	}
 	agent_rr_rep_end(t, want);
+	if (want == ECANCELED && op == OP_ACQUIRE)
+		agent_rr_rep_cancel("sem_wait");
 	lock_emit(t, obj, op == OP_ACQUIRE ? OP_TIMEOUT : OP_TRY_FAIL, ip, (uint64_t)want, frame);
 	errno = want;
 	return -1;
@@ -587,13 +610,17 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 		/* Serial: never blocks (the poster needs the token). */
 		e0 = errno;
 		agent_serial_point(RR_AT_SYNC);
+		/* A cancellation point, as glibc's (only the token holder
+		 * runs: it is acted on where it is in a replay). */
+		agent_rr_testcancel_real();
 		while (R.sem_trywait(s) < 0 && errno == EAGAIN) {
+			agent_rr_testcancel_real();
 			if (agent_serial_timed_out(clk, ts)) {
 				lock_emit(t, obj, OP_TIMEOUT, ip, ETIMEDOUT, frame);
 				errno = ETIMEDOUT;
 				return -1;
 			}
-			agent_serial_yield(RR_AT_SYNC);
+			agent_serial_wait_yield(RR_W_SEM);
 		}
 		errno = e0;
 		lock_emit(t, obj, OP_ACQUIRE, ip, 0, frame);
@@ -604,7 +631,16 @@ static inline int agent_sem_acquire(sem_t *s, int (*block)(sem_t *, clockid_t,
 	if (rc && errno == EAGAIN) {
 		errno = e0;
 		lock_emit(t, obj, OP_CONTEND, ip, 0, frame);
-		rc = block(s, clk, ts);
+		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD)) {
+			struct agent_rr_cancel_guard g = {t, OP_ACQUIRE, 0, obj,
+							  agent_rr_wait_cancelled};
+
+			AGENT_RR_CANCEL_PUSH(&g);
+			rc = block(s, clk, ts);
+			AGENT_RR_CANCEL_POP();
+		} else {
+			rc = block(s, clk, ts);
+		}
 	}
 	if (!rc) {
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))
@@ -758,7 +794,7 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
 		R.mutex_unlock(m);
 	want = agent_rr_rep_begin(t, mobj, OP_COND_WAIT, m, 0);
 
-	if (!agent_cond_relocked(want)) {
+	if (!agent_cond_relocked(want) && want != ECANCELED) {
 		agent_rr_rep_end(t, want);
 		return want;
 	}
@@ -766,6 +802,9 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
 	agent_rr_rep_wait(t);
 	rc = R.mutex_lock(m);
 	agent_rr_rep_end(t, rc ? rc : want);
+	/* Cancelled in the wait: with the mutex taken back, as recorded. */
+	if (want == ECANCELED)
+		agent_rr_rep_cancel("pthread_cond_wait");
 	return want;
 }
 
@@ -793,8 +832,15 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
 			rc_ = (agent_rr_mode & RR_MODE_SERIAL)                                     \
 				      ? agent_serial_cond_wait(m, (clk), (ts))                     \
 				      : agent_cond_replay(t_, m, mobj_);                           \
-		else                                                                               \
+		else if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD)) {                        \
+			struct agent_rr_cancel_guard g_ = {t_, OP_COND_WAIT, 0, mobj_,             \
+							   agent_rr_wait_cancelled};               \
+			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
 			rc_ = call;                                                                \
+			AGENT_RR_CANCEL_POP();                                                     \
+		} else {                                                                           \
+			rc_ = call;                                                                \
+		}                                                                                  \
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))                               \
 			agent_rr_rec_sync(t_, mobj_, OP_COND_WAIT, rc_, agent_cond_relocked(rc_)); \
 		lock_emit(t_, cobj_, OP_COND_WAKE, ip_, (uint64_t)rc_, FRAME());                   \

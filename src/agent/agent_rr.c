@@ -137,6 +137,8 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_SPAWN] = "posix_spawn",
 	[RR_CALL_WAIT] = "wait/waitpid/wait4",
 	[RR_CALL_WAITID] = "waitid",
+	[RR_CALL_CANCEL] = "cancelled in",
+	[RR_CALL_TESTCANCEL] = "pthread_testcancel",
 };
 
 /* ---- report text (no stdio in the agent) ---- */
@@ -297,6 +299,13 @@ static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 		const struct rec_input *in = (const struct rec_input *)h;
 
 		rr_puts(b, rr_call_name(in->call));
+		if (in->call == RR_CALL_CANCEL) {
+			/* fd is the call the thread was cancelled in */
+			rr_puts(b, " ");
+			rr_puts(b, rr_call_name((unsigned)in->fd));
+			rr_puts(b, " (pthread_cancel)");
+			return;
+		}
 		rr_puts(b, "(fd ");
 		rr_puti(b, in->fd);
 		rr_puts(b, ") returning ");
@@ -403,6 +412,15 @@ static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct re
 		}
 	}
 	rr_report_end(mine, 0);
+}
+
+/* The record the thread replayed last (a cancelled call's, for the report
+ * of agent_rr_diverge_text). */
+static __thread const struct rec_hdr *rr_last_rec;
+
+void agent_rr_diverge_text(const char *what, const char *why)
+{
+	rr_diverge(RR_CAUSE_CALLS, rr_last_rec, what, 0, NULL, why);
 }
 
 static void rr_lost(const char *why)
@@ -945,6 +963,34 @@ static int rr_call_blocks(unsigned call)
 /* The thread's log is exhausted: the end of a truncated recording, a
  * thread that was blocked in this call when the recorded run ended, or a
  * call the recording does not have. blocks: the call can block. */
+static int rr_all_replayed_but(uint32_t skip);
+
+/* Park at the end of the log (rr_end_of_log). In a truncated recording,
+ * return once every other thread has ended, parked, or replayed all it
+ * recorded and waits past it outside the agent (in a call spool does not
+ * interpose, as when the run was killed) for two rounds of a second: the
+ * replay is at its end, and nobody else would say so. */
+static void rr_park_trunc(int trunc)
+{
+	static uint32_t never;
+	int idle = 0;
+
+	if (!trunc)
+		rr_park();
+	for (;;) {
+		struct timespec ts = {1, 0};
+
+		if (rr_trunc_all_done())
+			return;
+		if (!rr_all_replayed_but(rr_self.id))
+			idle = 0;
+		else if (++idle > 2)
+			return;
+		syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		rr_end_if_host_gone();
+	}
+}
+
 static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t idx,
 						    const void *addr, int blocks)
 {
@@ -970,7 +1016,7 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 		__atomic_fetch_add(&rr_nparked, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&rr_threads[rr_self.id].started, 3, __ATOMIC_SEQ_CST);
 		if (sync && !rr_trunc_all_done())
-			rr_park();
+			rr_park_trunc(trunc);
 	}
 	if (trunc) {
 		int mine;
@@ -1028,6 +1074,7 @@ static void rr_advance(void)
 {
 	const struct rec_hdr *h = rr_peek();
 
+	rr_last_rec = h;
 	rr_self.cur += h->size;
 	rr_self.tseq++;
 	__atomic_store_n(&rr_threads[rr_self.id].done, rr_self.tseq, __ATOMIC_RELEASE);
@@ -1526,6 +1573,8 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	if (!h)
 		rr_end_of_log(what, 0, NULL, rr_call_blocks(call));
 	in = (const struct rec_input *)h;
+	if (ev_kind(h->word) == KIND_INPUT && in->call == RR_CALL_CANCEL && in->fd == (int)call)
+		agent_rr_rep_cancel_input(what);
 	if (ev_kind(h->word) == KIND_INPUT && in->call == call && in->fd != fd)
 		rr_diverge(RR_CAUSE_FD, h, what, 0, NULL,
 			   "the same call on another descriptor number");
@@ -1616,6 +1665,36 @@ out:
 	return result;
 }
 
+/* Sync mode orders what the agent records: a cancellation acted on at a
+ * point it does not record (open, close, a stdio write) lands elsewhere in
+ * a replay. Serial mode needs nothing: only the token holder runs, and it
+ * acts on the cancellation where a replay does. */
+void agent_rr_thread_unwound(void)
+{
+	if (agent_rr_mode == RR_MODE_RECORD && rr_self.has_id && !agent_rr_cancel_seen)
+		__atomic_fetch_or(&rr_area->flags, RR_F_CANCEL_UNSEEN, __ATOMIC_RELAXED);
+}
+
+int agent_rr_rep_next_cancel(unsigned call)
+{
+	const struct rec_hdr *h = rr_peek();
+
+	return h && ev_kind(h->word) == KIND_INPUT &&
+	       ((const struct rec_input *)h)->call == RR_CALL_CANCEL &&
+	       ((const struct rec_input *)h)->fd == (int)call;
+}
+
+void agent_rr_rep_cancel_input(const char *what)
+{
+	const struct rec_hdr *h = rr_peek();
+
+	if (!h || ev_kind(h->word) != KIND_INPUT ||
+	    ((const struct rec_input *)h)->call != RR_CALL_CANCEL)
+		rr_diverge(RR_CAUSE_CALLS, h, what, 0, NULL, "a different call");
+	rr_advance();
+	agent_rr_rep_cancel(what);
+}
+
 /* ---- threads ---- */
 
 uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
@@ -1641,12 +1720,19 @@ uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
 		return turn + 1;
 	}
 	*forced = agent_rr_rep_begin(t, 0, OP_THREAD_CREATE, NULL, 1);
-	if (rr_self.pending->arg >= rr_area->max_threads)
-		rr_diverge(RR_CAUSE_DATA, &rr_self.pending->h, "pthread_create", 0, NULL, "bad thread number");
+	/* A recorded failure (EAGAIN under RLIMIT_AS, EPERM under seccomp)
+	 * creates nothing: its number is no thread's, and the replay's tables
+	 * may not have room for it. It is a switch point as recorded
+	 * (agent_rr_create_end). */
 	if (*forced) {
 		agent_rr_rep_end(t, *forced);
+		if (agent_rr_mode & RR_MODE_SERIAL)
+			agent_serial_point(RR_AT_CREATE);
 		return RR_NO_TURN;
 	}
+	if (rr_self.pending->arg >= rr_area->max_threads)
+		rr_diverge(RR_CAUSE_DATA, &rr_self.pending->h, "pthread_create", 0, NULL,
+			   "bad thread number");
 	return (uint32_t)rr_self.pending->arg;
 }
 
@@ -1670,17 +1756,18 @@ void agent_rr_create_end(struct agent_thread *t, uint32_t child, int rc)
 
 /* Joins are ordered by the threads themselves; recording them lets a
  * replay see at once that a thread joins where it created, or the reverse. */
-void agent_rr_join_begin(struct agent_thread *t)
+int agent_rr_join_begin(struct agent_thread *t)
 {
 	if (!rr_self.has_id)
-		return;
+		return 0;
 	if (agent_rr_mode & RR_MODE_SERIAL) {
 		agent_serial_point(RR_AT_JOIN);
 		agent_serial_block_begin(RR_AT_JOIN);
 	}
 	agent_rr_sig_away = 1; /* its signals are for the others to deliver */
 	if (agent_rr_mode & RR_MODE_REPLAY)
-		agent_rr_rep_begin(t, 0, OP_THREAD_JOIN_END, NULL, 1);
+		return agent_rr_rep_begin(t, 0, OP_THREAD_JOIN_END, NULL, 1);
+	return 0;
 }
 
 void agent_rr_join_end(struct agent_thread *t, int rc)
@@ -1708,13 +1795,33 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
  * thread that has ended but is still leaving makes one round time out at
  * most, hence two.
  */
+/* Every thread created so far but SKIP has ended, or replayed all its
+ * recorded events. */
+static int rr_all_replayed_but(uint32_t skip)
+{
+	uint32_t created = __atomic_load_n(&rr_turn[0], __ATOMIC_SEQ_CST) + 1, i;
+
+	if (created > rr_area->max_threads)
+		created = rr_area->max_threads;
+	for (i = 0; i < created; i++) {
+		const struct rr_thread_slot *s = &rr_threads[i];
+
+		if (i == skip || __atomic_load_n(&s->started, __ATOMIC_SEQ_CST) >= 2)
+			continue;
+		if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE) < s->nevents)
+			return 0;
+	}
+	return 1;
+}
+
 int agent_rr_join_wait(pthread_t th, void **ret)
 {
 	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
 	int idle = 0, rc;
+	int serial_rec = agent_rr_mode == (RR_MODE_RECORD | RR_MODE_SERIAL);
 
-	if (!rr_self.has_id || (agent_rr_mode & RR_MODE_SERIAL) ||
-	    !(agent_rr_mode & RR_MODE_REPLAY))
+	if (!rr_self.has_id || (!serial_rec && ((agent_rr_mode & RR_MODE_SERIAL) ||
+						!(agent_rr_mode & RR_MODE_REPLAY))))
 		return agent_real.join(th, ret);
 	if (!timedjoin) {
 		agent_self.busy++;
@@ -1729,12 +1836,37 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 
 		syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1;
-		rc = timedjoin(th, ret, &ts);
+		if (serial_rec) {
+			rc = timedjoin(th, ret, &ts);
+		} else {
+			int cs;
+
+			/* A replay: the recorded join returned (a recorded
+			 * cancellation in it never gets here), so the join, a
+			 * cancellation point, must not act on one sent earlier
+			 * in this run. */
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+			rc = timedjoin(th, ret, &ts);
+			pthread_setcancelstate(cs, NULL);
+		}
 		if (rc != ETIMEDOUT)
 			return rc;
-		if (!rr_done_but(rr_self.id)) /* the others: ended or parked */
-			idle = 0;
-		else if (++idle >= 2)
+		if (serial_rec) {
+			/* the serial recording's watch (agent_serial.c) */
+			agent_serial_join_watch(idle++ == 0);
+			continue;
+		}
+		if (!rr_done_but(rr_self.id)) { /* the others: ended or parked */
+			/* A truncated recording: the others have replayed every
+			 * event they recorded, and one waits past it outside the
+			 * agent (a call spool does not interpose, as when the run
+			 * was killed): the replay is at its end. */
+			if (!(rr_area->opts & RR_O_TRUNCATED) || !rr_all_replayed_but(rr_self.id))
+				idle = 0;
+			else if (++idle >= 2)
+				rr_end_of_log("pthread_join", 0, NULL, 0);
+			continue;
+		} else if (++idle >= 2)
 			rr_diverge(RR_CAUSE_CALLS, NULL, "pthread_join", 0, NULL,
 				   "the joined thread went past its recording and waits there for "
 				   "good (every other thread has ended or waits at the end of its "
@@ -1889,8 +2021,10 @@ struct agent_thread *agent_rr_io_enter(void)
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	if (agent_rr_mode & RR_MODE_SERIAL)
+	if (agent_rr_mode & RR_MODE_SERIAL) {
+		agent_ser.inputs++;
 		agent_serial_point(RR_AT_INPUT);
+	}
 	return t;
 }
 

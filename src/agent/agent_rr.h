@@ -20,6 +20,7 @@
 #ifndef SPOOL_AGENT_AGENT_RR_H
 #define SPOOL_AGENT_AGENT_RR_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -142,7 +143,7 @@ int agent_rr_join_wait(pthread_t th, void **ret);
 void agent_rr_exit_wait(void);
 /* pthread_join: begin before the real join (replay checks it is due), end
  * after it with its result. */
-void agent_rr_join_begin(struct agent_thread *t);
+int agent_rr_join_begin(struct agent_thread *t);
 void agent_rr_join_end(struct agent_thread *t, int rc);
 
 /*
@@ -306,5 +307,79 @@ int agent_rr_zinput_init(int replay);
 const unsigned char *agent_rr_zinput_unpack(const void *src, uint32_t packed, uint32_t raw,
 					    void *dst);
 void agent_rr_zinput_thread_end(void);
+
+/*
+ * Cancellation (agent_rr_cancel.c, doc/record.md "Threads"). A thread
+ * cancelled while it waits in a call the agent records is unwound through
+ * the agent's wrapper: the wrapper registers a cleanup around the real call
+ * (glibc's setjmp form of pthread_cleanup_push: the agent is C without
+ * -fexceptions and must not need libgcc_s), which runs during that
+ * unwinding before the program's own handlers: it takes the run token back
+ * (serial mode: the program's cleanup handlers are user code) and records
+ * that the call was cancelled (an RR_CALL_CANCEL input, or the call's own
+ * sync record with result ECANCELED). A replay that meets the record
+ * cancels the thread there (agent_rr_rep_cancel).
+ */
+struct agent_rr_cancel_guard {
+	struct agent_thread *t;
+	unsigned call;  /* RR_CALL_* of an input call; 0: the hook below */
+	int serial_out; /* 1: the thread gave the run token up for the call */
+	uint32_t obj;   /* for the hook */
+	void (*hook)(struct agent_rr_cancel_guard *g); /* records instead of RR_CALL_CANCEL */
+};
+void agent_rr_cancel_unwind(void *guard);
+/*
+ * Around the real call (in one block): PUSH(&guard) ... POP. glibc's
+ * pthread_cleanup_push without its routine and argument variables: after
+ * the longjmp of an unwinding only the guard's address (a frame address)
+ * and the buffer (memory) are used, so GCC's -Wclobbered warnings about
+ * the caller's other locals, which it gives for any setjmp, do not apply
+ * (the files that use these turn it off).
+ */
+#define AGENT_RR_CANCEL_PUSH(g)                                                                    \
+	do {                                                                                       \
+		__pthread_unwind_buf_t cbuf_;                                                      \
+		if (__builtin_expect(__sigsetjmp_cancel(cbuf_.__cancel_jmp_buf, 0), 0)) {         \
+			agent_rr_cancel_unwind(g);                                                 \
+			__pthread_unwind_next(&cbuf_);                                             \
+		}                                                                                  \
+		__pthread_register_cancel(&cbuf_);                                                 \
+		do {
+#define AGENT_RR_CANCEL_POP()                                                                      \
+	}                                                                                          \
+	while (0)                                                                                  \
+		;                                                                                  \
+	__pthread_unregister_cancel(&cbuf_);                                                       \
+	}                                                                                          \
+	while (0)
+/* The once control libgcc's unwinder calls pthread_once on at every
+ * unwinding (its table of register sizes), found by the first unwinding
+ * the interposed pthread_cancel makes (agent_rr_cancel_warming set); calls
+ * on it are not recorded: a cancelled thread makes one before its
+ * cancellation is recorded, a replay after. */
+extern pthread_once_t *agent_rr_unwind_once;
+extern __thread int agent_rr_cancel_warming;
+/* Record (agent_rr_signal.c): the cleanup of a wait for signals between
+ * agent_rr_sig_wait_begin and _end (call: its RR_CALL_*). */
+void agent_rr_sig_wait_cancelled(struct agent_rr_cancel_guard *g);
+/* Record: the calling thread's cancellation was recorded (a cleanup of
+ * agent_rr_cancel.c ran). */
+extern __thread int agent_rr_cancel_seen;
+/* Record: the thread ends by unwinding (cancellation), not by returning or
+ * pthread_exit (agent_thread.c). */
+void agent_rr_thread_unwound(void);
+/* Replay: the recording has the thread cancelled in WHAT here: act on the
+ * cancellation (returns only by diverging: it never does). */
+void __attribute__((noreturn)) agent_rr_rep_cancel(const char *what);
+/* Replay (agent_rr.c): whether the thread's next record says it was
+ * cancelled in CALL. */
+int agent_rr_rep_next_cancel(unsigned call);
+/* glibc's pthread_testcancel (the agent interposes it for sync mode). */
+void agent_rr_testcancel_real(void);
+/* Replay (agent_rr.c): consume the thread's next record, an RR_CALL_CANCEL
+ * input, and cancel the thread. */
+void __attribute__((noreturn)) agent_rr_rep_cancel_input(const char *what);
+/* Replay (agent_rr.c): stop the replay, blaming WHAT (for agent_rr_cancel.c). */
+void __attribute__((noreturn)) agent_rr_diverge_text(const char *what, const char *why);
 
 #endif

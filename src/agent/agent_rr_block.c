@@ -39,6 +39,8 @@
  * glibc's internal __write and are not seen (they happen for real in a
  * replay, which is what reproduces printf output).
  */
+/* AGENT_RR_CANCEL_PUSH is a setjmp (agent_rr.h) */
+#pragma GCC diagnostic ignored "-Wclobbered"
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -124,18 +126,24 @@ __attribute__((constructor)) static void agent_rr_block_resolve(void)
 #define RR_REPLAYING() (agent_rr_mode & RR_MODE_REPLAY)
 
 /* Serial record: give the run token up around a call that may block. */
-#define RR_BLOCK_IF(cond, type, expr)                                                              \
+#define RR_BLOCK_IF(call, cond, type, expr)                                                        \
 	({                                                                                         \
 		type r_;                                                                           \
+		struct agent_rr_cancel_guard g_ = {&agent_self, (call), 0, 0, NULL};               \
 		if ((agent_rr_mode & RR_MODE_SERIAL) && (cond)) {                                  \
 			int e_;                                                                    \
 			agent_serial_block_begin(RR_AT_INPUT);                                     \
+			g_.serial_out = 1;                                                         \
+			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
 			r_ = (expr);                                                               \
+			AGENT_RR_CANCEL_POP();                                                     \
 			e_ = errno;                                                                \
 			agent_serial_block_end();                                                  \
 			errno = e_;                                                                \
 		} else {                                                                           \
+			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
 			r_ = (expr);                                                               \
+			AGENT_RR_CANCEL_POP();                                                     \
 		}                                                                                  \
 		r_;                                                                                \
 	})
@@ -161,7 +169,7 @@ static int rr_nanosleep(const struct timespec *req, struct timespec *rem)
 		return real_nanosleep(req, rem);
 	if (RR_REPLAYING())
 		return (int)agent_rr_rep_input(t, RR_CALL_NANOSLEEP, -1, &s, 1, NULL);
-	r = RR_BLOCK_IF(1, int, real_nanosleep(req, rem));
+	r = RR_BLOCK_IF(RR_CALL_NANOSLEEP, 1, int, real_nanosleep(req, rem));
 	e = errno;
 	if (!(r < 0 && e == EINTR))
 		s.n = 0;
@@ -216,7 +224,7 @@ AGENT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec
 		return real_clock_nanosleep(clk, flags, req, rem);
 	if (RR_REPLAYING())
 		return (int)agent_rr_rep_input(t, RR_CALL_CLOCK_NANOSLEEP, (int)clk, &s, 1, NULL);
-	r = RR_BLOCK_IF(1, int, real_clock_nanosleep(clk, flags, req, rem));
+	r = RR_BLOCK_IF(RR_CALL_CLOCK_NANOSLEEP, 1, int, real_clock_nanosleep(clk, flags, req, rem));
 	if (r != EINTR || (flags & TIMER_ABSTIME))
 		s.n = 0;
 	agent_rr_rec_input(t, RR_CALL_CLOCK_NANOSLEEP, (int)clk, r, 0, 0, &s, 1);
@@ -230,7 +238,7 @@ AGENT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec
 AGENT_EXPORT int sched_yield(void)
 {
 	if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_SERIAL) && rr_serial_caller()) {
-		agent_serial_yield(RR_AT_YIELD);
+		agent_serial_wait_yield(RR_W_YIELD);
 		return 0;
 	}
 	return real_sched_yield();
@@ -335,7 +343,7 @@ static int rr_once_emulated(pthread_once_t *o, void (*init)(void), int serial)
 			return 0;
 		if (v & RR_ONCE_INPROGRESS) {
 			if (serial)
-				agent_serial_yield(RR_AT_SYNC);
+				agent_serial_wait_yield(RR_W_ONCE);
 			else
 				syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
 			continue;
@@ -383,6 +391,11 @@ AGENT_EXPORT int pthread_once(pthread_once_t *o, void (*init)(void))
 	int rc;
 
 	if (AGENT_LIKELY(!agent_rr_mode))
+		return real_once(o, init);
+	/* The unwinder's own once (agent_rr_cancel.c): never recorded. */
+	if (AGENT_UNLIKELY(agent_rr_cancel_warming))
+		__atomic_store_n(&agent_rr_unwind_once, o, __ATOMIC_RELEASE);
+	if (AGENT_UNLIKELY(o == __atomic_load_n(&agent_rr_unwind_once, __ATOMIC_ACQUIRE)))
 		return real_once(o, init);
 	if (rr_serial_caller())
 		return rr_once_emulated(o, init, 1);
@@ -483,7 +496,10 @@ static void rr_write_all(int fd, const struct iovec *iov, int cnt, size_t n)
 
 		n -= k;
 		while (k) {
-			ssize_t w = real_write(fd, p, k);
+			/* (the raw call: libc's write is a cancellation point,
+			 * and a replayed write that returned when recorded must
+			 * not be where a replay acts on a cancellation) */
+			ssize_t w = syscall(SYS_write, fd, p, k);
 
 			if (w < 0 && errno == EINTR)
 				continue;
@@ -540,7 +556,7 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 
 		return rr_write_replay(t, RR_CALL_WRITE, fd, &v, 1);
 	}
-	r = RR_BLOCK_IF(rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, buf, n)));
+	r = RR_BLOCK_IF(RR_CALL_WRITE, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, buf, n)));
 	e = errno;
 	agent_rr_rec_input(t, RR_CALL_WRITE, fd, r, r < 0 ? e : 0, order, NULL, 0);
 	errno = e;
@@ -559,7 +575,7 @@ ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 		return real(fd, iov, cnt);
 	if (RR_REPLAYING())
 		return rr_write_replay(t, RR_CALL_WRITEV, fd, iov, cnt);
-	r = RR_BLOCK_IF(rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, iov, cnt)));
+	r = RR_BLOCK_IF(RR_CALL_WRITEV, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, iov, cnt)));
 	e = errno;
 	agent_rr_rec_input(t, RR_CALL_WRITEV, fd, r, r < 0 ? e : 0, order, NULL, 0);
 	errno = e;
@@ -592,7 +608,7 @@ ssize_t agent_rr_send(int fd, const void *buf, size_t n, int flags,
 	if (RR_REPLAYING())
 		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITE, fd, NULL, 0, NULL);
 	return rr_send_rec(t, RR_CALL_WRITE, fd,
-			   RR_BLOCK_IF(RR_SEND_MAY_BLOCK(fd, flags), ssize_t,
+			   RR_BLOCK_IF(RR_CALL_WRITE, RR_SEND_MAY_BLOCK(fd, flags), ssize_t,
 				       real(fd, buf, n, flags)));
 }
 
@@ -608,7 +624,7 @@ ssize_t agent_rr_sendto(int fd, const void *buf, size_t n, int flags, const stru
 	if (RR_REPLAYING())
 		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITE, fd, NULL, 0, NULL);
 	return rr_send_rec(t, RR_CALL_WRITE, fd,
-			   RR_BLOCK_IF(RR_SEND_MAY_BLOCK(fd, flags), ssize_t,
+			   RR_BLOCK_IF(RR_CALL_WRITE, RR_SEND_MAY_BLOCK(fd, flags), ssize_t,
 				       real(fd, buf, n, flags, a, alen)));
 }
 
@@ -622,7 +638,7 @@ ssize_t agent_rr_sendmsg(int fd, const struct msghdr *m, int flags,
 	if (RR_REPLAYING())
 		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITEV, fd, NULL, 0, NULL);
 	return rr_send_rec(t, RR_CALL_WRITEV, fd,
-			   RR_BLOCK_IF(RR_SEND_MAY_BLOCK(fd, flags), ssize_t, real(fd, m, flags)));
+			   RR_BLOCK_IF(RR_CALL_WRITEV, RR_SEND_MAY_BLOCK(fd, flags), ssize_t, real(fd, m, flags)));
 }
 
 /* Weak: the system probes (agent_sys.c) interpose the write family too;

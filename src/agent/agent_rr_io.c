@@ -23,6 +23,8 @@
  * fread/fgets/getc call __read directly), raw syscall instructions, rdtsc,
  * vDSO calls made without the PLT.
  */
+/* AGENT_RR_CANCEL_PUSH is a setjmp (agent_rr.h) */
+#pragma GCC diagnostic ignored "-Wclobbered"
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -196,18 +198,24 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 #define RR_REPLAYING() (agent_rr_mode & RR_MODE_REPLAY)
 /* Serial record: a call that may block in the kernel gives the run token up
  * around it (agent_serial.c), so the thread that would unblock it can run. */
-#define RR_BLOCK(type, expr)                                                                       \
+#define RR_BLOCK(call, type, expr)                                                                 \
 	({                                                                                         \
 		type r_;                                                                           \
+		struct agent_rr_cancel_guard g_ = {&agent_self, (call), 0, 0, NULL};               \
 		if (agent_rr_mode & RR_MODE_SERIAL) {                                              \
 			int e_;                                                                    \
-			agent_serial_block_begin(RR_AT_INPUT);                                                \
+			agent_serial_block_begin(RR_AT_INPUT);                                     \
+			g_.serial_out = 1;                                                         \
+			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
 			r_ = (expr);                                                               \
+			AGENT_RR_CANCEL_POP();                                                     \
 			e_ = errno;                                                                \
 			agent_serial_block_end();                                                  \
 			errno = e_;                                                                \
 		} else {                                                                           \
+			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
 			r_ = (expr);                                                               \
+			AGENT_RR_CANCEL_POP();                                                     \
 		}                                                                                  \
 		r_;                                                                                \
 	})
@@ -217,16 +225,20 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
  * handler already due ends it at once with EINTR; the handlers of signals
  * that land on the thread during the wait are its own); without, it is the
  * plain call's RR_BLOCK. */
-#define RR_SIGBLOCK(mask, type, expr)                                                              \
+#define RR_SIGBLOCK(call, mask, type, expr)                                                              \
 	({                                                                                         \
 		type r_;                                                                           \
 		if (!(mask)) {                                                                     \
-			r_ = RR_BLOCK(type, expr);                                                 \
+			r_ = RR_BLOCK(call, type, expr);                                                 \
 		} else if (agent_rr_sig_wait_begin()) {                                           \
 			r_ = -1;                                                                   \
 			errno = EINTR;                                                             \
 		} else {                                                                           \
+			struct agent_rr_cancel_guard g_ = {&agent_self, (call), 0, 0,              \
+							   agent_rr_sig_wait_cancelled};           \
+			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
 			r_ = (expr);                                                               \
+			AGENT_RR_CANCEL_POP();                                                     \
 			agent_rr_sig_wait_end();                                                   \
 		}                                                                                  \
 		r_;                                                                                \
@@ -289,7 +301,7 @@ AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 			agent_rr_tree_drain(fd, (size_t)r);
 		return r;
 	}
-	return rr_rec_buf(t, RR_CALL_READ, fd, RR_BLOCK(ssize_t, real_read(fd, buf, n)), buf);
+	return rr_rec_buf(t, RR_CALL_READ, fd, RR_BLOCK(RR_CALL_READ, ssize_t, real_read(fd, buf, n)), buf);
 }
 
 /* _FORTIFY_SOURCE builds call these when the buffer size is known. */
@@ -323,7 +335,7 @@ AGENT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	if (RR_IO_OFF(t) || cnt > 64)
 		return AGENT_SYS_IO(SYS_IO_READ, fd, real_readv(fd, iov, cnt));
 	return rr_iov(t, RR_CALL_READV, fd, iov, cnt,
-		      RR_REPLAYING() ? 0 : RR_BLOCK(ssize_t, real_readv(fd, iov, cnt)));
+		      RR_REPLAYING() ? 0 : RR_BLOCK(RR_CALL_READV, ssize_t, real_readv(fd, iov, cnt)));
 }
 
 AGENT_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off)
@@ -351,7 +363,7 @@ AGENT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 		return AGENT_SYS_IO(SYS_IO_READ, fd, real_recv(fd, buf, n, flags));
 	if (RR_REPLAYING())
 		return rr_rep_buf(t, RR_CALL_RECV, fd, buf, n);
-	return rr_rec_buf(t, RR_CALL_RECV, fd, RR_BLOCK(ssize_t, real_recv(fd, buf, n, flags)),
+	return rr_rec_buf(t, RR_CALL_RECV, fd, RR_BLOCK(RR_CALL_RECV, ssize_t, real_recv(fd, buf, n, flags)),
 			  buf);
 }
 
@@ -402,7 +414,7 @@ AGENT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct soc
 	}
 	cap = addr && alen ? *alen : 0;
 	r = rr_rec_buf(t, RR_CALL_RECVFROM, fd,
-		       RR_BLOCK(ssize_t, real_recvfrom(fd, buf, n, flags, addr, alen)), buf);
+		       RR_BLOCK(RR_CALL_RECVFROM, ssize_t, real_recvfrom(fd, buf, n, flags, addr, alen)), buf);
 	if (addr && alen)
 		rr_addr_rec(t, fd, addr, cap, *alen, r);
 	return r;
@@ -498,7 +510,7 @@ AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 	}
 	namecap = m->msg_name ? m->msg_namelen : 0;
 	r = rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen,
-		   RR_BLOCK(ssize_t, real_recvmsg(fd, m, flags)));
+		   RR_BLOCK(RR_CALL_RECVMSG, ssize_t, real_recvmsg(fd, m, flags)));
 	rr_meta_rec(t, fd, m, namecap, r);
 	return r;
 }
@@ -538,7 +550,7 @@ AGENT_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned vlen, int flags,
 	}
 	for (i = 0; i < (int)vlen; i++)
 		namecap[i] = v[i].msg_hdr.msg_name ? v[i].msg_hdr.msg_namelen : 0;
-	r = RR_BLOCK(int, real_recvmmsg(fd, v, vlen, flags, tmo));
+	r = RR_BLOCK(RR_CALL_RECVMMSG, int, real_recvmmsg(fd, v, vlen, flags, tmo));
 	e = errno;
 	agent_rr_rec_input(t, RR_CALL_RECVMMSG, fd, r, r < 0 ? e : 0, 0, NULL, 0);
 	for (i = 0; i < r && i < (int)vlen; i++) {
@@ -602,7 +614,7 @@ AGENT_EXPORT int accept(int fd, struct sockaddr *a, socklen_t *l)
 	if (RR_IO_OFF(t))
 		return real_accept(fd, a, l);
 	return rr_accept(t, fd, a, l, 0,
-			 RR_REPLAYING() ? 0 : RR_BLOCK(int, real_accept(fd, a, l)));
+			 RR_REPLAYING() ? 0 : RR_BLOCK(RR_CALL_ACCEPT, int, real_accept(fd, a, l)));
 }
 
 AGENT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
@@ -612,7 +624,7 @@ AGENT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
 	if (RR_IO_OFF(t))
 		return real_accept4(fd, a, l, f);
 	return rr_accept(t, fd, a, l, f,
-			 RR_REPLAYING() ? 0 : RR_BLOCK(int, real_accept4(fd, a, l, f)));
+			 RR_REPLAYING() ? 0 : RR_BLOCK(RR_CALL_ACCEPT, int, real_accept4(fd, a, l, f)));
 }
 
 /* ---- waiting for descriptors ---- */
@@ -636,7 +648,7 @@ AGENT_EXPORT int poll(struct pollfd *p, nfds_t n, int timeout)
 		return real_poll(p, n, timeout);
 	if (RR_REPLAYING())
 		return (int)rr_rep_buf(t, RR_CALL_POLL, -1, p, n * sizeof(*p));
-	return rr_poll_rec(t, p, n, RR_BLOCK(int, real_poll(p, n, timeout)));
+	return rr_poll_rec(t, p, n, RR_BLOCK(RR_CALL_POLL, int, real_poll(p, n, timeout)));
 }
 
 /* ppoll, pselect and epoll_pwait are recorded as poll, select and
@@ -652,7 +664,7 @@ AGENT_EXPORT int ppoll(struct pollfd *p, nfds_t n, const struct timespec *ts, co
 		return real_ppoll(p, n, ts, m);
 	if (RR_REPLAYING())
 		return (int)rr_rep_buf(t, RR_CALL_POLL, -1, p, n * sizeof(*p));
-	return rr_poll_rec(t, p, n, RR_SIGBLOCK(m, int, real_ppoll(p, n, ts, m)));
+	return rr_poll_rec(t, p, n, RR_SIGBLOCK(RR_CALL_POLL, m, int, real_ppoll(p, n, ts, m)));
 }
 
 /* Data: the sets that were given, each (n + 7) / 8 bytes rounded to 8.
@@ -676,9 +688,9 @@ static int rr_select(int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv,
 	if (RR_REPLAYING())
 		return (int)agent_rr_rep_input(t, RR_CALL_SELECT, n, s, k, NULL);
 	if (pselect)
-		rc = RR_SIGBLOCK(m, int, real_pselect(n, r, w, x, ts, m));
+		rc = RR_SIGBLOCK(RR_CALL_SELECT, m, int, real_pselect(n, r, w, x, ts, m));
 	else
-		rc = RR_BLOCK(int, real_select(n, r, w, x, tv));
+		rc = RR_BLOCK(RR_CALL_SELECT, int, real_select(n, r, w, x, tv));
 	e = errno;
 	agent_rr_rec_input(t, RR_CALL_SELECT, n, rc, rc < 0 ? e : 0, 0, s, rc < 0 ? 0 : k);
 	errno = e;
@@ -719,7 +731,7 @@ AGENT_EXPORT int epoll_wait(int fd, struct epoll_event *ev, int max, int timeout
 	if (RR_REPLAYING())
 		return (int)rr_rep_buf(t, RR_CALL_EPOLL_WAIT, fd, ev,
 				       max > 0 ? (size_t)max * sizeof(*ev) : 0);
-	return rr_epoll_rec(t, fd, ev, RR_BLOCK(int, real_epoll_wait(fd, ev, max, timeout)));
+	return rr_epoll_rec(t, fd, ev, RR_BLOCK(RR_CALL_EPOLL_WAIT, int, real_epoll_wait(fd, ev, max, timeout)));
 }
 
 AGENT_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeout,
@@ -736,7 +748,7 @@ AGENT_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeou
 		return (int)rr_rep_buf(t, RR_CALL_EPOLL_WAIT, fd, ev,
 				       max > 0 ? (size_t)max * sizeof(*ev) : 0);
 	return rr_epoll_rec(t, fd, ev,
-			    RR_SIGBLOCK(m, int, real_epoll_pwait(fd, ev, max, timeout, m)));
+			    RR_SIGBLOCK(RR_CALL_EPOLL_WAIT, m, int, real_epoll_pwait(fd, ev, max, timeout, m)));
 }
 
 /* glibc 2.35 and later: a timespec timeout. Recorded as epoll_wait too. */
@@ -754,7 +766,7 @@ AGENT_EXPORT int epoll_pwait2(int fd, struct epoll_event *ev, int max, const str
 		return (int)rr_rep_buf(t, RR_CALL_EPOLL_WAIT, fd, ev,
 				       max > 0 ? (size_t)max * sizeof(*ev) : 0);
 	return rr_epoll_rec(t, fd, ev,
-			    RR_SIGBLOCK(m, int, real_epoll_pwait2(fd, ev, max, ts, m)));
+			    RR_SIGBLOCK(RR_CALL_EPOLL_WAIT, m, int, real_epoll_pwait2(fd, ev, max, ts, m)));
 }
 
 /* ---- time, randomness, identity ---- */

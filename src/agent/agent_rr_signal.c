@@ -46,6 +46,8 @@
  * a signal that kills the program kills it as usual, and the replay of the
  * truncated recording ends where it died.
  */
+/* AGENT_RR_CANCEL_PUSH is a setjmp (agent_rr.h) */
+#pragma GCC diagnostic ignored "-Wclobbered"
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -355,6 +357,15 @@ void agent_rr_sig_wait_end(void)
 	errno = e;
 }
 
+/* Record: the thread was cancelled in a wait for signals
+ * (agent_rr_cancel.c): the wait is over, and recorded as cancelled. */
+void agent_rr_sig_wait_cancelled(struct agent_rr_cancel_guard *g)
+{
+	agent_rr_sig_wait_end();
+	if (g->t->state == AGENT_T_ON && !g->t->busy)
+		agent_rr_rec_input(g->t, RR_CALL_CANCEL, (int)g->call, 0, 0, 0, NULL, 0);
+}
+
 /* The real wait (mask NULL: pause), through libc when it was found (a
  * cancellation point), else the system call. */
 static int sig_wait_real(const sigset_t *mask)
@@ -391,7 +402,12 @@ static int sig_wait(const sigset_t *mask)
 	if (agent_rr_mode & RR_MODE_REPLAY)
 		return (int)agent_rr_rep_input(t, RR_CALL_SIGWAIT, -1, NULL, 0, NULL);
 	if (!agent_rr_sig_wait_begin()) {
+		struct agent_rr_cancel_guard g = {t, RR_CALL_SIGWAIT, 0, 0,
+						  agent_rr_sig_wait_cancelled};
+
+		AGENT_RR_CANCEL_PUSH(&g);
 		r = sig_wait_real(mask);
+		AGENT_RR_CANCEL_POP();
 		e = errno;
 		agent_rr_sig_wait_end();
 	}
@@ -511,7 +527,12 @@ static int sig_timedwait(const sigset_t *set, siginfo_t *info, const struct time
 		return r;
 	}
 	if (!agent_rr_sig_wait_begin()) {
+		struct agent_rr_cancel_guard g = {t, RR_CALL_SIGTIMEDWAIT, 0, 0,
+						  agent_rr_sig_wait_cancelled};
+
+		AGENT_RR_CANCEL_PUSH(&g);
 		r = sig_timedwait_real(set, s.p, ts);
+		AGENT_RR_CANCEL_POP();
 		e = errno;
 		agent_rr_sig_wait_end();
 	}

@@ -32,6 +32,7 @@
  * program (the agent never exits it).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <linux/futex.h>
 #include <string.h>
@@ -72,6 +73,10 @@ static uint32_t *ser_creations; /* turn[0]: thread numbers handed out - 1 */
 static uint64_t ser_rng;	/* chaos PRNG (xorshift64*), under sched_lock */
 
 struct ser_self {
+	uint64_t retry_count; /* record: count after its last wait retry */
+	uint64_t retry_epoch; /* record: ser_epoch when its retries began to see no progress */
+	uint64_t retry_since; /* record: since when (ms) */
+	uint64_t retry_inputs; /* record: agent_ser.inputs at its last wait retry */
 	uint64_t slice_end;  /* record: count at which the slice ends */
 	uint64_t slice_ns;   /* record: when the slice began (no chaos) */
 	uint64_t release_at; /* replay: count at which this turn ends */
@@ -81,6 +86,7 @@ struct ser_self {
 	uint32_t loans;	     /* path replay: tokens lent while blocked in this turn */
 	uint32_t id;
 	uint8_t on;	     /* numbered thread of a serial session */
+	uint8_t async;	     /* its cancel type is asynchronous (agent_serial_set_async) */
 };
 static __thread struct ser_self ser_me;
 
@@ -310,6 +316,225 @@ static void ser_give(uint32_t next, unsigned at, uint32_t mine, struct ser_rec *
 	ser_area->switches++;
 }
 
+/* ---- the deadlock watch (record) ---- */
+
+/*
+ * A serial recording never blocks in a lock: an emulated wait retries and
+ * yields, so a deadlock (a condition nobody signals, a lock its holder
+ * never releases, a join of such a thread) keeps the token moving and the
+ * token watchdog below never fires. ser_epoch counts the progress the
+ * threads of this process make: every pass through the slow path that is
+ * not a wait's retry, a return from a blocking call, a thread's start and
+ * end, and a retry that comes after other switch points (more than a
+ * timed wait's clock read and the yield: the thread did something else
+ * since its last retry). A thread that retries sees it unchanged for
+ * --stuck-ms; if no thread is out in a blocking input call (which may come
+ * back: a server waiting for a client), every live thread waits for
+ * another, and the recording stops.
+ */
+static uint64_t ser_epoch;
+/* A thread runs outside the schedule (it found no ring: its progress is
+ * not seen): no deadlock is reported. */
+static int ser_outsiders;
+
+static void ser_progress(void)
+{
+	__atomic_fetch_add(&ser_epoch, 1, __ATOMIC_RELAXED);
+}
+
+static const char *ser_wait_name(uint32_t w)
+{
+	static const char *const names[RR_W_MAX] = {
+		[RR_W_MUTEX] = "pthread_mutex_lock",   [RR_W_RWLOCK] = "a rwlock lock",
+		[RR_W_SPIN] = "pthread_spin_lock",     [RR_W_SEM] = "sem_wait",
+		[RR_W_COND] = "pthread_cond_wait",     [RR_W_BARRIER] = "pthread_barrier_wait",
+		[RR_W_ONCE] = "pthread_once",	       [RR_W_YIELD] = "a sched_yield loop",
+		[RR_W_JOIN] = "pthread_join",	       [RR_W_INPUT] = "a blocking call",
+	};
+
+	return w < RR_W_MAX && names[w] ? names[w] : "a wait";
+}
+
+static void ser_puts(struct ser_buf *b, const char *s);
+static void ser_putu(struct ser_buf *b, uint64_t v);
+
+/* Some thread may still go on by itself: it is out in a blocking input
+ * call, or running. */
+static int ser_some_may_go(void)
+{
+	uint32_t n = ser_nthreads();
+
+	/* (an incomplete recording: threads may run outside the schedule) */
+	if (__atomic_load_n(&ser_outsiders, __ATOMIC_RELAXED) ||
+	    (__atomic_load_n(&ser_area->flags, __ATOMIC_RELAXED) & (RR_F_UNTRACKED | RR_F_LOST)))
+		return 1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rr_serial_slot *o = ser_slot(i);
+		uint32_t st = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
+
+		if (i == ser_me.id || st == RR_S_NONE || st == RR_S_DEAD)
+			continue;
+		if (st == RR_S_OUT && __atomic_load_n(&o->wait, __ATOMIC_RELAXED) == RR_W_INPUT)
+			return 1;
+		if (st == RR_S_RUN)
+			return 1;
+	}
+	return 0;
+}
+
+static void __attribute__((noreturn)) ser_report_deadlock(uint64_t ms)
+{
+	struct ser_buf b = {.n = 0};
+	uint32_t n = ser_nthreads(), shown = 0, flag = 0;
+
+	if (agent_serial_on == RR_MODE_REPLAY && (ser_area->opts & RR_O_TRUNCATED)) {
+		/* a recording stopped while its threads waited like this */
+		ser_puts(&b, "replay reached the end of the recording (the recorded run was "
+			     "killed or stopped): thread ");
+		ser_putu(&b, ser_me.id);
+		ser_puts(&b, " at its progress count ");
+		ser_putu(&b, agent_ser.count);
+		ser_puts(&b, ", where every thread waits:");
+		flag = RR_F_END;
+	} else {
+		ser_puts(&b, agent_serial_on == RR_MODE_REPLAY ? "replay stuck: " : "record stuck: ");
+		ser_puts(&b, "no thread has made progress for ");
+		ser_putu(&b, ms);
+		ser_puts(&b, " ms and every live thread waits for another (a deadlock, or a "
+			     "wait nothing will end):");
+	}
+	for (uint32_t i = 0; i < n && shown < 8; i++) {
+		const struct rr_serial_slot *o = ser_slot(i);
+		uint32_t st = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
+		uint32_t w = __atomic_load_n(&o->wait, __ATOMIC_RELAXED);
+
+		if (st == RR_S_NONE || st == RR_S_DEAD)
+			continue;
+		ser_puts(&b, shown ? "; thread " : " thread ");
+		ser_putu(&b, i);
+		if (agent_serial_on == RR_MODE_REPLAY && i != ser_me.id)
+			ser_puts(&b, " waits for the run token");
+		else
+			ser_puts(&b, st == RR_S_OUT ? " waits in " : " retries ");
+		if (agent_serial_on != RR_MODE_REPLAY || i == ser_me.id)
+			ser_puts(&b, ser_wait_name(w));
+		shown++;
+	}
+	agent_rr_stop(b.p, flag);
+}
+
+/* Record: a retry of a wait of this kind (the caller holds the token). */
+static void ser_watch_retry(uint32_t kind)
+{
+	struct rr_serial_slot *s = ser_slot(ser_me.id);
+	uint64_t c = agent_ser.count, e, now;
+
+	/* Progress: other switch points since the last retry, or another
+	 * wait. A retry loop that reads the clock or another input waits
+	 * for time or for the world (a timed wait, a poll loop): it ends by
+	 * itself, so it counts as progress too. */
+	if (c - ser_me.retry_count > 2 || __atomic_load_n(&s->wait, __ATOMIC_RELAXED) != kind ||
+	    agent_ser.inputs != ser_me.retry_inputs)
+		ser_progress();
+	ser_me.retry_count = c + 1; /* (the yield counts one) */
+	ser_me.retry_inputs = agent_ser.inputs;
+	__atomic_store_n(&s->wait, kind, __ATOMIC_RELAXED);
+	e = __atomic_load_n(&ser_epoch, __ATOMIC_RELAXED);
+	now = ser_now_ms();
+	if (e != ser_me.retry_epoch || !ser_me.retry_since) {
+		ser_me.retry_epoch = e;
+		ser_me.retry_since = now;
+		return;
+	}
+	if (now - ser_me.retry_since < agent_rr_stuck_ms)
+		return;
+	if (ser_some_may_go()) {
+		ser_me.retry_since = now;
+		return;
+	}
+	ser_report_deadlock(now - ser_me.retry_since);
+}
+
+/* Whether thread tid of this process sleeps in the kernel (state S or D
+ * in /proc: a blocking call), raw calls (open and read are interposed). */
+static int ser_tid_sleeps(uint32_t tid)
+{
+	char path[64] = "/proc/self/task/", buf[512];
+	struct ser_buf b = {.n = 0};
+	long fd, n;
+	char *p;
+
+	if (!tid)
+		return 0;
+	ser_putu(&b, tid);
+	memcpy(path + 16, b.p, b.n);
+	memcpy(path + 16 + b.n, "/stat", 6);
+	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = syscall(SYS_read, (int)fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, (int)fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+static __thread struct {
+	uint64_t since, epoch, count, turn;
+	uint32_t holder;
+} ser_jw;
+
+void agent_serial_join_watch(int first)
+{
+	uint64_t now = ser_now_ms(), e = __atomic_load_n(&ser_epoch, __ATOMIC_RELAXED), c, turn;
+	uint32_t holder;
+
+	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
+		return;
+	holder = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE);
+	turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
+	c = holder < ser_area->max_threads ? __atomic_load_n(&ser_slot(holder)->count,
+							       __ATOMIC_ACQUIRE)
+					   : 0;
+	if (first || e != ser_jw.epoch || holder != ser_jw.holder || c != ser_jw.count ||
+	    turn != ser_jw.turn) {
+		ser_jw.since = now;
+		ser_jw.epoch = e;
+		ser_jw.holder = holder;
+		ser_jw.count = c;
+		ser_jw.turn = turn;
+		return;
+	}
+	if (now - ser_jw.since < agent_rr_stuck_ms)
+		return;
+	/* Nothing moved: every thread waits (a retrying thread would see it
+	 * too), or the holder is stuck in the kernel. A holder that runs may
+	 * be computing its result for the join: not reported. */
+	if (!ser_some_may_go())
+		ser_report_deadlock(now - ser_jw.since);
+	if (holder < ser_area->max_threads &&
+	    __atomic_load_n(&ser_slot(holder)->state, __ATOMIC_ACQUIRE) == RR_S_RUN &&
+	    ser_tid_sleeps(__atomic_load_n(&ser_slot(holder)->tid, __ATOMIC_RELAXED))) {
+		struct ser_buf b = {.n = 0};
+
+		ser_puts(&b, "record stuck: thread ");
+		ser_putu(&b, ser_me.id);
+		ser_puts(&b, " waited ");
+		ser_putu(&b, now - ser_jw.since);
+		ser_puts(&b, " ms in pthread_join while thread ");
+		ser_putu(&b, holder);
+		ser_puts(&b, " holds the run token and sleeps in the kernel, in a call spool "
+			     "does not interpose (waitpid, msgrcv, a futex of its own, ...; its "
+			     "progress count stays at ");
+		ser_putu(&b, c);
+		ser_puts(&b, "): no other thread can run to end its wait");
+		agent_rr_stop(b.p, 0);
+	}
+}
+
 /* ---- waiting for the token, and the watchdog ---- */
 
 static void __attribute__((noreturn)) ser_report_stuck(uint32_t holder, uint64_t count,
@@ -367,6 +592,21 @@ static void ser_let_go(void)
 	agent_ser.limit = UINT64_MAX;
 }
 
+/* Whether the token holder that has not passed a switch point for
+ * --stuck-ms is to be reported. Recording: yes (its waiters are starved).
+ * Replaying a complete recording: only when it sleeps in the kernel (a
+ * call that blocks in this run): one that runs is computing what it
+ * computed when recorded, where its waiters may have been out in a
+ * blocking call, and will reach its recorded switch. A truncated
+ * recording's last holder may spin for good: reported. */
+static int ser_holder_stuck(uint32_t holder)
+{
+	if (agent_serial_on != RR_MODE_REPLAY || (ser_area->opts & RR_O_TRUNCATED) ||
+	    holder >= ser_area->max_threads)
+		return 1;
+	return ser_tid_sleeps(__atomic_load_n(&ser_slot(holder)->tid, __ATOMIC_RELAXED));
+}
+
 /* Sleep until owner names me. The futex timeout is the watchdog's tick,
  * and the tick at which a thread finds spool gone (ser_let_go). */
 static void ser_wait(void)
@@ -401,12 +641,15 @@ static void ser_wait(void)
 			last_holder = holder;
 			last_count = c;
 			last_turn = turn;
-		} else if (holder != SER_FREE && now - since >= agent_rr_stuck_ms) {
+		} else if (holder != SER_FREE && now - since >= agent_rr_stuck_ms &&
+			   ser_holder_stuck(holder)) {
 			ser_report_stuck(holder, c, now - since);
 		}
 	}
 	__atomic_store_n(&s->state, RR_S_RUN, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
+	if (!s->tid) /* (the watchdogs read its /proc state) */
+		__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 }
 
 static void ser_path_take_turn(void);
@@ -695,6 +938,9 @@ static void ser_path_end(void)
 	}
 }
 
+static void ser_release(unsigned at, uint32_t state);
+static void ser_acquire(void);
+
 /* ---- the switch point's slow path ---- */
 
 static void ser_slow(unsigned at, int forced)
@@ -712,6 +958,8 @@ static void ser_slow(unsigned at, int forced)
 	s = ser_slot(ser_me.id);
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	s->at = at;
+	if (!forced)
+		ser_progress();
 	/* Signals due here run first, before any switch (agent_rr_signal.c). */
 	agent_rr_sig_point(agent_ser.count);
 	if (agent_serial_on == RR_MODE_REPLAY) {
@@ -720,6 +968,8 @@ static void ser_slow(unsigned at, int forced)
 		while (agent_ser.count == ser_me.release_at)
 			ser_replay_release(at, 1);
 		ser_set_limit();
+		if (AGENT_UNLIKELY(ser_me.async) && at != RR_AT_SYNC)
+			agent_rr_testcancel_real();
 		return;
 	}
 	/* A slice shorter than SER_SLICE_NS goes on (one clock read per
@@ -752,12 +1002,30 @@ static void ser_slow(unsigned at, int forced)
 			 * back from a blocking call have it for a moment. */
 			struct timespec ts = {0, 50000};
 
-			agent_serial_block_begin(at);
+			/* (not agent_serial_block_*: a nap is no progress for
+			 * the deadlock watch) */
+			ser_release(at, RR_S_OUT);
 			syscall(SYS_nanosleep, &ts, NULL);
-			agent_serial_block_end();
+			ser_acquire();
 		}
 	}
 	ser_set_limit();
+	/* The asynchronous cancel type, emulated: a pending cancellation is
+	 * acted on at a switch point (not inside a lock call: at RR_AT_SYNC a
+	 * condition wait has let its mutex go), where a replay acts too. */
+	if (AGENT_UNLIKELY(ser_me.async) && at != RR_AT_SYNC)
+		agent_rr_testcancel_real();
+}
+
+int agent_serial_set_async(int on)
+{
+	int was;
+
+	if (!agent_serial_on || !ser_me.on)
+		return -1;
+	was = ser_me.async;
+	ser_me.async = !!on;
+	return was;
 }
 
 void agent_serial_slow(unsigned at)
@@ -769,6 +1037,18 @@ void agent_serial_yield(unsigned at)
 {
 	++agent_ser.count;
 	ser_slow(at, 1);
+}
+
+void agent_serial_wait_yield(unsigned kind)
+{
+	/* A replay watches the last turn only (the others end at their
+	 * recorded counts): in a recording that was stopped while its
+	 * threads waited, its holder retries for good. */
+	if (ser_me.on && (agent_serial_on == RR_MODE_RECORD ||
+			  (agent_serial_on == RR_MODE_REPLAY && !agent_serial_path &&
+			   ser_me.release_at == RR_COUNT_END)))
+		ser_watch_retry(kind);
+	agent_serial_yield(kind == RR_W_YIELD ? RR_AT_YIELD : RR_AT_SYNC);
 }
 
 /* ---- blocking calls (record) ---- */
@@ -812,6 +1092,11 @@ void agent_serial_block_begin(unsigned at)
 	}
 	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
 		return;
+	/* (the deadlock watch: a thread out in an input call may come back
+	 * by itself, one in a join only when another thread ends) */
+	if (at == RR_AT_INPUT || at == RR_AT_JOIN)
+		__atomic_store_n(&ser_slot(ser_me.id)->wait,
+				 at == RR_AT_JOIN ? RR_W_JOIN : RR_W_INPUT, __ATOMIC_RELAXED);
 	ser_release(at, RR_S_OUT);
 }
 
@@ -860,6 +1145,9 @@ static void ser_acquire(void)
 	ser_new_slice();
 	ser_unlock();
 	ser_set_limit();
+	if (!ser_slot(ser_me.id)->tid) /* (the join watch reads its /proc state) */
+		__atomic_store_n(&ser_slot(ser_me.id)->tid, (uint32_t)syscall(SYS_gettid),
+				 __ATOMIC_RELAXED);
 }
 
 void agent_serial_block_end(void)
@@ -867,6 +1155,8 @@ void agent_serial_block_end(void)
 	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
 		return;
 	ser_acquire();
+	__atomic_store_n(&ser_slot(ser_me.id)->wait, RR_W_NONE, __ATOMIC_RELAXED);
+	ser_progress();
 }
 
 /* ---- threads ---- */
@@ -908,6 +1198,7 @@ void agent_serial_thread_leave(void)
 
 	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
 		return;
+	__atomic_store_n(&ser_outsiders, 1, __ATOMIC_RELAXED);
 	ser_lock();
 	holder = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id;
 	if (!holder) {
@@ -927,6 +1218,7 @@ void agent_serial_thread_go(void)
 		return;
 	if (agent_serial_on == RR_MODE_RECORD) {
 		ser_acquire();
+		ser_progress();
 		return;
 	}
 	__atomic_store_n(&ser_slot(ser_me.id)->state, RR_S_WAIT, __ATOMIC_RELEASE);
@@ -965,6 +1257,7 @@ void agent_serial_thread_end(void)
 		ser_replay_release(RR_AT_EXIT, 0);
 		return;
 	}
+	ser_progress();
 	ser_release(RR_AT_EXIT, RR_S_DEAD);
 }
 
@@ -996,9 +1289,13 @@ int agent_serial_timed_out(clockid_t clk, const struct timespec *ts)
 int agent_serial_cond_wait(pthread_mutex_t *m, clockid_t clk, const struct timespec *ts)
 {
 	agent_real.mutex_unlock(m);
-	agent_serial_yield(RR_AT_SYNC);
+	agent_serial_wait_yield(RR_W_COND);
 	while (agent_real.mutex_trylock(m) == EBUSY)
-		agent_serial_yield(RR_AT_SYNC);
+		agent_serial_wait_yield(RR_W_MUTEX);
+	/* A cancellation point: a pending cancellation is acted on with the
+	 * mutex taken back, as glibc's wait does. Only the token holder runs,
+	 * so its canceller ran at the same point of a replay. */
+	agent_rr_testcancel_real();
 	return agent_serial_timed_out(clk, ts) ? ETIMEDOUT : 0;
 }
 
@@ -1059,7 +1356,7 @@ int agent_serial_barrier_wait(pthread_barrier_t *b)
 	}
 	gen = e->gen;
 	while (e->gen == gen)
-		agent_serial_yield(RR_AT_SYNC);
+		agent_serial_wait_yield(RR_W_BARRIER);
 	return 0;
 }
 
@@ -1112,6 +1409,7 @@ int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint6
 	ser_me.on = 1;
 	agent_ser.count = 0;
 	ser_slot(0)->state = RR_S_RUN;
+	ser_slot(0)->tid = (uint32_t)syscall(SYS_gettid);
 	a->owner = 0;
 	a->tturn = 0;
 	agent_serial_on = (int)a->mode;

@@ -26,8 +26,10 @@
 extern int agent_serial_on;
 
 struct agent_serial_tls {
-	uint64_t count; /* switch points passed */
-	uint64_t limit; /* take the slow path when count reaches it */
+	uint64_t count;	 /* switch points passed */
+	uint64_t limit;	 /* take the slow path when count reaches it */
+	uint64_t inputs; /* input calls made (a wait that reads the clock or an input
+			    between its retries is no deadlock: agent_serial.c) */
 };
 extern __thread struct agent_serial_tls agent_ser;
 
@@ -72,6 +74,22 @@ void agent_serial_fork_child(void);
 /* A switch point at which the thread cannot go on (a busy lock, a
  * condition wait): give the token to another thread if one can run. */
 void agent_serial_yield(unsigned at);
+/* A retry of an emulated wait (kind RR_W_*): a yield at RR_AT_SYNC
+ * (RR_AT_YIELD for RR_W_YIELD) that a serial recording also watches for a
+ * deadlock: when no thread has made progress for --stuck-ms, none is in a
+ * blocking call that may come back, and every live thread waits, the
+ * recording stops and says who waits in what. */
+void agent_serial_wait_yield(unsigned kind);
+/* Record: a second of pthread_join went by (first: the join's first): the
+ * joining thread, out without the token, watches for a deadlock and for a
+ * token holder blocked in a call the agent does not interpose. */
+void agent_serial_join_watch(int first);
+/* The asynchronous cancel type in serial mode (agent_rr_cancel.c): glibc's
+ * type stays deferred (glibc would unwind the thread wherever its
+ * cancellation signal lands, the agent's token waits included); the agent
+ * acts on a pending cancellation at the thread's switch points instead.
+ * Returns the previous setting, or -1 when the thread is not serialized. */
+int agent_serial_set_async(int on);
 /* Record: give the token up around a call that may block in the kernel
  * (a read, a join), and take it back after. No-ops in a replay. */
 void agent_serial_block_begin(unsigned at);

@@ -9,6 +9,8 @@
  * Thread operations use object index 0: the thread involved is named by the
  * pthread_t in arg, which the KIND_THREAD records map back to a thread.
  */
+/* AGENT_RR_CANCEL_PUSH is a setjmp (agent_rr.h) */
+#pragma GCC diagnostic ignored "-Wclobbered"
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -52,8 +54,13 @@ static void agent_key_destructor(void *v)
 {
 	struct agent_thread *t = &agent_self;
 
-	if (t->state == AGENT_T_ON)
+	if (t->state == AGENT_T_ON) {
+		/* (neither its start routine returned nor it called
+		 * pthread_exit: it was cancelled, or it is unwrapped) */
+		if (AGENT_UNLIKELY(agent_rr_mode))
+			agent_rr_thread_unwound();
 		agent_thread_exit(t, 0);
+	}
 }
 
 void agent_thread_init(void)
@@ -558,6 +565,14 @@ AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void 
 	return rc;
 }
 
+/* Record: the thread was cancelled in pthread_join (agent_rr_cancel.c):
+ * the join's record says so (result ECANCELED), the token comes back. */
+static void agent_join_cancelled(struct agent_rr_cancel_guard *g)
+{
+	if (g->t->state == AGENT_T_ON)
+		agent_rr_join_end(g->t, ECANCELED);
+}
+
 AGENT_EXPORT int pthread_join(pthread_t th, void **ret)
 {
 	uint64_t ip = AGENT_RET_IP();
@@ -570,8 +585,22 @@ AGENT_EXPORT int pthread_join(pthread_t th, void **ret)
 		return agent_real.join(th, ret);
 	agent_emit(t, 0, OP_THREAD_JOIN_BEGIN, ip, (uint64_t)th, __builtin_frame_address(0));
 	if (AGENT_UNLIKELY(agent_rr_mode)) {
-		agent_rr_join_begin(t);
-		rc = agent_rr_join_wait(th, ret);
+		int want = agent_rr_join_begin(t);
+
+		if ((agent_rr_mode & RR_MODE_REPLAY) && want == ECANCELED) {
+			/* cancelled in the join, as recorded */
+			agent_rr_join_end(t, ECANCELED);
+			agent_rr_rep_cancel("pthread_join");
+		}
+		if (agent_rr_mode & RR_MODE_RECORD) {
+			struct agent_rr_cancel_guard g = {t, 0, 0, 0, agent_join_cancelled};
+
+			AGENT_RR_CANCEL_PUSH(&g);
+			rc = agent_rr_join_wait(th, ret);
+			AGENT_RR_CANCEL_POP();
+		} else {
+			rc = agent_rr_join_wait(th, ret);
+		}
 	} else {
 		rc = agent_real.join(th, ret);
 	}

@@ -548,6 +548,10 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	if (i->flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls (too many threads "
 			 "created at once?): replay may diverge");
+	if (i->flags & RR_F_CANCEL_UNSEEN)
+		log_warn("a thread was cancelled (pthread_cancel) at a cancellation point spool "
+			 "does not record (sync mode): a replay may cancel it elsewhere and "
+			 "diverge; record in serial mode (doc/record.md, \"Threads\")");
 	if (i->direct)
 		log_warn("the program made %llu input system call%s through syscall() (%s): "
 			 "recorded like the named calls (doc/record.md)",

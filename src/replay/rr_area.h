@@ -74,6 +74,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 #define RR_F_UNTRACKED 0x8u  /* a thread without a thread number made a sync call */
 #define RR_F_STOP 0x10u	     /* replay: divergence or stuck; report[] says why; host kills */
 #define RR_F_END 0x20u	     /* replay: a thread reached the end of a truncated recording */
+/* sync record: a thread ended by cancellation at a cancellation point the
+ * agent does not record (agent_rr_cancel.c): a replay may diverge */
+#define RR_F_CANCEL_UNSEEN 0x1000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -201,7 +204,25 @@ struct rr_serial_slot {
 	uint32_t at;	 /* RR_AT_* of its last switch point */
 	uint32_t hop;	 /* agent: once RR_S_DEAD, a number past a run of ended threads
 			    (every number from this one to hop - 1 has ended) */
-	uint32_t pad[10];
+	uint32_t wait;	 /* record: RR_W_* of the wait it retries or blocks in (watchdog) */
+	uint32_t tid;	 /* record: its kernel thread id, once it has held the token */
+	uint32_t pad[8];
+};
+/* rr_serial_slot.wait: what a thread waits in, for the deadlock watch of a
+ * serial recording (agent_serial.c) */
+enum {
+	RR_W_NONE = 0,
+	RR_W_MUTEX = 1,	  /* pthread_mutex_lock (retried) */
+	RR_W_RWLOCK = 2,  /* a rwlock lock (retried) */
+	RR_W_SPIN = 3,	  /* pthread_spin_lock (retried) */
+	RR_W_SEM = 4,	  /* sem_wait (retried) */
+	RR_W_COND = 5,	  /* pthread_cond_wait (retried) */
+	RR_W_BARRIER = 6, /* pthread_barrier_wait */
+	RR_W_ONCE = 7,	  /* pthread_once of a running initializer (retried) */
+	RR_W_YIELD = 8,	  /* a loop of sched_yield */
+	RR_W_JOIN = 9,	  /* pthread_join, token released */
+	RR_W_INPUT = 10,  /* a blocking input call, token released: may come back */
+	RR_W_MAX
 };
 _Static_assert(sizeof(struct rr_serial_slot) == 64, "one cache line per thread");
 
@@ -314,6 +335,12 @@ enum {
 	RR_CALL_STATX = 57,	  /* statx: data = struct statx */
 	RR_CALL_XATTR = 58,	  /* getxattr, lgetxattr, listxattr, llistxattr: data = the bytes */
 	RR_CALL_OPEN = 59,	  /* open, openat without O_CREAT|O_EXCL: the result only */
+	/* The thread was cancelled (pthread_cancel) in an input call, which
+	 * never returned: fd = the RR_CALL_* of that call, no data. */
+	RR_CALL_CANCEL = 65,
+	/* pthread_testcancel: never recorded itself; the fd of an
+	 * RR_CALL_CANCEL when it acted on a cancellation (sync mode) */
+	RR_CALL_TESTCANCEL = 66,
 	/* Process trees (agent_rr_proc.c), numbers 70-79 */
 	RR_CALL_FORK = 70,	      /* fork, vfork: result = the child's pid (or -1, err);
 					 arg = the child's process number (rr_tree) */

@@ -977,7 +977,9 @@ int rr_log_load_proc(const char *dir, int serial, uint32_t proc, struct rr_log *
 			}
 			if (e->obj + 1 > log->nobjs)
 				log->nobjs = e->obj + 1;
-			if (e->op == OP_THREAD_CREATE && !e->result && e->arg >= EV_MAX_THREADS) {
+			/* (thread numbers are not ring indexes: a run numbers
+			 * up to RR_MAX_THREADS threads, rings are reused) */
+			if (e->op == OP_THREAD_CREATE && !e->result && e->arg >= RR_MAX_THREADS) {
 				snprintf(err, errlen, "bad thread number %llu in the recording",
 					 (unsigned long long)e->arg);
 				rc = -EPROTO;

@@ -45,6 +45,19 @@ fi
 #   raw system calls (agent_rr_dispatch.c): fork (a program's own fork
 #               instruction, made through libc's fork so the agent's fork
 #               handlers detach the child)
+#   record/replay of pthread_cancel (agent_rr_cancel.c): pthread_testcancel
+#               (a replay cancels where the recording was cancelled)
+#               __pthread_register_cancel __pthread_unregister_cancel
+#               __pthread_unwind_next (glibc's setjmp form of
+#               pthread_cleanup_push around a recorded blocking call)
+#               pthread_setcancelstate (a replayed wait that returned when
+#               recorded acts on no cancellation)
+#   probes in attach mode (agent_probe_got.c): sysconf (the page size),
+#               strstr (which libraries are libc, ld.so, the vDSO), dlclose
+#               (the reference a RTLD_NOLOAD dlopen took), sigaddset (the
+#               mask a trap handler returns to)
+#   the address-space layout (agent_rr.c): environ, __environ (where the
+#               program's stack starts, compared between record and replay)
 #   compiler/runtime: memset memcpy __cxa_finalize and the weak
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid
@@ -53,6 +66,8 @@ dirfd qsort gettid prctl pthread_self pthread_setspecific madvise syscall sched_
 __errno_location memset memcpy __cxa_finalize
 dl_iterate_phdr mprotect sigaction memcmp strcmp strrchr
 dlerror __sigsetjmp siglongjmp raise fork
+pthread_testcancel pthread_setcancelstate __pthread_register_cancel __pthread_unregister_cancel __pthread_unwind_next
+sysconf strstr dlclose sigaddset environ __environ
 _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __gmon_start__"
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|printf|fprintf|sprintf|snprintf|vfprintf|vsnprintf|puts|fputs|fopen|fdopen|fclose|fwrite|fread|fflush|perror|exit|_exit|abort|__assert_fail|__tls_get_addr|pthread_mutex_.*|pthread_rwlock_.*|sem_.*|__stack_chk_fail)$'
 
