@@ -91,6 +91,10 @@ int escape_needed(const char *s, size_t len, unsigned flags)
 	int safe;
 
 	for (size_t i = 0; i < len;) {
+		if (u[i] >= 0x20 && u[i] < 0x7f) {
+			i++; /* printable ASCII: the common case, in every export */
+			continue;
+		}
 		i += next_unit(u + i, len - i, flags, &safe, &cp);
 		if (!safe)
 			return 1;
