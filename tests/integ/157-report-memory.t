@@ -3,8 +3,10 @@
 # 157-report-memory.t - reports keep state bounded by what they report, not
 # by the number of events: the peak RSS of each report over a trace of ten
 # times the events (2M against 200k, the same functions, locks and call
-# sites) stays within 2x + 16 MB of the small one's, and the large one also
-# runs within 32 MB more virtual memory (ulimit -v) than the small one needs. No time is measured.
+# sites; the text of --vars shows the first --limit values) stays within
+# 2x + 16 MB of the small one's, and the large one also runs within 32 MB
+# more virtual memory (ulimit -v) than the small one needs. No time is
+# measured.
 . "$(dirname "$0")/lib.sh"
 
 TIME=/usr/bin/time
@@ -15,8 +17,8 @@ fi
 
 REPORTS=("report --functions" "report --functions --json" "export --perfetto -o out.pf"
 	 "export --chrome --force -o out.json" "export --folded -o out.folded" "info"
-	 "report --locks" "report --locks --json")
-plan $((2 + 3 * ${#REPORTS[@]}))
+	 "report --locks" "report --locks --json" "report --vars")
+plan $((3 + 3 * ${#REPORTS[@]}))
 
 # peak_kb ARGS...: peak RSS in KB of spool ARGS (output dropped), rc in RC.
 peak_kb() {
@@ -32,9 +34,16 @@ num_cmp "$(trace_summary p.big events)" -ge 2000000 "probe traces of 200k and 2M
 spool_run locks -q -o l.small -- "$PROGS/bench_locks" uncontended 100000
 spool_run locks -q -o l.big -- "$PROGS/bench_locks" uncontended 1000000
 num_cmp "$(trace_summary l.big events)" -ge 2000000 "lock traces of 200k and 2M events"
+spool_run probe -q -o v.small -e 'var:long:x@probe_small' -- "$PROGS/probe_bench" small 50000
+spool_run probe -q -o v.big -e 'var:long:x@probe_small' -- "$PROGS/probe_bench" small 500000
+num_cmp "$(trace_summary v.big events)" -ge 1000000 "variable traces of 1M values and more"
 
 for r in "${REPORTS[@]}"; do
-	case "$r" in *locks*) s=l.small b=l.big ;; *) s=p.small b=p.big ;; esac
+	case "$r" in
+	*locks*) s=l.small b=l.big ;;
+	*vars*) s=v.small b=v.big ;;
+	*) s=p.small b=p.big ;;
+	esac
 	# shellcheck disable=SC2086 # r is words
 	small=$(peak_kb $r "$s")
 	# shellcheck disable=SC2086
