@@ -67,7 +67,7 @@ struct sym_addrent {
 	uint64_t addr;
 	uint32_t pid;
 	int used;
-	int rc; /* symbolizer_lookup's return */
+	int rc;		    /* symbolizer_lookup's return */
 	const char *module; /* interned */
 	uint64_t module_offset;
 	int in_module; /* a (module, module_offset) entry holds func, file, line */
@@ -82,7 +82,7 @@ struct symbolizer {
 	size_t naddrs, cap_addrs;
 	struct sym_modent *mods;
 	size_t nmods, cap_mods;
-	int nocache; /* SPOOL_SYMBOL_CACHE=0: every lookup asks libdwfl (tests) */
+	int nocache;   /* SPOOL_SYMBOL_CACHE=0: every lookup asks libdwfl (tests) */
 	char **warned; /* paths already warned about: each problem is said once */
 	size_t nwarned;
 };
@@ -450,8 +450,8 @@ static struct sym_modent *sym_mod_get(struct symbolizer *s, Dwfl_Module *mod, ui
 		return NULL;
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].used)
-			*sym_mod_slot(s->mods, s->cap_mods, old[i].module,
-				      old[i].module_offset) = old[i];
+			*sym_mod_slot(s->mods, s->cap_mods, old[i].module, old[i].module_offset) =
+			    old[i];
 	free(old);
 	e = sym_mod_slot(s->mods, s->cap_mods, module, module_offset);
 	if (e->used)
@@ -540,8 +540,8 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, struct 
 			memset(s->mods, 0, s->cap_mods * sizeof(*s->mods));
 		s->naddrs = s->nmods = 0;
 	}
-	if (sym_grow((void **)&s->addrs, &s->cap_addrs, s->naddrs, sizeof(*s->addrs),
-		     (void **)&old, &oldcap) < 0)
+	if (sym_grow((void **)&s->addrs, &s->cap_addrs, s->naddrs, sizeof(*s->addrs), (void **)&old,
+		     &oldcap) < 0)
 		goto out_uncached;
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].used)
