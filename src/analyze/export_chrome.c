@@ -41,9 +41,38 @@ static int ch_write_err(FILE *f)
 	return ferror(f) ? (errno ? -errno : -EIO) : 0;
 }
 
+/* Numbers by hand: an export writes tens of millions of them, and
+ * fprintf's parsing of the format was most of its time. */
+static void ch_u64(FILE *f, uint64_t v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	fwrite(p, 1, (size_t)(b + sizeof(b) - p), f);
+}
+
+/* "%#" PRIx64 of a non-zero value. */
+static void ch_hex(FILE *f, uint64_t v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	*--p = 'x';
+	*--p = '0';
+	fwrite(p, 1, (size_t)(b + sizeof(b) - p), f);
+}
+
 static void ch_us(FILE *f, uint64_t ns)
 {
-	fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	char b[4] = {'.', (char)('0' + ns % 1000 / 100), (char)('0' + ns % 100 / 10),
+		     (char)('0' + ns % 10)};
+
+	ch_u64(f, ns / 1000);
+	fwrite(b, 1, sizeof(b), f);
 }
 
 static uint32_t ch_lock_tid(const struct export_lock *l, unsigned lane)
@@ -126,14 +155,21 @@ static int ch_end(void *ctx, const struct export_slice *s)
 	ch_us(x->f, s->begin_ns);
 	fputs(",\"dur\":", x->f);
 	ch_us(x->f, s->end_ns - s->begin_ns);
-	fprintf(x->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":{\"tid\":%" PRIu32, pid,
-		tid, s->thread->tid);
+	fputs(",\"pid\":", x->f);
+	ch_u64(x->f, pid);
+	fputs(",\"tid\":", x->f);
+	ch_u64(x->f, tid);
+	fputs(",\"args\":{\"tid\":", x->f);
+	ch_u64(x->f, s->thread->tid);
 	if (s->site[0]) {
 		fputs(s->func ? ",\"module\":" : ",\"site\":", x->f);
 		escape_json_str(x->f, s->site);
 	}
-	if (s->lock && s->lock->addr)
-		fprintf(x->f, ",\"lock\":\"%#" PRIx64 "\"", s->lock->addr);
+	if (s->lock && s->lock->addr) {
+		fputs(",\"lock\":\"", x->f);
+		ch_hex(x->f, s->lock->addr);
+		fputc('"', x->f);
+	}
 	if (s->unfinished)
 		fputs(",\"unfinished\":true", x->f);
 	fputs("}}", x->f);
@@ -152,7 +188,11 @@ static int ch_instant(void *ctx, const struct export_thread *t, const struct exp
 	escape_json_str(x->f, name);
 	fputs(",\"ts\":", x->f);
 	ch_us(x->f, ns);
-	fprintf(x->f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}", t->pid, t->tid);
+	fputs(",\"pid\":", x->f);
+	ch_u64(x->f, t->pid);
+	fputs(",\"tid\":", x->f);
+	ch_u64(x->f, t->tid);
+	fputc('}', x->f);
 	return ch_write_err(x->f);
 }
 

@@ -53,6 +53,17 @@ struct fn_pair {
 	uint32_t pos; /* fn_print: the function's place in the sorted fns[] */
 };
 
+/* A call site seen before: (function, pid, return address), or (function,
+ * parent function) with pid FN_SITE_PARENT, to the caller's index in the
+ * function's callers[]. Symbolizing and comparing names is done once per
+ * site, not once per call: the table grows with the call sites. */
+struct fn_site {
+	uint64_t addr;
+	uint32_t fn, pid;
+	uint32_t caller; /* index + 1 in callers[]; 0 = an empty slot */
+};
+#define FN_SITE_PARENT UINT32_MAX
+
 /* Who a thread number is: from its KIND_THREAD record. */
 struct fn_who {
 	uint32_t tid, pid;
@@ -63,6 +74,8 @@ struct fn_ctx {
 	size_t nfns;
 	struct fn_pair *pairs; /* open-addressing hash, cap_pairs a power of two */
 	size_t npairs, cap_pairs;
+	struct fn_site *sites; /* open-addressing hash, cap_sites a power of two */
+	size_t nsites, cap_sites;
 	struct fn_who *who; /* by thread number */
 	size_t nwho;
 	struct callstack *cs;
@@ -150,6 +163,8 @@ static int fn_note_thread(struct fn_ctx *c, const struct trace_event *ev)
 	return 0;
 }
 
+/* Count a call from caller `name`; returns its index in callers[] or
+ * -ENOMEM. */
 static int fn_add_caller(struct fn_stat *f, const char *name)
 {
 	struct fn_caller *nc;
@@ -157,7 +172,7 @@ static int fn_add_caller(struct fn_stat *f, const char *name)
 	for (size_t i = 0; i < f->ncallers; i++)
 		if (!strcmp(f->callers[i].name, name)) {
 			f->callers[i].calls++;
-			return 0;
+			return (int)i;
 		}
 	nc = realloc(f->callers, (f->ncallers + 1) * sizeof(*nc));
 	if (!nc)
@@ -166,8 +181,37 @@ static int fn_add_caller(struct fn_stat *f, const char *name)
 	nc[f->ncallers].name = strdup(name);
 	if (!nc[f->ncallers].name)
 		return -ENOMEM;
-	nc[f->ncallers++].calls = 1;
-	return 0;
+	nc[f->ncallers].calls = 1;
+	return (int)f->ncallers++;
+}
+
+static struct fn_site *fn_site_slot(struct fn_site *v, size_t cap, uint32_t fn, uint32_t pid,
+				    uint64_t addr)
+{
+	for (size_t i = fn_mix(addr ^ ((uint64_t)fn << 32 | pid)) & (cap - 1);;
+	     i = (i + 1) & (cap - 1))
+		if (!v[i].caller || (v[i].addr == addr && v[i].fn == fn && v[i].pid == pid))
+			return &v[i];
+}
+
+/* The slot of a call site, grown when needed; NULL when out of memory. */
+static struct fn_site *fn_site(struct fn_ctx *c, uint32_t fn, uint32_t pid, uint64_t addr)
+{
+	if (2 * (c->nsites + 1) > c->cap_sites) {
+		size_t cap = c->cap_sites ? 2 * c->cap_sites : 256;
+		struct fn_site *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < c->cap_sites; i++)
+			if (c->sites[i].caller)
+				*fn_site_slot(v, cap, c->sites[i].fn, c->sites[i].pid,
+					      c->sites[i].addr) = c->sites[i];
+		free(c->sites);
+		c->sites = v;
+		c->cap_sites = cap;
+	}
+	return fn_site_slot(c->sites, c->cap_sites, fn, pid, addr);
 }
 
 static int fn_enter(void *ctx, uint32_t thread, const struct callstack_frame *fr,
@@ -177,12 +221,23 @@ static int fn_enter(void *ctx, uint32_t thread, const struct callstack_frame *fr
 	struct fn_ctx *c = ctx;
 	struct fn_stat *f = &c->fns[fr->fn];
 	struct fn_pair *tp = fn_pair(c, thread, fr->fn);
+	struct fn_site *site;
 	char name[512];
+	int idx;
 
 	if (!tp)
 		return -ENOMEM;
 	f->calls++;
 	tp->calls++;
+	tp->depth++;
+	site = parent ? fn_site(c, fr->fn, FN_SITE_PARENT, parent->fn)
+		      : fn_site(c, fr->fn, fn_who_of(c, thread).pid, p->ret_ip);
+	if (!site)
+		return -ENOMEM;
+	if (site->caller) {
+		f->callers[site->caller - 1].calls++;
+		return 0;
+	}
 	if (parent)
 		snprintf(name, sizeof(name), "%s", c->fns[parent->fn].name);
 	else if (c->sym)
@@ -191,9 +246,14 @@ static int fn_enter(void *ctx, uint32_t thread, const struct callstack_frame *fr
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)p->ret_ip);
 	/* "func+0x12 (file.c:3)": the caller is the function. */
 	name[strcspn(name, "+ ")] = 0;
-	if (fn_add_caller(f, name) < 0)
+	idx = fn_add_caller(f, name);
+	if (idx < 0)
 		return -ENOMEM;
-	tp->depth++;
+	*site = (struct fn_site){.addr = parent ? parent->fn : p->ret_ip,
+				 .fn = fr->fn,
+				 .pid = parent ? FN_SITE_PARENT : fn_who_of(c, thread).pid,
+				 .caller = (uint32_t)idx + 1};
+	c->nsites++;
 	return 0;
 }
 
@@ -433,6 +493,7 @@ out:
 	if (c.sym)
 		symbolizer_close(c.sym);
 	free(c.pairs);
+	free(c.sites);
 	free(c.who);
 	for (size_t i = 0; i < c.nfns && c.fns; i++) {
 		for (size_t k = 0; k < c.fns[i].ncallers; k++)

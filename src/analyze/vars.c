@@ -116,6 +116,10 @@ struct vr_ctx {
 	uint32_t *tph; /* open addressing: index + 1 into tp, 0 free */
 	size_t tph_cap;
 	uint64_t nprobe_events, untimed;
+	/* Values kept per variable: all for JSON and --limit 0, else the
+	 * --limit the text shows (the rest are counted), so the memory of a
+	 * report follows what it prints, not the number of hits. */
+	size_t keep;
 };
 
 static int vr_parse_ids(const char *s, uint32_t **ids, size_t *n)
@@ -473,6 +477,10 @@ static int vr_hit_done(struct vr_ctx *c, const struct vr_hit *h, uint32_t tid)
 		if (!v->have_minmax || vr_ld(v->type, raw) > vr_ld(v->type, v->max))
 			memcpy(v->max, raw, 16);
 		v->have_minmax = 1;
+		if (v->npts >= c->keep) {
+			v->npts++;
+			continue;
+		}
 		if (v->npts == v->cap) {
 			size_t nc = v->cap ? v->cap * 2 : 64;
 			struct vr_point *np = realloc(v->pts, nc * sizeof(*np));
@@ -762,6 +770,7 @@ int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
+	c.keep = o->json || !o->limit ? SIZE_MAX : o->limit;
 	rc = trace_reader_open(&r, dir, &prob);
 	if (rc < 0) {
 		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));

@@ -101,6 +101,59 @@ static const char *const op_names[] = {
 /* A new OP_ must get its name here, or the metadata would be wrong. */
 _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == OP_MAX, "op_names out of date");
 
+/* The op names of the other classes' words (event.h), 0 being NONE. */
+static const char *const probe_op_names[] = {"NONE", "ENTRY", "EXIT", "HIT", "VAR"};
+#define PROBE_OPS (int)(sizeof(probe_op_names) / sizeof(probe_op_names[0]))
+_Static_assert(PROBE_OP_ENTRY == 1 && PROBE_OP_EXIT == 2 && PROBE_OP_HIT == 3 && PROBE_OP_VAR == 4,
+	       "probe_op_names out of date");
+static const char *const func_op_names[] = {"NONE", "ENTER", "EXIT", "MSG_SEND", "MSG_RECV"};
+#define FUNC_OPS (int)(sizeof(func_op_names) / sizeof(func_op_names[0]))
+_Static_assert(FUNC_OP_ENTER == 1 && FUNC_OP_EXIT == 2 && FUNC_OP_MSG_SEND == 3 &&
+		   FUNC_OP_MSG_RECV == 4,
+	       "func_op_names out of date");
+/* Op 1 is a replay's reference to an input of the recording (rr_area.h). */
+static const char *const input_op_names[] = {"NONE", "REF", "ZSTD"};
+#define INPUT_OPS (int)(sizeof(input_op_names) / sizeof(input_op_names[0]))
+_Static_assert(INPUT_OP_ZSTD == 2, "input_op_names out of date");
+
+static void meta_op_enum(FILE *f, const char *name, const char *const *names, int n)
+{
+	fprintf(f, "enum %s : integer { size = 5; align = 1; signed = false; } {\n", name);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "\t%s = %d%s\n", names[i], i, i + 1 < n ? "," : "");
+	fputs("};\n\n", f);
+}
+
+/* A word type: the same 64 bits for every class (event.h's ev_word), with
+ * the op as op_type (NULL: a plain integer) and the object named obj. */
+static void meta_word(FILE *f, const char *type, const char *op_type, const char *obj)
+{
+	fprintf(f,
+		"typealias struct {\n"
+		"\tinteger { size = 3; align = 1; signed = false; } zero;\n"
+		"\t%s op;\n"
+		"\tinteger { size = 32; align = 1; signed = false; } %s;\n"
+		"\tinteger { size = 16; align = 1; signed = false; } thread;\n"
+		"\tinteger { size = 8; align = 1; signed = false; } kind;\n"
+		"} := %s;\n\n",
+		op_type ? op_type : "integer { size = 5; align = 1; signed = false; }", obj, type);
+}
+
+/* The word type of a table kind's event class. */
+static const char *meta_word_type(unsigned kind)
+{
+	switch (kind) {
+	case KIND_PROBE:
+		return "spool_probe_word_t";
+	case KIND_FUNC:
+		return "spool_func_word_t";
+	case KIND_INPUT:
+		return "spool_input_word_t";
+	default:
+		return "spool_word_t"; /* sched: its op is in its own fields */
+	}
+}
+
 /*
  * The metadata text. Keep in step with doc/trace-format.md: every offset the
  * reader uses follows from these declarations (all byte-aligned, packed).
@@ -180,15 +233,18 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 	      "\tBARRIER = 6,\n\tTHREAD = 7\n"
 	      "};\n\n",
 	      f);
-	/* The encoded word: little-endian bit fields fill from bit 0 up. */
-	fputs("typealias struct {\n"
-	      "\tinteger { size = 3; align = 1; signed = false; } zero;\n"
-	      "\tenum spool_op op;\n"
-	      "\tinteger { size = 32; align = 1; signed = false; } obj;\n"
-	      "\tinteger { size = 16; align = 1; signed = false; } thread;\n"
-	      "\tinteger { size = 8; align = 1; signed = false; } kind;\n"
-	      "} := spool_word_t;\n\n",
-	      f);
+	/* The encoded word: little-endian bit fields fill from bit 0 up. One
+	 * word type per event class, so that a CTF reader (babeltrace2) shows
+	 * each class's op with its own names and its object by what it is. */
+	meta_op_enum(f, "spool_probe_op", probe_op_names, PROBE_OPS);
+	meta_op_enum(f, "spool_func_op", func_op_names, FUNC_OPS);
+	meta_op_enum(f, "spool_input_op", input_op_names, INPUT_OPS);
+	meta_word(f, "spool_lock_word_t", "enum spool_op", "lock");
+	meta_word(f, "spool_word_t", NULL, "obj");
+	meta_word(f, "spool_lockdef_word_t", NULL, "lock");
+	meta_word(f, "spool_probe_word_t", "enum spool_probe_op", "probe");
+	meta_word(f, "spool_func_word_t", "enum spool_func_op", "obj");
+	meta_word(f, "spool_input_word_t", "enum spool_input_op", "obj");
 	fputs("stream {\n"
 	      "\tid = 0;\n"
 	      "\tpacket.context := struct {\n"
@@ -213,7 +269,7 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 		"\tid = %d;\n"
 		"\tstream_id = 0;\n"
 		"\tfields := struct {\n"
-		"\t\tspool_word_t word;\n"
+		"\t\tspool_lock_word_t word;\n"
 		"\t\tuint32_t seq;\n"
 		"\t\tuint64_hex_t ip;\n"
 		"\t\tuint64_t arg;\n"
@@ -244,7 +300,7 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 		"\tid = %d;\n"
 		"\tstream_id = 0;\n"
 		"\tfields := struct {\n"
-		"\t\tspool_word_t word;\n"
+		"\t\tspool_lockdef_word_t word;\n"
 		"\t\tuint32_t seq;\n"
 		"\t\tuint64_hex_t addr;\n"
 		"\t\tuint64_hex_t init_ip;\n"
@@ -289,12 +345,12 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 			"\tid = %u;\n"
 			"\tstream_id = 0;\n"
 			"\tfields := struct {\n"
-			"\t\tspool_word_t word;\n"
+			"\t\t%s word;\n"
 			"\t\tuint32_t seq;\n"
 			"%s"
 			"\t};\n"
 			"};\n",
-			d->name, d->kind, d->tsdl_fields);
+			d->name, d->kind, meta_word_type(d->kind), d->tsdl_fields);
 }
 
 static int write_all(int fd, const void *data, size_t len, uint64_t off)

@@ -91,6 +91,10 @@ int escape_needed(const char *s, size_t len, unsigned flags)
 	int safe;
 
 	for (size_t i = 0; i < len;) {
+		if (u[i] >= 0x20 && u[i] < 0x7f) {
+			i++; /* printable ASCII: the common case, in every export */
+			continue;
+		}
 		i += next_unit(u + i, len - i, flags, &safe, &cp);
 		if (!safe)
 			return 1;
@@ -203,21 +207,36 @@ const char *escape_str(const char *s)
 void escape_json(FILE *out, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
+	size_t run = 0; /* start of the bytes written as they are */
 	uint32_t cp;
 	int safe;
 
+	/* Exports write millions of names: runs of plain bytes go out in one
+	 * fwrite, not one per character. */
 	fputc('"', out);
 	for (size_t i = 0; i < len;) {
-		size_t n = next_unit(u + i, len - i, 0, &safe, &cp);
+		size_t n;
 
+		if (u[i] >= 0x20 && u[i] < 0x7f && u[i] != '"' && u[i] != '\\') {
+			i++;
+			continue;
+		}
+		n = next_unit(u + i, len - i, 0, &safe, &cp);
+		if (safe && cp != '"' && cp != '\\') {
+			i += n;
+			continue;
+		}
+		if (i > run)
+			fwrite(u + run, 1, i - run, out);
 		if (cp == '"' || cp == '\\')
 			fprintf(out, "\\%c", (char)cp);
-		else if (safe)
-			fwrite(u + i, 1, n, out);
 		else
 			fprintf(out, "\\u%04x", (unsigned)cp);
 		i += n;
+		run = i;
 	}
+	if (len > run)
+		fwrite(u + run, 1, len - run, out);
 	fputc('"', out);
 }
 

@@ -10,6 +10,15 @@
  * and ignores for ET_EXEC executables, whose addresses are absolute. Sessions
  * are built on first use of a pid and kept until symbolizer_close.
  *
+ * Lookups are cached, because a report asks for the same few addresses
+ * millions of times (every call's caller) and libdwfl's answer is slow: a
+ * symbol lookup in a module without line info scans its whole symbol table.
+ * Two levels: (pid, address) -> the answer, and (module, offset in the
+ * module) -> function, file and line, so that forked processes and several
+ * runs of the same library share the work. Strings are interned once. The
+ * memory is bounded by the number of distinct addresses a report asks
+ * about, never by the number of events.
+ *
  * Not thread-safe: one symbolizer per thread.
  */
 #include <errno.h>
@@ -36,9 +45,44 @@ struct sym_proc {
 	struct sym_proc *next;
 };
 
+/* An interned string: equal strings share one copy, compared by pointer. */
+struct sym_str {
+	struct sym_str *next;
+	uint64_t hash;
+	char s[];
+};
+
+/* (module, module offset) -> what libdwfl says about it. */
+struct sym_modent {
+	const char *module; /* interned: the key is the pointer */
+	uint64_t module_offset;
+	const char *func, *file; /* interned, "" when absent */
+	uint64_t offset;
+	int line;
+	int used;
+};
+
+/* (pid, address) -> the lookup's result. */
+struct sym_addrent {
+	uint64_t addr;
+	uint32_t pid;
+	int used;
+	int rc;		    /* symbolizer_lookup's return */
+	const char *module; /* interned */
+	uint64_t module_offset;
+	int in_module; /* a (module, module_offset) entry holds func, file, line */
+};
+
 struct symbolizer {
 	struct trace_reader *r;
 	struct sym_proc *procs;
+	struct sym_str **strs; /* chained hash of interned strings */
+	size_t nstrs, cap_strs;
+	struct sym_addrent *addrs; /* open addressing, power-of-two capacity */
+	size_t naddrs, cap_addrs;
+	struct sym_modent *mods;
+	size_t nmods, cap_mods;
+	int nocache;   /* SPOOL_SYMBOL_CACHE=0: every lookup asks libdwfl (tests) */
 	char **warned; /* paths already warned about: each problem is said once */
 	size_t nwarned;
 };
@@ -60,6 +104,12 @@ static int sym_alloc(struct symbolizer **out)
 	if (!s)
 		return -ENOMEM;
 	unsetenv("DEBUGINFOD_URLS");
+	{
+		const char *c = getenv("SPOOL_SYMBOL_CACHE");
+
+		/* The tests compare reports with and without the cache. */
+		s->nocache = c && !strcmp(c, "0");
+	}
 	/* Separate debug files under SPOOL_DEBUG_DIR too (debugfile.h). */
 	sym_debuginfo_path = debugfile_dwfl_path();
 	*out = s;
@@ -290,46 +340,231 @@ out_close:
 	return ret;
 }
 
-int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_info *out)
+static uint64_t sym_hash(const void *p, size_t n, uint64_t h)
 {
-	struct sym_proc *pr = sym_proc_get(s, pid);
-	const char *name, *mainfile = NULL, *src;
-	Dwfl_Module *mod;
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull; /* FNV-1a */
+	return h;
+}
+
+static uint64_t sym_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* The interned copy of str, NULL when out of memory. */
+static const char *sym_intern(struct symbolizer *s, const char *str)
+{
+	size_t len = strlen(str);
+	uint64_t h = sym_hash(str, len, 0xcbf29ce484222325ull);
+	struct sym_str *e;
+
+	if (s->nstrs + 1 > s->cap_strs) {
+		size_t cap = s->cap_strs ? 2 * s->cap_strs : 256;
+		struct sym_str **v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < s->cap_strs; i++)
+			for (struct sym_str *n, *x = s->strs[i]; x; x = n) {
+				n = x->next;
+				x->next = v[x->hash & (cap - 1)];
+				v[x->hash & (cap - 1)] = x;
+			}
+		free(s->strs);
+		s->strs = v;
+		s->cap_strs = cap;
+	}
+	for (e = s->strs[h & (s->cap_strs - 1)]; e; e = e->next)
+		if (e->hash == h && !strcmp(e->s, str))
+			return e->s;
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		return NULL;
+	e->hash = h;
+	memcpy(e->s, str, len + 1);
+	e->next = s->strs[h & (s->cap_strs - 1)];
+	s->strs[h & (s->cap_strs - 1)] = e;
+	s->nstrs++;
+	return e->s;
+}
+
+/* Grow an open-addressing table to keep it at most half full; rehash is
+ * the caller's (entries move). Returns 0 or -ENOMEM. */
+static int sym_grow(void **tab, size_t *cap, size_t n, size_t elem, void **old, size_t *oldcap)
+{
+	void *v;
+
+	*old = NULL;
+	*oldcap = 0;
+	if (2 * (n + 1) <= *cap)
+		return 0;
+	v = calloc(*cap ? 2 * *cap : 1024, elem);
+	if (!v)
+		return -ENOMEM;
+	*old = *tab;
+	*oldcap = *cap;
+	*tab = v;
+	*cap = *cap ? 2 * *cap : 1024;
+	return 0;
+}
+
+static struct sym_modent *sym_mod_slot(struct sym_modent *v, size_t cap, const char *module,
+				       uint64_t off)
+{
+	for (size_t i = sym_mix((uint64_t)(uintptr_t)module ^ sym_mix(off)) & (cap - 1);;
+	     i = (i + 1) & (cap - 1))
+		if (!v[i].used || (v[i].module == module && v[i].module_offset == off))
+			return &v[i];
+}
+
+static struct sym_addrent *sym_addr_slot(struct sym_addrent *v, size_t cap, uint32_t pid,
+					 uint64_t addr)
+{
+	for (size_t i = sym_mix(addr ^ (uint64_t)pid << 48) & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (!v[i].used || (v[i].pid == pid && v[i].addr == addr))
+			return &v[i];
+}
+
+/* The (module, offset) entry, looked up in libdwfl the first time. Its
+ * pointer stays valid until the table grows: callers copy what they need.
+ * NULL when out of memory. */
+static struct sym_modent *sym_mod_get(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+				      const char *module, uint64_t module_offset)
+{
+	struct sym_modent *e, *old;
+	size_t oldcap;
+	const char *name, *src;
 	Dwfl_Line *line;
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	int lineno = 0;
 
-	memset(out, 0, sizeof(*out));
-	if (!pr || !pr->dwfl)
-		return -ENOENT;
-	mod = dwfl_addrmodule(pr->dwfl, addr);
-	if (!mod)
-		return -ENOENT;
-	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
-	snprintf(out->module, sizeof(out->module), "%s", mainfile ? mainfile : name ? name : "");
-	{
-		GElf_Addr bias = 0;
-
-		/* For a stripped binary this is all a user has to go on:
-		 * "pigz+0x11082" can be fed to objdump or addr2line. */
-		if (dwfl_module_getelf(mod, &bias))
-			out->module_offset = addr - bias;
-	}
+	if (sym_grow((void **)&s->mods, &s->cap_mods, s->nmods, sizeof(*s->mods), (void **)&old,
+		     &oldcap) < 0)
+		return NULL;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].used)
+			*sym_mod_slot(s->mods, s->cap_mods, old[i].module, old[i].module_offset) =
+			    old[i];
+	free(old);
+	e = sym_mod_slot(s->mods, s->cap_mods, module, module_offset);
+	if (e->used)
+		return e;
+	e->module = module;
+	e->module_offset = module_offset;
+	e->func = e->file = "";
 	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
-	if (name) {
-		snprintf(out->func, sizeof(out->func), "%s", name);
-		out->offset = off;
-	}
+	if (name && !(e->func = sym_intern(s, name)))
+		return NULL;
+	e->offset = name ? off : 0;
 	line = dwfl_module_getsrc(mod, addr);
-	if (line) {
-		src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-		if (src) {
-			snprintf(out->file, sizeof(out->file), "%s", src);
-			out->line = lineno;
-		}
+	src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (src) {
+		if (!(e->file = sym_intern(s, src)))
+			return NULL;
+		e->line = lineno;
 	}
+	e->used = 1;
+	s->nmods++;
+	return e;
+}
+
+/* Ask libdwfl (through the module cache) and fill the (pid, addr) entry e.
+ * Returns 0, or -ENOMEM (e is left unused). */
+static int sym_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_addrent *e)
+{
+	struct sym_proc *pr = sym_proc_get(s, pid);
+	const char *name, *mainfile = NULL;
+	struct sym_modent *me;
+	Dwfl_Module *mod;
+	GElf_Addr bias = 0;
+
+	e->rc = -ENOENT;
+	e->module = "";
+	e->module_offset = 0;
+	e->in_module = 0;
+	mod = pr && pr->dwfl ? dwfl_addrmodule(pr->dwfl, addr) : NULL;
+	if (!mod)
+		return 0;
+	e->rc = 0;
+	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
+	e->module = sym_intern(s, mainfile ? mainfile : name ? name : "");
+	if (!e->module)
+		return -ENOMEM;
+	/* For a stripped binary this is all a user has to go on:
+	 * "pigz+0x11082" can be fed to objdump or addr2line. */
+	if (dwfl_module_getelf(mod, &bias))
+		e->module_offset = addr - bias;
+	me = sym_mod_get(s, mod, addr, e->module, e->module_offset);
+	if (!me)
+		return -ENOMEM;
+	/* Only a flag: sym_fill finds the entry again by its key, because
+	 * the module table moves when it grows. */
+	e->in_module = 1;
 	return 0;
+}
+
+static void sym_fill(struct symbolizer *s, const struct sym_addrent *e, struct sym_info *out)
+{
+	const struct sym_modent *me;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->module, sizeof(out->module), "%s", e->module);
+	out->module_offset = e->module_offset;
+	if (!e->in_module)
+		return;
+	me = sym_mod_slot(s->mods, s->cap_mods, e->module, e->module_offset);
+	snprintf(out->func, sizeof(out->func), "%s", me->func);
+	out->offset = me->offset;
+	snprintf(out->file, sizeof(out->file), "%s", me->file);
+	out->line = me->line;
+}
+
+int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, struct sym_info *out)
+{
+	struct sym_addrent *e, *old, tmp;
+	size_t oldcap;
+
+	memset(out, 0, sizeof(*out));
+	if (s->nocache) {
+		/* Forget every answer: this lookup goes to libdwfl. */
+		if (s->addrs)
+			memset(s->addrs, 0, s->cap_addrs * sizeof(*s->addrs));
+		if (s->mods)
+			memset(s->mods, 0, s->cap_mods * sizeof(*s->mods));
+		s->naddrs = s->nmods = 0;
+	}
+	if (sym_grow((void **)&s->addrs, &s->cap_addrs, s->naddrs, sizeof(*s->addrs), (void **)&old,
+		     &oldcap) < 0)
+		goto out_uncached;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].used)
+			*sym_addr_slot(s->addrs, s->cap_addrs, old[i].pid, old[i].addr) = old[i];
+	free(old);
+	e = sym_addr_slot(s->addrs, s->cap_addrs, pid, addr);
+	if (!e->used) {
+		if (sym_resolve(s, pid, addr, e) < 0)
+			goto out_uncached;
+		e->pid = pid;
+		e->addr = addr;
+		e->used = 1;
+		s->naddrs++;
+	}
+	sym_fill(s, e, out);
+	return e->rc;
+out_uncached:
+	/* Out of memory: answer without the cache when possible. */
+	memset(&tmp, 0, sizeof(tmp));
+	if (sym_resolve(s, pid, addr, &tmp) < 0)
+		return -ENOMEM;
+	sym_fill(s, &tmp, out);
+	return tmp.rc;
 }
 
 static const char *sym_basename(const char *path)
@@ -387,6 +622,14 @@ void symbolizer_close(struct symbolizer *s)
 		free(pr->buildids);
 		free(pr);
 	}
+	for (size_t i = 0; i < s->cap_strs; i++)
+		for (struct sym_str *n, *x = s->strs[i]; x; x = n) {
+			n = x->next;
+			free(x);
+		}
+	free(s->strs);
+	free(s->addrs);
+	free(s->mods);
 	for (size_t i = 0; i < s->nwarned; i++)
 		free(s->warned[i]);
 	free(s->warned);

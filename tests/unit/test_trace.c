@@ -794,25 +794,25 @@ static void test_babeltrace2(void **state)
 	/* The first event: wall-clock date from the clock offset, decoded word. */
 	assert_non_null(strstr(out,
 			       "[2023-11-14 22:13:20.000001000] (+?.?\?\?\?\?\?\?\?\?) spool:proc: "
-			       "{ pid = 999, tid = 1000 }, { word = { zero = 0, op = ( \"NONE\" "
-			       ": container = 0 ), obj = 0, thread = 0, kind = 4 }, seq = 0, "
+			       "{ pid = 999, tid = 1000 }, { word = { zero = 0, op = 0, "
+			       "obj = 0, thread = 0, kind = 4 }, seq = 0, "
 			       "pid = 999, ppid = 998, proc_slot = 3, flags = 2 }"));
 	assert_non_null(strstr(out,
 			       "[2023-11-14 22:13:20.000002500] (+0.000000500) spool:thread: "
-			       "{ pid = 999, tid = 1001 }, { word = { zero = 0, op = ( \"NONE\" : "
-			       "container = 0 ), obj = 0, thread = 1, kind = 2 }, seq = 0, "
+			       "{ pid = 999, tid = 1001 }, { word = { zero = 0, op = 0, "
+			       "obj = 0, thread = 1, kind = 2 }, seq = 0, "
 			       "tid = 1001, pid = 999, pthread = 0x7F1234560001, "
 			       "name = \"worker\" }"));
 	assert_non_null(strstr(out,
 			       "spool:lockdef: { pid = 999, tid = 1000 }, { word = { zero = 0, "
-			       "op = ( \"NONE\" : container = 0 ), obj = 5, thread = 0, "
+			       "op = 0, lock = 5, thread = 0, "
 			       "kind = 3 }, seq = 2, addr = 0x555555558180, "
 			       "init_ip = 0x401500, type = ( \"MUTEX\" : container = 1 ), "
 			       "pid = 999 }"));
 	assert_non_null(strstr(out,
 			       "[2023-11-14 22:13:20.000004000] (+0.000000500) spool:lock: "
 			       "{ pid = 999, tid = 1000 }, { word = { zero = 0, op = ( "
-			       "\"ACQUIRE\" : container = 4 ), obj = 5, thread = 0, kind = 1 }, "
+			       "\"ACQUIRE\" : container = 4 ), lock = 5, thread = 0, kind = 1 }, "
 			       "seq = 3, ip = 0x401003, arg = 3735879685, nstack = 2, stack = "
 			       "[ [0] = 0x7F0000001003, [1] = 0x7F0000001013 ] }"));
 	free(out);
