@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../common/event.h"
+#include "../util/demangle.h"
 #include "../util/log.h"
 #include "probe.h"
 
@@ -177,7 +178,7 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 	for (size_t i = 0; i < mod->nsyms; i++) {
 		int dup = 0;
 
-		if (fnmatch(s->pattern, mod->syms[i].name, 0))
+		if (!demangle_match(s->pattern, mod->syms[i].name))
 			continue;
 		(*matched)++;
 		if (cfg) {

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "../common/event.h"
+#include "../util/demangle.h"
 #include "../util/log.h"
 #include "probe.h"
 #include "probe_expr.h"
@@ -987,7 +988,7 @@ static int pv_add_args_spec(struct probe_mgr *m, const struct probe_spec *s)
 		struct probe_module *mod = &m->mods[mods[k]];
 
 		for (size_t i = 0; !rc && i < mod->nsyms; i++) {
-			if (fnmatch(glob, mod->syms[i].name, 0))
+			if (!demangle_match(glob, mod->syms[i].name))
 				continue;
 			matched++;
 			if (tys) {

@@ -26,6 +26,7 @@
 #include "buildid.h"
 #include "debugfile.h"
 #include "log.h"
+#include "demangle.h"
 #include "symbolize.h"
 
 struct sym_proc {
@@ -318,7 +319,8 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, struct 
 	}
 	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 	if (name) {
-		snprintf(out->func, sizeof(out->func), "%s", name);
+		if (demangle_name(name, out->func, sizeof(out->func)))
+			snprintf(out->mangled, sizeof(out->mangled), "%s", name);
 		out->offset = off;
 	}
 	line = dwfl_module_getsrc(mod, addr);
