@@ -79,3 +79,17 @@ int demangle_match(const char *pattern, const char *name)
 	demangle_strip_params(d);
 	return !fnmatch(pattern, d, 0);
 }
+
+const char *demangle_colon(const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p != ':')
+			continue;
+		if (p[1] == ':') {
+			p++;
+			continue;
+		}
+		return p;
+	}
+	return NULL;
+}

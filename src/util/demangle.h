@@ -27,4 +27,8 @@ void demangle_strip_params(char *demangled);
  * demangled name without parameters: 1 when one matches. */
 int demangle_match(const char *pattern, const char *name);
 
+/* The first ':' of s that is not part of a C++ "::" (the separator of
+ * probe specs, "LIB:GLOB"), or NULL. */
+const char *demangle_colon(const char *s);
+
 #endif
