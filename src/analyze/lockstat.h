@@ -70,6 +70,9 @@ struct lockstat_print_opts {
 	 * a global variable); NULL or failing: locks are named by their init
 	 * site instead. Same ctx. */
 	lockstat_symbolize_fn symbolize_data;
+	/* The mangled symbol of that variable (C++), for JSON's "symbol";
+	 * NULL or failing: null. Same ctx. */
+	lockstat_symbolize_fn symbolize_symbol;
 	/* The trace is a recording made without --lock-events: its lock calls
 	 * were not written, so "no lock" means "not recorded", not "none used"
 	 * (set by lockstat_report_dir from .spool/record). */

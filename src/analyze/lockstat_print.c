@@ -1126,6 +1126,16 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 
 	fprintf(out, "    {\"index\": %u, \"name\": ", i->index);
 	escape_json_str(out, row->name);
+	{
+		char sym[512];
+
+		fputs(", \"symbol\": ", out);
+		if (i->defined && i->addr && po->symbolize_symbol &&
+		    po->symbolize_symbol(po->symbolize_ctx, i->pid, i->addr, sym, sizeof(sym)) == 0)
+			escape_json_str(out, sym);
+		else
+			fputs("null", out);
+	}
 	fprintf(out, ", \"type\": \"%s\", \"defined\": %s, \"addr\": %" PRIu64 ", \"pid\": %u",
 		type_name(i->type), i->defined ? "true" : "false", i->addr, i->pid);
 	fprintf(out, ", \"init_ip\": %" PRIu64 ", \"init_site\": ", i->init_ip);
