@@ -38,6 +38,9 @@ fi
 #                                        runtimes of clang-14 (fuzz/fuzz.mk)
 #   binutils                             scripts/fuzz-seeds.sh: objcopy, strip
 #   git                                  tests/real/quick: a user's checkout as -o, git under spool
+#   g++ (build-essential)                tests/integ/160-161: a C++ program's names
+#   libglib2.0-dev                       tests/integ/162: a GLib program (GMutex, GCond,
+#                                        GThreadPool: futexes through syscall())
 PACKAGES=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev libzstd-dev
@@ -57,6 +60,7 @@ PACKAGES=(
 	clang-14 llvm-14-dev
 	libclang-rt-14-dev binutils
 	git
+	libglib2.0-dev
 )
 
 # The --real list (make check-real). Why each is here:
@@ -65,11 +69,13 @@ PACKAGES=(
 #   x264           137 shared libraries: maps larger than 64 KiB (tests/real/62-x264-maps.t)
 #   openssl        libcrypto: perlasm, data inside functions' ranges (tests/real/67-openssl-blocks.t)
 #   libc6-dbg      libc's symbols from its debug file, versioned names (tests/real/71-libc-names.t)
+#   libglib2.0-bin gio, a Debian GLib program: its futexes (tests/real/96-glib-futex.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
 	openssl
 	libc6-dbg
+	libglib2.0-bin
 )
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")

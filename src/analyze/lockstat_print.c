@@ -344,7 +344,7 @@ static int lock_rows(struct lockstat *ls, const struct lockstat_print_opts *po,
 
 		if (!l || !l->info.events || l->info.type == LOCK_TYPE_THREAD || (want && !want(l)))
 			continue;
-		if (!po->all && lock_unused(l))
+		if (!po->all && !po->json && lock_unused(l))
 			continue;
 		if ((rc = lockstat_grow((void **)&rows, &cap, nr + 1, sizeof(*rows))))
 			goto fail;
@@ -440,11 +440,13 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 		else if (nu)
 			fprintf(out, "locks: %zu initialized, none used (--all shows them)\n", nu);
 		else
-			fprintf(out, "locks: none seen. spool sees the pthread lock, semaphore, "
-				     "condition and barrier functions and futex waits made through "
-				     "syscall(); a program that locks with its own atomics, spins, "
-				     "or makes futex calls with an inline syscall instruction (a "
-				     "static binary, Go) has locks spool cannot see\n");
+			fprintf(out, "locks: none seen\n"
+				     "  spool sees pthread locks, semaphores, condition variables, "
+				     "barriers and\n"
+				     "  futex calls made through syscall(); locks built on the "
+				     "program's own atomics\n"
+				     "  or on inline futex system calls (static binaries, Go) are "
+				     "invisible to it\n");
 		rows_free(rows, n);
 		return 0;
 	}
