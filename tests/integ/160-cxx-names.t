@@ -7,10 +7,13 @@
 # function reports demangle too, give the executable's path as module (not
 # "-") and callers whole ("<- libstdc++.so.6", not "<- libstdc").
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 if ! command -v g++ >/dev/null; then
-	skip 12 "no g++"
-	done_testing
+	skip 13 "no g++"
+	spool_run probe -q -o c.trace -e 'block:*transfer*' -- ./bank 2 5
+spool_run report --coverage c.trace
+like "$OUT" "(^|\n)Bank::transfer\\(int, int, long\\) +10 " "coverage report: demangled names"
+done_testing
 	exit 0
 fi
 g++ -g -O2 -fno-omit-frame-pointer -pthread -o bank "$REPO/tests/progs/cxx/bank.cpp" 2>cc.err
@@ -40,4 +43,7 @@ is "$(json run.out '[f["module"] for f in d["functions"]][0]')" "$PWD/bank" \
 spool_run probe -o s.trace -e 'func:*_M_run*' -- ./bank 2 5
 like "$ERR" "<- (libstdc\\+\\+\\.so[.0-9]*|execute_native_thread_routine) " \
 	"  a caller in libstdc++ is named whole, not cut at '+'"
+spool_run probe -q -o c.trace -e 'block:*transfer*' -- ./bank 2 5
+spool_run report --coverage c.trace
+like "$OUT" "(^|\n)Bank::transfer\\(int, int, long\\) +10 " "coverage report: demangled names"
 done_testing
