@@ -7,12 +7,16 @@
 # function reports demangle too, give the executable's path as module (not
 # "-") and callers whole ("<- libstdc++.so.6", not "<- libstdc").
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 15
 if ! command -v g++ >/dev/null; then
-	skip 13 "no g++"
+	skip 15 "no g++"
 	spool_run probe -q -o c.trace -e 'block:*transfer*' -- ./bank 2 5
 spool_run report --coverage c.trace
 like "$OUT" "(^|\n)Bank::transfer\\(int, int, long\\) +10 " "coverage report: demangled names"
+spool_run export --chrome -o f.json f.trace
+like "$(cat f.json 2>/dev/null)" '"name":"Bank::transfer\(int, int, long\)"' "Chrome export: demangled function names"
+spool_run export --chrome -o l.json l.trace
+like "$(cat l.json 2>/dev/null)" 'std::lock<std::mutex, std::mutex>' "  and demangled lock sites"
 done_testing
 	exit 0
 fi
@@ -46,4 +50,8 @@ like "$ERR" "<- (libstdc\\+\\+\\.so[.0-9]*|execute_native_thread_routine) " \
 spool_run probe -q -o c.trace -e 'block:*transfer*' -- ./bank 2 5
 spool_run report --coverage c.trace
 like "$OUT" "(^|\n)Bank::transfer\\(int, int, long\\) +10 " "coverage report: demangled names"
+spool_run export --chrome -o f.json f.trace
+like "$(cat f.json 2>/dev/null)" '"name":"Bank::transfer\(int, int, long\)"' "Chrome export: demangled function names"
+spool_run export --chrome -o l.json l.trace
+like "$(cat l.json 2>/dev/null)" 'std::lock<std::mutex, std::mutex>' "  and demangled lock sites"
 done_testing
