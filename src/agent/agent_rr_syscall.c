@@ -272,7 +272,8 @@ AGENT_EXPORT long syscall(long n, ...)
 		return 0;
 	}
 	/* GLib's, Rust's, ... locks: futex waits and wakes (agent_futex.c). */
-	if (AGENT_UNLIKELY(n == SYS_futex) && !agent_rr_mode && !(ra >= __ehdr_start && ra < __etext))
+	if (AGENT_UNLIKELY(n == SYS_futex) && !agent_rr_mode &&
+	    !(ra >= __ehdr_start && ra < __etext))
 		return agent_futex_call(a, (uint64_t)(uintptr_t)ra, __builtin_frame_address(0),
 					rr_pass);
 	if (AGENT_LIKELY(!agent_rr_mode) || (ra >= __ehdr_start && ra < __etext) ||

@@ -52,7 +52,7 @@ struct cov_mod {
 };
 
 struct cov_fn {
-	char *name;	  /* the symbol (mangled for C++): lcov's FN, as genhtml --demangle-cpp wants */
+	char *name;	  /* the symbol (C++: mangled), lcov's FN (genhtml --demangle-cpp) */
 	char *shown;	  /* demangled: the text and JSON reports */
 	uint32_t mod;
 	uint64_t entry;	  /* lowest block start */
