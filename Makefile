@@ -17,7 +17,8 @@ O ?= build
 CFLAGS_COMMON := -std=gnu11 -g -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -fno-strict-aliasing
 HOST_CFLAGS := $(CFLAGS_COMMON) -Isrc -fno-omit-frame-pointer $(EXTRA_CFLAGS)
-HOST_LDLIBS := -ldw -lelf -lzstd -lZydis -lpthread -lm
+# -lstdc++: __cxa_demangle, the demangler of the C++ ABI g++ emits (src/util/demangle.c).
+HOST_LDLIBS := -ldw -lelf -lzstd -lZydis -lpthread -lm -lstdc++
 # The agent: hidden visibility, exports only what agent.map lists, no
 # undefined symbols, initial-exec TLS (see DESIGN.md, rules for the agent).
 AGENT_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -ftls-model=initial-exec \

@@ -39,6 +39,9 @@ fi
 #   binutils                             scripts/fuzz-seeds.sh: objcopy, strip
 #   git                                  tests/real/quick: a user's checkout as -o, git under spool
 #   strace                               tests/integ/120, 122: a socket replay makes no network call
+#   g++ (build-essential)                tests/integ/160-161: a C++ program's names
+#   libglib2.0-dev                       tests/integ/162: a GLib program (GMutex, GCond,
+#                                        GThreadPool: futexes through syscall())
 PACKAGES=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev libzstd-dev
@@ -59,6 +62,7 @@ PACKAGES=(
 	libclang-rt-14-dev binutils
 	git
 	strace
+	libglib2.0-dev
 )
 
 # The --real list (make check-real). Why each is here:
@@ -76,6 +80,7 @@ PACKAGES=(
 #                  futexes) built by tests/real/95-corpus-glib.t
 #   (the corpus also runs memcached, python3, perl, git, make, sqlite3, x264 and g++ from
 #   the lists above; tests/real/82-95, tests/real/quick/80-81)
+#   libglib2.0-bin gio, a Debian GLib program: its futexes (tests/real/96-glib-futex.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -83,7 +88,7 @@ REAL_PACKAGES=(
 	libc6-dbg
 	redis-server redis-tools
 	lighttpd curl
-	libglib2.0-dev
+	libglib2.0-bin
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

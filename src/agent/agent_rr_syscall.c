@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "agent_probe.h"
+#include "agent_futex.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 
@@ -303,6 +304,11 @@ AGENT_EXPORT long syscall(long n, ...)
 		}
 		return 0;
 	}
+	/* GLib's, Rust's, ... locks: futex waits and wakes (agent_futex.c). */
+	if (AGENT_UNLIKELY(n == SYS_futex) && !agent_rr_mode &&
+	    !(ra >= __ehdr_start && ra < __etext))
+		return agent_futex_call(a, (uint64_t)(uintptr_t)ra, __builtin_frame_address(0),
+					rr_pass);
 	if (AGENT_LIKELY(!agent_rr_mode) || (ra >= __ehdr_start && ra < __etext) ||
 	    agent_self.busy)
 		return rr_pass(n, a);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/demangle.h"
 #include "callstack.h"
 
 struct cs_thread {
@@ -68,7 +69,7 @@ static long cs_fn_intern(struct callstack *c, const char *module, const char *na
 		if (!v)
 			return -1;
 		for (size_t k = 0; k < c->nfns; k++) {
-			size_t j = cs_fn_hash(c->fns[k].module, c->fns[k].name, n);
+			size_t j = cs_fn_hash(c->fns[k].module, c->fns[k].raw, n);
 
 			while (v[j])
 				j = (j + 1) & (n - 1);
@@ -82,7 +83,7 @@ static long cs_fn_intern(struct callstack *c, const char *module, const char *na
 	     i = (i + 1) & (c->nfn_slot - 1)) {
 		const struct callstack_fn *f = &c->fns[c->fn_slot[i] - 1];
 
-		if (!strcmp(f->name, name) && !strcmp(f->module, module))
+		if (!strcmp(f->raw, name) && !strcmp(f->module, module))
 			return (long)c->fn_slot[i] - 1;
 	}
 	if (c->nfns == c->capfns) {
@@ -94,10 +95,16 @@ static long cs_fn_intern(struct callstack *c, const char *module, const char *na
 		c->fns = nf;
 		c->capfns = cap;
 	}
-	c->fns[c->nfns].name = strdup(name);
+	{
+		char d[1024];
+
+		demangle_name(name, d, sizeof(d));
+		c->fns[c->nfns].name = strdup(d);
+	}
+	c->fns[c->nfns].raw = strdup(name);
 	c->fns[c->nfns].module = strdup(module);
 	c->nfns++; /* freed with the others even when a strdup failed */
-	if (!c->fns[c->nfns - 1].name || !c->fns[c->nfns - 1].module)
+	if (!c->fns[c->nfns - 1].name || !c->fns[c->nfns - 1].module || !c->fns[c->nfns - 1].raw)
 		return -1;
 	c->fn_slot[i] = (uint32_t)c->nfns;
 	return (long)c->nfns - 1;
@@ -295,6 +302,7 @@ void callstack_free(struct callstack *c)
 	for (size_t i = 0; i < c->nfns; i++) {
 		free(c->fns[i].name);
 		free(c->fns[i].module);
+		free(c->fns[i].raw);
 	}
 	free(c->fns);
 	free(c->fn_slot);

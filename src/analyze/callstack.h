@@ -19,8 +19,9 @@
 #include "../trace/trace.h"
 
 struct callstack_fn {
-	char *name;
+	char *name;   /* demangled (util/demangle.h): what reports show */
 	char *module;
+	char *raw;    /* the symbol as the "probes" side file has it (mangled) */
 };
 
 struct callstack_frame {

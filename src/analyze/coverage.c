@@ -35,6 +35,7 @@
 #include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/outfile.h"
+#include "../util/demangle.h"
 #include "coverage.h"
 
 struct cov_row {
@@ -51,7 +52,8 @@ struct cov_mod {
 };
 
 struct cov_fn {
-	char *name;
+	char *name;	  /* the symbol (C++: mangled), lcov's FN (genhtml --demangle-cpp) */
+	char *shown;	  /* demangled: the text and JSON reports */
 	uint32_t mod;
 	uint64_t entry;	  /* lowest block start */
 	int64_t count;	  /* of the entry block, -1 unknown */
@@ -165,11 +167,20 @@ static int cov_fn_index(struct cov_ctx *c, uint32_t mod, const char *name, uint3
 	c->fns = nf;
 	memset(&nf[c->nfns], 0, sizeof(*nf));
 	nf[c->nfns].name = strdup(name);
+	{
+		char d[1024];
+
+		demangle_name(name, d, sizeof(d));
+		nf[c->nfns].shown = strdup(d);
+	}
 	nf[c->nfns].mod = mod;
 	nf[c->nfns].entry = UINT64_MAX;
 	nf[c->nfns].count = -1;
-	if (!nf[c->nfns].name)
+	if (!nf[c->nfns].name || !nf[c->nfns].shown) {
+		free(nf[c->nfns].name);
+		free(nf[c->nfns].shown);
 		return -ENOMEM;
+	}
 	*idx = (uint32_t)c->nfns++;
 	return 0;
 }
@@ -568,6 +579,8 @@ static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *los
 		const struct cov_fn *f = &c->fns[i];
 
 		fprintf(out, "%s{\"name\":", i ? "," : "");
+		escape_json_str(out, f->shown);
+		fprintf(out, ",\"symbol\":");
 		escape_json_str(out, f->name);
 		fprintf(out, ",\"module\":");
 		escape_json_str(out, c->mods[f->mod].path);
@@ -582,7 +595,7 @@ static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *los
 		const struct cov_block *b = &c->blocks[i];
 
 		fprintf(out, "%s{\"id\":%u,\"function\":", i ? "," : "", b->id);
-		escape_json_str(out, c->fns[b->fn].name);
+		escape_json_str(out, c->fns[b->fn].shown);
 		fprintf(out, ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"count\":%" PRId64 "}",
 			b->start, b->end, b->count);
 	}
@@ -591,7 +604,7 @@ static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *los
 		const struct cov_branch *b = &c->branches[i];
 
 		fprintf(out, "%s{\"id\":%u,\"function\":", i ? "," : "", b->id);
-		escape_json_str(out, c->fns[b->fn].name);
+		escape_json_str(out, c->fns[b->fn].shown);
 		fprintf(out, ",\"file\":");
 		escape_json_str(out, b->line ? c->files[b->file] : "");
 		fprintf(out,
@@ -653,7 +666,7 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 			snprintf(calls, sizeof(calls), "%" PRId64, f->count);
 		snprintf(blk, sizeof(blk), "%u/%u", f->blocks_hit, f->blocks);
 		snprintf(br, sizeof(br), "%u/%u", f->both, f->branches);
-		fprintf(out, "%-28s %10s %13s %17s  %s\n", escape_str(f->name), calls, blk, br,
+		fprintf(out, "%-28s %10s %13s %17s  %s\n", escape_str(f->shown), calls, blk, br,
 			escape_str(cov_base(c->mods[f->mod].path)));
 	}
 	if (!c->nbranches)
@@ -671,7 +684,7 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 		if (b->line)
 			snprintf(where, sizeof(where), "%s:%u", cov_base(c->files[b->file]), b->line);
 		else
-			snprintf(where, sizeof(where), "%s+0x%" PRIx64, c->fns[b->fn].name,
+			snprintf(where, sizeof(where), "%s+0x%" PRIx64, c->fns[b->fn].shown,
 				 b->addr);
 		if (b->taken < 0)
 			fprintf(out, "  %-24s not placed\n", escape_str(where));
@@ -758,8 +771,10 @@ static void cov_free(struct cov_ctx *c)
 		free(c->mods[i].path);
 		free(c->mods[i].rows);
 	}
-	for (size_t i = 0; i < c->nfns; i++)
+	for (size_t i = 0; i < c->nfns; i++) {
 		free(c->fns[i].name);
+		free(c->fns[i].shown);
+	}
 	for (size_t i = 0; i < c->nfiles; i++)
 		free(c->files[i]);
 	free(c->mods);

@@ -128,7 +128,7 @@ struct export_model {
 static const char *const model_type_names[] = {
 	[LOCK_TYPE_MUTEX] = "mutex",   [LOCK_TYPE_RWLOCK] = "rwlock", [LOCK_TYPE_SPIN] = "spin",
 	[LOCK_TYPE_SEM] = "sem",       [LOCK_TYPE_COND] = "cond",     [LOCK_TYPE_BARRIER] = "barrier",
-	[LOCK_TYPE_THREAD] = "thread",
+	[LOCK_TYPE_THREAD] = "thread", [LOCK_TYPE_FUTEX] = "futex",
 };
 
 static const char *model_type_name(uint32_t type)
@@ -551,9 +551,10 @@ static int model_lock_event(struct export_model *m, const struct rec_lock *e, ui
 	case OP_SEM_POST:
 		return model_instant(m, t, l, "post", ns);
 	case OP_COND_SIGNAL:
-		return model_instant(m, t, l, "signal", ns);
+		return model_instant(m, t, l, l->l.type == LOCK_TYPE_FUTEX ? "wake" : "signal", ns);
 	case OP_COND_BROADCAST:
-		return model_instant(m, t, l, "broadcast", ns);
+		return model_instant(m, t, l, l->l.type == LOCK_TYPE_FUTEX ? "wake all" : "broadcast",
+				     ns);
 	default:
 		return 0;
 	}

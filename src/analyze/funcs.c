@@ -37,7 +37,8 @@ struct fn_caller {
 };
 
 struct fn_stat {
-	const char *name, *module; /* owned by the callstack */
+	const char *name, *module; /* owned by the callstack; name demangled */
+	const char *raw;	   /* the symbol (mangled for C++) */
 	uint64_t calls, total, self, min, max, sum;
 	uint64_t unpaired; /* entries whose exit was never seen */
 	struct fn_caller *callers;
@@ -81,6 +82,8 @@ struct fn_ctx {
 	struct callstack *cs;
 	struct trace_reader *r;
 	struct symbolizer *sym;
+	char *exe; /* the executable's path (module "-"), read once; NULL unknown */
+	int exe_read;
 };
 
 static uint64_t fn_mix(uint64_t x)
@@ -141,6 +144,27 @@ static struct fn_who fn_who_of(const struct fn_ctx *c, uint32_t thread)
 		return c->who[thread];
 	si = trace_reader_stream(c->r, thread);
 	return si ? (struct fn_who){si->tid, si->pid} : (struct fn_who){0, 0};
+}
+
+/* A function's module as a user can open it: the probe table says "-"
+ * for the executable, whose path the trace keeps in proc/PID.exe (the
+ * process of the first thread). */
+static const char *fn_module(struct fn_ctx *c, const char *module)
+{
+	char name[64];
+	size_t len;
+
+	if (strcmp(module, "-"))
+		return module;
+	if (!c->exe_read) {
+		c->exe_read = 1;
+		snprintf(name, sizeof(name), "proc/%u.exe", fn_who_of(c, 0).pid);
+		if (trace_reader_file(c->r, name, &c->exe, &len) < 0)
+			c->exe = NULL;
+		else
+			c->exe[strcspn(c->exe, "\n")] = 0;
+	}
+	return c->exe && c->exe[0] ? c->exe : module;
 }
 
 static int fn_note_thread(struct fn_ctx *c, const struct trace_event *ev)
@@ -244,8 +268,10 @@ static int fn_enter(void *ctx, uint32_t thread, const struct callstack_frame *fr
 		symbolizer_format(c->sym, fn_who_of(c, thread).pid, p->ret_ip, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)p->ret_ip);
-	/* "func+0x12 (file.c:3)": the caller is the function. */
-	name[strcspn(name, "+ ")] = 0;
+	/* "func+0x12 (file.c:3)": the caller is the function; "libstdc++.so.6+0x9"
+	 * (no symbol): the module. Demangled names have spaces and '+'. */
+	if (strstr(name, "+0x"))
+		*strstr(name, "+0x") = 0;
 	idx = fn_add_caller(f, name);
 	if (idx < 0)
 		return -ENOMEM;
@@ -366,8 +392,10 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 
 			fprintf(out, "%s{\"name\":", i ? "," : "");
 			escape_json_str(out, f->name);
+			fprintf(out, ",\"symbol\":");
+			escape_json_str(out, f->raw);
 			fprintf(out, ",\"module\":");
-			escape_json_str(out, f->module);
+			escape_json_str(out, fn_module(c, f->module));
 			fprintf(out,
 				",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"min_ns\":%llu,"
 				"\"avg_ns\":%llu,\"max_ns\":%llu,\"no_exit\":%llu,\"callers\":[",
@@ -461,6 +489,7 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 	for (size_t i = 0; i < c.nfns; i++) {
 		c.fns[i].name = callstack_fn(c.cs, (uint32_t)i)->name;
 		c.fns[i].module = callstack_fn(c.cs, (uint32_t)i)->module;
+		c.fns[i].raw = callstack_fn(c.cs, (uint32_t)i)->raw;
 		c.fns[i].min = UINT64_MAX;
 		c.fns[i].id = (uint32_t)i;
 	}
@@ -492,6 +521,7 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 out:
 	if (c.sym)
 		symbolizer_close(c.sym);
+	free(c.exe);
 	free(c.pairs);
 	free(c.sites);
 	free(c.who);

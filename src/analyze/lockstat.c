@@ -633,6 +633,30 @@ static int do_timeout_wait(struct ls_lock *l, struct ls_thread *t, struct ls_tl 
 	return dist_add(&side->wait, wait);
 }
 
+/* A FUTEX_WAIT returned (COND_WAKE): its wait, and when the thread was
+ * woken (not EAGAIN: it never slept) a site pair (wait site, last wake
+ * site) as for a contended acquisition. */
+static int futex_woken(struct lockstat *ls, struct ls_lock *l, struct ls_thread *t,
+		       struct ls_tl *tl, const struct rec_lock *r, uint32_t nfr, uint64_t ns)
+{
+	uint64_t wait = ls_dur(tl->wait_ns, ns);
+	int rc;
+
+	t->info.futex_wait_ns += wait;
+	if ((rc = dist_add(&l->info.cond_wait, wait)))
+		return rc;
+	if (r->arg != 0)
+		return 0;
+	tl->contend_holder_ip = l->last_holder != t->info.index + 1 ? l->last_holder_ip : 0;
+	tl->contend_holder = l->last_holder != t->info.index + 1 ? l->last_holder : 0;
+	tl->contend_holder_read = 0;
+	if ((rc = stk_set(&tl->contend_holder_stk, tl->contend_holder ? l->last_holder_stk.f : NULL,
+			  tl->contend_holder ? l->last_holder_stk.n : 0)))
+		return rc;
+	return site_add(ls, l, tl, wait, t->info.index, r->stack, nfr, &tl->contend_holder_stk,
+			tl->contend_holder);
+}
+
 static int feed_lock(struct lockstat *ls, const struct trace_event *ev)
 {
 	const struct rec_lock *r = (const struct rec_lock *)ev->rec;
@@ -733,6 +757,16 @@ static int feed_lock(struct lockstat *ls, const struct trace_event *ev)
 		l->info.cond_waits++;
 		tl->waiting = 1;
 		tl->wait_ns = ns;
+		if (l->info.type == LOCK_TYPE_FUTEX) {
+			/* the waker is known only at the wake-up: the last
+			 * FUTEX_WAKE seen on the word before it */
+			if (!tl->futex_waited) {
+				tl->futex_waited = 1;
+				l->info.futex_waiters++;
+			}
+			tl->contend_ip = r->ip;
+			return 0;
+		}
 		/* the mutex is released before the wait and taken back after
 		 * it (RELEASE/ACQUIRE events of their own): that acquisition is
 		 * counted, the wait itself is never a hold */
@@ -748,14 +782,27 @@ static int feed_lock(struct lockstat *ls, const struct trace_event *ev)
 		if (!tl->waiting)
 			break;
 		tl->waiting = 0;
+		if (l->info.type == LOCK_TYPE_FUTEX)
+			return futex_woken(ls, l, t, tl, r, nfr, ns);
 		t->info.cond_wait_ns += ls_dur(tl->wait_ns, ns);
 		return dist_add(&l->info.cond_wait, ls_dur(tl->wait_ns, ns));
 	case OP_COND_SIGNAL:
-		l->info.cond_signals++;
-		break;
 	case OP_COND_BROADCAST:
-		l->info.cond_broadcasts++;
-		break;
+		if (op == OP_COND_SIGNAL)
+			l->info.cond_signals++;
+		else
+			l->info.cond_broadcasts++;
+		if (l->info.type != LOCK_TYPE_FUTEX)
+			break;
+		if (!tl->futex_woke) {
+			tl->futex_woke = 1;
+			l->info.futex_wakers++;
+		}
+		/* the waker stands where a holder would: the site pairs of a
+		 * futex are (wait site, wake site) */
+		l->last_holder = t->info.index + 1;
+		l->last_holder_ip = r->ip;
+		return stk_set(&l->last_holder_stk, r->stack, nfr);
 	case OP_BARRIER_ENTER:
 		l->info.barrier_waits++;
 		tl->waiting = 1;
@@ -887,7 +934,10 @@ int lockstat_finish(struct lockstat *ls)
 				rc = dist_add(&l->info.barrier_wait, wait);
 			} else {
 				l->info.cond_waiting_at_end++;
-				t->info.cond_wait_ns += wait;
+				if (l->info.type == LOCK_TYPE_FUTEX)
+					t->info.futex_wait_ns += wait;
+				else
+					t->info.cond_wait_ns += wait;
 				rc = dist_add(&l->info.cond_wait, wait);
 			}
 			if (rc)

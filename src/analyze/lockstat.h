@@ -70,10 +70,16 @@ struct lockstat_print_opts {
 	 * a global variable); NULL or failing: locks are named by their init
 	 * site instead. Same ctx. */
 	lockstat_symbolize_fn symbolize_data;
+	/* The mangled symbol of that variable (C++), for JSON's "symbol";
+	 * NULL or failing: null. Same ctx. */
+	lockstat_symbolize_fn symbolize_symbol;
 	/* The trace is a recording made without --lock-events: its lock calls
 	 * were not written, so "no lock" means "not recorded", not "none used"
 	 * (set by lockstat_report_dir from .spool/record). */
 	int locks_unrecorded;
+	/* Text: also the locks that were initialized and never used (hidden
+	 * by default; JSON always has them). */
+	int all;
 };
 
 /* Defaults: sort by wait, limit 20, top_sites 10, text, no header. */
@@ -155,6 +161,12 @@ struct lockstat_lock_info {
 	/* barriers */
 	uint64_t barrier_waits, barrier_serial, barrier_waiting_at_end;
 	struct lockstat_dist barrier_wait;
+	/* futexes (LOCK_TYPE_FUTEX) use the cond_* counters: cond_waits =
+	 * FUTEX_WAITs, cond_wakeups = woken, cond_errors = returned at once
+	 * (EAGAIN: the word changed) or interrupted, cond_signals and
+	 * cond_broadcasts = FUTEX_WAKEs of one and of more; plus the distinct
+	 * threads that waited and that woke others. */
+	uint64_t futex_waiters, futex_wakers;
 };
 
 struct lockstat_thread_info {
@@ -166,6 +178,7 @@ struct lockstat_thread_info {
 	uint64_t hold_ns;	  /* holding locks (nested holds each count) */
 	uint64_t cond_wait_ns;	  /* in pthread_cond_(timed)wait */
 	uint64_t barrier_wait_ns; /* in pthread_barrier_wait */
+	uint64_t futex_wait_ns;	  /* in FUTEX_WAIT (made through syscall()) */
 };
 
 /*

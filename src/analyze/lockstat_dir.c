@@ -50,6 +50,22 @@ static int lockstat_dir_symbolize_data(void *ctx, uint32_t pid, uint64_t addr, c
 	return 0;
 }
 
+/* The same variable's symbol as the ELF file has it, when C++ mangled it
+ * ("_ZL4acct" for "acct"); -ENOENT otherwise. */
+static int lockstat_dir_symbolize_symbol(void *ctx, uint32_t pid, uint64_t addr, char *buf,
+					 size_t len)
+{
+	struct sym_info si;
+
+	if (symbolizer_lookup(ctx, pid, addr, &si) < 0 || !si.mangled[0])
+		return -ENOENT;
+	if (si.offset)
+		snprintf(buf, len, "%s+%#" PRIx64, si.mangled, si.offset);
+	else
+		snprintf(buf, len, "%s", si.mangled);
+	return 0;
+}
+
 static void lockstat_dir_symbolizer_open(struct trace_reader *r, struct lockstat_print_opts *po)
 {
 	struct symbolizer *s = NULL;
@@ -61,6 +77,7 @@ static void lockstat_dir_symbolizer_open(struct trace_reader *r, struct lockstat
 	}
 	po->symbolize = lockstat_dir_symbolize;
 	po->symbolize_data = lockstat_dir_symbolize_data;
+	po->symbolize_symbol = lockstat_dir_symbolize_symbol;
 	po->symbolize_ctx = s;
 }
 
@@ -70,6 +87,7 @@ static void lockstat_dir_symbolizer_close(struct lockstat_print_opts *po)
 		symbolizer_close(po->symbolize_ctx);
 	po->symbolize = NULL;
 	po->symbolize_data = NULL;
+	po->symbolize_symbol = NULL;
 	po->symbolize_ctx = NULL;
 }
 

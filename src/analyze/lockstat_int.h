@@ -74,6 +74,7 @@ struct ls_tl {
 	uint64_t wait_ns; /* start of a cond or barrier wait */
 	uint32_t depth;	  /* recursion depth of the hold, 0 = not held */
 	uint8_t contend_pending, contend_read, contend_holder_read, hold_read, waiting;
+	uint8_t futex_waited, futex_woke; /* counted in futex_waiters, futex_wakers */
 	uint32_t contend_holder;	  /* thread index + 1 of that holder, 0 unknown */
 	struct ls_stk contend_holder_stk; /* its frames, copied at CONTEND time */
 };

@@ -58,6 +58,8 @@ static const char *type_name(uint32_t type)
 		return "barrier";
 	case LOCK_TYPE_THREAD:
 		return "thread";
+	case LOCK_TYPE_FUTEX:
+		return "futex";
 	default:
 		return "unknown";
 	}
@@ -302,6 +304,31 @@ static bool lock_in_main(const struct ls_lock *l)
 	return ls_type_holds(l->info.type) || l->info.type == LOCK_TYPE_SEM;
 }
 
+/* Initialized (or destroyed) and nothing else: openssl's rwlocks in redis,
+ * created at startup, never taken. Shown with --all only. */
+static bool lock_unused(const struct ls_lock *l)
+{
+	return l->info.events <= l->info.inits + l->info.destroys;
+}
+
+static size_t count_unused(const struct lockstat *ls)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ls->caplocks; i++) {
+		const struct ls_lock *l = ls->locks[i];
+
+		if (l && l->info.events && l->info.type != LOCK_TYPE_THREAD && lock_unused(l))
+			n++;
+	}
+	return n;
+}
+
+static bool is_futex(const struct ls_lock *l)
+{
+	return l->info.type == LOCK_TYPE_FUTEX;
+}
+
 /* Rows for the locks whose type passes `want` (NULL: all but threads),
  * sorted per po. */
 static int lock_rows(struct lockstat *ls, const struct lockstat_print_opts *po,
@@ -316,6 +343,8 @@ static int lock_rows(struct lockstat *ls, const struct lockstat_print_opts *po,
 		struct ls_lock *l = ls->locks[i];
 
 		if (!l || !l->info.events || l->info.type == LOCK_TYPE_THREAD || (want && !want(l)))
+			continue;
+		if (!po->all && !po->json && lock_unused(l))
 			continue;
 		if ((rc = lockstat_grow((void **)&rows, &cap, nr + 1, sizeof(*rows))))
 			goto fail;
@@ -396,10 +425,28 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 	if ((rc = lock_rows(ls, po, lock_in_main, &rows, &n)))
 		return rc;
 	if (!n) {
-		fprintf(out, po->locks_unrecorded
-				     ? "locks: not recorded (spool record writes lock events only "
-				       "with --lock-events)\n"
-				     : "locks: none used\n");
+		size_t nf = 0, nu = po->all ? 0 : count_unused(ls);
+		struct ls_row *fr = NULL;
+
+		if ((rc = lock_rows(ls, po, is_futex, &fr, &nf)))
+			return rc;
+		rows_free(fr, nf);
+		if (po->locks_unrecorded)
+			fprintf(out, "locks: not recorded (spool record writes lock events only "
+				     "with --lock-events)\n");
+		else if (nf)
+			fprintf(out, "locks: no pthread mutex, rwlock, spinlock or semaphore used; "
+				     "%zu futex%s below\n", nf, nf == 1 ? "" : "es");
+		else if (nu)
+			fprintf(out, "locks: %zu initialized, none used (--all shows them)\n", nu);
+		else
+			fprintf(out, "locks: none seen\n"
+				     "  spool sees pthread locks, semaphores, condition variables, "
+				     "barriers and\n"
+				     "  futex calls made through syscall(); locks built on the "
+				     "program's own atomics\n"
+				     "  or on inline futex system calls (static binaries, Go) are "
+				     "invisible to it\n");
 		rows_free(rows, n);
 		return 0;
 	}
@@ -465,6 +512,9 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 							      : "wait time");
 		table_print(&t, out);
 		print_more(out, n, po->limit);
+		if (!po->all && count_unused(ls))
+			fprintf(out, "(%zu more initialized and never used: --all shows them)\n",
+				count_unused(ls));
 		if (t2.nrows) {
 			fprintf(out, "\nwait and hold details (semaphores have no hold time: any "
 				     "thread may post):\n");
@@ -564,6 +614,54 @@ static int print_conds(struct lockstat *ls, FILE *out, const struct lockstat_pri
 	return rc;
 }
 
+static int print_futexes(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	static const char *const hdr[] = {"futex",     "waits",	     "woken",	   "no sleep",
+					  "timeouts",  "wakes",	     "waiters",	   "wakers",
+					  "wait total", "wait max", "wait p99"};
+	struct ls_table t = {.ncols = 11, .hdr = hdr, .left_mask = 0};
+	struct ls_row *rows;
+	size_t n;
+	int rc;
+
+	if ((rc = lock_rows(ls, po, is_futex, &rows, &n)))
+		return rc;
+	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
+		const struct lockstat_lock_info *i = &rows[k].l->info;
+		B(a);
+		B(b);
+		B(c);
+		B(d);
+		B(e);
+		B(f);
+		B(g);
+		B(h);
+		B(x);
+		B(y);
+
+		rc = table_row(&t, rows[k].name, fmt_count(i->cond_waits, a, 64),
+			       fmt_count(i->cond_wakeups, b, 64), fmt_count(i->cond_errors, c, 64),
+			       fmt_count(i->cond_timeouts, d, 64),
+			       fmt_count(i->cond_signals + i->cond_broadcasts, e, 64),
+			       fmt_count(i->futex_waiters, x, 64), fmt_count(i->futex_wakers, y, 64),
+			       fmt_ns(i->cond_wait.total_ns, f, 64),
+			       fmt_ns(i->cond_wait.max_ns, g, 64),
+			       fmt_ns(i->cond_wait.p99_ns, h, 64));
+	}
+	if (!rc && n) {
+		fprintf(out,
+			"\nfutexes (waits and wakes made through syscall(SYS_futex): GLib, Rust, ...;\n"
+			" a wait is contention the kernel saw; an uncontended lock or unlock never\n"
+			" enters the kernel, so acquisitions and hold times cannot be known;\n"
+			" \"no sleep\": the word changed before the thread slept):\n");
+		table_print(&t, out);
+		print_more(out, n, po->limit);
+	}
+	table_free(&t);
+	rows_free(rows, n);
+	return rc;
+}
+
 static int print_sems(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
 	static const char *const hdr[] = {"semaphore", "waits",	   "contended",
@@ -646,7 +744,7 @@ static uint64_t thread_key(const struct lockstat_thread_info *t, int sort)
 	case LOCKSTAT_SORT_NAME:
 		return 0; /* thread index order */
 	default:
-		return t->wait_ns + t->cond_wait_ns + t->barrier_wait_ns;
+		return t->wait_ns + t->cond_wait_ns + t->barrier_wait_ns + t->futex_wait_ns;
 	}
 }
 
@@ -666,8 +764,8 @@ static int print_threads(struct lockstat *ls, FILE *out, const struct lockstat_p
 {
 	static const char *const hdr[] = {"thread",	"name",	     "tid",
 					  "acq",	"contended", "wait total",
-					  "hold total", "cond wait", "barrier wait"};
-	struct ls_table t = {.ncols = 9, .hdr = hdr, .left_mask = 1u << 1};
+					  "hold total", "cond wait", "barrier wait", "futex wait"};
+	struct ls_table t = {.ncols = 10, .hdr = hdr, .left_mask = 1u << 1};
 	const struct lockstat_thread_info **v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -676,7 +774,8 @@ static int print_threads(struct lockstat *ls, FILE *out, const struct lockstat_p
 		const struct lockstat_thread_info *ti = lockstat_thread(ls, (uint32_t)i);
 
 		if (!ti || !(ti->acquisitions || ti->wait_ns || ti->cond_wait_ns ||
-			     ti->barrier_wait_ns || ti->hold_ns || ti->timeouts))
+			     ti->barrier_wait_ns || ti->hold_ns || ti->timeouts ||
+			     ti->futex_wait_ns))
 			continue;
 		if ((rc = lockstat_grow((void **)&v, &cap, n + 1, sizeof(*v))))
 			goto out;
@@ -695,6 +794,7 @@ static int print_threads(struct lockstat *ls, FILE *out, const struct lockstat_p
 		B(h);
 		B(cw);
 		B(bw);
+		B(fw);
 
 		snprintf(ix, sizeof(ix), "%u", ti->index);
 		snprintf(tid, sizeof(tid), ti->defined ? "%u" : "?", ti->tid);
@@ -702,7 +802,7 @@ static int print_threads(struct lockstat *ls, FILE *out, const struct lockstat_p
 			       fmt_count(ti->acquisitions, a, 64), fmt_count(ti->contended, c, 64),
 			       fmt_ns(ti->wait_ns, w, 64), fmt_ns(ti->hold_ns, h, 64),
 			       fmt_ns(ti->cond_wait_ns, cw, 64),
-			       fmt_ns(ti->barrier_wait_ns, bw, 64));
+			       fmt_ns(ti->barrier_wait_ns, bw, 64), fmt_ns(ti->futex_wait_ns, fw, 64));
 	}
 	if (!rc) {
 		fprintf(out, "\nthreads:\n");
@@ -928,8 +1028,8 @@ static int print_sites(struct lockstat *ls, FILE *out, const struct lockstat_pri
 		}
 	}
 	if (!rc) {
-		fprintf(out,
-			"\ntop contended call sites (waiter, and the holder when it waited):\n");
+		fprintf(out, "\ntop contended call sites (waiter, and the holder when it waited; "
+			     "for a futex, the last thread that woke it):\n");
 		table_print(&t, out);
 		if (ls->nsites > po->top_sites)
 			fprintf(out, "  ... %zu more (--top-sites N)\n",
@@ -954,6 +1054,7 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 		trace_loss_print_missing(&ls->tot.loss, NULL, out);
 	if ((rc = print_locks_table(ls, out, po)) || (rc = print_threads(ls, out, po)) ||
 	    (rc = print_rwlocks(ls, out, po)) || (rc = print_conds(ls, out, po)) ||
+	    (rc = print_futexes(ls, out, po)) ||
 	    (rc = print_sems(ls, out, po)) || (rc = print_barriers(ls, out, po)))
 		return rc;
 	print_cycles(ls, out, po);
@@ -1027,6 +1128,16 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 
 	fprintf(out, "    {\"index\": %u, \"name\": ", i->index);
 	escape_json_str(out, row->name);
+	{
+		char sym[512];
+
+		fputs(", \"symbol\": ", out);
+		if (i->defined && i->addr && po->symbolize_symbol &&
+		    po->symbolize_symbol(po->symbolize_ctx, i->pid, i->addr, sym, sizeof(sym)) == 0)
+			escape_json_str(out, sym);
+		else
+			fputs("null", out);
+	}
 	fprintf(out, ", \"type\": \"%s\", \"defined\": %s, \"addr\": %" PRIu64 ", \"pid\": %u",
 		type_name(i->type), i->defined ? "true" : "false", i->addr, i->pid);
 	fprintf(out, ", \"init_ip\": %" PRIu64 ", \"init_site\": ", i->init_ip);
@@ -1060,6 +1171,22 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 			", \"wait\": ",
 			i->cond_waits, i->cond_wakeups, i->cond_timeouts, i->cond_errors,
 			i->cond_signals, i->cond_broadcasts, i->cond_waiting_at_end);
+		json_dist(out, &i->cond_wait);
+		fputc('}', out);
+	} else {
+		fputs("null", out);
+	}
+	fputs(",\n     \"futex\": ", out);
+	if (i->type == LOCK_TYPE_FUTEX) {
+		/* No acquisitions or holds: only the contended part is seen. */
+		fprintf(out,
+			"{\"waits\": %" PRIu64 ", \"woken\": %" PRIu64 ", \"timeouts\": %" PRIu64
+			", \"no_sleep\": %" PRIu64 ", \"wakes\": %" PRIu64
+			", \"waiters\": %" PRIu64 ", \"wakers\": %" PRIu64
+			", \"waiting_at_end\": %" PRIu64 ", \"wait\": ",
+			i->cond_waits, i->cond_wakeups, i->cond_timeouts, i->cond_errors,
+			i->cond_signals + i->cond_broadcasts, i->futex_waiters, i->futex_wakers,
+			i->cond_waiting_at_end);
 		json_dist(out, &i->cond_wait);
 		fputc('}', out);
 	} else {
@@ -1187,9 +1314,9 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 			", \"acquisitions\": %" PRIu64 ", \"contended\": %" PRIu64
 			", \"timeouts\": %" PRIu64 ", \"wait_ns\": %" PRIu64
 			", \"hold_ns\": %" PRIu64 ", \"cond_wait_ns\": %" PRIu64
-			", \"barrier_wait_ns\": %" PRIu64 "}",
+			", \"barrier_wait_ns\": %" PRIu64 ", \"futex_wait_ns\": %" PRIu64 "}",
 			t->acquisitions, t->contended, t->timeouts, t->wait_ns, t->hold_ns,
-			t->cond_wait_ns, t->barrier_wait_ns);
+			t->cond_wait_ns, t->barrier_wait_ns, t->futex_wait_ns);
 		first = false;
 	}
 	fprintf(out, "],\n \"lock_order_edges\": %zu,\n \"deadlocks\": [", ls->nedges);

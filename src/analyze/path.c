@@ -499,7 +499,7 @@ struct name_ent {
 	uint64_t fn;
 	uint32_t pid;
 	uint32_t used;
-	char name[160];
+	char name[320];
 	uint64_t module_offset;
 	int in_exe; /* the function lies in the program's executable */
 };
@@ -602,7 +602,7 @@ static void format_objects(struct path_state *ps, struct namer *nm, struct path_
 	for (uint32_t k = OBJ_LOCK; k <= OBJ_MSG; k++) {
 		for (uint32_t l = r->objs; l; l = ps->pool[l - 1].next) {
 			const struct objref *ob = &ps->pool[l - 1];
-			char name[160];
+			char name[320];
 
 			if (ob->kind != k || o + 2 >= len)
 				continue;

@@ -28,6 +28,7 @@
 #include "../trace/trace.h"
 #include "../util/escape.h"
 #include "../util/log.h"
+#include "../util/demangle.h"
 #include "vars.h"
 
 struct vr_point {
@@ -122,6 +123,16 @@ struct vr_ctx {
 	size_t keep;
 };
 
+/* A C++ function's name as the user writes it (the side file has the
+ * symbol as the ELF file has it). */
+static void vr_demangle(char *func, size_t len)
+{
+	char d[256];
+
+	if (demangle_name(func, d, sizeof(d)))
+		snprintf(func, len, "%s", d);
+}
+
 static int vr_parse_ids(const char *s, uint32_t **ids, size_t *n)
 {
 	*ids = NULL;
@@ -172,6 +183,7 @@ static int vr_load(struct vr_ctx *c, char *text)
 				   type, v.name, v.func, v.where, &v.shown) != 7)
 				continue;
 			v.type = probe_vtype_parse(type);
+			vr_demangle(v.func, sizeof(v.func));
 			nv = realloc(c->vars, (c->nvars + 1) * sizeof(*nv));
 			if (!nv)
 				return -ENOMEM;
@@ -186,6 +198,7 @@ static int vr_load(struct vr_ctx *c, char *text)
 				   &pos) != 4 ||
 			    !pos)
 				continue;
+			vr_demangle(a.func, sizeof(a.func));
 			if (vr_parse_ids(ids, &a.ids, &a.nids) ||
 			    probe_expr_parse(line + pos, &a.ex, err, sizeof(err)) ||
 			    !(a.text = strdup(line + pos))) {

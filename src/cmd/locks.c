@@ -62,6 +62,7 @@ static void locks_usage(FILE *out)
 		"                       (default wait)\n"
 		"      --limit N        print at most N locks (default 20, 0 = all)\n"
 		"      --top-sites N    contended call-site pairs to print per lock (default 3)\n"
+		"      --all            also list the locks initialized and never used\n"
 		"  -q, --quiet          print only the summary line, no report\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -99,6 +100,7 @@ int cmd_locks(int argc, char **argv)
 		{"sort", required_argument, NULL, 'S'},
 		{"limit", required_argument, NULL, 'l'},
 		{"top-sites", required_argument, NULL, 't'},
+		{"all", no_argument, NULL, 'A'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -150,6 +152,9 @@ int cmd_locks(int argc, char **argv)
 			break;
 		case 'j':
 			po.json = 1;
+			break;
+		case 'A':
+			po.all = 1;
 			break;
 		case 'S':
 			if (lockstat_parse_sort(optarg, &po) < 0) {

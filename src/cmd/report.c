@@ -37,6 +37,7 @@ struct report_args {
 	long limit;
 	long top_sites;
 	const char *output; /* -o FILE: --coverage writes lcov .info there */
+	int all;	    /* --all: locks initialized and never used too */
 };
 
 struct report_kind {
@@ -61,6 +62,7 @@ static int report_locks(const struct report_args *a)
 		po.top_sites = (unsigned)a->top_sites;
 	po.json = a->json;
 	po.header = !a->json;
+	po.all = a->all;
 	rc = lockstat_report_dir(a->trace_dir, &po, stdout);
 	return rc < 0 ? 1 : 0;
 }
@@ -134,6 +136,7 @@ enum {
 	OPT_SORT,
 	OPT_LIMIT,
 	OPT_TOP_SITES,
+	OPT_ALL,
 	OPT_KIND, /* OPT_KIND + i selects report_kinds[i]; keep last */
 };
 
@@ -159,6 +162,7 @@ static void report_usage(FILE *out)
 		"                        acq, contended, hold or name\n"
 		"      --limit N         rows per table in the text report (default 20, 0 = all)\n"
 		"      --top-sites N     rows of the contended call-site table (default 10)\n"
+		"      --all             --locks: also the locks initialized and never used\n"
 		"  -o, --output FILE     --coverage: write an lcov .info file\n"
 		"  -h, --help            show this help\n"
 		"\n"
@@ -241,11 +245,12 @@ int cmd_report(int argc, char **argv)
 	    {"sort", required_argument, NULL, OPT_SORT},
 	    {"limit", required_argument, NULL, OPT_LIMIT},
 	    {"top-sites", required_argument, NULL, OPT_TOP_SITES},
+	    {"all", no_argument, NULL, OPT_ALL},
 	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option opts[sizeof(common) / sizeof(common[0]) + REPORT_NKINDS + 1];
-	struct report_args a = {REPORT_DEFAULT_DIR, 0, NULL, -1, -1, NULL};
+	struct report_args a = {REPORT_DEFAULT_DIR, 0, NULL, -1, -1, NULL, 0};
 	const struct report_kind *kind = NULL;
 	size_t nc = sizeof(common) / sizeof(common[0]);
 	struct stat st;
@@ -273,6 +278,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_SORT:
 			a.sort = optarg;
+			break;
+		case OPT_ALL:
+			a.all = 1;
 			break;
 		case OPT_LIMIT:
 		case OPT_TOP_SITES:

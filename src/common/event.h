@@ -90,6 +90,12 @@ enum {
 	LOCK_TYPE_COND = 5,
 	LOCK_TYPE_BARRIER = 6,
 	LOCK_TYPE_THREAD = 7, /* the pseudo-object of thread create/join/exit */
+	/* A futex word a program waits on and wakes through syscall(SYS_futex)
+	 * (GLib, Rust, ...): COND_WAIT/COND_WAKE around a FUTEX_WAIT (wake arg =
+	 * 0 when woken, else the errno: EAGAIN = the word changed, no sleep),
+	 * COND_SIGNAL (FUTEX_WAKE of 1) or COND_BROADCAST (more) with arg = the
+	 * count asked. Uncontended lock and unlock never enter the kernel. */
+	LOCK_TYPE_FUTEX = 8,
 };
 
 #define EV_KIND_SHIFT 56

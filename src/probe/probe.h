@@ -117,6 +117,7 @@ struct probe_def {
 	uint32_t nvars;
 	uint64_t eval_pc;
 	int time_only;	   /* function probes a time: spec asked for, no func: */
+	const char *spec;  /* the -e text that placed it (m->cur_spec then) */
 };
 
 /* spool probe -q: the notes on the files probed (stripped, not loaded at
@@ -130,6 +131,7 @@ struct probe_mgr {
 	struct probe_def *defs;
 	size_t ndefs, defs_cap;
 	char *exe;		/* resolved path of the program */
+	const char *cur_spec;	/* the -e text being added (named by conflicts) */
 	char **libs;		/* libraries it loads (DT_NEEDED, recursively), resolved */
 	size_t nlibs;
 	int libs_resolved;
@@ -219,6 +221,9 @@ int probe_plan_classify(const struct probe_module *mod, const struct probe_sym *
 			const uint8_t *code, struct x86_insn *in, size_t n);
 /* Resolve the libraries a program loads (DT_NEEDED, recursively, searched as
  * ld.so does: RUNPATH/RPATH, LD_LIBRARY_PATH, ld.so.cache, default dirs). */
+/* What probe (which -e spec) already covers addr of module mi and what to
+ * drop; NULL when none does. Static buffer (probe_var.c). */
+const char *probe_var_conflict(const struct probe_mgr *m, uint32_t mi, uint64_t addr);
 int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs);
 /* Library files a program may dlopen that match pattern (a path, or a
  * glob over LD_LIBRARY_PATH's files and the ld.so cache's sonames). */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../common/event.h"
+#include "../util/demangle.h"
 #include "../util/log.h"
 #include "probe.h"
 
@@ -84,7 +85,7 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t
 			 text, out->kind);
 		return -EINVAL;
 	}
-	c2 = strchr(c1 + 1, ':');
+	c2 = demangle_colon(c1 + 1); /* "Bank::transfer" is a name, not LIB:GLOB */
 	if (c2) {
 		if ((size_t)(c2 - c1 - 1) >= sizeof(out->lib) || c2 == c1 + 1) {
 			snprintf(err, errlen, "'%s': bad library pattern", text);
@@ -93,7 +94,7 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t
 		memcpy(out->lib, c1 + 1, (size_t)(c2 - c1 - 1));
 		c1 = c2;
 	}
-	if (!c1[1] || strlen(c1 + 1) >= sizeof(out->pattern) || strchr(c1 + 1, ':')) {
+	if (!c1[1] || strlen(c1 + 1) >= sizeof(out->pattern) || demangle_colon(c1 + 1)) {
 		snprintf(err, errlen, "'%s': bad function pattern", text);
 		return -EINVAL;
 	}
@@ -177,7 +178,7 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 	for (size_t i = 0; i < mod->nsyms; i++) {
 		int dup = 0;
 
-		if (fnmatch(s->pattern, mod->syms[i].name, 0))
+		if (!demangle_match(s->pattern, mod->syms[i].name))
 			continue;
 		(*matched)++;
 		if (cfg) {
@@ -287,6 +288,7 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 	int matched = 0, rc;
 	uint32_t mi;
 
+	m->cur_spec = s->text;
 	if (s->arg[0])
 		return probe_var_add_spec(m, s);
 	if (!s->lib[0]) {

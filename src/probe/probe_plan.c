@@ -26,6 +26,8 @@
 #include <string.h>
 
 #include "../common/event.h"
+#include "../util/demangle.h"
+#include "../util/log.h"
 #include "probe.h"
 
 #define PLAN_MAX_INSNS 4096
@@ -62,6 +64,7 @@ struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint3
 	if (!d->code)
 		return NULL;
 	d->id = (uint32_t)m->ndefs + 1;
+	d->spec = m->cur_spec;
 	d->module = module;
 	d->sym = sym;
 	m->ndefs++;
@@ -817,6 +820,16 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 		rc = plan_entry(m, module, sym, &f, exits, &exit_k);
 		if (rc && rc != -ENOTSUP)
 			goto out;
+		if (rc == -ENOTSUP) {
+			/* Not silently: the user asked for this function. */
+			const char *why = probe_var_conflict(m, module, mod->syms[sym].addr);
+			char name[512];
+
+			demangle_name(mod->syms[sym].name, name, sizeof(name));
+			if (why)
+				log_warn("probe: '%s': %s is not timed: %s",
+					 m->cur_spec ? m->cur_spec : "?", name, why);
+		}
 		rc = 0;
 	}
 	if (exits) {

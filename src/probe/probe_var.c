@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "../common/event.h"
+#include "../util/demangle.h"
 #include "../util/log.h"
 #include "probe.h"
 #include "probe_expr.h"
@@ -210,14 +211,18 @@ static int pv_point_addrs(struct probe_mgr *m, uint32_t mi, uint32_t sym, const 
 	return 0;
 }
 
-/* Why no probe could go at addr of module mi: the kind of the probe already
- * covering it, and what to do. One probe per instruction: a func:/time:
- * probe (entry, exits) and a var:/args:/assert: probe (which reads the
- * registers) do not share one. */
-static const char *pv_conflict(const struct probe_mgr *m, uint32_t mi, uint64_t addr)
+/* Why no probe could go at addr of module mi: the spec and kind of the
+ * probe already covering it, and what to do. One probe per instruction: a
+ * func:/time: probe (entry, exits) and a var:/args:/assert: probe (which
+ * reads the registers) do not share one. The text is in a static buffer
+ * (host tool, one thread), valid until the next call. */
+static const char *pv_conflict_at(const struct probe_mgr *m, uint32_t mi, uint64_t addr)
 {
+	static char buf[768];
+
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
+		const char *by = d->spec ? d->spec : "an earlier spec";
 
 		if (d->module != mi || !d->registered ||
 		    !(d->addr == addr || (addr >= d->patch_off && addr < d->patch_off + d->patch_len)))
@@ -225,21 +230,43 @@ static const char *pv_conflict(const struct probe_mgr *m, uint32_t mi, uint64_t 
 		switch (d->handler) {
 		case PROBE_H_FUNC_ENTRY:
 		case PROBE_H_FUNC_EXIT:
-			return "a func: or time: probe of the function is there, and one probe cannot "
-			       "also read variables: give var:/args:/assert: and func:/time: of one "
-			       "function in two runs";
+			snprintf(buf, sizeof(buf),
+				 "'%s' put a func:/time: probe of the function there, and one probe "
+				 "cannot also read variables: drop '%s' (or narrow it so it does not "
+				 "match this function) or give the two in two runs",
+				 by, by);
+			return buf;
 		case PROBE_H_VAR:
-			return "a var:, args: or assert: probe is there, and one probe cannot also "
-			       "time the call: give time:/func: and var:/args:/assert: of one function "
-			       "in two runs";
+			snprintf(buf, sizeof(buf),
+				 "'%s' put a var:/args:/assert: probe there, and one probe cannot "
+				 "also time the call: drop '%s' or give the two in two runs",
+				 by, by);
+			return buf;
 		case PROBE_H_BLOCK:
 		case PROBE_H_BRANCH:
-			return "a block: or branch: probe is there: give them in two runs";
+			snprintf(buf, sizeof(buf),
+				 "'%s' put a block:/branch: probe there: drop it or give the two in "
+				 "two runs",
+				 by);
+			return buf;
 		default:
-			return "another probe covers it";
+			snprintf(buf, sizeof(buf), "'%s' put another probe there: drop it", by);
+			return buf;
 		}
 	}
-	return "another probe covers it";
+	return NULL;
+}
+
+const char *probe_var_conflict(const struct probe_mgr *m, uint32_t mi, uint64_t addr)
+{
+	return pv_conflict_at(m, mi, addr);
+}
+
+static const char *pv_conflict(const struct probe_mgr *m, uint32_t mi, uint64_t addr)
+{
+	const char *why = pv_conflict_at(m, mi, addr);
+
+	return why ? why : "another probe covers it";
 }
 
 /* The probe at addr with a handler that records (var or hit), or a new one. */
@@ -942,8 +969,8 @@ static int pv_add_args_spec(struct probe_mgr *m, const struct probe_spec *s)
 		if (rc)
 			return rc;
 	}
-	c = strchr(body, ':');
-	if (c && (strchr(c + 1, ':') || c == body || !c[1] || (size_t)(c - body) >= sizeof(lib))) {
+	c = demangle_colon(body);
+	if (c && (demangle_colon(c + 1) || c == body || !c[1] || (size_t)(c - body) >= sizeof(lib))) {
 		log_err("probe: '%s': want args:[LIB:]GLOB or args:[LIB:]GLOB:TYPES (TYPES like "
 			"int,double,char*->long)",
 			s->text);
@@ -987,7 +1014,7 @@ static int pv_add_args_spec(struct probe_mgr *m, const struct probe_spec *s)
 		struct probe_module *mod = &m->mods[mods[k]];
 
 		for (size_t i = 0; !rc && i < mod->nsyms; i++) {
-			if (fnmatch(glob, mod->syms[i].name, 0))
+			if (!demangle_match(glob, mod->syms[i].name))
 				continue;
 			matched++;
 			if (tys) {

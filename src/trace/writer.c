@@ -230,7 +230,7 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 	fputs("};\n\n", f);
 	fputs("enum spool_lock_type : uint32_t {\n"
 	      "\tMUTEX = 1,\n\tRWLOCK = 2,\n\tSPIN = 3,\n\tSEM = 4,\n\tCOND = 5,\n"
-	      "\tBARRIER = 6,\n\tTHREAD = 7\n"
+	      "\tBARRIER = 6,\n\tTHREAD = 7,\n\tFUTEX = 8\n"
 	      "};\n\n",
 	      f);
 	/* The encoded word: little-endian bit fields fill from bit 0 up. One

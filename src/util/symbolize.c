@@ -35,6 +35,7 @@
 #include "buildid.h"
 #include "debugfile.h"
 #include "log.h"
+#include "demangle.h"
 #include "symbolize.h"
 
 struct sym_proc {
@@ -56,7 +57,8 @@ struct sym_str {
 struct sym_modent {
 	const char *module; /* interned: the key is the pointer */
 	uint64_t module_offset;
-	const char *func, *file; /* interned, "" when absent */
+	const char *func, *file; /* interned, "" when absent; func demangled */
+	const char *mangled;	 /* interned: the ELF name when it differs from func, else "" */
 	uint64_t offset;
 	int line;
 	int used;
@@ -458,10 +460,19 @@ static struct sym_modent *sym_mod_get(struct symbolizer *s, Dwfl_Module *mod, ui
 		return e;
 	e->module = module;
 	e->module_offset = module_offset;
-	e->func = e->file = "";
+	e->func = e->file = e->mangled = "";
 	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
-	if (name && !(e->func = sym_intern(s, name)))
-		return NULL;
+	if (name) {
+		char dm[256];
+
+		/* demangled for the reports, the ELF name kept beside it */
+		if (demangle_name(name, dm, sizeof(dm))) {
+			if (!(e->func = sym_intern(s, dm)) || !(e->mangled = sym_intern(s, name)))
+				return NULL;
+		} else if (!(e->func = sym_intern(s, name))) {
+			return NULL;
+		}
+	}
 	e->offset = name ? off : 0;
 	line = dwfl_module_getsrc(mod, addr);
 	src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
@@ -521,6 +532,7 @@ static void sym_fill(struct symbolizer *s, const struct sym_addrent *e, struct s
 		return;
 	me = sym_mod_slot(s->mods, s->cap_mods, e->module, e->module_offset);
 	snprintf(out->func, sizeof(out->func), "%s", me->func);
+	snprintf(out->mangled, sizeof(out->mangled), "%s", me->mangled);
 	out->offset = me->offset;
 	snprintf(out->file, sizeof(out->file), "%s", me->file);
 	out->line = me->line;

@@ -26,7 +26,8 @@ struct trace_reader;
 struct symbolizer;
 
 struct sym_info {
-	char func[128];	   /* "" when no symbol covers the address */
+	char func[256];	   /* demangled (util/demangle.h); "" when no symbol covers it */
+	char mangled[256]; /* the symbol as the ELF file has it, when it differs from func */
 	uint64_t offset;   /* addr - start of func */
 	char file[256];	   /* source file, "" without line info */
 	int line;	   /* 0 without line info */

@@ -69,7 +69,7 @@ is "$(time_count)" 10 "  time: counts every call (5 from C, 5 from the odd calle
 spool_run probe -o at.trace -e args:harm_leaf -e time:harm_leaf -- "$H" 5
 is "$RC $(time_count)" "0 10" "-e args:F -e time:F: the same"
 spool_run probe -q -o fa.trace -e func:harm_leaf -e args:harm_leaf -- "$H" 5
-like "$ERR" "a func: or time: probe of the function is there.*two runs" \
+like "$ERR" "'func:harm_leaf' put a func:/time: probe of the function there.*drop 'func:harm_leaf'.*two runs" \
 	"-e func:F -e args:F cannot share the entry: spool says why and what to do"
 
 done_testing

@@ -380,6 +380,59 @@ static void test_cond_wait_not_hold(void **state)
 	lockstat_free(ls);
 }
 
+/* Futexes (GLib, Rust through syscall(SYS_futex)): waits with their
+ * times, waiters and wakers, a (wait site, wake site) pair per wake-up,
+ * EAGAIN counted as "no sleep" without a pair, no acquisitions or holds. */
+static void test_futex(void **state)
+{
+	struct lockstat *ls = new_ls();
+	const struct lockstat_lock_info *f;
+	const struct lockstat_site_pair *p;
+
+	(void)state;
+	def(ls, 0, 1, 1, LOCK_TYPE_FUTEX, 0x7000, 0xa0);
+	op(ls, 10, 1, 1, OP_COND_WAIT, 0xa1, 0);
+	op(ls, 20, 2, 1, OP_COND_WAIT, 0xb1, 0);
+	op(ls, 25, 2, 1, OP_COND_WAKE, 0xb1, EAGAIN); /* the word changed: no sleep */
+	op(ls, 50, 3, 1, OP_COND_SIGNAL, 0xc1, 1);
+	op(ls, 60, 1, 1, OP_COND_WAKE, 0xa1, 0);
+	op(ls, 70, 2, 1, OP_COND_WAIT, 0xb2, 0);
+	op(ls, 80, 3, 1, OP_COND_BROADCAST, 0xc2, 2147483647);
+	op(ls, 100, 2, 1, OP_COND_WAKE, 0xb2, 0);
+	op(ls, 200, 1, 1, OP_COND_WAIT, 0xa1, 0); /* still waiting at the end */
+	op(ls, 300, 3, 1, OP_COND_SIGNAL, 0xc1, 1);
+	assert_int_equal(lockstat_finish(ls), 0);
+	f = lockstat_lock(ls, 1);
+	assert_int_equal(f->type, LOCK_TYPE_FUTEX);
+	assert_int_equal(f->cond_waits, 4);
+	assert_int_equal(f->cond_wakeups, 2);
+	assert_int_equal(f->cond_errors, 1);
+	assert_int_equal(f->cond_signals + f->cond_broadcasts, 3);
+	assert_int_equal(f->cond_waiting_at_end, 1);
+	assert_int_equal(f->futex_waiters, 2);
+	assert_int_equal(f->futex_wakers, 1);
+	assert_int_equal(f->write.acquisitions, 0);
+	assert_int_equal(f->write.hold.count, 0);
+	assert_int_equal(f->cond_wait.total_ns, 50 + 5 + 30 + 100);
+	assert_int_equal(lockstat_thread(ls, 1)->futex_wait_ns, 50 + 100);
+	assert_int_equal(lockstat_thread(ls, 2)->futex_wait_ns, 5 + 30);
+	assert_int_equal(lockstat_thread(ls, 1)->cond_wait_ns, 0);
+	/* two wake-ups: (0xa1 woken by 0xc1), (0xb2 woken by 0xc2) */
+	assert_int_equal(lockstat_nsites(ls), 2);
+	for (size_t i = 0; i < 2; i++) {
+		p = lockstat_site(ls, i);
+		if (p->waiter_ip == 0xa1) {
+			assert_int_equal(p->holder_ip, 0xc1);
+			assert_int_equal(p->wait_total_ns, 50);
+		} else {
+			assert_int_equal(p->waiter_ip, 0xb2);
+			assert_int_equal(p->holder_ip, 0xc2);
+			assert_int_equal(p->holder_thread, 3);
+		}
+	}
+	lockstat_free(ls);
+}
+
 static void test_semaphore(void **state)
 {
 	struct lockstat *ls = new_ls();
@@ -1037,6 +1090,7 @@ int main(void)
 	    cmocka_unit_test(test_recursive_and_open_at_end),
 	    cmocka_unit_test(test_rwlock_sides),
 	    cmocka_unit_test(test_cond_wait_not_hold),
+	    cmocka_unit_test(test_futex),
 	    cmocka_unit_test(test_semaphore),
 	    cmocka_unit_test(test_inversion),
 	    cmocka_unit_test(test_no_inversion),
