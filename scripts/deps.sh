@@ -37,7 +37,11 @@ fi
 #   libclang-rt-14-dev                   make fuzz / make check: libFuzzer and the sanitizer
 #                                        runtimes of clang-14 (fuzz/fuzz.mk)
 #   binutils                             scripts/fuzz-seeds.sh: objcopy, strip
-#   git                                  tests/real/quick: a user's checkout as -o, git under spool
+#   git                                  tests/real/quick: a user's checkout as -o, git under spool;
+#                                        make dist (git ls-files), tests/integ/169
+#   man-db groff-base                    tests/integ/165, 169: man -l renders the generated man pages
+#   dpkg-dev                             make deb: dpkg-shlibdeps computes the package's Depends
+#   util-linux                           tests/integ/168: setpriv runs spool as another user
 PACKAGES=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev libzstd-dev
@@ -57,6 +61,7 @@ PACKAGES=(
 	clang-14 llvm-14-dev
 	libclang-rt-14-dev binutils
 	git
+	man-db groff-base dpkg-dev util-linux
 )
 
 # The --real list (make check-real). Why each is here:
