@@ -216,11 +216,15 @@ def main():
     pages = {}
     for name, summary in cmds:
         text = run_help(spool, [name])
-        see = ["\\fBspool\\fR(1)"] + ["\\fI%s\\fR" % esc(d) for d in docs_of(text)]
+        names = [n for n, _ in cmds]
+        # the other commands its help names ("Later: spool report ...")
+        others = sorted(set(c for c in re.findall(r"\bspool ([a-z]+)", text)
+                            if c in names and c != name))
+        see = ["\\fBspool\\fR(1)"] + ["\\fBspool\\-%s\\fR(1)" % esc(c) for c in others] + ["\\fIPREFIX/share/doc/spool/%s\\fR" % esc(d) for d in docs_of(text)]
         pages["spool-%s" % name] = render("spool-%s" % name, "spool %s" % name, summary, version,
                                           text, see)
     see = ["\\fBspool\\-%s\\fR(1)" % esc(n) for n, _ in cmds] + [
-        "\\fI%s\\fR" % esc(d) for d in docs_of(top)]
+        "\\fIPREFIX/share/doc/spool/%s\\fR" % esc(d) for d in docs_of(top)]
     top_page = render("spool", "spool", "show what multithreaded programs really do", version,
                       top, see)
     top_page += ".PP\n%s\n" % esc(doc_note)

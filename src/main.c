@@ -46,8 +46,16 @@ static void usage(FILE *out)
 	fprintf(out, "\noptions:\n"
 		     "  -h, --help     show this help\n"
 		     "  -V, --version  print the version and the trace format it reads and writes\n"
+		     "\nenvironment:\n"
+		     "  SPOOL_DEBUG=1  spool and its agent say what they do on stderr\n"
+		     "  SPOOL_AGENT    the agent to preload (default: beside spool, else ../lib/spool)\n"
 		     "\n'spool COMMAND --help' shows a command's options.\n"
-		     "Traces are CTF 1.8 directories (doc/trace-format.md); babeltrace2 reads them.\n");
+		     "Traces are CTF 1.8 directories (doc/trace-format.md); babeltrace2 reads them.\n"
+		     "\nExit status: a command that runs a program exits with the program's status\n"
+		     "(128+N if signal N killed it; 127 if it is not found, 126 if it is not\n"
+		     "executable), or 4 if that is 0 but the trace is incomplete; 1 when spool\n"
+		     "finds a problem (a trace that cannot be made, read or written); 2 on a usage\n"
+		     "error; spool replay exits 3 when the replay diverged.\n");
 }
 
 /* What a bug report needs: the release, and which traces this build can
