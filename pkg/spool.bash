@@ -35,6 +35,8 @@ _spool_trace_dirs()
 		fi
 	done < <(compgen -d -- "$1")
 	COMPREPLY=("${traces[@]}" "${others[@]}")
+	# (bash 4.4+: keep that order on screen too)
+	compopt -o nosort 2>/dev/null
 	compopt -o filenames 2>/dev/null
 }
 
