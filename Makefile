@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # spool build. GNU Make. Targets: all (default), check, check-real, bench, demo,
 # install, asan (host tools with AddressSanitizer + UBSan), fuzz (libFuzzer
-# harnesses, fuzz/fuzz.mk), format, clean.
+# harnesses, fuzz/fuzz.mk), man, dist, deb, check-dist (pkg/pkg.mk), format,
+# clean.
 #
 # check-real runs tests/real/ (real Debian programs, doc: README.md); check
 # runs its quick part, tests/real/quick/, with the integration tests
@@ -135,6 +136,7 @@ clean:
 include src/cc/cc.mk
 include src/replay/gdb.mk
 include fuzz/fuzz.mk
+include pkg/pkg.mk
 
 .PHONY: all check check-real bench demo install format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -37,7 +37,11 @@ fi
 #   libclang-rt-14-dev                   make fuzz / make check: libFuzzer and the sanitizer
 #                                        runtimes of clang-14 (fuzz/fuzz.mk)
 #   binutils                             scripts/fuzz-seeds.sh: objcopy, strip
-#   git                                  tests/real/quick: a user's checkout as -o, git under spool
+#   git                                  tests/real/quick: a user's checkout as -o, git under spool;
+#                                        make dist (git ls-files), tests/integ/169
+#   man-db groff-base                    tests/integ/165, 169: man -l renders the generated man pages
+#   dpkg-dev                             make deb: dpkg-shlibdeps computes the package's Depends
+#   util-linux                           tests/integ/168: setpriv runs spool as another user
 #   strace                               tests/integ/120, 122: a socket replay makes no network call
 #   g++ (build-essential)                tests/integ/160-161: a C++ program's names
 #   libglib2.0-dev                       tests/integ/162: a GLib program (GMutex, GCond,
@@ -63,6 +67,7 @@ PACKAGES=(
 	git
 	strace
 	libglib2.0-dev
+	man-db groff-base dpkg-dev util-linux
 )
 
 # The --real list (make check-real). Why each is here:

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "trace/trace.h"
 #include "util/log.h"
 
 #define SPOOL_VERSION "0.1.0"
@@ -42,8 +43,33 @@ static void usage(FILE *out)
 		     "spool shows what multithreaded programs really do.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'spool COMMAND --help' shows a command's options.\n"
-		     "Traces are CTF 1.8 directories (doc/trace-format.md); babeltrace2 reads them.\n");
+	fprintf(out, "\noptions:\n"
+		     "  -h, --help     show this help\n"
+		     "  -V, --version  print the version and the trace format it reads and writes\n"
+		     "\nenvironment:\n"
+		     "  SPOOL_DEBUG=1  spool and its agent say what they do on stderr\n"
+		     "  SPOOL_AGENT    the agent to preload (default: beside spool, else ../lib/spool)\n"
+		     "\n'spool COMMAND --help' shows a command's options.\n"
+		     "Traces are CTF 1.8 directories (doc/trace-format.md); babeltrace2 reads them.\n"
+		     "\nExit status: a command that runs a program exits with the program's status\n"
+		     "(128+N if signal N killed it; 127 if it is not found, 126 if it is not\n"
+		     "executable), or 4 if that is 0 but the trace is incomplete; 1 when spool\n"
+		     "finds a problem (a trace that cannot be made, read or written); 2 on a usage\n"
+		     "error; spool replay exits 3 when the replay diverged.\n");
+}
+
+/* What a bug report needs: the release, and which traces this build can
+ * read (a trace's metadata names its format version). */
+static void print_version(void)
+{
+	int w = trace_format_written(), r = trace_format_read_min();
+
+	printf("spool %s\n", SPOOL_VERSION);
+	if (r == w)
+		printf("trace format: version %d (CTF 1.8), read and written\n", w);
+	else
+		printf("trace format: writes version %d, reads versions %d to %d (CTF 1.8)\n", w, r,
+		       w);
 }
 
 static const struct command *find_command(const char *name)
@@ -87,7 +113,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("spool %s\n", SPOOL_VERSION);
+		print_version();
 		return 0;
 	}
 	/* The agent's switch (agent_main.c) says what spool does too. */

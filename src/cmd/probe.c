@@ -114,7 +114,8 @@ static void probe_usage(FILE *out)
 		"\n"
 		"Exit status: the program's (128+N if signal N killed it); 4 if that is 0 but\n"
 		"the trace is incomplete (events lost, the disk full; the summary line says\n"
-		"how many); 1 if a handler failed or nothing could be probed.\n"
+		"how many); 127 if PROGRAM is not found, 126 if it is not executable; 1 if a\n"
+		"handler failed or nothing could be probed.\n"
 		"\n"
 		"Later: spool report --functions DIR. See doc/probe.md.\n",
 		SHM_DEFAULT_RING_BYTES >> 20);
@@ -783,6 +784,11 @@ int cmd_probe(int argc, char **argv)
 			path[strcspn(path, "\n")] = 0;
 			if (path[0] == '/')
 				prog = path;
+		}
+		/* as spool locks and record do, and a shell: 126 (issue 17) */
+		if (access(prog, F_OK) == 0 && access(prog, X_OK) < 0) {
+			log_err("%s: not executable", argv[optind]);
+			return 126;
 		}
 		rc = probe_mgr_init(&m, prog);
 		if (rc < 0) {

@@ -23,6 +23,11 @@
 
 #include "../common/event.h"
 
+/* The trace format version the writer writes, and the oldest the reader
+ * reads (doc/trace-format.md; spool --version prints both). */
+int trace_format_written(void);
+int trace_format_read_min(void);
+
 /* TSC to time: ns = mono_ns + (tsc - tsc0) * 1e9 / tsc_hz. The CTF clock
  * class is described from the same numbers (freq = tsc_hz, offset so that
  * babeltrace2 prints CLOCK_REALTIME dates). */
