@@ -32,6 +32,7 @@
 
 #include "agent_rr.h"
 #include "agent_serial.h"
+#include "agent_snap.h"
 
 int agent_rr_mode;
 uint32_t agent_rr_stuck_ms;
@@ -1644,6 +1645,9 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 	static int (*timedjoin)(pthread_t, void **, const struct timespec *);
 	int idle = 0, rc;
 
+	if (AGENT_UNLIKELY(agent_snap_on) && rr_self.has_id &&
+	    (agent_rr_mode & (RR_MODE_SERIAL | RR_MODE_RECORD)) == (RR_MODE_SERIAL | RR_MODE_RECORD))
+		agent_snap_join_wait(rr_self.id, th); /* a wait a snapshot can hold */
 	if (!rr_self.has_id || (agent_rr_mode & RR_MODE_SERIAL) ||
 	    !(agent_rr_mode & RR_MODE_REPLAY))
 		return agent_real.join(th, ret);
@@ -1865,6 +1869,16 @@ static void rr_fork_child(void)
 	__atomic_fetch_or(&rr_area->flags, RR_F_FORKED, __ATOMIC_ACQ_REL);
 }
 
+/* The copy of a snapshot that runs on (agent_snap.c, RR_SNAP_RUN): not
+ * recorded, like a fork child, but without RR_F_FORKED: the recording
+ * itself is whole. The caller has made the area private to the copy. */
+void agent_rr_snap_detach(void)
+{
+	agent_rr_mode = RR_MODE_OFF;
+	rr_fd_on = 0;
+	agent_serial_fork_child();
+}
+
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
@@ -2057,6 +2071,8 @@ void agent_rr_init(void)
 		a->nthreads = 1;
 	}
 	agent_serial_init(a, &rr_turn[0]);
+	if (agent_serial_on == RR_MODE_RECORD)
+		agent_snap_init(a, size, (struct rr_serial_slot *)((char *)a + a->serial_off));
 	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
 			 __ATOMIC_RELEASE);
 	agent_log("record/replay: mode %u%s", a->mode, agent_serial_on ? " serial" : "");

@@ -55,6 +55,9 @@ struct record_ctx {
 	int serial, chaos, lock_events;
 	uint64_t seed;
 	uint32_t stuck_ms;
+	uint64_t snap_period; /* --snap-period (0: none) */
+	uint32_t snap_mode;   /* RR_SNAP_* (SPOOL_SNAP_RUN=1: the copies run on) */
+	uint64_t snap_taken, snap_skipped, snap_ns, snap_ns_max;
 	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
 	struct stdin_cap *in; /* the program's stdin, kept for every run and the replay */
 	struct rr_watch watch; /* serial mode: kills a program the agent stopped */
@@ -77,6 +80,8 @@ static void record_usage(FILE *out)
 		"      --chaos          serial mode: switch threads at random points (seeded)\n"
 		"                       to shake out interleavings\n"
 		"      --seed S         the chaos seed (default: a new one per run)\n"
+		"      --snap-period N  serial mode: a process snapshot every N switches of the\n"
+		"                       run token (0: none, the default)\n"
 		"      --stuck-ms MS    serial mode: report a thread that runs this long\n"
 		"                       without reaching a switch point while others wait\n"
 		"                       (default 5000)\n"
@@ -128,6 +133,8 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		return 0;
 	}
 	rr_record_area_serial(area, ctx->chaos, ctx->seed);
+	area->snap_period = ctx->snap_period;
+	area->snap_mode = ctx->snap_mode;
 	return rr_watch_start(&ctx->watch, h, area);
 }
 
@@ -278,6 +285,10 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->info.seed = ctx->seed;
 	ctx->info.lock_events = ctx->lock_events;
 	ctx->info.switches = a->switches;
+	ctx->snap_taken = a->snap_taken;
+	ctx->snap_skipped = a->snap_skipped;
+	ctx->snap_ns = a->snap_ns;
+	ctx->snap_ns_max = a->snap_ns_max;
 	if (ctx->out_path && record_keep_output(ctx, w) < 0)
 		log_warn("cannot keep the run's output in the trace");
 	ctx->info.flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
@@ -452,6 +463,15 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 so->argv[0], ctx->chaos ? ", chaos" : "",
 				 (unsigned long long)ctx->seed, res->st.threads,
 				 res->st.threads == 1 ? "" : "s", record_group(i->switches, n, sizeof(n)), so->trace_dir);
+		if (ctx->serial && ctx->snap_period)
+			log_info("%llu snapshot%s (every %llu switches), pause %.3f ms on average, "
+				 "%.3f ms at most; %llu due when a thread was not parked (taken "
+				 "later)",
+				 (unsigned long long)ctx->snap_taken, ctx->snap_taken == 1 ? "" : "s",
+				 (unsigned long long)ctx->snap_period,
+				 ctx->snap_taken ? (double)ctx->snap_ns / (double)ctx->snap_taken / 1e6
+						 : 0.0,
+				 (double)ctx->snap_ns_max / 1e6, (unsigned long long)ctx->snap_skipped);
 		else
 			log_info("recorded %s (sync mode), %u thread%s, %s schedule events, trace "
 				 "in %s/",
@@ -611,6 +631,7 @@ int cmd_record(int argc, char **argv)
 		{"seed", required_argument, NULL, 'S'},
 		{"stuck-ms", required_argument, NULL, 's'},
 		{"lock-events", no_argument, NULL, 'L'},
+		{"snap-period", required_argument, NULL, 'P'},
 		{"compress", no_argument, NULL, 'Z'},
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
@@ -653,6 +674,13 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'L':
 			ctx.lock_events = 1;
+			break;
+		case 'P':
+			if (options_parse_uint(optarg, UINT64_MAX / 2, &ctx.snap_period) < 0) {
+				log_err("--snap-period '%s': want a number of switches (0: none)",
+					optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'Z':
 			so.compress = 1;
@@ -713,6 +741,15 @@ int cmd_record(int argc, char **argv)
 		log_err("--check goes with --until-fail N");
 		return EXIT_USAGE;
 	}
+	if (ctx.snap_period && !ctx.serial) {
+		log_err("--snap-period goes with --mode serial (snapshots need every thread "
+			"parked at a switch point)");
+		return EXIT_USAGE;
+	}
+	/* A test of the snapshot primitive (doc/record.md): the copies run
+	 * the program on, unrecorded. */
+	if (getenv("SPOOL_SNAP_RUN") && !strcmp(getenv("SPOOL_SNAP_RUN"), "1"))
+		ctx.snap_mode = RR_SNAP_RUN;
 	if ((ctx.chaos || seeded) && !ctx.serial) {
 		log_err("--chaos and --seed go with --mode serial");
 		return EXIT_USAGE;

@@ -385,6 +385,24 @@ struct rr_area {
 	uint32_t cause_running;
 	uint32_t cause_threads;
 	uint32_t pad3;
+	/* Serial mode, snapshots (agent_snap.c, doc/record.md "Snapshots"):
+	 * every snap_period switches of the run token (0: never) the token
+	 * holder takes one when every other thread is parked in the agent;
+	 * snap_mode (RR_SNAP_*, host) says what the copy does. The agent
+	 * counts them and their pause (the time the program is stopped). */
+	uint64_t snap_period;
+	uint32_t snap_mode;
+	uint32_t snap_max; /* snapshots to take at most (0: no limit) */
+	uint64_t snap_taken;   /* agent */
+	uint64_t snap_skipped; /* agent: due, but a thread was not parked (tried later) */
+	uint64_t snap_ns;      /* agent: total pause, ns */
+	uint64_t snap_ns_max;  /* agent: longest pause, ns */
+	uint64_t snap_restore_ns; /* agent, RR_SNAP_RUN: the last copy's thread restore, ns */
+};
+/* rr_area.snap_mode */
+enum {
+	RR_SNAP_EXIT = 0, /* the copy ends at once (measures the pause alone) */
+	RR_SNAP_RUN = 1,  /* the copy recreates the threads and runs on unrecorded (a test) */
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

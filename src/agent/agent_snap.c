@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_snap.c - the snapshot primitive of serial mode (agent_snap.h,
+ * doc/record.md "Snapshots"): the token holder, at a switch point where
+ * every other numbered thread is parked in ser_wait, makes a raw clone of
+ * the process; the copy recreates the parked threads.
+ *
+ * Why a raw clone: glibc's fork runs its child clean-up (the thread count
+ * set to one, the other threads' stacks put back in the cache for reuse),
+ * which would hand a recreated thread's stack to the next pthread_create.
+ * The raw clone keeps memory as it was: every struct pthread, every stack,
+ * the thread count. The copy's exit signal is 0, not SIGCHLD: a program
+ * that waits for any child (wait(NULL)) never reaps, nor sees, a copy; the
+ * agent reaps its copies by pid (__WALL).
+ *
+ * Recreating a thread: clone with the flags glibc uses (CLONE_VM ...
+ * CLONE_SETTLS with the saved FS base, parent and child tid at the thread's
+ * tid word, so pthread_join works in the copy), on a few KiB of the
+ * thread's own stack below its saved stack pointer (free: it waits above);
+ * the new thread sets its robust list, alternate signal stack and rseq area,
+ * marks its agent state done, and setcontexts into its wait.
+ *
+ * What the copy does (rr_area.snap_mode): RR_SNAP_EXIT ends at once (the
+ * pause alone is measured); RR_SNAP_RUN (a test of the primitive) makes the
+ * record area private to the copy, detaches from the recording like a fork
+ * child and runs the program on with every thread.
+ *
+ * Agent rules: no malloc (the slots are one mmap at start), raw system
+ * calls for wait4, tgkill and clone; the holder runs here at a switch point
+ * of its own, outside any signal handler of the agent.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <asm/prctl.h>
+
+#include "agent_rr.h"
+#include "agent_snap.h"
+
+#ifndef PR_GET_TID_ADDRESS
+#define PR_GET_TID_ADDRESS 40
+#endif
+#define SNAP_COPIES 64	    /* copies not reaped yet, at most */
+#define SNAP_TID_OFF 0x2d0  /* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 */
+#define SNAP_RSEQ_SIG 0x53053053
+
+int agent_snap_on;
+
+static struct rr_area *snap_area;
+static uint64_t snap_area_size;
+static struct rr_serial_slot *snap_slots;
+static struct agent_snap_thread *snap_thr; /* AGENT_SNAP_THREADS slots, one mmap */
+static uint64_t snap_next;		   /* switches at which the next one is due */
+static uint64_t snap_tried;		   /* switches at the last attempt that failed */
+static int32_t snap_copies[SNAP_COPIES];
+/* 1 while the holder checks the threads and clones: a joiner that leaves
+ * its parked wait (agent_snap_join_wait) waits for it to be 0. */
+static uint32_t snap_busy;
+
+/* glibc 2.35+: where each thread's rseq area is (weak: older glibc). */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+/* Thread clone on a new stack: (flags, stack, ptid, ctid, tls, slot). The
+ * child calls snap_thread_entry(slot) with rsp = stack, never returns. */
+void agent_snap_thread_entry(struct agent_snap_thread *t)
+	__attribute__((visibility("hidden"), noreturn, used));
+long agent_snap_clone_thread(unsigned long flags, void *stack, int32_t *ptid, int32_t *ctid,
+			     uint64_t tls, struct agent_snap_thread *t)
+	__attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".globl agent_snap_clone_thread\n"
+	".hidden agent_snap_clone_thread\n"
+	".type agent_snap_clone_thread,@function\n"
+	"agent_snap_clone_thread:\n"
+	"	mov %rcx, %r10\n"
+	"	mov $56, %eax\n" /* SYS_clone: flags, stack, ptid, ctid, tls */
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jnz 1f\n"
+	"	xor %ebp, %ebp\n"
+	"	mov %r9, %rdi\n" /* r9 survives the syscall */
+	"	and $-16, %rsp\n"
+	"	call agent_snap_thread_entry\n"
+	"	hlt\n"
+	"1:	ret\n"
+	".size agent_snap_clone_thread, .-agent_snap_clone_thread\n");
+
+static uint64_t snap_now_ns(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct agent_snap_thread *agent_snap_slot(uint32_t id)
+{
+	return snap_thr && id < AGENT_SNAP_THREADS ? &snap_thr[id] : NULL;
+}
+
+void agent_snap_init(struct rr_area *a, uint64_t size, struct rr_serial_slot *slots)
+{
+	void *p;
+
+	if (!a->snap_period || a->mode != RR_MODE_RECORD)
+		return;
+	p = mmap(NULL, AGENT_SNAP_THREADS * sizeof(struct agent_snap_thread),
+		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		agent_log("snapshots off: no memory for the thread slots");
+		return;
+	}
+	snap_thr = p;
+	snap_area = a;
+	snap_area_size = size;
+	snap_slots = slots;
+	snap_next = a->snap_period;
+	snap_tried = UINT64_MAX;
+	agent_snap_on = 1;
+	agent_snap_thread_start(0);
+}
+
+/* What stays the same for a thread's life: FS base, robust list, tid word. */
+void agent_snap_thread_start(uint32_t id)
+{
+	struct agent_snap_thread *t = agent_snap_slot(id);
+	int32_t tid = (int32_t)syscall(SYS_gettid);
+	int32_t *tidp = NULL;
+	uint64_t fs = 0;
+	size_t len = 0;
+	void *head = NULL;
+
+	if (!t)
+		return;
+	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+	syscall(SYS_get_robust_list, 0, &head, &len);
+	/* The kernel's clear_child_tid is glibc's &pd->tid (set by clone or
+	 * set_tid_address); a kernel without CHECKPOINT_RESTORE refuses the
+	 * prctl, and glibc's layout is the fallback, checked. */
+	if (syscall(SYS_prctl, PR_GET_TID_ADDRESS, &tidp, 0, 0, 0) < 0 || !tidp || *tidp != tid)
+		tidp = fs && *(int32_t *)(fs + SNAP_TID_OFF) == tid ? (int32_t *)(fs + SNAP_TID_OFF)
+								      : NULL;
+	t->fs = fs;
+	t->robust = (uint64_t)(uintptr_t)head;
+	t->robust_len = len;
+	t->tidp = tidp;
+	t->tid = tid;
+	t->gone = 0;
+	__atomic_store_n(&t->parked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->valid, fs && tidp ? 1u : 0u, __ATOMIC_RELEASE);
+}
+
+void agent_snap_before_park(struct agent_snap_thread *t)
+{
+	if (syscall(SYS_sigaltstack, NULL, &t->alt) < 0)
+		t->alt.ss_flags = SS_DISABLE;
+}
+
+/* ---- the copy ---- */
+
+/* A recreated thread, on a scrap of its own stack, with its TLS. */
+void agent_snap_thread_entry(struct agent_snap_thread *t)
+{
+	syscall(SYS_set_robust_list, (void *)(uintptr_t)t->robust, (size_t)t->robust_len);
+	if (!(t->alt.ss_flags & SS_DISABLE)) {
+		stack_t ss = t->alt;
+
+		ss.ss_flags = 0;
+		syscall(SYS_sigaltstack, &ss, NULL);
+	}
+	if (&__rseq_size && &__rseq_offset && __rseq_size >= 32)
+		syscall(SYS_rseq, (void *)(uintptr_t)(t->fs + (uint64_t)__rseq_offset),
+			(uint32_t)__rseq_size, 0, SNAP_RSEQ_SIG);
+	agent_self.state = AGENT_T_DONE; /* its ring is the recording's */
+	setcontext(&t->ctx);
+	syscall(SYS_exit, 127); /* setcontext failed: this thread cannot be */
+	__builtin_unreachable();
+}
+
+/* The record area becomes the copy's own: what the copy's scheduler writes
+ * (the token, the slots' states, sched_lock) must not reach the recording.
+ * Only the header, the creation turn and the slots of the threads so far
+ * are copied; the rest of the area the copy never reads. */
+static int snap_privatize(uint32_t n)
+{
+	char *a = (char *)snap_area;
+	char *p = mmap(NULL, snap_area_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint64_t sl = (uint64_t)n * sizeof(struct rr_serial_slot);
+
+	if (p == MAP_FAILED)
+		return -1;
+	memcpy(p, a, RR_AREA_HDR);
+	if (snap_area->turn_off + 4096 <= snap_area_size)
+		memcpy(p + snap_area->turn_off, a + snap_area->turn_off, 4096);
+	if (snap_area->serial_off + sl <= snap_area_size)
+		memcpy(p + snap_area->serial_off, a + snap_area->serial_off, sl);
+	if (mremap(p, snap_area_size, snap_area_size, MREMAP_MAYMOVE | MREMAP_FIXED, a) == MAP_FAILED)
+		return -1;
+	return 0;
+}
+
+/* Recreate every parked thread (not me). The restore time goes to the
+ * area (private by then: for a test's figures only). */
+static void snap_restore_threads(uint32_t me, uint32_t n)
+{
+	const unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+				    CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+				    CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	uint64_t t0 = snap_now_ns();
+	sigset_t all, old;
+
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
+	for (uint32_t id = 0; id < n; id++) {
+		struct agent_snap_thread *t = &snap_thr[id];
+		uintptr_t sp;
+
+		if (id == me || !t->restore)
+			continue;
+		/* Below its saved stack pointer, past the red zone. */
+		sp = ((uintptr_t)t->ctx.uc_mcontext.gregs[REG_RSP] - 512) & ~(uintptr_t)15;
+		agent_snap_clone_thread(flags, (void *)sp, t->tidp, t->tidp, t->fs, t);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8);
+	snap_area->snap_restore_ns = snap_now_ns() - t0;
+}
+
+static void snap_copy(uint32_t me, uint32_t n)
+{
+	struct agent_snap_thread *t = &snap_thr[me];
+
+	/* A fork child starts without a robust list. */
+	syscall(SYS_set_robust_list, (void *)(uintptr_t)t->robust, (size_t)t->robust_len);
+	if (snap_area->snap_mode != RR_SNAP_RUN || snap_privatize(n) < 0)
+		syscall(SYS_exit_group, 0);
+	agent.active = 0;
+	agent_self.state = AGENT_T_DONE;
+	agent_rr_snap_detach();
+	snap_busy = 0; /* the copy's joiners must not wait for the parent's clone */
+	snap_restore_threads(me, n);
+	/* Each waits on its wake word: wake them, they see serial mode off. */
+	for (uint32_t id = 0; id < n; id++) {
+		if (id == me)
+			continue;
+		__atomic_fetch_add(&snap_slots[id].wake, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &snap_slots[id].wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+}
+
+/* ---- taking one ---- */
+
+/* Every thread but me is parked with its context saved, or has ended and
+ * is gone from the kernel (a thread that ended in the schedule still runs
+ * glibc's exit code for a while: the copy could not finish it). */
+static int snap_all_parked(uint32_t me, uint32_t n)
+{
+	pid_t pid = (pid_t)syscall(SYS_getpid);
+
+	for (uint32_t id = 0; id < n; id++) {
+		struct agent_snap_thread *t = &snap_thr[id];
+		uint32_t st;
+
+		t->restore = 0;
+		if (id == me)
+			continue;
+		if (!__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
+			return 0;
+		st = __atomic_load_n(&snap_slots[id].state, __ATOMIC_ACQUIRE);
+		/* Waiting for the token, or out in a join's wait (RR_S_OUT). */
+		if ((st == RR_S_WAIT || st == RR_S_OUT) &&
+		    __atomic_load_n(&t->parked, __ATOMIC_SEQ_CST)) {
+			t->restore = 1;
+			continue;
+		}
+		if (st != RR_S_DEAD)
+			return 0;
+		if (!t->gone) {
+			if (syscall(SYS_tgkill, pid, t->tid, 0) == 0 || errno != ESRCH)
+				return 0;
+			t->gone = 1;
+		}
+	}
+	return 1;
+}
+
+static void snap_unbusy(void)
+{
+	__atomic_store_n(&snap_busy, 0, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &snap_busy, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+/*
+ * Record, serial, snapshots on: pthread_join gives the token up and blocks
+ * in the kernel, where no snapshot can hold it. So the joiner first waits
+ * here, parked, for the joined thread's tid word to be cleared (the
+ * kernel's exit of it): a wait that can start again anywhere, so a copy
+ * recreates the joiner in it. The real join then returns at once. Leaving
+ * the wait races with a holder that checks the threads: parked goes to 0,
+ * then snap_busy is read (the holder sets snap_busy, then reads parked), so
+ * either the holder sees it leave or it sees the holder and parks again
+ * until the clone is made. A thread spool did not number is joined as
+ * before.
+ */
+void agent_snap_join_wait(uint32_t me, pthread_t th)
+{
+	struct agent_snap_thread *t = agent_snap_slot(me), *j = NULL;
+	volatile int32_t *tp;
+
+	if (!t || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
+		return;
+	for (uint32_t id = 0; id < AGENT_SNAP_THREADS; id++)
+		if (snap_thr[id].valid && snap_thr[id].fs == (uint64_t)th && snap_thr[id].tidp &&
+		    !snap_thr[id].gone) {
+			j = &snap_thr[id];
+			break;
+		}
+	if (!j || j == t)
+		return;
+	tp = j->tidp;
+	agent_snap_before_park(t);
+	getcontext(&t->ctx);
+	__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		int32_t v = *tp;
+		struct timespec ts = {0, 100000000};
+
+		if (v != 0) {
+			syscall(SYS_futex, tp, FUTEX_WAIT, v, &ts, NULL, 0);
+			continue;
+		}
+		__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
+			break;
+		__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
+			syscall(SYS_futex, &snap_busy, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+	}
+}
+
+static void snap_reap(int32_t pid)
+{
+	for (int i = 0; i < SNAP_COPIES; i++) {
+		if (snap_copies[i] &&
+		    syscall(SYS_wait4, snap_copies[i], NULL, WNOHANG | __WALL, NULL) != 0)
+			snap_copies[i] = 0;
+		if (pid && !snap_copies[i]) {
+			snap_copies[i] = pid;
+			pid = 0;
+		}
+	}
+}
+
+void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
+{
+	struct agent_snap_thread *t = agent_snap_slot(me);
+	uint64_t t0, dt;
+	int saved = errno;
+	long pid;
+
+	if (switches < snap_next || switches == snap_tried || !t)
+		return;
+	if (n > AGENT_SNAP_THREADS || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE) ||
+	    (snap_area->snap_max && snap_area->snap_taken >= snap_area->snap_max)) {
+		snap_next = UINT64_MAX;
+		return;
+	}
+	__atomic_store_n(&snap_busy, 1, __ATOMIC_SEQ_CST);
+	if (!snap_all_parked(me, n)) {
+		snap_unbusy();
+		/* Again at the next switch point after the next switch. */
+		if (snap_tried != switches)
+			__atomic_fetch_add(&snap_area->snap_skipped, 1, __ATOMIC_RELAXED);
+		snap_tried = switches;
+		errno = saved;
+		return;
+	}
+	snap_reap(0);
+	t0 = snap_now_ns();
+	pid = syscall(SYS_clone, (unsigned long)(CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID), NULL,
+		      NULL, t->tidp, 0);
+	if (pid == 0) {
+		snap_copy(me, n);
+		errno = saved;
+		return; /* the copy runs on */
+	}
+	dt = snap_now_ns() - t0;
+	snap_unbusy();
+	snap_next = switches + snap_area->snap_period;
+	if (pid > 0) {
+		snap_reap((int32_t)pid);
+		__atomic_fetch_add(&snap_area->snap_taken, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&snap_area->snap_ns, dt, __ATOMIC_RELAXED);
+		if (dt > snap_area->snap_ns_max)
+			snap_area->snap_ns_max = dt;
+	}
+	errno = saved;
+}
