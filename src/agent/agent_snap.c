@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -404,4 +405,29 @@ void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 			snap_area->snap_ns_max = dt;
 	}
 	errno = saved;
+}
+
+/* The program exits (the agent's destructor): its copies end before it, so
+ * that spool, which stops at the program's exit, finds none still running
+ * (a copy that runs on, RR_SNAP_RUN, runs the rest of the program). Polled,
+ * 30 s at most: a copy stopped for good must not hold the exit. */
+void agent_snap_exit_wait(void)
+{
+	struct timespec ms10 = {0, 10000000};
+
+	if (!agent_snap_on)
+		return;
+	for (int round = 0; round < 3000; round++) {
+		int left = 0;
+
+		for (int i = 0; i < SNAP_COPIES; i++) {
+			if (snap_copies[i] &&
+			    syscall(SYS_wait4, snap_copies[i], NULL, WNOHANG | __WALL, NULL) != 0)
+				snap_copies[i] = 0;
+			left |= snap_copies[i] != 0;
+		}
+		if (!left)
+			return;
+		syscall(SYS_nanosleep, &ms10, NULL);
+	}
 }

@@ -59,6 +59,9 @@ void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches);
 /* Record: before the real pthread_join of th by thread me (agent_rr.c). */
 void agent_snap_join_wait(uint32_t me, pthread_t th);
 
+/* The agent's destructor: wait for the copies still running. */
+void agent_snap_exit_wait(void);
+
 /* Serial scheduler (agent_serial.c): the copy of a snapshot runs on
  * unrecorded, like a fork child. */
 void agent_rr_snap_detach(void);

@@ -31,7 +31,7 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&m);
 		counter++;
 		pthread_mutex_unlock(&m);
-		if (i % 64 == 0)
+		if (i % 16 == 0)
 			printf("%d worker %d at %d\n", (int)getpid(), id, i);
 	}
 	return NULL;
