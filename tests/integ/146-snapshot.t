@@ -10,7 +10,7 @@
 # itself is unchanged: its replay prints what the recorded process printed.
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 15
 
 P="$PROGS/rr_snap"
 
@@ -23,7 +23,14 @@ num_cmp "${NSNAP:-0}" -ge 3 "the summary counts the snapshots taken (${NSNAP:-no
 RECPID=$(head -n 1 run.out | cut -d' ' -f1)
 grep "^$RECPID " run.out >rec.out
 NDONE=$(grep -c ' done ' run.out)
-is "$NDONE" "$((NSNAP + 1))" "every copy ends and prints its last line, as the recorded process does"
+# (a snapshot due while a joined thread was still leaving may be taken
+# after main's last line: that copy has nothing left to print)
+num_cmp "$NDONE" -ge "$NSNAP" "the copies end and print their last line: $NDONE of $NSNAP + 1"
+NOEND=0
+for p in $(cut -d' ' -f1 run.out | sort -u); do
+	grep -q "^$p done " run.out || NOEND=$((NOEND + 1))
+done
+is "$NOEND" 0 "every process that prints prints its last line"
 NCOPIES=$(grep ' done ' run.out | cut -d' ' -f1 | sort -u | wc -l)
 is "$NCOPIES" "$NDONE" "each last line comes from another process"
 BAD=$(grep ' done ' run.out | grep -cv 'counter=6000 want=6000 consumed=500 want=500 sums=equal joined=5$')
