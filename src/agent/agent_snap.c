@@ -234,6 +234,8 @@ static void snap_restore_threads(uint32_t me, uint32_t n)
 	}
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8);
 	snap_area->snap_restore_ns = snap_now_ns() - t0;
+	agent_log("snapshot copy pid %ld: threads recreated in %llu us", syscall(SYS_getpid),
+		  (unsigned long long)(snap_area->snap_restore_ns / 1000));
 }
 
 static void snap_copy(uint32_t me, uint32_t n)

@@ -8,7 +8,8 @@
  * each copy can be told from the recorded process's; the last line says
  * whether the totals are right.
  *
- * usage: rr_snap [WORKERS] [ITERATIONS]
+ * usage: rr_snap [WORKERS] [ITERATIONS] [HEAP_MB]
+ * (HEAP_MB: a heap of that size, written, for the snapshot figures)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -87,6 +88,15 @@ int main(int argc, char **argv)
 	iters = argc > 2 ? atoi(argv[2]) : 2000;
 	if (n < 1 || n > 64 || iters < 4)
 		return 2;
+	if (argc > 3 && atoi(argv[3]) > 0) {
+		size_t sz = (size_t)atoi(argv[3]) << 20;
+		char *heap = malloc(sz);
+
+		if (!heap)
+			return 2;
+		for (size_t i = 0; i < sz; i += 4096)
+			heap[i] = (char)i;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
