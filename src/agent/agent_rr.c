@@ -2071,7 +2071,8 @@ void agent_rr_init(void)
 		a->nthreads = 1;
 	}
 	agent_serial_init(a, &rr_turn[0]);
-	if (agent_serial_on == RR_MODE_RECORD)
+	if (agent_serial_on == RR_MODE_RECORD ||
+	    (agent_serial_on == RR_MODE_REPLAY && (a->opts & RR_O_CHECKPOINTS)))
 		agent_snap_init(a, size, (struct rr_serial_slot *)((char *)a + a->serial_off));
 	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
 			 __ATOMIC_RELEASE);

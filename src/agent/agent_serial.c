@@ -720,6 +720,10 @@ static void ser_slow(unsigned at, int forced)
 	/* Signals due here run first, before any switch (agent_rr_signal.c). */
 	agent_rr_sig_point(agent_ser.count);
 	if (agent_serial_on == RR_MODE_REPLAY) {
+		if (AGENT_UNLIKELY(agent_snap_request) &&
+		    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id)
+			agent_snap_checkpoint(ser_me.id, ser_nthreads(),
+					      __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE));
 		if (agent_serial_path && forced)
 			ser_path_blocked(at);
 		while (agent_ser.count == ser_me.release_at)

@@ -30,12 +30,14 @@
  * of its own, outside any signal handler of the agent.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -65,6 +67,9 @@ static int32_t snap_copies[SNAP_COPIES];
 /* 1 while the holder checks the threads and clones: a joiner that leaves
  * its parked wait (agent_snap_join_wait) waits for it to be 0. */
 static uint32_t snap_busy;
+/* A runner (replay checkpoint): recreated threads stay recorded by the
+ * agent, which replays through them; a detached copy's threads do not. */
+static int snap_keep_agent;
 
 /* glibc 2.35+: where each thread's rseq area is (weak: older glibc). */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
@@ -112,7 +117,7 @@ void agent_snap_init(struct rr_area *a, uint64_t size, struct rr_serial_slot *sl
 {
 	void *p;
 
-	if (!a->snap_period || a->mode != RR_MODE_RECORD)
+	if (a->mode == RR_MODE_RECORD ? !a->snap_period : !(a->opts & RR_O_CHECKPOINTS))
 		return;
 	p = mmap(NULL, AGENT_SNAP_THREADS * sizeof(struct agent_snap_thread),
 		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -124,7 +129,7 @@ void agent_snap_init(struct rr_area *a, uint64_t size, struct rr_serial_slot *sl
 	snap_area = a;
 	snap_area_size = size;
 	snap_slots = slots;
-	snap_next = a->snap_period;
+	snap_next = a->mode == RR_MODE_RECORD ? a->snap_period : UINT64_MAX;
 	snap_tried = UINT64_MAX;
 	agent_snap_on = 1;
 	agent_snap_thread_start(0);
@@ -181,7 +186,8 @@ void agent_snap_thread_entry(struct agent_snap_thread *t)
 	if (&__rseq_size && &__rseq_offset && __rseq_size >= 32)
 		syscall(SYS_rseq, (void *)(uintptr_t)(t->fs + (uint64_t)__rseq_offset),
 			(uint32_t)__rseq_size, 0, SNAP_RSEQ_SIG);
-	agent_self.state = AGENT_T_DONE; /* its ring is the recording's */
+	if (!snap_keep_agent)
+		agent_self.state = AGENT_T_DONE; /* its ring is the recording's */
 	setcontext(&t->ctx);
 	syscall(SYS_exit, 127); /* setcontext failed: this thread cannot be */
 	__builtin_unreachable();
@@ -432,4 +438,245 @@ void agent_snap_exit_wait(void)
 			return;
 		syscall(SYS_nanosleep, &ms10, NULL);
 	}
+}
+
+/* ---- checkpoints of a replay (spool checkpoint / restart in gdb) ---- */
+
+/*
+ * The gdb extension sets agent_snap_request; the token's holder takes the
+ * checkpoint at its next pass through the scheduler's slow path (a switch
+ * point: every other thread is parked). The checkpoint is a copy of the
+ * process that waits, one thread, for SIGUSR1; each SIGUSR1 makes it clone
+ * a runner, which restores the record/replay area as it was at the
+ * checkpoint (the area is shared with spool: the replay moved it on since),
+ * recreates the threads, stops itself (SIGSTOP) for gdb to attach, and
+ * replays on from the checkpoint, detached from spool (which finished the
+ * trace when gdb killed the process the runner replaces). The copies have
+ * SIGCHLD as exit signal: gdb sees a fork, takes its breakpoints out of the
+ * child and detaches it (a clone with another exit signal would look like
+ * a new thread to gdb). A checkpoint ends after an hour without a request,
+ * or when the extension kills it.
+ */
+uint32_t agent_snap_request __attribute__((used));
+int32_t agent_snap_last_pid __attribute__((used));
+uint64_t agent_snap_last_turn __attribute__((used));
+uint32_t agent_snap_last_thread __attribute__((used));
+
+/* gdb's extension breaks here to learn the checkpoint's pid. */
+void __attribute__((noinline, used)) agent_snap_taken(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A runner waits (30 s at most) for gdb to attach, so that the program's
+ * breakpoints are in before it runs on. /proc/self/status: TracerPid. */
+static void snap_wait_tracer(void)
+{
+	struct timespec ms = {0, 2000000};
+
+	for (int i = 0; i < 15000; i++) {
+		char buf[2048], *p;
+		long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+		long n;
+
+		if (fd < 0)
+			return;
+		n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+		syscall(SYS_close, fd);
+		if (n <= 0)
+			return;
+		buf[n] = 0;
+		p = strstr(buf, "TracerPid:");
+		if (!p)
+			return;
+		p += 10;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '0')
+			return;
+		syscall(SYS_nanosleep, &ms, NULL);
+	}
+}
+
+/* One mapping [lo, hi) becomes private, with the same contents. */
+static int snap_privatize_range(uintptr_t lo, uintptr_t hi)
+{
+	size_t len = hi - lo;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	memcpy(p, (void *)lo, len);
+	if (mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo) == MAP_FAILED)
+		return -1;
+	return 0;
+}
+
+static uint64_t snap_hex(const char **s)
+{
+	uint64_t v = 0;
+
+	for (;; (*s)++) {
+		char c = **s;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uint64_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/*
+ * A runner replays for gdb alone: every mapping of spool's memfd (the
+ * control page, the rings, the areas) becomes its own, so what it writes
+ * (its threads' events, the token) never reaches the session, which has
+ * finished with, or still watches, the process gdb killed. The agent stays
+ * active: the replay runs through it. /proc/self/maps, read with raw calls
+ * into one mmap (no malloc).
+ */
+static int snap_privatize_shm(void)
+{
+	const size_t cap = 4u << 20;
+	struct stat st;
+	char *buf, *line, *end;
+	size_t n = 0;
+	long fd, k;
+	int rc = 0;
+
+	if (syscall(SYS_fstat, agent.fd, &st) < 0)
+		return -1;
+	buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return -1;
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		munmap(buf, cap);
+		return -1;
+	}
+	while (n < cap - 1 && (k = syscall(SYS_read, fd, buf + n, cap - 1 - n)) > 0)
+		n += (size_t)k;
+	syscall(SYS_close, fd);
+	buf[n] = 0;
+	for (line = buf; line < buf + n && rc == 0; line = end + 1) {
+		const char *q = line;
+		uint64_t lo, hi, ino;
+		int field;
+
+		end = strchr(line, '\n');
+		if (!end)
+			end = buf + n;
+		*end = 0;
+		lo = snap_hex(&q);
+		if (*q++ != '-')
+			continue;
+		hi = snap_hex(&q);
+		/* perms, offset, dev: skip to the inode */
+		for (field = 0; field < 3 && *q; field++) {
+			while (*q == ' ')
+				q++;
+			while (*q && *q != ' ')
+				q++;
+		}
+		while (*q == ' ')
+			q++;
+		ino = 0;
+		while (*q >= '0' && *q <= '9')
+			ino = ino * 10 + (uint64_t)(*q++ - '0');
+		if (ino == (uint64_t)st.st_ino && strstr(line, "memfd:") && hi > lo)
+			rc = snap_privatize_range((uintptr_t)lo, (uintptr_t)hi);
+	}
+	munmap(buf, cap);
+	return rc;
+}
+
+static void snap_runner(uint32_t me, uint32_t n, const void *saved, const sigset_t *mask)
+{
+	struct agent_snap_thread *t = &snap_thr[me];
+
+	syscall(SYS_set_robust_list, (void *)(uintptr_t)t->robust, (size_t)t->robust_len);
+	/* The shared memory becomes the runner's own, then the replay area is
+	 * put back as it was at the checkpoint. */
+	if (snap_privatize_shm() < 0)
+		syscall(SYS_exit_group, 127);
+	memcpy(snap_area, saved, snap_area_size);
+	agent.host_pid = 0; /* spool may be gone: agent_host_gone must not end the replay */
+	snap_busy = 0;
+	snap_keep_agent = 1;
+	snap_restore_threads(me, n);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, 8);
+	snap_wait_tracer();
+}
+
+/* The checkpoint process: one thread, waiting for requests. Returns only
+ * in a runner. */
+static void snap_checkpoint_wait(uint32_t me, uint32_t n, const void *saved)
+{
+	sigset_t usr1, old;
+	int idle = 0;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &usr1, &old, 8);
+	for (;;) {
+		struct timespec ts = {1, 0};
+		long sig = syscall(SYS_rt_sigtimedwait, &usr1, NULL, &ts, 8);
+
+		while (syscall(SYS_wait4, -1, NULL, WNOHANG | __WALL, NULL) > 0)
+			;
+		if (sig == SIGUSR1) {
+			long pid = syscall(SYS_clone, (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID |
+								      CLONE_CHILD_CLEARTID),
+					   NULL, NULL, snap_thr[me].tidp, 0);
+
+			idle = 0;
+			if (pid == 0) {
+				snap_runner(me, n, saved, &old);
+				return;
+			}
+		} else if (++idle > 3600) {
+			syscall(SYS_exit_group, 0);
+		}
+	}
+}
+
+void agent_snap_checkpoint(uint32_t me, uint32_t n, uint64_t turn)
+{
+	struct agent_snap_thread *t = agent_snap_slot(me);
+	int saved_errno = errno;
+	void *saved;
+	long pid;
+
+	if (!t || n > AGENT_SNAP_THREADS || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&snap_busy, 1, __ATOMIC_SEQ_CST);
+	if (!snap_all_parked(me, n)) {
+		snap_unbusy();
+		return; /* the request stays: the next pass tries again */
+	}
+	__atomic_store_n(&agent_snap_request, 0, __ATOMIC_RELAXED);
+	saved = mmap(NULL, snap_area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	if (saved == MAP_FAILED) {
+		snap_unbusy();
+		agent_snap_last_pid = -ENOMEM;
+		agent_snap_taken();
+		return;
+	}
+	memcpy(saved, snap_area, snap_area_size);
+	pid = syscall(SYS_clone, (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
+		      NULL, NULL, t->tidp, 0);
+	if (pid == 0) {
+		snap_checkpoint_wait(me, n, saved);
+		errno = saved_errno;
+		return; /* a runner: the replay goes on from the checkpoint */
+	}
+	snap_unbusy();
+	munmap(saved, snap_area_size);
+	agent_snap_last_pid = (int32_t)(pid < 0 ? -errno : pid);
+	agent_snap_last_turn = turn;
+	agent_snap_last_thread = me;
+	agent_snap_taken();
+	errno = saved_errno;
 }

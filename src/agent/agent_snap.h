@@ -56,6 +56,11 @@ void agent_snap_before_park(struct agent_snap_thread *t);
  * due (switches: the token's switches so far; n: thread numbers handed out). */
 void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches);
 
+/* Replay under gdb: the extension's request (spool checkpoint), and the
+ * holder me at its slow path taking it (turn: the token's turn). */
+extern uint32_t agent_snap_request;
+void agent_snap_checkpoint(uint32_t me, uint32_t n, uint64_t turn);
+
 /* Record: before the real pthread_join of th by thread me (agent_rr.c). */
 void agent_snap_join_wait(uint32_t me, pthread_t th);
 

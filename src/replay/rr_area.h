@@ -100,6 +100,10 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * mode; `fdtab=1` in its record file): the replay orders it too. */
 #define RR_O_FDTAB 0x100u
 
+/* Replay under gdb (spool replay --gdb): the agent saves each parked
+ * thread's context, so that `spool checkpoint` can copy the process at a
+ * switch point (agent_snap.c). */
+#define RR_O_CHECKPOINTS 0x200u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
