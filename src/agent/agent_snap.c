@@ -70,6 +70,7 @@ static uint32_t snap_busy;
 /* A runner (replay checkpoint): recreated threads stay recorded by the
  * agent, which replays through them; a detached copy's threads do not. */
 static int snap_keep_agent;
+static unsigned long snap_exit_sig; /* of a record snapshot's copy: 0, or SIGCHLD under gdb */
 
 /* glibc 2.35+: where each thread's rseq area is (weak: older glibc). */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
@@ -108,6 +109,30 @@ static uint64_t snap_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* 1 when a debugger traces this process, 0 when none, -1 when unknown
+ * (/proc/self/status: TracerPid), with raw calls. */
+static int snap_traced(void)
+{
+	char buf[2048], *p;
+	long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+	long n;
+
+	if (fd < 0)
+		return -1;
+	n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "TracerPid:");
+	if (!p)
+		return -1;
+	p += 10;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p != '0';
+}
+
 struct agent_snap_thread *agent_snap_slot(uint32_t id)
 {
 	return snap_thr && id < AGENT_SNAP_THREADS ? &snap_thr[id] : NULL;
@@ -130,6 +155,9 @@ void agent_snap_init(struct rr_area *a, uint64_t size, struct rr_serial_slot *sl
 	snap_area_size = size;
 	snap_slots = slots;
 	snap_next = a->mode == RR_MODE_RECORD ? a->snap_period : UINT64_MAX;
+	/* Under gdb (record-mode) a clone whose exit signal is not SIGCHLD
+	 * is a new thread to gdb: there the copies are forks to it. */
+	snap_exit_sig = snap_traced() != 0 ? SIGCHLD : 0;
 	snap_tried = UINT64_MAX;
 	agent_snap_on = 1;
 	agent_snap_thread_start(0);
@@ -395,7 +423,7 @@ void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	}
 	snap_reap(0);
 	t0 = snap_now_ns();
-	pid = syscall(SYS_clone, (unsigned long)(CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID), NULL,
+	pid = syscall(SYS_clone, snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, NULL,
 		      NULL, t->tidp, 0);
 	if (pid == 0) {
 		snap_copy(me, n);
@@ -469,30 +497,13 @@ void __attribute__((noinline, used)) agent_snap_taken(void)
 }
 
 /* A runner waits (30 s at most) for gdb to attach, so that the program's
- * breakpoints are in before it runs on. /proc/self/status: TracerPid. */
+ * breakpoints are in before it runs on. */
 static void snap_wait_tracer(void)
 {
 	struct timespec ms = {0, 2000000};
 
 	for (int i = 0; i < 15000; i++) {
-		char buf[2048], *p;
-		long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
-		long n;
-
-		if (fd < 0)
-			return;
-		n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
-		syscall(SYS_close, fd);
-		if (n <= 0)
-			return;
-		buf[n] = 0;
-		p = strstr(buf, "TracerPid:");
-		if (!p)
-			return;
-		p += 10;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p != '0')
+		if (snap_traced() != 0)
 			return;
 		syscall(SYS_nanosleep, &ms, NULL);
 	}

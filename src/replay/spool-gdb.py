@@ -5,8 +5,12 @@
 #   set record-mode on|off   the next `run` records the program (spool record)
 #   set replay-mode on|off   the next `run` replays the recording (spool replay)
 #   set spool-trace DIR      the recording both use (default spool.trace)
-#   set snap-period N        snapshot period in scheduling events (stored;
-#                            snapshots are not implemented yet)
+#   set snap-period N        record-mode: a snapshot every N switches of the
+#                            run token (spool record --snap-period)
+#   spool checkpoint         a copy of the replay at the next switch point
+#   spool restart N          replay again from checkpoint N
+#   spool when               the current schedule event and its thread
+#   spool checkpoints        the list
 #
 # `spool replay --gdb` loads it; in a plain gdb: `gdb -x spool-gdb.py PROG`
 # (spool installs it in PREFIX/share/spool/).
@@ -124,7 +128,8 @@ def _apply():
     gdb.execute("handle SIGSYS nostop noprint pass", to_string=True)
     spool = shlex.quote(_spool_bin())
     if mode == "record":
-        wrapper = "%s record --gdb-wrapper -o %s --" % (spool, shlex.quote(trace))
+        snap = " --snap-period %d" % _state["snap"] if _state["snap"] else ""
+        wrapper = "%s record --gdb-wrapper%s -o %s --" % (spool, snap, shlex.quote(trace))
     else:
         wrapper = "%s replay --gdb-wrapper %s --" % (spool, shlex.quote(trace))
     gdb.execute("set exec-wrapper " + wrapper, to_string=True)
@@ -215,12 +220,14 @@ class _SnapParam(gdb.Parameter):
 
     def get_set_string(self):
         _state["snap"] = self.value
-        return ("snap-period %d stored: snapshots are not implemented yet, it takes "
-                "effect when they land (a later issue)" % self.value)
+        if _state["mode"] == "record":
+            _apply()
+        return ("snap-period %d: record-mode runs take a snapshot every %d switches of "
+                "the run token (spool record --snap-period; 0: none)"
+                % (self.value, self.value))
 
     def get_show_string(self, svalue):
-        return ("snap-period is %s scheduling events (stored; snapshots are not "
-                "implemented yet)" % svalue)
+        return "snap-period is %s scheduling events (spool record --snap-period)" % svalue
 
 
 _TraceParam()
