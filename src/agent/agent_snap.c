@@ -70,6 +70,8 @@ static uint32_t snap_busy;
 /* A runner (replay checkpoint): recreated threads stay recorded by the
  * agent, which replays through them; a detached copy's threads do not. */
 static int snap_keep_agent;
+/* The snapshot being taken (the copy writes them into its image). */
+static uint64_t snap_index, snap_turn, snap_switches;
 static unsigned long snap_exit_sig; /* of a record snapshot's copy: 0, or SIGCHLD under gdb */
 
 /* glibc 2.35+: where each thread's rseq area is (weak: older glibc). */
@@ -158,6 +160,13 @@ void agent_snap_init(struct rr_area *a, uint64_t size, struct rr_serial_slot *sl
 	/* Under gdb (record-mode) a clone whose exit signal is not SIGCHLD
 	 * is a new thread to gdb: there the copies are forks to it. */
 	snap_exit_sig = snap_traced() != 0 ? SIGCHLD : 0;
+	if (a->mode == RR_MODE_RECORD && a->snap_mode == RR_SNAP_IMAGE &&
+	    agent_snap_img_init() < 0) {
+		agent_log("snapshots off: libzstd cannot be loaded");
+		a->snap_failed = UINT64_MAX;
+		agent_snap_on = 0;
+		return;
+	}
 	snap_tried = UINT64_MAX;
 	agent_snap_on = 1;
 	agent_snap_thread_start(0);
@@ -278,6 +287,16 @@ static void snap_copy(uint32_t me, uint32_t n)
 
 	/* A fork child starts without a robust list. */
 	syscall(SYS_set_robust_list, (void *)(uintptr_t)t->robust, (size_t)t->robust_len);
+	if (snap_area->snap_mode == RR_SNAP_IMAGE) {
+		/* The area is shared: the counts reach spool. */
+		snap_area->trace_dir[sizeof(snap_area->trace_dir) - 1] = 0;
+		if (agent_snap_img_write(snap_area->trace_dir, snap_index, snap_turn, snap_switches,
+					 me, n, snap_thr) == 0)
+			__atomic_fetch_add(&snap_area->snap_written, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_add(&snap_area->snap_failed, 1, __ATOMIC_RELAXED);
+		syscall(SYS_exit_group, 0);
+	}
 	if (snap_area->snap_mode != RR_SNAP_RUN || snap_privatize(n) < 0)
 		syscall(SYS_exit_group, 0);
 	agent.active = 0;
@@ -422,6 +441,12 @@ void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 		return;
 	}
 	snap_reap(0);
+	snap_index = snap_area->snap_taken + 1;
+	snap_turn = __atomic_load_n(&snap_area->tturn, __ATOMIC_ACQUIRE);
+	snap_switches = switches;
+	/* The taker's own context, for the image (it returns twice: again in
+	 * no process, the image's restore is not done yet). */
+	getcontext(&t->ctx);
 	t0 = snap_now_ns();
 	pid = syscall(SYS_clone, snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, NULL,
 		      NULL, t->tidp, 0);

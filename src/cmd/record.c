@@ -18,6 +18,7 @@
  * program when the agent reports a serial run that cannot go on.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -57,7 +58,8 @@ struct record_ctx {
 	uint32_t stuck_ms;
 	uint64_t snap_period; /* --snap-period (0: none) */
 	uint32_t snap_mode;   /* RR_SNAP_* (SPOOL_SNAP_RUN=1: the copies run on) */
-	uint64_t snap_taken, snap_skipped, snap_ns, snap_ns_max;
+	uint64_t snap_taken, snap_skipped, snap_ns, snap_ns_max, snap_written, snap_failed;
+	const char *trace_dir; /* the run's trace directory (the snapshots go in snap/) */
 	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
 	struct stdin_cap *in; /* the program's stdin, kept for every run and the replay */
 	struct rr_watch watch; /* serial mode: kills a program the agent stopped */
@@ -135,6 +137,23 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	rr_record_area_serial(area, ctx->chaos, ctx->seed);
 	area->snap_period = ctx->snap_period;
 	area->snap_mode = ctx->snap_mode;
+	if (ctx->snap_period && ctx->snap_mode == RR_SNAP_IMAGE) {
+		char snapdir[PATH_MAX + 8];
+
+		/* The copies write TRACE/snap/snap_<N>.zst (doc/trace-format.md). */
+		if (!ctx->trace_dir || !realpath(ctx->trace_dir, area->trace_dir) ||
+		    strlen(area->trace_dir) + 6 >= sizeof(area->trace_dir)) {
+			log_warn("snapshots off: the trace directory's path is too long");
+			area->snap_period = 0;
+		} else {
+			snprintf(snapdir, sizeof(snapdir), "%s/snap", area->trace_dir);
+			if (mkdir(snapdir, 0755) < 0 && errno != EEXIST) {
+				log_warn("snapshots off: cannot create %s: %s", snapdir,
+					 strerror(errno));
+				area->snap_period = 0;
+			}
+		}
+	}
 	return rr_watch_start(&ctx->watch, h, area);
 }
 
@@ -289,6 +308,8 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->snap_skipped = a->snap_skipped;
 	ctx->snap_ns = a->snap_ns;
 	ctx->snap_ns_max = a->snap_ns_max;
+	ctx->snap_written = a->snap_written;
+	ctx->snap_failed = a->snap_failed;
 	if (ctx->out_path && record_keep_output(ctx, w) < 0)
 		log_warn("cannot keep the run's output in the trace");
 	ctx->info.flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
@@ -325,6 +346,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	int rc;
 
 	memset(&ctx->info, 0, sizeof(ctx->info));
+	ctx->trace_dir = so->trace_dir;
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_RECORD;
 	/* The serial slots (8 MiB of address space for RR_MAX_THREADS numbers)
 	 * only in serial mode: sync mode never reads them, and the program's
@@ -472,6 +494,17 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 ctx->snap_taken ? (double)ctx->snap_ns / (double)ctx->snap_taken / 1e6
 						 : 0.0,
 				 (double)ctx->snap_ns_max / 1e6, (unsigned long long)ctx->snap_skipped);
+		if (ctx->serial && ctx->snap_period && ctx->snap_mode == RR_SNAP_IMAGE) {
+			if (ctx->snap_failed == UINT64_MAX)
+				log_warn("no snapshot images: libzstd could not be loaded into the "
+					 "program");
+			else if (ctx->snap_failed)
+				log_warn("%llu snapshot image%s could not be written (disk full?); "
+					 "%llu written",
+					 (unsigned long long)ctx->snap_failed,
+					 ctx->snap_failed == 1 ? "" : "s",
+					 (unsigned long long)ctx->snap_written);
+		}
 		else
 			log_info("recorded %s (sync mode), %u thread%s, %s schedule events, trace "
 				 "in %s/",
@@ -748,8 +781,13 @@ int cmd_record(int argc, char **argv)
 	}
 	/* A test of the snapshot primitive (doc/record.md): the copies run
 	 * the program on, unrecorded. */
+	ctx.snap_mode = RR_SNAP_IMAGE;
 	if (getenv("SPOOL_SNAP_RUN") && !strcmp(getenv("SPOOL_SNAP_RUN"), "1"))
 		ctx.snap_mode = RR_SNAP_RUN;
+	/* SPOOL_SNAP_IMAGE=0: the copies end at once (the pause alone, for
+	 * figures) */
+	if (getenv("SPOOL_SNAP_IMAGE") && !strcmp(getenv("SPOOL_SNAP_IMAGE"), "0"))
+		ctx.snap_mode = RR_SNAP_EXIT;
 	if ((ctx.chaos || seeded) && !ctx.serial) {
 		log_err("--chaos and --seed go with --mode serial");
 		return EXIT_USAGE;

@@ -402,11 +402,14 @@ struct rr_area {
 	uint64_t snap_ns;      /* agent: total pause, ns */
 	uint64_t snap_ns_max;  /* agent: longest pause, ns */
 	uint64_t snap_restore_ns; /* agent, RR_SNAP_RUN: the last copy's thread restore, ns */
+	uint64_t snap_written;	  /* agent, RR_SNAP_IMAGE: images the copies wrote whole */
+	uint64_t snap_failed;	  /* agent, RR_SNAP_IMAGE: copies that could not write theirs */
 };
 /* rr_area.snap_mode */
 enum {
 	RR_SNAP_EXIT = 0, /* the copy ends at once (measures the pause alone) */
 	RR_SNAP_RUN = 1,  /* the copy recreates the threads and runs on unrecorded (a test) */
+	RR_SNAP_IMAGE = 2, /* the copy writes its image into trace_dir/snap/ (rr_snap_fmt.h) */
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");
