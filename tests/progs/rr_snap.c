@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -23,6 +24,7 @@ static pthread_cond_t qc = PTHREAD_COND_INITIALIZER;
 static long counter, queue, consumed, produced_sum, consumed_sum;
 static int iters;
 static int done_producing;
+static char *volatile heap_keep; /* the heap escapes: its stores stay */
 
 static void *worker(void *arg)
 {
@@ -96,6 +98,8 @@ int main(int argc, char **argv)
 			return 2;
 		for (size_t i = 0; i < sz; i += 4096)
 			heap[i] = (char)i;
+		memcpy(heap + sz / 2, "SPOOL-SNAP-HEAP-MARKER", 22); /* found in the images */
+		heap_keep = heap;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 0; i < n; i++)
