@@ -230,29 +230,6 @@ void agent_snap_thread_entry(struct agent_snap_thread *t)
 	__builtin_unreachable();
 }
 
-/* The record area becomes the copy's own: what the copy's scheduler writes
- * (the token, the slots' states, sched_lock) must not reach the recording.
- * Only the header, the creation turn and the slots of the threads so far
- * are copied; the rest of the area the copy never reads. */
-static int snap_privatize(uint32_t n)
-{
-	char *a = (char *)snap_area;
-	char *p = mmap(NULL, snap_area_size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	uint64_t sl = (uint64_t)n * sizeof(struct rr_serial_slot);
-
-	if (p == MAP_FAILED)
-		return -1;
-	memcpy(p, a, RR_AREA_HDR);
-	if (snap_area->turn_off + 4096 <= snap_area_size)
-		memcpy(p + snap_area->turn_off, a + snap_area->turn_off, 4096);
-	if (snap_area->serial_off + sl <= snap_area_size)
-		memcpy(p + snap_area->serial_off, a + snap_area->serial_off, sl);
-	if (mremap(p, snap_area_size, snap_area_size, MREMAP_MAYMOVE | MREMAP_FIXED, a) == MAP_FAILED)
-		return -1;
-	return 0;
-}
-
 /* Recreate every parked thread (not me). The restore time goes to the
  * area (private by then: for a test's figures only). */
 static void snap_restore_threads(uint32_t me, uint32_t n)
@@ -281,6 +258,8 @@ static void snap_restore_threads(uint32_t me, uint32_t n)
 		  (unsigned long long)(snap_area->snap_restore_ns / 1000));
 }
 
+static int snap_privatize_shm(void);
+
 static void snap_copy(uint32_t me, uint32_t n)
 {
 	struct agent_snap_thread *t = &snap_thr[me];
@@ -297,7 +276,9 @@ static void snap_copy(uint32_t me, uint32_t n)
 			__atomic_fetch_add(&snap_area->snap_failed, 1, __ATOMIC_RELAXED);
 		syscall(SYS_exit_group, 0);
 	}
-	if (snap_area->snap_mode != RR_SNAP_RUN || snap_privatize(n) < 0)
+	/* All of spool's shared memory becomes the copy's own (the area, and
+	 * the rings an agent path that runs on after a wait may still write). */
+	if (snap_area->snap_mode != RR_SNAP_RUN || snap_privatize_shm() < 0)
 		syscall(SYS_exit_group, 0);
 	agent.active = 0;
 	agent_self.state = AGENT_T_DONE;
@@ -329,8 +310,10 @@ static int snap_all_parked(uint32_t me, uint32_t n)
 		t->restore = 0;
 		if (id == me)
 			continue;
-		if (!__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
+		if (!__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE)) {
+			agent_log("snapshot waits: thread %u has not started", id);
 			return 0;
+		}
 		st = __atomic_load_n(&snap_slots[id].state, __ATOMIC_ACQUIRE);
 		/* Waiting for the token, or out in a join's wait (RR_S_OUT). */
 		if ((st == RR_S_WAIT || st == RR_S_OUT) &&
@@ -338,11 +321,16 @@ static int snap_all_parked(uint32_t me, uint32_t n)
 			t->restore = 1;
 			continue;
 		}
-		if (st != RR_S_DEAD)
+		if (st != RR_S_DEAD) {
+			agent_log("snapshot waits: thread %u is in state %u, parked %u", id, st,
+				  t->parked);
 			return 0;
+		}
 		if (!t->gone) {
-			if (syscall(SYS_tgkill, pid, t->tid, 0) == 0 || errno != ESRCH)
+			if (syscall(SYS_tgkill, pid, t->tid, 0) == 0 || errno != ESRCH) {
+				agent_log("snapshot waits: thread %u has ended, not left", id);
 				return 0;
+			}
 			t->gone = 1;
 		}
 	}
@@ -425,9 +413,14 @@ void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 
 	if (switches < snap_next || switches == snap_tried || !t)
 		return;
-	if (n > AGENT_SNAP_THREADS || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE) ||
+	if (n > AGENT_SNAP_THREADS ||
 	    (snap_area->snap_max && snap_area->snap_taken >= snap_area->snap_max)) {
+		agent_log("snapshots end: %u thread numbers (at most %u)", n, AGENT_SNAP_THREADS);
 		snap_next = UINT64_MAX;
+		return;
+	}
+	if (!__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE)) {
+		agent_log("snapshot waits: thread %u (the holder) has no saved start", me);
 		return;
 	}
 	__atomic_store_n(&snap_busy, 1, __ATOMIC_SEQ_CST);

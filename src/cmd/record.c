@@ -485,6 +485,12 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 so->argv[0], ctx->chaos ? ", chaos" : "",
 				 (unsigned long long)ctx->seed, res->st.threads,
 				 res->st.threads == 1 ? "" : "s", record_group(i->switches, n, sizeof(n)), so->trace_dir);
+		else
+			log_info("recorded %s (sync mode), %u thread%s, %s schedule events, trace "
+				 "in %s/",
+				 so->argv[0], res->st.threads, res->st.threads == 1 ? "" : "s",
+				 record_group(record_sched_events(ctx, res), n, sizeof(n)),
+				 so->trace_dir);
 		if (ctx->serial && ctx->snap_period)
 			log_info("%llu snapshot%s (every %llu switches), pause %.3f ms on average, "
 				 "%.3f ms at most; %llu due when a thread was not parked (taken "
@@ -505,12 +511,6 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 					 ctx->snap_failed == 1 ? "" : "s",
 					 (unsigned long long)ctx->snap_written);
 		}
-		else
-			log_info("recorded %s (sync mode), %u thread%s, %s schedule events, trace "
-				 "in %s/",
-				 so->argv[0], res->st.threads, res->st.threads == 1 ? "" : "s",
-				 record_group(record_sched_events(ctx, res), n, sizeof(n)),
-				 so->trace_dir);
 	}
 }
 
