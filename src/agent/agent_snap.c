@@ -357,20 +357,18 @@ static void snap_unbusy(void)
  */
 void agent_snap_join_wait(uint32_t me, pthread_t th)
 {
-	struct agent_snap_thread *t = agent_snap_slot(me), *j = NULL;
+	struct agent_snap_thread *t = agent_snap_slot(me);
 	volatile int32_t *tp;
+	uintptr_t off;
 
 	if (!t || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
 		return;
-	for (uint32_t id = 0; id < AGENT_SNAP_THREADS; id++)
-		if (snap_thr[id].valid && snap_thr[id].fs == (uint64_t)th && snap_thr[id].tidp &&
-		    !snap_thr[id].gone) {
-			j = &snap_thr[id];
-			break;
-		}
-	if (!j || j == t)
+	/* The joined thread's tid word: where mine is in my struct pthread
+	 * (pthread_t is its address; it may not have started yet). */
+	off = (uintptr_t)t->tidp - (uintptr_t)t->fs;
+	if (off == 0 || off >= 4096 || (uint64_t)th == t->fs)
 		return;
-	tp = j->tidp;
+	tp = (volatile int32_t *)((uintptr_t)th + off);
 	agent_snap_before_park(t);
 	getcontext(&t->ctx);
 	__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
