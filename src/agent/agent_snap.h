@@ -68,7 +68,7 @@ void agent_snap_join_wait(uint32_t me, pthread_t th);
 void agent_snap_exit_wait(void);
 
 /* The image a record snapshot's copy writes (agent_snap_img.c): libzstd
- * loaded at start; the write, in the copy, into DIR/snap/snap_<index>.zst. */
+ * loaded at start; the write, in the copy, into DIR/.spool/snap/snap_<index>.zst. */
 int agent_snap_img_init(void);
 int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
 			 uint32_t me, uint32_t n, const struct agent_snap_thread *thr);

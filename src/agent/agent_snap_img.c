@@ -316,7 +316,7 @@ static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32
 }
 
 /*
- * Write snapshot index into dir/snap/snap_<index>.zst (by way of .tmp). In
+ * Write snapshot index into dir/.spool/snap/snap_<index>.zst (by way of .tmp). In
  * the copy. Returns 0 or -1; a half-written file keeps its .tmp name.
  */
 int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
@@ -335,8 +335,8 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	len = 0;
 	memcpy(tmp, dir, dl);
 	len = (int)dl;
-	memcpy(tmp + len, "/snap/snap_", 11);
-	len += 11;
+	memcpy(tmp + len, "/.spool/snap/snap_", 18);
+	len += 18;
 	{
 		char d[24];
 		int k = 0;

@@ -140,13 +140,13 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	if (ctx->snap_period && ctx->snap_mode == RR_SNAP_IMAGE) {
 		char snapdir[PATH_MAX + 8];
 
-		/* The copies write TRACE/snap/snap_<N>.zst (doc/trace-format.md). */
+		/* The copies write TRACE/.spool/snap/snap_<N>.zst (doc/trace-format.md). */
 		if (!ctx->trace_dir || !realpath(ctx->trace_dir, area->trace_dir) ||
-		    strlen(area->trace_dir) + 6 >= sizeof(area->trace_dir)) {
+		    strlen(area->trace_dir) + 40 >= sizeof(area->trace_dir)) {
 			log_warn("snapshots off: the trace directory's path is too long");
 			area->snap_period = 0;
 		} else {
-			snprintf(snapdir, sizeof(snapdir), "%s/snap", area->trace_dir);
+			snprintf(snapdir, sizeof(snapdir), "%s/.spool/snap", area->trace_dir);
 			if (mkdir(snapdir, 0755) < 0 && errno != EEXIST) {
 				log_warn("snapshots off: cannot create %s: %s", snapdir,
 					 strerror(errno));

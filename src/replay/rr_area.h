@@ -409,7 +409,7 @@ struct rr_area {
 enum {
 	RR_SNAP_EXIT = 0, /* the copy ends at once (measures the pause alone) */
 	RR_SNAP_RUN = 1,  /* the copy recreates the threads and runs on unrecorded (a test) */
-	RR_SNAP_IMAGE = 2, /* the copy writes its image into trace_dir/snap/ (rr_snap_fmt.h) */
+	RR_SNAP_IMAGE = 2, /* the copy writes its image into trace_dir/.spool/snap/ (rr_snap_fmt.h) */
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

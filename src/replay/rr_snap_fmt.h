@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * rr_snap_fmt.h - the snapshot file of a recording (doc/trace-format.md,
- * "Snapshots"): TRACE/snap/snap_<N>.zst, written by the copy a snapshot
+ * "Snapshots"): TRACE/.spool/snap/snap_<N>.zst, written by the copy a snapshot
  * makes (src/agent/agent_snap_img.c) and read by spool info. No libc beyond
  * <stdint.h>: the agent includes it.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * rr_snap_list.c - list a recording's snapshots (spool info): each file
- * TRACE/snap/snap_<N>.zst is opened as an untrusted trace file (no link
+ * TRACE/.spool/snap/snap_<N>.zst is opened as an untrusted trace file (no link
  * followed, no FIFO), its 128-byte header read and checked (magic,
  * version, the index its name says), and one line printed: the schedule
  * event it was taken at, the time into the run, its size on disk and
@@ -67,7 +67,7 @@ int rr_snap_list(FILE *out, const char *dir)
 	DIR *dp;
 	int dfd;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/snap", dir) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/.spool/snap", dir) >= sizeof(path))
 		return -ENAMETOOLONG;
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
@@ -107,7 +107,7 @@ int rr_snap_list(FILE *out, const char *dir)
 		return 0;
 	}
 	qsort(rows, n, sizeof(*rows), snap_row_cmp);
-	fprintf(out, "snapshots: %zu in %s/snap\n", n, dir);
+	fprintf(out, "snapshots: %zu in %s/.spool/snap\n", n, dir);
 	fprintf(out, "%6s %12s %12s %10s %12s %12s %8s %8s  %s\n", "snap", "event", "switches",
 		"time-s", "bytes", "raw-bytes", "threads", "regions", "notes");
 	for (size_t i = 0; i < n; i++) {

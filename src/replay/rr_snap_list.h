@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * rr_snap_list.h - the snapshots of a recording (TRACE/snap/, rr_snap_fmt.h)
+ * rr_snap_list.h - the snapshots of a recording (TRACE/.spool/snap/, rr_snap_fmt.h)
  * as spool info lists them.
  */
 #ifndef SPOOL_REPLAY_RR_SNAP_LIST_H
