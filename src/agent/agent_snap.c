@@ -9,21 +9,26 @@
  * set to one, the other threads' stacks put back in the cache for reuse),
  * which would hand a recreated thread's stack to the next pthread_create.
  * The raw clone keeps memory as it was: every struct pthread, every stack,
- * the thread count. The copy's exit signal is 0, not SIGCHLD: a program
- * that waits for any child (wait(NULL)) never reaps, nor sees, a copy; the
- * agent reaps its copies by pid (__WALL).
+ * the thread count. A recording's copy has exit signal 0, not SIGCHLD: a
+ * program that waits for any child (wait(NULL)) never reaps, nor sees, a
+ * copy; the agent reaps its copies by pid (__WALL). Under a debugger (gdb's
+ * record-mode) and for a replay's checkpoints it is SIGCHLD: gdb takes a
+ * clone with another exit signal for a new thread of the program.
  *
  * Recreating a thread: clone with the flags glibc uses (CLONE_VM ...
  * CLONE_SETTLS with the saved FS base, parent and child tid at the thread's
  * tid word, so pthread_join works in the copy), on a few KiB of the
  * thread's own stack below its saved stack pointer (free: it waits above);
  * the new thread sets its robust list, alternate signal stack and rseq area,
- * marks its agent state done, and setcontexts into its wait.
+ * marks its agent state done (not in a replay's runner), and setcontexts
+ * into its wait.
  *
- * What the copy does (rr_area.snap_mode): RR_SNAP_EXIT ends at once (the
- * pause alone is measured); RR_SNAP_RUN (a test of the primitive) makes the
- * record area private to the copy, detaches from the recording like a fork
- * child and runs the program on with every thread.
+ * What a recording's copy does (rr_area.snap_mode): RR_SNAP_IMAGE writes
+ * the snapshot into the trace (agent_snap_img.c) and ends; RR_SNAP_EXIT
+ * ends at once (the pause alone is measured); RR_SNAP_RUN (a test of the
+ * primitive) makes all of spool's shared memory its own, detaches from the
+ * recording like a fork child and runs the program on with every thread.
+ * A replay's checkpoints (the end of this file) use the same primitive.
  *
  * Agent rules: no malloc (the slots are one mmap at start), raw system
  * calls for wait4, tgkill and clone; the holder runs here at a switch point
