@@ -56,8 +56,8 @@
 #ifndef PR_GET_TID_ADDRESS
 #define PR_GET_TID_ADDRESS 40
 #endif
-#define SNAP_COPIES 64	    /* copies not reaped yet, at most */
-#define SNAP_TID_OFF 0x2d0  /* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 */
+#define SNAP_COPIES 64	   /* copies not reaped yet, at most */
+#define SNAP_TID_OFF 0x2d0 /* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 */
 #define SNAP_RSEQ_SIG 0x53053053
 
 int agent_snap_on;
@@ -86,10 +86,10 @@ extern const unsigned int __rseq_size __attribute__((weak));
 /* Thread clone on a new stack: (flags, stack, ptid, ctid, tls, slot). The
  * child calls snap_thread_entry(slot) with rsp = stack, never returns. */
 void agent_snap_thread_entry(struct agent_snap_thread *t)
-	__attribute__((visibility("hidden"), noreturn, used));
+    __attribute__((visibility("hidden"), noreturn, used));
 long agent_snap_clone_thread(unsigned long flags, void *stack, int32_t *ptid, int32_t *ctid,
 			     uint64_t tls, struct agent_snap_thread *t)
-	__attribute__((visibility("hidden")));
+    __attribute__((visibility("hidden")));
 __asm__(".text\n"
 	".globl agent_snap_clone_thread\n"
 	".hidden agent_snap_clone_thread\n"
@@ -196,7 +196,7 @@ void agent_snap_thread_start(uint32_t id)
 	 * prctl, and glibc's layout is the fallback, checked. */
 	if (syscall(SYS_prctl, PR_GET_TID_ADDRESS, &tidp, 0, 0, 0) < 0 || !tidp || *tidp != tid)
 		tidp = fs && *(int32_t *)(fs + SNAP_TID_OFF) == tid ? (int32_t *)(fs + SNAP_TID_OFF)
-								      : NULL;
+								    : NULL;
 	t->fs = fs;
 	t->robust = (uint64_t)(uintptr_t)head;
 	t->robust_len = len;
@@ -658,9 +658,10 @@ static void snap_checkpoint_wait(uint32_t me, uint32_t n, const void *saved)
 		while (syscall(SYS_wait4, -1, NULL, WNOHANG | __WALL, NULL) > 0)
 			;
 		if (sig == SIGUSR1) {
-			long pid = syscall(SYS_clone, (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID |
-								      CLONE_CHILD_CLEARTID),
-					   NULL, NULL, snap_thr[me].tidp, 0);
+			long pid = syscall(
+			    SYS_clone,
+			    (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
+			    NULL, NULL, snap_thr[me].tidp, 0);
 
 			idle = 0;
 			if (pid == 0) {
@@ -688,8 +689,8 @@ void agent_snap_checkpoint(uint32_t me, uint32_t n, uint64_t turn)
 		return; /* the request stays: the next pass tries again */
 	}
 	__atomic_store_n(&agent_snap_request, 0, __ATOMIC_RELAXED);
-	saved = mmap(NULL, snap_area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		     -1, 0);
+	saved =
+	    mmap(NULL, snap_area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (saved == MAP_FAILED) {
 		snap_unbusy();
 		agent_snap_last_pid = -ENOMEM;
@@ -697,8 +698,9 @@ void agent_snap_checkpoint(uint32_t me, uint32_t n, uint64_t turn)
 		return;
 	}
 	memcpy(saved, snap_area, snap_area_size);
-	pid = syscall(SYS_clone, (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
-		      NULL, NULL, t->tidp, 0);
+	pid =
+	    syscall(SYS_clone, (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
+		    NULL, NULL, t->tidp, 0);
 	if (pid == 0) {
 		snap_checkpoint_wait(me, n, saved);
 		errno = saved_errno;

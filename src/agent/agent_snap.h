@@ -29,17 +29,17 @@
 #define AGENT_SNAP_THREADS 1024
 
 struct agent_snap_thread {
-	ucontext_t ctx;	     /* saved in ser_wait, before the wait (returns twice) */
-	uint64_t fs;	     /* FS base: its TLS and struct pthread */
-	uint64_t robust;     /* its robust-list head (get_robust_list) */
+	ucontext_t ctx;	 /* saved in ser_wait, before the wait (returns twice) */
+	uint64_t fs;	 /* FS base: its TLS and struct pthread */
+	uint64_t robust; /* its robust-list head (get_robust_list) */
 	uint64_t robust_len;
-	int32_t *tidp;	     /* its tid word in its struct pthread */
-	stack_t alt;	     /* its alternate signal stack, at the park */
+	int32_t *tidp; /* its tid word in its struct pthread */
+	stack_t alt;   /* its alternate signal stack, at the park */
 	int32_t tid;
-	uint32_t valid;	     /* the fields above are set (thread start) */
-	uint32_t parked;     /* ctx is its wait: it is inside ser_wait (atomic) */
-	uint32_t gone;	     /* it ended and the kernel has reaped it */
-	uint32_t restore;    /* the holder's check: the copy recreates it */
+	uint32_t valid;	  /* the fields above are set (thread start) */
+	uint32_t parked;  /* ctx is its wait: it is inside ser_wait (atomic) */
+	uint32_t gone;	  /* it ended and the kernel has reaped it */
+	uint32_t restore; /* the holder's check: the copy recreates it */
 };
 
 /* 1 when the area asks for snapshots (serial record). */

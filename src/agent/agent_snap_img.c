@@ -29,9 +29,9 @@
 #include "../replay/rr_snap_fmt.h"
 #include "agent_snap.h"
 
-#define IMG_LEVEL 1		/* fast: the copy competes with the program for CPU */
-#define IMG_OUT (256u << 10)	/* compressed bytes buffered before a write */
-#define IMG_MAPS (4u << 20)	/* /proc/self/maps, at most */
+#define IMG_LEVEL 1	     /* fast: the copy competes with the program for CPU */
+#define IMG_OUT (256u << 10) /* compressed bytes buffered before a write */
+#define IMG_MAPS (4u << 20)  /* /proc/self/maps, at most */
 
 /* zstd's streaming ABI (zstd.h), as loaded. */
 struct img_in {
@@ -144,8 +144,8 @@ static void img_rec(struct img *g, uint32_t kind, uint64_t len)
 
 /* ---- the parts ---- */
 
-static void img_threads(struct img *g, const struct agent_snap_thread *thr, uint32_t n,
-			uint32_t me, uint32_t *count)
+static void img_threads(struct img *g, const struct agent_snap_thread *thr, uint32_t n, uint32_t me,
+			uint32_t *count)
 {
 	for (uint32_t id = 0; id < n; id++) {
 		const struct agent_snap_thread *t = &thr[id];
@@ -153,8 +153,13 @@ static void img_threads(struct img *g, const struct agent_snap_thread *thr, uint
 
 		if (id != me && !t->restore)
 			continue;
-		r = (struct rr_snap_thread){id, t->tid, t->fs, t->robust, t->robust_len,
-					    (uint64_t)(uintptr_t)t->tidp, id == me,
+		r = (struct rr_snap_thread){id,
+					    t->tid,
+					    t->fs,
+					    t->robust,
+					    t->robust_len,
+					    (uint64_t)(uintptr_t)t->tidp,
+					    id == me,
 					    (uint32_t)sizeof(t->ctx)};
 		img_rec(g, RR_SNAP_THREAD, sizeof(r) + sizeof(t->ctx));
 		img_put(g, &r, sizeof(r), 0);
@@ -185,7 +190,8 @@ struct img_dirent {
 static void img_fds(struct img *g)
 {
 	char buf[4096];
-	long dfd = syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long dfd =
+	    syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	long n;
 
 	if (dfd < 0)
@@ -242,7 +248,8 @@ static uint64_t img_hex(const char **s)
  * [vvar] / [vdso] / [vsyscall]. */
 static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32_t *flags)
 {
-	char *buf = mmap(NULL, IMG_MAPS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *buf =
+	    mmap(NULL, IMG_MAPS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *line, *end;
 	size_t n = 0;
 	long fd, k;
@@ -297,8 +304,8 @@ static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32
 		r.path_len = (uint32_t)strlen(path);
 		spool = ino && ino == shm_ino && strstr(path, "memfd:");
 		anon = !*path || *path == '[';
-		if (!strcmp(path, "[vvar]") || !strcmp(path, "[vdso]") || !strcmp(path, "[vsyscall]") ||
-		    !strcmp(path, "[vvar_vclock]"))
+		if (!strcmp(path, "[vvar]") || !strcmp(path, "[vdso]") ||
+		    !strcmp(path, "[vsyscall]") || !strcmp(path, "[vvar_vclock]"))
 			continue;
 		r.has_data = (r.prot & PROT_READ) && !spool && !(r.shared && !anon) &&
 			     ((r.prot & PROT_WRITE) || anon) && r.end > r.start;

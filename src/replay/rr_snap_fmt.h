@@ -57,11 +57,11 @@ struct rr_snap_rec {
 };
 
 struct rr_snap_thread {
-	uint32_t id;  /* thread number */
-	int32_t tid;  /* its kernel tid when recorded */
-	uint64_t fs;  /* FS base */
+	uint32_t id; /* thread number */
+	int32_t tid; /* its kernel tid when recorded */
+	uint64_t fs; /* FS base */
 	uint64_t robust, robust_len;
-	uint64_t tidp; /* its tid word in its struct pthread */
+	uint64_t tidp;	/* its tid word in its struct pthread */
 	uint32_t taker; /* 1: the thread that took the snapshot (its context is at the take) */
 	uint32_t ctx_bytes;
 };
@@ -72,7 +72,7 @@ struct rr_snap_sigact {
 
 struct rr_snap_fd {
 	int32_t fd;
-	int32_t flags; /* fcntl F_GETFL */
+	int32_t flags;	/* fcntl F_GETFL */
 	int64_t offset; /* lseek SEEK_CUR, -1 when it has none (pipe, socket) */
 };
 
