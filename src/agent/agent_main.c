@@ -28,6 +28,7 @@
 #include "agent.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
+#include "agent_snap.h"
 #include "agent_probe.h"
 #include "agent_sys.h"
 
@@ -892,6 +893,7 @@ __attribute__((destructor)) static void agent_stop(void)
 	if (agent.ctl)
 		__atomic_fetch_or(&agent.ctl->state, SHM_STATE_EXIT_RAN, __ATOMIC_RELEASE);
 	agent_rr_exit_wait();
+	agent_snap_exit_wait();
 	agent_rr_tree_end();
 	agent_sys_proc_end();
 	agent_proc_refresh_maps();

@@ -33,6 +33,7 @@
 
 #include "agent_rr.h"
 #include "agent_serial.h"
+#include "agent_snap.h"
 
 int agent_rr_mode;
 uint32_t agent_rr_stuck_ms;
@@ -1820,6 +1821,9 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 	int idle = 0, rc;
 	int serial_rec = agent_rr_mode == (RR_MODE_RECORD | RR_MODE_SERIAL);
 
+	if (AGENT_UNLIKELY(agent_snap_on) && rr_self.has_id &&
+	    (agent_rr_mode & (RR_MODE_SERIAL | RR_MODE_RECORD)) == (RR_MODE_SERIAL | RR_MODE_RECORD))
+		agent_snap_join_wait(rr_self.id, th); /* a wait a snapshot can hold */
 	if (!rr_self.has_id || (!serial_rec && ((agent_rr_mode & RR_MODE_SERIAL) ||
 						!(agent_rr_mode & RR_MODE_REPLAY))))
 		return agent_real.join(th, ret);
@@ -2055,6 +2059,16 @@ pid_t agent_rr_real_tid(pid_t tid)
 }
 
 /* ---- startup ---- */
+
+/* The copy of a snapshot that runs on (agent_snap.c, RR_SNAP_RUN): not
+ * recorded, like a fork child, but without RR_F_FORKED: the recording
+ * itself is whole. The caller has made the area private to the copy. */
+void agent_rr_snap_detach(void)
+{
+	agent_rr_mode = RR_MODE_OFF;
+	rr_fd_on = 0;
+	agent_serial_fork_child();
+}
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -2293,6 +2307,9 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,
 		  agent_serial_on ? " serial" : "", k);
+	if (agent_serial_on == RR_MODE_RECORD ||
+	    (agent_serial_on == RR_MODE_REPLAY && (a->opts & RR_O_CHECKPOINTS)))
+		agent_snap_init(a, size);
 	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
 			 __ATOMIC_RELEASE);
 	return 0;

@@ -38,10 +38,12 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "agent_rr.h"
 #include "agent_serial.h"
+#include "agent_snap.h"
 
 #define SER_PUBLISH 256	   /* points between publications of the count */
 #define SER_SLICE 100000    /* points of a slice when others wait (record, no chaos) */
@@ -138,6 +140,11 @@ static struct rr_serial_slot *ser_slot(uint32_t id)
 	struct rr_serial_slot *s = agent_lazy_at(&ser_slots, id);
 
 	return s ? s : &ser_void;
+}
+
+struct rr_serial_slot *agent_serial_slot_at(uint32_t id)
+{
+	return ser_slot(id);
 }
 
 int agent_serial_slot_ok(uint32_t id)
@@ -609,7 +616,7 @@ static int ser_holder_stuck(uint32_t holder)
 
 /* Sleep until owner names me. The futex timeout is the watchdog's tick,
  * and the tick at which a thread finds spool gone (ser_let_go). */
-static void ser_wait(void)
+static __attribute__((noinline)) void ser_wait_loop(void)
 {
 	struct rr_serial_slot *s = ser_slot(ser_me.id);
 	uint32_t last_holder = SER_FREE;
@@ -623,6 +630,10 @@ static void ser_wait(void)
 
 		if (__atomic_load_n(&ser_area->owner, __ATOMIC_SEQ_CST) == ser_me.id)
 			break;
+		if (!__atomic_load_n(&agent_serial_on, __ATOMIC_ACQUIRE)) {
+			ser_let_go(); /* a snapshot's copy, detached (agent_snap.c) */
+			return;
+		}
 		syscall(SYS_futex, &s->wake, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
 		if (__atomic_load_n(&ser_area->owner, __ATOMIC_SEQ_CST) == ser_me.id)
 			break;
@@ -650,6 +661,25 @@ static void ser_wait(void)
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	if (!s->tid) /* (the watchdogs read its /proc state) */
 		__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+}
+
+/* Parked: with snapshots on, the context saved here is where a snapshot's
+ * copy recreates this thread (agent_snap.c). getcontext returns twice:
+ * again in the copy, which then waits (the loop's state is its own frame's,
+ * set up anew). parked is 1 only between the save and the end of the wait,
+ * while the token is someone else's: the holder reads it. */
+static void ser_wait(void)
+{
+	struct agent_snap_thread *snap = agent_snap_on ? agent_snap_slot(ser_me.id) : NULL;
+
+	if (snap) {
+		agent_snap_before_park(snap);
+		getcontext(&snap->ctx);
+		__atomic_store_n(&snap->parked, 1, __ATOMIC_RELEASE);
+	}
+	ser_wait_loop();
+	if (snap)
+		__atomic_store_n(&snap->parked, 0, __ATOMIC_RELEASE);
 }
 
 static void ser_path_take_turn(void);
@@ -963,6 +993,10 @@ static void ser_slow(unsigned at, int forced)
 	/* Signals due here run first, before any switch (agent_rr_signal.c). */
 	agent_rr_sig_point(agent_ser.count);
 	if (agent_serial_on == RR_MODE_REPLAY) {
+		if (AGENT_UNLIKELY(agent_snap_request) &&
+		    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id)
+			agent_snap_checkpoint(ser_me.id, ser_nthreads(),
+					      __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE));
 		if (agent_serial_path && forced)
 			ser_path_blocked(at);
 		while (agent_ser.count == ser_me.release_at)
@@ -972,6 +1006,9 @@ static void ser_slow(unsigned at, int forced)
 			agent_rr_testcancel_real();
 		return;
 	}
+	if (AGENT_UNLIKELY(agent_snap_on) &&
+	    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id)
+		agent_snap_point(ser_me.id, ser_nthreads(), ser_area->switches);
 	/* A slice shorter than SER_SLICE_NS goes on (one clock read per
 	 * SER_SLICE points). */
 	if (!forced && agent_ser.count >= ser_me.slice_end && !ser_area->chaos &&
@@ -1170,6 +1207,8 @@ void agent_serial_thread_start(uint32_t id)
 	ser_me.hooks = 0;
 	agent_ser.count = 0;
 	agent_ser.limit = 0;
+	if (agent_snap_on)
+		agent_snap_thread_start(id);
 }
 
 /* Record: a new thread can run from its creation on, so a switch right

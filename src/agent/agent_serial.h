@@ -64,6 +64,9 @@ static inline __attribute__((always_inline)) void agent_serial_func(int entry)
  * whole: the area mapped whole (a replay), or NULL (record: the slots are
  * mapped as thread numbers are handed out, from base, where the area
  * starts in the feature area). -1: the first slot cannot be mapped. */
+/* Thread number id's serial slot, mapped now if it was not (a slot of no
+ * thread when it cannot be): agent_snap.c wakes and watches parked threads. */
+struct rr_serial_slot *agent_serial_slot_at(uint32_t id);
 int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint64_t base);
 /* Record: thread number id has its slot mapped (0), or cannot have one
  * (-1: no address space left); 0 outside serial mode. */

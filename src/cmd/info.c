@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../replay/rr_snap_list.h"
 #include "../trace/trace.h"
 #include "../trace/untrusted.h"
 #include "../util/escape.h"
@@ -71,7 +72,8 @@ static void info_usage(FILE *out)
 		     "\n"
 		     "Describe a trace (default spool.trace): the run summary, each stream\n"
 		     "(process, thread, events, events lost), what the trace is missing (the\n"
-		     "same numbers the run printed) and whether its writer finished, and any\n"
+		     "same numbers the run printed) and whether its writer finished, the\n"
+		     "snapshots of a recording (--snap-period), and any\n"
 		     "damage found while reading it. Exits 1 if the trace is damaged (or the\n"
 		     "summary could not all be written: a full disk), 4 if it is incomplete\n"
 		     "(events lost, or spool did not finish writing it), else 0.\n"
@@ -153,6 +155,8 @@ int cmd_info(int argc, char **argv)
 		       (unsigned long long)s->events, (unsigned long long)s->discarded,
 		       (unsigned long long)s->seq_gaps, escape_str(s->file));
 	}
+	if (rr_snap_list(stdout, dir) < 0)
+		log_warn("%s/snap: the snapshots cannot be listed", dir);
 	trace_reader_loss(r, &loss);
 	if (trace_loss_incomplete(&loss)) {
 		char why[512];

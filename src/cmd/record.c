@@ -18,6 +18,7 @@
  * program when the agent reports a serial run that cannot go on.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -63,6 +64,10 @@ struct record_ctx {
 	int compress; /* --compress: the agent loads libzstd as the replays will */
 	uint64_t seed;
 	uint32_t stuck_ms;
+	uint64_t snap_period; /* --snap-period (0: none) */
+	uint32_t snap_mode;   /* RR_SNAP_* (SPOOL_SNAP_RUN=1: the copies run on) */
+	uint64_t snap_taken, snap_skipped, snap_ns, snap_ns_max, snap_written, snap_failed;
+	const char *trace_dir; /* the run's trace directory (the snapshots go in snap/) */
 	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
 	struct stdin_cap *in; /* the program's stdin, kept for every run and the replay */
 	struct rr_watch watch; /* serial mode: kills a program the agent stopped */
@@ -91,6 +96,9 @@ static void record_usage(FILE *out)
 		"      --chaos          serial mode: switch threads at random points (seeded)\n"
 		"                       to shake out interleavings\n"
 		"      --seed S         the chaos seed (default: a new one per run)\n"
+		"      --snap-period N  serial mode: a process snapshot every N switches of the\n"
+		"                       run token, written into TRACE/.spool/snap (0: none,\n"
+		"                       the default)\n"
 		"      --stuck-ms MS    serial mode: report a thread that runs this long\n"
 		"                       without reaching a switch point while others wait\n"
 		"                       (default 5000)\n"
@@ -144,6 +152,27 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		area->sw_off = 0;
 	} else {
 		rr_record_area_serial(area, ctx->chaos, ctx->seed);
+	}
+	if (ctx->serial) {
+		area->snap_period = ctx->snap_period;
+		area->snap_mode = ctx->snap_mode;
+		if (ctx->snap_period && ctx->snap_mode == RR_SNAP_IMAGE) {
+			char snapdir[PATH_MAX + 8];
+
+			/* The copies write TRACE/.spool/snap/snap_<N>.zst (doc/trace-format.md). */
+			if (!realpath(trace_writer_dir(w), area->trace_dir) ||
+			    strlen(area->trace_dir) + 40 >= sizeof(area->trace_dir)) {
+				log_warn("snapshots off: the trace directory's path is too long");
+				area->snap_period = 0;
+			} else {
+				snprintf(snapdir, sizeof(snapdir), "%s/.spool/snap", area->trace_dir);
+				if (mkdir(snapdir, 0700) < 0 && errno != EEXIST) {
+					log_warn("snapshots off: cannot create %s: %s", snapdir,
+						 strerror(errno));
+					area->snap_period = 0;
+				}
+			}
+		}
 	}
 	/* one area per process of the program (rr_tree.c) */
 	rr_tree_record_init(area, RECORD_MAX_OBJS, ctx->serial, RECORD_MAX_PROCS);
@@ -378,6 +407,12 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->info.lock_events = ctx->lock_events;
 	ctx->info.compress = ctx->compress;
 	ctx->info.switches = a->switches;
+	ctx->snap_taken = a->snap_taken;
+	ctx->snap_skipped = a->snap_skipped;
+	ctx->snap_ns = a->snap_ns;
+	ctx->snap_ns_max = a->snap_ns_max;
+	ctx->snap_written = a->snap_written;
+	ctx->snap_failed = a->snap_failed;
 	if (ctx->out_path && record_keep_output(ctx, w) < 0)
 		log_warn("cannot keep the run's output in the trace");
 	ctx->info.flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
@@ -441,6 +476,7 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 	int rc;
 
 	memset(&ctx->info, 0, sizeof(ctx->info));
+	ctx->trace_dir = so->trace_dir;
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_RECORD;
 	/* The serial slots (8 MiB of address space for RR_MAX_THREADS numbers)
 	 * only in serial mode: sync mode never reads them, and the program's
@@ -614,6 +650,26 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 so->argv[0], procs, res->st.threads, res->st.threads == 1 ? "" : "s",
 				 record_group(record_sched_events(ctx, res), n, sizeof(n)),
 				 so->trace_dir);
+		if (ctx->serial && ctx->snap_period)
+			log_info("%llu snapshot%s (every %llu switches), pause %.3f ms on average, "
+				 "%.3f ms at most; %llu due when a thread was not parked (taken "
+				 "later)",
+				 (unsigned long long)ctx->snap_taken, ctx->snap_taken == 1 ? "" : "s",
+				 (unsigned long long)ctx->snap_period,
+				 ctx->snap_taken ? (double)ctx->snap_ns / (double)ctx->snap_taken / 1e6
+						 : 0.0,
+				 (double)ctx->snap_ns_max / 1e6, (unsigned long long)ctx->snap_skipped);
+		if (ctx->serial && ctx->snap_period && ctx->snap_mode == RR_SNAP_IMAGE) {
+			if (ctx->snap_failed == UINT64_MAX)
+				log_warn("no snapshot images: libzstd could not be loaded into the "
+					 "program");
+			else if (ctx->snap_failed)
+				log_warn("%llu snapshot image%s could not be written (disk full?); "
+					 "%llu written",
+					 (unsigned long long)ctx->snap_failed,
+					 ctx->snap_failed == 1 ? "" : "s",
+					 (unsigned long long)ctx->snap_written);
+		}
 	}
 }
 
@@ -767,6 +823,7 @@ int cmd_record(int argc, char **argv)
 		{"seed", required_argument, NULL, 'S'},
 		{"stuck-ms", required_argument, NULL, 's'},
 		{"lock-events", no_argument, NULL, 'L'},
+		{"snap-period", required_argument, NULL, 'P'},
 		{"compress", no_argument, NULL, 'Z'},
 		{"output", required_argument, NULL, 'o'},
 		{"ring-size", required_argument, NULL, 'r'},
@@ -809,6 +866,13 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'L':
 			ctx.lock_events = 1;
+			break;
+		case 'P':
+			if (options_parse_uint(optarg, UINT64_MAX / 2, &ctx.snap_period) < 0) {
+				log_err("--snap-period '%s': want a number of switches (0: none)",
+					optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'Z':
 			so.compress = 1;
@@ -870,6 +934,20 @@ int cmd_record(int argc, char **argv)
 		log_err("--check goes with --until-fail N");
 		return EXIT_USAGE;
 	}
+	if (ctx.snap_period && !ctx.serial) {
+		log_err("--snap-period goes with --mode serial (snapshots need every thread "
+			"parked at a switch point)");
+		return EXIT_USAGE;
+	}
+	/* A test of the snapshot primitive (doc/record.md): the copies run
+	 * the program on, unrecorded. */
+	ctx.snap_mode = RR_SNAP_IMAGE;
+	if (getenv("SPOOL_SNAP_RUN") && !strcmp(getenv("SPOOL_SNAP_RUN"), "1"))
+		ctx.snap_mode = RR_SNAP_RUN;
+	/* SPOOL_SNAP_IMAGE=0: the copies end at once (the pause alone, for
+	 * figures) */
+	if (getenv("SPOOL_SNAP_IMAGE") && !strcmp(getenv("SPOOL_SNAP_IMAGE"), "0"))
+		ctx.snap_mode = RR_SNAP_EXIT;
 	if ((ctx.chaos || seeded) && !ctx.serial) {
 		log_err("--chaos and --seed go with --mode serial");
 		return EXIT_USAGE;

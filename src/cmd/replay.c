@@ -978,7 +978,8 @@ int cmd_replay(int argc, char **argv)
 		   (info->lock_events ? RR_O_LOCK_EVENTS : 0) | (info->compress ? RR_O_PACKED : 0) |
 		   (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
 		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
-		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0);
+		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0) |
+		   (use_gdb ? RR_O_CHECKPOINTS : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.until_first_exit = 1; /* a recording is of one process */
 	so.ext_bytes[SHM_EXT_REPLAY] =

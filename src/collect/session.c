@@ -923,8 +923,10 @@ int session_run(const struct session_opts *o, struct session_result *res)
 			last_flush = mono_ns();
 		}
 		/* the first process, and orphans of the program (reaped
-		 * here: spool is their parent now) */
-		while ((r = waitpid(-1, &ws, WNOHANG)) > 0) {
+		 * here: spool is their parent now). __WALL: a snapshot's copy
+		 * (agent_snap.c) has no exit signal, and spool waits for it
+		 * too (it may still be writing its image). */
+		while ((r = waitpid(-1, &ws, WNOHANG | __WALL)) > 0) {
 			if (r != pid)
 				continue;
 			status = ws;

@@ -107,6 +107,10 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * mode; `fdtab=1` in its record file): the replay orders it too. */
 #define RR_O_FDTAB 0x100u
 
+/* Replay under gdb (spool replay --gdb): the agent saves each parked
+ * thread's context, so that `spool checkpoint` can copy the process at a
+ * switch point (agent_snap.c). */
+#define RR_O_CHECKPOINTS 0x200u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
@@ -483,6 +487,21 @@ struct rr_area {
 	uint32_t proc;
 	uint32_t pad4;
 	uint64_t tree_off;
+	/* Serial mode, snapshots (agent_snap.c, doc/record.md "Snapshots"):
+	 * every snap_period switches of the run token (0: never) the token
+	 * holder takes one when every other thread is parked in the agent;
+	 * snap_mode (RR_SNAP_*, host) says what the copy does. The agent
+	 * counts them and their pause (the time the program is stopped). */
+	uint64_t snap_period;
+	uint32_t snap_mode;
+	uint32_t snap_max; /* snapshots to take at most (0: no limit) */
+	uint64_t snap_taken;   /* agent */
+	uint64_t snap_skipped; /* agent: due, but a thread was not parked (tried later) */
+	uint64_t snap_ns;      /* agent: total pause, ns */
+	uint64_t snap_ns_max;  /* agent: longest pause, ns */
+	uint64_t snap_restore_ns; /* agent, RR_SNAP_RUN: the last copy's thread restore, ns */
+	uint64_t snap_written;	  /* agent, RR_SNAP_IMAGE: images the copies wrote whole */
+	uint64_t snap_failed;	  /* agent, RR_SNAP_IMAGE: copies that could not write theirs */
 };
 /* rr_area.layout[] */
 enum {
@@ -491,6 +510,12 @@ enum {
 	RR_LAYOUT_MMAP = 2,  /* where the next mmap goes: moves with the libraries, the stack limit */
 	RR_LAYOUT_EXE = 3,   /* the executable's program headers (AT_PHDR) */
 	RR_LAYOUT_N = 4
+};
+/* rr_area.snap_mode */
+enum {
+	RR_SNAP_EXIT = 0, /* the copy ends at once (measures the pause alone) */
+	RR_SNAP_RUN = 1,  /* the copy recreates the threads and runs on unrecorded (a test) */
+	RR_SNAP_IMAGE = 2, /* the copy writes its image into trace_dir/.spool/snap/ (rr_snap_fmt.h) */
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");

@@ -5,8 +5,12 @@
 #   set record-mode on|off   the next `run` records the program (spool record)
 #   set replay-mode on|off   the next `run` replays the recording (spool replay)
 #   set spool-trace DIR      the recording both use (default spool.trace)
-#   set snap-period N        snapshot period in scheduling events (stored;
-#                            snapshots are not implemented yet)
+#   set snap-period N        record-mode: a snapshot every N switches of the
+#                            run token (spool record --snap-period)
+#   spool checkpoint         a copy of the replay at the next switch point
+#   spool restart N          replay again from checkpoint N
+#   spool when               the current schedule event and its thread
+#   spool checkpoints        the list
 #
 # `spool replay --gdb` loads it; in a plain gdb: `gdb -x spool-gdb.py PROG`
 # (spool installs it in PREFIX/share/spool/).
@@ -24,6 +28,7 @@ import fcntl
 import os
 import re
 import shlex
+import signal
 import stat
 import tempfile
 import time
@@ -123,7 +128,8 @@ def _apply():
     gdb.execute("handle SIGSYS nostop noprint pass", to_string=True)
     spool = shlex.quote(_spool_bin())
     if mode == "record":
-        wrapper = "%s record --gdb-wrapper -o %s --" % (spool, shlex.quote(trace))
+        snap = " --snap-period %d" % _state["snap"] if _state["snap"] else ""
+        wrapper = "%s record --gdb-wrapper%s -o %s --" % (spool, snap, shlex.quote(trace))
     else:
         wrapper = "%s replay --gdb-wrapper %s --" % (spool, shlex.quote(trace))
     gdb.execute("set exec-wrapper " + wrapper, to_string=True)
@@ -214,12 +220,14 @@ class _SnapParam(gdb.Parameter):
 
     def get_set_string(self):
         _state["snap"] = self.value
-        return ("snap-period %d stored: snapshots are not implemented yet, it takes "
-                "effect when they land (a later issue)" % self.value)
+        if _state["mode"] == "record":
+            _apply()
+        return ("snap-period %d: record-mode runs take a snapshot every %d switches of "
+                "the run token (spool record --snap-period; 0: none)"
+                % (self.value, self.value))
 
     def get_show_string(self, svalue):
-        return ("snap-period is %s scheduling events (stored; snapshots are not "
-                "implemented yet)" % svalue)
+        return "snap-period is %s scheduling events (spool record --snap-period)" % svalue
 
 
 _TraceParam()
@@ -252,10 +260,187 @@ def _on_exit(event):
 
 
 def _on_gdb_exit(event):
+    for pid in _ckpts.values():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
     try:
         os.unlink(_done_path)
     except OSError:
         pass
+
+
+# ---- checkpoints of a serial replay (doc/record.md, "Checkpoints in gdb") ----
+#
+# The agent of a replay under gdb saves each parked thread's context; a
+# checkpoint is a copy of the process taken by the run token's holder at its
+# next switch point (agent_snap.c). It waits for SIGUSR1; each one makes it
+# start a runner that replays on from the checkpoint, stopped until gdb
+# attaches. `spool restart N` kills the process gdb debugs and attaches to a
+# new runner of checkpoint N (checkpoint N stays for another restart).
+
+_ckpts = {}  # number -> pid of the checkpoint process
+_ckpt_info = {}  # number -> (turn, thread)
+
+
+def _agent_int(expr):
+    return int(gdb.parse_and_eval(expr))
+
+
+def _live_pid():
+    inf = gdb.selected_inferior()
+    if not inf or not inf.pid:
+        raise gdb.GdbError("spool: no process: `run` (or `start`) the replay first")
+    return inf.pid
+
+
+def _children_stopped(ppid):
+    """Pids of ppid's children (a runner waits for gdb to attach)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        rest = st[st.rfind(")") + 2:].split()
+        if len(rest) > 1 and rest[1] == str(ppid) and rest[0] != "Z":
+            out.append(int(d))
+    return out
+
+
+class _SpoolPrefix(gdb.Command):
+    """spool: the scheduling-event debugger's commands (checkpoint, restart, when)."""
+
+    def __init__(self):
+        super().__init__("spool", gdb.COMMAND_RUNNING, gdb.COMPLETE_NONE, True)
+
+
+class _SpoolWhen(gdb.Command):
+    """spool when: the current schedule event (turn of the run token) and the thread holding it."""
+
+    def __init__(self):
+        super().__init__("spool when", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        _live_pid()
+        try:
+            turn = _agent_int("ser_area->tturn")
+            owner = _agent_int("ser_area->owner")
+            nsw = _agent_int("ser_area->nsw")
+        except gdb.error:
+            raise gdb.GdbError("spool: no serial replay in this process (the agent's "
+                               "scheduler is not there)")
+        who = "free" if owner == 0xffffffff else "thread %d" % owner
+        print("spool: schedule event %d of %d (turn of the run token); it is held by %s"
+              % (turn, nsw, who))
+
+
+class _SpoolCheckpoint(gdb.Command):
+    """spool checkpoint: copy the replayed process at the running thread's next
+switch point (the program runs on to it); `spool restart N` goes back there."""
+
+    def __init__(self):
+        super().__init__("spool checkpoint", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        _live_pid()
+        try:
+            before = _agent_int("agent_snap_last_pid")
+            gdb.execute("set var agent_snap_request = 1", to_string=True)
+        except gdb.error:
+            raise gdb.GdbError("spool: checkpoints need a serial replay under "
+                               "`spool replay --gdb` (the agent's checkpoint code is not "
+                               "in this process)")
+        bp = gdb.Breakpoint("agent_snap_taken", internal=True, temporary=True)
+        bp.silent = True
+        try:
+            gdb.execute("continue", to_string=True)
+        finally:
+            if bp.is_valid():
+                bp.delete()
+        if not gdb.selected_inferior().pid:
+            raise gdb.GdbError("spool: the program ended before a switch point: no checkpoint")
+        pid = _agent_int("agent_snap_last_pid")
+        if pid <= 0 or pid == before or _agent_int("agent_snap_request"):
+            print("spool: no checkpoint yet (the program stopped first); it is taken at the "
+                  "next switch point where every other thread is parked")
+            return
+        n = len(_ckpts) + 1
+        _ckpts[n] = pid
+        _ckpt_info[n] = (_agent_int("agent_snap_last_turn"), _agent_int("agent_snap_last_thread"))
+        print("spool: checkpoint %d at schedule event %d, thread %d (process %d)"
+              % (n, _ckpt_info[n][0], _ckpt_info[n][1], pid))
+
+
+class _SpoolRestart(gdb.Command):
+    """spool restart N: replay again from checkpoint N (the current process is killed)."""
+
+    def __init__(self):
+        super().__init__("spool restart", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        try:
+            n = int(arg.strip())
+        except ValueError:
+            raise gdb.GdbError("spool restart N: N is a checkpoint number (spool checkpoints)")
+        if n not in _ckpts:
+            raise gdb.GdbError("spool: no checkpoint %d" % n)
+        pid = _ckpts[n]
+        old = set(_children_stopped(pid))
+        if gdb.selected_inferior().pid:
+            gdb.execute("kill inferiors %d" % gdb.selected_inferior().num, to_string=True)
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except OSError as e:
+            raise gdb.GdbError("spool: checkpoint %d (process %d) is gone: %s" % (n, pid, e))
+        runner = None
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and runner is None:
+            new = [p for p in _children_stopped(pid) if p not in old]
+            if new:
+                runner = new[0]
+            else:
+                time.sleep(0.01)
+        if runner is None:
+            raise gdb.GdbError("spool: checkpoint %d started no replay" % n)
+        # The runner is ready once it waits for gdb (nanosleep, in a loop):
+        # its memory, threads and area are then the checkpoint's.
+        while time.monotonic() < deadline:
+            try:
+                with open("/proc/%d/syscall" % runner) as f:
+                    if f.read().split(" ", 1)[0] == "35":
+                        break
+            except OSError:
+                break
+            time.sleep(0.005)
+        gdb.execute("attach %d" % runner, to_string=True)
+        print("spool: restarted from checkpoint %d at schedule event %d, thread %d "
+              "(process %d)" % (n, _ckpt_info[n][0], _ckpt_info[n][1], runner))
+
+
+class _SpoolCheckpoints(gdb.Command):
+    """spool checkpoints: list the checkpoints."""
+
+    def __init__(self):
+        super().__init__("spool checkpoints", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        if not _ckpts:
+            print("spool: no checkpoints")
+        for n in sorted(_ckpts):
+            print("%d: schedule event %d, thread %d, process %d"
+                  % (n, _ckpt_info[n][0], _ckpt_info[n][1], _ckpts[n]))
+
+
+_SpoolPrefix()
+_SpoolWhen()
+_SpoolCheckpoint()
+_SpoolRestart()
+_SpoolCheckpoints()
 
 
 gdb.events.exited.connect(_on_exit)

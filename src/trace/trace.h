@@ -175,6 +175,10 @@ int trace_writer_checkpoint(struct trace_writer *w);
 /* Flush every stream, rewrite metadata, mark the state file finished, free.
  * Returns the first error; -EIO if the state could not be marked finished
  * (the trace then reads as unfinished). */
+/* The directory the writer writes into now: DIR.writing.PID until close
+ * renames it to DIR (tracedir.c); a file spool adds beside the streams
+ * while the program runs goes there. */
+const char *trace_writer_dir(const struct trace_writer *w);
 int trace_writer_close(struct trace_writer *w);
 
 /* Reading */

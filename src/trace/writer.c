@@ -467,6 +467,11 @@ static int state_create(struct trace_writer *w)
 	return err;
 }
 
+const char *trace_writer_dir(const struct trace_writer *w)
+{
+	return w->dir;
+}
+
 void trace_writer_note_loss(struct trace_writer *w, const struct trace_loss *l)
 {
 	w->noted = *l;

@@ -84,9 +84,9 @@ gdbx() {
 gdbx -ex 'show snap-period' -ex 'set snap-period 250' -ex 'show snap-period' \
 	-ex 'show record-mode' -ex 'set record-mode on' -ex 'show record-mode' \
 	-ex 'set replay-mode on' -ex 'show replay-mode' -ex 'show record-mode' --args "$BANK" 3 10
-like "$OUT" 'snap-period 250 stored.*takes effect when they land' \
-	"set snap-period says it takes effect later"
-like "$OUT" 'snap-period is 250 ' "show snap-period shows the stored period"
+like "$OUT" 'snap-period 250: record-mode runs take a snapshot every 250 switches' \
+	"set snap-period says what it does"
+like "$OUT" 'snap-period is 250 ' "show snap-period shows the period"
 like "$OUT" 'record-mode is off' "record-mode starts off"
 like "$OUT" 'record-mode is on' "set record-mode on"
 like "$(grep -E '^(replay|record)-mode is' gdb.run.out | tail -n 2 | tr '\n' ' ')" \

@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_snap.c - the snapshot primitive of serial mode (agent_snap.h,
+ * doc/record.md "Snapshots"): the token holder, at a switch point where
+ * every other numbered thread is parked in ser_wait, makes a raw clone of
+ * the process; the copy recreates the parked threads.
+ *
+ * Why a raw clone: glibc's fork runs its child clean-up (the thread count
+ * set to one, the other threads' stacks put back in the cache for reuse),
+ * which would hand a recreated thread's stack to the next pthread_create.
+ * The raw clone keeps memory as it was: every struct pthread, every stack,
+ * the thread count. A recording's copy has exit signal 0, not SIGCHLD: a
+ * program that waits for any child (wait(NULL)) never reaps, nor sees, a
+ * copy; the agent reaps its copies by pid (__WALL). Under a debugger (gdb's
+ * record-mode) and for a replay's checkpoints it is SIGCHLD: gdb takes a
+ * clone with another exit signal for a new thread of the program.
+ *
+ * Recreating a thread: clone with the flags glibc uses (CLONE_VM ...
+ * CLONE_SETTLS with the saved FS base, parent and child tid at the thread's
+ * tid word, so pthread_join works in the copy), on a few KiB of the
+ * thread's own stack below its saved stack pointer (free: it waits above);
+ * the new thread sets its robust list, alternate signal stack and rseq area,
+ * marks its agent state done (not in a replay's runner), and setcontexts
+ * into its wait.
+ *
+ * What a recording's copy does (rr_area.snap_mode): RR_SNAP_IMAGE writes
+ * the snapshot into the trace (agent_snap_img.c) and ends; RR_SNAP_EXIT
+ * ends at once (the pause alone is measured); RR_SNAP_RUN (a test of the
+ * primitive) makes all of spool's shared memory its own, detaches from the
+ * recording like a fork child and runs the program on with every thread.
+ * A replay's checkpoints (the end of this file) use the same primitive.
+ *
+ * Agent rules: no malloc (the slots are one mmap at start), raw system
+ * calls for wait4, tgkill and clone; the holder runs here at a switch point
+ * of its own, outside any signal handler of the agent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <asm/prctl.h>
+
+#include "agent_rr.h"
+#include "agent_serial.h"
+#include "agent_snap.h"
+
+#ifndef PR_GET_TID_ADDRESS
+#define PR_GET_TID_ADDRESS 40
+#endif
+#define SNAP_COPIES 64	   /* copies not reaped yet, at most */
+#define SNAP_TID_OFF 0x2d0 /* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 */
+#define SNAP_RSEQ_SIG 0x53053053
+
+int agent_snap_on;
+
+static struct rr_area *snap_area;
+static uint64_t snap_area_size;
+static struct agent_snap_thread *snap_thr; /* AGENT_SNAP_THREADS slots, one mmap */
+static uint64_t snap_next;		   /* switches at which the next one is due */
+static uint64_t snap_tried;		   /* switches at the last attempt that failed */
+static int32_t snap_copies[SNAP_COPIES];
+/* 1 while the holder checks the threads and clones: a joiner that leaves
+ * its parked wait (agent_snap_join_wait) waits for it to be 0. */
+static uint32_t snap_busy;
+/* A runner (replay checkpoint): recreated threads stay recorded by the
+ * agent, which replays through them; a detached copy's threads do not. */
+static int snap_keep_agent;
+/* The snapshot being taken (the copy writes them into its image). */
+static uint64_t snap_index, snap_turn, snap_switches;
+static unsigned long snap_exit_sig; /* of a record snapshot's copy: 0, or SIGCHLD under gdb */
+
+/* glibc 2.35+: where each thread's rseq area is (weak: older glibc). */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+/* Thread clone on a new stack: (flags, stack, ptid, ctid, tls, slot). The
+ * child calls snap_thread_entry(slot) with rsp = stack, never returns. */
+void agent_snap_thread_entry(struct agent_snap_thread *t)
+    __attribute__((visibility("hidden"), noreturn, used));
+long agent_snap_clone_thread(unsigned long flags, void *stack, int32_t *ptid, int32_t *ctid,
+			     uint64_t tls, struct agent_snap_thread *t)
+    __attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".globl agent_snap_clone_thread\n"
+	".hidden agent_snap_clone_thread\n"
+	".type agent_snap_clone_thread,@function\n"
+	"agent_snap_clone_thread:\n"
+	"	mov %rcx, %r10\n"
+	"	mov $56, %eax\n" /* SYS_clone: flags, stack, ptid, ctid, tls */
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jnz 1f\n"
+	"	xor %ebp, %ebp\n"
+	"	mov %r9, %rdi\n" /* r9 survives the syscall */
+	"	and $-16, %rsp\n"
+	"	call agent_snap_thread_entry\n"
+	"	hlt\n"
+	"1:	ret\n"
+	".size agent_snap_clone_thread, .-agent_snap_clone_thread\n");
+
+static uint64_t snap_now_ns(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* 1 when a debugger traces this process, 0 when none, -1 when unknown
+ * (/proc/self/status: TracerPid), with raw calls. */
+static int snap_traced(void)
+{
+	char buf[2048], *p;
+	long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+	long n;
+
+	if (fd < 0)
+		return -1;
+	n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "TracerPid:");
+	if (!p)
+		return -1;
+	p += 10;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p != '0';
+}
+
+struct agent_snap_thread *agent_snap_slot(uint32_t id)
+{
+	return snap_thr && id < AGENT_SNAP_THREADS ? &snap_thr[id] : NULL;
+}
+
+void agent_snap_init(struct rr_area *a, uint64_t size)
+{
+	void *p;
+
+	if (a->mode == RR_MODE_RECORD ? !a->snap_period : !(a->opts & RR_O_CHECKPOINTS))
+		return;
+	/* in the agent's window: the program's own mappings stay where its
+	 * replays (which take no snapshots) have them */
+	p = agent_vm_map(AGENT_SNAP_THREADS * sizeof(struct agent_snap_thread),
+			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		agent_log("snapshots off: no memory for the thread slots");
+		return;
+	}
+	snap_thr = p;
+	snap_area = a;
+	snap_area_size = size;
+	snap_next = a->mode == RR_MODE_RECORD ? a->snap_period : UINT64_MAX;
+	/* Under gdb (record-mode) a clone whose exit signal is not SIGCHLD
+	 * is a new thread to gdb: there the copies are forks to it. */
+	snap_exit_sig = snap_traced() != 0 ? SIGCHLD : 0;
+	if (a->mode == RR_MODE_RECORD && a->snap_mode == RR_SNAP_IMAGE &&
+	    agent_snap_img_init() < 0) {
+		agent_log("snapshots off: libzstd cannot be loaded");
+		a->snap_failed = UINT64_MAX;
+		agent_snap_on = 0;
+		return;
+	}
+	snap_tried = UINT64_MAX;
+	agent_snap_on = 1;
+	agent_snap_thread_start(0);
+}
+
+/* What stays the same for a thread's life: FS base, robust list, tid word. */
+void agent_snap_thread_start(uint32_t id)
+{
+	struct agent_snap_thread *t = agent_snap_slot(id);
+	int32_t tid = (int32_t)syscall(SYS_gettid);
+	int32_t *tidp = NULL;
+	uint64_t fs = 0;
+	size_t len = 0;
+	void *head = NULL;
+
+	if (!t)
+		return;
+	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+	syscall(SYS_get_robust_list, 0, &head, &len);
+	/* The kernel's clear_child_tid is glibc's &pd->tid (set by clone or
+	 * set_tid_address); a kernel without CHECKPOINT_RESTORE refuses the
+	 * prctl, and glibc's layout is the fallback, checked. */
+	if (syscall(SYS_prctl, PR_GET_TID_ADDRESS, &tidp, 0, 0, 0) < 0 || !tidp || *tidp != tid)
+		tidp = fs && *(int32_t *)(fs + SNAP_TID_OFF) == tid ? (int32_t *)(fs + SNAP_TID_OFF)
+								    : NULL;
+	t->fs = fs;
+	t->robust = (uint64_t)(uintptr_t)head;
+	t->robust_len = len;
+	t->tidp = tidp;
+	t->tid = tid;
+	t->gone = 0;
+	__atomic_store_n(&t->parked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->valid, fs && tidp ? 1u : 0u, __ATOMIC_RELEASE);
+}
+
+void agent_snap_before_park(struct agent_snap_thread *t)
+{
+	if (syscall(SYS_sigaltstack, NULL, &t->alt) < 0)
+		t->alt.ss_flags = SS_DISABLE;
+}
+
+/* ---- the copy ---- */
+
+/* A recreated thread, on a scrap of its own stack, with its TLS. */
+void agent_snap_thread_entry(struct agent_snap_thread *t)
+{
+	syscall(SYS_set_robust_list, (void *)(uintptr_t)t->robust, (size_t)t->robust_len);
+	if (!(t->alt.ss_flags & SS_DISABLE)) {
+		stack_t ss = t->alt;
+
+		ss.ss_flags = 0;
+		syscall(SYS_sigaltstack, &ss, NULL);
+	}
+	if (&__rseq_size && &__rseq_offset && __rseq_size >= 32)
+		syscall(SYS_rseq, (void *)(uintptr_t)(t->fs + (uint64_t)__rseq_offset),
+			(uint32_t)__rseq_size, 0, SNAP_RSEQ_SIG);
+	if (!snap_keep_agent)
+		agent_self.state = AGENT_T_DONE; /* its ring is the recording's */
+	setcontext(&t->ctx);
+	syscall(SYS_exit, 127); /* setcontext failed: this thread cannot be */
+	__builtin_unreachable();
+}
+
+/* Recreate every parked thread (not me). The restore time goes to the
+ * area (private by then: for a test's figures only). */
+static void snap_restore_threads(uint32_t me, uint32_t n)
+{
+	const unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+				    CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+				    CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	uint64_t t0 = snap_now_ns();
+	sigset_t all, old;
+
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
+	for (uint32_t id = 0; id < n; id++) {
+		struct agent_snap_thread *t = &snap_thr[id];
+		uintptr_t sp;
+
+		if (id == me || !t->restore)
+			continue;
+		/* Below its saved stack pointer, past the red zone. */
+		sp = ((uintptr_t)t->ctx.uc_mcontext.gregs[REG_RSP] - 512) & ~(uintptr_t)15;
+		agent_snap_clone_thread(flags, (void *)sp, t->tidp, t->tidp, t->fs, t);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8);
+	snap_area->snap_restore_ns = snap_now_ns() - t0;
+	agent_log("snapshot copy pid %ld: threads recreated in %llu us", syscall(SYS_getpid),
+		  (unsigned long long)(snap_area->snap_restore_ns / 1000));
+}
+
+static int snap_privatize_shm(void);
+
+static void snap_copy(uint32_t me, uint32_t n)
+{
+	struct agent_snap_thread *t = &snap_thr[me];
+
+	/* A fork child starts without a robust list. */
+	syscall(SYS_set_robust_list, (void *)(uintptr_t)t->robust, (size_t)t->robust_len);
+	if (snap_area->snap_mode == RR_SNAP_IMAGE) {
+		/* The area is shared: the counts reach spool. */
+		snap_area->trace_dir[sizeof(snap_area->trace_dir) - 1] = 0;
+		if (agent_snap_img_write(snap_area->trace_dir, snap_index, snap_turn, snap_switches,
+					 me, n, snap_thr) == 0)
+			__atomic_fetch_add(&snap_area->snap_written, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_add(&snap_area->snap_failed, 1, __ATOMIC_RELAXED);
+		syscall(SYS_exit_group, 0);
+	}
+	/* All of spool's shared memory becomes the copy's own (the area, and
+	 * the rings an agent path that runs on after a wait may still write). */
+	if (snap_area->snap_mode != RR_SNAP_RUN || snap_privatize_shm() < 0)
+		syscall(SYS_exit_group, 0);
+	agent.active = 0;
+	agent_self.state = AGENT_T_DONE;
+	agent_rr_snap_detach();
+	snap_busy = 0; /* the copy's joiners must not wait for the parent's clone */
+	snap_restore_threads(me, n);
+	/* Each waits on its wake word: wake them, they see serial mode off. */
+	for (uint32_t id = 0; id < n; id++) {
+		if (id == me)
+			continue;
+		__atomic_fetch_add(&agent_serial_slot_at(id)->wake, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &agent_serial_slot_at(id)->wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+}
+
+/* ---- taking one ---- */
+
+/* Every thread but me is parked with its context saved, or has ended and
+ * is gone from the kernel (a thread that ended in the schedule still runs
+ * glibc's exit code for a while: the copy could not finish it). */
+static int snap_all_parked(uint32_t me, uint32_t n)
+{
+	pid_t pid = (pid_t)syscall(SYS_getpid);
+
+	for (uint32_t id = 0; id < n; id++) {
+		struct agent_snap_thread *t = &snap_thr[id];
+		uint32_t st;
+
+		t->restore = 0;
+		if (id == me)
+			continue;
+		if (!__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE)) {
+			agent_log("snapshot waits: thread %u has not started", id);
+			return 0;
+		}
+		st = __atomic_load_n(&agent_serial_slot_at(id)->state, __ATOMIC_ACQUIRE);
+		/* Waiting for the token, or out in a join's wait (RR_S_OUT). */
+		if ((st == RR_S_WAIT || st == RR_S_OUT) &&
+		    __atomic_load_n(&t->parked, __ATOMIC_SEQ_CST)) {
+			t->restore = 1;
+			continue;
+		}
+		if (st != RR_S_DEAD) {
+			agent_log("snapshot waits: thread %u is in state %u, parked %u", id, st,
+				  t->parked);
+			return 0;
+		}
+		if (!t->gone) {
+			if (syscall(SYS_tgkill, pid, t->tid, 0) == 0 || errno != ESRCH) {
+				agent_log("snapshot waits: thread %u has ended, not left", id);
+				return 0;
+			}
+			t->gone = 1;
+		}
+	}
+	return 1;
+}
+
+static void snap_unbusy(void)
+{
+	__atomic_store_n(&snap_busy, 0, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &snap_busy, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+/*
+ * Record, serial, snapshots on: pthread_join gives the token up and blocks
+ * in the kernel, where no snapshot can hold it. So the joiner first waits
+ * here, parked, for the joined thread's tid word to be cleared (the
+ * kernel's exit of it): a wait that can start again anywhere, so a copy
+ * recreates the joiner in it. The real join then returns at once. Leaving
+ * the wait races with a holder that checks the threads: parked goes to 0,
+ * then snap_busy is read (the holder sets snap_busy, then reads parked), so
+ * either the holder sees it leave or it sees the holder and parks again
+ * until the clone is made. A thread spool did not number is joined as
+ * before.
+ */
+void agent_snap_join_wait(uint32_t me, pthread_t th)
+{
+	struct agent_snap_thread *t = agent_snap_slot(me);
+	volatile int32_t *tp;
+	uintptr_t off;
+
+	if (!t || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
+		return;
+	/* The joined thread's tid word: where mine is in my struct pthread
+	 * (pthread_t is its address; it may not have started yet). */
+	off = (uintptr_t)t->tidp - (uintptr_t)t->fs;
+	if (off == 0 || off >= 4096 || (uint64_t)th == t->fs)
+		return;
+	tp = (volatile int32_t *)((uintptr_t)th + off);
+	agent_snap_before_park(t);
+	getcontext(&t->ctx);
+	__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		int32_t v = *tp;
+		struct timespec ts = {0, 100000000};
+
+		if (v != 0) {
+			syscall(SYS_futex, tp, FUTEX_WAIT, v, &ts, NULL, 0);
+			continue;
+		}
+		__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
+			break;
+		__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
+			syscall(SYS_futex, &snap_busy, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+	}
+}
+
+static void snap_reap(int32_t pid)
+{
+	for (int i = 0; i < SNAP_COPIES; i++) {
+		if (snap_copies[i] &&
+		    syscall(SYS_wait4, snap_copies[i], NULL, WNOHANG | __WALL, NULL) != 0)
+			snap_copies[i] = 0;
+		if (pid && !snap_copies[i]) {
+			snap_copies[i] = pid;
+			pid = 0;
+		}
+	}
+}
+
+void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
+{
+	struct agent_snap_thread *t = agent_snap_slot(me);
+	uint64_t t0, dt;
+	int saved = errno;
+	long pid;
+
+	if (switches < snap_next || switches == snap_tried || !t)
+		return;
+	if (n > AGENT_SNAP_THREADS ||
+	    (snap_area->snap_max && snap_area->snap_taken >= snap_area->snap_max)) {
+		agent_log("snapshots end: %u thread numbers (at most %u)", n, AGENT_SNAP_THREADS);
+		snap_next = UINT64_MAX;
+		return;
+	}
+	if (!__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE)) {
+		agent_log("snapshot waits: thread %u (the holder) has no saved start", me);
+		return;
+	}
+	__atomic_store_n(&snap_busy, 1, __ATOMIC_SEQ_CST);
+	if (!snap_all_parked(me, n)) {
+		snap_unbusy();
+		/* Again at the next switch point after the next switch. */
+		if (snap_tried != switches)
+			__atomic_fetch_add(&snap_area->snap_skipped, 1, __ATOMIC_RELAXED);
+		snap_tried = switches;
+		errno = saved;
+		return;
+	}
+	snap_reap(0);
+	snap_index = snap_area->snap_taken + 1;
+	snap_turn = __atomic_load_n(&snap_area->tturn, __ATOMIC_ACQUIRE);
+	snap_switches = switches;
+	/* The taker's own context, for the image (it returns twice: again in
+	 * no process, the image's restore is not done yet). */
+	getcontext(&t->ctx);
+	t0 = snap_now_ns();
+	pid = syscall(SYS_clone, snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, NULL,
+		      NULL, t->tidp, 0);
+	if (pid == 0) {
+		snap_copy(me, n);
+		errno = saved;
+		return; /* the copy runs on */
+	}
+	dt = snap_now_ns() - t0;
+	snap_unbusy();
+	snap_next = switches + snap_area->snap_period;
+	if (pid > 0) {
+		snap_reap((int32_t)pid);
+		__atomic_fetch_add(&snap_area->snap_taken, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&snap_area->snap_ns, dt, __ATOMIC_RELAXED);
+		if (dt > snap_area->snap_ns_max)
+			snap_area->snap_ns_max = dt;
+	}
+	errno = saved;
+}
+
+/* The program exits (the agent's destructor): its copies end before it, so
+ * that spool, which stops at the program's exit, finds none still running
+ * (a copy that runs on, RR_SNAP_RUN, runs the rest of the program). Polled,
+ * 30 s at most: a copy stopped for good must not hold the exit. */
+void agent_snap_exit_wait(void)
+{
+	struct timespec ms10 = {0, 10000000};
+
+	if (!agent_snap_on)
+		return;
+	for (int round = 0; round < 3000; round++) {
+		int left = 0;
+
+		for (int i = 0; i < SNAP_COPIES; i++) {
+			if (snap_copies[i] &&
+			    syscall(SYS_wait4, snap_copies[i], NULL, WNOHANG | __WALL, NULL) != 0)
+				snap_copies[i] = 0;
+			left |= snap_copies[i] != 0;
+		}
+		if (!left)
+			return;
+		syscall(SYS_nanosleep, &ms10, NULL);
+	}
+}
+
+/* ---- checkpoints of a replay (spool checkpoint / restart in gdb) ---- */
+
+/*
+ * The gdb extension sets agent_snap_request; the token's holder takes the
+ * checkpoint at its next pass through the scheduler's slow path (a switch
+ * point: every other thread is parked). The checkpoint is a copy of the
+ * process that waits, one thread, for SIGUSR1; each SIGUSR1 makes it clone
+ * a runner, which restores the record/replay area as it was at the
+ * checkpoint (the area is shared with spool: the replay moved it on since),
+ * recreates the threads, stops itself (SIGSTOP) for gdb to attach, and
+ * replays on from the checkpoint, detached from spool (which finished the
+ * trace when gdb killed the process the runner replaces). The copies have
+ * SIGCHLD as exit signal: gdb sees a fork, takes its breakpoints out of the
+ * child and detaches it (a clone with another exit signal would look like
+ * a new thread to gdb). A checkpoint ends after an hour without a request,
+ * or when the extension kills it.
+ */
+uint32_t agent_snap_request __attribute__((used));
+int32_t agent_snap_last_pid __attribute__((used));
+uint64_t agent_snap_last_turn __attribute__((used));
+uint32_t agent_snap_last_thread __attribute__((used));
+
+/* gdb's extension breaks here to learn the checkpoint's pid. */
+void __attribute__((noinline, used)) agent_snap_taken(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A runner waits (30 s at most) for gdb to attach, so that the program's
+ * breakpoints are in before it runs on. */
+static void snap_wait_tracer(void)
+{
+	struct timespec ms = {0, 2000000};
+
+	for (int i = 0; i < 15000; i++) {
+		if (snap_traced() != 0)
+			return;
+		syscall(SYS_nanosleep, &ms, NULL);
+	}
+}
+
+/* One mapping [lo, hi) becomes private, with the same contents. */
+static int snap_privatize_range(uintptr_t lo, uintptr_t hi)
+{
+	size_t len = hi - lo;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	memcpy(p, (void *)lo, len);
+	if (mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo) == MAP_FAILED)
+		return -1;
+	return 0;
+}
+
+static uint64_t snap_hex(const char **s)
+{
+	uint64_t v = 0;
+
+	for (;; (*s)++) {
+		char c = **s;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uint64_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/*
+ * A runner replays for gdb alone: every mapping of spool's memfd (the
+ * control page, the rings, the areas) becomes its own, so what it writes
+ * (its threads' events, the token) never reaches the session, which has
+ * finished with, or still watches, the process gdb killed. The agent stays
+ * active: the replay runs through it. /proc/self/maps, read with raw calls
+ * into one mmap (no malloc).
+ */
+static int snap_privatize_shm(void)
+{
+	const size_t cap = 4u << 20;
+	struct stat st;
+	char *buf, *line, *end;
+	size_t n = 0;
+	long fd, k;
+	int rc = 0;
+
+	if (syscall(SYS_fstat, agent.fd, &st) < 0)
+		return -1;
+	buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return -1;
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		munmap(buf, cap);
+		return -1;
+	}
+	while (n < cap - 1 && (k = syscall(SYS_read, fd, buf + n, cap - 1 - n)) > 0)
+		n += (size_t)k;
+	syscall(SYS_close, fd);
+	buf[n] = 0;
+	for (line = buf; line < buf + n && rc == 0; line = end + 1) {
+		const char *q = line;
+		uint64_t lo, hi, ino;
+		int field;
+
+		end = strchr(line, '\n');
+		if (!end)
+			end = buf + n;
+		*end = 0;
+		lo = snap_hex(&q);
+		if (*q++ != '-')
+			continue;
+		hi = snap_hex(&q);
+		/* perms, offset, dev: skip to the inode */
+		for (field = 0; field < 3 && *q; field++) {
+			while (*q == ' ')
+				q++;
+			while (*q && *q != ' ')
+				q++;
+		}
+		while (*q == ' ')
+			q++;
+		ino = 0;
+		while (*q >= '0' && *q <= '9')
+			ino = ino * 10 + (uint64_t)(*q++ - '0');
+		if (ino == (uint64_t)st.st_ino && strstr(line, "memfd:") && hi > lo)
+			rc = snap_privatize_range((uintptr_t)lo, (uintptr_t)hi);
+	}
+	munmap(buf, cap);
+	return rc;
+}
+
+static void snap_runner(uint32_t me, uint32_t n, const void *saved, const sigset_t *mask)
+{
+	struct agent_snap_thread *t = &snap_thr[me];
+
+	syscall(SYS_set_robust_list, (void *)(uintptr_t)t->robust, (size_t)t->robust_len);
+	/* The shared memory becomes the runner's own, then the replay area is
+	 * put back as it was at the checkpoint. */
+	if (snap_privatize_shm() < 0)
+		syscall(SYS_exit_group, 127);
+	memcpy(snap_area, saved, snap_area_size);
+	agent.host_pid = 0; /* spool may be gone: agent_host_gone must not end the replay */
+	snap_busy = 0;
+	snap_keep_agent = 1;
+	snap_restore_threads(me, n);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, NULL, 8);
+	snap_wait_tracer();
+}
+
+/* The checkpoint process: one thread, waiting for requests. Returns only
+ * in a runner. */
+static void snap_checkpoint_wait(uint32_t me, uint32_t n, const void *saved)
+{
+	sigset_t usr1, old;
+	int idle = 0;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &usr1, &old, 8);
+	for (;;) {
+		struct timespec ts = {1, 0};
+		long sig = syscall(SYS_rt_sigtimedwait, &usr1, NULL, &ts, 8);
+
+		while (syscall(SYS_wait4, -1, NULL, WNOHANG | __WALL, NULL) > 0)
+			;
+		if (sig == SIGUSR1) {
+			long pid = syscall(
+			    SYS_clone,
+			    (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
+			    NULL, NULL, snap_thr[me].tidp, 0);
+
+			idle = 0;
+			if (pid == 0) {
+				snap_runner(me, n, saved, &old);
+				return;
+			}
+		} else if (++idle > 3600) {
+			syscall(SYS_exit_group, 0);
+		}
+	}
+}
+
+void agent_snap_checkpoint(uint32_t me, uint32_t n, uint64_t turn)
+{
+	struct agent_snap_thread *t = agent_snap_slot(me);
+	int saved_errno = errno;
+	void *saved;
+	long pid;
+
+	if (!t || n > AGENT_SNAP_THREADS || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&snap_busy, 1, __ATOMIC_SEQ_CST);
+	if (!snap_all_parked(me, n)) {
+		snap_unbusy();
+		return; /* the request stays: the next pass tries again */
+	}
+	__atomic_store_n(&agent_snap_request, 0, __ATOMIC_RELAXED);
+	saved =
+	    mmap(NULL, snap_area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (saved == MAP_FAILED) {
+		snap_unbusy();
+		agent_snap_last_pid = -ENOMEM;
+		agent_snap_taken();
+		return;
+	}
+	memcpy(saved, snap_area, snap_area_size);
+	pid =
+	    syscall(SYS_clone, (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
+		    NULL, NULL, t->tidp, 0);
+	if (pid == 0) {
+		snap_checkpoint_wait(me, n, saved);
+		errno = saved_errno;
+		return; /* a runner: the replay goes on from the checkpoint */
+	}
+	snap_unbusy();
+	munmap(saved, snap_area_size);
+	agent_snap_last_pid = (int32_t)(pid < 0 ? -errno : pid);
+	agent_snap_last_turn = turn;
+	agent_snap_last_thread = me;
+	agent_snap_taken();
+	errno = saved_errno;
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_snap.h - snapshots of a serial-mode process (doc/record.md,
+ * "Snapshots"): a copy of the whole process taken by the run token's holder
+ * at a switch point while every other thread is parked in the agent.
+ *
+ * Each numbered thread saves, when it parks to wait for the token, what a
+ * copy needs to recreate it: its register context (getcontext), and at its
+ * start its FS base, robust-list head and the address of its tid in its
+ * struct pthread. The snapshot is a raw clone of the process (not glibc's
+ * fork: its child clean-up resets the thread count and reclaims the other
+ * threads' stacks); the copy recreates one thread per parked slot on that
+ * thread's own stack, with its TLS, tid word and robust list, and each
+ * setcontexts back into its wait.
+ */
+#ifndef SPOOL_AGENT_AGENT_SNAP_H
+#define SPOOL_AGENT_AGENT_SNAP_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "../replay/rr_area.h"
+#include "agent.h"
+
+/* Threads a snapshot can hold (numbers 0 .. AGENT_SNAP_THREADS - 1): a
+ * program that has handed out more thread numbers is not snapshotted. */
+#define AGENT_SNAP_THREADS 1024
+
+struct agent_snap_thread {
+	ucontext_t ctx;	 /* saved in ser_wait, before the wait (returns twice) */
+	uint64_t fs;	 /* FS base: its TLS and struct pthread */
+	uint64_t robust; /* its robust-list head (get_robust_list) */
+	uint64_t robust_len;
+	int32_t *tidp; /* its tid word in its struct pthread */
+	stack_t alt;   /* its alternate signal stack, at the park */
+	int32_t tid;
+	uint32_t valid;	  /* the fields above are set (thread start) */
+	uint32_t parked;  /* ctx is its wait: it is inside ser_wait (atomic) */
+	uint32_t gone;	  /* it ended and the kernel has reaped it */
+	uint32_t restore; /* the holder's check: the copy recreates it */
+};
+
+/* 1 when the area asks for snapshots (serial record). */
+extern int agent_snap_on;
+
+void agent_snap_init(struct rr_area *a, uint64_t size);
+/* In a numbered thread, before it first waits for the token. */
+void agent_snap_thread_start(uint32_t id);
+/* The slot of thread id, or NULL (snapshots off, or a number too big). */
+struct agent_snap_thread *agent_snap_slot(uint32_t id);
+/* Before the getcontext of a park: what may have changed since the start. */
+void agent_snap_before_park(struct agent_snap_thread *t);
+/* The token holder me at a switch point (record): take a snapshot if one is
+ * due (switches: the token's switches so far; n: thread numbers handed out). */
+void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches);
+
+/* Replay under gdb: the extension's request (spool checkpoint), and the
+ * holder me at its slow path taking it (turn: the token's turn). */
+extern uint32_t agent_snap_request;
+void agent_snap_checkpoint(uint32_t me, uint32_t n, uint64_t turn);
+
+/* Record: before the real pthread_join of th by thread me (agent_rr.c). */
+void agent_snap_join_wait(uint32_t me, pthread_t th);
+
+/* The agent's destructor: wait for the copies still running. */
+void agent_snap_exit_wait(void);
+
+/* The image a record snapshot's copy writes (agent_snap_img.c): libzstd
+ * loaded at start; the write, in the copy, into DIR/.spool/snap/snap_<index>.zst. */
+int agent_snap_img_init(void);
+int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
+			 uint32_t me, uint32_t n, const struct agent_snap_thread *thr);
+
+/* Serial scheduler (agent_serial.c): the copy of a snapshot runs on
+ * unrecorded, like a fork child. */
+void agent_rr_snap_detach(void);
+
+#endif

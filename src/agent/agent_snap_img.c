@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_snap_img.c - the image a recording's snapshot writes into the trace
+ * (src/replay/rr_snap_fmt.h, doc/trace-format.md "Snapshots"), written by
+ * the snapshot's copy while the program runs on: every thread's saved
+ * context, TLS base, robust list and tid word; the signal dispositions; the
+ * descriptor table (number, flags, offset, what it is); and every mapping
+ * of /proc/self/maps with the contents of the writable and anonymous ones
+ * (data, heap, stacks, TLS). One zstd frame, through a static compression
+ * context in memory the copy maps itself.
+ *
+ * Agent rules: the copy is one thread of a process whose other threads are
+ * parked (not recreated), so it must not take a lock a parked thread may
+ * hold: no malloc (libzstd gets a static context), no stdio, raw system
+ * calls. libzstd is loaded at start, in the program, not in the copy.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../replay/rr_snap_fmt.h"
+#include "agent_snap.h"
+
+#define IMG_LEVEL 1	     /* fast: the copy competes with the program for CPU */
+#define IMG_OUT (256u << 10) /* compressed bytes buffered before a write */
+#define IMG_MAPS (4u << 20)  /* /proc/self/maps, at most */
+
+/* zstd's streaming ABI (zstd.h), as loaded. */
+struct img_in {
+	const void *src;
+	size_t size, pos;
+};
+struct img_out {
+	void *dst;
+	size_t size, pos;
+};
+enum { IMG_E_CONTINUE = 0, IMG_E_END = 2 };
+enum { IMG_C_LEVEL = 100, IMG_C_CHECKSUM = 201 };
+
+static size_t (*z_est)(int);
+static void *(*z_init)(void *, size_t);
+static size_t (*z_set)(void *, int, int);
+static size_t (*z_stream)(void *, struct img_out *, struct img_in *, int);
+static unsigned (*z_iserr)(size_t);
+static size_t z_ws_size;
+static uint64_t img_t0;
+
+static uint64_t img_now_ns(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int agent_snap_img_init(void)
+{
+	void *h;
+
+	img_t0 = img_now_ns();
+	/* The real dlopen: the agent's own notes a change of the maps. */
+	if (!__atomic_load_n(&agent_real.dlopen, __ATOMIC_RELAXED))
+		agent_resolve();
+	if (!agent_real.dlopen)
+		return -ENOSYS;
+	agent_self.busy++;
+	h = agent_real.dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+	agent_self.busy--;
+	if (!h)
+		return -ENOENT;
+	z_est = (size_t(*)(int))dlsym(h, "ZSTD_estimateCStreamSize");
+	z_init = (void *(*)(void *, size_t))dlsym(h, "ZSTD_initStaticCCtx");
+	z_set = (size_t(*)(void *, int, int))dlsym(h, "ZSTD_CCtx_setParameter");
+	z_stream = (size_t(*)(void *, struct img_out *, struct img_in *, int))dlsym(
+	    h, "ZSTD_compressStream2");
+	z_iserr = (unsigned (*)(size_t))dlsym(h, "ZSTD_isError");
+	if (!z_est || !z_init || !z_set || !z_stream || !z_iserr)
+		return -ENOENT;
+	z_ws_size = z_est(IMG_LEVEL);
+	return z_ws_size ? 0 : -ENOENT;
+}
+
+/* ---- the compressed stream ---- */
+
+struct img {
+	void *cctx;
+	long fd;
+	char *out;
+	uint64_t raw;
+	int err;
+};
+
+static void img_flush(struct img *g, size_t n)
+{
+	size_t off = 0;
+
+	while (off < n && !g->err) {
+		long k = syscall(SYS_write, g->fd, g->out + off, n - off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			g->err = 1;
+		else
+			off += (size_t)k;
+	}
+}
+
+static void img_put(struct img *g, const void *p, size_t len, int end)
+{
+	struct img_in in = {p, len, 0};
+
+	g->raw += len;
+	for (;;) {
+		struct img_out out = {g->out, IMG_OUT, 0};
+		size_t left = z_stream(g->cctx, &out, &in, end ? IMG_E_END : IMG_E_CONTINUE);
+
+		if (z_iserr(left)) {
+			g->err = 1;
+			return;
+		}
+		img_flush(g, out.pos);
+		if (g->err)
+			return;
+		if (end ? left == 0 : in.pos == in.size)
+			return;
+	}
+}
+
+static void img_rec(struct img *g, uint32_t kind, uint64_t len)
+{
+	struct rr_snap_rec r = {kind, 0, len};
+
+	img_put(g, &r, sizeof(r), 0);
+}
+
+/* ---- the parts ---- */
+
+static void img_threads(struct img *g, const struct agent_snap_thread *thr, uint32_t n, uint32_t me,
+			uint32_t *count)
+{
+	for (uint32_t id = 0; id < n; id++) {
+		const struct agent_snap_thread *t = &thr[id];
+		struct rr_snap_thread r;
+
+		if (id != me && !t->restore)
+			continue;
+		r = (struct rr_snap_thread){id,
+					    t->tid,
+					    t->fs,
+					    t->robust,
+					    t->robust_len,
+					    (uint64_t)(uintptr_t)t->tidp,
+					    id == me,
+					    (uint32_t)sizeof(t->ctx)};
+		img_rec(g, RR_SNAP_THREAD, sizeof(r) + sizeof(t->ctx));
+		img_put(g, &r, sizeof(r), 0);
+		img_put(g, &t->ctx, sizeof(t->ctx), 0);
+		++*count;
+	}
+}
+
+static void img_sigacts(struct img *g)
+{
+	struct rr_snap_sigact sa[64];
+
+	memset(sa, 0, sizeof(sa));
+	for (int sig = 1; sig <= 64; sig++)
+		syscall(SYS_rt_sigaction, sig, NULL, &sa[sig - 1], 8);
+	img_rec(g, RR_SNAP_SIGACT, sizeof(sa));
+	img_put(g, sa, sizeof(sa), 0);
+}
+
+struct img_dirent {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+static void img_fds(struct img *g)
+{
+	char buf[4096];
+	long dfd =
+	    syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n;
+
+	if (dfd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct img_dirent *d = (struct img_dirent *)(buf + off);
+			char link[512];
+			struct rr_snap_fd r;
+			long k, fd = 0;
+			const char *c = d->name;
+
+			off += d->reclen;
+			if (*c < '0' || *c > '9')
+				continue;
+			while (*c >= '0' && *c <= '9')
+				fd = fd * 10 + (*c++ - '0');
+			if (fd == dfd)
+				continue;
+			k = syscall(SYS_readlinkat, dfd, d->name, link, sizeof(link));
+			if (k < 0)
+				k = 0;
+			r.fd = (int32_t)fd;
+			r.flags = (int32_t)syscall(SYS_fcntl, fd, F_GETFL);
+			r.offset = syscall(SYS_lseek, fd, 0, SEEK_CUR);
+			if (r.offset < 0)
+				r.offset = -1;
+			img_rec(g, RR_SNAP_FD, sizeof(r) + (uint64_t)k);
+			img_put(g, &r, sizeof(r), 0);
+			img_put(g, link, (size_t)k, 0);
+		}
+	}
+	syscall(SYS_close, dfd);
+}
+
+static uint64_t img_hex(const char **s)
+{
+	uint64_t v = 0;
+
+	for (;; (*s)++) {
+		char c = **s;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uint64_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/* Every mapping; the contents of those a restore must put back: readable
+ * and writable or anonymous, not spool's shared memory, not the kernel's
+ * [vvar] / [vdso] / [vsyscall]. */
+static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32_t *flags)
+{
+	char *buf =
+	    mmap(NULL, IMG_MAPS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *line, *end;
+	size_t n = 0;
+	long fd, k;
+
+	if (buf == MAP_FAILED) {
+		g->err = 1;
+		return;
+	}
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		g->err = 1;
+		return;
+	}
+	while (n < IMG_MAPS - 1 && (k = syscall(SYS_read, fd, buf + n, IMG_MAPS - 1 - n)) > 0)
+		n += (size_t)k;
+	syscall(SYS_close, fd);
+	buf[n] = 0;
+	for (line = buf; line < buf + n && !g->err; line = end + 1) {
+		const char *q = line, *perm, *path;
+		struct rr_snap_region r;
+		uint64_t ino = 0;
+		int anon, spool;
+
+		end = strchr(line, '\n');
+		if (!end)
+			end = buf + n;
+		*end = 0;
+		memset(&r, 0, sizeof(r));
+		r.start = img_hex(&q);
+		if (*q++ != '-')
+			continue;
+		r.end = img_hex(&q);
+		if (*q++ != ' ' || strlen(q) < 4)
+			continue;
+		perm = q;
+		r.prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
+			 (perm[2] == 'x' ? PROT_EXEC : 0);
+		r.shared = perm[3] == 's';
+		q += 5;
+		r.offset = img_hex(&q);
+		while (*q == ' ')
+			q++;
+		while (*q && *q != ' ')
+			q++; /* dev */
+		while (*q == ' ')
+			q++;
+		while (*q >= '0' && *q <= '9')
+			ino = ino * 10 + (uint64_t)(*q++ - '0');
+		while (*q == ' ')
+			q++;
+		path = q;
+		r.path_len = (uint32_t)strlen(path);
+		spool = ino && ino == shm_ino && strstr(path, "memfd:");
+		anon = !*path || *path == '[';
+		if (!strcmp(path, "[vvar]") || !strcmp(path, "[vdso]") ||
+		    !strcmp(path, "[vsyscall]") || !strcmp(path, "[vvar_vclock]"))
+			continue;
+		r.has_data = (r.prot & PROT_READ) && !spool && !(r.shared && !anon) &&
+			     ((r.prot & PROT_WRITE) || anon) && r.end > r.start;
+		if (r.shared && (r.prot & PROT_WRITE) && !spool)
+			*flags |= RR_SNAP_F_SHARED;
+		img_rec(g, RR_SNAP_REGION,
+			sizeof(r) + r.path_len + (r.has_data ? r.end - r.start : 0));
+		img_put(g, &r, sizeof(r), 0);
+		img_put(g, path, r.path_len, 0);
+		if (r.has_data)
+			img_put(g, (const void *)(uintptr_t)r.start, r.end - r.start, 0);
+		++*count;
+	}
+	munmap(buf, IMG_MAPS);
+}
+
+/*
+ * Write snapshot index into dir/.spool/snap/snap_<index>.zst (by way of .tmp). In
+ * the copy. Returns 0 or -1; a half-written file keeps its .tmp name.
+ */
+int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
+			 uint32_t me, uint32_t n, const struct agent_snap_thread *thr)
+{
+	char tmp[1200], fin[1200];
+	struct rr_snap_hdr h;
+	struct stat st;
+	struct img g = {0};
+	void *ws;
+	size_t dl = strnlen(dir, 1024);
+	int len;
+
+	if (!z_ws_size || dl == 0 || dl >= 1024)
+		return -1;
+	len = 0;
+	memcpy(tmp, dir, dl);
+	len = (int)dl;
+	memcpy(tmp + len, "/.spool/snap/snap_", 18);
+	len += 18;
+	{
+		char d[24];
+		int k = 0;
+		uint64_t v = index;
+
+		do {
+			d[k++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		while (k)
+			tmp[len++] = d[--k];
+	}
+	memcpy(fin, tmp, (size_t)len);
+	memcpy(tmp + len, ".tmp", 5);
+	memcpy(fin + len, ".zst", 5);
+	ws = mmap(NULL, z_ws_size + IMG_OUT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		  -1, 0);
+	if (ws == MAP_FAILED)
+		return -1;
+	g.cctx = z_init(ws, z_ws_size);
+	g.out = (char *)ws + z_ws_size;
+	if (!g.cctx)
+		return -1;
+	z_set(g.cctx, IMG_C_LEVEL, IMG_LEVEL);
+	z_set(g.cctx, IMG_C_CHECKSUM, 1);
+	g.fd = syscall(SYS_openat, AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (g.fd < 0)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, RR_SNAP_MAGIC, 8);
+	h.version = RR_SNAP_VERSION;
+	h.index = index;
+	h.turn = turn;
+	h.switches = switches;
+	h.time_ns = img_now_ns() - img_t0;
+	h.taker = me;
+	if (syscall(SYS_stat, "/proc/self/exe", &st) == 0) {
+		h.exe_dev = (uint64_t)st.st_dev;
+		h.exe_ino = (uint64_t)st.st_ino;
+		h.exe_size = (uint64_t)st.st_size;
+		h.exe_mtime = (uint64_t)st.st_mtime;
+	}
+	/* The header is written again at the end, with the counts. */
+	memcpy(g.out, &h, sizeof(h));
+	img_flush(&g, sizeof(h));
+	img_threads(&g, thr, n, me, &h.nthreads);
+	img_sigacts(&g);
+	img_fds(&g);
+	if (syscall(SYS_fstat, agent.fd, &st) < 0)
+		st.st_ino = 0;
+	img_regions(&g, (uint64_t)st.st_ino, &h.nregions, &h.flags);
+	img_rec(&g, RR_SNAP_END, 0);
+	img_put(&g, NULL, 0, 1);
+	h.raw_bytes = g.raw;
+	if (!g.err && syscall(SYS_pwrite64, g.fd, &h, sizeof(h), 0) != (long)sizeof(h))
+		g.err = 1;
+	syscall(SYS_close, g.fd);
+	if (g.err || syscall(SYS_rename, tmp, fin) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rr_snap_fmt.h - the snapshot file of a recording (doc/trace-format.md,
+ * "Snapshots"): TRACE/.spool/snap/snap_<N>.zst, written by the copy a snapshot
+ * makes (src/agent/agent_snap_img.c) and read by spool info. No libc beyond
+ * <stdint.h>: the agent includes it.
+ *
+ *   [ struct rr_snap_hdr                ] uncompressed, 128 bytes
+ *   [ one zstd frame (with checksum)    ] the body: records, each
+ *       struct rr_snap_rec + len bytes, in this order: THREAD per
+ *       thread, SIGACT, FD per descriptor, REGION per mapping, END.
+ *
+ * A file is complete once it has its name: the copy writes snap_<N>.tmp and
+ * renames it. Everything in it is untrusted input to a reader.
+ */
+#ifndef SPOOL_REPLAY_RR_SNAP_FMT_H
+#define SPOOL_REPLAY_RR_SNAP_FMT_H
+#include <stdint.h>
+
+#define RR_SNAP_MAGIC "SPSNAP01"
+#define RR_SNAP_VERSION 1
+
+/* rr_snap_hdr.flags */
+#define RR_SNAP_F_SHARED 0x1u /* a writable MAP_SHARED mapping (not spool's): not restorable */
+
+struct rr_snap_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t flags;	    /* RR_SNAP_F_* */
+	uint64_t index;	    /* the snapshot's number, from 1 */
+	uint64_t turn;	    /* turn of the run token (the schedule event) it was taken at */
+	uint64_t switches;  /* switches of the token so far */
+	uint64_t time_ns;   /* since the agent started (CLOCK_MONOTONIC) */
+	uint64_t pause_ns;  /* 0 (the copy cannot know its parent's pause) */
+	uint64_t raw_bytes; /* the body's bytes before compression */
+	uint32_t nthreads;  /* THREAD records */
+	uint32_t nregions;  /* REGION records */
+	uint32_t taker;	    /* thread number that took it */
+	uint32_t pad;
+	uint64_t exe_dev, exe_ino, exe_size, exe_mtime; /* /proc/self/exe: the build */
+	uint64_t reserved[2];
+};
+_Static_assert(sizeof(struct rr_snap_hdr) == 128, "snapshot header is 128 bytes");
+
+enum {
+	RR_SNAP_THREAD = 1, /* struct rr_snap_thread, then ctx_bytes of its ucontext_t */
+	RR_SNAP_SIGACT = 2, /* 64 x struct rr_snap_sigact (signals 1..64) */
+	RR_SNAP_FD = 3,	    /* struct rr_snap_fd, then the /proc/self/fd link's text */
+	RR_SNAP_REGION = 4, /* struct rr_snap_region, path_len bytes, then the data */
+	RR_SNAP_END = 5,
+};
+
+struct rr_snap_rec {
+	uint32_t kind;
+	uint32_t pad;
+	uint64_t len; /* bytes after this header */
+};
+
+struct rr_snap_thread {
+	uint32_t id; /* thread number */
+	int32_t tid; /* its kernel tid when recorded */
+	uint64_t fs; /* FS base */
+	uint64_t robust, robust_len;
+	uint64_t tidp;	/* its tid word in its struct pthread */
+	uint32_t taker; /* 1: the thread that took the snapshot (its context is at the take) */
+	uint32_t ctx_bytes;
+};
+
+struct rr_snap_sigact {
+	uint64_t handler, flags, restorer, mask; /* the kernel's struct sigaction */
+};
+
+struct rr_snap_fd {
+	int32_t fd;
+	int32_t flags;	/* fcntl F_GETFL */
+	int64_t offset; /* lseek SEEK_CUR, -1 when it has none (pipe, socket) */
+};
+
+struct rr_snap_region {
+	uint64_t start, end, offset;
+	uint32_t prot;	   /* PROT_* */
+	uint32_t shared;   /* MAP_SHARED */
+	uint32_t path_len; /* bytes of its /proc/self/maps name (0: anonymous) */
+	uint32_t has_data; /* end - start bytes of contents follow */
+};
+
+#endif

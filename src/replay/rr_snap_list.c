@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rr_snap_list.c - list a recording's snapshots (spool info): each file
+ * TRACE/.spool/snap/snap_<N>.zst is opened as an untrusted trace file (no link
+ * followed, no FIFO), its 128-byte header read and checked (magic,
+ * version, the index its name says), and one line printed: the schedule
+ * event it was taken at, the time into the run, its size on disk and
+ * before compression, its threads and mappings, and whether it holds a
+ * mapping a restore could not put back (MAP_SHARED). A file still named
+ * .tmp (a copy that was stopped while writing) is counted as unfinished.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rr_snap_fmt.h"
+#include "rr_snap_list.h"
+
+struct snap_row {
+	uint64_t index, size;
+	struct rr_snap_hdr h;
+	int bad;
+};
+
+static int snap_row_cmp(const void *a, const void *b)
+{
+	const struct snap_row *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int snap_read(int dfd, const char *name, uint64_t index, struct snap_row *row)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
+
+	row->index = index;
+	row->bad = 1;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	row->size = (uint64_t)st.st_size;
+	n = pread(fd, &row->h, sizeof(row->h), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(row->h) || memcmp(row->h.magic, RR_SNAP_MAGIC, 8) ||
+	    row->h.version != RR_SNAP_VERSION || row->h.index != index)
+		return -EINVAL;
+	row->bad = 0;
+	return 0;
+}
+
+int rr_snap_list(FILE *out, const char *dir)
+{
+	char path[4096];
+	struct snap_row *rows = NULL;
+	size_t n = 0, cap = 0, tmp = 0, good = 0;
+	struct dirent *d;
+	DIR *dp;
+	int dfd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/.spool/snap", dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	dp = fdopendir(dfd);
+	if (!dp) {
+		close(dfd);
+		return -errno;
+	}
+	while ((d = readdir(dp))) {
+		char *end;
+		unsigned long long idx;
+
+		if (strncmp(d->d_name, "snap_", 5) || d->d_name[5] < '1' || d->d_name[5] > '9')
+			continue;
+		idx = strtoull(d->d_name + 5, &end, 10);
+		if (!strcmp(end, ".tmp")) {
+			tmp++;
+			continue;
+		}
+		if (strcmp(end, ".zst"))
+			continue;
+		if (n == cap) {
+			struct snap_row *r = realloc(rows, (cap = cap ? cap * 2 : 16) * sizeof(*r));
+
+			if (!r)
+				break;
+			rows = r;
+		}
+		memset(&rows[n], 0, sizeof(rows[n]));
+		snap_read(dirfd(dp), d->d_name, idx, &rows[n]);
+		n++;
+	}
+	closedir(dp);
+	if (!n && !tmp) {
+		free(rows);
+		return 0;
+	}
+	qsort(rows, n, sizeof(*rows), snap_row_cmp);
+	fprintf(out, "snapshots: %zu in %s/.spool/snap\n", n, dir);
+	fprintf(out, "%6s %12s %12s %10s %12s %12s %8s %8s  %s\n", "snap", "event", "switches",
+		"time-s", "bytes", "raw-bytes", "threads", "regions", "notes");
+	for (size_t i = 0; i < n; i++) {
+		const struct snap_row *r = &rows[i];
+
+		if (r->bad) {
+			fprintf(out, "%6" PRIu64 " %12s %12s %10s %12" PRIu64 " %12s %8s %8s  %s\n",
+				r->index, "-", "-", "-", r->size, "-", "-", "-",
+				"damaged: not a snapshot header of this spool");
+			continue;
+		}
+		good++;
+		fprintf(out,
+			"%6" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10.3f %12" PRIu64 " %12" PRIu64
+			" %8u %8u  %s\n",
+			r->index, r->h.turn, r->h.switches, (double)r->h.time_ns / 1e9, r->size,
+			r->h.raw_bytes, r->h.nthreads, r->h.nregions,
+			(r->h.flags & RR_SNAP_F_SHARED)
+			    ? "has a writable MAP_SHARED mapping: not restorable"
+			    : "");
+	}
+	if (tmp)
+		fprintf(out, "snapshots unfinished (a copy stopped while writing): %zu\n", tmp);
+	free(rows);
+	return (int)good;
+}

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rr_snap_list.h - the snapshots of a recording (TRACE/.spool/snap/, rr_snap_fmt.h)
+ * as spool info lists them.
+ */
+#ifndef SPOOL_REPLAY_RR_SNAP_LIST_H
+#define SPOOL_REPLAY_RR_SNAP_LIST_H
+#include <stdio.h>
+
+/* Print the snapshots of trace dir to out (nothing when it has none).
+ * Returns how many are whole, or -errno. Damaged ones are named. */
+int rr_snap_list(FILE *out, const char *dir);
+
+#endif

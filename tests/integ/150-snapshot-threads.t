@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 150-snapshot-threads.t - snapshots of a program with many threads
+# (doc/record.md "Snapshots"): 64 workers, a producer and a consumer (67
+# threads), recorded with --chaos --snap-period; with SPOOL_SNAP_RUN=1 every
+# copy recreates all the threads that were parked and runs to the end with
+# the right totals; the images of the same program in the trace hold every
+# thread (spool info's thread column).
+. "$(dirname "$0")/lib.sh"
+
+plan 7
+
+P="$PROGS/rr_snap"
+
+SPOOL_SNAP_RUN=1 spool_run record --chaos --snap-period 150 -o many.trace -- "$P" 64 300
+is_rc 0 "67 threads, copies that run on: record exits 0"
+N=$(sed -nE 's/^spool: ([0-9]+) snapshots? \(every 150 switches\).*/\1/p' run.err)
+num_cmp "${N:-0}" -ge 1 "snapshots are taken (${N:-none})"
+BAD=$(grep ' done ' run.out | grep -cv 'counter=19200 want=19200 consumed=75 want=75 sums=equal joined=66$')
+is "$BAD" 0 "every copy ends with the right totals and 66 joins"
+NOEND=0
+for p in $(cut -d' ' -f1 run.out | sort -u); do
+	grep -q "^$p done " run.out || NOEND=$((NOEND + 1))
+done
+is "$NOEND" 0 "every process that prints prints its last line"
+
+spool_run record --chaos --snap-period 150 -o img.trace -- "$P" 64 300
+is_rc 0 "67 threads, images in the trace: record exits 0"
+spool_run info img.trace
+MAXT=$(awk '/^ +snap +event/{f=1; next} f && /^ +[0-9]+ +[0-9]+ /{print $7}' run.out | sort -n | tail -n 1)
+num_cmp "${MAXT:-0}" -ge 2 "spool info: a snapshot holds the threads alive then (at most ${MAXT:-none})"
+unlike "$OUT" 'damaged: not a snapshot' "no snapshot is damaged"
+
+done_testing
