@@ -7,6 +7,8 @@
 #   set spool-trace DIR      the recording both use (default spool.trace)
 #   set snap-period N        snapshot period in scheduling events (stored;
 #                            snapshots are not implemented yet)
+#   spool when               where a replay served by `spool replay
+#                            --gdbserver` stands (monitor when)
 #
 # `spool replay --gdb` loads it; in a plain gdb: `gdb -x spool-gdb.py PROG`
 # (spool installs it in PREFIX/share/spool/).
@@ -224,6 +226,32 @@ class _SnapParam(gdb.Parameter):
 
 _TraceParam()
 _SnapParam()
+
+
+class _SpoolPrefix(gdb.Command):
+    """spool's commands on a replay served by `spool replay --gdbserver`."""
+
+    def __init__(self):
+        super().__init__("spool", gdb.COMMAND_RUNNING, gdb.COMPLETE_NONE, True)
+
+
+class _SpoolWhen(gdb.Command):
+    """spool when: where the replay stands (its stop count from the start and
+    the current thread), asked of spool's gdbserver (`monitor when`)."""
+
+    def __init__(self):
+        super().__init__("spool when", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        try:
+            gdb.execute("monitor when", to_string=False)
+        except gdb.error as e:
+            raise gdb.GdbError("spool when: needs a replay served by spool "
+                               "(target remote | spool replay --gdbserver - TRACE): %s" % e)
+
+
+_SpoolPrefix()
+_SpoolWhen()
 
 
 def _on_exit(event):
