@@ -400,6 +400,9 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 	*deliver = 0;
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
 		return 0;
+	if (getenv("SPOOL_GDBSRV_DEBUG"))
+		fprintf(stderr, "gdbsrv: %d SIGTRAP code %d pc %#llx\n", (int)t->tid, si.si_code,
+			(unsigned long long)gdbsrv_inf_pc(f, t));
 	memset(st, 0, sizeof(*st));
 	st->vidx = t->vidx;
 	st->tid = t->tid;
@@ -410,6 +413,11 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 			inf_set_pc(t->tid, pc);
 			st->kind = GDBSRV_STOP_BP;
 			st->addr = pc;
+			return 1;
+		}
+		/* a step over a syscall instruction ends with TRAP_BRKPT */
+		if (t->action == 2 && si.si_code == TRAP_BRKPT) {
+			st->kind = GDBSRV_STOP_STEP;
 			return 1;
 		}
 		*deliver = 1;
@@ -435,6 +443,8 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 		return 0;
 	}
 	*deliver = 1;
+	if (getenv("SPOOL_GDBSRV_DEBUG"))
+		fprintf(stderr, "gdbsrv: %d SIGTRAP code %d passed on\n", (int)t->tid, si.si_code);
 	return 0;
 }
 
@@ -446,7 +456,12 @@ static int inf_event(struct gdbsrv_inf *f, pid_t w, int status, int others_run,
 	int ev = status >> 16, deliver;
 	unsigned long msg;
 
+	if (getenv("SPOOL_GDBSRV_DEBUG"))
+		fprintf(stderr, "gdbsrv: event %d status %#x (thread %d, action %d, step %d)\n", (int)w,
+			status, t ? t->vidx : -1, t ? t->action : -9, f->step_vidx);
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (getenv("SPOOL_GDBSRV_DEBUG"))
+			fprintf(stderr, "gdbsrv: %d ended: status %#x\n", (int)w, status);
 		if (w == f->pid) {
 			f->exited = 1;
 			f->nth = 0;
@@ -468,11 +483,7 @@ static int inf_event(struct gdbsrv_inf *f, pid_t w, int status, int others_run,
 		t = inf_add(f, w, GDBSRV_T_STOPPED);
 		if (!t)
 			return 0;
-		t->action = others_run ? 1 : 0;
-		thread_set_dregs(f, t);
-		if (t->action)
-			thread_go(t);
-		return 0;
+		t->action = -1;
 	}
 	t->state = GDBSRV_T_STOPPED;
 	if (ev == PTRACE_EVENT_CLONE) {
@@ -486,10 +497,21 @@ static int inf_event(struct gdbsrv_inf *f, pid_t w, int status, int others_run,
 		thread_go(t);
 		return 0;
 	}
-	if (ev == PTRACE_EVENT_STOP || ev) {
+	if (ev == PTRACE_EVENT_STOP || ev || t->action == -1) {
 		if (t->action == -1) { /* a new thread's first stop */
 			thread_set_dregs(f, t);
 			t->action = others_run ? 1 : 0;
+			/* the thread to step did not exist yet: its first
+			 * instruction is its first step (reverse-step can
+			 * name the points of a thread created on the way) */
+			if (t->vidx == f->step_vidx) {
+				memset(st, 0, sizeof(*st));
+				st->kind = GDBSRV_STOP_STEP;
+				st->vidx = t->vidx;
+				st->tid = t->tid;
+				t->action = 2;
+				return 1;
+			}
 		}
 		if (t->action > 0)
 			thread_go(t);
@@ -670,6 +692,7 @@ int gdbsrv_inf_resume(struct gdbsrv_inf *f, int step_vidx, int others_run,
 
 	if (f->exited || !f->pid)
 		return -ECHILD;
+	f->step_vidx = step_vidx;
 	for (int i = 0; i < f->nth; i++) {
 		struct gdbsrv_thread *t = &f->th[i];
 

@@ -121,6 +121,7 @@ struct gdbsrv_inf {
 	int next_vidx;
 	struct gdbsrv_cfg ins; /* inserted in the program */
 	uint8_t orig[GDBSRV_MAX_BP];
+	int step_vidx;	     /* the thread the current resume steps, -1 none */
 	int exited;
 	int exit_code, exit_sig;
 	unsigned long nstarts;

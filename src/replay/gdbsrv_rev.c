@@ -25,6 +25,7 @@
  * last stretch (doc/record.md, "Reverse execution", has the figures).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,7 +134,9 @@ int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdb
 
 	(void)p;
 	gdbsrv_inf_kill(&s->inf);
-	s->inf.quiet_output = 1;
+	/* the program's output was shown by the first replay (debugging
+	 * spool: SPOOL_GDBSRV_DEBUG=1 shows every replay's) */
+	s->inf.quiet_output = !(getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1');
 	rc = gdbsrv_inf_start(&s->inf);
 	if (rc < 0)
 		return rc;
@@ -263,6 +266,22 @@ static int is_hit(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct g
 	}
 }
 
+/* SPOOL_GDBSRV_DEBUG=1: every stop of the reverse searches on stderr */
+static void dbg_stop(struct gdbsrv *s, const char *where, const struct gdbsrv_stop *st)
+{
+	static int on = -1;
+	struct gdbsrv_thread *t;
+
+	if (on < 0)
+		on = getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1';
+	if (!on)
+		return;
+	t = gdbsrv_inf_vthread(&s->inf, st->vidx);
+	fprintf(stderr, "gdbsrv: %s: stop kind %d thread %d addr %#llx pc %#llx\n", where, st->kind,
+		st->vidx, (unsigned long long)st->addr,
+		(unsigned long long)(t ? gdbsrv_inf_pc(&s->inf, t) : 0));
+}
+
 static void stop_begin(struct gdbsrv *s, struct gdbsrv_stop *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -283,12 +302,13 @@ static int step_until(struct gdbsrv *s, int vidx, const struct gdbsrv_cmd *c,
 
 		if (rc < 0)
 			return rc;
+		dbg_stop(s, "step", st);
+		if (st->kind == GDBSRV_STOP_EXIT)
+			return -ECHILD;
 		if (w ? st->kind == GDBSRV_STOP_WATCH && st->vidx == vidx &&
 				!memcmp(&st->wp, w, sizeof(*w))
 		      : is_orig(s, st, c))
 			return 0;
-		if (st->kind == GDBSRV_STOP_EXIT)
-			return -ECHILD;
 	}
 }
 
@@ -327,6 +347,7 @@ int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st)
 			if (rc < 0)
 				goto out;
 			mm++;
+			dbg_stop(s, "search", &cur);
 			orig = is_orig(s, &cur, &p.v[i]);
 			last = i + 1 == p.n && orig && o + 1 == p.v[i].nstops;
 			if (!last && is_hit(s, &cur, &s->user)) {
