@@ -153,6 +153,7 @@ const char *gdbsrv_target_xml(size_t *len);
 struct gdbsrv_cmd {
 	int step_vidx;	/* -1: no thread steps */
 	int others_run; /* the threads that do not step continue */
+	uint64_t until_pc; /* not 0: stop when step_vidx's pc is this, nstops times */
 	uint64_t nstops;
 	struct gdbsrv_cfg cfg;
 };

@@ -113,7 +113,7 @@ static int pos_copy(struct gdbsrv_pos *dst, const struct gdbsrv_pos *src, size_t
 static int same_cmd(const struct gdbsrv_cmd *a, const struct gdbsrv_cmd *b)
 {
 	return a->step_vidx == b->step_vidx && a->others_run == b->others_run &&
-	       !memcmp(&a->cfg, &b->cfg, sizeof(a->cfg));
+	       a->until_pc == b->until_pc && !memcmp(&a->cfg, &b->cfg, sizeof(a->cfg));
 }
 
 /* Append c, merged into the last command when it is the same resume. */
@@ -145,17 +145,32 @@ int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdb
 	return 0;
 }
 
+/* Stop st is one that counts for c: any stop, or for a command that steps
+ * a thread to an instruction, that thread's steps landing on it. */
+static int counts(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct gdbsrv_cmd *c)
+{
+	struct gdbsrv_thread *t;
+
+	if (!c->until_pc)
+		return 1;
+	if (st->kind != GDBSRV_STOP_STEP || st->vidx != c->step_vidx)
+		return 0;
+	t = gdbsrv_inf_vthread(&s->inf, st->vidx);
+	return t && gdbsrv_inf_pc(&s->inf, t) == c->until_pc;
+}
+
 static int run_stops(struct gdbsrv *s, const struct gdbsrv_cmd *c, uint64_t n,
 		     struct gdbsrv_stop *st)
 {
 	gdbsrv_inf_set_cfg(&s->inf, &c->cfg);
-	for (uint64_t k = 0; k < n; k++) {
+	for (uint64_t k = 0; k < n;) {
 		int rc = gdbsrv_inf_resume(&s->inf, c->step_vidx, c->others_run, NULL, st);
 
 		if (rc < 0)
 			return rc;
 		if (st->kind == GDBSRV_STOP_EXIT && k + 1 < n)
 			return -ECHILD;
+		k += (uint64_t)counts(s, st, c);
 	}
 	return 0;
 }
@@ -230,6 +245,8 @@ static int is_orig(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct 
 {
 	struct gdbsrv_thread *t;
 
+	if (c->until_pc && st->kind != GDBSRV_STOP_EXIT)
+		return counts(s, st, c);
 	switch (st->kind) {
 	case GDBSRV_STOP_EXIT:
 	case GDBSRV_STOP_SIGNAL:
@@ -290,36 +307,169 @@ static void stop_begin(struct gdbsrv *s, struct gdbsrv_stop *st)
 	st->tid = s->inf.nth ? s->inf.th[0].tid : 0;
 }
 
-/* From the current point, thread vidx steps (the others run) with c's set
- * until a stop of c's kind (until_orig) or the watchpoint w in vidx; the
- * number of resumes is *n. */
-static int step_until(struct gdbsrv *s, int vidx, const struct gdbsrv_cmd *c,
-		      const struct gdbsrv_wp *w, uint64_t *n, struct gdbsrv_stop *st)
-{
-	gdbsrv_inf_set_cfg(&s->inf, &c->cfg);
-	for (*n = 1;; (*n)++) {
-		int rc = gdbsrv_inf_resume(&s->inf, vidx, 1, NULL, st);
+struct pcs {
+	uint64_t *v;
+	size_t n, cap;
+};
 
+static int pcs_push(struct pcs *p, uint64_t pc)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		uint64_t *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = pc;
+	return 0;
+}
+
+/* The point of thread vidx's last step in p, as a command from where the
+ * steps began: step it (the others run) until its pc is that instruction
+ * for the k-th time. The instruction, not the number of steps, names it: a
+ * thread that waits for the token spins a number of instructions that
+ * changes from one replay to the next. */
+static void until_last(const struct pcs *p, int vidx, const struct gdbsrv_cfg *cfg,
+		       struct gdbsrv_cmd *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->step_vidx = vidx;
+	u->others_run = 1;
+	u->cfg = *cfg;
+	if (!p->n)
+		return; /* nstops 0: where the steps began */
+	u->until_pc = p->v[p->n - 1];
+	for (size_t i = 0; i < p->n; i++)
+		u->nstops += p->v[i] == u->until_pc;
+}
+
+/* From the current point, thread vidx steps (the others run) with cfg until
+ * the stop that ends command c (c != NULL) or the watchpoint w triggers in
+ * vidx; *u becomes the point of its step before that. */
+static int step_until(struct gdbsrv *s, int vidx, const struct gdbsrv_cfg *cfg,
+		      const struct gdbsrv_cmd *c, const struct gdbsrv_wp *w, struct gdbsrv_cmd *u,
+		      struct gdbsrv_stop *st)
+{
+	struct pcs p = {0};
+	uint64_t seen = 0;
+	int rc;
+
+	gdbsrv_inf_set_cfg(&s->inf, cfg);
+	for (;;) {
+		struct gdbsrv_thread *t;
+
+		rc = gdbsrv_inf_resume(&s->inf, vidx, 1, NULL, st);
 		if (rc < 0)
-			return rc;
+			goto out;
 		dbg_stop(s, "step", st);
-		if (st->kind == GDBSRV_STOP_EXIT)
-			return -ECHILD;
+		if (st->kind == GDBSRV_STOP_EXIT) {
+			rc = -ECHILD;
+			goto out;
+		}
 		if (w ? st->kind == GDBSRV_STOP_WATCH && st->vidx == vidx &&
 				!memcmp(&st->wp, w, sizeof(*w))
-		      : is_orig(s, st, c))
-			return 0;
+		      : is_orig(s, st, c) && ++seen >= (c->until_pc ? c->nstops : 1))
+			break;
+		t = gdbsrv_inf_vthread(&s->inf, vidx);
+		if (st->kind == GDBSRV_STOP_STEP && st->vidx == vidx && t &&
+		    (rc = pcs_push(&p, gdbsrv_inf_pc(&s->inf, t))) < 0)
+			goto out;
 	}
+	until_last(&p, vidx, cfg, u);
+	rc = 0;
+out:
+	free(p.v);
+	return rc;
+}
+
+/* Pass 1 of reverse-continue: the last hit of gdb's set before the end of
+ * p, as "command *ci, run with the merged set, *cm counting stops" (or for a
+ * command that steps to an instruction, the hit thread's pc and its count). */
+struct last_hit {
+	int found;
+	size_t ci;
+	uint64_t cm;
+	uint64_t pc, occ; /* in a stepping-to command: the hit's pc, its count */
+	struct gdbsrv_stop st;
+};
+
+static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, struct last_hit *h)
+{
+	struct pcs tp = {0};
+	int rc = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct gdbsrv_cmd *c = &p->v[i];
+		struct gdbsrv_cfg merged;
+		uint64_t o = 0, mm = 0;
+
+		rc = gdbsrv_cfg_union(&merged, &c->cfg, &s->user);
+		if (rc < 0)
+			goto out;
+		gdbsrv_inf_set_cfg(&s->inf, &merged);
+		tp.n = 0;
+		while (o < c->nstops) {
+			struct gdbsrv_stop cur;
+			struct gdbsrv_thread *t;
+			uint64_t pc = 0;
+			int orig, last;
+
+			rc = gdbsrv_inf_resume(&s->inf, c->step_vidx, c->others_run, NULL, &cur);
+			if (rc < 0)
+				goto out;
+			mm++;
+			dbg_stop(s, "search", &cur);
+			t = gdbsrv_inf_vthread(&s->inf, cur.vidx);
+			if (t && cur.kind != GDBSRV_STOP_EXIT)
+				pc = gdbsrv_inf_pc(&s->inf, t);
+			orig = is_orig(s, &cur, c);
+			last = i + 1 == p->n && orig && o + 1 == c->nstops;
+			if (c->until_pc && cur.vidx == c->step_vidx &&
+			    (cur.kind == GDBSRV_STOP_STEP || cur.kind == GDBSRV_STOP_BP) &&
+			    (rc = pcs_push(&tp, pc)) < 0)
+				goto out;
+			if (!last && is_hit(s, &cur, &s->user) &&
+			    (!c->until_pc || cur.vidx == c->step_vidx)) {
+				h->found = 1;
+				h->ci = i;
+				h->cm = mm;
+				h->st = cur;
+				h->pc = pc;
+				h->occ = 0;
+				if (c->until_pc) {
+					/* a watchpoint: the step before, else here */
+					if (cur.kind == GDBSRV_STOP_WATCH) {
+						h->pc = tp.n ? tp.v[tp.n - 1] : 0;
+						for (size_t k = 0; k < tp.n; k++)
+							h->occ += tp.v[k] == h->pc;
+					} else
+						for (size_t k = 0; k < tp.n; k++)
+							h->occ += tp.v[k] == pc;
+				}
+			}
+			o += (uint64_t)orig;
+			if (cur.kind == GDBSRV_STOP_EXIT && !last) {
+				log_err("gdbserver: the replay ended before the current point");
+				rc = -ECHILD;
+				goto out;
+			}
+		}
+	}
+out:
+	free(tp.v);
+	return rc;
 }
 
 int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st)
 {
 	struct gdbsrv_pos p = {0}, target = {0}, at = {0};
-	struct gdbsrv_stop hit = {0}, cur;
-	struct gdbsrv_cmd m;
-	size_t ci = 0;
-	uint64_t cm = 0, n;
-	int rc, found = 0;
+	struct last_hit h = {0};
+	struct gdbsrv_cmd m, u;
+	struct gdbsrv_thread *t;
+	int rc;
 
 	if (!hist_named(&s->hist)) {
 		log_err("gdbserver: cannot go back from a point reached by an interrupt");
@@ -331,41 +481,10 @@ int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st)
 	rc = gdbsrv_start_before(s, &p, &at);
 	if (rc < 0)
 		goto out;
-	/* pass 1: the last hit of gdb's set before the current point */
-	for (size_t i = 0; i < p.n; i++) {
-		uint64_t o = 0, mm = 0;
-
-		m = p.v[i];
-		rc = gdbsrv_cfg_union(&m.cfg, &p.v[i].cfg, &s->user);
-		if (rc < 0)
-			goto out;
-		gdbsrv_inf_set_cfg(&s->inf, &m.cfg);
-		while (o < p.v[i].nstops) {
-			int orig, last;
-
-			rc = gdbsrv_inf_resume(&s->inf, m.step_vidx, m.others_run, NULL, &cur);
-			if (rc < 0)
-				goto out;
-			mm++;
-			dbg_stop(s, "search", &cur);
-			orig = is_orig(s, &cur, &p.v[i]);
-			last = i + 1 == p.n && orig && o + 1 == p.v[i].nstops;
-			if (!last && is_hit(s, &cur, &s->user)) {
-				found = 1;
-				ci = i;
-				cm = mm;
-				hit = cur;
-			}
-			o += (uint64_t)orig;
-			if (cur.kind == GDBSRV_STOP_EXIT && !last) {
-				rc = -ECHILD;
-				log_err("gdbserver: the replay ended before the current point");
-				goto out;
-			}
-		}
-	}
-	if (!found) { /* back to the start: gdb says "No more reverse-execution history" */
-		target.n = 0;
+	rc = search_hits(s, &p, &h);
+	if (rc < 0)
+		goto out;
+	if (!h.found) { /* back to the start: gdb says "No more reverse-execution history" */
 		rc = goto_pos(s, &target, st);
 		if (rc < 0)
 			goto out;
@@ -374,40 +493,43 @@ int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st)
 		s->hist.n = 0;
 		goto out;
 	}
-	rc = pos_copy(&target, &p, ci);
+	rc = pos_copy(&target, &p, h.ci);
 	if (rc < 0)
 		goto out;
-	m = p.v[ci];
-	gdbsrv_cfg_union(&m.cfg, &p.v[ci].cfg, &s->user);
-	m.nstops = hit.kind == GDBSRV_STOP_WATCH ? cm - 1 : cm;
-	if ((rc = pos_append(&target, &m)) < 0)
-		goto out;
-	if (hit.kind == GDBSRV_STOP_WATCH) {
-		/* before the write: step its thread up to it from the stop
-		 * before, and stop one step short */
-		rc = goto_pos(s, &target, st);
-		if (rc < 0)
+	m = p.v[h.ci];
+	gdbsrv_cfg_union(&m.cfg, &p.v[h.ci].cfg, &s->user);
+	if (m.until_pc) {
+		/* in a stepping command: the hit thread's instruction */
+		m.until_pc = h.pc;
+		m.nstops = h.occ;
+		if (m.nstops && (rc = pos_append(&target, &m)) < 0)
 			goto out;
-		rc = step_until(s, hit.vidx, &m, &hit.wp, &n, st);
-		if (rc < 0) {
-			log_err("gdbserver: the write did not happen again: %s", strerror(-rc));
-			goto out;
-		}
-		m.step_vidx = hit.vidx;
-		m.others_run = 1;
-		m.nstops = n - 1;
+	} else {
+		m.nstops = h.st.kind == GDBSRV_STOP_WATCH ? h.cm - 1 : h.cm;
 		if ((rc = pos_append(&target, &m)) < 0)
 			goto out;
+		if (h.st.kind == GDBSRV_STOP_WATCH) {
+			/* before the write: from the stop before it, step its
+			 * thread up to it and name the step before */
+			rc = goto_pos(s, &target, st);
+			if (rc < 0)
+				goto out;
+			rc = step_until(s, h.st.vidx, &m.cfg, NULL, &h.st.wp, &u, st);
+			if (rc < 0) {
+				log_err("gdbserver: the write did not happen again: %s",
+					strerror(-rc));
+				goto out;
+			}
+			if ((rc = pos_append(&target, &u)) < 0)
+				goto out;
+		}
 	}
 	rc = goto_pos(s, &target, st);
 	if (rc < 0)
 		goto out;
-	*st = hit;
-	{
-		struct gdbsrv_thread *t = gdbsrv_inf_vthread(&s->inf, hit.vidx);
-
-		st->tid = t ? t->tid : 0;
-	}
+	*st = h.st;
+	t = gdbsrv_inf_vthread(&s->inf, h.st.vidx);
+	st->tid = t ? t->tid : 0;
 	rc = pos_copy(&s->hist, &target, target.n);
 out:
 	gdbsrv_pos_free(&p);
@@ -419,8 +541,8 @@ out:
 int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st)
 {
 	struct gdbsrv_pos q = {0};
-	struct gdbsrv_cmd c, m;
-	uint64_t n = 1;
+	struct gdbsrv_cmd c, u;
+	struct gdbsrv_thread *t;
 	int rc;
 
 	if (!hist_named(&s->hist)) {
@@ -436,25 +558,22 @@ int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st)
 	rc = pos_copy(&q, &s->hist, s->hist.n);
 	if (rc < 0)
 		goto out;
-	if (--q.v[q.n - 1].nstops == 0)
+	if (c.until_pc)
+		q.n--; /* from where that thread's steps began */
+	else if (--q.v[q.n - 1].nstops == 0)
 		q.n--;
-	/* the command stepped this very thread: the stop before is the
-	 * instruction before */
-	if (c.step_vidx != vidx) {
+	/* the last command stepped this thread once more: the stop before is
+	 * the instruction before */
+	if (c.until_pc || c.step_vidx != vidx) {
 		rc = goto_pos(s, &q, st);
 		if (rc < 0)
 			goto out;
-		rc = step_until(s, vidx, &c, NULL, &n, st);
+		rc = step_until(s, vidx, &c.cfg, &c, NULL, &u, st);
 		if (rc < 0) {
 			log_err("gdbserver: the stop did not happen again: %s", strerror(-rc));
 			goto out;
 		}
-		memset(&m, 0, sizeof(m));
-		m.step_vidx = vidx;
-		m.others_run = 1;
-		m.cfg = c.cfg;
-		m.nstops = n - 1;
-		if ((rc = pos_append(&q, &m)) < 0)
+		if ((rc = pos_append(&q, &u)) < 0)
 			goto out;
 	}
 	rc = goto_pos(s, &q, st);
@@ -463,11 +582,8 @@ int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st)
 	memset(st, 0, sizeof(*st));
 	st->kind = GDBSRV_STOP_STEP;
 	st->vidx = vidx;
-	{
-		struct gdbsrv_thread *t = gdbsrv_inf_vthread(&s->inf, vidx);
-
-		st->tid = t ? t->tid : 0;
-	}
+	t = gdbsrv_inf_vthread(&s->inf, vidx);
+	st->tid = t ? t->tid : 0;
 	rc = pos_copy(&s->hist, &q, q.n);
 out:
 	gdbsrv_pos_free(&q);

@@ -55,7 +55,7 @@ fi
 like "$G" "^Line $((BUG - 1)) of .*rr_rev_bank.c|pthread_mutex_(un)?lock" \
 	"reverse-step from the write goes back to the line before (or into the lock call)"
 
-gdbsrv -ex "break rr_rev_bank.c:$BUG" -ex continue -ex reverse-finish -ex 'bt 1' -ex kill
+gdbsrv -ex "break rr_rev_bank.c:$BUG" -ex continue -ex reverse-finish -ex 'bt 2' -ex kill
 like "$G" '^0x[0-9a-f]+ in agent_thread_start .*agent_thread.c' \
 	"reverse-finish runs back to the call of the thread's function (in the agent's thread start)"
 like "$G1" '#0 +0x[0-9a-f]+ in agent_thread_start .*#1 .*start_thread' "  the caller of teller, in its thread"
