@@ -383,6 +383,10 @@ static int is_crash(int sig)
 static void thread_go(struct gdbsrv_thread *t)
 {
 	int sig = t->sig;
+	struct user_regs_struct u;
+
+	if (t->action == 2)
+		t->step_from = ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0 ? u.rip : 0;
 
 	t->sig = 0;
 	if (ptrace(t->action == 2 ? PTRACE_SINGLESTEP : PTRACE_CONT, t->tid, 0, sig) == 0)
@@ -415,7 +419,11 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 			st->addr = pc;
 			return 1;
 		}
-		/* a step over a syscall instruction ends with TRAP_BRKPT */
+		/* a step over a syscall instruction ends with TRAP_BRKPT; the
+		 * first step after the program's exec stops at the exit of
+		 * execve without moving: that one goes on */
+		if (t->action == 2 && si.si_code == TRAP_BRKPT && pc + 1 == t->step_from)
+			return 0;
 		if (t->action == 2 && si.si_code == TRAP_BRKPT) {
 			st->kind = GDBSRV_STOP_STEP;
 			return 1;

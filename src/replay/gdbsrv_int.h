@@ -84,6 +84,7 @@ struct gdbsrv_thread {
 	int has_pending;   /* a stop seen while stopping the others, not reported yet */
 	int pending_status;
 	int pending_code;  /* siginfo si_code of the pending SIGTRAP */
+	uint64_t step_from; /* its pc when it was last set stepping */
 };
 
 enum {
