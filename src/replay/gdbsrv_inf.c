@@ -696,6 +696,12 @@ static int inf_step_over(struct gdbsrv_inf *f, struct gdbsrv_thread *t, uint64_t
 int gdbsrv_inf_resume(struct gdbsrv_inf *f, int step_vidx, int others_run,
 		      struct gdbsrv_rsp *r, struct gdbsrv_stop *st)
 {
+	return gdbsrv_inf_resume_pass(f, step_vidx, others_run, r, st, NULL);
+}
+
+int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
+			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps)
+{
 	int rc;
 
 	if (f->exited || !f->pid)
@@ -776,6 +782,17 @@ int gdbsrv_inf_resume(struct gdbsrv_inf *f, int step_vidx, int others_run,
 			continue;
 		}
 		if (inf_event(f, w, status, others_run, st)) {
+			struct gdbsrv_thread *t = gdbsrv_inf_thread(f, w);
+
+			/* a watchpoint hit only counted: that thread goes on,
+			 * the others were never stopped */
+			if (ps && ps->passed < ps->max && st->kind == GDBSRV_STOP_WATCH && t &&
+			    t->action == 1 && gdbsrv_cfg_find_wp(ps->wps, &st->wp) >= 0) {
+				ps->passed++;
+				ps->last = *st;
+				thread_go(t);
+				continue;
+			}
 			if (!f->exited)
 				inf_stop_all(f);
 			return 0;

@@ -139,6 +139,17 @@ int gdbsrv_inf_set_cfg(struct gdbsrv_inf *f, const struct gdbsrv_cfg *c);
  * stop at gdb's ^C (r, may be NULL). */
 int gdbsrv_inf_resume(struct gdbsrv_inf *f, int step_vidx, int others_run,
 		      struct gdbsrv_rsp *r, struct gdbsrv_stop *st);
+/* Watchpoint hits to count without stopping (reverse execution runs past
+ * thousands): up to max hits of the watchpoints of wps by a continuing
+ * thread only count (passed, the last in last); the next stop is returned. */
+struct gdbsrv_pass {
+	const struct gdbsrv_cfg *wps;
+	uint64_t max;
+	uint64_t passed;
+	struct gdbsrv_stop last;
+};
+int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
+			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps);
 int gdbsrv_inf_read(struct gdbsrv_inf *f, uint64_t addr, void *buf, size_t len);
 int gdbsrv_inf_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_t len);
 uint64_t gdbsrv_inf_pc(struct gdbsrv_inf *f, struct gdbsrv_thread *t);

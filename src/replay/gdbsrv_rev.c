@@ -162,12 +162,16 @@ static int counts(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct g
 static int run_stops(struct gdbsrv *s, const struct gdbsrv_cmd *c, uint64_t n,
 		     struct gdbsrv_stop *st)
 {
+	int fast = !c->until_pc && c->step_vidx < 0 && c->cfg.nwp;
+
 	gdbsrv_inf_set_cfg(&s->inf, &c->cfg);
 	for (uint64_t k = 0; k < n;) {
-		int rc = gdbsrv_inf_resume(&s->inf, c->step_vidx, c->others_run, NULL, st);
+		struct gdbsrv_pass ps = {.wps = &c->cfg, .max = fast ? n - k - 1 : 0};
+		int rc = gdbsrv_inf_resume_pass(&s->inf, c->step_vidx, c->others_run, NULL, st, &ps);
 
 		if (rc < 0)
 			return rc;
+		k += ps.passed;
 		if (st->kind == GDBSRV_STOP_EXIT && k + 1 < n)
 			return -ECHILD;
 		k += (uint64_t)counts(s, st, c);
@@ -406,21 +410,41 @@ static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, struct last
 		struct gdbsrv_cfg merged;
 		uint64_t o = 0, mm = 0;
 
+		struct gdbsrv_cfg extra = {0};
+
 		rc = gdbsrv_cfg_union(&merged, &c->cfg, &s->user);
 		if (rc < 0)
 			goto out;
+		/* gdb's watchpoints that the command did not have: their hits
+		 * are only counted, the last one kept */
+		for (uint32_t k = 0; k < s->user.nwp; k++)
+			if (gdbsrv_cfg_find_wp(&c->cfg, &s->user.wp[k]) < 0)
+				extra.wp[extra.nwp++] = s->user.wp[k];
 		gdbsrv_inf_set_cfg(&s->inf, &merged);
 		tp.n = 0;
 		while (o < c->nstops) {
+			struct gdbsrv_pass ps = {
+				.wps = &extra,
+				.max = !c->until_pc && c->step_vidx < 0 ? UINT64_MAX : 0,
+			};
 			struct gdbsrv_stop cur;
 			struct gdbsrv_thread *t;
 			uint64_t pc = 0;
 			int orig, last;
 
-			rc = gdbsrv_inf_resume(&s->inf, c->step_vidx, c->others_run, NULL, &cur);
+			rc = gdbsrv_inf_resume_pass(&s->inf, c->step_vidx, c->others_run, NULL, &cur,
+						    &ps);
 			if (rc < 0)
 				goto out;
-			mm++;
+			if (ps.passed) {
+				h->found = 1;
+				h->ci = i;
+				h->cm = mm + ps.passed;
+				h->st = ps.last;
+				h->pc = 0;
+				h->occ = 0;
+			}
+			mm += ps.passed + 1;
 			dbg_stop(s, "search", &cur);
 			t = gdbsrv_inf_vthread(&s->inf, cur.vidx);
 			if (t && cur.kind != GDBSRV_STOP_EXIT)
