@@ -786,9 +786,13 @@ int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 
 			/* a watchpoint hit only counted: that thread goes on,
 			 * the others were never stopped */
+			int sub = ps && ps->sub && gdbsrv_cfg_find_wp(ps->sub, &st->wp) >= 0;
+
 			if (ps && ps->passed < ps->max && st->kind == GDBSRV_STOP_WATCH && t &&
-			    t->action == 1 && gdbsrv_cfg_find_wp(ps->wps, &st->wp) >= 0) {
+			    t->action == 1 && gdbsrv_cfg_find_wp(ps->wps, &st->wp) >= 0 &&
+			    (!sub || ps->passed_sub < ps->max_sub)) {
 				ps->passed++;
+				ps->passed_sub += (uint64_t)sub;
 				ps->last = *st;
 				thread_go(t);
 				continue;

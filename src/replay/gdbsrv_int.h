@@ -147,6 +147,8 @@ struct gdbsrv_pass {
 	uint64_t max;
 	uint64_t passed;
 	struct gdbsrv_stop last;
+	const struct gdbsrv_cfg *sub; /* of these, passed_sub (may be NULL) */
+	uint64_t max_sub, passed_sub;
 };
 int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps);

@@ -410,22 +410,19 @@ static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, struct last
 		struct gdbsrv_cfg merged;
 		uint64_t o = 0, mm = 0;
 
-		struct gdbsrv_cfg extra = {0};
-
 		rc = gdbsrv_cfg_union(&merged, &c->cfg, &s->user);
 		if (rc < 0)
 			goto out;
-		/* gdb's watchpoints that the command did not have: their hits
-		 * are only counted, the last one kept */
-		for (uint32_t k = 0; k < s->user.nwp; k++)
-			if (gdbsrv_cfg_find_wp(&c->cfg, &s->user.wp[k]) < 0)
-				extra.wp[extra.nwp++] = s->user.wp[k];
 		gdbsrv_inf_set_cfg(&s->inf, &merged);
 		tp.n = 0;
 		while (o < c->nstops) {
+			/* watchpoint hits are only counted (the command's own
+			 * up to the one before its last stop), the last kept */
 			struct gdbsrv_pass ps = {
-				.wps = &extra,
+				.wps = &merged,
 				.max = !c->until_pc && c->step_vidx < 0 ? UINT64_MAX : 0,
+				.sub = &c->cfg,
+				.max_sub = c->nstops - o - 1,
 			};
 			struct gdbsrv_stop cur;
 			struct gdbsrv_thread *t;
@@ -436,7 +433,8 @@ static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, struct last
 						    &ps);
 			if (rc < 0)
 				goto out;
-			if (ps.passed) {
+			o += ps.passed_sub;
+			if (ps.passed && gdbsrv_cfg_find_wp(&s->user, &ps.last.wp) >= 0) {
 				h->found = 1;
 				h->ci = i;
 				h->cm = mm + ps.passed;
