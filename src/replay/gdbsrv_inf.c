@@ -48,6 +48,16 @@
 
 static int sigchld_fd = -1;
 
+/* SPOOL_GDBSRV_DEBUG=1: every ptrace event on stderr (read once) */
+static int inf_debug(void)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1';
+	return on;
+}
+
 struct gdbsrv_thread *gdbsrv_inf_thread(struct gdbsrv_inf *f, pid_t tid)
 {
 	for (int i = 0; i < f->nth; i++)
@@ -404,7 +414,7 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 	*deliver = 0;
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
 		return 0;
-	if (getenv("SPOOL_GDBSRV_DEBUG"))
+	if (inf_debug())
 		fprintf(stderr, "gdbsrv: %d SIGTRAP code %d pc %#llx\n", (int)t->tid, si.si_code,
 			(unsigned long long)gdbsrv_inf_pc(f, t));
 	memset(st, 0, sizeof(*st));
@@ -451,7 +461,7 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 		return 0;
 	}
 	*deliver = 1;
-	if (getenv("SPOOL_GDBSRV_DEBUG"))
+	if (inf_debug())
 		fprintf(stderr, "gdbsrv: %d SIGTRAP code %d passed on\n", (int)t->tid, si.si_code);
 	return 0;
 }
@@ -464,11 +474,11 @@ static int inf_event(struct gdbsrv_inf *f, pid_t w, int status, int others_run,
 	int ev = status >> 16, deliver;
 	unsigned long msg;
 
-	if (getenv("SPOOL_GDBSRV_DEBUG"))
+	if (inf_debug())
 		fprintf(stderr, "gdbsrv: event %d status %#x (thread %d, action %d, step %d)\n", (int)w,
 			status, t ? t->vidx : -1, t ? t->action : -9, f->step_vidx);
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		if (getenv("SPOOL_GDBSRV_DEBUG"))
+		if (inf_debug())
 			fprintf(stderr, "gdbsrv: %d ended: status %#x\n", (int)w, status);
 		if (w == f->pid) {
 			f->exited = 1;
