@@ -623,13 +623,11 @@ static void inf_stop_all(struct gdbsrv_inf *f)
 		}
 		if (WSTOPSIG(status) == SIGTRAP) {
 			if (classify_trap(f, t, &st, &deliver)) {
+				/* a watchpoint: reported at the next resume
+				 * (pending_status is its debug register) */
 				if (st.kind == GDBSRV_STOP_WATCH) {
 					t->has_pending = 1;
-					t->pending_code = (int)st.wp.addr; /* unused */
-					t->pending_status = (int)(&f->ins.wp[0] - &f->ins.wp[0]);
-					for (uint32_t k = 0; k < f->ins.nwp; k++)
-						if (!memcmp(&f->ins.wp[k], &st.wp, sizeof(st.wp)))
-							t->pending_status = (int)k;
+					t->pending_status = gdbsrv_cfg_find_wp(&f->ins, &st.wp);
 				}
 				/* a breakpoint: classify_trap put the pc back */
 			} else if (deliver)

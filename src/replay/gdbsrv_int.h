@@ -82,8 +82,7 @@ struct gdbsrv_thread {
 	int action;	   /* while resumed: 0 stay, 1 continue, 2 step */
 	int sig;	   /* signal to deliver on the next resume */
 	int has_pending;   /* a stop seen while stopping the others, not reported yet */
-	int pending_status;
-	int pending_code;  /* siginfo si_code of the pending SIGTRAP */
+	int pending_status; /* the pending watchpoint's index in the inserted set */
 	uint64_t step_from; /* its pc when it was last set stepping */
 };
 
