@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../collect/run_env.h"
 #include "../util/log.h"
 #include "gdbsrv.h"
 #include "gdbsrv_int.h"
@@ -645,6 +646,20 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 	fd = open(s->inf.lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		close(fd);
+	{
+		char dropped[512];
+		int e;
+
+		s->inf.env = run_env_load(trace, 0, dropped, sizeof(dropped), &e);
+		if (!s->inf.env && e != -ENOENT)
+			log_warn("%s: the recorded environment is unreadable (%s): the program "
+				 "gets spool's",
+				 trace, strerror(-e));
+		else if (dropped[0])
+			log_info("the replay takes %s from spool's environment, not from the "
+				 "recording (spool replay --trust-env is not available here)",
+				 dropped);
+	}
 	if (gdbsrv_inf_start(&s->inf) < 0)
 		goto out_rm;
 	s->replays = 1;
@@ -664,6 +679,8 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 out_rm:
 	nftw(s->inf.tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 out_free:
+	if (s->inf.env)
+		run_env_free(s->inf.env);
 	gdbsrv_pos_free(&s->hist);
 	free(s);
 	return rc;

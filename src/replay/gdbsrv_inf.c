@@ -324,6 +324,10 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 		dup2(f->quiet_output ? nul : 2, 1);
 		if (f->quiet_output)
 			dup2(nul, 2);
+		/* the recorded environment, as spool replay gives it (the
+		 * stack then sits where it was recorded) */
+		if (f->env)
+			environ = f->env;
 		setenv("SPOOL_GDB_DONE", f->lock, 1);
 		/* the recording's layout, as gdb gives its inferiors */
 		personality(ADDR_NO_RANDOMIZE);

@@ -111,6 +111,7 @@ struct gdbsrv_inf {
 	const char *spool;   /* this spool binary (/proc/self/exe) */
 	const char *trace;
 	char **prog_argv;    /* after "--", or NULL */
+	char **env;	     /* the recorded environment (run_env_load), or NULL */
 	char tmp[256];	     /* a private directory: the replays' traces, the lock */
 	char lock[300];
 	int quiet_output;    /* restarts: the program's output goes to /dev/null */
