@@ -616,6 +616,9 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 	if (!s)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
+	/* ^C at gdb's terminal reaches its whole process group, spool too:
+	 * gdb turns it into an interrupt packet, spool stays */
+	signal(SIGINT, SIG_IGN);
 	s->inf.memfd = -1;
 	s->gvidx = s->cvidx = -1;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -315,6 +315,10 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* the terminal's ^C is gdb's (it sends 0x03): the program
+		 * runs in a process group of its own, with SIGINT as it was */
+		signal(SIGINT, SIG_DFL);
+		setpgid(0, 0);
 		close(sync[1]);
 		if (read(sync[0], &c, 1) != 1)
 			_exit(127);

@@ -5,7 +5,10 @@
 # said, nothing served); going back from the program's first instruction
 # says "No more reverse-execution history" and stays there; stepi and
 # reverse-stepi walk the first instructions both ways; the end of the
-# program is reported with its recorded exit status, and gdb leaving
+# program is reported with its recorded exit status; ^C (gdb's 0x03) while
+# the program runs stops it (and going back from such a point is refused),
+# a SIGINT at spool (the terminal's ^C reaches gdb's process group) does not
+# end it; and gdb leaving
 # (kill, or the pipe closing) ends the replay and spool's own processes.
 . "$(dirname "$0")/lib.sh"
 
@@ -14,7 +17,7 @@ if ! command -v gdb >/dev/null 2>&1; then
 	exit 0
 fi
 
-plan 11
+plan 15
 
 BIN="$PROGS/rr_rev_bank"
 
@@ -49,6 +52,14 @@ timeout -k 5 120 gdb -q -batch -nx -ex "target remote | $SPOOL replay --gdbserve
 	-ex continue "$BIN" >gdb.out 2>&1
 like "$(cat gdb.out)" 'exited with code 01' "the end: the recorded exit status"
 like "$(cat gdb.out)" 'balance 200 \(want 100\)' "  and the program's output (on gdb's stderr)"
+
+# ^C: a program that runs for a while, interrupted after half a second
+spool_run record -q -o long -- "$PROGS/rr_race_counter-finst" 1 300000000
+is_rc 0 "a long recording"
+timeout -k 5 120 python3 "$REPO/tests/integ/gdbsrv_rsp.py" "$SPOOL" long 0.5 >rsp.out 2>&1
+like "$(cat rsp.out)" '^after-sigint T05' "spool serving gdb outlives a SIGINT"
+like "$(cat rsp.out)" '^interrupt T02thread:' "^C (0x03) while the program runs stops it with SIGINT"
+like "$(cat rsp.out)" '^reverse E' "  going back from that point is refused"
 
 # gdb goes away in the middle: the replay and its session end with it
 timeout -k 5 120 gdb -q -batch -nx -ex "target remote | $SPOOL replay --gdbserver - rec" \
