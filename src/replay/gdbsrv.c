@@ -386,6 +386,10 @@ static int reverse(struct gdbsrv *s, int step)
 	if (s->inf.exited || !s->inf.pid)
 		return reply(s, "E01");
 	rc = step ? gdbsrv_reverse_step(s, t ? t->vidx : 0, &st) : gdbsrv_reverse_continue(s, &st);
+	/* a failed search may have left a replay elsewhere: back to where
+	 * gdb believes the program is (refusals start nothing) */
+	if (rc < 0 && rc != -EINVAL && gdbsrv_goto_hist(s, &st) < 0)
+		log_err("gdbserver: the replay cannot return to the point it was at");
 	if (rc < 0 && !s->inf.pid) {
 		st.kind = GDBSRV_STOP_EXIT;
 		st.code = 1;

@@ -193,6 +193,8 @@ void gdbsrv_pos_free(struct gdbsrv_pos *p);
 uint64_t gdbsrv_pos_stops(const struct gdbsrv_pos *p);
 /* Live forward execution: resume as gdb asked, append to the history. */
 int gdbsrv_forward(struct gdbsrv *s, int step_vidx, int others_run, struct gdbsrv_stop *st);
+/* Back to the point the history names (after a reverse command failed). */
+int gdbsrv_goto_hist(struct gdbsrv *s, struct gdbsrv_stop *st);
 /* bc and bs. */
 int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st);
 int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st);

@@ -211,6 +211,11 @@ out:
 	return rc;
 }
 
+int gdbsrv_goto_hist(struct gdbsrv *s, struct gdbsrv_stop *st)
+{
+	return goto_pos(s, &s->hist, st);
+}
+
 int gdbsrv_forward(struct gdbsrv *s, int step_vidx, int others_run, struct gdbsrv_stop *st)
 {
 	struct gdbsrv_cmd c;
