@@ -31,6 +31,7 @@
 #include "../collect/stdin_cap.h"
 #include "../collect/stdio_kind.h"
 #include "../replay/gdb.h"
+#include "../replay/gdbsrv.h"
 #include "../replay/rr_img.h"
 #include "../replay/rr_advice.h"
 #include "../replay/rr_log.h"
@@ -112,6 +113,11 @@ static void replay_usage(FILE *out)
 		"                       threads); the stuck-turn check is off\n"
 		"      --gdb-args ARGS  more gdb arguments, split like a shell, e.g.\n"
 		"                       '-batch -ex \"break f\" -ex run -ex bt'\n"
+		"      --gdbserver PORT|-  serve gdb's remote protocol instead, with\n"
+		"                       reverse execution (reverse-continue, reverse-step,\n"
+		"                       watchpoints backwards): - for gdb's pipe,\n"
+		"                       gdb -ex 'target remote | spool replay --gdbserver\n"
+		"                       - TRACE'; a PORT listens on 127.0.0.1 (0: any)\n"
 		"      --path FILE      serial recordings: follow the thread path FILE (the\n"
 		"                       text of spool path, with or without --exits) instead\n"
 		"                       of the recorded switches: each thread runs its calls\n"
@@ -723,6 +729,7 @@ int cmd_replay(int argc, char **argv)
 		{"gdb", no_argument, NULL, 'g'},
 		{"gdb-args", required_argument, NULL, 'G'},
 		{"gdb-wrapper", no_argument, NULL, 'W'},
+		{"gdbserver", required_argument, NULL, 'S'},
 		{"path", required_argument, NULL, 'P'},
 		{"record-path", no_argument, NULL, 'R'},
 		{"functions", required_argument, NULL, 'F'},
@@ -749,7 +756,7 @@ int cmd_replay(int argc, char **argv)
 	const char *dir;
 	uint64_t v, inputs;
 	struct replay_gdb gdb = {0};
-	const char *gdb_args = NULL;
+	const char *gdb_args = NULL, *gdbserver = NULL;
 	struct stdin_cap in;
 	char **env = NULL;
 	char *extra_env[65] = {NULL};
@@ -793,6 +800,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'W': /* gdb's exec-wrapper (spool-gdb.py, set replay-mode on) */
 			use_gdb = 2;
+			break;
+		case 'S': /* spool as gdb's remote target (gdbsrv.c) */
+			gdbserver = optarg;
 			break;
 		case 'P': /* a path as the schedule (rr_pathsched.c) */
 			path_file = optarg;
@@ -928,6 +938,16 @@ int cmd_replay(int argc, char **argv)
 	if (info->flags & RR_F_LOST || info->lost) {
 		log_err("%s: the recording is incomplete (%s): cannot replay it", dir,
 			info->report[0] ? info->report : "events were lost");
+		goto out;
+	}
+	if (gdbserver) {
+		/* each replay it runs is `spool replay --gdb-wrapper` (gdbsrv_inf.c) */
+		if (use_gdb) {
+			log_err("--gdbserver does not combine with --gdb or --gdb-args");
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		ret = gdbsrv_main(gdbserver, dir, optind < argc ? argv + optind : NULL);
 		goto out;
 	}
 	if (optind < argc) {

@@ -11,6 +11,8 @@
 #   spool restart N          replay again from checkpoint N
 #   spool when               the current schedule event and its thread
 #   spool checkpoints        the list
+#   spool when               (on a replay served by `spool replay --gdbserver`:
+#                            monitor when)
 #
 # `spool replay --gdb` loads it; in a plain gdb: `gdb -x spool-gdb.py PROG`
 # (spool installs it in PREFIX/share/spool/).
@@ -332,6 +334,12 @@ class _SpoolWhen(gdb.Command):
             owner = _agent_int("ser_area->owner")
             nsw = _agent_int("ser_area->nsw")
         except gdb.error:
+            # a replay served by spool's gdbserver answers itself
+            try:
+                gdb.execute("monitor when", to_string=False)
+                return
+            except gdb.error:
+                pass
             raise gdb.GdbError("spool: no serial replay in this process (the agent's "
                                "scheduler is not there)")
         who = "free" if owner == 0xffffffff else "thread %d" % owner

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gdbsrv.h - `spool replay --gdbserver PORT|-`: spool as gdb's remote
+ * target for a replay, with reverse execution (gdbsrv.c; doc/record.md,
+ * "Reverse execution").
+ */
+#ifndef SPOOL_REPLAY_GDBSRV_H
+#define SPOOL_REPLAY_GDBSRV_H
+
+/* Serves one gdb: on stdin/stdout (where "-", gdb's `target remote |
+ * spool replay --gdbserver - TRACE`) or on 127.0.0.1:PORT (0: any free
+ * port, said on stderr). prog_argv replaces the recorded command line
+ * (NULL: the recorded one). Returns the exit status for spool. */
+int gdbsrv_main(const char *where, const char *trace, char **prog_argv);
+
+#endif

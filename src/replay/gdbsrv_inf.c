@@ -1,0 +1,821 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gdbsrv_inf.c - the replay under ptrace for `spool replay --gdbserver`.
+ *
+ * A replay is started as spool's gdb exec-wrapper does it for gdb
+ * (`spool replay --gdb-wrapper TRACE`, gdb.c): the wrapper moves the replay
+ * session into the background and execs the program in place, so the
+ * process traced here becomes the program itself, and it is the only one
+ * traced (no PTRACE_O_TRACEFORK: the session's processes run free). Its
+ * second exec (the first is spool's own) is the program's first
+ * instruction. The session's lock file ($SPOOL_GDB_DONE) tells when the
+ * background session has finished after a replay is killed, before the next
+ * one starts.
+ *
+ * All-stop: when one thread stops for gdb, every other one is stopped with
+ * PTRACE_INTERRUPT (PTRACE_SEIZE, so no SIGSTOP to consume); a breakpoint
+ * another thread hit meanwhile is undone (its pc put back, it hits it again
+ * when resumed), a watchpoint it triggered is kept pending and reported at
+ * the next resume. The replay's serial token keeps working: a stopped thread
+ * that holds the token only delays the others, which wait for it in the
+ * agent (the stuck-turn check is off under the wrapper).
+ *
+ * Watchpoints are the debug registers DR0-3 (PTRACE_POKEUSER), set in every
+ * thread, a new thread at its first stop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../util/log.h"
+#include "gdbsrv_int.h"
+
+#define INF_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+#define DR_OFF(i) (offsetof(struct user, u_debugreg) + (size_t)(i) * sizeof(long))
+
+static int sigchld_fd = -1;
+
+/* SPOOL_GDBSRV_DEBUG=1: every ptrace event on stderr (read once) */
+static int inf_debug(void)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1';
+	return on;
+}
+
+struct gdbsrv_thread *gdbsrv_inf_thread(struct gdbsrv_inf *f, pid_t tid)
+{
+	for (int i = 0; i < f->nth; i++)
+		if (f->th[i].tid == tid)
+			return &f->th[i];
+	return NULL;
+}
+
+struct gdbsrv_thread *gdbsrv_inf_vthread(struct gdbsrv_inf *f, int vidx)
+{
+	for (int i = 0; i < f->nth; i++)
+		if (f->th[i].vidx == vidx)
+			return &f->th[i];
+	return NULL;
+}
+
+static struct gdbsrv_thread *inf_add(struct gdbsrv_inf *f, pid_t tid, int state)
+{
+	struct gdbsrv_thread *t = gdbsrv_inf_thread(f, tid);
+
+	if (t)
+		return t;
+	if (f->nth >= GDBSRV_MAX_THREADS)
+		return NULL;
+	t = &f->th[f->nth++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->vidx = f->next_vidx++;
+	t->state = state;
+	return t;
+}
+
+static void inf_del(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
+{
+	/* keep the creation order: gdb lists threads in it */
+	size_t i = (size_t)(t - f->th);
+
+	memmove(&f->th[i], &f->th[i + 1], (size_t)(f->nth - (int)i - 1) * sizeof(*t));
+	f->nth--;
+}
+
+uint64_t gdbsrv_inf_pc(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
+{
+	struct user_regs_struct u;
+
+	(void)f;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) < 0)
+		return 0;
+	return u.rip;
+}
+
+static void inf_set_pc(pid_t tid, uint64_t pc)
+{
+	struct user_regs_struct u;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &u) == 0) {
+		u.rip = pc;
+		ptrace(PTRACE_SETREGS, tid, 0, &u);
+	}
+}
+
+static int raw_read(struct gdbsrv_inf *f, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n = pread(f->memfd, buf, len, (off_t)addr);
+
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static int raw_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_t len)
+{
+	ssize_t n = pwrite(f->memfd, buf, len, (off_t)addr);
+
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* gdb sees the program's bytes, not spool's int3s. */
+int gdbsrv_inf_read(struct gdbsrv_inf *f, uint64_t addr, void *buf, size_t len)
+{
+	int rc = raw_read(f, addr, buf, len);
+
+	if (rc < 0)
+		return rc;
+	for (uint32_t i = 0; i < f->ins.nbp; i++)
+		if (f->ins.bp[i] >= addr && f->ins.bp[i] < addr + len)
+			((uint8_t *)buf)[f->ins.bp[i] - addr] = f->orig[i];
+	return 0;
+}
+
+int gdbsrv_inf_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_t len)
+{
+	int rc = raw_write(f, addr, buf, len);
+	static const uint8_t cc = 0xcc;
+
+	if (rc < 0)
+		return rc;
+	for (uint32_t i = 0; i < f->ins.nbp; i++)
+		if (f->ins.bp[i] >= addr && f->ins.bp[i] < addr + len) {
+			f->orig[i] = ((const uint8_t *)buf)[f->ins.bp[i] - addr];
+			raw_write(f, f->ins.bp[i], &cc, 1);
+		}
+	return 0;
+}
+
+static unsigned long dr7_of(const struct gdbsrv_cfg *c)
+{
+	unsigned long dr7 = 0;
+
+	for (uint32_t i = 0; i < c->nwp; i++) {
+		unsigned long rw = c->wp[i].type == 2 ? 1 : 3; /* no read-only: access */
+		unsigned long ln = c->wp[i].len == 1 ? 0 : c->wp[i].len == 2 ? 1
+						: c->wp[i].len == 8	     ? 2
+										: 3;
+
+		dr7 |= (1ul << (2 * i)) | (rw << (16 + 4 * i)) | (ln << (18 + 4 * i));
+	}
+	return dr7;
+}
+
+static void thread_set_dregs(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
+{
+	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(7), 0);
+	for (uint32_t i = 0; i < f->ins.nwp; i++)
+		ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(i), f->ins.wp[i].addr);
+	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(6), 0);
+	if (f->ins.nwp)
+		ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(7), dr7_of(&f->ins));
+}
+
+int gdbsrv_inf_set_cfg(struct gdbsrv_inf *f, const struct gdbsrv_cfg *c)
+{
+	static const uint8_t cc = 0xcc;
+	struct gdbsrv_cfg next = *c;
+	uint8_t orig[GDBSRV_MAX_BP];
+	int wp_changed = c->nwp != f->ins.nwp;
+
+	/* out with the ones that go (in reverse: a breakpoint set twice
+	 * remembers the program's byte in its first copy) */
+	for (int i = (int)f->ins.nbp - 1; i >= 0; i--)
+		if (!gdbsrv_cfg_has_bp(c, f->ins.bp[i]))
+			raw_write(f, f->ins.bp[i], &f->orig[i], 1);
+	for (uint32_t i = 0; i < next.nbp; i++) {
+		int had = -1;
+
+		for (uint32_t k = 0; k < f->ins.nbp; k++)
+			if (f->ins.bp[k] == next.bp[i]) {
+				had = (int)k;
+				break;
+			}
+		if (had >= 0) {
+			orig[i] = f->orig[had];
+			continue;
+		}
+		if (raw_read(f, next.bp[i], &orig[i], 1) < 0 ||
+		    raw_write(f, next.bp[i], &cc, 1) < 0) {
+			/* not mapped (yet): dropped, gdb is told at Z time */
+			memmove(&next.bp[i], &next.bp[i + 1], (next.nbp - i - 1) * sizeof(next.bp[0]));
+			next.nbp--;
+			i--;
+		}
+	}
+	for (uint32_t i = 0; !wp_changed && i < c->nwp; i++)
+		wp_changed = memcmp(&c->wp[i], &f->ins.wp[i], sizeof(c->wp[i])) != 0;
+	f->ins = next;
+	memcpy(f->orig, orig, sizeof(orig));
+	if (wp_changed)
+		for (int i = 0; i < f->nth; i++)
+			thread_set_dregs(f, &f->th[i]);
+	return 0;
+}
+
+static int inf_sigchld_fd(void)
+{
+	sigset_t set;
+
+	if (sigchld_fd >= 0)
+		return sigchld_fd;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sigchld_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return sigchld_fd;
+}
+
+/* The lock the background session holds until it has written its trace. */
+static void inf_wait_session(struct gdbsrv_inf *f)
+{
+	int fd = open(f->lock, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	flock(fd, LOCK_EX);
+	close(fd);
+}
+
+void gdbsrv_inf_kill(struct gdbsrv_inf *f)
+{
+	int st;
+	pid_t w;
+
+	if (!f->pid)
+		return;
+	if (!f->exited) {
+		kill(f->pid, SIGKILL);
+		while ((w = waitpid(-1, &st, __WALL)) >= 0 || errno == EINTR)
+			if (w == f->pid && (WIFEXITED(st) || WIFSIGNALED(st)))
+				break;
+	}
+	if (f->memfd >= 0)
+		close(f->memfd);
+	f->memfd = -1;
+	f->pid = 0;
+	f->nth = 0;
+	memset(&f->ins, 0, sizeof(f->ins));
+	inf_wait_session(f);
+}
+
+static int same_file(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+int gdbsrv_inf_start(struct gdbsrv_inf *f)
+{
+	int sync[2], st, n = 0;
+	char *argv[64], tracedir[400], exe[64];
+	pid_t pid, w;
+
+	inf_sigchld_fd();
+	snprintf(tracedir, sizeof(tracedir), "%s/replay.trace", f->tmp);
+	argv[n++] = "spool";
+	argv[n++] = "replay";
+	argv[n++] = "--gdb-wrapper";
+	if (f->quiet_output)
+		argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = tracedir;
+	argv[n++] = (char *)f->trace;
+	if (f->prog_argv) {
+		argv[n++] = "--";
+		for (int i = 0; f->prog_argv[i] && n < 62; i++)
+			argv[n++] = f->prog_argv[i];
+	}
+	argv[n] = NULL;
+	if (pipe2(sync, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char c;
+		int nul = open("/dev/null", O_RDWR);
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* the terminal's ^C is gdb's (it sends 0x03): the program
+		 * runs in a process group of its own, with SIGINT as it was */
+		signal(SIGINT, SIG_DFL);
+		setpgid(0, 0);
+		close(sync[1]);
+		if (read(sync[0], &c, 1) != 1)
+			_exit(127);
+		/* stdin and stdout are gdb's pipe with `target remote |`:
+		 * the program writes to spool's stderr */
+		dup2(nul, 0);
+		dup2(f->quiet_output ? nul : 2, 1);
+		if (f->quiet_output)
+			dup2(nul, 2);
+		/* the recorded environment, as spool replay gives it (the
+		 * stack then sits where it was recorded) */
+		if (f->env)
+			environ = f->env;
+		setenv("SPOOL_GDB_DONE", f->lock, 1);
+		/* the recording's layout, as gdb gives its inferiors */
+		personality(ADDR_NO_RANDOMIZE);
+		execv(f->spool, argv);
+		_exit(127);
+	}
+	close(sync[0]);
+	if (ptrace(PTRACE_SEIZE, pid, 0, INF_OPTS) < 0) {
+		int e = -errno;
+
+		kill(pid, SIGKILL);
+		close(sync[1]);
+		waitpid(pid, &st, 0);
+		return e;
+	}
+	if (write(sync[1], "g", 1) != 1) {
+		close(sync[1]);
+		return -EPIPE;
+	}
+	close(sync[1]);
+	f->pid = pid;
+	f->exited = 0;
+	f->nth = 0;
+	f->next_vidx = 0;
+	memset(&f->ins, 0, sizeof(f->ins));
+	/* spool's own exec, its threads, then the program's exec */
+	for (;;) {
+		w = waitpid(-1, &st, __WALL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
+			f->pid = 0;
+			log_err("the replay did not start (spool replay --gdb-wrapper %s %s)",
+				f->trace, WIFEXITED(st) ? "exited" : "was killed");
+			return -ECHILD;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		if (w == pid && st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+			snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+			if (!same_file(exe, f->spool))
+				break;
+		}
+		if (st >> 16 || WSTOPSIG(st) == SIGTRAP)
+			ptrace(PTRACE_CONT, w, 0, 0);
+		else
+			ptrace(PTRACE_CONT, w, 0, WSTOPSIG(st));
+	}
+	snprintf(exe, sizeof(exe), "/proc/%d/mem", (int)pid);
+	f->memfd = open(exe, O_RDWR | O_CLOEXEC);
+	if (f->memfd < 0)
+		return -errno;
+	inf_add(f, pid, GDBSRV_T_STOPPED);
+	f->nstarts++;
+	return 0;
+}
+
+static int is_crash(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+	       sig == SIGABRT;
+}
+
+static void thread_go(struct gdbsrv_thread *t)
+{
+	int sig = t->sig;
+	struct user_regs_struct u;
+
+	if (t->action == 2)
+		t->step_from = ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0 ? u.rip : 0;
+
+	t->sig = 0;
+	if (ptrace(t->action == 2 ? PTRACE_SINGLESTEP : PTRACE_CONT, t->tid, 0, sig) == 0)
+		t->state = GDBSRV_T_RUNNING;
+}
+
+/* What a SIGTRAP stop of t is: a breakpoint, a step, a watchpoint, or
+ * nothing of ours (then *deliver says whether to pass SIGTRAP on). */
+static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct gdbsrv_stop *st,
+			 int *deliver)
+{
+	siginfo_t si;
+	unsigned long dr6;
+
+	*deliver = 0;
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
+		return 0;
+	if (inf_debug())
+		fprintf(stderr, "gdbsrv: %d SIGTRAP code %d pc %#llx\n", (int)t->tid, si.si_code,
+			(unsigned long long)gdbsrv_inf_pc(f, t));
+	memset(st, 0, sizeof(*st));
+	st->vidx = t->vidx;
+	st->tid = t->tid;
+	if (si.si_code == SI_KERNEL || si.si_code == TRAP_BRKPT) {
+		uint64_t pc = gdbsrv_inf_pc(f, t) - 1;
+
+		if (gdbsrv_cfg_has_bp(&f->ins, pc)) {
+			inf_set_pc(t->tid, pc);
+			st->kind = GDBSRV_STOP_BP;
+			st->addr = pc;
+			return 1;
+		}
+		/* a step over a syscall instruction ends with TRAP_BRKPT; the
+		 * first step after the program's exec stops at the exit of
+		 * execve without moving: that one goes on */
+		if (t->action == 2 && si.si_code == TRAP_BRKPT && pc + 1 == t->step_from)
+			return 0;
+		if (t->action == 2 && si.si_code == TRAP_BRKPT) {
+			st->kind = GDBSRV_STOP_STEP;
+			return 1;
+		}
+		*deliver = 1;
+		return 0;
+	}
+	if (si.si_code == TRAP_TRACE || si.si_code == TRAP_HWBKPT) {
+		errno = 0;
+		dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, t->tid, DR_OFF(6), 0);
+		if (!errno && (dr6 & 0xf)) {
+			ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(6), 0);
+			for (uint32_t i = 0; i < f->ins.nwp; i++)
+				if (dr6 & (1ul << i)) {
+					st->kind = GDBSRV_STOP_WATCH;
+					st->wp = f->ins.wp[i];
+					st->addr = f->ins.wp[i].addr;
+					return 1;
+				}
+		}
+		if (t->action == 2) {
+			st->kind = GDBSRV_STOP_STEP;
+			return 1;
+		}
+		return 0;
+	}
+	*deliver = 1;
+	if (inf_debug())
+		fprintf(stderr, "gdbsrv: %d SIGTRAP code %d passed on\n", (int)t->tid, si.si_code);
+	return 0;
+}
+
+/* One wait status while resumed: a stop to report (1) or not (0). */
+static int inf_event(struct gdbsrv_inf *f, pid_t w, int status, int others_run,
+		     struct gdbsrv_stop *st)
+{
+	struct gdbsrv_thread *t = gdbsrv_inf_thread(f, w);
+	int ev = status >> 16, deliver;
+	unsigned long msg;
+
+	if (inf_debug())
+		fprintf(stderr, "gdbsrv: event %d status %#x (thread %d, action %d, step %d)\n", (int)w,
+			status, t ? t->vidx : -1, t ? t->action : -9, f->step_vidx);
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (inf_debug())
+			fprintf(stderr, "gdbsrv: %d ended: status %#x\n", (int)w, status);
+		if (w == f->pid) {
+			f->exited = 1;
+			f->nth = 0;
+			memset(st, 0, sizeof(*st));
+			st->kind = GDBSRV_STOP_EXIT;
+			st->code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+			st->sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+			f->exit_code = st->code;
+			f->exit_sig = st->sig;
+			return 1;
+		}
+		if (t)
+			inf_del(f, t);
+		return 0;
+	}
+	if (!WIFSTOPPED(status))
+		return 0;
+	if (!t) { /* a new thread's first stop before its parent's event */
+		t = inf_add(f, w, GDBSRV_T_STOPPED);
+		if (!t)
+			return 0;
+		t->action = -1;
+	}
+	t->state = GDBSRV_T_STOPPED;
+	if (ev == PTRACE_EVENT_CLONE) {
+		if (ptrace(PTRACE_GETEVENTMSG, w, 0, &msg) == 0 &&
+		    !gdbsrv_inf_thread(f, (pid_t)msg)) {
+			struct gdbsrv_thread *n = inf_add(f, (pid_t)msg, GDBSRV_T_RUNNING);
+
+			if (n)
+				n->action = -1; /* its first stop is to come */
+		}
+		thread_go(t);
+		return 0;
+	}
+	if (ev == PTRACE_EVENT_STOP || ev || t->action == -1) {
+		if (t->action == -1) { /* a new thread's first stop */
+			thread_set_dregs(f, t);
+			t->action = others_run ? 1 : 0;
+			/* the thread to step did not exist yet: its first
+			 * instruction is its first step (reverse-step can
+			 * name the points of a thread created on the way) */
+			if (t->vidx == f->step_vidx) {
+				memset(st, 0, sizeof(*st));
+				st->kind = GDBSRV_STOP_STEP;
+				st->vidx = t->vidx;
+				st->tid = t->tid;
+				t->action = 2;
+				return 1;
+			}
+		}
+		if (t->action > 0)
+			thread_go(t);
+		return 0;
+	}
+	if (WSTOPSIG(status) == SIGTRAP) {
+		if (classify_trap(f, t, st, &deliver))
+			return 1;
+		t->sig = deliver ? SIGTRAP : 0;
+		thread_go(t);
+		return 0;
+	}
+	if (is_crash(WSTOPSIG(status))) {
+		memset(st, 0, sizeof(*st));
+		st->kind = GDBSRV_STOP_SIGNAL;
+		st->sig = WSTOPSIG(status);
+		st->vidx = t->vidx;
+		st->tid = t->tid;
+		t->sig = st->sig; /* delivered when resumed, unless gdb says otherwise */
+		return 1;
+	}
+	t->sig = WSTOPSIG(status);
+	thread_go(t);
+	return 0;
+}
+
+/* Every running thread stopped; what they were doing meanwhile is undone
+ * (a breakpoint hit), kept (a watchpoint, a signal) or dropped (a step). */
+static void inf_stop_all(struct gdbsrv_inf *f)
+{
+	for (int i = 0; i < f->nth; i++)
+		if (f->th[i].state == GDBSRV_T_RUNNING && f->th[i].action != -1)
+			ptrace(PTRACE_INTERRUPT, f->th[i].tid, 0, 0);
+	for (;;) {
+		struct gdbsrv_thread *t = NULL;
+		struct gdbsrv_stop st;
+		int status, deliver;
+		pid_t w;
+
+		for (int i = 0; i < f->nth && !t; i++)
+			if (f->th[i].state == GDBSRV_T_RUNNING)
+				t = &f->th[i];
+		if (!t || f->exited)
+			return;
+		w = waitpid(-1, &status, __WALL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		t = gdbsrv_inf_thread(f, w);
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (w == f->pid) {
+				f->exited = 1;
+				f->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+				f->exit_sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+				f->nth = 0;
+				return;
+			}
+			if (t)
+				inf_del(f, t);
+			continue;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		if (!t) {
+			t = inf_add(f, w, GDBSRV_T_STOPPED);
+			if (t)
+				thread_set_dregs(f, t);
+			continue;
+		}
+		t->state = GDBSRV_T_STOPPED;
+		if (status >> 16 == PTRACE_EVENT_CLONE) {
+			unsigned long msg;
+
+			if (ptrace(PTRACE_GETEVENTMSG, w, 0, &msg) == 0 &&
+			    !gdbsrv_inf_thread(f, (pid_t)msg)) {
+				struct gdbsrv_thread *n = inf_add(f, (pid_t)msg, GDBSRV_T_RUNNING);
+
+				if (n)
+					n->action = -1;
+			}
+			continue;
+		}
+		if (status >> 16) {
+			if (t->action == -1) {
+				thread_set_dregs(f, t);
+				t->action = 0;
+			}
+			continue;
+		}
+		if (WSTOPSIG(status) == SIGTRAP) {
+			if (classify_trap(f, t, &st, &deliver)) {
+				/* a watchpoint: reported at the next resume
+				 * (pending_status is its debug register) */
+				if (st.kind == GDBSRV_STOP_WATCH) {
+					t->has_pending = 1;
+					t->pending_status = gdbsrv_cfg_find_wp(&f->ins, &st.wp);
+				}
+				/* a breakpoint: classify_trap put the pc back */
+			} else if (deliver)
+				t->sig = SIGTRAP;
+			continue;
+		}
+		t->sig = WSTOPSIG(status);
+	}
+}
+
+/* Step t alone off the breakpoint it stands on. 1: that step is a stop to
+ * report (st), 0: done, <0: error. */
+static int inf_step_over(struct gdbsrv_inf *f, struct gdbsrv_thread *t, uint64_t pc,
+			 struct gdbsrv_stop *st)
+{
+	int k = -1, status, was = t->action, rc = 0, deliver;
+	pid_t w;
+
+	for (uint32_t i = 0; i < f->ins.nbp; i++)
+		if (f->ins.bp[i] == pc)
+			k = (int)i;
+	if (k < 0)
+		return 0;
+	raw_write(f, pc, &f->orig[k], 1);
+	t->action = 2;
+	thread_go(t);
+	for (;;) {
+		w = waitpid(t->tid, &status, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+			rc = inf_event(f, t->tid, status, 0, st) ? 1 : -ECHILD;
+			break;
+		}
+		t->state = GDBSRV_T_STOPPED;
+		if (status >> 16 == PTRACE_EVENT_CLONE) {
+			unsigned long msg;
+
+			if (ptrace(PTRACE_GETEVENTMSG, w, 0, &msg) == 0 &&
+			    !gdbsrv_inf_thread(f, (pid_t)msg)) {
+				struct gdbsrv_thread *n = inf_add(f, (pid_t)msg, GDBSRV_T_RUNNING);
+
+				if (n)
+					n->action = -1;
+			}
+			thread_go(t);
+			continue;
+		}
+		if (status >> 16) {
+			thread_go(t);
+			continue;
+		}
+		if (WSTOPSIG(status) == SIGTRAP) {
+			if (classify_trap(f, t, st, &deliver)) {
+				rc = st->kind == GDBSRV_STOP_WATCH || was == 2 ? 1 : 0;
+				break;
+			}
+			if (deliver)
+				t->sig = SIGTRAP;
+			break;
+		}
+		t->sig = WSTOPSIG(status);
+		break;
+	}
+	if (!f->exited) {
+		static const uint8_t cc = 0xcc;
+
+		raw_write(f, pc, &cc, 1);
+	}
+	t->action = was;
+	return rc;
+}
+
+int gdbsrv_inf_resume(struct gdbsrv_inf *f, int step_vidx, int others_run,
+		      struct gdbsrv_rsp *r, struct gdbsrv_stop *st)
+{
+	return gdbsrv_inf_resume_pass(f, step_vidx, others_run, r, st, NULL);
+}
+
+int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
+			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps)
+{
+	int rc;
+
+	if (f->exited || !f->pid)
+		return -ECHILD;
+	f->step_vidx = step_vidx;
+	for (int i = 0; i < f->nth; i++) {
+		struct gdbsrv_thread *t = &f->th[i];
+
+		if (t->action == -1)
+			continue; /* not started yet: waits for its first stop */
+		t->action = t->vidx == step_vidx ? 2 : others_run ? 1 : 0;
+	}
+	/* a watchpoint triggered while the threads were being stopped */
+	for (int i = 0; i < f->nth; i++) {
+		struct gdbsrv_thread *t = &f->th[i];
+
+		if (t->action > 0 && t->has_pending) {
+			t->has_pending = 0;
+			memset(st, 0, sizeof(*st));
+			st->kind = GDBSRV_STOP_WATCH;
+			st->vidx = t->vidx;
+			st->tid = t->tid;
+			if ((uint32_t)t->pending_status < f->ins.nwp) {
+				st->wp = f->ins.wp[t->pending_status];
+				st->addr = st->wp.addr;
+				return 0;
+			}
+		}
+	}
+	for (int i = 0; i < f->nth; i++) {
+		struct gdbsrv_thread *t = &f->th[i];
+		uint64_t pc;
+
+		if (t->action <= 0 || t->state != GDBSRV_T_STOPPED)
+			continue;
+		pc = gdbsrv_inf_pc(f, t);
+		if (!gdbsrv_cfg_has_bp(&f->ins, pc))
+			continue;
+		rc = inf_step_over(f, t, pc, st);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			if (!f->exited)
+				inf_stop_all(f);
+			return 0;
+		}
+	}
+	for (int i = 0; i < f->nth; i++)
+		if (f->th[i].action > 0 && f->th[i].state == GDBSRV_T_STOPPED)
+			thread_go(&f->th[i]);
+	for (;;) {
+		int status;
+		pid_t w = waitpid(-1, &status, __WALL | (r ? WNOHANG : 0));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0) {
+			struct pollfd p[2] = {{.fd = sigchld_fd, .events = POLLIN},
+					      {.fd = r->in, .events = POLLIN}};
+			struct signalfd_siginfo ssi;
+
+			if (r->rpos < r->rlen || poll(p, 2, -1) > 0) {
+				while (read(sigchld_fd, &ssi, sizeof(ssi)) > 0)
+					;
+				if ((r->rpos < r->rlen || (p[1].revents & (POLLIN | POLLHUP))) &&
+				    gdbsrv_rsp_poll_intr(r) != 0) {
+					inf_stop_all(f);
+					memset(st, 0, sizeof(*st));
+					st->kind = GDBSRV_STOP_INTR;
+					st->sig = SIGINT;
+					st->vidx = f->nth ? f->th[0].vidx : 0;
+					st->tid = f->nth ? f->th[0].tid : 0;
+					return 0;
+				}
+			}
+			continue;
+		}
+		if (inf_event(f, w, status, others_run, st)) {
+			struct gdbsrv_thread *t = gdbsrv_inf_thread(f, w);
+
+			/* a watchpoint hit only counted: that thread goes on,
+			 * the others were never stopped */
+			int sub = ps && ps->sub && gdbsrv_cfg_find_wp(ps->sub, &st->wp) >= 0;
+
+			if (ps && ps->passed < ps->max && st->kind == GDBSRV_STOP_WATCH && t &&
+			    t->action == 1 && gdbsrv_cfg_find_wp(ps->wps, &st->wp) >= 0 &&
+			    (!sub || ps->passed_sub < ps->max_sub)) {
+				ps->passed++;
+				ps->passed_sub += (uint64_t)sub;
+				ps->last = *st;
+				thread_go(t);
+				continue;
+			}
+			if (!f->exited)
+				inf_stop_all(f);
+			return 0;
+		}
+	}
+}

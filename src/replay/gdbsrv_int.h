@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gdbsrv_int.h - the internals of `spool replay --gdbserver` (gdbsrv*.c):
+ * spool serves gdb over the GDB remote serial protocol and debugs the replay
+ * under ptrace, so that an unmodified gdb can run it backwards.
+ *
+ * The pieces: gdbsrv_rsp.c reads and writes packets; gdbsrv_inf.c starts a
+ * replay under ptrace (PTRACE_SEIZE, all-stop: every thread is stopped
+ * whenever gdb looks), its threads, registers, memory, breakpoints and
+ * debug registers; gdbsrv_rev.c keeps the history of what ran since the
+ * replay began and goes back (reverse-continue, reverse-step) by starting a
+ * replay positioned before the point and running forward again; gdbsrv.c
+ * answers gdb's packets.
+ *
+ * Positions. A replay is deterministic, so a point of it is named by how it
+ * was reached from the start: a list of commands (struct gdbsrv_cmd), each
+ * "resume the threads this way with these breakpoints and watchpoints
+ * inserted, N times, each time up to the next stop". Running the list again
+ * from a fresh replay reaches the same state. Threads are named by their
+ * creation order (vidx), which the serial schedule makes the same in every
+ * replay, and gdb sees them by stable virtual ids.
+ */
+#ifndef SPOOL_REPLAY_GDBSRV_INT_H
+#define SPOOL_REPLAY_GDBSRV_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define GDBSRV_MAX_BP 128
+#define GDBSRV_MAX_WP 4
+#define GDBSRV_MAX_THREADS 1024
+#define GDBSRV_PKT_MAX 16384
+
+/* --- packets (gdbsrv_rsp.c) --- */
+struct gdbsrv_rsp {
+	int in, out;
+	int noack;
+	char buf[GDBSRV_PKT_MAX + 1];
+	size_t len;
+	unsigned char rbuf[4096]; /* bytes read and not consumed yet */
+	size_t rpos, rlen;
+};
+
+/* Next packet into r->buf (NUL-terminated), or 0x03 as the one-byte packet
+ * "\x03" (an interrupt). 0, or -EPIPE when gdb has gone. */
+int gdbsrv_rsp_get(struct gdbsrv_rsp *r);
+int gdbsrv_rsp_put(struct gdbsrv_rsp *r, const char *data, size_t len);
+int gdbsrv_rsp_puts(struct gdbsrv_rsp *r, const char *s);
+/* 1 when gdb has sent an interrupt (^C) since, 0 if not (non-blocking). */
+int gdbsrv_rsp_poll_intr(struct gdbsrv_rsp *r);
+void gdbsrv_hex(char *out, const void *data, size_t len);
+int gdbsrv_unhex(void *out, const char *in, size_t len);
+
+/* --- breakpoints and watchpoints in force --- */
+struct gdbsrv_wp {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t type; /* 2 write, 3 read, 4 access (the Z packet's) */
+};
+
+struct gdbsrv_cfg {
+	uint64_t bp[GDBSRV_MAX_BP];
+	uint32_t nbp;
+	uint32_t nwp;
+	struct gdbsrv_wp wp[GDBSRV_MAX_WP];
+};
+
+int gdbsrv_cfg_has_bp(const struct gdbsrv_cfg *c, uint64_t addr);
+int gdbsrv_cfg_find_wp(const struct gdbsrv_cfg *c, const struct gdbsrv_wp *w);
+/* dst = a U b (duplicates once); -ENOSPC when it does not fit. */
+int gdbsrv_cfg_union(struct gdbsrv_cfg *dst, const struct gdbsrv_cfg *a,
+		     const struct gdbsrv_cfg *b);
+
+/* --- the inferior (gdbsrv_inf.c) --- */
+enum { GDBSRV_T_RUNNING, GDBSRV_T_STOPPED };
+
+struct gdbsrv_thread {
+	pid_t tid;
+	int vidx;	   /* creation order, 0 = main */
+	int state;	   /* GDBSRV_T_* */
+	int action;	   /* while resumed: 0 stay, 1 continue, 2 step */
+	int sig;	   /* signal to deliver on the next resume */
+	int has_pending;   /* a stop seen while stopping the others, not reported yet */
+	int pending_status; /* the pending watchpoint's index in the inserted set */
+	uint64_t step_from; /* its pc when it was last set stepping */
+};
+
+enum {
+	GDBSRV_STOP_NONE,
+	GDBSRV_STOP_BP,	    /* a software breakpoint at addr (pc is addr) */
+	GDBSRV_STOP_STEP,   /* the stepping thread finished its step */
+	GDBSRV_STOP_WATCH,  /* watchpoint wp (addr) triggered, pc after the access */
+	GDBSRV_STOP_SIGNAL, /* a signal gdb should see (sig) */
+	GDBSRV_STOP_EXIT,   /* the process exited (code) or was killed (sig) */
+	GDBSRV_STOP_INTR,   /* gdb's ^C */
+	GDBSRV_STOP_START,  /* the program's first instruction */
+};
+
+struct gdbsrv_stop {
+	int kind;
+	int vidx;
+	pid_t tid;
+	int sig;
+	int code;
+	uint64_t addr;
+	struct gdbsrv_wp wp;
+};
+
+struct gdbsrv_inf {
+	const char *spool;   /* this spool binary (/proc/self/exe) */
+	const char *trace;
+	char **prog_argv;    /* after "--", or NULL */
+	char **env;	     /* the recorded environment (run_env_load), or NULL */
+	char tmp[256];	     /* a private directory: the replays' traces, the lock */
+	char lock[300];
+	int quiet_output;    /* restarts: the program's output goes to /dev/null */
+	pid_t pid;	     /* the program (0 when none) */
+	int memfd;
+	struct gdbsrv_thread th[GDBSRV_MAX_THREADS];
+	int nth;
+	int next_vidx;
+	struct gdbsrv_cfg ins; /* inserted in the program */
+	uint8_t orig[GDBSRV_MAX_BP];
+	int step_vidx;	     /* the thread the current resume steps, -1 none */
+	int exited;
+	int exit_code, exit_sig;
+	unsigned long nstarts;
+};
+
+int gdbsrv_inf_start(struct gdbsrv_inf *f);
+void gdbsrv_inf_kill(struct gdbsrv_inf *f);
+struct gdbsrv_thread *gdbsrv_inf_thread(struct gdbsrv_inf *f, pid_t tid);
+struct gdbsrv_thread *gdbsrv_inf_vthread(struct gdbsrv_inf *f, int vidx);
+/* Make the breakpoints and watchpoints in the program those of c. */
+int gdbsrv_inf_set_cfg(struct gdbsrv_inf *f, const struct gdbsrv_cfg *c);
+/* Resume: the thread step_vidx (-1 none) steps, the others continue when
+ * others_run, then wait for the next stop and stop every thread. intr: also
+ * stop at gdb's ^C (r, may be NULL). */
+int gdbsrv_inf_resume(struct gdbsrv_inf *f, int step_vidx, int others_run,
+		      struct gdbsrv_rsp *r, struct gdbsrv_stop *st);
+/* Watchpoint hits to count without stopping (reverse execution runs past
+ * thousands): up to max hits of the watchpoints of wps by a continuing
+ * thread only count (passed, the last in last); the next stop is returned. */
+struct gdbsrv_pass {
+	const struct gdbsrv_cfg *wps;
+	uint64_t max;
+	uint64_t passed;
+	struct gdbsrv_stop last;
+	const struct gdbsrv_cfg *sub; /* of these, passed_sub (may be NULL) */
+	uint64_t max_sub, passed_sub;
+};
+int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
+			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps);
+int gdbsrv_inf_read(struct gdbsrv_inf *f, uint64_t addr, void *buf, size_t len);
+int gdbsrv_inf_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_t len);
+uint64_t gdbsrv_inf_pc(struct gdbsrv_inf *f, struct gdbsrv_thread *t);
+
+/* --- registers and the target description (gdbsrv_regs.c) --- */
+#define GDBSRV_NREGS 60
+int gdbsrv_reg_get(pid_t tid, int regno, uint8_t *out); /* bytes, or -errno */
+int gdbsrv_reg_set(pid_t tid, int regno, const uint8_t *in);
+int gdbsrv_reg_size(int regno);
+const char *gdbsrv_target_xml(size_t *len);
+
+/* --- history and reverse execution (gdbsrv_rev.c) --- */
+struct gdbsrv_cmd {
+	int step_vidx;	/* -1: no thread steps */
+	int others_run; /* the threads that do not step continue */
+	uint64_t until_pc; /* not 0: stop when step_vidx's pc is this, nstops times */
+	uint64_t nstops;
+	struct gdbsrv_cfg cfg;
+};
+
+struct gdbsrv_pos {
+	struct gdbsrv_cmd *v;
+	size_t n, cap;
+};
+
+struct gdbsrv {
+	struct gdbsrv_rsp rsp;
+	struct gdbsrv_inf inf;
+	struct gdbsrv_cfg user;	 /* what gdb has inserted (Z packets) */
+	struct gdbsrv_pos hist;	 /* how the current point was reached */
+	struct gdbsrv_stop last; /* the last stop reported */
+	int gvidx, cvidx;	 /* Hg and Hc threads (-1: any) */
+	uint64_t vpid;		 /* the pid gdb sees (the first replay's) */
+	uint64_t replays;	 /* replays started (1 + the restarts) */
+};
+
+int gdbsrv_pos_push(struct gdbsrv_pos *p, const struct gdbsrv_cmd *c);
+void gdbsrv_pos_free(struct gdbsrv_pos *p);
+uint64_t gdbsrv_pos_stops(const struct gdbsrv_pos *p);
+/* Live forward execution: resume as gdb asked, append to the history. */
+int gdbsrv_forward(struct gdbsrv *s, int step_vidx, int others_run, struct gdbsrv_stop *st);
+/* Back to the point the history names (after a reverse command failed). */
+int gdbsrv_goto_hist(struct gdbsrv *s, struct gdbsrv_stop *st);
+/* bc and bs. */
+int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st);
+int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st);
+/* The one interface checkpoints plug into: a fresh replay positioned at or
+ * before the point p, its position returned in *at (a prefix of p). Today
+ * a fresh replay from the beginning (at = empty). */
+int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at);
+
+#endif

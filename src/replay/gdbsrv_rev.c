@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gdbsrv_rev.c - history and reverse execution for `spool replay
+ * --gdbserver` (gdbsrv_int.h says what a position is).
+ *
+ * Forward, every resume gdb asks for is appended to the history: the
+ * threads' actions, the breakpoints and watchpoints inserted, one stop.
+ * Going back needs no hardware counter: the replay is deterministic, so
+ *
+ *   reverse-continue (bc): a replay positioned before the current point P
+ *   (gdbsrv_start_before: today the beginning; checkpoints later) runs the
+ *   history again with gdb's breakpoints and watchpoints added to each
+ *   command's, counting the stops; the last breakpoint or watchpoint hit
+ *   before P is the answer, named as "command i with the merged set, m
+ *   stops". A breakpoint is reached by running there. A watchpoint stops
+ *   before the write, as gdb expects in reverse: from the stop before it,
+ *   the writing thread is single-stepped (the others run) up to the write,
+ *   counting its steps c; the answer is c - 1 steps.
+ *
+ *   reverse-step (bs): from the stop before P, the thread is single-stepped
+ *   (the others run) until P's stop happens again, counting the steps c;
+ *   the answer is c - 1 steps from there.
+ *
+ * Each is two or three replays from the start plus the single-steps of the
+ * last stretch (doc/record.md, "Reverse execution", has the figures).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/log.h"
+#include "gdbsrv_int.h"
+
+int gdbsrv_cfg_has_bp(const struct gdbsrv_cfg *c, uint64_t addr)
+{
+	for (uint32_t i = 0; i < c->nbp; i++)
+		if (c->bp[i] == addr)
+			return 1;
+	return 0;
+}
+
+int gdbsrv_cfg_find_wp(const struct gdbsrv_cfg *c, const struct gdbsrv_wp *w)
+{
+	for (uint32_t i = 0; i < c->nwp; i++)
+		if (c->wp[i].addr == w->addr && c->wp[i].len == w->len && c->wp[i].type == w->type)
+			return (int)i;
+	return -1;
+}
+
+int gdbsrv_cfg_union(struct gdbsrv_cfg *dst, const struct gdbsrv_cfg *a,
+		     const struct gdbsrv_cfg *b)
+{
+	struct gdbsrv_cfg u = *a;
+
+	for (uint32_t i = 0; i < b->nbp; i++) {
+		if (gdbsrv_cfg_has_bp(&u, b->bp[i]))
+			continue;
+		if (u.nbp >= GDBSRV_MAX_BP)
+			return -ENOSPC;
+		u.bp[u.nbp++] = b->bp[i];
+	}
+	for (uint32_t i = 0; i < b->nwp; i++) {
+		if (gdbsrv_cfg_find_wp(&u, &b->wp[i]) >= 0)
+			continue;
+		if (u.nwp >= GDBSRV_MAX_WP)
+			return -ENOSPC;
+		u.wp[u.nwp++] = b->wp[i];
+	}
+	*dst = u;
+	return 0;
+}
+
+int gdbsrv_pos_push(struct gdbsrv_pos *p, const struct gdbsrv_cmd *c)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct gdbsrv_cmd *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = *c;
+	return 0;
+}
+
+void gdbsrv_pos_free(struct gdbsrv_pos *p)
+{
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+uint64_t gdbsrv_pos_stops(const struct gdbsrv_pos *p)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		n += p->v[i].nstops;
+	return n;
+}
+
+static int pos_copy(struct gdbsrv_pos *dst, const struct gdbsrv_pos *src, size_t n)
+{
+	dst->n = 0;
+	for (size_t i = 0; i < n && i < src->n; i++)
+		if (gdbsrv_pos_push(dst, &src->v[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static int same_cmd(const struct gdbsrv_cmd *a, const struct gdbsrv_cmd *b)
+{
+	return a->step_vidx == b->step_vidx && a->others_run == b->others_run &&
+	       a->until_pc == b->until_pc && !memcmp(&a->cfg, &b->cfg, sizeof(a->cfg));
+}
+
+/* Append c, merged into the last command when it is the same resume. */
+static int pos_append(struct gdbsrv_pos *p, const struct gdbsrv_cmd *c)
+{
+	if (!c->nstops)
+		return 0;
+	if (p->n && same_cmd(&p->v[p->n - 1], c)) {
+		p->v[p->n - 1].nstops += c->nstops;
+		return 0;
+	}
+	return gdbsrv_pos_push(p, c);
+}
+
+int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at)
+{
+	int rc;
+
+	(void)p;
+	gdbsrv_inf_kill(&s->inf);
+	/* the program's output was shown by the first replay (debugging
+	 * spool: SPOOL_GDBSRV_DEBUG=1 shows every replay's) */
+	s->inf.quiet_output = !(getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1');
+	rc = gdbsrv_inf_start(&s->inf);
+	if (rc < 0)
+		return rc;
+	s->replays++;
+	at->n = 0;
+	return 0;
+}
+
+/* Stop st is one that counts for c: any stop, or for a command that steps
+ * a thread to an instruction, that thread's steps landing on it. */
+static int counts(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct gdbsrv_cmd *c)
+{
+	struct gdbsrv_thread *t;
+
+	if (!c->until_pc)
+		return 1;
+	if (st->kind != GDBSRV_STOP_STEP || st->vidx != c->step_vidx)
+		return 0;
+	t = gdbsrv_inf_vthread(&s->inf, st->vidx);
+	return t && gdbsrv_inf_pc(&s->inf, t) == c->until_pc;
+}
+
+static int run_stops(struct gdbsrv *s, const struct gdbsrv_cmd *c, uint64_t n,
+		     struct gdbsrv_stop *st)
+{
+	int fast = !c->until_pc && c->step_vidx < 0 && c->cfg.nwp;
+
+	gdbsrv_inf_set_cfg(&s->inf, &c->cfg);
+	for (uint64_t k = 0; k < n;) {
+		struct gdbsrv_pass ps = {.wps = &c->cfg, .max = fast ? n - k - 1 : 0};
+		int rc = gdbsrv_inf_resume_pass(&s->inf, c->step_vidx, c->others_run, NULL, st, &ps);
+
+		if (rc < 0)
+			return rc;
+		k += ps.passed;
+		if (st->kind == GDBSRV_STOP_EXIT && k + 1 < n)
+			return -ECHILD;
+		k += (uint64_t)counts(s, st, c);
+	}
+	return 0;
+}
+
+/* A replay at p: a replay started before it, then forward. */
+static int goto_pos(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_stop *st)
+{
+	struct gdbsrv_pos at = {0};
+	size_t i0;
+	uint64_t done = 0;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->kind = GDBSRV_STOP_START;
+	rc = gdbsrv_start_before(s, p, &at);
+	if (rc < 0)
+		goto out;
+	i0 = at.n;
+	if (at.n && at.v[at.n - 1].nstops < p->v[at.n - 1].nstops) {
+		i0 = at.n - 1;
+		done = at.v[i0].nstops;
+	}
+	for (size_t i = i0; i < p->n; i++, done = 0) {
+		rc = run_stops(s, &p->v[i], p->v[i].nstops - done, st);
+		if (rc < 0) {
+			log_err("gdbserver: the replay did not reach the same point again "
+				"(command %zu of %zu): %s",
+				i + 1, p->n, strerror(-rc));
+			goto out;
+		}
+	}
+out:
+	gdbsrv_pos_free(&at);
+	return rc;
+}
+
+int gdbsrv_goto_hist(struct gdbsrv *s, struct gdbsrv_stop *st)
+{
+	return goto_pos(s, &s->hist, st);
+}
+
+int gdbsrv_forward(struct gdbsrv *s, int step_vidx, int others_run, struct gdbsrv_stop *st)
+{
+	struct gdbsrv_cmd c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.step_vidx = step_vidx;
+	c.others_run = others_run;
+	c.cfg = s->user;
+	c.nstops = 1;
+	gdbsrv_inf_set_cfg(&s->inf, &s->user);
+	rc = gdbsrv_inf_resume(&s->inf, step_vidx, others_run, &s->rsp, st);
+	if (rc < 0)
+		return rc;
+	if (st->kind == GDBSRV_STOP_INTR) {
+		/* a point between two stops has no name: going back from
+		 * here is refused (the flag is the impossible count) */
+		c.nstops = 0;
+		c.step_vidx = -2;
+		return gdbsrv_pos_push(&s->hist, &c);
+	}
+	return pos_append(&s->hist, &c);
+}
+
+static int hist_named(const struct gdbsrv_pos *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].step_vidx == -2)
+			return 0;
+	return 1;
+}
+
+/* Stop st ended command c (it would have stopped there without the extra
+ * breakpoints)? */
+static int is_orig(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct gdbsrv_cmd *c)
+{
+	struct gdbsrv_thread *t;
+
+	if (c->until_pc && st->kind != GDBSRV_STOP_EXIT)
+		return counts(s, st, c);
+	switch (st->kind) {
+	case GDBSRV_STOP_EXIT:
+	case GDBSRV_STOP_SIGNAL:
+		return 1;
+	case GDBSRV_STOP_BP:
+		return gdbsrv_cfg_has_bp(&c->cfg, st->addr);
+	case GDBSRV_STOP_WATCH:
+		return gdbsrv_cfg_find_wp(&c->cfg, &st->wp) >= 0;
+	case GDBSRV_STOP_STEP:
+		if (st->vidx == c->step_vidx)
+			return 1;
+		t = gdbsrv_inf_vthread(&s->inf, st->vidx);
+		return t && gdbsrv_cfg_has_bp(&c->cfg, gdbsrv_inf_pc(&s->inf, t));
+	default:
+		return 0;
+	}
+}
+
+/* A hit of gdb's breakpoints or watchpoints b? */
+static int is_hit(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct gdbsrv_cfg *b)
+{
+	struct gdbsrv_thread *t;
+
+	switch (st->kind) {
+	case GDBSRV_STOP_BP:
+		return gdbsrv_cfg_has_bp(b, st->addr);
+	case GDBSRV_STOP_WATCH:
+		return gdbsrv_cfg_find_wp(b, &st->wp) >= 0;
+	case GDBSRV_STOP_STEP:
+		t = gdbsrv_inf_vthread(&s->inf, st->vidx);
+		return t && gdbsrv_cfg_has_bp(b, gdbsrv_inf_pc(&s->inf, t));
+	default:
+		return 0;
+	}
+}
+
+/* SPOOL_GDBSRV_DEBUG=1: every stop of the reverse searches on stderr */
+static void dbg_stop(struct gdbsrv *s, const char *where, const struct gdbsrv_stop *st)
+{
+	static int on = -1;
+	struct gdbsrv_thread *t;
+
+	if (on < 0)
+		on = getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1';
+	if (!on)
+		return;
+	t = gdbsrv_inf_vthread(&s->inf, st->vidx);
+	fprintf(stderr, "gdbsrv: %s: stop kind %d thread %d addr %#llx pc %#llx\n", where, st->kind,
+		st->vidx, (unsigned long long)st->addr,
+		(unsigned long long)(t ? gdbsrv_inf_pc(&s->inf, t) : 0));
+}
+
+static void stop_begin(struct gdbsrv *s, struct gdbsrv_stop *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->kind = GDBSRV_STOP_START;
+	st->vidx = s->inf.nth ? s->inf.th[0].vidx : 0;
+	st->tid = s->inf.nth ? s->inf.th[0].tid : 0;
+}
+
+struct pcs {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int pcs_push(struct pcs *p, uint64_t pc)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		uint64_t *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = pc;
+	return 0;
+}
+
+/* The point of thread vidx's last step in p, as a command from where the
+ * steps began: step it (the others run) until its pc is that instruction
+ * for the k-th time. The instruction, not the number of steps, names it: a
+ * thread that waits for the token spins a number of instructions that
+ * changes from one replay to the next. */
+static void until_last(const struct pcs *p, int vidx, const struct gdbsrv_cfg *cfg,
+		       struct gdbsrv_cmd *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->step_vidx = vidx;
+	u->others_run = 1;
+	u->cfg = *cfg;
+	if (!p->n)
+		return; /* nstops 0: where the steps began */
+	u->until_pc = p->v[p->n - 1];
+	for (size_t i = 0; i < p->n; i++)
+		u->nstops += p->v[i] == u->until_pc;
+}
+
+/* From the current point, thread vidx steps (the others run) with cfg until
+ * the stop that ends command c (c != NULL) or the watchpoint w triggers in
+ * vidx; *u becomes the point of its step before that. */
+static int step_until(struct gdbsrv *s, int vidx, const struct gdbsrv_cfg *cfg,
+		      const struct gdbsrv_cmd *c, const struct gdbsrv_wp *w, struct gdbsrv_cmd *u,
+		      struct gdbsrv_stop *st)
+{
+	struct pcs p = {0};
+	uint64_t seen = 0;
+	int rc;
+
+	gdbsrv_inf_set_cfg(&s->inf, cfg);
+	for (;;) {
+		struct gdbsrv_thread *t;
+
+		rc = gdbsrv_inf_resume(&s->inf, vidx, 1, NULL, st);
+		if (rc < 0)
+			goto out;
+		dbg_stop(s, "step", st);
+		if (st->kind == GDBSRV_STOP_EXIT) {
+			rc = -ECHILD;
+			goto out;
+		}
+		if (w ? st->kind == GDBSRV_STOP_WATCH && st->vidx == vidx &&
+				!memcmp(&st->wp, w, sizeof(*w))
+		      : is_orig(s, st, c) && ++seen >= (c->until_pc ? c->nstops : 1))
+			break;
+		t = gdbsrv_inf_vthread(&s->inf, vidx);
+		if (st->kind == GDBSRV_STOP_STEP && st->vidx == vidx && t &&
+		    (rc = pcs_push(&p, gdbsrv_inf_pc(&s->inf, t))) < 0)
+			goto out;
+	}
+	until_last(&p, vidx, cfg, u);
+	rc = 0;
+out:
+	free(p.v);
+	return rc;
+}
+
+/* Pass 1 of reverse-continue: the last hit of gdb's set before the end of
+ * p, as "command *ci, run with the merged set, *cm counting stops" (or for a
+ * command that steps to an instruction, the hit thread's pc and its count). */
+struct last_hit {
+	int found;
+	size_t ci;
+	uint64_t cm;
+	uint64_t pc, occ; /* in a stepping-to command: the hit's pc, its count */
+	struct gdbsrv_stop st;
+};
+
+static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, struct last_hit *h)
+{
+	struct pcs tp = {0};
+	int rc = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct gdbsrv_cmd *c = &p->v[i];
+		struct gdbsrv_cfg merged;
+		uint64_t o = 0, mm = 0;
+
+		rc = gdbsrv_cfg_union(&merged, &c->cfg, &s->user);
+		if (rc < 0)
+			goto out;
+		gdbsrv_inf_set_cfg(&s->inf, &merged);
+		tp.n = 0;
+		while (o < c->nstops) {
+			/* watchpoint hits are only counted (the command's own
+			 * up to the one before its last stop), the last kept */
+			struct gdbsrv_pass ps = {
+				.wps = &merged,
+				.max = !c->until_pc && c->step_vidx < 0 ? UINT64_MAX : 0,
+				.sub = &c->cfg,
+				.max_sub = c->nstops - o - 1,
+			};
+			struct gdbsrv_stop cur;
+			struct gdbsrv_thread *t;
+			uint64_t pc = 0;
+			int orig, last;
+
+			rc = gdbsrv_inf_resume_pass(&s->inf, c->step_vidx, c->others_run, NULL, &cur,
+						    &ps);
+			if (rc < 0)
+				goto out;
+			o += ps.passed_sub;
+			if (ps.passed && gdbsrv_cfg_find_wp(&s->user, &ps.last.wp) >= 0) {
+				h->found = 1;
+				h->ci = i;
+				h->cm = mm + ps.passed;
+				h->st = ps.last;
+				h->pc = 0;
+				h->occ = 0;
+			}
+			mm += ps.passed + 1;
+			dbg_stop(s, "search", &cur);
+			t = gdbsrv_inf_vthread(&s->inf, cur.vidx);
+			if (t && cur.kind != GDBSRV_STOP_EXIT)
+				pc = gdbsrv_inf_pc(&s->inf, t);
+			orig = is_orig(s, &cur, c);
+			last = i + 1 == p->n && orig && o + 1 == c->nstops;
+			if (c->until_pc && cur.vidx == c->step_vidx &&
+			    (cur.kind == GDBSRV_STOP_STEP || cur.kind == GDBSRV_STOP_BP) &&
+			    (rc = pcs_push(&tp, pc)) < 0)
+				goto out;
+			if (!last && is_hit(s, &cur, &s->user) &&
+			    (!c->until_pc || cur.vidx == c->step_vidx)) {
+				h->found = 1;
+				h->ci = i;
+				h->cm = mm;
+				h->st = cur;
+				h->pc = pc;
+				h->occ = 0;
+				if (c->until_pc) {
+					/* a watchpoint: the step before, else here */
+					if (cur.kind == GDBSRV_STOP_WATCH) {
+						h->pc = tp.n ? tp.v[tp.n - 1] : 0;
+						for (size_t k = 0; k < tp.n; k++)
+							h->occ += tp.v[k] == h->pc;
+					} else
+						for (size_t k = 0; k < tp.n; k++)
+							h->occ += tp.v[k] == pc;
+				}
+			}
+			o += (uint64_t)orig;
+			if (cur.kind == GDBSRV_STOP_EXIT && !last) {
+				log_err("gdbserver: the replay ended before the current point");
+				rc = -ECHILD;
+				goto out;
+			}
+		}
+	}
+out:
+	free(tp.v);
+	return rc;
+}
+
+int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st)
+{
+	struct gdbsrv_pos p = {0}, target = {0}, at = {0};
+	struct last_hit h = {0};
+	struct gdbsrv_cmd m, u;
+	struct gdbsrv_thread *t;
+	int rc;
+
+	if (!hist_named(&s->hist)) {
+		log_err("gdbserver: cannot go back from a point reached by an interrupt");
+		return -EINVAL;
+	}
+	rc = pos_copy(&p, &s->hist, s->hist.n);
+	if (rc < 0)
+		goto out;
+	rc = gdbsrv_start_before(s, &p, &at);
+	if (rc < 0)
+		goto out;
+	rc = search_hits(s, &p, &h);
+	if (rc < 0)
+		goto out;
+	if (!h.found) { /* back to the start: gdb says "No more reverse-execution history" */
+		rc = goto_pos(s, &target, st);
+		if (rc < 0)
+			goto out;
+		stop_begin(s, st);
+		st->code = 1;
+		s->hist.n = 0;
+		goto out;
+	}
+	rc = pos_copy(&target, &p, h.ci);
+	if (rc < 0)
+		goto out;
+	m = p.v[h.ci];
+	gdbsrv_cfg_union(&m.cfg, &p.v[h.ci].cfg, &s->user);
+	if (m.until_pc) {
+		/* in a stepping command: the hit thread's instruction */
+		m.until_pc = h.pc;
+		m.nstops = h.occ;
+		if (m.nstops && (rc = pos_append(&target, &m)) < 0)
+			goto out;
+	} else {
+		m.nstops = h.st.kind == GDBSRV_STOP_WATCH ? h.cm - 1 : h.cm;
+		if ((rc = pos_append(&target, &m)) < 0)
+			goto out;
+		if (h.st.kind == GDBSRV_STOP_WATCH) {
+			/* before the write: from the stop before it, step its
+			 * thread up to it and name the step before */
+			rc = goto_pos(s, &target, st);
+			if (rc < 0)
+				goto out;
+			rc = step_until(s, h.st.vidx, &m.cfg, NULL, &h.st.wp, &u, st);
+			if (rc < 0) {
+				log_err("gdbserver: the write did not happen again: %s",
+					strerror(-rc));
+				goto out;
+			}
+			if ((rc = pos_append(&target, &u)) < 0)
+				goto out;
+		}
+	}
+	rc = goto_pos(s, &target, st);
+	if (rc < 0)
+		goto out;
+	*st = h.st;
+	t = gdbsrv_inf_vthread(&s->inf, h.st.vidx);
+	st->tid = t ? t->tid : 0;
+	rc = pos_copy(&s->hist, &target, target.n);
+out:
+	gdbsrv_pos_free(&p);
+	gdbsrv_pos_free(&target);
+	gdbsrv_pos_free(&at);
+	return rc;
+}
+
+int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st)
+{
+	struct gdbsrv_pos q = {0};
+	struct gdbsrv_cmd c, u;
+	struct gdbsrv_thread *t;
+	int rc;
+
+	if (!hist_named(&s->hist)) {
+		log_err("gdbserver: cannot go back from a point reached by an interrupt");
+		return -EINVAL;
+	}
+	if (!s->hist.n) { /* at the first instruction */
+		stop_begin(s, st);
+		st->code = 1;
+		return 0;
+	}
+	c = s->hist.v[s->hist.n - 1];
+	rc = pos_copy(&q, &s->hist, s->hist.n);
+	if (rc < 0)
+		goto out;
+	if (c.until_pc)
+		q.n--; /* from where that thread's steps began */
+	else if (--q.v[q.n - 1].nstops == 0)
+		q.n--;
+	/* the last command stepped this thread once more: the stop before is
+	 * the instruction before */
+	if (c.until_pc || c.step_vidx != vidx) {
+		rc = goto_pos(s, &q, st);
+		if (rc < 0)
+			goto out;
+		rc = step_until(s, vidx, &c.cfg, &c, NULL, &u, st);
+		if (rc < 0) {
+			log_err("gdbserver: the stop did not happen again: %s", strerror(-rc));
+			goto out;
+		}
+		if ((rc = pos_append(&q, &u)) < 0)
+			goto out;
+	}
+	rc = goto_pos(s, &q, st);
+	if (rc < 0)
+		goto out;
+	memset(st, 0, sizeof(*st));
+	st->kind = GDBSRV_STOP_STEP;
+	st->vidx = vidx;
+	t = gdbsrv_inf_vthread(&s->inf, vidx);
+	st->tid = t ? t->tid : 0;
+	rc = pos_copy(&s->hist, &q, q.n);
+out:
+	gdbsrv_pos_free(&q);
+	return rc;
+}
