@@ -879,8 +879,10 @@ int cmd_probe(int argc, char **argv)
 	if (pr.handler_failed && !status)
 		status = 1;
 	/* The user asked for probes and got none: not a success, whatever
-	 * the program did (the warnings above say why). */
-	if (!probe_run_placed(&m) && njump + nint3) {
+	 * the program did (the warnings above say why). Not said when the
+	 * program overwrote the probe area: whether they were placed is
+	 * unknown then, and said so above. */
+	if (!probe_run_placed(&m) && njump + nint3 && !pr.area_unknown) {
 		log_err("no probe was placed (of %zu): the program ran unprobed", njump + nint3);
 		if (!status || status == 4)
 			status = 1;

@@ -81,7 +81,8 @@ int probe_run_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		else if (!__atomic_load_n(&ah->done, __ATOMIC_ACQUIRE) && !pr->attach_failed)
 			log_warn("the agent did not place the probes (the program did not start "
 				 "with it, or exited first)");
-		if (probe_mgr_read_area(pr->m, ah, h->ext_size[SHM_EXT_PROBES]) < 0)
+		pr->area_unknown = probe_mgr_read_area(pr->m, ah, h->ext_size[SHM_EXT_PROBES]) < 0;
+		if (pr->area_unknown)
 			log_warn("the program overwrote spool's probe area: the probes' status "
 				 "and counts are unknown");
 		pr->execs_unprobed = __atomic_load_n(&ah->execs_unprobed, __ATOMIC_RELAXED);

@@ -24,6 +24,7 @@ struct probe_run {
 	int list_only;
 	char handler[PROBE_PATH_MAX]; /* absolute path of --handler, "" = none */
 	int handler_failed;	      /* the agent could not load it */
+	int area_unknown;	      /* the program overwrote the probe area: status unknown */
 	int attach_failed;	      /* spool probe -p did not attach (it said why) */
 	unsigned execs_unprobed;      /* images exec'd after placing: not probed */
 	unsigned sys_what;	      /* -e sys:...: SYS_W_* (src/probe/sysprobe.c) */

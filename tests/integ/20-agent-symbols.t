@@ -58,6 +58,11 @@ fi
 #               mask a trap handler returns to)
 #   the address-space layout (agent_rr.c): environ, __environ (where the
 #               program's stack starts, compared between record and replay)
+#   snapshots (agent_snap.c): getcontext setcontext (a parked thread's
+#               context, restored in the copy), mremap, sigemptyset
+#               sigfillset (the copy's masks), strchr strlen (/proc/self/maps
+#               lines), __rseq_offset __rseq_size (a recreated thread's rseq
+#               area)
 #   compiler/runtime: memset memcpy __cxa_finalize and the weak
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid
@@ -68,6 +73,7 @@ dl_iterate_phdr mprotect sigaction memcmp strcmp strrchr
 dlerror __sigsetjmp siglongjmp raise fork
 pthread_testcancel pthread_setcancelstate __pthread_register_cancel __pthread_unregister_cancel __pthread_unwind_next
 sysconf strstr dlclose sigaddset environ __environ
+getcontext setcontext mremap sigemptyset sigfillset strchr strlen __rseq_offset __rseq_size
 _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __gmon_start__"
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|printf|fprintf|sprintf|snprintf|vfprintf|vsnprintf|puts|fputs|fopen|fdopen|fclose|fwrite|fread|fflush|perror|exit|_exit|abort|__assert_fail|__tls_get_addr|pthread_mutex_.*|pthread_rwlock_.*|sem_.*|__stack_chk_fail)$'
 
