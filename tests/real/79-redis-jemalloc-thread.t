@@ -8,9 +8,8 @@
 # that thread's first lock. The agent's dlsym now gives such a lookup the
 # agent's pthread_create (doc/record.md, "Threads"). In both modes the
 # server answers redis-cli (PING, SET, GET) and shuts down, and the
-# recording has no unnumbered thread. (A replay of the whole server also
-# needs recorded sockets and the recorded argv[0], other parts of issue
-# 13: it is shown as a TODO, not checked.)
+# recording has no unnumbered thread; a serial replay of it exits 0
+# (sockets and argv[0] are recorded too).
 . "$(dirname "$0")/lib.sh"
 need_progs redis-server redis-cli
 plan 8
@@ -42,7 +41,15 @@ for mode in serial sync; do
 		diag "$(cat "$mode.err")"
 	fi
 	timeout -k 5 60 "$SPOOL" replay -q "$mode.trace" >"$mode.rep.out" 2>"$mode.rep.err"
-	todo_ok "replay needs recorded sockets and argv[0] (issue 13, other parts)" \
-		"$mode: a replay exits 0" test $? = 0
+	rrc=$?
+	if [ "$mode" = serial ]; then
+		ok "$mode: a replay exits 0" test $rrc = 0
+	else
+		# sync mode does not order jemalloc's and redis's racing reads
+		# (doc/record.md, the corpus): a replay ends as recorded or
+		# stops at a reported divergence, never silently otherwise
+		ok "$mode: a replay exits 0, or stops at a reported divergence (3)" \
+			bash -c "[ $rrc = 0 ] || { [ $rrc = 3 ] && grep -q 'replay diverged' $mode.rep.err; }"
+	fi
 done
 done_testing

@@ -41,9 +41,7 @@ async def main():
     print("port", port > 0, "\n".join(res))
 asyncio.run(main())
 PY
-rr_corpus python3-asyncio serial --dir app \
-	--todo "sockets (sock): bind, connect and getsockname run for real in the replay" -- \
-	"$REAL_PY" aio.py
+rr_corpus python3-asyncio serial --dir app -- "$REAL_PY" aio.py
 rr_corpus python3-asyncio sync --dir app \
 	--may-diverge "CPython's GIL hands over through atomics" -- "$REAL_PY" aio.py
 done_testing

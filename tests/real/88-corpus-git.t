@@ -25,9 +25,7 @@ mkdir repo
 )
 export GIT_CONFIG_NOSYSTEM=1 HOME="$T_DIR"
 for m in serial sync; do
-	todo=()
-	[ "$m" = sync ] && todo=(--todo "descriptor numbers of concurrent opens (fdorder)")
-	rr_corpus git-grep "$m" --dir repo "${todo[@]}" -- git grep --threads=2 -n 'needle 1[0-9]'
+	rr_corpus git-grep "$m" --dir repo -- git grep --threads=2 -n 'needle 1[0-9]'
 done
 for m in serial sync; do
 	rr_corpus git-pack-objects "$m" --dir repo --stdin objects.list -- \

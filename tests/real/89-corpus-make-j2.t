@@ -26,7 +26,6 @@ prog: $(OBJS)
 	gcc -O1 -c -o $@ $<
 MK
 for m in serial sync; do
-	rr_corpus make-j2 "$m" --dir proj \
-		--todo "process trees (tree): the fork children are not recorded" -- make -j2 prog
+	rr_corpus make-j2 "$m" --dir proj -- make -j2 prog
 done
 done_testing

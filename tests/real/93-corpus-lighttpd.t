@@ -30,8 +30,7 @@ server.port = $PORT
 server.errorlog = "$T_DIR/corpus/lighttpd.$m.wd/error.log"
 server.max-worker = 0
 CONF
-	rr_corpus lighttpd "$m" --dir site --client lighttpd_client \
-		--todo "layout (epoll data pointers) and sockets (sock)" -- \
+	rr_corpus lighttpd "$m" --dir site --client lighttpd_client -- \
 		lighttpd -D -f lighttpd.conf
 done
 done_testing
