@@ -392,6 +392,26 @@ static void env_free(char **v)
  * there, found here: the child's table is a copy of spool's), close-on-exec
  * in spool, cleared for the child by the dup2 onto itself.
  */
+/*
+ * What both ways of starting the program share: the region's descriptor at
+ * the number the program gets it at (*fd; shm_fd when it cannot be moved
+ * there, the caller closes *fd when it differs) and the environment, or
+ * NULL.
+ */
+static char **spawn_prepare(const char *path, char **argv, int shm_fd, const char *agent,
+			    const struct session_opts *o, struct session_result *res, int *fd)
+{
+	int at_fd = session_shm_fd(o);
+
+	*fd = shm_fd;
+	if (at_fd > shm_fd) {
+		*fd = fcntl(shm_fd, F_DUPFD_CLOEXEC, at_fd);
+		if (*fd < 0)
+			*fd = shm_fd;
+	}
+	return spawn_env(o, *fd, shm_fd, agent, path, argv, res);
+}
+
 static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *agent,
 			 const struct session_opts *o, struct session_result *res)
 {
@@ -399,15 +419,10 @@ static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *
 	posix_spawnattr_t at;
 	sigset_t def;
 	char **envp;
-	int fd = shm_fd, at_fd = session_shm_fd(o), rc;
+	int fd, rc;
 	pid_t pid;
 
-	if (at_fd > fd) {
-		fd = fcntl(shm_fd, F_DUPFD_CLOEXEC, at_fd);
-		if (fd < 0)
-			fd = shm_fd;
-	}
-	envp = spawn_env(o, fd, shm_fd, agent, path, argv, res);
+	envp = spawn_prepare(path, argv, shm_fd, agent, o, res, &fd);
 	if (!envp) {
 		rc = -ENOMEM;
 		goto out_fd;
@@ -453,17 +468,12 @@ out_fd:
 static pid_t spawn_fork(const char *path, char **argv, int shm_fd, const char *agent,
 			const struct session_opts *o, struct session_result *res)
 {
-	int fd = shm_fd, at_fd = session_shm_fd(o), pfd[2] = {-1, -1}, err = 0;
+	int fd, pfd[2] = {-1, -1}, err = 0;
 	char **envp;
 	pid_t pid = -1;
 	ssize_t n;
 
-	if (at_fd > fd) {
-		fd = fcntl(shm_fd, F_DUPFD_CLOEXEC, at_fd);
-		if (fd < 0)
-			fd = shm_fd;
-	}
-	envp = spawn_env(o, fd, shm_fd, agent, path, argv, res);
+	envp = spawn_prepare(path, argv, shm_fd, agent, o, res, &fd);
 	if (!envp) {
 		err = -ENOMEM;
 		goto out_fd;

@@ -32,16 +32,16 @@
 #include "trace.h"
 #include "trace_int.h"
 
-/* The largest N of the entries named N in the directory rfd, 0 if none. */
-static unsigned long rd_largest(int rfd)
+/* The entries named N (below 10^9) of the directory open at fd, which this
+ * takes (closed here); *max the largest N, 0 if none. */
+static unsigned long rd_scan(int fd, unsigned long *max)
 {
-	unsigned long max = 0, v;
+	unsigned long n = 0, v;
 	struct dirent *de;
 	char *end;
 	DIR *d;
-	int fd;
 
-	fd = dup(rfd);
+	*max = 0;
 	if (fd < 0)
 		return 0;
 	d = fdopendir(fd);
@@ -54,20 +54,20 @@ static unsigned long rd_largest(int rfd)
 			continue;
 		errno = 0;
 		v = strtoul(de->d_name, &end, 10);
-		if (!errno && !*end && v > max && v < 1000000000ul)
-			max = v;
+		if (errno || *end || v >= 1000000000ul)
+			continue;
+		n++;
+		if (v > *max)
+			*max = v;
 	}
 	closedir(d);
-	return max;
+	return n;
 }
 
 int trace_replay_count(const char *trace, unsigned long *last)
 {
-	unsigned long n = 0, v;
-	struct dirent *de;
-	char *end;
+	unsigned long n;
 	int tfd, rfd;
-	DIR *d;
 
 	*last = 0;
 	tfd = open(trace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -75,25 +75,7 @@ int trace_replay_count(const char *trace, unsigned long *last)
 		return 0;
 	rfd = openat(tfd, TRACE_REPLAYS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	close(tfd);
-	if (rfd < 0)
-		return 0;
-	d = fdopendir(rfd);
-	if (!d) {
-		close(rfd);
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		errno = 0;
-		v = strtoul(de->d_name, &end, 10);
-		if (errno || *end || v >= 1000000000ul)
-			continue;
-		n++;
-		if (v > *last)
-			*last = v;
-	}
-	closedir(d);
+	n = rd_scan(rfd, last);
 	return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
@@ -129,7 +111,8 @@ int trace_replay_dir(const char *trace, char *out, size_t len)
 		rc = -errno;
 		goto out_replays;
 	}
-	n = rd_largest(rfd) + 1;
+	rd_scan(dup(rfd), &n);
+	n++;
 	tlen = strlen(trace);
 	while (tlen > 1 && trace[tlen - 1] == '/') /* "TRACE/" names TRACE */
 		tlen--;
