@@ -30,7 +30,11 @@ step "make deb"
 deb=$(cd "$W/spool-$VERSION" && make -s deb | tail -1)
 deb="$W/spool-$VERSION/$deb"
 [ -f "$deb" ] || { echo "make deb wrote no package"; exit 1; }
-dpkg-deb -I "$deb" | grep -q "Version: $VERSION" || { echo "package version is not $VERSION"; exit 1; }
+# Each output is read whole before it is searched: with pipefail, grep -q
+# closing the pipe early can fail the writer with SIGPIPE, and the check
+# with it (seen in CI).
+info=$(dpkg-deb -I "$deb")
+grep -q "Version: $VERSION" <<<"$info" || { echo "$info"; echo "package version is not $VERSION"; exit 1; }
 
 step "dpkg -x into a scratch root"
 R="$W/root"
@@ -39,8 +43,10 @@ for f in usr/bin/spool usr/lib/spool/libspool-agent.so usr/share/man/man1/spool.
 	usr/share/man/man1/spool-locks.1.gz usr/share/bash-completion/completions/spool; do
 	[ -e "$R/$f" ] || { echo "the package has no /$f"; exit 1; }
 done
-"$R/usr/bin/spool" --version | grep -q "^spool $VERSION$" || { echo "spool --version is not $VERSION"; exit 1; }
-LC_ALL=C MANWIDTH=80 man -l "$R/usr/share/man/man1/spool-locks.1.gz" 2>/dev/null | grep -q -- --ring-size ||
+ver=$("$R/usr/bin/spool" --version)
+grep -q "^spool $VERSION$" <<<"$ver" || { echo "$ver"; echo "spool --version is not $VERSION"; exit 1; }
+page=$(LC_ALL=C MANWIDTH=80 man -l "$R/usr/share/man/man1/spool-locks.1.gz" 2>/dev/null)
+grep -q -- --ring-size <<<"$page" ||
 	{ echo "man -l spool-locks.1.gz does not render --ring-size"; exit 1; }
 
 step "spool locks from the scratch root"
