@@ -244,7 +244,13 @@ static void cc_usage(FILE *out)
 		"  --no-untimed  every merged record reads the time stamp counter (by\n"
 		"              default one after straight-line code from the record before\n"
 		"              takes that record's time plus an estimate)\n"
-		"  environment: SPOOL_CLANG (default clang-14), SPOOL_CCOPT (the optimizer)\n");
+		"  environment: SPOOL_CLANG (default clang-14), SPOOL_CCOPT (the optimizer)\n"
+		"\n"
+		"Exit status: 0 when every step succeeded; else that of the first step that\n"
+		"failed (clang's, or the optimizer's: their messages say why); 1 when spool\n"
+		"cc itself fails (the optimizer is not there, no temporary directory, a\n"
+		"profile it cannot read); 2 on a usage error (no arguments, -o with -c and\n"
+		"several input files).\n");
 }
 
 int cmd_cc(int argc, char **argv)

@@ -1095,7 +1095,12 @@ static void decode_usage(FILE *out)
 		"                 the record before it), ordered by the suffix only\n"
 		"  --counts       print 'ID COUNT' per event id instead of the events (a\n"
 		"                 profile for spool cc --profile)\n"
-		"  -h, --help     show this help\n");
+		"  -h, --help     show this help\n"
+		"\n"
+		"Exit status: 0 when the events were printed (a trace with lost events too:\n"
+		"the loss is reported on stderr, as by every command that reads a trace); 1\n"
+		"when the trace cannot be read or written, is damaged, or has merged records\n"
+		"that cannot be decoded; 2 on a usage error.\n");
 }
 
 int cmd_decode(int argc, char **argv)

@@ -73,13 +73,15 @@ static void info_usage(FILE *out)
 		     "Describe a trace (default spool.trace): the run summary, each stream\n"
 		     "(process, thread, events, events lost), what the trace is missing (the\n"
 		     "same numbers the run printed) and whether its writer finished, the\n"
-		     "snapshots of a recording (--snap-period), and any\n"
-		     "damage found while reading it. Exits 1 if the trace is damaged (or the\n"
-		     "summary could not all be written: a full disk), 4 if it is incomplete\n"
-		     "(events lost, or spool did not finish writing it), else 0.\n"
+		     "snapshots of a recording (--snap-period), and any damage found while\n"
+		     "reading it.\n"
 		     "\n"
 		     "options:\n"
-		     "  -h, --help   show this help\n");
+		     "  -h, --help   show this help\n"
+		     "\n"
+		     "Exit status: 1 if the trace is damaged (or the summary could not all be\n"
+		     "written: a full disk), 4 if it is incomplete (events lost, or spool did\n"
+		     "not finish writing it), 2 on a usage error, else 0.\n");
 }
 
 int cmd_info(int argc, char **argv)

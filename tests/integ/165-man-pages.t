@@ -4,7 +4,8 @@
 # spool(1) and one spool-CMD(1) per command `spool --help` lists, each
 # renders with `man -l`, and every option a command's --help prints is in
 # its rendered page (the pages are made from --help, so they cannot drift;
-# the build's own pages, when there, are the same as freshly made ones).
+# the build's own pages, when there, are the same as freshly made ones);
+# every page says its exit status and carries the source's date.
 . "$(dirname "$0")/lib.sh"
 
 if command -v man >/dev/null; then
@@ -18,7 +19,7 @@ fi
 
 cmds=$("$SPOOL" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z0-9-]*\) .*/\1/p' | grep -vx help)
 ncmds=$(wc -w <<<"$cmds")
-plan $((5 + 4 * ncmds))
+plan $((6 + 5 * ncmds))
 
 # Option names printed by `spool ARGS --help` on its option lines (indented
 # at most 8 columns, starting with '-').
@@ -29,6 +30,7 @@ help_opts() {
 
 ok "gen-man.py makes the pages from spool's --help" python3 "$REPO/pkg/gen-man.py" "$SPOOL" man 0.0-test
 render man/spool.1 >spool.txt
+like "$(head -1 man/spool.1)" '^\.TH "SPOOL" 1 "[0-9]{4}-[0-9]{2}-[0-9]{2}"' "spool.1's header carries a date"
 ok "man -l spool.1 renders a NAME section" grep -q '^NAME' spool.txt
 missing=
 for c in $cmds; do
@@ -47,6 +49,7 @@ for c in $cmds; do
 	ok "  man -l renders it (NAME, SYNOPSIS, DESCRIPTION)" \
 		grep -q '^DESCRIPTION' "$c.txt"
 	like "$(sed -n '/^SYNOPSIS/,/^[A-Z]/p' "$c.txt")" "spool $c" "  its SYNOPSIS is spool $c's usage"
+	like "$(sed -n '/^EXIT STATUS/,/^[A-Z]/p' "$c.txt")" "[0-9]" "  it has an EXIT STATUS section with the statuses"
 	missing=
 	n=0
 	for o in $(help_opts "$c"); do
