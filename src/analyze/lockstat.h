@@ -80,7 +80,15 @@ struct lockstat_print_opts {
 	/* Text: also the locks that were initialized and never used (hidden
 	 * by default; JSON always has them). */
 	int all;
+	/* lockstat_report_dir: print nothing when the trace used no lock (a
+	 * probe trace whose lock events are thread events only), else first
+	 * this heading (NULL: none). Set by `spool report` without --KIND. */
+	int skip_if_none;
+	const char *heading;
 };
+
+/* The locks the program used (not threads, not locks only initialized). */
+size_t lockstat_nused(const struct lockstat *ls);
 
 /* Defaults: sort by wait, limit 20, top_sites 10, text, no header. */
 void lockstat_print_opts_init(struct lockstat_print_opts *po);

@@ -165,6 +165,12 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 		log_err("%s: lock analysis: %s", trace_dir, strerror(-rc));
 		goto out_ls;
 	}
+	if (po.skip_if_none && !lockstat_nused(ls)) {
+		rc = 0;
+		goto out_ls;
+	}
+	if (po.heading)
+		fputs(po.heading, out);
 	po.trace_dir = trace_dir;
 	po.locks_unrecorded = lockstat_dir_unrecorded(trace_dir);
 	lockstat_dir_symbolizer_open(r, &po);

@@ -324,6 +324,19 @@ static size_t count_unused(const struct lockstat *ls)
 	return n;
 }
 
+size_t lockstat_nused(const struct lockstat *ls)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ls->caplocks; i++) {
+		const struct ls_lock *l = ls->locks[i];
+
+		if (l && l->info.events && l->info.type != LOCK_TYPE_THREAD && !lock_unused(l))
+			n++;
+	}
+	return n;
+}
+
 static bool is_futex(const struct ls_lock *l)
 {
 	return l->info.type == LOCK_TYPE_FUTEX;

@@ -38,6 +38,10 @@ struct report_args {
 	long top_sites;
 	const char *output; /* -o FILE: --coverage writes lcov .info there */
 	int all;	    /* --all: locks initialized and never used too */
+	/* Without --KIND, after a probe report: the lock report only when the
+	 * program used a lock, under this heading (lockstat_print_opts). */
+	int skip_if_none;
+	const char *heading;
 };
 
 struct report_kind {
@@ -63,6 +67,8 @@ static int report_locks(const struct report_args *a)
 	po.json = a->json;
 	po.header = !a->json;
 	po.all = a->all;
+	po.skip_if_none = a->skip_if_none;
+	po.heading = a->heading;
 	rc = lockstat_report_dir(a->trace_dir, &po, stdout);
 	return rc < 0 ? 1 : 0;
 }
@@ -149,8 +155,10 @@ static void report_usage(FILE *out)
 	    "Print a report from a trace recorded earlier (default TRACE_DIR: " REPORT_DEFAULT_DIR
 	    ").\n"
 	    "\n"
-	    "report kinds (one; without it, the kind the trace was made for: its\n"
-	    "probes' kinds, functions first, else locks; the others are named on stderr):\n");
+	    "report kinds (one; without it, every report the trace was made for, in turn:\n"
+	    "its probes' kinds, functions first, then locks when the program used one;\n"
+	    "locks alone for any other trace; with --json only the first, the others\n"
+	    "named on stderr):\n");
 	for (size_t i = 0; i < REPORT_NKINDS; i++)
 		fprintf(out, "      --%-16s%s\n", report_kinds[i].name, report_kinds[i].help);
 	fprintf(out,
@@ -187,15 +195,41 @@ static int report_kind_index(const char *name)
 	return 0;
 }
 
-/* Without --KIND, the report the trace was made for: the kinds of probes a
- * probe trace holds (functions first), locks for everything else. The other
- * kinds the trace can give are named on stderr. */
-static const struct report_kind *report_pick_kind(const char *dir)
+/* Whether the run's summary (.spool/summary) counts lock events: a probe
+ * trace of a program that takes locks holds them too. Read as every side
+ * file is (untrusted.h); unreadable means no. */
+static int report_has_lock_events(const char *dir)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int yes = 0;
+
+	if (trace_read_dir_file(dir, ".spool/summary", TRACE_SIDE_MAX, &text, &len) < 0)
+		return 0;
+	for (char *line = text; line < text + len;) {
+		char *nl = memchr(line, '\n', (size_t)(text + len - line));
+		unsigned long long n;
+
+		if (nl)
+			*nl = 0;
+		if (sscanf(line, "lock_events=%llu", &n) == 1 && n > 0)
+			yes = 1;
+		line = nl ? nl + 1 : text + len;
+	}
+	free(text);
+	return yes;
+}
+
+/* Without --KIND, the reports the trace was made for, in this order: the
+ * kinds of probes a probe trace holds (functions first), then locks when it
+ * holds lock events; locks alone for everything else. Fills kinds[] and
+ * returns how many. */
+static size_t report_pick_kinds(const char *dir, const struct report_kind **kinds)
 {
 	static const char *const order[] = {"functions", "coverage", "vars", "sys"};
-	int have[REPORT_NKINDS] = {0}, first = -1, more = 0;
-	char path[PATH_MAX], others[128] = "", *text = NULL;
-	size_t len = 0;
+	int have[REPORT_NKINDS] = {0};
+	char path[PATH_MAX], *text = NULL;
+	size_t len = 0, n = 0;
 
 	/* Read as every side file is (untrusted.h): a link, a FIFO or
 	 * /dev/zero there is no probes file. */
@@ -218,24 +252,26 @@ static const struct report_kind *report_pick_kind(const char *dir)
 	have[report_kind_index("vars")] = access(path, F_OK) == 0;
 	snprintf(path, sizeof(path), "%s/.spool/sys", dir);
 	have[report_kind_index("sys")] = access(path, F_OK) == 0;
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		int k = report_kind_index(order[i]);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (have[report_kind_index(order[i])])
+			kinds[n++] = &report_kinds[report_kind_index(order[i])];
+	if (!n || report_has_lock_events(dir))
+		kinds[n++] = &report_kinds[report_kind_index("locks")];
+	return n;
+}
 
-		if (!have[k])
-			continue;
-		if (first < 0) {
-			first = k;
-			continue;
-		}
+/* JSON is one document: with several kinds and no --KIND, the first, and
+ * the others named on stderr. */
+static void report_json_one(const struct report_kind **kinds, size_t n)
+{
+	char others[128] = "";
+
+	for (size_t i = 1; i < n; i++)
 		snprintf(others + strlen(others), sizeof(others) - strlen(others), "%s--%s",
-			 more++ ? ", " : "", report_kinds[k].name);
-	}
-	if (first < 0)
-		return &report_kinds[report_kind_index("locks")];
-	if (more)
-		log_info("report: showing --%s; this trace also has %s", report_kinds[first].name,
-			 others);
-	return &report_kinds[first];
+			 i > 1 ? ", " : "", kinds[i]->name);
+	log_info("report: --json shows --%s; this trace also has %s (name one: spool report "
+		 "--KIND --json)",
+		 kinds[0]->name, others);
 }
 
 int cmd_report(int argc, char **argv)
@@ -250,9 +286,9 @@ int cmd_report(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option opts[sizeof(common) / sizeof(common[0]) + REPORT_NKINDS + 1];
-	struct report_args a = {REPORT_DEFAULT_DIR, 0, NULL, -1, -1, NULL, 0};
-	const struct report_kind *kind = NULL;
-	size_t nc = sizeof(common) / sizeof(common[0]);
+	struct report_args a = {.trace_dir = REPORT_DEFAULT_DIR, .limit = -1, .top_sites = -1};
+	const struct report_kind *kind = NULL, *kinds[REPORT_NKINDS];
+	size_t nc = sizeof(common) / sizeof(common[0]), nkinds = 0;
 	struct stat st;
 	uint64_t v;
 	int c;
@@ -325,13 +361,19 @@ int cmd_report(int argc, char **argv)
 		log_err("report: one trace directory at most, got '%s' too", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (!kind)
-		kind = report_pick_kind(a.trace_dir);
+	if (kind)
+		kinds[nkinds++] = kind;
+	else
+		nkinds = report_pick_kinds(a.trace_dir, kinds);
+	if (a.json && nkinds > 1) {
+		report_json_one(kinds, nkinds);
+		nkinds = 1;
+	}
 	if (stat(a.trace_dir, &st) < 0) {
 		if (errno == ENOENT)
 			log_err("trace directory '%s' does not exist (record one with spool locks, "
 				"or name it: spool report --%s DIR)",
-				a.trace_dir, kind->name);
+				a.trace_dir, kinds[0]->name);
 		else
 			log_err("trace directory '%s': %s", a.trace_dir, strerror(errno));
 		return 1;
@@ -340,7 +382,27 @@ int cmd_report(int argc, char **argv)
 		log_err("'%s' is not a trace directory", a.trace_dir);
 		return 1;
 	}
-	int rc = kind->run(&a);
+	char heading[64];
+	int rc = 0;
+
+	for (size_t i = 0; i < nkinds; i++) {
+		int r;
+
+		/* which report follows: the option that prints it alone */
+		snprintf(heading, sizeof(heading), "%s== spool report --%s ==\n", i ? "\n" : "",
+			 kinds[i]->name);
+		if (nkinds > 1 && kinds[i]->run == report_locks && !kind) {
+			a.skip_if_none = 1;
+			a.heading = heading;
+		} else if (nkinds > 1) {
+			fputs(heading, stdout);
+		}
+		r = kinds[i]->run(&a);
+		if (r == EXIT_USAGE)
+			return r;
+		if (!rc)
+			rc = r;
+	}
 
 	/* a report cut short by a full disk is not a success */
 	if (cmd_stdout_done("the report") && !rc)

@@ -6,7 +6,7 @@
 # on stderr; --sort and --limit shape the text tables.
 . "$(dirname "$0")/lib.sh"
 
-plan 25
+plan 32
 
 spool_run locks -q -- "$PROGS/lockcount" 3 1000 20
 is_rc 0 "lockcount 3 1000 20 exits 0"
@@ -66,9 +66,31 @@ spool_run probe -q -o probe.trace -e 'func:probe_*' -e 'block:probe_fib' -- \
 	"$PROGS/probe_calls" 50
 spool_run report --functions probe.trace
 cp run.out funcs.txt
+spool_run report --coverage probe.trace
+cp run.out cov.txt
 spool_run report probe.trace
 is_rc 0 "a probe trace without --KIND"
-ok "... gives the function report" cmp -s run.out funcs.txt
+is "$(grep '^== ' run.out)" "== spool report --functions ==
+== spool report --coverage ==" "... gives every report it was made for, each under its heading"
+# section NAME: the lines under '== spool report --NAME ==', without the
+# blank line before the next heading
+section() {
+	awk -v h="== spool report --$1 ==" '$0 == h { f = 1; next } /^== spool report --/ { f = 0 } f' \
+		run.out | sed '${/^$/d}'
+}
+ok "... the function report first, as --functions prints it" cmp -s <(section functions) funcs.txt
+ok "... then the coverage report, as --coverage prints it" cmp -s <(section coverage) cov.txt
+ok "... and no lock report: the program's lock events are thread events only" \
+	test "$(grep -c 'locks: none seen' run.out)" = 0
+spool_run report --json probe.trace
+is_rc 0 "--json without --KIND"
+ok "... prints one JSON document (the function report)" python3 -c 'import json,sys; json.load(open("run.out"))'
 like "$ERR" 'also has --coverage' "... and names the other report it can give"
+# A probe trace of a program that takes locks holds lock events too.
+spool_run probe -q -o lp.trace -e 'func:worker' -- "$PROGS/lockcount" 2 1000
+spool_run report lp.trace
+is "$(grep '^== ' run.out)" "== spool report --functions ==
+== spool report --locks ==" "a probe trace with lock events gives the function and the lock reports"
+like "$(cat run.out)" "shared_lock" "... the lock report names the program's lock"
 
 done_testing
