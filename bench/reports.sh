@@ -37,7 +37,7 @@ one() {
 echo "reports: spool reading big traces (wall clock, one run each)"
 for a in "info" "report --functions" "report --functions --json" "export --folded -o out" \
 	 "export --flamegraph -o out" "export --perfetto -o out" "export --chrome --force -o out" \
-	 "path -o out"; do
+	 "path -w out"; do
 	# shellcheck disable=SC2086
 	one probe.trace $a
 done

@@ -103,9 +103,14 @@ _spool()
 				compopt -o nospace 2>/dev/null
 			fi
 			;;
+		-w | --write)
+			# spool path -w writes the path to a file
+			COMPREPLY=($(compgen -f -- "$cur"))
+			compopt -o filenames 2>/dev/null
+			;;
 		-o | --output | -t | --trace-dir | --debug-dir | --trace-out)
-			# spool path -o and spool report -o, export -o write a file
-			if [[ $cmd == path || $cmd == report || $cmd == export ]] && [[ $prev == -o || $prev == --output ]]; then
+			# spool report -o and export -o write a file; elsewhere -o is a trace
+			if [[ $cmd == report || $cmd == export ]] && [[ $prev == -o || $prev == --output ]]; then
 				COMPREPLY=($(compgen -f -- "$cur"))
 				compopt -o filenames 2>/dev/null
 			else

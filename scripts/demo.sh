@@ -91,7 +91,7 @@ done
 step "8. The thread path of the failing run" \
 	"(thread, function, object) records in time order, and the functions the run" \
 	"never entered (spool path replays the recording to get its function entries)."
-show "$spool" path -q -o race.path race.trace
+show "$spool" path -q -w race.path race.trace
 head -n 8 race.path
 show "$spool" path -q --check race.trace | head -n 5
 

@@ -92,8 +92,8 @@ seed reader funcs funcs 00
 seed reader sys sys 00
 
 # spool path: -finstrument-functions entries and function probes.
-run pathf path -o pathf.txt -t pathf -- "$progs/path_prodcons-finst" 2
-run pathp path -o pathp.txt -t pathp -- "$progs/path_prodcons" 2
+run pathf path -w pathf.txt -t pathf -- "$progs/path_prodcons-finst" 2
+run pathp path -w pathp.txt -t pathp -- "$progs/path_prodcons" 2
 seed path finst pathf 00
 seed path finst-exits-json pathf 03
 seed path finst-check pathf 04

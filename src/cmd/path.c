@@ -64,7 +64,7 @@ static void path_usage(FILE *out)
 		"program to record.\n"
 		"\n"
 		"options:\n"
-		"  -o, --output FILE    write the path (or the check) to FILE, not stdout\n"
+		"  -w, --write FILE     write the path (or the check) to FILE, not stdout\n"
 		"                       (replaced only once the path is complete)\n"
 		"      --check          instead of the path, list the program's functions\n"
 		"                       (DWARF, else its symbol table) that the run never\n"
@@ -77,12 +77,16 @@ static void path_usage(FILE *out)
 		"                       probes), or auto (default: the hooks when the\n"
 		"                       program calls them, else probes; for a trace: its\n"
 		"                       function probes if it has any)\n"
-		"  -t, --trace-dir DIR  when recording: trace directory (default spool.trace;\n"
+		"  -o, --output DIR     when recording: trace directory (default spool.trace;\n"
 		"                       a trace spool wrote there is kept as DIR.old, anything\n"
 		"                       else there is refused). TRACE_DIR made by\n"
 		"                       spool record holds no function entries: spool path\n"
 		"                       replays it with --record-path, into DIR if given (kept)\n"
-		"                       or a temporary directory\n"
+		"                       or a temporary directory. -t, --trace-dir DIR is the\n"
+		"                       same. (-o FILE naming the path's file is the old\n"
+		"                       spelling, kept with a warning for this release when\n"
+		"                       it cannot be a trace directory: with -t, without\n"
+		"                       PROGRAM, or FILE an existing file; use -w FILE)\n"
 		"      --ring-size SIZE when recording: per-thread ring, power of two, k/m\n"
 		"                       suffixes (default %um); a full ring loses events\n"
 		"      --max-threads N  when recording: threads alive at once that get a ring\n"
@@ -210,11 +214,26 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet, int fu
 	return 0;
 }
 
+/* -o once named the file the path is written to; it now names the trace
+ * directory, as in every command that runs a program. For one release the
+ * old meaning holds, with a warning, where -o X cannot be the trace
+ * directory: without a program to record, with -t naming it already, or
+ * X an existing non-directory (a trace directory is never put there). */
+static int path_old_o(const char *x, int record, int have_t)
+{
+	struct stat st;
+
+	if (!record || have_t)
+		return 1;
+	return stat(x, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
 int cmd_path(int argc, char **argv)
 {
 	static const char default_dir[] = "spool.trace";
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
+		{"write", required_argument, NULL, 'w'},
 		{"check", no_argument, NULL, 'c'},
 		{"exits", no_argument, NULL, 'x'},
 		{"thread", required_argument, NULL, 'n'},
@@ -236,7 +255,7 @@ int cmd_path(int argc, char **argv)
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
 	struct path_opts po = {.thread = -1};
-	const char *output = NULL, *trace_dir = "spool.trace";
+	const char *output = NULL, *trace_dir = "spool.trace", *opt_o = NULL;
 	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0, remove_tmp = 0,
 	    trust_env = 0;
 	char tmp[PATH_MAX], tmp_trace[PATH_MAX + 8];
@@ -246,9 +265,12 @@ int cmd_path(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:t:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:t:w:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			opt_o = optarg;
+			break;
+		case 'w':
 			output = optarg;
 			break;
 		case 'c':
@@ -322,6 +344,19 @@ int cmd_path(int argc, char **argv)
 	} else if (dashdash) {
 		log_err("no program after '--' (usage: spool path [OPTIONS] -- PROGRAM [ARGS])");
 		return EXIT_USAGE;
+	}
+	if (opt_o && path_old_o(opt_o, record, so.trace_dir != default_dir)) {
+		if (output) {
+			log_err("-o %s and -w %s: name the path's file once, with -w", opt_o,
+				output);
+			return EXIT_USAGE;
+		}
+		log_warn("path: -o %s taken as the path's file (the old spelling): use -w %s; "
+			 "-o names the trace directory, as in spool locks, probe and record",
+			 opt_o, opt_o);
+		output = opt_o;
+	} else if (opt_o) {
+		so.trace_dir = opt_o;
 	}
 	if (record) {
 		so.argv = argv + optind;

@@ -99,7 +99,7 @@ is "$(loss_of full.json) $(json full.json "len([e for e in d['traceEvents'] if e
 	"0 0 1 0" "the complete trace's export says 0 lost, without an instant"
 
 # --- real losses: threads that found no ring -------------------------------
-spool_run path --max-threads 1 -t pt -o path.txt -- "$CALLS" 300
+spool_run path --max-threads 1 -t pt -w path.txt -- "$CALLS" 300
 is_rc 4 "spool path --max-threads 1 of two threads exits 4"
 lost=$(sed -nE 's/^spool: [0-9]+ events, ([0-9]+) lost, trace in pt\/$/\1/p' run.err)
 num_cmp "${lost:-x}" -gt 0 "  its summary counts the events of the thread without a ring"

@@ -70,7 +70,7 @@ num_cmp "$(json chrome.json 'len([e for e in d["traceEvents"] if "PWN" in e.get(
 raw_ctl "  no raw control byte in it" chrome.json run.err
 
 # --- spool path: function and lock names from the binary ------------------
-spool_run path -o path.txt -- ./evil 2 5
+spool_run path -w path.txt -- ./evil 2 5
 raw_ctl "spool path of the hostile binary: no escape sequence" path.txt run.out run.err
 like "$(cat path.txt)" 'work\\x1b\[31mer\\xc2\\x9b.*lock:shared\\x1b\]0;PWNED' \
 	"  function and lock names shown escaped"

@@ -46,7 +46,7 @@ for mode in serial sync; do
 done
 
 # spool path: each thread's call under its own thread.
-spool_run path -o path.txt -- "$P" 2000 2
+spool_run path -w path.txt -- "$P" 2000 2
 is_rc 0 "path: runs"
 is "$(grep -c ' count_one ' path.txt)" 2000 "path: every thread's call is there"
 is "$(grep ' count_one ' path.txt | awk '{print $3}' | cut -d/ -f1 | sort -u | wc -l)" 2000 \

@@ -16,13 +16,13 @@ if [ ! -x "$PROG" ]; then
 	exit 0
 fi
 
-plan 26
+plan 30
 
 # records FILE: the path's records without the comment lines.
 records() { grep -v '^#' "$1"; }
 
 # --- the deterministic single-item run ---
-spool_run path -o path.txt -- "$PROG"
+spool_run path -w path.txt -- "$PROG"
 is_rc 0 "spool path -- path_prodcons-finst exits 0"
 is "$OUT" "consumed 42" "  the program's own stdout is untouched"
 is "$(records path.txt | awk '{print $4}' | tr '\n' ' ')" \
@@ -33,6 +33,16 @@ is "$(records path.txt | awk '{print $5}' | tr '\n' ' ')" \
 	"  objects: the semaphore for lock/unlock (and main's sem_init), data for put/get"
 is "$(records path.txt | awk '{print $1}' | tr '\n' ' ')" "1 2 3 4 5 6 7 8 9 " \
 	"  sequence numbers 1..9"
+# -o names the trace directory, as in spool locks/record/probe; the path
+# goes to stdout. -o FILE for the path's file (the old spelling) still works
+# where -o cannot be a trace, with a warning naming -w.
+spool_run path -q -o own.trace -- "$PROG"
+ok "spool path -o DIR -- PROGRAM puts the trace in DIR" test -f own.trace/.spool/summary
+is "$(grep -v '^#' <<<"$OUT" | grep -c ' producer ')" 1 "  and prints the path on stdout"
+spool_run path -o old.txt own.trace
+ok "spool path -o FILE TRACE (the old spelling) still writes the path to FILE" \
+	grep -q ' producer ' old.txt
+like "$ERR" "use -w old.txt" "  with a warning naming -w"
 threads=$(records path.txt | awk '{print $3}')
 t_main=$(sed -n 1p <<<"$threads")
 t_prod=$(sed -n 2p <<<"$threads")
@@ -67,7 +77,7 @@ is "$(python3 -c 'import json,sys; d=json.load(open("run.out")); print(" ".join(
 	"  JSON records: the same functions and objects"
 
 # --- a parallel run: every thread is in the path ---
-spool_run path -q -o par.txt -- "$PROG" 3
+spool_run path -q -w par.txt -- "$PROG" 3
 is_rc 0 "spool path -- path_prodcons-finst 3 exits 0"
 is "$(records par.txt | awk '{print $3}' | sort -u | wc -l)" 7 "  7 threads in the path (main + 3 producers + 3 consumers)"
 is "$(records par.txt | awk '$4 == "lock"' | wc -l)" 18 "  18 lock() calls (6 threads x 3 rounds)"

@@ -32,9 +32,9 @@ ok "the plain build does not call the -finstrument-functions hooks" \
 	bash -c "! nm -D '$PLAIN' | grep -q __cyg_profile_func_enter"
 
 # --- the deterministic single-item run, against the -finst build ---
-spool_run path -o finst.txt -- "$FINST"
+spool_run path -w finst.txt -- "$FINST"
 is_rc 0 "the -finst build: spool path exits 0"
-spool_run path -o plain.txt -- "$PLAIN"
+spool_run path -w plain.txt -- "$PLAIN"
 is_rc 0 "the plain build: spool path exits 0"
 is "$OUT" "consumed 42" "  the program's own stdout is untouched"
 like "$ERR" "no -finstrument-functions hooks: function entries from probes on 8 of its 8 functions" \
@@ -73,8 +73,8 @@ is_rc 0 "--check of a run that calls never_called too: exit 0"
 like "$OUT" "^8 of 8 functions entered" "  8 of 8"
 
 # --- a parallel run: every thread, every call ---
-spool_run path -q -o finst3.txt -- "$FINST" 3
-spool_run path -q -o plain3.txt -- "$PLAIN" 3
+spool_run path -q -w finst3.txt -- "$FINST" 3
+spool_run path -q -w plain3.txt -- "$PLAIN" 3
 is_rc 0 "spool path -- path_prodcons 3 exits 0"
 is "$(records plain3.txt | awk '{print $3}' | sort -u | wc -l)" 7 \
 	"  7 threads in the path (main + 3 producers + 3 consumers)"
@@ -85,7 +85,7 @@ is "$(fo plain3.txt | sort | uniq -c)" "$(fo finst3.txt | sort | uniq -c)" \
 for mode in sync serial; do
 	spool_run record -q --mode "$mode" -o "$mode.trace" -- "$PLAIN" 3
 	rec_out="$OUT"
-	spool_run path -o "$mode.txt" "$mode.trace"
+	spool_run path -w "$mode.txt" "$mode.trace"
 	is_rc 0 "$mode recording: spool path TRACE exits 0"
 	unlike "$ERR" "diverged" "  its replay with probes did not diverge"
 	is "$(fo "$mode.txt" | sort | uniq -c)" "$(fo finst3.txt | sort | uniq -c)" \
@@ -95,8 +95,8 @@ for mode in sync serial; do
 	is "$OUT" "$rec_out" "  and prints the recorded output"
 done
 # serial mode replays the interleaving too: the same path every time
-spool_run path -q --exits -o serial2.txt serial.trace
-spool_run path -q --exits -o serial3.txt serial.trace
+spool_run path -q --exits -w serial2.txt serial.trace
+spool_run path -q --exits -w serial3.txt serial.trace
 is "$(tfo serial3.txt)" "$(tfo serial2.txt)" "serial: two replays give the same path, exits included"
 
 # a path cannot be followed without the hooks (the token switches at them)
@@ -112,10 +112,10 @@ is "$(records run.out | awk '{print $4}' | tr '\n' ' ')" "producer lock unlock l
 	"spool path of a spool probe trace: the probed functions"
 
 # --- --functions ---
-spool_run path --functions=finstrument -o none.txt -- "$PLAIN"
+spool_run path --functions=finstrument -w none.txt -- "$PLAIN"
 is_rc 1 "--functions=finstrument on the plain build: exit 1"
 like "$ERR" "no function entries from -finstrument-functions" "  saying so"
-spool_run path --functions=probes -o forced.txt -- "$FINST"
+spool_run path --functions=probes -w forced.txt -- "$FINST"
 is_rc 0 "--functions=probes on the -finst build: exit 0"
 like "$(head -n 1 forced.txt)" "^# function entries: probes" "  the entries come from probes"
 is "$(tfo forced.txt)" "$(tfo finst.txt)" "  and the hooks' own records are left out (no call twice)"
@@ -128,7 +128,7 @@ if ! command -v pigz >/dev/null; then
 else
 	head -c 300000 /dev/urandom >in.bin
 	pigz -p 2 -c in.bin >native.gz
-	spool_run path -o pigz.txt -- pigz -p 2 -c in.bin
+	spool_run path -w pigz.txt -- pigz -p 2 -c in.bin
 	is_rc 0 "pigz -p 2: spool path exits 0"
 	ok "  pigz's output is its own" cmp -s run.out native.gz
 	if readelf -S "$(command -v pigz)" | grep -q '\.symtab'; then
@@ -142,7 +142,7 @@ else
 	like "$(records pigz.txt | awk '{print $5}' | sort -u | tr '\n' ' ')" "lock:.*cond:" \
 		"  with its locks and condition variables as objects"
 	spool_run record -q --mode sync -o pigz.rec -- pigz -p 2 -c in.bin
-	spool_run path -q -o pigz_rec.txt pigz.rec
+	spool_run path -q -w pigz_rec.txt pigz.rec
 	is_rc 0 "  spool path of a sync recording of it exits 0 (replayed with probes)"
 	ok "  and has its calls" test -n "$(records pigz_rec.txt)"
 fi
