@@ -14,10 +14,16 @@
  * such probes (spool path placed them on a program without the hooks) or
  * when asked (path_opts.functions).
  *
- * Memory grows with the number of function calls in the trace (one record
- * of about 56 bytes per entry, per exit with --exits): the object of a call
- * is only known at its exit, and the queue is ordered by entry time, so an
- * outer call (main) that stays open holds every record after it.
+ * Two passes over the trace keep memory bounded by what the path reports,
+ * not by the number of calls: the object of a call is only known at its
+ * exit while the queue is ordered by entry time, so an outer call (main)
+ * that stays open would hold every record after it. The first pass runs
+ * the frame logic and keeps only the objects of the calls that touched one
+ * (by the call's number in the queue), each thread's open frames, and for
+ * --check the distinct functions entered; the second runs the same logic
+ * again on a fresh reader and prints each record as it is made. Both passes
+ * see the same events in the same order (the reader's merge is
+ * deterministic), so a call has the same number in both.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -43,24 +49,45 @@ struct objref {
 	uint64_t id;   /* lock index, or message queue descriptor */
 };
 
+/* A record of the queue, as it is made (never kept). */
 struct prec {
 	uint64_t ns;
 	uint64_t fn;
 	uint64_t site;
+	uint64_t entry;	 /* exits: number + 1 of the matching entry, 0 = unknown */
 	uint32_t thread; /* thread index */
-	uint32_t objs;	 /* first objref + 1, 0 = none */
-	uint32_t entry;	 /* exits: index + 1 of the matching entry, 0 = unknown */
 	uint8_t exit;
-	uint8_t closed; /* exit seen (entries) */
+};
+
+/* An open frame: the record that entered it (its number in the queue). */
+struct pframe {
+	uint64_t rec;
+	uint64_t fn;
+	uint64_t sp; /* probes: the stack pointer at its entry */
 };
 
 struct pthread_state {
 	uint32_t tid, pid;
-	uint32_t *stack; /* record indices of the open frames; [depth] */
-	uint64_t *sps;	 /* probes: the stack pointer of each open frame */
+	struct pframe *stack; /* the open frames; [depth] */
 	uint32_t depth, cap;
 	int seen;
+	int has_entries; /* a record of this thread is in the queue */
 };
+
+/* The objects of one call: its record's number + 1 (0 = free slot), the
+ * first objref + 1 of its list. */
+struct objent {
+	uint64_t rec1;
+	uint32_t objs;
+};
+
+/* A function a thread entered (--check): fn, thread index + 1 (0 = free). */
+struct entered {
+	uint64_t fn;
+	uint32_t thread1;
+};
+
+struct path_printer; /* pass 2 */
 
 /* A function probe of the trace's "probes" side file. */
 struct pprobe {
@@ -79,10 +106,16 @@ struct lockdef {
 };
 
 struct path_state {
-	struct prec *recs;
-	size_t nrecs, caprecs;
+	uint64_t nrecs;	 /* records made so far in this pass */
+	uint64_t nrecs1; /* made by the first pass */
 	struct objref *pool;
 	size_t npool, cappool;
+	struct objent *objmap; /* open addressing, by record number */
+	size_t objcap, objused;
+	struct entered *ent; /* --check: open addressing, by (thread, fn) */
+	size_t entcap, entused;
+	int collect_entered;
+	struct path_printer *printer; /* set: the second pass, printing */
 	struct pthread_state *threads;
 	size_t nthreads;
 	struct lockdef *locks;
@@ -146,21 +179,104 @@ static struct pthread_state *thread_at(struct path_state *ps, uint32_t idx)
 	return &ps->threads[idx];
 }
 
-/* Attach an object to the innermost open frame of thread t (once). */
+static size_t hash64(uint64_t v)
+{
+	return (size_t)((v * 0x9e3779b97f4a7c15ULL) >> 17);
+}
+
+/* The objmap slot of record rec: its own, or the free one where it goes. */
+static struct objent *objmap_slot(struct path_state *ps, uint64_t rec)
+{
+	size_t i = hash64(rec) & (ps->objcap - 1);
+
+	while (ps->objmap[i].rec1 && ps->objmap[i].rec1 != rec + 1)
+		i = (i + 1) & (ps->objcap - 1);
+	return &ps->objmap[i];
+}
+
+/* The first objref + 1 of record rec's objects, 0 = none. */
+static uint32_t objs_of(struct path_state *ps, uint64_t rec)
+{
+	return ps->objcap ? objmap_slot(ps, rec)->objs : 0;
+}
+
+/* Record rec's entry in objmap, made when missing (NULL: no memory). */
+static struct objent *objmap_get(struct path_state *ps, uint64_t rec)
+{
+	struct objent *e;
+
+	if ((ps->objused + 1) * 2 > ps->objcap) {
+		size_t ncap = ps->objcap ? ps->objcap * 2 : 256, ocap = ps->objcap;
+		struct objent *old = ps->objmap, *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		ps->objmap = nt;
+		ps->objcap = ncap;
+		for (size_t j = 0; j < ocap; j++)
+			if (old[j].rec1)
+				*objmap_slot(ps, old[j].rec1 - 1) = old[j];
+		free(old);
+	}
+	e = objmap_slot(ps, rec);
+	if (!e->rec1) {
+		e->rec1 = rec + 1;
+		ps->objused++;
+	}
+	return e;
+}
+
+/* --check: note that thread ti entered fn (once per pair). */
+static int note_entered(struct path_state *ps, uint32_t ti, uint64_t fn)
+{
+	size_t i;
+
+	if ((ps->entused + 1) * 2 > ps->entcap) {
+		size_t ncap = ps->entcap ? ps->entcap * 2 : 256, ocap = ps->entcap;
+		struct entered *old = ps->ent, *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		for (size_t j = 0; j < ocap; j++) {
+			if (!old[j].thread1)
+				continue;
+			i = hash64(old[j].fn ^ old[j].thread1) & (ncap - 1);
+			while (nt[i].thread1)
+				i = (i + 1) & (ncap - 1);
+			nt[i] = old[j];
+		}
+		free(old);
+		ps->ent = nt;
+		ps->entcap = ncap;
+	}
+	i = hash64(fn ^ (ti + 1)) & (ps->entcap - 1);
+	for (; ps->ent[i].thread1; i = (i + 1) & (ps->entcap - 1))
+		if (ps->ent[i].fn == fn && ps->ent[i].thread1 == ti + 1)
+			return 0;
+	ps->ent[i] = (struct entered){fn, ti + 1};
+	ps->entused++;
+	return 0;
+}
+
+/* Attach an object to the innermost open frame of thread t (once). The
+ * first pass only: the second finds them in objmap. */
 static int add_obj(struct path_state *ps, struct pthread_state *t, uint32_t kind, uint64_t id)
 {
-	struct prec *r;
+	struct objent *r;
 	uint32_t last = 0; /* pool index + 1 of the list's last element, 0 = empty */
 
-	if (!t->depth)
-		return 0; /* outside every instrumented function */
-	r = &ps->recs[t->stack[t->depth - 1]];
+	if (!t->depth || ps->printer || ps->collect_entered)
+		return 0; /* outside every instrumented function; known; or --check */
+	r = objmap_get(ps, t->stack[t->depth - 1].rec);
+	if (!r)
+		return -ENOMEM;
 	for (uint32_t l = r->objs; l; l = ps->pool[l - 1].next) {
 		if (ps->pool[l - 1].kind == kind && ps->pool[l - 1].id == id)
 			return 0;
 		last = l;
 	}
-	/* grow may move the pool: link by index, after it */
+	/* grow may move the pool: link by index, after it (r stays: the
+	 * pool is apart from objmap) */
 	if (grow((void **)&ps->pool, &ps->cappool, ps->npool + 1, sizeof(*ps->pool)) < 0)
 		return -ENOMEM;
 	ps->pool[ps->npool] = (struct objref){.kind = kind, .id = id};
@@ -195,8 +311,7 @@ static int lock_obj_kind(uint32_t type)
 static int stack_room(struct path_state *ps, struct pthread_state *t, uint32_t d)
 {
 	uint64_t n = t->cap ? t->cap : 16;
-	uint32_t *s;
-	uint64_t *sp;
+	struct pframe *s;
 
 	if ((uint64_t)d + 1 <= t->cap)
 		return 0;
@@ -209,31 +324,20 @@ static int stack_room(struct path_state *ps, struct pthread_state *t, uint32_t d
 	if (!s)
 		return -ENOMEM;
 	t->stack = s;
-	sp = realloc(t->sps, n * sizeof(*sp));
-	if (!sp)
-		return -ENOMEM;
-	t->sps = sp;
 	t->cap = (uint32_t)n;
 	return 0;
 }
 
-/* A new record; entries are pushed at depth d of thread t. */
+static void print_rec(struct path_state *ps, const struct prec *r, uint64_t k);
+
+/* A new record, number ps->nrecs of the queue; entries are pushed at depth
+ * d of thread t. The first pass counts it, the second prints it. */
 static int add_rec(struct path_state *ps, struct pthread_state *t, uint32_t ti,
 		   const struct trace_event *ev, uint64_t fn, uint64_t site, int exit,
-		   uint32_t entry, uint32_t d, uint64_t sp)
+		   uint64_t entry, uint32_t d, uint64_t sp)
 {
-	struct prec *r;
+	uint64_t k = ps->nrecs;
 
-	if (grow((void **)&ps->recs, &ps->caprecs, ps->nrecs + 1, sizeof(*ps->recs)) < 0)
-		return -ENOMEM;
-	r = &ps->recs[ps->nrecs];
-	memset(r, 0, sizeof(*r));
-	r->ns = ev->ns;
-	r->fn = fn;
-	r->site = site;
-	r->thread = ti;
-	r->exit = (uint8_t)exit;
-	r->entry = entry;
 	if (!exit) {
 		int rc = stack_room(ps, t, d);
 
@@ -242,15 +346,22 @@ static int add_rec(struct path_state *ps, struct pthread_state *t, uint32_t ti,
 		ps->entries++;
 		/* Frames the agent lost between t->depth and d stay unknown:
 		 * point them at this record so events land somewhere sane. */
-		for (uint32_t i = t->depth; i < d; i++) {
-			t->stack[i] = (uint32_t)ps->nrecs;
-			t->sps[i] = sp;
-		}
-		t->stack[d] = (uint32_t)ps->nrecs;
-		t->sps[d] = sp;
+		for (uint32_t i = t->depth; i < d; i++)
+			t->stack[i] = (struct pframe){k, fn, sp};
+		t->stack[d] = (struct pframe){k, fn, sp};
 		t->depth = d + 1;
+		if (ps->collect_entered && !ps->printer && note_entered(ps, ti, fn) < 0)
+			return -ENOMEM;
 	}
+	t->has_entries = 1;
 	ps->nrecs++;
+	/* (a trace that grew since the first pass: its new records are not
+	 * the path the first pass counted) */
+	if (ps->printer && k < ps->nrecs1) {
+		struct prec r = {ev->ns, fn, site, entry, ti, (uint8_t)exit};
+
+		print_rec(ps, &r, k);
+	}
 	return 0;
 }
 
@@ -265,7 +376,8 @@ static int add_rec(struct path_state *ps, struct pthread_state *t, uint32_t ti,
 static int feed_probe(struct path_state *ps, const struct trace_event *ev, uint32_t ti)
 {
 	const struct rec_probe *p = (const struct rec_probe *)ev->rec;
-	uint32_t id = ev_obj(p->h.word), entry = 0;
+	uint32_t id = ev_obj(p->h.word);
+	uint64_t entry = 0;
 	unsigned op = ev_op(p->h.word);
 	const struct pprobe *pp;
 	struct pthread_state *t;
@@ -279,18 +391,16 @@ static int feed_probe(struct path_state *ps, const struct trace_event *ev, uint3
 	t = thread_at(ps, ti);
 	if (!t)
 		return -ENOMEM;
-	while (t->depth && t->sps[t->depth - 1] < p->sp)
+	while (t->depth && t->stack[t->depth - 1].sp < p->sp)
 		t->depth--;
 	if (op == PROBE_OP_ENTRY)
 		return add_rec(ps, t, ti, ev, p->addr, p->ret_ip, 0, 0, t->depth, p->sp);
 	fn = pp->has_entry ? p->addr - (pp->off - pp->entry_off) : 0;
-	while (t->depth && t->sps[t->depth - 1] == p->sp) {
-		uint32_t k = t->stack[--t->depth];
+	while (t->depth && t->stack[t->depth - 1].sp == p->sp) {
+		const struct pframe *f = &t->stack[--t->depth];
 
-		if (!entry && fn && ps->recs[k].fn == fn) {
-			ps->recs[k].closed = 1;
-			entry = k + 1;
-		}
+		if (!entry && fn && f->fn == fn)
+			entry = f->rec + 1;
 	}
 	if (!ps->keep_exits)
 		return 0;
@@ -302,7 +412,8 @@ static int feed_func(struct path_state *ps, const struct trace_event *ev, uint32
 	const struct rec_func *f = (const struct rec_func *)ev->rec;
 	struct pthread_state *t = thread_at(ps, ti);
 	unsigned op = ev_op(f->h.word);
-	uint32_t d = f->depth, entry = 0;
+	uint32_t d = f->depth;
+	uint64_t entry = 0;
 
 	if (!t)
 		return -ENOMEM;
@@ -317,12 +428,8 @@ static int feed_func(struct path_state *ps, const struct trace_event *ev, uint32
 	if (op == FUNC_OP_EXIT) {
 		/* The frame at depth d closes, and everything above it. */
 		if (d < t->depth) {
-			struct prec *e = &ps->recs[t->stack[d]];
-
-			if (e->fn == f->fn) {
-				e->closed = 1;
-				entry = t->stack[d] + 1;
-			}
+			if (t->stack[d].fn == f->fn)
+				entry = t->stack[d].rec + 1;
 			t->depth = d;
 		}
 		if (!ps->keep_exits)
@@ -429,15 +536,14 @@ static int path_feed(struct path_state *ps, const struct trace_event *ev)
 
 static void path_state_free(struct path_state *ps)
 {
-	for (size_t i = 0; i < ps->nthreads; i++) {
+	for (size_t i = 0; i < ps->nthreads; i++)
 		free(ps->threads[i].stack);
-		free(ps->threads[i].sps);
-	}
 	for (size_t i = 0; i < ps->nprobes; i++)
 		free(ps->probes[i].name);
 	free(ps->probes);
 	free(ps->threads);
-	free(ps->recs);
+	free(ps->objmap);
+	free(ps->ent);
 	free(ps->pool);
 	free(ps->locks);
 	free(ps->rr_own);
@@ -452,20 +558,13 @@ static uint32_t *thread_numbers(struct path_state *ps)
 {
 	uint32_t *num = calloc(ps->nthreads ? ps->nthreads : 1, sizeof(*num));
 	uint8_t *used = calloc(ps->nthreads ? ps->nthreads : 1, 1);
-	/* threads with function entries, found in one pass (a scan of the
-	 * records per thread took minutes for 100,000 threads) */
-	uint8_t *has = calloc(ps->nthreads ? ps->nthreads : 1, 1);
 	int ok = ps->nrr > 0;
 
-	if (!num || !used || !has) {
+	if (!num || !used) {
 		free(num);
 		free(used);
-		free(has);
 		return NULL;
 	}
-	for (size_t k = 0; k < ps->nrecs; k++)
-		if (ps->recs[k].thread < ps->nthreads)
-			has[ps->recs[k].thread] = 1;
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		uint32_t v = i < ps->nrr ? (ps->rr_own[i] ? ps->rr_own[i] : ps->rr_sw[i]) : 0;
 
@@ -473,7 +572,7 @@ static uint32_t *thread_numbers(struct path_state *ps)
 		if (!v && i == 0)
 			v = 1; /* the main thread may have written nothing */
 		if (!v) {
-			if (has[i])
+			if (ps->threads[i].has_entries)
 				ok = 0;
 			continue;
 		}
@@ -487,7 +586,6 @@ static uint32_t *thread_numbers(struct path_state *ps)
 		for (size_t i = 0; i < ps->nthreads; i++)
 			num[i] = (uint32_t)i;
 	free(used);
-	free(has);
 	return num;
 }
 
@@ -593,14 +691,14 @@ static void lock_name(struct namer *nm, const struct lockdef *l, char *buf, size
 
 /* The object column of a record: "lock:buf_lock,sem:0x7f...", "data", "none". */
 static void format_objects(struct path_state *ps, struct namer *nm, struct path_prog *prog,
-			   const struct prec *r, const struct name_ent *ne, char *buf, size_t len)
+			   uint32_t objs, const struct name_ent *ne, char *buf, size_t len)
 {
 	size_t o = 0;
 	struct path_func *pf;
 
 	buf[0] = 0;
 	for (uint32_t k = OBJ_LOCK; k <= OBJ_MSG; k++) {
-		for (uint32_t l = r->objs; l; l = ps->pool[l - 1].next) {
+		for (uint32_t l = objs; l; l = ps->pool[l - 1].next) {
 			const struct objref *ob = &ps->pool[l - 1];
 			char name[320];
 
@@ -622,79 +720,91 @@ static void format_objects(struct path_state *ps, struct namer *nm, struct path_
 	snprintf(buf, len, "%s", pf && pf->data_param ? "data" : "none");
 }
 
-static void print_path(struct path_state *ps, struct namer *nm, struct path_prog *prog,
-		       const struct path_opts *o, FILE *out)
-{
-	uint64_t seq = 0;
-	char objs[1024];
-	uint32_t *num = thread_numbers(ps);
+/* The second pass's printer: where and how each record goes. */
+struct path_printer {
+	FILE *out;
+	const struct path_opts *o;
+	struct namer *nm;
+	struct path_prog *prog;
+	uint32_t *num; /* thread_numbers() */
+	uint64_t seq;  /* records printed */
+};
 
-	if (!num)
-		return;
+static void print_path_head(struct path_state *ps, FILE *out, const struct path_opts *o)
+{
 	if (o->json) {
 		fprintf(out, "{\"entries\": \"%s\", \"records\": [",
 			ps->use_probes ? "probes" : "finstrument");
-	} else {
-		if (ps->use_probes)
-			fprintf(out,
-				"# function entries: probes on %zu functions (no "
-				"-finstrument-functions)\n",
-				ps->nfuncprobes);
-		fprintf(out, "# %-6s %12s  %-14s %-28s %s\n", "seq", "time(us)", "thread",
-			"function", "object");
+		return;
 	}
-	for (size_t i = 0; i < ps->nrecs; i++) {
-		const struct prec *r = &ps->recs[i];
-		const struct pthread_state *t = &ps->threads[r->thread];
-		struct name_ent *ne;
-		const char *dir = "", *fname;
-		int is_main, pad;
-		char thr[32], us[32];
+	if (ps->use_probes)
+		fprintf(out,
+			"# function entries: probes on %zu functions (no "
+			"-finstrument-functions)\n",
+			ps->nfuncprobes);
+	fprintf(out, "# %-6s %12s  %-14s %-28s %s\n", "seq", "time(us)", "thread", "function",
+		"object");
+}
 
-		if (o->thread >= 0 && (uint64_t)o->thread != num[r->thread])
-			continue;
-		ne = namer_get(nm, t->pid, r->fn);
-		is_main = ne && !strcmp(ne->name, "main");
-		/* an exit's objects are those of its entry */
-		format_objects(ps, nm, prog, r->exit && r->entry ? &ps->recs[r->entry - 1] : r, ne,
-			       objs, sizeof(objs));
-		seq++;
-		if (o->exits)
-			dir = r->exit ? "<" : ">";
-		if (o->json) {
-			fprintf(out,
-				"%s\n  {\"seq\": %" PRIu64 ", \"ns\": %" PRIu64
-				", \"thread\": %u, \"tid\": %u, \"pid\": %u, \"event\": \"%s\", "
-				"\"function\": ",
-				seq > 1 ? "," : "", seq, r->ns - ps->first_ns, num[r->thread], t->tid,
-				t->pid, r->exit ? "exit" : "entry");
-			escape_json_str(out, ne ? ne->name : "?");
-			fprintf(out,
-				", \"main\": %s, \"fn\": \"%#" PRIx64 "\", \"site\": \"%#" PRIx64
-				"\", \"objects\": [",
-				is_main ? "true" : "false", r->fn, r->site);
-			if (strcmp(objs, "none")) {
-				char *save = NULL, *tok = strtok_r(objs, ",", &save);
+/* Record number k, as it is made in the second pass. */
+static void print_rec(struct path_state *ps, const struct prec *r, uint64_t k)
+{
+	struct path_printer *pr = ps->printer;
+	const struct path_opts *o = pr->o;
+	FILE *out = pr->out;
+	const struct pthread_state *t = &ps->threads[r->thread];
+	struct name_ent *ne;
+	const char *dir = "", *fname;
+	int is_main, pad;
+	char thr[32], us[32], objs[1024];
 
-				for (int n = 0; tok; tok = strtok_r(NULL, ",", &save), n++) {
-					fputs(n ? ", " : "", out);
-					escape_json_str(out, tok);
-				}
+	if (o->thread >= 0 && (uint64_t)o->thread != pr->num[r->thread])
+		return;
+	ne = namer_get(pr->nm, t->pid, r->fn);
+	is_main = ne && !strcmp(ne->name, "main");
+	/* an exit's objects are those of its entry */
+	format_objects(ps, pr->nm, pr->prog, objs_of(ps, r->exit && r->entry ? r->entry - 1 : k),
+		       ne, objs, sizeof(objs));
+	pr->seq++;
+	if (o->exits)
+		dir = r->exit ? "<" : ">";
+	if (o->json) {
+		fprintf(out,
+			"%s\n  {\"seq\": %" PRIu64 ", \"ns\": %" PRIu64
+			", \"thread\": %u, \"tid\": %u, \"pid\": %u, \"event\": \"%s\", "
+			"\"function\": ",
+			pr->seq > 1 ? "," : "", pr->seq, r->ns - ps->first_ns, pr->num[r->thread],
+			t->tid, t->pid, r->exit ? "exit" : "entry");
+		escape_json_str(out, ne ? ne->name : "?");
+		fprintf(out,
+			", \"main\": %s, \"fn\": \"%#" PRIx64 "\", \"site\": \"%#" PRIx64
+			"\", \"objects\": [",
+			is_main ? "true" : "false", r->fn, r->site);
+		if (strcmp(objs, "none")) {
+			char *save = NULL, *tok = strtok_r(objs, ",", &save);
+
+			for (int n = 0; tok; tok = strtok_r(NULL, ",", &save), n++) {
+				fputs(n ? ", " : "", out);
+				escape_json_str(out, tok);
 			}
-			fputs("]}", out);
-			continue;
 		}
-		snprintf(thr, sizeof(thr), "T%u/%u", num[r->thread], t->tid);
-		/* names from the trace and its binaries, escaped (util/escape.h) */
-		fname = escape_str(ne ? ne->name : "?");
-		pad = 28 - (int)strlen(dir) - (int)strlen(fname) - is_main;
-		/* The microseconds as %.3f prints them, without floating point
-		 * (printf_fp was a quarter of the time on a big trace). */
-		snprintf(us, sizeof(us), "%" PRIu64 ".%03u", (r->ns - ps->first_ns) / 1000,
-			 (unsigned)((r->ns - ps->first_ns) % 1000));
-		fprintf(out, "%8" PRIu64 " %12s  %-14s %s%s%s%*s %s\n", seq, us, thr, dir, fname,
-			is_main ? "*" : "", pad > 0 ? pad : 0, "", escape_str(objs));
+		fputs("]}", out);
+		return;
 	}
+	snprintf(thr, sizeof(thr), "T%u/%u", pr->num[r->thread], t->tid);
+	/* names from the trace and its binaries, escaped (util/escape.h) */
+	fname = escape_str(ne ? ne->name : "?");
+	pad = 28 - (int)strlen(dir) - (int)strlen(fname) - is_main;
+	/* The microseconds as %.3f prints them, without floating point
+	 * (printf_fp was a quarter of the time on a big trace). */
+	snprintf(us, sizeof(us), "%" PRIu64 ".%03u", (r->ns - ps->first_ns) / 1000,
+		 (unsigned)((r->ns - ps->first_ns) % 1000));
+	fprintf(out, "%8" PRIu64 " %12s  %-14s %s%s%s%*s %s\n", pr->seq, us, thr, dir, fname,
+		is_main ? "*" : "", pad > 0 ? pad : 0, "", escape_str(objs));
+}
+
+static void print_path_tail(struct path_state *ps, FILE *out, const struct path_opts *o)
+{
 	if (o->json) {
 		fputs("\n], \"trace\": {", out);
 		trace_loss_json(&ps->loss, out);
@@ -704,7 +814,6 @@ static void print_path(struct path_state *ps, struct namer *nm, struct path_prog
 		/* comments, so the path stays a schedule (replay --path) */
 		trace_loss_print_header(&ps->loss, ps->dir, "# ", out);
 	}
-	free(num);
 }
 
 static const char *source_name(int s)
@@ -717,14 +826,14 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 {
 	size_t entered = 0, outside = 0;
 
-	for (size_t i = 0; i < ps->nrecs; i++) {
-		const struct prec *r = &ps->recs[i];
+	for (size_t i = 0; i < ps->entcap; i++) {
+		const struct entered *r = &ps->ent[i];
 		struct name_ent *ne;
 		struct path_func *pf;
 
-		if (r->exit)
+		if (!r->thread1)
 			continue;
-		ne = namer_get(nm, ps->threads[r->thread].pid, r->fn);
+		ne = namer_get(nm, ps->threads[r->thread1 - 1].pid, r->fn);
 		if (!ne || !ne->in_exe) {
 			outside += ne && ne->used == 1;
 			if (ne)
@@ -969,16 +1078,72 @@ static int probe_universe(struct path_state *ps, struct path_prog *prog, struct 
 
 /* ---- driver ---- */
 
+/* One pass over the trace through r. The first says what it skipped. */
+static int path_pass(struct path_state *ps, struct trace_reader *r, const char *trace_dir)
+{
+	struct trace_event ev;
+	size_t bad = 0;
+	int rc;
+
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		rc = path_feed(ps, &ev);
+		if (rc == -EINVAL) {
+			if (!bad++ && !ps->printer)
+				log_warn("%s: stream %u: malformed record skipped", trace_dir,
+					 ev.stream_id);
+			continue;
+		}
+		if (rc < 0) {
+			log_err("%s: %s", trace_dir, strerror(-rc));
+			return rc;
+		}
+	}
+	if (rc < 0)
+		log_warn("%s: reading stopped: %s", trace_dir, strerror(-rc));
+	return 0;
+}
+
+/* The second pass: the same frame logic again from the start, each record
+ * printed as it is made. */
+static int path_print(struct path_state *ps, const char *trace_dir, struct namer *nm,
+		      struct path_prog *prog, const struct path_opts *o, FILE *out)
+{
+	struct path_printer pr = {.out = out, .o = o, .nm = nm, .prog = prog};
+	struct trace_reader *r = NULL;
+	int rc;
+
+	pr.num = thread_numbers(ps);
+	if (!pr.num)
+		return -ENOMEM;
+	rc = trace_reader_open(&r, trace_dir, NULL);
+	if (rc < 0) {
+		log_err("%s: cannot read trace again: %s", trace_dir, strerror(-rc));
+		goto out;
+	}
+	for (size_t i = 0; i < ps->nthreads; i++)
+		ps->threads[i].depth = 0;
+	ps->nrecs1 = ps->nrecs;
+	ps->nrecs = 0;
+	ps->printer = &pr;
+	print_path_head(ps, out, o);
+	rc = path_pass(ps, r, trace_dir);
+	print_path_tail(ps, out, o);
+	ps->printer = NULL;
+	trace_reader_close(r);
+out:
+	free(pr.num);
+	return rc;
+}
+
 int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 {
 	struct path_state ps;
 	struct path_prog prog, uni;
 	struct trace_problem prob;
 	struct trace_reader *r = NULL;
-	struct trace_event ev;
 	struct namer nm;
 	char name[64], *exe = NULL, *ptext = NULL;
-	size_t exe_len = 0, bad = 0, plen = 0, unprobed = 0;
+	size_t exe_len = 0, plen = 0, unprobed = 0;
 	int rc;
 
 	memset(&ps, 0, sizeof(ps));
@@ -987,6 +1152,7 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	memset(&nm, 0, sizeof(nm));
 	memset(&prob, 0, sizeof(prob));
 	ps.keep_exits = o->exits && !o->check;
+	ps.collect_entered = o->check;
 	rc = trace_reader_open(&r, trace_dir, &prob);
 	if (rc < 0) {
 		if (prob.msg[0])
@@ -1018,21 +1184,9 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 		rc = -ENODATA;
 		goto out;
 	}
-	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		rc = path_feed(&ps, &ev);
-		if (rc == -EINVAL) {
-			if (!bad++)
-				log_warn("%s: stream %u: malformed record skipped", trace_dir,
-					 ev.stream_id);
-			continue;
-		}
-		if (rc < 0) {
-			log_err("%s: %s", trace_dir, strerror(-rc));
-			goto out;
-		}
-	}
+	rc = path_pass(&ps, r, trace_dir);
 	if (rc < 0)
-		log_warn("%s: reading stopped: %s", trace_dir, strerror(-rc));
+		goto out;
 	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
 		const struct trace_problem *p = trace_reader_problem(r, i);
 
@@ -1128,7 +1282,9 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	} else if (o->check) {
 		rc = print_check(&ps, &nm, &prog, o, out, 0);
 	} else {
-		print_path(&ps, &nm, &prog, o, out);
+		rc = path_print(&ps, trace_dir, &nm, &prog, o, out);
+		if (rc < 0)
+			goto out_sym;
 		rc = PATH_OK;
 	}
 	fflush(out);
