@@ -17,6 +17,10 @@
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
+#include "run_opts.h"
+
+/* The shared options spool locks takes: all of them. */
+static const struct run_opts_spec locks_run_opts = {.mask = RUN_OPT_ALL};
 
 static void locks_usage(FILE *out)
 {
@@ -29,30 +33,9 @@ static void locks_usage(FILE *out)
 		"stdout and stderr are its own. spool waits for every process PROGRAM\n"
 		"starts (a daemon too).\n"
 		"\n"
-		"options:\n"
-		"  -o, --output DIR     trace directory (default spool.trace); a trace spool\n"
-		"                       wrote there is kept as DIR.old, anything else there\n"
-		"                       is refused\n"
-		"      --ring-size SIZE per-thread ring buffer, power of two, k/m suffixes\n"
-		"                       (default %um); too small a ring loses events, counted\n"
-		"      --on-full MODE   when a ring is full: wait (default) makes the thread\n"
-		"                       wait up to 100 ms for spool to make room; drop\n"
-		"                       drops the event at once; both count what is lost\n"
-		"      --max-threads N  threads alive at once that get a ring (default %u; a\n"
-		"                       ring is used again once its thread has ended); the\n"
-		"                       events of a thread beyond that are counted as lost\n"
-		"      --max-procs N    processes alive at once that get a process slot\n"
-		"                       (default %u, at most %u; a slot is used again once\n"
-		"                       its process has ended); a process beyond that is\n"
-		"                       traced without its maps and command line (counted:\n"
-		"                       the trace is incomplete)\n"
-		"      --until-first-exit  end the trace when PROGRAM's first process exits\n"
-		"                       (default: when it and every process it started have\n"
-		"                       exited; after the first, Ctrl-C or SIGTERM to spool\n"
-		"                       ends it); processes still running are left alone and\n"
-		"                       counted: the trace is incomplete\n"
-		"      --stacks N       also record N frame-pointer frames above each call\n"
-		"                       site (default 0, at most 32)\n"
+		"options:\n");
+	run_opts_usage(out, &locks_run_opts);
+	fprintf(out,
 		"      --json           print the report as JSON (on stderr)\n"
 		"      --sort KEY       order locks by acq, contended, wait, hold or name\n"
 		"                       (default wait)\n"
@@ -69,9 +52,7 @@ static void locks_usage(FILE *out)
 		"--max-procs; or processes still running when the trace ended); 1 when\n"
 		"spool cannot make the trace; 2 on a usage error.\n"
 		"\n"
-		"Later: spool report --locks DIR, spool export --perfetto DIR, babeltrace2 DIR.\n",
-		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS, SHM_DEFAULT_MAX_PROCS,
-		SHM_MAX_PROCS);
+		"Later: spool report --locks DIR, spool export --perfetto DIR, babeltrace2 DIR.\n");
 }
 
 static const char *fmt_count(uint64_t v, char *buf, size_t len)
@@ -91,14 +72,7 @@ static const char *fmt_count(uint64_t v, char *buf, size_t len)
 
 int cmd_locks(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"ring-size", required_argument, NULL, 'r'},
-		{"max-threads", required_argument, NULL, 'T'},
-		{"max-procs", required_argument, NULL, 'P'},
-		{"until-first-exit", no_argument, NULL, 'U'},
-		{"on-full", required_argument, NULL, 'F'},
-		{"stacks", required_argument, NULL, 's'},
+	static const struct option own[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"sort", required_argument, NULL, 'S'},
 		{"limit", required_argument, NULL, 'l'},
@@ -113,6 +87,7 @@ int cmd_locks(int argc, char **argv)
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
+	struct option opts[32];
 	struct lockstat_print_opts po;
 	struct session_result res;
 	char c1[32], c2[32];
@@ -120,39 +95,17 @@ int cmd_locks(int argc, char **argv)
 	int c, rc;
 
 	lockstat_print_opts_init(&po);
+	if (run_opts_table(own, &locks_run_opts, opts, sizeof(opts) / sizeof(opts[0])) < 0)
+		return 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
+		rc = run_opts_handle(c, optarg, &locks_run_opts, &so);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc)
+			continue;
 		switch (c) {
-		case 'o':
-			so.trace_dir = optarg;
-			break;
-		case 'r':
-			if (session_opt_ring_size(&so, optarg, 4096) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'F':
-			if (session_opt_on_full(&so, optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'T':
-			if (session_opt_max_threads(&so, optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'U':
-			so.until_first_exit = 1;
-			break;
-		case 'P':
-			if (session_opt_max_procs(&so, optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 's':
-			if (options_parse_uint(optarg, 32, &v) < 0) {
-				log_err("--stacks '%s': want 0 to 32", optarg);
-				return EXIT_USAGE;
-			}
-			so.stack_depth = (uint32_t)v;
-			break;
 		case 'j':
 			po.json = 1;
 			break;

@@ -31,6 +31,14 @@
 #include "../util/outfile.h"
 #include "../util/target.h"
 #include "cmd.h"
+#include "run_opts.h"
+
+/* The shared options spool path takes when it records (its -o is its own:
+ * it keeps the old spelling for a release). */
+static const struct run_opts_spec path_run_opts = {
+	.mask = RUN_OPT_RING_SIZE | RUN_OPT_ON_FULL | RUN_OPT_MAX_THREADS | RUN_OPT_MAX_PROCS |
+		RUN_OPT_UNTIL_FIRST_EXIT,
+};
 
 static void path_usage(FILE *out)
 {
@@ -87,33 +95,22 @@ static void path_usage(FILE *out)
 		"                       spelling, kept with a warning for this release when\n"
 		"                       it cannot be a trace directory: with -t, without\n"
 		"                       PROGRAM, or FILE an existing file; use -w FILE)\n"
-		"      --ring-size SIZE when recording: per-thread ring, power of two, k/m\n"
-		"                       suffixes (default %um); a full ring loses events\n"
-		"      --max-threads N  when recording: threads alive at once that get a ring\n"
-		"                       (default %u; an ended thread's ring is used again)\n"
-		"      --max-procs N    when recording: processes alive at once that get a\n"
-		"                       process slot (default %u, at most %u; an ended\n"
-		"                       process's slot is used again)\n"
-		"      --until-first-exit  when recording: end the trace when PROGRAM's\n"
-		"                       first process exits (default: when it and every\n"
-		"                       process it started have exited; after the first,\n"
-		"                       Ctrl-C or SIGTERM to spool ends it); processes\n"
-		"                       still running are left alone and counted: the\n"
-		"                       trace is incomplete\n"
 		"      --trust-env      TRACE_DIR made by spool record: its replay takes the\n"
 		"                       loader's variables (LD_PRELOAD, ...) from the\n"
 		"                       recorded environment too (spool replay --trust-env)\n"
 		"  -q, --quiet          no summary line\n"
 		"  -h, --help           show this help\n"
 		"\n"
+		"options when recording (as in spool locks):\n");
+	run_opts_usage(out, &path_run_opts);
+	fprintf(out,
+		"\n"
 		"exit status: 0 the path was printed (--check: every function was entered);\n"
 		"1 --check found functions never entered, or the trace has no function entries\n"
 		"(no function was entered, none could be probed, or the trace was recorded by\n"
 		"another command); 2 usage error; when recording, the program's own status if\n"
 		"it is not 0 (127 not found, 126 not executable), else 4 if the trace is\n"
-		"incomplete (events lost: the path has holes).\n",
-		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS, SHM_DEFAULT_MAX_PROCS,
-		SHM_MAX_PROCS);
+		"incomplete (events lost: the path has holes).\n");
 }
 
 static int path_record(struct session_opts *so, int quiet, int functions)
@@ -231,7 +228,7 @@ static int path_old_o(const char *x, int record, int have_t)
 int cmd_path(int argc, char **argv)
 {
 	static const char default_dir[] = "spool.trace";
-	static const struct option opts[] = {
+	static const struct option own[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"write", required_argument, NULL, 'w'},
 		{"check", no_argument, NULL, 'c'},
@@ -240,10 +237,6 @@ int cmd_path(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"functions", required_argument, NULL, 'F'},
 		{"trace-dir", required_argument, NULL, 't'},
-		{"ring-size", required_argument, NULL, 'r'},
-		{"max-threads", required_argument, NULL, 'T'},
-		{"max-procs", required_argument, NULL, 'P'},
-		{"until-first-exit", no_argument, NULL, 'E'},
 		{"trust-env", no_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -260,12 +253,20 @@ int cmd_path(int argc, char **argv)
 	    trust_env = 0;
 	char tmp[PATH_MAX], tmp_trace[PATH_MAX + 8];
 	struct outfile of = {.f = stdout};
+	struct option opts[32];
 	struct stat st;
 	uint64_t v;
 
+	if (run_opts_table(own, &path_run_opts, opts, sizeof(opts) / sizeof(opts[0])) < 0)
+		return 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:o:t:w:qh", opts, NULL)) != -1) {
+		rc = run_opts_handle(c, optarg, &path_run_opts, &so);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc)
+			continue;
 		switch (c) {
 		case 'o':
 			opt_o = optarg;
@@ -300,21 +301,6 @@ int cmd_path(int argc, char **argv)
 			break;
 		case 't':
 			so.trace_dir = optarg;
-			break;
-		case 'r':
-			if (session_opt_ring_size(&so, optarg, 4096) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'T':
-			if (session_opt_max_threads(&so, optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'E':
-			so.until_first_exit = 1;
-			break;
-		case 'P':
-			if (session_opt_max_procs(&so, optarg) < 0)
-				return EXIT_USAGE;
 			break;
 		case 'U':
 			trust_env = 1;

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * run_opts.c - the options shared by the commands that run a program
+ * (run_opts.h): one row each, with the getopt entry, the help text and the
+ * check of the value. A new shared option is a row here and a case in
+ * run_opts_handle; every command that names it in its mask gets it, spelled
+ * and explained the same way.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../collect/session.h"
+#include "../common/shm.h"
+#include "../util/log.h"
+#include "../util/options.h"
+#include "run_opts.h"
+
+/* getopt codes of the shared long options without a short form: above
+ * every character and every code a command uses for its own options. */
+#define RUN_OPT_CODE 0x4000
+
+struct run_opt_row {
+	unsigned bit;
+	struct option opt;
+	const char *help; /* lines after the option column; %u: the default(s) */
+};
+
+static const struct run_opt_row run_opt_rows[] = {
+    {RUN_OPT_OUTPUT,
+     {"output", required_argument, NULL, 'o'},
+     "  -o, --output DIR     trace directory (default spool.trace); a trace spool\n"
+     "                       wrote there is kept as DIR.old, anything else there\n"
+     "                       is refused\n"},
+    {RUN_OPT_RING_SIZE,
+     {"ring-size", required_argument, NULL, RUN_OPT_CODE + 1},
+     "      --ring-size SIZE per-thread ring buffer, power of two, k/m suffixes\n"
+     "                       (default %um); too small a ring loses events, counted\n"},
+    {RUN_OPT_ON_FULL,
+     {"on-full", required_argument, NULL, RUN_OPT_CODE + 2},
+     "      --on-full MODE   when a ring is full: wait (default) makes the thread\n"
+     "                       wait up to 100 ms for spool to make room; drop\n"
+     "                       drops the event at once; both count what is lost\n"},
+    {RUN_OPT_MAX_THREADS,
+     {"max-threads", required_argument, NULL, RUN_OPT_CODE + 3},
+     "      --max-threads N  threads alive at once that get a ring (default %u; a\n"
+     "                       ring is used again once its thread has ended); the\n"
+     "                       events of a thread beyond that are counted as lost\n"},
+    {RUN_OPT_MAX_PROCS,
+     {"max-procs", required_argument, NULL, RUN_OPT_CODE + 4},
+     "      --max-procs N    processes alive at once that get a process slot\n"
+     "                       (default %u, at most %u; a slot is used again once\n"
+     "                       its process has ended); a process beyond that is\n"
+     "                       traced without its maps and command line (counted:\n"
+     "                       the trace is incomplete)\n"},
+    {RUN_OPT_UNTIL_FIRST_EXIT,
+     {"until-first-exit", no_argument, NULL, RUN_OPT_CODE + 5},
+     "      --until-first-exit  end the trace when PROGRAM's first process exits\n"
+     "                       (default: when it and every process it started have\n"
+     "                       exited; after the first, Ctrl-C or SIGTERM to spool\n"
+     "                       ends it); processes still running are left alone and\n"
+     "                       counted: the trace is incomplete\n"},
+    {RUN_OPT_STACKS,
+     {"stacks", required_argument, NULL, RUN_OPT_CODE + 6},
+     "      --stacks N       also record N frame-pointer frames above each call\n"
+     "                       site (default 0, at most 32)\n"},
+};
+
+#define RUN_OPT_NROWS (sizeof(run_opt_rows) / sizeof(run_opt_rows[0]))
+
+int run_opts_table(const struct option *own, const struct run_opts_spec *spec, struct option *out,
+		   size_t cap)
+{
+	size_t n = 0;
+
+	for (; own && own[n].name; n++) {
+		if (n + 1 >= cap)
+			return -ENOSPC;
+		out[n] = own[n];
+	}
+	for (size_t i = 0; i < RUN_OPT_NROWS; i++) {
+		if (!(spec->mask & run_opt_rows[i].bit))
+			continue;
+		if (n + 1 >= cap)
+			return -ENOSPC;
+		out[n++] = run_opt_rows[i].opt;
+	}
+	memset(&out[n], 0, sizeof(out[n]));
+	return 0;
+}
+
+void run_opts_usage(FILE *out, const struct run_opts_spec *spec)
+{
+	for (size_t i = 0; i < RUN_OPT_NROWS; i++) {
+		const struct run_opt_row *r = &run_opt_rows[i];
+
+		if (!(spec->mask & r->bit))
+			continue;
+		switch (r->bit) {
+		case RUN_OPT_RING_SIZE:
+			fprintf(out, r->help, (unsigned)(SHM_DEFAULT_RING_BYTES >> 20));
+			break;
+		case RUN_OPT_MAX_THREADS:
+			fprintf(out, r->help, (unsigned)SHM_DEFAULT_MAX_RINGS);
+			break;
+		case RUN_OPT_MAX_PROCS:
+			fprintf(out, r->help, (unsigned)SHM_DEFAULT_MAX_PROCS,
+				(unsigned)SHM_MAX_PROCS);
+			break;
+		default:
+			fputs(r->help, out);
+		}
+	}
+}
+
+int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
+		    struct session_opts *so)
+{
+	uint64_t v;
+	unsigned bit = 0;
+
+	for (size_t i = 0; i < RUN_OPT_NROWS && !bit; i++)
+		if (run_opt_rows[i].opt.val == c && (spec->mask & run_opt_rows[i].bit))
+			bit = run_opt_rows[i].bit;
+	switch (bit) {
+	case RUN_OPT_OUTPUT:
+		so->trace_dir = arg;
+		return 1;
+	case RUN_OPT_RING_SIZE:
+		return session_opt_ring_size(so, arg, spec->min_ring ? spec->min_ring : 4096) < 0
+			   ? -1
+			   : 1;
+	case RUN_OPT_ON_FULL:
+		return session_opt_on_full(so, arg) < 0 ? -1 : 1;
+	case RUN_OPT_MAX_THREADS:
+		return session_opt_max_threads(so, arg) < 0 ? -1 : 1;
+	case RUN_OPT_MAX_PROCS:
+		return session_opt_max_procs(so, arg) < 0 ? -1 : 1;
+	case RUN_OPT_UNTIL_FIRST_EXIT:
+		so->until_first_exit = 1;
+		return 1;
+	case RUN_OPT_STACKS:
+		if (options_parse_uint(arg, 32, &v) < 0) {
+			log_err("--stacks '%s': want 0 to 32", arg);
+			return -1;
+		}
+		so->stack_depth = (uint32_t)v;
+		return 1;
+	default:
+		return 0;
+	}
+}
