@@ -66,7 +66,7 @@ static int probe_read_syms(struct probe_module *mod, Elf *elf, uint32_t type)
 			    s.st_shndx == SHN_UNDEF || !s.st_size)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (!name || !*name)
+			if (!name || !*name || *name == '@')
 				continue;
 			if (mod->nsyms == cap) {
 				struct probe_sym *ns;
@@ -77,7 +77,11 @@ static int probe_read_syms(struct probe_module *mod, Elf *elf, uint32_t type)
 					return -ENOMEM;
 				mod->syms = ns;
 			}
-			mod->syms[mod->nsyms].name = strdup(name);
+			/* A .symtab of a shared library (its debug file: libc6-dbg)
+			 * names the exported functions with their version,
+			 * "pthread_mutex_lock@@GLIBC_2.2.5"; the user and .dynsym
+			 * say "pthread_mutex_lock". No C or C++ name has an '@'. */
+			mod->syms[mod->nsyms].name = strndup(name, strcspn(name, "@"));
 			if (!mod->syms[mod->nsyms].name)
 				return -ENOMEM;
 			mod->syms[mod->nsyms].addr = s.st_value;
