@@ -6,9 +6,11 @@
 # (a 4 KiB ring, so the rings fill and the full-ring path runs from the
 # trampolines), and pigz -d with every basic block of libz's inflate*
 # counted (pigz uses inflateBack). Each output is compared byte for byte with the native run's.
+# spool report without --KIND on a pigz probe trace shows the function and
+# the lock reports.
 . "$(dirname "$0")/../lib.sh"
 need_progs sqlite3 pigz
-plan 12
+plan 14
 
 cat >q.sql <<'SQL'
 create table t(a integer primary key, b text);
@@ -35,6 +37,14 @@ like "$ERR" 'deflate +[0-9]+' "the report counts deflate"
 events=$("$SPOOL" info z.trace 2>/dev/null | sed -n 's/^events: \([0-9]*\).*/\1/p')
 # (an event is 16 bytes at least: 256 fill a 4k ring)
 num_cmp "$events" -gt 256 "more events than a 4k ring holds went through it"
+
+# Without --KIND, spool report gives every report the trace was made for:
+# the function probes', then pigz's own locks (its threads' mutexes).
+spool_run probe -q -o zl.trace -e 'func:libz.so*:deflate*' -- pigz -p 2 -c data
+"$SPOOL" report zl.trace >rep.out 2>/dev/null
+is "$(grep '^== ' rep.out)" "== spool report --functions ==
+== spool report --locks ==" "spool report of it shows the function report, then the lock report"
+like "$(sed -n '/^== spool report --locks ==/,$p' rep.out)" 'mutex +[0-9]' "  the lock report lists pigz's mutexes"
 
 spool_run probe -o d.trace --ring-size 4k -e 'block:libz.so*:inflate*' -- pigz -dc native.gz
 is_rc 0 "pigz -d with libz's inflate* blocks counted exits 0"
