@@ -8,6 +8,11 @@
  *              (glibc asks DNS), from two threads
  *   res        res_query, res_search, res_mkquery of a name (the resolver:
  *              DNS), then gethostbyname of it
+ *   fds FILE   descriptors glibc makes inside itself, in one thread (popen
+ *              and pclose, freopen, tmpfile, gethostbyname, getservbyname)
+ *              while another opens, reads and closes FILE: each thread notes
+ *              the descriptor numbers it saw and what it read, printed after
+ *              both ended (sync mode orders them like any other open)
  *   walk DIR   nftw (FTW_PHYS, then FTW_DEPTH with FTW_ACTIONRETVAL skipping
  *              a subtree, then FTW_CHDIR opening each file by its base name),
  *              ftw, scandirat of DIR; prints every entry and what it read
@@ -138,6 +143,91 @@ static int run_res(void)
 	return 0;
 }
 
+#define FD_ROUNDS 20
+static char fd_log[2][FD_ROUNDS][160];
+static pthread_barrier_t fd_round; /* each round, both threads at once */
+
+static void *fds_glibc(void *arg)
+{
+	const char *file = arg;
+	char line[64];
+	FILE *p, *f, *t;
+
+	for (int i = 0; i < FD_ROUNDS; i++) {
+		char cmd[64];
+		int pfd, ffd = -1, tfd = -1;
+		struct hostent *h;
+		struct servent *s;
+
+		pthread_barrier_wait(&fd_round);
+		snprintf(cmd, sizeof(cmd), "echo popen-%d", i);
+		p = popen(cmd, "r");
+		pfd = p ? fileno(p) : -1;
+		line[0] = 0;
+		if (p && !fgets(line, sizeof(line), p))
+			line[0] = 0;
+		line[strcspn(line, "\n")] = 0;
+		if (p)
+			pclose(p);
+		f = fopen("/dev/null", "r");
+		if (f) {
+			f = freopen(file, "r", f);
+			ffd = f ? fileno(f) : -1;
+			if (f)
+				fclose(f);
+		}
+		t = tmpfile();
+		if (t) {
+			tfd = fileno(t);
+			fclose(t);
+		}
+		h = gethostbyname("localhost");
+		s = getservbyname("ssh", "tcp");
+		snprintf(fd_log[0][i], sizeof(fd_log[0][i]),
+			 "glibc %d: popen fd %d read '%s', freopen fd %d, tmpfile fd %d, %s, %s", i,
+			 pfd, line, ffd, tfd, h ? h->h_name : "no host", s ? s->s_name : "no service");
+	}
+	return NULL;
+}
+
+static void *fds_plain(void *arg)
+{
+	const char *file = arg;
+	char buf[16];
+
+	for (int i = 0; i < FD_ROUNDS; i++) {
+		int fd;
+
+		pthread_barrier_wait(&fd_round);
+		usleep(100 * (i % 7)); /* land in different parts of the other's round */
+		fd = open(file, O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+		buf[n > 0 ? n : 0] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+		snprintf(fd_log[1][i], sizeof(fd_log[1][i]), "plain %d: open fd %d read '%s'", i, fd,
+			 buf);
+		if (fd >= 0)
+			close(fd);
+	}
+	return NULL;
+}
+
+static int run_fds(const char *file)
+{
+	pthread_t a, b;
+
+	pthread_barrier_init(&fd_round, NULL, 2);
+	pthread_create(&a, NULL, fds_glibc, (void *)file);
+	pthread_create(&b, NULL, fds_plain, (void *)file);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	for (int t = 0; t < 2; t++)
+		for (int i = 0; i < FD_ROUNDS; i++)
+			printf("%s\n", fd_log[t][i]);
+	return 0;
+}
+
 static int walk_fn(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
 	printf("nftw %s flag %d level %d base %d size %lld\n", path, flag, f->level, f->base,
@@ -210,8 +300,10 @@ int main(int argc, char **argv)
 		return run_hosts();
 	if (argc > 1 && !strcmp(argv[1], "res"))
 		return run_res();
+	if (argc > 2 && !strcmp(argv[1], "fds"))
+		return run_fds(argv[2]);
 	if (argc > 2 && !strcmp(argv[1], "walk"))
 		return run_walk(argv[2]);
-	fprintf(stderr, "usage: rr_netdb hosts | res | walk DIR\n");
+	fprintf(stderr, "usage: rr_netdb hosts | res | fds FILE | walk DIR\n");
 	return 2;
 }
