@@ -28,7 +28,7 @@
  * in what the recorded program sees too. A recording is untrusted: the
  * unpacker checks every count and length against the bytes there are.
  */
-#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -470,9 +470,36 @@ void agent_rr_netdb_thread_end(void)
 /* Record: could the lookup be made without the network? */
 static int rr_nss_files_only(const char *db);
 
+/* The text /etc/hosts would give addr in (IPv4 dotted, and the IPv6
+ * loopback; another IPv6 address is never taken for a local one, which
+ * costs only the allocator's view below). 0 when none. */
+static int rr_addr_text(int af, const unsigned char *a, char *out)
+{
+	static const unsigned char v6lo[16] = {[15] = 1};
+	char *p = out;
+
+	if (af == AF_INET6) {
+		if (memcmp(a, v6lo, 16))
+			return 0;
+		memcpy(out, "::1", 4);
+		return 1;
+	}
+	for (int i = 0; i < 4; i++) {
+		unsigned v = a[i];
+
+		if (v >= 100)
+			*p++ = (char)('0' + v / 100);
+		if (v >= 10)
+			*p++ = (char)('0' + v / 10 % 10);
+		*p++ = (char)('0' + v % 10);
+		*p++ = i < 3 ? '.' : 0;
+	}
+	return 1;
+}
+
 static int rr_netdb_local(const struct rr_nq *q)
 {
-	char text[INET6_ADDRSTRLEN];
+	char text[16];
 
 	switch (q->kind) {
 	case RR_HOST_BYNAME:
@@ -483,8 +510,7 @@ static int rr_netdb_local(const struct rr_nq *q)
 	case RR_HOST_BYADDR:
 	case RR_HOST_BYADDR_R:
 		if (!q->addr || (q->af != AF_INET && q->af != AF_INET6) ||
-		    q->alen != (q->af == AF_INET ? 4u : 16u) ||
-		    !inet_ntop(q->af, q->addr, text, sizeof(text)))
+		    q->alen != (q->af == AF_INET ? 4u : 16u) || !rr_addr_text(q->af, q->addr, text))
 			return 0;
 		return agent_rr_in_hosts(text, 1);
 	default:
@@ -508,20 +534,29 @@ static int rr_nss_files_only(const char *db)
 	syscall(SYS_close, fd);
 	n = got > 0 ? (size_t)got : 0;
 	buf[n] = 0;
-	while (i < n) {
-		char *line = buf + i, *end = strchr(line, '\n');
+	while (i < n) { /* line by line: "db: source [action] source ..." */
+		size_t end = i, w;
 
-		if (!end)
-			end = buf + n;
-		*end = 0;
-		i = (size_t)(end - buf) + 1;
-		if (strncmp(line, db, dl) || line[dl] != ':')
-			continue;
-		for (char *w = strtok_r(line + dl + 1, " \t", &end); w;
-		     w = strtok_r(NULL, " \t", &end))
-			if (strcmp(w, "files") && strcmp(w, "db"))
-				return 0;
-		return 1;
+		while (end < n && buf[end] != '\n')
+			end++;
+		if (end - i > dl && !memcmp(buf + i, db, dl) && buf[i + dl] == ':') {
+			for (w = i + dl + 1; w < end;) {
+				size_t k = 0;
+
+				while (w < end && (buf[w] == ' ' || buf[w] == '\t'))
+					w++;
+				while (w + k < end && buf[w + k] != ' ' && buf[w + k] != '\t')
+					k++;
+				if (k && buf[w] != '#' && !(k == 5 && !memcmp(buf + w, "files", 5)) &&
+				    !(k == 2 && !memcmp(buf + w, "db", 2)))
+					return 0; /* dns, nis, sss, an action: maybe the network */
+				if (k && buf[w] == '#')
+					break;
+				w += k;
+			}
+			return 1;
+		}
+		i = end + 1;
 	}
 	return 1;
 }
