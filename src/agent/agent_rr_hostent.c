@@ -58,6 +58,10 @@ enum {
 	RR_SERV_BYPORT,
 	RR_SERV_BYNAME_R,
 	RR_SERV_BYPORT_R,
+	RR_HOST_ENT, /* the enumerations: gethostent, getservent */
+	RR_HOST_ENT_R,
+	RR_SERV_ENT,
+	RR_SERV_ENT_R,
 	RR_NETDB_KINDS
 };
 static const char *const rr_netdb_kinds[RR_NETDB_KINDS] = {
@@ -66,6 +70,8 @@ static const char *const rr_netdb_kinds[RR_NETDB_KINDS] = {
     [RR_HOST_BYNAME2_R] = "gethostbyname2_r", [RR_HOST_BYADDR_R] = "gethostbyaddr_r",
     [RR_SERV_BYNAME] = "getservbyname",	    [RR_SERV_BYPORT] = "getservbyport",
     [RR_SERV_BYNAME_R] = "getservbyname_r",   [RR_SERV_BYPORT_R] = "getservbyport_r",
+    [RR_HOST_ENT] = "gethostent",	    [RR_HOST_ENT_R] = "gethostent_r",
+    [RR_SERV_ENT] = "getservent",	    [RR_SERV_ENT_R] = "getservent_r",
 };
 #define RR_NETDB_LOCAL (1u << 8)
 
@@ -117,6 +123,10 @@ static int (*real_getservbyname_r)(const char *, const char *, struct servent *,
 				   struct servent **);
 static int (*real_getservbyport_r)(int, const char *, struct servent *, char *, size_t,
 				   struct servent **);
+static struct hostent *(*real_gethostent)(void);
+static int (*real_gethostent_r)(struct hostent *, char *, size_t, struct hostent **, int *);
+static struct servent *(*real_getservent)(void);
+static int (*real_getservent_r)(struct servent *, char *, size_t, struct servent **);
 
 #define RR_FIND(var, name)                                                                         \
 	({                                                                                         \
@@ -128,10 +138,16 @@ static int (*real_getservbyport_r)(int, const char *, struct servent *, char *, 
 		var;                                                                               \
 	})
 
-static int rr_is_host(unsigned kind) { return kind <= RR_HOST_BYADDR_R; }
+static int rr_is_host(unsigned kind)
+{
+	return kind <= RR_HOST_BYADDR_R || kind == RR_HOST_ENT || kind == RR_HOST_ENT_R;
+}
+
 static int rr_is_r(unsigned kind)
 {
-	return (kind >= RR_HOST_BYNAME_R && kind <= RR_HOST_BYADDR_R) || kind >= RR_SERV_BYNAME_R;
+	return (kind >= RR_HOST_BYNAME_R && kind <= RR_HOST_BYADDR_R) ||
+	       (kind >= RR_SERV_BYNAME_R && kind <= RR_SERV_BYPORT_R) || kind == RR_HOST_ENT_R ||
+	       kind == RR_SERV_ENT_R;
 }
 
 /* The real call. */
@@ -180,6 +196,21 @@ static struct rr_nres rr_netdb_real(const struct rr_nq *q)
 	case RR_SERV_BYPORT_R:
 		o.ret = RR_FIND(real_getservbyport_r, "getservbyport_r")(
 		    q->port, q->proto, q->ret, q->buf, q->buflen, &sr);
+		o.ent = sr;
+		break;
+	case RR_HOST_ENT:
+		o.ent = RR_FIND(real_gethostent, "gethostent")();
+		break;
+	case RR_HOST_ENT_R:
+		o.ret = RR_FIND(real_gethostent_r, "gethostent_r")(q->ret, q->buf, q->buflen, &hr,
+								   q->herrp);
+		o.ent = hr;
+		break;
+	case RR_SERV_ENT:
+		o.ent = RR_FIND(real_getservent, "getservent")();
+		break;
+	case RR_SERV_ENT_R:
+		o.ret = RR_FIND(real_getservent_r, "getservent_r")(q->ret, q->buf, q->buflen, &sr);
 		o.ent = sr;
 		break;
 	}
@@ -400,19 +431,40 @@ static int rr_unpack_serv(const unsigned char *p, size_t len, struct servent *s,
 
 /* ---- the agent's static buffers (the functions without _r) ---- */
 
-/* A thread's: one struct per function (RR_HOST_BYNAME .. RR_HOST_BYADDR,
- * RR_SERV_BYNAME, RR_SERV_BYPORT: slot kind - 1, the services 3 and 4) and
- * the bytes its pointers point into. Found through one TLS pointer; at the
+/* A thread's: one struct per function (gethostbyname, gethostbyname2,
+ * gethostbyaddr, gethostent; getservbyname, getservbyport, getservent:
+ * rr_slot_of) and the bytes its pointers point into. Found through one TLS pointer; at the
  * thread's end they go on rr_free_slots for the next thread (raw mmap: no
  * malloc in the agent's own bookkeeping). */
-#define RR_SLOTS 5
+#define RR_SLOTS 7
 #define RR_SLOT_BYTES (RR_NETDB_MAX * 4)
 struct rr_netdb_slots {
 	struct rr_netdb_slots *next;
-	struct hostent host[3];
-	struct servent serv[2];
+	struct hostent host[4];
+	struct servent serv[3];
 	char *mem[RR_SLOTS];
 };
+
+/* The slot of a function without _r: hosts 0-3, services 4-6. */
+static int rr_slot_of(unsigned kind)
+{
+	switch (kind) {
+	case RR_HOST_BYNAME:
+		return 0;
+	case RR_HOST_BYNAME2:
+		return 1;
+	case RR_HOST_BYADDR:
+		return 2;
+	case RR_HOST_ENT:
+		return 3;
+	case RR_SERV_BYNAME:
+		return 4;
+	case RR_SERV_BYPORT:
+		return 5;
+	default:
+		return 6;
+	}
+}
 _Static_assert(sizeof(struct rr_netdb_slots) <= 4096, "the header fits its page");
 static __thread struct rr_netdb_slots *rr_slots;
 static struct rr_netdb_slots *rr_free_slots;
@@ -513,6 +565,9 @@ static int rr_netdb_local(const struct rr_nq *q)
 		    q->alen != (q->af == AF_INET ? 4u : 16u) || !rr_addr_text(q->af, q->addr, text))
 			return 0;
 		return agent_rr_in_hosts(text, 1);
+	case RR_HOST_ENT:
+	case RR_HOST_ENT_R:
+		return rr_nss_files_only("hosts");
 	default:
 		return rr_nss_files_only("services");
 	}
@@ -588,8 +643,8 @@ static struct rr_nres rr_netdb_build(const struct rr_nq *q, const unsigned char 
 			o.err = ENOMEM;
 			return o;
 		}
-		slot = q->kind <= RR_HOST_BYADDR ? (int)q->kind - 1 : 3 + (q->kind == RR_SERV_BYPORT);
-		ent = slot < 3 ? (void *)&sl->host[slot] : (void *)&sl->serv[slot - 3];
+		slot = rr_slot_of(q->kind);
+		ent = slot < 4 ? (void *)&sl->host[slot] : (void *)&sl->serv[slot - 4];
 		buf = sl->mem[slot];
 		cap = RR_SLOT_BYTES;
 	}
@@ -773,6 +828,46 @@ AGENT_EXPORT int getservbyport_r(int port, const char *proto, struct servent *re
 {
 	struct rr_nq q = {.kind = RR_SERV_BYPORT_R, .port = port, .proto = proto, .ret = ret,
 			  .buf = buf, .buflen = buflen, .result = (void **)result};
+	int r;
+
+	rr_netdb(&q, &r);
+	return r;
+}
+
+/* The enumerations: each call returns the next entry of glibc's cursor
+ * (setXXXent and endXXXent pass through: they only move it). A replay
+ * gives the recorded entries; one that makes the real call too (a database
+ * of files only) moves glibc's cursor as the recording did. */
+AGENT_EXPORT struct hostent *gethostent(void)
+{
+	struct rr_nq q = {.kind = RR_HOST_ENT};
+
+	return rr_netdb(&q, NULL);
+}
+
+AGENT_EXPORT int gethostent_r(struct hostent *ret, char *buf, size_t buflen,
+			      struct hostent **result, int *h_errnop)
+{
+	struct rr_nq q = {.kind = RR_HOST_ENT_R, .ret = ret, .buf = buf, .buflen = buflen,
+			  .result = (void **)result, .herrp = h_errnop};
+	int r;
+
+	rr_netdb(&q, &r);
+	return r;
+}
+
+AGENT_EXPORT struct servent *getservent(void)
+{
+	struct rr_nq q = {.kind = RR_SERV_ENT};
+
+	return rr_netdb(&q, NULL);
+}
+
+AGENT_EXPORT int getservent_r(struct servent *ret, char *buf, size_t buflen,
+			      struct servent **result)
+{
+	struct rr_nq q = {.kind = RR_SERV_ENT_R, .ret = ret, .buf = buf, .buflen = buflen,
+			  .result = (void **)result};
 	int r;
 
 	rr_netdb(&q, &r);

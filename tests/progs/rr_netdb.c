@@ -5,7 +5,8 @@
  *   hosts      gethostbyname, gethostbyname2, gethostbyaddr and their _r
  *              forms (one with a buffer too small), getservbyname,
  *              getservbyport and their _r forms, a name that does not exist
- *              (glibc asks DNS), from two threads
+ *              (glibc asks DNS), from two threads; the first 3 entries of
+ *              getservent, every entry of gethostent_r
  *   res        res_query, res_search, res_mkquery of a name (the resolver:
  *              DNS), then gethostbyname of it
  *   fds FILE   descriptors glibc makes inside itself, in one thread (popen
@@ -114,6 +115,14 @@ static int run_hosts(void)
 	rc = getservbyport_r(htons(53), "udp", &se, buf, sizeof(buf), &sr);
 	printf("getservbyport_r: rc %d\n", rc);
 	show_serv("getservbyport_r 53", sr);
+	setservent(0);
+	for (int i = 0; i < 3 && (s = getservent()); i++)
+		show_serv("getservent", s);
+	endservent();
+	sethostent(0);
+	while (gethostent_r(&he, buf, sizeof(buf), &r, &herr) == 0 && r)
+		show_host("gethostent_r", r, herr);
+	endhostent();
 	return 0;
 }
 

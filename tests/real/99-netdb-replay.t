@@ -3,7 +3,8 @@
 # 99-netdb-replay.t - Debian programs that look names up with the older
 # calls, recorded whole (src/agent/agent_rr_hostent.c): `getent hosts
 # localhost` (gethostbyname2), `getent services ssh http 53/udp`
-# (getservbyname, getservbyport), perl's gethostbyname, gethostbyaddr,
+# (getservbyname, getservbyport), `getent services` and `getent hosts`
+# (every entry: getservent, gethostent), perl's gethostbyname, gethostbyaddr,
 # getservbyname and getservbyport, and python3's socket.gethostbyname_ex,
 # gethostbyaddr (gethostbyname_r, gethostbyaddr_r) in 4 threads,
 # getservbyname and getservbyport. Each recorded in serial and in sync
@@ -13,7 +14,7 @@
 # prints the other files' answers.
 . "$(dirname "$0")/lib.sh"
 need_progs getent perl "$REAL_PY" unshare
-plan 17
+plan 25
 
 export LC_ALL=C
 cat >netdb.py <<'PY'
@@ -50,9 +51,11 @@ if ! elsewhere true 2>/dev/null; then
 	exit 0
 fi
 
-names=(hosts services perl py)
+names=(hosts services allservices allhosts perl py)
 cmd_hosts=(getent hosts localhost)
 cmd_services=(getent services ssh http 53/udp)
+cmd_allservices=(getent services)
+cmd_allhosts=(getent hosts)
 cmd_perl=(perl netdb.pl)
 cmd_py=("$REAL_PY" netdb.py)
 for p in "${names[@]}"; do
@@ -84,5 +87,6 @@ for p in "${names[@]}"; do
 done
 ok "each program alone prints the other files' answers (so the checks above can fail)" \
 	test -n "$(diff hosts.native hosts.other)" -a -n "$(diff services.native services.other)" \
+	-a -n "$(diff allservices.native allservices.other)" -a -n "$(diff allhosts.native allhosts.other)" \
 	-a -n "$(diff perl.native perl.other)" -a -n "$(diff py.native py.other)"
 done_testing
