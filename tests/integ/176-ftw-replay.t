@@ -7,7 +7,8 @@
 # file by its base name from the directory nftw is in), ftw, an nftw of a
 # missing directory and scandirat. Recorded in serial and in sync mode; the
 # recording prints what the program alone prints; then the tree changes (a
-# file removed, one added, a subdirectory gone, a link pointed elsewhere)
+# file removed, two added, one at the top that scandirat lists, a
+# subdirectory gone, a link pointed elsewhere)
 # and 3 replays of each recording print the recorded walk, where the
 # program alone now prints another.
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +34,7 @@ like "$(tr '\n' ' ' <native.out)" "nftw t/c/link flag 4 .*nftw-chdir t/a/f1: one
 
 rm -r t/a/skipme t/a/f1
 echo new >t/a/new
+echo top >t/top
 ln -sf ../a t/c/link
 "$P" walk t >changed.out 2>&1
 ok "the program alone walks the changed tree differently (so the next checks can fail)" \
