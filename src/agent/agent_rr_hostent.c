@@ -470,10 +470,17 @@ static __thread struct rr_netdb_slots *rr_slots;
 static struct rr_netdb_slots *rr_free_slots;
 static int rr_free_lock;
 
-static void rr_lock(void)
+/* 1 when taken. Bounded: a fork child inherits the word as the parent's
+ * other threads left it, and one held then is never released there; the
+ * callers then go without the list (a new mapping, or a buffer kept). */
+static int rr_lock(void)
 {
-	while (__atomic_exchange_n(&rr_free_lock, 1, __ATOMIC_ACQUIRE))
+	for (int i = 0; i < 1000; i++) {
+		if (!__atomic_exchange_n(&rr_free_lock, 1, __ATOMIC_ACQUIRE))
+			return 1;
 		syscall(SYS_sched_yield);
+	}
+	return 0;
 }
 
 static void rr_unlock(void) { __atomic_store_n(&rr_free_lock, 0, __ATOMIC_RELEASE); }
@@ -485,11 +492,12 @@ static struct rr_netdb_slots *rr_my_slots(void)
 
 	if (s)
 		return s;
-	rr_lock();
-	s = rr_free_slots;
-	if (s)
-		rr_free_slots = s->next;
-	rr_unlock();
+	if (rr_lock()) {
+		s = rr_free_slots;
+		if (s)
+			rr_free_slots = s->next;
+		rr_unlock();
+	}
 	if (!s) {
 		m = (void *)syscall(SYS_mmap, NULL, 4096 + (size_t)RR_SLOTS * RR_SLOT_BYTES,
 				    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -511,7 +519,8 @@ void agent_rr_netdb_thread_end(void)
 	if (!s)
 		return;
 	rr_slots = NULL;
-	rr_lock();
+	if (!rr_lock())
+		return; /* kept: still valid for whoever holds its pointers */
 	s->next = rr_free_slots;
 	rr_free_slots = s;
 	rr_unlock();
