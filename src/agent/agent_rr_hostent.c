@@ -2,7 +2,8 @@
 /*
  * agent_rr_hostent.c - record and replay of the older name lookups:
  * gethostbyname, gethostbyname2, gethostbyaddr, getservbyname,
- * getservbyport and their _r forms (doc/record.md, "Sockets").
+ * getservbyport, the enumerations gethostent and getservent, and their _r
+ * forms (doc/record.md, "Sockets").
  *
  * Like getaddrinfo (agent_rr_netdb.c) each is recorded whole: glibc reads
  * /etc/hosts, /etc/services and nsswitch.conf, may ask DNS, all through its
