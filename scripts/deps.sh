@@ -86,6 +86,8 @@ PACKAGES=(
 #   (the corpus also runs memcached, python3, perl, git, make, sqlite3, x264 and g++ from
 #   the lists above; tests/real/82-95, tests/real/quick/80-81)
 #   libglib2.0-bin gio, a Debian GLib program: its futexes (tests/real/96-glib-futex.t)
+#   libcap2-bin    getcap -r, a program that walks a tree with glibc's nftw (tests/real/
+#                  100-tree-walk-replay.t, with util-linux's hardlink)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -94,6 +96,7 @@ REAL_PACKAGES=(
 	redis-server redis-tools
 	lighttpd curl
 	libglib2.0-bin
+	libcap2-bin
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

@@ -138,6 +138,10 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_SPAWN] = "posix_spawn",
 	[RR_CALL_WAIT] = "wait/waitpid/wait4",
 	[RR_CALL_WAITID] = "waitid",
+	[RR_CALL_HOSTENT] = "gethostbyname/gethostbyaddr",
+	[RR_CALL_SERVENT] = "getservbyname/getservbyport",
+	[RR_CALL_RESOLV] = "res_query/res_search/res_send",
+	[RR_CALL_FTW] = "ftw/nftw",
 	[RR_CALL_CANCEL] = "cancelled in",
 	[RR_CALL_TESTCANCEL] = "pthread_testcancel",
 };
@@ -955,6 +959,9 @@ static int rr_call_blocks(unsigned call)
 	case RR_CALL_CONNECT:
 	case RR_CALL_GETADDRINFO:
 	case RR_CALL_GETNAMEINFO:
+	case RR_CALL_HOSTENT:
+	case RR_CALL_SERVENT:
+	case RR_CALL_RESOLV:
 	case RR_CALL_RECVMMSG:
 		return 1;
 	}
@@ -1881,6 +1888,7 @@ int agent_rr_join_wait(pthread_t th, void **ret)
 /* Replay: a thread that ends before its recorded events are done. */
 void agent_rr_thread_end(void)
 {
+	agent_rr_netdb_thread_end();
 	if (!rr_self.has_id)
 		return;
 	/* The thread's last delivery point: a signal that arrived after its

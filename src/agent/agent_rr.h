@@ -196,6 +196,18 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg);
 
+/* Name lookups (agent_rr_netdb.c): record around a real lookup (the thread
+ * busy and, in serial mode, without the run token); could the name be
+ * resolved without the network (NULL, numeric, or in /etc/hosts); does
+ * /etc/hosts list word as a name (addr 0) or as an address (addr 1). */
+void agent_rr_resolve_begin(struct agent_thread *t);
+void agent_rr_resolve_end(struct agent_thread *t);
+int agent_rr_netdb_local(const char *node, int numeric);
+int agent_rr_in_hosts(const char *word, int addr);
+/* The calling thread ends: its gethostbyname buffers go to the next thread
+ * (agent_rr_hostent.c). */
+void agent_rr_netdb_thread_end(void);
+
 /* Replay (agent_rr_fs.c): an inert descriptor to stand in for a directory
  * (dir) or a file the replay does not find where the recording opened it;
  * -1 when none can be made. */

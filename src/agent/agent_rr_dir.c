@@ -2,7 +2,7 @@
 /*
  * agent_rr_dir.c - record/replay of directory contents: opendir,
  * fdopendir, readdir (readdir64, readdir_r, readdir64_r), scandir
- * (scandir64), telldir, closedir, and getdents64.
+ * (scandir64, scandirat, scandirat64), telldir, closedir, and getdents64.
  *
  * What a directory holds is input like the bytes of a file: the replay
  * runs where the recorded run left its files (and, before the replay's
@@ -33,7 +33,8 @@
  * - getdents64 (the wrapper glibc exports since 2.30, and
  *   syscall(SYS_getdents64)) records the bytes the call returned.
  *
- * glob: agent_rr_glob.c. Not seen: ftw, nftw and glibc's fts, which read
+ * scandirat is scandir with openat and fdopendir. glob: agent_rr_glob.c;
+ * ftw and nftw: agent_rr_ftw.c. Not seen: glibc's fts, which reads
  * directories inside libc (doc/record.md, "What is not captured"). Same
  * rules as agent_rr_io.c: one predictable branch when neither recording
  * nor replaying, calls made by the agent itself and by threads spool could
@@ -373,15 +374,30 @@ AGENT_EXPORT long telldir(DIR *d)
 typedef int (*rr_scan_filter)(const struct dirent64 *);
 typedef int (*rr_scan_cmp)(const struct dirent64 **, const struct dirent64 **);
 
-static int rr_scandir(const char *path, struct dirent64 ***list, rr_scan_filter filter,
+static int rr_scandir(int dfd, const char *path, struct dirent64 ***list, rr_scan_filter filter,
 		      rr_scan_cmp cmp)
 {
 	struct dirent64 **v = NULL, **nv, *de, *copy;
 	size_t n = 0, cap = 0, i, len;
-	int saved = errno, e = 0;
+	int saved = errno, e = 0, fd;
 	DIR *d;
 
-	d = opendir(path);
+	if (dfd == AT_FDCWD || (path && path[0] == '/')) {
+		d = opendir(path);
+	} else {
+		/* scandirat: the interposed openat and fdopendir, each
+		 * recorded as itself (the flags are glibc's). */
+		fd = openat(dfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		d = fdopendir(fd);
+		if (!d) {
+			e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+	}
 	if (!d)
 		return -1;
 	for (;;) {
@@ -440,7 +456,7 @@ AGENT_EXPORT int scandir64(const char *path, struct dirent64 ***list, rr_scan_fi
 		if (real_scandir64)
 			return real_scandir64(path, list, filter, cmp);
 	}
-	return rr_scandir(path, list, filter, cmp);
+	return rr_scandir(AT_FDCWD, path, list, filter, cmp);
 }
 
 AGENT_EXPORT int scandir(const char *path, struct dirent ***list,
@@ -448,6 +464,32 @@ AGENT_EXPORT int scandir(const char *path, struct dirent ***list,
 			 int (*cmp)(const struct dirent **, const struct dirent **))
 {
 	return scandir64(path, (struct dirent64 ***)list, (rr_scan_filter)filter, (rr_scan_cmp)cmp);
+}
+
+static int (*real_scandirat64)(int, const char *, struct dirent64 ***, rr_scan_filter,
+			       rr_scan_cmp);
+
+AGENT_EXPORT int scandirat64(int dfd, const char *path, struct dirent64 ***list,
+			     rr_scan_filter filter, rr_scan_cmp cmp)
+{
+	if (AGENT_LIKELY(!agent_rr_mode) || agent_self.busy) {
+		if (!__atomic_load_n(&real_scandirat64, __ATOMIC_RELAXED)) {
+			agent_self.busy++;
+			AGENT_RESOLVE(real_scandirat64, "scandirat64");
+			agent_self.busy--;
+		}
+		if (real_scandirat64)
+			return real_scandirat64(dfd, path, list, filter, cmp);
+	}
+	return rr_scandir(dfd, path, list, filter, cmp);
+}
+
+AGENT_EXPORT int scandirat(int dfd, const char *path, struct dirent ***list,
+			   int (*filter)(const struct dirent *),
+			   int (*cmp)(const struct dirent **, const struct dirent **))
+{
+	return scandirat64(dfd, path, (struct dirent64 ***)list, (rr_scan_filter)filter,
+			   (rr_scan_cmp)cmp);
 }
 
 /* ---- getdents64 ---- */

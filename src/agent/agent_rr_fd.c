@@ -111,6 +111,9 @@ static int (*real_inotify_init1)(int) = fb_inotify_init1;
 static int (*real_fcntl)(int, int, ...) = (int (*)(int, int, ...))fb_fcntl;
 static FILE *(*real_fopen)(const char *, const char *);
 static FILE *(*real_tmpfile)(void);
+static FILE *(*real_freopen)(const char *, const char *, FILE *);
+static FILE *(*real_popen)(const char *, const char *);
+static int (*real_pclose)(FILE *);
 static int (*real_fclose)(FILE *);
 static int (*real_mkstemp)(char *);
 static int (*real_mkostemp)(char *, int);
@@ -140,6 +143,9 @@ __attribute__((constructor)) static void agent_rr_fd_resolve(void)
 		AGENT_RESOLVE(real_fcntl, "fcntl");
 	AGENT_RESOLVE(real_fopen, "fopen");
 	AGENT_RESOLVE(real_tmpfile, "tmpfile");
+	AGENT_RESOLVE(real_freopen, "freopen");
+	AGENT_RESOLVE(real_popen, "popen");
+	AGENT_RESOLVE(real_pclose, "pclose");
 	AGENT_RESOLVE(real_fclose, "fclose");
 	AGENT_RESOLVE(real_mkstemp, "mkstemp");
 	AGENT_RESOLVE(real_mkostemp, "mkostemp");
@@ -376,6 +382,59 @@ AGENT_EXPORT FILE *tmpfile(void)
 }
 
 AGENT_EXPORT FILE *tmpfile64(void) __attribute__((alias("tmpfile"), copy(tmpfile)));
+
+/* freopen closes the stream's descriptor and opens the file, at the same
+ * number when the stream had one (glibc moves it there): one call that
+ * makes a descriptor, ordered whole like fopen. */
+AGENT_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
+{
+	uint32_t on;
+
+	if (!FD_REAL(real_freopen, "freopen")) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	on = FD_ENTER(RR_FD_FOPEN);
+	return fd_file(on, real_freopen(path, mode, f));
+}
+
+AGENT_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
+    __attribute__((alias("freopen"), copy(freopen)));
+
+/* popen makes a pipe inside libc and keeps one end, the FILE's (the
+ * child's image is recorded as a spawned process: agent_rr_proc.c); pclose
+ * frees it and waits for the child, whose status it returns (the real one
+ * in a replay too: the replayed child ends as recorded). */
+AGENT_EXPORT FILE *popen(const char *cmd, const char *mode)
+{
+	uint32_t on;
+
+	if (!FD_REAL(real_popen, "popen")) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	on = FD_ENTER(RR_FD_FOPEN);
+	return fd_file(on, real_popen(cmd, mode));
+}
+
+AGENT_EXPORT int pclose(FILE *f)
+{
+	int fd = f ? f->_fileno : -1;
+	uint32_t on;
+	int r, e;
+
+	if (!FD_REAL(real_pclose, "pclose")) {
+		errno = ENOSYS;
+		return -1;
+	}
+	on = fd >= 0 && fd != agent_shm_fd ? FD_ENTER(RR_FD_FCLOSE) : 0;
+	r = real_pclose(f);
+	e = errno;
+	if (on && agent_rr_fdtab_leave(r < 0 ? -1 : 0, &fd) < 0)
+		return -1;
+	errno = e;
+	return r;
+}
 
 /* fclose frees the FILE's descriptor (a FILE without one, fmemopen's or
  * fopencookie's, is not ordered). */

@@ -83,14 +83,14 @@ __attribute__((constructor)) static void agent_rr_netdb_resolve(void)
 
 /* Record: around the real call, the thread is busy (nothing it calls is
  * recorded) and, in serial mode, without the run token. */
-static void rr_resolve_begin(struct agent_thread *t)
+void agent_rr_resolve_begin(struct agent_thread *t)
 {
 	if (agent_rr_mode & RR_MODE_SERIAL)
 		agent_serial_block_begin(RR_AT_INPUT);
 	t->busy++;
 }
 
-static void rr_resolve_end(struct agent_thread *t)
+void agent_rr_resolve_end(struct agent_thread *t)
 {
 	int e = errno;
 
@@ -204,9 +204,10 @@ bad:
 
 static char rr_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
 
-/* Record: does /etc/hosts name NODE (its first RR_HOSTS_MAX bytes)? Raw
+/* Record: does /etc/hosts name NODE (its first RR_HOSTS_MAX bytes)? With
+ * addr, does it have NODE as an address (its first column) instead. Raw
  * system calls: the agent's own reads are never recorded. */
-static int rr_in_hosts(const char *node)
+int agent_rr_in_hosts(const char *node, int addr)
 {
 	char buf[RR_HOSTS_MAX];
 	size_t nlen = strnlen(node, 256), i = 0, n;
@@ -238,7 +239,7 @@ static int rr_in_hosts(const char *node)
 		while (i + k < n && buf[i + k] != ' ' && buf[i + k] != '\t' && buf[i + k] != '\n' &&
 		       buf[i + k] != '#')
 			k++;
-		if (col++ > 0 && k == nlen) {
+		if ((addr ? col++ == 0 : col++ > 0) && k == nlen) {
 			size_t j = 0;
 
 			while (j < k && rr_lower(buf[i + j]) == rr_lower(node[j]))
@@ -254,11 +255,11 @@ static int rr_in_hosts(const char *node)
 /* Record: the lookup needed no network: no name, a numeric address (digits
  * and dots, or an IPv6 literal with its colons), or a name in /etc/hosts
  * (which nsswitch.conf asks first on Debian). */
-static int rr_gai_local(const char *node, const struct addrinfo *hints)
+int agent_rr_netdb_local(const char *node, int numeric)
 {
 	const char *p;
 
-	if (!node || (hints && (hints->ai_flags & AI_NUMERICHOST)))
+	if (!node || numeric)
 		return 1;
 	for (p = node; *p && ((*p >= '0' && *p <= '9') || *p == '.'); p++)
 		;
@@ -268,7 +269,7 @@ static int rr_gai_local(const char *node, const struct addrinfo *hints)
 		;
 	if (*p)
 		return 1;
-	return rr_in_hosts(node);
+	return agent_rr_in_hosts(node, 0);
 }
 
 /* Replay: the recorded list; glibc's own when the recorded lookup was
@@ -324,12 +325,12 @@ AGENT_EXPORT int getaddrinfo(const char *node, const char *serv, const struct ad
 		return RR_REAL(real_getaddrinfo, "getaddrinfo")(node, serv, hints, res);
 	if (agent_rr_mode & RR_MODE_REPLAY)
 		return rr_gai_replay(t, node, serv, hints, res);
-	rr_resolve_begin(t);
+	agent_rr_resolve_begin(t);
 	r = RR_REAL(real_getaddrinfo, "getaddrinfo")(node, serv, hints, res);
-	rr_resolve_end(t);
+	agent_rr_resolve_end(t);
 	e = errno;
 	s.n = r == 0 ? rr_gai_pack(*res, buf, &count) : 0;
-	if (rr_gai_local(node, hints))
+	if (agent_rr_netdb_local(node, hints && (hints->ai_flags & AI_NUMERICHOST)))
 		count |= RR_GAI_LOCAL;
 	agent_rr_rec_input(t, RR_CALL_GETADDRINFO, -1, r, r == EAI_SYSTEM ? e : 0,
 			   count | (uint64_t)s.n << 32, &s, 1);
@@ -377,10 +378,10 @@ AGENT_EXPORT int getnameinfo(const struct sockaddr *sa, socklen_t salen, char *h
 		errno = e;
 		return r;
 	}
-	rr_resolve_begin(t);
+	agent_rr_resolve_begin(t);
 	r = RR_REAL(real_getnameinfo, "getnameinfo")(sa, salen, host, hostlen, serv, servlen,
 						      flags);
-	rr_resolve_end(t);
+	agent_rr_resolve_end(t);
 	e = errno;
 	hl = r == 0 ? rr_strsize(host, hostlen) : 0;
 	sl = r == 0 ? rr_strsize(serv, servlen) : 0;

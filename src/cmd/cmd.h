@@ -21,6 +21,11 @@
 #define EXIT_USAGE 2
 /* The trace is incomplete: something was lost or its writer did not finish. */
 #define EXIT_INCOMPLETE 4
+/* spool record: the recording is whole, but spool replay will refuse it (a
+ * program the mode cannot replay: sync mode and the program's own futexes);
+ * the reason is printed. Like EXIT_INCOMPLETE, only when the program's own
+ * status is 0; --force keeps the program's status. */
+#define EXIT_REFUSED 5
 
 struct session_result;
 struct trace_loss;

@@ -61,6 +61,7 @@ struct record_ctx {
 	char *const *argv;     /* the command line spool ran */
 	uint32_t max_rings;
 	int serial, chaos, lock_events;
+	int force; /* --force: the program's exit status even when replay will refuse */
 	int compress; /* --compress: the agent loads libzstd as the replays will */
 	uint64_t seed;
 	uint32_t stuck_ms;
@@ -104,6 +105,9 @@ static void record_usage(FILE *out)
 		"                       (default 5000)\n"
 		"      --lock-events    also write every lock event (as spool locks does),\n"
 		"                       for spool report; a replay then writes them too\n"
+		"      --force          exit with the program's status even when spool replay\n"
+		"                       will refuse the recording (sync mode: a program\n"
+		"                       with futexes of its own); it still says why\n"
 		"      --compress       compress the input data (what reads returned) with\n"
 		"                       zstd: a third of the bytes for text, at some CPU\n"
 		"                       while recording; a replay unpacks it when it loads\n"
@@ -126,7 +130,8 @@ static void record_usage(FILE *out)
 		"\n"
 		"Exit status: the program's (128+N if signal N killed it, 127 not found, 126\n"
 		"not executable); 4 if that is 0 but the trace is incomplete (events lost,\n"
-		"the disk full): the summary says what is missing.\n"
+		"the disk full): the summary says what is missing; 5 if that is 0 but spool\n"
+		"replay will refuse the recording (the reason is printed; --force: 0).\n"
 		"\n"
 		"Then: spool replay DIR.\n",
 		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
@@ -592,7 +597,14 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		log_warn("the program made %llu input system call%s through syscall() (%s): "
 			 "recorded like the named calls (doc/record.md)",
 			 (unsigned long long)i->direct, i->direct == 1 ? "" : "s", i->direct_calls);
-	if (i->own_futex)
+	if (i->own_futex && !ctx->force)
+		log_err("sync mode cannot replay this program: it made %llu futex call%s of its "
+			"own (through syscall() or its own syscall instruction: GLib's, "
+			"libgomp's, Rust's or abseil's locks), which sync mode does not order, so "
+			"spool replay refuses this recording; record it in serial mode (the "
+			"default), which records them (--force: keep the program's exit status)",
+			(unsigned long long)i->own_futex, i->own_futex == 1 ? "" : "s");
+	else if (i->own_futex)
 		log_warn("the program made %llu futex call%s of its own (through syscall() or "
 			 "its own syscall instruction: GLib's, libgomp's, Rust's or abseil's "
 			 "locks): sync mode does not order them, and spool replay refuses this "
@@ -831,6 +843,7 @@ int cmd_record(int argc, char **argv)
 		{"until-fail", required_argument, NULL, 'u'},
 		{"check", required_argument, NULL, 'c'},
 		{"gdb-wrapper", no_argument, NULL, 'W'},
+		{"force", no_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -866,6 +879,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'L':
 			ctx.lock_events = 1;
+			break;
+		case 'F':
+			ctx.force = 1;
 			break;
 		case 'P':
 			if (options_parse_uint(optarg, UINT64_MAX / 2, &ctx.snap_period) < 0) {
@@ -986,6 +1002,10 @@ int cmd_record(int argc, char **argv)
 	/* processes that ran unrecorded: the recording is incomplete */
 	if (rc == 0 && (ctx.info.flags & (RR_F_FORKED | RR_F_EXEC)))
 		rc = EXIT_INCOMPLETE;
+	/* a whole recording that spool replay refuses (cmd/replay.c says the
+	 * same at replay): said now, where the user can record again */
+	if (rc == 0 && !ctx.force && !ctx.serial && ctx.info.own_futex)
+		rc = EXIT_REFUSED;
 out:
 	if (ctx.in)
 		stdin_cap_close(ctx.in);

@@ -355,6 +355,18 @@ enum {
 					 asked for; data = the status (int), then the rusage
 					 (wait4 with one) */
 	RR_CALL_WAITID = 73,	      /* waitid: result, data = siginfo_t */
+	/* Name services and tree walks recorded whole (agent_rr_hostent.c,
+	 * agent_rr_resolv.c, agent_rr_ftw.c), numbers 80-89. */
+	RR_CALL_HOSTENT = 80, /* gethostby*: arg = RR_HOST_* | local << 8 | (h_errno + 1) << 16
+			       * | bytes << 32; result = 0 or -1 (the _r forms: their return
+			       * value); data = the packed struct hostent (rr_netdb.h) */
+	RR_CALL_SERVENT = 81, /* getservby*: the same with a struct servent */
+	RR_CALL_RESOLV = 82,  /* res_*: arg = RR_RES_* | (h_errno + 1) << 16 | bytes << 32;
+			       * result = the return value; data = the answer (or query) */
+	RR_CALL_FTW = 83,     /* ftw, nftw: arg = RR_FTW_ENTRY (data = struct rr_ftw_ent, the
+			       * path and the directory the walk was in, each with its NUL)
+			       * before each call of the program's function, RR_FTW_END
+			       * (result, errno) when the walk returns */
 	RR_CALL_MAX
 };
 

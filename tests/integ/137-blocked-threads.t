@@ -19,10 +19,11 @@
 # syscall() (as GLib's GMutex and GCond are): in serial mode a real wait
 # kept the run token in the kernel ("record stuck", the program killed);
 # the wait is emulated as a yield, timeouts measured on the recorded clock.
-# Sync mode does not order such futexes: record says so, and the replay
-# refuses the recording rather than differ without noticing.
+# Sync mode does not order such futexes: record refuses at record time
+# (exit 5, --force: the program's status, said as a warning), and the
+# replay refuses the recording rather than differ without noticing.
 . "$(dirname "$0")/lib.sh"
-plan 19
+plan 21
 
 P="$PROGS/rr_blockall"
 "$P" libgcc_s.so.1 >native.out 2>&1
@@ -68,10 +69,15 @@ like "$(cat fx.rec)" "steps 300 300; a wait nobody ends: ETIMEDOUT; a null addre
 	"the recorded output says so (and a wait on a null address fails with EFAULT, as without spool)"
 
 spool_run record --mode sync -o fxs.trace -- "$PROGS/rr_futex" 300
-like "$RC:$ERR" "^0:.*the program made [0-9]+ futex calls of its own \(through syscall\(\) or its own syscall instruction.*sync mode does not order them" \
-	"sync: recorded (exit 0), with a warning that sync mode does not order its own futexes"
+like "$RC:$ERR" "^5:.*sync mode cannot replay this program: it made [0-9]+ futex calls of its own \(through syscall\(\) or its own syscall instruction.*record it in serial mode" \
+	"sync: refused at record time (exit 5), saying which futexes will not replay"
+ok "sync: the program ran to its end all the same (the recorded output is the native one)" \
+	cmp -s run.out fx.native
 spool_run replay -o rep fxs.trace
 num_cmp "$RC" -ne 0 "sync: the replay is refused (a non-zero exit status)"
 like "$ERR" "refusing to replay a sync recording of a program that synchronizes through its own futexes \([0-9]+ futex calls.*record it in serial mode" \
 	"sync: and says why"
+spool_run record --mode sync --force -o fxf.trace -- "$PROGS/rr_futex" 300
+like "$RC:$ERR" "^0:.*warning: the program made [0-9]+ futex calls of its own.*spool replay refuses this recording" \
+	"sync --force: the program's exit status (0), the reason as a warning"
 done_testing

@@ -16,6 +16,11 @@
 #                                              seq) of every KIND event (but
 #                                              those whose uint32 at NOT_OFF
 #                                              is NOT_VALUE)
+#   trace_craft.py u32if DIR KIND OFF VALUE IF_OFF IF_VALUE
+#                                              the same, only in the KIND
+#                                              events whose uint32 at IF_OFF
+#                                              is IF_VALUE and that reach
+#                                              OFF + 4 (an input call's data)
 #   trace_craft.py renumber DIR FROM TO        stream_FROM becomes stream_TO,
 #                                              its packets' stream instance
 #                                              ids too (a trace whose stream
@@ -90,6 +95,9 @@ def main():
     what, d, kind, field, value = sys.argv[1:6]
     kind, value = int(kind), int(value, 0)
     skip = (int(sys.argv[6]), int(sys.argv[7], 0)) if len(sys.argv) > 7 else None
+    only = skip if what == "u32if" else None
+    if only:
+        skip = None
     changed = 0
     for name in sorted(os.listdir(d)):
         if not name.startswith("stream_"):
@@ -100,6 +108,9 @@ def main():
             if data[p] != kind:
                 continue
             if skip and struct.unpack_from("<I", data, p + 9 + 12 + skip[0])[0] == skip[1]:
+                continue
+            if only and (struct.unpack_from("<I", data, p + 9 + 12 + only[0])[0] != only[1] or
+                         12 + int(field) + 4 > event_size(bytes(data), p) - 9):
                 continue
             if what == "word":
                 w = struct.unpack_from("<Q", data, p + 9)[0]

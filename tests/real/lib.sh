@@ -99,7 +99,8 @@ info_lost() {
 #                      races in sync mode): the replay check passes when
 #                      every replay is identical, stops with spool's
 #                      divergence report (exit status 3) or is refused with
-#                      the reason - never a silent difference; WHY goes into
+#                      the reason (by spool record: exit status 5, then no
+#                      replay) - never a silent difference; WHY goes into
 #                      the check's name
 #   --todo REASON      the replay check is TAP TODO: a known failure that
 #                      another fix addresses (prove lists it and says when
@@ -173,6 +174,15 @@ rr_corpus() {
 		why=$(grep -m 1 '^spool: \(error\|warning\): ' "$d/rec.err" | sed 's/^spool: //')
 		CORPUS_VERDICT=refused
 		CORPUS_REASON="record: exit status $rc${why:+: $why}"
+		if [ -n "$may" ] && [ "$rc" = 5 ] && [ -n "$why" ]; then
+			# spool record's EXIT_REFUSED: a program the mode cannot replay,
+			# said at record time (doc/record.md) - what --may-diverge allows
+			CORPUS_REASON="at record (exit status 5): $why"
+			pass "$name $mode: refused at record time with the reason ($may)"
+			skip 1 "$name $mode: not replayed (refused at record time)"
+			_rr_corpus_verdict
+			return 0
+		fi
 		if [ -n "$todo_rec" ]; then
 			todo_ok "$todo_rec" "$name $mode: recorded (exit status $want_rc)" false
 		else
