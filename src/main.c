@@ -55,7 +55,8 @@ static void usage(FILE *out)
 		     "(128+N if signal N killed it; 127 if it is not found, 126 if it is not\n"
 		     "executable), or 4 if that is 0 but the trace is incomplete; 1 when spool\n"
 		     "finds a problem (a trace that cannot be made, read or written); 2 on a usage\n"
-		     "error; spool replay exits 3 when the replay diverged.\n");
+		     "error; spool replay exits 3 when the replay diverged; spool record exits 5\n"
+		     "when the program's status is 0 but spool replay would refuse the recording.\n");
 }
 
 /* What a bug report needs: the release, and which traces this build can
