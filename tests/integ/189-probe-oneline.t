@@ -14,14 +14,16 @@
 # report's precision: the report's values must equal those lines, built
 # with gcc -O0 and with clang -O0 (whose frame base is rbp and which emits
 # no .debug_aranges). An assertion on such a parameter counts true/false
-# and names its first false hit with the right value.
+# and names its first false hit with the right value. Assertions on
+# constants only (`assert:1 == 1@f_f`, `assert:0@main:LINE`) count every
+# hit too (they read no variable: the probe reads a hidden constant).
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gcc >/dev/null || ! command -v python3 >/dev/null; then
 	echo "1..0 # SKIP gcc/python3 are not installed"
 	exit 0
 fi
-plan 11
+plan 13
 
 cp "$REPO/tests/progs/probe_oneline.c" po.c
 ok "the test program builds at gcc -O0 -g" gcc -O0 -g -o po0 "$PWD/po.c"
@@ -85,6 +87,20 @@ f, i = a["f_f"], a["f_i"]
 print(f["true"] + f["false"], f["false"], f["first_failure"]["values"], i["true"], i["false"])
 ' run.out)" "$want_f 1 x=$first $want_f 0" \
 	"an assertion on f_f's x and f_i's x: counts and the first false hit's value as printed"
+
+# Assertions without variables count every time their point runs.
+line="$(grep -n 'printf("f_c ' po.c | cut -d: -f1)"
+spool_run probe -q -e 'assert:1 == 1@f_f' -e "assert:0@main:$line" -e 'assert:2 > 1 && x@f_i' \
+	-- ./po0 $N
+is_rc 0 "assertions on constants run"
+spool_run report --vars --json spool.trace
+is "$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(" ".join("%s:%d/%d" % (a["expr"], a["true"], a["false"]) for a in r["asserts"]),
+      len(r["vars"]))
+' run.out)" "1 == 1:$N/0 0:0/$N 2 > 1 && x:$N/0 0" \
+	"constant assertions count each of the N hits (true, false), and no hidden variable is shown"
 
 if command -v clang >/dev/null; then
 	ok "the test program builds at clang -O0 -g" clang -O0 -g -o pc0 "$PWD/po.c"
