@@ -596,6 +596,11 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 			ap[pi].code_len = d->code->len;
 			ap[pi].reloc_first = (uint32_t)ri;
 			ap[pi].reloc_count = d->code->nrel;
+			ap[pi].shared_exit = 0;
+			for (size_t k = i + 1; k < m->ndefs; k++)
+				if (m->defs[k].shared == d->id && m->defs[k].registered &&
+				    m->defs[k].op == PROBE_OP_EXIT)
+					ap[pi].shared_exit = m->defs[k].id;
 			memcpy(code + co, d->code->buf, d->code->len);
 			memset(code + co + d->code->len, X86_INT3, clen - d->code->len);
 			memcpy(ar + ri, d->code->rel, d->code->nrel * sizeof(*ar));
