@@ -17,6 +17,7 @@
  */
 #include <dwarf.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -750,4 +751,64 @@ int probe_dwarf_params(struct probe_module *mod, const struct probe_sym *sym,
 		} while (dwarf_siblingof(&child, &child) == 0);
 	*params = p;
 	return 0;
+}
+
+/* Collect the labels under die (lexical blocks too, not inlined code). */
+static int probe_dw_labels_in(Dwarf_Die *die, const char *glob, struct probe_dw_label **out,
+			      size_t *n, size_t *cap)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child))
+		return 0;
+	do {
+		int tag = dwarf_tag(&child), rc;
+		const char *name;
+		Dwarf_Addr a = 0;
+
+		if (tag == DW_TAG_lexical_block) {
+			rc = probe_dw_labels_in(&child, glob, out, n, cap);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (tag != DW_TAG_label || !(name = dwarf_diename(&child)) ||
+		    fnmatch(glob, name, 0))
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? 2 * *cap : 8;
+			struct probe_dw_label *nl = realloc(*out, nc * sizeof(*nl));
+
+			if (!nl)
+				return -ENOMEM;
+			*out = nl;
+			*cap = nc;
+		}
+		if (dwarf_lowpc(&child, &a))
+			a = 0;
+		snprintf((*out)[*n].name, sizeof((*out)[*n].name), "%s", name);
+		(*out)[(*n)++].addr = a;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+int probe_dwarf_labels(struct probe_module *mod, const struct probe_sym *sym, const char *glob,
+		       struct probe_dw_label **out, size_t *n)
+{
+	Dwarf_Die cu, fn;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = probe_dw_func(mod, sym->addr, &cu, &fn);
+	if (rc)
+		return rc;
+	rc = probe_dw_labels_in(&fn, glob, out, n, &cap);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
 }
