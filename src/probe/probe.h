@@ -38,6 +38,19 @@ struct probe_lib_entry {
 const struct probe_lib_entry *probe_lib_find(const char *name);
 const struct probe_lib_entry *probe_lib_at(unsigned i);
 
+/* probe_userlib.c: user-defined probes (custom handler objects) stored in
+ * $XDG_CONFIG_HOME/spool/probes (else ~/.config/spool/probes). */
+int probe_userlib_dir(char *buf, size_t len);
+/* Store the handler object at path so (absolute) as probe NAME (its file
+ * name without .so, into name): 1 added, 2 replaced (it changed), 0 there
+ * already; -ENOEXEC: not a handler object (exports none of the three),
+ * -EINVAL: a name that is not a plain file name; other negative errnos. */
+int probe_userlib_add(const char *so, char *name, size_t nlen);
+/* The stored object of probe NAME into path: 0, or a negative errno. */
+int probe_userlib_find(const char *name, char *path, size_t len);
+/* The standard probes and the user's, with their handlers. */
+void probe_userlib_list(FILE *out);
+
 struct probe_sym {
 	char *name;
 	uint64_t addr, size;
