@@ -14,8 +14,9 @@
  * previous probe event, so one missing exit does not charge the rest of the
  * run to its frame; an entry with sp S closes the open frames of sp S the
  * same way (a live frame's return address is where the new call's goes:
- * the earlier frame has ended, its exit unseen). Tail calls have exit probes of their own (doc/probe.md).
- * An exit with no frame to close is counted as unmatched and ignored.
+ * the earlier frame has ended, its exit unseen). Tail calls have exit
+ * probes of their own (doc/probe.md). An exit with no frame to close is
+ * counted as unmatched and ignored.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -247,8 +247,8 @@ static int cov_parse(struct cov_ctx *c, char *text)
 			c->branches[c->nbranches++] = (struct cov_branch){
 				.id = id, .mod = mi, .fn = fi, .addr = a, .target = b, .fall = f,
 				.taken = cov_num(n1), .not_taken = cov_num(n2)};
-		} else if (sscanf(line, "point %u %15s %llx %15s %63s %31s %4095s %1023s", &id, method,
-				  &a, kind, n2, n1, mod, fn) == 8) {
+		} else if (sscanf(line, "point %u %15s %llx %15s %63s %31s %4095s %1023s", &id,
+				  method, &a, kind, n2, n1, mod, fn) == 8) {
 			struct cov_point *pt;
 
 			if ((rc = cov_mod_index(c, mod, &mi)) || (rc = cov_fn_name(c, fn, &fi)))
@@ -699,7 +699,8 @@ static void cov_print_points(const struct cov_ctx *c, const struct coverage_opts
 		char where[300], n[24];
 
 		if (o->limit && i >= o->limit) {
-			fprintf(out, "  ... %zu more (--limit 0 shows all)\n", c->npoints - o->limit);
+			fprintf(out, "  ... %zu more (--limit 0 shows all)\n",
+				c->npoints - o->limit);
 			break;
 		}
 		if (pt->line)

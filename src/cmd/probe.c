@@ -695,8 +695,9 @@ int cmd_probe(int argc, char **argv)
 
 				rc = probe_userlib_find(optarg, lp, sizeof(lp));
 				if (rc || !realpath(lp, pr.handler)) {
-					log_err("--handler '%s': no such file, and no probe of that "
-						"name in the library (spool probe --list-library)",
+					log_err("--handler '%s': no such file, and no probe of "
+						"that name in the library (spool probe "
+						"--list-library)",
 						optarg);
 					return EXIT_USAGE;
 				}

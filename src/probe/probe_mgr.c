@@ -79,9 +79,9 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t
 		snprintf(out->arg, sizeof(out->arg), "%s", c1 + 1);
 		return 0;
 	}
-	if (strcmp(out->kind, "func") && strcmp(out->kind, "block") && strcmp(out->kind, "branch") &&
-	    strcmp(out->kind, "jump") && strcmp(out->kind, "label") &&
-	    strcmp(out->kind, "block-exit")) {
+	if (strcmp(out->kind, "func") && strcmp(out->kind, "block") &&
+	    strcmp(out->kind, "branch") && strcmp(out->kind, "jump") &&
+	    strcmp(out->kind, "label") && strcmp(out->kind, "block-exit")) {
 		snprintf(err, errlen,
 			 "'%s': unknown probe kind '%s' (this version knows func:, block:, "
 			 "block-exit:, branch:, jump:, label:, var:, assert:, time:, args:)",

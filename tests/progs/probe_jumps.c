@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
 	volatile int i;
-	long t = 0;
+	volatile long t = 0;
 
 	for (int r = 0; r < 3; r++)
 		t += work(n + r);

@@ -14,6 +14,8 @@
 
 enum color { RED = 1, GREEN = 5, BLUE = 9 };
 
+/* One line each, on purpose: */
+/* clang-format off */
 __attribute__((noinline)) char f_c(char x) { return (char)(x + 1); }
 __attribute__((noinline)) signed char f_sc(signed char x) { return (signed char)(x - 3); }
 __attribute__((noinline)) unsigned char f_uc(unsigned char x) { return (unsigned char)(x * 2); }
@@ -34,6 +36,8 @@ __attribute__((noinline)) char *f_p(char *x) { return x + 1; }
 __attribute__((noinline)) double f_mix(int a, double b, char *c, float d, long e) { return a + b + (c != 0) + d + e; }
 __attribute__((noinline)) long f_many(int a, int b, int c, int d, int e, int f, int g, long h) { return a + b + c + d + e + f + g + h; }
 __attribute__((noinline)) double f_fl(float a, float b, float c, float d, float e, float f, float g, float h, double i) { return a + b + c + d + e + f + g + h + i; }
+
+/* clang-format on */
 
 static char g_buf[16];
 
