@@ -24,7 +24,7 @@ then
 	echo "1..0 # SKIP gcc/gcov/python3 are not installed"
 	exit 0
 fi
-plan 9
+plan 11
 
 cp "$REPO/tests/progs/probe_switchy.c" probe_switchy.c
 N=400
@@ -85,6 +85,23 @@ run_cmp "-O2 -no-pie" calls "-O2 -no-pie: every case line's count equals gcov's"
 spool_run probe --list -e 'block:fall' -e 'block:nested' ./swO2
 unlike "$OUT" "(fall|nested) +block +int3 .*(unknown|jump table)" \
 	"-O2: no block is an int3 for an unread jump table"
+
+# clang -O0 keeps the index's copy in a stack slot and checks the register
+# (mov [rbp-24],rax; sub rax,9; ja; mov rax,[rbp-24]): its tables are read
+# too, and its case lines count what gcc's gcov counted (same program, same
+# input).
+if command -v clang >/dev/null && clang -O0 -g -o swc probe_switchy.c; then
+	spool_run probe -q -e 'block:fall' -e 'block:nested' -e 'block:main' -- ./swc $N
+	spool_run report --coverage --json spool.trace
+	cp run.out covc.json
+	is "$(python3 compare.py covc.json gO0.json.gz calls)" ok \
+		"clang -O0: every case line's count equals gcov's"
+	spool_run probe --list -e 'block:fall' -e 'block:nested' ./swc
+	unlike "$OUT" "(fall|nested) +block +int3 .*(unknown|jump table)" \
+		"clang -O0: no block is an int3 for an unread jump table"
+else
+	skip 2 "clang is not installed"
+fi
 
 # The fall-through cases are the ones an unread table got wrong: they
 # must be there and ran more often than their own table entries alone.

@@ -151,6 +151,29 @@ static void test_gcc_o0_bad(void **state)
 	assert_int_not_equal(jtab_of(c, sizeof(gcc_o0), 0x1482, &jt), 0);
 }
 
+/* mov eax,[rbp-4]; mov [rbp-0x18],rax; sub rax,9; ja +0x8f;
+ * mov rax,[rbp-0x18]; lea rcx,[rip+0xd95]; movsxd rax,[rcx+rax*4];
+ * add rax,rcx; jmp rax  (clang 14 -O0: the check on a copy kept in a slot) */
+static void test_clang_o0(void **state)
+{
+	static const uint8_t code[] = {0x8b, 0x45, 0xfc, 0x48, 0x89, 0x45, 0xe8, 0x48, 0x83,
+				       0xe8, 0x09, 0x0f, 0x87, 0x8f, 0x00, 0x00, 0x00, 0x48,
+				       0x8b, 0x45, 0xe8, 0x48, 0x8d, 0x0d, 0x95, 0x0d, 0x00,
+				       0x00, 0x48, 0x63, 0x04, 0x81, 0x48, 0x01, 0xc8, 0xff,
+				       0xe0};
+	struct x86_jtab jt;
+
+	uint8_t c[sizeof(code)];
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0x1253, &jt), 0);
+	assert_int_equal(jt.table, 0x2004);
+	assert_int_equal(jt.entries, 10);
+	/* sub eax,9 (no REX.W): a 32-bit check of a 64-bit copy bounds nothing */
+	memcpy(c, code, sizeof(c));
+	c[7] = 0x90; /* nop, then 83 e8 09 */
+	assert_int_not_equal(jtab_of(c, sizeof(c), 0x1253, &jt), 0);
+}
+
 /* The PIC shape without any bound check: its size is unknown. */
 static void test_no_bound(void **state)
 {
@@ -239,6 +262,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pic),		 cmocka_unit_test(test_nonpic),
 	    cmocka_unit_test(test_gcc_o0),	 cmocka_unit_test(test_gcc_o0_bad),
+	    cmocka_unit_test(test_clang_o0),
 	    cmocka_unit_test(test_copy_and_lea), cmocka_unit_test(test_byte_index),
 	    cmocka_unit_test(test_no_bound),	 cmocka_unit_test(test_index_changed),
 	    cmocka_unit_test(test_tail_call),	 cmocka_unit_test(test_copy_after),

@@ -26,8 +26,9 @@
  * and, before either, the bound of the index:
  *	cmp    I, N ; ja default           (N + 1 entries; jae: N entries)
  *	cmp    X, N ; ja default, with I a copy of X (mov I, X) made before or after
- *	cmp    M, N ; ja default; mov I, M  (-O0: the variable's stack slot M,
+ *	cmp    M, N ; ja default; mov I, M  (GCC -O0: the variable's stack slot M,
  *					     no store to memory in between)
+ *	mov M, X; sub X, N ; ja default; mov I, M  (clang -O0: X's copy in M)
  *	movzx  I, byte                     (256 entries at most)
  *
  * Each step walks backwards from the instruction that uses a register to
@@ -151,6 +152,46 @@ static int jt_writes_mem(const struct jt_insn *k)
 	return 0;
 }
 
+/* Is the instruction before `at` (back to the nearest store) mov M, X:
+ * memory m was given register family x's value, x not written and no
+ * other store in between, and did the check (of csize bits of x) see
+ * every bit stored? */
+static int jt_stored_before(const struct jt_insn *v, int at, ZydisRegister x, unsigned csize,
+			    const ZydisDecodedOperand *m)
+{
+	for (int k = at - 1; k >= 0; k--) {
+		const struct jt_insn *j = &v[k];
+		const ZydisDecodedOperand *d = jt_op(j, 0), *s = jt_op(j, 1);
+
+		if (j->in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_same_mem(d, m) && jt_is_reg(s)) {
+			ZydisRegister y = jt_family(s->reg.value);
+
+			if (s->size != d->size)
+				return 0;
+			if (y == x) /* the check saw every bit stored */
+				return csize >= s->size;
+			/* mov Y32, X32 before (clang: mov ecx,eax; mov [M],rcx;
+			 * sub eax,N): M holds X's zero-extended value too */
+			for (int i = k - 1; i >= 0; i--) {
+				const ZydisDecodedOperand *cd = jt_op(&v[i], 0), *cs = jt_op(&v[i], 1);
+
+				if (v[i].in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_is_reg(cd) &&
+				    jt_is_reg(cs) && jt_family(cd->reg.value) == y &&
+				    jt_family(cs->reg.value) == x && cd->size >= 32)
+					/* a 32-bit copy zero-extends: a 32-bit check
+					 * bounds all 64 bits stored */
+					return csize >= (cd->size == 32 ? 32u : s->size);
+				if (jt_writes(&v[i], x) || jt_writes(&v[i], y))
+					return 0;
+			}
+			return 0;
+		}
+		if (jt_writes_mem(j) || jt_writes(j, x))
+			return 0;
+	}
+	return 0;
+}
+
 /* The bound of an index loaded from memory m by instruction `load`: a
  * cmp m, imm directly followed by ja/jae before it, with nothing storing
  * to memory or writing m's registers in between. Entries or 0. */
@@ -167,14 +208,21 @@ static uint32_t jt_mem_bound(const struct jt_insn *v, int load, const ZydisDecod
 			return 0;
 		if (j->in.meta.category != ZYDIS_CATEGORY_COND_BR)
 			continue;
-		if (c->in.mnemonic != ZYDIS_MNEMONIC_CMP || !jt_same_mem(a, m) || !b ||
-		    b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE || b->imm.value.s < 0 ||
-		    b->imm.value.s >= JT_MAX_ENTRIES)
+		if ((c->in.mnemonic != ZYDIS_MNEMONIC_CMP && c->in.mnemonic != ZYDIS_MNEMONIC_SUB) ||
+		    !b || b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE || b->imm.value.s < 0 ||
+		    b->imm.value.s >= JT_MAX_ENTRIES ||
+		    (j->in.mnemonic != ZYDIS_MNEMONIC_JNBE && j->in.mnemonic != ZYDIS_MNEMONIC_JNB))
 			continue;
-		if (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE)
-			return (uint32_t)b->imm.value.s + 1;
-		if (j->in.mnemonic == ZYDIS_MNEMONIC_JNB)
-			return (uint32_t)b->imm.value.s;
+		if (jt_same_mem(a, m) && c->in.mnemonic == ZYDIS_MNEMONIC_CMP) {
+			/* cmp [M], imm (GCC) */
+		} else if (jt_is_reg(a) &&
+			   jt_stored_before(v, k - 1, jt_family(a->reg.value), a->size, m)) {
+			/* mov [M], X; sub (or cmp) X, imm (clang): M holds X's value
+			 * before the check */
+		} else {
+			continue;
+		}
+		return (uint32_t)b->imm.value.s + (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE);
 	}
 	return 0;
 }
