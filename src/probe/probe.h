@@ -265,6 +265,8 @@ int probe_decode_known(struct probe_module *mod, uint32_t sym, const uint8_t *co
 int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits);
 struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint32_t sym);
 int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi);
+/* The id of the probe whose patch overlaps [lo, hi), 0 none. */
+uint32_t probe_plan_covering(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi);
 /* The index that keeps probe_plan_overlaps fast (optional: without it,
  * after an allocation failure, queries scan every def). */
 void probe_plan_init_index(struct probe_mgr *m);

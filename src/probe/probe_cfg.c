@@ -233,22 +233,17 @@ static const char *const cfg_point_kinds[] = {"", "jump", "label", "block exit"}
  */
 static int cfg_share(struct probe_mgr *m, struct probe_def *d)
 {
-	for (size_t i = 0; i < m->ndefs; i++) {
-		const struct probe_def *o = &m->defs[i];
+	uint32_t id = probe_plan_covering(m, d->module, d->addr, d->addr + 1);
+	const struct probe_def *o = id && id <= m->ndefs ? &m->defs[id - 1] : NULL;
 
-		if (o == d || o->module != d->module || o->shared || o->handler != PROBE_H_BLOCK ||
-		    o->op != PROBE_OP_BLOCK || !o->method || o->carry)
-			continue;
-		if (o->method == PROBE_M_INT3 ? o->patch_off != d->addr
-					      : d->addr < o->patch_off ||
-							d->addr >= o->patch_off + o->patch_len)
-			continue;
-		d->shared = o->id;
-		d->method = o->method;
-		d->code->len = d->code->nrel = 0;
-		return 1;
-	}
-	return 0;
+	if (!o || o == d || o->shared || o->handler != PROBE_H_BLOCK || o->op != PROBE_OP_BLOCK ||
+	    !o->method || o->carry || (o->method == PROBE_M_INT3 && o->patch_off != d->addr) ||
+	    o->patch_off > d->addr)
+		return 0;
+	d->shared = o->id;
+	d->method = o->method;
+	d->code->len = d->code->nrel = 0;
+	return 1;
 }
 
 /* A counter of the passes at instruction at, in the block [from, end). */

@@ -619,6 +619,7 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	struct probe_area_reloc *ar;
 	uint8_t *code;
 	size_t np, nr, ncode, pi = 0, ri = 0, co = 0;
+	uint32_t *sx;
 
 	if (size < probe_mgr_area_size(m))
 		return -ENOSPC;
@@ -654,6 +655,16 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	ap = (void *)((char *)area + h->probes_off);
 	ar = (void *)((char *)area + h->relocs_off);
 	code = (uint8_t *)area + h->code_off;
+	/* by owner id: the exit counted in its trampoline (a short function's) */
+	sx = calloc(m->ndefs + 1, sizeof(*sx));
+	if (!sx)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->ndefs; i++) {
+		const struct probe_def *d = &m->defs[i];
+
+		if (d->shared && d->shared <= m->ndefs && d->registered && d->op == PROBE_OP_EXIT)
+			sx[d->shared] = d->id;
+	}
 	/* Probes grouped by module; each module's trampolines are one block. */
 	for (size_t mi = 0; mi < m->nmods; mi++) {
 		snprintf(am[mi].name, sizeof(am[mi].name), "%s", m->mods[mi].name);
@@ -683,11 +694,7 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 			ap[pi].code_len = d->code->len;
 			ap[pi].reloc_first = (uint32_t)ri;
 			ap[pi].reloc_count = d->code->nrel;
-			ap[pi].shared_exit = 0;
-			for (size_t k = i + 1; k < m->ndefs; k++)
-				if (m->defs[k].shared == d->id && m->defs[k].registered &&
-				    m->defs[k].op == PROBE_OP_EXIT)
-					ap[pi].shared_exit = m->defs[k].id;
+			ap[pi].shared_exit = sx[d->id];
 			memcpy(code + co, d->code->buf, d->code->len);
 			memset(code + co + d->code->len, X86_INT3, clen - d->code->len);
 			memcpy(ar + ri, d->code->rel, d->code->nrel * sizeof(*ar));
@@ -704,6 +711,7 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 		if (!am[mi].nprobes)
 			am[mi].lo = 0;
 	}
+	free(sx);
 	return 0;
 }
 
