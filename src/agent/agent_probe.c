@@ -811,7 +811,13 @@ void agent_probe_fault(struct agent_probe_rt *p, const struct spool_probe_ctx *c
 			agent_log("probe %u: the error handler faulted too (signal %d)", p->id,
 				  g.sig);
 	}
-	agent_probe_remove(p, PROBE_S_REMOVED, 1);
+	if (p->owner && p->owner <= agent_probe_max_id) {
+		/* a shared exit: its trampoline is its owner's */
+		__atomic_store_n(&p->disabled, 1, __ATOMIC_RELAXED);
+		agent_probe_remove(&agent_probe_by_id[p->owner], PROBE_S_REMOVED, 1);
+	} else {
+		agent_probe_remove(p, PROBE_S_REMOVED, 1);
+	}
 	if (agent_probe_area)
 		__atomic_fetch_add(&agent_probe_area->removed, 1, __ATOMIC_RELAXED);
 }
@@ -960,6 +966,19 @@ static void agent_probe_module(struct probe_area_module *m, struct probe_area_pr
 		memcpy(rt->orig, p->orig, p->patch_len);
 		p->runtime_addr = rt->addr;
 		p->runtime_patch = rt->patch_addr;
+		if (p->shared_exit && p->shared_exit <= agent_probe_max_id &&
+		    p->shared_exit != p->id) {
+			/* run in this trampoline: a fault of its handler removes
+			 * this probe; its records name the function's entry */
+			struct agent_probe_rt *x = &agent_probe_by_id[p->shared_exit];
+
+			x->id = p->shared_exit;
+			x->handler = PROBE_H_FUNC_EXIT;
+			x->op = PROBE_OP_EXIT;
+			x->addr = rt->addr;
+			x->base = f.base;
+			x->owner = p->id;
+		}
 		if (memcmp((void *)rt->patch_addr, p->orig, p->patch_len)) {
 			p->status = PROBE_S_MISMATCH;
 			continue;
@@ -987,6 +1006,13 @@ static int agent_probe_setup(struct probe_area_hdr *h)
 	for (uint32_t i = 0; i < h->nprobes; i++)
 		if (ps[i].id > agent_probe_max_id)
 			agent_probe_max_id = ps[i].id;
+	/* Ids not in the table are shared probes, counted in another's
+	 * trampoline (a short function's exit): the last id may be one, and
+	 * its events must not be dropped as out of range. ncounts covers
+	 * every id spool defined. */
+	if (h->ncounts && h->ncounts - 1 > agent_probe_max_id &&
+	    h->ncounts - 1 < (1u << 24))
+		agent_probe_max_id = h->ncounts - 1;
 	rt_size = (((size_t)agent_probe_max_id + 1) * sizeof(*agent_probe_by_id) +
 		   ((size_t)h->nprobes + 1) * 4 + h->nmodules + 4095) &
 		  ~(size_t)4095;

@@ -90,6 +90,7 @@ struct agent_probe_rt {
 	uint64_t base;	     /* its module's load bias (variable recipes) */
 	uint32_t var_first;  /* PROBE_H_VAR: its recipes in agent_probe_vars */
 	uint32_t var_count;
+	uint32_t owner;	     /* a shared exit: the probe whose trampoline runs it */
 };
 
 /* Variable recipes (probe_abi.h), in spool's shared memory. */

@@ -12,8 +12,11 @@
  * or exit) with sp S also closes the open frames below S (deeper): they
  * have returned without a seen exit, and are closed at the thread's
  * previous probe event, so one missing exit does not charge the rest of the
- * run to its frame. Tail calls have exit probes of their own (doc/probe.md).
- * An exit with no frame to close is counted as unmatched and ignored.
+ * run to its frame; an entry with sp S closes the open frames of sp S the
+ * same way (a live frame's return address is where the new call's goes:
+ * the earlier frame has ended, its exit unseen). Tail calls have exit
+ * probes of their own (doc/probe.md). An exit with no frame to close is
+ * counted as unmatched and ignored.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -247,6 +250,16 @@ int callstack_feed(struct callstack *c, const struct trace_event *ev)
 			 cs_close(c, ev->thread, t, prev > t->st[t->n - 1].t0 ? prev : ev->ns, 0)))
 			return ret;
 	if (op == PROBE_OP_ENTRY) {
+		/* An open frame with this very stack pointer has ended: a new
+		 * call's return address cannot go where a live frame's is. Its
+		 * exit was not seen (a probe removed after its handler
+		 * faulted, an exit that could not be probed, a tail call
+		 * without a window): closed like the deeper ones, rather than
+		 * taking the new call for its child (invented recursion). */
+		while (t->n && t->st[t->n - 1].sp == p->sp)
+			if ((ret = cs_close(c, ev->thread, t,
+					    prev > t->st[t->n - 1].t0 ? prev : ev->ns, 0)))
+				return ret;
 		if (t->n == t->cap) {
 			size_t nc = t->cap ? t->cap * 2 : 64;
 			struct callstack_frame *ns = realloc(t->st, nc * sizeof(*ns));

@@ -75,6 +75,15 @@ struct cov_branch {
 	uint32_t blockno;
 };
 
+/* A counter of the passes at one instruction (jump:, label:, block-exit:). */
+struct cov_point {
+	uint32_t id, mod, fn;
+	uint64_t addr;
+	char kind[16], name[64];
+	int64_t count; /* -1: not placed */
+	uint32_t file, line;
+};
+
 struct cov_line {
 	uint32_t file, line;
 	int64_t count;
@@ -89,6 +98,8 @@ struct cov_ctx {
 	size_t nblocks;
 	struct cov_branch *branches;
 	size_t nbranches;
+	struct cov_point *points;
+	size_t npoints, cappoints;
 	char **files;
 	size_t nfiles;
 	struct cov_line *lines;
@@ -185,6 +196,16 @@ static int cov_fn_index(struct cov_ctx *c, uint32_t mod, const char *name, uint3
 	return 0;
 }
 
+/* A point's function: its demangled name, kept in the string table
+ * (not a function of the block report: it may have no block probed). */
+static int cov_fn_name(struct cov_ctx *c, const char *name, uint32_t *idx)
+{
+	char d[1024];
+
+	demangle_name(name, d, sizeof(d));
+	return cov_intern(c, d, idx);
+}
+
 static int64_t cov_num(const char *s)
 {
 	return strcmp(s, "-") ? (int64_t)strtoull(s, NULL, 10) : -1;
@@ -197,7 +218,7 @@ static int cov_parse(struct cov_ctx *c, char *text)
 	int rc;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char kind[16], method[16], n1[32], n2[32], mod[4096], fn[1024];
+		char kind[16], method[16], n1[32], n2[64], mod[4096], fn[1024];
 		unsigned long long a, b, f;
 		unsigned id;
 		uint32_t mi, fi;
@@ -226,8 +247,24 @@ static int cov_parse(struct cov_ctx *c, char *text)
 			c->branches[c->nbranches++] = (struct cov_branch){
 				.id = id, .mod = mi, .fn = fi, .addr = a, .target = b, .fall = f,
 				.taken = cov_num(n1), .not_taken = cov_num(n2)};
+		} else if (sscanf(line, "point %u %15s %llx %15s %63s %31s %4095s %1023s", &id,
+				  method, &a, kind, n2, n1, mod, fn) == 8) {
+			struct cov_point *pt;
+
+			if ((rc = cov_mod_index(c, mod, &mi)) || (rc = cov_fn_name(c, fn, &fi)))
+				return rc;
+			if (!COV_GROW(c->points, c->npoints, c->cappoints))
+				return -ENOMEM;
+			pt = &c->points[c->npoints++];
+			memset(pt, 0, sizeof(*pt));
+			pt->id = id;
+			pt->mod = mi;
+			pt->fn = fi;
+			pt->addr = a;
+			pt->count = cov_num(n1);
+			snprintf(pt->kind, sizeof(pt->kind), "%s", kind);
+			snprintf(pt->name, sizeof(pt->name), "%s", n2);
 		} else {
-			(void)kind;
 			log_warn("coverage: cannot parse '%s'", line);
 		}
 	}
@@ -552,6 +589,12 @@ static int cov_compute(struct cov_ctx *c)
 		br->tline = cov_line_of(m, br->target, &dummy);
 		br->fline = cov_line_of(m, br->fall, &dummy);
 	}
+	for (size_t i = 0; i < c->npoints; i++) {
+		struct cov_point *pt = &c->points[i];
+
+		if (c->mods[pt->mod].dwarf)
+			pt->line = cov_line_of(&c->mods[pt->mod], pt->addr, &pt->file);
+	}
 	if (c->nbranches) {
 		qsort_r(c->branches, c->nbranches, sizeof(*c->branches), cov_branch_cmp, c->files);
 		for (size_t i = 1; i < c->nbranches; i++) {
@@ -612,6 +655,21 @@ static void cov_print_json(const struct cov_ctx *c, const struct trace_loss *los
 			",\"not_taken\":%" PRId64 ",\"taken_line\":%u,\"fall_line\":%u}",
 			b->line, b->addr, b->taken, b->not_taken, b->tline, b->fline);
 	}
+	fprintf(out, "],\"points\":[");
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct cov_point *pt = &c->points[i];
+
+		fprintf(out, "%s{\"id\":%u,\"kind\":", i ? "," : "", pt->id);
+		escape_json_str(out, pt->kind);
+		fprintf(out, ",\"name\":");
+		escape_json_str(out, pt->name);
+		fprintf(out, ",\"function\":");
+		escape_json_str(out, c->files[pt->fn]);
+		fprintf(out, ",\"file\":");
+		escape_json_str(out, pt->line ? c->files[pt->file] : "");
+		fprintf(out, ",\"line\":%u,\"addr\":%" PRIu64 ",\"count\":%" PRId64 "}",
+			pt->line, pt->addr, pt->count);
+	}
 	fprintf(out, "],\"lines\":[");
 	for (size_t i = 0; i < c->nlines; i++) {
 		fprintf(out, "%s{\"file\":", i ? "," : "");
@@ -629,6 +687,36 @@ static double cov_pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
+/* Points: how often the program passed each jump, label, block exit. */
+static void cov_print_points(const struct cov_ctx *c, const struct coverage_opts *o, FILE *out)
+{
+	if (!c->npoints)
+		return;
+	fprintf(out, "\n%-10s %-16s %-28s %-24s %12s\n", "point", "name", "function", "where",
+		"passes");
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct cov_point *pt = &c->points[i];
+		char where[300], n[24];
+
+		if (o->limit && i >= o->limit) {
+			fprintf(out, "  ... %zu more (--limit 0 shows all)\n",
+				c->npoints - o->limit);
+			break;
+		}
+		if (pt->line)
+			snprintf(where, sizeof(where), "%s:%u", cov_base(c->files[pt->file]),
+				 pt->line);
+		else
+			snprintf(where, sizeof(where), "0x%" PRIx64, pt->addr);
+		if (pt->count < 0)
+			snprintf(n, sizeof(n), "not placed");
+		else
+			snprintf(n, sizeof(n), "%" PRId64, pt->count);
+		fprintf(out, "%-10s %-16s %-28s %-24s %12s\n", pt->kind, escape_str(pt->name),
+			escape_str(c->files[pt->fn]), escape_str(where), n);
+	}
+}
+
 static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *o, FILE *out)
 {
 	uint64_t bh = 0, bt = 0, brt = 0, tk = 0, nt = 0, both = 0, lh = 0;
@@ -644,12 +732,19 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 	}
 	for (size_t i = 0; i < c->nlines; i++)
 		lh += c->lines[i].count > 0;
+	if (!c->nfns && c->npoints) {
+		/* only jump:, label:, block-exit: points */
+		fprintf(out, "coverage: %zu points\n", c->npoints);
+		cov_print_points(c, o, out);
+		return;
+	}
 	fprintf(out,
 		"coverage: %zu functions; blocks %llu of %llu hit (%.1f%%); branches %llu: %llu "
 		"taken, %llu not taken, %llu both ways (%.1f%%); lines %llu of %zu hit\n",
 		c->nfns, (unsigned long long)bh, (unsigned long long)bt, cov_pct(bh, bt),
 		(unsigned long long)brt, (unsigned long long)tk, (unsigned long long)nt,
 		(unsigned long long)both, cov_pct(both, brt), (unsigned long long)lh, c->nlines);
+	cov_print_points(c, o, out);
 	if (!c->nfns)
 		return;
 	fprintf(out, "\n%-28s %10s %13s %17s  %s\n", "function", "calls", "blocks hit",
@@ -781,6 +876,7 @@ static void cov_free(struct cov_ctx *c)
 	free(c->fns);
 	free(c->blocks);
 	free(c->branches);
+	free(c->points);
 	free(c->files);
 	free(c->lines);
 }

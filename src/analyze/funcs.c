@@ -388,7 +388,6 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 		fprintf(out, "{\"functions\":[");
 		for (size_t i = 0; i < c->nfns; i++) {
 			const struct fn_stat *f = &c->fns[i];
-			uint64_t paired = f->calls - f->unpaired;
 
 			fprintf(out, "%s{\"name\":", i ? "," : "");
 			escape_json_str(out, f->name);
@@ -402,7 +401,9 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 				(unsigned long long)f->calls, (unsigned long long)f->total,
 				(unsigned long long)f->self,
 				(unsigned long long)(f->min == UINT64_MAX ? 0 : f->min),
-				(unsigned long long)(paired ? f->sum / (f->calls ? f->calls : 1) : 0),
+				/* over every activation, as min and max (and the
+				 * text report): one closed without its exit too */
+				(unsigned long long)(f->sum / (f->calls ? f->calls : 1)),
 				(unsigned long long)f->max, (unsigned long long)f->unpaired);
 			for (size_t k = 0; k < f->ncallers; k++) {
 				fprintf(out, "%s{\"name\":", k ? "," : "");

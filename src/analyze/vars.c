@@ -744,9 +744,9 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 				(unsigned long long)a->nundef);
 		fprintf(out, "\n");
 		if (a->failed)
-			fprintf(out, "  first false at %.6f ms, tid %u: %s\n",
+			fprintf(out, "  first false at %.6f ms, tid %u%s%s\n",
 				(a->fail_ns - c->t_first) / 1e6, a->fail_tid,
-				escape_str(a->fail_vals));
+				a->fail_vals[0] ? ": " : "", escape_str(a->fail_vals));
 	}
 	if (c->ntimes)
 		fprintf(out, "%-32s %10s %12s %12s %12s %12s\n", "time", "count", "total ms",

@@ -64,6 +64,12 @@ static void probe_usage(FILE *out)
 		"                       LIB (e.g. func:libz.so*:deflate*)\n"
 		"  block:[LIB:]GLOB     count every basic block of the matched functions\n"
 		"  branch:[LIB:]GLOB    count each conditional branch taken / not taken\n"
+		"  block-exit:[LIB:]GLOB\n"
+		"                       count the passes at each block's last instruction\n"
+		"  jump:[LIB:]GLOB      count the passes at every unconditional jump and ret\n"
+		"                       (goto, break, continue, return)\n"
+		"  label:[LIB:]FUNC:NAME\n"
+		"                       count the passes at a label (DWARF; NAME a glob)\n"
 		"  sys:cpu | sys:io | sys:mem | sys:all\n"
 		"                       per-thread CPU time; read/write calls and bytes per\n"
 		"                       descriptor kind; malloc/free calls, bytes and live\n"
@@ -82,7 +88,7 @@ static void probe_usage(FILE *out)
 		"                       the same by the x86-64 ABI without DWARF, TYPES as\n"
 		"                       int,double,char*->long\n"
 		"                       (var, assert, time, args: spool report --vars)\n"
-		"                       (block and branch: a coverage summary at exit;\n"
+		"                       (block, branch, jump, label: a coverage summary at exit;\n"
 		"                       spool report --coverage -o app.info for lcov)\n"
 		"\n"
 		"options:\n"
@@ -100,7 +106,11 @@ static void probe_usage(FILE *out)
 		"                       of stripped files) under DIR: DIR/.build-id/xx/yy.debug\n"
 		"                       or a .gnu_debuglink name (also: SPOOL_DEBUG_DIR)\n"
 		"      --handler SO     custom pre/post/error handlers, a shared object\n"
-		"                       (include/spool/probe.h) the agent loads in PROGRAM\n"
+		"                       (include/spool/probe.h) the agent loads in PROGRAM;\n"
+		"                       stored in the probe library as NAME (SO's file name\n"
+		"                       without .so) when it is not there\n"
+		"      --handler NAME   the probe NAME of the library\n"
+		"      --list-library   list the probe library (standard and user probes)\n"
 		"      --ring-size SIZE per-thread ring buffer (default %um)\n"
 		"      --until-first-exit  end the trace when PROGRAM's first process exits\n"
 		"                       (default: when it and every process it started have\n"
@@ -599,6 +609,7 @@ int cmd_probe(int argc, char **argv)
 		{"ring-size", required_argument, NULL, 'r'},
 		{"until-first-exit", no_argument, NULL, 'U'},
 		{"handler", required_argument, NULL, 'H'},
+		{"list-library", no_argument, NULL, 'B'},
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'd'},
 		{"debug-dir", required_argument, NULL, 'D'},
@@ -619,7 +630,7 @@ int cmd_probe(int argc, char **argv)
 	struct session_result res;
 	struct probe_mgr m;
 	size_t nspecs = 0, njump = 0, nint3 = 0;
-	int c, rc, status = 1, empty = 0;
+	int c, rc, status = 1, empty = 0, handler_add = 0;
 	uint64_t v, duration_ms = 0;
 	pid_t attach_pid = 0;
 	char err[512], pidexe[PATH_MAX];
@@ -678,11 +689,29 @@ int cmd_probe(int argc, char **argv)
 			}
 			break;
 		case 'H':
+			if (!strchr(optarg, '/') && access(optarg, F_OK) < 0) {
+				/* a probe of the library, by name */
+				char lp[PATH_MAX];
+
+				rc = probe_userlib_find(optarg, lp, sizeof(lp));
+				if (rc || !realpath(lp, pr.handler)) {
+					log_err("--handler '%s': no such file, and no probe of "
+						"that name in the library (spool probe "
+						"--list-library)",
+						optarg);
+					return EXIT_USAGE;
+				}
+				break;
+			}
 			if (!realpath(optarg, pr.handler)) {
 				log_err("--handler '%s': %s", optarg, strerror(errno));
 				return EXIT_USAGE;
 			}
+			handler_add = 1;
 			break;
+		case 'B':
+			probe_userlib_list(stdout);
+			return 0;
 		case 'L':
 			if (options_parse_uint(optarg, 1u << 30, &v) < 0) {
 				log_err("--limit '%s': want a number", optarg);
@@ -699,6 +728,26 @@ int cmd_probe(int argc, char **argv)
 		default:
 			options_report_error("probe", c, argv);
 			return EXIT_USAGE;
+		}
+	}
+	if (handler_add) {
+		char name[128];
+
+		/* The probe the handler object defines goes into the library
+		 * when it is not there: later runs name it (--handler NAME). */
+		rc = probe_userlib_add(pr.handler, name, sizeof(name));
+		if (rc == 1 || rc == 2) {
+			if (!so.quiet)
+				log_info("probe: handler probe '%s' %s the library (spool probe "
+					 "--list-library; --handler %s uses it)",
+					 name, rc == 1 ? "added to" : "replaced in", name);
+		} else if (rc == -EINVAL) {
+			log_warn("--handler %s: not stored in the probe library: its name is not a "
+				 "plain file name",
+				 pr.handler);
+		} else if (rc < 0 && rc != -ENOEXEC) {
+			log_warn("--handler %s: not stored in the probe library: %s", pr.handler,
+				 strerror(-rc));
 		}
 	}
 	if (pr.sys_what && attach_pid) {

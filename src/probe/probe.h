@@ -38,6 +38,19 @@ struct probe_lib_entry {
 const struct probe_lib_entry *probe_lib_find(const char *name);
 const struct probe_lib_entry *probe_lib_at(unsigned i);
 
+/* probe_userlib.c: user-defined probes (custom handler objects) stored in
+ * $XDG_CONFIG_HOME/spool/probes (else ~/.config/spool/probes). */
+int probe_userlib_dir(char *buf, size_t len);
+/* Store the handler object at path so (absolute) as probe NAME (its file
+ * name without .so, into name): 1 added, 2 replaced (it changed), 0 there
+ * already; -ENOEXEC: not a handler object (exports none of the three),
+ * -EINVAL: a name that is not a plain file name; other negative errnos. */
+int probe_userlib_add(const char *so, char *name, size_t nlen);
+/* The stored object of probe NAME into path: 0, or a negative errno. */
+int probe_userlib_find(const char *name, char *path, size_t len);
+/* The standard probes and the user's, with their handlers. */
+void probe_userlib_list(FILE *out);
+
 struct probe_sym {
 	char *name;
 	uint64_t addr, size;
@@ -79,6 +92,11 @@ struct probe_module {
 /* probe_module.cfg_want */
 #define PROBE_CFG_BLOCKS 0x1
 #define PROBE_CFG_BRANCHES 0x2
+#define PROBE_CFG_BEXITS 0x4 /* block-exit: before each block's last instruction */
+
+/* probe_def.point: a counting probe at one instruction (probe_point.c),
+ * op PROBE_OP_BLOCK like a block's counter, reported as a point. */
+enum { PROBE_PT_JUMP = 1, PROBE_PT_LABEL = 2, PROBE_PT_BEXIT = 3 };
 
 /* probe_def.op of block and branch probes (host side only: they record no
  * event, they count; the agent sees the cc in the area's op instead). */
@@ -101,6 +119,8 @@ struct probe_def {
 	uint8_t orig[PROBE_MAX_PATCH];
 	struct x86_code *code;
 	int registered;
+	uint8_t point;	   /* PROBE_PT_*, 0 = not a point */
+	char point_name[64]; /* label: its name */
 	/* block: [addr, end) is the basic block; branch: addr is the jcc, end
 	 * its target, fall the instruction after it, cc its condition */
 	uint64_t end, fall;
@@ -152,6 +172,7 @@ struct probe_spec {
 	char pattern[256];
 	const char *text;
 	char arg[1024]; /* var:, assert:, time: everything after KIND: */
+	char label[64]; /* label: the label's name (a glob) */
 };
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t errlen);
 
@@ -244,6 +265,8 @@ int probe_decode_known(struct probe_module *mod, uint32_t sym, const uint8_t *co
 int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits);
 struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint32_t sym);
 int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi);
+/* The id of the probe whose patch overlaps [lo, hi), 0 none. */
+uint32_t probe_plan_covering(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi);
 /* The index that keeps probe_plan_overlaps fast (optional: without it,
  * after an allocation failure, queries scan every def). */
 void probe_plan_init_index(struct probe_mgr *m);
@@ -253,6 +276,23 @@ void probe_plan_free_index(struct probe_mgr *m);
  * instruction after a branch) and conditional branches of function sym;
  * place a counting probe on each block (what) and/or each jcc. */
 int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned what);
+
+/* Counters of the passes at single instructions (probe_cfg.c too): every
+ * unconditional jump and ret of function sym (jump:), the instruction at a
+ * label's address (label:); block-exit: is PROBE_CFG_BEXITS. Return the
+ * number of probes defined or a negative errno; a point no probe can take
+ * is said and skipped. */
+int probe_plan_jumps(struct probe_mgr *m, uint32_t module, uint32_t sym);
+int probe_plan_label(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t addr,
+		     const char *name);
+/* The labels (DW_TAG_label) of function sym whose name matches the glob:
+ * names and addresses, malloc'ed. -ENODATA: no DWARF. */
+struct probe_dw_label {
+	char name[64];
+	uint64_t addr; /* 0: the label has no address (optimized out) */
+};
+int probe_dwarf_labels(struct probe_module *mod, const struct probe_sym *sym, const char *glob,
+		       struct probe_dw_label **out, size_t *n);
 
 /* ---- variable, assertion and time probes (probe_var.c, probe_dwarf.c) ---- */
 

@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 4
+#define PROBE_AREA_VERSION 5
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
@@ -157,7 +157,10 @@ struct probe_area_probe {
 	uint32_t reloc_count;
 	/* written by the agent */
 	uint32_t status; /* PROBE_S_* */
-	uint32_t pad;
+	/* spool: the id of an exit probe this probe's trampoline also runs (a
+	 * function that returns within its first 5 bytes: "shared"), 0 none.
+	 * That id is in no probe_area_probe of its own. */
+	uint32_t shared_exit;
 	uint64_t runtime_addr;	/* base + addr_off */
 	uint64_t runtime_patch; /* base + patch_off */
 };

@@ -41,6 +41,13 @@
  * last) or an int3 on the jcc. loop/jrcxz (not flag conditions) are not
  * probed. Only counters are kept (no record per hit): spool reads them
  * from shared memory when the program ends.
+ *
+ * Points (jump:, label:, block-exit:) count the passes at one instruction:
+ * an unconditional jump or ret, a label's address, a block's last
+ * instruction. The counter sits in a window ending with that instruction
+ * and starting in its block (no call in between: it runs as often), or,
+ * for a label, starting at it; else an int3 on the instruction itself. A
+ * point whose every byte is another probe's is said and skipped.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +55,7 @@
 #include <string.h>
 
 #include "../common/event.h"
+#include "../util/log.h"
 #include "probe.h"
 
 #define CFG_MAX_INSNS 65536
@@ -213,6 +221,71 @@ static struct probe_def *cfg_def(struct probe_mgr *m, uint32_t id)
 	return id && id <= m->ndefs ? &m->defs[id - 1] : NULL;
 }
 
+static const char *const cfg_point_kinds[] = {"", "jump", "label", "block exit"};
+
+/*
+ * A point whose instruction another counter's window covers: that counter
+ * counts it (d->shared), when the window starts at or before it. A window
+ * is straight-line code whose instructions after the first are no branch
+ * target and hold no call, so each of them runs exactly as often as the
+ * first, where the counter is bumped; an int3 counter only for its own
+ * instruction.
+ */
+static int cfg_share(struct probe_mgr *m, struct probe_def *d)
+{
+	uint32_t id = probe_plan_covering(m, d->module, d->addr, d->addr + 1);
+	const struct probe_def *o = id && id <= m->ndefs ? &m->defs[id - 1] : NULL;
+
+	if (!o || o == d || o->shared || o->handler != PROBE_H_BLOCK || o->op != PROBE_OP_BLOCK ||
+	    !o->method || o->carry || (o->method == PROBE_M_INT3 && o->patch_off != d->addr) ||
+	    o->patch_off > d->addr)
+		return 0;
+	d->shared = o->id;
+	d->method = o->method;
+	d->code->len = d->code->nrel = 0;
+	return 1;
+}
+
+/* A counter of the passes at instruction at, in the block [from, end). */
+static int cfg_point(struct probe_mgr *m, struct cfg_fn *f, size_t from, size_t at, size_t end,
+		     unsigned kind, const char *name)
+{
+	struct probe_def *d = probe_plan_new_def(m, f->module, f->sym);
+	size_t a = 0, b = 0;
+
+	if (!d)
+		return -ENOMEM;
+	d->op = PROBE_OP_BLOCK;
+	d->handler = PROBE_H_BLOCK;
+	d->point = (uint8_t)kind;
+	snprintf(d->point_name, sizeof(d->point_name), "%s", name ? name : "-");
+	d->addr = f->in[at].addr;
+	d->end = d->addr + f->in[at].len;
+	if (kind == PROBE_PT_LABEL ? cfg_window_in(m, f, at, end, &a, &b) &&
+					     !cfg_finish_jump(d, f, a, b, NULL, 0)
+				   : cfg_window_ending(m, f, from, at, &a) &&
+					     !cfg_finish_jump(d, f, a, at + 1, NULL, 0)) {
+		snprintf(d->insn, sizeof(d->insn), "%s", f->in[at].text);
+		return 1;
+	}
+	snprintf(d->why, sizeof(d->why), "%s",
+		 f->indirect ? "the function has an indirect jump (a jump table): its targets "
+			       "are unknown, a jump could cover one"
+			     : "no 5-byte window at the instruction free of calls, targets and "
+			       "other probes");
+	if (!probe_plan_overlaps(m, f->module, d->addr, d->addr + 1) && !cfg_int3(d, f, at))
+		return 1;
+	if (cfg_share(m, d)) {
+		snprintf(d->insn, sizeof(d->insn), "%s", f->in[at].text);
+		return 1;
+	}
+	log_warn("probe: %s %s at %s+0x%llx: another probe covers the instruction: not counted",
+		 cfg_point_kinds[kind], name ? name : "", f->mod->syms[f->sym].name,
+		 (unsigned long long)(d->addr - f->start));
+	cfg_drop(m, d);
+	return 0;
+}
+
 static const char *cfg_why_block(const struct cfg_fn *f, size_t i0, size_t i1)
 {
 	uint64_t len = f->in[i1 - 1].addr + f->in[i1 - 1].len - f->in[i0].addr;
@@ -321,41 +394,126 @@ block_int3:
 	return 0;
 }
 
-int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned what)
+static void cfg_close(struct cfg_fn *f)
+{
+	free(f->in);
+	free(f->leader);
+	f->in = NULL;
+	f->leader = NULL;
+}
+
+/* Decode function sym and find its leaders. */
+static int cfg_open(struct probe_mgr *m, uint32_t module, uint32_t sym, struct cfg_fn *f)
 {
 	struct probe_module *mod = &m->mods[module];
 	const struct probe_sym *s = &mod->syms[sym];
-	struct cfg_fn f = {.mod = mod, .module = module, .sym = sym, .start = s->addr};
 	size_t avail;
 	int rc, complete;
 
-	f.code = probe_module_code(mod, s->addr, &avail);
-	if (!f.code)
+	memset(f, 0, sizeof(*f));
+	f->mod = mod;
+	f->module = module;
+	f->sym = sym;
+	f->start = s->addr;
+	f->code = probe_module_code(mod, s->addr, &avail);
+	if (!f->code)
 		return -ENOEXEC;
 	rc = probe_module_analyse(mod);
 	if (rc)
 		return rc;
-	f.in = calloc(CFG_MAX_INSNS, sizeof(*f.in));
-	f.leader = calloc(CFG_MAX_INSNS, 1);
-	if (!f.in || !f.leader) {
-		rc = -ENOMEM;
-		goto out;
+	f->in = calloc(CFG_MAX_INSNS, sizeof(*f->in));
+	f->leader = calloc(CFG_MAX_INSNS, 1);
+	if (!f->in || !f->leader) {
+		cfg_close(f);
+		return -ENOMEM;
 	}
 	/* Only bytes known to be instructions; the rest (data in the
 	 * function's range) comes as X86_F_DATA pieces, never a block. */
-	rc = probe_decode_known(mod, sym, f.code, avail, f.in, CFG_MAX_INSNS, &f.n, &complete);
-	if (rc)
-		goto out;
-	f.indirect = probe_plan_classify(mod, s, f.code, f.in, f.n);
-	for (size_t i = 0; i < f.n; i++) {
-		if (!i || probe_module_is_target(mod, f.in[i].addr))
-			f.leader[i] = 1;
-		if (i + 1 < f.n &&
-		    (f.in[i].flags & (X86_F_BRANCH | X86_F_RET | X86_F_TRAP | X86_F_DATA)))
-			f.leader[i + 1] = 1;
-		if (f.in[i].flags & X86_F_DATA)
-			f.leader[i] = 1;
+	rc = probe_decode_known(mod, sym, f->code, avail, f->in, CFG_MAX_INSNS, &f->n, &complete);
+	if (rc) {
+		cfg_close(f);
+		return rc;
 	}
+	f->indirect = probe_plan_classify(mod, s, f->code, f->in, f->n);
+	for (size_t i = 0; i < f->n; i++) {
+		if (!i || probe_module_is_target(mod, f->in[i].addr))
+			f->leader[i] = 1;
+		if (i + 1 < f->n &&
+		    (f->in[i].flags & (X86_F_BRANCH | X86_F_RET | X86_F_TRAP | X86_F_DATA)))
+			f->leader[i + 1] = 1;
+		if (f->in[i].flags & X86_F_DATA)
+			f->leader[i] = 1;
+	}
+	return 0;
+}
+
+/* The block [*i0, *i1) holding instruction k. */
+static void cfg_block_of(const struct cfg_fn *f, size_t k, size_t *i0, size_t *i1)
+{
+	size_t a = k, b = k + 1;
+
+	while (a && !f->leader[a])
+		a--;
+	while (b < f->n && !f->leader[b])
+		b++;
+	*i0 = a;
+	*i1 = b;
+}
+
+int probe_plan_jumps(struct probe_mgr *m, uint32_t module, uint32_t sym)
+{
+	struct cfg_fn f;
+	int rc = cfg_open(m, module, sym, &f), n = 0;
+
+	for (size_t k = 0; !rc && k < f.n; k++) {
+		const struct x86_insn *in = &f.in[k];
+		size_t i0, i1;
+
+		if ((in->flags & X86_F_DATA) ||
+		    !((in->flags & X86_F_RET) ||
+		      ((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND))))
+			continue;
+		cfg_block_of(&f, k, &i0, &i1);
+		rc = cfg_point(m, &f, i0, k, i1, PROBE_PT_JUMP, NULL);
+		if (rc > 0)
+			n += rc, rc = 0;
+	}
+	cfg_close(&f);
+	return rc < 0 ? rc : n;
+}
+
+int probe_plan_label(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t addr,
+		     const char *name)
+{
+	struct cfg_fn f;
+	size_t k, i0, i1;
+	int rc = cfg_open(m, module, sym, &f);
+
+	if (rc)
+		return rc;
+	for (k = 0; k < f.n && f.in[k].addr != addr; k++)
+		;
+	if (k == f.n || (f.in[k].flags & X86_F_DATA)) {
+		log_warn("probe: label %s of %s at 0x%llx is not an instruction of it: not counted",
+			 name, f.mod->syms[sym].name, (unsigned long long)addr);
+		cfg_close(&f);
+		return 0;
+	}
+	cfg_block_of(&f, k, &i0, &i1);
+	rc = cfg_point(m, &f, i0, k, i1, PROBE_PT_LABEL, name);
+	cfg_close(&f);
+	return rc;
+}
+
+int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned what)
+{
+	struct probe_module *mod;
+	struct cfg_fn f;
+	int rc = cfg_open(m, module, sym, &f);
+
+	if (rc)
+		return rc;
+	mod = f.mod;
 	for (size_t i0 = 0, i1; i0 < f.n; i0 = i1) {
 		int padding = 1;
 
@@ -371,12 +529,18 @@ int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned 
 		    ((f.in[i0 - 1].flags & (X86_F_RET | X86_F_TRAP)) ||
 		     ((f.in[i0 - 1].flags & X86_F_BRANCH) && !(f.in[i0 - 1].flags & X86_F_COND))))
 			continue;
-		rc = cfg_block(m, &f, i0, i1, what);
-		if (rc)
-			goto out;
+		if (what & (PROBE_CFG_BLOCKS | PROBE_CFG_BRANCHES)) {
+			rc = cfg_block(m, &f, i0, i1, what);
+			if (rc)
+				break;
+		}
+		if (what & PROBE_CFG_BEXITS) {
+			rc = cfg_point(m, &f, i0, i1 - 1, i1, PROBE_PT_BEXIT, NULL);
+			if (rc < 0)
+				break;
+			rc = 0;
+		}
 	}
-out:
-	free(f.in);
-	free(f.leader);
+	cfg_close(&f);
 	return rc;
 }

@@ -17,6 +17,7 @@
  */
 #include <dwarf.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,23 @@ void probe_dwarf_close(struct probe_module *mod)
 	mod->dwarf = NULL;
 }
 
+/* The CU holding addr: by .debug_aranges, else (clang emits none) by
+ * every CU's ranges. */
+static int probe_dw_addrdie(Dwarf *dw, uint64_t addr, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (dwarf_addrdie(dw, addr, cu))
+		return 1;
+	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		if (dwarf_offdie(dw, off + hsize, cu) && dwarf_haspc(cu, addr) > 0)
+			return 1;
+		off = next;
+	}
+	return 0;
+}
+
 /* The subprogram DIE whose code starts at addr, and its CU. */
 static int probe_dw_func(struct probe_module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Die *fn)
 {
@@ -99,7 +117,7 @@ static int probe_dw_func(struct probe_module *mod, uint64_t addr, Dwarf_Die *cu,
 
 	if (!dw)
 		return -ENODATA;
-	if (!dwarf_addrdie(dw, addr, cu))
+	if (!probe_dw_addrdie(dw, addr, cu))
 		return -ENOENT;
 	n = dwarf_getscopes(cu, addr, &scopes);
 	for (int i = 0; i < n; i++)
@@ -169,7 +187,7 @@ int probe_dwarf_line_addrs(struct probe_module *mod, uint64_t lo, uint64_t hi, u
 
 	*v = NULL;
 	*n = 0;
-	if (!dw || !dwarf_addrdie(dw, lo, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
+	if (!dw || !probe_dw_addrdie(dw, lo, &cu) || dwarf_getsrclines(&cu, &lines, &nl))
 		return 0;
 	for (size_t i = 0; i < nl; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
@@ -406,6 +424,10 @@ static int probe_dw_expr(struct probe_module *mod, Dwarf_Die *fn, uint64_t pc, c
 		} else if (fe[0].atom >= DW_OP_breg0 && fe[0].atom <= DW_OP_breg16) {
 			v->reg = (uint8_t)(fe[0].atom - DW_OP_breg0);
 			v->off = (int64_t)fe[0].number;
+		} else if (fe[0].atom >= DW_OP_reg0 && fe[0].atom <= DW_OP_reg16) {
+			/* clang -O0: the frame base is rbp's value */
+			v->reg = (uint8_t)(fe[0].atom - DW_OP_reg0);
+			v->off = 0;
 		} else {
 			probe_dw_why(v, "'%s': frame base expression 0x%x not supported", name,
 				     fe[0].atom);
@@ -475,6 +497,159 @@ static int probe_dw_global(Dwarf *dw, const char *name, Dwarf_Die *out)
 	return -ENOENT;
 }
 
+/* The SysV x86-64 class of a parameter's type: 1 INTEGER (one general
+ * register), 2 SSE (one xmm register), 3 MEMORY of 16 bytes aligned to 16
+ * (long double), 0 anything else (a struct, __int128, _Complex: its class
+ * needs more than the type's name). */
+static int probe_dw_abi_class(Dwarf_Die *var)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t, peeled;
+	Dwarf_Word enc;
+	int size, tag;
+	const char *n;
+
+	if (!dwarf_attr_integrate(var, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) ||
+	    dwarf_peel_type(&t, &peeled))
+		return 0;
+	tag = dwarf_tag(&peeled);
+	if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+	    tag == DW_TAG_rvalue_reference_type)
+		return 1;
+	size = dwarf_bytesize(&peeled);
+	if (tag == DW_TAG_enumeration_type)
+		return size > 0 && size <= 8 ? 1 : 0;
+	if (tag != DW_TAG_base_type || !dwarf_attr(&peeled, DW_AT_encoding, &a) ||
+	    dwarf_formudata(&a, &enc))
+		return 0;
+	n = dwarf_diename(&peeled);
+	switch (enc) {
+	case DW_ATE_float:
+		if (size == 4 || size == 8)
+			return 2;
+		return n && !strcmp(n, "long double") ? 3 : 0;
+	case DW_ATE_boolean:
+	case DW_ATE_signed:
+	case DW_ATE_unsigned:
+	case DW_ATE_signed_char:
+	case DW_ATE_unsigned_char:
+	case DW_ATE_UTF:
+		return size > 0 && size <= 8 ? 1 : 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Where parameter `var` of fn is at fn's first instruction, by the SysV
+ * x86-64 ABI: the caller has just put it there, so this is exact where
+ * the DWARF location is not yet true (an -O0 function's frame slot before
+ * the prologue stored it: a one-line function has no later point to
+ * probe). Integer and pointer arguments in rdi rsi rdx rcx r8 r9, float
+ * and double in xmm0-7, in their own order; the rest on the stack above
+ * the return address (8 bytes each, long double 16 aligned). A struct
+ * before it (or a struct return of unknown passing) makes it unknown.
+ */
+static int probe_dw_abi_param(Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Die *var, const char *name,
+			      struct probe_dw_var *v)
+{
+	static const uint8_t gprs[6] = {5, 4, 1, 2, 8, 9}; /* DWARF rdi rsi rdx rcx r8 r9 */
+	Dwarf_Attribute a;
+	Dwarf_Die child, t, peeled;
+	unsigned ngpr = 0, nsse = 0;
+	uint64_t stack = 0;
+
+	/* A struct returned in memory takes rdi for its address. */
+	if (dwarf_attr_integrate(fn, DW_AT_type, &a) && dwarf_formref_die(&a, &t) &&
+	    !dwarf_peel_type(&t, &peeled)) {
+		int tag = dwarf_tag(&peeled);
+
+		if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+		    tag == DW_TAG_class_type) {
+			Dwarf_Word lang = 0;
+			Dwarf_Attribute la;
+
+			if (dwarf_attr(cu, DW_AT_language, &la))
+				dwarf_formudata(&la, &lang);
+			if (dwarf_bytesize(&peeled) > 16)
+				ngpr = 1;
+			else if (lang != DW_LANG_C89 && lang != DW_LANG_C99 &&
+				 lang != DW_LANG_C11 && lang != DW_LANG_C)
+				goto out_unknown; /* C++ may return it by invisible reference */
+		}
+	}
+	if (dwarf_child(fn, &child))
+		goto out_unknown;
+	do {
+		int cls;
+
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		cls = probe_dw_abi_class(&child);
+		if (!cls)
+			goto out_unknown;
+		if (cls == 1 && ngpr < 6) {
+			if (child.addr == var->addr) {
+				v->how = PROBE_V_REG;
+				v->reg = gprs[ngpr];
+				return 0;
+			}
+			ngpr++;
+			continue;
+		}
+		if (cls == 2 && nsse < 8) {
+			if (child.addr == var->addr) {
+				v->how = PROBE_V_REG;
+				v->reg = (uint8_t)(17 + nsse);
+				return 0;
+			}
+			nsse++;
+			continue;
+		}
+		if (cls == 3)
+			stack = (stack + 15) & ~(uint64_t)15;
+		if (child.addr == var->addr) {
+			v->how = PROBE_V_MEM_REG;
+			v->reg = 7; /* rsp: the return address, then the arguments */
+			v->off = 8 + (int64_t)stack;
+			return 0;
+		}
+		stack += cls == 3 ? 16 : 8;
+	} while (dwarf_siblingof(&child, &child) == 0);
+out_unknown:
+	snprintf(v->why, sizeof(v->why),
+		 "'%s' is read at the function's first instruction (no statement after its "
+		 "prologue), where it is not in its frame slot yet, and its argument register "
+		 "is not known (a struct argument or return before it)",
+		 name);
+	return -ENOTSUP;
+}
+
+/* Is the location e, at the function's first instruction, a frame slot
+ * the prologue has not written yet: below the CFA (DW_OP_fbreg with a
+ * negative offset from DW_OP_call_frame_cfa), or relative to rbp (still
+ * the caller's there)? */
+static int probe_dw_unstored(Dwarf_Die *fn, uint64_t pc, const Dwarf_Op *e, size_t n)
+{
+	Dwarf_Attribute fa;
+	Dwarf_Op *fe;
+	size_t fn_n;
+
+	if (n < 1)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (e[i].atom == DW_OP_entry_value || e[i].atom == DW_OP_GNU_entry_value)
+			return 1; /* its entry value is where it is now */
+	if (e[0].atom == DW_OP_breg6)
+		return 1;
+	if (e[0].atom != DW_OP_fbreg || !dwarf_attr_integrate(fn, DW_AT_frame_base, &fa) ||
+	    dwarf_getlocation_addr(&fa, pc, &fe, &fn_n, 1) < 1 || fn_n != 1)
+		return 0;
+	if (fe[0].atom == DW_OP_breg6 || fe[0].atom == DW_OP_reg6)
+		return 1;
+	return fe[0].atom == DW_OP_call_frame_cfa && (int64_t)e[0].number < 0;
+}
+
 int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const char *name,
 		    uint64_t pc, struct probe_dw_var *v)
 {
@@ -482,7 +657,7 @@ int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const
 	Dwarf_Attribute la;
 	Dwarf_Op *e;
 	size_t n;
-	int ns, rc, found = -1;
+	int ns, rc, found = -1, is_param = 0;
 
 	memset(v, 0, sizeof(*v));
 	rc = probe_dw_func(mod, sym->addr, &cu, &fn);
@@ -497,6 +672,10 @@ int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const
 	ns = dwarf_getscopes(&cu, pc, &scopes);
 	if (ns > 0)
 		found = dwarf_getscopevar(scopes, ns, name, 0, NULL, 0, 0, &var);
+	/* A parameter of the function itself (not of code inlined there)? */
+	if (found >= 0 && dwarf_tag(&var) == DW_TAG_formal_parameter &&
+	    dwarf_tag(&scopes[found]) == DW_TAG_subprogram && scopes[found].addr == fn.addr)
+		is_param = 1;
 	free(scopes);
 	if (found < 0 && probe_dw_global(mod->dwarf, name, &var)) {
 		snprintf(v->why, sizeof(v->why),
@@ -523,6 +702,9 @@ int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const
 		return -ENODATA;
 	}
 	rc = dwarf_getlocation_addr(&la, pc, &e, &n, 1);
+	/* At the first instruction an argument is where the caller put it. */
+	if (is_param && pc == sym->addr && (rc < 1 || probe_dw_unstored(&fn, pc, e, n)))
+		return probe_dw_abi_param(&cu, &fn, &var, name, v);
 	if (rc < 1) {
 		snprintf(v->why, sizeof(v->why), "'%s' is optimized out at 0x%llx", name,
 			 (unsigned long long)pc);
@@ -569,4 +751,64 @@ int probe_dwarf_params(struct probe_module *mod, const struct probe_sym *sym,
 		} while (dwarf_siblingof(&child, &child) == 0);
 	*params = p;
 	return 0;
+}
+
+/* Collect the labels under die (lexical blocks too, not inlined code). */
+static int probe_dw_labels_in(Dwarf_Die *die, const char *glob, struct probe_dw_label **out,
+			      size_t *n, size_t *cap)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child))
+		return 0;
+	do {
+		int tag = dwarf_tag(&child), rc;
+		const char *name;
+		Dwarf_Addr a = 0;
+
+		if (tag == DW_TAG_lexical_block) {
+			rc = probe_dw_labels_in(&child, glob, out, n, cap);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (tag != DW_TAG_label || !(name = dwarf_diename(&child)) ||
+		    fnmatch(glob, name, 0))
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? 2 * *cap : 8;
+			struct probe_dw_label *nl = realloc(*out, nc * sizeof(*nl));
+
+			if (!nl)
+				return -ENOMEM;
+			*out = nl;
+			*cap = nc;
+		}
+		if (dwarf_lowpc(&child, &a))
+			a = 0;
+		snprintf((*out)[*n].name, sizeof((*out)[*n].name), "%s", name);
+		(*out)[(*n)++].addr = a;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+int probe_dwarf_labels(struct probe_module *mod, const struct probe_sym *sym, const char *glob,
+		       struct probe_dw_label **out, size_t *n)
+{
+	Dwarf_Die cu, fn;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = probe_dw_func(mod, sym->addr, &cu, &fn);
+	if (rc)
+		return rc;
+	rc = probe_dw_labels_in(&fn, glob, out, n, &cap);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
 }

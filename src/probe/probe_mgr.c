@@ -59,6 +59,7 @@ const struct probe_lib_entry *probe_lib_find(const char *name)
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t errlen)
 {
 	const char *c1 = strchr(text, ':'), *c2;
+	char rest[1024];
 
 	memset(out, 0, sizeof(*out));
 	out->text = text;
@@ -78,12 +79,29 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err, size_t
 		snprintf(out->arg, sizeof(out->arg), "%s", c1 + 1);
 		return 0;
 	}
-	if (strcmp(out->kind, "func") && strcmp(out->kind, "block") && strcmp(out->kind, "branch")) {
+	if (strcmp(out->kind, "func") && strcmp(out->kind, "block") &&
+	    strcmp(out->kind, "branch") && strcmp(out->kind, "jump") &&
+	    strcmp(out->kind, "label") && strcmp(out->kind, "block-exit")) {
 		snprintf(err, errlen,
-			 "'%s': unknown probe kind '%s' (this version knows func:, block:, branch:, "
-			 "var:, assert:, time:, args:)",
+			 "'%s': unknown probe kind '%s' (this version knows func:, block:, "
+			 "block-exit:, branch:, jump:, label:, var:, assert:, time:, args:)",
 			 text, out->kind);
 		return -EINVAL;
+	}
+	if (!strcmp(out->kind, "label")) {
+		/* label:[LIB:]FUNC:NAME: the last ':' (not of a "::") names the label */
+		const char *l = strrchr(c1 + 1, ':');
+
+		if (!l || l[1] == 0 || l == c1 + 1 || l[-1] == ':' ||
+		    strlen(l + 1) >= sizeof(out->label) ||
+		    (size_t)(l - c1 - 1) >= sizeof(rest)) {
+			snprintf(err, errlen, "'%s': want label:[LIB:]FUNC:NAME", text);
+			return -EINVAL;
+		}
+		snprintf(out->label, sizeof(out->label), "%s", l + 1);
+		memcpy(rest, c1, (size_t)(l - c1));
+		rest[l - c1] = 0;
+		c1 = rest;
 	}
 	c2 = demangle_colon(c1 + 1); /* "Bank::transfer" is a name, not LIB:GLOB */
 	if (c2) {
@@ -161,13 +179,48 @@ static int probe_mgr_module(struct probe_mgr *m, const char *path, int is_main, 
 	return 0;
 }
 
+/* label: the labels of function sym matching the spec's name: one counter
+ * each; *matched counts the labels found. */
+static int probe_mgr_spec_labels(struct probe_mgr *m, const struct probe_spec *s, uint32_t mi,
+				 uint32_t sym, int *matched)
+{
+	struct probe_module *mod = &m->mods[mi];
+	struct probe_dw_label *ls;
+	size_t n;
+	int rc = probe_dwarf_labels(mod, &mod->syms[sym], s->label, &ls, &n);
+
+	if (rc == -ENODATA) {
+		log_warn("probe: '%s': %s has no DWARF (build it with -g): no labels", s->text,
+			 mod->path);
+		return 0;
+	}
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	for (size_t k = 0; k < n; k++) {
+		(*matched)++;
+		if (!ls[k].addr) {
+			log_warn("probe: '%s': label %s of %s has no address (optimized out): "
+				 "not counted",
+				 s->text, ls[k].name, mod->syms[sym].name);
+			continue;
+		}
+		rc = probe_plan_label(m, mi, sym, ls[k].addr, ls[k].name);
+		if (rc < 0)
+			break;
+		rc = 0;
+	}
+	free(ls);
+	return rc;
+}
+
 static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s, uint32_t mi,
 				 int *matched)
 {
 	struct probe_module *mod = &m->mods[mi];
-	unsigned cfg = !strcmp(s->kind, "block")    ? PROBE_CFG_BLOCKS
-		       : !strcmp(s->kind, "branch") ? PROBE_CFG_BRANCHES
-						    : 0;
+	unsigned cfg = !strcmp(s->kind, "block")	? PROBE_CFG_BLOCKS
+		       : !strcmp(s->kind, "branch")	? PROBE_CFG_BRANCHES
+		       : !strcmp(s->kind, "block-exit") ? PROBE_CFG_BEXITS
+							: 0;
 	int rc;
 
 	if (cfg && !mod->cfg_want) {
@@ -180,9 +233,24 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 
 		if (!demangle_match(s->pattern, mod->syms[i].name))
 			continue;
+		if (!strcmp(s->kind, "label")) {
+			rc = probe_mgr_spec_labels(m, s, mi, (uint32_t)i, matched);
+			if (rc)
+				return rc;
+			continue;
+		}
 		(*matched)++;
 		if (cfg) {
 			mod->cfg_want[i] |= (uint8_t)cfg;
+			continue;
+		}
+		if (!strcmp(s->kind, "jump")) {
+			rc = probe_plan_jumps(m, mi, (uint32_t)i);
+			if (rc == -ENOEXEC)
+				log_warn("probe: %s in %s: no code to probe", mod->syms[i].name,
+					 mod->path);
+			else if (rc < 0)
+				return rc;
 			continue;
 		}
 		for (size_t j = 0; j < m->ndefs; j++)
@@ -300,7 +368,10 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 		rc = probe_mgr_spec_module(m, s, mi, &matched);
 		if (rc)
 			return rc;
-		if (!matched)
+		if (!matched && s->label[0])
+			log_err("probe: '%s': no function of %s matching '%s' has a label '%s'",
+				s->text, m->exe, s->pattern, s->label);
+		else if (!matched)
 			log_err("probe: '%s' matches no function of %s%s", s->text, m->exe,
 				m->mods[mi].stripped ? " (stripped: only .dynsym was searched; "
 						       "--debug-dir names where its debug file is)"
@@ -396,6 +467,14 @@ static const char *probe_method_name(const struct probe_def *d)
 	return d->method == PROBE_M_JUMP ? "jump" : "int3";
 }
 
+/* A point's kind as the coverage file and --list name it. */
+static const char *probe_point_kind(const struct probe_def *d)
+{
+	return d->point == PROBE_PT_JUMP    ? "jump"
+	       : d->point == PROBE_PT_LABEL ? "label"
+					    : "block-exit";
+}
+
 int probe_mgr_cfg_table(const struct probe_mgr *m, char **text, size_t *len)
 {
 	char *buf = NULL;
@@ -407,6 +486,7 @@ int probe_mgr_cfg_table(const struct probe_mgr *m, char **text, size_t *len)
 	fprintf(f, "# spool coverage 1\n"
 		   "# block ID METHOD START END COUNT MODULE FUNCTION\n"
 		   "# branch ID METHOD ADDR TARGET FALLTHROUGH TAKEN NOT_TAKEN MODULE FUNCTION\n"
+		   "# point ID METHOD ADDR KIND NAME COUNT MODULE FUNCTION\n"
 		   "# (offsets are link-time addresses; a count of - : the probe was not placed)\n");
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
@@ -415,7 +495,14 @@ int probe_mgr_cfg_table(const struct probe_mgr *m, char **text, size_t *len)
 
 		if (!d->registered || !probe_is_cfg(d))
 			continue;
-		if (d->op == PROBE_OP_BLOCK) {
+		if (d->point) {
+			fprintf(f, "point %u %s 0x%llx %s %s ", d->id, probe_method_name(d),
+				(unsigned long long)d->addr, probe_point_kind(d), d->point_name);
+			if (ok)
+				fprintf(f, "%llu", (unsigned long long)d->count[0]);
+			else
+				fputc('-', f);
+		} else if (d->op == PROBE_OP_BLOCK) {
 			fprintf(f, "block %u %s 0x%llx 0x%llx ", d->id, probe_method_name(d),
 				(unsigned long long)d->addr, (unsigned long long)d->end);
 			if (ok)
@@ -532,6 +619,7 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	struct probe_area_reloc *ar;
 	uint8_t *code;
 	size_t np, nr, ncode, pi = 0, ri = 0, co = 0;
+	uint32_t *sx;
 
 	if (size < probe_mgr_area_size(m))
 		return -ENOSPC;
@@ -567,6 +655,16 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	ap = (void *)((char *)area + h->probes_off);
 	ar = (void *)((char *)area + h->relocs_off);
 	code = (uint8_t *)area + h->code_off;
+	/* by owner id: the exit counted in its trampoline (a short function's) */
+	sx = calloc(m->ndefs + 1, sizeof(*sx));
+	if (!sx)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->ndefs; i++) {
+		const struct probe_def *d = &m->defs[i];
+
+		if (d->shared && d->shared <= m->ndefs && d->registered && d->op == PROBE_OP_EXIT)
+			sx[d->shared] = d->id;
+	}
 	/* Probes grouped by module; each module's trampolines are one block. */
 	for (size_t mi = 0; mi < m->nmods; mi++) {
 		snprintf(am[mi].name, sizeof(am[mi].name), "%s", m->mods[mi].name);
@@ -596,6 +694,7 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 			ap[pi].code_len = d->code->len;
 			ap[pi].reloc_first = (uint32_t)ri;
 			ap[pi].reloc_count = d->code->nrel;
+			ap[pi].shared_exit = sx[d->id];
 			memcpy(code + co, d->code->buf, d->code->len);
 			memset(code + co + d->code->len, X86_INT3, clen - d->code->len);
 			memcpy(ar + ri, d->code->rel, d->code->nrel * sizeof(*ar));
@@ -612,6 +711,7 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 		if (!am[mi].nprobes)
 			am[mi].lo = 0;
 	}
+	free(sx);
 	return 0;
 }
 
@@ -647,9 +747,12 @@ int probe_mgr_read_area(struct probe_mgr *m, const void *area, uint64_t size)
 	for (size_t j = 0; j < m->ndefs; j++) {
 		struct probe_def *d = &m->defs[j];
 
-		if (d->id < h.ncounts && probe_is_cfg(d)) {
-			d->count[0] = __atomic_load_n(&counts[2 * d->id], __ATOMIC_RELAXED);
-			d->count[1] = __atomic_load_n(&counts[2 * d->id + 1], __ATOMIC_RELAXED);
+		/* a point counted by another counter's window has its count */
+		uint32_t cid = d->point && d->shared ? d->shared : d->id;
+
+		if (cid < h.ncounts && probe_is_cfg(d)) {
+			d->count[0] = __atomic_load_n(&counts[2 * cid], __ATOMIC_RELAXED);
+			d->count[1] = __atomic_load_n(&counts[2 * cid + 1], __ATOMIC_RELAXED);
 		}
 	}
 	return 0;
@@ -671,6 +774,11 @@ static const char *probe_op_name(uint32_t op)
 	default:
 		return "hit";
 	}
+}
+
+static const char *probe_def_op_name(const struct probe_def *d)
+{
+	return d->point ? probe_point_kind(d) : probe_op_name(d->op);
 }
 
 int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
@@ -701,7 +809,7 @@ int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
 
 void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 {
-	size_t njump = 0, nint3 = 0, nshared = 0, nblock = 0, nbranch = 0;
+	size_t njump = 0, nint3 = 0, nshared = 0, nblock = 0, nbranch = 0, npoint = 0;
 
 	fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", "function", "probe", "method", "offset",
 		"instruction", "module / why not a jump");
@@ -720,11 +828,11 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 			snprintf(why, sizeof(why), "counted by probe %u (%s)", d->shared,
 				 m->defs[d->shared - 1].method == PROBE_M_JUMP ? "jump" : "int3");
 			fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", mod->syms[d->sym].name,
-				probe_op_name(d->op), "shared", off, d->insn, why);
+				probe_def_op_name(d), "shared", off, d->insn, why);
 			nshared++;
 		} else {
 			fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", mod->syms[d->sym].name,
-				probe_op_name(d->op), d->method == PROBE_M_JUMP ? "jump" : "int3",
+				probe_def_op_name(d), d->method == PROBE_M_JUMP ? "jump" : "int3",
 				off, d->insn,
 				d->method == PROBE_M_INT3 ? d->why : mod->is_main ? "" : mod->name);
 			if (d->method == PROBE_M_JUMP)
@@ -732,12 +840,16 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 			else
 				nint3++;
 		}
-		nblock += d->op == PROBE_OP_BLOCK;
+		nblock += d->op == PROBE_OP_BLOCK && !d->point;
+		npoint += d->point != 0;
 		nbranch += d->op == PROBE_OP_BRANCH;
 	}
 	fprintf(out, "%zu probes: %zu jump, %zu int3", njump + nint3, njump, nint3);
-	if (nblock || nbranch)
-		fprintf(out, ", %zu shared (%zu blocks, %zu branches)", nshared, nblock, nbranch);
+	if (nblock || nbranch || npoint)
+		fprintf(out, ", %zu shared (%zu blocks, %zu branches%s", nshared, nblock, nbranch,
+			npoint ? "" : ")");
+	if (npoint)
+		fprintf(out, ", %zu points)", npoint);
 	fputc('\n', out);
 	probe_var_print_list(m, out);
 }

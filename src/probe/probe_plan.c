@@ -86,7 +86,7 @@ struct probe_def *probe_plan_new_def(struct probe_mgr *m, uint32_t module, uint3
 
 struct probe_ovl {
 	struct probe_ovl_range {
-		uint32_t module;
+		uint32_t module, id;
 		uint64_t lo, hi;
 	} *v;
 	size_t n, covers; /* ranges of defs [0, covers) */
@@ -117,6 +117,7 @@ static void plan_ovl_build(struct probe_ovl *o, const struct probe_mgr *m, size_
 		if (!d->patch_len)
 			continue;
 		v[o->n].module = d->module;
+		v[o->n].id = d->id;
 		v[o->n].lo = d->patch_off;
 		v[o->n++].hi = d->patch_off + d->patch_len;
 		if (d->patch_len > o->max_len)
@@ -126,9 +127,11 @@ static void plan_ovl_build(struct probe_ovl *o, const struct probe_mgr *m, size_
 	o->covers = covers;
 }
 
-static int plan_ovl_hit(const struct probe_ovl *o, uint32_t module, uint64_t lo, uint64_t hi)
+/* The id of an indexed range overlapping [lo, hi), or 0. */
+static uint32_t plan_ovl_hit(const struct probe_ovl *o, uint32_t module, uint64_t lo,
+			     uint64_t hi)
 {
-	struct probe_ovl_range key = {module, lo > o->max_len ? lo - o->max_len : 0, 0};
+	struct probe_ovl_range key = {module, 0, lo > o->max_len ? lo - o->max_len : 0, 0};
 	size_t a = 0, b = o->n;
 
 	while (a < b) { /* first range at or after key */
@@ -141,7 +144,7 @@ static int plan_ovl_hit(const struct probe_ovl *o, uint32_t module, uint64_t lo,
 	}
 	for (; a < o->n && o->v[a].module == module && o->v[a].lo < hi; a++)
 		if (lo < o->v[a].hi)
-			return 1;
+			return o->v[a].id;
 	return 0;
 }
 
@@ -159,19 +162,23 @@ void probe_plan_free_index(struct probe_mgr *m)
 	}
 }
 
-/* Does [lo, hi) overlap a probe already planned in this module? */
-int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi)
+/* The id of a probe already planned in this module whose patch overlaps
+ * [lo, hi), or 0 (probes never overlap each other: at most one covers a
+ * byte). */
+uint32_t probe_plan_covering(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi)
 {
 	struct probe_ovl *o = m->ovl;
 	size_t from = 0;
+	uint32_t id;
 
 	if (o && o->covers > m->ndefs)
 		o->covers = o->n = 0; /* defs were removed: rebuild */
 	if (o && m->ndefs - o->covers > 2 * PLAN_OVL_RECENT)
 		plan_ovl_build(o, m, m->ndefs - PLAN_OVL_RECENT);
 	if (o && o->covers) {
-		if (plan_ovl_hit(o, module, lo, hi))
-			return 1;
+		id = plan_ovl_hit(o, module, lo, hi);
+		if (id)
+			return id;
 		from = o->covers;
 	}
 	for (size_t i = from; i < m->ndefs; i++) {
@@ -179,9 +186,15 @@ int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo,
 
 		if (d->module == module && d->patch_len && lo < d->patch_off + d->patch_len &&
 		    d->patch_off < hi)
-			return 1;
+			return d->id;
 	}
 	return 0;
+}
+
+/* Does [lo, hi) overlap a probe already planned in this module? */
+int probe_plan_overlaps(const struct probe_mgr *m, uint32_t module, uint64_t lo, uint64_t hi)
+{
+	return probe_plan_covering(m, module, lo, hi) != 0;
 }
 
 static int plan_has_target(const struct probe_module *mod, uint64_t lo, uint64_t hi)

@@ -62,6 +62,10 @@ struct probe_vvar {
 	char loc[64];
 };
 
+/* The constant a variable probe with no variable reads, so that its hits
+ * are recorded (not an identifier: no expression can name it). */
+#define PV_HIT_VAR "(hit)"
+
 static int pv_push_id(uint32_t **ids, size_t *n, uint32_t id)
 {
 	uint32_t *ni;
@@ -513,6 +517,14 @@ static int pv_add_var_spec(struct probe_mgr *m, const struct probe_spec *s, int 
 						s->text);
 				if (rc)
 					break;
+			}
+			/* A hit is the records of its values: a probe that reads
+			 * none (assert:1 == 1) reads a constant, not shown. */
+			if (!rc && !d->nvars) {
+				struct probe_dw_var dv = {.how = PROBE_V_CONST, .off = 1};
+
+				rc = pv_add_var_loc(m, d, PV_HIT_VAR, PROBE_T_INT, 0, func, where,
+						    &dv);
 			}
 		} else {
 			rc = pv_add_var(m, d, name, type, 1, func, where, s->text);

@@ -53,6 +53,9 @@ _t_cleanup() {
 }
 trap _t_cleanup EXIT
 cd "$T_DIR" || exit 1
+# The user's configuration (spool probe --handler stores probes in its
+# library there) is the test's own.
+export XDG_CONFIG_HOME="$T_DIR/.config"
 
 # --- TAP -------------------------------------------------------------------
 

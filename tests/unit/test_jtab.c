@@ -112,6 +112,68 @@ static void test_byte_index(void **state)
 	assert_int_equal(jt.entries, 256);
 }
 
+/* cmp dword [rbp-4],8; ja +0xa1; mov eax,[rbp-4]; lea rdx,[rax*4+0];
+ * lea rax,[rip+0xb66]; mov eax,[rdx+rax]; cdqe; lea rdx,[rip+0xb5a];
+ * add rax,rdx; jmp rax  (GCC 12 -O0, PIE and -no-pie: bound on the slot) */
+static const uint8_t gcc_o0[] = {0x83, 0x7d, 0xfc, 0x08, 0x0f, 0x87, 0xa1, 0x00, 0x00, 0x00,
+				 0x8b, 0x45, 0xfc, 0x48, 0x8d, 0x14, 0x85, 0x00, 0x00, 0x00,
+				 0x00, 0x48, 0x8d, 0x05, 0x66, 0x0b, 0x00, 0x00, 0x8b, 0x04,
+				 0x02, 0x48, 0x98, 0x48, 0x8d, 0x15, 0x5a, 0x0b, 0x00, 0x00,
+				 0x48, 0x01, 0xd0, 0xff, 0xe0};
+
+static void test_gcc_o0(void **state)
+{
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(gcc_o0, sizeof(gcc_o0), 0x1482, &jt), 0);
+	assert_int_equal(jt.table, 0x2004);
+	assert_int_equal(jt.entries, 9);
+	assert_int_equal(jt.entry_size, 4);
+}
+
+/* The same with what must not pass: a store to the slot between the
+ * check and the load (mov dword [rbp-4],20); the second lea naming
+ * another table; the load from another slot than the one checked. */
+static void test_gcc_o0_bad(void **state)
+{
+	uint8_t c[sizeof(gcc_o0) + 7];
+	struct x86_jtab jt;
+
+	memcpy(c, gcc_o0, 10);
+	memcpy(c + 10, (const uint8_t[]){0xc7, 0x45, 0xfc, 0x14, 0x00, 0x00, 0x00}, 7);
+	memcpy(c + 17, gcc_o0 + 10, sizeof(gcc_o0) - 10);
+	assert_int_not_equal(jtab_of(c, sizeof(c), 0x1482, &jt), 0);
+	memcpy(c, gcc_o0, sizeof(gcc_o0));
+	c[36] = 0x5b; /* lea rdx,[rip+0xb5b]: not the table the entries came from */
+	assert_int_not_equal(jtab_of(c, sizeof(gcc_o0), 0x1482, &jt), 0);
+	memcpy(c, gcc_o0, sizeof(gcc_o0));
+	c[12] = 0xf8; /* mov eax,[rbp-8] */
+	assert_int_not_equal(jtab_of(c, sizeof(gcc_o0), 0x1482, &jt), 0);
+}
+
+/* mov eax,[rbp-4]; mov [rbp-0x18],rax; sub rax,9; ja +0x8f;
+ * mov rax,[rbp-0x18]; lea rcx,[rip+0xd95]; movsxd rax,[rcx+rax*4];
+ * add rax,rcx; jmp rax  (clang 14 -O0: the check on a copy kept in a slot) */
+static void test_clang_o0(void **state)
+{
+	static const uint8_t code[] = {0x8b, 0x45, 0xfc, 0x48, 0x89, 0x45, 0xe8, 0x48, 0x83,
+				       0xe8, 0x09, 0x0f, 0x87, 0x8f, 0x00, 0x00, 0x00, 0x48,
+				       0x8b, 0x45, 0xe8, 0x48, 0x8d, 0x0d, 0x95, 0x0d, 0x00,
+				       0x00, 0x48, 0x63, 0x04, 0x81, 0x48, 0x01, 0xc8, 0xff,
+				       0xe0};
+	struct x86_jtab jt;
+
+	uint8_t c[sizeof(code)];
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0x1253, &jt), 0);
+	assert_int_equal(jt.table, 0x2004);
+	assert_int_equal(jt.entries, 10);
+	/* sub eax,9 (no REX.W): a 32-bit check of a 64-bit copy bounds nothing */
+	memcpy(c, code, sizeof(c));
+	c[7] = 0x90; /* nop, then 83 e8 09 */
+	assert_int_not_equal(jtab_of(c, sizeof(c), 0x1253, &jt), 0);
+}
+
 /* The PIC shape without any bound check: its size is unknown. */
 static void test_no_bound(void **state)
 {
@@ -199,6 +261,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pic),		 cmocka_unit_test(test_nonpic),
+	    cmocka_unit_test(test_gcc_o0),	 cmocka_unit_test(test_gcc_o0_bad),
+	    cmocka_unit_test(test_clang_o0),
 	    cmocka_unit_test(test_copy_and_lea), cmocka_unit_test(test_byte_index),
 	    cmocka_unit_test(test_no_bound),	 cmocka_unit_test(test_index_changed),
 	    cmocka_unit_test(test_tail_call),	 cmocka_unit_test(test_copy_after),

@@ -13,9 +13,22 @@
  *   non-PIC (-no-pie): entries are absolute 64-bit addresses
  *	jmp    qword [I*8 + TABLE]          or  mov R, qword [I*8 + TABLE]; jmp R
  *
+   GCC -O0, PIC: the offset is loaded through a second copy of the table's
+ *   address, then added to a third
+ *	lea    O, [I*4]
+ *	lea    A, [rip + TABLE]
+ *	mov    R32, dword [O + A]          (either order of O and A)
+ *	cdqe / movsxd R, R32
+ *	lea    B, [rip + TABLE]
+ *	add    R, B
+ *	jmp    R
+ *
  * and, before either, the bound of the index:
  *	cmp    I, N ; ja default           (N + 1 entries; jae: N entries)
  *	cmp    X, N ; ja default, with I a copy of X (mov I, X) made before or after
+ *	cmp    M, N ; ja default; mov I, M  (GCC -O0: the variable's stack slot M,
+ *					     no store to memory in between)
+ *	mov M, X; sub X, N ; ja default; mov I, M  (clang -O0: X's copy in M)
  *	movzx  I, byte                     (256 entries at most)
  *
  * Each step walks backwards from the instruction that uses a register to
@@ -117,6 +130,103 @@ static int jt_cmp_bound(const struct jt_insn *c, const struct jt_insn *j, ZydisR
 	return *entries ? 1 : 0;
 }
 
+/* Two memory operands naming the same bytes by the same expression. */
+static int jt_same_mem(const ZydisDecodedOperand *a, const ZydisDecodedOperand *b)
+{
+	return a && b && a->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	       b->type == ZYDIS_OPERAND_TYPE_MEMORY && a->size == b->size &&
+	       a->mem.base == b->mem.base && a->mem.index == b->mem.index &&
+	       a->mem.scale == b->mem.scale && a->mem.segment == b->mem.segment &&
+	       a->mem.disp.value == b->mem.disp.value && a->mem.base != ZYDIS_REGISTER_RIP;
+}
+
+/* Does instruction k write memory (or may it, a call)? */
+static int jt_writes_mem(const struct jt_insn *k)
+{
+	if (k->in.meta.category == ZYDIS_CATEGORY_CALL)
+		return 1;
+	for (unsigned i = 0; i < k->in.operand_count; i++)
+		if (k->ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    (k->ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			return 1;
+	return 0;
+}
+
+/* Is the instruction before `at` (back to the nearest store) mov M, X:
+ * memory m was given register family x's value, x not written and no
+ * other store in between, and did the check (of csize bits of x) see
+ * every bit stored? */
+static int jt_stored_before(const struct jt_insn *v, int at, ZydisRegister x, unsigned csize,
+			    const ZydisDecodedOperand *m)
+{
+	for (int k = at - 1; k >= 0; k--) {
+		const struct jt_insn *j = &v[k];
+		const ZydisDecodedOperand *d = jt_op(j, 0), *s = jt_op(j, 1);
+
+		if (j->in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_same_mem(d, m) && jt_is_reg(s)) {
+			ZydisRegister y = jt_family(s->reg.value);
+
+			if (s->size != d->size)
+				return 0;
+			if (y == x) /* the check saw every bit stored */
+				return csize >= s->size;
+			/* mov Y32, X32 before (clang: mov ecx,eax; mov [M],rcx;
+			 * sub eax,N): M holds X's zero-extended value too */
+			for (int i = k - 1; i >= 0; i--) {
+				const ZydisDecodedOperand *cd = jt_op(&v[i], 0), *cs = jt_op(&v[i], 1);
+
+				if (v[i].in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_is_reg(cd) &&
+				    jt_is_reg(cs) && jt_family(cd->reg.value) == y &&
+				    jt_family(cs->reg.value) == x && cd->size >= 32)
+					/* a 32-bit copy zero-extends: a 32-bit check
+					 * bounds all 64 bits stored */
+					return csize >= (cd->size == 32 ? 32u : s->size);
+				if (jt_writes(&v[i], x) || jt_writes(&v[i], y))
+					return 0;
+			}
+			return 0;
+		}
+		if (jt_writes_mem(j) || jt_writes(j, x))
+			return 0;
+	}
+	return 0;
+}
+
+/* The bound of an index loaded from memory m by instruction `load`: a
+ * cmp m, imm directly followed by ja/jae before it, with nothing storing
+ * to memory or writing m's registers in between. Entries or 0. */
+static uint32_t jt_mem_bound(const struct jt_insn *v, int load, const ZydisDecodedOperand *m)
+{
+	ZydisRegister base = jt_family(m->mem.base), index = jt_family(m->mem.index);
+
+	for (int k = load - 1; k >= 1; k--) {
+		const struct jt_insn *j = &v[k], *c = &v[k - 1];
+		const ZydisDecodedOperand *a = jt_op(c, 0), *b = jt_op(c, 1);
+
+		if (jt_writes_mem(j) || (base != ZYDIS_REGISTER_NONE && jt_writes(j, base)) ||
+		    (index != ZYDIS_REGISTER_NONE && jt_writes(j, index)))
+			return 0;
+		if (j->in.meta.category != ZYDIS_CATEGORY_COND_BR)
+			continue;
+		if ((c->in.mnemonic != ZYDIS_MNEMONIC_CMP && c->in.mnemonic != ZYDIS_MNEMONIC_SUB) ||
+		    !b || b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE || b->imm.value.s < 0 ||
+		    b->imm.value.s >= JT_MAX_ENTRIES ||
+		    (j->in.mnemonic != ZYDIS_MNEMONIC_JNBE && j->in.mnemonic != ZYDIS_MNEMONIC_JNB))
+			continue;
+		if (jt_same_mem(a, m) && c->in.mnemonic == ZYDIS_MNEMONIC_CMP) {
+			/* cmp [M], imm (GCC) */
+		} else if (jt_is_reg(a) &&
+			   jt_stored_before(v, k - 1, jt_family(a->reg.value), a->size, m)) {
+			/* mov [M], X; sub (or cmp) X, imm (clang): M holds X's value
+			 * before the check */
+		} else {
+			continue;
+		}
+		return (uint32_t)b->imm.value.s + (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE);
+	}
+	return 0;
+}
+
 /* The bound of index family f before instruction `use`, walking back:
  *  - cmp f, imm directly followed by ja (imm + 1 entries) or jae (imm);
  *  - such a cmp of another register X when f was copied from X before it
@@ -159,6 +269,15 @@ static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t 
 					return (*entries = pending), 0;
 				f = sf;
 				continue;
+			}
+			/* mov f32, [M] (-O0: the switch variable's slot), bounded
+			 * by a cmp [M], imm; ja before it */
+			if (j->in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_is_reg(d) && d->size >= 32 &&
+			    s && s->type == ZYDIS_OPERAND_TYPE_MEMORY && s->size == d->size &&
+			    !pending) {
+				n = jt_mem_bound(v, k, s);
+				if (n)
+					return (*entries = cap && cap < n ? cap : n), 0;
 			}
 			break;
 		}
@@ -208,6 +327,89 @@ static int jt_add_base(const struct jt_insn *k, ZydisRegister r, ZydisRegister *
 	return 0;
 }
 
+/* Instruction k sign-extends R's low half into R: cdqe (R = rax), or
+ * movsxd R, R32. */
+static int jt_sext_self(const struct jt_insn *k, ZydisRegister r)
+{
+	const ZydisDecodedOperand *d = jt_op(k, 0), *s = jt_op(k, 1);
+
+	if (k->in.mnemonic == ZYDIS_MNEMONIC_CDQE)
+		return r == ZYDIS_REGISTER_RAX;
+	return k->in.mnemonic == ZYDIS_MNEMONIC_MOVSXD && jt_is_reg(d) && jt_is_reg(s) &&
+	       jt_family(d->reg.value) == r && jt_family(s->reg.value) == r && s->size == 32;
+}
+
+/* Instruction k is lea X, [rip + T]: T out. */
+static int jt_lea_rip(const struct jt_insn *k, ZydisRegister x, uint64_t *t)
+{
+	const ZydisDecodedOperand *d = jt_op(k, 0), *m = jt_op(k, 1);
+	ZyanU64 abs;
+
+	if (k->in.mnemonic != ZYDIS_MNEMONIC_LEA || !jt_is_reg(d) || jt_family(d->reg.value) != x ||
+	    !m || m->type != ZYDIS_OPERAND_TYPE_MEMORY || m->mem.base != ZYDIS_REGISTER_RIP ||
+	    m->mem.index != ZYDIS_REGISTER_NONE ||
+	    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&k->in, m, k->addr, &abs)))
+		return 0;
+	*t = abs;
+	return 1;
+}
+
+/*
+ * GCC -O0's PIC shape, from its `add R, B` at k (see the top): R's
+ * sign extension, R32 = dword [O + A] with A = lea [rip + TABLE] and
+ * O = lea [I*4], B = lea [rip + TABLE] the same table.
+ */
+static int jt_gcc_o0(const struct jt_insn *v, int k, ZydisRegister r, ZydisRegister b,
+		     struct x86_jtab *jt)
+{
+	const ZydisDecodedOperand *m, *d, *o;
+	int sx = jt_def(v, k, r), ld, bdef, adef, odef;
+	ZydisRegister x, y, a = ZYDIS_REGISTER_NONE, off = ZYDIS_REGISTER_NONE;
+	uint64_t tb, ta;
+
+	if (sx < 0 || b == r)
+		return -ENOENT;
+	bdef = jt_def(v, k, b);
+	if (bdef < 0 || !jt_lea_rip(&v[bdef], b, &tb))
+		return -ENOENT;
+	ld = jt_def(v, sx, r);
+	if (ld < 0 || v[ld].in.mnemonic != ZYDIS_MNEMONIC_MOV)
+		return -ENOENT;
+	d = jt_op(&v[ld], 0);
+	m = jt_op(&v[ld], 1);
+	if (!jt_is_reg(d) || d->size != 32 || !m || m->type != ZYDIS_OPERAND_TYPE_MEMORY ||
+	    m->size != 32 || m->mem.scale > 1 || m->mem.base == ZYDIS_REGISTER_NONE ||
+	    m->mem.index == ZYDIS_REGISTER_NONE ||
+	    (m->mem.disp.has_displacement && m->mem.disp.value))
+		return -ENOENT;
+	x = jt_family(m->mem.base);
+	y = jt_family(m->mem.index);
+	/* which of the two holds the table */
+	for (int t = 0; t < 2 && a == ZYDIS_REGISTER_NONE; t++) {
+		ZydisRegister c = t ? y : x;
+
+		adef = jt_def(v, ld, c);
+		if (adef >= 0 && jt_lea_rip(&v[adef], c, &ta) && ta == tb) {
+			a = c;
+			off = t ? x : y;
+		}
+	}
+	if (a == ZYDIS_REGISTER_NONE || off == a)
+		return -ENOENT;
+	/* O = lea [I*4] (no base, no displacement) */
+	odef = jt_def(v, ld, off);
+	if (odef < 0 || v[odef].in.mnemonic != ZYDIS_MNEMONIC_LEA)
+		return -ENOENT;
+	o = jt_op(&v[odef], 1);
+	if (!o || o->type != ZYDIS_OPERAND_TYPE_MEMORY || o->mem.base != ZYDIS_REGISTER_NONE ||
+	    o->mem.index == ZYDIS_REGISTER_NONE || o->mem.scale != 4 ||
+	    (o->mem.disp.has_displacement && o->mem.disp.value))
+		return -ENOENT;
+	jt->table = tb;
+	jt->entry_size = 4;
+	return jt_bound(v, odef, jt_family(o->mem.index), &jt->entries);
+}
+
 int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,
 		   size_t n, struct x86_jtab *jt)
 {
@@ -254,6 +456,9 @@ int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint6
 		jt->entry_size = 8;
 		return jt_bound(v, k, index, &jt->entries);
 	}
+	if (jt_add_base(&v[k], r, &b) && jt_def(v, k, r) >= 0 &&
+	    jt_sext_self(&v[jt_def(v, k, r)], r))
+		return jt_gcc_o0(v, k, r, b, jt);
 	if (jt_add_base(&v[k], r, &b)) {
 		/* add R, B (or lea R, [R + B]); R = movsxd [B + I*4]; B = lea [rip + TABLE] */
 		const ZydisDecodedOperand *m;
