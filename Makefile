@@ -14,8 +14,9 @@
 
 PREFIX ?= /usr/local
 CC ?= gcc
-# ARCH=aarch64 cross-builds for 64-bit Arm into build-aarch64/ (doc/arm64.md).
-ARCH ?= x86_64
+# ARCH=aarch64 cross-builds for 64-bit Arm into build-aarch64/ (doc/arm64.md);
+# the default is the machine's own.
+ARCH ?= $(shell uname -m)
 ARCH_DIR := src/arch/x86_64
 ARCH_HOST_LIBS := -lZydis
 ifeq ($(ARCH),aarch64)

@@ -14,10 +14,17 @@
 #     build has them, and both are the same on every architecture
 #   - tests/progs written in x86 assembly are left out (ARCH_PROGS_OUT)
 
+# On an aarch64 machine itself (a board building natively): its own gcc and
+# libraries, no root unless ARM64_ROOT is given.
+ifeq ($(shell uname -m),aarch64)
+CROSS ?=
+ARM64_ROOT ?=
+else
 CROSS ?= aarch64-linux-gnu-
 ARM64_ROOT ?= /var/cache/spool-arm64
+endif
 O ?= build-aarch64
-CC := $(CROSS)gcc --sysroot=$(ARM64_ROOT)
+CC := $(CROSS)gcc $(if $(ARM64_ROOT),--sysroot=$(ARM64_ROOT))
 ARCH_DIR := src/arch/aarch64
 # libstdc++.so (the demangler) sits in the root's gcc directory, which the
 # cross gcc does not search.
@@ -32,6 +39,8 @@ ARCH_PROGS_OUT := $(addprefix tests/progs/,probe_unwind.c probe_bench.c probe_ca
 ARCH_NO_CCOPT := 1
 ARCH_NO_MAN := 1
 
+ifneq ($(ARM64_ROOT),)
 ifeq ($(wildcard $(ARM64_ROOT)/usr/include/libelf.h),)
 $(error ARCH=aarch64: no arm64 root at $(ARM64_ROOT) (run scripts/arm64-root.sh, or set ARM64_ROOT))
+endif
 endif
