@@ -24,7 +24,7 @@ ring-stress: $(O)/tests/ring_stress
 unit-bins: $(O)/tests/ring_stress
 
 arm64-build:
-	$(MAKE) all progs
+	$(MAKE) all progs ring-stress
 	$(MAKE) ARCH=aarch64 all progs ring-stress
 
 check-arm64: arm64-build
