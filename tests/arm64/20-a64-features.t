@@ -10,7 +10,7 @@
 # (attach, spool replay --gdb) - doc/arm64.md.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 22
 
 # --- record/replay of a race-free program, both modes ---
 for mode in serial sync; do
@@ -60,6 +60,32 @@ like "$ERR" 'not available on aarch64' "  and spool says why"
 spool_run locks -- "$PROGS/lockcount-static" 2 10
 isnt_ok=$RC
 num_cmp "$isnt_ok" -ne 0 "a statically linked program is refused, as on x86-64"
+
+# --- what a recording cannot see, found in the executable (a64_rr_scan.c) ---
+CROSS_CC="${CROSS_CC:-aarch64-linux-gnu-gcc}"
+if command -v "$CROSS_CC" >/dev/null 2>&1; then
+	cat >rawsvc.c <<'C'
+#include <stdint.h>
+#include <stdio.h>
+int main(void)
+{
+	register long x8 __asm__("x8") = 172; /* getpid */
+	register long x0 __asm__("x0");
+	uint64_t v;
+
+	__asm__ volatile("svc 0" : "=r"(x0) : "r"(x8) : "memory");
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+	printf("pid %ld\n", x0);
+	return v == 0;
+}
+C
+	"$CROSS_CC" --sysroot="$QEMU_LD_PREFIX" -O1 -g -o rawsvc rawsvc.c
+	spool_run record -o raw.trace -- ./rawsvc
+	like "$ERR" 'svc at main\+0x' "record names the program's own svc instruction"
+	like "$ERR" 'mrs cntvct_el0 at main\+0x' "  and its own read of the counter"
+else
+	skip 2 "$CROSS_CC is not installed"
+fi
 
 # --- the host reads the board's traces ---
 spool_run locks -q -o locks.trace -- "$PROGS/lockcount" 2 300
