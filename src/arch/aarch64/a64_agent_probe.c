@@ -22,13 +22,9 @@
 #include "../../agent/agent.h"
 #include "../../agent/agent_probe.h"
 
-void agent_probe_init(void)
-{
-}
+void agent_probe_init(void) {}
 
-void agent_probe_dlopen(void)
-{
-}
+void agent_probe_dlopen(void) {}
 
 int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact)
 {
@@ -84,9 +80,7 @@ const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *a
 	return act;
 }
 
-void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had)
-{
-}
+void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had) {}
 
 uint64_t agent_probe_action_marks(int sig)
 {
@@ -98,14 +92,10 @@ uint64_t agent_probe_trap_view(void)
 	return 0;
 }
 
-void agent_probe_trap_view_set(uint64_t blocked)
-{
-}
+void agent_probe_trap_view_set(uint64_t blocked) {}
 
 /* Syscall user dispatch is x86-64 only here (agent_rr_dispatch.c). */
-void agent_probe_keep_sigsys(void)
-{
-}
+void agent_probe_keep_sigsys(void) {}
 
 int agent_probe_sigsys_blocked(siginfo_t *si, void *uc)
 {

@@ -72,8 +72,7 @@ int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint6
 	return -ENOENT;
 }
 
-int x86_tail_jump(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,
-		  size_t n)
+int x86_tail_jump(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs, size_t n)
 {
 	return 0;
 }
@@ -103,9 +102,7 @@ int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const 
 	return -ENOTSUP;
 }
 
-void probe_attach_resume(struct probe_attach *a)
-{
-}
+void probe_attach_resume(struct probe_attach *a) {}
 
 int probe_attach_libs(pid_t pid, char ***libs, size_t *nlibs)
 {
@@ -133,9 +130,7 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 	return -ENOTSUP;
 }
 
-void gdbsrv_inf_kill(struct gdbsrv_inf *f)
-{
-}
+void gdbsrv_inf_kill(struct gdbsrv_inf *f) {}
 
 struct gdbsrv_thread *gdbsrv_inf_vthread(struct gdbsrv_inf *f, int vidx)
 {
