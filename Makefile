@@ -14,12 +14,20 @@
 
 PREFIX ?= /usr/local
 CC ?= gcc
+# ARCH=aarch64 cross-builds for 64-bit Arm into build-aarch64/ (doc/arm64.md);
+# the default is the machine's own.
+ARCH ?= $(shell uname -m)
+ARCH_DIR := src/arch/x86_64
+ARCH_HOST_LIBS := -lZydis
+ifeq ($(ARCH),aarch64)
+include src/arch/aarch64/aarch64.mk
+endif
 O ?= build
 CFLAGS_COMMON := -std=gnu11 -g -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -fno-strict-aliasing
 HOST_CFLAGS := $(CFLAGS_COMMON) -Isrc -fno-omit-frame-pointer $(EXTRA_CFLAGS)
 # -lstdc++: __cxa_demangle, the demangler of the C++ ABI g++ emits (src/util/demangle.c).
-HOST_LDLIBS := -ldw -lelf -lzstd -lZydis -lpthread -lm -lstdc++
+HOST_LDLIBS := -ldw -lelf -lzstd $(ARCH_HOST_LIBS) -lpthread -lm -lstdc++
 # The agent: hidden visibility, exports only what agent.map lists, no
 # undefined symbols, initial-exec TLS (see DESIGN.md, rules for the agent).
 AGENT_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
@@ -29,11 +37,13 @@ AGENT_LDFLAGS := -shared -Wl,--no-undefined -Wl,--version-script=src/agent/agent
 AGENT_LDLIBS := -ldl -lpthread
 
 HOST_SRCS := src/main.c $(wildcard src/cmd/*.c src/util/*.c src/trace/*.c src/collect/*.c src/analyze/*.c \
-	src/replay/*.c src/probe/*.c src/arch/x86_64/*.c)
+	src/replay/*.c src/probe/*.c $(ARCH_DIR)/*.c)
+HOST_SRCS := $(filter-out $(ARCH_HOST_OUT),$(HOST_SRCS))
 HOST_LIB_SRCS := $(filter-out src/main.c,$(HOST_SRCS))
-AGENT_SRCS := $(wildcard src/agent/*.c src/common/*.c)
+AGENT_SRCS := $(filter-out $(ARCH_AGENT_OUT),$(wildcard src/agent/*.c src/common/*.c)) \
+	$(ARCH_AGENT_SRCS)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-PROG_SRCS := $(wildcard tests/progs/*.c)
+PROG_SRCS := $(filter-out $(ARCH_PROGS_OUT),$(wildcard tests/progs/*.c))
 
 HOST_OBJS := $(HOST_SRCS:%.c=$(O)/%.o)
 HOST_LIB_OBJS := $(HOST_LIB_SRCS:%.c=$(O)/%.o)
@@ -131,12 +141,13 @@ format:
 	clang-format -i $$(find src tests include -name '*.[ch]')
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-aarch64
 
 include src/cc/cc.mk
 include src/replay/gdb.mk
 include fuzz/fuzz.mk
 include pkg/pkg.mk
+include tests/arm64/arm64.mk
 
 .PHONY: all check check-real bench demo install format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

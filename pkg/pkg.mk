@@ -24,7 +24,9 @@ $(MAN_STAMP): $(SPOOL) pkg/gen-man.py
 	@touch $@
 
 man: $(MAN_STAMP)
+ifndef ARCH_NO_MAN
 all: $(MAN_STAMP)
+endif
 
 install: install-pkg
 install-pkg: $(MAN_STAMP)

@@ -8,12 +8,22 @@
 #
 # --real adds the programs of `make check-real` (tests/real/: real Debian
 # programs under every command), which `make check` does not need.
+# --arm64 adds what `make ARCH=aarch64` and `make check-arm64` need on the
+# host (scripts/arm64-root.sh calls it; doc/arm64.md).
 set -euo pipefail
 
 REAL=0
-if [ "${1:-}" = --real ]; then
-	REAL=1
-fi
+ARM64=0
+for a in "$@"; do
+	case "$a" in
+	--real) REAL=1 ;;
+	--arm64) ARM64=1 ;;
+	*)
+		echo "usage: deps.sh [--real] [--arm64]" >&2
+		exit 2
+		;;
+	esac
+done
 
 # The one list. Why each is here:
 #   build-essential gcc make pkg-config  the build (libc6-dev's libc.a links
@@ -103,6 +113,24 @@ REAL_PACKAGES=(
 REAL_SERVICES=(nginx redis-server lighttpd memcached)
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")
+fi
+
+# The --arm64 list (make ARCH=aarch64, make check-arm64). Why each is here:
+#   gcc-aarch64-linux-gnu  Debian's cross compiler (its own binutils come with it)
+#   mmdebstrap arch-test   scripts/arm64-root.sh: the arm64 root (headers and
+#                          libraries from Debian's arm64 packages) the cross build
+#                          links against and qemu loads libraries from
+#   qemu-user-static       runs the aarch64 build and tests/progs on the host
+#                          (registered with binfmt_misc by scripts/arm64-root.sh)
+#   file                   tests/arm64/lib.sh: checks the build is aarch64
+ARM64_PACKAGES=(
+	gcc-aarch64-linux-gnu
+	mmdebstrap arch-test
+	qemu-user-static
+	file
+)
+if [ "$ARM64" = 1 ]; then
+	PACKAGES+=("${ARM64_PACKAGES[@]}")
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -21,7 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
-#include <x86intrin.h>
+#include "../arch/arch.h"
+#include "../arch/arch_sys.h"
 
 #include "../common/event.h"
 #include "../common/ring_produce.h"

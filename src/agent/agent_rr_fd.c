@@ -44,7 +44,7 @@ static int fb_dup(int fd)
 }
 static int fb_dup2(int a, int b)
 {
-	return (int)syscall(SYS_dup2, a, b);
+	return (int)arch_sys_dup2(a, b);
 }
 static int fb_dup3(int a, int b, int f)
 {

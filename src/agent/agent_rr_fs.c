@@ -64,7 +64,7 @@ static int fb_faccessat(int d, const char *p, int m, int fl)
 }
 static int fb_access(const char *p, int m)
 {
-	return (int)syscall(SYS_access, p, m);
+	return (int)arch_sys_access(p, m);
 }
 static int fb_mkdirat(int d, const char *p, mode_t m)
 {
@@ -554,7 +554,7 @@ static int rr_open_excl(int dirfd, const char *path, int flags, mode_t mode)
 		syscall(SYS_close, fd);
 		syscall(SYS_unlinkat, dirfd, path, 0);
 	} else if (want >= 0 && fd >= 0 && fd != want) {
-		syscall(SYS_dup2, fd, want);
+		arch_sys_dup2(fd, want);
 		syscall(SYS_close, fd);
 	}
 	errno = e;

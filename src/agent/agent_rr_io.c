@@ -73,14 +73,14 @@ static int fb_accept4(int fd, struct sockaddr *a, socklen_t *l, int f)
 {
 	return (int)syscall(SYS_accept4, fd, a, l, f);
 }
-static int fb_poll(struct pollfd *p, nfds_t n, int t) { return (int)syscall(SYS_poll, p, n, t); }
+static int fb_poll(struct pollfd *p, nfds_t n, int t) { return (int)arch_sys_poll(p, n, t); }
 static int fb_select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
 {
-	return (int)syscall(SYS_select, n, r, w, e, t);
+	return (int)arch_sys_select(n, r, w, e, t);
 }
 static int fb_epoll_wait(int fd, struct epoll_event *ev, int n, int t)
 {
-	return (int)syscall(SYS_epoll_wait, fd, ev, n, t);
+	return (int)arch_sys_epoll_wait(fd, ev, n, t);
 }
 static int fb_ppoll(struct pollfd *p, nfds_t n, const struct timespec *t, const sigset_t *m)
 {
@@ -124,7 +124,7 @@ static int fb_clock_gettime(clockid_t c, struct timespec *ts)
 	return (int)syscall(SYS_clock_gettime, c, ts);
 }
 static int fb_gettimeofday(struct timeval *tv, void *tz) { return (int)syscall(SYS_gettimeofday, tv, tz); }
-static time_t fb_time(time_t *t) { return (time_t)syscall(SYS_time, t); }
+static time_t fb_time(time_t *t) { return (time_t)arch_sys_time(t); }
 static ssize_t fb_getrandom(void *b, size_t n, unsigned f) { return syscall(SYS_getrandom, b, n, f); }
 static pid_t fb_getpid(void) { return (pid_t)syscall(SYS_getpid); }
 static pid_t fb_gettid(void) { return (pid_t)syscall(SYS_gettid); }

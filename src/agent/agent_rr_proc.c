@@ -67,7 +67,7 @@ static uint64_t rr_cur_size;
  * thread: the forking thread is the child's only thread. */
 static __thread uint32_t rr_fork_next = RR_NO_PROC;
 
-static pid_t fb_fork(void) { return (pid_t)syscall(SYS_fork); }
+static pid_t fb_fork(void) { return (pid_t)arch_sys_fork(); }
 static int fb_spawn(pid_t *p, const char *f, const posix_spawn_file_actions_t *a,
 		    const posix_spawnattr_t *t, char *const v[], char *const e[])
 {
@@ -415,7 +415,7 @@ static void rr_take_outputs(void)
 		nfd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 		if (nfd < 0)
 			continue;
-		syscall(SYS_dup2, nfd, fd);
+		arch_sys_dup2(nfd, fd);
 		syscall(SYS_close, nfd);
 	}
 }
@@ -696,7 +696,7 @@ void agent_rr_tree_drain(int fd, size_t n)
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t0);
 	while (n > 0 && left_ms > 0) {
 		struct pollfd p = {fd, POLLIN, 0};
-		long r = syscall(SYS_poll, &p, 1, (int)left_ms);
+		long r = arch_sys_poll(&p, 1, (int)left_ms);
 
 		if (r < 0 && errno != EINTR)
 			break;
@@ -893,6 +893,7 @@ __attribute__((visibility("hidden"))) pid_t agent_rr_vfork_as_fork(void)
 
 /* vfork: glibc's by a tail jump (its child must return on the caller's
  * frame), or fork while recording or replaying. */
+#if defined(__x86_64__)
 __asm__(".text\n"
 	".globl vfork\n"
 	".type vfork, @function\n"
@@ -903,6 +904,20 @@ __asm__(".text\n"
 	"	jmp *agent_rr_real_vfork(%rip)\n"
 	"1:	jmp agent_rr_vfork_as_fork\n"
 	".size vfork, .-vfork\n");
+#elif defined(__aarch64__)
+__asm__(".text\n"
+	".globl vfork\n"
+	".type vfork, %function\n"
+	"vfork:\n"
+	"	adrp x16, agent_rr_mode\n"
+	"	ldr w16, [x16, :lo12:agent_rr_mode]\n"
+	"	cbnz w16, 1f\n"
+	"	adrp x16, agent_rr_real_vfork\n"
+	"	ldr x16, [x16, :lo12:agent_rr_real_vfork]\n"
+	"	br x16\n"
+	"1:	b agent_rr_vfork_as_fork\n"
+	".size vfork, .-vfork\n");
+#endif
 
 /* ---- posix_spawn ---- */
 

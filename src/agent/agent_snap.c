@@ -48,7 +48,9 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+#if defined(__x86_64__)
 #include <asm/prctl.h>
+#endif
 
 #include "agent_rr.h"
 #include "agent_serial.h"
@@ -90,6 +92,7 @@ void agent_snap_thread_entry(struct agent_snap_thread *t)
 long agent_snap_clone_thread(unsigned long flags, void *stack, int32_t *ptid, int32_t *ctid,
 			     uint64_t tls, struct agent_snap_thread *t)
     __attribute__((visibility("hidden")));
+#if defined(__x86_64__)
 __asm__(".text\n"
 	".globl agent_snap_clone_thread\n"
 	".hidden agent_snap_clone_thread\n"
@@ -107,6 +110,28 @@ __asm__(".text\n"
 	"	hlt\n"
 	"1:	ret\n"
 	".size agent_snap_clone_thread, .-agent_snap_clone_thread\n");
+#elif defined(__aarch64__)
+/* arm64's clone takes (flags, stack, ptid, tls, ctid): tls and ctid swap
+ * places. x5 (the slot) survives the svc; the child's sp is the stack. */
+__asm__(".text\n"
+	".globl agent_snap_clone_thread\n"
+	".hidden agent_snap_clone_thread\n"
+	".type agent_snap_clone_thread,%function\n"
+	"agent_snap_clone_thread:\n"
+	"	mov x6, x3\n"
+	"	mov x3, x4\n"
+	"	mov x4, x6\n"
+	"	mov x8, #220\n" /* SYS_clone */
+	"	svc #0\n"
+	"	cbnz x0, 1f\n"
+	"	mov x29, #0\n"
+	"	mov x30, #0\n"
+	"	mov x0, x5\n"
+	"	bl agent_snap_thread_entry\n"
+	"	brk #0\n"
+	"1:	ret\n"
+	".size agent_snap_clone_thread, .-agent_snap_clone_thread\n");
+#endif
 
 static uint64_t snap_now_ns(void)
 {
@@ -190,14 +215,22 @@ void agent_snap_thread_start(uint32_t id)
 
 	if (!t)
 		return;
+#if defined(__x86_64__)
 	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+#else
+	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(fs)); /* the thread pointer */
+#endif
 	syscall(SYS_get_robust_list, 0, &head, &len);
 	/* The kernel's clear_child_tid is glibc's &pd->tid (set by clone or
 	 * set_tid_address); a kernel without CHECKPOINT_RESTORE refuses the
 	 * prctl, and glibc's layout is the fallback, checked. */
 	if (syscall(SYS_prctl, PR_GET_TID_ADDRESS, &tidp, 0, 0, 0) < 0 || !tidp || *tidp != tid)
+#if defined(__x86_64__)
 		tidp = fs && *(int32_t *)(fs + SNAP_TID_OFF) == tid ? (int32_t *)(fs + SNAP_TID_OFF)
 								    : NULL;
+#else
+		tidp = NULL; /* glibc's aarch64 layout is not known here */
+#endif
 	t->fs = fs;
 	t->robust = (uint64_t)(uintptr_t)head;
 	t->robust_len = len;
@@ -255,7 +288,11 @@ static void snap_restore_threads(uint32_t me, uint32_t n)
 		if (id == me || !t->restore)
 			continue;
 		/* Below its saved stack pointer, past the red zone. */
+#if defined(__x86_64__)
 		sp = ((uintptr_t)t->ctx.uc_mcontext.gregs[REG_RSP] - 512) & ~(uintptr_t)15;
+#else
+		sp = ((uintptr_t)t->ctx.uc_mcontext.sp - 512) & ~(uintptr_t)15;
+#endif
 		agent_snap_clone_thread(flags, (void *)sp, t->tidp, t->tidp, t->fs, t);
 	}
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8);

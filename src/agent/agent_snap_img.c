@@ -380,7 +380,7 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	h.switches = switches;
 	h.time_ns = img_now_ns() - img_t0;
 	h.taker = me;
-	if (syscall(SYS_stat, "/proc/self/exe", &st) == 0) {
+	if (arch_sys_stat("/proc/self/exe", &st) == 0) {
 		h.exe_dev = (uint64_t)st.st_dev;
 		h.exe_ino = (uint64_t)st.st_ino;
 		h.exe_size = (uint64_t)st.st_size;
@@ -401,7 +401,7 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	if (!g.err && syscall(SYS_pwrite64, g.fd, &h, sizeof(h), 0) != (long)sizeof(h))
 		g.err = 1;
 	syscall(SYS_close, g.fd);
-	if (g.err || syscall(SYS_rename, tmp, fin) < 0)
+	if (g.err || arch_sys_rename(tmp, fin) < 0)
 		return -1;
 	return 0;
 }

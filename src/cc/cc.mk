@@ -23,7 +23,9 @@ $(O)/cc-obj/%.o: %.c
 $(CCOPT): $(CCOPT_OBJS)
 	$(CC) $(CCOPT_CFLAGS) -o $@ $^ $(CCOPT_LDLIBS)
 
+ifndef ARCH_NO_CCOPT
 all: $(CCOPT)
+endif
 
 # spool cc finds the optimizer in PREFIX/lib/spool and the header in
 # PREFIX/include (both relative to PREFIX/bin/spool).

@@ -758,6 +758,18 @@ int cmd_probe(int argc, char **argv)
 		log_err("nothing to probe: give -e SPEC (e.g. -e 'func:main'; see spool probe --help)");
 		return EXIT_USAGE;
 	}
+#if defined(__aarch64__)
+	/* The first stage of the aarch64 port has no dynamic probes (branch
+	 * trampolines, relocation of PC-relative code): refused before
+	 * anything is planned or started. sys: probes are the agent's
+	 * interposers and work. */
+	if (nspecs || attach_pid) {
+		log_err("'%s': dynamic probes and -p PID are not available on aarch64 in this "
+			"build (x86-64 only for now); sys: probes are (doc/arm64.md)",
+			nspecs ? specs[0] : "-p");
+		return 1;
+	}
+#endif
 	if (attach_pid && optind < argc) {
 		log_err("-p PID attaches to a running process: give no program");
 		return EXIT_USAGE;

@@ -955,6 +955,16 @@ int cmd_record(int argc, char **argv)
 			"parked at a switch point)");
 		return EXIT_USAGE;
 	}
+#if defined(__aarch64__)
+	/* The snapshot primitive is not finished on aarch64 (under qemu-user
+	 * no snapshot was taken: threads never all parked): refused, never a
+	 * recording that silently has none (doc/arm64.md). */
+	if (ctx.snap_period) {
+		log_err("--snap-period: snapshots are not available on aarch64 in this build "
+			"(x86-64 only for now, doc/arm64.md)");
+		return 1;
+	}
+#endif
 	/* A test of the snapshot primitive (doc/record.md): the copies run
 	 * the program on, unrecorded. */
 	ctx.snap_mode = RR_SNAP_IMAGE;

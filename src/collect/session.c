@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../arch/arch.h"
 #include "../util/files.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -819,6 +820,13 @@ int session_run(const struct session_opts *o, struct session_result *res)
 			"dynamic linker (LD_PRELOAD), which a static program never runs; "
 			"link it dynamically to trace it",
 			path);
+		return -ENOEXEC;
+	}
+	if (kind == TARGET_FOREIGN) {
+		log_err("%s is a program for another machine than this spool's (%s): its "
+			"loader cannot load this agent. Use spool's build for that machine "
+			"(make ARCH=aarch64, doc/arm64.md); this one can still read its traces",
+			path, ARCH_NAME);
 		return -ENOEXEC;
 	}
 	if (kind == TARGET_SETID) {

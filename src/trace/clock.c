@@ -6,10 +6,7 @@
 #include <errno.h>
 #include <time.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
-
+#include "../arch/arch.h"
 #include "trace.h"
 
 static uint64_t clock_now(clockid_t id)
@@ -20,7 +17,7 @@ static uint64_t clock_now(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(ARCH_NAME)
 /*
  * One (tsc, monotonic, realtime) sample. The TSC is read between two
  * monotonic reads and paired with their midpoint; of a few tries the one with
@@ -33,7 +30,7 @@ static void clock_sample(uint64_t *tsc, uint64_t *mono, uint64_t *real)
 	for (int i = 0; i < 5; i++) {
 		uint64_t r0 = clock_now(CLOCK_REALTIME);
 		uint64_t m0 = clock_now(CLOCK_MONOTONIC);
-		uint64_t t = __rdtsc();
+		uint64_t t = arch_ts(); /* TSC or CNTVCT_EL0 (arch.h) */
 		uint64_t m1 = clock_now(CLOCK_MONOTONIC);
 		uint64_t r1 = clock_now(CLOCK_REALTIME);
 

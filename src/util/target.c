@@ -97,6 +97,16 @@ int target_classify(const char *path)
 		 * agent simply will not load. */
 		goto out_close;
 	}
+#if defined(__x86_64__)
+	if (eh.e_machine != EM_X86_64) {
+#elif defined(__aarch64__)
+	if (eh.e_machine != EM_AARCH64) {
+#else
+	if (0) {
+#endif
+		ret = TARGET_FOREIGN;
+		goto out_close;
+	}
 	ret = TARGET_STATIC;
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;

@@ -18,6 +18,8 @@ enum target_kind {
 	TARGET_SCRIPT,	 /* #! script: the interpreter is what runs */
 	TARGET_SETID,	 /* setuid/setgid: the loader ignores LD_PRELOAD */
 	TARGET_UNKNOWN,	 /* neither ELF nor script; exec will decide */
+	TARGET_FOREIGN,	 /* 64-bit ELF of another machine (an aarch64 program on x86-64,
+			  * run by qemu-user through binfmt_misc): this agent cannot load */
 };
 
 /* Classify an executable file. Returns a target_kind or a negative errno. */

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * a64_noprobe.c - what the aarch64 build of spool has in place of the
+ * x86-64-only parts of this stage (doc/arm64.md, "What works"):
+ *
+ *   - dynamic probes: the planner (src/probe/probe_plan.c) builds
+ *     trampolines through the x86_* interface (src/arch/x86_64/, Zydis).
+ *     Here every x86_* call fails with ENOTSUP, and `spool probe` refuses
+ *     a dynamic probe before planning (src/cmd/probe.c), so none of these
+ *     is reached in practice; they only keep the planner linkable.
+ *   - attach (`spool probe -p`): ptrace with the x86 register set
+ *     (src/probe/probe_attach.c); refused.
+ *   - the gdb server (`spool replay --gdb`): ptrace registers, debug
+ *     registers and the x86-64 target description (gdbsrv_inf.c,
+ *     gdbsrv_regs.c); refused with the reason when it would start.
+ *
+ * Arm's own versions (branch trampolines, relocation of ADR/ADRP/B/BL/
+ * B.cond/CBZ/TBZ/LDR literal, the arm64 register set over ptrace
+ * regsets) are the next stage of issue 18.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "../../probe/probe.h"
+#include "../../probe/probe_attach.h"
+#include "../../replay/gdbsrv_int.h"
+#include "../../util/log.h"
+#include "../x86_64/x86_insn.h"
+
+/* ---- x86 instruction interface: never decodes on aarch64 ---- */
+
+int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *out)
+{
+	memset(out, 0, sizeof(*out));
+	return -ENOTSUP;
+}
+
+int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
+{
+	return -ENOTSUP;
+}
+
+int x86_code_call_moved(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
+{
+	return -ENOTSUP;
+}
+
+int x86_call_movable(const struct x86_insn *insn, const uint8_t *p)
+{
+	return 0;
+}
+
+int x86_code_jmp(struct x86_code *c, uint64_t target)
+{
+	return -ENOTSUP;
+}
+
+int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int save_flags)
+{
+	return -ENOTSUP;
+}
+
+int x86_code_call_handler_full(struct x86_code *c, uint32_t probe_id, uint32_t handler)
+{
+	return -ENOTSUP;
+}
+
+int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,
+		   size_t n, struct x86_jtab *jt)
+{
+	return -ENOENT;
+}
+
+int x86_tail_jump(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs, size_t n)
+{
+	return 0;
+}
+
+/* ---- attach (spool probe -p) ---- */
+
+int probe_attach_stop(struct probe_attach *a, pid_t pid)
+{
+	memset(a, 0, sizeof(*a));
+	a->pid = pid;
+	return -ENOTSUP;
+}
+
+int probe_attach_load_agent(struct probe_attach *a, const char *agent)
+{
+	return -ENOTSUP;
+}
+
+int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int64_t *ret)
+{
+	return -ENOTSUP;
+}
+
+int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const uint64_t *hi,
+			      size_t n)
+{
+	return -ENOTSUP;
+}
+
+void probe_attach_resume(struct probe_attach *a) {}
+
+int probe_attach_libs(pid_t pid, char ***libs, size_t *nlibs)
+{
+	*libs = NULL;
+	*nlibs = 0;
+	return -ENOTSUP;
+}
+
+int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid)
+{
+	return 0;
+}
+
+int probe_attach_block_trap(const struct probe_attach *a, pid_t tid)
+{
+	return -ENOTSUP;
+}
+
+/* ---- the gdb server (spool replay --gdb) ---- */
+
+int gdbsrv_inf_start(struct gdbsrv_inf *f)
+{
+	log_err("replay --gdb: the gdb server is x86-64 only in this build (aarch64: not yet, "
+		"doc/arm64.md)");
+	return -ENOTSUP;
+}
+
+void gdbsrv_inf_kill(struct gdbsrv_inf *f) {}
+
+struct gdbsrv_thread *gdbsrv_inf_vthread(struct gdbsrv_inf *f, int vidx)
+{
+	for (int i = 0; i < f->nth; i++)
+		if (f->th[i].vidx == vidx)
+			return &f->th[i];
+	return NULL;
+}
+
+int gdbsrv_inf_set_cfg(struct gdbsrv_inf *f, const struct gdbsrv_cfg *c)
+{
+	return -ENOTSUP;
+}
+
+int gdbsrv_inf_resume(struct gdbsrv_inf *f, int step_vidx, int others_run, struct gdbsrv_rsp *r,
+		      struct gdbsrv_stop *st)
+{
+	return -ENOTSUP;
+}
+
+int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
+			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps)
+{
+	return -ENOTSUP;
+}
+
+int gdbsrv_inf_read(struct gdbsrv_inf *f, uint64_t addr, void *buf, size_t len)
+{
+	return -ENOTSUP;
+}
+
+int gdbsrv_inf_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_t len)
+{
+	return -ENOTSUP;
+}
+
+uint64_t gdbsrv_inf_pc(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
+{
+	return 0;
+}
+
+int gdbsrv_reg_get(pid_t tid, int regno, uint8_t *out)
+{
+	return -ENOTSUP;
+}
+
+int gdbsrv_reg_set(pid_t tid, int regno, const uint8_t *in)
+{
+	return -ENOTSUP;
+}
+
+int gdbsrv_reg_size(int regno)
+{
+	return 8;
+}
+
+const char *gdbsrv_target_xml(size_t *len)
+{
+	*len = 0;
+	return "";
+}

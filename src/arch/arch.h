@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/*
+ * arch.h - the one interface between portable code and what differs per
+ * CPU architecture at run time: the event timestamp counter. Everything
+ * else architecture-specific (instruction decoding and trampolines, the
+ * register context, raw system calls) stays in src/arch/<arch>/ or behind
+ * #if in the few files that need it (doc/arm64.md lists them).
+ *
+ * arch_ts() is the counter every event header's tsc field holds, read on
+ * the agent's hot path: inline, no system call, async-signal-safe. The
+ * trace clock (src/trace/clock.c) calibrates it against CLOCK_MONOTONIC
+ * the same way on every architecture, so readers never need its nominal
+ * frequency.
+ *
+ *   x86-64   RDTSC (invariant TSC)
+ *   aarch64  CNTVCT_EL0, the generic timer's virtual count, which Linux
+ *            lets user space read (CNTKCTL_EL1.EL0VCTEN); ISB first so
+ *            the read is not speculated ahead of the event it stamps
+ *            (events of two threads are ordered by this value).
+ */
+#ifndef SPOOL_ARCH_ARCH_H
+#define SPOOL_ARCH_ARCH_H
+
+#include <stdint.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+
+#define ARCH_NAME "x86_64"
+
+static inline uint64_t arch_ts(void)
+{
+	return __rdtsc();
+}
+
+/* A spin-wait hint. */
+static inline void arch_cpu_relax(void)
+{
+	_mm_pause();
+}
+#elif defined(__aarch64__)
+#define ARCH_NAME "aarch64"
+
+static inline uint64_t arch_ts(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+}
+
+/* A spin-wait hint: YIELD tells an SMT core or a hypervisor we wait. */
+static inline void arch_cpu_relax(void)
+{
+	__asm__ volatile("yield" : : : "memory");
+}
+
+/* The call sites written for x86-64 name these __rdtsc() and _mm_pause();
+ * on aarch64 they get the two above through these aliases (x86intrin.h
+ * does not exist there). */
+#define __rdtsc() arch_ts()
+#define _mm_pause() arch_cpu_relax()
+#else
+#error "spool: unsupported architecture (x86-64 and aarch64 only)"
+#endif
+
+#endif
