@@ -7,6 +7,8 @@
 # headers and "total EVENTS BYTES" (site definitions counted in their own
 # line, not in the total's events). For bench/format.sh and
 # tests/integ/184-format2-sizes.t.
+#   trace_classes.py --where CLASS DIR   "STREAM_FILE OFFSET" of each event of
+#                                        that class (tests/integ/186-*.t)
 import os
 import struct
 import sys
@@ -29,6 +31,10 @@ def rest_len(kind, data, q):
 
 
 def main():
+    where = None
+    if sys.argv[1] == "--where":
+        where = sys.argv[2]
+        del sys.argv[1:3]
     d = sys.argv[1]
     meta = open(os.path.join(d, "metadata")).read()
     if "spool_format_version = 2;" not in meta:
@@ -57,10 +63,14 @@ def main():
                 else:
                     head = 5 + (4 if cid == 2 else 0)
                     n = hl + head + rest_len(cid, data, q + head)
+                if where == NAMES.get(cid):
+                    print(name, p)
                 count[cid] = count.get(cid, 0) + 1
                 size[cid] = size.get(cid, 0) + n
                 p += n
             off += psize
+    if where:
+        return
     total_ev = total_b = 0
     for cid in sorted(count):
         print("%s %d %d %.2f" % (NAMES.get(cid, str(cid)), count[cid], size[cid],

@@ -58,12 +58,12 @@ static int site_add(struct trace_dec2 *d, const uint8_t *p)
 	return 0;
 }
 
-/* A short event's site, or NULL (a problem). */
-static const uint64_t *site_get(struct trace_dec2 *d, const uint8_t *p)
+/* A short event's site (its index read at p into *idx), or NULL (a
+ * problem). */
+static const uint64_t *site_get(struct trace_dec2 *d, const uint8_t *p, uint16_t *idx)
 {
-	uint16_t i = trace_get16(p);
-
-	return i < d->nsites ? &d->sites[3 * (size_t)i] : NULL;
+	*idx = trace_get16(p);
+	return *idx < d->nsites ? &d->sites[3 * (size_t)*idx] : NULL;
 }
 
 int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
@@ -77,6 +77,7 @@ int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
 		unsigned id, kind, op = 0;
 		uint32_t obj = 0, seq;
 		const uint64_t *site = NULL;
+		uint16_t sidx = 0;
 		struct rec_hdr *h;
 
 		/* the header: compact or extended */
@@ -120,7 +121,7 @@ int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
 			need = 7;
 			if (left < need)
 				goto out_short;
-			if (!(site = site_get(d, q + 5)))
+			if (!(site = site_get(d, q + 5, &sidx)))
 				goto out_site;
 			kind = KIND_LOCK;
 			s->fields_off = off + hl;
@@ -139,7 +140,7 @@ int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
 			need = 2;
 			if (left < need)
 				goto out_short;
-			if (!(site = site_get(d, q)))
+			if (!(site = site_get(d, q, &sidx)))
 				goto out_site;
 			kind = KIND_FUNC;
 			s->fields_off = off + hl;
@@ -161,7 +162,7 @@ int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
 			need = 4;
 			if (left < need)
 				goto out_short;
-			if (!(site = site_get(d, q)))
+			if (!(site = site_get(d, q, &sidx)))
 				goto out_site;
 			kind = KIND_PROBE;
 			s->fields_off = off + hl;
@@ -236,7 +237,7 @@ out_id:
 		    (p[0] & 31) == TRACE2_EXTENDED && left >= 4 ? trace_get32(p + 1) : p[0] & 31u);
 		return 0;
 out_site:
-		end(r, s, off, "event names a site the packet did not define:", trace_get16(q));
+		end(r, s, off, "event names a site the packet did not define:", sidx);
 		return 0;
 out_nomem:
 		trace_rd_problem(r, s->info.file, off, "out of memory");
