@@ -9,7 +9,7 @@
 # streams entirely, and the reports still run.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 16
 
 spool_run locks -q -o good.trace -- "$PROGS/lockcount" 2 300
 is_rc 0 "lockcount 2 300 under spool locks"
