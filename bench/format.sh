@@ -54,7 +54,6 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
 trace_bytes() { cat "$1"/stream_* 2>/dev/null | wc -c; }
 
 # --- a) bytes per event ------------------------------------------------------
-printf 'int main(void) { return 0; }\n' >/dev/null
 cat >loop.c <<'EOF2'
 volatile long sink;
 __attribute__((noinline)) void tiny(long i) { sink += i; }
@@ -62,28 +61,27 @@ int main(void) { for (long i = 0; i < 100000; i++) tiny(i); return 0; }
 EOF2
 gcc -O2 -finstrument-functions -o loop loop.c || exit 1
 
-echo "bench: a) bytes per event of each class (format 2; format 1 in brackets)" >&2
-printf '%-14s %-10s %s\n' class events "bytes/event"
-for fmt in 2 1; do
-	rm -rf l p f
-	SPOOL_TRACE_FORMAT=$fmt "$spool" locks -q -o l -- "$bench" own 2 100000 2>/dev/null
-	SPOOL_TRACE_FORMAT=$fmt "$spool" probe -q -o p -e func:probe_leaf_add -- "$calls" 50000 \
+echo "bench: a) bytes per event of each class" >&2
+# events: the run summary's count of a trace
+events() { sed -nE 's/^events=([0-9]+)$/\1/p' "$1/.spool/summary"; }
+for fmt in 1 2; do
+	rm -rf "l$fmt" "p$fmt" "f$fmt"
+	SPOOL_TRACE_FORMAT=$fmt "$spool" locks -q -o "l$fmt" -- "$bench" own 2 100000 2>/dev/null
+	SPOOL_TRACE_FORMAT=$fmt "$spool" probe -q -o "p$fmt" -e func:probe_leaf_add -- "$calls" 50000 \
 		>/dev/null 2>&1
-	SPOOL_TRACE_FORMAT=$fmt "$spool" path -q -o f -- ./loop >/dev/null 2>&1
-	if [ "$fmt" = 2 ]; then
-		for d in l p f; do python3 "$here/trace_classes.py" "$d"; done |
-			awk '$1 != "packets" && $1 != "total" { e[$1] += $2; b[$1] += $3 }
-			     END { for (c in e) printf "%-14s %-10d %.2f\n", c, e[c], b[c] / e[c] }' |
-			sort >classes2
-	else
-		# format 1: one size per kind, from its layout (9 + payload)
-		printf '%-14s %-10s %s\n' "(format 1)" "" "lock 41, func 57, probe 69, thread 53, lockdef 45"
-	fi
+	SPOOL_TRACE_FORMAT=$fmt "$spool" path -q -t "f$fmt" -- ./loop >/dev/null 2>&1
 done
-cat classes2
-for d in l p f; do
-	printf 'trace %s: format 2 %s\n' "$d" "$(python3 "$here/trace_classes.py" "$d" 2>/dev/null |
-		awk '$1 == "total" { printf "%.2f bytes/event over %d events, headers included", $3 / $2, $2 }')"
+printf '%-14s %-10s %s\n' "format 2 class" events "bytes/event"
+for d in l2 p2 f2; do python3 "$here/trace_classes.py" "$d"; done |
+	awk '$1 != "packets" && $1 != "total" { e[$1] += $2; b[$1] += $3 }
+	     END { for (c in e) printf "%-14s %-10d %.2f\n", c, e[c], b[c] / e[c] }' | sort
+printf '\n%-34s %-16s %s\n' "whole trace, bytes per event" "format 1" "format 2"
+for w in "l:spool locks, 2 x 100,000 pairs" "p:spool probe -e func:, 100,000 calls" \
+	"f:spool path, 100,000 calls"; do
+	k=${w%%:*}
+	printf '%-34s %-16s %s\n' "${w#*:}" \
+		"$(awk -v b="$(trace_bytes "${k}1")" -v n="$(events "${k}1")" 'BEGIN { if (n) printf "%.2f", b / n }')" \
+		"$(awk -v b="$(trace_bytes "${k}2")" -v n="$(events "${k}2")" 'BEGIN { if (n) printf "%.2f", b / n }')"
 done
 
 # --- b) 2 x N uncontended pairs --------------------------------------------------
