@@ -44,7 +44,10 @@ best3() {
 	for _ in 1 2 3; do
 		rm -rf t t.old
 		t0=$(now_ns)
-		"$@" >/dev/null 2>err || { echo fail; return; }
+		"$@" >/dev/null 2>err
+		# 4: the trace is incomplete (rings full on a busy machine):
+		# timed all the same, its losses printed from the trace below
+		case $? in 0 | 4) ;; *) echo fail; return ;; esac
 		t1=$(now_ns)
 		if [ -z "$best" ] || [ $((t1 - t0)) -lt "$best" ]; then best=$((t1 - t0)); fi
 	done
@@ -94,8 +97,9 @@ t_v2=$(best3 "$spool" locks -q -o t -- "$bench" own 2 "$N")
 b1=$(trace_bytes v1)
 b2=$(trace_bytes v2)
 pairs=$((2 * N))
-printf '\n%-26s %-12s %-12s %s\n' "2 x $N pairs" "wall" "trace" "added per pair"
-printf '%-26s %-12s %-12s %s\n' native "$(awk -v t="$t_nat" 'BEGIN { printf "%.1f ms", t / 1e6 }')" - -
+lost() { sed -nE 's/^lost_ring=([0-9]+)$/\1/p' "$1/.spool/summary"; }
+printf '\n%-26s %-12s %-12s %-10s %s\n' "2 x $N pairs" "wall" "trace" "lost" "added per pair"
+printf '%-26s %-12s %-12s %-10s %s\n' native "$(awk -v t="$t_nat" 'BEGIN { printf "%.1f ms", t / 1e6 }')" - - -
 for v in 1 2; do
 	t=$([ $v = 1 ] && echo "$t_v1" || echo "$t_v2")
 	b=$([ $v = 1 ] && echo "$b1" || echo "$b2")
@@ -103,8 +107,9 @@ for v in 1 2; do
 		printf '%-26s failed\n' "spool locks, format $v"
 		continue
 	fi
-	printf '%-26s %-12s %-12s %s\n' "spool locks, format $v" \
-		"$(awk -v t="$t" 'BEGIN { printf "%.1f ms", t / 1e6 }')" "$(mb "$b")" \
+	printf '%-26s %-12s %-12s %-10s %s\n' "spool locks, format $v" \
+		"$(awk -v t="$t" 'BEGIN { printf "%.1f ms", t / 1e6 }')" "$(mb "$b")" "$(lost "v$v")" \
 		"$(awk -v a="$t" -v b="$t_nat" -v n="$pairs" 'BEGIN { printf "%+.1f ns (%.2fx native)", (a - b) / n, a / b }')"
 done
-awk -v a="$b1" -v b="$b2" -v n="$pairs" 'BEGIN { printf "trace: %.2f -> %.2f bytes per event (%.2fx smaller)\n", a / (2 * n), b / (2 * n), a / b }'
+echo "(trace and lost: of one more run each; a run that lost events has a smaller trace)"
+awk -v a="$b1" -v b="$b2" -v n="$pairs" 'BEGIN { printf "trace: %.2f -> %.2f bytes per lock event (%.2fx smaller)\n", a / (2 * n), b / (2 * n), a / b }'
