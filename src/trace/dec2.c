@@ -227,19 +227,19 @@ int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
 		s->pos += hl + need;
 		return 1;
 
-out_short:
+	out_short:
 		/* In a truncated packet the problem is already recorded. */
 		if (!s->truncated)
 			trace_rd_problem(r, s->info.file, off, "event overruns its packet");
 		return 0;
-out_id:
+	out_id:
 		end(r, s, off, "unknown event id",
 		    (p[0] & 31) == TRACE2_EXTENDED && left >= 4 ? trace_get32(p + 1) : p[0] & 31u);
 		return 0;
-out_site:
+	out_site:
 		end(r, s, off, "event names a site the packet did not define:", sidx);
 		return 0;
-out_nomem:
+	out_nomem:
 		trace_rd_problem(r, s->info.file, off, "out of memory");
 		return 0;
 	}

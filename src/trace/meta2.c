@@ -123,7 +123,10 @@ void trace_meta2_print(FILE *f)
 	      "\t\tenum spool_op8 op;\n\t\tuint32_t lock;\n\t\tuint16_t site;\n");
 	event(f, "spool:func_entry", TRACE2_FUNC_ENTRY, "\t\tuint16_t site;\n");
 	event(f, "spool:func_exit", TRACE2_FUNC_EXIT, "\t\tuint16_t site;\n");
-	event(f, "spool:probe_entry", TRACE2_PROBE_ENTRY, "\t\tuint16_t site;\n\t\tint16_t sp_delta;\n");
-	event(f, "spool:probe_exit", TRACE2_PROBE_EXIT, "\t\tuint16_t site;\n\t\tint16_t sp_delta;\n");
-	event(f, "spool:probe_hit", TRACE2_PROBE_HIT, "\t\tuint16_t site;\n\t\tint16_t sp_delta;\n");
+	event(f, "spool:probe_entry", TRACE2_PROBE_ENTRY,
+	      "\t\tuint16_t site;\n\t\tint16_t sp_delta;\n");
+	event(f, "spool:probe_exit", TRACE2_PROBE_EXIT,
+	      "\t\tuint16_t site;\n\t\tint16_t sp_delta;\n");
+	event(f, "spool:probe_hit", TRACE2_PROBE_HIT,
+	      "\t\tuint16_t site;\n\t\tint16_t sp_delta;\n");
 }

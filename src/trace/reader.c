@@ -257,8 +257,8 @@ static int load_packet(struct trace_reader *r, struct rd_stream *s)
 		return 0;
 	if (left < r->pkt_hdr) {
 		trace_rd_problem(r, f, off,
-			    "truncated packet: %" PRIu64 " bytes left, a header needs %zu", left,
-			    r->pkt_hdr);
+				 "truncated packet: %" PRIu64 " bytes left, a header needs %zu",
+				 left, r->pkt_hdr);
 		return -1;
 	}
 	if (read_at(s->fd, h, r->pkt_hdr, off) < 0) {
@@ -267,7 +267,7 @@ static int load_packet(struct trace_reader *r, struct rd_stream *s)
 	}
 	if (trace_get32(h + TRACE_PH_MAGIC) != TRACE_MAGIC) {
 		trace_rd_problem(r, f, off, "bad packet magic 0x%08" PRIx32 " (expected 0x%08x)",
-			    trace_get32(h + TRACE_PH_MAGIC), TRACE_MAGIC);
+				 trace_get32(h + TRACE_PH_MAGIC), TRACE_MAGIC);
 		return -1;
 	}
 	if (memcmp(h + TRACE_PH_UUID, r->uuid, 16) != 0) {
@@ -277,33 +277,34 @@ static int load_packet(struct trace_reader *r, struct rd_stream *s)
 	if (trace_get32(h + TRACE_PH_STREAM_ID) != 0 ||
 	    trace_get64(h + TRACE_PH_INSTANCE) != s->info.stream_id) {
 		trace_rd_problem(r, f, off,
-			    "packet of stream class %" PRIu32 " instance %" PRIu64
-			    ", expected class 0 instance %" PRIu32,
-			    trace_get32(h + TRACE_PH_STREAM_ID), trace_get64(h + TRACE_PH_INSTANCE),
-			    s->info.stream_id);
+				 "packet of stream class %" PRIu32 " instance %" PRIu64
+				 ", expected class 0 instance %" PRIu32,
+				 trace_get32(h + TRACE_PH_STREAM_ID),
+				 trace_get64(h + TRACE_PH_INSTANCE), s->info.stream_id);
 		return -1;
 	}
 	bits = trace_get64(h + TRACE_PC_CONTENT);
 	psize = trace_get64(h + TRACE_PC_PACKET);
 	if (bits != psize || bits % 8 || bits / 8 < r->pkt_hdr || bits / 8 > (1u << 30)) {
 		trace_rd_problem(r, f, off,
-			    "bad packet sizes: content_size %" PRIu64 " packet_size %" PRIu64
-			    " bits",
-			    bits, psize);
+				 "bad packet sizes: content_size %" PRIu64 " packet_size %" PRIu64
+				 " bits",
+				 bits, psize);
 		return -1;
 	}
 	disc = trace_get64(h + TRACE_PC_DISCARDED);
 	if (disc < s->info.discarded) {
-		trace_rd_problem(r, f, off, "events_discarded went back from %" PRIu64 " to %" PRIu64,
-			    s->info.discarded, disc);
+		trace_rd_problem(r, f, off,
+				 "events_discarded went back from %" PRIu64 " to %" PRIu64,
+				 s->info.discarded, disc);
 		return -1;
 	}
 	seqn = trace_get64(h + TRACE_PC_SEQ_NUM);
 	if (seqn != s->next_seq_num)
 		trace_rd_problem(r, f, off,
-			    "packet_seq_num %" PRIu64 " where %" PRIu64
-			    " was expected: packets lost",
-			    seqn, s->next_seq_num);
+				 "packet_seq_num %" PRIu64 " where %" PRIu64
+				 " was expected: packets lost",
+				 seqn, s->next_seq_num);
 	s->next_seq_num = seqn + 1;
 	s->info.discarded = disc;
 	s->info.pid = trace_get32(h + TRACE_PC_PID);
@@ -319,8 +320,9 @@ static int load_packet(struct trace_reader *r, struct rd_stream *s)
 	if (s->truncated) {
 		/* Keep the complete events of the part that exists (see the doc). */
 		trace_rd_problem(r, f, off,
-			    "truncated packet: %zu bytes announced, %" PRIu64 " left in the file",
-			    want, left);
+				 "truncated packet: %zu bytes announced, %" PRIu64
+				 " left in the file",
+				 want, left);
 		want = (size_t)left;
 	}
 	if (want > s->buf_cap) {
@@ -347,7 +349,7 @@ static int load_packet(struct trace_reader *r, struct rd_stream *s)
 /* Storage for the next record of kind (size bytes), zeroed when the
  * decoder does not write every byte (zero). */
 int trace_rd_reserve(struct trace_reader *r, struct rd_stream *s, unsigned kind, size_t size,
-		       int zero)
+		     int zero)
 {
 	void *p = r->store ? r->store(r->store_arg, kind, size) : NULL;
 
@@ -662,7 +664,8 @@ static int scan_streams(struct trace_reader *r)
 		 * crafted name) must not reach them. */
 		if (id >= EV_MAX_THREADS) {
 			trace_rd_problem(r, de->d_name, 0,
-				    "not read: spool numbers its streams below %u", EV_MAX_THREADS);
+					 "not read: spool numbers its streams below %u",
+					 EV_MAX_THREADS);
 			continue;
 		}
 		if (r->nshards > 1 && id % r->nshards != r->shard)
@@ -686,7 +689,7 @@ static int scan_streams(struct trace_reader *r)
 		s->fd = trace_open_in(r->dirfd, de->d_name, TRACE_NO_MAX, NULL);
 		if (s->fd < 0 || fstat(s->fd, &st) < 0) {
 			trace_rd_problem(r, de->d_name, 0, "cannot read stream file: %s",
-				    trace_open_strerror(s->fd < 0 ? s->fd : -errno));
+					 trace_open_strerror(s->fd < 0 ? s->fd : -errno));
 			if (s->fd >= 0)
 				close(s->fd);
 			continue;

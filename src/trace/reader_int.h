@@ -17,9 +17,9 @@
 struct trace_dec2 {
 	uint64_t prev_tsc;
 	uint32_t next_seq;
-	uint32_t nev;	/* CTF events decoded in the packet, site definitions too */
-	uint32_t depth; /* predicted function depth */
-	uint64_t sp;	/* the previous probe event's stack pointer */
+	uint32_t nev;	 /* CTF events decoded in the packet, site definitions too */
+	uint32_t depth;	 /* predicted function depth */
+	uint64_t sp;	 /* the previous probe event's stack pointer */
 	uint64_t *sites; /* 3 words a site: probe, addr, caller */
 	uint32_t nsites, sites_cap;
 };
@@ -44,8 +44,8 @@ struct rd_stream {
 	uint64_t *rec;
 	uint64_t *own;
 	size_t own_cap;
-	uint32_t thread; /* trace_event.thread of the decoded next event */
-	int thread_seen; /* a KIND_THREAD was decoded: the next one is a new thread */
+	uint32_t thread;     /* trace_event.thread of the decoded next event */
+	int thread_seen;     /* a KIND_THREAD was decoded: the next one is a new thread */
 	uint64_t fields_off; /* file offset of the decoded event's fields (after word
 			      * and seq, or op and obj): trace_event_file_off */
 	/* format 2: the packet context's numbers and the packet's decoding state */
@@ -69,17 +69,15 @@ struct trace_reader {
 	size_t cap_problems;
 	void *(*store)(void *arg, unsigned kind, size_t size); /* trace_reader_open_store */
 	void *store_arg;
-	int by_stream; /* TRACE_READER_BY_STREAM: stream after stream, not by time */
+	int by_stream;		 /* TRACE_READER_BY_STREAM: stream after stream, not by time */
 	uint32_t shard, nshards; /* TRACE_READER_SHARD: streams whose id % nshards == shard */
 	uint32_t next_thread;	 /* trace_event.thread of the next thread that reuses a ring */
 	int format;		 /* the metadata's spool_format_version: 1 or 2 */
 	size_t pkt_hdr;		 /* its packet headers' size */
 };
 
-
-__attribute__((format(printf, 4, 5))) void trace_rd_problem(struct trace_reader *r,
-							     const char *file, uint64_t off,
-							     const char *fmt, ...);
+__attribute__((format(printf, 4, 5))) void
+trace_rd_problem(struct trace_reader *r, const char *file, uint64_t off, const char *fmt, ...);
 /* Bytes of a kind's fields after word and seq (format 1) or op and obj
  * (format 2), read from the `left` bytes at rest: 0 for an unknown kind; when
  * left is too short to hold an element count, at least more than left. */

@@ -77,7 +77,7 @@
 enum {
 	TRACE2_SITE = 10,	 /* u32 index, u32 probe, u64 addr, u64 caller */
 	TRACE2_LOCK_OP = 11,	 /* u8 op, u32 lock, u16 site */
-	TRACE2_FUNC_ENTRY = 12, /* u16 site */
+	TRACE2_FUNC_ENTRY = 12,	 /* u16 site */
 	TRACE2_FUNC_EXIT = 13,	 /* u16 site */
 	TRACE2_PROBE_ENTRY = 14, /* u16 site, i16 sp_delta; EXIT and HIT follow in PROBE_OP order */
 	TRACE2_PROBE_EXIT = 15,
@@ -92,7 +92,7 @@ enum {
 
 /* Bytes of the fields a record of a version-1 event of `need` bytes has
  * after word and seq (the part both versions store alike). */
-#define TRACE_V1_REST(need) ((need) - TRACE_EV_HDR_SIZE - 12)
+#define TRACE_V1_REST(need) ((need)-TRACE_EV_HDR_SIZE - 12)
 /* Write those fields (writer.c). */
 void trace_v1_rest_put(uint8_t *p, const void *rec, size_t rest);
 

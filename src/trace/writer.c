@@ -107,7 +107,8 @@ const char *const trace_lock_op_names[] = {
 };
 
 /* A new OP_ must get its name here, or the metadata would be wrong. */
-_Static_assert(sizeof(trace_lock_op_names) / sizeof(trace_lock_op_names[0]) == OP_MAX, "op_names out of date");
+_Static_assert(sizeof(trace_lock_op_names) / sizeof(trace_lock_op_names[0]) == OP_MAX,
+	       "op_names out of date");
 
 /* The op names of the other classes' words (event.h), 0 being NONE. */
 const char *const trace_probe_op_names[] = {"NONE", "ENTRY", "EXIT", "HIT", "VAR"};

@@ -1034,15 +1034,16 @@ static void test_format2_roundtrip(void **state)
 	for (unsigned i = 0; i < 1000; i++) {
 		struct rec_lock *l;
 
-		mk_lock(f, 0, t + 10 + 20 * i, seq++, i & 1 ? OP_RELEASE : OP_ACQUIRE, 1 + i % 3, 0);
+		mk_lock(f, 0, t + 10 + 20 * i, seq++, i & 1 ? OP_RELEASE : OP_ACQUIRE, 1 + i % 3,
+			0);
 		l = (struct rec_lock *)f->recs[f->nrecs - 1].buf;
 		l->arg = 0;
 		l->ip = 0x401000 + (i & 1) * 0x20; /* two call sites */
 	}
-	seq += 5; /* the producer dropped 5 */
-	mk_lock(f, 0, t + 30000, seq++, OP_TIMEOUT, 1, 2);	    /* full: arg and stack */
+	seq += 5;					   /* the producer dropped 5 */
+	mk_lock(f, 0, t + 30000, seq++, OP_TIMEOUT, 1, 2); /* full: arg and stack */
 	mk_lock(f, 0, t + 30000 + (1ull << 28), seq++, OP_ACQUIRE, 1, 0); /* extended header */
-	mk_lock(f, 0, t + 30000, seq++, OP_RELEASE, 1, 0);		    /* time goes back */
+	mk_lock(f, 0, t + 30000, seq++, OP_RELEASE, 1, 0);		  /* time goes back */
 	/* functions: predicted depths, then one that is not */
 	mk_thread(f, 1, t, 1, "worker");
 	mk_func(f, 1, t + 1, 2, FUNC_OP_ENTER, 0x401100, 0);
