@@ -3,9 +3,9 @@
  * reader.c - reading spool traces back into ring-format records
  * (doc/trace-format.md, "Reading, losses and damage").
  *
- * This reads only spool's own traces: the metadata is checked for spool's env
- * block rather than parsed as TSDL, and packets are decoded at the offsets the
- * format fixes. Streams are merged by TSC with a binary heap. Each stream
+ * This reads only spool's own traces, of format 1 or 2: the metadata is
+ * checked for spool's env block rather than parsed as TSDL, and packets are
+ * decoded at the offsets the format fixes (format 2's events by dec2.c). Streams are merged by TSC with a binary heap. Each stream
  * keeps one packet in memory and decodes its next event ahead, so the heap
  * can compare streams; damage ends one stream, never the whole read.
  */

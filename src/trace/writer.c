@@ -4,8 +4,9 @@
  * per ring (doc/trace-format.md).
  *
  * The collector calls trace_stream_write for every event, so that path only
- * encodes a header and copies the payload into the current packet buffer; the
- * only system call is the pwrite of a whole packet. A packet is never written
+ * encodes the event into the current packet buffer (format 2 by enc2.c, or
+ * format 1 field by field when SPOOL_TRACE_FORMAT=1); the only system call is
+ * the pwrite of a whole packet. A packet is never written
  * in pieces, so a crash leaves whole packets (and at most one partial packet
  * at the end, which the reader reports).
  *
