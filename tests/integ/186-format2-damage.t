@@ -6,10 +6,12 @@
 # defined, an extended header with an unknown id, a stream cut in the middle
 # of a packet. Each is a problem spool info names (file and byte offset),
 # with exit status 1; the events before it are still read, the other
-# streams entirely, and the reports still run.
+# streams entirely, and the reports still run. And a loss (not damage) is
+# still seen two ways: the packets' events_discarded and the sequence
+# numbers the reader gives back (implied by position in format 2).
 . "$(dirname "$0")/lib.sh"
 
-plan 16
+plan 20
 
 spool_run locks -q -o good.trace -- "$PROGS/lockcount" 2 300
 is_rc 0 "lockcount 2 300 under spool locks"
@@ -65,5 +67,16 @@ is_rc 1 "a stream cut short: spool info exits 1"
 like "$ERR" "stream_1 at offset 0: truncated packet" "  says it is truncated"
 num_cmp "$(events_read)" -gt 0 "  the whole events of the part that is left are read"
 num_cmp "$(events_read)" -lt "$total" "  not more"
+
+# A ring that overflows: both counts, per stream, not 0; the sequence
+# numbers cannot see the drops after the stream's last event, so they may
+# count fewer, never more.
+spool_run locks -q --ring-size 4k --on-full drop -o loss.trace -- "$PROGS/flood" 300000
+is_rc 4 "flood with a 4k ring and --on-full drop: events lost (exit 4)"
+spool_run info loss.trace
+read -r disc gaps < <(awk '$NF == "stream_0" { print $5, $6 }' <<<"$OUT")
+num_cmp "$disc" -gt 0 "  spool info counts the stream's discarded events"
+num_cmp "$gaps" -gt 0 "  and the sequence numbers show gaps"
+num_cmp "$gaps" -le "$disc" "  no more than were discarded"
 
 done_testing
