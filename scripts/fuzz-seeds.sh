@@ -67,6 +67,11 @@ seed reader trylock trylock 00
 seed reader condvar-bystream condvar 01
 seed reader stacks-store stacks 02
 seed reader forker-shard forker 0c
+# Format 1 is still read (doc/trace-format.md, "Versions"): its seeds too.
+SPOOL_TRACE_FORMAT=1 run trylock-v1 locks -o trylock-v1 -- "$progs/trylock" 3 3 &&
+	seed reader trylock-v1 trylock-v1 00
+SPOOL_TRACE_FORMAT=1 run stacks-v1 locks --stacks 4 -o stacks-v1 -- "$progs/lockcount" 2 20 &&
+	seed reader stacks-v1 stacks-v1 02
 
 # Probe traces: functions, blocks and branches, variables, system probes.
 run funcs probe -q -e 'func:probe_[lt]*' -e 'func:main' -e 'func:worker' -o funcs -- "$progs/probe_calls" 3

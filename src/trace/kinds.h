@@ -12,7 +12,8 @@
  * size) plus one row in kinds.c, and a section in doc/trace-format.md.
  *
  * CTF layout of a table kind: event header (id, timestamp), then
- *   spool_word_t word; uint32_t seq; <payload bytes as the TSDL says>
+ *   format 1: spool_word_t word; uint32_t seq; <payload bytes as the TSDL says>
+ *   format 2: uint8_t op; uint32_t obj; <the same payload bytes>
  */
 #ifndef SPOOL_TRACE_KINDS_H
 #define SPOOL_TRACE_KINDS_H

@@ -3,9 +3,9 @@
  * reader.c - reading spool traces back into ring-format records
  * (doc/trace-format.md, "Reading, losses and damage").
  *
- * This reads only spool's own traces: the metadata is checked for spool's env
- * block rather than parsed as TSDL, and packets are decoded at the offsets the
- * format fixes. Streams are merged by TSC with a binary heap. Each stream
+ * This reads only spool's own traces, of format 1 or 2: the metadata is
+ * checked for spool's env block rather than parsed as TSDL, and packets are
+ * decoded at the offsets the format fixes (format 2's events by dec2.c). Streams are merged by TSC with a binary heap. Each stream
  * keeps one packet in memory and decodes its next event ahead, so the heap
  * can compare streams; damage ends one stream, never the whole read.
  */
@@ -22,52 +22,9 @@
 
 #include "trace.h"
 #include "kinds.h"
+#include "reader_int.h"
 #include "trace_int.h"
 #include "untrusted.h"
-
-struct rd_stream {
-	struct trace_stream_info info;
-	int fd;
-	uint64_t file_size;
-	uint64_t pkt_off; /* file offset of the packet in buf */
-	uint8_t *buf;	  /* the packet (or the part of it the file has) */
-	size_t buf_cap;
-	size_t pkt_len; /* bytes of buf holding events (content end) */
-	size_t pos;	/* next event in buf */
-	int truncated;	/* the packet in buf is cut short by the end of file */
-	uint64_t next_seq_num;
-	int have_seq;
-	uint32_t last_seq;
-	int done;
-	uint64_t rec_off; /* file offset of the decoded next event */
-	/* The decoded next event: in own (8-byte aligned storage), or where
-	 * the reader's store hook put it. */
-	uint64_t *rec;
-	uint64_t *own;
-	size_t own_cap;
-	uint32_t thread; /* trace_event.thread of the decoded next event */
-	int thread_seen; /* a KIND_THREAD was decoded: the next one is a new thread */
-};
-
-struct trace_reader {
-	char *dir;
-	int dirfd;
-	uint8_t uuid[16];
-	struct trace_clock clk;
-	struct rd_stream *streams;
-	size_t nstreams;
-	size_t *heap; /* indexes into streams, min-heap on (tsc, index) */
-	size_t nheap;
-	struct rd_stream *pending; /* returned last; advance it on the next call */
-	struct trace_problem *problems;
-	size_t nproblems;
-	size_t cap_problems;
-	void *(*store)(void *arg, unsigned kind, size_t size); /* trace_reader_open_store */
-	void *store_arg;
-	int by_stream; /* TRACE_READER_BY_STREAM: stream after stream, not by time */
-	uint32_t shard, nshards; /* TRACE_READER_SHARD: streams whose id % nshards == shard */
-	uint32_t next_thread;	 /* trace_event.thread of the next thread that reuses a ring */
-};
 
 static void set_problem(struct trace_problem *p, const char *file, uint64_t off, const char *fmt,
 			va_list ap)
@@ -82,8 +39,7 @@ static void set_problem(struct trace_problem *p, const char *file, uint64_t off,
 	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
 }
 
-__attribute__((format(printf, 4, 5))) static void
-add_problem(struct trace_reader *r, const char *file, uint64_t off, const char *fmt, ...)
+void trace_rd_problem(struct trace_reader *r, const char *file, uint64_t off, const char *fmt, ...)
 {
 	char path[4096];
 	va_list ap;
@@ -227,11 +183,16 @@ static int read_metadata(struct trace_reader *r, struct trace_problem *problem)
 		fatal(problem, path, 0, "not a spool trace: no env block with domain = \"spool\"");
 		goto out;
 	}
-	if (env_u64(env, "spool_format_version", &version) || version != TRACE_FORMAT_VERSION) {
-		fatal(problem, path, 0, "unsupported spool trace format version (expected %d)",
-		      TRACE_FORMAT_VERSION);
+	if (env_u64(env, "spool_format_version", &version) || version < TRACE_FORMAT_MIN ||
+	    version > TRACE_FORMAT_VERSION) {
+		fatal(problem, path, 0,
+		      "unsupported spool trace format version (this spool reads %d to %d; a newer "
+		      "spool wrote it)",
+		      TRACE_FORMAT_MIN, TRACE_FORMAT_VERSION);
 		goto out;
 	}
+	r->format = (int)version;
+	r->pkt_hdr = version == 2 ? TRACE_PKT_HDR_SIZE2 : TRACE_PKT_HDR_SIZE;
 	if (env_u64(env, "spool_tsc_hz", &r->clk.tsc_hz) || !r->clk.tsc_hz ||
 	    env_u64(env, "spool_tsc0", &r->clk.tsc0) ||
 	    env_u64(env, "spool_mono_ns", &r->clk.mono_ns) ||
@@ -287,99 +248,108 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
  */
 static int load_packet(struct trace_reader *r, struct rd_stream *s)
 {
-	uint8_t h[TRACE_PKT_HDR_SIZE];
+	uint8_t h[TRACE_PKT_HDR_SIZE2];
 	uint64_t off = s->pkt_off, left = s->file_size - off, bits, psize, disc, seqn;
 	const char *f = s->info.file;
 	size_t want;
 
 	if (left == 0)
 		return 0;
-	if (left < TRACE_PKT_HDR_SIZE) {
-		add_problem(r, f, off,
-			    "truncated packet: %" PRIu64 " bytes left, a header needs %d", left,
-			    TRACE_PKT_HDR_SIZE);
+	if (left < r->pkt_hdr) {
+		trace_rd_problem(r, f, off,
+				 "truncated packet: %" PRIu64 " bytes left, a header needs %zu",
+				 left, r->pkt_hdr);
 		return -1;
 	}
-	if (read_at(s->fd, h, sizeof(h), off) < 0) {
-		add_problem(r, f, off, "read error: %s", strerror(errno));
+	if (read_at(s->fd, h, r->pkt_hdr, off) < 0) {
+		trace_rd_problem(r, f, off, "read error: %s", strerror(errno));
 		return -1;
 	}
 	if (trace_get32(h + TRACE_PH_MAGIC) != TRACE_MAGIC) {
-		add_problem(r, f, off, "bad packet magic 0x%08" PRIx32 " (expected 0x%08x)",
-			    trace_get32(h + TRACE_PH_MAGIC), TRACE_MAGIC);
+		trace_rd_problem(r, f, off, "bad packet magic 0x%08" PRIx32 " (expected 0x%08x)",
+				 trace_get32(h + TRACE_PH_MAGIC), TRACE_MAGIC);
 		return -1;
 	}
 	if (memcmp(h + TRACE_PH_UUID, r->uuid, 16) != 0) {
-		add_problem(r, f, off, "packet belongs to another trace (uuid differs)");
+		trace_rd_problem(r, f, off, "packet belongs to another trace (uuid differs)");
 		return -1;
 	}
 	if (trace_get32(h + TRACE_PH_STREAM_ID) != 0 ||
 	    trace_get64(h + TRACE_PH_INSTANCE) != s->info.stream_id) {
-		add_problem(r, f, off,
-			    "packet of stream class %" PRIu32 " instance %" PRIu64
-			    ", expected class 0 instance %" PRIu32,
-			    trace_get32(h + TRACE_PH_STREAM_ID), trace_get64(h + TRACE_PH_INSTANCE),
-			    s->info.stream_id);
+		trace_rd_problem(r, f, off,
+				 "packet of stream class %" PRIu32 " instance %" PRIu64
+				 ", expected class 0 instance %" PRIu32,
+				 trace_get32(h + TRACE_PH_STREAM_ID),
+				 trace_get64(h + TRACE_PH_INSTANCE), s->info.stream_id);
 		return -1;
 	}
 	bits = trace_get64(h + TRACE_PC_CONTENT);
 	psize = trace_get64(h + TRACE_PC_PACKET);
-	if (bits != psize || bits % 8 || bits / 8 < TRACE_PKT_HDR_SIZE || bits / 8 > (1u << 30)) {
-		add_problem(r, f, off,
-			    "bad packet sizes: content_size %" PRIu64 " packet_size %" PRIu64
-			    " bits",
-			    bits, psize);
+	if (bits != psize || bits % 8 || bits / 8 < r->pkt_hdr || bits / 8 > (1u << 30)) {
+		trace_rd_problem(r, f, off,
+				 "bad packet sizes: content_size %" PRIu64 " packet_size %" PRIu64
+				 " bits",
+				 bits, psize);
 		return -1;
 	}
 	disc = trace_get64(h + TRACE_PC_DISCARDED);
 	if (disc < s->info.discarded) {
-		add_problem(r, f, off, "events_discarded went back from %" PRIu64 " to %" PRIu64,
-			    s->info.discarded, disc);
+		trace_rd_problem(r, f, off,
+				 "events_discarded went back from %" PRIu64 " to %" PRIu64,
+				 s->info.discarded, disc);
 		return -1;
 	}
 	seqn = trace_get64(h + TRACE_PC_SEQ_NUM);
 	if (seqn != s->next_seq_num)
-		add_problem(r, f, off,
-			    "packet_seq_num %" PRIu64 " where %" PRIu64
-			    " was expected: packets lost",
-			    seqn, s->next_seq_num);
+		trace_rd_problem(r, f, off,
+				 "packet_seq_num %" PRIu64 " where %" PRIu64
+				 " was expected: packets lost",
+				 seqn, s->next_seq_num);
 	s->next_seq_num = seqn + 1;
 	s->info.discarded = disc;
 	s->info.pid = trace_get32(h + TRACE_PC_PID);
 	s->info.tid = trace_get32(h + TRACE_PC_TID);
+	s->ts_begin = trace_get64(h + TRACE_PC_TS_BEGIN);
+	if (r->format == 2) {
+		s->first_seq = trace_get32(h + TRACE_PC_FIRST_SEQ);
+		s->events = trace_get32(h + TRACE_PC_EVENTS);
+	}
 
 	want = (size_t)(bits / 8);
 	s->truncated = want > left;
 	if (s->truncated) {
 		/* Keep the complete events of the part that exists (see the doc). */
-		add_problem(r, f, off,
-			    "truncated packet: %zu bytes announced, %" PRIu64 " left in the file",
-			    want, left);
+		trace_rd_problem(r, f, off,
+				 "truncated packet: %zu bytes announced, %" PRIu64
+				 " left in the file",
+				 want, left);
 		want = (size_t)left;
 	}
 	if (want > s->buf_cap) {
 		uint8_t *b = realloc(s->buf, want);
 
 		if (!b) {
-			add_problem(r, f, off, "out of memory for a %zu-byte packet", want);
+			trace_rd_problem(r, f, off, "out of memory for a %zu-byte packet", want);
 			return -1;
 		}
 		s->buf = b;
 		s->buf_cap = want;
 	}
 	if (read_at(s->fd, s->buf, want, off) < 0) {
-		add_problem(r, f, off, "read error: %s", strerror(errno));
+		trace_rd_problem(r, f, off, "read error: %s", strerror(errno));
 		return -1;
 	}
 	s->pkt_len = want;
-	s->pos = TRACE_PKT_HDR_SIZE;
+	s->pos = r->pkt_hdr;
+	if (r->format == 2)
+		trace_dec2_packet(s);
 	return 1;
 }
 
 /* Storage for the next record of kind (size bytes), zeroed when the
  * decoder does not write every byte (zero). */
-static int rec_reserve(struct trace_reader *r, struct rd_stream *s, unsigned kind, size_t size,
-		       int zero)
+int trace_rd_reserve(struct trace_reader *r, struct rd_stream *s, unsigned kind, size_t size,
+		     int zero)
 {
 	void *p = r->store ? r->store(r->store_arg, kind, size) : NULL;
 
@@ -401,25 +371,194 @@ static int rec_reserve(struct trace_reader *r, struct rd_stream *s, unsigned kin
 	return 0;
 }
 
+size_t trace_rd_rest_len(unsigned kind, const uint8_t *rest, size_t left)
+{
+	const struct trace_kind_desc *kd;
+	size_t need;
+
+	switch (kind) {
+	case KIND_LOCK:
+		need = TRACE_PL_LOCK - 12;
+		if (left >= need)
+			need += (size_t)trace_get32(rest + 16) * 8;
+		return need;
+	case KIND_THREAD:
+		return TRACE_PL_THREAD - 12;
+	case KIND_LOCKDEF:
+		return TRACE_PL_LOCKDEF - 12;
+	case KIND_PROC:
+		return TRACE_PL_PROC - 12;
+	case KIND_USER:
+		need = TRACE_PL_USER - 12;
+		if (left >= need)
+			need += (size_t)trace_get32(rest + 4) * 8;
+		return need;
+	default:
+		kd = trace_kind_find(kind);
+		if (!kd)
+			return 0;
+		need = kd->fixed;
+		if (kd->tail_elem && left >= need)
+			need += (size_t)kd->tail_elem * trace_get32(rest + kd->tail_count_off);
+		return need;
+	}
+}
+
+int trace_rd_rest(struct trace_reader *r, struct rd_stream *s, unsigned id, const uint8_t *pl,
+		  size_t len)
+{
+	switch (id) {
+	case KIND_LOCK: {
+		uint32_t n = trace_get32(pl + 16);
+		struct rec_lock *l;
+
+		if (trace_rd_reserve(r, s, id, sizeof(*l) + (size_t)n * 8, 1))
+			return -ENOMEM;
+		l = (struct rec_lock *)s->rec;
+		l->h.size = (uint32_t)(sizeof(*l) + (size_t)n * 8);
+		l->ip = trace_get64(pl);
+		l->arg = trace_get64(pl + 8);
+		for (uint32_t i = 0; i < n; i++)
+			l->stack[i] = trace_get64(pl + 20 + 8 * (size_t)i);
+		break;
+	}
+	case KIND_THREAD: {
+		struct rec_thread *t;
+
+		/* A ring reused by a new thread (agent_thread.c). */
+		if (s->thread_seen && r->next_thread < UINT32_MAX)
+			s->thread = r->next_thread++;
+		s->thread_seen = 1;
+
+		if (trace_rd_reserve(r, s, id, sizeof(*t), 1))
+			return -ENOMEM;
+		t = (struct rec_thread *)s->rec;
+		t->h.size = sizeof(*t);
+		t->tid = trace_get32(pl);
+		t->pid = trace_get32(pl + 4);
+		t->pthread = trace_get64(pl + 8);
+		memcpy(t->name, pl + 16, 16);
+		break;
+	}
+	case KIND_LOCKDEF: {
+		struct rec_lockdef *d;
+
+		if (trace_rd_reserve(r, s, id, sizeof(*d), 1))
+			return -ENOMEM;
+		d = (struct rec_lockdef *)s->rec;
+		d->h.size = sizeof(*d);
+		d->addr = trace_get64(pl);
+		d->init_ip = trace_get64(pl + 8);
+		d->type = trace_get32(pl + 16);
+		d->pid = trace_get32(pl + 20);
+		break;
+	}
+	case KIND_PROC: {
+		struct rec_proc *pr;
+
+		if (trace_rd_reserve(r, s, id, sizeof(*pr), 1))
+			return -ENOMEM;
+		pr = (struct rec_proc *)s->rec;
+		pr->h.size = sizeof(*pr);
+		pr->pid = trace_get32(pl);
+		pr->ppid = trace_get32(pl + 4);
+		pr->proc_slot = trace_get32(pl + 8);
+		pr->flags = trace_get32(pl + 12);
+		break;
+	}
+	case KIND_USER: {
+		uint32_t n = trace_get32(pl + 4);
+		struct rec_user *u;
+
+		if (trace_rd_reserve(r, s, id, sizeof(*u) + (size_t)n * 8, 1))
+			return -ENOMEM;
+		u = (struct rec_user *)s->rec;
+		u->h.size = (uint32_t)(sizeof(*u) + (size_t)n * 8);
+		u->id = trace_get32(pl);
+		u->nargs = n;
+		for (uint32_t i = 0; i < n; i++)
+			u->args[i] = (int64_t)trace_get64(pl + 8 + 8 * (size_t)i);
+		break;
+	}
+	default:
+		/* A table kind (kinds.h): copy the payload as it is. Every
+		 * byte is written: the header by the caller, the payload here. */
+		if (trace_rd_reserve(r, s, id, sizeof(struct rec_hdr) + len, 0))
+			return -ENOMEM;
+		((struct rec_hdr *)s->rec)->size = (uint32_t)(sizeof(struct rec_hdr) + len);
+		memcpy((char *)s->rec + sizeof(struct rec_hdr), pl, len);
+		break;
+	}
+	return 0;
+}
+
+/* Format 1: decode the event at s->pos (1), or end the stream (0). */
+static int dec1_next(struct trace_reader *r, struct rd_stream *s)
+{
+	const char *f = s->info.file;
+	const uint8_t *p = s->buf + s->pos, *pl;
+	size_t left = s->pkt_len - s->pos, need, rest;
+	uint64_t off = s->pkt_off + s->pos;
+	unsigned id = p[0];
+	struct rec_hdr *h;
+
+	need = TRACE_EV_HDR_SIZE + 12;
+	if (need <= left) {
+		rest = trace_rd_rest_len(id, p + need, left - need);
+		if (!rest) {
+			trace_rd_problem(r, f, off, "unknown event id %u", id);
+			stream_end(s);
+			return 0;
+		}
+		need += rest;
+	}
+	if (need > left) {
+		/* In a truncated packet the problem is already recorded. */
+		if (!s->truncated)
+			trace_rd_problem(r, f, off, "event of %zu bytes overruns its packet", need);
+		stream_end(s);
+		return 0;
+	}
+	pl = p + TRACE_EV_HDR_SIZE;
+	s->rec_off = off;
+	s->fields_off = off + TRACE_EV_HDR_SIZE + 12;
+	if (trace_rd_rest(r, s, id, pl + 12, need - TRACE_EV_HDR_SIZE - 12)) {
+		trace_rd_problem(r, f, off, "out of memory");
+		stream_end(s);
+		return 0;
+	}
+	h = (struct rec_hdr *)s->rec;
+	h->tsc = trace_get64(p + 1);
+	h->word = trace_get64(pl);
+	h->seq = trace_get32(pl + 8);
+	if (ev_kind(h->word) != id) {
+		trace_rd_problem(r, f, off, "event id %u but its word says kind %u", id,
+				 ev_kind(h->word));
+		stream_end(s);
+		return 0;
+	}
+	s->pos += need;
+	return 1;
+}
+
 /*
  * Decode the next event of the stream into s->rec. Returns 1 with an event,
  * 0 when the stream is over (at its end or at a problem).
  */
 static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 {
-	const char *f = s->info.file;
+	int rc;
 
 	while (!s->done) {
-		const uint8_t *p, *pl;
-		size_t left, need;
-		const struct trace_kind_desc *kd;
-		unsigned id;
-		uint64_t off;
-
 		if (s->pos >= s->pkt_len) {
-			int rc;
-
 			if (s->truncated) {
+				stream_end(s);
+				break;
+			}
+			if (s->buf && r->format == 2 && s->dec.nev != s->events) {
+				trace_rd_problem(r, s->info.file, s->pkt_off,
+						 "packet of %" PRIu32 " events holds %" PRIu32,
+						 s->events, s->dec.nev);
 				stream_end(s);
 				break;
 			}
@@ -432,159 +571,13 @@ static int stream_advance(struct trace_reader *r, struct rd_stream *s)
 			}
 			continue;
 		}
-		p = s->buf + s->pos;
-		left = s->pkt_len - s->pos;
-		off = s->pkt_off + s->pos;
-		id = p[0];
-		switch (id) {
-		case KIND_LOCK:
-			need = TRACE_EV_HDR_SIZE + TRACE_PL_LOCK;
-			if (left >= need)
-				need += (size_t)trace_get32(p + TRACE_EV_HDR_SIZE + 28) * 8;
-			break;
-		case KIND_THREAD:
-			need = TRACE_EV_HDR_SIZE + TRACE_PL_THREAD;
-			break;
-		case KIND_LOCKDEF:
-			need = TRACE_EV_HDR_SIZE + TRACE_PL_LOCKDEF;
-			break;
-		case KIND_PROC:
-			need = TRACE_EV_HDR_SIZE + TRACE_PL_PROC;
-			break;
-		case KIND_USER:
-			need = TRACE_EV_HDR_SIZE + TRACE_PL_USER;
-			if (left >= need)
-				need += (size_t)trace_get32(p + TRACE_EV_HDR_SIZE + 16) * 8;
-			break;
-		default:
-			kd = trace_kind_find(id);
-			if (!kd) {
-				add_problem(r, f, off, "unknown event id %u", id);
-				stream_end(s);
-				return 0;
-			}
-			need = TRACE_EV_HDR_SIZE + 12 + kd->fixed;
-			if (kd->tail_elem && left >= need)
-				need += (size_t)kd->tail_elem *
-					trace_get32(p + TRACE_EV_HDR_SIZE + 12 + kd->tail_count_off);
-			break;
-		}
-		if (need > left) {
-			/* In a truncated packet the problem is already recorded. */
-			if (!s->truncated)
-				add_problem(r, f, off, "event of %zu bytes overruns its packet",
-					    need);
+		rc = r->format == 2 ? trace_dec2_next(r, s) : dec1_next(r, s);
+		if (rc == 2)
+			continue; /* a format 2 site definition */
+		if (rc == 0)
 			stream_end(s);
-			return 0;
-		}
-		pl = p + TRACE_EV_HDR_SIZE;
-		s->rec_off = off;
-		switch (id) {
-		case KIND_LOCK: {
-			uint32_t n = trace_get32(pl + 28);
-			struct rec_lock *l;
-
-			if (rec_reserve(r, s, id, sizeof(*l) + (size_t)n * 8, 1))
-				goto out_nomem;
-			l = (struct rec_lock *)s->rec;
-			l->h.size = (uint32_t)(sizeof(*l) + (size_t)n * 8);
-			l->ip = trace_get64(pl + 12);
-			l->arg = trace_get64(pl + 20);
-			for (uint32_t i = 0; i < n; i++)
-				l->stack[i] = trace_get64(pl + 32 + 8 * (size_t)i);
-			break;
-		}
-		case KIND_THREAD: {
-			struct rec_thread *t;
-
-			/* A ring reused by a new thread (agent_thread.c). */
-			if (s->thread_seen && r->next_thread < UINT32_MAX)
-				s->thread = r->next_thread++;
-			s->thread_seen = 1;
-
-			if (rec_reserve(r, s, id, sizeof(*t), 1))
-				goto out_nomem;
-			t = (struct rec_thread *)s->rec;
-			t->h.size = sizeof(*t);
-			t->tid = trace_get32(pl + 12);
-			t->pid = trace_get32(pl + 16);
-			t->pthread = trace_get64(pl + 20);
-			memcpy(t->name, pl + 28, 16);
-			break;
-		}
-		case KIND_LOCKDEF: {
-			struct rec_lockdef *d;
-
-			if (rec_reserve(r, s, id, sizeof(*d), 1))
-				goto out_nomem;
-			d = (struct rec_lockdef *)s->rec;
-			d->h.size = sizeof(*d);
-			d->addr = trace_get64(pl + 12);
-			d->init_ip = trace_get64(pl + 20);
-			d->type = trace_get32(pl + 28);
-			d->pid = trace_get32(pl + 32);
-			break;
-		}
-		case KIND_PROC: {
-			struct rec_proc *pr;
-
-			if (rec_reserve(r, s, id, sizeof(*pr), 1))
-				goto out_nomem;
-			pr = (struct rec_proc *)s->rec;
-			pr->h.size = sizeof(*pr);
-			pr->pid = trace_get32(pl + 12);
-			pr->ppid = trace_get32(pl + 16);
-			pr->proc_slot = trace_get32(pl + 20);
-			pr->flags = trace_get32(pl + 24);
-			break;
-		}
-		case KIND_USER: {
-			uint32_t n = trace_get32(pl + 16);
-			struct rec_user *u;
-
-			if (rec_reserve(r, s, id, sizeof(*u) + (size_t)n * 8, 1))
-				goto out_nomem;
-			u = (struct rec_user *)s->rec;
-			u->h.size = (uint32_t)(sizeof(*u) + (size_t)n * 8);
-			u->id = trace_get32(pl + 12);
-			u->nargs = n;
-			for (uint32_t i = 0; i < n; i++)
-				u->args[i] = (int64_t)trace_get64(pl + 20 + 8 * (size_t)i);
-			break;
-		}
-		default: {
-			/* A table kind (kinds.h): copy the payload as it is. */
-			size_t plen = need - TRACE_EV_HDR_SIZE - 12;
-
-			/* every byte is written: the header below, the payload here */
-			if (rec_reserve(r, s, id, sizeof(struct rec_hdr) + plen, 0))
-				goto out_nomem;
-			((struct rec_hdr *)s->rec)->size = (uint32_t)(sizeof(struct rec_hdr) + plen);
-			memcpy((char *)s->rec + sizeof(struct rec_hdr), pl + 12, plen);
-			break;
-		}
-		}
-		{
-			struct rec_hdr *h = (struct rec_hdr *)s->rec;
-
-			h->tsc = trace_get64(p + 1);
-			h->word = trace_get64(pl);
-			h->seq = trace_get32(pl + 8);
-			if (ev_kind(h->word) != id) {
-				add_problem(r, f, off, "event id %u but its word says kind %u", id,
-					    ev_kind(h->word));
-				stream_end(s);
-				return 0;
-			}
-		}
-		s->pos += need;
-		return 1;
+		return rc;
 	}
-	return 0;
-
-out_nomem:
-	add_problem(r, f, s->pkt_off + s->pos, "out of memory");
-	stream_end(s);
 	return 0;
 }
 
@@ -670,8 +663,9 @@ static int scan_streams(struct trace_reader *r)
 		 * them: readers index tables by it, so a larger number (from a
 		 * crafted name) must not reach them. */
 		if (id >= EV_MAX_THREADS) {
-			add_problem(r, de->d_name, 0,
-				    "not read: spool numbers its streams below %u", EV_MAX_THREADS);
+			trace_rd_problem(r, de->d_name, 0,
+					 "not read: spool numbers its streams below %u",
+					 EV_MAX_THREADS);
 			continue;
 		}
 		if (r->nshards > 1 && id % r->nshards != r->shard)
@@ -694,8 +688,8 @@ static int scan_streams(struct trace_reader *r)
 		/* A link or a FIFO named stream_N is not read (untrusted.h). */
 		s->fd = trace_open_in(r->dirfd, de->d_name, TRACE_NO_MAX, NULL);
 		if (s->fd < 0 || fstat(s->fd, &st) < 0) {
-			add_problem(r, de->d_name, 0, "cannot read stream file: %s",
-				    trace_open_strerror(s->fd < 0 ? s->fd : -errno));
+			trace_rd_problem(r, de->d_name, 0, "cannot read stream file: %s",
+					 trace_open_strerror(s->fd < 0 ? s->fd : -errno));
 			if (s->fd >= 0)
 				close(s->fd);
 			continue;
@@ -784,9 +778,9 @@ out_free:
 
 uint64_t trace_event_file_off(const struct trace_event *ev, size_t rec_off)
 {
-	/* the event header, then the word and seq (12 bytes), then the
-	 * record's bytes past its header, as stream_advance copies them */
-	return ev->offset + TRACE_EV_HDR_SIZE + 12 + (rec_off - sizeof(struct rec_hdr));
+	/* where the record's bytes past its header are in the file, as
+	 * trace_rd_rest copies them */
+	return ev->fields_off + (rec_off - sizeof(struct rec_hdr));
 }
 
 int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
@@ -823,6 +817,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 	ev->stream_id = s->info.stream_id;
 	ev->thread = s->thread;
 	ev->offset = s->rec_off;
+	ev->fields_off = s->fields_off;
 	ev->ns = trace_clock_ns(&r->clk, h->tsc);
 	ev->rec = h;
 	r->pending = s;
@@ -932,6 +927,7 @@ void trace_reader_close(struct trace_reader *r)
 		if (!r->streams[i].done)
 			stream_end(&r->streams[i]);
 		free(r->streams[i].own);
+		trace_dec2_free(&r->streams[i].dec);
 	}
 	free(r->streams);
 	free(r->heap);

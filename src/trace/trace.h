@@ -214,6 +214,7 @@ struct trace_event {
 	 * names the ring, not the thread: use this instead. */
 	uint32_t thread;
 	uint64_t offset;	   /* of the event in its stream file (its header's first byte) */
+	uint64_t fields_off;	   /* of its fields past the record header (trace_event_file_off) */
 	uint64_t ns;		   /* timestamp converted by the trace clock */
 	const struct rec_hdr *rec; /* valid until the next call */
 };

@@ -11,7 +11,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#define TRACE_FORMAT_VERSION 1
+/* The version the writer writes (SPOOL_TRACE_FORMAT=1 in the environment:
+ * version 1 again) and the oldest the reader reads. */
+#define TRACE_FORMAT_VERSION 2
+#define TRACE_FORMAT_MIN 1
 #define TRACE_MAGIC 0xC1FC1FC1u
 #define TRACE_METADATA "metadata"
 #define TRACE_METADATA_TMP ".metadata.tmp"
@@ -46,6 +49,10 @@
 #define TRACE_PC_PID 80
 #define TRACE_PC_TID 84
 #define TRACE_PKT_HDR_SIZE 88
+/* Version 2: first_seq and events after tid. */
+#define TRACE_PC_FIRST_SEQ 88
+#define TRACE_PC_EVENTS 92
+#define TRACE_PKT_HDR_SIZE2 96
 
 /* Event header: uint8 id, uint64 timestamp. */
 #define TRACE_EV_HDR_SIZE 9
@@ -58,6 +65,36 @@
 #define TRACE_PL_USER 20 /* + 8 * nargs */
 
 #define TRACE_PACKET_SIZE (64 * 1024)
+
+/* Version 2 (doc/trace-format.md, "Version 2: compact events"): the
+ * compact event header (5-bit id, 27 low bits of the TSC) or the extended
+ * one (id 31, uint32 id, uint64 TSC), and the short classes. */
+#define TRACE2_EXTENDED 31u
+#define TRACE2_COMPACT_HDR 4
+#define TRACE2_EXTENDED_HDR 13
+#define TRACE2_TS_BITS 27
+#define TRACE2_TS_MASK ((1ull << TRACE2_TS_BITS) - 1)
+enum {
+	TRACE2_SITE = 10,	 /* u32 index, u32 probe, u64 addr, u64 caller */
+	TRACE2_LOCK_OP = 11,	 /* u8 op, u32 lock, u16 site */
+	TRACE2_FUNC_ENTRY = 12,	 /* u16 site */
+	TRACE2_FUNC_EXIT = 13,	 /* u16 site */
+	TRACE2_PROBE_ENTRY = 14, /* u16 site, i16 sp_delta; EXIT and HIT follow in PROBE_OP order */
+	TRACE2_PROBE_EXIT = 15,
+	TRACE2_PROBE_HIT = 16,
+	TRACE2_NCLASSES
+};
+#define TRACE2_SITE_SIZE 24
+#define TRACE2_MAX_SITES 65536u
+/* A full event: op (u8) and the object index (u32) before the record's
+ * fields; spool:thread has its seq (u32) after them. */
+#define TRACE2_FULL_HEAD 5
+
+/* Bytes of the fields a record of a version-1 event of `need` bytes has
+ * after word and seq (the part both versions store alike). */
+#define TRACE_V1_REST(need) ((need)-TRACE_EV_HDR_SIZE - 12)
+/* Write those fields (writer.c). */
+void trace_v1_rest_put(uint8_t *p, const void *rec, size_t rest);
 
 static inline void trace_put8(uint8_t *p, uint8_t v)
 {
@@ -73,6 +110,17 @@ static inline void trace_put64(uint8_t *p, uint64_t v)
 	v = htole64(v);
 	memcpy(p, &v, 8);
 }
+static inline void trace_put16(uint8_t *p, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(p, &v, 2);
+}
+static inline uint16_t trace_get16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return le16toh(v);
+}
 static inline uint32_t trace_get32(const uint8_t *p)
 {
 	uint32_t v;
@@ -85,6 +133,19 @@ static inline uint64_t trace_get64(const uint8_t *p)
 	memcpy(&v, p, 8);
 	return le64toh(v);
 }
+
+/* The names of the ops of each class (writer.c), for the metadata. */
+#include <stdio.h>
+extern const char *const trace_lock_op_names[];
+extern const char *const trace_probe_op_names[];
+extern const int trace_probe_ops;
+extern const char *const trace_func_op_names[];
+extern const int trace_func_ops;
+extern const char *const trace_input_op_names[];
+extern const int trace_input_ops;
+/* Format 2's types, stream block and event classes (meta2.c): what the
+ * metadata declares after the clock and the 5-bit spool_op enumeration. */
+void trace_meta2_print(FILE *f);
 
 /* Side-file names: at most one '/', no empty or dot-leading component. */
 int trace_side_name_ok(const char *name);

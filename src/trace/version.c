@@ -2,7 +2,7 @@
 /*
  * version.c - the trace format versions this build reads and writes, for
  * `spool --version` (the numbers are private to src/trace, trace_int.h).
- * The reader accepts exactly the version the writer writes (reader.c).
+ * The reader reads versions TRACE_FORMAT_MIN to TRACE_FORMAT_VERSION (reader.c).
  */
 #include "trace.h"
 #include "trace_int.h"
@@ -14,5 +14,5 @@ int trace_format_written(void)
 
 int trace_format_read_min(void)
 {
-	return TRACE_FORMAT_VERSION;
+	return TRACE_FORMAT_MIN;
 }

@@ -4,8 +4,9 @@
  * per ring (doc/trace-format.md).
  *
  * The collector calls trace_stream_write for every event, so that path only
- * encodes a header and copies the payload into the current packet buffer; the
- * only system call is the pwrite of a whole packet. A packet is never written
+ * encodes the event into the current packet buffer (format 2 by enc2.c, or
+ * format 1 field by field when SPOOL_TRACE_FORMAT=1); the only system call is
+ * the pwrite of a whole packet. A packet is never written
  * in pieces, so a crash leaves whole packets (and at most one partial packet
  * at the end, which the reader reports).
  *
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "trace.h"
+#include "enc2.h"
 #include "kinds.h"
 #include "trace_int.h"
 #include "util/log.h"
@@ -51,6 +53,11 @@ struct trace_stream {
 	uint64_t write_lost;   /* events of packets we failed to write */
 	uint64_t write_lost_kind[KIND_MAX]; /* of which of each kind */
 	uint64_t disc_written; /* events_discarded of the last packet written */
+	/* format 2 */
+	struct trace_enc2 enc;
+	uint32_t first_seq; /* of the packet's first event */
+	uint32_t next_seq;  /* the seq the next event is given by the reader */
+	uint32_t nev2;	    /* CTF events in the packet: nev and site definitions */
 };
 
 struct trace_writer {
@@ -67,6 +74,8 @@ struct trace_writer {
 	struct trace_loss noted; /* the collector's part (trace_writer_note_loss) */
 	uint64_t side_files;	 /* side files not written */
 	int write_warned;	 /* a failed write was logged (once per trace) */
+	int format;		 /* TRACE_FORMAT_VERSION, or 1 (SPOOL_TRACE_FORMAT=1) */
+	size_t pkt_hdr;		 /* its packet headers' size */
 };
 
 int trace_side_name_ok(const char *name)
@@ -90,7 +99,7 @@ static void uuid_str(const uint8_t *u, char *out)
 		u[14], u[15]);
 }
 
-static const char *const op_names[] = {
+const char *const trace_lock_op_names[] = {
     "NONE",	     "INIT",	       "DESTROY",	    "CONTEND",	       "ACQUIRE",
     "ACQUIRE_TRY",   "TRY_FAIL",       "TIMEOUT",	    "RELEASE",	       "CONTEND_RD",
     "ACQUIRE_RD",    "ACQUIRE_TRY_RD", "TRY_FAIL_RD",	    "SEM_POST",	       "COND_WAIT",
@@ -99,21 +108,25 @@ static const char *const op_names[] = {
 };
 
 /* A new OP_ must get its name here, or the metadata would be wrong. */
-_Static_assert(sizeof(op_names) / sizeof(op_names[0]) == OP_MAX, "op_names out of date");
+_Static_assert(sizeof(trace_lock_op_names) / sizeof(trace_lock_op_names[0]) == OP_MAX,
+	       "op_names out of date");
 
 /* The op names of the other classes' words (event.h), 0 being NONE. */
-static const char *const probe_op_names[] = {"NONE", "ENTRY", "EXIT", "HIT", "VAR"};
-#define PROBE_OPS (int)(sizeof(probe_op_names) / sizeof(probe_op_names[0]))
+const char *const trace_probe_op_names[] = {"NONE", "ENTRY", "EXIT", "HIT", "VAR"};
+#define PROBE_OPS (int)(sizeof(trace_probe_op_names) / sizeof(trace_probe_op_names[0]))
+const int trace_probe_ops = PROBE_OPS;
 _Static_assert(PROBE_OP_ENTRY == 1 && PROBE_OP_EXIT == 2 && PROBE_OP_HIT == 3 && PROBE_OP_VAR == 4,
 	       "probe_op_names out of date");
-static const char *const func_op_names[] = {"NONE", "ENTER", "EXIT", "MSG_SEND", "MSG_RECV"};
-#define FUNC_OPS (int)(sizeof(func_op_names) / sizeof(func_op_names[0]))
+const char *const trace_func_op_names[] = {"NONE", "ENTER", "EXIT", "MSG_SEND", "MSG_RECV"};
+#define FUNC_OPS (int)(sizeof(trace_func_op_names) / sizeof(trace_func_op_names[0]))
+const int trace_func_ops = FUNC_OPS;
 _Static_assert(FUNC_OP_ENTER == 1 && FUNC_OP_EXIT == 2 && FUNC_OP_MSG_SEND == 3 &&
 		   FUNC_OP_MSG_RECV == 4,
 	       "func_op_names out of date");
 /* Op 1 is a replay's reference to an input of the recording (rr_area.h). */
-static const char *const input_op_names[] = {"NONE", "REF", "ZSTD"};
-#define INPUT_OPS (int)(sizeof(input_op_names) / sizeof(input_op_names[0]))
+const char *const trace_input_op_names[] = {"NONE", "REF", "ZSTD"};
+#define INPUT_OPS (int)(sizeof(trace_input_op_names) / sizeof(trace_input_op_names[0]))
+const int trace_input_ops = INPUT_OPS;
 _Static_assert(INPUT_OP_ZSTD == 2, "input_op_names out of date");
 
 static void meta_op_enum(FILE *f, const char *name, const char *const *names, int n)
@@ -177,8 +190,7 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 	off_cyc = (uint64_t)((unsigned __int128)(base - (__int128)off_s * 1000000000) * c->tsc_hz /
 			     1000000000u);
 
-	fprintf(f, TRACE_METADATA_SIGNATURE "%d: see doc/trace-format.md */\n\n",
-		TRACE_FORMAT_VERSION);
+	fprintf(f, TRACE_METADATA_SIGNATURE "%d: see doc/trace-format.md */\n\n", w->format);
 	fputs("typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
 	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
 	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
@@ -209,7 +221,7 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 		"\tspool_mono_ns = \"%" PRIu64 "\";\n"
 		"\tspool_real_ns = \"%" PRIu64 "\";\n"
 		"};\n\n",
-		TRACE_FORMAT_VERSION, c->tsc_hz, c->tsc0, c->mono_ns, c->real_ns);
+		w->format, c->tsc_hz, c->tsc0, c->mono_ns, c->real_ns);
 	fprintf(f,
 		"clock {\n"
 		"\tname = spool_tsc;\n"
@@ -226,19 +238,23 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 	      f);
 	fputs("enum spool_op : integer { size = 5; align = 1; signed = false; } {\n", f);
 	for (int i = 0; i < OP_MAX; i++)
-		fprintf(f, "\t%s = %d%s\n", op_names[i], i, i + 1 < OP_MAX ? "," : "");
+		fprintf(f, "\t%s = %d%s\n", trace_lock_op_names[i], i, i + 1 < OP_MAX ? "," : "");
 	fputs("};\n\n", f);
 	fputs("enum spool_lock_type : uint32_t {\n"
 	      "\tMUTEX = 1,\n\tRWLOCK = 2,\n\tSPIN = 3,\n\tSEM = 4,\n\tCOND = 5,\n"
 	      "\tBARRIER = 6,\n\tTHREAD = 7,\n\tFUTEX = 8\n"
 	      "};\n\n",
 	      f);
+	if (w->format == 2) {
+		trace_meta2_print(f);
+		return;
+	}
 	/* The encoded word: little-endian bit fields fill from bit 0 up. One
 	 * word type per event class, so that a CTF reader (babeltrace2) shows
 	 * each class's op with its own names and its object by what it is. */
-	meta_op_enum(f, "spool_probe_op", probe_op_names, PROBE_OPS);
-	meta_op_enum(f, "spool_func_op", func_op_names, FUNC_OPS);
-	meta_op_enum(f, "spool_input_op", input_op_names, INPUT_OPS);
+	meta_op_enum(f, "spool_probe_op", trace_probe_op_names, PROBE_OPS);
+	meta_op_enum(f, "spool_func_op", trace_func_op_names, FUNC_OPS);
+	meta_op_enum(f, "spool_input_op", trace_input_op_names, INPUT_OPS);
 	meta_word(f, "spool_lock_word_t", "enum spool_op", "lock");
 	meta_word(f, "spool_word_t", NULL, "obj");
 	meta_word(f, "spool_lockdef_word_t", NULL, "lock");
@@ -506,6 +522,15 @@ int trace_writer_checkpoint(struct trace_writer *w)
 	return state_write(w, 0);
 }
 
+/* SPOOL_TRACE_FORMAT=1: version 1, for the tests of its reader and for an
+ * older spool (doc/trace-format.md, "Versions"). Read by the host tool only. */
+static int writer_format(void)
+{
+	const char *v = getenv("SPOOL_TRACE_FORMAT");
+
+	return v && !strcmp(v, "1") ? 1 : TRACE_FORMAT_VERSION;
+}
+
 static int clock_ok(const struct trace_clock *clk)
 {
 	return clk && clk->tsc_hz != 0;
@@ -525,6 +550,8 @@ int trace_writer_open(struct trace_writer **out, const char *dir, const struct t
 	w->dirfd = -1;
 	w->state_fd = -1;
 	w->clk = *clk;
+	w->format = writer_format();
+	w->pkt_hdr = w->format == 2 ? TRACE_PKT_HDR_SIZE2 : TRACE_PKT_HDR_SIZE;
 	w->dir = strdup(dir);
 	if (!w->dir) {
 		err = -ENOMEM;
@@ -638,7 +665,7 @@ int trace_writer_stream(struct trace_writer *w, uint32_t stream_id, uint32_t pid
 	s->pid = pid;
 	s->tid = tid;
 	s->cap = TRACE_PACKET_SIZE;
-	s->len = TRACE_PKT_HDR_SIZE;
+	s->len = w->pkt_hdr;
 	s->buf = malloc(s->cap);
 	if (!s->buf) {
 		err = -ENOMEM;
@@ -685,6 +712,10 @@ static int packet_write(struct trace_stream *s)
 	trace_put64(b + TRACE_PC_DISCARDED, disc);
 	trace_put32(b + TRACE_PC_PID, s->pid);
 	trace_put32(b + TRACE_PC_TID, s->tid);
+	if (s->w->format == 2) {
+		trace_put32(b + TRACE_PC_FIRST_SEQ, s->first_seq);
+		trace_put32(b + TRACE_PC_EVENTS, s->nev2);
+	}
 	err = write_all(s->fd, b, s->len, s->file_off);
 	if (err) {
 		/* Undo a partial write so the file stays whole packets; the
@@ -703,8 +734,9 @@ static int packet_write(struct trace_stream *s)
 		s->seq_num++;
 		s->disc_written = disc;
 	}
-	s->len = TRACE_PKT_HDR_SIZE;
+	s->len = s->w->pkt_hdr;
 	s->nev = 0;
+	s->nev2 = 0;
 	memset(s->nkind, 0, sizeof(s->nkind));
 	return err;
 }
@@ -750,57 +782,16 @@ static size_t event_size(const struct rec_hdr *rec)
 	}
 }
 
-int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
+/* The record's fields after word and seq, as both versions store them
+ * (rest bytes: TRACE_V1_REST of its version-1 size). */
+void trace_v1_rest_put(uint8_t *p, const void *rec, size_t rest)
 {
-	size_t need = event_size(rec);
-	uint8_t *p;
+	const struct rec_hdr *h = rec;
 
-	if (!need)
-		return -EINVAL;
-	/* A ring that a process which ended gave back is reused by a thread
-	 * of another process (collector.c): the packets from that thread's
-	 * spool:thread event on carry its pid and tid in their context. */
-	if (ev_kind(rec->word) == KIND_THREAD) {
-		const struct rec_thread *t = (const struct rec_thread *)rec;
-
-		if (t->pid != s->pid) {
-			if (s->nev)
-				packet_write(s);
-			s->pid = t->pid;
-			s->tid = t->tid;
-		}
-	}
-	if (s->len + need > s->cap) {
-		/* a failure is counted in write_lost and logged: not ours to return */
-		if (s->nev)
-			packet_write(s);
-		if (TRACE_PKT_HDR_SIZE + need > s->cap) {
-			/* A single huge event (a very deep stack): grow once. */
-			uint8_t *b = realloc(s->buf, TRACE_PKT_HDR_SIZE + need);
-
-			if (!b)
-				return -ENOMEM;
-			s->buf = b;
-			s->cap = TRACE_PKT_HDR_SIZE + need;
-		}
-	}
-	p = s->buf + s->len;
-	if (s->nev == 0)
-		s->ts_begin = rec->tsc;
-	s->last_tsc = rec->tsc;
-	s->nev++;
-	if (ev_kind(rec->word) < KIND_MAX)
-		s->nkind[ev_kind(rec->word)]++;
-	s->len += need;
-	trace_put8(p, (uint8_t)ev_kind(rec->word));
-	trace_put64(p + 1, rec->tsc);
-	trace_put64(p + 9, rec->word);
-	trace_put32(p + 17, rec->seq);
-	p += 21;
-	switch (ev_kind(rec->word)) {
+	switch (ev_kind(h->word)) {
 	case KIND_LOCK: {
-		const struct rec_lock *l = (const struct rec_lock *)rec;
-		uint32_t n = (uint32_t)((rec->size - sizeof(*l)) / 8);
+		const struct rec_lock *l = (const struct rec_lock *)h;
+		uint32_t n = (uint32_t)((h->size - sizeof(*l)) / 8);
 
 		trace_put64(p, l->ip);
 		trace_put64(p + 8, l->arg);
@@ -814,7 +805,7 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 		break;
 	}
 	case KIND_THREAD: {
-		const struct rec_thread *t = (const struct rec_thread *)rec;
+		const struct rec_thread *t = (const struct rec_thread *)h;
 
 		trace_put32(p, t->tid);
 		trace_put32(p + 4, t->pid);
@@ -823,7 +814,7 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 		break;
 	}
 	case KIND_LOCKDEF: {
-		const struct rec_lockdef *d = (const struct rec_lockdef *)rec;
+		const struct rec_lockdef *d = (const struct rec_lockdef *)h;
 
 		trace_put64(p, d->addr);
 		trace_put64(p + 8, d->init_ip);
@@ -832,7 +823,7 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 		break;
 	}
 	case KIND_PROC: {
-		const struct rec_proc *pr = (const struct rec_proc *)rec;
+		const struct rec_proc *pr = (const struct rec_proc *)h;
 
 		trace_put32(p, pr->pid);
 		trace_put32(p + 4, pr->ppid);
@@ -841,7 +832,7 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 		break;
 	}
 	case KIND_USER: {
-		const struct rec_user *u = (const struct rec_user *)rec;
+		const struct rec_user *u = (const struct rec_user *)h;
 
 		trace_put32(p, u->id);
 		trace_put32(p + 4, u->nargs);
@@ -855,9 +846,80 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 	}
 	default:
 		/* A table kind (kinds.h): the payload is already in CTF layout. */
-		memcpy(p, rec + 1, need - TRACE_EV_HDR_SIZE - 12);
+		memcpy(p, (const struct rec_hdr *)rec + 1, rest);
 		break;
 	}
+}
+
+/* Begin the packet's events with this record when it is the first. */
+static void packet_first(struct trace_stream *s, const struct rec_hdr *rec)
+{
+	if (s->nev)
+		return;
+	s->ts_begin = rec->tsc;
+	s->first_seq = rec->seq;
+	if (s->w->format == 2)
+		trace_enc2_packet(&s->enc, rec->tsc);
+}
+
+int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
+{
+	size_t need = event_size(rec), room;
+	unsigned kind = ev_kind(rec->word);
+	uint8_t *p;
+
+	if (!need)
+		return -EINVAL;
+	room = s->w->format == 2 ? trace_enc2_max(rec, need) : need;
+	/* A ring that a process which ended gave back is reused by a thread
+	 * of another process (collector.c): the packets from that thread's
+	 * spool:thread event on carry its pid and tid in their context. */
+	if (kind == KIND_THREAD) {
+		const struct rec_thread *t = (const struct rec_thread *)rec;
+
+		if (t->pid != s->pid) {
+			if (s->nev)
+				packet_write(s);
+			s->pid = t->pid;
+			s->tid = t->tid;
+		}
+	}
+	/* Format 2 gives an event the seq after its predecessor's; a record
+	 * whose seq is another (records dropped before it) starts a packet
+	 * whose first_seq says it. spool:thread carries its own. */
+	if (s->w->format == 2 && s->nev && kind != KIND_THREAD && rec->seq != s->next_seq)
+		packet_write(s);
+	if (s->len + room > s->cap) {
+		/* a failure is counted in write_lost and logged: not ours to return */
+		if (s->nev)
+			packet_write(s);
+		if (s->w->pkt_hdr + room > s->cap) {
+			/* A single huge event (a very deep stack): grow once. */
+			uint8_t *b = realloc(s->buf, s->w->pkt_hdr + room);
+
+			if (!b)
+				return -ENOMEM;
+			s->buf = b;
+			s->cap = s->w->pkt_hdr + room;
+		}
+	}
+	p = s->buf + s->len;
+	packet_first(s, rec);
+	s->last_tsc = rec->tsc;
+	s->nev++;
+	if (kind < KIND_MAX)
+		s->nkind[kind]++;
+	s->next_seq = rec->seq + 1;
+	if (s->w->format == 2) {
+		s->len += trace_enc2_put(&s->enc, p, rec, need, &s->nev2);
+		return 0;
+	}
+	s->len += need;
+	trace_put8(p, (uint8_t)kind);
+	trace_put64(p + 1, rec->tsc);
+	trace_put64(p + 9, rec->word);
+	trace_put32(p + 17, rec->seq);
+	trace_v1_rest_put(p + 21, rec, TRACE_V1_REST(need));
 	return 0;
 }
 
@@ -950,6 +1012,7 @@ int trace_writer_close(struct trace_writer *w)
 		if (close(s->fd) < 0 && !err)
 			err = -errno;
 		free(s->buf);
+		trace_enc2_free(&s->enc);
 		free(s);
 	}
 	if (w->state_fd >= 0)

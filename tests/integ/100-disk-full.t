@@ -49,15 +49,16 @@ INO="$T_DIR/inodes"
 mkdir -p "$INO"
 trap 'cd /; umount "$MNT" 2>/dev/null; umount "$INO" 2>/dev/null; _t_cleanup' EXIT
 
-# 120,000 lock events of 41 bytes: about 5 MB, more than twice what fits.
-spool_run locks -q -o "$MNT/t.trace" -- "$PROGS/flood" 60000
+# 600,000 lock events of 11 bytes (trace format 2): about 6.6 MB, more than
+# three times what fits.
+spool_run locks -q -o "$MNT/t.trace" -- "$PROGS/flood" 300000
 is_rc 4 "locks on a disk that fills up exits 4 (trace incomplete)"
-is "$OUT" "pairs=60000" "  the program ran to the end"
+is "$OUT" "pairs=300000" "  the program ran to the end"
 lost=$(summary_lost)
 num_cmp "$lost" -gt 0 "  the summary line counts the events that did not reach the disk"
 like "$ERR" "incomplete: [0-9]+ events lost \([^)]*not written to the disk" \
 	"  and says they were not written to the disk"
-num_cmp "$(add "$(summary_events)" "$lost")" -ge 120000 \
+num_cmp "$(add "$(summary_events)" "$lost")" -ge 600000 \
 	"  events on the disk + lost account for every acquire and release"
 spool_run info "$MNT/t.trace"
 is_rc 4 "spool info on that trace exits 4"
@@ -67,7 +68,7 @@ report_json "$MNT/t.trace"
 is "$(json report.json "d['$J_TOTALS']['lost']")" "$lost" "spool report --locks says the same number lost"
 
 rm -rf "$MNT/t.trace"
-spool_run record --mode sync -o "$MNT/r.trace" -- "$PROGS/flood" 60000
+spool_run record --mode sync -o "$MNT/r.trace" -- "$PROGS/flood" 300000
 is_rc 4 "record on a disk that fills up exits 4"
 like "$ERR" "incomplete: [0-9]+ events lost" "  and says events were lost"
 spool_run replay "$MNT/r.trace"

@@ -11,6 +11,9 @@
 # its end; both exports must be valid UTF-8, the SVG a well-formed XML
 # document, and the names shown as spool prints them (\xNN).
 . "$(dirname "$0")/lib.sh"
+# trace_craft.py edits format 1's layout: these traces are written in it
+# (format 1 is still read: doc/trace-format.md, "Versions")
+export SPOOL_TRACE_FORMAT=1
 plan 9
 
 spool_run probe -q -o fl.trace -e 'func:harm_leaf*' -- "$PROGS/probe_harm" 50

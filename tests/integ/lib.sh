@@ -420,17 +420,19 @@ add() {
 
 # --- babeltrace2 -----------------------------------------------------------
 
-# bt_count DIR [EVENT]: number of events babeltrace2 prints for the trace (of
-# class EVENT, e.g. spool:lock, when given); empty if babeltrace2 fails.
+# bt_count DIR [EVENT]: number of records babeltrace2 prints for the trace (of
+# kind EVENT, e.g. spool:lock, when given: its full class and its short ones,
+# spool:lock_op; format 2, doc/trace-format.md); the site definitions
+# (spool:site) are not records. Empty if babeltrace2 fails.
 bt_count() {
 	local n
 	if ! babeltrace2 "$1" >bt.out 2>bt.err; then
 		return 1
 	fi
 	if [ $# -gt 1 ]; then
-		n=$(grep -c " $2: " bt.out)
+		n=$(grep -cE " $2(_[a-z]+)?: " bt.out)
 	else
-		n=$(grep -c '' bt.out)
+		n=$(grep -vc ' spool:site: ' bt.out)
 	fi
 	echo "$n"
 }

@@ -7,6 +7,8 @@
  *   bench_locks THREADS ITERS     the same with other sizes
  *   bench_locks uncontended N     one thread, N uncontended pairs on one mutex
  *   bench_locks uncontended-timed N   the same, printing the loop's ns per pair
+ *   bench_locks own THREADS N     THREADS threads x N uncontended pairs, each on
+ *                                 its own mutex (bench/format.sh: 2 x 2,000,000)
  *
  * Prints nothing: the benchmark times the whole process, and output would
  * only add noise.
@@ -20,6 +22,23 @@
 static pthread_mutex_t bench_shared = PTHREAD_MUTEX_INITIALIZER;
 static long bench_iters = 100000;
 static volatile long bench_sink;
+
+/* Only the thread's own mutex: uncontended, on as many CPUs as there are. */
+static void *bench_own(void *arg)
+{
+	pthread_mutex_t own;
+	long i;
+
+	(void)arg;
+	pthread_mutex_init(&own, NULL);
+	for (i = 0; i < bench_iters; i++) {
+		pthread_mutex_lock(&own);
+		bench_sink++;
+		pthread_mutex_unlock(&own);
+	}
+	pthread_mutex_destroy(&own);
+	return NULL;
+}
 
 static void *bench_worker(void *arg)
 {
@@ -46,6 +65,7 @@ int main(int argc, char **argv)
 {
 	pthread_t tids[64];
 	long nthreads = 4, i;
+	void *(*fn)(void *) = bench_worker;
 
 	if (argc == 3 && (strcmp(argv[1], "uncontended") == 0 ||
 			  strcmp(argv[1], "uncontended-timed") == 0)) {
@@ -67,7 +87,11 @@ int main(int argc, char **argv)
 			printf("%.2f\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n);
 		return 0;
 	}
-	if (argc == 3) {
+	if (argc == 4 && strcmp(argv[1], "own") == 0) {
+		nthreads = atol(argv[2]);
+		bench_iters = atol(argv[3]);
+		fn = bench_own;
+	} else if (argc == 3) {
 		nthreads = atol(argv[1]);
 		bench_iters = atol(argv[2]);
 	} else if (argc != 1) {
@@ -76,7 +100,7 @@ int main(int argc, char **argv)
 	if (nthreads < 1 || nthreads > 64)
 		return 2;
 	for (i = 0; i < nthreads; i++)
-		if (pthread_create(&tids[i], NULL, bench_worker, NULL))
+		if (pthread_create(&tids[i], NULL, fn, NULL))
 			return 1;
 	for (i = 0; i < nthreads; i++)
 		pthread_join(tids[i], NULL);

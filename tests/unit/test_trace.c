@@ -73,6 +73,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	nftw(f->root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	unsetenv("SPOOL_TRACE_FORMAT"); /* a format 1 test that failed or skipped */
 	free(f->recs);
 	free(f);
 	return 0;
@@ -458,7 +459,9 @@ static void test_state(void **state)
 }
 
 /* Write the mixed trace and return the size of stream_0's first packet. */
-static uint64_t write_mixed(struct fixture *f)
+/* The mixed trace in format fmt (1 or 2); the size of stream_0's first
+ * packet. */
+static uint64_t write_mixed_fmt(struct fixture *f, int fmt)
 {
 	struct trace_stream *ss[3] = {0};
 	struct trace_writer *w;
@@ -468,7 +471,10 @@ static uint64_t write_mixed(struct fixture *f)
 	int fd;
 
 	build_mixed(f);
+	if (fmt == 1)
+		setenv("SPOOL_TRACE_FORMAT", "1", 1);
 	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	unsetenv("SPOOL_TRACE_FORMAT");
 	write_all_recs(f, w, ss, 3);
 	assert_int_equal(trace_writer_close(w), 0);
 	snprintf(path, sizeof(path), "%s/stream_0", f->dir);
@@ -478,6 +484,12 @@ static uint64_t write_mixed(struct fixture *f)
 	close(fd);
 	memcpy(&bits, h + 56, 8); /* packet_size, in bits (little-endian host) */
 	return bits / 8;
+}
+
+/* The layout the tests of format 1's reader walk. */
+static uint64_t write_mixed(struct fixture *f)
+{
+	return write_mixed_fmt(f, 1);
 }
 
 /* Read everything; check that stream 0 gives back a prefix of what was
@@ -553,6 +565,9 @@ static void test_truncated(void **state)
 	uint64_t pkt = write_mixed(f), first = events_in_first_packet(f->dir), n;
 	char path[256];
 
+	/* format 1's layout: its reader is still tested (format2 tests below) */
+	setenv("SPOOL_TRACE_FORMAT", "1", 1);
+
 	/* Cut stream_0 in the middle of its second packet. */
 	snprintf(path, sizeof(path), "%s/stream_0", f->dir);
 	assert_int_equal(truncate(path, (off_t)(pkt + 1000)), 0);
@@ -577,6 +592,7 @@ static void test_truncated(void **state)
 	assert_int_equal(trace_reader_nproblems(r), 1);
 	assert_int_equal(trace_reader_problem(r, 0)->offset, pkt);
 	trace_reader_close(r);
+	unsetenv("SPOOL_TRACE_FORMAT");
 }
 
 static void test_bad_magic(void **state)
@@ -587,6 +603,9 @@ static void test_bad_magic(void **state)
 	uint64_t pkt = write_mixed(f), first = events_in_first_packet(f->dir);
 	char path[256];
 	int fd;
+
+	/* format 1's layout: its reader is still tested (format2 tests below) */
+	setenv("SPOOL_TRACE_FORMAT", "1", 1);
 
 	snprintf(path, sizeof(path), "%s/stream_0", f->dir);
 	fd = open(path, O_WRONLY);
@@ -602,6 +621,7 @@ static void test_bad_magic(void **state)
 	assert_int_equal(p->offset, pkt);
 	assert_non_null(strstr(p->msg, "magic"));
 	trace_reader_close(r);
+	unsetenv("SPOOL_TRACE_FORMAT");
 }
 
 static void test_bad_metadata(void **state)
@@ -764,6 +784,9 @@ static void test_babeltrace2(void **state)
 	int status;
 	uint64_t t = test_clock.tsc0 + 3000; /* 1 us after the clock sample */
 
+	/* format 1's layout: its reader is still tested (format2 tests below) */
+	setenv("SPOOL_TRACE_FORMAT", "1", 1);
+
 	if (!have_babeltrace2())
 		skip();
 	mk_proc(f, 0, t, 0);
@@ -841,6 +864,7 @@ static void test_babeltrace2(void **state)
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(out, "discarded 4 events"));
 	free(out);
+	unsetenv("SPOOL_TRACE_FORMAT");
 }
 
 /*
@@ -958,6 +982,188 @@ static void test_replay_dir(void **state)
 	assert_int_equal(unlink(path), 0);
 }
 
+/* Format 2 (doc/trace-format.md, "Version 2: compact events"). */
+
+static void mk_func(struct fixture *f, uint32_t stream, uint64_t tsc, uint32_t seq, unsigned op,
+		    uint64_t fn, uint32_t depth)
+{
+	struct rec_func *r = (struct rec_func *)add_rec(f, stream);
+
+	r->h.word = ev_word(KIND_FUNC, stream, 0, op);
+	r->h.tsc = tsc;
+	r->h.seq = seq;
+	r->h.size = sizeof(*r);
+	r->fn = fn;
+	r->site = fn + 0x55;
+	r->depth = depth;
+}
+
+static void mk_probe(struct fixture *f, uint32_t stream, uint64_t tsc, uint32_t seq, unsigned op,
+		     uint32_t id, uint64_t sp)
+{
+	struct rec_probe *r = (struct rec_probe *)add_rec(f, stream);
+
+	r->h.word = ev_word(KIND_PROBE, stream, id, op);
+	r->h.tsc = tsc;
+	r->h.seq = seq;
+	r->h.size = sizeof(*r);
+	r->addr = 0x401200 + 16 * id;
+	r->sp = sp;
+	r->ret_ip = 0x401800 + (sp & 0xff);
+	if (op == PROBE_OP_VAR) /* a value: kept, in the full form */
+		r->args[0] = 0x1234;
+}
+
+/* Every record comes back as written (sequence numbers reconstructed, a
+ * gap kept and counted, times past the 27-bit window and going back), and
+ * the hot events take the sizes the format promises. */
+static void test_format2_roundtrip(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_stream *ss[2] = {0};
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_problem pb;
+	struct trace_event ev;
+	uint64_t t = test_clock.tsc0 + 3000, per[2] = {0};
+	uint32_t seq = 1;
+	struct stat st;
+	char path[300];
+
+	mk_thread(f, 0, t, seq++, "main");
+	for (unsigned i = 0; i < 1000; i++) {
+		struct rec_lock *l;
+
+		mk_lock(f, 0, t + 10 + 20 * i, seq++, i & 1 ? OP_RELEASE : OP_ACQUIRE, 1 + i % 3,
+			0);
+		l = (struct rec_lock *)f->recs[f->nrecs - 1].buf;
+		l->arg = 0;
+		l->ip = 0x401000 + (i & 1) * 0x20; /* two call sites */
+	}
+	seq += 5;					   /* the producer dropped 5 */
+	mk_lock(f, 0, t + 30000, seq++, OP_TIMEOUT, 1, 2); /* full: arg and stack */
+	mk_lock(f, 0, t + 30000 + (1ull << 28), seq++, OP_ACQUIRE, 1, 0); /* extended header */
+	mk_lock(f, 0, t + 30000, seq++, OP_RELEASE, 1, 0);		  /* time goes back */
+	/* functions: predicted depths, then one that is not */
+	mk_thread(f, 1, t, 1, "worker");
+	mk_func(f, 1, t + 1, 2, FUNC_OP_ENTER, 0x401100, 0);
+	mk_func(f, 1, t + 2, 3, FUNC_OP_ENTER, 0x401200, 1);
+	mk_func(f, 1, t + 3, 4, FUNC_OP_EXIT, 0x401200, 1);
+	mk_func(f, 1, t + 4, 5, FUNC_OP_EXIT, 0x401100, 0);
+	mk_func(f, 1, t + 5, 6, FUNC_OP_ENTER, 0x401100, 7);
+	mk_func(f, 1, t + 6, 7, FUNC_OP_MSG_SEND, 3, 8);
+	mk_func(f, 1, t + 7, 8, FUNC_OP_EXIT, 0x401100, 7);
+	/* probes: deltas that fit, one that does not, a variable */
+	mk_probe(f, 1, t + 8, 9, PROBE_OP_ENTRY, 4, 0x7ffc0000f008);
+	mk_probe(f, 1, t + 9, 10, PROBE_OP_ENTRY, 5, 0x7ffc0000efc8);
+	mk_probe(f, 1, t + 10, 11, PROBE_OP_VAR, 5, 0x7ffc0000efc8);
+	mk_probe(f, 1, t + 11, 12, PROBE_OP_EXIT, 5, 0x7ffc0000efc8);
+	mk_probe(f, 1, t + 12, 13, PROBE_OP_HIT, 6, 0x7ffc0010efc8);
+	mk_probe(f, 1, t + 13, 14, PROBE_OP_EXIT, 4, 0x7ffc0000f008);
+
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	write_all_recs(f, w, ss, 2);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	assert_int_equal(trace_reader_open(&r, f->dir, &pb), 0);
+	while (trace_reader_next(r, &ev) == 1) {
+		const struct rec_hdr *want = nth_of_stream(f, ev.stream_id, per[ev.stream_id]++);
+
+		assert_non_null(want);
+		assert_same_rec(want, ev.rec);
+	}
+	assert_int_equal(per[0], 1004);
+	assert_int_equal(per[1], 14);
+	assert_int_equal(trace_reader_nproblems(r), 0);
+	assert_int_equal(trace_reader_stream(r, 0)->seq_gaps, 5);
+	assert_int_equal(trace_reader_stream(r, 1)->seq_gaps, 0);
+	trace_reader_close(r);
+
+	/* 1000 short lock events of 11 bytes, two sites, the thread, three
+	 * full ones, two packets' headers (the gap starts one) */
+	snprintf(path, sizeof(path), "%s/stream_0", f->dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size <= 1000 * 12 + 2 * 96 + 400);
+}
+
+/* A format 2 trace cut short, or with a site or an event count it does not
+ * keep: a problem at the right place, the events before it read. */
+static void test_format2_damage(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_reader *r;
+	const struct trace_problem *p;
+	uint64_t pkt = write_mixed_fmt(f, 2), n;
+	char path[256];
+	uint8_t b[4];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stream_0", f->dir);
+	assert_int_equal(truncate(path, (off_t)(pkt + 1000)), 0);
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	n = read_damaged(f, r);
+	assert_true(n > 0);
+	assert_int_equal(trace_reader_nproblems(r), 1);
+	p = trace_reader_problem(r, 0);
+	assert_int_equal(p->offset, pkt);
+	assert_non_null(strstr(p->msg, "truncated"));
+	trace_reader_close(r);
+
+	/* the first packet's event count: one too many */
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, b, 4, 92), 4);
+	b[0]++;
+	assert_int_equal(pwrite(fd, b, 4, 92), 4);
+	close(fd);
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	read_damaged(f, r);
+	assert_true(trace_reader_nproblems(r) >= 1);
+	assert_non_null(strstr(trace_reader_problem(r, 0)->msg, "events"));
+	trace_reader_close(r);
+}
+
+/* A short event naming a site its packet never defined. */
+static void test_format2_bad_site(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_stream *ss[1] = {0};
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_event ev;
+	uint64_t t = test_clock.tsc0 + 3000, n = 0;
+	char path[256];
+	uint8_t id;
+	int fd;
+
+	mk_thread(f, 0, t, 1, "main");
+	for (unsigned i = 0; i < 4; i++) {
+		mk_lock(f, 0, t + 10 * i + 10, 2 + i, OP_ACQUIRE, 1, 0);
+		((struct rec_lock *)f->recs[f->nrecs - 1].buf)->arg = 0;
+	}
+	assert_int_equal(trace_writer_open(&w, f->dir, &test_clock), 0);
+	write_all_recs(f, w, ss, 1);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	/* 96 bytes of headers, the thread (4 + 5 + 4 + 32), a site (4 + 24),
+	 * then spool:lock_op: header, op, lock, site (2 bytes) */
+	snprintf(path, sizeof(path), "%s/stream_0", f->dir);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &id, 1, 96 + 45 + 28), 1);
+	assert_int_equal(id & 31, 11);
+	assert_int_equal(pwrite(fd, "\x07", 1, 96 + 45 + 28 + 9), 1);
+	close(fd);
+	assert_int_equal(trace_reader_open(&r, f->dir, NULL), 0);
+	while (trace_reader_next(r, &ev) == 1)
+		n++;
+	assert_int_equal(n, 1); /* the thread */
+	assert_int_equal(trace_reader_nproblems(r), 1);
+	assert_non_null(strstr(trace_reader_problem(r, 0)->msg, "site"));
+	assert_int_equal(trace_reader_problem(r, 0)->offset, 96 + 45 + 28);
+	trace_reader_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -973,6 +1179,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_babeltrace2, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_table_kinds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_replay_dir, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_format2_roundtrip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_format2_damage, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_format2_bad_site, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
