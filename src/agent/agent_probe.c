@@ -1293,6 +1293,33 @@ out:
 
 /* ---- attach mode: called by spool in the stopped target ---- */
 
+/*
+ * The kernel's SIGTRAP disposition as prepare found it. spool single-steps
+ * a thread out of a range about to be patched (probe_attach.c) after
+ * prepare and before commit, and the kernel resets an ignored SIGTRAP to
+ * the default when it forces the step's trap: commit (or a detach without
+ * one) puts it back, exactly (the raw call: flags and restorer as they
+ * were). No program code runs in between: every thread is stopped.
+ */
+struct agent_probe_ksigaction {
+	uint64_t handler, flags, restorer, mask;
+};
+static struct agent_probe_ksigaction agent_probe_trap_k;
+static int agent_probe_trap_k_saved;
+
+static void agent_probe_trap_k_save(void)
+{
+	agent_probe_trap_k_saved =
+		syscall(SYS_rt_sigaction, SIGTRAP, NULL, &agent_probe_trap_k, 8) == 0;
+}
+
+static void agent_probe_trap_k_restore(void)
+{
+	if (agent_probe_trap_k_saved)
+		syscall(SYS_rt_sigaction, SIGTRAP, &agent_probe_trap_k, NULL, 8);
+	agent_probe_trap_k_saved = 0;
+}
+
 AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 {
 	struct probe_area_hdr *h;
@@ -1320,6 +1347,7 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 	agent.active = 1;
 	agent_self.busy++;
 	rc = agent_probe_setup(h);
+	agent_probe_trap_k_save();
 	agent_self.busy--;
 	return rc;
 }
@@ -1331,6 +1359,7 @@ AGENT_EXPORT int spool_agent_probe_commit(void)
 	if (!h)
 		return -EPROTO;
 	agent_self.busy++;
+	agent_probe_trap_k_restore();
 	agent_probe_commit_all(h);
 	/* int3 probes in: the program's later pthread_sigmask calls must not
 	 * block SIGTRAP for real (agent_probe_got.c). */
@@ -1349,6 +1378,7 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 	if (!h)
 		return -EPROTO;
 	agent_self.busy++;
+	agent_probe_trap_k_restore(); /* not committed: spool gave up after stepping */
 	h->trap_views = agent_probe_got_views(h->trap_view_tid, PROBE_TRAP_VIEWS);
 	agent_probe_got_restore();
 	for (uint32_t id = 0; id <= agent_probe_max_id; id++) {
