@@ -104,7 +104,12 @@ for i in $(seq 1 100); do
 	sleep 0.05
 done
 spool_run probe -q -p "$PID" -e 'func:harm_leaf' -e 'func:harm_leaf_i3' --duration 300ms
-is_rc 0 "attach: spool probe -p runs and detaches" || show_run
+# 4: a collector starved of CPU for over 100 ms (a loaded machine) lets the
+# ring fill and events drop, said and counted (tests/integ/172): not a harm.
+if [ "$RC" = 4 ] && grep -q 'events lost' run.err && ! grep -q damaged run.err; then
+	RC=0
+fi
+is_rc 0 "attach: spool probe -p runs and detaches (4 only with its loss said)" || show_run
 like "$ERR" "blocks SIGTRAP: 2 int3 probes not placed" "attach: spool says the int3 probes were left out"
 touch stop.now
 wait "$PID"
