@@ -137,7 +137,7 @@ _spool()
 		return
 	fi
 	case $cmd in
-	report | export | info | decode | replay)
+	report | export | info | decode | replay | recover)
 		_spool_trace_dirs "$cur"
 		;;
 	path)

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "print a report from a trace (--locks, --functions, --coverage, ...)"},
 	{"export", cmd_export, "convert a trace for Perfetto UI (--perfetto) or chrome://tracing (--chrome)"},
 	{"info", cmd_info, "describe a trace: processes, threads, events, losses, problems"},
+	{"recover", cmd_recover, "keep (renamed) or remove the partial trace a killed spool left"},
 	{"cc", cmd_cc, "compile C like clang, with the program's trace calls optimized"},
 	{"decode", cmd_decode, "print a trace's program events as the unoptimized build writes them"},
 	{"probe", cmd_probe, "probe an unmodified program, launched or running (-p PID): functions, blocks, branches"},

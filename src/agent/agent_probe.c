@@ -1319,6 +1319,74 @@ out:
 
 /* ---- attach mode: called by spool in the stopped target ---- */
 
+/*
+ * The kernel's SIGTRAP disposition as prepare found it. spool single-steps
+ * a thread out of a range about to be patched (probe_attach.c) after
+ * prepare and before commit, and the kernel resets an ignored SIGTRAP to
+ * the default when it forces the step's trap: commit (or a detach without
+ * one) puts it back, exactly (the raw call: flags and restorer as they
+ * were). No program code runs in between: every thread is stopped.
+ */
+struct agent_probe_ksigaction {
+	uint64_t handler, flags, restorer, mask;
+};
+static struct agent_probe_ksigaction agent_probe_trap_k;
+static int agent_probe_trap_k_saved;
+
+static void agent_probe_trap_k_save(void)
+{
+	agent_probe_trap_k_saved =
+		syscall(SYS_rt_sigaction, SIGTRAP, NULL, &agent_probe_trap_k, 8) == 0;
+}
+
+static void agent_probe_trap_k_restore(void)
+{
+	if (agent_probe_trap_k_saved)
+		syscall(SYS_rt_sigaction, SIGTRAP, &agent_probe_trap_k, NULL, 8);
+	agent_probe_trap_k_saved = 0;
+}
+
+/* A handler the kernel runs with the kept signals blocked (sa_mask) would
+ * die of a probe it hits. Raw calls: flags and restorer stay exactly as the
+ * program set them. SIGTRAP's own handler is ours (trap_install). */
+void agent_probe_samask_strip(void)
+{
+	uint64_t kept = agent_probe_kept();
+
+	for (int sig = 1; sig < 64 && kept; sig++) {
+		struct agent_probe_ksigaction k;
+		uint64_t in;
+
+		if (sig == SIGKILL || sig == SIGSTOP || sig == SIGTRAP ||
+		    syscall(SYS_rt_sigaction, sig, NULL, &k, 8) < 0)
+			continue;
+		if (k.handler == (uint64_t)(uintptr_t)SIG_DFL ||
+		    k.handler == (uint64_t)(uintptr_t)SIG_IGN || !(k.mask & kept))
+			continue;
+		in = k.mask & kept;
+		k.mask &= ~kept;
+		if (syscall(SYS_rt_sigaction, sig, &k, NULL, 8) == 0)
+			__atomic_store_n(&agent_probe_samask[sig], in, __ATOMIC_RELAXED);
+	}
+}
+
+void agent_probe_samask_restore(void)
+{
+	for (int sig = 1; sig < 64; sig++) {
+		uint64_t in = __atomic_exchange_n(&agent_probe_samask[sig], 0, __ATOMIC_RELAXED);
+		struct agent_probe_ksigaction k;
+
+		if (!in || sig == SIGTRAP || syscall(SYS_rt_sigaction, sig, NULL, &k, 8) < 0)
+			continue;
+		/* a handler the program installed since keeps what it gave */
+		if (k.handler == (uint64_t)(uintptr_t)SIG_DFL ||
+		    k.handler == (uint64_t)(uintptr_t)SIG_IGN)
+			continue;
+		k.mask |= in;
+		syscall(SYS_rt_sigaction, sig, &k, NULL, 8);
+	}
+}
+
 AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 {
 	struct probe_area_hdr *h;
@@ -1346,6 +1414,7 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 	agent.active = 1;
 	agent_self.busy++;
 	rc = agent_probe_setup(h);
+	agent_probe_trap_k_save();
 	agent_self.busy--;
 	return rc;
 }
@@ -1357,11 +1426,14 @@ AGENT_EXPORT int spool_agent_probe_commit(void)
 	if (!h)
 		return -EPROTO;
 	agent_self.busy++;
+	agent_probe_trap_k_restore();
 	agent_probe_commit_all(h);
 	/* int3 probes in: the program's later pthread_sigmask calls must not
 	 * block SIGTRAP for real (agent_probe_got.c). */
-	if (agent_probe_trap_live())
+	if (agent_probe_trap_live()) {
 		agent_probe_got_redirect();
+		agent_probe_samask_strip();
+	}
 	agent_self.busy--;
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	return (int)h->patched;
@@ -1375,8 +1447,10 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 	if (!h)
 		return -EPROTO;
 	agent_self.busy++;
+	agent_probe_trap_k_restore(); /* not committed: spool gave up after stepping */
 	h->trap_views = agent_probe_got_views(h->trap_view_tid, PROBE_TRAP_VIEWS);
 	agent_probe_got_restore();
+	agent_probe_samask_restore();
 	for (uint32_t id = 0; id <= agent_probe_max_id; id++) {
 		struct agent_probe_rt *p = &agent_probe_by_id[id];
 

@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/select.h>
+#include <time.h>
 
 #include "../../include/spool/probe.h"
 #include "../probe/probe_abi.h"
@@ -68,6 +70,39 @@ void agent_probe_got_restore(void);
  * (up to max tids). */
 void agent_probe_got_view(int trap_blocked);
 uint32_t agent_probe_got_views(int32_t *tids, uint32_t max);
+/* The other twins (agent_probe_gotwrap.c) and libc's functions they call,
+ * by AGENT_PROBE_GOT_* (filled by agent_probe_got_redirect). */
+enum {
+	AGENT_PROBE_GOT_SIGACTION,
+	AGENT_PROBE_GOT_SIGNAL,
+	AGENT_PROBE_GOT_SIGSUSPEND,
+	AGENT_PROBE_GOT_PPOLL,
+	AGENT_PROBE_GOT_PSELECT,
+	AGENT_PROBE_GOT_EPOLL_PWAIT,
+	AGENT_PROBE_GOT_EPOLL_PWAIT2,
+	AGENT_PROBE_GOT_NFN
+};
+extern void *agent_probe_got_real[AGENT_PROBE_GOT_NFN];
+struct sigaction;
+struct pollfd;
+struct epoll_event;
+int agent_probe_got_sigaction(int sig, const struct sigaction *act, struct sigaction *oact);
+sighandler_t agent_probe_got_signal(int sig, sighandler_t h);
+int agent_probe_got_sigsuspend(const sigset_t *mask);
+int agent_probe_got_ppoll(struct pollfd *fds, unsigned long n, const struct timespec *ts,
+			  const sigset_t *mask);
+int agent_probe_got_pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
+			    const sigset_t *mask);
+int agent_probe_got_epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
+				const sigset_t *mask);
+int agent_probe_got_epoll_pwait2(int epfd, struct epoll_event *ev, int max,
+				 const struct timespec *ts, const sigset_t *mask);
+/* Handlers installed before spool attached: their sa_mask without the kept
+ * signals from commit (the program's kept per signal, as a sigaction
+ * through the twin keeps it), and with them again at detach for a handler
+ * still installed. Only while spool holds every thread stopped. */
+void agent_probe_samask_strip(void);
+void agent_probe_samask_restore(void);
 int agent_probe_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	__attribute__((visibility("hidden")));
 int agent_probe_sigprocmask(int how, const sigset_t *set, sigset_t *old)

@@ -18,9 +18,13 @@
  * internal aliases; the interposers call libc's function). At detach each
  * slot gets its old value back.
  *
- * Not covered (doc/probe.md): masks set by other calls (sigsuspend, ppoll,
- * a handler's sa_mask, ...) or by the program's own syscall instruction;
- * a function pointer the program copied before spool attached.
+ * The same for the calls that install a mask for a while or set a
+ * handler's (sigaction, signal, sigsuspend, ppoll, pselect, epoll_pwait):
+ * their twins are in agent_probe_gotwrap.c.
+ *
+ * Not covered (doc/probe.md): a mask set by the program's own syscall
+ * instruction; a function pointer the program copied before spool
+ * attached.
  *
  * Runs only while spool holds every thread stopped (ptrace), from
  * spool_agent_probe_commit and spool_agent_probe_detach: the 8-byte stores
@@ -37,7 +41,7 @@
 #include "agent.h"
 #include "agent_probe.h"
 
-#define GOT_MAX 128 /* slots redirected: two names, a few per module */
+#define GOT_MAX 1024 /* slots redirected: a few names, a few per module */
 
 struct got_slot {
 	uint64_t *slot;
@@ -54,13 +58,25 @@ static int got_on; /* slots redirected: the interposers note the threads' views 
 static int32_t got_view_tid[PROBE_TRAP_VIEWS];
 static uint8_t got_view_on[PROBE_TRAP_VIEWS];
 
+/* real: the index in agent_probe_got_real of libc's function the twin
+ * calls (-1: the mask interposers, which find theirs themselves); a name
+ * whose libc function is not found is not redirected. */
 static const struct {
 	const char *name;
 	void *fn;
+	int real;
 } got_names[] = {
-	{"pthread_sigmask", (void *)agent_probe_pthread_sigmask},
-	{"sigprocmask", (void *)agent_probe_sigprocmask},
-	{"__sigprocmask", (void *)agent_probe_sigprocmask},
+	{"pthread_sigmask", (void *)agent_probe_pthread_sigmask, -1},
+	{"sigprocmask", (void *)agent_probe_sigprocmask, -1},
+	{"__sigprocmask", (void *)agent_probe_sigprocmask, -1},
+	{"sigaction", (void *)agent_probe_got_sigaction, AGENT_PROBE_GOT_SIGACTION},
+	{"__sigaction", (void *)agent_probe_got_sigaction, AGENT_PROBE_GOT_SIGACTION},
+	{"signal", (void *)agent_probe_got_signal, AGENT_PROBE_GOT_SIGNAL},
+	{"sigsuspend", (void *)agent_probe_got_sigsuspend, AGENT_PROBE_GOT_SIGSUSPEND},
+	{"ppoll", (void *)agent_probe_got_ppoll, AGENT_PROBE_GOT_PPOLL},
+	{"pselect", (void *)agent_probe_got_pselect, AGENT_PROBE_GOT_PSELECT},
+	{"epoll_pwait", (void *)agent_probe_got_epoll_pwait, AGENT_PROBE_GOT_EPOLL_PWAIT},
+	{"epoll_pwait2", (void *)agent_probe_got_epoll_pwait2, AGENT_PROBE_GOT_EPOLL_PWAIT2},
 };
 
 /* A pointer from a module's dynamic section: glibc has made the ones it
@@ -137,6 +153,8 @@ static void got_relocs(struct dl_phdr_info *info, const struct got_walk *w, cons
 		for (size_t k = 0; k < sizeof(got_names) / sizeof(got_names[0]); k++) {
 			if (strcmp(name, got_names[k].name))
 				continue;
+			if (got_names[k].real >= 0 && !w->libc_fn[k])
+				break; /* the twin would have nothing to call */
 			slot = (uint64_t *)(info->dlpi_addr + r[i].r_offset);
 			if (!got_replaceable(info, (uintptr_t)__atomic_load_n(slot, __ATOMIC_ACQUIRE),
 					     w->libc_fn[k])) {
@@ -260,8 +278,12 @@ uint32_t agent_probe_got_redirect(void)
 
 	if (got_n)
 		return got_n;
-	for (size_t k = 0; libc && k < sizeof(got_names) / sizeof(got_names[0]); k++)
+	for (size_t k = 0; libc && k < sizeof(got_names) / sizeof(got_names[0]); k++) {
 		w.libc_fn[k] = (uintptr_t)dlsym(libc, got_names[k].name);
+		/* before any slot points at a twin that calls it */
+		if (got_names[k].real >= 0 && w.libc_fn[k])
+			agent_probe_got_real[got_names[k].real] = (void *)w.libc_fn[k];
+	}
 	__atomic_store_n(&got_on, 1, __ATOMIC_RELEASE);
 	dl_iterate_phdr(got_module, &w);
 	if (libc)

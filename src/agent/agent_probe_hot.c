@@ -142,6 +142,10 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 		return;
 	seq = ++t->seq;
 	t->busy = 1;
+	/* Before the reserve: a drop is counted in lost after last_seq says
+	 * the event was numbered (collector_lost_ok reads them in that order;
+	 * stored after, a full ring looked damaged to the collector). */
+	t->prod.ring->last_seq = seq;
 	r = agent_probe_reserve(t, sizeof(*r));
 	if (AGENT_UNLIKELY(!r))
 		goto out;
@@ -155,7 +159,6 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 	r->args[0] = a0;
 	r->args[1] = a1;
 	r->args[2] = a2;
-	t->prod.ring->last_seq = seq;
 	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
 		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
 out:
@@ -346,6 +349,7 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 				dst[k] = 0;
 		}
 		seq = ++t->seq;
+		t->prod.ring->last_seq = seq; /* before a drop is counted */
 		r = agent_probe_reserve(t, sizeof(*r));
 		if (AGENT_UNLIKELY(!r))
 			continue;
@@ -359,7 +363,6 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 		r->args[0] = val[0];
 		r->args[1] = val[1];
 		r->args[2] = at;
-		t->prod.ring->last_seq = seq;
 		if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
 			agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
 	}

@@ -64,6 +64,7 @@ int cmd_probe(int argc, char **argv);
 int cmd_path(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_cc(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 

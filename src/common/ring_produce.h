@@ -119,7 +119,9 @@ full:
 	if (p->on_full && p->on_full(p, len))
 		goto retry;
 drop:
-	__atomic_store_n(&p->ring->lost, p->ring->lost + 1, __ATOMIC_RELAXED);
+	/* Release: the caller's last_seq store (before the reserve) is seen
+	 * first by a collector that loads lost with acquire, then last_seq. */
+	__atomic_store_n(&p->ring->lost, p->ring->lost + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -37,7 +37,10 @@ int probe_attach_load_agent(struct probe_attach *a, const char *agent);
  * thread, restore every register; *ret is the function's return value. */
 int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int64_t *ret);
 /* Step every thread out of the ranges [lo[i], hi[i]) (a thread exactly at
- * lo is fine: it will run the jump). -EBUSY if one does not leave. */
+ * lo is fine: it will run the jump). -EBUSY if one does not leave. Each
+ * thread's signal mask is as it was after (the step's forced SIGTRAP would
+ * unblock SIGTRAP for good; an ignored one the kernel resets to the
+ * default: the agent's commit puts the disposition back). */
 int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const uint64_t *hi,
 			      size_t n);
 /* A thread stopped with the SIGTRAP of an int3 not yet handled: sent again

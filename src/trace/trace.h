@@ -108,6 +108,29 @@ int trace_dir_prepare(const char *dir, int quiet);
 /* The same checks, nothing moved or removed: 0 when trace_dir_prepare
  * would make room (it said why not, on stderr, otherwise). */
 int trace_dir_check(const char *dir);
+/* Whether `dir` is a trace spool wrote (tracedir.c: a real directory of
+ * the user's holding only what the writer creates, its metadata signed):
+ * 1; 0 with why (a phrase after the name: "is a regular file"); -errno. */
+int trace_dir_ours(const char *dir, char *why, size_t len);
+/* Partial traces a killed spool left (stale.c). Said once, at the start of
+ * a run that writes `dir` (trace_dir_check): each `dir`.writing.PID beside
+ * it that is a trace spool wrote, unfinished, whose writer no longer runs,
+ * with how to read, keep or remove it. Nothing is moved or removed. */
+void trace_dir_stale_warn(const char *dir);
+/* Whether a writer (a live spool) still holds the trace at `dir`: 1 or 0. */
+int trace_dir_writer_running(const char *dir);
+/* Whether `dir` is such a left-over trace: a trace spool wrote, not
+ * finished, its writer gone: 1; 0 with why (after the name: "is a
+ * finished trace"); -errno. */
+int trace_dir_stale(const char *dir, char *why, size_t len);
+/* spool recover: mark the left-over trace `dir` (NAME.writing.PID)
+ * unfinished in its state file and rename it to the first free name of
+ * NAME.unfinished, NAME.unfinished.1, ... (put in out). 0, or -errno with
+ * why (-EPERM: not such a trace). */
+int trace_dir_recover(const char *dir, char *out, size_t len, char *why, size_t wlen);
+/* spool recover --remove: remove the left-over trace `dir`. 0, or -errno
+ * with why (-EPERM: not such a trace, nothing removed). */
+int trace_dir_remove_stale(const char *dir, char *why, size_t wlen);
 /* Where a new trace for `dir` is written until it is whole: `dir`.writing.PID
  * (beside it, on its file system). */
 int trace_dir_partial(const char *dir, char *buf, size_t len);

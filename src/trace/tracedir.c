@@ -23,9 +23,10 @@
  * DIR only once its writer has finished (trace_dir_install, from
  * trace_writer_close): a spool killed mid-run leaves DIR as it was (the
  * previous trace, or nothing) and its partial trace under the .writing
- * name, which every reader says is incomplete. The checks run at the
- * start too (trace_dir_check), so a refused DIR is said before the
- * program runs, not after.
+ * name, which every reader says is incomplete, and which the next spool
+ * writing DIR names at its start (stale.c; spool recover keeps or removes
+ * it, on request only). The checks run at the start too (trace_dir_check),
+ * so a refused DIR is said before the program runs, not after.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -348,6 +349,17 @@ static int td_prepare(const char *dir, int quiet, int dry)
 	return 0;
 }
 
+int trace_dir_ours(const char *dir, char *why, size_t len)
+{
+	int kind = td_kind(dir, why, len, 0);
+
+	if (kind == TD_ABSENT)
+		snprintf(why, len, "does not exist");
+	else if (kind == TD_EMPTY)
+		snprintf(why, len, "is an empty directory");
+	return kind < 0 ? kind : kind == TD_SPOOL;
+}
+
 int trace_dir_prepare(const char *dir, int quiet)
 {
 	return td_prepare(dir, quiet, 0);
@@ -355,7 +367,12 @@ int trace_dir_prepare(const char *dir, int quiet)
 
 int trace_dir_check(const char *dir)
 {
-	return td_prepare(dir, 1, 1);
+	int rc = td_prepare(dir, 1, 1);
+	char path[PATH_MAX], old[PATH_MAX + 8];
+
+	if (!rc && td_names(dir, path, sizeof(path), old, sizeof(old)) == 0)
+		trace_dir_stale_warn(path);
+	return rc;
 }
 
 int trace_dir_install(const char *partial, const char *dir, int quiet)

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -473,6 +474,10 @@ static int state_create(struct trace_writer *w)
 			     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, TRACE_FILE_MODE);
 	if (w->state_fd < 0)
 		return -errno;
+	/* Held while this writer lives: a trace left by a killed spool is
+	 * told from one being written by a lock the kernel dropped (stale.c).
+	 * Best effort (a file system without flock: the pid in the name). */
+	flock(w->state_fd, LOCK_EX | LOCK_NB);
 	err = state_write(w, 0);
 	if (err) {
 		close(w->state_fd);

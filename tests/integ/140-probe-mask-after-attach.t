@@ -14,11 +14,11 @@
 # while int3 probes are in, so that call reaches it too; without dispatch
 # spool says the program died of SIGTRAP at an int3 probe.
 # tests/progs/probe_harm: late (pthread_sigmask after attach), late-inline,
-# inline.
+# late-handler, early-handler, late-suspend, late-trap, inline.
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/probe_harm"
-plan 13
+plan 21
 
 # attach PROG_MODE DETACH_FIRST: run probe_harm 300 MODE, attach, let it
 # block every signal, stop it (before or after spool detaches). Sets PRC
@@ -71,6 +71,24 @@ ok "attach, then an inline syscall blocks SIGTRAP: spool says the process died w
 	grep -Eq "pid [0-9]+ (ended without running its exit handlers.*SIGTRAP.*int3|was killed by SIGTRAP at an int3 probe)" run.err ||
 	diag "$ERR" "program status $PRC"
 like "$ERR" "trace holds every event recorded before" "  and that the trace keeps what was recorded"
+
+# The other ways a mask blocks SIGTRAP after the attach, each of which
+# killed the program at its first int3 hit (a handler installed with a full
+# sa_mask, before or after the attach; a handler run during sigsuspend with
+# every other signal blocked), and signal(SIGTRAP), which replaced the
+# agent's handler (the next hit ran the rest of an int3'd instruction): the
+# agent's twins of sigaction, signal, sigsuspend, ppoll, pselect and
+# epoll_pwait take those GOT slots too, and handlers installed before the
+# attach lose SIGTRAP from their sa_mask until the detach.
+for m in late-handler early-handler late-suspend late-trap; do
+	attach $m 0
+	is "$PRC $POUT" "0 ready blocked sum ok mask ok " \
+		"attach, then $m: not killed, its results, masks and handlers its own" ||
+		diag "$ERR"
+	attach $m 1
+	is "$PRC $POUT" "0 ready blocked sum ok mask ok " \
+		"  the same stopped after spool detached (sa_mask given back)" || diag "$ERR"
+done
 
 # Launch mode: syscall user dispatch is on while int3 probes are in, so
 # the program's own rt_sigprocmask reaches the agent too.

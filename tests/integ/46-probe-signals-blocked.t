@@ -18,7 +18,8 @@
 # mode (spool probe -p) a thread that blocked SIGTRAP before spool
 # attached keeps it blocked: int3 probes are left out (said) and the
 # program's mask is as it was after spool is gone. (A thread that blocks it
-# after the attach: tests/integ/140-probe-mask-after-attach.t.)
+# after the attach: tests/integ/140-probe-mask-after-attach.t; a thread
+# spool single-steps: 170-probe-attach-step-mask.t.)
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/probe_harm"
@@ -103,17 +104,21 @@ for i in $(seq 1 100); do
 	sleep 0.05
 done
 spool_run probe -q -p "$PID" -e 'func:harm_leaf' -e 'func:harm_leaf_i3' --duration 300ms
-is_rc 0 "attach: spool probe -p runs and detaches" || show_run
+# 4: a collector starved of CPU for over 100 ms (a loaded machine) lets the
+# ring fill and events drop, said and counted (tests/integ/172): not a harm.
+if [ "$RC" = 4 ] && grep -q 'events lost' run.err && ! grep -q damaged run.err; then
+	RC=0
+fi
+is_rc 0 "attach: spool probe -p runs and detaches (4 only with its loss said)" || show_run
 like "$ERR" "blocks SIGTRAP: 2 int3 probes not placed" "attach: spool says the int3 probes were left out"
 touch stop.now
 wait "$PID"
 prc=$?
 is "$prc $(tr '\n' ' ' <prog.out | sed 's/mask [A-Z]*[a-z]* //')" "0 ready sum ok " \
 	"attach: the program runs on, its results unchanged"
-# A known bug (issue 12 note): about 1 run in 10 under load, the program
-# reads back another signal mask after spool attached and detached ("mask
-# BAD"). Shown as a TODO until it is fixed, never as a pass.
-todo_ok "after attach and detach a thread's signal mask is sometimes not the program's" \
-	"attach: the program's signal mask is unchanged" grep -q '^mask ok$' prog.out
+# spool single-steps a thread out of a range it is about to patch; the
+# step's forced SIGTRAP used to unblock SIGTRAP for good (about 1 attach in
+# 10 under load: tests/integ/170-probe-attach-step-mask.t pins it down).
+ok "attach: the program's signal mask is unchanged" grep -q '^mask ok$' prog.out
 
 done_testing

@@ -32,6 +32,15 @@
  *                 blocks them all (pthread_sigmask) once GO exists: after
  *                 spool probe -p attached
  *   late-inline FILE GO  the same, blocked by an inline syscall
+ *   late-handler FILE GO  as late, but once GO exists installs a SIGUSR1
+ *                 handler whose sa_mask is full and raises SIGUSR1 10
+ *                 times: the handler makes the calls (no mask blocked)
+ *   early-handler FILE GO  the same handler installed before "ready"
+ *                 (before spool attached), raised once GO exists
+ *   late-suspend FILE GO  once GO exists: all blocked, the calls in a
+ *                 SIGUSR1 handler run during sigsuspend(all but SIGUSR1)
+ *   late-trap FILE GO  once GO exists: signal(SIGTRAP, handler), then
+ *                 raise(SIGTRAP): the handler must run exactly once
  *   fork-inline   as inline, in a fork child (the parent prints the sum
  *                 and mask line the child sends it, and its status)
  * Every mode checks that the mask (or sa_mask) the program reads back is
@@ -235,6 +244,53 @@ static long run_held(void)
 
 /* Rounds of n until stop exists; each round's sum checked against the
  * closed form (harm_leaf: 4i twice; harm_leaf_i3: 4i + (i & 1) twice). */
+/* A SIGUSR1 handler with a full sa_mask, as the program reads it back. */
+static void install_usr1_full(void)
+{
+	struct sigaction sa, back;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGUSR1, NULL, &back) ||
+	    !sigismember(&back.sa_mask, SIGTRAP))
+		mask_ok = 0;
+}
+
+/* What the late modes do once GO exists (spool attached). */
+static void late_action(void)
+{
+	if (is("late-handler") || is("early-handler")) {
+		struct sigaction back;
+
+		if (is("late-handler"))
+			install_usr1_full();
+		else if (sigaction(SIGUSR1, NULL, &back) || !sigismember(&back.sa_mask, SIGTRAP))
+			mask_ok = 0;
+		for (int i = 0; i < 10; i++)
+			raise(SIGUSR1);
+	} else if (is("late-suspend")) {
+		struct sigaction sa;
+		sigset_t m;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_usr1;
+		sigaction(SIGUSR1, &sa, NULL);
+		block_all();
+		sigfillset(&m);
+		sigdelset(&m, SIGUSR1);
+		for (int i = 0; i < 10; i++) {
+			raise(SIGUSR1); /* pending: blocked */
+			sigsuspend(&m);
+		}
+	} else if (is("late-trap")) {
+		signal(SIGTRAP, on_trap);
+		raise(SIGTRAP);
+	} else {
+		block_all();
+	}
+}
+
 static int run_attach(const char *stop, const char *go)
 {
 	long want = 8 * n_calls * (n_calls - 1) + 2 * (n_calls / 2);
@@ -242,20 +298,33 @@ static int run_attach(const char *stop, const char *go)
 
 	if (!go)
 		block_all();
+	if (is("early-handler"))
+		install_usr1_full();
 	printf("ready\n");
 	fflush(stdout);
 	if (go) {
 		while (access(go, F_OK))
 			if (run_calls(n_calls) != want)
 				ok = 0;
-		block_all();
+		late_action();
 		printf("blocked\n");
 		fflush(stdout);
 	}
 	while (access(stop, F_OK))
 		if (run_calls(n_calls) != want)
 			ok = 0;
-	check_all_blocked();
+	if (is("late-handler") || is("early-handler")) {
+		struct sigaction back;
+
+		ok = ok && handler_sum == 10 * run_calls(n_calls / 10);
+		/* and after spool is gone, the kernel's sa_mask is the one set */
+		if (sigaction(SIGUSR1, NULL, &back) || !sigismember(&back.sa_mask, SIGTRAP))
+			mask_ok = 0;
+	}
+	else if (is("late-trap"))
+		mask_ok = mask_ok && traps == 1;
+	else
+		check_all_blocked();
 	printf("sum %s\nmask %s\n", ok ? "ok" : "BAD", mask_ok ? "ok" : "BAD");
 	return 0;
 }
@@ -268,7 +337,8 @@ int main(int argc, char **argv)
 	mode = argc > 2 ? argv[2] : "";
 	if (is("attach"))
 		return argc > 3 ? run_attach(argv[3], NULL) : 2;
-	if (is("late") || is("late-inline"))
+	if (is("late") || is("late-inline") || is("late-handler") || is("early-handler") ||
+	    is("late-suspend") || is("late-trap"))
 		return argc > 4 ? run_attach(argv[3], argv[4]) : 2;
 	if (is("fork-inline")) {
 		int st = 0;

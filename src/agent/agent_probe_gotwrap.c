@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_probe_gotwrap.c - attach mode: the functions besides the two mask
+ * calls whose GOT slots agent_probe_got.c points at the agent while int3
+ * probes are in, so that no handler and no temporary mask blocks SIGTRAP
+ * for real (a blocked int3 trap kills the process).
+ *
+ * Launched, the agent's exported sigaction, signal, sigsuspend, ppoll,
+ * pselect and epoll_pwait are the ones every module binds to and keep
+ * SIGTRAP out of the masks they install (agent_rr_signal.c, agent_rr_io.c).
+ * Attached, the program is bound to libc's: a handler installed with a full
+ * sa_mask (sigfillset, a common pattern), or run during sigsuspend or ppoll
+ * with every other signal blocked, ran with SIGTRAP blocked and died of the
+ * first probe it hit; a sigaction or signal call for SIGTRAP replaced the
+ * agent's handler, and the next probe hit looped on its int3. These twins
+ * do what the launch-mode interposers do for probes, and nothing of
+ * record/replay: the mask without the kept signals (the program's sa_mask
+ * kept and given back when it reads it), SIGTRAP's disposition kept as the
+ * one traps that are not ours go to. Each calls libc's function, found by
+ * agent_probe_got_redirect before any slot points here.
+ *
+ * Handlers installed before spool attached: agent_probe_samask_strip
+ * (agent_probe.c) takes SIGTRAP out of their sa_mask at commit and puts it
+ * back at detach.
+ */
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+
+#include "agent.h"
+#include "agent_probe.h"
+
+void *agent_probe_got_real[AGENT_PROBE_GOT_NFN];
+
+int agent_probe_got_sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+{
+	int (*real)(int, const struct sigaction *, struct sigaction *) =
+		agent_probe_got_real[AGENT_PROBE_GOT_SIGACTION];
+	struct sigaction buf;
+	uint64_t had;
+	int rc;
+
+	if (sig == SIGTRAP && agent_probe_sigtrap(act, oact))
+		return 0; /* our handler stays; the program's is chained to */
+	had = agent_probe_action_marks(sig);
+	rc = real(sig, agent_probe_action_in(sig, act, &buf), oact);
+	if (!rc)
+		agent_probe_action_out(sig, oact, had);
+	return rc;
+}
+
+/* glibc's signal: BSD semantics (SA_RESTART, the signal blocked in its
+ * handler); through the twin above, not libc's (which would not come
+ * back here). */
+sighandler_t agent_probe_got_signal(int sig, sighandler_t h)
+{
+	sighandler_t (*real)(int, sighandler_t) = agent_probe_got_real[AGENT_PROBE_GOT_SIGNAL];
+	struct sigaction a, o;
+
+	if (!agent_probe_got_real[AGENT_PROBE_GOT_SIGACTION])
+		return real(sig, h);
+	memset(&a, 0, sizeof(a));
+	a.sa_handler = h;
+	a.sa_flags = SA_RESTART;
+	if (sig > 0 && sig < 65)
+		((uint64_t *)&a.sa_mask)[0] = 1ull << (sig - 1);
+	if (agent_probe_got_sigaction(sig, &a, &o) < 0)
+		return SIG_ERR;
+	return o.sa_handler;
+}
+
+int agent_probe_got_sigsuspend(const sigset_t *mask)
+{
+	int (*real)(const sigset_t *) = agent_probe_got_real[AGENT_PROBE_GOT_SIGSUSPEND];
+	sigset_t buf;
+
+	return real(agent_probe_mask_arg(mask, &buf));
+}
+
+int agent_probe_got_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+			  const sigset_t *mask)
+{
+	int (*real)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *) =
+		agent_probe_got_real[AGENT_PROBE_GOT_PPOLL];
+	sigset_t buf;
+
+	return real(fds, n, ts, agent_probe_mask_arg(mask, &buf));
+}
+
+int agent_probe_got_pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
+			    const sigset_t *mask)
+{
+	int (*real)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+		    const sigset_t *) = agent_probe_got_real[AGENT_PROBE_GOT_PSELECT];
+	sigset_t buf;
+
+	return real(n, r, w, e, ts, agent_probe_mask_arg(mask, &buf));
+}
+
+int agent_probe_got_epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
+				const sigset_t *mask)
+{
+	int (*real)(int, struct epoll_event *, int, int, const sigset_t *) =
+		agent_probe_got_real[AGENT_PROBE_GOT_EPOLL_PWAIT];
+	sigset_t buf;
+
+	return real(epfd, ev, max, timeout, agent_probe_mask_arg(mask, &buf));
+}
+
+int agent_probe_got_epoll_pwait2(int epfd, struct epoll_event *ev, int max,
+				 const struct timespec *ts, const sigset_t *mask)
+{
+	int (*real)(int, struct epoll_event *, int, const struct timespec *, const sigset_t *) =
+		agent_probe_got_real[AGENT_PROBE_GOT_EPOLL_PWAIT2];
+	sigset_t buf;
+
+	return real(epfd, ev, max, ts, agent_probe_mask_arg(mask, &buf));
+}
