@@ -1989,9 +1989,9 @@ static int rr_exit_blocked_by_me(uint32_t i)
  * once more as main exits). Wait until every other thread has replayed its
  * log (or stopped at its end).
  *
- * This thread may still have events of its own after this point: what the
- * exit does after the agent's destructor (stdio's last flush, a write; the
- * destructors of libraries loaded before the agent). A thread that waits
+ * This thread may still have events of its own after this point: the
+ * destructors of the libraries the program links run after the agent's
+ * (tests/integ/173-exit-last.t: one asks for the process id). A thread that waits
  * for a turn one of those events holds cannot finish before this one goes
  * on, so it is not waited for (rr_exit_blocked_by_me); the others are.
  *
