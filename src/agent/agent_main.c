@@ -472,8 +472,12 @@ static uint32_t agent_read_file(const char *path, char *buf, uint32_t cap)
 	ssize_t r;
 	int fd;
 
-	/* our open and read are interposed too (agent_rr_fs.c, agent_rr_io.c):
-	 * not inputs of the program */
+	/* our open, read and close are interposed too (agent_rr_fs.c,
+	 * agent_rr_io.c, agent_rr_fd.c): not inputs of the program, nor turns
+	 * of its descriptor table. The close too: at exit it comes after the
+	 * exit wait (agent_stop), and a recorded close there made the replay's
+	 * main thread look unfinished, so the wait let the workers' last
+	 * events go (xz -T2). */
 	agent_self.busy++;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -488,8 +492,8 @@ static uint32_t agent_read_file(const char *path, char *buf, uint32_t cap)
 			break;
 		n += (uint32_t)r;
 	}
-	agent_self.busy--;
 	close(fd);
+	agent_self.busy--;
 	return n;
 }
 

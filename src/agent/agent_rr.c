@@ -1152,6 +1152,27 @@ static void __attribute__((noreturn)) rr_stuck(const struct rec_sched *e, uint64
 	rr_report_end(mine, 0);
 }
 
+/*
+ * What a thread waiting for a turn of obj watches to tell a slow replay
+ * from a stuck one: the object's turn word and the events replayed so far
+ * by the thread that holds its next turn. While either moves, the holder
+ * is getting somewhere (on 2 CPUs shared with other programs, xz -T2's
+ * worker took more than 5 s to reach main's turn, replaying its events all
+ * along), and the --stuck-ms clock starts again.
+ */
+static uint64_t rr_turn_progress(uint32_t obj)
+{
+	uint32_t cur, at, done = 0;
+
+	if (obj >= rr_area->max_objs)
+		return 0;
+	cur = __atomic_load_n(&rr_turn[obj], __ATOMIC_ACQUIRE);
+	at = rr_first[obj] + cur;
+	if (at < rr_first[obj + 1] && rr_order[at].thread < rr_area->max_threads)
+		done = __atomic_load_n(&rr_threads[rr_order[at].thread].done, __ATOMIC_ACQUIRE);
+	return (uint64_t)cur << 32 | done;
+}
+
 /* Turn waits (measured with rr_pc's 40k hand-offs, 5 threads on 2 CPUs:
  * 200 spins and no yield cost 25% more CPU than this; yields alone, twice
  * as much). */
@@ -1171,7 +1192,7 @@ static void rr_wait_turn(const struct rec_sched *e)
 {
 	uint32_t *w = &rr_turn[e->obj];
 	struct rr_thread_slot *s = &rr_threads[rr_self.id];
-	uint64_t start = 0;
+	uint64_t start = 0, seen = 0, mark;
 	int spins;
 
 	/* A short spin catches a holder running on another CPU; then a few
@@ -1201,10 +1222,13 @@ static void rr_wait_turn(const struct rec_sched *e)
 			break;
 		rr_end_if_host_gone(); /* (a 100 ms tick) */
 		now = rr_now_ns();
-		if (!start)
+		mark = rr_turn_progress(e->obj);
+		if (!start || mark != seen) {
 			start = now;
-		else if (now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull)
+			seen = mark;
+		} else if (now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {
 			rr_stuck(e, (now - start) / 1000000ull);
+		}
 	}
 	__atomic_store_n(&s->wait_obj, RR_NO_TURN, __ATOMIC_RELAXED);
 }
@@ -1932,38 +1956,88 @@ void agent_rr_thread_end(void)
 }
 
 /*
+ * Exit wait: does thread i wait for a turn that only this thread (the one
+ * exiting) can pass? It waits for turn t of an object whose next turn is
+ * held by this thread, or by a thread that waits the same way (a chain of
+ * at most max_threads). A thread that got its turn since (the turn word is
+ * at or past it) or whose slot was read half-updated is not: the caller
+ * keeps waiting, bounded by --stuck-ms. Reads the agent's slots only.
+ */
+static int rr_exit_blocked_by_me(uint32_t i)
+{
+	uint32_t n = rr_area->max_threads;
+
+	for (uint32_t k = 0; k < n && i < n; k++) {
+		const struct rr_thread_slot *s = &rr_threads[i];
+		uint32_t obj = __atomic_load_n(&s->wait_obj, __ATOMIC_SEQ_CST);
+		uint32_t turn = __atomic_load_n(&s->wait_turn, __ATOMIC_SEQ_CST), cur, at;
+
+		if (obj == RR_NO_TURN || obj >= rr_area->max_objs)
+			return 0;
+		cur = __atomic_load_n(&rr_turn[obj], __ATOMIC_SEQ_CST);
+		if (cur >= turn)
+			return 0;
+		at = rr_first[obj] + cur;
+		if (at >= rr_first[obj + 1])
+			return 0;
+		i = rr_order[at].thread;
+		if (i == rr_self.id)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Replay, sync mode: the process is ending (exit, or main returned; the
  * agent's destructor). In the recording every event of every thread
  * happened before the exit, since the exit ended them; but sync mode
  * orders threads only object by object, so the thread that exits may get
  * here first (memcached's main thread leaves its loop on SIGTERM while its
- * workers still have requests to replay). Wait until every thread has
- * replayed its log (or stopped at its end), for at most --stuck-ms; after
- * that spool reports the thread that did not finish.
+ * workers still have requests to replay; xz -T2's worker takes its mutex
+ * once more as main exits). Wait until every other thread has replayed its
+ * log (or stopped at its end).
+ *
+ * This thread may still have events of its own after this point: the
+ * destructors of the libraries the program links run after the agent's
+ * (tests/integ/173-exit-last.t: one asks for the process id). A thread that waits
+ * for a turn one of those events holds cannot finish before this one goes
+ * on, so it is not waited for (rr_exit_blocked_by_me); the others are.
+ *
+ * The wait is bounded by --stuck-ms without progress: a thread still
+ * replaying events (slowly: other programs on the CPUs) restarts the
+ * clock. After that spool reports the thread that did not finish.
  */
 void agent_rr_exit_wait(void)
 {
-	uint64_t start = 0, now;
+	uint64_t start = 0, now, progress = 0, seen;
 	struct timespec ms1 = {0, 1000000};
 
 	if (!rr_area || (agent_rr_mode & (RR_MODE_REPLAY | RR_MODE_SERIAL)) != RR_MODE_REPLAY ||
-	    !rr_self.has_id || rr_self.cur < rr_self.end)
+	    !rr_self.has_id)
 		return;
 	for (;;) {
-		uint32_t i, n = rr_area->max_threads;
+		uint32_t i, n = rr_area->max_threads, left = 0;
 
-		for (i = 0; i < n; i++)
-			if (i != rr_self.id &&
-			    __atomic_load_n(&rr_threads[i].done, __ATOMIC_ACQUIRE) <
-				    rr_threads[i].nevents)
-				break;
-		if (i == n || (__atomic_load_n(&rr_area->flags, __ATOMIC_ACQUIRE) & RR_F_STOP))
+		seen = 0;
+		for (i = 0; i < n; i++) {
+			uint32_t done;
+
+			if (i == rr_self.id)
+				continue;
+			done = __atomic_load_n(&rr_threads[i].done, __ATOMIC_ACQUIRE);
+			seen += done;
+			if (done < rr_threads[i].nevents && !rr_exit_blocked_by_me(i))
+				left++;
+		}
+		if (!left || (__atomic_load_n(&rr_area->flags, __ATOMIC_ACQUIRE) & RR_F_STOP))
 			return;
 		now = rr_now_ns();
-		if (!start)
+		if (!start || seen != progress) {
 			start = now;
-		else if (now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull)
+			progress = seen;
+		} else if (now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {
 			return;
+		}
 		syscall(SYS_nanosleep, &ms1, NULL);
 	}
 }

@@ -107,6 +107,7 @@ static void replay_usage(FILE *out)
 		"                       with --dump-schedule (each is checked against the\n"
 		"                       recording as it is replayed, with or without this)\n"
 		"      --stuck-ms MS    report a thread that waits this long for its turn\n"
+		"                       while the thread that holds it replays nothing\n"
 		"                       (default 5000)\n"
 		"      --dump-schedule  print TRACE's schedule and inputs as text, run nothing\n"
 		"      --gdb            run the replay under gdb (breakpoints, stepping,\n"

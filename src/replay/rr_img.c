@@ -264,6 +264,48 @@ static int img_side_dir(const char *dir)
 	return sfd;
 }
 
+/* Is the file name in sfd a current image of the recording key (its
+ * header's magic, version and key, its size)? Opened without following a
+ * link or blocking. */
+static int img_current(int sfd, const char *name, uint64_t key)
+{
+	struct rr_img_hdr hd;
+	struct stat st;
+	int fd = openat(sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	     pread(fd, &hd, sizeof(hd), 0) == (ssize_t)sizeof(hd) && hd.magic == RR_IMG_MAGIC &&
+	     hd.version == RR_IMG_VERSION && hd.area_version == RR_VERSION && hd.key == key &&
+	     hd.size == (uint64_t)st.st_size;
+	close(fd);
+	return ok;
+}
+
+/*
+ * Rename the finished temporary image tmp to replay.img. Two replays of one
+ * recording started together both find no image and both write one; the
+ * first has checked its own (the device and inode its agent insists on,
+ * rr_open_checked) when the second's rename would replace it, and its
+ * agent then refused to start ("no longer the file spool checked"). So an
+ * image already there that is current stays, and this one is dropped; only
+ * a stale or broken one is replaced.
+ */
+static int img_put_in_place(int sfd, const char *tmp, uint64_t key)
+{
+	if (renameat2(sfd, tmp, sfd, RR_IMG_BASE, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EEXIST && errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	if (errno == EEXIST && img_current(sfd, RR_IMG_BASE, key)) {
+		unlinkat(sfd, tmp, 0); /* created by this run (O_EXCL) */
+		return 0;
+	}
+	/* stale, or a file system without RENAME_NOREPLACE */
+	return renameat(sfd, tmp, sfd, RR_IMG_BASE) < 0 ? -errno : 0;
+}
+
 int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key)
 {
 	char tmp[64];
@@ -319,8 +361,8 @@ int rr_img_write(const char *dir, const struct rr_log *log, uint64_t key)
 	/* The header last: a file is an image once it has its magic. */
 	if (!rc)
 		rc = write_at(fd, &hd, sizeof(hd), 0);
-	if (!rc && renameat(sfd, tmp, sfd, RR_IMG_BASE) < 0)
-		rc = -errno;
+	if (!rc)
+		rc = img_put_in_place(sfd, tmp, key);
 out:
 	if (rc < 0)
 		unlinkat(sfd, tmp, 0); /* created by this run (O_EXCL) */
