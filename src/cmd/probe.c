@@ -99,6 +99,11 @@ static void probe_usage(FILE *out)
 		"      --debug-dir DIR  also look for separate debug files (DWARF and symbols\n"
 		"                       of stripped files) under DIR: DIR/.build-id/xx/yy.debug\n"
 		"                       or a .gnu_debuglink name (also: SPOOL_DEBUG_DIR)\n"
+		"      --exits HOW      how function exits are hooked: auto (default: patch\n"
+		"                       each ret with a jump; where one would need an int3,\n"
+		"                       swap the function's return address instead: method\n"
+		"                       retaddr in --list), patch (never swap: int3 where\n"
+		"                       no jump fits), retaddr (swap in every function)\n"
 		"      --handler SO     custom pre/post/error handlers, a shared object\n"
 		"                       (include/spool/probe.h) the agent loads in PROGRAM\n"
 		"      --ring-size SIZE per-thread ring buffer (default %um)\n"
@@ -599,6 +604,7 @@ int cmd_probe(int argc, char **argv)
 		{"ring-size", required_argument, NULL, 'r'},
 		{"until-first-exit", no_argument, NULL, 'U'},
 		{"handler", required_argument, NULL, 'H'},
+		{"exits", required_argument, NULL, 'X'},
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'd'},
 		{"debug-dir", required_argument, NULL, 'D'},
@@ -619,7 +625,7 @@ int cmd_probe(int argc, char **argv)
 	struct session_result res;
 	struct probe_mgr m;
 	size_t nspecs = 0, njump = 0, nint3 = 0;
-	int c, rc, status = 1, empty = 0;
+	int c, rc, status = 1, empty = 0, exits = PROBE_EXITS_AUTO;
 	uint64_t v, duration_ms = 0;
 	pid_t attach_pid = 0;
 	char err[512], pidexe[PATH_MAX];
@@ -680,6 +686,18 @@ int cmd_probe(int argc, char **argv)
 		case 'H':
 			if (!realpath(optarg, pr.handler)) {
 				log_err("--handler '%s': %s", optarg, strerror(errno));
+				return EXIT_USAGE;
+			}
+			break;
+		case 'X':
+			if (!strcmp(optarg, "auto")) {
+				exits = PROBE_EXITS_AUTO;
+			} else if (!strcmp(optarg, "patch")) {
+				exits = PROBE_EXITS_PATCH;
+			} else if (!strcmp(optarg, "retaddr")) {
+				exits = PROBE_EXITS_RETADDR;
+			} else {
+				log_err("--exits '%s': want auto, patch or retaddr", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -796,6 +814,7 @@ int cmd_probe(int argc, char **argv)
 			return rc == -ENOENT ? 127 : 1;
 		}
 	}
+	m.exits = exits;
 	/* time: specs last: a time: of a function that args: or var: probes
 	 * too takes their probes as its entry and exits (probe_var.c), where
 	 * planned first it would hold the entry itself and refuse them. */

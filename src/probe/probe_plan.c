@@ -790,11 +790,102 @@ static int plan_exit_jcc(struct probe_mgr *m, uint32_t module, uint32_t sym, str
 	return -ENOTSUP;
 }
 
+/*
+ * Exits through the return address (PROBE_M_RETADDR). The entry probe
+ * entry_id, which runs at the function's first instruction where the
+ * stack pointer is at the return address, becomes PROBE_H_FUNC_ENTRY_RA:
+ * after recording the entry it swaps the return address for the agent's
+ * return trampoline, which records the exit (one probe def, patching
+ * nothing) and returns to the real address. So no ret of the function is
+ * patched: its exits cost a few nanoseconds where a ret without a 5-byte
+ * window would trap (an int3 costs about 8 us here).
+ */
+static int plan_retaddr(struct probe_mgr *m, uint32_t module, uint32_t sym, uint32_t entry_id,
+			const char *why)
+{
+	struct probe_def *d, *x = probe_plan_new_def(m, module, sym);
+	struct x86_code *c;
+
+	if (!x)
+		return -ENOMEM;
+	d = &m->defs[entry_id - 1];
+	x->op = PROBE_OP_EXIT;
+	x->handler = PROBE_H_FUNC_EXIT;
+	x->method = PROBE_M_RETADDR;
+	x->addr = x->patch_off = d->addr;
+	x->patch_len = 0;
+	snprintf(x->insn, sizeof(x->insn), "(return address)");
+	snprintf(x->why, sizeof(x->why), "%s", why);
+	/* The entry's trampoline calls the entry handler through a HANDLER64
+	 * relocation (an int3 entry's handler is looked up by the agent). */
+	c = d->code;
+	for (uint32_t i = 0; i < c->nrel; i++)
+		if (c->rel[i].type == PROBE_R_HANDLER64 && c->rel[i].target == PROBE_H_FUNC_ENTRY)
+			c->rel[i].target = PROBE_H_FUNC_ENTRY_RA;
+	d->handler = PROBE_H_FUNC_ENTRY_RA;
+	d->ret_id = x->id;
+	return 0;
+}
+
+/* Can the entry entry_id hook the exits (its handler is the plain function
+ * entry, placed alone at the first instruction)? */
+static int plan_retaddr_ok(const struct probe_mgr *m, uint32_t entry_id, size_t exit_k)
+{
+	const struct probe_def *d = &m->defs[entry_id - 1];
+
+	/* Attach mode: a C++ exception or a longjmp through a swapped frame
+	 * needs the agent's interposed unwinder calls, which a dlopen'd agent
+	 * does not have (doc/probe.md). A shared entry/exit trampoline
+	 * already has its exit. */
+	return m->exits != PROBE_EXITS_PATCH && !m->attach && exit_k == (size_t)-1 &&
+	       d->handler == PROBE_H_FUNC_ENTRY && !d->shared;
+}
+
+static int plan_retaddr_only(const struct probe_mgr *m, uint32_t entry_id, size_t exit_k)
+{
+	return m->exits == PROBE_EXITS_RETADDR && plan_retaddr_ok(m, entry_id, exit_k);
+}
+
+/*
+ * After the exits [first_exit, ndefs) of a function were planned: when one
+ * is an int3 or could not be probed at all, drop them all and hook the
+ * exits through the return address instead (one way for the whole
+ * function: a ret probed both ways would count twice).
+ */
+static int plan_retaddr_maybe(struct probe_mgr *m, uint32_t module, uint32_t sym,
+			      uint32_t entry_id, size_t exit_k, size_t first_exit, size_t unprobed)
+{
+	const char *why = NULL;
+	char buf[sizeof(((struct probe_def *)0)->why) + 256];
+
+	if (!entry_id || !plan_retaddr_ok(m, entry_id, exit_k))
+		return 0;
+	for (size_t i = first_exit; i < m->ndefs && !why; i++)
+		if (m->defs[i].method == PROBE_M_INT3) {
+			snprintf(buf, sizeof(buf), "instead of an int3 at %s: %s", m->defs[i].insn,
+				 m->defs[i].why);
+			why = buf;
+		}
+	if (!why && unprobed) {
+		snprintf(buf, sizeof(buf), "%zu exits had no window", unprobed);
+		why = buf;
+	}
+	if (!why)
+		return 0;
+	while (m->ndefs > first_exit) {
+		free(m->defs[m->ndefs - 1].code);
+		m->ndefs--;
+	}
+	return plan_retaddr(m, module, sym, entry_id, why);
+}
+
 int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits)
 {
 	struct probe_module *mod = &m->mods[module];
 	struct plan_fn f = {.mod = mod, .sym = &mod->syms[sym]};
 	size_t avail, exit_k = (size_t)-1; /* a ret probed by the entry's trampoline */
+	size_t first_exit, unprobed = 0;
+	uint32_t entry_id = 0;
 	int rc = 0, nret = 0;
 
 	f.code = probe_module_code(mod, f.sym->addr, &avail);
@@ -817,9 +908,14 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 		goto out;
 	f.indirect = probe_plan_classify(mod, f.sym, f.code, f.in, f.n);
 	if (entry) {
+		size_t before = m->ndefs;
+
 		rc = plan_entry(m, module, sym, &f, exits, &exit_k);
 		if (rc && rc != -ENOTSUP)
 			goto out;
+		if (!rc && m->ndefs > before && m->defs[before].op == PROBE_OP_ENTRY &&
+		    m->defs[before].addr == f.sym->addr)
+			entry_id = m->defs[before].id;
 		if (rc == -ENOTSUP) {
 			/* Not silently: the user asked for this function. */
 			const char *why = probe_var_conflict(m, module, mod->syms[sym].addr);
@@ -831,6 +927,11 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 					 m->cur_spec ? m->cur_spec : "?", name, why);
 		}
 		rc = 0;
+	}
+	first_exit = m->ndefs;
+	if (exits && entry_id && plan_retaddr_only(m, entry_id, exit_k)) {
+		rc = plan_retaddr(m, module, sym, entry_id, "every exit (--exits retaddr)");
+		goto out;
 	}
 	if (exits) {
 		for (size_t i = 0; i < f.n; i++) {
@@ -846,8 +947,11 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 				rc = plan_exit(m, module, sym, &f, i);
 			if (rc && rc != -ENOTSUP)
 				goto out;
+			if (rc == -ENOTSUP)
+				unprobed++;
 			rc = 0;
 		}
+		rc = plan_retaddr_maybe(m, module, sym, entry_id, exit_k, first_exit, unprobed);
 	}
 out:
 	free(f.in);

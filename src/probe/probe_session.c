@@ -142,7 +142,7 @@ void probe_run_count(const struct probe_mgr *m, size_t *njump, size_t *nint3)
 	*njump = *nint3 = 0;
 	for (size_t i = 0; i < m->ndefs; i++)
 		if (m->defs[i].registered && !m->defs[i].shared)
-			*(m->defs[i].method == PROBE_M_JUMP ? njump : nint3) += 1;
+			*(m->defs[i].method == PROBE_M_INT3 ? nint3 : njump) += 1;
 }
 
 size_t probe_run_placed(const struct probe_mgr *m)
