@@ -832,6 +832,14 @@ static int plan_retaddr(struct probe_mgr *m, uint32_t module, uint32_t sym, uint
 static int plan_retaddr_ok(const struct probe_mgr *m, uint32_t entry_id, size_t exit_k)
 {
 	const struct probe_def *d = &m->defs[entry_id - 1];
+	const struct probe_module *mod = &m->mods[d->module];
+
+	/* The stack pointer must be at a return address there: a real
+	 * entry by the unwind tables (CFA = rsp + 8), never a .cold part,
+	 * which starts inside its function's frame (swapping "its return
+	 * address" would overwrite the function's data). */
+	if (strstr(mod->syms[d->sym].name, ".cold") || !probe_dwarf_func_entry(mod, d->addr))
+		return 0;
 
 	/* Attach mode: a C++ exception or a longjmp through a swapped frame
 	 * needs the agent's interposed unwinder calls, which a dlopen'd agent
