@@ -9,7 +9,9 @@
 # added ns per hit; then a whole program: pigz -p 2 compressing 50 MB with
 # every libz function probed (entry and exit), native against probed, wall
 # clock, as a ratio, with the probe hits the run made and the fixed cost
-# (the same on an empty input); sqlite3 with every libsqlite3 function probed.
+# (the same on an empty input); sqlite3 with every libsqlite3 function probed;
+# the -O2 call-heavy program (bench/callheavy.c) whose exits go through the
+# return address, against --exits patch (int3) and uftrace.
 # Asserts nothing.
 #   isolated:  best round of calls that fit under the ring's watermark, the
 #              collector asleep: what the probe itself costs the thread
@@ -75,6 +77,56 @@ else
 	echo "  uftrace: not installed (apt-get install uftrace to compare)"
 fi
 
+# --- the -O2 call-heavy program: exits through the return address ------------
+# bench/callheavy.c built with -O2: 4 small functions, 3 of whose rets GCC
+# leaves without a 5-byte window. spool (default: those exits through the
+# return address; --exits patch: int3), uftrace -P (dynamic patching) on
+# the same binary. In-process: the program's own loop time per call, best
+# of 3; whole command: wall clock, best of 3, per call.
+CH="$T/callheavy"
+if cc -O2 -o "$CH" "$(dirname "$0")/callheavy.c" 2>/dev/null; then
+	CN=200000	# 800,000 calls; 77 MB of records: a 256 MB ring holds them
+	CP=20000	# --exits patch: 60,000 int3 hits per run
+	# best loop_ns and best wall ns of 3 runs: "$1" = N, the command after
+	chbest() {
+		local n="$1" bl="" bw="" l t0 t1 i
+		shift
+		for i in 1 2 3; do
+			t0="$(date +%s%N)"
+			"$@" "$CH" "$n" >"$T/ch.out" 2>/dev/null
+			t1="$(date +%s%N)"
+			l="$(sed -n 's/^loop_ns //p' "$T/ch.out")"
+			[ -n "$l" ] || continue
+			if [ -z "$bl" ] || [ "$l" -lt "$bl" ]; then bl="$l"; fi
+			if [ -z "$bw" ] || [ $((t1 - t0)) -lt "$bw" ]; then bw=$((t1 - t0)); fi
+		done
+		echo "${bl:-0} ${bw:-0}"
+	}
+	read -r cnl cnw <<<"$(chbest $CN env)"
+	read -r cal caw <<<"$(chbest $CN "$SPOOL" probe -q --ring-size 256m -o "$T/ch.trace" -e 'func:ch_*' --)"
+	read -r cpl cpw <<<"$(chbest $CP "$SPOOL" probe -q --ring-size 256m --exits patch -o "$T/ch.trace" -e 'func:ch_*' --)"
+	read -r cnpl cnpw <<<"$(chbest $CP env)"
+	pc() { awk "BEGIN{printf \"%.0f\", ($1 - $2) / (4 * $3)}"; }
+	echo "probe: -O2 call-heavy program (bench/callheavy.c), 4 functions, entry and exit; ns added per call"
+	printf "  native                          %9s ns per call\n" "$(awk "BEGIN{printf \"%.1f\", $cnl / (4 * $CN)}")"
+	printf "  spool (exits via return address) %8s in-process   %s whole command\n" \
+		"$(pc "$cal" "$cnl" $CN)" "$(pc "$caw" "$cnw" $CN)"
+	printf "  spool --exits patch (int3)      %9s in-process   %s whole command\n" \
+		"$(pc "$cpl" "$cnpl" $CP)" "$(pc "$cpw" "$cnpw" $CP)"
+	if command -v uftrace >/dev/null; then
+		read -r cul cuw <<<"$(chbest $CN uftrace record -d "$T/ch.uftrace" --force -P 'ch_.*')"
+		printf "  uftrace -P 'ch_.*'              %9s in-process   %s whole command\n" \
+			"$(pc "$cul" "$cnl" $CN)" "$(pc "$cuw" "$cnw" $CN)"
+		printf "  spool / uftrace: %s in-process, %s whole command\n" \
+			"$(awk "BEGIN{printf \"%.2f\", ($cal - $cnl) / ($cul - $cnl)}")" \
+			"$(awk "BEGIN{printf \"%.2f\", ($caw - $cnw) / ($cuw - $cnw)}")"
+	else
+		echo "  uftrace: not installed (apt-get install uftrace to compare)"
+	fi
+else
+	echo "probe: no C compiler: no call-heavy figure"
+fi
+
 # --- a whole program: pigz -p 2, every libz function probed -------------------
 if command -v pigz >/dev/null; then
 	# 50 MB of the system's own libraries: compressible like real data.
@@ -129,22 +181,34 @@ create table t(a integer primary key, b text);
 with recursive c(x) as (select 1 union all select x+1 from c where x<20000) insert into t select x, 'v'||x from c;
 select count(*), sum(a), max(b) from t;
 SQL
-	bn="" bp=""
-	for i in 1 2 3; do
-		t0="$(date +%s%N)"
-		"$SQ" :memory: <"$T/q.sql" >/dev/null 2>&1
-		t1="$(date +%s%N)"
-		"$SPOOL" probe -q -o "$T/sq.trace" -e 'func:libsqlite3.so.0:*' -- "$SQ" :memory: \
-			<"$T/q.sql" >/dev/null 2>&1
-		t2="$(date +%s%N)"
-		if [ -z "$bn" ] || [ $((t1 - t0)) -lt "$bn" ]; then bn=$((t1 - t0)); fi
-		if [ -z "$bp" ] || [ $((t2 - t1)) -lt "$bp" ]; then bp=$((t2 - t1)); fi
-	done
-	ni="$("$SPOOL" probe --list -e 'func:libsqlite3.so.0:*' -- "$SQ" 2>/dev/null | tail -1)"
+	: >"$T/empty.sql"
+	# best wall ns of native and probed (3 runs, interleaved); $1 = script,
+	# the rest: spool probe options
+	sqbest() {
+		local q="$1" bn="" bp="" t0 t1 t2 i
+		shift
+		for i in 1 2 3; do
+			t0="$(date +%s%N)"
+			"$SQ" :memory: <"$q" >/dev/null 2>&1
+			t1="$(date +%s%N)"
+			"$SPOOL" probe -q "$@" -o "$T/sq.trace" -e 'func:libsqlite3.so.0:*' -- "$SQ" :memory: \
+				<"$q" >/dev/null 2>&1
+			t2="$(date +%s%N)"
+			if [ -z "$bn" ] || [ $((t1 - t0)) -lt "$bn" ]; then bn=$((t1 - t0)); fi
+			if [ -z "$bp" ] || [ $((t2 - t1)) -lt "$bp" ]; then bp=$((t2 - t1)); fi
+		done
+		echo "$bn $bp"
+	}
 	echo "probe: sqlite3 inserting 20000 rows, every libsqlite3 function probed"
-	printf "  native %.3f s, probed %.3f s: slowdown %s x (%s)\n" \
-		"$(awk "BEGIN{print $bn / 1e9}")" "$(awk "BEGIN{print $bp / 1e9}")" \
-		"$(awk "BEGIN{printf \"%.1f\", $bp / $bn}")" "$ni"
+	for ex in auto patch; do
+		read -r bn bp <<<"$(sqbest "$T/q.sql" --exits $ex --ring-size 256m)"
+		read -r en ep <<<"$(sqbest "$T/empty.sql" --exits $ex --ring-size 256m)"
+		ni="$("$SPOOL" probe --list --exits $ex -e 'func:libsqlite3.so.0:*' -- "$SQ" 2>/dev/null | tail -1)"
+		printf "  --exits %-5s native %.3f s, probed %.3f s: slowdown %s x; without spool's fixed cost (empty input: %.3f s) %s x (%s)\n" \
+			"$ex" "$(awk "BEGIN{print $bn / 1e9}")" "$(awk "BEGIN{print $bp / 1e9}")" \
+			"$(awk "BEGIN{printf \"%.1f\", $bp / $bn}")" "$(awk "BEGIN{print ($ep - $en) / 1e9}")" \
+			"$(awk "BEGIN{printf \"%.1f\", ($bp - ($ep - $en)) / $bn}")" "$ni"
+	done
 else
 	echo "probe: sqlite3 is not installed: no sqlite3 figure"
 fi

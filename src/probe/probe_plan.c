@@ -4,8 +4,9 @@
  *
  * Entry: the first instructions covering at least 5 bytes are displaced by
  * a jmp rel32 to a trampoline that calls the handler, runs the displaced
- * instructions (relocated) and jumps back. Exit: every ret is probed (the
- * return address is never swapped). A ret is one byte, so its jump covers
+ * instructions (relocated) and jumps back. Exit: every ret is probed, or,
+ * where one would need an int3, the function's return address is swapped
+ * at the entry (plan_retaddr, agent_probe_ra.c). A ret is one byte, so its jump covers
  * a straight-line window around it: the instructions just before it (the
  * epilogue) and, when those are not enough, dead bytes after it (padding
  * no symbol owns). Its trampoline runs the displaced epilogue, calls the
