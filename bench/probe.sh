@@ -24,6 +24,7 @@ B="$(cd "$B" && pwd)"
 SPOOL="$B/spool"
 P="$B/tests/progs/probe_bench"
 [ -x "$SPOOL" ] && [ -x "$P" ] || { echo "probe.sh: build spool and the test programs first"; exit 0; }
+BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
 T="$(mktemp -d /tmp/spool-bench-probe.XXXXXX)"
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
@@ -81,45 +82,54 @@ fi
 # bench/callheavy.c built with -O2: 4 small functions, 3 of whose rets GCC
 # leaves without a 5-byte window. spool (default: those exits through the
 # return address; --exits patch: int3), uftrace -P (dynamic patching) on
-# the same binary. In-process: the program's own loop time per call, best
-# of 3; whole command: wall clock, best of 3, per call.
+# the same binary; ns added per call (entry and exit). Isolated: the best
+# round of 5000 iterations after a pause (the collector asleep, a 16 MB
+# ring), best of 3 runs. Whole command: 200,000 iterations, wall clock of
+# the command, best of 3, per call.
 CH="$T/callheavy"
-if cc -O2 -o "$CH" "$(dirname "$0")/callheavy.c" 2>/dev/null; then
-	CN=200000	# 800,000 calls; 77 MB of records: a 256 MB ring holds them
-	CP=20000	# --exits patch: 60,000 int3 hits per run
-	# best loop_ns and best wall ns of 3 runs: "$1" = N, the command after
-	chbest() {
-		local n="$1" bl="" bw="" l t0 t1 i
+if cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
+	# chiso N BATCH CMD...: best batch_ns_per_call of 3 runs
+	chiso() {
+		local n="$1" b="$2"
+		shift 2
+		best batch_ns_per_call "$@" "$CH" "$n" "$b"
+	}
+	# chwall N CMD...: best wall ns of 3 runs
+	chwall() {
+		local n="$1" bw="" t0 t1 i
 		shift
 		for i in 1 2 3; do
 			t0="$(date +%s%N)"
-			"$@" "$CH" "$n" >"$T/ch.out" 2>/dev/null
+			"$@" "$CH" "$n" >/dev/null 2>&1
 			t1="$(date +%s%N)"
-			l="$(sed -n 's/^loop_ns //p' "$T/ch.out")"
-			[ -n "$l" ] || continue
-			if [ -z "$bl" ] || [ "$l" -lt "$bl" ]; then bl="$l"; fi
 			if [ -z "$bw" ] || [ $((t1 - t0)) -lt "$bw" ]; then bw=$((t1 - t0)); fi
 		done
-		echo "${bl:-0} ${bw:-0}"
+		echo "$bw"
 	}
-	read -r cnl cnw <<<"$(chbest $CN env)"
-	read -r cal caw <<<"$(chbest $CN "$SPOOL" probe -q --ring-size 256m -o "$T/ch.trace" -e 'func:ch_*' --)"
-	read -r cpl cpw <<<"$(chbest $CP "$SPOOL" probe -q --ring-size 256m --exits patch -o "$T/ch.trace" -e 'func:ch_*' --)"
-	read -r cnpl cnpw <<<"$(chbest $CP env)"
-	pc() { awk "BEGIN{printf \"%.0f\", ($1 - $2) / (4 * $3)}"; }
-	echo "probe: -O2 call-heavy program (bench/callheavy.c), 4 functions, entry and exit; ns added per call"
-	printf "  native                          %9s ns per call\n" "$(awk "BEGIN{printf \"%.1f\", $cnl / (4 * $CN)}")"
-	printf "  spool (exits via return address) %8s in-process   %s whole command\n" \
-		"$(pc "$cal" "$cnl" $CN)" "$(pc "$caw" "$cnw" $CN)"
-	printf "  spool --exits patch (int3)      %9s in-process   %s whole command\n" \
-		"$(pc "$cpl" "$cnpl" $CP)" "$(pc "$cpw" "$cnpw" $CP)"
+	SP=("$SPOOL" probe -q --ring-size 16m -o "$T/ch.trace" -e 'func:ch_*' --)
+	SPP=("$SPOOL" probe -q --ring-size 16m --exits patch -o "$T/ch.trace" -e 'func:ch_*' --)
+	cn="$(chiso 50000 5000 env)"
+	ca="$(chiso 50000 5000 "${SP[@]}")"
+	cp="$(chiso 2000 500 "${SPP[@]}")"
+	WN=200000
+	wn="$(chwall $WN env)"
+	wa="$(chwall $WN "$SPOOL" probe -q --ring-size 256m -o "$T/ch.trace" -e 'func:ch_*' --)"
+	pw() { awk "BEGIN{printf \"%.0f\", ($1 - $2) / (4 * $WN)}"; }
+	add() { awk "BEGIN{printf \"%+.1f\", $1 - $2}"; }
+	echo "probe: -O2 call-heavy program (bench/callheavy.c), 4 functions, entry and exit; ns per call"
+	printf "  native                          %9s ns\n" "$cn"
+	printf "  spool (exits via return address), isolated %7s ns   %s ns per call; whole command %s ns per call\n" \
+		"$ca" "$(add "$ca" "$cn")" "$(pw "$wa" "$wn")"
+	printf "  spool --exits patch (int3), isolated %9s ns   %s ns per call\n" "$cp" "$(add "$cp" "$cn")"
 	if command -v uftrace >/dev/null; then
-		read -r cul cuw <<<"$(chbest $CN uftrace record -d "$T/ch.uftrace" --force -P 'ch_.*')"
-		printf "  uftrace -P 'ch_.*'              %9s in-process   %s whole command\n" \
-			"$(pc "$cul" "$cnl" $CN)" "$(pc "$cuw" "$cnw" $CN)"
-		printf "  spool / uftrace: %s in-process, %s whole command\n" \
-			"$(awk "BEGIN{printf \"%.2f\", ($cal - $cnl) / ($cul - $cnl)}")" \
-			"$(awk "BEGIN{printf \"%.2f\", ($caw - $cnw) / ($cuw - $cnw)}")"
+		UF=(uftrace record -d "$T/ch.uftrace" --force -P 'ch_.*')
+		cu="$(chiso 50000 5000 "${UF[@]}")"
+		wu="$(chwall $WN "${UF[@]}")"
+		printf "  uftrace -P 'ch_.*', isolated   %9s ns   %s ns per call; whole command %s ns per call\n" \
+			"$cu" "$(add "$cu" "$cn")" "$(pw "$wu" "$wn")"
+		printf "  spool / uftrace: %s isolated, %s whole command\n" \
+			"$(awk "BEGIN{printf \"%.2f\", ($ca - $cn) / ($cu - $cn)}")" \
+			"$(awk "BEGIN{printf \"%.2f\", ($wa - $wn) / ($wu - $wn)}")"
 	else
 		echo "  uftrace: not installed (apt-get install uftrace to compare)"
 	fi
@@ -201,8 +211,8 @@ SQL
 	}
 	echo "probe: sqlite3 inserting 20000 rows, every libsqlite3 function probed"
 	for ex in auto patch; do
-		read -r bn bp <<<"$(sqbest "$T/q.sql" --exits $ex --ring-size 256m)"
-		read -r en ep <<<"$(sqbest "$T/empty.sql" --exits $ex --ring-size 256m)"
+		read -r bn bp <<<"$(sqbest "$T/q.sql" --exits $ex)"
+		read -r en ep <<<"$(sqbest "$T/empty.sql" --exits $ex)"
 		ni="$("$SPOOL" probe --list --exits $ex -e 'func:libsqlite3.so.0:*' -- "$SQ" 2>/dev/null | tail -1)"
 		printf "  --exits %-5s native %.3f s, probed %.3f s: slowdown %s x; without spool's fixed cost (empty input: %.3f s) %s x (%s)\n" \
 			"$ex" "$(awk "BEGIN{print $bn / 1e9}")" "$(awk "BEGIN{print $bp / 1e9}")" \
