@@ -87,8 +87,14 @@ uint64_t agent_probe_ra_ret(struct probe_regs *regs, uint64_t *slot);
  * the returning function's dead frame (the caller keeps nothing below its
  * stack pointer across a call), so no red zone to step over. The stack is
  * realigned for the C handler, which writes the real address into the slot;
- * the final ret goes there with every register as the function left it
- * (flags aside: dead after a ret).
+ * the trampoline leaves through it with every register as the function
+ * left it (flags aside: dead after a ret), by an indirect jmp rather than a
+ * ret: the function's ret has already taken the return-stack predictor's
+ * entry for this call (mispredicted: it came here), so a second ret would
+ * take its caller's entry and leave every later return of the thread one
+ * off (each mispredicted); the jmp leaves the predictor in step. The slot
+ * it reads is 8 bytes below the stack pointer by then, in the 128 bytes a
+ * signal frame never covers.
  */
 __asm__(".text\n"
 	".globl agent_probe_ra_tramp\n"
@@ -122,7 +128,8 @@ __asm__(".text\n"
 	"	pop %rdx\n"
 	"	pop %rcx\n"
 	"	pop %rax\n"
-	"	ret\n"
+	"	lea 8(%rsp), %rsp\n"
+	"	jmp *-8(%rsp)\n"
 	".size agent_probe_ra_tramp, .-agent_probe_ra_tramp\n");
 
 static inline uint64_t agent_ra_tramp_addr(void)
