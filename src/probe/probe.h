@@ -144,6 +144,8 @@ struct probe_mgr {
 	size_t nvvars;
 	struct probe_ovl *ovl;	    /* probe_plan_overlaps' index (probe_plan.c) */
 	int exits;		    /* PROBE_EXITS_*: how function exits are hooked */
+	int unwinder;		    /* attach mode: a C++ unwinder may run (probe_plan.c);
+				     * 0 not looked yet, 1 none, 2 yes */
 };
 
 /* probe_mgr.exits (spool probe --exits): AUTO patches each ret (a jump

@@ -828,9 +828,42 @@ static int plan_retaddr(struct probe_mgr *m, uint32_t module, uint32_t sym, uint
 	return 0;
 }
 
+/*
+ * Attach mode: the agent is dlopen'ed, so the program's calls of the
+ * unwinder, longjmp and pthread_exit do not reach its interposers. Without
+ * them a longjmp over a swapped frame only leaves a stale shadow-stack
+ * frame, and glibc's forced unwinding (pthread_exit, cancellation) stops at
+ * the trampoline after running the C cleanup handlers; but a C++ exception
+ * through a swapped frame would end in std::terminate. So exits are
+ * swapped in attach mode only when nothing mapped can throw: no libstdc++
+ * or libgcc_s, and an executable without the C++ runtime linked in.
+ */
+static int plan_attach_unwinder(struct probe_mgr *m)
+{
+	if (!m->unwinder) {
+		const char *why = NULL;
+
+		for (size_t i = 0; i < m->nlibs && !why; i++)
+			if (strstr(m->libs[i], "libstdc++") || strstr(m->libs[i], "libgcc_s") ||
+			    strstr(m->libs[i], "libunwind"))
+				why = m->libs[i];
+		for (size_t i = 0; i < m->nmods && !why; i++)
+			for (size_t k = 0; m->mods[i].is_main && k < m->mods[i].nsyms && !why; k++)
+				if (!strcmp(m->mods[i].syms[k].name, "_Unwind_RaiseException") ||
+				    !strcmp(m->mods[i].syms[k].name, "__cxa_throw"))
+					why = m->mods[i].syms[k].name;
+		m->unwinder = why ? 2 : 1;
+		if (why && m->exits != PROBE_EXITS_PATCH)
+			log_info("probe: attached: the process can throw C++ exceptions (%s): "
+				 "exits are patched, none goes through the return address",
+				 why);
+	}
+	return m->unwinder == 2;
+}
+
 /* Can the entry entry_id hook the exits (its handler is the plain function
  * entry, placed alone at the first instruction)? */
-static int plan_retaddr_ok(const struct probe_mgr *m, uint32_t entry_id, size_t exit_k)
+static int plan_retaddr_ok(struct probe_mgr *m, uint32_t entry_id, size_t exit_k)
 {
 	const struct probe_def *d = &m->defs[entry_id - 1];
 	const struct probe_module *mod = &m->mods[d->module];
@@ -842,15 +875,13 @@ static int plan_retaddr_ok(const struct probe_mgr *m, uint32_t entry_id, size_t 
 	if (strstr(mod->syms[d->sym].name, ".cold") || !probe_dwarf_func_entry(mod, d->addr))
 		return 0;
 
-	/* Attach mode: a C++ exception or a longjmp through a swapped frame
-	 * needs the agent's interposed unwinder calls, which a dlopen'd agent
-	 * does not have (doc/probe.md). A shared entry/exit trampoline
-	 * already has its exit. */
-	return m->exits != PROBE_EXITS_PATCH && !m->attach && exit_k == (size_t)-1 &&
-	       d->handler == PROBE_H_FUNC_ENTRY && !d->shared;
+	/* A shared entry/exit trampoline already has its exit. */
+	return m->exits != PROBE_EXITS_PATCH && exit_k == (size_t)-1 &&
+	       d->handler == PROBE_H_FUNC_ENTRY && !d->shared &&
+	       !(m->attach && plan_attach_unwinder(m));
 }
 
-static int plan_retaddr_only(const struct probe_mgr *m, uint32_t entry_id, size_t exit_k)
+static int plan_retaddr_only(struct probe_mgr *m, uint32_t entry_id, size_t exit_k)
 {
 	return m->exits == PROBE_EXITS_RETADDR && plan_retaddr_ok(m, entry_id, exit_k);
 }

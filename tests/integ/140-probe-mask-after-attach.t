@@ -29,7 +29,7 @@ attach() {
 	"$PROG" 300 "$mode" stop.now go.now >prog.out &
 	local pid=$!
 	wait_for ready prog.out 15
-	timeout -k 5 60 "$SPOOL" probe -p "$pid" -d 2s -o a.trace -e 'func:harm_leaf' \
+	timeout -k 5 60 "$SPOOL" probe --exits patch -p "$pid" -d 2s -o a.trace -e 'func:harm_leaf' \
 		-e 'func:harm_leaf_i3' >run.out 2>run.err &
 	local spid=$!
 	wait_for 'probes placed' run.err 20
