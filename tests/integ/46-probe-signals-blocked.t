@@ -102,7 +102,7 @@ for i in $(seq 1 100); do
 	[ -s prog.out ] && break
 	sleep 0.05
 done
-spool_run probe -q -p "$PID" -e 'func:harm_leaf' -e 'func:harm_leaf_i3' --duration 300ms
+spool_run probe -q --exits patch -p "$PID" -e 'func:harm_leaf' -e 'func:harm_leaf_i3' --duration 300ms
 is_rc 0 "attach: spool probe -p runs and detaches" || show_run
 like "$ERR" "blocks SIGTRAP: 2 int3 probes not placed" "attach: spool says the int3 probes were left out"
 touch stop.now
