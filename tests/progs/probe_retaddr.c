@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 1000;
 	int depth = argc > 2 ? atoi(argv[2]) : 50;
 	pthread_t th;
-	long s = 0;
+	static long s; /* not in a register: longjmp comes back into this frame */
 
 	for (int i = 0; i < 4; i++) {
 		objs[i].kind = i & 1;
