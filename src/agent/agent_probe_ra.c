@@ -158,7 +158,8 @@ __attribute__((noinline)) static struct agent_ra_frame *agent_ra_alloc(void)
 			 : "0"((long)SYS_mmap), "D"(0L),
 			   "S"((long)(AGENT_RA_FRAMES * sizeof(struct agent_ra_frame))),
 			   "d"((long)(PROT_READ | PROT_WRITE)),
-			   "r"((long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)), "r"(-1L), "r"(0L)
+			   "r"((long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)), "r"(-1L),
+			   "r"(0L)
 			 : "rcx", "r11", "r10", "r8", "r9", "memory");
 	if (p < 0 && p > -4096)
 		return NULL;
@@ -424,7 +425,7 @@ static void *agent_ra_next(void **cache, const char *name, const char *version)
 }
 
 static void *agent_ra_real_longjmp, *agent_ra_real_siglongjmp, *agent_ra_real__longjmp,
-	*agent_ra_real_longjmp_chk;
+    *agent_ra_real_longjmp_chk;
 
 /* Resolved with the agent's other next definitions (agent_resolve), so
  * that a longjmp out of a signal handler never runs dlsym. */
@@ -465,18 +466,18 @@ AGENT_EXPORT __attribute__((noreturn)) void __longjmp_chk(struct __jmp_buf_tag e
 {
 	agent_ra_longjmp(env, AGENT_RA_CFA());
 	((agent_ra_jmp_fn)agent_ra_next(&agent_ra_real_longjmp_chk, "__longjmp_chk", NULL))(env,
-											  val);
+											    val);
 	__builtin_unreachable();
 }
 
 /* The unwinder (libgcc_s, GCC_3.0): put the addresses back first. */
 static void *agent_ra_real_raise, *agent_ra_real_resume, *agent_ra_real_rethrow,
-	*agent_ra_real_forced, *agent_ra_real_begin_catch;
+    *agent_ra_real_forced, *agent_ra_real_begin_catch;
 
 AGENT_EXPORT int _Unwind_RaiseException(void *exc)
 {
-	int (*fn)(void *) =
-		(int (*)(void *))agent_ra_next(&agent_ra_real_raise, "_Unwind_RaiseException", "GCC_3.0");
+	int (*fn)(void *) = (int (*)(void *))agent_ra_next(&agent_ra_real_raise,
+							   "_Unwind_RaiseException", "GCC_3.0");
 
 	agent_probe_ra_unhook(AGENT_RA_CFA());
 	return fn ? fn(exc) : 5; /* _URC_END_OF_STACK */
@@ -485,7 +486,7 @@ AGENT_EXPORT int _Unwind_RaiseException(void *exc)
 AGENT_EXPORT void _Unwind_Resume(void *exc)
 {
 	void (*fn)(void *) =
-		(void (*)(void *))agent_ra_next(&agent_ra_real_resume, "_Unwind_Resume", "GCC_3.0");
+	    (void (*)(void *))agent_ra_next(&agent_ra_real_resume, "_Unwind_Resume", "GCC_3.0");
 
 	agent_probe_ra_unhook(AGENT_RA_CFA());
 	if (fn)
@@ -496,8 +497,8 @@ AGENT_EXPORT void _Unwind_Resume(void *exc)
 
 AGENT_EXPORT int _Unwind_Resume_or_Rethrow(void *exc)
 {
-	int (*fn)(void *) = (int (*)(void *))agent_ra_next(
-		&agent_ra_real_rethrow, "_Unwind_Resume_or_Rethrow", "GCC_3.3");
+	int (*fn)(void *) = (int (*)(void *))agent_ra_next(&agent_ra_real_rethrow,
+							   "_Unwind_Resume_or_Rethrow", "GCC_3.3");
 
 	agent_probe_ra_unhook(AGENT_RA_CFA());
 	return fn ? fn(exc) : 5;
@@ -506,7 +507,7 @@ AGENT_EXPORT int _Unwind_Resume_or_Rethrow(void *exc)
 AGENT_EXPORT int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
 {
 	int (*fn)(void *, void *, void *) = (int (*)(void *, void *, void *))agent_ra_next(
-		&agent_ra_real_forced, "_Unwind_ForcedUnwind", "GCC_3.0");
+	    &agent_ra_real_forced, "_Unwind_ForcedUnwind", "GCC_3.0");
 
 	agent_probe_ra_unhook(AGENT_RA_CFA());
 	return fn ? fn(exc, stop, arg) : 5;
@@ -516,7 +517,7 @@ AGENT_EXPORT int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
 AGENT_EXPORT void *__cxa_begin_catch(void *exc)
 {
 	void *(*fn)(void *) = (void *(*)(void *))agent_ra_next(&agent_ra_real_begin_catch,
-							      "__cxa_begin_catch", "CXXABI_1.3");
+							       "__cxa_begin_catch", "CXXABI_1.3");
 
 	agent_ra_rehook(AGENT_RA_CFA());
 	return fn ? fn(exc) : exc;
