@@ -427,14 +427,25 @@ static void *agent_ra_next(void **cache, const char *name, const char *version)
 static void *agent_ra_real_longjmp, *agent_ra_real_siglongjmp, *agent_ra_real__longjmp,
     *agent_ra_real_longjmp_chk;
 
+/* The unwinder (libgcc_s, GCC_3.0) and libstdc++'s catch. */
+static void *agent_ra_real_raise, *agent_ra_real_resume, *agent_ra_real_rethrow,
+    *agent_ra_real_forced, *agent_ra_real_begin_catch;
+
 /* Resolved with the agent's other next definitions (agent_resolve), so
- * that a longjmp out of a signal handler never runs dlsym. */
+ * that a longjmp out of a signal handler never runs dlsym, and a C++
+ * program's first throw and catch run none either (what a library loaded
+ * later brings is looked up at its first use). */
 void agent_probe_ra_resolve(void)
 {
 	agent_ra_next(&agent_ra_real_longjmp, "longjmp", NULL);
 	agent_ra_next(&agent_ra_real_siglongjmp, "siglongjmp", NULL);
 	agent_ra_next(&agent_ra_real__longjmp, "_longjmp", NULL);
 	agent_ra_next(&agent_ra_real_longjmp_chk, "__longjmp_chk", NULL);
+	agent_ra_next(&agent_ra_real_raise, "_Unwind_RaiseException", "GCC_3.0");
+	agent_ra_next(&agent_ra_real_resume, "_Unwind_Resume", "GCC_3.0");
+	agent_ra_next(&agent_ra_real_rethrow, "_Unwind_Resume_or_Rethrow", "GCC_3.3");
+	agent_ra_next(&agent_ra_real_forced, "_Unwind_ForcedUnwind", "GCC_3.0");
+	agent_ra_next(&agent_ra_real_begin_catch, "__cxa_begin_catch", "CXXABI_1.3");
 }
 
 typedef void (*agent_ra_jmp_fn)(struct __jmp_buf_tag *, int);
@@ -470,9 +481,7 @@ AGENT_EXPORT __attribute__((noreturn)) void __longjmp_chk(struct __jmp_buf_tag e
 	__builtin_unreachable();
 }
 
-/* The unwinder (libgcc_s, GCC_3.0): put the addresses back first. */
-static void *agent_ra_real_raise, *agent_ra_real_resume, *agent_ra_real_rethrow,
-    *agent_ra_real_forced, *agent_ra_real_begin_catch;
+/* The unwinder: put the addresses back first. */
 
 AGENT_EXPORT int _Unwind_RaiseException(void *exc)
 {

@@ -136,8 +136,8 @@ __attribute__((noinline)) int ra_tail(struct ra_obj *o)
 	return ra_pick(o);
 }
 
-static struct ra_obj objs[4];
-static volatile long sum;
+static struct ra_obj objs[4], tobjs[4];
+static volatile long sum; /* the signal handler's, on the main thread */
 
 static void on_usr1(int sig)
 {
@@ -146,24 +146,27 @@ static void on_usr1(int sig)
 	ra_release(NULL);
 }
 
-static long work(long n)
+/* each thread on its own objects: no data race, the same sums every run */
+static long work(long n, struct ra_obj *o)
 {
 	long s = 0, v[8] = {3, 9, 4, 1, -1, 8, 2, 7};
 
 	for (long i = 0; i < n; i++) {
-		objs[i & 3].refs = 2;
-		ra_release(&objs[i & 3]);
+		o[i & 3].refs = 2;
+		ra_release(&o[i & 3]);
 		s += ra_scan(v, 8);
-		s += ra_pick(&objs[i & 3]);
-		ra_bump(&objs[0], 3);
-		s += ra_tail(&objs[2]);
+		s += ra_pick(&o[i & 3]);
+		ra_bump(&o[0], 3);
+		s += ra_tail(&o[2]);
 	}
 	return s;
 }
 
+static long thread_sum;
+
 static void *thread_main(void *arg)
 {
-	sum += work((long)arg);
+	thread_sum = work((long)arg, tobjs);
 	return NULL;
 }
 
@@ -175,13 +178,14 @@ int main(int argc, char **argv)
 	static long s; /* not in a register: longjmp comes back into this frame */
 
 	for (int i = 0; i < 4; i++) {
-		objs[i].kind = i & 1;
+		objs[i].kind = tobjs[i].kind = i & 1;
 		objs[i].next = &objs[(i + 1) & 3];
+		tobjs[i].next = &tobjs[(i + 1) & 3];
 	}
 	signal(SIGUSR1, on_usr1);
 	if (pthread_create(&th, NULL, thread_main, (void *)n))
 		return 1;
-	s += work(n);
+	s += work(n, objs);
 	for (int k = 0; k < 10; k++) {
 		s += ra_deep(&objs[0], depth);
 		/* a signal handler runs probed functions on this thread, inside
@@ -200,6 +204,6 @@ int main(int argc, char **argv)
 	printf("ra_release %ld\nra_scan %ld\nra_pick %ld\nra_bump %ld\nra_deep %ld\n"
 	       "ra_jump %ld\nra_sleepy %ld\nra_tail %ld\n",
 	       n_release, n_scan, n_pick, n_bump, n_deep, n_jump, n_sleepy, n_tail);
-	printf("jumped %ld\nsum %ld\n", jumped, s + sum);
+	printf("jumped %ld\nsum %ld\n", jumped, s + sum + thread_sum);
 	return 0;
 }
