@@ -420,6 +420,8 @@ static void *agent_ra_next(void **cache, const char *name, const char *version)
 		p = dlvsym(RTLD_NEXT, name, version);
 	if (!p)
 		p = dlsym(RTLD_NEXT, name);
+	if (!p)
+		(void)dlerror(); /* the program's next dlerror() must not see ours */
 	__atomic_store_n(cache, p, __ATOMIC_RELEASE);
 	return p;
 }
