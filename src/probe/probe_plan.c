@@ -829,21 +829,26 @@ static int plan_retaddr(struct probe_mgr *m, uint32_t module, uint32_t sym, uint
 }
 
 /*
- * Attach mode: the agent is dlopen'ed, so the program's calls of the
- * unwinder, longjmp and pthread_exit do not reach its interposers. Without
- * them a longjmp over a swapped frame only leaves a stale shadow-stack
- * frame, and glibc's forced unwinding (pthread_exit, cancellation) stops at
- * the trampoline after running the C cleanup handlers; but a C++ exception
- * through a swapped frame would end in std::terminate. So exits are
- * swapped in attach mode only when nothing mapped can throw: no libstdc++
- * or libgcc_s, and an executable without the C++ runtime linked in.
+ * Can an exception be thrown that the agent's interposed unwinder calls
+ * (agent_probe_ra.c) do not see? Then a swapped frame on its way would end
+ * it in std::terminate, and exits are patched instead.
+ * - An executable with the C++ runtime linked in (g++ -static-libstdc++,
+ *   -static-libgcc: __cxa_throw or _Unwind_RaiseException among its own
+ *   symbols) calls its unwinder directly, in both modes.
+ * - Attach mode: the agent is dlopen'ed, so no call of the program's
+ *   reaches its interposers (unwinder, longjmp, pthread_exit): any C++
+ *   runtime mapped (libstdc++, libgcc_s, libunwind) can throw through a
+ *   swapped frame. Without one, a longjmp over a swapped frame only leaves
+ *   a stale shadow-stack frame, and glibc's forced unwinding (pthread_exit,
+ *   cancellation) stops at the trampoline after the C cleanup handlers.
+ * A stripped executable's own static runtime is not seen (doc/probe.md).
  */
-static int plan_attach_unwinder(struct probe_mgr *m)
+static int plan_unwinder(struct probe_mgr *m)
 {
 	if (!m->unwinder) {
 		const char *why = NULL;
 
-		for (size_t i = 0; i < m->nlibs && !why; i++)
+		for (size_t i = 0; m->attach && i < m->nlibs && !why; i++)
 			if (strstr(m->libs[i], "libstdc++") || strstr(m->libs[i], "libgcc_s") ||
 			    strstr(m->libs[i], "libunwind"))
 				why = m->libs[i];
@@ -854,9 +859,9 @@ static int plan_attach_unwinder(struct probe_mgr *m)
 					why = m->mods[i].syms[k].name;
 		m->unwinder = why ? 2 : 1;
 		if (why && m->exits != PROBE_EXITS_PATCH)
-			log_info("probe: attached: the process can throw C++ exceptions (%s): "
-				 "exits are patched, none goes through the return address",
-				 why);
+			log_info("probe: %s can throw C++ exceptions past spool's unwinder hooks "
+				 "(%s): exits are patched, none goes through the return address",
+				 m->attach ? "the attached process" : m->exe, why);
 	}
 	return m->unwinder == 2;
 }
@@ -878,7 +883,7 @@ static int plan_retaddr_ok(struct probe_mgr *m, uint32_t entry_id, size_t exit_k
 	/* A shared entry/exit trampoline already has its exit. */
 	return m->exits != PROBE_EXITS_PATCH && exit_k == (size_t)-1 &&
 	       d->handler == PROBE_H_FUNC_ENTRY && !d->shared &&
-	       !(m->attach && plan_attach_unwinder(m));
+	       !plan_unwinder(m);
 }
 
 static int plan_retaddr_only(struct probe_mgr *m, uint32_t entry_id, size_t exit_k)

@@ -9,7 +9,8 @@
 # --exits retaddr on every function and by default: exit 0, the program's
 # output (its sums, catches and destructor runs) unchanged, calls equal its
 # own counts, and the function that catches has every exit (its return
-# address is swapped again once the handler is entered).
+# address is swapped again once the handler is entered). A program with
+# the C++ runtime linked in statically keeps patched exits (said).
 . "$(dirname "$0")/lib.sh"
 
 CXX="$(command -v g++ || command -v c++ || true)"
@@ -17,7 +18,7 @@ if [ -z "$CXX" ]; then
 	echo "1..0 # SKIP no C++ compiler"
 	exit 0
 fi
-plan 12
+plan 14
 
 if ! "$CXX" -O2 -g -o rx "$REPO/tests/progs/cxx/probe_rethrow.cpp"; then
 	fail "probe_rethrow.cpp builds at -O2"
@@ -57,5 +58,17 @@ CC
 nrc=$?
 spool_run probe -q --exits retaddr -e 'func:unc_*' -- ./unc
 is "$RC" "$nrc" "an exception nothing catches ends the program as natively (status $nrc)"
+
+# The C++ runtime linked in (-static-libstdc++ -static-libgcc): its throw
+# calls the unwinder directly, past the agent's hooks; spool says so and
+# patches the rets instead, and the program runs as natively.
+if "$CXX" -O2 -static-libstdc++ -static-libgcc -o rxs "$REPO/tests/progs/cxx/probe_rethrow.cpp" 2>/dev/null; then
+	spool_run probe --exits retaddr -e 'func:rx_*' -- ./rxs 300
+	is "$RC $OUT" "0 $native" "a static C++ runtime: exit 0, the program's output"
+	like "$ERR" "can throw C\\+\\+ exceptions past spool's unwinder hooks \(__cxa_throw\): exits are patched" \
+		"... its exits are patched, and spool says why"
+else
+	skip 2 "no static libstdc++"
+fi
 
 done_testing
