@@ -85,7 +85,8 @@ fi
 # the same binary; ns added per call (entry and exit). Isolated: the best
 # round of 5000 iterations after a pause (the collector asleep, a 16 MB
 # ring), best of 3 runs. Whole command: 200,000 iterations, wall clock of
-# the command, best of 3, per call.
+# the command, best of 3, per call (the default 2 MB ring: a larger one
+# costs more in first touches of its pages than it saves in waits).
 CH="$T/callheavy"
 if cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
 	# chiso N BATCH CMD...: best batch_ns_per_call of 3 runs
@@ -113,7 +114,7 @@ if cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
 	cp="$(chiso 2000 500 "${SPP[@]}")"
 	WN=200000
 	wn="$(chwall $WN env)"
-	wa="$(chwall $WN "$SPOOL" probe -q --ring-size 256m -o "$T/ch.trace" -e 'func:ch_*' --)"
+	wa="$(chwall $WN "$SPOOL" probe -q -o "$T/ch.trace" -e 'func:ch_*' --)"
 	pw() { awk "BEGIN{printf \"%.0f\", ($1 - $2) / (4 * $WN)}"; }
 	add() { awk "BEGIN{printf \"%+.1f\", $1 - $2}"; }
 	echo "probe: -O2 call-heavy program (bench/callheavy.c), 4 functions, entry and exit; ns per call"
