@@ -9,7 +9,9 @@
 # added ns per hit; then a whole program: pigz -p 2 compressing 50 MB with
 # every libz function probed (entry and exit), native against probed, wall
 # clock, as a ratio, with the probe hits the run made and the fixed cost
-# (the same on an empty input); sqlite3 with every libsqlite3 function probed.
+# (the same on an empty input); sqlite3 with every libsqlite3 function probed;
+# the -O2 call-heavy program (bench/callheavy.c) whose exits go through the
+# return address, against --exits patch (int3) and uftrace.
 # Asserts nothing.
 #   isolated:  best round of calls that fit under the ring's watermark, the
 #              collector asleep: what the probe itself costs the thread
@@ -22,6 +24,7 @@ B="$(cd "$B" && pwd)"
 SPOOL="$B/spool"
 P="$B/tests/progs/probe_bench"
 [ -x "$SPOOL" ] && [ -x "$P" ] || { echo "probe.sh: build spool and the test programs first"; exit 0; }
+BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
 T="$(mktemp -d /tmp/spool-bench-probe.XXXXXX)"
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
@@ -73,6 +76,66 @@ if command -v uftrace >/dev/null; then
 		"$(hit "$u" "$nb" 1)" "$(awk "BEGIN{printf \"%.2f\", ($jb - $nb) / ($u - $nb)}")"
 else
 	echo "  uftrace: not installed (apt-get install uftrace to compare)"
+fi
+
+# --- the -O2 call-heavy program: exits through the return address ------------
+# bench/callheavy.c built with -O2: 4 small functions, 3 of whose rets GCC
+# leaves without a 5-byte window. spool (default: those exits through the
+# return address; --exits patch: int3), uftrace -P (dynamic patching) on
+# the same binary; ns added per call (entry and exit). Isolated: the best
+# round of 5000 iterations after a pause (the collector asleep, a 16 MB
+# ring), best of 3 runs. Whole command: 200,000 iterations, wall clock of
+# the command, best of 3, per call (the default 2 MB ring: a larger one
+# costs more in first touches of its pages than it saves in waits).
+CH="$T/callheavy"
+if cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
+	# chiso N BATCH CMD...: best batch_ns_per_call of 3 runs
+	chiso() {
+		local n="$1" b="$2"
+		shift 2
+		best batch_ns_per_call "$@" "$CH" "$n" "$b"
+	}
+	# chwall N CMD...: best wall ns of 3 runs
+	chwall() {
+		local n="$1" bw="" t0 t1 i
+		shift
+		for i in 1 2 3; do
+			t0="$(date +%s%N)"
+			"$@" "$CH" "$n" >/dev/null 2>&1
+			t1="$(date +%s%N)"
+			if [ -z "$bw" ] || [ $((t1 - t0)) -lt "$bw" ]; then bw=$((t1 - t0)); fi
+		done
+		echo "$bw"
+	}
+	SP=("$SPOOL" probe -q --ring-size 16m -o "$T/ch.trace" -e 'func:ch_*' --)
+	SPP=("$SPOOL" probe -q --ring-size 16m --exits patch -o "$T/ch.trace" -e 'func:ch_*' --)
+	cn="$(chiso 50000 5000 env)"
+	ca="$(chiso 50000 5000 "${SP[@]}")"
+	cp="$(chiso 2000 500 "${SPP[@]}")"
+	WN=200000
+	wn="$(chwall $WN env)"
+	wa="$(chwall $WN "$SPOOL" probe -q -o "$T/ch.trace" -e 'func:ch_*' --)"
+	pw() { awk "BEGIN{printf \"%.0f\", ($1 - $2) / (4 * $WN)}"; }
+	add() { awk "BEGIN{printf \"%+.1f\", $1 - $2}"; }
+	echo "probe: -O2 call-heavy program (bench/callheavy.c), 4 functions, entry and exit; ns per call"
+	printf "  native                          %9s ns\n" "$cn"
+	printf "  spool (exits via return address), isolated %7s ns   %s ns per call; whole command %s ns per call\n" \
+		"$ca" "$(add "$ca" "$cn")" "$(pw "$wa" "$wn")"
+	printf "  spool --exits patch (int3), isolated %9s ns   %s ns per call\n" "$cp" "$(add "$cp" "$cn")"
+	if command -v uftrace >/dev/null; then
+		UF=(uftrace record -d "$T/ch.uftrace" --force -P 'ch_.*')
+		cu="$(chiso 50000 5000 "${UF[@]}")"
+		wu="$(chwall $WN "${UF[@]}")"
+		printf "  uftrace -P 'ch_.*', isolated   %9s ns   %s ns per call; whole command %s ns per call\n" \
+			"$cu" "$(add "$cu" "$cn")" "$(pw "$wu" "$wn")"
+		printf "  spool / uftrace: %s isolated, %s whole command\n" \
+			"$(awk "BEGIN{printf \"%.2f\", ($ca - $cn) / ($cu - $cn)}")" \
+			"$(awk "BEGIN{printf \"%.2f\", ($wa - $wn) / ($wu - $wn)}")"
+	else
+		echo "  uftrace: not installed (apt-get install uftrace to compare)"
+	fi
+else
+	echo "probe: no C compiler: no call-heavy figure"
 fi
 
 # --- a whole program: pigz -p 2, every libz function probed -------------------
@@ -129,22 +192,34 @@ create table t(a integer primary key, b text);
 with recursive c(x) as (select 1 union all select x+1 from c where x<20000) insert into t select x, 'v'||x from c;
 select count(*), sum(a), max(b) from t;
 SQL
-	bn="" bp=""
-	for i in 1 2 3; do
-		t0="$(date +%s%N)"
-		"$SQ" :memory: <"$T/q.sql" >/dev/null 2>&1
-		t1="$(date +%s%N)"
-		"$SPOOL" probe -q -o "$T/sq.trace" -e 'func:libsqlite3.so.0:*' -- "$SQ" :memory: \
-			<"$T/q.sql" >/dev/null 2>&1
-		t2="$(date +%s%N)"
-		if [ -z "$bn" ] || [ $((t1 - t0)) -lt "$bn" ]; then bn=$((t1 - t0)); fi
-		if [ -z "$bp" ] || [ $((t2 - t1)) -lt "$bp" ]; then bp=$((t2 - t1)); fi
-	done
-	ni="$("$SPOOL" probe --list -e 'func:libsqlite3.so.0:*' -- "$SQ" 2>/dev/null | tail -1)"
+	: >"$T/empty.sql"
+	# best wall ns of native and probed (3 runs, interleaved); $1 = script,
+	# the rest: spool probe options
+	sqbest() {
+		local q="$1" bn="" bp="" t0 t1 t2 i
+		shift
+		for i in 1 2 3; do
+			t0="$(date +%s%N)"
+			"$SQ" :memory: <"$q" >/dev/null 2>&1
+			t1="$(date +%s%N)"
+			"$SPOOL" probe -q "$@" -o "$T/sq.trace" -e 'func:libsqlite3.so.0:*' -- "$SQ" :memory: \
+				<"$q" >/dev/null 2>&1
+			t2="$(date +%s%N)"
+			if [ -z "$bn" ] || [ $((t1 - t0)) -lt "$bn" ]; then bn=$((t1 - t0)); fi
+			if [ -z "$bp" ] || [ $((t2 - t1)) -lt "$bp" ]; then bp=$((t2 - t1)); fi
+		done
+		echo "$bn $bp"
+	}
 	echo "probe: sqlite3 inserting 20000 rows, every libsqlite3 function probed"
-	printf "  native %.3f s, probed %.3f s: slowdown %s x (%s)\n" \
-		"$(awk "BEGIN{print $bn / 1e9}")" "$(awk "BEGIN{print $bp / 1e9}")" \
-		"$(awk "BEGIN{printf \"%.1f\", $bp / $bn}")" "$ni"
+	for ex in auto patch; do
+		read -r bn bp <<<"$(sqbest "$T/q.sql" --exits $ex)"
+		read -r en ep <<<"$(sqbest "$T/empty.sql" --exits $ex)"
+		ni="$("$SPOOL" probe --list --exits $ex -e 'func:libsqlite3.so.0:*' -- "$SQ" 2>/dev/null | tail -1)"
+		printf "  --exits %-5s native %.3f s, probed %.3f s: slowdown %s x; without spool's fixed cost (empty input: %.3f s) %s x (%s)\n" \
+			"$ex" "$(awk "BEGIN{print $bn / 1e9}")" "$(awk "BEGIN{print $bp / 1e9}")" \
+			"$(awk "BEGIN{printf \"%.1f\", $bp / $bn}")" "$(awk "BEGIN{print ($ep - $en) / 1e9}")" \
+			"$(awk "BEGIN{printf \"%.1f\", ($bp - ($ep - $en)) / $bn}")" "$ni"
+	done
 else
 	echo "probe: sqlite3 is not installed: no sqlite3 figure"
 fi

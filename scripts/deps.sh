@@ -56,6 +56,8 @@ done
 #   g++ (build-essential)                tests/integ/160-161: a C++ program's names
 #   libglib2.0-dev                       tests/integ/162: a GLib program (GMutex, GCond,
 #                                        GThreadPool: futexes through syscall())
+#   uftrace                              bench: the peer of spool probe (bench/probe.sh:
+#                                        -O2 call-heavy program, dynamic patching)
 PACKAGES=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev libzstd-dev
@@ -78,6 +80,7 @@ PACKAGES=(
 	strace
 	libglib2.0-dev
 	man-db groff-base dpkg-dev util-linux
+	uftrace
 )
 
 # The --real list (make check-real). Why each is here:

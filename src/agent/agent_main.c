@@ -225,6 +225,7 @@ void agent_resolve(void)
 	AGENT_SET(join, "pthread_join", NULL);
 	AGENT_SET(exit, "pthread_exit", NULL);
 	AGENT_SET(dlopen, "dlopen", NULL);
+	agent_probe_ra_resolve();
 	t->busy--;
 	t->resolving = 0;
 	errno = saved;

@@ -63,8 +63,8 @@ struct agent_probe_rt *agent_probe_by_id;
 uint32_t agent_probe_max_id;
 struct agent_probe_user agent_probe_user;
 
-static struct probe_area_hdr *agent_probe_area;
-static const agent_probe_fn *agent_probe_table = agent_probe_handlers;
+struct probe_area_hdr *agent_probe_area;
+const agent_probe_fn *agent_probe_table = agent_probe_handlers;
 /* int3 probes: [0] = how many, then their ids sorted by address. Replaced
  * whole (a new copy, published with a release store) when a dlopen adds
  * some, because the SIGTRAP handler reads it without a lock. */
@@ -952,7 +952,8 @@ static void agent_probe_module(struct probe_area_module *m, struct probe_area_pr
 		struct agent_probe_rt *rt;
 
 		if (p->id > agent_probe_max_id || p->patch_len > PROBE_MAX_PATCH ||
-		    p->patch_len < 1 || p->handler >= PROBE_H_MAX || !p->handler)
+		    (p->patch_len < 1 && p->method != PROBE_M_RETADDR) ||
+		    p->handler >= PROBE_H_MAX || !p->handler)
 			continue;
 		rt = &agent_probe_by_id[p->id];
 		rt->addr = f.base + p->addr_off;
@@ -961,6 +962,7 @@ static void agent_probe_module(struct probe_area_module *m, struct probe_area_pr
 		rt->id = p->id;
 		rt->handler = p->handler;
 		rt->op = p->op;
+		rt->ret_id = p->ret_id;
 		rt->area = p;
 		rt->base = f.base;
 		memcpy(rt->orig, p->orig, p->patch_len);
@@ -1120,6 +1122,13 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 
 		if (p->status != PROBE_S_READY)
 			continue;
+		if (p->method == PROBE_M_RETADDR) {
+			/* nothing to write: the entry's trampoline does the work */
+			agent_probe_ra_enable();
+			p->status = PROBE_S_PATCHED;
+			h->patched++;
+			continue;
+		}
 		rt = &agent_probe_by_id[p->id];
 		if (rt->int3) {
 			patch[0] = 0xcc;
@@ -1295,6 +1304,12 @@ void agent_probe_dlopen(void)
 
 		if (p->status != PROBE_S_READY)
 			continue;
+		if (p->method == PROBE_M_RETADDR) {
+			agent_probe_ra_enable();
+			p->status = PROBE_S_PATCHED;
+			__atomic_fetch_add(&h->patched, 1, __ATOMIC_RELAXED);
+			continue;
+		}
 		rt = &agent_probe_by_id[p->id];
 		memset(patch, 0xcc, sizeof(patch));
 		if (!rt->int3) {

@@ -108,6 +108,8 @@ int agent_probe_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 int agent_probe_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	__attribute__((visibility("hidden")));
 
+typedef void (*agent_probe_fn)(uint32_t id, struct probe_regs *regs, uint64_t sp);
+
 /* One probe at run time, indexed by probe id. */
 struct agent_probe_rt {
 	uint64_t addr;	     /* probed instruction */
@@ -126,7 +128,32 @@ struct agent_probe_rt {
 	uint32_t var_first;  /* PROBE_H_VAR: its recipes in agent_probe_vars */
 	uint32_t var_count;
 	uint32_t owner;	     /* a shared exit: the probe whose trampoline runs it */
+	uint32_t ret_id;     /* PROBE_H_FUNC_ENTRY_RA: its PROBE_M_RETADDR exit */
 };
+
+/* The area spool filled (agent_probe.c), and the handlers every probe
+ * runs (standard, or with the custom ones). */
+extern struct probe_area_hdr *agent_probe_area;
+extern const agent_probe_fn *agent_probe_table;
+
+/*
+ * Exits through the return address (agent_probe_ra.c). push: at the
+ * entry of probe id (PROBE_H_FUNC_ENTRY_RA), sp at the return address;
+ * swaps it for the return trampoline and keeps the real one on the
+ * thread's shadow stack. enable: a PROBE_M_RETADDR probe is in (the
+ * interposed longjmp and unwinder calls start caring). unhook: put every
+ * swapped return address at or above from back (before an unwinder walks
+ * the stack: pthread_exit). thread_end: the thread's shadow stack is
+ * released when nothing is on it.
+ */
+void agent_probe_ra_push(uint32_t id, uint64_t sp);
+void agent_probe_ra_tramp(void);
+void agent_probe_ra_tailed(uint64_t sp);
+void agent_probe_ra_enable(void);
+void agent_probe_ra_unhook(uint64_t from);
+void agent_probe_ra_thread_end(void);
+/* The next longjmp family (agent_resolve: never from a signal handler). */
+void agent_probe_ra_resolve(void);
 
 /* Variable recipes (probe_abi.h), in spool's shared memory. */
 extern const struct probe_area_var *agent_probe_vars;
@@ -139,7 +166,7 @@ extern uint32_t agent_probe_ncounts;
 /* Is the jcc condition cc (0-15) true for these flags? */
 int agent_probe_cond(unsigned cc, uint64_t flags);
 
-typedef void (*agent_probe_fn)(uint32_t id, struct probe_regs *regs, uint64_t sp);
+
 /* Standard handlers, and the same with the custom handlers run after the
  * record (used for every probe when --handler loaded a shared object). */
 extern const agent_probe_fn agent_probe_handlers[PROBE_H_MAX];

@@ -170,9 +170,28 @@ static void agent_probe_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
 	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
 }
 
+/* An exit whose return address is the return-address trampoline: the
+ * function is the tail callee of a frame whose exits are hooked there
+ * (agent_probe_ra.c), and this exit ends that frame too. */
+static inline __attribute__((always_inline)) void agent_probe_exit_tail(uint64_t sp)
+{
+	if (AGENT_UNLIKELY(*(const uint64_t *)sp == (uint64_t)(uintptr_t)agent_probe_ra_tramp))
+		agent_probe_ra_tailed(sp);
+}
+
 static void agent_probe_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
 	agent_probe_emit(id, PROBE_OP_EXIT, sp, regs->rax, regs->rdx, 0);
+	agent_probe_exit_tail(sp);
+}
+
+/* The entry of a function whose exits are hooked through its return
+ * address: recorded first (the record reads the real return address),
+ * then swapped (agent_probe_ra.c). */
+static void agent_probe_entry_ra(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_ra_push(id, sp);
 }
 
 static void agent_probe_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
@@ -376,6 +395,7 @@ const agent_probe_fn agent_probe_handlers[PROBE_H_MAX] = {
 	[PROBE_H_BLOCK] = agent_probe_block,
 	[PROBE_H_BRANCH] = agent_probe_branch,
 	[PROBE_H_VAR] = agent_probe_var,
+	[PROBE_H_FUNC_ENTRY_RA] = agent_probe_entry_ra,
 };
 
 /* ---- custom handlers, under the fault guard ---- */
@@ -430,9 +450,17 @@ static void agent_probe_user_entry(uint32_t id, struct probe_regs *regs, uint64_
 	agent_probe_user_run(id, PROBE_OP_ENTRY, regs, sp);
 }
 
+static void agent_probe_user_entry_ra(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_user_run(id, PROBE_OP_ENTRY, regs, sp);
+	agent_probe_ra_push(id, sp);
+}
+
 static void agent_probe_user_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
 	agent_probe_emit(id, PROBE_OP_EXIT, sp, regs->rax, regs->rdx, 0);
+	agent_probe_exit_tail(sp);
 	agent_probe_user_run(id, PROBE_OP_EXIT, regs, sp);
 }
 
@@ -450,4 +478,5 @@ const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX] = {
 	[PROBE_H_BLOCK] = agent_probe_block,
 	[PROBE_H_BRANCH] = agent_probe_branch,
 	[PROBE_H_VAR] = agent_probe_var,
+	[PROBE_H_FUNC_ENTRY_RA] = agent_probe_user_entry_ra,
 };

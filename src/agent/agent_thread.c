@@ -54,6 +54,7 @@ static void agent_key_destructor(void *v)
 {
 	struct agent_thread *t = &agent_self;
 
+	agent_probe_ra_thread_end();
 	if (t->state == AGENT_T_ON) {
 		/* (neither its start routine returned nor it called
 		 * pthread_exit: it was cancelled, or it is unwrapped) */
@@ -620,6 +621,9 @@ AGENT_EXPORT void pthread_exit(void *ret)
 
 	if (!agent_real.exit)
 		agent_resolve();
+	/* glibc unwinds the thread (cleanup handlers, destructors) through
+	 * the return addresses: the real ones, not the probes' trampoline */
+	agent_probe_ra_unhook((uint64_t)(uintptr_t)__builtin_dwarf_cfa());
 	t = agent_enter();
 	if (t)
 		agent_thread_exit(t, ip);

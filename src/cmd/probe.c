@@ -105,6 +105,11 @@ static void probe_usage(FILE *out)
 		"      --debug-dir DIR  also look for separate debug files (DWARF and symbols\n"
 		"                       of stripped files) under DIR: DIR/.build-id/xx/yy.debug\n"
 		"                       or a .gnu_debuglink name (also: SPOOL_DEBUG_DIR)\n"
+		"      --exits HOW      how function exits are hooked: auto (default: patch\n"
+		"                       each ret with a jump; where one would need an int3,\n"
+		"                       swap the function's return address instead: method\n"
+		"                       retaddr in --list), patch (never swap: int3 where\n"
+		"                       no jump fits), retaddr (swap in every function)\n"
 		"      --handler SO     custom pre/post/error handlers, a shared object\n"
 		"                       (include/spool/probe.h) the agent loads in PROGRAM;\n"
 		"                       stored in the probe library as NAME (SO's file name\n"
@@ -610,6 +615,7 @@ int cmd_probe(int argc, char **argv)
 		{"until-first-exit", no_argument, NULL, 'U'},
 		{"handler", required_argument, NULL, 'H'},
 		{"list-library", no_argument, NULL, 'B'},
+		{"exits", required_argument, NULL, 'X'},
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'd'},
 		{"debug-dir", required_argument, NULL, 'D'},
@@ -630,7 +636,7 @@ int cmd_probe(int argc, char **argv)
 	struct session_result res;
 	struct probe_mgr m;
 	size_t nspecs = 0, njump = 0, nint3 = 0;
-	int c, rc, status = 1, empty = 0, handler_add = 0;
+	int c, rc, status = 1, empty = 0, handler_add = 0, exits = PROBE_EXITS_AUTO;
 	uint64_t v, duration_ms = 0;
 	pid_t attach_pid = 0;
 	char err[512], pidexe[PATH_MAX];
@@ -712,6 +718,18 @@ int cmd_probe(int argc, char **argv)
 		case 'B':
 			probe_userlib_list(stdout);
 			return 0;
+		case 'X':
+			if (!strcmp(optarg, "auto")) {
+				exits = PROBE_EXITS_AUTO;
+			} else if (!strcmp(optarg, "patch")) {
+				exits = PROBE_EXITS_PATCH;
+			} else if (!strcmp(optarg, "retaddr")) {
+				exits = PROBE_EXITS_RETADDR;
+			} else {
+				log_err("--exits '%s': want auto, patch or retaddr", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'L':
 			if (options_parse_uint(optarg, 1u << 30, &v) < 0) {
 				log_err("--limit '%s': want a number", optarg);
@@ -857,6 +875,7 @@ int cmd_probe(int argc, char **argv)
 			return rc == -ENOENT ? 127 : 1;
 		}
 	}
+	m.exits = exits;
 	/* time: specs last: a time: of a function that args: or var: probes
 	 * too takes their probes as its entry and exits (probe_var.c), where
 	 * planned first it would hold the entry itself and refuse them. */

@@ -127,6 +127,7 @@ struct probe_def {
 	uint8_t cc;
 	uint32_t shared;   /* != 0: counted in that probe's trampoline, not patched */
 	uint32_t carry;	   /* branch int3: also counts this block */
+	uint32_t ret_id;   /* entry with PROBE_H_FUNC_ENTRY_RA: its PROBE_M_RETADDR exit */
 	uint64_t count[2]; /* from the agent: block hits; branch taken, not taken */
 	uint32_t status;   /* from the agent */
 	uint64_t runtime_addr;
@@ -162,7 +163,17 @@ struct probe_mgr {
 	struct probe_vvar *vvars;   /* every variable of every variable probe */
 	size_t nvvars;
 	struct probe_ovl *ovl;	    /* probe_plan_overlaps' index (probe_plan.c) */
+	int exits;		    /* PROBE_EXITS_*: how function exits are hooked */
+	int unwinder;		    /* attach mode: a C++ unwinder may run (probe_plan.c);
+				     * 0 not looked yet, 1 none, 2 yes */
 };
+
+/* probe_mgr.exits (spool probe --exits): AUTO patches each ret (a jump
+ * window, else int3) unless one of the function's exits would be an int3
+ * or go unprobed; then the function's exits are hooked through its return
+ * address (PROBE_M_RETADDR). PATCH never swaps a return address; RETADDR
+ * swaps it in every function whose entry is probed. */
+enum { PROBE_EXITS_AUTO = 0, PROBE_EXITS_PATCH = 1, PROBE_EXITS_RETADDR = 2 };
 
 /* A parsed spec: KIND:GLOB (the executable) or KIND:LIBGLOB:GLOB (libraries
  * whose file name matches LIBGLOB); KIND is func, block or branch. */

@@ -33,14 +33,20 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 5
+#define PROBE_AREA_VERSION 6
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
 #define PROBE_TRAP_VIEWS 64 /* threads spool blocks SIGTRAP for at detach */
 
 /* probe_area_probe.method */
-enum { PROBE_M_JUMP = 1, PROBE_M_INT3 = 2 };
+/* PROBE_M_RETADDR: an exit probe that patches nothing. The function's
+ * entry probe (handler PROBE_H_FUNC_ENTRY_RA, ret_id naming this probe)
+ * replaces the return address with the agent's return trampoline and keeps
+ * the real one on the thread's shadow stack; the trampoline records the
+ * exit and returns to the real address (agent_probe_ra.c). Used where a
+ * ret has no 5-byte window (it would be an int3). */
+enum { PROBE_M_JUMP = 1, PROBE_M_INT3 = 2, PROBE_M_RETADDR = 3 };
 
 /* probe_area_probe.handler: the standard handlers the agent knows (the
  * probe library's runtime half, src/agent/agent_probe.c). */
@@ -62,6 +68,11 @@ enum {
 	 * Called by x86_code_call_handler_full: the second argument is a
 	 * struct probe_var_regs. */
 	PROBE_H_VAR = 6,
+	/* A function entry whose exits are hooked through the return address:
+	 * records as PROBE_H_FUNC_ENTRY, then swaps the return address for the
+	 * agent's return trampoline (probe_area_probe.ret_id: the exit probe,
+	 * method PROBE_M_RETADDR, the trampoline records). */
+	PROBE_H_FUNC_ENTRY_RA = 7,
 	PROBE_H_MAX
 };
 #define PROBE_CC_SHIFT 28
@@ -125,6 +136,13 @@ struct probe_area_hdr {
 	 * probes are out, so the program reads back the mask it set */
 	uint32_t trap_views;
 	int32_t trap_view_tid[PROBE_TRAP_VIEWS];
+	/* agent: return-address exits (PROBE_M_RETADDR). ra_full: calls whose
+	 * return address was left alone because the thread's shadow stack was
+	 * full (their exits are not recorded); ra_lost: frames dropped from a
+	 * shadow stack without their exit (longjmp, exceptions, a thread or a
+	 * stack the program left) */
+	uint64_t ra_full;
+	uint64_t ra_lost;
 };
 
 struct probe_area_module {
@@ -161,6 +179,8 @@ struct probe_area_probe {
 	 * function that returns within its first 5 bytes: "shared"), 0 none.
 	 * That id is in no probe_area_probe of its own. */
 	uint32_t shared_exit;
+	uint32_t ret_id; /* spool: PROBE_H_FUNC_ENTRY_RA, the id of its PROBE_M_RETADDR exit */
+	uint32_t pad;	 /* (runtime_addr is 8-aligned) */
 	uint64_t runtime_addr;	/* base + addr_off */
 	uint64_t runtime_patch; /* base + patch_off */
 };

@@ -464,7 +464,7 @@ static const char *probe_method_name(const struct probe_def *d)
 {
 	if (d->shared)
 		return "shared";
-	return d->method == PROBE_M_JUMP ? "jump" : "int3";
+	return d->method == PROBE_M_JUMP ? "jump" : d->method == PROBE_M_RETADDR ? "retaddr" : "int3";
 }
 
 /* A point's kind as the coverage file and --list name it. */
@@ -685,6 +685,7 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 			ap[pi].method = d->method;
 			ap[pi].handler = d->handler;
 			ap[pi].op = d->op;
+			ap[pi].ret_id = d->ret_id;
 			if (d->op == PROBE_OP_BRANCH)
 				ap[pi].op = d->cc | d->carry << 4;
 			else if (d->op == PROBE_OP_BLOCK)
@@ -809,9 +810,9 @@ int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
 
 void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 {
-	size_t njump = 0, nint3 = 0, nshared = 0, nblock = 0, nbranch = 0, npoint = 0;
+	size_t njump = 0, nint3 = 0, nshared = 0, nblock = 0, nbranch = 0, npoint = 0, nra = 0;
 
-	fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", "function", "probe", "method", "offset",
+	fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", "function", "probe", "method", "offset",
 		"instruction", "module / why not a jump");
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
@@ -827,16 +828,26 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 
 			snprintf(why, sizeof(why), "counted by probe %u (%s)", d->shared,
 				 m->defs[d->shared - 1].method == PROBE_M_JUMP ? "jump" : "int3");
-			fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", mod->syms[d->sym].name,
+			fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", mod->syms[d->sym].name,
 				probe_def_op_name(d), "shared", off, d->insn, why);
 			nshared++;
 		} else {
-			fprintf(out, "%-28s %-6s %-6s %-10s %-24s %s\n", mod->syms[d->sym].name,
-				probe_def_op_name(d), d->method == PROBE_M_JUMP ? "jump" : "int3",
-				off, d->insn,
-				d->method == PROBE_M_INT3 ? d->why : mod->is_main ? "" : mod->name);
+			char why[256];
+
+			/* retaddr: "+0x0" is the entry whose trampoline swaps the
+			 * return address; the reason says which ret needed it */
+			if (d->method == PROBE_M_JUMP)
+				snprintf(why, sizeof(why), "%s", mod->is_main ? "" : mod->name);
+			else if (d->method == PROBE_M_INT3 || mod->is_main)
+				snprintf(why, sizeof(why), "%s", d->why);
+			else
+				snprintf(why, sizeof(why), "%s (%s)", d->why, mod->name);
+			fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", mod->syms[d->sym].name,
+				probe_def_op_name(d), probe_method_name(d), off, d->insn, why);
 			if (d->method == PROBE_M_JUMP)
 				njump++;
+			else if (d->method == PROBE_M_RETADDR)
+				nra++;
 			else
 				nint3++;
 		}
@@ -844,7 +855,9 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 		npoint += d->point != 0;
 		nbranch += d->op == PROBE_OP_BRANCH;
 	}
-	fprintf(out, "%zu probes: %zu jump, %zu int3", njump + nint3, njump, nint3);
+	fprintf(out, "%zu probes: %zu jump, %zu int3", njump + nint3 + nra, njump, nint3);
+	if (nra)
+		fprintf(out, ", %zu retaddr (exits through the return address)", nra);
 	if (nblock || nbranch || npoint)
 		fprintf(out, ", %zu shared (%zu blocks, %zu branches%s", nshared, nblock, nbranch,
 			npoint ? "" : ")");

@@ -4,8 +4,9 @@
  *
  * Entry: the first instructions covering at least 5 bytes are displaced by
  * a jmp rel32 to a trampoline that calls the handler, runs the displaced
- * instructions (relocated) and jumps back. Exit: every ret is probed (the
- * return address is never swapped). A ret is one byte, so its jump covers
+ * instructions (relocated) and jumps back. Exit: every ret is probed, or,
+ * where one would need an int3, the function's return address is swapped
+ * at the entry (plan_retaddr, agent_probe_ra.c). A ret is one byte, so its jump covers
  * a straight-line window around it: the instructions just before it (the
  * epilogue) and, when those are not enough, dead bytes after it (padding
  * no symbol owns). Its trampoline runs the displaced epilogue, calls the
@@ -803,11 +804,146 @@ static int plan_exit_jcc(struct probe_mgr *m, uint32_t module, uint32_t sym, str
 	return -ENOTSUP;
 }
 
+/*
+ * Exits through the return address (PROBE_M_RETADDR). The entry probe
+ * entry_id, which runs at the function's first instruction where the
+ * stack pointer is at the return address, becomes PROBE_H_FUNC_ENTRY_RA:
+ * after recording the entry it swaps the return address for the agent's
+ * return trampoline, which records the exit (one probe def, patching
+ * nothing) and returns to the real address. So no ret of the function is
+ * patched: its exits cost a few nanoseconds where a ret without a 5-byte
+ * window would trap (an int3 costs about 8 us here).
+ */
+static int plan_retaddr(struct probe_mgr *m, uint32_t module, uint32_t sym, uint32_t entry_id,
+			const char *why)
+{
+	struct probe_def *d, *x = probe_plan_new_def(m, module, sym);
+	struct x86_code *c;
+
+	if (!x)
+		return -ENOMEM;
+	d = &m->defs[entry_id - 1];
+	x->op = PROBE_OP_EXIT;
+	x->handler = PROBE_H_FUNC_EXIT;
+	x->method = PROBE_M_RETADDR;
+	x->addr = x->patch_off = d->addr;
+	x->patch_len = 0;
+	snprintf(x->insn, sizeof(x->insn), "(return address)");
+	snprintf(x->why, sizeof(x->why), "%s", why);
+	/* The entry's trampoline calls the entry handler through a HANDLER64
+	 * relocation (an int3 entry's handler is looked up by the agent). */
+	c = d->code;
+	for (uint32_t i = 0; i < c->nrel; i++)
+		if (c->rel[i].type == PROBE_R_HANDLER64 && c->rel[i].target == PROBE_H_FUNC_ENTRY)
+			c->rel[i].target = PROBE_H_FUNC_ENTRY_RA;
+	d->handler = PROBE_H_FUNC_ENTRY_RA;
+	d->ret_id = x->id;
+	return 0;
+}
+
+/*
+ * Can an exception be thrown that the agent's interposed unwinder calls
+ * (agent_probe_ra.c) do not see? Then a swapped frame on its way would end
+ * it in std::terminate, and exits are patched instead.
+ * - An executable with the C++ runtime linked in (g++ -static-libstdc++,
+ *   -static-libgcc: __cxa_throw or _Unwind_RaiseException among its own
+ *   symbols) calls its unwinder directly, in both modes.
+ * - Attach mode: the agent is dlopen'ed, so no call of the program's
+ *   reaches its interposers (unwinder, longjmp, pthread_exit): any C++
+ *   runtime mapped (libstdc++, libgcc_s, libunwind) can throw through a
+ *   swapped frame. Without one, a longjmp over a swapped frame only leaves
+ *   a stale shadow-stack frame, and glibc's forced unwinding (pthread_exit,
+ *   cancellation) stops at the trampoline after the C cleanup handlers.
+ * A stripped executable's own static runtime is not seen (doc/probe.md).
+ */
+static int plan_unwinder(struct probe_mgr *m)
+{
+	if (!m->unwinder) {
+		const char *why = NULL;
+
+		for (size_t i = 0; m->attach && i < m->nlibs && !why; i++)
+			if (strstr(m->libs[i], "libstdc++") || strstr(m->libs[i], "libgcc_s") ||
+			    strstr(m->libs[i], "libunwind"))
+				why = m->libs[i];
+		for (size_t i = 0; i < m->nmods && !why; i++)
+			for (size_t k = 0; m->mods[i].is_main && k < m->mods[i].nsyms && !why; k++)
+				if (!strcmp(m->mods[i].syms[k].name, "_Unwind_RaiseException") ||
+				    !strcmp(m->mods[i].syms[k].name, "__cxa_throw"))
+					why = m->mods[i].syms[k].name;
+		m->unwinder = why ? 2 : 1;
+		if (why && m->exits != PROBE_EXITS_PATCH)
+			log_info("probe: %s can throw C++ exceptions past spool's unwinder hooks "
+				 "(%s): exits are patched, none goes through the return address",
+				 m->attach ? "the attached process" : m->exe, why);
+	}
+	return m->unwinder == 2;
+}
+
+/* Can the entry entry_id hook the exits (its handler is the plain function
+ * entry, placed alone at the first instruction)? */
+static int plan_retaddr_ok(struct probe_mgr *m, uint32_t entry_id, size_t exit_k)
+{
+	const struct probe_def *d = &m->defs[entry_id - 1];
+	const struct probe_module *mod = &m->mods[d->module];
+
+	/* The stack pointer must be at a return address there: a real
+	 * entry by the unwind tables (CFA = rsp + 8), never a .cold part,
+	 * which starts inside its function's frame (swapping "its return
+	 * address" would overwrite the function's data). */
+	if (strstr(mod->syms[d->sym].name, ".cold") || !probe_dwarf_func_entry(mod, d->addr))
+		return 0;
+
+	/* A shared entry/exit trampoline already has its exit. */
+	return m->exits != PROBE_EXITS_PATCH && exit_k == (size_t)-1 &&
+	       d->handler == PROBE_H_FUNC_ENTRY && !d->shared &&
+	       !plan_unwinder(m);
+}
+
+static int plan_retaddr_only(struct probe_mgr *m, uint32_t entry_id, size_t exit_k)
+{
+	return m->exits == PROBE_EXITS_RETADDR && plan_retaddr_ok(m, entry_id, exit_k);
+}
+
+/*
+ * After the exits [first_exit, ndefs) of a function were planned: when one
+ * is an int3 or could not be probed at all, drop them all and hook the
+ * exits through the return address instead (one way for the whole
+ * function: a ret probed both ways would count twice).
+ */
+static int plan_retaddr_maybe(struct probe_mgr *m, uint32_t module, uint32_t sym,
+			      uint32_t entry_id, size_t exit_k, size_t first_exit, size_t unprobed)
+{
+	const char *why = NULL;
+	char buf[sizeof(((struct probe_def *)0)->why) + 256];
+
+	if (!entry_id || !plan_retaddr_ok(m, entry_id, exit_k))
+		return 0;
+	for (size_t i = first_exit; i < m->ndefs && !why; i++)
+		if (m->defs[i].method == PROBE_M_INT3) {
+			snprintf(buf, sizeof(buf), "instead of an int3 at %s: %s", m->defs[i].insn,
+				 m->defs[i].why);
+			why = buf;
+		}
+	if (!why && unprobed) {
+		snprintf(buf, sizeof(buf), "%zu exits had no window", unprobed);
+		why = buf;
+	}
+	if (!why)
+		return 0;
+	while (m->ndefs > first_exit) {
+		free(m->defs[m->ndefs - 1].code);
+		m->ndefs--;
+	}
+	return plan_retaddr(m, module, sym, entry_id, why);
+}
+
 int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits)
 {
 	struct probe_module *mod = &m->mods[module];
 	struct plan_fn f = {.mod = mod, .sym = &mod->syms[sym]};
 	size_t avail, exit_k = (size_t)-1; /* a ret probed by the entry's trampoline */
+	size_t first_exit, unprobed = 0;
+	uint32_t entry_id = 0;
 	int rc = 0, nret = 0;
 
 	f.code = probe_module_code(mod, f.sym->addr, &avail);
@@ -830,9 +966,14 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 		goto out;
 	f.indirect = probe_plan_classify(mod, f.sym, f.code, f.in, f.n);
 	if (entry) {
+		size_t before = m->ndefs;
+
 		rc = plan_entry(m, module, sym, &f, exits, &exit_k);
 		if (rc && rc != -ENOTSUP)
 			goto out;
+		if (!rc && m->ndefs > before && m->defs[before].op == PROBE_OP_ENTRY &&
+		    m->defs[before].addr == f.sym->addr)
+			entry_id = m->defs[before].id;
 		if (rc == -ENOTSUP) {
 			/* Not silently: the user asked for this function. */
 			const char *why = probe_var_conflict(m, module, mod->syms[sym].addr);
@@ -844,6 +985,11 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 					 m->cur_spec ? m->cur_spec : "?", name, why);
 		}
 		rc = 0;
+	}
+	first_exit = m->ndefs;
+	if (exits && entry_id && plan_retaddr_only(m, entry_id, exit_k)) {
+		rc = plan_retaddr(m, module, sym, entry_id, "every exit (--exits retaddr)");
+		goto out;
 	}
 	if (exits) {
 		for (size_t i = 0; i < f.n; i++) {
@@ -859,8 +1005,11 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 				rc = plan_exit(m, module, sym, &f, i);
 			if (rc && rc != -ENOTSUP)
 				goto out;
+			if (rc == -ENOTSUP)
+				unprobed++;
 			rc = 0;
 		}
+		rc = plan_retaddr_maybe(m, module, sym, entry_id, exit_k, first_exit, unprobed);
 	}
 out:
 	free(f.in);

@@ -85,6 +85,16 @@ int probe_run_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		if (pr->area_unknown)
 			log_warn("the program overwrote spool's probe area: the probes' status "
 				 "and counts are unknown");
+		if (!pr->area_unknown) {
+			/* a count the program could have scribbled over: only said */
+			uint64_t full = __atomic_load_n(&ah->ra_full, __ATOMIC_RELAXED);
+
+			if (full)
+				log_warn("%llu calls' exits were not recorded: their thread's "
+					 "shadow stack of return addresses was full (16384 frames "
+					 "deep; --exits patch probes the rets instead)",
+					 (unsigned long long)full);
+		}
 		pr->execs_unprobed = __atomic_load_n(&ah->execs_unprobed, __ATOMIC_RELAXED);
 		if (pr->execs_unprobed) {
 			char note[64];
@@ -142,7 +152,7 @@ void probe_run_count(const struct probe_mgr *m, size_t *njump, size_t *nint3)
 	*njump = *nint3 = 0;
 	for (size_t i = 0; i < m->ndefs; i++)
 		if (m->defs[i].registered && !m->defs[i].shared)
-			*(m->defs[i].method == PROBE_M_JUMP ? njump : nint3) += 1;
+			*(m->defs[i].method == PROBE_M_INT3 ? nint3 : njump) += 1;
 }
 
 size_t probe_run_placed(const struct probe_mgr *m)

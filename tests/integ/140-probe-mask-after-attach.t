@@ -29,7 +29,7 @@ attach() {
 	"$PROG" 300 "$mode" stop.now go.now >prog.out &
 	local pid=$!
 	wait_for ready prog.out 15
-	timeout -k 5 60 "$SPOOL" probe -p "$pid" -d 2s -o a.trace -e 'func:harm_leaf' \
+	timeout -k 5 60 "$SPOOL" probe --exits patch -p "$pid" -d 2s -o a.trace -e 'func:harm_leaf' \
 		-e 'func:harm_leaf_i3' >run.out 2>run.err &
 	local spid=$!
 	wait_for 'probes placed' run.err 20
@@ -90,26 +90,28 @@ for m in late-handler early-handler late-suspend late-trap; do
 		"  the same stopped after spool detached (sa_mask given back)" || diag "$ERR"
 done
 
-# Launch mode: syscall user dispatch is on while int3 probes are in, so
+# Launch mode (--exits patch: harm_leaf_i3's exits are int3 probes; by
+# default they go through the return address and need no SIGTRAP):
+# syscall user dispatch is on while int3 probes are in, so
 # the program's own rt_sigprocmask reaches the agent too.
 native=$("$PROG" 100 inline)
 is "$native" "$(printf 'sum 79300\nmask ok')" "inline mask natively: the program runs to its end"
-spool_run probe -q -o l.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 inline
+spool_run probe -q --exits patch -o l.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 inline
 is "$RC $(echo $OUT)" "0 $(echo $native)" \
 	"launch, an inline syscall blocks every signal: not killed, its mask read back as set"
 native=$("$PROG" 100 fork-inline)
-spool_run probe -q -o f.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 fork-inline
+spool_run probe -q --exits patch -o f.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 fork-inline
 is "$RC $(echo $OUT)" "0 $(echo $native)" \
 	"  the same in a fork child (dispatch is turned on again there)"
 # Without dispatch (an older kernel; SPOOL_NO_DISPATCH=1) it dies of its
 # first hit, and spool, its parent, says so.
 export SPOOL_NO_DISPATCH=1
-spool_run probe -q -o l0.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 inline
+spool_run probe -q --exits patch -o l0.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 inline
 unset SPOOL_NO_DISPATCH
 is_rc 133 "  without dispatch: spool exits with the program's 133"
 like "$ERR" "killed by SIGTRAP with 2 int3 probes in place: most likely a thread had SIGTRAP blocked" \
 	"  and says the SIGTRAP was an int3 probe's"
-spool_run probe -q -o l2.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 raw
+spool_run probe -q --exits patch -o l2.trace -e 'func:harm_leaf_i3' -- "$PROG" 100 raw
 is_rc 0 "the same mask through syscall(): the agent keeps SIGTRAP out, exit 0"
 
 done_testing

@@ -31,7 +31,7 @@ N=200
 MODES=(sigprocmask pthread thread raw handler suspend held)
 plan $((2 + 3 * ${#MODES[@]} + 4 + 3 + 9 + 1))
 
-spool_run probe --list -e 'func:harm_leaf_i3' -e 'var:long:x@harm_leaf' "$PROG"
+spool_run probe --list --exits patch -e 'func:harm_leaf_i3' -e 'var:long:x@harm_leaf' "$PROG"
 like "$OUT" '^harm_leaf_i3 +exit +int3 ' "--list: harm_leaf_i3's exits are int3 probes"
 
 spool_run probe --list -e 'var:long:x@harm_leaf_i3' "$PROG"
@@ -46,7 +46,7 @@ print(sum(f["calls"] for f in d["functions"] if f["name"] == sys.argv[1]))' "$1"
 
 for m in "${MODES[@]}"; do
 	native="$("$PROG" $N $m)"
-	spool_run probe -q -e 'func:harm_leaf_i3' -- "$PROG" $N $m
+	spool_run probe -q --exits patch -e 'func:harm_leaf_i3' -- "$PROG" $N $m
 	is_rc 0 "$m: all signals blocked, the int3-probed program exits 0" || show_run
 	is "$OUT" "$native" "$m: its output and the masks it reads back are the native ones"
 	spool_run report --functions --json spool.trace
@@ -71,7 +71,7 @@ python3 -c '
 import os, signal, sys
 signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
 os.execv(sys.argv[1], sys.argv[1:])' \
-	"$SPOOL" probe -q -e 'func:harm_leaf_i3' -- "$PROG" $N >run.out 2>run.err || RC=$?
+	"$SPOOL" probe -q --exits patch -e 'func:harm_leaf_i3' -- "$PROG" $N >run.out 2>run.err || RC=$?
 check_sanitizer run.err "spool probe (started with all signals blocked)"
 is_rc 0 "started with all signals blocked: exit 0" || show_run
 is "$(cat run.out)" "$native" "started with all signals blocked: output unchanged"
@@ -103,7 +103,7 @@ for i in $(seq 1 100); do
 	[ -s prog.out ] && break
 	sleep 0.05
 done
-spool_run probe -q -p "$PID" -e 'func:harm_leaf' -e 'func:harm_leaf_i3' --duration 300ms
+spool_run probe -q --exits patch -p "$PID" -e 'func:harm_leaf' -e 'func:harm_leaf_i3' --duration 300ms
 # 4: a collector starved of CPU for over 100 ms (a loaded machine) lets the
 # ring fill and events drop, said and counted (tests/integ/172): not a harm.
 if [ "$RC" = 4 ] && grep -q 'events lost' run.err && ! grep -q damaged run.err; then

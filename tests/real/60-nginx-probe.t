@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # 60-nginx-probe.t - Debian's nginx (stripped, -O2: its exported ngx_*
 # functions) with a master and two workers, every ngx_* function probed
-# (jumps, and int3 where no jump fits: ngx_vslprintf's exit, which the
+# (jumps, and where no jump fits a ret, ngx_vslprintf's, its return address
+# swapped: the master forks its workers from inside swapped frames; the
 # master's logging runs). nginx's master blocks the signals it handles
 # (not SIGTRAP: tests/real/quick/20-python-signals-blocked.t blocks them
 # all) and waits for them in sigsuspend, so its reloads and worker spawns
@@ -57,7 +58,7 @@ print(dict(seen))
 PY
 
 "$SPOOL" probe --list -e 'func:ngx_*' "$(command -v nginx)" >list.txt 2>/dev/null
-like "$(grep '^ngx_vslprintf ' list.txt)" ' int3 ' "ngx_vslprintf has an int3 probe (its exit)"
+like "$(grep '^ngx_vslprintf ' list.txt)" ' exit +retaddr ' "ngx_vslprintf's exit goes through the return address (no jump fits its ret)"
 
 # Native figure first (diagnostics only).
 timeout -k 5 60 nginx -p "$T_DIR" -c "$T_DIR/nginx.conf" 2>native.err &
@@ -99,5 +100,5 @@ calls_in() { # FUNCTION TID: calls of FUNCTION by thread TID
 num_cmp "$(calls_in ngx_init_cycle "$master")" -eq 2 \
 	"the master's ngx_init_cycle ran twice, probed (the reload runs in its signal loop)"
 num_cmp "$(calls_in ngx_spawn_process "$master")" -ge 4 "the master spawned 2 + 2 workers"
-num_cmp "$(calls_in ngx_vslprintf "$master")" -ge 5 "the master's logging went through the int3 probe"
+num_cmp "$(calls_in ngx_vslprintf "$master")" -ge 5 "the master's logging went through the swapped return address"
 done_testing
