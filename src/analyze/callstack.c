@@ -106,6 +106,7 @@ static long cs_fn_intern(struct callstack *c, const char *module, const char *na
 	}
 	c->fns[c->nfns].raw = strdup(name);
 	c->fns[c->nfns].module = strdup(module);
+	c->fns[c->nfns].retaddr = 0;
 	c->nfns++; /* freed with the others even when a strdup failed */
 	if (!c->fns[c->nfns - 1].name || !c->fns[c->nfns - 1].module || !c->fns[c->nfns - 1].raw)
 		return -1;
@@ -153,6 +154,8 @@ static int cs_load_probes(struct callstack *c, const struct trace_reader *r)
 		if (fi < 0)
 			goto nomem;
 		c->probe_fn[id] = (uint32_t)fi + 1;
+		if (!strcmp(op, "exit") && !strcmp(method, "retaddr"))
+			c->fns[fi].retaddr = 1;
 	}
 	free(text);
 	return 0;
@@ -255,8 +258,11 @@ int callstack_feed(struct callstack *c, const struct trace_event *ev)
 		 * exit was not seen (a probe removed after its handler
 		 * faulted, an exit that could not be probed, a tail call
 		 * without a window): closed like the deeper ones, rather than
-		 * taking the new call for its child (invented recursion). */
-		while (t->n && t->st[t->n - 1].sp == p->sp)
+		 * taking the new call for its child (invented recursion). Not
+		 * a frame whose exits go through the return address: the
+		 * entry is its tail callee, and one exit at the return ends
+		 * both (agent_probe_ra.c). */
+		while (t->n && t->st[t->n - 1].sp == p->sp && !c->fns[t->st[t->n - 1].fn].retaddr)
 			if ((ret = cs_close(c, ev->thread, t,
 					    prev > t->st[t->n - 1].t0 ? prev : ev->ns, 0)))
 				return ret;

@@ -22,6 +22,10 @@ struct callstack_fn {
 	char *name;   /* demangled (util/demangle.h): what reports show */
 	char *module;
 	char *raw;    /* the symbol as the "probes" side file has it (mangled) */
+	/* Its exits go through the return address (method retaddr): an entry
+	 * at its open frame's stack pointer is a tail callee (the swapped slot
+	 * is shared), not a new call after an unseen exit. */
+	int retaddr;
 };
 
 struct callstack_frame {
