@@ -524,6 +524,13 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
+	/* the command inputs first: a control socket spool cannot make must
+	 * not cost the program its one attach */
+	live.m = pr->m;
+	if (live_on && probe_live_open(&live, lo->use_stdin, lo->ctl_path) < 0) {
+		pr->attach_failed = 1;
+		goto out_signals;
+	}
 	rc = probe_attach_in(a, &h, pid, agent);
 	if (rc < 0) {
 		pr->attach_failed = 1;
@@ -538,7 +545,6 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 							pr->m->defs[i].status == PROBE_S_OFF);
 	int3_placed = probe_int3_placed(pr->m);
 	if (live_on) {
-		live.m = pr->m;
 		live.a = a;
 		live.pid = pid;
 		live.area = shm_host_ext(&h, SHM_EXT_PROBES);
@@ -546,11 +552,6 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		live.next_off = (probe_mgr_area_size(pr->m) + 4095) & ~4095ull;
 		live.col = col;
 		live.trace_dir = trace_writer_dir(w); /* the partial trace, until renamed */
-		if (probe_live_open(&live, lo->use_stdin, lo->ctl_path) < 0) {
-			probe_attach_out(a, pid, shm_host_ext(&h, SHM_EXT_PROBES));
-			status = 1;
-			goto out_signals;
-		}
 	}
 	if (!placed && !live_on) {
 		/* Nothing to wait for: say so, give the process back now. */
