@@ -88,7 +88,7 @@ def parse_list(lines):
 
 
 def code_snapshot(pid):
-    """bytes of every executable file mapping of pid: (start, path) -> bytes."""
+    """bytes of every executable file mapping of pid: (start, end, path) -> bytes."""
     snap = {}
     with open("/proc/%d/maps" % pid) as m, open("/proc/%d/mem" % pid, "rb") as mem:
         for l in m:
@@ -97,14 +97,24 @@ def code_snapshot(pid):
                 continue
             lo, hi = (int(x, 16) for x in f[0].split("-"))
             mem.seek(lo)
-            snap[(lo, f[5])] = mem.read(hi - lo)
+            snap[(lo, hi, f[5])] = mem.read(hi - lo)
     return snap
 
 
 def same_code(before, pid):
-    """the mappings of before, read again: [] when every byte is the same."""
-    now = code_snapshot(pid)
-    return ["%s at %#x" % (k[1], k[0]) for k in before if now.get(k) != before[k]]
+    """the address ranges of before, read again (a patched page's mapping
+    may have been split by mprotect since): [] when every byte is the same,
+    else where they differ."""
+    diff = []
+    with open("/proc/%d/mem" % pid, "rb") as mem:
+        for (lo, hi, path), old in before.items():
+            mem.seek(lo)
+            now = mem.read(hi - lo)
+            if now != old:
+                at = [i for i in range(min(len(now), len(old))) if now[i] != old[i]]
+                diff.append("%s at %#x: %d bytes differ, first at +%#x" %
+                            (path, lo, len(at), at[0] if at else len(now)))
+    return diff
 
 
 def wait_file(path, timeout=30):
