@@ -1346,6 +1346,27 @@ int agent_probe_traps_add(const uint32_t *ids, uint32_t n)
 	return 0;
 }
 
+/* Take int3 probe id out of the SIGTRAP handler's table (deleted: a later
+ * probe may take its address), the same way. A trap of it still pending
+ * finds no probe and no int3 there, and runs the restored instruction. */
+int agent_probe_traps_del(uint32_t id)
+{
+	uint32_t *old = agent_probe_traps, *nt, k = 0;
+
+	if (!old || !old[0])
+		return 0;
+	nt = agent_vm_map(((size_t)old[0] + 1) * 4, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (nt == MAP_FAILED)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < old[0]; i++)
+		if (old[1 + i] != id)
+			nt[1 + k++] = old[1 + i];
+	nt[0] = k;
+	__atomic_store_n(&agent_probe_traps, nt, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* ---- attach mode: called by spool in the stopped target ---- */
 
 AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)

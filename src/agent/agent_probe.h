@@ -169,6 +169,7 @@ void agent_probe_lock_take(void);
 void agent_probe_lock_drop(void);
 int agent_probe_trap_install(void);
 int agent_probe_traps_add(const uint32_t *ids, uint32_t n);
+int agent_probe_traps_del(uint32_t id);
 
 /* agent_main.c */
 int agent_map(int fd);

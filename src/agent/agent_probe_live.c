@@ -54,11 +54,16 @@ static int64_t live_num(const char *s)
 	return any && !*s ? v : -1;
 }
 
+/* cmd starts with word and a space (no strncmp: the agent's imports are
+ * an allowlist, tests/integ/20-agent-symbols.t) */
 static int live_is(const char *cmd, const char *word)
 {
-	size_t n = strlen(word);
+	size_t n = 0;
 
-	return !strncmp(cmd, word, n) && cmd[n] == ' ';
+	for (; word[n]; n++)
+		if (cmd[n] != word[n])
+			return 0;
+	return cmd[n] == ' ';
 }
 
 /* The batch area at off, its tables checked against the probes area. */
@@ -211,6 +216,7 @@ static int live_delete(struct agent_probe_rt *p)
 	if (p->area->status == PROBE_S_OFF) {
 		__atomic_store_n(&p->disabled, 1, __ATOMIC_RELEASE);
 		p->area->status = PROBE_S_DELETED;
+		agent_probe_traps_del(p->id);
 		return 0;
 	}
 	if (!p->placed)
@@ -218,6 +224,8 @@ static int live_delete(struct agent_probe_rt *p)
 	agent_probe_remove(p, PROBE_S_DELETED, 0);
 	if (p->placed)
 		return -EIO;
+	if (p->int3)
+		agent_probe_traps_del(p->id);
 	if (p->area->shared_exit && p->area->shared_exit <= agent_probe_max_id)
 		__atomic_store_n(&agent_probe_by_id[p->area->shared_exit].disabled, 1,
 				 __ATOMIC_RELEASE);

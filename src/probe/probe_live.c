@@ -263,7 +263,9 @@ static int live_add(struct probe_live *l, char *arg)
 		for (size_t i = before; i < m->ndefs; i++)
 			m->defs[i].registered = 0;
 		live_say(l, "error: '%s' %s\n", text,
-			 rc < 0 ? strerror(-rc) : "placed no probe (spool said why above)");
+			 rc < 0 ? strerror(-rc)
+				: "placed no probe (probes already placed cover its points, "
+				  "or spool said why above)");
 		return rc < 0 ? rc : -ENOENT;
 	}
 	if (m->ndefs >= first.ncounts) {
@@ -398,10 +400,17 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 			continue;
 		}
 		if (verb[0] == 'd' && verb[1] == 'e') {
+			/* its bytes are free again: a later add may probe them
+			 * (the overlap index is rebuilt without it) */
 			d->status = PROBE_S_DELETED;
+			d->patch_len = 0;
 			for (size_t i = 0; i < l->m->ndefs; i++)
-				if (l->m->defs[i].shared == d->id)
+				if (l->m->defs[i].shared == d->id) {
 					l->m->defs[i].status = PROBE_S_DELETED;
+					l->m->defs[i].patch_len = 0;
+				}
+			probe_plan_free_index(l->m);
+			probe_plan_init_index(l->m);
 		} else {
 			d->disabled = verb[1] == 'i';
 		}

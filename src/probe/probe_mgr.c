@@ -255,6 +255,7 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 		}
 		for (size_t j = 0; j < m->ndefs; j++)
 			if (m->defs[j].module == mi && m->defs[j].sym == i &&
+			    m->defs[j].status != PROBE_S_DELETED && /* deleted while attached */
 			    (m->defs[j].op == PROBE_OP_ENTRY || m->defs[j].op == PROBE_OP_EXIT)) {
 				dup = 1;
 				m->defs[j].time_only = 0; /* a time: spec placed it first */

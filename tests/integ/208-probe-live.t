@@ -13,7 +13,7 @@ if [ ! -x "$PROG" ] || ! command -v python3 >/dev/null; then
 	echo "1..0 # SKIP $PROG is not built (x86-64 only), or no python3"
 	exit 0
 fi
-plan 23
+plan 24
 
 rm -f stop.now
 "$PROG" stop.now >prog.out &
@@ -91,6 +91,12 @@ r = s.cmd("delete 99")
 check(r[-1].startswith("error: no probe 99"), "delete of an id that does not exist is an error", r)
 r = s.cmd("add func:no_such_function")
 check(r[-1].startswith("error:"), "add of a spec that matches nothing is an error", r)
+r = s.cmd("delete 3 4")
+r2 = s.cmd("add func:live_callfirst")
+new = sorted(parse_list(r2))
+ok, a, b = grows(s, new[0]) if new else (False, 0, 0)
+check(r[-1] == "ok deleted 2" and r2[-1].startswith("ok added") and 3 not in new and ok,
+      "a deleted probe's place can be probed again (new ids, and they count)", r, r2, a, b)
 check(s.cmd("detach")[-1] == "ok detaching", "detach")
 rc, rest = s.close()
 check(rc == 0, "spool exits 0 after the detach", rc)
