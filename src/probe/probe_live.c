@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -483,7 +484,9 @@ static void live_command(struct probe_live *l, char *line)
 static int live_write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
-		ssize_t w = write(fd, p, n);
+		/* a client gone, or stdout closed: an error, never a SIGPIPE
+		 * that would end spool with the probes still in the program */
+		ssize_t w = fd == 1 ? write(fd, p, n) : send(fd, p, n, MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -611,6 +614,11 @@ static int live_listen(struct probe_live *l, const char *path)
 
 int probe_live_open(struct probe_live *l, int use_stdin, const char *ctl_path)
 {
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+
+	/* answers to a closed stdout fail with EPIPE instead of killing
+	 * spool with the probes in place (put back at close) */
+	sigaction(SIGPIPE, &ign, &l->old_pipe);
 	l->use_stdin = use_stdin;
 	l->listen_fd = -1;
 	l->in.fd = use_stdin ? 0 : -1;
@@ -624,6 +632,7 @@ int probe_live_open(struct probe_live *l, int use_stdin, const char *ctl_path)
 
 void probe_live_close(struct probe_live *l)
 {
+	sigaction(SIGPIPE, &l->old_pipe, NULL);
 	if (l->conn.fd >= 0)
 		close(l->conn.fd);
 	if (l->listen_fd >= 0)

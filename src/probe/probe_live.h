@@ -10,6 +10,7 @@
 #ifndef SPOOL_PROBE_PROBE_LIVE_H
 #define SPOOL_PROBE_PROBE_LIVE_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -46,6 +47,7 @@ struct probe_live {
 	char *out;	      /* the answer being built */
 	size_t out_len, out_cap;
 	int detach;	      /* asked for (detach, end of stdin) */
+	struct sigaction old_pipe; /* SIGPIPE's disposition before (ignored meanwhile) */
 };
 
 /* Set up: stdin commands (use_stdin) and/or a control socket at ctl_path
