@@ -90,11 +90,14 @@ static struct probe_area_hdr *live_batch(int64_t off)
 	ms = (void *)((char *)h + h->modules_off);
 	ps = (void *)((char *)h + h->probes_off);
 	for (uint32_t i = 0; i < h->nmodules; i++)
-		if (ms[i].first_probe > h->nprobes || ms[i].nprobes > h->nprobes - ms[i].first_probe)
+		if (ms[i].first_probe > h->nprobes ||
+		    ms[i].nprobes > h->nprobes - ms[i].first_probe)
 			return NULL;
 	for (uint32_t i = 0; i < h->nprobes; i++)
-		if (ps[i].code_off > h->code_bytes || ps[i].code_len > h->code_bytes - ps[i].code_off ||
-		    ps[i].reloc_first > h->nrelocs || ps[i].reloc_count > h->nrelocs - ps[i].reloc_first)
+		if (ps[i].code_off > h->code_bytes ||
+		    ps[i].code_len > h->code_bytes - ps[i].code_off ||
+		    ps[i].reloc_first > h->nrelocs ||
+		    ps[i].reloc_count > h->nrelocs - ps[i].reloc_first)
 			return NULL;
 	return h;
 }
@@ -118,14 +121,14 @@ static int live_prep(struct probe_area_hdr *h)
 		intptr_t d;
 
 		if (!agent_probe_vars)
-			agent_probe_vars = (const void *)((char *)agent_probe_area +
-							  agent_probe_area->vars_off);
+			agent_probe_vars =
+			    (const void *)((char *)agent_probe_area + agent_probe_area->vars_off);
 		d = (const char *)v - (const char *)agent_probe_vars;
 		if (d < 0 || d % (intptr_t)sizeof(*v) || d / (intptr_t)sizeof(*v) > (1ll << 30))
 			return -EINVAL;
 		for (uint32_t i = 0; i < h->nvars; i++)
-			if (v[i].index == 0 && v[i].probe_id && v[i].probe_id <= agent_probe_max_id &&
-			    i + v[i].nvars <= h->nvars) {
+			if (v[i].index == 0 && v[i].probe_id &&
+			    v[i].probe_id <= agent_probe_max_id && i + v[i].nvars <= h->nvars) {
 				agent_probe_by_id[v[i].probe_id].var_first =
 				    (uint32_t)(d / (intptr_t)sizeof(*v)) + i;
 				agent_probe_by_id[v[i].probe_id].var_count = v[i].nvars;

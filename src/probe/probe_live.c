@@ -44,7 +44,7 @@
 #include "probe_live.h"
 
 static void live_say(struct probe_live *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void live_say(struct probe_live *l, const char *fmt, ...)
 {
@@ -107,7 +107,8 @@ static struct probe_def *live_def(struct probe_live *l, const char *tok)
 
 static const char *live_state(const struct probe_def *d, const struct probe_mgr *m)
 {
-	const struct probe_def *o = d->shared && d->shared <= m->ndefs ? &m->defs[d->shared - 1] : d;
+	const struct probe_def *o =
+	    d->shared && d->shared <= m->ndefs ? &m->defs[d->shared - 1] : d;
 
 	switch (o->status) {
 	case PROBE_S_PATCHED:
@@ -139,11 +140,13 @@ static void live_hits(struct probe_live *l, uint64_t *hits, int *have_events)
 			const struct probe_def *d = &l->m->defs[i];
 			uint32_t cid = d->point && d->shared ? d->shared : d->id;
 
-			if ((d->op == PROBE_OP_BLOCK || d->op == PROBE_OP_BRANCH) && cid < hc.ncounts)
-				hits[d->id] = __atomic_load_n(&c[2 * cid], __ATOMIC_RELAXED) +
-					      (d->op == PROBE_OP_BRANCH
-						   ? __atomic_load_n(&c[2 * cid + 1], __ATOMIC_RELAXED)
-						   : 0);
+			if ((d->op == PROBE_OP_BLOCK || d->op == PROBE_OP_BRANCH) &&
+			    cid < hc.ncounts)
+				hits[d->id] =
+				    __atomic_load_n(&c[2 * cid], __ATOMIC_RELAXED) +
+				    (d->op == PROBE_OP_BRANCH
+					 ? __atomic_load_n(&c[2 * cid + 1], __ATOMIC_RELAXED)
+					 : 0);
 		}
 	}
 	*have_events = 0;
@@ -201,7 +204,8 @@ static void live_list(struct probe_live *l, uint32_t lo, uint32_t hi, int with_h
 		if (line[0] == '#' || !id || id > l->m->ndefs || id < lo || id > hi)
 			continue;
 		d = &l->m->defs[id - 1];
-		if (!with_hits || (!have_events && d->op != PROBE_OP_BLOCK && d->op != PROBE_OP_BRANCH))
+		if (!with_hits ||
+		    (!have_events && d->op != PROBE_OP_BLOCK && d->op != PROBE_OP_BRANCH))
 			live_say(l, "%s %s -\n", line, live_state(d, l->m));
 		else
 			live_say(l, "%s %s %llu\n", line, live_state(d, l->m),
@@ -316,7 +320,8 @@ static int live_add(struct probe_live *l, char *arg)
 			for (uint32_t i = 0; i < hc.nprobes; i++)
 				if (ps[i].status == PROBE_S_READY && ps[i].method == PROBE_M_INT3) {
 					ps[i].status = PROBE_S_NO_TRAP;
-					live_say(l, "probe %u: not placed: thread %d blocks SIGTRAP\n",
+					live_say(l,
+						 "probe %u: not placed: thread %d blocks SIGTRAP\n",
 						 ps[i].id, (int)tid);
 				}
 		lo = calloc(hc.nprobes + 1, sizeof(*lo));
@@ -340,8 +345,8 @@ static int live_add(struct probe_live *l, char *arg)
 		probe_mgr_read_area(m, l->area + off, l->area_size - off);
 	}
 	live_list(l, (uint32_t)before + 1, (uint32_t)m->ndefs, 0);
-	live_say(l, "ok added %zu probes (ids %zu-%zu), %d patched%s\n", nnew, before + 1,
-		 m->ndefs, rc, disabled ? ", disabled" : "");
+	live_say(l, "ok added %zu probes (ids %zu-%zu), %d patched%s\n", nnew, before + 1, m->ndefs,
+		 rc, disabled ? ", disabled" : "");
 	rc = 0;
 	goto out;
 out_fail:
@@ -381,8 +386,11 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 			uint64_t lo = live_patch_rt(d), hi = lo + d->patch_len;
 
 			if (d->shared) {
-				live_say(l, "error: probe %s runs in probe %u's trampoline: delete %u, "
-					 "or disable %s\n", tok, d->shared, d->shared, tok);
+				live_say(
+				    l,
+				    "error: probe %s runs in probe %u's trampoline: delete %u, "
+				    "or disable %s\n",
+				    tok, d->shared, d->shared, tok);
 				rc = -EXDEV;
 				continue;
 			}
@@ -396,8 +404,9 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 			rc = live_ctl(l, cmd);
 		if (rc < 0) {
 			live_say(l, "error: %s %s: %s\n", verb, tok,
-				 rc == -ENOTSUP ? "this probe's trampoline has no handler call to skip"
-						: strerror(-rc));
+				 rc == -ENOTSUP
+				     ? "this probe's trampoline has no handler call to skip"
+				     : strerror(-rc));
 			continue;
 		}
 		if (verb[0] == 'd' && verb[1] == 'e') {
@@ -418,9 +427,10 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 		done++;
 	}
 	if (done)
-		live_say(l, "ok %s %d\n", verb[0] == 'd' && verb[1] == 'e' ? "deleted"
-					: verb[1] == 'i'		   ? "disabled"
-									   : "enabled",
+		live_say(l, "ok %s %d\n",
+			 verb[0] == 'd' && verb[1] == 'e' ? "deleted"
+			 : verb[1] == 'i'		  ? "disabled"
+							  : "enabled",
 			 done);
 	else if (!rc)
 		live_say(l, "error: %s wants probe ids\n", verb);

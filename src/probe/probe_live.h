@@ -33,20 +33,20 @@ struct probe_live {
 	struct probe_mgr *m;
 	struct probe_attach *a;
 	pid_t pid;
-	char *area;	      /* the probes area (spool's mapping) */
-	uint64_t area_size;   /* all of it */
-	uint64_t next_off;    /* where the next batch goes */
+	char *area;	    /* the probes area (spool's mapping) */
+	uint64_t area_size; /* all of it */
+	uint64_t next_off;  /* where the next batch goes */
 	struct collector *col;
 	const char *trace_dir;
 	int use_stdin;
-	int listen_fd;	      /* --control socket, -1 none */
+	int listen_fd; /* --control socket, -1 none */
 	char *ctl_path;
 	struct probe_live_in in, conn; /* stdin; the socket's connection (fd -1) */
-	char **specs;	      /* texts of added specs (probe_def.spec points here) */
+	char **specs;		       /* texts of added specs (probe_def.spec points here) */
 	size_t nspecs;
-	char *out;	      /* the answer being built */
+	char *out; /* the answer being built */
 	size_t out_len, out_cap;
-	int detach;	      /* asked for (detach, end of stdin) */
+	int detach;		   /* asked for (detach, end of stdin) */
 	struct sigaction old_pipe; /* SIGPIPE's disposition before (ignored meanwhile) */
 };
 
