@@ -424,7 +424,7 @@ static void agent_probe_unblock_here(uint64_t bits)
 		agent_probe_vblocked |= old[0] & bits;
 }
 
-static int agent_probe_trap_install(void)
+int agent_probe_trap_install(void)
 {
 	struct sigaction sa;
 
@@ -725,13 +725,13 @@ static int agent_probe_fault_install(void)
 
 /* ---- writing text ---- */
 
-static void agent_probe_lock_take(void)
+void agent_probe_lock_take(void)
 {
 	while (__atomic_exchange_n(&agent_probe_lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
 }
 
-static void agent_probe_lock_drop(void)
+void agent_probe_lock_drop(void)
 {
 	__atomic_store_n(&agent_probe_lock, 0, __ATOMIC_RELEASE);
 }
@@ -752,7 +752,7 @@ static void agent_probe_sync_cores(void)
 
 /* Write len bytes of code at addr. live: other threads may be running
  * (needs the SIGTRAP handler, see the top of the file). */
-static int agent_probe_poke(uint64_t addr, const uint8_t *bytes, uint32_t len, int live)
+int agent_probe_poke(uint64_t addr, const uint8_t *bytes, uint32_t len, int live)
 {
 	uint64_t pg = addr & ~4095ull, end = (addr + len + 4095) & ~4095ull;
 	volatile uint8_t *at = (volatile uint8_t *)addr;
@@ -777,7 +777,7 @@ static int agent_probe_poke(uint64_t addr, const uint8_t *bytes, uint32_t len, i
 }
 
 /* Put the original bytes back; the probe's handler no longer runs. */
-static void agent_probe_remove(struct agent_probe_rt *p, uint32_t status, int live)
+void agent_probe_remove(struct agent_probe_rt *p, uint32_t status, int live)
 {
 	if (__atomic_exchange_n(&p->disabled, 1, __ATOMIC_ACQ_REL) && !p->placed)
 		return;
@@ -897,8 +897,8 @@ static void agent_probe_module_status(struct probe_area_module *m, struct probe_
 
 /* Place one module's trampolines and fill the run-time table; the text is
  * not touched yet (agent_probe_commit_all). */
-static void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps,
-			       const struct probe_area_reloc *rs, const uint8_t *code)
+void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps,
+			const struct probe_area_reloc *rs, const uint8_t *code)
 {
 	struct agent_probe_find f = {m->name, 0, 0};
 	size_t size = ((size_t)m->code_bytes + 4095) & ~(size_t)4095;
@@ -1130,6 +1130,10 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 			continue;
 		}
 		rt = &agent_probe_by_id[p->id];
+		if (rt->int3 && (p->flags & PROBE_F_DISABLED)) {
+			p->status = PROBE_S_OFF; /* enabled later: agent_probe_live.c */
+			continue;
+		}
 		if (rt->int3) {
 			patch[0] = 0xcc;
 		} else {
@@ -1330,6 +1334,52 @@ void agent_probe_dlopen(void)
 out:
 	agent_probe_lock_drop();
 	agent_self.busy--;
+}
+
+/* Add n int3 probes (ids) to the SIGTRAP handler's table: a new sorted
+ * copy, published before any of their int3 is written (the old copy stays
+ * mapped: a handler may be reading it). 0 or -ENOMEM. */
+int agent_probe_traps_add(const uint32_t *ids, uint32_t n)
+{
+	uint32_t *old = agent_probe_traps, *nt, k;
+	size_t size;
+
+	if (!n)
+		return 0;
+	size = ((size_t)(old ? old[0] : 0) + n + 1) * 4;
+	nt = agent_vm_map(size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (nt == MAP_FAILED)
+		return -ENOMEM;
+	k = old ? old[0] : 0;
+	if (k)
+		memcpy(nt + 1, old + 1, (size_t)k * 4);
+	for (uint32_t i = 0; i < n; i++)
+		nt[1 + k++] = ids[i];
+	agent_probe_traps_sort(nt + 1, k);
+	nt[0] = k;
+	__atomic_store_n(&agent_probe_traps, nt, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Take int3 probe id out of the SIGTRAP handler's table (deleted: a later
+ * probe may take its address), the same way. A trap of it still pending
+ * finds no probe and no int3 there, and runs the restored instruction. */
+int agent_probe_traps_del(uint32_t id)
+{
+	uint32_t *old = agent_probe_traps, *nt, k = 0;
+
+	if (!old || !old[0])
+		return 0;
+	nt = agent_vm_map(((size_t)old[0] + 1) * 4, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (nt == MAP_FAILED)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < old[0]; i++)
+		if (old[1 + i] != id)
+			nt[1 + k++] = old[1 + i];
+	nt[0] = k;
+	__atomic_store_n(&agent_probe_traps, nt, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /* ---- attach mode: called by spool in the stopped target ---- */

@@ -211,6 +211,28 @@ int spool_agent_probe_prepare(const char *shm);
 int spool_agent_probe_commit(void);
 int spool_agent_probe_detach(void);
 
+/* Probes changed while the program runs (attach mode, spool probe -p
+ * --commands: agent_probe_live.c): spool calls this in the stopped target
+ * with one command, "prep OFF" / "commit OFF" (a batch of new probes, a
+ * probe area at OFF bytes into the probes area), "del ID", "off ID",
+ * "on ID". Returns the probes placed (prep, commit), 0, or a negative
+ * errno. */
+int spool_agent_probe_ctl(const char *cmd);
+
+/* agent_probe.c, for agent_probe_live.c: the first probes area; placing a
+ * module's trampolines; writing text (live: other threads run); removing
+ * a probe; the text lock; the SIGTRAP handler and its table. */
+extern struct probe_area_hdr *agent_probe_area;
+void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps,
+			const struct probe_area_reloc *rs, const uint8_t *code);
+int agent_probe_poke(uint64_t addr, const uint8_t *bytes, uint32_t len, int live);
+void agent_probe_remove(struct agent_probe_rt *p, uint32_t status, int live);
+void agent_probe_lock_take(void);
+void agent_probe_lock_drop(void);
+int agent_probe_trap_install(void);
+int agent_probe_traps_add(const uint32_t *ids, uint32_t n);
+int agent_probe_traps_del(uint32_t id);
+
 /* agent_main.c */
 int agent_map(int fd);
 

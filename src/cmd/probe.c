@@ -38,6 +38,7 @@
 #include "../collect/session.h"
 #include "../probe/probe.h"
 #include "../probe/probe_attach.h"
+#include "../probe/probe_live.h"
 #include "../probe/probe_session.h"
 #include "../probe/sysprobe.h"
 #include "../util/debugfile.h"
@@ -52,6 +53,7 @@ static void probe_usage(FILE *out)
 	fprintf(out,
 		"usage: spool probe -e SPEC [-e SPEC...] [OPTIONS] [--] PROGRAM [ARGS...]\n"
 		"       spool probe -p PID -e SPEC [-e SPEC...] [--duration D] [OPTIONS]\n"
+		"       spool probe -p PID [-e SPEC...] --commands | --control PATH [OPTIONS]\n"
 		"       spool probe --list -e SPEC [-e SPEC...] PROGRAM\n"
 		"\n"
 		"Probe function entries and exits of PROGRAM and the libraries it loads,\n"
@@ -97,6 +99,15 @@ static void probe_usage(FILE *out)
 		"                       its original code is restored when spool stops\n"
 		"  -d, --duration D     attach mode: stop after D (10s, 500ms, 2m; default:\n"
 		"                       until Ctrl-C or until the process exits)\n"
+		"      --commands       attach mode: read commands on stdin while the program\n"
+		"                       runs (the end of stdin detaches): list, add\n"
+		"                       [--disabled] SPEC, delete ID..., disable ID...,\n"
+		"                       enable ID..., detach; each answer ends with a line\n"
+		"                       'ok ...' or 'error: ...'\n"
+		"      --control PATH   attach mode: the same commands on a unix socket made\n"
+		"                       at PATH (in a directory only you can write)\n"
+		"      --disabled SPEC  like -e, but its probes are placed disabled: they\n"
+		"                       record nothing until 'enable ID' (--commands)\n"
 		"  -l, --list           print the probes a spec would place, and how (jump or\n"
 		"                       int3, with the reason), then exit\n"
 		"  -o, --output DIR     trace directory (default spool.trace); a trace spool\n"
@@ -453,9 +464,18 @@ static void probe_reports(const char *dir, const struct probe_mgr *m, const stru
 	}
 }
 
+/* spool probe -p --commands / --control: where commands come from. */
+struct probe_live_opts {
+	int use_stdin;
+	const char *ctl_path;
+};
+
 static int probe_attach_session(const struct session_opts *so, struct probe_run *pr, pid_t pid,
-				uint64_t duration_ms, const struct funcs_opts *fo)
+				uint64_t duration_ms, const struct funcs_opts *fo,
+				const struct probe_live_opts *lo)
 {
+	int live_on = lo->use_stdin || lo->ctl_path;
+	struct probe_live live = {.listen_fd = -1};
 	struct sigaction sa = {.sa_handler = probe_on_stop}, old_int, old_term, old_hup;
 	uint64_t ext[SHM_MAX_EXT] = {0}, start, last_flush;
 	struct shm_host h = {.fd = -1};
@@ -484,6 +504,8 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	if (rc < 0)
 		goto out_free;
 	ext[SHM_EXT_PROBES] = probe_mgr_area_size(pr->m);
+	if (live_on) /* room for the trampolines of probes added later */
+		ext[SHM_EXT_PROBES] = ((ext[SHM_EXT_PROBES] + 4095) & ~4095ull) + PROBE_LIVE_ROOM;
 	rc = shm_host_create_ext(&h, so->ring_bytes, so->max_rings, so->max_procs, 0, ext);
 	if (rc < 0) {
 		log_err("cannot create the shared memory: %s", strerror(-rc));
@@ -507,6 +529,13 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
+	/* the command inputs first: a control socket spool cannot make must
+	 * not cost the program its one attach */
+	live.m = pr->m;
+	if (live_on && probe_live_open(&live, lo->use_stdin, lo->ctl_path) < 0) {
+		pr->attach_failed = 1;
+		goto out_signals;
+	}
 	rc = probe_attach_in(a, &h, pid, agent);
 	if (rc < 0) {
 		pr->attach_failed = 1;
@@ -517,9 +546,19 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		log_warn("the program overwrote spool's probe area: the probes' status and counts "
 			 "are unknown");
 	for (size_t i = 0; i < pr->m->ndefs; i++)
-		placed += pr->m->defs[i].registered && pr->m->defs[i].status == PROBE_S_PATCHED;
+		placed += pr->m->defs[i].registered && (pr->m->defs[i].status == PROBE_S_PATCHED ||
+							pr->m->defs[i].status == PROBE_S_OFF);
 	int3_placed = probe_int3_placed(pr->m);
-	if (!placed) {
+	if (live_on) {
+		live.a = a;
+		live.pid = pid;
+		live.area = shm_host_ext(&h, SHM_EXT_PROBES);
+		live.area_size = h.ext_size[SHM_EXT_PROBES];
+		live.next_off = (probe_mgr_area_size(pr->m) + 4095) & ~4095ull;
+		live.col = col;
+		live.trace_dir = trace_writer_dir(w); /* the partial trace, until renamed */
+	}
+	if (!placed && !live_on) {
 		/* Nothing to wait for: say so, give the process back now. */
 		log_err("pid %d: no probe could be placed (the warnings above say why); detached",
 			(int)pid);
@@ -528,8 +567,11 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		goto out_signals;
 	}
 	if (!so->quiet)
-		log_info("attached to pid %d: %zu probes placed%s", (int)pid, placed,
-			 duration_ms ? "" : "; Ctrl-C to stop");
+		log_info("attached to pid %d: %zu probes placed%s%s%s", (int)pid, placed,
+			 lo->use_stdin ? "; commands on stdin ('help')" : "",
+			 lo->ctl_path ? "; commands on " : "", lo->ctl_path ? lo->ctl_path : "");
+	if (!so->quiet && !duration_ms && !lo->use_stdin)
+		log_info("Ctrl-C to stop");
 	start = last_flush = probe_mono_ms();
 	while (!probe_stop_signal) {
 		shm_host_wait(&h, 50);
@@ -540,6 +582,8 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 			last_flush = probe_mono_ms();
 		}
 		if (duration_ms && probe_mono_ms() - start >= duration_ms)
+			break;
+		if (live_on && probe_live_poll(&live))
 			break;
 		if (!probe_pid_state(pid, &wstatus)) {
 			exited = 1;
@@ -558,6 +602,8 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 						__atomic_load_n(&h.ctl->state, __ATOMIC_ACQUIRE),
 						int3_placed);
 out_signals:
+	if (live_on)
+		probe_live_close(&live);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
@@ -618,6 +664,9 @@ int cmd_probe(int argc, char **argv)
 		{"exits", required_argument, NULL, 'X'},
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'd'},
+		{"commands", no_argument, NULL, 'C'},
+		{"control", required_argument, NULL, 'K'},
+		{"disabled", required_argument, NULL, 'Z'},
 		{"debug-dir", required_argument, NULL, 'D'},
 		{"json", no_argument, NULL, 'j'},
 		{"limit", required_argument, NULL, 'L'},
@@ -632,10 +681,12 @@ int cmd_probe(int argc, char **argv)
 	};
 	struct funcs_opts fo = {.limit = 30, .callers = 3};
 	const char *specs[PROBE_MAX_SPECS];
+	uint8_t spec_off[PROBE_MAX_SPECS] = {0};
+	struct probe_live_opts lopts = {0};
 	struct probe_run pr = {0};
 	struct session_result res;
 	struct probe_mgr m;
-	size_t nspecs = 0, njump = 0, nint3 = 0;
+	size_t nspecs = 0, njump = 0, nint3 = 0, before;
 	int c, rc, status = 1, empty = 0, handler_add = 0, exits = PROBE_EXITS_AUTO;
 	uint64_t v, duration_ms = 0;
 	pid_t attach_pid = 0;
@@ -645,6 +696,24 @@ int cmd_probe(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:e:lo:qhp:d:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'C':
+			lopts.use_stdin = 1;
+			break;
+		case 'K':
+			lopts.ctl_path = optarg;
+			break;
+		case 'Z':
+			if (!strncmp(optarg, "sys:", 4)) {
+				log_err("--disabled %s: only code probes can be placed disabled", optarg);
+				return EXIT_USAGE;
+			}
+			if (nspecs == PROBE_MAX_SPECS) {
+				log_err("at most %d -e specs", PROBE_MAX_SPECS);
+				return EXIT_USAGE;
+			}
+			spec_off[nspecs] = 1;
+			specs[nspecs++] = optarg;
+			break;
 		case 'e':
 			if (nspecs == PROBE_MAX_SPECS) {
 				log_err("at most %d -e specs", PROBE_MAX_SPECS);
@@ -772,7 +841,11 @@ int cmd_probe(int argc, char **argv)
 		log_err("sys: probes need the program started by spool (not -p PID yet)");
 		return EXIT_USAGE;
 	}
-	if (!nspecs && !pr.sys_what) {
+	if ((lopts.use_stdin || lopts.ctl_path) && !attach_pid) {
+		log_err("--commands and --control are for attach mode (-p PID)");
+		return EXIT_USAGE;
+	}
+	if (!nspecs && !pr.sys_what && !lopts.use_stdin && !lopts.ctl_path) {
 		log_err("nothing to probe: give -e SPEC (e.g. -e 'func:main'; see spool probe --help)");
 		return EXIT_USAGE;
 	}
@@ -890,11 +963,18 @@ int cmd_probe(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
+		if (spec_off[i] && probe_mgr_plan_cfg(&m) < 0)
+			goto out; /* the blocks of the specs before it: not disabled */
+		before = m.ndefs;
 		rc = probe_mgr_add_spec(&m, &s);
 		if (rc < 0) {
 			log_err("'%s': %s", specs[i], strerror(-rc));
 			goto out;
 		}
+		if (spec_off[i] && probe_mgr_plan_cfg(&m) < 0)
+			goto out;
+		for (size_t k = before; spec_off[i] && k < m.ndefs; k++)
+			m.defs[k].disabled = 1;
 		if (!rc)
 			empty = 1;
 	}
@@ -917,7 +997,9 @@ int cmd_probe(int argc, char **argv)
 
 	pr.m = &m;
 	if (attach_pid) {
-		status = probe_attach_session(&so, &pr, attach_pid, duration_ms, &fo);
+		if (lopts.use_stdin || lopts.ctl_path)
+			m.id_reserve = PROBE_LIVE_IDS;
+		status = probe_attach_session(&so, &pr, attach_pid, duration_ms, &fo, &lopts);
 		goto out;
 	}
 	so.argv = argv + optind;

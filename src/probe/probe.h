@@ -139,6 +139,7 @@ struct probe_def {
 	uint64_t eval_pc;
 	int time_only;	   /* function probes a time: spec asked for, no func: */
 	const char *spec;  /* the -e text that placed it (m->cur_spec then) */
+	uint8_t disabled;  /* placed disabled (--disabled), or disabled since */
 };
 
 /* spool probe -q: the notes on the files probed (stripped, not loaded at
@@ -166,6 +167,9 @@ struct probe_mgr {
 	int exits;		    /* PROBE_EXITS_*: how function exits are hooked */
 	int unwinder;		    /* attach mode: a C++ unwinder may run (probe_plan.c);
 				     * 0 not looked yet, 1 none, 2 yes */
+	/* ids kept free for probes added while the program runs (spool probe
+	 * -p --commands): the area's counters and the agent's table cover them */
+	uint32_t id_reserve;
 };
 
 /* probe_mgr.exits (spool probe --exits): AUTO patches each ret (a jump
@@ -212,6 +216,11 @@ int probe_mgr_cfg_table(const struct probe_mgr *m, char **text, size_t *len);
 /* Bytes the feature area needs, and filling it. */
 uint64_t probe_mgr_area_size(const struct probe_mgr *m);
 int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size);
+/* The same for the defs from index `from` on only: a batch of probes added
+ * while the program runs (probe_live.c). Its header has no counters (the
+ * first area's, whose ids id_reserve kept, count them). */
+uint64_t probe_mgr_area_size_from(const struct probe_mgr *m, size_t from);
+int probe_mgr_fill_area_from(struct probe_mgr *m, size_t from, void *area, uint64_t size);
 /* Read back the agent's status of every probe from the area (size bytes,
  * spool's own figure): -EPROTO, nothing read, when the program rewrote the
  * area's offsets or counts out of its bounds. */

@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 6
+#define PROBE_AREA_VERSION 7
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
@@ -90,7 +90,13 @@ enum {
 	PROBE_S_NO_TRAP = 7,	/* int3 probe but the SIGTRAP handler could not be installed */
 	PROBE_S_READY = 8,	/* trampoline placed, text not patched yet (attach: prepare) */
 	PROBE_S_RESTORED = 9,	/* was patched; original bytes put back at detach */
+	PROBE_S_DELETED = 10,	/* attach: deleted while the program ran, bytes put back */
+	PROBE_S_OFF = 11,	/* an int3 probe placed disabled: its int3 not written */
 };
+
+/* probe_area_probe.flags */
+#define PROBE_F_DISABLED 0x1u /* placed disabled (spool probe --disabled) */
+#define PROBE_SKIPS 2	      /* handler calls of a trampoline that can be skipped */
 
 /* probe_area_reloc.type */
 enum {
@@ -180,7 +186,13 @@ struct probe_area_probe {
 	 * That id is in no probe_area_probe of its own. */
 	uint32_t shared_exit;
 	uint32_t ret_id; /* spool: PROBE_H_FUNC_ENTRY_RA, the id of its PROBE_M_RETADDR exit */
-	uint32_t pad;	 /* (runtime_addr is 8-aligned) */
+	uint32_t flags;  /* PROBE_F_* */
+	/* The trampoline's handler calls (jump probes): at code+skip_at[k] a
+	 * 5-byte nop, or while probe skip_id[k] is disabled a jmp to
+	 * code+skip_end[k] over its call. skip_end 0: none. */
+	uint32_t skip_id[PROBE_SKIPS];
+	uint16_t skip_at[PROBE_SKIPS];
+	uint16_t skip_end[PROBE_SKIPS];
 	uint64_t runtime_addr;	/* base + addr_off */
 	uint64_t runtime_patch; /* base + patch_off */
 };

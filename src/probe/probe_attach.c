@@ -564,6 +564,7 @@ int probe_attach_load_agent(struct probe_attach *a, const char *agent)
 	a->fn_prepare = attach_sym(a->pid, agent, NULL, "spool_agent_probe_prepare");
 	a->fn_commit = attach_sym(a->pid, agent, NULL, "spool_agent_probe_commit");
 	a->fn_detach = attach_sym(a->pid, agent, NULL, "spool_agent_probe_detach");
+	a->fn_ctl = attach_sym(a->pid, agent, NULL, "spool_agent_probe_ctl");
 	if (!a->fn_prepare || !a->fn_commit || !a->fn_detach) {
 		log_err("pid %d: the agent loaded but its attach entry points are missing",
 			(int)a->pid);

@@ -25,6 +25,7 @@ struct probe_attach {
 	uint8_t stopped[PROBE_ATTACH_MAX_TASKS];
 	size_t ntids;
 	uint64_t fn_prepare, fn_commit, fn_detach; /* the agent's entry points */
+	uint64_t fn_ctl; /* spool_agent_probe_ctl (probe_live.c), 0 when absent */
 };
 
 /* Seize every thread of pid and stop them all. -ESRCH: no such process (or

@@ -171,7 +171,7 @@ static int cfg_finish_jump(struct probe_def *d, const struct cfg_fn *f, size_t a
 	d->patch_len = (uint32_t)(hi - lo);
 	memcpy(d->orig, cfg_bytes(f, a), hi - lo);
 	snprintf(d->insn, sizeof(d->insn), "%s", f->in[a].text);
-	d->code->len = d->code->nrel = 0;
+	d->code->len = d->code->nrel = d->code->nskip = 0;
 	if (d->op == PROBE_OP_BLOCK)
 		rc = x86_code_call_handler(d->code, d->id, PROBE_H_BLOCK, 1);
 	for (size_t i = a; !rc && i < b; i++) {
@@ -185,7 +185,7 @@ static int cfg_finish_jump(struct probe_def *d, const struct cfg_fn *f, size_t a
 	    !((last->flags & X86_F_BRANCH) && !(last->flags & X86_F_COND)))
 		rc = x86_code_jmp(d->code, hi);
 	if (rc)
-		d->code->len = d->code->nrel = 0;
+		d->code->len = d->code->nrel = d->code->nskip = 0;
 	return rc;
 }
 
@@ -200,7 +200,7 @@ static int cfg_int3(struct probe_def *d, const struct cfg_fn *f, size_t i)
 	d->patch_len = 1;
 	memcpy(d->orig, cfg_bytes(f, i), 1);
 	snprintf(d->insn, sizeof(d->insn), "%s", in->text);
-	d->code->len = d->code->nrel = 0;
+	d->code->len = d->code->nrel = d->code->nskip = 0;
 	rc = x86_code_relocate(d->code, in, cfg_bytes(f, i));
 	if (!rc && !(in->flags & X86_F_RET) &&
 	    !((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND)))
@@ -242,7 +242,7 @@ static int cfg_share(struct probe_mgr *m, struct probe_def *d)
 		return 0;
 	d->shared = o->id;
 	d->method = o->method;
-	d->code->len = d->code->nrel = 0;
+	d->code->len = d->code->nrel = d->code->nskip = 0;
 	return 1;
 }
 

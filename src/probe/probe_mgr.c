@@ -255,6 +255,7 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 		}
 		for (size_t j = 0; j < m->ndefs; j++)
 			if (m->defs[j].module == mi && m->defs[j].sym == i &&
+			    m->defs[j].status != PROBE_S_DELETED && /* deleted while attached */
 			    (m->defs[j].op == PROBE_OP_ENTRY || m->defs[j].op == PROBE_OP_EXIT)) {
 				dup = 1;
 				m->defs[j].time_only = 0; /* a time: spec placed it first */
@@ -570,10 +571,11 @@ int probe_mgr_delete(struct probe_mgr *m, struct probe_def *d)
 
 #define PROBE_CODE_ALIGN 16
 
-static void probe_area_counts(const struct probe_mgr *m, size_t *np, size_t *nr, size_t *code)
+static void probe_area_counts(const struct probe_mgr *m, size_t from, size_t *np, size_t *nr,
+			      size_t *code)
 {
 	*np = *nr = *code = 0;
-	for (size_t i = 0; i < m->ndefs; i++) {
+	for (size_t i = from; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
 
 		if (!d->registered || d->shared)
@@ -584,34 +586,73 @@ static void probe_area_counts(const struct probe_mgr *m, size_t *np, size_t *nr,
 	}
 }
 
-/* Counters for every id (ids are 1..ndefs). */
-static size_t probe_ncounts(const struct probe_mgr *m)
+/* Counters for every id (ids are 1..ndefs, and the reserve); a batch
+ * (from > 0) has none. */
+static size_t probe_ncounts(const struct probe_mgr *m, size_t from)
 {
-	return m->ndefs + 1;
+	return from ? 0 : m->ndefs + 1 + m->id_reserve;
 }
 
-static size_t probe_nvars(const struct probe_mgr *m)
+static size_t probe_nvars(const struct probe_mgr *m, size_t from)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < m->ndefs; i++)
+	for (size_t i = from; i < m->ndefs; i++)
 		if (m->defs[i].registered)
 			n += m->defs[i].nvars;
 	return n;
 }
 
-uint64_t probe_mgr_area_size(const struct probe_mgr *m)
+uint64_t probe_mgr_area_size_from(const struct probe_mgr *m, size_t from)
 {
 	size_t np, nr, code;
 
-	probe_area_counts(m, &np, &nr, &code);
+	probe_area_counts(m, from, &np, &nr, &code);
 	return sizeof(struct probe_area_hdr) + m->nmods * sizeof(struct probe_area_module) +
 	       np * sizeof(struct probe_area_probe) + nr * sizeof(struct probe_area_reloc) + code +
-	       64 + probe_ncounts(m) * 2 * sizeof(uint64_t) + 8 +
-	       probe_nvars(m) * sizeof(struct probe_area_var) + 8;
+	       64 + probe_ncounts(m, from) * 2 * sizeof(uint64_t) + 8 +
+	       probe_nvars(m, from) * sizeof(struct probe_area_var) + 8;
+}
+
+uint64_t probe_mgr_area_size(const struct probe_mgr *m)
+{
+	return probe_mgr_area_size_from(m, 0);
 }
 
 int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
+{
+	return probe_mgr_fill_area_from(m, 0, area, size);
+}
+
+/* The skippable handler calls of d's trampoline into ap (own id first,
+ * then its shared exit x); a disabled one's nop becomes the jmp over it. */
+static void probe_area_skips(const struct probe_def *d, const struct probe_def *x,
+			     struct probe_area_probe *ap, uint8_t *code)
+{
+	const struct x86_code *c = d->code;
+
+	for (uint32_t k = 0; k < c->nskip && k < X86_SKIP_MAX; k++) {
+		const struct probe_def *who = c->skip[k].id == d->id ? d : x;
+		uint32_t slot = who == d ? 0 : 1;
+
+		if (!who || c->skip[k].id != who->id || ap->skip_end[slot] ||
+		    c->skip[k].end > c->len || c->skip[k].at + 5 > c->skip[k].end)
+			continue;
+		ap->skip_id[slot] = who->id;
+		ap->skip_at[slot] = (uint16_t)c->skip[k].at;
+		ap->skip_end[slot] = (uint16_t)c->skip[k].end;
+		if (who->disabled) {
+			int32_t rel = (int32_t)(c->skip[k].end - (c->skip[k].at + 5));
+
+			code[c->skip[k].at] = 0xe9;
+			memcpy(code + c->skip[k].at + 1, &rel, 4);
+		}
+	}
+	if (d->disabled && d->method == PROBE_M_INT3)
+		ap->flags |= PROBE_F_DISABLED;
+}
+
+int probe_mgr_fill_area_from(struct probe_mgr *m, size_t from, void *area, uint64_t size)
 {
 	struct probe_area_hdr *h = area;
 	struct probe_area_module *am;
@@ -621,9 +662,9 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	size_t np, nr, ncode, pi = 0, ri = 0, co = 0;
 	uint32_t *sx;
 
-	if (size < probe_mgr_area_size(m))
+	if (size < probe_mgr_area_size_from(m, from))
 		return -ENOSPC;
-	probe_area_counts(m, &np, &nr, &ncode);
+	probe_area_counts(m, from, &np, &nr, &ncode);
 	memset(area, 0, size);
 	h->magic = PROBE_AREA_MAGIC;
 	h->version = PROBE_AREA_VERSION;
@@ -636,15 +677,15 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	h->relocs_off = h->probes_off + np * sizeof(*ap);
 	h->code_off = (h->relocs_off + nr * sizeof(*ar) + 15) & ~15ull;
 	h->counts_off = (h->code_off + ncode + 63) & ~63ull;
-	h->ncounts = (uint32_t)probe_ncounts(m);
-	h->nvars = (uint32_t)probe_nvars(m);
+	h->ncounts = (uint32_t)probe_ncounts(m, from);
+	h->nvars = (uint32_t)probe_nvars(m, from);
 	h->vars_off = (h->counts_off + h->ncounts * 2 * sizeof(uint64_t) + 7) & ~7ull;
 	{
 		/* by probe id (defs are in id order), then index */
 		struct probe_area_var *av = (void *)((char *)area + h->vars_off);
 		size_t vi = 0;
 
-		for (size_t i = 0; i < m->ndefs; i++)
+		for (size_t i = from; i < m->ndefs; i++)
 			for (uint32_t k = 0; m->defs[i].registered && k < m->defs[i].nvars; k++) {
 				av[vi] = m->defs[i].vars[k];
 				av[vi].index = (uint16_t)k;
@@ -670,7 +711,7 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 		snprintf(am[mi].name, sizeof(am[mi].name), "%s", m->mods[mi].name);
 		am[mi].first_probe = (uint32_t)pi;
 		am[mi].lo = UINT64_MAX;
-		for (size_t i = 0; i < m->ndefs; i++) {
+		for (size_t i = from; i < m->ndefs; i++) {
 			const struct probe_def *d = &m->defs[i];
 			size_t clen = (d->code->len + PROBE_CODE_ALIGN - 1) &
 				      ~(size_t)(PROBE_CODE_ALIGN - 1);
@@ -698,6 +739,10 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 			ap[pi].shared_exit = sx[d->id];
 			memcpy(code + co, d->code->buf, d->code->len);
 			memset(code + co + d->code->len, X86_INT3, clen - d->code->len);
+			probe_area_skips(d,
+					 sx[d->id] && sx[d->id] <= m->ndefs ? &m->defs[sx[d->id] - 1]
+									   : NULL,
+					 &ap[pi], code + co);
 			memcpy(ar + ri, d->code->rel, d->code->nrel * sizeof(*ar));
 			ri += d->code->nrel;
 			co += clen;

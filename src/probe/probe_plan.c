@@ -296,7 +296,7 @@ static int plan_int3(struct probe_def *d, const struct plan_fn *f, const struct 
 	d->patch_len = 1;
 	memcpy(d->orig, p, 1);
 	snprintf(d->insn, sizeof(d->insn), "%s", in->text);
-	d->code->len = d->code->nrel = 0;
+	d->code->len = d->code->nrel = d->code->nskip = 0;
 	rc = x86_code_relocate(d->code, in, p);
 	if (rc)
 		return rc;
@@ -398,7 +398,7 @@ static int plan_entry_whole(struct probe_mgr *m, uint32_t module, uint32_t sym, 
 	d->patch_len = (uint32_t)(hi - start);
 	memcpy(d->orig, p, hi - start);
 	snprintf(d->insn, sizeof(d->insn), "%s", f->in[0].text);
-	d->code->len = d->code->nrel = 0;
+	d->code->len = d->code->nrel = d->code->nskip = 0;
 	rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
 	for (size_t i = 0; !rc && i < k; i++)
 		rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - start));
@@ -407,7 +407,7 @@ static int plan_entry_whole(struct probe_mgr *m, uint32_t module, uint32_t sym, 
 	if (!rc)
 		rc = x86_code_relocate(d->code, &f->in[k], f->code + (f->in[k].addr - start));
 	if (rc) {
-		d->code->len = d->code->nrel = 0;
+		d->code->len = d->code->nrel = d->code->nskip = 0;
 		d->method = 0;
 		d->patch_len = 0;
 		if (x) {
@@ -526,7 +526,7 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 			return 0;
 		snprintf(buf, sizeof(buf), "relocation failed (%s)", strerror(-rc));
 		why = buf;
-		d->code->len = d->code->nrel = 0;
+		d->code->len = d->code->nrel = d->code->nskip = 0;
 	}
 	snprintf(d->why, sizeof(d->why), "%s", why);
 	if (probe_plan_overlaps(m, module, start, start + 1))
@@ -685,7 +685,7 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 		rc = plan_exit_code(d, f, r - b, r);
 		if (!rc)
 			return 0;
-		d->code->len = d->code->nrel = 0;
+		d->code->len = d->code->nrel = d->code->nskip = 0;
 	}
 	if (!why) {
 		snprintf(buf, sizeof(buf),
@@ -764,7 +764,7 @@ static int plan_exit_jcc(struct probe_mgr *m, uint32_t module, uint32_t sym, str
 		if (hi - lo > PROBE_MAX_PATCH || plan_has_target(f->mod, lo, hi) ||
 		    probe_plan_overlaps(m, module, lo, hi))
 			break; /* a longer window has the same obstacle */
-		c->len = c->nrel = 0;
+		c->len = c->nrel = c->nskip = 0;
 		for (size_t i = k - b; !rc && i < k; i++)
 			rc = x86_code_relocate(c, &f->in[i], f->code + (f->in[i].addr - f->sym->addr));
 		/* j!cc rel8 over the handler call and the jump */
@@ -788,7 +788,7 @@ static int plan_exit_jcc(struct probe_mgr *m, uint32_t module, uint32_t sym, str
 			rc = x86_code_jmp(c, hi);
 		}
 		if (rc) {
-			c->len = c->nrel = 0;
+			c->len = c->nrel = c->nskip = 0;
 			break;
 		}
 		d->method = PROBE_M_JUMP;
@@ -1097,7 +1097,7 @@ static int plan_point_jump(struct probe_mgr *m, uint32_t module, struct probe_de
 	d->patch_off = lo;
 	d->patch_len = (uint32_t)(hi - lo);
 	memcpy(d->orig, p, hi - lo);
-	d->code->len = d->code->nrel = 0;
+	d->code->len = d->code->nrel = d->code->nskip = 0;
 	rc = plan_point_call(d, full);
 	for (size_t i = a; !rc && i < b; i++)
 		rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - f->sym->addr));
@@ -1107,7 +1107,7 @@ static int plan_point_jump(struct probe_mgr *m, uint32_t module, struct probe_de
 	    !((last->flags & X86_F_BRANCH) && !(last->flags & X86_F_COND)))
 		rc = x86_code_jmp(d->code, hi);
 	if (rc)
-		d->code->len = d->code->nrel = 0;
+		d->code->len = d->code->nrel = d->code->nskip = 0;
 	d->eval_pc = lo;
 	return rc;
 }
@@ -1233,7 +1233,7 @@ struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, u
 			snprintf(d->why, sizeof(d->why), "%s", why);
 	}
 	if (!placed) {
-		d->code->len = d->code->nrel = 0;
+		d->code->len = d->code->nrel = d->code->nskip = 0;
 		if (probe_plan_overlaps(m, module, addr, addr + 1) || plan_int3(d, &f, &f.in[k])) {
 			free(d->code);
 			m->ndefs--;

@@ -23,7 +23,11 @@ int probe_run_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 
 	if (!area)
 		return -ENOSPC;
-	rc = probe_mgr_fill_area(pr->m, area, h->ext_size[SHM_EXT_PROBES]);
+	/* only the area's own bytes: room kept after it for probes added
+	 * later (spool probe -p --commands) stays untouched, sparse */
+	if (probe_mgr_area_size(pr->m) > h->ext_size[SHM_EXT_PROBES])
+		return -ENOSPC;
+	rc = probe_mgr_fill_area(pr->m, area, probe_mgr_area_size(pr->m));
 	if (!rc)
 		memcpy(((struct probe_area_hdr *)area)->handler_path, pr->handler,
 		       sizeof(pr->handler));
@@ -161,6 +165,7 @@ size_t probe_run_placed(const struct probe_mgr *m)
 
 	for (size_t i = 0; i < m->ndefs; i++)
 		placed += m->defs[i].registered && (m->defs[i].status == PROBE_S_PATCHED ||
-						    m->defs[i].status == PROBE_S_REMOVED);
+						    m->defs[i].status == PROBE_S_REMOVED ||
+						    m->defs[i].status == PROBE_S_OFF);
 	return placed;
 }

@@ -117,3 +117,8 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 {
 	return -ENOTSUP;
 }
+
+AGENT_EXPORT int spool_agent_probe_ctl(const char *cmd)
+{
+	return -ENOTSUP;
+}

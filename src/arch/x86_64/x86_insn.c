@@ -268,6 +268,27 @@ static int x86_call_aligned(struct x86_code *c, uint32_t handler)
 	return rc;
 }
 
+/* The 5-byte nop that starts a handler call (x86_code.skip); returns its
+ * offset. */
+static uint32_t x86_skip_begin(struct x86_code *c, int *rc)
+{
+	static const uint8_t nop5[] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+	uint32_t at = c->len;
+
+	*rc |= x86_put(c, nop5, sizeof(nop5));
+	return at;
+}
+
+static void x86_skip_end(struct x86_code *c, uint32_t at, uint32_t probe_id)
+{
+	if (c->nskip < X86_SKIP_MAX) {
+		c->skip[c->nskip].at = at;
+		c->skip[c->nskip].end = c->len;
+		c->skip[c->nskip].id = probe_id & PROBE_ID_MASK;
+		c->nskip++;
+	}
+}
+
 int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int save_flags)
 {
 	/* lea rsp,[rsp-128]: step over the red zone (lea keeps the flags) */
@@ -283,7 +304,7 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	static const uint8_t regs[] = {0x48, 0x89, 0xe6};
 	static const uint8_t pushf = 0x9c, popf = 0x9d;
 	uint8_t b[16];
-	uint32_t sp_off = 72 + PROBE_REDZONE + (save_flags ? 8 : 0);
+	uint32_t sp_off = 72 + PROBE_REDZONE + (save_flags ? 8 : 0), skip_at;
 	int rc = 0;
 
 	/*
@@ -292,6 +313,7 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	 * middle of a function), and the handler is C that may reach code
 	 * compiled with SSE (the ring-full wait, libc).
 	 */
+	skip_at = x86_skip_begin(c, &rc);
 	rc |= x86_put(c, pre, sizeof(pre));
 	if (save_flags)
 		rc |= x86_put(c, &pushf, 1);
@@ -310,6 +332,7 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	if (save_flags)
 		rc |= x86_put(c, &popf, 1);
 	rc |= x86_put(c, post, sizeof(post));
+	x86_skip_end(c, skip_at, probe_id);
 	return rc ? -ENOSPC : 0;
 }
 
@@ -328,10 +351,11 @@ int x86_code_call_handler_full(struct x86_code *c, uint32_t probe_id, uint32_t h
 	static const uint8_t regs[] = {0x48, 0x89, 0xe6}; /* mov rsi,rsp */
 	uint32_t xmm_bytes = 256, cs_bytes = 48;
 	uint32_t sp_off = xmm_bytes + cs_bytes + 72 + 8 + PROBE_REDZONE;
-	uint32_t drop = xmm_bytes + cs_bytes;
+	uint32_t drop = xmm_bytes + cs_bytes, skip_at;
 	uint8_t b[16];
 	int rc = 0;
 
+	skip_at = x86_skip_begin(c, &rc);
 	rc |= x86_put(c, pre, sizeof(pre));
 	rc |= x86_put(c, &pushf, 1);
 	rc |= x86_put(c, push, sizeof(push));
@@ -383,5 +407,6 @@ int x86_code_call_handler_full(struct x86_code *c, uint32_t probe_id, uint32_t h
 	rc |= x86_put(c, pop, sizeof(pop));
 	rc |= x86_put(c, &popf, 1);
 	rc |= x86_put(c, post, sizeof(post));
+	x86_skip_end(c, skip_at, probe_id);
 	return rc ? -ENOSPC : 0;
 }

@@ -47,11 +47,20 @@ int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *o
 /* Trampoline code being built: bytes and relocation descriptors. */
 #define X86_CODE_MAX 512
 #define X86_RELOC_MAX 32
+#define X86_SKIP_MAX 4
 struct x86_code {
 	uint8_t buf[X86_CODE_MAX];
 	uint32_t len;
 	struct probe_area_reloc rel[X86_RELOC_MAX];
 	uint32_t nrel;
+	/* Handler calls (x86_code_call_handler*): each starts with a 5-byte
+	 * nop that becomes a jmp to `end` while the probe `id` is disabled
+	 * (spool probe -p: disable ID, --disabled): a flip of the
+	 * trampoline's first instruction, no re-planning. */
+	struct {
+		uint32_t at, end, id;
+	} skip[X86_SKIP_MAX];
+	uint32_t nskip;
 };
 
 /* Append insn (its bytes at p) so that it does the same thing from the

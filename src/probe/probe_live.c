@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_live.c - the commands of an attached spool probe (probe_live.h).
+ *
+ * Input: lines on stdin (--commands) and/or on connections to a unix
+ * socket (--control PATH, one client at a time); each command's answer
+ * goes back where it came from and ends with a line "ok ..." or
+ * "error: ...", so a script can read up to it.
+ *
+ *   list                 id op method module offset function state hits
+ *   add [--disabled] SPEC  plan SPEC as at start-up, place its probes
+ *   delete ID...         original bytes back (the threads stepped out of
+ *                        them first, as at detach)
+ *   disable ID...        the trampoline's handler call skipped (a 5-byte
+ *   enable ID...         flip); an int3 probe's int3 taken out / put back
+ *   detach               (or the end of stdin) restore everything, go
+ *
+ * New probes get ids after the last one (the manager's order), from the
+ * reserve the first area kept (PROBE_LIVE_IDS); each add is a batch: a
+ * probe area of its own, written after the first one in spool's shared
+ * memory, which the agent places ("prep OFF") and, once no thread is
+ * inside the ranges it replaces, commits ("commit OFF"). Hits: block and
+ * branch counters from the area; events of the other probes counted in
+ * the trace written so far (the collector flushed first).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../collect/collector.h"
+#include "../common/event.h"
+#include "../trace/trace.h"
+#include "../util/log.h"
+#include "probe_live.h"
+
+static void live_say(struct probe_live *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void live_say(struct probe_live *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		size_t room = l->out_cap - l->out_len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(l->out ? l->out + l->out_len : NULL, l->out ? room : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (l->out && (size_t)n < room) {
+			l->out_len += (size_t)n;
+			return;
+		}
+		{
+			size_t cap = l->out_cap * 2 + (size_t)n + 256;
+			char *p = realloc(l->out, cap);
+
+			if (!p)
+				return;
+			l->out = p;
+			l->out_cap = cap;
+		}
+	}
+}
+
+/* ---- talking to the target ---- */
+
+static int live_ctl(struct probe_live *l, const char *cmd)
+{
+	int64_t ret = 0;
+	int rc;
+
+	if (!l->a->fn_ctl)
+		return -ENOTSUP;
+	rc = probe_attach_call(l->a, l->a->fn_ctl, cmd, &ret);
+	if (rc < 0)
+		return rc;
+	return (int)(int32_t)ret; /* an int: only eax is the agent's */
+}
+
+static uint64_t live_patch_rt(const struct probe_def *d)
+{
+	return d->runtime_addr - d->addr + d->patch_off;
+}
+
+static struct probe_def *live_def(struct probe_live *l, const char *tok)
+{
+	char *end;
+	unsigned long id = strtoul(tok, &end, 10);
+
+	if (*end || !id || id > l->m->ndefs || !l->m->defs[id - 1].registered)
+		return NULL;
+	return &l->m->defs[id - 1];
+}
+
+static const char *live_state(const struct probe_def *d, const struct probe_mgr *m)
+{
+	const struct probe_def *o =
+	    d->shared && d->shared <= m->ndefs ? &m->defs[d->shared - 1] : d;
+
+	switch (o->status) {
+	case PROBE_S_PATCHED:
+	case PROBE_S_OFF:
+		return d->disabled ? "disabled" : "enabled";
+	case PROBE_S_DELETED:
+		return "deleted";
+	case PROBE_S_REMOVED:
+		return "removed";
+	case PROBE_S_RESTORED:
+		return "restored";
+	default:
+		return "not-placed";
+	}
+}
+
+/* Hits so far: counters of block and branch probes, events of the others
+ * in the trace (flushed first). hits has ndefs + 1 entries. */
+static void live_hits(struct probe_live *l, uint64_t *hits, int *have_events)
+{
+	struct probe_area_hdr hc;
+	struct trace_reader *r = NULL;
+	struct trace_event ev;
+
+	if (!probe_area_check(l->area, l->area_size, &hc)) {
+		const uint64_t *c = (const void *)(l->area + hc.counts_off);
+
+		for (size_t i = 0; i < l->m->ndefs; i++) {
+			const struct probe_def *d = &l->m->defs[i];
+			uint32_t cid = d->point && d->shared ? d->shared : d->id;
+
+			if ((d->op == PROBE_OP_BLOCK || d->op == PROBE_OP_BRANCH) &&
+			    cid < hc.ncounts)
+				hits[d->id] =
+				    __atomic_load_n(&c[2 * cid], __ATOMIC_RELAXED) +
+				    (d->op == PROBE_OP_BRANCH
+					 ? __atomic_load_n(&c[2 * cid + 1], __ATOMIC_RELAXED)
+					 : 0);
+		}
+	}
+	*have_events = 0;
+	if (!l->col || !l->trace_dir)
+		return;
+	collector_drain(l->col);
+	collector_flush(l->col);
+	{
+		struct trace_problem prob = {0};
+		int rc = trace_reader_open(&r, l->trace_dir, &prob);
+
+		if (rc < 0) {
+			log_debug("list: the trace so far cannot be read: %s %s", strerror(-rc),
+				  prob.msg);
+			return;
+		}
+	}
+	*have_events = 1;
+	while (trace_reader_next(r, &ev) > 0) {
+		uint32_t id;
+
+		if (ev_kind(ev.rec->word) != KIND_PROBE)
+			continue;
+		id = ev_obj(ev.rec->word);
+		if (id && id <= l->m->ndefs && l->m->defs[id - 1].op != PROBE_OP_BLOCK &&
+		    l->m->defs[id - 1].op != PROBE_OP_BRANCH)
+			hits[id]++;
+	}
+	trace_reader_close(r);
+	for (size_t i = 0; i < l->m->ndefs; i++)
+		if (l->m->defs[i].nvars > 1)
+			hits[l->m->defs[i].id] /= l->m->defs[i].nvars; /* an event per variable */
+}
+
+/* The probes side-file lines of ids [lo, hi] with their state and hits. */
+static void live_list(struct probe_live *l, uint32_t lo, uint32_t hi, int with_hits)
+{
+	uint64_t *hits = calloc(l->m->ndefs + 1, sizeof(*hits));
+	int have_events = 0;
+	char *text = NULL, *line, *save = NULL;
+	size_t len;
+
+	if (!hits || probe_mgr_table(l->m, &text, &len) < 0) {
+		free(hits);
+		live_say(l, "error: %s\n", strerror(ENOMEM));
+		return;
+	}
+	if (with_hits)
+		live_hits(l, hits, &have_events);
+	live_say(l, "# id op method module offset function state hits\n");
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long id = strtoul(line, NULL, 10);
+		const struct probe_def *d;
+
+		if (line[0] == '#' || !id || id > l->m->ndefs || id < lo || id > hi)
+			continue;
+		d = &l->m->defs[id - 1];
+		if (!with_hits ||
+		    (!have_events && d->op != PROBE_OP_BLOCK && d->op != PROBE_OP_BRANCH))
+			live_say(l, "%s %s -\n", line, live_state(d, l->m));
+		else
+			live_say(l, "%s %s %llu\n", line, live_state(d, l->m),
+				 (unsigned long long)hits[id]);
+	}
+	free(text);
+	free(hits);
+}
+
+/* ---- commands (the target stopped) ---- */
+
+static int live_add(struct probe_live *l, char *arg)
+{
+	struct probe_mgr *m = l->m;
+	size_t before = m->ndefs, nnew = 0;
+	struct probe_area_hdr hc, first;
+	struct probe_area_probe *ps;
+	struct probe_spec s;
+	uint64_t size, off, *lo = NULL, *hi = NULL;
+	char err[512], **sv, *text;
+	void *batch = NULL;
+	int disabled = 0, rc, n = 0;
+	pid_t tid;
+
+	if (!strncmp(arg, "--disabled ", 11)) {
+		disabled = 1;
+		arg += 11;
+		while (*arg == ' ')
+			arg++;
+	}
+	if (probe_area_check(l->area, l->area_size, &first) < 0) {
+		live_say(l, "error: the program overwrote spool's probe area\n");
+		return -EPROTO;
+	}
+	text = strdup(arg);
+	sv = realloc(l->specs, (l->nspecs + 1) * sizeof(*sv));
+	if (!text || !sv) {
+		free(text);
+		if (sv)
+			l->specs = sv;
+		live_say(l, "error: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	l->specs = sv;
+	l->specs[l->nspecs++] = text; /* the defs point at it */
+	if (probe_spec_parse(text, &s, err, sizeof(err)) < 0) {
+		live_say(l, "error: %s\n", err);
+		return -EINVAL;
+	}
+	if (!strncmp(text, "sys:", 4)) {
+		live_say(l, "error: sys: probes need the program started by spool\n");
+		return -EINVAL;
+	}
+	rc = probe_mgr_add_spec(m, &s);
+	if (rc >= 0)
+		rc = probe_mgr_plan_cfg(m);
+	for (size_t i = before; i < m->ndefs; i++)
+		nnew += m->defs[i].registered;
+	if (rc < 0 || !nnew) {
+		for (size_t i = before; i < m->ndefs; i++)
+			m->defs[i].registered = 0;
+		live_say(l, "error: '%s' %s\n", text,
+			 rc < 0 ? strerror(-rc)
+				: "placed no probe (probes already placed cover its points, "
+				  "or spool said why above)");
+		return rc < 0 ? rc : -ENOENT;
+	}
+	if (m->ndefs >= first.ncounts) {
+		for (size_t i = before; i < m->ndefs; i++)
+			m->defs[i].registered = 0;
+		live_say(l, "error: no probe ids left (%u per attach)\n", first.ncounts - 1);
+		return -ERANGE;
+	}
+	for (size_t i = before; i < m->ndefs; i++)
+		m->defs[i].disabled = (uint8_t)disabled;
+	size = probe_mgr_area_size_from(m, before);
+	batch = calloc(1, size);
+	if (!batch) {
+		rc = -ENOMEM;
+		goto out_fail;
+	}
+	rc = probe_mgr_fill_area_from(m, before, batch, size);
+	if (rc < 0)
+		goto out_fail;
+	/* The agent finds the batch's variable recipes from the first
+	 * area's: a whole number of recipes apart. */
+	off = (l->next_off + 7) & ~7ull;
+	while ((off + ((struct probe_area_hdr *)batch)->vars_off - first.vars_off) %
+	       sizeof(struct probe_area_var))
+		off += 8;
+	if (off + size > l->area_size) {
+		rc = -ENOSPC;
+		goto out_fail;
+	}
+	memcpy(l->area + off, batch, size);
+	l->next_off = (off + size + 4095) & ~4095ull;
+	{
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "prep %llu", (unsigned long long)off);
+		rc = live_ctl(l, cmd);
+		if (rc < 0)
+			goto out_fail;
+		if (probe_area_check(l->area + off, l->area_size - off, &hc) < 0) {
+			rc = -EPROTO;
+			goto out_fail;
+		}
+		ps = (void *)(l->area + off + hc.probes_off);
+		/* a thread blocking SIGTRAP would die of an int3 (the agent is
+		 * not interposed in attach mode): those stay out */
+		if (probe_attach_trap_blocked(l->a, &tid))
+			for (uint32_t i = 0; i < hc.nprobes; i++)
+				if (ps[i].status == PROBE_S_READY && ps[i].method == PROBE_M_INT3) {
+					ps[i].status = PROBE_S_NO_TRAP;
+					live_say(l,
+						 "probe %u: not placed: thread %d blocks SIGTRAP\n",
+						 ps[i].id, (int)tid);
+				}
+		lo = calloc(hc.nprobes + 1, sizeof(*lo));
+		hi = calloc(hc.nprobes + 1, sizeof(*hi));
+		if (!lo || !hi) {
+			rc = -ENOMEM;
+			goto out_fail;
+		}
+		for (uint32_t i = 0; i < hc.nprobes; i++)
+			if (ps[i].status == PROBE_S_READY) {
+				lo[n] = ps[i].runtime_patch;
+				hi[n++] = ps[i].runtime_patch + ps[i].patch_len;
+			}
+		rc = probe_attach_leave_ranges(l->a, lo, hi, (size_t)n);
+		if (rc < 0)
+			goto out_fail; /* READY, never written: nothing to undo */
+		snprintf(cmd, sizeof(cmd), "commit %llu", (unsigned long long)off);
+		rc = live_ctl(l, cmd);
+		if (rc < 0)
+			goto out_fail;
+		probe_mgr_read_area(m, l->area + off, l->area_size - off);
+	}
+	live_list(l, (uint32_t)before + 1, (uint32_t)m->ndefs, 0);
+	live_say(l, "ok added %zu probes (ids %zu-%zu), %d patched%s\n", nnew, before + 1, m->ndefs,
+		 rc, disabled ? ", disabled" : "");
+	rc = 0;
+	goto out;
+out_fail:
+	for (size_t i = before; i < m->ndefs; i++)
+		if (m->defs[i].status != PROBE_S_PATCHED && m->defs[i].status != PROBE_S_OFF)
+			m->defs[i].registered = m->defs[i].status != PROBE_S_PENDING;
+	live_say(l, "error: adding '%s': %s\n", text, strerror(-rc));
+out:
+	free(lo);
+	free(hi);
+	free(batch);
+	return rc;
+}
+
+/* delete / disable / enable, for each id of args. */
+static int live_change(struct probe_live *l, const char *verb, char *args)
+{
+	char *tok, *save = NULL, cmd[64];
+	int done = 0, rc = 0;
+
+	for (tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		struct probe_def *d = live_def(l, tok);
+		const struct probe_def *o;
+
+		if (!d) {
+			live_say(l, "error: no probe %s (list shows the ids)\n", tok);
+			rc = -ENOENT;
+			continue;
+		}
+		o = d->shared && d->shared <= l->m->ndefs ? &l->m->defs[d->shared - 1] : d;
+		if (o->status != PROBE_S_PATCHED && o->status != PROBE_S_OFF) {
+			live_say(l, "error: probe %s is %s\n", tok, live_state(d, l->m));
+			rc = -ENOENT;
+			continue;
+		}
+		if (verb[0] == 'd' && verb[1] == 'e') {
+			uint64_t lo = live_patch_rt(d), hi = lo + d->patch_len;
+
+			if (d->shared) {
+				live_say(
+				    l,
+				    "error: probe %s runs in probe %u's trampoline: delete %u, "
+				    "or disable %s\n",
+				    tok, d->shared, d->shared, tok);
+				rc = -EXDEV;
+				continue;
+			}
+			rc = probe_attach_leave_ranges(l->a, &lo, &hi, 1);
+			if (!rc)
+				snprintf(cmd, sizeof(cmd), "del %u", d->id);
+		} else {
+			snprintf(cmd, sizeof(cmd), "%s %u", verb[1] == 'i' ? "off" : "on", d->id);
+		}
+		if (!rc)
+			rc = live_ctl(l, cmd);
+		if (rc < 0) {
+			live_say(l, "error: %s %s: %s\n", verb, tok,
+				 rc == -ENOTSUP
+				     ? "this probe's trampoline has no handler call to skip"
+				     : strerror(-rc));
+			continue;
+		}
+		if (verb[0] == 'd' && verb[1] == 'e') {
+			/* its bytes are free again: a later add may probe them
+			 * (the overlap index is rebuilt without it) */
+			d->status = PROBE_S_DELETED;
+			d->patch_len = 0;
+			for (size_t i = 0; i < l->m->ndefs; i++)
+				if (l->m->defs[i].shared == d->id) {
+					l->m->defs[i].status = PROBE_S_DELETED;
+					l->m->defs[i].patch_len = 0;
+				}
+			probe_plan_free_index(l->m);
+			probe_plan_init_index(l->m);
+		} else {
+			d->disabled = verb[1] == 'i';
+		}
+		done++;
+	}
+	if (done)
+		live_say(l, "ok %s %d\n",
+			 verb[0] == 'd' && verb[1] == 'e' ? "deleted"
+			 : verb[1] == 'i'		  ? "disabled"
+							  : "enabled",
+			 done);
+	else if (!rc)
+		live_say(l, "error: %s wants probe ids\n", verb);
+	return rc;
+}
+
+static void live_command(struct probe_live *l, char *line)
+{
+	char *arg;
+	int rc;
+
+	line[strcspn(line, "\r\n")] = 0;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!*line || *line == '#')
+		return;
+	arg = line + strcspn(line, " \t");
+	if (*arg)
+		*arg++ = 0;
+	while (*arg == ' ' || *arg == '\t')
+		arg++;
+	if (!strcmp(line, "detach") || !strcmp(line, "quit")) {
+		live_say(l, "ok detaching\n");
+		l->detach = 1;
+		return;
+	}
+	if (!strcmp(line, "help")) {
+		live_say(l, "list | add [--disabled] SPEC | delete ID... | disable ID... | "
+			    "enable ID... | detach\nok\n");
+		return;
+	}
+	if (!strcmp(line, "list")) {
+		live_list(l, 1, UINT32_MAX, 1);
+		live_say(l, "ok %zu probes\n", l->m->ndefs);
+		return;
+	}
+	if (strcmp(line, "add") && strcmp(line, "delete") && strcmp(line, "disable") &&
+	    strcmp(line, "enable")) {
+		live_say(l, "error: unknown command '%s' (help lists them)\n", line);
+		return;
+	}
+	if (!*arg) {
+		live_say(l, "error: %s wants %s\n", line, line[0] == 'a' ? "a spec" : "probe ids");
+		return;
+	}
+	rc = probe_attach_stop(l->a, l->pid);
+	if (rc < 0) {
+		live_say(l, "error: cannot stop pid %d: %s\n", (int)l->pid, strerror(-rc));
+		probe_attach_resume(l->a);
+		return;
+	}
+	if (line[0] == 'a')
+		live_add(l, arg);
+	else
+		live_change(l, line, arg);
+	probe_attach_resume(l->a);
+}
+
+/* ---- input ---- */
+
+static int live_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		/* a client gone, or stdout closed: an error, never a SIGPIPE
+		 * that would end spool with the probes still in the program */
+		ssize_t w = fd == 1 ? write(fd, p, n) : send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Read what is there; run each whole line. 0 open, 1 end of input. */
+static int live_read(struct probe_live *l, struct probe_live_in *in, int out_fd)
+{
+	ssize_t n = read(in->fd, in->buf + in->len, sizeof(in->buf) - 1 - in->len);
+	char *nl;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : 1;
+	if (n == 0 && !in->len)
+		return 1;
+	in->len += (size_t)n;
+	in->buf[in->len] = 0;
+	if (n == 0 || in->len == sizeof(in->buf) - 1) {
+		/* a last line without newline, or one too long: taken as is */
+		in->buf[in->len++] = '\n';
+		in->buf[in->len] = 0;
+	}
+	while ((nl = memchr(in->buf, '\n', in->len))) {
+		size_t used = (size_t)(nl - in->buf) + 1;
+
+		*nl = 0;
+		l->out_len = 0;
+		live_command(l, in->buf);
+		if (l->out_len && live_write_all(out_fd, l->out, l->out_len) < 0 && out_fd != 1)
+			n = 0; /* the client went away */
+		memmove(in->buf, in->buf + used, in->len - used);
+		in->len -= used;
+		if (l->detach)
+			break;
+	}
+	return n == 0;
+}
+
+int probe_live_poll(struct probe_live *l)
+{
+	struct pollfd p[3];
+	int np = 0, ii = -1, il = -1, ic = -1;
+
+	if (l->use_stdin && l->in.fd >= 0)
+		ii = np, p[np++] = (struct pollfd){.fd = l->in.fd, .events = POLLIN};
+	if (l->listen_fd >= 0 && l->conn.fd < 0)
+		il = np, p[np++] = (struct pollfd){.fd = l->listen_fd, .events = POLLIN};
+	if (l->conn.fd >= 0)
+		ic = np, p[np++] = (struct pollfd){.fd = l->conn.fd, .events = POLLIN};
+	if (!np || poll(p, (nfds_t)np, 0) <= 0)
+		return l->detach;
+	if (ii >= 0 && p[ii].revents && live_read(l, &l->in, 1)) {
+		l->in.fd = -1; /* end of stdin: detach */
+		if (!l->detach)
+			log_info("end of the commands on stdin: detaching");
+		l->detach = 1;
+	}
+	if (il >= 0 && (p[il].revents & POLLIN)) {
+		l->conn.fd = accept4(l->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		l->conn.len = 0;
+	}
+	if (ic >= 0 && p[ic].revents && !l->detach && live_read(l, &l->conn, l->conn.fd)) {
+		close(l->conn.fd);
+		l->conn.fd = -1;
+	}
+	return l->detach;
+}
+
+/* The socket's directory must be the user's own and writable by no one
+ * else (nobody can put a socket or link there in its place). */
+static int live_listen(struct probe_live *l, const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char dir[PATH_MAX];
+	struct stat st;
+	char *slash;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path) || strlen(path) >= sizeof(dir)) {
+		log_err("--control %s: path too long for a unix socket", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		log_err("--control %s: its directory %s must be a directory of yours that no one "
+			"else can write",
+			path, dir);
+		return -EPERM;
+	}
+	if (lstat(path, &st) == 0) {
+		log_err("--control %s: already exists (spool does not replace it)", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	strcpy(sa.sun_path, path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0600) < 0 ||
+	    listen(fd, 4) < 0) {
+		int rc = -errno;
+
+		log_err("--control %s: %s", path, strerror(-rc));
+		close(fd);
+		unlink(path);
+		return rc;
+	}
+	l->listen_fd = fd;
+	l->ctl_path = strdup(path);
+	return 0;
+}
+
+int probe_live_open(struct probe_live *l, int use_stdin, const char *ctl_path)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+
+	/* answers to a closed stdout fail with EPIPE instead of killing
+	 * spool with the probes in place (put back at close) */
+	sigaction(SIGPIPE, &ign, &l->old_pipe);
+	l->use_stdin = use_stdin;
+	l->listen_fd = -1;
+	l->in.fd = use_stdin ? 0 : -1;
+	l->conn.fd = -1;
+	if (use_stdin)
+		fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+	if (ctl_path)
+		return live_listen(l, ctl_path);
+	return 0;
+}
+
+void probe_live_close(struct probe_live *l)
+{
+	sigaction(SIGPIPE, &l->old_pipe, NULL);
+	if (l->conn.fd >= 0)
+		close(l->conn.fd);
+	if (l->listen_fd >= 0)
+		close(l->listen_fd);
+	if (l->ctl_path)
+		unlink(l->ctl_path);
+	if (l->use_stdin)
+		fcntl(0, F_SETFL, fcntl(0, F_GETFL) & ~O_NONBLOCK);
+	free(l->ctl_path);
+	free(l->out);
+	/* the defs named the added specs (conflict messages while planning) */
+	for (size_t i = 0; i < l->m->ndefs; i++)
+		for (size_t k = 0; k < l->nspecs; k++)
+			if (l->m->defs[i].spec == l->specs[k])
+				l->m->defs[i].spec = NULL;
+	if (l->m->cur_spec)
+		for (size_t k = 0; k < l->nspecs; k++)
+			if (l->m->cur_spec == l->specs[k])
+				l->m->cur_spec = NULL;
+	for (size_t k = 0; k < l->nspecs; k++)
+		free(l->specs[k]);
+	free(l->specs);
+	l->specs = NULL;
+	l->nspecs = 0;
+	l->listen_fd = l->conn.fd = -1;
+	l->ctl_path = NULL;
+	l->out = NULL;
+}

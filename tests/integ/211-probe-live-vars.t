@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 211-probe-live-vars.t - variable probes added while attached
+# (`add args:FUNC`): the values recorded are the program's (live_work(x, 7)
+# returns 3x + 7: y is always 7, the largest return is 3 * the largest x
+# + 7), beside those of an args: probe placed at the attach; a sys: spec
+# cannot be added. The code is as before after the detach.
+. "$(dirname "$0")/lib.sh"
+
+PROG="$PROGS/probe_live"
+if [ ! -x "$PROG" ] || ! command -v python3 >/dev/null; then
+	echo "1..0 # SKIP $PROG is not built (x86-64 only), or no python3"
+	exit 0
+fi
+plan 8
+
+rm -f stop.now
+"$PROG" stop.now >prog.out &
+PID=$!
+wait_for ready prog.out 15
+python3 - "$SPOOL" "$PID" "$REPO/tests/integ" >checks.out 2>checks.err <<'PY'
+import sys, time
+sys.path.insert(0, sys.argv[3])
+from probe_live import Spool, parse_list, code_snapshot, same_code
+
+spool, pid = sys.argv[1], int(sys.argv[2])
+
+def check(ok, desc, *why):
+    print(("PASS\t" if ok else "FAIL\t") + desc + "".join("\t" + str(w) for w in why), flush=True)
+
+before = code_snapshot(pid)
+s = Spool(spool, pid, ["-e", "args:live_leaf", "-o", "t.trace"])
+r = s.cmd("add args:live_work")
+check(r[-1].startswith("ok added"), "add args:live_work", r)
+time.sleep(0.5)
+r = s.cmd("add sys:cpu")
+check(r[-1].startswith("error:"), "a sys: spec cannot be added while attached", r)
+check(s.cmd("detach")[-1] == "ok detaching", "detach")
+rc, rest = s.close()
+check(rc == 0, "spool exits 0", rc)
+diff = same_code(before, pid)
+check(not diff, "the code is as before the attach", diff)
+PY
+while IFS=$'\t' read -r res desc why; do
+	if [ "$res" = PASS ]; then pass "$desc"; else fail "$desc"; diag "$why"; fi
+done <checks.out
+[ -s checks.err ] && diag "$(cat checks.err)" "$(cat spool.err)"
+touch stop.now
+wait "$PID"
+is "$?:$(tr '\n' '|' <prog.out)" "0:ready|done check ok|" "the program's output and status are its own"
+
+spool_run report --vars t.trace
+y=$(sed -n 's/^variable y (long) at live_work:entry: [0-9]* values, min \([0-9-]*\), max \([0-9-]*\).*/\1 \2/p' <<<"$OUT$ERR")
+is "${y:-none}" "7 7" "the added probe read y = 7 at every call"
+xmax=$(sed -n 's/^variable x (long) at live_work:entry: [0-9]* values, min [0-9-]*, max \([0-9-]*\).*/\1/p' <<<"$OUT$ERR")
+rmax=$(sed -n 's/^variable return (long) at live_work:exit: [0-9]* values, min [0-9-]*, max \([0-9-]*\).*/\1/p' <<<"$OUT$ERR")
+# the largest return is 3x + 7 for an x the probe read (its last calls' exits
+# may fall after the detach, a first exit before the add: so not exactly the
+# largest x's)
+ok "... and the returns it read are 3x + 7 of the x it read (largest $rmax, largest x ${xmax:-none})" \
+	test -n "$rmax" -a -n "$xmax" -a $(( (rmax - 7) % 3 )) -eq 0 -a $(( (rmax - 7) / 3 )) -le "${xmax:-0}" \
+	-a $(( (rmax - 7) / 3 )) -ge $(( ${xmax:-0} - 1000 ))
