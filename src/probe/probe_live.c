@@ -109,11 +109,17 @@ static const char *live_state(const struct probe_def *d, const struct probe_mgr 
 {
 	const struct probe_def *o =
 	    d->shared && d->shared <= m->ndefs ? &m->defs[d->shared - 1] : d;
+	const struct probe_def *on = d;
 
+	/* an exit through the return address is on while its entry is */
+	if (d->method == PROBE_M_RETADDR)
+		for (size_t i = 0; i < m->ndefs; i++)
+			if (m->defs[i].ret_id == d->id)
+				on = &m->defs[i];
 	switch (o->status) {
 	case PROBE_S_PATCHED:
 	case PROBE_S_OFF:
-		return d->disabled ? "disabled" : "enabled";
+		return on->disabled ? "disabled" : "enabled";
 	case PROBE_S_DELETED:
 		return "deleted";
 	case PROBE_S_REMOVED:
@@ -362,35 +368,64 @@ out:
 }
 
 /* delete / disable / enable, for each id of args. */
+/* A failure of one id of a change: the one before it becomes a warning
+ * line; the last one stays in buf for the answer's last line. */
+static void live_fail(struct probe_live *l, char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void live_fail(struct probe_live *l, char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (buf[0])
+		live_say(l, "warning: %s\n", buf);
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
 static int live_change(struct probe_live *l, const char *verb, char *args)
 {
-	char *tok, *save = NULL, cmd[64];
+	char *tok, *save = NULL, cmd[64], fail[512] = "";
 	int done = 0, rc = 0;
 
 	for (tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		struct probe_def *d = live_def(l, tok);
 		const struct probe_def *o;
 
+		rc = 0; /* each id on its own */
 		if (!d) {
-			live_say(l, "error: no probe %s (list shows the ids)\n", tok);
+			live_fail(l, fail, sizeof(fail), "no probe %s (list shows the ids)", tok);
 			rc = -ENOENT;
 			continue;
 		}
 		o = d->shared && d->shared <= l->m->ndefs ? &l->m->defs[d->shared - 1] : d;
 		if (o->status != PROBE_S_PATCHED && o->status != PROBE_S_OFF) {
-			live_say(l, "error: probe %s is %s\n", tok, live_state(d, l->m));
+			live_fail(l, fail, sizeof(fail), "probe %s is %s", tok, live_state(d, l->m));
 			rc = -ENOENT;
+			continue;
+		}
+		if (d->method == PROBE_M_RETADDR && !(verb[0] == 'd' && verb[1] == 'e')) {
+			uint32_t entry = 0;
+
+			for (size_t i = 0; i < l->m->ndefs && !entry; i++)
+				if (l->m->defs[i].ret_id == d->id)
+					entry = l->m->defs[i].id;
+			live_fail(l, fail, sizeof(fail),
+				  "probe %s is an exit through the return address: %s its entry "
+				  "(probe %u), which swaps it",
+				  tok, verb, entry);
+			rc = -ENOTSUP;
 			continue;
 		}
 		if (verb[0] == 'd' && verb[1] == 'e') {
 			uint64_t lo = live_patch_rt(d), hi = lo + d->patch_len;
 
 			if (d->shared) {
-				live_say(
-				    l,
-				    "error: probe %s runs in probe %u's trampoline: delete %u, "
-				    "or disable %s\n",
-				    tok, d->shared, d->shared, tok);
+				live_fail(l, fail, sizeof(fail),
+					  "probe %s runs in probe %u's trampoline: delete %u, "
+					  "or disable %s",
+					  tok, d->shared, d->shared, tok);
 				rc = -EXDEV;
 				continue;
 			}
@@ -403,7 +438,7 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 		if (!rc)
 			rc = live_ctl(l, cmd);
 		if (rc < 0) {
-			live_say(l, "error: %s %s: %s\n", verb, tok,
+			live_fail(l, fail, sizeof(fail), "%s %s: %s", verb, tok,
 				 rc == -ENOTSUP
 				     ? "this probe's trampoline has no handler call to skip"
 				     : strerror(-rc));
@@ -423,8 +458,23 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 			probe_plan_init_index(l->m);
 		} else {
 			d->disabled = verb[1] == 'i';
+			/* Its function returns through the return address its
+			 * entry swaps: no swap, no exit (agent_probe_ra.c). */
+			if (d->handler == PROBE_H_FUNC_ENTRY_RA && d->ret_id)
+				live_say(l, "note: probe %u's exits go through the return address its "
+					    "entry swaps: exit probe %u is %s with it\n",
+					 d->id, d->ret_id, d->disabled ? "off" : "on");
 		}
 		done++;
+	}
+	/* One answer ends with one "ok" or "error:" line: what failed for some
+	 * ids before it is a warning (live_fail), the last failure the error
+	 * when nothing changed. */
+	if (done && fail[0])
+		live_say(l, "warning: %s\n", fail);
+	if (!done && fail[0]) {
+		live_say(l, "error: %s\n", fail);
+		return rc ? rc : -EINVAL;
 	}
 	if (done)
 		live_say(l, "ok %s %d\n",

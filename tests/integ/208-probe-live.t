@@ -43,7 +43,7 @@ def grows(s, i, t=0.3):
     return False, a, b
 
 before = code_snapshot(pid)
-s = Spool(spool, pid, ["-e", "func:live_work", "-o", "t.trace"])
+s = Spool(spool, pid, ["--exits", "patch", "-e", "func:live_work", "-o", "t.trace"])
 l = parse_list(s.cmd("list"))
 check(sorted(l) == [1, 2] and l[1]["op"] == "entry" and l[2]["op"] == "exit"
       and l[1]["function"] == "live_work" and l[1]["state"] == "enabled",
