@@ -66,5 +66,6 @@ int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_cc(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
+int cmd_receive(int argc, char **argv);
 
 #endif

@@ -42,6 +42,7 @@
 #include "../util/options.h"
 #include "../util/target.h"
 #include "session.h"
+#include "stream_send.h"
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t pending_signal;
@@ -865,6 +866,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		rc = setup_err(rc);
 		goto out_shm;
 	}
+	stream_send_begin(trace_writer_dir(w), o->trace_dir);
 	rc = collector_new(&col, &h, w);
 	if (rc < 0) {
 		rc = setup_err(rc);
@@ -1048,6 +1050,8 @@ out_signals:
 out_collector:
 	collector_free(col);
 out_writer:
+	/* (the writer renames the directory: the last pass is stream_send_finish's) */
+	stream_send_pause();
 	{
 		int rc2 = trace_writer_close(w);
 
