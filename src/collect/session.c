@@ -866,7 +866,6 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		rc = setup_err(rc);
 		goto out_shm;
 	}
-	stream_send_begin(trace_writer_dir(w), o->trace_dir);
 	rc = collector_new(&col, &h, w);
 	if (rc < 0) {
 		rc = setup_err(rc);
@@ -920,6 +919,9 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	if (pending_signal)
 		kill(pid, pending_signal);
 	res->ran = 1;
+	/* The sending thread starts only now: a fork child of a process
+	 * with a second thread (spawn_fork) could find a lock of it held. */
+	stream_send_begin(trace_writer_dir(w), o->trace_dir);
 	/* The collector must keep up with bursts of several threads on few
 	 * cores: when a producer crosses the watermark and wakes it, it should
 	 * run now, not after the producers' time slices. Raising our priority

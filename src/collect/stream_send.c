@@ -21,6 +21,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +338,9 @@ static void *ss_thread(void *arg)
 
 void stream_send_begin(const char *dir, const char *final)
 {
+	sigset_t all, old;
+	int rc;
+
 	if (!stream_send_active() || ss.fd < 0)
 		return;
 	stream_send_pause();
@@ -348,7 +352,13 @@ void stream_send_begin(const char *dir, const char *final)
 	if (ss_frame(STREAM_RESET, NULL, 0, NULL, 0))
 		return;
 	__atomic_store_n(&ss.stop, 0, __ATOMIC_RELEASE);
-	if (pthread_create(&ss.thread, NULL, ss_thread, NULL) == 0)
+	/* Every signal blocked in the thread (it inherits the mask): SIGCHLD
+	 * and ^C go to the thread that waits for them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&ss.thread, NULL, ss_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
 		ss.running = 1;
 	else
 		log_warn("--stream: no sending thread: the trace goes at the end of the run");
