@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 207-stream.t - spool locks|record --stream HOST:PORT and spool receive:
+# 207-stream.t - spool locks|record|probe --stream HOST:PORT and spool receive:
 # the trace reaches the host while the program still runs, the host's copy
 # is the whole trace (its report, a replay of the recording), the board
 # keeps nothing; a cut connection is never silent on either side (the board
@@ -10,7 +10,7 @@
 # outside); no receiver: the command stops before running the program.
 . "$(dirname "$0")/lib.sh"
 
-plan 24
+plan 27
 
 # start_receiver DIR: spool receive in the background on a free port of
 # 127.0.0.1 into DIR; sets RPID and PORT.
@@ -67,6 +67,15 @@ else
 	fail "the received recording replays on the host, printing what the run printed"
 	show_run
 fi
+
+# --- a probe trace streamed ---
+start_receiver host.probe
+spool_run probe -q -e 'func:worker' --stream "127.0.0.1:$PORT" -o board.probe -- "$PROGS/lockcount" 2 100
+is_rc 0 "spool probe --stream exits 0"
+wait "$RPID"
+RC=$? is_rc 0 "  spool receive exits 0"
+spool_run report --functions --json host.probe
+like "$OUT" '"name":"worker"[^}]*"calls":2,' "  the host reports the probed function's 2 calls"
 
 # --- the receiver goes away mid-stream: the board keeps its trace ---
 python3 - >fake.port 2>fake.err <<'PY' &
