@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 205-sysroot.t - spool report/export/info --sysroot DIR: a trace's files
+# 205-sysroot.t - spool report/export/info/path --sysroot DIR: a trace's files
 # looked up inside DIR (the board's root, or a copy of its files) and used
 # for names only when their build id is the one the trace recorded. The
 # program runs from this test's directory and is then moved into a root, so
@@ -11,12 +11,14 @@
 # out of the root ("/..") does not reach a file outside it.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 20
 
 mkdir -p bin
 cp "$PROGS/lockcount" bin/lockcount
 spool_run locks -q -o t.trace -- "$T_DIR/bin/lockcount" 2 100
 is_rc 0 "spool locks runs the program from the test's directory"
+spool_run probe -q -e 'func:worker' -o p.trace -- "$T_DIR/bin/lockcount" 2 10
+is_rc 0 "spool probe runs it too"
 root="$T_DIR/root"
 mkdir -p "$root$T_DIR/bin"
 mv bin/lockcount "$root$T_DIR/bin/lockcount"
@@ -31,6 +33,10 @@ like "$OUT" 'shared_lock' "  the global lock is named"
 
 spool_run info --sysroot "$root" t.trace
 like "$OUT" "$T_DIR/bin/lockcount: same build" "info --sysroot says the root holds the run's build"
+spool_run path p.trace
+unlike "$OUT" ' worker ' "spool path without --sysroot cannot name the probed function (the control)"
+spool_run path --sysroot "$root" p.trace
+like "$OUT" 'T1/[0-9]+ +worker ' "spool path --sysroot names it from the root's copy"
 
 spool_run export --chrome -o t.json --sysroot "$root" t.trace
 is_rc 0 "export --sysroot ROOT exits 0"
