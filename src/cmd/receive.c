@@ -105,13 +105,13 @@ int cmd_receive(int argc, char **argv)
 {
 	enum { OPT_PORT = 256, OPT_BIND, OPT_MAX };
 	static const struct option opts[] = {
-		{"port", required_argument, NULL, OPT_PORT},
-		{"bind", required_argument, NULL, OPT_BIND},
-		{"max-size", required_argument, NULL, OPT_MAX},
-		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"port", required_argument, NULL, OPT_PORT},
+	    {"bind", required_argument, NULL, OPT_BIND},
+	    {"max-size", required_argument, NULL, OPT_MAX},
+	    {"output", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct stream_recv c = {.sock = -1, .dirfd = -1, .max_bytes = STREAM_DEFAULT_MAX_BYTES};
 	const char *dir = "spool.trace", *port = NULL, *bind_addr = NULL;
@@ -157,7 +157,8 @@ int cmd_receive(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		log_err("receive: unexpected argument '%s' (see spool receive --help)", argv[optind]);
+		log_err("receive: unexpected argument '%s' (see spool receive --help)",
+			argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (!port) {
@@ -205,11 +206,13 @@ int cmd_receive(int argc, char **argv)
 		/* on the disk at its name: the board may remove its copy */
 		if (send(c.sock, STREAM_ACK, sizeof(STREAM_ACK) - 1, MSG_NOSIGNAL) !=
 		    (ssize_t)(sizeof(STREAM_ACK) - 1))
-			log_warn("receive: %s did not hear that the trace arrived: it keeps its copy",
-				 peer);
+			log_warn(
+			    "receive: %s did not hear that the trace arrived: it keeps its copy",
+			    peer);
 		status = cmd_dir_loss(dir, NULL) ? EXIT_INCOMPLETE : 0;
 		if (!quiet)
-			log_info("received %" PRIu64 " bytes in %" PRIu64 " files from %s, trace in %s/",
+			log_info("received %" PRIu64 " bytes in %" PRIu64
+				 " files from %s, trace in %s/",
 				 c.data, c.files, peer, dir);
 	} else {
 		log_warn("receive: the stream from %s was cut: %s; %s/ holds the %" PRIu64

@@ -50,7 +50,7 @@ static struct {
 	int begun;
 	struct ss_file *files;
 	size_t nfiles;
-	uint64_t sent; /* data bytes since the last RESET */
+	uint64_t sent;	/* data bytes since the last RESET */
 	uint64_t total; /* all bytes on the wire */
 	int cut;	/* the connection failed: said once */
 	unsigned char *buf;
@@ -78,7 +78,8 @@ int stream_send_option(const char *hostport)
 		log_err("--stream: given twice");
 		return -EINVAL;
 	}
-	if (!colon || colon == hostport || !colon[1] || (size_t)(colon - hostport) >= sizeof(host)) {
+	if (!colon || colon == hostport || !colon[1] ||
+	    (size_t)(colon - hostport) >= sizeof(host)) {
 		log_err("--stream '%s': want HOST:PORT", hostport);
 		return -EINVAL;
 	}
@@ -216,7 +217,7 @@ static struct ss_file *ss_find(const char *rel)
 	nf = &ss.files[ss.nfiles++];
 	memset(nf, 0, sizeof(*nf));
 	memcpy(nf->rel, rel, strnlen(rel, STREAM_MAX_PATH)); /* NUL: the memset */
-	nf->ino = UINT64_MAX; /* new: sent whole */
+	nf->ino = UINT64_MAX;				     /* new: sent whole */
 	return nf;
 }
 
@@ -236,8 +237,8 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 	changed = st.st_mtim.tv_sec != f->mtime.tv_sec || st.st_mtim.tv_nsec != f->mtime.tv_nsec;
 	/* new or replaced, shorter, or a small (or same-size) file rewritten */
 	whole = f->ino != (uint64_t)st.st_ino || (uint64_t)st.st_size < f->size ||
-		(changed && ((uint64_t)st.st_size <= STREAM_SEND_SMALL ||
-			     (uint64_t)st.st_size == f->size));
+		(changed &&
+		 ((uint64_t)st.st_size <= STREAM_SEND_SMALL || (uint64_t)st.st_size == f->size));
 	if (whole) {
 		rc = ss_send_range(fd, rel, 0, (uint64_t)st.st_size);
 		if (!rc)

@@ -25,9 +25,9 @@
 #define STREAM_SEND_SMALL (64u << 10)
 
 /* The help line of --stream, the same in every command. */
-#define STREAM_SEND_HELP                                                                         \
-	"      --stream HOST:PORT  send the trace to spool receive on HOST as it is\n"          \
-	"                       written; the local copy is removed once the receiver\n"          \
+#define STREAM_SEND_HELP                                                                           \
+	"      --stream HOST:PORT  send the trace to spool receive on HOST as it is\n"             \
+	"                       written; the local copy is removed once the receiver\n"            \
 	"                       has it all (kept, and said, if the connection is cut)\n"
 
 /* --stream HOST:PORT: connect now (a usage error is said). Returns 0 or a

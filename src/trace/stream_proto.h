@@ -37,11 +37,11 @@ enum {
 	STREAM_END = 5,	   /* the trace is complete; offset: the data bytes sent since RESET */
 };
 
-#define STREAM_MAX_PATH 255		  /* bytes of a relative path */
-#define STREAM_MAX_DEPTH 4		  /* directories in it */
-#define STREAM_MAX_DATA (16u << 20)	  /* bytes in one frame */
-#define STREAM_MAX_FILES 65536		  /* files in one trace */
-#define STREAM_CHUNK (1u << 20)		  /* what a sender puts in one frame */
+#define STREAM_MAX_PATH 255		       /* bytes of a relative path */
+#define STREAM_MAX_DEPTH 4		       /* directories in it */
+#define STREAM_MAX_DATA (16u << 20)	       /* bytes in one frame */
+#define STREAM_MAX_FILES 65536		       /* files in one trace */
+#define STREAM_CHUNK (1u << 20)		       /* what a sender puts in one frame */
 #define STREAM_DEFAULT_MAX_BYTES (64ull << 30) /* spool receive --max-size */
 
 /* Whether a path from the wire may name a file in the trace directory:

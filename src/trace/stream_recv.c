@@ -200,8 +200,8 @@ int stream_recv_frame(struct stream_recv *c)
 		rc = ftruncate(fd, (off_t)off) < 0 ? -errno : 0;
 	} else {
 		for (uint64_t done = 0; !rc && done < len;) {
-			ssize_t n = pwrite(fd, c->buf + done, (size_t)(len - done),
-					   (off_t)(off + done));
+			ssize_t n =
+			    pwrite(fd, c->buf + done, (size_t)(len - done), (off_t)(off + done));
 
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -248,4 +248,3 @@ int stream_recv_magic(struct stream_recv *c)
 		return -EPROTO;
 	return 0;
 }
-

@@ -76,8 +76,8 @@ static int sysroot_has_dotdot(const char *p)
 int sysroot_open(const char *path)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	    .flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	struct stat st;
 	long fd;

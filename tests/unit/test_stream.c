@@ -49,7 +49,7 @@ static void test_path_ok(void **state)
 	assert_false(ok("a/"));
 	assert_false(ok("a b"));
 	assert_false(ok("a\nb"));
-	assert_false(ok("a/b/c/d/e/f")); /* deeper than STREAM_MAX_DEPTH */
+	assert_false(ok("a/b/c/d/e/f"));	     /* deeper than STREAM_MAX_DEPTH */
 	assert_false(stream_proto_path_ok("ab", 3)); /* a NUL inside */
 }
 
