@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <netdb.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,12 @@
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
+
+static void receive_on_signal(int sig)
+{
+	(void)sig;
+	stream_recv_interrupted = 1;
+}
 
 static void receive_usage(FILE *out)
 {
@@ -55,8 +62,8 @@ static void receive_usage(FILE *out)
 		"  -h, --help           show this help\n"
 		"\n"
 		"spool says 'receiving on ADDR:PORT' once it listens. If the connection is cut\n"
-		"before the board's spool says the trace is complete, what arrived is kept in\n"
-		"DIR and marked: spool info and every report say it is incomplete (the rest\n"
+		"before the board's spool says the trace is complete (or spool receive gets\n"
+		"Ctrl-C or SIGTERM), what arrived is kept in DIR and marked: spool info and every report say it is incomplete (the rest\n"
 		"stayed on the board, which keeps its whole trace and says so).\n"
 		"\n"
 		"Exit status: 0 the whole trace arrived; 4 the stream was cut or broke a rule\n"
@@ -173,11 +180,23 @@ int cmd_receive(int argc, char **argv)
 	lfd = rcv_listen(bind_addr, port, where, sizeof(where));
 	if (lfd < 0)
 		goto out_free;
+	/* ^C or SIGTERM: what arrived is kept, marked cut (no SA_RESTART:
+	 * the blocked read returns) */
+	{
+		struct sigaction sa = {.sa_handler = receive_on_signal};
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	log_info("receiving on %s, the trace goes to %s/", where, dir);
 	c.sock = accept4(lfd, (struct sockaddr *)&pa, &pl, SOCK_CLOEXEC);
 	close(lfd);
 	if (c.sock < 0) {
-		log_err("receive: accept: %s", strerror(errno));
+		if (stream_recv_interrupted)
+			log_err("receive: stopped before a board connected: nothing written");
+		else
+			log_err("receive: accept: %s", strerror(errno));
 		goto out_free;
 	}
 	(void)getnameinfo((struct sockaddr *)&pa, pl, peer, sizeof(peer), NULL, 0, NI_NUMERICHOST);

@@ -22,6 +22,8 @@
 #include "stream_proto.h"
 #include "stream_recv.h"
 
+volatile sig_atomic_t stream_recv_interrupted;
+
 /* Exactly len bytes; 0, or -ECONNRESET at the end of the stream. */
 static int rcv_read(struct stream_recv *c, void *p, size_t len)
 {
@@ -30,7 +32,7 @@ static int rcv_read(struct stream_recv *c, void *p, size_t len)
 	while (len) {
 		ssize_t n = read(c->sock, b, len);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR && !stream_recv_interrupted)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -ECONNRESET;

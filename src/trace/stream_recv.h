@@ -10,6 +10,7 @@
 #define SPOOL_TRACE_STREAM_RECV_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 
 struct stream_recv {
@@ -23,6 +24,10 @@ struct stream_recv {
 	char why[PATH_MAX + 256]; /* why the stream ended early */
 	unsigned char *buf;	  /* STREAM_MAX_DATA bytes */
 };
+
+/* Set by a signal handler (spool receive's SIGINT and SIGTERM, installed
+ * without SA_RESTART): a read interrupted then ends the stream as a cut. */
+extern volatile sig_atomic_t stream_recv_interrupted;
 
 /* One frame. Returns 1 after STREAM_END, 0 to go on, <0 to stop (c->why
  * says why). The directory is (re)made empty by the stream's RESET. */

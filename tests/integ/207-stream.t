@@ -10,7 +10,7 @@
 # outside); no receiver: the command stops before running the program.
 . "$(dirname "$0")/lib.sh"
 
-plan 27
+plan 29
 
 # start_receiver DIR: spool receive in the background on a free port of
 # 127.0.0.1 into DIR; sets RPID and PORT.
@@ -126,6 +126,29 @@ num_cmp "$RC" -ne 0 "  spool info on the copy exits non-zero (incomplete, and da
 like "$OUT" 'stream from the board was cut' "  and says the stream was cut"
 spool_run report --locks cut.trace
 like "$ERR" 'stream from the board was cut' "  so does spool report"
+
+# --- spool receive stopped (SIGTERM) while a board is still sending ---
+start_receiver stopped.trace
+python3 - "$PORT" kept.trace <<'PY' &
+import os, socket, struct, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+def frame(t, path=b"", off=0, data=b""):
+    s.sendall(struct.pack("<IIQQ", t, len(path), off, len(data)) + path + data)
+s.sendall(b"SPOOLST1")
+frame(1)
+frame(2, b"metadata", 0, open(os.path.join(sys.argv[2], "metadata"), "rb").read())
+open("sent", "w").close()
+time.sleep(30)
+PY
+BPID=$!
+for ((i = 0; i < 300; i++)); do [ -e sent ] && break; sleep 0.05; done
+sleep 0.2
+kill -TERM "$RPID"
+wait "$RPID"
+RC=$? is_rc 4 "spool receive stopped by SIGTERM mid-stream exits 4"
+like "$(cat stopped.trace/.spool/stream 2>/dev/null)" 'cut=1' "  what arrived is kept at its name, marked cut"
+kill "$BPID" 2>/dev/null
+wait "$BPID" 2>/dev/null
 
 # --- hostile streams: names out of the directory, oversized frames ---
 hostile() {
