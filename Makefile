@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # spool build. GNU Make. Targets: all (default), check, check-real, bench, demo,
-# install, asan (host tools with AddressSanitizer + UBSan), fuzz (libFuzzer
-# harnesses, fuzz/fuzz.mk), man, dist, deb, check-dist (pkg/pkg.mk), format,
-# clean.
+# install, install-target (only what a board needs), asan (host tools with
+# AddressSanitizer + UBSan), fuzz (libFuzzer harnesses, fuzz/fuzz.mk), man,
+# dist, deb, check-dist (pkg/pkg.mk), format, clean.
 #
 # check-real runs tests/real/ (real Debian programs, doc: README.md); check
 # runs its quick part, tests/real/quick/, with the integration tests
@@ -137,6 +137,16 @@ install: all
 	install -m 755 $(PROGRESS) $(DESTDIR)$(PREFIX)/lib/spool/libspool-progress.so
 	install -m 644 README.md doc/*.md $(DESTDIR)$(PREFIX)/share/doc/spool/
 
+# install-target: only what runs on the board (doc/arm64.md), for ARCH=aarch64
+# or the machine's own: spool, the agent and the progress library, where spool
+# finds them (PREFIX/lib/spool beside PREFIX/bin). No man pages, docs, spool
+# cc, headers or gdb script: a board with little storage gets none of them.
+install-target: $(SPOOL) $(AGENT) $(PROGRESS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/spool
+	install -m 755 $(SPOOL) $(DESTDIR)$(PREFIX)/bin/spool
+	install -m 755 $(AGENT) $(DESTDIR)$(PREFIX)/lib/spool/libspool-agent.so
+	install -m 755 $(PROGRESS) $(DESTDIR)$(PREFIX)/lib/spool/libspool-progress.so
+
 format:
 	clang-format -i $$(find src tests include -name '*.[ch]')
 
@@ -149,5 +159,5 @@ include fuzz/fuzz.mk
 include pkg/pkg.mk
 include tests/arm64/arm64.mk
 
-.PHONY: all check check-real bench demo install format clean deps asan unit-bins progs
+.PHONY: all check check-real bench demo install install-target format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

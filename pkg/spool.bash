@@ -117,6 +117,11 @@ _spool()
 				_spool_trace_dirs "$cur"
 			fi
 			;;
+		--sysroot)
+			# the board's root, or a copy of its files
+			COMPREPLY=($(compgen -d -- "$cur"))
+			compopt -o filenames 2>/dev/null
+			;;
 		--sort) COMPREPLY=($(compgen -W 'wait acq contended hold name' -- "$cur")) ;;
 		--on-full) COMPREPLY=($(compgen -W 'wait drop' -- "$cur")) ;;
 		--mode) COMPREPLY=($(compgen -W 'serial sync' -- "$cur")) ;;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "collect/stream_send.h"
 #include "trace/trace.h"
 #include "util/log.h"
 
@@ -35,6 +36,7 @@ static const struct command commands[] = {
 	{"path", cmd_path, "the thread path: which thread called which function on which object"},
 	{"record", cmd_record, "run a program and record its schedule and inputs for spool replay"},
 	{"replay", cmd_replay, "run a recorded program again with the recorded schedule and inputs"},
+	{"receive", cmd_receive, "receive a trace a board sends with --stream HOST:PORT, into a directory"},
 	{"help", cmd_help, "show this help, or a command's help (spool help COMMAND)"},
 };
 
@@ -129,5 +131,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spool: unknown command '%s' (see 'spool help')\n", argv[1]);
 		return EXIT_USAGE;
 	}
-	return c->fn(argc - 1, argv + 1);
+	{
+		int rc = c->fn(argc - 1, argv + 1);
+
+		/* --stream: the rest of the trace, now that the command wrote
+		 * everything; a receiver without the whole trace is an
+		 * incomplete trace (the local one is kept, and said). */
+		if (stream_send_finish() < 0 && rc == 0)
+			rc = EXIT_INCOMPLETE;
+		return rc;
+	}
 }

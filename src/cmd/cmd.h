@@ -67,5 +67,6 @@ int cmd_info(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_cc(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
+int cmd_receive(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@
 #include "../util/log.h"
 #include "../util/outfile.h"
 #include "../util/symbolize.h"
+#include "../util/sysroot.h"
 #include "cmd.h"
 
 static void export_usage(FILE *out)
@@ -53,6 +54,9 @@ static void export_usage(FILE *out)
 		"                   output spool.svg\n"
 		"  --weight W       folded/flamegraph: 'time' (self ns, the default) or 'calls'\n"
 		"  --title TEXT     flamegraph: the title\n"
+		"  --sysroot DIR    the traced files are the board's, under DIR (its root or a\n"
+		"                   copy of its files): names come from them when their build\n"
+		"                   ids are the run's (doc/arm64.md)\n"
 		"  -h, --help       show this help\n"
 		"\n"
 		"Exits 1 if the trace is damaged (what could be read is still exported) or the\n"
@@ -87,7 +91,8 @@ enum { EXPORT_NONE, EXPORT_PERFETTO, EXPORT_CHROME, EXPORT_FOLDED, EXPORT_FLAME 
 
 int cmd_export(int argc, char **argv)
 {
-	enum { OPT_PERFETTO = 256, OPT_CHROME, OPT_FORCE, OPT_FOLDED, OPT_FLAME, OPT_WEIGHT, OPT_TITLE };
+	enum { OPT_PERFETTO = 256, OPT_CHROME, OPT_FORCE, OPT_FOLDED, OPT_FLAME, OPT_WEIGHT, OPT_TITLE,
+	       OPT_SYSROOT };
 	static const struct option opts[] = {
 		{"perfetto", no_argument, NULL, OPT_PERFETTO},
 		{"chrome", no_argument, NULL, OPT_CHROME},
@@ -97,6 +102,7 @@ int cmd_export(int argc, char **argv)
 		{"weight", required_argument, NULL, OPT_WEIGHT},
 		{"title", required_argument, NULL, OPT_TITLE},
 		{"output", required_argument, NULL, 'o'},
+		{"sysroot", required_argument, NULL, OPT_SYSROOT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -146,6 +152,10 @@ int cmd_export(int argc, char **argv)
 			break;
 		case OPT_TITLE:
 			fl.title = optarg;
+			break;
+		case OPT_SYSROOT:
+			if (sysroot_option(optarg) < 0)
+				return EXIT_USAGE;
 			break;
 		case OPT_FORCE:
 			eo.force = 1;

@@ -17,10 +17,77 @@
 #include "../trace/trace.h"
 #include "../trace/untrusted.h"
 #include "../util/escape.h"
+#include "../util/buildid.h"
 #include "../util/log.h"
+#include "../util/sysroot.h"
 #include "../replay/rr_log.h"
 #include "../replay/rr_tree.h"
 #include "cmd.h"
+
+/* --sysroot: for each file the traced processes had mapped (with the build
+ * id the trace recorded for it), what the board's root holds for it: what
+ * spool report --sysroot will use for names and what it will refuse. Each
+ * path once. */
+static void info_sysroot(struct trace_reader *r)
+{
+	char **seen = NULL;
+	size_t nseen = 0, nstreams = trace_reader_nstreams(r);
+
+	printf("sysroot %s:\n", escape_str(sysroot_get()));
+	for (size_t i = 0; i < nstreams; i++) {
+		const struct trace_stream_info *si = trace_reader_stream(r, i);
+		char name[64], *list = NULL;
+		size_t len = 0;
+		int dup = 0;
+
+		for (size_t j = 0; j < i; j++)
+			dup |= trace_reader_stream(r, j)->pid == si->pid;
+		snprintf(name, sizeof(name), "proc/%u.buildids", si->pid);
+		if (dup || trace_reader_file(r, name, &list, &len) < 0)
+			continue;
+		for (char *line = list; line < list + len;) {
+			char *nl = memchr(line, '\n', (size_t)(list + len - line));
+			char *sp, have[BUILDID_HEX_MAX], **ns;
+			int st, known = 0;
+
+			if (nl)
+				*nl = '\0';
+			sp = strchr(line, ' ');
+			if (!sp || sp - line >= BUILDID_HEX_MAX || sp[1] != '/')
+				goto next;
+			*sp = '\0';
+			for (size_t k = 0; k < nseen; k++)
+				known |= !strcmp(seen[k], sp + 1);
+			if (known)
+				goto next;
+			ns = realloc(seen, (nseen + 1) * sizeof(*ns));
+			if (!ns)
+				break;
+			seen = ns;
+			if (!(seen[nseen] = strdup(sp + 1)))
+				break;
+			nseen++;
+			st = sysroot_check(sp + 1, line, have, sizeof(have));
+			printf("  %s  %s: ", line, escape_str(sp + 1));
+			if (st == SYSROOT_SAME)
+				printf("same build\n");
+			else if (st == SYSROOT_DEBUG_ONLY)
+				printf("only its debug file (usr/lib/debug/.build-id), same build\n");
+			else if (st == SYSROOT_OTHER)
+				printf("ANOTHER BUILD (%s): refused for names\n", have[0] ? have : "no build id");
+			else if (st == SYSROOT_NOT_ELF)
+				printf("not an ELF file: refused for names\n");
+			else
+				printf("missing (%s)\n", trace_open_strerror(st));
+next:
+			line = nl ? nl + 1 : list + len;
+		}
+		free(list);
+	}
+	for (size_t k = 0; k < nseen; k++)
+		free(seen[k]);
+	free(seen);
+}
 
 /* A recording of a process tree (rr_tree.h): its processes, each with its
  * own recording, and what replays one alone. */
@@ -68,7 +135,7 @@ static void info_procs(struct trace_reader *r, const char *dir)
 
 static void info_usage(FILE *out)
 {
-	fprintf(out, "usage: spool info [TRACE_DIR]\n"
+	fprintf(out, "usage: spool info [--sysroot DIR] [TRACE_DIR]\n"
 		     "\n"
 		     "Describe a trace (default spool.trace): the run summary, each stream\n"
 		     "(process, thread, events, events lost), what the trace is missing (the\n"
@@ -77,6 +144,11 @@ static void info_usage(FILE *out)
 		     "reading it.\n"
 		     "\n"
 		     "options:\n"
+		     "  --sysroot DIR  a trace made on a board: for each file its processes\n"
+		     "               had mapped, whether DIR (the board's root or a copy of its\n"
+		     "               files) holds the same build (by the build id the trace\n"
+		     "               recorded), another build (spool report refuses it for\n"
+		     "               names), or nothing\n"
 		     "  -h, --help   show this help\n"
 		     "\n"
 		     "Exit status: 1 if the trace is damaged (or the summary could not all be\n"
@@ -86,7 +158,9 @@ static void info_usage(FILE *out)
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+					     {"sysroot", required_argument, NULL, 'S'},
+					     {NULL, 0, NULL, 0}};
 	const char *dir = "spool.trace";
 	struct trace_reader *r = NULL;
 	struct trace_problem prob = {0};
@@ -105,6 +179,11 @@ int cmd_info(int argc, char **argv)
 		if (c == 'h') {
 			info_usage(stdout);
 			return 0;
+		}
+		if (c == 'S') {
+			if (sysroot_option(optarg) < 0)
+				return EXIT_USAGE;
+			continue;
 		}
 		log_err("unknown option '%s' (see spool info --help)", argv[optind - 1]);
 		return EXIT_USAGE;
@@ -176,6 +255,8 @@ int cmd_info(int argc, char **argv)
 		printf("replays: %d, their traces in %s/replays/ (the last: %s/replays/%lu)\n",
 		       nrep, escape_str(dir), escape_str(dir), rep_last);
 	info_procs(r, dir);
+	if (sysroot_get())
+		info_sysroot(r);
 	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
 		const struct trace_problem *p = trace_reader_problem(r, i);
 

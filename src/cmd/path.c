@@ -28,6 +28,7 @@
 #include "../util/files.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../util/sysroot.h"
 #include "../util/outfile.h"
 #include "../util/target.h"
 #include "cmd.h"
@@ -99,6 +100,8 @@ static void path_usage(FILE *out)
 		"                       loader's variables (LD_PRELOAD, ...) from the\n"
 		"                       recorded environment too (spool replay --trust-env)\n"
 		"  -q, --quiet          no summary line\n"
+		"      --sysroot DIR    a trace made on a board: names come from the board's\n"
+		"                       files under DIR (spool report --sysroot)\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"options when recording (as in spool locks):\n");
@@ -239,6 +242,7 @@ int cmd_path(int argc, char **argv)
 		{"trace-dir", required_argument, NULL, 't'},
 		{"trust-env", no_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"sysroot", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -307,6 +311,10 @@ int cmd_path(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'S':
+			if (sysroot_option(optarg) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			path_usage(stdout);

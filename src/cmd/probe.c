@@ -44,6 +44,7 @@
 #include "../util/debugfile.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../collect/stream_send.h"
 #include "cmd.h"
 
 #define PROBE_MAX_SPECS 64
@@ -136,6 +137,7 @@ static void probe_usage(FILE *out)
 		"      --json           the report as JSON\n"
 		"      --limit N        rows of the report (default 30, 0 = all)\n"
 		"  -q, --quiet          summary line only, no report\n"
+		STREAM_SEND_HELP
 		"  -h, --help           show this help\n"
 		"\n"
 		"Exit status: the program's (128+N if signal N killed it); 4 if that is 0 but\n"
@@ -516,6 +518,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		log_err("cannot create trace %s: %s", so->trace_dir, strerror(-rc));
 		goto out_shm;
 	}
+	stream_send_begin(trace_writer_dir(w), so->trace_dir);
 	rc = collector_new(&col, &h, w);
 	if (rc < 0)
 		goto out_writer;
@@ -630,6 +633,7 @@ out_signals:
 out_collector:
 	collector_free(col);
 out_writer:
+	stream_send_pause();
 	if (trace_writer_close(w) < 0)
 		status = 1;
 out_shm:
@@ -671,6 +675,7 @@ int cmd_probe(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"limit", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"stream", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -805,6 +810,10 @@ int cmd_probe(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			fo.limit = (unsigned)v;
+			break;
+		case 'N':
+			if (stream_send_option(optarg) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'q':
 			so.quiet = 1;

@@ -45,6 +45,7 @@
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../collect/stream_send.h"
 #include "cmd.h"
 
 #define RECORD_MAX_OBJS (1u << 20) /* turn words: 4 MiB of the memfd, mapped as used */
@@ -126,6 +127,7 @@ static void record_usage(FILE *out)
 		"                       SPOOL_OUTPUT (a file with the run's stdout) and\n"
 		"                       SPOOL_TRACE (the trace directory)\n"
 		"  -q, --quiet          print nothing but errors\n"
+		STREAM_SEND_HELP
 		"  -h, --help           show this help\n"
 		"\n"
 		"Exit status: the program's (128+N if signal N killed it, 127 not found, 126\n"
@@ -845,6 +847,7 @@ int cmd_record(int argc, char **argv)
 		{"gdb-wrapper", no_argument, NULL, 'W'},
 		{"force", no_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"stream", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -930,6 +933,10 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'W': /* gdb's exec-wrapper (spool-gdb.py, set record-mode on) */
 			gdb_wrapper = 1;
+			break;
+		case 'N':
+			if (stream_send_option(optarg) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'q':
 			quiet = 1;

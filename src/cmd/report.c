@@ -25,6 +25,7 @@
 #include "../trace/untrusted.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../util/sysroot.h"
 #include "cmd.h"
 
 #define REPORT_DEFAULT_DIR "spool.trace"
@@ -143,6 +144,7 @@ enum {
 	OPT_LIMIT,
 	OPT_TOP_SITES,
 	OPT_ALL,
+	OPT_SYSROOT,
 	OPT_KIND, /* OPT_KIND + i selects report_kinds[i]; keep last */
 };
 
@@ -172,6 +174,10 @@ static void report_usage(FILE *out)
 		"      --top-sites N     rows of the contended call-site table (default 10)\n"
 		"      --all             --locks: also the locks initialized and never used\n"
 		"  -o, --output FILE     --coverage: write an lcov .info file\n"
+		"      --sysroot DIR     the traced files are the board's, under DIR (its root\n"
+		"                        or a copy of its files, debug files in DIR/usr/lib/\n"
+		"                        debug/.build-id too): a file is used for names only\n"
+		"                        when its build id is the run's (doc/arm64.md)\n"
 		"  -h, --help            show this help\n"
 		"\n"
 		"Every report says what the trace is missing, with the numbers and words of\n"
@@ -282,6 +288,7 @@ int cmd_report(int argc, char **argv)
 	    {"limit", required_argument, NULL, OPT_LIMIT},
 	    {"top-sites", required_argument, NULL, OPT_TOP_SITES},
 	    {"all", no_argument, NULL, OPT_ALL},
+	    {"sysroot", required_argument, NULL, OPT_SYSROOT},
 	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	};
@@ -317,6 +324,10 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_ALL:
 			a.all = 1;
+			break;
+		case OPT_SYSROOT:
+			if (sysroot_option(optarg) < 0)
+				return EXIT_USAGE;
 			break;
 		case OPT_LIMIT:
 		case OPT_TOP_SITES:

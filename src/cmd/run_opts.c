@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../collect/session.h"
+#include "../collect/stream_send.h"
 #include "../common/shm.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -64,6 +65,7 @@ static const struct run_opt_row run_opt_rows[] = {
      {"stacks", required_argument, NULL, RUN_OPT_CODE + 6},
      "      --stacks N       also record N frame-pointer frames above each call\n"
      "                       site (default 0, at most 32)\n"},
+    {RUN_OPT_STREAM, {"stream", required_argument, NULL, RUN_OPT_CODE + 7}, STREAM_SEND_HELP},
 };
 
 #define RUN_OPT_NROWS (sizeof(run_opt_rows) / sizeof(run_opt_rows[0]))
@@ -139,6 +141,8 @@ int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
 	case RUN_OPT_UNTIL_FIRST_EXIT:
 		so->until_first_exit = 1;
 		return 1;
+	case RUN_OPT_STREAM:
+		return stream_send_option(arg) < 0 ? -1 : 1;
 	case RUN_OPT_STACKS:
 		if (options_parse_uint(arg, 32, &v) < 0) {
 			log_err("--stacks '%s': want 0 to 32", arg);

@@ -27,7 +27,8 @@ enum {
 	RUN_OPT_MAX_PROCS = 1u << 4,	    /* --max-procs N */
 	RUN_OPT_UNTIL_FIRST_EXIT = 1u << 5, /* --until-first-exit */
 	RUN_OPT_STACKS = 1u << 6,	    /* --stacks N */
-	RUN_OPT_ALL = (1u << 7) - 1,
+	RUN_OPT_STREAM = 1u << 7,	    /* --stream HOST:PORT */
+	RUN_OPT_ALL = (1u << 8) - 1,
 };
 
 /* What a command takes: the shared options of mask, and the smallest ring

@@ -42,6 +42,7 @@
 #include "../util/options.h"
 #include "../util/target.h"
 #include "session.h"
+#include "stream_send.h"
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t pending_signal;
@@ -918,6 +919,9 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	if (pending_signal)
 		kill(pid, pending_signal);
 	res->ran = 1;
+	/* The sending thread starts only now: a fork child of a process
+	 * with a second thread (spawn_fork) could find a lock of it held. */
+	stream_send_begin(trace_writer_dir(w), o->trace_dir);
 	/* The collector must keep up with bursts of several threads on few
 	 * cores: when a producer crosses the watermark and wakes it, it should
 	 * run now, not after the producers' time slices. Raising our priority
@@ -1048,6 +1052,8 @@ out_signals:
 out_collector:
 	collector_free(col);
 out_writer:
+	/* (the writer renames the directory: the last pass is stream_send_finish's) */
+	stream_send_pause();
 	{
 		int rc2 = trace_writer_close(w);
 

@@ -44,7 +44,7 @@ uint64_t trace_loss_events(const struct trace_loss *l)
 int trace_loss_incomplete(const struct trace_loss *l)
 {
 	return trace_loss_events(l) || l->damaged_rings || l->side_files || l->no_proc ||
-	       l->still_running || l->state == TRACE_STATE_UNFINISHED;
+	       l->still_running || l->stream_cut || l->state == TRACE_STATE_UNFINISHED;
 }
 
 struct out {
@@ -126,6 +126,11 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 		    "from then on are not in it",
 		    b.o ? ", " : "", l->still_running, l->still_running == 1 ? " was" : "es were",
 		    l->still_running == 1 ? "its" : "their");
+	if (l->stream_cut)
+		put(&b,
+		    "%sthe stream from the board was cut (spool receive): the rest of the trace "
+		    "stayed on the board",
+		    b.o ? ", " : "");
 	if (l->state == TRACE_STATE_UNFINISHED)
 		put(&b,
 		    "%sits writer did not finish (spool still running, or killed): what came "
@@ -199,6 +204,12 @@ void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out)
 		/* discarded (producer side, and packets not written) and seq
 		 * gaps see the same losses from two ends: the larger */
 		out->streams += si->discarded > si->seq_gaps ? si->discarded : si->seq_gaps;
+	}
+	/* spool receive's note on a copy whose stream was cut */
+	if (trace_reader_file(r, TRACE_STREAM_NAME, &text, &len) == 0) {
+		out->stream_cut = state_u64(text, "cut") ? 1 : 0;
+		free(text);
+		text = NULL;
 	}
 	if (trace_reader_file(r, TRACE_STATE_NAME, &text, &len) < 0) {
 		/* Older spool wrote no state file: only the packets tell. */

@@ -67,6 +67,8 @@ struct trace_loss {
 	uint64_t still_running; /* collector: traced processes still running when
 				 * the trace ended (spool stopped before them) */
 	uint64_t streams;	/* reader: sum over streams of max(discarded, gaps) */
+	uint64_t stream_cut;	/* spool receive: the --stream connection was cut, the
+				 * rest of the trace stayed on the board (.spool/stream) */
 	enum trace_state state;
 };
 /* Events lost in all: max(ring_full, seq_gaps) + no_ring + rejected + write

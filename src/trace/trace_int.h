@@ -33,6 +33,8 @@
  * fixed size and only ever rewritten in place, so marking a trace finished
  * needs no new space on a full disk. */
 #define TRACE_STATE_NAME "state"
+/* spool receive: how the --stream connection ended (receive.c) */
+#define TRACE_STREAM_NAME "stream"
 #define TRACE_STATE_SIZE 4096
 
 /* Packet header (32 bytes) then packet context (56 bytes). */

@@ -22,10 +22,6 @@
 
 int buildid_read(const char *path, char *hex, size_t len)
 {
-	const unsigned char *id;
-	const void *idp;
-	Elf *elf;
-	ssize_t n;
 	int fd, ret;
 
 	/* A path a trace names (maps): a FIFO there must not block, a
@@ -33,6 +29,19 @@ int buildid_read(const char *path, char *hex, size_t len)
 	fd = trace_open_named(path);
 	if (fd < 0)
 		return fd;
+	ret = buildid_read_fd(fd, hex, len);
+	close(fd);
+	return ret;
+}
+
+int buildid_read_fd(int fd, char *hex, size_t len)
+{
+	const unsigned char *id;
+	const void *idp;
+	Elf *elf;
+	ssize_t n;
+	int ret;
+
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
@@ -55,7 +64,6 @@ int buildid_read(const char *path, char *hex, size_t len)
 out_elf:
 	if (elf)
 		elf_end(elf);
-	close(fd);
 	return ret;
 }
 

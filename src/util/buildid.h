@@ -38,6 +38,8 @@ struct buildid_map {
  * or the negated errno of open(2) (-ENOENT: no such file).
  */
 int buildid_read(const char *path, char *hex, size_t len);
+/* The same for an open file (left open). */
+int buildid_read_fd(int fd, char *hex, size_t len);
 
 /*
  * Parse the maps line starting at `line` (up to '\n', NUL or `len` bytes).

@@ -37,6 +37,7 @@
 #include "log.h"
 #include "demangle.h"
 #include "symbolize.h"
+#include "sysroot.h"
 
 struct sym_proc {
 	uint32_t pid;
@@ -172,6 +173,63 @@ static const char *sym_recorded_buildid(const char *list, const char *path, char
 	return NULL;
 }
 
+/* With --sysroot (sysroot.h): the file is the board's, found inside the
+ * root, or the root's separate debug file for the recorded build id when
+ * the root has only that. A file whose build id is not the one the trace
+ * recorded is another build: it is refused, never used to name anything
+ * (its addresses are printed raw), and that is said once. */
+static void sym_report_sysroot(struct symbolizer *s, struct sym_proc *pr, const char *path,
+			       uint64_t base)
+{
+	char now[BUILDID_HEX_MAX], then[BUILDID_HEX_MAX], fdpath[64];
+	const char *root = sysroot_get();
+	int have_then = sym_recorded_buildid(pr->buildids, path, then, sizeof(then)) != NULL;
+	int fd, ret, debug = 0;
+
+	fd = sysroot_open(path);
+	if ((fd == -ENOENT || fd == -ENODEV) && have_then) {
+		int dfd = sysroot_open_debug(then);
+
+		if (dfd >= 0) {
+			fd = dfd;
+			debug = 1;
+		}
+	}
+	if (fd < 0) {
+		if (sym_first_warning(s, path))
+			log_warn("%s: not in the sysroot %s (%s): its addresses stay unresolved",
+				 path, root, trace_open_strerror(fd));
+		return;
+	}
+	ret = buildid_read_fd(fd, now, sizeof(now));
+	if (ret == -ENOEXEC) {
+		close(fd); /* a mapped data file (locale archive, fonts...) */
+		return;
+	}
+	if (have_then && (ret < 0 || strcmp(now, then))) {
+		if (sym_first_warning(s, path))
+			log_warn("%s: the sysroot's copy (%s%s) is another build (build id %s, the "
+				 "traced run had %s): not used for names, its addresses are printed "
+				 "raw",
+				 path, root, path, ret ? "none" : now, then);
+		close(fd);
+		return;
+	}
+	if (!have_then && sym_first_warning(s, path))
+		log_warn("%s: the trace recorded no build id for it, so the sysroot's copy cannot "
+			 "be checked: names from it may be wrong",
+			 path);
+	if (debug)
+		log_debug("%s: named from the sysroot's debug file for build id %s", path, then);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	/* On success libdwfl owns fd (dwfl_end closes it); the module keeps
+	 * the trace's path as its name. */
+	if (!dwfl_report_elf(pr->dwfl, path, fdpath, fd, base, false)) {
+		log_debug("%s: not reported to libdwfl: %s", path, dwfl_errmsg(-1));
+		close(fd);
+	}
+}
+
 /* Check the file against the run (present, same build id) and report it to
  * libdwfl. A module that cannot be used is skipped: its addresses stay raw. */
 static void sym_report_module(struct symbolizer *s, struct sym_proc *pr, const char *path,
@@ -179,6 +237,11 @@ static void sym_report_module(struct symbolizer *s, struct sym_proc *pr, const c
 {
 	char now[BUILDID_HEX_MAX], then[BUILDID_HEX_MAX];
 	int ret;
+
+	if (sysroot_get()) {
+		sym_report_sysroot(s, pr, path, base);
+		return;
+	}
 
 	ret = buildid_read(path, now, sizeof(now));
 	if (ret == -ENOEXEC)
@@ -505,7 +568,9 @@ static int sym_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, struct
 		return 0;
 	e->rc = 0;
 	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
-	e->module = sym_intern(s, mainfile ? mainfile : name ? name : "");
+	/* The name is the trace's path; the main file may be a sysroot's
+	 * copy opened by descriptor (/proc/self/fd/N). */
+	e->module = sym_intern(s, name ? name : mainfile ? mainfile : "");
 	if (!e->module)
 		return -ENOMEM;
 	/* For a stripped binary this is all a user has to go on:

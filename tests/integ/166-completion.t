@@ -35,7 +35,7 @@ ok "pkg/spool.bash sources in bash and registers _spool" \
 got=$(complete_words "")
 # shellcheck disable=SC2086
 is "$(missing_from "$got" $cmds)" "" "spool <Tab> offers every command of spool --help"
-is "$(complete_words "re")" "$(printf 'report\nrecover\nrecord\nreplay')" "spool re<Tab> offers report, recover, record, replay"
+is "$(complete_words "re")" "$(printf 'report\nrecover\nrecord\nreplay\nreceive')" "spool re<Tab> offers report, recover, record, replay, receive"
 
 for c in $cmds; do
 	[ "$c" = help ] && { is "$(complete_words help lo)" "locks" "spool help lo<Tab> offers locks"; continue; }

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stream_send.c - the board's side of --stream (stream_send.h): a thread
+ * that mirrors the trace directory into a TCP connection.
+ *
+ * The thread never touches the writer or the collector: it looks at the
+ * directory (fstatat) and reads the files (pread), so the collector's hot
+ * path is the same with or without --stream, and a slow network only
+ * delays the mirror. What was sent is remembered per file (its inode,
+ * size and modification time); each pass sends the difference. The send
+ * state is owned by the thread while it runs and by the main thread before
+ * and after (pthread_join orders the two).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../trace/stream_proto.h"
+#include "../util/files.h"
+#include "../util/log.h"
+#include "stream_send.h"
+
+struct ss_file {
+	char rel[STREAM_MAX_PATH + 1];
+	uint64_t ino;
+	uint64_t size; /* bytes the receiver has */
+	struct timespec mtime;
+	int seen; /* in this pass */
+};
+
+static struct {
+	int fd; /* the connection; -1: none, or cut */
+	char peer[300];
+	char dir[PATH_MAX], final[PATH_MAX];
+	int begun;
+	struct ss_file *files;
+	size_t nfiles;
+	uint64_t sent;	/* data bytes since the last RESET */
+	uint64_t total; /* all bytes on the wire */
+	int cut;	/* the connection failed: said once */
+	unsigned char *buf;
+	pthread_t thread;
+	int running;
+	int stop; /* atomic: the thread ends its loop */
+} ss = {.fd = -1};
+
+static int ss_write(const void *p, size_t len);
+static void ss_cut(int err);
+
+int stream_send_active(void)
+{
+	return ss.peer[0] != '\0';
+}
+
+int stream_send_option(const char *hostport)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL, *a;
+	char host[256];
+	const char *colon = strrchr(hostport, ':');
+	int rc, one = 1;
+
+	if (ss.peer[0]) {
+		log_err("--stream: given twice");
+		return -EINVAL;
+	}
+	if (!colon || colon == hostport || !colon[1] ||
+	    (size_t)(colon - hostport) >= sizeof(host)) {
+		log_err("--stream '%s': want HOST:PORT", hostport);
+		return -EINVAL;
+	}
+	memcpy(host, hostport, (size_t)(colon - hostport));
+	host[colon - hostport] = '\0';
+	/* [::1]:7000 */
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = '\0';
+	}
+	rc = getaddrinfo(host, colon + 1, &hints, &res);
+	if (rc) {
+		log_err("--stream '%s': %s", hostport, gai_strerror(rc));
+		return -EINVAL;
+	}
+	rc = -ECONNREFUSED;
+	for (a = res; a; a = a->ai_next) {
+		int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+
+		if (fd < 0) {
+			rc = -errno;
+			continue;
+		}
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+			ss.fd = fd;
+			break;
+		}
+		rc = -errno;
+		close(fd);
+	}
+	freeaddrinfo(res);
+	if (ss.fd < 0) {
+		log_err("--stream %s: cannot connect (%s): is spool receive running there?",
+			hostport, strerror(-rc));
+		return rc;
+	}
+	(void)setsockopt(ss.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	snprintf(ss.peer, sizeof(ss.peer), "%s", hostport);
+	ss.buf = malloc(STREAM_CHUNK);
+	if (!ss.buf)
+		return -ENOMEM;
+	rc = ss_write(STREAM_MAGIC, sizeof(STREAM_MAGIC) - 1);
+	if (rc)
+		ss_cut(rc);
+	return 0;
+}
+
+/* Whole buffer or -errno; MSG_NOSIGNAL: a closed peer is an error, not a
+ * SIGPIPE that kills spool with the program still running. */
+static int ss_write(const void *p, size_t len)
+{
+	const char *b = p;
+
+	while (len) {
+		ssize_t n = send(ss.fd, b, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		b += n;
+		len -= (size_t)n;
+		ss.total += (uint64_t)n;
+	}
+	return 0;
+}
+
+static void ss_cut(int err)
+{
+	if (ss.cut)
+		return;
+	ss.cut = 1;
+	log_warn("--stream %s: the connection was cut (%s) after %" PRIu64
+		 " bytes: the trace is kept here, whole; the receiver's copy is incomplete",
+		 ss.peer, strerror(-err), ss.total);
+	if (ss.fd >= 0)
+		close(ss.fd);
+	ss.fd = -1;
+}
+
+static int ss_frame(uint32_t type, const char *rel, uint64_t off, const void *data, size_t len)
+{
+	unsigned char h[STREAM_HDR_SIZE];
+	size_t plen = rel ? strlen(rel) : 0;
+	int rc;
+
+	if (ss.fd < 0)
+		return -EPIPE;
+	stream_put_u32(h, type);
+	stream_put_u32(h + 4, (uint32_t)plen);
+	stream_put_u64(h + 8, off);
+	stream_put_u64(h + 16, len);
+	rc = ss_write(h, sizeof(h));
+	if (!rc && plen)
+		rc = ss_write(rel, plen);
+	if (!rc && len)
+		rc = ss_write(data, len);
+	if (rc)
+		ss_cut(rc);
+	return rc;
+}
+
+/* Bytes [from, to) of the open file fd, as DATA frames. */
+static int ss_send_range(int fd, const char *rel, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		size_t want = to - from < STREAM_CHUNK ? (size_t)(to - from) : STREAM_CHUNK;
+		ssize_t n = pread(fd, ss.buf, want, (off_t)from);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0; /* shorter now: the next pass sees it */
+		if (ss_frame(STREAM_DATA, rel, from, ss.buf, (size_t)n))
+			return -EPIPE;
+		ss.sent += (uint64_t)n;
+		from += (uint64_t)n;
+	}
+	return 0;
+}
+
+static struct ss_file *ss_find(const char *rel)
+{
+	struct ss_file *nf;
+
+	for (size_t i = 0; i < ss.nfiles; i++)
+		if (!strcmp(ss.files[i].rel, rel))
+			return &ss.files[i];
+	if (ss.nfiles >= STREAM_MAX_FILES)
+		return NULL;
+	nf = realloc(ss.files, (ss.nfiles + 1) * sizeof(*nf));
+	if (!nf)
+		return NULL;
+	ss.files = nf;
+	nf = &ss.files[ss.nfiles++];
+	memset(nf, 0, sizeof(*nf));
+	memcpy(nf->rel, rel, strnlen(rel, STREAM_MAX_PATH)); /* NUL: the memset */
+	nf->ino = UINT64_MAX;				     /* new: sent whole */
+	return nf;
+}
+
+/* One file: what changed since the last pass. */
+static int ss_file(int dirfd, const char *name, const char *rel)
+{
+	struct ss_file *f;
+	struct stat st;
+	int fd, rc = 0, whole, changed;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* renamed or removed meanwhile: the next pass sees it */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = ss_find(rel)))
+		goto out;
+	f->seen = 1;
+	changed = st.st_mtim.tv_sec != f->mtime.tv_sec || st.st_mtim.tv_nsec != f->mtime.tv_nsec;
+	/* new or replaced, shorter, or a small (or same-size) file rewritten */
+	whole = f->ino != (uint64_t)st.st_ino || (uint64_t)st.st_size < f->size ||
+		(changed &&
+		 ((uint64_t)st.st_size <= STREAM_SEND_SMALL || (uint64_t)st.st_size == f->size));
+	if (whole) {
+		rc = ss_send_range(fd, rel, 0, (uint64_t)st.st_size);
+		if (!rc)
+			rc = ss_frame(STREAM_SIZE, rel, (uint64_t)st.st_size, NULL, 0);
+	} else if ((uint64_t)st.st_size > f->size) {
+		rc = ss_send_range(fd, rel, f->size, (uint64_t)st.st_size);
+	}
+	if (!rc) {
+		f->ino = (uint64_t)st.st_ino;
+		f->size = (uint64_t)st.st_size;
+		f->mtime = st.st_mtim;
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* Every regular file under dirfd (rel: its path so far), depth-first. */
+static int ss_walk(int dirfd, const char *rel, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int rc = 0, dfd = dup(dirfd);
+
+	if (dfd < 0)
+		return 0;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while (!rc && (e = readdir(d))) {
+		char sub[STREAM_MAX_PATH + 2];
+		int n;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		n = snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		if (n < 0 || (size_t)n > STREAM_MAX_PATH || !stream_proto_path_ok(sub, (size_t)n))
+			continue; /* not a name spool writes */
+		if (e->d_type == DT_DIR) {
+			int cfd;
+
+			if (depth >= STREAM_MAX_DEPTH)
+				continue;
+			cfd = openat(dirfd, e->d_name,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd < 0)
+				continue;
+			rc = ss_walk(cfd, sub, depth + 1);
+			close(cfd);
+		} else if (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) {
+			rc = ss_file(dirfd, e->d_name, sub);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* One pass over dir: the changes, and the files gone since. */
+static int ss_pass(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+	size_t k = 0;
+
+	if (dfd < 0)
+		return 0;
+	for (size_t i = 0; i < ss.nfiles; i++)
+		ss.files[i].seen = 0;
+	rc = ss_walk(dfd, "", 0);
+	close(dfd);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < ss.nfiles; i++) {
+		if (!ss.files[i].seen) {
+			if (ss_frame(STREAM_REMOVE, ss.files[i].rel, 0, NULL, 0))
+				return -EPIPE;
+			continue;
+		}
+		ss.files[k++] = ss.files[i];
+	}
+	ss.nfiles = k;
+	return 0;
+}
+
+static void *ss_thread(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&ss.stop, __ATOMIC_ACQUIRE) && ss.fd >= 0) {
+		struct timespec ts = {0, STREAM_SEND_PERIOD_MS * 1000000L};
+
+		if (ss_pass(ss.dir))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+void stream_send_begin(const char *dir, const char *final)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (!stream_send_active() || ss.fd < 0)
+		return;
+	stream_send_pause();
+	snprintf(ss.dir, sizeof(ss.dir), "%s", dir);
+	snprintf(ss.final, sizeof(ss.final), "%s", final);
+	ss.nfiles = 0;
+	ss.sent = 0;
+	ss.begun = 1;
+	if (ss_frame(STREAM_RESET, NULL, 0, NULL, 0))
+		return;
+	__atomic_store_n(&ss.stop, 0, __ATOMIC_RELEASE);
+	/* Every signal blocked in the thread (it inherits the mask): SIGCHLD
+	 * and ^C go to the thread that waits for them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&ss.thread, NULL, ss_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
+		ss.running = 1;
+	else
+		log_warn("--stream: no sending thread: the trace goes at the end of the run");
+}
+
+void stream_send_pause(void)
+{
+	if (!ss.running)
+		return;
+	__atomic_store_n(&ss.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(ss.thread, NULL);
+	ss.running = 0;
+}
+
+/* The receiver's STREAM_ACK, within 60 s. */
+static int ss_wait_ack(void)
+{
+	char ack[sizeof(STREAM_ACK) - 1];
+	size_t got = 0;
+
+	while (got < sizeof(ack)) {
+		struct pollfd p = {.fd = ss.fd, .events = POLLIN};
+		ssize_t n;
+		int pr = poll(&p, 1, 60000);
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			return -ETIMEDOUT;
+		n = recv(ss.fd, ack + got, sizeof(ack) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ECONNRESET;
+		got += (size_t)n;
+	}
+	return memcmp(ack, STREAM_ACK, sizeof(ack)) ? -EPROTO : 0;
+}
+
+int stream_send_finish(void)
+{
+	int rc = 0;
+
+	if (!stream_send_active())
+		return 0;
+	stream_send_pause();
+	if (!ss.begun) {
+		log_warn("--stream %s: no trace was written, nothing sent", ss.peer);
+		rc = -EIO;
+		goto out;
+	}
+	if (ss.fd < 0)
+		rc = -EPIPE;
+	if (!rc)
+		rc = ss_pass(ss.final);
+	if (!rc)
+		rc = ss_frame(STREAM_END, NULL, ss.sent, NULL, 0);
+	if (!rc) {
+		rc = ss_wait_ack();
+		if (rc)
+			ss_cut(rc);
+	}
+	if (rc) {
+		log_warn("--stream %s: the receiver does not have the whole trace: it stays in %s",
+			 ss.peer, ss.final);
+		rc = -EIO;
+		goto out;
+	}
+	if (files_rm_tree(ss.final) < 0)
+		log_warn("--stream: cannot remove the local copy %s: %s", ss.final,
+			 strerror(errno));
+	log_info("stream: %" PRIu64 " bytes of trace sent to %s (the local copy is removed)",
+		 ss.sent, ss.peer);
+out:
+	if (ss.fd >= 0)
+		close(ss.fd);
+	ss.fd = -1;
+	free(ss.files);
+	free(ss.buf);
+	ss.files = NULL;
+	ss.buf = NULL;
+	ss.nfiles = 0;
+	return rc;
+}
