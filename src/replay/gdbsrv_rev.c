@@ -8,8 +8,8 @@
  * Going back needs no hardware counter: the replay is deterministic, so
  *
  *   reverse-continue (bc): a replay positioned before the current point P
- *   (gdbsrv_start_before: today the beginning; checkpoints later) runs the
- *   history again with gdb's breakpoints and watchpoints added to each
+ *   (gdbsrv_start_before: a copy of the latest checkpoint before P,
+ *   gdbsrv_ckpt.c, else the beginning) runs the history again with gdb's breakpoints and watchpoints added to each
  *   command's, counting the stops; the last breakpoint or watchpoint hit
  *   before P is the answer, named as "command i with the merged set, m
  *   stops". A breakpoint is reached by running there. A watchpoint stops
@@ -21,8 +21,9 @@
  *   (the others run) until P's stop happens again, counting the steps c;
  *   the answer is c - 1 steps from there.
  *
- * Each is two or three replays from the start plus the single-steps of the
- * last stretch (doc/record.md, "Reverse execution", has the figures).
+ * Each is two or three replays from a checkpoint or the start plus the
+ * single-steps of the last stretch (doc/record.md, "Reverse execution",
+ * has the figures).
  */
 #include <errno.h>
 #include <stdio.h>
