@@ -25,14 +25,14 @@ BIN="$PROGS/rr_race_counter-finst"
 SRC="$REPO/tests/progs/rr_race_counter-finst.c"
 END=$(grep -n 'printf("total' "$SRC" | cut -d: -f1)
 
-spool_run record -q --chaos --seed 7 -o race -- "$BIN" 2 8
-total=$(sed -n 's/^total \([0-9]*\) of 16$/\1/p' run.out)
-like "$total" '^[0-9]+$' "a recording of the racy counter (total ${total:-none} of 16)"
+spool_run record -q --chaos --seed 7 -o race -- "$BIN" 2 6
+total=$(sed -n 's/^total \([0-9]*\) of 12$/\1/p' run.out)
+like "$total" '^[0-9]+$' "a recording of the racy counter (total ${total:-none} of 12)"
 
-# walk back over every write (16) to the start; $1: the checkpoint setting
+# walk back over every write (12) to the start; $1: the checkpoint setting
 walk() {
 	local rc=()
-	for _ in $(seq 17); do rc+=(-ex reverse-continue); done
+	for _ in $(seq 13); do rc+=(-ex reverse-continue); done
 	env $1 timeout -k 5 300 gdb -q -batch -nx -ex "target remote | $SPOOL replay --gdbserver - race" \
 		-ex "break rr_race_counter-finst.c:$END" -ex continue -ex delete -ex 'watch counter' \
 		"${rc[@]}" -ex 'monitor when' -ex kill "$BIN" >"gdb.$2" 2>&1
@@ -47,10 +47,10 @@ when=$(grep 'replays started' gdb.ck)
 from=$(echo "$when" | sed -n 's/.*from a checkpoint: \([0-9]*\).*/\1/p')
 fresh=$(echo "$when" | sed -n 's/.*replays started: \([0-9]*\),.*/\1/p')
 fresh0=$(sed -n 's/.*replays started: \([0-9]*\),.*/\1/p' gdb.none)
-num_cmp "${from:-0}" -ge 16 "monitor when: replays started from checkpoints (${from:-none})"
+num_cmp "${from:-0}" -ge 12 "monitor when: replays started from checkpoints (${from:-none})"
 num_cmp "${fresh:-99}" -lt "${fresh0:-0}" \
 	"  fewer replays from the beginning than without checkpoints (${fresh:-none} against ${fresh0:-none})"
-is "$(wc -l <writes.ck)" 16 "every write (16) found backwards with checkpoints"
+is "$(wc -l <writes.ck)" 12 "every write (12) found backwards with checkpoints"
 # going back in time, each write's new value is the value the one after
 # it (in time: the row above) overwrote
 chain=$(awk 'NR > 1 && $2 != prev {bad = bad " " NR} {prev = $3} END {print bad}' writes.ck)
