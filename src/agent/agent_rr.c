@@ -1809,12 +1809,16 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
 	agent_rr_sig_away = 0;
 	if (agent_rr_mode & RR_MODE_SERIAL)
 		agent_serial_block_end();
+	/* The mode again: a thread parked in that wait for the token when a
+	 * snapshot was taken comes back here in a copy that runs on
+	 * (RR_SNAP_RUN), where the mode is off; it used to take the replay's
+	 * branch and crash on its empty log (tests/integ/150). */
 	if (agent_rr_mode & RR_MODE_RECORD) {
 		rr_rec_signals(t);
 		rr_emit_sched(t, 0, ++rr_self.tseq, 0, RR_NO_TURN, OP_THREAD_JOIN_END, rc, 0);
-	}
-	else
+	} else if (agent_rr_mode & RR_MODE_REPLAY) {
 		agent_rr_rep_end(t, rc);
+	}
 }
 
 /*

@@ -432,12 +432,26 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 	}
 }
 
+/* A copy reaped: how it ended, for SPOOL_DEBUG (a copy that runs on,
+ * RR_SNAP_RUN, is the program too). */
+static void snap_reaped(int32_t pid, int status)
+{
+	if (WIFSIGNALED(status))
+		agent_log("snapshot copy pid %d ended by signal %d", pid, WTERMSIG(status));
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		agent_log("snapshot copy pid %d exited %d", pid, WEXITSTATUS(status));
+}
+
 static void snap_reap(int32_t pid)
 {
 	for (int i = 0; i < SNAP_COPIES; i++) {
+		int status = 0;
+
 		if (snap_copies[i] &&
-		    syscall(SYS_wait4, snap_copies[i], NULL, WNOHANG | __WALL, NULL) != 0)
+		    syscall(SYS_wait4, snap_copies[i], &status, WNOHANG | __WALL, NULL) != 0) {
+			snap_reaped(snap_copies[i], status);
 			snap_copies[i] = 0;
+		}
 		if (pid && !snap_copies[i]) {
 			snap_copies[i] = pid;
 			pid = 0;
@@ -516,9 +530,13 @@ void agent_snap_exit_wait(void)
 		int left = 0;
 
 		for (int i = 0; i < SNAP_COPIES; i++) {
+			int status = 0;
+
 			if (snap_copies[i] &&
-			    syscall(SYS_wait4, snap_copies[i], NULL, WNOHANG | __WALL, NULL) != 0)
+			    syscall(SYS_wait4, snap_copies[i], &status, WNOHANG | __WALL, NULL) != 0) {
+				snap_reaped(snap_copies[i], status);
 				snap_copies[i] = 0;
+			}
 			left |= snap_copies[i] != 0;
 		}
 		if (!left)

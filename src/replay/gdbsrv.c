@@ -413,9 +413,11 @@ static int do_monitor(struct gdbsrv *s, const char *hex)
 	if (!strcmp(cmd, "when") || !strcmp(cmd, "spool when")) {
 		snprintf(text, sizeof(text),
 			 "stop %" PRIu64 " of the replay (%zu commands from its start), thread %d "
-			 "(LWP %ld, creation order %d), replays started: %" PRIu64 "\n",
+			 "(LWP %ld, creation order %d), replays started: %" PRIu64
+			 ", from a checkpoint: %" PRIu64 ", checkpoints: %d (%" PRIu64 " made)\n",
 			 gdbsrv_pos_stops(&s->hist), s->hist.n, t ? t->vidx + 1 : 0,
-			 vtid(s, t ? t->vidx : 0), t ? t->vidx : 0, s->replays);
+			 vtid(s, t ? t->vidx : 0), t ? t->vidx : 0, s->replays, s->ckpt_starts,
+			 s->nckpt, s->ckpts_taken);
 	} else
 		snprintf(text, sizeof(text),
 			 "spool gdbserver: monitor commands: when (where the replay stands)\n");
@@ -548,7 +550,9 @@ static int dispatch(struct gdbsrv *s)
 			struct gdbsrv_pos at = {0};
 			struct gdbsrv_stop st = {0};
 
-			if (gdbsrv_start_before(s, &s->hist, &at) < 0)
+			struct gdbsrv_pos none = {0};
+
+			if (gdbsrv_start_before(s, &none, &at, 0) < 0)
 				return reply(s, "E01");
 			gdbsrv_pos_free(&at);
 			s->hist.n = 0;
@@ -649,10 +653,6 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 		log_err("cannot make a directory in %s: %s", s->inf.tmp, strerror(errno));
 		goto out_free;
 	}
-	snprintf(s->inf.lock, sizeof(s->inf.lock), "%s/done.lock", s->inf.tmp);
-	fd = open(s->inf.lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		close(fd);
 	{
 		char dropped[512];
 		int e;
@@ -666,6 +666,13 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 			log_info("the replay takes %s from spool's environment, not from the "
 				 "recording (spool replay --trust-env is not available here)",
 				 dropped);
+	}
+	{
+		const char *e = getenv("SPOOL_GDBSRV_CHECKPOINTS"), *ms;
+
+		s->ckpt_off = e && !strcmp(e, "0");
+		ms = getenv("SPOOL_GDBSRV_CHECKPOINT_MS");
+		s->ckpt_ns = (ms && *ms ? strtoull(ms, NULL, 10) : 100) * 1000000ull;
 	}
 	if (gdbsrv_inf_start(&s->inf) < 0)
 		goto out_rm;
@@ -682,6 +689,7 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 			break;
 	}
 	rc = 0;
+	gdbsrv_ckpt_drop_all(s);
 	gdbsrv_inf_kill(&s->inf);
 out_rm:
 	nftw(s->inf.tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);

@@ -32,12 +32,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../util/log.h"
@@ -241,15 +244,41 @@ static int inf_sigchld_fd(void)
 	return sigchld_fd;
 }
 
-/* The lock the background session holds until it has written its trace. */
-static void inf_wait_session(struct gdbsrv_inf *f)
+static int inf_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-	int fd = open(f->lock, O_RDONLY | O_CLOEXEC);
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
 
+/* Each fresh replay has its own trace directory and lock (the sessions of
+ * checkpoints' fresh replays run at the same time, gdbsrv_ckpt.c). */
+static void inf_sess_paths(const struct gdbsrv_inf *f, unsigned sess, char *lock, size_t llen,
+			   char *dir, size_t dlen)
+{
+	snprintf(lock, llen, "%s/done.%u.lock", f->tmp, sess);
+	snprintf(dir, dlen, "%s/replay.%u.trace", f->tmp, sess);
+}
+
+/* The lock the background session holds until it has written its trace. */
+void gdbsrv_inf_wait_session(struct gdbsrv_inf *f, unsigned sess)
+{
+	char lock[320], dir[320];
+	int fd;
+
+	inf_sess_paths(f, sess, lock, sizeof(lock), dir, sizeof(dir));
+	fd = open(lock, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	flock(fd, LOCK_EX);
 	close(fd);
+	/* (SPOOL_GDBSRV_DEBUG=1 keeps the replays' traces) */
+	if (!inf_debug()) {
+		nftw(dir, inf_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		unlink(lock);
+	}
 }
 
 void gdbsrv_inf_kill(struct gdbsrv_inf *f)
@@ -271,7 +300,36 @@ void gdbsrv_inf_kill(struct gdbsrv_inf *f)
 	f->pid = 0;
 	f->nth = 0;
 	memset(&f->ins, 0, sizeof(f->ins));
-	inf_wait_session(f);
+	/* a checkpoint's copy has no session of its own: the checkpoint it
+	 * came from keeps the fresh replay's alive (gdbsrv_ckpt.c) */
+	if (f->copy)
+		f->copy = 0;
+	else
+		gdbsrv_inf_wait_session(f, f->sess);
+}
+
+int gdbsrv_inf_adopt(struct gdbsrv_inf *f, pid_t pid, const pid_t *tids)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (f->memfd >= 0)
+		close(f->memfd);
+	f->memfd = fd;
+	f->pid = pid;
+	f->exited = 0;
+	f->copy = 1;
+	f->run_ns = 0;
+	for (int i = 0; i < f->nth; i++) {
+		f->th[i].tid = tids[i];
+		f->th[i].state = GDBSRV_T_STOPPED;
+		thread_set_dregs(f, &f->th[i]);
+	}
+	return 0;
 }
 
 static int same_file(const char *a, const char *b)
@@ -283,12 +341,16 @@ static int same_file(const char *a, const char *b)
 
 int gdbsrv_inf_start(struct gdbsrv_inf *f)
 {
-	int sync[2], st, n = 0;
-	char *argv[64], tracedir[400], exe[64];
+	int sync[2], st, n = 0, fd;
+	char *argv[64], tracedir[320], exe[64];
 	pid_t pid, w;
 
 	inf_sigchld_fd();
-	snprintf(tracedir, sizeof(tracedir), "%s/replay.trace", f->tmp);
+	f->sess = ++f->nsess;
+	inf_sess_paths(f, f->sess, f->lock, sizeof(f->lock), tracedir, sizeof(tracedir));
+	fd = open(f->lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
 	argv[n++] = "spool";
 	argv[n++] = "replay";
 	argv[n++] = "--gdb-wrapper";
@@ -354,6 +416,8 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 	close(sync[1]);
 	f->pid = pid;
 	f->exited = 0;
+	f->copy = 0;
+	f->run_ns = 0;
 	f->nth = 0;
 	f->next_vidx = 0;
 	memset(&f->ins, 0, sizeof(f->ins));
@@ -715,7 +779,29 @@ int gdbsrv_inf_resume(struct gdbsrv_inf *f, int step_vidx, int others_run,
 	return gdbsrv_inf_resume_pass(f, step_vidx, others_run, r, st, NULL);
 }
 
+static uint64_t inf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
+			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps);
+
+/* The time the replay runs (not gdb's own) says when a checkpoint is due. */
 int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
+			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps)
+{
+	uint64_t t0 = inf_now_ns();
+	int rc = inf_resume_pass(f, step_vidx, others_run, r, st, ps);
+
+	f->run_ns += inf_now_ns() - t0;
+	return rc;
+}
+
+static int inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps)
 {
 	int rc;

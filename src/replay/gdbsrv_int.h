@@ -126,6 +126,10 @@ struct gdbsrv_inf {
 	int exited;
 	int exit_code, exit_sig;
 	unsigned long nstarts;
+	int copy;	     /* pid is a checkpoint's copy (gdbsrv_ckpt.c): no session of its own */
+	unsigned sess;	     /* the fresh replay pid is, or was copied from (its session) */
+	unsigned nsess;	     /* fresh replays started: each has its trace, lock and session */
+	uint64_t run_ns;     /* time resumed since the last checkpoint, or since it began */
 };
 
 int gdbsrv_inf_start(struct gdbsrv_inf *f);
@@ -155,6 +159,24 @@ int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 int gdbsrv_inf_read(struct gdbsrv_inf *f, uint64_t addr, void *buf, size_t len);
 int gdbsrv_inf_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_t len);
 uint64_t gdbsrv_inf_pc(struct gdbsrv_inf *f, struct gdbsrv_thread *t);
+/* The inferior becomes process pid (a checkpoint's copy, every thread
+ * stopped; tids[i] is th[i]'s copy): /proc/PID/mem, debug registers. */
+int gdbsrv_inf_adopt(struct gdbsrv_inf *f, pid_t pid, const pid_t *tids);
+/* The background session of fresh replay sess: wait until it has finished
+ * its trace (the program it watched has ended), then remove the trace. */
+void gdbsrv_inf_wait_session(struct gdbsrv_inf *f, unsigned sess);
+
+/* --- a copy of the stopped replay under ptrace (gdbsrv_fork.c) --- */
+/* Process pid, every thread (tids, nth of them) stopped under ptrace,
+ * copied: *copy_pid, copy_tids[i] the copy of tids[i], every thread
+ * stopped; quiet: its descriptors 1 and 2 go to /dev/null. fresh: pid is a
+ * fresh replay (not a copy), -EAGAIN when its agent has not mapped spool's
+ * memory yet; -EBUSY: a thread is inside a call at a ptrace event. */
+int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid_t *copy_pid,
+		pid_t *copy_tids);
+/* Process pid, traced and not the live replay, killed and reaped: its
+ * threads tids (nth) by their ids first, then pid. */
+void gdbsrv_reap(pid_t pid, const pid_t *tids, int nth);
 
 /* --- registers and the target description (gdbsrv_regs.c) --- */
 #define GDBSRV_NREGS 60
@@ -177,6 +199,24 @@ struct gdbsrv_pos {
 	size_t n, cap;
 };
 
+/* --- checkpoints (gdbsrv_ckpt.c) --- */
+#define GDBSRV_MAX_CKPT 24
+
+/* A process kept stopped at a named point: going back starts from a copy
+ * of it instead of from the beginning. */
+struct gdbsrv_ckpt {
+	pid_t pid;
+	int base;		 /* the fresh replay's own process: its session lives with it */
+	unsigned sess;		 /* the fresh replay it comes from */
+	struct gdbsrv_pos at;	 /* its point */
+	struct gdbsrv_stop st;	 /* the stop there */
+	struct gdbsrv_thread *th; /* its threads, as the inferior had them */
+	int nth, next_vidx;
+	struct gdbsrv_cfg ins; /* breakpoints in its memory */
+	uint8_t orig[GDBSRV_MAX_BP];
+	uint64_t stops; /* gdbsrv_pos_stops(&at) */
+};
+
 struct gdbsrv {
 	struct gdbsrv_rsp rsp;
 	struct gdbsrv_inf inf;
@@ -186,6 +226,13 @@ struct gdbsrv {
 	int gvidx, cvidx;	 /* Hg and Hc threads (-1: any) */
 	uint64_t vpid;		 /* the pid gdb sees (the first replay's) */
 	uint64_t replays;	 /* replays started (1 + the restarts) */
+	struct gdbsrv_ckpt ckpt[GDBSRV_MAX_CKPT];
+	int nckpt;
+	int ckpt_off;		    /* SPOOL_GDBSRV_CHECKPOINTS=0 */
+	uint64_t ckpt_ns;	    /* a checkpoint once the replay ran this long since the last */
+	uint64_t ckpts_taken;	    /* checkpoints made */
+	uint64_t ckpt_starts;	    /* replays started from a checkpoint */
+	struct gdbsrv_stop start_st; /* the stop gdbsrv_start_before positioned at */
 };
 
 int gdbsrv_pos_push(struct gdbsrv_pos *p, const struct gdbsrv_cmd *c);
@@ -198,9 +245,29 @@ int gdbsrv_goto_hist(struct gdbsrv *s, struct gdbsrv_stop *st);
 /* bc and bs. */
 int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st);
 int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st);
-/* The one interface checkpoints plug into: a fresh replay positioned at or
- * before the point p, its position returned in *at (a prefix of p). Today
- * a fresh replay from the beginning (at = empty). */
-int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at);
+/* The one interface checkpoints plug into: a replay positioned at or
+ * before the point p (strictly before when strict), its position returned
+ * in *at (a prefix of p) and its stop in s->start_st: a copy of the latest
+ * checkpoint that is a prefix of p, else a fresh replay from the beginning
+ * (at = empty). */
+int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at,
+			int strict);
+int gdbsrv_pos_copy(struct gdbsrv_pos *dst, const struct gdbsrv_pos *src, size_t n);
+/* p's prefix at is where its commands resume: command *i0, *done0 of its
+ * stops made. 0, or -1 when at is not a prefix p can go on from. */
+int gdbsrv_pos_resume_at(const struct gdbsrv_pos *p, const struct gdbsrv_pos *at, size_t *i0,
+			 uint64_t *done0);
+
+/* Checkpoints: the live replay, stopped at point at (stop st), is kept as a
+ * checkpoint and a copy of it goes on as the live one (st->tid follows it);
+ * only when it has run s->ckpt_ns since the last one (force: always). */
+int gdbsrv_ckpt_maybe(struct gdbsrv *s, const struct gdbsrv_pos *at, struct gdbsrv_stop *st,
+		      int force);
+/* The live replay becomes a copy of the latest checkpoint that is a prefix
+ * of p (strictly before it when strict): 1, or 0 when there is none. */
+int gdbsrv_ckpt_restore(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at,
+			int strict);
+/* Every checkpoint ended (the live replay first), the session waited for. */
+void gdbsrv_ckpt_drop_all(struct gdbsrv *s);
 
 #endif

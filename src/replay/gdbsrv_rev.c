@@ -8,8 +8,8 @@
  * Going back needs no hardware counter: the replay is deterministic, so
  *
  *   reverse-continue (bc): a replay positioned before the current point P
- *   (gdbsrv_start_before: today the beginning; checkpoints later) runs the
- *   history again with gdb's breakpoints and watchpoints added to each
+ *   (gdbsrv_start_before: a copy of the latest checkpoint before P,
+ *   gdbsrv_ckpt.c, else the beginning) runs the history again with gdb's breakpoints and watchpoints added to each
  *   command's, counting the stops; the last breakpoint or watchpoint hit
  *   before P is the answer, named as "command i with the merged set, m
  *   stops". A breakpoint is reached by running there. A watchpoint stops
@@ -21,8 +21,9 @@
  *   (the others run) until P's stop happens again, counting the steps c;
  *   the answer is c - 1 steps from there.
  *
- * Each is two or three replays from the start plus the single-steps of the
- * last stretch (doc/record.md, "Reverse execution", has the figures).
+ * Each is two or three replays from a checkpoint or the start plus the
+ * single-steps of the last stretch (doc/record.md, "Reverse execution",
+ * has the figures).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +32,8 @@
 
 #include "../util/log.h"
 #include "gdbsrv_int.h"
+
+#define GDBSRV_PASS_CKPT 64
 
 int gdbsrv_cfg_has_bp(const struct gdbsrv_cfg *c, uint64_t addr)
 {
@@ -101,7 +104,7 @@ uint64_t gdbsrv_pos_stops(const struct gdbsrv_pos *p)
 	return n;
 }
 
-static int pos_copy(struct gdbsrv_pos *dst, const struct gdbsrv_pos *src, size_t n)
+int gdbsrv_pos_copy(struct gdbsrv_pos *dst, const struct gdbsrv_pos *src, size_t n)
 {
 	dst->n = 0;
 	for (size_t i = 0; i < n && i < src->n; i++)
@@ -109,11 +112,43 @@ static int pos_copy(struct gdbsrv_pos *dst, const struct gdbsrv_pos *src, size_t
 			return -ENOMEM;
 	return 0;
 }
+#define pos_copy gdbsrv_pos_copy
 
 static int same_cmd(const struct gdbsrv_cmd *a, const struct gdbsrv_cmd *b)
 {
 	return a->step_vidx == b->step_vidx && a->others_run == b->others_run &&
 	       a->until_pc == b->until_pc && !memcmp(&a->cfg, &b->cfg, sizeof(a->cfg));
+}
+
+/* A command that steps a thread to an instruction names its point by the
+ * times the thread reached it since the command began: it can only be
+ * resumed from its start, so a prefix ends it whole. */
+int gdbsrv_pos_resume_at(const struct gdbsrv_pos *p, const struct gdbsrv_pos *at, size_t *i0,
+			 uint64_t *done0)
+{
+	size_t k;
+
+	if (at->n > p->n)
+		return -1;
+	*i0 = 0;
+	*done0 = 0;
+	if (!at->n)
+		return 0;
+	k = at->n - 1;
+	for (size_t i = 0; i < k; i++)
+		if (!same_cmd(&at->v[i], &p->v[i]) || at->v[i].nstops != p->v[i].nstops)
+			return -1;
+	if (!same_cmd(&at->v[k], &p->v[k]) || at->v[k].nstops > p->v[k].nstops)
+		return -1;
+	if (at->v[k].nstops == p->v[k].nstops) {
+		*i0 = k + 1;
+		return 0;
+	}
+	if (at->v[k].until_pc)
+		return -1;
+	*i0 = k;
+	*done0 = at->v[k].nstops;
+	return 0;
 }
 
 /* Append c, merged into the last command when it is the same resume. */
@@ -128,11 +163,18 @@ static int pos_append(struct gdbsrv_pos *p, const struct gdbsrv_cmd *c)
 	return gdbsrv_pos_push(p, c);
 }
 
-int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at)
+int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at,
+			int strict)
 {
-	int rc;
+	int rc = gdbsrv_ckpt_restore(s, p, at, strict);
 
-	(void)p;
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	/* no checkpoint before p: a replay from the beginning (the
+	 * checkpoints stay, each fresh replay has its own session) */
+	if (getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1')
+		fprintf(stderr, "gdbsrv: no checkpoint before stop %llu (%zu commands, strict %d): from the beginning\n",
+			(unsigned long long)gdbsrv_pos_stops(p), p->n, strict);
 	gdbsrv_inf_kill(&s->inf);
 	/* the program's output was shown by the first replay (debugging
 	 * spool: SPOOL_GDBSRV_DEBUG=1 shows every replay's) */
@@ -142,6 +184,10 @@ int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdb
 		return rc;
 	s->replays++;
 	at->n = 0;
+	memset(&s->start_st, 0, sizeof(s->start_st));
+	s->start_st.kind = GDBSRV_STOP_START;
+	s->start_st.vidx = s->inf.nth ? s->inf.th[0].vidx : 0;
+	s->start_st.tid = s->inf.nth ? s->inf.th[0].tid : 0;
 	return 0;
 }
 
@@ -179,24 +225,26 @@ static int run_stops(struct gdbsrv *s, const struct gdbsrv_cmd *c, uint64_t n,
 	return 0;
 }
 
-/* A replay at p: a replay started before it, then forward. */
+/* A replay at p: a replay started before it, then forward; a checkpoint
+ * there when the run was long. */
 static int goto_pos(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_stop *st)
 {
 	struct gdbsrv_pos at = {0};
 	size_t i0;
-	uint64_t done = 0;
+	uint64_t done;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
 	st->kind = GDBSRV_STOP_START;
-	rc = gdbsrv_start_before(s, p, &at);
+	rc = gdbsrv_start_before(s, p, &at, 0);
 	if (rc < 0)
 		goto out;
-	i0 = at.n;
-	if (at.n && at.v[at.n - 1].nstops < p->v[at.n - 1].nstops) {
-		i0 = at.n - 1;
-		done = at.v[i0].nstops;
+	if (gdbsrv_pos_resume_at(p, &at, &i0, &done) < 0) {
+		rc = -EINVAL; /* (start_before gives a prefix) */
+		goto out;
 	}
+	if (i0 >= p->n)
+		*st = s->start_st;
 	for (size_t i = i0; i < p->n; i++, done = 0) {
 		rc = run_stops(s, &p->v[i], p->v[i].nstops - done, st);
 		if (rc < 0) {
@@ -206,6 +254,9 @@ static int goto_pos(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_
 			goto out;
 		}
 	}
+	rc = gdbsrv_ckpt_maybe(s, p, st, 0);
+	if (rc > 0)
+		rc = 0;
 out:
 	gdbsrv_pos_free(&at);
 	return rc;
@@ -237,7 +288,11 @@ int gdbsrv_forward(struct gdbsrv *s, int step_vidx, int others_run, struct gdbsr
 		c.step_vidx = -2;
 		return gdbsrv_pos_push(&s->hist, &c);
 	}
-	return pos_append(&s->hist, &c);
+	rc = pos_append(&s->hist, &c);
+	if (rc < 0)
+		return rc;
+	rc = gdbsrv_ckpt_maybe(s, &s->hist, st, 0);
+	return rc < 0 ? rc : 0;
 }
 
 static int hist_named(const struct gdbsrv_pos *p)
@@ -405,15 +460,57 @@ struct last_hit {
 	struct gdbsrv_stop st;
 };
 
-static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, struct last_hit *h)
+/* p's first commands up to command ci, from a start at (i0, done0): the
+ * stops of command i0 made before the start are named as its own. */
+static int prefix_to(struct gdbsrv_pos *dst, const struct gdbsrv_pos *p, size_t i0, uint64_t done0,
+		     size_t ci)
+{
+	struct gdbsrv_cmd c;
+	int rc = pos_copy(dst, p, ci);
+
+	if (rc < 0 || ci != i0 || !done0)
+		return rc;
+	c = p->v[i0];
+	c.nstops = done0;
+	return pos_append(dst, &c);
+}
+
+/* A checkpoint at a stop of the search (command i run with merged, mm
+ * stops), when one is due: the next search near here starts from it. */
+static void search_ckpt(struct gdbsrv *s, const struct gdbsrv_pos *p, size_t i0, uint64_t done0,
+			size_t i, const struct gdbsrv_cfg *merged, uint64_t mm,
+			struct gdbsrv_stop *cur)
+{
+	struct gdbsrv_pos at = {0};
+	struct gdbsrv_cmd m = p->v[i];
+
+	if (s->ckpt_off || s->inf.run_ns < s->ckpt_ns || m.until_pc ||
+	    cur->kind == GDBSRV_STOP_EXIT)
+		return;
+	m.cfg = *merged;
+	m.nstops = mm;
+	if (prefix_to(&at, p, i0, done0, i) == 0 && pos_append(&at, &m) == 0)
+		gdbsrv_ckpt_maybe(s, &at, cur, 0);
+	gdbsrv_pos_free(&at);
+}
+
+/* The search runs p from command i0 (done0 of its stops made); the hit
+ * at p's end counts when include_last (an earlier stretch, which ends at a
+ * checkpoint), not when p's end is the current point. In the command i0,
+ * *cm counts the stops since the start. */
+static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, size_t i0, uint64_t done0,
+		       int include_last, struct last_hit *h)
 {
 	struct pcs tp = {0};
+	/* with checkpoints, a stop every GDBSRV_PASS_CKPT hits is a point
+	 * where one can be taken */
+	uint64_t pass_max = s->ckpt_off ? UINT64_MAX : GDBSRV_PASS_CKPT;
 	int rc = 0;
 
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = i0; i < p->n; i++) {
 		const struct gdbsrv_cmd *c = &p->v[i];
 		struct gdbsrv_cfg merged;
-		uint64_t o = 0, mm = 0;
+		uint64_t o = i == i0 ? done0 : 0, mm = 0;
 
 		rc = gdbsrv_cfg_union(&merged, &c->cfg, &s->user);
 		if (rc < 0)
@@ -425,7 +522,7 @@ static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, struct last
 			 * up to the one before its last stop), the last kept */
 			struct gdbsrv_pass ps = {
 				.wps = &merged,
-				.max = !c->until_pc && c->step_vidx < 0 ? UINT64_MAX : 0,
+				.max = !c->until_pc && c->step_vidx < 0 ? pass_max : 0,
 				.sub = &c->cfg,
 				.max_sub = c->nstops - o - 1,
 			};
@@ -453,7 +550,7 @@ static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, struct last
 			if (t && cur.kind != GDBSRV_STOP_EXIT)
 				pc = gdbsrv_inf_pc(&s->inf, t);
 			orig = is_orig(s, &cur, c);
-			last = i + 1 == p->n && orig && o + 1 == c->nstops;
+			last = !include_last && i + 1 == p->n && orig && o + 1 == c->nstops;
 			if (c->until_pc && cur.vidx == c->step_vidx &&
 			    (cur.kind == GDBSRV_STOP_STEP || cur.kind == GDBSRV_STOP_BP) &&
 			    (rc = pcs_push(&tp, pc)) < 0)
@@ -483,6 +580,8 @@ static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, struct last
 				rc = -ECHILD;
 				goto out;
 			}
+			if (o < c->nstops || i + 1 < p->n)
+				search_ckpt(s, p, i0, done0, i, &merged, mm, &cur);
 		}
 	}
 out:
@@ -490,13 +589,21 @@ out:
 	return rc;
 }
 
+/*
+ * reverse-continue: the stretch from the latest checkpoint before the
+ * current point to it is searched; with no hit there, the stretch before
+ * that checkpoint, from the one before it (its end included), and so on
+ * back to the beginning.
+ */
 int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st)
 {
 	struct gdbsrv_pos p = {0}, target = {0}, at = {0};
 	struct last_hit h = {0};
 	struct gdbsrv_cmd m, u;
 	struct gdbsrv_thread *t;
-	int rc;
+	size_t i0 = 0;
+	uint64_t done0 = 0;
+	int rc, include_last = 0;
 
 	if (!hist_named(&s->hist)) {
 		log_err("gdbserver: cannot go back from a point reached by an interrupt");
@@ -505,12 +612,25 @@ int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st)
 	rc = pos_copy(&p, &s->hist, s->hist.n);
 	if (rc < 0)
 		goto out;
-	rc = gdbsrv_start_before(s, &p, &at);
-	if (rc < 0)
-		goto out;
-	rc = search_hits(s, &p, &h);
-	if (rc < 0)
-		goto out;
+	for (;;) {
+		rc = gdbsrv_start_before(s, &p, &at, 1);
+		if (rc < 0)
+			goto out;
+		if (gdbsrv_pos_resume_at(&p, &at, &i0, &done0) < 0) {
+			rc = -EINVAL;
+			goto out;
+		}
+		rc = search_hits(s, &p, i0, done0, include_last, &h);
+		if (rc < 0)
+			goto out;
+		if (h.found || !at.n)
+			break;
+		/* nothing after that checkpoint: the stretch before it */
+		rc = pos_copy(&p, &at, at.n);
+		if (rc < 0)
+			goto out;
+		include_last = 1;
+	}
 	if (!h.found) { /* back to the start: gdb says "No more reverse-execution history" */
 		rc = goto_pos(s, &target, st);
 		if (rc < 0)
@@ -520,7 +640,7 @@ int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st)
 		s->hist.n = 0;
 		goto out;
 	}
-	rc = pos_copy(&target, &p, h.ci);
+	rc = prefix_to(&target, &p, i0, done0, h.ci);
 	if (rc < 0)
 		goto out;
 	m = p.v[h.ci];

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gdbsrv_fork.c - a copy of the stopped replay, made under ptrace, for the
+ * checkpoints of `spool replay --gdbserver` (gdbsrv_ckpt.c).
+ *
+ * When gdb sees a stop every thread of the replay is stopped under ptrace
+ * (all-stop): the thread that stopped at a breakpoint, a watchpoint or a
+ * step, and the others wherever they were, most of them parked in the
+ * agent waiting for the serial token. A copy of that state is made the way
+ * a debugger can make one without the program's help (the technique rr's
+ * checkpoints use; written here from the kernel's interfaces):
+ *
+ *  - one thread of the process is made to run a raw clone with no exit
+ *    signal and no CLONE_VM (a fork that a program's wait(NULL) never
+ *    sees), through a `syscall; int3` written over a few bytes of the
+ *    program's code and put back after; PTRACE_O_TRACECLONE attaches the
+ *    copy, stopped;
+ *  - in the copy, that one thread is made to clone one thread per other
+ *    thread of the original (CLONE_THREAD | CLONE_SETTLS with the original
+ *    thread's FS base, parent and child tid at its tid word in its struct
+ *    pthread, so pthread_join works in the copy); each new thread is
+ *    given its original's robust list (set_robust_list, run in it), its
+ *    registers, its FPU/SSE/AVX state (NT_X86_XSTATE) and its signal mask;
+ *  - a thread that was stopped inside a system call (a futex wait) has the
+ *    kernel's restart done by hand (rip back over the syscall instruction),
+ *    as the kernel would when resuming it: the copy's threads were never in
+ *    that call;
+ *  - every shared mapping (spool's memfd: the replay area, the rings; the
+ *    program's own MAP_SHARED anonymous memory) becomes the copy's own, with
+ *    the same contents: a copy must not move the replay's turns in memory
+ *    that another copy, or the original, will run from later;
+ *  - optionally its descriptors 1 and 2 go to /dev/null (a replay that goes
+ *    back does not show the program's output twice).
+ *
+ * Limits: a thread's alternate signal stack and rseq registration are not
+ * given to its copy (glibc then reads a stale CPU number from the rseq
+ * area, nothing else); descriptors are shared with the original (one open
+ * file description: a file the replay writes for real shares its offset).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <elf.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../util/log.h"
+#include "gdbsrv_int.h"
+
+#define FORK_TID_OFF 0x2d0 /* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 */
+#define FORK_XSTATE 8192   /* bytes for NT_X86_XSTATE (AVX-512: about 2.7 KiB) */
+#define FORK_CHUNK (1u << 20)
+
+#ifndef NT_X86_XSTATE
+#define NT_X86_XSTATE 0x202
+#endif
+#ifndef PTRACE_GETSIGMASK
+#define PTRACE_GETSIGMASK 0x420a
+#define PTRACE_SETSIGMASK 0x420b
+#endif
+
+/* The injection site: `syscall; int3` at code, "/dev/null" at code + 8. */
+struct fork_site {
+	uint64_t code;
+	uint8_t saved[24];
+};
+
+static const uint8_t fork_stub[24] = {0x0f, 0x05, 0xcc, 0x90, 0x90, 0x90, 0x90, 0x90,
+				      '/',  'd',  'e',	'v',  '/',  'n',  'u',	'l',
+				      'l',  0,	  0,	0,    0,    0,	  0,	0};
+
+static int mem_rw(int fd, int wr, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n = wr ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
+
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static int open_mem(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+/* Where the injected calls run: libc's code (the agent's syscall user
+ * dispatch lets system calls from there through, not from the program's),
+ * else the first executable mapping (not the vDSO). */
+static int find_site(pid_t pid, struct fork_site *site)
+{
+	char path[64], line[512];
+	FILE *f;
+	int rc = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3)
+			continue;
+		if (perms[2] != 'x' || hi - lo < sizeof(fork_stub) || strstr(line, "[vdso]") ||
+		    strstr(line, "[vsyscall]"))
+			continue;
+		if (rc < 0 || strstr(line, "/libc.so") || strstr(line, "/libc-")) {
+			site->code = lo;
+			rc = 0;
+		}
+		if (strstr(line, "/libc.so") || strstr(line, "/libc-"))
+			break;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* 1 when the agent has mapped spool's memory (a memfd) in pid. */
+static int has_memfd(pid_t pid)
+{
+	char path[64], line[512];
+	FILE *f;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!rc && fgets(line, sizeof(line), f))
+		rc = strstr(line, "/memfd:") != NULL;
+	fclose(f);
+	return rc;
+}
+
+/* Wait for tid's next stop (or end): its status, or -errno. A clone event
+ * on the way gives the new thread's id in *child. */
+static int wait_stop(pid_t tid, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(tid, status, __WALL);
+
+		if (w == tid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/*
+ * Run system call nr(a...) in thread tid, stopped, with its registers base
+ * (orig_rax -1: the kernel restarts nothing on our behalf). The result, or
+ * a negative errno from the call; *child gets the new task of a clone.
+ */
+static long inject(pid_t tid, const struct user_regs_struct *base, const struct fork_site *site,
+		   long nr, unsigned long a1, unsigned long a2, unsigned long a3, unsigned long a4,
+		   unsigned long a5, unsigned long a6, pid_t *child)
+{
+	struct user_regs_struct r = *base;
+	int status;
+
+	r.rip = site->code;
+	r.rax = (unsigned long)nr;
+	r.orig_rax = (unsigned long)-1;
+	r.rdi = a1;
+	r.rsi = a2;
+	r.rdx = a3;
+	r.r10 = a4;
+	r.r8 = a5;
+	r.r9 = a6;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+		return -errno;
+	for (;;) {
+		int rc = wait_stop(tid, &status);
+
+		if (rc < 0)
+			return rc;
+		if (getenv("SPOOL_GDBSRV_DEBUG"))
+			fprintf(stderr, "gdbsrv: inject %ld in %d: status %#x\n", nr, (int)tid, status);
+		if (!WIFSTOPPED(status))
+			return -ECHILD;
+		if (status >> 16 == PTRACE_EVENT_CLONE) {
+			unsigned long msg;
+
+			if (child && ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0)
+				*child = (pid_t)msg;
+		} else if (WSTOPSIG(status) == SIGTRAP && !(status >> 16)) {
+			break;
+		}
+		/* anything else (a signal for the program): kept for later,
+		 * the program's pending signals are not copied */
+		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+			return -errno;
+	}
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return -errno;
+	return (long)r.rax;
+}
+
+/* The kernel's restart of an interrupted system call, done by hand for a
+ * copy of the thread (which never was in that call). -EBUSY: the thread
+ * is inside a call at a ptrace event (not a point to copy). */
+static int fix_restart(struct user_regs_struct *r)
+{
+	long ret = (long)r->rax;
+
+	if ((long)r->orig_rax >= 0) {
+		if (ret == -512 || ret == -513 || ret == -514) { /* -ERESTART{SYS,NOINTR,NOHAND} */
+			r->rip -= 2;
+			r->rax = r->orig_rax;
+		} else if (ret == -516) { /* -ERESTART_RESTARTBLOCK: the copy has no block */
+			r->rax = (unsigned long)-EINTR;
+		} else if (ret == -ENOSYS) {
+			return -EBUSY;
+		}
+	}
+	r->orig_rax = (unsigned long)-1;
+	return 0;
+}
+
+/* What a thread of the original is: registers, extended state, mask,
+ * robust list, tid word. */
+struct fork_thread {
+	struct user_regs_struct regs;
+	uint8_t *xs;
+	size_t xs_len;
+	uint64_t mask;
+	void *robust;
+	size_t robust_len;
+	uint64_t tidp;
+};
+
+static int read_thread(int memfd, pid_t tid, struct fork_thread *ft)
+{
+	struct iovec iov;
+	int32_t word = 0;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &ft->regs) < 0)
+		return -errno;
+	ft->xs = malloc(FORK_XSTATE);
+	if (!ft->xs)
+		return -ENOMEM;
+	iov.iov_base = ft->xs;
+	iov.iov_len = FORK_XSTATE;
+	ft->xs_len = ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) == 0 ? iov.iov_len
+										     : 0;
+	ft->mask = 0;
+	ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(ft->mask), &ft->mask);
+	ft->robust = NULL;
+	ft->robust_len = 0;
+	syscall(SYS_get_robust_list, tid, &ft->robust, &ft->robust_len);
+	ft->tidp = 0;
+	if (ft->regs.fs_base &&
+	    mem_rw(memfd, 0, ft->regs.fs_base + FORK_TID_OFF, &word, sizeof(word)) == 0 &&
+	    word == tid)
+		ft->tidp = ft->regs.fs_base + FORK_TID_OFF;
+	return 0;
+}
+
+/* Give the copy's thread ntid its original's state (it is stopped). */
+static int write_thread(pid_t ntid, const struct user_regs_struct *base,
+			const struct fork_site *site, struct fork_thread *ft)
+{
+	struct user_regs_struct r = ft->regs;
+	struct iovec iov;
+	long rc;
+
+	if (ft->robust) {
+		rc = inject(ntid, base, site, SYS_set_robust_list, (unsigned long)ft->robust,
+			    ft->robust_len, 0, 0, 0, 0, NULL);
+		if (rc < 0)
+			return (int)rc;
+	}
+	rc = fix_restart(&r);
+	if (rc < 0)
+		return (int)rc;
+	if (ptrace(PTRACE_SETREGS, ntid, 0, &r) < 0)
+		return -errno;
+	if (ft->xs_len) {
+		iov.iov_base = ft->xs;
+		iov.iov_len = ft->xs_len;
+		if (ptrace(PTRACE_SETREGSET, ntid, (void *)NT_X86_XSTATE, &iov) < 0)
+			return -errno;
+	}
+	ptrace(PTRACE_SETSIGMASK, ntid, (void *)sizeof(ft->mask), &ft->mask);
+	return 0;
+}
+
+static int page_zero(const uint8_t *p, size_t n)
+{
+	const uint64_t *w = (const uint64_t *)p;
+
+	for (size_t i = 0; i < n / 8; i++)
+		if (w[i])
+			return 0;
+	return 1;
+}
+
+/* The copy's new mapping is anonymous, zero already: only the pages with
+ * something in them are written (a ring of 2 MiB with a few KiB used
+ * costs a few KiB in each checkpoint, not 2 MiB). */
+static void copy_nonzero(int dst_mem, uint64_t at, const uint8_t *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j;
+
+		while (i < len && page_zero(buf + i, len - i < 4096 ? len - i : 4096))
+			i += 4096;
+		j = i;
+		while (j < len && !page_zero(buf + j, len - j < 4096 ? len - j : 4096))
+			j += 4096;
+		if (j > len)
+			j = len;
+		if (j > i)
+			mem_rw(dst_mem, 1, at + i, (void *)(buf + i), j - i);
+		i = j;
+	}
+}
+
+/* Every shared mapping of the copy becomes its own, with the contents the
+ * original has (read from the original: the copy's view is the same
+ * memory). */
+static int privatize(pid_t cpid, pid_t c0, const struct user_regs_struct *base,
+		     const struct fork_site *site, int src_mem, int dst_mem)
+{
+	char path[64], line[512];
+	uint8_t *buf = NULL;
+	FILE *f;
+	int rc = 0, n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)cpid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	buf = malloc(FORK_CHUNK);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, len;
+		char perms[8];
+		long a;
+		int prot;
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[3] != 's')
+			continue;
+		/* a read-only mapping of a named file stays shared: nobody
+		 * writes it (the replay's image, the trace's stream files) */
+		if (perms[1] != 'w' && !strstr(line, "memfd:") && !strstr(line, "/dev/zero") &&
+		    !strstr(line, "SYSV"))
+			continue;
+		len = hi - lo;
+		prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		       (perms[2] == 'x' ? PROT_EXEC : 0);
+		a = inject(c0, base, site, SYS_mmap, 0, len, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, (unsigned long)-1, 0, NULL);
+		if (a < 0 && a > -4096) {
+			rc = (int)a;
+			break;
+		}
+		for (unsigned long off = 0; off < len; off += FORK_CHUNK) {
+			size_t k = len - off < FORK_CHUNK ? len - off : FORK_CHUNK;
+
+			/* a page past the end of a memfd cannot be read: left 0 */
+			if (mem_rw(src_mem, 0, lo + off, buf, k) == 0)
+				copy_nonzero(dst_mem, (uint64_t)a + off, buf, k);
+		}
+		a = inject(c0, base, site, SYS_mremap, (unsigned long)a, len, len,
+			   MREMAP_MAYMOVE | MREMAP_FIXED, lo, 0, NULL);
+		if (a < 0 && a > -4096) {
+			rc = (int)a;
+			break;
+		}
+		if (prot != (PROT_READ | PROT_WRITE))
+			inject(c0, base, site, SYS_mprotect, lo, len, (unsigned long)prot, 0, 0, 0,
+			       NULL);
+		n++;
+	}
+	free(buf);
+	fclose(f);
+	return rc < 0 ? rc : n;
+}
+
+void gdbsrv_reap(pid_t pid, const pid_t *tids, int nth)
+{
+	int st;
+
+	kill(pid, SIGKILL);
+	for (int i = 0; i < nth; i++) {
+		if (tids[i] <= 0 || tids[i] == pid)
+			continue;
+		while (waitpid(tids[i], &st, __WALL) >= 0 || errno == EINTR)
+			if (WIFEXITED(st) || WIFSIGNALED(st))
+				break;
+	}
+	while (waitpid(pid, &st, __WALL) >= 0 || errno == EINTR)
+		if (WIFEXITED(st) || WIFSIGNALED(st))
+			break;
+}
+
+int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid_t *copy_pid,
+		pid_t *copy_tids)
+{
+	const unsigned long thread_flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+					   CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+					   CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	struct fork_thread *ft = NULL;
+	struct fork_site site;
+	struct user_regs_struct base;
+	int src_mem = -1, dst_mem = -1, status, rc;
+	pid_t cpid = 0;
+	long r;
+
+	if (nth < 1)
+		return -EINVAL;
+	/* a fresh replay before its agent mapped spool's memory: a copy
+	 * would map the memory every copy shares */
+	rc = fresh ? has_memfd(pid) : 1;
+	if (rc <= 0)
+		return rc < 0 ? rc : -EAGAIN;
+	src_mem = open_mem(pid);
+	if (src_mem < 0)
+		return -errno;
+	for (int i = 0; i < nth; i++)
+		copy_tids[i] = 0;
+	rc = find_site(pid, &site);
+	if (rc < 0)
+		goto out;
+	ft = calloc((size_t)nth, sizeof(*ft));
+	if (!ft) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < nth; i++) {
+		rc = read_thread(src_mem, tids[i], &ft[i]);
+		if (rc < 0)
+			goto out;
+		/* a thread at a ptrace event inside a call cannot be copied */
+		if ((long)ft[i].regs.orig_rax >= 0 && (long)ft[i].regs.rax == -ENOSYS) {
+			rc = -EBUSY;
+			goto out;
+		}
+	}
+	if ((rc = mem_rw(src_mem, 0, site.code, site.saved, sizeof(site.saved))) < 0 ||
+	    (rc = mem_rw(src_mem, 1, site.code, (void *)fork_stub, sizeof(fork_stub))) < 0)
+		goto out;
+	/* the fork, run by the first thread */
+	r = inject(tids[0], &ft[0].regs, &site, SYS_clone,
+		   ft[0].tidp ? CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID : 0, 0, 0, ft[0].tidp, 0,
+		   0, &cpid);
+	ptrace(PTRACE_SETREGS, tids[0], 0, &ft[0].regs);
+	mem_rw(src_mem, 1, site.code, site.saved, sizeof(site.saved));
+	if (getenv("SPOOL_GDBSRV_DEBUG"))
+		fprintf(stderr, "gdbsrv: fork of %d by %d at %#llx: %ld, copy %d\n", (int)pid,
+			(int)tids[0], (unsigned long long)site.code, r, (int)cpid);
+	if (r <= 0 || !cpid) {
+		rc = r < 0 ? (int)r : -ECHILD;
+		if (cpid)
+			gdbsrv_reap(cpid, NULL, 0);
+		goto out;
+	}
+	rc = wait_stop(cpid, &status);
+	if (rc < 0 || !WIFSTOPPED(status)) {
+		rc = rc < 0 ? rc : -ECHILD;
+		gdbsrv_reap(cpid, NULL, 0);
+		goto out;
+	}
+	copy_tids[0] = cpid;
+	if (ptrace(PTRACE_GETREGS, cpid, 0, &base) < 0) {
+		rc = -errno;
+		goto out_drop;
+	}
+	dst_mem = open_mem(cpid);
+	if (dst_mem < 0) {
+		rc = -errno;
+		goto out_drop;
+	}
+	/* the other threads, each cloned by the copy's first */
+	for (int i = 1; i < nth; i++) {
+		pid_t nt = 0;
+		unsigned long fl = thread_flags;
+
+		if (!ft[i].tidp)
+			fl &= ~(unsigned long)(CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID);
+		r = inject(cpid, &base, &site, SYS_clone, fl, ft[i].regs.rsp & ~15ul, ft[i].tidp,
+			   ft[i].tidp, ft[i].regs.fs_base, 0, &nt);
+		if (r <= 0 || !nt) {
+			rc = r < 0 ? (int)r : -ECHILD;
+			goto out_drop;
+		}
+		rc = wait_stop(nt, &status);
+		if (rc < 0)
+			goto out_drop;
+		copy_tids[i] = nt;
+		rc = write_thread(nt, &base, &site, &ft[i]);
+		if (rc < 0)
+			goto out_drop;
+	}
+	rc = privatize(cpid, cpid, &base, &site, src_mem, dst_mem);
+	if (rc < 0)
+		goto out_drop;
+	if (quiet) {
+		r = inject(cpid, &base, &site, SYS_openat, (unsigned long)AT_FDCWD, site.code + 8,
+			   O_WRONLY | O_CLOEXEC, 0, 0, 0, NULL);
+		if (r >= 0) {
+			inject(cpid, &base, &site, SYS_dup3, (unsigned long)r, 1, 0, 0, 0, 0, NULL);
+			inject(cpid, &base, &site, SYS_dup3, (unsigned long)r, 2, 0, 0, 0, 0, NULL);
+			inject(cpid, &base, &site, SYS_close, (unsigned long)r, 0, 0, 0, 0, 0, NULL);
+		}
+	}
+	rc = write_thread(cpid, &base, &site, &ft[0]);
+	if (rc < 0)
+		goto out_drop;
+	mem_rw(dst_mem, 1, site.code, site.saved, sizeof(site.saved));
+	*copy_pid = cpid;
+	rc = 0;
+	goto out;
+out_drop:
+	gdbsrv_reap(cpid, copy_tids, nth);
+out:
+	if (ft)
+		for (int i = 0; i < nth; i++)
+			free(ft[i].xs);
+	free(ft);
+	if (dst_mem >= 0)
+		close(dst_mem);
+	if (src_mem >= 0)
+		close(src_mem);
+	return rc;
+}
