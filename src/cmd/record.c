@@ -47,6 +47,7 @@
 #include "../util/options.h"
 #include "../collect/stream_send.h"
 #include "cmd.h"
+#include "run_opts.h"
 
 #define RECORD_MAX_OBJS (1u << 20) /* turn words: 4 MiB of the memfd, mapped as used */
 /* Process numbers of a recording (rr_tree.c): an area each, 0.5 MiB of the
@@ -75,6 +76,14 @@ struct record_ctx {
 	struct rr_watch watch; /* serial mode: kills a program the agent stopped */
 	struct run_ident ident;	     /* what the program runs with (ADDR_NO_RANDOMIZE) */
 	struct session_result *res;  /* the run's, filled by session_run */
+};
+
+/* The shared options spool record takes (a recording's ring holds a burst
+ * of schedule events: 64 KiB at least; it always ends with the program's
+ * last process, so no --until-first-exit). */
+static const struct run_opts_spec record_run_opts = {
+	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_MAX_THREADS,
+	.min_ring = 65536,
 };
 
 static void record_usage(FILE *out)
@@ -111,14 +120,10 @@ static void record_usage(FILE *out)
 		"                       with futexes of its own); it still says why\n"
 		"      --compress       compress the input data (what reads returned) with\n"
 		"                       zstd: a third of the bytes for text, at some CPU\n"
-		"                       while recording; a replay unpacks it when it loads\n"
-		"  -o, --output DIR     trace directory (default spool.trace); a trace spool\n"
-		"                       wrote there is kept as DIR.old, anything else there\n"
-		"                       is refused\n"
-		"      --ring-size SIZE per-thread ring buffer, power of two (default %um)\n"
-		"      --max-threads N  threads alive at once that get a ring (default %u; a\n"
-		"                       ring is used again once its thread has ended); a\n"
-		"                       thread beyond that makes the recording incomplete\n"
+		"                       while recording; a replay unpacks it when it loads\n");
+	run_opts_usage(out, &record_run_opts);
+	fprintf(out,
+
 		"      --until-fail N   run up to N times, keep the first failing recording\n"
 		"                       (non-zero exit, killed by a signal, or --check fails)\n"
 		"      --check CMD      with --until-fail: a shell command run after each run;\n"
@@ -135,8 +140,7 @@ static void record_usage(FILE *out)
 		"the disk full): the summary says what is missing; 5 if that is 0 but spool\n"
 		"replay will refuse the recording (the reason is printed; --force: 0).\n"
 		"\n"
-		"Then: spool replay DIR.\n",
-		SHM_DEFAULT_RING_BYTES >> 20, SHM_DEFAULT_MAX_RINGS);
+		"Then: spool replay DIR.\n");
 }
 
 static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -831,7 +835,7 @@ out:
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 		{"mode", required_argument, NULL, 'm'},
 		{"chaos", no_argument, NULL, 'C'},
 		{"seed", required_argument, NULL, 'S'},
@@ -839,9 +843,6 @@ int cmd_record(int argc, char **argv)
 		{"lock-events", no_argument, NULL, 'L'},
 		{"snap-period", required_argument, NULL, 'P'},
 		{"compress", no_argument, NULL, 'Z'},
-		{"output", required_argument, NULL, 'o'},
-		{"ring-size", required_argument, NULL, 'r'},
-		{"max-threads", required_argument, NULL, 'T'},
 		{"until-fail", required_argument, NULL, 'u'},
 		{"check", required_argument, NULL, 'c'},
 		{"gdb-wrapper", no_argument, NULL, 'W'},
@@ -857,15 +858,23 @@ int cmd_record(int argc, char **argv)
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
 	struct record_ctx ctx = {.serial = 1, .stuck_ms = 5000};
+	struct option opts[40];
 	struct session_result res;
 	struct stdin_cap in;
 	const char *check = NULL;
 	uint64_t v, until = 0;
 	int c, rc, quiet = 0, seeded = 0, gdb_wrapper = 0;
 
+	if (run_opts_table(own, &record_run_opts, opts, sizeof(opts) / sizeof(opts[0])) < 0)
+		return 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
+		rc = run_opts_handle(c, optarg, &record_run_opts, &so);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc)
+			continue;
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "serial")) {
@@ -910,17 +919,6 @@ int cmd_record(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			ctx.stuck_ms = (uint32_t)v;
-			break;
-		case 'o':
-			so.trace_dir = optarg;
-			break;
-		case 'r':
-			if (session_opt_ring_size(&so, optarg, 65536) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'T':
-			if (session_opt_max_threads(&so, optarg) < 0)
-				return EXIT_USAGE;
 			break;
 		case 'u':
 			if (options_parse_uint(optarg, 1000000, &until) < 0 || !until) {
