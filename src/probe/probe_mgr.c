@@ -578,7 +578,7 @@ static void probe_area_counts(const struct probe_mgr *m, size_t from, size_t *np
 	for (size_t i = from; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
 
-		if (!d->registered || d->shared)
+		if (!d->registered || (d->shared && d->method != PROBE_M_RIDE))
 			continue;
 		(*np)++;
 		*nr += d->code->nrel;
@@ -716,9 +716,11 @@ int probe_mgr_fill_area_from(struct probe_mgr *m, size_t from, void *area, uint6
 			size_t clen = (d->code->len + PROBE_CODE_ALIGN - 1) &
 				      ~(size_t)(PROBE_CODE_ALIGN - 1);
 
-			if (!d->registered || d->module != mi || d->shared)
+			if (!d->registered || d->module != mi ||
+			    (d->shared && d->method != PROBE_M_RIDE))
 				continue;
 			ap[pi].id = d->id;
+			ap[pi].owner = d->method == PROBE_M_RIDE ? d->shared : 0;
 			ap[pi].module = (uint32_t)mi;
 			ap[pi].addr_off = d->addr;
 			ap[pi].patch_off = d->patch_off;
@@ -869,10 +871,17 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 		snprintf(off, sizeof(off), "+0x%llx",
 			 (unsigned long long)(d->addr - mod->syms[d->sym].addr));
 		if (d->shared) {
-			char why[64];
+			const struct probe_def *o = &m->defs[d->shared - 1];
+			char why[320];
 
-			snprintf(why, sizeof(why), "counted by probe %u (%s)", d->shared,
-				 m->defs[d->shared - 1].method == PROBE_M_JUMP ? "jump" : "int3");
+			if (d->method == PROBE_M_RIDE)
+				snprintf(why, sizeof(why), "runs in probe %u's trampoline (%s %s%s%s)",
+					 d->shared, probe_def_op_name(o),
+					 o->method == PROBE_M_JUMP ? "jump" : "int3",
+					 o->spec ? " of " : "", o->spec ? o->spec : "");
+			else
+				snprintf(why, sizeof(why), "counted by probe %u (%s)", d->shared,
+					 o->method == PROBE_M_JUMP ? "jump" : "int3");
 			fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", mod->syms[d->sym].name,
 				probe_def_op_name(d), "shared", off, d->insn, why);
 			nshared++;

@@ -289,6 +289,12 @@ static struct probe_def *pv_point_probe(struct probe_mgr *m, uint32_t mi, uint32
 	d = probe_plan_point(m, mi, sym, addr, handler,
 			     handler == PROBE_H_VAR ? PROBE_OP_VAR : PROBE_OP_HIT,
 			     handler == PROBE_H_VAR, &err);
+	if (!d && err == -ENOTSUP)
+		/* another kind of probe there (func:, block:): run in its
+		 * trampoline, at this instruction */
+		d = probe_plan_ride(m, mi, sym, addr, handler,
+				    handler == PROBE_H_VAR ? PROBE_OP_VAR : PROBE_OP_HIT,
+				    handler == PROBE_H_VAR, &err);
 	if (!d) {
 		log_err("probe: '%s': no probe can be placed at 0x%llx in %s: %s", spec,
 			(unsigned long long)addr, m->mods[mi].syms[sym].name,
@@ -799,8 +805,19 @@ static struct probe_def *pv_ret_probe(struct probe_mgr *m, uint32_t mi, uint32_t
 		if (d->module != mi || d->addr != addr || !d->registered)
 			continue;
 		if (d->handler == PROBE_H_VAR &&
-		    (d->method == PROBE_M_INT3 || d->patch_off == addr))
+		    (d->method == PROBE_M_INT3 || d->patch_off == addr || d->method == PROBE_M_RIDE))
 			return d;
+		if (d->handler != PROBE_H_VAR) {
+			/* a func: exit there: read the return value in its
+			 * trampoline, at the ret itself */
+			struct probe_def *r = probe_plan_ride(m, mi, sym, addr, PROBE_H_VAR,
+							      PROBE_OP_VAR, 1, &err);
+
+			if (r) {
+				r->registered = 1;
+				return r;
+			}
+		}
 		log_warn("probe: '%s': the probe at %s's ret 0x%llx runs before its epilogue: "
 			 "its return value is skipped there",
 			 spec, m->mods[mi].syms[sym].name, (unsigned long long)addr);
