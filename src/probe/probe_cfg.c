@@ -389,7 +389,22 @@ block_int3:
 		d->id--;
 		m->ndefs--;
 	} else {
+		uint64_t at = d->addr, end = d->end;
+		struct probe_def *r;
+		int err;
+
 		cfg_drop(m, d);
+		/* Another kind of probe's jump covers the block's first
+		 * instruction (func:, var:, assert: at a function's entry):
+		 * its trampoline counts the block there too. */
+		r = probe_plan_ride(m, f->module, f->sym, at, PROBE_H_BLOCK, PROBE_OP_BLOCK, 0,
+				    &err);
+		if (r) {
+			r->end = end;
+			r->registered = 1;
+		} else if (err == -ENOMEM) {
+			return err;
+		}
 	}
 	return 0;
 }

@@ -709,7 +709,10 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 refuse:
 	free(d->code);
 	m->ndefs--;
-	return -ENOTSUP;
+	/* a var:/args: probe at the ret: its trampoline runs the exit too */
+	if (probe_plan_ride(m, module, sym, ret->addr, PROBE_H_FUNC_EXIT, PROBE_OP_EXIT, 0, &rc))
+		return 0;
+	return rc == -ENOMEM ? rc : -ENOTSUP;
 }
 
 /* The condition code of a jcc (70-7f rel8, 0f 80-8f rel32) after any
@@ -981,6 +984,14 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 		if (!rc && m->ndefs > before && m->defs[before].op == PROBE_OP_ENTRY &&
 		    m->defs[before].addr == f.sym->addr)
 			entry_id = m->defs[before].id;
+		if (rc == -ENOTSUP &&
+		    probe_plan_ride(m, module, sym, f.sym->addr, PROBE_H_FUNC_ENTRY, PROBE_OP_ENTRY,
+				    0, &rc))
+			/* a var:/args: probe there: its trampoline runs the entry
+			 * handler too (exits are patched: no return address swap) */
+			rc = 0;
+		if (rc && rc != -ENOTSUP)
+			goto out;
 		if (rc == -ENOTSUP) {
 			/* Not silently: the user asked for this function. */
 			const char *why = probe_var_conflict(m, module, mod->syms[sym].addr);
