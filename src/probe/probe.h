@@ -234,6 +234,10 @@ int probe_area_check(const void *area, uint64_t size, struct probe_area_hdr *cop
 /* The "probes" side file of the trace: one line per registered probe,
  * "id op method module offset function" (doc/trace-format.md). */
 int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len);
+/* A function as planning messages name it: "Bank::transfer(int, int, long)
+ * (_ZN4Bank8transferEiil)" for a C++ symbol, else the symbol. Static
+ * buffers: a few may be used in one message (probe_mgr.c). */
+const char *probe_sym_shown(const struct probe_module *mod, uint32_t sym);
 /* --list output. */
 void probe_mgr_print_list(const struct probe_mgr *m, FILE *out);
 

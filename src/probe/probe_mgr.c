@@ -201,7 +201,7 @@ static int probe_mgr_spec_labels(struct probe_mgr *m, const struct probe_spec *s
 		if (!ls[k].addr) {
 			log_warn("probe: '%s': label %s of %s has no address (optimized out): "
 				 "not counted",
-				 s->text, ls[k].name, mod->syms[sym].name);
+				 s->text, ls[k].name, probe_sym_shown(mod, sym));
 			continue;
 		}
 		rc = probe_plan_label(m, mi, sym, ls[k].addr, ls[k].name);
@@ -247,7 +247,7 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 		if (!strcmp(s->kind, "jump")) {
 			rc = probe_plan_jumps(m, mi, (uint32_t)i);
 			if (rc == -ENOEXEC)
-				log_warn("probe: %s in %s: no code to probe", mod->syms[i].name,
+				log_warn("probe: %s in %s: no code to probe", probe_sym_shown(mod, (uint32_t)i),
 					 mod->path);
 			else if (rc < 0)
 				return rc;
@@ -264,7 +264,7 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 			continue;
 		rc = probe_plan_function(m, mi, (uint32_t)i, 1, 1);
 		if (rc == -ENOEXEC)
-			log_warn("probe: %s in %s: no code to probe", mod->syms[i].name, mod->path);
+			log_warn("probe: %s in %s: no code to probe", probe_sym_shown(mod, (uint32_t)i), mod->path);
 		else if (rc)
 			return rc;
 	}
@@ -409,7 +409,7 @@ int probe_mgr_plan_cfg(struct probe_mgr *m)
 				continue;
 			rc = probe_plan_cfg(m, (uint32_t)mi, (uint32_t)i, mod->cfg_want[i]);
 			if (rc == -ENOEXEC)
-				log_warn("probe: %s in %s: no code to probe", mod->syms[i].name,
+				log_warn("probe: %s in %s: no code to probe", probe_sym_shown(mod, (uint32_t)i),
 					 mod->path);
 			else if (rc)
 				return rc;
@@ -441,6 +441,34 @@ int probe_mgr_has_func(const struct probe_mgr *m)
 		    (m->defs[i].op == PROBE_OP_ENTRY || m->defs[i].op == PROBE_OP_EXIT))
 			return 1;
 	return 0;
+}
+
+/* Messages and --list name a C++ function as the user wrote it, with the
+ * symbol after it (what the ELF file, nm and a mangled glob use): a few
+ * rotating static buffers (host tool, one thread), valid for the next
+ * three calls. */
+const char *probe_sym_shown(const struct probe_module *mod, uint32_t sym)
+{
+	static char bufs[4][768];
+	static unsigned next;
+	char *b = bufs[next++ % 4], dem[512];
+	const char *name = sym < mod->nsyms ? mod->syms[sym].name : "?";
+
+	if (demangle_name(name, dem, sizeof(dem)))
+		snprintf(b, sizeof(bufs[0]), "%s (%s)", dem, name);
+	else
+		snprintf(b, sizeof(bufs[0]), "%s", name);
+	return b;
+}
+
+/* --list's function column: the demangled name only (the symbol is in the
+ * probes side file and in planning messages). */
+static const char *probe_sym_column(const struct probe_module *mod, uint32_t sym)
+{
+	static char b[512];
+
+	demangle_name(mod->syms[sym].name, b, sizeof(b));
+	return b;
 }
 
 int probe_mgr_exe_module(struct probe_mgr *m, uint32_t *idx)
@@ -859,7 +887,17 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 {
 	size_t njump = 0, nint3 = 0, nshared = 0, nblock = 0, nbranch = 0, npoint = 0, nra = 0;
 
-	fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", "function", "probe", "method", "offset",
+	int w = 28; /* the function column: as wide as the longest name shown */
+
+	for (size_t i = 0; i < m->ndefs; i++)
+		if (m->defs[i].registered) {
+			int n = (int)strlen(probe_sym_column(&m->mods[m->defs[i].module],
+							     m->defs[i].sym));
+
+			if (n > w)
+				w = n < 72 ? n : 72;
+		}
+	fprintf(out, "%-*s %-6s %-7s %-10s %-24s %s\n", w, "function", "probe", "method", "offset",
 		"instruction", "module / why not a jump");
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
@@ -882,7 +920,7 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 			else
 				snprintf(why, sizeof(why), "counted by probe %u (%s)", d->shared,
 					 o->method == PROBE_M_JUMP ? "jump" : "int3");
-			fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", mod->syms[d->sym].name,
+			fprintf(out, "%-*s %-6s %-7s %-10s %-24s %s\n", w, probe_sym_column(mod, d->sym),
 				probe_def_op_name(d), "shared", off, d->insn, why);
 			nshared++;
 		} else {
@@ -896,7 +934,7 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 				snprintf(why, sizeof(why), "%s", d->why);
 			else
 				snprintf(why, sizeof(why), "%s (%s)", d->why, mod->name);
-			fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", mod->syms[d->sym].name,
+			fprintf(out, "%-*s %-6s %-7s %-10s %-24s %s\n", w, probe_sym_column(mod, d->sym),
 				probe_def_op_name(d), probe_method_name(d), off, d->insn, why);
 			if (d->method == PROBE_M_JUMP)
 				njump++;

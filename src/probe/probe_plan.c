@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "../common/event.h"
-#include "../util/demangle.h"
 #include "../util/log.h"
 #include "probe.h"
 
@@ -995,12 +994,11 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 		if (rc == -ENOTSUP) {
 			/* Not silently: the user asked for this function. */
 			const char *why = probe_var_conflict(m, module, mod->syms[sym].addr);
-			char name[512];
 
-			demangle_name(mod->syms[sym].name, name, sizeof(name));
 			if (why)
 				log_warn("probe: '%s': %s is not timed: %s",
-					 m->cur_spec ? m->cur_spec : "?", name, why);
+					 m->cur_spec ? m->cur_spec : "?", probe_sym_shown(mod, sym),
+					 why);
 		}
 		rc = 0;
 	}
