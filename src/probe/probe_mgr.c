@@ -654,8 +654,8 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 
 /* The skippable handler calls of d's trampoline into ap (own id first,
  * then its shared exit x); a disabled one's nop becomes the jmp over it. */
-static void probe_area_skips(const struct probe_def *d, const struct probe_def *x,
-			     struct probe_area_probe *ap, uint8_t *code)
+static void probe_area_skips(const struct probe_mgr *m, const struct probe_def *d,
+			     const struct probe_def *x, struct probe_area_probe *ap, uint8_t *code)
 {
 	const struct x86_code *c = d->code;
 
@@ -663,8 +663,25 @@ static void probe_area_skips(const struct probe_def *d, const struct probe_def *
 		const struct probe_def *who = c->skip[k].id == d->id ? d : x;
 		uint32_t slot = who == d ? 0 : 1;
 
-		if (!who || c->skip[k].id != who->id || ap->skip_end[slot] ||
-		    c->skip[k].end > c->len || c->skip[k].at + 5 > c->skip[k].end)
+		if (c->skip[k].end > c->len || c->skip[k].at + 5 > c->skip[k].end)
+			continue;
+		if (c->skip[k].id != d->id && (!x || c->skip[k].id != x->id)) {
+			/* a probe of another kind riding here (PROBE_M_RIDE):
+			 * placed disabled, its call is jumped over for good (no
+			 * slot: riders are never toggled, attach mode has none) */
+			const struct probe_def *r =
+				c->skip[k].id && c->skip[k].id <= m->ndefs ? &m->defs[c->skip[k].id - 1]
+									   : NULL;
+
+			if (r && r->disabled) {
+				int32_t rel = (int32_t)(c->skip[k].end - (c->skip[k].at + 5));
+
+				code[c->skip[k].at] = 0xe9;
+				memcpy(code + c->skip[k].at + 1, &rel, 4);
+			}
+			continue;
+		}
+		if (!who || c->skip[k].id != who->id || ap->skip_end[slot])
 			continue;
 		ap->skip_id[slot] = who->id;
 		ap->skip_at[slot] = (uint16_t)c->skip[k].at;
@@ -769,7 +786,7 @@ int probe_mgr_fill_area_from(struct probe_mgr *m, size_t from, void *area, uint6
 			ap[pi].shared_exit = sx[d->id];
 			memcpy(code + co, d->code->buf, d->code->len);
 			memset(code + co + d->code->len, X86_INT3, clen - d->code->len);
-			probe_area_skips(d,
+			probe_area_skips(m, d,
 					 sx[d->id] && sx[d->id] <= m->ndefs ? &m->defs[sx[d->id] - 1]
 									   : NULL,
 					 &ap[pi], code + co);
