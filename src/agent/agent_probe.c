@@ -952,7 +952,8 @@ void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps
 		struct agent_probe_rt *rt;
 
 		if (p->id > agent_probe_max_id || p->patch_len > PROBE_MAX_PATCH ||
-		    (p->patch_len < 1 && p->method != PROBE_M_RETADDR) ||
+		    (p->patch_len < 1 && p->method != PROBE_M_RETADDR &&
+		     p->method != PROBE_M_RIDE) ||
 		    p->handler >= PROBE_H_MAX || !p->handler)
 			continue;
 		rt = &agent_probe_by_id[p->id];
@@ -965,6 +966,18 @@ void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps
 		rt->ret_id = p->ret_id;
 		rt->area = p;
 		rt->base = f.base;
+		if (p->method == PROBE_M_RIDE) {
+			/* its handler call is in the owner's trampoline: a fault
+			 * there removes the owner; nothing of its own to write */
+			if (!p->owner || p->owner > agent_probe_max_id)
+				continue;
+			rt->owner = p->owner;
+			rt->area = NULL;
+			p->runtime_addr = rt->addr;
+			p->runtime_patch = rt->patch_addr;
+			p->status = PROBE_S_READY;
+			continue;
+		}
 		memcpy(rt->orig, p->orig, p->patch_len);
 		p->runtime_addr = rt->addr;
 		p->runtime_patch = rt->patch_addr;
@@ -1122,6 +1135,11 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 
 		if (p->status != PROBE_S_READY)
 			continue;
+		if (p->method == PROBE_M_RIDE) {
+			p->status = PROBE_S_PATCHED; /* placed with its owner (spool
+						      * reads the owner's status) */
+			continue;
+		}
 		if (p->method == PROBE_M_RETADDR) {
 			/* nothing to write: the entry's trampoline does the work */
 			agent_probe_ra_enable();

@@ -125,7 +125,8 @@ struct probe_def {
 	 * its target, fall the instruction after it, cc its condition */
 	uint64_t end, fall;
 	uint8_t cc;
-	uint32_t shared;   /* != 0: counted in that probe's trampoline, not patched */
+	uint32_t shared;   /* != 0: counted in that probe's trampoline, not patched
+			    * (method PROBE_M_RIDE: its handler runs there) */
 	uint32_t carry;	   /* branch int3: also counts this block */
 	uint32_t ret_id;   /* entry with PROBE_H_FUNC_ENTRY_RA: its PROBE_M_RETADDR exit */
 	uint64_t count[2]; /* from the agent: block hits; branch taken, not taken */
@@ -233,6 +234,10 @@ int probe_area_check(const void *area, uint64_t size, struct probe_area_hdr *cop
 /* The "probes" side file of the trace: one line per registered probe,
  * "id op method module offset function" (doc/trace-format.md). */
 int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len);
+/* A function as planning messages name it: "Bank::transfer(int, int, long)
+ * (_ZN4Bank8transferEiil)" for a C++ symbol, else the symbol. Static
+ * buffers: a few may be used in one message (probe_mgr.c). */
+const char *probe_sym_shown(const struct probe_module *mod, uint32_t sym);
 /* --list output. */
 void probe_mgr_print_list(const struct probe_mgr *m, FILE *out);
 
@@ -376,6 +381,12 @@ struct probe_def *probe_plan_point(struct probe_mgr *m, uint32_t module, uint32_
 struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, uint32_t sym,
 					 uint64_t addr, uint32_t handler, uint32_t op, int full,
 					 unsigned flags, int *err);
+/* A probe run by the trampoline of the jump probe already covering addr
+ * (its handler call inserted where the instruction at addr starts there):
+ * probes of different kinds at one point combine. NULL with *err -ENOTSUP
+ * when that probe cannot take it (probe_plan.c). */
+struct probe_def *probe_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t sym,
+				  uint64_t addr, uint32_t handler, uint32_t op, int full, int *err);
 /* The rets of a function (module offsets), malloc'ed. */
 int probe_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t **rets,
 		    size_t *n);

@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 7
+#define PROBE_AREA_VERSION 8
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
@@ -46,7 +46,11 @@
  * the real one on the thread's shadow stack; the trampoline records the
  * exit and returns to the real address (agent_probe_ra.c). Used where a
  * ret has no 5-byte window (it would be an int3). */
-enum { PROBE_M_JUMP = 1, PROBE_M_INT3 = 2, PROBE_M_RETADDR = 3 };
+/* PROBE_M_RIDE: a probe that patches nothing either; its handler call is
+ * in the trampoline of probe `owner` (another kind of probe at the same
+ * instruction: func: and args: of one entry). The agent only registers its
+ * id (address, variables, return-address exit) for the handler. */
+enum { PROBE_M_JUMP = 1, PROBE_M_INT3 = 2, PROBE_M_RETADDR = 3, PROBE_M_RIDE = 4 };
 
 /* probe_area_probe.handler: the standard handlers the agent knows (the
  * probe library's runtime half, src/agent/agent_probe.c). */
@@ -193,6 +197,8 @@ struct probe_area_probe {
 	uint32_t skip_id[PROBE_SKIPS];
 	uint16_t skip_at[PROBE_SKIPS];
 	uint16_t skip_end[PROBE_SKIPS];
+	uint32_t owner;		/* PROBE_M_RIDE: the probe whose trampoline runs it */
+	uint32_t pad;
 	uint64_t runtime_addr;	/* base + addr_off */
 	uint64_t runtime_patch; /* base + patch_off */
 };

@@ -280,7 +280,7 @@ static int cfg_point(struct probe_mgr *m, struct cfg_fn *f, size_t from, size_t 
 		return 1;
 	}
 	log_warn("probe: %s %s at %s+0x%llx: another probe covers the instruction: not counted",
-		 cfg_point_kinds[kind], name ? name : "", f->mod->syms[f->sym].name,
+		 cfg_point_kinds[kind], name ? name : "", probe_sym_shown(f->mod, f->sym),
 		 (unsigned long long)(d->addr - f->start));
 	cfg_drop(m, d);
 	return 0;
@@ -389,7 +389,22 @@ block_int3:
 		d->id--;
 		m->ndefs--;
 	} else {
+		uint64_t at = d->addr, end = d->end;
+		struct probe_def *r;
+		int err;
+
 		cfg_drop(m, d);
+		/* Another kind of probe's jump covers the block's first
+		 * instruction (func:, var:, assert: at a function's entry):
+		 * its trampoline counts the block there too. */
+		r = probe_plan_ride(m, f->module, f->sym, at, PROBE_H_BLOCK, PROBE_OP_BLOCK, 0,
+				    &err);
+		if (r) {
+			r->end = end;
+			r->registered = 1;
+		} else if (err == -ENOMEM) {
+			return err;
+		}
 	}
 	return 0;
 }
@@ -495,7 +510,7 @@ int probe_plan_label(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_
 		;
 	if (k == f.n || (f.in[k].flags & X86_F_DATA)) {
 		log_warn("probe: label %s of %s at 0x%llx is not an instruction of it: not counted",
-			 name, f.mod->syms[sym].name, (unsigned long long)addr);
+			 name, probe_sym_shown(f.mod, sym), (unsigned long long)addr);
 		cfg_close(&f);
 		return 0;
 	}

@@ -201,7 +201,7 @@ static int probe_mgr_spec_labels(struct probe_mgr *m, const struct probe_spec *s
 		if (!ls[k].addr) {
 			log_warn("probe: '%s': label %s of %s has no address (optimized out): "
 				 "not counted",
-				 s->text, ls[k].name, mod->syms[sym].name);
+				 s->text, ls[k].name, probe_sym_shown(mod, sym));
 			continue;
 		}
 		rc = probe_plan_label(m, mi, sym, ls[k].addr, ls[k].name);
@@ -247,7 +247,7 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 		if (!strcmp(s->kind, "jump")) {
 			rc = probe_plan_jumps(m, mi, (uint32_t)i);
 			if (rc == -ENOEXEC)
-				log_warn("probe: %s in %s: no code to probe", mod->syms[i].name,
+				log_warn("probe: %s in %s: no code to probe", probe_sym_shown(mod, (uint32_t)i),
 					 mod->path);
 			else if (rc < 0)
 				return rc;
@@ -264,7 +264,7 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 			continue;
 		rc = probe_plan_function(m, mi, (uint32_t)i, 1, 1);
 		if (rc == -ENOEXEC)
-			log_warn("probe: %s in %s: no code to probe", mod->syms[i].name, mod->path);
+			log_warn("probe: %s in %s: no code to probe", probe_sym_shown(mod, (uint32_t)i), mod->path);
 		else if (rc)
 			return rc;
 	}
@@ -409,7 +409,7 @@ int probe_mgr_plan_cfg(struct probe_mgr *m)
 				continue;
 			rc = probe_plan_cfg(m, (uint32_t)mi, (uint32_t)i, mod->cfg_want[i]);
 			if (rc == -ENOEXEC)
-				log_warn("probe: %s in %s: no code to probe", mod->syms[i].name,
+				log_warn("probe: %s in %s: no code to probe", probe_sym_shown(mod, (uint32_t)i),
 					 mod->path);
 			else if (rc)
 				return rc;
@@ -441,6 +441,34 @@ int probe_mgr_has_func(const struct probe_mgr *m)
 		    (m->defs[i].op == PROBE_OP_ENTRY || m->defs[i].op == PROBE_OP_EXIT))
 			return 1;
 	return 0;
+}
+
+/* Messages and --list name a C++ function as the user wrote it, with the
+ * symbol after it (what the ELF file, nm and a mangled glob use): a few
+ * rotating static buffers (host tool, one thread), valid for the next
+ * three calls. */
+const char *probe_sym_shown(const struct probe_module *mod, uint32_t sym)
+{
+	static char bufs[4][768];
+	static unsigned next;
+	char *b = bufs[next++ % 4], dem[512];
+	const char *name = sym < mod->nsyms ? mod->syms[sym].name : "?";
+
+	if (demangle_name(name, dem, sizeof(dem)))
+		snprintf(b, sizeof(bufs[0]), "%s (%s)", dem, name);
+	else
+		snprintf(b, sizeof(bufs[0]), "%s", name);
+	return b;
+}
+
+/* --list's function column: the demangled name only (the symbol is in the
+ * probes side file and in planning messages). */
+static const char *probe_sym_column(const struct probe_module *mod, uint32_t sym)
+{
+	static char b[512];
+
+	demangle_name(mod->syms[sym].name, b, sizeof(b));
+	return b;
 }
 
 int probe_mgr_exe_module(struct probe_mgr *m, uint32_t *idx)
@@ -578,7 +606,7 @@ static void probe_area_counts(const struct probe_mgr *m, size_t from, size_t *np
 	for (size_t i = from; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
 
-		if (!d->registered || d->shared)
+		if (!d->registered || (d->shared && d->method != PROBE_M_RIDE))
 			continue;
 		(*np)++;
 		*nr += d->code->nrel;
@@ -626,8 +654,8 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 
 /* The skippable handler calls of d's trampoline into ap (own id first,
  * then its shared exit x); a disabled one's nop becomes the jmp over it. */
-static void probe_area_skips(const struct probe_def *d, const struct probe_def *x,
-			     struct probe_area_probe *ap, uint8_t *code)
+static void probe_area_skips(const struct probe_mgr *m, const struct probe_def *d,
+			     const struct probe_def *x, struct probe_area_probe *ap, uint8_t *code)
 {
 	const struct x86_code *c = d->code;
 
@@ -635,8 +663,25 @@ static void probe_area_skips(const struct probe_def *d, const struct probe_def *
 		const struct probe_def *who = c->skip[k].id == d->id ? d : x;
 		uint32_t slot = who == d ? 0 : 1;
 
-		if (!who || c->skip[k].id != who->id || ap->skip_end[slot] ||
-		    c->skip[k].end > c->len || c->skip[k].at + 5 > c->skip[k].end)
+		if (c->skip[k].end > c->len || c->skip[k].at + 5 > c->skip[k].end)
+			continue;
+		if (c->skip[k].id != d->id && (!x || c->skip[k].id != x->id)) {
+			/* a probe of another kind riding here (PROBE_M_RIDE):
+			 * placed disabled, its call is jumped over for good (no
+			 * slot: riders are never toggled, attach mode has none) */
+			const struct probe_def *r =
+				c->skip[k].id && c->skip[k].id <= m->ndefs ? &m->defs[c->skip[k].id - 1]
+									   : NULL;
+
+			if (r && r->disabled) {
+				int32_t rel = (int32_t)(c->skip[k].end - (c->skip[k].at + 5));
+
+				code[c->skip[k].at] = 0xe9;
+				memcpy(code + c->skip[k].at + 1, &rel, 4);
+			}
+			continue;
+		}
+		if (!who || c->skip[k].id != who->id || ap->skip_end[slot])
 			continue;
 		ap->skip_id[slot] = who->id;
 		ap->skip_at[slot] = (uint16_t)c->skip[k].at;
@@ -716,9 +761,11 @@ int probe_mgr_fill_area_from(struct probe_mgr *m, size_t from, void *area, uint6
 			size_t clen = (d->code->len + PROBE_CODE_ALIGN - 1) &
 				      ~(size_t)(PROBE_CODE_ALIGN - 1);
 
-			if (!d->registered || d->module != mi || d->shared)
+			if (!d->registered || d->module != mi ||
+			    (d->shared && d->method != PROBE_M_RIDE))
 				continue;
 			ap[pi].id = d->id;
+			ap[pi].owner = d->method == PROBE_M_RIDE ? d->shared : 0;
 			ap[pi].module = (uint32_t)mi;
 			ap[pi].addr_off = d->addr;
 			ap[pi].patch_off = d->patch_off;
@@ -739,7 +786,7 @@ int probe_mgr_fill_area_from(struct probe_mgr *m, size_t from, void *area, uint6
 			ap[pi].shared_exit = sx[d->id];
 			memcpy(code + co, d->code->buf, d->code->len);
 			memset(code + co + d->code->len, X86_INT3, clen - d->code->len);
-			probe_area_skips(d,
+			probe_area_skips(m, d,
 					 sx[d->id] && sx[d->id] <= m->ndefs ? &m->defs[sx[d->id] - 1]
 									   : NULL,
 					 &ap[pi], code + co);
@@ -857,7 +904,17 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 {
 	size_t njump = 0, nint3 = 0, nshared = 0, nblock = 0, nbranch = 0, npoint = 0, nra = 0;
 
-	fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", "function", "probe", "method", "offset",
+	int w = 28; /* the function column: as wide as the longest name shown */
+
+	for (size_t i = 0; i < m->ndefs; i++)
+		if (m->defs[i].registered) {
+			int n = (int)strlen(probe_sym_column(&m->mods[m->defs[i].module],
+							     m->defs[i].sym));
+
+			if (n > w)
+				w = n < 72 ? n : 72;
+		}
+	fprintf(out, "%-*s %-6s %-7s %-10s %-24s %s\n", w, "function", "probe", "method", "offset",
 		"instruction", "module / why not a jump");
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
@@ -869,11 +926,18 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 		snprintf(off, sizeof(off), "+0x%llx",
 			 (unsigned long long)(d->addr - mod->syms[d->sym].addr));
 		if (d->shared) {
-			char why[64];
+			const struct probe_def *o = &m->defs[d->shared - 1];
+			char why[320];
 
-			snprintf(why, sizeof(why), "counted by probe %u (%s)", d->shared,
-				 m->defs[d->shared - 1].method == PROBE_M_JUMP ? "jump" : "int3");
-			fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", mod->syms[d->sym].name,
+			if (d->method == PROBE_M_RIDE)
+				snprintf(why, sizeof(why), "runs in probe %u's trampoline (%s %s%s%s)",
+					 d->shared, probe_def_op_name(o),
+					 o->method == PROBE_M_JUMP ? "jump" : "int3",
+					 o->spec ? " of " : "", o->spec ? o->spec : "");
+			else
+				snprintf(why, sizeof(why), "counted by probe %u (%s)", d->shared,
+					 o->method == PROBE_M_JUMP ? "jump" : "int3");
+			fprintf(out, "%-*s %-6s %-7s %-10s %-24s %s\n", w, probe_sym_column(mod, d->sym),
 				probe_def_op_name(d), "shared", off, d->insn, why);
 			nshared++;
 		} else {
@@ -887,7 +951,7 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 				snprintf(why, sizeof(why), "%s", d->why);
 			else
 				snprintf(why, sizeof(why), "%s (%s)", d->why, mod->name);
-			fprintf(out, "%-28s %-6s %-7s %-10s %-24s %s\n", mod->syms[d->sym].name,
+			fprintf(out, "%-*s %-6s %-7s %-10s %-24s %s\n", w, probe_sym_column(mod, d->sym),
 				probe_def_op_name(d), probe_method_name(d), off, d->insn, why);
 			if (d->method == PROBE_M_JUMP)
 				njump++;

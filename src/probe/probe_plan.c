@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "../common/event.h"
-#include "../util/demangle.h"
 #include "../util/log.h"
 #include "probe.h"
 
@@ -612,6 +611,12 @@ static int plan_exit_code(struct probe_def *d, const struct plan_fn *f, size_t a
 		rc = x86_code_call_handler(c, d->id, d->handler, 0);
 	if (!rc)
 		rc = x86_code_relocate(c, &f->in[r], f->code + (f->in[r].addr - f->sym->addr));
+	/* A rider (probe_plan_ride) may go only at the ret, before the exit
+	 * handler: the inner jcc above jump to copies before that point or to
+	 * it, never across it. */
+	c->nmark = 1;
+	c->mark[0].addr = f->in[r].addr;
+	c->mark[0].off = off[r - a];
 	for (size_t k = 0; !rc && k < nfix; k++) {
 		size_t j = a + 1;
 		int32_t disp;
@@ -703,7 +708,10 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 refuse:
 	free(d->code);
 	m->ndefs--;
-	return -ENOTSUP;
+	/* a var:/args: probe at the ret: its trampoline runs the exit too */
+	if (probe_plan_ride(m, module, sym, ret->addr, PROBE_H_FUNC_EXIT, PROBE_OP_EXIT, 0, &rc))
+		return 0;
+	return rc == -ENOMEM ? rc : -ENOTSUP;
 }
 
 /* The condition code of a jcc (70-7f rel8, 0f 80-8f rel32) after any
@@ -791,6 +799,7 @@ static int plan_exit_jcc(struct probe_mgr *m, uint32_t module, uint32_t sym, str
 			c->len = c->nrel = c->nskip = 0;
 			break;
 		}
+		c->nmark = 0; /* its internal jumps cross every point: no rider */
 		d->method = PROBE_M_JUMP;
 		d->addr = j->addr;
 		d->patch_off = lo;
@@ -974,15 +983,22 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 		if (!rc && m->ndefs > before && m->defs[before].op == PROBE_OP_ENTRY &&
 		    m->defs[before].addr == f.sym->addr)
 			entry_id = m->defs[before].id;
+		if (rc == -ENOTSUP &&
+		    probe_plan_ride(m, module, sym, f.sym->addr, PROBE_H_FUNC_ENTRY, PROBE_OP_ENTRY,
+				    0, &rc))
+			/* a var:/args: probe there: its trampoline runs the entry
+			 * handler too (exits are patched: no return address swap) */
+			rc = 0;
+		if (rc && rc != -ENOTSUP)
+			goto out;
 		if (rc == -ENOTSUP) {
 			/* Not silently: the user asked for this function. */
 			const char *why = probe_var_conflict(m, module, mod->syms[sym].addr);
-			char name[512];
 
-			demangle_name(mod->syms[sym].name, name, sizeof(name));
 			if (why)
 				log_warn("probe: '%s': %s is not timed: %s",
-					 m->cur_spec ? m->cur_spec : "?", name, why);
+					 m->cur_spec ? m->cur_spec : "?", probe_sym_shown(mod, sym),
+					 why);
 		}
 		rc = 0;
 	}
@@ -1248,6 +1264,68 @@ struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, u
 		d->eval_pc = addr;
 	}
 	free(f.in);
+	*err = 0;
+	return d;
+}
+
+/*
+ * A probe that runs `handler` before the instruction at addr inside the
+ * trampoline of the jump probe that already covers addr (func: and args:
+ * of one entry, an exit and a return value, a block at a function's first
+ * instruction): its handler call is inserted at the point of the
+ * trampoline where the displaced instruction at addr starts, so it sees
+ * the thread's state at addr, as a probe of its own would. The new probe
+ * patches nothing (method PROBE_M_RIDE, shared = the owner's id: --list
+ * says where it runs). Not in attach mode (the owner's trampoline may be
+ * running). Returns the probe or NULL, *err -ENOTSUP when no probe can
+ * take it (none covers addr, an int3, a trampoline without that point).
+ */
+struct probe_def *probe_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t sym,
+				  uint64_t addr, uint32_t handler, uint32_t op, int full, int *err)
+{
+	uint32_t oid = probe_plan_covering(m, module, addr, addr + 1);
+	struct probe_def *o = oid && oid <= m->ndefs ? &m->defs[oid - 1] : NULL, *d;
+	struct plan_fn f;
+	int found = 0, rc;
+
+	*err = -ENOTSUP;
+	if (m->attach || !o || o->id != oid || o->method != PROBE_M_JUMP || o->shared ||
+	    !o->code)
+		return NULL;
+	for (uint32_t k = 0; k < o->code->nmark; k++)
+		found |= o->code->mark[k].addr == addr;
+	if (!found)
+		return NULL;
+	rc = plan_decode(m, module, sym, &f);
+	if (rc) {
+		*err = rc;
+		return NULL;
+	}
+	d = probe_plan_new_def(m, module, sym);
+	if (!d) {
+		free(f.in);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	o = &m->defs[oid - 1]; /* defs may have moved */
+	d->op = op;
+	d->handler = handler;
+	d->method = PROBE_M_RIDE;
+	d->addr = d->eval_pc = addr;
+	d->patch_off = o->patch_off;
+	d->patch_len = 0;
+	d->shared = oid;
+	for (size_t k = 0; k < f.n; k++)
+		if (f.in[k].addr == addr)
+			snprintf(d->insn, sizeof(d->insn), "%s", f.in[k].text);
+	free(f.in);
+	rc = x86_code_insert(o->code, addr, d->id, handler, full);
+	if (rc) {
+		free(d->code);
+		m->ndefs--;
+		*err = rc == -ENOENT ? -ENOTSUP : rc;
+		return NULL;
+	}
 	*err = 0;
 	return d;
 }

@@ -164,8 +164,8 @@ size_t probe_run_placed(const struct probe_mgr *m)
 	size_t placed = 0;
 
 	for (size_t i = 0; i < m->ndefs; i++)
-		placed += m->defs[i].registered && (m->defs[i].status == PROBE_S_PATCHED ||
-						    m->defs[i].status == PROBE_S_REMOVED ||
-						    m->defs[i].status == PROBE_S_OFF);
+		placed += m->defs[i].registered && !m->defs[i].shared &&
+			  (m->defs[i].status == PROBE_S_PATCHED ||
+			   m->defs[i].status == PROBE_S_REMOVED || m->defs[i].status == PROBE_S_OFF);
 	return placed;
 }

@@ -189,7 +189,7 @@ static int pv_point_addrs(struct probe_mgr *m, uint32_t mi, uint32_t sym, const 
 	if (!strcmp(where, "exit")) {
 		rc = probe_plan_rets(m, mi, sym, addrs, n);
 		if (!rc && !*n)
-			log_err("probe: '%s': %s has no ret to probe", spec, mod->syms[sym].name);
+			log_err("probe: '%s': %s has no ret to probe", spec, probe_sym_shown(mod, sym));
 		return rc ? rc : *n ? 0 : -ENOENT;
 	}
 	if (!strcmp(where, "entry"))
@@ -203,9 +203,9 @@ static int pv_point_addrs(struct probe_mgr *m, uint32_t mi, uint32_t sym, const 
 	if (rc) {
 		if (strcmp(where, "entry"))
 			log_err("probe: '%s': no code of line %s in %s", spec, where,
-				mod->syms[sym].name);
+				probe_sym_shown(mod, sym));
 		else
-			log_err("probe: '%s': no DWARF for %s", spec, mod->syms[sym].name);
+			log_err("probe: '%s': no DWARF for %s", spec, probe_sym_shown(mod, sym));
 		return rc;
 	}
 	*addrs = malloc(sizeof(**addrs));
@@ -289,9 +289,15 @@ static struct probe_def *pv_point_probe(struct probe_mgr *m, uint32_t mi, uint32
 	d = probe_plan_point(m, mi, sym, addr, handler,
 			     handler == PROBE_H_VAR ? PROBE_OP_VAR : PROBE_OP_HIT,
 			     handler == PROBE_H_VAR, &err);
+	if (!d && err == -ENOTSUP)
+		/* another kind of probe there (func:, block:): run in its
+		 * trampoline, at this instruction */
+		d = probe_plan_ride(m, mi, sym, addr, handler,
+				    handler == PROBE_H_VAR ? PROBE_OP_VAR : PROBE_OP_HIT,
+				    handler == PROBE_H_VAR, &err);
 	if (!d) {
 		log_err("probe: '%s': no probe can be placed at 0x%llx in %s: %s", spec,
-			(unsigned long long)addr, m->mods[mi].syms[sym].name,
+			(unsigned long long)addr, probe_sym_shown(&m->mods[mi], sym),
 			err == -ENOTSUP ? pv_conflict(m, mi, addr) : strerror(-err));
 		return NULL;
 	}
@@ -799,18 +805,29 @@ static struct probe_def *pv_ret_probe(struct probe_mgr *m, uint32_t mi, uint32_t
 		if (d->module != mi || d->addr != addr || !d->registered)
 			continue;
 		if (d->handler == PROBE_H_VAR &&
-		    (d->method == PROBE_M_INT3 || d->patch_off == addr))
+		    (d->method == PROBE_M_INT3 || d->patch_off == addr || d->method == PROBE_M_RIDE))
 			return d;
+		if (d->handler != PROBE_H_VAR) {
+			/* a func: exit there: read the return value in its
+			 * trampoline, at the ret itself */
+			struct probe_def *r = probe_plan_ride(m, mi, sym, addr, PROBE_H_VAR,
+							      PROBE_OP_VAR, 1, &err);
+
+			if (r) {
+				r->registered = 1;
+				return r;
+			}
+		}
 		log_warn("probe: '%s': the probe at %s's ret 0x%llx runs before its epilogue: "
 			 "its return value is skipped there",
-			 spec, m->mods[mi].syms[sym].name, (unsigned long long)addr);
+			 spec, probe_sym_shown(&m->mods[mi], sym), (unsigned long long)addr);
 		return NULL;
 	}
 	d = probe_plan_point_flags(m, mi, sym, addr, PROBE_H_VAR, PROBE_OP_VAR, 1,
 				   PROBE_PLAN_RETVAL, &err);
 	if (!d) {
 		log_warn("probe: '%s': no probe can be placed at %s's ret 0x%llx: %s", spec,
-			 m->mods[mi].syms[sym].name, (unsigned long long)addr,
+			 probe_sym_shown(&m->mods[mi], sym), (unsigned long long)addr,
 			 err == -ENOTSUP ? pv_conflict(m, mi, addr) : strerror(-err));
 		return NULL;
 	}
@@ -1039,7 +1056,7 @@ static int pv_add_args_spec(struct probe_mgr *m, const struct probe_spec *s)
 				if (!nodw++)
 					log_warn("probe: '%s': %s has no DWARF: skipped (give its "
 						 "types: args:GLOB:TYPES)",
-						 s->text, mod->syms[i].name);
+						 s->text, probe_sym_shown(mod, (uint32_t)i));
 				rc = 0;
 			}
 		}
@@ -1143,8 +1160,11 @@ void probe_var_print_list(const struct probe_mgr *m, FILE *out)
 
 		if (i == 0)
 			fprintf(out, "values read:\n");
+		char func[512];
+
+		demangle_name(v->func, func, sizeof(func));
 		fprintf(out, "  probe %-4u %s (%s) at %s:%s from %s%s\n", v->probe_id, v->name,
-			probe_vtype_name(v->type), v->func, v->where, v->loc,
+			probe_vtype_name(v->type), func, v->where, v->loc,
 			v->shown ? "" : " (for an assertion)");
 	}
 }

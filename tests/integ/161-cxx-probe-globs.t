@@ -4,8 +4,8 @@
 # them (issue 17): by the demangled name without its parameter list
 # (func:transfer), with a class and a glob (func:'Bank::transfer*': "::" is
 # not the LIB: separator), with the parameters, and by the mangled symbol
-# (func:_Z8transferiil); args: too. Two specs that cannot share a probe
-# (func: and args: of one function) name the spec to drop, in either order.
+# (func:_Z8transferiil); args: too. func: and args: of one function
+# combine, in either order.
 . "$(dirname "$0")/lib.sh"
 plan 13
 if ! command -v g++ >/dev/null; then
@@ -37,13 +37,14 @@ spool_run probe -o g.trace -e 'args:Bank::transfer' -- ./bank0 2 50
 like "$ERR" "variable amount \\(long\\) at Bank::transfer\\(int, int, long\\):entry: 100 values" \
 	"args:Bank::transfer reads the method's arguments (named demangled)"
 
-# func: and args: at one point: which spec, and what to drop
+# func: and args: at one point combine (tests/integ/215-217 check the values)
 spool_run probe -o h.trace -e 'func:*transfer*' -e 'args:_Z8transferiil' -- ./bank 2 50
-like "$ERR" "'func:\\*transfer\\*' put a func:/time: probe of the function there" \
-	"func: then args: of one function: the message names the func: spec"
-like "$ERR" "drop 'func:\\*transfer\\*'" "  and what to drop"
+is "$RC $(calls 'transfer(int, int, long)')" "0 10" \
+	"func: then args: of one function: the calls are counted"
+like "$ERR" "variable amount \\(long\\) at transfer\\(int, int, long\\):entry: 10 values" \
+	"  and the arguments read"
 spool_run probe -o i.trace -e 'args:_Z8transferiil' -e 'func:*transfer*' -- ./bank 2 50
-like "$ERR" "'func:\\*transfer\\*': transfer\\(int, int, long\\) is not timed: 'args:_Z8transferiil' put a var:/args:/assert: probe there" \
-	"args: then func:: the function left untimed is said, not silent"
+is "$(calls 'transfer(int, int, long)') $(grep -c 'variable amount (long) at transfer(int, int, long):entry: 10 values' run.err)" "10 1" \
+	"args: then func:: both too"
 is "$(calls 'Bank::transfer(int, int, long)')" "100" "  the other function matched by func: is timed"
 done_testing

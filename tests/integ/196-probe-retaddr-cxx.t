@@ -28,9 +28,9 @@ fi
 native="$(./rx 300)"
 
 spool_run probe --list --exits retaddr -e 'func:rx_*' ./rx
-like "$OUT" '^_Z8rx_outerl +exit +retaddr ' "--exits retaddr: the catching function's exits are swapped"
-like "$OUT" '^_Z7rx_leafl +exit +retaddr ' "... and the throwing function's"
-unlike "$OUT" 'cold +exit +retaddr' "... but never a .cold part's (it is not entered by a call)"
+like "$OUT" '^rx_outer\(long\) +exit +retaddr ' "--exits retaddr: the catching function's exits are swapped"
+like "$OUT" '^rx_leaf\(long\) +exit +retaddr ' "... and the throwing function's"
+unlike "$OUT" 'cold\]? +exit +retaddr' "... but never a .cold part's (it is not entered by a call)"
 
 for mode in retaddr auto; do
 	spool_run probe -q --exits "$mode" -e 'func:rx_*' -- ./rx 300

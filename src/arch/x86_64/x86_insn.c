@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <Zydis/Zydis.h>
@@ -114,6 +115,8 @@ int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *o
 
 static int x86_put(struct x86_code *c, const void *p, size_t n)
 {
+	if (!c->len)
+		c->nmark = 0; /* rebuilt from the start: old marks are stale */
 	if (c->len + n > X86_CODE_MAX)
 		return -ENOSPC;
 	memcpy(c->buf + c->len, p, n);
@@ -161,6 +164,17 @@ int x86_code_jmp(struct x86_code *c, uint64_t target)
 	return x86_rel32(c, op, 1, target);
 }
 
+/* Record that insn starts at the current end of c (x86_code.mark). */
+static void x86_mark(struct x86_code *c, const struct x86_insn *insn)
+{
+	if (!c->len)
+		c->nmark = 0;
+	if (c->nmark < X86_MARK_MAX) {
+		c->mark[c->nmark].addr = insn->addr;
+		c->mark[c->nmark++].off = c->len;
+	}
+}
+
 int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
 {
 	ZydisDecodedInstruction in;
@@ -170,6 +184,7 @@ int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uin
 
 	if (insn->unreloc)
 		return -ENOTSUP;
+	x86_mark(c, insn);
 	if (!(insn->flags & (X86_F_RIPREL | X86_F_RELATIVE)))
 		return x86_put(c, p, insn->len);
 	x86_init();
@@ -217,6 +232,7 @@ int x86_code_call_moved(struct x86_code *c, const struct x86_insn *insn, const u
 
 	if (!x86_call_movable(insn, p))
 		return -ENOTSUP;
+	x86_mark(c, insn);
 	rc = x86_put(c, pre, sizeof(pre));
 	if (!rc)
 		rc = x86_rel32(c, lea_rax, sizeof(lea_rax), insn->addr + insn->len);
@@ -409,4 +425,62 @@ int x86_code_call_handler_full(struct x86_code *c, uint32_t probe_id, uint32_t h
 	rc |= x86_put(c, post, sizeof(post));
 	x86_skip_end(c, skip_at, probe_id);
 	return rc ? -ENOSPC : 0;
+}
+
+int x86_code_insert(struct x86_code *c, uint64_t addr, uint32_t probe_id, uint32_t handler,
+		    int full)
+{
+	struct x86_code *t;
+	uint32_t at = 0, k;
+	int found = 0, rc;
+
+	for (k = 0; k < c->nmark; k++)
+		if (c->mark[k].addr == addr && c->mark[k].off <= c->len) {
+			at = c->mark[k].off;
+			found = 1;
+			break;
+		}
+	if (!found)
+		return -ENOENT;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	rc = full ? x86_code_call_handler_full(t, probe_id, handler)
+		  : x86_code_call_handler(t, probe_id, handler, 1);
+	if (!rc && (c->len + t->len > X86_CODE_MAX || c->nrel + t->nrel > X86_RELOC_MAX ||
+		    c->nskip + t->nskip > X86_SKIP_MAX))
+		rc = -ENOSPC;
+	if (rc)
+		goto out;
+	memmove(c->buf + at + t->len, c->buf + at, c->len - at);
+	memcpy(c->buf + at, t->buf, t->len);
+	c->len += t->len;
+	for (k = 0; k < c->nrel; k++)
+		if (c->rel[k].at >= at) {
+			c->rel[k].at += t->len;
+			c->rel[k].next += t->len;
+		}
+	for (k = 0; k < c->nskip; k++)
+		if (c->skip[k].at >= at) {
+			c->skip[k].at += t->len;
+			c->skip[k].end += t->len;
+		}
+	/* the instruction at the mark itself moves too: a second rider at the
+	 * same address goes after this one (they run in the order added) */
+	for (k = 0; k < c->nmark; k++)
+		if (c->mark[k].off >= at)
+			c->mark[k].off += t->len;
+	for (k = 0; k < t->nrel; k++) {
+		c->rel[c->nrel] = t->rel[k];
+		c->rel[c->nrel].at += at;
+		c->rel[c->nrel++].next += at;
+	}
+	for (k = 0; k < t->nskip; k++) {
+		c->skip[c->nskip] = t->skip[k];
+		c->skip[c->nskip].at += at;
+		c->skip[c->nskip++].end += at;
+	}
+out:
+	free(t);
+	return rc;
 }

@@ -48,6 +48,7 @@ int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *o
 #define X86_CODE_MAX 512
 #define X86_RELOC_MAX 32
 #define X86_SKIP_MAX 4
+#define X86_MARK_MAX 16
 struct x86_code {
 	uint8_t buf[X86_CODE_MAX];
 	uint32_t len;
@@ -61,6 +62,16 @@ struct x86_code {
 		uint32_t at, end, id;
 	} skip[X86_SKIP_MAX];
 	uint32_t nskip;
+	/* Where each displaced instruction starts in the trampoline (module
+	 * offset addr -> buf offset off), recorded by x86_code_relocate and
+	 * x86_code_call_moved: a handler call inserted there (x86_code_insert)
+	 * sees the thread's state at that instruction. Cleared whenever the
+	 * code is rebuilt from len 0. */
+	struct {
+		uint64_t addr;
+		uint32_t off;
+	} mark[X86_MARK_MAX];
+	uint32_t nmark;
 };
 
 /* Append insn (its bytes at p) so that it does the same thing from the
@@ -77,6 +88,16 @@ int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uin
 int x86_code_call_moved(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p);
 /* Can x86_code_call_moved move this call (its bytes at p)? */
 int x86_call_movable(const struct x86_insn *insn, const uint8_t *p);
+/* Insert the handler call of probe_id (x86_code_call_handler_full when
+ * full, else x86_code_call_handler with the flags saved) at the mark of
+ * module offset addr, moving the code after it: relocations, skips and
+ * marks from there on move with it; relative jumps inside the code are
+ * not rewritten, so the caller inserts only where none crosses the mark
+ * (a jump to the mark itself lands on the inserted call, which is what a
+ * branch to that instruction should run). -ENOENT: no mark at addr;
+ * -ENOSPC: no room. */
+int x86_code_insert(struct x86_code *c, uint64_t addr, uint32_t probe_id, uint32_t handler,
+		    int full);
 /* jmp rel32 to a module offset. */
 int x86_code_jmp(struct x86_code *c, uint64_t target);
 /* Save the caller-saved registers, call standard handler `handler` with
