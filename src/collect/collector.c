@@ -274,8 +274,9 @@ static void collector_release(struct collector *c, uint32_t i, struct shm_ring *
 
 	if (c->h->tail[i] != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
 		return;
-	__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
-				    __ATOMIC_RELAXED);
+	if (__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
+					__ATOMIC_RELAXED))
+		shm_host_ring_unmap(c->h, i); /* (r is gone with it) */
 }
 
 /* Drain ring i into its stream (creating the stream first) and free it
@@ -317,6 +318,16 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 				hdr.tid, strerror(-rc));
 			rs->no_stream = 1;
 		}
+	}
+	if (!shm_host_ring_mapped(c->h, i)) {
+		struct shm_ring hdr;
+
+		/* Unmapped since it was freed (or never had data): mapped
+		 * again only once something new is in it. */
+		if (shm_host_ring_peek(c->h, i, &hdr) < 0 ||
+		    (hdr.head == c->h->tail[i] && hdr.lost == rs->lost_seen &&
+		     hdr.state != RING_EXITED))
+			return 0;
 	}
 	r = shm_host_ring(c->h, i);
 	if (!r) {
@@ -560,9 +571,9 @@ static void collector_free_ring(struct collector *c, uint32_t j)
 		return;
 	st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&r->pid, 0, __ATOMIC_RELEASE);
-	if (st != RING_FREE)
-		__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED);
+	if (st == RING_FREE || __atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0,
+							   __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		shm_host_ring_unmap(c->h, j);
 }
 
 static void collector_end_proc(struct collector *c, uint32_t i, uint32_t pid)
