@@ -233,26 +233,37 @@ static int agent_ring_orphaned_thread(struct shm_ring *r)
 
 /* Is ring idx free for a thread of this process? A copy of its header's
  * state and pid, read without mapping it (a raw pread: read is interposed
- * for record/replay). */
-static int agent_ring_orphan(uint32_t idx)
+ * for record/replay). 1: free. 2 (only if check_dead): still RING_ACTIVE
+ * for a thread of a process without a process slot that is gone: the
+ * collector frees it on its next drain (collector_reap_slotless), worth
+ * waiting for as for a ring being drained. */
+static int agent_ring_orphan(uint32_t idx, int check_dead)
 {
 	struct shm_ring hdr;
 	uint64_t off = shm_ring_offset(agent.ring_bytes, agent.max_procs, idx);
 
 	if (syscall(SYS_pread64, agent.fd, &hdr, 64, (off_t)off) != 64)
 		return 0;
-	return hdr.state == RING_FREE && hdr.pid == 0 && hdr.head;
+	if (hdr.state == RING_FREE && hdr.pid == 0 && hdr.head)
+		return 1;
+	if (check_dead && hdr.state == RING_ACTIVE && hdr.proc_slot >= agent.max_procs &&
+	    hdr.pid && hdr.pid <= INT32_MAX && hdr.pid != agent.pid && hdr.tid &&
+	    hdr.tid <= INT32_MAX &&
+	    syscall(SYS_tgkill, (pid_t)hdr.pid, (pid_t)hdr.tid, 0) < 0 && errno == ESRCH)
+		return 2;
+	return 0;
 }
 
 /*
  * A freed ring, or UINT32_MAX; *draining says whether a ring of this
- * process is still RING_EXITED (worth waiting for). First the rings this
+ * process is still RING_EXITED (worth waiting for); *dead is set when a
+ * ring of a gone process without a slot is (agent_ring_orphan). First the rings this
  * process has mapped (those its threads had: freed with this pid), then
  * the rings of processes that have ended (freed by the collector with pid
  * 0, agent_thread.c's handshake, shm.h's process slots), which a process
  * that never had them finds by reading their headers.
  */
-static uint32_t agent_ring_reuse(uint32_t n, int *draining, int check_dead)
+static uint32_t agent_ring_reuse(uint32_t n, int *draining, int *dead, int check_dead)
 {
 	uint32_t start = __atomic_load_n(&agent_claim_hint, __ATOMIC_RELAXED);
 
@@ -279,9 +290,14 @@ static uint32_t agent_ring_reuse(uint32_t n, int *draining, int check_dead)
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t idx = (start + k) % n;
+		int o;
 
-		if (agent_ring_mapped(idx) || !agent_ring_orphan(idx))
+		if (agent_ring_mapped(idx) || !(o = agent_ring_orphan(idx, check_dead)))
 			continue;
+		if (o == 2) {
+			*dead = 1;
+			continue;
+		}
 		/* (a ring another process took first stays mapped here: rare) */
 		if (agent_ring_take(idx)) {
 			__atomic_store_n(&agent_claim_hint, idx + 1, __ATOMIC_RELAXED);
@@ -305,7 +321,7 @@ static uint32_t agent_ring_claim(struct shm_ctl *c)
 {
 	uint32_t max = agent.max_rings, idx, n;
 	uint64_t start = 0;
-	int draining;
+	int draining, dead_seen = 0;
 
 	/* The load first: nrings stops just past max_rings, it never wraps. */
 	if (__atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE) < max) {
@@ -318,13 +334,15 @@ static uint32_t agent_ring_claim(struct shm_ctl *c)
 		n = __atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE);
 		/* (threads gone unseen are looked for on the first pass only:
 		 * a system call per ring) */
-		idx = agent_ring_reuse(n < max ? n : max, &draining, !start);
+		idx = agent_ring_reuse(n < max ? n : max, &draining, &dead_seen, !start);
 		if (idx != UINT32_MAX) {
 			__atomic_store_n(&agent_claim_stalled, 0, __ATOMIC_RELAXED);
 			return idx;
 		}
+		/* (a ring of a gone process without a slot is looked for on
+		 * the first pass only, then waited for like one draining) */
 		/* (spool gone: nothing drains a ring again) */
-		if (!draining || __atomic_load_n(&agent_claim_stalled, __ATOMIC_RELAXED) ||
+		if (!(draining || dead_seen) || __atomic_load_n(&agent_claim_stalled, __ATOMIC_RELAXED) ||
 		    agent_host_gone())
 			return UINT32_MAX;
 		if (!start) {

@@ -900,6 +900,7 @@ int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *ou
 	/* the counters are a side file; the losses are the trace's */
 	if (rc == 0)
 		trace_reader_loss_read(r, &loss);
+	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);
 	if (rc < 0) {
 		log_err("trace %s has no block or branch probes (no 'coverage' file: record with "

@@ -16,6 +16,8 @@ struct coverage_opts {
 	const char *info_path;	/* write lcov .info here ("-" = stdout), NULL = none */
 	int header;		/* text: first the loss header (trace_loss_print_header);
 				   JSON always has its "trace" loss block */
+	struct trace_loss_seen *seen; /* not NULL: the loss this reading saw goes here
+				     * (the command's loss line, trace.h) */
 };
 
 /* Print the report of trace directory dir's "coverage" side file, with

@@ -560,6 +560,7 @@ int flame_export_dir(const char *dir, const struct flame_opts *o, FILE *out)
 out:
 	free(path);
 	flame_free(&g);
+	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);
 	return rc;
 }

@@ -18,6 +18,8 @@ struct flame_opts {
 	int weight; /* FLAME_WEIGHT_*: self ns of each context, or its calls */
 	int format; /* FLAME_* */
 	const char *title; /* SVG title; NULL = a default naming the trace */
+	struct trace_loss_seen *seen; /* not NULL: the loss this reading saw goes here
+				     * (the command's loss line, trace.h) */
 };
 
 /* Read the probe trace in dir and write the graph to out. Returns 0, or a

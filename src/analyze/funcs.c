@@ -533,6 +533,7 @@ out:
 	}
 	free(c.fns);
 	callstack_free(c.cs);
+	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);
 	return rc;
 }

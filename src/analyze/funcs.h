@@ -15,6 +15,8 @@ struct funcs_opts {
 	int callers;	/* callers per function to show (text) */
 	int header;	/* text: first the loss header (trace_loss_print_header);
 			   JSON always has its "trace" loss block */
+	struct trace_loss_seen *seen; /* not NULL: the loss this reading saw goes here
+				     * (the command's loss line, trace.h) */
 };
 
 /* Print the report of the probes in trace directory dir, with what the

@@ -85,6 +85,8 @@ struct lockstat_print_opts {
 	 * this heading (NULL: none). Set by `spool report` without --KIND. */
 	int skip_if_none;
 	const char *heading;
+	struct trace_loss_seen *seen; /* not NULL: the loss this reading saw goes here
+				     * (the command's loss line, trace.h) */
 };
 
 /* The locks the program used (not threads, not locks only initialized). */

@@ -192,6 +192,7 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 out_ls:
 	lockstat_free(ls);
 out_reader:
+	trace_loss_seen_fill(po_in->seen, r);
 	trace_reader_close(r);
 	return rc;
 }

@@ -1301,6 +1301,7 @@ out:
 	path_prog_free(&uni);
 	free(exe);
 	path_state_free(&ps);
+	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);
 	return rc;
 }

@@ -35,6 +35,8 @@ struct path_opts {
 	int functions;	/* PATH_FN_*: auto = probes when the trace has function
 			 * probes, else the -finstrument-functions records */
 	int say_source; /* log which source the entries came from */
+	struct trace_loss_seen *seen; /* not NULL: the loss this reading saw goes here
+				     * (the command's loss line, trace.h) */
 };
 
 /* Exit-style results of path_report_dir besides negative errnos. */

@@ -456,6 +456,7 @@ out:
 	free(c.io_last);
 	free(c.io_next);
 	sr_pid_free(&c.rss_at);
+	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);
 	return rc;
 }

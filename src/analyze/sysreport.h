@@ -13,6 +13,8 @@ struct sysreport_opts {
 	int json;
 	int header; /* text: first the loss header (trace_loss_print_header);
 		       JSON always has its "trace" loss block */
+	struct trace_loss_seen *seen; /* not NULL: the loss this reading saw goes here
+				     * (the command's loss line, trace.h) */
 };
 
 /* Print the report of the "sys" side file of trace dir, with what the trace

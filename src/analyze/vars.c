@@ -870,6 +870,7 @@ out:
 	for (size_t s = 0; s < c.nstreams && c.hits; s++)
 		free(c.hits[s].raw);
 	free(c.hits);
+	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);
 	return rc;
 }

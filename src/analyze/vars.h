@@ -15,6 +15,8 @@ struct vars_opts {
 	unsigned limit; /* timeline rows per variable in the text report, 0 = all */
 	int header;	/* text: first the loss header (trace_loss_print_header);
 			   JSON always has its "trace" loss block */
+	struct trace_loss_seen *seen; /* not NULL: the loss this reading saw goes here
+				     * (the command's loss line, trace.h) */
 };
 
 /* Print the report of trace directory dir, with what the trace is missing

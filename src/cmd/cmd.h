@@ -29,6 +29,7 @@
 
 struct session_result;
 struct trace_loss;
+struct trace_loss_seen;
 struct trace_reader;
 
 /* The exit status of a command that ran a program (loss.c): the program's
@@ -38,9 +39,10 @@ int cmd_run_status(const struct session_result *res);
  * *out when given; returns nonzero if the trace is incomplete. */
 int cmd_trace_loss(const char *dir, const struct trace_reader *r, struct trace_loss *out);
 /* The same for a trace that a report or export has read through its own
- * reader: opens DIR again (reads its events only if the writer did not
- * finish). 0 if DIR cannot be opened (that command said why). */
-int cmd_dir_loss(const char *dir, struct trace_loss *out);
+ * reader: the loss that reading handed back in seen (when set), else DIR is
+ * opened again (its events read only if the writer did not finish). 0 if
+ * DIR cannot be opened (that command said why). */
+int cmd_dir_loss(const char *dir, const struct trace_loss_seen *seen, struct trace_loss *out);
 /* A report printed on stdout must have reached it (a full disk, /dev/full,
  * a closed pipe): flush it and return 0, or say why it did not and return
  * 1 - a cut report never exits 0. `what` names it ("the report"). */

@@ -185,8 +185,11 @@ int cmd_export(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (format == EXPORT_FOLDED || format == EXPORT_FLAME) {
+		struct trace_loss_seen seen = {.set = 0};
+
+		fl.seen = &seen;
 		rc = flame_export_cmd(dir, out, format == EXPORT_FLAME, &fl);
-		cmd_dir_loss(dir, NULL);
+		cmd_dir_loss(dir, &seen, NULL);
 		return rc;
 	}
 	if (!out)

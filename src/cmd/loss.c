@@ -38,15 +38,19 @@ int cmd_trace_loss(const char *dir, const struct trace_reader *r, struct trace_l
 	return trace_loss_incomplete(&l);
 }
 
-int cmd_dir_loss(const char *dir, struct trace_loss *out)
+int cmd_dir_loss(const char *dir, const struct trace_loss_seen *seen, struct trace_loss *out)
 {
 	struct trace_reader *r;
 	struct trace_loss l;
 
-	if (trace_reader_open(&r, dir, NULL) < 0)
-		return 0; /* the command that read it has said why */
-	trace_reader_loss_read(r, &l);
-	trace_reader_close(r);
+	if (seen && seen->set) {
+		l = seen->loss; /* what the report's own reading saw */
+	} else {
+		if (trace_reader_open(&r, dir, NULL) < 0)
+			return 0; /* the command that read it has said why */
+		trace_reader_loss_read(r, &l);
+		trace_reader_close(r);
+	}
 	trace_loss_warn(dir, &l);
 	if (out)
 		*out = l;

@@ -251,7 +251,8 @@ int cmd_path(int argc, char **argv)
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
-	struct path_opts po = {.thread = -1};
+	struct trace_loss_seen seen = {.set = 0};
+	struct path_opts po = {.thread = -1, .seen = &seen};
 	const char *output = NULL, *trace_dir = "spool.trace", *opt_o = NULL;
 	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0, remove_tmp = 0,
 	    trust_env = 0;
@@ -404,7 +405,7 @@ int cmd_path(int argc, char **argv)
 	po.say_source = !quiet;
 	rc = path_report_dir(trace_dir, &po, of.f);
 	if (!record) /* (a run has said it) */
-		cmd_dir_loss(trace_dir, NULL);
+		cmd_dir_loss(trace_dir, &seen, NULL);
 	if (output) {
 		if (rc < 0)
 			outfile_abort(&of);

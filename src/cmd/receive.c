@@ -228,7 +228,7 @@ int cmd_receive(int argc, char **argv)
 			log_warn(
 			    "receive: %s did not hear that the trace arrived: it keeps its copy",
 			    peer);
-		status = cmd_dir_loss(dir, NULL) ? EXIT_INCOMPLETE : 0;
+		status = cmd_dir_loss(dir, NULL, NULL) ? EXIT_INCOMPLETE : 0;
 		if (!quiet)
 			log_info("received %" PRIu64 " bytes in %" PRIu64
 				 " files from %s, trace in %s/",
@@ -237,7 +237,7 @@ int cmd_receive(int argc, char **argv)
 		log_warn("receive: the stream from %s was cut: %s; %s/ holds the %" PRIu64
 			 " bytes that arrived, marked incomplete (the board keeps its whole trace)",
 			 peer, c.why, dir, c.data);
-		cmd_dir_loss(dir, NULL);
+		cmd_dir_loss(dir, NULL, NULL);
 		status = EXIT_INCOMPLETE;
 	}
 out_sock:

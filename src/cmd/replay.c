@@ -892,7 +892,7 @@ int cmd_replay(int argc, char **argv)
 		return 1;
 	/* A recording that misses events, or whose writer died (spool record
 	 * killed), cannot be replayed: say that, not "not a recording". */
-	if (cmd_dir_loss(dir, &loss)) {
+	if (cmd_dir_loss(dir, NULL, &loss)) {
 		log_err("%s: %s: cannot replay it", dir,
 			loss.state == TRACE_STATE_UNFINISHED
 			    ? "spool record did not finish writing this recording (killed?)"

@@ -43,6 +43,7 @@ struct report_args {
 	 * program used a lock, under this heading (lockstat_print_opts). */
 	int skip_if_none;
 	const char *heading;
+	struct trace_loss_seen *seen; /* the loss a kind's reading saw */
 };
 
 struct report_kind {
@@ -70,6 +71,7 @@ static int report_locks(const struct report_args *a)
 	po.all = a->all;
 	po.skip_if_none = a->skip_if_none;
 	po.heading = a->heading;
+	po.seen = a->seen;
 	rc = lockstat_report_dir(a->trace_dir, &po, stdout);
 	return rc < 0 ? 1 : 0;
 }
@@ -79,7 +81,8 @@ static int report_functions(const struct report_args *a)
 	struct funcs_opts fo = {.json = a->json,
 				.limit = a->limit >= 0 ? (unsigned)a->limit : 30,
 				.callers = 3,
-				.header = !a->json};
+				.header = !a->json,
+				.seen = a->seen};
 
 	return funcs_report_dir(a->trace_dir, &fo, stdout) < 0 ? 1 : 0;
 }
@@ -89,7 +92,8 @@ static int report_coverage(const struct report_args *a)
 	struct coverage_opts co = {.json = a->json,
 				   .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
 				   .info_path = a->output,
-				   .header = !a->json};
+				   .header = !a->json,
+				   .seen = a->seen};
 
 	return coverage_report_dir(a->trace_dir, &co, stdout) < 0 ? 1 : 0;
 }
@@ -97,14 +101,15 @@ static int report_coverage(const struct report_args *a)
 static int report_vars(const struct report_args *a)
 {
 	struct vars_opts vo = {
-	    .json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30, .header = !a->json};
+	    .json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30, .header = !a->json,
+	    .seen = a->seen};
 
 	return vars_report_dir(a->trace_dir, &vo, stdout) < 0 ? 1 : 0;
 }
 
 static int report_sys(const struct report_args *a)
 {
-	struct sysreport_opts so = {.json = a->json, .header = !a->json};
+	struct sysreport_opts so = {.json = a->json, .header = !a->json, .seen = a->seen};
 
 	return sysreport_dir(a->trace_dir, &so, stdout) < 0 ? 1 : 0;
 }
@@ -293,7 +298,9 @@ int cmd_report(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option opts[sizeof(common) / sizeof(common[0]) + REPORT_NKINDS + 1];
-	struct report_args a = {.trace_dir = REPORT_DEFAULT_DIR, .limit = -1, .top_sites = -1};
+	struct trace_loss_seen seen = {.set = 0};
+	struct report_args a = {
+	    .trace_dir = REPORT_DEFAULT_DIR, .limit = -1, .top_sites = -1, .seen = &seen};
 	const struct report_kind *kind = NULL, *kinds[REPORT_NKINDS];
 	size_t nc = sizeof(common) / sizeof(common[0]), nkinds = 0;
 	struct stat st;
@@ -421,6 +428,6 @@ int cmd_report(int argc, char **argv)
 	/* every kind says, the same way, what the trace is missing (the
 	 * exit status stays the report's: losses are not damage) */
 	if (rc != EXIT_USAGE)
-		cmd_dir_loss(a.trace_dir, NULL);
+		cmd_dir_loss(a.trace_dir, &seen, NULL);
 	return rc;
 }

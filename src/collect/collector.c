@@ -274,8 +274,9 @@ static void collector_release(struct collector *c, uint32_t i, struct shm_ring *
 
 	if (c->h->tail[i] != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
 		return;
-	__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
-				    __ATOMIC_RELAXED);
+	if (__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
+					__ATOMIC_RELAXED))
+		shm_host_ring_unmap(c->h, i); /* (r is gone with it) */
 }
 
 /* Drain ring i into its stream (creating the stream first) and free it
@@ -317,6 +318,16 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 				hdr.tid, strerror(-rc));
 			rs->no_stream = 1;
 		}
+	}
+	if (!shm_host_ring_mapped(c->h, i)) {
+		struct shm_ring hdr;
+
+		/* Unmapped since it was freed (or never had data): mapped
+		 * again only once something new is in it. */
+		if (shm_host_ring_peek(c->h, i, &hdr) < 0 ||
+		    (hdr.head == c->h->tail[i] && hdr.lost == rs->lost_seen &&
+		     hdr.state != RING_EXITED))
+			return 0;
 	}
 	r = shm_host_ring(c->h, i);
 	if (!r) {
@@ -546,27 +557,37 @@ static int write_proc_files(struct collector *c, int final)
  * slot are spool's mappings at offsets spool computed; the header fields
  * read to choose them are a copy and only select, never address.
  */
+/* Ring j's owner (a thread, or a whole process) has ended: drain what it
+ * left and give the ring to any process (pid 0, RING_FREE). Kept when it
+ * could not be drained to its head (no stream, a write error). */
+static void collector_free_ring(struct collector *c, uint32_t j)
+{
+	struct shm_ring *r;
+	uint32_t st;
+
+	if (collector_drain_one(c, j) < 0 || c->rings[j].corrupt || !(r = shm_host_ring(c->h, j)))
+		return;
+	if (c->h->tail[j] != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
+		return;
+	st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&r->pid, 0, __ATOMIC_RELEASE);
+	if (st == RING_FREE || __atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0,
+							   __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		shm_host_ring_unmap(c->h, j);
+}
+
 static void collector_end_proc(struct collector *c, uint32_t i, uint32_t pid)
 {
 	struct shm_proc *p = shm_proc_at(c->h->ctl, i);
 	uint32_t n = shm_host_nrings(c->h), st;
 
 	for (uint32_t j = 0; j < n; j++) {
-		struct shm_ring hdr, *r;
+		struct shm_ring hdr;
 
 		if (c->rings[j].corrupt || shm_host_ring_peek(c->h, j, &hdr) < 0 ||
 		    hdr.proc_slot != i || hdr.pid != pid)
 			continue;
-		if (collector_drain_one(c, j) < 0 || c->rings[j].corrupt ||
-		    !(r = shm_host_ring(c->h, j)))
-			continue;
-		if (c->h->tail[j] != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
-			continue; /* not drained (no stream, a write error): keep it */
-		st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-		__atomic_store_n(&r->pid, 0, __ATOMIC_RELEASE);
-		if (st != RING_FREE)
-			__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
-						    __ATOMIC_RELAXED);
+		collector_free_ring(c, j);
 	}
 	write_proc_slot(c, i, 1);
 	c->proc_gen[i] = 0;
@@ -589,6 +610,34 @@ static void collector_end_proc(struct collector *c, uint32_t i, uint32_t pid)
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
+
+/*
+ * A process that found no process slot (--max-procs exceeded) has no slot
+ * to end, so collector_end_proc never frees its rings: a thread that ended
+ * through exit_group (every process's last) leaves its ring RING_ACTIVE.
+ * Such a ring is freed once the kernel says its thread is gone (tgkill
+ * with signal 0: ESRCH; a zombie not yet reaped still counts as there).
+ * A new thread that reuses the tid in another process fails the tgkill
+ * match of pid and tid, or keeps the ring until it ends: the ring is kept
+ * too long, never freed under a live owner. The header is a peeked copy
+ * that only selects the ring; freeing it goes through spool's own mapping.
+ */
+static void collector_reap_slotless(struct collector *c)
+{
+	uint32_t n = shm_host_nrings(c->h);
+
+	for (uint32_t j = 0; j < n; j++) {
+		struct shm_ring hdr;
+
+		if (c->rings[j].corrupt || shm_host_ring_peek(c->h, j, &hdr) < 0 ||
+		    hdr.state != RING_ACTIVE || hdr.proc_slot < c->h->max_procs || !hdr.pid ||
+		    hdr.pid > INT32_MAX || !hdr.tid || hdr.tid > INT32_MAX)
+			continue;
+		if (syscall(SYS_tgkill, (pid_t)hdr.pid, (pid_t)hdr.tid, 0) == 0 || errno != ESRCH)
+			continue;
+		collector_free_ring(c, j);
+	}
+}
 
 /*
  * Which processes have ended? A pidfd on each slot's process, opened when
@@ -635,6 +684,7 @@ static void collector_reap_procs(struct collector *c)
 		c->pfds[np].revents = 0;
 		c->pfd_slot[np++] = i;
 	}
+	collector_reap_slotless(c);
 	if (!np || poll(c->pfds, np, 0) <= 0)
 		return;
 	for (uint32_t k = 0; k < np; k++) {

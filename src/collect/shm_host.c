@@ -237,23 +237,32 @@ struct shm_ring *shm_host_ring(struct shm_host *h, uint32_t i)
 		 (off_t)shm_ring_offset(h->ring_bytes, h->max_procs, i));
 	if (p == MAP_FAILED)
 		return NULL;
-	/* Published atomically: a sampling thread (sysprobe.c) peeks. */
 	__atomic_store_n(&h->ring[i], (struct shm_ring *)p, __ATOMIC_RELEASE);
 	return p;
 }
 
-int shm_host_ring_peek(struct shm_host *h, uint32_t i, struct shm_ring *out)
+struct shm_ring *shm_host_ring_mapped(struct shm_host *h, uint32_t i)
+{
+	return i < h->max_rings ? h->ring[i] : NULL;
+}
+
+void shm_host_ring_unmap(struct shm_host *h, uint32_t i)
 {
 	struct shm_ring *r;
 
+	if (i >= h->max_rings || !(r = h->ring[i]))
+		return;
+	__atomic_store_n(&h->ring[i], NULL, __ATOMIC_RELEASE);
+	munmap(r, shm_ring_map_size(h->ring_bytes));
+}
+
+int shm_host_ring_peek(struct shm_host *h, uint32_t i, struct shm_ring *out)
+{
 	if (i >= h->max_rings)
 		return -EINVAL;
-	/* Callable from another thread than the collector's (sysprobe.c). */
-	r = __atomic_load_n(&h->ring[i], __ATOMIC_ACQUIRE);
-	if (r) {
-		memcpy(out, r, sizeof(*out));
-		return 0;
-	}
+	/* Always a pread, never our mapping: the collector unmaps a ring
+	 * when it frees it, and a sampling thread (sysprobe.c) peeks too;
+	 * the file's pages are the mapping's, so the copy is the same. */
 	return shm_host_pread(h, out, sizeof(*out),
 			      shm_ring_offset(h->ring_bytes, h->max_procs, i));
 }

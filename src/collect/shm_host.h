@@ -58,9 +58,18 @@ void *shm_host_ext(struct shm_host *h, unsigned i);
 void shm_host_destroy(struct shm_host *h);
 
 /* Ring i in our mapping, mapped now if it was not, or NULL (i out of
- * range, or no address space left: the caller tries again later). */
+ * range, or no address space left: the caller tries again later). Only
+ * the collector's thread maps and unmaps rings (and uses the pointer). */
 struct shm_ring *shm_host_ring(struct shm_host *h, uint32_t i);
-/* A copy of ring i's header, read without mapping the ring (pread). */
+/* Ring i in our mapping if it is mapped now, else NULL (never maps). */
+struct shm_ring *shm_host_ring_mapped(struct shm_host *h, uint32_t i);
+/* Drop our mapping of ring i (its thread ended and the ring was freed):
+ * a program that runs 100,000 short threads leaves spool's address space
+ * at the rings in use, not the rings ever mapped. The next shm_host_ring
+ * maps it again; tail and the damage flag stay. Collector thread only. */
+void shm_host_ring_unmap(struct shm_host *h, uint32_t i);
+/* A copy of ring i's header, read without mapping the ring (pread): safe
+ * from any thread (sysprobe.c's sampler), whatever is mapped or unmapped. */
 int shm_host_ring_peek(struct shm_host *h, uint32_t i, struct shm_ring *out);
 
 /* Hand every complete record published in ring i to cb (KIND_PAD skipped),

@@ -14,7 +14,9 @@
  * (/proc/PID/statm). The samples give the timelines; a thread that ended
  * before the agent could store its final CPU time (killed, exec, _exit)
  * keeps its last sample. Reading the shared memory needs no lock: the
- * sampler only reads, and sysprobe_finish joins it before the area goes.
+ * sampler only reads, and sysprobe_finish joins it before the area goes;
+ * ring headers it reads with pread (shm_host_ring_peek), never through
+ * the collector's mappings, which the collector unmaps as rings are freed.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -247,6 +247,14 @@ void trace_reader_loss_read(struct trace_reader *r, struct trace_loss *out)
 	trace_reader_loss(r, out);
 }
 
+void trace_loss_seen_fill(struct trace_loss_seen *seen, struct trace_reader *r)
+{
+	if (!seen || !r)
+		return;
+	trace_reader_loss_read(r, &seen->loss);
+	seen->set = 1;
+}
+
 void trace_loss_warn(const char *dir, const struct trace_loss *l)
 {
 	char why[512];

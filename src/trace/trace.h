@@ -312,6 +312,17 @@ void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out);
  * file): when the writer did not finish, only the packets can say more, so
  * the events not read yet are read (and dropped) first. */
 void trace_reader_loss_read(struct trace_reader *r, struct trace_loss *out);
+/* The loss an analyzer's own reading saw, handed back to its command: the
+ * command's loss line then comes from that reading, and an unfinished (or
+ * big) trace is not read a second time just to print it. */
+struct trace_loss_seen {
+	struct trace_loss loss;
+	int set; /* the analyzer opened the trace and filled loss */
+};
+/* If seen is not NULL: trace_reader_loss_read(r, &seen->loss) and set it.
+ * Call it just before closing r, whatever was read of it (the events not
+ * read yet are read only when the writer did not finish). */
+void trace_loss_seen_fill(struct trace_loss_seen *seen, struct trace_reader *r);
 /* Read a side file into a malloc'd buffer (NUL-terminated; *len excludes it).
  * A link, a FIFO or a device, or a file larger than TRACE_SIDE_MAX, is an
  * error (untrusted.h: -ELOOP, -ENODEV, -EFBIG). */
