@@ -29,7 +29,6 @@
  * time (tens of millions of small calls). Every other write flushes it
  * first, so the output keeps its order. */
 #define CH_BUF_SIZE 65536
-#define CH_BUF_ROOM 512 /* an event's fixed part (numbers, keys) fits in this */
 
 struct export_chrome {
 	FILE *f;
@@ -50,19 +49,13 @@ static int ch_write_err(FILE *f)
 	return ferror(f) ? (errno ? -errno : -EIO) : 0;
 }
 
+/* A failed write shows in ferror(x->f), which every event checks: a full
+ * disk stops the export at most a block (and stdio's buffer) later. */
 static void ch_flush(struct export_chrome *x)
 {
 	if (x->len)
 		fwrite(x->buf, 1, x->len, x->f);
 	x->len = 0;
-}
-
-/* Room for CH_BUF_ROOM more bytes: the fixed parts of an event are
- * written without checks after this. */
-static void ch_room(struct export_chrome *x)
-{
-	if (x->len > CH_BUF_SIZE - CH_BUF_ROOM)
-		ch_flush(x);
 }
 
 static void ch_put(struct export_chrome *x, const char *s, size_t n)
@@ -155,7 +148,6 @@ static int ch_event(struct export_chrome *x)
 {
 	if (x->max_events && x->written >= x->max_events)
 		return -EFBIG;
-	ch_room(x);
 	if (x->written)
 		ch_lit(x, ",\n");
 	else
