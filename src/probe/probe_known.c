@@ -204,7 +204,6 @@ int probe_decode_known(struct probe_module *mod, uint32_t sym, const uint8_t *co
 		x->addr = s->addr + off;
 		x->flags = X86_F_DATA;
 		x->unreloc = KNOWN_DATA_WHY;
-		strcpy(x->text, "(data)");
 		{
 			uint64_t end = off + 1, pad_end = off;
 
