@@ -223,9 +223,9 @@ SQL
 	# spool's fixed cost alone: planning (--list: ELF, .eh_frame, decoding
 	# every probed function) and the whole command on an empty input, CPU
 	# time of spool and sqlite3 together (wall clock on a loaded VM is
-	# mostly waiting). Issue 16, on the development VM at load 11 - 13:
-	# planning 92.7 -> 53.1 ms CPU, an empty input 134 -> 89 ms CPU, the
-	# 20000 rows 285 -> 246 ms CPU (native 9.5 ms).
+	# mostly waiting). Issue 16, perf stat -r 5 on the development VM at
+	# load 13 - 14: planning 86.8 -> 55.5 ms CPU, an empty input 124.5 ->
+	# 65.0 ms CPU, the 20000 rows 263 -> 215 ms CPU (native 9.7 ms).
 	cpu_ms() {
 		/usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null </dev/null | tail -n 1 |
 			awk '{printf "%.0f", ($1 + $2) * 1000}'
