@@ -220,6 +220,21 @@ SQL
 			"$(awk "BEGIN{printf \"%.1f\", $bp / $bn}")" "$(awk "BEGIN{print ($ep - $en) / 1e9}")" \
 			"$(awk "BEGIN{printf \"%.1f\", ($bp - ($ep - $en)) / $bn}")" "$ni"
 	done
+	# spool's fixed cost alone: planning (--list: ELF, .eh_frame, decoding
+	# every probed function) and the whole command on an empty input, CPU
+	# time of spool and sqlite3 together (wall clock on a loaded VM is
+	# mostly waiting). Issue 16, perf stat -r 5 on the development VM at
+	# load 13 - 14: planning 86.8 -> 55.5 ms CPU, an empty input 124.5 ->
+	# 65.0 ms CPU, the 20000 rows 263 -> 215 ms CPU (native 9.7 ms).
+	cpu_ms() {
+		/usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null </dev/null | tail -n 1 |
+			awk '{printf "%.0f", ($1 + $2) * 1000}'
+	}
+	if [ -x /usr/bin/time ]; then
+		printf "  fixed cost, CPU ms (best of 3): planning (--list) %s, an empty input %s\n" \
+			"$(for i in 1 2 3; do cpu_ms "$SPOOL" probe --list -e 'func:libsqlite3.so.0:*' "$SQ"; echo; done | sort -n | head -n 1)" \
+			"$(for i in 1 2 3; do cpu_ms "$SPOOL" probe -q -o "$T/sq.trace" -e 'func:libsqlite3.so.0:*' -- "$SQ" :memory:; echo; done | sort -n | head -n 1)"
+	fi
 else
 	echo "probe: sqlite3 is not installed: no sqlite3 figure"
 fi

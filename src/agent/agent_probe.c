@@ -1109,12 +1109,123 @@ static void agent_probe_traps_sort(uint32_t *v, uint32_t n)
 	}
 }
 
+/*
+ * Pages made writable for agent_probe_commit_all: one window of pages, grown
+ * while the patches (taken in address order) stay in it or next to it, so a
+ * library with 3,000 probes costs one mprotect per page run instead of two
+ * per patch (6,000 mprotects splitting its mapping took most of the agent's
+ * start). Every page in the window holds a patch, so it is code, and it goes
+ * back to r-x as agent_probe_poke leaves it. Not for live patching: no int3
+ * first, no core sync (one thread, or every other thread stopped).
+ */
+struct agent_probe_wwin {
+	uint64_t lo, hi; /* hi 0: no window */
+};
+
+static void agent_probe_wwin_close(struct agent_probe_wwin *w)
+{
+	if (w->hi)
+		mprotect((void *)w->lo, w->hi - w->lo, PROT_READ | PROT_EXEC);
+	w->lo = w->hi = 0;
+}
+
+static int agent_probe_wwin_write(struct agent_probe_wwin *w, uint64_t addr,
+				  const uint8_t *bytes, uint32_t len)
+{
+	uint64_t pg = addr & ~4095ull, end = (addr + len + 4095) & ~4095ull;
+	volatile uint8_t *at = (volatile uint8_t *)addr;
+
+	if (!w->hi || pg < w->lo || pg > w->hi) {
+		agent_probe_wwin_close(w);
+		if (mprotect((void *)pg, end - pg, PROT_READ | PROT_WRITE | PROT_EXEC))
+			return -errno;
+		w->lo = pg;
+		w->hi = end;
+	} else if (end > w->hi) {
+		if (mprotect((void *)w->hi, end - w->hi, PROT_READ | PROT_WRITE | PROT_EXEC))
+			return -errno;
+		w->hi = end;
+	}
+	for (uint32_t i = 1; i < len; i++)
+		at[i] = bytes[i];
+	*at = bytes[0];
+	return 0;
+}
+
+/* Write one ready patch (a jump or an int3): through the window when there
+ * is one (agent_probe_commit_all), else by agent_probe_poke. */
+static void agent_probe_commit_one(struct probe_area_hdr *h, struct probe_area_probe *p,
+				   struct agent_probe_wwin *win)
+{
+	struct agent_probe_rt *rt = &agent_probe_by_id[p->id];
+	uint8_t patch[PROBE_MAX_PATCH];
+	int rc;
+
+	if (rt->int3) {
+		patch[0] = 0xcc;
+	} else {
+		int32_t rel = (int32_t)((int64_t)rt->slot - (int64_t)(rt->patch_addr + 5));
+
+		memset(patch, 0xcc, sizeof(patch));
+		patch[0] = 0xe9;
+		memcpy(patch + 1, &rel, 4);
+	}
+	if (win)
+		rc = agent_probe_wwin_write(win, rt->patch_addr, patch, rt->patch_len);
+	else
+		rc = agent_probe_poke(rt->patch_addr, patch, rt->patch_len, 0);
+	if (rc) {
+		p->status = PROBE_S_PROTECT;
+		return;
+	}
+	rt->placed = 1;
+	p->status = PROBE_S_PATCHED;
+	h->patched++;
+}
+
+/* Probe indices by patch address (heap sort: thousands of probes, no libc). */
+static void agent_probe_order_sift(uint32_t *v, const struct probe_area_probe *ps, uint32_t i,
+				   uint32_t n)
+{
+	for (;;) {
+		uint32_t c = 2 * i + 1, x;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && agent_probe_by_id[ps[v[c + 1]].id].patch_addr >
+				     agent_probe_by_id[ps[v[c]].id].patch_addr)
+			c++;
+		if (agent_probe_by_id[ps[v[i]].id].patch_addr >=
+		    agent_probe_by_id[ps[v[c]].id].patch_addr)
+			return;
+		x = v[i];
+		v[i] = v[c];
+		v[c] = x;
+		i = c;
+	}
+}
+
+static void agent_probe_order_sort(uint32_t *v, const struct probe_area_probe *ps, uint32_t n)
+{
+	for (uint32_t i = n / 2; i-- > 0;)
+		agent_probe_order_sift(v, ps, i, n);
+	for (uint32_t k = n; k-- > 1;) {
+		uint32_t x = v[0];
+
+		v[0] = v[k];
+		v[k] = x;
+		agent_probe_order_sift(v, ps, 0, k);
+	}
+}
+
 /* Write every ready patch. Either before main (one thread) or with every
  * other thread stopped by spool: no thread can be inside a patched range. */
 static void agent_probe_commit_all(struct probe_area_hdr *h)
 {
 	struct probe_area_probe *ps = (void *)((char *)h + h->probes_off);
-	uint32_t *traps = agent_probe_traps, ntraps = 0;
+	uint32_t *traps = agent_probe_traps, ntraps = 0, *order, norder = 0;
+	size_t order_size = ((size_t)h->nprobes + 1) * sizeof(*order);
+	struct agent_probe_wwin win = {0, 0};
 
 	/* The trap table and the SIGTRAP handler are ready before the first
 	 * int3 is written: placing the rest runs libc code (mprotect, memset,
@@ -1128,10 +1239,13 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 	__atomic_store_n(&traps[0], ntraps, __ATOMIC_RELEASE);
 	if (ntraps && agent_probe_trap_install())
 		agent_log("probe: cannot install the SIGTRAP handler");
+	/* No memory for the order: the patches go one by one, in table order. */
+	order = agent_vm_map(order_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (order == MAP_FAILED)
+		order = NULL;
 	for (uint32_t i = 0; i < h->nprobes; i++) {
 		struct probe_area_probe *p = &ps[i];
 		struct agent_probe_rt *rt;
-		uint8_t patch[PROBE_MAX_PATCH];
 
 		if (p->status != PROBE_S_READY)
 			continue;
@@ -1152,22 +1266,17 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 			p->status = PROBE_S_OFF; /* enabled later: agent_probe_live.c */
 			continue;
 		}
-		if (rt->int3) {
-			patch[0] = 0xcc;
-		} else {
-			int32_t rel = (int32_t)((int64_t)rt->slot - (int64_t)(rt->patch_addr + 5));
-
-			memset(patch, 0xcc, sizeof(patch));
-			patch[0] = 0xe9;
-			memcpy(patch + 1, &rel, 4);
-		}
-		if (agent_probe_poke(rt->patch_addr, patch, rt->patch_len, 0)) {
-			p->status = PROBE_S_PROTECT;
-			continue;
-		}
-		rt->placed = 1;
-		p->status = PROBE_S_PATCHED;
-		h->patched++;
+		if (order)
+			order[norder++] = i;
+		else
+			agent_probe_commit_one(h, p, NULL);
+	}
+	if (order) {
+		agent_probe_order_sort(order, ps, norder);
+		for (uint32_t k = 0; k < norder; k++)
+			agent_probe_commit_one(h, &ps[order[k]], &win);
+		agent_probe_wwin_close(&win);
+		munmap(order, order_size);
 	}
 }
 

@@ -44,6 +44,7 @@
 #include "../util/debugfile.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../util/target.h"
 #include "../collect/stream_send.h"
 #include "cmd.h"
 
@@ -929,23 +930,11 @@ int cmd_probe(int argc, char **argv)
 		char path[4096];
 		const char *prog = argv[optind];
 
-		/* A bare name is looked up in PATH, as the session will. */
-		if (!strchr(prog, '/')) {
-			char cmd[4400];
-			FILE *f;
-
-			snprintf(cmd, sizeof(cmd), "command -v -- '%s' 2>/dev/null", prog);
-			f = strchr(prog, '\'') ? NULL : popen(cmd, "r");
-			path[0] = 0;
-			if (f) {
-				if (!fgets(path, sizeof(path), f))
-					path[0] = 0;
-				pclose(f);
-			}
-			path[strcspn(path, "\n")] = 0;
-			if (path[0] == '/')
-				prog = path;
-		}
+		/* A bare name is looked up in PATH, as the session will (by
+		 * the same function: no shell started for it). */
+		if (!strchr(prog, '/') && target_resolve(prog, path, sizeof(path)) == 0 &&
+		    path[0] == '/')
+			prog = path;
 		/* as spool locks and record do, and a shell: 126 (issue 17) */
 		if (access(prog, F_OK) == 0 && access(prog, X_OK) < 0) {
 			log_err("%s: not executable", argv[optind]);

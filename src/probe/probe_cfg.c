@@ -170,7 +170,7 @@ static int cfg_finish_jump(struct probe_def *d, const struct cfg_fn *f, size_t a
 	d->patch_off = lo;
 	d->patch_len = (uint32_t)(hi - lo);
 	memcpy(d->orig, cfg_bytes(f, a), hi - lo);
-	snprintf(d->insn, sizeof(d->insn), "%s", f->in[a].text);
+	snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f->in[a]));
 	d->code->len = d->code->nrel = d->code->nskip = 0;
 	if (d->op == PROBE_OP_BLOCK)
 		rc = x86_code_call_handler(d->code, d->id, PROBE_H_BLOCK, 1);
@@ -199,7 +199,7 @@ static int cfg_int3(struct probe_def *d, const struct cfg_fn *f, size_t i)
 	d->patch_off = in->addr;
 	d->patch_len = 1;
 	memcpy(d->orig, cfg_bytes(f, i), 1);
-	snprintf(d->insn, sizeof(d->insn), "%s", in->text);
+	snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(in));
 	d->code->len = d->code->nrel = d->code->nskip = 0;
 	rc = x86_code_relocate(d->code, in, cfg_bytes(f, i));
 	if (!rc && !(in->flags & X86_F_RET) &&
@@ -265,7 +265,7 @@ static int cfg_point(struct probe_mgr *m, struct cfg_fn *f, size_t from, size_t 
 					     !cfg_finish_jump(d, f, a, b, NULL, 0)
 				   : cfg_window_ending(m, f, from, at, &a) &&
 					     !cfg_finish_jump(d, f, a, at + 1, NULL, 0)) {
-		snprintf(d->insn, sizeof(d->insn), "%s", f->in[at].text);
+		snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f->in[at]));
 		return 1;
 	}
 	snprintf(d->why, sizeof(d->why), "%s",
@@ -276,7 +276,7 @@ static int cfg_point(struct probe_mgr *m, struct cfg_fn *f, size_t from, size_t 
 	if (!probe_plan_overlaps(m, f->module, d->addr, d->addr + 1) && !cfg_int3(d, f, at))
 		return 1;
 	if (cfg_share(m, d)) {
-		snprintf(d->insn, sizeof(d->insn), "%s", f->in[at].text);
+		snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f->in[at]));
 		return 1;
 	}
 	log_warn("probe: %s %s at %s+0x%llx: another probe covers the instruction: not counted",
@@ -335,7 +335,7 @@ static int cfg_block(struct probe_mgr *m, struct cfg_fn *f, size_t i0, size_t i1
 	    !cfg_finish_jump(d, f, a, j + 1, br, j)) {
 		br->method = PROBE_M_JUMP;
 		br->shared = d->id;
-		snprintf(br->insn, sizeof(br->insn), "%s", f->in[j].text);
+		snprintf(br->insn, sizeof(br->insn), "%s", x86_insn_text(&f->in[j]));
 		return 0;
 	}
 	if (d && cfg_window_in(m, f, i0, i1, &a, &b) && !cfg_finish_jump(d, f, a, b, NULL, 0))
@@ -360,7 +360,7 @@ static int cfg_block(struct probe_mgr *m, struct cfg_fn *f, size_t i0, size_t i1
 				br->carry = d->id;
 				d->shared = br->id;
 				d->method = PROBE_M_INT3;
-				snprintf(d->insn, sizeof(d->insn), "%s", f->in[j].text);
+				snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f->in[j]));
 			}
 			return 0;
 		}

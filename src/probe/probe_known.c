@@ -42,7 +42,29 @@ struct known_walk {
 	uint8_t *covered;  /* byte of a known instruction */
 	uint64_t *stack;
 	size_t nstack, cap;
+	/* The instructions the walk decoded, kept for the array it returns
+	 * (decoding is most of planning's time: once per instruction).
+	 * dec_at[off]: index + 1 into dec of the one starting there. */
+	struct x86_insn *dec;
+	uint32_t *dec_at;
+	size_t ndec, capdec;
 };
+
+static int known_keep(struct known_walk *w, uint64_t off, const struct x86_insn *in)
+{
+	if (w->ndec == w->capdec) {
+		size_t cap = w->capdec ? 2 * w->capdec : 256;
+		struct x86_insn *nd = realloc(w->dec, cap * sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		w->dec = nd;
+		w->capdec = cap;
+	}
+	w->dec[w->ndec++] = *in;
+	w->dec_at[off] = (uint32_t)w->ndec;
+	return 0;
+}
 
 static int known_push(struct known_walk *w, uint64_t addr)
 {
@@ -94,6 +116,9 @@ static int known_walk_all(struct known_walk *w)
 				if (w->covered[off + k])
 					clash = 1;
 			if (clash)
+				break;
+			rc = known_keep(w, off, &in);
+			if (rc)
 				break;
 			w->start_at[off] = 1;
 			memset(w->covered + off, 1, in.len);
@@ -164,7 +189,8 @@ int probe_decode_known(struct probe_module *mod, uint32_t sym, const uint8_t *co
 		return 0;
 	w.start_at = calloc(w.size, 1);
 	w.covered = calloc(w.size, 1);
-	if (!w.start_at || !w.covered) {
+	w.dec_at = w.size < UINT32_MAX ? calloc(w.size, sizeof(*w.dec_at)) : NULL;
+	if (!w.start_at || !w.covered || !w.dec_at) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -194,6 +220,12 @@ int probe_decode_known(struct probe_module *mod, uint32_t sym, const uint8_t *co
 			break;
 		}
 		x = &in[*n];
+		if (w.start_at[off] && w.dec_at[off]) {
+			*x = w.dec[w.dec_at[off] - 1];
+			off += x->len;
+			(*n)++;
+			continue;
+		}
 		if (w.start_at[off] && x86_decode(code + off, w.size - off, s->addr + off, x) == 0) {
 			off += x->len;
 			(*n)++;
@@ -204,7 +236,6 @@ int probe_decode_known(struct probe_module *mod, uint32_t sym, const uint8_t *co
 		x->addr = s->addr + off;
 		x->flags = X86_F_DATA;
 		x->unreloc = KNOWN_DATA_WHY;
-		strcpy(x->text, "(data)");
 		{
 			uint64_t end = off + 1, pad_end = off;
 
@@ -237,5 +268,7 @@ out:
 	free(w.stack);
 	free(w.start_at);
 	free(w.covered);
+	free(w.dec);
+	free(w.dec_at);
 	return rc;
 }

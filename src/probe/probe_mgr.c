@@ -826,17 +826,45 @@ int probe_mgr_read_area(struct probe_mgr *m, const void *area, uint64_t size)
 	struct probe_area_hdr h;
 	const struct probe_area_probe *ap;
 	const uint64_t *counts;
+	size_t *first, *next;
+	uint32_t max_id = 0;
 
 	if (probe_area_check(area, size, &h) < 0)
 		return -EPROTO;
 	ap = (const void *)((const char *)area + h.probes_off);
 	counts = (const void *)((const char *)area + h.counts_off);
-	for (uint32_t i = 0; i < h.nprobes; i++)
-		for (size_t j = 0; j < m->ndefs; j++)
-			if (m->defs[j].id == ap[i].id) {
-				m->defs[j].status = __atomic_load_n(&ap[i].status, __ATOMIC_ACQUIRE);
-				m->defs[j].runtime_addr = ap[i].runtime_addr;
-			}
+	/* The defs of each id (several may share one), found through an index
+	 * by id: thousands of probes (every function of a library) made the
+	 * search of every def for every probe a visible part of spool's time.
+	 * The area's ids come from the program's memory: any value. */
+	for (size_t j = 0; j < m->ndefs; j++)
+		if (m->defs[j].id > max_id)
+			max_id = m->defs[j].id;
+	first = malloc(((size_t)max_id + 1) * sizeof(*first));
+	next = malloc((m->ndefs + 1) * sizeof(*next));
+	if (!first || !next) {
+		free(first);
+		free(next);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k <= max_id; k++)
+		first[k] = SIZE_MAX;
+	for (size_t j = m->ndefs; j-- > 0;) {
+		next[j] = first[m->defs[j].id];
+		first[m->defs[j].id] = j;
+	}
+	for (uint32_t i = 0; i < h.nprobes; i++) {
+		uint32_t id = ap[i].id;
+
+		if (id > max_id)
+			continue;
+		for (size_t j = first[id]; j != SIZE_MAX; j = next[j]) {
+			m->defs[j].status = __atomic_load_n(&ap[i].status, __ATOMIC_ACQUIRE);
+			m->defs[j].runtime_addr = ap[i].runtime_addr;
+		}
+	}
+	free(first);
+	free(next);
 	for (size_t j = 0; j < m->ndefs; j++) {
 		struct probe_def *d = &m->defs[j];
 

@@ -294,7 +294,7 @@ static int plan_int3(struct probe_def *d, const struct plan_fn *f, const struct 
 	d->addr = d->patch_off = in->addr;
 	d->patch_len = 1;
 	memcpy(d->orig, p, 1);
-	snprintf(d->insn, sizeof(d->insn), "%s", in->text);
+	snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(in));
 	d->code->len = d->code->nrel = d->code->nskip = 0;
 	rc = x86_code_relocate(d->code, in, p);
 	if (rc)
@@ -387,7 +387,7 @@ static int plan_entry_whole(struct probe_mgr *m, uint32_t module, uint32_t sym, 
 		x->handler = PROBE_H_FUNC_EXIT;
 		x->method = PROBE_M_JUMP;
 		x->addr = f->in[k].addr;
-		snprintf(x->insn, sizeof(x->insn), "%s", f->in[k].text);
+		snprintf(x->insn, sizeof(x->insn), "%s", x86_insn_text(&f->in[k]));
 		xid = x->id;
 	}
 	d = &m->defs[did - 1]; /* defs may have moved */
@@ -396,7 +396,7 @@ static int plan_entry_whole(struct probe_mgr *m, uint32_t module, uint32_t sym, 
 	d->addr = d->patch_off = start;
 	d->patch_len = (uint32_t)(hi - start);
 	memcpy(d->orig, p, hi - start);
-	snprintf(d->insn, sizeof(d->insn), "%s", f->in[0].text);
+	snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f->in[0]));
 	d->code->len = d->code->nrel = d->code->nskip = 0;
 	rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
 	for (size_t i = 0; !rc && i < k; i++)
@@ -443,7 +443,8 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 		const struct x86_insn *in = &f->in[k];
 
 		if (in->unreloc) {
-			snprintf(buf, sizeof(buf), "'%s' cannot be relocated: %s", in->text, in->unreloc);
+			snprintf(buf, sizeof(buf), "'%s' cannot be relocated: %s", x86_insn_text(in),
+				 in->unreloc);
 			why = buf;
 			break;
 		}
@@ -451,7 +452,7 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 			snprintf(buf, sizeof(buf),
 				 "'%s' in the first %d bytes: a running thread could return into "
 				 "the jump (attach mode)",
-				 in->text, X86_JMP_LEN);
+				 x86_insn_text(in), X86_JMP_LEN);
 			why = buf;
 			break;
 		}
@@ -463,7 +464,7 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 			snprintf(buf, sizeof(buf),
 				 "'%s' in the first %d bytes: its return address cannot stay in "
 				 "the function",
-				 in->text, X86_JMP_LEN);
+				 x86_insn_text(in), X86_JMP_LEN);
 			why = buf;
 			break;
 		}
@@ -477,7 +478,7 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 				d = &m->defs[m->ndefs - 1];
 			}
 			snprintf(buf, sizeof(buf), "the function leaves within its first %d bytes ('%s')",
-				 X86_JMP_LEN, in->text);
+				 X86_JMP_LEN, x86_insn_text(in));
 			why = buf;
 			break;
 		}
@@ -508,7 +509,7 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 		d->addr = d->patch_off = start;
 		d->patch_len = (uint32_t)wlen;
 		memcpy(d->orig, f->code, wlen);
-		snprintf(d->insn, sizeof(d->insn), "%s", f->in[0].text);
+		snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f->in[0]));
 		rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
 		for (size_t i = 0; !rc && i < k; i++) {
 			const uint8_t *ip = f->code + (f->in[i].addr - start);
@@ -686,7 +687,7 @@ static int plan_exit(struct probe_mgr *m, uint32_t module, uint32_t sym, struct 
 				continue;
 			memcpy(d->orig, p, hi - lo);
 		}
-		snprintf(d->insn, sizeof(d->insn), "%s", ret->text);
+		snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(ret));
 		rc = plan_exit_code(d, f, r - b, r);
 		if (!rc)
 			return 0;
@@ -805,7 +806,7 @@ static int plan_exit_jcc(struct probe_mgr *m, uint32_t module, uint32_t sym, str
 		d->patch_off = lo;
 		d->patch_len = (uint32_t)(hi - lo);
 		memcpy(d->orig, f->code + (lo - f->sym->addr), hi - lo);
-		snprintf(d->insn, sizeof(d->insn), "%s", j->text);
+		snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(j));
 		return 0;
 	}
 	free(d->code);
@@ -1132,9 +1133,10 @@ static int plan_point_jump(struct probe_mgr *m, uint32_t module, struct probe_de
  * return value (rax, xmm0, x87 st0)? Only those known to leave them alone. */
 static int plan_keeps_retval(const struct x86_insn *in)
 {
-	return !strcmp(in->text, "leave") || !strncmp(in->text, "add rsp,", 8) ||
-	       !strncmp(in->text, "lea rsp,", 8) ||
-	       (!strncmp(in->text, "pop ", 4) && strcmp(in->text + 4, "rax"));
+	const char *t = x86_insn_text(in);
+
+	return !strcmp(t, "leave") || !strncmp(t, "add rsp,", 8) || !strncmp(t, "lea rsp,", 8) ||
+	       (!strncmp(t, "pop ", 4) && strcmp(t + 4, "rax"));
 }
 
 struct probe_def *probe_plan_point(struct probe_mgr *m, uint32_t module, uint32_t sym,
@@ -1171,7 +1173,7 @@ struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, u
 	d->op = op;
 	d->handler = handler;
 	d->addr = addr;
-	snprintf(d->insn, sizeof(d->insn), "%s", f.in[k].text);
+	snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f.in[k]));
 	if (f.indirect) {
 		snprintf(d->why, sizeof(d->why),
 			 "the function has indirect jumps (a jump table could target the window)");

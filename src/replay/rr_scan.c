@@ -139,8 +139,8 @@ static void rr_scan_note(struct rr_scan *out, int cls, const struct probe_sym *s
 			 s->name);
 	else
 		snprintf(loc, sizeof(loc), "%#llx", (unsigned long long)in->addr);
-	if (n + strlen(loc) + strlen(in->text) + 8 < cap)
-		snprintf(w + n, cap - n, "%s%s at %s", n ? ", " : "", in->text, loc);
+	if (n + strlen(loc) + strlen(x86_insn_text(in)) + 8 < cap)
+		snprintf(w + n, cap - n, "%s%s at %s", n ? ", " : "", x86_insn_text(in), loc);
 }
 
 static void rr_scan_section(const struct probe_module *m, uint64_t base, const uint8_t *code,
@@ -165,7 +165,7 @@ static void rr_scan_section(const struct probe_module *m, uint64_t base, const u
 				pc++;
 				continue;
 			}
-			cls = rr_scan_class(in.text);
+			cls = rr_scan_class(x86_insn_text(&in));
 			if (cls >= 0)
 				rr_scan_note(out, cls, rr_scan_sym(m, pc), &in);
 			pc += in.len;

@@ -36,6 +36,11 @@ int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *o
 	return -ENOTSUP;
 }
 
+const char *x86_insn_text(const struct x86_insn *in)
+{
+	return "(not decoded)";
+}
+
 int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
 {
 	return -ENOTSUP;

@@ -46,10 +46,7 @@ int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *o
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&x86_decoder, p, avail, &in, ops)))
 		return -EINVAL;
 	out->len = in.length;
-	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&x86_formatter, &in, ops,
-							  in.operand_count_visible, out->text,
-							  sizeof(out->text), addr, NULL)))
-		snprintf(out->text, sizeof(out->text), "(%u bytes)", in.length);
+	memcpy(out->bytes, p, in.length <= sizeof(out->bytes) ? in.length : sizeof(out->bytes));
 
 	switch (in.meta.category) {
 	case ZYDIS_CATEGORY_RET:
@@ -111,6 +108,26 @@ int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *o
 	if ((out->flags & X86_F_RIPREL) && (out->flags & X86_F_RELATIVE))
 		out->unreloc = "RIP-relative operand in a relative branch";
 	return 0;
+}
+
+const char *x86_insn_text(const struct x86_insn *insn)
+{
+	static __thread char buf[8][64];
+	static __thread unsigned next;
+	char *t = buf[next++ % 8];
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	x86_init();
+	if (insn->flags & X86_F_DATA)
+		return "(data)";
+	if (!insn->len || insn->len > sizeof(insn->bytes) ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&x86_decoder, insn->bytes, insn->len, &in, ops)) ||
+	    !ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&x86_formatter, &in, ops,
+							  in.operand_count_visible, t, 64,
+							  insn->addr, NULL)))
+		snprintf(t, 64, "(%u bytes)", insn->len);
+	return t;
 }
 
 static int x86_put(struct x86_code *c, const void *p, size_t n)

@@ -37,12 +37,18 @@ struct x86_insn {
 	uint32_t flags;	 /* X86_F_* */
 	uint64_t target; /* X86_F_RELATIVE: branch target; X86_F_RIPREL: memory address */
 	const char *unreloc; /* non-NULL: why it cannot run elsewhere */
-	char text[64];	 /* Intel syntax, for --list and messages */
+	uint8_t bytes[15];   /* the instruction, for x86_insn_text */
 };
 
 /* Decode one instruction at p (avail bytes), located at module offset addr.
  * Returns 0 or -EINVAL when the bytes are not an instruction. */
 int x86_decode(const uint8_t *p, size_t avail, uint64_t addr, struct x86_insn *out);
+
+/* The instruction in Intel syntax, for --list and messages. Formatted on
+ * demand (decoding is planning's hot loop, and most decoded instructions
+ * are never shown): the text is in one of 8 rotating thread-local buffers,
+ * valid until 8 more calls. "(data)" for an X86_F_DATA run. */
+const char *x86_insn_text(const struct x86_insn *in);
 
 /* Trampoline code being built: bytes and relocation descriptors. */
 #define X86_CODE_MAX 512
