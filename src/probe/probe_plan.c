@@ -1319,7 +1319,7 @@ struct probe_def *probe_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t
 	d->shared = oid;
 	for (size_t k = 0; k < f.n; k++)
 		if (f.in[k].addr == addr)
-			snprintf(d->insn, sizeof(d->insn), "%s", f.in[k].text);
+			snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f.in[k]));
 	free(f.in);
 	rc = x86_code_insert(o->code, addr, d->id, handler, full);
 	if (rc) {
