@@ -31,6 +31,8 @@
 #include "agent_rr.h"
 #include "../common/early_clock.h"
 
+_Static_assert(RR_EARLY_MAX == EARLY_CLOCK_MAX, "rr_area.early_* holds EARLY_CLOCK_MAX readings");
+
 int agent_rr_started;
 
 static int32_t early_clk[EARLY_CLOCK_MAX];

@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EARLY_CLOCK_MAX 8
+#define EARLY_CLOCK_MAX 4
 #define EARLY_CLOCK_ENV "SPOOL_EARLY_CLOCK"
-/* 8 readings of "-2147483648:18446744073709551615," and the NUL */
+/* 4 readings of "-2147483648:18446744073709551615," and the NUL */
 #define EARLY_CLOCK_TEXT (EARLY_CLOCK_MAX * 33 + 1)
 
 /* Parse s into clk[]/ns[] (room for EARLY_CLOCK_MAX): the readings read. */

@@ -52,7 +52,7 @@
 #define RR_AREA_HDR 8192
 #define RR_NO_TURN 0xffffffffu	     /* an event ordered by its call, not by a turn */
 #define RR_REPORT_BYTES 4096
-#define RR_EARLY_MAX 8 /* clock reads noted before the agent started (rr_area.early_*;
+#define RR_EARLY_MAX 4 /* clock reads noted before the agent started (rr_area.early_*;
 			* EARLY_CLOCK_MAX of common/early_clock.h) */
 /* Thread numbers a recording may hand out (threads created over the whole
  * run, main = 0): ring slots are reused after a thread ends, so this, not
