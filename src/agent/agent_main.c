@@ -834,6 +834,7 @@ __attribute__((constructor)) static void agent_start(void)
 	const char *dbg = getenv("SPOOL_DEBUG");
 	int fd, err;
 
+	agent_rr_early_start();
 	agent.debug = dbg && *dbg && *dbg != '0';
 	agent_resolve();
 	fd = agent_parse_fd(getenv(SHM_ENV_FD));

@@ -2307,6 +2307,7 @@ void agent_rr_note_layout(void)
 		syscall(SYS_munmap, p, 4096);
 	}
 	a->layout[RR_LAYOUT_EXE] = (uint64_t)getauxval(AT_PHDR);
+	agent_rr_early_note(a);
 }
 
 /* Start recording or replaying process number k into area a (size

@@ -42,6 +42,11 @@ extern int agent_lock_quiet;
 /* Note where the program's stack, break, next mapping and executable are
  * (rr_area.layout), once, at the end of the agent's start. */
 void agent_rr_note_layout(void);
+/* agent_rr_early.c: clock reads before the agent started */
+extern int agent_rr_started;
+int agent_rr_early_clock(clockid_t clk, struct timespec *ts);
+void agent_rr_early_start(void);
+void agent_rr_early_note(struct rr_area *a);
 void agent_rr_init(void);
 
 /* Process trees (agent_rr_proc.c, rr_area.h). agent_rr_attach starts

@@ -777,8 +777,12 @@ AGENT_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
 	struct agent_rr_seg s = {ts, sizeof(*ts)};
 	int r, e;
 
-	if (RR_IO_OFF(t))
+	if (RR_IO_OFF(t)) {
+		/* before the agent's constructor: a library's (agent_rr_early.c) */
+		if (AGENT_UNLIKELY(!agent_rr_started))
+			return agent_rr_early_clock(clk, ts);
 		return real_clock_gettime(clk, ts);
+	}
 	if (RR_REPLAYING())
 		return (int)agent_rr_rep_input(t, RR_CALL_CLOCK_GETTIME, (int)clk, &s, 1, NULL);
 	r = real_clock_gettime(clk, ts);

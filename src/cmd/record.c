@@ -468,6 +468,12 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->info.ident.aslr = !run_ident_fixed_layout(ctx->res->persona);
 	for (int i = 0; i < RR_LAYOUT_N; i++)
 		ctx->info.layout[i] = a->layout[i];
+	/* (the agent's counts are untrusted like the rest of the area) */
+	ctx->info.early_n = a->early_n < RR_EARLY_MAX ? a->early_n : RR_EARLY_MAX;
+	for (uint32_t i = 0; i < ctx->info.early_n; i++) {
+		ctx->info.early_clk[i] = a->early_clk[i];
+		ctx->info.early_ns[i] = a->early_ns[i];
+	}
 	ctx->info.stack_bytes = ctx->res->stack_bytes;
 	ctx->info.stack_items = ctx->res->stack_items;
 	/* A tree: the first process's command line as spool ran it (its

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/early_clock.h"
 #include "../analyze/path.h"
 #include "../collect/run_env.h"
 #include "../collect/session.h"
@@ -765,6 +766,7 @@ int cmd_replay(int argc, char **argv)
 	struct stdin_cap in;
 	char **env = NULL;
 	char *extra_env[65] = {NULL};
+	static char early_env[sizeof(EARLY_CLOCK_ENV) + EARLY_CLOCK_TEXT];
 	size_t nenv = 0;
 	struct stdio_mimic outs[2] = {{.child = -1, .src = -1, .stop = {-1, -1}},
 				     {.child = -1, .src = -1, .stop = {-1, -1}}};
@@ -995,6 +997,17 @@ int cmd_replay(int argc, char **argv)
 	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid, path_file || use_gdb,
 			&logs) < 0)
 		goto out;
+	/* Clock reads the program made before the agent started: the agent
+	 * gives them back from SPOOL_EARLY_CLOCK (agent_rr_early.c; the stack
+	 * padding absorbs the variable's bytes, session.c). */
+	if (info->early_n && nenv + 1 < sizeof(extra_env) / sizeof(extra_env[0])) {
+		size_t k = (size_t)snprintf(early_env, sizeof(early_env), "%s=", EARLY_CLOCK_ENV);
+
+		early_clock_format(info->early_n, info->early_clk, info->early_ns, early_env + k,
+				   sizeof(early_env) - k);
+		extra_env[nenv++] = early_env;
+		so.env = extra_env;
+	}
 	/* Where the recorded program had the region's descriptor; a recording
 	 * older than that note had it where spool got it, and so does its replay. */
 	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;

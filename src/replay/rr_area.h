@@ -52,6 +52,8 @@
 #define RR_AREA_HDR 8192
 #define RR_NO_TURN 0xffffffffu	     /* an event ordered by its call, not by a turn */
 #define RR_REPORT_BYTES 4096
+#define RR_EARLY_MAX 4 /* clock reads noted before the agent started (rr_area.early_*;
+			* EARLY_CLOCK_MAX of common/early_clock.h) */
 /* Thread numbers a recording may hand out (threads created over the whole
  * run, main = 0): ring slots are reused after a thread ends, so this, not
  * the rings, bounds a program that creates 100,000 short threads. The
@@ -489,6 +491,16 @@ struct rr_area {
 	 * (RR_LAYOUT_*, agent, record and replay alike): a replay whose
 	 * addresses are not the recording's is said (doc/record.md). */
 	uint64_t layout[4];
+	/* Clock reads the program made before the agent started, in a
+	 * library's constructor (jemalloc's first malloc reads
+	 * CLOCK_MONOTONIC_COARSE for its purge epochs): no log exists yet, so
+	 * the agent keeps them and a recording notes them here (early_n
+	 * readings: clock id, nanoseconds); the record host writes them in
+	 * .spool/record (early_clock=), a replay passes them back to the
+	 * agent in SPOOL_EARLY_CLOCK (agent_rr_early.c). */
+	uint32_t early_n;
+	int32_t early_clk[RR_EARLY_MAX];
+	uint64_t early_ns[RR_EARLY_MAX];
 	/* record, sync mode: futex calls the program made itself, through
 	 * syscall() or its own syscall instruction (GLib's, libgomp's, Rust's
 	 * locks), which sync mode does not order (serial mode emulates their

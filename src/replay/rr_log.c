@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/early_clock.h"
+
 #include "../common/event.h"
 #include "../trace/untrusted.h"
 #include "../util/log.h"
@@ -110,6 +112,12 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 			   ",exe:0x%" PRIx64 "\n",
 			info->layout[RR_LAYOUT_STACK], info->layout[RR_LAYOUT_BRK],
 			info->layout[RR_LAYOUT_MMAP], info->layout[RR_LAYOUT_EXE]);
+	if (info->early_n) {
+		char e[EARLY_CLOCK_TEXT];
+
+		early_clock_format(info->early_n, info->early_clk, info->early_ns, e, sizeof(e));
+		fprintf(f, "early_clock=%s\n", e);
+	}
 	for (int i = 0; i < 2; i++) {
 		if (info->out_kind[i][0])
 			fprintf(f, "%s=%s\n", i ? "stderr" : "stdout", info->out_kind[i]);
@@ -236,6 +244,8 @@ int rr_info_read(const char *dir, struct rr_info *info)
 			sscanf(eq, "stack:%" SCNx64 ",brk:%" SCNx64 ",mmap:%" SCNx64 ",exe:%" SCNx64,
 			       &info->layout[RR_LAYOUT_STACK], &info->layout[RR_LAYOUT_BRK],
 			       &info->layout[RR_LAYOUT_MMAP], &info->layout[RR_LAYOUT_EXE]);
+		else if (!strcmp(line, "early_clock"))
+			info->early_n = early_clock_parse(eq, info->early_clk, info->early_ns);
 		else if (!strcmp(line, "path"))
 			snprintf(info->path, sizeof(info->path), "%s", eq);
 		else if (run_ident_parse(&info->ident, line, eq))

@@ -71,6 +71,10 @@ struct rr_info {
 	/* where the program's stack, break, next mapping and executable were
 	 * (rr_area.layout, RR_LAYOUT_*; 0: not said) */
 	uint64_t layout[RR_LAYOUT_N];
+	/* clock reads made before the agent started (rr_area.early_*) */
+	uint32_t early_n;
+	int32_t early_clk[RR_EARLY_MAX];
+	uint64_t early_ns[RR_EARLY_MAX];
 	/* bytes and entries of the file name, argv and environment on the
 	 * program's stack (0: not said; session.c, stack_pad) */
 	uint64_t stack_bytes, stack_items;

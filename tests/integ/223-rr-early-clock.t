@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 223-rr-early-clock.t - a clock read in a library's constructor, which
+# runs before the preloaded agent's (jemalloc's first malloc in
+# redis-server reads CLOCK_MONOTONIC_COARSE there: tests/real/106): the
+# recording keeps the reading (early_clock= in .spool/record) and a serial
+# and a sync replay give it back, so the program prints the recorded
+# reading and the recorded time between it and main's own read. Without
+# it a replay printed its own, later, clock. A damaged early_clock= line
+# (hostile input) gives the real clock back, without a crash.
+. "$(dirname "$0")/lib.sh"
+
+CC="${CC:-cc}"
+if ! command -v "$CC" >/dev/null; then
+	echo "1..0 # SKIP no C compiler"
+	exit 0
+fi
+plan 8
+
+cat >early.c <<'SRC'
+#include <time.h>
+long long early_clock_ns = -1;
+__attribute__((constructor)) static void early_init(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0)
+		early_clock_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+SRC
+cat >main.c <<'SRC'
+#include <stdio.h>
+#include <time.h>
+extern long long early_clock_ns;
+int main(void)
+{
+	struct timespec ts;
+	long long now;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	printf("early %lld\nlater by %lld ns\n", early_clock_ns, now - early_clock_ns);
+	return 0;
+}
+SRC
+"$CC" -shared -fPIC -O1 -o libearly.so early.c &&
+	"$CC" -O1 -o early_prog main.c -L. -Wl,--no-as-needed -learly -Wl,-rpath,"$PWD" || {
+	echo "Bail out! cannot build the test program"
+	exit 1
+}
+
+for mode in serial sync; do
+	spool_run record -q --mode "$mode" -o "$mode.trace" -- ./early_prog
+	is_rc 0 "$mode: record exits with the program's status"
+	cp run.out "$mode.rec.out"
+	like "$(grep '^early_clock=' "$mode.trace/.spool/record")" '^early_clock=6:[0-9]+$' \
+		"$mode: .spool/record keeps the constructor's CLOCK_MONOTONIC_COARSE read"
+	same=0
+	for i in 1 2; do
+		# (a pause: a replay's own clock is later than the recorded one)
+		sleep 0.05
+		spool_run replay -q "$mode.trace"
+		if [ "$RC" = 0 ] && cmp -s run.out "$mode.rec.out"; then
+			same=$((same + 1))
+		else
+			show_run
+		fi
+	done
+	is "$same" 2 "$mode: 2 replays print the recorded reading and interval"
+done
+
+# hostile input: a damaged reading in .spool/record
+sed -i 's/^early_clock=.*/early_clock=6:99999999999999999999999999,x:-/' serial.trace/.spool/record
+spool_run replay -q serial.trace
+unlike "$ERR" 'AddressSanitizer|runtime error|Segmentation' "a damaged early_clock= line: no crash"
+is "$(grep -c '^early ' run.out)" 1 "a damaged early_clock= line: the program ran (with the real clock)"
+done_testing
