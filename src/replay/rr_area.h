@@ -77,6 +77,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* sync record: a thread ended by cancellation at a cancellation point the
  * agent does not record (agent_rr_cancel.c): a replay may diverge */
 #define RR_F_CANCEL_UNSEEN 0x1000u
+/* serial mode: stdio's own reads and writes went through the agent's read
+ * and write (agent_rr_stdio.c); a replay does the same (RR_O_STDIO) */
+#define RR_F_STDIO 0x40000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -111,6 +114,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * thread's context, so that `spool checkpoint` can copy the process at a
  * switch point (agent_snap.c). */
 #define RR_O_CHECKPOINTS 0x200u
+/* Replay: the recording saw stdio's own reads and writes (RR_F_STDIO in its
+ * flags): the agent routes them through its read and write the same way. */
+#define RR_O_STDIO 0x10000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
