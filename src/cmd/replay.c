@@ -693,13 +693,14 @@ static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int3
 	}
 	/* One process (a recording that says so): the tree layout all the
 	 * same, so that a process the replay starts and the recording does
-	 * not have is a divergence, not a run of its own (not with --path or
-	 * --gdb, which know one area only). */
+	 * not have is a divergence, not a run of its own (not with --path,
+	 * which knows one area only, nor --gdb, which it does not change). */
 	if (n == 0 || (n == 1 && refuse))
 		return 0;
 	if (refuse) {
-		log_err("%s: a recording of %u processes: --path and --gdb replay one process "
-			"only, which this spool cannot do yet",
+		log_err("%s: a recording of %u processes: --path replays one process only; "
+			"replay the tree without it, or debug one process of it with --pid PID "
+			"--gdb (spool info lists the pids)",
 			dir, n);
 		return -1;
 	}
@@ -987,8 +988,8 @@ int cmd_replay(int argc, char **argv)
 	ctx.log = log;
 	ctx.info = info;
 	ctx.only = RR_NO_PROC;
-	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid, path_file || use_gdb,
-			&logs) < 0)
+	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid,
+			path_file || (use_gdb && info->nprocs <= 1), &logs) < 0)
 		goto out;
 	/* Where the recorded program had the region's descriptor; a recording
 	 * older than that note had it where spool got it, and so does its replay. */
@@ -1032,6 +1033,7 @@ int cmd_replay(int argc, char **argv)
 				 : replay_gdb_init(&gdb, gdb_args, dir) < 0)
 			goto out;
 		if (use_gdb == 1) {
+			gdb.follow_child = ctx.tree && ctx.only != RR_NO_PROC && ctx.only != 0;
 			so.exec = replay_gdb_exec;
 			so.exec_arg = &gdb;
 		}
