@@ -58,6 +58,10 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
  * point, the run token kept). */
 int agent_rr_stdio_hook(void);
 extern __thread int agent_rr_in_stdio __attribute__((tls_model("initial-exec")));
+/* Replay: stdio's read of n bytes of fd came from the log; the file's
+ * offset moves as the recorded read moved it (stdio seeks relative to it:
+ * ftell, a read-write FILE's fseek). */
+void agent_rr_stdio_skip(int fd, size_t n);
 struct rr_area *agent_rr_area(void);
 void agent_rr_detach(uint32_t flag);
 /* Map this process's area (0 for the first process; a recording maps its

@@ -299,6 +299,8 @@ AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 
 		if (r > 0)
 			agent_rr_tree_drain(fd, (size_t)r);
+		if (r > 0 && agent_rr_in_stdio)
+			agent_rr_stdio_skip(fd, (size_t)r);
 		return r;
 	}
 	return rr_rec_buf(t, RR_CALL_READ, fd, RR_BLOCK(RR_CALL_READ, ssize_t, real_read(fd, buf, n)), buf);

@@ -17,7 +17,8 @@
  * waiting for a writer that may not run, a printf to spool's stdout takes
  * its recorded place among the writes of the other processes of a tree
  * (agent_rr_tree_wbegin), and a file read through stdio need not be there
- * any more. glibc checks the address of a FILE's table (it must lie in its
+ * any more (a replayed read moves a file's offset as the recorded one did,
+ * agent_rr_stdio_skip). glibc checks the address of a FILE's table (it must lie in its
  * __libc_IO_vtables section), not the functions in it: the tables stay
  * where they are, only two words of each change (the tables are in
  * glibc's RELRO: mprotect writable for the two stores, then read-only).
@@ -50,6 +51,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "agent_rr.h"
@@ -108,6 +110,23 @@ static ssize_t rr_stdio_write(FILE *f, const void *data, ssize_t n)
 	if (f->_offset >= 0)
 		f->_offset += n;
 	return n;
+}
+
+/*
+ * Replay: the bytes of a stdio read came from the log, and the kernel's
+ * offset of a seekable file did not move. stdio keeps its own idea of
+ * where it is and seeks relative to the kernel's (ftell is an lseek of 0
+ * from the current offset minus what its buffer holds; a FILE read and
+ * then written seeks back by what it had read ahead: binutils' as writes
+ * its object file so, and ended with EINVAL): move it as the read did. A
+ * pipe or a terminal has no offset (ESPIPE, nothing done).
+ */
+void agent_rr_stdio_skip(int fd, size_t n)
+{
+	int saved = errno;
+
+	syscall(SYS_lseek, fd, (long)n, SEEK_CUR);
+	errno = saved;
 }
 
 /* Whether addr lies in an executable segment of the object that holds
