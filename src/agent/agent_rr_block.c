@@ -514,10 +514,16 @@ static void rr_write_all(int fd, const struct iovec *iov, int cnt, size_t n)
 static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
 			       const struct iovec *iov, int cnt)
 {
-	uint64_t order = 0;
-	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, &order);
+	uint64_t arg = 0, order;
+	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, &arg);
 	int e = errno;
 
+	order = RR_WRITE_ORDER(arg);
+	/* stdio's write that wrote all it was asked: all of what it asks now
+	 * (the same bytes, unless the replay runs with other arguments) */
+	if (r >= 0 && (arg & RR_WRITE_WHOLE) && agent_rr_in_stdio && cnt == 1 &&
+	    iov[0].iov_len <= SSIZE_MAX)
+		r = (ssize_t)iov[0].iov_len;
 	/* a tree: this write in its recorded place among the processes' */
 	agent_rr_tree_wturn(order);
 	if (r > 0 && rr_write_for_real(fd))
@@ -558,6 +564,8 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 	}
 	r = RR_BLOCK_IF(RR_CALL_WRITE, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, buf, n)));
 	e = errno;
+	if (agent_rr_in_stdio && r >= 0 && (size_t)r == n)
+		order |= RR_WRITE_WHOLE;
 	agent_rr_rec_input(t, RR_CALL_WRITE, fd, r, r < 0 ? e : 0, order, NULL, 0);
 	errno = e;
 	return r;

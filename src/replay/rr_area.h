@@ -301,7 +301,8 @@ enum {
 	RR_CALL_CLOCK_NANOSLEEP = 19, /* fd = the clock; result = the error number */
 	RR_CALL_WRITE = 20,	      /* write: the result only, no data; arg: in a tree, the
 					 write's number + 1 among the processes' writes to
-					 spool's stdout and stderr (0: not one) */
+					 spool's stdout and stderr (0: not one), in its low 32
+					 bits; RR_WRITE_WHOLE */
 	RR_CALL_WRITEV = 21,	      /* writev: the result only */
 	RR_CALL_SIGWAIT = 22,	      /* pause, sigsuspend: the result only (-1, EINTR) */
 	RR_CALL_SIGTIMEDWAIT = 23,    /* sigwait, sigwaitinfo, sigtimedwait: data = siginfo_t */
@@ -375,6 +376,13 @@ enum {
 			       * (result, errno) when the walk returns */
 	RR_CALL_MAX
 };
+
+/* RR_CALL_WRITE's arg: a write stdio made (agent_rr_stdio.c) that wrote
+ * all it was asked: a replay writes all of what stdio asks then (a replay
+ * run with other arguments may print lines of other lengths, as stdio did
+ * when it was not seen). */
+#define RR_WRITE_WHOLE (1ull << 32)
+#define RR_WRITE_ORDER(arg) ((arg) & 0xffffffffull)
 
 /* RR_CALL_REALPATH's arg (its low byte): which call returned the name.
  * realpath and canonicalize_file_name; getcwd and get_current_dir_name;
