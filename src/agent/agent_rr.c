@@ -2314,6 +2314,8 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 		agent_disable("record/replay: cannot map the serial slots");
 		return -1;
 	}
+	if (a->mode == RR_MODE_REPLAY && !(agent.proc_flags & (PROC_F_FORK | PROC_F_EXEC)))
+		agent_rr_note_outputs();
 	/* Serial mode: stdio's own reads and writes (a replay: when the
 	 * recording saw them). A fork child has its parent's tables. */
 	if (a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO)) &&

@@ -62,6 +62,9 @@ extern __thread int agent_rr_in_stdio __attribute__((tls_model("initial-exec")))
  * offset moves as the recorded read moved it (stdio seeks relative to it:
  * ftell, a read-write FILE's fseek). */
 void agent_rr_stdio_skip(int fd, size_t n);
+/* Replay, the first image: note spool's stdout and stderr (a write to them
+ * is made for real, a socket included: --gdbserver's). */
+void agent_rr_note_outputs(void);
 struct rr_area *agent_rr_area(void);
 void agent_rr_detach(uint32_t flag);
 /* Map this process's area (0 for the first process; a recording maps its

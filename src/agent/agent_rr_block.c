@@ -472,14 +472,48 @@ static int rr_pipe_internal(int fd, const struct stat *st)
 	return internal;
 }
 
+/*
+ * Replay: what spool gave the first process as its stdout and stderr (a
+ * socket under --gdbserver, which forwards it to gdb): a write to it is
+ * made for real even when it is a socket. Noted once, by the first image
+ * of the recording (a fork child keeps it; an image a process of the
+ * program started may have one of the program's sockets as its stdout).
+ */
+static uint64_t rr_out_dev[3], rr_out_ino[3];
+static uint8_t rr_out_set[3];
+
+void agent_rr_note_outputs(void)
+{
+	for (int fd = 1; fd <= 2; fd++) {
+		struct stat st;
+
+		if (rr_fstat(fd, &st) == 0) {
+			rr_out_dev[fd] = (uint64_t)st.st_dev;
+			rr_out_ino[fd] = (uint64_t)st.st_ino;
+			rr_out_set[fd] = 1;
+		}
+	}
+}
+
+static int rr_spools_output(const struct stat *st)
+{
+	for (int fd = 1; fd <= 2; fd++)
+		if (rr_out_set[fd] && rr_out_dev[fd] == (uint64_t)st->st_dev &&
+		    rr_out_ino[fd] == (uint64_t)st->st_ino)
+			return 1;
+	return 0;
+}
+
 /* Replay: whether a write to fd happens for real (see the top comment). */
 static int rr_write_for_real(int fd)
 {
 	struct stat st;
 
 	/* replay --pid: an ancestor on its way to the process replayed */
-	if (agent_rr_muted || rr_fstat(fd, &st) || S_ISSOCK(st.st_mode))
+	if (agent_rr_muted || rr_fstat(fd, &st))
 		return 0;
+	if (S_ISSOCK(st.st_mode))
+		return rr_spools_output(&st);
 	if (S_ISFIFO(st.st_mode) && agent_rr_tree_inner_pipe(&st))
 		return 0;
 	return !S_ISFIFO(st.st_mode) || !rr_pipe_internal(fd, &st);
