@@ -2113,7 +2113,9 @@ struct agent_thread *agent_rr_io_enter(void)
 	}
 	if (agent_rr_mode & RR_MODE_SERIAL) {
 		agent_ser.inputs++;
-		agent_serial_point(RR_AT_INPUT);
+		/* (stdio's calls hold its FILE lock: never a switch there) */
+		if (!agent_rr_in_stdio)
+			agent_serial_point(RR_AT_INPUT);
 	}
 	return t;
 }
@@ -2391,6 +2393,13 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 		agent_disable("record/replay: cannot map the serial slots");
 		return -1;
 	}
+	if (a->mode == RR_MODE_REPLAY && !(agent.proc_flags & (PROC_F_FORK | PROC_F_EXEC)))
+		agent_rr_note_outputs();
+	/* Serial mode: stdio's own reads and writes (a replay: when the
+	 * recording saw them). A fork child has its parent's tables. */
+	if (a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO)) &&
+	    agent_rr_stdio_hook() == 0)
+		__atomic_fetch_or(&a->flags, RR_F_STDIO, __ATOMIC_RELAXED);
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,
 		  agent_serial_on ? " serial" : "", k);

@@ -57,6 +57,19 @@ void agent_rr_init(void);
  * agent_rr_area is the area in use; agent_rr_detach leaves a fork child
  * unrecorded with flag (RR_F_FORKED) set in the area. */
 int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k);
+/* stdio's own reads and writes through the agent's read and write
+ * (agent_rr_stdio.c): 0 once set up in this image, -1 when glibc's tables
+ * are not as expected. agent_rr_in_stdio: inside such a call (no switch
+ * point, the run token kept). */
+int agent_rr_stdio_hook(void);
+extern __thread int agent_rr_in_stdio __attribute__((tls_model("initial-exec")));
+/* Replay: stdio's read of n bytes of fd came from the log; the file's
+ * offset moves as the recorded read moved it (stdio seeks relative to it:
+ * ftell, a read-write FILE's fseek). */
+void agent_rr_stdio_skip(int fd, size_t n);
+/* Replay, the first image: note spool's stdout and stderr (a write to them
+ * is made for real, a socket included: --gdbserver's). */
+void agent_rr_note_outputs(void);
 struct rr_area *agent_rr_area(void);
 void agent_rr_detach(uint32_t flag);
 /* Map this process's area (0 for the first process; a recording maps its

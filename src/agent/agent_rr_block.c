@@ -472,14 +472,48 @@ static int rr_pipe_internal(int fd, const struct stat *st)
 	return internal;
 }
 
+/*
+ * Replay: what spool gave the first process as its stdout and stderr (a
+ * socket under --gdbserver, which forwards it to gdb): a write to it is
+ * made for real even when it is a socket. Noted once, by the first image
+ * of the recording (a fork child keeps it; an image a process of the
+ * program started may have one of the program's sockets as its stdout).
+ */
+static uint64_t rr_out_dev[3], rr_out_ino[3];
+static uint8_t rr_out_set[3];
+
+void agent_rr_note_outputs(void)
+{
+	for (int fd = 1; fd <= 2; fd++) {
+		struct stat st;
+
+		if (rr_fstat(fd, &st) == 0) {
+			rr_out_dev[fd] = (uint64_t)st.st_dev;
+			rr_out_ino[fd] = (uint64_t)st.st_ino;
+			rr_out_set[fd] = 1;
+		}
+	}
+}
+
+static int rr_spools_output(const struct stat *st)
+{
+	for (int fd = 1; fd <= 2; fd++)
+		if (rr_out_set[fd] && rr_out_dev[fd] == (uint64_t)st->st_dev &&
+		    rr_out_ino[fd] == (uint64_t)st->st_ino)
+			return 1;
+	return 0;
+}
+
 /* Replay: whether a write to fd happens for real (see the top comment). */
 static int rr_write_for_real(int fd)
 {
 	struct stat st;
 
 	/* replay --pid: an ancestor on its way to the process replayed */
-	if (agent_rr_muted || rr_fstat(fd, &st) || S_ISSOCK(st.st_mode))
+	if (agent_rr_muted || rr_fstat(fd, &st))
 		return 0;
+	if (S_ISSOCK(st.st_mode))
+		return rr_spools_output(&st);
 	if (S_ISFIFO(st.st_mode) && agent_rr_tree_inner_pipe(&st))
 		return 0;
 	return !S_ISFIFO(st.st_mode) || !rr_pipe_internal(fd, &st);
@@ -514,10 +548,16 @@ static void rr_write_all(int fd, const struct iovec *iov, int cnt, size_t n)
 static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
 			       const struct iovec *iov, int cnt)
 {
-	uint64_t order = 0;
-	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, &order);
+	uint64_t arg = 0, order;
+	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, &arg);
 	int e = errno;
 
+	order = RR_WRITE_ORDER(arg);
+	/* stdio's write that wrote all it was asked: all of what it asks now
+	 * (the same bytes, unless the replay runs with other arguments) */
+	if (r >= 0 && (arg & RR_WRITE_WHOLE) && agent_rr_in_stdio && cnt == 1 &&
+	    iov[0].iov_len <= SSIZE_MAX)
+		r = (ssize_t)iov[0].iov_len;
 	/* a tree: this write in its recorded place among the processes' */
 	agent_rr_tree_wturn(order);
 	if (r > 0 && rr_write_for_real(fd))
@@ -558,6 +598,8 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 	}
 	r = RR_BLOCK_IF(RR_CALL_WRITE, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, buf, n)));
 	e = errno;
+	if (agent_rr_in_stdio && r >= 0 && (size_t)r == n)
+		order |= RR_WRITE_WHOLE;
 	agent_rr_rec_input(t, RR_CALL_WRITE, fd, r, r < 0 ? e : 0, order, NULL, 0);
 	errno = e;
 	return r;

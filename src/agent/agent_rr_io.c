@@ -299,6 +299,8 @@ AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 
 		if (r > 0)
 			agent_rr_tree_drain(fd, (size_t)r);
+		if (r > 0 && agent_rr_in_stdio)
+			agent_rr_stdio_skip(fd, (size_t)r);
 		return r;
 	}
 	return rr_rec_buf(t, RR_CALL_READ, fd, RR_BLOCK(RR_CALL_READ, ssize_t, real_read(fd, buf, n)), buf);
@@ -334,8 +336,16 @@ AGENT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 
 	if (RR_IO_OFF(t) || cnt > 64)
 		return AGENT_SYS_IO(SYS_IO_READ, fd, real_readv(fd, iov, cnt));
+	if (RR_REPLAYING()) {
+		ssize_t r = rr_iov(t, RR_CALL_READV, fd, iov, cnt, 0);
+
+		/* a pipe another replaying process writes: as read does */
+		if (r > 0)
+			agent_rr_tree_drain(fd, (size_t)r);
+		return r;
+	}
 	return rr_iov(t, RR_CALL_READV, fd, iov, cnt,
-		      RR_REPLAYING() ? 0 : RR_BLOCK(RR_CALL_READV, ssize_t, real_readv(fd, iov, cnt)));
+		      RR_BLOCK(RR_CALL_READV, ssize_t, real_readv(fd, iov, cnt)));
 }
 
 AGENT_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off)

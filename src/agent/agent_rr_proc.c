@@ -417,6 +417,13 @@ static void rr_take_outputs(void)
 			continue;
 		arch_sys_dup2(nfd, fd);
 		syscall(SYS_close, nfd);
+		/* spool's, not a pipe of the program's: its writes reach it
+		 * (agent_rr_tree_inner_pipe; the first process noted the
+		 * /dev/null it had) */
+		if (syscall(SYS_fstat, fd, &st) == 0) {
+			rr_tree->outer_dev[fd] = (uint64_t)st.st_dev;
+			rr_tree->outer_ino[fd] = (uint64_t)st.st_ino;
+		}
 	}
 }
 

@@ -1120,6 +1120,8 @@ static void ser_release(unsigned at, uint32_t state)
 
 void agent_serial_block_begin(unsigned at)
 {
+	if (agent_rr_in_stdio)
+		return; /* its FILE's lock is held: keep the token (agent_rr_stdio.c) */
 	if (agent_serial_path && at == RR_AT_JOIN && ser_me.on &&
 	    agent_serial_on == RR_MODE_REPLAY) {
 		/* path replay: the joined thread may need the token to end */
@@ -1189,7 +1191,7 @@ static void ser_acquire(void)
 
 void agent_serial_block_end(void)
 {
-	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
+	if (agent_rr_in_stdio || agent_serial_on != RR_MODE_RECORD || !ser_me.on)
 		return;
 	ser_acquire();
 	__atomic_store_n(&ser_slot(ser_me.id)->wait, RR_W_NONE, __ATOMIC_RELAXED);

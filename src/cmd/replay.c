@@ -155,7 +155,8 @@ static void replay_usage(FILE *out)
 		"                       ones map it instead of loading; doc/record.md)\n"
 		"      --pid PID        a recording of several processes (spool info lists\n"
 		"                       them): replay only the one whose recorded pid is PID;\n"
-		"                       the processes on the way to it run without output\n"
+		"                       the processes on the way to it run without output;\n"
+		"                       with --gdb, gdb follows the forks to it and debugs it\n"
 		"  -q, --quiet          print nothing but errors and divergences\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -699,13 +700,14 @@ static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int3
 	}
 	/* One process (a recording that says so): the tree layout all the
 	 * same, so that a process the replay starts and the recording does
-	 * not have is a divergence, not a run of its own (not with --path or
-	 * --gdb, which know one area only). */
+	 * not have is a divergence, not a run of its own (not with --path,
+	 * which knows one area only, nor --gdb, which it does not change). */
 	if (n == 0 || (n == 1 && refuse))
 		return 0;
 	if (refuse) {
-		log_err("%s: a recording of %u processes: --path and --gdb replay one process "
-			"only, which this spool cannot do yet",
+		log_err("%s: a recording of %u processes: --path replays one process only; "
+			"replay the tree without it, or debug one process of it with --pid PID "
+			"--gdb (spool info lists the pids)",
 			dir, n);
 		return -1;
 	}
@@ -994,8 +996,8 @@ int cmd_replay(int argc, char **argv)
 	ctx.log = log;
 	ctx.info = info;
 	ctx.only = RR_NO_PROC;
-	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid, path_file || use_gdb,
-			&logs) < 0)
+	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid,
+			path_file || (use_gdb && info->nprocs <= 1), &logs) < 0)
 		goto out;
 	/* Clock reads the program made before the agent started: the agent
 	 * gives them back from SPOOL_EARLY_CLOCK (agent_rr_early.c; the stack
@@ -1017,7 +1019,7 @@ int cmd_replay(int argc, char **argv)
 		   (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
 		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0) |
-		   (use_gdb ? RR_O_CHECKPOINTS : 0);
+		   (use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.until_first_exit = 1; /* a recording is of one process */
 	so.ext_bytes[SHM_EXT_REPLAY] =
@@ -1050,6 +1052,7 @@ int cmd_replay(int argc, char **argv)
 				 : replay_gdb_init(&gdb, gdb_args, dir) < 0)
 			goto out;
 		if (use_gdb == 1) {
+			gdb.follow_child = ctx.tree && ctx.only != RR_NO_PROC && ctx.only != 0;
 			so.exec = replay_gdb_exec;
 			so.exec_arg = &gdb;
 		}

@@ -108,7 +108,7 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 
 	while (argv[argc])
 		argc++;
-	gargv = calloc(16 + g->nargs + argc, sizeof(*gargv));
+	gargv = calloc(24 + g->nargs + argc, sizeof(*gargv));
 	if (!gargv || !preload || asprintf(&envcmd, "set environment LD_PRELOAD=%s", preload) < 0)
 		return -ENOMEM;
 	/* The extension learns which recording this gdb replays; the inferior
@@ -127,6 +127,18 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 	 * syscall user dispatch, which raises SIGSYS: gdb must not stop there. */
 	gargv[n++] = "-iex";
 	gargv[n++] = "handle SIGSYS nostop noprint pass";
+	/* --pid of a tree: the replay forks (spawns, execs) only the
+	 * processes on the way to the one replayed alone, so following every
+	 * child lands gdb on that one; the ancestors it leaves run on by
+	 * themselves (they wait for it and end as it ends). */
+	if (g->follow_child) {
+		gargv[n++] = "-iex";
+		gargv[n++] = "set follow-fork-mode child";
+		gargv[n++] = "-iex";
+		gargv[n++] = "set detach-on-fork on";
+		gargv[n++] = "-iex";
+		gargv[n++] = "set follow-exec-mode same";
+	}
 	if (tracecmd) {
 		gargv[n++] = "-iex";
 		gargv[n++] = tracecmd;

@@ -19,6 +19,8 @@ struct replay_gdb {
 	char **args;	     /* extra gdb arguments (--gdb-args, split like a shell) */
 	size_t nargs;
 	const char *trace;   /* the recording being replayed (told to the extension) */
+	int follow_child;    /* a tree replayed for one process (--pid): gdb follows each
+				fork and spawn, which are the ones on the way to it */
 	void *wordexp_state; /* owns args */
 };
 

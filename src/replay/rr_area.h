@@ -79,6 +79,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* sync record: a thread ended by cancellation at a cancellation point the
  * agent does not record (agent_rr_cancel.c): a replay may diverge */
 #define RR_F_CANCEL_UNSEEN 0x1000u
+/* serial mode: stdio's own reads and writes went through the agent's read
+ * and write (agent_rr_stdio.c); a replay does the same (RR_O_STDIO) */
+#define RR_F_STDIO 0x40000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -113,6 +116,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * thread's context, so that `spool checkpoint` can copy the process at a
  * switch point (agent_snap.c). */
 #define RR_O_CHECKPOINTS 0x200u
+/* Replay: the recording saw stdio's own reads and writes (RR_F_STDIO in its
+ * flags): the agent routes them through its read and write the same way. */
+#define RR_O_STDIO 0x10000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
@@ -297,7 +303,8 @@ enum {
 	RR_CALL_CLOCK_NANOSLEEP = 19, /* fd = the clock; result = the error number */
 	RR_CALL_WRITE = 20,	      /* write: the result only, no data; arg: in a tree, the
 					 write's number + 1 among the processes' writes to
-					 spool's stdout and stderr (0: not one) */
+					 spool's stdout and stderr (0: not one), in its low 32
+					 bits; RR_WRITE_WHOLE */
 	RR_CALL_WRITEV = 21,	      /* writev: the result only */
 	RR_CALL_SIGWAIT = 22,	      /* pause, sigsuspend: the result only (-1, EINTR) */
 	RR_CALL_SIGTIMEDWAIT = 23,    /* sigwait, sigwaitinfo, sigtimedwait: data = siginfo_t */
@@ -371,6 +378,13 @@ enum {
 			       * (result, errno) when the walk returns */
 	RR_CALL_MAX
 };
+
+/* RR_CALL_WRITE's arg: a write stdio made (agent_rr_stdio.c) that wrote
+ * all it was asked: a replay writes all of what stdio asks then (a replay
+ * run with other arguments may print lines of other lengths, as stdio did
+ * when it was not seen). */
+#define RR_WRITE_WHOLE (1ull << 32)
+#define RR_WRITE_ORDER(arg) ((arg) & 0xffffffffull)
 
 /* RR_CALL_REALPATH's arg (its low byte): which call returned the name.
  * realpath and canonicalize_file_name; getcwd and get_current_dir_name;

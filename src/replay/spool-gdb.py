@@ -257,6 +257,11 @@ def _on_exit(event):
         finally:
             os.close(fd)
     elif _replay_trace:
+        # A tree replayed with --pid under gdb: gdb follows a fork and
+        # detaches the parent (an exit event too) while the child replays on.
+        gone = getattr(event, "inferior", None)
+        if any(i.pid > 0 for i in gdb.inferiors() if i is not gone):
+            return
         print("spool: the replay of %s/ has run; another run would not follow the "
               "recording: `set replay-mode on` first" % _replay_trace)
 
