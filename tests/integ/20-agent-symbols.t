@@ -65,6 +65,8 @@ fi
 #               area)
 #   name lookups (agent_rr_hostent.c, agent_rr_resolv.c): __h_errno_location
 #               (h_errno: the thread's, set to the recorded one in a replay)
+#   early clock readings (agent_rr_early.c): unsetenv, in the constructor only
+#               (SPOOL_EARLY_CLOCK leaves the program's environment)
 #   compiler/runtime: memset memcpy __cxa_finalize and the weak
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid
@@ -76,7 +78,7 @@ dlerror __sigsetjmp siglongjmp raise fork
 pthread_testcancel pthread_setcancelstate __pthread_register_cancel __pthread_unregister_cancel __pthread_unwind_next
 sysconf strstr dlclose sigaddset environ __environ
 getcontext setcontext mremap sigemptyset sigfillset strchr strlen __rseq_offset __rseq_size
-__h_errno_location
+__h_errno_location unsetenv
 _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __gmon_start__"
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|printf|fprintf|sprintf|snprintf|vfprintf|vsnprintf|puts|fputs|fopen|fdopen|fclose|fwrite|fread|fflush|perror|exit|_exit|abort|__assert_fail|__tls_get_addr|pthread_mutex_.*|pthread_rwlock_.*|sem_.*|__stack_chk_fail)$'
 
