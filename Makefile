@@ -112,6 +112,13 @@ check: deps
 	scripts/run-integ.sh $(O) build-asan
 	$(MAKE) fuzz-check
 
+# The integration tests too slow for make check (tests/integ/SLOW says which
+# and why), in both builds as make check runs the others.
+check-slow: deps
+	$(MAKE) all progs unit-bins
+	$(MAKE) asan
+	SPOOL_INTEG=slow scripts/run-integ.sh $(O) build-asan
+
 # Real programs from Debian under every command (tests/real/, quick part
 # included); installs them first (scripts/deps.sh --real).
 check-real:
@@ -159,5 +166,5 @@ include fuzz/fuzz.mk
 include pkg/pkg.mk
 include tests/arm64/arm64.mk
 
-.PHONY: all check check-real bench demo install install-target format clean deps asan unit-bins progs
+.PHONY: all check check-slow check-real bench demo install install-target format clean deps asan unit-bins progs
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

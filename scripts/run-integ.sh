@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # run-integ.sh BUILD_DIR ASAN_BUILD_DIR - runs the TAP integration tests
-# (tests/integ/*.t and the quick part of the tests on real programs,
-# tests/real/quick/*.t, under prove) twice at the same time: against the normal
+# (tests/integ/*.t but the slow ones tests/integ/SLOW names, and the quick
+# part of the tests on real programs, tests/real/quick/*.t, under prove; with
+# SPOOL_INTEG=slow only the slow ones) twice at the same time: against the normal
 # build and against the AddressSanitizer + UBSan build (with the normal
 # build's test programs). Most of a test's time is spent waiting on the
 # programs it runs, the collector and their pipes, not on the CPU, so the two
@@ -23,10 +24,22 @@ jobs="${SPOOL_TEST_JOBS:-2}"
 log_dir=$(mktemp -d /tmp/spool-integ.XXXXXX)
 trap 'rm -rf "$log_dir"' EXIT
 
-SPOOL_BUILD="$build" prove -j"$jobs" --timer tests/integ/ tests/real/quick/ >"$log_dir/normal" 2>&1 &
+# SPOOL_INTEG=slow runs the tests tests/integ/SLOW names (make check-slow);
+# by default every other one and the quick real-program tests (make check).
+slow=$(sed -n 's/^\([0-9][^ ]*\.t\).*/tests\/integ\/\1/p' tests/integ/SLOW)
+if [ "${SPOOL_INTEG:-quick}" = slow ]; then
+	tests=($slow)
+else
+	tests=()
+	for t in tests/integ/*.t tests/real/quick/*.t; do
+		grep -qxF "$t" <<<"$slow" || tests+=("$t")
+	done
+fi
+
+SPOOL_BUILD="$build" prove -j"$jobs" --timer "${tests[@]}" >"$log_dir/normal" 2>&1 &
 normal_pid=$!
 SPOOL_BUILD="$asan" SPOOL_PROGS="$build/tests/progs" SPOOL_ASAN=1 \
-	prove -j"$jobs" --timer tests/integ/ tests/real/quick/ >"$log_dir/asan" 2>&1 &
+	prove -j"$jobs" --timer "${tests[@]}" >"$log_dir/asan" 2>&1 &
 asan_pid=$!
 
 wait "$normal_pid"
