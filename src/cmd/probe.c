@@ -47,8 +47,14 @@
 #include "../util/target.h"
 #include "../collect/stream_send.h"
 #include "cmd.h"
+#include "run_opts.h"
 
 #define PROBE_MAX_SPECS 64
+
+/* The shared options spool probe takes (run_opts.c). */
+static const struct run_opts_spec probe_run_opts = {
+	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT,
+};
 
 static void probe_usage(FILE *out)
 {
@@ -112,9 +118,6 @@ static void probe_usage(FILE *out)
 		"                       record nothing until 'enable ID' (--commands)\n"
 		"  -l, --list           print the probes a spec would place, and how (jump or\n"
 		"                       int3, with the reason), then exit\n"
-		"  -o, --output DIR     trace directory (default spool.trace); a trace spool\n"
-		"                       wrote there is kept as DIR.old, anything else there\n"
-		"                       is refused\n"
 		"      --debug-dir DIR  also look for separate debug files (DWARF and symbols\n"
 		"                       of stripped files) under DIR: DIR/.build-id/xx/yy.debug\n"
 		"                       or a .gnu_debuglink name (also: SPOOL_DEBUG_DIR)\n"
@@ -129,12 +132,9 @@ static void probe_usage(FILE *out)
 		"                       without .so) when it is not there\n"
 		"      --handler NAME   the probe NAME of the library\n"
 		"      --list-library   list the probe library (standard and user probes)\n"
-		"      --ring-size SIZE per-thread ring buffer (default %um)\n"
-		"      --until-first-exit  end the trace when PROGRAM's first process exits\n"
-		"                       (default: when it and every process it started have\n"
-		"                       exited; after the first, Ctrl-C or SIGTERM to spool\n"
-		"                       ends it); processes still running are left alone and\n"
-		"                       counted: the trace is incomplete\n"
+		);
+	run_opts_usage(out, &probe_run_opts);
+	fprintf(out,
 		"      --json           the report as JSON\n"
 		"      --limit N        rows of the report (default 30, 0 = all)\n"
 		"  -q, --quiet          summary line only, no report\n"
@@ -146,8 +146,7 @@ static void probe_usage(FILE *out)
 		"how many); 127 if PROGRAM is not found, 126 if it is not executable; 1 if a\n"
 		"handler failed or nothing could be probed.\n"
 		"\n"
-		"Later: spool report --functions DIR. See doc/probe.md.\n",
-		SHM_DEFAULT_RING_BYTES >> 20);
+		"Later: spool report --functions DIR. See doc/probe.md.\n");
 }
 
 /* "10s", "500ms", "2m", "1h", a bare number is seconds. */
@@ -658,12 +657,9 @@ out_free:
 
 int cmd_probe(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 		{"probe", required_argument, NULL, 'e'},
 		{"list", no_argument, NULL, 'l'},
-		{"output", required_argument, NULL, 'o'},
-		{"ring-size", required_argument, NULL, 'r'},
-		{"until-first-exit", no_argument, NULL, 'U'},
 		{"handler", required_argument, NULL, 'H'},
 		{"list-library", no_argument, NULL, 'B'},
 		{"exits", required_argument, NULL, 'X'},
@@ -686,6 +682,7 @@ int cmd_probe(int argc, char **argv)
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
 	struct funcs_opts fo = {.limit = 30, .callers = 3};
+	struct option opts[40];
 	const char *specs[PROBE_MAX_SPECS];
 	uint8_t spec_off[PROBE_MAX_SPECS] = {0};
 	struct probe_live_opts lopts = {0};
@@ -698,9 +695,16 @@ int cmd_probe(int argc, char **argv)
 	pid_t attach_pid = 0;
 	char err[512], pidexe[PATH_MAX];
 
+	if (run_opts_table(own, &probe_run_opts, opts, sizeof(opts) / sizeof(opts[0])) < 0)
+		return 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:e:lo:qhp:d:", opts, NULL)) != -1) {
+		rc = run_opts_handle(c, optarg, &probe_run_opts, &so);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc)
+			continue;
 		switch (c) {
 		case 'C':
 			lopts.use_stdin = 1;
@@ -735,16 +739,6 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'l':
 			pr.list_only = 1;
-			break;
-		case 'o':
-			so.trace_dir = optarg;
-			break;
-		case 'U':
-			so.until_first_exit = 1;
-			break;
-		case 'r':
-			if (session_opt_ring_size(&so, optarg, 4096) < 0)
-				return EXIT_USAGE;
 			break;
 		case 'j':
 			fo.json = 1;
