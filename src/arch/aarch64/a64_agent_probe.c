@@ -122,3 +122,11 @@ AGENT_EXPORT int spool_agent_probe_ctl(const char *cmd)
 {
 	return -ENOTSUP;
 }
+
+/* Exits through the return address (agent_probe_ra.c, x86-64): no frame is
+ * ever swapped here, so there is nothing to resolve, put back or free. */
+void agent_probe_ra_resolve(void) {}
+
+void agent_probe_ra_thread_end(void) {}
+
+void agent_probe_ra_unhook(uint64_t from) {}

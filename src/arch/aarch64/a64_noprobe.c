@@ -41,6 +41,12 @@ const char *x86_insn_text(const struct x86_insn *in)
 	return "(not decoded)";
 }
 
+int x86_code_insert(struct x86_code *c, uint64_t addr, uint32_t probe_id, uint32_t handler,
+		    int full)
+{
+	return -ENOTSUP;
+}
+
 int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
 {
 	return -ENOTSUP;
@@ -136,6 +142,23 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 }
 
 void gdbsrv_inf_kill(struct gdbsrv_inf *f) {}
+
+/* Checkpoint copies (gdbsrv_fork.c: x86-64 registers by ptrace): never
+ * reached, the gdb server does not start here. */
+int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid_t *copy_pid,
+		pid_t *copy_tids)
+{
+	return -ENOTSUP;
+}
+
+void gdbsrv_reap(pid_t pid, const pid_t *tids, int nth) {}
+
+int gdbsrv_inf_adopt(struct gdbsrv_inf *f, pid_t pid, const pid_t *tids)
+{
+	return -ENOTSUP;
+}
+
+void gdbsrv_inf_wait_session(struct gdbsrv_inf *f, unsigned sess) {}
 
 struct gdbsrv_thread *gdbsrv_inf_vthread(struct gdbsrv_inf *f, int vidx)
 {

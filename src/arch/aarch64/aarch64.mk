@@ -30,13 +30,14 @@ ARCH_DIR := src/arch/aarch64
 # cross gcc does not search.
 ARCH_HOST_LIBS := $(addprefix -L,$(wildcard $(ARM64_ROOT)/usr/lib/gcc/aarch64-linux-gnu/*))
 ARCH_AGENT_OUT := src/agent/agent_probe.c src/agent/agent_probe_hot.c src/agent/agent_probe_got.c \
-	src/agent/agent_probe_live.c
+	src/agent/agent_probe_live.c src/agent/agent_probe_ra.c src/agent/agent_probe_gotwrap.c
 ARCH_AGENT_SRCS := src/arch/aarch64/a64_agent_probe.c
 ARCH_HOST_OUT := $(wildcard src/arch/aarch64/a64_agent*.c) src/replay/rr_scan.c \
-	src/probe/probe_attach.c src/replay/gdbsrv_inf.c src/replay/gdbsrv_regs.c
+	src/probe/probe_attach.c src/replay/gdbsrv_inf.c src/replay/gdbsrv_regs.c \
+	src/replay/gdbsrv_fork.c
 # (x86 assembly, or x86 system call numbers in inline asm)
 ARCH_PROGS_OUT := $(addprefix tests/progs/,probe_unwind.c probe_bench.c probe_calls.c \
-	probe_data.c probe_harm.c probe_live.c probe_sigtrap.c probe_tails.c rr_rawsys.c rr_tgkill.c)
+	probe_data.c probe_harm.c probe_step.c probe_live.c probe_sigtrap.c probe_tails.c rr_rawsys.c rr_tgkill.c)
 ARCH_NO_CCOPT := 1
 ARCH_NO_MAN := 1
 
