@@ -311,30 +311,29 @@ static bool lock_unused(const struct ls_lock *l)
 	return l->info.events <= l->info.inits + l->info.destroys;
 }
 
-static size_t count_unused(const struct lockstat *ls)
+/* The locks with events (not threads) that were, or were never, used. */
+static size_t count_locks(const struct lockstat *ls, bool unused)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < ls->caplocks; i++) {
 		const struct ls_lock *l = ls->locks[i];
 
-		if (l && l->info.events && l->info.type != LOCK_TYPE_THREAD && lock_unused(l))
+		if (l && l->info.events && l->info.type != LOCK_TYPE_THREAD &&
+		    lock_unused(l) == unused)
 			n++;
 	}
 	return n;
 }
 
+static size_t count_unused(const struct lockstat *ls)
+{
+	return count_locks(ls, true);
+}
+
 size_t lockstat_nused(const struct lockstat *ls)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < ls->caplocks; i++) {
-		const struct ls_lock *l = ls->locks[i];
-
-		if (l && l->info.events && l->info.type != LOCK_TYPE_THREAD && !lock_unused(l))
-			n++;
-	}
-	return n;
+	return count_locks(ls, false);
 }
 
 static bool is_futex(const struct ls_lock *l)
