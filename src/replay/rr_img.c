@@ -22,6 +22,14 @@
  * before. An image is written only after a load that succeeded, to a
  * temporary file renamed into place, and a missing, stale or malformed one
  * is simply rebuilt. `spool replay --no-image` neither reads nor writes it.
+ *
+ * The key says only that the image belongs to these stream files; anyone
+ * who made the trace can make an image with a matching key. So what the
+ * agent will read from an image is checked as a load from the trace would
+ * have made it (img_check_body) before it is used: every record's size and
+ * kind, each thread's event numbers, every object, turn and thread index.
+ * An image that fails is not used, and the log is loaded from the trace,
+ * whose own errors are then reported.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -267,18 +276,21 @@ static int img_side_dir(const char *dir)
 /* Is the file name in sfd a current image of the recording key (its
  * header's magic, version and key, its size)? Opened without following a
  * link or blocking. */
+static int img_read_checked(int fd, uint64_t key, int serial, struct rr_img_hdr *hd,
+			    struct rr_img_thread **thr);
+
 static int img_current(int sfd, const char *name, uint64_t key)
 {
+	struct rr_img_thread *thr = NULL;
 	struct rr_img_hdr hd;
-	struct stat st;
 	int fd = openat(sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ok;
 
 	if (fd < 0)
 		return 0;
-	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	     pread(fd, &hd, sizeof(hd), 0) == (ssize_t)sizeof(hd) && hd.magic == RR_IMG_MAGIC &&
-	     hd.version == RR_IMG_VERSION && hd.area_version == RR_VERSION && hd.key == key &&
-	     hd.size == (uint64_t)st.st_size;
+	/* the whole image checked, as a replay would: one whose header is
+	 * right and body is not is replaced, not kept */
+	ok = img_read_checked(fd, key, -1, &hd, &thr) == 0;
+	free(thr);
 	close(fd);
 	return ok;
 }
@@ -381,7 +393,8 @@ static int img_sane(const struct rr_img_hdr *hd, uint64_t fsize, int serial)
 	uint64_t thr = (uint64_t)hd->nthreads * sizeof(struct rr_img_thread);
 
 	if (hd->magic != RR_IMG_MAGIC || hd->version != RR_IMG_VERSION ||
-	    hd->area_version != RR_VERSION || hd->size != fsize || hd->serial != !!serial ||
+	    hd->area_version != RR_VERSION || hd->size != fsize ||
+	    (serial >= 0 && hd->serial != !!serial) || hd->serial > 1 ||
 	    !hd->nthreads || hd->nthreads > RR_MAX_THREADS || hd->max_objs < hd->nobjs ||
 	    hd->max_objs > (1u << 26) || (!!hd->nsw) != hd->serial ||
 	    hd->nstreams > RR_STREAMS_MAX || hd->packed > 1)
@@ -395,6 +408,130 @@ static int img_sane(const struct rr_img_hdr *hd, uint64_t fsize, int serial)
 	       hd->sw_off + hd->nsw * sizeof(struct rr_switch) <= fsize;
 }
 
+/* One thread's records, from off to end, as rr_log.c's load makes them:
+ * sizes that tile the range exactly, only schedule and input records, all
+ * of this thread, its event numbers 1, 2, 3... (an input's later chunks
+ * repeat the number), turns within their object's share of order[]. */
+static int img_check_thread(const char *base, const struct rr_img_hdr *hd,
+			    const struct rr_img_thread *th, uint32_t t, const uint32_t *first)
+{
+	uint64_t off = th->log_off;
+	uint32_t want = 1;
+
+	while (off < th->log_end) {
+		const struct rec_hdr *h = (const struct rec_hdr *)(base + off);
+		uint64_t left = th->log_end - off;
+
+		if (left < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 || h->size > left)
+			return 0;
+		if (ev_kind(h->word) == KIND_SCHED) {
+			const struct rec_sched *e = (const struct rec_sched *)h;
+
+			if (h->size != sizeof(*e) || e->thread != t || e->tseq != want)
+				return 0;
+			if (e->turn != RR_NO_TURN &&
+			    (e->obj >= hd->max_objs || e->turn >= first[e->obj + 1] - first[e->obj]))
+				return 0;
+			want++;
+		} else if (ev_kind(h->word) == KIND_INPUT) {
+			const struct rec_input *in = (const struct rec_input *)h;
+			uint64_t data;
+
+			if (h->size < sizeof(*in) || in->thread != t || in->chunk_off > in->len)
+				return 0;
+			switch (ev_op(h->word)) {
+			case RR_INPUT_REF:
+				data = sizeof(struct rr_input_ref);
+				break;
+			case RR_INPUT_ZREF:
+				data = sizeof(struct rr_input_zref);
+				break;
+			case 0:
+				data = 8ull * in->nwords;
+				break;
+			default:
+				return 0;
+			}
+			if (h->size != sizeof(*in) + data)
+				return 0;
+			if (in->chunk_off ? in->tseq + 1 != want : in->tseq != want++)
+				return 0;
+		} else {
+			return 0;
+		}
+		off += h->size;
+	}
+	return want - 1 == th->nevents;
+}
+
+/* What the agent reads of the image, checked (see the top of the file).
+ * thr[] was read and bounded by rr_img_open. 1: as a load makes it. */
+static int img_check_body(int fd, const struct rr_img_hdr *hd, const struct rr_img_thread *thr)
+{
+	const char *base = mmap(NULL, hd->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	const uint32_t *first;
+	const struct rr_order *order;
+	const struct rr_switch *sw;
+	int ok = 0;
+
+	if (base == MAP_FAILED)
+		return 0;
+	first = (const uint32_t *)(base + hd->first_off);
+	order = (const struct rr_order *)(base + hd->order_off);
+	sw = (const struct rr_switch *)(base + hd->sw_off);
+	/* first[obj]..first[obj + 1] is obj's share of order[] */
+	if (first[0] || first[hd->max_objs] != hd->norder)
+		goto out;
+	for (uint32_t i = 0; i < hd->max_objs; i++)
+		if (first[i] > first[i + 1])
+			goto out;
+	for (uint64_t i = 0; i < hd->norder; i++)
+		if (order[i].thread >= hd->nthreads)
+			goto out;
+	for (uint64_t i = 0; i < hd->nsw; i++)
+		if (sw[i].thread >= hd->nthreads)
+			goto out;
+	for (uint32_t t = 0; t < hd->nthreads; t++)
+		if (!img_check_thread(base, hd, &thr[t], t, first))
+			goto out;
+	ok = 1;
+out:
+	munmap((void *)base, hd->size);
+	return ok;
+}
+
+/* The image open at fd, if it is one for key (and serial mode when serial
+ * is 0 or 1; -1: either), with every part checked: its header into *hd,
+ * its thread table into a malloc'd *thr. -ENOENT: not such an image. */
+static int img_read_checked(int fd, uint64_t key, int serial, struct rr_img_hdr *hd,
+			    struct rr_img_thread **thr)
+{
+	struct stat st;
+	size_t tbytes;
+
+	*thr = NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    pread(fd, hd, sizeof(*hd), 0) != (ssize_t)sizeof(*hd) || hd->key != key ||
+	    !img_sane(hd, (uint64_t)st.st_size, serial))
+		return -ENOENT;
+	tbytes = (size_t)hd->nthreads * sizeof(struct rr_img_thread);
+	if (!(*thr = malloc(tbytes)))
+		return -ENOMEM;
+	if (pread(fd, *thr, tbytes, (off_t)hd->threads_off) != (ssize_t)tbytes)
+		goto bad;
+	for (uint32_t i = 0; i < hd->nthreads; i++)
+		if ((*thr)[i].log_off < hd->log_off || (*thr)[i].log_end < (*thr)[i].log_off ||
+		    (*thr)[i].log_end > hd->log_off + hd->log_bytes)
+			goto bad;
+	if (!img_check_body(fd, hd, *thr))
+		goto bad; /* crafted or damaged */
+	return 0;
+bad:
+	free(*thr);
+	*thr = NULL;
+	return -ENOENT;
+}
+
 int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out)
 {
 	char path[PATH_MAX], real[PATH_MAX], err[256];
@@ -402,7 +539,6 @@ int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out)
 	struct rr_img_map *m = NULL;
 	struct rr_img_hdr hd;
 	struct stat st;
-	size_t tbytes;
 	int fd, rc = -ENOENT;
 
 	*out = NULL;
@@ -414,22 +550,20 @@ int rr_img_open(const char *dir, uint64_t key, int serial, struct rr_log **out)
 	fd = trace_open_dir_file(real, RR_IMG_NAME, TRACE_NO_MAX, NULL);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0 || pread(fd, &hd, sizeof(hd), 0) != (ssize_t)sizeof(hd) ||
-	    hd.key != key || !img_sane(&hd, (uint64_t)st.st_size, serial))
-		goto out; /* stale or not an image: -ENOENT, rebuilt by the caller */
 	log = calloc(1, sizeof(*log));
 	m = calloc(1, sizeof(*m));
-	tbytes = (size_t)hd.nthreads * sizeof(struct rr_img_thread);
-	if (!log || !m || !(m->thr = malloc(tbytes))) {
+	if (!log || !m) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (pread(fd, m->thr, tbytes, (off_t)hd.threads_off) != (ssize_t)tbytes)
+	/* stale, not an image, or not one a load makes: -ENOENT, and the
+	 * caller loads the trace and writes the image again */
+	rc = img_read_checked(fd, key, serial, &hd, &m->thr);
+	if (rc < 0)
 		goto out;
-	for (uint32_t i = 0; i < hd.nthreads; i++)
-		if (m->thr[i].log_off < hd.log_off || m->thr[i].log_end < m->thr[i].log_off ||
-		    m->thr[i].log_end > hd.log_off + hd.log_bytes)
-			goto out;
+	rc = -ENOENT;
+	if (fstat(fd, &st) < 0)
+		goto out;
 	if (strlen(path) >= sizeof(m->path)) {
 		rc = -ENAMETOOLONG;
 		goto out;
