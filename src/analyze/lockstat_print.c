@@ -166,27 +166,35 @@ static size_t text_width(const char *s)
 	return n;
 }
 
-static int table_row(struct ls_table *t, ...)
+/* One row: ncols cells (NULL: empty). */
+static int table_row_v(struct ls_table *t, const char *const *cell)
 {
-	va_list ap;
 	size_t base = t->nrows * t->ncols;
 	int rc = 0;
 
 	if ((rc = lockstat_grow((void **)&t->cells, &t->cap, base + t->ncols, sizeof(*t->cells))))
 		return rc;
-	va_start(ap, t);
 	for (unsigned c = 0; c < t->ncols; c++) {
-		const char *s = va_arg(ap, const char *);
-
 		/* names come from the trace and the binaries it names:
 		 * cells are kept escaped, so widths are of what is shown */
-		t->cells[base + c] = strdup(s ? escape_str(s) : "");
+		t->cells[base + c] = strdup(cell[c] ? escape_str(cell[c]) : "");
 		if (!t->cells[base + c])
 			rc = -ENOMEM;
 	}
-	va_end(ap);
 	t->nrows++;
 	return rc;
+}
+
+static int table_row(struct ls_table *t, ...)
+{
+	const char *cell[16];
+	va_list ap;
+
+	va_start(ap, t);
+	for (unsigned c = 0; c < t->ncols && c < 16; c++)
+		cell[c] = va_arg(ap, const char *);
+	va_end(ap);
+	return table_row_v(t, cell);
 }
 
 static void table_cell(FILE *out, const char *s, size_t w, bool left, bool last)
@@ -586,38 +594,116 @@ out:
 	return rc;
 }
 
-static int print_conds(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+/*
+ * The tables of the other kinds have one row per object: a name, then
+ * counts and times that fill_* writes from the object's info. One driver
+ * (print_kind) sorts, limits and prints them all.
+ */
+#define KIND_COLS 11
+
+struct kind_table {
+	const char *title; /* printed above the table, whole lines */
+	unsigned ncols;	   /* the name's column included */
+	const char *hdr[KIND_COLS];
+	bool (*want)(const struct ls_lock *l);
+	void (*fill)(const struct lockstat_lock_info *i, char cell[][64]);
+};
+
+static void fill_wait(const struct lockstat_dist *d, char cell[][64])
 {
-	static const char *const hdr[] = {"cond",	"waits",    "wakeups",
-					  "timeouts",	"signals",  "broadcasts",
-					  "wait total", "wait max", "wait p99"};
-	struct ls_table t = {.ncols = 9, .hdr = hdr, .left_mask = 0};
+	fmt_ns(d->total_ns, cell[0], 64);
+	fmt_ns(d->max_ns, cell[1], 64);
+	fmt_ns(d->p99_ns, cell[2], 64);
+}
+
+static void fill_cond(const struct lockstat_lock_info *i, char cell[][64])
+{
+	fmt_count(i->cond_waits, cell[0], 64);
+	fmt_count(i->cond_wakeups, cell[1], 64);
+	fmt_count(i->cond_timeouts, cell[2], 64);
+	fmt_count(i->cond_signals, cell[3], 64);
+	fmt_count(i->cond_broadcasts, cell[4], 64);
+	fill_wait(&i->cond_wait, cell + 5);
+}
+
+static void fill_futex(const struct lockstat_lock_info *i, char cell[][64])
+{
+	fmt_count(i->cond_waits, cell[0], 64);
+	fmt_count(i->cond_wakeups, cell[1], 64);
+	fmt_count(i->cond_errors, cell[2], 64);
+	fmt_count(i->cond_timeouts, cell[3], 64);
+	fmt_count(i->cond_signals + i->cond_broadcasts, cell[4], 64);
+	fmt_count(i->futex_waiters, cell[5], 64);
+	fmt_count(i->futex_wakers, cell[6], 64);
+	fill_wait(&i->cond_wait, cell + 7);
+}
+
+static void fill_sem(const struct lockstat_lock_info *i, char cell[][64])
+{
+	fmt_count(i->write.acquisitions, cell[0], 64);
+	fmt_count(i->write.contended, cell[1], 64);
+	fmt_count(i->write.timeouts, cell[2], 64);
+	fmt_count(i->posts, cell[3], 64);
+	fill_wait(&i->write.wait, cell + 4);
+	snprintf(cell[7], 64, "-");
+}
+
+static void fill_barrier(const struct lockstat_lock_info *i, char cell[][64])
+{
+	fmt_count(i->barrier_waits, cell[0], 64);
+	fill_wait(&i->barrier_wait, cell + 1);
+}
+
+static const struct kind_table kind_tables[] = {
+	{"\ncondition variables (a wait is not a hold of its mutex):\n",
+	 9,
+	 {"cond", "waits", "wakeups", "timeouts", "signals", "broadcasts", "wait total",
+	  "wait max", "wait p99"},
+	 is_cond,
+	 fill_cond},
+	{"\nfutexes (waits and wakes made through syscall(SYS_futex): GLib, Rust, ...;\n"
+	 " a wait is contention the kernel saw; an uncontended lock or unlock never\n"
+	 " enters the kernel, so acquisitions and hold times cannot be known;\n"
+	 " \"no sleep\": the word changed before the thread slept):\n",
+	 11,
+	 {"futex", "waits", "woken", "no sleep", "timeouts", "wakes", "waiters", "wakers",
+	  "wait total", "wait max", "wait p99"},
+	 is_futex,
+	 fill_futex},
+	{"\nsemaphores (no hold time: any thread may post):\n",
+	 9,
+	 {"semaphore", "waits", "contended", "timeouts", "posts", "wait total", "wait max",
+	  "wait p99", "hold"},
+	 is_sem,
+	 fill_sem},
+	{"\nbarriers:\n",
+	 5,
+	 {"barrier", "waits", "wait total", "wait max", "wait p99"},
+	 is_barrier,
+	 fill_barrier},
+};
+
+static int print_kind(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po,
+		      const struct kind_table *k)
+{
+	struct ls_table t = {.ncols = k->ncols, .hdr = k->hdr, .left_mask = 0};
+	char cell[KIND_COLS][64];
+	const char *row[KIND_COLS];
 	struct ls_row *rows;
 	size_t n;
 	int rc;
 
-	if ((rc = lock_rows(ls, po, is_cond, &rows, &n)))
+	if ((rc = lock_rows(ls, po, k->want, &rows, &n)))
 		return rc;
-	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
-		const struct lockstat_lock_info *i = &rows[k].l->info;
-		B(a);
-		B(b);
-		B(c);
-		B(d);
-		B(e);
-		B(f);
-		B(g);
-		B(h);
-
-		rc = table_row(
-		    &t, rows[k].name, fmt_count(i->cond_waits, a, 64),
-		    fmt_count(i->cond_wakeups, b, 64), fmt_count(i->cond_timeouts, c, 64),
-		    fmt_count(i->cond_signals, d, 64), fmt_count(i->cond_broadcasts, e, 64),
-		    fmt_ns(i->cond_wait.total_ns, f, 64), fmt_ns(i->cond_wait.max_ns, g, 64),
-		    fmt_ns(i->cond_wait.p99_ns, h, 64));
+	for (size_t r = 0; r < shown(n, po->limit) && !rc; r++) {
+		row[0] = rows[r].name;
+		for (unsigned c = 1; c < k->ncols; c++)
+			row[c] = cell[c - 1];
+		k->fill(&rows[r].l->info, cell);
+		rc = table_row_v(&t, row);
 	}
 	if (!rc && n) {
-		fprintf(out, "\ncondition variables (a wait is not a hold of its mutex):\n");
+		fputs(k->title, out);
 		table_print(&t, out);
 		print_more(out, n, po->limit);
 	}
@@ -626,121 +712,12 @@ static int print_conds(struct lockstat *ls, FILE *out, const struct lockstat_pri
 	return rc;
 }
 
-static int print_futexes(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+static int print_kinds(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
-	static const char *const hdr[] = {"futex",     "waits",	     "woken",	   "no sleep",
-					  "timeouts",  "wakes",	     "waiters",	   "wakers",
-					  "wait total", "wait max", "wait p99"};
-	struct ls_table t = {.ncols = 11, .hdr = hdr, .left_mask = 0};
-	struct ls_row *rows;
-	size_t n;
-	int rc;
+	int rc = 0;
 
-	if ((rc = lock_rows(ls, po, is_futex, &rows, &n)))
-		return rc;
-	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
-		const struct lockstat_lock_info *i = &rows[k].l->info;
-		B(a);
-		B(b);
-		B(c);
-		B(d);
-		B(e);
-		B(f);
-		B(g);
-		B(h);
-		B(x);
-		B(y);
-
-		rc = table_row(&t, rows[k].name, fmt_count(i->cond_waits, a, 64),
-			       fmt_count(i->cond_wakeups, b, 64), fmt_count(i->cond_errors, c, 64),
-			       fmt_count(i->cond_timeouts, d, 64),
-			       fmt_count(i->cond_signals + i->cond_broadcasts, e, 64),
-			       fmt_count(i->futex_waiters, x, 64), fmt_count(i->futex_wakers, y, 64),
-			       fmt_ns(i->cond_wait.total_ns, f, 64),
-			       fmt_ns(i->cond_wait.max_ns, g, 64),
-			       fmt_ns(i->cond_wait.p99_ns, h, 64));
-	}
-	if (!rc && n) {
-		fprintf(out,
-			"\nfutexes (waits and wakes made through syscall(SYS_futex): GLib, Rust, ...;\n"
-			" a wait is contention the kernel saw; an uncontended lock or unlock never\n"
-			" enters the kernel, so acquisitions and hold times cannot be known;\n"
-			" \"no sleep\": the word changed before the thread slept):\n");
-		table_print(&t, out);
-		print_more(out, n, po->limit);
-	}
-	table_free(&t);
-	rows_free(rows, n);
-	return rc;
-}
-
-static int print_sems(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
-{
-	static const char *const hdr[] = {"semaphore", "waits",	   "contended",
-					  "timeouts",  "posts",	   "wait total",
-					  "wait max",  "wait p99", "hold"};
-	struct ls_table t = {.ncols = 9, .hdr = hdr, .left_mask = 0};
-	struct ls_row *rows;
-	size_t n;
-	int rc;
-
-	if ((rc = lock_rows(ls, po, is_sem, &rows, &n)))
-		return rc;
-	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
-		const struct lockstat_lock_info *i = &rows[k].l->info;
-		B(a);
-		B(b);
-		B(c);
-		B(d);
-		B(f);
-		B(g);
-		B(h);
-
-		rc = table_row(
-		    &t, rows[k].name, fmt_count(i->write.acquisitions, a, 64),
-		    fmt_count(i->write.contended, b, 64), fmt_count(i->write.timeouts, c, 64),
-		    fmt_count(i->posts, d, 64), fmt_ns(i->write.wait.total_ns, f, 64),
-		    fmt_ns(i->write.wait.max_ns, g, 64), fmt_ns(i->write.wait.p99_ns, h, 64), "-");
-	}
-	if (!rc && n) {
-		fprintf(out, "\nsemaphores (no hold time: any thread may post):\n");
-		table_print(&t, out);
-		print_more(out, n, po->limit);
-	}
-	table_free(&t);
-	rows_free(rows, n);
-	return rc;
-}
-
-static int print_barriers(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
-{
-	static const char *const hdr[] = {"barrier", "waits", "wait total", "wait max", "wait p99"};
-	struct ls_table t = {.ncols = 5, .hdr = hdr, .left_mask = 0};
-	struct ls_row *rows;
-	size_t n;
-	int rc;
-
-	if ((rc = lock_rows(ls, po, is_barrier, &rows, &n)))
-		return rc;
-	for (size_t k = 0; k < shown(n, po->limit) && !rc; k++) {
-		const struct lockstat_lock_info *i = &rows[k].l->info;
-		B(a);
-		B(f);
-		B(g);
-		B(h);
-
-		rc = table_row(&t, rows[k].name, fmt_count(i->barrier_waits, a, 64),
-			       fmt_ns(i->barrier_wait.total_ns, f, 64),
-			       fmt_ns(i->barrier_wait.max_ns, g, 64),
-			       fmt_ns(i->barrier_wait.p99_ns, h, 64));
-	}
-	if (!rc && n) {
-		fprintf(out, "\nbarriers:\n");
-		table_print(&t, out);
-		print_more(out, n, po->limit);
-	}
-	table_free(&t);
-	rows_free(rows, n);
+	for (size_t k = 0; k < sizeof(kind_tables) / sizeof(kind_tables[0]) && !rc; k++)
+		rc = print_kind(ls, out, po, &kind_tables[k]);
 	return rc;
 }
 
@@ -1065,9 +1042,7 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 	if (po->header)
 		trace_loss_print_missing(&ls->tot.loss, NULL, out);
 	if ((rc = print_locks_table(ls, out, po)) || (rc = print_threads(ls, out, po)) ||
-	    (rc = print_rwlocks(ls, out, po)) || (rc = print_conds(ls, out, po)) ||
-	    (rc = print_futexes(ls, out, po)) ||
-	    (rc = print_sems(ls, out, po)) || (rc = print_barriers(ls, out, po)))
+	    (rc = print_rwlocks(ls, out, po)) || (rc = print_kinds(ls, out, po)))
 		return rc;
 	print_cycles(ls, out, po);
 	if ((rc = print_sites(ls, out, po)))
