@@ -56,7 +56,7 @@ under_limit() {
 native=$(under_limit -v 262144 maxalloc.py)
 num_cmp "$native" -gt 200 "alone, python3 allocates ${native} MiB under ulimit -v 262144"
 for cmd in "locks -q -o l.trace" "probe -q -o p.trace -e func:PyDict_*" \
-	"record -q -o r.trace" "path -q -o pa.trace"; do
+	"record -q -o r.trace" "path -q -o pa.trace -w pa.txt"; do
 	# shellcheck disable=SC2086 # the command's words
 	got=$(under_limit -v 262144 maxalloc.py $cmd)
 	[ -n "$got" ] || diag "$(cat err.txt)"
@@ -66,7 +66,7 @@ done
 native=$(under_limit -n 64 maxfd.py)
 num_cmp "$native" -gt 50 "alone, python3 opens $native files under ulimit -n 64"
 for cmd in "locks -q -o l.trace" "probe -q -o p.trace -e func:PyDict_*" \
-	"record -q -o r.trace" "path -q -o pa.trace"; do
+	"record -q -o r.trace" "path -q -o pa.trace -w pa.txt"; do
 	# shellcheck disable=SC2086 # the command's words
 	got=$(under_limit -n 64 maxfd.py $cmd)
 	[ -n "$got" ] || diag "$(cat err.txt)"
