@@ -60,7 +60,11 @@ for cmd in "locks -q -o l.trace" "probe -q -o p.trace -e func:PyDict_*" \
 	# shellcheck disable=SC2086 # the command's words
 	got=$(under_limit -v 262144 maxalloc.py $cmd)
 	[ -n "$got" ] || diag "$(cat err.txt)"
-	num_cmp "$got" -ge $((native - 8)) "spool ${cmd%% *} leaves it ${got:-nothing} MiB (8 MiB less at most)"
+	# spool path probes every function python3 has (7,089): about 650
+	# bytes each (probe table, agent state, trampolines; doc/locks.md)
+	allow=8
+	[ "${cmd%% *}" = path ] && allow=13
+	num_cmp "$got" -ge $((native - allow)) "spool ${cmd%% *} leaves it ${got:-nothing} MiB ($allow MiB less at most)"
 done
 
 native=$(under_limit -n 64 maxfd.py)
