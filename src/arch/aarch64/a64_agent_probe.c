@@ -1,29 +1,338 @@
 // SPDX-License-Identifier: MIT
 /*
- * a64_agent_probe.c - the agent's dynamic-probe interface (agent_probe.h)
- * on aarch64, where this stage has no dynamic probes: agent_probe.c,
- * agent_probe_hot.c and agent_probe_got.c are x86-64 code (int3 traps,
- * the x86 register context, xsave) and are not built
- * (src/arch/aarch64/aarch64.mk). spool refuses `spool probe` with a
- * dynamic probe there before anything reaches the agent
- * (src/arch/aarch64/a64_noprobe.c), so no probe area ever exists.
+ * a64_agent_probe.c - the agent's dynamic-probe runtime on aarch64
+ * (agent_probe.h): place the trampolines spool planned (a64_plan.c,
+ * a64_insn.c) near each module and write the `B` to them, before main.
  *
- * What the rest of the agent asks of this interface is then its "nothing
- * kept" answer: no signal is held out of the kernel's masks, masks and
- * handlers pass through unchanged, attach entry points say ENOTSUP. These
- * are the same paths agent_probe.c takes while no probe is in.
+ * What differs from x86-64 (agent_probe.c, not built here):
+ *   - every probe is one `B imm26` over one instruction: a single aligned
+ *     4-byte store, so a thread never sees half a patch. The trampoline
+ *     page must be within +-128 MiB of the probes and of every branch
+ *     target of its trampolines (PROBE_R_A64_B26); a probe whose branch
+ *     does not reach is left out (PROBE_S_NO_PAGE, spool says so).
+ *   - after writing code, the instruction cache is made coherent with the
+ *     data cache (__builtin___clear_cache: DC CVAU, IC IVAU, DSB, ISB)
+ *     before anything can run it: the trampoline page before it is made
+ *     executable, each patched word right after its store.
+ *   - there are no int3 (BRK) probes: a point whose instruction cannot run
+ *     from a trampoline is refused by spool. So SIGTRAP is never taken
+ *     from the program, no signal mask is adjusted, and the signal-mask
+ *     half of agent_probe.h below is the "nothing kept" answer.
+ *   - placing is done in the constructor, with one thread (launch mode);
+ *     probes of libraries loaded later by dlopen and attach mode (-p PID)
+ *     are not done on aarch64 (NO_MODULE; spool refuses -p).
+ *   - no custom handlers (--handler), no block, branch or variable probes:
+ *     spool refuses them on aarch64 before anything runs.
+ *
+ * The handlers a hit runs are in a64_agent_probe_hot.c.
  */
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../../agent/agent.h"
 #include "../../agent/agent_probe.h"
+#include "a64_agent_probe.h"
 
-void agent_probe_init(void) {}
+uint64_t *a64_probe_addr;
+uint32_t a64_probe_max_id;
 
+struct a64_find {
+	const char *name;
+	uint64_t base;
+	int found;
+};
+
+static int a64_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct a64_find *f = arg;
+	const char *n = info->dlpi_name ? info->dlpi_name : "", *b = strrchr(n, '/');
+
+	b = b ? b + 1 : n;
+	/* The executable comes first, with an empty name. */
+	if (!f->name[0] ? !n[0] : !strcmp(b, f->name)) {
+		f->base = info->dlpi_addr;
+		f->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int a64_reach(uint64_t from, uint64_t to)
+{
+	int64_t d = (int64_t)(to - from);
+
+	return d >= -A64_B_REACH && d < A64_B_REACH;
+}
+
+/*
+ * An RW anonymous mapping whose every byte a B reaches from [lo, hi) and
+ * back: tried at 1 MiB steps above hi and below lo, up to 120 MiB away.
+ * MAP_FIXED_NOREPLACE never moves a mapping of the program; an older kernel
+ * (or qemu-user) that takes it as a hint is caught by the distance check.
+ */
+static void *a64_page(uint64_t lo, uint64_t hi, size_t size)
+{
+	const uint64_t step = 1ull << 20;
+
+	if (hi - lo >= (uint64_t)A64_B_REACH)
+		return NULL;
+	for (uint64_t k = 1; k <= 120; k++) {
+		uint64_t cand[2] = {(hi + k * step) & ~4095ull, (lo - k * step - size) & ~4095ull};
+
+		for (int j = 0; j < 2; j++) {
+			void *p;
+
+			if (j == 1 && lo < k * step + size)
+				continue;
+			p = mmap((void *)cand[j], size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if (a64_reach((uint64_t)p, lo) && a64_reach((uint64_t)p + size, lo) &&
+			    a64_reach((uint64_t)p, hi) && a64_reach((uint64_t)p + size, hi))
+				return p;
+			munmap(p, size);
+		}
+	}
+	return NULL;
+}
+
+static void a64_module_status(struct probe_area_module *m, struct probe_area_probe *ps,
+			      uint32_t status)
+{
+	for (uint32_t i = 0; i < m->nprobes; i++)
+		ps[m->first_probe + i].status = status;
+}
+
+/* The address of standard handler h, 0 for one this runtime has not. */
+static uint64_t a64_handler(uint64_t h)
+{
+	if (h == PROBE_H_FUNC_ENTRY)
+		return (uint64_t)(uintptr_t)a64_probe_entry;
+	if (h == PROBE_H_FUNC_EXIT)
+		return (uint64_t)(uintptr_t)a64_probe_exit;
+	return 0;
+}
+
+/* Apply p's relocations to its code at pc (module base `base`): 0, or -1
+ * when a branch does not reach or a handler is unknown. */
+static int a64_relocate(const struct probe_area_probe *p, const struct probe_area_reloc *rs,
+			uint32_t nrelocs, uint8_t *pc, uint64_t base)
+{
+	if (p->reloc_first > nrelocs || p->reloc_count > nrelocs - p->reloc_first)
+		return -1;
+	for (uint32_t r = 0; r < p->reloc_count; r++) {
+		const struct probe_area_reloc *rl = &rs[p->reloc_first + r];
+		uint64_t v;
+		uint32_t w;
+
+		if (rl->at > p->code_len || p->code_len - rl->at < (rl->type == PROBE_R_A64_B26 ? 4 : 8))
+			return -1;
+		switch (rl->type) {
+		case PROBE_R_A64_B26:
+			v = base + rl->target;
+			if (!a64_reach((uint64_t)(uintptr_t)(pc + rl->at), v))
+				return -1;
+			memcpy(&w, pc + rl->at, 4);
+			w = (w & 0xfc000000u) |
+			    ((uint32_t)((v - (uint64_t)(uintptr_t)(pc + rl->at)) >> 2) & 0x03ffffffu);
+			memcpy(pc + rl->at, &w, 4);
+			break;
+		case PROBE_R_ABS64:
+			v = base + rl->target;
+			memcpy(pc + rl->at, &v, 8);
+			break;
+		case PROBE_R_HANDLER64:
+			v = a64_handler(rl->target);
+			if (!v)
+				return -1;
+			memcpy(pc + rl->at, &v, 8);
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Write one 4-byte word of text: made writable for the store (and still
+ * executable: the page may hold the libc code doing this), then r-x again,
+ * then the instruction cache. One thread runs (before main). */
+static int a64_poke(uint64_t addr, uint32_t w)
+{
+	uint64_t pg = addr & ~4095ull;
+
+	if (mprotect((void *)pg, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -errno;
+	__atomic_store_n((uint32_t *)(uintptr_t)addr, w, __ATOMIC_RELAXED);
+	mprotect((void *)pg, 4096, PROT_READ | PROT_EXEC);
+	__builtin___clear_cache((char *)(uintptr_t)addr, (char *)(uintptr_t)addr + 4);
+	return 0;
+}
+
+/* Place one module's trampolines and patch its probes. */
+static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
+		       struct probe_area_probe *ps)
+{
+	const struct probe_area_reloc *rs = (const void *)((char *)h + h->relocs_off);
+	const uint8_t *code = (const uint8_t *)h + h->code_off;
+	struct a64_find f = {m->name, 0, 0};
+	size_t size = ((size_t)m->code_bytes + 4095) & ~(size_t)4095;
+	uint32_t first_off;
+	uint8_t *page;
+
+	dl_iterate_phdr(a64_phdr_cb, &f);
+	if (!f.found) {
+		a64_module_status(m, ps, PROBE_S_NO_MODULE);
+		agent_log("probe: module '%s' is not loaded", m->name);
+		return;
+	}
+	m->base = f.base;
+	m->status = 1;
+	first_off = ps[m->first_probe].code_off;
+	if (first_off > h->code_bytes || m->code_bytes > h->code_bytes - first_off) {
+		a64_module_status(m, ps, PROBE_S_NO_PAGE);
+		return;
+	}
+	page = size ? a64_page(f.base + m->lo, f.base + m->hi, size) : NULL;
+	if (!page) {
+		a64_module_status(m, ps, PROBE_S_NO_PAGE);
+		agent_log("probe: no trampoline page within a branch's reach of '%s'", m->name);
+		return;
+	}
+	m->page = (uint64_t)(uintptr_t)page;
+	memcpy(page, code + first_off, m->code_bytes);
+	for (uint32_t i = 0; i < m->nprobes; i++) {
+		struct probe_area_probe *p = &ps[m->first_probe + i];
+		uint8_t *pc = page + (p->code_off - first_off);
+
+		p->status = PROBE_S_READY;
+		if (p->id > a64_probe_max_id || p->method != PROBE_M_JUMP || p->patch_len != 4 ||
+		    (p->patch_off & 3) || p->code_off < first_off ||
+		    p->code_off - first_off + (uint64_t)p->code_len > m->code_bytes ||
+		    a64_relocate(p, rs, h->nrelocs, pc, f.base)) {
+			p->status = PROBE_S_NO_PAGE;
+			continue;
+		}
+	}
+	__builtin___clear_cache((char *)page, (char *)page + m->code_bytes);
+	if (mprotect(page, size, PROT_READ | PROT_EXEC)) {
+		a64_module_status(m, ps, PROBE_S_PROTECT);
+		return;
+	}
+	for (uint32_t i = 0; i < m->nprobes; i++) {
+		struct probe_area_probe *p = &ps[m->first_probe + i];
+		uint64_t at = f.base + p->patch_off, tramp;
+		uint32_t w;
+
+		if (p->status != PROBE_S_READY)
+			continue;
+		tramp = (uint64_t)(uintptr_t)(page + (p->code_off - first_off));
+		p->runtime_addr = f.base + p->addr_off;
+		p->runtime_patch = at;
+		a64_probe_addr[p->id] = p->runtime_addr;
+		if (p->shared_exit && p->shared_exit <= a64_probe_max_id)
+			a64_probe_addr[p->shared_exit] = p->runtime_addr;
+		if (memcmp((void *)(uintptr_t)at, p->orig, 4)) {
+			p->status = PROBE_S_MISMATCH;
+			continue;
+		}
+		if (!a64_reach(at, tramp)) {
+			p->status = PROBE_S_NO_PAGE;
+			continue;
+		}
+		w = A64_B_OP | ((uint32_t)((tramp - at) >> 2) & 0x03ffffffu);
+		if (a64_poke(at, w)) {
+			p->status = PROBE_S_PROTECT;
+			continue;
+		}
+		p->status = PROBE_S_PATCHED;
+		h->patched++;
+	}
+}
+
+static struct probe_area_hdr *a64_find_area(void)
+{
+	struct shm_ctl *c = agent.ctl;
+	struct probe_area_hdr *h;
+	uint64_t size;
+
+	if (!c || !(c->features & SHM_FEAT_PROBES))
+		return NULL;
+	h = agent_ext(SHM_EXT_PROBES, &size);
+	if (!h || size < sizeof(*h))
+		return NULL;
+	if (h->magic != PROBE_AREA_MAGIC || h->version != PROBE_AREA_VERSION)
+		return NULL;
+	/* spool wrote it, but bounds are checked all the same */
+	if (h->probes_off > size || h->nprobes > (size - h->probes_off) / sizeof(struct probe_area_probe) ||
+	    h->modules_off > size ||
+	    h->nmodules > (size - h->modules_off) / sizeof(struct probe_area_module) ||
+	    h->relocs_off > size ||
+	    h->nrelocs > (size - h->relocs_off) / sizeof(struct probe_area_reloc) ||
+	    h->code_off > size || h->code_bytes > size - h->code_off)
+		return NULL;
+	return h;
+}
+
+void agent_probe_init(void)
+{
+	struct probe_area_hdr *h = a64_find_area();
+	struct probe_area_module *ms;
+	struct probe_area_probe *ps;
+	size_t tsize;
+
+	if (!h || h->attach)
+		return;
+	if (h->done) {
+		/* an image exec'd after the probes were placed: its code is
+		 * not what they were planned for (spool says so) */
+		__atomic_fetch_add(&h->execs_unprobed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	h->placed_pid = agent.pid;
+	ms = (void *)((char *)h + h->modules_off);
+	ps = (void *)((char *)h + h->probes_off);
+	for (uint32_t i = 0; i < h->nprobes; i++) {
+		if (ps[i].id > a64_probe_max_id)
+			a64_probe_max_id = ps[i].id;
+		if (ps[i].shared_exit > a64_probe_max_id)
+			a64_probe_max_id = ps[i].shared_exit;
+	}
+	if (h->ncounts && h->ncounts - 1 > a64_probe_max_id && h->ncounts - 1 < (1u << 24))
+		a64_probe_max_id = h->ncounts - 1;
+	if (a64_probe_max_id >= (1u << 24))
+		a64_probe_max_id = (1u << 24) - 1;
+	tsize = (((size_t)a64_probe_max_id + 1) * sizeof(uint64_t) + 4095) & ~(size_t)4095;
+	agent_self.busy++;
+	a64_probe_addr =
+		agent_vm_map(tsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a64_probe_addr == MAP_FAILED) {
+		a64_probe_addr = NULL;
+		agent_log("probe: no memory for the probe table");
+	} else {
+		for (uint32_t i = 0; i < h->nmodules; i++) {
+			if (!ms[i].nprobes)
+				continue;
+			if (ms[i].first_probe > h->nprobes ||
+			    ms[i].nprobes > h->nprobes - ms[i].first_probe)
+				continue;
+			a64_module(h, &ms[i], ps);
+		}
+	}
+	agent_self.busy--;
+	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+	agent_log("probe: %u of %u probes patched", h->patched, h->nprobes);
+}
+
+/* Libraries loaded later are not followed on aarch64 (their probes were
+ * marked NO_MODULE at startup). */
 void agent_probe_dlopen(void) {}
 
 int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact)
