@@ -4,7 +4,8 @@
  * first instruction is each kind an aarch64 entry probe must relocate, each
  * called N times from main and N times from each of 2 threads, and one
  * whose first instruction cannot run elsewhere (a SIMD literal load: its
- * entry is refused). It prints its results and how often it called each.
+ * entry is refused); and strtoul, a function of libc, as often. It prints
+ * its results and how often it called each.
  *
  * First instructions (checked in the disassembly, aarch64 gcc -O2):
  *   c_ret    ret                (an entry and an exit in one trampoline)
@@ -105,6 +106,8 @@ __asm__(".text\n"
 #endif
 
 static long n_calls = 1000;
+/* through a pointer: never inlined nor folded */
+static unsigned long (*volatile a64_strtoul)(const char *, char **, int) = strtoul;
 
 /* One round of every function; its result depends on each return value. */
 static long a64_round(long i)
@@ -115,6 +118,7 @@ static long a64_round(long i)
 	s += c_adrp(i);
 	s += c_other(i);
 	s += c_cbz((i & 1) ? "A" : NULL);
+	s += (long)a64_strtoul("17", NULL, 10);
 #if defined(__aarch64__)
 	s += a_ldrlit();
 	s += a_adr();

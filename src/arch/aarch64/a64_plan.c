@@ -52,7 +52,9 @@ static int a64_is_pad(uint32_t w)
 	return (w & 0xffffff3fu) == 0xd503241fu || w == 0xd503233fu || w == 0xd503237fu;
 }
 
-/* A symbol's start (not a .cold part: the rest of a function). */
+/* A function's entry: a symbol's start (not a .cold part: the rest of a
+ * function), or, in a stripped library (a tail call to a hidden function),
+ * the start of an .eh_frame FDE in the entry state (probe_dwarf.c). */
 static int a64_is_func(const struct probe_module *mod, uint64_t addr)
 {
 	size_t lo = 0, hi = mod->nsyms;
@@ -67,7 +69,7 @@ static int a64_is_func(const struct probe_module *mod, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return 0;
+	return probe_dwarf_func_entry(mod, addr);
 }
 
 /* Does w at a end an activation of the function [lo, hi): RET, or a tail
