@@ -2,9 +2,10 @@
 /*
  * probe_a64.c - target of tests/arm64/quick/241-a64-probe.t: functions whose
  * first instruction is each kind an aarch64 entry probe must relocate, each
- * called N times from main and N times from each of 2 threads, and one
- * whose first instruction cannot run elsewhere (a SIMD literal load: its
- * entry is refused); and strtoul, a function of libc, as often. It prints
+ * called N times from main and N times from each of 2 threads; one whose
+ * entry cannot be probed (a_padloop: after its BTI landing pad, the next
+ * instruction is a loop's branch target: refused); and strtoul, a function
+ * of libc, as often. It prints
  * its results and how often it called each.
  *
  * First instructions (checked in the disassembly, aarch64 gcc -O2):
@@ -18,7 +19,8 @@
  *   a_adr    adr x1, label
  *   a_tbz    tbz x0, #0, ...
  *   a_cbnz   cbnz x0, ...
- *   a_simd   ldr d0, literal    (refused)
+ *   a_simd   ldr d0, literal    (x16 lent from below sp for the address)
+ *   a_padloop bti c; a loop back to its second instruction (refused)
  * On x86-64 only the C functions exist (built, not used by a test).
  *
  * usage: probe_a64 [N]   (default 1000)
@@ -57,6 +59,7 @@ long a_tbz(long x);
 long a_cbnz(long x);
 double a_simd(void);
 long a_tail(long x);
+long a_padloop(long x);
 
 __asm__(".text\n"
 	".p2align 3\n"
@@ -102,7 +105,15 @@ __asm__(".text\n"
 	"a_tail:\n"
 	"	add x0, x0, #1\n"
 	"	b c_other\n"
-	".size a_tail, .-a_tail\n");
+	".size a_tail, .-a_tail\n"
+	".globl a_padloop\n.type a_padloop, %function\n"
+	"a_padloop:\n"
+	"	bti c\n"
+	"6:	subs x0, x0, #1\n"
+	"	b.gt 6b\n"
+	"	mov x0, #5\n"
+	"	ret\n"
+	".size a_padloop, .-a_padloop\n");
 #endif
 
 static long n_calls = 1000;
@@ -125,6 +136,7 @@ static long a64_round(long i)
 	s += a_tbz(i);
 	s += a_cbnz(i & 3);
 	s += a_tail(i);
+	s += a_padloop(i & 7);
 	s += (long)(a_simd() * 2);
 #endif
 	return s;

@@ -95,8 +95,8 @@ const char *a64_unreloc(uint32_t w, uint64_t addr)
 {
 	int c = a64_class(w, addr, NULL);
 
-	if (c == A64_LDR_LIT_SIMD)
-		return "a SIMD load from a literal (no free register to rebuild its address)";
+	if (c == A64_LDR_LIT_SIMD && (w >> 30) == 3)
+		return "an unallocated SIMD literal load encoding";
 	if (c == A64_LDR_LIT && (w & 0x1f) == 31)
 		return "a literal load into the zero register";
 	return NULL;
@@ -263,6 +263,20 @@ static int a64_relocate(struct a64_build *b, uint32_t w, uint64_t addr)
 			a64_put(b, 0xf9400000u | rt << 5 | rt); /* ldr xt, [xt] */
 		else
 			a64_put(b, 0xb9800000u | rt << 5 | rt); /* ldrsw xt, [xt] */
+		return 0;
+	case A64_LDR_LIT_SIMD:
+		/* no register of its own to hold the address: x16 lent from
+		 * below sp (AAPCS64 on Linux: nothing below sp is live) */
+		a64_put(b, 0xf81f0ff0u);	/* str x16, [sp, #-16]! */
+		a64_put_lit(b, 16, PROBE_R_ABS64, t);
+		/* ldr St/Dt/Qt, [x16]: size by opc 00 S, 01 D, 10 Q */
+		if ((w >> 30) == 0)
+			a64_put(b, 0xbd400200u | rt);
+		else if ((w >> 30) == 1)
+			a64_put(b, 0xfd400200u | rt);
+		else
+			a64_put(b, 0x3dc00200u | rt);
+		a64_put(b, 0xf84107f0u);	/* ldr x16, [sp], #16 */
 		return 0;
 	case A64_PRFM_LIT:
 		a64_put(b, 0xd503201fu); /* a prefetch hint: nop does the same */

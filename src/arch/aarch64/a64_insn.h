@@ -40,7 +40,7 @@ enum {
 	A64_ADRP,
 	A64_LDR_LIT,	  /* LDR Wt/Xt, LDRSW Xt (literal) */
 	A64_PRFM_LIT,	  /* PRFM (literal): a hint */
-	A64_LDR_LIT_SIMD, /* LDR St/Dt/Qt (literal): no scratch register to rebuild it */
+	A64_LDR_LIT_SIMD, /* LDR St/Dt/Qt (literal) */
 	A64_RET,	  /* RET, RETAA, RETAB */
 };
 

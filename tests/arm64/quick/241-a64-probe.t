@@ -3,19 +3,21 @@
 # 241-a64-probe.t - dynamic function probes on aarch64 (src/arch/aarch64/
 # a64_plan.c, a64_insn.c, a64_agent_probe*.c), spool's aarch64 build under
 # qemu-user: entries and exits of functions whose first instruction is each
-# PC-relative kind (ADRP, ADR, LDR literal, CBZ, CBNZ, TBZ), a lone RET, a
-# tail call's B, and a libc function, counted exactly from 3 threads with
-# the program's output unchanged; a point that cannot be relocated (a SIMD
-# literal load) refused with its reason; a Debian arm64 program (rpcgen,
+# PC-relative kind (ADRP, ADR, LDR literal, SIMD LDR literal, CBZ, CBNZ,
+# TBZ), a lone RET, a tail call's B, and a libc function (after its
+# BTI/PAC landing pad, ending in a tail call to a hidden function), counted
+# exactly from 3 threads with the program's output unchanged; an entry that
+# cannot be probed (after a landing pad, a loop's branch target) refused
+# with its reason; a Debian arm64 program (rpcgen,
 # from the root) probed in libc with its output unchanged; what is not
 # available on aarch64 refused. The host's x86-64 spool reads the traces.
 . "$(dirname "$0")/../lib.sh"
 
-plan 26
+plan 27
 
 N=300
 P="$PROGS/probe_a64"
-[ -x "$P" ] || { skip 26 "$P is not built"; done_testing; exit 0; }
+[ -x "$P" ] || { skip 27 "$P is not built"; done_testing; exit 0; }
 native="$("$P" $N 2>&1)"
 is "$?" 0 "probe_a64 runs under qemu without spool"
 
@@ -33,20 +35,20 @@ PY
 # --- every kind of first instruction, from 3 threads ---
 spool_run probe -e 'func:c_*' -e 'func:a_*' -e 'func:libc.so.6:strtoul' -o fn.trace -- "$P" $N
 is "$RC:$OUT" "0:$native" "spool probe on aarch64: the program's output and status unchanged"
-like "$ERR" "a_simd is not probed \\(entry refused\\).*SIMD load from a literal" \
-	"  the SIMD literal load at a_simd's entry is refused, with the reason"
+like "$ERR" "a_padloop is not probed \\(entry refused\\).*landing pad is a branch target" \
+	"  a_padloop's entry (a loop's target after its BTI pad) is refused, with the reason"
 like "$ERR" "([0-9]+) of \\1 probes placed, 0 events lost" "  every planned probe is placed, no event lost"
 host_run report --functions --json fn.trace
 is "$RC" 0 "the x86-64 spool reports the aarch64 probe trace"
 cp run.out fn.json
 T=$((3 * N))
-for f in c_ret c_adrp c_cbz a_ldrlit a_adr a_tbz a_cbnz a_tail; do
+for f in c_ret c_adrp c_cbz a_ldrlit a_adr a_tbz a_cbnz a_tail a_simd; do
 	is "$(python3 funcs.py fn.json $f)" "$T 0" "  $f: $T calls (3 threads x $N), every exit seen"
 done
 is "$(python3 funcs.py fn.json c_other)" "$((2 * T)) 0" \
 	"  c_other: $((2 * T)) calls (direct, and a_tail's tail call), every exit seen"
 is "$(python3 funcs.py fn.json strtoul)" "$T 0" "  libc's strtoul: $T calls, every exit seen"
-is "$(python3 funcs.py fn.json a_simd)" "absent" "  a_simd (refused) has no probe at all"
+is "$(python3 funcs.py fn.json a_padloop)" "absent" "  a_padloop (refused) has no probe at all"
 
 # --- a Debian arm64 program: rpcgen (libc-dev-bin, in the root) ---
 RPCGEN="$QEMU_LD_PREFIX/usr/bin/rpcgen"
