@@ -724,8 +724,9 @@ int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs)
  * Libraries a program may dlopen later: files on disk matching a spec's
  * library pattern. A pattern with a '/' is a path. Otherwise the pattern
  * is matched against the file names in LD_LIBRARY_PATH's directories and
- * the sonames of the ld.so cache (x86-64 entries), the places dlopen
- * searches for a bare name. Each file is listed once (by real path).
+ * the sonames of the ld.so cache (this machine's entries), then, when
+ * neither has one, the default directories: the places dlopen searches
+ * for a bare name. Each file is listed once (by real path).
  */
 static int probe_libset_add_real(struct probe_libset *ls, const char *path)
 {
@@ -744,6 +745,31 @@ static int probe_libset_add_real(struct probe_libset *ls, const char *path)
 	return 0;
 }
 
+/* Add the files matching pattern in the directories of dirs (a
+ * colon-separated list) to ls. */
+static int probe_libset_scan(struct probe_libset *ls, const char *dirs, const char *pattern)
+{
+	char *copy = strdup(dirs), *save = NULL, *d;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (d = strtok_r(copy, ":", &save); d && !rc; d = strtok_r(NULL, ":", &save)) {
+		DIR *dir = opendir(d);
+		struct dirent *e;
+		char path[PATH_MAX];
+
+		while (dir && !rc && (e = readdir(dir)))
+			if (!fnmatch(pattern, e->d_name, 0) &&
+			    (size_t)snprintf(path, sizeof(path), "%s/%s", d, e->d_name) < sizeof(path))
+				rc = probe_libset_add_real(ls, path);
+		if (dir)
+			closedir(dir);
+	}
+	free(copy);
+	return rc;
+}
+
 int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
 {
 	struct probe_libset ls = {0};
@@ -751,29 +777,19 @@ int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
 	int rc = 0;
 
 	if (strchr(pattern, '/')) {
-		rc = access(pattern, R_OK) ? -errno : probe_libset_add_real(&ls, pattern);
+		/* open, not access: qemu-user maps open to its root (probe_search_dirs) */
+		int fd = open(pattern, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			rc = -errno;
+		} else {
+			close(fd);
+			rc = probe_libset_add_real(&ls, pattern);
+		}
 		goto out;
 	}
-	if (env && *env) {
-		char *copy = strdup(env), *save = NULL, *d;
-
-		if (!copy)
-			return -ENOMEM;
-		for (d = strtok_r(copy, ":", &save); d && !rc; d = strtok_r(NULL, ":", &save)) {
-			DIR *dir = opendir(d);
-			struct dirent *e;
-			char path[PATH_MAX];
-
-			while (dir && !rc && (e = readdir(dir)))
-				if (!fnmatch(pattern, e->d_name, 0) &&
-				    (size_t)snprintf(path, sizeof(path), "%s/%s", d, e->d_name) <
-					    sizeof(path))
-					rc = probe_libset_add_real(&ls, path);
-			if (dir)
-				closedir(dir);
-		}
-		free(copy);
-	}
+	if (env && *env)
+		rc = probe_libset_scan(&ls, env, pattern);
 	ls.cache = probe_read_cache();
 	for (const char *p = ls.cache; !rc && p && *p;) {
 		const char *eol = strchr(p, '\n'), *sp, *arrow;
@@ -799,6 +815,11 @@ int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
 		p = *eol ? eol + 1 : eol;
 	}
 	free(ls.cache);
+	/* As dlopen: after the cache, the default directories (the only
+	 * place an aarch64 program's libraries are found under qemu-user,
+	 * whose ld.so cache is the host's) */
+	if (!rc && !ls.n)
+		rc = probe_libset_scan(&ls, ARCH_LIB_DIRS, pattern);
 out:
 	if (rc) {
 		for (size_t i = 0; i < ls.n; i++)

@@ -23,8 +23,12 @@
  *   a_padloop bti c; a loop back to its second instruction (refused)
  * On x86-64 only the C functions exist (built, not used by a test).
  *
- * usage: probe_a64 [N]   (default 1000)
+ * usage: probe_a64 [N [LIB FN]]   (N default 1000)
+ *   LIB FN: then dlopen LIB (after the probes were placed) and call its
+ *   FN, a `const char *FN(void)` (zlibVersion of libz.so.1), N times;
+ *   prints "LIB FN: N calls, RESULT"
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,5 +171,18 @@ int main(int argc, char **argv)
 		pthread_join(th[k], NULL);
 	printf("sums %ld %ld %ld\n", s[0], s[1], s[2]);
 	printf("calls %ld\n", 3 * n_calls);
+	if (argc > 3) {
+		void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+		const char *(*fn)(void) = h ? (const char *(*)(void))dlsym(h, argv[3]) : NULL;
+		const char *r = NULL;
+
+		if (!fn) {
+			fprintf(stderr, "probe_a64: %s\n", dlerror());
+			return 1;
+		}
+		for (long i = 0; i < n_calls; i++)
+			r = fn();
+		printf("%s %s: %ld calls, %s\n", argv[2], argv[3], n_calls, r ? r : "(null)");
+	}
 	return s[0] == s[1] && s[1] == s[2] ? 0 : 2;
 }

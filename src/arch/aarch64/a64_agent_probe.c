@@ -18,9 +18,9 @@
  *     from a trampoline is refused by spool. So SIGTRAP is never taken
  *     from the program, no signal mask is adjusted, and the signal-mask
  *     half of agent_probe.h below is the "nothing kept" answer.
- *   - placing is done in the constructor, with one thread (launch mode);
- *     probes of libraries loaded later by dlopen and attach mode (-p PID)
- *     are not done on aarch64 (NO_MODULE; spool refuses -p).
+ *   - placing is done in the constructor, with one thread (launch mode),
+ *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
+ *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
  *   - no custom handlers (--handler), no block, branch or variable probes:
  *     spool refuses them on aarch64 before anything runs.
  *
@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <link.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -41,6 +42,10 @@
 
 uint64_t *a64_probe_addr;
 uint32_t a64_probe_max_id;
+/* The area, once the startup placing is done (dlopens follow then), and
+ * the lock two dlopens placing probes at once take turns on. */
+static struct probe_area_hdr *a64_area;
+static int a64_lock;
 
 struct a64_find {
 	const char *name;
@@ -327,13 +332,48 @@ void agent_probe_init(void)
 		}
 	}
 	agent_self.busy--;
+	if (a64_probe_addr)
+		__atomic_store_n(&a64_area, h, __ATOMIC_RELEASE);
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	agent_log("probe: %u of %u probes patched", h->patched, h->nprobes);
 }
 
-/* Libraries loaded later are not followed on aarch64 (their probes were
- * marked NO_MODULE at startup). */
-void agent_probe_dlopen(void) {}
+/*
+ * A dlopen returned: place the probes of the modules that were not loaded
+ * at startup (or at an earlier dlopen). Other threads may run, but none has
+ * run the new module's code yet (its constructors ran on this thread), and
+ * each patch is one aligned word made coherent (DC CVAU, IC IVAU: broadcast
+ * to every core) before dlopen returns the module to the program. Two
+ * dlopens at once take turns on the lock. Not a hot path: dlopen is rare.
+ */
+void agent_probe_dlopen(void)
+{
+	struct probe_area_hdr *h = __atomic_load_n(&a64_area, __ATOMIC_ACQUIRE);
+	struct probe_area_module *ms;
+	struct probe_area_probe *ps;
+
+	if (!h || h->placed_pid != agent.pid)
+		return;
+	ms = (void *)((char *)h + h->modules_off);
+	ps = (void *)((char *)h + h->probes_off);
+	agent_self.busy++;
+	while (__atomic_exchange_n(&a64_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (uint32_t i = 0; i < h->nmodules; i++) {
+		struct a64_find f = {ms[i].name, 0, 0};
+
+		if (ms[i].status || !ms[i].nprobes || ms[i].first_probe > h->nprobes ||
+		    ms[i].nprobes > h->nprobes - ms[i].first_probe)
+			continue;
+		dl_iterate_phdr(a64_phdr_cb, &f);
+		if (f.found) {
+			a64_module(h, &ms[i], ps);
+			agent_log("probe: %s loaded: its probes placed", ms[i].name);
+		}
+	}
+	__atomic_store_n(&a64_lock, 0, __ATOMIC_RELEASE);
+	agent_self.busy--;
+}
 
 int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact)
 {

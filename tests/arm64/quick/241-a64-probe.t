@@ -9,15 +9,16 @@
 # exactly from 3 threads with the program's output unchanged; an entry that
 # cannot be probed (after a landing pad, a loop's branch target) refused
 # with its reason; a Debian arm64 program (rpcgen,
-# from the root) probed in libc with its output unchanged; what is not
+# from the root) probed in libc with its output unchanged; a library
+# dlopened after startup (libz) probed when it loads; what is not
 # available on aarch64 refused. The host's x86-64 spool reads the traces.
 . "$(dirname "$0")/../lib.sh"
 
-plan 27
+plan 29
 
 N=300
 P="$PROGS/probe_a64"
-[ -x "$P" ] || { skip 27 "$P is not built"; done_testing; exit 0; }
+[ -x "$P" ] || { skip 29 "$P is not built"; done_testing; exit 0; }
 native="$("$P" $N 2>&1)"
 is "$?" 0 "probe_a64 runs under qemu without spool"
 
@@ -49,6 +50,19 @@ is "$(python3 funcs.py fn.json c_other)" "$((2 * T)) 0" \
 	"  c_other: $((2 * T)) calls (direct, and a_tail's tail call), every exit seen"
 is "$(python3 funcs.py fn.json strtoul)" "$T 0" "  libc's strtoul: $T calls, every exit seen"
 is "$(python3 funcs.py fn.json a_padloop)" "absent" "  a_padloop (refused) has no probe at all"
+
+# --- a library the program dlopens after the probes were placed ---
+ZLIB="$QEMU_LD_PREFIX/lib/aarch64-linux-gnu/libz.so.1"
+if [ -e "$ZLIB" ]; then
+	dlnative="$("$P" 20 libz.so.1 zlibVersion 2>&1)"
+	spool_run probe -e 'func:libz.so.1:zlibVersion' -o dl.trace -- "$P" 20 libz.so.1 zlibVersion
+	is "$RC:$OUT" "0:$dlnative" "a dlopened library's function probed: the output unchanged"
+	host_run report --functions --json dl.trace
+	is "$(python3 funcs.py run.out zlibVersion)" "20 0" \
+		"  zlibVersion, probed when dlopen loaded libz: 20 calls, every exit seen"
+else
+	skip 2 "no libz.so.1 in the arm64 root"
+fi
 
 # --- a Debian arm64 program: rpcgen (libc-dev-bin, in the root) ---
 RPCGEN="$QEMU_LD_PREFIX/usr/bin/rpcgen"
