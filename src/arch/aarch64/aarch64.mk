@@ -7,9 +7,10 @@
 # libraries (libc, libelf, libdw, libzstd) come from an arm64 Debian root
 # made by scripts/arm64-root.sh (ARM64_ROOT). What differs from x86-64:
 #   - no Zydis: it decodes x86 only; src/arch/aarch64/a64_noprobe.c stands
-#     in for src/arch/x86_64/ and dynamic probes are refused (doc/arm64.md)
+#     in for src/arch/x86_64/, and function probes are planned by
+#     a64_plan.c and a64_insn.c (doc/arm64.md, "Dynamic probes on aarch64")
 #   - the agent's dynamic-probe runtime (agent_probe*.c: x86 traps,
-#     registers, xsave) is replaced by src/arch/aarch64/a64_agent_probe.c
+#     registers, xsave) is replaced by src/arch/aarch64/a64_agent_probe*.c
 #   - spool-ccopt (LLVM) and the man pages are not built: the host's own
 #     build has them, and both are the same on every architecture
 #   - tests/progs written in x86 assembly are left out (ARCH_PROGS_OUT)
