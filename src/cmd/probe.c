@@ -864,7 +864,8 @@ int cmd_probe(int argc, char **argv)
 		for (size_t i = 0; i < nspecs && !no; i++) {
 			if (strncmp(specs[i], "func:", 5)) {
 				what = specs[i];
-				no = "only func: probes (entries and exits) are available on aarch64";
+				no = "not available on aarch64: only func: probes (entries and "
+				     "exits) are";
 			} else if (spec_off[i]) {
 				what = specs[i];
 				no = "--disabled is not available on aarch64";
