@@ -20,6 +20,9 @@
  *   a_tbz    tbz x0, #0, ...
  *   a_cbnz   cbnz x0, ...
  *   a_simd   ldr d0, literal    (x16 lent from below sp for the address)
+ *   a_bcond  b.ge (on the flags its caller a_bcall set)
+ *   a_blfirst bl a_inc (entered from a_blcall with its return point in x9:
+ *            it returns by br x9, so its exit is not seen)
  *   a_padloop bti c; a loop back to its second instruction (refused)
  * On x86-64 only the C functions exist (built, not used by a test).
  *
@@ -64,6 +67,8 @@ long a_cbnz(long x);
 double a_simd(void);
 long a_tail(long x);
 long a_padloop(long x);
+long a_bcall(long x);
+long a_blcall(long x);
 
 __asm__(".text\n"
 	".p2align 3\n"
@@ -117,7 +122,47 @@ __asm__(".text\n"
 	"	b.gt 6b\n"
 	"	mov x0, #5\n"
 	"	ret\n"
-	".size a_padloop, .-a_padloop\n");
+	".size a_padloop, .-a_padloop\n"
+	/* a_bcall(x): 1 if x >= 5, else 2, decided in a_bcond on its flags */
+	".globl a_bcall\n.type a_bcall, %function\n"
+	"a_bcall:\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	mov x29, sp\n"
+	"	cmp x0, #5\n"
+	"	bl a_bcond\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	ret\n"
+	".size a_bcall, .-a_bcall\n"
+	".globl a_bcond\n.type a_bcond, %function\n"
+	"a_bcond:\n"
+	"	b.ge 7f\n"
+	"	mov x0, #2\n"
+	"	ret\n"
+	"7:	mov x0, #1\n"
+	"	ret\n"
+	".size a_bcond, .-a_bcond\n"
+	/* a_blcall(x): x + 3, a_blfirst adding 1 by its first instruction's
+	 * call of a_inc and 2 itself */
+	".globl a_blcall\n.type a_blcall, %function\n"
+	"a_blcall:\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	mov x29, sp\n"
+	"	adr x9, 8f\n"
+	"	bl a_blfirst\n"
+	"8:	ldp x29, x30, [sp], #16\n"
+	"	ret\n"
+	".size a_blcall, .-a_blcall\n"
+	".globl a_blfirst\n.type a_blfirst, %function\n"
+	"a_blfirst:\n"
+	"	bl a_inc\n"
+	"	add x0, x0, #2\n"
+	"	br x9\n"
+	".size a_blfirst, .-a_blfirst\n"
+	".globl a_inc\n.type a_inc, %function\n"
+	"a_inc:\n"
+	"	add x0, x0, #1\n"
+	"	ret\n"
+	".size a_inc, .-a_inc\n");
 #endif
 
 static long n_calls = 1000;
@@ -141,6 +186,8 @@ static long a64_round(long i)
 	s += a_cbnz(i & 3);
 	s += a_tail(i);
 	s += a_padloop(i & 7);
+	s += a_bcall(i & 7) * 1000;
+	s += a_blcall(i);
 	s += (long)(a_simd() * 2);
 #endif
 	return s;

@@ -4,7 +4,7 @@
 # a64_plan.c, a64_insn.c, a64_agent_probe*.c), spool's aarch64 build under
 # qemu-user: entries and exits of functions whose first instruction is each
 # PC-relative kind (ADRP, ADR, LDR literal, SIMD LDR literal, CBZ, CBNZ,
-# TBZ), a lone RET, a tail call's B, and a libc function (after its
+# TBZ, B.cond on the caller's flags, BL), a lone RET, a tail call's B, and a libc function (after its
 # BTI/PAC landing pad, ending in a tail call to a hidden function), counted
 # exactly from 3 threads with the program's output unchanged; an entry that
 # cannot be probed (after a landing pad, a loop's branch target) refused
@@ -14,11 +14,11 @@
 # available on aarch64 refused. The host's x86-64 spool reads the traces.
 . "$(dirname "$0")/../lib.sh"
 
-plan 29
+plan 34
 
 N=300
 P="$PROGS/probe_a64"
-[ -x "$P" ] || { skip 29 "$P is not built"; done_testing; exit 0; }
+[ -x "$P" ] || { skip 34 "$P is not built"; done_testing; exit 0; }
 native="$("$P" $N 2>&1)"
 is "$?" 0 "probe_a64 runs under qemu without spool"
 
@@ -43,11 +43,14 @@ host_run report --functions --json fn.trace
 is "$RC" 0 "the x86-64 spool reports the aarch64 probe trace"
 cp run.out fn.json
 T=$((3 * N))
-for f in c_ret c_adrp c_cbz a_ldrlit a_adr a_tbz a_cbnz a_tail a_simd; do
+for f in c_ret c_adrp c_cbz a_ldrlit a_adr a_tbz a_cbnz a_tail a_simd a_bcall a_bcond a_blcall \
+	a_inc; do
 	is "$(python3 funcs.py fn.json $f)" "$T 0" "  $f: $T calls (3 threads x $N), every exit seen"
 done
 is "$(python3 funcs.py fn.json c_other)" "$((2 * T)) 0" \
 	"  c_other: $((2 * T)) calls (direct, and a_tail's tail call), every exit seen"
+is "$(python3 funcs.py fn.json a_blfirst)" "$T $T" \
+	"  a_blfirst (its first instruction a BL, relocated): $T calls (it returns by br: no exit)"
 is "$(python3 funcs.py fn.json strtoul)" "$T 0" "  libc's strtoul: $T calls, every exit seen"
 is "$(python3 funcs.py fn.json a_padloop)" "absent" "  a_padloop (refused) has no probe at all"
 
