@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -46,6 +47,9 @@ uint32_t a64_probe_max_id;
  * the lock two dlopens placing probes at once take turns on. */
 static struct probe_area_hdr *a64_area;
 static int a64_lock;
+/* The kernel's page size: 4 KiB, 16 KiB or 64 KiB on arm64 (mprotect
+ * wants its multiples). */
+static uint64_t a64_pgsz = 4096;
 
 struct a64_find {
 	const char *name;
@@ -88,7 +92,8 @@ static void *a64_page(uint64_t lo, uint64_t hi, size_t size)
 	if (hi - lo >= (uint64_t)A64_B_REACH)
 		return NULL;
 	for (uint64_t k = 1; k <= 120; k++) {
-		uint64_t cand[2] = {(hi + k * step) & ~4095ull, (lo - k * step - size) & ~4095ull};
+		uint64_t cand[2] = {(hi + k * step) & ~(a64_pgsz - 1),
+				    (lo - k * step - size) & ~(a64_pgsz - 1)};
 
 		for (int j = 0; j < 2; j++) {
 			void *p;
@@ -171,12 +176,12 @@ static int a64_relocate(const struct probe_area_probe *p, const struct probe_are
  * then the instruction cache. One thread runs (before main). */
 static int a64_poke(uint64_t addr, uint32_t w)
 {
-	uint64_t pg = addr & ~4095ull;
+	uint64_t pg = addr & ~(a64_pgsz - 1);
 
-	if (mprotect((void *)pg, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
+	if (mprotect((void *)pg, a64_pgsz, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -errno;
 	__atomic_store_n((uint32_t *)(uintptr_t)addr, w, __ATOMIC_RELAXED);
-	mprotect((void *)pg, 4096, PROT_READ | PROT_EXEC);
+	mprotect((void *)pg, a64_pgsz, PROT_READ | PROT_EXEC);
 	__builtin___clear_cache((char *)(uintptr_t)addr, (char *)(uintptr_t)addr + 4);
 	return 0;
 }
@@ -188,7 +193,7 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 	const struct probe_area_reloc *rs = (const void *)((char *)h + h->relocs_off);
 	const uint8_t *code = (const uint8_t *)h + h->code_off;
 	struct a64_find f = {m->name, 0, 0};
-	size_t size = ((size_t)m->code_bytes + 4095) & ~(size_t)4095;
+	size_t size = ((size_t)m->code_bytes + a64_pgsz - 1) & ~(size_t)(a64_pgsz - 1);
 	uint32_t first_off;
 	uint8_t *page;
 
@@ -314,7 +319,11 @@ void agent_probe_init(void)
 		a64_probe_max_id = h->ncounts - 1;
 	if (a64_probe_max_id >= (1u << 24))
 		a64_probe_max_id = (1u << 24) - 1;
-	tsize = (((size_t)a64_probe_max_id + 1) * sizeof(uint64_t) + 4095) & ~(size_t)4095;
+	a64_pgsz = (uint64_t)getauxval(AT_PAGESZ);
+	if (!a64_pgsz || (a64_pgsz & (a64_pgsz - 1)))
+		a64_pgsz = 4096;
+	tsize = (((size_t)a64_probe_max_id + 1) * sizeof(uint64_t) + a64_pgsz - 1) &
+		~(size_t)(a64_pgsz - 1);
 	agent_self.busy++;
 	a64_probe_addr =
 		agent_vm_map(tsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
