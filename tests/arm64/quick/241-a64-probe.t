@@ -9,16 +9,17 @@
 # exactly from 3 threads with the program's output unchanged; an entry that
 # cannot be probed (after a landing pad, a loop's branch target) refused
 # with its reason; a Debian arm64 program (rpcgen,
-# from the root) probed in libc with its output unchanged; a library
+# from the root) probed in libc, every libc function at once too, with its
+# output unchanged; a library
 # dlopened after startup (libz) probed when it loads; what is not
 # available on aarch64 refused. The host's x86-64 spool reads the traces.
 . "$(dirname "$0")/../lib.sh"
 
-plan 34
+plan 37
 
 N=300
 P="$PROGS/probe_a64"
-[ -x "$P" ] || { skip 34 "$P is not built"; done_testing; exit 0; }
+[ -x "$P" ] || { skip 37 "$P is not built"; done_testing; exit 0; }
 native="$("$P" $N 2>&1)"
 is "$?" 0 "probe_a64 runs under qemu without spool"
 
@@ -91,8 +92,17 @@ EOF
 	spool_run probe -e 'func:libc.so.6:malloc' -o rpc2.trace -- "$RPCGEN" -c t.x
 	host_run report --functions --json rpc2.trace
 	is "$(python3 funcs.py run.out malloc)" "$m" "  a second run counts the same malloc calls"
+	# every function of libc (5,000 probes: entries, rets, tail calls),
+	# in rpcgen and in its fork child that runs cpp
+	spool_run probe -e 'func:libc.so.6:*' -o all.trace -- "$RPCGEN" -c t.x
+	cmp -s run.out native.c
+	is "$RC:$?" "0:0" "func:libc.so.6:* in rpcgen: status and generated C unchanged"
+	like "$ERR" "([0-9]{4,}) of \\1 probes placed, 0 events lost" \
+		"  thousands of probes, all placed, no event lost"
+	host_run report --functions --json all.trace
+	is "$(python3 funcs.py run.out malloc)" "$m" "  malloc counted as when probed alone"
 else
-	skip 6 "no rpcgen in the arm64 root, or no cpp on the host"
+	skip 9 "no rpcgen in the arm64 root, or no cpp on the host"
 fi
 
 # --- refused on aarch64, with the reason ---
