@@ -186,65 +186,54 @@ static int a64_poke(uint64_t addr, uint32_t w)
 	return 0;
 }
 
-/* Place one module's trampolines and patch its probes. */
-static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
-		       struct probe_area_probe *ps)
+#define A64_ALIGN(x) (((x) + 15u) & ~(size_t)15)
+
+/*
+ * Probes [from, to) of the module (base), whose trampolines go to page
+ * (size bytes, RW): copy and relocate each, make the page coherent and
+ * executable, then write each B. A probe that cannot be placed gets its
+ * status; the others are patched.
+ */
+static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t from,
+			  uint32_t to, uint64_t base, uint8_t *page, size_t size)
 {
 	const struct probe_area_reloc *rs = (const void *)((char *)h + h->relocs_off);
 	const uint8_t *code = (const uint8_t *)h + h->code_off;
-	struct a64_find f = {m->name, 0, 0};
-	size_t size = ((size_t)m->code_bytes + a64_pgsz - 1) & ~(size_t)(a64_pgsz - 1);
-	uint32_t first_off;
-	uint8_t *page;
+	size_t used = 0;
 
-	dl_iterate_phdr(a64_phdr_cb, &f);
-	if (!f.found) {
-		a64_module_status(m, ps, PROBE_S_NO_MODULE);
-		agent_log("probe: module '%s' is not loaded", m->name);
-		return;
-	}
-	m->base = f.base;
-	m->status = 1;
-	first_off = ps[m->first_probe].code_off;
-	if (first_off > h->code_bytes || m->code_bytes > h->code_bytes - first_off) {
-		a64_module_status(m, ps, PROBE_S_NO_PAGE);
-		return;
-	}
-	page = size ? a64_page(f.base + m->lo, f.base + m->hi, size) : NULL;
-	if (!page) {
-		a64_module_status(m, ps, PROBE_S_NO_PAGE);
-		agent_log("probe: no trampoline page within a branch's reach of '%s'", m->name);
-		return;
-	}
-	m->page = (uint64_t)(uintptr_t)page;
-	memcpy(page, code + first_off, m->code_bytes);
-	for (uint32_t i = 0; i < m->nprobes; i++) {
-		struct probe_area_probe *p = &ps[m->first_probe + i];
-		uint8_t *pc = page + (p->code_off - first_off);
+	for (uint32_t i = from; i < to; i++) {
+		struct probe_area_probe *p = &ps[i];
 
-		p->status = PROBE_S_READY;
+		p->status = PROBE_S_NO_PAGE;
+		p->runtime_patch = 0;
 		if (p->id > a64_probe_max_id || p->method != PROBE_M_JUMP || p->patch_len != 4 ||
-		    (p->patch_off & 3) || p->code_off < first_off ||
-		    p->code_off - first_off + (uint64_t)p->code_len > m->code_bytes ||
-		    a64_relocate(p, rs, h->nrelocs, pc, f.base)) {
-			p->status = PROBE_S_NO_PAGE;
+		    (p->patch_off & 3) || p->code_off > h->code_bytes ||
+		    p->code_len > h->code_bytes - p->code_off || used + p->code_len > size)
 			continue;
+		memcpy(page + used, code + p->code_off, p->code_len);
+		if (!a64_relocate(p, rs, h->nrelocs, page + used, base)) {
+			p->status = PROBE_S_READY;
+			/* (runtime_patch is spool's to read after the patch; the
+			 * trampoline's address is kept there meanwhile) */
+			p->runtime_patch = (uint64_t)(uintptr_t)(page + used);
 		}
+		used += A64_ALIGN(p->code_len);
 	}
-	__builtin___clear_cache((char *)page, (char *)page + m->code_bytes);
+	__builtin___clear_cache((char *)page, (char *)page + used);
 	if (mprotect(page, size, PROT_READ | PROT_EXEC)) {
-		a64_module_status(m, ps, PROBE_S_PROTECT);
+		for (uint32_t i = from; i < to; i++)
+			if (ps[i].status == PROBE_S_READY)
+				ps[i].status = PROBE_S_PROTECT;
 		return;
 	}
-	for (uint32_t i = 0; i < m->nprobes; i++) {
-		struct probe_area_probe *p = &ps[m->first_probe + i];
-		uint64_t at = f.base + p->patch_off, tramp;
+	for (uint32_t i = from; i < to; i++) {
+		struct probe_area_probe *p = &ps[i];
+		uint64_t at = base + p->patch_off, tramp = p->runtime_patch;
 		uint32_t w;
 
 		if (p->status != PROBE_S_READY)
 			continue;
-		tramp = (uint64_t)(uintptr_t)(page + (p->code_off - first_off));
-		p->runtime_addr = f.base + p->addr_off;
+		p->runtime_addr = base + p->addr_off;
 		p->runtime_patch = at;
 		a64_probe_addr[p->id] = p->runtime_addr;
 		if (p->shared_exit && p->shared_exit <= a64_probe_max_id)
@@ -265,6 +254,66 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		p->status = PROBE_S_PATCHED;
 		h->patched++;
 	}
+}
+
+/*
+ * Place one module's trampolines and patch its probes (sorted by address).
+ * One page within a branch's reach of them all when there is one (the
+ * usual case: a module's code spans less than 128 MiB); else, from the
+ * first probe none reaches, another page near that probe for the rest,
+ * and so on: every probe gets a trampoline near it, however large the
+ * module (a page's unused tail is left).
+ */
+static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
+		       struct probe_area_probe *ps)
+{
+	struct a64_find f = {m->name, 0, 0};
+	uint32_t i = m->first_probe, end = m->first_probe + m->nprobes, npages = 0;
+
+	dl_iterate_phdr(a64_phdr_cb, &f);
+	if (!f.found) {
+		a64_module_status(m, ps, PROBE_S_NO_MODULE);
+		agent_log("probe: module '%s' is not loaded", m->name);
+		return;
+	}
+	m->base = f.base;
+	m->status = 1;
+	while (i < end) {
+		uint64_t at = f.base + ps[i].patch_off;
+		size_t rest = 0, size;
+		uint8_t *page = NULL;
+		uint32_t j = i;
+
+		for (uint32_t k = i; k < end; k++)
+			rest += A64_ALIGN(ps[k].code_len);
+		size = (rest + a64_pgsz - 1) & ~(size_t)(a64_pgsz - 1);
+		if (!size)
+			break;
+		if (i == m->first_probe && m->hi > m->lo)
+			page = a64_page(f.base + m->lo, f.base + m->hi, size);
+		if (!page)
+			page = a64_page(at, at + 4, size);
+		if (!page) {
+			for (; i < end; i++)
+				ps[i].status = PROBE_S_NO_PAGE;
+			agent_log("probe: no trampoline page within a branch's reach in '%s'",
+				  m->name);
+			break;
+		}
+		if (!npages++)
+			m->page = (uint64_t)(uintptr_t)page;
+		while (j < end && a64_reach(f.base + ps[j].patch_off, (uint64_t)(uintptr_t)page) &&
+		       a64_reach(f.base + ps[j].patch_off, (uint64_t)(uintptr_t)page + size))
+			j++;
+		if (j == i)
+			j = i + 1; /* cannot be: placed near it; its B says NO_PAGE if so */
+		a64_place_run(h, ps, i, j, f.base, page, size);
+		i = j;
+	}
+	if (npages > 1)
+		agent_log("probe: '%s': trampolines in %u pages (its probes span more than a "
+			  "branch reaches)",
+			  m->name, npages);
 }
 
 static struct probe_area_hdr *a64_find_area(void)
