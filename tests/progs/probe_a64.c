@@ -38,9 +38,7 @@
 
 long g_a64 = 5;
 
-__attribute__((noipa)) void c_ret(void)
-{
-}
+__attribute__((noipa)) void c_ret(void) {}
 
 __attribute__((noipa)) long c_adrp(long x)
 {

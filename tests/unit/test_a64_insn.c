@@ -101,8 +101,8 @@ static void test_classes(void **state)
 	/* 2000: 10000041  adr x1, 2008 */
 	assert_int_equal(a64_class(0x10000041u, 0x2000, &t), A64_ADR);
 	assert_int_equal(t, 0x2008);
-	assert_int_equal(a64_class(0xd65f03c0u, 0, NULL), A64_RET);	/* ret */
-	assert_int_equal(a64_class(0xd65f0bffu, 0, NULL), A64_RET);	/* retaa */
+	assert_int_equal(a64_class(0xd65f03c0u, 0, NULL), A64_RET);   /* ret */
+	assert_int_equal(a64_class(0xd65f0bffu, 0, NULL), A64_RET);   /* retaa */
 	assert_int_equal(a64_class(0xa9bf7bfdu, 0, NULL), A64_PLAIN); /* stp x29, x30, [sp,#-16]! */
 	assert_int_equal(a64_class(0xd503233fu, 0, NULL), A64_PLAIN); /* paciasp */
 	assert_int_equal(a64_class(0xd61f0200u, 0, NULL), A64_PLAIN); /* br x16 */
@@ -129,9 +129,9 @@ static void test_plain_and_call(void **state)
 	assert_int_equal(handlers, 1);
 	/* a second handler call (an entry whose first instruction returns) */
 	memset(&c, 0, sizeof(c));
-	assert_int_equal(a64_code_probe(&c, 0xd65f03c0u, 0x2000, 7, PROBE_H_FUNC_ENTRY, 8,
-					PROBE_H_FUNC_EXIT),
-			 0);
+	assert_int_equal(
+	    a64_code_probe(&c, 0xd65f03c0u, 0x2000, 7, PROBE_H_FUNC_ENTRY, 8, PROBE_H_FUNC_EXIT),
+	    0);
 	handlers = 0;
 	for (uint32_t i = 0; i < c.nrel; i++)
 		handlers += c.rel[i].type == PROBE_R_HANDLER64;
@@ -197,9 +197,9 @@ static void test_addresses(void **state)
 	/* ldr d0, 8b0 at 8a8: x16 lent from below sp */
 	build(&c, 0x5c000040u, 0x8a8);
 	at = after_restore(&c);
-	assert_int_equal(word(&c, at), 0xf81f0ff0u);	 /* str x16, [sp, #-16]! */
+	assert_int_equal(word(&c, at), 0xf81f0ff0u); /* str x16, [sp, #-16]! */
 	assert_int_equal(lit_of(&c, at + 4)->target, 0x8b0);
-	assert_int_equal(word(&c, at + 8), 0xfd400200u);	 /* ldr d0, [x16] */
+	assert_int_equal(word(&c, at + 8), 0xfd400200u);  /* ldr d0, [x16] */
 	assert_int_equal(word(&c, at + 12), 0xf84107f0u); /* ldr x16, [sp], #16 */
 	/* prfm pldl1keep, literal: a nop */
 	build(&c, 0xd8000040u, 0x2000);
@@ -224,11 +224,9 @@ static void test_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_classes),
-		cmocka_unit_test(test_plain_and_call),
-		cmocka_unit_test(test_branches),
-		cmocka_unit_test(test_addresses),
-		cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_classes),  cmocka_unit_test(test_plain_and_call),
+	    cmocka_unit_test(test_branches), cmocka_unit_test(test_addresses),
+	    cmocka_unit_test(test_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

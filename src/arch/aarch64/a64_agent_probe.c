@@ -142,7 +142,8 @@ static int a64_relocate(const struct probe_area_probe *p, const struct probe_are
 		uint64_t v;
 		uint32_t w;
 
-		if (rl->at > p->code_len || p->code_len - rl->at < (rl->type == PROBE_R_A64_B26 ? 4 : 8))
+		if (rl->at > p->code_len ||
+		    p->code_len - rl->at < (rl->type == PROBE_R_A64_B26 ? 4 : 8))
 			return -1;
 		switch (rl->type) {
 		case PROBE_R_A64_B26:
@@ -151,7 +152,8 @@ static int a64_relocate(const struct probe_area_probe *p, const struct probe_are
 				return -1;
 			memcpy(&w, pc + rl->at, 4);
 			w = (w & 0xfc000000u) |
-			    ((uint32_t)((v - (uint64_t)(uintptr_t)(pc + rl->at)) >> 2) & 0x03ffffffu);
+			    ((uint32_t)((v - (uint64_t)(uintptr_t)(pc + rl->at)) >> 2) &
+			     0x03ffffffu);
 			memcpy(pc + rl->at, &w, 4);
 			break;
 		case PROBE_R_ABS64:
@@ -330,7 +332,8 @@ static struct probe_area_hdr *a64_find_area(void)
 	if (h->magic != PROBE_AREA_MAGIC || h->version != PROBE_AREA_VERSION)
 		return NULL;
 	/* spool wrote it, but bounds are checked all the same */
-	if (h->probes_off > size || h->nprobes > (size - h->probes_off) / sizeof(struct probe_area_probe) ||
+	if (h->probes_off > size ||
+	    h->nprobes > (size - h->probes_off) / sizeof(struct probe_area_probe) ||
 	    h->modules_off > size ||
 	    h->nmodules > (size - h->modules_off) / sizeof(struct probe_area_module) ||
 	    h->relocs_off > size ||
@@ -375,7 +378,7 @@ void agent_probe_init(void)
 		~(size_t)(a64_pgsz - 1);
 	agent_self.busy++;
 	a64_probe_addr =
-		agent_vm_map(tsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	    agent_vm_map(tsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (a64_probe_addr == MAP_FAILED) {
 		a64_probe_addr = NULL;
 		agent_log("probe: no memory for the probe table");

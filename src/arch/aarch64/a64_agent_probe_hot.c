@@ -25,9 +25,10 @@
  * tag) live above bit 47 on Linux's 48-bit user address space. */
 #define A64_VA_MASK ((1ull << 48) - 1)
 
-static inline __attribute__((always_inline)) void
-a64_probe_emit(uint32_t id, unsigned op, const struct a64_probe_regs *regs, uint64_t sp,
-	       uint64_t a0, uint64_t a1, uint64_t a2)
+static inline __attribute__((always_inline)) void a64_probe_emit(uint32_t id, unsigned op,
+								 const struct a64_probe_regs *regs,
+								 uint64_t sp, uint64_t a0,
+								 uint64_t a1, uint64_t a2)
 {
 	struct agent_thread *t = agent_enter();
 	struct rec_probe *r;

@@ -76,10 +76,18 @@ int a64_class(uint32_t w, uint64_t addr, uint64_t *target)
 const char *a64_text(uint32_t w, uint64_t addr, char *buf, size_t cap)
 {
 	static const char *const names[] = {
-		[A64_PLAIN] = "insn", [A64_B] = "b", [A64_BL] = "bl", [A64_BCOND] = "b.cond",
-		[A64_CBZ] = "cbz/cbnz", [A64_TBZ] = "tbz/tbnz", [A64_ADR] = "adr",
-		[A64_ADRP] = "adrp", [A64_LDR_LIT] = "ldr literal", [A64_PRFM_LIT] = "prfm literal",
-		[A64_LDR_LIT_SIMD] = "ldr literal (simd)", [A64_RET] = "ret",
+	    [A64_PLAIN] = "insn",
+	    [A64_B] = "b",
+	    [A64_BL] = "bl",
+	    [A64_BCOND] = "b.cond",
+	    [A64_CBZ] = "cbz/cbnz",
+	    [A64_TBZ] = "tbz/tbnz",
+	    [A64_ADR] = "adr",
+	    [A64_ADRP] = "adrp",
+	    [A64_LDR_LIT] = "ldr literal",
+	    [A64_PRFM_LIT] = "prfm literal",
+	    [A64_LDR_LIT_SIMD] = "ldr literal (simd)",
+	    [A64_RET] = "ret",
 	};
 	uint64_t t;
 	int c = a64_class(w, addr, &t);
@@ -111,9 +119,9 @@ struct a64_build {
 	uint32_t w[A64_WORDS];
 	unsigned n;
 	struct {
-		uint32_t type;	 /* PROBE_R_ABS64 or PROBE_R_HANDLER64 */
+		uint32_t type; /* PROBE_R_ABS64 or PROBE_R_HANDLER64 */
 		uint64_t target;
-		unsigned use;	 /* the LDR (literal) word that loads it */
+		unsigned use; /* the LDR (literal) word that loads it */
 	} lit[A64_LITS];
 	unsigned nlit;
 	struct {
@@ -267,7 +275,7 @@ static int a64_relocate(struct a64_build *b, uint32_t w, uint64_t addr)
 	case A64_LDR_LIT_SIMD:
 		/* no register of its own to hold the address: x16 lent from
 		 * below sp (AAPCS64 on Linux: nothing below sp is live) */
-		a64_put(b, 0xf81f0ff0u);	/* str x16, [sp, #-16]! */
+		a64_put(b, 0xf81f0ff0u); /* str x16, [sp, #-16]! */
 		a64_put_lit(b, 16, PROBE_R_ABS64, t);
 		/* ldr St/Dt/Qt, [x16]: size by opc 00 S, 01 D, 10 Q */
 		if ((w >> 30) == 0)
@@ -276,7 +284,7 @@ static int a64_relocate(struct a64_build *b, uint32_t w, uint64_t addr)
 			a64_put(b, 0xfd400200u | rt);
 		else
 			a64_put(b, 0x3dc00200u | rt);
-		a64_put(b, 0xf84107f0u);	/* ldr x16, [sp], #16 */
+		a64_put(b, 0xf84107f0u); /* ldr x16, [sp], #16 */
 		return 0;
 	case A64_PRFM_LIT:
 		a64_put(b, 0xd503201fu); /* a prefetch hint: nop does the same */
@@ -295,12 +303,12 @@ static uint32_t a64_pair(uint32_t op, unsigned a, unsigned b, unsigned off, unsi
 /* w0 = id; x1 = the frame; x2 = sp at the probe; blr handler. */
 static void a64_put_call(struct a64_build *b, uint32_t id, uint32_t handler)
 {
-	a64_put(b, 0x52800000u | (id & 0xffff) << 5);	       /* movz w0, #lo */
-	a64_put(b, 0x72a00000u | (id >> 16 & 0xffff) << 5);     /* movk w0, #hi, lsl 16 */
-	a64_put(b, 0x910003e1u);				       /* mov x1, sp */
-	a64_put(b, 0x910003e2u | (uint32_t)A64_FRAME << 10);   /* add x2, sp, #FRAME */
-	a64_put_lit(b, 16, PROBE_R_HANDLER64, handler);	       /* ldr x16, =handler */
-	a64_put(b, 0xd63f0200u);			       /* blr x16 */
+	a64_put(b, 0x52800000u | (id & 0xffff) << 5);	     /* movz w0, #lo */
+	a64_put(b, 0x72a00000u | (id >> 16 & 0xffff) << 5);  /* movk w0, #hi, lsl 16 */
+	a64_put(b, 0x910003e1u);			     /* mov x1, sp */
+	a64_put(b, 0x910003e2u | (uint32_t)A64_FRAME << 10); /* add x2, sp, #FRAME */
+	a64_put_lit(b, 16, PROBE_R_HANDLER64, handler);	     /* ldr x16, =handler */
+	a64_put(b, 0xd63f0200u);			     /* blr x16 */
 }
 
 int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe_id,
@@ -317,7 +325,7 @@ int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe
 	a64_put(&b, 0xd10003ffu | (uint32_t)A64_FRAME << 10);
 	for (unsigned r = 0; r < 30; r += 2)
 		a64_put(&b, a64_pair(0xa9000000u, r, r + 1, r * 8, 8));
-	a64_put(&b, 0xd53b4200u);			  /* mrs x0, nzcv */
+	a64_put(&b, 0xd53b4200u);			   /* mrs x0, nzcv */
 	a64_put(&b, a64_pair(0xa9000000u, 30, 0, 240, 8)); /* stp x30, x0, [sp, #240] */
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad000000u, r, r + 1, 256 + r * 16, 16));
@@ -327,7 +335,7 @@ int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad400000u, r, r + 1, 256 + r * 16, 16));
 	a64_put(&b, a64_pair(0xa9400000u, 30, 0, 240, 8)); /* ldp x30, x0, [sp, #240] */
-	a64_put(&b, 0xd51b4200u);			  /* msr nzcv, x0 */
+	a64_put(&b, 0xd51b4200u);			   /* msr nzcv, x0 */
 	for (unsigned r = 0; r < 30; r += 2)
 		a64_put(&b, a64_pair(0xa9400000u, r, r + 1, r * 8, 8));
 	a64_put(&b, 0x910003ffu | (uint32_t)A64_FRAME << 10); /* add sp, sp, #FRAME */
