@@ -175,7 +175,9 @@ static int a64_relocate(const struct probe_area_probe *p, const struct probe_are
 
 /* Write one 4-byte word of text: made writable for the store (and still
  * executable: the page may hold the libc code doing this), then r-x again,
- * then the instruction cache. One thread runs (before main). */
+ * then the instruction cache. One thread runs (before main), or the module
+ * is new (dlopen). r-x drops PROT_BTI where ld.so had set it (a BTI core):
+ * the page stops being guarded, nothing faults (doc/arm64.md). */
 static int a64_poke(uint64_t addr, uint32_t w)
 {
 	uint64_t pg = addr & ~(a64_pgsz - 1);
