@@ -183,11 +183,11 @@ int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int en
 	if (hi <= lo)
 		hi = lo + 4;
 	if (entry) {
-		uint32_t w0 = a64_word(code);
-		if (a64_is_pad(w0) && lo + 4 < hi)
-			at = lo + 4;
-		int ret0 = a64_is_exit(mod, a64_word(code + (at - lo)), at, lo, hi);
+		int ret0;
 
+		if (a64_is_pad(a64_word(code)) && lo + 4 < hi)
+			at = lo + 4;
+		ret0 = a64_is_exit(mod, a64_word(code + (at - lo)), at, lo, hi);
 		if (at != lo && a64_targeted(code, lo, hi, at)) {
 			snprintf(why, sizeof(why),
 				 "its first instruction after the BTI/PAC landing pad is a branch "
@@ -212,6 +212,7 @@ int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int en
 		return 0;
 	for (uint64_t a = lo; a < hi; a += 4) {
 		uint32_t w = a64_word(code + (a - lo));
+
 		if ((w & 0xfffffc1fu) == 0xd61f0000u || (w & 0xfefff800u) == 0xd61f0800u)
 			nbr++; /* BR Xn, BRAA/BRAB... */
 		if (!a64_is_exit(mod, w, a, lo, hi))
