@@ -368,11 +368,16 @@ void agent_thread_register(struct agent_thread *t)
 	struct shm_ring *r;
 	struct rec_thread *rt;
 	uint32_t idx, seq;
-	int saved = errno;
+	int saved;
 
 	if (t->state != AGENT_T_NEW || !agent.active)
 		return;
+	/* busy before anything that may reach a probe: reading errno calls
+	 * __errno_location, and a probe there (func:libc.so.6:*) registering
+	 * this thread again recursed until the stack overflowed (a fork
+	 * child, whose registration is the atfork handler's) */
 	t->busy++;
+	saved = errno;
 	idx = agent_ring_claim(c);
 	if (idx == UINT32_MAX) {
 		t->state = AGENT_T_NORING;

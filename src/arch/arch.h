@@ -6,6 +6,9 @@
  * register context, raw system calls) stays in src/arch/<arch>/ or behind
  * #if in the few files that need it (doc/arm64.md lists them).
  *
+ * ARCH_LIB_DIRS and ARCH_LDCACHE_TAG: how spool finds the libraries a
+ * program loads (src/probe/probe_elf.c), as this machine's ld.so would.
+ *
  * arch_ts() is the counter every event header's tsc field holds, read on
  * the agent's hot path: inline, no system call, async-signal-safe. The
  * trace clock (src/trace/clock.c) calibrates it against CLOCK_MONOTONIC
@@ -27,6 +30,10 @@
 #include <x86intrin.h>
 
 #define ARCH_NAME "x86_64"
+/* Where ld.so looks for libraries by default (after its cache), and the tag
+ * `ldconfig -p` gives this machine's entries ("libc6,x86-64"). */
+#define ARCH_LIB_DIRS "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib:/usr/lib"
+#define ARCH_LDCACHE_TAG "x86-64"
 
 static inline uint64_t arch_ts(void)
 {
@@ -40,6 +47,8 @@ static inline void arch_cpu_relax(void)
 }
 #elif defined(__aarch64__)
 #define ARCH_NAME "aarch64"
+#define ARCH_LIB_DIRS "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:/lib:/usr/lib"
+#define ARCH_LDCACHE_TAG "AArch64"
 
 static inline uint64_t arch_ts(void)
 {

@@ -854,15 +854,41 @@ int cmd_probe(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 #if defined(__aarch64__)
-	/* The first stage of the aarch64 port has no dynamic probes (branch
-	 * trampolines, relocation of PC-relative code): refused before
-	 * anything is planned or started. sys: probes are the agent's
-	 * interposers and work. */
-	if (nspecs || attach_pid) {
-		log_err("'%s': dynamic probes and -p PID are not available on aarch64 in this "
-			"build (x86-64 only for now); sys: probes are (doc/arm64.md)",
-			nspecs ? specs[0] : "-p");
-		return 1;
+	/* aarch64 (src/arch/aarch64/, doc/arm64.md): function probes, entries
+	 * and exits, by branch trampolines placed before main. The rest is
+	 * refused before anything is planned or started, with the reason:
+	 * sys: probes are the agent's interposers and work. */
+	{
+		const char *no = NULL, *what = NULL;
+
+		for (size_t i = 0; i < nspecs && !no; i++) {
+			if (strncmp(specs[i], "func:", 5)) {
+				what = specs[i];
+				no = "not available on aarch64: only func: probes (entries and "
+				     "exits) are";
+			} else if (spec_off[i]) {
+				what = specs[i];
+				no = "--disabled is not available on aarch64";
+			}
+		}
+		if (!no && attach_pid) {
+			what = "-p";
+			no = "attaching (-p PID) is not available on aarch64 (ptrace with the arm64 "
+			     "registers: not done)";
+		}
+		if (!no && pr.handler[0]) {
+			what = "--handler";
+			no = "custom handlers are not available on aarch64";
+		}
+		if (!no && exits == PROBE_EXITS_RETADDR) {
+			what = "--exits retaddr";
+			no = "exits through the return address are not available on aarch64 "
+			     "(every ret and tail call is patched: --exits patch)";
+		}
+		if (no) {
+			log_err("'%s': %s (doc/arm64.md)", what, no);
+			return 1;
+		}
 	}
 #endif
 	if (attach_pid && optind < argc) {

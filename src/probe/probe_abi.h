@@ -108,6 +108,13 @@ enum {
 	PROBE_R_REL32 = 1,
 	/* 8 bytes at code+at = address of the agent's standard handler `target` */
 	PROBE_R_HANDLER64 = 2,
+	/* aarch64: the B or BL word at code+at gets imm26 = ((module base +
+	 * target) - (trampoline + at)) / 4; out of +-128 MiB the probe is not
+	 * placed (PROBE_S_NO_PAGE) */
+	PROBE_R_A64_B26 = 3,
+	/* aarch64: 8 bytes at code+at = module base + target (a literal the
+	 * trampoline loads: relocated ADR, ADRP, LDR literal, BL's return) */
+	PROBE_R_ABS64 = 4,
 };
 
 struct probe_area_hdr {

@@ -296,6 +296,14 @@ static unsigned probe_dw_type(Dwarf_Die *var, char *tname, size_t tlen)
 }
 
 /* The CFA at pc as register + offset. */
+/* The highest register a CFA may be based on: x86-64 rip (16); aarch64 sp
+ * (31, which libdw gives as DW_OP_bregx 31). */
+#if defined(__aarch64__)
+#define PROBE_DW_CFA_REG_MAX 31
+#else
+#define PROBE_DW_CFA_REG_MAX 16
+#endif
+
 static int probe_dw_cfa(struct probe_module *mod, uint64_t pc, uint8_t *reg, int64_t *off)
 {
 	Dwarf_CFI *cfis[2];
@@ -319,7 +327,8 @@ static int probe_dw_cfa(struct probe_module *mod, uint64_t pc, uint8_t *reg, int
 			*reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
 			*off = (int64_t)ops[0].number;
 			rc = 0;
-		} else if (nops == 1 && ops[0].atom == DW_OP_bregx && ops[0].number <= 16) {
+		} else if (nops == 1 && ops[0].atom == DW_OP_bregx &&
+			   ops[0].number <= PROBE_DW_CFA_REG_MAX) {
 			*reg = (uint8_t)ops[0].number;
 			*off = (int64_t)ops[0].number2;
 			rc = 0;
@@ -356,7 +365,12 @@ int probe_dwarf_func_entry(const struct probe_module *cmod, uint64_t addr)
 		return 0;
 	ok = dwarf_frame_info(fr, &start, &end, &signalp) >= 0 && start == addr;
 	free(fr);
+#if defined(__aarch64__)
+	/* the entry state on aarch64: CFA = sp (DWARF 31) + 0, LR in x30 */
+	return ok && !probe_dw_cfa(mod, addr, &reg, &off) && reg == 31 && off == 0;
+#else
 	return ok && !probe_dw_cfa(mod, addr, &reg, &off) && reg == 7 && off == 8;
+#endif
 }
 
 static void probe_dw_why(struct probe_dw_var *v, const char *fmt, const char *name, unsigned op)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../arch/arch.h"
 #include "../util/debugfile.h"
 #include "../util/log.h"
 #include "probe.h"
@@ -544,7 +545,8 @@ static char *probe_read_cache(void)
 	return buf;
 }
 
-/* "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1" */
+/* "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1" (on
+ * aarch64 "(libc6,AArch64)": ARCH_LDCACHE_TAG) */
 static int probe_cache_lookup(const char *cache, const char *soname, char *out, size_t len)
 {
 	const char *p = cache;
@@ -556,7 +558,7 @@ static int probe_cache_lookup(const char *cache, const char *soname, char *out, 
 		while (*p == '\t' || *p == ' ')
 			p++;
 		if (!strncmp(p, soname, sl) && p[sl] == ' ' &&
-		    (!eol || strstr(p, "x86-64") < eol) && strstr(p, "x86-64") &&
+		    (!eol || strstr(p, ARCH_LDCACHE_TAG) < eol) && strstr(p, ARCH_LDCACHE_TAG) &&
 		    (arrow = strstr(p, "=> ")) && (!eol || arrow < eol)) {
 			size_t n = eol ? (size_t)(eol - arrow - 3) : strlen(arrow + 3);
 
@@ -589,9 +591,17 @@ static int probe_search_dirs(const char *dirs, const char *origin, const char *s
 			snprintf(dir, sizeof(dir), "%s%s", origin, d + 7);
 		else
 			snprintf(dir, sizeof(dir), "%s", d);
-		if ((size_t)snprintf(out, len, "%s/%s", dir, soname) < len && !access(out, R_OK)) {
-			rc = 0;
-			break;
+		/* open, not access: the same answer for a file to read, and
+		 * qemu-user (make check-arm64) maps open to its library root
+		 * but not access */
+		if ((size_t)snprintf(out, len, "%s/%s", dir, soname) < len) {
+			int fd = open(out, O_RDONLY | O_CLOEXEC);
+
+			if (fd >= 0) {
+				close(fd);
+				rc = 0;
+				break;
+			}
 		}
 	}
 	free(copy);
@@ -664,7 +674,7 @@ static int probe_add_deps(struct probe_libset *ls, const char *path)
 			  probe_search_dirs(runpath, origin, needed[i], found, sizeof(found))) &&
 			 (!ls->cache ||
 			  probe_cache_lookup(ls->cache, needed[i], found, sizeof(found))) &&
-			 probe_search_dirs("/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib:/usr/lib",
+			 probe_search_dirs(ARCH_LIB_DIRS,
 					   origin, needed[i], found, sizeof(found))) {
 			log_debug("probe: cannot find %s needed by %s", needed[i], path);
 			continue;
@@ -714,8 +724,9 @@ int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs)
  * Libraries a program may dlopen later: files on disk matching a spec's
  * library pattern. A pattern with a '/' is a path. Otherwise the pattern
  * is matched against the file names in LD_LIBRARY_PATH's directories and
- * the sonames of the ld.so cache (x86-64 entries), the places dlopen
- * searches for a bare name. Each file is listed once (by real path).
+ * the sonames of the ld.so cache (this machine's entries), then, when
+ * neither has one, the default directories: the places dlopen searches
+ * for a bare name. Each file is listed once (by real path).
  */
 static int probe_libset_add_real(struct probe_libset *ls, const char *path)
 {
@@ -734,6 +745,31 @@ static int probe_libset_add_real(struct probe_libset *ls, const char *path)
 	return 0;
 }
 
+/* Add the files matching pattern in the directories of dirs (a
+ * colon-separated list) to ls. */
+static int probe_libset_scan(struct probe_libset *ls, const char *dirs, const char *pattern)
+{
+	char *copy = strdup(dirs), *save = NULL, *d;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (d = strtok_r(copy, ":", &save); d && !rc; d = strtok_r(NULL, ":", &save)) {
+		DIR *dir = opendir(d);
+		struct dirent *e;
+		char path[PATH_MAX];
+
+		while (dir && !rc && (e = readdir(dir)))
+			if (!fnmatch(pattern, e->d_name, 0) &&
+			    (size_t)snprintf(path, sizeof(path), "%s/%s", d, e->d_name) < sizeof(path))
+				rc = probe_libset_add_real(ls, path);
+		if (dir)
+			closedir(dir);
+	}
+	free(copy);
+	return rc;
+}
+
 int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
 {
 	struct probe_libset ls = {0};
@@ -741,29 +777,19 @@ int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
 	int rc = 0;
 
 	if (strchr(pattern, '/')) {
-		rc = access(pattern, R_OK) ? -errno : probe_libset_add_real(&ls, pattern);
+		/* open, not access: qemu-user maps open to its root (probe_search_dirs) */
+		int fd = open(pattern, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			rc = -errno;
+		} else {
+			close(fd);
+			rc = probe_libset_add_real(&ls, pattern);
+		}
 		goto out;
 	}
-	if (env && *env) {
-		char *copy = strdup(env), *save = NULL, *d;
-
-		if (!copy)
-			return -ENOMEM;
-		for (d = strtok_r(copy, ":", &save); d && !rc; d = strtok_r(NULL, ":", &save)) {
-			DIR *dir = opendir(d);
-			struct dirent *e;
-			char path[PATH_MAX];
-
-			while (dir && !rc && (e = readdir(dir)))
-				if (!fnmatch(pattern, e->d_name, 0) &&
-				    (size_t)snprintf(path, sizeof(path), "%s/%s", d, e->d_name) <
-					    sizeof(path))
-					rc = probe_libset_add_real(&ls, path);
-			if (dir)
-				closedir(dir);
-		}
-		free(copy);
-	}
+	if (env && *env)
+		rc = probe_libset_scan(&ls, env, pattern);
 	ls.cache = probe_read_cache();
 	for (const char *p = ls.cache; !rc && p && *p;) {
 		const char *eol = strchr(p, '\n'), *sp, *arrow;
@@ -776,7 +802,8 @@ int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
 			p++;
 		sp = memchr(p, ' ', (size_t)(eol - p));
 		arrow = sp ? memmem(sp, (size_t)(eol - sp), "=> ", 3) : NULL;
-		if (sp && arrow && memmem(sp, (size_t)(arrow - sp), "x86-64", 6) &&
+		if (sp && arrow &&
+		    memmem(sp, (size_t)(arrow - sp), ARCH_LDCACHE_TAG, strlen(ARCH_LDCACHE_TAG)) &&
 		    (size_t)(sp - p) < sizeof(name) && (n = (size_t)(eol - arrow - 3)) < sizeof(path)) {
 			memcpy(name, p, (size_t)(sp - p));
 			name[sp - p] = 0;
@@ -788,6 +815,11 @@ int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
 		p = *eol ? eol + 1 : eol;
 	}
 	free(ls.cache);
+	/* As dlopen: after the cache, the default directories (the only
+	 * place an aarch64 program's libraries are found under qemu-user,
+	 * whose ld.so cache is the host's) */
+	if (!rc && !ls.n)
+		rc = probe_libset_scan(&ls, ARCH_LIB_DIRS, pattern);
 out:
 	if (rc) {
 		for (size_t i = 0; i < ls.n; i++)

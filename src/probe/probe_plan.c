@@ -29,6 +29,9 @@
 #include "../common/event.h"
 #include "../util/log.h"
 #include "probe.h"
+#if defined(__aarch64__)
+#include "../arch/aarch64/a64_plan.h"
+#endif
 
 #define PLAN_MAX_INSNS 4096
 
@@ -956,6 +959,10 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 	uint32_t entry_id = 0;
 	int rc = 0, nret = 0;
 
+#if defined(__aarch64__)
+	/* one word per instruction, one B per probe: src/arch/aarch64/ */
+	return a64_plan_function(m, module, sym, entry, exits);
+#endif
 	f.code = probe_module_code(mod, f.sym->addr, &avail);
 	if (!f.code)
 		return -ENOEXEC;

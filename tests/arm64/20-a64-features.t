@@ -4,7 +4,7 @@
 # by feature, with spool's aarch64 build under qemu-user (make check-arm64;
 # the quick part is tests/arm64/quick/): a race-free program recorded and
 # replayed in both modes, the thread path, system probes, what is refused
-# with its reason (dynamic probes, attach, snapshots, static programs),
+# with its reason (probes other than func:, attach, snapshots, static programs),
 # and the host's x86-64 spool reading everything the "board" wrote
 # (report, export, decode, path). Not covered here: ptrace under qemu-user
 # (attach, spool replay --gdb) - doc/arm64.md.
@@ -51,8 +51,8 @@ print(sum(x["calls"] for t in d["threads"] for x in t["io"]
 is "$calls" 37 "  the 37 file writes are counted"
 
 # --- refused, with the reason ---
-spool_run probe -e 'func:worker' -- "$PROGS/lockcount" 2 10
-is_rc 1 "a dynamic probe is refused on aarch64"
+spool_run probe -e 'block:worker' -- "$PROGS/lockcount" 2 10
+is_rc 1 "a block probe is refused on aarch64 (func: probes work: quick/241-a64-probe.t)"
 like "$ERR" 'not available on aarch64' "  and spool says why"
 spool_run record --snap-period 50 -- "$PROGS/rr_bank" 2 10
 is_rc 1 "record --snap-period (snapshots) is refused on aarch64"

@@ -1,30 +1,442 @@
 // SPDX-License-Identifier: MIT
 /*
- * a64_agent_probe.c - the agent's dynamic-probe interface (agent_probe.h)
- * on aarch64, where this stage has no dynamic probes: agent_probe.c,
- * agent_probe_hot.c and agent_probe_got.c are x86-64 code (int3 traps,
- * the x86 register context, xsave) and are not built
- * (src/arch/aarch64/aarch64.mk). spool refuses `spool probe` with a
- * dynamic probe there before anything reaches the agent
- * (src/arch/aarch64/a64_noprobe.c), so no probe area ever exists.
+ * a64_agent_probe.c - the agent's dynamic-probe runtime on aarch64
+ * (agent_probe.h): place the trampolines spool planned (a64_plan.c,
+ * a64_insn.c) near each module and write the `B` to them, before main.
  *
- * What the rest of the agent asks of this interface is then its "nothing
- * kept" answer: no signal is held out of the kernel's masks, masks and
- * handlers pass through unchanged, attach entry points say ENOTSUP. These
- * are the same paths agent_probe.c takes while no probe is in.
+ * What differs from x86-64 (agent_probe.c, not built here):
+ *   - every probe is one `B imm26` over one instruction: a single aligned
+ *     4-byte store, so a thread never sees half a patch. The trampoline
+ *     page must be within +-128 MiB of the probes and of every branch
+ *     target of its trampolines (PROBE_R_A64_B26); a probe whose branch
+ *     does not reach is left out (PROBE_S_NO_PAGE, spool says so).
+ *   - after writing code, the instruction cache is made coherent with the
+ *     data cache (__builtin___clear_cache: DC CVAU, IC IVAU, DSB, ISB)
+ *     before anything can run it: the trampoline page before it is made
+ *     executable, each patched word right after its store.
+ *   - there are no int3 (BRK) probes: a point whose instruction cannot run
+ *     from a trampoline is refused by spool. So SIGTRAP is never taken
+ *     from the program, no signal mask is adjusted, and the signal-mask
+ *     half of agent_probe.h below is the "nothing kept" answer.
+ *   - placing is done in the constructor, with one thread (launch mode),
+ *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
+ *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
+ *   - no custom handlers (--handler), no block, branch or variable probes:
+ *     spool refuses them on aarch64 before anything runs.
+ *
+ * The handlers a hit runs are in a64_agent_probe_hot.c.
  */
 #include <errno.h>
+#include <link.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../../agent/agent.h"
 #include "../../agent/agent_probe.h"
+#include "a64_agent_probe.h"
 
-void agent_probe_init(void) {}
+uint64_t *a64_probe_addr;
+uint32_t a64_probe_max_id;
+/* The area, once the startup placing is done (dlopens follow then), and
+ * the lock two dlopens placing probes at once take turns on. */
+static struct probe_area_hdr *a64_area;
+static int a64_lock;
+/* The kernel's page size: 4 KiB, 16 KiB or 64 KiB on arm64 (mprotect
+ * wants its multiples). */
+static uint64_t a64_pgsz = 4096;
 
-void agent_probe_dlopen(void) {}
+struct a64_find {
+	const char *name;
+	uint64_t base;
+	int found;
+};
+
+static int a64_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct a64_find *f = arg;
+	const char *n = info->dlpi_name ? info->dlpi_name : "", *b = strrchr(n, '/');
+
+	b = b ? b + 1 : n;
+	/* The executable comes first, with an empty name. */
+	if (!f->name[0] ? !n[0] : !strcmp(b, f->name)) {
+		f->base = info->dlpi_addr;
+		f->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int a64_reach(uint64_t from, uint64_t to)
+{
+	int64_t d = (int64_t)(to - from);
+
+	return d >= -A64_B_REACH && d < A64_B_REACH;
+}
+
+/*
+ * An RW anonymous mapping whose every byte a B reaches from [lo, hi) and
+ * back: tried at 1 MiB steps above hi and below lo, up to 120 MiB away.
+ * MAP_FIXED_NOREPLACE never moves a mapping of the program; an older kernel
+ * (or qemu-user) that takes it as a hint is caught by the distance check.
+ */
+static void *a64_page(uint64_t lo, uint64_t hi, size_t size)
+{
+	const uint64_t step = 1ull << 20;
+
+	if (hi - lo >= (uint64_t)A64_B_REACH)
+		return NULL;
+	for (uint64_t k = 1; k <= 120; k++) {
+		uint64_t cand[2] = {(hi + k * step) & ~(a64_pgsz - 1),
+				    (lo - k * step - size) & ~(a64_pgsz - 1)};
+
+		for (int j = 0; j < 2; j++) {
+			void *p;
+
+			if (j == 1 && lo < k * step + size)
+				continue;
+			p = mmap((void *)cand[j], size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if (a64_reach((uint64_t)p, lo) && a64_reach((uint64_t)p + size, lo) &&
+			    a64_reach((uint64_t)p, hi) && a64_reach((uint64_t)p + size, hi))
+				return p;
+			munmap(p, size);
+		}
+	}
+	return NULL;
+}
+
+static void a64_module_status(struct probe_area_module *m, struct probe_area_probe *ps,
+			      uint32_t status)
+{
+	for (uint32_t i = 0; i < m->nprobes; i++)
+		ps[m->first_probe + i].status = status;
+}
+
+/* The address of standard handler h, 0 for one this runtime has not. */
+static uint64_t a64_handler(uint64_t h)
+{
+	if (h == PROBE_H_FUNC_ENTRY)
+		return (uint64_t)(uintptr_t)a64_probe_entry;
+	if (h == PROBE_H_FUNC_EXIT)
+		return (uint64_t)(uintptr_t)a64_probe_exit;
+	return 0;
+}
+
+/* Apply p's relocations to its code at pc (module base `base`): 0, or -1
+ * when a branch does not reach or a handler is unknown. */
+static int a64_relocate(const struct probe_area_probe *p, const struct probe_area_reloc *rs,
+			uint32_t nrelocs, uint8_t *pc, uint64_t base)
+{
+	if (p->reloc_first > nrelocs || p->reloc_count > nrelocs - p->reloc_first)
+		return -1;
+	for (uint32_t r = 0; r < p->reloc_count; r++) {
+		const struct probe_area_reloc *rl = &rs[p->reloc_first + r];
+		uint64_t v;
+		uint32_t w;
+
+		if (rl->at > p->code_len ||
+		    p->code_len - rl->at < (rl->type == PROBE_R_A64_B26 ? 4 : 8))
+			return -1;
+		switch (rl->type) {
+		case PROBE_R_A64_B26:
+			v = base + rl->target;
+			if (!a64_reach((uint64_t)(uintptr_t)(pc + rl->at), v))
+				return -1;
+			memcpy(&w, pc + rl->at, 4);
+			w = (w & 0xfc000000u) |
+			    ((uint32_t)((v - (uint64_t)(uintptr_t)(pc + rl->at)) >> 2) &
+			     0x03ffffffu);
+			memcpy(pc + rl->at, &w, 4);
+			break;
+		case PROBE_R_ABS64:
+			v = base + rl->target;
+			memcpy(pc + rl->at, &v, 8);
+			break;
+		case PROBE_R_HANDLER64:
+			v = a64_handler(rl->target);
+			if (!v)
+				return -1;
+			memcpy(pc + rl->at, &v, 8);
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Write one 4-byte word of text: made writable for the store (and still
+ * executable: the page may hold the libc code doing this), then r-x again,
+ * then the instruction cache. One thread runs (before main), or the module
+ * is new (dlopen). r-x drops PROT_BTI where ld.so had set it (a BTI core):
+ * the page stops being guarded, nothing faults (doc/arm64.md). */
+static int a64_poke(uint64_t addr, uint32_t w)
+{
+	uint64_t pg = addr & ~(a64_pgsz - 1);
+
+	if (mprotect((void *)pg, a64_pgsz, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -errno;
+	__atomic_store_n((uint32_t *)(uintptr_t)addr, w, __ATOMIC_RELAXED);
+	mprotect((void *)pg, a64_pgsz, PROT_READ | PROT_EXEC);
+	__builtin___clear_cache((char *)(uintptr_t)addr, (char *)(uintptr_t)addr + 4);
+	return 0;
+}
+
+#define A64_ALIGN(x) (((x) + 15u) & ~(size_t)15)
+
+/*
+ * Probes [from, to) of the module (base), whose trampolines go to page
+ * (size bytes, RW): copy and relocate each, make the page coherent and
+ * executable, then write each B. A probe that cannot be placed gets its
+ * status; the others are patched.
+ */
+static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t from,
+			  uint32_t to, uint64_t base, uint8_t *page, size_t size)
+{
+	const struct probe_area_reloc *rs = (const void *)((char *)h + h->relocs_off);
+	const uint8_t *code = (const uint8_t *)h + h->code_off;
+	size_t used = 0;
+
+	for (uint32_t i = from; i < to; i++) {
+		struct probe_area_probe *p = &ps[i];
+
+		p->status = PROBE_S_NO_PAGE;
+		p->runtime_patch = 0;
+		if (p->id > a64_probe_max_id || p->method != PROBE_M_JUMP || p->patch_len != 4 ||
+		    (p->patch_off & 3) || p->code_off > h->code_bytes ||
+		    p->code_len > h->code_bytes - p->code_off || used + p->code_len > size)
+			continue;
+		memcpy(page + used, code + p->code_off, p->code_len);
+		if (!a64_relocate(p, rs, h->nrelocs, page + used, base)) {
+			p->status = PROBE_S_READY;
+			/* (runtime_patch is spool's to read after the patch; the
+			 * trampoline's address is kept there meanwhile) */
+			p->runtime_patch = (uint64_t)(uintptr_t)(page + used);
+		}
+		used += A64_ALIGN(p->code_len);
+	}
+	__builtin___clear_cache((char *)page, (char *)page + used);
+	if (mprotect(page, size, PROT_READ | PROT_EXEC)) {
+		for (uint32_t i = from; i < to; i++)
+			if (ps[i].status == PROBE_S_READY)
+				ps[i].status = PROBE_S_PROTECT;
+		return;
+	}
+	for (uint32_t i = from; i < to; i++) {
+		struct probe_area_probe *p = &ps[i];
+		uint64_t at = base + p->patch_off, tramp = p->runtime_patch;
+		uint32_t w;
+
+		if (p->status != PROBE_S_READY)
+			continue;
+		p->runtime_addr = base + p->addr_off;
+		p->runtime_patch = at;
+		a64_probe_addr[p->id] = p->runtime_addr;
+		if (p->shared_exit && p->shared_exit <= a64_probe_max_id)
+			a64_probe_addr[p->shared_exit] = p->runtime_addr;
+		if (memcmp((void *)(uintptr_t)at, p->orig, 4)) {
+			p->status = PROBE_S_MISMATCH;
+			continue;
+		}
+		if (!a64_reach(at, tramp)) {
+			p->status = PROBE_S_NO_PAGE;
+			continue;
+		}
+		w = A64_B_OP | ((uint32_t)((tramp - at) >> 2) & 0x03ffffffu);
+		if (a64_poke(at, w)) {
+			p->status = PROBE_S_PROTECT;
+			continue;
+		}
+		p->status = PROBE_S_PATCHED;
+		h->patched++;
+	}
+}
+
+/*
+ * Place one module's trampolines and patch its probes (sorted by address).
+ * One page within a branch's reach of them all when there is one (the
+ * usual case: a module's code spans less than 128 MiB); else, from the
+ * first probe none reaches, another page near that probe for the rest,
+ * and so on: every probe gets a trampoline near it, however large the
+ * module (a page's unused tail is left).
+ */
+static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
+		       struct probe_area_probe *ps)
+{
+	struct a64_find f = {m->name, 0, 0};
+	uint32_t i = m->first_probe, end = m->first_probe + m->nprobes, npages = 0;
+
+	dl_iterate_phdr(a64_phdr_cb, &f);
+	if (!f.found) {
+		a64_module_status(m, ps, PROBE_S_NO_MODULE);
+		agent_log("probe: module '%s' is not loaded", m->name);
+		return;
+	}
+	m->base = f.base;
+	m->status = 1;
+	while (i < end) {
+		uint64_t at = f.base + ps[i].patch_off;
+		size_t rest = 0, size;
+		uint8_t *page = NULL;
+		uint32_t j = i;
+
+		for (uint32_t k = i; k < end; k++)
+			rest += A64_ALIGN(ps[k].code_len);
+		size = (rest + a64_pgsz - 1) & ~(size_t)(a64_pgsz - 1);
+		if (!size)
+			break;
+		if (i == m->first_probe && m->hi > m->lo)
+			page = a64_page(f.base + m->lo, f.base + m->hi, size);
+		if (!page)
+			page = a64_page(at, at + 4, size);
+		if (!page) {
+			for (; i < end; i++)
+				ps[i].status = PROBE_S_NO_PAGE;
+			agent_log("probe: no trampoline page within a branch's reach in '%s'",
+				  m->name);
+			break;
+		}
+		if (!npages++)
+			m->page = (uint64_t)(uintptr_t)page;
+		while (j < end && a64_reach(f.base + ps[j].patch_off, (uint64_t)(uintptr_t)page) &&
+		       a64_reach(f.base + ps[j].patch_off, (uint64_t)(uintptr_t)page + size))
+			j++;
+		if (j == i)
+			j = i + 1; /* cannot be: placed near it; its B says NO_PAGE if so */
+		a64_place_run(h, ps, i, j, f.base, page, size);
+		i = j;
+	}
+	if (npages > 1)
+		agent_log("probe: '%s': trampolines in %u pages (its probes span more than a "
+			  "branch reaches)",
+			  m->name, npages);
+}
+
+static struct probe_area_hdr *a64_find_area(void)
+{
+	struct shm_ctl *c = agent.ctl;
+	struct probe_area_hdr *h;
+	uint64_t size;
+
+	if (!c || !(c->features & SHM_FEAT_PROBES))
+		return NULL;
+	h = agent_ext(SHM_EXT_PROBES, &size);
+	if (!h || size < sizeof(*h))
+		return NULL;
+	if (h->magic != PROBE_AREA_MAGIC || h->version != PROBE_AREA_VERSION)
+		return NULL;
+	/* spool wrote it, but bounds are checked all the same */
+	if (h->probes_off > size ||
+	    h->nprobes > (size - h->probes_off) / sizeof(struct probe_area_probe) ||
+	    h->modules_off > size ||
+	    h->nmodules > (size - h->modules_off) / sizeof(struct probe_area_module) ||
+	    h->relocs_off > size ||
+	    h->nrelocs > (size - h->relocs_off) / sizeof(struct probe_area_reloc) ||
+	    h->code_off > size || h->code_bytes > size - h->code_off)
+		return NULL;
+	return h;
+}
+
+void agent_probe_init(void)
+{
+	struct probe_area_hdr *h = a64_find_area();
+	struct probe_area_module *ms;
+	struct probe_area_probe *ps;
+	size_t tsize;
+
+	if (!h || h->attach)
+		return;
+	if (h->done) {
+		/* an image exec'd after the probes were placed: its code is
+		 * not what they were planned for (spool says so) */
+		__atomic_fetch_add(&h->execs_unprobed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	h->placed_pid = agent.pid;
+	ms = (void *)((char *)h + h->modules_off);
+	ps = (void *)((char *)h + h->probes_off);
+	for (uint32_t i = 0; i < h->nprobes; i++) {
+		if (ps[i].id > a64_probe_max_id)
+			a64_probe_max_id = ps[i].id;
+		if (ps[i].shared_exit > a64_probe_max_id)
+			a64_probe_max_id = ps[i].shared_exit;
+	}
+	if (h->ncounts && h->ncounts - 1 > a64_probe_max_id && h->ncounts - 1 < (1u << 24))
+		a64_probe_max_id = h->ncounts - 1;
+	if (a64_probe_max_id >= (1u << 24))
+		a64_probe_max_id = (1u << 24) - 1;
+	a64_pgsz = (uint64_t)getauxval(AT_PAGESZ);
+	if (!a64_pgsz || (a64_pgsz & (a64_pgsz - 1)))
+		a64_pgsz = 4096;
+	tsize = (((size_t)a64_probe_max_id + 1) * sizeof(uint64_t) + a64_pgsz - 1) &
+		~(size_t)(a64_pgsz - 1);
+	agent_self.busy++;
+	a64_probe_addr =
+	    agent_vm_map(tsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a64_probe_addr == MAP_FAILED) {
+		a64_probe_addr = NULL;
+		agent_log("probe: no memory for the probe table");
+	} else {
+		for (uint32_t i = 0; i < h->nmodules; i++) {
+			if (!ms[i].nprobes)
+				continue;
+			if (ms[i].first_probe > h->nprobes ||
+			    ms[i].nprobes > h->nprobes - ms[i].first_probe)
+				continue;
+			a64_module(h, &ms[i], ps);
+		}
+	}
+	agent_self.busy--;
+	if (a64_probe_addr)
+		__atomic_store_n(&a64_area, h, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+	agent_log("probe: %u of %u probes patched", h->patched, h->nprobes);
+}
+
+/*
+ * A dlopen returned: place the probes of the modules that were not loaded
+ * at startup (or at an earlier dlopen). Other threads may run, but none has
+ * run the new module's code yet (its constructors ran on this thread), and
+ * each patch is one aligned word made coherent (DC CVAU, IC IVAU: broadcast
+ * to every core) before dlopen returns the module to the program. Two
+ * dlopens at once take turns on the lock. Not a hot path: dlopen is rare.
+ */
+void agent_probe_dlopen(void)
+{
+	struct probe_area_hdr *h = __atomic_load_n(&a64_area, __ATOMIC_ACQUIRE);
+	struct probe_area_module *ms;
+	struct probe_area_probe *ps;
+
+	if (!h || h->placed_pid != agent.pid)
+		return;
+	ms = (void *)((char *)h + h->modules_off);
+	ps = (void *)((char *)h + h->probes_off);
+	agent_self.busy++;
+	while (__atomic_exchange_n(&a64_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (uint32_t i = 0; i < h->nmodules; i++) {
+		struct a64_find f = {ms[i].name, 0, 0};
+
+		if (ms[i].status || !ms[i].nprobes || ms[i].first_probe > h->nprobes ||
+		    ms[i].nprobes > h->nprobes - ms[i].first_probe)
+			continue;
+		dl_iterate_phdr(a64_phdr_cb, &f);
+		if (f.found) {
+			a64_module(h, &ms[i], ps);
+			agent_log("probe: %s loaded: its probes placed", ms[i].name);
+		}
+	}
+	__atomic_store_n(&a64_lock, 0, __ATOMIC_RELEASE);
+	agent_self.busy--;
+}
 
 int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact)
 {

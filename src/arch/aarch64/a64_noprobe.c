@@ -3,20 +3,20 @@
  * a64_noprobe.c - what the aarch64 build of spool has in place of the
  * x86-64-only parts of this stage (doc/arm64.md, "What works"):
  *
- *   - dynamic probes: the planner (src/probe/probe_plan.c) builds
- *     trampolines through the x86_* interface (src/arch/x86_64/, Zydis).
- *     Here every x86_* call fails with ENOTSUP, and `spool probe` refuses
- *     a dynamic probe before planning (src/cmd/probe.c), so none of these
- *     is reached in practice; they only keep the planner linkable.
+ *   - the x86 instruction interface (src/arch/x86_64/, Zydis) the planner
+ *     (src/probe/probe_plan.c) uses for blocks, branches, variables and
+ *     x86 functions: here every x86_* call fails with ENOTSUP. Function
+ *     probes go to a64_plan.c instead, and `spool probe` refuses the other
+ *     kinds before planning (src/cmd/probe.c), so none of these is reached
+ *     in practice; they only keep the planner linkable.
  *   - attach (`spool probe -p`): ptrace with the x86 register set
  *     (src/probe/probe_attach.c); refused.
  *   - the gdb server (`spool replay --gdb`): ptrace registers, debug
  *     registers and the x86-64 target description (gdbsrv_inf.c,
  *     gdbsrv_regs.c); refused with the reason when it would start.
  *
- * Arm's own versions (branch trampolines, relocation of ADR/ADRP/B/BL/
- * B.cond/CBZ/TBZ/LDR literal, the arm64 register set over ptrace
- * regsets) are the next stage of issue 18.
+ * Arm's own versions of these (attach with the arm64 register set over
+ * ptrace regsets, the gdb server's registers) are still to do (issue 18).
  */
 #include <errno.h>
 #include <string.h>

@@ -7,9 +7,10 @@
 # libraries (libc, libelf, libdw, libzstd) come from an arm64 Debian root
 # made by scripts/arm64-root.sh (ARM64_ROOT). What differs from x86-64:
 #   - no Zydis: it decodes x86 only; src/arch/aarch64/a64_noprobe.c stands
-#     in for src/arch/x86_64/ and dynamic probes are refused (doc/arm64.md)
+#     in for src/arch/x86_64/, and function probes are planned by
+#     a64_plan.c and a64_insn.c (doc/arm64.md, "Dynamic probes on aarch64")
 #   - the agent's dynamic-probe runtime (agent_probe*.c: x86 traps,
-#     registers, xsave) is replaced by src/arch/aarch64/a64_agent_probe.c
+#     registers, xsave) is replaced by src/arch/aarch64/a64_agent_probe*.c
 #   - spool-ccopt (LLVM) and the man pages are not built: the host's own
 #     build has them, and both are the same on every architecture
 #   - tests/progs written in x86 assembly are left out (ARCH_PROGS_OUT)
@@ -31,7 +32,7 @@ ARCH_DIR := src/arch/aarch64
 ARCH_HOST_LIBS := $(addprefix -L,$(wildcard $(ARM64_ROOT)/usr/lib/gcc/aarch64-linux-gnu/*))
 ARCH_AGENT_OUT := src/agent/agent_probe.c src/agent/agent_probe_hot.c src/agent/agent_probe_got.c \
 	src/agent/agent_probe_live.c src/agent/agent_probe_ra.c src/agent/agent_probe_gotwrap.c
-ARCH_AGENT_SRCS := src/arch/aarch64/a64_agent_probe.c
+ARCH_AGENT_SRCS := src/arch/aarch64/a64_agent_probe.c src/arch/aarch64/a64_agent_probe_hot.c
 ARCH_HOST_OUT := $(wildcard src/arch/aarch64/a64_agent*.c) src/replay/rr_scan.c \
 	src/probe/probe_attach.c src/replay/gdbsrv_inf.c src/replay/gdbsrv_regs.c \
 	src/replay/gdbsrv_fork.c

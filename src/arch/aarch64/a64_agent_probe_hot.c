@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/*
+ * a64_agent_probe_hot.c - what a probe hit runs on aarch64: record one
+ * KIND_PROBE event, as agent_probe_hot.c does on x86-64, from the registers
+ * the trampoline saved (struct a64_probe_regs).
+ *
+ * The trampoline (a64_code_probe) saves every general register, NZCV and
+ * q0-q31 before calling here, so these handlers, and whatever they call
+ * (registering the thread, waking the collector, a full ring), may use any
+ * register, vector ones included: unlike x86-64 there is no
+ * general-regs-only rule and no extended-state save on the slow paths.
+ *
+ * The record: args = x0-x2 at an entry (the first three integer
+ * arguments), x0-x1 at an exit (the return value); ret_ip = LR, the return
+ * address, with a pointer-authentication signature removed (an entry
+ * probed after PACIASP, an exit at RETAA); sp = the stack pointer at the
+ * probe, the caller's at both the entry and the exits (AAPCS64 keeps the
+ * return address in LR, not on the stack), which is what pairs them in
+ * the reports (src/analyze/callstack.c).
+ */
+#include "../../agent/agent.h"
+#include "a64_agent_probe.h"
+
+/* The address bits of a user pointer: a PAC signature (and a top-byte
+ * tag) live above bit 47 on Linux's 48-bit user address space. */
+#define A64_VA_MASK ((1ull << 48) - 1)
+
+static inline __attribute__((always_inline)) void a64_probe_emit(uint32_t id, unsigned op,
+								 const struct a64_probe_regs *regs,
+								 uint64_t sp, uint64_t a0,
+								 uint64_t a1, uint64_t a2)
+{
+	struct agent_thread *t = agent_enter();
+	struct rec_probe *r;
+	uint32_t seq;
+
+	if (!t || AGENT_UNLIKELY(id > a64_probe_max_id || !a64_probe_addr))
+		return;
+	seq = ++t->seq;
+	t->busy = 1;
+	/* Before the reserve: a drop is counted in lost after last_seq says
+	 * the event was numbered (agent_probe_hot.c). */
+	t->prod.ring->last_seq = seq;
+	r = ring_prod_reserve(&t->prod, sizeof(*r));
+	if (AGENT_UNLIKELY(!r))
+		goto out;
+	r->h.word = ev_word(KIND_PROBE, t->index, id, op);
+	r->h.tsc = __rdtsc();
+	r->h.seq = seq;
+	r->h.size = sizeof(*r);
+	r->addr = a64_probe_addr[id];
+	r->sp = sp;
+	r->ret_ip = regs->x[30] & A64_VA_MASK;
+	r->args[0] = a0;
+	r->args[1] = a1;
+	r->args[2] = a2;
+	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
+		agent_wake();
+out:
+	t->busy = 0;
+}
+
+void a64_probe_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	a64_probe_emit(id, PROBE_OP_ENTRY, regs, sp, regs->x[0], regs->x[1], regs->x[2]);
+}
+
+void a64_probe_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	a64_probe_emit(id, PROBE_OP_EXIT, regs, sp, regs->x[0], regs->x[1], 0);
+}

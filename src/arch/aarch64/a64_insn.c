@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * a64_insn.c - the A64 instruction classes dynamic probes care about and the
+ * trampolines of aarch64 probes (a64_insn.h). Host side; plain C, built on
+ * every architecture (the unit test runs it on x86-64 too).
+ *
+ * Encodings (Arm Architecture Reference Manual for A-profile, A64 base
+ * instructions), as masks over the 32-bit word:
+ *   B      0x14000000 /0xfc000000  imm26 << 2
+ *   BL     0x94000000 /0xfc000000  imm26 << 2
+ *   B.cond 0x54000000 /0xff000000  imm19 (bits 5-23) << 2 (bit 4: BC.cond)
+ *   CBZ/CBNZ   0x34000000 /0x7e000000  imm19 << 2
+ *   TBZ/TBNZ   0x36000000 /0x7e000000  imm14 (bits 5-18) << 2
+ *   ADR    0x10000000 /0x9f000000  immhi:immlo (bits 5-23, 29-30)
+ *   ADRP   0x90000000 /0x9f000000  (immhi:immlo) << 12 from PC & ~0xfff
+ *   LDR literal 0x18000000 /0x3b000000  opc (30-31), V (26), imm19
+ *   RET    0xd65f0000 /0xfffffc1f; RETAA 0xd65f0bff, RETAB 0xd65f0fff
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "a64_insn.h"
+
+static int64_t a64_sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	v &= (1ull << bits) - 1;
+	return (int64_t)((v ^ m) - m);
+}
+
+int a64_class(uint32_t w, uint64_t addr, uint64_t *target)
+{
+	uint64_t t = 0;
+	int c = A64_PLAIN;
+
+	if ((w & 0x7c000000u) == 0x14000000u) {
+		c = (w & 0x80000000u) ? A64_BL : A64_B;
+		t = addr + (uint64_t)(a64_sext(w, 26) * 4);
+	} else if ((w & 0xff000000u) == 0x54000000u) {
+		c = A64_BCOND;
+		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
+	} else if ((w & 0x7e000000u) == 0x34000000u) {
+		c = A64_CBZ;
+		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
+	} else if ((w & 0x7e000000u) == 0x36000000u) {
+		c = A64_TBZ;
+		t = addr + (uint64_t)(a64_sext(w >> 5, 14) * 4);
+	} else if ((w & 0x1f000000u) == 0x10000000u) {
+		uint64_t imm = ((uint64_t)((w >> 5) & 0x7ffff) << 2) | ((w >> 29) & 3);
+
+		if (w & 0x80000000u) {
+			c = A64_ADRP;
+			t = (addr & ~0xfffull) + (uint64_t)(a64_sext(imm, 21) << 12);
+		} else {
+			c = A64_ADR;
+			t = addr + (uint64_t)a64_sext(imm, 21);
+		}
+	} else if ((w & 0x3b000000u) == 0x18000000u) {
+		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
+		if (w & 0x04000000u)
+			c = A64_LDR_LIT_SIMD;
+		else if ((w >> 30) == 3)
+			c = A64_PRFM_LIT;
+		else
+			c = A64_LDR_LIT;
+	} else if ((w & 0xfffffc1fu) == 0xd65f0000u || w == 0xd65f0bffu || w == 0xd65f0fffu) {
+		c = A64_RET;
+	}
+	if (target)
+		*target = t;
+	return c;
+}
+
+const char *a64_text(uint32_t w, uint64_t addr, char *buf, size_t cap)
+{
+	static const char *const names[] = {
+	    [A64_PLAIN] = "insn",
+	    [A64_B] = "b",
+	    [A64_BL] = "bl",
+	    [A64_BCOND] = "b.cond",
+	    [A64_CBZ] = "cbz/cbnz",
+	    [A64_TBZ] = "tbz/tbnz",
+	    [A64_ADR] = "adr",
+	    [A64_ADRP] = "adrp",
+	    [A64_LDR_LIT] = "ldr literal",
+	    [A64_PRFM_LIT] = "prfm literal",
+	    [A64_LDR_LIT_SIMD] = "ldr literal (simd)",
+	    [A64_RET] = "ret",
+	};
+	uint64_t t;
+	int c = a64_class(w, addr, &t);
+
+	if (c == A64_PLAIN || c == A64_RET)
+		snprintf(buf, cap, "%s 0x%08x", names[c], w);
+	else
+		snprintf(buf, cap, "%s 0x%llx (0x%08x)", names[c], (unsigned long long)t, w);
+	return buf;
+}
+
+const char *a64_unreloc(uint32_t w, uint64_t addr)
+{
+	int c = a64_class(w, addr, NULL);
+
+	if (c == A64_LDR_LIT_SIMD && (w >> 30) == 3)
+		return "an unallocated SIMD literal load encoding";
+	if (c == A64_LDR_LIT && (w & 0x1f) == 31)
+		return "a literal load into the zero register";
+	return NULL;
+}
+
+/* ---- building a trampoline ---- */
+
+#define A64_WORDS 96
+#define A64_LITS 4
+
+struct a64_build {
+	uint32_t w[A64_WORDS];
+	unsigned n;
+	struct {
+		uint32_t type; /* PROBE_R_ABS64 or PROBE_R_HANDLER64 */
+		uint64_t target;
+		unsigned use; /* the LDR (literal) word that loads it */
+	} lit[A64_LITS];
+	unsigned nlit;
+	struct {
+		unsigned at;
+		uint64_t target;
+	} b26[A64_LITS];
+	unsigned nb26;
+	int full;
+};
+
+static void a64_put(struct a64_build *b, uint32_t w)
+{
+	if (b->n < A64_WORDS)
+		b->w[b->n++] = w;
+	else
+		b->full = 1;
+}
+
+/* LDR Xt, =(type, target): the literal goes to the pool after the code. */
+static void a64_put_lit(struct a64_build *b, unsigned rt, uint32_t type, uint64_t target)
+{
+	if (b->nlit == A64_LITS) {
+		b->full = 1;
+		return;
+	}
+	b->lit[b->nlit].type = type;
+	b->lit[b->nlit].target = target;
+	b->lit[b->nlit].use = b->n;
+	b->nlit++;
+	a64_put(b, 0x58000000u | rt); /* imm19 filled by a64_finish */
+}
+
+/* B or BL (op) to a module offset. */
+static void a64_put_b26(struct a64_build *b, uint32_t op, uint64_t target)
+{
+	if (b->nb26 == A64_LITS) {
+		b->full = 1;
+		return;
+	}
+	b->b26[b->nb26].at = b->n;
+	b->b26[b->nb26].target = target;
+	b->nb26++;
+	a64_put(b, op);
+}
+
+static int a64_add_rel(struct x86_code *c, uint32_t at, uint32_t type, uint64_t target)
+{
+	struct probe_area_reloc *r;
+
+	if (c->nrel == X86_RELOC_MAX)
+		return -ENOSPC;
+	r = &c->rel[c->nrel++];
+	memset(r, 0, sizeof(*r));
+	r->at = at;
+	r->next = at + 4;
+	r->type = type;
+	r->target = target;
+	return 0;
+}
+
+/* Lay the words, then the literal pool (8-aligned: the code starts 16-aligned
+ * in the area and in the agent's page), into c with its relocations. */
+static int a64_finish(struct a64_build *b, struct x86_code *c)
+{
+	unsigned pool;
+	int rc;
+
+	if (b->n & 1)
+		a64_put(b, 0xd4200000u); /* BRK #0: padding, never reached */
+	pool = b->n;
+	if (b->full || (pool + 2 * b->nlit) * 4 > X86_CODE_MAX)
+		return -ENOSPC;
+	for (unsigned i = 0; i < b->nlit; i++) {
+		unsigned at = b->lit[i].use, lw = pool + 2 * i;
+
+		b->w[at] |= (uint32_t)(lw - at) << 5; /* imm19, words: always small */
+	}
+	c->len = c->nrel = c->nskip = c->nmark = 0;
+	memcpy(c->buf, b->w, (size_t)pool * 4);
+	memset(c->buf + pool * 4, 0, (size_t)b->nlit * 8);
+	c->len = (pool + 2 * b->nlit) * 4;
+	for (unsigned i = 0; i < b->nlit; i++) {
+		rc = a64_add_rel(c, (pool + 2 * i) * 4, b->lit[i].type, b->lit[i].target);
+		if (rc)
+			return rc;
+	}
+	for (unsigned i = 0; i < b->nb26; i++) {
+		rc = a64_add_rel(c, b->b26[i].at * 4, PROBE_R_A64_B26, b->b26[i].target);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* w, from module offset addr, re-encoded to run in the trampoline; falls
+ * through to what follows when it would have gone to addr + 4. */
+static int a64_relocate(struct a64_build *b, uint32_t w, uint64_t addr)
+{
+	uint64_t t;
+	unsigned rt = w & 0x1f;
+
+	switch (a64_class(w, addr, &t)) {
+	case A64_PLAIN:
+	case A64_RET:
+		a64_put(b, w);
+		return 0;
+	case A64_B:
+		a64_put_b26(b, A64_B_OP, t);
+		return 0;
+	case A64_BL:
+		/* LR = the original return address, then B: the callee returns
+		 * into the original code, and an unwinder sees the real caller */
+		a64_put_lit(b, 30, PROBE_R_ABS64, addr + 4);
+		a64_put_b26(b, A64_B_OP, t);
+		return 0;
+	case A64_BCOND:
+		/* b.cond +8; b +8; b target */
+		a64_put(b, (w & 0xff00001fu) | (2u << 5));
+		a64_put(b, A64_B_OP | 2u);
+		a64_put_b26(b, A64_B_OP, t);
+		return 0;
+	case A64_CBZ:
+		a64_put(b, (w & 0xff00001fu) | (2u << 5));
+		a64_put(b, A64_B_OP | 2u);
+		a64_put_b26(b, A64_B_OP, t);
+		return 0;
+	case A64_TBZ:
+		a64_put(b, (w & 0xfff8001fu) | (2u << 5));
+		a64_put(b, A64_B_OP | 2u);
+		a64_put_b26(b, A64_B_OP, t);
+		return 0;
+	case A64_ADR:
+	case A64_ADRP:
+		if (rt == 31)
+			a64_put(b, 0xd503201fu); /* to the zero register: nothing */
+		else
+			a64_put_lit(b, rt, PROBE_R_ABS64, t);
+		return 0;
+	case A64_LDR_LIT:
+		if (rt == 31)
+			return -ENOTSUP;
+		/* the address into Rt, then the load through it */
+		a64_put_lit(b, rt, PROBE_R_ABS64, t);
+		if ((w >> 30) == 0)
+			a64_put(b, 0xb9400000u | rt << 5 | rt); /* ldr wt, [xt] */
+		else if ((w >> 30) == 1)
+			a64_put(b, 0xf9400000u | rt << 5 | rt); /* ldr xt, [xt] */
+		else
+			a64_put(b, 0xb9800000u | rt << 5 | rt); /* ldrsw xt, [xt] */
+		return 0;
+	case A64_LDR_LIT_SIMD:
+		/* no register of its own to hold the address: x16 lent from
+		 * below sp (AAPCS64 on Linux: nothing below sp is live) */
+		a64_put(b, 0xf81f0ff0u); /* str x16, [sp, #-16]! */
+		a64_put_lit(b, 16, PROBE_R_ABS64, t);
+		/* ldr St/Dt/Qt, [x16]: size by opc 00 S, 01 D, 10 Q */
+		if ((w >> 30) == 0)
+			a64_put(b, 0xbd400200u | rt);
+		else if ((w >> 30) == 1)
+			a64_put(b, 0xfd400200u | rt);
+		else
+			a64_put(b, 0x3dc00200u | rt);
+		a64_put(b, 0xf84107f0u); /* ldr x16, [sp], #16 */
+		return 0;
+	case A64_PRFM_LIT:
+		a64_put(b, 0xd503201fu); /* a prefetch hint: nop does the same */
+		return 0;
+	default:
+		return -ENOTSUP;
+	}
+}
+
+/* stp/ldp Xa, Xb, [sp, #off] and the q forms (signed offset). */
+static uint32_t a64_pair(uint32_t op, unsigned a, unsigned b, unsigned off, unsigned scale)
+{
+	return op | ((off / scale) & 0x7f) << 15 | b << 10 | 31u << 5 | a;
+}
+
+/* w0 = id; x1 = the frame; x2 = sp at the probe; blr handler. */
+static void a64_put_call(struct a64_build *b, uint32_t id, uint32_t handler)
+{
+	a64_put(b, 0x52800000u | (id & 0xffff) << 5);	     /* movz w0, #lo */
+	a64_put(b, 0x72a00000u | (id >> 16 & 0xffff) << 5);  /* movk w0, #hi, lsl 16 */
+	a64_put(b, 0x910003e1u);			     /* mov x1, sp */
+	a64_put(b, 0x910003e2u | (uint32_t)A64_FRAME << 10); /* add x2, sp, #FRAME */
+	a64_put_lit(b, 16, PROBE_R_HANDLER64, handler);	     /* ldr x16, =handler */
+	a64_put(b, 0xd63f0200u);			     /* blr x16 */
+}
+
+int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe_id,
+		   uint32_t handler, uint32_t id2, uint32_t handler2)
+{
+	struct a64_build b;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	if (a64_unreloc(w, addr))
+		return -ENOTSUP;
+	/* sub sp, sp, #A64_FRAME (AAPCS64 on Linux has no red zone: nothing
+	 * below sp is live) */
+	a64_put(&b, 0xd10003ffu | (uint32_t)A64_FRAME << 10);
+	for (unsigned r = 0; r < 30; r += 2)
+		a64_put(&b, a64_pair(0xa9000000u, r, r + 1, r * 8, 8));
+	a64_put(&b, 0xd53b4200u);			   /* mrs x0, nzcv */
+	a64_put(&b, a64_pair(0xa9000000u, 30, 0, 240, 8)); /* stp x30, x0, [sp, #240] */
+	for (unsigned r = 0; r < 32; r += 2)
+		a64_put(&b, a64_pair(0xad000000u, r, r + 1, 256 + r * 16, 16));
+	a64_put_call(&b, probe_id, handler);
+	if (id2)
+		a64_put_call(&b, id2, handler2);
+	for (unsigned r = 0; r < 32; r += 2)
+		a64_put(&b, a64_pair(0xad400000u, r, r + 1, 256 + r * 16, 16));
+	a64_put(&b, a64_pair(0xa9400000u, 30, 0, 240, 8)); /* ldp x30, x0, [sp, #240] */
+	a64_put(&b, 0xd51b4200u);			   /* msr nzcv, x0 */
+	for (unsigned r = 0; r < 30; r += 2)
+		a64_put(&b, a64_pair(0xa9400000u, r, r + 1, r * 8, 8));
+	a64_put(&b, 0x910003ffu | (uint32_t)A64_FRAME << 10); /* add sp, sp, #FRAME */
+	rc = a64_relocate(&b, w, addr);
+	if (rc)
+		return rc;
+	a64_put_b26(&b, A64_B_OP, addr + 4);
+	return a64_finish(&b, c);
+}

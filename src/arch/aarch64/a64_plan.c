@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * a64_plan.c - where the probes of a function go on aarch64 (the x86-64
+ * planner, src/probe/probe_plan.c, hands probe_plan_function here).
+ *
+ * An A64 instruction is one aligned word, so every probe replaces exactly
+ * one instruction by a `B` to its trampoline (a64_insn.c): the entry at the
+ * function's first instruction, an exit at every RET and at every tail call
+ * (a direct B out of the function to another function's entry). A branch
+ * to a patched word runs the probe, which is what it would run in place:
+ * there is no window whose inside a branch could reach, so no branch-target
+ * analysis is needed, unlike x86-64.
+ *
+ * BTI and pointer authentication: a function called indirectly on a BTI
+ * core must start with a landing pad (BTI c, or PACIASP/PACIBSP, which act
+ * as one); a B there would fault on every indirect call. The entry probe
+ * then goes on the next instruction, refused if a branch of the function
+ * targets that word (a loop back to just after the pad would count an
+ * entry per iteration). PACIASP signs LR: the handler strips the signature
+ * from the return address it records.
+ *
+ * What is refused, with its reason (spool warns; the function is then not
+ * probed there, never patched wrongly): a point whose instruction cannot
+ * run elsewhere (a64_unreloc: a SIMD literal load), a function that does
+ * not start on a word. What is not seen: exits through BR Xn (an indirect
+ * tail call cannot be told from a switch's jump here): a function with one
+ * is warned about. Data in a function's range (no compiler for Linux puts
+ * literal pools in .text; hand-written assembly may) is taken as code.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/event.h"
+#include "../../probe/probe.h"
+#include "../../util/log.h"
+#include "a64_insn.h"
+#include "a64_plan.h"
+
+static uint32_t a64_word(const uint8_t *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, 4); /* little-endian on both ends */
+	return w;
+}
+
+/* BTI (c/j/jc) or PACIASP/PACIBSP: a landing pad for indirect calls. */
+static int a64_is_pad(uint32_t w)
+{
+	return (w & 0xffffff3fu) == 0xd503241fu || w == 0xd503233fu || w == 0xd503237fu;
+}
+
+/* A function's entry: a symbol's start (not a .cold part: the rest of a
+ * function), or, in a stripped library (a tail call to a hidden function),
+ * the start of an .eh_frame FDE in the entry state (probe_dwarf.c). */
+static int a64_is_func(const struct probe_module *mod, uint64_t addr)
+{
+	size_t lo = 0, hi = mod->nsyms;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (mod->syms[mid].addr == addr)
+			return !strstr(mod->syms[mid].name, ".cold");
+		if (mod->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return probe_dwarf_func_entry(mod, addr);
+}
+
+/* Does w at a end an activation of the function [lo, hi): RET, or a tail
+ * call (a direct B out of it to a function's entry)? */
+static int a64_is_exit(const struct probe_module *mod, uint32_t w, uint64_t a, uint64_t lo,
+		       uint64_t hi)
+{
+	uint64_t t;
+	int c = a64_class(w, a, &t);
+
+	return c == A64_RET || (c == A64_B && (t < lo || t >= hi) && a64_is_func(mod, t));
+}
+
+static void a64_drop_def(struct probe_mgr *m)
+{
+	free(m->defs[m->ndefs - 1].code);
+	m->ndefs--;
+}
+
+/* One probe at word i of the function: a jump to its trampoline. x: the
+ * function's exit run in the same trampoline (a first word that returns).
+ * Returns 0, -ENOTSUP (refused: why says it) or another -errno. */
+static int a64_place(struct probe_mgr *m, uint32_t module, uint32_t sym, const uint8_t *code,
+		     uint64_t addr, uint32_t op, uint32_t handler, int with_exit, char *why,
+		     size_t cap)
+{
+	const struct probe_sym *s = &m->mods[module].syms[sym];
+	uint32_t w = a64_word(code + (addr - s->addr));
+	struct probe_def *d, *x = NULL;
+	const char *no = a64_unreloc(w, addr);
+	int rc;
+
+	if (no) {
+		snprintf(why, cap, "'%s' cannot run from a trampoline: %s",
+			 a64_text(w, addr, (char[64]){0}, 64), no);
+		return -ENOTSUP;
+	}
+	if (probe_plan_overlaps(m, module, addr, addr + 4)) {
+		snprintf(why, cap, "another probe is on the instruction at 0x%llx",
+			 (unsigned long long)addr);
+		return -ENOTSUP;
+	}
+	d = probe_plan_new_def(m, module, sym);
+	if (!d)
+		return -ENOMEM;
+	d->op = op;
+	d->handler = handler;
+	d->method = PROBE_M_JUMP;
+	d->addr = d->patch_off = addr;
+	d->patch_len = 4;
+	memcpy(d->orig, &w, 4);
+	a64_text(w, addr, d->insn, sizeof(d->insn));
+	if (with_exit) {
+		x = probe_plan_new_def(m, module, sym);
+		if (!x) {
+			a64_drop_def(m);
+			return -ENOMEM;
+		}
+		d = &m->defs[m->ndefs - 2]; /* defs may have moved */
+		x->op = PROBE_OP_EXIT;
+		x->handler = PROBE_H_FUNC_EXIT;
+		x->method = PROBE_M_JUMP;
+		x->addr = addr;
+		snprintf(x->insn, sizeof(x->insn), "%s", d->insn);
+	}
+	rc = a64_code_probe(d->code, w, addr, d->id, handler, x ? x->id : 0,
+			    x ? PROBE_H_FUNC_EXIT : 0);
+	if (rc) {
+		if (x)
+			a64_drop_def(m);
+		a64_drop_def(m);
+		if (rc == -ENOTSUP)
+			snprintf(why, cap, "'%s' cannot run from a trampoline", d->insn);
+		return rc == -ENOSPC ? -ENOTSUP : rc;
+	}
+	if (x)
+		x->shared = d->id;
+	return 0;
+}
+
+/* Does a direct branch of the function [lo, hi) target addr? */
+static int a64_targeted(const uint8_t *code, uint64_t lo, uint64_t hi, uint64_t addr)
+{
+	for (uint64_t a = lo; a < hi; a += 4) {
+		uint64_t t;
+		int c = a64_class(a64_word(code + (a - lo)), a, &t);
+
+		if ((c == A64_B || c == A64_BCOND || c == A64_CBZ || c == A64_TBZ) && t == addr)
+			return 1;
+	}
+	return 0;
+}
+
+int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits)
+{
+	const struct probe_module *mod = &m->mods[module];
+	const struct probe_sym *s = &mod->syms[sym];
+	const char *name = probe_sym_shown(mod, sym);
+	const char *spec = m->cur_spec ? m->cur_spec : "?";
+	uint64_t lo = s->addr, hi, at = s->addr;
+	const uint8_t *code;
+	size_t avail;
+	char why[200];
+	int rc, entry_done = 0, nbr = 0;
+
+	code = probe_module_code(mod, s->addr, &avail);
+	if (!code || (s->addr & 3) || avail < 4)
+		return -ENOEXEC;
+	hi = lo + (s->size < avail ? s->size : avail);
+	hi &= ~3ull;
+	if (hi <= lo)
+		hi = lo + 4;
+	if (entry) {
+		int ret0;
+
+		if (a64_is_pad(a64_word(code)) && lo + 4 < hi)
+			at = lo + 4;
+		ret0 = a64_is_exit(mod, a64_word(code + (at - lo)), at, lo, hi);
+		if (at != lo && a64_targeted(code, lo, hi, at)) {
+			snprintf(why, sizeof(why),
+				 "its first instruction after the BTI/PAC landing pad is a branch "
+				 "target in the function");
+			rc = -ENOTSUP;
+		} else {
+			rc = a64_place(m, module, sym, code, at, PROBE_OP_ENTRY, PROBE_H_FUNC_ENTRY,
+				       exits && ret0, why, sizeof(why));
+			entry_done = !rc && ret0;
+		}
+		if (rc && rc != -ENOTSUP)
+			return rc;
+		if (rc) {
+			/* its exits alone would be exits without an entry in
+			 * every report: left out too */
+			log_warn("probe: '%s': %s is not probed (entry refused): %s", spec, name,
+				 why);
+			return 0;
+		}
+	}
+	if (!exits)
+		return 0;
+	for (uint64_t a = lo; a < hi; a += 4) {
+		uint32_t w = a64_word(code + (a - lo));
+
+		if ((w & 0xfffffc1fu) == 0xd61f0000u || (w & 0xfefff800u) == 0xd61f0800u)
+			nbr++; /* BR Xn, BRAA/BRAB... */
+		if (!a64_is_exit(mod, w, a, lo, hi))
+			continue;
+		if (a == at && entry_done)
+			continue;
+		rc = a64_place(m, module, sym, code, a, PROBE_OP_EXIT, PROBE_H_FUNC_EXIT, 0, why,
+			       sizeof(why));
+		if (rc && rc != -ENOTSUP)
+			return rc;
+		if (rc)
+			log_warn("probe: '%s': an exit of %s (at 0x%llx) is not probed: %s", spec,
+				 name, (unsigned long long)a, why);
+	}
+	if (nbr)
+		log_debug("probe: %s has %d indirect branch%s (br): a tail call through one is "
+			  "not seen as an exit",
+			  name, nbr, nbr == 1 ? "" : "es");
+	return 0;
+}

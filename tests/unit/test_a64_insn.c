@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_a64_insn.c - the aarch64 probe trampolines (src/arch/aarch64/
+ * a64_insn.c), checked word by word on any host: the class and target of
+ * each PC-relative A64 instruction, and what a trampoline runs in place of
+ * each (the words after the register restore, and the relocations the
+ * agent applies). The instruction words come from GNU as / objdump
+ * (aarch64-linux-gnu), with the addresses in the comments.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "probe/probe_abi.h"
+#if defined(__aarch64__)
+#include "arch/aarch64/a64_insn.h"
+#else
+/* not in the x86-64 build's objects: compiled here */
+#include "../../src/arch/aarch64/a64_insn.c"
+#endif
+
+#define ADD_SP_FRAME 0x910c03ffu /* add sp, sp, #768: the last restore */
+
+static uint32_t word(const struct x86_code *c, uint32_t at)
+{
+	uint32_t w;
+
+	memcpy(&w, c->buf + at, 4);
+	return w;
+}
+
+/* Byte offset of the first word after the register restore. */
+static uint32_t after_restore(const struct x86_code *c)
+{
+	for (uint32_t at = 0; at + 4 <= c->len; at += 4)
+		if (word(c, at) == ADD_SP_FRAME)
+			return at + 4;
+	fail_msg("no add sp, sp, #768 in the trampoline");
+	return 0;
+}
+
+/* The relocation at byte offset at, or NULL. */
+static const struct probe_area_reloc *rel_at(const struct x86_code *c, uint32_t at)
+{
+	for (uint32_t i = 0; i < c->nrel; i++)
+		if (c->rel[i].at == at)
+			return &c->rel[i];
+	return NULL;
+}
+
+/* The literal an LDR (literal) word at byte offset at loads: its reloc. */
+static const struct probe_area_reloc *lit_of(const struct x86_code *c, uint32_t at)
+{
+	uint32_t w = word(c, at);
+
+	assert_int_equal(w & 0xbf000000u, 0x18000000u); /* ldr Xt/Wt, literal */
+	return rel_at(c, at + ((w >> 5) & 0x7ffff) * 4);
+}
+
+static void build(struct x86_code *c, uint32_t w, uint64_t addr)
+{
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(a64_code_probe(c, w, addr, 7, PROBE_H_FUNC_ENTRY, 0, 0), 0);
+	assert_int_equal(c->len % 8, 0);
+}
+
+static void test_classes(void **state)
+{
+	uint64_t t;
+
+	/* 8bc: 14000006  b 8d4 */
+	assert_int_equal(a64_class(0x14000006u, 0x8bc, &t), A64_B);
+	assert_int_equal(t, 0x8d4);
+	/* 1000: 97ffffff  bl 0xffc */
+	assert_int_equal(a64_class(0x97ffffffu, 0x1000, &t), A64_BL);
+	assert_int_equal(t, 0xffc);
+	/* 8ec: b4000060  cbz x0, 8f8 */
+	assert_int_equal(a64_class(0xb4000060u, 0x8ec, &t), A64_CBZ);
+	assert_int_equal(t, 0x8f8);
+	/* 880: 36000060  tbz w0, #0, 88c */
+	assert_int_equal(a64_class(0x36000060u, 0x880, &t), A64_TBZ);
+	assert_int_equal(t, 0x88c);
+	/* 8bc: 90000101  adrp x1, 20000 */
+	assert_int_equal(a64_class(0x90000101u, 0x8bc, &t), A64_ADRP);
+	assert_int_equal(t, 0x20000);
+	/* 494e4: d0000aa4  adrp x4, 19f000 */
+	assert_int_equal(a64_class(0xd0000aa4u, 0x494e4, &t), A64_ADRP);
+	assert_int_equal(t, 0x19f000);
+	/* 8a8: 5c000040  ldr d0, 8b0 */
+	assert_int_equal(a64_class(0x5c000040u, 0x8a8, &t), A64_LDR_LIT_SIMD);
+	assert_int_equal(t, 0x8b0);
+	/* 2000: 54ffffea  b.ge 1ffc */
+	assert_int_equal(a64_class(0x54ffffeau, 0x2000, &t), A64_BCOND);
+	assert_int_equal(t, 0x1ffc);
+	/* 2000: 10000041  adr x1, 2008 */
+	assert_int_equal(a64_class(0x10000041u, 0x2000, &t), A64_ADR);
+	assert_int_equal(t, 0x2008);
+	assert_int_equal(a64_class(0xd65f03c0u, 0, NULL), A64_RET);   /* ret */
+	assert_int_equal(a64_class(0xd65f0bffu, 0, NULL), A64_RET);   /* retaa */
+	assert_int_equal(a64_class(0xa9bf7bfdu, 0, NULL), A64_PLAIN); /* stp x29, x30, [sp,#-16]! */
+	assert_int_equal(a64_class(0xd503233fu, 0, NULL), A64_PLAIN); /* paciasp */
+	assert_int_equal(a64_class(0xd61f0200u, 0, NULL), A64_PLAIN); /* br x16 */
+}
+
+static void test_plain_and_call(void **state)
+{
+	struct x86_code c;
+	uint32_t at;
+	int handlers = 0;
+
+	build(&c, 0xa9bf7bfdu, 0x1000);
+	at = after_restore(&c);
+	assert_int_equal(word(&c, at), 0xa9bf7bfdu); /* copied */
+	assert_int_equal(word(&c, at + 4), 0x14000000u);
+	assert_int_equal(rel_at(&c, at + 4)->type, PROBE_R_A64_B26);
+	assert_int_equal(rel_at(&c, at + 4)->target, 0x1004); /* back after it */
+	for (uint32_t i = 0; i < c.nrel; i++)
+		if (c.rel[i].type == PROBE_R_HANDLER64) {
+			handlers++;
+			assert_int_equal(c.rel[i].target, PROBE_H_FUNC_ENTRY);
+			assert_int_equal(c.rel[i].at % 8, 0);
+		}
+	assert_int_equal(handlers, 1);
+	/* a second handler call (an entry whose first instruction returns) */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(
+	    a64_code_probe(&c, 0xd65f03c0u, 0x2000, 7, PROBE_H_FUNC_ENTRY, 8, PROBE_H_FUNC_EXIT),
+	    0);
+	handlers = 0;
+	for (uint32_t i = 0; i < c.nrel; i++)
+		handlers += c.rel[i].type == PROBE_R_HANDLER64;
+	assert_int_equal(handlers, 2);
+	assert_int_equal(word(&c, after_restore(&c)), 0xd65f03c0u); /* the ret itself */
+}
+
+static void test_branches(void **state)
+{
+	struct x86_code c;
+	uint32_t at;
+
+	/* cbz x0, 8f8 at 8ec: cbz +8; b +8; b 8f8 */
+	build(&c, 0xb4000060u, 0x8ec);
+	at = after_restore(&c);
+	assert_int_equal(word(&c, at), 0xb4000040u);
+	assert_int_equal(word(&c, at + 4), 0x14000002u);
+	assert_int_equal(rel_at(&c, at + 8)->type, PROBE_R_A64_B26);
+	assert_int_equal(rel_at(&c, at + 8)->target, 0x8f8);
+	assert_int_equal(rel_at(&c, at + 12)->target, 0x8f0);
+	/* tbnz x5, #33, -0x10 at 3000 (b5=1, b40=1): the bit kept */
+	build(&c, 0xb70fff85u, 0x3000);
+	at = after_restore(&c);
+	assert_int_equal(word(&c, at), 0xb7080045u);
+	assert_int_equal(rel_at(&c, at + 8)->target, 0x3000 - 0x10);
+	/* b.ge 1ffc at 2000 */
+	build(&c, 0x54ffffeau, 0x2000);
+	at = after_restore(&c);
+	assert_int_equal(word(&c, at), 0x5400004au);
+	assert_int_equal(rel_at(&c, at + 8)->target, 0x1ffc);
+	/* bl 0xffc at 1000: x30 = 0x1004 (module offset, relocated), b 0xffc */
+	build(&c, 0x97ffffffu, 0x1000);
+	at = after_restore(&c);
+	assert_int_equal(word(&c, at) & 0x1f, 30);
+	assert_int_equal(lit_of(&c, at)->type, PROBE_R_ABS64);
+	assert_int_equal(lit_of(&c, at)->target, 0x1004);
+	assert_int_equal(rel_at(&c, at + 4)->type, PROBE_R_A64_B26);
+	assert_int_equal(rel_at(&c, at + 4)->target, 0xffc);
+}
+
+static void test_addresses(void **state)
+{
+	struct x86_code c;
+	uint32_t at;
+
+	/* adrp x1, 20000 at 8bc: ldr x1, =base+0x20000 */
+	build(&c, 0x90000101u, 0x8bc);
+	at = after_restore(&c);
+	assert_int_equal(word(&c, at) & 0xff00001fu, 0x58000001u);
+	assert_int_equal(lit_of(&c, at)->type, PROBE_R_ABS64);
+	assert_int_equal(lit_of(&c, at)->target, 0x20000);
+	assert_int_equal(lit_of(&c, at)->at % 8, 0);
+	/* ldr w3, 2010 at 2000 (0x18000083): x3 = address, ldr w3, [x3] */
+	build(&c, 0x18000083u, 0x2000);
+	at = after_restore(&c);
+	assert_int_equal(lit_of(&c, at)->target, 0x2010);
+	assert_int_equal(word(&c, at + 4), 0xb9400063u);
+	/* ldrsw x2, 2008 at 2000 (0x98000042) */
+	build(&c, 0x98000042u, 0x2000);
+	at = after_restore(&c);
+	assert_int_equal(lit_of(&c, at)->target, 0x2008);
+	assert_int_equal(word(&c, at + 4), 0xb9800042u);
+	/* ldr d0, 8b0 at 8a8: x16 lent from below sp */
+	build(&c, 0x5c000040u, 0x8a8);
+	at = after_restore(&c);
+	assert_int_equal(word(&c, at), 0xf81f0ff0u); /* str x16, [sp, #-16]! */
+	assert_int_equal(lit_of(&c, at + 4)->target, 0x8b0);
+	assert_int_equal(word(&c, at + 8), 0xfd400200u);  /* ldr d0, [x16] */
+	assert_int_equal(word(&c, at + 12), 0xf84107f0u); /* ldr x16, [sp], #16 */
+	/* prfm pldl1keep, literal: a nop */
+	build(&c, 0xd8000040u, 0x2000);
+	assert_int_equal(word(&c, after_restore(&c)), 0xd503201fu);
+}
+
+static void test_refused(void **state)
+{
+	struct x86_code c;
+
+	memset(&c, 0, sizeof(c));
+	/* ldr xzr, literal */
+	assert_int_equal(a64_code_probe(&c, 0x5800005fu, 0x2000, 7, PROBE_H_FUNC_ENTRY, 0, 0),
+			 -ENOTSUP);
+	assert_non_null(a64_unreloc(0x5800005fu, 0x2000));
+	/* the unallocated SIMD literal size (opc 11) */
+	assert_int_equal(a64_code_probe(&c, 0xdc000040u, 0x2000, 7, PROBE_H_FUNC_ENTRY, 0, 0),
+			 -ENOTSUP);
+	assert_null(a64_unreloc(0x5c000040u, 0x2000));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_classes),  cmocka_unit_test(test_plain_and_call),
+	    cmocka_unit_test(test_branches), cmocka_unit_test(test_addresses),
+	    cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
