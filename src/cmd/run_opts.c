@@ -109,6 +109,9 @@ void run_opts_usage(FILE *out, const struct run_opts_spec *spec)
 			fprintf(out, r->help, (unsigned)SHM_DEFAULT_MAX_PROCS,
 				(unsigned)SHM_MAX_PROCS);
 			break;
+		case RUN_OPT_OUTPUT:
+			fputs(spec->output_help ? spec->output_help : r->help, out);
+			break;
 		default:
 			fputs(r->help, out);
 		}
@@ -153,4 +156,68 @@ int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
 	default:
 		return 0;
 	}
+}
+
+/* Room for the getopt tables of the command with the most options (spool
+ * probe: 17 own and 3 shared, spool replay: 18 and 1). */
+#define RUN_OPTS_MAX 40
+
+void run_opts_own_usage(FILE *out, const struct run_opt_own *own, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (own[i].help)
+			fputs(own[i].help, out);
+}
+
+int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_own *own, size_t n,
+		   const struct run_opts_spec *spec, struct session_opts *so, run_opt_fn fn,
+		   void *ctx)
+{
+	struct option rows[RUN_OPTS_MAX + 1], opts[RUN_OPTS_MAX + RUN_OPT_NROWS + 1];
+	/* "+:" (stop at the first operand; ':' for a missing value), then
+	 * "x" or "x:" per short option */
+	char shorts[3 + 2 * (RUN_OPTS_MAX + RUN_OPT_NROWS) + 1] = "+:";
+	size_t ns = 2;
+	int c, rc;
+
+	if (n > RUN_OPTS_MAX) {
+		log_err("spool %s: too many options for run_opts_parse (%zu, at most %d)", cmd, n,
+			RUN_OPTS_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rows[i] = (struct option){own[i].name, own[i].has_arg, NULL, own[i].val};
+		if (own[i].val < RUN_OPT_LONG) {
+			shorts[ns++] = (char)own[i].val;
+			if (own[i].has_arg == required_argument)
+				shorts[ns++] = ':';
+		}
+	}
+	memset(&rows[n], 0, sizeof(rows[n]));
+	if (run_opts_table(rows, spec, opts, sizeof(opts) / sizeof(opts[0])) < 0)
+		return -1;
+	for (size_t i = 0; opts[i].name; i++)
+		if (i >= n && opts[i].val < RUN_OPT_LONG) {
+			shorts[ns++] = (char)opts[i].val;
+			if (opts[i].has_arg == required_argument)
+				shorts[ns++] = ':';
+		}
+	shorts[ns] = 0;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		rc = run_opts_handle(c, optarg, spec, so);
+		if (rc < 0)
+			return -1;
+		if (rc)
+			continue;
+		if (c == '?' || c == ':') {
+			options_report_error(cmd, c, argv);
+			return -1;
+		}
+		rc = fn(ctx, c, optarg);
+		if (rc)
+			return rc < 0 ? -1 : RUN_OPTS_STOP;
+	}
+	return 0;
 }

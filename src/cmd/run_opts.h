@@ -10,6 +10,13 @@
  * its getopt_long table with run_opts_table (its own options first), prints
  * their help with run_opts_usage, and gives every option getopt returns to
  * run_opts_handle before its own switch.
+ *
+ * A command may also declare its own options as rows (struct run_opt_own:
+ * the getopt entry and the help lines together) and leave the rest to
+ * run_opts_parse: the getopt tables, the short option string, the shared
+ * options and the errors are made from the rows, and --help is printed from
+ * them (run_opts_own_usage), so an option cannot be parsed without being
+ * listed, nor listed without being parsed (spool probe, spool replay).
  */
 #ifndef SPOOL_CMD_RUN_OPTS_H
 #define SPOOL_CMD_RUN_OPTS_H
@@ -36,7 +43,31 @@ enum {
 struct run_opts_spec {
 	unsigned mask;
 	unsigned long min_ring;
+	/* The help of -o when the trace directory it names is not the
+	 * program's (spool replay: the replay's own trace); NULL: the
+	 * common text. */
+	const char *output_help;
 };
+
+/* One of a command's own options. val below RUN_OPT_LONG is also the short
+ * option -val; RUN_OPT_LONG + n is a long-only one. help: its lines in
+ * --help in the layout of every command ("  -e, --probe SPEC     text\n",
+ * the text at column 23), NULL for an internal option --help does not
+ * show. */
+struct run_opt_own {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *help;
+};
+
+#define RUN_OPT_LONG 0x100
+
+/* What a command does with one of its own options (c: the row's val, arg:
+ * its value or NULL): 0 to go on, RUN_OPTS_STOP to end the parsing with
+ * success (--help printed), -1 on a wrong value (said by fn). */
+#define RUN_OPTS_STOP 1
+typedef int (*run_opt_fn)(void *ctx, int c, const char *arg);
 
 /* The long options getopt_long is given: the command's own (own, ending
  * with a zeroed entry) and then the shared ones of mask, into out (room for
@@ -54,5 +85,17 @@ void run_opts_usage(FILE *out, const struct run_opts_spec *spec);
  * (said; the command exits with EXIT_USAGE). */
 int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
 		    struct session_opts *so);
+
+/* Parse the options of `spool cmd` (argv[0] the command): the shared ones
+ * of spec into so, the rows of own (n of them) through fn. Stops at the
+ * first operand (optind is set there) or after "--". Returns 0 when all
+ * parsed, RUN_OPTS_STOP when fn asked (exit 0), -1 on a usage error
+ * (said: the command exits with EXIT_USAGE). */
+int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_own *own, size_t n,
+		   const struct run_opts_spec *spec, struct session_opts *so, run_opt_fn fn,
+		   void *ctx);
+
+/* The help lines of the rows of own that have some, in their order. */
+void run_opts_own_usage(FILE *out, const struct run_opt_own *own, size_t n);
 
 #endif
