@@ -958,8 +958,10 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 			char why[320];
 
 			if (d->method == PROBE_M_RIDE)
-				snprintf(why, sizeof(why), "runs in probe %u's trampoline (%s %s%s%s)",
-					 d->shared, probe_def_op_name(o),
+				snprintf(why, sizeof(why), "runs in probe %u's %s (%s %s%s%s)",
+					 d->shared,
+					 o->method == PROBE_M_JUMP ? "trampoline" : "int3 slot",
+					 probe_def_op_name(o),
 					 o->method == PROBE_M_JUMP ? "jump" : "int3",
 					 o->spec ? " of " : "", o->spec ? o->spec : "");
 			else

@@ -231,6 +231,16 @@ static const char *pv_conflict_at(const struct probe_mgr *m, uint32_t mi, uint64
 		if (d->module != mi || !d->registered ||
 		    !(d->addr == addr || (addr >= d->patch_off && addr < d->patch_off + d->patch_len)))
 			continue;
+		if (m->attach && d->status != PROBE_S_PENDING) {
+			/* probe_plan_ride: -EBUSY */
+			snprintf(buf, sizeof(buf),
+				 "'%s' put probe %u there, already placed in the running program; "
+				 "its out-of-line code is not rewritten while the program may run it, so "
+				 "a probe added now cannot join it: detach, and attach again with "
+				 "both specs (-e '%s' -e ...)",
+				 by, d->shared ? d->shared : d->id, by);
+			return buf;
+		}
 		switch (d->handler) {
 		case PROBE_H_FUNC_ENTRY:
 		case PROBE_H_FUNC_EXIT:
@@ -298,7 +308,8 @@ static struct probe_def *pv_point_probe(struct probe_mgr *m, uint32_t mi, uint32
 	if (!d) {
 		log_err("probe: '%s': no probe can be placed at 0x%llx in %s: %s", spec,
 			(unsigned long long)addr, probe_sym_shown(&m->mods[mi], sym),
-			err == -ENOTSUP ? pv_conflict(m, mi, addr) : strerror(-err));
+			err == -ENOTSUP || err == -EBUSY ? pv_conflict(m, mi, addr)
+							 : strerror(-err));
 		return NULL;
 	}
 	d->registered = 1;
@@ -816,6 +827,12 @@ static struct probe_def *pv_ret_probe(struct probe_mgr *m, uint32_t mi, uint32_t
 			if (r) {
 				r->registered = 1;
 				return r;
+			}
+			if (err == -EBUSY) {
+				log_warn("probe: '%s': %s's return value at 0x%llx is skipped: %s",
+					 spec, probe_sym_shown(&m->mods[mi], sym),
+					 (unsigned long long)addr, pv_conflict(m, mi, addr));
+				return NULL;
 			}
 		}
 		log_warn("probe: '%s': the probe at %s's ret 0x%llx runs before its epilogue: "

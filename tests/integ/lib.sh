@@ -250,6 +250,42 @@ wait_for() {
 # wait_ready FILE: until the program printed its "ready" line (15 s at most).
 wait_ready() { wait_for ready "$1" 15; }
 
+# The probe_live target (tests/progs/probe_live.c) and a python driver of
+# spool probe -p (tests/integ/probe_live.py), for the attach-mode tests.
+# live_start PROG: start PROG with its stop file stop.now, output to
+# prog.out, in the background as $LIVE_PID; wait until it runs.
+live_start() {
+	rm -f stop.now
+	"$1" stop.now >prog.out &
+	LIVE_PID=$!
+	wait_for ready prog.out 15
+}
+
+# live_checks: run the python read from stdin with spool (the binary) and
+# pid ($LIVE_PID) set and every name of probe_live.py imported (Spool,
+# Control, check, hits, grows, ...); each check(ok, desc, why...) it made
+# is a TAP line; what it wrote on stderr, and spool.err, are diagnostics.
+live_checks() {
+	local res desc why
+	{
+		printf 'import os, sys, time\nsys.path.insert(0, %s)\n' "'$REPO/tests/integ'"
+		printf 'from probe_live import *\nspool, pid = sys.argv[1], int(sys.argv[2])\n'
+		cat
+	} >live_checks.py
+	python3 live_checks.py "$SPOOL" "$LIVE_PID" >checks.out 2>checks.err
+	while IFS=$'\t' read -r res desc why; do
+		if [ "$res" = PASS ]; then pass "$desc"; else fail "$desc"; diag "$why"; fi
+	done <checks.out
+	[ -s checks.err ] && diag "$(cat checks.err)" "$(cat spool.err 2>/dev/null)"
+}
+
+# live_stop: end the target; its output and status must be its own.
+live_stop() {
+	touch stop.now
+	wait "$LIVE_PID"
+	is "$?:$(tr '\n' '|' <prog.out)" "0:ready|done check ok|" "the program's output and status are its own"
+}
+
 # prog_of PID: the recorded or replayed program under PID (spool, or the
 # timeout that runs spool)
 prog_of() {
