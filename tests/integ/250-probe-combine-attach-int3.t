@@ -11,11 +11,7 @@
 # attached) is refused with what to do instead.
 . "$(dirname "$0")/lib.sh"
 
-PROG="$PROGS/probe_live"
-if [ ! -x "$PROG" ] || ! command -v python3 >/dev/null; then
-	echo "1..0 # SKIP $PROG is not built (x86-64 only), or no python3"
-	exit 0
-fi
+live_prog
 plan 20
 
 # values TRACE FUNC MUL ADD: "calls C args A rets R bad B" for FUNC: its

@@ -252,6 +252,48 @@ wait_ready() { wait_for ready "$1" 15; }
 
 # The probe_live target (tests/progs/probe_live.c) and a python driver of
 # spool probe -p (tests/integ/probe_live.py), for the attach-mode tests.
+# spool replay --gdbserver under gdb, on tests/progs/rr_rev_bank (151-153).
+# gdbsrv_bank: the test is skipped without gdb; BIN and SRC are the
+# program and its source, and gdbsrv gives gdb the binary.
+gdbsrv_bank() {
+	if ! command -v gdb >/dev/null 2>&1; then
+		echo "1..0 # SKIP gdb is not installed"
+		exit 0
+	fi
+	BIN="$PROGS/rr_rev_bank"
+	SRC="$REPO/tests/progs/rr_rev_bank.c"
+	GDBSRV_BIN="$BIN"
+}
+
+# line_of MARK: the line of SRC that holds /* MARK */.
+line_of() { grep -n "/\* $1 \*/" "$SRC" | cut -d: -f1; }
+
+# gdbsrv ARGS...: gdb in batch mode, connected to `spool replay --gdbserver
+# - rec`, with ARGS (its -ex commands) and then $GDBSRV_BIN when set, after
+# loading $GDBSRV_EXT when set: its output in gdb.out and $G ($G1: on one
+# line, for what spans lines), its status in $GRC.
+gdbsrv() {
+	local pre=() post=()
+	[ -n "${GDBSRV_EXT:-}" ] && pre=(-x "$GDBSRV_EXT")
+	[ -n "${GDBSRV_BIN:-}" ] && post=("$GDBSRV_BIN")
+	timeout -k 5 180 gdb -q -batch -nx "${pre[@]}" \
+		-ex "target remote | $SPOOL replay --gdbserver - rec" "$@" "${post[@]}" >gdb.out 2>&1
+	GRC=$?
+	check_sanitizer gdb.out "gdb on spool replay --gdbserver"
+	G="$(cat gdb.out)"
+	G1="$(tr '\n' ' ' <gdb.out)"
+}
+
+# live_prog: PROG, the probe_live target; the test is skipped without it
+# (x86-64 only) or without python3.
+live_prog() {
+	PROG="$PROGS/probe_live"
+	if [ ! -x "$PROG" ] || ! command -v python3 >/dev/null; then
+		echo "1..0 # SKIP $PROG is not built (x86-64 only), or no python3"
+		exit 0
+	fi
+}
+
 # live_start PROG: start PROG with its stop file stop.now, output to
 # prog.out, in the background as $LIVE_PID; wait until it runs.
 live_start() {
