@@ -231,12 +231,43 @@ struct replay_cli {
 	size_t nenv;
 };
 
+/* The field an option without a value sets, and to what (*val: --gdb 1,
+ * --gdb-wrapper 2, gdb's exec-wrapper); NULL for another option. */
+static int *replay_flag(struct replay_cli *cl, int c, int *val)
+{
+	*val = 1;
+	switch (c) {
+	case REPLAY_O_DUMP:
+		return &cl->dump;
+	case REPLAY_O_GDB:
+		return &cl->use_gdb;
+	case REPLAY_O_GDB_WRAPPER: /* spool-gdb.py, set replay-mode on */
+		*val = 2;
+		return &cl->use_gdb;
+	case REPLAY_O_RECORD_PATH:
+		return &cl->record_path;
+	case REPLAY_O_NO_IMAGE:
+		return &cl->no_image;
+	case REPLAY_O_TRACE_SCHED:
+		return &cl->trace_sched;
+	case REPLAY_O_TRUST_ENV:
+		return &cl->trust_env;
+	}
+	return NULL;
+}
+
 /* One of spool replay's own options (run_opt_fn). */
 static int replay_opt(void *ctx, int c, const char *arg)
 {
 	struct replay_cli *cl = ctx;
+	int *flag, val;
 	uint64_t v;
 
+	flag = replay_flag(cl, c, &val);
+	if (flag) {
+		*flag = val;
+		return 0;
+	}
 	switch (c) {
 	case REPLAY_O_STUCK_MS:
 		if (options_parse_uint(arg, 3600000, &v) < 0 || v < 10) {
@@ -245,27 +276,15 @@ static int replay_opt(void *ctx, int c, const char *arg)
 		}
 		cl->stuck_ms = (uint32_t)v;
 		return 0;
-	case REPLAY_O_DUMP:
-		cl->dump = 1;
-		return 0;
-	case REPLAY_O_GDB:
-		cl->use_gdb = 1;
-		return 0;
 	case REPLAY_O_GDB_ARGS:
 		cl->gdb_args = arg;
 		cl->use_gdb = 1;
-		return 0;
-	case REPLAY_O_GDB_WRAPPER:
-		cl->use_gdb = 2;
 		return 0;
 	case REPLAY_O_GDBSERVER: /* spool as gdb's remote target (gdbsrv.c) */
 		cl->gdbserver = arg;
 		return 0;
 	case REPLAY_O_PATH: /* a path as the schedule (rr_pathsched.c) */
 		cl->path_file = arg;
-		return 0;
-	case REPLAY_O_RECORD_PATH:
-		cl->record_path = 1;
 		return 0;
 	case REPLAY_O_FUNCTIONS:
 		cl->functions = path_fn_parse(arg);
@@ -281,12 +300,6 @@ static int replay_opt(void *ctx, int c, const char *arg)
 		}
 		cl->only_pid = (int32_t)v;
 		return 0;
-	case REPLAY_O_NO_IMAGE:
-		cl->no_image = 1;
-		return 0;
-	case REPLAY_O_TRACE_SCHED:
-		cl->trace_sched = 1;
-		return 0;
 	case REPLAY_O_ENV: /* added to (or replacing one of) the recorded environment */
 		if (!strchr(arg, '=') || arg[0] == '=') {
 			log_err("--env '%s': want NAME=VALUE", arg);
@@ -299,9 +312,6 @@ static int replay_opt(void *ctx, int c, const char *arg)
 		}
 		cl->extra_env[cl->nenv++] = (char *)arg;
 		cl->so->env = cl->extra_env;
-		return 0;
-	case REPLAY_O_TRUST_ENV:
-		cl->trust_env = 1;
 		return 0;
 	case 'q':
 		cl->so->quiet = 1;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * rr_scan_arch.h - what rr_scan.c (the system call names, the ELF walk of
- * spool record's scan) asks of the CPU's code under src/arch/<cpu>/: its
- * tables of system call numbers and its per-section classifier of the
+ * spool record's scan) asks of the CPU's code under src/arch/<cpu>/: the
+ * system calls it has beyond the generic table, and its per-section
+ * classifier of the
  * instructions a recording cannot see. x86-64: x86_rr_scan.c (Zydis
  * decodes from the function around each candidate); aarch64: a64_rr_scan.c
  * (fixed 4-byte words, no decoder).
@@ -24,11 +25,16 @@ struct rr_scan_sys {
 	const char *name;
 };
 
-/* The system calls with their names (*n of them), for the counts of
- * spool record's report. */
-const struct rr_scan_sys *rr_scan_arch_names(size_t *n);
-/* The calls agent_rr_syscall.c sends to the named interposers (*n). */
-const long *rr_scan_arch_recorded(size_t *n);
+#define RR_SCAN_SYS(n) {SYS_##n, #n}
+
+/* The CPU's own system calls with their names, beside the generic table
+ * of rr_scan.c (the calls every CPU has), for the counts of spool record's
+ * report; and which of them agent_rr_syscall.c sends to the named
+ * interposers. */
+extern const struct rr_scan_sys rr_scan_arch_names[];
+extern const size_t rr_scan_arch_nnames;
+extern const long rr_scan_arch_recorded[];
+extern const size_t rr_scan_arch_nrecorded;
 /* Find the instructions of the RR_SCAN_* classes in the executable
  * section code (size bytes at address base of module m) and note each
  * (rr_scan_note). */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * x86_rr_scan.c - spool record's scan on x86-64 (rr_scan_arch.h): the
- * names of x86-64 system call numbers, the calls the agent records, and
- * the search of a code section for the instructions a recording cannot
+ * names of x86-64's own system calls (its legacy ones), those of them the
+ * agent records, and the search of a code section for the instructions a recording cannot
  * see: `syscall`, `sysenter`, `int 0x80`, `rdtsc`, `rdtscp`.
  *
  * The scan looks for the byte patterns of the instructions first (most
@@ -18,58 +18,21 @@
 #include "../../replay/rr_scan_arch.h"
 #include "x86_insn.h"
 
-#define RR_SYS(n) {SYS_##n, #n}
-
-static const struct rr_scan_sys x86_rr_sys_names[] = {
-	RR_SYS(read), RR_SYS(write), RR_SYS(open), RR_SYS(close), RR_SYS(stat), RR_SYS(fstat),
-	RR_SYS(lstat), RR_SYS(poll), RR_SYS(lseek), RR_SYS(mmap), RR_SYS(mprotect),
-	RR_SYS(munmap), RR_SYS(brk), RR_SYS(rt_sigaction), RR_SYS(rt_sigprocmask),
-	RR_SYS(rt_sigreturn), RR_SYS(ioctl), RR_SYS(pread64), RR_SYS(pwrite64), RR_SYS(readv),
-	RR_SYS(writev), RR_SYS(access), RR_SYS(pipe), RR_SYS(select), RR_SYS(sched_yield),
-	RR_SYS(madvise), RR_SYS(dup), RR_SYS(dup2), RR_SYS(pause), RR_SYS(nanosleep),
-	RR_SYS(getpid), RR_SYS(socket), RR_SYS(connect), RR_SYS(accept), RR_SYS(sendto),
-	RR_SYS(recvfrom), RR_SYS(sendmsg), RR_SYS(recvmsg), RR_SYS(bind), RR_SYS(listen),
-	RR_SYS(clone), RR_SYS(fork), RR_SYS(vfork), RR_SYS(execve), RR_SYS(exit),
-	RR_SYS(wait4), RR_SYS(kill), RR_SYS(uname), RR_SYS(fcntl), RR_SYS(fsync),
-	RR_SYS(getcwd), RR_SYS(chdir), RR_SYS(rename), RR_SYS(mkdir), RR_SYS(unlink),
-	RR_SYS(readlink), RR_SYS(gettimeofday), RR_SYS(getrusage), RR_SYS(sysinfo),
-	RR_SYS(getuid), RR_SYS(getgid), RR_SYS(geteuid), RR_SYS(getppid), RR_SYS(sigaltstack),
-	RR_SYS(prctl), RR_SYS(arch_prctl), RR_SYS(gettid), RR_SYS(time), RR_SYS(futex),
-	RR_SYS(sched_getaffinity), RR_SYS(getdents64), RR_SYS(set_tid_address),
-	RR_SYS(clock_gettime), RR_SYS(clock_getres), RR_SYS(clock_nanosleep),
-	RR_SYS(exit_group), RR_SYS(epoll_wait), RR_SYS(epoll_ctl), RR_SYS(tgkill),
-	RR_SYS(openat), RR_SYS(newfstatat), RR_SYS(pselect6), RR_SYS(ppoll),
-	RR_SYS(set_robust_list), RR_SYS(epoll_pwait), RR_SYS(eventfd2), RR_SYS(epoll_create1),
-	RR_SYS(pipe2), RR_SYS(accept4), RR_SYS(prlimit64), RR_SYS(getrandom),
-	RR_SYS(memfd_create), RR_SYS(execveat), RR_SYS(statx), RR_SYS(rseq), RR_SYS(clone3),
-	RR_SYS(rt_sigtimedwait), RR_SYS(rt_sigsuspend), RR_SYS(epoll_pwait2),
-	RR_SYS(socketpair), RR_SYS(shutdown), RR_SYS(setsockopt), RR_SYS(getsockopt),
-	RR_SYS(getsockname), RR_SYS(getpeername), RR_SYS(recvmmsg), RR_SYS(sendmmsg),
+/* x86-64's calls that the generic table (rr_scan.c) does not have: the
+ * legacy forms aarch64 and newer CPUs replaced with *at, p* and 2/3 calls. */
+const struct rr_scan_sys rr_scan_arch_names[] = {
+	RR_SCAN_SYS(open), RR_SCAN_SYS(stat), RR_SCAN_SYS(lstat), RR_SCAN_SYS(poll),
+	RR_SCAN_SYS(access), RR_SCAN_SYS(pipe), RR_SCAN_SYS(select), RR_SCAN_SYS(dup2),
+	RR_SCAN_SYS(pause), RR_SCAN_SYS(fork), RR_SCAN_SYS(vfork), RR_SCAN_SYS(rename),
+	RR_SCAN_SYS(mkdir), RR_SCAN_SYS(unlink), RR_SCAN_SYS(readlink), RR_SCAN_SYS(arch_prctl),
+	RR_SCAN_SYS(time), RR_SCAN_SYS(epoll_wait),
 };
+const size_t rr_scan_arch_nnames = sizeof(rr_scan_arch_names) / sizeof(rr_scan_arch_names[0]);
 
-/* What agent_rr_syscall.c sends to the named interposers. */
-static const long x86_rr_sys_rec[] = {
-	SYS_read, SYS_pread64, SYS_readv, SYS_recvfrom, SYS_recvmsg, SYS_accept, SYS_accept4,
-	SYS_poll, SYS_select, SYS_epoll_wait, SYS_clock_gettime, SYS_gettimeofday, SYS_time,
-	SYS_getrandom, SYS_getpid, SYS_gettid, SYS_nanosleep, SYS_clock_nanosleep, SYS_write,
-	SYS_writev, SYS_sched_yield, SYS_ppoll, SYS_pselect6, SYS_epoll_pwait,
-	SYS_rt_sigtimedwait, SYS_pause, SYS_rt_sigsuspend, SYS_epoll_pwait2,
-	SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_shutdown,
-	SYS_setsockopt, SYS_getsockopt, SYS_getsockname, SYS_getpeername, SYS_recvmmsg,
-	SYS_sendmmsg, SYS_sysinfo,
-};
-
-const struct rr_scan_sys *rr_scan_arch_names(size_t *n)
-{
-	*n = sizeof(x86_rr_sys_names) / sizeof(x86_rr_sys_names[0]);
-	return x86_rr_sys_names;
-}
-
-const long *rr_scan_arch_recorded(size_t *n)
-{
-	*n = sizeof(x86_rr_sys_rec) / sizeof(x86_rr_sys_rec[0]);
-	return x86_rr_sys_rec;
-}
+/* Of those, what agent_rr_syscall.c sends to the named interposers. */
+const long rr_scan_arch_recorded[] = {SYS_poll, SYS_select, SYS_epoll_wait, SYS_time, SYS_pause};
+const size_t rr_scan_arch_nrecorded =
+    sizeof(rr_scan_arch_recorded) / sizeof(rr_scan_arch_recorded[0]);
 
 /* Which class the decoded instruction is in, -1 for none. */
 static int x86_rr_scan_class(const char *text)
