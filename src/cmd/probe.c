@@ -754,7 +754,7 @@ static int probe_opt_handler(struct probe_cli *cl, const char *arg)
 static int probe_opt(void *ctx, int c, const char *arg)
 {
 	struct probe_cli *cl = ctx;
-	uint64_t v;
+	uint64_t v = 0;
 	int rc;
 
 	switch (c) {
@@ -775,12 +775,9 @@ static int probe_opt(void *ctx, int c, const char *arg)
 		cl->fo.json = 1;
 		return 0;
 	case 'p':
-		if (options_parse_uint(arg, INT_MAX, &v) < 0 || !v) {
-			log_err("--pid '%s': want a process id", arg);
-			return -1;
-		}
+		rc = run_opts_uint("--pid", arg, 1, INT_MAX, &v);
 		cl->attach_pid = (pid_t)v;
-		return 0;
+		return rc;
 	case 'd':
 		if (probe_parse_duration(arg, &cl->duration_ms) < 0) {
 			log_err("--duration '%s': want a time such as 10s, 500ms or 2m", arg);
@@ -810,12 +807,9 @@ static int probe_opt(void *ctx, int c, const char *arg)
 		}
 		return 0;
 	case PROBE_O_LIMIT:
-		if (options_parse_uint(arg, 1u << 30, &v) < 0) {
-			log_err("--limit '%s': want a number", arg);
-			return -1;
-		}
+		rc = run_opts_uint("--limit", arg, 0, 1u << 30, &v);
 		cl->fo.limit = (unsigned)v;
-		return 0;
+		return rc;
 	case 'q':
 		cl->so.quiet = 1;
 		return 0;

@@ -260,8 +260,8 @@ static int *replay_flag(struct replay_cli *cl, int c, int *val)
 static int replay_opt(void *ctx, int c, const char *arg)
 {
 	struct replay_cli *cl = ctx;
-	int *flag, val;
-	uint64_t v;
+	int *flag, val, rc;
+	uint64_t v = 0;
 
 	flag = replay_flag(cl, c, &val);
 	if (flag) {
@@ -270,12 +270,9 @@ static int replay_opt(void *ctx, int c, const char *arg)
 	}
 	switch (c) {
 	case REPLAY_O_STUCK_MS:
-		if (options_parse_uint(arg, 3600000, &v) < 0 || v < 10) {
-			log_err("--stuck-ms '%s': want 10 to 3600000", arg);
-			return -1;
-		}
+		rc = run_opts_uint("--stuck-ms", arg, 10, 3600000, &v);
 		cl->stuck_ms = (uint32_t)v;
-		return 0;
+		return rc;
 	case REPLAY_O_GDB_ARGS:
 		cl->gdb_args = arg;
 		cl->use_gdb = 1;
@@ -294,12 +291,9 @@ static int replay_opt(void *ctx, int c, const char *arg)
 		}
 		return 0;
 	case REPLAY_O_PID:
-		if (options_parse_uint(arg, INT32_MAX, &v) < 0 || !v) {
-			log_err("--pid: '%s' is not a process id", arg);
-			return -1;
-		}
+		rc = run_opts_uint("--pid", arg, 1, INT32_MAX, &v);
 		cl->only_pid = (int32_t)v;
-		return 0;
+		return rc;
 	case REPLAY_O_ENV: /* added to (or replacing one of) the recorded environment */
 		if (!strchr(arg, '=') || arg[0] == '=') {
 			log_err("--env '%s': want NAME=VALUE", arg);

@@ -2,7 +2,8 @@
 /*
  * run_opts.c - the options shared by the commands that run a program
  * (run_opts.h): one row each, with the getopt entry, the help text and the
- * check of the value. A new shared option is a row here and a case in
+ * check of the value; and the parsing of a command's options from its rows
+ * and these. A new shared option is a row here and a case in
  * run_opts_handle; every command that names it in its mask gets it, spelled
  * and explained the same way.
  */
@@ -70,7 +71,10 @@ static const struct run_opt_row run_opt_rows[] = {
 
 #define RUN_OPT_NROWS (sizeof(run_opt_rows) / sizeof(run_opt_rows[0]))
 
-int run_opts_table(const struct option *own, const struct run_opts_spec *spec, struct option *out,
+/* The long options getopt_long is given: the command's own (own, ending
+ * with a zeroed entry) and then the shared ones of spec, into out (room for
+ * cap entries, the terminating zeroed one included). 0, or -ENOSPC. */
+static int run_opts_table(const struct option *own, const struct run_opts_spec *spec, struct option *out,
 		   size_t cap)
 {
 	size_t n = 0;
@@ -118,7 +122,10 @@ void run_opts_usage(FILE *out, const struct run_opts_spec *spec)
 	}
 }
 
-int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
+/* Option c (getopt's return) with its argument: 1 when it is a shared
+ * option of spec (so is set), 0 when it is not, -1 when its value is wrong
+ * (said). */
+static int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
 		    struct session_opts *so)
 {
 	uint64_t v;
@@ -147,15 +154,25 @@ int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
 	case RUN_OPT_STREAM:
 		return stream_send_option(arg) < 0 ? -1 : 1;
 	case RUN_OPT_STACKS:
-		if (options_parse_uint(arg, 32, &v) < 0) {
-			log_err("--stacks '%s': want 0 to 32", arg);
+		if (run_opts_uint("--stacks", arg, 0, 32, &v) < 0)
 			return -1;
-		}
 		so->stack_depth = (uint32_t)v;
 		return 1;
 	default:
 		return 0;
 	}
+}
+
+int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	if (options_parse_uint(val, hi, out) == 0 && *out >= lo)
+		return 0;
+	if (!lo && hi >= 1u << 30)
+		log_err("%s '%s': want a number", name, val);
+	else
+		log_err("%s '%s': want %llu to %llu", name, val, (unsigned long long)lo,
+			(unsigned long long)hi);
+	return -1;
 }
 
 /* Room for the getopt tables of the command with the most options (spool
