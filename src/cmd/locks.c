@@ -22,6 +22,35 @@
 /* The shared options spool locks takes: all of them. */
 static const struct run_opts_spec locks_run_opts = {.mask = RUN_OPT_ALL};
 
+/* Codes of spool locks' long-only options. */
+enum {
+	LOCKS_O_JSON = RUN_OPT_LONG,
+	LOCKS_O_SORT,
+	LOCKS_O_LIMIT,
+	LOCKS_O_TOP_SITES,
+	LOCKS_O_ALL,
+};
+
+/* spool locks' own options, in the order --help lists them (after the
+ * shared ones). */
+static const struct run_opt_own locks_own_opts[] = {
+    {"json", no_argument, LOCKS_O_JSON,
+     "      --json           print the report as JSON (on stderr)\n"},
+    {"sort", required_argument, LOCKS_O_SORT,
+     "      --sort KEY       order locks by acq, contended, wait, hold or name\n"
+     "                       (default wait)\n"},
+    {"limit", required_argument, LOCKS_O_LIMIT,
+     "      --limit N        print at most N locks (default 20, 0 = all)\n"},
+    {"top-sites", required_argument, LOCKS_O_TOP_SITES,
+     "      --top-sites N    contended call-site pairs to print per lock (default 3)\n"},
+    {"all", no_argument, LOCKS_O_ALL,
+     "      --all            also list the locks initialized and never used\n"},
+    {"quiet", no_argument, 'q', "  -q, --quiet          print only the summary line, no report\n"},
+    {"help", no_argument, 'h', "  -h, --help           show this help\n"},
+};
+
+#define LOCKS_NOWN (sizeof(locks_own_opts) / sizeof(locks_own_opts[0]))
+
 static void locks_usage(FILE *out)
 {
 	fprintf(out,
@@ -35,15 +64,8 @@ static void locks_usage(FILE *out)
 		"\n"
 		"options:\n");
 	run_opts_usage(out, &locks_run_opts);
+	run_opts_own_usage(out, locks_own_opts, LOCKS_NOWN);
 	fprintf(out,
-		"      --json           print the report as JSON (on stderr)\n"
-		"      --sort KEY       order locks by acq, contended, wait, hold or name\n"
-		"                       (default wait)\n"
-		"      --limit N        print at most N locks (default 20, 0 = all)\n"
-		"      --top-sites N    contended call-site pairs to print per lock (default 3)\n"
-		"      --all            also list the locks initialized and never used\n"
-		"  -q, --quiet          print only the summary line, no report\n"
-		"  -h, --help           show this help\n"
 		"\n"
 		"Exit status: PROGRAM's (128+N if signal N killed it, 127 if it is not\n"
 		"found, 126 if it is not executable), or 4 if that is 0 but the trace is\n"
@@ -70,79 +92,70 @@ static const char *fmt_count(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+/* What the command line of spool locks asks for. */
+struct locks_cli {
+	struct session_opts *so;
+	struct lockstat_print_opts *po;
+};
+
+/* One of spool locks' own options (run_opt_fn). */
+static int locks_opt(void *arg, int c, const char *val)
+{
+	struct locks_cli *cl = arg;
+	struct lockstat_print_opts *po = cl->po;
+	uint64_t v = 0;
+	int rc;
+
+	switch (c) {
+	case LOCKS_O_JSON:
+		po->json = 1;
+		return 0;
+	case LOCKS_O_ALL:
+		po->all = 1;
+		return 0;
+	case LOCKS_O_SORT:
+		if (lockstat_parse_sort(val, po) < 0) {
+			log_err("--sort '%s': want acq, contended, wait, hold or name", val);
+			return -1;
+		}
+		return 0;
+	case LOCKS_O_LIMIT:
+		rc = run_opts_uint("--limit", val, 0, 1u << 30, &v);
+		po->limit = (unsigned)v;
+		return rc;
+	case LOCKS_O_TOP_SITES:
+		rc = run_opts_uint("--top-sites", val, 0, 1000, &v);
+		po->top_sites = (unsigned)v;
+		return rc;
+	case 'q':
+		cl->so->quiet = 1;
+		return 0;
+	case 'h':
+		locks_usage(stdout);
+		return RUN_OPTS_STOP;
+	}
+	return -1;
+}
+
 int cmd_locks(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"sort", required_argument, NULL, 'S'},
-		{"limit", required_argument, NULL, 'l'},
-		{"top-sites", required_argument, NULL, 't'},
-		{"all", no_argument, NULL, 'A'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct session_opts so = {
 		.trace_dir = "spool.trace",
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
-	struct option opts[32];
 	struct lockstat_print_opts po;
+	struct locks_cli cl = {.so = &so, .po = &po};
 	struct session_result res;
 	char c1[32], c2[32];
-	uint64_t v, lost;
-	int c, rc;
+	uint64_t lost;
+	int rc;
 
 	lockstat_print_opts_init(&po);
-	if (run_opts_table(own, &locks_run_opts, opts, sizeof(opts) / sizeof(opts[0])) < 0)
-		return 1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
-		rc = run_opts_handle(c, optarg, &locks_run_opts, &so);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc)
-			continue;
-		switch (c) {
-		case 'j':
-			po.json = 1;
-			break;
-		case 'A':
-			po.all = 1;
-			break;
-		case 'S':
-			if (lockstat_parse_sort(optarg, &po) < 0) {
-				log_err("--sort '%s': want acq, contended, wait, hold or name", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'l':
-			if (options_parse_uint(optarg, 1u << 30, &v) < 0) {
-				log_err("--limit '%s': want a number", optarg);
-				return EXIT_USAGE;
-			}
-			po.limit = (unsigned)v;
-			break;
-		case 't':
-			if (options_parse_uint(optarg, 1000, &v) < 0) {
-				log_err("--top-sites '%s': want a number", optarg);
-				return EXIT_USAGE;
-			}
-			po.top_sites = (unsigned)v;
-			break;
-		case 'q':
-			so.quiet = 1;
-			break;
-		case 'h':
-			locks_usage(stdout);
-			return 0;
-		default:
-			options_report_error("locks", c, argv);
-			return EXIT_USAGE;
-		}
-	}
+	rc = run_opts_parse("locks", argc, argv, locks_own_opts, LOCKS_NOWN, &locks_run_opts, &so,
+			    locks_opt, &cl);
+	if (rc)
+		return rc < 0 ? EXIT_USAGE : 0;
 	if (optind >= argc) {
 		log_err("no program to run (usage: spool locks [OPTIONS] -- PROGRAM [ARGS])");
 		return EXIT_USAGE;

@@ -41,6 +41,63 @@ static const struct run_opts_spec path_run_opts = {
 		RUN_OPT_UNTIL_FIRST_EXIT,
 };
 
+/* Codes of spool path's long-only options. */
+enum {
+	PATH_O_CHECK = RUN_OPT_LONG,
+	PATH_O_EXITS,
+	PATH_O_THREAD,
+	PATH_O_JSON,
+	PATH_O_FUNCTIONS,
+	PATH_O_TRUST_ENV,
+	PATH_O_SYSROOT,
+};
+
+/* spool path's own options, in the order --help lists them (the shared
+ * ones, for recording, after them). Its -o is its own (path_old_o). */
+static const struct run_opt_own path_own_opts[] = {
+    {"write", required_argument, 'w',
+     "  -w, --write FILE     write the path (or the check) to FILE, not stdout\n"
+     "                       (replaced only once the path is complete)\n"},
+    {"check", no_argument, PATH_O_CHECK,
+     "      --check          instead of the path, list the program's functions\n"
+     "                       (DWARF, else its symbol table) that the run never\n"
+     "                       entered, after a line 'N of M functions entered'\n"},
+    {"exits", no_argument, PATH_O_EXITS,
+     "      --exits          also print function exits ('>' entry, '<' exit)\n"},
+    {"thread", required_argument, PATH_O_THREAD,
+     "      --thread N       only thread index N (the number after T)\n"},
+    {"json", no_argument, PATH_O_JSON, "      --json           JSON instead of text\n"},
+    {"functions", required_argument, PATH_O_FUNCTIONS,
+     "      --functions SRC  where function entries come from: finstrument (the\n"
+     "                       -finstrument-functions hooks), probes (entry/exit\n"
+     "                       probes), or auto (default: the hooks when the\n"
+     "                       program calls them, else probes; for a trace: its\n"
+     "                       function probes if it has any)\n"},
+    {"output", required_argument, 'o',
+     "  -o, --output DIR     when recording: trace directory (default spool.trace;\n"
+     "                       a trace spool wrote there is kept as DIR.old, anything\n"
+     "                       else there is refused). TRACE_DIR made by\n"
+     "                       spool record holds no function entries: spool path\n"
+     "                       replays it with --record-path, into DIR if given (kept)\n"
+     "                       or a temporary directory. -t, --trace-dir DIR is the\n"
+     "                       same. (-o FILE naming the path's file is the old\n"
+     "                       spelling, kept with a warning for this release when\n"
+     "                       it cannot be a trace directory: with -t, without\n"
+     "                       PROGRAM, or FILE an existing file; use -w FILE)\n"},
+    {"trace-dir", required_argument, 't', NULL}, /* (in -o's lines) */
+    {"trust-env", no_argument, PATH_O_TRUST_ENV,
+     "      --trust-env      TRACE_DIR made by spool record: its replay takes the\n"
+     "                       loader's variables (LD_PRELOAD, ...) from the\n"
+     "                       recorded environment too (spool replay --trust-env)\n"},
+    {"quiet", no_argument, 'q', "  -q, --quiet          no summary line\n"},
+    {"sysroot", required_argument, PATH_O_SYSROOT,
+     "      --sysroot DIR    a trace made on a board: names come from the board's\n"
+     "                       files under DIR (spool report --sysroot)\n"},
+    {"help", no_argument, 'h', "  -h, --help           show this help\n"},
+};
+
+#define PATH_NOWN (sizeof(path_own_opts) / sizeof(path_own_opts[0]))
+
 static void path_usage(FILE *out)
 {
 	fprintf(out,
@@ -72,37 +129,9 @@ static void path_usage(FILE *out)
 		"TRACE_DIR defaults to spool.trace; a non-directory argument is taken as a\n"
 		"program to record.\n"
 		"\n"
-		"options:\n"
-		"  -w, --write FILE     write the path (or the check) to FILE, not stdout\n"
-		"                       (replaced only once the path is complete)\n"
-		"      --check          instead of the path, list the program's functions\n"
-		"                       (DWARF, else its symbol table) that the run never\n"
-		"                       entered, after a line 'N of M functions entered'\n"
-		"      --exits          also print function exits ('>' entry, '<' exit)\n"
-		"      --thread N       only thread index N (the number after T)\n"
-		"      --json           JSON instead of text\n"
-		"      --functions SRC  where function entries come from: finstrument (the\n"
-		"                       -finstrument-functions hooks), probes (entry/exit\n"
-		"                       probes), or auto (default: the hooks when the\n"
-		"                       program calls them, else probes; for a trace: its\n"
-		"                       function probes if it has any)\n"
-		"  -o, --output DIR     when recording: trace directory (default spool.trace;\n"
-		"                       a trace spool wrote there is kept as DIR.old, anything\n"
-		"                       else there is refused). TRACE_DIR made by\n"
-		"                       spool record holds no function entries: spool path\n"
-		"                       replays it with --record-path, into DIR if given (kept)\n"
-		"                       or a temporary directory. -t, --trace-dir DIR is the\n"
-		"                       same. (-o FILE naming the path's file is the old\n"
-		"                       spelling, kept with a warning for this release when\n"
-		"                       it cannot be a trace directory: with -t, without\n"
-		"                       PROGRAM, or FILE an existing file; use -w FILE)\n"
-		"      --trust-env      TRACE_DIR made by spool record: its replay takes the\n"
-		"                       loader's variables (LD_PRELOAD, ...) from the\n"
-		"                       recorded environment too (spool replay --trust-env)\n"
-		"  -q, --quiet          no summary line\n"
-		"      --sysroot DIR    a trace made on a board: names come from the board's\n"
-		"                       files under DIR (spool report --sysroot)\n"
-		"  -h, --help           show this help\n"
+		"options:\n");
+	run_opts_own_usage(out, path_own_opts, PATH_NOWN);
+	fprintf(out,
 		"\n"
 		"options when recording (as in spool locks):\n");
 	run_opts_usage(out, &path_run_opts);
@@ -228,24 +257,71 @@ static int path_old_o(const char *x, int record, int have_t)
 	return stat(x, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
+/* What the command line of spool path asks for, besides so and po. */
+struct path_cli {
+	struct session_opts *so;
+	struct path_opts *po;
+	const char *output, *opt_o;
+	int quiet, trust_env;
+};
+
+/* One of spool path's own options (run_opt_fn). */
+static int path_opt(void *arg, int c, const char *val)
+{
+	struct path_cli *cl = arg;
+	struct path_opts *po = cl->po;
+	uint64_t v = 0;
+	int rc;
+
+	switch (c) {
+	case 'o':
+		cl->opt_o = val;
+		return 0;
+	case 'w':
+		cl->output = val;
+		return 0;
+	case 't':
+		cl->so->trace_dir = val;
+		return 0;
+	case PATH_O_CHECK:
+		po->check = 1;
+		return 0;
+	case PATH_O_EXITS:
+		po->exits = 1;
+		return 0;
+	case PATH_O_JSON:
+		po->json = 1;
+		return 0;
+	case PATH_O_TRUST_ENV:
+		cl->trust_env = 1;
+		return 0;
+	case 'q':
+		cl->quiet = 1;
+		return 0;
+	case PATH_O_THREAD:
+		rc = run_opts_uint("--thread", val, 0, UINT32_MAX - 1, &v);
+		po->thread = (int64_t)v;
+		return rc;
+	case PATH_O_FUNCTIONS:
+		rc = path_fn_parse(val);
+		if (rc < 0) {
+			log_err("--functions '%s': want finstrument, probes or auto", val);
+			return -1;
+		}
+		po->functions = rc;
+		return 0;
+	case PATH_O_SYSROOT:
+		return sysroot_option(val) < 0 ? -1 : 0;
+	case 'h':
+		path_usage(stdout);
+		return RUN_OPTS_STOP;
+	}
+	return -1;
+}
+
 int cmd_path(int argc, char **argv)
 {
 	static const char default_dir[] = "spool.trace";
-	static const struct option own[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"write", required_argument, NULL, 'w'},
-		{"check", no_argument, NULL, 'c'},
-		{"exits", no_argument, NULL, 'x'},
-		{"thread", required_argument, NULL, 'n'},
-		{"json", no_argument, NULL, 'j'},
-		{"functions", required_argument, NULL, 'F'},
-		{"trace-dir", required_argument, NULL, 't'},
-		{"trust-env", no_argument, NULL, 'U'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"sysroot", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct session_opts so = {
 		.trace_dir = default_dir,
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
@@ -253,78 +329,17 @@ int cmd_path(int argc, char **argv)
 	};
 	struct trace_loss_seen seen = {.set = 0};
 	struct path_opts po = {.thread = -1, .seen = &seen};
-	const char *output = NULL, *trace_dir = "spool.trace", *opt_o = NULL;
-	int c, rc, quiet = 0, dashdash, record = 0, prog_status = 0, remove_tmp = 0,
-	    trust_env = 0;
+	struct path_cli cl = {.so = &so, .po = &po};
+	const char *trace_dir = "spool.trace";
+	int rc, dashdash, record = 0, prog_status = 0, remove_tmp = 0;
 	char tmp[PATH_MAX], tmp_trace[PATH_MAX + 8];
 	struct outfile of = {.f = stdout};
-	struct option opts[32];
 	struct stat st;
-	uint64_t v;
 
-	if (run_opts_table(own, &path_run_opts, opts, sizeof(opts) / sizeof(opts[0])) < 0)
-		return 1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:t:w:qh", opts, NULL)) != -1) {
-		rc = run_opts_handle(c, optarg, &path_run_opts, &so);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc)
-			continue;
-		switch (c) {
-		case 'o':
-			opt_o = optarg;
-			break;
-		case 'w':
-			output = optarg;
-			break;
-		case 'c':
-			po.check = 1;
-			break;
-		case 'x':
-			po.exits = 1;
-			break;
-		case 'n':
-			if (options_parse_uint(optarg, UINT32_MAX - 1, &v) < 0) {
-				log_err("--thread '%s': want a thread index (0 to %u)", optarg,
-					UINT32_MAX - 1);
-				return EXIT_USAGE;
-			}
-			po.thread = (int64_t)v;
-			break;
-		case 'j':
-			po.json = 1;
-			break;
-		case 'F':
-			rc = path_fn_parse(optarg);
-			if (rc < 0) {
-				log_err("--functions '%s': want finstrument, probes or auto", optarg);
-				return EXIT_USAGE;
-			}
-			po.functions = rc;
-			break;
-		case 't':
-			so.trace_dir = optarg;
-			break;
-		case 'U':
-			trust_env = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'S':
-			if (sysroot_option(optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			path_usage(stdout);
-			return 0;
-		default:
-			options_report_error("path", c, argv);
-			return EXIT_USAGE;
-		}
-	}
+	rc = run_opts_parse("path", argc, argv, path_own_opts, PATH_NOWN, &path_run_opts, &so,
+			    path_opt, &cl);
+	if (rc)
+		return rc < 0 ? EXIT_USAGE : 0;
 	dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
 	if (optind < argc) {
 		record = dashdash || stat(argv[optind], &st) < 0 || !S_ISDIR(st.st_mode);
@@ -340,22 +355,22 @@ int cmd_path(int argc, char **argv)
 		log_err("no program after '--' (usage: spool path [OPTIONS] -- PROGRAM [ARGS])");
 		return EXIT_USAGE;
 	}
-	if (opt_o && path_old_o(opt_o, record, so.trace_dir != default_dir)) {
-		if (output) {
-			log_err("-o %s and -w %s: name the path's file once, with -w", opt_o,
-				output);
+	if (cl.opt_o && path_old_o(cl.opt_o, record, so.trace_dir != default_dir)) {
+		if (cl.output) {
+			log_err("-o %s and -w %s: name the path's file once, with -w", cl.opt_o,
+				cl.output);
 			return EXIT_USAGE;
 		}
 		log_warn("path: -o %s taken as the path's file (the old spelling): use -w %s; "
 			 "-o names the trace directory, as in spool locks, probe and record",
-			 opt_o, opt_o);
-		output = opt_o;
-	} else if (opt_o) {
-		so.trace_dir = opt_o;
+			 cl.opt_o, cl.opt_o);
+		cl.output = cl.opt_o;
+	} else if (cl.opt_o) {
+		so.trace_dir = cl.opt_o;
 	}
 	if (record) {
 		so.argv = argv + optind;
-		rc = path_record(&so, quiet, po.functions);
+		rc = path_record(&so, cl.quiet, po.functions);
 		if (rc > 0)
 			return rc; /* the program did not run, or no trace */
 		prog_status = rc < 0 ? -rc - 1 : 0;
@@ -388,7 +403,7 @@ int cmd_path(int argc, char **argv)
 			}
 			snprintf(tmp_trace, sizeof(tmp_trace), "%s%s", tmp,
 				 remove_tmp ? "/trace" : "");
-			if (path_replay(trace_dir, tmp_trace, quiet, po.functions, trust_env)) {
+			if (path_replay(trace_dir, tmp_trace, cl.quiet, po.functions, cl.trust_env)) {
 				rc = 1;
 				goto out_tmp;
 			}
@@ -397,16 +412,16 @@ int cmd_path(int argc, char **argv)
 	}
 	/* Written beside FILE and renamed only once the trace was read: bad
 	 * input leaves FILE as it was. */
-	if (output && outfile_open(&of, output, 0666, 0) < 0) {
+	if (cl.output && outfile_open(&of, cl.output, 0666, 0) < 0) {
 		rc = 1;
 		goto out_tmp;
 	}
 	fflush(stdout);
-	po.say_source = !quiet;
+	po.say_source = !cl.quiet;
 	rc = path_report_dir(trace_dir, &po, of.f);
 	if (!record) /* (a run has said it) */
 		cmd_dir_loss(trace_dir, &seen, NULL);
-	if (output) {
+	if (cl.output) {
 		if (rc < 0)
 			outfile_abort(&of);
 		else if (outfile_commit(&of) < 0)

@@ -53,8 +53,73 @@
 
 /* The shared options spool probe takes (run_opts.c). */
 static const struct run_opts_spec probe_run_opts = {
-	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT,
+	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_STREAM,
 };
+
+/* Codes of spool probe's long-only options. */
+enum {
+	PROBE_O_COMMANDS = RUN_OPT_LONG,
+	PROBE_O_CONTROL,
+	PROBE_O_DISABLED,
+	PROBE_O_DEBUG_DIR,
+	PROBE_O_EXITS,
+	PROBE_O_HANDLER,
+	PROBE_O_LIST_LIBRARY,
+	PROBE_O_JSON,
+	PROBE_O_LIMIT,
+};
+
+/* spool probe's own options, in the order --help lists them (the shared
+ * ones follow them). */
+static const struct run_opt_own probe_own_opts[] = {
+    {"probe", required_argument, 'e', "  -e, --probe SPEC     what to probe (repeatable)\n"},
+    {"pid", required_argument, 'p',
+     "  -p, --pid PID        attach to a running process instead of starting one;\n"
+     "                       its original code is restored when spool stops\n"},
+    {"duration", required_argument, 'd',
+     "  -d, --duration D     attach mode: stop after D (10s, 500ms, 2m; default:\n"
+     "                       until Ctrl-C or until the process exits)\n"},
+    {"commands", no_argument, PROBE_O_COMMANDS,
+     "      --commands       attach mode: read commands on stdin while the program\n"
+     "                       runs (the end of stdin detaches): list, add\n"
+     "                       [--disabled] SPEC, delete ID..., disable ID...,\n"
+     "                       enable ID..., detach; each answer ends with a line\n"
+     "                       'ok ...' or 'error: ...'\n"},
+    {"control", required_argument, PROBE_O_CONTROL,
+     "      --control PATH   attach mode: the same commands on a unix socket made\n"
+     "                       at PATH (in a directory only you can write)\n"},
+    {"disabled", required_argument, PROBE_O_DISABLED,
+     "      --disabled SPEC  like -e, but its probes are placed disabled: they\n"
+     "                       record nothing until 'enable ID' (--commands)\n"},
+    {"list", no_argument, 'l',
+     "  -l, --list           print the probes a spec would place, and how (jump or\n"
+     "                       int3, with the reason), then exit\n"},
+    {"debug-dir", required_argument, PROBE_O_DEBUG_DIR,
+     "      --debug-dir DIR  also look for separate debug files (DWARF and symbols\n"
+     "                       of stripped files) under DIR: DIR/.build-id/xx/yy.debug\n"
+     "                       or a .gnu_debuglink name (also: SPOOL_DEBUG_DIR)\n"},
+    {"exits", required_argument, PROBE_O_EXITS,
+     "      --exits HOW      how function exits are hooked: auto (default: patch\n"
+     "                       each ret with a jump; where one would need an int3,\n"
+     "                       swap the function's return address instead: method\n"
+     "                       retaddr in --list), patch (never swap: int3 where\n"
+     "                       no jump fits), retaddr (swap in every function)\n"},
+    {"handler", required_argument, PROBE_O_HANDLER,
+     "      --handler SO     custom pre/post/error handlers, a shared object\n"
+     "                       (include/spool/probe.h) the agent loads in PROGRAM;\n"
+     "                       stored in the probe library as NAME (SO's file name\n"
+     "                       without .so) when it is not there\n"
+     "      --handler NAME   the probe NAME of the library\n"},
+    {"list-library", no_argument, PROBE_O_LIST_LIBRARY,
+     "      --list-library   list the probe library (standard and user probes)\n"},
+    {"json", no_argument, PROBE_O_JSON, "      --json           the report as JSON\n"},
+    {"limit", required_argument, PROBE_O_LIMIT,
+     "      --limit N        rows of the report (default 30, 0 = all)\n"},
+    {"quiet", no_argument, 'q', "  -q, --quiet          summary line only, no report\n"},
+    {"help", no_argument, 'h', "  -h, --help           show this help\n"},
+};
+
+#define PROBE_NOWN (sizeof(probe_own_opts) / sizeof(probe_own_opts[0]))
 
 static void probe_usage(FILE *out)
 {
@@ -101,45 +166,12 @@ static void probe_usage(FILE *out)
 		"                       (block, branch, jump, label: a coverage summary at exit;\n"
 		"                       spool report --coverage -o app.info for lcov)\n"
 		"\n"
-		"options:\n"
-		"  -e, --probe SPEC     what to probe (repeatable)\n"
-		"  -p, --pid PID        attach to a running process instead of starting one;\n"
-		"                       its original code is restored when spool stops\n"
-		"  -d, --duration D     attach mode: stop after D (10s, 500ms, 2m; default:\n"
-		"                       until Ctrl-C or until the process exits)\n"
-		"      --commands       attach mode: read commands on stdin while the program\n"
-		"                       runs (the end of stdin detaches): list, add\n"
-		"                       [--disabled] SPEC, delete ID..., disable ID...,\n"
-		"                       enable ID..., detach; each answer ends with a line\n"
-		"                       'ok ...' or 'error: ...'\n"
-		"      --control PATH   attach mode: the same commands on a unix socket made\n"
-		"                       at PATH (in a directory only you can write)\n"
-		"      --disabled SPEC  like -e, but its probes are placed disabled: they\n"
-		"                       record nothing until 'enable ID' (--commands)\n"
-		"  -l, --list           print the probes a spec would place, and how (jump or\n"
-		"                       int3, with the reason), then exit\n"
-		"      --debug-dir DIR  also look for separate debug files (DWARF and symbols\n"
-		"                       of stripped files) under DIR: DIR/.build-id/xx/yy.debug\n"
-		"                       or a .gnu_debuglink name (also: SPOOL_DEBUG_DIR)\n"
-		"      --exits HOW      how function exits are hooked: auto (default: patch\n"
-		"                       each ret with a jump; where one would need an int3,\n"
-		"                       swap the function's return address instead: method\n"
-		"                       retaddr in --list), patch (never swap: int3 where\n"
-		"                       no jump fits), retaddr (swap in every function)\n"
-		"      --handler SO     custom pre/post/error handlers, a shared object\n"
-		"                       (include/spool/probe.h) the agent loads in PROGRAM;\n"
-		"                       stored in the probe library as NAME (SO's file name\n"
-		"                       without .so) when it is not there\n"
-		"      --handler NAME   the probe NAME of the library\n"
-		"      --list-library   list the probe library (standard and user probes)\n"
-		);
+		"options:\n");
+	/* (the shared options before the last row, -h) */
+	run_opts_own_usage(out, probe_own_opts, PROBE_NOWN - 1);
 	run_opts_usage(out, &probe_run_opts);
+	run_opts_own_usage(out, probe_own_opts + PROBE_NOWN - 1, 1);
 	fprintf(out,
-		"      --json           the report as JSON\n"
-		"      --limit N        rows of the report (default 30, 0 = all)\n"
-		"  -q, --quiet          summary line only, no report\n"
-		STREAM_SEND_HELP
-		"  -h, --help           show this help\n"
 		"\n"
 		"Exit status: the program's (128+N if signal N killed it); 4 if that is 0 but\n"
 		"the trace is incomplete (events lost, the disk full; the summary line says\n"
@@ -655,201 +687,176 @@ out_free:
 	return status;
 }
 
-int cmd_probe(int argc, char **argv)
-{
-	static const struct option own[] = {
-		{"probe", required_argument, NULL, 'e'},
-		{"list", no_argument, NULL, 'l'},
-		{"handler", required_argument, NULL, 'H'},
-		{"list-library", no_argument, NULL, 'B'},
-		{"exits", required_argument, NULL, 'X'},
-		{"pid", required_argument, NULL, 'p'},
-		{"duration", required_argument, NULL, 'd'},
-		{"commands", no_argument, NULL, 'C'},
-		{"control", required_argument, NULL, 'K'},
-		{"disabled", required_argument, NULL, 'Z'},
-		{"debug-dir", required_argument, NULL, 'D'},
-		{"json", no_argument, NULL, 'j'},
-		{"limit", required_argument, NULL, 'L'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"stream", required_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct session_opts so = {
-		.trace_dir = "spool.trace",
-		.ring_bytes = SHM_DEFAULT_RING_BYTES,
-		.max_rings = SHM_DEFAULT_MAX_RINGS,
-	};
-	struct funcs_opts fo = {.limit = 30, .callers = 3};
-	struct option opts[40];
+/* What the command line of spool probe asks for. */
+struct probe_cli {
+	struct session_opts so;
+	struct funcs_opts fo;
+	struct probe_live_opts lopts;
+	struct probe_run pr;
 	const char *specs[PROBE_MAX_SPECS];
-	uint8_t spec_off[PROBE_MAX_SPECS] = {0};
-	struct probe_live_opts lopts = {0};
-	struct probe_run pr = {0};
-	struct session_result res;
-	struct probe_mgr m;
-	size_t nspecs = 0, njump = 0, nint3 = 0, before;
-	int c, rc, status = 1, empty = 0, handler_add = 0, exits = PROBE_EXITS_AUTO;
-	uint64_t v, duration_ms = 0;
-	pid_t attach_pid = 0;
-	char err[512], pidexe[PATH_MAX];
+	uint8_t spec_off[PROBE_MAX_SPECS]; /* --disabled */
+	size_t nspecs;
+	int handler_add; /* --handler SO: store it in the probe library */
+	int exits;	 /* PROBE_EXITS_* */
+	uint64_t duration_ms;
+	pid_t attach_pid;
+	char pidexe[PATH_MAX]; /* -p: its executable */
+};
 
-	if (run_opts_table(own, &probe_run_opts, opts, sizeof(opts) / sizeof(opts[0])) < 0)
-		return 1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:lo:qhp:d:", opts, NULL)) != -1) {
-		rc = run_opts_handle(c, optarg, &probe_run_opts, &so);
+static int probe_opt_spec(struct probe_cli *cl, const char *arg, int disabled)
+{
+	char err[512];
+	int rc;
+
+	if (disabled && !strncmp(arg, "sys:", 4)) {
+		log_err("--disabled %s: only code probes can be placed disabled", arg);
+		return -1;
+	}
+	if (cl->nspecs == PROBE_MAX_SPECS) {
+		log_err("at most %d -e specs", PROBE_MAX_SPECS);
+		return -1;
+	}
+	rc = disabled ? 0 : sysprobe_parse(arg, &cl->pr.sys_what, err, sizeof(err));
+	if (rc < 0) {
+		log_err("%s", err);
+		return -1;
+	}
+	if (!rc) {
+		cl->spec_off[cl->nspecs] = (uint8_t)disabled;
+		cl->specs[cl->nspecs++] = arg;
+	}
+	return 0;
+}
+
+/* --handler SO or NAME (a probe of the library). */
+static int probe_opt_handler(struct probe_cli *cl, const char *arg)
+{
+	if (!strchr(arg, '/') && access(arg, F_OK) < 0) {
+		char lp[PATH_MAX];
+
+		if (probe_userlib_find(arg, lp, sizeof(lp)) || !realpath(lp, cl->pr.handler)) {
+			log_err("--handler '%s': no such file, and no probe of that name in the "
+				"library (spool probe --list-library)",
+				arg);
+			return -1;
+		}
+		return 0;
+	}
+	if (!realpath(arg, cl->pr.handler)) {
+		log_err("--handler '%s': %s", arg, strerror(errno));
+		return -1;
+	}
+	cl->handler_add = 1;
+	return 0;
+}
+
+/* One of spool probe's own options (run_opt_fn). */
+static int probe_opt(void *ctx, int c, const char *arg)
+{
+	struct probe_cli *cl = ctx;
+	uint64_t v = 0;
+	int rc;
+
+	switch (c) {
+	case 'e':
+		return probe_opt_spec(cl, arg, 0);
+	case PROBE_O_DISABLED:
+		return probe_opt_spec(cl, arg, 1);
+	case PROBE_O_COMMANDS:
+		cl->lopts.use_stdin = 1;
+		return 0;
+	case PROBE_O_CONTROL:
+		cl->lopts.ctl_path = arg;
+		return 0;
+	case 'l':
+		cl->pr.list_only = 1;
+		return 0;
+	case PROBE_O_JSON:
+		cl->fo.json = 1;
+		return 0;
+	case 'p':
+		rc = run_opts_uint("--pid", arg, 1, INT_MAX, &v);
+		cl->attach_pid = (pid_t)v;
+		return rc;
+	case 'd':
+		if (probe_parse_duration(arg, &cl->duration_ms) < 0) {
+			log_err("--duration '%s': want a time such as 10s, 500ms or 2m", arg);
+			return -1;
+		}
+		return 0;
+	case PROBE_O_DEBUG_DIR:
+		rc = debugfile_add_root(arg);
 		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc)
-			continue;
-		switch (c) {
-		case 'C':
-			lopts.use_stdin = 1;
-			break;
-		case 'K':
-			lopts.ctl_path = optarg;
-			break;
-		case 'Z':
-			if (!strncmp(optarg, "sys:", 4)) {
-				log_err("--disabled %s: only code probes can be placed disabled", optarg);
-				return EXIT_USAGE;
-			}
-			if (nspecs == PROBE_MAX_SPECS) {
-				log_err("at most %d -e specs", PROBE_MAX_SPECS);
-				return EXIT_USAGE;
-			}
-			spec_off[nspecs] = 1;
-			specs[nspecs++] = optarg;
-			break;
-		case 'e':
-			if (nspecs == PROBE_MAX_SPECS) {
-				log_err("at most %d -e specs", PROBE_MAX_SPECS);
-				return EXIT_USAGE;
-			}
-			rc = sysprobe_parse(optarg, &pr.sys_what, err, sizeof(err));
-			if (rc < 0) {
-				log_err("%s", err);
-				return EXIT_USAGE;
-			}
-			if (!rc)
-				specs[nspecs++] = optarg;
-			break;
-		case 'l':
-			pr.list_only = 1;
-			break;
-		case 'j':
-			fo.json = 1;
-			break;
-		case 'p':
-			if (options_parse_uint(optarg, INT_MAX, &v) < 0 || !v) {
-				log_err("--pid '%s': want a process id", optarg);
-				return EXIT_USAGE;
-			}
-			attach_pid = (pid_t)v;
-			break;
-		case 'd':
-			if (probe_parse_duration(optarg, &duration_ms) < 0) {
-				log_err("--duration '%s': want a time such as 10s, 500ms or 2m", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'D':
-			rc = debugfile_add_root(optarg);
-			if (rc < 0) {
-				log_err("--debug-dir '%s': %s", optarg, strerror(-rc));
-				return EXIT_USAGE;
-			}
-			break;
-		case 'H':
-			if (!strchr(optarg, '/') && access(optarg, F_OK) < 0) {
-				/* a probe of the library, by name */
-				char lp[PATH_MAX];
-
-				rc = probe_userlib_find(optarg, lp, sizeof(lp));
-				if (rc || !realpath(lp, pr.handler)) {
-					log_err("--handler '%s': no such file, and no probe of "
-						"that name in the library (spool probe "
-						"--list-library)",
-						optarg);
-					return EXIT_USAGE;
-				}
-				break;
-			}
-			if (!realpath(optarg, pr.handler)) {
-				log_err("--handler '%s': %s", optarg, strerror(errno));
-				return EXIT_USAGE;
-			}
-			handler_add = 1;
-			break;
-		case 'B':
-			probe_userlib_list(stdout);
-			return 0;
-		case 'X':
-			if (!strcmp(optarg, "auto")) {
-				exits = PROBE_EXITS_AUTO;
-			} else if (!strcmp(optarg, "patch")) {
-				exits = PROBE_EXITS_PATCH;
-			} else if (!strcmp(optarg, "retaddr")) {
-				exits = PROBE_EXITS_RETADDR;
-			} else {
-				log_err("--exits '%s': want auto, patch or retaddr", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'L':
-			if (options_parse_uint(optarg, 1u << 30, &v) < 0) {
-				log_err("--limit '%s': want a number", optarg);
-				return EXIT_USAGE;
-			}
-			fo.limit = (unsigned)v;
-			break;
-		case 'N':
-			if (stream_send_option(optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'q':
-			so.quiet = 1;
-			break;
-		case 'h':
-			probe_usage(stdout);
-			return 0;
-		default:
-			options_report_error("probe", c, argv);
-			return EXIT_USAGE;
+			log_err("--debug-dir '%s': %s", arg, strerror(-rc));
+		return rc < 0 ? -1 : 0;
+	case PROBE_O_HANDLER:
+		return probe_opt_handler(cl, arg);
+	case PROBE_O_LIST_LIBRARY:
+		probe_userlib_list(stdout);
+		return RUN_OPTS_STOP;
+	case PROBE_O_EXITS:
+		if (!strcmp(arg, "auto")) {
+			cl->exits = PROBE_EXITS_AUTO;
+		} else if (!strcmp(arg, "patch")) {
+			cl->exits = PROBE_EXITS_PATCH;
+		} else if (!strcmp(arg, "retaddr")) {
+			cl->exits = PROBE_EXITS_RETADDR;
+		} else {
+			log_err("--exits '%s': want auto, patch or retaddr", arg);
+			return -1;
 		}
+		return 0;
+	case PROBE_O_LIMIT:
+		rc = run_opts_uint("--limit", arg, 0, 1u << 30, &v);
+		cl->fo.limit = (unsigned)v;
+		return rc;
+	case 'q':
+		cl->so.quiet = 1;
+		return 0;
+	case 'h':
+		probe_usage(stdout);
+		return RUN_OPTS_STOP;
 	}
-	if (handler_add) {
-		char name[128];
+	return -1;
+}
 
-		/* The probe the handler object defines goes into the library
-		 * when it is not there: later runs name it (--handler NAME). */
-		rc = probe_userlib_add(pr.handler, name, sizeof(name));
-		if (rc == 1 || rc == 2) {
-			if (!so.quiet)
-				log_info("probe: handler probe '%s' %s the library (spool probe "
-					 "--list-library; --handler %s uses it)",
-					 name, rc == 1 ? "added to" : "replaced in", name);
-		} else if (rc == -EINVAL) {
-			log_warn("--handler %s: not stored in the probe library: its name is not a "
-				 "plain file name",
-				 pr.handler);
-		} else if (rc < 0 && rc != -ENOEXEC) {
-			log_warn("--handler %s: not stored in the probe library: %s", pr.handler,
-				 strerror(-rc));
-		}
+/* --handler SO: the probe it defines goes into the library when it is not
+ * there, so that later runs can name it (--handler NAME). */
+static void probe_handler_store(const struct probe_cli *cl)
+{
+	char name[128];
+	int rc = probe_userlib_add(cl->pr.handler, name, sizeof(name));
+
+	if (rc == 1 || rc == 2) {
+		if (!cl->so.quiet)
+			log_info("probe: handler probe '%s' %s the library (spool probe "
+				 "--list-library; --handler %s uses it)",
+				 name, rc == 1 ? "added to" : "replaced in", name);
+	} else if (rc == -EINVAL) {
+		log_warn("--handler %s: not stored in the probe library: its name is not a "
+			 "plain file name",
+			 cl->pr.handler);
+	} else if (rc < 0 && rc != -ENOEXEC) {
+		log_warn("--handler %s: not stored in the probe library: %s", cl->pr.handler,
+			 strerror(-rc));
 	}
-	if (pr.sys_what && attach_pid) {
+}
+
+/* The options that do not go together, and what is missing: 0, or the
+ * exit status (said). */
+static int probe_check_cli(const struct probe_cli *cl, int nargs)
+{
+	int live = cl->lopts.use_stdin || cl->lopts.ctl_path;
+
+	if (cl->pr.sys_what && cl->attach_pid) {
 		log_err("sys: probes need the program started by spool (not -p PID yet)");
 		return EXIT_USAGE;
 	}
-	if ((lopts.use_stdin || lopts.ctl_path) && !attach_pid) {
+	if (live && !cl->attach_pid) {
 		log_err("--commands and --control are for attach mode (-p PID)");
 		return EXIT_USAGE;
 	}
-	if (!nspecs && !pr.sys_what && !lopts.use_stdin && !lopts.ctl_path) {
+	if (!cl->nspecs && !cl->pr.sys_what && !live) {
 		log_err("nothing to probe: give -e SPEC (e.g. -e 'func:main'; see spool probe --help)");
 		return EXIT_USAGE;
 	}
@@ -861,26 +868,26 @@ int cmd_probe(int argc, char **argv)
 	{
 		const char *no = NULL, *what = NULL;
 
-		for (size_t i = 0; i < nspecs && !no; i++) {
-			if (strncmp(specs[i], "func:", 5)) {
-				what = specs[i];
+		for (size_t i = 0; i < cl->nspecs && !no; i++) {
+			if (strncmp(cl->specs[i], "func:", 5)) {
+				what = cl->specs[i];
 				no = "not available on aarch64: only func: probes (entries and "
 				     "exits) are";
-			} else if (spec_off[i]) {
-				what = specs[i];
+			} else if (cl->spec_off[i]) {
+				what = cl->specs[i];
 				no = "--disabled is not available on aarch64";
 			}
 		}
-		if (!no && attach_pid) {
+		if (!no && cl->attach_pid) {
 			what = "-p";
 			no = "attaching (-p PID) is not available on aarch64 (ptrace with the arm64 "
 			     "registers: not done)";
 		}
-		if (!no && pr.handler[0]) {
+		if (!no && cl->pr.handler[0]) {
 			what = "--handler";
 			no = "custom handlers are not available on aarch64";
 		}
-		if (!no && exits == PROBE_EXITS_RETADDR) {
+		if (!no && cl->exits == PROBE_EXITS_RETADDR) {
 			what = "--exits retaddr";
 			no = "exits through the return address are not available on aarch64 "
 			     "(every ret and tail call is patched: --exits patch)";
@@ -891,182 +898,250 @@ int cmd_probe(int argc, char **argv)
 		}
 	}
 #endif
-	if (attach_pid && optind < argc) {
+	if (cl->attach_pid && nargs) {
 		log_err("-p PID attaches to a running process: give no program");
 		return EXIT_USAGE;
 	}
-	if (duration_ms && !attach_pid) {
+	if (cl->duration_ms && !cl->attach_pid) {
 		log_err("--duration is for attach mode (-p PID)");
 		return EXIT_USAGE;
 	}
-	if (attach_pid) {
-		char fn[64];
-		ssize_t n;
-
-		snprintf(fn, sizeof(fn), "/proc/%d/exe", (int)attach_pid);
-		n = readlink(fn, pidexe, sizeof(pidexe) - 1);
-		if (n < 0) {
-			snprintf(fn, sizeof(fn), "/proc/%d", (int)attach_pid);
-			if (access(fn, F_OK) < 0)
-				log_err("-p %d: no such process", (int)attach_pid);
-			else if (errno == ENOENT)
-				log_err("-p %d: cannot trace it: it has no executable (a kernel "
-					"thread?)",
-					(int)attach_pid);
-			else
-				log_err("-p %d: cannot read its executable: %s", (int)attach_pid,
-					strerror(errno));
-			return 1;
-		}
-		pidexe[n] = 0;
-		if (strstr(pidexe, " (deleted)")) {
-			log_err("-p %d: its executable %s was deleted", (int)attach_pid, pidexe);
-			return 1;
-		}
-	} else if (optind >= argc) {
+	if (!cl->attach_pid && !nargs) {
 		log_err("no program (usage: spool probe -e SPEC [--] PROGRAM [ARGS])");
 		return EXIT_USAGE;
 	}
-	if (pr.list_only && optind + 1 < argc) {
+	if (cl->pr.list_only && nargs > 1) {
 		log_err("--list takes the program only, not its arguments");
 		return EXIT_USAGE;
 	}
-	probe_mgr_quiet = so.quiet;
-	if (attach_pid) {
-		rc = probe_mgr_init(&m, pidexe);
+	return 0;
+}
+
+/* -p PID: its executable into cl->pidexe. 0, or 1 (said). */
+static int probe_pid_exe(struct probe_cli *cl)
+{
+	pid_t pid = cl->attach_pid;
+	char fn[64];
+	ssize_t n;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/exe", (int)pid);
+	n = readlink(fn, cl->pidexe, sizeof(cl->pidexe) - 1);
+	if (n < 0) {
+		snprintf(fn, sizeof(fn), "/proc/%d", (int)pid);
+		if (access(fn, F_OK) < 0)
+			log_err("-p %d: no such process", (int)pid);
+		else if (errno == ENOENT)
+			log_err("-p %d: cannot trace it: it has no executable (a kernel thread?)",
+				(int)pid);
+		else
+			log_err("-p %d: cannot read its executable: %s", (int)pid, strerror(errno));
+		return 1;
+	}
+	cl->pidexe[n] = 0;
+	if (strstr(cl->pidexe, " (deleted)")) {
+		log_err("-p %d: its executable %s was deleted", (int)pid, cl->pidexe);
+		return 1;
+	}
+	return 0;
+}
+
+/* The probe manager of the program to start (prog, as typed) or of the
+ * process to attach to: 0, or the exit status (said). */
+static int probe_mgr_open(struct probe_mgr *m, const struct probe_cli *cl, const char *prog)
+{
+	int rc;
+
+	if (cl->attach_pid) {
+		rc = probe_mgr_init(m, cl->pidexe);
 		if (rc < 0) {
-			log_err("%s: %s", pidexe, strerror(-rc));
+			log_err("%s: %s", cl->pidexe, strerror(-rc));
 			return 1;
 		}
-		m.attach = 1;
+		m->attach = 1;
 		/* The libraries it has mapped now, dlopen'ed ones included. */
-		rc = probe_attach_libs(attach_pid, &m.libs, &m.nlibs);
+		rc = probe_attach_libs(cl->attach_pid, &m->libs, &m->nlibs);
 		if (rc < 0) {
-			log_err("-p %d: cannot read its maps: %s", (int)attach_pid, strerror(-rc));
-			goto out;
+			log_err("-p %d: cannot read its maps: %s", (int)cl->attach_pid, strerror(-rc));
+			probe_mgr_free(m);
+			return 1;
 		}
-		m.libs_resolved = 1;
+		m->libs_resolved = 1;
 	} else {
 		char path[4096];
-		const char *prog = argv[optind];
+		const char *file = prog;
 
 		/* A bare name is looked up in PATH, as the session will (by
 		 * the same function: no shell started for it). */
 		if (!strchr(prog, '/') && target_resolve(prog, path, sizeof(path)) == 0 &&
 		    path[0] == '/')
-			prog = path;
+			file = path;
 		/* as spool locks and record do, and a shell: 126 (issue 17) */
-		if (access(prog, F_OK) == 0 && access(prog, X_OK) < 0) {
-			log_err("%s: not executable", argv[optind]);
+		if (access(file, F_OK) == 0 && access(file, X_OK) < 0) {
+			log_err("%s: not executable", prog);
 			return 126;
 		}
-		rc = probe_mgr_init(&m, prog);
+		rc = probe_mgr_init(m, file);
 		if (rc < 0) {
-			log_err("%s: %s", argv[optind], strerror(-rc));
+			log_err("%s: %s", prog, strerror(-rc));
 			return rc == -ENOENT ? 127 : 1;
 		}
 	}
-	m.exits = exits;
+	m->exits = cl->exits;
+	return 0;
+}
+
+/* Register and plan the probes of every spec: 0, or the exit status (the
+ * spec that failed or matched nothing said so). */
+static int probe_add_specs(struct probe_mgr *m, const struct probe_cli *cl)
+{
+	size_t n = cl->nspecs, before;
+	char err[512];
+	int rc, empty = 0;
+
 	/* time: specs last: a time: of a function that args: or var: probes
 	 * too takes their probes as its entry and exits (probe_var.c), where
 	 * planned first it would hold the entry itself and refuse them. */
-	for (size_t k = 0; k < 2 * nspecs; k++) {
-		size_t i = k % nspecs;
+	for (size_t k = 0; k < 2 * n; k++) {
+		size_t i = k % n;
+		int off = cl->spec_off[i];
 		struct probe_spec s;
 
-		if ((k < nspecs) == !strncmp(specs[i], "time:", 5))
+		if ((k < n) == !strncmp(cl->specs[i], "time:", 5))
 			continue;
-		if (probe_spec_parse(specs[i], &s, err, sizeof(err)) < 0) {
+		if (probe_spec_parse(cl->specs[i], &s, err, sizeof(err)) < 0) {
 			log_err("%s", err);
-			status = EXIT_USAGE;
-			goto out;
+			return EXIT_USAGE;
 		}
-		if (spec_off[i] && probe_mgr_plan_cfg(&m) < 0)
-			goto out; /* the blocks of the specs before it: not disabled */
-		before = m.ndefs;
-		rc = probe_mgr_add_spec(&m, &s);
+		if (off && probe_mgr_plan_cfg(m) < 0)
+			return 1; /* the blocks of the specs before it: not disabled */
+		before = m->ndefs;
+		rc = probe_mgr_add_spec(m, &s);
 		if (rc < 0) {
-			log_err("'%s': %s", specs[i], strerror(-rc));
-			goto out;
+			log_err("'%s': %s", cl->specs[i], strerror(-rc));
+			return 1;
 		}
-		if (spec_off[i] && probe_mgr_plan_cfg(&m) < 0)
-			goto out;
-		for (size_t k = before; spec_off[i] && k < m.ndefs; k++)
-			m.defs[k].disabled = 1;
+		if (off && probe_mgr_plan_cfg(m) < 0)
+			return 1;
+		for (size_t d = before; off && d < m->ndefs; d++)
+			m->defs[d].disabled = 1;
 		if (!rc)
 			empty = 1;
 	}
 	if (empty)
-		goto out; /* the spec that matched nothing said so */
-	rc = probe_mgr_plan_cfg(&m);
+		return 1;
+	rc = probe_mgr_plan_cfg(m);
 	if (rc < 0) {
 		log_err("planning block and branch probes: %s", strerror(-rc));
-		goto out;
+		return 1;
 	}
-	probe_run_count(&m, &njump, &nint3);
-	if (pr.list_only) {
-		probe_mgr_print_list(&m, stdout);
-		status = 0;
-		goto out;
-	}
-	if (!so.quiet)
-		log_info("%zu probes (%zu jump, %zu int3); spool probe --list shows where", njump + nint3,
-			 njump, nint3);
+	return 0;
+}
 
-	pr.m = &m;
-	if (attach_pid) {
-		if (lopts.use_stdin || lopts.ctl_path)
-			m.id_reserve = PROBE_LIVE_IDS;
-		status = probe_attach_session(&so, &pr, attach_pid, duration_ms, &fo, &lopts);
-		goto out;
-	}
-	so.argv = argv + optind;
-	so.features = SHM_FEAT_PROBES | (pr.sys_what ? SHM_FEAT_SYS : 0);
-	so.ext_bytes[SHM_EXT_PROBES] = probe_mgr_area_size(&m);
-	if (pr.sys_what)
-		so.ext_bytes[SHM_EXT_SYS] = sysprobe_area_size(so.max_rings);
-	so.prepare = probe_run_prepare;
-	so.finish = probe_run_finish;
-	so.hook_arg = &pr;
-	rc = session_run(&so, &res);
-	if (rc < 0) {
-		status = cmd_start_status(rc);
-		goto out;
-	}
-	if (res.term_signal == SIGTRAP && probe_int3_placed(&m))
+/* Start the program with the probes of m and report: the exit status. */
+static int probe_run_program(struct probe_cli *cl, struct probe_mgr *m, char **argv,
+			     size_t nprobes)
+{
+	struct session_opts *so = &cl->so;
+	struct probe_run *pr = &cl->pr;
+	struct session_result res;
+	int rc, status;
+
+	so->argv = argv;
+	so->features = SHM_FEAT_PROBES | (pr->sys_what ? SHM_FEAT_SYS : 0);
+	so->ext_bytes[SHM_EXT_PROBES] = probe_mgr_area_size(m);
+	if (pr->sys_what)
+		so->ext_bytes[SHM_EXT_SYS] = sysprobe_area_size(so->max_rings);
+	so->prepare = probe_run_prepare;
+	so->finish = probe_run_finish;
+	so->hook_arg = pr;
+	rc = session_run(so, &res);
+	if (rc < 0)
+		return cmd_start_status(rc);
+	if (res.term_signal == SIGTRAP && probe_int3_placed(m))
 		log_err("%s was killed by SIGTRAP with %zu int3 probes in place: most likely a "
 			"thread had SIGTRAP blocked for real (a mask set by the program's own "
 			"syscall instruction, which spool cannot see: doc/probe.md) and hit one; "
 			"the program's own SIGTRAP would end it the same way. The trace holds "
 			"every event recorded before",
-			so.argv[0], probe_int3_placed(&m));
+			so->argv[0], probe_int3_placed(m));
 	else if (res.term_signal)
-		log_info("%s killed by signal %d (%s)", so.argv[0], res.term_signal,
+		log_info("%s killed by signal %d (%s)", so->argv[0], res.term_signal,
 			 strsignal(res.term_signal));
-	log_info("%zu of %zu probes placed, %llu events lost, trace in %s/", probe_run_placed(&m),
-		 njump + nint3, (unsigned long long)trace_loss_events(&res.loss), so.trace_dir);
-	trace_loss_warn(so.trace_dir, &res.loss);
-	if (!so.quiet && !res.trace_error) {
+	log_info("%zu of %zu probes placed, %llu events lost, trace in %s/", probe_run_placed(m),
+		 nprobes, (unsigned long long)trace_loss_events(&res.loss), so->trace_dir);
+	trace_loss_warn(so->trace_dir, &res.loss);
+	if (!so->quiet && !res.trace_error) {
 		fflush(stdout);
-		probe_reports(so.trace_dir, &m, &fo);
-		if (pr.sys_what) {
-			struct sysreport_opts sro = {.json = fo.json};
+		probe_reports(so->trace_dir, m, &cl->fo);
+		if (pr->sys_what) {
+			struct sysreport_opts sro = {.json = cl->fo.json};
 
-			sysreport_dir(so.trace_dir, &sro, stderr);
+			sysreport_dir(so->trace_dir, &sro, stderr);
 		}
 	}
 	status = cmd_run_status(&res);
-	if (pr.handler_failed && !status)
+	if (pr->handler_failed && !status)
 		status = 1;
 	/* The user asked for probes and got none: not a success, whatever
 	 * the program did (the warnings above say why). Not said when the
 	 * program overwrote the probe area: whether they were placed is
 	 * unknown then, and said so above. */
-	if (!probe_run_placed(&m) && njump + nint3 && !pr.area_unknown) {
-		log_err("no probe was placed (of %zu): the program ran unprobed", njump + nint3);
+	if (!probe_run_placed(m) && nprobes && !pr->area_unknown) {
+		log_err("no probe was placed (of %zu): the program ran unprobed", nprobes);
 		if (!status || status == 4)
 			status = 1;
 	}
+	return status;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	struct probe_cli cl = {
+	    .so = {.trace_dir = "spool.trace",
+		   .ring_bytes = SHM_DEFAULT_RING_BYTES,
+		   .max_rings = SHM_DEFAULT_MAX_RINGS},
+	    .fo = {.limit = 30, .callers = 3},
+	    .exits = PROBE_EXITS_AUTO,
+	};
+	struct probe_mgr m;
+	size_t njump = 0, nint3 = 0;
+	int rc, status;
+
+	rc = run_opts_parse("probe", argc, argv, probe_own_opts, PROBE_NOWN, &probe_run_opts,
+			    &cl.so, probe_opt, &cl);
+	if (rc)
+		return rc < 0 ? EXIT_USAGE : 0;
+	if (cl.handler_add)
+		probe_handler_store(&cl);
+	status = probe_check_cli(&cl, argc - optind);
+	if (status)
+		return status;
+	if (cl.attach_pid && probe_pid_exe(&cl))
+		return 1;
+	probe_mgr_quiet = cl.so.quiet;
+	status = probe_mgr_open(&m, &cl, cl.attach_pid ? NULL : argv[optind]);
+	if (status)
+		return status;
+	status = probe_add_specs(&m, &cl);
+	if (status)
+		goto out;
+	probe_run_count(&m, &njump, &nint3);
+	if (cl.pr.list_only) {
+		probe_mgr_print_list(&m, stdout);
+		goto out;
+	}
+	if (!cl.so.quiet)
+		log_info("%zu probes (%zu jump, %zu int3); spool probe --list shows where", njump + nint3,
+			 njump, nint3);
+	cl.pr.m = &m;
+	if (cl.attach_pid) {
+		if (cl.lopts.use_stdin || cl.lopts.ctl_path)
+			m.id_reserve = PROBE_LIVE_IDS;
+		status = probe_attach_session(&cl.so, &cl.pr, cl.attach_pid, cl.duration_ms, &cl.fo,
+					      &cl.lopts);
+		goto out;
+	}
+	status = probe_run_program(&cl, &m, argv + optind, njump + nint3);
 out:
 	probe_mgr_free(&m);
 	return status;

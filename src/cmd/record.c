@@ -82,9 +82,73 @@ struct record_ctx {
  * of schedule events: 64 KiB at least; it always ends with the program's
  * last process, so no --until-first-exit). */
 static const struct run_opts_spec record_run_opts = {
-	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_MAX_THREADS,
+	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_MAX_THREADS | RUN_OPT_STREAM,
 	.min_ring = 65536,
 };
+
+/* Codes of spool record's long-only options. */
+enum {
+	RECORD_O_MODE = RUN_OPT_LONG,
+	RECORD_O_CHAOS,
+	RECORD_O_SEED,
+	RECORD_O_SNAP_PERIOD,
+	RECORD_O_STUCK_MS,
+	RECORD_O_LOCK_EVENTS,
+	RECORD_O_FORCE,
+	RECORD_O_COMPRESS,
+	RECORD_O_UNTIL_FAIL,
+	RECORD_O_CHECK,
+	RECORD_O_GDB_WRAPPER,
+};
+
+/* spool record's own options, in the order --help lists them (the shared
+ * ones after the first part, RECORD_NOWN_FIRST rows). */
+static const struct run_opt_own record_own_opts[] = {
+    {"mode", required_argument, RECORD_O_MODE,
+     "      --mode MODE      serial (default: one thread runs at a time; exact even\n"
+     "                       with data races) or sync (threads run in parallel;\n"
+     "                       exact for programs without data races)\n"},
+    {"chaos", no_argument, RECORD_O_CHAOS,
+     "      --chaos          serial mode: switch threads at random points (seeded)\n"
+     "                       to shake out interleavings\n"},
+    {"seed", required_argument, RECORD_O_SEED,
+     "      --seed S         the chaos seed (default: a new one per run)\n"},
+    {"snap-period", required_argument, RECORD_O_SNAP_PERIOD,
+     "      --snap-period N  serial mode: a process snapshot every N switches of the\n"
+     "                       run token, written into TRACE/.spool/snap (0: none,\n"
+     "                       the default)\n"},
+    {"stuck-ms", required_argument, RECORD_O_STUCK_MS,
+     "      --stuck-ms MS    serial mode: report a thread that runs this long\n"
+     "                       without reaching a switch point while others wait\n"
+     "                       (default 5000)\n"},
+    {"lock-events", no_argument, RECORD_O_LOCK_EVENTS,
+     "      --lock-events    also write every lock event (as spool locks does),\n"
+     "                       for spool report; a replay then writes them too\n"},
+    {"force", no_argument, RECORD_O_FORCE,
+     "      --force          exit with the program's status even when spool replay\n"
+     "                       will refuse the recording (sync mode: a program\n"
+     "                       with futexes of its own); it still says why\n"},
+    {"compress", no_argument, RECORD_O_COMPRESS,
+     "      --compress       compress the input data (what reads returned) with\n"
+     "                       zstd: a third of the bytes for text, at some CPU\n"
+     "                       while recording; a replay unpacks it when it loads\n"},
+#define RECORD_NOWN_FIRST 8
+    {"until-fail", required_argument, RECORD_O_UNTIL_FAIL,
+     "      --until-fail N   run up to N times, keep the first failing recording\n"
+     "                       (non-zero exit, killed by a signal, or --check fails)\n"},
+    {"check", required_argument, RECORD_O_CHECK,
+     "      --check CMD      with --until-fail: a shell command run after each run;\n"
+     "                       it fails the run when it exits non-zero. It sees\n"
+     "                       SPOOL_STATUS (the program's exit status),\n"
+     "                       SPOOL_OUTPUT (a file with the run's stdout) and\n"
+     "                       SPOOL_TRACE (the trace directory)\n"},
+    /* gdb's exec-wrapper (spool-gdb.py, set record-mode on): internal */
+    {"gdb-wrapper", no_argument, RECORD_O_GDB_WRAPPER, NULL},
+    {"quiet", no_argument, 'q', "  -q, --quiet          print nothing but errors\n"},
+    {"help", no_argument, 'h', "  -h, --help           show this help\n"},
+};
+
+#define RECORD_NOWN (sizeof(record_own_opts) / sizeof(record_own_opts[0]))
 
 static void record_usage(FILE *out)
 {
@@ -100,40 +164,12 @@ static void record_usage(FILE *out)
 		"recording keeps its argv, environment, working directory, umask, limits\n"
 		"and personality.\n"
 		"\n"
-		"options:\n"
-		"      --mode MODE      serial (default: one thread runs at a time; exact even\n"
-		"                       with data races) or sync (threads run in parallel;\n"
-		"                       exact for programs without data races)\n"
-		"      --chaos          serial mode: switch threads at random points (seeded)\n"
-		"                       to shake out interleavings\n"
-		"      --seed S         the chaos seed (default: a new one per run)\n"
-		"      --snap-period N  serial mode: a process snapshot every N switches of the\n"
-		"                       run token, written into TRACE/.spool/snap (0: none,\n"
-		"                       the default)\n"
-		"      --stuck-ms MS    serial mode: report a thread that runs this long\n"
-		"                       without reaching a switch point while others wait\n"
-		"                       (default 5000)\n"
-		"      --lock-events    also write every lock event (as spool locks does),\n"
-		"                       for spool report; a replay then writes them too\n"
-		"      --force          exit with the program's status even when spool replay\n"
-		"                       will refuse the recording (sync mode: a program\n"
-		"                       with futexes of its own); it still says why\n"
-		"      --compress       compress the input data (what reads returned) with\n"
-		"                       zstd: a third of the bytes for text, at some CPU\n"
-		"                       while recording; a replay unpacks it when it loads\n");
+		"options:\n");
+	run_opts_own_usage(out, record_own_opts, RECORD_NOWN_FIRST);
 	run_opts_usage(out, &record_run_opts);
+	run_opts_own_usage(out, record_own_opts + RECORD_NOWN_FIRST,
+			   RECORD_NOWN - RECORD_NOWN_FIRST);
 	fprintf(out,
-
-		"      --until-fail N   run up to N times, keep the first failing recording\n"
-		"                       (non-zero exit, killed by a signal, or --check fails)\n"
-		"      --check CMD      with --until-fail: a shell command run after each run;\n"
-		"                       it fails the run when it exits non-zero. It sees\n"
-		"                       SPOOL_STATUS (the program's exit status),\n"
-		"                       SPOOL_OUTPUT (a file with the run's stdout) and\n"
-		"                       SPOOL_TRACE (the trace directory)\n"
-		"  -q, --quiet          print nothing but errors\n"
-		STREAM_SEND_HELP
-		"  -h, --help           show this help\n"
 		"\n"
 		"Exit status: the program's (128+N if signal N killed it, 127 not found, 126\n"
 		"not executable); 4 if that is 0 but the trace is incomplete (events lost,\n"
@@ -141,6 +177,79 @@ static void record_usage(FILE *out)
 		"replay will refuse the recording (the reason is printed; --force: 0).\n"
 		"\n"
 		"Then: spool replay DIR.\n");
+}
+
+/* What the command line of spool record asks for, besides so and ctx. */
+struct record_cli {
+	struct session_opts *so;
+	struct record_ctx *ctx;
+	const char *check;
+	uint64_t until;
+	int quiet, seeded, gdb_wrapper;
+};
+
+/* The field an option without a value sets to 1; NULL for another one. */
+static int *record_flag(struct record_cli *cl, int c)
+{
+	switch (c) {
+	case RECORD_O_CHAOS:
+		return &cl->ctx->chaos;
+	case RECORD_O_LOCK_EVENTS:
+		return &cl->ctx->lock_events;
+	case RECORD_O_FORCE:
+		return &cl->ctx->force;
+	case RECORD_O_GDB_WRAPPER:
+		return &cl->gdb_wrapper;
+	case 'q':
+		return &cl->quiet;
+	}
+	return NULL;
+}
+
+/* One of spool record's own options (run_opt_fn). */
+static int record_opt(void *arg, int c, const char *val)
+{
+	struct record_cli *cl = arg;
+	struct record_ctx *ctx = cl->ctx;
+	int *flag = record_flag(cl, c);
+	uint64_t v = 0;
+	int rc;
+
+	if (flag) {
+		*flag = 1;
+		return 0;
+	}
+	switch (c) {
+	case RECORD_O_MODE:
+		if (strcmp(val, "serial") && strcmp(val, "sync")) {
+			log_err("--mode '%s': want sync or serial", val);
+			return -1;
+		}
+		ctx->serial = !strcmp(val, "serial");
+		return 0;
+	case RECORD_O_SNAP_PERIOD:
+		return run_opts_uint("--snap-period", val, 0, UINT64_MAX / 2, &ctx->snap_period);
+	case RECORD_O_COMPRESS:
+		cl->so->compress = 1;
+		ctx->compress = 1;
+		return 0;
+	case RECORD_O_SEED:
+		cl->seeded = 1;
+		return run_opts_uint("--seed", val, 0, UINT64_MAX / 2, &ctx->seed);
+	case RECORD_O_STUCK_MS:
+		rc = run_opts_uint("--stuck-ms", val, 10, 3600000, &v);
+		ctx->stuck_ms = (uint32_t)v;
+		return rc;
+	case RECORD_O_UNTIL_FAIL:
+		return run_opts_uint("--until-fail", val, 1, 1000000, &cl->until);
+	case RECORD_O_CHECK:
+		cl->check = val;
+		return 0;
+	case 'h':
+		record_usage(stdout);
+		return RUN_OPTS_STOP;
+	}
+	return -1;
 }
 
 static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -841,123 +950,26 @@ out:
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option own[] = {
-		{"mode", required_argument, NULL, 'm'},
-		{"chaos", no_argument, NULL, 'C'},
-		{"seed", required_argument, NULL, 'S'},
-		{"stuck-ms", required_argument, NULL, 's'},
-		{"lock-events", no_argument, NULL, 'L'},
-		{"snap-period", required_argument, NULL, 'P'},
-		{"compress", no_argument, NULL, 'Z'},
-		{"until-fail", required_argument, NULL, 'u'},
-		{"check", required_argument, NULL, 'c'},
-		{"gdb-wrapper", no_argument, NULL, 'W'},
-		{"force", no_argument, NULL, 'F'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"stream", required_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct session_opts so = {
 		.trace_dir = "spool.trace",
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
 	struct record_ctx ctx = {.serial = 1, .stuck_ms = 5000};
-	struct option opts[40];
+	struct record_cli cl = {.so = &so, .ctx = &ctx};
 	struct session_result res;
 	struct stdin_cap in;
-	const char *check = NULL;
-	uint64_t v, until = 0;
-	int c, rc, quiet = 0, seeded = 0, gdb_wrapper = 0;
+	int rc;
 
-	if (run_opts_table(own, &record_run_opts, opts, sizeof(opts) / sizeof(opts[0])) < 0)
-		return 1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
-		rc = run_opts_handle(c, optarg, &record_run_opts, &so);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc)
-			continue;
-		switch (c) {
-		case 'm':
-			if (!strcmp(optarg, "serial")) {
-				ctx.serial = 1;
-			} else if (!strcmp(optarg, "sync")) {
-				ctx.serial = 0;
-			} else {
-				log_err("--mode '%s': want sync or serial", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'C':
-			ctx.chaos = 1;
-			break;
-		case 'L':
-			ctx.lock_events = 1;
-			break;
-		case 'F':
-			ctx.force = 1;
-			break;
-		case 'P':
-			if (options_parse_uint(optarg, UINT64_MAX / 2, &ctx.snap_period) < 0) {
-				log_err("--snap-period '%s': want a number of switches (0: none)",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'Z':
-			so.compress = 1;
-			ctx.compress = 1;
-			break;
-		case 'S':
-			if (options_parse_uint(optarg, UINT64_MAX / 2, &ctx.seed) < 0) {
-				log_err("--seed '%s': want a number", optarg);
-				return EXIT_USAGE;
-			}
-			seeded = 1;
-			break;
-		case 's':
-			if (options_parse_uint(optarg, 3600000, &v) < 0 || v < 10) {
-				log_err("--stuck-ms '%s': want 10 to 3600000", optarg);
-				return EXIT_USAGE;
-			}
-			ctx.stuck_ms = (uint32_t)v;
-			break;
-		case 'u':
-			if (options_parse_uint(optarg, 1000000, &until) < 0 || !until) {
-				log_err("--until-fail '%s': want 1 to 1000000", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'c':
-			check = optarg;
-			break;
-		case 'W': /* gdb's exec-wrapper (spool-gdb.py, set record-mode on) */
-			gdb_wrapper = 1;
-			break;
-		case 'N':
-			if (stream_send_option(optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			record_usage(stdout);
-			return 0;
-		default:
-			options_report_error("record", c, argv);
-			return EXIT_USAGE;
-		}
-	}
+	rc = run_opts_parse("record", argc, argv, record_own_opts, RECORD_NOWN, &record_run_opts,
+			    &so, record_opt, &cl);
+	if (rc)
+		return rc < 0 ? EXIT_USAGE : 0;
 	if (optind >= argc) {
 		log_err("no program to run (usage: spool record [OPTIONS] -- PROGRAM [ARGS])");
 		return EXIT_USAGE;
 	}
-	if (check && !until) {
+	if (cl.check && !cl.until) {
 		log_err("--check goes with --until-fail N");
 		return EXIT_USAGE;
 	}
@@ -985,7 +997,7 @@ int cmd_record(int argc, char **argv)
 	 * figures) */
 	if (getenv("SPOOL_SNAP_IMAGE") && !strcmp(getenv("SPOOL_SNAP_IMAGE"), "0"))
 		ctx.snap_mode = RR_SNAP_EXIT;
-	if ((ctx.chaos || seeded) && !ctx.serial) {
+	if ((ctx.chaos || cl.seeded) && !ctx.serial) {
 		log_err("--chaos and --seed go with --mode serial");
 		return EXIT_USAGE;
 	}
@@ -993,13 +1005,13 @@ int cmd_record(int argc, char **argv)
 	/* The recording is of the first process (a fork is refused): the
 	 * run ends with it; a daemon child left running is counted. */
 	so.until_first_exit = 1;
-	so.quiet = quiet;
-	if (gdb_wrapper) {
-		if (until || replay_gdb_wrapper_start(&so) < 0)
+	so.quiet = cl.quiet;
+	if (cl.gdb_wrapper) {
+		if (cl.until || replay_gdb_wrapper_start(&so) < 0)
 			return 1;
 		ctx.stuck_ms = UINT32_MAX; /* a thread at a breakpoint keeps the run token */
 	}
-	if (!gdb_wrapper) {
+	if (!cl.gdb_wrapper) {
 		rc = stdin_cap_record_open(&in, so.trace_dir);
 		if (rc < 0) {
 			log_err("cannot keep the program's stdin: %s", strerror(-rc));
@@ -1007,18 +1019,18 @@ int cmd_record(int argc, char **argv)
 		}
 		ctx.in = &in;
 	}
-	if (until) {
-		rc = record_until_fail(&so, &ctx, until, check, seeded, quiet);
+	if (cl.until) {
+		rc = record_until_fail(&so, &ctx, cl.until, cl.check, cl.seeded, cl.quiet);
 		goto out;
 	}
-	if (!seeded)
+	if (!cl.seeded)
 		ctx.seed = record_new_seed();
 	rc = record_once(&so, &ctx, &res);
 	if (rc < 0) {
 		rc = cmd_start_status(rc);
 		goto out;
 	}
-	record_say(&so, &ctx, &res, quiet);
+	record_say(&so, &ctx, &res, cl.quiet);
 	rc = cmd_run_status(&res);
 	/* processes that ran unrecorded: the recording is incomplete */
 	if (rc == 0 && (ctx.info.flags & (RR_F_FORKED | RR_F_EXEC)))

@@ -45,6 +45,7 @@
 #include "../util/options.h"
 #include "../util/target.h"
 #include "cmd.h"
+#include "run_opts.h"
 
 #ifdef MADV_POPULATE_WRITE
 #define REPLAY_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
@@ -78,6 +79,113 @@ struct replay_ctx {
 	uint64_t layout[RR_LAYOUT_N]; /* where the replay's program started (rr_area.layout) */
 };
 
+/* The shared option spool replay takes: -o, the replay's own trace. */
+static const struct run_opts_spec replay_run_opts = {
+	.mask = RUN_OPT_OUTPUT,
+	.output_help = "  -o, --output DIR     the replay's own trace (default TRACE/replays/N, N\n"
+		       "                       the next number: never where the program looks):\n"
+		       "                       its lock events when the recording has them, the\n"
+		       "                       path with --record-path, the program's own records;\n"
+		       "                       a trace spool wrote there is kept as DIR.old,\n"
+		       "                       anything else there is refused (TRACE, the\n"
+		       "                       recording, is the argument, not -o)\n",
+};
+
+/* Codes of spool replay's long-only options. */
+enum {
+	REPLAY_O_TRACE_SCHED = RUN_OPT_LONG,
+	REPLAY_O_STUCK_MS,
+	REPLAY_O_DUMP,
+	REPLAY_O_GDB,
+	REPLAY_O_GDB_ARGS,
+	REPLAY_O_GDB_WRAPPER,
+	REPLAY_O_GDBSERVER,
+	REPLAY_O_PATH,
+	REPLAY_O_RECORD_PATH,
+	REPLAY_O_FUNCTIONS,
+	REPLAY_O_ENV,
+	REPLAY_O_TRUST_ENV,
+	REPLAY_O_NO_IMAGE,
+	REPLAY_O_PID,
+};
+
+/* spool replay's own options, in the order --help lists them (after -o). */
+static const struct run_opt_own replay_own_opts[] = {
+    {"trace-schedule", no_argument, REPLAY_O_TRACE_SCHED,
+     "      --trace-schedule also write the schedule, the switches and the input\n"
+     "                       calls into it, as the recording has them, to compare\n"
+     "                       with --dump-schedule (each is checked against the\n"
+     "                       recording as it is replayed, with or without this)\n"},
+    {"stuck-ms", required_argument, REPLAY_O_STUCK_MS,
+     "      --stuck-ms MS    report a thread that waits this long for its turn\n"
+     "                       while the thread that holds it replays nothing\n"
+     "                       (default 5000)\n"},
+    {"dump-schedule", no_argument, REPLAY_O_DUMP,
+     "      --dump-schedule  print TRACE's schedule and inputs as text, run nothing\n"},
+    {"gdb", no_argument, REPLAY_O_GDB,
+     "      --gdb            run the replay under gdb (breakpoints, stepping,\n"
+     "                       threads); the stuck-turn check is off\n"},
+    {"gdb-args", required_argument, REPLAY_O_GDB_ARGS,
+     "      --gdb-args ARGS  more gdb arguments, split like a shell, e.g.\n"
+     "                       '-batch -ex \"break f\" -ex run -ex bt'\n"},
+    /* gdb's exec-wrapper (spool-gdb.py, set replay-mode on): internal */
+    {"gdb-wrapper", no_argument, REPLAY_O_GDB_WRAPPER, NULL},
+    {"gdbserver", required_argument, REPLAY_O_GDBSERVER,
+     "      --gdbserver PORT|-  serve gdb's remote protocol instead, with\n"
+     "                       reverse execution (reverse-continue, reverse-step,\n"
+     "                       watchpoints backwards): - for gdb's pipe,\n"
+     "                       gdb -ex 'target remote | spool replay --gdbserver\n"
+     "                       - TRACE'; a PORT listens on 127.0.0.1 (0: any).\n"
+     "                       Going back starts from checkpoints, copies of the\n"
+     "                       stopped replay (SPOOL_GDBSRV_CHECKPOINT_MS=N: one\n"
+     "                       every N ms of replay, 100; SPOOL_GDBSRV_CHECKPOINTS=0:\n"
+     "                       none)\n"},
+    {"path", required_argument, REPLAY_O_PATH,
+     "      --path FILE      serial recordings: follow the thread path FILE (the\n"
+     "                       text of spool path, with or without --exits) instead\n"
+     "                       of the recorded switches: each thread runs its calls\n"
+     "                       in the file's order; inputs still come from TRACE.\n"
+     "                       A path the program cannot follow stops the replay\n"
+     "                       with its line (doc/record.md, Replaying a path)\n"},
+    {"record-path", no_argument, REPLAY_O_RECORD_PATH,
+     "      --record-path    record function entries and exits in the replay's\n"
+     "                       trace: spool path OUTPUT_DIR prints the recorded\n"
+     "                       run's path (entries from the program's\n"
+     "                       -finstrument-functions hooks, else from probes\n"
+     "                       on its functions; doc/path.md)\n"},
+    {"functions", required_argument, REPLAY_O_FUNCTIONS,
+     "      --functions SRC  with --record-path: finstrument, probes or auto\n"
+     "                       (default), as for spool path\n"},
+    {"env", required_argument, REPLAY_O_ENV,
+     "      --env NAME=VALUE run the program with this variable set: it runs\n"
+     "                       with the environment and in the directory it was\n"
+     "                       recorded with (and spool's SPOOL_* variables from\n"
+     "                       this one); repeatable\n"},
+    {"trust-env", no_argument, REPLAY_O_TRUST_ENV,
+     "      --trust-env      also take the loader's variables (LD_PRELOAD,\n"
+     "                       LD_LIBRARY_PATH, LD_AUDIT, every LD_*, GCONV_PATH,\n"
+     "                       GLIBC_TUNABLES, LOCPATH, TMPDIR, TZDIR and the rest\n"
+     "                       of glibc's secure-mode list) from the recorded\n"
+     "                       environment: without it they are spool's own, and\n"
+     "                       those whose recorded value is not used are named\n"
+     "                       (a trace may come from someone else: LD_PRELOAD in\n"
+     "                       it would run their code)\n"},
+    {"no-image", no_argument, REPLAY_O_NO_IMAGE,
+     "      --no-image       load TRACE from its streams, and neither use nor\n"
+     "                       write its replay image (TRACE/.spool/replay.img: the\n"
+     "                       first replay keeps the loaded log there, and later\n"
+     "                       ones map it instead of loading; doc/record.md)\n"},
+    {"pid", required_argument, REPLAY_O_PID,
+     "      --pid PID        a recording of several processes (spool info lists\n"
+     "                       them): replay only the one whose recorded pid is PID;\n"
+     "                       the processes on the way to it run without output;\n"
+     "                       with --gdb, gdb follows the forks to it and debugs it\n"},
+    {"quiet", no_argument, 'q', "  -q, --quiet          print nothing but errors and divergences\n"},
+    {"help", no_argument, 'h', "  -h, --help           show this help\n"},
+};
+
+#define REPLAY_NOWN (sizeof(replay_own_opts) / sizeof(replay_own_opts[0]))
+
 static void replay_usage(FILE *out)
 {
 	fprintf(out,
@@ -96,69 +204,10 @@ static void replay_usage(FILE *out)
 		"PROGRAM [ARGS] replaces the recorded command line (the binary must be the\n"
 		"same build; different arguments are a way to see a divergence).\n"
 		"\n"
-		"options:\n"
-		"  -o, --output DIR     the replay's own trace (default TRACE/replays/N, N\n"
-		"                       the next number: never where the program looks):\n"
-		"                       its lock events when the recording has them, the\n"
-		"                       path with --record-path, the program's own records;\n"
-		"                       a trace spool wrote there is kept as DIR.old,\n"
-		"                       anything else there is refused\n"
-		"      --trace-schedule also write the schedule, the switches and the input\n"
-		"                       calls into it, as the recording has them, to compare\n"
-		"                       with --dump-schedule (each is checked against the\n"
-		"                       recording as it is replayed, with or without this)\n"
-		"      --stuck-ms MS    report a thread that waits this long for its turn\n"
-		"                       while the thread that holds it replays nothing\n"
-		"                       (default 5000)\n"
-		"      --dump-schedule  print TRACE's schedule and inputs as text, run nothing\n"
-		"      --gdb            run the replay under gdb (breakpoints, stepping,\n"
-		"                       threads); the stuck-turn check is off\n"
-		"      --gdb-args ARGS  more gdb arguments, split like a shell, e.g.\n"
-		"                       '-batch -ex \"break f\" -ex run -ex bt'\n"
-		"      --gdbserver PORT|-  serve gdb's remote protocol instead, with\n"
-		"                       reverse execution (reverse-continue, reverse-step,\n"
-		"                       watchpoints backwards): - for gdb's pipe,\n"
-		"                       gdb -ex 'target remote | spool replay --gdbserver\n"
-		"                       - TRACE'; a PORT listens on 127.0.0.1 (0: any).\n"
-		"                       Going back starts from checkpoints, copies of the\n"
-		"                       stopped replay (SPOOL_GDBSRV_CHECKPOINT_MS=N: one\n"
-		"                       every N ms of replay, 100; SPOOL_GDBSRV_CHECKPOINTS=0:\n"
-		"                       none)\n"
-		"      --path FILE      serial recordings: follow the thread path FILE (the\n"
-		"                       text of spool path, with or without --exits) instead\n"
-		"                       of the recorded switches: each thread runs its calls\n"
-		"                       in the file's order; inputs still come from TRACE.\n"
-		"                       A path the program cannot follow stops the replay\n"
-		"                       with its line (doc/record.md, Replaying a path)\n"
-		"      --record-path    record function entries and exits in the replay's\n"
-		"                       trace: spool path OUTPUT_DIR prints the recorded\n"
-		"                       run's path (entries from the program's\n"
-		"                       -finstrument-functions hooks, else from probes\n"
-		"                       on its functions; doc/path.md)\n"
-		"      --functions SRC  with --record-path: finstrument, probes or auto\n"
-		"                       (default), as for spool path\n"
-		"      --env NAME=VALUE run the program with this variable set: it runs\n"
-		"                       with the environment and in the directory it was\n"
-		"                       recorded with (and spool's SPOOL_* variables from\n"
-		"                       this one); repeatable\n"
-		"      --trust-env      also take the loader's variables (LD_PRELOAD,\n"
-		"                       LD_LIBRARY_PATH, LD_AUDIT, every LD_*, GCONV_PATH,\n"
-		"                       GLIBC_TUNABLES, LOCPATH, TMPDIR, TZDIR and the rest\n"
-		"                       of glibc's secure-mode list) from the recorded\n"
-		"                       environment: without it they are spool's own, and\n"
-		"                       those whose recorded value is not used are named\n"
-		"                       (a trace may come from someone else: LD_PRELOAD in\n"
-		"                       it would run their code)\n"
-		"      --no-image       load TRACE from its streams, and neither use nor\n"
-		"                       write its replay image (TRACE/.spool/replay.img: the\n"
-		"                       first replay keeps the loaded log there, and later\n"
-		"                       ones map it instead of loading; doc/record.md)\n"
-		"      --pid PID        a recording of several processes (spool info lists\n"
-		"                       them): replay only the one whose recorded pid is PID;\n"
-		"                       the processes on the way to it run without output;\n"
-		"                       with --gdb, gdb follows the forks to it and debugs it\n"
-		"  -q, --quiet          print nothing but errors and divergences\n"
-		"  -h, --help           show this help\n"
+		"options:\n");
+	run_opts_usage(out, &replay_run_opts);
+	run_opts_own_usage(out, replay_own_opts, REPLAY_NOWN);
+	fprintf(out,
 		"\n"
 		"A trace made by another user (its files are not yours) is untrusted: before\n"
 		"running anything, spool names the binary, the command line and the working\n"
@@ -169,6 +218,103 @@ static void replay_usage(FILE *out)
 		"an incomplete recording (spool record was killed or did not finish writing\n"
 		"it); 1 when TRACE cannot be replayed.\n",
 		REPLAY_EXIT_DIVERGED, EXIT_INCOMPLETE);
+}
+
+/* What the command line of spool replay asks for (besides so). */
+struct replay_cli {
+	struct session_opts *so;
+	uint32_t stuck_ms;
+	int dump, use_gdb, record_path, functions, no_image, trace_sched, trust_env;
+	const char *gdb_args, *gdbserver, *path_file;
+	int32_t only_pid;
+	char *extra_env[65]; /* --env, and room for SPOOL_EARLY_CLOCK; NULL-ended */
+	size_t nenv;
+};
+
+/* The field an option without a value sets, and to what (*val: --gdb 1,
+ * --gdb-wrapper 2, gdb's exec-wrapper); NULL for another option. */
+static int *replay_flag(struct replay_cli *cl, int c, int *val)
+{
+	*val = 1;
+	switch (c) {
+	case REPLAY_O_DUMP:
+		return &cl->dump;
+	case REPLAY_O_GDB:
+		return &cl->use_gdb;
+	case REPLAY_O_GDB_WRAPPER: /* spool-gdb.py, set replay-mode on */
+		*val = 2;
+		return &cl->use_gdb;
+	case REPLAY_O_RECORD_PATH:
+		return &cl->record_path;
+	case REPLAY_O_NO_IMAGE:
+		return &cl->no_image;
+	case REPLAY_O_TRACE_SCHED:
+		return &cl->trace_sched;
+	case REPLAY_O_TRUST_ENV:
+		return &cl->trust_env;
+	}
+	return NULL;
+}
+
+/* One of spool replay's own options (run_opt_fn). */
+static int replay_opt(void *ctx, int c, const char *arg)
+{
+	struct replay_cli *cl = ctx;
+	int *flag, val, rc;
+	uint64_t v = 0;
+
+	flag = replay_flag(cl, c, &val);
+	if (flag) {
+		*flag = val;
+		return 0;
+	}
+	switch (c) {
+	case REPLAY_O_STUCK_MS:
+		rc = run_opts_uint("--stuck-ms", arg, 10, 3600000, &v);
+		cl->stuck_ms = (uint32_t)v;
+		return rc;
+	case REPLAY_O_GDB_ARGS:
+		cl->gdb_args = arg;
+		cl->use_gdb = 1;
+		return 0;
+	case REPLAY_O_GDBSERVER: /* spool as gdb's remote target (gdbsrv.c) */
+		cl->gdbserver = arg;
+		return 0;
+	case REPLAY_O_PATH: /* a path as the schedule (rr_pathsched.c) */
+		cl->path_file = arg;
+		return 0;
+	case REPLAY_O_FUNCTIONS:
+		cl->functions = path_fn_parse(arg);
+		if (cl->functions < 0) {
+			log_err("--functions '%s': want finstrument, probes or auto", arg);
+			return -1;
+		}
+		return 0;
+	case REPLAY_O_PID:
+		rc = run_opts_uint("--pid", arg, 1, INT32_MAX, &v);
+		cl->only_pid = (int32_t)v;
+		return rc;
+	case REPLAY_O_ENV: /* added to (or replacing one of) the recorded environment */
+		if (!strchr(arg, '=') || arg[0] == '=') {
+			log_err("--env '%s': want NAME=VALUE", arg);
+			return -1;
+		}
+		if (cl->nenv + 1 >= sizeof(cl->extra_env) / sizeof(cl->extra_env[0])) {
+			log_err("--env: at most %zu of them",
+				sizeof(cl->extra_env) / sizeof(cl->extra_env[0]) - 1);
+			return -1;
+		}
+		cl->extra_env[cl->nenv++] = (char *)arg;
+		cl->so->env = cl->extra_env;
+		return 0;
+	case 'q':
+		cl->so->quiet = 1;
+		return 0;
+	case 'h':
+		replay_usage(stdout);
+		return RUN_OPTS_STOP;
+	}
+	return -1;
 }
 
 static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -730,142 +876,40 @@ static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int3
 
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"stuck-ms", required_argument, NULL, 's'},
-		{"dump-schedule", no_argument, NULL, 'd'},
-		{"gdb", no_argument, NULL, 'g'},
-		{"gdb-args", required_argument, NULL, 'G'},
-		{"gdb-wrapper", no_argument, NULL, 'W'},
-		{"gdbserver", required_argument, NULL, 'S'},
-		{"path", required_argument, NULL, 'P'},
-		{"record-path", no_argument, NULL, 'R'},
-		{"functions", required_argument, NULL, 'F'},
-		{"no-image", no_argument, NULL, 'I'},
-		{"pid", required_argument, NULL, 'p'},
-		{"trace-schedule", no_argument, NULL, 'T'},
-		{"env", required_argument, NULL, 'e'},
-		{"trust-env", no_argument, NULL, 'U'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct session_opts so = {
 		.trace_dir = NULL, /* TRACE/replays/N (replay_out_dir) */
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
-	struct replay_ctx ctx = {.stuck_ms = 5000};
+	struct replay_ctx ctx = {0};
+	struct replay_cli cl = {.stuck_ms = 5000, .functions = PATH_FN_AUTO};
 	struct session_result res;
 	int have_end, rec_status = 0, rec_sig = 0;
 	struct rr_info *info = NULL;
 	struct rr_log *log = NULL;
 	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], run_abs[PATH_MAX] = "", out_dir[PATH_MAX];
 	const char *dir;
-	uint64_t v, inputs;
+	uint64_t inputs;
 	struct replay_gdb gdb = {0};
-	const char *gdb_args = NULL, *gdbserver = NULL;
 	struct stdin_cap in;
 	char **env = NULL;
-	char *extra_env[65] = {NULL};
 	static char early_env[sizeof(EARLY_CLOCK_ENV) + EARLY_CLOCK_TEXT];
-	size_t nenv = 0;
 	struct stdio_mimic outs[2] = {{.child = -1, .src = -1, .stop = {-1, -1}},
 				     {.child = -1, .src = -1, .stop = {-1, -1}}};
 	struct trace_loss loss;
-	int c, rc, ret = 1, dump = 0, use_gdb = 0, have_in = 0, record_path = 0;
-	const char *path_file = NULL;
+	int rc, ret = 1, have_in = 0;
 	struct rr_pathsched *pathsched = NULL;
 	struct path_probes *pprobes = NULL;
-	int functions = PATH_FN_AUTO, no_image = 0, trace_sched = 0, trust_env = 0;
-	int32_t only_pid = 0;
 	int devnull = -1;
 	struct rr_log **logs = NULL;
 	char dropped[512];
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			so.trace_dir = optarg;
-			break;
-		case 's':
-			if (options_parse_uint(optarg, 3600000, &v) < 0 || v < 10) {
-				log_err("--stuck-ms '%s': want 10 to 3600000", optarg);
-				return EXIT_USAGE;
-			}
-			ctx.stuck_ms = (uint32_t)v;
-			break;
-		case 'd':
-			dump = 1;
-			break;
-		case 'g':
-			use_gdb = 1;
-			break;
-		case 'G':
-			gdb_args = optarg;
-			use_gdb = 1;
-			break;
-		case 'W': /* gdb's exec-wrapper (spool-gdb.py, set replay-mode on) */
-			use_gdb = 2;
-			break;
-		case 'S': /* spool as gdb's remote target (gdbsrv.c) */
-			gdbserver = optarg;
-			break;
-		case 'P': /* a path as the schedule (rr_pathsched.c) */
-			path_file = optarg;
-			break;
-		case 'R':
-			record_path = 1;
-			break;
-		case 'F':
-			functions = path_fn_parse(optarg);
-			if (functions < 0) {
-				log_err("--functions '%s': want finstrument, probes or auto", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'p':
-			if (options_parse_uint(optarg, INT32_MAX, &v) < 0 || !v) {
-				log_err("--pid: '%s' is not a process id", optarg);
-				goto out;
-			}
-			only_pid = (int32_t)v;
-			break;
-		case 'I':
-			no_image = 1;
-			break;
-		case 'T':
-			trace_sched = 1;
-			break;
-		case 'e': /* added to (or replacing one of) the recorded environment */
-			if (!strchr(optarg, '=') || optarg[0] == '=') {
-				log_err("--env '%s': want NAME=VALUE", optarg);
-				return EXIT_USAGE;
-			}
-			if (nenv + 1 >= sizeof(extra_env) / sizeof(extra_env[0])) {
-				log_err("--env: at most %zu of them",
-					sizeof(extra_env) / sizeof(extra_env[0]) - 1);
-				return EXIT_USAGE;
-			}
-			extra_env[nenv++] = optarg;
-			so.env = extra_env;
-			break;
-		case 'U':
-			trust_env = 1;
-			break;
-		case 'q':
-			so.quiet = 1;
-			break;
-		case 'h':
-			replay_usage(stdout);
-			return 0;
-		default:
-			options_report_error("replay", c, argv);
-			return EXIT_USAGE;
-		}
-	}
+	cl.so = &so;
+	rc = run_opts_parse("replay", argc, argv, replay_own_opts, REPLAY_NOWN, &replay_run_opts,
+			    &so, replay_opt, &cl);
+	if (rc)
+		return rc < 0 ? EXIT_USAGE : 0;
+	ctx.stuck_ms = cl.stuck_ms;
 	/* TRACE defaults to spool.trace, as for every other command (getopt
 	 * has taken the "--" of `spool replay -- PROG`) */
 	if (optind < argc && strcmp(argv[optind], "--") && strcmp(argv[optind - 1], "--"))
@@ -874,7 +918,7 @@ int cmd_replay(int argc, char **argv)
 		dir = "spool.trace";
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
-	if (dump)
+	if (cl.dump)
 		return rr_dump_schedule(dir, stdout) < 0 ? 1 : 0;
 	if (so.trace_dir && trace_dir_replaces(so.trace_dir, dir)) {
 		log_err("-o %s would move or remove the recording %s that the replay reads: "
@@ -949,14 +993,14 @@ int cmd_replay(int argc, char **argv)
 			info->report[0] ? info->report : "events were lost");
 		goto out;
 	}
-	if (gdbserver) {
+	if (cl.gdbserver) {
 		/* each replay it runs is `spool replay --gdb-wrapper` (gdbsrv_inf.c) */
-		if (use_gdb) {
+		if (cl.use_gdb) {
 			log_err("--gdbserver does not combine with --gdb or --gdb-args");
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		ret = gdbsrv_main(gdbserver, dir, optind < argc ? argv + optind : NULL);
+		ret = gdbsrv_main(cl.gdbserver, dir, optind < argc ? argv + optind : NULL);
 		goto out;
 	}
 	if (optind < argc) {
@@ -990,25 +1034,25 @@ int cmd_replay(int argc, char **argv)
 	}
 	/* A --path replay writes its own token schedule into the area, where
 	 * an image's would be read-only. */
-	rc = replay_load(&ctx, dir, !strcmp(info->mode, "serial"), !no_image && !path_file, &log);
+	rc = replay_load(&ctx, dir, !strcmp(info->mode, "serial"), !cl.no_image && !cl.path_file, &log);
 	if (rc < 0)
 		goto out;
 	ctx.log = log;
 	ctx.info = info;
 	ctx.only = RR_NO_PROC;
-	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid,
-			path_file || (use_gdb && info->nprocs <= 1), &logs) < 0)
+	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), cl.only_pid,
+			cl.path_file || (cl.use_gdb && info->nprocs <= 1), &logs) < 0)
 		goto out;
 	/* Clock reads the program made before the agent started: the agent
 	 * gives them back from SPOOL_EARLY_CLOCK (agent_rr_early.c; the stack
 	 * padding absorbs the variable's bytes, session.c). */
-	if (info->early_n && nenv + 1 < sizeof(extra_env) / sizeof(extra_env[0])) {
+	if (info->early_n && cl.nenv + 1 < sizeof(cl.extra_env) / sizeof(cl.extra_env[0])) {
 		size_t k = (size_t)snprintf(early_env, sizeof(early_env), "%s=", EARLY_CLOCK_ENV);
 
 		early_clock_format(info->early_n, info->early_clk, info->early_ns, early_env + k,
 				   sizeof(early_env) - k);
-		extra_env[nenv++] = early_env;
-		so.env = extra_env;
+		cl.extra_env[cl.nenv++] = early_env;
+		so.env = cl.extra_env;
 	}
 	/* Where the recorded program had the region's descriptor; a recording
 	 * older than that note had it where spool got it, and so does its replay. */
@@ -1018,8 +1062,8 @@ int cmd_replay(int argc, char **argv)
 		   (info->lock_events ? RR_O_LOCK_EVENTS : 0) | (info->compress ? RR_O_PACKED : 0) |
 		   (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
 		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
-		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0) |
-		   (use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0);
+		   (cl.trace_sched || cl.path_file || cl.record_path ? RR_O_TRACE_SCHED : 0) |
+		   (cl.use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.until_first_exit = 1; /* a recording is of one process */
 	so.ext_bytes[SHM_EXT_REPLAY] =
@@ -1027,12 +1071,12 @@ int cmd_replay(int argc, char **argv)
 	so.prepare = replay_prepare;
 	so.finish = replay_finish;
 	so.hook_arg = &ctx;
-	if ((path_file || record_path) &&
-	    rr_pathsched_setup(&pathsched, path_file, log, !strcmp(info->mode, "serial"), &so) < 0)
+	if ((cl.path_file || cl.record_path) &&
+	    rr_pathsched_setup(&pathsched, cl.path_file, log, !strcmp(info->mode, "serial"), &so) < 0)
 		goto out;
 	/* A --path replay hands the token over at the hooks' calls: a program
 	 * without them cannot follow a path (its probes do not switch). */
-	if (path_file && path_prog_instrumented(optind < argc ? path : info->exe) == 0) {
+	if (cl.path_file && path_prog_instrumented(optind < argc ? path : info->exe) == 0) {
 		log_err("--path: %s does not call the -finstrument-functions hooks, where a "
 			"replay switches threads to follow a path: rebuild it with "
 			"-finstrument-functions (doc/path.md)",
@@ -1041,17 +1085,17 @@ int cmd_replay(int argc, char **argv)
 	}
 	/* Function entries of a program without -finstrument-functions: probes
 	 * (path_probes.c). */
-	if (record_path && !path_file &&
-	    path_probes_setup(&pprobes, functions, optind < argc ? path : info->exe, &so,
+	if (cl.record_path && !cl.path_file &&
+	    path_probes_setup(&pprobes, cl.functions, optind < argc ? path : info->exe, &so,
 			      so.quiet) < 0)
 		goto out;
-	if (use_gdb) {
+	if (cl.use_gdb) {
 		/* gdb runs the program: a thread stopped at a breakpoint must
 		 * not be reported stuck (49 days is forever here). */
-		if (use_gdb == 2 ? replay_gdb_wrapper_start(&so) < 0
-				 : replay_gdb_init(&gdb, gdb_args, dir) < 0)
+		if (cl.use_gdb == 2 ? replay_gdb_wrapper_start(&so) < 0
+				 : replay_gdb_init(&gdb, cl.gdb_args, dir) < 0)
 			goto out;
-		if (use_gdb == 1) {
+		if (cl.use_gdb == 1) {
 			gdb.follow_child = ctx.tree && ctx.only != RR_NO_PROC && ctx.only != 0;
 			so.exec = replay_gdb_exec;
 			so.exec_arg = &gdb;
@@ -1060,7 +1104,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	/* The recorded stdin (stdio reads it past the interposers); under
 	 * gdb, gdb's own stdin is its terminal (doc/record.md). */
-	rc = use_gdb ? -ENOENT : stdin_cap_replay_open(&in, dir);
+	rc = cl.use_gdb ? -ENOENT : stdin_cap_replay_open(&in, dir);
 	if (rc < 0 && rc != -ENOENT) {
 		log_err("%s: the recorded stdin is unreadable: %s", dir, strerror(-rc));
 		goto out;
@@ -1074,10 +1118,10 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	/* The recorded environment and working directory (under gdb, gdb's). */
-	if (!use_gdb) {
+	if (!cl.use_gdb) {
 		int e;
 
-		env = run_env_load(dir, trust_env, dropped, sizeof(dropped), &e);
+		env = run_env_load(dir, cl.trust_env, dropped, sizeof(dropped), &e);
 		if (env)
 			so.base_env = env;
 		else if (e != -ENOENT)
@@ -1101,7 +1145,7 @@ int cmd_replay(int argc, char **argv)
 		so.exec_path = info->path;
 	/* stdout and stderr of the kinds the recorded program had (under gdb,
 	 * gdb's terminal). */
-	for (int i = 0; i < 2 && !use_gdb; i++) {
+	for (int i = 0; i < 2 && !cl.use_gdb; i++) {
 		enum stdio_kind k = stdio_kind_parse(info->out_kind[i]);
 
 		/* stderr was stdout (2>&1, one terminal): it is again. */
@@ -1134,7 +1178,7 @@ int cmd_replay(int argc, char **argv)
 	/* --pid: the processes on the way to the one replayed alone write
 	 * nothing (stdio included): the program gets /dev/null, and that
 	 * process takes spool's stdout and stderr back (agent_rr_proc.c). */
-	if (ctx.only != RR_NO_PROC && ctx.nprocs > 1 && !use_gdb) {
+	if (ctx.only != RR_NO_PROC && ctx.nprocs > 1 && !cl.use_gdb) {
 		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (devnull >= 0)
 			so.stdio_sub[1] = so.stdio_sub[2] = devnull;
@@ -1144,7 +1188,7 @@ int cmd_replay(int argc, char **argv)
 			   : so.exec_path == info->path && run_abs[0] ? run_abs
 							  : so.exec_path,
 			   so.argv, so.cwd, info->buildid);
-	replay_ident(&so, info, dir, use_gdb);
+	replay_ident(&so, info, dir, cl.use_gdb);
 	rc = session_run(&so, &res);
 	replay_say_layout(info, &res, ctx.layout, 0);
 	if (have_in)
@@ -1187,7 +1231,7 @@ int cmd_replay(int argc, char **argv)
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}
-	if (ctx.short_thread != UINT32_MAX && use_gdb) {
+	if (ctx.short_thread != UINT32_MAX && cl.use_gdb) {
 		log_info("gdb ended before thread %u replayed its %u recorded events (it "
 			 "replayed %u)",
 			 ctx.short_thread, ctx.short_n, ctx.short_done);
@@ -1216,7 +1260,7 @@ int cmd_replay(int argc, char **argv)
 	 * nor along another path (--path: a path edited to lose no update
 	 * ends otherwise on purpose), nor after a recording cut short by a
 	 * kill (RR_O_TRUNCATED: the replay stops at its end, RR_F_END above). */
-	if (have_end && !use_gdb && !path_file && !(ctx.opts & RR_O_TRUNCATED) &&
+	if (have_end && !cl.use_gdb && !cl.path_file && !(ctx.opts & RR_O_TRUNCATED) &&
 	    (ctx.only == RR_NO_PROC || ctx.only == 0) &&
 	    replay_check_end(rec_status, rec_sig, &res) < 0) {
 		replay_say_layout(info, &res, ctx.layout, 1);

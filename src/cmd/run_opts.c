@@ -2,7 +2,8 @@
 /*
  * run_opts.c - the options shared by the commands that run a program
  * (run_opts.h): one row each, with the getopt entry, the help text and the
- * check of the value. A new shared option is a row here and a case in
+ * check of the value; and the parsing of a command's options from its rows
+ * and these. A new shared option is a row here and a case in
  * run_opts_handle; every command that names it in its mask gets it, spelled
  * and explained the same way.
  */
@@ -70,7 +71,10 @@ static const struct run_opt_row run_opt_rows[] = {
 
 #define RUN_OPT_NROWS (sizeof(run_opt_rows) / sizeof(run_opt_rows[0]))
 
-int run_opts_table(const struct option *own, const struct run_opts_spec *spec, struct option *out,
+/* The long options getopt_long is given: the command's own (own, ending
+ * with a zeroed entry) and then the shared ones of spec, into out (room for
+ * cap entries, the terminating zeroed one included). 0, or -ENOSPC. */
+static int run_opts_table(const struct option *own, const struct run_opts_spec *spec, struct option *out,
 		   size_t cap)
 {
 	size_t n = 0;
@@ -109,13 +113,19 @@ void run_opts_usage(FILE *out, const struct run_opts_spec *spec)
 			fprintf(out, r->help, (unsigned)SHM_DEFAULT_MAX_PROCS,
 				(unsigned)SHM_MAX_PROCS);
 			break;
+		case RUN_OPT_OUTPUT:
+			fputs(spec->output_help ? spec->output_help : r->help, out);
+			break;
 		default:
 			fputs(r->help, out);
 		}
 	}
 }
 
-int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
+/* Option c (getopt's return) with its argument: 1 when it is a shared
+ * option of spec (so is set), 0 when it is not, -1 when its value is wrong
+ * (said). */
+static int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
 		    struct session_opts *so)
 {
 	uint64_t v;
@@ -144,13 +154,87 @@ int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
 	case RUN_OPT_STREAM:
 		return stream_send_option(arg) < 0 ? -1 : 1;
 	case RUN_OPT_STACKS:
-		if (options_parse_uint(arg, 32, &v) < 0) {
-			log_err("--stacks '%s': want 0 to 32", arg);
+		if (run_opts_uint("--stacks", arg, 0, 32, &v) < 0)
 			return -1;
-		}
 		so->stack_depth = (uint32_t)v;
 		return 1;
 	default:
 		return 0;
 	}
+}
+
+int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	if (options_parse_uint(val, hi, out) == 0 && *out >= lo)
+		return 0;
+	if (!lo && hi >= 1u << 30)
+		log_err("%s '%s': want a number", name, val);
+	else
+		log_err("%s '%s': want %llu to %llu", name, val, (unsigned long long)lo,
+			(unsigned long long)hi);
+	return -1;
+}
+
+/* Room for the getopt tables of the command with the most options (spool
+ * probe: 17 own and 3 shared, spool replay: 18 and 1). */
+#define RUN_OPTS_MAX 40
+
+void run_opts_own_usage(FILE *out, const struct run_opt_own *own, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (own[i].help)
+			fputs(own[i].help, out);
+}
+
+int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_own *own, size_t n,
+		   const struct run_opts_spec *spec, struct session_opts *so, run_opt_fn fn,
+		   void *ctx)
+{
+	struct option rows[RUN_OPTS_MAX + 1], opts[RUN_OPTS_MAX + RUN_OPT_NROWS + 1];
+	/* "+:" (stop at the first operand; ':' for a missing value), then
+	 * "x" or "x:" per short option */
+	char shorts[3 + 2 * (RUN_OPTS_MAX + RUN_OPT_NROWS) + 1] = "+:";
+	size_t ns = 2;
+	int c, rc;
+
+	if (n > RUN_OPTS_MAX) {
+		log_err("spool %s: too many options for run_opts_parse (%zu, at most %d)", cmd, n,
+			RUN_OPTS_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rows[i] = (struct option){own[i].name, own[i].has_arg, NULL, own[i].val};
+		if (own[i].val < RUN_OPT_LONG) {
+			shorts[ns++] = (char)own[i].val;
+			if (own[i].has_arg == required_argument)
+				shorts[ns++] = ':';
+		}
+	}
+	memset(&rows[n], 0, sizeof(rows[n]));
+	if (run_opts_table(rows, spec, opts, sizeof(opts) / sizeof(opts[0])) < 0)
+		return -1;
+	for (size_t i = 0; opts[i].name; i++)
+		if (i >= n && opts[i].val < RUN_OPT_LONG) {
+			shorts[ns++] = (char)opts[i].val;
+			if (opts[i].has_arg == required_argument)
+				shorts[ns++] = ':';
+		}
+	shorts[ns] = 0;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		rc = run_opts_handle(c, optarg, spec, so);
+		if (rc < 0)
+			return -1;
+		if (rc)
+			continue;
+		if (c == '?' || c == ':') {
+			options_report_error(cmd, c, argv);
+			return -1;
+		}
+		rc = fn(ctx, c, optarg);
+		if (rc)
+			return rc < 0 ? -1 : RUN_OPTS_STOP;
+	}
+	return 0;
 }

@@ -3,18 +3,23 @@
  * run_opts.h - the options every command that runs a program under the
  * agent shares (-o, --ring-size, --on-full, --max-threads, --max-procs,
  * --until-first-exit, --stacks), declared once with their help text and
- * their parsing, so that `spool locks`, `probe`, `path` and `record` spell,
- * explain and check them the same way.
+ * their parsing, so that `spool locks`, `probe`, `path`, `record` and
+ * `replay` spell, explain and check them the same way.
  *
- * A command names the ones it takes with a mask of RUN_OPT_* bits, builds
- * its getopt_long table with run_opts_table (its own options first), prints
- * their help with run_opts_usage, and gives every option getopt returns to
- * run_opts_handle before its own switch.
+ * A command names the ones it takes with a mask of RUN_OPT_* bits and
+ * declares its own options as rows (struct run_opt_own: the getopt entry
+ * and the help lines together); run_opts_parse makes the getopt tables,
+ * the short option string, the shared options and the errors from them,
+ * and --help is printed from the same rows (run_opts_own_usage,
+ * run_opts_usage), so an option cannot be parsed without being listed, nor
+ * listed without being parsed. Every command that runs a program (locks,
+ * probe, path, record, replay) parses this way.
  */
 #ifndef SPOOL_CMD_RUN_OPTS_H
 #define SPOOL_CMD_RUN_OPTS_H
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct session_opts;
@@ -36,23 +41,51 @@ enum {
 struct run_opts_spec {
 	unsigned mask;
 	unsigned long min_ring;
+	/* The help of -o when the trace directory it names is not the
+	 * program's (spool replay: the replay's own trace); NULL: the
+	 * common text. */
+	const char *output_help;
 };
 
-/* The long options getopt_long is given: the command's own (own, ending
- * with a zeroed entry) and then the shared ones of mask, into out (room for
- * cap entries, the terminating zeroed one included). Returns 0, or -ENOSPC
- * when cap is too small. */
-int run_opts_table(const struct option *own, const struct run_opts_spec *spec, struct option *out,
-		   size_t cap);
+/* One of a command's own options. val below RUN_OPT_LONG is also the short
+ * option -val; RUN_OPT_LONG + n is a long-only one. help: its lines in
+ * --help in the layout of every command ("  -e, --probe SPEC     text\n",
+ * the text at column 23), NULL for an internal option --help does not
+ * show. */
+struct run_opt_own {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *help;
+};
 
-/* The help lines of the shared options of mask, in the layout of every
- * command's help ("  -o, --output DIR     text"). */
+#define RUN_OPT_LONG 0x100
+
+/* What a command does with one of its own options (c: the row's val, arg:
+ * its value or NULL): 0 to go on, RUN_OPTS_STOP to end the parsing with
+ * success (--help printed), -1 on a wrong value (said by fn). */
+#define RUN_OPTS_STOP 1
+typedef int (*run_opt_fn)(void *ctx, int c, const char *arg);
+
+/* The help lines of the shared options of spec's mask, in the layout of
+ * every command's help ("  -o, --output DIR     text"). */
 void run_opts_usage(FILE *out, const struct run_opts_spec *spec);
 
-/* Option c (getopt's return) with its argument: 1 when it is a shared
- * option of mask (so is set), 0 when it is not, -1 when its value is wrong
- * (said; the command exits with EXIT_USAGE). */
-int run_opts_handle(int c, const char *arg, const struct run_opts_spec *spec,
-		    struct session_opts *so);
+/* Parse the options of `spool cmd` (argv[0] the command): the shared ones
+ * of spec into so, the rows of own (n of them) through fn. Stops at the
+ * first operand (optind is set there) or after "--". Returns 0 when all
+ * parsed, RUN_OPTS_STOP when fn asked (exit 0), -1 on a usage error
+ * (said: the command exits with EXIT_USAGE). */
+int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_own *own, size_t n,
+		   const struct run_opts_spec *spec, struct session_opts *so, run_opt_fn fn,
+		   void *ctx);
+
+/* The value val of option name ("--limit") as a number from lo to hi into
+ * *out: 0, or -1 (said: "--limit 'x': want 0 to 1000", or "want a number"
+ * when any size goes). */
+int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, uint64_t *out);
+
+/* The help lines of the rows of own that have some, in their order. */
+void run_opts_own_usage(FILE *out, const struct run_opt_own *own, size_t n);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include <elfutils/libdw.h>
 
+#include "../util/demangle.h"
 #include "probe.h"
 
 static const struct {
@@ -483,6 +484,62 @@ static int probe_dw_expr(struct probe_module *mod, Dwarf_Die *fn, uint64_t pc, c
 	return -ENOTSUP;
 }
 
+/* Is the variable DIE v the one named name? A plain name is its DW_AT_name;
+ * a C++ qualified one ("ns::counter", "Bank::count") is its scope (prefix:
+ * the namespaces it is defined in, "" at the top) and name, or its
+ * demangled linkage name (a static member, defined at the top of the CU
+ * with DW_AT_specification pointing into its class). */
+static int probe_dw_var_named(Dwarf_Die *v, const char *prefix, const char *name)
+{
+	const char *n = dwarf_diename(v), *ln;
+	size_t pl = strlen(prefix);
+	Dwarf_Attribute a;
+	char d[512];
+
+	if (!n)
+		return 0;
+	if (!strchr(name, ':'))
+		return !prefix[0] && !strcmp(n, name);
+	if (pl && !strncmp(name, prefix, pl) && !strcmp(name + pl, n))
+		return 1;
+	ln = dwarf_formstring(dwarf_attr_integrate(v, DW_AT_linkage_name, &a));
+	if (!ln)
+		ln = dwarf_formstring(dwarf_attr_integrate(v, DW_AT_MIPS_linkage_name, &a));
+	return ln && demangle_name(ln, d, sizeof(d)) && !strcmp(d, name);
+}
+
+/* The variable named name among the children of scope, and of the
+ * namespaces in it (depth: how deep to go), prefix their qualified name. */
+static int probe_dw_global_in(Dwarf_Die *scope, const char *prefix, const char *name, int depth,
+			      Dwarf_Die *out)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(scope, &child))
+		return -ENOENT;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_namespace && depth > 0 && strchr(name, ':')) {
+			const char *ns = dwarf_diename(&child);
+			char sub[512];
+
+			/* (an anonymous namespace adds nothing to a name) */
+			snprintf(sub, sizeof(sub), "%s%s%s", prefix, ns ? ns : "", ns ? "::" : "");
+			if (!probe_dw_global_in(&child, sub, name, depth - 1, out))
+				return 0;
+			continue;
+		}
+		if (tag == DW_TAG_variable && probe_dw_var_named(&child, prefix, name) &&
+		    (dwarf_hasattr_integrate(&child, DW_AT_location) ||
+		     dwarf_hasattr_integrate(&child, DW_AT_const_value))) {
+			*out = child;
+			return 0;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return -ENOENT;
+}
+
 /* A global variable of any CU, by name (the CU of the function first). */
 static int probe_dw_global(Dwarf *dw, const char *name, Dwarf_Die *out)
 {
@@ -490,22 +547,10 @@ static int probe_dw_global(Dwarf *dw, const char *name, Dwarf_Die *out)
 	size_t hsize;
 
 	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
-		Dwarf_Die cu, child;
+		Dwarf_Die cu;
 
-		if (dwarf_offdie(dw, off + hsize, &cu) && !dwarf_child(&cu, &child))
-			do {
-				const char *n;
-
-				if (dwarf_tag(&child) != DW_TAG_variable)
-					continue;
-				n = dwarf_diename(&child);
-				if (n && !strcmp(n, name) &&
-				    (dwarf_hasattr(&child, DW_AT_location) ||
-				     dwarf_hasattr(&child, DW_AT_const_value))) {
-					*out = child;
-					return 0;
-				}
-			} while (dwarf_siblingof(&child, &child) == 0);
+		if (dwarf_offdie(dw, off + hsize, &cu) && !probe_dw_global_in(&cu, "", name, 8, out))
+			return 0;
 		off = next;
 	}
 	return -ENOENT;

@@ -139,8 +139,10 @@ static int px_primary(struct probe_expr_p *p)
 		size_t len, i;
 		int r;
 
-		while (isalnum((unsigned char)*q) || *q == '_')
-			q++;
+		/* a C++ qualified name is one identifier: ns::counter */
+		while (isalnum((unsigned char)*q) || *q == '_' ||
+		       (q[0] == ':' && q[1] == ':' && (isalpha((unsigned char)q[2]) || q[2] == '_')))
+			q += *q == ':' ? 2 : 1;
 		len = (size_t)(q - p->s);
 		for (i = 0; i < p->e->nidents; i++)
 			if (strlen(p->e->idents[i]) == len && !strncmp(p->e->idents[i], p->s, len))

@@ -668,7 +668,8 @@ static void probe_area_skips(const struct probe_mgr *m, const struct probe_def *
 		if (c->skip[k].id != d->id && (!x || c->skip[k].id != x->id)) {
 			/* a probe of another kind riding here (PROBE_M_RIDE):
 			 * placed disabled, its call is jumped over for good (no
-			 * slot: riders are never toggled, attach mode has none) */
+			 * slot: a rider is never toggled alone; attached, spool
+			 * probe says so to disable and enable, probe_live.c) */
 			const struct probe_def *r =
 				c->skip[k].id && c->skip[k].id <= m->ndefs ? &m->defs[c->skip[k].id - 1]
 									   : NULL;
@@ -958,8 +959,10 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 			char why[320];
 
 			if (d->method == PROBE_M_RIDE)
-				snprintf(why, sizeof(why), "runs in probe %u's trampoline (%s %s%s%s)",
-					 d->shared, probe_def_op_name(o),
+				snprintf(why, sizeof(why), "runs in probe %u's %s (%s %s%s%s)",
+					 d->shared,
+					 o->method == PROBE_M_JUMP ? "trampoline" : "int3 slot",
+					 probe_def_op_name(o),
 					 o->method == PROBE_M_JUMP ? "jump" : "int3",
 					 o->spec ? " of " : "", o->spec ? o->spec : "");
 			else

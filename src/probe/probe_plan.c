@@ -997,6 +997,8 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 			/* a var:/args: probe there: its trampoline runs the entry
 			 * handler too (exits are patched: no return address swap) */
 			rc = 0;
+		if (rc == -EBUSY)
+			rc = -ENOTSUP; /* a placed probe there (attach): said below */
 		if (rc && rc != -ENOTSUP)
 			goto out;
 		if (rc == -ENOTSUP) {
@@ -1285,9 +1287,14 @@ struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, u
  * trampoline where the displaced instruction at addr starts, so it sees
  * the thread's state at addr, as a probe of its own would. The new probe
  * patches nothing (method PROBE_M_RIDE, shared = the owner's id: --list
- * says where it runs). Not in attach mode (the owner's trampoline may be
- * running). Returns the probe or NULL, *err -ENOTSUP when no probe can
- * take it (none covers addr, an int3, a trampoline without that point).
+ * says where it runs). An int3 owner takes it in its out-of-line slot,
+ * where the SIGTRAP handler resumes the thread after the owner's handler
+ * with the registers of addr: the rider's call goes before the displaced
+ * instruction there. In attach mode the owner must be one of the probes
+ * not placed yet (the batch being planned): the trampoline of one already
+ * in the program may be running, and is never rewritten (*err -EBUSY).
+ * Returns the probe or NULL, *err -ENOTSUP when no probe can take it (none
+ * covers addr, a trampoline without that point).
  */
 struct probe_def *probe_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t sym,
 				  uint64_t addr, uint32_t handler, uint32_t op, int full, int *err)
@@ -1298,9 +1305,13 @@ struct probe_def *probe_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t
 	int found = 0, rc;
 
 	*err = -ENOTSUP;
-	if (m->attach || !o || o->id != oid || o->method != PROBE_M_JUMP || o->shared ||
-	    !o->code)
+	if (!o || o->id != oid || (o->method != PROBE_M_JUMP && o->method != PROBE_M_INT3) ||
+	    o->shared || !o->code)
 		return NULL;
+	if (m->attach && o->status != PROBE_S_PENDING) {
+		*err = -EBUSY;
+		return NULL;
+	}
 	for (uint32_t k = 0; k < o->code->nmark; k++)
 		found |= o->code->mark[k].addr == addr;
 	if (!found)

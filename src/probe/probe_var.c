@@ -81,14 +81,47 @@ static int pv_push_id(uint32_t **ids, size_t *n, uint32_t id)
 	return 0;
 }
 
-static int pv_find_sym(const struct probe_module *mod, const char *name, uint32_t *sym)
+/* The function named name: its symbol, else a C++ function by its
+ * demangled name ("Bank::transfer(int, int, long)") or that name without
+ * the parameter list ("Bank::transfer"), as func: globs match it. -ENOENT:
+ * none; -ENOTUNIQ: overloads share the name without parameters (*sym is
+ * the first, *other the second's demangled name: the user gives the
+ * parameter list). */
+static int pv_find_sym(const struct probe_module *mod, const char *name, uint32_t *sym,
+		       char *other, size_t olen)
 {
+	char d[1024], first[1024] = "";
+	int found = 0;
+
 	for (size_t i = 0; i < mod->nsyms; i++)
 		if (!strcmp(mod->syms[i].name, name)) {
 			*sym = (uint32_t)i;
 			return 0;
 		}
-	return -ENOENT;
+	for (size_t i = 0; i < mod->nsyms; i++) {
+		if (!demangle_name(mod->syms[i].name, d, sizeof(d)))
+			continue;
+		if (!strcmp(d, name)) {
+			*sym = (uint32_t)i;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < mod->nsyms; i++) {
+		if (!demangle_name(mod->syms[i].name, d, sizeof(d)))
+			continue;
+		if (found && !strcmp(d, first))
+			continue; /* a constructor's C1/C2 copies: one function */
+		demangle_name(mod->syms[i].name, other, olen);
+		demangle_strip_params(d);
+		if (strcmp(d, name))
+			continue;
+		if (found)
+			return -ENOTUNIQ;
+		*sym = (uint32_t)i;
+		demangle_name(mod->syms[i].name, first, sizeof(first));
+		found = 1;
+	}
+	return found ? 0 : -ENOENT;
 }
 
 static int pv_is_where(const char *w)
@@ -109,12 +142,13 @@ static int pv_is_where(const char *w)
 static int pv_split_point(const char *text, char *lib, size_t llen, char *func, size_t flen,
 			  char *where, size_t wlen, int *explicit_where)
 {
-	const char *c1 = strchr(text, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	/* (a C++ "::" is part of a name: "Bank::transfer:exit") */
+	const char *c1 = demangle_colon(text), *c2 = c1 ? demangle_colon(c1 + 1) : NULL;
 	const char *f = text, *w = NULL;
 	size_t n;
 
 	lib[0] = 0;
-	if (c2 && strchr(c2 + 1, ':'))
+	if (c2 && demangle_colon(c2 + 1))
 		return -EINVAL;
 	if (c2 || (c1 && !pv_is_where(c1 + 1))) {
 		n = (size_t)(c1 - text);
@@ -146,30 +180,43 @@ static int pv_resolve(struct probe_mgr *m, const char *lib, const char *func, co
 {
 	uint32_t *mods = NULL;
 	size_t nmods = 0;
+	char other[1024];
 	int rc;
 
 	if (!lib[0]) {
 		rc = probe_mgr_exe_module(m, mi);
 		if (rc)
 			return rc;
-		if (!pv_find_sym(&m->mods[*mi], func, sym))
+		rc = pv_find_sym(&m->mods[*mi], func, sym, other, sizeof(other));
+		if (!rc)
 			return 0;
-		log_err("probe: '%s': no function %s in %s%s", spec, func, m->exe,
-			m->mods[*mi].stripped ? " (stripped, and no debug file with its .symtab)"
-					      : "");
+		if (rc == -ENOTUNIQ)
+			log_err("probe: '%s': %s names several functions (%s, %s, ...): give the "
+				"one with its parameter list, as spool probe --list -e 'func:%s' "
+				"shows them",
+				spec, func, probe_sym_shown(&m->mods[*mi], *sym), other, func);
+		else
+			log_err("probe: '%s': no function %s in %s%s", spec, func, m->exe,
+				m->mods[*mi].stripped
+				    ? " (stripped, and no debug file with its .symtab)"
+				    : "");
 		return -ENOENT;
 	}
 	rc = probe_mgr_lib_modules(m, lib, spec, &mods, &nmods);
 	if (rc)
 		return rc;
 	rc = -ENOENT;
-	for (size_t i = 0; i < nmods; i++)
-		if (!pv_find_sym(&m->mods[mods[i]], func, sym)) {
+	for (size_t i = 0; i < nmods && rc == -ENOENT; i++) {
+		rc = pv_find_sym(&m->mods[mods[i]], func, sym, other, sizeof(other));
+		if (rc != -ENOENT)
 			*mi = mods[i];
-			rc = 0;
-			break;
-		}
-	if (rc && nmods)
+	}
+	if (rc == -ENOTUNIQ) {
+		log_err("probe: '%s': %s names several functions (%s, %s, ...): give the one with "
+			"its parameter list",
+			spec, func, probe_sym_shown(&m->mods[*mi], *sym), other);
+		rc = -ENOENT;
+	} else if (rc && nmods)
 		log_err("probe: '%s': no function %s in the libraries matching '%s'", spec, func,
 			lib);
 	free(mods);
@@ -231,6 +278,16 @@ static const char *pv_conflict_at(const struct probe_mgr *m, uint32_t mi, uint64
 		if (d->module != mi || !d->registered ||
 		    !(d->addr == addr || (addr >= d->patch_off && addr < d->patch_off + d->patch_len)))
 			continue;
+		if (m->attach && d->status != PROBE_S_PENDING) {
+			/* probe_plan_ride: -EBUSY */
+			snprintf(buf, sizeof(buf),
+				 "'%s' put probe %u there, already placed in the running program; "
+				 "its out-of-line code is not rewritten while the program may run it, so "
+				 "a probe added now cannot join it: detach, and attach again with "
+				 "both specs (-e '%s' -e ...)",
+				 by, d->shared ? d->shared : d->id, by);
+			return buf;
+		}
 		switch (d->handler) {
 		case PROBE_H_FUNC_ENTRY:
 		case PROBE_H_FUNC_EXIT:
@@ -298,7 +355,8 @@ static struct probe_def *pv_point_probe(struct probe_mgr *m, uint32_t mi, uint32
 	if (!d) {
 		log_err("probe: '%s': no probe can be placed at 0x%llx in %s: %s", spec,
 			(unsigned long long)addr, probe_sym_shown(&m->mods[mi], sym),
-			err == -ENOTSUP ? pv_conflict(m, mi, addr) : strerror(-err));
+			err == -ENOTSUP || err == -EBUSY ? pv_conflict(m, mi, addr)
+							 : strerror(-err));
 		return NULL;
 	}
 	d->registered = 1;
@@ -494,6 +552,9 @@ static int pv_add_var_spec(struct probe_mgr *m, const struct probe_spec *s, int 
 		rc = rc == -ENOENT ? 0 : rc; /* matched nothing */
 		goto out;
 	}
+	/* The trace's var table names it by its symbol, one word (reports
+	 * demangle it): not "Bank::transfer(int, int, long)" as typed. */
+	snprintf(func, sizeof(func), "%s", m->mods[mi].syms[sym].name);
 	rc = pv_point_addrs(m, mi, sym, where, &addrs, &naddrs, s->text);
 	if (rc) {
 		rc = rc == -ENOMEM ? rc : 0;
@@ -816,6 +877,12 @@ static struct probe_def *pv_ret_probe(struct probe_mgr *m, uint32_t mi, uint32_t
 			if (r) {
 				r->registered = 1;
 				return r;
+			}
+			if (err == -EBUSY) {
+				log_warn("probe: '%s': %s's return value at 0x%llx is skipped: %s",
+					 spec, probe_sym_shown(&m->mods[mi], sym),
+					 (unsigned long long)addr, pv_conflict(m, mi, addr));
+				return NULL;
 			}
 		}
 		log_warn("probe: '%s': the probe at %s's ret 0x%llx runs before its epilogue: "

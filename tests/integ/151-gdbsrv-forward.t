@@ -10,28 +10,12 @@
 # output and exit status.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v gdb >/dev/null 2>&1; then
-	echo "1..0 # SKIP gdb is not installed"
-	exit 0
-fi
-
+gdbsrv_bank
 plan 16
-
-BIN="$PROGS/rr_rev_bank"
-SRC="$REPO/tests/progs/rr_rev_bank.c"
-line_of() { grep -n "/\* $1 \*/" "$SRC" | cut -d: -f1; }
-EXT="$SPOOL_BUILD/spool-gdb.py"
-[ -r "$EXT" ] || EXT="$REPO/src/replay/spool-gdb.py"
-
-# gdbsrv ARGS...: gdb in batch mode on the replay of rec, no binary given
-gdbsrv() {
-	timeout -k 5 120 gdb -q -batch -nx -x "$EXT" \
-		-ex "target remote | $SPOOL replay --gdbserver - rec" "$@" >gdb.out 2>&1
-	GRC=$?
-	check_sanitizer gdb.out "gdb on spool replay --gdbserver"
-	G="$(cat gdb.out)"
-	G1="$(tr '\n' ' ' <gdb.out)" # one line, for what spans lines
-}
+# gdb on the replay of rec with spool's extension, no binary given
+GDBSRV_EXT="$SPOOL_BUILD/spool-gdb.py"
+[ -r "$GDBSRV_EXT" ] || GDBSRV_EXT="$REPO/src/replay/spool-gdb.py"
+GDBSRV_BIN=
 
 spool_run record -q -o rec -- "$BIN" 5
 is_rc 1 "the recorded run ends with a wrong balance"

@@ -9,26 +9,9 @@
 # the line after.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v gdb >/dev/null 2>&1; then
-	echo "1..0 # SKIP gdb is not installed"
-	exit 0
-fi
-
+gdbsrv_bank
 plan 10
-
-BIN="$PROGS/rr_rev_bank"
-SRC="$REPO/tests/progs/rr_rev_bank.c"
-line_of() { grep -n "/\* $1 \*/" "$SRC" | cut -d: -f1; }
 BUG=$(line_of BUG)
-
-gdbsrv() {
-	timeout -k 5 180 gdb -q -batch -nx \
-		-ex "target remote | $SPOOL replay --gdbserver - rec" "$@" "$BIN" >gdb.out 2>&1
-	GRC=$?
-	check_sanitizer gdb.out "gdb on spool replay --gdbserver"
-	G="$(cat gdb.out)"
-	G1="$(tr '\n' ' ' <gdb.out)"
-}
 
 spool_run record -q -o rec -- "$BIN" 6
 is_rc 1 "a recording whose balance ends up wrong"

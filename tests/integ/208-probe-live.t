@@ -8,40 +8,12 @@
 # executable mappings) is what it was before spool attached.
 . "$(dirname "$0")/lib.sh"
 
-PROG="$PROGS/probe_live"
-if [ ! -x "$PROG" ] || ! command -v python3 >/dev/null; then
-	echo "1..0 # SKIP $PROG is not built (x86-64 only), or no python3"
-	exit 0
-fi
+live_prog
 plan 24
 
-rm -f stop.now
-"$PROG" stop.now >prog.out &
-PID=$!
-wait_for ready prog.out 15
+live_start "$PROG"
 
-python3 - "$SPOOL" "$PID" "$REPO/tests/integ" >checks.out 2>checks.err <<'PY'
-import sys, time
-sys.path.insert(0, sys.argv[3])
-from probe_live import Spool, parse_list, code_snapshot, same_code
-
-spool, pid = sys.argv[1], int(sys.argv[2])
-
-def check(ok, desc, *why):
-    print(("PASS\t" if ok else "FAIL\t") + desc + "".join("\t" + str(w) for w in why), flush=True)
-
-def hits(s, i):
-    return parse_list(s.cmd("list")).get(i, {}).get("hits")
-
-def grows(s, i, t=0.3):
-    a = hits(s, i)
-    for _ in range(50):
-        time.sleep(t)
-        b = hits(s, i)
-        if a is not None and b is not None and b > a:
-            return True, a, b
-    return False, a, b
-
+live_checks <<'PY'
 before = code_snapshot(pid)
 s = Spool(spool, pid, ["--exits", "patch", "-e", "func:live_work", "-o", "t.trace"])
 l = parse_list(s.cmd("list"))
@@ -103,13 +75,7 @@ check(rc == 0, "spool exits 0 after the detach", rc)
 diff = same_code(before, pid)
 check(not diff, "after the detach every code byte is what it was before the attach", diff)
 PY
-while IFS=$'\t' read -r res desc why; do
-	if [ "$res" = PASS ]; then pass "$desc"; else fail "$desc"; diag "$why"; fi
-done <checks.out
-[ -s checks.err ] && diag "$(cat checks.err)" "$(cat spool.err 2>/dev/null)"
 
-touch stop.now
-wait "$PID"
-is "$?:$(cat prog.out | tr '\n' '|')" "0:ready|done check ok|" "the program's output and status are its own"
+live_stop
 spool_run report --functions t.trace
 like "$ERR$OUT" "live_callfirst" "the trace names the probes added while attached"

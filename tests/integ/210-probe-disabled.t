@@ -7,11 +7,7 @@
 # their hits stay 0 until "enable", then grow.
 . "$(dirname "$0")/lib.sh"
 
-PROG="$PROGS/probe_live"
-if [ ! -x "$PROG" ] || ! command -v python3 >/dev/null; then
-	echo "1..0 # SKIP $PROG is not built (x86-64 only), or no python3"
-	exit 0
-fi
+live_prog
 plan 10
 
 # --- launch mode ---------------------------------------------------------------
@@ -25,20 +21,8 @@ like "$ERR" "live_leaf +[1-9][0-9]* " "... the enabled probe counts"
 unlike "$ERR" "live_work +[0-9]" "... the disabled one records nothing"
 
 # --- attach mode -----------------------------------------------------------------
-rm -f stop.now
-"$PROG" stop.now >prog.out &
-PID=$!
-wait_for ready prog.out 15
-python3 - "$SPOOL" "$PID" "$REPO/tests/integ" >checks.out 2>checks.err <<'PY'
-import sys, time
-sys.path.insert(0, sys.argv[3])
-from probe_live import Spool, parse_list, code_snapshot, same_code
-
-spool, pid = sys.argv[1], int(sys.argv[2])
-
-def check(ok, desc, *why):
-    print(("PASS\t" if ok else "FAIL\t") + desc + "".join("\t" + str(w) for w in why), flush=True)
-
+live_start "$PROG"
+live_checks <<'PY'
 before = code_snapshot(pid)
 s = Spool(spool, pid, ["--disabled", "func:live_work", "-o", "t.trace"])
 r = s.cmd("add --disabled func:live_callfirst")
@@ -61,10 +45,4 @@ check(rc == 0, "spool exits 0", rc)
 diff = same_code(before, pid)
 check(not diff, "the code is as before the attach", diff)
 PY
-while IFS=$'\t' read -r res desc why; do
-	if [ "$res" = PASS ]; then pass "$desc"; else fail "$desc"; diag "$why"; fi
-done <checks.out
-[ -s checks.err ] && diag "$(cat checks.err)" "$(cat spool.err)"
-touch stop.now
-wait "$PID"
-is "$?:$(tr '\n' '|' <prog.out)" "0:ready|done check ok|" "the program's output and status are its own"
+live_stop

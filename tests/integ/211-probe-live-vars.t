@@ -7,27 +7,11 @@
 # cannot be added. The code is as before after the detach.
 . "$(dirname "$0")/lib.sh"
 
-PROG="$PROGS/probe_live"
-if [ ! -x "$PROG" ] || ! command -v python3 >/dev/null; then
-	echo "1..0 # SKIP $PROG is not built (x86-64 only), or no python3"
-	exit 0
-fi
+live_prog
 plan 8
 
-rm -f stop.now
-"$PROG" stop.now >prog.out &
-PID=$!
-wait_for ready prog.out 15
-python3 - "$SPOOL" "$PID" "$REPO/tests/integ" >checks.out 2>checks.err <<'PY'
-import sys, time
-sys.path.insert(0, sys.argv[3])
-from probe_live import Spool, parse_list, code_snapshot, same_code
-
-spool, pid = sys.argv[1], int(sys.argv[2])
-
-def check(ok, desc, *why):
-    print(("PASS\t" if ok else "FAIL\t") + desc + "".join("\t" + str(w) for w in why), flush=True)
-
+live_start "$PROG"
+live_checks <<'PY'
 before = code_snapshot(pid)
 s = Spool(spool, pid, ["-e", "args:live_leaf", "-o", "t.trace"])
 r = s.cmd("add args:live_work")
@@ -41,13 +25,7 @@ check(rc == 0, "spool exits 0", rc)
 diff = same_code(before, pid)
 check(not diff, "the code is as before the attach", diff)
 PY
-while IFS=$'\t' read -r res desc why; do
-	if [ "$res" = PASS ]; then pass "$desc"; else fail "$desc"; diag "$why"; fi
-done <checks.out
-[ -s checks.err ] && diag "$(cat checks.err)" "$(cat spool.err)"
-touch stop.now
-wait "$PID"
-is "$?:$(tr '\n' '|' <prog.out)" "0:ready|done check ok|" "the program's output and status are its own"
+live_stop
 
 spool_run report --vars t.trace
 y=$(sed -n 's/^variable y (long) at live_work:entry: [0-9]* values, min \([0-9-]*\), max \([0-9-]*\).*/\1 \2/p' <<<"$OUT$ERR")

@@ -250,6 +250,84 @@ wait_for() {
 # wait_ready FILE: until the program printed its "ready" line (15 s at most).
 wait_ready() { wait_for ready "$1" 15; }
 
+# The probe_live target (tests/progs/probe_live.c) and a python driver of
+# spool probe -p (tests/integ/probe_live.py), for the attach-mode tests.
+# spool replay --gdbserver under gdb, on tests/progs/rr_rev_bank (151-153).
+# gdbsrv_bank: the test is skipped without gdb; BIN and SRC are the
+# program and its source, and gdbsrv gives gdb the binary.
+gdbsrv_bank() {
+	if ! command -v gdb >/dev/null 2>&1; then
+		echo "1..0 # SKIP gdb is not installed"
+		exit 0
+	fi
+	BIN="$PROGS/rr_rev_bank"
+	SRC="$REPO/tests/progs/rr_rev_bank.c"
+	GDBSRV_BIN="$BIN"
+}
+
+# line_of MARK: the line of SRC that holds /* MARK */.
+line_of() { grep -n "/\* $1 \*/" "$SRC" | cut -d: -f1; }
+
+# gdbsrv ARGS...: gdb in batch mode, connected to `spool replay --gdbserver
+# - rec`, with ARGS (its -ex commands) and then $GDBSRV_BIN when set, after
+# loading $GDBSRV_EXT when set: its output in gdb.out and $G ($G1: on one
+# line, for what spans lines), its status in $GRC.
+gdbsrv() {
+	local pre=() post=()
+	[ -n "${GDBSRV_EXT:-}" ] && pre=(-x "$GDBSRV_EXT")
+	[ -n "${GDBSRV_BIN:-}" ] && post=("$GDBSRV_BIN")
+	timeout -k 5 180 gdb -q -batch -nx "${pre[@]}" \
+		-ex "target remote | $SPOOL replay --gdbserver - rec" "$@" "${post[@]}" >gdb.out 2>&1
+	GRC=$?
+	check_sanitizer gdb.out "gdb on spool replay --gdbserver"
+	G="$(cat gdb.out)"
+	G1="$(tr '\n' ' ' <gdb.out)"
+}
+
+# live_prog: PROG, the probe_live target; the test is skipped without it
+# (x86-64 only) or without python3.
+live_prog() {
+	PROG="$PROGS/probe_live"
+	if [ ! -x "$PROG" ] || ! command -v python3 >/dev/null; then
+		echo "1..0 # SKIP $PROG is not built (x86-64 only), or no python3"
+		exit 0
+	fi
+}
+
+# live_start PROG: start PROG with its stop file stop.now, output to
+# prog.out, in the background as $LIVE_PID; wait until it runs.
+live_start() {
+	rm -f stop.now
+	"$1" stop.now >prog.out &
+	LIVE_PID=$!
+	wait_for ready prog.out 15
+}
+
+# live_checks: run the python read from stdin with spool (the binary) and
+# pid ($LIVE_PID) set and every name of probe_live.py imported (Spool,
+# Control, check, hits, grows, ...); each check(ok, desc, why...) it made
+# is a TAP line; what it wrote on stderr, and spool.err, are diagnostics.
+live_checks() {
+	local res desc why
+	{
+		printf 'import os, sys, time\nsys.path.insert(0, %s)\n' "'$REPO/tests/integ'"
+		printf 'from probe_live import *\nspool, pid = sys.argv[1], int(sys.argv[2])\n'
+		cat
+	} >live_checks.py
+	python3 live_checks.py "$SPOOL" "$LIVE_PID" >checks.out 2>checks.err
+	while IFS=$'\t' read -r res desc why; do
+		if [ "$res" = PASS ]; then pass "$desc"; else fail "$desc"; diag "$why"; fi
+	done <checks.out
+	[ -s checks.err ] && diag "$(cat checks.err)" "$(cat spool.err 2>/dev/null)"
+}
+
+# live_stop: end the target; its output and status must be its own.
+live_stop() {
+	touch stop.now
+	wait "$LIVE_PID"
+	is "$?:$(tr '\n' '|' <prog.out)" "0:ready|done check ok|" "the program's output and status are its own"
+}
+
 # prog_of PID: the recorded or replayed program under PID (spool, or the
 # timeout that runs spool)
 prog_of() {

@@ -9,6 +9,29 @@ import subprocess
 import time
 
 
+def check(ok, desc, *why):
+    """one result for the test: PASS/FAIL, desc, why (tab-separated, on one
+    line); lib.sh's live_checks turns it into a TAP line."""
+    why = "".join("\t" + str(w).replace("\t", " ").replace("\n", " | ") for w in why)
+    print(("PASS\t" if ok else "FAIL\t") + desc + why, flush=True)
+
+
+def hits(s, i):
+    """probe i's hits in `list`, None when it is not listed."""
+    return parse_list(s.cmd("list")).get(i, {}).get("hits")
+
+
+def grows(s, i, t=0.3):
+    """(True, a, b) once probe i's hits grew from a to b (up to 50 tries t s apart)."""
+    a = hits(s, i)
+    for _ in range(50):
+        time.sleep(t)
+        b = hits(s, i)
+        if a is not None and b is not None and b > a:
+            return True, a, b
+    return False, a, b
+
+
 class Spool:
     """spool probe -p PID --commands ARGS..., commands on its stdin."""
 

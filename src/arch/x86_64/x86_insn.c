@@ -181,27 +181,41 @@ int x86_code_jmp(struct x86_code *c, uint64_t target)
 	return x86_rel32(c, op, 1, target);
 }
 
-/* Record that insn starts at the current end of c (x86_code.mark). */
-static void x86_mark(struct x86_code *c, const struct x86_insn *insn)
+/* Record that insn starts at offset start of c (x86_code.mark). Called
+ * once its bytes are in: the first x86_put of a code rebuilt from len 0
+ * drops the old marks, and would drop one recorded before it (an int3's
+ * slot starts with the displaced instruction itself). */
+static void x86_mark(struct x86_code *c, const struct x86_insn *insn, uint32_t start)
 {
-	if (!c->len)
-		c->nmark = 0;
 	if (c->nmark < X86_MARK_MAX) {
 		c->mark[c->nmark].addr = insn->addr;
-		c->mark[c->nmark++].off = c->len;
+		c->mark[c->nmark++].off = start;
 	}
 }
 
+static int x86_relocate_bytes(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p);
+
 int x86_code_relocate(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
+{
+	uint32_t start = c->len;
+	int rc;
+
+	if (insn->unreloc)
+		return -ENOTSUP;
+	rc = x86_relocate_bytes(c, insn, p);
+	if (!rc)
+		x86_mark(c, insn, start);
+	return rc;
+}
+
+/* x86_code_relocate without the mark. */
+static int x86_relocate_bytes(struct x86_code *c, const struct x86_insn *insn, const uint8_t *p)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	uint32_t start = c->len;
 	int rc;
 
-	if (insn->unreloc)
-		return -ENOTSUP;
-	x86_mark(c, insn);
 	if (!(insn->flags & (X86_F_RIPREL | X86_F_RELATIVE)))
 		return x86_put(c, p, insn->len);
 	x86_init();
@@ -244,13 +258,14 @@ int x86_code_call_moved(struct x86_code *c, const struct x86_insn *insn, const u
 	static const uint8_t lea_rax[] = {0x48, 0x8d, 0x05};
 	static const uint8_t post[] = {0x48, 0x89, 0x44, 0x24, 0x08, 0x58};
 	int direct = insn->len == 5 && p[0] == 0xe8;
-	uint32_t at;
+	uint32_t at, start = c->len;
 	int rc;
 
 	if (!x86_call_movable(insn, p))
 		return -ENOTSUP;
-	x86_mark(c, insn);
 	rc = x86_put(c, pre, sizeof(pre));
+	if (!rc)
+		x86_mark(c, insn, start);
 	if (!rc)
 		rc = x86_rel32(c, lea_rax, sizeof(lea_rax), insn->addr + insn->len);
 	if (!rc)
