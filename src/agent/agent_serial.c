@@ -1007,8 +1007,14 @@ static void ser_slow(unsigned at, int forced)
 		return;
 	}
 	if (AGENT_UNLIKELY(agent_snap_on) &&
-	    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id)
+	    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id) {
 		agent_snap_point(ser_me.id, ser_nthreads(), ser_area->switches);
+		/* in a snapshot's copy that runs on, detached: no schedule */
+		if (AGENT_UNLIKELY(!agent_serial_on)) {
+			agent_ser.limit = UINT64_MAX;
+			return;
+		}
+	}
 	/* A slice shorter than SER_SLICE_NS goes on (one clock read per
 	 * SER_SLICE points). */
 	if (!forced && agent_ser.count >= ser_me.slice_end && !ser_area->chaos &&

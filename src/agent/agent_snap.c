@@ -323,6 +323,13 @@ static void snap_copy(uint32_t me, uint32_t n)
 	 * the rings an agent path that runs on after a wait may still write). */
 	if (snap_area->snap_mode != RR_SNAP_RUN || snap_privatize_shm() < 0)
 		syscall(SYS_exit_group, 0);
+	/* The copy of the area was taken from memory the program still
+	 * shares and runs in: a thread of the program may have held the
+	 * scheduler's spin word at that moment, and no thread of the copy
+	 * ever releases it. A recreated thread that leaves its wait takes it
+	 * once more (ser_slow) and spun on it for good, on every CPU (seen
+	 * for 13 minutes). Only this thread runs in the copy yet: free. */
+	__atomic_store_n(&snap_area->sched_lock, 0, __ATOMIC_RELEASE);
 	agent.active = 0;
 	agent_self.state = AGENT_T_DONE;
 	agent_rr_snap_detach();
@@ -542,6 +549,21 @@ void agent_snap_exit_wait(void)
 		if (!left)
 			return;
 		syscall(SYS_nanosleep, &ms10, NULL);
+	}
+	/* A copy still there after 30 s is stuck (an image that cannot be
+	 * written, a copy that runs on and hangs): it must not outlive the
+	 * recording, of which it is a part (doc/record.md). */
+	for (int i = 0; i < SNAP_COPIES; i++) {
+		int status = 0;
+
+		if (!snap_copies[i])
+			continue;
+		agent_log("snapshot copy pid %d still runs 30 s after the program's exit: killed",
+			  snap_copies[i]);
+		syscall(SYS_kill, snap_copies[i], SIGKILL);
+		if (syscall(SYS_wait4, snap_copies[i], &status, __WALL, NULL) > 0)
+			snap_reaped(snap_copies[i], status);
+		snap_copies[i] = 0;
 	}
 }
 

@@ -28,6 +28,7 @@
 #include "../util/files.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../util/pdeath.h"
 #include "../util/sysroot.h"
 #include "../util/outfile.h"
 #include "../util/target.h"
@@ -194,7 +195,7 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet, int fu
 {
 	char self[PATH_MAX], fnopt[32];
 	int status, fd;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (files_self_exe(self, sizeof(self)) < 0)
 		return 1;
@@ -204,12 +205,16 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet, int fu
 			 trace_dir, dir);
 	snprintf(fnopt, sizeof(fnopt), "--functions=%s", path_fn_name(functions));
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		log_err("fork: %s", strerror(errno));
 		return 1;
 	}
 	if (pid == 0) {
+		/* spool path killed: its replay ends too (and the program
+		 * with it, as a replay's does when spool goes) */
+		pdeath_arm(parent, SIGTERM);
 		/* Only stdout changes: a descriptor left open here would shift
 		 * the program's own numbers, and the replay would diverge. */
 		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);

@@ -45,6 +45,7 @@
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../util/pdeath.h"
 #include "../collect/stream_send.h"
 #include "cmd.h"
 #include "run_opts.h"
@@ -806,6 +807,41 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	}
 }
 
+/* system(cmd), except that the shell ends when spool does (killed in the
+ * middle of a --until-fail loop: the check must not run on by itself). As
+ * system(), SIGINT and SIGQUIT reach the command, not spool, while it runs. */
+static int record_run_check(const char *cmd)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oquit;
+	pid_t self = getpid(), pid, w;
+	int status = -1, e = 0;
+
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	pid = fork();
+	if (pid == 0) {
+		sigaction(SIGINT, &oint, NULL);
+		sigaction(SIGQUIT, &oquit, NULL);
+		pdeath_arm(self, SIGTERM);
+		execl("/bin/sh", "sh", "-c", "--", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		e = errno;
+	while (pid > 0 && (w = waitpid(pid, &status, 0)) != pid) {
+		if (w < 0 && errno != EINTR) {
+			e = errno;
+			status = -1;
+			break;
+		}
+	}
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	errno = e;
+	return pid < 0 ? -1 : status;
+}
+
 /* --check: run the user's command; 1 when it says the run failed. */
 static int record_check_fails(const char *cmd, int status, const char *dir, const char *out)
 {
@@ -817,7 +853,7 @@ static int record_check_fails(const char *cmd, int status, const char *dir, cons
 	setenv("SPOOL_TRACE", dir, 1);
 	setenv("SPOOL_OUTPUT", out, 1);
 	fflush(NULL);
-	rc = system(cmd);
+	rc = record_run_check(cmd);
 	unsetenv("SPOOL_STATUS");
 	unsetenv("SPOOL_TRACE");
 	unsetenv("SPOOL_OUTPUT");

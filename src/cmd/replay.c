@@ -139,7 +139,10 @@ static const struct run_opt_own replay_own_opts[] = {
      "                       Going back starts from checkpoints, copies of the\n"
      "                       stopped replay (SPOOL_GDBSRV_CHECKPOINT_MS=N: one\n"
      "                       every N ms of replay, 100; SPOOL_GDBSRV_CHECKPOINTS=0:\n"
-     "                       none)\n"},
+     "                       none). When gdb goes (killed, its connection\n"
+     "                       closed) or spool is killed (SIGTERM, SIGHUP,\n"
+     "                       SIGKILL; SIGINT on a PORT), the replay and every\n"
+     "                       copy end with it\n"},
     {"path", required_argument, REPLAY_O_PATH,
      "      --path FILE      serial recordings: follow the thread path FILE (the\n"
      "                       text of spool path, with or without --exits) instead\n"

@@ -29,6 +29,7 @@
 #include "../collect/session.h"
 #include "../util/files.h"
 #include "../util/log.h"
+#include "../util/pdeath.h"
 #include "gdb.h"
 
 int replay_gdb_find_script(char *path, size_t len)
@@ -154,6 +155,9 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 	for (size_t i = 1; i < argc; i++)
 		gargv[n++] = argv[i];
 	gargv[n] = NULL;
+	/* spool replay --gdb killed: gdb quits too (SIGTERM: gdb kills its
+	 * inferior, which would end itself anyway once it finds spool gone) */
+	pdeath_arm(getppid(), SIGTERM);
 	execvp(g->gdb, gargv);
 	err = errno;
 	log_err("cannot run %s: %s (install gdb, or set SPOOL_GDB to the debugger)", g->gdb,

@@ -624,10 +624,15 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 	if (!s)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
-	/* ^C at gdb's terminal reaches its whole process group, spool too:
-	 * gdb turns it into an interrupt packet, spool stays */
-	signal(SIGINT, SIG_IGN);
+	/* ^C at gdb's terminal reaches its whole process group, spool too
+	 * under `target remote |`: gdb turns it into an interrupt packet,
+	 * spool stays. Listening on a port, spool runs at a terminal of its
+	 * own, where ^C ends it like SIGTERM and SIGHUP (their default
+	 * actions: the replays end with spool, the janitor removes the rest) */
+	if (!strcmp(where, "-"))
+		signal(SIGINT, SIG_IGN);
 	s->inf.memfd = -1;
+	s->inf.watch_in = s->inf.watch_out = -1;
 	s->gvidx = s->cvidx = -1;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0)
@@ -653,6 +658,8 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 		log_err("cannot make a directory in %s: %s", s->inf.tmp, strerror(errno));
 		goto out_free;
 	}
+	if (gdbsrv_janitor_start(s->inf.tmp) < 0)
+		log_warn("gdbserver: no janitor process: if spool is killed, %s is left", s->inf.tmp);
 	{
 		char dropped[512];
 		int e;
@@ -674,6 +681,10 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 		ms = getenv("SPOOL_GDBSRV_CHECKPOINT_MS");
 		s->ckpt_ns = (ms && *ms ? strtoull(ms, NULL, 10) : 100) * 1000000ull;
 	}
+	/* from here on, gdb leaving ends spool even while it waits for the
+	 * replay (a search of reverse-continue, a session) */
+	s->inf.watch_in = s->rsp.in;
+	s->inf.watch_out = s->rsp.out;
 	if (gdbsrv_inf_start(&s->inf) < 0)
 		goto out_rm;
 	s->replays = 1;
@@ -689,6 +700,8 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 			break;
 	}
 	rc = 0;
+	/* spool's own end: the waits below are bounded */
+	s->inf.watch_in = s->inf.watch_out = -1;
 	gdbsrv_ckpt_drop_all(s);
 	gdbsrv_inf_kill(&s->inf);
 out_rm:

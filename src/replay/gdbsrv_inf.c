@@ -47,6 +47,7 @@
 #include "gdbsrv_int.h"
 
 #define INF_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+#define INF_SESSION_WAIT_US 30000000
 #define DR_OFF(i) (offsetof(struct user, u_debugreg) + (size_t)(i) * sizeof(long))
 
 static int sigchld_fd = -1;
@@ -244,6 +245,61 @@ static int inf_sigchld_fd(void)
 	return sigchld_fd;
 }
 
+/* gdb has gone while spool waited for the replay: spool ends here. The
+ * replay and every checkpoint copy end with it (they are traced with
+ * PTRACE_O_EXITKILL, the kernel kills them when their tracer exits), their
+ * sessions end with their programs, and the janitor removes the private
+ * directory after them (gdbsrv_janitor.c). Nothing is unwound: a search of
+ * reverse-continue can be deep in a replay that would run for minutes. */
+static void inf_gone(void)
+{
+	log_warn("gdb has gone: spool ends, and the replay and its checkpoints with it");
+	_exit(1);
+}
+
+int gdbsrv_inf_gdb_gone(const struct gdbsrv_inf *f)
+{
+	struct pollfd p[2] = {{.fd = f->watch_in, .events = POLLRDHUP},
+			      {.fd = f->watch_out, .events = 0}};
+	int n = f->watch_out >= 0 && f->watch_out != f->watch_in ? 2 : 1;
+
+	if (f->watch_in < 0 || poll(p, (nfds_t)n, 0) <= 0)
+		return 0;
+	return ((p[0].revents | (n > 1 ? p[1].revents : 0)) &
+		(POLLHUP | POLLERR | POLLRDHUP | POLLNVAL)) != 0;
+}
+
+/* waitpid(pid, __WALL) that also watches gdb's connection: when gdb has
+ * gone, spool ends (inf_gone) instead of waiting for a replay that may
+ * never stop again. Never 0. */
+static pid_t inf_wait(struct gdbsrv_inf *f, pid_t pid, int *status)
+{
+	static unsigned calls;
+
+	/* a search counting watchpoint hits always finds a stop waiting:
+	 * gdb's end is looked at every 64 of them too */
+	if (++calls % 64 == 0 && gdbsrv_inf_gdb_gone(f))
+		inf_gone();
+	for (;;) {
+		struct pollfd p[3] = {{.fd = sigchld_fd, .events = POLLIN},
+				      {.fd = f->watch_in, .events = POLLRDHUP},
+				      {.fd = f->watch_out, .events = 0}};
+		struct signalfd_siginfo ssi;
+		pid_t w;
+
+		/* drained before waitpid: a change after it wakes the poll */
+		while (sigchld_fd >= 0 && read(sigchld_fd, &ssi, sizeof(ssi)) > 0)
+			;
+		w = waitpid(pid, status, __WALL | WNOHANG);
+		if (w != 0)
+			return w;
+		if (gdbsrv_inf_gdb_gone(f))
+			inf_gone();
+		/* (the timeout only guards against a lost wake-up) */
+		poll(p, f->watch_in >= 0 ? (f->watch_out >= 0 ? 3 : 2) : 1, 500);
+	}
+}
+
 static int inf_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -272,7 +328,26 @@ void gdbsrv_inf_wait_session(struct gdbsrv_inf *f, unsigned sess)
 	fd = open(lock, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	flock(fd, LOCK_EX);
+	/* not a blocking flock: gdb may go meanwhile, a session may hang */
+	for (long us = 0, step = 500; flock(fd, LOCK_EX | LOCK_NB) < 0; us += step) {
+		struct timespec ts;
+
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		if (gdbsrv_inf_gdb_gone(f))
+			inf_gone();
+		if (us >= INF_SESSION_WAIT_US) {
+			log_warn("gdbserver: the replay session %u has not finished after %d s: "
+				 "left to end by itself",
+				 sess, INF_SESSION_WAIT_US / 1000000);
+			close(fd);
+			return;
+		}
+		step = step < 20000 ? step * 2 : 20000;
+		ts.tv_sec = 0;
+		ts.tv_nsec = step * 1000;
+		nanosleep(&ts, NULL);
+	}
 	close(fd);
 	/* (SPOOL_GDBSRV_DEBUG=1 keeps the replays' traces) */
 	if (!inf_debug()) {
@@ -423,7 +498,7 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 	memset(&f->ins, 0, sizeof(f->ins));
 	/* spool's own exec, its threads, then the program's exec */
 	for (;;) {
-		w = waitpid(-1, &st, __WALL);
+		w = inf_wait(f, -1, &st);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -646,7 +721,7 @@ static void inf_stop_all(struct gdbsrv_inf *f)
 				t = &f->th[i];
 		if (!t || f->exited)
 			return;
-		w = waitpid(-1, &status, __WALL);
+		w = inf_wait(f, -1, &status);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -727,7 +802,7 @@ static int inf_step_over(struct gdbsrv_inf *f, struct gdbsrv_thread *t, uint64_t
 	t->action = 2;
 	thread_go(t);
 	for (;;) {
-		w = waitpid(t->tid, &status, __WALL);
+		w = inf_wait(f, t->tid, &status);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
@@ -856,7 +931,7 @@ static int inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 			thread_go(&f->th[i]);
 	for (;;) {
 		int status;
-		pid_t w = waitpid(-1, &status, __WALL | (r ? WNOHANG : 0));
+		pid_t w = r ? waitpid(-1, &status, __WALL | WNOHANG) : inf_wait(f, -1, &status);
 
 		if (w < 0 && errno == EINTR)
 			continue;

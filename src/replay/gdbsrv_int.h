@@ -130,9 +130,15 @@ struct gdbsrv_inf {
 	unsigned sess;	     /* the fresh replay pid is, or was copied from (its session) */
 	unsigned nsess;	     /* fresh replays started: each has its trace, lock and session */
 	uint64_t run_ns;     /* time resumed since the last checkpoint, or since it began */
+	/* gdb's connection (its pipe or socket), watched for its end while
+	 * spool waits for the replay; -1: not watched (spool's own exit) */
+	int watch_in, watch_out;
 };
 
 int gdbsrv_inf_start(struct gdbsrv_inf *f);
+/* 1 when gdb's connection has ended (hung up, closed, an error); a packet
+ * waiting to be read is not an end. */
+int gdbsrv_inf_gdb_gone(const struct gdbsrv_inf *f);
 void gdbsrv_inf_kill(struct gdbsrv_inf *f);
 struct gdbsrv_thread *gdbsrv_inf_thread(struct gdbsrv_inf *f, pid_t tid);
 struct gdbsrv_thread *gdbsrv_inf_vthread(struct gdbsrv_inf *f, int vidx);
@@ -177,6 +183,11 @@ int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid
 /* Process pid, traced and not the live replay, killed and reaped: its
  * threads tids (nth) by their ids first, then pid. */
 void gdbsrv_reap(pid_t pid, const pid_t *tids, int nth);
+
+/* --- what is left after spool ends (gdbsrv_janitor.c) --- */
+/* A process that, once spool has ended in any way, waits for the replay
+ * sessions writing into dir and removes dir. */
+int gdbsrv_janitor_start(const char *dir);
 
 /* --- registers and the target description (gdbsrv_regs.c) --- */
 #define GDBSRV_NREGS 60
