@@ -39,6 +39,7 @@
 #include "../replay/rr_tree.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
+#include "../replay/rr_snap_pick.h"
 #include "../trace/untrusted.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
@@ -76,6 +77,9 @@ struct replay_ctx {
 	uint64_t img_key; /* of the recording's replay image (rr_img.c) */
 	int img_written;  /* this replay wrote it */
 	uint64_t layout[RR_LAYOUT_N]; /* where the replay's program started (rr_area.layout) */
+	struct rr_snap_pick snap;     /* --goto: the snapshot to start from (fd -1: none) */
+	uint64_t restore_ns;	      /* the agent's restore of it */
+	uint32_t restore_done;
 };
 
 static void replay_usage(FILE *out)
@@ -153,6 +157,15 @@ static void replay_usage(FILE *out)
 		"                       write its replay image (TRACE/.spool/replay.img: the\n"
 		"                       first replay keeps the loaded log there, and later\n"
 		"                       ones map it instead of loading; doc/record.md)\n"
+		"      --goto EVENT     serial recordings with snapshots (spool record\n"
+		"                       --snap-period N): start from the latest snapshot\n"
+		"                       taken at or before schedule event EVENT (spool info\n"
+		"                       lists them), restored into the fresh process, and\n"
+		"                       replay the rest; the output from there is the\n"
+		"                       recording's. A damaged snapshot, one of another build\n"
+		"                       or one holding a writable shared mapping is refused;\n"
+		"                       with none before EVENT the replay starts from the\n"
+		"                       beginning (doc/record.md, Replay from a snapshot)\n"
 		"      --pid PID        a recording of several processes (spool info lists\n"
 		"                       them): replay only the one whose recorded pid is PID;\n"
 		"                       the processes on the way to it run without output;\n"
@@ -193,6 +206,13 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 			    : rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
 		return -ENOMEM;
 	ctx->area = area;
+	if (ctx->snap.fd >= 0) {
+		struct rr_area *a = area;
+
+		a->restore_fd = ctx->snap.fd;
+		a->restore_size = ctx->snap.size;
+		a->restore_turn = ctx->snap.turn;
+	}
 	ctx->threads_off = ((struct rr_area *)area)->threads_off;
 	ctx->max_threads = ((struct rr_area *)area)->max_threads;
 	if (ctx->threads_off > h->ext_size[SHM_EXT_REPLAY] ||
@@ -253,6 +273,8 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	}
 	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
 	ctx->nsw = a->nsw;
+	ctx->restore_done = __atomic_load_n(&ctx->area->restore_done, __ATOMIC_ACQUIRE);
+	ctx->restore_ns = ctx->area->restore_ns;
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
 	ctx->nthreads = ctx->max_threads;
 	ctx->short_thread = UINT32_MAX;
@@ -728,6 +750,45 @@ static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int3
 	return 0;
 }
 
+/* --goto EVENT: the snapshot to start from, checked and unpacked
+ * (rr_snap_pick.c); none at or before EVENT replays from the start. */
+static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_info *info,
+		       uint64_t event, int path, int use_gdb, const char *exe)
+{
+	uint64_t last = rr_log_switches(ctx->log);
+	int rc;
+
+	if (strcmp(info->mode, "serial")) {
+		log_err("--goto: %s is a sync-mode recording, which has no snapshots (serial "
+			"mode takes them, spool record --snap-period N)",
+			dir);
+		return -1;
+	}
+	if (path || ctx->nprocs > 1 || use_gdb) {
+		log_err("--goto does not combine with %s", path ? "--path" : use_gdb ? "--gdb" :
+			"a recording of several processes");
+		return -1;
+	}
+	if (event > last) {
+		log_err("--goto %llu: beyond the end of the recording, whose schedule events are "
+			"0 to %llu",
+			(unsigned long long)event, (unsigned long long)last);
+		return -1;
+	}
+	rc = rr_snap_pick(dir, event, exe, &ctx->snap);
+	if (rc < 0)
+		return -1;
+	if (ctx->snap.fd < 0)
+		log_warn("--goto %llu: no snapshot of %s at or before that event can be restored: "
+			 "replaying from the start",
+			 (unsigned long long)event, dir);
+	else
+		log_info("starting from snapshot %llu at schedule event %llu (%u threads)",
+			 (unsigned long long)ctx->snap.index, (unsigned long long)ctx->snap.turn,
+			 ctx->snap.nthreads);
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -743,6 +804,7 @@ int cmd_replay(int argc, char **argv)
 		{"functions", required_argument, NULL, 'F'},
 		{"no-image", no_argument, NULL, 'I'},
 		{"pid", required_argument, NULL, 'p'},
+		{"goto", required_argument, NULL, 'J'},
 		{"trace-schedule", no_argument, NULL, 'T'},
 		{"env", required_argument, NULL, 'e'},
 		{"trust-env", no_argument, NULL, 'U'},
@@ -755,7 +817,8 @@ int cmd_replay(int argc, char **argv)
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
-	struct replay_ctx ctx = {.stuck_ms = 5000};
+	struct replay_ctx ctx = {.stuck_ms = 5000, .snap = {.fd = -1}};
+	uint64_t goto_event = UINT64_MAX;
 	struct session_result res;
 	int have_end, rec_status = 0, rec_sig = 0;
 	struct rr_info *info = NULL;
@@ -835,6 +898,13 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'I':
 			no_image = 1;
+			break;
+		case 'J': /* start from the snapshot at or before EVENT (rr_snap_pick.c) */
+			if (options_parse_uint(optarg, UINT64_MAX - 1, &v) < 0) {
+				log_err("--goto: '%s' is not a schedule event (a number)", optarg);
+				return EXIT_USAGE;
+			}
+			goto_event = v;
 			break;
 		case 'T':
 			trace_sched = 1;
@@ -998,6 +1068,10 @@ int cmd_replay(int argc, char **argv)
 	ctx.only = RR_NO_PROC;
 	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid,
 			path_file || (use_gdb && info->nprocs <= 1), &logs) < 0)
+		goto out;
+	if (goto_event != UINT64_MAX &&
+	    replay_goto(&ctx, dir, info, goto_event, path_file != NULL, use_gdb,
+			optind < argc ? path : so.exec_path) < 0)
 		goto out;
 	/* Clock reads the program made before the agent started: the agent
 	 * gives them back from SPOOL_EARLY_CLOCK (agent_rr_early.c; the stack
@@ -1233,6 +1307,10 @@ int cmd_replay(int argc, char **argv)
 		log_info("replayed process %u (recorded pid %d) alone, of the %u of the recording; "
 			 "the processes on the way to it ran without output",
 			 ctx.only, (int)info->procs[ctx.only].pid, ctx.nprocs);
+	if (!so.quiet && ctx.snap.fd >= 0)
+		log_info("started from snapshot %llu at schedule event %llu (restored in %.2f ms)",
+			 (unsigned long long)ctx.snap.index, (unsigned long long)ctx.snap.turn,
+			 (double)ctx.restore_ns / 1e6);
 	if (!so.quiet) {
 		/* a tree: the counts of all its processes, or of the one
 		 * replayed alone */
@@ -1270,6 +1348,8 @@ int cmd_replay(int argc, char **argv)
 out:
 	if (devnull >= 0)
 		close(devnull);
+	if (ctx.snap.fd >= 0)
+		close(ctx.snap.fd);
 	for (int i = 0; i < 2; i++)
 		stdio_mimic_end(&outs[i]);
 	run_env_free(env);
