@@ -53,14 +53,12 @@ static size_t (*z_stream)(void *, struct img_out *, struct img_in *, int);
 static unsigned (*z_iserr)(size_t);
 static size_t z_ws_size;
 static uint64_t img_t0;
-static uint8_t img_build_id[16];
+static uint8_t img_build_id[8], img_agent_build_id[8];
 
-/* The executable's GNU build id (its PT_NOTE, in memory), for the header:
- * a replay refuses a snapshot of another build. */
-static int img_build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
+/* The GNU build id of a loaded object (its PT_NOTE, in memory), first 8
+ * bytes, into out. */
+static void img_note_build_id(const struct dl_phdr_info *info, uint8_t *out)
 {
-	(void)size;
-	(void)arg;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
@@ -75,15 +73,34 @@ static int img_build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
 				break;
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    !memcmp(p + sizeof(*nh), "GNU", 4)) {
-				memcpy(img_build_id, desc,
-				       nh->n_descsz < sizeof(img_build_id) ? nh->n_descsz
-									  : sizeof(img_build_id));
-				return 1;
+				memcpy(out, desc, nh->n_descsz < 8 ? nh->n_descsz : 8);
+				return;
 			}
 			p = desc + ((nh->n_descsz + 3) & ~3u);
 		}
 	}
-	return 1; /* the first object is the executable */
+}
+
+/* The executable's build id and the agent's, for the header: a replay
+ * refuses a snapshot of another build of either. */
+static int img_build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	int *first = arg;
+	uintptr_t me = (uintptr_t)img_build_id_cb;
+
+	(void)size;
+	if (*first) {
+		*first = 0;
+		img_note_build_id(info, img_build_id);
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && me >= lo && me < lo + ph->p_memsz)
+			img_note_build_id(info, img_agent_build_id);
+	}
+	return 0;
 }
 
 static uint64_t img_now_ns(void)
@@ -99,7 +116,11 @@ int agent_snap_img_init(void)
 	void *h;
 
 	img_t0 = img_now_ns();
-	dl_iterate_phdr(img_build_id_cb, NULL);
+	{
+		int first = 1;
+
+		dl_iterate_phdr(img_build_id_cb, &first);
+	}
 	/* The real dlopen: the agent's own notes a change of the maps. */
 	if (!__atomic_load_n(&agent_real.dlopen, __ATOMIC_RELAXED))
 		agent_resolve();
@@ -428,6 +449,7 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 		h.exe_mtime = (uint64_t)st.st_mtime;
 	}
 	memcpy(h.build_id, img_build_id, sizeof(h.build_id));
+	memcpy(h.agent_build_id, img_agent_build_id, sizeof(h.agent_build_id));
 	/* The header is written again at the end, with the counts. */
 	memcpy(g.out, &h, sizeof(h));
 	img_flush(&g, sizeof(h));

@@ -478,12 +478,18 @@ static void rs_gate_wait(void)
 static void rs_thread_hook(struct agent_snap_thread *t)
 {
 	uint32_t id = (uint32_t)(t - rs_thr);
+	/* Its ring is the recording's: it takes one of the replay's now (its
+	 * calls are replayed only while it has one, agent_rr_io_enter). */
+	uint8_t busy = agent_self.busy;
 
-	/* Its ring is the recording's: it takes one of the replay's at its
-	 * first event. */
 	memset(&agent_self.prod, 0, sizeof(agent_self.prod));
 	agent_self.state = AGENT_T_NEW;
 	agent_self.seq = 0;
+	agent_self.busy = 0;
+	agent_thread_register(&agent_self); /* AGENT_T_ON, as it was recorded */
+	agent_self.busy = busy;
+	if (agent_self.state != AGENT_T_ON)
+		rs_fail("no ring for a recreated thread");
 	if (agent_rr_restore_thread(id, id == rs_taker, t->park) < 0)
 		rs_fail("a thread's log is shorter than its event count");
 	rs_gate_wait();

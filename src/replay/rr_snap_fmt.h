@@ -38,7 +38,8 @@ struct rr_snap_hdr {
 	uint32_t taker;	    /* thread number that took it */
 	uint32_t pad;
 	uint64_t exe_dev, exe_ino, exe_size, exe_mtime; /* /proc/self/exe: the build */
-	uint8_t build_id[16]; /* the executable's GNU build id, its first 16 bytes (0: none) */
+	uint8_t build_id[8];	   /* the executable's GNU build id, its first 8 bytes (0: none) */
+	uint8_t agent_build_id[8]; /* libspool-agent.so's: the snapshot's contexts are its code */
 };
 _Static_assert(sizeof(struct rr_snap_hdr) == 128, "snapshot header is 128 bytes");
 

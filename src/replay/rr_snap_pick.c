@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "../collect/session.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "rr_snap_fmt.h"
@@ -184,23 +185,40 @@ static int pick_scan(int fd, uint64_t size, const char **why)
 	}
 }
 
+/* The build id of file path, its first 8 bytes in hex, matches id. */
+static int pick_id_is(const char *path, const uint8_t id[8])
+{
+	char hex[BUILDID_HEX_MAX], want[17];
+
+	if (buildid_read(path, hex, sizeof(hex)) < 0)
+		return 0;
+	for (int i = 0; i < 8; i++)
+		snprintf(want + 2 * i, 3, "%02x", id[i]);
+	return strlen(hex) >= 16 && !strncmp(hex, want, 16);
+}
+
 /* The snapshot was taken of this binary: its build id (or, without one,
  * its size and time). */
 static int pick_same_build(const struct rr_snap_hdr *h, const char *exe)
 {
-	static const uint8_t none[16];
-	char hex[BUILDID_HEX_MAX], want[33];
+	static const uint8_t none[8];
 	struct stat st;
 
-	if (memcmp(h->build_id, none, sizeof(none))) {
-		if (buildid_read(exe, hex, sizeof(hex)) < 0)
-			return 0;
-		for (int i = 0; i < 16; i++)
-			snprintf(want + 2 * i, 3, "%02x", h->build_id[i]);
-		return strlen(hex) >= 32 && !strncmp(hex, want, 32);
-	}
+	if (memcmp(h->build_id, none, sizeof(none)))
+		return pick_id_is(exe, h->build_id);
 	return stat(exe, &st) == 0 && (uint64_t)st.st_size == h->exe_size &&
 	       (uint64_t)st.st_mtime == h->exe_mtime;
+}
+
+/* ... and with this spool's agent (the threads' contexts are in its code). */
+static int pick_same_agent(const struct rr_snap_hdr *h)
+{
+	static const uint8_t none[8];
+	char path[4096];
+
+	if (session_find_agent(path, sizeof(path)) < 0)
+		return 0;
+	return memcmp(h->agent_build_id, none, sizeof(none)) && pick_id_is(path, h->agent_build_id);
 }
 
 int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_snap_pick *pick)
@@ -276,6 +294,13 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 			log_err("%s/%s was taken of another build of the program than %s: refusing "
 				"to start from it",
 				path, ents[i].name, exe);
+			rc = -ESTALE;
+			goto out;
+		}
+		if (!pick_same_agent(&h)) {
+			log_err("%s/%s was taken by another build of spool's agent "
+				"(libspool-agent.so): refusing to start from it",
+				path, ents[i].name);
 			rc = -ESTALE;
 			goto out;
 		}
