@@ -9,13 +9,17 @@
  * Its output is a function of the schedule alone: a replay from a snapshot
  * must print the recording's tail byte for byte.
  *
- * usage: rr_goto [THREADS] [ROUNDS]
+ * usage: rr_goto [THREADS] [ROUNDS] [shared]
+ * (shared: the totals also go to a writable MAP_SHARED mapping, which a
+ * snapshot cannot hold)
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 struct node {
 	struct node *next;
@@ -26,6 +30,7 @@ static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static long events, total;
 static struct node *list;
 static int rounds;
+static long *shared_total; /* MAP_SHARED, with "shared" */
 
 static void *worker(void *arg)
 {
@@ -39,6 +44,8 @@ static void *worker(void *arg)
 		n->next = list;
 		list = n;
 		total += id;
+		if (shared_total)
+			*shared_total = total;
 		printf("event %ld thread %d round %d total %ld\n", ++events, id, i, total);
 		pthread_mutex_unlock(&m);
 		sched_yield(); /* a switch of the run token per event, or nearly */
@@ -55,6 +62,12 @@ int main(int argc, char **argv)
 	rounds = argc > 2 ? atoi(argv[2]) : 200;
 	if (nt < 1 || nt > 64)
 		nt = 4;
+	if (argc > 3 && !strcmp(argv[3], "shared")) {
+		shared_total = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+				    -1, 0);
+		if (shared_total == MAP_FAILED)
+			return 2;
+	}
 	for (int i = 0; i < nt; i++)
 		pthread_create(&th[i], NULL, worker, (void *)(intptr_t)(i + 1));
 	for (int i = 0; i < nt; i++)
