@@ -39,9 +39,12 @@ like "$ERR" "snap_2.zst is damaged .*cut short" "... saying it is damaged"
 cp snap2.keep "$F"
 
 # a snapshot of another program (another build id) under this one's name
-spool_run record --chaos --snap-period 40 -o other.trace -- "$PROGS/rr_snap" 2 400
+# (taken between this recording's first and second snapshots: the one
+# --goto its event starts from)
+spool_run record --chaos --snap-period 100 -o other.trace -- "$PROGS/rr_snap" 3 2000
 cp other.trace/.spool/snap/snap_2.zst "$F"
-spool_run replay --goto "$((EV + 5))" r.trace
+OT=$(od -An -t u8 -j 24 -N 8 "$F" | tr -d ' ')
+spool_run replay --goto "$OT" r.trace
 is_rc 1 "a snapshot of another build of the program: exit 1"
 like "$ERR" "snap_2.zst was taken of another build of the program" "... saying so"
 cp snap2.keep "$F"
