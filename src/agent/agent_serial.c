@@ -680,7 +680,9 @@ static void ser_wait(uint32_t park)
 		agent_snap_before_park(snap);
 		snap->park = park;
 		getcontext(&snap->ctx);
-		__atomic_store_n(&snap->parked, 1, __ATOMIC_RELEASE);
+		/* (returns again in a restored replay, where snap is gone) */
+		if (!ser_me.restored)
+			__atomic_store_n(&snap->parked, 1, __ATOMIC_RELEASE);
 	}
 	ser_wait_loop();
 	/* In a replay a snapshot was restored into (agent_snap_restore.c),
