@@ -711,6 +711,9 @@ static void ser_take_turn(void)
 	ser_me.release_at = turn < ser_area->nsw && ser_sw[turn].thread == ser_me.id
 				    ? ser_sw[turn].count
 				    : RR_COUNT_END;
+	/* --goto EVENT --gdb: gdb stops here, as the turn EVENT begins */
+	if (AGENT_UNLIKELY(ser_area->goto_stop) && turn + 1 == ser_area->goto_stop)
+		syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), SIGTRAP);
 }
 
 /* Replay (recorded or path schedule): give token turn `turn` up to next

@@ -78,6 +78,7 @@ struct replay_ctx {
 	int img_written;  /* this replay wrote it */
 	uint64_t layout[RR_LAYOUT_N]; /* where the replay's program started (rr_area.layout) */
 	struct rr_snap_pick snap;     /* --goto: the snapshot to start from (fd -1: none) */
+	uint64_t goto_stop;	      /* --goto EVENT --gdb: EVENT + 1 */
 	uint64_t restore_ns;	      /* the agent's restore of it */
 	uint32_t restore_done;
 };
@@ -213,6 +214,8 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		a->restore_size = ctx->snap.size;
 		a->restore_turn = ctx->snap.turn;
 	}
+	if (ctx->goto_stop)
+		((struct rr_area *)area)->goto_stop = ctx->goto_stop;
 	ctx->threads_off = ((struct rr_area *)area)->threads_off;
 	ctx->max_threads = ((struct rr_area *)area)->max_threads;
 	if (ctx->threads_off > h->ext_size[SHM_EXT_REPLAY] ||
@@ -764,8 +767,8 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 			dir);
 		return -1;
 	}
-	if (path || ctx->nprocs > 1 || use_gdb) {
-		log_err("--goto does not combine with %s", path ? "--path" : use_gdb ? "--gdb" :
+	if (path || ctx->nprocs > 1 || use_gdb == 2) {
+		log_err("--goto does not combine with %s", path ? "--path" : use_gdb ? "gdb's replay-mode" :
 			"a recording of several processes");
 		return -1;
 	}
@@ -778,6 +781,8 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 	rc = rr_snap_pick(dir, event, exe, &ctx->snap);
 	if (rc < 0)
 		return -1;
+	if (use_gdb)
+		ctx->goto_stop = event + 1;
 	if (ctx->snap.fd < 0)
 		log_warn("--goto %llu: no snapshot of %s at or before that event can be restored: "
 			 "replaying from the start",

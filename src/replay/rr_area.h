@@ -551,6 +551,10 @@ struct rr_area {
 	uint64_t restore_size;
 	uint64_t restore_turn;
 	uint64_t restore_ns;
+	/* spool replay --goto EVENT --gdb: the thread whose turn EVENT + 1 - 1
+	 * begins stops itself with SIGTRAP there (goto_stop = EVENT + 1; 0:
+	 * never), for gdb to show (agent_serial.c). */
+	uint64_t goto_stop;
 };
 /* rr_area.layout[] */
 enum {
