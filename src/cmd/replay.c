@@ -166,7 +166,9 @@ static void replay_usage(FILE *out)
 		"                       recording's. A damaged snapshot, one of another build\n"
 		"                       or one holding a writable shared mapping is refused;\n"
 		"                       with none before EVENT the replay starts from the\n"
-		"                       beginning (doc/record.md, Replay from a snapshot)\n"
+		"                       beginning. With --gdb, gdb stops the program as\n"
+		"                       the token's turn EVENT begins (SIGTRAP, in the\n"
+		"                       agent) (doc/record.md, Replay from a snapshot)\n"
 		"      --pid PID        a recording of several processes (spool info lists\n"
 		"                       them): replay only the one whose recorded pid is PID;\n"
 		"                       the processes on the way to it run without output;\n"
@@ -768,8 +770,10 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 		return -1;
 	}
 	if (path || ctx->nprocs > 1 || use_gdb == 2) {
-		log_err("--goto does not combine with %s", path ? "--path" : use_gdb ? "gdb's replay-mode" :
-			"a recording of several processes");
+		log_err("--goto does not combine with %s",
+			path	      ? "--path"
+			: use_gdb == 2 ? "gdb's replay-mode (not done: spool replay --goto E --gdb)"
+				      : "a recording of several processes");
 		return -1;
 	}
 	if (event > last) {
