@@ -6,13 +6,16 @@
 # the rest of the log; what the program prints from there is the tail of
 # the recorded output, byte for byte. A multithreaded program that prints
 # one line per event (rr_goto: a mutex, a heap list, sched_yield), recorded
-# with chaos, replayed from several events picked at random strides; and
-# rr_snap (condition variables, joins, stdio from every thread). The
+# with chaos, replayed from several events picked at random strides; the
+# same in waves of threads created and joined (snapshots with threads
+# parked at their first wait and in pthread_join, threads created after the
+# restore); and rr_snap (condition variables, joins, stdio from every
+# thread). The
 # replay says which snapshot it started from; with no snapshot before EVENT
 # it replays from the start and says so.
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 14
 
 P="$PROGS/rr_goto"
 
@@ -76,5 +79,26 @@ cp run.out snap.out
 spool_run replay --goto 450 snap.trace
 ok "rr_snap replayed from the snapshot before event 450 prints the recorded tail" \
 	[ "$RC" = 0 ] && tail_ok snap.out run.out
+
+# waves of threads: every snapshot
+spool_run record --chaos --snap-period 37 -o waves.trace -- "$P" 3 20 waves=12
+cp run.out waves.out
+SNAPS=$(awk '/^ +snap +event/{f=1; next} f && /^ +[0-9]+ +[0-9]+ /{print $2}' \
+	<("$SPOOL" info waves.trace))
+good=0 tried=0 bad=""
+for E in $SNAPS; do
+	timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay --goto "$((E + 1))" waves.trace >replay.out 2>replay.err
+	rc=$?
+	check_sanitizer replay.err "spool replay --goto $((E + 1))"
+	tried=$((tried + 1))
+	if [ "$rc" = 0 ] && tail_ok waves.out replay.out; then
+		good=$((good + 1))
+	else
+		bad="$bad $E(rc $rc)"
+		diag "--goto $((E + 1)): rc $rc; $(head -3 replay.err)"
+	fi
+done
+ok "threads created and joined in waves: each of the $tried snapshots restores and prints the recorded tail${bad:+ (not:$bad)}" \
+	[ "$tried" -ge 5 ] && [ "$good" = "$tried" ]
 
 done_testing

@@ -9,9 +9,11 @@
  * Its output is a function of the schedule alone: a replay from a snapshot
  * must print the recording's tail byte for byte.
  *
- * usage: rr_goto [THREADS] [ROUNDS] [shared]
+ * usage: rr_goto [THREADS] [ROUNDS] [shared|waves=K]
  * (shared: the totals also go to a writable MAP_SHARED mapping, which a
- * snapshot cannot hold)
+ * snapshot cannot hold; waves=K: K waves of THREADS threads, each wave
+ * created after the last one is joined, so that snapshots fall between
+ * thread creations and joins)
  */
 #include <pthread.h>
 #include <sched.h>
@@ -58,20 +60,27 @@ int main(int argc, char **argv)
 	int nt = argc > 1 ? atoi(argv[1]) : 4;
 	pthread_t th[64];
 	long sum = 0, len = 0;
+	int waves = 1;
 
 	rounds = argc > 2 ? atoi(argv[2]) : 200;
 	if (nt < 1 || nt > 64)
 		nt = 4;
+	if (argc > 3 && !strncmp(argv[3], "waves=", 6))
+		waves = atoi(argv[3] + 6) > 0 ? atoi(argv[3] + 6) : 1;
 	if (argc > 3 && !strcmp(argv[3], "shared")) {
 		shared_total = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 				    -1, 0);
 		if (shared_total == MAP_FAILED)
 			return 2;
 	}
-	for (int i = 0; i < nt; i++)
-		pthread_create(&th[i], NULL, worker, (void *)(intptr_t)(i + 1));
-	for (int i = 0; i < nt; i++)
-		pthread_join(th[i], NULL);
+	for (int w = 0; w < waves; w++) {
+		for (int i = 0; i < nt; i++)
+			pthread_create(&th[i], NULL, worker, (void *)(intptr_t)(i + 1));
+		for (int i = 0; i < nt; i++)
+			pthread_join(th[i], NULL);
+		if (waves > 1)
+			printf("wave %d joined\n", w);
+	}
 	for (struct node *n = list; n; n = n->next) {
 		sum += n->v;
 		len++;
