@@ -337,7 +337,7 @@ static void rs_descriptors(void)
 		int fd = rs_fds[i];
 		long tmp;
 
-		if (fd == rs_fd || syscall(SYS_fcntl, fd, F_GETFD) >= 0)
+		if (syscall(SYS_fcntl, fd, F_GETFD) >= 0)
 			continue;
 		tmp = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
 		if (tmp < 0)
@@ -507,13 +507,14 @@ static void __attribute__((noreturn)) rs_main(void)
 		rs_fail("the snapshot has no first thread");
 	if (rs_taker == UINT32_MAX)
 		rs_fail("the snapshot has no taker");
+	/* (closed first: the program may have had a descriptor of that number) */
+	syscall(SYS_close, rs_fd);
 	rs_descriptors();
 	rs_signals();
 	n = agent_serial_restore_numbers(rs_area->restore_turn, rs_top);
 	agent_rr_restore_ended(n);
 	if (agent_serial_restore_area(rs_area->restore_turn, n, rs_taker) < 0)
 		rs_fail("the schedule does not give the snapshot's turn to the thread that took it");
-	syscall(SYS_close, rs_fd);
 	for (uint32_t id = 1; id < rs_top; id++)
 		if (rs_thr[id].restore && agent_snap_spawn(&rs_thr[id], rs_thread_hook) < 0)
 			rs_fail("cannot recreate a thread");
