@@ -769,11 +769,9 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 			dir);
 		return -1;
 	}
-	if (path || ctx->nprocs > 1 || use_gdb == 2) {
+	if (path || ctx->nprocs > 1) {
 		log_err("--goto does not combine with %s",
-			path	      ? "--path"
-			: use_gdb == 2 ? "gdb's replay-mode (not done: spool replay --goto E --gdb)"
-				      : "a recording of several processes");
+			path ? "--path" : "a recording of several processes");
 		return -1;
 	}
 	if (event > last) {
