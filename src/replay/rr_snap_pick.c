@@ -152,8 +152,15 @@ static int pick_scan(int fd, uint64_t size, const char **why)
 		off += sizeof(rec);
 		if (rec.len > size - off)
 			return -EBADMSG;
-		if (rec.kind == RR_SNAP_END)
-			return first && taker ? 0 : -EBADMSG;
+		if (rec.kind == RR_SNAP_END) {
+			if (!taker)
+				return -EBADMSG;
+			if (!first) {
+				*why = "the program's first thread had ended (pthread_exit in main)";
+				return -EAGAIN;
+			}
+			return 0;
+		}
 		if (rec.kind == RR_SNAP_THREAD) {
 			struct rr_snap_thread t;
 
