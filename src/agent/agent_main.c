@@ -890,6 +890,9 @@ __attribute__((constructor)) static void agent_start(void)
 		agent_thread_register(&agent_self);
 	agent_probe_init(); /* spool probe: patch before main, one thread */
 	agent_rr_note_layout();
+	/* spool replay --goto: the program goes on from a snapshot (does not
+	 * return when there is one) */
+	agent_snap_restore_start();
 }
 
 __attribute__((destructor)) static void agent_stop(void)

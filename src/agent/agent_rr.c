@@ -2462,3 +2462,71 @@ void agent_rr_init(void)
 	if (agent_rr_attach(a, size, base, k) == 0)
 		agent_rr_tree_started();
 }
+
+/* ---- a replay restored from a snapshot (agent_snap_restore.c) ---- */
+
+/* Thread number `number` was recreated from a snapshot, on its own TLS,
+ * which holds what the recording's agent had (its event count tseq, its
+ * serial progress count): its replay state becomes the replay's at the
+ * same point. Its log position is the first record past its tseq events
+ * (records carry their thread's event number; an input's chunks share
+ * one). Returns 0, or -EINVAL when its log is shorter than that. */
+int agent_rr_restore_thread(uint32_t number, int holder, uint32_t park)
+{
+	struct rr_thread_slot *s;
+	uint64_t cur, end;
+
+	if (!rr_threads || number >= rr_area->max_threads)
+		return -EINVAL;
+	s = &rr_threads[number];
+	cur = s->log_off;
+	end = s->log_end;
+	while (cur < end) {
+		const struct rec_hdr *h = (const struct rec_hdr *)(agent_rr_ro + cur);
+		unsigned kind;
+
+		if (end - cur < sizeof(struct rec_sched) || h->size < sizeof(struct rec_hdr) ||
+		    h->size > end - cur)
+			return -EINVAL;
+		kind = ev_kind(h->word);
+		if (kind != KIND_SCHED && kind != KIND_INPUT)
+			return -EINVAL;
+		if (((const struct rec_sched *)h)->tseq > rr_self.tseq)
+			break;
+		cur += h->size;
+	}
+	rr_self.id = number;
+	rr_self.has_id = 1;
+	rr_self.cur = cur;
+	rr_self.end = end;
+	rr_self.pending = NULL;
+	rr_last_rec = NULL;
+	rr_in_signal = 0;
+	agent_rr_sig_at = 0; /* look at its next switch point */
+	s->wait_obj = RR_NO_TURN;
+	__atomic_store_n(&s->done, rr_self.tseq, __ATOMIC_RELEASE);
+	s->real_tid = (int32_t)syscall(SYS_gettid);
+	__atomic_store_n(&s->started, 1, __ATOMIC_SEQ_CST);
+	agent_serial_restore_thread(number, holder, park);
+	return 0;
+}
+
+/* A restored joiner (agent_snap_join_wait, resumed): the replay's joiner
+ * waits for its turn at the join's switch point, then begins the join's
+ * event as agent_rr_join_begin does; the recording's frames above go on
+ * with the real join and agent_rr_join_end. */
+void agent_rr_restore_join(void)
+{
+	agent_serial_restore_join();
+	agent_rr_rep_begin(&agent_self, 0, OP_THREAD_JOIN_END, NULL, 1);
+}
+
+/* Before the threads are recreated: the numbers below n that the snapshot
+ * does not hold had ended by then (their logs are done). */
+void agent_rr_restore_ended(uint32_t n)
+{
+	for (uint32_t i = 0; i < n && i < rr_area->max_threads; i++) {
+		__atomic_store_n(&rr_threads[i].done, rr_threads[i].nevents, __ATOMIC_RELEASE);
+		__atomic_store_n(&rr_threads[i].started, 2, __ATOMIC_SEQ_CST);
+	}
+}

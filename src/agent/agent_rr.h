@@ -282,6 +282,13 @@ void agent_rr_note_futex(void);
 void agent_rr_emit_switch(uint32_t thread, uint32_t tseq, uint32_t at, uint64_t turn,
 			  uint32_t next, uint64_t count);
 uint32_t agent_rr_tseq(void);
+/* Replay restored from a snapshot (agent_snap_restore.c): in recreated
+ * thread `number` (holder: it holds the run token), its replay state from
+ * the event count its TLS kept; the numbers below n are first marked
+ * ended (agent_rr_restore_ended), the restored ones then started. */
+int agent_rr_restore_thread(uint32_t number, int holder, uint32_t park);
+void agent_rr_restore_ended(uint32_t n);
+void agent_rr_restore_join(void);
 void agent_rr_stop(const char *text, uint32_t flag) __attribute__((noreturn));
 void agent_rr_end_of_schedule(uint32_t thread, uint64_t count) __attribute__((noreturn));
 

@@ -44,6 +44,7 @@
 #include "agent_rr.h"
 #include "agent_serial.h"
 #include "agent_snap.h"
+#include "../replay/rr_snap_fmt.h"
 
 #define SER_PUBLISH 256	   /* points between publications of the count */
 #define SER_SLICE 100000    /* points of a slice when others wait (record, no chaos) */
@@ -88,6 +89,7 @@ struct ser_self {
 	uint32_t loans;	     /* path replay: tokens lent while blocked in this turn */
 	uint32_t id;
 	uint8_t on;	     /* numbered thread of a serial session */
+	uint8_t restored;    /* recreated by a snapshot's restore: its wait ends as a replay's */
 	uint8_t async;	     /* its cancel type is asynchronous (agent_serial_set_async) */
 };
 static __thread struct ser_self ser_me;
@@ -668,16 +670,29 @@ static __attribute__((noinline)) void ser_wait_loop(void)
  * again in the copy, which then waits (the loop's state is its own frame's,
  * set up anew). parked is 1 only between the save and the end of the wait,
  * while the token is someone else's: the holder reads it. */
-static void ser_wait(void)
+static void ser_restored_turn(void);
+
+static void ser_wait(uint32_t park)
 {
 	struct agent_snap_thread *snap = agent_snap_on ? agent_snap_slot(ser_me.id) : NULL;
 
 	if (snap) {
 		agent_snap_before_park(snap);
+		snap->park = park;
 		getcontext(&snap->ctx);
-		__atomic_store_n(&snap->parked, 1, __ATOMIC_RELEASE);
+		/* (returns again in a restored replay, where snap is gone) */
+		if (!ser_me.restored)
+			__atomic_store_n(&snap->parked, 1, __ATOMIC_RELEASE);
 	}
 	ser_wait_loop();
+	/* In a replay a snapshot was restored into (agent_snap_restore.c),
+	 * snap is the recording's memory, gone: this wait ends as a replay's
+	 * and returns into the recording's caller, which only sets limits. */
+	if (AGENT_UNLIKELY(ser_me.restored)) {
+		ser_me.restored = 0;
+		ser_restored_turn();
+		return;
+	}
 	if (snap)
 		__atomic_store_n(&snap->parked, 0, __ATOMIC_RELEASE);
 }
@@ -696,6 +711,9 @@ static void ser_take_turn(void)
 	ser_me.release_at = turn < ser_area->nsw && ser_sw[turn].thread == ser_me.id
 				    ? ser_sw[turn].count
 				    : RR_COUNT_END;
+	/* --goto EVENT --gdb: gdb stops here, as the turn EVENT begins */
+	if (AGENT_UNLIKELY(ser_area->goto_stop) && turn + 1 == ser_area->goto_stop)
+		syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), SIGTRAP);
 }
 
 /* Replay (recorded or path schedule): give token turn `turn` up to next
@@ -711,7 +729,7 @@ static void ser_hand_over(uint64_t turn, unsigned at, uint32_t next, uint32_t re
 	if (next < ser_max)
 		ser_wake(next);
 	if (wait) {
-		ser_wait();
+		ser_wait(RR_PARK_SLOW);
 		ser_take_turn();
 	}
 }
@@ -969,7 +987,7 @@ static void ser_path_end(void)
 }
 
 static void ser_release(unsigned at, uint32_t state);
-static void ser_acquire(void);
+static void ser_acquire(uint32_t park);
 
 /* ---- the switch point's slow path ---- */
 
@@ -1008,7 +1026,15 @@ static void ser_slow(unsigned at, int forced)
 	}
 	if (AGENT_UNLIKELY(agent_snap_on) &&
 	    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id) {
-		agent_snap_point(ser_me.id, ser_nthreads(), ser_area->switches);
+		if (agent_snap_point(ser_me.id, ser_nthreads(), ser_area->switches)) {
+			/* A replay now, restored from the snapshot taken
+			 * here: go on as the replay's slow path does
+			 * (ser_take_turn was done). */
+			while (agent_ser.count == ser_me.release_at)
+				ser_replay_release(at, 1);
+			ser_set_limit();
+			return;
+		}
 		/* in a snapshot's copy that runs on, detached: no schedule */
 		if (AGENT_UNLIKELY(!agent_serial_on)) {
 			agent_ser.limit = UINT64_MAX;
@@ -1036,7 +1062,7 @@ static void ser_slow(unsigned at, int forced)
 		if (rec.set) {
 			ser_emit(&rec);
 			ser_wake(rec.next);
-			ser_wait();
+			ser_wait(RR_PARK_SLOW);
 			ser_lock();
 			ser_new_slice();
 			ser_unlock();
@@ -1049,7 +1075,7 @@ static void ser_slow(unsigned at, int forced)
 			 * the deadlock watch) */
 			ser_release(at, RR_S_OUT);
 			syscall(SYS_nanosleep, &ts, NULL);
-			ser_acquire();
+			ser_acquire(RR_PARK_NAP);
 		}
 	}
 	ser_set_limit();
@@ -1147,7 +1173,7 @@ void agent_serial_block_begin(unsigned at)
 
 /* Take the token back: a free token at once (a new turn if someone else
  * gave it up), otherwise wait to be given it. */
-static void ser_acquire(void)
+static void ser_acquire(uint32_t park)
 {
 	struct ser_rec rec = {.set = 0};
 	int wait = 0;
@@ -1185,7 +1211,7 @@ static void ser_acquire(void)
 	ser_unlock();
 	ser_emit(&rec);
 	if (wait)
-		ser_wait();
+		ser_wait(park);
 	ser_lock();
 	ser_new_slice();
 	ser_unlock();
@@ -1199,7 +1225,7 @@ void agent_serial_block_end(void)
 {
 	if (agent_rr_in_stdio || agent_serial_on != RR_MODE_RECORD || !ser_me.on)
 		return;
-	ser_acquire();
+	ser_acquire(RR_PARK_BLOCK);
 	__atomic_store_n(&ser_slot(ser_me.id)->wait, RR_W_NONE, __ATOMIC_RELAXED);
 	ser_progress();
 }
@@ -1264,12 +1290,12 @@ void agent_serial_thread_go(void)
 	if (!agent_serial_on || !ser_me.on)
 		return;
 	if (agent_serial_on == RR_MODE_RECORD) {
-		ser_acquire();
+		ser_acquire(RR_PARK_GO);
 		ser_progress();
 		return;
 	}
 	__atomic_store_n(&ser_slot(ser_me.id)->state, RR_S_WAIT, __ATOMIC_RELEASE);
-	ser_wait();
+	ser_wait(RR_PARK_GO);
 	ser_take_turn();
 	ser_set_limit();
 }
@@ -1484,4 +1510,78 @@ int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint6
 	}
 	ser_set_limit();
 	return 0;
+}
+
+/* ---- a replay restored from a snapshot (agent_snap_restore.c) ---- */
+
+/* A recreated thread's wait has ended: its turn begins as in the replay's
+ * ser_hand_over, and a turn that ends at once is handed on. */
+static void ser_restored_turn(void)
+{
+	ser_take_turn();
+	while (agent_ser.count == ser_me.release_at) {
+		uint64_t turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
+
+		ser_replay_release(turn < ser_area->nsw ? ser_sw[turn].at : RR_AT_NONE, 1);
+	}
+}
+
+uint32_t agent_serial_restore_numbers(uint64_t turn, uint32_t most)
+{
+	uint32_t n = most;
+
+	if (!ser_sw || !ser_area)
+		return n;
+	for (uint64_t k = 0; k <= turn && k < ser_area->nsw; k++)
+		if (ser_sw[k].thread + 1 > n)
+			n = ser_sw[k].thread + 1;
+	return n;
+}
+
+int agent_serial_restore_area(uint64_t turn, uint32_t n, uint32_t holder)
+{
+	if (!ser_area || turn >= ser_area->nsw || n > ser_max || !n ||
+	    ser_sw[turn].thread != holder)
+		return -EINVAL;
+	for (uint32_t id = 0; id < n; id++) {
+		struct rr_serial_slot *s = ser_slot(id);
+
+		__atomic_store_n(&s->state, RR_S_DEAD, __ATOMIC_RELEASE);
+		s->hop = 0;
+	}
+	__atomic_store_n(ser_creations, n - 1, __ATOMIC_RELEASE);
+	ser_area->nthreads = n;
+	__atomic_store_n(&ser_area->tturn, turn, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ser_area->owner, ser_sw[turn].thread, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+void agent_serial_restore_thread(uint32_t id, int holder, uint32_t park)
+{
+	struct rr_serial_slot *s = ser_slot(id);
+
+	ser_me.id = id;
+	ser_me.on = 1;
+	ser_me.hooks = 0;
+	ser_me.release_at = RR_COUNT_END;
+	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->state, holder ? RR_S_RUN : RR_S_WAIT, __ATOMIC_RELEASE);
+	if (holder) {
+		ser_take_turn();
+		ser_set_limit();
+		agent_snap_resumed = 1;
+	} else if (park == RR_PARK_JOIN) {
+		agent_snap_resumed = 1; /* agent_snap_join_wait: agent_serial_restore_join */
+	} else {
+		ser_me.restored = 1;
+	}
+}
+
+void agent_serial_restore_join(void)
+{
+	__atomic_store_n(&ser_slot(ser_me.id)->state, RR_S_WAIT, __ATOMIC_RELEASE);
+	ser_me.restored = 1;
+	ser_wait(RR_PARK_SLOW);
+	ser_set_limit();
 }

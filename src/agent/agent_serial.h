@@ -115,4 +115,18 @@ int agent_serial_timed_out(clockid_t clk, const struct timespec *ts);
 void agent_serial_barrier_init(const void *b, unsigned count);
 int agent_serial_barrier_wait(pthread_barrier_t *b);
 
+/* A replay restored from a snapshot taken at token turn `turn`
+ * (agent_snap_restore.c): the thread numbers handed out by then (at least
+ * most); the area set to that turn (every number below n ended, until the
+ * restored threads say otherwise; -EINVAL when the schedule does not give
+ * that turn to holder, the snapshot's taker); and, in each restored thread, its
+ * serial state (holder: it holds the token and returns from its
+ * agent_snap_point; else its wait ends as a replay's). */
+uint32_t agent_serial_restore_numbers(uint64_t turn, uint32_t most);
+int agent_serial_restore_area(uint64_t turn, uint32_t n, uint32_t holder);
+void agent_serial_restore_thread(uint32_t id, int holder, uint32_t park);
+/* A restored thread parked in pthread_join's wait (RR_PARK_JOIN): the
+ * replay's joiner waits for the token at the join's switch point. */
+void agent_serial_restore_join(void);
+
 #endif

@@ -55,6 +55,7 @@
 #include "agent_rr.h"
 #include "agent_serial.h"
 #include "agent_snap.h"
+#include "../replay/rr_snap_fmt.h"
 
 #ifndef PR_GET_TID_ADDRESS
 #define PR_GET_TID_ADDRESS 40
@@ -80,6 +81,9 @@ static int snap_keep_agent;
 /* The snapshot being taken (the copy writes them into its image). */
 static uint64_t snap_index, snap_turn, snap_switches;
 static unsigned long snap_exit_sig; /* of a record snapshot's copy: 0, or SIGCHLD under gdb */
+/* A restore's thread hook (agent_snap_spawn), run before its setcontext. */
+static void (*snap_entry_hook)(struct agent_snap_thread *);
+__thread int agent_snap_resumed;
 
 /* glibc 2.35+: where each thread's rseq area is (weak: older glibc). */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
@@ -262,7 +266,9 @@ void agent_snap_thread_entry(struct agent_snap_thread *t)
 	if (&__rseq_size && &__rseq_offset && __rseq_size >= 32)
 		syscall(SYS_rseq, (void *)(uintptr_t)(t->fs + (uint64_t)__rseq_offset),
 			(uint32_t)__rseq_size, 0, SNAP_RSEQ_SIG);
-	if (!snap_keep_agent)
+	if (snap_entry_hook)
+		snap_entry_hook(t);
+	else if (!snap_keep_agent)
 		agent_self.state = AGENT_T_DONE; /* its ring is the recording's */
 	setcontext(&t->ctx);
 	syscall(SYS_exit, 127); /* setcontext failed: this thread cannot be */
@@ -299,6 +305,22 @@ static void snap_restore_threads(uint32_t me, uint32_t n)
 	snap_area->snap_restore_ns = snap_now_ns() - t0;
 	agent_log("snapshot copy pid %ld: threads recreated in %llu us", syscall(SYS_getpid),
 		  (unsigned long long)(snap_area->snap_restore_ns / 1000));
+}
+
+long agent_snap_spawn(struct agent_snap_thread *t, void (*hook)(struct agent_snap_thread *))
+{
+	const unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+				    CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+				    CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	uintptr_t sp;
+
+	snap_entry_hook = hook;
+#if defined(__x86_64__)
+	sp = ((uintptr_t)t->ctx.uc_mcontext.gregs[REG_RSP] - 512) & ~(uintptr_t)15;
+#else
+	sp = ((uintptr_t)t->ctx.uc_mcontext.sp - 512) & ~(uintptr_t)15;
+#endif
+	return agent_snap_clone_thread(flags, (void *)sp, t->tidp, t->tidp, t->fs, t);
 }
 
 static int snap_privatize_shm(void);
@@ -420,7 +442,14 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 		return;
 	tp = (volatile int32_t *)((uintptr_t)th + off);
 	agent_snap_before_park(t);
+	t->park = RR_PARK_JOIN;
 	getcontext(&t->ctx);
+	if (agent_snap_resumed) {
+		/* in a replay restored from a snapshot: t is the recording's */
+		agent_snap_resumed = 0;
+		agent_rr_restore_join();
+		return;
+	}
 	__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		int32_t v = *tp;
@@ -466,7 +495,7 @@ static void snap_reap(int32_t pid)
 	}
 }
 
-void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
+int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 {
 	struct agent_snap_thread *t = agent_snap_slot(me);
 	uint64_t t0, dt;
@@ -474,16 +503,16 @@ void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	long pid;
 
 	if (switches < snap_next || switches == snap_tried || !t)
-		return;
+		return 0;
 	if (n > AGENT_SNAP_THREADS ||
 	    (snap_area->snap_max && snap_area->snap_taken >= snap_area->snap_max)) {
 		agent_log("snapshots end: %u thread numbers (at most %u)", n, AGENT_SNAP_THREADS);
 		snap_next = UINT64_MAX;
-		return;
+		return 0;
 	}
 	if (!__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE)) {
 		agent_log("snapshot waits: thread %u (the holder) has no saved start", me);
-		return;
+		return 0;
 	}
 	__atomic_store_n(&snap_busy, 1, __ATOMIC_SEQ_CST);
 	if (!snap_all_parked(me, n)) {
@@ -493,22 +522,29 @@ void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 			__atomic_fetch_add(&snap_area->snap_skipped, 1, __ATOMIC_RELAXED);
 		snap_tried = switches;
 		errno = saved;
-		return;
+		return 0;
 	}
 	snap_reap(0);
 	snap_index = snap_area->snap_taken + 1;
 	snap_turn = __atomic_load_n(&snap_area->tturn, __ATOMIC_ACQUIRE);
 	snap_switches = switches;
-	/* The taker's own context, for the image (it returns twice: again in
-	 * no process, the image's restore is not done yet). */
+	/* The taker's own context, for the image. It returns twice: again in
+	 * a replay this snapshot was restored into, where nothing of this
+	 * frame but saved may be used (t is the recording's memory). */
+	t->park = RR_PARK_TAKER;
 	getcontext(&t->ctx);
+	if (agent_snap_resumed) {
+		agent_snap_resumed = 0;
+		errno = saved;
+		return 1;
+	}
 	t0 = snap_now_ns();
 	pid = syscall(SYS_clone, snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, NULL,
 		      NULL, t->tidp, 0);
 	if (pid == 0) {
 		snap_copy(me, n);
 		errno = saved;
-		return; /* the copy runs on */
+		return 0; /* the copy runs on */
 	}
 	dt = snap_now_ns() - t0;
 	snap_unbusy();
@@ -521,6 +557,7 @@ void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 			snap_area->snap_ns_max = dt;
 	}
 	errno = saved;
+	return 0;
 }
 
 /* The program exits (the agent's destructor): its copies end before it, so

@@ -40,6 +40,7 @@ struct agent_snap_thread {
 	uint32_t parked;  /* ctx is its wait: it is inside ser_wait (atomic) */
 	uint32_t gone;	  /* it ended and the kernel has reaped it */
 	uint32_t restore; /* the holder's check: the copy recreates it */
+	uint32_t park;	  /* RR_PARK_* (rr_snap_fmt.h): which wait saved ctx */
 };
 
 /* 1 when the area asks for snapshots (serial record). */
@@ -53,8 +54,21 @@ struct agent_snap_thread *agent_snap_slot(uint32_t id);
 /* Before the getcontext of a park: what may have changed since the start. */
 void agent_snap_before_park(struct agent_snap_thread *t);
 /* The token holder me at a switch point (record): take a snapshot if one is
- * due (switches: the token's switches so far; n: thread numbers handed out). */
-void agent_snap_point(uint32_t me, uint32_t n, uint64_t switches);
+ * due (switches: the token's switches so far; n: thread numbers handed out).
+ * Returns 1 when it returns a second time, in a replay that a snapshot was
+ * restored into (agent_snap_restore.c): the caller goes on as a replay. */
+int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches);
+/* Set in a thread a restore recreates (its own TLS) before it returns into
+ * its saved context: the taker's agent_snap_point returns 1. */
+extern __thread int agent_snap_resumed;
+
+/* Restore (agent_snap_restore.c): clone a thread from slot t (its FS base,
+ * tid word, robust list, context) that calls hook(t) on its own TLS and
+ * then setcontexts into t->ctx. Returns the clone's result. */
+long agent_snap_spawn(struct agent_snap_thread *t, void (*hook)(struct agent_snap_thread *));
+/* Replay, the first thread: restore the snapshot spool passed in the area
+ * (spool replay --goto), if any. Returns only when there is none. */
+void agent_snap_restore_start(void);
 
 /* Replay under gdb: the extension's request (spool checkpoint), and the
  * holder me at its slow path taking it (turn: the token's turn). */

@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -52,6 +53,55 @@ static size_t (*z_stream)(void *, struct img_out *, struct img_in *, int);
 static unsigned (*z_iserr)(size_t);
 static size_t z_ws_size;
 static uint64_t img_t0;
+static uint8_t img_build_id[8], img_agent_build_id[8];
+
+/* The GNU build id of a loaded object (its PT_NOTE, in memory), first 8
+ * bytes, into out. */
+static void img_note_build_id(const struct dl_phdr_info *info, uint8_t *out)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *desc = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+
+			if (desc + nh->n_descsz > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*nh), "GNU", 4)) {
+				memcpy(out, desc, nh->n_descsz < 8 ? nh->n_descsz : 8);
+				return;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+}
+
+/* The executable's build id and the agent's, for the header: a replay
+ * refuses a snapshot of another build of either. */
+static int img_build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	int *first = arg;
+	uintptr_t me = (uintptr_t)img_build_id_cb;
+
+	(void)size;
+	if (*first) {
+		*first = 0;
+		img_note_build_id(info, img_build_id);
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && me >= lo && me < lo + ph->p_memsz)
+			img_note_build_id(info, img_agent_build_id);
+	}
+	return 0;
+}
 
 static uint64_t img_now_ns(void)
 {
@@ -66,6 +116,11 @@ int agent_snap_img_init(void)
 	void *h;
 
 	img_t0 = img_now_ns();
+	{
+		int first = 1;
+
+		dl_iterate_phdr(img_build_id_cb, &first);
+	}
 	/* The real dlopen: the agent's own notes a change of the maps. */
 	if (!__atomic_load_n(&agent_real.dlopen, __ATOMIC_RELAXED))
 		agent_resolve();
@@ -160,7 +215,9 @@ static void img_threads(struct img *g, const struct agent_snap_thread *thr, uint
 					    t->robust_len,
 					    (uint64_t)(uintptr_t)t->tidp,
 					    id == me,
-					    (uint32_t)sizeof(t->ctx)};
+					    (uint32_t)sizeof(t->ctx),
+					    id == me ? RR_PARK_TAKER : t->park,
+					    0};
 		img_rec(g, RR_SNAP_THREAD, sizeof(r) + sizeof(t->ctx));
 		img_put(g, &r, sizeof(r), 0);
 		img_put(g, &t->ctx, sizeof(t->ctx), 0);
@@ -244,12 +301,12 @@ static uint64_t img_hex(const char **s)
 }
 
 /* Every mapping; the contents of those a restore must put back: readable
- * and writable or anonymous, not spool's shared memory, not the kernel's
- * [vvar] / [vdso] / [vsyscall]. */
+ * and writable, anonymous, or private and not executable; not spool's
+ * shared memory, not the kernel's [vvar] / [vdso] / [vsyscall]. */
 static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32_t *flags)
 {
-	char *buf =
-	    mmap(NULL, IMG_MAPS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* in the agent's window, which a restore leaves out: not the program's */
+	char *buf = agent_vm_map(IMG_MAPS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *line, *end;
 	size_t n = 0;
 	long fd, k;
@@ -307,8 +364,13 @@ static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32
 		if (!strcmp(path, "[vvar]") || !strcmp(path, "[vdso]") ||
 		    !strcmp(path, "[vsyscall]") || !strcmp(path, "[vvar_vclock]"))
 			continue;
+		/* A private file mapping not executable is kept too: a
+		 * library's RELRO part, relocated and then made read-only, is
+		 * not what its file holds (a restore maps the file only for
+		 * code, and keeps what a fresh process has the same). */
 		r.has_data = (r.prot & PROT_READ) && !spool && !(r.shared && !anon) &&
-			     ((r.prot & PROT_WRITE) || anon) && r.end > r.start;
+			     ((r.prot & PROT_WRITE) || anon || !(r.prot & PROT_EXEC)) &&
+			     r.end > r.start;
 		if (r.shared && (r.prot & PROT_WRITE) && !spool)
 			*flags |= RR_SNAP_F_SHARED;
 		img_rec(g, RR_SNAP_REGION,
@@ -359,8 +421,8 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	memcpy(fin, tmp, (size_t)len);
 	memcpy(tmp + len, ".tmp", 5);
 	memcpy(fin + len, ".zst", 5);
-	ws = mmap(NULL, z_ws_size + IMG_OUT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		  -1, 0);
+	ws = agent_vm_map(z_ws_size + IMG_OUT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
 	if (ws == MAP_FAILED)
 		return -1;
 	g.cctx = z_init(ws, z_ws_size);
@@ -386,6 +448,8 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 		h.exe_size = (uint64_t)st.st_size;
 		h.exe_mtime = (uint64_t)st.st_mtime;
 	}
+	memcpy(h.build_id, img_build_id, sizeof(h.build_id));
+	memcpy(h.agent_build_id, img_agent_build_id, sizeof(h.agent_build_id));
 	/* The header is written again at the end, with the counts. */
 	memcpy(g.out, &h, sizeof(h));
 	img_flush(&g, sizeof(h));

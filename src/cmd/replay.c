@@ -39,6 +39,7 @@
 #include "../replay/rr_tree.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
+#include "../replay/rr_snap_pick.h"
 #include "../trace/untrusted.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
@@ -77,6 +78,10 @@ struct replay_ctx {
 	uint64_t img_key; /* of the recording's replay image (rr_img.c) */
 	int img_written;  /* this replay wrote it */
 	uint64_t layout[RR_LAYOUT_N]; /* where the replay's program started (rr_area.layout) */
+	struct rr_snap_pick snap;     /* --goto: the snapshot to start from (fd -1: none) */
+	uint64_t goto_stop;	      /* --goto EVENT --gdb: EVENT + 1 */
+	uint64_t restore_ns;	      /* the agent's restore of it */
+	uint32_t restore_done;
 };
 
 /* The shared option spool replay takes: -o, the replay's own trace. */
@@ -107,6 +112,7 @@ enum {
 	REPLAY_O_TRUST_ENV,
 	REPLAY_O_NO_IMAGE,
 	REPLAY_O_PID,
+	REPLAY_O_GOTO,
 };
 
 /* spool replay's own options, in the order --help lists them (after -o). */
@@ -178,6 +184,18 @@ static const struct run_opt_own replay_own_opts[] = {
      "                       write its replay image (TRACE/.spool/replay.img: the\n"
      "                       first replay keeps the loaded log there, and later\n"
      "                       ones map it instead of loading; doc/record.md)\n"},
+    {"goto", required_argument, REPLAY_O_GOTO,
+     "      --goto EVENT     serial recordings with snapshots (spool record\n"
+     "                       --snap-period N): start from the latest snapshot\n"
+     "                       taken at or before schedule event EVENT (spool info\n"
+     "                       lists them), restored into the fresh process, and\n"
+     "                       replay the rest; the output from there is the\n"
+     "                       recording's. A damaged snapshot, one of another build\n"
+     "                       or one holding a writable shared mapping is refused;\n"
+     "                       with none before EVENT the replay starts from the\n"
+     "                       beginning. With --gdb, gdb stops the program as\n"
+     "                       the token's turn EVENT begins (SIGTRAP, in the\n"
+     "                       agent) (doc/record.md, Replay from a snapshot)\n"},
     {"pid", required_argument, REPLAY_O_PID,
      "      --pid PID        a recording of several processes (spool info lists\n"
      "                       them): replay only the one whose recorded pid is PID;\n"
@@ -230,6 +248,7 @@ struct replay_cli {
 	int dump, use_gdb, record_path, functions, no_image, trace_sched, trust_env;
 	const char *gdb_args, *gdbserver, *path_file;
 	int32_t only_pid;
+	uint64_t goto_event; /* --goto; UINT64_MAX: none */
 	char *extra_env[65]; /* --env, and room for SPOOL_EARLY_CLOCK; NULL-ended */
 	size_t nenv;
 };
@@ -297,6 +316,13 @@ static int replay_opt(void *ctx, int c, const char *arg)
 		rc = run_opts_uint("--pid", arg, 1, INT32_MAX, &v);
 		cl->only_pid = (int32_t)v;
 		return rc;
+	case REPLAY_O_GOTO: /* start from the snapshot at or before EVENT (rr_snap_pick.c) */
+		if (options_parse_uint(arg, UINT64_MAX - 1, &v) < 0) {
+			log_err("--goto: '%s' is not a schedule event (a number)", arg);
+			return -1;
+		}
+		cl->goto_event = v;
+		return 0;
 	case REPLAY_O_ENV: /* added to (or replacing one of) the recorded environment */
 		if (!strchr(arg, '=') || arg[0] == '=') {
 			log_err("--env '%s': want NAME=VALUE", arg);
@@ -342,6 +368,15 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 			    : rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
 		return -ENOMEM;
 	ctx->area = area;
+	if (ctx->snap.fd >= 0) {
+		struct rr_area *a = area;
+
+		a->restore_fd = ctx->snap.fd;
+		a->restore_size = ctx->snap.size;
+		a->restore_turn = ctx->snap.turn;
+	}
+	if (ctx->goto_stop)
+		((struct rr_area *)area)->goto_stop = ctx->goto_stop;
 	ctx->threads_off = ((struct rr_area *)area)->threads_off;
 	ctx->max_threads = ((struct rr_area *)area)->max_threads;
 	if (ctx->threads_off > h->ext_size[SHM_EXT_REPLAY] ||
@@ -402,6 +437,8 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	}
 	ctx->tturn = __atomic_load_n(&a->tturn, __ATOMIC_ACQUIRE);
 	ctx->nsw = a->nsw;
+	ctx->restore_done = __atomic_load_n(&ctx->area->restore_done, __ATOMIC_ACQUIRE);
+	ctx->restore_ns = ctx->area->restore_ns;
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
 	ctx->nthreads = ctx->max_threads;
 	ctx->short_thread = UINT32_MAX;
@@ -877,6 +914,47 @@ static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int3
 	return 0;
 }
 
+/* --goto EVENT: the snapshot to start from, checked and unpacked
+ * (rr_snap_pick.c); none at or before EVENT replays from the start. */
+static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_info *info,
+		       uint64_t event, int path, int use_gdb, const char *exe)
+{
+	uint64_t last = rr_log_switches(ctx->log);
+	int rc;
+
+	if (strcmp(info->mode, "serial")) {
+		log_err("--goto: %s is a sync-mode recording, which has no snapshots (serial "
+			"mode takes them, spool record --snap-period N)",
+			dir);
+		return -1;
+	}
+	if (path || ctx->nprocs > 1) {
+		log_err("--goto does not combine with %s",
+			path ? "--path" : "a recording of several processes");
+		return -1;
+	}
+	if (event > last) {
+		log_err("--goto %llu: beyond the end of the recording, whose schedule events are "
+			"0 to %llu",
+			(unsigned long long)event, (unsigned long long)last);
+		return -1;
+	}
+	rc = rr_snap_pick(dir, event, exe, &ctx->snap);
+	if (rc < 0)
+		return -1;
+	if (use_gdb)
+		ctx->goto_stop = event + 1;
+	if (ctx->snap.fd < 0)
+		log_warn("--goto %llu: no snapshot of %s at or before that event can be restored: "
+			 "replaying from the start",
+			 (unsigned long long)event, dir);
+	else
+		log_info("starting from snapshot %llu at schedule event %llu (%u threads)",
+			 (unsigned long long)ctx->snap.index, (unsigned long long)ctx->snap.turn,
+			 ctx->snap.nthreads);
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct session_opts so = {
@@ -884,8 +962,9 @@ int cmd_replay(int argc, char **argv)
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
 	};
-	struct replay_ctx ctx = {0};
-	struct replay_cli cl = {.stuck_ms = 5000, .functions = PATH_FN_AUTO};
+	struct replay_ctx ctx = {.snap = {.fd = -1}};
+	struct replay_cli cl = {
+	    .stuck_ms = 5000, .functions = PATH_FN_AUTO, .goto_event = UINT64_MAX};
 	struct session_result res;
 	int have_end, rec_status = 0, rec_sig = 0;
 	struct rr_info *info = NULL;
@@ -1045,6 +1124,10 @@ int cmd_replay(int argc, char **argv)
 	ctx.only = RR_NO_PROC;
 	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), cl.only_pid,
 			cl.path_file || (cl.use_gdb && info->nprocs <= 1), &logs) < 0)
+		goto out;
+	if (cl.goto_event != UINT64_MAX &&
+	    replay_goto(&ctx, dir, info, cl.goto_event, cl.path_file != NULL, cl.use_gdb,
+			optind < argc ? path : so.exec_path) < 0)
 		goto out;
 	/* Clock reads the program made before the agent started: the agent
 	 * gives them back from SPOOL_EARLY_CLOCK (agent_rr_early.c; the stack
@@ -1280,6 +1363,10 @@ int cmd_replay(int argc, char **argv)
 		log_info("replayed process %u (recorded pid %d) alone, of the %u of the recording; "
 			 "the processes on the way to it ran without output",
 			 ctx.only, (int)info->procs[ctx.only].pid, ctx.nprocs);
+	if (!so.quiet && ctx.snap.fd >= 0)
+		log_info("started from snapshot %llu at schedule event %llu (restored in %.2f ms)",
+			 (unsigned long long)ctx.snap.index, (unsigned long long)ctx.snap.turn,
+			 (double)ctx.restore_ns / 1e6);
 	if (!so.quiet) {
 		/* a tree: the counts of all its processes, or of the one
 		 * replayed alone */
@@ -1317,6 +1404,8 @@ int cmd_replay(int argc, char **argv)
 out:
 	if (devnull >= 0)
 		close(devnull);
+	if (ctx.snap.fd >= 0)
+		close(ctx.snap.fd);
 	for (int i = 0; i < 2; i++)
 		stdio_mimic_end(&outs[i]);
 	run_env_free(env);

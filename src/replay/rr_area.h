@@ -540,6 +540,21 @@ struct rr_area {
 	uint64_t snap_restore_ns; /* agent, RR_SNAP_RUN: the last copy's thread restore, ns */
 	uint64_t snap_written;	  /* agent, RR_SNAP_IMAGE: images the copies wrote whole */
 	uint64_t snap_failed;	  /* agent, RR_SNAP_IMAGE: copies that could not write theirs */
+	/* Replay from a snapshot (spool replay --goto, agent_snap_restore.c):
+	 * spool unpacked and checked the snapshot taken at token turn
+	 * restore_turn; its body (the records after the header) is in the
+	 * program's descriptor restore_fd, restore_size bytes (0: none). The
+	 * agent loads it over the fresh process, closes the descriptor and
+	 * says how long it took (restore_ns) or why it failed (the report). */
+	int32_t restore_fd;
+	uint32_t restore_done; /* agent: 1 once the threads were recreated */
+	uint64_t restore_size;
+	uint64_t restore_turn;
+	uint64_t restore_ns;
+	/* spool replay --goto EVENT --gdb: the thread whose turn EVENT + 1 - 1
+	 * begins stops itself with SIGTRAP there (goto_stop = EVENT + 1; 0:
+	 * never), for gdb to show (agent_serial.c). */
+	uint64_t goto_stop;
 };
 /* rr_area.layout[] */
 enum {

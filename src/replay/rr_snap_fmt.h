@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define RR_SNAP_MAGIC "SPSNAP01"
-#define RR_SNAP_VERSION 1
+#define RR_SNAP_VERSION 2 /* 2: rr_snap_thread.park */
 
 /* rr_snap_hdr.flags */
 #define RR_SNAP_F_SHARED 0x1u /* a writable MAP_SHARED mapping (not spool's): not restorable */
@@ -38,7 +38,8 @@ struct rr_snap_hdr {
 	uint32_t taker;	    /* thread number that took it */
 	uint32_t pad;
 	uint64_t exe_dev, exe_ino, exe_size, exe_mtime; /* /proc/self/exe: the build */
-	uint64_t reserved[2];
+	uint8_t build_id[8];	   /* the executable's GNU build id, its first 8 bytes (0: none) */
+	uint8_t agent_build_id[8]; /* libspool-agent.so's: the snapshot's contexts are its code */
 };
 _Static_assert(sizeof(struct rr_snap_hdr) == 128, "snapshot header is 128 bytes");
 
@@ -64,6 +65,22 @@ struct rr_snap_thread {
 	uint64_t tidp;	/* its tid word in its struct pthread */
 	uint32_t taker; /* 1: the thread that took the snapshot (its context is at the take) */
 	uint32_t ctx_bytes;
+	uint32_t park; /* RR_PARK_*: where its context was saved */
+	uint32_t pad;
+};
+
+/* rr_snap_thread.park: which wait of the serial scheduler saved the
+ * thread's context (a restore, src/agent/agent_snap_restore.c, can put a
+ * thread back into a replay only where the replay's agent waits the same
+ * way: RR_PARK_SLOW, RR_PARK_GO and the taker). */
+enum {
+	RR_PARK_NONE = 0,
+	RR_PARK_SLOW = 1,  /* a switch point: it gave the token to another thread */
+	RR_PARK_GO = 2,	   /* a new thread's first wait for the token */
+	RR_PARK_BLOCK = 3, /* taking the token back after a blocking call */
+	RR_PARK_NAP = 4,   /* taking it back after a nap with nobody waiting */
+	RR_PARK_JOIN = 5,  /* the wait pthread_join starts with (agent_snap_join_wait) */
+	RR_PARK_TAKER = 6, /* the holder, at the take */
 };
 
 struct rr_snap_sigact {

@@ -10,6 +10,8 @@
 #   spool checkpoint         a copy of the replay at the next switch point
 #   spool restart N          replay again from checkpoint N
 #   spool when               the current schedule event and its thread
+#   spool goto EVENT         replay from the snapshot at or before EVENT,
+#                            stopped as the token's turn EVENT begins
 #   spool checkpoints        the list
 #   spool when               (on a replay served by `spool replay --gdbserver`:
 #                            monitor when)
@@ -449,8 +451,47 @@ class _SpoolCheckpoints(gdb.Command):
                   % (n, _ckpt_info[n][0], _ckpt_info[n][1], _ckpts[n]))
 
 
+class _SpoolGoto(gdb.Command):
+    """spool goto EVENT: replay the recording again from its snapshot at or before
+schedule event EVENT (spool record --snap-period), restored into a fresh process
+(spool replay --goto); the program stops (SIGTRAP, in the agent) as the run
+token's turn EVENT begins. The process gdb debugs is killed first."""
+
+    def __init__(self):
+        super().__init__("spool goto", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        ev = arg.strip()
+        if not re.fullmatch(r"[0-9]{1,19}", ev):
+            raise gdb.GdbError("spool goto EVENT: EVENT is a schedule event (a number; "
+                               "spool info lists the snapshots' events)")
+        if _state["mode"] == "record":
+            raise gdb.GdbError("spool goto: record-mode is on (set replay-mode on)")
+        if _replay_trace:
+            # (its run goes through spool replay --gdb's own session: the
+            # exec-wrapper's replay did not take over there)
+            raise gdb.GdbError("spool goto: not under spool replay --gdb (use spool replay "
+                               "--goto EVENT --gdb, or gdb -x spool-gdb.py PROGRAM with "
+                               "set spool-trace DIR)")
+        if _state["mode"] is None:
+            gdb.execute("set replay-mode on", to_string=True)
+        trace = _state["trace"]
+        if any(c in trace for c in "\n\r"):
+            raise gdb.GdbError("spool-trace: a directory name with a line break cannot be used")
+        if gdb.selected_inferior().pid:
+            gdb.execute("kill inferiors %d" % gdb.selected_inferior().num, to_string=True)
+        spool = shlex.quote(_spool_bin())
+        gdb.execute("set exec-wrapper %s replay --gdb-wrapper --goto %s %s --"
+                    % (spool, ev, shlex.quote(trace)), to_string=True)
+        try:
+            gdb.execute("run", to_string=False)
+        finally:
+            _apply()  # the next run replays from the start
+
+
 _SpoolPrefix()
 _SpoolWhen()
+_SpoolGoto()
 _SpoolCheckpoint()
 _SpoolRestart()
 _SpoolCheckpoints()

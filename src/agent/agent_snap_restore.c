@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_snap_restore.c - a replay that starts from a snapshot of its
+ * recording (spool replay --goto, doc/record.md "Replay from a snapshot").
+ *
+ * The replay starts as any serial replay: spool fills the area, the
+ * program's first thread runs the agent's constructor, which sets up the
+ * replay's own state (the area, the log, the serial slots, its ring). Then,
+ * here, still in the constructor, the snapshot's memory is loaded over the
+ * process: every region of the snapshot outside the agent (its own load
+ * segments and its address window, agent_vm.c, where spool's shared memory
+ * and the replay's log are mapped) is put back at its recorded address with
+ * its recorded contents; the break is moved to the recorded heap's end;
+ * descriptors the process lacks get a stand-in (/dev/null: every input of a
+ * replay comes from the log); the signal dispositions are the recorded
+ * ones. So the program's memory, the libraries' state and each thread's TLS
+ * (the agent's TLS included: its event counts, its progress counts) are the
+ * recording's at the snapshot, while the agent's globals stay the replay's.
+ *
+ * The threads are then recreated like a snapshot's copy recreates them
+ * (agent_snap.c): the first thread becomes thread 0, the others are cloned
+ * with their TLS and tid words. Each, on its own TLS, turns its agent state
+ * into the replay's at that point (agent_rr_restore_thread: its log
+ * position from its event count, its turn from the schedule) and
+ * setcontexts into the wait it was parked in; the snapshot's taker returns
+ * from its agent_snap_point as the holder of the token. The replay goes on
+ * from the snapshot's turn: output from there on is the recording's.
+ *
+ * The snapshot's body (its records, unpacked and checked by spool) comes in
+ * a descriptor (rr_area.restore_fd), read with pread: nothing of it is
+ * mapped where the program's memory goes. Everything in it is still checked
+ * for bounds here. The load runs on a stack in the agent's window (the
+ * first thread's own stack is overwritten), with every signal blocked, and
+ * with raw system calls and memcpy only: libc's data is being replaced.
+ * A failure after the load began cannot give the process back: the replay
+ * stops with a report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <asm/prctl.h>
+#endif
+
+#include "../replay/rr_snap_fmt.h"
+#include "agent_rr.h"
+#include "agent_serial.h"
+#include "agent_snap.h"
+
+#if defined(__x86_64__)
+
+#define RS_STACK (256u << 10) /* the loader's own stack */
+#define RS_MAPS (4u << 20)    /* the fresh process's /proc/self/maps, at most */
+#define RS_FDS 4096	      /* descriptors a snapshot may list */
+#define RS_VM_BASE 0x7d0000000000ull /* the agent's window (agent_vm.c) */
+#define RS_VM_END 0x7e0000000000ull
+
+static struct rr_area *rs_area;
+static int rs_fd = -1;
+static uint64_t rs_size, rs_t0;
+static struct agent_snap_thread *rs_thr; /* AGENT_SNAP_THREADS slots, in the window */
+static uint32_t rs_top, rs_taker = UINT32_MAX;
+static struct rr_snap_sigact rs_sa[64];
+static int rs_have_sa;
+static int32_t *rs_fds;
+static uint32_t rs_nfds;
+static char *rs_maps; /* the fresh process's maps, before the load */
+static uint64_t rs_self_lo, rs_self_hi;
+static struct agent_thread rs_main_self;
+static ucontext_t rs_uc;
+static uint32_t rs_gate; /* 1 once every thread is recreated */
+
+/* The first thread's syscall user dispatch selector (agent_rr_dispatch.c):
+ * the loader's own clone is not libc's code. */
+extern __thread volatile unsigned char agent_sud_sel
+    __attribute__((visibility("hidden"), tls_model("initial-exec")));
+#define RS_SUD(v) (agent_sud_sel = (v))
+
+static uint64_t rs_now_ns(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void __attribute__((noreturn)) rs_fail(const char *why)
+{
+	char b[512];
+	size_t n = 0;
+	const char *p = "snapshot restore failed: ";
+
+	while (*p && n < sizeof(b) - 1)
+		b[n++] = *p++;
+	while (*why && n < sizeof(b) - 1)
+		b[n++] = *why++;
+	b[n] = 0;
+	agent_rr_stop(b, 0);
+}
+
+/* pread of exactly len bytes at off of the body, or the failure. */
+static void rs_read(uint64_t off, void *p, uint64_t len)
+{
+	uint64_t got = 0;
+
+	if (off > rs_size || len > rs_size - off)
+		rs_fail("the snapshot is shorter than its records say");
+	while (got < len) {
+		long k = syscall(SYS_pread64, rs_fd, (char *)p + got, len - got, off + got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			rs_fail("cannot read the snapshot");
+		got += (uint64_t)k;
+	}
+}
+
+static int rs_overlaps(uint64_t lo, uint64_t hi, uint64_t a, uint64_t b)
+{
+	return lo < b && a < hi;
+}
+
+/* Part of the agent: its window or its own load segments. */
+static int rs_agent_range(uint64_t lo, uint64_t hi)
+{
+	return rs_overlaps(lo, hi, RS_VM_BASE, RS_VM_END) ||
+	       rs_overlaps(lo, hi, rs_self_lo, rs_self_hi);
+}
+
+static int rs_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int mine = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+		if ((uint64_t)(uintptr_t)arg >= a && (uint64_t)(uintptr_t)arg < a + ph->p_memsz)
+			mine = 1;
+	}
+	if (!mine)
+		return 0;
+	rs_self_lo = lo & ~4095ull;
+	rs_self_hi = (hi + 4095) & ~4095ull;
+	return 1;
+}
+
+/* ---- the fresh process's mappings ---- */
+
+static uint64_t rs_hex(const char **s)
+{
+	uint64_t v = 0;
+
+	for (;; (*s)++) {
+		char c = **s;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uint64_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+static void rs_read_maps(void)
+{
+	size_t n = 0;
+	long fd, k;
+
+	rs_maps = agent_vm_map(RS_MAPS, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (rs_maps == MAP_FAILED)
+		rs_fail("no memory for the process's map");
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		rs_fail("cannot read /proc/self/maps");
+	while (n < RS_MAPS - 1 && (k = syscall(SYS_read, fd, rs_maps + n, RS_MAPS - 1 - n)) > 0)
+		n += (size_t)k;
+	syscall(SYS_close, fd);
+	rs_maps[n] = 0;
+}
+
+/* The fresh process has this very file mapping (same range, protection,
+ * offset and name): nothing to do for it. */
+static int rs_fresh_same(const struct rr_snap_region *r, const char *path)
+{
+	const char *line = rs_maps;
+
+	while (*line) {
+		const char *q = line, *nl = strchr(line, '\n');
+		uint64_t lo, hi, off;
+		uint32_t prot;
+		size_t plen;
+
+		if (!nl)
+			nl = line + strlen(line);
+		lo = rs_hex(&q);
+		if (*q++ != '-')
+			goto next;
+		hi = rs_hex(&q);
+		if (*q++ != ' ' || nl - q < 5)
+			goto next;
+		prot = (q[0] == 'r' ? PROT_READ : 0) | (q[1] == 'w' ? PROT_WRITE : 0) |
+		       (q[2] == 'x' ? PROT_EXEC : 0);
+		q += 5;
+		off = rs_hex(&q);
+		for (int f = 0; f < 2 && q < nl; f++) { /* dev, inode */
+			while (q < nl && *q == ' ')
+				q++;
+			while (q < nl && *q != ' ')
+				q++;
+		}
+		while (q < nl && *q == ' ')
+			q++;
+		plen = (size_t)(nl - q);
+		if (lo == r->start && hi == r->end && off == r->offset && prot == r->prot &&
+		    plen == r->path_len && !memcmp(q, path, plen))
+			return 1;
+	next:
+		if (!*nl)
+			break;
+		line = nl + 1;
+	}
+	return 0;
+}
+
+/* ---- the regions ---- */
+
+static void rs_map_fixed(uint64_t start, uint64_t len, int prot, int flags, int fd, uint64_t off)
+{
+	long p = syscall(SYS_mmap, start, len, prot, flags | MAP_FIXED, fd, off);
+
+	if (p != (long)start)
+		rs_fail("cannot map a region at its recorded address");
+}
+
+/* The recorded stack's contents into the fresh one, top down (the kernel
+ * grows a stack mapping down as it is touched). */
+static void rs_stack(const struct rr_snap_region *r, uint64_t data)
+{
+	for (uint64_t a = r->end; a > r->start; a -= 4096) {
+		*(volatile char *)(uintptr_t)(a - 4096) = 0;
+		rs_read(data + (a - 4096 - r->start), (void *)(uintptr_t)(a - 4096), 4096);
+	}
+}
+
+static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t data)
+{
+	uint64_t len = r->end - r->start;
+	int file = r->path_len && path[0] != '[';
+
+	if (r->start >= r->end || (r->start | r->end) & 4095)
+		rs_fail("a region of the snapshot is not whole pages");
+	if (rs_overlaps(r->start, r->end, RS_VM_BASE, RS_VM_END))
+		return; /* the agent's window: the replay's own stays */
+	if (rs_overlaps(r->start, r->end, rs_self_lo, rs_self_hi)) {
+		/* The agent's own segments stay the replay's; an anonymous
+		 * mapping the kernel merged with its .bss is put back around
+		 * them. */
+		struct rr_snap_region part = *r;
+
+		if (file || !r->has_data)
+			return;
+		if (r->start < rs_self_lo) {
+			part.end = rs_self_lo;
+			rs_region(&part, path, data);
+		}
+		if (r->end > rs_self_hi) {
+			part.start = rs_self_hi;
+			part.end = r->end;
+			rs_region(&part, path, data + (rs_self_hi - r->start));
+		}
+		return;
+	}
+	if (r->path_len == 7 && !memcmp(path, "[stack]", 7) && r->has_data) {
+		rs_stack(r, data);
+		return;
+	}
+	if (r->has_data && file && !(r->prot & PROT_WRITE) && rs_fresh_same(r, path))
+		return; /* the same library, relocated the same way */
+	if (r->has_data) {
+		if (r->path_len == 6 && !memcmp(path, "[heap]", 6) &&
+		    (uint64_t)syscall(SYS_brk, r->end) != r->end)
+			rs_fail("the program break cannot be moved to the recorded heap's end");
+		rs_map_fixed(r->start, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			     -1, 0);
+		rs_read(data, (void *)(uintptr_t)r->start, len);
+		if (r->prot != (PROT_READ | PROT_WRITE) &&
+		    syscall(SYS_mprotect, r->start, len, r->prot) < 0)
+			rs_fail("cannot protect a region as recorded");
+		return;
+	}
+	if (file) {
+		char name[4097];
+		long fd;
+
+		if (rs_fresh_same(r, path))
+			return;
+		if (r->path_len >= sizeof(name))
+			rs_fail("a mapped file's name is too long");
+		memcpy(name, path, r->path_len);
+		name[r->path_len] = 0;
+		fd = syscall(SYS_openat, AT_FDCWD, name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			rs_fail("a file the program had mapped cannot be opened");
+		rs_map_fixed(r->start, len, (int)r->prot, MAP_PRIVATE, (int)fd, r->offset);
+		syscall(SYS_close, fd);
+		return;
+	}
+	rs_map_fixed(r->start, len, (int)r->prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+		     0);
+}
+
+/* ---- descriptors and signals ---- */
+
+static void rs_descriptors(void)
+{
+	for (uint32_t i = 0; i < rs_nfds; i++) {
+		int fd = rs_fds[i];
+		long tmp;
+
+		if (syscall(SYS_fcntl, fd, F_GETFD) >= 0)
+			continue;
+		tmp = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+		if (tmp < 0)
+			rs_fail("cannot open /dev/null for a descriptor's stand-in");
+		if (tmp != fd) {
+			if (syscall(SYS_dup3, tmp, fd, 0) < 0)
+				rs_fail("cannot give a stand-in its recorded number");
+			syscall(SYS_close, tmp);
+		} else {
+			syscall(SYS_fcntl, fd, F_SETFD, 0);
+		}
+	}
+}
+
+static int rs_in_agent(uint64_t addr)
+{
+	return addr >= rs_self_lo && addr < rs_self_hi;
+}
+
+static void rs_signals(void)
+{
+	if (!rs_have_sa)
+		return;
+	for (int sig = 1; sig <= 64; sig++) {
+		struct rr_snap_sigact cur;
+
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (syscall(SYS_rt_sigaction, sig, NULL, &cur, 8) < 0)
+			continue;
+		/* the agent's own handlers are the replay's */
+		if (rs_in_agent(cur.handler) || rs_in_agent(rs_sa[sig - 1].handler))
+			continue;
+		syscall(SYS_rt_sigaction, sig, &rs_sa[sig - 1], NULL, 8);
+	}
+}
+
+/* ---- the body ---- */
+
+static void rs_thread_rec(uint64_t off, uint64_t len)
+{
+	struct rr_snap_thread r;
+	struct agent_snap_thread *t;
+
+	if (len < sizeof(r))
+		rs_fail("a damaged thread record");
+	rs_read(off, &r, sizeof(r));
+	if (r.id >= AGENT_SNAP_THREADS || r.ctx_bytes != sizeof(ucontext_t) ||
+	    len - sizeof(r) < r.ctx_bytes)
+		rs_fail("a damaged thread record");
+	t = &rs_thr[r.id];
+	rs_read(off + sizeof(r), &t->ctx, sizeof(t->ctx));
+	/* its FPU state pointer named the recording's copy of the context */
+	t->ctx.uc_mcontext.fpregs = &t->ctx.__fpregs_mem;
+	t->fs = r.fs;
+	t->robust = r.robust;
+	t->robust_len = r.robust_len;
+	t->tidp = (int32_t *)(uintptr_t)r.tidp;
+	t->tid = r.tid;
+	t->park = r.park;
+	t->alt.ss_flags = SS_DISABLE;
+	t->restore = 1;
+	if (r.taker)
+		rs_taker = r.id;
+	if (r.id + 1 > rs_top)
+		rs_top = r.id + 1;
+	if (!r.tidp || !r.fs)
+		rs_fail("a thread without its TLS or tid word");
+}
+
+static void rs_body(void)
+{
+	uint64_t off = 0;
+
+	for (;;) {
+		struct rr_snap_rec rec;
+		uint64_t at;
+
+		rs_read(off, &rec, sizeof(rec));
+		off += sizeof(rec);
+		if (rec.len > rs_size - off)
+			rs_fail("a record runs past the snapshot's end");
+		at = off;
+		off += rec.len;
+		switch (rec.kind) {
+		case RR_SNAP_THREAD:
+			rs_thread_rec(at, rec.len);
+			break;
+		case RR_SNAP_SIGACT:
+			if (rec.len < sizeof(rs_sa))
+				rs_fail("a damaged signal record");
+			rs_read(at, rs_sa, sizeof(rs_sa));
+			rs_have_sa = 1;
+			break;
+		case RR_SNAP_FD: {
+			struct rr_snap_fd f;
+
+			if (rec.len < sizeof(f))
+				rs_fail("a damaged descriptor record");
+			rs_read(at, &f, sizeof(f));
+			if (rs_nfds < RS_FDS && f.fd >= 0)
+				rs_fds[rs_nfds++] = f.fd;
+			break;
+		}
+		case RR_SNAP_REGION: {
+			struct rr_snap_region r;
+			char path[4097];
+
+			if (rec.len < sizeof(r))
+				rs_fail("a damaged region record");
+			rs_read(at, &r, sizeof(r));
+			if (r.path_len >= sizeof(path) || r.path_len > rec.len - sizeof(r) ||
+			    (r.has_data && (r.end < r.start ||
+					    r.end - r.start != rec.len - sizeof(r) - r.path_len)))
+				rs_fail("a damaged region record");
+			rs_read(at + sizeof(r), path, r.path_len);
+			path[r.path_len] = 0;
+			rs_region(&r, path, at + sizeof(r) + r.path_len);
+			break;
+		}
+		case RR_SNAP_END:
+			return;
+		default:
+			rs_fail("an unknown record in the snapshot");
+		}
+	}
+}
+
+/* ---- the threads ---- */
+
+static void rs_gate_wait(void)
+{
+	while (!__atomic_load_n(&rs_gate, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &rs_gate, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+/* In a recreated thread (not the first), on its own TLS. */
+static void rs_thread_hook(struct agent_snap_thread *t)
+{
+	uint32_t id = (uint32_t)(t - rs_thr);
+	/* Its ring is the recording's: it takes one of the replay's now (its
+	 * calls are replayed only while it has one, agent_rr_io_enter). */
+	uint8_t busy = agent_self.busy;
+
+	memset(&agent_self.prod, 0, sizeof(agent_self.prod));
+	agent_self.state = AGENT_T_NEW;
+	agent_self.seq = 0;
+	agent_self.busy = 0;
+	agent_thread_register(&agent_self); /* AGENT_T_ON, as it was recorded */
+	agent_self.busy = busy;
+	if (agent_self.state != AGENT_T_ON)
+		rs_fail("no ring for a recreated thread");
+	if (agent_rr_restore_thread(id, id == rs_taker, t->park) < 0)
+		rs_fail("a thread's log is shorter than its event count");
+	rs_gate_wait();
+}
+
+static void __attribute__((noreturn)) rs_main(void)
+{
+	struct agent_snap_thread *t0 = &rs_thr[0];
+	uint32_t n;
+	uint8_t busy;
+
+	rs_body();
+	RS_SUD(0); /* ALLOW: the TLS was the recording's */
+	if (!t0->restore)
+		rs_fail("the snapshot has no first thread");
+	if (rs_taker == UINT32_MAX)
+		rs_fail("the snapshot has no taker");
+	/* (closed first: the program may have had a descriptor of that number) */
+	syscall(SYS_close, rs_fd);
+	rs_descriptors();
+	rs_signals();
+	n = agent_serial_restore_numbers(rs_area->restore_turn, rs_top);
+	agent_rr_restore_ended(n);
+	if (agent_serial_restore_area(rs_area->restore_turn, n, rs_taker) < 0)
+		rs_fail("the schedule does not give the snapshot's turn to the thread that took it");
+	for (uint32_t id = 1; id < rs_top; id++)
+		if (rs_thr[id].restore && agent_snap_spawn(&rs_thr[id], rs_thread_hook) < 0)
+			rs_fail("cannot recreate a thread");
+	syscall(SYS_arch_prctl, ARCH_SET_FS, t0->fs);
+	/* now on thread 0's TLS, as recorded */
+	*t0->tidp = (int32_t)syscall(SYS_gettid);
+	syscall(SYS_set_tid_address, t0->tidp);
+	syscall(SYS_set_robust_list, (void *)(uintptr_t)t0->robust, (size_t)t0->robust_len);
+	busy = agent_self.busy;
+	agent_self = rs_main_self;
+	agent_self.busy = busy;
+	if (agent_rr_restore_thread(0, rs_taker == 0, t0->park) < 0)
+		rs_fail("the first thread's log is shorter than its event count");
+	rs_area->restore_ns = rs_now_ns() - rs_t0;
+	rs_area->restore_done = 1;
+	RS_SUD(1); /* BLOCK: the program's own system calls are seen again */
+	__atomic_store_n(&rs_gate, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &rs_gate, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	setcontext(&t0->ctx);
+	rs_fail("cannot return into the first thread's context");
+}
+
+void agent_snap_restore_start(void)
+{
+	struct rr_area *a = agent_rr_area();
+	sigset_t all;
+	void *stack;
+
+	if (!a || a->mode != RR_MODE_REPLAY || !a->restore_size ||
+	    agent_serial_on != RR_MODE_REPLAY)
+		return;
+	rs_t0 = rs_now_ns();
+	rs_area = a;
+	rs_fd = a->restore_fd;
+	rs_size = a->restore_size;
+	dl_iterate_phdr(rs_phdr_cb, (void *)(uintptr_t)agent_snap_restore_start);
+	if (!rs_self_hi)
+		rs_fail("the agent cannot find its own mappings");
+	rs_thr = agent_vm_map(AGENT_SNAP_THREADS * sizeof(*rs_thr), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	rs_fds = agent_vm_map(RS_FDS * sizeof(*rs_fds), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	stack = agent_vm_map(RS_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rs_thr == MAP_FAILED || rs_fds == MAP_FAILED || stack == MAP_FAILED ||
+	    !rs_agent_range((uint64_t)(uintptr_t)rs_thr, (uint64_t)(uintptr_t)rs_thr + 1) ||
+	    !rs_agent_range((uint64_t)(uintptr_t)stack, (uint64_t)(uintptr_t)stack + 1))
+		rs_fail("no room in the agent's window");
+	rs_read_maps();
+	if (agent_self.state == AGENT_T_NEW)
+		agent_thread_register(&agent_self);
+	rs_main_self = agent_self;
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, 8);
+	getcontext(&rs_uc);
+	rs_uc.uc_stack.ss_sp = stack;
+	rs_uc.uc_stack.ss_size = RS_STACK;
+	rs_uc.uc_link = NULL;
+	makecontext(&rs_uc, rs_main, 0);
+	setcontext(&rs_uc);
+	rs_fail("cannot switch to the loader's stack");
+}
+
+#else /* snapshots are taken on x86-64 only (doc/arm64.md) */
+
+void agent_snap_restore_start(void)
+{
+	struct rr_area *a = agent_rr_area();
+
+	if (a && a->mode == RR_MODE_REPLAY && a->restore_size)
+		agent_rr_stop("snapshot restore failed: not done on this architecture", 0);
+}
+
+#endif

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rr_snap_pick.c - the snapshot spool replay --goto EVENT starts from
+ * (doc/record.md, "Replay from a snapshot"): the one at or nearest before
+ * EVENT among TRACE/.spool/snap/snap_<N>.zst, unpacked into a memfd the
+ * program inherits (the agent loads it, src/agent/agent_snap_restore.c).
+ *
+ * Everything is checked here, before the program runs, so that a refusal
+ * is a message and not a half-restored process: the header (magic,
+ * version, number), the zstd frame whole with its checksum (a damaged or
+ * short file), the build of the binary it was taken of, a writable
+ * MAP_SHARED mapping it could not hold, and the records' bounds. A
+ * snapshot whose threads were parked where a replay's agent never waits
+ * (taking the token back after a blocking call or a nap) is skipped for an earlier one, said on stderr.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "../collect/session.h"
+#include "../util/buildid.h"
+#include "../util/log.h"
+#include "rr_snap_fmt.h"
+#include "rr_snap_pick.h"
+
+#define PICK_FD_MIN 900 /* where the program's descriptor goes (above its own) */
+#define PICK_RAW_MAX (64ull << 30)
+
+struct pick_ent {
+	uint64_t index, turn;
+	char name[64];
+};
+
+static int pick_cmp(const void *a, const void *b)
+{
+	const struct pick_ent *x = a, *y = b;
+
+	return x->turn < y->turn ? 1 : x->turn > y->turn ? -1 : 0; /* latest first */
+}
+
+/* The header of dir/.spool/snap/name, or -EINVAL when it is not one. */
+static int pick_header(int dfd, const char *name, struct rr_snap_hdr *h)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	n = pread(fd, h, sizeof(*h), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(*h) || memcmp(h->magic, RR_SNAP_MAGIC, 8) ||
+	    h->version != RR_SNAP_VERSION)
+		return -EINVAL;
+	return 0;
+}
+
+/* Unpack the body of the snapshot file into a memfd; -EBADMSG when the
+ * frame is damaged or cut short. */
+static int pick_unpack(int dfd, const char *name, const struct rr_snap_hdr *h, int *out,
+		       uint64_t *size)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int mfd = -1, rc = -EBADMSG, ended = 0;
+	size_t in_cap = ZSTD_DStreamInSize(), out_cap = ZSTD_DStreamOutSize();
+	char *ib = malloc(in_cap), *ob = malloc(out_cap);
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	uint64_t total = 0;
+	off_t off = sizeof(*h);
+
+	if (fd < 0 || !ib || !ob || !dc) {
+		rc = fd < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
+	mfd = memfd_create("spool-snapshot", 0);
+	if (mfd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = pread(fd, ib, in_cap, off);
+		ZSTD_inBuffer in = {ib, n > 0 ? (size_t)n : 0, 0};
+
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		off += n;
+		while (in.pos < in.size) {
+			ZSTD_outBuffer ob_ = {ob, out_cap, 0};
+			size_t r = ZSTD_decompressStream(dc, &ob_, &in);
+
+			if (ZSTD_isError(r) || ended)
+				goto out; /* damaged, or bytes after the frame */
+			if (ob_.pos && write(mfd, ob, ob_.pos) != (ssize_t)ob_.pos) {
+				rc = -EIO;
+				goto out;
+			}
+			total += ob_.pos;
+			if (total > PICK_RAW_MAX)
+				goto out;
+			if (r == 0)
+				ended = 1;
+		}
+	}
+	/* the frame's end (its checksum checked) must have been reached, and
+	 * its size be what the header says */
+	if (!ended || total != h->raw_bytes)
+		goto out;
+	*out = mfd;
+	*size = total;
+	mfd = -1;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (mfd >= 0)
+		close(mfd);
+	ZSTD_freeDCtx(dc);
+	free(ib);
+	free(ob);
+	return rc;
+}
+
+/* The records: bounds, a first thread, the taker, where each thread was
+ * parked. Returns 0, -EBADMSG (damaged), or -EAGAIN with *why set (a thread
+ * parked where a replay never waits). */
+static int pick_scan(int fd, uint64_t size, const char **why)
+{
+	uint64_t off = 0;
+	int first = 0, taker = 0;
+
+	for (;;) {
+		struct rr_snap_rec rec;
+
+		if (size - off < sizeof(rec) || pread(fd, &rec, sizeof(rec), (off_t)off) != sizeof(rec))
+			return -EBADMSG;
+		off += sizeof(rec);
+		if (rec.len > size - off)
+			return -EBADMSG;
+		if (rec.kind == RR_SNAP_END) {
+			if (!taker)
+				return -EBADMSG;
+			if (!first) {
+				*why = "the program's first thread had ended (pthread_exit in main)";
+				return -EAGAIN;
+			}
+			return 0;
+		}
+		if (rec.kind == RR_SNAP_THREAD) {
+			struct rr_snap_thread t;
+
+			if (rec.len < sizeof(t) ||
+			    pread(fd, &t, sizeof(t), (off_t)off) != sizeof(t) ||
+			    rec.len - sizeof(t) < t.ctx_bytes)
+				return -EBADMSG;
+			first |= t.id == 0;
+			taker |= t.taker != 0;
+			if (t.park == RR_PARK_BLOCK || t.park == RR_PARK_NAP) {
+				*why = "a thread was taking the run token back after a blocking call";
+				return -EAGAIN;
+			}
+			if (t.park != RR_PARK_SLOW && t.park != RR_PARK_GO &&
+			    t.park != RR_PARK_JOIN && t.park != RR_PARK_TAKER)
+				return -EBADMSG;
+		} else if (rec.kind == RR_SNAP_REGION) {
+			struct rr_snap_region r;
+
+			if (rec.len < sizeof(r) || pread(fd, &r, sizeof(r), (off_t)off) != sizeof(r) ||
+			    r.path_len > rec.len - sizeof(r) ||
+			    (r.has_data && (r.end < r.start ||
+					    r.end - r.start != rec.len - sizeof(r) - r.path_len)))
+				return -EBADMSG;
+		} else if (rec.kind != RR_SNAP_SIGACT && rec.kind != RR_SNAP_FD) {
+			return -EBADMSG;
+		}
+		off += rec.len;
+	}
+}
+
+/* The build id of file path, its first 8 bytes in hex, matches id. */
+static int pick_id_is(const char *path, const uint8_t id[8])
+{
+	char hex[BUILDID_HEX_MAX], want[17];
+
+	if (buildid_read(path, hex, sizeof(hex)) < 0)
+		return 0;
+	for (int i = 0; i < 8; i++)
+		snprintf(want + 2 * i, 3, "%02x", id[i]);
+	return strlen(hex) >= 16 && !strncmp(hex, want, 16);
+}
+
+/* The snapshot was taken of this binary: its build id (or, without one,
+ * its size and time). */
+static int pick_same_build(const struct rr_snap_hdr *h, const char *exe)
+{
+	static const uint8_t none[8];
+	struct stat st;
+
+	if (memcmp(h->build_id, none, sizeof(none)))
+		return pick_id_is(exe, h->build_id);
+	return stat(exe, &st) == 0 && (uint64_t)st.st_size == h->exe_size &&
+	       (uint64_t)st.st_mtime == h->exe_mtime;
+}
+
+/* ... and with this spool's agent (the threads' contexts are in its code). */
+static int pick_same_agent(const struct rr_snap_hdr *h)
+{
+	static const uint8_t none[8];
+	char path[4096];
+
+	if (session_find_agent(path, sizeof(path)) < 0)
+		return 0;
+	return memcmp(h->agent_build_id, none, sizeof(none)) && pick_id_is(path, h->agent_build_id);
+}
+
+int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_snap_pick *pick)
+{
+	char path[4096];
+	struct pick_ent *ents = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *d;
+	DIR *dp;
+	int dfd, rc = 0;
+
+	memset(pick, 0, sizeof(*pick));
+	pick->fd = -1;
+	if ((size_t)snprintf(path, sizeof(path), "%s/.spool/snap", dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	dp = fdopendir(dfd);
+	if (!dp) {
+		close(dfd);
+		return -errno;
+	}
+	while ((d = readdir(dp))) {
+		struct rr_snap_hdr h;
+		char *end;
+		unsigned long long idx;
+
+		if (strncmp(d->d_name, "snap_", 5) || d->d_name[5] < '1' || d->d_name[5] > '9' ||
+		    strlen(d->d_name) >= sizeof(ents->name))
+			continue;
+		idx = strtoull(d->d_name + 5, &end, 10);
+		if (strcmp(end, ".zst"))
+			continue;
+		if (pick_header(dirfd(dp), d->d_name, &h) < 0 || h.index != idx) {
+			/* its turn cannot be read: it may be the one to start from */
+			log_err("%s/%s is damaged (not a snapshot header of this spool): refusing "
+				"to start from its snapshots",
+				path, d->d_name);
+			rc = -EBADMSG;
+			goto out;
+		}
+		if (h.turn > event)
+			continue;
+		if (n == cap) {
+			struct pick_ent *e = realloc(ents, (cap = cap ? cap * 2 : 16) * sizeof(*e));
+
+			if (!e) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			ents = e;
+		}
+		ents[n].index = idx;
+		ents[n].turn = h.turn;
+		snprintf(ents[n].name, sizeof(ents[n].name), "%s", d->d_name);
+		n++;
+	}
+	if (n)
+		qsort(ents, n, sizeof(*ents), pick_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct rr_snap_hdr h;
+		const char *why = NULL;
+		uint64_t size = 0;
+		int fd = -1;
+
+		if (pick_header(dirfd(dp), ents[i].name, &h) < 0) {
+			rc = -EBADMSG;
+			log_err("%s/%s is damaged: refusing to start from it", path, ents[i].name);
+			goto out;
+		}
+		if (!pick_same_build(&h, exe)) {
+			log_err("%s/%s was taken of another build of the program than %s: refusing "
+				"to start from it",
+				path, ents[i].name, exe);
+			rc = -ESTALE;
+			goto out;
+		}
+		if (!pick_same_agent(&h)) {
+			log_err("%s/%s was taken by another build of spool's agent "
+				"(libspool-agent.so): refusing to start from it",
+				path, ents[i].name);
+			rc = -ESTALE;
+			goto out;
+		}
+		if (h.flags & RR_SNAP_F_SHARED) {
+			log_err("%s/%s holds a writable MAP_SHARED mapping (memory shared with "
+				"another process or a file) that a snapshot cannot hold: refusing to "
+				"start from it",
+				path, ents[i].name);
+			rc = -ENOTSUP;
+			goto out;
+		}
+		rc = pick_unpack(dirfd(dp), ents[i].name, &h, &fd, &size);
+		if (rc == 0)
+			rc = pick_scan(fd, size, &why);
+		if (rc == -EAGAIN) {
+			log_warn("snapshot %" PRIu64 " (event %" PRIu64 ") cannot be restored (%s): "
+				 "trying an earlier one",
+				 h.index, h.turn, why);
+			close(fd);
+			rc = 0;
+			continue;
+		}
+		if (rc < 0) {
+			if (fd >= 0)
+				close(fd);
+			log_err("%s/%s is damaged (%s): refusing to start from it", path,
+				ents[i].name,
+				rc == -EBADMSG ? "its compressed data fails its check or is cut short"
+					       : strerror(-rc));
+			goto out;
+		}
+		pick->fd = fcntl(fd, F_DUPFD, PICK_FD_MIN);
+		close(fd);
+		if (pick->fd < 0) {
+			rc = -errno;
+			goto out;
+		}
+		pick->index = h.index;
+		pick->turn = h.turn;
+		pick->size = size;
+		pick->nthreads = h.nthreads;
+		break;
+	}
+out:
+	closedir(dp);
+	free(ents);
+	return rc;
+}

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rr_snap_pick.h - the snapshot spool replay --goto EVENT starts from,
+ * checked and unpacked for the agent (rr_snap_pick.c).
+ */
+#ifndef SPOOL_REPLAY_RR_SNAP_PICK_H
+#define SPOOL_REPLAY_RR_SNAP_PICK_H
+#include <stdint.h>
+
+struct rr_snap_pick {
+	int fd;		   /* the unpacked body (a memfd the program inherits), -1: none */
+	uint64_t size;	   /* its bytes */
+	uint64_t index;	   /* the snapshot's number */
+	uint64_t turn;	   /* the token turn it was taken at */
+	uint32_t nthreads; /* threads it holds */
+};
+
+/* The latest restorable snapshot of trace dir taken at or before token turn
+ * event, of the binary exe. Returns 0 (pick->fd -1 when there is none), or
+ * -errno after saying why on stderr: -EBADMSG a damaged snapshot, -ESTALE
+ * one of another build, -ENOTSUP one holding a writable shared mapping. */
+int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_snap_pick *pick);
+
+#endif
