@@ -327,7 +327,8 @@ static inline __attribute__((always_inline)) void agent_emit(struct agent_thread
 	t->busy = 1;
 	t->prod.ring->last_seq = seq;
 	if (AGENT_UNLIKELY(!obj && op < OP_THREAD_CREATE)) {
-		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELAXED);
+		/* release: seen after last_seq (collector_lost_ok) */
+		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELEASE);
 		goto out;
 	}
 	r = ring_prod_reserve(&t->prod, sizeof(*r));

@@ -184,7 +184,8 @@ void agent_emit_stack(struct agent_thread *t, uint32_t obj, unsigned op, uint64_
 	t->busy = 1;
 	t->prod.ring->last_seq = seq;
 	if (!obj && op < OP_THREAD_CREATE) {
-		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELAXED);
+		/* release: seen after last_seq (collector_lost_ok) */
+		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELEASE);
 		goto out;
 	}
 	r = ring_prod_reserve(&t->prod, sizeof(*r) + agent.stack_depth * 8);

@@ -568,15 +568,74 @@ int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t
 	return 0;
 }
 
+/*
+ * A handler whose sa_mask held SIGTRAP while int3 probes are in runs
+ * behind this wrapper: the kernel blocks its sa_mask without SIGTRAP (a
+ * probe in the handler must trap), so without it the handler, reading its
+ * mask, saw SIGTRAP unblocked, and the mask its ucontext says it
+ * interrupted lacked the kept signals the program had blocked. For the
+ * handler's run the thread's view gets the kept bits of its sa_mask; its
+ * uc_sigmask gets the kept signals the program blocked (the sigframe as
+ * the kernel would have written it). After it, what the handler left in
+ * uc_sigmask's kept bits is the view sigreturn gives the program, and
+ * they leave the kernel's copy (they must not be blocked for real).
+ * Signal-safe: no libc call; errno is the handler's to keep.
+ */
+static void *agent_probe_prog_handler[64];
+static int agent_probe_prog_flags[64];
+/* The handler a sigaction call replaced (action_in to action_out). */
+static __thread void *agent_probe_prev_handler;
+static __thread int agent_probe_prev_flags;
+
+static void agent_probe_samask_wrap(int sig, siginfo_t *si, void *ucv)
+{
+	uint64_t *ucm = (uint64_t *)&((ucontext_t *)ucv)->uc_sigmask;
+	uint64_t saved = agent_probe_vblocked, kept = agent_probe_kept();
+	void *h;
+	int flags, e;
+
+	if (sig <= 0 || sig >= 64)
+		return;
+	h = __atomic_load_n(&agent_probe_prog_handler[sig], __ATOMIC_ACQUIRE);
+	flags = __atomic_load_n(&agent_probe_prog_flags[sig], __ATOMIC_RELAXED);
+	if (!h || h == (void *)SIG_DFL || h == (void *)SIG_IGN)
+		return;
+	agent_probe_vblocked |= __atomic_load_n(&agent_probe_samask[sig], __ATOMIC_RELAXED) & kept;
+	if (!(flags & SA_NODEFER))
+		agent_probe_vblocked |= AGENT_PROBE_BIT(sig) & kept;
+	*ucm |= saved & kept;
+	if (flags & SA_SIGINFO)
+		((void (*)(int, siginfo_t *, void *))h)(sig, si, ucv);
+	else
+		((void (*)(int))h)(sig);
+	agent_probe_vblocked = *ucm & kept;
+	*ucm &= ~kept;
+	e = errno;
+	agent_probe_release();
+	errno = e;
+}
+
+static int agent_probe_is_wrap(const struct sigaction *a)
+{
+	return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == agent_probe_samask_wrap;
+}
+
 /* sigaction(sig, act, oact) while signals are kept: act's sa_mask without
  * them (a probe in the handler must trap, a custom handler's fault be
- * caught); the program's sa_mask comes back as it gave it. */
+ * caught), and a handler whose sa_mask held SIGTRAP behind
+ * agent_probe_samask_wrap; the program's sa_mask and handler come back as
+ * it gave them. */
 const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
 					      struct sigaction *buf)
 {
 	uint64_t kept = agent_probe_kept(), in;
+	void *h;
 
-	if (!act || sig <= 0 || sig >= 64 || !kept)
+	if (sig <= 0 || sig >= 64)
+		return act;
+	agent_probe_prev_handler = __atomic_load_n(&agent_probe_prog_handler[sig], __ATOMIC_ACQUIRE);
+	agent_probe_prev_flags = __atomic_load_n(&agent_probe_prog_flags[sig], __ATOMIC_RELAXED);
+	if (!act || !kept)
 		return act;
 	in = ((const uint64_t *)&act->sa_mask)[0] & kept;
 	__atomic_store_n(&agent_probe_samask[sig], in, __ATOMIC_RELAXED);
@@ -584,13 +643,30 @@ const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *a
 		return act;
 	*buf = *act;
 	((uint64_t *)&buf->sa_mask)[0] &= ~kept;
+	h = act->sa_flags & SA_SIGINFO ? (void *)act->sa_sigaction : (void *)act->sa_handler;
+	if ((in & AGENT_PROBE_BIT(SIGTRAP)) && sig != SIGTRAP && h != (void *)SIG_DFL &&
+	    h != (void *)SIG_IGN && !agent_probe_is_wrap(act)) {
+		__atomic_store_n(&agent_probe_prog_flags[sig], act->sa_flags, __ATOMIC_RELAXED);
+		__atomic_store_n(&agent_probe_prog_handler[sig], h, __ATOMIC_RELEASE);
+		buf->sa_sigaction = agent_probe_samask_wrap;
+		buf->sa_flags |= SA_SIGINFO;
+	}
 	return buf;
 }
 
 void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had)
 {
-	if (oact && sig > 0 && sig < 64)
-		((uint64_t *)&oact->sa_mask)[0] |= had;
+	if (!oact || sig <= 0 || sig >= 64)
+		return;
+	((uint64_t *)&oact->sa_mask)[0] |= had;
+	if (agent_probe_is_wrap(oact) && agent_probe_prev_handler) {
+		oact->sa_flags = (oact->sa_flags & ~SA_SIGINFO) | (agent_probe_prev_flags & SA_SIGINFO);
+		if (agent_probe_prev_flags & SA_SIGINFO)
+			oact->sa_sigaction =
+			    (void (*)(int, siginfo_t *, void *))agent_probe_prev_handler;
+		else
+			oact->sa_handler = (void (*)(int))agent_probe_prev_handler;
+	}
 }
 
 uint64_t agent_probe_action_marks(int sig)
@@ -1557,6 +1633,16 @@ void agent_probe_samask_strip(void)
 			continue;
 		in = k.mask & kept;
 		k.mask &= ~kept;
+		if ((in & AGENT_PROBE_BIT(SIGTRAP)) &&
+		    k.handler != (uint64_t)(uintptr_t)agent_probe_samask_wrap) {
+			/* its mask as the program set it while it runs */
+			__atomic_store_n(&agent_probe_prog_flags[sig], (int)k.flags,
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&agent_probe_prog_handler[sig], (void *)(uintptr_t)k.handler,
+					 __ATOMIC_RELEASE);
+			k.handler = (uint64_t)(uintptr_t)agent_probe_samask_wrap;
+			k.flags |= SA_SIGINFO;
+		}
 		if (syscall(SYS_rt_sigaction, sig, &k, NULL, 8) == 0)
 			__atomic_store_n(&agent_probe_samask[sig], in, __ATOMIC_RELAXED);
 	}
@@ -1575,6 +1661,13 @@ void agent_probe_samask_restore(void)
 		    k.handler == (uint64_t)(uintptr_t)SIG_IGN)
 			continue;
 		k.mask |= in;
+		if (k.handler == (uint64_t)(uintptr_t)agent_probe_samask_wrap) {
+			int f = __atomic_load_n(&agent_probe_prog_flags[sig], __ATOMIC_RELAXED);
+
+			k.handler = (uint64_t)(uintptr_t)__atomic_load_n(
+			    &agent_probe_prog_handler[sig], __ATOMIC_ACQUIRE);
+			k.flags = (k.flags & ~(uint64_t)SA_SIGINFO) | (uint64_t)(f & SA_SIGINFO);
+		}
 		syscall(SYS_rt_sigaction, sig, &k, NULL, 8);
 	}
 }

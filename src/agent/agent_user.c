@@ -76,7 +76,8 @@ user_emit_slow(uint32_t id, uint32_t nargs, const int64_t *args, int timed)
 	t->busy = 1;
 	t->prod.ring->last_seq = seq;
 	if (AGENT_UNLIKELY(nargs > USER_MAX_ARGS || (nargs && !args))) {
-		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELAXED);
+		/* release: seen after last_seq (collector_lost_ok) */
+		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELEASE);
 		goto out;
 	}
 	len = (uint32_t)sizeof(*r) + 8 * nargs;

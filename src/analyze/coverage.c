@@ -881,27 +881,19 @@ static void cov_free(struct cov_ctx *c)
 	free(c->lines);
 }
 
-int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *out)
+int coverage_report_reader(struct trace_reader *r, const char *dir, const struct coverage_opts *o,
+			   FILE *out)
 {
-	struct trace_reader *r = NULL;
-	struct trace_problem prob = {0};
 	struct cov_ctx c = {0};
 	struct trace_loss loss;
 	char *text = NULL;
 	size_t len;
 	int rc;
 
-	rc = trace_reader_open(&r, dir, &prob);
-	if (rc < 0) {
-		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
-		return rc;
-	}
 	rc = trace_reader_file(r, "coverage", &text, &len);
 	/* the counters are a side file; the losses are the trace's */
 	if (rc == 0)
 		trace_reader_loss_read(r, &loss);
-	trace_loss_seen_fill(o->seen, r);
-	trace_reader_close(r);
 	if (rc < 0) {
 		log_err("trace %s has no block or branch probes (no 'coverage' file: record with "
 			"spool probe -e 'block:FUNC' -e 'branch:FUNC')",
@@ -927,5 +919,22 @@ int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *ou
 out:
 	free(text);
 	cov_free(&c);
+	return rc;
+}
+
+int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *out)
+{
+	struct trace_reader *r = NULL;
+	struct trace_problem prob = {0};
+	int rc;
+
+	rc = trace_reader_open(&r, dir, &prob);
+	if (rc < 0) {
+		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+		return rc;
+	}
+	rc = coverage_report_reader(r, dir, o, out);
+	trace_loss_seen_fill(o->seen, r);
+	trace_reader_close(r);
 	return rc;
 }

@@ -24,5 +24,10 @@ struct coverage_opts {
  * what the trace is missing (its "trace" object in JSON). Returns
  * 0, or a negative errno (the reason is logged). */
 int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *out);
+/* The same from a trace already open (spool report without --KIND reads it
+ * once for every report): the caller fills o->seen and closes r. */
+struct trace_reader;
+int coverage_report_reader(struct trace_reader *r, const char *dir, const struct coverage_opts *o,
+			   FILE *out);
 
 #endif

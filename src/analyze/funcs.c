@@ -456,83 +456,135 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			(unsigned long long)callstack_unmatched_exits(c->cs));
 }
 
-int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
-{
-	struct trace_reader *r = NULL;
-	struct trace_problem prob;
-	struct trace_event ev;
-	struct trace_loss loss;
+struct funcs_pass {
 	struct fn_ctx c;
+	const char *dir;
+};
+
+void funcs_pass_free(struct funcs_pass *p)
+{
+	struct fn_ctx *c;
+
+	if (!p)
+		return;
+	c = &p->c;
+	if (c->sym)
+		symbolizer_close(c->sym);
+	free(c->exe);
+	free(c->pairs);
+	free(c->sites);
+	free(c->who);
+	for (size_t i = 0; i < c->nfns && c->fns; i++) {
+		for (size_t k = 0; k < c->fns[i].ncallers; k++)
+			free(c->fns[i].callers[k].name);
+		free(c->fns[i].callers);
+	}
+	free(c->fns);
+	callstack_free(c->cs);
+	free(p);
+}
+
+int funcs_pass_new(struct funcs_pass **out, struct trace_reader *r, const char *dir)
+{
+	struct funcs_pass *p = calloc(1, sizeof(*p));
+	struct fn_ctx *c;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	rc = trace_reader_open(&r, dir, &prob);
-	if (rc < 0) {
-		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
-		return rc;
-	}
-	c.r = r;
-	rc = callstack_new(&c.cs, r, &fn_ops, &c);
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	c = &p->c;
+	p->dir = dir;
+	c->r = r;
+	rc = callstack_new(&c->cs, r, &fn_ops, c);
 	if (rc < 0) {
 		if (rc == -ENOMEM)
 			log_err("%s: %s", dir, strerror(-rc));
 		else
 			log_err("%s has no probe table (\"probes\"): not a trace of spool probe",
 				dir);
-		goto out;
+		goto out_free;
 	}
-	c.nfns = callstack_nfns(c.cs);
-	c.fns = calloc(c.nfns ? c.nfns : 1, sizeof(*c.fns));
-	if (!c.fns) {
+	c->nfns = callstack_nfns(c->cs);
+	c->fns = calloc(c->nfns ? c->nfns : 1, sizeof(*c->fns));
+	if (!c->fns) {
 		rc = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < c->nfns; i++) {
+		c->fns[i].name = callstack_fn(c->cs, (uint32_t)i)->name;
+		c->fns[i].module = callstack_fn(c->cs, (uint32_t)i)->module;
+		c->fns[i].raw = callstack_fn(c->cs, (uint32_t)i)->raw;
+		c->fns[i].min = UINT64_MAX;
+		c->fns[i].id = (uint32_t)i;
+	}
+	if (symbolizer_open(&c->sym, r) < 0)
+		c->sym = NULL;
+	*out = p;
+	return 0;
+out_free:
+	funcs_pass_free(p);
+	return rc;
+}
+
+int funcs_pass_feed(struct funcs_pass *p, const struct trace_event *ev)
+{
+	int rc;
+
+	if (ev_kind(ev->rec->word) == KIND_THREAD && (rc = fn_note_thread(&p->c, ev)) < 0)
+		return rc;
+	return callstack_feed(p->c.cs, ev);
+}
+
+int funcs_pass_end(struct funcs_pass *p, const struct funcs_opts *o, FILE *out)
+{
+	struct trace_reader *r = p->c.r;
+	struct trace_loss loss;
+	int rc;
+
+	/* Activations still open at the end of the trace: the program exited
+	 * (or was killed) inside them. */
+	rc = callstack_finish(p->c.cs);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
+		const struct trace_problem *pr = trace_reader_problem(r, i);
+
+		log_warn("%s at offset %llu: %s", pr->file, (unsigned long long)pr->offset,
+			 pr->msg);
+	}
+	/* every event was read: the packets have said what they miss */
+	trace_reader_loss(r, &loss);
+	fn_print(&p->c, r, o, &loss, p->dir, out);
+	return 0;
+}
+
+int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
+{
+	struct trace_reader *r = NULL;
+	struct funcs_pass *p = NULL;
+	struct trace_problem prob;
+	struct trace_event ev;
+	int rc;
+
+	rc = trace_reader_open(&r, dir, &prob);
+	if (rc < 0) {
+		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+		return rc;
+	}
+	rc = funcs_pass_new(&p, r, dir);
+	if (rc < 0)
 		goto out;
-	}
-	for (size_t i = 0; i < c.nfns; i++) {
-		c.fns[i].name = callstack_fn(c.cs, (uint32_t)i)->name;
-		c.fns[i].module = callstack_fn(c.cs, (uint32_t)i)->module;
-		c.fns[i].raw = callstack_fn(c.cs, (uint32_t)i)->raw;
-		c.fns[i].min = UINT64_MAX;
-		c.fns[i].id = (uint32_t)i;
-	}
-	if (symbolizer_open(&c.sym, r) < 0)
-		c.sym = NULL;
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		if (ev_kind(ev.rec->word) == KIND_THREAD && (rc = fn_note_thread(&c, &ev)) < 0)
-			goto out;
-		rc = callstack_feed(c.cs, &ev);
+		rc = funcs_pass_feed(p, &ev);
 		if (rc < 0)
 			goto out;
 	}
 	if (rc < 0)
 		goto out;
-	/* Activations still open at the end of the trace: the program exited
-	 * (or was killed) inside them. */
-	rc = callstack_finish(c.cs);
-	if (rc < 0)
-		goto out;
-	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {
-		const struct trace_problem *p = trace_reader_problem(r, i);
-
-		log_warn("%s at offset %llu: %s", p->file, (unsigned long long)p->offset, p->msg);
-	}
-	/* every event was read: the packets have said what they miss */
-	trace_reader_loss(r, &loss);
-	fn_print(&c, r, o, &loss, dir, out);
-	rc = 0;
+	rc = funcs_pass_end(p, o, out);
 out:
-	if (c.sym)
-		symbolizer_close(c.sym);
-	free(c.exe);
-	free(c.pairs);
-	free(c.sites);
-	free(c.who);
-	for (size_t i = 0; i < c.nfns && c.fns; i++) {
-		for (size_t k = 0; k < c.fns[i].ncallers; k++)
-			free(c.fns[i].callers[k].name);
-		free(c.fns[i].callers);
-	}
-	free(c.fns);
-	callstack_free(c.cs);
+	funcs_pass_free(p);
 	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);
 	return rc;

@@ -111,17 +111,109 @@ static int lockstat_dir_unrecorded(const char *trace_dir)
 	return unrecorded;
 }
 
+struct lockstat_pass {
+	struct lockstat *ls;
+	struct trace_reader *r;
+	const char *trace_dir;
+	uint64_t bad_shown; /* malformed records skipped */
+};
+
+void lockstat_pass_free(struct lockstat_pass *p)
+{
+	if (!p)
+		return;
+	lockstat_free(p->ls);
+	free(p);
+}
+
+int lockstat_pass_new(struct lockstat_pass **out, struct trace_reader *r, const char *trace_dir)
+{
+	struct lockstat_pass *p = calloc(1, sizeof(*p));
+	struct lockstat_opts lo = {0};
+
+	*out = NULL;
+	if (p) {
+		/* Tables by lock index are bounded by the input's size
+		 * (lockstat.h). */
+		for (size_t i = 0; i < trace_reader_nstreams(r); i++)
+			lo.input_bytes += trace_reader_stream(r, i)->bytes;
+		p->ls = lockstat_new(&lo);
+	}
+	if (!p || !p->ls) {
+		free(p);
+		log_err("%s: out of memory", trace_dir);
+		return -ENOMEM;
+	}
+	p->r = r;
+	p->trace_dir = trace_dir;
+	*out = p;
+	return 0;
+}
+
+int lockstat_pass_feed(struct lockstat_pass *p, const struct trace_event *ev)
+{
+	int rc = lockstat_feed(p->ls, ev);
+
+	if (rc == -EINVAL) {
+		/* a malformed record is counted and skipped; say so once */
+		if (!p->bad_shown++)
+			log_warn("%s: stream %u: malformed record skipped", p->trace_dir,
+				 ev->stream_id);
+		return 0;
+	}
+	if (rc < 0)
+		log_err("%s: lock analysis: %s", p->trace_dir, strerror(-rc));
+	return rc;
+}
+
+int lockstat_pass_end(struct lockstat_pass *p, int read_rc, const struct lockstat_print_opts *po_in,
+		      FILE *out)
+{
+	struct lockstat_print_opts po = *po_in;
+	struct trace_reader *r = p->r;
+	struct trace_loss loss;
+	size_t nprob;
+	int rc;
+
+	if (read_rc < 0)
+		log_warn("%s: reading stopped: %s", p->trace_dir, strerror(-read_rc));
+	/* the losses as the run counted them (the trace's state file) */
+	trace_reader_loss(r, &loss);
+	lockstat_set_loss(p->ls, &loss);
+	if ((rc = lockstat_finish(p->ls)) < 0) {
+		log_err("%s: lock analysis: %s", p->trace_dir, strerror(-rc));
+		return rc;
+	}
+	if (po.skip_if_none && !lockstat_nused(p->ls))
+		return 0;
+	if (po.heading)
+		fputs(po.heading, out);
+	po.trace_dir = p->trace_dir;
+	po.locks_unrecorded = lockstat_dir_unrecorded(p->trace_dir);
+	lockstat_dir_symbolizer_open(r, &po);
+	rc = po.json ? lockstat_print_json(p->ls, out, &po) : lockstat_print_text(p->ls, out, &po);
+	lockstat_dir_symbolizer_close(&po);
+	fflush(out);
+	/* damage after the report, where a reader of a long report sees it */
+	nprob = trace_reader_nproblems(r);
+	for (size_t i = 0; i < nprob; i++) {
+		const struct trace_problem *pr = trace_reader_problem(r, i);
+
+		log_warn("%s: offset %" PRIu64 ": %s", pr->file, pr->offset, pr->msg);
+	}
+	if (rc < 0)
+		log_err("%s: printing the lock report: %s", p->trace_dir, strerror(-rc));
+	else if (nprob || p->bad_shown)
+		rc = -EBADMSG;
+	return rc;
+}
+
 int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts *po_in, FILE *out)
 {
 	struct trace_problem prob;
-	struct lockstat_print_opts po = *po_in;
 	struct trace_reader *r = NULL;
-	struct lockstat *ls = NULL;
-	struct lockstat_opts lo = {0};
+	struct lockstat_pass *p = NULL;
 	struct trace_event ev;
-	struct trace_loss loss;
-	uint64_t bad_shown = 0;
-	size_t nprob;
 	int rc;
 
 	memset(&prob, 0, sizeof(prob));
@@ -133,65 +225,15 @@ int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts 
 			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
 		return rc;
 	}
-	/* Tables by lock index are bounded by the input's size (lockstat.h). */
-	for (size_t i = 0; i < trace_reader_nstreams(r); i++)
-		lo.input_bytes += trace_reader_stream(r, i)->bytes;
-	ls = lockstat_new(&lo);
-	if (!ls) {
-		rc = -ENOMEM;
-		log_err("%s: out of memory", trace_dir);
-		goto out_reader;
-	}
-	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		rc = lockstat_feed(ls, &ev);
-		if (rc == -EINVAL) {
-			/* a malformed record is counted and skipped; say so once */
-			if (!bad_shown++)
-				log_warn("%s: stream %u: malformed record skipped", trace_dir,
-					 ev.stream_id);
-			continue;
-		}
-		if (rc < 0) {
-			log_err("%s: lock analysis: %s", trace_dir, strerror(-rc));
-			goto out_ls;
-		}
-	}
+	rc = lockstat_pass_new(&p, r, trace_dir);
 	if (rc < 0)
-		log_warn("%s: reading stopped: %s", trace_dir, strerror(-rc));
-	/* the losses as the run counted them (the trace's state file) */
-	trace_reader_loss(r, &loss);
-	lockstat_set_loss(ls, &loss);
-	if ((rc = lockstat_finish(ls)) < 0) {
-		log_err("%s: lock analysis: %s", trace_dir, strerror(-rc));
-		goto out_ls;
-	}
-	if (po.skip_if_none && !lockstat_nused(ls)) {
-		rc = 0;
-		goto out_ls;
-	}
-	if (po.heading)
-		fputs(po.heading, out);
-	po.trace_dir = trace_dir;
-	po.locks_unrecorded = lockstat_dir_unrecorded(trace_dir);
-	lockstat_dir_symbolizer_open(r, &po);
-	rc = po.json ? lockstat_print_json(ls, out, &po) : lockstat_print_text(ls, out, &po);
-	lockstat_dir_symbolizer_close(&po);
-	fflush(out);
-	/* damage after the report, where a reader of a long report sees it */
-	nprob = trace_reader_nproblems(r);
-	for (size_t i = 0; i < nprob; i++) {
-		const struct trace_problem *p = trace_reader_problem(r, i);
-
-		log_warn("%s: offset %" PRIu64 ": %s", p->file, p->offset, p->msg);
-	}
-
-	if (rc < 0)
-		log_err("%s: printing the lock report: %s", trace_dir, strerror(-rc));
-	else if (nprob || bad_shown)
-		rc = -EBADMSG;
-out_ls:
-	lockstat_free(ls);
-out_reader:
+		goto out;
+	while ((rc = trace_reader_next(r, &ev)) > 0)
+		if ((rc = lockstat_pass_feed(p, &ev)) < 0)
+			goto out;
+	rc = lockstat_pass_end(p, rc, po_in, out);
+out:
+	lockstat_pass_free(p);
 	trace_loss_seen_fill(po_in->seen, r);
 	trace_reader_close(r);
 	return rc;

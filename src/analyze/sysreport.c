@@ -393,10 +393,9 @@ static void sr_print_text(const struct sr_ctx *c, const struct sr_heap *h, size_
 	}
 }
 
-int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out)
+int sysreport_reader(struct trace_reader *r, const char *dir, const struct sysreport_opts *o,
+		     FILE *out)
 {
-	struct trace_reader *r = NULL;
-	struct trace_problem prob;
 	struct sr_ctx c;
 	struct sr_heap *heap = NULL;
 	struct trace_loss loss;
@@ -405,11 +404,6 @@ int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	rc = trace_reader_open(&r, dir, &prob);
-	if (rc < 0) {
-		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
-		return rc;
-	}
 	c.th_at = calloc(EV_MAX_THREADS, sizeof(*c.th_at));
 	c.mem_at = calloc(EV_MAX_THREADS, sizeof(*c.mem_at));
 	c.io_first = calloc(EV_MAX_THREADS, sizeof(*c.io_first));
@@ -456,6 +450,21 @@ out:
 	free(c.io_last);
 	free(c.io_next);
 	sr_pid_free(&c.rss_at);
+	return rc;
+}
+
+int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out)
+{
+	struct trace_reader *r = NULL;
+	struct trace_problem prob;
+	int rc;
+
+	rc = trace_reader_open(&r, dir, &prob);
+	if (rc < 0) {
+		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+		return rc;
+	}
+	rc = sysreport_reader(r, dir, o, out);
 	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);
 	return rc;

@@ -21,5 +21,10 @@ struct sysreport_opts {
  * is missing (its "trace" object in JSON). 0, or a negative
  * errno (logged): -ENOENT when the trace has no system probes. */
 int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out);
+/* The same from a trace already open (spool report without --KIND reads it
+ * once for every report): the caller fills o->seen and closes r. */
+struct trace_reader;
+int sysreport_reader(struct trace_reader *r, const char *dir, const struct sysreport_opts *o,
+		     FILE *out);
 
 #endif

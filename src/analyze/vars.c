@@ -770,106 +770,157 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 	}
 }
 
-int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
-{
-	struct trace_reader *r = NULL;
-	struct trace_problem prob;
-	struct trace_event ev;
-	struct trace_loss loss;
+struct vars_pass {
 	struct vr_ctx c;
-	char *text = NULL;
-	uint32_t *cur_tid = NULL;
+	struct trace_reader *r;
+	const char *dir;
+	char *text;
+	uint32_t *cur_tid; /* the tid of each stream's current thread */
+};
+
+void vars_pass_free(struct vars_pass *p)
+{
+	struct vr_ctx *c;
+
+	if (!p)
+		return;
+	c = &p->c;
+	free(p->text);
+	free(p->cur_tid);
+	for (size_t i = 0; i < c->nvars; i++)
+		free(c->vars[i].pts);
+	free(c->vars);
+	for (size_t i = 0; i < c->nasserts; i++) {
+		free(c->asserts[i].ids);
+		free(c->asserts[i].text);
+		probe_expr_free(c->asserts[i].ex);
+	}
+	free(c->asserts);
+	for (size_t k = 0; k < c->ntp; k++)
+		free(c->tp[k].s.st);
+	free(c->tp);
+	free(c->tph);
+	for (size_t i = 0; i < c->ntimes; i++) {
+		free(c->times[i].start);
+		free(c->times[i].end);
+		free(c->times[i].text);
+	}
+	free(c->times);
+	for (size_t s = 0; s < c->nstreams && c->hits; s++)
+		free(c->hits[s].raw);
+	free(c->hits);
+	free(p);
+}
+
+int vars_pass_new(struct vars_pass **out, struct trace_reader *r, const char *dir,
+		  const struct vars_opts *o)
+{
+	struct vars_pass *p = calloc(1, sizeof(*p));
+	struct vr_ctx *c;
 	size_t len;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.keep = o->json || !o->limit ? SIZE_MAX : o->limit;
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	c = &p->c;
+	p->r = r;
+	p->dir = dir;
+	c->keep = o->json || !o->limit ? SIZE_MAX : o->limit;
+	rc = trace_reader_file(r, "vars", &p->text, &len);
+	if (rc < 0) {
+		log_err("%s has no \"vars\" file: not a trace of spool probe with var:, assert: or "
+			"time: probes",
+			dir);
+		goto out_free;
+	}
+	/* tables by stream id: ids need not be dense, and are below
+	 * EV_MAX_THREADS */
+	c->nstreams = trace_reader_nstreams(r) ? (size_t)trace_reader_max_stream_id(r) + 1 : 0;
+	c->hits = calloc(c->nstreams ? c->nstreams : 1, sizeof(*c->hits));
+	if (!c->hits) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	rc = vr_load(c, p->text);
+	if (rc < 0)
+		goto out_free;
+	/* The tid of each stream's current thread: a ring serves one thread
+	 * after another, each opening its part with KIND_THREAD. */
+	p->cur_tid = calloc(c->nstreams ? c->nstreams : 1, sizeof(*p->cur_tid));
+	if (!p->cur_tid) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < c->nstreams; i++) /* (ids need not be dense) */
+		p->cur_tid[i] = vr_stream_tid(r, (uint32_t)i);
+	*out = p;
+	return 0;
+out_free:
+	vars_pass_free(p);
+	return rc;
+}
+
+int vars_pass_feed(struct vars_pass *p, const struct trace_event *ev)
+{
+	if (ev_kind(ev->rec->word) == KIND_THREAD && ev->stream_id < p->c.nstreams &&
+	    ev->rec->size >= sizeof(struct rec_thread))
+		p->cur_tid[ev->stream_id] = ((const struct rec_thread *)ev->rec)->tid;
+	if (ev_kind(ev->rec->word) != KIND_PROBE)
+		return 0;
+	return vr_event(&p->c, ev, ev->stream_id < p->c.nstreams ? p->cur_tid[ev->stream_id] : 0);
+}
+
+int vars_pass_end(struct vars_pass *p, const struct vars_opts *o, FILE *out)
+{
+	struct vr_ctx *c = &p->c;
+	struct trace_loss loss;
+
+	/* the printers walk each time's threads in stream order */
+	if (c->ntp)
+		qsort(c->tp, c->ntp, sizeof(*c->tp), vr_tpair_cmp);
+	if (c->untimed)
+		log_warn("%s: %llu time probe points not timed: more threads by time probes than "
+			 "the trace's events pay for (a crafted vars file?)",
+			 p->dir, (unsigned long long)c->untimed);
+	/* every event was read: the packets have said what they miss */
+	trace_reader_loss(p->r, &loss);
+	if (o->json) {
+		vr_print_json(c, p->r, &loss, out);
+	} else {
+		if (o->header)
+			trace_loss_print_header(&loss, p->dir, NULL, out);
+		vr_print(c, p->r, o, out);
+	}
+	return 0;
+}
+
+int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
+{
+	struct trace_reader *r = NULL;
+	struct vars_pass *p = NULL;
+	struct trace_problem prob;
+	struct trace_event ev;
+	int rc;
+
 	rc = trace_reader_open(&r, dir, &prob);
 	if (rc < 0) {
 		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
 		return rc;
 	}
-	rc = trace_reader_file(r, "vars", &text, &len);
-	if (rc < 0) {
-		log_err("%s has no \"vars\" file: not a trace of spool probe with var:, assert: or "
-			"time: probes",
-			dir);
-		goto out;
-	}
-	/* tables by stream id: ids need not be dense, and are below
-	 * EV_MAX_THREADS */
-	c.nstreams = trace_reader_nstreams(r) ? (size_t)trace_reader_max_stream_id(r) + 1 : 0;
-	c.hits = calloc(c.nstreams ? c.nstreams : 1, sizeof(*c.hits));
-	if (!c.hits) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	rc = vr_load(&c, text);
+	rc = vars_pass_new(&p, r, dir, o);
 	if (rc < 0)
 		goto out;
-	/* The tid of each stream's current thread: a ring serves one thread
-	 * after another, each opening its part with KIND_THREAD. */
-	cur_tid = calloc(c.nstreams ? c.nstreams : 1, sizeof(*cur_tid));
-	if (!cur_tid) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < c.nstreams; i++) /* (ids need not be dense) */
-		cur_tid[i] = vr_stream_tid(r, (uint32_t)i);
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		if (ev_kind(ev.rec->word) == KIND_THREAD && ev.stream_id < c.nstreams &&
-		    ev.rec->size >= sizeof(struct rec_thread))
-			cur_tid[ev.stream_id] = ((const struct rec_thread *)ev.rec)->tid;
-		if (ev_kind(ev.rec->word) != KIND_PROBE)
-			continue;
-		rc = vr_event(&c, &ev, ev.stream_id < c.nstreams ? cur_tid[ev.stream_id] : 0);
+		rc = vars_pass_feed(p, &ev);
 		if (rc < 0)
 			goto out;
 	}
 	if (rc < 0)
 		goto out;
-	/* the printers walk each time's threads in stream order */
-	if (c.ntp)
-		qsort(c.tp, c.ntp, sizeof(*c.tp), vr_tpair_cmp);
-	if (c.untimed)
-		log_warn("%s: %llu time probe points not timed: more threads by time probes than "
-			 "the trace's events pay for (a crafted vars file?)",
-			 dir, (unsigned long long)c.untimed);
-	/* every event was read: the packets have said what they miss */
-	trace_reader_loss(r, &loss);
-	if (o->json) {
-		vr_print_json(&c, r, &loss, out);
-	} else {
-		if (o->header)
-			trace_loss_print_header(&loss, dir, NULL, out);
-		vr_print(&c, r, o, out);
-	}
-	rc = 0;
+	rc = vars_pass_end(p, o, out);
 out:
-	free(text);
-	free(cur_tid);
-	for (size_t i = 0; i < c.nvars; i++)
-		free(c.vars[i].pts);
-	free(c.vars);
-	for (size_t i = 0; i < c.nasserts; i++) {
-		free(c.asserts[i].ids);
-		free(c.asserts[i].text);
-		probe_expr_free(c.asserts[i].ex);
-	}
-	free(c.asserts);
-	for (size_t k = 0; k < c.ntp; k++)
-		free(c.tp[k].s.st);
-	free(c.tp);
-	free(c.tph);
-	for (size_t i = 0; i < c.ntimes; i++) {
-		free(c.times[i].start);
-		free(c.times[i].end);
-		free(c.times[i].text);
-	}
-	free(c.times);
-	for (size_t s = 0; s < c.nstreams && c.hits; s++)
-		free(c.hits[s].raw);
-	free(c.hits);
+	vars_pass_free(p);
 	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);
 	return rc;

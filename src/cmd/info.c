@@ -91,11 +91,13 @@ next:
 
 /* A recording of a process tree (rr_tree.h): its processes, each with its
  * own recording, and what replays one alone. */
-static void info_procs(struct trace_reader *r, const char *dir)
+static void info_procs(struct trace_reader *r)
 {
 	struct rr_info *info = calloc(1, sizeof(*info));
 
-	if (!info || rr_info_read(dir, info) < 0 || info->nprocs < 2) {
+	/* from the reader the summary came from: opening the trace again
+	 * read every stream a second time */
+	if (!info || rr_info_read_reader(r, info) < 0 || info->nprocs < 2) {
 		free(info);
 		return;
 	}
@@ -254,7 +256,7 @@ int cmd_info(int argc, char **argv)
 	if (nrep)
 		printf("replays: %d, their traces in %s/replays/ (the last: %s/replays/%lu)\n",
 		       nrep, escape_str(dir), escape_str(dir), rep_last);
-	info_procs(r, dir);
+	info_procs(r);
 	if (sysroot_get())
 		info_sysroot(r);
 	for (size_t i = 0; i < trace_reader_nproblems(r); i++) {

@@ -7,6 +7,9 @@
  * one line of help and a run function taking the parsed common options. A new
  * kind (--functions, --paths, ...) is a row there and a run function; the
  * option parser, the help and the checks of the trace directory are shared.
+ * Without --KIND the kinds the trace was made for share one reading of it
+ * (report_one_pass): a kind that reads events does so through its
+ * analyzer's pass functions (funcs_pass, vars_pass, lockstat_pass).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +25,7 @@
 #include "../analyze/lockstat.h"
 #include "../analyze/sysreport.h"
 #include "../analyze/vars.h"
+#include "../trace/trace.h"
 #include "../trace/untrusted.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -52,64 +56,92 @@ struct report_kind {
 	int (*run)(const struct report_args *a); /* returns an exit status */
 };
 
-static int report_locks(const struct report_args *a)
+/* The options of each kind from the common ones: one place for the run
+ * of a single kind and for the shared reading (report_one_pass). */
+static int report_locks_opts(const struct report_args *a, struct lockstat_print_opts *po)
 {
-	struct lockstat_print_opts po;
-	int rc;
-
-	lockstat_print_opts_init(&po);
-	if (a->sort && lockstat_parse_sort(a->sort, &po) < 0) {
+	lockstat_print_opts_init(po);
+	if (a->sort && lockstat_parse_sort(a->sort, po) < 0) {
 		log_err("report: --sort '%s': want acq, contended, wait, hold or name", a->sort);
 		return EXIT_USAGE;
 	}
 	if (a->limit >= 0)
-		po.limit = (unsigned)a->limit;
+		po->limit = (unsigned)a->limit;
 	if (a->top_sites >= 0)
-		po.top_sites = (unsigned)a->top_sites;
-	po.json = a->json;
-	po.header = !a->json;
-	po.all = a->all;
-	po.skip_if_none = a->skip_if_none;
-	po.heading = a->heading;
-	po.seen = a->seen;
-	rc = lockstat_report_dir(a->trace_dir, &po, stdout);
-	return rc < 0 ? 1 : 0;
+		po->top_sites = (unsigned)a->top_sites;
+	po->json = a->json;
+	po->header = !a->json;
+	po->all = a->all;
+	po->skip_if_none = a->skip_if_none;
+	po->heading = a->heading;
+	po->seen = a->seen;
+	return 0;
+}
+
+static struct funcs_opts report_functions_opts(const struct report_args *a)
+{
+	return (struct funcs_opts){.json = a->json,
+				   .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
+				   .callers = 3,
+				   .header = !a->json,
+				   .seen = a->seen};
+}
+
+static struct coverage_opts report_coverage_opts(const struct report_args *a)
+{
+	return (struct coverage_opts){.json = a->json,
+				      .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
+				      .info_path = a->output,
+				      .header = !a->json,
+				      .seen = a->seen};
+}
+
+static struct vars_opts report_vars_opts(const struct report_args *a)
+{
+	return (struct vars_opts){.json = a->json,
+				  .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
+				  .header = !a->json,
+				  .seen = a->seen};
+}
+
+static struct sysreport_opts report_sys_opts(const struct report_args *a)
+{
+	return (struct sysreport_opts){.json = a->json, .header = !a->json, .seen = a->seen};
+}
+
+static int report_locks(const struct report_args *a)
+{
+	struct lockstat_print_opts po;
+
+	if (report_locks_opts(a, &po))
+		return EXIT_USAGE;
+	return lockstat_report_dir(a->trace_dir, &po, stdout) < 0 ? 1 : 0;
 }
 
 static int report_functions(const struct report_args *a)
 {
-	struct funcs_opts fo = {.json = a->json,
-				.limit = a->limit >= 0 ? (unsigned)a->limit : 30,
-				.callers = 3,
-				.header = !a->json,
-				.seen = a->seen};
+	struct funcs_opts fo = report_functions_opts(a);
 
 	return funcs_report_dir(a->trace_dir, &fo, stdout) < 0 ? 1 : 0;
 }
 
 static int report_coverage(const struct report_args *a)
 {
-	struct coverage_opts co = {.json = a->json,
-				   .limit = a->limit >= 0 ? (unsigned)a->limit : 30,
-				   .info_path = a->output,
-				   .header = !a->json,
-				   .seen = a->seen};
+	struct coverage_opts co = report_coverage_opts(a);
 
 	return coverage_report_dir(a->trace_dir, &co, stdout) < 0 ? 1 : 0;
 }
 
 static int report_vars(const struct report_args *a)
 {
-	struct vars_opts vo = {
-	    .json = a->json, .limit = a->limit >= 0 ? (unsigned)a->limit : 30, .header = !a->json,
-	    .seen = a->seen};
+	struct vars_opts vo = report_vars_opts(a);
 
 	return vars_report_dir(a->trace_dir, &vo, stdout) < 0 ? 1 : 0;
 }
 
 static int report_sys(const struct report_args *a)
 {
-	struct sysreport_opts so = {.json = a->json, .header = !a->json, .seen = a->seen};
+	struct sysreport_opts so = report_sys_opts(a);
 
 	return sysreport_dir(a->trace_dir, &so, stdout) < 0 ? 1 : 0;
 }
@@ -162,10 +194,10 @@ static void report_usage(FILE *out)
 	    "Print a report from a trace recorded earlier (default TRACE_DIR: " REPORT_DEFAULT_DIR
 	    ").\n"
 	    "\n"
-	    "report kinds (one; without it, every report the trace was made for, in turn:\n"
-	    "its probes' kinds, functions first, then locks when the program used one;\n"
-	    "locks alone for any other trace; with --json only the first, the others\n"
-	    "named on stderr):\n");
+	    "report kinds (one; without it, every report the trace was made for, in turn,\n"
+	    "from one reading of the trace: its probes' kinds, functions first, then locks\n"
+	    "when the program used one; locks alone for any other trace; with --json only\n"
+	    "the first, the others named on stderr):\n");
 	for (size_t i = 0; i < REPORT_NKINDS; i++)
 		fprintf(out, "      --%-16s%s\n", report_kinds[i].name, report_kinds[i].help);
 	fprintf(out,
@@ -283,6 +315,120 @@ static void report_json_one(const struct report_kind **kinds, size_t n)
 	log_info("report: --json shows --%s; this trace also has %s (name one: spool report "
 		 "--KIND --json)",
 		 kinds[0]->name, others);
+}
+
+/* The analyzers of a shared reading, one per kind that reads events
+ * (coverage and sys read side files only). */
+struct report_pass {
+	struct funcs_pass *fp;
+	struct vars_pass *vp;
+	struct lockstat_pass *lp;
+	int failed; /* could not start or stopped: the kind prints nothing, exits 1 */
+};
+
+/* Heading of kind i of n (printed, or handed to the lock report, which
+ * prints it only when the program used a lock). */
+static void report_heading(struct report_args *a, const struct report_kind *k, size_t i, size_t n,
+			   int named, char *heading, size_t len)
+{
+	snprintf(heading, len, "%s== spool report --%s ==\n", i ? "\n" : "", k->name);
+	a->skip_if_none = 0;
+	a->heading = NULL;
+	if (n > 1 && k->run == report_locks && !named) {
+		a->skip_if_none = 1;
+		a->heading = heading;
+	} else if (n > 1) {
+		fputs(heading, stdout);
+	}
+}
+
+/*
+ * Without --KIND, every report the trace was made for, from one reading:
+ * the trace is opened once (opening indexes every stream), each event goes
+ * to every analyzer that wants events (functions, vars, locks), then each
+ * report is printed in turn, as before. Reading it once per kind cost a
+ * full read each (tests/integ/229). Returns the first failing kind's
+ * status, as the run of each kind in turn did.
+ */
+static int report_one_pass(struct report_args *a, const struct report_kind **kinds, size_t n)
+{
+	struct report_pass ps[REPORT_NKINDS];
+	struct lockstat_print_opts po;
+	struct funcs_opts fo = report_functions_opts(a);
+	struct vars_opts vo = report_vars_opts(a);
+	struct trace_reader *r = NULL;
+	struct trace_problem prob = {0};
+	struct trace_event ev;
+	char heading[64];
+	int rc = 0, read_rc;
+
+	if (report_locks_opts(a, &po))
+		return EXIT_USAGE;
+	read_rc = trace_reader_open(&r, a->trace_dir, &prob);
+	if (read_rc < 0) {
+		log_err("cannot read trace %s: %s", a->trace_dir,
+			prob.msg[0] ? prob.msg : strerror(-read_rc));
+		return 1;
+	}
+	memset(ps, 0, sizeof(ps));
+	for (size_t i = 0; i < n; i++) {
+		int (*run)(const struct report_args *) = kinds[i]->run;
+
+		if (run == report_functions)
+			ps[i].failed = funcs_pass_new(&ps[i].fp, r, a->trace_dir) < 0;
+		else if (run == report_vars)
+			ps[i].failed = vars_pass_new(&ps[i].vp, r, a->trace_dir, &vo) < 0;
+		else if (run == report_locks)
+			ps[i].failed = lockstat_pass_new(&ps[i].lp, r, a->trace_dir) < 0;
+	}
+	while ((read_rc = trace_reader_next(r, &ev)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			if (ps[i].failed)
+				continue;
+			if (ps[i].fp)
+				ps[i].failed = funcs_pass_feed(ps[i].fp, &ev) < 0;
+			else if (ps[i].vp)
+				ps[i].failed = vars_pass_feed(ps[i].vp, &ev) < 0;
+			else if (ps[i].lp)
+				ps[i].failed = lockstat_pass_feed(ps[i].lp, &ev) < 0;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int (*run)(const struct report_args *) = kinds[i]->run;
+		int k;
+
+		report_heading(a, kinds[i], i, n, 0, heading, sizeof(heading));
+		if (ps[i].failed) {
+			k = -1;
+		} else if (ps[i].fp) {
+			/* a reading that stopped: no function report (as alone) */
+			k = read_rc < 0 ? read_rc : funcs_pass_end(ps[i].fp, &fo, stdout);
+		} else if (ps[i].vp) {
+			k = read_rc < 0 ? read_rc : vars_pass_end(ps[i].vp, &vo, stdout);
+		} else if (ps[i].lp) {
+			po.skip_if_none = a->skip_if_none;
+			po.heading = a->heading;
+			k = lockstat_pass_end(ps[i].lp, read_rc, &po, stdout);
+		} else if (run == report_coverage) {
+			struct coverage_opts co = report_coverage_opts(a);
+
+			k = coverage_report_reader(r, a->trace_dir, &co, stdout);
+		} else {
+			struct sysreport_opts so = report_sys_opts(a);
+
+			k = sysreport_reader(r, a->trace_dir, &so, stdout);
+		}
+		if (k < 0 && !rc)
+			rc = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		funcs_pass_free(ps[i].fp);
+		vars_pass_free(ps[i].vp);
+		lockstat_pass_free(ps[i].lp);
+	}
+	trace_loss_seen_fill(a->seen, r);
+	trace_reader_close(r);
+	return rc;
 }
 
 int cmd_report(int argc, char **argv)
@@ -403,18 +549,15 @@ int cmd_report(int argc, char **argv)
 	char heading[64];
 	int rc = 0;
 
-	for (size_t i = 0; i < nkinds; i++) {
+	if (nkinds > 1) {
+		rc = report_one_pass(&a, kinds, nkinds);
+		if (rc == EXIT_USAGE)
+			return rc;
+	}
+	for (size_t i = 0; nkinds == 1 && i < nkinds; i++) {
 		int r;
 
-		/* which report follows: the option that prints it alone */
-		snprintf(heading, sizeof(heading), "%s== spool report --%s ==\n", i ? "\n" : "",
-			 kinds[i]->name);
-		if (nkinds > 1 && kinds[i]->run == report_locks && !kind) {
-			a.skip_if_none = 1;
-			a.heading = heading;
-		} else if (nkinds > 1) {
-			fputs(heading, stdout);
-		}
+		report_heading(&a, kinds[i], i, nkinds, kind != NULL, heading, sizeof(heading));
 		r = kinds[i]->run(&a);
 		if (r == EXIT_USAGE)
 			return r;

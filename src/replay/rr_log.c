@@ -185,16 +185,25 @@ static void rr_info_proc_parse(struct rr_info *info, const char *v)
 int rr_info_read(const char *dir, struct rr_info *info)
 {
 	struct trace_reader *r;
-	char *data = NULL, *line, *save = NULL;
-	size_t len;
 	int rc;
 
 	memset(info, 0, sizeof(*info));
 	rc = trace_reader_open(&r, dir, NULL);
 	if (rc < 0)
 		return rc;
-	rc = trace_reader_file(r, "record", &data, &len);
+	rc = rr_info_read_reader(r, info);
 	trace_reader_close(r);
+	return rc;
+}
+
+int rr_info_read_reader(struct trace_reader *r, struct rr_info *info)
+{
+	char *data = NULL, *line, *save = NULL;
+	size_t len;
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	rc = trace_reader_file(r, "record", &data, &len);
 	if (rc < 0)
 		return rc;
 	rc = -EPROTO;

@@ -86,6 +86,9 @@ struct rr_info {
 int rr_info_write(struct trace_writer *w, const struct rr_info *info);
 /* -ENOENT: the trace has no recording. */
 int rr_info_read(const char *dir, struct rr_info *info);
+/* The same from a trace already open (opening one reads every stream's
+ * packet index: spool info, which has it open, does not open it again). */
+int rr_info_read_reader(struct trace_reader *r, struct rr_info *info);
 
 struct rr_log;
 /* Load the schedule and inputs of a recording. On error returns a negative
