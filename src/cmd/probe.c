@@ -38,6 +38,7 @@
 #include "../collect/session.h"
 #include "../probe/probe.h"
 #include "../probe/probe_attach.h"
+#include "../probe/probe_cache.h"
 #include "../probe/probe_live.h"
 #include "../probe/probe_session.h"
 #include "../probe/sysprobe.h"
@@ -146,10 +147,28 @@ static void probe_usage(FILE *out)
 		"how many); 127 if PROGRAM is not found, 126 if it is not executable; 1 if a\n"
 		"handler failed or nothing could be probed.\n"
 		"\n"
+		"Plans of func:, block: and branch: specs are cached by build id in\n"
+		"$XDG_CACHE_HOME/spool/plans (~/.cache/spool/plans); SPOOL_PLAN_CACHE=0\n"
+		"turns the cache off.\n"
+		"\n"
 		"Later: spool report --functions DIR. See doc/probe.md.\n");
 }
 
 /* "10s", "500ms", "2m", "1h", a bare number is seconds. */
+/* Whether the plan cache may serve these specs: on (SPOOL_PLAN_CACHE=0
+ * turns it off), every spec one it can hold, none placed disabled. */
+static int plan_cache_wanted(const char *const *specs, const uint8_t *spec_off, size_t nspecs)
+{
+	const char *env = getenv("SPOOL_PLAN_CACHE");
+
+	if (env && !strcmp(env, "0"))
+		return 0;
+	for (size_t i = 0; i < nspecs; i++)
+		if (spec_off[i] || !probe_cache_spec_ok(specs[i]))
+			return 0;
+	return nspecs > 0;
+}
+
 static int probe_parse_duration(const char *s, uint64_t *ms)
 {
 	char *end;
@@ -690,6 +709,8 @@ int cmd_probe(int argc, char **argv)
 	struct session_result res;
 	struct probe_mgr m;
 	size_t nspecs = 0, njump = 0, nint3 = 0, before;
+	char *cache_key = NULL;
+	int cached = 0;
 	int c, rc, status = 1, empty = 0, handler_add = 0, exits = PROBE_EXITS_AUTO;
 	uint64_t v, duration_ms = 0;
 	pid_t attach_pid = 0;
@@ -941,10 +962,22 @@ int cmd_probe(int argc, char **argv)
 		}
 	}
 	m.exits = exits;
+	/* The plan cache (probe_cache.h): a run of func:, block:, branch:
+	 * specs on files with build ids loads the plan an earlier run saved
+	 * instead of planning. Not for --list (it shows what planning
+	 * computes), attach mode, --handler or --disabled. */
+	if (!attach_pid && !pr.list_only && !pr.handler[0] && plan_cache_wanted(specs, spec_off, nspecs) &&
+	    probe_cache_key(&m, specs, nspecs, so.quiet, &cache_key) == 0) {
+		cached = probe_cache_load(&m, cache_key);
+		if (cached < 0)
+			goto out;
+		if (!cached)
+			probe_cache_capture_begin();
+	}
 	/* time: specs last: a time: of a function that args: or var: probes
 	 * too takes their probes as its entry and exits (probe_var.c), where
 	 * planned first it would hold the entry itself and refuse them. */
-	for (size_t k = 0; k < 2 * nspecs; k++) {
+	for (size_t k = 0; !cached && k < 2 * nspecs; k++) {
 		size_t i = k % nspecs;
 		struct probe_spec s;
 
@@ -972,11 +1005,14 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (empty)
 		goto out; /* the spec that matched nothing said so */
-	rc = probe_mgr_plan_cfg(&m);
+	rc = cached ? 0 : probe_mgr_plan_cfg(&m);
 	if (rc < 0) {
 		log_err("planning block and branch probes: %s", strerror(-rc));
 		goto out;
 	}
+	if (cache_key && !cached)
+		probe_cache_save(&m, cache_key);
+	probe_cache_capture_end();
 	probe_run_count(&m, &njump, &nint3);
 	if (pr.list_only) {
 		probe_mgr_print_list(&m, stdout);
@@ -1042,6 +1078,8 @@ int cmd_probe(int argc, char **argv)
 			status = 1;
 	}
 out:
+	probe_cache_capture_end();
+	free(cache_key);
 	probe_mgr_free(&m);
 	return status;
 }
