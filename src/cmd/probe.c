@@ -633,6 +633,10 @@ out_signals:
 	if (rc < 0)
 		log_err("finishing the trace: %s", strerror(-rc));
 	probe_run_finish(pr, &h, w);
+	if (live.chg_buf && live.chg_len) /* spool report --functions shows them */
+		trace_writer_add_file(w, "probe_changes", live.chg_buf, live.chg_len);
+	free(live.chg_buf);
+	live.chg_buf = NULL;
 	len = snprintf(summary, sizeof(summary),
 		       "format=spool-summary-1\nprogram=%s\nattached_pid=%d\nexit_status=0\n"
 		       "term_signal=0\nevents=%llu\nlock_events=0\nlost_ring=%llu\n"
