@@ -325,8 +325,11 @@ static void cache_free_mods(struct probe_module *mods, size_t n)
 	free(mods);
 }
 
-/* Parse and check the payload into m's fields; 0 if it is not usable. */
-static int cache_parse(struct probe_mgr *m, struct cache_rd *r, char **msgs, size_t *msgs_len)
+/* Parse and check the payload into m's fields; 0 if it is not usable.
+ * check_files: compare the libraries' and modules' build ids and debug
+ * files with the files now (off only for the fuzzing harness). */
+static int cache_parse(struct probe_mgr *m, struct cache_rd *r, char **msgs, size_t *msgs_len,
+		       int check_files)
 {
 	struct probe_module *mods = NULL;
 	struct probe_def *defs = NULL;
@@ -354,8 +357,9 @@ static int cache_parse(struct probe_mgr *m, struct cache_rd *r, char **msgs, siz
 
 		libs[i] = rd_str(r);
 		s = rd_str(r);
-		if (!r->bad && (libs[i][0] != '/' || cache_sig(libs[i], sig, sizeof(sig)) < 0 ||
-				strcmp(sig, s)))
+		if (!r->bad && (libs[i][0] != '/' ||
+				(check_files &&
+				 (cache_sig(libs[i], sig, sizeof(sig)) < 0 || strcmp(sig, s)))))
 			r->bad = 1; /* a library changed (or is gone) since */
 		free(s);
 	}
@@ -376,10 +380,12 @@ static int cache_parse(struct probe_mgr *m, struct cache_rd *r, char **msgs, siz
 		mod->stripped = rd_u32(r) != 0;
 		s = rd_str(r);
 		dp = rd_str(r);
-		if (!r->bad) {
+		if (!r->bad && (mod->path[0] != '/' || (mod->is_main && strcmp(mod->path, m->exe))))
+			r->bad = 1;
+		if (!r->bad && check_files) {
 			cache_debugfile(mod->path, dbg, sizeof(dbg));
-			if (mod->path[0] != '/' || cache_sig(mod->path, sig, sizeof(sig)) < 0 ||
-			    strcmp(sig, s) || strcmp(dbg, dp) || (mod->is_main && strcmp(mod->path, m->exe)))
+			if (cache_sig(mod->path, sig, sizeof(sig)) < 0 || strcmp(sig, s) ||
+			    strcmp(dbg, dp))
 				r->bad = 1;
 		}
 		free(s);
@@ -454,12 +460,43 @@ out:
 	return ok;
 }
 
+int probe_cache_load_buf(struct probe_mgr *m, const char *key, const void *data, size_t len,
+			 int check_files, char **msgs, size_t *msgs_len, const char **why)
+{
+	const uint8_t *buf = data;
+	size_t klen = strlen(key);
+	struct cache_hdr h;
+	struct cache_rd r;
+
+	*msgs = NULL;
+	*msgs_len = 0;
+	*why = "not this run's (another key or format)";
+	if (m->nmods || m->ndefs || len < sizeof(h) + klen)
+		return 0;
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, CACHE_MAGIC, 8) || h.format != CACHE_FORMAT || h.key_len != klen ||
+	    memcmp(buf + sizeof(h), key, klen) || h.payload_len != len - sizeof(h) - klen)
+		return 0;
+	r.p = buf + sizeof(h) + klen;
+	r.n = (size_t)h.payload_len;
+	r.off = 0;
+	r.bad = 0;
+	if (cache_fnv(r.p, r.n) != h.payload_fnv) {
+		*why = "checksum wrong (damaged)";
+		return 0;
+	}
+	if (!cache_parse(m, &r, msgs, msgs_len, check_files)) {
+		*why = "a field out of range, or a file changed since";
+		return 0;
+	}
+	return 1;
+}
+
 int probe_cache_load(struct probe_mgr *m, const char *key)
 {
 	char path[PATH_MAX], dir[PATH_MAX], *msgs = NULL;
-	struct cache_hdr h;
+	const char *why = "";
 	struct stat st;
-	struct cache_rd r;
 	uint8_t *buf = NULL;
 	size_t klen = strlen(key), msgs_len = 0, got = 0;
 	int fd = -1, ok = 0;
@@ -476,7 +513,7 @@ int probe_cache_load(struct probe_mgr *m, const char *key)
 		return 0;
 	}
 	if (fstat(fd, &st) < 0 || !cache_trusted(&st, 0) || (uint64_t)st.st_size > CACHE_MAX_FILE ||
-	    (size_t)st.st_size < sizeof(h) + klen) {
+	    (size_t)st.st_size < sizeof(struct cache_hdr) + klen) {
 		log_debug("probe: plan cache %s refused (owner, mode or size)", path);
 		goto out;
 	}
@@ -490,35 +527,16 @@ int probe_cache_load(struct probe_mgr *m, const char *key)
 			goto out;
 		got += (size_t)n;
 	}
-	memcpy(&h, buf, sizeof(h));
-	if (memcmp(h.magic, CACHE_MAGIC, 8) || h.format != CACHE_FORMAT || h.key_len != klen ||
-	    memcmp(buf + sizeof(h), key, klen) ||
-	    h.payload_len != (uint64_t)st.st_size - sizeof(h) - klen)
-		goto bad;
-	r.p = buf + sizeof(h) + klen;
-	r.n = (size_t)h.payload_len;
-	r.off = 0;
-	r.bad = 0;
-	if (cache_fnv(r.p, r.n) != h.payload_fnv) {
-		log_debug("probe: plan cache %s: checksum wrong (damaged): planning afresh", path);
-		goto out;
-	}
-	ok = cache_parse(m, &r, &msgs, &msgs_len);
-	if (!ok) {
-		log_debug("probe: plan cache %s: a field out of range, or a file changed since: "
-			  "planning afresh",
-			  path);
+	ok = probe_cache_load_buf(m, key, buf, (size_t)st.st_size, 1, &msgs, &msgs_len, &why);
+	if (ok != 1) {
+		log_debug("probe: plan cache %s: %s: planning afresh", path, why);
+		ok = 0;
 		goto out;
 	}
 	/* the messages planning printed, as it printed them */
 	if (msgs_len)
 		fwrite(msgs, 1, msgs_len, stderr);
 	log_debug("probe: plan loaded from the cache %s (%zu probes)", path, m->ndefs);
-	goto out;
-bad:
-	log_debug("probe: plan cache %s is not this run's (another key or format): planning "
-		  "afresh",
-		  path);
 out:
 	free(msgs);
 	free(buf);

@@ -37,6 +37,13 @@ int probe_cache_key(const struct probe_mgr *m, const char *const *specs, size_t 
  * the entry: probe_mgr_free it). */
 int probe_cache_load(struct probe_mgr *m, const char *key);
 
+/* The checks and parsing of probe_cache_load on a file's bytes: 1 and m
+ * filled, *msgs (malloc'd) the planning messages; 0 and *why when it is
+ * not usable. check_files 0 skips comparing build ids with the files now
+ * (the fuzzing harness, fuzz/fuzz_plancache.c). */
+int probe_cache_load_buf(struct probe_mgr *m, const char *key, const void *data, size_t len,
+			 int check_files, char **msgs, size_t *msgs_len, const char **why);
+
 /* Start keeping the planning messages (log_tee) for probe_cache_save. */
 void probe_cache_capture_begin(void);
 /* Save m's plan under key, with the messages captured since
