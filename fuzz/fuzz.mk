@@ -20,7 +20,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-self-assign -D_GNU_SOURCE \
 	-fno-strict-aliasing -fno-omit-frame-pointer -Isrc $(FUZZ_SAN)
 
-FUZZ_HARNESSES := reader locks funcs coverage vars path export rrlog decode probe stream
+FUZZ_HARNESSES := reader locks funcs coverage vars path export rrlog decode probe stream plancache
 # What the harnesses reach: no collector, no agent, no session.
 FUZZ_LIB_SRCS := $(wildcard src/trace/*.c src/analyze/*.c src/util/*.c src/probe/*.c \
 	src/arch/x86_64/*.c) src/replay/rr_log.c src/replay/rr_img.c src/replay/rr_scan.c src/replay/rr_tree.c src/replay/rr_snap_list.c src/collect/run_ident.c \

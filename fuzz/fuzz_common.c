@@ -243,6 +243,7 @@ FILE *fuzz_null(void)
 /* ---- log.h, quiet ---- */
 
 int log_verbose;
+FILE *log_tee; /* never set here: the plan cache captures nothing */
 
 static void log_v(const char *tag, const char *fmt, va_list ap)
 {

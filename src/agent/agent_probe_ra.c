@@ -78,6 +78,29 @@ static __thread struct agent_ra_frame *agent_ra_base;
 static __thread uint32_t agent_ra_top;
 static int agent_ra_on; /* a PROBE_M_RETADDR probe was placed */
 
+/*
+ * What unwinders that are not interposed (backtrace(3), gdb's bt, a
+ * profiler) need to walk through a swapped frame: the real return address
+ * of a slot that holds the trampoline's. The trampoline's CFI (below)
+ * computes it with a DWARF expression, which can read memory but knows no
+ * thread pointer and no load address: so the addresses are also kept in a
+ * table at a fixed address, shared by the threads (slots are distinct
+ * stack addresses), indexed by the slot: entry (slot >> 3) & mask holds
+ * {slot, real}. A newer frame whose slot hashes alike takes the entry; the
+ * older one's unwinding then stops at the trampoline, as without the
+ * table (the expression gives 0 when the entry's slot is not the one
+ * asked). The real address is stored before the slot, the slot cleared at
+ * the return. When the fixed address is taken, there is no table.
+ */
+#define AGENT_RA_TAB 0x7cf000000000ull
+#define AGENT_RA_TAB_MASK 0xffffull /* 65536 entries, 1 MiB, touched as used */
+
+struct agent_ra_ent {
+	uint64_t slot, real;
+};
+
+static struct agent_ra_ent *agent_ra_tab;
+
 void agent_probe_ra_tramp(void);
 uint64_t agent_probe_ra_ret(struct probe_regs *regs, uint64_t *slot);
 
@@ -96,24 +119,72 @@ uint64_t agent_probe_ra_ret(struct probe_regs *regs, uint64_t *slot);
  * it reads is 8 bytes below the stack pointer by then, in the 128 bytes a
  * signal frame never covers.
  */
+/*
+ * Its CFI: an unwinder that finds the trampoline as a return address looks
+ * up the byte before it (a return address follows its call), so a nop
+ * there opens the FDE. The state it describes is the caller's just after
+ * the function returned: CFA = rsp (= the slot + 8, the caller's stack
+ * pointer), every callee-saved register as the function left it, and the
+ * return address (DW_CFA_val_expression, column 16) computed from the
+ * CFA, which the unwinder pushes first:
+ *   S = CFA - 8; E = TAB + ((S >> 3) & MASK) * 16;
+ *   E->slot == S ? E->real : 0 (0 ends the walk there, as before)
+ * The FDE runs up to the realignment (after it the CFA is not a fixed
+ * offset from rsp): a signal or a debugger stop inside the handler call
+ * still ends the walk at the trampoline.
+ */
+#define AGENT_RA_CFI_EXPR                                                                         \
+	"0x16, 0x10, 41, "                 /* DW_CFA_val_expression r16, 41 bytes */               \
+	"0x08, 0x08, 0x1c, "               /* const1u 8; minus: S */                               \
+	"0x12, 0x33, 0x25, "               /* dup; lit3; shr */                                    \
+	"0x10, 0xff, 0xff, 0x03, 0x1a, "   /* constu 0xffff; and */                                \
+	"0x34, 0x24, "                     /* lit4; shl */                                         \
+	"0x0e, 0, 0, 0, 0, 0xf0, 0x7c, 0, 0, " /* const8u AGENT_RA_TAB */                          \
+	"0x22, "                           /* plus: S E */                                         \
+	"0x14, 0x14, 0x06, 0x2e, "         /* over; over; deref; ne (libgcc: no pick 2 here) */    \
+	"0x28, 0x08, 0x00, "               /* bra +8 (to the 0) */                                 \
+	"0x23, 0x08, 0x06, 0x16, 0x13, "   /* plus_uconst 8; deref; swap; drop: real */            \
+	"0x2f, 0x03, 0x00, "               /* skip +3 */                                           \
+	"0x13, 0x13, 0x30"                 /* drop; drop; lit0 */
+_Static_assert(AGENT_RA_TAB == 0x7cf000000000ull, "the CFI expression has the table's address");
+_Static_assert(AGENT_RA_TAB_MASK == 0xffff, "the CFI expression has the table's mask");
+
 __asm__(".text\n"
 	".globl agent_probe_ra_tramp\n"
 	".hidden agent_probe_ra_tramp\n"
 	".type agent_probe_ra_tramp,@function\n"
+	/* the name a debugger shows for the frame: it looks up the nop */
+	".type agent_probe_ra_return,@function\n"
+	"agent_probe_ra_return:\n"
+	"	.cfi_startproc\n"
+	"	.cfi_def_cfa %rsp, 0\n"
+	"	.cfi_escape " AGENT_RA_CFI_EXPR "\n"
+	"	nop\n"
 	"agent_probe_ra_tramp:\n"
 	"	sub $8, %rsp\n" /* rsp = the slot */
+	"	.cfi_def_cfa_offset 8\n"
 	"	push %rax\n"
+	"	.cfi_def_cfa_offset 16\n"
 	"	push %rcx\n"
+	"	.cfi_def_cfa_offset 24\n"
 	"	push %rdx\n"
+	"	.cfi_def_cfa_offset 32\n"
 	"	push %rsi\n"
+	"	.cfi_def_cfa_offset 40\n"
 	"	push %rdi\n"
+	"	.cfi_def_cfa_offset 48\n"
 	"	push %r8\n"
+	"	.cfi_def_cfa_offset 56\n"
 	"	push %r9\n"
+	"	.cfi_def_cfa_offset 64\n"
 	"	push %r10\n"
+	"	.cfi_def_cfa_offset 72\n"
 	"	push %r11\n" /* struct probe_regs, r11 lowest */
+	"	.cfi_def_cfa_offset 80\n"
 	"	mov %rsp, %rdi\n"
 	"	lea 72(%rsp), %rsi\n"
 	"	mov %rsp, %rax\n"
+	"	.cfi_endproc\n"
 	"	and $-16, %rsp\n"
 	"	push %rax\n"
 	"	push %rax\n"
@@ -130,7 +201,8 @@ __asm__(".text\n"
 	"	pop %rax\n"
 	"	lea 8(%rsp), %rsp\n"
 	"	jmp *-8(%rsp)\n"
-	".size agent_probe_ra_tramp, .-agent_probe_ra_tramp\n");
+	".size agent_probe_ra_tramp, .-agent_probe_ra_tramp\n"
+	".size agent_probe_ra_return, .-agent_probe_ra_return\n");
 
 static inline uint64_t agent_ra_tramp_addr(void)
 {
@@ -169,7 +241,37 @@ __attribute__((noinline)) static struct agent_ra_frame *agent_ra_alloc(void)
 
 void agent_probe_ra_enable(void)
 {
+	if (!__atomic_load_n(&agent_ra_tab, __ATOMIC_ACQUIRE)) {
+		long p;
+
+		__asm__ volatile("mov %5, %%r10\n\t"
+				 "mov %6, %%r8\n\t"
+				 "mov %7, %%r9\n\t"
+				 "syscall"
+				 : "=a"(p)
+				 : "0"((long)SYS_mmap), "D"((long)AGENT_RA_TAB),
+				   "S"((long)((AGENT_RA_TAB_MASK + 1) * sizeof(struct agent_ra_ent))),
+				   "d"((long)(PROT_READ | PROT_WRITE)),
+				   "r"((long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+					      MAP_FIXED_NOREPLACE)),
+				   "r"(-1L), "r"(0L)
+				 : "rcx", "r11", "r10", "r8", "r9", "memory");
+		if (p == (long)AGENT_RA_TAB)
+			__atomic_store_n(&agent_ra_tab, (struct agent_ra_ent *)(uintptr_t)p,
+					 __ATOMIC_RELEASE);
+		else if (!(p < 0 && p > -4096)) /* an old kernel put it elsewhere */
+			syscall(SYS_munmap, (void *)(uintptr_t)p,
+				(AGENT_RA_TAB_MASK + 1) * sizeof(struct agent_ra_ent));
+	}
 	__atomic_store_n(&agent_ra_on, 1, __ATOMIC_RELEASE);
+}
+
+/* The table entry of a slot, or NULL without a table. */
+static inline struct agent_ra_ent *agent_ra_ent_of(uint64_t slot)
+{
+	struct agent_ra_ent *t = __atomic_load_n(&agent_ra_tab, __ATOMIC_RELAXED);
+
+	return t ? &t[(slot >> 3) & AGENT_RA_TAB_MASK] : NULL;
 }
 
 void agent_probe_ra_push(uint32_t id, uint64_t sp)
@@ -228,6 +330,15 @@ void agent_probe_ra_push(uint32_t id, uint64_t sp)
 	f[top].id = xid;
 	f[top].flags = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	{
+		struct agent_ra_ent *e = agent_ra_ent_of(sp);
+
+		if (e) { /* for unwinders (the CFI above): real first */
+			__atomic_store_n(&e->slot, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->real, real, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->slot, sp, __ATOMIC_RELEASE);
+		}
+	}
 	if (cur != tramp)
 		*slot = tramp;
 }
@@ -285,6 +396,12 @@ uint64_t agent_probe_ra_ret(struct probe_regs *regs, uint64_t *slot)
 	i--;
 	real = f[i].real;
 	*slot = real; /* the record reads the return address from the slot */
+	{
+		struct agent_ra_ent *e = agent_ra_ent_of(s);
+
+		if (e && __atomic_load_n(&e->slot, __ATOMIC_RELAXED) == s)
+			__atomic_store_n(&e->slot, 0, __ATOMIC_RELAXED);
+	}
 	lo = i;
 	while (lo && f[lo - 1].slot == s && !(f[lo - 1].flags & AGENT_RA_RESTORED))
 		lo--;

@@ -30,6 +30,7 @@
 #include "../util/symbolize.h"
 #include "callstack.h"
 #include "funcs.h"
+#include "probe_changes.h"
 
 struct fn_caller {
 	char *name;
@@ -84,6 +85,7 @@ struct fn_ctx {
 	struct symbolizer *sym;
 	char *exe; /* the executable's path (module "-"), read once; NULL unknown */
 	int exe_read;
+	uint64_t t0; /* the first event's time */
 };
 
 static uint64_t fn_mix(uint64_t x)
@@ -417,7 +419,9 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 					(unsigned long long)pv[k].calls);
 			fprintf(out, "]}");
 		}
-		fprintf(out, "],\"unmatched_exits\":%llu,\"trace\":{",
+		fprintf(out, "],");
+		probe_changes_print(r, c->t0, 1, out);
+		fprintf(out, "\"unmatched_exits\":%llu,\"trace\":{",
 			(unsigned long long)callstack_unmatched_exits(c->cs));
 		trace_loss_json(loss, out);
 		fprintf(out, "}}\n");
@@ -454,6 +458,7 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	if (callstack_unmatched_exits(c->cs))
 		fprintf(out, "(%llu exits without an entry)\n",
 			(unsigned long long)callstack_unmatched_exits(c->cs));
+	probe_changes_print(r, c->t0, 0, out);
 }
 
 struct funcs_pass {
@@ -531,6 +536,8 @@ int funcs_pass_feed(struct funcs_pass *p, const struct trace_event *ev)
 {
 	int rc;
 
+	if (!p->c.t0)
+		p->c.t0 = ev->ns;
 	if (ev_kind(ev->rec->word) == KIND_THREAD && (rc = fn_note_thread(&p->c, ev)) < 0)
 		return rc;
 	return callstack_feed(p->c.cs, ev);

@@ -38,6 +38,7 @@
 #include "../collect/session.h"
 #include "../probe/probe.h"
 #include "../probe/probe_attach.h"
+#include "../probe/probe_cache.h"
 #include "../probe/probe_live.h"
 #include "../probe/probe_session.h"
 #include "../probe/sysprobe.h"
@@ -177,6 +178,10 @@ static void probe_usage(FILE *out)
 		"the trace is incomplete (events lost, the disk full; the summary line says\n"
 		"how many); 127 if PROGRAM is not found, 126 if it is not executable; 1 if a\n"
 		"handler failed or nothing could be probed.\n"
+		"\n"
+		"Plans of func:, block: and branch: specs are cached by build id in\n"
+		"$XDG_CACHE_HOME/spool/plans (~/.cache/spool/plans); SPOOL_PLAN_CACHE=0\n"
+		"turns the cache off.\n"
 		"\n"
 		"Later: spool report --functions DIR. See doc/probe.md.\n");
 }
@@ -646,6 +651,10 @@ out_signals:
 	if (rc < 0)
 		log_err("finishing the trace: %s", strerror(-rc));
 	probe_run_finish(pr, &h, w);
+	if (live.chg_buf && live.chg_len) /* spool report --functions shows them */
+		trace_writer_add_file(w, "probe_changes", live.chg_buf, live.chg_len);
+	free(live.chg_buf);
+	live.chg_buf = NULL;
 	len = snprintf(summary, sizeof(summary),
 		       "format=spool-summary-1\nprogram=%s\nattached_pid=%d\nexit_status=0\n"
 		       "term_signal=0\nevents=%llu\nlock_events=0\nlost_ring=%llu\n"
@@ -1037,6 +1046,47 @@ static int probe_add_specs(struct probe_mgr *m, const struct probe_cli *cl)
 	return 0;
 }
 
+/* Whether the plan cache may serve these specs: on (SPOOL_PLAN_CACHE=0
+ * turns it off), every spec one it can hold, none placed disabled. */
+static int plan_cache_wanted(const struct probe_cli *cl)
+{
+	const char *env = getenv("SPOOL_PLAN_CACHE");
+
+	if (env && !strcmp(env, "0"))
+		return 0;
+	for (size_t i = 0; i < cl->nspecs; i++)
+		if (cl->spec_off[i] || !probe_cache_spec_ok(cl->specs[i]))
+			return 0;
+	return cl->nspecs > 0;
+}
+
+/* probe_add_specs, or the plan an earlier run saved (probe_cache.h): a
+ * run of func:, block:, branch: specs on files with build ids loads it
+ * instead of planning. Not for --list (it shows what planning computes),
+ * attach mode, --handler or --disabled. 0, or the exit status. */
+static int probe_plan(struct probe_mgr *m, const struct probe_cli *cl)
+{
+	char *key = NULL;
+	int cached = 0, status;
+
+	if (!cl->attach_pid && !cl->pr.list_only && !cl->pr.handler[0] && plan_cache_wanted(cl) &&
+	    probe_cache_key(m, cl->specs, cl->nspecs, cl->so.quiet, &key) == 0) {
+		cached = probe_cache_load(m, key);
+		if (cached < 0) {
+			free(key);
+			return 1;
+		}
+		if (!cached)
+			probe_cache_capture_begin();
+	}
+	status = cached ? 0 : probe_add_specs(m, cl);
+	if (!status && key && !cached)
+		probe_cache_save(m, key);
+	probe_cache_capture_end();
+	free(key);
+	return status;
+}
+
 /* Start the program with the probes of m and report: the exit status. */
 static int probe_run_program(struct probe_cli *cl, struct probe_mgr *m, char **argv,
 			     size_t nprobes)
@@ -1122,7 +1172,7 @@ int cmd_probe(int argc, char **argv)
 	status = probe_mgr_open(&m, &cl, cl.attach_pid ? NULL : argv[optind]);
 	if (status)
 		return status;
-	status = probe_add_specs(&m, &cl);
+	status = probe_plan(&m, &cl);
 	if (status)
 		goto out;
 	probe_run_count(&m, &njump, &nint3);

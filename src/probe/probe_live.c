@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../collect/collector.h"
@@ -45,6 +46,56 @@
 
 static void live_say(struct probe_live *l, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The trace's clock is CLOCK_MONOTONIC based: its events' times compare
+ * with these. */
+static uint64_t live_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const char *live_op_word(const struct probe_def *d)
+{
+	switch (d->op) {
+	case PROBE_OP_ENTRY:
+		return "entry";
+	case PROBE_OP_EXIT:
+		return "exit";
+	case PROBE_OP_HIT:
+		return "hit";
+	case PROBE_OP_VAR:
+		return "var";
+	case PROBE_OP_BLOCK:
+		return d->point ? "point" : "block";
+	case PROBE_OP_BRANCH:
+		return "branch";
+	}
+	return "probe";
+}
+
+/* One line of the change log: a probe's change, with its function; or,
+ * with d NULL, an add that placed nothing (what = its spec). Names and
+ * specs are one token or the rest of the line: no newline in them. */
+static void live_log(struct probe_live *l, const char *change, const struct probe_def *d,
+		     const char *what)
+{
+	char text[512];
+
+	if (!l->chg)
+		return;
+	snprintf(text, sizeof(text), "%s",
+		 d ? l->m->mods[d->module].syms[d->sym].name : what ? what : "");
+	text[strcspn(text, "\r\n")] = 0;
+	if (d)
+		fprintf(l->chg, "%llu %s %u %s %s\n", (unsigned long long)live_now_ns(), change,
+			d->id, live_op_word(d), text);
+	else
+		fprintf(l->chg, "%llu %s - - %s\n", (unsigned long long)live_now_ns(), change,
+			text);
+}
 
 static void live_say(struct probe_live *l, const char *fmt, ...)
 {
@@ -233,7 +284,7 @@ static int live_add(struct probe_live *l, char *arg)
 	uint64_t size, off, *lo = NULL, *hi = NULL;
 	char err[512], **sv, *text;
 	void *batch = NULL;
-	int disabled = 0, rc, n = 0;
+	int disabled = 0, rc, n = 0, matched;
 	pid_t tid;
 
 	if (!strncmp(arg, "--disabled ", 11)) {
@@ -266,6 +317,7 @@ static int live_add(struct probe_live *l, char *arg)
 		return -EINVAL;
 	}
 	rc = probe_mgr_add_spec(m, &s);
+	matched = rc > 0;
 	if (rc >= 0)
 		rc = probe_mgr_plan_cfg(m);
 	for (size_t i = before; i < m->ndefs; i++)
@@ -273,6 +325,8 @@ static int live_add(struct probe_live *l, char *arg)
 	if (rc < 0 || !nnew) {
 		for (size_t i = before; i < m->ndefs; i++)
 			m->defs[i].registered = 0;
+		if (rc >= 0 && matched) /* its points are another probe's: in the trace */
+			live_log(l, "covered", NULL, text);
 		live_say(l, "error: '%s' %s\n", text,
 			 rc < 0 ? strerror(-rc)
 				: "placed no probe (probes already placed cover its points, "
@@ -350,6 +404,11 @@ static int live_add(struct probe_live *l, char *arg)
 			goto out_fail;
 		probe_mgr_read_area(m, l->area + off, l->area_size - off);
 	}
+	for (size_t i = before; i < m->ndefs; i++)
+		if (m->defs[i].registered &&
+		    (m->defs[i].status == PROBE_S_PATCHED || m->defs[i].status == PROBE_S_OFF ||
+		     m->defs[i].shared))
+			live_log(l, disabled ? "add-disabled" : "add", &m->defs[i], NULL);
 	live_list(l, (uint32_t)before + 1, (uint32_t)m->ndefs, 0);
 	live_say(l, "ok added %zu probes (ids %zu-%zu), %d patched%s\n", nnew, before + 1, m->ndefs,
 		 rc, disabled ? ", disabled" : "");
@@ -454,6 +513,8 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 				     : strerror(-rc));
 			continue;
 		}
+		live_log(l, verb[0] == 'e' ? "enable" : verb[1] == 'i' ? "disable" : "delete", d,
+			 NULL);
 		if (verb[0] == 'd' && verb[1] == 'e') {
 			/* its bytes are free again: a later add may probe them
 			 * (the overlap index is rebuilt without it) */
@@ -693,6 +754,9 @@ int probe_live_open(struct probe_live *l, int use_stdin, const char *ctl_path)
 	l->listen_fd = -1;
 	l->in.fd = use_stdin ? 0 : -1;
 	l->conn.fd = -1;
+	l->chg_buf = NULL;
+	l->chg_len = 0;
+	l->chg = open_memstream(&l->chg_buf, &l->chg_len); /* NULL: no log, said nowhere */
 	if (use_stdin)
 		fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	if (ctl_path)
@@ -713,6 +777,12 @@ void probe_live_close(struct probe_live *l)
 		fcntl(0, F_SETFL, fcntl(0, F_GETFL) & ~O_NONBLOCK);
 	free(l->ctl_path);
 	free(l->out);
+	if (l->chg && fclose(l->chg)) {
+		free(l->chg_buf);
+		l->chg_buf = NULL;
+		l->chg_len = 0;
+	}
+	l->chg = NULL;
 	/* the defs named the added specs (conflict messages while planning) */
 	for (size_t i = 0; i < l->m->ndefs; i++)
 		for (size_t k = 0; k < l->nspecs; k++)

@@ -48,6 +48,12 @@ struct probe_live {
 	size_t out_len, out_cap;
 	int detach;		   /* asked for (detach, end of stdin) */
 	struct sigaction old_pipe; /* SIGPIPE's disposition before (ignored meanwhile) */
+	/* The changes made while attached, for the trace's "probe_changes"
+	 * side file (doc/probe.md): "MONO_NS CHANGE ID OP FUNCTION|SPEC"
+	 * lines; probe_live_close leaves chg_buf (malloc'd) to the caller. */
+	FILE *chg;
+	char *chg_buf;
+	size_t chg_len;
 };
 
 /* Set up: stdin commands (use_stdin) and/or a control socket at ctl_path

@@ -929,6 +929,31 @@ int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
 	return 0;
 }
 
+/*
+ * A block whose first instructions another probe's window covers (a
+ * function's entry jump at the block's start) is counted at the first
+ * instruction after that window: --list shows that offset, the instruction
+ * there (d->insn is the patched one), and the block's own start in the
+ * last column, so that offset and instruction always agree.
+ */
+static void probe_list_block_moved(const struct probe_mgr *m, const struct probe_def *d,
+				   char *off, size_t offlen, char *why, size_t whylen)
+{
+	const struct probe_module *mod = &m->mods[d->module];
+	uint64_t base = mod->syms[d->sym].addr;
+	size_t n = strlen(why);
+	uint32_t by;
+
+	if (d->op != PROBE_OP_BLOCK || d->point || d->patch_off <= d->addr ||
+	    (d->method != PROBE_M_JUMP && d->method != PROBE_M_INT3))
+		return;
+	snprintf(off, offlen, "+0x%llx", (unsigned long long)(d->patch_off - base));
+	by = probe_plan_covering(m, d->module, d->addr, d->addr + 1);
+	snprintf(why + n, whylen - n, "%sthe block at +0x%llx (its start is in %s%.0u's window)",
+		 n ? "; " : "", (unsigned long long)(d->addr - base), by ? "probe " : "another probe",
+		 by);
+}
+
 void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 {
 	size_t njump = 0, nint3 = 0, nshared = 0, nblock = 0, nbranch = 0, npoint = 0, nra = 0;
@@ -982,6 +1007,7 @@ void probe_mgr_print_list(const struct probe_mgr *m, FILE *out)
 				snprintf(why, sizeof(why), "%s", d->why);
 			else
 				snprintf(why, sizeof(why), "%s (%s)", d->why, mod->name);
+			probe_list_block_moved(m, d, off, sizeof(off), why, sizeof(why));
 			fprintf(out, "%-*s %-6s %-7s %-10s %-24s %s\n", w, probe_sym_column(mod, d->sym),
 				probe_def_op_name(d), probe_method_name(d), off, d->insn, why);
 			if (d->method == PROBE_M_JUMP)

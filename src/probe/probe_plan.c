@@ -401,11 +401,14 @@ static int plan_entry_whole(struct probe_mgr *m, uint32_t module, uint32_t sym, 
 	memcpy(d->orig, p, hi - start);
 	snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f->in[0]));
 	d->code->len = d->code->nrel = d->code->nskip = 0;
-	rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
+	/* the entry and the ret of a whole function: its red zone is dead
+	 * (not at a .cold part's start, inside its function's frame) */
+	rc = x86_code_call_handler(d->code, d->id, d->handler,
+				   strstr(f->sym->name, ".cold") ? 0 : X86_CALL_NO_REDZONE);
 	for (size_t i = 0; !rc && i < k; i++)
 		rc = x86_code_relocate(d->code, &f->in[i], f->code + (f->in[i].addr - start));
 	if (!rc && x)
-		rc = x86_code_call_handler(d->code, x->id, x->handler, 0);
+		rc = x86_code_call_handler(d->code, x->id, x->handler, X86_CALL_NO_REDZONE);
 	if (!rc)
 		rc = x86_code_relocate(d->code, &f->in[k], f->code + (f->in[k].addr - start));
 	if (rc) {
@@ -513,7 +516,10 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 		d->patch_len = (uint32_t)wlen;
 		memcpy(d->orig, f->code, wlen);
 		snprintf(d->insn, sizeof(d->insn), "%s", x86_insn_text(&f->in[0]));
-		rc = x86_code_call_handler(d->code, d->id, d->handler, 0);
+		/* at a function's first instruction the red zone is dead; not
+		 * at a .cold part's, which runs inside its function's frame */
+		rc = x86_code_call_handler(d->code, d->id, d->handler,
+					   strstr(f->sym->name, ".cold") ? 0 : X86_CALL_NO_REDZONE);
 		for (size_t i = 0; !rc && i < k; i++) {
 			const uint8_t *ip = f->code + (f->in[i].addr - start);
 
@@ -611,8 +617,8 @@ static int plan_exit_code(struct probe_def *d, const struct plan_fn *f, size_t a
 		}
 	}
 	off[r - a] = c->len; /* a branch to the ret lands on the handler call */
-	if (!rc)
-		rc = x86_code_call_handler(c, d->id, d->handler, 0);
+	if (!rc) /* at the ret (or tail jump): the frame is gone, its red zone dead */
+		rc = x86_code_call_handler(c, d->id, d->handler, X86_CALL_NO_REDZONE);
 	if (!rc)
 		rc = x86_code_relocate(c, &f->in[r], f->code + (f->in[r].addr - f->sym->addr));
 	/* A rider (probe_plan_ride) may go only at the ret, before the exit
@@ -789,8 +795,8 @@ static int plan_exit_jcc(struct probe_mgr *m, uint32_t module, uint32_t sym, str
 		} else {
 			rc = -ENOSPC;
 		}
-		if (!rc)
-			rc = x86_code_call_handler(c, d->id, d->handler, 0);
+		if (!rc) /* the tail call taken: the frame is gone */
+			rc = x86_code_call_handler(c, d->id, d->handler, X86_CALL_NO_REDZONE);
 		if (!rc)
 			rc = x86_code_jmp(c, j->target);
 		if (!rc && c->len - (at + 1) > 127)

@@ -10,11 +10,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "escape.h"
 #include "log.h"
 
 int log_verbose;
+FILE *log_tee;
 
 static void log_v(const char *tag, const char *fmt, va_list ap)
 {
@@ -27,6 +29,9 @@ static void log_v(const char *tag, const char *fmt, va_list ap)
 	/* one write: stderr is unbuffered */
 	fprintf(stderr, "spool: %s%s\n", tag ? tag : "",
 		esc ? esc : "(out of memory formatting a message)");
+	if (log_tee && !(tag && !strcmp(tag, "debug: ")))
+		fprintf(log_tee, "spool: %s%s\n", tag ? tag : "",
+			esc ? esc : "(out of memory formatting a message)");
 	free(esc);
 	free(msg);
 }

@@ -6,7 +6,12 @@
 #ifndef SPOOL_UTIL_LOG_H
 #define SPOOL_UTIL_LOG_H
 
+#include <stdio.h>
+
 extern int log_verbose; /* -v count */
+/* When set, every message but debug ones is also written there, as on
+ * stderr (the plan cache keeps planning's messages: probe_cache.c). */
+extern FILE *log_tee;
 
 void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

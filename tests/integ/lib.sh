@@ -56,6 +56,8 @@ cd "$T_DIR" || exit 1
 # The user's configuration (spool probe --handler stores probes in its
 # library there) is the test's own.
 export XDG_CONFIG_HOME="$T_DIR/.config"
+# and its cache (spool probe keeps its plans there: probe_cache.h)
+export XDG_CACHE_HOME="$T_DIR/.cache"
 
 # --- TAP -------------------------------------------------------------------
 

@@ -337,8 +337,9 @@ static void x86_skip_end(struct x86_code *c, uint32_t at, uint32_t probe_id)
 	}
 }
 
-int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int save_flags)
+int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int how)
 {
+	int save_flags = how & X86_CALL_SAVE_FLAGS, redzone = !(how & X86_CALL_NO_REDZONE);
 	/* lea rsp,[rsp-128]: step over the red zone (lea keeps the flags) */
 	static const uint8_t pre[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
 	/* push rax rcx rdx rsi rdi r8 r9 r10 r11: struct probe_regs, r11 lowest */
@@ -352,7 +353,7 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	static const uint8_t regs[] = {0x48, 0x89, 0xe6};
 	static const uint8_t pushf = 0x9c, popf = 0x9d;
 	uint8_t b[16];
-	uint32_t sp_off = 72 + PROBE_REDZONE + (save_flags ? 8 : 0), skip_at;
+	uint32_t sp_off = 72 + (redzone ? PROBE_REDZONE : 0) + (save_flags ? 8 : 0), skip_at;
 	int rc = 0;
 
 	/*
@@ -362,7 +363,8 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	 * compiled with SSE (the ring-full wait, libc).
 	 */
 	skip_at = x86_skip_begin(c, &rc);
-	rc |= x86_put(c, pre, sizeof(pre));
+	if (redzone)
+		rc |= x86_put(c, pre, sizeof(pre));
 	if (save_flags)
 		rc |= x86_put(c, &pushf, 1);
 	rc |= x86_put(c, push, sizeof(push));
@@ -379,7 +381,8 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	rc |= x86_put(c, pop, sizeof(pop));
 	if (save_flags)
 		rc |= x86_put(c, &popf, 1);
-	rc |= x86_put(c, post, sizeof(post));
+	if (redzone)
+		rc |= x86_put(c, post, sizeof(post));
 	x86_skip_end(c, skip_at, probe_id);
 	return rc ? -ENOSPC : 0;
 }

@@ -108,8 +108,15 @@ int x86_code_insert(struct x86_code *c, uint64_t addr, uint32_t probe_id, uint32
 int x86_code_jmp(struct x86_code *c, uint64_t target);
 /* Save the caller-saved registers, call standard handler `handler` with
  * (probe_id, struct probe_regs *, stack pointer at the probe), restore.
- * Leaves flags clobbered unless save_flags. */
-int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int save_flags);
+ * how: X86_CALL_SAVE_FLAGS keeps the flags (else clobbered);
+ * X86_CALL_NO_REDZONE does not step over the 128-byte red zone below the
+ * stack pointer, for a call where it is dead: at a function's first
+ * instruction (the call that got there pushed over the caller's), at a
+ * ret or a tail jump (the function's frame is gone). Two instructions
+ * less a hit. */
+#define X86_CALL_SAVE_FLAGS 1
+#define X86_CALL_NO_REDZONE 2
+int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int how);
 /* The same with every register saved for the handler to read (variable
  * probes): flags, the 9 caller-saved and 6 callee-saved general registers
  * and xmm0-15, laid out as struct probe_var_regs (probe_abi.h). Only the
