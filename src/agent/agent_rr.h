@@ -45,6 +45,8 @@ void agent_rr_note_layout(void);
 /* agent_rr_early.c: clock reads before the agent started */
 extern int agent_rr_started;
 int agent_rr_early_clock(clockid_t clk, struct timespec *ts);
+ssize_t agent_rr_early_read(int fd, void *buf, size_t n);
+ssize_t agent_rr_early_getrandom(void *buf, size_t n, unsigned flags);
 void agent_rr_early_start(void);
 void agent_rr_early_note(struct rr_area *a);
 void agent_rr_init(void);

@@ -474,6 +474,24 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		ctx->info.early_clk[i] = a->early_clk[i];
 		ctx->info.early_ns[i] = a->early_ns[i];
 	}
+	/* the reads and getrandom calls before the agent started: kept when
+	 * there were some and what the agent left is well formed */
+	{
+		struct rr_early_io *e = malloc(sizeof(*e));
+
+		if (e) {
+			memcpy(e, &a->eio, sizeof(*e));
+			if ((e->n || e->full) && rr_early_io_valid(e) &&
+			    trace_writer_add_file(w, "early_io", e, sizeof(*e)) < 0)
+				log_warn("cannot keep the reads made before the agent started: a "
+					 "replay makes them again");
+			if (e->full)
+				log_warn("%u reads made before the agent started did not fit in "
+					 "the recording: a replay makes them again",
+					 e->full);
+			free(e);
+		}
+	}
 	ctx->info.stack_bytes = ctx->res->stack_bytes;
 	ctx->info.stack_items = ctx->res->stack_items;
 	/* A tree: the first process's command line as spool ran it (its

@@ -14,6 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -76,6 +78,10 @@ struct replay_ctx {
 	uint64_t img_key; /* of the recording's replay image (rr_img.c) */
 	int img_written;  /* this replay wrote it */
 	uint64_t layout[RR_LAYOUT_N]; /* where the replay's program started (rr_area.layout) */
+	/* The reads the program made before the agent started (.spool/early_io,
+	 * validated) and the variable that tells the agent where they are */
+	struct rr_early_io *eio;
+	char *eio_env;
 };
 
 static void replay_usage(FILE *out)
@@ -171,6 +177,35 @@ static void replay_usage(FILE *out)
 		REPLAY_EXIT_DIVERGED, EXIT_INCOMPLETE);
 }
 
+#define REPLAY_EIO_ENV_SIZE (sizeof(EARLY_IO_ENV) + 21)
+
+/* The reads and getrandom calls made before the agent started, from the
+ * trace's early_io side file (untrusted: its size and every entry
+ * checked). NULL when there are none or the file is not right (said). */
+static struct rr_early_io *replay_early_io(const char *dir)
+{
+	struct trace_reader *r;
+	struct rr_early_io *e = NULL;
+	char *data = NULL;
+	size_t len = 0;
+
+	if (trace_reader_open(&r, dir, NULL) < 0)
+		return NULL;
+	if (trace_reader_file(r, "early_io", &data, &len) < 0)
+		goto out;
+	if (len != sizeof(*e) || !rr_early_io_valid((const struct rr_early_io *)(void *)data)) {
+		log_warn("the trace's early_io is damaged: the reads made before the agent "
+			 "started are the replay's own");
+		goto out;
+	}
+	e = (struct rr_early_io *)(void *)data;
+	data = NULL;
+out:
+	free(data);
+	trace_reader_close(r);
+	return e;
+}
+
 static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct replay_ctx *ctx = arg;
@@ -193,6 +228,16 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 			    : rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
 		return -ENOMEM;
 	ctx->area = area;
+	/* The early reads, in process 0's area (the first of the region's
+	 * replay area, tree or not): the agent reads them from there before
+	 * it starts (agent_rr_early.c) */
+	if (ctx->eio && ctx->eio_env) {
+		struct rr_area *a0 = area;
+
+		a0->eio = *ctx->eio;
+		snprintf(ctx->eio_env, REPLAY_EIO_ENV_SIZE, "%s=%" PRIu64, EARLY_IO_ENV,
+			 h->ext_offset[SHM_EXT_REPLAY] + (uint64_t)offsetof(struct rr_area, eio));
+	}
 	ctx->threads_off = ((struct rr_area *)area)->threads_off;
 	ctx->max_threads = ((struct rr_area *)area)->max_threads;
 	if (ctx->threads_off > h->ext_size[SHM_EXT_REPLAY] ||
@@ -1010,6 +1055,19 @@ int cmd_replay(int argc, char **argv)
 		extra_env[nenv++] = early_env;
 		so.env = extra_env;
 	}
+	/* Reads and getrandom calls made before the agent started: given back
+	 * from the shared memory, at the offset in SPOOL_EARLY_IO (filled in
+	 * replay_prepare). Only the first image of process 0 takes them. */
+	if ((ctx.only == RR_NO_PROC || ctx.only == 0) &&
+	    nenv + 1 < sizeof(extra_env) / sizeof(extra_env[0]) &&
+	    (ctx.eio = replay_early_io(dir)) != NULL) {
+		static char eio_env[REPLAY_EIO_ENV_SIZE];
+
+		snprintf(eio_env, sizeof(eio_env), "%s=", EARLY_IO_ENV);
+		ctx.eio_env = eio_env;
+		extra_env[nenv++] = eio_env;
+		so.env = extra_env;
+	}
 	/* Where the recorded program had the region's descriptor; a recording
 	 * older than that note had it where spool got it, and so does its replay. */
 	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
@@ -1285,5 +1343,6 @@ out:
 	free(pargv);
 	free(cmdline);
 	free(info);
+	free(ctx.eio);
 	return ret;
 }

@@ -20,6 +20,9 @@
 
 #define EARLY_CLOCK_MAX 4
 #define EARLY_CLOCK_ENV "SPOOL_EARLY_CLOCK"
+/* The offset in the shared memory of the early reads a replay gives back
+ * (struct rr_early_io, agent_rr_early.c) */
+#define EARLY_IO_ENV "SPOOL_EARLY_IO"
 /* 4 readings of "-2147483648:18446744073709551615," and the NUL */
 #define EARLY_CLOCK_TEXT (EARLY_CLOCK_MAX * 33 + 1)
 

@@ -49,9 +49,12 @@
 
 #define RR_MAGIC 0x3130525245535053ULL /* "SPSERR01" */
 #define RR_VERSION 4
-#define RR_AREA_HDR 8192
+#define RR_AREA_HDR 16384 /* (8192 until the early reads, struct rr_early_io, came) */
 #define RR_NO_TURN 0xffffffffu	     /* an event ordered by its call, not by a turn */
 #define RR_REPORT_BYTES 4096
+/* Reads and getrandom calls before the agent started (struct rr_early_io) */
+#define RR_EIO_MAX 32
+#define RR_EIO_DATA 6144
 #define RR_EARLY_MAX 4 /* clock reads noted before the agent started (rr_area.early_*;
 			* EARLY_CLOCK_MAX of common/early_clock.h) */
 /* Thread numbers a recording may hand out (threads created over the whole
@@ -420,6 +423,25 @@ struct rr_order {
 #define RR_RAW_FAILED 2	 /* the kernel refused it (raw_err) */
 #define RR_RAW_SLOTS 24
 
+/* One call before the agent started: RR_CALL_READ (fd) or
+ * RR_CALL_GETRANDOM (fd -1, flags in arg), count asked, result (or
+ * -errno), its bytes at data[off .. off + len). */
+struct rr_early_ent {
+	uint32_t call;
+	int32_t fd;
+	uint64_t count;
+	int64_t result;
+	uint32_t off, len;
+};
+struct rr_early_io {
+	uint32_t n;	/* entries */
+	uint32_t bytes; /* of data used */
+	uint32_t full;	/* record: calls left out (no room): their replay is real */
+	uint32_t pad;
+	struct rr_early_ent ent[RR_EIO_MAX];
+	uint8_t data[RR_EIO_DATA];
+};
+
 struct rr_area {
 	uint64_t magic;
 	uint32_t version;
@@ -515,6 +537,14 @@ struct rr_area {
 	uint32_t early_n;
 	int32_t early_clk[RR_EARLY_MAX];
 	uint64_t early_ns[RR_EARLY_MAX];
+	/* Reads and getrandom calls the program made before the agent
+	 * started (a library's constructor reading /dev/urandom, jemalloc's
+	 * raw reads of /proc and /sys): record, the agent copies them here
+	 * when it starts and the record host keeps them in .spool/early_io;
+	 * replay, the host fills process 0's copy and the agent reads it
+	 * from the region's descriptor before it has started
+	 * (agent_rr_early.c, SPOOL_EARLY_IO). Untrusted on both sides. */
+	struct rr_early_io eio;
 	/* record, sync mode: futex calls the program made itself, through
 	 * syscall() or its own syscall instruction (GLib's, libgomp's, Rust's
 	 * locks), which sync mode does not order (serial mode emulates their
@@ -557,6 +587,27 @@ enum {
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");
+
+/* Whether e (from a trace, or from the program's shared memory) is
+ * well formed: every entry's bytes inside data[], a result no larger than
+ * what was asked, an error an errno. */
+static inline int rr_early_io_valid(const struct rr_early_io *e)
+{
+	if (e->n > RR_EIO_MAX || e->bytes > RR_EIO_DATA)
+		return 0;
+	for (uint32_t i = 0; i < e->n; i++) {
+		const struct rr_early_ent *x = &e->ent[i];
+
+		if (x->call != RR_CALL_READ && x->call != RR_CALL_GETRANDOM)
+			return 0;
+		if (x->off > e->bytes || x->len > e->bytes - x->off)
+			return 0;
+		if (x->result >= 0 ? (uint64_t)x->result > x->count || x->len != (uint64_t)x->result
+				   : x->result < -4095 || x->len)
+			return 0;
+	}
+	return 1;
+}
 
 /*
  * Process trees (doc/record.md "Process trees", agent_rr_proc.c). Every
