@@ -63,7 +63,10 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
  * (agent_rr_stdio.c): 0 once set up in this image, -1 when glibc's tables
  * are not as expected. agent_rr_in_stdio: inside such a call (no switch
  * point, the run token kept). */
-int agent_rr_stdio_hook(void);
+int agent_rr_stdio_hook(int reads_only);
+/* Set by the first pthread_create called in this process image (or its
+ * parent's, for a fork child): sync mode then leaves stdio's reads alone */
+extern int agent_rr_threads_made;
 extern __thread int agent_rr_in_stdio __attribute__((tls_model("initial-exec")));
 /* Replay: stdio's read of n bytes of fd came from the log; the file's
  * offset moves as the recorded read moved it (stdio seeks relative to it:

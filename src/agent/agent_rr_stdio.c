@@ -67,6 +67,8 @@
 __attribute__((tls_model("initial-exec"))) __thread int agent_rr_in_stdio;
 
 static int rr_stdio_hooked; /* this image's tables carry the agent's functions */
+static int rr_stdio_reads_only; /* sync mode: the read slots only */
+int agent_rr_threads_made;
 static ssize_t (*rr_libc_read)(FILE *, void *, ssize_t);
 static ssize_t (*rr_libc_write)(FILE *, const void *, ssize_t);
 
@@ -76,6 +78,10 @@ static ssize_t rr_stdio_read(FILE *f, void *buf, ssize_t n)
 	ssize_t r;
 
 	if (f->_flags2 & RR_IO_FLAGS2_NOTCANCEL || n < 0)
+		return rr_libc_read(f, buf, n);
+	/* sync mode: once a second thread may exist, which thread's read
+	 * fills a shared FILE is glibc's lock's choice, not recorded */
+	if (rr_stdio_reads_only && __atomic_load_n(&agent_rr_threads_made, __ATOMIC_RELAXED))
 		return rr_libc_read(f, buf, n);
 	agent_rr_in_stdio++;
 	r = read(f->_fileno, buf, (size_t)n);
@@ -180,7 +186,7 @@ static int rr_poke(void **slot, void *v)
 	return 0;
 }
 
-int agent_rr_stdio_hook(void)
+int agent_rr_stdio_hook(int reads_only)
 {
 	void **fj, **wj, *libc_read;
 	struct rr_stdio_find q;
@@ -210,10 +216,11 @@ int agent_rr_stdio_hook(void)
 	rr_relro_end = q.relro_end & ~(rr_pgsz - 1);
 	rr_libc_read = (ssize_t(*)(FILE *, void *, ssize_t))fj[RR_JUMP_READ];
 	rr_libc_write = (ssize_t(*)(FILE *, const void *, ssize_t))fj[RR_JUMP_WRITE];
+	rr_stdio_reads_only = reads_only;
 	/* write first: a table half done reads through glibc, which is how
 	 * every table was a moment ago */
-	if (rr_poke(&fj[RR_JUMP_WRITE], (void *)rr_stdio_write) ||
-	    rr_poke(&wj[RR_JUMP_WRITE], (void *)rr_stdio_write) ||
+	if ((!reads_only && (rr_poke(&fj[RR_JUMP_WRITE], (void *)rr_stdio_write) ||
+			     rr_poke(&wj[RR_JUMP_WRITE], (void *)rr_stdio_write))) ||
 	    rr_poke(&fj[RR_JUMP_READ], (void *)rr_stdio_read) ||
 	    rr_poke(&wj[RR_JUMP_READ], (void *)rr_stdio_read)) {
 		/* put back what was changed */

@@ -231,12 +231,20 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	/* The early reads, in process 0's area (the first of the region's
 	 * replay area, tree or not): the agent reads them from there before
 	 * it starts (agent_rr_early.c) */
-	if (ctx->eio && ctx->eio_env) {
+	if (ctx->eio_env) {
 		struct rr_area *a0 = area;
 
-		a0->eio = *ctx->eio;
+		a0->early_n = ctx->info->early_n < RR_EARLY_MAX ? ctx->info->early_n : RR_EARLY_MAX;
+		for (uint32_t i = 0; i < a0->early_n; i++) {
+			a0->early_clk[i] = ctx->info->early_clk[i];
+			a0->early_ns[i] = ctx->info->early_ns[i];
+		}
+		if (ctx->eio)
+			a0->eio = *ctx->eio;
+		else
+			memset(&a0->eio, 0, sizeof(a0->eio));
 		snprintf(ctx->eio_env, REPLAY_EIO_ENV_SIZE, "%s=%" PRIu64, EARLY_IO_ENV,
-			 h->ext_offset[SHM_EXT_REPLAY] + (uint64_t)offsetof(struct rr_area, eio));
+			 h->ext_offset[SHM_EXT_REPLAY]);
 	}
 	ctx->threads_off = ((struct rr_area *)area)->threads_off;
 	ctx->max_threads = ((struct rr_area *)area)->max_threads;
@@ -813,7 +821,6 @@ int cmd_replay(int argc, char **argv)
 	struct stdin_cap in;
 	char **env = NULL;
 	char *extra_env[65] = {NULL};
-	static char early_env[sizeof(EARLY_CLOCK_ENV) + EARLY_CLOCK_TEXT];
 	size_t nenv = 0;
 	struct stdio_mimic outs[2] = {{.child = -1, .src = -1, .stop = {-1, -1}},
 				     {.child = -1, .src = -1, .stop = {-1, -1}}};
@@ -1044,23 +1051,16 @@ int cmd_replay(int argc, char **argv)
 	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), only_pid,
 			path_file || (use_gdb && info->nprocs <= 1), &logs) < 0)
 		goto out;
-	/* Clock reads the program made before the agent started: the agent
-	 * gives them back from SPOOL_EARLY_CLOCK (agent_rr_early.c; the stack
-	 * padding absorbs the variable's bytes, session.c). */
-	if (info->early_n && nenv + 1 < sizeof(extra_env) / sizeof(extra_env[0])) {
-		size_t k = (size_t)snprintf(early_env, sizeof(early_env), "%s=", EARLY_CLOCK_ENV);
-
-		early_clock_format(info->early_n, info->early_clk, info->early_ns, early_env + k,
-				   sizeof(early_env) - k);
-		extra_env[nenv++] = early_env;
-		so.env = extra_env;
-	}
-	/* Reads and getrandom calls made before the agent started: given back
-	 * from the shared memory, at the offset in SPOOL_EARLY_IO (filled in
-	 * replay_prepare). Only the first image of process 0 takes them. */
-	if ((ctx.only == RR_NO_PROC || ctx.only == 0) &&
-	    nenv + 1 < sizeof(extra_env) / sizeof(extra_env[0]) &&
-	    (ctx.eio = replay_early_io(dir)) != NULL) {
+	/* Clock reads, reads and getrandom calls made before the agent
+	 * started: given back from process 0's area in the shared memory, at
+	 * the offset in SPOOL_EARLY_IO (filled in replay_prepare;
+	 * agent_rr_early.c). One variable: the stack padding absorbs one
+	 * added variable of up to 128 bytes (session.c). Only the first image
+	 * of process 0 takes them. */
+	if (ctx.only == RR_NO_PROC || ctx.only == 0)
+		ctx.eio = replay_early_io(dir);
+	if ((ctx.only == RR_NO_PROC || ctx.only == 0) && (info->early_n || ctx.eio) &&
+	    nenv + 1 < sizeof(extra_env) / sizeof(extra_env[0])) {
 		static char eio_env[REPLAY_EIO_ENV_SIZE];
 
 		snprintf(eio_env, sizeof(eio_env), "%s=", EARLY_IO_ENV);
@@ -1077,7 +1077,8 @@ int cmd_replay(int argc, char **argv)
 		   (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
 		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		   (trace_sched || path_file || record_path ? RR_O_TRACE_SCHED : 0) |
-		   (use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0);
+		   (use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0) |
+		   (info->flags & RR_F_STDIO_READS ? RR_O_STDIO_READS : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.until_first_exit = 1; /* a recording is of one process */
 	so.ext_bytes[SHM_EXT_REPLAY] =
