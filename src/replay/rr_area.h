@@ -541,7 +541,7 @@ struct rr_area {
 	 * the agent keeps them and a recording notes them here (early_n
 	 * readings: clock id, nanoseconds); the record host writes them in
 	 * .spool/record (early_clock=), a replay passes them back to the
-	 * agent in SPOOL_EARLY_CLOCK (agent_rr_early.c). */
+	 * agent through its area (SPOOL_EARLY_IO, agent_rr_early.c). */
 	uint32_t early_n;
 	int32_t early_clk[RR_EARLY_MAX];
 	uint64_t early_ns[RR_EARLY_MAX];
