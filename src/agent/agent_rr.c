@@ -142,6 +142,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_SERVENT] = "getservbyname/getservbyport",
 	[RR_CALL_RESOLV] = "res_query/res_search/res_send",
 	[RR_CALL_FTW] = "ftw/nftw",
+	[RR_CALL_XFER] = "sendfile/splice/tee/copy_file_range",
 	[RR_CALL_CANCEL] = "cancelled in",
 	[RR_CALL_TESTCANCEL] = "pthread_testcancel",
 };

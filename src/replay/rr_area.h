@@ -387,7 +387,17 @@ enum {
 			       * path and the directory the walk was in, each with its NUL)
 			       * before each call of the program's function, RR_FTW_END
 			       * (result, errno) when the walk returns */
+	RR_CALL_XFER = 84,    /* sendfile, splice, tee, copy_file_range: fd = the output,
+			       * arg = RR_XFER_* | the input descriptor << 32, data =
+			       * struct rr_xfer (the offsets the call left) */
 	RR_CALL_MAX
+};
+
+/* RR_CALL_XFER: the call (arg's low byte) and the offsets it left where
+ * the program passed pointers to them (-1: none) */
+enum { RR_XFER_SENDFILE = 1, RR_XFER_SPLICE = 2, RR_XFER_TEE = 3, RR_XFER_COPY = 4 };
+struct rr_xfer {
+	int64_t off_in, off_out;
 };
 
 /* RR_CALL_WRITE's arg: a write stdio made (agent_rr_stdio.c) that wrote
