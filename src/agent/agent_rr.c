@@ -2401,10 +2401,10 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	if (a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO)) &&
 	    agent_rr_stdio_hook(0) == 0)
 		__atomic_fetch_or(&a->flags, RR_F_STDIO, __ATOMIC_RELAXED);
-	/* Sync mode: stdio's reads while the process has one thread */
-	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_READS)) &&
+	/* Sync mode: stdio's reads and writes while the process has one thread */
+	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_SOLO)) &&
 	    agent_rr_stdio_hook(1) == 0)
-		__atomic_fetch_or(&a->flags, RR_F_STDIO_READS, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&a->flags, RR_F_STDIO_SOLO, __ATOMIC_RELAXED);
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,
 		  agent_serial_on ? " serial" : "", k);

@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -63,7 +64,9 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
  * (agent_rr_stdio.c): 0 once set up in this image, -1 when glibc's tables
  * are not as expected. agent_rr_in_stdio: inside such a call (no switch
  * point, the run token kept). */
-int agent_rr_stdio_hook(int reads_only);
+int agent_rr_stdio_hook(int solo);
+/* The same for the table of f when it holds glibc's two functions (popen's) */
+void agent_rr_stdio_adopt(FILE *f);
 /* Set by the first pthread_create called in this process image (or its
  * parent's, for a fork child): sync mode then leaves stdio's reads alone */
 extern int agent_rr_threads_made;

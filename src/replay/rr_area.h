@@ -85,11 +85,11 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* serial mode: stdio's own reads and writes went through the agent's read
  * and write (agent_rr_stdio.c); a replay does the same (RR_O_STDIO) */
 #define RR_F_STDIO 0x40000u
-/* sync mode: stdio's own reads went through the agent's read while the
- * process had one thread, no pthread_create called yet (agent_rr_stdio.c:
- * redis reads its hash seed through fread of /dev/urandom); a replay does
- * the same (RR_O_STDIO_READS) */
-#define RR_F_STDIO_READS 0x80000u
+/* sync mode: stdio's own reads and writes went through the agent's read
+ * and write while the process had one thread, no pthread_create called yet
+ * (agent_rr_stdio.c: redis reads its hash seed through fread of
+ * /dev/urandom); a replay does the same (RR_O_STDIO_SOLO) */
+#define RR_F_STDIO_SOLO 0x80000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -127,9 +127,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* Replay: the recording saw stdio's own reads and writes (RR_F_STDIO in its
  * flags): the agent routes them through its read and write the same way. */
 #define RR_O_STDIO 0x10000u
-/* Replay: the sync recording saw stdio's reads before the first thread
- * (RR_F_STDIO_READS in its flags) */
-#define RR_O_STDIO_READS 0x20000u
+/* Replay: the sync recording saw stdio's calls before the first thread
+ * (RR_F_STDIO_SOLO in its flags) */
+#define RR_O_STDIO_SOLO 0x20000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
