@@ -125,7 +125,9 @@ static void record_usage(FILE *out)
 	fprintf(out,
 
 		"      --until-fail N   run up to N times, keep the first failing recording\n"
-		"                       (non-zero exit, killed by a signal, or --check fails)\n"
+		"                       (non-zero exit, killed by a signal, or --check fails);\n"
+		"                       stops at once with status 5 at a recording spool\n"
+		"                       replay would refuse\n"
 		"      --check CMD      with --until-fail: a shell command run after each run;\n"
 		"                       it fails the run when it exits non-zero. It sees\n"
 		"                       SPOOL_STATUS (the program's exit status),\n"
@@ -139,6 +141,8 @@ static void record_usage(FILE *out)
 		"not executable); 4 if that is 0 but the trace is incomplete (events lost,\n"
 		"the disk full): the summary says what is missing; 5 if that is 0 but spool\n"
 		"replay will refuse the recording (the reason is printed; --force: 0).\n"
+		"--until-fail: the failing run's status, 1 if only --check failed; 5 as\n"
+		"soon as a run's recording would be refused; else the last run's, as above.\n"
 		"\n"
 		"Then: spool replay DIR.\n");
 }
@@ -764,7 +768,37 @@ static uint64_t record_new_seed(void)
 	       1;
 }
 
-/* --until-fail: up to `until` runs, stdout of each into a file. */
+/* Whether spool replay will refuse this recording as a whole (it says the
+ * same, cmd/replay.c): sync mode and futexes of the program's own. */
+static int record_refused(const struct record_ctx *ctx)
+{
+	return !ctx->force && !ctx->serial && ctx->info.own_futex;
+}
+
+/* The exit status of a run whose program exited with status rc (0 or its
+ * own): a recording spool replay refuses is EXIT_REFUSED, one with
+ * processes that ran unrecorded EXIT_INCOMPLETE; the program's failure
+ * comes first. The same for one run and for --until-fail. */
+static int record_status(const struct record_ctx *ctx, int rc)
+{
+	/* processes that ran unrecorded: the recording is incomplete */
+	if (rc == 0 && (ctx->info.flags & (RR_F_FORKED | RR_F_EXEC)))
+		rc = EXIT_INCOMPLETE;
+	/* a whole recording that spool replay refuses (cmd/replay.c says the
+	 * same at replay): said now, where the user can record again */
+	if (rc == 0 && record_refused(ctx))
+		rc = EXIT_REFUSED;
+	return rc;
+}
+
+/*
+ * --until-fail: up to `until` runs, stdout of each into a file. Exit
+ * status: a failing run's (the program's, or 1 for --check), kept; no
+ * failure: as one run (record_status: 0, EXIT_INCOMPLETE, EXIT_REFUSED).
+ * A run spool replay would refuse stops the loop at once with
+ * EXIT_REFUSED, failing or not: every run of that program would be
+ * refused, and a kept failure nobody can replay is no result.
+ */
 static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, uint64_t until,
 			     const char *check, int seeded, int quiet)
 {
@@ -809,6 +843,14 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 			ret = cmd_start_status(rc);
 			break;
 		}
+		if (record_refused(ctx)) {
+			record_say(so, ctx, &res, 1); /* (says why) */
+			log_info("run %llu: spool replay refuses this recording; no more runs "
+				 "(the last is in %s/)",
+				 (unsigned long long)run, so->trace_dir);
+			ret = EXIT_REFUSED;
+			goto out;
+		}
 		failed = res.exit_status != 0;
 		if (!failed && check) {
 			failed = record_check_fails(check, res.exit_status, so->trace_dir, out);
@@ -845,8 +887,8 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 		log_info("no failure in %llu runs; the last recording is in %s/",
 			 (unsigned long long)until, so->trace_dir);
 		/* the one kept must say if it is incomplete, like a single run */
-		trace_loss_warn(so->trace_dir, &res.loss);
-		ret = cmd_run_status(&res);
+		record_say(so, ctx, &res, 1);
+		ret = record_status(ctx, cmd_run_status(&res));
 	}
 out:
 	unlink(out);
@@ -1037,14 +1079,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	record_say(&so, &ctx, &res, quiet);
-	rc = cmd_run_status(&res);
-	/* processes that ran unrecorded: the recording is incomplete */
-	if (rc == 0 && (ctx.info.flags & (RR_F_FORKED | RR_F_EXEC)))
-		rc = EXIT_INCOMPLETE;
-	/* a whole recording that spool replay refuses (cmd/replay.c says the
-	 * same at replay): said now, where the user can record again */
-	if (rc == 0 && !ctx.force && !ctx.serial && ctx.info.own_futex)
-		rc = EXIT_REFUSED;
+	rc = record_status(&ctx, cmd_run_status(&res));
 out:
 	if (ctx.in)
 		stdin_cap_close(ctx.in);
