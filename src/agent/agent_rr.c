@@ -221,6 +221,7 @@ static const char *const rr_fd_names[RR_FD_MAX] = {
 	[RR_FD_CLOSE_RANGE] = "close_range",
 	[RR_FD_MKSTEMP] = "mkstemp",
 	[RR_FD_OTHER] = "a call that makes a descriptor",
+	[RR_FD_LOOKUP] = "a name lookup",
 };
 
 static const char *rr_fd_name(unsigned call)
@@ -1417,6 +1418,54 @@ uint32_t agent_rr_fdtab_enter(unsigned call)
 	rr_fd.e = e;
 	rr_wait_turn(e);
 	return 1;
+}
+
+/*
+ * A name lookup opens and closes files inside glibc (/etc/hosts,
+ * /etc/services, nsswitch.conf), where no interposer sees it: made while
+ * recording, and again in a replay when it needed no network
+ * (agent_rr_hostent.c, agent_rr_netdb.c). Those descriptors took, for the
+ * moment of the lookup, a number another thread's open was then given in
+ * the recording or wants in the replay ("the descriptor number differs,
+ * and the recorded one is taken": tests/integ/177-glibc-fds.t under
+ * load). Sync mode: the lookup takes a turn of the descriptor table like
+ * any call that makes a descriptor (RR_FD_LOOKUP, result -1), so a replay
+ * makes its lookup and the other threads' opens one after the other in the
+ * recorded order. Record: begin before the lookup, end after its input
+ * record is written (the turn's record follows it in the log). Replay:
+ * begin after the input record was read, so only when the next record is
+ * that turn (a recording made before has none: nothing is waited for).
+ * Returns whether end must be called; errno is kept.
+ */
+int agent_rr_lookup_fd_begin(void)
+{
+	const struct rec_hdr *h;
+	const struct rec_sched *e;
+	int saved = errno, on;
+
+	if (AGENT_LIKELY(!rr_fd_on) || (agent_rr_mode & RR_MODE_SERIAL) || rr_fd.depth)
+		return 0;
+	if (agent_rr_mode & RR_MODE_REPLAY) {
+		h = rr_peek();
+		e = (const struct rec_sched *)h;
+		if (!h || ev_kind(h->word) != KIND_SCHED || e->op != RR_OP_FDTAB ||
+		    RR_FD_ARG_CALL(e->arg) != RR_FD_LOOKUP)
+			return 0;
+	}
+	on = (int)agent_rr_fdtab_enter(RR_FD_LOOKUP);
+	errno = saved;
+	return on;
+}
+
+void agent_rr_lookup_fd_end(int on)
+{
+	int saved = errno;
+
+	if (on) {
+		errno = 0;
+		agent_rr_fdtab_leave(-1, NULL);
+	}
+	errno = saved;
 }
 
 /* Replay: move descriptor got to number want (the recorded one), keeping

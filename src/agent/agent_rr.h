@@ -205,6 +205,9 @@ void agent_rr_join_end(struct agent_thread *t, int rc);
  * the two (accept, the open of a FIFO): nothing is held.
  */
 uint32_t agent_rr_fdtab_enter(unsigned call);
+/* A name lookup's turn of the descriptor table (agent_rr.c) */
+int agent_rr_lookup_fd_begin(void);
+void agent_rr_lookup_fd_end(int on);
 int agent_rr_fdtab_leave(int result, int *fd2);
 
 /* Inputs (agent_rr_io.c). A call's data is a list of segments. */

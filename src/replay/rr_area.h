@@ -191,6 +191,9 @@ enum {
 	RR_FD_CLOSE_RANGE = 18, /* close_range, closefrom: result = the first number */
 	RR_FD_MKSTEMP = 19,    /* mkstemp, mkostemp, mkstemps, mkostemps */
 	RR_FD_OTHER = 20,      /* another call that makes a descriptor (inotify_init, ...) */
+	RR_FD_LOOKUP = 21,     /* a name lookup (gethostbyname, getaddrinfo, ...): glibc opens
+				* and closes /etc/hosts, /etc/services inside it; result -1
+				* (agent_rr_lookup_fd_begin) */
 	RR_FD_MAX
 };
 static inline int rr_fd_frees(unsigned call)
