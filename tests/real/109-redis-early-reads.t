@@ -8,7 +8,7 @@
 # syscall(SYS_read); the trace keeps them in .spool/early_io and the replay
 # gives them back (agent_rr_early.c). In sync mode redis's hash seed,
 # fread of /dev/urandom in main before any thread, goes through stdio
-# inside libc: it is now recorded too (RR_F_STDIO_READS, 0x80000, in the
+# inside libc: it is now recorded too (RR_F_STDIO_SOLO, 0x80000, in the
 # recording's flags), so a sync replay no longer runs with another seed;
 # a sync replay must still be identical or stop at a reported divergence
 # (jemalloc's mutexes spin on an atomic before they lock).
@@ -47,7 +47,7 @@ for mode in serial sync; do
 	if [ "$mode" = serial ]; then
 		ok "serial: stdio's reads and writes recorded (RR_F_STDIO)" test $((${flags:-0} & 0x40000)) != 0
 	else
-		ok "sync: stdio's reads before the first thread recorded (RR_F_STDIO_READS): the hash seed" \
+		ok "sync: stdio's calls before the first thread recorded (RR_F_STDIO_SOLO): the hash seed" \
 			test $((${flags:-0} & 0x80000)) != 0
 	fi
 done
