@@ -25,10 +25,14 @@
  *
  * What stays as it was: a FILE opened with glibc's "c" flag (its internal
  * files: /etc/hosts, /etc/passwd, ...; _IO_FLAGS2_NOTCANCEL) calls glibc's
- * functions, and popen's streams, fopencookie and memory streams have
- * other tables. Sync mode does not do this: glibc's FILE lock (an internal
- * lock no interposer sees) decides which thread flushes a shared FILE, so
- * the write would land in another thread's log than recorded.
+ * functions; fopencookie's streams call the program's own functions, and
+ * memory streams move nothing through the kernel. popen's streams have a
+ * table of their own holding glibc's two functions: routed too, once found
+ * (agent_rr_stdio_adopt). Sync mode does this only while the process has
+ * one thread (agent_rr_threads_made): afterwards glibc's FILE lock (an
+ * internal lock no interposer sees) decides which thread fills or flushes
+ * a shared FILE, so the call would land in another thread's log than
+ * recorded.
  *
  * Serial mode: the calls are made with the FILE's lock held, so they are
  * no switch points and never give the run token up (agent_rr_in_stdio): a
