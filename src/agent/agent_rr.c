@@ -142,6 +142,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_SERVENT] = "getservbyname/getservbyport",
 	[RR_CALL_RESOLV] = "res_query/res_search/res_send",
 	[RR_CALL_FTW] = "ftw/nftw",
+	[RR_CALL_XFER] = "sendfile/splice/tee/copy_file_range",
 	[RR_CALL_CANCEL] = "cancelled in",
 	[RR_CALL_TESTCANCEL] = "pthread_testcancel",
 };
@@ -220,6 +221,7 @@ static const char *const rr_fd_names[RR_FD_MAX] = {
 	[RR_FD_CLOSE_RANGE] = "close_range",
 	[RR_FD_MKSTEMP] = "mkstemp",
 	[RR_FD_OTHER] = "a call that makes a descriptor",
+	[RR_FD_LOOKUP] = "a name lookup",
 };
 
 static const char *rr_fd_name(unsigned call)
@@ -1418,6 +1420,54 @@ uint32_t agent_rr_fdtab_enter(unsigned call)
 	return 1;
 }
 
+/*
+ * A name lookup opens and closes files inside glibc (/etc/hosts,
+ * /etc/services, nsswitch.conf), where no interposer sees it: made while
+ * recording, and again in a replay when it needed no network
+ * (agent_rr_hostent.c, agent_rr_netdb.c). Those descriptors took, for the
+ * moment of the lookup, a number another thread's open was then given in
+ * the recording or wants in the replay ("the descriptor number differs,
+ * and the recorded one is taken": tests/integ/177-glibc-fds.t under
+ * load). Sync mode: the lookup takes a turn of the descriptor table like
+ * any call that makes a descriptor (RR_FD_LOOKUP, result -1), so a replay
+ * makes its lookup and the other threads' opens one after the other in the
+ * recorded order. Record: begin before the lookup, end after its input
+ * record is written (the turn's record follows it in the log). Replay:
+ * begin after the input record was read, so only when the next record is
+ * that turn (a recording made before has none: nothing is waited for).
+ * Returns whether end must be called; errno is kept.
+ */
+int agent_rr_lookup_fd_begin(void)
+{
+	const struct rec_hdr *h;
+	const struct rec_sched *e;
+	int saved = errno, on;
+
+	if (AGENT_LIKELY(!rr_fd_on) || (agent_rr_mode & RR_MODE_SERIAL) || rr_fd.depth)
+		return 0;
+	if (agent_rr_mode & RR_MODE_REPLAY) {
+		h = rr_peek();
+		e = (const struct rec_sched *)h;
+		if (!h || ev_kind(h->word) != KIND_SCHED || e->op != RR_OP_FDTAB ||
+		    RR_FD_ARG_CALL(e->arg) != RR_FD_LOOKUP)
+			return 0;
+	}
+	on = (int)agent_rr_fdtab_enter(RR_FD_LOOKUP);
+	errno = saved;
+	return on;
+}
+
+void agent_rr_lookup_fd_end(int on)
+{
+	int saved = errno;
+
+	if (on) {
+		errno = 0;
+		agent_rr_fdtab_leave(-1, NULL);
+	}
+	errno = saved;
+}
+
 /* Replay: move descriptor got to number want (the recorded one), keeping
  * its close-on-exec flag. 0, or -1 when want is taken in this replay. Raw
  * system calls: the agent's own close and dup are interposed. */
@@ -2398,8 +2448,12 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	/* Serial mode: stdio's own reads and writes (a replay: when the
 	 * recording saw them). A fork child has its parent's tables. */
 	if (a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO)) &&
-	    agent_rr_stdio_hook() == 0)
+	    agent_rr_stdio_hook(0) == 0)
 		__atomic_fetch_or(&a->flags, RR_F_STDIO, __ATOMIC_RELAXED);
+	/* Sync mode: stdio's reads and writes while the process has one thread */
+	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_SOLO)) &&
+	    agent_rr_stdio_hook(1) == 0)
+		__atomic_fetch_or(&a->flags, RR_F_STDIO_SOLO, __ATOMIC_RELAXED);
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,
 		  agent_serial_on ? " serial" : "", k);

@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -45,6 +46,8 @@ void agent_rr_note_layout(void);
 /* agent_rr_early.c: clock reads before the agent started */
 extern int agent_rr_started;
 int agent_rr_early_clock(clockid_t clk, struct timespec *ts);
+ssize_t agent_rr_early_read(int fd, void *buf, size_t n);
+ssize_t agent_rr_early_getrandom(void *buf, size_t n, unsigned flags);
 void agent_rr_early_start(void);
 void agent_rr_early_note(struct rr_area *a);
 void agent_rr_init(void);
@@ -61,7 +64,12 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
  * (agent_rr_stdio.c): 0 once set up in this image, -1 when glibc's tables
  * are not as expected. agent_rr_in_stdio: inside such a call (no switch
  * point, the run token kept). */
-int agent_rr_stdio_hook(void);
+int agent_rr_stdio_hook(int solo);
+/* The same for the table of f when it holds glibc's two functions (popen's) */
+void agent_rr_stdio_adopt(FILE *f);
+/* Set by the first pthread_create called in this process image (or its
+ * parent's, for a fork child): sync mode then leaves stdio's reads alone */
+extern int agent_rr_threads_made;
 extern __thread int agent_rr_in_stdio __attribute__((tls_model("initial-exec")));
 /* Replay: stdio's read of n bytes of fd came from the log; the file's
  * offset moves as the recorded read moved it (stdio seeks relative to it:
@@ -197,6 +205,9 @@ void agent_rr_join_end(struct agent_thread *t, int rc);
  * the two (accept, the open of a FIFO): nothing is held.
  */
 uint32_t agent_rr_fdtab_enter(unsigned call);
+/* A name lookup's turn of the descriptor table (agent_rr.c) */
+int agent_rr_lookup_fd_begin(void);
+void agent_rr_lookup_fd_end(int on);
 int agent_rr_fdtab_leave(int result, int *fd2);
 
 /* Inputs (agent_rr_io.c). A call's data is a list of segments. */

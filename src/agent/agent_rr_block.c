@@ -101,6 +101,27 @@ static unsigned (*real_sleep)(unsigned) = fb_sleep;
 static int (*real_usleep)(useconds_t) = fb_usleep;
 static int (*real_sched_yield)(void) = fb_sched_yield;
 static ssize_t (*real_write)(int, const void *, size_t) = fb_write;
+static ssize_t fb_sendfile(int out, int in, off_t *off, size_t n)
+{
+	return syscall(SYS_sendfile, out, in, off, n);
+}
+static ssize_t fb_splice(int in, loff_t *oi, int out, loff_t *oo, size_t n, unsigned fl)
+{
+	return syscall(SYS_splice, in, oi, out, oo, n, fl);
+}
+static ssize_t fb_tee(int in, int out, size_t n, unsigned fl)
+{
+	return syscall(SYS_tee, in, out, n, fl);
+}
+static ssize_t fb_copy_file_range(int in, loff_t *oi, int out, loff_t *oo, size_t n, unsigned fl)
+{
+	return syscall(SYS_copy_file_range, in, oi, out, oo, n, fl);
+}
+static ssize_t (*real_sendfile)(int, int, off_t *, size_t) = fb_sendfile;
+static ssize_t (*real_splice)(int, loff_t *, int, loff_t *, size_t, unsigned) = fb_splice;
+static ssize_t (*real_tee)(int, int, size_t, unsigned) = fb_tee;
+static ssize_t (*real_copy_file_range)(int, loff_t *, int, loff_t *, size_t,
+				       unsigned) = fb_copy_file_range;
 static ssize_t (*real_writev)(int, const struct iovec *, int) = fb_writev;
 static int (*real_once)(pthread_once_t *, void (*)(void)) = fb_once;
 
@@ -118,6 +139,10 @@ __attribute__((constructor)) static void agent_rr_block_resolve(void)
 	AGENT_RESOLVE(real_write, "write");
 	AGENT_RESOLVE(real_writev, "writev");
 	AGENT_RESOLVE(real_once, "pthread_once");
+	AGENT_RESOLVE(real_sendfile, "sendfile64");
+	AGENT_RESOLVE(real_splice, "splice");
+	AGENT_RESOLVE(real_tee, "tee");
+	AGENT_RESOLVE(real_copy_file_range, "copy_file_range");
 	agent_self.busy--;
 	errno = saved;
 }
@@ -681,6 +706,160 @@ ssize_t agent_rr_sendmsg(int fd, const struct msghdr *m, int flags,
 		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITEV, fd, NULL, 0, NULL);
 	return rr_send_rec(t, RR_CALL_WRITEV, fd,
 			   RR_BLOCK_IF(RR_CALL_WRITEV, RR_SEND_MAY_BLOCK(fd, flags), ssize_t, real(fd, m, flags)));
+}
+
+/* ---- sendfile, splice, tee, copy_file_range ----
+ *
+ * The kernel moves the bytes between two descriptors without the program
+ * seeing them. Recorded: the result and the offsets the call left where
+ * the program passed pointers (struct rr_xfer). Replayed from the log: a
+ * replay waits for no writer (a pipe's writer may not run: spool replay
+ * --pid) and sends nothing to a socket. The bytes are not in the log: when
+ * the input is a regular file and the output is one a replayed write goes
+ * to for real (a file, a terminal, spool's stdout), the replay moves the
+ * recorded count for real, from the file as it is then (what the
+ * recording did with `cat` copying a file: the copy is written); otherwise
+ * the descriptors' offsets move as the recorded call moved them, and a
+ * pipe the call read from in a replayed tree is drained by as much.
+ * Serial record gives the token up around a call that may block.
+ */
+/* Replay: the recorded count moved for real, through a buffer (raw
+ * read/pread and write/pwrite: the kernel's own move refuses some outputs
+ * a replay gives, an O_APPEND file; nothing blocks on a regular file). */
+static void rr_xfer_real(int in, const loff_t *oi, int out, const loff_t *oo, size_t n)
+{
+	char buf[4096];
+	loff_t i0 = oi ? *oi : 0, o0 = oo ? *oo : 0;
+
+	while (n) {
+		long k = oi ? syscall(SYS_pread64, in, buf, n < sizeof(buf) ? n : sizeof(buf), (long)i0)
+			    : syscall(SYS_read, in, buf, n < sizeof(buf) ? n : sizeof(buf));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return;
+		i0 += k;
+		n -= (size_t)k;
+		for (long done = 0; done < k;) {
+			long w = oo ? syscall(SYS_pwrite64, out, buf + done, k - done, (long)o0)
+				    : syscall(SYS_write, out, buf + done, k - done);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return;
+			done += w;
+			o0 += w;
+		}
+	}
+}
+
+static ssize_t rr_xfer_replay(struct agent_thread *t, unsigned kind, int in, loff_t *oi, int out,
+			      loff_t *oo)
+{
+	struct rr_xfer x = {-1, -1};
+	struct agent_rr_seg s = {&x, sizeof(x)};
+	struct stat st;
+	uint64_t arg = 0;
+	ssize_t r = (ssize_t)agent_rr_rep_input(t, RR_CALL_XFER, out, &s, 1, &arg);
+	int e = errno;
+
+	if (r > 0) {
+		int in_file = !rr_fstat(in, &st) && S_ISREG(st.st_mode);
+
+		if (kind != RR_XFER_TEE && in_file && rr_write_for_real(out)) {
+			rr_xfer_real(in, oi, out, oo, (size_t)r);
+		} else {
+			/* (ESPIPE for a pipe or a socket: nothing moves) */
+			if (!oi && kind != RR_XFER_TEE)
+				syscall(SYS_lseek, in, (long)r, SEEK_CUR);
+			if (!oo)
+				syscall(SYS_lseek, out, (long)r, SEEK_CUR);
+			if (!in_file && kind != RR_XFER_TEE)
+				agent_rr_tree_drain(in, (size_t)r);
+		}
+	}
+	if (oi && x.off_in >= 0)
+		*oi = x.off_in;
+	if (oo && x.off_out >= 0)
+		*oo = x.off_out;
+	errno = e;
+	return r;
+}
+
+static ssize_t rr_xfer_rec(struct agent_thread *t, unsigned kind, int in, const loff_t *oi,
+			   int out, const loff_t *oo, ssize_t r)
+{
+	int e = errno;
+	struct rr_xfer x = {oi ? *oi : -1, oo ? *oo : -1};
+	struct agent_rr_seg s = {&x, sizeof(x)};
+
+	agent_rr_rec_input(t, RR_CALL_XFER, out, r, r < 0 ? e : 0,
+			   kind | (uint64_t)(uint32_t)in << 32, &s, 1);
+	errno = e;
+	return r;
+}
+
+#define RR_XFER_MAY_BLOCK(in, out, fl)                                                             \
+	(!((fl) & SPLICE_F_NONBLOCK) && (rr_fd_may_block(in) || rr_fd_may_block(out)))
+
+AGENT_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_sendfile(out, in, off, n);
+	if (RR_REPLAYING())
+		return rr_xfer_replay(t, RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL);
+	return rr_xfer_rec(t, RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL,
+			   RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, 0), ssize_t,
+				       real_sendfile(out, in, off, n)));
+}
+
+AGENT_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+	return sendfile64(out, in, off, n);
+}
+
+AGENT_EXPORT ssize_t splice(int in, loff_t *oi, int out, loff_t *oo, size_t n, unsigned fl)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_splice(in, oi, out, oo, n, fl);
+	if (RR_REPLAYING())
+		return rr_xfer_replay(t, RR_XFER_SPLICE, in, oi, out, oo);
+	return rr_xfer_rec(t, RR_XFER_SPLICE, in, oi, out, oo,
+			   RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, fl), ssize_t,
+				       real_splice(in, oi, out, oo, n, fl)));
+}
+
+AGENT_EXPORT ssize_t tee(int in, int out, size_t n, unsigned fl)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_tee(in, out, n, fl);
+	if (RR_REPLAYING())
+		return rr_xfer_replay(t, RR_XFER_TEE, in, NULL, out, NULL);
+	return rr_xfer_rec(t, RR_XFER_TEE, in, NULL, out, NULL,
+			   RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, fl), ssize_t,
+				       real_tee(in, out, n, fl)));
+}
+
+AGENT_EXPORT ssize_t copy_file_range(int in, loff_t *oi, int out, loff_t *oo, size_t n,
+				     unsigned fl)
+{
+	struct agent_thread *t;
+
+	if (RR_IO_OFF(t))
+		return real_copy_file_range(in, oi, out, oo, n, fl);
+	if (RR_REPLAYING())
+		return rr_xfer_replay(t, RR_XFER_COPY, in, oi, out, oo);
+	return rr_xfer_rec(t, RR_XFER_COPY, in, oi, out, oo,
+			   RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, 0), ssize_t,
+				       real_copy_file_range(in, oi, out, oo, n, fl)));
 }
 
 /* Weak: the system probes (agent_sys.c) interpose the write family too;

@@ -114,6 +114,7 @@ static FILE *(*real_tmpfile)(void);
 static FILE *(*real_freopen)(const char *, const char *, FILE *);
 static FILE *(*real_popen)(const char *, const char *);
 static int (*real_pclose)(FILE *);
+static int (*real_fflush)(FILE *); /* (resolved: the agent imports no stdio) */
 static int (*real_fclose)(FILE *);
 static int (*real_mkstemp)(char *);
 static int (*real_mkostemp)(char *, int);
@@ -146,6 +147,7 @@ __attribute__((constructor)) static void agent_rr_fd_resolve(void)
 	AGENT_RESOLVE(real_freopen, "freopen");
 	AGENT_RESOLVE(real_popen, "popen");
 	AGENT_RESOLVE(real_pclose, "pclose");
+	AGENT_RESOLVE(real_fflush, "fflush");
 	AGENT_RESOLVE(real_fclose, "fclose");
 	AGENT_RESOLVE(real_mkstemp, "mkstemp");
 	AGENT_RESOLVE(real_mkostemp, "mkostemp");
@@ -334,6 +336,17 @@ AGENT_EXPORT int mkostemps64(char *tmpl, int suffix, int flags)
  * its descriptor at the recorded number, which the FILE must hold (glibc's
  * struct _IO_FILE: _fileno). A recorded failure closes what this replay
  * opened and fails as recorded. */
+/* A FILE with output not yet written (stdio's writes are recorded,
+ * agent_rr_stdio.c) is flushed before its close takes its turn: inside
+ * glibc's close the write would come after the turn was taken and before
+ * it is recorded, in another order in the log than a replay checks. */
+static void fd_flush_first(FILE *f)
+{
+	if (AGENT_UNLIKELY(agent_rr_mode) && f && f->_IO_write_ptr > f->_IO_write_base &&
+	    real_fflush)
+		real_fflush(f);
+}
+
 static FILE *fd_file(uint32_t on, FILE *f)
 {
 	int fd, e;
@@ -394,6 +407,7 @@ AGENT_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
 		errno = ENOSYS;
 		return NULL;
 	}
+	fd_flush_first(f);
 	on = FD_ENTER(RR_FD_FOPEN);
 	return fd_file(on, real_freopen(path, mode, f));
 }
@@ -408,13 +422,18 @@ AGENT_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
 AGENT_EXPORT FILE *popen(const char *cmd, const char *mode)
 {
 	uint32_t on;
+	FILE *f;
 
 	if (!FD_REAL(real_popen, "popen")) {
 		errno = ENOSYS;
 		return NULL;
 	}
 	on = FD_ENTER(RR_FD_FOPEN);
-	return fd_file(on, real_popen(cmd, mode));
+	f = fd_file(on, real_popen(cmd, mode));
+	/* its stream's reads (and serial mode's writes) through the agent */
+	if (f && agent_rr_mode)
+		agent_rr_stdio_adopt(f);
+	return f;
 }
 
 AGENT_EXPORT int pclose(FILE *f)
@@ -427,6 +446,7 @@ AGENT_EXPORT int pclose(FILE *f)
 		errno = ENOSYS;
 		return -1;
 	}
+	fd_flush_first(f);
 	on = fd >= 0 && fd != agent_shm_fd ? FD_ENTER(RR_FD_FCLOSE) : 0;
 	r = real_pclose(f);
 	e = errno;
@@ -448,6 +468,7 @@ AGENT_EXPORT int fclose(FILE *f)
 		errno = ENOSYS;
 		return EOF;
 	}
+	fd_flush_first(f);
 	on = fd >= 0 && fd != agent_shm_fd ? FD_ENTER(RR_FD_FCLOSE) : 0;
 	r = real_fclose(f);
 	return on ? agent_rr_fdtab_leave(r, &fd) : r;

@@ -683,6 +683,7 @@ static struct rr_nres rr_netdb_replay(struct agent_thread *t, const struct rr_nq
 	struct rr_nres o, mine;
 	uint64_t arg = 0;
 	size_t len;
+	int on;
 
 	o.ret = (int)agent_rr_rep_input(t, call, -1, &s, 1, &arg);
 	o.err = errno;
@@ -690,16 +691,20 @@ static struct rr_nres rr_netdb_replay(struct agent_thread *t, const struct rr_nq
 	o.ent = NULL;
 	agent_rr_rep_kind(arg & 0xff, q->kind, rr_netdb_kinds, RR_NETDB_KINDS);
 	len = (size_t)(arg >> 32) < sizeof(buf) ? (size_t)(arg >> 32) : sizeof(buf);
+	/* (its files' descriptors: in the recorded order, agent_rr.c) */
+	on = agent_rr_lookup_fd_begin();
 	if (arg & RR_NETDB_LOCAL) {
 		t->busy++;
 		mine = rr_netdb_real(q);
 		t->busy--;
 		if (mine.ret == o.ret && (!mine.ent) == (len == 0) && mine.herr == o.herr &&
 		    rr_pack(q->kind, mine.ent, now) == len && !memcmp(now, buf, len)) {
+			agent_rr_lookup_fd_end(on);
 			mine.err = o.err;
 			return mine;
 		}
 	}
+	agent_rr_lookup_fd_end(on);
 	return rr_netdb_build(q, buf, len, o);
 }
 
@@ -709,9 +714,11 @@ static struct rr_nres rr_netdb_do(struct agent_thread *t, const struct rr_nq *q)
 	struct agent_rr_seg s = {buf, 0};
 	struct rr_nres o;
 	uint64_t arg;
+	int on;
 
 	if (agent_rr_mode & RR_MODE_REPLAY)
 		return rr_netdb_replay(t, q);
+	on = agent_rr_lookup_fd_begin();
 	agent_rr_resolve_begin(t);
 	o = rr_netdb_real(q);
 	agent_rr_resolve_end(t);
@@ -720,6 +727,7 @@ static struct rr_nres rr_netdb_do(struct agent_thread *t, const struct rr_nq *q)
 	      (uint64_t)((uint8_t)(o.herr + 1)) << 16 | (uint64_t)s.n << 32;
 	agent_rr_rec_input(t, rr_is_host(q->kind) ? RR_CALL_HOSTENT : RR_CALL_SERVENT, -1, o.ret,
 			   o.err, arg, &s, 1);
+	agent_rr_lookup_fd_end(on);
 	return o;
 }
 

@@ -292,8 +292,12 @@ AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	struct agent_thread *t;
 
-	if (RR_IO_OFF(t))
+	if (RR_IO_OFF(t)) {
+		/* before the agent's constructor: a library's (agent_rr_early.c) */
+		if (AGENT_UNLIKELY(!agent_rr_started))
+			return agent_rr_early_read(fd, buf, n);
 		return AGENT_SYS_IO(SYS_IO_READ, fd, real_read(fd, buf, n));
+	}
 	if (RR_REPLAYING()) {
 		ssize_t r = rr_rep_buf(t, RR_CALL_READ, fd, buf, n);
 
@@ -845,8 +849,11 @@ AGENT_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 {
 	struct agent_thread *t;
 
-	if (RR_IO_OFF(t))
+	if (RR_IO_OFF(t)) {
+		if (AGENT_UNLIKELY(!agent_rr_started)) /* (agent_rr_early.c) */
+			return agent_rr_early_getrandom(buf, n, flags);
 		return real_getrandom(buf, n, flags);
+	}
 	if (RR_REPLAYING())
 		return rr_rep_buf(t, RR_CALL_GETRANDOM, -1, buf, n);
 	return rr_rec_buf(t, RR_CALL_GETRANDOM, -1, real_getrandom(buf, n, flags), buf);

@@ -283,12 +283,14 @@ static int rr_gai_replay(struct agent_thread *t, const char *node, const char *s
 	uint64_t arg = 0;
 	uint32_t count;
 	size_t len;
-	int r, e, rn;
+	int r, e, rn, on;
 
 	r = (int)agent_rr_rep_input(t, RR_CALL_GETADDRINFO, -1, &s, 1, &arg);
 	e = errno;
 	len = (size_t)(arg >> 32) < sizeof(buf) ? (size_t)(arg >> 32) : sizeof(buf);
 	*res = NULL;
+	/* (its files' descriptors: in the recorded order, agent_rr.c) */
+	on = agent_rr_lookup_fd_begin();
 	if ((uint32_t)arg & RR_GAI_LOCAL) {
 		t->busy++;
 		rn = RR_REAL(real_getaddrinfo, "getaddrinfo")(node, serv, hints, &mine);
@@ -299,11 +301,13 @@ static int rr_gai_replay(struct agent_thread *t, const char *node, const char *s
 		}
 		t->busy--;
 		if (rn == r && (r != 0 || mine)) {
+			agent_rr_lookup_fd_end(on);
 			*res = mine;
 			errno = e;
 			return r;
 		}
 	}
+	agent_rr_lookup_fd_end(on);
 	t->busy++; /* the allocator's own locks are not the program's */
 	if (r == 0 && rr_gai_unpack(buf, len, (uint32_t)arg & ~RR_GAI_LOCAL, res) < 0)
 		r = EAI_MEMORY;
@@ -319,12 +323,13 @@ AGENT_EXPORT int getaddrinfo(const char *node, const char *serv, const struct ad
 	struct agent_rr_seg s = {buf, sizeof(buf)};
 	struct agent_thread *t;
 	uint32_t count = 0;
-	int r, e;
+	int r, e, on;
 
 	if (AGENT_LIKELY(!agent_rr_mode) || !res || !(t = agent_rr_io_enter()))
 		return RR_REAL(real_getaddrinfo, "getaddrinfo")(node, serv, hints, res);
 	if (agent_rr_mode & RR_MODE_REPLAY)
 		return rr_gai_replay(t, node, serv, hints, res);
+	on = agent_rr_lookup_fd_begin();
 	agent_rr_resolve_begin(t);
 	r = RR_REAL(real_getaddrinfo, "getaddrinfo")(node, serv, hints, res);
 	agent_rr_resolve_end(t);
@@ -334,6 +339,7 @@ AGENT_EXPORT int getaddrinfo(const char *node, const char *serv, const struct ad
 		count |= RR_GAI_LOCAL;
 	agent_rr_rec_input(t, RR_CALL_GETADDRINFO, -1, r, r == EAI_SYSTEM ? e : 0,
 			   count | (uint64_t)s.n << 32, &s, 1);
+	agent_rr_lookup_fd_end(on);
 	errno = e;
 	return r;
 }

@@ -25,10 +25,14 @@
  *
  * What stays as it was: a FILE opened with glibc's "c" flag (its internal
  * files: /etc/hosts, /etc/passwd, ...; _IO_FLAGS2_NOTCANCEL) calls glibc's
- * functions, and popen's streams, fopencookie and memory streams have
- * other tables. Sync mode does not do this: glibc's FILE lock (an internal
- * lock no interposer sees) decides which thread flushes a shared FILE, so
- * the write would land in another thread's log than recorded.
+ * functions; fopencookie's streams call the program's own functions, and
+ * memory streams move nothing through the kernel. popen's streams have a
+ * table of their own holding glibc's two functions: routed too, once found
+ * (agent_rr_stdio_adopt). Sync mode does this only while the process has
+ * one thread (agent_rr_threads_made): afterwards glibc's FILE lock (an
+ * internal lock no interposer sees) decides which thread fills or flushes
+ * a shared FILE, so the call would land in another thread's log than
+ * recorded.
  *
  * Serial mode: the calls are made with the FILE's lock held, so they are
  * no switch points and never give the run token up (agent_rr_in_stdio): a
@@ -67,6 +71,11 @@
 __attribute__((tls_model("initial-exec"))) __thread int agent_rr_in_stdio;
 
 static int rr_stdio_hooked; /* this image's tables carry the agent's functions */
+static int rr_stdio_solo; /* sync mode: only while the process has one thread */
+static void **rr_fj, **rr_wj;	/* the two tables glibc exports */
+static void **rr_adopted;	/* popen's table, once routed (agent_rr_stdio_adopt) */
+static int rr_adopt_lock;	/* one thread pokes a table at a time */
+int agent_rr_threads_made;
 static ssize_t (*rr_libc_read)(FILE *, void *, ssize_t);
 static ssize_t (*rr_libc_write)(FILE *, const void *, ssize_t);
 
@@ -76,6 +85,11 @@ static ssize_t rr_stdio_read(FILE *f, void *buf, ssize_t n)
 	ssize_t r;
 
 	if (f->_flags2 & RR_IO_FLAGS2_NOTCANCEL || n < 0)
+		return rr_libc_read(f, buf, n);
+	/* sync mode: once a second thread may exist, which thread's read
+	 * fills a shared FILE (or flushes it) is glibc's lock's choice, not
+	 * recorded */
+	if (rr_stdio_solo && __atomic_load_n(&agent_rr_threads_made, __ATOMIC_RELAXED))
 		return rr_libc_read(f, buf, n);
 	agent_rr_in_stdio++;
 	r = read(f->_fileno, buf, (size_t)n);
@@ -91,6 +105,8 @@ static ssize_t rr_stdio_write(FILE *f, const void *data, ssize_t n)
 	ssize_t left = n;
 
 	if (f->_flags2 & RR_IO_FLAGS2_NOTCANCEL || n < 0)
+		return rr_libc_write(f, data, n);
+	if (rr_stdio_solo && __atomic_load_n(&agent_rr_threads_made, __ATOMIC_RELAXED))
 		return rr_libc_write(f, data, n);
 	agent_rr_in_stdio++;
 	while (left > 0) {
@@ -180,7 +196,7 @@ static int rr_poke(void **slot, void *v)
 	return 0;
 }
 
-int agent_rr_stdio_hook(void)
+int agent_rr_stdio_hook(int solo)
 {
 	void **fj, **wj, *libc_read;
 	struct rr_stdio_find q;
@@ -210,6 +226,7 @@ int agent_rr_stdio_hook(void)
 	rr_relro_end = q.relro_end & ~(rr_pgsz - 1);
 	rr_libc_read = (ssize_t(*)(FILE *, void *, ssize_t))fj[RR_JUMP_READ];
 	rr_libc_write = (ssize_t(*)(FILE *, const void *, ssize_t))fj[RR_JUMP_WRITE];
+	rr_stdio_solo = solo;
 	/* write first: a table half done reads through glibc, which is how
 	 * every table was a moment ago */
 	if (rr_poke(&fj[RR_JUMP_WRITE], (void *)rr_stdio_write) ||
@@ -222,6 +239,8 @@ int agent_rr_stdio_hook(void)
 		rr_poke(&fj[RR_JUMP_READ], (void *)rr_libc_read);
 		goto out_no;
 	}
+	rr_fj = fj;
+	rr_wj = wj;
 	rr_stdio_hooked = 1;
 	errno = saved;
 	return 0;
@@ -229,4 +248,50 @@ out_no:
 	agent_log("record/replay: stdio's own reads and writes are not seen (no glibc tables)");
 	errno = saved;
 	return -1;
+}
+
+/*
+ * popen's FILEs use a table glibc does not export (_IO_proc_jumps), with
+ * the same two functions in the same two slots: found on the first FILE
+ * popen returns and routed the same way, so a popen'ed command's output
+ * read with fgets comes from the log (a replay with --pid of the reader
+ * runs no command) and a write to a popen'ed command is replayed like any
+ * stdio write (no SIGPIPE from a command that does not run). A table that holds other functions (fopencookie's calls the
+ * program's own functions, whose read and write are seen as they are;
+ * memory streams move no bytes through the kernel) is left alone, and so
+ * is one outside glibc's RELRO (rr_poke refuses it). Any thread may call
+ * popen: the pokes are made under a spin lock (mprotect of one page back
+ * to read-only must not fall between another thread's two calls).
+ */
+void agent_rr_stdio_adopt(FILE *f)
+{
+	void **vt;
+	int saved = errno;
+
+	if (!f || !__atomic_load_n(&rr_stdio_hooked, __ATOMIC_ACQUIRE))
+		return;
+	/* struct _IO_FILE_plus: the FILE, then its table */
+	vt = *(void ***)(void *)((char *)f + sizeof(FILE));
+	if (!vt || vt == rr_fj || vt == rr_wj || vt == __atomic_load_n(&rr_adopted, __ATOMIC_ACQUIRE))
+		return;
+	while (__atomic_exchange_n(&rr_adopt_lock, 1, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield); /* (the raw call: sched_yield is recorded) */
+	if (rr_adopted)
+		goto out; /* (one table: popen's) */
+	/* in glibc's RELRO (where its tables are), checked before the slots
+	 * are read */
+	if ((uintptr_t)vt < rr_relro || (uintptr_t)(vt + RR_JUMP_WRITE + 1) > rr_relro_end)
+		goto out;
+	if (vt[RR_JUMP_READ] != (void *)rr_libc_read || vt[RR_JUMP_WRITE] != (void *)rr_libc_write)
+		goto out;
+	if (rr_poke(&vt[RR_JUMP_WRITE], (void *)rr_stdio_write))
+		goto out;
+	if (rr_poke(&vt[RR_JUMP_READ], (void *)rr_stdio_read)) {
+		rr_poke(&vt[RR_JUMP_WRITE], (void *)rr_libc_write);
+		goto out;
+	}
+	__atomic_store_n(&rr_adopted, vt, __ATOMIC_RELEASE);
+out:
+	__atomic_store_n(&rr_adopt_lock, 0, __ATOMIC_RELEASE);
+	errno = saved;
 }

@@ -304,6 +304,13 @@ AGENT_EXPORT long syscall(long n, ...)
 		}
 		return 0;
 	}
+	/* Before the agent's constructor: jemalloc reads /proc and /sys
+	 * through syscall(SYS_read) in the first malloc (agent_rr_early.c). */
+	if (AGENT_UNLIKELY(!agent_rr_started) && (n == SYS_read || n == SYS_getrandom) &&
+	    !(ra >= __ehdr_start && ra < __etext))
+		return n == SYS_read ? agent_rr_early_read((int)a[0], (void *)a[1], (size_t)a[2])
+				     : agent_rr_early_getrandom((void *)a[0], (size_t)a[1],
+								(unsigned)a[2]);
 	/* GLib's, Rust's, ... locks: futex waits and wakes (agent_futex.c). */
 	if (AGENT_UNLIKELY(n == SYS_futex) && !agent_rr_mode &&
 	    !(ra >= __ehdr_start && ra < __etext))

@@ -557,6 +557,9 @@ AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void 
 	int rc;
 
 	AGENT_REAL_OR(create, EAGAIN);
+	/* (before anything: sync mode's stdio reads stop being recorded at
+	 * the same point of the program in its replay, agent_rr_stdio.c) */
+	__atomic_store_n(&agent_rr_threads_made, 1, __ATOMIC_RELAXED);
 	t = agent_enter();
 	if (!t)
 		return agent_real.create(th, attr, fn, arg);

@@ -136,7 +136,9 @@ static const struct run_opt_own record_own_opts[] = {
 #define RECORD_NOWN_FIRST 8
     {"until-fail", required_argument, RECORD_O_UNTIL_FAIL,
      "      --until-fail N   run up to N times, keep the first failing recording\n"
-     "                       (non-zero exit, killed by a signal, or --check fails)\n"},
+     "                       (non-zero exit, killed by a signal, or --check fails);\n"
+     "                       stops at once with status 5 at a recording spool\n"
+     "                       replay would refuse\n"},
     {"check", required_argument, RECORD_O_CHECK,
      "      --check CMD      with --until-fail: a shell command run after each run;\n"
      "                       it fails the run when it exits non-zero. It sees\n"
@@ -176,6 +178,8 @@ static void record_usage(FILE *out)
 		"not executable); 4 if that is 0 but the trace is incomplete (events lost,\n"
 		"the disk full): the summary says what is missing; 5 if that is 0 but spool\n"
 		"replay will refuse the recording (the reason is printed; --force: 0).\n"
+		"--until-fail: the failing run's status, 1 if only --check failed; 5 as\n"
+		"soon as a run's recording would be refused; else the last run's, as above.\n"
 		"\n"
 		"Then: spool replay DIR.\n");
 }
@@ -584,6 +588,24 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		ctx->info.early_clk[i] = a->early_clk[i];
 		ctx->info.early_ns[i] = a->early_ns[i];
 	}
+	/* the reads and getrandom calls before the agent started: kept when
+	 * there were some and what the agent left is well formed */
+	{
+		struct rr_early_io *e = malloc(sizeof(*e));
+
+		if (e) {
+			memcpy(e, &a->eio, sizeof(*e));
+			if ((e->n || e->full) && rr_early_io_valid(e) &&
+			    trace_writer_add_file(w, "early_io", e, sizeof(*e)) < 0)
+				log_warn("cannot keep the reads made before the agent started: a "
+					 "replay makes them again");
+			if (e->full)
+				log_warn("%u reads made before the agent started did not fit in "
+					 "the recording: a replay makes them again",
+					 e->full);
+			free(e);
+		}
+	}
 	ctx->info.stack_bytes = ctx->res->stack_bytes;
 	ctx->info.stack_items = ctx->res->stack_items;
 	/* A tree: the first process's command line as spool ran it (its
@@ -891,7 +913,37 @@ static uint64_t record_new_seed(void)
 	       1;
 }
 
-/* --until-fail: up to `until` runs, stdout of each into a file. */
+/* Whether spool replay will refuse this recording as a whole (it says the
+ * same, cmd/replay.c): sync mode and futexes of the program's own. */
+static int record_refused(const struct record_ctx *ctx)
+{
+	return !ctx->force && !ctx->serial && ctx->info.own_futex;
+}
+
+/* The exit status of a run whose program exited with status rc (0 or its
+ * own): a recording spool replay refuses is EXIT_REFUSED, one with
+ * processes that ran unrecorded EXIT_INCOMPLETE; the program's failure
+ * comes first. The same for one run and for --until-fail. */
+static int record_status(const struct record_ctx *ctx, int rc)
+{
+	/* processes that ran unrecorded: the recording is incomplete */
+	if (rc == 0 && (ctx->info.flags & (RR_F_FORKED | RR_F_EXEC)))
+		rc = EXIT_INCOMPLETE;
+	/* a whole recording that spool replay refuses (cmd/replay.c says the
+	 * same at replay): said now, where the user can record again */
+	if (rc == 0 && record_refused(ctx))
+		rc = EXIT_REFUSED;
+	return rc;
+}
+
+/*
+ * --until-fail: up to `until` runs, stdout of each into a file. Exit
+ * status: a failing run's (the program's, or 1 for --check), kept; no
+ * failure: as one run (record_status: 0, EXIT_INCOMPLETE, EXIT_REFUSED).
+ * A run spool replay would refuse stops the loop at once with
+ * EXIT_REFUSED, failing or not: every run of that program would be
+ * refused, and a kept failure nobody can replay is no result.
+ */
 static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, uint64_t until,
 			     const char *check, int seeded, int quiet)
 {
@@ -936,6 +988,14 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 			ret = cmd_start_status(rc);
 			break;
 		}
+		if (record_refused(ctx)) {
+			record_say(so, ctx, &res, 1); /* (says why) */
+			log_info("run %llu: spool replay refuses this recording; no more runs "
+				 "(the last is in %s/)",
+				 (unsigned long long)run, so->trace_dir);
+			ret = EXIT_REFUSED;
+			goto out;
+		}
 		failed = res.exit_status != 0;
 		if (!failed && check) {
 			failed = record_check_fails(check, res.exit_status, so->trace_dir, out);
@@ -972,8 +1032,8 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 		log_info("no failure in %llu runs; the last recording is in %s/",
 			 (unsigned long long)until, so->trace_dir);
 		/* the one kept must say if it is incomplete, like a single run */
-		trace_loss_warn(so->trace_dir, &res.loss);
-		ret = cmd_run_status(&res);
+		record_say(so, ctx, &res, 1);
+		ret = record_status(ctx, cmd_run_status(&res));
 	}
 out:
 	unlink(out);
@@ -1067,14 +1127,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	record_say(&so, &ctx, &res, cl.quiet);
-	rc = cmd_run_status(&res);
-	/* processes that ran unrecorded: the recording is incomplete */
-	if (rc == 0 && (ctx.info.flags & (RR_F_FORKED | RR_F_EXEC)))
-		rc = EXIT_INCOMPLETE;
-	/* a whole recording that spool replay refuses (cmd/replay.c says the
-	 * same at replay): said now, where the user can record again */
-	if (rc == 0 && !ctx.force && !ctx.serial && ctx.info.own_futex)
-		rc = EXIT_REFUSED;
+	rc = record_status(&ctx, cmd_run_status(&res));
 out:
 	if (ctx.in)
 		stdin_cap_close(ctx.in);

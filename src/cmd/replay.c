@@ -14,6 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -82,6 +84,10 @@ struct replay_ctx {
 	uint64_t goto_stop;	      /* --goto EVENT --gdb: EVENT + 1 */
 	uint64_t restore_ns;	      /* the agent's restore of it */
 	uint32_t restore_done;
+	/* The reads the program made before the agent started (.spool/early_io,
+	 * validated) and the variable that tells the agent where they are */
+	struct rr_early_io *eio;
+	char *eio_env;
 };
 
 /* The shared option spool replay takes: -o, the replay's own trace. */
@@ -249,7 +255,7 @@ struct replay_cli {
 	const char *gdb_args, *gdbserver, *path_file;
 	int32_t only_pid;
 	uint64_t goto_event; /* --goto; UINT64_MAX: none */
-	char *extra_env[65]; /* --env, and room for SPOOL_EARLY_CLOCK; NULL-ended */
+	char *extra_env[65]; /* --env, and room for SPOOL_EARLY_IO; NULL-ended */
 	size_t nenv;
 };
 
@@ -346,6 +352,35 @@ static int replay_opt(void *ctx, int c, const char *arg)
 	return -1;
 }
 
+#define REPLAY_EIO_ENV_SIZE (sizeof(EARLY_IO_ENV) + 21)
+
+/* The reads and getrandom calls made before the agent started, from the
+ * trace's early_io side file (untrusted: its size and every entry
+ * checked). NULL when there are none or the file is not right (said). */
+static struct rr_early_io *replay_early_io(const char *dir)
+{
+	struct trace_reader *r;
+	struct rr_early_io *e = NULL;
+	char *data = NULL;
+	size_t len = 0;
+
+	if (trace_reader_open(&r, dir, NULL) < 0)
+		return NULL;
+	if (trace_reader_file(r, "early_io", &data, &len) < 0)
+		goto out;
+	if (len != sizeof(*e) || !rr_early_io_valid((const struct rr_early_io *)(void *)data)) {
+		log_warn("the trace's early_io is damaged: the reads made before the agent "
+			 "started are the replay's own");
+		goto out;
+	}
+	e = (struct rr_early_io *)(void *)data;
+	data = NULL;
+out:
+	free(data);
+	trace_reader_close(r);
+	return e;
+}
+
 static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct replay_ctx *ctx = arg;
@@ -368,6 +403,24 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 			    : rr_log_fill(ctx->log, area, ctx->stuck_ms, ctx->opts) < 0)
 		return -ENOMEM;
 	ctx->area = area;
+	/* The early reads, in process 0's area (the first of the region's
+	 * replay area, tree or not): the agent reads them from there before
+	 * it starts (agent_rr_early.c) */
+	if (ctx->eio_env) {
+		struct rr_area *a0 = area;
+
+		a0->early_n = ctx->info->early_n < RR_EARLY_MAX ? ctx->info->early_n : RR_EARLY_MAX;
+		for (uint32_t i = 0; i < a0->early_n; i++) {
+			a0->early_clk[i] = ctx->info->early_clk[i];
+			a0->early_ns[i] = ctx->info->early_ns[i];
+		}
+		if (ctx->eio)
+			a0->eio = *ctx->eio;
+		else
+			memset(&a0->eio, 0, sizeof(a0->eio));
+		snprintf(ctx->eio_env, REPLAY_EIO_ENV_SIZE, "%s=%" PRIu64, EARLY_IO_ENV,
+			 h->ext_offset[SHM_EXT_REPLAY]);
+	}
 	if (ctx->snap.fd >= 0) {
 		struct rr_area *a = area;
 
@@ -975,7 +1028,6 @@ int cmd_replay(int argc, char **argv)
 	struct replay_gdb gdb = {0};
 	struct stdin_cap in;
 	char **env = NULL;
-	static char early_env[sizeof(EARLY_CLOCK_ENV) + EARLY_CLOCK_TEXT];
 	struct stdio_mimic outs[2] = {{.child = -1, .src = -1, .stop = {-1, -1}},
 				     {.child = -1, .src = -1, .stop = {-1, -1}}};
 	struct trace_loss loss;
@@ -1129,15 +1181,21 @@ int cmd_replay(int argc, char **argv)
 	    replay_goto(&ctx, dir, info, cl.goto_event, cl.path_file != NULL, cl.use_gdb,
 			optind < argc ? path : so.exec_path) < 0)
 		goto out;
-	/* Clock reads the program made before the agent started: the agent
-	 * gives them back from SPOOL_EARLY_CLOCK (agent_rr_early.c; the stack
-	 * padding absorbs the variable's bytes, session.c). */
-	if (info->early_n && cl.nenv + 1 < sizeof(cl.extra_env) / sizeof(cl.extra_env[0])) {
-		size_t k = (size_t)snprintf(early_env, sizeof(early_env), "%s=", EARLY_CLOCK_ENV);
+	/* Clock reads, reads and getrandom calls made before the agent
+	 * started: given back from process 0's area in the shared memory, at
+	 * the offset in SPOOL_EARLY_IO (filled in replay_prepare;
+	 * agent_rr_early.c). One variable: the stack padding absorbs one
+	 * added variable of up to 128 bytes (session.c). Only the first image
+	 * of process 0 takes them. */
+	if (ctx.only == RR_NO_PROC || ctx.only == 0)
+		ctx.eio = replay_early_io(dir);
+	if ((ctx.only == RR_NO_PROC || ctx.only == 0) && (info->early_n || ctx.eio) &&
+	    cl.nenv + 1 < sizeof(cl.extra_env) / sizeof(cl.extra_env[0])) {
+		static char eio_env[REPLAY_EIO_ENV_SIZE];
 
-		early_clock_format(info->early_n, info->early_clk, info->early_ns, early_env + k,
-				   sizeof(early_env) - k);
-		cl.extra_env[cl.nenv++] = early_env;
+		snprintf(eio_env, sizeof(eio_env), "%s=", EARLY_IO_ENV);
+		ctx.eio_env = eio_env;
+		cl.extra_env[cl.nenv++] = eio_env;
 		so.env = cl.extra_env;
 	}
 	/* Where the recorded program had the region's descriptor; a recording
@@ -1149,7 +1207,8 @@ int cmd_replay(int argc, char **argv)
 		   (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
 		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		   (cl.trace_sched || cl.path_file || cl.record_path ? RR_O_TRACE_SCHED : 0) |
-		   (cl.use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0);
+		   (cl.use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0) |
+		   (info->flags & RR_F_STDIO_SOLO ? RR_O_STDIO_SOLO : 0);
 	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so.until_first_exit = 1; /* a recording is of one process */
 	so.ext_bytes[SHM_EXT_REPLAY] =
@@ -1421,5 +1480,6 @@ out:
 	free(pargv);
 	free(cmdline);
 	free(info);
+	free(ctx.eio);
 	return ret;
 }

@@ -2,14 +2,13 @@
 /*
  * early_clock.h - the text of the clock reads a program made before the
  * agent started (a library constructor's malloc: jemalloc reads
- * CLOCK_MONOTONIC_COARSE when it sets itself up), shared by the host, which
- * keeps it in .spool/record (early_clock=) and hands it to a replay in
- * SPOOL_EARLY_CLOCK, and the agent, which reads it back before it has
- * started (no malloc, no stdio, no locale: plain loops only).
+ * CLOCK_MONOTONIC_COARSE when it sets itself up): the host keeps it in
+ * .spool/record (early_clock=) and reads it back for a replay, which gives
+ * the readings to the agent through the shared memory (agent_rr_early.c).
  *
  * Text: "CLK:NS" readings separated by commas, CLK the clock id and NS the
  * reading in nanoseconds, both decimal, at most EARLY_CLOCK_MAX of them.
- * The text comes from a trace or the environment: hostile input, every
+ * The text comes from a trace: hostile input, every
  * number is bounds-checked and a malformed reading ends the list.
  */
 #ifndef SPOOL_COMMON_EARLY_CLOCK_H
@@ -20,6 +19,9 @@
 
 #define EARLY_CLOCK_MAX 4
 #define EARLY_CLOCK_ENV "SPOOL_EARLY_CLOCK"
+/* The offset in the shared memory of the early reads a replay gives back
+ * (struct rr_early_io, agent_rr_early.c) */
+#define EARLY_IO_ENV "SPOOL_EARLY_IO"
 /* 4 readings of "-2147483648:18446744073709551615," and the NUL */
 #define EARLY_CLOCK_TEXT (EARLY_CLOCK_MAX * 33 + 1)
 

@@ -49,9 +49,12 @@
 
 #define RR_MAGIC 0x3130525245535053ULL /* "SPSERR01" */
 #define RR_VERSION 4
-#define RR_AREA_HDR 8192
+#define RR_AREA_HDR 16384 /* (8192 until the early reads, struct rr_early_io, came) */
 #define RR_NO_TURN 0xffffffffu	     /* an event ordered by its call, not by a turn */
 #define RR_REPORT_BYTES 4096
+/* Reads and getrandom calls before the agent started (struct rr_early_io) */
+#define RR_EIO_MAX 32
+#define RR_EIO_DATA 6144
 #define RR_EARLY_MAX 4 /* clock reads noted before the agent started (rr_area.early_*;
 			* EARLY_CLOCK_MAX of common/early_clock.h) */
 /* Thread numbers a recording may hand out (threads created over the whole
@@ -82,6 +85,11 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* serial mode: stdio's own reads and writes went through the agent's read
  * and write (agent_rr_stdio.c); a replay does the same (RR_O_STDIO) */
 #define RR_F_STDIO 0x40000u
+/* sync mode: stdio's own reads and writes went through the agent's read
+ * and write while the process had one thread, no pthread_create called yet
+ * (agent_rr_stdio.c: redis reads its hash seed through fread of
+ * /dev/urandom); a replay does the same (RR_O_STDIO_SOLO) */
+#define RR_F_STDIO_SOLO 0x80000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -119,6 +127,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* Replay: the recording saw stdio's own reads and writes (RR_F_STDIO in its
  * flags): the agent routes them through its read and write the same way. */
 #define RR_O_STDIO 0x10000u
+/* Replay: the sync recording saw stdio's calls before the first thread
+ * (RR_F_STDIO_SOLO in its flags) */
+#define RR_O_STDIO_SOLO 0x20000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
@@ -180,6 +191,9 @@ enum {
 	RR_FD_CLOSE_RANGE = 18, /* close_range, closefrom: result = the first number */
 	RR_FD_MKSTEMP = 19,    /* mkstemp, mkostemp, mkstemps, mkostemps */
 	RR_FD_OTHER = 20,      /* another call that makes a descriptor (inotify_init, ...) */
+	RR_FD_LOOKUP = 21,     /* a name lookup (gethostbyname, getaddrinfo, ...): glibc opens
+				* and closes /etc/hosts, /etc/services inside it; result -1
+				* (agent_rr_lookup_fd_begin) */
 	RR_FD_MAX
 };
 static inline int rr_fd_frees(unsigned call)
@@ -376,7 +390,17 @@ enum {
 			       * path and the directory the walk was in, each with its NUL)
 			       * before each call of the program's function, RR_FTW_END
 			       * (result, errno) when the walk returns */
+	RR_CALL_XFER = 84,    /* sendfile, splice, tee, copy_file_range: fd = the output,
+			       * arg = RR_XFER_* | the input descriptor << 32, data =
+			       * struct rr_xfer (the offsets the call left) */
 	RR_CALL_MAX
+};
+
+/* RR_CALL_XFER: the call (arg's low byte) and the offsets it left where
+ * the program passed pointers to them (-1: none) */
+enum { RR_XFER_SENDFILE = 1, RR_XFER_SPLICE = 2, RR_XFER_TEE = 3, RR_XFER_COPY = 4 };
+struct rr_xfer {
+	int64_t off_in, off_out;
 };
 
 /* RR_CALL_WRITE's arg: a write stdio made (agent_rr_stdio.c) that wrote
@@ -419,6 +443,25 @@ struct rr_order {
 #define RR_RAW_ON 1	 /* syscall user dispatch was enabled */
 #define RR_RAW_FAILED 2	 /* the kernel refused it (raw_err) */
 #define RR_RAW_SLOTS 24
+
+/* One call before the agent started: RR_CALL_READ (fd) or
+ * RR_CALL_GETRANDOM (fd -1, flags in arg), count asked, result (or
+ * -errno), its bytes at data[off .. off + len). */
+struct rr_early_ent {
+	uint32_t call;
+	int32_t fd;
+	uint64_t count;
+	int64_t result;
+	uint32_t off, len;
+};
+struct rr_early_io {
+	uint32_t n;	/* entries */
+	uint32_t bytes; /* of data used */
+	uint32_t full;	/* record: calls left out (no room): their replay is real */
+	uint32_t pad;
+	struct rr_early_ent ent[RR_EIO_MAX];
+	uint8_t data[RR_EIO_DATA];
+};
 
 struct rr_area {
 	uint64_t magic;
@@ -511,10 +554,18 @@ struct rr_area {
 	 * the agent keeps them and a recording notes them here (early_n
 	 * readings: clock id, nanoseconds); the record host writes them in
 	 * .spool/record (early_clock=), a replay passes them back to the
-	 * agent in SPOOL_EARLY_CLOCK (agent_rr_early.c). */
+	 * agent through its area (SPOOL_EARLY_IO, agent_rr_early.c). */
 	uint32_t early_n;
 	int32_t early_clk[RR_EARLY_MAX];
 	uint64_t early_ns[RR_EARLY_MAX];
+	/* Reads and getrandom calls the program made before the agent
+	 * started (a library's constructor reading /dev/urandom, jemalloc's
+	 * raw reads of /proc and /sys): record, the agent copies them here
+	 * when it starts and the record host keeps them in .spool/early_io;
+	 * replay, the host fills process 0's copy and the agent reads it
+	 * from the region's descriptor before it has started
+	 * (agent_rr_early.c, SPOOL_EARLY_IO). Untrusted on both sides. */
+	struct rr_early_io eio;
 	/* record, sync mode: futex calls the program made itself, through
 	 * syscall() or its own syscall instruction (GLib's, libgomp's, Rust's
 	 * locks), which sync mode does not order (serial mode emulates their
@@ -572,6 +623,27 @@ enum {
 };
 
 _Static_assert(sizeof(struct rr_area) <= RR_AREA_HDR, "rr area header too big");
+
+/* Whether e (from a trace, or from the program's shared memory) is
+ * well formed: every entry's bytes inside data[], a result no larger than
+ * what was asked, an error an errno. */
+static inline int rr_early_io_valid(const struct rr_early_io *e)
+{
+	if (e->n > RR_EIO_MAX || e->bytes > RR_EIO_DATA)
+		return 0;
+	for (uint32_t i = 0; i < e->n; i++) {
+		const struct rr_early_ent *x = &e->ent[i];
+
+		if (x->call != RR_CALL_READ && x->call != RR_CALL_GETRANDOM)
+			return 0;
+		if (x->off > e->bytes || x->len > e->bytes - x->off)
+			return 0;
+		if (x->result >= 0 ? (uint64_t)x->result > x->count || x->len != (uint64_t)x->result
+				   : x->result < -4095 || x->len)
+			return 0;
+	}
+	return 1;
+}
 
 /*
  * Process trees (doc/record.md "Process trees", agent_rr_proc.c). Every

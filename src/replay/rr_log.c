@@ -1330,6 +1330,10 @@ int rr_dump_schedule(const char *dir, FILE *out)
 		else if (e->turn == RR_NO_TURN)
 			fprintf(out, "sched obj %u turn - thread %u event %u op %u result %d\n", e->obj,
 				e->thread, e->tseq, e->op, e->result);
+		else if (e->op == RR_OP_FDTAB) /* (which call: RR_FD_*) */
+			fprintf(out, "sched obj %u turn %u thread %u event %u op %u result %d call %u\n",
+				e->obj, e->turn, e->thread, e->tseq, e->op, e->result,
+				RR_FD_ARG_CALL(e->arg));
 		else
 			fprintf(out, "sched obj %u turn %u thread %u event %u op %u result %d\n",
 				e->obj, e->turn, e->thread, e->tseq, e->op, e->result);

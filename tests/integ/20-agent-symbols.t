@@ -66,7 +66,7 @@ fi
 #   name lookups (agent_rr_hostent.c, agent_rr_resolv.c): __h_errno_location
 #               (h_errno: the thread's, set to the recorded one in a replay)
 #   early clock readings (agent_rr_early.c): unsetenv, in the constructor only
-#               (SPOOL_EARLY_CLOCK leaves the program's environment)
+#               (SPOOL_EARLY_IO leaves the program's environment)
 #   compiler/runtime: memset memcpy __cxa_finalize and the weak
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid

@@ -14,6 +14,10 @@
  *              while another opens, reads and closes FILE: each thread notes
  *              the descriptor numbers it saw and what it read, printed after
  *              both ended (sync mode orders them like any other open)
+ *   lookups FILE   gethostbyname and getservbyname in one thread while
+ *              another opens and closes FILE, 300 times each, at once:
+ *              the numbers the opens got (a lookup's own descriptors,
+ *              inside glibc, take a turn of the table too)
  *   walk DIR   nftw (FTW_PHYS, then FTW_DEPTH with FTW_ACTIONRETVAL skipping
  *              a subtree, then FTW_CHDIR opening each file by its base name),
  *              ftw, scandirat of DIR; prints every entry and what it read
@@ -222,6 +226,50 @@ static void *fds_plain(void *arg)
 	return NULL;
 }
 
+/* lookups FILE: one thread looks names up (glibc opens /etc/hosts and
+ * /etc/services inside) while another opens and closes FILE, 300 times
+ * each, at once: the numbers the opens got. */
+#define LK_ROUNDS 300
+static int lk_fds[LK_ROUNDS];
+
+static void *lk_looker(void *arg)
+{
+	for (int i = 0; i < LK_ROUNDS; i++) {
+		gethostbyname("localhost");
+		getservbyname("ssh", "tcp");
+	}
+	return arg;
+}
+
+static void *lk_opener(void *arg)
+{
+	for (int i = 0; i < LK_ROUNDS; i++) {
+		int fd = open(arg, O_RDONLY);
+
+		lk_fds[i] = fd;
+		if (fd >= 0)
+			close(fd);
+	}
+	return NULL;
+}
+
+static int run_lookups(const char *file)
+{
+	pthread_t a, b;
+	int other = 0;
+
+	pthread_create(&a, NULL, lk_looker, NULL);
+	pthread_create(&b, NULL, lk_opener, (void *)file);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	for (int i = 0; i < LK_ROUNDS; i++)
+		other += lk_fds[i] != 3;
+	printf("opens not at 3: %d\n", other);
+	for (int i = 0; i < LK_ROUNDS; i++)
+		printf("%d%s", lk_fds[i], i % 30 == 29 ? "\n" : " ");
+	return 0;
+}
+
 static int run_fds(const char *file)
 {
 	pthread_t a, b;
@@ -311,8 +359,10 @@ int main(int argc, char **argv)
 		return run_res();
 	if (argc > 2 && !strcmp(argv[1], "fds"))
 		return run_fds(argv[2]);
+	if (argc > 2 && !strcmp(argv[1], "lookups"))
+		return run_lookups(argv[2]);
 	if (argc > 2 && !strcmp(argv[1], "walk"))
 		return run_walk(argv[2]);
-	fprintf(stderr, "usage: rr_netdb hosts | res | fds FILE | walk DIR\n");
+	fprintf(stderr, "usage: rr_netdb hosts | res | fds FILE | lookups FILE | walk DIR\n");
 	return 2;
 }

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 245-rr-early-read.t - reads and getrandom calls in a library's
+# constructor, which runs before the preloaded agent's: read of
+# /dev/urandom, getrandom, and syscall(SYS_getrandom) (jemalloc reads /proc
+# and /sys through syscall(SYS_read) there). The recording keeps them
+# (.spool/early_io) and a serial and a sync replay give them back, so the
+# program prints the recorded random bytes; without it every replay printed
+# its own. A damaged early_io (hostile input) is said, and the program runs
+# with real reads, without a crash.
+. "$(dirname "$0")/lib.sh"
+
+CC="${CC:-cc}"
+if ! command -v "$CC" >/dev/null; then
+	echo "1..0 # SKIP no C compiler"
+	exit 0
+fi
+plan 10
+
+cat >early.c <<'SRC'
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+unsigned char early_dev[16], early_rnd[8], early_sys[8];
+long early_got[3];
+__attribute__((constructor)) static void early_init(void)
+{
+	int fd = open("/dev/urandom", O_RDONLY);
+
+	if (fd >= 0) {
+		early_got[0] = read(fd, early_dev, sizeof(early_dev));
+		close(fd);
+	}
+	early_got[1] = getrandom(early_rnd, sizeof(early_rnd), 0);
+	early_got[2] = syscall(SYS_getrandom, early_sys, sizeof(early_sys), 0);
+}
+SRC
+cat >main.c <<'SRC'
+#include <stdio.h>
+extern unsigned char early_dev[16], early_rnd[8], early_sys[8];
+extern long early_got[3];
+static void hex(const char *what, const unsigned char *p, int n, long got)
+{
+	printf("%s %ld ", what, got);
+	for (int i = 0; i < n; i++)
+		printf("%02x", p[i]);
+	printf("\n");
+}
+int main(void)
+{
+	hex("read", early_dev, 16, early_got[0]);
+	hex("getrandom", early_rnd, 8, early_got[1]);
+	hex("syscall", early_sys, 8, early_got[2]);
+	return 0;
+}
+SRC
+"$CC" -shared -fPIC -O1 -o libearly.so early.c &&
+	"$CC" -O1 -o early_prog main.c -L. -Wl,--no-as-needed -learly -Wl,-rpath,"$PWD" || {
+	echo "Bail out! cannot build the test program"
+	exit 1
+}
+
+for mode in serial sync; do
+	spool_run record -q --mode "$mode" -o "$mode.trace" -- ./early_prog
+	is_rc 0 "$mode: record exits with the program's status"
+	cp run.out "$mode.rec.out"
+	ok "$mode: the trace keeps the constructor's reads (.spool/early_io)" \
+		test -s "$mode.trace/.spool/early_io"
+	same=0
+	for i in 1 2; do
+		spool_run replay -q "$mode.trace"
+		if [ "$RC" = 0 ] && cmp -s run.out "$mode.rec.out"; then
+			same=$((same + 1))
+		else
+			show_run
+		fi
+	done
+	is "$same" 2 "$mode: 2 replays print the recorded random bytes"
+done
+# the bytes are the recorded ones, not a constant: two recordings differ
+spool_run record -q -o again.trace -- ./early_prog
+ok "two recordings read other random bytes" bash -c '! cmp -s run.out serial.rec.out' 
+
+# hostile input: an entry count far too large
+printf '\377\377\0\0' | dd of=serial.trace/.spool/early_io bs=1 seek=0 conv=notrunc 2>/dev/null
+spool_run replay -q serial.trace
+unlike "$ERR" 'AddressSanitizer|runtime error|Segmentation' "a damaged early_io: no crash"
+like "$ERR" 'early_io is damaged' "a damaged early_io is said"
+is "$(grep -c '^read 16 ' run.out)" 1 "a damaged early_io: the program ran (with real reads)"
+done_testing
