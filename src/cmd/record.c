@@ -131,7 +131,8 @@ static void record_usage(FILE *out)
 		"                       it fails the run when it exits non-zero. It sees\n"
 		"                       SPOOL_STATUS (the program's exit status),\n"
 		"                       SPOOL_OUTPUT (a file with the run's stdout) and\n"
-		"                       SPOOL_TRACE (the trace directory)\n"
+		"                       SPOOL_TRACE (the trace directory); its shell gets\n"
+		"                       SIGTERM if spool is killed\n"
 		"  -q, --quiet          print nothing but errors\n"
 		STREAM_SEND_HELP
 		"  -h, --help           show this help\n"
