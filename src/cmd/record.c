@@ -144,7 +144,8 @@ static const struct run_opt_own record_own_opts[] = {
      "                       it fails the run when it exits non-zero. It sees\n"
      "                       SPOOL_STATUS (the program's exit status),\n"
      "                       SPOOL_OUTPUT (a file with the run's stdout) and\n"
-     "                       SPOOL_TRACE (the trace directory)\n"},
+     "                       SPOOL_TRACE (the trace directory); its shell gets\n"
+     "                       SIGTERM if spool is killed\n"},
     /* gdb's exec-wrapper (spool-gdb.py, set record-mode on): internal */
     {"gdb-wrapper", no_argument, RECORD_O_GDB_WRAPPER, NULL},
     {"quiet", no_argument, 'q', "  -q, --quiet          print nothing but errors\n"},

@@ -55,10 +55,11 @@ wait_end() {
 }
 # nothing_left DESC: nothing of this test's directory runs (10 s at most)
 nothing_left() {
-	local i l
-	for ((i = 0; i < 200; i++)); do
+	local l t0
+	t0=$(date +%s)
+	while true; do
 		l=$(left)
-		[ -z "$l" ] && break
+		[ -z "$l" ] || [ $(($(date +%s) - t0)) -ge 10 ] && break
 		sleep 0.05
 	done
 	if [ -z "$l" ]; then
