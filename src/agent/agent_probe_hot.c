@@ -116,6 +116,16 @@ static inline __attribute__((always_inline)) void *agent_probe_reserve(struct ag
 {
 	struct ring_prod *p = &t->prod;
 
+	if (p->pkt.slot) {
+		/* Packets: opening one may wait for room (on_full): slow. */
+		struct ring_pkt *k = &p->pkt;
+
+		if (AGENT_UNLIKELY(!k->base ||
+				   ((k->pos + 7) & ~7u) + len + RING_PKT_SLACK > k->slot ||
+				   (k->events && p->ring->last_seq != k->next_seq)))
+			return agent_probe_slow(AGENT_PROBE_SLOW_RESERVE, NULL, NULL, 0, len);
+		return k->base + ((k->pos + 7) & ~7u);
+	}
 	if (AGENT_UNLIKELY(p->head + 2ull * len - p->tail > p->size)) {
 		p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
 		if (p->head + 2ull * len - p->tail > p->size)
