@@ -335,6 +335,16 @@ static inline __attribute__((always_inline)) void agent_emit(struct agent_thread
 		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELAXED);
 		goto out;
 	}
+	if (t->prod.pkt.slot && !arg) {
+		/* packets in the ring: the common case written in place */
+		int wake;
+
+		if (AGENT_LIKELY(ring_pkt_lock(&t->prod, op, obj, seq, ip, __rdtsc(), &wake))) {
+			if (AGENT_UNLIKELY(wake))
+				agent_wake();
+			goto out;
+		}
+	}
 	r = ring_prod_reserve(&t->prod, sizeof(*r));
 	if (AGENT_UNLIKELY(!r))
 		goto out;

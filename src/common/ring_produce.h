@@ -340,4 +340,49 @@ static inline int ring_pkt_commit(struct ring_prod *p, uint32_t len)
 	return wake;
 }
 
+/*
+ * The hot lock event (no arg, no stack) in packet mode, written straight
+ * from its values without staging the record: 1 when done (*wake as from
+ * ring_prod_commit), 0 when it needs the general path (no open packet or
+ * no room in it, a seq that does not follow, a site the cache does not
+ * hold for this packet, a time that needs the extended header). The caller
+ * stored seq in ring->last_seq first, as for a reserve.
+ */
+static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, uint32_t seq,
+				uint64_t ip, uint64_t tsc, int *wake)
+{
+	struct ring_pkt *k = &p->pkt;
+	struct shm_ring *r = p->ring;
+	struct ring_site *s;
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull;
+	uint8_t *o;
+
+	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
+	    k->pos + 11 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
+	    tsc - k->prev_tsc > RING_PKT_TS_MASK)
+		return 0;
+	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 1)];
+	if (s->gen != k->gen || s->addr != ip || s->caller || s->probe)
+		return 0;
+	o = k->base + k->pos;
+	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) | RING_PKT_LOCK_OP);
+	o[4] = (uint8_t)op;
+	ring_pkt_put32(o + 5, obj);
+	ring_pkt_put16(o + 9, s->idx);
+	k->prev_tsc = tsc;
+	k->pos += 11;
+	k->events++;
+	k->next_seq = seq + 1;
+	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
+	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
+	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->n_lock, r->n_lock + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
+	p->head = k->start + k->pos;
+	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
+	*wake = ring_prod_level(p) | (int)p->pkt_wake;
+	p->pkt_wake = 0;
+	return 1;
+}
+
 #endif
