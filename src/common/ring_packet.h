@@ -9,7 +9,7 @@
  * in records mode: the compact or extended event header, the short classes
  * when they say the whole record, a site table and the depth and stack
  * pointer predictions, all starting again with each packet. The site table
- * here is a direct-mapped cache: a site it forgot is defined again under a
+ * here is a 2-way set-associative cache: a site it forgot is defined again under a
  * new index, which the format allows (a definition's index is the count so
  * far; nothing says a triple has one index). No libc beyond memmove and
  * memset, no system call, no lock: it runs on the agent's hot path.
@@ -55,7 +55,8 @@ enum {
 /* Bytes an encoded record may need past the end of its staged copy (a site
  * definition and an extended header in front of a short event). */
 #define RING_PKT_SLACK 64u
-/* Entries of a thread's site cache (a power of two). */
+/* Entries of a thread's site cache (a power of two): 256 pairs, each a
+ * 2-way set. */
 #define RING_PKT_SITES 512u
 
 struct ring_site {
@@ -159,13 +160,20 @@ static inline int32_t ring_pkt_site(struct ring_pkt *k, uint8_t **pp, uint64_t t
 
 	if (__builtin_expect(!k->sites, 0))
 		return -1;
-	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 1)];
+	/* two ways: a site is in the first or the second entry of its pair */
+	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
 	if (__builtin_expect(s->gen == k->gen && s->addr == addr && s->caller == caller &&
 				     s->probe == probe,
 			     1))
 		return s->idx;
+	if (s[1].gen == k->gen && s[1].addr == addr && s[1].caller == caller && s[1].probe == probe)
+		return s[1].idx;
 	if (k->nsites >= RING_PKT_MAX_SITES)
 		return -1;
+	/* the new one goes first, the first moves to second (a free second
+	 * entry, or the older of the two, is what is lost) */
+	if (s->gen == k->gen)
+		s[1] = s[0];
 	s->addr = addr;
 	s->caller = caller;
 	s->probe = probe;

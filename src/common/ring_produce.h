@@ -361,9 +361,12 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
 	    k->pos + 11 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
 	    tsc - k->prev_tsc > RING_PKT_TS_MASK)
 		return 0;
-	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 1)];
-	if (s->gen != k->gen || s->addr != ip || s->caller || s->probe)
-		return 0;
+	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
+	if (s->gen != k->gen || s->addr != ip || s->caller || s->probe) {
+		s++; /* the pair's second way */
+		if (s->gen != k->gen || s->addr != ip || s->caller || s->probe)
+			return 0;
+	}
 	o = k->base + k->pos;
 	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) | RING_PKT_LOCK_OP);
 	o[4] = (uint8_t)op;
