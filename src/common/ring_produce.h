@@ -388,4 +388,52 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
 	return 1;
 }
 
+/*
+ * The hot probe event (PROBE_OP_ENTRY, EXIT or HIT: the short classes) in
+ * packet mode, written straight from its values: 1 when done (*wake as
+ * from ring_prod_commit), 0 when it needs the general path (the same cases
+ * as ring_pkt_lock, and a stack pointer too far from the previous one).
+ */
+static inline int ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr,
+				 uint64_t sp, uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
+{
+	struct ring_pkt *k = &p->pkt;
+	struct shm_ring *r = p->ring;
+	struct ring_site *s;
+	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
+	int64_t d = (int64_t)(sp - k->sp);
+	uint8_t *o;
+
+	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
+	    k->pos + 8 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
+	    tsc - k->prev_tsc > RING_PKT_TS_MASK || d < INT16_MIN || d > INT16_MAX ||
+	    op < PROBE_OP_ENTRY || op > PROBE_OP_HIT)
+		return 0;
+	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
+	if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id) {
+		s++; /* the pair's second way */
+		if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id)
+			return 0;
+	}
+	o = k->base + k->pos;
+	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) |
+			      (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY));
+	ring_pkt_put16(o + 4, s->idx);
+	ring_pkt_put16(o + 6, (uint16_t)(int16_t)d);
+	k->sp = sp;
+	k->prev_tsc = tsc;
+	k->pos += 8;
+	k->events++;
+	k->next_seq = seq + 1;
+	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
+	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
+	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
+	p->head = k->start + k->pos;
+	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
+	*wake = ring_prod_level(p) | (int)p->pkt_wake;
+	p->pkt_wake = 0;
+	return 1;
+}
+
 #endif
