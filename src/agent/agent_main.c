@@ -807,7 +807,7 @@ int agent_map(int fd)
 	agent.max_rings = c->max_rings;
 	agent.watermark = c->watermark;
 	agent.rings = rings;
-	agent.ring_sites = (struct ring_site **)(rings + c->max_rings);
+	agent.ring_sites = (struct ring_site **)((struct shm_ring **)rings + c->max_rings);
 	agent.packets = !!(c->flags & SHM_F_PACKETS) && shm_pkt_slot(c->ring_bytes) >= 1024;
 	/* A record must fit in half a ring (ring_prod_reserve refuses more). */
 	agent.stack_depth = c->stack_depth;
