@@ -420,11 +420,16 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 	if (c->h->packets) {
 		uint64_t t0 = c->h->tail[i];
 
-		/* (the thread finished its last packet before RING_EXITED) */
-		rc = shm_host_drain_packets(c->h, i, c->owner_gone, on_packet, c);
+		/* RING_EXITED: its thread finished its last packet before
+		 * storing it, or ended unseen (a raw SYS_exit) and another
+		 * thread stored it once the kernel said the tid was gone: its
+		 * open packet, if any, is taken as well */
+		int gone = c->owner_gone || state == RING_EXITED;
+
+		rc = shm_host_drain_packets(c->h, i, gone, on_packet, c);
 		if (rc >= 0) {
 			collector_take_counts(c, i, r, c->h->tail[i] - t0);
-			if (c->owner_gone)
+			if (gone)
 				collector_count_cut(c, i, r);
 		}
 	} else {
