@@ -39,6 +39,7 @@
 #ifndef SPOOL_COMMON_SHM_H
 #define SPOOL_COMMON_SHM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SHM_MAGIC 0x31304c4f4f5053ULL /* "SPOOL01" */
@@ -205,23 +206,25 @@ struct shm_ring {
 	/* SHM_F_PACKETS: the seq of the last event committed or counted as
 	 * lost; last_seq - done_seq is the event a crash cut short. */
 	uint32_t done_seq;
-	uint8_t pad0[64 - 48];
+	/* SHM_F_PACKETS: what the producer wrote into its packets (the
+	 * collector copies packets without decoding them; these feed the
+	 * run's summary only, and are checked for plausibility); on the
+	 * producer's line, as they change with every event */
+	uint64_t n_events; /* events, site definitions not counted */
+	uint64_t n_lock;   /* of which KIND_LOCK */
 	/* consumer cache line */
 	uint64_t tail;
 	uint8_t pad1[128 - 72];
-	/* SHM_F_PACKETS: what the producer wrote into its packets, by class
-	 * (the collector copies packets without decoding them; these feed
-	 * the run's summary only, and are checked for plausibility). */
-	uint64_t n_events; /* events, site definitions not counted */
-	uint64_t n_lock;   /* of which KIND_LOCK */
+	/* SHM_F_PACKETS: the same counts for the rare classes */
 	uint32_t n_thread;
 	uint32_t n_proc;
-	uint8_t pad2[SHM_RING_HDR - 152];
+	uint8_t pad2[SHM_RING_HDR - 136];
 	/* data follows */
 };
 
 _Static_assert(sizeof(struct shm_ctl) <= SHM_CTL_SIZE, "ctl too big");
 _Static_assert(sizeof(struct shm_ring) == SHM_RING_HDR, "ring header size");
+_Static_assert(offsetof(struct shm_ring, tail) == 64, "the consumer's line");
 _Static_assert(sizeof(struct shm_proc) % 64 == 0, "process slot size");
 
 #define SHM_PROCS_SIZE                                                                             \
