@@ -55,6 +55,7 @@ struct ring_state {
 	/* SHM_F_PACKETS: the ring's counts (struct shm_ring n_*) taken so far */
 	uint64_t n_events, n_lock;
 	uint32_t n_thread, n_proc;
+	uint64_t n_bytes; /* bytes drained since the counts were last taken */
 	uint64_t cut; /* events a crash of the program cut short (last_seq - done_seq) */
 };
 
@@ -240,12 +241,17 @@ static void collector_take_counts(struct collector *c, uint32_t i, const struct 
 				  uint64_t bytes)
 {
 	struct ring_state *rs = &c->rings[i];
-	uint64_t ev = __atomic_load_n(&r->n_events, __ATOMIC_RELAXED);
+	uint64_t ev = __atomic_load_n(&r->n_events, __ATOMIC_RELAXED), room;
 	uint64_t lk = __atomic_load_n(&r->n_lock, __ATOMIC_RELAXED);
 	uint32_t th = __atomic_load_n(&r->n_thread, __ATOMIC_RELAXED);
 	uint32_t pr = __atomic_load_n(&r->n_proc, __ATOMIC_RELAXED);
 
-	if (ev < rs->n_events || ev - rs->n_events > bytes / 4 || lk < rs->n_lock ||
+	/* An event takes 4 bytes at least; the counts may run ahead by the
+	 * events of the packet still open (one slot). Bytes drained while the
+	 * counts were not taken still count. */
+	rs->n_bytes += bytes;
+	room = rs->n_bytes / 4 + shm_pkt_slot(c->h->ring_bytes) / 4;
+	if (ev < rs->n_events || ev - rs->n_events > room || lk < rs->n_lock ||
 	    lk - rs->n_lock > ev - rs->n_events || th < rs->n_thread || pr < rs->n_proc ||
 	    th - rs->n_thread > ev - rs->n_events || pr - rs->n_proc > ev - rs->n_events)
 		return;
@@ -257,6 +263,7 @@ static void collector_take_counts(struct collector *c, uint32_t i, const struct 
 	rs->n_lock = lk;
 	rs->n_thread = th;
 	rs->n_proc = pr;
+	rs->n_bytes = 0;
 }
 
 /* SHM_F_PACKETS, a ring whose writer is gone: the event it was writing
