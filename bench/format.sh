@@ -94,20 +94,28 @@ t_v1=$(SPOOL_TRACE_FORMAT=1 best3 "$spool" locks -q -o t -- "$bench" own 2 "$N")
 SPOOL_TRACE_FORMAT=1 "$spool" locks -q -o v1 -- "$bench" own 2 "$N" 2>/dev/null
 t_v2=$(best3 "$spool" locks -q -o t -- "$bench" own 2 "$N")
 "$spool" locks -q -o v2 -- "$bench" own 2 "$N" 2>/dev/null
+# format 2 with the agent writing finished packets into its ring (the
+# collector copies them; doc/trace-format.md, "Packets in the ring")
+t_vp=$(SPOOL_RING_PACKETS=1 best3 "$spool" locks -q -o t -- "$bench" own 2 "$N")
+SPOOL_RING_PACKETS=1 "$spool" locks -q -o vp -- "$bench" own 2 "$N" 2>/dev/null
 b1=$(trace_bytes v1)
 b2=$(trace_bytes v2)
+bp=$(trace_bytes vp)
 pairs=$((2 * N))
 lost() { sed -nE 's/^lost_ring=([0-9]+)$/\1/p' "$1/.spool/summary"; }
 printf '\n%-26s %-12s %-12s %-10s %s\n' "2 x $N pairs" "wall" "trace" "lost" "added per pair"
 printf '%-26s %-12s %-12s %-10s %s\n' native "$(awk -v t="$t_nat" 'BEGIN { printf "%.1f ms", t / 1e6 }')" - - -
-for v in 1 2; do
-	t=$([ $v = 1 ] && echo "$t_v1" || echo "$t_v2")
-	b=$([ $v = 1 ] && echo "$b1" || echo "$b2")
+for v in 1 2 p; do
+	case $v in
+	1) t=$t_v1 b=$b1 name="spool locks, format 1" ;;
+	2) t=$t_v2 b=$b2 name="spool locks, format 2" ;;
+	p) t=$t_vp b=$bp name="  packets in the ring" ;;
+	esac
 	if [ "$t" = fail ]; then
-		printf '%-26s failed\n' "spool locks, format $v"
+		printf '%-26s failed\n' "$name"
 		continue
 	fi
-	printf '%-26s %-12s %-12s %-10s %s\n' "spool locks, format $v" \
+	printf '%-26s %-12s %-12s %-10s %s\n' "$name" \
 		"$(awk -v t="$t" 'BEGIN { printf "%.1f ms", t / 1e6 }')" "$(mb "$b")" "$(lost "v$v")" \
 		"$(awk -v a="$t" -v b="$t_nat" -v n="$pairs" 'BEGIN { printf "%+.1f ns (%.2fx native)", (a - b) / n, a / b }')"
 done

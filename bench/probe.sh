@@ -122,6 +122,12 @@ if cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
 	printf "  spool (exits via return address), isolated %7s ns   %s ns per call; whole command %s ns per call\n" \
 		"$ca" "$(add "$ca" "$cn")" "$(pw "$wa" "$wn")"
 	printf "  spool --exits patch (int3), isolated %9s ns   %s ns per call\n" "$cp" "$(add "$cp" "$cn")"
+	# the agent writing finished packets into its ring (doc/trace-format.md,
+	# "Packets in the ring"), the collector copying them whole
+	ck="$(SPOOL_RING_PACKETS=1 chiso 50000 5000 "${SP[@]}")"
+	wk="$(SPOOL_RING_PACKETS=1 chwall $WN "$SPOOL" probe -q -o "$T/ch.trace" -e 'func:ch_*' --)"
+	printf "  spool, packets in the ring, isolated %9s ns   %s ns per call; whole command %s ns per call\n" \
+		"$ck" "$(add "$ck" "$cn")" "$(pw "$wk" "$wn")"
 	if command -v uftrace >/dev/null; then
 		UF=(uftrace record -d "$T/ch.uftrace" --force -P 'ch_.*')
 		cu="$(chiso 50000 5000 "${UF[@]}")"
@@ -131,6 +137,9 @@ if cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
 		printf "  spool / uftrace: %s isolated, %s whole command\n" \
 			"$(awk "BEGIN{printf \"%.2f\", ($ca - $cn) / ($cu - $cn)}")" \
 			"$(awk "BEGIN{printf \"%.2f\", ($wa - $wn) / ($wu - $wn)}")"
+		printf "  spool with packets in the ring / uftrace: %s isolated, %s whole command\n" \
+			"$(awk "BEGIN{printf \"%.2f\", ($ck - $cn) / ($cu - $cn)}")" \
+			"$(awk "BEGIN{printf \"%.2f\", ($wk - $wn) / ($wu - $wn)}")"
 	else
 		echo "  uftrace: not installed (apt-get install uftrace to compare)"
 	fi

@@ -69,6 +69,8 @@ struct agent_state {
 	uint32_t reexec_same;	  /* this image replaced one of the same executable */
 	uint32_t host_pid;	  /* spool's pid, copied from ctl at startup */
 	uint32_t host_child;	  /* our pid at startup if spool was our parent, else 0 */
+	uint32_t packets;	  /* SHM_F_PACKETS: rings hold finished packets */
+	struct ring_site **ring_sites; /* max_rings entries: each ring's site cache, or NULL */
 };
 extern struct agent_state agent;
 /* The descriptor the region came from (SPOOL_SHM_FD, or the one reopened
@@ -170,6 +172,9 @@ void agent_proc_claim(uint32_t flags);
 struct shm_ring *agent_ring_map(uint32_t i);
 /* Ring i if this process has it mapped, else NULL. */
 struct shm_ring *agent_ring_mapped(uint32_t i);
+/* Ring i's site cache (SHM_F_PACKETS), mapped on first use, or NULL (its
+ * events are then written in full). Async-signal-safe (mmap). */
+struct ring_site *agent_ring_sites(uint32_t i);
 /* Feature area i (SHM_EXT_*), mapped on first use, and its size; NULL when
  * the region has none or it cannot be mapped. */
 void *agent_ext(unsigned i, uint64_t *size);
@@ -330,6 +335,16 @@ static inline __attribute__((always_inline)) void agent_emit(struct agent_thread
 		/* release: seen after last_seq (collector_lost_ok) */
 		__atomic_store_n(&t->prod.ring->lost, t->prod.ring->lost + 1, __ATOMIC_RELEASE);
 		goto out;
+	}
+	if (t->prod.pkt.slot && !arg) {
+		/* packets in the ring: the common case written in place */
+		int wake;
+
+		if (AGENT_LIKELY(ring_pkt_lock(&t->prod, op, obj, seq, ip, __rdtsc(), &wake))) {
+			if (AGENT_UNLIKELY(wake))
+				agent_wake();
+			goto out;
+		}
 	}
 	r = ring_prod_reserve(&t->prod, sizeof(*r));
 	if (AGENT_UNLIKELY(!r))

@@ -380,6 +380,27 @@ struct shm_ring *agent_ring_map(uint32_t i)
 	return r;
 }
 
+struct ring_site *agent_ring_sites(uint32_t i)
+{
+	struct ring_site *s, *old = NULL;
+	size_t len = RING_PKT_SITES * sizeof(*s);
+
+	if (!agent.ring_sites || i >= agent.max_rings)
+		return NULL;
+	s = __atomic_load_n(&agent.ring_sites[i], __ATOMIC_ACQUIRE);
+	if (s)
+		return s;
+	s = agent_vm_map(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED)
+		return NULL;
+	if (!__atomic_compare_exchange_n(&agent.ring_sites[i], &old, s, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		munmap(s, len);
+		return old;
+	}
+	return s;
+}
+
 /* Feature area i's offset and size in the region, checked against it; 0
  * when it has none. */
 static uint64_t agent_ext_bounds(unsigned i, uint64_t *off)
@@ -768,7 +789,8 @@ int agent_map(int fd)
 		return -EPROTO;
 	}
 	/* The ring table: a page or so, not in the program's heap. */
-	rings = agent_vm_map((size_t)c->max_rings * sizeof(*agent.rings) + 1, PROT_READ | PROT_WRITE,
+	rings = agent_vm_map((size_t)c->max_rings * (sizeof(*agent.rings) + sizeof(*agent.ring_sites)) + 1,
+			     PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (rings == MAP_FAILED) {
 		munmap(c, head);
@@ -785,12 +807,20 @@ int agent_map(int fd)
 	agent.max_rings = c->max_rings;
 	agent.watermark = c->watermark;
 	agent.rings = rings;
+	agent.ring_sites = (struct ring_site **)((struct shm_ring **)rings + c->max_rings);
+	agent.packets = !!(c->flags & SHM_F_PACKETS) && shm_pkt_slot(c->ring_bytes) >= 1024;
 	/* A record must fit in half a ring (ring_prod_reserve refuses more). */
 	agent.stack_depth = c->stack_depth;
 	if (agent.stack_depth > (agent.ring_bytes / 2 - sizeof(struct rec_lock)) / 8)
 		agent.stack_depth = (agent.ring_bytes / 2 - sizeof(struct rec_lock)) / 8;
 	if (agent.stack_depth > 256)
 		agent.stack_depth = 256;
+	/* A packet's record fits in its slot (ring_pkt_reserve). */
+	if (agent.packets &&
+	    agent.stack_depth > (shm_pkt_slot(agent.ring_bytes) - RING_PKT_HDR - RING_PKT_SLACK - 8 -
+				 sizeof(struct rec_lock)) / 8)
+		agent.stack_depth = (shm_pkt_slot(agent.ring_bytes) - RING_PKT_HDR - RING_PKT_SLACK -
+				     8 - sizeof(struct rec_lock)) / 8;
 	return 0;
 }
 

@@ -116,6 +116,16 @@ static inline __attribute__((always_inline)) void *agent_probe_reserve(struct ag
 {
 	struct ring_prod *p = &t->prod;
 
+	if (p->pkt.slot) {
+		/* Packets: opening one may wait for room (on_full): slow. */
+		struct ring_pkt *k = &p->pkt;
+
+		if (AGENT_UNLIKELY(!k->base ||
+				   ((k->pos + 7) & ~7u) + len + RING_PKT_SLACK > k->slot ||
+				   (k->events && p->ring->last_seq != k->next_seq)))
+			return agent_probe_slow(AGENT_PROBE_SLOW_RESERVE, NULL, NULL, 0, len);
+		return k->base + ((k->pos + 7) & ~7u);
+	}
 	if (AGENT_UNLIKELY(p->head + 2ull * len - p->tail > p->size)) {
 		p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
 		if (p->head + 2ull * len - p->tail > p->size)
@@ -146,6 +156,17 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 	 * the event was numbered (collector_lost_ok reads them in that order;
 	 * stored after, a full ring looked damaged to the collector). */
 	t->prod.ring->last_seq = seq;
+	if (t->prod.pkt.slot) {
+		/* packets in the ring: the common case written in place */
+		int wake;
+
+		if (AGENT_LIKELY(ring_pkt_probe(&t->prod, op, id, agent_probe_by_id[id].addr, sp,
+						*(const uint64_t *)sp, seq, __rdtsc(), &wake))) {
+			if (AGENT_UNLIKELY(wake))
+				agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
+			goto out;
+		}
+	}
 	r = agent_probe_reserve(t, sizeof(*r));
 	if (AGENT_UNLIKELY(!r))
 		goto out;

@@ -409,6 +409,9 @@ void agent_thread_register(struct agent_thread *t)
 	}
 	if (!(c->flags & SHM_F_DROP_WHEN_FULL))
 		t->prod.on_full = agent_ring_full;
+	if (agent.packets)
+		ring_prod_packets(&t->prod, shm_pkt_slot(agent.ring_bytes), agent_ring_sites(idx),
+				  agent.pid, r->tid);
 	t->index = idx;
 	t->word = ev_word(KIND_LOCK, idx, 0, 0);
 	t->seq = 0;
@@ -452,6 +455,11 @@ void agent_thread_exit(struct agent_thread *t, uint64_t ip)
 		agent_sys_thread_end(t);
 	agent_emit(t, 0, OP_THREAD_EXIT, ip, (uint64_t)pthread_self(), __builtin_frame_address(0));
 	r = t->prod.ring;
+	/* its last packet goes to the collector now (SHM_F_PACKETS) */
+	t->busy++;
+	if (ring_prod_flush(&t->prod))
+		agent_wake();
+	t->busy--;
 	t->state = AGENT_T_DONE;
 	__atomic_store_n(&r->state, RING_EXITED, __ATOMIC_RELEASE);
 	if (__atomic_load_n(&agent.ctl->nrings, __ATOMIC_RELAXED) >= agent.max_rings)

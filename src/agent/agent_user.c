@@ -121,7 +121,7 @@ static inline __attribute__((always_inline)) void user_emit(uint32_t id, uint32_
 	uint64_t off;
 
 	if (AGENT_UNLIKELY(!agent.active || t->state != AGENT_T_ON || t->busy ||
-			   nargs > USER_FAST_ARGS || (nargs && !args)))
+			   nargs > USER_FAST_ARGS || (nargs && !args) || p->pkt.slot))
 		goto slow;
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

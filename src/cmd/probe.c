@@ -560,6 +560,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	if (rc < 0)
 		goto out_writer;
 	h.ctl->features = SHM_FEAT_PROBES;
+	collector_use_packets(col, SHM_FEAT_PROBES);
 	rc = probe_run_prepare(pr, &h, w);
 	if (rc < 0)
 		goto out_collector;

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "../util/buildid.h"
+#include "../common/ring_packet.h"
 #include "../util/log.h"
 #include "collector.h"
 
@@ -54,6 +55,11 @@ struct ring_state {
 	uint32_t seq_seen;  /* the producer's last_seq just before lost_seen was read */
 	uint64_t damaged;   /* events lost because the program damaged the ring */
 	uint64_t last_tsc;  /* of the last record written: an untimed record's time */
+	/* SHM_F_PACKETS: the ring's counts (struct shm_ring n_*) taken so far */
+	uint64_t n_events, n_lock;
+	uint32_t n_thread, n_proc;
+	uint64_t n_bytes; /* bytes drained since the counts were last taken */
+	uint64_t cut; /* events a crash of the program cut short (last_seq - done_seq) */
 };
 
 struct collector {
@@ -74,6 +80,7 @@ struct collector {
 	size_t scratch_cap;
 	struct trace_zinput z;	  /* --compress: packs input data (zinput.c) */
 	int compress;
+	int owner_gone;		  /* the ring being drained has no writer left */
 };
 
 int collector_new(struct collector **out, struct shm_host *h, struct trace_writer *w)
@@ -207,6 +214,81 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	return 0;
 }
 
+/* SHM_F_PACKETS: one packet of the ring being drained, copied whole. */
+static int on_packet(void *arg, uint8_t *pkt, size_t len)
+{
+	struct collector *c = arg;
+	struct ring_state *rs = &c->rings[c->cur_ring];
+	int rc;
+
+	if (rs->no_stream) {
+		uint64_t n = ring_pkt_get32(pkt + RING_PKT_EVENTS);
+
+		c->st.unwritten += n < len / 4 ? n : len / 4;
+		return 0;
+	}
+	rc = trace_stream_put_packet(rs->stream, pkt, len);
+	if (rc < 0) {
+		if (!c->st.rejected++)
+			log_warn("ring %u: a packet of %zu bytes not written: %s", c->cur_ring, len,
+				 strerror(-rc));
+		return 0;
+	}
+	return 0;
+}
+
+/* SHM_F_PACKETS: take the ring's counts of what its packets hold (for the
+ * summary; the target writes them, so a count that goes back or grows by
+ * more than the bytes drained could hold is not taken). */
+static void collector_take_counts(struct collector *c, uint32_t i, const struct shm_ring *r,
+				  uint64_t bytes)
+{
+	struct ring_state *rs = &c->rings[i];
+	uint64_t ev = __atomic_load_n(&r->n_events, __ATOMIC_RELAXED), room;
+	uint64_t lk = __atomic_load_n(&r->n_lock, __ATOMIC_RELAXED);
+	uint32_t th = __atomic_load_n(&r->n_thread, __ATOMIC_RELAXED);
+	uint32_t pr = __atomic_load_n(&r->n_proc, __ATOMIC_RELAXED);
+
+	/* An event takes 4 bytes at least; the counts may run ahead by the
+	 * events of the packet still open (one slot). Bytes drained while the
+	 * counts were not taken still count. */
+	rs->n_bytes += bytes;
+	room = rs->n_bytes / 4 + shm_pkt_slot(c->h->ring_bytes) / 4;
+	if (ev < rs->n_events || ev - rs->n_events > room || lk < rs->n_lock ||
+	    lk - rs->n_lock > ev - rs->n_events || th < rs->n_thread || pr < rs->n_proc ||
+	    th - rs->n_thread > ev - rs->n_events || pr - rs->n_proc > ev - rs->n_events)
+		return;
+	c->st.events += ev - rs->n_events;
+	c->st.lock_events += lk - rs->n_lock;
+	c->st.threads += th - rs->n_thread;
+	c->st.procs += pr - rs->n_proc;
+	rs->n_events = ev;
+	rs->n_lock = lk;
+	rs->n_thread = th;
+	rs->n_proc = pr;
+	rs->n_bytes = 0;
+}
+
+/* SHM_F_PACKETS, a ring whose writer is gone: the event it was writing
+ * when it died (numbered in last_seq, never committed nor counted as lost
+ * in done_seq) is lost; counted with the ring's losses. */
+static void collector_count_cut(struct collector *c, uint32_t i, struct shm_ring *r)
+{
+	struct ring_state *rs = &c->rings[i];
+	uint32_t d = __atomic_load_n(&r->last_seq, __ATOMIC_ACQUIRE) -
+		     __atomic_load_n(&r->done_seq, __ATOMIC_ACQUIRE);
+
+	/* one event at most is being written; more is a damaged count */
+	if (d == 0 || d > 1)
+		return;
+	rs->cut += d;
+	/* taken once: the next owner starts from here */
+	__atomic_store_n(&r->done_seq, __atomic_load_n(&r->last_seq, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	if (rs->stream)
+		trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged + rs->cut);
+}
+
 /* What a damaged ring i lost: the events its thread numbered after the
  * last record we took (the producer's last_seq, itself untrusted: an
  * implausible value counts as one), at least one. hdr gets the ring's
@@ -239,7 +321,7 @@ static void collector_ring_damaged(struct collector *c, uint32_t i, const char *
 	c->st.corrupt_rings++;
 	rs->damaged = collector_damage_estimate(c, i, &hdr);
 	if (rs->stream)
-		trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged);
+		trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged + rs->cut);
 	log_warn("the program damaged the shared memory of thread %u (pid %u, ring %u): %s; "
 		 "its events from there on are lost (%llu so far)",
 		 hdr.tid, hdr.pid, i, what, (unsigned long long)rs->damaged);
@@ -361,7 +443,24 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 	state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 	c->cur_ring = i;
 	c->bad_kind = UINT32_MAX;
-	rc = shm_host_drain_ring(c->h, i, on_record, c);
+	if (c->h->packets) {
+		uint64_t t0 = c->h->tail[i];
+
+		/* RING_EXITED: its thread finished its last packet before
+		 * storing it, or ended unseen (a raw SYS_exit) and another
+		 * thread stored it once the kernel said the tid was gone: its
+		 * open packet, if any, is taken as well */
+		int gone = c->owner_gone || state == RING_EXITED;
+
+		rc = shm_host_drain_packets(c->h, i, gone, on_packet, c);
+		if (rc >= 0) {
+			collector_take_counts(c, i, r, c->h->tail[i] - t0);
+			if (gone)
+				collector_count_cut(c, i, r);
+		}
+	} else {
+		rc = shm_host_drain_ring(c->h, i, on_record, c);
+	}
 	if (rc == -EPROTO) {
 		char what[80];
 
@@ -383,7 +482,7 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 	if (lost != rs->lost_seen) {
 		rs->lost_seen = lost;
 		if (rs->stream)
-			trace_stream_discarded(rs->stream, lost);
+			trace_stream_discarded(rs->stream, lost + rs->cut);
 	}
 	if (state == RING_EXITED)
 		collector_release(c, i, r);
@@ -583,8 +682,12 @@ static void collector_free_ring(struct collector *c, uint32_t j)
 {
 	struct shm_ring *r;
 	uint32_t st;
+	int rc;
 
-	if (collector_drain_one(c, j) < 0 || c->rings[j].corrupt || !(r = shm_host_ring(c->h, j)))
+	c->owner_gone = 1;
+	rc = collector_drain_one(c, j);
+	c->owner_gone = 0;
+	if (rc < 0 || c->rings[j].corrupt || !(r = shm_host_ring(c->h, j)))
 		return;
 	if (c->h->tail[j] != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
 		return;
@@ -742,12 +845,29 @@ static void collector_check_ctl(struct collector *c)
 	c->st.lost_no_proc = collector_lost_no_proc(c);
 }
 
+int collector_use_packets(struct collector *c, uint32_t features)
+{
+	const char *v = getenv("SPOOL_RING_PACKETS");
+
+	if (!v || strcmp(v, "1") || trace_writer_format(c->w) != 2 ||
+	    (features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
+		return 0;
+	c->h->packets = 1;
+	c->h->ctl->flags |= SHM_F_PACKETS;
+	return 1;
+}
+
 int collector_finish(struct collector *c, struct collector_stats *st)
 {
-	int rc = collector_drain(c);
-	int rc2 = write_proc_files(c, 1);
 	struct trace_loss l;
+	int rc, rc2;
 
+	/* The program has ended (or is left running: the trace ends here):
+	 * the packets its threads had open are taken as far as they go. */
+	c->owner_gone = c->h->packets;
+	rc = collector_drain(c);
+	c->owner_gone = 0;
+	rc2 = write_proc_files(c, 1);
 	c->st.lost_ring = 0;
 	c->st.lost_damaged = 0;
 	for (uint32_t i = 0; i < c->h->max_rings; i++) {
@@ -761,9 +881,10 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 				rs->damaged = d;
 			/* The trace says it too (events_discarded of the stream). */
 			if (rs->stream)
-				trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged);
+				trace_stream_discarded(rs->stream,
+						       rs->lost_seen + rs->damaged + rs->cut);
 		}
-		c->st.lost_ring += rs->lost_seen + rs->damaged;
+		c->st.lost_ring += rs->lost_seen + rs->damaged + rs->cut;
 		c->st.lost_damaged += rs->damaged;
 	}
 	collector_check_ctl(c);

@@ -876,6 +876,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	if (o->features)
 		h.ctl->features = o->features;
 	h.ctl->flags |= o->shm_flags;
+	collector_use_packets(col, o->features);
 	if (o->prepare) {
 		rc = o->prepare(o->hook_arg, &h, w);
 		if (rc < 0) {

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/ring_packet.h"
 #include "shm_host.h"
 
 int shm_host_create(struct shm_host *h, uint32_t ring_bytes, uint32_t max_rings, uint32_t stack_depth)
@@ -347,6 +348,80 @@ int shm_host_drain_ring(struct shm_host *h, uint32_t i,
 		tail += hd.size;
 		h->tail[i] = tail;
 		/* Free space as we go so a fast producer loses less. */
+		__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+	}
+	return n;
+
+corrupt:
+	h->corrupt[i] = 1;
+	return -EPROTO;
+}
+
+int shm_host_drain_packets(struct shm_host *h, uint32_t i, int owner_gone,
+			   int (*cb)(void *arg, uint8_t *pkt, size_t len), void *arg)
+{
+	uint32_t size = h->ring_bytes, slot = shm_pkt_slot(h->ring_bytes);
+	struct shm_ring *r;
+	unsigned char *data;
+	uint64_t head, tail;
+	int n = 0, ret;
+
+	if (i >= shm_host_nrings(h))
+		return -EINVAL;
+	if (h->corrupt[i])
+		return -EPROTO;
+	r = shm_host_ring(h, i);
+	if (!r)
+		return -ENOMEM;
+	ret = shm_host_scratch(h, slot);
+	if (ret < 0)
+		return ret;
+	data = shm_ring_data(r);
+	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	tail = h->tail[i];
+	if (head - tail > size)
+		goto corrupt;
+	/* tail is ours and always at a slot boundary. The producer's head
+	 * is at its slot's end once it has finished a packet, inside the slot
+	 * while the packet is open. */
+	while (tail != head) {
+		uint8_t *b = (uint8_t *)h->scratch;
+		int open = head - tail < slot;
+		uint64_t len, used = open ? head - tail : slot;
+
+		if (open && !owner_gone)
+			break;
+		/* Copy, then check the copy: the target may change the ring
+		 * between our check and our use. */
+		memcpy(b, data + (tail & (size - 1)), used);
+		if (used <= RING_PKT_HDR || ring_pkt_get32(b) != RING_PKT_MAGIC)
+			goto corrupt;
+		if (!open) {
+			len = ring_pkt_get64(b + RING_PKT_CONTENT);
+			if (len % 8 || len / 8 <= RING_PKT_HDR || len / 8 > slot ||
+			    ring_pkt_get64(b + RING_PKT_PACKET) != len)
+				goto corrupt;
+			len /= 8;
+		} else {
+			/* An open packet whose writer is gone: whole up to
+			 * head (events and timestamp_end are kept per event). */
+			len = used;
+			ring_pkt_put64(b + RING_PKT_CONTENT, len * 8);
+			ring_pkt_put64(b + RING_PKT_PACKET, len * 8);
+		}
+		ret = cb(arg, b, len);
+		if (ret)
+			return ret;
+		n++;
+		tail += slot;
+		if (open) {
+			/* Nothing writes the ring now: head moves on with tail,
+			 * so a next owner starts at a slot boundary and the
+			 * ring reads as drained. */
+			__atomic_store_n(&r->head, tail, __ATOMIC_RELEASE);
+			head = tail;
+		}
+		h->tail[i] = tail;
 		__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 	}
 	return n;

@@ -43,6 +43,9 @@ struct shm_host {
 	 * before): the only process spool ever signals on the region's
 	 * behalf. A pid read from the region could be any process. */
 	int child_pid;
+	/* SHM_F_PACKETS, as spool set it (session.c): the rings hold packets
+	 * (shm_host_drain_packets), never read back from the region. */
+	int packets;
 };
 
 /* ring_bytes must be a power of two >= 4096. */
@@ -83,6 +86,19 @@ int shm_host_ring_peek(struct shm_host *h, uint32_t i, struct shm_ring *out);
  * consumed). Returns the number of records handed out. */
 int shm_host_drain_ring(struct shm_host *h, uint32_t i,
 			int (*cb)(void *arg, const struct rec_hdr *rec), void *arg);
+
+/*
+ * SHM_F_PACKETS: hand out the finished packets of ring i (each a copy,
+ * checked: the magic, and content_size from the headers to its slot; the
+ * events inside are the reader's to check), one cb call each with the
+ * packet's bytes. With owner_gone (the ring's thread or process has ended:
+ * nothing writes it any more), the open packet is handed out too, cut at
+ * head (its events count and timestamp_end are kept per event), and head
+ * and tail move to the next slot. Returns packets handed out, -EPROTO when
+ * the ring is damaged (then skipped from then on), or cb's non-zero value.
+ */
+int shm_host_drain_packets(struct shm_host *h, uint32_t i, int owner_gone,
+			   int (*cb)(void *arg, uint8_t *pkt, size_t len), void *arg);
 
 /* Sleep until a producer crosses the watermark or timeout_ms passes. */
 int shm_host_wait(struct shm_host *h, int timeout_ms);

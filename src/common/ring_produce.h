@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "ring_packet.h"
 #include "shm.h"
 
 struct ring_prod {
@@ -43,6 +44,10 @@ struct ring_prod {
 	 * with one madvise); UINT64_MAX once the whole area is ready. */
 	uint64_t ready;
 	void (*on_ready)(struct ring_prod *p, uint64_t need);
+	/* SHM_F_PACKETS (ring_packet.h): the packet being filled; pkt.slot 0
+	 * in records mode. */
+	struct ring_pkt pkt;
+	uint32_t pkt_wake; /* a packet finished in a reserve crossed the watermark */
 };
 
 /* How far ahead of head ring_prod_commit asks for write ownership of the
@@ -73,6 +78,8 @@ static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint3
 	p->size = ring_bytes;
 	p->watermark = watermark;
 	p->checked = watermark ? p->head / watermark : 0;
+	memset(&p->pkt, 0, sizeof(p->pkt));
+	p->pkt_wake = 0;
 }
 
 /*
@@ -81,10 +88,14 @@ static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint3
  * room; otherwise the event is dropped and counted in ring->lost. Never
  * overwrites. The record becomes visible only with ring_prod_commit.
  */
+static inline void *ring_pkt_reserve(struct ring_prod *p, uint32_t len);
+
 static inline void *ring_prod_reserve(struct ring_prod *p, uint32_t len)
 {
 	uint64_t off, skip;
 
+	if (p->pkt.slot)
+		return ring_pkt_reserve(p, len);
 	if (__builtin_expect(len > p->size / 2, 0))
 		goto drop;
 retry:
@@ -125,17 +136,12 @@ drop:
 	return 0;
 }
 
-/*
- * Publish the record reserved last (len bytes, its size field already
- * set). Returns 1 when the ring has just crossed the watermark at a level
- * it has not woken the collector for, so the caller wakes it once.
- */
-static inline int ring_prod_commit(struct ring_prod *p, uint32_t len)
+/* After head moved: 1 when the ring has just crossed the watermark at a
+ * level it has not woken the collector for, so the caller wakes it once. */
+static inline int ring_prod_level(struct ring_prod *p)
 {
 	uint64_t level;
 
-	p->head += len;
-	__atomic_store_n(&p->ring->head, p->head, __ATOMIC_RELEASE);
 	/* The collector, on another core, read the lines we are about to
 	 * reuse: writing one costs a cross-core ownership request, and the
 	 * target's next locked instruction (its lock or unlock) waits for that
@@ -163,6 +169,270 @@ static inline int ring_prod_commit(struct ring_prod *p, uint32_t len)
 	if ((uint32_t)level == p->ring->woke)
 		return 0;
 	__atomic_store_n(&p->ring->woke, (uint32_t)level, __ATOMIC_RELAXED);
+	return 1;
+}
+
+static inline int ring_pkt_commit(struct ring_prod *p, uint32_t len);
+
+/*
+ * Publish the record reserved last (len bytes, its size field already
+ * set). Returns 1 when the ring has just crossed the watermark at a level
+ * it has not woken the collector for, so the caller wakes it once.
+ */
+static inline int ring_prod_commit(struct ring_prod *p, uint32_t len)
+{
+	if (p->pkt.slot)
+		return ring_pkt_commit(p, len);
+	p->head += len;
+	__atomic_store_n(&p->ring->head, p->head, __ATOMIC_RELEASE);
+	return ring_prod_level(p);
+}
+
+/*
+ * Packets in the ring (SHM_F_PACKETS). Turn packet mode on for a ring just
+ * set up by ring_prod_init: slot is shm_pkt_slot(ring_bytes), sites the
+ * thread's site cache (NULL: events are written full), pid and tid go into
+ * each packet's context. A reused ring's head is moved to a slot boundary
+ * (the collector leaves it at one when it frees a ring).
+ */
+static inline void ring_prod_packets(struct ring_prod *p, uint32_t slot, struct ring_site *sites,
+				     uint32_t pid, uint32_t tid)
+{
+	memset(&p->pkt, 0, sizeof(p->pkt));
+	p->pkt.slot = slot;
+	p->pkt.sites = sites;
+	/* (a table a fork child inherited, or an earlier thread's of this
+	 * ring, could hold entries of a generation this thread reaches) */
+	if (sites)
+		memset(sites, 0, RING_PKT_SITES * sizeof(*sites));
+	p->pkt.pid = pid;
+	p->pkt.tid = tid;
+	if (p->head & (slot - 1)) {
+		p->head = (p->head + slot - 1) & ~(uint64_t)(slot - 1);
+		__atomic_store_n(&p->ring->head, p->head, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&p->ring->done_seq, p->ring->last_seq, __ATOMIC_RELAXED);
+}
+
+/* Finish the open packet (one with events): its sizes, then head to the
+ * end of its slot, where the collector takes it. Returns the watermark's
+ * wake flag. An open packet without events stays open. */
+static inline int ring_pkt_finish(struct ring_prod *p)
+{
+	struct ring_pkt *k = &p->pkt;
+	uint64_t bits;
+
+	if (!k->base || !k->events)
+		return 0;
+	bits = (uint64_t)k->pos * 8;
+	ring_pkt_put64(k->base + RING_PKT_CONTENT, bits);
+	ring_pkt_put64(k->base + RING_PKT_PACKET, bits);
+	k->base = 0;
+	p->head = k->start + k->slot;
+	__atomic_store_n(&p->ring->head, p->head, __ATOMIC_RELEASE);
+	return ring_prod_level(p);
+}
+
+/* Finish the thread's packet, if any (its thread is ending): 1 when the
+ * caller should wake the collector. */
+static inline int ring_prod_flush(struct ring_prod *p)
+{
+	int wake;
+
+	if (!p->pkt.slot)
+		return 0;
+	wake = ring_pkt_finish(p) | (int)p->pkt_wake;
+	p->pkt_wake = 0;
+	return wake;
+}
+
+/* Open a packet in the next slot: 0, or -1 when the ring is full. */
+static inline int ring_pkt_open(struct ring_prod *p)
+{
+	struct ring_pkt *k = &p->pkt;
+
+retry:
+	if (p->head + k->slot - p->tail > p->size) {
+		p->tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
+		if (p->head + k->slot - p->tail > p->size) {
+			/* (on_full waits for room for 2 * len: one slot) */
+			if (p->on_full && p->on_full(p, k->slot / 2))
+				goto retry;
+			return -1;
+		}
+	}
+	if (p->head + k->slot > p->ready && p->on_ready)
+		p->on_ready(p, p->head + k->slot);
+	ring_pkt_begin(k, p->data + (p->head & (p->size - 1)), p->head);
+	return 0;
+}
+
+/* Where to stage a record of len bytes: in the open packet's slot, past
+ * what is written, 8-aligned; ring_pkt_commit encodes it in place. The
+ * caller stored the record's seq in ring->last_seq before (as for every
+ * reserve): a record that does not follow the packet's last starts a new
+ * packet, whose first_seq says where the numbering goes on. */
+static inline void *ring_pkt_reserve(struct ring_prod *p, uint32_t len)
+{
+	struct ring_pkt *k = &p->pkt;
+
+	if (__builtin_expect(len + RING_PKT_HDR + RING_PKT_SLACK + 8 > k->slot, 0))
+		goto drop;
+	if (k->base && k->events &&
+	    (p->ring->last_seq != k->next_seq ||
+	     ((k->pos + 7) & ~7u) + len + RING_PKT_SLACK > k->slot))
+		p->pkt_wake |= (uint32_t)ring_pkt_finish(p);
+	if (!k->base && ring_pkt_open(p))
+		goto drop;
+	return k->base + ((k->pos + 7) & ~7u);
+drop:
+	__atomic_store_n(&p->ring->done_seq, p->ring->last_seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->ring->lost, p->ring->lost + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Encode the staged record into the packet and publish it: head, the
+ * packet's events and timestamp_end, done_seq and the ring's counts. */
+static inline int ring_pkt_commit(struct ring_prod *p, uint32_t len)
+{
+	struct ring_pkt *k = &p->pkt;
+	struct shm_ring *r = p->ring;
+	const struct rec_hdr *rec = (const struct rec_hdr *)(k->base + ((k->pos + 7) & ~7u));
+	unsigned kind = ev_kind(rec->word);
+	uint32_t seq = rec->seq;
+	uint64_t tsc = rec->tsc;
+	uint8_t *end;
+	int wake;
+
+	(void)len;
+	if (!tsc && kind == KIND_USER)
+		tsc = k->prev_tsc; /* untimed (doc/cc.md): the time of the event before */
+	if (__builtin_expect(k->events && kind != KIND_THREAD && seq != k->next_seq, 0)) {
+		/* a seq its reserve did not announce: not writable here */
+		__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->lost, r->lost + 1, __ATOMIC_RELEASE);
+		wake = (int)p->pkt_wake;
+		p->pkt_wake = 0;
+		return wake;
+	}
+	if (!k->events) {
+		ring_pkt_put64(k->base + RING_PKT_TS_BEGIN, tsc);
+		ring_pkt_put32(k->base + RING_PKT_FIRST_SEQ, seq);
+		k->prev_tsc = tsc;
+	}
+	end = ring_pkt_encode(k, k->base + k->pos, rec, tsc);
+	k->pos = (uint32_t)(end - k->base);
+	k->next_seq = seq + 1;
+	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
+	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
+	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
+	if (kind == KIND_LOCK)
+		__atomic_store_n(&r->n_lock, r->n_lock + 1, __ATOMIC_RELAXED);
+	else if (kind == KIND_THREAD)
+		__atomic_store_n(&r->n_thread, r->n_thread + 1, __ATOMIC_RELAXED);
+	else if (kind == KIND_PROC)
+		__atomic_store_n(&r->n_proc, r->n_proc + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
+	p->head = k->start + k->pos;
+	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
+	wake = ring_prod_level(p) | (int)p->pkt_wake;
+	p->pkt_wake = 0;
+	return wake;
+}
+
+/*
+ * The hot lock event (no arg, no stack) in packet mode, written straight
+ * from its values without staging the record: 1 when done (*wake as from
+ * ring_prod_commit), 0 when it needs the general path (no open packet or
+ * no room in it, a seq that does not follow, a site the cache does not
+ * hold for this packet, a time that needs the extended header). The caller
+ * stored seq in ring->last_seq first, as for a reserve.
+ */
+static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, uint32_t seq,
+				uint64_t ip, uint64_t tsc, int *wake)
+{
+	struct ring_pkt *k = &p->pkt;
+	struct shm_ring *r = p->ring;
+	struct ring_site *s;
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull;
+	uint8_t *o;
+
+	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
+	    k->pos + 11 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
+	    tsc - k->prev_tsc > RING_PKT_TS_MASK)
+		return 0;
+	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
+	if (s->gen != k->gen || s->addr != ip || s->caller || s->probe) {
+		s++; /* the pair's second way */
+		if (s->gen != k->gen || s->addr != ip || s->caller || s->probe)
+			return 0;
+	}
+	o = k->base + k->pos;
+	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) | RING_PKT_LOCK_OP);
+	o[4] = (uint8_t)op;
+	ring_pkt_put32(o + 5, obj);
+	ring_pkt_put16(o + 9, s->idx);
+	k->prev_tsc = tsc;
+	k->pos += 11;
+	k->events++;
+	k->next_seq = seq + 1;
+	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
+	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
+	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->n_lock, r->n_lock + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
+	p->head = k->start + k->pos;
+	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
+	*wake = ring_prod_level(p) | (int)p->pkt_wake;
+	p->pkt_wake = 0;
+	return 1;
+}
+
+/*
+ * The hot probe event (PROBE_OP_ENTRY, EXIT or HIT: the short classes) in
+ * packet mode, written straight from its values: 1 when done (*wake as
+ * from ring_prod_commit), 0 when it needs the general path (the same cases
+ * as ring_pkt_lock, and a stack pointer too far from the previous one).
+ */
+static inline int ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr,
+				 uint64_t sp, uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
+{
+	struct ring_pkt *k = &p->pkt;
+	struct shm_ring *r = p->ring;
+	struct ring_site *s;
+	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
+	int64_t d = (int64_t)(sp - k->sp);
+	uint8_t *o;
+
+	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
+	    k->pos + 8 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
+	    tsc - k->prev_tsc > RING_PKT_TS_MASK || d < INT16_MIN || d > INT16_MAX ||
+	    op < PROBE_OP_ENTRY || op > PROBE_OP_HIT)
+		return 0;
+	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
+	if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id) {
+		s++; /* the pair's second way */
+		if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id)
+			return 0;
+	}
+	o = k->base + k->pos;
+	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) |
+			      (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY));
+	ring_pkt_put16(o + 4, s->idx);
+	ring_pkt_put16(o + 6, (uint16_t)(int16_t)d);
+	k->sp = sp;
+	k->prev_tsc = tsc;
+	k->pos += 8;
+	k->events++;
+	k->next_seq = seq + 1;
+	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
+	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
+	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
+	p->head = k->start + k->pos;
+	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
+	*wake = ring_prod_level(p) | (int)p->pkt_wake;
+	p->pkt_wake = 0;
 	return 1;
 }
 

@@ -39,10 +39,11 @@
 #ifndef SPOOL_COMMON_SHM_H
 #define SPOOL_COMMON_SHM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SHM_MAGIC 0x31304c4f4f5053ULL /* "SPOOL01" */
-#define SHM_VERSION 3
+#define SHM_VERSION 4
 #define SHM_CTL_SIZE 4096
 /* Process slots the layout has room for; --max-procs picks how many are
  * used (ctl->max_procs), SHM_DEFAULT_MAX_PROCS unless told. A slot is
@@ -82,6 +83,11 @@ enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3
 
 /* ctl->flags: options spool sets for the agent. */
 #define SHM_F_DROP_WHEN_FULL 0x1u /* a full ring drops at once (--on-full drop) */
+/* Rings hold finished trace-format-2 packets (src/common/ring_packet.h),
+ * one per slot of shm_pkt_slot(ring_bytes) bytes, which the collector
+ * copies to the stream files whole (SPOOL_RING_PACKETS=1, doc/trace-format.md
+ * "Packets in the ring"). */
+#define SHM_F_PACKETS 0x2u
 
 /* ctl->state bits */
 #define SHM_STATE_DISABLED 1u /* agent stopped recording (reason in ctl->reason) */
@@ -197,15 +203,28 @@ struct shm_ring {
 	uint32_t last_seq;     /* seq of the last event attempted */
 	uint32_t woke;	       /* head/watermark at the last wake, to wake once */
 	uint32_t proc_slot;    /* the owner's process slot, or SHM_RING_NO_PROC */
-	uint8_t pad0[64 - 44];
+	/* SHM_F_PACKETS: the seq of the last event committed or counted as
+	 * lost; last_seq - done_seq is the event a crash cut short. */
+	uint32_t done_seq;
+	/* SHM_F_PACKETS: what the producer wrote into its packets (the
+	 * collector copies packets without decoding them; these feed the
+	 * run's summary only, and are checked for plausibility); on the
+	 * producer's line, as they change with every event */
+	uint64_t n_events; /* events, site definitions not counted */
+	uint64_t n_lock;   /* of which KIND_LOCK */
 	/* consumer cache line */
 	uint64_t tail;
-	uint8_t pad1[SHM_RING_HDR - 72];
+	uint8_t pad1[128 - 72];
+	/* SHM_F_PACKETS: the same counts for the rare classes */
+	uint32_t n_thread;
+	uint32_t n_proc;
+	uint8_t pad2[SHM_RING_HDR - 136];
 	/* data follows */
 };
 
 _Static_assert(sizeof(struct shm_ctl) <= SHM_CTL_SIZE, "ctl too big");
 _Static_assert(sizeof(struct shm_ring) == SHM_RING_HDR, "ring header size");
+_Static_assert(offsetof(struct shm_ring, tail) == 64, "the consumer's line");
 _Static_assert(sizeof(struct shm_proc) % 64 == 0, "process slot size");
 
 #define SHM_PROCS_SIZE                                                                             \
@@ -257,6 +276,15 @@ static inline uint64_t shm_total_size(uint32_t ring_bytes, uint32_t max_procs, u
 static inline struct shm_proc *shm_proc_at(void *head, uint32_t i)
 {
 	return (struct shm_proc *)((char *)head + SHM_CTL_SIZE) + i;
+}
+/* SHM_F_PACKETS: bytes of a ring's packet slot (a power of two, a quarter
+ * of the ring at most, 64 KiB at most); a packet starts at a slot
+ * boundary and never leaves its slot. */
+static inline uint32_t shm_pkt_slot(uint32_t ring_bytes)
+{
+	uint32_t s = ring_bytes / 4;
+
+	return s > 65536 ? 65536 : s;
 }
 static inline unsigned char *shm_ring_data(struct shm_ring *r)
 {

@@ -173,6 +173,19 @@ int trace_writer_stream(struct trace_writer *w, uint32_t stream_id, uint32_t pid
  * packet before it failed: that failure is counted (trace_writer_loss) and
  * logged once per trace, not returned. */
 int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec);
+/*
+ * Append a whole format-2 packet (len bytes, headers included) that the
+ * agent wrote in its ring (SHM_F_PACKETS). The writer fills in what only it
+ * knows: the uuid, stream_id 0, stream_instance_id, packet_seq_num and
+ * events_discarded; the rest is written as it is (the reader checks the
+ * events: the packet came from the target). -EINVAL when the trace is not
+ * format 2 or len is out of bounds; a failed write is counted and logged
+ * as for trace_stream_write (its events: the packet's count, bounded by its
+ * bytes) and not returned.
+ */
+int trace_stream_put_packet(struct trace_stream *s, uint8_t *pkt, size_t len);
+/* The format the writer writes (2, or 1 with SPOOL_TRACE_FORMAT=1). */
+int trace_writer_format(const struct trace_writer *w);
 /* Count events the producer lost; goes into the next packet's
  * events_discarded (a running total, as CTF specifies). */
 void trace_stream_discarded(struct trace_stream *s, uint64_t total_lost);

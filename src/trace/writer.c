@@ -928,6 +928,52 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 	return 0;
 }
 
+int trace_writer_format(const struct trace_writer *w)
+{
+	return w->format;
+}
+
+int trace_stream_put_packet(struct trace_stream *s, uint8_t *b, size_t len)
+{
+	uint64_t disc, nev;
+	int err;
+
+	if (s->w->format != 2 || len < TRACE_PKT_HDR_SIZE2 || len > TRACE_PACKET_SIZE)
+		return -EINVAL;
+	/* (nothing of the writer's own is pending in packet mode; if it were,
+	 * it goes first, so the files keep their order) */
+	if (s->nev)
+		packet_write(s);
+	disc = s->lost + s->write_lost;
+	nev = trace_get32(b + TRACE_PC_EVENTS);
+	if (nev > len / 4)
+		nev = len / 4; /* (an event takes 4 bytes at least) */
+	memcpy(b + TRACE_PH_UUID, s->w->uuid, 16);
+	trace_put32(b + TRACE_PH_STREAM_ID, 0);
+	trace_put64(b + TRACE_PH_INSTANCE, s->id);
+	trace_put64(b + TRACE_PC_SEQ_NUM, s->seq_num);
+	trace_put64(b + TRACE_PC_DISCARDED, disc);
+	err = write_all(s->fd, b, len, s->file_off);
+	if (err) {
+		if (ftruncate(s->fd, (off_t)s->file_off) < 0)
+			log_warn("cannot truncate stream %" PRIu32 ": %s", s->id, strerror(errno));
+		s->write_lost += nev;
+		if (!s->w->write_warned++)
+			log_err("cannot write stream %" PRIu32 " of %s: %s; events that do not "
+				"reach the disk are counted as lost",
+				s->id, s->w->dir, strerror(-err));
+		return 0;
+	}
+	s->file_off += len;
+	s->seq_num++;
+	s->disc_written = disc;
+	/* an empty packet written later (a loss at the end) has this time */
+	s->last_tsc = trace_get64(b + TRACE_PC_TS_END);
+	s->pid = trace_get32(b + TRACE_PC_PID);
+	s->tid = trace_get32(b + TRACE_PC_TID);
+	return 0;
+}
+
 void trace_stream_discarded(struct trace_stream *s, uint64_t total_lost)
 {
 	/* A running total: never let it go backwards, CTF readers reject that. */

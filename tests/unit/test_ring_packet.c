@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_ring_packet.c - packets in the ring (SHM_F_PACKETS,
+ * src/common/ring_packet.h): records written the way the agent writes them
+ * (ring_prod_reserve/commit in packet mode, and the lock fast path), the
+ * collector's shm_host_drain_packets, the writer's trace_stream_put_packet,
+ * then spool's reader: every record comes back as it was written, seq, time
+ * and fields; a gap in seq starts a packet. And the collector's checks of a
+ * hostile packet header: bad magic or sizes damage the ring; an open packet
+ * is taken only once its writer is gone.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "collect/shm_host.h"
+#include "common/ring_produce.h"
+#include "trace/trace.h"
+#include "trace/trace_int.h"
+
+static const struct trace_clock test_clock = {
+    .tsc_hz = 3000000000ull,
+    .tsc0 = 1000ull,
+    .mono_ns = 1000000000000ull,
+    .real_ns = 1700000000000000000ull,
+};
+
+static struct ring_site sites[RING_PKT_SITES];
+
+struct prod {
+	struct ring_prod p;
+	uint32_t seq;
+};
+
+static void prod_open(struct shm_host *h, struct prod *pr)
+{
+	struct shm_ring *r = shm_host_ring(h, 0);
+
+	h->ctl->nrings = 1;
+	r->state = RING_ACTIVE;
+	ring_prod_init(&pr->p, r, h->ring_bytes, 0);
+	ring_prod_packets(&pr->p, shm_pkt_slot(h->ring_bytes), sites, 11, 12);
+	pr->seq = 0;
+}
+
+/* Record i of the test: a lock event, every field derived from i; some
+ * with an arg, a stack, a far jump in time, or a seq skipped before it. */
+static uint64_t rec_tsc(uint32_t i)
+{
+	return 5000 + (uint64_t)i * 100 + (i % 97 == 0 ? (1ull << 30) * (i / 97) : 0) +
+	       (i >= 97 ? (1ull << 30) * ((i - 1) / 97) : 0);
+}
+static uint32_t rec_nstack(uint32_t i) { return i % 13 == 0 ? i % 5 : 0; }
+static uint64_t rec_arg(uint32_t i) { return i % 7 == 0 ? i : 0; }
+static uint64_t rec_ip(uint32_t i) { return 0x400000 + i % 9; }
+
+static void produce(struct prod *pr, uint32_t i)
+{
+	uint32_t n = rec_nstack(i), len = (uint32_t)sizeof(struct rec_lock) + 8 * n;
+	struct rec_lock *r;
+	int wake;
+
+	pr->seq += i % 31 == 30 ? 2 : 1; /* a gap now and then (a drop) */
+	pr->p.ring->last_seq = pr->seq;
+	if (!n && !rec_arg(i) &&
+	    ring_pkt_lock(&pr->p, OP_ACQUIRE, i, pr->seq, rec_ip(i), rec_tsc(i), &wake))
+		return;
+	r = ring_prod_reserve(&pr->p, len);
+	assert_non_null(r);
+	r->h.word = ev_word(KIND_LOCK, 0, i, OP_ACQUIRE);
+	r->h.tsc = rec_tsc(i);
+	r->h.seq = pr->seq;
+	r->h.size = len;
+	r->ip = rec_ip(i);
+	r->arg = rec_arg(i);
+	for (uint32_t k = 0; k < n; k++)
+		r->stack[k] = (uint64_t)i << 8 | k;
+	ring_prod_commit(&pr->p, len);
+}
+
+static int put_cb(void *arg, uint8_t *pkt, size_t len)
+{
+	return trace_stream_put_packet(arg, pkt, len) ? -EIO : 0;
+}
+
+static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void test_round_trip(void **state)
+{
+	char root[] = "/tmp/spool-test-rpkt-XXXXXX", dir[64];
+	const uint32_t N = 3000;
+	struct trace_writer *w;
+	struct trace_stream *s;
+	struct trace_reader *rd;
+	struct trace_event ev;
+	struct shm_host h;
+	struct prod pr;
+	uint32_t i = 0, seq = 0, got = 0, bad = 0;
+	int rc;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/t", root);
+	unsetenv("SPOOL_TRACE_FORMAT");
+	assert_int_equal(trace_writer_open(&w, dir, &test_clock), 0);
+	assert_int_equal(trace_writer_stream(w, 0, 11, 12, &s), 0);
+	assert_int_equal(shm_host_create(&h, 16384, 1, 0), 0);
+	h.packets = 1;
+	prod_open(&h, &pr);
+	for (i = 0; i < N; i++) {
+		produce(&pr, i);
+		if (i % 50 == 49) /* the collector drains now and then */
+			assert_true(shm_host_drain_packets(&h, 0, 0, put_cb, s) >= 0);
+	}
+	/* the last packet is open: taken once the writer is gone */
+	assert_true(shm_host_drain_packets(&h, 0, 1, put_cb, s) >= 1);
+	assert_int_equal(h.tail[0] % shm_pkt_slot(h.ring_bytes), 0);
+	shm_host_destroy(&h);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	assert_int_equal(trace_reader_open(&rd, dir, NULL), 0);
+	i = 0;
+	while ((rc = trace_reader_next(rd, &ev)) > 0) {
+		const struct rec_lock *l = (const struct rec_lock *)ev.rec;
+		uint32_t n = rec_nstack(i);
+
+		seq += i % 31 == 30 ? 2 : 1;
+		if (ev_kind(ev.rec->word) != KIND_LOCK || ev_obj(ev.rec->word) != i ||
+		    ev_op(ev.rec->word) != OP_ACQUIRE || ev.rec->seq != seq ||
+		    ev.rec->tsc != rec_tsc(i) || l->ip != rec_ip(i) || l->arg != rec_arg(i) ||
+		    ev.rec->size != sizeof(*l) + 8 * n)
+			bad++;
+		for (uint32_t k = 0; k < n && ev.rec->size == sizeof(*l) + 8 * n; k++)
+			bad += l->stack[k] != ((uint64_t)i << 8 | k);
+		got++;
+		i++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_reader_nproblems(rd), 0);
+	assert_int_equal(got, N);
+	assert_int_equal(bad, 0);
+	trace_reader_close(rd);
+	nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int count_cb(void *arg, uint8_t *pkt, size_t len)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* One finished packet, then its header changed at off to val (8 bytes). */
+static int drain_poked(size_t off, uint64_t val)
+{
+	struct shm_host h;
+	struct prod pr;
+	int n = 0, rc;
+
+	assert_int_equal(shm_host_create(&h, 16384, 1, 0), 0);
+	h.packets = 1;
+	prod_open(&h, &pr);
+	produce(&pr, 1);
+	ring_prod_flush(&pr.p);
+	if (off != SIZE_MAX)
+		memcpy(shm_ring_data(pr.p.ring) + off, &val, 8);
+	rc = shm_host_drain_packets(&h, 0, 0, count_cb, &n);
+	shm_host_destroy(&h);
+	return rc;
+}
+
+static void test_hostile_header(void **state)
+{
+	uint64_t slot_bits = (uint64_t)shm_pkt_slot(16384) * 8;
+
+	assert_int_equal(drain_poked(SIZE_MAX, 0), 1);
+	assert_int_equal(drain_poked(0, 0x1234), -EPROTO);		 /* magic */
+	assert_int_equal(drain_poked(RING_PKT_CONTENT, slot_bits + 8), -EPROTO); /* past the slot */
+	assert_int_equal(drain_poked(RING_PKT_CONTENT, 8 * 40), -EPROTO); /* inside the headers */
+	assert_int_equal(drain_poked(RING_PKT_CONTENT, 8 * 200 + 3), -EPROTO); /* not whole bytes */
+	assert_int_equal(drain_poked(RING_PKT_PACKET, 8 * 200), -EPROTO); /* packet != content */
+}
+
+static void test_open_packet_waits(void **state)
+{
+	struct shm_host h;
+	struct prod pr;
+	int n = 0;
+
+	assert_int_equal(shm_host_create(&h, 16384, 1, 0), 0);
+	h.packets = 1;
+	prod_open(&h, &pr);
+	produce(&pr, 1);
+	produce(&pr, 2);
+	/* the writer is alive: its open packet stays in the ring */
+	assert_int_equal(shm_host_drain_packets(&h, 0, 0, count_cb, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(shm_host_drain_packets(&h, 0, 1, count_cb, &n), 1);
+	assert_int_equal(n, 1);
+	/* head and tail moved to the next slot together */
+	assert_int_equal(__atomic_load_n(&pr.p.ring->head, __ATOMIC_RELAXED), h.tail[0]);
+	shm_host_destroy(&h);
+}
+
+static void test_constants(void **state)
+{
+	assert_int_equal(RING_PKT_MAGIC, TRACE_MAGIC);
+	assert_int_equal(RING_PKT_HDR, TRACE_PKT_HDR_SIZE2);
+	assert_int_equal(RING_PKT_TS_BEGIN, TRACE_PC_TS_BEGIN);
+	assert_int_equal(RING_PKT_TS_END, TRACE_PC_TS_END);
+	assert_int_equal(RING_PKT_CONTENT, TRACE_PC_CONTENT);
+	assert_int_equal(RING_PKT_PACKET, TRACE_PC_PACKET);
+	assert_int_equal(RING_PKT_PID, TRACE_PC_PID);
+	assert_int_equal(RING_PKT_TID, TRACE_PC_TID);
+	assert_int_equal(RING_PKT_FIRST_SEQ, TRACE_PC_FIRST_SEQ);
+	assert_int_equal(RING_PKT_EVENTS, TRACE_PC_EVENTS);
+	assert_int_equal(RING_PKT_SITE, TRACE2_SITE);
+	assert_int_equal(RING_PKT_LOCK_OP, TRACE2_LOCK_OP);
+	assert_int_equal(RING_PKT_FUNC_ENTRY, TRACE2_FUNC_ENTRY);
+	assert_int_equal(RING_PKT_FUNC_EXIT, TRACE2_FUNC_EXIT);
+	assert_int_equal(RING_PKT_PROBE_ENTRY, TRACE2_PROBE_ENTRY);
+	assert_int_equal(RING_PKT_EXTENDED, TRACE2_EXTENDED);
+	assert_int_equal(RING_PKT_MAX_SITES, TRACE2_MAX_SITES);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_constants),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_hostile_header),
+		cmocka_unit_test(test_open_packet_waits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
