@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "../trace/stream_proto.h"
+#include "../trace/trace_int.h"
 #include "../util/files.h"
 #include "../util/log.h"
 #include "stream_send.h"
@@ -40,7 +41,8 @@ struct ss_file {
 	uint64_t ino;
 	uint64_t size; /* bytes the receiver has */
 	struct timespec mtime;
-	int seen; /* in this pass */
+	int seen;	  /* in this pass */
+	uint64_t counted; /* a stream file: its whole packets counted up to here */
 };
 
 static struct {
@@ -53,6 +55,12 @@ static struct {
 	uint64_t sent;	/* data bytes since the last RESET */
 	uint64_t total; /* all bytes on the wire */
 	int cut;	/* the connection failed: said once */
+	int format;	/* the trace's version (its metadata); 0: not known yet */
+	uint64_t announced;	 /* events announced (STREAM_EVENTS) on this connection */
+	uint64_t gen_base;	 /* announced at the last RESET */
+	uint64_t confirmed;	 /* the receiver's last STREAM_CONFIRM */
+	unsigned char in[16];	 /* a STREAM_CONFIRM being read */
+	size_t in_len;
 	unsigned char *buf;
 	pthread_t thread;
 	int running;
@@ -221,6 +229,94 @@ static struct ss_file *ss_find(const char *rel)
 	return nf;
 }
 
+/* The trace's version, from its metadata's first line: events are counted
+ * in version-2 packets only (version 1's have no count). */
+static int ss_format(void)
+{
+	char buf[sizeof(TRACE_METADATA_SIGNATURE) + 1] = "";
+	char path[PATH_MAX + 16];
+	size_t sig = sizeof(TRACE_METADATA_SIGNATURE) - 1;
+	int fd;
+
+	if (ss.format)
+		return ss.format;
+	snprintf(path, sizeof(path), "%s/" TRACE_METADATA, ss.dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* not written yet: the next file asks again */
+	if (pread(fd, buf, sig + 1, 0) == (ssize_t)(sig + 1) &&
+	    !memcmp(buf, TRACE_METADATA_SIGNATURE, sig))
+		ss.format = buf[sig] == '2' ? 2 : 1;
+	close(fd);
+	return ss.format;
+}
+
+/* Whether rel is a stream file of the trace (not of a replay under it). */
+static int ss_counts(const char *rel)
+{
+	return !strncmp(rel, TRACE_STREAM_PREFIX, sizeof(TRACE_STREAM_PREFIX) - 1) &&
+	       !strchr(rel, '/');
+}
+
+/* The events in the whole packets of fd from *from up to `to` (its size
+ * now); *from moves to the end of the last whole one. Reads only the
+ * packet headers. A packet the writer has not finished writing (its header
+ * there, its end beyond `to`) waits for the next pass. */
+static uint64_t ss_count(int fd, uint64_t *from, uint64_t to)
+{
+	unsigned char h[TRACE_PKT_HDR_SIZE2];
+	uint64_t events = 0, size, n;
+
+	while (to - *from >= sizeof(h) &&
+	       pread(fd, h, sizeof(h), (off_t)*from) == (ssize_t)sizeof(h) &&
+	       stream_proto_packet(h, &size, &n) && size <= to - *from) {
+		events += n;
+		*from += size;
+	}
+	return events;
+}
+
+/* What the receiver said so far (non-blocking), or within ms when ms > 0:
+ * STREAM_CONFIRM (16 bytes) updates ss.confirmed; STREAM_ACK (8) returns 1.
+ * 0: nothing more now; <0: the connection failed or spoke nonsense. */
+static int ss_hear(int ms)
+{
+	for (;;) {
+		size_t want = ss.in_len < 8 ? 8 : 16;
+		struct pollfd p = {.fd = ss.fd, .events = POLLIN};
+		ssize_t n;
+		int pr;
+
+		if (ss.in_len == 8 && !memcmp(ss.in, STREAM_ACK, 8)) {
+			ss.in_len = 0;
+			return 1;
+		}
+		if (ss.in_len == 8 && memcmp(ss.in, STREAM_CONFIRM, 8))
+			return -EPROTO;
+		if (ss.in_len == 16) {
+			uint64_t v = stream_get_u64(ss.in + 8);
+
+			if (v > ss.confirmed)
+				ss.confirmed = v;
+			ss.in_len = 0;
+			continue;
+		}
+		pr = poll(&p, 1, ms);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			return -errno;
+		if (pr == 0)
+			return ms > 0 ? -ETIMEDOUT : 0;
+		n = recv(ss.fd, ss.in + ss.in_len, want - ss.in_len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ECONNRESET;
+		ss.in_len += (size_t)n;
+	}
+}
+
 /* One file: what changed since the last pass. */
 static int ss_file(int dirfd, const char *name, const char *rel)
 {
@@ -239,6 +335,17 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 	whole = f->ino != (uint64_t)st.st_ino || (uint64_t)st.st_size < f->size ||
 		(changed &&
 		 ((uint64_t)st.st_size <= STREAM_SEND_SMALL || (uint64_t)st.st_size == f->size));
+	if (f->ino != (uint64_t)st.st_ino)
+		f->counted = 0;
+	if (ss_counts(rel) && ss_format() == 2) {
+		uint64_t n = ss_count(fd, &f->counted, (uint64_t)st.st_size);
+		unsigned char end[8];
+
+		stream_put_u64(end, f->counted);
+		if (n && (rc = ss_frame(STREAM_EVENTS, rel, n, end, sizeof(end))))
+			goto out;
+		ss.announced += n;
+	}
 	if (whole) {
 		rc = ss_send_range(fd, rel, 0, (uint64_t)st.st_size);
 		if (!rc)
@@ -250,6 +357,9 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 		f->ino = (uint64_t)st.st_ino;
 		f->size = (uint64_t)st.st_size;
 		f->mtime = st.st_mtim;
+		/* the receiver's confirmations, so its socket buffer never fills */
+		if (ss_hear(0) < 0)
+			ss_cut(-EPROTO);
 	}
 out:
 	close(fd);
@@ -349,6 +459,8 @@ void stream_send_begin(const char *dir, const char *final)
 	snprintf(ss.final, sizeof(ss.final), "%s", final);
 	ss.nfiles = 0;
 	ss.sent = 0;
+	ss.format = 0;
+	ss.gen_base = ss.announced;
 	ss.begun = 1;
 	if (ss_frame(STREAM_RESET, NULL, 0, NULL, 0))
 		return;
@@ -374,29 +486,41 @@ void stream_send_pause(void)
 	ss.running = 0;
 }
 
-/* The receiver's STREAM_ACK, within 60 s. */
+/* The receiver's STREAM_ACK, within 60 s of silence. */
 static int ss_wait_ack(void)
 {
-	char ack[sizeof(STREAM_ACK) - 1];
-	size_t got = 0;
+	int rc;
 
-	while (got < sizeof(ack)) {
-		struct pollfd p = {.fd = ss.fd, .events = POLLIN};
-		ssize_t n;
-		int pr = poll(&p, 1, 60000);
+	while ((rc = ss_hear(60000)) == 0)
+		;
+	return rc < 0 ? rc : 0;
+}
 
-		if (pr < 0 && errno == EINTR)
+/* The events in the whole packets of the trace's stream files in dir. */
+static uint64_t ss_trace_events(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint64_t events = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct stat st;
+		uint64_t from = 0;
+		int fd;
+
+		if (!ss_counts(e->d_name))
 			continue;
-		if (pr <= 0)
-			return -ETIMEDOUT;
-		n = recv(ss.fd, ack + got, sizeof(ack) - got, 0);
-		if (n < 0 && errno == EINTR)
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ECONNRESET;
-		got += (size_t)n;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			events += ss_count(fd, &from, (uint64_t)st.st_size);
+		close(fd);
 	}
-	return memcmp(ack, STREAM_ACK, sizeof(ack)) ? -EPROTO : 0;
+	closedir(d);
+	return events;
 }
 
 int stream_send_finish(void)
@@ -413,6 +537,7 @@ int stream_send_finish(void)
 	}
 	if (ss.fd < 0)
 		rc = -EPIPE;
+	snprintf(ss.dir, sizeof(ss.dir), "%s", ss.final); /* (the writer renamed it) */
 	if (!rc)
 		rc = ss_pass(ss.final);
 	if (!rc)
@@ -423,8 +548,19 @@ int stream_send_finish(void)
 			ss_cut(rc);
 	}
 	if (rc) {
-		log_warn("--stream %s: the receiver does not have the whole trace: it stays in %s",
-			 ss.peer, ss.final);
+		uint64_t total, conf;
+
+		total = ss_format() == 2 ? ss_trace_events(ss.final) : 0;
+		conf = ss.confirmed > ss.gen_base ? ss.confirmed - ss.gen_base : 0;
+
+		if (ss.format == 2 && total > conf)
+			log_warn("--stream %s: the receiver confirmed %" PRIu64 " of the trace's %" PRIu64
+				 " events: %" PRIu64 " events are not on the host; the whole trace "
+				 "stays in %s",
+				 ss.peer, conf, total, total - conf, ss.final);
+		else
+			log_warn("--stream %s: the receiver does not have the whole trace: it stays in %s",
+				 ss.peer, ss.final);
 		rc = -EIO;
 		goto out;
 	}
