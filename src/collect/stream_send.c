@@ -43,6 +43,15 @@ struct ss_file {
 	struct timespec mtime;
 	int seen;	  /* in this pass */
 	uint64_t counted; /* a stream file: its whole packets counted up to here */
+	uint64_t counted_events; /* ... holding this many events */
+	uint64_t punched, punched_events; /* --no-keep: freed up to here, that many */
+};
+
+/* --no-keep: an announcement (STREAM_EVENTS) the receiver has not
+ * confirmed yet: once it has `cum` events, file rel may lose [0, end). */
+struct ss_owed {
+	uint64_t cum, ino, end, file_events;
+	char rel[32];
 };
 
 static struct {
@@ -61,6 +70,10 @@ static struct {
 	uint64_t confirmed;	 /* the receiver's last STREAM_CONFIRM */
 	unsigned char in[16];	 /* a STREAM_CONFIRM being read */
 	size_t in_len;
+	int no_keep;		 /* --no-keep: free what the receiver confirmed */
+	struct ss_owed *owed;	 /* the announcements not confirmed, oldest first */
+	size_t nowed, owed_head, owed_cap;
+	uint64_t freed;		 /* bytes punched out */
 	unsigned char *buf;
 	pthread_t thread;
 	int running;
@@ -73,6 +86,16 @@ static void ss_cut(int err);
 int stream_send_active(void)
 {
 	return ss.peer[0] != '\0';
+}
+
+void stream_send_no_keep(void)
+{
+	ss.no_keep = 1;
+}
+
+int stream_send_keeps(void)
+{
+	return !ss.no_keep;
 }
 
 int stream_send_option(const char *hostport)
@@ -317,6 +340,74 @@ static int ss_hear(int ms)
 	}
 }
 
+/* --no-keep: remember an announcement, to free its bytes once confirmed.
+ * Without memory for it, the bytes are simply kept. */
+static void ss_owe(const char *rel, uint64_t ino, uint64_t end, uint64_t file_events)
+{
+	struct ss_owed *o;
+
+	if (strlen(rel) >= sizeof(o->rel))
+		return;
+	if (ss.owed_head && ss.owed_head == ss.nowed)
+		ss.owed_head = ss.nowed = 0;
+	if (ss.nowed == ss.owed_cap) {
+		size_t cap = ss.owed_cap ? ss.owed_cap * 2 : 64;
+
+		if (ss.owed_head) { /* room at the front: move down first */
+			memmove(ss.owed, ss.owed + ss.owed_head,
+				(ss.nowed - ss.owed_head) * sizeof(*o));
+			ss.nowed -= ss.owed_head;
+			ss.owed_head = 0;
+		} else {
+			o = realloc(ss.owed, cap * sizeof(*o));
+			if (!o)
+				return;
+			ss.owed = o;
+			ss.owed_cap = cap;
+		}
+	}
+	o = &ss.owed[ss.nowed++];
+	o->cum = ss.announced;
+	o->ino = ino;
+	o->end = end;
+	o->file_events = file_events;
+	snprintf(o->rel, sizeof(o->rel), "%s", rel);
+}
+
+static struct ss_file *ss_find(const char *rel);
+
+/* --no-keep: punch out of the stream files what the receiver confirmed.
+ * Only this run's own stream files (in the directory its writer made),
+ * only whole packets, and only past the first STREAM_SEND_SMALL bytes of a
+ * file (a smaller file would be sent whole again, holes and all). The
+ * writer appends with pwrite at its own offsets: a hole before them
+ * changes nothing for it. */
+static void ss_free(void)
+{
+	while (ss.owed_head < ss.nowed && ss.owed[ss.owed_head].cum <= ss.confirmed) {
+		struct ss_owed *o = &ss.owed[ss.owed_head++];
+		struct ss_file *f = ss_find(o->rel);
+		char path[PATH_MAX + 40];
+		struct stat st;
+		int fd;
+
+		if (!f || f->ino != o->ino || o->end <= f->punched || o->end <= STREAM_SEND_SMALL)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ss.dir, o->rel);
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == o->ino &&
+		    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)o->end) ==
+			0) {
+			ss.freed += o->end - f->punched;
+			f->punched = o->end;
+			f->punched_events = o->file_events;
+		}
+		close(fd);
+	}
+}
+
 /* One file: what changed since the last pass. */
 static int ss_file(int dirfd, const char *name, const char *rel)
 {
@@ -332,11 +423,13 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 	f->seen = 1;
 	changed = st.st_mtim.tv_sec != f->mtime.tv_sec || st.st_mtim.tv_nsec != f->mtime.tv_nsec;
 	/* new or replaced, shorter, or a small (or same-size) file rewritten */
+	/* (a file partly freed, --no-keep, is never sent whole again: its
+	 * start reads as zeros now; freeing changed its mtime) */
 	whole = f->ino != (uint64_t)st.st_ino || (uint64_t)st.st_size < f->size ||
-		(changed &&
+		(changed && !f->punched &&
 		 ((uint64_t)st.st_size <= STREAM_SEND_SMALL || (uint64_t)st.st_size == f->size));
 	if (f->ino != (uint64_t)st.st_ino)
-		f->counted = 0;
+		f->counted = f->counted_events = f->punched = f->punched_events = 0;
 	if (ss_counts(rel) && ss_format() == 2) {
 		uint64_t n = ss_count(fd, &f->counted, (uint64_t)st.st_size);
 		unsigned char end[8];
@@ -345,6 +438,9 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 		if (n && (rc = ss_frame(STREAM_EVENTS, rel, n, end, sizeof(end))))
 			goto out;
 		ss.announced += n;
+		f->counted_events += n;
+		if (n && ss.no_keep)
+			ss_owe(rel, (uint64_t)st.st_ino, f->counted, f->counted_events);
 	}
 	if (whole) {
 		rc = ss_send_range(fd, rel, 0, (uint64_t)st.st_size);
@@ -360,6 +456,8 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 		/* the receiver's confirmations, so its socket buffer never fills */
 		if (ss_hear(0) < 0)
 			ss_cut(-EPROTO);
+		else if (ss.no_keep)
+			ss_free();
 	}
 out:
 	close(fd);
@@ -461,6 +559,7 @@ void stream_send_begin(const char *dir, const char *final)
 	ss.sent = 0;
 	ss.format = 0;
 	ss.gen_base = ss.announced;
+	ss.owed_head = ss.nowed = 0;
 	ss.begun = 1;
 	if (ss_frame(STREAM_RESET, NULL, 0, NULL, 0))
 		return;
@@ -515,6 +614,11 @@ static uint64_t ss_trace_events(const char *dir)
 		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
+		for (size_t i = 0; i < ss.nfiles; i++)
+			if (!strcmp(ss.files[i].rel, e->d_name) && ss.files[i].punched) {
+				from = ss.files[i].punched; /* (zeros before) */
+				events += ss.files[i].punched_events;
+			}
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 			events += ss_count(fd, &from, (uint64_t)st.st_size);
 		close(fd);
@@ -553,7 +657,14 @@ int stream_send_finish(void)
 		total = ss_format() == 2 ? ss_trace_events(ss.final) : 0;
 		conf = ss.confirmed > ss.gen_base ? ss.confirmed - ss.gen_base : 0;
 
-		if (ss.format == 2 && total > conf)
+		if (ss.freed)
+			log_warn("--stream %s: the receiver confirmed %" PRIu64 " of the trace's %" PRIu64
+				 " events: %" PRIu64 " events are not on the host; they stay in %s "
+				 "(--no-keep: without the %" PRIu64 " bytes the receiver confirmed, "
+				 "freed: the two copies together hold the trace)",
+				 ss.peer, conf, total, total > conf ? total - conf : 0, ss.final,
+				 ss.freed);
+		else if (ss.format == 2 && total > conf)
 			log_warn("--stream %s: the receiver confirmed %" PRIu64 " of the trace's %" PRIu64
 				 " events: %" PRIu64 " events are not on the host; the whole trace "
 				 "stays in %s",
@@ -567,14 +678,23 @@ int stream_send_finish(void)
 	if (files_rm_tree(ss.final) < 0)
 		log_warn("--stream: cannot remove the local copy %s: %s", ss.final,
 			 strerror(errno));
-	log_info("stream: %" PRIu64 " bytes of trace sent to %s (the local copy is removed)",
-		 ss.sent, ss.peer);
+	if (ss.no_keep)
+		log_info("stream: %" PRIu64 " bytes of trace sent to %s (%" PRIu64
+			 " freed as the receiver confirmed them; the rest of the local copy is "
+			 "removed)",
+			 ss.sent, ss.peer, ss.freed);
+	else
+		log_info("stream: %" PRIu64 " bytes of trace sent to %s (the local copy is removed)",
+			 ss.sent, ss.peer);
 out:
 	if (ss.fd >= 0)
 		close(ss.fd);
 	ss.fd = -1;
 	free(ss.files);
 	free(ss.buf);
+	free(ss.owed);
+	ss.owed = NULL;
+	ss.nowed = ss.owed_head = ss.owed_cap = 0;
 	ss.files = NULL;
 	ss.buf = NULL;
 	ss.nfiles = 0;

@@ -30,6 +30,18 @@
 	"                       written; the local copy is removed once the receiver\n"            \
 	"                       has it all (kept, and said, if the connection is cut)\n"
 
+#define STREAM_SEND_NO_KEEP_HELP                                                                   \
+	"      --no-keep        with --stream: free the parts of the trace's stream\n"             \
+	"                       files the receiver has confirmed while the program\n"            \
+	"                       runs (the disk keeps little); no report at the end\n"            \
+	"                       (make it on the host from the received trace)\n"
+
+/* --no-keep (with --stream): free what the receiver confirmed, as it does. */
+void stream_send_no_keep(void);
+/* Whether the local trace stays whole until the end (no --no-keep): the
+ * end-of-run report reads it. */
+int stream_send_keeps(void);
+
 /* --stream HOST:PORT: connect now (a usage error is said). Returns 0 or a
  * negative errno. */
 int stream_send_option(const char *hostport);
