@@ -31,10 +31,10 @@
 	"                       has it all (kept, and said, if the connection is cut)\n"
 
 #define STREAM_SEND_NO_KEEP_HELP                                                                   \
-	"      --no-keep        with --stream: free the parts of the trace's stream\n"             \
-	"                       files the receiver has confirmed while the program\n"            \
-	"                       runs (the disk keeps little); no report at the end\n"            \
-	"                       (make it on the host from the received trace)\n"
+	"      --no-keep        streaming: free the parts of the trace's stream files\n"          \
+	"                       the receiver has confirmed while the program runs\n"             \
+	"                       (the disk keeps little); no report at the end (make\n"           \
+	"                       it on the host from the received trace)\n"
 
 /* --no-keep (with --stream): free what the receiver confirmed, as it does. */
 void stream_send_no_keep(void);
