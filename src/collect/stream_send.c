@@ -374,8 +374,6 @@ static void ss_owe(const char *rel, uint64_t ino, uint64_t end, uint64_t file_ev
 	snprintf(o->rel, sizeof(o->rel), "%s", rel);
 }
 
-static struct ss_file *ss_find(const char *rel);
-
 /* --no-keep: punch out of the stream files what the receiver confirmed.
  * Only this run's own stream files (in the directory its writer made),
  * only whole packets, and only past the first STREAM_SEND_SMALL bytes of a
@@ -386,11 +384,14 @@ static void ss_free(void)
 {
 	while (ss.owed_head < ss.nowed && ss.owed[ss.owed_head].cum <= ss.confirmed) {
 		struct ss_owed *o = &ss.owed[ss.owed_head++];
-		struct ss_file *f = ss_find(o->rel);
+		struct ss_file *f = NULL;
 		char path[PATH_MAX + 40];
 		struct stat st;
 		int fd;
 
+		for (size_t i = 0; i < ss.nfiles && !f; i++)
+			if (!strcmp(ss.files[i].rel, o->rel))
+				f = &ss.files[i];
 		if (!f || f->ino != o->ino || o->end <= f->punched || o->end <= STREAM_SEND_SMALL)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", ss.dir, o->rel);
