@@ -6,7 +6,10 @@
  * The thread never touches the writer or the collector: it looks at the
  * directory (fstatat) and reads the files (pread), so the collector's hot
  * path is the same with or without --stream, and a slow network only
- * delays the mirror. What was sent is remembered per file (its inode,
+ * delays the mirror. It counts the events of the stream files' packets
+ * from their headers and announces them (STREAM_EVENTS), hears the
+ * receiver's confirmations, and with --no-keep punches the confirmed
+ * packets out of the stream files (the writer only appends past them). What was sent is remembered per file (its inode,
  * size and modification time); each pass sends the difference. The send
  * state is owned by the thread while it runs and by the main thread before
  * and after (pthread_join orders the two).
