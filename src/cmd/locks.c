@@ -14,6 +14,7 @@
 
 #include "../analyze/lockstat.h"
 #include "../collect/session.h"
+#include "../collect/stream_send.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
@@ -175,7 +176,10 @@ int cmd_locks(int argc, char **argv)
 	if (lost - res.loss.write - res.loss.rejected)
 		log_warn("events were lost: try --ring-size if rings were full, --max-threads if "
 			 "no ring was free");
-	if (!so.quiet && !res.trace_error) {
+	if (!so.quiet && !res.trace_error && !stream_send_keeps())
+		log_info("--no-keep: no report here (the board's copy is freed as it goes): "
+			 "spool report --locks on the host's trace");
+	else if (!so.quiet && !res.trace_error) {
 		fflush(stdout);
 		lockstat_report_dir(so.trace_dir, &po, stderr);
 	}

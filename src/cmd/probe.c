@@ -54,7 +54,8 @@
 
 /* The shared options spool probe takes (run_opts.c). */
 static const struct run_opts_spec probe_run_opts = {
-	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_STREAM,
+	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_STREAM |
+		RUN_OPT_NO_KEEP,
 };
 
 /* Codes of spool probe's long-only options. */
@@ -1121,7 +1122,10 @@ static int probe_run_program(struct probe_cli *cl, struct probe_mgr *m, char **a
 	log_info("%zu of %zu probes placed, %llu events lost, trace in %s/", probe_run_placed(m),
 		 nprobes, (unsigned long long)trace_loss_events(&res.loss), so->trace_dir);
 	trace_loss_warn(so->trace_dir, &res.loss);
-	if (!so->quiet && !res.trace_error) {
+	if (!so->quiet && !res.trace_error && !stream_send_keeps())
+		log_info("--no-keep: no report here (the board's copy is freed as it goes): "
+			 "spool report on the host's trace");
+	else if (!so->quiet && !res.trace_error) {
 		fflush(stdout);
 		probe_reports(so->trace_dir, m, &cl->fo);
 		if (pr->sys_what) {

@@ -63,8 +63,10 @@ static void receive_usage(FILE *out)
 		"\n"
 		"spool says 'receiving on ADDR:PORT' once it listens. If the connection is cut\n"
 		"before the board's spool says the trace is complete (or spool receive gets\n"
-		"Ctrl-C or SIGTERM), what arrived is kept in DIR and marked: spool info and every report say it is incomplete (the rest\n"
-		"stayed on the board, which keeps its whole trace and says so).\n"
+		"Ctrl-C or SIGTERM), what arrived is kept in DIR and marked: spool info and\n"
+		"every report say it is incomplete and count the events the board announced\n"
+		"that did not arrive (at least that many are lost; the rest stayed on the\n"
+		"board, which keeps its trace and says how many events the host lacks).\n"
 		"\n"
 		"Exit status: 0 the whole trace arrived; 4 the stream was cut or broke a rule\n"
 		"(DIR holds what arrived, marked incomplete); 1 nothing could be received or\n"
@@ -120,7 +122,8 @@ int cmd_receive(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct stream_recv c = {.sock = -1, .dirfd = -1, .max_bytes = STREAM_DEFAULT_MAX_BYTES};
+	struct stream_recv c = {
+	    .sock = -1, .dirfd = -1, .max_bytes = STREAM_DEFAULT_MAX_BYTES, .confirm = 1};
 	const char *dir = "spool.trace", *port = NULL, *bind_addr = NULL;
 	char where[160], peer[160] = "?";
 	struct sockaddr_storage pa;
@@ -212,6 +215,8 @@ int cmd_receive(int argc, char **argv)
 		log_err("receive: the stream from %s ended before any trace: %s", peer, c.why);
 		goto out_sock;
 	}
+	if (rc == 1)
+		stream_recv_unmark(&c);
 	if (rc != 1 && stream_recv_mark_cut(&c) < 0)
 		log_warn("receive: cannot mark %s as cut: reports will not say why it is short",
 			 c.partial);
@@ -237,6 +242,10 @@ int cmd_receive(int argc, char **argv)
 		log_warn("receive: the stream from %s was cut: %s; %s/ holds the %" PRIu64
 			 " bytes that arrived, marked incomplete (the board keeps its whole trace)",
 			 peer, c.why, dir, c.data);
+		if (c.announced > c.got)
+			log_warn("receive: %" PRIu64 " events the board announced did not arrive "
+				 "(and what it wrote after its last announcement is not here)",
+				 c.announced - c.got);
 		cmd_dir_loss(dir, NULL, NULL);
 		status = EXIT_INCOMPLETE;
 	}

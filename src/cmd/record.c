@@ -83,7 +83,7 @@ struct record_ctx {
  * of schedule events: 64 KiB at least; it always ends with the program's
  * last process, so no --until-first-exit). */
 static const struct run_opts_spec record_run_opts = {
-	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_MAX_THREADS | RUN_OPT_STREAM,
+	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_MAX_THREADS | RUN_OPT_STREAM | RUN_OPT_NO_KEEP,
 	.min_ring = 65536,
 };
 

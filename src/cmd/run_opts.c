@@ -67,6 +67,7 @@ static const struct run_opt_row run_opt_rows[] = {
      "      --stacks N       also record N frame-pointer frames above each call\n"
      "                       site (default 0, at most 32)\n"},
     {RUN_OPT_STREAM, {"stream", required_argument, NULL, RUN_OPT_CODE + 7}, STREAM_SEND_HELP},
+    {RUN_OPT_NO_KEEP, {"no-keep", no_argument, NULL, RUN_OPT_CODE + 8}, STREAM_SEND_NO_KEEP_HELP},
 };
 
 #define RUN_OPT_NROWS (sizeof(run_opt_rows) / sizeof(run_opt_rows[0]))
@@ -153,6 +154,9 @@ static int run_opts_handle(int c, const char *arg, const struct run_opts_spec *s
 		return 1;
 	case RUN_OPT_STREAM:
 		return stream_send_option(arg) < 0 ? -1 : 1;
+	case RUN_OPT_NO_KEEP:
+		stream_send_no_keep();
+		return 1;
 	case RUN_OPT_STACKS:
 		if (run_opts_uint("--stacks", arg, 0, 32, &v) < 0)
 			return -1;
@@ -235,6 +239,12 @@ int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_
 		rc = fn(ctx, c, optarg);
 		if (rc)
 			return rc < 0 ? -1 : RUN_OPTS_STOP;
+	}
+	if (!stream_send_keeps() && !stream_send_active()) {
+		log_err("spool %s: --no-keep is for --stream HOST:PORT (it frees what the receiver "
+			"has)",
+			cmd);
+		return -1;
 	}
 	return 0;
 }

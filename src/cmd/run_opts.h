@@ -33,7 +33,8 @@ enum {
 	RUN_OPT_UNTIL_FIRST_EXIT = 1u << 5, /* --until-first-exit */
 	RUN_OPT_STACKS = 1u << 6,	    /* --stacks N */
 	RUN_OPT_STREAM = 1u << 7,	    /* --stream HOST:PORT */
-	RUN_OPT_ALL = (1u << 8) - 1,
+	RUN_OPT_NO_KEEP = 1u << 8,	    /* --no-keep (with --stream) */
+	RUN_OPT_ALL = (1u << 9) - 1,
 };
 
 /* What a command takes: the shared options of mask, and the smallest ring

@@ -6,7 +6,10 @@
  * The thread never touches the writer or the collector: it looks at the
  * directory (fstatat) and reads the files (pread), so the collector's hot
  * path is the same with or without --stream, and a slow network only
- * delays the mirror. What was sent is remembered per file (its inode,
+ * delays the mirror. It counts the events of the stream files' packets
+ * from their headers and announces them (STREAM_EVENTS), hears the
+ * receiver's confirmations, and with --no-keep punches the confirmed
+ * packets out of the stream files (the writer only appends past them). What was sent is remembered per file (its inode,
  * size and modification time); each pass sends the difference. The send
  * state is owned by the thread while it runs and by the main thread before
  * and after (pthread_join orders the two).
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #include "../trace/stream_proto.h"
+#include "../trace/trace_int.h"
 #include "../util/files.h"
 #include "../util/log.h"
 #include "stream_send.h"
@@ -40,7 +44,17 @@ struct ss_file {
 	uint64_t ino;
 	uint64_t size; /* bytes the receiver has */
 	struct timespec mtime;
-	int seen; /* in this pass */
+	int seen;	  /* in this pass */
+	uint64_t counted; /* a stream file: its whole packets counted up to here */
+	uint64_t counted_events; /* ... holding this many events */
+	uint64_t punched, punched_events; /* --no-keep: freed up to here, that many */
+};
+
+/* --no-keep: an announcement (STREAM_EVENTS) the receiver has not
+ * confirmed yet: once it has `cum` events, file rel may lose [0, end). */
+struct ss_owed {
+	uint64_t cum, ino, end, file_events;
+	char rel[32];
 };
 
 static struct {
@@ -53,6 +67,16 @@ static struct {
 	uint64_t sent;	/* data bytes since the last RESET */
 	uint64_t total; /* all bytes on the wire */
 	int cut;	/* the connection failed: said once */
+	int format;	/* the trace's version (its metadata); 0: not known yet */
+	uint64_t announced;	 /* events announced (STREAM_EVENTS) on this connection */
+	uint64_t gen_base;	 /* announced at the last RESET */
+	uint64_t confirmed;	 /* the receiver's last STREAM_CONFIRM */
+	unsigned char in[16];	 /* a STREAM_CONFIRM being read */
+	size_t in_len;
+	int no_keep;		 /* --no-keep: free what the receiver confirmed */
+	struct ss_owed *owed;	 /* the announcements not confirmed, oldest first */
+	size_t nowed, owed_head, owed_cap;
+	uint64_t freed;		 /* bytes punched out */
 	unsigned char *buf;
 	pthread_t thread;
 	int running;
@@ -65,6 +89,16 @@ static void ss_cut(int err);
 int stream_send_active(void)
 {
 	return ss.peer[0] != '\0';
+}
+
+void stream_send_no_keep(void)
+{
+	ss.no_keep = 1;
+}
+
+int stream_send_keeps(void)
+{
+	return !ss.no_keep;
 }
 
 int stream_send_option(const char *hostport)
@@ -221,6 +255,163 @@ static struct ss_file *ss_find(const char *rel)
 	return nf;
 }
 
+/* The trace's version, from its metadata's first line: events are counted
+ * in version-2 packets only (version 1's have no count). */
+static int ss_format(void)
+{
+	char buf[sizeof(TRACE_METADATA_SIGNATURE) + 1] = "";
+	char path[PATH_MAX + 16];
+	size_t sig = sizeof(TRACE_METADATA_SIGNATURE) - 1;
+	int fd;
+
+	if (ss.format)
+		return ss.format;
+	snprintf(path, sizeof(path), "%s/" TRACE_METADATA, ss.dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* not written yet: the next file asks again */
+	if (pread(fd, buf, sig + 1, 0) == (ssize_t)(sig + 1) &&
+	    !memcmp(buf, TRACE_METADATA_SIGNATURE, sig))
+		ss.format = buf[sig] == '2' ? 2 : 1;
+	close(fd);
+	return ss.format;
+}
+
+/* Whether rel is a stream file of the trace (not of a replay under it). */
+static int ss_counts(const char *rel)
+{
+	return !strncmp(rel, TRACE_STREAM_PREFIX, sizeof(TRACE_STREAM_PREFIX) - 1) &&
+	       !strchr(rel, '/');
+}
+
+/* The events in the whole packets of fd from *from up to `to` (its size
+ * now); *from moves to the end of the last whole one. Reads only the
+ * packet headers. A packet the writer has not finished writing (its header
+ * there, its end beyond `to`) waits for the next pass. */
+static uint64_t ss_count(int fd, uint64_t *from, uint64_t to)
+{
+	unsigned char h[TRACE_PKT_HDR_SIZE2];
+	uint64_t events = 0, size, n;
+
+	while (to - *from >= sizeof(h) &&
+	       pread(fd, h, sizeof(h), (off_t)*from) == (ssize_t)sizeof(h) &&
+	       stream_proto_packet(h, &size, &n) && size <= to - *from) {
+		events += n;
+		*from += size;
+	}
+	return events;
+}
+
+/* What the receiver said so far (non-blocking), or within ms when ms > 0:
+ * STREAM_CONFIRM (16 bytes) updates ss.confirmed; STREAM_ACK (8) returns 1.
+ * 0: nothing more now; <0: the connection failed or spoke nonsense. */
+static int ss_hear(int ms)
+{
+	for (;;) {
+		size_t want = ss.in_len < 8 ? 8 : 16;
+		struct pollfd p = {.fd = ss.fd, .events = POLLIN};
+		ssize_t n;
+		int pr;
+
+		if (ss.in_len == 8 && !memcmp(ss.in, STREAM_ACK, 8)) {
+			ss.in_len = 0;
+			return 1;
+		}
+		if (ss.in_len == 8 && memcmp(ss.in, STREAM_CONFIRM, 8))
+			return -EPROTO;
+		if (ss.in_len == 16) {
+			uint64_t v = stream_get_u64(ss.in + 8);
+
+			if (v > ss.confirmed)
+				ss.confirmed = v;
+			ss.in_len = 0;
+			continue;
+		}
+		pr = poll(&p, 1, ms);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			return -errno;
+		if (pr == 0)
+			return ms > 0 ? -ETIMEDOUT : 0;
+		n = recv(ss.fd, ss.in + ss.in_len, want - ss.in_len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ECONNRESET;
+		ss.in_len += (size_t)n;
+	}
+}
+
+/* --no-keep: remember an announcement, to free its bytes once confirmed.
+ * Without memory for it, the bytes are simply kept. */
+static void ss_owe(const char *rel, uint64_t ino, uint64_t end, uint64_t file_events)
+{
+	struct ss_owed *o;
+
+	if (strlen(rel) >= sizeof(o->rel))
+		return;
+	if (ss.owed_head && ss.owed_head == ss.nowed)
+		ss.owed_head = ss.nowed = 0;
+	if (ss.nowed == ss.owed_cap) {
+		size_t cap = ss.owed_cap ? ss.owed_cap * 2 : 64;
+
+		if (ss.owed_head) { /* room at the front: move down first */
+			memmove(ss.owed, ss.owed + ss.owed_head,
+				(ss.nowed - ss.owed_head) * sizeof(*o));
+			ss.nowed -= ss.owed_head;
+			ss.owed_head = 0;
+		} else {
+			o = realloc(ss.owed, cap * sizeof(*o));
+			if (!o)
+				return;
+			ss.owed = o;
+			ss.owed_cap = cap;
+		}
+	}
+	o = &ss.owed[ss.nowed++];
+	o->cum = ss.announced;
+	o->ino = ino;
+	o->end = end;
+	o->file_events = file_events;
+	snprintf(o->rel, sizeof(o->rel), "%s", rel);
+}
+
+/* --no-keep: punch out of the stream files what the receiver confirmed.
+ * Only this run's own stream files (in the directory its writer made),
+ * only whole packets, and only past the first STREAM_SEND_SMALL bytes of a
+ * file (a smaller file would be sent whole again, holes and all). The
+ * writer appends with pwrite at its own offsets: a hole before them
+ * changes nothing for it. */
+static void ss_free(void)
+{
+	while (ss.owed_head < ss.nowed && ss.owed[ss.owed_head].cum <= ss.confirmed) {
+		struct ss_owed *o = &ss.owed[ss.owed_head++];
+		struct ss_file *f = NULL;
+		char path[PATH_MAX + 40];
+		struct stat st;
+		int fd;
+
+		for (size_t i = 0; i < ss.nfiles && !f; i++)
+			if (!strcmp(ss.files[i].rel, o->rel))
+				f = &ss.files[i];
+		if (!f || f->ino != o->ino || o->end <= f->punched || o->end <= STREAM_SEND_SMALL)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ss.dir, o->rel);
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == o->ino &&
+		    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)o->end) ==
+			0) {
+			ss.freed += o->end - f->punched;
+			f->punched = o->end;
+			f->punched_events = o->file_events;
+		}
+		close(fd);
+	}
+}
+
 /* One file: what changed since the last pass. */
 static int ss_file(int dirfd, const char *name, const char *rel)
 {
@@ -236,9 +427,25 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 	f->seen = 1;
 	changed = st.st_mtim.tv_sec != f->mtime.tv_sec || st.st_mtim.tv_nsec != f->mtime.tv_nsec;
 	/* new or replaced, shorter, or a small (or same-size) file rewritten */
+	/* (a file partly freed, --no-keep, is never sent whole again: its
+	 * start reads as zeros now; freeing changed its mtime) */
 	whole = f->ino != (uint64_t)st.st_ino || (uint64_t)st.st_size < f->size ||
-		(changed &&
+		(changed && !f->punched &&
 		 ((uint64_t)st.st_size <= STREAM_SEND_SMALL || (uint64_t)st.st_size == f->size));
+	if (f->ino != (uint64_t)st.st_ino)
+		f->counted = f->counted_events = f->punched = f->punched_events = 0;
+	if (ss_counts(rel) && ss_format() == 2) {
+		uint64_t n = ss_count(fd, &f->counted, (uint64_t)st.st_size);
+		unsigned char end[8];
+
+		stream_put_u64(end, f->counted);
+		if (n && (rc = ss_frame(STREAM_EVENTS, rel, n, end, sizeof(end))))
+			goto out;
+		ss.announced += n;
+		f->counted_events += n;
+		if (n && ss.no_keep)
+			ss_owe(rel, (uint64_t)st.st_ino, f->counted, f->counted_events);
+	}
 	if (whole) {
 		rc = ss_send_range(fd, rel, 0, (uint64_t)st.st_size);
 		if (!rc)
@@ -250,6 +457,11 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 		f->ino = (uint64_t)st.st_ino;
 		f->size = (uint64_t)st.st_size;
 		f->mtime = st.st_mtim;
+		/* the receiver's confirmations, so its socket buffer never fills */
+		if (ss_hear(0) < 0)
+			ss_cut(-EPROTO);
+		else if (ss.no_keep)
+			ss_free();
 	}
 out:
 	close(fd);
@@ -349,6 +561,9 @@ void stream_send_begin(const char *dir, const char *final)
 	snprintf(ss.final, sizeof(ss.final), "%s", final);
 	ss.nfiles = 0;
 	ss.sent = 0;
+	ss.format = 0;
+	ss.gen_base = ss.announced;
+	ss.owed_head = ss.nowed = 0;
 	ss.begun = 1;
 	if (ss_frame(STREAM_RESET, NULL, 0, NULL, 0))
 		return;
@@ -374,29 +589,46 @@ void stream_send_pause(void)
 	ss.running = 0;
 }
 
-/* The receiver's STREAM_ACK, within 60 s. */
+/* The receiver's STREAM_ACK, within 60 s of silence. */
 static int ss_wait_ack(void)
 {
-	char ack[sizeof(STREAM_ACK) - 1];
-	size_t got = 0;
+	int rc;
 
-	while (got < sizeof(ack)) {
-		struct pollfd p = {.fd = ss.fd, .events = POLLIN};
-		ssize_t n;
-		int pr = poll(&p, 1, 60000);
+	while ((rc = ss_hear(60000)) == 0)
+		;
+	return rc < 0 ? rc : 0;
+}
 
-		if (pr < 0 && errno == EINTR)
+/* The events in the whole packets of the trace's stream files in dir. */
+static uint64_t ss_trace_events(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint64_t events = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct stat st;
+		uint64_t from = 0;
+		int fd;
+
+		if (!ss_counts(e->d_name))
 			continue;
-		if (pr <= 0)
-			return -ETIMEDOUT;
-		n = recv(ss.fd, ack + got, sizeof(ack) - got, 0);
-		if (n < 0 && errno == EINTR)
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ECONNRESET;
-		got += (size_t)n;
+		for (size_t i = 0; i < ss.nfiles; i++)
+			if (!strcmp(ss.files[i].rel, e->d_name) && ss.files[i].punched) {
+				from = ss.files[i].punched; /* (zeros before) */
+				events += ss.files[i].punched_events;
+			}
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			events += ss_count(fd, &from, (uint64_t)st.st_size);
+		close(fd);
 	}
-	return memcmp(ack, STREAM_ACK, sizeof(ack)) ? -EPROTO : 0;
+	closedir(d);
+	return events;
 }
 
 int stream_send_finish(void)
@@ -413,6 +645,7 @@ int stream_send_finish(void)
 	}
 	if (ss.fd < 0)
 		rc = -EPIPE;
+	snprintf(ss.dir, sizeof(ss.dir), "%s", ss.final); /* (the writer renamed it) */
 	if (!rc)
 		rc = ss_pass(ss.final);
 	if (!rc)
@@ -423,22 +656,49 @@ int stream_send_finish(void)
 			ss_cut(rc);
 	}
 	if (rc) {
-		log_warn("--stream %s: the receiver does not have the whole trace: it stays in %s",
-			 ss.peer, ss.final);
+		uint64_t total, conf;
+
+		total = ss_format() == 2 ? ss_trace_events(ss.final) : 0;
+		conf = ss.confirmed > ss.gen_base ? ss.confirmed - ss.gen_base : 0;
+
+		if (ss.freed)
+			log_warn("--stream %s: the receiver confirmed %" PRIu64 " of the trace's %" PRIu64
+				 " events: %" PRIu64 " events are not on the host; they stay in %s "
+				 "(--no-keep: without the %" PRIu64 " bytes the receiver confirmed, "
+				 "freed: the two copies together hold the trace)",
+				 ss.peer, conf, total, total > conf ? total - conf : 0, ss.final,
+				 ss.freed);
+		else if (ss.format == 2 && total > conf)
+			log_warn("--stream %s: the receiver confirmed %" PRIu64 " of the trace's %" PRIu64
+				 " events: %" PRIu64 " events are not on the host; the whole trace "
+				 "stays in %s",
+				 ss.peer, conf, total, total - conf, ss.final);
+		else
+			log_warn("--stream %s: the receiver does not have the whole trace: it stays in %s",
+				 ss.peer, ss.final);
 		rc = -EIO;
 		goto out;
 	}
 	if (files_rm_tree(ss.final) < 0)
 		log_warn("--stream: cannot remove the local copy %s: %s", ss.final,
 			 strerror(errno));
-	log_info("stream: %" PRIu64 " bytes of trace sent to %s (the local copy is removed)",
-		 ss.sent, ss.peer);
+	if (ss.no_keep)
+		log_info("stream: %" PRIu64 " bytes of trace sent to %s (%" PRIu64
+			 " freed as the receiver confirmed them; the rest of the local copy is "
+			 "removed)",
+			 ss.sent, ss.peer, ss.freed);
+	else
+		log_info("stream: %" PRIu64 " bytes of trace sent to %s (the local copy is removed)",
+			 ss.sent, ss.peer);
 out:
 	if (ss.fd >= 0)
 		close(ss.fd);
 	ss.fd = -1;
 	free(ss.files);
 	free(ss.buf);
+	free(ss.owed);
+	ss.owed = NULL;
+	ss.nowed = ss.owed_head = ss.owed_cap = 0;
 	ss.files = NULL;
 	ss.buf = NULL;
 	ss.nfiles = 0;

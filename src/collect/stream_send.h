@@ -30,6 +30,18 @@
 	"                       written; the local copy is removed once the receiver\n"            \
 	"                       has it all (kept, and said, if the connection is cut)\n"
 
+#define STREAM_SEND_NO_KEEP_HELP                                                                   \
+	"      --no-keep        streaming: free the parts of the trace's stream files\n"          \
+	"                       the receiver has confirmed while the program runs\n"             \
+	"                       (the disk keeps little); no report at the end (make\n"           \
+	"                       it on the host from the received trace)\n"
+
+/* --no-keep (with --stream): free what the receiver confirmed, as it does. */
+void stream_send_no_keep(void);
+/* Whether the local trace stays whole until the end (no --no-keep): the
+ * end-of-run report reads it. */
+int stream_send_keeps(void);
+
 /* --stream HOST:PORT: connect now (a usage error is said). Returns 0 or a
  * negative errno. */
 int stream_send_option(const char *hostport);

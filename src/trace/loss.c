@@ -38,7 +38,9 @@ uint64_t trace_loss_events(const struct trace_loss *l)
 	/* Without a final state, what the packets say may be more. */
 	if (l->state != TRACE_STATE_FINISHED && sat_add(l->streams, l->no_ring) > n)
 		n = sat_add(l->streams, l->no_ring);
-	return n;
+	/* a cut stream: what the board announced and the host never got
+	 * (whole packets, so never also a gap or a discard above) */
+	return sat_add(n, l->stream_missing);
 }
 
 int trace_loss_incomplete(const struct trace_loss *l)
@@ -79,7 +81,8 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 	uint64_t total = trace_loss_events(l);
 	/* (total is at least the sum of the parts; rest is what the packets of
 	 * a trace whose writer did not finish show beyond its state file) */
-	uint64_t parts = sat_add(sat_add(ring, l->no_ring), sat_add(l->rejected, l->write));
+	uint64_t parts = sat_add(sat_add(sat_add(ring, l->no_ring), sat_add(l->rejected, l->write)),
+				 l->stream_missing);
 	uint64_t rest = total > parts ? total - parts : 0;
 	struct out b = {buf, len, 0};
 	const char *sep = "";
@@ -103,6 +106,11 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 		}
 		if (l->write) {
 			put(&b, "%s%" PRIu64 " not written to the disk", sep, l->write);
+			sep = ", ";
+		}
+		if (l->stream_missing) {
+			put(&b, "%sat least %" PRIu64 " not received from the board", sep,
+			    l->stream_missing);
 			sep = ", ";
 		}
 		if (rest)
@@ -208,6 +216,7 @@ void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out)
 	/* spool receive's note on a copy whose stream was cut */
 	if (trace_reader_file(r, TRACE_STREAM_NAME, &text, &len) == 0) {
 		out->stream_cut = state_u64(text, "cut") ? 1 : 0;
+		out->stream_missing = out->stream_cut ? state_u64(text, "missing") : 0;
 		free(text);
 		text = NULL;
 	}

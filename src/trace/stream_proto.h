@@ -12,8 +12,18 @@
  *             u32 type, u32 path_len, u64 offset, u64 data_len,
  *             path (path_len bytes, no NUL, relative to the trace
  *             directory), data (data_len bytes)
- *   receiver: after STREAM_END, STREAM_ACK (8 bytes) once every file is on
- *             its disk at its name; nothing else, ever.
+ *   receiver: STREAM_CONFIRM (8 bytes) and a u64, the events it has on its
+ *             disk (the sum of the STREAM_EVENTS whose packets arrived,
+ *             since the connection began), now and then; after STREAM_END,
+ *             STREAM_ACK (8 bytes) once every file is on its disk at its
+ *             name.
+ *
+ * Counting events (so a cut connection is a number of lost events, not
+ * only "incomplete"): before the DATA frames of a stream file, the sender
+ * announces (STREAM_EVENTS) how many events the whole version-2 packets in
+ * the bytes it is about to send hold, and where those packets end. The
+ * receiver adds up what was announced and what arrived; a copy cut short
+ * says the difference (.spool/stream, trace/loss.c).
  *
  * The receiver takes all of it as hostile input (stream_proto_path_ok, the
  * STREAM_MAX_* bounds): a frame that breaks a rule ends the connection,
@@ -25,8 +35,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "trace_int.h"
+
 #define STREAM_MAGIC "SPOOLST1"
 #define STREAM_ACK "SPOOLOK1"
+#define STREAM_CONFIRM "SPOOLCF1"
 #define STREAM_HDR_SIZE 24
 
 enum {
@@ -35,6 +48,8 @@ enum {
 	STREAM_SIZE = 3,   /* set path's size to offset */
 	STREAM_REMOVE = 4, /* path is gone (a temporary file renamed away) */
 	STREAM_END = 5,	   /* the trace is complete; offset: the data bytes sent since RESET */
+	STREAM_EVENTS = 6, /* path's next DATA frames complete offset events; data: u64, the
+			    * file offset where their packets end */
 };
 
 #define STREAM_MAX_PATH 255		       /* bytes of a relative path */
@@ -70,6 +85,26 @@ static inline int stream_proto_path_ok(const char *p, size_t len)
 			return 0;
 		comp++;
 	}
+	return 1;
+}
+
+/* The version-2 packet header at b (TRACE_PKT_HDR_SIZE2 bytes, read from a
+ * stream file): 1 with its size in bytes and its events, 0 when it is not
+ * one (a version-1 trace, or damage). b may be anything. */
+static inline int stream_proto_packet(const unsigned char *b, uint64_t *size, uint64_t *events)
+{
+	uint32_t magic, ev;
+	uint64_t bits;
+
+	memcpy(&magic, b + TRACE_PH_MAGIC, 4);
+	memcpy(&bits, b + TRACE_PC_CONTENT, 8);
+	memcpy(&ev, b + TRACE_PC_EVENTS, 4);
+	magic = le32toh(magic);
+	bits = le64toh(bits);
+	if (magic != TRACE_MAGIC || bits % 8 || bits / 8 < TRACE_PKT_HDR_SIZE2)
+		return 0;
+	*size = bits / 8;
+	*events = le32toh(ev);
 	return 1;
 }
 

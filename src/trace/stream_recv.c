@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,16 +26,41 @@
 
 volatile sig_atomic_t stream_recv_interrupted;
 
+/* Stopped by a signal: what is already in the socket is still read (the
+ * announcements and packets the board sent before), nothing more. */
+static void rcv_drain(struct stream_recv *c)
+{
+	int avail = 0;
+
+	if (c->draining)
+		return;
+	c->draining = 1;
+	if (ioctl(c->sock, FIONREAD, &avail) == 0 && avail > 0)
+		c->drain_left = (uint64_t)avail;
+}
+
 /* Exactly len bytes; 0, or -ECONNRESET at the end of the stream. */
 static int rcv_read(struct stream_recv *c, void *p, size_t len)
 {
 	char *b = p;
 
 	while (len) {
-		ssize_t n = read(c->sock, b, len);
+		size_t want = len;
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR && !stream_recv_interrupted)
-			continue;
+		if (stream_recv_interrupted)
+			rcv_drain(c);
+		if (c->draining) {
+			if (!c->drain_left)
+				return -EINTR;
+			if (want > c->drain_left)
+				want = (size_t)c->drain_left;
+		}
+		n = read(c->sock, b, want);
+		if (n < 0 && errno == EINTR)
+			continue; /* (draining now, when it was the signal) */
+		if (n > 0 && c->draining)
+			c->drain_left -= (uint64_t)n;
 		if (n <= 0)
 			return n < 0 ? -errno : -ECONNRESET;
 		b += n;
@@ -124,7 +151,25 @@ static int rcv_reset(struct stream_recv *c)
 		return -errno;
 	c->data = 0;
 	c->files = 0;
+	c->announced = 0;
+	c->got = 0;
+	c->pend_path[0] = '\0';
 	return 0;
+}
+
+/* Tell the board how many announced events are on the disk here (it may
+ * free them, and says what the host does not have when the connection is
+ * cut). Never blocks: when the board is not reading, a later one says
+ * more. */
+static void rcv_confirm(struct stream_recv *c)
+{
+	unsigned char m[16];
+
+	if (!c->confirm)
+		return;
+	memcpy(m, STREAM_CONFIRM, 8);
+	stream_put_u64(m + 8, c->got_all);
+	(void)send(c->sock, m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 #define RCV_BAD(...) (snprintf(c->why, sizeof(c->why), __VA_ARGS__), -EPROTO)
@@ -167,6 +212,20 @@ int stream_recv_frame(struct stream_recv *c)
 			return RCV_BAD("the board sent %" PRIu64 " bytes, %" PRIu64 " arrived", off,
 				       c->data);
 		return 1;
+	case STREAM_EVENTS:
+		if (len != 8 || !stream_proto_path_ok(path, plen) || c->dirfd < 0 ||
+		    off > c->max_bytes)
+			return RCV_BAD("a malformed event count");
+		if ((rc = rcv_read(c, c->buf, 8)))
+			return RCV_BAD("the connection ended inside a frame (%s)", strerror(-rc));
+		/* an earlier announcement whose packets did not come stays
+		 * counted as missing */
+		memcpy(c->pend_path, path, plen + 1);
+		c->pend_events = off;
+		c->pend_end = stream_get_u64(c->buf);
+		c->announced = c->announced + off < c->announced ? UINT64_MAX : c->announced + off;
+		(void)stream_recv_mark_cut(c);
+		return 0;
 	case STREAM_DATA:
 	case STREAM_SIZE:
 	case STREAM_REMOVE:
@@ -211,6 +270,14 @@ int stream_recv_frame(struct stream_recv *c)
 			done += n > 0 ? (uint64_t)n : 0;
 		}
 		c->data += len;
+		if (!rc && c->pend_path[0] && !strcmp(path, c->pend_path) &&
+		    off + len >= c->pend_end) {
+			c->got += c->pend_events;
+			c->got_all += c->pend_events;
+			c->pend_path[0] = '\0';
+			(void)stream_recv_mark_cut(c);
+			rcv_confirm(c);
+		}
 	}
 	close(fd);
 	return rc ? RCV_BAD("cannot write %s: %s", path, strerror(-rc)) : 0;
@@ -227,19 +294,45 @@ int stream_recv_mark_cut(struct stream_recv *c)
 	dfd = rcv_parent(c, ".spool/stream", &leaf);
 	if (dfd < 0)
 		return dfd;
-	n = snprintf(text, sizeof(text), "cut=1\nreceived=%" PRIu64 "\nwhy=", c->total);
+	n = snprintf(text, sizeof(text),
+		     "cut=1\nreceived=%" PRIu64 "\nannounced=%" PRIu64 "\nevents=%" PRIu64
+		     "\nmissing=%" PRIu64 "\nwhy=",
+		     c->total, c->announced, c->got,
+		     c->announced > c->got ? c->announced - c->got : 0);
+	if (!c->why[0])
+		snprintf(c->why, sizeof(c->why),
+			 "spool receive stopped before the end (killed?)");
 	for (const char *p = c->why; *p && n < (int)sizeof(text) - 2; p++)
 		text[n++] = *p == '\n' ? ' ' : *p;
 	text[n++] = '\n';
-	fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* written beside and renamed: a receiver killed meanwhile leaves the
+	 * last whole note, never an empty one */
+	fd = openat(dfd, "stream.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    0644);
 	if (fd < 0)
 		rc = -errno;
 	else if (write(fd, text, (size_t)n) != n)
 		rc = -EIO;
 	if (fd >= 0)
 		close(fd);
+	if (!rc && renameat(dfd, "stream.tmp", dfd, leaf) < 0)
+		rc = -errno;
 	close(dfd);
 	return rc;
+}
+
+void stream_recv_unmark(struct stream_recv *c)
+{
+	const char *leaf;
+	int dfd;
+
+	if (c->dirfd < 0)
+		return;
+	dfd = rcv_parent(c, ".spool/stream", &leaf);
+	if (dfd < 0)
+		return;
+	(void)unlinkat(dfd, leaf, 0);
+	close(dfd);
 }
 
 int stream_recv_magic(struct stream_recv *c)

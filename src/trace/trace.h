@@ -69,6 +69,8 @@ struct trace_loss {
 	uint64_t streams;	/* reader: sum over streams of max(discarded, gaps) */
 	uint64_t stream_cut;	/* spool receive: the --stream connection was cut, the
 				 * rest of the trace stayed on the board (.spool/stream) */
+	uint64_t stream_missing; /* spool receive: events the board announced that did
+				  * not arrive (at least that many are missing) */
 	enum trace_state state;
 };
 /* Events lost in all: max(ring_full, seq_gaps) + no_ring + rejected + write

@@ -97,6 +97,58 @@ static int receive(const char *in, struct stream_recv *c)
 	return rc;
 }
 
+/* The events the board announces: counted when their packets arrive, the
+ * rest noted as missing in a cut copy (.spool/stream). */
+static void test_events(void **state)
+{
+	char in[PATH_MAX + 8], path[PATH_MAX + 32], note[512] = "";
+	unsigned char end[8];
+	struct stream_recv c;
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	snprintf(in, sizeof(in), "%s/in", tmp);
+	f = fopen(in, "w");
+	assert_non_null(f);
+	fputs(STREAM_MAGIC, f);
+	frame(f, STREAM_RESET, NULL, 0, NULL, 0);
+	stream_put_u64(end, 11);
+	frame(f, STREAM_EVENTS, "stream_0", 5, (const char *)end, 8);
+	frame(f, STREAM_DATA, "stream_0", 0, "hello ", 6);
+	frame(f, STREAM_DATA, "stream_0", 6, "board", 5);
+	stream_put_u64(end, 100);
+	frame(f, STREAM_EVENTS, "stream_1", 7, (const char *)end, 8);
+	frame(f, STREAM_DATA, "stream_1", 0, "x", 1);
+	fclose(f); /* cut here: stream_1's packets never whole */
+	assert_true(receive(in, &c) < 0);
+	assert_int_equal(c.announced, 12);
+	assert_int_equal(c.got, 5);
+	c.dirfd = open(c.partial, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(c.dirfd >= 0);
+	assert_int_equal(stream_recv_mark_cut(&c), 0);
+	close(c.dirfd);
+	snprintf(path, sizeof(path), "%s/out/.spool/stream", tmp);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(note, 1, sizeof(note) - 1, f);
+	fclose(f);
+	note[n] = 0;
+	assert_non_null(strstr(note, "cut=1\n"));
+	assert_non_null(strstr(note, "announced=12\n"));
+	assert_non_null(strstr(note, "missing=7\n"));
+
+	/* an announcement without its 8 bytes is refused */
+	f = fopen(in, "w");
+	assert_non_null(f);
+	fputs(STREAM_MAGIC, f);
+	frame(f, STREAM_RESET, NULL, 0, NULL, 0);
+	frame(f, STREAM_EVENTS, "stream_0", 5, "abcd", 4);
+	fclose(f);
+	assert_true(receive(in, &c) < 0);
+	assert_non_null(strstr(c.why, "malformed event count"));
+}
+
 static void test_receive(void **state)
 {
 	char in[PATH_MAX + 8], path[PATH_MAX + 32], got[64] = "";
@@ -215,6 +267,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_path_ok),
 	    cmocka_unit_test(test_receive),
+	    cmocka_unit_test(test_events),
 	    cmocka_unit_test(test_sysroot),
 	};
 
