@@ -107,9 +107,13 @@ static int (*real_once)(pthread_once_t *, void (*)(void)) = fb_once;
 
 __attribute__((constructor)) static void agent_rr_block_resolve(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_nanosleep, "nanosleep");
 	AGENT_RESOLVE(real_clock_nanosleep, "clock_nanosleep");
 	AGENT_RESOLVE(real_sleep, "sleep");
@@ -118,8 +122,8 @@ __attribute__((constructor)) static void agent_rr_block_resolve(void)
 	AGENT_RESOLVE(real_write, "write");
 	AGENT_RESOLVE(real_writev, "writev");
 	AGENT_RESOLVE(real_once, "pthread_once");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 #define RR_IO_OFF(t) (AGENT_LIKELY(!agent_rr_mode) || !((t) = agent_rr_io_enter()))

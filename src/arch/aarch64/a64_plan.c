@@ -52,10 +52,10 @@ static int a64_is_pad(uint32_t w)
 	return (w & 0xffffff3fu) == 0xd503241fu || w == 0xd503233fu || w == 0xd503237fu;
 }
 
-/* A function's entry: a symbol's start (not a .cold part: the rest of a
- * function), or, in a stripped library (a tail call to a hidden function),
- * the start of an .eh_frame FDE in the entry state (probe_dwarf.c). */
-static int a64_is_func(const struct probe_module *mod, uint64_t addr)
+/* A symbol's start (not a .cold part: the rest of a function), or, in a
+ * stripped library (a tail call to a hidden function), the start of an
+ * .eh_frame FDE in the entry state (probe_dwarf.c). */
+static int a64_is_start(const struct probe_module *mod, uint64_t addr)
 {
 	size_t lo = 0, hi = mod->nsyms;
 
@@ -70,6 +70,22 @@ static int a64_is_func(const struct probe_module *mod, uint64_t addr)
 			hi = mid;
 	}
 	return probe_dwarf_func_entry(mod, addr);
+}
+
+/* A function's entry: its start, or the word after a hint (NOP, BTI,
+ * PACIASP...) at its start: glibc's _setjmp ends in "b __sigsetjmp+4",
+ * past __sigsetjmp's landing-pad slot, a tail call all the same. */
+static int a64_is_func(const struct probe_module *mod, uint64_t addr)
+{
+	const uint8_t *p;
+	size_t avail;
+
+	if (a64_is_start(mod, addr))
+		return 1;
+	if (addr < 4 || !a64_is_start(mod, addr - 4))
+		return 0;
+	p = probe_module_code(mod, addr - 4, &avail);
+	return p && avail >= 4 && (a64_word(p) & 0xfffff01fu) == 0xd503201fu;
 }
 
 /* Does w at a end an activation of the function [lo, hi): RET, or a tail
