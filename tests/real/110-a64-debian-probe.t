@@ -12,7 +12,10 @@
 #     returned in the reports and was the caller of everything after it;
 #   - the agent's own constructors read errno (a call of __errno_location)
 #     before marking themselves busy: with libc probed, those calls showed
-#     in the program's report with the agent's functions as callers.
+#     in the program's report with the agent's functions as callers;
+#   - indirect tail calls ("mov x16, xN; br x16") and tail calls into the
+#     PLT ("b f@plt") were not exits: a fifth of sqlite3's calls into
+#     libsqlite3 had no seen exit.
 # Runs the aarch64 build in ../build-aarch64 next to SPOOL_BUILD unless
 # SPOOL_A64 says where (make ARCH=aarch64 all progs); skips without it or
 # without the root, and skips a program the root does not have.
@@ -20,7 +23,7 @@
 export SPOOL_A64
 . "$(dirname "$0")/../arm64/lib.sh"
 
-plan 15
+plan 19
 
 # funcs.py JSON FUNC: "calls no_exit" of FUNC in report --functions --json
 cat >funcs.py <<'PY'
@@ -114,8 +117,28 @@ if [ -n "$SQLITE_A64" ]; then
 	ok "  sqlite3_prepare_v2: at least one per statement ($p), every exit seen" \
 		at_least_4 "$p"
 	ok "  sqlite3_step: at least one per statement ($s), every exit seen" at_least_4 "$s"
+	# every function of libsqlite3 and libc: its indirect tail calls
+	# ("mov x16, xN; br x16" through sqlite3GlobalConfig's methods) and its
+	# tail calls into the PLT ("b sqlite3_mutex_leave@plt") are exits
+	printf 'create table t(a integer primary key, b text);\nwith recursive c(x) as (select 1 union all select x+1 from c where x<2000) insert into t select x, printf("row%%d", x) from c;\nselect count(*), sum(a), max(b) from t;\n' >q2.sql
+	native="$("$SQLITE_A64" :memory: <q2.sql 2>&1)"
+	RUN_STDIN=q2.sql
+	spool_run probe -e 'func:libsqlite3.so.0:*' -e 'func:libc.so.6:*' -o sq2.trace -- \
+		"$SQLITE_A64" :memory:
+	RUN_STDIN=/dev/null
+	is "$RC:$OUT" "0:$native" "sqlite3 (arm64), every function of libsqlite3 and libc: output unchanged"
+	host_run report --functions --json sq2.trace
+	cp run.out sq2.json
+	is "$(python3 funcs.py sq2.json sqlite3_mutex_leave | cut -d' ' -f2)" 0 \
+		"  sqlite3_mutex_leave (mov x16, x1; br x16): every exit seen"
+	is "$(python3 funcs.py sq2.json sqlite3_free | cut -d' ' -f2)" 0 \
+		"  sqlite3_free (br x16, and b sqlite3_mutex_leave@plt): every exit seen"
+	n="$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))["functions"]
+print(sum(f["no_exit"] for f in d if f["name"] not in ("__libc_start_main", "exit", "_Exit")))' sq2.json)"
+	is "$n" 0 "  no call without a seen exit but those that never return (__libc_start_main, exit, _Exit)"
 else
-	skip 4 "no sqlite3 in the arm64 root $QEMU_LD_PREFIX (scripts/arm64-root.sh)"
+	skip 8 "no sqlite3 in the arm64 root $QEMU_LD_PREFIX (scripts/arm64-root.sh)"
 fi
 
 done_testing
