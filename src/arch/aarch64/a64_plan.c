@@ -252,10 +252,16 @@ int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int en
 		if (a64_is_pad(a64_word(code)) && lo + 4 < hi)
 			at = lo + 4;
 		ret0 = a64_is_exit(mod, a64_word(code + (at - lo)), at, lo, hi);
-		if (at != lo && a64_targeted(code, lo, hi, at)) {
+		if (a64_targeted(code, lo, hi, at)) {
+			/* each pass of the loop would run the entry probe:
+			 * counted as a call (glibc's wcschr loops to its
+			 * first instruction) */
 			snprintf(why, sizeof(why),
-				 "its first instruction after the BTI/PAC landing pad is a branch "
-				 "target in the function");
+				 at != lo ? "its first instruction after the BTI/PAC landing pad "
+					    "is a branch target in the function"
+					  : "its first instruction is a branch target in the "
+					    "function (a loop back to its entry: each pass would "
+					    "count as a call)");
 			rc = -ENOTSUP;
 		} else {
 			rc = a64_place(m, module, sym, code, at, PROBE_OP_ENTRY, PROBE_H_FUNC_ENTRY,
