@@ -126,15 +126,16 @@ static int a64_is_exit(const struct probe_module *mod, uint32_t w, uint64_t a, u
  * call? GCC emits one as "mov x16, Xn; [epilogue;] br x16" (x16/x17: the
  * registers a BTI "c" landing pad accepts a BR from); a switch's jump
  * branches through the register its table arithmetic wrote. So: BR x16 or
- * x17 whose register was last written, at most 4 words back with no branch
- * between, by a MOV from another register. */
+ * x17 whose register was last written, at most 8 words back (the epilogue
+ * may come between) with no branch between, by a MOV from another
+ * register. */
 static int a64_is_br_tail(const uint8_t *code, uint64_t lo, uint64_t a, uint32_t w)
 {
 	unsigned r = w >> 5 & 31;
 
 	if ((w & 0xfffffc1fu) != 0xd61f0000u || (r != 16 && r != 17))
 		return 0;
-	for (uint64_t i = 1; i <= 4 && a >= lo + 4 * i; i++) {
+	for (uint64_t i = 1; i <= 8 && a >= lo + 4 * i; i++) {
 		uint64_t pa = a - 4 * i, t;
 		uint32_t p = a64_word(code + (pa - lo));
 
