@@ -24,6 +24,9 @@
 [ -n "${SPOOL_BUILD:-}" ] && : "${SPOOL_A64:=$(dirname "$SPOOL_BUILD")/build-aarch64}"
 export SPOOL_A64
 . "$(dirname "$0")/../arm64/lib.sh"
+# (a build-aarch64 left from older sources would test those)
+_stale="$(find "$REPO/src" -name '*.[ch]' -newer "$SPOOL_A64/spool" 2>/dev/null | head -n 1)"
+[ -z "$_stale" ] || _a64_skip "$SPOOL_A64 is older than $_stale (make ARCH=aarch64 all progs)"
 
 plan 20
 
