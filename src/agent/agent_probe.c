@@ -467,12 +467,16 @@ const sigset_t *agent_probe_mask_arg(const sigset_t *m, sigset_t *buf)
  * handler); until then, the system call. */
 __attribute__((constructor)) static void agent_probe_resolve(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(agent_probe_real_sigmask, "pthread_sigmask");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 /* rt_sigprocmask; not raw: as glibc's pthread_sigmask, which never blocks

@@ -128,9 +128,13 @@ static int (*real_once)(pthread_once_t *, void (*)(void)) = fb_once;
 
 __attribute__((constructor)) static void agent_rr_block_resolve(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_nanosleep, "nanosleep");
 	AGENT_RESOLVE(real_clock_nanosleep, "clock_nanosleep");
 	AGENT_RESOLVE(real_sleep, "sleep");
@@ -143,8 +147,8 @@ __attribute__((constructor)) static void agent_rr_block_resolve(void)
 	AGENT_RESOLVE(real_splice, "splice");
 	AGENT_RESOLVE(real_tee, "tee");
 	AGENT_RESOLVE(real_copy_file_range, "copy_file_range");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 #define RR_IO_OFF(t) (AGENT_LIKELY(!agent_rr_mode) || !((t) = agent_rr_io_enter()))

@@ -74,17 +74,21 @@ static ssize_t (*real_getdents64)(int, void *, size_t) = fb_getdents64;
 
 static void rr_dir_resolve_all(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_opendir, "opendir");
 	AGENT_RESOLVE(real_fdopendir, "fdopendir");
 	AGENT_RESOLVE(real_closedir, "closedir");
 	AGENT_RESOLVE(real_readdir64, "readdir64");
 	AGENT_RESOLVE(real_telldir, "telldir");
 	AGENT_RESOLVE(real_getdents64, "getdents64");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 __attribute__((constructor)) static void agent_rr_dir_resolve(void)

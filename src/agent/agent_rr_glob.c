@@ -48,12 +48,16 @@ static const char *const rr_glob_kinds[] = {[RR_NAME_REALPATH] = "realpath",
 
 static void rr_glob_resolve(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_glob, "glob");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 __attribute__((constructor)) static void agent_rr_glob_resolve(void)

@@ -162,9 +162,13 @@ static int (*real_sysinfo)(struct sysinfo *) = fb_sysinfo;
 
 __attribute__((constructor)) static void agent_rr_io_resolve(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_read, "read");
 	AGENT_RESOLVE(real_pread, "pread64");
 	AGENT_RESOLVE(real_readv, "readv");
@@ -189,8 +193,8 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 	AGENT_RESOLVE(real_getpid, "getpid");
 	AGENT_RESOLVE(real_gettid, "gettid");
 	AGENT_RESOLVE(real_sysinfo, "sysinfo");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 /* The one branch of a plain run; t is the thread when recording/replaying. */

@@ -62,14 +62,18 @@ static int (*real_getnameinfo)(const struct sockaddr *, socklen_t, char *, sockl
 
 __attribute__((constructor)) static void agent_rr_netdb_resolve(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_getaddrinfo, "getaddrinfo");
 	AGENT_RESOLVE(real_freeaddrinfo, "freeaddrinfo");
 	AGENT_RESOLVE(real_getnameinfo, "getnameinfo");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 /* The real function, resolved now if another library's constructor calls

@@ -62,9 +62,13 @@ static char *(*real_realpath_chk)(const char *, char *, size_t);
 
 static void rr_path_resolve_all(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_readlink, "readlink");
 	AGENT_RESOLVE(real_readlinkat, "readlinkat");
 	AGENT_RESOLVE(real_getcwd, "getcwd");
@@ -72,8 +76,8 @@ static void rr_path_resolve_all(void)
 	AGENT_RESOLVE(real_canonicalize, "canonicalize_file_name");
 	AGENT_RESOLVE(real_cur_dir_name, "get_current_dir_name");
 	AGENT_RESOLVE(real_realpath_chk, "__realpath_chk");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 __attribute__((constructor)) static void agent_rr_path_resolve(void)

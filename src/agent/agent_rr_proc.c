@@ -97,17 +97,21 @@ __attribute__((used, visibility("hidden"))) void *agent_rr_real_vfork =
 
 __attribute__((constructor)) static void agent_rr_proc_resolve(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_fork, "fork");
 	AGENT_RESOLVE(real_spawn, "posix_spawn");
 	AGENT_RESOLVE(real_spawnp, "posix_spawnp");
 	AGENT_RESOLVE(real_wait4, "wait4");
 	AGENT_RESOLVE(real_waitid, "waitid");
 	AGENT_RESOLVE(agent_rr_real_vfork, "vfork");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 /* ---- the tree ---- */

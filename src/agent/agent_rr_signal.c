@@ -316,17 +316,21 @@ static int (*sig_real_sigqueue)(pid_t, int, const union sigval);
 
 __attribute__((constructor)) static void sig_resolve_waits(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	__atomic_store_n(&sig_real_pause, dlsym(RTLD_NEXT, "pause"), __ATOMIC_RELAXED);
 	__atomic_store_n(&sig_real_suspend, dlsym(RTLD_NEXT, "sigsuspend"), __ATOMIC_RELAXED);
 	AGENT_RESOLVE(sig_real_timedwait, "sigtimedwait");
 	AGENT_RESOLVE(sig_real_signalfd, "signalfd");
 	AGENT_RESOLVE(sig_real_kill, "kill");
 	AGENT_RESOLVE(sig_real_sigqueue, "sigqueue");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 /* Record: a call that waits for signals (pause, sigsuspend, the sigwait
@@ -748,15 +752,19 @@ static int (*sig_real_tgkill)(pid_t, pid_t, int);
 
 __attribute__((constructor)) static void sig_resolve_sends(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(sig_real_pthread_kill, "pthread_kill");
 	AGENT_RESOLVE(sig_real_pthread_sigqueue, "pthread_sigqueue");
 	AGENT_RESOLVE(sig_real_raise, "raise");
 	AGENT_RESOLVE(sig_real_tgkill, "tgkill");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 static int sig_pthread_kill(pthread_t th, int sig)

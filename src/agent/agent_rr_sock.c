@@ -94,9 +94,13 @@ static int (*real_sendmmsg)(int, struct mmsghdr *, unsigned, int) = fb_sendmmsg;
 
 __attribute__((constructor)) static void agent_rr_sock_resolve(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_getpeername, "getpeername");
 	AGENT_RESOLVE(real_getsockname, "getsockname");
 	AGENT_RESOLVE(real_socket, "socket");
@@ -108,8 +112,8 @@ __attribute__((constructor)) static void agent_rr_sock_resolve(void)
 	AGENT_RESOLVE(real_getsockopt, "getsockopt");
 	AGENT_RESOLVE(real_setsockopt, "setsockopt");
 	AGENT_RESOLVE(real_sendmmsg, "sendmmsg");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 #define RR_SOCK_OFF(t) (AGENT_LIKELY(!agent_rr_mode) || !((t) = agent_rr_io_enter()))

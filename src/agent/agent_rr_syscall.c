@@ -103,15 +103,19 @@ static long (*real_syscall)(long, ...);
 
 __attribute__((constructor)) static void agent_rr_syscall_resolve(void)
 {
-	int saved = errno;
+	int saved;
 	void *p;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	p = dlsym(RTLD_NEXT, "syscall");
 	if (p)
 		__atomic_store_n((void **)&real_syscall, p, __ATOMIC_RELAXED);
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 static long rr_pass(long n, const long *a)

@@ -88,9 +88,13 @@ static int (*real_close_range)(unsigned, unsigned, int) = fb_close_range;
  * fallbacks make the raw system call. */
 __attribute__((constructor)) static void agent_sys_resolve(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* busy first: reading errno calls __errno_location, which a func:
+	 * probe of libc may have patched (the agent's own call, not the
+	 * program's) */
 	agent_self.busy++;
+	saved = errno;
 	AGENT_RESOLVE(real_write, "write");
 	AGENT_RESOLVE(real_writev, "writev");
 	AGENT_RESOLVE(real_pwrite, "pwrite64");
@@ -100,8 +104,8 @@ __attribute__((constructor)) static void agent_sys_resolve(void)
 	AGENT_RESOLVE(real_sendmsg, "sendmsg");
 	AGENT_RESOLVE(real_close, "close");
 	AGENT_RESOLVE(real_close_range, "close_range");
-	agent_self.busy--;
 	errno = saved;
+	agent_self.busy--;
 }
 
 /* Called by the constructor once the agent is active (and in nothing else:

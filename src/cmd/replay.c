@@ -251,7 +251,7 @@ static void replay_usage(FILE *out)
 struct replay_cli {
 	struct session_opts *so;
 	uint32_t stuck_ms;
-	int dump, use_gdb, record_path, functions, no_image, trace_sched, trust_env;
+	int dump, use_gdb, record_path, functions, functions_set, no_image, trace_sched, trust_env;
 	const char *gdb_args, *gdbserver, *path_file;
 	int32_t only_pid;
 	uint64_t goto_event; /* --goto; UINT64_MAX: none */
@@ -307,12 +307,18 @@ static int replay_opt(void *ctx, int c, const char *arg)
 		return 0;
 	case REPLAY_O_GDBSERVER: /* spool as gdb's remote target (gdbsrv.c) */
 		cl->gdbserver = arg;
+		/* said now, as a usage error, not after the trace was read */
+		if (strcmp(arg, "-") && (options_parse_uint(arg, 65535, &v) < 0)) {
+			log_err("--gdbserver '%s': want a port number or - (gdb's pipe)", arg);
+			return -1;
+		}
 		return 0;
 	case REPLAY_O_PATH: /* a path as the schedule (rr_pathsched.c) */
 		cl->path_file = arg;
 		return 0;
 	case REPLAY_O_FUNCTIONS:
 		cl->functions = path_fn_parse(arg);
+		cl->functions_set = 1;
 		if (cl->functions < 0) {
 			log_err("--functions '%s': want finstrument, probes or auto", arg);
 			return -1;
@@ -1044,6 +1050,13 @@ int cmd_replay(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_USAGE : 0;
 	ctx.stuck_ms = cl.stuck_ms;
+	if (cl.functions_set && !cl.record_path) {
+		/* it says where --record-path takes entries from: alone it
+		 * would be ignored without a word */
+		log_err("--functions is for --record-path (where the recorded path's function "
+			"entries come from)");
+		return EXIT_USAGE;
+	}
 	/* TRACE defaults to spool.trace, as for every other command (getopt
 	 * has taken the "--" of `spool replay -- PROG`) */
 	if (optind < argc && strcmp(argv[optind], "--") && strcmp(argv[optind - 1], "--"))

@@ -709,6 +709,29 @@ static int probe_dw_unstored(Dwarf_Die *fn, uint64_t pc, const Dwarf_Op *e, size
 	return fe[0].atom == DW_OP_call_frame_cfa && (int64_t)e[0].number < 0;
 }
 
+/* A parameter or a function-level local of fn named name (fn's direct
+ * children). 1 when found (in *out). */
+static int probe_dw_own_var(Dwarf_Die *fn, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(fn, &child))
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *n;
+
+		if (tag != DW_TAG_formal_parameter && tag != DW_TAG_variable)
+			continue;
+		n = dwarf_diename(&child);
+		if (n && !strcmp(n, name)) {
+			*out = child;
+			return 1;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
 int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const char *name,
 		    uint64_t pc, struct probe_dw_var *v)
 {
@@ -736,6 +759,13 @@ int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const
 	    dwarf_tag(&scopes[found]) == DW_TAG_subprogram && scopes[found].addr == fn.addr)
 		is_param = 1;
 	free(scopes);
+	/* pc inside code inlined into fn: dwarf_getscopes goes on from the
+	 * inlined_subroutine through its abstract definition's scopes, not
+	 * fn's, so fn's own parameters and locals were not searched */
+	if (found < 0 && probe_dw_own_var(&fn, name, &var)) {
+		found = 0;
+		is_param = dwarf_tag(&var) == DW_TAG_formal_parameter;
+	}
 	if (found < 0 && probe_dw_global(mod->dwarf, name, &var)) {
 		snprintf(v->why, sizeof(v->why),
 			 "no variable '%s' in %s (its parameters, locals in scope at 0x%llx, or "

@@ -41,6 +41,28 @@ int demangle_name(const char *name, char *buf, size_t len)
 	return 1;
 }
 
+/* Drop the ABI tags at the end of a name ("summary[abi:cxx11]": g++ tags a
+ * function returning a std::string so): nobody writes them, and a spec's
+ * ':' and a glob's '[' would take them apart. */
+static void demangle_strip_abi(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && s[n - 1] == ']') {
+		char *t = NULL;
+
+		for (size_t i = n - 1; i > 0; i--)
+			if (s[i - 1] == '[') {
+				t = s + i - 1;
+				break;
+			}
+		if (!t || strncmp(t, "[abi:", 5) || t == s)
+			return;
+		*t = 0;
+		n = (size_t)(t - s);
+	}
+}
+
 void demangle_strip_params(char *s)
 {
 	size_t n = strlen(s);
@@ -57,6 +79,7 @@ void demangle_strip_params(char *s)
 		else if (c == '(' && --depth == 0) {
 			if (n > 0 && s[n - 1] != ':') {
 				s[n] = 0;
+				demangle_strip_abi(s);
 				return;
 			}
 			return;

@@ -19,8 +19,9 @@
  * holds name unchanged). */
 int demangle_name(const char *name, char *buf, size_t len);
 
-/* Demangled name without its parameter list and qualifiers:
- * "ns::f<int>(int) const" -> "ns::f<int>". In place. */
+/* Demangled name without its parameter list and qualifiers, and without
+ * the ABI tags before them: "ns::f<int>(int) const" -> "ns::f<int>",
+ * "ns::name[abi:cxx11]() const" -> "ns::name". In place. */
 void demangle_strip_params(char *demangled);
 
 /* fnmatch(pattern) against the mangled name, the demangled name and the

@@ -55,6 +55,16 @@ static void test_demangle_strip(void **state)
 	strcpy(s, "acct");
 	demangle_strip_params(s);
 	assert_string_equal(s, "acct");
+	/* g++'s ABI tag of a function returning std::string: not written */
+	strcpy(s, "shop::report::summary[abi:cxx11](shop::Inventory const&, int)");
+	demangle_strip_params(s);
+	assert_string_equal(s, "shop::report::summary");
+	strcpy(s, "Foo::name[abi:cxx11][abi:v2]() const");
+	demangle_strip_params(s);
+	assert_string_equal(s, "Foo::name");
+	strcpy(s, "Vec::operator[](unsigned long)");
+	demangle_strip_params(s);
+	assert_string_equal(s, "Vec::operator[]");
 }
 
 static void test_demangle_match(void **state)
@@ -66,6 +76,9 @@ static void test_demangle_match(void **state)
 	assert_true(demangle_match("*transfer*", "_ZN4Bank8transferEiil"));
 	assert_true(demangle_match("_Z8transferiil", "_Z8transferiil"));
 	assert_true(demangle_match("transfer(int, int, long)", "_Z8transferiil"));
+	/* shop::report::summary[abi:cxx11](shop::Inventory const&, int) */
+	assert_true(demangle_match("shop::report::summary",
+				   "_ZN4shop6report7summaryB5cxx11ERKNS_9InventoryEi"));
 	assert_true(demangle_match("main", "main"));
 	assert_false(demangle_match("mai", "main"));
 }

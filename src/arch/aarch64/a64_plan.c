@@ -28,6 +28,7 @@
  * literal pools in .text; hand-written assembly may) is taken as code.
  */
 #include <errno.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +53,10 @@ static int a64_is_pad(uint32_t w)
 	return (w & 0xffffff3fu) == 0xd503241fu || w == 0xd503233fu || w == 0xd503237fu;
 }
 
-/* A function's entry: a symbol's start (not a .cold part: the rest of a
- * function), or, in a stripped library (a tail call to a hidden function),
- * the start of an .eh_frame FDE in the entry state (probe_dwarf.c). */
-static int a64_is_func(const struct probe_module *mod, uint64_t addr)
+/* A symbol's start (not a .cold part: the rest of a function), or, in a
+ * stripped library (a tail call to a hidden function), the start of an
+ * .eh_frame FDE in the entry state (probe_dwarf.c). */
+static int a64_is_start(const struct probe_module *mod, uint64_t addr)
 {
 	size_t lo = 0, hi = mod->nsyms;
 
@@ -72,6 +73,44 @@ static int a64_is_func(const struct probe_module *mod, uint64_t addr)
 	return probe_dwarf_func_entry(mod, addr);
 }
 
+/* Is addr in the module's PLT (.plt, .iplt: one stub per imported
+ * function, so each stub is a function's entry)? A tail call into another
+ * library is "b foo@plt". */
+static int a64_in_plt(const struct probe_module *mod, uint64_t addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t stridx;
+
+	if (!mod->elf || elf_getshdrstrndx(mod->elf, &stridx))
+		return 0;
+	while ((scn = elf_nextscn(mod->elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		name = elf_strptr(mod->elf, stridx, sh.sh_name);
+		return name && (!strcmp(name, ".plt") || !strcmp(name, ".iplt"));
+	}
+	return 0;
+}
+
+/* A function's entry: its start, or the word after a hint (NOP, BTI,
+ * PACIASP...) at its start: glibc's _setjmp ends in "b __sigsetjmp+4",
+ * past __sigsetjmp's landing-pad slot, a tail call all the same. */
+static int a64_is_func(const struct probe_module *mod, uint64_t addr)
+{
+	const uint8_t *p;
+	size_t avail;
+
+	if (a64_is_start(mod, addr) || a64_in_plt(mod, addr))
+		return 1;
+	if (addr < 4 || !a64_is_start(mod, addr - 4))
+		return 0;
+	p = probe_module_code(mod, addr - 4, &avail);
+	return p && avail >= 4 && (a64_word(p) & 0xfffff01fu) == 0xd503201fu;
+}
+
 /* Does w at a end an activation of the function [lo, hi): RET, or a tail
  * call (a direct B out of it to a function's entry)? */
 static int a64_is_exit(const struct probe_module *mod, uint32_t w, uint64_t a, uint64_t lo,
@@ -81,6 +120,32 @@ static int a64_is_exit(const struct probe_module *mod, uint32_t w, uint64_t a, u
 	int c = a64_class(w, a, &t);
 
 	return c == A64_RET || (c == A64_B && (t < lo || t >= hi) && a64_is_func(mod, t));
+}
+
+/* Is the BR at a (word w) of the function starting at lo an indirect tail
+ * call? GCC emits one as "mov x16, Xn; [epilogue;] br x16" (x16/x17: the
+ * registers a BTI "c" landing pad accepts a BR from); a switch's jump
+ * branches through the register its table arithmetic wrote. So: BR x16 or
+ * x17 whose register was last written, at most 8 words back (the epilogue
+ * may come between) with no branch between, by a MOV from another
+ * register. */
+static int a64_is_br_tail(const uint8_t *code, uint64_t lo, uint64_t a, uint32_t w)
+{
+	unsigned r = w >> 5 & 31;
+
+	if ((w & 0xfffffc1fu) != 0xd61f0000u || (r != 16 && r != 17))
+		return 0;
+	for (uint64_t i = 1; i <= 8 && a >= lo + 4 * i; i++) {
+		uint64_t pa = a - 4 * i, t;
+		uint32_t p = a64_word(code + (pa - lo));
+
+		if ((p & 0xffe0ffe0u) == 0xaa0003e0u && (p & 31) == r)
+			return 1; /* mov xr, xN (orr xr, xzr, xN) */
+		if ((p & 31) == r || a64_class(p, pa, &t) != A64_PLAIN ||
+		    (p & 0xff9ffc1fu) == 0xd61f0000u)
+			return 0; /* written otherwise, or a branch (BR, BLR) */
+	}
+	return 0;
 }
 
 static void a64_drop_def(struct probe_mgr *m)
@@ -188,10 +253,16 @@ int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int en
 		if (a64_is_pad(a64_word(code)) && lo + 4 < hi)
 			at = lo + 4;
 		ret0 = a64_is_exit(mod, a64_word(code + (at - lo)), at, lo, hi);
-		if (at != lo && a64_targeted(code, lo, hi, at)) {
+		if (a64_targeted(code, lo, hi, at)) {
+			/* each pass of the loop would run the entry probe:
+			 * counted as a call (glibc's wcschr loops to its
+			 * first instruction) */
 			snprintf(why, sizeof(why),
-				 "its first instruction after the BTI/PAC landing pad is a branch "
-				 "target in the function");
+				 at != lo ? "its first instruction after the BTI/PAC landing pad "
+					    "is a branch target in the function"
+					  : "its first instruction is a branch target in the "
+					    "function (a loop back to its entry: each pass would "
+					    "count as a call)");
 			rc = -ENOTSUP;
 		} else {
 			rc = a64_place(m, module, sym, code, at, PROBE_OP_ENTRY, PROBE_H_FUNC_ENTRY,
@@ -213,9 +284,12 @@ int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int en
 	for (uint64_t a = lo; a < hi; a += 4) {
 		uint32_t w = a64_word(code + (a - lo));
 
-		if ((w & 0xfffffc1fu) == 0xd61f0000u || (w & 0xfefff800u) == 0xd61f0800u)
+		int br_tail = a64_is_br_tail(code, lo, a, w);
+
+		if (((w & 0xfffffc1fu) == 0xd61f0000u || (w & 0xfefff800u) == 0xd61f0800u) &&
+		    !br_tail)
 			nbr++; /* BR Xn, BRAA/BRAB... */
-		if (!a64_is_exit(mod, w, a, lo, hi))
+		if (!br_tail && !a64_is_exit(mod, w, a, lo, hi))
 			continue;
 		if (a == at && entry_done)
 			continue;
