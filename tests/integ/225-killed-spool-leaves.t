@@ -36,7 +36,7 @@ run_kill() {
 		[ -n "$PPID_" ] && break
 		sleep 0.05
 	done
-	sleep 1
+	sleep 0.5
 	kill -9 "$SPID"
 	T0=$(date +%s%N)
 	MID=no
@@ -72,6 +72,9 @@ nothing_left() {
 }
 
 RC_PROG="$T_DIR/orph225-counter"
+# rounds of each of its 2 threads: about 2.5 s under spool record on an
+# idle machine, so that the program still runs when spool is killed
+RC_ROUNDS=300000000
 cp "$PROGS/rr_race_counter-finst" "$RC_PROG"
 SNAP_PROG="$T_DIR/orph225-snap"
 cp "$PROGS/rr_snap" "$SNAP_PROG"
@@ -79,13 +82,13 @@ LK_PROG="$T_DIR/orph225-lockcount"
 cp "$PROGS/lockcount" "$LK_PROG"
 
 # spool record: the program runs on natively to its end
-run_kill rec "$RC_PROG" record -q -o "$T_DIR/rec.trace" -- "$RC_PROG" 2 80000000
+run_kill rec "$RC_PROG" record -q -o "$T_DIR/rec.trace" -- "$RC_PROG" 2 $RC_ROUNDS
 if [ "$MID" = yes ] && wait_end "$PPID_"; then
 	pass "record killed: the program ends by itself ($END_MS ms after the kill)"
 else
 	fail "record killed: the program ends by itself (running at the kill: $MID)"
 fi
-like "$(cat out.rec)" '^total [0-9]+ of 160000000$' "  its output is whole"
+like "$(cat out.rec)" '^total [0-9]+ of '$((2 * RC_ROUNDS))'$' "  its output is whole"
 like "$(ls -d "$T_DIR"/rec.trace.writing.* 2>/dev/null)" "rec.trace.writing.$SPID\$" \
 	"  the partial recording is left as rec.trace.writing.PID (spool recover)"
 nothing_left "  nothing is left"
@@ -118,7 +121,7 @@ like "$(cat out.probe)" '^total [0-9]+ of 60000000$' "  its output is whole"
 nothing_left "  nothing is left"
 
 # spool replay: the program ends itself (a replay is spool's own run)
-spool_run record -q -o "$T_DIR/whole.trace" -- "$RC_PROG" 2 80000000
+spool_run record -q -o "$T_DIR/whole.trace" -- "$RC_PROG" 2 $RC_ROUNDS
 run_kill replay "$RC_PROG" replay -q "$T_DIR/whole.trace"
 if [ "$MID" = yes ] && wait_end "$PPID_" 30; then
 	pass "replay killed: the replayed program ends ($END_MS ms after the kill)"
