@@ -20,7 +20,7 @@ if ! gdb -q -batch -ex run --args /bin/true >/dev/null 2>&1; then
 	exit 0
 fi
 
-plan 13
+plan 14
 
 BIN="$PROGS/rr_goto"
 SRC="$REPO/tests/progs/rr_goto.c"
@@ -69,5 +69,10 @@ is "$(val back1)" "${H1:-x}" "  reverse-continue: back to the first hit"
 like "$G1" "No more reverse-execution history.* back0=${START:-x} " \
 	"  and once more: the session's start (schedule event $E), no further"
 like "$G" "replays started: [2-9]" "  monitor when: replays started again"
+
+# an EVENT past the end: refused, with the reason, before gdb gets a target
+GDBSRV_OPTS="--goto $((EVENTS + 1000)) "
+gdbsrv -ex 'info threads'
+like "$G" "goto $((EVENTS + 1000)): beyond the end of the recording" "--goto past the end: refused with the reason"
 
 done_testing
