@@ -201,7 +201,9 @@ static const struct run_opt_own replay_own_opts[] = {
      "                       with none before EVENT the replay starts from the\n"
      "                       beginning. With --gdb, gdb stops the program as\n"
      "                       the token's turn EVENT begins (SIGTRAP, in the\n"
-     "                       agent) (doc/record.md, Replay from a snapshot)\n"},
+     "                       agent); with --gdbserver, gdb's session starts\n"
+     "                       stopped there and goes back no further than it\n"
+     "                       (doc/record.md, Replay from a snapshot)\n"},
     {"pid", required_argument, REPLAY_O_PID,
      "      --pid PID        a recording of several processes (spool info lists\n"
      "                       them): replay only the one whose recorded pid is PID;\n"
@@ -1147,7 +1149,14 @@ int cmd_replay(int argc, char **argv)
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		ret = gdbsrv_main(cl.gdbserver, dir, optind < argc ? argv + optind : NULL);
+		if (cl.goto_event != UINT64_MAX && strcmp(info->mode, "serial")) {
+			log_err("--goto: %s is a sync-mode recording, which has no snapshots "
+				"(serial mode takes them, spool record --snap-period N)",
+				dir);
+			goto out;
+		}
+		ret = gdbsrv_main(cl.gdbserver, dir, optind < argc ? argv + optind : NULL,
+				  cl.goto_event);
 		goto out;
 	}
 	if (optind < argc) {

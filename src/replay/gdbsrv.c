@@ -556,8 +556,7 @@ static int dispatch(struct gdbsrv *s)
 				return reply(s, "E01");
 			gdbsrv_pos_free(&at);
 			s->hist.n = 0;
-			st.kind = GDBSRV_STOP_START;
-			st.vidx = 0;
+			st = s->start_st;
 			return reply_stop(s, &st);
 		}
 		return reply(s, "");
@@ -614,7 +613,7 @@ static int listen_tcp(const char *port_s, int *fd_out)
 	return 0;
 }
 
-int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
+int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t goto_event)
 {
 	struct gdbsrv *s = calloc(1, sizeof(*s));
 	char self[PATH_MAX];
@@ -641,6 +640,7 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 	s->inf.spool = self;
 	s->inf.trace = trace;
 	s->inf.prog_argv = prog_argv;
+	s->inf.goto_event = goto_event;
 	if (!strcmp(where, "-")) {
 		/* gdb's pipe: keep it off 0 and 1, which the program gets */
 		s->rsp.in = fcntl(0, F_DUPFD_CLOEXEC, 3);
@@ -690,6 +690,14 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv)
 	s->replays = 1;
 	s->vpid = (uint64_t)s->inf.pid;
 	s->last.kind = GDBSRV_STOP_START;
+	s->last.vidx = s->inf.start_vidx;
+	s->last.tid = s->inf.pid;
+	if (s->inf.nth) {
+		struct gdbsrv_thread *t = gdbsrv_inf_vthread(&s->inf, s->inf.start_vidx);
+
+		s->last.tid = t ? t->tid : s->last.tid;
+	}
+	s->start_st = s->last;
 	for (;;) {
 		int r = gdbsrv_rsp_get(&s->rsp);
 

@@ -414,10 +414,12 @@ static int same_file(const char *a, const char *b)
 	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
 }
 
+static int inf_run_to_goto(struct gdbsrv_inf *f);
+
 int gdbsrv_inf_start(struct gdbsrv_inf *f)
 {
 	int sync[2], st, n = 0, fd;
-	char *argv[64], tracedir[320], exe[64];
+	char *argv[64], tracedir[320], exe[64], gev[24];
 	pid_t pid, w;
 
 	inf_sigchld_fd();
@@ -433,6 +435,11 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 		argv[n++] = "-q";
 	argv[n++] = "-o";
 	argv[n++] = tracedir;
+	if (f->goto_event != UINT64_MAX) {
+		snprintf(gev, sizeof(gev), "%llu", (unsigned long long)f->goto_event);
+		argv[n++] = "--goto";
+		argv[n++] = gev;
+	}
 	argv[n++] = (char *)f->trace;
 	if (f->prog_argv) {
 		argv[n++] = "--";
@@ -528,6 +535,9 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 		return -errno;
 	inf_add(f, pid, GDBSRV_T_STOPPED);
 	f->nstarts++;
+	f->start_vidx = 0;
+	if (f->goto_event != UINT64_MAX)
+		return inf_run_to_goto(f);
 	return 0;
 }
 
@@ -567,6 +577,12 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 	memset(st, 0, sizeof(*st));
 	st->vidx = t->vidx;
 	st->tid = t->tid;
+	/* --goto: the agent's own stop as turn EVENT begins (agent_serial.c,
+	 * ser_take_turn), a tgkill from the program to itself: swallowed */
+	if (f->goto_wait && si.si_code == SI_TKILL && si.si_pid == f->pid) {
+		st->kind = GDBSRV_STOP_START;
+		return 1;
+	}
 	if (si.si_code == SI_KERNEL || si.si_code == TRAP_BRKPT) {
 		uint64_t pc = gdbsrv_inf_pc(f, t) - 1;
 
@@ -979,4 +995,38 @@ static int inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 			return 0;
 		}
 	}
+}
+
+/* --goto EVENT: the fresh replay (stopped at its first instruction) runs,
+ * restoring the snapshot in its agent's constructor, to the SIGTRAP the
+ * agent sends itself as turn EVENT begins; every thread is stopped there.
+ * The same in every fresh replay: the replay is deterministic, so is the
+ * restore (its threads are made in the snapshot's order, their vidx too). */
+static int inf_run_to_goto(struct gdbsrv_inf *f)
+{
+	struct gdbsrv_cfg none;
+	struct gdbsrv_stop st;
+	int rc;
+
+	memset(&none, 0, sizeof(none));
+	gdbsrv_inf_set_cfg(f, &none);
+	f->goto_wait = 1;
+	for (;;) {
+		rc = gdbsrv_inf_resume(f, -1, 1, NULL, &st);
+		if (rc < 0 || st.kind == GDBSRV_STOP_START || st.kind == GDBSRV_STOP_EXIT)
+			break;
+		/* a crash before EVENT (it would be the recording's too):
+		 * delivered, as the program got it */
+	}
+	f->goto_wait = 0;
+	if (rc < 0)
+		return rc;
+	if (st.kind != GDBSRV_STOP_START) {
+		log_err("gdbserver: the replay ended before schedule event %llu (--goto)",
+			(unsigned long long)f->goto_event);
+		return -ECHILD;
+	}
+	f->start_vidx = st.vidx;
+	f->run_ns = 0;
+	return 0;
 }

@@ -133,6 +133,13 @@ struct gdbsrv_inf {
 	/* gdb's connection (its pipe or socket), watched for its end while
 	 * spool waits for the replay; -1: not watched (spool's own exit) */
 	int watch_in, watch_out;
+	/* --goto EVENT (UINT64_MAX: none): every fresh replay starts from the
+	 * recorded snapshot before EVENT and runs to the SIGTRAP its agent
+	 * sends itself as turn EVENT begins (goto_wait meanwhile); that stop is
+	 * the replay's start, where its history begins */
+	uint64_t goto_event;
+	int goto_wait;
+	int start_vidx; /* the thread of the start stop (0, or the goto's) */
 };
 
 int gdbsrv_inf_start(struct gdbsrv_inf *f);

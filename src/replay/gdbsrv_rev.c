@@ -163,6 +163,20 @@ static int pos_append(struct gdbsrv_pos *p, const struct gdbsrv_cmd *c)
 	return gdbsrv_pos_push(p, c);
 }
 
+/* The start of the history: the program's first instruction, or with
+ * --goto the stop at EVENT (in the thread that holds the token then). */
+static void stop_begin(struct gdbsrv *s, struct gdbsrv_stop *st)
+{
+	struct gdbsrv_thread *t = gdbsrv_inf_vthread(&s->inf, s->inf.start_vidx);
+
+	if (!t && s->inf.nth)
+		t = &s->inf.th[0];
+	memset(st, 0, sizeof(*st));
+	st->kind = GDBSRV_STOP_START;
+	st->vidx = t ? t->vidx : 0;
+	st->tid = t ? t->tid : 0;
+}
+
 int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at,
 			int strict)
 {
@@ -185,9 +199,7 @@ int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdb
 	s->replays++;
 	at->n = 0;
 	memset(&s->start_st, 0, sizeof(s->start_st));
-	s->start_st.kind = GDBSRV_STOP_START;
-	s->start_st.vidx = s->inf.nth ? s->inf.th[0].vidx : 0;
-	s->start_st.tid = s->inf.nth ? s->inf.th[0].tid : 0;
+	stop_begin(s, &s->start_st);
 	return 0;
 }
 
@@ -363,13 +375,6 @@ static void dbg_stop(struct gdbsrv *s, const char *where, const struct gdbsrv_st
 		(unsigned long long)(t ? gdbsrv_inf_pc(&s->inf, t) : 0));
 }
 
-static void stop_begin(struct gdbsrv *s, struct gdbsrv_stop *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->kind = GDBSRV_STOP_START;
-	st->vidx = s->inf.nth ? s->inf.th[0].vidx : 0;
-	st->tid = s->inf.nth ? s->inf.th[0].tid : 0;
-}
 
 struct pcs {
 	uint64_t *v;

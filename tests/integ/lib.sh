@@ -271,7 +271,7 @@ gdbsrv_bank() {
 line_of() { grep -n "/\* $1 \*/" "$SRC" | cut -d: -f1; }
 
 # gdbsrv ARGS...: gdb in batch mode, connected to `spool replay --gdbserver
-# - rec`, with ARGS (its -ex commands) and then $GDBSRV_BIN when set, after
+# - rec` ($GDBSRV_OPTS before it, when set: --goto EVENT), with ARGS (its -ex commands) and then $GDBSRV_BIN when set, after
 # loading $GDBSRV_EXT when set: its output in gdb.out and $G ($G1: on one
 # line, for what spans lines), its status in $GRC.
 gdbsrv() {
@@ -279,7 +279,7 @@ gdbsrv() {
 	[ -n "${GDBSRV_EXT:-}" ] && pre=(-x "$GDBSRV_EXT")
 	[ -n "${GDBSRV_BIN:-}" ] && post=("$GDBSRV_BIN")
 	timeout -k 5 180 gdb -q -batch -nx "${pre[@]}" \
-		-ex "target remote | $SPOOL replay --gdbserver - rec" "$@" "${post[@]}" >gdb.out 2>&1
+		-ex "target remote | $SPOOL replay ${GDBSRV_OPTS:-}--gdbserver - rec" "$@" "${post[@]}" >gdb.out 2>&1
 	GRC=$?
 	check_sanitizer gdb.out "gdb on spool replay --gdbserver"
 	G="$(cat gdb.out)"
