@@ -652,6 +652,11 @@ static struct dec_tables *tables_for(struct decoder *d, uint32_t pid, int *err)
 	if (trace_reader_file(d->r, name, &exe, &len) == 0 && len) {
 		snprintf(p->t.origin, sizeof(p->t.origin), "%s", exe);
 		*err = load_binary(&p->t, exe);
+		/* A trace from a board names the program by its path there. */
+		if (*err == -ENOENT)
+			log_err("process %u's binary is not at the path it ran from; give it "
+				"with --binary PATH (a trace made on another machine)",
+				pid);
 	}
 	free(exe);
 	return *err ? NULL : &p->t;
