@@ -19,7 +19,7 @@ SRC="$(cd "$(dirname "$0")/../../.." && pwd)"
 export SPOOL_CCOPT="${SPOOL_CCOPT:-$(dirname "$HOST_SPOOL")/spool-ccopt}"
 cc_require_tools
 
-plan 53
+plan 58
 
 ROOT="$QEMU_LD_PREFIX"
 X=(--target=aarch64-linux-gnu "--sysroot=$ROOT")
@@ -94,6 +94,21 @@ like "$ERR" "--binary" "  and says to give it with --binary"
 host_run decode --binary elsewhere/cc-bank t-cc-bank
 cp run.out dec-moved
 cc_same_events dec-plain-bank dec-moved "  --binary: decoded = the plain build's events"
+
+# --sysroot DIR: the board's root, the binary at the path it ran from
+here="$(pwd)"
+mkdir -p "board$here"
+cp elsewhere/cc-bank "board$here/cc-bank"
+host_run decode --sysroot board t-cc-bank
+is_rc 0 "decode --sysroot: the binary found inside the board's root"
+cp run.out dec-root
+cc_same_events dec-plain-bank dec-root "  decoded = the plain build's events"
+# another build at that path: its table is not the trace's, refused
+cp cc-formulas "board$here/cc-bank"
+host_run decode --sysroot board t-cc-bank
+is_rc 1 "decode --sysroot with another build at the path: refused (exit 1)"
+unlike "$OUT" "^[0-9.]+ [0-9]+ 3 " "  no event decoded with the wrong table"
+like "$ERR" "table" "  said: ${ERR%%$'\n'*}"
 
 # --- the board's own spool cc has no optimizer, and says so ---
 ccopt="$SPOOL_CCOPT"
