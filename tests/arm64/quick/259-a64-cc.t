@@ -7,10 +7,14 @@
 # (qemu-user), and the host's spool decode gives back, event for event, what
 # the same program built by plain clang for aarch64 writes: merged records,
 # constants and formulas left to the host, values taken from the previous
-# record, calls moved across joins, idempotent repeats, threads. Also: -c and
+# record, calls moved across joins, SPOOL_TRACE_MOVE and idempotent repeats
+# (marks.c), threads. Also: -c and
 # a separate link (make CC="spool cc"), --profile of a board's trace,
-# decoding when the binary is not where the board ran it (--binary), and the
+# decoding when the binary is not where the board ran it (--binary, or
+# --sysroot with the board's root; another build refused), and the
 # board's own spool cc saying why it has no optimizer.
+# The optimizer is the host build's spool-ccopt (SPOOL_CCOPT for the ASan
+# pass, whose build has none: SPOOL_CCOPT=$PWD/build/spool-ccopt).
 SRC="$(cd "$(dirname "$0")/../../.." && pwd)"
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/cc/cc-lib.sh"
