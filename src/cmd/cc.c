@@ -352,9 +352,9 @@ int cmd_cc(int argc, char **argv)
 		goto out;
 	}
 	if (!cc_exists(c.ccopt)) {
-#if defined(__aarch64__)
-		/* make ARCH=aarch64 builds no spool-ccopt (no LLVM in the arm64
-		 * root): the optimizer runs on the host, cross-compiling. */
+#ifdef SPOOL_NO_CCOPT
+		/* make ARCH=aarch64 without an arm64 LLVM builds no spool-ccopt:
+		 * the optimizer runs on the host, cross-compiling. */
 		log_err("the trace optimizer %s is not there: this aarch64 build has none; "
 			"compile on the host with spool cc --target=aarch64-linux-gnu "
 			"--sysroot=BOARD_ROOT (doc/arm64.md), or set SPOOL_CCOPT",
