@@ -25,7 +25,7 @@ endif
 O ?= build
 CFLAGS_COMMON := -std=gnu11 -g -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -fno-strict-aliasing
-HOST_CFLAGS := $(CFLAGS_COMMON) -Isrc -fno-omit-frame-pointer $(EXTRA_CFLAGS)
+HOST_CFLAGS := $(CFLAGS_COMMON) -Isrc -fno-omit-frame-pointer $(ARCH_HOST_DEFS) $(EXTRA_CFLAGS)
 # -lstdc++: __cxa_demangle, the demangler of the C++ ABI g++ emits (src/util/demangle.c).
 HOST_LDLIBS := -ldw -lelf -lzstd $(ARCH_HOST_LIBS) -lpthread -lm -lstdc++
 # The agent: hidden visibility, exports only what agent.map lists, no

@@ -13,13 +13,23 @@
 #   3. qemu-aarch64 registered with binfmt_misc, so the kernel runs aarch64
 #      programs (spool starts the program, which may start others).
 #
-#   scripts/arm64-root.sh [DIR]     DIR: $ARM64_ROOT, default /var/cache/spool-arm64
+#   4. with --llvm, a second root DIR-llvm with Debian's libllvm14:arm64 (and
+#      its libraries): make ARCH=aarch64 then builds spool-ccopt for the
+#      board, so the board's spool cc has an optimizer (about 7 s, 184 MB;
+#      kept apart so the main root, and its stamp, do not change).
+#
+#   scripts/arm64-root.sh [--llvm] [DIR]   DIR: $ARM64_ROOT, default /var/cache/spool-arm64
 #
 # Run as root. Does nothing that is done already (a root with the same
 # package list is kept), so CI can call it every time. The suite is the
 # host's own Debian release (the root's libraries match the host's tools).
 set -euo pipefail
 
+LLVM=0
+if [ "${1:-}" = --llvm ]; then
+	LLVM=1
+	shift
+fi
 ROOT="${1:-${ARM64_ROOT:-/var/cache/spool-arm64}}"
 # gzip, xz-utils, sqlite3: real Debian arm64 programs that tests/real/
 # 110-a64-debian-probe.t probes (a few MB; nothing of spool links them)
@@ -47,6 +57,22 @@ else
 	# replaced whole: a half-made root is never used
 	rm -rf "$ROOT"
 	mv "$ROOT.tmp" "$ROOT"
+fi
+
+# --- the board's LLVM (--llvm): libLLVM-14.so.1 for spool-ccopt ---
+if [ "$LLVM" = 1 ]; then
+	LROOT="$ROOT-llvm"
+	LWANT="suite=$SUITE packages=libllvm14"
+	if [ -f "$LROOT/.spool-arm64-root" ] && [ "$(cat "$LROOT/.spool-arm64-root")" = "$LWANT" ]; then
+		echo "arm64-root.sh: $LROOT is ready"
+	else
+		echo "arm64-root.sh: making $LROOT (Debian $SUITE arm64: libllvm14)"
+		rm -rf "$LROOT.tmp"
+		mmdebstrap --quiet --arch=arm64 --variant=extract --include=libllvm14 "$SUITE" "$LROOT.tmp"
+		echo "$LWANT" >"$LROOT.tmp/.spool-arm64-root"
+		rm -rf "$LROOT"
+		mv "$LROOT.tmp" "$LROOT"
+	fi
 fi
 
 # --- binfmt_misc ---

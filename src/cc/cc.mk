@@ -15,6 +15,10 @@ CCOPT_CFLAGS := $(CFLAGS_COMMON) -Isrc $(shell $(LLVM_CONFIG) --cflags 2>/dev/nu
 	sed 's/-D_GNU_SOURCE//') $(EXTRA_CFLAGS)
 CCOPT_LDLIBS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) \
 	$(shell $(LLVM_CONFIG) --libs core analysis bitreader bitwriter transformutils 2>/dev/null)
+# A cross build links the target's libLLVM (src/arch/aarch64/aarch64.mk).
+ifdef ARCH_CCOPT_LDLIBS
+CCOPT_LDLIBS := $(ARCH_CCOPT_LDLIBS)
+endif
 
 $(O)/cc-obj/%.o: %.c
 	@mkdir -p $(dir $@)

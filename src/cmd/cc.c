@@ -29,11 +29,14 @@
 #include "../util/log.h"
 #include "cmd.h"
 
-/* Options whose value is the next argument. */
+/* Options whose value is the next argument (a cross build's --sysroot DIR
+ * and -B DIR included: taken for an input, DIR would reach the linker and
+ * the first step would read the host's headers). */
 static const char *const cc_sep_opts[] = {
 	"-o", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote", "-idirafter",
 	"-x", "-MF", "-MT", "-MQ", "-L", "-Xlinker", "-Xpreprocessor", "-Xassembler",
-	"-Xclang", "-target", "-T", "-u", "-z", "-e", "-arch", "--param", NULL,
+	"-Xclang", "-target", "-T", "-u", "-z", "-e", "-arch", "--param", "--sysroot",
+	"-isysroot", "-B", NULL,
 };
 
 /* Preprocessor options: given to the first step only. */
@@ -349,8 +352,17 @@ int cmd_cc(int argc, char **argv)
 		goto out;
 	}
 	if (!cc_exists(c.ccopt)) {
+#ifdef SPOOL_NO_CCOPT
+		/* make ARCH=aarch64 without an arm64 LLVM builds no spool-ccopt:
+		 * the optimizer runs on the host, cross-compiling. */
+		log_err("the trace optimizer %s is not there: this aarch64 build has none; "
+			"compile on the host with spool cc --target=aarch64-linux-gnu "
+			"--sysroot=BOARD_ROOT (doc/arm64.md), or set SPOOL_CCOPT",
+			c.ccopt);
+#else
 		log_err("the trace optimizer %s is not there (build it, or set SPOOL_CCOPT)",
 			c.ccopt);
+#endif
 		goto out;
 	}
 	snprintf(c.tmpdir, sizeof(c.tmpdir), "/tmp/spool-cc.XXXXXX");

@@ -6,8 +6,9 @@
  * A program built by spool cc emits merged events; the translation table in
  * its binary (section .spool_cc_table, format in src/cc/cc_table.h) says which
  * original events each one stands for and where their arguments come from.
- * The table is found through the trace's proc/<pid>.exe side file, or given
- * with --binary or --table. Every table-hash event in the trace must match a
+ * The table is found through the trace's proc/<pid>.exe side file (inside
+ * --sysroot DIR for a trace made on a board), or given with --binary or
+ * --table. Every table-hash event in the trace must match a
  * loaded table, so a table from another build is refused rather than used to
  * print wrong events. Plain traces (no merged events) decode as they are.
  *
@@ -38,6 +39,7 @@
 #include "../trace/untrusted.h"
 #include "../util/escape.h"
 #include "../util/log.h"
+#include "../util/sysroot.h"
 #include "cmd.h"
 
 #define DECODE_MAX_ARGS 6
@@ -496,8 +498,10 @@ static int load_table_file(struct dec_tables *t, const char *path)
 	return rc;
 }
 
-/* The tables in a binary's CC_TABLE_SECTION; none is not an error. */
-static int load_binary(struct dec_tables *t, const char *path)
+/* The tables in a binary's CC_TABLE_SECTION; none is not an error.
+ * traced: path is the one the trace names, looked up in --sysroot DIR when
+ * one is given (a board's program, on the host). */
+static int load_binary(struct dec_tables *t, const char *path, int traced)
 {
 	Elf *e = NULL;
 	Elf_Scn *scn = NULL;
@@ -506,10 +510,19 @@ static int load_binary(struct dec_tables *t, const char *path)
 
 	elf_version(EV_CURRENT);
 	/* often a path the trace names (proc/PID.exe): not a FIFO, not a device */
-	fd = trace_open_named(path);
-	if (fd < 0) {
-		log_err("cannot open %s: %s", path, trace_open_strerror(fd));
-		return fd;
+	if (traced && sysroot_get()) {
+		fd = sysroot_open(path);
+		if (fd < 0) {
+			log_err("cannot open %s in the sysroot %s: %s", path, sysroot_get(),
+				fd == -EXDEV ? "it leads out of the sysroot" : strerror(-fd));
+			return fd;
+		}
+	} else {
+		fd = trace_open_named(path);
+		if (fd < 0) {
+			log_err("cannot open %s: %s", path, trace_open_strerror(fd));
+			return fd;
+		}
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
@@ -651,7 +664,13 @@ static struct dec_tables *tables_for(struct decoder *d, uint32_t pid, int *err)
 	snprintf(name, sizeof(name), "proc/%u.exe", pid);
 	if (trace_reader_file(d->r, name, &exe, &len) == 0 && len) {
 		snprintf(p->t.origin, sizeof(p->t.origin), "%s", exe);
-		*err = load_binary(&p->t, exe);
+		*err = load_binary(&p->t, exe, 1);
+		/* A trace from a board names the program by its path there. */
+		if (*err == -ENOENT)
+			log_err("process %u's binary is not at the path it ran from; give it "
+				"with --binary PATH, or the board's root with --sysroot DIR "
+				"(a trace made on another machine)",
+				pid);
 	}
 	free(exe);
 	return *err ? NULL : &p->t;
@@ -1082,6 +1101,8 @@ static void decode_usage(FILE *out)
 		"  --binary PATH  take the translation table from this binary (default: the\n"
 		"                 traced process's executable, recorded in the trace)\n"
 		"  --table FILE   take it from a table file (spool-ccopt --table)\n"
+		"  --sysroot DIR  a trace made on a board: look the traced executable up\n"
+		"                 inside DIR (the board's root or a copy of its files)\n"
 		"  --json         print a JSON array of events instead: time_ns, seq (orders\n"
 		"                 equal times), tid, id, name, args, arg_names (names from\n"
 		"                 the binary's SPOOL_TRACE_EVENT descriptions, when known)\n"
@@ -1112,6 +1133,7 @@ int cmd_decode(int argc, char **argv)
 					     {"trace-out", required_argument, NULL, 'o'},
 					     {"no-cycles", no_argument, NULL, 'c'},
 					     {"counts", no_argument, NULL, 'n'},
+					     {"sysroot", required_argument, NULL, 'S'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *dir = "spool.trace", *out_dir = NULL;
@@ -1132,7 +1154,7 @@ int cmd_decode(int argc, char **argv)
 		case 't':
 			d.have_given = 1;
 			snprintf(d.given.origin, sizeof(d.given.origin), "%s", optarg);
-			if ((c == 'b' ? load_binary(&d.given, optarg)
+			if ((c == 'b' ? load_binary(&d.given, optarg, 0)
 				      : load_table_file(&d.given, optarg)) < 0)
 				goto out;
 			break;
@@ -1147,6 +1169,12 @@ int cmd_decode(int argc, char **argv)
 			break;
 		case 'n':
 			d.counts = 1;
+			break;
+		case 'S':
+			if (sysroot_option(optarg) < 0) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
 			break;
 		case 'o':
 			out_dir = optarg;
