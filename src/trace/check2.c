@@ -7,12 +7,12 @@
  * or re-encoding anything - each event's id and length, a site definition's
  * index, a short event's site below the packet's count of sites, an op in
  * range, times from timestamp_begin (its first event's) to timestamp_end
- * (its last event's), and the count of events the header claims. A packet that passes reads in every reader
- * the way the agent wrote it (but for values a program rewrote in place
- * with other values of the same shape, as in the records mode); one that
- * fails makes the collector abandon the ring and count its loss, so a run
- * never writes a damaged packet as good data (doc/trace-format.md,
- * "Packets in the ring"). A few nanoseconds per event.
+ * (its last event's), and the count of events the header claims. A packet
+ * that passes reads in every reader the way the agent wrote it (but for
+ * values a program rewrote in place with others of the same shape, as in
+ * the records mode); one that fails makes the collector abandon the ring
+ * and count its loss, so a run never writes a damaged packet as good data
+ * (doc/trace-format.md, "Packets in the ring"). A few nanoseconds per event.
  */
 #include <errno.h>
 
