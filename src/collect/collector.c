@@ -55,10 +55,6 @@ struct ring_state {
 	uint32_t seq_seen;  /* the producer's last_seq just before lost_seen was read */
 	uint64_t damaged;   /* events lost because the program damaged the ring */
 	uint64_t last_tsc;  /* of the last record written: an untimed record's time */
-	/* SHM_F_PACKETS: the ring's counts (struct shm_ring n_*) taken so far */
-	uint64_t n_events, n_lock;
-	uint32_t n_thread, n_proc;
-	uint64_t n_bytes; /* bytes drained since the counts were last taken */
 	uint64_t cut; /* events a crash of the program cut short (last_seq - done_seq) */
 };
 
@@ -76,6 +72,7 @@ struct collector {
 	struct collector_stats st;
 	uint32_t cur_ring;	  /* ring being drained, for the callback */
 	uint32_t bad_kind;	  /* kind of the last record the writer refused */
+	const char *bad_pkt;	  /* what trace_pkt2_check found wrong in a packet */
 	struct rec_hdr *scratch;  /* an untimed record with its time filled in */
 	size_t scratch_cap;
 	struct trace_zinput z;	  /* --compress: packs input data (zinput.c) */
@@ -214,17 +211,25 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	return 0;
 }
 
-/* SHM_F_PACKETS: one packet of the ring being drained, copied whole. */
-static int on_packet(void *arg, uint8_t *pkt, size_t len)
+/* SHM_F_PACKETS: one packet of the ring being drained, checked, then
+ * copied whole. Its events are checked here (trace_pkt2_check: the ring is
+ * the program's memory): a damaged packet is never written, its ring is
+ * abandoned and its loss counted (-EPROTO), as a damaged record is in the
+ * records mode. The run's counts are the checked packets' own. */
+static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 {
 	struct collector *c = arg;
 	struct ring_state *rs = &c->rings[c->cur_ring];
+	struct trace_pkt2_counts n;
 	int rc;
 
+	if (trace_pkt2_check(pkt, len, open, &n, &c->bad_pkt) < 0)
+		return -EPROTO;
+	/* the last seq taken: what a damage later is counted from */
+	rs->last_seq = n.last_seq;
+	rs->have_seq = 1;
 	if (rs->no_stream) {
-		uint64_t n = ring_pkt_get32(pkt + RING_PKT_EVENTS);
-
-		c->st.unwritten += n < len / 4 ? n : len / 4;
+		c->st.unwritten += n.events;
 		return 0;
 	}
 	rc = trace_stream_put_packet(rs->stream, pkt, len);
@@ -234,39 +239,11 @@ static int on_packet(void *arg, uint8_t *pkt, size_t len)
 				 strerror(-rc));
 		return 0;
 	}
+	c->st.events += n.events;
+	c->st.lock_events += n.lock;
+	c->st.threads += n.thread;
+	c->st.procs += n.proc;
 	return 0;
-}
-
-/* SHM_F_PACKETS: take the ring's counts of what its packets hold (for the
- * summary; the target writes them, so a count that goes back or grows by
- * more than the bytes drained could hold is not taken). */
-static void collector_take_counts(struct collector *c, uint32_t i, const struct shm_ring *r,
-				  uint64_t bytes)
-{
-	struct ring_state *rs = &c->rings[i];
-	uint64_t ev = __atomic_load_n(&r->n_events, __ATOMIC_RELAXED), room;
-	uint64_t lk = __atomic_load_n(&r->n_lock, __ATOMIC_RELAXED);
-	uint32_t th = __atomic_load_n(&r->n_thread, __ATOMIC_RELAXED);
-	uint32_t pr = __atomic_load_n(&r->n_proc, __ATOMIC_RELAXED);
-
-	/* An event takes 4 bytes at least; the counts may run ahead by the
-	 * events of the packet still open (one slot). Bytes drained while the
-	 * counts were not taken still count. */
-	rs->n_bytes += bytes;
-	room = rs->n_bytes / 4 + shm_pkt_slot(c->h->ring_bytes) / 4;
-	if (ev < rs->n_events || ev - rs->n_events > room || lk < rs->n_lock ||
-	    lk - rs->n_lock > ev - rs->n_events || th < rs->n_thread || pr < rs->n_proc ||
-	    th - rs->n_thread > ev - rs->n_events || pr - rs->n_proc > ev - rs->n_events)
-		return;
-	c->st.events += ev - rs->n_events;
-	c->st.lock_events += lk - rs->n_lock;
-	c->st.threads += th - rs->n_thread;
-	c->st.procs += pr - rs->n_proc;
-	rs->n_events = ev;
-	rs->n_lock = lk;
-	rs->n_thread = th;
-	rs->n_proc = pr;
-	rs->n_bytes = 0;
 }
 
 /* SHM_F_PACKETS, a ring whose writer is gone: the event it was writing
@@ -443,9 +420,8 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 	state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 	c->cur_ring = i;
 	c->bad_kind = UINT32_MAX;
+	c->bad_pkt = NULL;
 	if (c->h->packets) {
-		uint64_t t0 = c->h->tail[i];
-
 		/* RING_EXITED: its thread finished its last packet before
 		 * storing it, or ended unseen (a raw SYS_exit) and another
 		 * thread stored it once the kernel said the tid was gone: its
@@ -453,18 +429,17 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 		int gone = c->owner_gone || state == RING_EXITED;
 
 		rc = shm_host_drain_packets(c->h, i, gone, on_packet, c);
-		if (rc >= 0) {
-			collector_take_counts(c, i, r, c->h->tail[i] - t0);
-			if (gone)
-				collector_count_cut(c, i, r);
-		}
+		if (rc >= 0 && gone)
+			collector_count_cut(c, i, r);
 	} else {
 		rc = shm_host_drain_ring(c->h, i, on_record, c);
 	}
 	if (rc == -EPROTO) {
 		char what[80];
 
-		if (c->bad_kind != UINT32_MAX)
+		if (c->bad_pkt)
+			snprintf(what, sizeof(what), "%s", c->bad_pkt);
+		else if (c->bad_kind != UINT32_MAX)
 			snprintf(what, sizeof(what),
 				 "a record of kind %u has a size no agent writes", c->bad_kind);
 		else

@@ -358,7 +358,7 @@ corrupt:
 }
 
 int shm_host_drain_packets(struct shm_host *h, uint32_t i, int owner_gone,
-			   int (*cb)(void *arg, uint8_t *pkt, size_t len), void *arg)
+			   int (*cb)(void *arg, uint8_t *pkt, size_t len, int open), void *arg)
 {
 	uint32_t size = h->ring_bytes, slot = shm_pkt_slot(h->ring_bytes);
 	struct shm_ring *r;
@@ -404,12 +404,15 @@ int shm_host_drain_packets(struct shm_host *h, uint32_t i, int owner_gone,
 			len /= 8;
 		} else {
 			/* An open packet whose writer is gone: whole up to
-			 * head (events and timestamp_end are kept per event). */
+			 * head (events and timestamp_end are kept per event;
+			 * cb sets them from what is there, trace_pkt2_check). */
 			len = used;
 			ring_pkt_put64(b + RING_PKT_CONTENT, len * 8);
 			ring_pkt_put64(b + RING_PKT_PACKET, len * 8);
 		}
-		ret = cb(arg, b, len);
+		ret = cb(arg, b, len, open);
+		if (ret == -EPROTO)
+			goto corrupt; /* its events are damaged */
 		if (ret)
 			return ret;
 		n++;

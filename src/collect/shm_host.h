@@ -90,15 +90,16 @@ int shm_host_drain_ring(struct shm_host *h, uint32_t i,
 /*
  * SHM_F_PACKETS: hand out the finished packets of ring i (each a copy,
  * checked: the magic, and content_size from the headers to its slot; the
- * events inside are the reader's to check), one cb call each with the
- * packet's bytes. With owner_gone (the ring's thread or process has ended:
- * nothing writes it any more), the open packet is handed out too, cut at
- * head (its events count and timestamp_end are kept per event), and head
- * and tail move to the next slot. Returns packets handed out, -EPROTO when
- * the ring is damaged (then skipped from then on), or cb's non-zero value.
+ * events inside are cb's to check, trace_pkt2_check), one cb call each with
+ * the packet's bytes. With owner_gone (the ring's thread or process has
+ * ended: nothing writes it any more), the open packet is handed out too
+ * (cb's open set), cut at head, and head and tail move to the next slot.
+ * Returns packets handed out, -EPROTO when the ring is damaged (then
+ * skipped from then on; cb returns -EPROTO for a packet whose events are),
+ * or cb's other non-zero value.
  */
 int shm_host_drain_packets(struct shm_host *h, uint32_t i, int owner_gone,
-			   int (*cb)(void *arg, uint8_t *pkt, size_t len), void *arg);
+			   int (*cb)(void *arg, uint8_t *pkt, size_t len, int open), void *arg);
 
 /* Sleep until a producer crosses the watermark or timeout_ms passes. */
 int shm_host_wait(struct shm_host *h, int timeout_ms);

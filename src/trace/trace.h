@@ -186,6 +186,24 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec);
  * bytes) and not returned.
  */
 int trace_stream_put_packet(struct trace_stream *s, uint8_t *pkt, size_t len);
+/* What trace_pkt2_check found in a packet: its records (site definitions
+ * not included), of them lock, thread and process events, and the seq of
+ * its last record (the reader's numbering from first_seq). */
+struct trace_pkt2_counts {
+	uint32_t events, lock, thread, proc;
+	uint32_t last_seq;
+};
+/*
+ * Check a format 2 packet of len bytes (headers included) that a target
+ * wrote (SHM_F_PACKETS) before it is copied: every event's header, length,
+ * site and op as the reader takes them, times from timestamp_begin, and the
+ * packet's events and timestamp_end. open: the packet of a writer that
+ * died, cut at its head: events and timestamp_end are set to what it holds
+ * instead of checked. 0 with *c filled, or -EPROTO with *why a constant
+ * string saying what is wrong.
+ */
+int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_counts *c,
+		     const char **why);
 /* The format the writer writes (2, or 1 with SPOOL_TRACE_FORMAT=1). */
 int trace_writer_format(const struct trace_writer *w);
 /* Count events the producer lost; goes into the next packet's

@@ -87,8 +87,14 @@ static void produce(struct prod *pr, uint32_t i)
 	ring_prod_commit(&pr->p, len);
 }
 
-static int put_cb(void *arg, uint8_t *pkt, size_t len)
+static int put_cb(void *arg, uint8_t *pkt, size_t len, int open)
 {
+	struct trace_pkt2_counts c;
+	const char *why;
+
+	/* what the agent writes passes the collector's check */
+	if (trace_pkt2_check(pkt, len, open, &c, &why))
+		return -EPROTO;
 	return trace_stream_put_packet(arg, pkt, len) ? -EIO : 0;
 }
 
@@ -154,14 +160,19 @@ static void test_round_trip(void **state)
 	nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static int count_cb(void *arg, uint8_t *pkt, size_t len)
+static int count_cb(void *arg, uint8_t *pkt, size_t len, int open)
 {
+	struct trace_pkt2_counts c;
+	const char *why;
+
+	if (trace_pkt2_check(pkt, len, open, &c, &why))
+		return -EPROTO;
 	(*(int *)arg)++;
 	return 0;
 }
 
-/* One finished packet, then its header changed at off to val (8 bytes). */
-static int drain_poked(size_t off, uint64_t val)
+/* One finished packet, then its bytes changed at off to val (nb bytes). */
+static int drain_poked_n(size_t off, uint64_t val, size_t nb)
 {
 	struct shm_host h;
 	struct prod pr;
@@ -173,10 +184,26 @@ static int drain_poked(size_t off, uint64_t val)
 	produce(&pr, 1);
 	ring_prod_flush(&pr.p);
 	if (off != SIZE_MAX)
-		memcpy(shm_ring_data(pr.p.ring) + off, &val, 8);
+		memcpy(shm_ring_data(pr.p.ring) + off, &val, nb);
 	rc = shm_host_drain_packets(&h, 0, 0, count_cb, &n);
 	shm_host_destroy(&h);
 	return rc;
+}
+
+static int drain_poked(size_t off, uint64_t val)
+{
+	return drain_poked_n(off, val, 8);
+}
+
+/* Bytes a program scribbled inside a packet's events: the collector's
+ * check (trace_pkt2_check) refuses the packet, the ring is damaged. */
+static void test_hostile_events(void **state)
+{
+	assert_int_equal(drain_poked_n(RING_PKT_EVENTS, 99, 4), -EPROTO);   /* event count */
+	assert_int_equal(drain_poked(RING_PKT_TS_END, UINT64_MAX), -EPROTO); /* last time */
+	assert_int_equal(drain_poked(RING_PKT_TS_BEGIN, UINT64_MAX), -EPROTO);
+	assert_int_equal(drain_poked_n(RING_PKT_HDR, 0, 1), -EPROTO); /* the first event's id */
+	assert_int_equal(drain_poked_n(RING_PKT_HDR + 1, 0xff, 1), -EPROTO);
 }
 
 static void test_hostile_header(void **state)
@@ -239,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_hostile_header),
+		cmocka_unit_test(test_hostile_events),
 		cmocka_unit_test(test_open_packet_waits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

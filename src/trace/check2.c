@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check2.c - the collector's check of a format 2 packet the agent wrote in
+ * its ring (SHM_F_PACKETS) before the packet is copied to a stream file.
+ * The ring is the target's memory, so a packet is hostile input: this walks
+ * its event headers with the rules of the reader (dec2.c) without decoding
+ * or re-encoding anything - each event's id and length, a site definition's
+ * index, a short event's site below the packet's count of sites, an op in
+ * range, times from timestamp_begin (its first event's) to timestamp_end
+ * (its last event's), and the count of events the header claims. A packet
+ * that passes reads in every reader the way the agent wrote it (but for
+ * values a program rewrote in place with others of the same shape, as in
+ * the records mode); one that fails makes the collector abandon the ring
+ * and count its loss, so a run never writes a damaged packet as good data
+ * (doc/trace-format.md, "Packets in the ring"). A few nanoseconds per event.
+ */
+#include <errno.h>
+
+#include "reader_int.h"
+#include "trace.h"
+#include "trace_int.h"
+
+int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_counts *c,
+		     const char **why)
+{
+	const uint8_t *p = pkt + TRACE_PKT_HDR_SIZE2, *e = pkt + len;
+	uint64_t ts_begin, prev;
+	uint32_t nev = 0, nsites = 0, seq, nlock = 0, nthread = 0, nproc = 0;
+
+	if (len <= TRACE_PKT_HDR_SIZE2) {
+		*why = "a packet has no events";
+		return -EPROTO;
+	}
+	ts_begin = trace_get64(pkt + TRACE_PC_TS_BEGIN);
+	prev = ts_begin;
+	seq = trace_get32(pkt + TRACE_PC_FIRST_SEQ);
+	c->last_seq = seq;
+	while (p < e) {
+		size_t left = (size_t)(e - p), need;
+		uint64_t tsc;
+		unsigned id;
+		uint32_t v;
+
+		if (left < TRACE2_COMPACT_HDR)
+			goto out_short;
+		v = trace_get32(p);
+		if ((v & 31) != TRACE2_EXTENDED) {
+			id = v & 31;
+			tsc = (prev & ~TRACE2_TS_MASK) | (v >> 5);
+			if (tsc < prev)
+				tsc += TRACE2_TS_MASK + 1;
+			p += TRACE2_COMPACT_HDR;
+			left -= TRACE2_COMPACT_HDR;
+		} else {
+			if (left < TRACE2_EXTENDED_HDR)
+				goto out_short;
+			if (p[0] != TRACE2_EXTENDED || trace_get32(p + 1) > 0xff)
+				goto out_id;
+			id = (unsigned)trace_get32(p + 1);
+			/* A time that goes back is not refused: the records
+			 * mode writes one as it comes too (an event stamped
+			 * before a signal handler's, committed after it), and
+			 * the agent writes it in this form. */
+			tsc = trace_get64(p + 5);
+			p += TRACE2_EXTENDED_HDR;
+			left -= TRACE2_EXTENDED_HDR;
+		}
+		/* the agent sets timestamp_begin to its first event's time */
+		if (!nev && tsc != ts_begin) {
+			*why = "timestamp_begin is not its first event's time";
+			return -EPROTO;
+		}
+		prev = tsc;
+		nev++;
+		switch (id) {
+		case TRACE2_SITE:
+			if (left < TRACE2_SITE_SIZE)
+				goto out_short;
+			if (trace_get32(p) != nsites) {
+				*why = "a site is defined out of order";
+				return -EPROTO;
+			}
+			nsites++;
+			p += TRACE2_SITE_SIZE;
+			continue; /* not a record: no seq */
+		case TRACE2_LOCK_OP:
+			if (left < 7)
+				goto out_short;
+			if (p[0] > EV_OP_MASK)
+				goto out_op;
+			if (trace_get16(p + 5) >= nsites)
+				goto out_site;
+			nlock++;
+			p += 7;
+			break;
+		case TRACE2_FUNC_ENTRY:
+		case TRACE2_FUNC_EXIT:
+			if (left < 2)
+				goto out_short;
+			if (trace_get16(p) >= nsites)
+				goto out_site;
+			p += 2;
+			break;
+		case TRACE2_PROBE_ENTRY:
+		case TRACE2_PROBE_EXIT:
+		case TRACE2_PROBE_HIT:
+			if (left < 4)
+				goto out_short;
+			if (trace_get16(p) >= nsites)
+				goto out_site;
+			p += 4;
+			break;
+		default: {
+			size_t head = TRACE2_FULL_HEAD + (id == KIND_THREAD ? 4 : 0), rest;
+
+			if (id == 0 || id >= KIND_MAX)
+				goto out_id;
+			if (left < head)
+				goto out_short;
+			rest = trace_rd_rest_len(id, p + head, left - head);
+			if (!rest)
+				goto out_id;
+			need = head + rest;
+			if (need > left)
+				goto out_short;
+			if (p[0] > EV_OP_MASK)
+				goto out_op;
+			if (id == KIND_THREAD) {
+				seq = trace_get32(p + TRACE2_FULL_HEAD);
+				nthread++;
+			} else if (id == KIND_LOCK) {
+				nlock++;
+			} else if (id == KIND_PROC) {
+				nproc++;
+			}
+			p += need;
+			break;
+		}
+		}
+		/* a record: the reader numbers it from first_seq */
+		c->last_seq = seq++;
+	}
+	if (open) {
+		/* A packet whose writer died, cut at head: its count and end
+		 * time may already name the event it was writing. */
+		trace_put32(pkt + TRACE_PC_EVENTS, nev);
+		trace_put64(pkt + TRACE_PC_TS_END, prev);
+	} else if (trace_get32(pkt + TRACE_PC_EVENTS) != nev) {
+		*why = "a packet's event count is not its events'";
+		return -EPROTO;
+	} else if (trace_get64(pkt + TRACE_PC_TS_END) != prev) {
+		*why = "timestamp_end is not its last event's time";
+		return -EPROTO;
+	}
+	c->events = nev - nsites;
+	c->lock = nlock;
+	c->thread = nthread;
+	c->proc = nproc;
+	return 0;
+
+out_short:
+	*why = "an event overruns its packet";
+	return -EPROTO;
+out_id:
+	*why = "an event has an unknown id";
+	return -EPROTO;
+out_op:
+	*why = "an event's op is out of range";
+	return -EPROTO;
+out_site:
+	*why = "an event names a site its packet did not define";
+	return -EPROTO;
+}
