@@ -11,6 +11,8 @@ import subprocess
 import sys
 import time
 
+import rsp_wire
+
 spool, trace, bp, wp, secs = sys.argv[1:6]
 p = subprocess.Popen([spool, "replay", "--gdbserver", "-", trace], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -18,21 +20,11 @@ print(p.pid, flush=True)
 
 
 def send(d):
-    p.stdin.write(b"$" + d.encode() + b"#%02x" % (sum(d.encode()) & 0xff))
-    p.stdin.flush()
+    rsp_wire.send(p, d)
 
 
 def recv():
-    buf = b""
-    while p.stdout.read(1) not in (b"$", b""):
-        pass
-    while True:
-        c = p.stdout.read(1)
-        if c in (b"#", b""):
-            break
-        buf += c
-    p.stdout.read(2)
-    return buf.decode(errors="replace")
+    return rsp_wire.recv(p)
 
 
 send("QStartNoAckMode")

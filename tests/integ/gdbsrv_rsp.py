@@ -9,26 +9,18 @@ import subprocess
 import sys
 import time
 
+import rsp_wire
+
 p = subprocess.Popen([sys.argv[1], "replay", "--gdbserver", "-", sys.argv[2]],
                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
 
 def send(d):
-    p.stdin.write(b"$" + d.encode() + b"#%02x" % (sum(d.encode()) & 0xff))
-    p.stdin.flush()
+    rsp_wire.send(p, d)
 
 
 def recv():
-    buf = b""
-    while p.stdout.read(1) not in (b"$", b""):
-        pass
-    while True:
-        c = p.stdout.read(1)
-        if c in (b"#", b""):
-            break
-        buf += c
-    p.stdout.read(2)
-    return buf.decode(errors="replace")
+    return rsp_wire.recv(p)
 
 
 send("QStartNoAckMode")
