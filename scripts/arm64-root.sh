@@ -32,7 +32,7 @@ if [ "${1:-}" = --llvm ]; then
 fi
 ROOT="${1:-${ARM64_ROOT:-/var/cache/spool-arm64}}"
 # gzip, xz-utils, sqlite3: real Debian arm64 programs that tests/real/
-# 110-a64-debian-probe.t probes (a few MB; nothing of spool links them)
+# 113-a64-debian-probe.t probes (a few MB; nothing of spool links them)
 PKGS="libc6-dev,libelf-dev,libdw-dev,libzstd-dev,libstdc++-12-dev,libgcc-12-dev,gzip,xz-utils,sqlite3"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 

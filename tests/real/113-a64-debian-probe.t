@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 110-a64-debian-probe.t - dynamic function probes on aarch64 on real Debian
+# 113-a64-debian-probe.t - dynamic function probes on aarch64 on real Debian
 # arm64 programs (gzip, xz, sqlite3 from the arm64 root, scripts/
 # arm64-root.sh), spool's aarch64 build under qemu-user, as a new user runs
 # them: every function of libc (and of liblzma, of libsqlite3) probed, the
