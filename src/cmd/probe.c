@@ -37,6 +37,7 @@
 #include "../analyze/vars.h"
 #include "../collect/session.h"
 #include "../probe/probe.h"
+#include "../trace/trace.h"
 #include "../probe/probe_attach.h"
 #include "../probe/probe_cache.h"
 #include "../probe/probe_live.h"
@@ -1172,6 +1173,11 @@ int cmd_probe(int argc, char **argv)
 	if (status)
 		return status;
 	if (cl.attach_pid && probe_pid_exe(&cl))
+		return 1;
+	/* Where the trace goes is checked before planning, which can take a
+	 * while and says how many probes it placed: a refused -o is said
+	 * first (the session checks it again when it starts writing). */
+	if (!cl.pr.list_only && cl.so.trace_dir && trace_dir_usable(cl.so.trace_dir) < 0)
 		return 1;
 	probe_mgr_quiet = cl.so.quiet;
 	status = probe_mgr_open(&m, &cl, cl.attach_pid ? NULL : argv[optind]);

@@ -112,6 +112,10 @@ int trace_dir_prepare(const char *dir, int quiet);
 /* The same checks, nothing moved or removed: 0 when trace_dir_prepare
  * would make room (it said why not, on stderr, otherwise). */
 int trace_dir_check(const char *dir);
+/* trace_dir_check without its warning about partial traces left beside
+ * `dir`: for a command that checks early, before its work, and again when
+ * it starts writing (which warns then). */
+int trace_dir_usable(const char *dir);
 /* Whether `dir` is a trace spool wrote (tracedir.c: a real directory of
  * the user's holding only what the writer creates, its metadata signed):
  * 1; 0 with why (a phrase after the name: "is a regular file"); -errno. */

@@ -375,6 +375,11 @@ int trace_dir_check(const char *dir)
 	return rc;
 }
 
+int trace_dir_usable(const char *dir)
+{
+	return td_prepare(dir, 1, 1);
+}
+
 int trace_dir_install(const char *partial, const char *dir, int quiet)
 {
 	char path[PATH_MAX], old[PATH_MAX + 8];

@@ -10,7 +10,7 @@
 # removed; traces are private (0700 directories, 0600 files).
 . "$(dirname "$0")/lib.sh"
 
-plan 44
+plan 46
 
 umask 022
 
@@ -32,6 +32,10 @@ echo 'my notes' >notes
 spool_run locks -q -o notes -- "$PROGS/lockcount" 1 10
 num_cmp "$RC" -ne 0 "-o on a plain file is refused"
 is "$(cat notes)" "my notes" "  the file keeps its content"
+# spool probe says so before it plans (which says how many probes it placed)
+spool_run probe -o notes -e func:main -- "$PROGS/lockcount" 1 10
+is "$RC" 1 "probe -o on a plain file is refused (exit 1)"
+like "$(head -n 1 <<<"$ERR")" "^spool: error: notes is a regular file" "  before planning: the refusal is its first line"
 
 spool_run locks -q -o t -- "$PROGS/lockcount" 1 10
 is_rc 0 "a new trace goes where nothing was"
