@@ -767,10 +767,16 @@ int probe_dwarf_var(struct probe_module *mod, const struct probe_sym *sym, const
 		is_param = dwarf_tag(&var) == DW_TAG_formal_parameter;
 	}
 	if (found < 0 && probe_dw_global(mod->dwarf, name, &var)) {
+		char shown[sizeof(v->why) / 2];
+
+		/* the function as the user named it (Bank::transfer(int)),
+		 * not its mangled symbol */
+		if (!demangle_name(sym->name, shown, sizeof(shown)))
+			snprintf(shown, sizeof(shown), "%s", sym->name);
 		snprintf(v->why, sizeof(v->why),
 			 "no variable '%s' in %s (its parameters, locals in scope at 0x%llx, or "
 			 "globals)",
-			 name, sym->name, (unsigned long long)pc);
+			 name, shown, (unsigned long long)pc);
 		return -ENOENT;
 	}
 	v->type = probe_dw_type(&var, v->dwarf_type, sizeof(v->dwarf_type));

@@ -10,9 +10,9 @@
 # parameter list. The values are the program's: after call k of add(k),
 # entries is k and posted k(k+1)/2.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 if ! command -v g++ >/dev/null; then
-	skip 14 "no g++"
+	skip 15 "no g++"
 	done_testing
 	exit 0
 fi
@@ -57,4 +57,9 @@ like "$ERR" "variable v \\(long\\) at ledger::scale\\(long\\):entry: 10 values, 
 spool_run probe --list -e 'var:long:x@libc.so*:nosuch::f:exit' ./probe_ns
 like "$ERR" "no function nosuch::f in the libraries matching 'libc.so\\*'" \
 	"LIB:nosuch::f:exit splits as library, function, point"
+# a variable the function does not have: named with the function as the
+# user wrote it, not its mangled symbol
+spool_run probe -o n.trace -e 'var:long:nosuch@ledger::Book::add' -- ./probe_ns
+like "$ERR" "no variable 'nosuch' in ledger::Book::add\(long\)" \
+	"an unknown variable: the error names ledger::Book::add(long), not _ZN..."
 done_testing
