@@ -659,7 +659,7 @@ static int snap_privatize_range(uintptr_t lo, uintptr_t hi)
 	return 0;
 }
 
-static uint64_t snap_hex(const char **s)
+uint64_t agent_snap_hex(const char **s)
 {
 	uint64_t v = 0;
 
@@ -715,10 +715,10 @@ static int snap_privatize_shm(void)
 		if (!end)
 			end = buf + n;
 		*end = 0;
-		lo = snap_hex(&q);
+		lo = agent_snap_hex(&q);
 		if (*q++ != '-')
 			continue;
-		hi = snap_hex(&q);
+		hi = agent_snap_hex(&q);
 		/* perms, offset, dev: skip to the inode */
 		for (field = 0; field < 3 && *q; field++) {
 			while (*q == ' ')

@@ -47,6 +47,9 @@ struct agent_snap_thread {
 extern int agent_snap_on;
 
 void agent_snap_init(struct rr_area *a, uint64_t size);
+/* A hexadecimal number at *s (/proc/self/maps lines), *s left after it:
+ * the snapshot writer, its copies and the restore parse maps with it. */
+uint64_t agent_snap_hex(const char **s);
 /* In a numbered thread, before it first waits for the token. */
 void agent_snap_thread_start(uint32_t id);
 /* The slot of thread id, or NULL (snapshots off, or a number too big). */

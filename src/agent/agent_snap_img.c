@@ -284,22 +284,6 @@ static void img_fds(struct img *g)
 	syscall(SYS_close, dfd);
 }
 
-static uint64_t img_hex(const char **s)
-{
-	uint64_t v = 0;
-
-	for (;; (*s)++) {
-		char c = **s;
-
-		if (c >= '0' && c <= '9')
-			v = v * 16 + (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v * 16 + (uint64_t)(c - 'a' + 10);
-		else
-			return v;
-	}
-}
-
 /* Every mapping; the contents of those a restore must put back: readable
  * and writable, anonymous, or private and not executable; not spool's
  * shared memory, not the kernel's [vvar] / [vdso] / [vsyscall]. */
@@ -335,10 +319,10 @@ static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32
 			end = buf + n;
 		*end = 0;
 		memset(&r, 0, sizeof(r));
-		r.start = img_hex(&q);
+		r.start = agent_snap_hex(&q);
 		if (*q++ != '-')
 			continue;
-		r.end = img_hex(&q);
+		r.end = agent_snap_hex(&q);
 		if (*q++ != ' ' || strlen(q) < 4)
 			continue;
 		perm = q;
@@ -346,7 +330,7 @@ static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32
 			 (perm[2] == 'x' ? PROT_EXEC : 0);
 		r.shared = perm[3] == 's';
 		q += 5;
-		r.offset = img_hex(&q);
+		r.offset = agent_snap_hex(&q);
 		while (*q == ' ')
 			q++;
 		while (*q && *q != ' ')

@@ -164,22 +164,6 @@ static int rs_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* ---- the fresh process's mappings ---- */
 
-static uint64_t rs_hex(const char **s)
-{
-	uint64_t v = 0;
-
-	for (;; (*s)++) {
-		char c = **s;
-
-		if (c >= '0' && c <= '9')
-			v = v * 16 + (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v * 16 + (uint64_t)(c - 'a' + 10);
-		else
-			return v;
-	}
-}
-
 static void rs_read_maps(void)
 {
 	size_t n = 0;
@@ -212,16 +196,16 @@ static int rs_fresh_same(const struct rr_snap_region *r, const char *path)
 
 		if (!nl)
 			nl = line + strlen(line);
-		lo = rs_hex(&q);
+		lo = agent_snap_hex(&q);
 		if (*q++ != '-')
 			goto next;
-		hi = rs_hex(&q);
+		hi = agent_snap_hex(&q);
 		if (*q++ != ' ' || nl - q < 5)
 			goto next;
 		prot = (q[0] == 'r' ? PROT_READ : 0) | (q[1] == 'w' ? PROT_WRITE : 0) |
 		       (q[2] == 'x' ? PROT_EXEC : 0);
 		q += 5;
-		off = rs_hex(&q);
+		off = agent_snap_hex(&q);
 		for (int f = 0; f < 2 && q < nl; f++) { /* dev, inode */
 			while (q < nl && *q == ' ')
 				q++;
