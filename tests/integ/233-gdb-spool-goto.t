@@ -8,14 +8,7 @@
 # `continue` prints the rest of the recorded output. A bad EVENT is refused.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v gdb >/dev/null 2>&1; then
-	echo "1..0 # SKIP gdb is not installed"
-	exit 0
-fi
-if ! gdb -q -batch -ex run --args /bin/true >/dev/null 2>&1; then
-	echo "1..0 # SKIP gdb cannot run programs here (ptrace not permitted?)"
-	exit 0
-fi
+need_gdb
 
 plan 6
 

@@ -255,6 +255,19 @@ wait_ready() { wait_for ready "$1" 15; }
 # The probe_live target (tests/progs/probe_live.c) and a python driver of
 # spool probe -p (tests/integ/probe_live.py), for the attach-mode tests.
 # spool replay --gdbserver under gdb, on tests/progs/rr_rev_bank (151-153).
+# need_gdb: the test is skipped (said) without gdb, or when gdb cannot run
+# a program here (ptrace not permitted).
+need_gdb() {
+	if ! command -v gdb >/dev/null 2>&1; then
+		echo "1..0 # SKIP gdb is not installed"
+		exit 0
+	fi
+	if ! gdb -q -batch -ex run --args /bin/true >/dev/null 2>&1; then
+		echo "1..0 # SKIP gdb cannot run programs here (ptrace not permitted?)"
+		exit 0
+	fi
+}
+
 # gdbsrv_bank: the test is skipped without gdb; BIN and SRC are the
 # program and its source, and gdbsrv gives gdb the binary.
 gdbsrv_bank() {
