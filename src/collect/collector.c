@@ -27,12 +27,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../util/buildid.h"
 #include "../common/ring_packet.h"
 #include "../util/log.h"
+#include "../util/procinfo.h"
 #include "collector.h"
 
 /* A record the agent wrote without reading the TSC: only spool:user ones. */
@@ -67,6 +69,8 @@ struct collector {
 	uint8_t *proc_written;	  /* per process slot: its owner's files are written */
 	int *pidfd;		  /* per process slot: a pidfd on its process, or -1 */
 	uint32_t *pidfd_pid;	  /* the pid that pidfd was opened for */
+	uint32_t *foreign_pid;	  /* per process slot: a pid found not the program's */
+	int foreign_said;	  /* that was said once */
 	struct pollfd *pfds;	  /* scratch for polling them, max_procs entries */
 	uint32_t *pfd_slot;	  /* the slot of each entry of pfds */
 	struct collector_stats st;
@@ -94,10 +98,11 @@ int collector_new(struct collector **out, struct shm_host *h, struct trace_write
 	c->proc_written = calloc(h->max_procs, 1);
 	c->pidfd = malloc(h->max_procs * sizeof(*c->pidfd));
 	c->pidfd_pid = calloc(h->max_procs, sizeof(*c->pidfd_pid));
+	c->foreign_pid = calloc(h->max_procs, sizeof(*c->foreign_pid));
 	c->pfds = calloc(h->max_procs, sizeof(*c->pfds));
 	c->pfd_slot = calloc(h->max_procs, sizeof(*c->pfd_slot));
 	if (!c->rings || !c->proc_gen || !c->proc_cut || !c->proc_written || !c->pidfd ||
-	    !c->pidfd_pid || !c->pfds || !c->pfd_slot) {
+	    !c->pidfd_pid || !c->foreign_pid || !c->pfds || !c->pfd_slot) {
 		collector_free(c);
 		return -ENOMEM;
 	}
@@ -120,6 +125,7 @@ void collector_free(struct collector *c)
 			close(c->pidfd[i]);
 	free(c->pidfd);
 	free(c->pidfd_pid);
+	free(c->foreign_pid);
 	free(c->pfds);
 	free(c->pfd_slot);
 	free(c->scratch);
@@ -745,6 +751,41 @@ static void collector_reap_slotless(struct collector *c)
  * image's agent. Where pidfds do not exist (before Linux 5.3) a process is
  * taken as alive until kill says its pid is gone.
  */
+/*
+ * Is pid one of the program's processes? It was read from a process slot,
+ * which the program can write: a pid there could be any process of the
+ * machine (even 1), and spool would wait for it to end and call the trace
+ * incomplete while it runs. The program's processes descend from spool
+ * (it is their subreaper) or, attached, map spool's shared memory: a
+ * process that does neither is not the program's. Checked once per pid a
+ * slot shows, when its pidfd is opened.
+ */
+static int collector_pid_ours(struct collector *c, pid_t pid)
+{
+	struct stat st;
+
+	if (procinfo_descends(pid, getpid()))
+		return 1;
+	if (fstat(c->h->fd, &st) < 0)
+		return 1; /* (cannot tell: trusted, as before) */
+	return procinfo_maps_file(pid, st.st_dev, st.st_ino) != 0;
+}
+
+/* A slot whose pid is not the program's: it is not waited for nor counted
+ * as running; what the program wrote stays in the region, the collector
+ * only remembers not to believe it. */
+static void collector_foreign_pid(struct collector *c, uint32_t i, uint32_t pid)
+{
+	close(c->pidfd[i]);
+	c->pidfd[i] = -1;
+	c->foreign_pid[i] = pid;
+	c->st.foreign_pids++;
+	if (!c->foreign_said++)
+		log_warn("the program wrote pid %u, not one of its processes, into spool's "
+			 "shared memory (process slot %u): spool does not wait for it",
+			 pid, i);
+}
+
 static void collector_reap_procs(struct collector *c)
 {
 	uint32_t np = 0;
@@ -767,12 +808,18 @@ static void collector_reap_procs(struct collector *c)
 		}
 		if (!alive_state)
 			continue;
+		if (pid == c->foreign_pid[i])
+			continue;
 		if (c->pidfd[i] < 0) {
 			c->pidfd[i] = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
 			c->pidfd_pid[i] = pid;
 			if (c->pidfd[i] < 0) {
 				if (errno == ESRCH || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
 					collector_end_proc(c, i, pid);
+				continue;
+			}
+			if (!collector_pid_ours(c, (pid_t)pid)) {
+				collector_foreign_pid(c, i, pid);
 				continue;
 			}
 		}
@@ -899,7 +946,8 @@ uint32_t collector_live_procs(struct collector *c, uint32_t *pids, uint32_t max)
 		uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
 		uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
 
-		if ((st != PROC_LIVE && st != PROC_CLAIMED) || !pid || pid > INT32_MAX)
+		if ((st != PROC_LIVE && st != PROC_CLAIMED) || !pid || pid > INT32_MAX ||
+		    pid == c->foreign_pid[i])
 			continue;
 		/* (an exec'd image's slot and the next image's share the pid) */
 		if (st == PROC_LIVE && collector_pid_live_elsewhere(c, i, pid) && pids) {

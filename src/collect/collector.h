@@ -30,6 +30,7 @@ struct collector_stats {
 	uint64_t lost_files;	/* side files that could not be written */
 	uint32_t cut_procs;	/* processes whose command line or maps were cut */
 	int ctl_damaged;	/* the program overwrote the control block */
+	uint32_t foreign_pids;	/* slots where the program wrote a pid not its own */
 	uint32_t threads;
 	uint32_t procs;
 	uint32_t procs_ended;	/* process slots freed for reuse (the process ended) */

@@ -19,29 +19,7 @@
 
 #include "rr_watch.h"
 
-/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."; comm
- * may hold anything, so parse after its last ')'), or -1. */
-static pid_t rr_watch_ppid(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	long pp;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %ld", &pp) != 1)
-		return -1;
-	return (pid_t)pp;
-}
+#include "../util/procinfo.h"
 
 /*
  * The process to kill: the program, whose pid the agent wrote into process
@@ -58,7 +36,7 @@ static pid_t rr_watch_target(struct shm_host *h)
 
 	if (child <= 0)
 		return 0;
-	if (slot0 && slot0 <= INT32_MAX && (pid == child || rr_watch_ppid(pid) == child))
+	if (slot0 && slot0 <= INT32_MAX && (pid == child || procinfo_ppid(pid) == child))
 		return pid;
 	return child;
 }

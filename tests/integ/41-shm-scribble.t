@@ -11,7 +11,7 @@
 # program wrote into its process slot.
 . "$(dirname "$0")/lib.sh"
 
-plan 39
+plan 42
 
 P="$PROGS/shm_scribble"
 T_TIMEOUT=60
@@ -105,6 +105,14 @@ if kill -0 "$decoy" 2>/dev/null; then
 else
 	fail "  the process whose pid the program wrote is alive"
 fi
+
+# The same pid under spool locks, and the program ends normally: spool must
+# not take the decoy for a process of the program (it waited for it to end,
+# and called the trace incomplete).
+spool_run locks -q -- "$P" pidslot "$decoy"
+is_rc 0 "pidslot: spool ends with the program that wrote another pid into its slot"
+like "$ERR" "not one of its processes" "  spool says the pid is not the program's"
+unlike "$ERR" "still running" "  and does not wait for that process or call the trace incomplete"
 kill "$decoy" 2>/dev/null
 wait "$decoy" 2>/dev/null
 

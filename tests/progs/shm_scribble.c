@@ -22,6 +22,9 @@
  *   rrpid    (under spool record; SEED is a pid) writes that pid as its own
  *            into its process slot and asks spool to kill it (RR_F_STOP):
  *            spool must kill only the program it started
+ *   pidslot  (SEED is a pid) writes that pid as its own into its process
+ *            slot, then ends normally: spool must not wait for that
+ *            process nor call it one of the program's
  * Prints "total=N" (lock/unlock pairs the threads made on the lock
  * scribble_lock) and "shrink=refused" or "shrink=done" in shrink mode.
  * Exits 0.
@@ -69,7 +72,9 @@ static void *locker(void *arg)
 
 static void nap_us(long us)
 {
-	struct timespec ts = {0, us * 1000};
+	/* (tv_nsec must stay below a second: nanosleep refuses the rest
+	 * with EINVAL and returns at once) */
+	struct timespec ts = {us / 1000000, us % 1000000 * 1000};
 
 	nanosleep(&ts, NULL);
 }
@@ -115,7 +120,10 @@ int main(int argc, char **argv)
 		pthread_create(&th[i], NULL, locker, NULL);
 	nap_us(20000); /* the threads have claimed their rings */
 
-	if (!strcmp(mode, "rrpid")) {
+	if (!strcmp(mode, "pidslot")) {
+		shm_proc_at(base, 0)->pid = (uint32_t)strtoul(argv[2], NULL, 0);
+		nap_us(1200000); /* past the collector's once-a-second pass */
+	} else if (!strcmp(mode, "rrpid")) {
 		uint64_t off = c->ext_offset[SHM_EXT_REPLAY];
 
 		if (!off || off + sizeof(struct rr_area) > (uint64_t)st.st_size) {
