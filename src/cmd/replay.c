@@ -1016,113 +1016,154 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 	return 0;
 }
 
-int cmd_replay(int argc, char **argv)
-{
-	struct session_opts so = {
-		.trace_dir = NULL, /* TRACE/replays/N (replay_out_dir) */
-		.ring_bytes = SHM_DEFAULT_RING_BYTES,
-		.max_rings = SHM_DEFAULT_MAX_RINGS,
-	};
-	struct replay_ctx ctx = {.snap = {.fd = -1}};
-	struct replay_cli cl = {
-	    .stuck_ms = 5000, .functions = PATH_FN_AUTO, .goto_event = UINT64_MAX};
+/* Everything one `spool replay` holds from its options to its verdict: the
+ * steps below fill it in order, replay_run_free releases it. */
+struct replay_run {
+	int argc;
+	char **argv;
+	struct session_opts so;
+	struct replay_ctx ctx;
+	struct replay_cli cl;
 	struct session_result res;
-	int have_end, rec_status = 0, rec_sig = 0;
-	struct rr_info *info = NULL;
-	struct rr_log *log = NULL;
-	char **pargv = NULL, *cmdline = NULL, path[PATH_MAX], run_abs[PATH_MAX] = "", out_dir[PATH_MAX];
+	int have_end, rec_status, rec_sig;
+	struct rr_info *info;
+	struct rr_log *log;
+	char **pargv, *cmdline, path[PATH_MAX], run_abs[PATH_MAX], out_dir[PATH_MAX];
 	const char *dir;
-	uint64_t inputs;
-	struct replay_gdb gdb = {0};
+	struct replay_gdb gdb;
 	struct stdin_cap in;
-	char **env = NULL;
-	struct stdio_mimic outs[2] = {{.child = -1, .src = -1, .stop = {-1, -1}},
-				     {.child = -1, .src = -1, .stop = {-1, -1}}};
-	struct trace_loss loss;
-	int rc, ret = 1, have_in = 0;
-	struct rr_pathsched *pathsched = NULL;
-	struct path_probes *pprobes = NULL;
-	int devnull = -1;
-	struct rr_log **logs = NULL;
+	char **env;
+	struct stdio_mimic outs[2];
+	int ret, have_in;
+	struct rr_pathsched *pathsched;
+	struct path_probes *pprobes;
+	int devnull;
+	struct rr_log **logs;
 	char dropped[512];
+};
 
-	cl.so = &so;
-	rc = run_opts_parse("replay", argc, argv, replay_own_opts, REPLAY_NOWN, &replay_run_opts,
-			    &so, replay_opt, &cl);
-	if (rc)
-		return rc < 0 ? EXIT_USAGE : 0;
-	ctx.stuck_ms = cl.stuck_ms;
-	if (cl.functions_set && !cl.record_path) {
+/* The program as the user named it after TRACE, else the recorded one. */
+static const char *replay_prog(const struct replay_run *r)
+{
+	return optind < r->argc ? r->path : r->info->exe;
+}
+
+/* The options, and TRACE. */
+static int replay_parse(struct replay_run *r)
+{
+	int rc;
+
+	r->cl.so = &r->so;
+	rc = run_opts_parse("replay", r->argc, r->argv, replay_own_opts, REPLAY_NOWN,
+			    &replay_run_opts, &r->so, replay_opt, &r->cl);
+	if (rc) {
+		r->ret = rc < 0 ? EXIT_USAGE : 0;
+		return -1;
+	}
+	r->ctx.stuck_ms = r->cl.stuck_ms;
+	if (r->cl.functions_set && !r->cl.record_path) {
 		/* it says where --record-path takes entries from: alone it
 		 * would be ignored without a word */
 		log_err("--functions is for --record-path (where the recorded path's function "
 			"entries come from)");
-		return EXIT_USAGE;
+		r->ret = EXIT_USAGE;
+		return -1;
 	}
 	/* TRACE defaults to spool.trace, as for every other command (getopt
 	 * has taken the "--" of `spool replay -- PROG`) */
-	if (optind < argc && strcmp(argv[optind], "--") && strcmp(argv[optind - 1], "--"))
-		dir = argv[optind++];
+	if (optind < r->argc && strcmp(r->argv[optind], "--") && strcmp(r->argv[optind - 1], "--"))
+		r->dir = r->argv[optind++];
 	else
-		dir = "spool.trace";
-	if (optind < argc && !strcmp(argv[optind], "--"))
+		r->dir = "spool.trace";
+	if (optind < r->argc && !strcmp(r->argv[optind], "--"))
 		optind++;
-	if (cl.dump)
-		return rr_dump_schedule(dir, stdout) < 0 ? 1 : 0;
-	if (so.trace_dir && trace_dir_replaces(so.trace_dir, dir)) {
+	return 0;
+}
+
+/* --dump-schedule: print the schedule instead of replaying. */
+static int replay_dump(struct replay_run *r)
+{
+	if (!r->cl.dump)
+		return 0;
+	r->ret = rr_dump_schedule(r->dir, stdout) < 0 ? 1 : 0;
+	return 1;
+}
+
+/* -o must not be where the recording is. */
+static int replay_check_out_opt(struct replay_run *r)
+{
+	if (r->so.trace_dir && trace_dir_replaces(r->so.trace_dir, r->dir)) {
 		log_err("-o %s would move or remove the recording %s that the replay reads: "
 			"choose another -o",
-			so.trace_dir, dir);
-		return EXIT_USAGE;
+			r->so.trace_dir, r->dir);
+		r->ret = EXIT_USAGE;
+		return -1;
 	}
+	return 0;
+}
+
+/* The recording's summary (rr_info), from a complete recording only. */
+static int replay_read_info(struct replay_run *r)
+{
+	struct trace_loss loss;
+	int rc;
 
 	/* (said first: below, a missing directory would read as "not a
 	 * recording", which sends a user looking for what is wrong with it) */
-	if (access(dir, F_OK) < 0 && errno == ENOENT) {
+	if (access(r->dir, F_OK) < 0 && errno == ENOENT) {
 		log_err("recording '%s' does not exist (make one with spool record -o %s -- "
 			"PROGRAM)",
-			dir, dir);
-		return 1;
+			r->dir, r->dir);
+		return -1;
 	}
-	info = calloc(1, sizeof(*info));
-	if (!info)
-		return 1;
+	r->info = calloc(1, sizeof(*r->info));
+	if (!r->info)
+		return -1;
 	/* A recording that misses events, or whose writer died (spool record
 	 * killed), cannot be replayed: say that, not "not a recording". */
-	if (cmd_dir_loss(dir, NULL, &loss)) {
-		log_err("%s: %s: cannot replay it", dir,
+	if (cmd_dir_loss(r->dir, NULL, &loss)) {
+		log_err("%s: %s: cannot replay it", r->dir,
 			loss.state == TRACE_STATE_UNFINISHED
 			    ? "spool record did not finish writing this recording (killed?)"
 			    : "the recording is incomplete");
-		ret = EXIT_INCOMPLETE;
-		goto out;
+		r->ret = EXIT_INCOMPLETE;
+		return -1;
 	}
-	rc = rr_info_read(dir, info);
+	rc = rr_info_read(r->dir, r->info);
 	if (rc == -ENOENT) {
-		if (replay_is_replays(dir))
+		if (replay_is_replays(r->dir))
 			log_err("%s is the trace of a replay (spool replay writes them into its "
 				"recording's replays/): replay the recording it is in",
-				dir);
+				r->dir);
 		else
 			log_err("%s has no recording (it was not made by spool record): nothing "
 				"to replay",
-				dir);
-		goto out;
+				r->dir);
+		return -1;
 	}
 	if (rc < 0) {
-		log_err("%s: cannot read the recording: %s", dir, strerror(-rc));
-		goto out;
+		log_err("%s: cannot read the recording: %s", r->dir, strerror(-rc));
+		return -1;
 	}
+	return 0;
+}
+
+/* Recordings a replay cannot follow faithfully are refused. */
+static int replay_refuse(struct replay_run *r)
+{
+	const struct rr_info *info = r->info;
+	const char *dir = r->dir;
+
 	if (strcmp(info->mode, "sync") && strcmp(info->mode, "serial")) {
 		log_err("%s: recording mode '%s' is not supported", dir, info->mode);
-		goto out;
+		return -1;
 	}
 	if (info->flags & (RR_F_FORKED | RR_F_EXEC)) {
 		log_err("%s: processes of the recorded program ran unrecorded (%s), so this "
 			"recording cannot be replayed",
 			dir, info->nprocs ? "it started more than a recording holds"
 					  : "made by a spool that recorded the first process only");
-		goto out;
+		return -1;
 	}
 	/* A sync replay does not order them: it could differ from the
 	 * recording without noticing (GLib's GAsyncQueue handed its items
@@ -1135,40 +1176,55 @@ int cmd_replay(int argc, char **argv)
 			"differ without a divergence report; record it in serial mode (the "
 			"default), which replays them",
 			dir, (unsigned long long)info->own_futex, info->own_futex == 1 ? "" : "s");
-		goto out;
+		return -1;
 	}
 	if (info->flags & RR_F_LOST || info->lost) {
 		log_err("%s: the recording is incomplete (%s): cannot replay it", dir,
 			info->report[0] ? info->report : "events were lost");
-		goto out;
+		return -1;
 	}
-	if (cl.gdbserver) {
-		/* each replay it runs is `spool replay --gdb-wrapper` (gdbsrv_inf.c) */
-		if (cl.use_gdb) {
-			log_err("--gdbserver does not combine with --gdb or --gdb-args");
-			ret = EXIT_USAGE;
-			goto out;
-		}
-		if (cl.goto_event != UINT64_MAX && strcmp(info->mode, "serial")) {
-			log_err("--goto: %s is a sync-mode recording, which has no snapshots "
-				"(serial mode takes them, spool record --snap-period N)",
-				dir);
-			goto out;
-		}
-		ret = gdbsrv_main(cl.gdbserver, dir, optind < argc ? argv + optind : NULL,
-				  cl.goto_event);
-		goto out;
+	return 0;
+}
+
+/* --gdbserver: serve gdb instead of replaying once. */
+static int replay_gdbserver(struct replay_run *r)
+{
+	if (!r->cl.gdbserver)
+		return 0;
+	/* each replay it runs is `spool replay --gdb-wrapper` (gdbsrv_inf.c) */
+	if (r->cl.use_gdb) {
+		log_err("--gdbserver does not combine with --gdb or --gdb-args");
+		r->ret = EXIT_USAGE;
+		return -1;
 	}
-	if (optind < argc) {
-		rc = target_resolve(argv[optind], path, sizeof(path));
+	if (r->cl.goto_event != UINT64_MAX && strcmp(r->info->mode, "serial")) {
+		log_err("--goto: %s is a sync-mode recording, which has no snapshots "
+			"(serial mode takes them, spool record --snap-period N)",
+			r->dir);
+		return -1;
+	}
+	r->ret = gdbsrv_main(r->cl.gdbserver, r->dir, optind < r->argc ? r->argv + optind : NULL,
+			     r->cl.goto_event);
+	return 1;
+}
+
+/* The program to run and its arguments: the user's, else the recorded. */
+static int replay_program(struct replay_run *r)
+{
+	const struct rr_info *info = r->info;
+	int rc;
+
+	if (optind < r->argc) {
+		rc = target_resolve(r->argv[optind], r->path, sizeof(r->path));
 		if (rc < 0) {
-			log_err("%s: %s", argv[optind], rc == -EACCES ? "not executable" : "command not found");
-			ret = rc == -EACCES ? 126 : 127;
-			goto out;
+			log_err("%s: %s", r->argv[optind],
+				rc == -EACCES ? "not executable" : "command not found");
+			r->ret = rc == -EACCES ? 126 : 127;
+			return -1;
 		}
-		if (replay_check_binary(path, info) < 0)
-			goto out;
-		so.argv = argv + optind;
+		if (replay_check_binary(r->path, info) < 0)
+			return -1;
+		r->so.argv = r->argv + optind;
 	} else {
 		/* the file the recording ran (a link's name, which argv[0] may
 		 * be; a relative one from the recorded directory), else the
@@ -1176,131 +1232,186 @@ int cmd_replay(int argc, char **argv)
 		const char *run = info->path[0] ? info->path : info->exe;
 
 		if (run[0] != '/' && info->cwd[0] &&
-		    snprintf(run_abs, sizeof(run_abs), "%s/%s", info->cwd, run) < (int)sizeof(run_abs))
-			run = run_abs;
+		    snprintf(r->run_abs, sizeof(r->run_abs), "%s/%s", info->cwd, run) <
+			(int)sizeof(r->run_abs))
+			run = r->run_abs;
 		if (replay_check_binary(run, info) < 0)
-			goto out;
-		so.exec_path = run;
-		pargv = replay_argv(dir, info, &cmdline);
-		if (!pargv) {
-			log_err("%s: the recorded command line is missing", dir);
-			goto out;
+			return -1;
+		r->so.exec_path = run;
+		r->pargv = replay_argv(r->dir, info, &r->cmdline);
+		if (!r->pargv) {
+			log_err("%s: the recorded command line is missing", r->dir);
+			return -1;
 		}
-		so.argv = pargv;
+		r->so.argv = r->pargv;
 	}
+	return 0;
+}
+
+/* The recorded logs (a process tree's too), and --goto's snapshot. */
+static int replay_logs(struct replay_run *r)
+{
+	struct replay_ctx *ctx = &r->ctx;
+	int serial = !strcmp(r->info->mode, "serial");
+
 	/* A --path replay writes its own token schedule into the area, where
 	 * an image's would be read-only. */
-	rc = replay_load(&ctx, dir, !strcmp(info->mode, "serial"), !cl.no_image && !cl.path_file, &log);
-	if (rc < 0)
-		goto out;
-	ctx.log = log;
-	ctx.info = info;
-	ctx.only = RR_NO_PROC;
-	if (replay_tree(&ctx, dir, !strcmp(info->mode, "serial"), cl.only_pid,
-			cl.path_file || (cl.use_gdb && info->nprocs <= 1), &logs) < 0)
-		goto out;
-	if (cl.goto_event != UINT64_MAX &&
-	    replay_goto(&ctx, dir, info, cl.goto_event, cl.path_file != NULL, cl.use_gdb,
-			optind < argc ? path : so.exec_path) < 0)
-		goto out;
-	/* Clock reads, reads and getrandom calls made before the agent
-	 * started: given back from process 0's area in the shared memory, at
-	 * the offset in SPOOL_EARLY_IO (filled in replay_prepare;
-	 * agent_rr_early.c). One variable: the stack padding absorbs one
-	 * added variable of up to 128 bytes (session.c). Only the first image
-	 * of process 0 takes them. */
-	if (ctx.only == RR_NO_PROC || ctx.only == 0)
-		ctx.eio = replay_early_io(dir);
-	if ((ctx.only == RR_NO_PROC || ctx.only == 0) && (info->early_n || ctx.eio) &&
-	    cl.nenv + 1 < sizeof(cl.extra_env) / sizeof(cl.extra_env[0])) {
+	if (replay_load(ctx, r->dir, serial, !r->cl.no_image && !r->cl.path_file, &r->log) < 0)
+		return -1;
+	ctx->log = r->log;
+	ctx->info = r->info;
+	ctx->only = RR_NO_PROC;
+	if (replay_tree(ctx, r->dir, serial, r->cl.only_pid,
+			r->cl.path_file || (r->cl.use_gdb && r->info->nprocs <= 1), &r->logs) < 0)
+		return -1;
+	if (r->cl.goto_event != UINT64_MAX &&
+	    replay_goto(ctx, r->dir, r->info, r->cl.goto_event, r->cl.path_file != NULL,
+			r->cl.use_gdb, optind < r->argc ? r->path : r->so.exec_path) < 0)
+		return -1;
+	return 0;
+}
+
+/* Clock reads, reads and getrandom calls made before the agent
+ * started: given back from process 0's area in the shared memory, at
+ * the offset in SPOOL_EARLY_IO (filled in replay_prepare;
+ * agent_rr_early.c). One variable: the stack padding absorbs one
+ * added variable of up to 128 bytes (session.c). Only the first image
+ * of process 0 takes them. */
+static int replay_early(struct replay_run *r)
+{
+	struct replay_ctx *ctx = &r->ctx;
+	struct replay_cli *cl = &r->cl;
+
+	if (ctx->only == RR_NO_PROC || ctx->only == 0)
+		ctx->eio = replay_early_io(r->dir);
+	if ((ctx->only == RR_NO_PROC || ctx->only == 0) && (r->info->early_n || ctx->eio) &&
+	    cl->nenv + 1 < sizeof(cl->extra_env) / sizeof(cl->extra_env[0])) {
 		static char eio_env[REPLAY_EIO_ENV_SIZE];
 
 		snprintf(eio_env, sizeof(eio_env), "%s=", EARLY_IO_ENV);
-		ctx.eio_env = eio_env;
-		cl.extra_env[cl.nenv++] = eio_env;
-		so.env = cl.extra_env;
+		ctx->eio_env = eio_env;
+		cl->extra_env[cl->nenv++] = eio_env;
+		r->so.env = cl->extra_env;
 	}
+	return 0;
+}
+
+/* The session: the replay feature area, what the agent is told to do. */
+static int replay_session(struct replay_run *r)
+{
+	const struct rr_info *info = r->info;
+	const struct replay_cli *cl = &r->cl;
+	struct replay_ctx *ctx = &r->ctx;
+	struct session_opts *so = &r->so;
+
 	/* Where the recorded program had the region's descriptor; a recording
 	 * older than that note had it where spool got it, and so does its replay. */
-	so.shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
-	have_end = replay_recorded_end(dir, &rec_status, &rec_sig) == 0;
-	ctx.opts = (have_end ? replay_truncated(rec_sig) : 0) |
-		   (info->lock_events ? RR_O_LOCK_EVENTS : 0) | (info->compress ? RR_O_PACKED : 0) |
-		   (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
-		   (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
-		   (cl.trace_sched || cl.path_file || cl.record_path ? RR_O_TRACE_SCHED : 0) |
-		   (cl.use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0) |
-		   (info->flags & RR_F_STDIO_SOLO ? RR_O_STDIO_SOLO : 0);
-	so.features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
-	so.until_first_exit = 1; /* a recording is of one process */
-	so.ext_bytes[SHM_EXT_REPLAY] =
-	    ctx.tree ? rr_tree_replay_size(logs, ctx.nprocs) : rr_log_area_size(log);
-	so.prepare = replay_prepare;
-	so.finish = replay_finish;
-	so.hook_arg = &ctx;
-	if ((cl.path_file || cl.record_path) &&
-	    rr_pathsched_setup(&pathsched, cl.path_file, log, !strcmp(info->mode, "serial"), &so) < 0)
-		goto out;
+	so->shm_fd = info->shm_fd > 0 ? info->shm_fd : -1;
+	r->have_end = replay_recorded_end(r->dir, &r->rec_status, &r->rec_sig) == 0;
+	ctx->opts = (r->have_end ? replay_truncated(r->rec_sig) : 0) |
+		    (info->lock_events ? RR_O_LOCK_EVENTS : 0) | (info->compress ? RR_O_PACKED : 0) |
+		    (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
+		    (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
+		    (cl->trace_sched || cl->path_file || cl->record_path ? RR_O_TRACE_SCHED : 0) |
+		    (cl->use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0) |
+		    (info->flags & RR_F_STDIO_SOLO ? RR_O_STDIO_SOLO : 0);
+	so->features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
+	so->until_first_exit = 1; /* a recording is of one process */
+	so->ext_bytes[SHM_EXT_REPLAY] =
+	    ctx->tree ? rr_tree_replay_size(r->logs, ctx->nprocs) : rr_log_area_size(r->log);
+	so->prepare = replay_prepare;
+	so->finish = replay_finish;
+	so->hook_arg = ctx;
+	return 0;
+}
+
+/* --path and --record-path. */
+static int replay_paths(struct replay_run *r)
+{
+	const struct replay_cli *cl = &r->cl;
+
+	if ((cl->path_file || cl->record_path) &&
+	    rr_pathsched_setup(&r->pathsched, cl->path_file, r->log,
+			       !strcmp(r->info->mode, "serial"), &r->so) < 0)
+		return -1;
 	/* A --path replay hands the token over at the hooks' calls: a program
 	 * without them cannot follow a path (its probes do not switch). */
-	if (cl.path_file && path_prog_instrumented(optind < argc ? path : info->exe) == 0) {
+	if (cl->path_file && path_prog_instrumented(replay_prog(r)) == 0) {
 		log_err("--path: %s does not call the -finstrument-functions hooks, where a "
 			"replay switches threads to follow a path: rebuild it with "
 			"-finstrument-functions (doc/path.md)",
-			optind < argc ? path : info->exe);
-		goto out;
+			replay_prog(r));
+		return -1;
 	}
 	/* Function entries of a program without -finstrument-functions: probes
 	 * (path_probes.c). */
-	if (cl.record_path && !cl.path_file &&
-	    path_probes_setup(&pprobes, cl.functions, optind < argc ? path : info->exe, &so,
-			      so.quiet) < 0)
-		goto out;
-	if (cl.use_gdb) {
-		/* gdb runs the program: a thread stopped at a breakpoint must
-		 * not be reported stuck (49 days is forever here). */
-		if (cl.use_gdb == 2 ? replay_gdb_wrapper_start(&so) < 0
-				 : replay_gdb_init(&gdb, cl.gdb_args, dir) < 0)
-			goto out;
-		if (cl.use_gdb == 1) {
-			gdb.follow_child = ctx.tree && ctx.only != RR_NO_PROC && ctx.only != 0;
-			so.exec = replay_gdb_exec;
-			so.exec_arg = &gdb;
-		}
-		ctx.stuck_ms = UINT32_MAX;
+	if (cl->record_path && !cl->path_file &&
+	    path_probes_setup(&r->pprobes, cl->functions, replay_prog(r), &r->so, r->so.quiet) < 0)
+		return -1;
+	return 0;
+}
+
+/* --gdb, --gdb-args, --gdb-wrapper. */
+static int replay_under_gdb(struct replay_run *r)
+{
+	if (!r->cl.use_gdb)
+		return 0;
+	/* gdb runs the program: a thread stopped at a breakpoint must
+	 * not be reported stuck (49 days is forever here). */
+	if (r->cl.use_gdb == 2 ? replay_gdb_wrapper_start(&r->so) < 0
+			       : replay_gdb_init(&r->gdb, r->cl.gdb_args, r->dir) < 0)
+		return -1;
+	if (r->cl.use_gdb == 1) {
+		r->gdb.follow_child = r->ctx.tree && r->ctx.only != RR_NO_PROC && r->ctx.only != 0;
+		r->so.exec = replay_gdb_exec;
+		r->so.exec_arg = &r->gdb;
 	}
-	/* The recorded stdin (stdio reads it past the interposers); under
-	 * gdb, gdb's own stdin is its terminal (doc/record.md). */
-	rc = cl.use_gdb ? -ENOENT : stdin_cap_replay_open(&in, dir);
+	r->ctx.stuck_ms = UINT32_MAX;
+	return 0;
+}
+
+/* The recorded stdin (stdio reads it past the interposers); under
+ * gdb, gdb's own stdin is its terminal (doc/record.md). */
+static int replay_stdin(struct replay_run *r)
+{
+	int rc = r->cl.use_gdb ? -ENOENT : stdin_cap_replay_open(&r->in, r->dir);
+
 	if (rc < 0 && rc != -ENOENT) {
-		log_err("%s: the recorded stdin is unreadable: %s", dir, strerror(-rc));
-		goto out;
+		log_err("%s: the recorded stdin is unreadable: %s", r->dir, strerror(-rc));
+		return -1;
 	}
 	if (rc == 0) {
-		have_in = 1;
-		rc = stdin_cap_run_begin(&in);
+		r->have_in = 1;
+		rc = stdin_cap_run_begin(&r->in);
 		if (rc < 0) {
 			log_err("cannot give the program its recorded stdin: %s", strerror(-rc));
-			goto out;
+			return -1;
 		}
 	}
-	/* The recorded environment and working directory (under gdb, gdb's). */
-	if (!cl.use_gdb) {
+	return 0;
+}
+
+/* The recorded environment and working directory (under gdb, gdb's). */
+static int replay_env(struct replay_run *r)
+{
+	const struct rr_info *info = r->info;
+
+	if (!r->cl.use_gdb) {
 		int e;
 
-		env = run_env_load(dir, cl.trust_env, dropped, sizeof(dropped), &e);
-		if (env)
-			so.base_env = env;
+		r->env = run_env_load(r->dir, r->cl.trust_env, r->dropped, sizeof(r->dropped), &e);
+		if (r->env)
+			r->so.base_env = r->env;
 		else if (e != -ENOENT)
 			log_warn("%s: the recorded environment is unreadable (%s): the program "
 				 "gets spool's",
-				 dir, trace_open_strerror(e));
-		if (env && dropped[0])
+				 r->dir, trace_open_strerror(e));
+		if (r->env && r->dropped[0])
 			log_warn("%s: not taken from the recorded environment (a trace may come "
 				 "from someone else; --trust-env takes them): %s",
-				 dir, dropped);
+				 r->dir, r->dropped);
 		if (info->cwd[0] && access(info->cwd, X_OK) == 0)
-			so.cwd = info->cwd;
+			r->so.cwd = info->cwd;
 		else if (info->cwd[0])
 			log_warn("the recorded working directory %s is gone: the program runs in "
 				 "spool's, and may not find what it opens",
@@ -1308,200 +1419,302 @@ int cmd_replay(int argc, char **argv)
 	}
 	/* A relative file name runs from the recorded directory as recorded
 	 * (the same name: the same bytes on the program's stack). */
-	if (so.exec_path == run_abs && so.cwd == info->cwd)
-		so.exec_path = info->path;
-	/* stdout and stderr of the kinds the recorded program had (under gdb,
-	 * gdb's terminal). */
-	for (int i = 0; i < 2 && !cl.use_gdb; i++) {
-		enum stdio_kind k = stdio_kind_parse(info->out_kind[i]);
+	if (r->so.exec_path == r->run_abs && r->so.cwd == info->cwd)
+		r->so.exec_path = info->path;
+	return 0;
+}
+
+/* stdout and stderr of the kinds the recorded program had (under gdb,
+ * gdb's terminal). */
+static int replay_stdout(struct replay_run *r)
+{
+	struct stdio_mimic *outs = r->outs;
+	int rc;
+
+	for (int i = 0; i < 2 && !r->cl.use_gdb; i++) {
+		enum stdio_kind k = stdio_kind_parse(r->info->out_kind[i]);
 
 		/* stderr was stdout (2>&1, one terminal): it is again. */
-		if (i == 1 && !strcmp(info->out_kind[1], "stdout")) {
+		if (i == 1 && !strcmp(r->info->out_kind[1], "stdout")) {
 			if (outs[0].child >= 0 || !stdio_same_file(1, 2))
-				so.stdio_sub[2] = outs[0].child >= 0 ? outs[0].child : 1;
+				r->so.stdio_sub[2] = outs[0].child >= 0 ? outs[0].child : 1;
 			break;
 		}
 
-		rc = stdio_mimic_begin(&outs[i], i + 1, k, info->out_off[i]);
+		rc = stdio_mimic_begin(&outs[i], i + 1, k, r->info->out_off[i]);
 		if (rc < 0) {
 			log_err("cannot give the program a %s %s as recorded: %s",
 				stdio_kind_name(k), i ? "stderr" : "stdout", strerror(-rc));
-			goto out;
+			return -1;
 		}
 		if (outs[i].child >= 0) {
-			so.stdio_sub[i + 1] = outs[i].child;
+			r->so.stdio_sub[i + 1] = outs[i].child;
 			log_debug("%s: the recording's was a %s, spool's is not: the program "
 				  "gets a %s",
 				  i ? "stderr" : "stdout", stdio_kind_name(k), stdio_kind_name(k));
 		}
 	}
+	return 0;
+}
+
+/* Where the replay's trace goes, and --pid's silenced processes. */
+static int replay_outputs(struct replay_run *r)
+{
 	/* (chosen once the recording is known to be one: a refused one gets
 	 * no replays/ directory) */
-	if (!so.trace_dir) {
-		if (replay_out_dir(dir, out_dir, sizeof(out_dir)) < 0)
-			goto out;
-		so.trace_dir = out_dir;
+	if (!r->so.trace_dir) {
+		if (replay_out_dir(r->dir, r->out_dir, sizeof(r->out_dir)) < 0)
+			return -1;
+		r->so.trace_dir = r->out_dir;
 	}
 	/* --pid: the processes on the way to the one replayed alone write
 	 * nothing (stdio included): the program gets /dev/null, and that
 	 * process takes spool's stdout and stderr back (agent_rr_proc.c). */
-	if (ctx.only != RR_NO_PROC && ctx.nprocs > 1 && !cl.use_gdb) {
-		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (devnull >= 0)
-			so.stdio_sub[1] = so.stdio_sub[2] = devnull;
+	if (r->ctx.only != RR_NO_PROC && r->ctx.nprocs > 1 && !r->cl.use_gdb) {
+		r->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (r->devnull >= 0)
+			r->so.stdio_sub[1] = r->so.stdio_sub[2] = r->devnull;
 	}
-	replay_say_foreign(dir,
-			   optind < argc			  ? path
-			   : so.exec_path == info->path && run_abs[0] ? run_abs
-							  : so.exec_path,
-			   so.argv, so.cwd, info->buildid);
-	replay_ident(&so, info, dir, cl.use_gdb);
-	rc = session_run(&so, &res);
-	replay_say_layout(info, &res, ctx.layout, 0);
-	if (have_in)
-		stdin_cap_run_end(&in);
+	return 0;
+}
+
+/* Run the program. */
+static int replay_execute(struct replay_run *r)
+{
+	struct session_opts *so = &r->so;
+	int rc;
+
+	replay_say_foreign(r->dir,
+			   optind < r->argc			     ? r->path
+			   : so->exec_path == r->info->path && r->run_abs[0] ? r->run_abs
+								     : so->exec_path,
+			   so->argv, so->cwd, r->info->buildid);
+	replay_ident(so, r->info, r->dir, r->cl.use_gdb);
+	rc = session_run(so, &r->res);
+	replay_say_layout(r->info, &r->res, r->ctx.layout, 0);
+	if (r->have_in)
+		stdin_cap_run_end(&r->in);
 	for (int i = 0; i < 2; i++)
-		stdio_mimic_end(&outs[i]);
-	rr_watch_stop(&ctx.watch);
+		stdio_mimic_end(&r->outs[i]);
+	rr_watch_stop(&r->ctx.watch);
 	if (rc < 0) {
-		ret = cmd_start_status(rc);
-		goto out;
+		r->ret = cmd_start_status(rc);
+		return -1;
 	}
 	fflush(stdout);
-	if (rr_pathsched_verify(pathsched, so.trace_dir) < 0 &&
-	    !(ctx.flags & (RR_F_STOP | RR_F_END))) {
-		ret = REPLAY_EXIT_DIVERGED;
-		goto out;
+	return 0;
+}
+
+/* The agent stopped the replay: a path not followed, the recording's
+ * end reached, a divergence. */
+static int replay_stopped(struct replay_run *r)
+{
+	const struct replay_ctx *ctx = &r->ctx;
+
+	if (rr_pathsched_verify(r->pathsched, r->so.trace_dir) < 0 &&
+	    !(ctx->flags & (RR_F_STOP | RR_F_END))) {
+		r->ret = REPLAY_EXIT_DIVERGED;
+		return -1;
 	}
-	if (ctx.flags & RR_F_END) {
-		log_info("%s", ctx.report);
-		log_info("replay stopped where the recording ends; replay trace in %s/", so.trace_dir);
-		ret = REPLAY_EXIT_DIVERGED;
-		goto out;
+	if (ctx->flags & RR_F_END) {
+		log_info("%s", ctx->report);
+		log_info("replay stopped where the recording ends; replay trace in %s/",
+			 r->so.trace_dir);
+		r->ret = REPLAY_EXIT_DIVERGED;
+		return -1;
 	}
-	if (ctx.flags & RR_F_STOP) {
-		log_err("%s", ctx.report);
-		replay_say_layout(info, &res, ctx.layout, 1);
+	if (ctx->flags & RR_F_STOP) {
+		log_err("%s", ctx->report);
+		replay_say_layout(r->info, &r->res, ctx->layout, 1);
 		/* What to make of it follows what differs: a data race is
 		 * named only where it can be the cause (rr_advice.c). */
-		if (!strncmp(ctx.report, "replay diverged", 15)) {
-			struct rr_advice_in ai = {.cause = ctx.cause,
-						  .threads = ctx.cause_threads,
-						  .running = ctx.cause_running,
-						  .sync = !!strcmp(info->mode, "serial"),
-						  .fdtab = info->fdtab};
+		if (!strncmp(ctx->report, "replay diverged", 15)) {
+			struct rr_advice_in ai = {.cause = ctx->cause,
+						  .threads = ctx->cause_threads,
+						  .running = ctx->cause_running,
+						  .sync = !!strcmp(r->info->mode, "serial"),
+						  .fdtab = r->info->fdtab};
 			const char *advice = rr_advice(&ai);
 
 			if (advice)
 				log_info("%s", advice);
 		}
-		ret = REPLAY_EXIT_DIVERGED;
-		goto out;
+		r->ret = REPLAY_EXIT_DIVERGED;
+		return -1;
 	}
-	if (ctx.short_thread != UINT32_MAX && cl.use_gdb) {
+	return 0;
+}
+
+/* The program ended before its log did: a thread's, or the token's. */
+static int replay_ended_short(struct replay_run *r)
+{
+	const struct replay_ctx *ctx = &r->ctx;
+
+	if (ctx->short_thread != UINT32_MAX && r->cl.use_gdb) {
 		log_info("gdb ended before thread %u replayed its %u recorded events (it "
 			 "replayed %u)",
-			 ctx.short_thread, ctx.short_n, ctx.short_done);
-	} else if (ctx.short_thread != UINT32_MAX && !res.term_signal) {
+			 ctx->short_thread, ctx->short_n, ctx->short_done);
+	} else if (ctx->short_thread != UINT32_MAX && !r->res.term_signal) {
 		char who[64] = "";
 
-		if (ctx.nprocs > 1)
-			snprintf(who, sizeof(who), " process %u (recorded pid %d):", ctx.short_proc,
-				 (int)info->procs[ctx.short_proc].pid);
+		if (ctx->nprocs > 1)
+			snprintf(who, sizeof(who), " process %u (recorded pid %d):", ctx->short_proc,
+				 (int)r->info->procs[ctx->short_proc].pid);
 		log_err("replay diverged:%s the program ended before thread %u replayed its %u "
 			"recorded events (it replayed %u)",
-			who, ctx.short_thread, ctx.short_n, ctx.short_done);
-		ret = REPLAY_EXIT_DIVERGED;
-		goto out;
+			who, ctx->short_thread, ctx->short_n, ctx->short_done);
+		r->ret = REPLAY_EXIT_DIVERGED;
+		return -1;
 	}
-	if (ctx.nsw && ctx.tturn + 1 < ctx.nsw && !res.term_signal) {
+	if (ctx->nsw && ctx->tturn + 1 < ctx->nsw && !r->res.term_signal) {
 		log_err("replay diverged: the program ended at switch %llu of the run token; the "
 			"recording has %llu",
-			(unsigned long long)ctx.tturn, (unsigned long long)(ctx.nsw - 1));
-		ret = REPLAY_EXIT_DIVERGED;
-		goto out;
+			(unsigned long long)ctx->tturn, (unsigned long long)(ctx->nsw - 1));
+		r->ret = REPLAY_EXIT_DIVERGED;
+		return -1;
 	}
-	/* Not under gdb (its user may kill or run the program as they like),
-	 * nor for one process of a tree replayed alone (--pid: the recorded
-	 * end in the summary is the first process's),
-	 * nor along another path (--path: a path edited to lose no update
-	 * ends otherwise on purpose), nor after a recording cut short by a
-	 * kill (RR_O_TRUNCATED: the replay stops at its end, RR_F_END above). */
-	if (have_end && !cl.use_gdb && !cl.path_file && !(ctx.opts & RR_O_TRUNCATED) &&
-	    (ctx.only == RR_NO_PROC || ctx.only == 0) &&
-	    replay_check_end(rec_status, rec_sig, &res) < 0) {
-		replay_say_layout(info, &res, ctx.layout, 1);
-		ret = REPLAY_EXIT_DIVERGED;
-		goto out;
+	return 0;
+}
+
+/* The program ended otherwise than the recorded one. Not under gdb (its
+ * user may kill or run the program as they like),
+ * nor for one process of a tree replayed alone (--pid: the recorded
+ * end in the summary is the first process's),
+ * nor along another path (--path: a path edited to lose no update
+ * ends otherwise on purpose), nor after a recording cut short by a
+ * kill (RR_O_TRUNCATED: the replay stops at its end, RR_F_END above). */
+static int replay_ended_otherwise(struct replay_run *r)
+{
+	if (r->have_end && !r->cl.use_gdb && !r->cl.path_file &&
+	    !(r->ctx.opts & RR_O_TRUNCATED) && (r->ctx.only == RR_NO_PROC || r->ctx.only == 0) &&
+	    replay_check_end(r->rec_status, r->rec_sig, &r->res) < 0) {
+		replay_say_layout(r->info, &r->res, r->ctx.layout, 1);
+		r->ret = REPLAY_EXIT_DIVERGED;
+		return -1;
 	}
-	if (ctx.flags & RR_F_UNTRACKED)
+	return 0;
+}
+
+/* What was replayed; the program's exit status is spool's. */
+static int replay_summary(struct replay_run *r)
+{
+	const struct replay_ctx *ctx = &r->ctx;
+	const struct rr_info *info = r->info;
+
+	if (ctx->flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls: this replay may "
 			 "not be exact");
-	if (!so.quiet && ctx.nprocs > 1 && ctx.only == RR_NO_PROC)
+	if (!r->so.quiet && ctx->nprocs > 1 && ctx->only == RR_NO_PROC)
 		log_info("replayed the %u processes of the recording, each from its own log",
-			 ctx.nprocs);
-	else if (!so.quiet && ctx.nprocs > 1)
+			 ctx->nprocs);
+	else if (!r->so.quiet && ctx->nprocs > 1)
 		log_info("replayed process %u (recorded pid %d) alone, of the %u of the recording; "
 			 "the processes on the way to it ran without output",
-			 ctx.only, (int)info->procs[ctx.only].pid, ctx.nprocs);
-	if (!so.quiet && ctx.snap.fd >= 0)
+			 ctx->only, (int)info->procs[ctx->only].pid, ctx->nprocs);
+	if (!r->so.quiet && ctx->snap.fd >= 0)
 		log_info("started from snapshot %llu at schedule event %llu (restored in %.2f ms)",
-			 (unsigned long long)ctx.snap.index, (unsigned long long)ctx.snap.turn,
-			 (double)ctx.restore_ns / 1e6);
-	if (!so.quiet) {
+			 (unsigned long long)ctx->snap.index, (unsigned long long)ctx->snap.turn,
+			 (double)ctx->restore_ns / 1e6);
+	if (!r->so.quiet) {
 		/* a tree: the counts of all its processes, or of the one
 		 * replayed alone */
-		uint64_t ev = 0, sw = 0, in = 0;
+		uint64_t ev = 0, sw = 0, in = 0, inputs = 0;
 		uint32_t nth = 0;
 
-		inputs = 0;
-		for (uint32_t k = 0; k < ctx.nprocs; k++) {
-			const struct rr_log *l = ctx.nprocs > 1 ? ctx.logs[k] : log;
+		for (uint32_t k = 0; k < ctx->nprocs; k++) {
+			const struct rr_log *l = ctx->nprocs > 1 ? ctx->logs[k] : r->log;
 
-			if (ctx.only != RR_NO_PROC && ctx.nprocs > 1 && k != ctx.only)
+			if (ctx->only != RR_NO_PROC && ctx->nprocs > 1 && k != ctx->only)
 				continue;
 			ev += rr_log_events(l, &in);
 			inputs += in;
 			sw += rr_log_switches(l);
 			nth += rr_log_threads(l);
 		}
-		if (ctx.nsw)
+		if (ctx->nsw)
 			log_info("replayed %llu schedule events (switches of the run token, "
 				 "serial mode) and %llu inputs of %u thread%s; replay trace in %s/",
 				 (unsigned long long)sw, (unsigned long long)inputs, nth,
-				 nth == 1 ? "" : "s", so.trace_dir);
+				 nth == 1 ? "" : "s", r->so.trace_dir);
 		else
 			log_info("replayed %llu schedule events and %llu inputs of %u thread%s; "
 				 "replay trace in %s/",
 				 (unsigned long long)ev, (unsigned long long)inputs, nth,
-				 nth == 1 ? "" : "s", so.trace_dir);
-		if (ctx.img_written)
+				 nth == 1 ? "" : "s", r->so.trace_dir);
+		if (ctx->img_written)
 			log_info("the recording's log is kept in %s/.spool/replay.img (%.1f MB): "
 				 "the next replays start from it (--no-image: neither use nor "
 				 "write it)",
-				 dir, (double)rr_log_image_size(log) / 1e6);
+				 r->dir, (double)rr_log_image_size(r->log) / 1e6);
 	}
-	ret = res.exit_status;
-out:
-	if (devnull >= 0)
-		close(devnull);
-	if (ctx.snap.fd >= 0)
-		close(ctx.snap.fd);
+	r->ret = r->res.exit_status;
+	return 0;
+}
+
+static void replay_run_free(struct replay_run *r)
+{
+	if (r->devnull >= 0)
+		close(r->devnull);
+	if (r->ctx.snap.fd >= 0)
+		close(r->ctx.snap.fd);
 	for (int i = 0; i < 2; i++)
-		stdio_mimic_end(&outs[i]);
-	run_env_free(env);
-	if (have_in)
-		stdin_cap_close(&in);
-	replay_gdb_free(&gdb);
-	rr_pathsched_free(pathsched);
-	path_probes_free(pprobes);
-	for (uint32_t k = 1; logs && k < ctx.nprocs; k++)
-		rr_log_free(logs[k]);
-	free(logs);
-	rr_log_free(log);
-	free(pargv);
-	free(cmdline);
-	free(info);
-	free(ctx.eio);
+		stdio_mimic_end(&r->outs[i]);
+	run_env_free(r->env);
+	if (r->have_in)
+		stdin_cap_close(&r->in);
+	replay_gdb_free(&r->gdb);
+	rr_pathsched_free(r->pathsched);
+	path_probes_free(r->pprobes);
+	for (uint32_t k = 1; r->logs && k < r->ctx.nprocs; k++)
+		rr_log_free(r->logs[k]);
+	free(r->logs);
+	rr_log_free(r->log);
+	free(r->pargv);
+	free(r->cmdline);
+	free(r->info);
+	free(r->ctx.eio);
+}
+
+/* spool replay, step by step: each step returns 0 to go on; anything else
+ * ends the replay with r->ret (1 unless the step says otherwise). */
+static int (*const replay_steps[])(struct replay_run *r) = {
+	replay_parse,	     replay_dump,	 replay_check_out_opt, replay_read_info,
+	replay_refuse,	     replay_gdbserver,	 replay_program,       replay_logs,
+	replay_early,	     replay_session,	 replay_paths,	       replay_under_gdb,
+	replay_stdin,	     replay_env,	 replay_stdout,	       replay_outputs,
+	replay_execute,	     replay_stopped,	 replay_ended_short,   replay_ended_otherwise,
+	replay_summary,
+};
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_run *r;
+	int ret;
+
+	/* (on the heap: three paths and the agent's report are large) */
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return 1;
+	r->argc = argc;
+	r->argv = argv;
+	r->so = (struct session_opts){
+	    .trace_dir = NULL, /* TRACE/replays/N (replay_out_dir) */
+	    .ring_bytes = SHM_DEFAULT_RING_BYTES,
+	    .max_rings = SHM_DEFAULT_MAX_RINGS,
+	};
+	r->ctx.snap.fd = -1;
+	r->cl.stuck_ms = 5000;
+	r->cl.functions = PATH_FN_AUTO;
+	r->cl.goto_event = UINT64_MAX;
+	for (int i = 0; i < 2; i++)
+		r->outs[i] = (struct stdio_mimic){.child = -1, .src = -1, .stop = {-1, -1}};
+	r->ret = 1;
+	r->devnull = -1;
+	for (size_t i = 0; i < sizeof(replay_steps) / sizeof(replay_steps[0]); i++)
+		if (replay_steps[i](r))
+			break;
+	replay_run_free(r);
+	ret = r->ret;
+	free(r);
 	return ret;
 }
