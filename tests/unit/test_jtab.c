@@ -257,6 +257,56 @@ static void test_tail_shapes(void **state)
 	assert_int_equal(tail_of(abs8, sizeof(abs8)), 0);
 }
 
+/* GCC -O2 shapes from Debian's libsqlite3 (sqlite3VdbeExec, sqlite3Parser,
+ * sqlite3Pragma). Each was refused, which left the code its table reaches
+ * unknown to the planners ("not reached from its code").
+ *
+ * cmp r15b,0xb5; ja +0x14; lea rcx,[rip+0x100]; movzx edx,r15b;
+ * movsxd rax,[rcx+rdx*4]; add rax,rcx; jmp rax
+ * (the imm8 0xb5 is -75 to the decoder: ja compares unsigned bytes) */
+static void test_byte_cmp_other_reg(void **state)
+{
+	static const uint8_t code[] = {0x41, 0x80, 0xff, 0xb5, 0x77, 0x14, 0x48, 0x8d, 0x0d,
+				       0x00, 0x01, 0x00, 0x00, 0x41, 0x0f, 0xb6, 0xd7, 0x48,
+				       0x63, 0x04, 0x91, 0x48, 0x01, 0xc8, 0xff, 0xe0};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0x1000, &jt), 0);
+	assert_int_equal(jt.table, 0x1000 + 13 + 0x100);
+	assert_int_equal(jt.entries, 0xb6);
+}
+
+/* mov rax,r12; test bl,bl; jne +0; cmp eax,0x155; ja +0x10;
+ * lea rdx,[rip+0x100]; movsxd rax,[rdx+r12*4]; add rax,rdx; jmp rax
+ * (the bound is checked on a copy of the index) */
+static void test_cmp_of_copy(void **state)
+{
+	static const uint8_t code[] = {0x4c, 0x89, 0xe0, 0x84, 0xdb, 0x75, 0x00, 0x3d,
+				       0x55, 0x01, 0x00, 0x00, 0x77, 0x10, 0x48, 0x8d,
+				       0x15, 0x00, 0x01, 0x00, 0x00, 0x4a, 0x63, 0x04,
+				       0xa2, 0x48, 0x01, 0xd0, 0xff, 0xe0};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0x1000, &jt), 0);
+	assert_int_equal(jt.table, 0x1000 + 21 + 0x100);
+	assert_int_equal(jt.entries, 0x156);
+}
+
+/* cmp byte [r10+8],0x2b; ja +0x15; movzx eax,byte [r10+8];
+ * lea rdx,[rip+0x100]; movsxd rax,[rdx+rax*4]; add rax,rdx; jmp rax
+ * (the byte in memory is checked, then loaded: 0x2c entries, not 256) */
+static void test_byte_mem_bound(void **state)
+{
+	static const uint8_t code[] = {0x41, 0x80, 0x7a, 0x08, 0x2b, 0x77, 0x15, 0x41, 0x0f, 0xb6,
+				       0x42, 0x08, 0x48, 0x8d, 0x15, 0x00, 0x01, 0x00, 0x00, 0x48,
+				       0x63, 0x04, 0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0};
+	struct x86_jtab jt;
+
+	assert_int_equal(jtab_of(code, sizeof(code), 0x1000, &jt), 0);
+	assert_int_equal(jt.table, 0x1000 + 19 + 0x100);
+	assert_int_equal(jt.entries, 0x2c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +317,8 @@ int main(void)
 	    cmocka_unit_test(test_no_bound),	 cmocka_unit_test(test_index_changed),
 	    cmocka_unit_test(test_tail_call),	 cmocka_unit_test(test_copy_after),
 	    cmocka_unit_test(test_tail_shapes),
+	    cmocka_unit_test(test_byte_cmp_other_reg), cmocka_unit_test(test_cmp_of_copy),
+	    cmocka_unit_test(test_byte_mem_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,24 +108,36 @@ static int jt_abs8(const ZydisDecodedOperand *o, ZydisRegister *index, uint64_t 
 	return 1;
 }
 
+/* An immediate compared with an operand of `bits` bits, as ja and jae see
+ * it: unsigned at that width (the decoder sign-extends an imm8, so
+ * cmp r15b, 0xb5 holds -75). */
+static uint64_t jt_imm_unsigned(const ZydisDecodedOperand *imm, unsigned bits)
+{
+	uint64_t v = imm->imm.value.u;
+
+	if (bits && bits < 64)
+		v &= (1ull << bits) - 1;
+	return v;
+}
+
 /* cmp X, imm at c directly followed by the ja/jae j: the entries it
  * allows (1 or more), 0 when it is not such a pair, -ERANGE too many. */
 static int jt_cmp_bound(const struct jt_insn *c, const struct jt_insn *j, ZydisRegister *x,
 			uint32_t *entries)
 {
 	const ZydisDecodedOperand *a = jt_op(c, 0), *b = jt_op(c, 1);
+	uint64_t imm;
 
 	if (j->in.meta.category != ZYDIS_CATEGORY_COND_BR || c->in.mnemonic != ZYDIS_MNEMONIC_CMP ||
 	    !jt_is_reg(a) || !b || b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
 		return 0;
-	if (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE) /* ja: unsigned index <= imm */
-		*entries = (uint32_t)b->imm.value.s + 1;
-	else if (j->in.mnemonic == ZYDIS_MNEMONIC_JNB) /* jae: < imm */
-		*entries = (uint32_t)b->imm.value.s;
-	else
+	if (j->in.mnemonic != ZYDIS_MNEMONIC_JNBE && j->in.mnemonic != ZYDIS_MNEMONIC_JNB)
 		return 0;
-	if (b->imm.value.s < 0 || b->imm.value.s >= JT_MAX_ENTRIES)
+	imm = jt_imm_unsigned(b, a->size);
+	if (imm >= JT_MAX_ENTRIES)
 		return -ERANGE;
+	/* ja: unsigned index <= imm; jae: < imm */
+	*entries = (uint32_t)imm + (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE);
 	*x = jt_family(a->reg.value);
 	return *entries ? 1 : 0;
 }
@@ -209,8 +221,8 @@ static uint32_t jt_mem_bound(const struct jt_insn *v, int load, const ZydisDecod
 		if (j->in.meta.category != ZYDIS_CATEGORY_COND_BR)
 			continue;
 		if ((c->in.mnemonic != ZYDIS_MNEMONIC_CMP && c->in.mnemonic != ZYDIS_MNEMONIC_SUB) ||
-		    !b || b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE || b->imm.value.s < 0 ||
-		    b->imm.value.s >= JT_MAX_ENTRIES ||
+		    !a || !b || b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+		    jt_imm_unsigned(b, a->size) >= JT_MAX_ENTRIES ||
 		    (j->in.mnemonic != ZYDIS_MNEMONIC_JNBE && j->in.mnemonic != ZYDIS_MNEMONIC_JNB))
 			continue;
 		if (jt_same_mem(a, m) && c->in.mnemonic == ZYDIS_MNEMONIC_CMP) {
@@ -222,7 +234,8 @@ static uint32_t jt_mem_bound(const struct jt_insn *v, int load, const ZydisDecod
 		} else {
 			continue;
 		}
-		return (uint32_t)b->imm.value.s + (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE);
+		return (uint32_t)jt_imm_unsigned(b, a->size) +
+		       (j->in.mnemonic == ZYDIS_MNEMONIC_JNBE);
 	}
 	return 0;
 }
@@ -232,7 +245,10 @@ static uint32_t jt_mem_bound(const struct jt_insn *v, int load, const ZydisDecod
  *  - such a cmp of another register X when f was copied from X before it
  *    (mov f, X; ... cmp X, imm; ja), neither written in between, or after
  *    it (cmp X, imm; ja; ... mov f, X: X's bound is f's);
- *  - movzx f, r8: at most 256 (a cmp before it may say fewer).
+ *  - a cmp of a copy X of f (mov X, f; ... cmp X, imm; ja);
+ *  - movzx f, r8: at most 256 (a cmp before it, of f or of the byte's
+ *    register, may say fewer); movzx f, byte [M]: a cmp [M], imm; ja
+ *    before it, or 256.
  * Between the bound and `use`, f may only be extended into itself
  * (mov eax, eax; movsxd rax, eax; movzx eax, al). */
 static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t *entries)
@@ -251,11 +267,21 @@ static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t 
 			    jt_is_reg(s) ? jt_family(s->reg.value) : ZYDIS_REGISTER_NONE;
 
 			if (j->in.mnemonic == ZYDIS_MNEMONIC_MOVZX && s && s->size == 8) {
-				/* a byte: 256 entries at most */
+				/* a byte: 256 entries at most; from another register
+				 * X, a cmp of X before bounds it too (GCC -O2:
+				 * cmp r15b, 0xb5; ja D; lea rcx, [rip+T];
+				 * movzx edx, r15b; movsxd rax, [rcx+rdx*4]) */
 				cap = 256;
-				if (sf == f)
-					continue;
-				return (*entries = cap), 0;
+				if (sf == ZYDIS_REGISTER_NONE) {
+					/* movzx f, byte [M]: a cmp byte [M], imm; ja
+					 * before it may say fewer */
+					n = s->type == ZYDIS_OPERAND_TYPE_MEMORY && !pending
+						? jt_mem_bound(v, k, s)
+						: 0;
+					return (*entries = n && n < cap ? n : cap), 0;
+				}
+				f = sf;
+				continue;
 			}
 			if ((j->in.mnemonic == ZYDIS_MNEMONIC_MOV ||
 			     j->in.mnemonic == ZYDIS_MNEMONIC_MOVSXD) &&
@@ -281,8 +307,16 @@ static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t 
 			}
 			break;
 		}
-		if (pending && jt_writes(j, px))
+		if (pending && jt_writes(j, px)) {
+			const ZydisDecodedOperand *d = jt_op(j, 0), *s = jt_op(j, 1);
+
+			/* mov X, f; ... cmp X, imm; ja (GCC -O2 keeps the index
+			 * in f and tests a copy): X's bound is f's */
+			if (j->in.mnemonic == ZYDIS_MNEMONIC_MOV && jt_is_reg(d) && d->size >= 32 &&
+			    jt_is_reg(s) && jt_family(s->reg.value) == f)
+				return (*entries = cap && cap < pending ? cap : pending), 0;
 			pending = 0;
+		}
 		if (k == 0)
 			break;
 		rc = jt_cmp_bound(&v[k - 1], j, &x, &n);
