@@ -57,6 +57,9 @@
 #include "../common/event.h"
 #include "../util/log.h"
 #include "probe.h"
+#if defined(__aarch64__)
+#include "../arch/aarch64/a64_cfg.h"
+#endif
 
 #define CFG_MAX_INSNS 65536
 
@@ -524,7 +527,13 @@ int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned 
 {
 	struct probe_module *mod;
 	struct cfg_fn f;
-	int rc = cfg_open(m, module, sym, &f);
+	int rc;
+
+#if defined(__aarch64__)
+	/* one word per instruction, one B per probe: src/arch/aarch64/ */
+	return a64_plan_cfg(m, module, sym, what);
+#endif
+	rc = cfg_open(m, module, sym, &f);
 
 	if (rc)
 		return rc;

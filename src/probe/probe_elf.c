@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "../arch/arch.h"
+#if defined(__aarch64__)
+#include "../arch/aarch64/a64_insn.h"
+#endif
 #include "../util/debugfile.h"
 #include "../util/log.h"
 #include "probe.h"
@@ -374,6 +377,31 @@ int probe_module_analyse(struct probe_module *mod)
 			continue;
 		if (avail > s->size)
 			avail = s->size;
+#if defined(__aarch64__)
+		/* One word per instruction: the direct branch, call and ADR
+		 * targets (a switch's ADR base, a label's address), no decoder.
+		 * Jump tables are not read: an indirect BR's targets stay
+		 * unknown (a64_cfg.c says so). */
+		for (off = (s->addr & 3) ? avail : 0; off + 4 <= avail; off += 4) {
+			uint32_t w;
+			uint64_t t;
+			int c;
+
+			memcpy(&w, p + off, 4);
+			c = a64_class(w, s->addr + off, &t);
+			if (c != A64_B && c != A64_BL && c != A64_BCOND && c != A64_CBZ &&
+			    c != A64_TBZ && c != A64_ADR)
+				continue;
+			rc = probe_push_u64(&mod->targets, &mod->ntargets, &cap, t);
+			if (!rc && c != A64_ADR)
+				rc = probe_push_u64(&mod->seeds, &mod->nseeds, &scap, t);
+			if (!rc && c == A64_BL)
+				rc = probe_push_u64(&mod->calls, &mod->ncalls, &ccap, t);
+			if (rc)
+				return rc;
+		}
+		continue;
+#endif
 		while (off < avail) {
 			struct x86_insn in;
 

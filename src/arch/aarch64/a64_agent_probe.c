@@ -21,8 +21,9 @@
  *   - placing is done in the constructor, with one thread (launch mode),
  *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
  *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
- *   - no custom handlers (--handler), no block, branch or variable probes:
- *     spool refuses them on aarch64 before anything runs.
+ *   - no custom handlers (--handler), no variable probes: spool refuses
+ *     them on aarch64 before anything runs. Block and branch probes count
+ *     (a64_agent_probe_hot.c) in the area's counters.
  *
  * The handlers a hit runs are in a64_agent_probe_hot.c.
  */
@@ -127,6 +128,10 @@ static uint64_t a64_handler(uint64_t h)
 		return (uint64_t)(uintptr_t)a64_probe_entry;
 	if (h == PROBE_H_FUNC_EXIT)
 		return (uint64_t)(uintptr_t)a64_probe_exit;
+	if (h == PROBE_H_BLOCK)
+		return (uint64_t)(uintptr_t)a64_probe_block;
+	if (h == PROBE_H_BRANCH)
+		return (uint64_t)(uintptr_t)a64_probe_branch;
 	return 0;
 }
 
@@ -340,7 +345,8 @@ static struct probe_area_hdr *a64_find_area(void)
 	    h->nmodules > (size - h->modules_off) / sizeof(struct probe_area_module) ||
 	    h->relocs_off > size ||
 	    h->nrelocs > (size - h->relocs_off) / sizeof(struct probe_area_reloc) ||
-	    h->code_off > size || h->code_bytes > size - h->code_off)
+	    h->code_off > size || h->code_bytes > size - h->code_off ||
+	    h->counts_off > size || h->ncounts > (size - h->counts_off) / 16)
 		return NULL;
 	return h;
 }
@@ -371,6 +377,10 @@ void agent_probe_init(void)
 	}
 	if (h->ncounts && h->ncounts - 1 > a64_probe_max_id && h->ncounts - 1 < (1u << 24))
 		a64_probe_max_id = h->ncounts - 1;
+	if (h->ncounts && h->counts_off) {
+		a64_probe_counts = (uint64_t *)((char *)h + h->counts_off);
+		a64_probe_ncounts = h->ncounts;
+	}
 	if (a64_probe_max_id >= (1u << 24))
 		a64_probe_max_id = (1u << 24) - 1;
 	a64_pgsz = (uint64_t)getauxval(AT_PAGESZ);

@@ -19,4 +19,12 @@ extern uint32_t a64_probe_max_id;
 void a64_probe_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 void a64_probe_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 
+/* Block and branch counters (probe_abi.h counts_off): counts[2 * id] a
+ * block's hits, counts[2 * id + 0/1] a branch taken / not taken. */
+extern uint64_t *a64_probe_counts;
+extern uint32_t a64_probe_ncounts;
+void a64_probe_block(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+/* (w3 = the branch's instruction word: struct a64_call's arg) */
+void a64_probe_branch(uint32_t id, struct a64_probe_regs *regs, uint64_t sp, uint32_t w);
+
 #endif

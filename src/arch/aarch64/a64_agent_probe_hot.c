@@ -69,3 +69,28 @@ void a64_probe_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 {
 	a64_probe_emit(id, PROBE_OP_EXIT, regs, sp, regs->x[0], regs->x[1], 0);
 }
+
+/*
+ * Block and branch probes count, they record nothing: a relaxed atomic add
+ * on a counter in spool's shared memory (threads and forked children add
+ * to the same counters), as on x86-64 (agent_probe_hot.c). No TLS, no
+ * timestamp: safe in a signal handler and before the thread is known.
+ */
+uint64_t *a64_probe_counts;
+uint32_t a64_probe_ncounts;
+
+void a64_probe_block(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	if (AGENT_LIKELY(id < a64_probe_ncounts))
+		__atomic_fetch_add(&a64_probe_counts[2 * id], 1, __ATOMIC_RELAXED);
+}
+
+/* w: the conditional branch, whose condition is evaluated on the registers
+ * it runs with (the saved ones: the trampoline runs it relocated after). */
+void a64_probe_branch(uint32_t id, struct a64_probe_regs *regs, uint64_t sp, uint32_t w)
+{
+	int taken = a64_branch_taken(w, regs->x, regs->nzcv);
+
+	if (AGENT_LIKELY(id < a64_probe_ncounts && taken >= 0))
+		__atomic_fetch_add(&a64_probe_counts[2 * id + !taken], 1, __ATOMIC_RELAXED);
+}

@@ -112,8 +112,8 @@ const char *a64_unreloc(uint32_t w, uint64_t addr)
 
 /* ---- building a trampoline ---- */
 
-#define A64_WORDS 96
-#define A64_LITS 4
+#define A64_WORDS 128
+#define A64_LITS 8
 
 struct a64_build {
 	uint32_t w[A64_WORDS];
@@ -300,19 +300,33 @@ static uint32_t a64_pair(uint32_t op, unsigned a, unsigned b, unsigned off, unsi
 	return op | ((off / scale) & 0x7f) << 15 | b << 10 | 31u << 5 | a;
 }
 
-/* w0 = id; x1 = the frame; x2 = sp at the probe; blr handler. */
-static void a64_put_call(struct a64_build *b, uint32_t id, uint32_t handler)
+/* w0 = id; x1 = the frame; x2 = sp at the probe; w3 = arg; blr handler. */
+static void a64_put_call(struct a64_build *b, const struct a64_call *k)
 {
+	uint32_t id = k->id;
+
 	a64_put(b, 0x52800000u | (id & 0xffff) << 5);	     /* movz w0, #lo */
 	a64_put(b, 0x72a00000u | (id >> 16 & 0xffff) << 5);  /* movk w0, #hi, lsl 16 */
+	if (k->arg) {
+		a64_put(b, 0x52800003u | (k->arg & 0xffff) << 5);	/* movz w3, #lo */
+		a64_put(b, 0x72a00003u | (k->arg >> 16 & 0xffff) << 5); /* movk w3, #hi */
+	}
 	a64_put(b, 0x910003e1u);			     /* mov x1, sp */
 	a64_put(b, 0x910003e2u | (uint32_t)A64_FRAME << 10); /* add x2, sp, #FRAME */
-	a64_put_lit(b, 16, PROBE_R_HANDLER64, handler);	     /* ldr x16, =handler */
+	a64_put_lit(b, 16, PROBE_R_HANDLER64, k->handler);   /* ldr x16, =handler */
 	a64_put(b, 0xd63f0200u);			     /* blr x16 */
 }
 
 int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe_id,
 		   uint32_t handler, uint32_t id2, uint32_t handler2)
+{
+	struct a64_call k[2] = {{probe_id, handler, 0}, {id2, handler2, 0}};
+
+	return a64_code_probe_calls(c, w, addr, k, id2 ? 2 : 1);
+}
+
+int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
+			 const struct a64_call *calls, unsigned n)
 {
 	struct a64_build b;
 	int rc;
@@ -320,6 +334,8 @@ int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe
 	memset(&b, 0, sizeof(b));
 	if (a64_unreloc(w, addr))
 		return -ENOTSUP;
+	if (!n || n > A64_CALLS_MAX)
+		return -ENOSPC;
 	/* sub sp, sp, #A64_FRAME (AAPCS64 on Linux has no red zone: nothing
 	 * below sp is live) */
 	a64_put(&b, 0xd10003ffu | (uint32_t)A64_FRAME << 10);
@@ -329,9 +345,8 @@ int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe
 	a64_put(&b, a64_pair(0xa9000000u, 30, 0, 240, 8)); /* stp x30, x0, [sp, #240] */
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad000000u, r, r + 1, 256 + r * 16, 16));
-	a64_put_call(&b, probe_id, handler);
-	if (id2)
-		a64_put_call(&b, id2, handler2);
+	for (unsigned i = 0; i < n; i++)
+		a64_put_call(&b, &calls[i]);
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad400000u, r, r + 1, 256 + r * 16, 16));
 	a64_put(&b, a64_pair(0xa9400000u, 30, 0, 240, 8)); /* ldp x30, x0, [sp, #240] */

@@ -69,6 +69,57 @@ const char *a64_unreloc(uint32_t w, uint64_t addr);
 int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe_id,
 		   uint32_t handler, uint32_t id2, uint32_t handler2);
 
+/* One handler call of a trampoline: w0 = id, x1 = the saved registers,
+ * x2 = sp at the probe, w3 = arg (a branch probe: the instruction word,
+ * whose condition the handler evaluates on the saved registers). */
+struct a64_call {
+	uint32_t id, handler, arg;
+};
+#define A64_CALLS_MAX 4
+
+/* a64_code_probe with n (1..A64_CALLS_MAX) handler calls, in order, on
+ * the same saved registers: several probes of one instruction (a block's
+ * counter, its branch, a function's entry or exit) in one trampoline. */
+int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
+			 const struct a64_call *calls, unsigned n);
+
+/* The value a conditional branch w (B.cond, BC.cond, CBZ/CBNZ, TBZ/TBNZ)
+ * tests, from the registers x[0..30] and NZCV (bits 31-28) it runs with:
+ * 1 taken, 0 not taken, -1 not a conditional branch. Shared by the planner's
+ * unit test and the agent's branch handler (header-only: the agent links
+ * nothing of the host side). */
+static inline int a64_branch_taken(uint32_t w, const uint64_t *x, uint64_t nzcv)
+{
+	unsigned n = nzcv >> 31 & 1, z = nzcv >> 30 & 1, c = nzcv >> 29 & 1, v = nzcv >> 28 & 1;
+	unsigned rt = w & 31, r;
+	uint64_t val = rt == 31 ? 0 : x[rt];
+
+	if ((w & 0xff000000u) == 0x54000000u) {
+		switch (w >> 1 & 7) {
+		case 0: r = z; break;			/* EQ / NE */
+		case 1: r = c; break;			/* CS / CC */
+		case 2: r = n; break;			/* MI / PL */
+		case 3: r = v; break;			/* VS / VC */
+		case 4: r = c && !z; break;		/* HI / LS */
+		case 5: r = n == v; break;		/* GE / LT */
+		case 6: r = n == v && !z; break;	/* GT / LE */
+		default: return 1;			/* AL, NV: always */
+		}
+		return (int)(r ^ (w & 1));
+	}
+	if ((w & 0x7e000000u) == 0x34000000u) { /* CBZ (op 0) / CBNZ (op 1) */
+		if (!(w >> 31))
+			val = (uint32_t)val;
+		return (val != 0) == (int)(w >> 24 & 1);
+	}
+	if ((w & 0x7e000000u) == 0x36000000u) { /* TBZ (op 0) / TBNZ (op 1) */
+		unsigned bit = (w >> 31) << 5 | (w >> 19 & 31);
+
+		return (int)(val >> bit & 1) == (int)(w >> 24 & 1);
+	}
+	return -1;
+}
+
 /* The frame the trampoline saves, lowest address first (the handler's
  * second argument). sp at the probe is (uintptr_t)regs + A64_FRAME. */
 struct a64_probe_regs {
