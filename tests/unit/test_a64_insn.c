@@ -221,12 +221,75 @@ static void test_refused(void **state)
 	assert_null(a64_unreloc(0x5c000040u, 0x2000));
 }
 
+/* a64_branch_taken: the condition of each conditional branch kind, on
+ * registers and NZCV (what the agent's branch handler counts). */
+static void test_branch_taken(void **state)
+{
+	uint64_t x[31] = {0};
+	const uint64_t N = 1ull << 31, Z = 1ull << 30, C = 1ull << 29, V = 1ull << 28;
+
+	assert_int_equal(a64_branch_taken(0x54000040u, x, Z), 1); /* b.eq */
+	assert_int_equal(a64_branch_taken(0x54000040u, x, 0), 0);
+	assert_int_equal(a64_branch_taken(0x54000041u, x, 0), 1); /* b.ne */
+	assert_int_equal(a64_branch_taken(0x5400004au, x, N | V), 1); /* b.ge: N == V */
+	assert_int_equal(a64_branch_taken(0x5400004au, x, N), 0);
+	assert_int_equal(a64_branch_taken(0x5400004bu, x, N), 1);	/* b.lt */
+	assert_int_equal(a64_branch_taken(0x54000048u, x, C), 1);	/* b.hi: C && !Z */
+	assert_int_equal(a64_branch_taken(0x54000048u, x, C | Z), 0);
+	assert_int_equal(a64_branch_taken(0x54000049u, x, C | Z), 1); /* b.ls */
+	assert_int_equal(a64_branch_taken(0x5400004cu, x, 0), 1);	/* b.gt */
+	assert_int_equal(a64_branch_taken(0x5400004du, x, Z), 1);	/* b.le */
+	assert_int_equal(a64_branch_taken(0x5400004eu, x, 0), 1);	/* b.al */
+	x[0] = 0;
+	x[1] = 1ull << 32; /* zero in its low 32 bits */
+	x[2] = 1ull << 33;
+	assert_int_equal(a64_branch_taken(0xb4000040u, x, 0), 1); /* cbz x0 */
+	assert_int_equal(a64_branch_taken(0x35000041u, x, 0), 0); /* cbnz w1 */
+	assert_int_equal(a64_branch_taken(0xb5000041u, x, 0), 1); /* cbnz x1 */
+	assert_int_equal(a64_branch_taken(0xb400005fu, x, 0), 1); /* cbz xzr */
+	assert_int_equal(a64_branch_taken(0x36000040u, x, 0), 1); /* tbz x0, #0 */
+	assert_int_equal(a64_branch_taken(0xb7080042u, x, 0), 1); /* tbnz x2, #33 */
+	assert_int_equal(a64_branch_taken(0xb7080041u, x, 0), 0); /* tbnz x1, #33 */
+	assert_int_equal(a64_branch_taken(0x14000002u, x, 0), -1); /* b: not conditional */
+}
+
+/* Several handler calls in one trampoline; the branch's word in w3. */
+static void test_calls(void **state)
+{
+	struct a64_call k[A64_CALLS_MAX + 1] = {
+	    {7, PROBE_H_FUNC_ENTRY, 0},
+	    {8, PROBE_H_BLOCK, 0},
+	    {9, PROBE_H_BRANCH, 0xb4000060u},
+	    {10, PROBE_H_FUNC_EXIT, 0},
+	    {11, PROBE_H_BLOCK, 0},
+	};
+	struct x86_code c;
+	int handlers = 0, w3lo = 0, w3hi = 0;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(a64_code_probe_calls(&c, 0xb4000060u, 0x2000, k, A64_CALLS_MAX), 0);
+	for (uint32_t i = 0; i < c.nrel; i++)
+		handlers += c.rel[i].type == PROBE_R_HANDLER64;
+	assert_int_equal(handlers, A64_CALLS_MAX);
+	for (uint32_t at = 0; at + 4 <= c.len; at += 4) {
+		w3lo += word(&c, at) == (0x52800003u | 0x0060u << 5);	/* movz w3, #0x60 */
+		w3hi += word(&c, at) == (0x72a00003u | 0xb400u << 5); /* movk w3, #0xb400, lsl 16 */
+	}
+	assert_int_equal(w3lo, 1);
+	assert_int_equal(w3hi, 1);
+	/* the cbz, relocated, after the restore */
+	assert_int_equal(word(&c, after_restore(&c)), 0xb4000040u);
+	assert_int_equal(a64_code_probe_calls(&c, 0xb4000060u, 0x2000, k, A64_CALLS_MAX + 1),
+			 -ENOSPC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_classes),  cmocka_unit_test(test_plain_and_call),
 	    cmocka_unit_test(test_branches), cmocka_unit_test(test_addresses),
-	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_refused), cmocka_unit_test(test_branch_taken),
+	    cmocka_unit_test(test_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
