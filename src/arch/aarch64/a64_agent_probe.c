@@ -42,7 +42,10 @@
 #include "a64_agent_probe.h"
 
 uint64_t *a64_probe_addr;
+uint64_t *a64_probe_base;
 uint32_t a64_probe_max_id;
+const struct probe_area_var *a64_probe_vars;
+uint32_t a64_probe_nvars;
 /* The area, once the startup placing is done (dlopens follow then), and
  * the lock two dlopens placing probes at once take turns on. */
 static struct probe_area_hdr *a64_area;
@@ -67,6 +70,10 @@ static uint64_t a64_handler(uint64_t h)
 		return (uint64_t)(uintptr_t)a64_probe_block;
 	if (h == PROBE_H_BRANCH)
 		return (uint64_t)(uintptr_t)a64_probe_branch;
+	if (h == PROBE_H_HIT)
+		return (uint64_t)(uintptr_t)a64_probe_hit;
+	if (h == PROBE_H_VAR)
+		return (uint64_t)(uintptr_t)a64_probe_var;
 	return 0;
 }
 
@@ -180,8 +187,11 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 		p->runtime_addr = base + p->addr_off;
 		p->runtime_patch = at;
 		a64_probe_addr[p->id] = p->runtime_addr;
-		if (p->shared_exit && p->shared_exit <= a64_probe_max_id)
+		a64_probe_base[p->id] = base;
+		if (p->shared_exit && p->shared_exit <= a64_probe_max_id) {
 			a64_probe_addr[p->shared_exit] = p->runtime_addr;
+			a64_probe_base[p->shared_exit] = base;
+		}
 		if (memcmp((void *)(uintptr_t)at, p->orig, 4)) {
 			p->status = PROBE_S_MISMATCH;
 			continue;
@@ -253,6 +263,24 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		a64_place_run(h, ps, i, j, base, page, size);
 		i = j;
 	}
+	/* Probes that ride in another's trampoline (PROBE_M_RIDE: a variable
+	 * read at a func: entry or exit): placed when their owner is. */
+	for (uint32_t k = m->first_probe; k < end; k++) {
+		struct probe_area_probe *p = &ps[k];
+
+		if (p->method != PROBE_M_RIDE || p->id > a64_probe_max_id)
+			continue;
+		p->status = PROBE_S_NO_PAGE;
+		for (uint32_t o = m->first_probe; o < end; o++)
+			if (ps[o].id == p->owner && ps[o].method == PROBE_M_JUMP) {
+				p->status = ps[o].status;
+				break;
+			}
+		p->runtime_addr = base + p->addr_off;
+		p->runtime_patch = base + p->patch_off;
+		a64_probe_addr[p->id] = p->runtime_addr;
+		a64_probe_base[p->id] = base;
+	}
 	if (npages > 1)
 		agent_log("probe: '%s': trampolines in %u pages (its probes span more than a "
 			  "branch reaches)",
@@ -274,7 +302,9 @@ static struct probe_area_hdr *a64_find_area(void)
 	    h->relocs_off > size ||
 	    h->nrelocs > (size - h->relocs_off) / sizeof(struct probe_area_reloc) ||
 	    h->code_off > size || h->code_bytes > size - h->code_off ||
-	    h->counts_off > size || h->ncounts > (size - h->counts_off) / 16)
+	    h->counts_off > size || h->ncounts > (size - h->counts_off) / 16 ||
+	    h->vars_off > size ||
+	    h->nvars > (size - h->vars_off) / sizeof(struct probe_area_var))
 		return NULL;
 	return h;
 }
@@ -309,9 +339,14 @@ void agent_probe_init(void)
 		a64_probe_counts = (uint64_t *)((char *)h + h->counts_off);
 		a64_probe_ncounts = h->ncounts;
 	}
+	if (h->nvars && h->vars_off) {
+		a64_probe_vars = (const struct probe_area_var *)((char *)h + h->vars_off);
+		a64_probe_nvars = h->nvars;
+	}
 	if (a64_probe_max_id >= (1u << 24))
 		a64_probe_max_id = (1u << 24) - 1;
-	tsize = (((size_t)a64_probe_max_id + 1) * sizeof(uint64_t) + agent_probe_pgsz() - 1) &
+	/* two tables by id: the probed address, the module's base */
+	tsize = (((size_t)a64_probe_max_id + 1) * 2 * sizeof(uint64_t) + agent_probe_pgsz() - 1) &
 		~(size_t)(agent_probe_pgsz() - 1);
 	agent_self.busy++;
 	a64_probe_addr =
@@ -320,6 +355,7 @@ void agent_probe_init(void)
 		a64_probe_addr = NULL;
 		agent_log("probe: no memory for the probe table");
 	} else {
+		a64_probe_base = a64_probe_addr + a64_probe_max_id + 1;
 		for (uint32_t i = 0; i < h->nmodules; i++) {
 			if (!ms[i].nprobes)
 				continue;

@@ -8,10 +8,13 @@
 
 #include <stdint.h>
 
+#include "../../probe/probe_abi.h"
 #include "a64_insn.h"
 
-/* The probed instruction's run-time address, by probe id (0..max_id). */
+/* The probed instruction's run-time address, and its module's load bias,
+ * by probe id (0..max_id). */
 extern uint64_t *a64_probe_addr;
+extern uint64_t *a64_probe_base;
 extern uint32_t a64_probe_max_id;
 
 /* The standard handlers the trampolines call (a64_code_probe): probe id,
@@ -26,5 +29,13 @@ extern uint32_t a64_probe_ncounts;
 void a64_probe_block(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 /* (w3 = the branch's instruction word: struct a64_call's arg) */
 void a64_probe_branch(uint32_t id, struct a64_probe_regs *regs, uint64_t sp, uint32_t w);
+
+/* Variable probes (PROBE_H_VAR): the recipes, sorted by probe id
+ * (probe_abi.h vars_off), one record per variable; PROBE_H_HIT: a hit
+ * (time: at a line) with x0-x2. */
+extern const struct probe_area_var *a64_probe_vars;
+extern uint32_t a64_probe_nvars;
+void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+void a64_probe_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 
 #endif

@@ -47,6 +47,7 @@
 #include "../../util/log.h"
 #include "a64_cfg.h"
 #include "a64_insn.h"
+#include "a64_plan.h"
 
 struct a64_fn {
 	struct probe_module *mod;
@@ -204,43 +205,21 @@ static int a64_tramp(struct probe_mgr *m, const struct a64_fn *f, size_t i, cons
 static int a64_ride(struct probe_mgr *m, const struct a64_fn *f, size_t i, uint32_t id)
 {
 	uint64_t addr = f->lo + 4 * i;
-	uint32_t w = a64_w(f, i), oid = probe_plan_covering(m, f->module, addr, addr + 4);
-	struct probe_def *o = a64_def(m, oid);
-	struct a64_call k[A64_CALLS_MAX];
-	struct x86_code *c;
-	unsigned n = 0;
+	uint32_t oid = probe_plan_covering(m, f->module, addr, addr + 4);
+	struct probe_def *o = a64_def(m, oid), *d;
 	int rc;
 
-	if (!o || o->shared || o->method != PROBE_M_JUMP || o->patch_len != 4 ||
-	    o->patch_off != addr)
+	if (!o || o->patch_off != addr)
 		return -ENOTSUP;
-	a64_call_of(o, w, &k[n++]);
-	for (size_t j = 0; j < m->ndefs; j++) {
-		const struct probe_def *s = &m->defs[j];
-
-		if (s->shared != oid || s->module != f->module || s->id == id)
-			continue;
-		if (n == A64_CALLS_MAX)
-			return -ENOTSUP;
-		a64_call_of(s, w, &k[n++]);
-	}
-	if (n == A64_CALLS_MAX)
-		return -ENOTSUP;
-	a64_call_of(a64_def(m, id), w, &k[n++]);
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	rc = a64_code_probe_calls(c, w, addr, k, n);
-	if (!rc) {
-		struct probe_def *d = a64_def(m, id);
-
-		memcpy(o->code, c, sizeof(*c));
-		d->method = PROBE_M_JUMP;
-		d->shared = oid;
-		snprintf(d->insn, sizeof(d->insn), "%s", o->insn);
-	}
-	free(c);
-	return rc == -ENOMEM ? rc : rc ? -ENOTSUP : 0;
+	rc = a64_plan_retramp(m, oid, id);
+	if (rc)
+		return rc;
+	o = a64_def(m, oid);
+	d = a64_def(m, id);
+	d->method = PROBE_M_JUMP;
+	d->shared = oid;
+	snprintf(d->insn, sizeof(d->insn), "%s", o->insn);
+	return 0;
 }
 
 /* The word of [i0, i1) the block's counter goes on (see the top), or -1;

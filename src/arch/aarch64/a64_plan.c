@@ -307,3 +307,159 @@ int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int en
 			  name, nbr, nbr == 1 ? "" : "es");
 	return 0;
 }
+
+/* ---- several probes on one word: variables, time, counters ---- */
+
+int a64_plan_retramp(struct probe_mgr *m, uint32_t oid, uint32_t extra)
+{
+	struct probe_def *o = oid && oid <= m->ndefs ? &m->defs[oid - 1] : NULL;
+	struct a64_call k[A64_CALLS_MAX];
+	struct x86_code *c;
+	unsigned n = 0;
+	uint32_t w;
+	int rc;
+
+	if (!o || o->shared || o->method != PROBE_M_JUMP || o->patch_len != 4)
+		return -ENOTSUP;
+	memcpy(&w, o->orig, 4);
+	for (size_t j = oid - 1; j < m->ndefs; j++) {
+		const struct probe_def *s = &m->defs[j];
+
+		if (j != oid - 1 && s->shared != oid && s->id != extra)
+			continue;
+		if (n == A64_CALLS_MAX)
+			return -ENOTSUP;
+		k[n].id = s->id;
+		k[n].handler = s->handler;
+		k[n].arg = s->handler == PROBE_H_BRANCH ? w : 0;
+		n++;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	rc = a64_code_probe_calls(c, w, o->patch_off, k, n);
+	if (!rc)
+		memcpy(o->code, c, sizeof(*c));
+	free(c);
+	return rc == -ENOMEM ? rc : rc ? -ENOTSUP : 0;
+}
+
+/* The word a probe "before addr" patches: addr, or the next word when addr
+ * is a landing pad (an indirect branch must still land on the pad; the pad
+ * changes no register a recipe reads but LR's signature). */
+static uint64_t a64_point_word(const struct probe_module *mod, const struct probe_sym *s,
+			       uint64_t addr)
+{
+	const uint8_t *p;
+	size_t avail;
+
+	p = probe_module_code(mod, addr, &avail);
+	if (p && avail >= 8 && a64_is_pad(a64_word(p)) && addr + 4 < s->addr + s->size)
+		return addr + 4;
+	return addr;
+}
+
+struct probe_def *a64_plan_point(struct probe_mgr *m, uint32_t module, uint32_t sym,
+				 uint64_t addr, uint32_t handler, uint32_t op, int *err)
+{
+	const struct probe_module *mod = &m->mods[module];
+	const struct probe_sym *s = &mod->syms[sym];
+	uint64_t at = a64_point_word(mod, s, addr);
+	struct a64_call k = {0, handler, 0};
+	const uint8_t *p;
+	struct probe_def *d;
+	size_t avail;
+	uint32_t w;
+	int rc;
+
+	*err = -EINVAL; /* not an instruction of the function */
+	p = probe_module_code(mod, at, &avail);
+	if (!p || avail < 4 || (addr & 3) || addr < s->addr || at + 4 > s->addr + s->size)
+		return NULL;
+	w = a64_word(p);
+	*err = -ENOTSUP;
+	if (a64_unreloc(w, at) || probe_plan_overlaps(m, module, at, at + 4) ||
+	    (at != addr && probe_module_is_target(mod, at)))
+		return NULL;
+	d = probe_plan_new_def(m, module, sym);
+	if (!d) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	d->op = op;
+	d->handler = handler;
+	d->addr = d->eval_pc = addr;
+	d->method = PROBE_M_JUMP;
+	d->patch_off = at;
+	d->patch_len = 4;
+	memcpy(d->orig, &w, 4);
+	a64_text(w, at, d->insn, sizeof(d->insn));
+	k.id = d->id;
+	rc = a64_code_probe_calls(d->code, w, at, &k, 1);
+	if (rc) {
+		a64_drop_def(m);
+		*err = rc == -ENOMEM ? rc : -ENOTSUP;
+		return NULL;
+	}
+	*err = 0;
+	return d;
+}
+
+struct probe_def *a64_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t sym,
+				uint64_t addr, uint32_t handler, uint32_t op, int *err)
+{
+	const struct probe_module *mod = &m->mods[module];
+	uint64_t at = a64_point_word(mod, &mod->syms[sym], addr);
+	uint32_t oid = probe_plan_covering(m, module, at, at + 4);
+	struct probe_def *o = oid && oid <= m->ndefs ? &m->defs[oid - 1] : NULL, *d;
+	int rc;
+
+	*err = -ENOTSUP;
+	if (!o || o->id != oid || o->method != PROBE_M_JUMP || o->shared || o->patch_off != at ||
+	    o->patch_len != 4)
+		return NULL;
+	d = probe_plan_new_def(m, module, sym);
+	if (!d) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	o = &m->defs[oid - 1]; /* defs may have moved */
+	d->op = op;
+	d->handler = handler;
+	d->method = PROBE_M_RIDE;
+	d->addr = d->eval_pc = addr;
+	d->patch_off = at;
+	d->patch_len = 0;
+	d->shared = oid;
+	snprintf(d->insn, sizeof(d->insn), "%s", o->insn);
+	rc = a64_plan_retramp(m, oid, d->id);
+	if (rc) {
+		a64_drop_def(m);
+		*err = rc;
+		return NULL;
+	}
+	*err = 0;
+	return d;
+}
+
+int a64_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t **rets, size_t *n)
+{
+	const struct probe_module *mod = &m->mods[module];
+	const struct probe_sym *s = &mod->syms[sym];
+	const uint8_t *code;
+	size_t avail, len;
+
+	*rets = NULL;
+	*n = 0;
+	code = probe_module_code(mod, s->addr, &avail);
+	if (!code || (s->addr & 3))
+		return -ENOEXEC;
+	len = (s->size < avail ? s->size : avail) & ~(size_t)3;
+	*rets = calloc(len / 4 + 1, sizeof(**rets));
+	if (!*rets)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i += 4)
+		if (a64_class(a64_word(code + i), s->addr + i, NULL) == A64_RET)
+			(*rets)[(*n)++] = s->addr + i;
+	return 0;
+}
