@@ -442,9 +442,43 @@ struct probe_def *a64_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t s
 	return d;
 }
 
+/*
+ * Does w only undo the frame, as an epilogue before a RET does: a load of
+ * callee-saved registers (x19-x30, d8-d15) from the stack, sp moved up (add
+ * sp, sp, #imm; mov sp, x29), or LR's authentication (AUTIASP/AUTIBSP)? It
+ * writes no argument or result register (x0-x7, v0-v7).
+ */
+static int a64_is_epilogue(uint32_t w)
+{
+	unsigned rt = w & 31, rn = w >> 5 & 31, rt2 = w >> 10 & 31, op = w & 0xffc00000u;
+
+	if (w == 0xd50323bfu || w == 0xd50323ffu || w == 0x910003bfu ||
+	    (w & 0xff8003ffu) == 0x910003ffu)
+		return 1;
+	if (rn != 31)
+		return 0;
+	if (op == 0xa9400000u || op == 0xa8c00000u) /* ldp x, x, [sp, #i] / [sp], #i */
+		return rt >= 19 && rt2 >= 19 && rt != 31 && rt2 != 31;
+	if (op == 0x6d400000u || op == 0x6cc00000u) /* ldp d, d */
+		return rt >= 8 && rt <= 15 && rt2 >= 8 && rt2 <= 15;
+	if (op == 0xf9400000u || (w & 0xffe00c00u) == 0xf8400400u) /* ldr x, [sp...] */
+		return rt >= 19 && rt <= 30;
+	if (op == 0xfd400000u) /* ldr d, [sp, #i] */
+		return rt >= 8 && rt <= 15;
+	return 0;
+}
+
+/*
+ * The exit points of variable probes: for each RET, where its epilogue
+ * starts (the frame and its variables still there: a probe on the RET
+ * itself would run with the frame popped, below sp, where the trampoline
+ * saves the registers). Back from the RET over epilogue words while the
+ * word is not a branch target (every path to the RET then passes the
+ * probe). The result registers are final there.
+ */
 int a64_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t **rets, size_t *n)
 {
-	const struct probe_module *mod = &m->mods[module];
+	struct probe_module *mod = &m->mods[module];
 	const struct probe_sym *s = &mod->syms[sym];
 	const uint8_t *code;
 	size_t avail, len;
@@ -458,8 +492,17 @@ int a64_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t *
 	*rets = calloc(len / 4 + 1, sizeof(**rets));
 	if (!*rets)
 		return -ENOMEM;
-	for (size_t i = 0; i < len; i += 4)
-		if (a64_class(a64_word(code + i), s->addr + i, NULL) == A64_RET)
-			(*rets)[(*n)++] = s->addr + i;
+	/* (without the targets, analysed stays 0: only the RET itself) */
+	(void)probe_module_analyse(mod);
+	for (size_t i = 0; i < len; i += 4) {
+		size_t k = i;
+
+		if (a64_class(a64_word(code + i), s->addr + i, NULL) != A64_RET)
+			continue;
+		while (k >= 4 && mod->analysed && !probe_module_is_target(mod, s->addr + k) &&
+		       a64_is_epilogue(a64_word(code + k - 4)))
+			k -= 4;
+		(*rets)[(*n)++] = s->addr + k;
+	}
 	return 0;
 }
