@@ -156,6 +156,6 @@ fi
 # --- still refused ------------------------------------------------------------
 spool_run probe -e 'block-exit:classify' -- "$P" 1
 is_rc 1 "block-exit: is refused on aarch64"
-like "$ERR" "only func:, block: and branch: probes" "  and spool says why"
+like "$ERR" "only func:, block:, branch:, var:, args:, time: and assert: probes" "  and spool says why"
 
 done_testing
