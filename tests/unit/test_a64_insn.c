@@ -283,13 +283,65 @@ static void test_calls(void **state)
 			 -ENOSPC);
 }
 
+/* Switch jump tables in GCC's and clang's forms (aarch64-linux-gnu-gcc
+ * -O2, clang-14 --target=aarch64-linux-gnu -O2; objdump). */
+static void test_jump_table(void **state)
+{
+	static const uint32_t gcc[] = {
+	    0x7100441fu, /* 900 cmp w0, #0x11 */
+	    0x54000089u, /* 904 b.ls 914 */
+	    0x12800003u, 0x2a0303e0u, 0xd65f03c0u, 0xa9bf7bfdu,
+	    0x90000001u, /* 918 adrp x1, 0 */
+	    0x91291021u, /* 91c add x1, x1, #0xa44 */
+	    0x910003fdu,
+	    0x38604821u, /* 924 ldrb w1, [x1, w0, uxtw] */
+	    0x10000060u, /* 928 adr x0, 934 */
+	    0x8b218801u, /* 92c add x1, x0, w1, sxtb #2 */
+	    0xd61f0020u, /* 930 br x1 */
+	};
+	static const uint32_t clang[] = {
+	    0x7100241fu, /* 10a84 cmp w0, #0x9 */
+	    0x54000388u, /* 10a88 b.hi */
+	    0x90ffff89u, /* 10a8c adrp x9, 0 */
+	    0x2a0003e8u,
+	    0x9119f129u, /* 10a94 add x9, x9, #0x67c */
+	    0xaa1f03f3u,
+	    0x1000008au, /* 10a9c adr x10, 10aac */
+	    0x3868692bu, /* 10aa0 ldrb w11, [x9, x8] */
+	    0x8b0b094au, /* 10aa4 add x10, x10, x11, lsl #2 */
+	    0xd61f0140u, /* 10aa8 br x10 */
+	};
+	struct a64_jtab jt;
+	uint8_t e = 0xff;
+
+	assert_int_equal(a64_jump_table((const uint8_t *)gcc, 0x900, sizeof(gcc), 0x930, &jt), 0);
+	assert_int_equal(jt.table, 0xa44);
+	assert_int_equal(jt.base, 0x934);
+	assert_int_equal(jt.entries, 18);
+	assert_int_equal(jt.size, 1);
+	assert_int_equal(jt.shift, 2);
+	assert_int_equal(a64_jtab_target(&jt, &e), 0x930); /* sxtb: -1 word */
+	e = 3;
+	assert_int_equal(a64_jtab_target(&jt, &e), 0x940);
+	assert_int_equal(
+	    a64_jump_table((const uint8_t *)clang, 0x10a84, sizeof(clang), 0x10aa8, &jt), 0);
+	assert_int_equal(jt.table, 0x67c);
+	assert_int_equal(jt.base, 0x10aac);
+	assert_int_equal(jt.entries, 10);
+	e = 0xff; /* ldrb, lsl: unsigned */
+	assert_int_equal(a64_jtab_target(&jt, &e), 0x10aac + 0xff * 4);
+	/* a BR of another shape (a tail call through x16): unknown */
+	assert_int_equal(a64_jump_table((const uint8_t *)gcc, 0x900, sizeof(gcc), 0x92c, &jt),
+			 -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_classes),  cmocka_unit_test(test_plain_and_call),
 	    cmocka_unit_test(test_branches), cmocka_unit_test(test_addresses),
 	    cmocka_unit_test(test_refused), cmocka_unit_test(test_branch_taken),
-	    cmocka_unit_test(test_calls),
+	    cmocka_unit_test(test_calls), cmocka_unit_test(test_jump_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,10 +32,12 @@
  * rebuilt with one more handler call (up to A64_CALLS_MAX), on the same
  * saved registers, before the relocated instruction.
  *
- * Jump tables are not read: in a function with an indirect BR that is not
- * a tail call, a case label that nothing else targets is inside a block,
- * whose counter then counts the passes at its own word only (said at
- * debug level; doc/arm64.md).
+ * Jump tables: the entries of the switch tables GCC and clang emit are read
+ * when the module is analysed (a64_jump_table): leaders like any target.
+ * In a function with an indirect BR of another shape (not a tail call), a
+ * case label that nothing else targets is inside a block, whose counter
+ * then counts the passes at its own word only (said at debug level;
+ * doc/arm64.md).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -141,7 +143,8 @@ static int a64_has_switch(const struct a64_fn *f)
 	for (size_t i = 0; i < f->n; i++) {
 		uint32_t w = a64_w(f, i);
 
-		if (a64_is_br(w) && !((w >> 5 & 31) == 16 || (w >> 5 & 31) == 17))
+		if (a64_is_br(w) && !((w >> 5 & 31) == 16 || (w >> 5 & 31) == 17) &&
+		    !probe_module_jump_known(f->mod, f->lo + 4 * i))
 			return 1;
 	}
 	return 0;
@@ -353,8 +356,8 @@ int a64_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned wh
 		return 0;
 	}
 	if (a64_has_switch(&f))
-		log_debug("probe: %s has an indirect branch (br): jump-table targets are not read "
-			  "on aarch64, a block holding one counts the passes at its own word",
+		log_debug("probe: %s has an indirect branch (br) whose targets are unknown: a "
+			  "block holding one counts the passes at its own word",
 			  probe_sym_shown(f.mod, sym));
 	for (size_t i0 = 0, i1; !rc && i0 < f.n; i0 = i1) {
 		int padding = 1;

@@ -120,6 +120,33 @@ static inline int a64_branch_taken(uint32_t w, const uint64_t *x, uint64_t nzcv)
 	return -1;
 }
 
+/*
+ * A switch's jump table read by the BR at `at` (module offset) of the code
+ * starting at lo (bytes code, len bytes), in the forms GCC and clang emit:
+ *
+ *   cmp wI, #N-1 ; b.hi default              the bound: N entries
+ *   adrp xT, table ; add xT, xT, :lo12:table  (or adr xT, table)
+ *   ldrb/ldrh/ldr/ldrsb/ldrsh/ldrsw wE, [xT, ...]
+ *   adr xB, base
+ *   add xD, xB, wE, {sxtb|sxth|sxtw|uxtb|uxth|uxtw|lsl} #S
+ *   br xD                                    target = base + (entry << S)
+ *
+ * 0 and *jt filled, or -ENOENT (another shape: its targets stay unknown).
+ */
+struct a64_jtab {
+	uint64_t table;	  /* module offset of the entries */
+	uint64_t base;	  /* what an entry (shifted) is added to */
+	uint32_t entries; /* from the bound check */
+	uint8_t size;	  /* bytes per entry: 1, 2, 4 */
+	uint8_t is_signed; /* the load sign-extends it */
+	uint8_t ext;	  /* the add's extension: 0-7 UXTB..SXTX, 3 also LSL */
+	uint8_t shift;
+};
+int a64_jump_table(const uint8_t *code, uint64_t lo, size_t len, uint64_t at,
+		   struct a64_jtab *jt);
+/* The target of the table entry whose jt->size bytes are at e. */
+uint64_t a64_jtab_target(const struct a64_jtab *jt, const uint8_t *e);
+
 /* The frame the trampoline saves, lowest address first (the handler's
  * second argument). sp at the probe is (uintptr_t)regs + A64_FRAME. */
 struct a64_probe_regs {

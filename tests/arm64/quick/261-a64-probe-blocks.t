@@ -9,6 +9,9 @@
 #   - the same source built at -O0 for both machines: every source line's
 #     count and every branch's counts equal the x86-64 spool's of the x86-64
 #     build (at -O0 each statement's code is contiguous on both);
+#   - a switch whose jump table GCC -O2 emits (tests/progs/probe_swfall.c):
+#     each case's line counted as often as the program counted the case,
+#     the cases reached by falling through from the one before included;
 #   - a word shared with a func: probe (probe_a64's c_cbz starts with its
 #     CBZ: the entry, the block and the branch in one trampoline): exact
 #     calls, block and branch counts from 3 threads;
@@ -19,10 +22,10 @@
 SRC="$(cd "$(dirname "$0")/../../.." && pwd)"
 . "$(dirname "$0")/../lib.sh"
 
-plan 20
+plan 22
 
 P="$PROGS/probe_cov"
-[ -x "$P" ] || { skip 20 "$P is not built"; done_testing; exit 0; }
+[ -x "$P" ] || { skip 22 "$P is not built"; done_testing; exit 0; }
 native="$("$P" 300)"
 
 # --- -O1, the program's own counts -------------------------------------------
@@ -98,6 +101,27 @@ PY
 	like "$cmp" "branches [1-9][0-9]*; same" "  every branch's taken / not taken is the x86-64 one"
 else
 	skip 5 "no $A64CC or gcc on the host"
+fi
+
+# --- a jump table (GCC -O2: byte offsets), cases reached by falling through too
+if command -v "$A64CC" >/dev/null; then
+	"$A64CC" --sysroot="$QEMU_LD_PREFIX" -O2 -g -o swf "$SRC/tests/progs/probe_swfall.c"
+	swnative="$(./swf 2000)"
+	spool_run probe -e 'block:sw' -o sw.trace -- ./swf 2000
+	is "$RC:$OUT" "0:$swnative" "block: on a switch with a jump table: the output unchanged"
+	host_run report --coverage --json sw.trace
+	is "$(python3 - run.out "$SRC/tests/progs/probe_swfall.c" <<'PY'
+import json, re, sys
+lines = {l["line"]: l["count"] for l in json.load(open(sys.argv[1]))["lines"]}
+for n, text in enumerate(open(sys.argv[2]), 1):
+    m = re.search(r"case (\d+): hit", text)
+    if m:
+        print(m.group(1), lines.get(n, "none"))
+PY
+)" "$(printf '%s\n' "$swnative" | grep -v '^sum')" \
+		"  each case's line count is the program's count of that case (fall-through ones too)"
+else
+	skip 2 "no $A64CC on the host"
 fi
 
 # --- a word shared with func: (c_cbz: its first instruction is the CBZ) -------
