@@ -335,6 +335,31 @@ static void test_jump_table(void **state)
 			 -ENOENT);
 }
 
+/* No probe between a load-exclusive and its store-exclusive. */
+static void test_exclusive(void **state)
+{
+	static const uint32_t cas[] = {
+	    0xc85ffc03u, /* 8a0 ldaxr x3, [x0] */
+	    0xeb01007fu, /* 8a4 cmp x3, x1 */
+	    0x54000061u, /* 8a8 b.ne 8b4 */
+	    0xc804fc02u, /* 8ac stlxr w4, x2, [x0] */
+	    0x35ffff84u, /* 8b0 cbnz w4, 8a0 */
+	    0x1a9f17e0u, /* 8b4 cset w0, eq */
+	    0xd65f03c0u, /* 8b8 ret */
+	    0xc85f7c03u, /* 8bc ldxr x3, [x0]: no store after it */
+	    0xd65f03c0u, /* 8c0 ret */
+	};
+	const uint8_t *c = (const uint8_t *)cas;
+
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8a0), 0); /* before it */
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8a4), 1);
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8a8), 1);
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8ac), 1); /* the store */
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8b0), 0);
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8b4), 0);
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8c0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +367,7 @@ int main(void)
 	    cmocka_unit_test(test_branches), cmocka_unit_test(test_addresses),
 	    cmocka_unit_test(test_refused), cmocka_unit_test(test_branch_taken),
 	    cmocka_unit_test(test_calls), cmocka_unit_test(test_jump_table),
+	    cmocka_unit_test(test_exclusive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

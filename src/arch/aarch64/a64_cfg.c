@@ -15,7 +15,10 @@
  * first (no branch lands inside it), so its counter goes on the first word
  * that can take a `B` to a trampoline: not a BTI/PAC landing pad (an
  * indirect branch must land on the pad itself), not a word another probe
- * patches, one that runs from a trampoline (a64_unreloc), and no later
+ * patches, not between a load-exclusive and its store-exclusive (the
+ * trampoline's stores would clear the exclusive monitor: an LL/SC loop
+ * would never end; a64_in_exclusive), one that runs from a trampoline
+ * (a64_unreloc), and no later
  * than the block's first BL (a callee that does not return would leave
  * the count of a later word short). One word, one `B`: no window, so none
  * of x86-64's int3 fallbacks.
@@ -235,7 +238,8 @@ static long a64_block_word(struct probe_mgr *m, const struct a64_fn *f, size_t i
 		uint32_t w = a64_w(f, i);
 		uint64_t a = f->lo + 4 * i;
 
-		if (!a64_is_pad(w) && !a64_unreloc(w, a)) {
+		if (!a64_is_pad(w) && !a64_unreloc(w, a) &&
+		    !a64_in_exclusive(f->code, f->lo, 4 * f->n, a)) {
 			if (!probe_plan_overlaps(m, f->module, a, a + 4))
 				return (long)i;
 			if (*ride < 0)
@@ -245,6 +249,22 @@ static long a64_block_word(struct probe_mgr *m, const struct a64_fn *f, size_t i
 			break;
 	}
 	return -1;
+}
+
+/* Why block id is counted after its first word (--list says it). The
+ * first word is another probe's only when planning it saw it so. */
+static void a64_why_moved(struct probe_mgr *m, const struct a64_fn *f, size_t i0, uint32_t id)
+{
+	struct probe_def *d = a64_def(m, id);
+	uint64_t a = f->lo + 4 * i0;
+	uint32_t w = a64_w(f, i0);
+
+	snprintf(d->why, sizeof(d->why), "%s",
+		 a64_is_pad(w) ? "its first word is a BTI/PAC landing pad"
+		 : a64_unreloc(w, a) ? "its first word cannot run from a trampoline"
+		 : a64_in_exclusive(f->code, f->lo, 4 * f->n, a)
+			 ? "its start is between a load- and a store-exclusive"
+			 : "its first word is another probe's");
 }
 
 static struct probe_def *a64_new(struct probe_mgr *m, const struct a64_fn *f, uint32_t op,
@@ -305,6 +325,8 @@ static int a64_block(struct probe_mgr *m, const struct a64_fn *f, size_t i0, siz
 			rc = a64_tramp(m, f, (size_t)k, ids, 1);
 			if (rc)
 				k = -1;
+			else if ((size_t)k != i0)
+				a64_why_moved(m, f, i0, ids[0]);
 		}
 		if (k < 0) {
 			rc = ride >= 0 ? a64_ride(m, f, (size_t)ride, ids[0]) : -ENOTSUP;
@@ -313,7 +335,8 @@ static int a64_block(struct probe_mgr *m, const struct a64_fn *f, size_t i0, siz
 			if (rc) {
 				log_warn("probe: block at %s+0x%llx is not counted: no word of it "
 					 "before its first call can take a branch (landing pads, "
-					 "other probes' words that take no more handlers)",
+					 "words between a load- and a store-exclusive, other "
+					 "probes' words that take no more handlers)",
 					 name, (unsigned long long)(4 * i0));
 				a64_drop_last(m);
 			}
@@ -327,16 +350,22 @@ static int a64_block(struct probe_mgr *m, const struct a64_fn *f, size_t i0, siz
 		if (!br)
 			return -ENOMEM;
 		id = br->id;
-		rc = probe_plan_overlaps(m, f->module, a, a + 4) ? a64_ride(m, f, j, id)
-								 : a64_tramp(m, f, j, &id, 1);
+		if (a64_in_exclusive(f->code, f->lo, 4 * f->n, a))
+			rc = -EDEADLK;
+		else
+			rc = probe_plan_overlaps(m, f->module, a, a + 4) ? a64_ride(m, f, j, id)
+									 : a64_tramp(m, f, j, &id, 1);
 		if (rc == -ENOMEM)
 			return rc;
 		if (rc) {
 			log_warn("probe: branch at %s+0x%llx is not counted: %s", name,
 				 (unsigned long long)(4 * j),
-				 a64_unreloc(a64_w(f, j), a) ? a64_unreloc(a64_w(f, j), a)
-							     : "another probe's word takes no more "
-							       "handlers");
+				 rc == -EDEADLK ? "it is between a load-exclusive and its "
+						  "store-exclusive (a probe there would make the "
+						  "store fail on every try)"
+				 : a64_unreloc(a64_w(f, j), a) ? a64_unreloc(a64_w(f, j), a)
+							       : "another probe's word takes no "
+								 "more handlers");
 			a64_drop_last(m);
 		}
 	}

@@ -501,3 +501,44 @@ uint64_t a64_jtab_target(const struct a64_jtab *jt, const uint8_t *e)
 	}
 	return jt->base + (v << jt->shift);
 }
+
+/* ---- load/store exclusive pairs ---- */
+
+/* The load/store exclusive class (bits 29-24 001000) without the ordered
+ * and compare-and-swap forms (o2, bit 23): L (bit 22) tells load from
+ * store. */
+static int a64_excl(uint32_t w, int load)
+{
+	return (w & 0x3f800000u) == 0x08000000u && !!(w & 0x00400000u) == load;
+}
+
+int a64_in_exclusive(const uint8_t *code, uint64_t lo, size_t len, uint64_t at)
+{
+	int after_load = 0;
+
+	if (at < lo || at + 4 > lo + len)
+		return 0;
+	for (uint64_t a = at, k = 0; a >= lo + 4 && k < 16; k++) {
+		uint32_t w;
+
+		a -= 4;
+		w = a64_at(code, lo, a);
+		if (a64_excl(w, 0))
+			break; /* a pair already closed before at */
+		if (a64_excl(w, 1)) {
+			after_load = 1;
+			break;
+		}
+	}
+	if (!after_load)
+		return 0;
+	for (uint64_t a = at, k = 0; a + 4 <= lo + len && k < 16; a += 4, k++) {
+		uint32_t w = a64_at(code, lo, a);
+
+		if (a64_excl(w, 0))
+			return 1;
+		if (a64_excl(w, 1))
+			return 0;
+	}
+	return 0;
+}

@@ -53,6 +53,17 @@ int a64_class(uint32_t w, uint64_t addr, uint64_t *target);
  * into buf. */
 const char *a64_text(uint32_t w, uint64_t addr, char *buf, size_t cap);
 
+/*
+ * Is the word at `at` (module offset; code holds [lo, lo + len)) between a
+ * load-exclusive (LDXR, LDAXR, LDXP...) and the store-exclusive after it,
+ * the store included? A probe there would run its trampoline (stores to
+ * the stack) inside the exclusive pair, which clears the exclusive monitor
+ * on real cores: the store-exclusive would fail on every try, the loop
+ * never ending (an LL/SC atomic on a core without LSE, as libgcc's
+ * outline atomics' fallback). Looked for within 16 words either side.
+ */
+int a64_in_exclusive(const uint8_t *code, uint64_t lo, size_t len, uint64_t at);
+
 /* Why w at addr cannot run from a trampoline, or NULL when it can. */
 const char *a64_unreloc(uint32_t w, uint64_t addr);
 

@@ -381,6 +381,19 @@ struct probe_def *a64_plan_point(struct probe_mgr *m, uint32_t module, uint32_t 
 	if (a64_unreloc(w, at) || probe_plan_overlaps(m, module, at, at + 4) ||
 	    (at != addr && probe_module_is_target(mod, at)))
 		return NULL;
+	{
+		size_t favail;
+		const uint8_t *fc = probe_module_code(mod, s->addr, &favail);
+
+		if (fc && a64_in_exclusive(fc, s->addr, favail < s->size ? favail : s->size, at)) {
+			log_warn("probe: 0x%llx in %s is between a load-exclusive and its "
+				 "store-exclusive: a probe there would make the store fail on every "
+				 "try",
+				 (unsigned long long)at, probe_sym_shown(mod, sym));
+			*err = -EDEADLK;
+			return NULL;
+		}
+	}
 	d = probe_plan_new_def(m, module, sym);
 	if (!d) {
 		*err = -ENOMEM;

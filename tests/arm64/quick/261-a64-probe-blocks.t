@@ -12,6 +12,8 @@
 #   - a switch whose jump table GCC -O2 emits (tests/progs/probe_swfall.c):
 #     each case's line counted as often as the program counted the case,
 #     the cases reached by falling through from the one before included;
+#   - an LL/SC loop (tests/progs/probe_llsc.c): no probe between the
+#     load-exclusive and the store-exclusive, said;
 #   - a word shared with a func: probe (probe_a64's c_cbz starts with its
 #     CBZ: the entry, the block and the branch in one trampoline): exact
 #     calls, block and branch counts from 3 threads;
@@ -22,10 +24,10 @@
 SRC="$(cd "$(dirname "$0")/../../.." && pwd)"
 . "$(dirname "$0")/../lib.sh"
 
-plan 22
+plan 25
 
 P="$PROGS/probe_cov"
-[ -x "$P" ] || { skip 22 "$P is not built"; done_testing; exit 0; }
+[ -x "$P" ] || { skip 25 "$P is not built"; done_testing; exit 0; }
 native="$("$P" 300)"
 
 # --- -O1, the program's own counts -------------------------------------------
@@ -122,6 +124,22 @@ PY
 		"  each case's line count is the program's count of that case (fall-through ones too)"
 else
 	skip 2 "no $A64CC on the host"
+fi
+
+# --- an LL/SC loop: nothing between the load- and the store-exclusive ---------
+if command -v "$A64CC" >/dev/null; then
+	"$A64CC" --sysroot="$QEMU_LD_PREFIX" -O2 -march=armv8-a -mno-outline-atomics -o llsc \
+		"$SRC/tests/progs/probe_llsc.c"
+	llnative="$(./llsc 100)"
+	spool_run probe -e 'block:llsc_cas' -e 'branch:llsc_cas' -o ll.trace -- ./llsc 100
+	is "$RC:$OUT" "0:$llnative" "block: and branch: on an LL/SC loop: the output unchanged"
+	like "$ERR" "branch at llsc_cas\+0x[0-9a-f]+ is not counted: it is between a load-exclusive and its store-exclusive" \
+		"  the branch between ldaxr and stlxr is not probed, with the reason"
+	host_run report --coverage --json ll.trace
+	is "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["functions"][0]; print(f["count"], f["blocks"], f["blocks_hit"])' run.out)" \
+		"100 3 3" "  its 3 blocks counted (the store's block at its cbnz), 100 calls"
+else
+	skip 3 "no $A64CC on the host"
 fi
 
 # --- a word shared with func: (c_cbz: its first instruction is the CBZ) -------
