@@ -52,7 +52,7 @@ int a64_class(uint32_t w, uint64_t addr, uint64_t *target)
 
 		if (w & 0x80000000u) {
 			c = A64_ADRP;
-			t = (addr & ~0xfffull) + (uint64_t)(a64_sext(imm, 21) << 12);
+			t = (addr & ~0xfffull) + ((uint64_t)a64_sext(imm, 21) << 12);
 		} else {
 			c = A64_ADR;
 			t = addr + (uint64_t)a64_sext(imm, 21);
