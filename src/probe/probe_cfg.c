@@ -481,7 +481,12 @@ static void cfg_block_of(const struct cfg_fn *f, size_t k, size_t *i0, size_t *i
 int probe_plan_jumps(struct probe_mgr *m, uint32_t module, uint32_t sym)
 {
 	struct cfg_fn f;
-	int rc = cfg_open(m, module, sym, &f), n = 0;
+	int rc, n = 0;
+
+#if defined(__aarch64__)
+	return a64_plan_jumps(m, module, sym);
+#endif
+	rc = cfg_open(m, module, sym, &f);
 
 	for (size_t k = 0; !rc && k < f.n; k++) {
 		const struct x86_insn *in = &f.in[k];
@@ -505,8 +510,12 @@ int probe_plan_label(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_
 {
 	struct cfg_fn f;
 	size_t k, i0, i1;
-	int rc = cfg_open(m, module, sym, &f);
+	int rc;
 
+#if defined(__aarch64__)
+	return a64_plan_label(m, module, sym, addr, name);
+#endif
+	rc = cfg_open(m, module, sym, &f);
 	if (rc)
 		return rc;
 	for (k = 0; k < f.n && f.in[k].addr != addr; k++)

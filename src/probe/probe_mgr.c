@@ -869,8 +869,10 @@ int probe_mgr_read_area(struct probe_mgr *m, const void *area, uint64_t size)
 	for (size_t j = 0; j < m->ndefs; j++) {
 		struct probe_def *d = &m->defs[j];
 
-		/* a point counted by another counter's window has its count */
-		uint32_t cid = d->point && d->shared ? d->shared : d->id;
+		/* a point counted by another counter's window has its count (one
+		 * riding in another kind of probe's trampoline counts itself) */
+		uint32_t cid = d->point && d->shared && d->method != PROBE_M_RIDE ? d->shared
+										  : d->id;
 
 		if (cid < h.ncounts && probe_is_cfg(d)) {
 			d->count[0] = __atomic_load_n(&counts[2 * cid], __ATOMIC_RELAXED);

@@ -35,6 +35,10 @@
  * rebuilt with one more handler call (up to A64_CALLS_MAX), on the same
  * saved registers, before the relocated instruction.
  *
+ * Points (jump:, label:, block-exit:) count the passes at one word: an
+ * unconditional B, RET or BR; a label's address; a block's last word
+ * (a64_point).
+ *
  * Jump tables: the entries of the switch tables GCC and clang emit are read
  * when the module is analysed (a64_jump_table): leaders like any target.
  * In a function with an indirect BR of another shape (not a tail call), a
@@ -372,6 +376,121 @@ static int a64_block(struct probe_mgr *m, const struct a64_fn *f, size_t i0, siz
 	return 0;
 }
 
+static const char *const a64_point_kinds[] = {"", "jump", "label", "block exit"};
+
+/*
+ * A counter of the passes at word i (jump:, label:, block-exit:): a B of
+ * its own; on a word a block counter has, that counter's count (it counts
+ * the passes at that very word); on another probe's word (a func: exit on
+ * a RET), one more handler call in its trampoline (PROBE_M_RIDE). A label
+ * on a landing pad is counted at the next word (no branch lands there but
+ * through the pad). 1 counted, 0 not (said), or -ENOMEM.
+ */
+static int a64_point(struct probe_mgr *m, const struct a64_fn *f, size_t i, unsigned kind,
+		     const char *name)
+{
+	uint64_t a = f->lo + 4 * i;
+	uint32_t w = a64_w(f, i), oid;
+	const char *fn = probe_sym_shown(f->mod, f->sym), *no = NULL;
+	struct probe_def *d, *o;
+	int err;
+
+	if (kind == PROBE_PT_LABEL && a64_is_pad(w) && i + 1 < f->n &&
+	    !f->leader[i + 1]) {
+		i++;
+		a += 4;
+		w = a64_w(f, i);
+	}
+	if (a64_in_exclusive(f->code, f->lo, 4 * f->n, a))
+		no = "it is between a load-exclusive and its store-exclusive";
+	else if (a64_unreloc(w, a))
+		no = a64_unreloc(w, a);
+	else if (a64_is_pad(w))
+		no = "it is a BTI/PAC landing pad";
+	if (no) {
+		log_warn("probe: %s %s at %s+0x%llx is not counted: %s", a64_point_kinds[kind],
+			 name ? name : "", fn, (unsigned long long)(a - f->lo), no);
+		return 0;
+	}
+	oid = probe_plan_covering(m, f->module, a, a + 4);
+	o = a64_def(m, oid);
+	if (o && o->patch_off == a && o->op == PROBE_OP_BLOCK && o->handler == PROBE_H_BLOCK &&
+	    !o->point && !o->shared) {
+		d = a64_new(m, f, PROBE_OP_BLOCK, i, i + 1);
+		if (!d)
+			return -ENOMEM;
+		o = a64_def(m, oid);
+		d->shared = oid;
+		d->method = o->method;
+		snprintf(d->insn, sizeof(d->insn), "%s", o->insn);
+	} else if (o) {
+		d = probe_plan_ride(m, f->module, f->sym, a, PROBE_H_BLOCK, PROBE_OP_BLOCK, 0, &err);
+		if (!d) {
+			if (err == -ENOMEM)
+				return err;
+			log_warn("probe: %s %s at %s+0x%llx is not counted: another probe's word "
+				 "takes no more handlers",
+				 a64_point_kinds[kind], name ? name : "", fn,
+				 (unsigned long long)(a - f->lo));
+			return 0;
+		}
+		d->end = a + 4;
+	} else {
+		uint32_t id;
+
+		d = a64_new(m, f, PROBE_OP_BLOCK, i, i + 1);
+		if (!d)
+			return -ENOMEM;
+		id = d->id;
+		if (a64_tramp(m, f, i, &id, 1)) {
+			a64_drop_last(m);
+			return 0;
+		}
+		d = a64_def(m, id);
+	}
+	d->point = (uint8_t)kind;
+	snprintf(d->point_name, sizeof(d->point_name), "%s", name ? name : "-");
+	return 1;
+}
+
+int a64_plan_jumps(struct probe_mgr *m, uint32_t module, uint32_t sym)
+{
+	struct a64_fn f;
+	int rc = a64_open(m, module, sym, &f), n = 0;
+
+	for (size_t i = 0; !rc && i < f.n; i++) {
+		uint32_t w = a64_w(&f, i);
+		int c = a64_class(w, f.lo + 4 * i, NULL);
+
+		if (c != A64_B && c != A64_RET && !a64_is_br(w))
+			continue;
+		rc = a64_point(m, &f, i, PROBE_PT_JUMP, NULL);
+		if (rc > 0)
+			n += rc, rc = 0;
+	}
+	free(f.leader);
+	return rc < 0 ? rc : n;
+}
+
+int a64_plan_label(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t addr,
+		   const char *name)
+{
+	struct a64_fn f;
+	int rc = a64_open(m, module, sym, &f);
+
+	if (rc)
+		return rc;
+	if (addr < f.lo || addr >= f.lo + 4 * f.n || (addr & 3)) {
+		log_warn("probe: label %s of %s at 0x%llx is not an instruction of it: not counted",
+			 name, probe_sym_shown(f.mod, sym), (unsigned long long)addr);
+		rc = 0;
+	} else {
+		rc = a64_point(m, &f, (addr - f.lo) / 4, PROBE_PT_LABEL, name);
+	}
+	free(f.leader);
+	return rc;
+}
+
 int a64_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned what)
 {
 	struct a64_fn f;
@@ -379,11 +498,6 @@ int a64_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned wh
 
 	if (rc)
 		return rc;
-	if (what & PROBE_CFG_BEXITS) {
-		free(f.leader);
-		log_warn("probe: block-exit: probes are not available on aarch64 (doc/arm64.md)");
-		return 0;
-	}
 	if (a64_has_switch(&f))
 		log_debug("probe: %s has an indirect branch (br) whose targets are unknown: a "
 			  "block holding one counts the passes at its own word",
@@ -402,7 +516,12 @@ int a64_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned wh
 		if (padding && i0 && a64_no_fall(a64_w(&f, i0 - 1)) &&
 		    !probe_module_is_target(f.mod, f.lo + 4 * i0))
 			continue;
-		rc = a64_block(m, &f, i0, i1, what);
+		if (what & (PROBE_CFG_BLOCKS | PROBE_CFG_BRANCHES))
+			rc = a64_block(m, &f, i0, i1, what);
+		if (!rc && (what & PROBE_CFG_BEXITS)) {
+			rc = a64_point(m, &f, i1 - 1, PROBE_PT_BEXIT, NULL);
+			rc = rc < 0 ? rc : 0;
+		}
 	}
 	free(f.leader);
 	return rc;

@@ -15,4 +15,10 @@ struct probe_mgr;
  * branch that cannot be counted is warned about and left out. */
 int a64_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned what);
 
+/* jump: and label: points on aarch64 (probe_plan_jumps, probe_plan_label):
+ * the points counted (>= 0), or -errno. */
+int a64_plan_jumps(struct probe_mgr *m, uint32_t module, uint32_t sym);
+int a64_plan_label(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t addr,
+		   const char *name);
+
 #endif
