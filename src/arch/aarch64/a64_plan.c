@@ -327,6 +327,10 @@ int a64_plan_retramp(struct probe_mgr *m, uint32_t oid, uint32_t extra)
 
 		if (j != oid - 1 && s->shared != oid && s->id != extra)
 			continue;
+		/* a point reading a block counter's count on this word has no
+		 * call of its own (a64_cfg.c a64_point) */
+		if (j != oid - 1 && s->id != extra && s->point && s->method != PROBE_M_RIDE)
+			continue;
 		if (n == A64_CALLS_MAX)
 			return -ENOTSUP;
 		k[n].id = s->id;
