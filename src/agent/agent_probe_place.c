@@ -108,7 +108,8 @@ void *agent_probe_page(uint64_t lo, uint64_t hi, size_t size)
 	if (hi < lo || hi - lo >= ARCH_PROBE_REACH)
 		return NULL;
 	for (uint64_t k = 1; k <= ARCH_PROBE_STEPS; k++) {
-		uint64_t cand[2] = {(hi + k * step) & ~(pg - 1), (lo - k * step - size) & ~(pg - 1)};
+		uint64_t cand[2] = {(hi + k * step) & ~(pg - 1),
+				    (lo - k * step - size) & ~(pg - 1)};
 
 		for (int j = 0; j < 2; j++) {
 			void *p;

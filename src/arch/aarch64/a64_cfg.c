@@ -264,11 +264,11 @@ static void a64_why_moved(struct probe_mgr *m, const struct a64_fn *f, size_t i0
 	uint32_t w = a64_w(f, i0);
 
 	snprintf(d->why, sizeof(d->why), "%s",
-		 a64_is_pad(w) ? "its first word is a BTI/PAC landing pad"
+		 a64_is_pad(w)	     ? "its first word is a BTI/PAC landing pad"
 		 : a64_unreloc(w, a) ? "its first word cannot run from a trampoline"
 		 : a64_in_exclusive(f->code, f->lo, 4 * f->n, a)
-			 ? "its start is between a load- and a store-exclusive"
-			 : "its first word is another probe's");
+		     ? "its start is between a load- and a store-exclusive"
+		     : "its first word is another probe's");
 }
 
 static struct probe_def *a64_new(struct probe_mgr *m, const struct a64_fn *f, uint32_t op,
@@ -357,8 +357,9 @@ static int a64_block(struct probe_mgr *m, const struct a64_fn *f, size_t i0, siz
 		if (a64_in_exclusive(f->code, f->lo, 4 * f->n, a))
 			rc = -EDEADLK;
 		else
-			rc = probe_plan_overlaps(m, f->module, a, a + 4) ? a64_ride(m, f, j, id)
-									 : a64_tramp(m, f, j, &id, 1);
+			rc = probe_plan_overlaps(m, f->module, a, a + 4)
+				 ? a64_ride(m, f, j, id)
+				 : a64_tramp(m, f, j, &id, 1);
 		if (rc == -ENOMEM)
 			return rc;
 		if (rc) {
@@ -395,8 +396,7 @@ static int a64_point(struct probe_mgr *m, const struct a64_fn *f, size_t i, unsi
 	struct probe_def *d, *o;
 	int err;
 
-	if (kind == PROBE_PT_LABEL && a64_is_pad(w) && i + 1 < f->n &&
-	    !f->leader[i + 1]) {
+	if (kind == PROBE_PT_LABEL && a64_is_pad(w) && i + 1 < f->n && !f->leader[i + 1]) {
 		i++;
 		a += 4;
 		w = a64_w(f, i);
@@ -424,7 +424,8 @@ static int a64_point(struct probe_mgr *m, const struct a64_fn *f, size_t i, unsi
 		d->method = o->method;
 		snprintf(d->insn, sizeof(d->insn), "%s", o->insn);
 	} else if (o) {
-		d = probe_plan_ride(m, f->module, f->sym, a, PROBE_H_BLOCK, PROBE_OP_BLOCK, 0, &err);
+		d = probe_plan_ride(m, f->module, f->sym, a, PROBE_H_BLOCK, PROBE_OP_BLOCK, 0,
+				    &err);
 		if (!d) {
 			if (err == -ENOMEM)
 				return err;
