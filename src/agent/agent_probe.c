@@ -914,86 +914,24 @@ static void agent_probe_copy(char *dst, size_t cap, const char *src)
 	dst[i] = 0;
 }
 
-struct agent_probe_find {
-	const char *name;
-	uint64_t base;
-	int found;
-};
-
-static int agent_probe_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct agent_probe_find *f = arg;
-	const char *n = info->dlpi_name ? info->dlpi_name : "", *b = strrchr(n, '/');
-
-	b = b ? b + 1 : n;
-	/* The executable comes first, with an empty name. */
-	if (!f->name[0] ? !n[0] : !strcmp(b, f->name)) {
-		f->base = info->dlpi_addr;
-		f->found = 1;
-		return 1;
-	}
-	return 0;
-}
-
-static int agent_probe_near(uint64_t a, uint64_t b)
-{
-	uint64_t d = a > b ? a - b : b - a;
-
-	return d < (1ull << 31) - (1ull << 24);
-}
-
-/* An RW anonymous mapping within rel32 reach of [lo, hi). */
-static void *agent_probe_page(uint64_t lo, uint64_t hi, size_t size)
-{
-	const uint64_t step = 1ull << 24;
-
-	for (uint64_t k = 1; k < 96; k++) {
-		uint64_t cand[2] = {((hi + k * step) & ~4095ull), (lo - k * step - size) & ~4095ull};
-
-		for (int j = 0; j < 2; j++) {
-			void *p;
-
-			if (j == 1 && lo < k * step + size)
-				continue;
-			p = mmap((void *)cand[j], size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-			if (p == MAP_FAILED)
-				continue;
-			if (agent_probe_near((uint64_t)p, lo) &&
-			    agent_probe_near((uint64_t)p + size, hi))
-				return p;
-			munmap(p, size);
-		}
-	}
-	return NULL;
-}
-
-static void agent_probe_module_status(struct probe_area_module *m, struct probe_area_probe *ps,
-				      uint32_t status)
-{
-	for (uint32_t i = 0; i < m->nprobes; i++)
-		ps[m->first_probe + i].status = status;
-}
-
 /* Place one module's trampolines and fill the run-time table; the text is
  * not touched yet (agent_probe_commit_all). */
 void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps,
 			const struct probe_area_reloc *rs, const uint8_t *code)
 {
-	struct agent_probe_find f = {m->name, 0, 0};
 	size_t size = ((size_t)m->code_bytes + 4095) & ~(size_t)4095;
+	uint64_t base;
 	uint8_t *page;
 	uint32_t i;
 
-	dl_iterate_phdr(agent_probe_phdr_cb, &f);
-	if (!f.found) {
+	if (!agent_probe_module_base(m->name, &base)) {
 		agent_probe_module_status(m, ps, PROBE_S_NO_MODULE);
 		agent_log("probe: module '%s' is not loaded", m->name);
 		return;
 	}
-	m->base = f.base;
+	m->base = base;
 	m->status = 1;
-	page = size ? agent_probe_page(f.base + m->lo, f.base + m->hi, size) : NULL;
+	page = size ? agent_probe_page(base + m->lo, base + m->hi, size) : NULL;
 	if (!page) {
 		agent_probe_module_status(m, ps, PROBE_S_NO_PAGE);
 		agent_log("probe: no trampoline page near '%s'", m->name);
@@ -1010,7 +948,7 @@ void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps
 			const struct probe_area_reloc *rl = &rs[p->reloc_first + r];
 
 			if (rl->type == PROBE_R_REL32) {
-				int64_t v = (int64_t)(f.base + rl->target) -
+				int64_t v = (int64_t)(base + rl->target) -
 					    (int64_t)(uintptr_t)(pc + rl->next);
 				int32_t v32 = (int32_t)v;
 
@@ -1037,15 +975,15 @@ void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps
 		    p->handler >= PROBE_H_MAX || !p->handler)
 			continue;
 		rt = &agent_probe_by_id[p->id];
-		rt->addr = f.base + p->addr_off;
-		rt->patch_addr = f.base + p->patch_off;
+		rt->addr = base + p->addr_off;
+		rt->patch_addr = base + p->patch_off;
 		rt->patch_len = (uint8_t)p->patch_len;
 		rt->id = p->id;
 		rt->handler = p->handler;
 		rt->op = p->op;
 		rt->ret_id = p->ret_id;
 		rt->area = p;
-		rt->base = f.base;
+		rt->base = base;
 		if (p->method == PROBE_M_RIDE) {
 			/* its handler call is in the owner's trampoline: a fault
 			 * there removes the owner; nothing of its own to write */
@@ -1071,7 +1009,7 @@ void agent_probe_module(struct probe_area_module *m, struct probe_area_probe *ps
 			x->handler = PROBE_H_FUNC_EXIT;
 			x->op = PROBE_OP_EXIT;
 			x->addr = rt->addr;
-			x->base = f.base;
+			x->base = base;
 			x->owner = p->id;
 		}
 		if (memcmp((void *)rt->patch_addr, p->orig, p->patch_len)) {
@@ -1360,22 +1298,6 @@ static void agent_probe_commit_all(struct probe_area_hdr *h)
 	}
 }
 
-static struct probe_area_hdr *agent_probe_find_area(void)
-{
-	struct shm_ctl *c = agent.ctl;
-	struct probe_area_hdr *h;
-	uint64_t size;
-
-	if (!c || !(c->features & SHM_FEAT_PROBES))
-		return NULL;
-	h = agent_ext(SHM_EXT_PROBES, &size);
-	if (!h || size < sizeof(*h))
-		return NULL;
-	if (h->magic != PROBE_AREA_MAGIC || h->version != PROBE_AREA_VERSION)
-		return NULL;
-	return h;
-}
-
 /*
  * An exec'd image (constructors do not run in a fork child) of the process
  * that placed the probes, running the same file again (a program that
@@ -1392,7 +1314,7 @@ static int agent_probe_reexec_same(const struct probe_area_hdr *h)
 
 void agent_probe_init(void)
 {
-	struct probe_area_hdr *h = agent_probe_find_area();
+	struct probe_area_hdr *h = agent_probe_area_find(NULL);
 
 	if (h && h->done && !h->attach) {
 		if (!agent_probe_reexec_same(h)) {
@@ -1460,12 +1382,11 @@ void agent_probe_dlopen(void)
 	agent_self.busy++;
 	agent_probe_lock_take();
 	for (uint32_t i = 0; i < h->nmodules; i++) {
-		struct agent_probe_find f = {ms[i].name, 0, 0};
+		uint64_t base;
 
 		if (!ms[i].nprobes || agent_probe_mod_seen[i])
 			continue;
-		dl_iterate_phdr(agent_probe_phdr_cb, &f);
-		if (!f.found)
+		if (!agent_probe_module_base(ms[i].name, &base))
 			continue;
 		agent_probe_mod_seen[i] = 1;
 		agent_probe_module(&ms[i], ps, (void *)((char *)h + h->relocs_off),
@@ -1695,7 +1616,7 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 		return rc;
 	}
 	agent_shm_fd = fd;
-	h = agent_probe_find_area();
+	h = agent_probe_area_find(NULL);
 	if (!h || !h->attach)
 		return -EPROTO;
 	agent_thread_init();

@@ -17,6 +17,24 @@
 #include "../../include/spool/probe.h"
 #include "../probe/probe_abi.h"
 
+/*
+ * Placing, the same on every architecture (agent_probe_place.c):
+ * area_find: the SHM_EXT_PROBES area when spool wrote one of this
+ * version (its size in *size), else NULL; module_base: the load bias of
+ * the module whose file name is name ("" the executable): 1 found, 0 not;
+ * module_status: every probe of m gets status; page: an RW mapping of size
+ * bytes whose every byte the architecture's patch jump reaches from
+ * [lo, hi) and back, or NULL; reach: does that jump reach to from from;
+ * pgsz: the kernel's page size.
+ */
+struct probe_area_hdr *agent_probe_area_find(uint64_t *size);
+int agent_probe_module_base(const char *name, uint64_t *base);
+void agent_probe_module_status(struct probe_area_module *m, struct probe_area_probe *ps,
+			       uint32_t status);
+void *agent_probe_page(uint64_t lo, uint64_t hi, size_t size);
+int agent_probe_reach(uint64_t from, uint64_t to);
+uint64_t agent_probe_pgsz(void);
+
 /* Patch the probes spool put in the SHM_EXT_PROBES area. Before main. */
 void agent_probe_init(void);
 /* After a successful dlopen: patch the probes of modules it loaded. */

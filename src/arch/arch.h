@@ -9,6 +9,12 @@
  * ARCH_LIB_DIRS and ARCH_LDCACHE_TAG: how spool finds the libraries a
  * program loads (src/probe/probe_elf.c), as this machine's ld.so would.
  *
+ * ARCH_PROBE_REACH, _STEP, _STEPS: a dynamic probe's patch jumps to its
+ * trampoline (x86-64 jmp rel32, aarch64 B imm26): the distance it reaches
+ * (with a margin on x86-64), and the search for a trampoline page near the
+ * code, STEPS tries STEP apart above and below it
+ * (src/agent/agent_probe_place.c).
+ *
  * arch_ts() is the counter every event header's tsc field holds, read on
  * the agent's hot path: inline, no system call, async-signal-safe. The
  * trace clock (src/trace/clock.c) calibrates it against CLOCK_MONOTONIC
@@ -34,6 +40,9 @@
  * `ldconfig -p` gives this machine's entries ("libc6,x86-64"). */
 #define ARCH_LIB_DIRS "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib:/usr/lib"
 #define ARCH_LDCACHE_TAG "x86-64"
+#define ARCH_PROBE_REACH ((1ull << 31) - (1ull << 24))
+#define ARCH_PROBE_STEP (1ull << 24)
+#define ARCH_PROBE_STEPS 95
 
 static inline uint64_t arch_ts(void)
 {
@@ -49,6 +58,9 @@ static inline void arch_cpu_relax(void)
 #define ARCH_NAME "aarch64"
 #define ARCH_LIB_DIRS "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:/lib:/usr/lib"
 #define ARCH_LDCACHE_TAG "AArch64"
+#define ARCH_PROBE_REACH (1ull << 27)
+#define ARCH_PROBE_STEP (1ull << 20)
+#define ARCH_PROBE_STEPS 120
 
 static inline uint64_t arch_ts(void)
 {

@@ -873,19 +873,16 @@ static int probe_check_cli(const struct probe_cli *cl, int nargs)
 		return EXIT_USAGE;
 	}
 #if defined(__aarch64__)
-	/* aarch64 (src/arch/aarch64/, doc/arm64.md): function probes, entries
-	 * and exits, by branch trampolines placed before main. The rest is
+	/* aarch64 (src/arch/aarch64/, doc/arm64.md): every kind of code probe
+	 * (func:, block:, branch:, jump:, label:, block-exit:, var:, args:,
+	 * assert:, time:), by branch trampolines placed before main. The rest is
 	 * refused before anything is planned or started, with the reason:
 	 * sys: probes are the agent's interposers and work. */
 	{
 		const char *no = NULL, *what = NULL;
 
 		for (size_t i = 0; i < cl->nspecs && !no; i++) {
-			if (strncmp(cl->specs[i], "func:", 5)) {
-				what = cl->specs[i];
-				no = "not available on aarch64: only func: probes (entries and "
-				     "exits) are";
-			} else if (cl->spec_off[i]) {
+			if (cl->spec_off[i]) {
 				what = cl->specs[i];
 				no = "--disabled is not available on aarch64";
 			}

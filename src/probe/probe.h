@@ -387,7 +387,8 @@ struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, u
  * when that probe cannot take it (probe_plan.c). */
 struct probe_def *probe_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t sym,
 				  uint64_t addr, uint32_t handler, uint32_t op, int full, int *err);
-/* The rets of a function (module offsets), malloc'ed. */
+/* The rets of a function (module offsets), malloc'ed: the exit points of
+ * variable probes (on aarch64, where each RET's epilogue starts). */
 int probe_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t **rets,
 		    size_t *n);
 

@@ -57,6 +57,9 @@
 #include "../common/event.h"
 #include "../util/log.h"
 #include "probe.h"
+#if defined(__aarch64__)
+#include "../arch/aarch64/a64_cfg.h"
+#endif
 
 #define CFG_MAX_INSNS 65536
 
@@ -478,7 +481,12 @@ static void cfg_block_of(const struct cfg_fn *f, size_t k, size_t *i0, size_t *i
 int probe_plan_jumps(struct probe_mgr *m, uint32_t module, uint32_t sym)
 {
 	struct cfg_fn f;
-	int rc = cfg_open(m, module, sym, &f), n = 0;
+	int rc, n = 0;
+
+#if defined(__aarch64__)
+	return a64_plan_jumps(m, module, sym);
+#endif
+	rc = cfg_open(m, module, sym, &f);
 
 	for (size_t k = 0; !rc && k < f.n; k++) {
 		const struct x86_insn *in = &f.in[k];
@@ -502,8 +510,12 @@ int probe_plan_label(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_
 {
 	struct cfg_fn f;
 	size_t k, i0, i1;
-	int rc = cfg_open(m, module, sym, &f);
+	int rc;
 
+#if defined(__aarch64__)
+	return a64_plan_label(m, module, sym, addr, name);
+#endif
+	rc = cfg_open(m, module, sym, &f);
 	if (rc)
 		return rc;
 	for (k = 0; k < f.n && f.in[k].addr != addr; k++)
@@ -524,7 +536,13 @@ int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned 
 {
 	struct probe_module *mod;
 	struct cfg_fn f;
-	int rc = cfg_open(m, module, sym, &f);
+	int rc;
+
+#if defined(__aarch64__)
+	/* one word per instruction, one B per probe: src/arch/aarch64/ */
+	return a64_plan_cfg(m, module, sym, what);
+#endif
+	rc = cfg_open(m, module, sym, &f);
 
 	if (rc)
 		return rc;

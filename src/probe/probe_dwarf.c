@@ -25,6 +25,7 @@
 #include <elfutils/libdw.h>
 
 #include "../util/demangle.h"
+#include "../arch/arch_dwarf.h"
 #include "probe.h"
 
 static const struct {
@@ -394,12 +395,12 @@ static int probe_dw_expr(struct probe_module *mod, Dwarf_Die *fn, uint64_t pc, c
 	if (core == 1 && ((a0 >= DW_OP_reg0 && a0 <= DW_OP_reg31) || a0 == DW_OP_regx)) {
 		unsigned r = a0 == DW_OP_regx ? (unsigned)e[0].number : a0 - DW_OP_reg0;
 
-		if (r >= 33 && r <= 40) {
+		if (ARCH_DW_LDOUBLE && r >= 33 && r <= 40) {
 			probe_dw_why(v, "'%s' is in an x87 register (st%u): not readable", name,
 				     r - 33);
 			return -ENOTSUP;
 		}
-		if (r > 32 || r == 16) {
+		if (!ARCH_DW_REG_OK(r)) {
 			probe_dw_why(v, "'%s' is in DWARF register %u: not readable", name, r);
 			return -ENOTSUP;
 		}
@@ -410,7 +411,7 @@ static int probe_dw_expr(struct probe_module *mod, Dwarf_Die *fn, uint64_t pc, c
 	if (core == 1 && ((a0 >= DW_OP_breg0 && a0 <= DW_OP_breg31) || a0 == DW_OP_bregx)) {
 		unsigned r = a0 == DW_OP_bregx ? (unsigned)e[0].number : a0 - DW_OP_breg0;
 
-		if (r > 16) {
+		if (r > ARCH_DW_BREG_MAX) {
 			probe_dw_why(v, "'%s' is relative to DWARF register %u: not readable", name, r);
 			return -ENOTSUP;
 		}
@@ -436,11 +437,12 @@ static int probe_dw_expr(struct probe_module *mod, Dwarf_Die *fn, uint64_t pc, c
 					     name, 0);
 				return -ENOTSUP;
 			}
-		} else if (fe[0].atom >= DW_OP_breg0 && fe[0].atom <= DW_OP_breg16) {
+		} else if (fe[0].atom >= DW_OP_breg0 &&
+			   fe[0].atom <= DW_OP_breg0 + ARCH_DW_BREG_MAX) {
 			v->reg = (uint8_t)(fe[0].atom - DW_OP_breg0);
 			v->off = (int64_t)fe[0].number;
-		} else if (fe[0].atom >= DW_OP_reg0 && fe[0].atom <= DW_OP_reg16) {
-			/* clang -O0: the frame base is rbp's value */
+		} else if (fe[0].atom >= DW_OP_reg0 && fe[0].atom <= DW_OP_reg0 + ARCH_DW_BREG_MAX) {
+			/* clang -O0: the frame base is rbp's (x29's) value */
 			v->reg = (uint8_t)(fe[0].atom - DW_OP_reg0);
 			v->off = 0;
 		} else {
@@ -601,7 +603,7 @@ static int probe_dw_abi_class(Dwarf_Die *var)
 
 /*
  * Where parameter `var` of fn is at fn's first instruction, by the SysV
- * x86-64 ABI: the caller has just put it there, so this is exact where
+ * x86-64 ABI (AAPCS64 on aarch64: arch_dwarf.h): the caller has just put it there, so this is exact where
  * the DWARF location is not yet true (an -O0 function's frame slot before
  * the prologue stored it: a one-line function has no later point to
  * probe). Integer and pointer arguments in rdi rsi rdx rcx r8 r9, float
@@ -612,7 +614,7 @@ static int probe_dw_abi_class(Dwarf_Die *var)
 static int probe_dw_abi_param(Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Die *var, const char *name,
 			      struct probe_dw_var *v)
 {
-	static const uint8_t gprs[6] = {5, 4, 1, 2, 8, 9}; /* DWARF rdi rsi rdx rcx r8 r9 */
+	static const uint8_t gprs[ARCH_DW_NGPR_ARGS] = ARCH_DW_GPR_ARGS;
 	Dwarf_Attribute a;
 	Dwarf_Die child, t, peeled;
 	unsigned ngpr = 0, nsse = 0;
@@ -631,7 +633,7 @@ static int probe_dw_abi_param(Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Die *var, cons
 			if (dwarf_attr(cu, DW_AT_language, &la))
 				dwarf_formudata(&la, &lang);
 			if (dwarf_bytesize(&peeled) > 16)
-				ngpr = 1;
+				ngpr = ARCH_DW_STRUCT_RET_IN_ARG; /* x86-64 rdi; aarch64 x8 */
 			else if (lang != DW_LANG_C89 && lang != DW_LANG_C99 &&
 				 lang != DW_LANG_C11 && lang != DW_LANG_C)
 				goto out_unknown; /* C++ may return it by invisible reference */
@@ -647,7 +649,9 @@ static int probe_dw_abi_param(Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Die *var, cons
 		cls = probe_dw_abi_class(&child);
 		if (!cls)
 			goto out_unknown;
-		if (cls == 1 && ngpr < 6) {
+		if (cls == 3 && !ARCH_DW_LDOUBLE)
+			goto out_unknown; /* binary128: not formatted by the reports */
+		if (cls == 1 && ngpr < ARCH_DW_NGPR_ARGS) {
 			if (child.addr == var->addr) {
 				v->how = PROBE_V_REG;
 				v->reg = gprs[ngpr];
@@ -656,10 +660,10 @@ static int probe_dw_abi_param(Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Die *var, cons
 			ngpr++;
 			continue;
 		}
-		if (cls == 2 && nsse < 8) {
+		if (cls == 2 && nsse < ARCH_DW_NFP_ARGS) {
 			if (child.addr == var->addr) {
 				v->how = PROBE_V_REG;
-				v->reg = (uint8_t)(17 + nsse);
+				v->reg = (uint8_t)(ARCH_DW_FP0 + nsse);
 				return 0;
 			}
 			nsse++;
@@ -669,8 +673,10 @@ static int probe_dw_abi_param(Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Die *var, cons
 			stack = (stack + 15) & ~(uint64_t)15;
 		if (child.addr == var->addr) {
 			v->how = PROBE_V_MEM_REG;
-			v->reg = 7; /* rsp: the return address, then the arguments */
-			v->off = 8 + (int64_t)stack;
+			/* x86-64 rsp: the return address, then the arguments;
+			 * aarch64 sp: the arguments */
+			v->reg = ARCH_DW_SP;
+			v->off = ARCH_DW_STACK_ARGS + (int64_t)stack;
 			return 0;
 		}
 		stack += cls == 3 ? 16 : 8;
@@ -699,12 +705,12 @@ static int probe_dw_unstored(Dwarf_Die *fn, uint64_t pc, const Dwarf_Op *e, size
 	for (size_t i = 0; i < n; i++)
 		if (e[i].atom == DW_OP_entry_value || e[i].atom == DW_OP_GNU_entry_value)
 			return 1; /* its entry value is where it is now */
-	if (e[0].atom == DW_OP_breg6)
+	if (e[0].atom == DW_OP_breg0 + ARCH_DW_FP_REG)
 		return 1;
 	if (e[0].atom != DW_OP_fbreg || !dwarf_attr_integrate(fn, DW_AT_frame_base, &fa) ||
 	    dwarf_getlocation_addr(&fa, pc, &fe, &fn_n, 1) < 1 || fn_n != 1)
 		return 0;
-	if (fe[0].atom == DW_OP_breg6 || fe[0].atom == DW_OP_reg6)
+	if (fe[0].atom == DW_OP_breg0 + ARCH_DW_FP_REG || fe[0].atom == DW_OP_reg0 + ARCH_DW_FP_REG)
 		return 1;
 	return fe[0].atom == DW_OP_call_frame_cfa && (int64_t)e[0].number < 0;
 }

@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "../arch/arch.h"
+#if defined(__aarch64__)
+#include "../arch/aarch64/a64_insn.h"
+#endif
 #include "../util/debugfile.h"
 #include "../util/log.h"
 #include "probe.h"
@@ -344,6 +347,43 @@ static int probe_jump_table(struct probe_module *mod, const uint8_t *const *byte
 	return probe_push_u64(&mod->jumps, &mod->njumps, jcap, addrs[n - 1]);
 }
 
+#if defined(__aarch64__)
+/* The targets of the switch jump table the BR at `at` of function s reads
+ * (a64_jump_table: GCC's and clang's forms), each in the function: added
+ * to the targets, the BR to the known jumps. Another shape: nothing. */
+static int probe_a64_jump_table(struct probe_module *mod, const struct probe_sym *s,
+				const uint8_t *code, size_t len, uint64_t at, size_t *cap,
+				size_t *jcap, size_t *scap)
+{
+	struct a64_jtab jt;
+	const uint8_t *p;
+	size_t have, before = mod->ntargets, sbefore = mod->nseeds;
+	int rc;
+
+	if (a64_jump_table(code, s->addr, len, at, &jt))
+		return 0;
+	p = probe_module_data(mod, jt.table, &have);
+	if (!p || have / jt.size < jt.entries)
+		return 0;
+	for (uint32_t i = 0; i < jt.entries; i++) {
+		uint64_t t = a64_jtab_target(&jt, p + (size_t)jt.size * i);
+
+		if (t < s->addr || t >= s->addr + len || (t & 3)) {
+			mod->ntargets = before; /* not what it seemed: targets unknown */
+			mod->nseeds = sbefore;
+			return 0;
+		}
+		rc = probe_push_u64(&mod->targets, &mod->ntargets, cap, t);
+		if (!rc)
+			rc = probe_push_u64(&mod->seeds, &mod->nseeds, scap, t);
+		if (rc)
+			return rc;
+	}
+	mod->njtabs++;
+	return probe_push_u64(&mod->jumps, &mod->njumps, jcap, at);
+}
+#endif
+
 /*
  * Decode every function of the module once and keep every address its
  * code can jump to directly (branch and call targets) or takes the address
@@ -374,6 +414,40 @@ int probe_module_analyse(struct probe_module *mod)
 			continue;
 		if (avail > s->size)
 			avail = s->size;
+#if defined(__aarch64__)
+		/* One word per instruction: the direct branch, call and ADR
+		 * targets (a switch's ADR base, a label's address), no decoder,
+		 * and the entries of the switch tables BRs read (GCC's and
+		 * clang's forms: a64_jump_table); another BR's targets stay
+		 * unknown (a64_cfg.c says so). */
+		for (off = (s->addr & 3) ? avail : 0; off + 4 <= avail; off += 4) {
+			uint32_t w;
+			uint64_t t;
+			int c;
+
+			memcpy(&w, p + off, 4);
+			c = a64_class(w, s->addr + off, &t);
+			if ((w & 0xfffffc1fu) == 0xd61f0000u) {
+				nind++;
+				rc = probe_a64_jump_table(mod, s, p, avail, s->addr + off, &cap,
+							  &jcap, &scap);
+				if (rc)
+					return rc;
+				continue;
+			}
+			if (c != A64_B && c != A64_BL && c != A64_BCOND && c != A64_CBZ &&
+			    c != A64_TBZ && c != A64_ADR)
+				continue;
+			rc = probe_push_u64(&mod->targets, &mod->ntargets, &cap, t);
+			if (!rc && c != A64_ADR)
+				rc = probe_push_u64(&mod->seeds, &mod->nseeds, &scap, t);
+			if (!rc && c == A64_BL)
+				rc = probe_push_u64(&mod->calls, &mod->ncalls, &ccap, t);
+			if (rc)
+				return rc;
+		}
+		continue;
+#endif
 		while (off < avail) {
 			struct x86_insn in;
 

@@ -869,8 +869,10 @@ int probe_mgr_read_area(struct probe_mgr *m, const void *area, uint64_t size)
 	for (size_t j = 0; j < m->ndefs; j++) {
 		struct probe_def *d = &m->defs[j];
 
-		/* a point counted by another counter's window has its count */
-		uint32_t cid = d->point && d->shared ? d->shared : d->id;
+		/* a point counted by another counter's window has its count (one
+		 * riding in another kind of probe's trampoline counts itself) */
+		uint32_t cid = d->point && d->shared && d->method != PROBE_M_RIDE ? d->shared
+										  : d->id;
 
 		if (cid < h.ncounts && probe_is_cfg(d)) {
 			d->count[0] = __atomic_load_n(&counts[2 * cid], __ATOMIC_RELAXED);
@@ -948,6 +950,13 @@ static void probe_list_block_moved(const struct probe_mgr *m, const struct probe
 	    (d->method != PROBE_M_JUMP && d->method != PROBE_M_INT3))
 		return;
 	snprintf(off, offlen, "+0x%llx", (unsigned long long)(d->patch_off - base));
+#if defined(__aarch64__)
+	/* one word per probe: a64_cfg.c kept why the counter moved */
+	(void)by;
+	snprintf(why + n, whylen - n, "%sthe block at +0x%llx (%s)", n ? "; " : "",
+		 (unsigned long long)(d->addr - base), d->why);
+	return;
+#endif
 	by = probe_plan_covering(m, d->module, d->addr, d->addr + 1);
 	snprintf(why + n, whylen - n, "%sthe block at +0x%llx (its start is in %s%.0u's window)",
 		 n ? "; " : "", (unsigned long long)(d->addr - base), by ? "probe " : "another probe",

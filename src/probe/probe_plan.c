@@ -1087,7 +1087,12 @@ int probe_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t
 		    size_t *n)
 {
 	struct plan_fn f;
-	int rc = plan_decode(m, module, sym, &f);
+	int rc;
+
+#if defined(__aarch64__)
+	return a64_plan_rets(m, module, sym, rets, n);
+#endif
+	rc = plan_decode(m, module, sym, &f);
 
 	*rets = NULL;
 	*n = 0;
@@ -1167,8 +1172,13 @@ struct probe_def *probe_plan_point_flags(struct probe_mgr *m, uint32_t module, u
 	struct plan_fn f;
 	struct probe_def *d;
 	size_t k;
-	int rc = plan_decode(m, module, sym, &f), placed = 0;
+	int rc, placed = 0;
 
+#if defined(__aarch64__)
+	/* one B on one word: the handler sees every register (a64_plan.c) */
+	return a64_plan_point(m, module, sym, addr, handler, op, err);
+#endif
+	rc = plan_decode(m, module, sym, &f);
 	*err = rc;
 	if (rc)
 		return NULL;
@@ -1310,6 +1320,9 @@ struct probe_def *probe_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t
 	struct plan_fn f;
 	int found = 0, rc;
 
+#if defined(__aarch64__)
+	return a64_plan_ride(m, module, sym, addr, handler, op, err);
+#endif
 	*err = -ENOTSUP;
 	if (!o || o->id != oid || (o->method != PROBE_M_JUMP && o->method != PROBE_M_INT3) ||
 	    o->shared || !o->code)

@@ -35,6 +35,7 @@
 #include "../common/event.h"
 #include "../util/demangle.h"
 #include "../util/log.h"
+#include "../arch/arch_dwarf.h"
 #include "probe.h"
 #include "probe_expr.h"
 
@@ -369,6 +370,18 @@ static void pv_loc_text(const struct probe_area_var *v, char *buf, size_t len)
 					   "r8",  "r9",	 "r10", "r11", "r12", "r13", "r14", "r15"};
 	char r[8];
 
+#if defined(__aarch64__)
+	/* AAPCS64's DWARF numbers: x0-x30, sp, v0-v31 */
+	if (v->reg <= 30)
+		snprintf(r, sizeof(r), "x%u", v->reg);
+	else if (v->reg == 31)
+		snprintf(r, sizeof(r), "sp");
+	else if (v->reg >= 64 && v->reg <= 95)
+		snprintf(r, sizeof(r), "v%u", v->reg - 64);
+	else
+		snprintf(r, sizeof(r), "dw%u", v->reg);
+	(void)regs;
+#else
 	if (v->reg < 16)
 		snprintf(r, sizeof(r), "%s", regs[v->reg]);
 	else if (v->reg >= 17 && v->reg <= 32)
@@ -377,6 +390,7 @@ static void pv_loc_text(const struct probe_area_var *v, char *buf, size_t len)
 		snprintf(r, sizeof(r), "st0");
 	else
 		snprintf(r, sizeof(r), "dw%u", v->reg);
+#endif
 	switch (v->how) {
 	case PROBE_V_REG:
 		snprintf(buf, len, "%s", r);
@@ -432,12 +446,19 @@ static int pv_add_var(struct probe_mgr *m, struct probe_def *d, const char *name
 		log_warn("probe: '%s': '%s' is a %s in DWARF; reading it as %s", spec, name,
 			 dv.dwarf_type, probe_vtype_name(type));
 	}
-	if (dv.how == PROBE_V_REG && dv.reg < 17 && probe_vtype_is_float(type)) {
+	if (type == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE) {
+		log_err("probe: '%s': '%s': long double is IEEE binary128 on this machine, which "
+			"the reports do not format: not available",
+			spec, name);
+		return -ENOTSUP;
+	}
+	if (dv.how == PROBE_V_REG && !ARCH_DW_IS_FP(dv.reg) && dv.reg != PROBE_V_REG_ST0 &&
+	    probe_vtype_is_float(type)) {
 		log_err("probe: '%s': '%s' is in a general register, not a floating-point one",
 			spec, name);
 		return -ENOTSUP;
 	}
-	if (dv.how == PROBE_V_REG && dv.reg >= 17 && dv.reg <= 32 && type == PROBE_T_LDOUBLE) {
+	if (dv.how == PROBE_V_REG && ARCH_DW_IS_FP(dv.reg) && type == PROBE_T_LDOUBLE) {
 		log_err("probe: '%s': a long double is never in an xmm register", spec);
 		return -ENOTSUP;
 	}
@@ -738,11 +759,12 @@ static int pv_add_time_spec(struct probe_mgr *m, const struct probe_spec *s)
 
 /* ---- args: every scalar parameter at the entry, the return value at each exit ---- */
 
-/* SysV x86-64 argument registers (DWARF numbers): rdi rsi rdx rcx r8 r9. */
-static const uint8_t pv_int_regs[6] = {5, 4, 1, 2, 8, 9};
-#define PV_DW_RAX 0
-#define PV_DW_RSP 7
-#define PV_DW_XMM0 17
+/* The integer argument registers (DWARF numbers): SysV x86-64 rdi rsi rdx
+ * rcx r8 r9, AAPCS64 x0-x7 (arch_dwarf.h). */
+static const uint8_t pv_int_regs[ARCH_DW_NGPR_ARGS] = ARCH_DW_GPR_ARGS;
+#define PV_DW_RAX ARCH_DW_RET
+#define PV_DW_RSP ARCH_DW_SP
+#define PV_DW_XMM0 ARCH_DW_FP0
 #define PV_MAX_ARGS 32
 
 /* One C type name of a TYPES list: PROBE_T_*, 0 = unknown, -1 = void. */
@@ -839,7 +861,8 @@ bad:
 }
 
 /* The recipe of the return value of type `type`, SysV x86-64: integers and
- * pointers in rax, float and double in xmm0, long double in x87 st(0) (no
+ * pointers in rax, float and double in xmm0 (AAPCS64: x0, v0), long double
+ * in x87 st(0) (x86-64 only; no
  * epilogue instruction plan_keeps_retval lets run after the handler touches
  * x87, and the agent's handlers never do). */
 static void pv_ret_loc(unsigned type, struct probe_dw_var *dv)
@@ -912,6 +935,12 @@ static int pv_args_return(struct probe_mgr *m, struct probe_vspec *vs, uint32_t 
 	size_t n = 0;
 	int rc;
 
+	if (type == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE) {
+		log_warn("probe: '%s': %s returns a long double, IEEE binary128 on this machine, "
+			 "which the reports do not format: its return value is skipped",
+			 spec, func);
+		return 0;
+	}
 	pv_ret_loc(type, &dv);
 	rc = probe_plan_rets(m, mi, sym, &rets, &n);
 	if (rc || !n) {
@@ -958,21 +987,27 @@ static int pv_args_abi(struct probe_mgr *m, struct probe_vspec *vs, uint32_t mi,
 		char name[32];
 
 		memset(&dv, 0, sizeof(dv));
-		if (types[i] == PROBE_T_LDOUBLE) {
+		if (types[i] == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE) {
+			log_err("probe: '%s': long double is IEEE binary128 on this machine, which "
+				"the reports do not format: not available",
+				spec);
+			return -ENOTSUP;
+		} else if (types[i] == PROBE_T_LDOUBLE) {
 			/* memory class: 16-byte aligned in the argument area */
 			stack = (stack + 15) & ~(int64_t)15;
 			dv.how = PROBE_V_MEM_REG;
 			dv.reg = PV_DW_RSP;
-			dv.off = 8 + stack;
+			dv.off = ARCH_DW_STACK_ARGS + stack;
 			stack += 16;
-		} else if (probe_vtype_is_float(types[i]) ? nf < 8 : ni < 6) {
+		} else if (probe_vtype_is_float(types[i]) ? nf < ARCH_DW_NFP_ARGS
+							  : ni < ARCH_DW_NGPR_ARGS) {
 			dv.how = PROBE_V_REG;
 			dv.reg = probe_vtype_is_float(types[i]) ? (uint8_t)(PV_DW_XMM0 + nf++)
 								: pv_int_regs[ni++];
 		} else {
 			dv.how = PROBE_V_MEM_REG;
 			dv.reg = PV_DW_RSP;
-			dv.off = 8 + stack;
+			dv.off = ARCH_DW_STACK_ARGS + stack;
 			stack += 8;
 		}
 		snprintf(name, sizeof(name), "arg%zu", i + 1);

@@ -221,12 +221,153 @@ static void test_refused(void **state)
 	assert_null(a64_unreloc(0x5c000040u, 0x2000));
 }
 
+/* a64_branch_taken: the condition of each conditional branch kind, on
+ * registers and NZCV (what the agent's branch handler counts). */
+static void test_branch_taken(void **state)
+{
+	uint64_t x[31] = {0};
+	const uint64_t N = 1ull << 31, Z = 1ull << 30, C = 1ull << 29, V = 1ull << 28;
+
+	assert_int_equal(a64_branch_taken(0x54000040u, x, Z), 1); /* b.eq */
+	assert_int_equal(a64_branch_taken(0x54000040u, x, 0), 0);
+	assert_int_equal(a64_branch_taken(0x54000041u, x, 0), 1); /* b.ne */
+	assert_int_equal(a64_branch_taken(0x5400004au, x, N | V), 1); /* b.ge: N == V */
+	assert_int_equal(a64_branch_taken(0x5400004au, x, N), 0);
+	assert_int_equal(a64_branch_taken(0x5400004bu, x, N), 1);	/* b.lt */
+	assert_int_equal(a64_branch_taken(0x54000048u, x, C), 1);	/* b.hi: C && !Z */
+	assert_int_equal(a64_branch_taken(0x54000048u, x, C | Z), 0);
+	assert_int_equal(a64_branch_taken(0x54000049u, x, C | Z), 1); /* b.ls */
+	assert_int_equal(a64_branch_taken(0x5400004cu, x, 0), 1);	/* b.gt */
+	assert_int_equal(a64_branch_taken(0x5400004du, x, Z), 1);	/* b.le */
+	assert_int_equal(a64_branch_taken(0x5400004eu, x, 0), 1);	/* b.al */
+	x[0] = 0;
+	x[1] = 1ull << 32; /* zero in its low 32 bits */
+	x[2] = 1ull << 33;
+	assert_int_equal(a64_branch_taken(0xb4000040u, x, 0), 1); /* cbz x0 */
+	assert_int_equal(a64_branch_taken(0x35000041u, x, 0), 0); /* cbnz w1 */
+	assert_int_equal(a64_branch_taken(0xb5000041u, x, 0), 1); /* cbnz x1 */
+	assert_int_equal(a64_branch_taken(0xb400005fu, x, 0), 1); /* cbz xzr */
+	assert_int_equal(a64_branch_taken(0x36000040u, x, 0), 1); /* tbz x0, #0 */
+	assert_int_equal(a64_branch_taken(0xb7080042u, x, 0), 1); /* tbnz x2, #33 */
+	assert_int_equal(a64_branch_taken(0xb7080041u, x, 0), 0); /* tbnz x1, #33 */
+	assert_int_equal(a64_branch_taken(0x14000002u, x, 0), -1); /* b: not conditional */
+}
+
+/* Several handler calls in one trampoline; the branch's word in w3. */
+static void test_calls(void **state)
+{
+	struct a64_call k[A64_CALLS_MAX + 1] = {
+	    {7, PROBE_H_FUNC_ENTRY, 0},
+	    {8, PROBE_H_BLOCK, 0},
+	    {9, PROBE_H_BRANCH, 0xb4000060u},
+	    {10, PROBE_H_FUNC_EXIT, 0},
+	    {11, PROBE_H_BLOCK, 0},
+	};
+	struct x86_code c;
+	int handlers = 0, w3lo = 0, w3hi = 0;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(a64_code_probe_calls(&c, 0xb4000060u, 0x2000, k, A64_CALLS_MAX), 0);
+	for (uint32_t i = 0; i < c.nrel; i++)
+		handlers += c.rel[i].type == PROBE_R_HANDLER64;
+	assert_int_equal(handlers, A64_CALLS_MAX);
+	for (uint32_t at = 0; at + 4 <= c.len; at += 4) {
+		w3lo += word(&c, at) == (0x52800003u | 0x0060u << 5);	/* movz w3, #0x60 */
+		w3hi += word(&c, at) == (0x72a00003u | 0xb400u << 5); /* movk w3, #0xb400, lsl 16 */
+	}
+	assert_int_equal(w3lo, 1);
+	assert_int_equal(w3hi, 1);
+	/* the cbz, relocated, after the restore */
+	assert_int_equal(word(&c, after_restore(&c)), 0xb4000040u);
+	assert_int_equal(a64_code_probe_calls(&c, 0xb4000060u, 0x2000, k, A64_CALLS_MAX + 1),
+			 -ENOSPC);
+}
+
+/* Switch jump tables in GCC's and clang's forms (aarch64-linux-gnu-gcc
+ * -O2, clang-14 --target=aarch64-linux-gnu -O2; objdump). */
+static void test_jump_table(void **state)
+{
+	static const uint32_t gcc[] = {
+	    0x7100441fu, /* 900 cmp w0, #0x11 */
+	    0x54000089u, /* 904 b.ls 914 */
+	    0x12800003u, 0x2a0303e0u, 0xd65f03c0u, 0xa9bf7bfdu,
+	    0x90000001u, /* 918 adrp x1, 0 */
+	    0x91291021u, /* 91c add x1, x1, #0xa44 */
+	    0x910003fdu,
+	    0x38604821u, /* 924 ldrb w1, [x1, w0, uxtw] */
+	    0x10000060u, /* 928 adr x0, 934 */
+	    0x8b218801u, /* 92c add x1, x0, w1, sxtb #2 */
+	    0xd61f0020u, /* 930 br x1 */
+	};
+	static const uint32_t clang[] = {
+	    0x7100241fu, /* 10a84 cmp w0, #0x9 */
+	    0x54000388u, /* 10a88 b.hi */
+	    0x90ffff89u, /* 10a8c adrp x9, 0 */
+	    0x2a0003e8u,
+	    0x9119f129u, /* 10a94 add x9, x9, #0x67c */
+	    0xaa1f03f3u,
+	    0x1000008au, /* 10a9c adr x10, 10aac */
+	    0x3868692bu, /* 10aa0 ldrb w11, [x9, x8] */
+	    0x8b0b094au, /* 10aa4 add x10, x10, x11, lsl #2 */
+	    0xd61f0140u, /* 10aa8 br x10 */
+	};
+	struct a64_jtab jt;
+	uint8_t e = 0xff;
+
+	assert_int_equal(a64_jump_table((const uint8_t *)gcc, 0x900, sizeof(gcc), 0x930, &jt), 0);
+	assert_int_equal(jt.table, 0xa44);
+	assert_int_equal(jt.base, 0x934);
+	assert_int_equal(jt.entries, 18);
+	assert_int_equal(jt.size, 1);
+	assert_int_equal(jt.shift, 2);
+	assert_int_equal(a64_jtab_target(&jt, &e), 0x930); /* sxtb: -1 word */
+	e = 3;
+	assert_int_equal(a64_jtab_target(&jt, &e), 0x940);
+	assert_int_equal(
+	    a64_jump_table((const uint8_t *)clang, 0x10a84, sizeof(clang), 0x10aa8, &jt), 0);
+	assert_int_equal(jt.table, 0x67c);
+	assert_int_equal(jt.base, 0x10aac);
+	assert_int_equal(jt.entries, 10);
+	e = 0xff; /* ldrb, lsl: unsigned */
+	assert_int_equal(a64_jtab_target(&jt, &e), 0x10aac + 0xff * 4);
+	/* a BR of another shape (a tail call through x16): unknown */
+	assert_int_equal(a64_jump_table((const uint8_t *)gcc, 0x900, sizeof(gcc), 0x92c, &jt),
+			 -ENOENT);
+}
+
+/* No probe between a load-exclusive and its store-exclusive. */
+static void test_exclusive(void **state)
+{
+	static const uint32_t cas[] = {
+	    0xc85ffc03u, /* 8a0 ldaxr x3, [x0] */
+	    0xeb01007fu, /* 8a4 cmp x3, x1 */
+	    0x54000061u, /* 8a8 b.ne 8b4 */
+	    0xc804fc02u, /* 8ac stlxr w4, x2, [x0] */
+	    0x35ffff84u, /* 8b0 cbnz w4, 8a0 */
+	    0x1a9f17e0u, /* 8b4 cset w0, eq */
+	    0xd65f03c0u, /* 8b8 ret */
+	    0xc85f7c03u, /* 8bc ldxr x3, [x0]: no store after it */
+	    0xd65f03c0u, /* 8c0 ret */
+	};
+	const uint8_t *c = (const uint8_t *)cas;
+
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8a0), 0); /* before it */
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8a4), 1);
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8a8), 1);
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8ac), 1); /* the store */
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8b0), 0);
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8b4), 0);
+	assert_int_equal(a64_in_exclusive(c, 0x8a0, sizeof(cas), 0x8c0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_classes),  cmocka_unit_test(test_plain_and_call),
 	    cmocka_unit_test(test_branches), cmocka_unit_test(test_addresses),
-	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_refused), cmocka_unit_test(test_branch_taken),
+	    cmocka_unit_test(test_calls), cmocka_unit_test(test_jump_table),
+	    cmocka_unit_test(test_exclusive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

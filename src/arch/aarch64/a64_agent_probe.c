@@ -21,8 +21,9 @@
  *   - placing is done in the constructor, with one thread (launch mode),
  *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
  *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
- *   - no custom handlers (--handler), no block, branch or variable probes:
- *     spool refuses them on aarch64 before anything runs.
+ *   - no custom handlers (--handler), no variable probes: spool refuses
+ *     them on aarch64 before anything runs. Block and branch probes count
+ *     (a64_agent_probe_hot.c) in the area's counters.
  *
  * The handlers a hit runs are in a64_agent_probe_hot.c.
  */
@@ -32,7 +33,6 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -42,82 +42,21 @@
 #include "a64_agent_probe.h"
 
 uint64_t *a64_probe_addr;
+uint64_t *a64_probe_base;
 uint32_t a64_probe_max_id;
+const struct probe_area_var *a64_probe_vars;
+uint32_t a64_probe_nvars;
 /* The area, once the startup placing is done (dlopens follow then), and
  * the lock two dlopens placing probes at once take turns on. */
 static struct probe_area_hdr *a64_area;
 static int a64_lock;
-/* The kernel's page size: 4 KiB, 16 KiB or 64 KiB on arm64 (mprotect
- * wants its multiples). */
-static uint64_t a64_pgsz = 4096;
-
-struct a64_find {
-	const char *name;
-	uint64_t base;
-	int found;
-};
-
-static int a64_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct a64_find *f = arg;
-	const char *n = info->dlpi_name ? info->dlpi_name : "", *b = strrchr(n, '/');
-
-	b = b ? b + 1 : n;
-	/* The executable comes first, with an empty name. */
-	if (!f->name[0] ? !n[0] : !strcmp(b, f->name)) {
-		f->base = info->dlpi_addr;
-		f->found = 1;
-		return 1;
-	}
-	return 0;
-}
-
+/* B imm26's own range (the encoding's: the page search's margin is
+ * agent_probe_reach's). */
 static int a64_reach(uint64_t from, uint64_t to)
 {
 	int64_t d = (int64_t)(to - from);
 
 	return d >= -A64_B_REACH && d < A64_B_REACH;
-}
-
-/*
- * An RW anonymous mapping whose every byte a B reaches from [lo, hi) and
- * back: tried at 1 MiB steps above hi and below lo, up to 120 MiB away.
- * MAP_FIXED_NOREPLACE never moves a mapping of the program; an older kernel
- * (or qemu-user) that takes it as a hint is caught by the distance check.
- */
-static void *a64_page(uint64_t lo, uint64_t hi, size_t size)
-{
-	const uint64_t step = 1ull << 20;
-
-	if (hi - lo >= (uint64_t)A64_B_REACH)
-		return NULL;
-	for (uint64_t k = 1; k <= 120; k++) {
-		uint64_t cand[2] = {(hi + k * step) & ~(a64_pgsz - 1),
-				    (lo - k * step - size) & ~(a64_pgsz - 1)};
-
-		for (int j = 0; j < 2; j++) {
-			void *p;
-
-			if (j == 1 && lo < k * step + size)
-				continue;
-			p = mmap((void *)cand[j], size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-			if (p == MAP_FAILED)
-				continue;
-			if (a64_reach((uint64_t)p, lo) && a64_reach((uint64_t)p + size, lo) &&
-			    a64_reach((uint64_t)p, hi) && a64_reach((uint64_t)p + size, hi))
-				return p;
-			munmap(p, size);
-		}
-	}
-	return NULL;
-}
-
-static void a64_module_status(struct probe_area_module *m, struct probe_area_probe *ps,
-			      uint32_t status)
-{
-	for (uint32_t i = 0; i < m->nprobes; i++)
-		ps[m->first_probe + i].status = status;
 }
 
 /* The address of standard handler h, 0 for one this runtime has not. */
@@ -127,6 +66,14 @@ static uint64_t a64_handler(uint64_t h)
 		return (uint64_t)(uintptr_t)a64_probe_entry;
 	if (h == PROBE_H_FUNC_EXIT)
 		return (uint64_t)(uintptr_t)a64_probe_exit;
+	if (h == PROBE_H_BLOCK)
+		return (uint64_t)(uintptr_t)a64_probe_block;
+	if (h == PROBE_H_BRANCH)
+		return (uint64_t)(uintptr_t)a64_probe_branch;
+	if (h == PROBE_H_HIT)
+		return (uint64_t)(uintptr_t)a64_probe_hit;
+	if (h == PROBE_H_VAR)
+		return (uint64_t)(uintptr_t)a64_probe_var;
 	return 0;
 }
 
@@ -180,12 +127,12 @@ static int a64_relocate(const struct probe_area_probe *p, const struct probe_are
  * the page stops being guarded, nothing faults (doc/arm64.md). */
 static int a64_poke(uint64_t addr, uint32_t w)
 {
-	uint64_t pg = addr & ~(a64_pgsz - 1);
+	uint64_t pg = addr & ~(agent_probe_pgsz() - 1);
 
-	if (mprotect((void *)pg, a64_pgsz, PROT_READ | PROT_WRITE | PROT_EXEC))
+	if (mprotect((void *)pg, agent_probe_pgsz(), PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -errno;
 	__atomic_store_n((uint32_t *)(uintptr_t)addr, w, __ATOMIC_RELAXED);
-	mprotect((void *)pg, a64_pgsz, PROT_READ | PROT_EXEC);
+	mprotect((void *)pg, agent_probe_pgsz(), PROT_READ | PROT_EXEC);
 	__builtin___clear_cache((char *)(uintptr_t)addr, (char *)(uintptr_t)addr + 4);
 	return 0;
 }
@@ -240,8 +187,11 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 		p->runtime_addr = base + p->addr_off;
 		p->runtime_patch = at;
 		a64_probe_addr[p->id] = p->runtime_addr;
-		if (p->shared_exit && p->shared_exit <= a64_probe_max_id)
+		a64_probe_base[p->id] = base;
+		if (p->shared_exit && p->shared_exit <= a64_probe_max_id) {
 			a64_probe_addr[p->shared_exit] = p->runtime_addr;
+			a64_probe_base[p->shared_exit] = base;
+		}
 		if (memcmp((void *)(uintptr_t)at, p->orig, 4)) {
 			p->status = PROBE_S_MISMATCH;
 			continue;
@@ -271,32 +221,31 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		       struct probe_area_probe *ps)
 {
-	struct a64_find f = {m->name, 0, 0};
 	uint32_t i = m->first_probe, end = m->first_probe + m->nprobes, npages = 0;
+	uint64_t base;
 
-	dl_iterate_phdr(a64_phdr_cb, &f);
-	if (!f.found) {
-		a64_module_status(m, ps, PROBE_S_NO_MODULE);
+	if (!agent_probe_module_base(m->name, &base)) {
+		agent_probe_module_status(m, ps, PROBE_S_NO_MODULE);
 		agent_log("probe: module '%s' is not loaded", m->name);
 		return;
 	}
-	m->base = f.base;
+	m->base = base;
 	m->status = 1;
 	while (i < end) {
-		uint64_t at = f.base + ps[i].patch_off;
+		uint64_t at = base + ps[i].patch_off;
 		size_t rest = 0, size;
 		uint8_t *page = NULL;
 		uint32_t j = i;
 
 		for (uint32_t k = i; k < end; k++)
 			rest += A64_ALIGN(ps[k].code_len);
-		size = (rest + a64_pgsz - 1) & ~(size_t)(a64_pgsz - 1);
+		size = (rest + agent_probe_pgsz() - 1) & ~(size_t)(agent_probe_pgsz() - 1);
 		if (!size)
 			break;
 		if (i == m->first_probe && m->hi > m->lo)
-			page = a64_page(f.base + m->lo, f.base + m->hi, size);
+			page = agent_probe_page(base + m->lo, base + m->hi, size);
 		if (!page)
-			page = a64_page(at, at + 4, size);
+			page = agent_probe_page(at, at + 4, size);
 		if (!page) {
 			for (; i < end; i++)
 				ps[i].status = PROBE_S_NO_PAGE;
@@ -306,13 +255,31 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		}
 		if (!npages++)
 			m->page = (uint64_t)(uintptr_t)page;
-		while (j < end && a64_reach(f.base + ps[j].patch_off, (uint64_t)(uintptr_t)page) &&
-		       a64_reach(f.base + ps[j].patch_off, (uint64_t)(uintptr_t)page + size))
+		while (j < end && a64_reach(base + ps[j].patch_off, (uint64_t)(uintptr_t)page) &&
+		       a64_reach(base + ps[j].patch_off, (uint64_t)(uintptr_t)page + size))
 			j++;
 		if (j == i)
 			j = i + 1; /* cannot be: placed near it; its B says NO_PAGE if so */
-		a64_place_run(h, ps, i, j, f.base, page, size);
+		a64_place_run(h, ps, i, j, base, page, size);
 		i = j;
+	}
+	/* Probes that ride in another's trampoline (PROBE_M_RIDE: a variable
+	 * read at a func: entry or exit): placed when their owner is. */
+	for (uint32_t k = m->first_probe; k < end; k++) {
+		struct probe_area_probe *p = &ps[k];
+
+		if (p->method != PROBE_M_RIDE || p->id > a64_probe_max_id)
+			continue;
+		p->status = PROBE_S_NO_PAGE;
+		for (uint32_t o = m->first_probe; o < end; o++)
+			if (ps[o].id == p->owner && ps[o].method == PROBE_M_JUMP) {
+				p->status = ps[o].status;
+				break;
+			}
+		p->runtime_addr = base + p->addr_off;
+		p->runtime_patch = base + p->patch_off;
+		a64_probe_addr[p->id] = p->runtime_addr;
+		a64_probe_base[p->id] = base;
 	}
 	if (npages > 1)
 		agent_log("probe: '%s': trampolines in %u pages (its probes span more than a "
@@ -322,16 +289,10 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 
 static struct probe_area_hdr *a64_find_area(void)
 {
-	struct shm_ctl *c = agent.ctl;
-	struct probe_area_hdr *h;
 	uint64_t size;
+	struct probe_area_hdr *h = agent_probe_area_find(&size);
 
-	if (!c || !(c->features & SHM_FEAT_PROBES))
-		return NULL;
-	h = agent_ext(SHM_EXT_PROBES, &size);
-	if (!h || size < sizeof(*h))
-		return NULL;
-	if (h->magic != PROBE_AREA_MAGIC || h->version != PROBE_AREA_VERSION)
+	if (!h)
 		return NULL;
 	/* spool wrote it, but bounds are checked all the same */
 	if (h->probes_off > size ||
@@ -340,7 +301,10 @@ static struct probe_area_hdr *a64_find_area(void)
 	    h->nmodules > (size - h->modules_off) / sizeof(struct probe_area_module) ||
 	    h->relocs_off > size ||
 	    h->nrelocs > (size - h->relocs_off) / sizeof(struct probe_area_reloc) ||
-	    h->code_off > size || h->code_bytes > size - h->code_off)
+	    h->code_off > size || h->code_bytes > size - h->code_off ||
+	    h->counts_off > size || h->ncounts > (size - h->counts_off) / 16 ||
+	    h->vars_off > size ||
+	    h->nvars > (size - h->vars_off) / sizeof(struct probe_area_var))
 		return NULL;
 	return h;
 }
@@ -371,13 +335,19 @@ void agent_probe_init(void)
 	}
 	if (h->ncounts && h->ncounts - 1 > a64_probe_max_id && h->ncounts - 1 < (1u << 24))
 		a64_probe_max_id = h->ncounts - 1;
+	if (h->ncounts && h->counts_off) {
+		a64_probe_counts = (uint64_t *)((char *)h + h->counts_off);
+		a64_probe_ncounts = h->ncounts;
+	}
+	if (h->nvars && h->vars_off) {
+		a64_probe_vars = (const struct probe_area_var *)((char *)h + h->vars_off);
+		a64_probe_nvars = h->nvars;
+	}
 	if (a64_probe_max_id >= (1u << 24))
 		a64_probe_max_id = (1u << 24) - 1;
-	a64_pgsz = (uint64_t)getauxval(AT_PAGESZ);
-	if (!a64_pgsz || (a64_pgsz & (a64_pgsz - 1)))
-		a64_pgsz = 4096;
-	tsize = (((size_t)a64_probe_max_id + 1) * sizeof(uint64_t) + a64_pgsz - 1) &
-		~(size_t)(a64_pgsz - 1);
+	/* two tables by id: the probed address, the module's base */
+	tsize = (((size_t)a64_probe_max_id + 1) * 2 * sizeof(uint64_t) + agent_probe_pgsz() - 1) &
+		~(size_t)(agent_probe_pgsz() - 1);
 	agent_self.busy++;
 	a64_probe_addr =
 	    agent_vm_map(tsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -385,6 +355,7 @@ void agent_probe_init(void)
 		a64_probe_addr = NULL;
 		agent_log("probe: no memory for the probe table");
 	} else {
+		a64_probe_base = a64_probe_addr + a64_probe_max_id + 1;
 		for (uint32_t i = 0; i < h->nmodules; i++) {
 			if (!ms[i].nprobes)
 				continue;
@@ -423,13 +394,12 @@ void agent_probe_dlopen(void)
 	while (__atomic_exchange_n(&a64_lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
 	for (uint32_t i = 0; i < h->nmodules; i++) {
-		struct a64_find f = {ms[i].name, 0, 0};
+		uint64_t base;
 
 		if (ms[i].status || !ms[i].nprobes || ms[i].first_probe > h->nprobes ||
 		    ms[i].nprobes > h->nprobes - ms[i].first_probe)
 			continue;
-		dl_iterate_phdr(a64_phdr_cb, &f);
-		if (f.found) {
+		if (agent_probe_module_base(ms[i].name, &base)) {
 			a64_module(h, &ms[i], ps);
 			agent_log("probe: %s loaded: its probes placed", ms[i].name);
 		}

@@ -8,15 +8,34 @@
 
 #include <stdint.h>
 
+#include "../../probe/probe_abi.h"
 #include "a64_insn.h"
 
-/* The probed instruction's run-time address, by probe id (0..max_id). */
+/* The probed instruction's run-time address, and its module's load bias,
+ * by probe id (0..max_id). */
 extern uint64_t *a64_probe_addr;
+extern uint64_t *a64_probe_base;
 extern uint32_t a64_probe_max_id;
 
 /* The standard handlers the trampolines call (a64_code_probe): probe id,
  * the registers saved at the probe, the stack pointer there. */
 void a64_probe_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 void a64_probe_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+
+/* Block and branch counters (probe_abi.h counts_off): counts[2 * id] a
+ * block's hits, counts[2 * id + 0/1] a branch taken / not taken. */
+extern uint64_t *a64_probe_counts;
+extern uint32_t a64_probe_ncounts;
+void a64_probe_block(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+/* (w3 = the branch's instruction word: struct a64_call's arg) */
+void a64_probe_branch(uint32_t id, struct a64_probe_regs *regs, uint64_t sp, uint32_t w);
+
+/* Variable probes (PROBE_H_VAR): the recipes, sorted by probe id
+ * (probe_abi.h vars_off), one record per variable; PROBE_H_HIT: a hit
+ * (time: at a line) with x0-x2. */
+extern const struct probe_area_var *a64_probe_vars;
+extern uint32_t a64_probe_nvars;
+void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+void a64_probe_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 
 #endif

@@ -69,3 +69,138 @@ void a64_probe_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 {
 	a64_probe_emit(id, PROBE_OP_EXIT, regs, sp, regs->x[0], regs->x[1], 0);
 }
+
+/*
+ * Block and branch probes count, they record nothing: a relaxed atomic add
+ * on a counter in spool's shared memory (threads and forked children add
+ * to the same counters), as on x86-64 (agent_probe_hot.c). No TLS, no
+ * timestamp: safe in a signal handler and before the thread is known.
+ */
+uint64_t *a64_probe_counts;
+uint32_t a64_probe_ncounts;
+
+void a64_probe_block(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	if (AGENT_LIKELY(id < a64_probe_ncounts))
+		__atomic_fetch_add(&a64_probe_counts[2 * id], 1, __ATOMIC_RELAXED);
+}
+
+/* w: the conditional branch, whose condition is evaluated on the registers
+ * it runs with (the saved ones: the trampoline runs it relocated after). */
+void a64_probe_branch(uint32_t id, struct a64_probe_regs *regs, uint64_t sp, uint32_t w)
+{
+	int taken = a64_branch_taken(w, regs->x, regs->nzcv);
+
+	if (AGENT_LIKELY(id < a64_probe_ncounts && taken >= 0))
+		__atomic_fetch_add(&a64_probe_counts[2 * id + !taken], 1, __ATOMIC_RELAXED);
+}
+
+void a64_probe_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	a64_probe_emit(id, PROBE_OP_HIT, regs, sp, regs->x[0], regs->x[1], regs->x[2]);
+}
+
+/* A DWARF register's value at the probe (aarch64 numbering: x0-x30, 31
+ * sp); 0 for one a recipe never names (spool checked them). */
+static inline uint64_t a64_reg(const struct a64_probe_regs *regs, unsigned reg, uint64_t sp)
+{
+	if (reg <= 30)
+		return regs->x[reg];
+	return reg == 31 ? sp : 0;
+}
+
+/* The first of probe id's recipes (sorted by probe id, then index), or
+ * a64_probe_nvars. */
+static uint32_t a64_var_first(uint32_t id)
+{
+	uint32_t lo = 0, hi = a64_probe_nvars;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (a64_probe_vars[mid].probe_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Variable probes: one record per variable, each with the hit's timestamp,
+ * as on x86-64 (agent_probe_hot.c agent_probe_var). The recipe was computed
+ * by spool from the DWARF location at this address; a register is read
+ * from the frame the trampoline saved (x0-x30, sp, v0-v31 as 16 bytes),
+ * memory by a plain load of the bytes DWARF says hold the variable.
+ */
+void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	struct agent_thread *t = agent_enter();
+	uint64_t tsc;
+
+	if (!t || AGENT_UNLIKELY(id > a64_probe_max_id || !a64_probe_addr || !a64_probe_vars))
+		return;
+	t->busy = 1;
+	tsc = __rdtsc();
+	for (uint32_t i = a64_var_first(id); i < a64_probe_nvars && a64_probe_vars[i].probe_id == id;
+	     i++) {
+		const struct probe_area_var *v = &a64_probe_vars[i];
+		uint64_t val[2] = {0, 0}, at = 0;
+		uint8_t *dst = (uint8_t *)val;
+		unsigned size = v->size > 16 ? 16 : v->size;
+		struct rec_probe *r;
+		uint32_t seq;
+
+		switch (v->how) {
+		case PROBE_V_REG:
+			if (v->reg >= 64 && v->reg <= 95) {
+				val[0] = regs->q[v->reg - 64][0];
+				val[1] = regs->q[v->reg - 64][1];
+			} else {
+				val[0] = a64_reg(regs, v->reg, sp);
+			}
+			break;
+		case PROBE_V_MEM_REG:
+			at = a64_reg(regs, v->reg, sp) + (uint64_t)v->off;
+			break;
+		case PROBE_V_MEM_ABS:
+			at = a64_probe_base[id] + (uint64_t)v->off;
+			break;
+		case PROBE_V_VAL_REG:
+			val[0] = a64_reg(regs, v->reg, sp) + (uint64_t)v->off;
+			break;
+		case PROBE_V_CONST:
+			val[0] = (uint64_t)v->off;
+			break;
+		default:
+			break;
+		}
+		if (at) {
+			const volatile uint8_t *src = (const volatile uint8_t *)at;
+
+			for (unsigned k = 0; k < size; k++)
+				dst[k] = src[k];
+		} else {
+			for (unsigned k = size; k < 16; k++)
+				dst[k] = 0;
+		}
+		seq = ++t->seq;
+		t->prod.ring->last_seq = seq; /* before a drop is counted */
+		r = ring_prod_reserve(&t->prod, sizeof(*r));
+		if (AGENT_UNLIKELY(!r))
+			continue;
+		r->h.word = ev_word(KIND_PROBE, t->index, id, PROBE_OP_VAR);
+		r->h.tsc = tsc;
+		r->h.seq = seq;
+		r->h.size = sizeof(*r);
+		r->addr = a64_probe_addr[id];
+		r->sp = sp;
+		r->ret_ip = (uint64_t)v->index | (uint64_t)v->nvars << 16;
+		r->args[0] = val[0];
+		r->args[1] = val[1];
+		r->args[2] = at;
+		if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
+			agent_wake();
+	}
+	t->busy = 0;
+}

@@ -52,7 +52,7 @@ int a64_class(uint32_t w, uint64_t addr, uint64_t *target)
 
 		if (w & 0x80000000u) {
 			c = A64_ADRP;
-			t = (addr & ~0xfffull) + (uint64_t)(a64_sext(imm, 21) << 12);
+			t = (addr & ~0xfffull) + ((uint64_t)a64_sext(imm, 21) << 12);
 		} else {
 			c = A64_ADR;
 			t = addr + (uint64_t)a64_sext(imm, 21);
@@ -112,8 +112,8 @@ const char *a64_unreloc(uint32_t w, uint64_t addr)
 
 /* ---- building a trampoline ---- */
 
-#define A64_WORDS 96
-#define A64_LITS 4
+#define A64_WORDS 128
+#define A64_LITS 8
 
 struct a64_build {
 	uint32_t w[A64_WORDS];
@@ -300,19 +300,33 @@ static uint32_t a64_pair(uint32_t op, unsigned a, unsigned b, unsigned off, unsi
 	return op | ((off / scale) & 0x7f) << 15 | b << 10 | 31u << 5 | a;
 }
 
-/* w0 = id; x1 = the frame; x2 = sp at the probe; blr handler. */
-static void a64_put_call(struct a64_build *b, uint32_t id, uint32_t handler)
+/* w0 = id; x1 = the frame; x2 = sp at the probe; w3 = arg; blr handler. */
+static void a64_put_call(struct a64_build *b, const struct a64_call *k)
 {
+	uint32_t id = k->id;
+
 	a64_put(b, 0x52800000u | (id & 0xffff) << 5);	     /* movz w0, #lo */
 	a64_put(b, 0x72a00000u | (id >> 16 & 0xffff) << 5);  /* movk w0, #hi, lsl 16 */
+	if (k->arg) {
+		a64_put(b, 0x52800003u | (k->arg & 0xffff) << 5);	/* movz w3, #lo */
+		a64_put(b, 0x72a00003u | (k->arg >> 16 & 0xffff) << 5); /* movk w3, #hi */
+	}
 	a64_put(b, 0x910003e1u);			     /* mov x1, sp */
 	a64_put(b, 0x910003e2u | (uint32_t)A64_FRAME << 10); /* add x2, sp, #FRAME */
-	a64_put_lit(b, 16, PROBE_R_HANDLER64, handler);	     /* ldr x16, =handler */
+	a64_put_lit(b, 16, PROBE_R_HANDLER64, k->handler);   /* ldr x16, =handler */
 	a64_put(b, 0xd63f0200u);			     /* blr x16 */
 }
 
 int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe_id,
 		   uint32_t handler, uint32_t id2, uint32_t handler2)
+{
+	struct a64_call k[2] = {{probe_id, handler, 0}, {id2, handler2, 0}};
+
+	return a64_code_probe_calls(c, w, addr, k, id2 ? 2 : 1);
+}
+
+int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
+			 const struct a64_call *calls, unsigned n)
 {
 	struct a64_build b;
 	int rc;
@@ -320,6 +334,8 @@ int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe
 	memset(&b, 0, sizeof(b));
 	if (a64_unreloc(w, addr))
 		return -ENOTSUP;
+	if (!n || n > A64_CALLS_MAX)
+		return -ENOSPC;
 	/* sub sp, sp, #A64_FRAME (AAPCS64 on Linux has no red zone: nothing
 	 * below sp is live) */
 	a64_put(&b, 0xd10003ffu | (uint32_t)A64_FRAME << 10);
@@ -329,9 +345,8 @@ int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe
 	a64_put(&b, a64_pair(0xa9000000u, 30, 0, 240, 8)); /* stp x30, x0, [sp, #240] */
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad000000u, r, r + 1, 256 + r * 16, 16));
-	a64_put_call(&b, probe_id, handler);
-	if (id2)
-		a64_put_call(&b, id2, handler2);
+	for (unsigned i = 0; i < n; i++)
+		a64_put_call(&b, &calls[i]);
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad400000u, r, r + 1, 256 + r * 16, 16));
 	a64_put(&b, a64_pair(0xa9400000u, 30, 0, 240, 8)); /* ldp x30, x0, [sp, #240] */
@@ -344,4 +359,186 @@ int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe
 		return rc;
 	a64_put_b26(&b, A64_B_OP, addr + 4);
 	return a64_finish(&b, c);
+}
+
+/* ---- switch jump tables ---- */
+
+#define A64_JT_BACK 16 /* words looked back from the BR */
+
+static uint32_t a64_at(const uint8_t *code, uint64_t lo, uint64_t a)
+{
+	uint32_t w;
+
+	memcpy(&w, code + (a - lo), 4);
+	return w;
+}
+
+/* The nearest word in [from, at) (back from at) matching mask/value with
+ * destination register rd; its address in *wa. 0 when none. */
+static uint32_t a64_find_def(const uint8_t *code, uint64_t lo, uint64_t from, uint64_t at,
+			     uint32_t mask, uint32_t value, unsigned rd, uint64_t *wa)
+{
+	for (uint64_t a = at; a >= from + 4;) {
+		uint32_t w;
+
+		a -= 4;
+		w = a64_at(code, lo, a);
+		if ((w & mask) == value && (w & 31) == rd) {
+			*wa = a;
+			return w;
+		}
+	}
+	return 0;
+}
+
+int a64_jump_table(const uint8_t *code, uint64_t lo, size_t len, uint64_t at,
+		   struct a64_jtab *jt)
+{
+	uint64_t from, wa, t;
+	uint32_t w, add, ld;
+	unsigned opt, amount, rn, rm, rt;
+	int found_bound = 0;
+
+	if (at < lo || at + 4 > lo + len || (at & 3))
+		return -ENOENT;
+	w = a64_at(code, lo, at);
+	if ((w & 0xfffffc1fu) != 0xd61f0000u)
+		return -ENOENT;
+	from = at - lo > 4 * A64_JT_BACK ? at - 4 * A64_JT_BACK : lo;
+	memset(jt, 0, sizeof(*jt));
+	/* add xD, xB, xE/wE, <extend or lsl> #S */
+	add = a64_find_def(code, lo, from, at, 0xff200000u, 0x8b000000u, w >> 5 & 31, &wa);
+	if (add && !(add >> 22 & 3)) {
+		opt = 3; /* lsl: the loaded value as it is */
+		amount = add >> 10 & 63;
+	} else {
+		add = a64_find_def(code, lo, from, at, 0xffe00000u, 0x8b200000u, w >> 5 & 31, &wa);
+		if (!add)
+			return -ENOENT;
+		opt = add >> 13 & 7;
+		amount = add >> 10 & 7;
+	}
+	rn = add >> 5 & 31;
+	rm = add >> 16 & 31;
+	if (amount > 4)
+		return -ENOENT;
+	jt->shift = (uint8_t)amount;
+	/* the base: adr xB, label */
+	w = a64_find_def(code, lo, from, wa, 0x9f000000u, 0x10000000u, rn, &t);
+	if (!w || a64_class(w, t, &jt->base) != A64_ADR)
+		return -ENOENT;
+	/* the entry: a load (register offset) into wE/xE */
+	ld = a64_find_def(code, lo, from, wa, 0x3f200c00u, 0x38200800u, rm, &t);
+	if (!ld)
+		return -ENOENT;
+	switch (ld >> 22 & 0x3ff) { /* size:V:opc of LDR (register) */
+	case 0x0e1: jt->size = 1; break;		     /* ldrb */
+	case 0x0e2: case 0x0e3: jt->size = 1, jt->is_signed = 1; break; /* ldrsb */
+	case 0x1e1: jt->size = 2; break;		     /* ldrh */
+	case 0x1e2: case 0x1e3: jt->size = 2, jt->is_signed = 1; break; /* ldrsh */
+	case 0x2e1: jt->size = 4; break;		     /* ldr w */
+	case 0x2e2: jt->size = 4, jt->is_signed = 1; break; /* ldrsw */
+	default: return -ENOENT;
+	}
+	jt->ext = (uint8_t)opt;
+	rt = ld >> 5 & 31;
+	/* the table: adrp xT + add xT, xT, #lo12, or adr xT */
+	w = a64_find_def(code, lo, from, t, 0xff800000u, 0x91000000u, rt, &wa);
+	if (w && (w >> 5 & 31) == rt) {
+		uint64_t page, off = (uint64_t)(w >> 10 & 0xfff) << ((w >> 22 & 1) ? 12 : 0);
+		uint32_t p = a64_find_def(code, lo, from, wa, 0x9f000000u, 0x90000000u, rt, &wa);
+
+		if (!p || a64_class(p, wa, &page) != A64_ADRP)
+			return -ENOENT;
+		jt->table = page + off;
+	} else {
+		w = a64_find_def(code, lo, from, t, 0x9f000000u, 0x10000000u, rt, &wa);
+		if (!w || a64_class(w, wa, &jt->table) != A64_ADR)
+			return -ENOENT;
+	}
+	/* the bound, before the BR: cmp wI/xI, #N-1 then b.hi to the default
+	 * or b.ls to the table; or cmp #N then b.cs / b.cc */
+	for (uint64_t a = at; a >= from + 4 && !found_bound;) {
+		a -= 4;
+		w = a64_at(code, lo, a);
+		if ((w & 0xff00001eu) == 0x54000008u || (w & 0xff00001eu) == 0x54000002u) {
+			unsigned cs = (w & 15) == 2 || (w & 15) == 3;
+
+			for (uint64_t c = a; c >= from + 4;) {
+				uint32_t x;
+
+				c -= 4;
+				x = a64_at(code, lo, c);
+				if ((x & 0x7fc0001fu) == 0x7100001fu) { /* cmp, no shift */
+					jt->entries = (x >> 10 & 0xfff) + (cs ? 0 : 1);
+					found_bound = 1;
+					break;
+				}
+			}
+			break;
+		}
+	}
+	if (!found_bound || !jt->entries || jt->entries > 4096)
+		return -ENOENT;
+	return 0;
+}
+
+uint64_t a64_jtab_target(const struct a64_jtab *jt, const uint8_t *e)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, e, jt->size); /* little-endian */
+	if (jt->is_signed)
+		v = (uint64_t)a64_sext(v, 8 * jt->size);
+	switch (jt->ext) {
+	case 0: v &= 0xff; break;
+	case 1: v &= 0xffff; break;
+	case 2: v &= 0xffffffffu; break;
+	case 4: v = (uint64_t)a64_sext(v, 8); break;
+	case 5: v = (uint64_t)a64_sext(v, 16); break;
+	case 6: v = (uint64_t)a64_sext(v, 32); break;
+	default: break; /* UXTX, SXTX, LSL: the register as loaded */
+	}
+	return jt->base + (v << jt->shift);
+}
+
+/* ---- load/store exclusive pairs ---- */
+
+/* The load/store exclusive class (bits 29-24 001000) without the ordered
+ * and compare-and-swap forms (o2, bit 23): L (bit 22) tells load from
+ * store. */
+static int a64_excl(uint32_t w, int load)
+{
+	return (w & 0x3f800000u) == 0x08000000u && !!(w & 0x00400000u) == load;
+}
+
+int a64_in_exclusive(const uint8_t *code, uint64_t lo, size_t len, uint64_t at)
+{
+	int after_load = 0;
+
+	if (at < lo || at + 4 > lo + len)
+		return 0;
+	for (uint64_t a = at, k = 0; a >= lo + 4 && k < 16; k++) {
+		uint32_t w;
+
+		a -= 4;
+		w = a64_at(code, lo, a);
+		if (a64_excl(w, 0))
+			break; /* a pair already closed before at */
+		if (a64_excl(w, 1)) {
+			after_load = 1;
+			break;
+		}
+	}
+	if (!after_load)
+		return 0;
+	for (uint64_t a = at, k = 0; a + 4 <= lo + len && k < 16; a += 4, k++) {
+		uint32_t w = a64_at(code, lo, a);
+
+		if (a64_excl(w, 0))
+			return 1;
+		if (a64_excl(w, 1))
+			return 0;
+	}
+	return 0;
 }

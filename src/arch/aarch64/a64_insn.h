@@ -53,6 +53,17 @@ int a64_class(uint32_t w, uint64_t addr, uint64_t *target);
  * into buf. */
 const char *a64_text(uint32_t w, uint64_t addr, char *buf, size_t cap);
 
+/*
+ * Is the word at `at` (module offset; code holds [lo, lo + len)) between a
+ * load-exclusive (LDXR, LDAXR, LDXP...) and the store-exclusive after it,
+ * the store included? A probe there would run its trampoline (stores to
+ * the stack) inside the exclusive pair, which clears the exclusive monitor
+ * on real cores: the store-exclusive would fail on every try, the loop
+ * never ending (an LL/SC atomic on a core without LSE, as libgcc's
+ * outline atomics' fallback). Looked for within 16 words either side.
+ */
+int a64_in_exclusive(const uint8_t *code, uint64_t lo, size_t len, uint64_t at);
+
 /* Why w at addr cannot run from a trampoline, or NULL when it can. */
 const char *a64_unreloc(uint32_t w, uint64_t addr);
 
@@ -68,6 +79,84 @@ const char *a64_unreloc(uint32_t w, uint64_t addr);
  */
 int a64_code_probe(struct x86_code *c, uint32_t w, uint64_t addr, uint32_t probe_id,
 		   uint32_t handler, uint32_t id2, uint32_t handler2);
+
+/* One handler call of a trampoline: w0 = id, x1 = the saved registers,
+ * x2 = sp at the probe, w3 = arg (a branch probe: the instruction word,
+ * whose condition the handler evaluates on the saved registers). */
+struct a64_call {
+	uint32_t id, handler, arg;
+};
+#define A64_CALLS_MAX 4
+
+/* a64_code_probe with n (1..A64_CALLS_MAX) handler calls, in order, on
+ * the same saved registers: several probes of one instruction (a block's
+ * counter, its branch, a function's entry or exit) in one trampoline. */
+int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
+			 const struct a64_call *calls, unsigned n);
+
+/* The value a conditional branch w (B.cond, BC.cond, CBZ/CBNZ, TBZ/TBNZ)
+ * tests, from the registers x[0..30] and NZCV (bits 31-28) it runs with:
+ * 1 taken, 0 not taken, -1 not a conditional branch. Shared by the planner's
+ * unit test and the agent's branch handler (header-only: the agent links
+ * nothing of the host side). */
+static inline int a64_branch_taken(uint32_t w, const uint64_t *x, uint64_t nzcv)
+{
+	unsigned n = nzcv >> 31 & 1, z = nzcv >> 30 & 1, c = nzcv >> 29 & 1, v = nzcv >> 28 & 1;
+	unsigned rt = w & 31, r;
+	uint64_t val = rt == 31 ? 0 : x[rt];
+
+	if ((w & 0xff000000u) == 0x54000000u) {
+		switch (w >> 1 & 7) {
+		case 0: r = z; break;			/* EQ / NE */
+		case 1: r = c; break;			/* CS / CC */
+		case 2: r = n; break;			/* MI / PL */
+		case 3: r = v; break;			/* VS / VC */
+		case 4: r = c && !z; break;		/* HI / LS */
+		case 5: r = n == v; break;		/* GE / LT */
+		case 6: r = n == v && !z; break;	/* GT / LE */
+		default: return 1;			/* AL, NV: always */
+		}
+		return (int)(r ^ (w & 1));
+	}
+	if ((w & 0x7e000000u) == 0x34000000u) { /* CBZ (op 0) / CBNZ (op 1) */
+		if (!(w >> 31))
+			val = (uint32_t)val;
+		return (val != 0) == (int)(w >> 24 & 1);
+	}
+	if ((w & 0x7e000000u) == 0x36000000u) { /* TBZ (op 0) / TBNZ (op 1) */
+		unsigned bit = (w >> 31) << 5 | (w >> 19 & 31);
+
+		return (int)(val >> bit & 1) == (int)(w >> 24 & 1);
+	}
+	return -1;
+}
+
+/*
+ * A switch's jump table read by the BR at `at` (module offset) of the code
+ * starting at lo (bytes code, len bytes), in the forms GCC and clang emit:
+ *
+ *   cmp wI, #N-1 ; b.hi default              the bound: N entries
+ *   adrp xT, table ; add xT, xT, :lo12:table  (or adr xT, table)
+ *   ldrb/ldrh/ldr/ldrsb/ldrsh/ldrsw wE, [xT, ...]
+ *   adr xB, base
+ *   add xD, xB, wE, {sxtb|sxth|sxtw|uxtb|uxth|uxtw|lsl} #S
+ *   br xD                                    target = base + (entry << S)
+ *
+ * 0 and *jt filled, or -ENOENT (another shape: its targets stay unknown).
+ */
+struct a64_jtab {
+	uint64_t table;	  /* module offset of the entries */
+	uint64_t base;	  /* what an entry (shifted) is added to */
+	uint32_t entries; /* from the bound check */
+	uint8_t size;	  /* bytes per entry: 1, 2, 4 */
+	uint8_t is_signed; /* the load sign-extends it */
+	uint8_t ext;	  /* the add's extension: 0-7 UXTB..SXTX, 3 also LSL */
+	uint8_t shift;
+};
+int a64_jump_table(const uint8_t *code, uint64_t lo, size_t len, uint64_t at,
+		   struct a64_jtab *jt);
+/* The target of the table entry whose jt->size bytes are at e. */
+uint64_t a64_jtab_target(const struct a64_jtab *jt, const uint8_t *e);
 
 /* The frame the trampoline saves, lowest address first (the handler's
  * second argument). sp at the probe is (uintptr_t)regs + A64_FRAME. */

@@ -4,11 +4,12 @@
  * x86-64-only parts of this stage (doc/arm64.md, "What works"):
  *
  *   - the x86 instruction interface (src/arch/x86_64/, Zydis) the planner
- *     (src/probe/probe_plan.c) uses for blocks, branches, variables and
- *     x86 functions: here every x86_* call fails with ENOTSUP. Function
- *     probes go to a64_plan.c instead, and `spool probe` refuses the other
- *     kinds before planning (src/cmd/probe.c), so none of these is reached
- *     in practice; they only keep the planner linkable.
+ *     (src/probe/probe_plan.c, probe_cfg.c) uses on x86-64: here every
+ *     x86_* call fails with ENOTSUP. On aarch64 function, point, block,
+ *     branch and variable probes go to a64_plan.c and a64_cfg.c instead
+ *     (probe_plan_function, probe_plan_point, probe_plan_ride,
+ *     probe_plan_rets, probe_plan_cfg hand them over), so none of these is
+ *     reached in practice; they only keep the planner linkable.
  *   - attach (`spool probe -p`): ptrace with the x86 register set
  *     (src/probe/probe_attach.c); refused.
  *   - the gdb server (`spool replay --gdb`): ptrace registers, debug

@@ -307,3 +307,219 @@ int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int en
 			  name, nbr, nbr == 1 ? "" : "es");
 	return 0;
 }
+
+/* ---- several probes on one word: variables, time, counters ---- */
+
+int a64_plan_retramp(struct probe_mgr *m, uint32_t oid, uint32_t extra)
+{
+	struct probe_def *o = oid && oid <= m->ndefs ? &m->defs[oid - 1] : NULL;
+	struct a64_call k[A64_CALLS_MAX];
+	struct x86_code *c;
+	unsigned n = 0;
+	uint32_t w;
+	int rc;
+
+	if (!o || o->shared || o->method != PROBE_M_JUMP || o->patch_len != 4)
+		return -ENOTSUP;
+	memcpy(&w, o->orig, 4);
+	for (size_t j = oid - 1; j < m->ndefs; j++) {
+		const struct probe_def *s = &m->defs[j];
+
+		if (j != oid - 1 && s->shared != oid && s->id != extra)
+			continue;
+		/* a point reading a block counter's count on this word has no
+		 * call of its own (a64_cfg.c a64_point) */
+		if (j != oid - 1 && s->id != extra && s->point && s->method != PROBE_M_RIDE)
+			continue;
+		if (n == A64_CALLS_MAX)
+			return -ENOTSUP;
+		k[n].id = s->id;
+		k[n].handler = s->handler;
+		k[n].arg = s->handler == PROBE_H_BRANCH ? w : 0;
+		n++;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	rc = a64_code_probe_calls(c, w, o->patch_off, k, n);
+	if (!rc)
+		memcpy(o->code, c, sizeof(*c));
+	free(c);
+	return rc == -ENOMEM ? rc : rc ? -ENOTSUP : 0;
+}
+
+/* The word a probe "before addr" patches: addr, or the next word when addr
+ * is a landing pad (an indirect branch must still land on the pad; the pad
+ * changes no register a recipe reads but LR's signature). */
+static uint64_t a64_point_word(const struct probe_module *mod, const struct probe_sym *s,
+			       uint64_t addr)
+{
+	const uint8_t *p;
+	size_t avail;
+
+	p = probe_module_code(mod, addr, &avail);
+	if (p && avail >= 8 && a64_is_pad(a64_word(p)) && addr + 4 < s->addr + s->size)
+		return addr + 4;
+	return addr;
+}
+
+struct probe_def *a64_plan_point(struct probe_mgr *m, uint32_t module, uint32_t sym,
+				 uint64_t addr, uint32_t handler, uint32_t op, int *err)
+{
+	const struct probe_module *mod = &m->mods[module];
+	const struct probe_sym *s = &mod->syms[sym];
+	uint64_t at = a64_point_word(mod, s, addr);
+	struct a64_call k = {0, handler, 0};
+	const uint8_t *p;
+	struct probe_def *d;
+	size_t avail;
+	uint32_t w;
+	int rc;
+
+	*err = -EINVAL; /* not an instruction of the function */
+	p = probe_module_code(mod, at, &avail);
+	if (!p || avail < 4 || (addr & 3) || addr < s->addr || at + 4 > s->addr + s->size)
+		return NULL;
+	w = a64_word(p);
+	*err = -ENOTSUP;
+	if (a64_unreloc(w, at) || probe_plan_overlaps(m, module, at, at + 4) ||
+	    (at != addr && probe_module_is_target(mod, at)))
+		return NULL;
+	{
+		size_t favail;
+		const uint8_t *fc = probe_module_code(mod, s->addr, &favail);
+
+		if (fc && a64_in_exclusive(fc, s->addr, favail < s->size ? favail : s->size, at)) {
+			log_warn("probe: 0x%llx in %s is between a load-exclusive and its "
+				 "store-exclusive: a probe there would make the store fail on every "
+				 "try",
+				 (unsigned long long)at, probe_sym_shown(mod, sym));
+			*err = -EDEADLK;
+			return NULL;
+		}
+	}
+	d = probe_plan_new_def(m, module, sym);
+	if (!d) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	d->op = op;
+	d->handler = handler;
+	d->addr = d->eval_pc = addr;
+	d->method = PROBE_M_JUMP;
+	d->patch_off = at;
+	d->patch_len = 4;
+	memcpy(d->orig, &w, 4);
+	a64_text(w, at, d->insn, sizeof(d->insn));
+	k.id = d->id;
+	rc = a64_code_probe_calls(d->code, w, at, &k, 1);
+	if (rc) {
+		a64_drop_def(m);
+		*err = rc == -ENOMEM ? rc : -ENOTSUP;
+		return NULL;
+	}
+	*err = 0;
+	return d;
+}
+
+struct probe_def *a64_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t sym,
+				uint64_t addr, uint32_t handler, uint32_t op, int *err)
+{
+	const struct probe_module *mod = &m->mods[module];
+	uint64_t at = a64_point_word(mod, &mod->syms[sym], addr);
+	uint32_t oid = probe_plan_covering(m, module, at, at + 4);
+	struct probe_def *o = oid && oid <= m->ndefs ? &m->defs[oid - 1] : NULL, *d;
+	int rc;
+
+	*err = -ENOTSUP;
+	if (!o || o->id != oid || o->method != PROBE_M_JUMP || o->shared || o->patch_off != at ||
+	    o->patch_len != 4)
+		return NULL;
+	d = probe_plan_new_def(m, module, sym);
+	if (!d) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	o = &m->defs[oid - 1]; /* defs may have moved */
+	d->op = op;
+	d->handler = handler;
+	d->method = PROBE_M_RIDE;
+	d->addr = d->eval_pc = addr;
+	d->patch_off = at;
+	d->patch_len = 0;
+	d->shared = oid;
+	snprintf(d->insn, sizeof(d->insn), "%s", o->insn);
+	rc = a64_plan_retramp(m, oid, d->id);
+	if (rc) {
+		a64_drop_def(m);
+		*err = rc;
+		return NULL;
+	}
+	*err = 0;
+	return d;
+}
+
+/*
+ * Does w only undo the frame, as an epilogue before a RET does: a load of
+ * callee-saved registers (x19-x30, d8-d15) from the stack, sp moved up (add
+ * sp, sp, #imm; mov sp, x29), or LR's authentication (AUTIASP/AUTIBSP)? It
+ * writes no argument or result register (x0-x7, v0-v7).
+ */
+static int a64_is_epilogue(uint32_t w)
+{
+	unsigned rt = w & 31, rn = w >> 5 & 31, rt2 = w >> 10 & 31, op = w & 0xffc00000u;
+
+	if (w == 0xd50323bfu || w == 0xd50323ffu || w == 0x910003bfu ||
+	    (w & 0xff8003ffu) == 0x910003ffu)
+		return 1;
+	if (rn != 31)
+		return 0;
+	if (op == 0xa9400000u || op == 0xa8c00000u) /* ldp x, x, [sp, #i] / [sp], #i */
+		return rt >= 19 && rt2 >= 19 && rt != 31 && rt2 != 31;
+	if (op == 0x6d400000u || op == 0x6cc00000u) /* ldp d, d */
+		return rt >= 8 && rt <= 15 && rt2 >= 8 && rt2 <= 15;
+	if (op == 0xf9400000u || (w & 0xffe00c00u) == 0xf8400400u) /* ldr x, [sp...] */
+		return rt >= 19 && rt <= 30;
+	if (op == 0xfd400000u) /* ldr d, [sp, #i] */
+		return rt >= 8 && rt <= 15;
+	return 0;
+}
+
+/*
+ * The exit points of variable probes: for each RET, where its epilogue
+ * starts (the frame and its variables still there: a probe on the RET
+ * itself would run with the frame popped, below sp, where the trampoline
+ * saves the registers). Back from the RET over epilogue words while the
+ * word is not a branch target (every path to the RET then passes the
+ * probe). The result registers are final there.
+ */
+int a64_plan_rets(struct probe_mgr *m, uint32_t module, uint32_t sym, uint64_t **rets, size_t *n)
+{
+	struct probe_module *mod = &m->mods[module];
+	const struct probe_sym *s = &mod->syms[sym];
+	const uint8_t *code;
+	size_t avail, len;
+
+	*rets = NULL;
+	*n = 0;
+	code = probe_module_code(mod, s->addr, &avail);
+	if (!code || (s->addr & 3))
+		return -ENOEXEC;
+	len = (s->size < avail ? s->size : avail) & ~(size_t)3;
+	*rets = calloc(len / 4 + 1, sizeof(**rets));
+	if (!*rets)
+		return -ENOMEM;
+	/* (without the targets, analysed stays 0: only the RET itself) */
+	(void)probe_module_analyse(mod);
+	for (size_t i = 0; i < len; i += 4) {
+		size_t k = i;
+
+		if (a64_class(a64_word(code + i), s->addr + i, NULL) != A64_RET)
+			continue;
+		while (k >= 4 && mod->analysed && !probe_module_is_target(mod, s->addr + k) &&
+		       a64_is_epilogue(a64_word(code + k - 4)))
+			k -= 4;
+		(*rets)[(*n)++] = s->addr + k;
+	}
+	return 0;
+}

@@ -106,9 +106,9 @@ else
 fi
 
 # --- refused on aarch64, with the reason ---
-spool_run probe -e 'block:c_cbz' -- "$P" 1
-is_rc 1 "a block probe is refused on aarch64"
-like "$ERR" "only func: probes" "  and spool says why"
+spool_run probe --disabled 'func:c_cbz' -- "$P" 1
+is_rc 1 "a probe placed disabled (--disabled) is refused on aarch64"
+like "$ERR" "--disabled is not available on aarch64" "  and spool says why"
 spool_run probe -e 'func:c_cbz' -p 1
 is_rc 1 "attaching (-p PID) is refused on aarch64"
 like "$ERR" "not available on aarch64" "  and spool says why"
