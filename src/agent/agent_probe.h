@@ -56,6 +56,7 @@ uint64_t agent_probe_trap_view(void);
  * SIGSYS that is not dispatch's arrived; 1 when the thread blocks it in
  * its own view (then held, or the default action for its own fault). */
 void agent_probe_keep_sigsys(void);
+void agent_probe_keep_sigsys_off(void); /* attach mode, at detach */
 int agent_probe_sigsys_blocked(siginfo_t *si, void *uc);
 void agent_probe_trap_view_set(uint64_t blocked);
 

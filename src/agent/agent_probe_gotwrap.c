@@ -31,6 +31,7 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_rr_dispatch.h"
 
 void *agent_probe_got_real[AGENT_PROBE_GOT_NFN];
 
@@ -44,6 +45,8 @@ int agent_probe_got_sigaction(int sig, const struct sigaction *act, struct sigac
 
 	if (sig == SIGTRAP && agent_probe_sigtrap(act, oact))
 		return 0; /* our handler stays; the program's is chained to */
+	if (sig == SIGSYS && agent_rr_dispatch_sigsys(act, oact))
+		return 0; /* syscall user dispatch keeps its handler */
 	had = agent_probe_action_marks(sig);
 	rc = real(sig, agent_probe_action_in(sig, act, &buf), oact);
 	if (!rc)

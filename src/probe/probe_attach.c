@@ -424,10 +424,15 @@ static int attach_poke(pid_t pid, uint64_t addr, const void *buf, size_t len)
 
 int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int64_t *ret)
 {
+	return probe_attach_call_in(a, a->pid, fn, str, 0, ret);
+}
+
+int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
+			 int64_t arg, int64_t *ret)
+{
 	static uint8_t xs[ATTACH_XSTATE_MAX];
 	struct user_regs_struct saved, r;
 	struct iovec xv = {xs, sizeof(xs)};
-	pid_t tid = a->pid;
 	uint64_t sp, zero = 0, mask = 0;
 	int have_xs, have_mask, rc, held = 0;
 
@@ -445,6 +450,7 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(m), &m);
 	}
 	r = saved;
+	r.rdi = (unsigned long long)arg;
 	sp = (saved.rsp - 1024) & ~15ull;
 	if (str) {
 		size_t len = strlen(str) + 1;
@@ -565,6 +571,7 @@ int probe_attach_load_agent(struct probe_attach *a, const char *agent)
 	a->fn_commit = attach_sym(a->pid, agent, NULL, "spool_agent_probe_commit");
 	a->fn_detach = attach_sym(a->pid, agent, NULL, "spool_agent_probe_detach");
 	a->fn_ctl = attach_sym(a->pid, agent, NULL, "spool_agent_probe_ctl");
+	a->fn_dispatch = attach_sym(a->pid, agent, NULL, "spool_agent_probe_dispatch");
 	if (!a->fn_prepare || !a->fn_commit || !a->fn_detach) {
 		log_err("pid %d: the agent loaded but its attach entry points are missing",
 			(int)a->pid);
@@ -670,6 +677,11 @@ static int attach_blocks_trap(pid_t pid, pid_t tid)
 
 int probe_attach_block_trap(const struct probe_attach *a, pid_t tid)
 {
+	return probe_attach_block_sig(a, tid, SIGTRAP);
+}
+
+int probe_attach_block_sig(const struct probe_attach *a, pid_t tid, int sig)
+{
 	uint64_t mask;
 
 	for (size_t i = 0; i < a->ntids; i++) {
@@ -677,7 +689,7 @@ int probe_attach_block_trap(const struct probe_attach *a, pid_t tid)
 			continue;
 		if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0)
 			return -errno;
-		mask |= 1ull << (SIGTRAP - 1);
+		mask |= 1ull << (sig - 1);
 		if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0)
 			return -errno;
 		return 0;

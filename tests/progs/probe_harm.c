@@ -32,6 +32,8 @@
  *                 blocks them all (pthread_sigmask) once GO exists: after
  *                 spool probe -p attached
  *   late-inline FILE GO  the same, blocked by an inline syscall
+ *   late-inline-thread FILE GO  late-inline in a second thread, started
+ *                 before "ready" (the main thread waits in pthread_join)
  *   late-handler FILE GO  as late, but once GO exists installs a SIGUSR1
  *                 handler whose sa_mask is full and raises SIGUSR1 10
  *                 times: the handler makes the calls (no mask blocked)
@@ -130,7 +132,8 @@ static void check_all_blocked(void)
 
 	if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &back, 8);
-	else if (is("inline") || is("late-inline") || is("fork-inline"))
+	else if (is("inline") || is("late-inline") || is("late-inline-thread") ||
+		 is("fork-inline"))
 		inline_sigprocmask(SIG_BLOCK, NULL, &back);
 	else
 		pthread_sigmask(SIG_BLOCK, NULL, &back);
@@ -144,7 +147,7 @@ static void block_all(void)
 	sigset_t all;
 
 	sigfillset(&all);
-	if (is("inline") || is("late-inline") || is("fork-inline"))
+	if (is("inline") || is("late-inline") || is("late-inline-thread") || is("fork-inline"))
 		inline_sigprocmask(SIG_BLOCK, &all, NULL);
 	else if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
@@ -329,6 +332,19 @@ static int run_attach(const char *stop, const char *go)
 	return 0;
 }
 
+struct attach_args {
+	const char *stop, *go;
+	int rc;
+};
+
+static void *attach_thread(void *p)
+{
+	struct attach_args *aa = p;
+
+	aa->rc = run_attach(aa->stop, aa->go);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	long s = 0;
@@ -337,6 +353,15 @@ int main(int argc, char **argv)
 	mode = argc > 2 ? argv[2] : "";
 	if (is("attach"))
 		return argc > 3 ? run_attach(argv[3], NULL) : 2;
+	if (is("late-inline-thread")) {
+		struct attach_args aa = {argc > 3 ? argv[3] : NULL, argc > 4 ? argv[4] : NULL, 2};
+		pthread_t th;
+
+		if (!aa.go || pthread_create(&th, NULL, attach_thread, &aa) ||
+		    pthread_join(th, NULL))
+			return 2;
+		return aa.rc;
+	}
 	if (is("late") || is("late-inline") || is("late-handler") || is("early-handler") ||
 	    is("late-suspend") || is("late-trap"))
 		return argc > 4 ? run_attach(argv[3], argv[4]) : 2;
