@@ -10,12 +10,15 @@
 # blocks for real what the program blocked. Without dispatch
 # (SPOOL_NO_DISPATCH=1 in the program's environment) the program still dies,
 # and spool says why (tests/integ/140).
+# A thread the program starts after the attach turns dispatch on itself
+# (the agent takes pthread_create's GOT slots while int3 probes are in).
 # tests/progs/probe_harm: late-inline (the main thread), late-inline-thread
-# (a thread started before the attach).
+# (a thread started before the attach), late-inline-new (a thread started
+# after it).
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/probe_harm"
-plan 9
+plan 13
 
 # attach PROG_MODE DETACH_FIRST: as in 140: run probe_harm 300 MODE, attach
 # with int3 exits, let it block every signal, stop it (before or after
@@ -51,7 +54,7 @@ attach() {
 	check_sanitizer run.err "spool probe -p ($mode)"
 }
 
-for m in late-inline late-inline-thread; do
+for m in late-inline late-inline-thread late-inline-new; do
 	attach $m 0
 	is "$PRC $POUT" "0 ready blocked sum ok mask ok " \
 		"attach, then $m blocks every signal: not killed, its results and mask its own" ||
