@@ -14,11 +14,11 @@
 # (the agent takes pthread_create's GOT slots while int3 probes are in).
 # tests/progs/probe_harm: late-inline (the main thread), late-inline-thread
 # (a thread started before the attach), late-inline-new (a thread started
-# after it).
+# after it), late-inline-busy (inline calls all the time).
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/probe_harm"
-plan 13
+plan 15
 
 # attach PROG_MODE DETACH_FIRST: as in 140: run probe_harm 300 MODE, attach
 # with int3 exits, let it block every signal, stop it (before or after
@@ -64,6 +64,17 @@ for m in late-inline late-inline-thread late-inline-new; do
 	attach $m 1
 	is "$PRC $POUT" "0 ready blocked sum ok mask ok " \
 		"  the same stopped after spool detached: the mask is blocked for real then" ||
+		diag "$ERR"
+done
+
+# The thread reads its mask back with the inline syscall 1000 times a
+# round, under dispatch, while spool detaches: a dispatched call that a
+# stop interrupts is made again after it (spool moves the thread back
+# onto its syscall instruction), never sent again as a foreign SIGSYS.
+for r in 1 2; do
+	attach late-inline-busy 1
+	is "$PRC $POUT" "0 ready blocked sum ok mask ok " \
+		"busy with inline calls while spool detaches ($r): not killed, mask its own" ||
 		diag "$ERR"
 done
 

@@ -36,6 +36,9 @@
  *                 before "ready" (the main thread waits in pthread_join)
  *   late-inline-new FILE GO  late-inline in a thread started once GO exists
  *                 (after spool attached)
+ *   late-inline-busy FILE GO  late-inline, and its rounds read the mask
+ *                 back with the inline syscall 1000 times each (spool
+ *                 stops the thread at such a call, under dispatch)
  *   late-handler FILE GO  as late, but once GO exists installs a SIGUSR1
  *                 handler whose sa_mask is full and raises SIGUSR1 10
  *                 times: the handler makes the calls (no mask blocked)
@@ -135,7 +138,7 @@ static void check_all_blocked(void)
 	if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &back, 8);
 	else if (is("inline") || is("late-inline") || is("late-inline-thread") ||
-		 is("late-inline-new") || is("fork-inline"))
+		 is("late-inline-new") || is("late-inline-busy") || is("fork-inline"))
 		inline_sigprocmask(SIG_BLOCK, NULL, &back);
 	else
 		pthread_sigmask(SIG_BLOCK, NULL, &back);
@@ -150,7 +153,7 @@ static void block_all(void)
 
 	sigfillset(&all);
 	if (is("inline") || is("late-inline") || is("late-inline-thread") ||
-	    is("late-inline-new") || is("fork-inline"))
+	    is("late-inline-new") || is("late-inline-busy") || is("fork-inline"))
 		inline_sigprocmask(SIG_BLOCK, &all, NULL);
 	else if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
@@ -316,9 +319,12 @@ static int run_attach(const char *stop, const char *go)
 		printf("blocked\n");
 		fflush(stdout);
 	}
-	while (access(stop, F_OK))
+	while (access(stop, F_OK)) {
 		if (run_calls(n_calls) != want)
 			ok = 0;
+		for (int i = 0; is("late-inline-busy") && i < 1000; i++)
+			check_all_blocked();
+	}
 	if (is("late-handler") || is("early-handler")) {
 		struct sigaction back;
 
@@ -404,7 +410,8 @@ int main(int argc, char **argv)
 			return 2;
 		return aa.rc;
 	}
-	if (is("late") || is("late-inline") || is("late-handler") || is("early-handler") ||
+	if (is("late") || is("late-inline") || is("late-inline-busy") || is("late-handler") ||
+	    is("early-handler") ||
 	    is("late-suspend") || is("late-trap"))
 		return argc > 4 ? run_attach(argv[3], argv[4]) : 2;
 	if (is("fork-inline")) {
