@@ -8,12 +8,9 @@
  * each copy can be told from the recorded process's; the last line says
  * whether the totals are right.
  *
- * usage: rr_snap [WORKERS] [ITERATIONS] [HEAP_MB] [STOPFILE]
- * (HEAP_MB: a heap of that size, written, for the snapshot figures;
- * STOPFILE: after the joins, wait until that file exists, polling every
- * 20 ms, before the last line: the program and the copies that run on
- * stay, for tests/integ/264)
- */
+ * usage: rr_snap [WORKERS] [ITERATIONS] [HEAP_MB] [STOPFILE] (HEAP_MB: a heap of
+ * that size, written, for the snapshot figures; STOPFILE: wait for it after the
+ * joins, tests/integ/264; 148 breaks at line numbers: keep them) */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
