@@ -123,6 +123,7 @@ _Static_assert(SYSCALL_DISPATCH_FILTER_BLOCK == 1, "the trampoline stores 1");
 static struct rr_area *sud_area; /* NULL: turned on for int3 probes only */
 static int sud_on;
 static int sud_probes; /* on for spool probe (agent_rr_dispatch_probes) */
+static int sud_attach_failed; /* spool probe -p: int3 probes in, dispatch refused */
 static uintptr_t sud_lo, sud_len;		/* libc's text: the allowed range */
 static uintptr_t sud_ld_lo, sud_ld_hi;		/* ld.so's text */
 static uintptr_t sud_vdso_lo, sud_vdso_hi;	/* the vDSO */
@@ -542,8 +543,10 @@ int agent_rr_dispatch_attach(void)
 		return sud_on ? 0 : -ENOENT;
 	sud_probes = 1;
 	sud_setup_at(NULL, 0);
-	if (!sud_on)
+	if (!sud_on) {
+		sud_attach_failed = 1;
 		return -ENOSYS;
+	}
 	agent_probe_keep_sigsys();
 	pthread_atfork(NULL, NULL, sud_probes_fork_child);
 	return 0;
@@ -554,7 +557,7 @@ int agent_rr_dispatch_attach_thread(int on)
 	int saved = errno, rc = 0;
 
 	if (!sud_on || !sud_probes) {
-		rc = on ? -ENOENT : 0;
+		rc = on ? (sud_attach_failed ? -ENOSYS : -ENOENT) : 0;
 	} else if (on) {
 		if (sud_sys_blocked())
 			rc = -EAGAIN;

@@ -377,6 +377,12 @@ static void probe_attach_dispatch(struct probe_attach *a, pid_t pid, int on)
 					  (int)tid);
 			continue;
 		}
+		if (ret == -ENOSYS)
+			log_warn("pid %d: int3 probes are in and syscall user dispatch is not "
+				 "(a kernel before 5.11, or SPOOL_NO_DISPATCH in its environment): "
+				 "a thread that blocks SIGTRAP with its own syscall instruction "
+				 "would be killed at its next int3 hit",
+				 (int)pid);
 		if (ret == -ENOENT || ret == -ENOSYS)
 			return; /* no int3 probe in, or no dispatch: nothing set up */
 		if (ret < 0)

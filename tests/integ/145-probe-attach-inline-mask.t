@@ -18,7 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/probe_harm"
-plan 15
+plan 16
 
 # attach PROG_MODE DETACH_FIRST: as in 140: run probe_harm 300 MODE, attach
 # with int3 exits, let it block every signal, stop it (before or after
@@ -84,5 +84,7 @@ SPOOL_NO_DISPATCH=1 attach late-inline 0
 ok "without dispatch: spool says the process died of an int3 hit with SIGTRAP blocked" \
 	grep -Eq "pid [0-9]+ (ended without running its exit handlers.*SIGTRAP.*int3|was killed by SIGTRAP at an int3 probe)" run.err ||
 	diag "$ERR" "program status $PRC"
+like "$ERR" "int3 probes are in and syscall user dispatch is not.*killed at its next int3 hit" \
+	"  and warned at the attach that dispatch was not there"
 
 done_testing
