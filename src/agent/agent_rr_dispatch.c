@@ -607,11 +607,6 @@ void agent_rr_dispatch_attach_end(void)
 {
 }
 
-static void sud_setup(struct rr_area *a)
-{
-	sud_setup_at(a, 1);
-}
-
 void agent_rr_dispatch_init(void)
 {
 	if (agent_rr_mode && agent.ctl) {
