@@ -568,6 +568,8 @@ int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t
 		agent_probe_vblocked |= want;
 	else
 		agent_probe_vblocked &= ~want;
+	/* attach mode: spool blocks SIGTRAP for real at detach */
+	agent_probe_got_view(!!(agent_probe_vblocked & AGENT_PROBE_BIT(SIGTRAP)));
 	agent_probe_release();
 	return 0;
 }
@@ -682,6 +684,11 @@ uint64_t agent_probe_action_marks(int sig)
 void agent_probe_keep_sigsys(void)
 {
 	__atomic_store_n(&agent_probe_sys_on, 1, __ATOMIC_RELEASE);
+}
+
+void agent_probe_keep_sigsys_off(void)
+{
+	__atomic_store_n(&agent_probe_sys_on, 0, __ATOMIC_RELEASE);
 }
 
 int agent_probe_sigsys_blocked(siginfo_t *si, void *uc)
@@ -1642,11 +1649,30 @@ AGENT_EXPORT int spool_agent_probe_commit(void)
 	 * block SIGTRAP for real (agent_probe_got.c). */
 	if (agent_probe_trap_live()) {
 		agent_probe_got_redirect();
+		/* nor its own syscall instruction, once spool has turned
+		 * dispatch on in each thread (spool_agent_probe_dispatch);
+		 * before the strip, which then takes SIGSYS out of the
+		 * handlers' sa_mask too */
+		if (agent_rr_dispatch_attach())
+			agent_log("probe: no syscall user dispatch: a mask set by the program's own "
+				  "syscall instruction is not seen");
 		agent_probe_samask_strip();
 	}
 	agent_self.busy--;
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	return (int)h->patched;
+}
+
+/* spool probe -p, in each stopped thread after the commit (on) and before
+ * the detach (off): agent_rr_dispatch_attach_thread. */
+AGENT_EXPORT int spool_agent_probe_dispatch(int on)
+{
+	int rc;
+
+	agent_self.busy++;
+	rc = agent_rr_dispatch_attach_thread(on);
+	agent_self.busy--;
+	return rc;
 }
 
 AGENT_EXPORT int spool_agent_probe_detach(void)
@@ -1661,6 +1687,7 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 	h->trap_views = agent_probe_got_views(h->trap_view_tid, PROBE_TRAP_VIEWS);
 	agent_probe_got_restore();
 	agent_probe_samask_restore();
+	agent_rr_dispatch_attach_end(); /* spool turned dispatch off in every thread */
 	for (uint32_t id = 0; id <= agent_probe_max_id; id++) {
 		struct agent_probe_rt *p = &agent_probe_by_id[id];
 

@@ -74,6 +74,7 @@ uint64_t agent_probe_trap_view(void);
  * SIGSYS that is not dispatch's arrived; 1 when the thread blocks it in
  * its own view (then held, or the default action for its own fault). */
 void agent_probe_keep_sigsys(void);
+void agent_probe_keep_sigsys_off(void); /* attach mode, at detach */
 int agent_probe_sigsys_blocked(siginfo_t *si, void *uc);
 void agent_probe_trap_view_set(uint64_t blocked);
 
@@ -98,6 +99,7 @@ enum {
 	AGENT_PROBE_GOT_PSELECT,
 	AGENT_PROBE_GOT_EPOLL_PWAIT,
 	AGENT_PROBE_GOT_EPOLL_PWAIT2,
+	AGENT_PROBE_GOT_PTHREAD_CREATE,
 	AGENT_PROBE_GOT_NFN
 };
 extern void *agent_probe_got_real[AGENT_PROBE_GOT_NFN];
@@ -115,6 +117,11 @@ int agent_probe_got_epoll_pwait(int epfd, struct epoll_event *ev, int max, int t
 				const sigset_t *mask);
 int agent_probe_got_epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 				 const struct timespec *ts, const sigset_t *mask);
+/* A thread the program starts while the slots are redirected gets its
+ * creator's view of the kept signals and, when dispatch is set up, turns
+ * syscall user dispatch on before the program's start routine runs. */
+int agent_probe_got_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+				   void *(*fn)(void *), void *arg);
 /* Handlers installed before spool attached: their sa_mask without the kept
  * signals from commit (the program's kept per signal, as a sigaction
  * through the twin keeps it), and with them again at detach for a handler

@@ -22,9 +22,13 @@
  * handler's (sigaction, signal, sigsuspend, ppoll, pselect, epoll_pwait):
  * their twins are in agent_probe_gotwrap.c.
  *
- * Not covered (doc/probe.md): a mask set by the program's own syscall
- * instruction; a function pointer the program copied before spool
- * attached.
+ * And pthread_create: a thread started meanwhile inherits its creator's
+ * view and turns syscall user dispatch on (agent_probe_gotwrap.c), which
+ * spool turned on in the threads it stopped, so that a mask set by the
+ * program's own syscall instruction reaches the agent too.
+ *
+ * Not covered (doc/probe.md): a function pointer the program copied before
+ * spool attached.
  *
  * Runs only while spool holds every thread stopped (ptrace), from
  * spool_agent_probe_commit and spool_agent_probe_detach: the 8-byte stores
@@ -77,6 +81,7 @@ static const struct {
 	{"pselect", (void *)agent_probe_got_pselect, AGENT_PROBE_GOT_PSELECT},
 	{"epoll_pwait", (void *)agent_probe_got_epoll_pwait, AGENT_PROBE_GOT_EPOLL_PWAIT},
 	{"epoll_pwait2", (void *)agent_probe_got_epoll_pwait2, AGENT_PROBE_GOT_EPOLL_PWAIT2},
+	{"pthread_create", (void *)agent_probe_got_pthread_create, AGENT_PROBE_GOT_PTHREAD_CREATE},
 };
 
 /* A pointer from a module's dynamic section: glibc has made the ones it

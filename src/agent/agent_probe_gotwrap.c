@@ -24,13 +24,16 @@
  * back at detach.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_rr_dispatch.h"
 
 void *agent_probe_got_real[AGENT_PROBE_GOT_NFN];
 
@@ -44,6 +47,8 @@ int agent_probe_got_sigaction(int sig, const struct sigaction *act, struct sigac
 
 	if (sig == SIGTRAP && agent_probe_sigtrap(act, oact))
 		return 0; /* our handler stays; the program's is chained to */
+	if (sig == SIGSYS && agent_rr_dispatch_sigsys(act, oact))
+		return 0; /* syscall user dispatch keeps its handler */
 	had = agent_probe_action_marks(sig);
 	rc = real(sig, agent_probe_action_in(sig, act, &buf), oact);
 	if (!rc)
@@ -117,4 +122,46 @@ int agent_probe_got_epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 	sigset_t buf;
 
 	return real(epfd, ev, max, ts, agent_probe_mask_arg(mask, &buf));
+}
+
+/* pthread_create's twin: what the new thread needs before the program's
+ * start routine (malloc'ed by the creator, freed by the thread). */
+struct got_start {
+	void *(*fn)(void *);
+	void *arg;
+	uint64_t view; /* the creator's view of the kept signals */
+};
+
+static void *got_thread_start(void *p)
+{
+	struct got_start st = *(struct got_start *)p;
+
+	free(p);
+	/* its kernel mask is its creator's (the kept signals out of it); its
+	 * view is its creator's too, as a new thread inherits the mask */
+	agent_probe_trap_view_set(st.view);
+	agent_probe_got_view(!!(st.view & (1ull << (SIGTRAP - 1))));
+	if (agent_rr_dispatch_attach_thread(1) == -EAGAIN)
+		agent_log("probe: a new thread blocks SIGSYS: it runs without syscall user "
+			  "dispatch");
+	return st.fn(st.arg);
+}
+
+int agent_probe_got_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+				   void *(*fn)(void *), void *arg)
+{
+	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+		agent_probe_got_real[AGENT_PROBE_GOT_PTHREAD_CREATE];
+	struct got_start *st = malloc(sizeof(*st));
+	int rc;
+
+	if (!st)
+		return real(th, attr, fn, arg); /* as before the attach */
+	st->fn = fn;
+	st->arg = arg;
+	st->view = agent_probe_trap_view();
+	rc = real(th, attr, got_thread_start, st);
+	if (rc)
+		free(st);
+	return rc;
 }

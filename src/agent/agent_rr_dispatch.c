@@ -68,6 +68,7 @@
 #define PR_SET_SYSCALL_USER_DISPATCH 59
 #endif
 #ifndef PR_SYS_DISPATCH_ON
+#define PR_SYS_DISPATCH_OFF 0
 #define PR_SYS_DISPATCH_ON 1
 #endif
 #ifndef SYSCALL_DISPATCH_FILTER_ALLOW
@@ -122,6 +123,7 @@ _Static_assert(SYSCALL_DISPATCH_FILTER_BLOCK == 1, "the trampoline stores 1");
 static struct rr_area *sud_area; /* NULL: turned on for int3 probes only */
 static int sud_on;
 static int sud_probes; /* on for spool probe (agent_rr_dispatch_probes) */
+static int sud_attach_failed; /* spool probe -p: int3 probes in, dispatch refused */
 static uintptr_t sud_lo, sud_len;		/* libc's text: the allowed range */
 static uintptr_t sud_ld_lo, sud_ld_hi;		/* ld.so's text */
 static uintptr_t sud_vdso_lo, sud_vdso_hi;	/* the vDSO */
@@ -426,9 +428,10 @@ static int sud_enable(void)
 	return 0;
 }
 
-/* Install the handler and turn dispatch on for the calling thread; a
- * (the record/replay area, NULL for probes) gets the outcome. */
-static void sud_setup(struct rr_area *a)
+/* Install the handler and, with here set, turn dispatch on for the
+ * calling thread; a (the record/replay area, NULL for probes) gets the
+ * outcome. */
+static void sud_setup_at(struct rr_area *a, int here)
 {
 	struct sud_find f = {0, getauxval(AT_BASE), getauxval(AT_SYSINFO_EHDR), 0};
 	struct sigaction sa, cur;
@@ -459,7 +462,7 @@ static void sud_setup(struct rr_area *a)
 		err = -ENOENT;
 		goto out_restore;
 	}
-	err = sud_enable();
+	err = here ? sud_enable() : 0;
 	if (err)
 		goto out_restore;
 	/* At startup, before the program can block SIGSYS through the
@@ -481,6 +484,11 @@ out_fail:
 	}
 	agent_log("syscall user dispatch unavailable (%d): raw system calls are not seen", err);
 	errno = saved;
+}
+
+static void sud_setup(struct rr_area *a)
+{
+	sud_setup_at(a, 1);
 }
 
 void agent_rr_dispatch_init(void)
@@ -518,6 +526,62 @@ void agent_rr_dispatch_probes(void)
 	}
 }
 
+/* The calling thread's kernel mask blocks SIGSYS: a dispatched call would
+ * kill it (the kernel forces a blocked SIGSYS to its default). */
+static int sud_sys_blocked(void)
+{
+	uint64_t cur = 0;
+
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &cur, 8) < 0)
+		return 1;
+	return (int)((cur >> (SIGSYS - 1)) & 1);
+}
+
+int agent_rr_dispatch_attach(void)
+{
+	if (sud_on || !agent.ctl)
+		return sud_on ? 0 : -ENOENT;
+	sud_probes = 1;
+	sud_setup_at(NULL, 0);
+	if (!sud_on) {
+		sud_attach_failed = 1;
+		return -ENOSYS;
+	}
+	agent_probe_keep_sigsys();
+	pthread_atfork(NULL, NULL, sud_probes_fork_child);
+	return 0;
+}
+
+int agent_rr_dispatch_attach_thread(int on)
+{
+	int saved = errno, rc = 0;
+
+	if (!sud_on || !sud_probes) {
+		rc = on ? (sud_attach_failed ? -ENOSYS : -ENOENT) : 0;
+	} else if (on) {
+		if (sud_sys_blocked())
+			rc = -EAGAIN;
+		else
+			rc = sud_enable();
+	} else {
+		/* libc's syscall(): its text is the allowed range */
+		syscall(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0);
+		rc = (int)(agent_probe_trap_view() >> (SIGSYS - 1)) & 1;
+	}
+	errno = saved;
+	return rc;
+}
+
+void agent_rr_dispatch_attach_end(void)
+{
+	if (!sud_on || !sud_probes || agent_rr_mode)
+		return;
+	sud_on = 0;
+	sud_probes = 0;
+	agent_probe_keep_sigsys_off();
+	sigaction(SIGSYS, &sud_old, NULL);
+}
+
 void agent_rr_dispatch_thread(void)
 {
 	int saved = errno;
@@ -528,6 +592,20 @@ void agent_rr_dispatch_thread(void)
 }
 
 #else /* !__x86_64__ */
+
+int agent_rr_dispatch_attach(void)
+{
+	return -ENOSYS;
+}
+
+int agent_rr_dispatch_attach_thread(int on)
+{
+	return on ? -ENOSYS : 0;
+}
+
+void agent_rr_dispatch_attach_end(void)
+{
+}
 
 void agent_rr_dispatch_init(void)
 {

@@ -18,6 +18,24 @@ void agent_rr_dispatch_init(void);
  * syscall instruction) cannot block SIGTRAP for real; its other raw calls
  * are made as they are. Nothing when a recording has it on already. */
 void agent_rr_dispatch_probes(void);
+/* spool probe -p (attach mode), at commit with int3 probes in (the
+ * thread spool calls into): install the SIGSYS handler and keep SIGSYS
+ * out of every mask the agent sees, so that the program's own
+ * rt_sigprocmask cannot block SIGTRAP for real once each thread has
+ * dispatch on. Turns it on for no thread: the dlopen'ed agent cannot
+ * start code in threads that already run, so spool calls
+ * agent_rr_dispatch_attach_thread in each stopped thread. 0, or -errno
+ * (-ENOSYS: the kernel or SPOOL_NO_DISPATCH said no). */
+int agent_rr_dispatch_attach(void);
+/* In the calling thread (spool calls it in each): on, turn dispatch on
+ * (0; -EAGAIN when its kernel mask blocks SIGSYS, which a dispatched call
+ * would turn into a kill; -ENOENT when attach set nothing up); off, turn
+ * it off and return 1 when the thread's own view blocks SIGSYS (spool
+ * blocks it for real then), else 0. */
+int agent_rr_dispatch_attach_thread(int on);
+/* spool_agent_probe_detach, every thread's dispatch off: the program's
+ * SIGSYS disposition back, SIGSYS no longer kept. */
+void agent_rr_dispatch_attach_end(void);
 /* Every thread the agent starts, before its user code: dispatch is per
  * thread and a new thread (like a fork child and an exec'd image) starts
  * without it. */

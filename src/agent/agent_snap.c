@@ -137,6 +137,115 @@ __asm__(".text\n"
 	".size agent_snap_clone_thread, .-agent_snap_clone_thread\n");
 #endif
 
+/*
+ * long agent_snap_watcher(int pidfd, void *stack_top): a thread of the
+ * copy, with no TLS of its own and every signal blocked (its creator's
+ * mask at the clone), that waits in poll for the program's pidfd to be
+ * readable (the program ended: exited, or killed by SIGKILL, whose exit
+ * path never runs agent_snap_exit_wait) and then kills the copy with
+ * SIGKILL. Raw system calls only: it must not touch errno or the stack
+ * protector's TLS word. A poll error other than EINTR ends the watcher
+ * alone. Returns the clone's result in the creator.
+ */
+long agent_snap_watcher(int pidfd, void *stack_top) __attribute__((visibility("hidden")));
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl agent_snap_watcher\n"
+	".hidden agent_snap_watcher\n"
+	".type agent_snap_watcher,@function\n"
+	"agent_snap_watcher:\n"
+	"	mov %edi, %r8d\n"   /* the pidfd: r8 survives the syscall */
+	"	mov $0x50f00, %edi\n" /* VM FS FILES SIGHAND THREAD SYSVSEM */
+	"	xor %edx, %edx\n"
+	"	xor %r10d, %r10d\n"
+	"	mov $56, %eax\n" /* SYS_clone(flags, stack, 0, 0, 0) */
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jnz 9f\n"
+	"	xor %ebp, %ebp\n"
+	"	sub $16, %rsp\n"
+	"	mov %r8d, (%rsp)\n" /* struct pollfd: fd, POLLIN, revents 0 */
+	"	movl $1, 4(%rsp)\n"
+	"1:	mov %rsp, %rdi\n"
+	"	mov $1, %esi\n"
+	"	mov $-1, %edx\n"
+	"	mov $7, %eax\n" /* SYS_poll */
+	"	syscall\n"
+	"	cmp $-4, %rax\n" /* EINTR */
+	"	je 1b\n"
+	"	test %rax, %rax\n"
+	"	jle 2f\n"
+	"	mov $39, %eax\n" /* SYS_getpid */
+	"	syscall\n"
+	"	mov %rax, %rdi\n"
+	"	mov $9, %esi\n" /* SIGKILL */
+	"	mov $62, %eax\n" /* SYS_kill */
+	"	syscall\n"
+	"	mov $137, %edi\n"
+	"	mov $231, %eax\n" /* SYS_exit_group, should the kill fail */
+	"	syscall\n"
+	"2:	xor %edi, %edi\n"
+	"	mov $60, %eax\n" /* SYS_exit: this thread only */
+	"	syscall\n"
+	"	hlt\n"
+	"9:	ret\n"
+	".size agent_snap_watcher, .-agent_snap_watcher\n");
+#else
+long agent_snap_watcher(int pidfd, void *stack_top)
+{
+	(void)pidfd;
+	(void)stack_top;
+	return -ENOSYS;
+}
+#endif
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/*
+ * A copy that runs on (RR_SNAP_RUN) is part of the recording: it must not
+ * outlive the program. agent_snap_exit_wait ends the copies at a normal
+ * exit; a program killed with SIGKILL runs no exit path, so the copy
+ * watches the program itself (a pidfd, readable once it ended) from a
+ * thread of its own, and is killed with it. Called in the copy while only
+ * its first thread runs. PR_SET_PDEATHSIG would not do: it follows the
+ * thread that cloned the copy, which may end long before the program.
+ * Without pidfd_open (before Linux 5.3) the copy is not watched.
+ */
+static void snap_watch_program(pid_t prog)
+{
+	uint64_t all = ~0ull, old = 0;
+	const size_t size = 16384;
+	long fd, st;
+
+	fd = syscall(SYS_pidfd_open, prog, 0);
+	if (fd < 0) {
+		agent_log("snapshot copy: no pidfd of pid %d (%d): not ended with the program",
+			  (int)prog, errno);
+		return;
+	}
+	/* The program ended before the pidfd was taken (the copy was
+	 * reparented): the pid may be another process's already. */
+	if (syscall(SYS_getppid) != prog)
+		syscall(SYS_exit_group, 0);
+	st = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (st < 0 || st == (long)MAP_FAILED) {
+		syscall(SYS_close, fd);
+		return;
+	}
+	/* The watcher starts with every signal blocked: a signal sent to the
+	 * copy's process is for the program's threads. */
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
+	if (agent_snap_watcher((int)fd, (char *)st + size) < 0) {
+		agent_log("snapshot copy: no watcher thread: not ended with the program");
+		syscall(SYS_munmap, st, size);
+		syscall(SYS_close, fd);
+	}
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8);
+}
+
 static uint64_t snap_now_ns(void)
 {
 	struct timespec ts;
@@ -345,6 +454,7 @@ static void snap_copy(uint32_t me, uint32_t n)
 	 * the rings an agent path that runs on after a wait may still write). */
 	if (snap_area->snap_mode != RR_SNAP_RUN || snap_privatize_shm() < 0)
 		syscall(SYS_exit_group, 0);
+	snap_watch_program((pid_t)agent.pid);
 	/* The copy of the area was taken from memory the program still
 	 * shares and runs in: a thread of the program may have held the
 	 * scheduler's spin word at that moment, and no thread of the copy

@@ -346,6 +346,56 @@ static const char *probe_attach_why(int rc, pid_t pid)
 	}
 }
 
+/*
+ * Syscall user dispatch in every stopped thread (on, after the commit) or
+ * out of it (off, before the detach). With int3 probes in, the agent keeps
+ * SIGTRAP out of the kernel's masks a program sets through libc; a mask set
+ * by the program's own syscall instruction (inline assembly) reaches it
+ * only through dispatch, which is per thread and only the thread itself can
+ * turn on: spool makes each thread call the agent. A thread whose kernel
+ * mask blocks SIGSYS is left without it (a dispatched call would kill it).
+ * Off: a thread whose view blocks SIGSYS gets it blocked for real.
+ */
+static void probe_attach_dispatch(struct probe_attach *a, pid_t pid, int on)
+{
+	unsigned n_on = 0, n_skip = 0;
+	int64_t ret = 0;
+
+	if (!a->fn_dispatch)
+		return;
+	for (size_t i = 0; i < a->ntids; i++) {
+		pid_t tid = a->tids[i];
+
+		if (!a->stopped[i])
+			continue;
+		if (probe_attach_call_in(a, tid, a->fn_dispatch, NULL, on, &ret) < 0)
+			continue;
+		ret = (int32_t)ret;
+		if (!on) {
+			if (ret == 1 && probe_attach_block_sig(a, tid, SIGSYS) < 0)
+				log_debug("pid %d: thread %d: SIGSYS not blocked again", (int)pid,
+					  (int)tid);
+			continue;
+		}
+		if (ret == -ENOSYS)
+			log_warn("pid %d: int3 probes are in and syscall user dispatch is not "
+				 "(a kernel before 5.11, or SPOOL_NO_DISPATCH in its environment): "
+				 "a thread that blocks SIGTRAP with its own syscall instruction "
+				 "would be killed at its next int3 hit",
+				 (int)pid);
+		if (ret == -ENOENT || ret == -ENOSYS)
+			return; /* no int3 probe in, or no dispatch: nothing set up */
+		if (ret < 0)
+			n_skip++;
+		else
+			n_on++;
+	}
+	if (on)
+		log_debug("pid %d: syscall user dispatch on in %u threads, %u left without it "
+			  "(SIGSYS blocked)",
+			  (int)pid, n_on, n_skip);
+}
+
 /* Stop the target, load the agent, place the probes, let it go. On failure
  * every thread has been let go and nothing was patched. */
 static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid,
@@ -440,6 +490,7 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 	rc = probe_attach_call(a, a->fn_commit, NULL, &ret);
 	if (rc < 0)
 		goto out_fail;
+	probe_attach_dispatch(a, pid, 1);
 	rc = 0;
 	goto out_resume;
 out_undo:
@@ -467,6 +518,8 @@ static void probe_attach_out(struct probe_attach *a, pid_t pid, struct probe_are
 	if (!probe_pid_alive(pid))
 		return;
 	rc = probe_attach_stop(a, pid);
+	if (!rc)
+		probe_attach_dispatch(a, pid, 0);
 	if (!rc)
 		rc = probe_attach_call(a, a->fn_detach, NULL, &ret);
 	/* The int3 probes are out: the threads that blocked SIGTRAP meanwhile

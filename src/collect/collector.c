@@ -66,7 +66,7 @@ struct collector {
 	struct ring_state *rings; /* h->max_rings entries */
 	uint32_t *proc_gen;	  /* maps_gen last written, per process slot */
 	uint8_t *proc_cut;	  /* per process slot: its cut text was reported */
-	uint8_t *proc_written;	  /* per process slot: its owner's files are written */
+	uint8_t *proc_written;	  /* per process slot: its files are written (2: as an exec image) */
 	int *pidfd;		  /* per process slot: a pidfd on its process, or -1 */
 	uint32_t *pidfd_pid;	  /* the pid that pidfd was opened for */
 	uint32_t *foreign_pid;	  /* per process slot: a pid found not the program's */
@@ -82,6 +82,13 @@ struct collector {
 	struct trace_zinput z;	  /* --compress: packs input data (zinput.c) */
 	int compress;
 	int owner_gone;		  /* the ring being drained has no writer left */
+	/* images that exec'd away, per pid: the next one's number in its
+	 * proc/<pid>.exec<K>.* files (a small table: one entry per pid that
+	 * exec'd) */
+	struct collector_execs {
+		uint32_t pid, n;
+	} *execs;
+	size_t nexecs, cap_execs;
 };
 
 int collector_new(struct collector **out, struct shm_host *h, struct trace_writer *w)
@@ -128,6 +135,7 @@ void collector_free(struct collector *c)
 	free(c->foreign_pid);
 	free(c->pfds);
 	free(c->pfd_slot);
+	free(c->execs);
 	free(c->scratch);
 	if (c->compress)
 		trace_zinput_free(&c->z);
@@ -562,14 +570,43 @@ static int collector_pid_live_elsewhere(struct collector *c, uint32_t i, uint32_
 	return 0;
 }
 
+/* The number of pid's next image that exec'd away (0 for its first), or
+ * -ENOMEM. */
+static int collector_exec_number(struct collector *c, uint32_t pid, uint32_t *k)
+{
+	for (size_t j = 0; j < c->nexecs; j++)
+		if (c->execs[j].pid == pid) {
+			*k = c->execs[j].n++;
+			return 0;
+		}
+	if (c->nexecs == c->cap_execs) {
+		size_t cap = c->cap_execs ? 2 * c->cap_execs : 8;
+		void *n = realloc(c->execs, cap * sizeof(*c->execs));
+
+		if (!n)
+			return -ENOMEM;
+		c->execs = n;
+		c->cap_execs = cap;
+	}
+	c->execs[c->nexecs].pid = pid;
+	c->execs[c->nexecs++].n = 1;
+	*k = 0;
+	return 0;
+}
+
 /* Write proc/<pid>.{exe,cmdline,maps,buildids} for process slot i if its
  * maps changed since last time. Everything is copied out of the slot first
  * and bounded (the program may rewrite it at any time); maps_gen is odd
  * while the agent rewrites the text, and a copy taken while it was odd or
  * changed is taken again next time, unless final (the process has ended:
- * then the text is what it is). An image that exec'd away (PROC_ENDED)
- * names the same files as the image after it, which wins: the ended one is
- * not written once that one is live. */
+ * then the text is what it is). An image that exec'd away (PROC_ENDED,
+ * set by the next image's agent) is written once, at its end, as
+ * proc/<pid>.exec<K>.* (K: 0 for the pid's first image, in the order they
+ * exec'd away): the plain names are the pid's last image's, and a reader
+ * symbolizes an address the last image does not map with the images before
+ * it (src/util/symbolize.c). They used to be overwritten by the image after
+ * the exec, so the events of the image before it were symbolized with the
+ * new image's maps. */
 static int write_proc_slot(struct collector *c, uint32_t i, int final)
 {
 	struct shm_proc *p = shm_proc_at(c->h->ctl, i);
@@ -582,13 +619,23 @@ static int write_proc_slot(struct collector *c, uint32_t i, int final)
 	size_t maps_len, cmd_len, ids_len = 0;
 	int rc, cut_maps, cut_cmd;
 
+	char img[24] = "";
+	uint32_t k;
+
 	if ((state != PROC_LIVE && state != PROC_ENDED) || !pid)
 		return 0;
-	if (c->proc_written[i] && gen == c->proc_gen[i])
+	if (state == PROC_ENDED) {
+		/* once, at its end (collector_end_proc, or the run's) */
+		if (!final || c->proc_written[i] == 2)
+			return 0;
+		rc = collector_exec_number(c, pid, &k);
+		if (rc < 0)
+			return rc;
+		snprintf(img, sizeof(img), ".exec%u", k);
+	} else if (c->proc_written[i] && gen == c->proc_gen[i]) {
 		return 0;
+	}
 	if (gen % 2 && !final)
-		return 0;
-	if (state == PROC_ENDED && collector_pid_live_elsewhere(c, i, pid))
 		return 0;
 	if (exe_len >= sizeof(exe))
 		exe_len = 0;
@@ -613,23 +660,23 @@ static int write_proc_slot(struct collector *c, uint32_t i, int final)
 			 pid, cut_cmd ? "command line" : "", cut_cmd && cut_maps ? " and " : "",
 			 cut_maps ? "maps" : "", SHM_PROC_TEXT_BYTES >> 20);
 	}
-	snprintf(name, sizeof(name), "proc/%u.exe", pid);
+	snprintf(name, sizeof(name), "proc/%u%s.exe", pid, img);
 	rc = trace_writer_add_file(c->w, name, exe, exe_len);
-	snprintf(name, sizeof(name), "proc/%u.cmdline", pid);
+	snprintf(name, sizeof(name), "proc/%u%s.cmdline", pid, img);
 	if (!rc)
 		rc = trace_writer_add_file(c->w, name, cmd, cmd_len);
-	snprintf(name, sizeof(name), "proc/%u.maps", pid);
+	snprintf(name, sizeof(name), "proc/%u%s.maps", pid, img);
 	if (!rc)
 		rc = trace_writer_add_file(c->w, name, maps, maps_len);
 	if (!rc && buildid_list_for_maps(maps, &ids, &ids_len) == 0) {
-		snprintf(name, sizeof(name), "proc/%u.buildids", pid);
+		snprintf(name, sizeof(name), "proc/%u%s.buildids", pid, img);
 		rc = trace_writer_add_file(c->w, name, ids, ids_len);
 	}
 	free(ids);
 	free(maps);
 	free(cmd);
 	c->proc_gen[i] = gen;
-	c->proc_written[i] = 1;
+	c->proc_written[i] = img[0] ? 2 : 1;
 	return rc;
 }
 

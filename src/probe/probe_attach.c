@@ -269,6 +269,36 @@ static int attach_has(const struct probe_attach *a, pid_t tid)
 	return 0;
 }
 
+#define ATTACH_SI_SUD 2 /* SIGSYS si_code SYS_USER_DISPATCH */
+
+/* Is there a `syscall` instruction (0f 05) at addr in tid? */
+static int attach_is_syscall_at(pid_t tid, uint64_t addr)
+{
+	uint8_t b[2] = {0, 0};
+	struct iovec l = {b, 2}, r = {(void *)(uintptr_t)addr, 2};
+
+	return process_vm_readv(tid, &l, 1, &r, 1, 0) == 2 && b[0] == 0x0f && b[1] == 0x05;
+}
+
+/*
+ * A SIGSYS of syscall user dispatch (on while int3 probes are in: the
+ * agent's handler makes the call) that reached a stop: held back and sent
+ * again at the detach it would come with a ptrace siginfo, which the
+ * agent's handler takes for a foreign SIGSYS (the program's disposition: a
+ * core dump by default), and dispatch may be off by then. The kernel rolled
+ * the call back (rax is its number again, nothing ran): the thread is
+ * moved back onto its `syscall` instruction, which runs again at resume,
+ * dispatched or not. *rip is the thread's ip (after the instruction);
+ * returns 1 when moved.
+ */
+static int attach_sud_rewind(pid_t tid, uint64_t *rip)
+{
+	if (*rip < 2 || !attach_is_syscall_at(tid, *rip - 2))
+		return 0;
+	*rip -= 2;
+	return 1;
+}
+
 /* Wait until tid is in a stop; a signal it reports instead is held back
  * (sig). Returns -ESRCH if it exited. */
 static int attach_wait_stop(pid_t tid, int *sig, uint64_t *trap_ip)
@@ -298,6 +328,16 @@ static int attach_wait_stop(pid_t tid, int *sig, uint64_t *trap_ip)
 			if (trap_ip && *sig == SIGTRAP && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
 			    si.si_code == SI_KERNEL && !ptrace(PTRACE_GETREGS, tid, 0, &regs))
 				*trap_ip = regs.rip;
+			if (*sig == SIGSYS && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
+			    si.si_code == ATTACH_SI_SUD && !ptrace(PTRACE_GETREGS, tid, 0, &regs)) {
+				uint64_t ip = regs.rip;
+
+				if (attach_sud_rewind(tid, &ip)) {
+					regs.rip = ip;
+					if (!ptrace(PTRACE_SETREGS, tid, 0, &regs))
+						*sig = 0; /* dropped: the call runs again */
+				}
+			}
 		}
 		return 0;
 	}
@@ -424,10 +464,15 @@ static int attach_poke(pid_t pid, uint64_t addr, const void *buf, size_t len)
 
 int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int64_t *ret)
 {
+	return probe_attach_call_in(a, a->pid, fn, str, 0, ret);
+}
+
+int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
+			 int64_t arg, int64_t *ret)
+{
 	static uint8_t xs[ATTACH_XSTATE_MAX];
 	struct user_regs_struct saved, r;
 	struct iovec xv = {xs, sizeof(xs)};
-	pid_t tid = a->pid;
 	uint64_t sp, zero = 0, mask = 0;
 	int have_xs, have_mask, rc, held = 0;
 
@@ -445,6 +490,7 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(m), &m);
 	}
 	r = saved;
+	r.rdi = (unsigned long long)arg;
 	sp = (saved.rsp - 1024) & ~15ull;
 	if (str) {
 		size_t len = strlen(str) + 1;
@@ -498,6 +544,22 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 			goto out_restore;
 		}
 		pass = 0;
+		if (sig == SIGSYS && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
+		    si.si_code == ATTACH_SI_SUD) {
+			/* Pending from before the stop (the thread's own call,
+			 * rolled back): it runs again after the call (see
+			 * attach_sud_rewind). Raised by the called code (the
+			 * agent's, with dispatch on): its handler makes it. */
+			if (first && r.rip == fn) {
+				uint64_t ip = saved.rip;
+
+				if (attach_sud_rewind(tid, &ip))
+					saved.rip = ip;
+			} else {
+				pass = SIGSYS;
+			}
+			continue;
+		}
 		if (sig == SIGTRAP && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
 		    si.si_code == SI_KERNEL) {
 			/* An int3's trap. Pending from before the stop (the
@@ -565,6 +627,7 @@ int probe_attach_load_agent(struct probe_attach *a, const char *agent)
 	a->fn_commit = attach_sym(a->pid, agent, NULL, "spool_agent_probe_commit");
 	a->fn_detach = attach_sym(a->pid, agent, NULL, "spool_agent_probe_detach");
 	a->fn_ctl = attach_sym(a->pid, agent, NULL, "spool_agent_probe_ctl");
+	a->fn_dispatch = attach_sym(a->pid, agent, NULL, "spool_agent_probe_dispatch");
 	if (!a->fn_prepare || !a->fn_commit || !a->fn_detach) {
 		log_err("pid %d: the agent loaded but its attach entry points are missing",
 			(int)a->pid);
@@ -670,6 +733,11 @@ static int attach_blocks_trap(pid_t pid, pid_t tid)
 
 int probe_attach_block_trap(const struct probe_attach *a, pid_t tid)
 {
+	return probe_attach_block_sig(a, tid, SIGTRAP);
+}
+
+int probe_attach_block_sig(const struct probe_attach *a, pid_t tid, int sig)
+{
 	uint64_t mask;
 
 	for (size_t i = 0; i < a->ntids; i++) {
@@ -677,7 +745,7 @@ int probe_attach_block_trap(const struct probe_attach *a, pid_t tid)
 			continue;
 		if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0)
 			return -errno;
-		mask |= 1ull << (SIGTRAP - 1);
+		mask |= 1ull << (sig - 1);
 		if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0)
 			return -errno;
 		return 0;

@@ -26,6 +26,7 @@ struct probe_attach {
 	size_t ntids;
 	uint64_t fn_prepare, fn_commit, fn_detach; /* the agent's entry points */
 	uint64_t fn_ctl; /* spool_agent_probe_ctl (probe_live.c), 0 when absent */
+	uint64_t fn_dispatch; /* spool_agent_probe_dispatch, 0 when absent */
 };
 
 /* Seize every thread of pid and stop them all. -ESRCH: no such process (or
@@ -37,6 +38,10 @@ int probe_attach_load_agent(struct probe_attach *a, const char *agent);
 /* Call fn(str) (str copied onto the thread's stack; NULL: fn()) on the main
  * thread, restore every register; *ret is the function's return value. */
 int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int64_t *ret);
+/* The same on thread tid (one of a's stopped threads); without str, the
+ * first argument is arg. */
+int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
+			 int64_t arg, int64_t *ret);
 /* Step every thread out of the ranges [lo[i], hi[i]) (a thread exactly at
  * lo is fine: it will run the jump). -EBUSY if one does not leave. Each
  * thread's signal mask is as it was after (the step's forced SIGTRAP would
@@ -68,5 +73,8 @@ int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid);
  * blocked it while int3 probes were in (the agent kept it out). 0, or
  * -ESRCH when tid is not one of a's stopped threads. */
 int probe_attach_block_trap(const struct probe_attach *a, pid_t tid);
+/* The same for signal sig (SIGSYS: the view of a thread that had syscall
+ * user dispatch on). */
+int probe_attach_block_sig(const struct probe_attach *a, pid_t tid, int sig);
 
 #endif

@@ -624,11 +624,12 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	/* ^C at gdb's terminal reaches its whole process group, spool too
-	 * under `target remote |`: gdb turns it into an interrupt packet,
-	 * spool stays. Listening on a port, spool runs at a terminal of its
-	 * own, where ^C ends it like SIGTERM and SIGHUP (their default
+	 * under `target remote |`: gdb turns it into an interrupt packet, and
+	 * spool stops a running replay on either (gdbsrv_rsp_sigint_init),
+	 * stays when stopped. Listening on a port, spool runs at a terminal
+	 * of its own, where ^C ends it like SIGTERM and SIGHUP (their default
 	 * actions: the replays end with spool, the janitor removes the rest) */
-	if (!strcmp(where, "-"))
+	if (!strcmp(where, "-") && gdbsrv_rsp_sigint_init() < 0)
 		signal(SIGINT, SIG_IGN);
 	s->inf.memfd = -1;
 	s->inf.watch_in = s->inf.watch_out = -1;

@@ -942,6 +942,9 @@ static int inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 			return 0;
 		}
 	}
+	/* a SIGINT that came while stopped is not this run's */
+	if (r)
+		gdbsrv_rsp_sigint_take();
 	for (int i = 0; i < f->nth; i++)
 		if (f->th[i].action > 0 && f->th[i].state == GDBSRV_T_STOPPED)
 			thread_go(&f->th[i]);
@@ -954,15 +957,19 @@ static int inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 		if (w < 0)
 			return -errno;
 		if (w == 0) {
-			struct pollfd p[2] = {{.fd = sigchld_fd, .events = POLLIN},
-					      {.fd = r->in, .events = POLLIN}};
+			struct pollfd p[3] = {{.fd = sigchld_fd, .events = POLLIN},
+					      {.fd = r->in, .events = POLLIN},
+					      {.fd = gdbsrv_rsp_sigint_fd(), .events = POLLIN}};
 			struct signalfd_siginfo ssi;
 
-			if (r->rpos < r->rlen || poll(p, 2, -1) > 0) {
+			if (r->rpos < r->rlen || poll(p, p[2].fd >= 0 ? 3 : 2, -1) > 0) {
 				while (read(sigchld_fd, &ssi, sizeof(ssi)) > 0)
 					;
-				if ((r->rpos < r->rlen || (p[1].revents & (POLLIN | POLLHUP))) &&
-				    gdbsrv_rsp_poll_intr(r) != 0) {
+				/* gdb's 0x03, or a SIGINT at spool (the terminal's
+				 * ^C): the same stop */
+				if (((p[2].revents & POLLIN) && gdbsrv_rsp_sigint_take()) ||
+				    ((r->rpos < r->rlen || (p[1].revents & (POLLIN | POLLHUP))) &&
+				     gdbsrv_rsp_poll_intr(r) != 0)) {
 					inf_stop_all(f);
 					memset(st, 0, sizeof(*st));
 					st->kind = GDBSRV_STOP_INTR;

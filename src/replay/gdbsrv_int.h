@@ -49,6 +49,17 @@ int gdbsrv_rsp_put(struct gdbsrv_rsp *r, const char *data, size_t len);
 int gdbsrv_rsp_puts(struct gdbsrv_rsp *r, const char *s);
 /* 1 when gdb has sent an interrupt (^C) since, 0 if not (non-blocking). */
 int gdbsrv_rsp_poll_intr(struct gdbsrv_rsp *r);
+/* A SIGINT at spool (the terminal's ^C reaches gdb's whole process group
+ * under `target remote |`) stops a running replay as gdb's 0x03 does, as
+ * rr does; one that comes while the replay is stopped is dropped (spool
+ * stays). sigint_init installs the handler (0, or -errno: then SIGINT is
+ * ignored); sigint_fd is readable once a SIGINT came (-1 without the
+ * handler); sigint_take drains it and returns 1 when one had come. The
+ * handler writes one byte to a non-blocking pipe (async-signal-safe, errno
+ * kept). */
+int gdbsrv_rsp_sigint_init(void);
+int gdbsrv_rsp_sigint_fd(void);
+int gdbsrv_rsp_sigint_take(void);
 void gdbsrv_hex(char *out, const void *data, size_t len);
 int gdbsrv_unhex(void *out, const char *in, size_t len);
 

@@ -7,7 +7,9 @@
  * is bounded by GDBSRV_PKT_MAX (the PacketSize spool advertises).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -157,6 +159,52 @@ int gdbsrv_rsp_poll_intr(struct gdbsrv_rsp *r)
 		if (c == 0x03)
 			return 1;
 	return c == -EPIPE ? -EPIPE : 0;
+}
+
+static int rsp_int_pipe[2] = {-1, -1};
+
+static void rsp_on_sigint(int sig)
+{
+	int saved = errno;
+	char c = 1;
+
+	(void)sig;
+	if (write(rsp_int_pipe[1], &c, 1) < 0) {
+		/* full: a SIGINT is already waiting */
+	}
+	errno = saved;
+}
+
+int gdbsrv_rsp_sigint_init(void)
+{
+	struct sigaction sa;
+
+	if (rsp_int_pipe[0] < 0 && pipe2(rsp_int_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = rsp_on_sigint;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+int gdbsrv_rsp_sigint_fd(void)
+{
+	return rsp_int_pipe[0];
+}
+
+int gdbsrv_rsp_sigint_take(void)
+{
+	char b[64];
+	int got = 0;
+
+	if (rsp_int_pipe[0] < 0)
+		return 0;
+	while (read(rsp_int_pipe[0], b, sizeof(b)) > 0)
+		got = 1;
+	return got;
 }
 
 void gdbsrv_hex(char *out, const void *data, size_t len)

@@ -45,7 +45,15 @@ struct sym_proc {
 	char *buildids;
 	int loaded;
 	struct sym_proc *next;
+	/* the images of this pid that exec'd away (proc/<pid>.exec<K>.*),
+	 * the last one first: an address the pid's last image does not map is
+	 * looked up in them, in that order */
+	struct sym_proc *older;
 };
+
+/* Images of one pid that exec'd away read from a trace, at most (a
+ * reader's memory is bounded whatever the trace holds). */
+#define SYM_MAX_EXECS 64
 
 /* An interned string: equal strings share one copy, compared by pointer. */
 struct sym_str {
@@ -343,6 +351,39 @@ out_free:
 	return ret;
 }
 
+/* The images of pr's pid that exec'd away, if the trace has them. */
+static void sym_load_execs(struct symbolizer *s, struct sym_proc *pr)
+{
+	char name[80], *maps;
+	size_t len;
+
+	for (unsigned k = 0; k < SYM_MAX_EXECS; k++) {
+		struct sym_proc *o;
+
+		snprintf(name, sizeof(name), "proc/%" PRIu32 ".exec%u.maps", pr->pid, k);
+		maps = NULL;
+		if (trace_reader_file(s->r, name, &maps, &len) < 0)
+			break;
+		o = calloc(1, sizeof(*o));
+		if (!o) {
+			free(maps);
+			break;
+		}
+		o->pid = pr->pid;
+		o->loaded = 1;
+		snprintf(name, sizeof(name), "proc/%" PRIu32 ".exec%u.buildids", pr->pid, k);
+		if (trace_reader_file(s->r, name, &o->buildids, &len) < 0)
+			o->buildids = NULL;
+		if (sym_load_maps(s, o, maps) < 0)
+			log_warn("pid %" PRIu32 ": out of memory while loading the maps of an "
+				 "image it exec'd away from",
+				 pr->pid);
+		free(maps);
+		o->older = pr->older; /* the later ones first */
+		pr->older = o;
+	}
+}
+
 static struct sym_proc *sym_proc_get(struct symbolizer *s, uint32_t pid)
 {
 	struct sym_proc *pr;
@@ -363,11 +404,14 @@ static struct sym_proc *sym_proc_get(struct symbolizer *s, uint32_t pid)
 	if (pr->loaded || !s->r)
 		return pr;
 	pr->loaded = 1;
+	sym_load_execs(s, pr);
 	snprintf(name, sizeof(name), "proc/%" PRIu32 ".buildids", pid);
 	if (trace_reader_file(s->r, name, &pr->buildids, &len) < 0)
 		pr->buildids = NULL; /* older or partial trace: no build-id check */
 	snprintf(name, sizeof(name), "proc/%" PRIu32 ".maps", pid);
 	if (trace_reader_file(s->r, name, &maps, &len) < 0) {
+		if (pr->older)
+			return pr; /* only its earlier images' */
 		snprintf(name, sizeof(name), "pid %" PRIu32, pid);
 		if (sym_first_warning(s, name))
 			log_warn("trace has no maps for pid %" PRIu32
@@ -564,6 +608,10 @@ static int sym_resolve(struct symbolizer *s, uint32_t pid, uint64_t addr, struct
 	e->module_offset = 0;
 	e->in_module = 0;
 	mod = pr && pr->dwfl ? dwfl_addrmodule(pr->dwfl, addr) : NULL;
+	/* not mapped in the pid's last image: an image it exec'd away from
+	 * (the later first) */
+	for (struct sym_proc *o = pr ? pr->older : NULL; !mod && o; o = o->older)
+		mod = o->dwfl ? dwfl_addrmodule(o->dwfl, addr) : NULL;
 	if (!mod)
 		return 0;
 	e->rc = 0;
@@ -694,6 +742,13 @@ void symbolizer_close(struct symbolizer *s)
 		return;
 	for (pr = s->procs; pr; pr = next) {
 		next = pr->next;
+		for (struct sym_proc *o = pr->older, *on; o; o = on) {
+			on = o->older;
+			if (o->dwfl)
+				dwfl_end(o->dwfl);
+			free(o->buildids);
+			free(o);
+		}
 		if (pr->dwfl)
 			dwfl_end(pr->dwfl);
 		free(pr->buildids);

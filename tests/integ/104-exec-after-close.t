@@ -9,7 +9,11 @@
 # spool's own descriptor; when even that is impossible, the agent says so.
 # Under spool probe, a process that execs its own executable again is
 # probed again; an image of another file is traced, not probed: spool says
-# so at the end and keeps the count in the trace.
+# so at the end and keeps the count in the trace. The maps of an image that
+# exec'd away were replaced by the next image's (one set per pid), so the
+# events before the exec were symbolized with the exec'd program's maps
+# (raw addresses): the trace keeps one set per image
+# (proc/<pid>.exec<K>.*), and reports name them.
 . "$(dirname "$0")/lib.sh"
 
 P="$PROGS/closeexec"
@@ -17,7 +21,7 @@ if [ ! -x "$P" ]; then
 	echo "1..0 # SKIP $P is not built"
 	exit 0
 fi
-plan 15
+plan 20
 
 for how in loop range from raw; do
 	spool_run locks -q -- "$P" "$how" "$PROGS/lockcount" 2 500
@@ -45,5 +49,20 @@ is "$(json run.out "sum(f['calls'] for f in d['functions'] if f['name'] == 'clos
 	"  closeexec re-exec'ing itself is probed again (2 calls)"
 report_json p.trace
 is "$(lock_stat report.json shared_lock "$F_ACQ")" 20 "  the last image is still traced"
+
+# closeexec locks its own mutex, then execs a real program (/bin/sh, which
+# runs sort): the lock before the exec is named from closeexec's maps.
+spool_run locks -q -o x.trace -- "$P" none /bin/sh -c 'printf "b\na\n" | sort'
+is "$(echo $OUT)" "a b" "closeexec exec'ing /bin/sh -c 'printf ... | sort': the program's output"
+report_json x.trace
+is "$(json report.json "[l['name'] for l in d['locks'] if l['name'] == 'before_exec_lock'][0]")" \
+	before_exec_lock "  the lock of the image before the exec is named (it was a raw address)"
+like "$(json report.json "[l['init_site'] for l in d['locks'] if l['name'] == 'before_exec_lock'][0]")" \
+	"^main\+0x[0-9a-f]+ \(closeexec.c:[0-9]+\)" "  and its first use is in closeexec's main"
+XPID=$(json report.json "[l['pid'] for l in d['locks'] if l['name'] == 'before_exec_lock'][0]")
+is "$(cat "x.trace/.spool/proc/$XPID.exec0.exe" 2>/dev/null)" "$P" \
+	"  the trace keeps the maps of the image before the exec (proc/PID.exec0.*)"
+like "$(cat "x.trace/.spool/proc/$XPID.exe" 2>/dev/null)" "(sh|dash)$" \
+	"  beside the last image's (proc/PID.*: the shell)"
 
 done_testing

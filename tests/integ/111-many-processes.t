@@ -4,14 +4,14 @@
 # forking per connection) is traced whole: spool's process slots and the
 # rings of processes that ended are given back, so hundreds of children one
 # after another (every tenth exec'ing /bin/true) lose nothing and each keeps
-# its maps (one file per pid: an exec'd image's replace its forked
-# parent's). Before, the 65th process got no slot (its maps silently missing)
+# its maps (one set per image: an exec'd image's beside its forked
+# parent's, proc/<pid>.exec0.maps). Before, the 65th process got no slot (its maps silently missing)
 # and the 257th thread no ring (its events lost). More processes alive at
 # once than --max-procs allows is counted: the summary, spool info and
 # spool report say it the same way, and the run exits 4.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 21
 
 # Past the defaults: 64 process slots and 256 rings.
 if [ "$SPOOL_ASAN" = 1 ]; then N=300; else N=400; fi
@@ -24,8 +24,10 @@ is "$(summary_lost)" 0 "  nothing lost"
 unlike "$ERR" "incomplete|no process slot" "  no warning"
 is "$(trace_summary spool.trace processes)" "$NPROC" "  every process is in the trace"
 is "$(trace_summary spool.trace lost_no_proc)" 0 "  each found a process slot"
-is "$(ls spool.trace/.spool/proc/ | grep -c '\.maps$')" "$((N + 1))" \
-	"  each process's maps are in the trace"
+is "$(ls spool.trace/.spool/proc/ | grep -c '\.maps$')" "$NPROC" \
+	"  each process's maps are in the trace (each image's)"
+is "$(ls spool.trace/.spool/proc/ | grep -c '\.exec0\.maps$')" "$((N / 10))" \
+	"  the exec'd children keep the maps of the image before the exec"
 report_json spool.trace
 is "$RC" 0 "  the report reads the trace"
 is "$(lock_stat report.json child_lock "$F_ACQ")" "$((N - N / 10))" \

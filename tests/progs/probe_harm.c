@@ -32,6 +32,13 @@
  *                 blocks them all (pthread_sigmask) once GO exists: after
  *                 spool probe -p attached
  *   late-inline FILE GO  the same, blocked by an inline syscall
+ *   late-inline-thread FILE GO  late-inline in a second thread, started
+ *                 before "ready" (the main thread waits in pthread_join)
+ *   late-inline-new FILE GO  late-inline in a thread started once GO exists
+ *                 (after spool attached)
+ *   late-inline-busy FILE GO  late-inline, and its rounds read the mask
+ *                 back with the inline syscall 1000 times each (spool
+ *                 stops the thread at such a call, under dispatch)
  *   late-handler FILE GO  as late, but once GO exists installs a SIGUSR1
  *                 handler whose sa_mask is full and raises SIGUSR1 10
  *                 times: the handler makes the calls (no mask blocked)
@@ -130,7 +137,8 @@ static void check_all_blocked(void)
 
 	if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &back, 8);
-	else if (is("inline") || is("late-inline") || is("fork-inline"))
+	else if (is("inline") || is("late-inline") || is("late-inline-thread") ||
+		 is("late-inline-new") || is("late-inline-busy") || is("fork-inline"))
 		inline_sigprocmask(SIG_BLOCK, NULL, &back);
 	else
 		pthread_sigmask(SIG_BLOCK, NULL, &back);
@@ -144,7 +152,8 @@ static void block_all(void)
 	sigset_t all;
 
 	sigfillset(&all);
-	if (is("inline") || is("late-inline") || is("fork-inline"))
+	if (is("inline") || is("late-inline") || is("late-inline-thread") ||
+	    is("late-inline-new") || is("late-inline-busy") || is("fork-inline"))
 		inline_sigprocmask(SIG_BLOCK, &all, NULL);
 	else if (is("raw"))
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
@@ -310,9 +319,12 @@ static int run_attach(const char *stop, const char *go)
 		printf("blocked\n");
 		fflush(stdout);
 	}
-	while (access(stop, F_OK))
+	while (access(stop, F_OK)) {
 		if (run_calls(n_calls) != want)
 			ok = 0;
+		for (int i = 0; is("late-inline-busy") && i < 1000; i++)
+			check_all_blocked();
+	}
 	if (is("late-handler") || is("early-handler")) {
 		struct sigaction back;
 
@@ -329,6 +341,53 @@ static int run_attach(const char *stop, const char *go)
 	return 0;
 }
 
+struct attach_args {
+	const char *stop, *go;
+	int rc;
+};
+
+/* late-inline-new: the part after GO, in a thread started then. */
+static void *late_new_thread(void *p)
+{
+	struct attach_args *aa = p;
+	long want = 8 * n_calls * (n_calls - 1) + 2 * (n_calls / 2);
+	int ok = 1;
+
+	block_all();
+	printf("blocked\n");
+	fflush(stdout);
+	while (access(aa->stop, F_OK))
+		if (run_calls(n_calls) != want)
+			ok = 0;
+	check_all_blocked();
+	printf("sum %s\nmask %s\n", ok ? "ok" : "BAD", mask_ok ? "ok" : "BAD");
+	aa->rc = 0;
+	return NULL;
+}
+
+static int run_late_new(struct attach_args *aa)
+{
+	long want = 8 * n_calls * (n_calls - 1) + 2 * (n_calls / 2);
+	pthread_t th;
+
+	printf("ready\n");
+	fflush(stdout);
+	while (access(aa->go, F_OK))
+		if (run_calls(n_calls) != want)
+			return 1;
+	if (pthread_create(&th, NULL, late_new_thread, aa) || pthread_join(th, NULL))
+		return 2;
+	return aa->rc;
+}
+
+static void *attach_thread(void *p)
+{
+	struct attach_args *aa = p;
+
+	aa->rc = run_attach(aa->stop, aa->go);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	long s = 0;
@@ -337,7 +396,22 @@ int main(int argc, char **argv)
 	mode = argc > 2 ? argv[2] : "";
 	if (is("attach"))
 		return argc > 3 ? run_attach(argv[3], NULL) : 2;
-	if (is("late") || is("late-inline") || is("late-handler") || is("early-handler") ||
+	if (is("late-inline-new")) {
+		struct attach_args aa = {argc > 3 ? argv[3] : NULL, argc > 4 ? argv[4] : NULL, 2};
+
+		return aa.go ? run_late_new(&aa) : 2;
+	}
+	if (is("late-inline-thread")) {
+		struct attach_args aa = {argc > 3 ? argv[3] : NULL, argc > 4 ? argv[4] : NULL, 2};
+		pthread_t th;
+
+		if (!aa.go || pthread_create(&th, NULL, attach_thread, &aa) ||
+		    pthread_join(th, NULL))
+			return 2;
+		return aa.rc;
+	}
+	if (is("late") || is("late-inline") || is("late-inline-busy") || is("late-handler") ||
+	    is("early-handler") ||
 	    is("late-suspend") || is("late-trap"))
 		return argc > 4 ? run_attach(argv[3], argv[4]) : 2;
 	if (is("fork-inline")) {

@@ -8,9 +8,9 @@
  * each copy can be told from the recorded process's; the last line says
  * whether the totals are right.
  *
- * usage: rr_snap [WORKERS] [ITERATIONS] [HEAP_MB]
- * (HEAP_MB: a heap of that size, written, for the snapshot figures)
- */
+ * usage: rr_snap [WORKERS] [ITERATIONS] [HEAP_MB] [STOPFILE] (HEAP_MB: a heap of
+ * that size, written, for the snapshot figures; STOPFILE: wait for it after the
+ * joins, tests/integ/264; 148 breaks at line numbers: keep them) */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,6 +110,8 @@ int main(int argc, char **argv)
 		joined += pthread_join(t[i], NULL) == 0;
 	for (int i = 0; i < 2; i++)
 		joined += pthread_join(pc[i], NULL) == 0;
+	while (argc > 4 && access(argv[4], F_OK))
+		usleep(20000);
 	printf("%d done counter=%ld want=%ld consumed=%ld want=%d sums=%s joined=%d\n",
 	       (int)getpid(), counter, (long)n * iters, consumed, iters / 4,
 	       produced_sum == consumed_sum ? "equal" : "differ", joined);

@@ -108,6 +108,12 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 	return -ENOTSUP;
 }
 
+int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
+			 int64_t arg, int64_t *ret)
+{
+	return -ENOTSUP;
+}
+
 int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const uint64_t *hi,
 			      size_t n)
 {
@@ -129,6 +135,11 @@ int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid)
 }
 
 int probe_attach_block_trap(const struct probe_attach *a, pid_t tid)
+{
+	return -ENOTSUP;
+}
+
+int probe_attach_block_sig(const struct probe_attach *a, pid_t tid, int sig)
 {
 	return -ENOTSUP;
 }

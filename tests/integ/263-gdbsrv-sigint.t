@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 263-gdbsrv-sigint.t - a SIGINT at `spool replay --gdbserver -` while the
+# replay runs stops it and gdb gets a stop reply for SIGINT, as rr does
+# (and as gdb's own 0x03 does): the terminal's ^C reaches gdb's whole
+# process group, spool too, and a gdb that does not turn it into an
+# interrupt packet (or one whose packet is late) used to leave the replay
+# running with spool ignoring the signal. While the replay is stopped a
+# SIGINT is dropped (spool serving gdb outlives it, tests/integ/155).
+. "$(dirname "$0")/lib.sh"
+
+need_gdb
+plan 8
+
+spool_run record -q -o long -- "$PROGS/rr_race_counter-finst" 1 300000000
+is_rc 0 "a long recording"
+
+timeout -k 5 120 python3 "$REPO/tests/integ/gdbsrv_sigint.py" "$SPOOL" long 0.5 >rsp.out 2>&1
+R="$(cat rsp.out)"
+like "$R" 'stopped-sigint T05' "a SIGINT while the replay is stopped: spool stays, the stop is the first one" ||
+	diag "$R"
+like "$R" 'running-sigint T02thread:' "a SIGINT while the replay runs stops it with SIGINT"
+like "$R" 'after T02thread:' "  and gdb's '?' says that stop"
+like "$R" 'again T02thread:' "  and once more after the next continue"
+like "$R" 'exit 0' "  spool ends when gdb kills the replay"
+
+# gdb itself, the SIGINT at spool only (gdb sends no 0x03): gdb shows the
+# stop, and the session goes on (a command after it is served).
+timeout -k 5 120 gdb -q -batch -nx -ex "target remote | $SPOOL replay --gdbserver - long" \
+	-ex continue -ex 'print 6*7' -ex kill "$PROGS/rr_race_counter-finst" >gdb.out 2>&1 &
+gpid=$!
+spid=
+for i in $(seq 1 200); do
+	g=$(pgrep -P "$gpid" 2>/dev/null | head -1)
+	# gdb's child: the server (its own child, the janitor, ignores SIGINT)
+	[ -n "$g" ] && spid=$(pgrep -P "$g" -f "replay --gdbserver" 2>/dev/null | head -1)
+	[ -n "$spid" ] && grep -q "_start" gdb.out 2>/dev/null && break
+	sleep 0.1
+done
+sleep 1 # gdb has sent its continue: the replay runs
+[ -n "$spid" ] && kill -INT "$spid"
+wait "$gpid"
+check_sanitizer gdb.out "gdb on spool replay --gdbserver"
+like "$(cat gdb.out)" "received signal SIGINT" "gdb: a SIGINT at spool stops the running replay" ||
+	diag "$(cat gdb.out)"
+like "$(cat gdb.out)" '\$1 = 42' "  and gdb's session goes on"
+
+done_testing
