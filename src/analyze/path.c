@@ -37,6 +37,7 @@
 #include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/symbolize.h"
+#include "pass.h"
 #include "path.h"
 
 /* Object kinds, in the order a call's objects are printed. */
@@ -1213,7 +1214,6 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 {
 	struct path_state ps;
 	struct path_prog prog, uni;
-	struct trace_problem prob;
 	struct trace_reader *r = NULL;
 	struct namer nm;
 	char name[64], *exe = NULL, *ptext = NULL;
@@ -1224,17 +1224,11 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	memset(&prog, 0, sizeof(prog));
 	memset(&uni, 0, sizeof(uni));
 	memset(&nm, 0, sizeof(nm));
-	memset(&prob, 0, sizeof(prob));
 	ps.keep_exits = o->exits && !o->check;
 	ps.collect_entered = o->check;
-	rc = trace_reader_open(&r, trace_dir, &prob);
-	if (rc < 0) {
-		if (prob.msg[0])
-			log_err("%s: %s", prob.file[0] ? prob.file : trace_dir, prob.msg);
-		else
-			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
+	rc = analyze_pass_open_reader(&r, trace_dir, 1);
+	if (rc < 0)
 		return rc;
-	}
 	ps.max_idx = PATH_FREE_IDX;
 	for (size_t i = 0; i < trace_reader_nstreams(r); i++)
 		ps.max_idx += trace_reader_stream(r, i)->bytes / PATH_BYTES_PER_IDX;
