@@ -67,8 +67,7 @@ done
 live_start "$PROG"
 live_checks <<'PY'
 before = code_snapshot(pid)
-s = Spool(spool, pid, ["-e", "func:live_work", "-e", "args:live_work", "-e", "func:live_callfirst",
-                       "-e", "args:live_callfirst:long->long", "-o", "att.trace"])
+s = Spool(spool, pid, COMBINED + ["-o", "att.trace"])
 l = parse_list(s.cmd("list"))
 check(len(l) == 8 and all(p["state"] == "enabled" for p in l.values()),
       "attached: the 8 probes of func: and args: of both functions are placed", l)

@@ -30,8 +30,7 @@ PY
 live_start "$PROG"
 live_checks <<'PY'
 before = code_snapshot(pid)
-s = Spool(spool, pid, ["-e", "func:live_work", "-e", "args:live_work", "-e", "func:live_callfirst",
-                       "-e", "args:live_callfirst:long->long", "-o", "att.trace"])
+s = Spool(spool, pid, COMBINED + ["-o", "att.trace"])
 l = parse_list(s.cmd("list"))
 riders = {l[i]["function"]: i for i in l if l[i]["method"] == "shared" and l[i]["op"] == "var"}
 check("live_work" in riders and "live_callfirst" in riders,
