@@ -123,7 +123,7 @@ void lockstat_free(struct lockstat *ls);
 int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts *po, FILE *out);
 
 /* The same in parts, for one reading shared by several reports (spool
- * report without --KIND; as funcs_pass in funcs.h): new with the open
+ * report without --KIND; as funcs_pass_ops in funcs.h): new with the open
  * reader, feed every event (a malformed record is skipped and said once;
  * another error is logged and returned), end after the last with the
  * reader's last return (negative: reading stopped, said) prints and

@@ -25,7 +25,7 @@ struct vars_opts {
 int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out);
 
 /* The same in parts, for one reading shared by several reports (as
- * funcs_pass in funcs.h): new reads the "vars" side file (the reason
+ * funcs_pass_ops in funcs.h): new reads the "vars" side file (the reason
  * logged if it is missing), feed takes every event, end prints; an analyzer
  * of pass.h. */
 struct analyze_pass_ops;

@@ -9,7 +9,8 @@
  * option parser, the help and the checks of the trace directory are shared.
  * Without --KIND the kinds the trace was made for share one reading of it
  * (report_one_pass): a kind that reads events does so through its
- * analyzer's pass functions (funcs_pass, vars_pass, lockstat_pass).
+ * analyzer's pass (funcs_pass_ops, vars_pass_ops, lockstat_pass_ops of
+ * analyze/pass.h).
  */
 #include <errno.h>
 #include <getopt.h>
