@@ -37,6 +37,7 @@
 #include "../util/outfile.h"
 #include "../util/demangle.h"
 #include "coverage.h"
+#include "pass.h"
 
 struct cov_row {
 	uint64_t addr;
@@ -924,15 +925,12 @@ out:
 
 int coverage_report_dir(const char *dir, const struct coverage_opts *o, FILE *out)
 {
-	struct trace_reader *r = NULL;
-	struct trace_problem prob = {0};
+	struct trace_reader *r;
 	int rc;
 
-	rc = trace_reader_open(&r, dir, &prob);
-	if (rc < 0) {
-		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+	rc = analyze_pass_open_reader(&r, dir, 0);
+	if (rc < 0)
 		return rc;
-	}
 	rc = coverage_report_reader(r, dir, o, out);
 	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);

@@ -30,6 +30,7 @@
 #include "../util/symbolize.h"
 #include "callstack.h"
 #include "funcs.h"
+#include "pass.h"
 #include "probe_changes.h"
 
 struct fn_caller {
@@ -466,8 +467,9 @@ struct funcs_pass {
 	const char *dir;
 };
 
-void funcs_pass_free(struct funcs_pass *p)
+static void funcs_pass_free(void *pv)
 {
+	struct funcs_pass *p = pv;
 	struct fn_ctx *c;
 
 	if (!p)
@@ -489,7 +491,7 @@ void funcs_pass_free(struct funcs_pass *p)
 	free(p);
 }
 
-int funcs_pass_new(struct funcs_pass **out, struct trace_reader *r, const char *dir)
+static int funcs_pass_new(void **out, struct trace_reader *r, const char *dir, const void *opts)
 {
 	struct funcs_pass *p = calloc(1, sizeof(*p));
 	struct fn_ctx *c;
@@ -532,8 +534,9 @@ out_free:
 	return rc;
 }
 
-int funcs_pass_feed(struct funcs_pass *p, const struct trace_event *ev)
+static int funcs_pass_feed(void *pv, const struct trace_event *ev)
 {
+	struct funcs_pass *p = pv;
 	int rc;
 
 	if (!p->c.t0)
@@ -543,11 +546,17 @@ int funcs_pass_feed(struct funcs_pass *p, const struct trace_event *ev)
 	return callstack_feed(p->c.cs, ev);
 }
 
-int funcs_pass_end(struct funcs_pass *p, const struct funcs_opts *o, FILE *out)
+/* a reading that stopped: no function report */
+static int funcs_pass_end(void *pv, int read_rc, const void *opts, FILE *out)
 {
+	struct funcs_pass *p = pv;
+	const struct funcs_opts *o = opts;
 	struct trace_reader *r = p->c.r;
 	struct trace_loss loss;
 	int rc;
+
+	if (read_rc < 0)
+		return read_rc;
 
 	/* Activations still open at the end of the trace: the program exited
 	 * (or was killed) inside them. */
@@ -566,33 +575,14 @@ int funcs_pass_end(struct funcs_pass *p, const struct funcs_opts *o, FILE *out)
 	return 0;
 }
 
+const struct analyze_pass_ops funcs_pass_ops = {
+    .open = funcs_pass_new,
+    .feed = funcs_pass_feed,
+    .end = funcs_pass_end,
+    .free = funcs_pass_free,
+};
+
 int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out)
 {
-	struct trace_reader *r = NULL;
-	struct funcs_pass *p = NULL;
-	struct trace_problem prob;
-	struct trace_event ev;
-	int rc;
-
-	rc = trace_reader_open(&r, dir, &prob);
-	if (rc < 0) {
-		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
-		return rc;
-	}
-	rc = funcs_pass_new(&p, r, dir);
-	if (rc < 0)
-		goto out;
-	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		rc = funcs_pass_feed(p, &ev);
-		if (rc < 0)
-			goto out;
-	}
-	if (rc < 0)
-		goto out;
-	rc = funcs_pass_end(p, o, out);
-out:
-	funcs_pass_free(p);
-	trace_loss_seen_fill(o->seen, r);
-	trace_reader_close(r);
-	return rc;
+	return analyze_pass_dir(dir, &funcs_pass_ops, o, o->seen, out);
 }

@@ -28,13 +28,9 @@ int funcs_report_dir(const char *dir, const struct funcs_opts *o, FILE *out);
  * reports (spool report without --KIND): new with the open reader (the
  * probe table is read, the reason logged if it is missing), feed every
  * event the reader gives, end after its last (prints), free. dir names
- * the trace in messages and must outlive the pass. */
-struct funcs_pass;
-struct trace_reader;
-struct trace_event;
-int funcs_pass_new(struct funcs_pass **out, struct trace_reader *r, const char *dir);
-int funcs_pass_feed(struct funcs_pass *p, const struct trace_event *ev);
-int funcs_pass_end(struct funcs_pass *p, const struct funcs_opts *o, FILE *out);
-void funcs_pass_free(struct funcs_pass *p);
+ * the trace in messages and must outlive the pass. As an analyzer of
+ * pass.h (opts: struct funcs_opts). */
+struct analyze_pass_ops;
+extern const struct analyze_pass_ops funcs_pass_ops;
 
 #endif

@@ -123,18 +123,14 @@ void lockstat_free(struct lockstat *ls);
 int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts *po, FILE *out);
 
 /* The same in parts, for one reading shared by several reports (spool
- * report without --KIND; as funcs_pass in funcs.h): new with the open
+ * report without --KIND; as funcs_pass_ops in funcs.h): new with the open
  * reader, feed every event (a malformed record is skipped and said once;
  * another error is logged and returned), end after the last with the
  * reader's last return (negative: reading stopped, said) prints and
- * returns what lockstat_report_dir would. Also in lockstat_dir.c. */
-struct lockstat_pass;
-struct trace_reader;
-int lockstat_pass_new(struct lockstat_pass **out, struct trace_reader *r, const char *trace_dir);
-int lockstat_pass_feed(struct lockstat_pass *p, const struct trace_event *ev);
-int lockstat_pass_end(struct lockstat_pass *p, int read_rc, const struct lockstat_print_opts *po,
-		      FILE *out);
-void lockstat_pass_free(struct lockstat_pass *p);
+ * returns what lockstat_report_dir would; an analyzer of pass.h. Also in
+ * lockstat_dir.c. */
+struct analyze_pass_ops;
+extern const struct analyze_pass_ops lockstat_pass_ops; /* opts: lockstat_print_opts (pass.h) */
 
 /* Query interface (tests, other reports). Valid after lockstat_finish. */
 

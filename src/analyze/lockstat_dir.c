@@ -15,6 +15,7 @@
 #include "../util/log.h"
 #include "../util/symbolize.h"
 #include "lockstat.h"
+#include "pass.h"
 
 /* ---- symbolizer wiring (integration point) -----------------------------
  *
@@ -118,15 +119,18 @@ struct lockstat_pass {
 	uint64_t bad_shown; /* malformed records skipped */
 };
 
-void lockstat_pass_free(struct lockstat_pass *p)
+static void lockstat_pass_free(void *pv)
 {
+	struct lockstat_pass *p = pv;
+
 	if (!p)
 		return;
 	lockstat_free(p->ls);
 	free(p);
 }
 
-int lockstat_pass_new(struct lockstat_pass **out, struct trace_reader *r, const char *trace_dir)
+static int lockstat_pass_new(void **out, struct trace_reader *r, const char *trace_dir,
+			     const void *opts)
 {
 	struct lockstat_pass *p = calloc(1, sizeof(*p));
 	struct lockstat_opts lo = {0};
@@ -150,8 +154,9 @@ int lockstat_pass_new(struct lockstat_pass **out, struct trace_reader *r, const 
 	return 0;
 }
 
-int lockstat_pass_feed(struct lockstat_pass *p, const struct trace_event *ev)
+static int lockstat_pass_feed(void *pv, const struct trace_event *ev)
 {
+	struct lockstat_pass *p = pv;
 	int rc = lockstat_feed(p->ls, ev);
 
 	if (rc == -EINVAL) {
@@ -166,10 +171,10 @@ int lockstat_pass_feed(struct lockstat_pass *p, const struct trace_event *ev)
 	return rc;
 }
 
-int lockstat_pass_end(struct lockstat_pass *p, int read_rc, const struct lockstat_print_opts *po_in,
-		      FILE *out)
+static int lockstat_pass_end(void *pv, int read_rc, const void *opts, FILE *out)
 {
-	struct lockstat_print_opts po = *po_in;
+	struct lockstat_pass *p = pv;
+	struct lockstat_print_opts po = *(const struct lockstat_print_opts *)opts;
 	struct trace_reader *r = p->r;
 	struct trace_loss loss;
 	size_t nprob;
@@ -208,33 +213,15 @@ int lockstat_pass_end(struct lockstat_pass *p, int read_rc, const struct locksta
 	return rc;
 }
 
+const struct analyze_pass_ops lockstat_pass_ops = {
+    .open = lockstat_pass_new,
+    .feed = lockstat_pass_feed,
+    .end = lockstat_pass_end,
+    .free = lockstat_pass_free,
+    .name_file = 1,
+};
+
 int lockstat_report_dir(const char *trace_dir, const struct lockstat_print_opts *po_in, FILE *out)
 {
-	struct trace_problem prob;
-	struct trace_reader *r = NULL;
-	struct lockstat_pass *p = NULL;
-	struct trace_event ev;
-	int rc;
-
-	memset(&prob, 0, sizeof(prob));
-	rc = trace_reader_open(&r, trace_dir, &prob);
-	if (rc < 0) {
-		if (prob.msg[0]) /* prob.file is the path of the file at fault */
-			log_err("%s: %s", prob.file[0] ? prob.file : trace_dir, prob.msg);
-		else
-			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
-		return rc;
-	}
-	rc = lockstat_pass_new(&p, r, trace_dir);
-	if (rc < 0)
-		goto out;
-	while ((rc = trace_reader_next(r, &ev)) > 0)
-		if ((rc = lockstat_pass_feed(p, &ev)) < 0)
-			goto out;
-	rc = lockstat_pass_end(p, rc, po_in, out);
-out:
-	lockstat_pass_free(p);
-	trace_loss_seen_fill(po_in->seen, r);
-	trace_reader_close(r);
-	return rc;
+	return analyze_pass_dir(trace_dir, &lockstat_pass_ops, po_in, po_in->seen, out);
 }

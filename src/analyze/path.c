@@ -36,7 +36,9 @@
 #include "../trace/trace.h"
 #include "../util/escape.h"
 #include "../util/log.h"
+#include "../util/hashtab.h"
 #include "../util/symbolize.h"
+#include "pass.h"
 #include "path.h"
 
 /* Object kinds, in the order a call's objects are printed. */
@@ -74,17 +76,16 @@ struct pthread_state {
 	int has_entries; /* a record of this thread is in the queue */
 };
 
-/* The objects of one call: its record's number + 1 (0 = free slot), the
+/* The objects of one call (objmap): key (its record's number, 0), the
  * first objref + 1 of its list. */
 struct objent {
-	uint64_t rec1;
+	struct hashtab_head h;
 	uint32_t objs;
 };
 
-/* A function a thread entered (--check): fn, thread index + 1 (0 = free). */
+/* A function a thread entered (--check): key (fn, thread index). */
 struct entered {
-	uint64_t fn;
-	uint32_t thread1;
+	struct hashtab_head h;
 };
 
 struct path_printer; /* pass 2 */
@@ -110,10 +111,8 @@ struct path_state {
 	uint64_t nrecs1; /* made by the first pass */
 	struct objref *pool;
 	size_t npool, cappool;
-	struct objent *objmap; /* open addressing, by record number */
-	size_t objcap, objused;
-	struct entered *ent; /* --check: open addressing, by (thread, fn) */
-	size_t entcap, entused;
+	struct hashtab objmap; /* struct objent, by record number */
+	struct hashtab ent;    /* --check: struct entered, by (fn, thread) */
 	int collect_entered;
 	struct path_printer *printer; /* set: the second pass, printing */
 	struct pthread_state *threads;
@@ -179,83 +178,20 @@ static struct pthread_state *thread_at(struct path_state *ps, uint32_t idx)
 	return &ps->threads[idx];
 }
 
-static size_t hash64(uint64_t v)
-{
-	return (size_t)((v * 0x9e3779b97f4a7c15ULL) >> 17);
-}
-
-/* The objmap slot of record rec: its own, or the free one where it goes. */
-static struct objent *objmap_slot(struct path_state *ps, uint64_t rec)
-{
-	size_t i = hash64(rec) & (ps->objcap - 1);
-
-	while (ps->objmap[i].rec1 && ps->objmap[i].rec1 != rec + 1)
-		i = (i + 1) & (ps->objcap - 1);
-	return &ps->objmap[i];
-}
-
 /* The first objref + 1 of record rec's objects, 0 = none. */
 static uint32_t objs_of(struct path_state *ps, uint64_t rec)
 {
-	return ps->objcap ? objmap_slot(ps, rec)->objs : 0;
-}
+	const struct objent *e = hashtab_find(&ps->objmap, rec, 0);
 
-/* Record rec's entry in objmap, made when missing (NULL: no memory). */
-static struct objent *objmap_get(struct path_state *ps, uint64_t rec)
-{
-	struct objent *e;
-
-	if ((ps->objused + 1) * 2 > ps->objcap) {
-		size_t ncap = ps->objcap ? ps->objcap * 2 : 256, ocap = ps->objcap;
-		struct objent *old = ps->objmap, *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		ps->objmap = nt;
-		ps->objcap = ncap;
-		for (size_t j = 0; j < ocap; j++)
-			if (old[j].rec1)
-				*objmap_slot(ps, old[j].rec1 - 1) = old[j];
-		free(old);
-	}
-	e = objmap_slot(ps, rec);
-	if (!e->rec1) {
-		e->rec1 = rec + 1;
-		ps->objused++;
-	}
-	return e;
+	return e ? e->objs : 0;
 }
 
 /* --check: note that thread ti entered fn (once per pair). */
 static int note_entered(struct path_state *ps, uint32_t ti, uint64_t fn)
 {
-	size_t i;
+	int added;
 
-	if ((ps->entused + 1) * 2 > ps->entcap) {
-		size_t ncap = ps->entcap ? ps->entcap * 2 : 256, ocap = ps->entcap;
-		struct entered *old = ps->ent, *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return -ENOMEM;
-		for (size_t j = 0; j < ocap; j++) {
-			if (!old[j].thread1)
-				continue;
-			i = hash64(old[j].fn ^ old[j].thread1) & (ncap - 1);
-			while (nt[i].thread1)
-				i = (i + 1) & (ncap - 1);
-			nt[i] = old[j];
-		}
-		free(old);
-		ps->ent = nt;
-		ps->entcap = ncap;
-	}
-	i = hash64(fn ^ (ti + 1)) & (ps->entcap - 1);
-	for (; ps->ent[i].thread1; i = (i + 1) & (ps->entcap - 1))
-		if (ps->ent[i].fn == fn && ps->ent[i].thread1 == ti + 1)
-			return 0;
-	ps->ent[i] = (struct entered){fn, ti + 1};
-	ps->entused++;
-	return 0;
+	return hashtab_get(&ps->ent, fn, ti, &added) ? 0 : -ENOMEM;
 }
 
 /* Attach an object to the innermost open frame of thread t (once). The
@@ -263,11 +199,12 @@ static int note_entered(struct path_state *ps, uint32_t ti, uint64_t fn)
 static int add_obj(struct path_state *ps, struct pthread_state *t, uint32_t kind, uint64_t id)
 {
 	struct objent *r;
+	int added;
 	uint32_t last = 0; /* pool index + 1 of the list's last element, 0 = empty */
 
 	if (!t->depth || ps->printer || ps->collect_entered)
 		return 0; /* outside every instrumented function; known; or --check */
-	r = objmap_get(ps, t->stack[t->depth - 1].rec);
+	r = hashtab_get(&ps->objmap, t->stack[t->depth - 1].rec, 0, &added);
 	if (!r)
 		return -ENOMEM;
 	for (uint32_t l = r->objs; l; l = ps->pool[l - 1].next) {
@@ -542,8 +479,8 @@ static void path_state_free(struct path_state *ps)
 		free(ps->probes[i].name);
 	free(ps->probes);
 	free(ps->threads);
-	free(ps->objmap);
-	free(ps->ent);
+	hashtab_free(&ps->objmap);
+	hashtab_free(&ps->ent);
 	free(ps->pool);
 	free(ps->locks);
 	free(ps->rr_own);
@@ -594,9 +531,8 @@ static uint32_t *thread_numbers(struct path_state *ps)
 /* Function names, cached per (pid, address): the symbolizer is slow and a
  * path names the same few functions over and over. */
 struct name_ent {
-	uint64_t fn;
-	uint32_t pid;
-	uint32_t used;
+	struct hashtab_head h; /* key (address, pid) */
+	int counted;	       /* (print_check) */
 	char name[320];
 	uint64_t module_offset;
 	int in_exe; /* the function lies in the program's executable */
@@ -604,9 +540,7 @@ struct name_ent {
 
 struct namer {
 	struct symbolizer *sym;
-	struct name_ent *tab;
-	size_t cap; /* power of two */
-	size_t used;
+	struct hashtab tab; /* struct name_ent */
 	const char *exe;
 	struct stat exe_st;
 	int have_exe_st;
@@ -628,36 +562,11 @@ static struct name_ent *namer_get(struct namer *nm, uint32_t pid, uint64_t fn)
 {
 	struct name_ent *e;
 	struct sym_info si;
-	size_t i;
+	int added;
 
-	if (nm->used * 2 >= nm->cap) {
-		size_t ncap = nm->cap ? nm->cap * 2 : 256;
-		struct name_ent *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t j = 0; j < nm->cap; j++) {
-			if (!nm->tab[j].used)
-				continue;
-			i = (size_t)((nm->tab[j].fn * 0x9e3779b97f4a7c15ULL) ^ nm->tab[j].pid) &
-			    (ncap - 1);
-			while (nt[i].used)
-				i = (i + 1) & (ncap - 1);
-			nt[i] = nm->tab[j];
-		}
-		free(nm->tab);
-		nm->tab = nt;
-		nm->cap = ncap;
-	}
-	i = (size_t)((fn * 0x9e3779b97f4a7c15ULL) ^ pid) & (nm->cap - 1);
-	for (; nm->tab[i].used; i = (i + 1) & (nm->cap - 1))
-		if (nm->tab[i].fn == fn && nm->tab[i].pid == pid)
-			return &nm->tab[i];
-	e = &nm->tab[i];
-	e->used = 1;
-	e->fn = fn;
-	e->pid = pid;
-	nm->used++;
+	e = hashtab_get(&nm->tab, fn, pid, &added);
+	if (!e || !added)
+		return e;
 	memset(&si, 0, sizeof(si));
 	if (nm->sym && symbolizer_lookup(nm->sym, pid, fn, &si) == 0 && si.func[0]) {
 		if (si.offset)
@@ -900,18 +809,18 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 {
 	size_t entered = 0, outside = 0;
 
-	for (size_t i = 0; i < ps->entcap; i++) {
-		const struct entered *r = &ps->ent[i];
+	for (size_t i = 0; i < ps->ent.cap; i++) {
+		const struct entered *r = hashtab_at(&ps->ent, i);
 		struct name_ent *ne;
 		struct path_func *pf;
 
-		if (!r->thread1)
+		if (!r)
 			continue;
-		ne = namer_get(nm, ps->threads[r->thread1 - 1].pid, r->fn);
+		ne = namer_get(nm, ps->threads[r->h.b].pid, r->h.a);
 		if (!ne || !ne->in_exe) {
-			outside += ne && ne->used == 1;
+			outside += ne && !ne->counted;
 			if (ne)
-				ne->used = 2; /* counted once */
+				ne->counted = 1; /* counted once */
 			continue;
 		}
 		pf = path_prog_find(prog, ne->module_offset);
@@ -1213,7 +1122,6 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 {
 	struct path_state ps;
 	struct path_prog prog, uni;
-	struct trace_problem prob;
 	struct trace_reader *r = NULL;
 	struct namer nm;
 	char name[64], *exe = NULL, *ptext = NULL;
@@ -1224,17 +1132,14 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	memset(&prog, 0, sizeof(prog));
 	memset(&uni, 0, sizeof(uni));
 	memset(&nm, 0, sizeof(nm));
-	memset(&prob, 0, sizeof(prob));
+	hashtab_init(&ps.objmap, sizeof(struct objent));
+	hashtab_init(&ps.ent, sizeof(struct entered));
+	hashtab_init(&nm.tab, sizeof(struct name_ent));
 	ps.keep_exits = o->exits && !o->check;
 	ps.collect_entered = o->check;
-	rc = trace_reader_open(&r, trace_dir, &prob);
-	if (rc < 0) {
-		if (prob.msg[0])
-			log_err("%s: %s", prob.file[0] ? prob.file : trace_dir, prob.msg);
-		else
-			log_err("%s: cannot read trace: %s", trace_dir, strerror(-rc));
+	rc = analyze_pass_open_reader(&r, trace_dir, 1);
+	if (rc < 0)
 		return rc;
-	}
 	ps.max_idx = PATH_FREE_IDX;
 	for (size_t i = 0; i < trace_reader_nstreams(r); i++)
 		ps.max_idx += trace_reader_stream(r, i)->bytes / PATH_BYTES_PER_IDX;
@@ -1370,7 +1275,7 @@ out_sym:
 	if (nm.sym)
 		symbolizer_close(nm.sym);
 out:
-	free(nm.tab);
+	hashtab_free(&nm.tab);
 	path_prog_free(&prog);
 	path_prog_free(&uni);
 	free(exe);

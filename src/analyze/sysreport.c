@@ -14,6 +14,7 @@
 #include "../trace/trace.h"
 #include "../util/escape.h"
 #include "../util/log.h"
+#include "pass.h"
 #include "sysreport.h"
 
 struct sr_thread {
@@ -455,15 +456,12 @@ out:
 
 int sysreport_dir(const char *dir, const struct sysreport_opts *o, FILE *out)
 {
-	struct trace_reader *r = NULL;
-	struct trace_problem prob;
+	struct trace_reader *r;
 	int rc;
 
-	rc = trace_reader_open(&r, dir, &prob);
-	if (rc < 0) {
-		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
+	rc = analyze_pass_open_reader(&r, dir, 0);
+	if (rc < 0)
 		return rc;
-	}
 	rc = sysreport_reader(r, dir, o, out);
 	trace_loss_seen_fill(o->seen, r);
 	trace_reader_close(r);

@@ -29,6 +29,7 @@
 #include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/demangle.h"
+#include "pass.h"
 #include "vars.h"
 
 struct vr_point {
@@ -778,8 +779,9 @@ struct vars_pass {
 	uint32_t *cur_tid; /* the tid of each stream's current thread */
 };
 
-void vars_pass_free(struct vars_pass *p)
+static void vars_pass_free(void *pv)
 {
+	struct vars_pass *p = pv;
 	struct vr_ctx *c;
 
 	if (!p)
@@ -812,9 +814,9 @@ void vars_pass_free(struct vars_pass *p)
 	free(p);
 }
 
-int vars_pass_new(struct vars_pass **out, struct trace_reader *r, const char *dir,
-		  const struct vars_opts *o)
+static int vars_pass_new(void **out, struct trace_reader *r, const char *dir, const void *opts)
 {
+	const struct vars_opts *o = opts;
 	struct vars_pass *p = calloc(1, sizeof(*p));
 	struct vr_ctx *c;
 	size_t len;
@@ -861,8 +863,10 @@ out_free:
 	return rc;
 }
 
-int vars_pass_feed(struct vars_pass *p, const struct trace_event *ev)
+static int vars_pass_feed(void *pv, const struct trace_event *ev)
 {
+	struct vars_pass *p = pv;
+
 	if (ev_kind(ev->rec->word) == KIND_THREAD && ev->stream_id < p->c.nstreams &&
 	    ev->rec->size >= sizeof(struct rec_thread))
 		p->cur_tid[ev->stream_id] = ((const struct rec_thread *)ev->rec)->tid;
@@ -871,10 +875,16 @@ int vars_pass_feed(struct vars_pass *p, const struct trace_event *ev)
 	return vr_event(&p->c, ev, ev->stream_id < p->c.nstreams ? p->cur_tid[ev->stream_id] : 0);
 }
 
-int vars_pass_end(struct vars_pass *p, const struct vars_opts *o, FILE *out)
+/* a reading that stopped: no report */
+static int vars_pass_end(void *pv, int read_rc, const void *opts, FILE *out)
 {
+	struct vars_pass *p = pv;
+	const struct vars_opts *o = opts;
 	struct vr_ctx *c = &p->c;
 	struct trace_loss loss;
+
+	if (read_rc < 0)
+		return read_rc;
 
 	/* the printers walk each time's threads in stream order */
 	if (c->ntp)
@@ -895,33 +905,14 @@ int vars_pass_end(struct vars_pass *p, const struct vars_opts *o, FILE *out)
 	return 0;
 }
 
+const struct analyze_pass_ops vars_pass_ops = {
+    .open = vars_pass_new,
+    .feed = vars_pass_feed,
+    .end = vars_pass_end,
+    .free = vars_pass_free,
+};
+
 int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out)
 {
-	struct trace_reader *r = NULL;
-	struct vars_pass *p = NULL;
-	struct trace_problem prob;
-	struct trace_event ev;
-	int rc;
-
-	rc = trace_reader_open(&r, dir, &prob);
-	if (rc < 0) {
-		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
-		return rc;
-	}
-	rc = vars_pass_new(&p, r, dir, o);
-	if (rc < 0)
-		goto out;
-	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		rc = vars_pass_feed(p, &ev);
-		if (rc < 0)
-			goto out;
-	}
-	if (rc < 0)
-		goto out;
-	rc = vars_pass_end(p, o, out);
-out:
-	vars_pass_free(p);
-	trace_loss_seen_fill(o->seen, r);
-	trace_reader_close(r);
-	return rc;
+	return analyze_pass_dir(dir, &vars_pass_ops, o, o->seen, out);
 }

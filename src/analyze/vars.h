@@ -25,15 +25,10 @@ struct vars_opts {
 int vars_report_dir(const char *dir, const struct vars_opts *o, FILE *out);
 
 /* The same in parts, for one reading shared by several reports (as
- * funcs_pass in funcs.h): new reads the "vars" side file (the reason
- * logged if it is missing), feed takes every event, end prints. */
-struct vars_pass;
-struct trace_reader;
-struct trace_event;
-int vars_pass_new(struct vars_pass **out, struct trace_reader *r, const char *dir,
-		  const struct vars_opts *o);
-int vars_pass_feed(struct vars_pass *p, const struct trace_event *ev);
-int vars_pass_end(struct vars_pass *p, const struct vars_opts *o, FILE *out);
-void vars_pass_free(struct vars_pass *p);
+ * funcs_pass_ops in funcs.h): new reads the "vars" side file (the reason
+ * logged if it is missing), feed takes every event, end prints; an analyzer
+ * of pass.h. */
+struct analyze_pass_ops;
+extern const struct analyze_pass_ops vars_pass_ops; /* opts: struct vars_opts (pass.h) */
 
 #endif

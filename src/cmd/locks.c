@@ -21,7 +21,8 @@
 #include "run_opts.h"
 
 /* The shared options spool locks takes: all of them. */
-static const struct run_opts_spec locks_run_opts = {.mask = RUN_OPT_ALL};
+static void locks_usage(FILE *out);
+static const struct run_opts_spec locks_run_opts = {.mask = RUN_OPT_ALL, .usage = locks_usage};
 
 /* Codes of spool locks' long-only options. */
 enum {
@@ -128,12 +129,6 @@ static int locks_opt(void *arg, int c, const char *val)
 		rc = run_opts_uint("--top-sites", val, 0, 1000, &v);
 		po->top_sites = (unsigned)v;
 		return rc;
-	case 'q':
-		cl->so->quiet = 1;
-		return 0;
-	case 'h':
-		locks_usage(stdout);
-		return RUN_OPTS_STOP;
 	}
 	return -1;
 }

@@ -37,9 +37,11 @@
 
 /* The shared options spool path takes when it records (its -o is its own:
  * it keeps the old spelling for a release). */
+static void path_usage(FILE *out);
 static const struct run_opts_spec path_run_opts = {
 	.mask = RUN_OPT_RING_SIZE | RUN_OPT_ON_FULL | RUN_OPT_MAX_THREADS | RUN_OPT_MAX_PROCS |
 		RUN_OPT_UNTIL_FIRST_EXIT,
+	.usage = path_usage,
 };
 
 /* Codes of spool path's long-only options. */
@@ -300,9 +302,6 @@ static int path_opt(void *arg, int c, const char *val)
 	case PATH_O_TRUST_ENV:
 		cl->trust_env = 1;
 		return 0;
-	case 'q':
-		cl->quiet = 1;
-		return 0;
 	case PATH_O_THREAD:
 		rc = run_opts_uint("--thread", val, 0, UINT32_MAX - 1, &v);
 		po->thread = (int64_t)v;
@@ -317,9 +316,6 @@ static int path_opt(void *arg, int c, const char *val)
 		return 0;
 	case PATH_O_SYSROOT:
 		return sysroot_option(val) < 0 ? -1 : 0;
-	case 'h':
-		path_usage(stdout);
-		return RUN_OPTS_STOP;
 	}
 	return -1;
 }
@@ -345,6 +341,7 @@ int cmd_path(int argc, char **argv)
 			    path_opt, &cl);
 	if (rc)
 		return rc < 0 ? EXIT_USAGE : 0;
+	cl.quiet = so.quiet; /* (path_record sets so.quiet again) */
 	dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
 	if (optind < argc) {
 		record = dashdash || stat(argv[optind], &st) < 0 || !S_ISDIR(st.st_mode);

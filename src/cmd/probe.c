@@ -54,9 +54,11 @@
 #define PROBE_MAX_SPECS 64
 
 /* The shared options spool probe takes (run_opts.c). */
+static void probe_usage(FILE *out);
 static const struct run_opts_spec probe_run_opts = {
 	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_STREAM |
 		RUN_OPT_NO_KEEP,
+	.usage = probe_usage,
 };
 
 /* Codes of spool probe's long-only options. */
@@ -875,12 +877,6 @@ static int probe_opt(void *ctx, int c, const char *arg)
 		rc = run_opts_uint("--limit", arg, 0, 1u << 30, &v);
 		cl->fo.limit = (unsigned)v;
 		return rc;
-	case 'q':
-		cl->so.quiet = 1;
-		return 0;
-	case 'h':
-		probe_usage(stdout);
-		return RUN_OPTS_STOP;
 	}
 	return -1;
 }

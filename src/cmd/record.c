@@ -82,9 +82,11 @@ struct record_ctx {
 /* The shared options spool record takes (a recording's ring holds a burst
  * of schedule events: 64 KiB at least; it always ends with the program's
  * last process, so no --until-first-exit). */
+static void record_usage(FILE *out);
 static const struct run_opts_spec record_run_opts = {
 	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_MAX_THREADS | RUN_OPT_STREAM | RUN_OPT_NO_KEEP,
 	.min_ring = 65536,
+	.usage = record_usage,
 };
 
 /* Codes of spool record's long-only options. */
@@ -206,8 +208,6 @@ static int *record_flag(struct record_cli *cl, int c)
 		return &cl->ctx->force;
 	case RECORD_O_GDB_WRAPPER:
 		return &cl->gdb_wrapper;
-	case 'q':
-		return &cl->quiet;
 	}
 	return NULL;
 }
@@ -251,9 +251,6 @@ static int record_opt(void *arg, int c, const char *val)
 	case RECORD_O_CHECK:
 		cl->check = val;
 		return 0;
-	case 'h':
-		record_usage(stdout);
-		return RUN_OPTS_STOP;
 	}
 	return -1;
 }
@@ -1062,6 +1059,8 @@ int cmd_record(int argc, char **argv)
 			    &so, record_opt, &cl);
 	if (rc)
 		return rc < 0 ? EXIT_USAGE : 0;
+	/* (kept: record_until_fail silences so's own runs) */
+	cl.quiet = so.quiet;
 	if (optind >= argc) {
 		log_err("no program to run (usage: spool record [OPTIONS] -- PROGRAM [ARGS])");
 		return EXIT_USAGE;
@@ -1102,7 +1101,6 @@ int cmd_record(int argc, char **argv)
 	/* The recording is of the first process (a fork is refused): the
 	 * run ends with it; a daemon child left running is counted. */
 	so.until_first_exit = 1;
-	so.quiet = cl.quiet;
 	if (cl.gdb_wrapper) {
 		if (cl.until || replay_gdb_wrapper_start(&so) < 0)
 			return 1;

@@ -91,8 +91,10 @@ struct replay_ctx {
 };
 
 /* The shared option spool replay takes: -o, the replay's own trace. */
+static void replay_usage(FILE *out);
 static const struct run_opts_spec replay_run_opts = {
 	.mask = RUN_OPT_OUTPUT,
+	.usage = replay_usage,
 	.output_help = "  -o, --output DIR     the replay's own trace (default TRACE/replays/N, N\n"
 		       "                       the next number: never where the program looks):\n"
 		       "                       its lock events when the recording has them, the\n"
@@ -350,12 +352,6 @@ static int replay_opt(void *ctx, int c, const char *arg)
 		cl->extra_env[cl->nenv++] = (char *)arg;
 		cl->so->env = cl->extra_env;
 		return 0;
-	case 'q':
-		cl->so->quiet = 1;
-		return 0;
-	case 'h':
-		replay_usage(stdout);
-		return RUN_OPTS_STOP;
 	}
 	return -1;
 }

@@ -9,7 +9,8 @@
  * option parser, the help and the checks of the trace directory are shared.
  * Without --KIND the kinds the trace was made for share one reading of it
  * (report_one_pass): a kind that reads events does so through its
- * analyzer's pass functions (funcs_pass, vars_pass, lockstat_pass).
+ * analyzer's pass (funcs_pass_ops, vars_pass_ops, lockstat_pass_ops of
+ * analyze/pass.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +24,7 @@
 #include "../analyze/coverage.h"
 #include "../analyze/funcs.h"
 #include "../analyze/lockstat.h"
+#include "../analyze/pass.h"
 #include "../analyze/sysreport.h"
 #include "../analyze/vars.h"
 #include "../trace/trace.h"
@@ -320,9 +322,9 @@ static void report_json_one(const struct report_kind **kinds, size_t n)
 /* The analyzers of a shared reading, one per kind that reads events
  * (coverage and sys read side files only). */
 struct report_pass {
-	struct funcs_pass *fp;
-	struct vars_pass *vp;
-	struct lockstat_pass *lp;
+	const struct analyze_pass_ops *ops; /* NULL: a kind that reads no events */
+	const void *opts;
+	void *p;
 	int failed; /* could not start or stopped: the kind prints nothing, exits 1 */
 };
 
@@ -356,59 +358,44 @@ static int report_one_pass(struct report_args *a, const struct report_kind **kin
 	struct lockstat_print_opts po;
 	struct funcs_opts fo = report_functions_opts(a);
 	struct vars_opts vo = report_vars_opts(a);
-	struct trace_reader *r = NULL;
-	struct trace_problem prob = {0};
+	struct trace_reader *r;
 	struct trace_event ev;
 	char heading[64];
 	int rc = 0, read_rc;
 
 	if (report_locks_opts(a, &po))
 		return EXIT_USAGE;
-	read_rc = trace_reader_open(&r, a->trace_dir, &prob);
-	if (read_rc < 0) {
-		log_err("cannot read trace %s: %s", a->trace_dir,
-			prob.msg[0] ? prob.msg : strerror(-read_rc));
+	if (analyze_pass_open_reader(&r, a->trace_dir, 0) < 0)
 		return 1;
-	}
 	memset(ps, 0, sizeof(ps));
 	for (size_t i = 0; i < n; i++) {
 		int (*run)(const struct report_args *) = kinds[i]->run;
 
 		if (run == report_functions)
-			ps[i].failed = funcs_pass_new(&ps[i].fp, r, a->trace_dir) < 0;
+			ps[i] = (struct report_pass){.ops = &funcs_pass_ops, .opts = &fo};
 		else if (run == report_vars)
-			ps[i].failed = vars_pass_new(&ps[i].vp, r, a->trace_dir, &vo) < 0;
+			ps[i] = (struct report_pass){.ops = &vars_pass_ops, .opts = &vo};
 		else if (run == report_locks)
-			ps[i].failed = lockstat_pass_new(&ps[i].lp, r, a->trace_dir) < 0;
+			ps[i] = (struct report_pass){.ops = &lockstat_pass_ops, .opts = &po};
+		if (ps[i].ops)
+			ps[i].failed = ps[i].ops->open(&ps[i].p, r, a->trace_dir, ps[i].opts) < 0;
 	}
-	while ((read_rc = trace_reader_next(r, &ev)) > 0) {
-		for (size_t i = 0; i < n; i++) {
-			if (ps[i].failed)
-				continue;
-			if (ps[i].fp)
-				ps[i].failed = funcs_pass_feed(ps[i].fp, &ev) < 0;
-			else if (ps[i].vp)
-				ps[i].failed = vars_pass_feed(ps[i].vp, &ev) < 0;
-			else if (ps[i].lp)
-				ps[i].failed = lockstat_pass_feed(ps[i].lp, &ev) < 0;
-		}
-	}
+	while ((read_rc = trace_reader_next(r, &ev)) > 0)
+		for (size_t i = 0; i < n; i++)
+			if (ps[i].ops && !ps[i].failed)
+				ps[i].failed = ps[i].ops->feed(ps[i].p, &ev) < 0;
 	for (size_t i = 0; i < n; i++) {
 		int (*run)(const struct report_args *) = kinds[i]->run;
 		int k;
 
 		report_heading(a, kinds[i], i, n, 0, heading, sizeof(heading));
+		/* (the lock report's heading is printed only when it has locks) */
+		po.skip_if_none = a->skip_if_none;
+		po.heading = a->heading;
 		if (ps[i].failed) {
 			k = -1;
-		} else if (ps[i].fp) {
-			/* a reading that stopped: no function report (as alone) */
-			k = read_rc < 0 ? read_rc : funcs_pass_end(ps[i].fp, &fo, stdout);
-		} else if (ps[i].vp) {
-			k = read_rc < 0 ? read_rc : vars_pass_end(ps[i].vp, &vo, stdout);
-		} else if (ps[i].lp) {
-			po.skip_if_none = a->skip_if_none;
-			po.heading = a->heading;
-			k = lockstat_pass_end(ps[i].lp, read_rc, &po, stdout);
+		} else if (ps[i].ops) {
+			k = ps[i].ops->end(ps[i].p, read_rc, ps[i].opts, stdout);
 		} else if (run == report_coverage) {
 			struct coverage_opts co = report_coverage_opts(a);
 
@@ -421,11 +408,9 @@ static int report_one_pass(struct report_args *a, const struct report_kind **kin
 		if (k < 0 && !rc)
 			rc = 1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		funcs_pass_free(ps[i].fp);
-		vars_pass_free(ps[i].vp);
-		lockstat_pass_free(ps[i].lp);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (ps[i].ops)
+			ps[i].ops->free(ps[i].p);
 	trace_loss_seen_fill(a->seen, r);
 	trace_reader_close(r);
 	return rc;

@@ -236,6 +236,14 @@ int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_
 			options_report_error(cmd, c, argv);
 			return -1;
 		}
+		if (c == 'h' && spec->usage) {
+			spec->usage(stdout);
+			return RUN_OPTS_STOP;
+		}
+		if (c == 'q') {
+			so->quiet = 1;
+			continue;
+		}
 		rc = fn(ctx, c, optarg);
 		if (rc)
 			return rc < 0 ? -1 : RUN_OPTS_STOP;

@@ -46,6 +46,10 @@ struct run_opts_spec {
 	 * program's (spool replay: the replay's own trace); NULL: the
 	 * common text. */
 	const char *output_help;
+	/* The command's --help: a row of val 'h' prints it (on stdout) and
+	 * the parsing stops with success; NULL: the row goes to the
+	 * command's fn. */
+	void (*usage)(FILE *out);
 };
 
 /* One of a command's own options. val below RUN_OPT_LONG is also the short
@@ -61,6 +65,10 @@ struct run_opt_own {
 };
 
 #define RUN_OPT_LONG 0x100
+
+/* Two rows every command has are handled here, not by fn: 'h' (--help,
+ * spec->usage) and 'q' (-q, --quiet: so->quiet; each command's row says
+ * what quiet means for it). */
 
 /* What a command does with one of its own options (c: the row's val, arg:
  * its value or NULL): 0 to go on, RUN_OPTS_STOP to end the parsing with

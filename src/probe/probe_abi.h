@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 8
+#define PROBE_AREA_VERSION 9
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
@@ -100,7 +100,7 @@ enum {
 
 /* probe_area_probe.flags */
 #define PROBE_F_DISABLED 0x1u /* placed disabled (spool probe --disabled) */
-#define PROBE_SKIPS 2	      /* handler calls of a trampoline that can be skipped */
+#define PROBE_SKIPS 4	      /* handler calls of a trampoline that can be skipped */
 
 /* probe_area_reloc.type */
 enum {
@@ -198,9 +198,10 @@ struct probe_area_probe {
 	uint32_t shared_exit;
 	uint32_t ret_id; /* spool: PROBE_H_FUNC_ENTRY_RA, the id of its PROBE_M_RETADDR exit */
 	uint32_t flags;  /* PROBE_F_* */
-	/* The trampoline's handler calls (jump probes): at code+skip_at[k] a
-	 * 5-byte nop, or while probe skip_id[k] is disabled a jmp to
-	 * code+skip_end[k] over its call. skip_end 0: none. */
+	/* The trampoline's handler calls (jump probes; its own, its shared
+	 * exit's, those of the probes riding in it: PROBE_M_RIDE): at
+	 * code+skip_at[k] a 5-byte nop, or while probe skip_id[k] is disabled
+	 * a jmp to code+skip_end[k] over its call. skip_end 0: none. */
 	uint32_t skip_id[PROBE_SKIPS];
 	uint16_t skip_at[PROBE_SKIPS];
 	uint16_t skip_end[PROBE_SKIPS];

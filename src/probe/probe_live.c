@@ -477,16 +477,6 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 			rc = -ENOTSUP;
 			continue;
 		}
-		if (d->method == PROBE_M_RIDE && !(verb[0] == 'd' && verb[1] == 'e')) {
-			/* its handler call sits in the owner's code, which has
-			 * no skip slot for it (probe_area_skips) */
-			live_fail(l, fail, sizeof(fail),
-				  "probe %s runs in probe %u's code (combined with it at the "
-				  "attach) and cannot be %sd: delete %u removes both",
-				  tok, d->shared, verb, d->shared);
-			rc = -ENOTSUP;
-			continue;
-		}
 		if (verb[0] == 'd' && verb[1] == 'e') {
 			uint64_t lo = live_patch_rt(d), hi = lo + d->patch_len;
 

@@ -652,41 +652,34 @@ int probe_mgr_fill_area(struct probe_mgr *m, void *area, uint64_t size)
 	return probe_mgr_fill_area_from(m, 0, area, size);
 }
 
-/* The skippable handler calls of d's trampoline into ap (own id first,
- * then its shared exit x); a disabled one's nop becomes the jmp over it. */
+/* One slot per handler call a trampoline can have (x86_code.skip). */
+_Static_assert(PROBE_SKIPS >= X86_SKIP_MAX, "a trampoline's handler calls need a slot each");
+
+/* The skippable handler calls of d's trampoline into ap, a slot each: its
+ * own, its shared exit's, those of the probes of other kinds riding in it
+ * (PROBE_M_RIDE: each disabled and enabled on its own, probe_live.c); a
+ * disabled one's nop becomes the jmp over it. */
 static void probe_area_skips(const struct probe_mgr *m, const struct probe_def *d,
-			     const struct probe_def *x, struct probe_area_probe *ap, uint8_t *code)
+			     struct probe_area_probe *ap, uint8_t *code)
 {
 	const struct x86_code *c = d->code;
+	uint32_t n = 0;
 
 	for (uint32_t k = 0; k < c->nskip && k < X86_SKIP_MAX; k++) {
-		const struct probe_def *who = c->skip[k].id == d->id ? d : x;
-		uint32_t slot = who == d ? 0 : 1;
+		uint32_t id = c->skip[k].id, j;
+		const struct probe_def *who = id && id <= m->ndefs ? &m->defs[id - 1] : NULL;
 
-		if (c->skip[k].end > c->len || c->skip[k].at + 5 > c->skip[k].end)
+		if (c->skip[k].end > c->len || c->skip[k].at + 5 > c->skip[k].end || !who ||
+		    who->id != id)
 			continue;
-		if (c->skip[k].id != d->id && (!x || c->skip[k].id != x->id)) {
-			/* a probe of another kind riding here (PROBE_M_RIDE):
-			 * placed disabled, its call is jumped over for good (no
-			 * slot: a rider is never toggled alone; attached, spool
-			 * probe says so to disable and enable, probe_live.c) */
-			const struct probe_def *r =
-				c->skip[k].id && c->skip[k].id <= m->ndefs ? &m->defs[c->skip[k].id - 1]
-									   : NULL;
-
-			if (r && r->disabled) {
-				int32_t rel = (int32_t)(c->skip[k].end - (c->skip[k].at + 5));
-
-				code[c->skip[k].at] = 0xe9;
-				memcpy(code + c->skip[k].at + 1, &rel, 4);
-			}
-			continue;
-		}
-		if (!who || c->skip[k].id != who->id || ap->skip_end[slot])
-			continue;
-		ap->skip_id[slot] = who->id;
-		ap->skip_at[slot] = (uint16_t)c->skip[k].at;
-		ap->skip_end[slot] = (uint16_t)c->skip[k].end;
+		for (j = 0; j < n && ap->skip_id[j] != id; j++)
+			;
+		if (j < n)
+			continue; /* (one call per probe) */
+		ap->skip_id[n] = id;
+		ap->skip_at[n] = (uint16_t)c->skip[k].at;
+		ap->skip_end[n] = (uint16_t)c->skip[k].end;
+		n++;
 		if (who->disabled) {
 			int32_t rel = (int32_t)(c->skip[k].end - (c->skip[k].at + 5));
 
@@ -787,10 +780,7 @@ int probe_mgr_fill_area_from(struct probe_mgr *m, size_t from, void *area, uint6
 			ap[pi].shared_exit = sx[d->id];
 			memcpy(code + co, d->code->buf, d->code->len);
 			memset(code + co + d->code->len, X86_INT3, clen - d->code->len);
-			probe_area_skips(m, d,
-					 sx[d->id] && sx[d->id] <= m->ndefs ? &m->defs[sx[d->id] - 1]
-									   : NULL,
-					 &ap[pi], code + co);
+			probe_area_skips(m, d, &ap[pi], code + co);
 			memcpy(ar + ri, d->code->rel, d->code->nrel * sizeof(*ar));
 			ri += d->code->nrel;
 			co += clen;

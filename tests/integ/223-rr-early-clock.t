@@ -10,11 +10,7 @@
 # (hostile input) gives the real clock back, without a crash.
 . "$(dirname "$0")/lib.sh"
 
-CC="${CC:-cc}"
-if ! command -v "$CC" >/dev/null; then
-	echo "1..0 # SKIP no C compiler"
-	exit 0
-fi
+need_cc
 plan 8
 
 cat >early.c <<'SRC'
@@ -43,31 +39,18 @@ int main(void)
 	return 0;
 }
 SRC
-"$CC" -shared -fPIC -O1 -o libearly.so early.c &&
-	"$CC" -O1 -o early_prog main.c -L. -Wl,--no-as-needed -learly -Wl,-rpath,"$PWD" || {
-	echo "Bail out! cannot build the test program"
-	exit 1
-}
+early_prog_build
 
+clock_kept() {
+	like "$(grep '^early_clock=' "$1.trace/.spool/record")" '^early_clock=6:[0-9]+$' \
+		"$1: .spool/record keeps the constructor's CLOCK_MONOTONIC_COARSE read"
+}
+# (a pause: a replay's own clock is later than the recorded one)
+REPLAYS_PAUSE=0.05
 for mode in serial sync; do
-	spool_run record -q --mode "$mode" -o "$mode.trace" -- ./early_prog
-	is_rc 0 "$mode: record exits with the program's status"
-	cp run.out "$mode.rec.out"
-	like "$(grep '^early_clock=' "$mode.trace/.spool/record")" '^early_clock=6:[0-9]+$' \
-		"$mode: .spool/record keeps the constructor's CLOCK_MONOTONIC_COARSE read"
-	same=0
-	for i in 1 2; do
-		# (a pause: a replay's own clock is later than the recorded one)
-		sleep 0.05
-		spool_run replay -q "$mode.trace"
-		if [ "$RC" = 0 ] && cmp -s run.out "$mode.rec.out"; then
-			same=$((same + 1))
-		else
-			show_run
-		fi
-	done
-	is "$same" 2 "$mode: 2 replays print the recorded reading and interval"
+	early_rr "$mode" "the recorded reading and interval" clock_kept
 done
+REPLAYS_PAUSE=
 
 # hostile input: a damaged reading in .spool/record
 sed -i 's/^early_clock=.*/early_clock=6:99999999999999999999999999,x:-/' serial.trace/.spool/record

@@ -10,11 +10,7 @@
 # with real reads, without a crash.
 . "$(dirname "$0")/lib.sh"
 
-CC="${CC:-cc}"
-if ! command -v "$CC" >/dev/null; then
-	echo "1..0 # SKIP no C compiler"
-	exit 0
-fi
+need_cc
 plan 10
 
 cat >early.c <<'SRC'
@@ -55,28 +51,14 @@ int main(void)
 	return 0;
 }
 SRC
-"$CC" -shared -fPIC -O1 -o libearly.so early.c &&
-	"$CC" -O1 -o early_prog main.c -L. -Wl,--no-as-needed -learly -Wl,-rpath,"$PWD" || {
-	echo "Bail out! cannot build the test program"
-	exit 1
-}
+early_prog_build
 
+reads_kept() {
+	ok "$1: the trace keeps the constructor's reads (.spool/early_io)" \
+		test -s "$1.trace/.spool/early_io"
+}
 for mode in serial sync; do
-	spool_run record -q --mode "$mode" -o "$mode.trace" -- ./early_prog
-	is_rc 0 "$mode: record exits with the program's status"
-	cp run.out "$mode.rec.out"
-	ok "$mode: the trace keeps the constructor's reads (.spool/early_io)" \
-		test -s "$mode.trace/.spool/early_io"
-	same=0
-	for i in 1 2; do
-		spool_run replay -q "$mode.trace"
-		if [ "$RC" = 0 ] && cmp -s run.out "$mode.rec.out"; then
-			same=$((same + 1))
-		else
-			show_run
-		fi
-	done
-	is "$same" 2 "$mode: 2 replays print the recorded random bytes"
+	early_rr "$mode" "the recorded random bytes" reads_kept
 done
 # the bytes are the recorded ones, not a constant: two recordings differ
 spool_run record -q -o again.trace -- ./early_prog

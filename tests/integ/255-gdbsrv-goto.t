@@ -15,20 +15,11 @@ need_gdb
 
 plan 14
 
-BIN="$PROGS/rr_goto"
-SRC="$REPO/tests/progs/rr_goto.c"
-UNLOCK=$(grep -n 'pthread_mutex_unlock(&m);' "$SRC" | head -1 | cut -d: -f1)
-GDBSRV_BIN="$BIN"
+goto_recording
 if [ ! -r "$SPOOL_BUILD/spool-gdb.py" ]; then
 	export SPOOL_GDB_SCRIPT="$REPO/src/replay/spool-gdb.py"
 fi
 export SPOOL_BIN="$SPOOL"
-
-spool_run record --chaos --snap-period 150 -o rec -- "$BIN" 4 300
-is_rc 0 "record --snap-period 150"
-cp run.out rec.out
-EVENTS=$(sed -nE 's/.* ([0-9,]+) schedule events.*/\1/p' run.err | tr -d , | head -1)
-E=$((EVENTS / 2 + RANDOM % 100))
 
 # the counter where --goto E --gdb stops (tests/integ/232)
 spool_run replay --goto "$E" --gdb --gdb-args \

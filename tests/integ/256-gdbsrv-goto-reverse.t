@@ -15,16 +15,7 @@ need_gdb
 
 plan 8
 
-BIN="$PROGS/rr_goto"
-SRC="$REPO/tests/progs/rr_goto.c"
-UNLOCK=$(grep -n 'pthread_mutex_unlock(&m);' "$SRC" | head -1 | cut -d: -f1)
-GDBSRV_BIN="$BIN"
-
-spool_run record --chaos --snap-period 150 -o rec -- "$BIN" 4 300
-is_rc 0 "record --snap-period 150"
-cp run.out rec.out
-EVENTS=$(sed -nE 's/.* ([0-9,]+) schedule events.*/\1/p' run.err | tr -d , | head -1)
-E=$((EVENTS / 2 + RANDOM % 100))
+goto_recording
 GDBSRV_OPTS="--goto $E "
 
 # $1: the checkpoint setting, $2: the name of the walk

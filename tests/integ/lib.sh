@@ -218,6 +218,39 @@ show_run() {
 	diag "spool exit status: $RC" "stderr:" "$(tail -n 40 run.err)"
 }
 
+# need_cc: CC (default cc) is a C compiler, else the test is skipped.
+need_cc() {
+	CC="${CC:-cc}"
+	if ! command -v "$CC" >/dev/null; then
+		echo "1..0 # SKIP no C compiler"
+		exit 0
+	fi
+}
+
+# early_prog_build: libearly.so from early.c (a library whose constructors
+# run before the preloaded agent's) and early_prog from main.c, linked to
+# it (tests/integ/223, 245); a bail-out when they do not build.
+early_prog_build() {
+	"$CC" -shared -fPIC -O1 -o libearly.so early.c &&
+		"$CC" -O1 -o early_prog main.c -L. -Wl,--no-as-needed -learly -Wl,-rpath,"$PWD" || {
+		echo "Bail out! cannot build the test program"
+		exit 1
+	}
+}
+
+# early_rr MODE WHAT CHECK: records ./early_prog in MODE into MODE.trace
+# (its output: MODE.rec.out), runs CHECK MODE (the test of what the
+# recording kept), then 2 replays must print what the recording printed
+# ("MODE: 2 replays print WHAT"). 3 tests and CHECK's.
+early_rr() {
+	spool_run record -q --mode "$1" -o "$1.trace" -- ./early_prog
+	is_rc 0 "$1: record exits with the program's status"
+	cp run.out "$1.rec.out"
+	"$3" "$1"
+	replays_same 2 0 "$1.rec.out" -q "$1.trace"
+	is "$SAME" 2 "$1: 2 replays print $2"
+}
+
 # replays_same N WANT_RC WANT_OUT ARGS...: runs spool replay ARGS N times;
 # SAME = how many exited WANT_RC with stdout equal to the file WANT_OUT (the
 # others are shown as diagnostics, with how their output differs).
@@ -226,6 +259,9 @@ replays_same() {
 	shift 3
 	SAME=0
 	for ((i = 0; i < n; i++)); do
+		# (REPLAYS_PAUSE: seconds before each, e.g. for a replay's own
+		# clock to be later than the recorded one)
+		[ -n "${REPLAYS_PAUSE:-}" ] && sleep "$REPLAYS_PAUSE"
 		spool_run replay "$@"
 		if [ "$RC" = "$rc" ] && cmp -s run.out "$want"; then
 			SAME=$((SAME + 1))
@@ -278,6 +314,21 @@ gdbsrv_bank() {
 	BIN="$PROGS/rr_rev_bank"
 	SRC="$REPO/tests/progs/rr_rev_bank.c"
 	GDBSRV_BIN="$BIN"
+}
+
+# goto_recording: BIN (rr_goto), its SRC, UNLOCK (the line of its first
+# unlock) and GDBSRV_BIN; records it into rec with snapshots (1 test; its
+# output in rec.out), E: an event about half-way (tests/integ/255, 256).
+goto_recording() {
+	BIN="$PROGS/rr_goto"
+	SRC="$REPO/tests/progs/rr_goto.c"
+	UNLOCK=$(grep -n 'pthread_mutex_unlock(&m);' "$SRC" | head -1 | cut -d: -f1)
+	GDBSRV_BIN="$BIN"
+	spool_run record --chaos --snap-period 150 -o rec -- "$BIN" 4 300
+	is_rc 0 "record --snap-period 150"
+	cp run.out rec.out
+	EVENTS=$(sed -nE 's/.* ([0-9,]+) schedule events.*/\1/p' run.err | tr -d , | head -1)
+	E=$((EVENTS / 2 + RANDOM % 100))
 }
 
 # line_of MARK: the line of SRC that holds /* MARK */.

@@ -32,6 +32,13 @@ def grows(s, i, t=0.3):
     return False, a, b
 
 
+# func: and args: of live_work (the args: probe in func:'s trampoline) and
+# of live_callfirst (in its exit int3's slot): probes of two kinds at one
+# point (tests/integ/250, 265)
+COMBINED = ["-e", "func:live_work", "-e", "args:live_work", "-e", "func:live_callfirst",
+            "-e", "args:live_callfirst:long->long"]
+
+
 class Spool:
     """spool probe -p PID --commands ARGS..., commands on its stdin."""
 
