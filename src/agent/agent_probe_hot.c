@@ -115,6 +115,7 @@ static inline __attribute__((always_inline)) void *agent_probe_reserve(struct ag
 								       uint32_t len)
 {
 	struct ring_prod *p = &t->prod;
+	uint64_t off;
 
 	if (p->pkt.slot) {
 		/* Packets: opening one may wait for room (on_full): slow. */
@@ -131,7 +132,23 @@ static inline __attribute__((always_inline)) void *agent_probe_reserve(struct ag
 		if (p->head + 2ull * len - p->tail > p->size)
 			return agent_probe_slow(AGENT_PROBE_SLOW_RESERVE, NULL, NULL, 0, len);
 	}
+	/* There is room for a pad and the record (above). The common case,
+	 * the record neither wrapping nor reaching pages not yet populated,
+	 * is written here: ring_prod_reserve (a call, its checks again) only
+	 * for those. */
+	off = p->head & (p->size - 1);
+	if (AGENT_LIKELY(off + len <= p->size && p->head + len <= p->ready))
+		return p->data + off;
 	return ring_prod_reserve(p, len);
+}
+
+/* ring_prod_commit of a record in records mode (pkt.slot 0, known). */
+static inline __attribute__((always_inline)) int agent_probe_commit(struct ring_prod *p,
+								    uint32_t len)
+{
+	p->head += len;
+	__atomic_store_n(&p->ring->head, p->head, __ATOMIC_RELEASE);
+	return ring_prod_level(p);
 }
 
 static inline __attribute__((always_inline)) void
@@ -140,6 +157,7 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 	struct agent_thread *t = &agent_self;
 	struct rec_probe *r;
 	uint32_t seq;
+	int pkt;
 
 	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
 		if (!agent.active || t->busy)
@@ -150,13 +168,15 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 	}
 	if (AGENT_UNLIKELY(id > agent_probe_max_id))
 		return;
+	/* the ring's mode, read once (only this thread changes it) */
+	pkt = t->prod.pkt.slot != 0;
 	seq = ++t->seq;
 	t->busy = 1;
 	/* Before the reserve: a drop is counted in lost after last_seq says
 	 * the event was numbered (collector_lost_ok reads them in that order;
 	 * stored after, a full ring looked damaged to the collector). */
 	t->prod.ring->last_seq = seq;
-	if (t->prod.pkt.slot) {
+	if (pkt) {
 		/* packets in the ring: the common case written in place */
 		int wake;
 
@@ -180,7 +200,8 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 	r->args[0] = a0;
 	r->args[1] = a1;
 	r->args[2] = a2;
-	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
+	if (AGENT_UNLIKELY(pkt ? ring_prod_commit(&t->prod, sizeof(*r))
+			       : agent_probe_commit(&t->prod, sizeof(*r))))
 		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
 out:
 	t->busy = 0;
