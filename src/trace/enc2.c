@@ -157,6 +157,48 @@ static inline __attribute__((always_inline)) int32_t use_site(struct trace_enc2 
 	return idx;
 }
 
+/* The packet's index of a site it has defined already, or -1: the common
+ * case, inlined (its lookup alone, no registers saved for the rest). */
+static inline __attribute__((always_inline)) int32_t
+site_find(const struct trace_enc2 *e, uint32_t probe, uint64_t addr, uint64_t caller)
+{
+	uint32_t j;
+
+	if (!e->cap)
+		return -1;
+	j = slot_hash(probe, addr, caller) & (e->cap - 1);
+	for (;; j = (j + 1) & (e->cap - 1)) {
+		const struct trace_enc2_slot *o = &e->slots[j];
+
+		if (o->gen != e->gen)
+			return -1;
+		if (o->addr == addr && o->caller == caller && o->probe == probe)
+			return (int32_t)o->idx;
+	}
+}
+
+/* trace_enc2_probe of a site the packet has not defined yet (its op and
+ * stack delta checked): the definition, then the event. Out of line, so
+ * that the common case saves no registers for it. */
+static __attribute__((noinline)) size_t enc2_probe_new(struct trace_enc2 *e, uint8_t *p0,
+						       const struct rec_probe *pr,
+						       uint32_t *events)
+{
+	unsigned op = ev_op(pr->h.word);
+	int64_t d = (int64_t)(pr->sp - e->sp);
+	uint8_t *p = p0;
+	int32_t site;
+
+	site = use_site(e, &p, pr->h.tsc, ev_obj(pr->h.word), pr->addr, pr->ret_ip, events);
+	if (site < 0)
+		return 0;
+	e->sp = pr->sp;
+	p = put_hdr(e, p, TRACE2_PROBE_ENTRY + op - PROBE_OP_ENTRY, pr->h.tsc);
+	trace_put16(p, (uint16_t)site);
+	trace_put16(p + 2, (uint16_t)(int16_t)d);
+	return (size_t)(p + 4 - p0);
+}
+
 _Static_assert(TRACE2_PROBE_SHORT_MAX == 2 * TRACE2_EXTENDED_HDR + TRACE2_SITE_SIZE + 4,
 	       "a site definition, a header and the probe fields");
 
@@ -171,9 +213,9 @@ size_t trace_enc2_probe(struct trace_enc2 *e, uint8_t *p0, const struct rec_prob
 	if (op < PROBE_OP_ENTRY || op > PROBE_OP_HIT || d < INT16_MIN || d > INT16_MAX)
 		return 0;
 	/* entry, exit and hit registers are not kept (the doc says why) */
-	site = use_site(e, &p, pr->h.tsc, ev_obj(pr->h.word), pr->addr, pr->ret_ip, events);
+	site = site_find(e, ev_obj(pr->h.word), pr->addr, pr->ret_ip);
 	if (site < 0)
-		return 0;
+		return enc2_probe_new(e, p0, pr, events);
 	e->sp = pr->sp;
 	p = put_hdr(e, p, TRACE2_PROBE_ENTRY + op - PROBE_OP_ENTRY, pr->h.tsc);
 	trace_put16(p, (uint16_t)site);
