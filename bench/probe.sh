@@ -229,6 +229,14 @@ SQL
 			"$(awk "BEGIN{printf \"%.1f\", $bp / $bn}")" "$(awk "BEGIN{print ($ep - $en) / 1e9}")" \
 			"$(awk "BEGIN{printf \"%.1f\", ($bp - ($ep - $en)) / $bn}")" "$ni"
 	done
+	# the same with packets in the ring (the agent encodes, the collector
+	# copies packets) against records (the collector encodes each one)
+	read -r bn bp <<<"$(SPOOL_RING_PACKETS=1 sqbest "$T/q.sql" --exits auto)"
+	read -r en ep <<<"$(SPOOL_RING_PACKETS=1 sqbest "$T/empty.sql" --exits auto)"
+	printf "  packets in the ring: native %.3f s, probed %.3f s: slowdown %s x; without the fixed cost (%.3f s) %s x\n" \
+		"$(awk "BEGIN{print $bn / 1e9}")" "$(awk "BEGIN{print $bp / 1e9}")" \
+		"$(awk "BEGIN{printf \"%.1f\", $bp / $bn}")" "$(awk "BEGIN{print ($ep - $en) / 1e9}")" \
+		"$(awk "BEGIN{printf \"%.1f\", ($bp - ($ep - $en)) / $bn}")"
 	# spool's fixed cost alone: planning (--list: ELF, .eh_frame, decoding
 	# every probed function) and the whole command on an empty input, CPU
 	# time of spool and sqlite3 together (wall clock on a loaded VM is

@@ -115,6 +115,7 @@ static inline __attribute__((always_inline)) void *agent_probe_reserve(struct ag
 								       uint32_t len)
 {
 	struct ring_prod *p = &t->prod;
+	uint64_t off;
 
 	if (p->pkt.slot) {
 		/* Packets: opening one may wait for room (on_full): slow. */
@@ -131,15 +132,39 @@ static inline __attribute__((always_inline)) void *agent_probe_reserve(struct ag
 		if (p->head + 2ull * len - p->tail > p->size)
 			return agent_probe_slow(AGENT_PROBE_SLOW_RESERVE, NULL, NULL, 0, len);
 	}
+	/* There is room for a pad and the record (above). The common case,
+	 * the record neither wrapping nor reaching pages not yet populated,
+	 * is written here: ring_prod_reserve (a call, its checks again) only
+	 * for those. */
+	off = p->head & (p->size - 1);
+	if (AGENT_LIKELY(off + len <= p->size && p->head + len <= p->ready))
+		return p->data + off;
 	return ring_prod_reserve(p, len);
 }
 
+/* ring_prod_commit of a record in records mode (pkt.slot 0, known). */
+static inline __attribute__((always_inline)) int agent_probe_commit(struct ring_prod *p,
+								    uint32_t len)
+{
+	p->head += len;
+	__atomic_store_n(&p->ring->head, p->head, __ATOMIC_RELEASE);
+	return ring_prod_level(p);
+}
+
+/*
+ * Record one hit. The registers are read from regs where the record is
+ * written, not passed by value: a value argument is read before the
+ * stores above it (any of which may alias regs for the compiler), so it
+ * was kept in callee-saved registers or spilled across them. op is a
+ * constant in every caller: the choice of registers folds away.
+ */
 static inline __attribute__((always_inline)) void
-agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1, uint64_t a2)
+agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
 {
 	struct agent_thread *t = &agent_self;
 	struct rec_probe *r;
 	uint32_t seq;
+	int pkt;
 
 	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
 		if (!agent.active || t->busy)
@@ -150,13 +175,15 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 	}
 	if (AGENT_UNLIKELY(id > agent_probe_max_id))
 		return;
+	/* the ring's mode, read once (only this thread changes it) */
+	pkt = t->prod.pkt.slot != 0;
 	seq = ++t->seq;
 	t->busy = 1;
 	/* Before the reserve: a drop is counted in lost after last_seq says
 	 * the event was numbered (collector_lost_ok reads them in that order;
 	 * stored after, a full ring looked damaged to the collector). */
 	t->prod.ring->last_seq = seq;
-	if (t->prod.pkt.slot) {
+	if (pkt) {
 		/* packets in the ring: the common case written in place */
 		int wake;
 
@@ -177,10 +204,17 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, uint64_t a0, uint64_t a1
 	r->addr = agent_probe_by_id[id].addr;
 	r->sp = sp;
 	r->ret_ip = *(const uint64_t *)sp;
-	r->args[0] = a0;
-	r->args[1] = a1;
-	r->args[2] = a2;
-	if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
+	if (op == PROBE_OP_EXIT) { /* the return value */
+		r->args[0] = regs->rax;
+		r->args[1] = regs->rdx;
+		r->args[2] = 0;
+	} else { /* the first three integer arguments */
+		r->args[0] = regs->rdi;
+		r->args[1] = regs->rsi;
+		r->args[2] = regs->rdx;
+	}
+	if (AGENT_UNLIKELY(pkt ? ring_prod_commit(&t->prod, sizeof(*r))
+			       : agent_probe_commit(&t->prod, sizeof(*r))))
 		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
 out:
 	t->busy = 0;
@@ -188,7 +222,7 @@ out:
 
 static void agent_probe_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
-	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs);
 }
 
 /* An exit whose return address is the return-address trampoline: the
@@ -202,7 +236,7 @@ static inline __attribute__((always_inline)) void agent_probe_exit_tail(uint64_t
 
 static void agent_probe_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
-	agent_probe_emit(id, PROBE_OP_EXIT, sp, regs->rax, regs->rdx, 0);
+	agent_probe_emit(id, PROBE_OP_EXIT, sp, regs);
 	agent_probe_exit_tail(sp);
 }
 
@@ -211,13 +245,13 @@ static void agent_probe_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
  * then swapped (agent_probe_ra.c). */
 static void agent_probe_entry_ra(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
-	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs);
 	agent_probe_ra_push(id, sp);
 }
 
 static void agent_probe_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
-	agent_probe_emit(id, PROBE_OP_HIT, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_emit(id, PROBE_OP_HIT, sp, regs);
 }
 
 /*
@@ -467,27 +501,27 @@ agent_probe_user_run(uint32_t id, unsigned op, struct probe_regs *regs, uint64_t
 
 static void agent_probe_user_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
-	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs);
 	agent_probe_user_run(id, PROBE_OP_ENTRY, regs, sp);
 }
 
 static void agent_probe_user_entry_ra(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
-	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs);
 	agent_probe_user_run(id, PROBE_OP_ENTRY, regs, sp);
 	agent_probe_ra_push(id, sp);
 }
 
 static void agent_probe_user_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
-	agent_probe_emit(id, PROBE_OP_EXIT, sp, regs->rax, regs->rdx, 0);
+	agent_probe_emit(id, PROBE_OP_EXIT, sp, regs);
 	agent_probe_exit_tail(sp);
 	agent_probe_user_run(id, PROBE_OP_EXIT, regs, sp);
 }
 
 static void agent_probe_user_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
-	agent_probe_emit(id, PROBE_OP_HIT, sp, regs->rdi, regs->rsi, regs->rdx);
+	agent_probe_emit(id, PROBE_OP_HIT, sp, regs);
 	agent_probe_user_run(id, PROBE_OP_HIT, regs, sp);
 }
 

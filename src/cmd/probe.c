@@ -185,7 +185,8 @@ static void probe_usage(FILE *out)
 		"\n"
 		"Plans of func:, block: and branch: specs are cached by build id in\n"
 		"$XDG_CACHE_HOME/spool/plans (~/.cache/spool/plans); SPOOL_PLAN_CACHE=0\n"
-		"turns the cache off.\n"
+		"turns the cache off. Plans unused for 30 days are removed, then the least\n"
+		"recently used over 64 MB (SPOOL_PLAN_CACHE_MAX=BYTES).\n"
 		"\n"
 		"Later: spool report --functions DIR. See doc/probe.md.\n");
 }

@@ -335,7 +335,12 @@ int shm_host_drain_ring(struct shm_host *h, uint32_t i,
 			ret = shm_host_scratch(h, hd.size);
 			if (ret < 0)
 				return ret;
-			memcpy(h->scratch, data + off, hd.size);
+			/* A probe hit, most records of a probed program: a copy
+			 * of constant size, inlined (no call into libc). */
+			if (hd.size == sizeof(struct rec_probe))
+				memcpy(h->scratch, data + off, sizeof(struct rec_probe));
+			else
+				memcpy(h->scratch, data + off, hd.size);
 			*h->scratch = hd;
 			ret = cb(arg, h->scratch);
 			if (ret) {

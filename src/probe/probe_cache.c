@@ -533,6 +533,9 @@ int probe_cache_load(struct probe_mgr *m, const char *key)
 		ok = 0;
 		goto out;
 	}
+	/* its mtime is its last use: the pruning's order (probe_cache_prune.c) */
+	if (futimens(fd, NULL) < 0)
+		log_debug("probe: plan cache %s: cannot mark it used: %s", path, strerror(errno));
 	/* the messages planning printed, as it printed them */
 	if (msgs_len)
 		fwrite(msgs, 1, msgs_len, stderr);
@@ -730,6 +733,7 @@ void probe_cache_save(const struct probe_mgr *m, const char *key)
 		goto out;
 	}
 	log_debug("probe: plan saved in the cache %s", path);
+	probe_cache_prune(dir, strrchr(path, '/') + 1);
 out:
 	free(payload);
 }

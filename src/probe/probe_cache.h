@@ -22,6 +22,7 @@
 #define SPOOL_PROBE_PROBE_CACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "probe.h"
 
@@ -50,6 +51,18 @@ void probe_cache_capture_begin(void);
  * probe_cache_capture_begin. Failures are only logged at debug level:
  * the cache is an optimisation. */
 void probe_cache_save(const struct probe_mgr *m, const char *key);
+/* Old plans: one not used (loaded or saved) for this many days is removed,
+ * then the least recently used ones until the directory holds at most
+ * PROBE_CACHE_MAX_BYTES (a plan of every libsqlite3 function is 2.2 MB);
+ * SPOOL_PLAN_CACHE_MAX=BYTES sets that limit. */
+#define PROBE_CACHE_MAX_DAYS 30
+#define PROBE_CACHE_MAX_BYTES (64ull << 20)
+/* The size limit in force (PROBE_CACHE_MAX_BYTES or SPOOL_PLAN_CACHE_MAX). */
+uint64_t probe_cache_max_bytes(void);
+/* Remove old plans of dir (probe_cache_prune.c) except the file named keep:
+ * only files spool made (their name's shape, regular, the user's own). */
+void probe_cache_prune(const char *dir, const char *keep);
+
 /* Stop capturing (and drop what was captured). */
 void probe_cache_capture_end(void);
 

@@ -79,9 +79,13 @@ static int grow(struct trace_enc2 *e)
 	return 0;
 }
 
+static int32_t site_of_grown(struct trace_enc2 *e, uint32_t probe, uint64_t addr,
+			     uint64_t caller, int *fresh);
+
 /* The packet's index of the site, *fresh when it has to be defined first;
- * -1 when there is no room for it (the event is then written full). */
-static int32_t site_of(struct trace_enc2 *e, uint32_t probe, uint64_t addr, uint64_t caller,
+ * -1 when there is no room for it (the event is then written full).
+ * Inlined: it runs for nearly every record the collector writes. */
+static inline __attribute__((always_inline)) int32_t site_of(struct trace_enc2 *e, uint32_t probe, uint64_t addr, uint64_t caller,
 		       int *fresh)
 {
 	uint32_t j;
@@ -103,14 +107,21 @@ static int32_t site_of(struct trace_enc2 *e, uint32_t probe, uint64_t addr, uint
 	if ((e->nsites + 1) * 2 > e->cap) {
 		if (grow(e))
 			return -1;
-		return site_of(e, probe, addr, caller, fresh);
+		return site_of_grown(e, probe, addr, caller, fresh);
 	}
 	e->slots[j] = (struct trace_enc2_slot){addr, caller, probe, e->gen, e->nsites};
 	*fresh = 1;
 	return (int32_t)e->nsites++;
 }
 
-static uint8_t *put_hdr(struct trace_enc2 *e, uint8_t *p, unsigned id, uint64_t tsc)
+/* site_of after the table grew (rare: out of line). */
+static int32_t site_of_grown(struct trace_enc2 *e, uint32_t probe, uint64_t addr,
+			     uint64_t caller, int *fresh)
+{
+	return site_of(e, probe, addr, caller, fresh);
+}
+
+static inline __attribute__((always_inline)) uint8_t *put_hdr(struct trace_enc2 *e, uint8_t *p, unsigned id, uint64_t tsc)
 {
 	if (id < TRACE2_EXTENDED && tsc >= e->prev_tsc && tsc - e->prev_tsc <= TRACE2_TS_MASK) {
 		trace_put32(p, (uint32_t)((tsc & TRACE2_TS_MASK) << 5) | id);
@@ -127,7 +138,7 @@ static uint8_t *put_hdr(struct trace_enc2 *e, uint8_t *p, unsigned id, uint64_t 
 
 /* The site's index for a short event (its definition written first at *pp),
  * or -1. */
-static int32_t use_site(struct trace_enc2 *e, uint8_t **pp, uint64_t tsc, uint32_t probe,
+static inline __attribute__((always_inline)) int32_t use_site(struct trace_enc2 *e, uint8_t **pp, uint64_t tsc, uint32_t probe,
 			uint64_t addr, uint64_t caller, uint32_t *events)
 {
 	int fresh;
@@ -144,6 +155,72 @@ static int32_t use_site(struct trace_enc2 *e, uint8_t **pp, uint64_t tsc, uint32
 	*pp = p + TRACE2_SITE_SIZE;
 	(*events)++;
 	return idx;
+}
+
+/* The packet's index of a site it has defined already, or -1: the common
+ * case, inlined (its lookup alone, no registers saved for the rest). */
+static inline __attribute__((always_inline)) int32_t
+site_find(const struct trace_enc2 *e, uint32_t probe, uint64_t addr, uint64_t caller)
+{
+	uint32_t j;
+
+	if (!e->cap)
+		return -1;
+	j = slot_hash(probe, addr, caller) & (e->cap - 1);
+	for (;; j = (j + 1) & (e->cap - 1)) {
+		const struct trace_enc2_slot *o = &e->slots[j];
+
+		if (o->gen != e->gen)
+			return -1;
+		if (o->addr == addr && o->caller == caller && o->probe == probe)
+			return (int32_t)o->idx;
+	}
+}
+
+/* trace_enc2_probe of a site the packet has not defined yet (its op and
+ * stack delta checked): the definition, then the event. Out of line, so
+ * that the common case saves no registers for it. */
+static __attribute__((noinline)) size_t enc2_probe_new(struct trace_enc2 *e, uint8_t *p0,
+						       const struct rec_probe *pr,
+						       uint32_t *events)
+{
+	unsigned op = ev_op(pr->h.word);
+	int64_t d = (int64_t)(pr->sp - e->sp);
+	uint8_t *p = p0;
+	int32_t site;
+
+	site = use_site(e, &p, pr->h.tsc, ev_obj(pr->h.word), pr->addr, pr->ret_ip, events);
+	if (site < 0)
+		return 0;
+	e->sp = pr->sp;
+	p = put_hdr(e, p, TRACE2_PROBE_ENTRY + op - PROBE_OP_ENTRY, pr->h.tsc);
+	trace_put16(p, (uint16_t)site);
+	trace_put16(p + 2, (uint16_t)(int16_t)d);
+	return (size_t)(p + 4 - p0);
+}
+
+_Static_assert(TRACE2_PROBE_SHORT_MAX == 2 * TRACE2_EXTENDED_HDR + TRACE2_SITE_SIZE + 4,
+	       "a site definition, a header and the probe fields");
+
+size_t trace_enc2_probe(struct trace_enc2 *e, uint8_t *p0, const struct rec_probe *pr,
+			uint32_t *events)
+{
+	unsigned op = ev_op(pr->h.word);
+	int64_t d = (int64_t)(pr->sp - e->sp);
+	uint8_t *p = p0;
+	int32_t site;
+
+	if (op < PROBE_OP_ENTRY || op > PROBE_OP_HIT || d < INT16_MIN || d > INT16_MAX)
+		return 0;
+	/* entry, exit and hit registers are not kept (the doc says why) */
+	site = site_find(e, ev_obj(pr->h.word), pr->addr, pr->ret_ip);
+	if (site < 0)
+		return enc2_probe_new(e, p0, pr, events);
+	e->sp = pr->sp;
+	p = put_hdr(e, p, TRACE2_PROBE_ENTRY + op - PROBE_OP_ENTRY, pr->h.tsc);
+	trace_put16(p, (uint16_t)site);
+	trace_put16(p + 2, (uint16_t)(int16_t)d);
+	return (size_t)(p + 4 - p0);
 }
 
 size_t trace_enc2_put(struct trace_enc2 *e, uint8_t *p0, const struct rec_hdr *rec, size_t v1,
@@ -189,20 +266,12 @@ size_t trace_enc2_put(struct trace_enc2 *e, uint8_t *p0, const struct rec_hdr *r
 		return (size_t)(p + 2 - p0);
 	}
 	case KIND_PROBE: {
-		const struct rec_probe *pr = (const struct rec_probe *)rec;
-		int64_t d = (int64_t)(pr->sp - e->sp);
+		size_t n = trace_enc2_probe(e, p0, (const struct rec_probe *)rec, events);
 
-		e->sp = pr->sp;
-		if (op < PROBE_OP_ENTRY || op > PROBE_OP_HIT || d < INT16_MIN || d > INT16_MAX)
-			break;
-		/* entry, exit and hit registers are not kept (the doc says why) */
-		site = use_site(e, &p, rec->tsc, ev_obj(rec->word), pr->addr, pr->ret_ip, events);
-		if (site < 0)
-			break;
-		p = put_hdr(e, p, TRACE2_PROBE_ENTRY + op - PROBE_OP_ENTRY, rec->tsc);
-		trace_put16(p, (uint16_t)site);
-		trace_put16(p + 2, (uint16_t)(int16_t)d);
-		return (size_t)(p + 4 - p0);
+		if (n)
+			return n;
+		e->sp = ((const struct rec_probe *)rec)->sp;
+		break;
 	}
 	}
 	/* The full form: op, object index, (thread: seq), the record's fields. */

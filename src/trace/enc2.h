@@ -41,6 +41,14 @@ size_t trace_enc2_max(const struct rec_hdr *rec, size_t v1);
  * with a site definition) to *events. */
 size_t trace_enc2_put(struct trace_enc2 *e, uint8_t *p, const struct rec_hdr *rec, size_t v1,
 		      uint32_t *events);
+/* The short form of a probe entry, exit or hit (what trace_enc2_put writes
+ * for one): its bytes, with a site definition first when the packet has
+ * none for it (counted in *events; the event itself is not); 0 and nothing
+ * written nor changed when the record needs the full form. At most
+ * TRACE2_PROBE_SHORT_MAX bytes. */
+#define TRACE2_PROBE_SHORT_MAX (2 * 13 + 24 + 4)
+size_t trace_enc2_probe(struct trace_enc2 *e, uint8_t *p, const struct rec_probe *pr,
+			uint32_t *events);
 void trace_enc2_free(struct trace_enc2 *e);
 
 #endif

@@ -867,12 +867,16 @@ static void packet_first(struct trace_stream *s, const struct rec_hdr *rec)
 		trace_enc2_packet(&s->enc, rec->tsc);
 }
 
-int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
+/* trace_stream_write of any record: out of line, so that the fast path
+ * below saves no registers for it. */
+static __attribute__((noinline)) int stream_write_any(struct trace_stream *s,
+						      const struct rec_hdr *rec)
 {
-	size_t need = event_size(rec), room;
+	size_t need, room;
 	unsigned kind = ev_kind(rec->word);
 	uint8_t *p;
 
+	need = event_size(rec);
 	if (!need)
 		return -EINVAL;
 	room = s->w->format == 2 ? trace_enc2_max(rec, need) : need;
@@ -926,6 +930,31 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
 	trace_put32(p + 17, rec->seq);
 	trace_v1_rest_put(p + 21, rec, TRACE_V1_REST(need));
 	return 0;
+}
+
+int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec)
+{
+	/* Most records of a probed program: a probe entry or exit that
+	 * follows the one before it in an open packet with room, written in
+	 * its short form (stream_write_any would do the same, through the
+	 * size checks of every kind and the general encoder). */
+	if (ev_kind(rec->word) == KIND_PROBE && rec->size == sizeof(struct rec_probe) &&
+	    s->w->format == 2 && s->nev && rec->seq == s->next_seq &&
+	    s->len + TRACE2_PROBE_SHORT_MAX <= s->cap) {
+		size_t n = trace_enc2_probe(&s->enc, s->buf + s->len,
+					    (const struct rec_probe *)rec, &s->nev2);
+
+		if (n) {
+			s->len += n;
+			s->last_tsc = rec->tsc;
+			s->nev++;
+			s->nev2++;
+			s->nkind[KIND_PROBE]++;
+			s->next_seq = rec->seq + 1;
+			return 0;
+		}
+	}
+	return stream_write_any(s, rec);
 }
 
 int trace_writer_format(const struct trace_writer *w)
