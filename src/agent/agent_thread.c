@@ -87,9 +87,14 @@ static void agent_thread_fork_parent(void)
 }
 
 /* An event in the fork window (agent_enter): the parent's is recorded as
- * usual; the child's is dropped and counted as an event of a thread without
- * a ring, which it is until its atfork handler registers it. A system call
- * per event, only in the window; busy, so a probe on syscall, getpid or
+ * usual. The child's is not recorded: until the agent's atfork handler
+ * registers it, the child has no process slot and no ring, as a process
+ * has none before the agent's constructor, and what runs there is libc's
+ * own fork code (a probe on it, func:libc.so.6:*, sees the child from its
+ * fork handlers on: doc/probe.md). Registering from here instead would run
+ * the slot claim (libc calls) inside a probe's handler, maybe the SIGTRAP
+ * one. Not counted as lost (doc/probe.md, "Limits"). A system call per
+ * event, only in the window; busy, so a probe on syscall, getpid or
  * __errno_location returns at once. */
 struct agent_thread *agent_thread_forking(struct agent_thread *t)
 {
@@ -102,10 +107,7 @@ struct agent_thread *agent_thread_forking(struct agent_thread *t)
 	pid = (uint32_t)syscall(SYS_getpid);
 	errno = saved;
 	t->busy--;
-	if (pid == agent.pid)
-		return t;
-	__atomic_fetch_add(&agent.ctl->lost_no_ring, 1, __ATOMIC_RELAXED);
-	return 0;
+	return pid == agent.pid ? t : 0;
 }
 
 void agent_thread_init(void)
