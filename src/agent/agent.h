@@ -226,7 +226,7 @@ void agent_thread_register(struct agent_thread *t);
 void agent_thread_exit(struct agent_thread *t, uint64_t ip);
 void agent_thread_init(void);
 void agent_thread_fork_child(void);
-struct agent_thread *agent_thread_forking(struct agent_thread *t);
+struct agent_thread *agent_thread_forking(void);
 
 /* agent_func.c */
 void agent_func_init(void);
@@ -274,7 +274,7 @@ static inline __attribute__((always_inline)) struct agent_thread *agent_enter(vo
 			/* Counted per interposed call, one or two events each. */
 			__atomic_fetch_add(&agent.ctl->lost_no_ring, 1, __ATOMIC_RELAXED);
 		if (t->state == AGENT_T_FORK)
-			return agent_thread_forking(t);
+			return agent_thread_forking();
 		if (t->state != AGENT_T_ON)
 			return 0;
 	}

@@ -96,8 +96,9 @@ static void agent_thread_fork_parent(void)
  * one. Not counted as lost (doc/probe.md, "Limits"). A system call per
  * event, only in the window; busy, so a probe on syscall, getpid or
  * __errno_location returns at once. */
-struct agent_thread *agent_thread_forking(struct agent_thread *t)
+struct agent_thread *agent_thread_forking(void)
 {
+	struct agent_thread *t = &agent_self;
 	uint32_t pid;
 	int saved;
 
