@@ -871,7 +871,8 @@ int collector_use_packets(struct collector *c, uint32_t features)
 {
 	const char *v = getenv("SPOOL_RING_PACKETS");
 
-	if (!v || strcmp(v, "1") || trace_writer_format(c->w) != 2 ||
+	/* the default; SPOOL_RING_PACKETS=0 keeps the records mode */
+	if ((v && !strcmp(v, "0")) || trace_writer_format(c->w) != 2 ||
 	    (features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
 		return 0;
 	c->h->packets = 1;
