@@ -80,6 +80,7 @@ struct collector {
 	uint32_t bad_kind;	  /* kind of the last record the writer refused */
 	const char *bad_pkt;	  /* what trace_pkt2_check found wrong in a packet */
 	int peek;		  /* collector_flush: copy live threads' open packets too */
+	int finishing;		  /* collector_finish: the rings were read for the last time */
 	struct rec_hdr *scratch;  /* an untimed record with its time filled in */
 	size_t scratch_cap;
 	struct trace_zinput z;	  /* --compress: packs input data (zinput.c) */
@@ -568,8 +569,11 @@ int collector_flush(struct collector *c)
 	 * killed spool's trace and a live `list` see every event up to here.
 	 * Not with --stream: its mirror sends what a file gained at its end
 	 * and counts whole packets once, and this one is written again in
-	 * place (doc/trace-format.md, "Packets in the ring"). */
-	if (c->h->packets && !stream_send_active()) {
+	 * place (doc/trace-format.md, "Packets in the ring"). Not once
+	 * collector_finish has taken the open packets as far as they go: a
+	 * program left running (spool probe -p detached) may write on, and
+	 * its head is then behind the tail the collector moved. */
+	if (c->h->packets && !stream_send_active() && !c->finishing) {
 		c->peek = 1;
 		ret = collector_drain(c);
 		c->peek = 0;
@@ -890,6 +894,7 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 	c->owner_gone = c->h->packets;
 	rc = collector_drain(c);
 	c->owner_gone = 0;
+	c->finishing = 1;
 	rc2 = write_proc_files(c, 1);
 	c->st.lost_ring = 0;
 	c->st.lost_damaged = 0;
