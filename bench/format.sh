@@ -92,10 +92,11 @@ echo "bench: b) 2 threads x $N uncontended pairs, best of 3" >&2
 t_nat=$(best3 "$bench" own 2 "$N")
 t_v1=$(SPOOL_TRACE_FORMAT=1 best3 "$spool" locks -q -o t -- "$bench" own 2 "$N")
 SPOOL_TRACE_FORMAT=1 "$spool" locks -q -o v1 -- "$bench" own 2 "$N" 2>/dev/null
-t_v2=$(best3 "$spool" locks -q -o t -- "$bench" own 2 "$N")
-"$spool" locks -q -o v2 -- "$bench" own 2 "$N" 2>/dev/null
+# format 2 in the records mode: the collector encodes each record
+t_v2=$(SPOOL_RING_PACKETS=0 best3 "$spool" locks -q -o t -- "$bench" own 2 "$N")
+SPOOL_RING_PACKETS=0 "$spool" locks -q -o v2 -- "$bench" own 2 "$N" 2>/dev/null
 # format 2 with the agent writing finished packets into its ring (the
-# collector copies them; doc/trace-format.md, "Packets in the ring")
+# default: the collector copies them; doc/trace-format.md, "Packets in the ring")
 t_vp=$(SPOOL_RING_PACKETS=1 best3 "$spool" locks -q -o t -- "$bench" own 2 "$N")
 SPOOL_RING_PACKETS=1 "$spool" locks -q -o vp -- "$bench" own 2 "$N" 2>/dev/null
 b1=$(trace_bytes v1)
@@ -108,7 +109,7 @@ printf '%-26s %-12s %-12s %-10s %s\n' native "$(awk -v t="$t_nat" 'BEGIN { print
 for v in 1 2 p; do
 	case $v in
 	1) t=$t_v1 b=$b1 name="spool locks, format 1" ;;
-	2) t=$t_v2 b=$b2 name="spool locks, format 2" ;;
+	2) t=$t_v2 b=$b2 name="format 2, records mode" ;;
 	p) t=$t_vp b=$bp name="  packets in the ring" ;;
 	esac
 	if [ "$t" = fail ]; then

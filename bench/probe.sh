@@ -110,16 +110,18 @@ if cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
 	SP=("$SPOOL" probe -q --ring-size 16m -o "$T/ch.trace" -e 'func:ch_*' --)
 	SPP=("$SPOOL" probe -q --ring-size 16m --exits patch -o "$T/ch.trace" -e 'func:ch_*' --)
 	cn="$(chiso 50000 5000 env)"
-	ca="$(chiso 50000 5000 "${SP[@]}")"
+	# the records mode (the collector encodes each record); the packets in
+	# the ring, the default, below
+	ca="$(SPOOL_RING_PACKETS=0 chiso 50000 5000 "${SP[@]}")"
 	cp="$(chiso 2000 500 "${SPP[@]}")"
 	WN=200000
 	wn="$(chwall $WN env)"
-	wa="$(chwall $WN "$SPOOL" probe -q -o "$T/ch.trace" -e 'func:ch_*' --)"
+	wa="$(SPOOL_RING_PACKETS=0 chwall $WN "$SPOOL" probe -q -o "$T/ch.trace" -e 'func:ch_*' --)"
 	pw() { awk "BEGIN{printf \"%.0f\", ($1 - $2) / (4 * $WN)}"; }
 	add() { awk "BEGIN{printf \"%+.1f\", $1 - $2}"; }
 	echo "probe: -O2 call-heavy program (bench/callheavy.c), 4 functions, entry and exit; ns per call"
 	printf "  native                          %9s ns\n" "$cn"
-	printf "  spool (exits via return address), isolated %7s ns   %s ns per call; whole command %s ns per call\n" \
+	printf "  spool records mode (exits via return address), isolated %7s ns   %s ns per call; whole command %s ns per call\n" \
 		"$ca" "$(add "$ca" "$cn")" "$(pw "$wa" "$wn")"
 	printf "  spool --exits patch (int3), isolated %9s ns   %s ns per call\n" "$cp" "$(add "$cp" "$cn")"
 	# the agent writing finished packets into its ring (doc/trace-format.md,

@@ -72,9 +72,10 @@ SPOOL_TRACE_FORMAT=1 run trylock-v1 locks -o trylock-v1 -- "$progs/trylock" 3 3 
 	seed reader trylock-v1 trylock-v1 00
 SPOOL_TRACE_FORMAT=1 run stacks-v1 locks --stacks 4 -o stacks-v1 -- "$progs/lockcount" 2 20 &&
 	seed reader stacks-v1 stacks-v1 02
-# Packets the agent wrote in its ring (SPOOL_RING_PACKETS=1, doc/trace-format.md
-# "Packets in the ring"): a lock trace, one whose last packet the collector
-# closed after a crash, and a probe trace.
+# Packets the agent wrote in its ring (the default; SPOOL_RING_PACKETS=1 says
+# so whatever the default: doc/trace-format.md "Packets in the ring"): a lock
+# trace, one whose last packet the collector closed after a crash, and a
+# probe trace.
 SPOOL_RING_PACKETS=1 run trylock-pkt locks -o trylock-pkt -- "$progs/trylock" 3 3 &&
 	seed reader trylock-pkt trylock-pkt 00
 SPOOL_RING_PACKETS=1 run segv-pkt locks -o segv-pkt -- "$progs/crash" 20 &&

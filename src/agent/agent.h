@@ -86,6 +86,8 @@ enum {
 	AGENT_T_ON = 1,	    /* recording into prod */
 	AGENT_T_NORING = 2, /* no ring was left: events are dropped and counted */
 	AGENT_T_DONE = 3,   /* ring marked RING_EXITED: nothing more is recorded */
+	AGENT_T_FORK = 4,   /* in fork(), from the prepare handler to the parent's or
+			     * child's: the child must not write in the parent's ring */
 };
 
 /* Per-thread state; initial-exec TLS so access is one %fs-relative load. */
@@ -224,6 +226,7 @@ void agent_thread_register(struct agent_thread *t);
 void agent_thread_exit(struct agent_thread *t, uint64_t ip);
 void agent_thread_init(void);
 void agent_thread_fork_child(void);
+struct agent_thread *agent_thread_forking(void);
 
 /* agent_func.c */
 void agent_func_init(void);
@@ -270,6 +273,8 @@ static inline __attribute__((always_inline)) struct agent_thread *agent_enter(vo
 		if (t->state == AGENT_T_NORING)
 			/* Counted per interposed call, one or two events each. */
 			__atomic_fetch_add(&agent.ctl->lost_no_ring, 1, __ATOMIC_RELAXED);
+		if (t->state == AGENT_T_FORK)
+			return agent_thread_forking();
 		if (t->state != AGENT_T_ON)
 			return 0;
 	}

@@ -36,6 +36,7 @@
 #include "../util/log.h"
 #include "../util/procinfo.h"
 #include "collector.h"
+#include "stream_send.h"
 
 /* A record the agent wrote without reading the TSC: only spool:user ones. */
 #define COLLECT_UNTIMED(rec) ((rec)->tsc == 0 && ev_kind((rec)->word) == KIND_USER)
@@ -58,6 +59,11 @@ struct ring_state {
 	uint64_t damaged;   /* events lost because the program damaged the ring */
 	uint64_t last_tsc;  /* of the last record written: an untimed record's time */
 	uint64_t cut; /* events a crash of the program cut short (last_seq - done_seq) */
+	/* SHM_F_PACKETS: the provisional copy of the ring's open packet the
+	 * last flush wrote (trace_stream_put_open), its bytes and the counts
+	 * already added to the run's; 0 bytes: none */
+	size_t prov_len;
+	struct trace_pkt2_counts prov;
 };
 
 struct collector {
@@ -77,6 +83,8 @@ struct collector {
 	uint32_t cur_ring;	  /* ring being drained, for the callback */
 	uint32_t bad_kind;	  /* kind of the last record the writer refused */
 	const char *bad_pkt;	  /* what trace_pkt2_check found wrong in a packet */
+	int peek;		  /* collector_flush: copy live threads' open packets too */
+	int finishing;		  /* collector_finish: the rings were read for the last time */
 	struct rec_hdr *scratch;  /* an untimed record with its time filled in */
 	size_t scratch_cap;
 	struct trace_zinput z;	  /* --compress: packs input data (zinput.c) */
@@ -230,6 +238,14 @@ static int on_record(void *arg, const struct rec_hdr *rec)
  * the program's memory): a damaged packet is never written, its ring is
  * abandoned and its loss counted (-EPROTO), as a damaged record is in the
  * records mode. The run's counts are the checked packets' own. */
+static void collector_count_pkt(struct collector *c, const struct trace_pkt2_counts *n, int sign)
+{
+	c->st.events += (uint64_t)(int64_t)sign * n->events;
+	c->st.lock_events += (uint64_t)(int64_t)sign * n->lock;
+	c->st.threads += (uint64_t)(int64_t)sign * n->thread;
+	c->st.procs += (uint64_t)(int64_t)sign * n->proc;
+}
+
 static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 {
 	struct collector *c = arg;
@@ -237,6 +253,8 @@ static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 	struct trace_pkt2_counts n;
 	int rc;
 
+	if (open == SHM_DRAIN_PEEK && (rs->no_stream || len == rs->prov_len))
+		return 0; /* (nothing new since the last flush wrote it) */
 	if (trace_pkt2_check(pkt, len, open, &n, &c->bad_pkt) < 0)
 		return -EPROTO;
 	/* the last seq taken: what a damage later is counted from */
@@ -246,6 +264,19 @@ static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 		c->st.unwritten += n.events;
 		return 0;
 	}
+	/* a provisional copy of this packet is in the file: this one is
+	 * written over it, and counted instead of it */
+	if (rs->prov_len)
+		collector_count_pkt(c, &rs->prov, -1);
+	rs->prov_len = 0;
+	if (open == SHM_DRAIN_PEEK) {
+		if (trace_stream_put_open(rs->stream, pkt, len) < 0)
+			return 0; /* (all of it comes again) */
+		rs->prov_len = len;
+		rs->prov = n;
+		collector_count_pkt(c, &n, 1);
+		return 0;
+	}
 	rc = trace_stream_put_packet(rs->stream, pkt, len);
 	if (rc < 0) {
 		if (!c->st.rejected++)
@@ -253,10 +284,7 @@ static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 				 strerror(-rc));
 		return 0;
 	}
-	c->st.events += n.events;
-	c->st.lock_events += n.lock;
-	c->st.threads += n.thread;
-	c->st.procs += n.proc;
+	collector_count_pkt(c, &n, 1);
 	return 0;
 }
 
@@ -310,6 +338,10 @@ static void collector_ring_damaged(struct collector *c, uint32_t i, const char *
 		return;
 	rs->corrupt = 1;
 	c->st.corrupt_rings++;
+	/* the copy of its open packet a flush wrote stays: whole events */
+	if (rs->stream)
+		trace_stream_seal(rs->stream);
+	rs->prov_len = 0;
 	rs->damaged = collector_damage_estimate(c, i, &hdr);
 	if (rs->stream)
 		trace_stream_discarded(rs->stream, rs->lost_seen + rs->damaged + rs->cut);
@@ -442,7 +474,11 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 		 * open packet, if any, is taken as well */
 		int gone = c->owner_gone || state == RING_EXITED;
 
-		rc = shm_host_drain_packets(c->h, i, gone, on_packet, c);
+		rc = shm_host_drain_packets(c->h, i,
+					    gone     ? SHM_DRAIN_GONE
+					    : c->peek ? SHM_DRAIN_PEEK
+						      : SHM_DRAIN_LIVE,
+					    on_packet, c);
 		if (rc >= 0 && gone)
 			collector_count_cut(c, i, r);
 	} else {
@@ -541,6 +577,21 @@ int collector_flush(struct collector *c)
 {
 	int ret = 0;
 
+	/* SHM_F_PACKETS: a live thread's open packet stays in its ring until
+	 * it fills or the thread ends (an idle or blocked thread's for good):
+	 * a copy of it up to its last whole event goes to the file now, so a
+	 * killed spool's trace and a live `list` see every event up to here.
+	 * Not with --stream: its mirror sends what a file gained at its end
+	 * and counts whole packets once, and this one is written again in
+	 * place (doc/trace-format.md, "Packets in the ring"). Not once
+	 * collector_finish has taken the open packets as far as they go: a
+	 * program left running (spool probe -p detached) may write on, and
+	 * its head is then behind the tail the collector moved. */
+	if (c->h->packets && !stream_send_active() && !c->finishing) {
+		c->peek = 1;
+		ret = collector_drain(c);
+		c->peek = 0;
+	}
 	for (uint32_t i = 0; i < c->h->max_rings; i++) {
 		int rc;
 
@@ -918,7 +969,8 @@ int collector_use_packets(struct collector *c, uint32_t features)
 {
 	const char *v = getenv("SPOOL_RING_PACKETS");
 
-	if (!v || strcmp(v, "1") || trace_writer_format(c->w) != 2 ||
+	/* the default; SPOOL_RING_PACKETS=0 keeps the records mode */
+	if ((v && !strcmp(v, "0")) || trace_writer_format(c->w) != 2 ||
 	    (features & (SHM_FEAT_RECORD | SHM_FEAT_REPLAY)))
 		return 0;
 	c->h->packets = 1;
@@ -936,6 +988,7 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 	c->owner_gone = c->h->packets;
 	rc = collector_drain(c);
 	c->owner_gone = 0;
+	c->finishing = 1;
 	rc2 = write_proc_files(c, 1);
 	c->st.lost_ring = 0;
 	c->st.lost_damaged = 0;

@@ -62,11 +62,12 @@ void collector_still_running(struct collector *c, uint64_t n);
 /* Last drain, process side files (maps, command lines, build ids), stats
  * (the losses as the trace's state file will have them: trace_writer_loss
  * gives the same after any later side file). */
-/* SPOOL_RING_PACKETS=1 in spool's environment: the agent writes finished
- * format-2 packets into its rings and the collector copies them whole
- * (SHM_F_PACKETS, doc/trace-format.md "Packets in the ring"). Only for a
- * format-2 trace and not for record/replay (features); sets it in h and
- * its control block before the program starts. Returns 1 when it is on. */
+/* The default (SPOOL_RING_PACKETS=0 in spool's environment turns it off):
+ * the agent writes finished format-2 packets into its rings and the
+ * collector copies them whole (SHM_F_PACKETS, doc/trace-format.md "Packets
+ * in the ring"). Only for a format-2 trace and not for record/replay
+ * (features); sets it in h and its control block before the program
+ * starts. Returns 1 when it is on. */
 int collector_use_packets(struct collector *c, uint32_t features);
 int collector_finish(struct collector *c, struct collector_stats *st);
 void collector_free(struct collector *c);

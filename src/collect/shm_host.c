@@ -362,7 +362,7 @@ corrupt:
 	return -EPROTO;
 }
 
-int shm_host_drain_packets(struct shm_host *h, uint32_t i, int owner_gone,
+int shm_host_drain_packets(struct shm_host *h, uint32_t i, int mode,
 			   int (*cb)(void *arg, uint8_t *pkt, size_t len, int open), void *arg)
 {
 	uint32_t size = h->ring_bytes, slot = shm_pkt_slot(h->ring_bytes);
@@ -394,7 +394,7 @@ int shm_host_drain_packets(struct shm_host *h, uint32_t i, int owner_gone,
 		int open = head - tail < slot;
 		uint64_t len, used = open ? head - tail : slot;
 
-		if (open && !owner_gone)
+		if (open && mode == SHM_DRAIN_LIVE)
 			break;
 		/* Copy, then check the copy: the target may change the ring
 		 * between our check and our use. */
@@ -408,19 +408,23 @@ int shm_host_drain_packets(struct shm_host *h, uint32_t i, int owner_gone,
 				goto corrupt;
 			len /= 8;
 		} else {
-			/* An open packet whose writer is gone: whole up to
-			 * head (events and timestamp_end are kept per event;
-			 * cb sets them from what is there, trace_pkt2_check). */
+			/* An open packet whose writer is gone, or a flush's copy
+			 * of a live one: whole up to head (the writer publishes
+			 * head after each whole event; events and timestamp_end
+			 * may already be the next event's, so cb sets them from
+			 * what is there, trace_pkt2_check). */
 			len = used;
 			ring_pkt_put64(b + RING_PKT_CONTENT, len * 8);
 			ring_pkt_put64(b + RING_PKT_PACKET, len * 8);
 		}
-		ret = cb(arg, b, len, open);
+		ret = cb(arg, b, len, open ? mode : 0);
 		if (ret == -EPROTO)
 			goto corrupt; /* its events are damaged */
 		if (ret)
 			return ret;
 		n++;
+		if (open && mode == SHM_DRAIN_PEEK)
+			break; /* still the writer's */
 		tail += slot;
 		if (open) {
 			/* Nothing writes the ring now: head moves on with tail,

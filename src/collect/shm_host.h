@@ -91,14 +91,19 @@ int shm_host_drain_ring(struct shm_host *h, uint32_t i,
  * SHM_F_PACKETS: hand out the finished packets of ring i (each a copy,
  * checked: the magic, and content_size from the headers to its slot; the
  * events inside are cb's to check, trace_pkt2_check), one cb call each with
- * the packet's bytes. With owner_gone (the ring's thread or process has
+ * the packet's bytes. With SHM_DRAIN_GONE (the ring's thread or process has
  * ended: nothing writes it any more), the open packet is handed out too
- * (cb's open set), cut at head, and head and tail move to the next slot.
+ * (cb's open SHM_DRAIN_GONE), cut at head, and head and tail move to the
+ * next slot. With SHM_DRAIN_PEEK (a flush), a copy of the open packet up to
+ * head (its writer publishes head after each whole event, with release) is
+ * handed out (cb's open SHM_DRAIN_PEEK) and left where it is: the next
+ * drain hands it out again, longer, then finished.
  * Returns packets handed out, -EPROTO when the ring is damaged (then
  * skipped from then on; cb returns -EPROTO for a packet whose events are),
  * or cb's other non-zero value.
  */
-int shm_host_drain_packets(struct shm_host *h, uint32_t i, int owner_gone,
+enum { SHM_DRAIN_LIVE = 0, SHM_DRAIN_GONE = 1, SHM_DRAIN_PEEK = 2 };
+int shm_host_drain_packets(struct shm_host *h, uint32_t i, int mode,
 			   int (*cb)(void *arg, uint8_t *pkt, size_t len, int open), void *arg);
 
 /* Sleep until a producer crosses the watermark or timeout_ms passes. */

@@ -11,8 +11,11 @@
  * pointer predictions, all starting again with each packet. The site table
  * here is a 2-way set-associative cache: a site it forgot is defined again under a
  * new index, which the format allows (a definition's index is the count so
- * far; nothing says a triple has one index). No libc beyond memmove and
- * memset, no system call, no lock: it runs on the agent's hot path.
+ * far; nothing says a triple has one index). No libc call (fixed-size
+ * memcpy the compiler inlines only), no system call, no lock: it runs on
+ * the agent's hot path, also inside its SIGTRAP handler, where a call to
+ * libc's memmove or memset would hit the int3 probe `func:libc.so.6:*`
+ * places there while SIGTRAP is blocked, and the kernel kills the program.
  *
  * A packet lives in one slot of the ring (shm_pkt_slot bytes) from its
  * header to its last event. The header is written when the packet opens;
@@ -112,6 +115,50 @@ static inline uint64_t ring_pkt_get64(const uint8_t *p)
 	return v;
 }
 
+/* Copy n bytes from src down to dst (dst <= src, the ranges may overlap)
+ * or zero n bytes, without calling libc (see the top of this file): the
+ * empty asm keeps the compiler from turning the loop back into a call to
+ * memmove or memset (-ftree-loop-distribute-patterns). n is small (a
+ * record's tail, a packet header) but for the site table's reset, once
+ * per 65,535 packets. */
+static inline void ring_pkt_copy_down(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, src + i, 8);
+		__asm__ volatile("" : "+r"(v));
+		memcpy(dst + i, &v, 8);
+	}
+	for (; i < n; i++) {
+		uint8_t v = src[i];
+
+		__asm__ volatile("" : "+r"(v));
+		dst[i] = v;
+	}
+}
+
+static inline void ring_pkt_zero(void *to, size_t n)
+{
+	uint8_t *d = to;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t z = 0;
+
+		__asm__ volatile("" : "+r"(z));
+		memcpy(d + i, &z, 8);
+	}
+	for (; i < n; i++) {
+		uint8_t z = 0;
+
+		__asm__ volatile("" : "+r"(z));
+		d[i] = z;
+	}
+}
+
 /* Start the packet at base: its header but the fields the first event
  * and the collector set. */
 static inline void ring_pkt_begin(struct ring_pkt *k, uint8_t *base, uint64_t start)
@@ -125,10 +172,10 @@ static inline void ring_pkt_begin(struct ring_pkt *k, uint8_t *base, uint64_t st
 	k->sp = 0;
 	if (++k->gen == 0) { /* wrapped: old entries could look current */
 		if (k->sites)
-			memset(k->sites, 0, RING_PKT_SITES * sizeof(*k->sites));
+			ring_pkt_zero(k->sites, RING_PKT_SITES * sizeof(*k->sites));
 		k->gen = 1;
 	}
-	memset(base, 0, RING_PKT_HDR);
+	ring_pkt_zero(base, RING_PKT_HDR);
 	ring_pkt_put32(base, RING_PKT_MAGIC);
 	ring_pkt_put32(base + RING_PKT_PID, k->pid);
 	ring_pkt_put32(base + RING_PKT_TID, k->tid);
@@ -193,7 +240,7 @@ static inline int32_t ring_pkt_site(struct ring_pkt *k, uint8_t **pp, uint64_t t
  * Encode the record staged at rec (8-aligned, at or after out) as events
  * written from out; returns the end of what was written. Every field is
  * read before anything is written over it; the bulk of a full record is
- * moved with memmove (its destination is before its source). tsc is the
+ * moved with ring_pkt_copy_down (its destination is before its source). tsc is the
  * record's time (an untimed spool:user record's is the previous event's).
  */
 static inline uint8_t *ring_pkt_encode(struct ring_pkt *k, uint8_t *out, const struct rec_hdr *rec,
@@ -228,7 +275,7 @@ static inline uint8_t *ring_pkt_encode(struct ring_pkt *k, uint8_t *out, const s
 		ring_pkt_put64(p + 5, ip);
 		ring_pkt_put64(p + 13, arg);
 		ring_pkt_put32(p + 21, n);
-		memmove(p + 25, l->stack, (size_t)n * 8);
+		ring_pkt_copy_down(p + 25, (const uint8_t *)l->stack, (size_t)n * 8);
 		return p + 25 + (size_t)n * 8;
 	}
 	case KIND_THREAD: {
@@ -290,7 +337,7 @@ static inline uint8_t *ring_pkt_encode(struct ring_pkt *k, uint8_t *out, const s
 	p = ring_pkt_hdr(k, p, kind, tsc);
 	p[0] = (uint8_t)op;
 	ring_pkt_put32(p + 1, obj);
-	memmove(p + 5, rec + 1, size - sizeof(*rec));
+	ring_pkt_copy_down(p + 5, (const uint8_t *)(rec + 1), size - sizeof(*rec));
 	return p + 5 + (size - sizeof(*rec));
 }
 

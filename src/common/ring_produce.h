@@ -78,7 +78,7 @@ static inline void ring_prod_init(struct ring_prod *p, struct shm_ring *r, uint3
 	p->size = ring_bytes;
 	p->watermark = watermark;
 	p->checked = watermark ? p->head / watermark : 0;
-	memset(&p->pkt, 0, sizeof(p->pkt));
+	ring_pkt_zero(&p->pkt, sizeof(p->pkt));
 	p->pkt_wake = 0;
 }
 
@@ -201,13 +201,13 @@ static inline int ring_prod_commit(struct ring_prod *p, uint32_t len)
 static inline void ring_prod_packets(struct ring_prod *p, uint32_t slot, struct ring_site *sites,
 				     uint32_t pid, uint32_t tid)
 {
-	memset(&p->pkt, 0, sizeof(p->pkt));
+	ring_pkt_zero(&p->pkt, sizeof(p->pkt));
 	p->pkt.slot = slot;
 	p->pkt.sites = sites;
 	/* (a table a fork child inherited, or an earlier thread's of this
 	 * ring, could hold entries of a generation this thread reaches) */
 	if (sites)
-		memset(sites, 0, RING_PKT_SITES * sizeof(*sites));
+		ring_pkt_zero(sites, RING_PKT_SITES * sizeof(*sites));
 	p->pkt.pid = pid;
 	p->pkt.tid = tid;
 	if (p->head & (slot - 1)) {

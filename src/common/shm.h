@@ -85,8 +85,9 @@ enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3
 #define SHM_F_DROP_WHEN_FULL 0x1u /* a full ring drops at once (--on-full drop) */
 /* Rings hold finished trace-format-2 packets (src/common/ring_packet.h),
  * one per slot of shm_pkt_slot(ring_bytes) bytes, which the collector
- * copies to the stream files whole (SPOOL_RING_PACKETS=1, doc/trace-format.md
- * "Packets in the ring"). */
+ * copies to the stream files whole (the default but for record/replay;
+ * SPOOL_RING_PACKETS=0 turns it off: doc/trace-format.md "Packets in the
+ * ring"). */
 #define SHM_F_PACKETS 0x2u
 
 /* ctl->state bits */

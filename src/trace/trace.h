@@ -190,6 +190,20 @@ int trace_stream_write(struct trace_stream *s, const struct rec_hdr *rec);
  * bytes) and not returned.
  */
 int trace_stream_put_packet(struct trace_stream *s, uint8_t *pkt, size_t len);
+/*
+ * A packet still open in the ring, copied up to its last whole event (its
+ * sizes, count and end time set from what is there): written at the end of
+ * the stream as trace_stream_put_packet writes one, but provisional: the
+ * next packet put (open or not) is written at the same offset with the same
+ * packet_seq_num, replacing it - the same packet, longer - so a flush
+ * leaves a live thread's events up to now in the file without splitting its
+ * packet (doc/trace-format.md, "Packets in the ring"). A failed write is
+ * returned and not counted: the events come again. Collector thread only.
+ */
+int trace_stream_put_open(struct trace_stream *s, uint8_t *pkt, size_t len);
+/* Keep the provisional packet, if any, as a packet of its own: its ring
+ * will not give the rest of it (damaged). trace_writer_close seals too. */
+void trace_stream_seal(struct trace_stream *s);
 /* What trace_pkt2_check found in a packet: its records (site definitions
  * not included), of them lock, thread and process events, and the seq of
  * its last record (the reader's numbering from first_seq). */

@@ -59,6 +59,11 @@ struct trace_stream {
 	uint32_t first_seq; /* of the packet's first event */
 	uint32_t next_seq;  /* the seq the next event is given by the reader */
 	uint32_t nev2;	    /* CTF events in the packet: nev and site definitions */
+	/* trace_stream_put_open: a provisional packet at file_off (not yet
+	 * counted in file_off and seq_num), which the next packet put replaces
+	 * (the same packet, longer); prov_disc its events_discarded */
+	size_t prov_len;
+	uint64_t prov_disc;
 };
 
 struct trace_writer {
@@ -703,6 +708,14 @@ static int packet_write(struct trace_stream *s)
 
 	if (s->nev == 0 && disc == s->disc_written)
 		return 0;
+	if (s->prov_len) {
+		/* A provisional packet is at file_off: an empty packet saying
+		 * a loss waits for the packet that replaces it (which carries
+		 * the new total); anything else keeps it as it is. */
+		if (s->nev == 0)
+			return 0;
+		trace_stream_seal(s);
+	}
 	if (s->nev == 0)
 		s->ts_begin = s->last_tsc;
 	trace_put32(b + TRACE_PH_MAGIC, TRACE_MAGIC);
@@ -962,7 +975,10 @@ int trace_writer_format(const struct trace_writer *w)
 	return w->format;
 }
 
-int trace_stream_put_packet(struct trace_stream *s, uint8_t *b, size_t len)
+/* Write the ring's packet b at file_off, over a provisional one if any
+ * (which it extends: a shorter one leaves no stale tail). open: it is the
+ * provisional copy of a packet still open in the ring. */
+static int stream_put(struct trace_stream *s, uint8_t *b, size_t len, int open)
 {
 	uint64_t disc, nev;
 	int err;
@@ -983,9 +999,14 @@ int trace_stream_put_packet(struct trace_stream *s, uint8_t *b, size_t len)
 	trace_put64(b + TRACE_PC_SEQ_NUM, s->seq_num);
 	trace_put64(b + TRACE_PC_DISCARDED, disc);
 	err = write_all(s->fd, b, len, s->file_off);
+	if (!err && s->prov_len > len && ftruncate(s->fd, (off_t)(s->file_off + len)) < 0)
+		err = -errno;
 	if (err) {
 		if (ftruncate(s->fd, (off_t)s->file_off) < 0)
 			log_warn("cannot truncate stream %" PRIu32 ": %s", s->id, strerror(errno));
+		s->prov_len = 0;
+		if (open)
+			return err; /* its events come again with the packet */
 		s->write_lost += nev;
 		if (!s->w->write_warned++)
 			log_err("cannot write stream %" PRIu32 " of %s: %s; events that do not "
@@ -993,14 +1014,40 @@ int trace_stream_put_packet(struct trace_stream *s, uint8_t *b, size_t len)
 				s->id, s->w->dir, strerror(-err));
 		return 0;
 	}
-	s->file_off += len;
-	s->seq_num++;
-	s->disc_written = disc;
 	/* an empty packet written later (a loss at the end) has this time */
 	s->last_tsc = trace_get64(b + TRACE_PC_TS_END);
 	s->pid = trace_get32(b + TRACE_PC_PID);
 	s->tid = trace_get32(b + TRACE_PC_TID);
+	if (open) {
+		s->prov_len = len;
+		s->prov_disc = disc;
+		return 0;
+	}
+	s->prov_len = 0;
+	s->file_off += len;
+	s->seq_num++;
+	s->disc_written = disc;
 	return 0;
+}
+
+int trace_stream_put_packet(struct trace_stream *s, uint8_t *b, size_t len)
+{
+	return stream_put(s, b, len, 0);
+}
+
+int trace_stream_put_open(struct trace_stream *s, uint8_t *b, size_t len)
+{
+	return stream_put(s, b, len, 1);
+}
+
+void trace_stream_seal(struct trace_stream *s)
+{
+	if (!s->prov_len)
+		return;
+	s->file_off += s->prov_len;
+	s->seq_num++;
+	s->disc_written = s->prov_disc;
+	s->prov_len = 0;
 }
 
 void trace_stream_discarded(struct trace_stream *s, uint64_t total_lost)
@@ -1068,6 +1115,9 @@ int trace_writer_close(struct trace_writer *w)
 	if (!w)
 		return 0;
 	for (size_t i = 0; i < w->nstreams; i++) {
+		/* a provisional packet not replaced (its ring damaged): the
+		 * events it holds are whole, it stays */
+		trace_stream_seal(w->streams[i]);
 		e = packet_write(w->streams[i]);
 		if (e && !err)
 			err = e;
