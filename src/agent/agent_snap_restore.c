@@ -77,6 +77,7 @@ static uint64_t rs_self_lo, rs_self_hi;
 static struct agent_thread rs_main_self;
 static ucontext_t rs_uc;
 static uint32_t rs_gate; /* 1 once every thread is recreated */
+static uint32_t rs_ready; /* recreated threads whose replay state is set */
 
 /* The first thread's syscall user dispatch selector (agent_rr_dispatch.c):
  * the loader's own clone is not libc's code. */
@@ -476,13 +477,15 @@ static void rs_thread_hook(struct agent_snap_thread *t)
 		rs_fail("no ring for a recreated thread");
 	if (agent_rr_restore_thread(id, id == rs_taker, t->park) < 0)
 		rs_fail("a thread's log is shorter than its event count");
+	__atomic_add_fetch(&rs_ready, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &rs_ready, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	rs_gate_wait();
 }
 
 static void __attribute__((noreturn)) rs_main(void)
 {
 	struct agent_snap_thread *t0 = &rs_thr[0];
-	uint32_t n;
+	uint32_t n, spawned = 0;
 	uint8_t busy;
 
 	rs_body();
@@ -499,9 +502,13 @@ static void __attribute__((noreturn)) rs_main(void)
 	agent_rr_restore_ended(n);
 	if (agent_serial_restore_area(rs_area->restore_turn, n, rs_taker) < 0)
 		rs_fail("the schedule does not give the snapshot's turn to the thread that took it");
-	for (uint32_t id = 1; id < rs_top; id++)
-		if (rs_thr[id].restore && agent_snap_spawn(&rs_thr[id], rs_thread_hook) < 0)
+	for (uint32_t id = 1; id < rs_top; id++) {
+		if (!rs_thr[id].restore)
+			continue;
+		if (agent_snap_spawn(&rs_thr[id], rs_thread_hook) < 0)
 			rs_fail("cannot recreate a thread");
+		spawned++;
+	}
 	syscall(SYS_arch_prctl, ARCH_SET_FS, t0->fs);
 	/* now on thread 0's TLS, as recorded */
 	*t0->tidp = (int32_t)syscall(SYS_gettid);
@@ -512,6 +519,12 @@ static void __attribute__((noreturn)) rs_main(void)
 	agent_self.busy = busy;
 	if (agent_rr_restore_thread(0, rs_taker == 0, t0->park) < 0)
 		rs_fail("the first thread's log is shorter than its event count");
+	/* every thread's replay state is set before any runs on: the restored
+	 * replay is then the same at every turn whatever order the threads
+	 * started in (spool replay --gdbserver numbers them from their
+	 * slots as the token's first turn after the restore begins) */
+	for (uint32_t r; (r = __atomic_load_n(&rs_ready, __ATOMIC_ACQUIRE)) < spawned;)
+		syscall(SYS_futex, &rs_ready, FUTEX_WAIT_PRIVATE, r, NULL, NULL, 0);
 	rs_area->restore_ns = rs_now_ns() - rs_t0;
 	rs_area->restore_done = 1;
 	RS_SUD(1); /* BLOCK: the program's own system calls are seen again */

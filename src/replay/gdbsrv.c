@@ -33,6 +33,7 @@
 #include "../util/log.h"
 #include "gdbsrv.h"
 #include "gdbsrv_int.h"
+#include "rr_snap_pick.h"
 
 /* Linux signal numbers to gdb's (the protocol's) */
 static const uint8_t sig_to_gdb[32] = {0,  1,  2,  3,  4,  5,  6,  10, 8,  9,  30,
@@ -414,10 +415,11 @@ static int do_monitor(struct gdbsrv *s, const char *hex)
 		snprintf(text, sizeof(text),
 			 "stop %" PRIu64 " of the replay (%zu commands from its start), thread %d "
 			 "(LWP %ld, creation order %d), replays started: %" PRIu64
-			 ", from a checkpoint: %" PRIu64 ", checkpoints: %d (%" PRIu64 " made)\n",
+			 ", from a checkpoint: %" PRIu64 ", from a recorded snapshot: %" PRIu64
+			 ", checkpoints: %d (%" PRIu64 " made)\n",
 			 gdbsrv_pos_stops(&s->hist), s->hist.n, t ? t->vidx + 1 : 0,
 			 vtid(s, t ? t->vidx : 0), t ? t->vidx : 0, s->replays, s->ckpt_starts,
-			 s->nckpt, s->ckpts_taken);
+			 s->snap_starts, s->nckpt, s->ckpts_taken);
 	} else
 		snprintf(text, sizeof(text),
 			 "spool gdbserver: monitor commands: when (where the replay stands)\n");
@@ -642,6 +644,7 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t
 	s->inf.trace = trace;
 	s->inf.prog_argv = prog_argv;
 	s->inf.goto_event = goto_event;
+	s->inf.jump_turn = UINT64_MAX;
 	if (!strcmp(where, "-")) {
 		/* gdb's pipe: keep it off 0 and 1, which the program gets */
 		s->rsp.in = fcntl(0, F_DUPFD_CLOEXEC, 3);
@@ -681,6 +684,10 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t
 		s->ckpt_off = e && !strcmp(e, "0");
 		ms = getenv("SPOOL_GDBSRV_CHECKPOINT_MS");
 		s->ckpt_ns = (ms && *ms ? strtoull(ms, NULL, 10) : 100) * 1000000ull;
+		/* the recording's snapshots: going back may start from one */
+		e = getenv("SPOOL_GDBSRV_SNAPSHOTS");
+		if (!(e && !strcmp(e, "0")) && rr_snap_turns(trace, &s->snaps, &s->nsnaps) < 0)
+			s->nsnaps = 0;
 	}
 	/* from here on, gdb leaving ends spool even while it waits for the
 	 * replay (a search of reverse-continue, a session) */
@@ -719,6 +726,7 @@ out_free:
 	if (s->inf.env)
 		run_env_free(s->inf.env);
 	gdbsrv_pos_free(&s->hist);
+	free(s->snaps);
 	free(s);
 	return rc;
 }

@@ -152,6 +152,7 @@ int gdbsrv_ckpt_maybe(struct gdbsrv *s, const struct gdbsrv_pos *at, struct gdbs
 	c->ins = f->ins;
 	memcpy(c->orig, f->orig, sizeof(c->orig));
 	c->stops = gdbsrv_pos_stops(at);
+	c->turn = gdbsrv_inf_turn(f);
 	/* the checkpoint's memory keeps its breakpoints, so does the copy's */
 	rc = gdbsrv_inf_adopt(f, cpid, ctids);
 	if (rc < 0)
@@ -177,19 +178,22 @@ static int ckpt_usable(const struct gdbsrv_pos *p, const struct gdbsrv_pos *at, 
 	return !strict || i0 < p->n;
 }
 
-int gdbsrv_ckpt_restore(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at,
-			int strict)
+struct gdbsrv_ckpt *gdbsrv_ckpt_find(struct gdbsrv *s, const struct gdbsrv_pos *p, int strict)
 {
-	struct gdbsrv_inf *f = &s->inf;
 	struct gdbsrv_ckpt *c = NULL;
-	pid_t tids[GDBSRV_MAX_THREADS], ctids[GDBSRV_MAX_THREADS], cpid = 0;
-	int rc, quiet;
 
 	for (int i = 0; i < s->nckpt; i++)
 		if (ckpt_usable(p, &s->ckpt[i].at, strict) && (!c || s->ckpt[i].stops > c->stops))
 			c = &s->ckpt[i];
-	if (!c)
-		return 0;
+	return c;
+}
+
+int gdbsrv_ckpt_restore(struct gdbsrv *s, struct gdbsrv_ckpt *c, struct gdbsrv_pos *at)
+{
+	struct gdbsrv_inf *f = &s->inf;
+	pid_t tids[GDBSRV_MAX_THREADS], ctids[GDBSRV_MAX_THREADS], cpid = 0;
+	int rc, quiet;
+
 	gdbsrv_inf_kill(f);
 	for (int i = 0; i < c->nth; i++)
 		tids[i] = c->th[i].tid;

@@ -435,8 +435,10 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 		argv[n++] = "-q";
 	argv[n++] = "-o";
 	argv[n++] = tracedir;
-	if (f->goto_event != UINT64_MAX) {
-		snprintf(gev, sizeof(gev), "%llu", (unsigned long long)f->goto_event);
+	if (f->jump_turn != UINT64_MAX || f->goto_event != UINT64_MAX) {
+		snprintf(gev, sizeof(gev), "%llu",
+			 (unsigned long long)(f->jump_turn != UINT64_MAX ? f->jump_turn
+									 : f->goto_event));
 		argv[n++] = "--goto";
 		argv[n++] = gev;
 	}
@@ -536,7 +538,7 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 	inf_add(f, pid, GDBSRV_T_STOPPED);
 	f->nstarts++;
 	f->start_vidx = 0;
-	if (f->goto_event != UINT64_MAX)
+	if (f->jump_turn != UINT64_MAX || f->goto_event != UINT64_MAX)
 		return inf_run_to_goto(f);
 	return 0;
 }
@@ -579,8 +581,8 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 	st->tid = t->tid;
 	/* --goto: the agent's own stop as turn EVENT begins (agent_serial.c,
 	 * ser_take_turn), a tgkill from the program to itself: swallowed */
-	if (f->goto_wait && si.si_code == SI_TKILL && si.si_pid == f->pid) {
-		st->kind = GDBSRV_STOP_START;
+	if ((f->goto_wait || f->arm_turn) && si.si_code == SI_TKILL && si.si_pid == f->pid) {
+		st->kind = f->goto_wait ? GDBSRV_STOP_START : GDBSRV_STOP_TURN;
 		return 1;
 	}
 	if (si.si_code == SI_KERNEL || si.si_code == TRAP_BRKPT) {
@@ -886,7 +888,11 @@ int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps)
 {
 	uint64_t t0 = inf_now_ns();
-	int rc = inf_resume_pass(f, step_vidx, others_run, r, st, ps);
+	int rc = gdbsrv_inf_arm(f);
+
+	if (rc < 0)
+		return rc;
+	rc = inf_resume_pass(f, step_vidx, others_run, r, st, ps);
 
 	f->run_ns += inf_now_ns() - t0;
 	return rc;
@@ -1030,9 +1036,17 @@ static int inf_run_to_goto(struct gdbsrv_inf *f)
 		return rc;
 	if (st.kind != GDBSRV_STOP_START) {
 		log_err("gdbserver: the replay ended before schedule event %llu (--goto)",
-			(unsigned long long)f->goto_event);
+			(unsigned long long)(f->jump_turn != UINT64_MAX ? f->jump_turn
+									: f->goto_event));
 		return -ECHILD;
 	}
+	/* the threads as a replay from the beginning numbers them (the
+	 * restore makes them in the snapshot's order, some may have ended) */
+	if (gdbsrv_inf_renumber(f) < 0 && inf_debug())
+		fprintf(stderr, "gdbsrv: restored threads not renumbered\n");
+	for (int i = 0; i < f->nth; i++)
+		if (f->th[i].tid == st.tid)
+			st.vidx = f->th[i].vidx;
 	f->start_vidx = st.vidx;
 	f->run_ns = 0;
 	return 0;

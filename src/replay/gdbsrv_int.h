@@ -106,6 +106,7 @@ enum {
 	GDBSRV_STOP_EXIT,   /* the process exited (code) or was killed (sig) */
 	GDBSRV_STOP_INTR,   /* gdb's ^C */
 	GDBSRV_STOP_START,  /* the program's first instruction */
+	GDBSRV_STOP_TURN,   /* the agent's stop as turn arm_turn begins (never gdb's) */
 };
 
 struct gdbsrv_stop {
@@ -151,6 +152,14 @@ struct gdbsrv_inf {
 	uint64_t goto_event;
 	int goto_wait;
 	int start_vidx; /* the thread of the start stop (0, or the goto's) */
+	/* a fresh replay restored from the recorded snapshot before turn
+	 * jump_turn and run to its start (as --goto does; UINT64_MAX: none),
+	 * for going back (gdbsrv_rev.c) */
+	uint64_t jump_turn;
+	/* the agent stops itself (GDBSRV_STOP_TURN) as turn arm_turn begins
+	 * (0: never): rr_area.goto_stop, written before each resume */
+	uint64_t arm_turn;
+	uint64_t area; /* the replay's rr_area in the program (0: not found yet) */
 };
 
 int gdbsrv_inf_start(struct gdbsrv_inf *f);
@@ -180,6 +189,16 @@ struct gdbsrv_pass {
 };
 int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps);
+/* The token's turn now (rr_area.tturn), UINT64_MAX when the agent's area
+ * is not there (before its constructor ran). */
+uint64_t gdbsrv_inf_turn(struct gdbsrv_inf *f);
+/* rr_area.goto_stop as f->arm_turn says (before a resume): 0, -ENOTSUP
+ * when a turn is to be armed and the area is not there yet. */
+int gdbsrv_inf_arm(struct gdbsrv_inf *f);
+/* A replay restored from a snapshot: its threads' vidx become their agent
+ * thread numbers (their creation order in a replay from the beginning),
+ * next_vidx the numbers handed out. -EPROTO when a thread is not found. */
+int gdbsrv_inf_renumber(struct gdbsrv_inf *f);
 int gdbsrv_inf_read(struct gdbsrv_inf *f, uint64_t addr, void *buf, size_t len);
 int gdbsrv_inf_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_t len);
 uint64_t gdbsrv_inf_pc(struct gdbsrv_inf *f, struct gdbsrv_thread *t);
@@ -221,6 +240,12 @@ struct gdbsrv_cmd {
 	uint64_t until_pc; /* not 0: stop when step_vidx's pc is this, nstops times */
 	uint64_t nstops;
 	struct gdbsrv_cfg cfg;
+	/* not 0: the agent also stops as turn to_turn begins, and that stop
+	 * ends the command (its one stop: no stop of cfg comes before it) */
+	uint64_t to_turn;
+	/* the token's turn at its first and its last stop (UINT64_MAX: not
+	 * known); not part of what names the point */
+	uint64_t turn_first, turn_last;
 };
 
 struct gdbsrv_pos {
@@ -244,6 +269,7 @@ struct gdbsrv_ckpt {
 	struct gdbsrv_cfg ins; /* breakpoints in its memory */
 	uint8_t orig[GDBSRV_MAX_BP];
 	uint64_t stops; /* gdbsrv_pos_stops(&at) */
+	uint64_t turn;	/* the token's turn there (UINT64_MAX: not known) */
 };
 
 struct gdbsrv {
@@ -262,6 +288,11 @@ struct gdbsrv {
 	uint64_t ckpts_taken;	    /* checkpoints made */
 	uint64_t ckpt_starts;	    /* replays started from a checkpoint */
 	struct gdbsrv_stop start_st; /* the stop gdbsrv_start_before positioned at */
+	/* the recording's snapshots (their turns, increasing): going back may
+	 * start from one (gdbsrv_rev.c); SPOOL_GDBSRV_SNAPSHOTS=0: never */
+	uint64_t *snaps;
+	size_t nsnaps;
+	uint64_t snap_starts; /* replays restored from a snapshot to go back */
 };
 
 int gdbsrv_pos_push(struct gdbsrv_pos *p, const struct gdbsrv_cmd *c);
@@ -274,12 +305,14 @@ int gdbsrv_goto_hist(struct gdbsrv *s, struct gdbsrv_stop *st);
 /* bc and bs. */
 int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st);
 int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st);
-/* The one interface checkpoints plug into: a replay positioned at or
- * before the point p (strictly before when strict), its position returned
- * in *at (a prefix of p) and its stop in s->start_st: a copy of the latest
- * checkpoint that is a prefix of p, else a fresh replay from the beginning
- * (at = empty). */
-int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at,
+/* The one interface checkpoints and snapshots plug into: a replay
+ * positioned at or before the point p (strictly before when strict), its
+ * position returned in *at (a prefix of p) and its stop in s->start_st: a
+ * copy of the latest checkpoint that is a prefix of p, else a fresh replay
+ * from the beginning (at = empty); or, nearer, a replay restored from a
+ * recorded snapshot and run to the start of a turn T before p's next stop,
+ * p being rewritten to name that point (a command "to turn T" inserted). */
+int gdbsrv_start_before(struct gdbsrv *s, struct gdbsrv_pos *p, struct gdbsrv_pos *at,
 			int strict);
 int gdbsrv_pos_copy(struct gdbsrv_pos *dst, const struct gdbsrv_pos *src, size_t n);
 /* p's prefix at is where its commands resume: command *i0, *done0 of its
@@ -292,10 +325,11 @@ int gdbsrv_pos_resume_at(const struct gdbsrv_pos *p, const struct gdbsrv_pos *at
  * only when it has run s->ckpt_ns since the last one (force: always). */
 int gdbsrv_ckpt_maybe(struct gdbsrv *s, const struct gdbsrv_pos *at, struct gdbsrv_stop *st,
 		      int force);
-/* The live replay becomes a copy of the latest checkpoint that is a prefix
- * of p (strictly before it when strict): 1, or 0 when there is none. */
-int gdbsrv_ckpt_restore(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at,
-			int strict);
+/* The latest checkpoint that is a prefix of p (strictly before it when
+ * strict), or NULL. */
+struct gdbsrv_ckpt *gdbsrv_ckpt_find(struct gdbsrv *s, const struct gdbsrv_pos *p, int strict);
+/* The live replay becomes a copy of checkpoint c; *at its point. */
+int gdbsrv_ckpt_restore(struct gdbsrv *s, struct gdbsrv_ckpt *c, struct gdbsrv_pos *at);
 /* Every checkpoint ended (the live replay first), the session waited for. */
 void gdbsrv_ckpt_drop_all(struct gdbsrv *s);
 

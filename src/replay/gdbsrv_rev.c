@@ -117,7 +117,15 @@ int gdbsrv_pos_copy(struct gdbsrv_pos *dst, const struct gdbsrv_pos *src, size_t
 static int same_cmd(const struct gdbsrv_cmd *a, const struct gdbsrv_cmd *b)
 {
 	return a->step_vidx == b->step_vidx && a->others_run == b->others_run &&
-	       a->until_pc == b->until_pc && !memcmp(&a->cfg, &b->cfg, sizeof(a->cfg));
+	       a->until_pc == b->until_pc && a->to_turn == b->to_turn &&
+	       !memcmp(&a->cfg, &b->cfg, sizeof(a->cfg));
+}
+
+/* A command with nothing known of its turns. */
+static void cmd_init(struct gdbsrv_cmd *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->turn_first = c->turn_last = UINT64_MAX;
 }
 
 /* A command that steps a thread to an instruction names its point by the
@@ -158,6 +166,7 @@ static int pos_append(struct gdbsrv_pos *p, const struct gdbsrv_cmd *c)
 		return 0;
 	if (p->n && same_cmd(&p->v[p->n - 1], c)) {
 		p->v[p->n - 1].nstops += c->nstops;
+		p->v[p->n - 1].turn_last = c->turn_last;
 		return 0;
 	}
 	return gdbsrv_pos_push(p, c);
@@ -177,26 +186,233 @@ static void stop_begin(struct gdbsrv *s, struct gdbsrv_stop *st)
 	st->tid = t ? t->tid : 0;
 }
 
-int gdbsrv_start_before(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_pos *at,
+/* The latest recorded snapshot's turn at or before turn t, or UINT64_MAX. */
+static uint64_t snap_le(const struct gdbsrv *s, uint64_t t)
+{
+	uint64_t r = UINT64_MAX;
+
+	for (size_t i = 0; i < s->nsnaps && s->snaps[i] <= t; i++)
+		r = s->snaps[i];
+	return r;
+}
+
+/* The replay goes back to the beginning of the history (a fresh replay, or
+ * with --goto the restore to that event). */
+static int start_fresh(struct gdbsrv *s, uint64_t jump)
+{
+	int rc;
+
+	gdbsrv_inf_kill(&s->inf);
+	/* the program's output was shown by the first replay (debugging
+	 * spool: SPOOL_GDBSRV_DEBUG=1 shows every replay's) */
+	s->inf.quiet_output = !(getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1');
+	s->inf.jump_turn = jump;
+	s->inf.arm_turn = 0;
+	rc = gdbsrv_inf_start(&s->inf);
+	s->inf.jump_turn = UINT64_MAX;
+	if (rc < 0)
+		return rc;
+	s->replays++;
+	return 0;
+}
+
+/*
+ * Going back from a recorded snapshot. A point of p is named from the
+ * start of the history, and p resumes at (i0, done0) from the checkpoint
+ * or the beginning start_before found, where the token's turn was tprev.
+ * When p's command there is a plain continue (no thread steps) and the
+ * turn of its next stop tnext is known, no stop of the command comes
+ * between the resume point and the start of turn tnext: a replay restored
+ * from the latest snapshot before tnext and run to the start of tnext
+ * (spool replay --goto tnext) is on p's way, at the point named by a
+ * command "continue with the same breakpoints up to the start of turn
+ * tnext" inserted before p's command. Worth it when the snapshot is after
+ * tprev (else the checkpoint is nearer). A command that is itself such a
+ * stop at turn T is reached the same way (the restore to T), or, when p
+ * must be left strictly before it, by the restore to the turn after the
+ * latest snapshot before T. The beginning of a replay cannot arm the
+ * agent's stop (its area is not mapped before its constructor): a command
+ * to a turn that would run from there starts from the restore too, or from
+ * the start of turn 0 (--goto 0: no snapshot, the agent stops as it
+ * begins serving the schedule).
+ *
+ * *jump: the turn to restore and run to (UINT64_MAX: no jump); *insert: 1
+ * when a command to that turn is inserted into p at i0 (its remaining
+ * stops after it), 0 when p's command i0 is itself that stop (it is then
+ * done), -1 for the start of turn 0 (p unchanged, the point is its start).
+ */
+static void jump_one(const struct gdbsrv *s, const struct gdbsrv_pos *p, size_t i0,
+		     uint64_t done0, uint64_t tprev, uint64_t tstart, int must, int strict,
+		     uint64_t *jump, int *insert)
+{
+	const struct gdbsrv_cmd *c = &p->v[i0];
+	uint64_t tnext, sn;
+
+	*jump = UINT64_MAX;
+	*insert = 0;
+	if (c->until_pc || c->step_vidx >= 0 || !c->others_run || tprev == UINT64_MAX)
+		return;
+	if (c->to_turn) {
+		if (!(strict && i0 + 1 == p->n)) {
+			sn = snap_le(s, c->to_turn);
+			if (must || (sn != UINT64_MAX && sn > tstart))
+				*jump = c->to_turn;
+			return;
+		}
+		sn = c->to_turn >= 2 ? snap_le(s, c->to_turn - 2) : UINT64_MAX;
+		if (sn != UINT64_MAX && sn >= tprev && sn >= tstart) {
+			*jump = sn + 1;
+			*insert = 1;
+		} else if (must) {
+			*jump = 0;
+			*insert = -1;
+		}
+		return;
+	}
+	tnext = done0 == 0 ? c->turn_first : done0 + 1 == c->nstops ? c->turn_last : UINT64_MAX;
+	if (tnext == UINT64_MAX || !s->nsnaps)
+		return;
+	sn = snap_le(s, tnext);
+	if (sn != UINT64_MAX && sn > tstart && tnext > tprev) {
+		*jump = tnext;
+		*insert = 1;
+	}
+}
+
+/* The latest of p's commands from the resume point (i0, done0; turn
+ * tstart there) where a jump fits: *i0, *done0 become its place. */
+static void jump_pick(const struct gdbsrv *s, const struct gdbsrv_pos *p, size_t *i0,
+		      uint64_t *done0, uint64_t tstart, int at_begin, int strict, uint64_t *jump,
+		      int *insert)
+{
+	*jump = UINT64_MAX;
+	*insert = 0;
+	for (size_t i = p->n; i-- > *i0;) {
+		uint64_t d = i == *i0 ? *done0 : 0;
+		uint64_t tprev = i == *i0 ? tstart : p->v[i - 1].turn_last;
+		int must = i == *i0 && at_begin && s->inf.goto_event == UINT64_MAX;
+
+		jump_one(s, p, i, d, tprev, tstart, must, strict, jump, insert);
+		if (*jump != UINT64_MAX) {
+			*i0 = i;
+			*done0 = d;
+			return;
+		}
+	}
+}
+
+/* p with a command to turn t inserted at its command i0 (done0 of whose
+ * stops are made before it). */
+static int pos_insert_turn(struct gdbsrv_pos *p, size_t i0, uint64_t done0, uint64_t t)
+{
+	struct gdbsrv_pos q = {0};
+	struct gdbsrv_cmd c = p->v[i0], a, b;
+	int rc = gdbsrv_pos_copy(&q, p, i0);
+
+	cmd_init(&a);
+	a.step_vidx = -1;
+	a.others_run = 1;
+	a.cfg = c.cfg;
+	a.to_turn = t;
+	a.nstops = 1;
+	a.turn_first = a.turn_last = t;
+	b = c;
+	b.nstops = c.nstops - done0;
+	if (done0) {
+		c.nstops = done0;
+		c.turn_last = UINT64_MAX;
+		b.turn_first = UINT64_MAX;
+		if (rc == 0)
+			rc = gdbsrv_pos_push(&q, &c);
+	}
+	if (rc == 0)
+		rc = gdbsrv_pos_push(&q, &a);
+	if (rc == 0)
+		rc = gdbsrv_pos_push(&q, &b);
+	for (size_t i = i0 + 1; rc == 0 && i < p->n; i++)
+		rc = gdbsrv_pos_push(&q, &p->v[i]);
+	if (rc == 0) {
+		gdbsrv_pos_free(p);
+		*p = q;
+	} else
+		gdbsrv_pos_free(&q);
+	return rc;
+}
+
+/* The replay restored from the snapshot before turn t and run to its start
+ * (every thread stopped there), said once. */
+static int start_jump(struct gdbsrv *s, uint64_t t)
+{
+	struct gdbsrv_thread *th;
+	int rc = start_fresh(s, t);
+
+	if (rc < 0)
+		return rc;
+	s->snap_starts += t != 0;
+	if (s->snap_starts == 1 && t)
+		log_info("gdbserver: going back from the recording's snapshots (the first: "
+			 "restored and run to schedule event %llu)",
+			 (unsigned long long)t);
+	memset(&s->start_st, 0, sizeof(s->start_st));
+	s->start_st.kind = GDBSRV_STOP_START;
+	s->start_st.vidx = s->inf.start_vidx;
+	th = gdbsrv_inf_vthread(&s->inf, s->inf.start_vidx);
+	s->start_st.tid = th ? th->tid : 0;
+	return 0;
+}
+
+int gdbsrv_start_before(struct gdbsrv *s, struct gdbsrv_pos *p, struct gdbsrv_pos *at,
 			int strict)
 {
-	int rc = gdbsrv_ckpt_restore(s, p, at, strict);
+	struct gdbsrv_ckpt *c = gdbsrv_ckpt_find(s, p, strict);
+	uint64_t tprev, jump, done0 = 0;
+	size_t i0 = 0;
+	int rc, insert;
 
-	if (rc != 0)
+	if (c) {
+		tprev = c->turn;
+		if (gdbsrv_pos_resume_at(p, &c->at, &i0, &done0) < 0)
+			return -EINVAL;
+	} else
+		tprev = s->inf.goto_event != UINT64_MAX ? s->inf.goto_event : 0;
+	if (i0 < p->n) {
+		jump_pick(s, p, &i0, &done0, tprev, !c, strict, &jump, &insert);
+		if (getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1')
+			fprintf(stderr, "gdbsrv: resume at command %zu of %zu (%llu stops made, step %d, to turn %llu, turns %lld..%lld), turn %lld: jump %lld (%d)\n",
+				i0, p->n, (unsigned long long)done0, p->v[i0].step_vidx,
+				(unsigned long long)p->v[i0].to_turn, (long long)p->v[i0].turn_first,
+				(long long)p->v[i0].turn_last, (long long)tprev, (long long)jump, insert);
+		if (jump != UINT64_MAX) {
+			rc = start_jump(s, jump);
+			if (rc < 0) {
+				/* the snapshots cannot be used (spool said why) */
+				log_warn("gdbserver: going back from the beginning or a checkpoint "
+					 "from now on");
+				s->nsnaps = 0;
+				return rc;
+			}
+			if (insert > 0 && (rc = pos_insert_turn(p, i0, done0, jump)) < 0)
+				return rc;
+			if (insert > 0 && done0)
+				i0++; /* (the stops made before it are a command of their own) */
+			if (insert >= 0)
+				return gdbsrv_pos_copy(at, p, i0 + 1);
+			at->n = 0;
+			return 0;
+		}
+	}
+	if (c) {
+		rc = gdbsrv_ckpt_restore(s, c, at);
 		return rc < 0 ? rc : 0;
+	}
 	/* no checkpoint before p: a replay from the beginning (the
 	 * checkpoints stay, each fresh replay has its own session) */
 	if (getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1')
 		fprintf(stderr, "gdbsrv: no checkpoint before stop %llu (%zu commands, strict %d): from the beginning\n",
 			(unsigned long long)gdbsrv_pos_stops(p), p->n, strict);
-	gdbsrv_inf_kill(&s->inf);
-	/* the program's output was shown by the first replay (debugging
-	 * spool: SPOOL_GDBSRV_DEBUG=1 shows every replay's) */
-	s->inf.quiet_output = !(getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1');
-	rc = gdbsrv_inf_start(&s->inf);
+	rc = start_fresh(s, UINT64_MAX);
 	if (rc < 0)
 		return rc;
-	s->replays++;
 	at->n = 0;
 	memset(&s->start_st, 0, sizeof(s->start_st));
 	stop_begin(s, &s->start_st);
@@ -209,6 +425,8 @@ static int counts(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct g
 {
 	struct gdbsrv_thread *t;
 
+	if (c->to_turn)
+		return st->kind == GDBSRV_STOP_TURN;
 	if (!c->until_pc)
 		return 1;
 	if (st->kind != GDBSRV_STOP_STEP || st->vidx != c->step_vidx)
@@ -217,29 +435,40 @@ static int counts(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct g
 	return t && gdbsrv_inf_pc(&s->inf, t) == c->until_pc;
 }
 
-static int run_stops(struct gdbsrv *s, const struct gdbsrv_cmd *c, uint64_t n,
+/* Command c's next n stops (its first ones when whole), the turns of its
+ * first and last stop noted in c. */
+static int run_stops(struct gdbsrv *s, struct gdbsrv_cmd *c, uint64_t n, int whole,
 		     struct gdbsrv_stop *st)
 {
-	int fast = !c->until_pc && c->step_vidx < 0 && c->cfg.nwp;
+	int fast = !c->until_pc && c->step_vidx < 0 && c->cfg.nwp, rc = 0;
 
 	gdbsrv_inf_set_cfg(&s->inf, &c->cfg);
+	s->inf.arm_turn = c->to_turn;
 	for (uint64_t k = 0; k < n;) {
 		struct gdbsrv_pass ps = {.wps = &c->cfg, .max = fast ? n - k - 1 : 0};
-		int rc = gdbsrv_inf_resume_pass(&s->inf, c->step_vidx, c->others_run, NULL, st, &ps);
+		uint64_t k0 = k;
 
+		rc = gdbsrv_inf_resume_pass(&s->inf, c->step_vidx, c->others_run, NULL, st, &ps);
 		if (rc < 0)
-			return rc;
+			break;
 		k += ps.passed;
-		if (st->kind == GDBSRV_STOP_EXIT && k + 1 < n)
-			return -ECHILD;
+		if (st->kind == GDBSRV_STOP_EXIT && k + 1 < n) {
+			rc = -ECHILD;
+			break;
+		}
 		k += (uint64_t)counts(s, st, c);
+		if (whole && k0 == 0 && k == 1)
+			c->turn_first = gdbsrv_inf_turn(&s->inf);
+		if (k == n)
+			c->turn_last = gdbsrv_inf_turn(&s->inf);
 	}
-	return 0;
+	s->inf.arm_turn = 0;
+	return rc;
 }
 
 /* A replay at p: a replay started before it, then forward; a checkpoint
  * there when the run was long. */
-static int goto_pos(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_stop *st)
+static int goto_pos(struct gdbsrv *s, struct gdbsrv_pos *p, struct gdbsrv_stop *st)
 {
 	struct gdbsrv_pos at = {0};
 	size_t i0;
@@ -258,7 +487,7 @@ static int goto_pos(struct gdbsrv *s, const struct gdbsrv_pos *p, struct gdbsrv_
 	if (i0 >= p->n)
 		*st = s->start_st;
 	for (size_t i = i0; i < p->n; i++, done = 0) {
-		rc = run_stops(s, &p->v[i], p->v[i].nstops - done, st);
+		rc = run_stops(s, &p->v[i], p->v[i].nstops - done, !done, st);
 		if (rc < 0) {
 			log_err("gdbserver: the replay did not reach the same point again "
 				"(command %zu of %zu): %s",
@@ -284,15 +513,17 @@ int gdbsrv_forward(struct gdbsrv *s, int step_vidx, int others_run, struct gdbsr
 	struct gdbsrv_cmd c;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
+	cmd_init(&c);
 	c.step_vidx = step_vidx;
 	c.others_run = others_run;
 	c.cfg = s->user;
 	c.nstops = 1;
 	gdbsrv_inf_set_cfg(&s->inf, &s->user);
+	s->inf.arm_turn = 0;
 	rc = gdbsrv_inf_resume(&s->inf, step_vidx, others_run, &s->rsp, st);
 	if (rc < 0)
 		return rc;
+	c.turn_first = c.turn_last = gdbsrv_inf_turn(&s->inf);
 	if (st->kind == GDBSRV_STOP_INTR) {
 		/* a point between two stops has no name: going back from
 		 * here is refused (the flag is the impossible count) */
@@ -321,7 +552,7 @@ static int is_orig(struct gdbsrv *s, const struct gdbsrv_stop *st, const struct 
 {
 	struct gdbsrv_thread *t;
 
-	if (c->until_pc && st->kind != GDBSRV_STOP_EXIT)
+	if ((c->until_pc || c->to_turn) && st->kind != GDBSRV_STOP_EXIT)
 		return counts(s, st, c);
 	switch (st->kind) {
 	case GDBSRV_STOP_EXIT:
@@ -404,7 +635,7 @@ static int pcs_push(struct pcs *p, uint64_t pc)
 static void until_last(const struct pcs *p, int vidx, const struct gdbsrv_cfg *cfg,
 		       struct gdbsrv_cmd *u)
 {
-	memset(u, 0, sizeof(*u));
+	cmd_init(u);
 	u->step_vidx = vidx;
 	u->others_run = 1;
 	u->cfg = *cfg;
@@ -427,6 +658,7 @@ static int step_until(struct gdbsrv *s, int vidx, const struct gdbsrv_cfg *cfg,
 	int rc;
 
 	gdbsrv_inf_set_cfg(&s->inf, cfg);
+	s->inf.arm_turn = c ? c->to_turn : 0;
 	for (;;) {
 		struct gdbsrv_thread *t;
 
@@ -450,6 +682,7 @@ static int step_until(struct gdbsrv *s, int vidx, const struct gdbsrv_cfg *cfg,
 	until_last(&p, vidx, cfg, u);
 	rc = 0;
 out:
+	s->inf.arm_turn = 0;
 	free(p.v);
 	return rc;
 }
@@ -477,6 +710,7 @@ static int prefix_to(struct gdbsrv_pos *dst, const struct gdbsrv_pos *p, size_t 
 		return rc;
 	c = p->v[i0];
 	c.nstops = done0;
+	c.turn_last = UINT64_MAX;
 	return pos_append(dst, &c);
 }
 
@@ -494,6 +728,9 @@ static void search_ckpt(struct gdbsrv *s, const struct gdbsrv_pos *p, size_t i0,
 		return;
 	m.cfg = *merged;
 	m.nstops = mm;
+	/* (the stop at a turn, if any, is after these) */
+	m.to_turn = 0;
+	m.turn_first = m.turn_last = UINT64_MAX;
 	if (prefix_to(&at, p, i0, done0, i) == 0 && pos_append(&at, &m) == 0)
 		gdbsrv_ckpt_maybe(s, &at, cur, 0);
 	gdbsrv_pos_free(&at);
@@ -521,6 +758,7 @@ static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, size_t i0, 
 		if (rc < 0)
 			goto out;
 		gdbsrv_inf_set_cfg(&s->inf, &merged);
+		s->inf.arm_turn = c->to_turn;
 		tp.n = 0;
 		while (o < c->nstops) {
 			/* watchpoint hits are only counted (the command's own
@@ -590,6 +828,7 @@ static int search_hits(struct gdbsrv *s, const struct gdbsrv_pos *p, size_t i0, 
 		}
 	}
 out:
+	s->inf.arm_turn = 0;
 	free(tp.v);
 	return rc;
 }
@@ -650,6 +889,9 @@ int gdbsrv_reverse_continue(struct gdbsrv *s, struct gdbsrv_stop *st)
 		goto out;
 	m = p.v[h.ci];
 	gdbsrv_cfg_union(&m.cfg, &p.v[h.ci].cfg, &s->user);
+	/* the hit comes before a stop at a turn the command may end with */
+	m.to_turn = 0;
+	m.turn_first = m.turn_last = UINT64_MAX;
 	if (m.until_pc) {
 		/* in a stepping command: the hit thread's instruction */
 		m.until_pc = h.pc;
@@ -714,6 +956,8 @@ int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st)
 		q.n--; /* from where that thread's steps began */
 	else if (--q.v[q.n - 1].nstops == 0)
 		q.n--;
+	else
+		q.v[q.n - 1].turn_last = UINT64_MAX;
 	/* the last command stepped this thread once more: the stop before is
 	 * the instruction before */
 	if (c.until_pc || c.step_vidx != vidx) {

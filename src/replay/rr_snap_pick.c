@@ -356,3 +356,61 @@ out:
 	free(ents);
 	return rc;
 }
+
+static int turns_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int rr_snap_turns(const char *dir, uint64_t **turns, size_t *n)
+{
+	char path[4096];
+	uint64_t *v = NULL;
+	size_t cap = 0;
+	struct dirent *d;
+	DIR *dp;
+	int dfd;
+
+	*turns = NULL;
+	*n = 0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/.spool/snap", dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	dp = fdopendir(dfd);
+	if (!dp) {
+		close(dfd);
+		return -errno;
+	}
+	while ((d = readdir(dp))) {
+		struct rr_snap_hdr h;
+		char *end;
+		unsigned long long idx;
+
+		if (strncmp(d->d_name, "snap_", 5) || d->d_name[5] < '1' || d->d_name[5] > '9')
+			continue;
+		idx = strtoull(d->d_name + 5, &end, 10);
+		if (strcmp(end, ".zst") || pick_header(dirfd(dp), d->d_name, &h) < 0 ||
+		    h.index != idx)
+			continue;
+		if (*n == cap) {
+			uint64_t *e = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*e));
+
+			if (!e) {
+				free(v);
+				closedir(dp);
+				return -ENOMEM;
+			}
+			v = e;
+		}
+		v[(*n)++] = h.turn;
+	}
+	closedir(dp);
+	if (*n)
+		qsort(v, *n, sizeof(*v), turns_cmp);
+	*turns = v;
+	return 0;
+}

@@ -5,6 +5,7 @@
  */
 #ifndef SPOOL_REPLAY_RR_SNAP_PICK_H
 #define SPOOL_REPLAY_RR_SNAP_PICK_H
+#include <stddef.h>
 #include <stdint.h>
 
 struct rr_snap_pick {
@@ -20,5 +21,10 @@ struct rr_snap_pick {
  * -errno after saying why on stderr: -EBADMSG a damaged snapshot, -ESTALE
  * one of another build, -ENOTSUP one holding a writable shared mapping. */
 int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_snap_pick *pick);
+
+/* The turns of the snapshots of trace dir whose header is readable, in
+ * increasing order (*turns malloc'd, *n of them; none: NULL, 0). Whether one
+ * can be restored is rr_snap_pick's to say. 0 or -errno. */
+int rr_snap_turns(const char *dir, uint64_t **turns, size_t *n);
 
 #endif
