@@ -101,6 +101,8 @@ PACKAGES=(
 #   libglib2.0-bin gio, a Debian GLib program: its futexes (tests/real/96-glib-futex.t)
 #   libcap2-bin    getcap -r, a program that walks a tree with glibc's nftw (tests/real/
 #                  100-tree-walk-replay.t, with util-linux's hardlink)
+#   nodejs         node: V8 copies its builtins at run time (tests/real/114-node-probe-builtins.t),
+#                  libuv's thread pool recorded and replayed (tests/real/115)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -110,6 +112,7 @@ REAL_PACKAGES=(
 	lighttpd curl
 	libglib2.0-bin
 	libcap2-bin
+	nodejs
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.
