@@ -278,6 +278,26 @@ static const char *rr_call_name(unsigned call)
 	return call < RR_CALL_MAX && rr_call_names[call] ? rr_call_names[call] : "?";
 }
 
+
+/* An input record's fd field, named for what it holds: a clock id for the
+ * clock calls, a signal for the sends, a descriptor otherwise ("clock_gettime
+ * (fd 1)" in a divergence report read as a descriptor). */
+static void rr_put_call_arg(struct rr_buf *b, unsigned call, int fd)
+{
+	switch (call) {
+	case RR_CALL_CLOCK_GETTIME:
+	case RR_CALL_CLOCK_NANOSLEEP:
+		rr_puts(b, "(clock ");
+		break;
+	case RR_CALL_KILL:
+		rr_puts(b, "(signal ");
+		break;
+	default:
+		rr_puts(b, "(fd ");
+	}
+	rr_puti(b, fd);
+	rr_puts(b, ")");
+}
 /* Describe a recorded event: "lock of object 3 (turn 7, result 0)". */
 static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 {
@@ -313,9 +333,8 @@ static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 			rr_puts(b, " (pthread_cancel)");
 			return;
 		}
-		rr_puts(b, "(fd ");
-		rr_puti(b, in->fd);
-		rr_puts(b, ") returning ");
+		rr_put_call_arg(b, in->call, in->fd);
+		rr_puts(b, " returning ");
 		rr_puti(b, in->result);
 		rr_puts(b, " with ");
 		rr_putu(b, in->len);
@@ -1647,9 +1666,7 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	struct rr_buf b = {what, 0, sizeof(what)};
 
 	rr_puts(&b, rr_call_name(call));
-	rr_puts(&b, "(fd ");
-	rr_puti(&b, fd);
-	rr_puts(&b, ")");
+	rr_put_call_arg(&b, call, fd);
 	rr_rep_signals(t);
 	h = rr_peek();
 	if (!h)
