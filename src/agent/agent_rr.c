@@ -397,6 +397,15 @@ static uint32_t rr_running_others(uint32_t *created)
 	c = __atomic_load_n(&rr_turn[0], __ATOMIC_ACQUIRE) + 1;
 	if (c > rr_area->max_threads)
 		c = rr_area->max_threads;
+	/* turn[0] counts the creations whose turn is done; in sync mode a new
+	 * thread runs (and may diverge) before its creator's turn ends: the
+	 * threads that started count too (node: "only one thread had been
+	 * created" said of a divergence in thread 1). */
+	for (i = c; i < rr_area->max_threads; i++)
+		if (__atomic_load_n(&rr_threads[i].started, __ATOMIC_ACQUIRE))
+			c = i + 1;
+	if (c <= rr_self.id && rr_self.id < rr_area->max_threads)
+		c = rr_self.id + 1;
 	*created = c;
 	for (i = 0; i < c; i++)
 		if (i != rr_self.id && __atomic_load_n(&rr_threads[i].started, __ATOMIC_ACQUIRE) == 1)
