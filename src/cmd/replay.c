@@ -1414,13 +1414,16 @@ int cmd_replay(int argc, char **argv)
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}
-	if (ctx.nsw && ctx.tturn + 1 < ctx.nsw && !res.term_signal) {
+	if (ctx.nsw && ctx.tturn + 1 < ctx.nsw && !res.term_signal &&
+	    (!cl.use_gdb || ctx.short_thread == UINT32_MAX)) {
 		log_err("replay diverged: the program ended at switch %llu of the run token; the "
 			"recording has %llu",
 			(unsigned long long)ctx.tturn, (unsigned long long)(ctx.nsw - 1));
 		ret = REPLAY_EXIT_DIVERGED;
 		goto out;
 	}
+	/* (under gdb, a program gdb ended early - killed to go back, by
+	 * --gdbserver - was said above; its status is gdb's business) */
 	/* Not under gdb (its user may kill or run the program as they like),
 	 * nor for one process of a tree replayed alone (--pid: the recorded
 	 * end in the summary is the first process's),
