@@ -56,6 +56,8 @@ done
 #   g++ (build-essential)                tests/integ/160-161: a C++ program's names
 #   libglib2.0-dev                       tests/integ/162: a GLib program (GMutex, GCond,
 #                                        GThreadPool: futexes through syscall())
+#   jq rsync                             tests/real/quick/82-83: a program whose work is in its
+#                                        own library (libjq), a three-process tree (rsync)
 #   uftrace                              bench: the peer of spool probe (bench/probe.sh:
 #                                        -O2 call-heavy program, dynamic patching)
 PACKAGES=(
@@ -81,6 +83,7 @@ PACKAGES=(
 	libglib2.0-dev
 	man-db groff-base dpkg-dev util-linux
 	uftrace
+	jq rsync
 )
 
 # The --real list (make check-real). Why each is here:
