@@ -56,6 +56,8 @@ done
 #   g++ (build-essential)                tests/integ/160-161: a C++ program's names
 #   libglib2.0-dev                       tests/integ/162: a GLib program (GMutex, GCond,
 #                                        GThreadPool: futexes through syscall())
+#   jq rsync                             tests/real/quick/82-83: a program whose work is in its
+#                                        own library (libjq), a three-process tree (rsync)
 #   uftrace                              bench: the peer of spool probe (bench/probe.sh:
 #                                        -O2 call-heavy program, dynamic patching)
 PACKAGES=(
@@ -81,6 +83,7 @@ PACKAGES=(
 	libglib2.0-dev
 	man-db groff-base dpkg-dev util-linux
 	uftrace
+	jq rsync
 )
 
 # The --real list (make check-real). Why each is here:
@@ -101,6 +104,8 @@ PACKAGES=(
 #   libglib2.0-bin gio, a Debian GLib program: its futexes (tests/real/96-glib-futex.t)
 #   libcap2-bin    getcap -r, a program that walks a tree with glibc's nftw (tests/real/
 #                  100-tree-walk-replay.t, with util-linux's hardlink)
+#   nodejs         node: V8 copies its builtins at run time (tests/real/114-node-probe-builtins.t),
+#                  libuv's thread pool recorded and replayed (tests/real/115)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -110,6 +115,7 @@ REAL_PACKAGES=(
 	lighttpd curl
 	libglib2.0-bin
 	libcap2-bin
+	nodejs
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

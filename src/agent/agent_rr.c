@@ -278,6 +278,26 @@ static const char *rr_call_name(unsigned call)
 	return call < RR_CALL_MAX && rr_call_names[call] ? rr_call_names[call] : "?";
 }
 
+
+/* An input record's fd field, named for what it holds: a clock id for the
+ * clock calls, a signal for the sends, a descriptor otherwise ("clock_gettime
+ * (fd 1)" in a divergence report read as a descriptor). */
+static void rr_put_call_arg(struct rr_buf *b, unsigned call, int fd)
+{
+	switch (call) {
+	case RR_CALL_CLOCK_GETTIME:
+	case RR_CALL_CLOCK_NANOSLEEP:
+		rr_puts(b, "(clock ");
+		break;
+	case RR_CALL_KILL:
+		rr_puts(b, "(signal ");
+		break;
+	default:
+		rr_puts(b, "(fd ");
+	}
+	rr_puti(b, fd);
+	rr_puts(b, ")");
+}
 /* Describe a recorded event: "lock of object 3 (turn 7, result 0)". */
 static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 {
@@ -313,9 +333,8 @@ static void rr_put_rec(struct rr_buf *b, const struct rec_hdr *h)
 			rr_puts(b, " (pthread_cancel)");
 			return;
 		}
-		rr_puts(b, "(fd ");
-		rr_puti(b, in->fd);
-		rr_puts(b, ") returning ");
+		rr_put_call_arg(b, in->call, in->fd);
+		rr_puts(b, " returning ");
 		rr_puti(b, in->result);
 		rr_puts(b, " with ");
 		rr_putu(b, in->len);
@@ -378,6 +397,15 @@ static uint32_t rr_running_others(uint32_t *created)
 	c = __atomic_load_n(&rr_turn[0], __ATOMIC_ACQUIRE) + 1;
 	if (c > rr_area->max_threads)
 		c = rr_area->max_threads;
+	/* turn[0] counts the creations whose turn is done; in sync mode a new
+	 * thread runs (and may diverge) before its creator's turn ends: the
+	 * threads that started count too (node: "only one thread had been
+	 * created" said of a divergence in thread 1). */
+	for (i = c; i < rr_area->max_threads; i++)
+		if (__atomic_load_n(&rr_threads[i].started, __ATOMIC_ACQUIRE))
+			c = i + 1;
+	if (c <= rr_self.id && rr_self.id < rr_area->max_threads)
+		c = rr_self.id + 1;
 	*created = c;
 	for (i = 0; i < c; i++)
 		if (i != rr_self.id && __atomic_load_n(&rr_threads[i].started, __ATOMIC_ACQUIRE) == 1)
@@ -1647,9 +1675,7 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	struct rr_buf b = {what, 0, sizeof(what)};
 
 	rr_puts(&b, rr_call_name(call));
-	rr_puts(&b, "(fd ");
-	rr_puti(&b, fd);
-	rr_puts(&b, ")");
+	rr_put_call_arg(&b, call, fd);
 	rr_rep_signals(t);
 	h = rr_peek();
 	if (!h)

@@ -37,6 +37,7 @@
 #include "../collect/stdin_cap.h"
 #include "../collect/stdio_kind.h"
 #include "../replay/gdb.h"
+#include "../replay/rr_fds.h"
 #include "../replay/rr_log.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_scan.h"
@@ -666,6 +667,9 @@ static int record_once(struct session_opts *so, struct record_ctx *ctx,
 			return rc;
 		}
 	}
+	/* What the program inherits besides 0-2 and the region: a replay
+	 * spool sets up itself (--gdbserver) gives it the same (rr_fds.h). */
+	rr_fds_inherited(-1, ctx->info.fds, sizeof(ctx->info.fds));
 	rc = session_run(so, res);
 	rr_watch_stop(&ctx->watch);
 	if (ctx->in) {

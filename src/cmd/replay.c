@@ -1562,7 +1562,8 @@ static int replay_ended_short(struct replay_run *r)
 		r->ret = REPLAY_EXIT_DIVERGED;
 		return -1;
 	}
-	if (ctx->nsw && ctx->tturn + 1 < ctx->nsw && !r->res.term_signal) {
+	if (ctx->nsw && ctx->tturn + 1 < ctx->nsw && !r->res.term_signal &&
+	    (!r->cl.use_gdb || ctx->short_thread == UINT32_MAX)) {
 		log_err("replay diverged: the program ended at switch %llu of the run token; the "
 			"recording has %llu",
 			(unsigned long long)ctx->tturn, (unsigned long long)(ctx->nsw - 1));

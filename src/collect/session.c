@@ -45,6 +45,7 @@
 #include "stream_send.h"
 
 static volatile sig_atomic_t child_pid;
+int session_exec_status_fd = -1;
 static volatile sig_atomic_t pending_signal;
 static volatile sig_atomic_t first_exited; /* the program's first process has exited */
 static volatile sig_atomic_t stop_now;	   /* a signal asked spool to end the trace */
@@ -617,7 +618,10 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		    set_preload(agent) < 0)
 			err = errno ? errno : ENOMEM;
 		else if (o->exec) {
+			session_exec_status_fd = pfd[1];
 			err = -o->exec(o->exec_arg, path, argv);
+			if (session_exec_status_fd < 0)
+				_exit(127); /* (said already, pipe closed) */
 		} else {
 			execv(path, argv);
 			err = errno;

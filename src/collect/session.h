@@ -105,6 +105,14 @@ struct session_result {
  * executable, -ENOEXEC cannot be traced (static, setuid). Once the program
  * has run, returns 0 with res->ran set; trace problems go to trace_error. */
 int session_run(const struct session_opts *o, struct session_result *res);
+
+/* In the child of session_run, while o->exec runs: its end of the pipe on
+ * which spool learns that the program started (closed by an exec; -1
+ * elsewhere). An o->exec that hands the program over without an exec of
+ * its own and goes on (gdb.c's handoff to gdb's process) closes it once
+ * the program is on its way: until then spool waits, drains nothing and
+ * does not watch the replay. */
+extern int session_exec_status_fd;
 /* The descriptor number o's program gets the shared region at (at least;
  * the lowest free one from there): o->shm_fd, else 1000, or 24 below a
  * lower descriptor limit. */

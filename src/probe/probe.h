@@ -87,6 +87,12 @@ struct probe_module {
 	void *dwarf;	/* Dwarf *, opened by the first variable probe */
 	void *cfi;	/* Dwarf_CFI * of .eh_frame */
 	int dwarf_tried, cfi_tried;
+	/* Code the program copies to other addresses at run time, never
+	 * patched: a copied jmp rel32 or int3 would lead nowhere. V8's
+	 * embedded builtins (node, d8): probe_module_copied(). */
+	uint64_t copied_lo, copied_hi;
+	size_t ncopied;	/* functions (syms) in [copied_lo, copied_hi) */
+	int copied_said; /* their warning was given */
 };
 
 /* probe_module.cfg_want */
@@ -247,6 +253,9 @@ void probe_module_close(struct probe_module *mod);
 /* Code bytes at a module offset: pointer and how many follow in the same
  * section, or NULL. */
 const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, size_t *avail);
+/* Is addr in code the program copies at run time (V8's embedded builtins)?
+ * Such code is never probed; the first time, a warning says why. */
+int probe_module_copied(struct probe_module *mod, uint64_t addr);
 int probe_module_analyse(struct probe_module *mod);
 /* The Elf * of the module's separate debug file (found and opened on first
  * use), or NULL. */

@@ -134,6 +134,8 @@ static int probe_has_symtab(Elf *elf)
 	return 0;
 }
 
+static void probe_find_copied(struct probe_module *mod, Elf *elf);
+
 int probe_module_open(struct probe_module *mod, const char *path, int is_main)
 {
 	const char *base = strrchr(path, '/');
@@ -215,6 +217,7 @@ int probe_module_open(struct probe_module *mod, const char *path, int is_main)
 		mod->syms[j++] = mod->syms[i];
 	}
 	mod->nsyms = j;
+	probe_find_copied(mod, mod->stripped || !has_symtab ? mod->dbg_elf : elf);
 	return 0;
 }
 
@@ -286,6 +289,92 @@ static const uint8_t *probe_module_data(const struct probe_module *mod, uint64_t
 		return (const uint8_t *)d->d_buf + (addr - sh.sh_addr);
 	}
 	return NULL;
+}
+
+/*
+ * V8's embedded builtins. V8 (node, d8, ...) links its builtins into the
+ * executable's .text between the label v8_<variant>_embedded_blob_code_
+ * (a symbol without a type or size) and that plus the 32-bit constant
+ * v8_<variant>_embedded_blob_code_size_ (.rodata), each a Builtins_NAME
+ * function. With short builtin calls (node 20's default on a machine with
+ * 4 GB or more), V8 memcpy()s the whole blob next to its JIT code at start
+ * and calls the copy: a probe patched into the original is copied too, and
+ * its jmp rel32 (or int3) then leads to an address that holds nothing -
+ * node died of SIGSEGV under `spool probe -e 'func:*'` and `spool path`.
+ * The range is kept so that nothing is patched there (probe_module_copied).
+ * Without the size constant, the range ends with the last Builtins_*
+ * function after the label. elf is the file whose .symtab was read (the
+ * debug file's for a stripped one), or NULL.
+ */
+static void probe_find_copied(struct probe_module *mod, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	uint64_t lo = 0, size_at = 0, hi = 0;
+	int have_lo = 0;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name || strncmp(name, "v8_", 3))
+				continue;
+			if (!fnmatch("v8_*_embedded_blob_code_", name, 0)) {
+				lo = s.st_value;
+				have_lo = 1;
+			} else if (!fnmatch("v8_*_embedded_blob_code_size_", name, 0)) {
+				size_at = s.st_value;
+			}
+		}
+	}
+	if (!have_lo)
+		return;
+	if (size_at) {
+		size_t avail = 0;
+		const uint8_t *p = probe_module_data(mod, size_at, &avail);
+		uint32_t size;
+
+		if (p && avail >= sizeof(size)) {
+			memcpy(&size, p, sizeof(size));
+			hi = lo + size;
+		}
+	}
+	if (!hi)
+		for (size_t i = 0; i < mod->nsyms; i++)
+			if (mod->syms[i].addr >= lo && !strncmp(mod->syms[i].name, "Builtins_", 9) &&
+			    mod->syms[i].addr + mod->syms[i].size > hi)
+				hi = mod->syms[i].addr + mod->syms[i].size;
+	if (hi <= lo)
+		return;
+	mod->copied_lo = lo;
+	mod->copied_hi = hi;
+	for (size_t i = 0; i < mod->nsyms; i++)
+		mod->ncopied += mod->syms[i].addr >= lo && mod->syms[i].addr < hi;
+}
+
+int probe_module_copied(struct probe_module *mod, uint64_t addr)
+{
+	if (addr < mod->copied_lo || addr >= mod->copied_hi)
+		return 0;
+	if (!mod->copied_said) {
+		mod->copied_said = 1;
+		log_warn("probe: %s: its %zu functions at 0x%llx-0x%llx are V8's embedded builtins "
+			 "(Builtins_*), which V8 copies to other addresses when it starts (short "
+			 "builtin calls) and runs there: a probe would be copied with them and jump "
+			 "nowhere; they are not probed",
+			 mod->path, mod->ncopied, (unsigned long long)mod->copied_lo,
+			 (unsigned long long)mod->copied_hi);
+	}
+	return 1;
 }
 
 static int probe_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)

@@ -214,7 +214,7 @@ static int probe_mgr_spec_labels(struct probe_mgr *m, const struct probe_spec *s
 }
 
 static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s, uint32_t mi,
-				 int *matched)
+				 int *matched, int *copied)
 {
 	struct probe_module *mod = &m->mods[mi];
 	unsigned cfg = !strcmp(s->kind, "block")	? PROBE_CFG_BLOCKS
@@ -233,6 +233,11 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 
 		if (!demangle_match(s->pattern, mod->syms[i].name))
 			continue;
+		if (probe_module_copied(mod, mod->syms[i].addr)) {
+			/* never patched: the warning says why */
+			(*copied)++;
+			continue;
+		}
 		if (!strcmp(s->kind, "label")) {
 			rc = probe_mgr_spec_labels(m, s, mi, (uint32_t)i, matched);
 			if (rc)
@@ -354,7 +359,7 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 {
 	size_t before = m->ndefs;
-	int matched = 0, rc;
+	int matched = 0, copied = 0, rc;
 	uint32_t mi;
 
 	m->cur_spec = s->text;
@@ -366,10 +371,13 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 			log_err("probe: cannot read %s: %s", m->exe, strerror(-rc));
 			return rc;
 		}
-		rc = probe_mgr_spec_module(m, s, mi, &matched);
+		rc = probe_mgr_spec_module(m, s, mi, &matched, &copied);
 		if (rc)
 			return rc;
-		if (!matched && s->label[0])
+		if (!matched && copied)
+			log_err("probe: '%s' matches only functions of %s that are not probed (above)",
+				s->text, m->exe);
+		else if (!matched && s->label[0])
 			log_err("probe: '%s': no function of %s matching '%s' has a label '%s'",
 				s->text, m->exe, s->pattern, s->label);
 		else if (!matched)
@@ -383,11 +391,15 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 
 		rc = probe_mgr_lib_modules(m, s->lib, s->text, &mods, &nmods);
 		for (size_t i = 0; !rc && i < nmods; i++)
-			rc = probe_mgr_spec_module(m, s, mods[i], &matched);
+			rc = probe_mgr_spec_module(m, s, mods[i], &matched, &copied);
 		free(mods);
 		if (rc)
 			return rc;
-		if (nmods && !matched)
+		if (nmods && !matched && copied)
+			log_err("probe: '%s' matches only functions of the libraries matching '%s' "
+				"that are not probed (above)",
+				s->text, s->lib);
+		else if (nmods && !matched)
 			log_err("probe: '%s' matches no function of the libraries matching '%s'",
 				s->text, s->lib);
 	}

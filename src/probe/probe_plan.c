@@ -965,6 +965,10 @@ int probe_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int 
 	uint32_t entry_id = 0;
 	int rc = 0, nret = 0;
 
+	/* Code the program copies (V8's builtins): nothing is patched there;
+	 * no definition, said once (path counts it as refused). */
+	if (probe_module_copied(mod, f.sym->addr))
+		return 0;
 #if defined(__aarch64__)
 	/* one word per instruction, one B per probe: src/arch/aarch64/ */
 	return a64_plan_function(m, module, sym, entry, exits);
@@ -1059,6 +1063,8 @@ static int plan_decode(struct probe_mgr *m, uint32_t module, uint32_t sym, struc
 	memset(f, 0, sizeof(*f));
 	f->mod = mod;
 	f->sym = &mod->syms[sym];
+	if (probe_module_copied(mod, f->sym->addr))
+		return -EPERM; /* said once; see probe_plan_function */
 	f->code = probe_module_code(mod, f->sym->addr, &avail);
 	if (!f->code)
 		return -ENOEXEC;

@@ -250,6 +250,15 @@ static int gdb_wrapper_handoff(void *arg, const char *path, char **argv)
 	}
 	free(buf);
 	close(gdb_wrap.fd);
+	/* The program is on its way (gdb's process execs it): spool's session
+	 * goes on to drain its rings and to watch the replay, which stops a
+	 * diverged replay. Before, it waited here for the program's end: a
+	 * replay that diverged under --gdbserver stayed parked, gdb's continue
+	 * never returned and nothing was said (node, tests/real/116). */
+	if (session_exec_status_fd >= 0) {
+		close(session_exec_status_fd);
+		session_exec_status_fd = -1;
+	}
 	pfd.fd = pidfd;
 	pfd.events = POLLIN;
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
@@ -287,6 +296,20 @@ static int gdb_wrapper_become(int fd)
 		rc = -errno;
 		log_err("cannot open the session's shared memory (%s): %s", proc, strerror(-rc));
 		goto out;
+	}
+	/* At the number the session gave it (1000 or so: session_shm_fd), as
+	 * in every other replay and in the recording, not the lowest free
+	 * one: there it took the program's first descriptor, every later one
+	 * came one higher than recorded, and the replay diverged at the
+	 * first (node under --gdbserver: "write(fd 5)" recorded, "write(fd 6)"
+	 * replayed). */
+	if (hd.shm_fd > (uint32_t)shm && hd.shm_fd < INT_MAX) {
+		int hi = fcntl(shm, F_DUPFD, (int)hd.shm_fd);
+
+		if (hi >= 0) {
+			close(shm);
+			shm = hi;
+		}
 	}
 	if (asprintf(&fdvar, "%s=%d", SHM_ENV_FD, shm) < 0) {
 		rc = -ENOMEM;

@@ -31,6 +31,8 @@
 
 #include "../collect/run_env.h"
 #include "../util/log.h"
+#include "rr_fds.h"
+#include "rr_log.h"
 #include "gdbsrv.h"
 #include "gdbsrv_int.h"
 #include "rr_snap_pick.h"
@@ -677,6 +679,15 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t
 			log_info("the replay takes %s from spool's environment, not from the "
 				 "recording (spool replay --trust-env is not available here)",
 				 dropped);
+	}
+	{
+		/* the descriptors the recorded program inherited: the program
+		 * gets stand-ins at those numbers (gdbsrv_inf.c), nothing else */
+		struct rr_info *info = calloc(1, sizeof(*info));
+
+		if (info && rr_info_read(trace, info) == 0)
+			s->inf.nfds = rr_fds_parse(info->fds, s->inf.fds, RR_FDS_MAX);
+		free(info);
 	}
 	{
 		const char *e = getenv("SPOOL_GDBSRV_CHECKPOINTS"), *ms;

@@ -456,7 +456,7 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 		return -errno;
 	if (pid == 0) {
 		char c;
-		int nul = open("/dev/null", O_RDWR);
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 		sigset_t none;
 
 		sigemptyset(&none);
@@ -474,6 +474,18 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 		dup2(f->quiet_output ? nul : 2, 1);
 		if (f->quiet_output)
 			dup2(nul, 2);
+		/* Nothing else of spool's or gdb's reaches the program (gdb
+		 * leaves descriptors open in the command of `target remote |`,
+		 * and nul itself was one): each took a number the recorded
+		 * program had given to a file of its own, and the replay
+		 * diverged at the first such descriptor (node: "read(fd 18)"
+		 * recorded, "read(fd 19)" replayed). */
+		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		/* ... and what the recorded program inherited is there, as
+		 * stand-ins: the numbers are taken as they were (rr_fds.h) */
+		for (int i = 0; i < f->nfds; i++)
+			if (f->fds[i] != nul)
+				dup2(nul, f->fds[i]);
 		/* the recorded environment, as spool replay gives it (the
 		 * stack then sits where it was recorded) */
 		if (f->env)

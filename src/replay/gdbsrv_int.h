@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "rr_fds.h"
+
 #define GDBSRV_MAX_BP 128
 #define GDBSRV_MAX_WP 4
 #define GDBSRV_MAX_THREADS 1024
@@ -124,6 +126,8 @@ struct gdbsrv_inf {
 	const char *trace;
 	char **prog_argv;    /* after "--", or NULL */
 	char **env;	     /* the recorded environment (run_env_load), or NULL */
+	int fds[RR_FDS_MAX]; /* the descriptors the recorded program inherited (rr_fds.h) */
+	int nfds;
 	char tmp[256];	     /* a private directory: the replays' traces, the lock */
 	char lock[300];
 	int quiet_output;    /* restarts: the program's output goes to /dev/null */

@@ -98,6 +98,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fputs("fdtab=1\n", f);
 	if (info->entries_only)
 		fputs("progress=entries\n", f);
+	if (info->fds[0])
+		fprintf(f, "fds=%s\n", info->fds);
 	if (info->shm_fd > 0)
 		fprintf(f, "shm_fd=%d\n", info->shm_fd);
 	if (info->cwd[0])
@@ -241,6 +243,8 @@ int rr_info_read_reader(struct trace_reader *r, struct rr_info *info)
 			info->kills = atoi(eq);
 		else if (!strcmp(line, "fdtab"))
 			info->fdtab = atoi(eq);
+		else if (!strcmp(line, "fds"))
+			snprintf(info->fds, sizeof(info->fds), "%s", eq);
 		else if (!strcmp(line, "progress"))
 			info->entries_only = !strcmp(eq, "entries");
 		else if (!strcmp(line, "shm_fd"))

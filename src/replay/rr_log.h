@@ -58,6 +58,7 @@ struct rr_info {
 	int kills;	   /* the recording has its signal sends (RR_CALL_KILL) */
 	int fdtab;	   /* sync: the descriptor calls are ordered (RR_OP_FDTAB) */
 	int entries_only;  /* serial: function entries only were progress points */
+	char fds[256];	   /* descriptors >= 3 it inherited, "N,N,..." (rr_fds.h) */
 	/* what the program's stdout and stderr were: "tty", "pipe", "file",
 	 * "null" ("" when not said), and a file's offset (stdio_kind.h) */
 	char out_kind[2][8];
