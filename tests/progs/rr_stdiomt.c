@@ -7,18 +7,20 @@
  * lock (a turn of the stream), so a replay prints the lines in the
  * recorded order:
  *
- *   mix [N]    4 threads print N lines each (default 200) with fprintf,
- *              fputs, fwrite, putc, puts and printf to one fully buffered
- *              FILE (stdout, or a file the program opened with "file"
- *              mode: its contents are printed at the end) and fprintf,
- *              fputs and perror-free writes to unbuffered stderr;
- *   file [N]   the same with a FILE the program fopens, copied to
- *              stdout at the end;
+ *   mix [N]    4 threads print N lines each (default 300) with fprintf,
+ *              fputs, fwrite, putc, puts and printf to stdout (fully
+ *              buffered into a file or a pipe: which thread's call
+ *              flushes the shared buffer is the lock's choice too) and
+ *              with fprintf and fputs to unbuffered stderr;
+ *   file [N]   the same with a FILE the program fopens instead of
+ *              stdout, read back with fread and copied to stdout at the
+ *              end;
  *   bench [N]  4 threads print N lines each to stdout and N/10 to
  *              stderr, fprintf only (the cost of the ordering).
  *
- * No thread synchronizes with another except through join: the order of
- * the lines is the FILE lock's order and nothing else.
+ * The threads meet at a barrier first (so that they print at once) and
+ * otherwise only at join: the order of the lines is the FILE lock's
+ * order and nothing else.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -28,15 +30,21 @@
 #define NTHREADS 4
 
 static FILE *out;
-static long lines = 200;
+static long lines = 300;
 static int bench;
+static pthread_barrier_t start;
 
 static void *worker(void *arg)
 {
 	long id = (long)arg;
 	char buf[64];
 
+	pthread_barrier_wait(&start);
 	for (long i = 0; i < lines; i++) {
+		/* a little work between lines, so that the threads' lines
+		 * interleave on 2 CPUs */
+		for (volatile int k = 0; k < 100000; k = k + 1)
+			;
 		if (bench) {
 			fprintf(out, "thread %ld line %ld of %ld\n", id, i, lines);
 			if (i % 10 == 0)
@@ -104,6 +112,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: rr_stdiomt mix|file|bench [LINES]\n");
 		return 2;
 	}
+	pthread_barrier_init(&start, NULL, NTHREADS);
 	for (long i = 0; i < NTHREADS; i++)
 		if (pthread_create(&th[i], NULL, worker, (void *)i)) {
 			fprintf(stderr, "pthread_create failed\n");
