@@ -1805,9 +1805,27 @@ void agent_rr_rep_cancel_input(const char *what)
 
 /* ---- threads ---- */
 
+/*
+ * Sync mode: a thread creation's record comes before what the real
+ * pthread_create did inside (glibc allocates the new thread's TLS vector
+ * with calloc; a malloc like jemalloc may take its locks there, and those
+ * calls are recorded): record takes the record's place in the thread's
+ * log (its tseq) before the real call and writes it after (the host sorts
+ * each thread's records by tseq); a replay takes the creation's turn
+ * before the real call, then replays what it does inside in the recorded
+ * order. (Before, the record came after them, and a replay, which checks
+ * the creation before the real call, stopped: redis-server's jemalloc
+ * background thread, "trylock ... against pthread_create".) Serial mode
+ * keeps the record after the call (its schedule orders the calls inside).
+ */
+static __thread uint32_t rr_create_tseq;	       /* record: the reserved tseq */
+static __thread const struct rec_sched *rr_create_e; /* replay: the creation, replayed */
+
 uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
 {
 	*forced = 0;
+	rr_create_tseq = 0;
+	rr_create_e = NULL;
 	if (!rr_self.has_id) {
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
 		return RR_NO_TURN;
@@ -1825,6 +1843,8 @@ uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
 			rr_lost("no address space left for the serial slot of another thread");
 			return RR_NO_TURN;
 		}
+		if (!(agent_rr_mode & RR_MODE_SERIAL))
+			rr_create_tseq = ++rr_self.tseq;
 		return turn + 1;
 	}
 	*forced = agent_rr_rep_begin(t, 0, OP_THREAD_CREATE, NULL, 1);
@@ -1841,6 +1861,14 @@ uint32_t agent_rr_create_begin(struct agent_thread *t, int *forced)
 	if (rr_self.pending->arg >= rr_area->max_threads)
 		rr_diverge(RR_CAUSE_DATA, &rr_self.pending->h, "pthread_create", 0, NULL,
 			   "bad thread number");
+	if (!(agent_rr_mode & RR_MODE_SERIAL)) {
+		const struct rec_sched *e = rr_self.pending;
+
+		/* its turn now: the calls made inside come after it */
+		agent_rr_rep_end(t, 0);
+		rr_create_e = e;
+		return (uint32_t)e->arg;
+	}
 	return (uint32_t)rr_self.pending->arg;
 }
 
@@ -1849,9 +1877,25 @@ void agent_rr_create_end(struct agent_thread *t, uint32_t child, int rc)
 	if (child == RR_NO_TURN)
 		return;
 	if (agent_rr_mode & RR_MODE_RECORD) {
+		uint32_t tseq = rr_create_tseq ? rr_create_tseq : ++rr_self.tseq;
+
 		__atomic_fetch_add(&rr_area->nthreads, 1, __ATOMIC_RELAXED);
 		rr_rec_signals(t);
-		rr_emit_sched(t, 0, ++rr_self.tseq, 0, child - 1, OP_THREAD_CREATE, rc, child);
+		rr_emit_sched(t, 0, tseq, 0, child - 1, OP_THREAD_CREATE, rc, child);
+		rr_create_tseq = 0;
+	} else if (rr_create_e) {
+		const struct rec_sched *e = rr_create_e;
+
+		rr_create_e = NULL;
+		if (rc) {
+			char what[64];
+			struct rr_buf b = {what, 0, sizeof(what)};
+
+			rr_puts(&b, "pthread_create returning ");
+			rr_puti(&b, rc);
+			rr_diverge(RR_CAUSE_RESULT, &e->h, what, 0, NULL,
+				   "the call returned something else");
+		}
 	} else {
 		agent_rr_rep_end(t, rc);
 	}
@@ -2480,6 +2524,11 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_SOLO)) &&
 	    agent_rr_stdio_hook(1) == 0)
 		__atomic_fetch_or(&a->flags, RR_F_STDIO_SOLO, __ATOMIC_RELAXED);
+	/* Sync mode: each stream's calls take turns once threads exist */
+	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_TURN))) {
+		agent_rr_stdio_turns = 1;
+		__atomic_fetch_or(&a->flags, RR_F_STDIO_TURN, __ATOMIC_RELAXED);
+	}
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,
 		  agent_serial_on ? " serial" : "", k);

@@ -71,6 +71,12 @@ void agent_rr_stdio_adopt(FILE *f);
  * parent's, for a fork child): sync mode then leaves stdio's reads alone */
 extern int agent_rr_threads_made;
 extern __thread int agent_rr_in_stdio __attribute__((tls_model("initial-exec")));
+/* Sync mode orders the program's streams (agent_rr_stdio_turn.c): set by
+ * agent_rr_init when recording, or replaying a recording that did; inside
+ * a stdio call that took its stream's turn, agent_rr_stdio_turn_held is
+ * not 0 and stdio's reads and writes are routed (agent_rr_stdio.c). */
+extern int agent_rr_stdio_turns;
+extern __thread int agent_rr_stdio_turn_held __attribute__((tls_model("initial-exec")));
 /* Replay: stdio's read of n bytes of fd came from the log; the file's
  * offset moves as the recorded read moved it (stdio seeks relative to it:
  * ftell, a read-write FILE's fseek). */

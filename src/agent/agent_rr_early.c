@@ -67,6 +67,7 @@ static uint32_t early_next; /* replay: the next reading to give */
 static struct rr_early_io early_io; /* record: calls kept; replay: calls given */
 static uint32_t eio_next;	    /* replay: the next call to give */
 static int early_state; /* 0: not looked yet, 1: keep, 2: give back, 3: neither (damaged) */
+static int early_remove; /* keep, and remove the variable as a replay does */
 
 static uint64_t early_num(const char *s, int *ok)
 {
@@ -119,7 +120,10 @@ static void early_look(void)
 	if (early_state)
 		return;
 	e = getenv(EARLY_IO_ENV);
-	if (!e) {
+	if (!e || !strcmp(e, EARLY_IO_KEEP)) {
+		/* (record: the variable is there, as wide as a replay's,
+		 * only to be removed: early_clock.h) */
+		early_remove = e != NULL;
 		early_state = 1;
 		return;
 	}
@@ -223,7 +227,7 @@ void agent_rr_early_start(void)
 {
 	agent_rr_started = 1;
 	early_look();
-	if (early_state >= 2)
+	if (early_state >= 2 || early_remove)
 		unsetenv(EARLY_IO_ENV);
 }
 

@@ -88,8 +88,10 @@ static ssize_t rr_stdio_read(FILE *f, void *buf, ssize_t n)
 		return rr_libc_read(f, buf, n);
 	/* sync mode: once a second thread may exist, which thread's read
 	 * fills a shared FILE (or flushes it) is glibc's lock's choice, not
-	 * recorded */
-	if (rr_stdio_solo && __atomic_load_n(&agent_rr_threads_made, __ATOMIC_RELAXED))
+	 * recorded, unless the call took its stream's turn
+	 * (agent_rr_stdio_turn.c) */
+	if (rr_stdio_solo && __atomic_load_n(&agent_rr_threads_made, __ATOMIC_RELAXED) &&
+	    !agent_rr_stdio_turn_held)
 		return rr_libc_read(f, buf, n);
 	agent_rr_in_stdio++;
 	r = read(f->_fileno, buf, (size_t)n);
@@ -106,7 +108,8 @@ static ssize_t rr_stdio_write(FILE *f, const void *data, ssize_t n)
 
 	if (f->_flags2 & RR_IO_FLAGS2_NOTCANCEL || n < 0)
 		return rr_libc_write(f, data, n);
-	if (rr_stdio_solo && __atomic_load_n(&agent_rr_threads_made, __ATOMIC_RELAXED))
+	if (rr_stdio_solo && __atomic_load_n(&agent_rr_threads_made, __ATOMIC_RELAXED) &&
+	    !agent_rr_stdio_turn_held)
 		return rr_libc_write(f, data, n);
 	agent_rr_in_stdio++;
 	while (left > 0) {

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../collect/run_env.h"
+#include "../common/early_clock.h"
 #include "../collect/session.h"
 #include "../collect/stdin_cap.h"
 #include "../collect/stdio_kind.h"
@@ -1102,6 +1103,12 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	so.argv = argv + optind;
+	/* The variable a replay passes its early reads in, as wide (the
+	 * agent removes it in both: early_clock.h) */
+	static char record_eio[] = EARLY_IO_ENV "=" EARLY_IO_KEEP;
+	static char *const record_eio_env[] = {record_eio, NULL};
+
+	so.env = record_eio_env;
 	/* The recording is of the first process (a fork is refused): the
 	 * run ends with it; a daemon child left running is counted. */
 	so.until_first_exit = 1;

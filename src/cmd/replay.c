@@ -356,7 +356,7 @@ static int replay_opt(void *ctx, int c, const char *arg)
 	return -1;
 }
 
-#define REPLAY_EIO_ENV_SIZE (sizeof(EARLY_IO_ENV) + 21)
+#define REPLAY_EIO_ENV_SIZE (sizeof(EARLY_IO_ENV) + EARLY_IO_WIDTH + 1)
 
 /* The reads and getrandom calls made before the agent started, from the
  * trace's early_io side file (untrusted: its size and every entry
@@ -410,7 +410,7 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	/* The early reads, in process 0's area (the first of the region's
 	 * replay area, tree or not): the agent reads them from there before
 	 * it starts (agent_rr_early.c) */
-	if (ctx->eio_env) {
+	if (ctx->eio_env && (ctx->info->early_n || ctx->eio)) {
 		struct rr_area *a0 = area;
 
 		a0->early_n = ctx->info->early_n < RR_EARLY_MAX ? ctx->info->early_n : RR_EARLY_MAX;
@@ -422,8 +422,9 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 			a0->eio = *ctx->eio;
 		else
 			memset(&a0->eio, 0, sizeof(a0->eio));
-		snprintf(ctx->eio_env, REPLAY_EIO_ENV_SIZE, "%s=%" PRIu64, EARLY_IO_ENV,
-			 h->ext_offset[SHM_EXT_REPLAY]);
+		/* (as wide as the recording's EARLY_IO_KEEP) */
+		snprintf(ctx->eio_env, REPLAY_EIO_ENV_SIZE, "%s=%0*" PRIu64, EARLY_IO_ENV,
+			 EARLY_IO_WIDTH, h->ext_offset[SHM_EXT_REPLAY]);
 	}
 	if (ctx->snap.fd >= 0) {
 		struct rr_area *a = area;
@@ -1280,11 +1281,14 @@ static int replay_early(struct replay_run *r)
 
 	if (ctx->only == RR_NO_PROC || ctx->only == 0)
 		ctx->eio = replay_early_io(r->dir);
-	if ((ctx->only == RR_NO_PROC || ctx->only == 0) && (r->info->early_n || ctx->eio) &&
+	/* Given even with nothing to give (EARLY_IO_KEEP): the recording's
+	 * program had it too, so both see the same environment once the agent
+	 * removed it (early_clock.h). */
+	if ((ctx->only == RR_NO_PROC || ctx->only == 0) &&
 	    cl->nenv + 1 < sizeof(cl->extra_env) / sizeof(cl->extra_env[0])) {
 		static char eio_env[REPLAY_EIO_ENV_SIZE];
 
-		snprintf(eio_env, sizeof(eio_env), "%s=", EARLY_IO_ENV);
+		snprintf(eio_env, sizeof(eio_env), "%s=%s", EARLY_IO_ENV, EARLY_IO_KEEP);
 		ctx->eio_env = eio_env;
 		cl->extra_env[cl->nenv++] = eio_env;
 		r->so.env = cl->extra_env;
@@ -1310,7 +1314,8 @@ static int replay_session(struct replay_run *r)
 		    (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		    (cl->trace_sched || cl->path_file || cl->record_path ? RR_O_TRACE_SCHED : 0) |
 		    (cl->use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0) |
-		    (info->flags & RR_F_STDIO_SOLO ? RR_O_STDIO_SOLO : 0);
+		    (info->flags & RR_F_STDIO_SOLO ? RR_O_STDIO_SOLO : 0) |
+		    (info->flags & RR_F_STDIO_TURN ? RR_O_STDIO_TURN : 0);
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so->until_first_exit = 1; /* a recording is of one process */
 	so->ext_bytes[SHM_EXT_REPLAY] =

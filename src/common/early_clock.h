@@ -22,6 +22,21 @@
 /* The offset in the shared memory of the early reads a replay gives back
  * (struct rr_early_io, agent_rr_early.c) */
 #define EARLY_IO_ENV "SPOOL_EARLY_IO"
+/*
+ * Its value has EARLY_IO_WIDTH characters in a recording and in its replay
+ * alike: the offset, zero-padded, or EARLY_IO_KEEP (record: keep the
+ * early calls; a replay with nothing to give). The agent removes the
+ * variable when it starts, so the program's environment holds one entry
+ * fewer than its stack had in both runs: spool's stack padding
+ * (session.c) then leaves the recorded SPOOL_PAD= and SPOOL_SHM_PATH in
+ * the replay as they were. (Before, only the replay had the variable, in
+ * place of the recording's SPOOL_PAD=: the program saw one variable
+ * fewer and a longer SPOOL_SHM_PATH, and redis-server, which copies its
+ * environment for setproctitle, made other allocations, so jemalloc's
+ * decay ticker fired elsewhere and the sync replay diverged at a trylock.)
+ */
+#define EARLY_IO_WIDTH 20
+#define EARLY_IO_KEEP "--------------------"
 /* 4 readings of "-2147483648:18446744073709551615," and the NUL */
 #define EARLY_CLOCK_TEXT (EARLY_CLOCK_MAX * 33 + 1)
 

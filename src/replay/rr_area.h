@@ -90,6 +90,12 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * (agent_rr_stdio.c: redis reads its hash seed through fread of
  * /dev/urandom); a replay does the same (RR_O_STDIO_SOLO) */
 #define RR_F_STDIO_SOLO 0x80000u
+/* sync mode: every stdio call on a stream after the first pthread_create
+ * took a turn of the stream (agent_rr_stdio_turn.c: the order glibc's FILE
+ * lock gave the threads), and stdio's reads and writes inside such a call
+ * went through the agent's read and write; a replay does the same
+ * (RR_O_STDIO_TURN) */
+#define RR_F_STDIO_TURN 0x100000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -130,6 +136,8 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* Replay: the sync recording saw stdio's calls before the first thread
  * (RR_F_STDIO_SOLO in its flags) */
 #define RR_O_STDIO_SOLO 0x20000u
+/* Replay: the sync recording ordered its streams (RR_F_STDIO_TURN) */
+#define RR_O_STDIO_TURN 0x40000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
