@@ -30,6 +30,9 @@ for mode in serial sync; do
 
 	# Someone else takes the recorded port: a replay that bound it would fail.
 	occ=
+	# (the last mode's file says "ready" until the new holder's shell
+	# truncates it, which may come after wait_ready has read it)
+	rm -f occ.out
 	if [ -x "$PY" ] && [ -n "$port" ]; then
 		"$PY" -c 'import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
