@@ -58,25 +58,40 @@ static int snap_read(int dfd, const char *name, uint64_t index, struct snap_row 
 	return 0;
 }
 
-int rr_snap_list(FILE *out, const char *dir)
+/* The recording's snapshot directory, opened without following a
+ * symbolic link (the trace is the user's, its contents untrusted): *dp
+ * is NULL when the recording has none. 0 or -errno. */
+int rr_snap_opendir(const char *dir, DIR **dp)
 {
 	char path[4096];
-	struct snap_row *rows = NULL;
-	size_t n = 0, cap = 0, tmp = 0, good = 0;
-	struct dirent *d;
-	DIR *dp;
 	int dfd;
 
+	*dp = NULL;
 	if ((size_t)snprintf(path, sizeof(path), "%s/.spool/snap", dir) >= sizeof(path))
 		return -ENAMETOOLONG;
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	dp = fdopendir(dfd);
-	if (!dp) {
+	*dp = fdopendir(dfd);
+	if (!*dp) {
+		int e = errno;
+
 		close(dfd);
-		return -errno;
+		return -e;
 	}
+	return 0;
+}
+
+int rr_snap_list(FILE *out, const char *dir)
+{
+	struct snap_row *rows = NULL;
+	size_t n = 0, cap = 0, tmp = 0, good = 0;
+	struct dirent *d;
+	DIR *dp;
+	int rc = rr_snap_opendir(dir, &dp);
+
+	if (rc < 0 || !dp)
+		return rc;
 	while ((d = readdir(dp))) {
 		char *end;
 		unsigned long long idx;

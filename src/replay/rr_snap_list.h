@@ -5,7 +5,12 @@
  */
 #ifndef SPOOL_REPLAY_RR_SNAP_LIST_H
 #define SPOOL_REPLAY_RR_SNAP_LIST_H
+#include <dirent.h>
 #include <stdio.h>
+
+/* TRACE/.spool/snap opened (O_NOFOLLOW) as *dp, NULL when there is none.
+ * 0 or -errno. */
+int rr_snap_opendir(const char *dir, DIR **dp);
 
 /* Print the snapshots of trace dir to out (nothing when it has none).
  * Returns how many are whole, or -errno. Damaged ones are named. */

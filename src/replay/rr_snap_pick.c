@@ -29,6 +29,7 @@
 #include "../util/buildid.h"
 #include "../util/log.h"
 #include "rr_snap_fmt.h"
+#include "rr_snap_list.h"
 #include "rr_snap_pick.h"
 
 #define PICK_FD_MIN 900 /* where the program's descriptor goes (above its own) */
@@ -230,25 +231,19 @@ static int pick_same_agent(const struct rr_snap_hdr *h)
 
 int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_snap_pick *pick)
 {
-	char path[4096];
+	char path[4096]; /* (for messages) */
 	struct pick_ent *ents = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *d;
 	DIR *dp;
-	int dfd, rc = 0;
+	int rc;
 
 	memset(pick, 0, sizeof(*pick));
 	pick->fd = -1;
-	if ((size_t)snprintf(path, sizeof(path), "%s/.spool/snap", dir) >= sizeof(path))
-		return -ENAMETOOLONG;
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	dp = fdopendir(dfd);
-	if (!dp) {
-		close(dfd);
-		return -errno;
-	}
+	rc = rr_snap_opendir(dir, &dp);
+	if (rc < 0 || !dp)
+		return rc;
+	snprintf(path, sizeof(path), "%s/.spool/snap", dir);
 	while ((d = readdir(dp))) {
 		struct rr_snap_hdr h;
 		char *end;
@@ -366,25 +361,17 @@ static int turns_cmp(const void *a, const void *b)
 
 int rr_snap_turns(const char *dir, uint64_t **turns, size_t *n)
 {
-	char path[4096];
 	uint64_t *v = NULL;
 	size_t cap = 0;
 	struct dirent *d;
 	DIR *dp;
-	int dfd;
+	int rc;
 
 	*turns = NULL;
 	*n = 0;
-	if ((size_t)snprintf(path, sizeof(path), "%s/.spool/snap", dir) >= sizeof(path))
-		return -ENAMETOOLONG;
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	dp = fdopendir(dfd);
-	if (!dp) {
-		close(dfd);
-		return -errno;
-	}
+	rc = rr_snap_opendir(dir, &dp);
+	if (rc < 0 || !dp)
+		return rc;
 	while ((d = readdir(dp))) {
 		struct rr_snap_hdr h;
 		char *end;
