@@ -1418,29 +1418,50 @@ void agent_serial_barrier_init(const void *b, unsigned count)
 	}
 }
 
-/* The last thread to arrive is the serial thread, as in glibc. */
+static int ser_barrier_real(pthread_barrier_t *b)
+{
+	int rc;
+
+	agent_serial_block_begin(RR_AT_SYNC);
+	rc = agent_real.barrier_wait(b);
+	agent_serial_block_end();
+	return rc;
+}
+
+/*
+ * The last thread to arrive is the serial thread, as in glibc.
+ *
+ * A thread outside the schedule (it found no ring, agent_serial_thread_leave)
+ * waits in glibc's own barrier, which knows nothing of the emulated count:
+ * mixed, the two halves would each wait for the other forever (a program
+ * that works natively would hang under spool record). So once an outsider
+ * exists, every arrival uses the real barrier, and so does every emulated
+ * waiter not yet released: those, plus the arrivals after them, are exactly
+ * the count the real barrier expects. Both the flag test and the emulated
+ * arrival run with the run token held, and the flag only goes from 0 to 1,
+ * so no waiter moves to the real barrier once its generation is complete
+ * (it tests gen first).
+ */
 int agent_serial_barrier_wait(pthread_barrier_t *b)
 {
 	struct ser_barrier *e = ser_barrier_find(b, 0);
 	uint64_t gen;
-	int rc;
 
 	agent_serial_point(RR_AT_SYNC);
-	if (!e || !e->count) {
-		/* Not initialized under spool: the real one, token released. */
-		agent_serial_block_begin(RR_AT_SYNC);
-		rc = agent_real.barrier_wait(b);
-		agent_serial_block_end();
-		return rc;
-	}
+	/* Not initialized under spool, or outsiders: the real one, token released. */
+	if (!e || !e->count || __atomic_load_n(&ser_outsiders, __ATOMIC_RELAXED))
+		return ser_barrier_real(b);
 	if (++e->arrived >= e->count) {
 		e->arrived = 0;
 		e->gen++;
 		return PTHREAD_BARRIER_SERIAL_THREAD;
 	}
 	gen = e->gen;
-	while (e->gen == gen)
+	while (e->gen == gen) {
+		if (__atomic_load_n(&ser_outsiders, __ATOMIC_RELAXED))
+			return ser_barrier_real(b);
 		agent_serial_wait_yield(RR_W_BARRIER);
+	}
 	return 0;
 }
 

@@ -5,13 +5,16 @@
  * test driver, does. spool gives each thread a ring slot; this checks
  * that the slots of ended threads are used again (issue 12).
  *
- *   shortthreads-finst TOTAL [ALIVE [ITERS [BURN_US]]]
+ *   shortthreads-finst TOTAL [ALIVE [ITERS [BURN_US [HOLD]]]]
  *
  * TOTAL threads are created in batches of ALIVE (default 2), each batch
  * joined before the next starts. Each thread takes the shared mutex ITERS
  * times (default 1) and counts, then spins until it has used BURN_US
  * microseconds of CPU (default 0): a known lower bound of the CPU time the
- * threads use together. Prints "threads=<TOTAL> total=<TOTAL*ITERS>",
+ * threads use together. With HOLD 1, the threads of a batch wait for each
+ * other at a barrier before they end, so ALIVE threads really are alive at
+ * once (without it, a slow creator can see the first threads of a batch
+ * end before the last start). Prints "threads=<TOTAL> total=<TOTAL*ITERS>",
  * which a replay must print again. Built with -finstrument-functions so
  * `spool path` sees each thread's worker call.
  */
@@ -25,6 +28,8 @@ static long shared_total;
 static long iters = 1;
 static long started;
 static long burn_us;
+static pthread_barrier_t batch_barrier;
+static int hold;
 
 static long long thread_cpu_ns(void)
 {
@@ -49,6 +54,8 @@ static void *worker(void *arg)
 		count_one();
 	while (burn_us > 0 && thread_cpu_ns() < burn_us * 1000LL)
 		;
+	if (hold)
+		pthread_barrier_wait(&batch_barrier);
 	return NULL;
 }
 
@@ -68,6 +75,8 @@ int main(int argc, char **argv)
 		iters = atol(argv[3]);
 	if (argc > 4)
 		burn_us = atol(argv[4]);
+	if (argc > 5)
+		hold = atoi(argv[5]) != 0;
 	if (total < 0 || alive < 1 || iters < 0 || burn_us < 0)
 		return 2;
 	th = calloc((size_t)alive, sizeof(*th));
@@ -76,6 +85,8 @@ int main(int argc, char **argv)
 	while (done < total) {
 		long n = total - done < alive ? total - done : alive;
 
+		if (hold && pthread_barrier_init(&batch_barrier, NULL, (unsigned)n))
+			return 1;
 		for (long i = 0; i < n; i++)
 			if (pthread_create(&th[i], NULL, worker, NULL)) {
 				perror("pthread_create");
@@ -83,6 +94,8 @@ int main(int argc, char **argv)
 			}
 		for (long i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
+		if (hold)
+			pthread_barrier_destroy(&batch_barrier);
 		done += n;
 	}
 	printf("threads=%ld total=%ld\n", started, shared_total);
