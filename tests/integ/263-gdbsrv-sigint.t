@@ -37,8 +37,16 @@ for i in $(seq 1 200); do
 	[ -n "$spid" ] && grep -q "_start" gdb.out 2>/dev/null && break
 	sleep 0.1
 done
-sleep 1 # gdb has sent its continue: the replay runs
-[ -n "$spid" ] && kill -INT "$spid"
+# gdb sends its continue some time after it printed the first stop (late
+# under load); a SIGINT before that is dropped (the replay is stopped), so
+# the SIGINT is sent again until gdb shows the stop or ends.
+sleep 1
+for i in $(seq 1 60); do
+	[ -n "$spid" ] && kill -0 "$gpid" 2>/dev/null || break
+	kill -INT "$spid" 2>/dev/null
+	grep -q "received signal SIGINT" gdb.out 2>/dev/null && break
+	sleep 0.5
+done
 wait "$gpid"
 check_sanitizer gdb.out "gdb on spool replay --gdbserver"
 like "$(cat gdb.out)" "received signal SIGINT" "gdb: a SIGINT at spool stops the running replay" ||
