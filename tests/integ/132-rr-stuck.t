@@ -7,7 +7,7 @@
 # there too), pthread_join of the main thread (which joins it), a spin
 # without calls (main polls with usleep), or msgrcv (a blocking call spool
 # does not interpose; main in pthread_join). A serial recording with
-# --stuck-ms 1000 stops (the lock waits used to retry for good, and nothing
+# --stuck-ms 400 stops (the lock waits used to retry for good, and nothing
 # watched a thread in pthread_join) and says what each thread waits in;
 # a replay of that recording ends too, where the recording ends (in sync
 # mode, where a recording of such a program is interrupted, too). Three
@@ -23,7 +23,7 @@ P="$PROGS/rr_stuck"
 
 # how: what the record's error must say
 while read -r how want; do
-	spool_run record --stuck-ms 1000 -o "$how.trace" -- "$P" "$how"
+	spool_run record --stuck-ms 400 -o "$how.trace" -- "$P" "$how"
 	if [ "$RC" != 0 ] && [ "$RC" != 124 ] && grep -q '^started$' run.out &&
 		! grep -q '^end$' run.out && grep -Eq "record stuck: .*$want" run.err; then
 		pass "record $how: stops and says: $want"
@@ -31,7 +31,7 @@ while read -r how want; do
 		fail "record $how: stops and says: $want"
 		show_run
 	fi
-	spool_run replay --stuck-ms 1000 -q "$how.trace"
+	spool_run replay --stuck-ms 400 -q "$how.trace"
 	if [ "$RC" != 0 ] && [ "$RC" != 124 ] &&
 		grep -Eq 'replay reached the end of the recording|replay stuck' run.err; then
 		pass "replay $how: ends where the recording ends"
