@@ -35,6 +35,7 @@
 #include "../collect/stdio_kind.h"
 #include "../replay/gdb.h"
 #include "../replay/gdbsrv.h"
+#include "../replay/rr_fds.h"
 #include "../replay/rr_img.h"
 #include "../replay/rr_advice.h"
 #include "../replay/rr_log.h"
@@ -1037,6 +1038,7 @@ struct replay_run {
 	int devnull;
 	struct rr_log **logs;
 	char dropped[512];
+	int fds[RR_FDS_MAX];
 };
 
 /* The program as the user named it after TRACE, else the recorded one. */
@@ -1411,6 +1413,11 @@ static int replay_env(struct replay_run *r)
 			log_warn("%s: not taken from the recorded environment (a trace may come "
 				 "from someone else; --trust-env takes them): %s",
 				 r->dir, r->dropped);
+		/* the descriptors the recorded program inherited, as stand-ins,
+		 * and none of spool's own (rr_fds.h) */
+		r->so.fds_set = 1;
+		r->so.fds = r->fds;
+		r->so.nfds = rr_fds_parse(info->fds, r->fds, RR_FDS_MAX);
 		if (info->cwd[0] && access(info->cwd, X_OK) == 0)
 			r->so.cwd = info->cwd;
 		else if (info->cwd[0])
@@ -1491,6 +1498,8 @@ static int replay_execute(struct replay_run *r)
 								     : so->exec_path,
 			   so->argv, so->cwd, r->info->buildid);
 	replay_ident(so, r->info, r->dir, r->cl.use_gdb);
+	/* --goto: the agent reads the snapshot from this descriptor */
+	so->pass_fd = r->ctx.snap.fd >= 3 ? r->ctx.snap.fd : 0;
 	rc = session_run(so, &r->res);
 	replay_say_layout(r->info, &r->res, r->ctx.layout, 0);
 	if (r->have_in)

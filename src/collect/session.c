@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../arch/arch.h"
+#include "../util/fds.h"
 #include "../util/files.h"
 #include "../util/log.h"
 #include "../util/options.h"
@@ -415,6 +416,54 @@ static char **spawn_prepare(const char *path, char **argv, int shm_fd, const cha
 	return spawn_env(o, *fd, shm_fd, agent, path, argv, res);
 }
 
+/* How many of spool's own descriptors a start closes for the program at
+ * most (o->fds_set); more is a shell gone wrong, and those stay open. */
+#define SPAWN_CLOSE_MAX 1024
+
+/* o->fds_set for posix_spawn: spool's descriptors an exec would keep are
+ * closed (but the region's, fd, and o->pass_fd, its flag cleared), then the stand-ins opened at their
+ * numbers. After the dup2s of the region and stdio, which read some of
+ * the descriptors closed here. */
+static int spawn_fds_actions(posix_spawn_file_actions_t *fa, int fd,
+			     const struct session_opts *o)
+{
+	int own[SPAWN_CLOSE_MAX], n = fds_inherited(own, SPAWN_CLOSE_MAX), rc = 0;
+
+	if (n > SPAWN_CLOSE_MAX)
+		n = SPAWN_CLOSE_MAX;
+	for (int i = 0; i < n && !rc; i++)
+		if (own[i] != fd && own[i] != o->pass_fd)
+			rc = -posix_spawn_file_actions_addclose(fa, own[i]);
+	if (!rc && o->pass_fd >= 3)
+		rc = -posix_spawn_file_actions_adddup2(fa, o->pass_fd, o->pass_fd);
+	for (int i = 0; i < o->nfds && !rc; i++)
+		if (o->fds[i] != fd && o->fds[i] != o->pass_fd)
+			rc = -posix_spawn_file_actions_addopen(fa, o->fds[i], "/dev/null", O_RDWR, 0);
+	return rc;
+}
+
+/* o->fds_set in a forked child (system calls only): everything from 3 up
+ * is closed at the exec but the region's fd (the caller clears its flag
+ * after this) and o->pass_fd, and the stand-ins are /dev/null. Returns 0 or an errno. */
+static int spawn_fds_child(int fd, const struct session_opts *o)
+{
+	int nul;
+
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0 ||
+	    (o->pass_fd >= 3 && fcntl(o->pass_fd, F_SETFD, 0) < 0))
+		return errno;
+	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul < 0)
+		return errno;
+	for (int i = 0; i < o->nfds; i++) {
+		if (o->fds[i] == fd || o->fds[i] == o->pass_fd)
+			continue;
+		if (o->fds[i] == nul ? fcntl(nul, F_SETFD, 0) < 0 : dup2(nul, o->fds[i]) < 0)
+			return errno;
+	}
+	return 0;
+}
+
 static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *agent,
 			 const struct session_opts *o, struct session_result *res)
 {
@@ -448,6 +497,8 @@ static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *
 	for (int i = 1; i <= 2; i++)
 		if (!rc && o->stdio_sub[i] > 0)
 			rc = -posix_spawn_file_actions_adddup2(&fa, o->stdio_sub[i], i);
+	if (!rc && o->fds_set)
+		rc = spawn_fds_actions(&fa, fd, o);
 	if (!rc && o->cwd)
 		rc = -posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
 	if (!rc)
@@ -497,7 +548,9 @@ static pid_t spawn_fork(const char *path, char **argv, int shm_fd, const char *a
 			signal(sigs[i], SIG_DFL);
 		if (o->ident)
 			run_ident_apply_child(o->ident);
-		if (fcntl(fd, F_SETFD, 0) < 0 || (fd != shm_fd && close(shm_fd) < 0))
+		if (o->fds_set)
+			err = spawn_fds_child(fd, o);
+		if (!err && (fcntl(fd, F_SETFD, 0) < 0 || (fd != shm_fd && close(shm_fd) < 0)))
 			err = errno;
 		for (int i = 1; i <= 2 && !err; i++)
 			if (o->stdio_sub[i] > 0 && dup2(o->stdio_sub[i], i) < 0)

@@ -76,6 +76,18 @@ struct session_opts {
 	 * (0: as they come). Not under exec. */
 	int stack_record;
 	uint64_t stack_bytes, stack_items;
+	/* With fds_set, the program gets 0, 1, 2, the region and /dev/null
+	 * stand-ins at the numbers in fds, and no other descriptor of spool's
+	 * (a replay: the ones the recorded program inherited, rr_fds.h; what
+	 * spool was given by its own caller would move every number the
+	 * program opens). Not under exec. */
+	int fds_set;
+	const int *fds;
+	int nfds;
+	/* With fds_set: a descriptor of spool's (3 or more) the program gets as
+	 * it is, at its number (--goto's snapshot, read by the agent); 0:
+	 * none. */
+	int pass_fd;
 };
 
 struct session_result {

@@ -5,55 +5,38 @@
  * exec keeps of it is what the program gets), read back for a replay that
  * builds the program's table itself (gdbsrv_inf.c). See rr_fds.h.
  */
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/fds.h"
 #include "rr_fds.h"
-
-static int rr_fds_cmp(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
 
 int rr_fds_inherited(int skip, char *out, size_t len)
 {
-	int fds[RR_FDS_MAX], n = 0, total = 0;
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
+	int fds[RR_FDS_MAX + 1], n, total, k = 0;
 	size_t at = 0;
 
 	if (len)
 		out[0] = 0;
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		char *end;
-		long fd = strtol(e->d_name, &end, 10);
-		int fl;
-
-		if (*end || end == e->d_name || fd < 3 || fd > 65535 || fd == skip ||
-		    fd == dirfd(d))
-			continue;
-		fl = fcntl((int)fd, F_GETFD);
-		if (fl < 0 || (fl & FD_CLOEXEC))
-			continue;
-		total++;
-		if (n < RR_FDS_MAX)
-			fds[n++] = (int)fd;
-	}
-	closedir(d);
-	qsort(fds, (size_t)n, sizeof(fds[0]), rr_fds_cmp);
+	total = fds_inherited(fds, RR_FDS_MAX + 1);
+	n = total < RR_FDS_MAX + 1 ? total : RR_FDS_MAX + 1;
 	for (int i = 0; i < n; i++) {
-		int w = snprintf(out + at, len - at, "%s%d", i ? "," : "", fds[i]);
+		int w;
 
+		if (fds[i] == skip) {
+			total--;
+			continue;
+		}
+		if (k == RR_FDS_MAX)
+			break;
+		w = snprintf(out + at, len - at, "%s%d", k ? "," : "", fds[i]);
 		if (w < 0 || (size_t)w >= len - at) {
 			out[at] = 0;
 			break;
 		}
 		at += (size_t)w;
+		k++;
 	}
 	return total;
 }
