@@ -11,7 +11,7 @@
 # worker threads each compress several blocks.
 . "$(dirname "$0")/lib.sh"
 need_progs plzip
-plan 28
+plan 29
 
 mkdir data
 seq 1 400000 >data/in.txt
@@ -89,6 +89,7 @@ tr="$T_DIR/corpus/plzip-d.sync/rec.trace"
 ok "info on the sync recording: exit 0, its 4 threads, nothing lost, the trace finished" \
 	bash -c "[ $? = 0 ] && grep -qx 'threads=4' info.txt && grep -qx 'lost: 0 events' info.txt &&
 		grep -qx 'writer: finished' info.txt" || diag "$(cat info.txt)"
+like "$(cat info.txt)" '^recording: sync mode; spool replay accepts it$' "info: the recording's mode, and that spool replay accepts it"
 "$SPOOL" report "$tr" >rep.txt 2>&1
 ok "report on a recording: exit 0, says why it has no lock table" \
 	bash -c "[ $? = 0 ] && grep -q 'locks: not recorded' rep.txt" || diag "$(cat rep.txt)"

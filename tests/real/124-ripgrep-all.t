@@ -12,7 +12,7 @@
 # spool report on the traces. Input: a generated tree of 120 files.
 . "$(dirname "$0")/lib.sh"
 need_progs rg
-plan 22
+plan 24
 
 mkdir -p data/tree
 for d in a b c d; do
@@ -79,6 +79,11 @@ tr="$T_DIR/corpus/rg-lines.serial/rec.trace"
 ok "info on the serial recording: exit 0, its 3 threads, nothing lost, the trace finished" \
 	bash -c "[ $? = 0 ] && grep -qx 'threads=3' info.txt && grep -qx 'lost: 0 events' info.txt &&
 		grep -qx 'writer: finished' info.txt" || diag "$(cat info.txt)"
+"$SPOOL" info "$T_DIR/corpus/rg-count.sync/rec.trace" >info2.txt 2>&1
+like "$(cat info2.txt)" "^recording: sync mode; spool replay stops at once with: refusing to replay .* its own futexes" \
+	"info on the sync recording: spool replay refuses it, and why"
+like "$(cat info.txt)" '^recording: serial mode \(seed [0-9]+\); spool replay accepts it$' \
+	"info on the serial recording: its mode and seed, and that spool replay accepts it"
 "$SPOOL" report "$tr" >rep.txt 2>&1
 ok "report on a recording: exit 0, says why it has no lock table" \
 	bash -c "[ $? = 0 ] && grep -q 'locks: not recorded' rep.txt" || diag "$(cat rep.txt)"
