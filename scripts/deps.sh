@@ -106,6 +106,11 @@ PACKAGES=(
 #                  100-tree-walk-replay.t, with util-linux's hardlink)
 #   nodejs         node: V8 copies its builtins at run time (tests/real/114-node-probe-builtins.t),
 #                  libuv's thread pool recorded and replayed (tests/real/115)
+#   plzip pixz ripgrep  three stripped multithreaded programs under every command (locks,
+#                  probe on their libraries, path from .eh_frame, record/replay, info):
+#                  C++ with pthread queues and liblz (tests/real/122-plzip-all.t), C with
+#                  liblzma (123-pixz-all.t), Rust with its own futexes and PCRE2
+#                  (124-ripgrep-all.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -116,6 +121,7 @@ REAL_PACKAGES=(
 	libglib2.0-bin
 	libcap2-bin
 	nodejs
+	plzip pixz ripgrep
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

@@ -777,18 +777,26 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 			fprintf(out, "  ... %zu more (--limit 0 shows all)\n", c->nbranches - o->limit);
 			break;
 		}
+		/* b->addr is the module's address (as objdump shows it), not an
+		 * offset in its function: without DWARF lines the jump and its
+		 * two ways are named by those addresses ("line 0" says nothing) */
 		if (b->line)
 			snprintf(where, sizeof(where), "%s:%u", cov_base(c->files[b->file]), b->line);
 		else
-			snprintf(where, sizeof(where), "%s+0x%" PRIx64, c->fns[b->fn].shown,
-				 b->addr);
+			snprintf(where, sizeof(where), "%s+0x%" PRIx64,
+				 cov_base(c->mods[b->mod].path), b->addr);
 		if (b->taken < 0)
 			fprintf(out, "  %-24s not placed\n", escape_str(where));
-		else
+		else if (b->line)
 			fprintf(out,
 				"  %-24s taken %10" PRId64 " -> line %-5u not taken %10" PRId64
 				" -> line %u\n",
 				escape_str(where), b->taken, b->tline, b->not_taken, b->fline);
+		else
+			fprintf(out,
+				"  %-24s taken %10" PRId64 " -> 0x%-8" PRIx64 " not taken %10" PRId64
+				" -> 0x%" PRIx64 "\n",
+				escape_str(where), b->taken, b->target, b->not_taken, b->fall);
 	}
 }
 

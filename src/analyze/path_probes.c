@@ -134,7 +134,16 @@ int path_probes_setup(struct path_probes **out, int mode, const char *exe, struc
 		free(pp);
 		return rc;
 	}
-	rc = path_probes_plan(pp);
+	{
+		/* probe's note on a stripped file ("using .dynsym, N functions;
+		 * static functions cannot be probed by name") is not true here:
+		 * path probes its .eh_frame's functions too, and says so below */
+		int was_quiet = probe_mgr_quiet;
+
+		probe_mgr_quiet = 1;
+		rc = path_probes_plan(pp);
+		probe_mgr_quiet = was_quiet;
+	}
 	if (rc < 0) {
 		log_err("path: planning probes on %s: %s", exe, strerror(-rc));
 		goto out_free;
@@ -169,7 +178,10 @@ int path_probes_setup(struct path_probes **out, int mode, const char *exe, struc
 	if (pp->fde > 0 && !quiet)
 		log_info("path: %s is stripped: %d of its functions have no name but their "
 			 ".eh_frame entry, named %s+0xOFFSET",
-			 exe, pp->fde, strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe);
+			 exe, pp->fde,
+			 /* the names come from the file itself (a link's target:
+			  * Debian's alternatives, /usr/bin/plzip -> lzip.plzip) */
+			 strrchr(pp->m.exe, '/') ? strrchr(pp->m.exe, '/') + 1 : pp->m.exe);
 	if (inst == 1 && !quiet)
 		log_info("path: %s also calls the -finstrument-functions hooks: probes asked for, "
 			 "the hooks' records are left out",

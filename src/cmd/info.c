@@ -21,6 +21,7 @@
 #include "../util/log.h"
 #include "../util/sysroot.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_refuse.h"
 #include "../replay/rr_tree.h"
 #include "cmd.h"
 
@@ -89,15 +90,37 @@ next:
 	free(seen);
 }
 
-/* A recording of a process tree (rr_tree.h): its processes, each with its
- * own recording, and what replays one alone. */
+/* A recording: its mode, and whether spool replay refuses it and why (the
+ * replay's own test, rr_refuse.c), so a recording from elsewhere says it
+ * before a replay is tried. The side file is the trace's: escaped. */
+static void info_recording(const struct rr_info *info)
+{
+	char why[RR_REPORT_BYTES + 512];
+
+	printf("recording: %s mode", escape_str(info->mode));
+	if (!strcmp(info->mode, "serial"))
+		printf(" (seed %llu%s)", (unsigned long long)info->seed,
+		       info->chaos ? ", --chaos" : "");
+	if (rr_refuse_reason(info, why, sizeof(why)))
+		printf("; spool replay stops at once with: %s\n", escape_str(why));
+	else
+		printf("; spool replay accepts it\n");
+}
+
+/* A recording (above) and, for a process tree (rr_tree.h), its processes,
+ * each with its own recording, and what replays one alone. */
 static void info_procs(struct trace_reader *r)
 {
 	struct rr_info *info = calloc(1, sizeof(*info));
 
 	/* from the reader the summary came from: opening the trace again
 	 * read every stream a second time */
-	if (!info || rr_info_read_reader(r, info) < 0 || info->nprocs < 2) {
+	if (!info || rr_info_read_reader(r, info) < 0) {
+		free(info);
+		return;
+	}
+	info_recording(info);
+	if (info->nprocs < 2) {
 		free(info);
 		return;
 	}

@@ -39,6 +39,7 @@
 #include "../replay/rr_img.h"
 #include "../replay/rr_advice.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_refuse.h"
 #include "../replay/rr_tree.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
@@ -1147,39 +1148,14 @@ static int replay_read_info(struct replay_run *r)
 	return 0;
 }
 
-/* Recordings a replay cannot follow faithfully are refused. */
+/* Recordings a replay cannot follow faithfully are refused (rr_refuse.c:
+ * spool info says the same). */
 static int replay_refuse(struct replay_run *r)
 {
-	const struct rr_info *info = r->info;
-	const char *dir = r->dir;
+	char why[RR_REPORT_BYTES + 512];
 
-	if (strcmp(info->mode, "sync") && strcmp(info->mode, "serial")) {
-		log_err("%s: recording mode '%s' is not supported", dir, info->mode);
-		return -1;
-	}
-	if (info->flags & (RR_F_FORKED | RR_F_EXEC)) {
-		log_err("%s: processes of the recorded program ran unrecorded (%s), so this "
-			"recording cannot be replayed",
-			dir, info->nprocs ? "it started more than a recording holds"
-					  : "made by a spool that recorded the first process only");
-		return -1;
-	}
-	/* A sync replay does not order them: it could differ from the
-	 * recording without noticing (GLib's GAsyncQueue handed its items
-	 * over in another order), and a replay that is wrong without saying
-	 * so is worse than none. */
-	if (!strcmp(info->mode, "sync") && info->own_futex) {
-		log_err("%s: refusing to replay a sync recording of a program that synchronizes "
-			"through its own futexes (%llu futex call%s: GLib's, libgomp's, Rust's or "
-			"abseil's locks), which sync mode does not order: its replay could "
-			"differ without a divergence report; record it in serial mode (the "
-			"default), which replays them",
-			dir, (unsigned long long)info->own_futex, info->own_futex == 1 ? "" : "s");
-		return -1;
-	}
-	if (info->flags & RR_F_LOST || info->lost) {
-		log_err("%s: the recording is incomplete (%s): cannot replay it", dir,
-			info->report[0] ? info->report : "events were lost");
+	if (rr_refuse_reason(r->info, why, sizeof(why))) {
+		log_err("%s: %s", r->dir, why);
 		return -1;
 	}
 	return 0;

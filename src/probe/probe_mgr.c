@@ -382,9 +382,11 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 				s->text, m->exe, s->pattern, s->label);
 		else if (!matched)
 			log_err("probe: '%s' matches no function of %s%s", s->text, m->exe,
-				m->mods[mi].stripped ? " (stripped: only .dynsym was searched; "
-						       "--debug-dir names where its debug file is)"
-						     : "");
+				m->mods[mi].stripped
+					? " (stripped: only .dynsym was searched; --debug-dir names "
+					  "where its debug file is; the functions its libraries "
+					  "export can be probed: func:LIB:GLOB)"
+					: "");
 	} else {
 		uint32_t *mods;
 		size_t nmods;
