@@ -491,8 +491,8 @@ static int live_delete(struct probe_live *l, struct probe_def *d, struct probe_d
 	int rc;
 
 	if (d != o && d->method != PROBE_M_RIDE) {
-		snprintf(why, len, "probe %u is part of probe %u (in its code): delete %u", d->id,
-			 o->id, o->id);
+		snprintf(why, len, "probe %u is part of probe %u (in its code): delete %u, or "
+			 "disable %u", d->id, o->id, o->id, d->id);
 		return -EXDEV;
 	}
 	if (live_group_left(l->m, o, d)) {
