@@ -44,7 +44,7 @@ struct report_args {
 	const char *sort;
 	long limit;
 	long top_sites;
-	const char *output; /* -o FILE: --coverage writes lcov .info there */
+	const char *output; /* -w FILE: --coverage writes lcov .info there */
 	int all;	    /* --all: locks initialized and never used too */
 	/* Without --KIND, after a probe report: the lock report only when the
 	 * program used a lock, under this heading (lockstat_print_opts). */
@@ -162,7 +162,7 @@ static const struct report_kind report_kinds[] = {
      report_functions},
     {"coverage",
      "block and branch probes: blocks, branches and lines hit;\n"
-     "                        -o FILE writes lcov .info (genhtml renders it)",
+     "                        -w FILE writes lcov .info (genhtml renders it)",
      report_coverage},
     {"sys",
      "system probes (spool probe -e sys:...): CPU time per thread, read/write\n"
@@ -214,7 +214,10 @@ static void report_usage(FILE *out)
 		"                       acq, contended, hold or name\n"
 		"      --top-sites N    rows of the contended call-site table (default 10)\n"
 		"      --all            --locks: also the locks initialized and never used\n"
-		"  -o, --output FILE    --coverage: write an lcov .info file\n"
+		"  -w, --write FILE     --coverage: write an lcov .info file (-o, --output\n"
+		"                       FILE is the old spelling, kept with a warning for\n"
+		"                       this release: -o names a trace directory in the\n"
+		"                       other commands)\n"
 		"      --sysroot DIR    the traced files are the board's, under DIR (its root\n"
 		"                       or a copy of its files, debug files in DIR/usr/lib/\n"
 		"                       debug/.build-id too): a file is used for names only\n"
@@ -427,7 +430,8 @@ int cmd_report(int argc, char **argv)
 	    {"top-sites", required_argument, NULL, OPT_TOP_SITES},
 	    {"all", no_argument, NULL, OPT_ALL},
 	    {"sysroot", required_argument, NULL, OPT_SYSROOT},
-	    {"output", required_argument, NULL, 'o'},
+	    {"write", required_argument, NULL, 'w'},
+	    {"output", required_argument, NULL, 'o'}, /* the old spelling of -w */
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option opts[sizeof(common) / sizeof(common[0]) + REPORT_NKINDS + 1];
@@ -448,9 +452,12 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0; /* 0: full reset of getopt's state, in case it ran before */
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:w:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			run_opts_old_write("report", optarg);
+			/* fall through */
+		case 'w':
 			a.output = optarg;
 			break;
 		case 'h':

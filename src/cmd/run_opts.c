@@ -206,6 +206,13 @@ int run_opts_limit(const char *val, long *out)
 	return 0;
 }
 
+void run_opts_old_write(const char *cmd, const char *file)
+{
+	log_warn("%s: -o %s taken as the file to write (the old spelling): use -w %s; -o names "
+		 "the trace directory in spool locks, probe, record, replay and path",
+		 cmd, file, file);
+}
+
 /* Room for the getopt tables of the command with the most options (spool
  * probe: 17 own and 3 shared, spool replay: 18 and 1). */
 #define RUN_OPTS_MAX 40

@@ -103,6 +103,11 @@ int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, u
  * report), so that --limit is checked the same way everywhere. */
 int run_opts_limit(const char *val, long *out);
 
+/* `spool cmd -o FILE` where cmd writes FILE (export, report --coverage):
+ * the old spelling of -w FILE, kept for this release with a warning, since
+ * -o names a trace directory in every other command. */
+void run_opts_old_write(const char *cmd, const char *file);
+
 /* The help lines of the rows of own that have some, in their order. */
 void run_opts_own_usage(FILE *out, const struct run_opt_own *own, size_t n);
 

@@ -7,10 +7,13 @@
 # message and status, --limit N cuts the text to N rows with a line saying
 # how many more, and --json is complete whatever --limit says. Before,
 # each command declared them itself, with other words ("print at most N
-# locks", "rows of the report", "JSON instead of text").
+# locks", "rows of the report", "JSON instead of text"). And -o is a trace
+# directory in every command: the commands that write a file (export,
+# report --coverage) take -w FILE as spool path does; their old -o FILE
+# still works for this release, with a warning saying -w.
 . "$(dirname "$0")/lib.sh"
 
-plan 15
+plan 21
 
 LOCKS="$PROGS/rr_manylocks"
 CALLS="$PROGS/probe_calls"
@@ -68,4 +71,28 @@ is "$(json funcs.json 'len([f for f in d["functions"] if f["calls"]])')" 4 \
 spool_run report --functions --limit 2 p.trace
 is "$(echo "$OUT" | sed -n '/^function  *calls/,/^$/p' | grep -cE '^probe_')" 2 \
 	"spool report --functions --limit 2: 2 rows too"
+
+# -o: a trace directory wherever it is an option; a file to write is -w
+o_dir= w_file=
+for c in locks probe path record replay receive; do
+	"$SPOOL" "$c" --help | grep -qE -- '^  -o, --output DIR ' && o_dir+="$c "
+done
+for c in path export report; do
+	"$SPOOL" "$c" --help | grep -qE -- '^  -w, --write FILE ' && w_file+="$c "
+done
+is "$o_dir|$w_file" "locks probe path record replay receive |path export report " \
+	"-o, --output DIR in the commands that write a trace; -w, --write FILE in those that write a file"
+spool_run export --chrome -w c.json l.trace
+is "$RC:$(test -s c.json && echo file):$(grep -c warning run.err)" "0:file:0" \
+	"spool export --chrome -w FILE writes FILE"
+spool_run export --chrome -o o.json l.trace
+is "$RC:$(test -s o.json && echo file)" "0:file" "spool export -o FILE still writes FILE (the old spelling)"
+like "$ERR" "warning: export: -o o.json taken as the file to write \(the old spelling\): use -w o.json" \
+	"  with a warning saying -w"
+spool_run probe -q -e 'block:probe_fib' -o cov.trace -- "$CALLS"
+spool_run report --coverage -w app.info cov.trace
+is "$RC:$(grep -c '^SF:' app.info 2>/dev/null)" "0:1" "spool report --coverage -w FILE writes the lcov file"
+spool_run report --coverage -o old.info cov.trace
+is "$RC:$(grep -c '^SF:' old.info 2>/dev/null):$(grep -c 'use -w old.info' run.err)" "0:1:1" \
+	"  -o FILE too, with the warning"
 done_testing
