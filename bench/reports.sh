@@ -55,15 +55,15 @@ one() {
 }
 
 echo "reports: spool reading big traces (wall clock, CPU user+system, one run each)"
-for a in "info" "report --functions" "report --functions --json" "export --folded -o /dev/null" \
-	 "export --flamegraph -o /dev/null" "export --perfetto -o /dev/null" \
-	 "export --chrome --force -o /dev/null" "path -w /dev/null"; do
+for a in "info" "report --functions" "report --functions --json" "export --folded -w /dev/null" \
+	 "export --flamegraph -w /dev/null" "export --perfetto -w /dev/null" \
+	 "export --chrome --force -w /dev/null" "path -w /dev/null"; do
 	# shellcheck disable=SC2086
 	one probe.trace $a
 done
 for tr in locks.trace contended.trace; do
-	for a in "info" "report --locks" "report --locks --json" "export --perfetto -o /dev/null" \
-		 "export --chrome --force -o /dev/null"; do
+	for a in "info" "report --locks" "report --locks --json" "export --perfetto -w /dev/null" \
+		 "export --chrome --force -w /dev/null"; do
 		# shellcheck disable=SC2086
 		one "$tr" $a
 	done

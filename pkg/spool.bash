@@ -104,12 +104,13 @@ _spool()
 			fi
 			;;
 		-w | --write)
-			# spool path -w writes the path to a file
+			# spool path -w, report -w and export -w write a file
 			COMPREPLY=($(compgen -f -- "$cur"))
 			compopt -o filenames 2>/dev/null
 			;;
 		-o | --output | -t | --trace-dir | --debug-dir | --trace-out)
-			# spool report -o and export -o write a file; elsewhere -o is a trace
+			# the old spelling of report's and export's -w still writes a file;
+			# elsewhere -o is a trace
 			if [[ $cmd == report || $cmd == export ]] && [[ $prev == -o || $prev == --output ]]; then
 				COMPREPLY=($(compgen -f -- "$cur"))
 				compopt -o filenames 2>/dev/null

@@ -66,7 +66,7 @@ show "$spool" report --locks --json spool.trace | head -n 30
 
 step "4. Export a timeline" \
 	"For Perfetto UI: open the file at https://ui.perfetto.dev."
-show "$spool" export --perfetto -o lockcount.pftrace spool.trace && ls -l lockcount.pftrace
+show "$spool" export --perfetto -w lockcount.pftrace spool.trace && ls -l lockcount.pftrace
 
 step "5. Read the trace without spool" \
 	"The trace is plain CTF 1.8: babeltrace2 reads it."

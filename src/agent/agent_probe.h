@@ -240,7 +240,9 @@ int spool_agent_probe_detach(void);
  * --commands: agent_probe_live.c): spool calls this in the stopped target
  * with one command, "prep OFF" / "commit OFF" (a batch of new probes, a
  * probe area at OFF bytes into the probes area), "del ID", "off ID",
- * "on ID". Returns the probes placed (prep, commit), 0, or a negative
+ * "on ID", "skip ID" (only ID's handler call is jumped over, for good:
+ * ID is deleted while probes combined with it still run in its code).
+ * Returns the probes placed (prep, commit), 0, or a negative
  * errno. */
 int spool_agent_probe_ctl(const char *cmd);
 

@@ -235,8 +235,12 @@ static int live_delete(struct agent_probe_rt *p)
 	return 0;
 }
 
-/* Flip the nop (on) or the jmp over the handler call (off). */
-static int live_flip(struct agent_probe_rt *p, int on)
+/* Flip the nop (on) or the jmp over the handler call (off). An int3
+ * probe's own off takes its int3 away (no trampoline call to skip), unless
+ * call_only ("skip": its handler alone deleted while probes combined with
+ * it run in its slot): then the trap runs no handler of its own and goes
+ * on to the slot. */
+static int live_flip(struct agent_probe_rt *p, int on, int call_only)
 {
 	static const uint8_t nop5[] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 	struct agent_probe_rt *o = p->owner ? live_probe(p->owner) : p;
@@ -249,6 +253,12 @@ static int live_flip(struct agent_probe_rt *p, int on)
 	if (ap->status == PROBE_S_DELETED || ap->status == PROBE_S_RESTORED ||
 	    ap->status == PROBE_S_REMOVED)
 		return -ENOENT;
+	if (o->int3 && !p->owner && call_only) {
+		/* the int3 stays for the probes in its slot; the trap handler
+		 * runs no handler of p's (agent_probe_trap_hit) */
+		__atomic_store_n(&p->disabled, !on, __ATOMIC_RELEASE);
+		return 0;
+	}
 	if (o->int3 && !p->owner) {
 		/* no trampoline call: the int3 itself goes or comes back */
 		if (on && ap->status == PROBE_S_OFF) {
@@ -299,14 +309,15 @@ AGENT_EXPORT int spool_agent_probe_ctl(const char *cmd)
 	if (live_is(cmd, "prep") || live_is(cmd, "commit")) {
 		h = live_batch(live_num(cmd + (cmd[0] == 'p' ? 4 : 6)));
 		rc = !h ? -EINVAL : cmd[0] == 'p' ? live_prep(h) : live_commit(h);
-	} else if (live_is(cmd, "del") || live_is(cmd, "off") || live_is(cmd, "on")) {
-		p = live_probe(live_num(cmd + (cmd[1] == 'n' ? 2 : 3)));
+	} else if (live_is(cmd, "del") || live_is(cmd, "off") || live_is(cmd, "on") ||
+		   live_is(cmd, "skip")) {
+		p = live_probe(live_num(cmd + (cmd[1] == 'n' ? 2 : cmd[0] == 's' ? 4 : 3)));
 		if (!p)
 			rc = -ENOENT;
 		else if (cmd[0] == 'd')
 			rc = live_delete(p);
 		else
-			rc = live_flip(p, cmd[1] == 'n');
+			rc = live_flip(p, cmd[1] == 'n', cmd[0] == 's');
 	} else {
 		rc = -EINVAL;
 	}

@@ -247,23 +247,65 @@ AGENT_EXPORT int ftrylockfile(FILE *f)
 	return ST_REAL(real_ftrylockfile, "ftrylockfile") ? real_ftrylockfile(f) : 1;
 }
 
-/* ---- output ---- */
+/* ---- the interposers: each is one of these ---- */
 
-/* The body of an interposer of a call on stream F: EXPR with its turn. */
-#define ST_CALL(type, f, var, name, expr)                                                          \
+/*
+ * The body of an interposer of a call on stream F: the real function (var,
+ * found by name) called as EXPR with F's turn taken around it. When the
+ * real function cannot be found, FAIL is returned with errno ENOSYS.
+ * ST_CALL: a call whose failure is EOF; ST_CALL_VOID: one returning
+ * nothing; ST_CALL_VA: a variadic one (fprintf, scanf...), whose EXPR
+ * names ap, the va_list of its arguments after LAST.
+ */
+#define ST_CALL_OR(type, fail, f, var, name, expr)                                                 \
 	do {                                                                                       \
 		type r_;                                                                           \
 		int on_;                                                                           \
                                                                                                    \
 		if (!ST_REAL(var, name)) {                                                         \
 			errno = ENOSYS;                                                            \
-			return (type)EOF;                                                          \
+			return fail;                                                               \
 		}                                                                                  \
 		on_ = st_begin(f);                                                                 \
 		r_ = (expr);                                                                       \
 		st_end(f, on_);                                                                    \
 		return r_;                                                                         \
 	} while (0)
+
+#define ST_CALL(type, f, var, name, expr) ST_CALL_OR(type, (type)EOF, f, var, name, expr)
+
+#define ST_CALL_VOID(f, var, name, expr)                                                           \
+	do {                                                                                       \
+		int on_;                                                                           \
+                                                                                                   \
+		if (!ST_REAL(var, name)) {                                                         \
+			errno = ENOSYS;                                                            \
+			return;                                                                    \
+		}                                                                                  \
+		on_ = st_begin(f);                                                                 \
+		(expr);                                                                            \
+		st_end(f, on_);                                                                    \
+	} while (0)
+
+#define ST_CALL_VA(type, fail, f, last, var, name, expr)                                           \
+	do {                                                                                       \
+		va_list ap;                                                                        \
+		type r_;                                                                           \
+		int on_;                                                                           \
+                                                                                                   \
+		if (!ST_REAL(var, name)) {                                                         \
+			errno = ENOSYS;                                                            \
+			return fail;                                                               \
+		}                                                                                  \
+		va_start(ap, last);                                                                \
+		on_ = st_begin(f);                                                                 \
+		r_ = (expr);                                                                       \
+		st_end(f, on_);                                                                    \
+		va_end(ap);                                                                        \
+		return r_;                                                                         \
+	} while (0)
+
+/* ---- output ---- */
 
 AGENT_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
 {
@@ -272,17 +314,7 @@ AGENT_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
 
 AGENT_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 {
-	va_list ap;
-	int r, on;
-
-	if (!ST_REAL(real_vfprintf, "vfprintf"))
-		return -1;
-	va_start(ap, fmt);
-	on = st_begin(f);
-	r = real_vfprintf(f, fmt, ap);
-	st_end(f, on);
-	va_end(ap);
-	return r;
+	ST_CALL_VA(int, -1, f, fmt, real_vfprintf, "vfprintf", real_vfprintf(f, fmt, ap));
 }
 
 AGENT_EXPORT int vprintf(const char *fmt, va_list ap)
@@ -295,17 +327,8 @@ AGENT_EXPORT int vprintf(const char *fmt, va_list ap)
 AGENT_EXPORT int printf(const char *fmt, ...)
 {
 	FILE *f = ST_STD(st_stdout, "stdout");
-	va_list ap;
-	int r, on;
 
-	if (!ST_REAL(real_vfprintf, "vfprintf"))
-		return -1;
-	va_start(ap, fmt);
-	on = st_begin(f);
-	r = real_vfprintf(f, fmt, ap);
-	st_end(f, on);
-	va_end(ap);
-	return r;
+	ST_CALL_VA(int, -1, f, fmt, real_vfprintf, "vfprintf", real_vfprintf(f, fmt, ap));
 }
 
 AGENT_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
@@ -315,17 +338,8 @@ AGENT_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
 
 AGENT_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
 {
-	va_list ap;
-	int r, on;
-
-	if (!ST_REAL(real_vfprintf_chk, "__vfprintf_chk"))
-		return -1;
-	va_start(ap, fmt);
-	on = st_begin(f);
-	r = real_vfprintf_chk(f, flag, fmt, ap);
-	st_end(f, on);
-	va_end(ap);
-	return r;
+	ST_CALL_VA(int, -1, f, fmt, real_vfprintf_chk, "__vfprintf_chk",
+		   real_vfprintf_chk(f, flag, fmt, ap));
 }
 
 AGENT_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
@@ -338,17 +352,9 @@ AGENT_EXPORT int __vprintf_chk(int flag, const char *fmt, va_list ap)
 AGENT_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 {
 	FILE *f = ST_STD(st_stdout, "stdout");
-	va_list ap;
-	int r, on;
 
-	if (!ST_REAL(real_vfprintf_chk, "__vfprintf_chk"))
-		return -1;
-	va_start(ap, fmt);
-	on = st_begin(f);
-	r = real_vfprintf_chk(f, flag, fmt, ap);
-	st_end(f, on);
-	va_end(ap);
-	return r;
+	ST_CALL_VA(int, -1, f, fmt, real_vfprintf_chk, "__vfprintf_chk",
+		   real_vfprintf_chk(f, flag, fmt, ap));
 }
 
 AGENT_EXPORT int fputs(const char *s, FILE *f)
@@ -384,15 +390,7 @@ AGENT_EXPORT int putchar(int c)
 
 AGENT_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
 {
-	size_t r;
-	int on;
-
-	if (!ST_REAL(real_fwrite, "fwrite"))
-		return 0;
-	on = st_begin(f);
-	r = real_fwrite(p, size, n, f);
-	st_end(f, on);
-	return r;
+	ST_CALL_OR(size_t, 0, f, real_fwrite, "fwrite", real_fwrite(p, size, n, f));
 }
 
 /* fflush(NULL) flushes every stream, each under its own lock: not ordered */
@@ -405,67 +403,31 @@ AGENT_EXPORT int fflush(FILE *f)
 AGENT_EXPORT void perror(const char *s)
 {
 	FILE *f = ST_STD(st_stderr, "stderr");
-	int on;
 
-	if (!ST_REAL(real_perror, "perror"))
-		return;
-	on = st_begin(f);
-	real_perror(s);
-	st_end(f, on);
+	ST_CALL_VOID(f, real_perror, "perror", real_perror(s));
 }
 
 /* ---- input ---- */
 
 AGENT_EXPORT char *fgets(char *s, int n, FILE *f)
 {
-	char *r;
-	int on;
-
-	if (!ST_REAL(real_fgets, "fgets"))
-		return NULL;
-	on = st_begin(f);
-	r = real_fgets(s, n, f);
-	st_end(f, on);
-	return r;
+	ST_CALL_OR(char *, NULL, f, real_fgets, "fgets", real_fgets(s, n, f));
 }
 
 AGENT_EXPORT char *__fgets_chk(char *s, size_t size, int n, FILE *f)
 {
-	char *r;
-	int on;
-
-	if (!ST_REAL(real_fgets_chk, "__fgets_chk"))
-		return NULL;
-	on = st_begin(f);
-	r = real_fgets_chk(s, size, n, f);
-	st_end(f, on);
-	return r;
+	ST_CALL_OR(char *, NULL, f, real_fgets_chk, "__fgets_chk", real_fgets_chk(s, size, n, f));
 }
 
 AGENT_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f)
 {
-	size_t r;
-	int on;
-
-	if (!ST_REAL(real_fread, "fread"))
-		return 0;
-	on = st_begin(f);
-	r = real_fread(p, size, n, f);
-	st_end(f, on);
-	return r;
+	ST_CALL_OR(size_t, 0, f, real_fread, "fread", real_fread(p, size, n, f));
 }
 
 AGENT_EXPORT size_t __fread_chk(void *p, size_t psize, size_t size, size_t n, FILE *f)
 {
-	size_t r;
-	int on;
-
-	if (!ST_REAL(real_fread_chk, "__fread_chk"))
-		return 0;
-	on = st_begin(f);
-	r = real_fread_chk(p, psize, size, n, f);
-	st_end(f, on);
-	return r;
+	ST_CALL_OR(size_t, 0, f, real_fread_chk, "__fread_chk",
+		   real_fread_chk(p, psize, size, n, f));
 }
 
 AGENT_EXPORT int fgetc(FILE *f)
@@ -524,64 +486,28 @@ AGENT_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 
 AGENT_EXPORT int st_fscanf(FILE *f, const char *fmt, ...)
 {
-	va_list ap;
-	int r, on;
-
-	if (!ST_REAL(real_vfscanf, "vfscanf"))
-		return EOF;
-	va_start(ap, fmt);
-	on = st_begin(f);
-	r = real_vfscanf(f, fmt, ap);
-	st_end(f, on);
-	va_end(ap);
-	return r;
+	ST_CALL_VA(int, EOF, f, fmt, real_vfscanf, "vfscanf", real_vfscanf(f, fmt, ap));
 }
 
 AGENT_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
 {
-	va_list ap;
-	int r, on;
-
-	if (!ST_REAL(real_isoc99_vfscanf, "__isoc99_vfscanf"))
-		return EOF;
-	va_start(ap, fmt);
-	on = st_begin(f);
-	r = real_isoc99_vfscanf(f, fmt, ap);
-	st_end(f, on);
-	va_end(ap);
-	return r;
+	ST_CALL_VA(int, EOF, f, fmt, real_isoc99_vfscanf, "__isoc99_vfscanf",
+		   real_isoc99_vfscanf(f, fmt, ap));
 }
 
 AGENT_EXPORT int __isoc99_scanf(const char *fmt, ...)
 {
 	FILE *f = ST_STD(st_stdin, "stdin");
-	va_list ap;
-	int r, on;
 
-	if (!ST_REAL(real_isoc99_vfscanf, "__isoc99_vfscanf"))
-		return EOF;
-	va_start(ap, fmt);
-	on = st_begin(f);
-	r = real_isoc99_vfscanf(f, fmt, ap);
-	st_end(f, on);
-	va_end(ap);
-	return r;
+	ST_CALL_VA(int, EOF, f, fmt, real_isoc99_vfscanf, "__isoc99_vfscanf",
+		   real_isoc99_vfscanf(f, fmt, ap));
 }
 
 AGENT_EXPORT int st_scanf(const char *fmt, ...)
 {
 	FILE *f = ST_STD(st_stdin, "stdin");
-	va_list ap;
-	int r, on;
 
-	if (!ST_REAL(real_vfscanf, "vfscanf"))
-		return EOF;
-	va_start(ap, fmt);
-	on = st_begin(f);
-	r = real_vfscanf(f, fmt, ap);
-	st_end(f, on);
-	va_end(ap);
-	return r;
+	ST_CALL_VA(int, EOF, f, fmt, real_vfscanf, "vfscanf", real_vfscanf(f, fmt, ap));
 }
 
 /* ---- position: a seek flushes what the stream holds, a tell reads its
@@ -614,11 +540,5 @@ AGENT_EXPORT off_t ftello64(FILE *f) __attribute__((alias("ftello"), copy(ftello
 
 AGENT_EXPORT void rewind(FILE *f)
 {
-	int on;
-
-	if (!ST_REAL(real_rewind, "rewind"))
-		return;
-	on = st_begin(f);
-	real_rewind(f);
-	st_end(f, on);
+	ST_CALL_VOID(f, real_rewind, "rewind", real_rewind(f));
 }

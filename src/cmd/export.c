@@ -24,11 +24,12 @@
 #include "../util/symbolize.h"
 #include "../util/sysroot.h"
 #include "cmd.h"
+#include "run_opts.h"
 
 static void export_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: spool export (--perfetto | --chrome) [-o FILE] [--force] [TRACE_DIR]\n"
+		"usage: spool export (--perfetto | --chrome) [-w FILE] [--force] [TRACE_DIR]\n"
 		"\n"
 		"Convert a trace (default spool.trace) into a timeline: one track per thread\n"
 		"with its waits (\"wait <lock>\": contended acquisitions, condition waits,\n"
@@ -43,9 +44,12 @@ static void export_usage(FILE *out)
 		"  --chrome         Chrome JSON trace event format (chrome://tracing);\n"
 		"                   default output spool.json. Refused above %llu events\n"
 		"                   unless --force: JSON viewers load the whole file in memory\n"
-		"  -o, --output FILE  write to FILE ('-' for stdout): written beside it and\n"
+		"  -w, --write FILE write to FILE ('-' for stdout): written beside it and\n"
 		"                   renamed when complete, so a failed export leaves FILE as\n"
-		"                   it was; a FIFO or a device is written in place\n"
+		"                   it was; a FIFO or a device is written in place. (-o,\n"
+		"                   --output FILE is the old spelling, kept with a warning\n"
+		"                   for this release: -o names a trace directory in the\n"
+		"                   other commands)\n"
 		"  --force          export to Chrome JSON whatever the size\n"
 		"  --folded         folded stacks of a probe trace (func: probes), one line\n"
 		"                   \"main;f;g WEIGHT\" per calling context, all threads merged,\n"
@@ -101,7 +105,8 @@ int cmd_export(int argc, char **argv)
 		{"flamegraph", no_argument, NULL, OPT_FLAME},
 		{"weight", required_argument, NULL, OPT_WEIGHT},
 		{"title", required_argument, NULL, OPT_TITLE},
-		{"output", required_argument, NULL, 'o'},
+		{"write", required_argument, NULL, 'w'},
+		{"output", required_argument, NULL, 'o'}, /* the old spelling of -w */
 		{"sysroot", required_argument, NULL, OPT_SYSROOT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -122,12 +127,15 @@ int cmd_export(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:w:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			export_usage(stdout);
 			return 0;
 		case 'o':
+			run_opts_old_write("export", optarg);
+			/* fall through */
+		case 'w':
 			out = optarg;
 			break;
 		case OPT_PERFETTO:

@@ -22,13 +22,12 @@
 
 /* The shared options spool locks takes: all of them. */
 static void locks_usage(FILE *out);
-static const struct run_opts_spec locks_run_opts = {.mask = RUN_OPT_ALL, .usage = locks_usage};
+static const struct run_opts_spec locks_run_opts = {
+    .mask = RUN_OPT_ALL | RUN_OPT_JSON | RUN_OPT_LIMIT, .usage = locks_usage};
 
 /* Codes of spool locks' long-only options. */
 enum {
-	LOCKS_O_JSON = RUN_OPT_LONG,
-	LOCKS_O_SORT,
-	LOCKS_O_LIMIT,
+	LOCKS_O_SORT = RUN_OPT_LONG,
 	LOCKS_O_TOP_SITES,
 	LOCKS_O_ALL,
 };
@@ -36,13 +35,9 @@ enum {
 /* spool locks' own options, in the order --help lists them (after the
  * shared ones). */
 static const struct run_opt_own locks_own_opts[] = {
-    {"json", no_argument, LOCKS_O_JSON,
-     "      --json           print the report as JSON (on stderr)\n"},
     {"sort", required_argument, LOCKS_O_SORT,
      "      --sort KEY       order locks by acq, contended, wait, hold or name\n"
      "                       (default wait)\n"},
-    {"limit", required_argument, LOCKS_O_LIMIT,
-     "      --limit N        print at most N locks (default 20, 0 = all)\n"},
     {"top-sites", required_argument, LOCKS_O_TOP_SITES,
      "      --top-sites N    contended call-site pairs to print per lock (default 3)\n"},
     {"all", no_argument, LOCKS_O_ALL,
@@ -109,9 +104,6 @@ static int locks_opt(void *arg, int c, const char *val)
 	int rc;
 
 	switch (c) {
-	case LOCKS_O_JSON:
-		po->json = 1;
-		return 0;
 	case LOCKS_O_ALL:
 		po->all = 1;
 		return 0;
@@ -121,10 +113,6 @@ static int locks_opt(void *arg, int c, const char *val)
 			return -1;
 		}
 		return 0;
-	case LOCKS_O_LIMIT:
-		rc = run_opts_uint("--limit", val, 0, 1u << 30, &v);
-		po->limit = (unsigned)v;
-		return rc;
 	case LOCKS_O_TOP_SITES:
 		rc = run_opts_uint("--top-sites", val, 0, 1000, &v);
 		po->top_sites = (unsigned)v;
@@ -139,6 +127,7 @@ int cmd_locks(int argc, char **argv)
 		.trace_dir = "spool.trace",
 		.ring_bytes = SHM_DEFAULT_RING_BYTES,
 		.max_rings = SHM_DEFAULT_MAX_RINGS,
+		.limit = -1,
 	};
 	struct lockstat_print_opts po;
 	struct locks_cli cl = {.so = &so, .po = &po};
@@ -152,6 +141,9 @@ int cmd_locks(int argc, char **argv)
 			    locks_opt, &cl);
 	if (rc)
 		return rc < 0 ? EXIT_USAGE : 0;
+	po.json = so.json;
+	if (so.limit >= 0)
+		po.limit = (unsigned)so.limit;
 	if (optind >= argc) {
 		log_err("no program to run (usage: spool locks [OPTIONS] -- PROGRAM [ARGS])");
 		return EXIT_USAGE;

@@ -40,7 +40,7 @@
 static void path_usage(FILE *out);
 static const struct run_opts_spec path_run_opts = {
 	.mask = RUN_OPT_RING_SIZE | RUN_OPT_ON_FULL | RUN_OPT_MAX_THREADS | RUN_OPT_MAX_PROCS |
-		RUN_OPT_UNTIL_FIRST_EXIT,
+		RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_JSON,
 	.usage = path_usage,
 };
 
@@ -49,7 +49,6 @@ enum {
 	PATH_O_CHECK = RUN_OPT_LONG,
 	PATH_O_EXITS,
 	PATH_O_THREAD,
-	PATH_O_JSON,
 	PATH_O_FUNCTIONS,
 	PATH_O_TRUST_ENV,
 	PATH_O_SYSROOT,
@@ -69,7 +68,6 @@ static const struct run_opt_own path_own_opts[] = {
      "      --exits          also print function exits ('>' entry, '<' exit)\n"},
     {"thread", required_argument, PATH_O_THREAD,
      "      --thread N       only thread index N (the number after T)\n"},
-    {"json", no_argument, PATH_O_JSON, "      --json           JSON instead of text\n"},
     {"functions", required_argument, PATH_O_FUNCTIONS,
      "      --functions SRC  where function entries come from: finstrument (the\n"
      "                       -finstrument-functions hooks), probes (entry/exit\n"
@@ -296,9 +294,6 @@ static int path_opt(void *arg, int c, const char *val)
 	case PATH_O_EXITS:
 		po->exits = 1;
 		return 0;
-	case PATH_O_JSON:
-		po->json = 1;
-		return 0;
 	case PATH_O_TRUST_ENV:
 		cl->trust_env = 1;
 		return 0;
@@ -342,6 +337,7 @@ int cmd_path(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_USAGE : 0;
 	cl.quiet = so.quiet; /* (path_record sets so.quiet again) */
+	po.json = so.json;
 	dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
 	if (optind < argc) {
 		record = dashdash || stat(argv[optind], &st) < 0 || !S_ISDIR(st.st_mode);

@@ -57,7 +57,7 @@
 static void probe_usage(FILE *out);
 static const struct run_opts_spec probe_run_opts = {
 	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_STREAM |
-		RUN_OPT_NO_KEEP,
+		RUN_OPT_NO_KEEP | RUN_OPT_JSON | RUN_OPT_LIMIT,
 	.usage = probe_usage,
 };
 
@@ -70,8 +70,6 @@ enum {
 	PROBE_O_EXITS,
 	PROBE_O_HANDLER,
 	PROBE_O_LIST_LIBRARY,
-	PROBE_O_JSON,
-	PROBE_O_LIMIT,
 };
 
 /* spool probe's own options, in the order --help lists them (the shared
@@ -117,9 +115,6 @@ static const struct run_opt_own probe_own_opts[] = {
      "      --handler NAME   the probe NAME of the library\n"},
     {"list-library", no_argument, PROBE_O_LIST_LIBRARY,
      "      --list-library   list the probe library (standard and user probes)\n"},
-    {"json", no_argument, PROBE_O_JSON, "      --json           the report as JSON\n"},
-    {"limit", required_argument, PROBE_O_LIMIT,
-     "      --limit N        rows of the report (default 30, 0 = all)\n"},
     {"quiet", no_argument, 'q', "  -q, --quiet          summary line only, no report\n"},
     {"help", no_argument, 'h', "  -h, --help           show this help\n"},
 };
@@ -839,9 +834,6 @@ static int probe_opt(void *ctx, int c, const char *arg)
 	case 'l':
 		cl->pr.list_only = 1;
 		return 0;
-	case PROBE_O_JSON:
-		cl->fo.json = 1;
-		return 0;
 	case 'p':
 		rc = run_opts_uint("--pid", arg, 1, INT_MAX, &v);
 		cl->attach_pid = (pid_t)v;
@@ -874,10 +866,6 @@ static int probe_opt(void *ctx, int c, const char *arg)
 			return -1;
 		}
 		return 0;
-	case PROBE_O_LIMIT:
-		rc = run_opts_uint("--limit", arg, 0, 1u << 30, &v);
-		cl->fo.limit = (unsigned)v;
-		return rc;
 	}
 	return -1;
 }
@@ -1202,7 +1190,8 @@ int cmd_probe(int argc, char **argv)
 	struct probe_cli cl = {
 	    .so = {.trace_dir = "spool.trace",
 		   .ring_bytes = SHM_DEFAULT_RING_BYTES,
-		   .max_rings = SHM_DEFAULT_MAX_RINGS},
+		   .max_rings = SHM_DEFAULT_MAX_RINGS,
+		   .limit = -1},
 	    .fo = {.limit = 30, .callers = 3},
 	    .exits = PROBE_EXITS_AUTO,
 	};
@@ -1214,6 +1203,9 @@ int cmd_probe(int argc, char **argv)
 			    &cl.so, probe_opt, &cl);
 	if (rc)
 		return rc < 0 ? EXIT_USAGE : 0;
+	cl.fo.json = cl.so.json;
+	if (cl.so.limit >= 0)
+		cl.fo.limit = (unsigned)cl.so.limit;
 	if (cl.handler_add)
 		probe_handler_store(&cl);
 	status = probe_check_cli(&cl, argc - optind);

@@ -33,6 +33,7 @@
 #include "../util/options.h"
 #include "../util/sysroot.h"
 #include "cmd.h"
+#include "run_opts.h"
 
 #define REPORT_DEFAULT_DIR "spool.trace"
 
@@ -43,7 +44,7 @@ struct report_args {
 	const char *sort;
 	long limit;
 	long top_sites;
-	const char *output; /* -o FILE: --coverage writes lcov .info there */
+	const char *output; /* -w FILE: --coverage writes lcov .info there */
 	int all;	    /* --all: locks initialized and never used too */
 	/* Without --KIND, after a probe report: the lock report only when the
 	 * program used a lock, under this heading (lockstat_print_opts). */
@@ -161,7 +162,7 @@ static const struct report_kind report_kinds[] = {
      report_functions},
     {"coverage",
      "block and branch probes: blocks, branches and lines hit;\n"
-     "                        -o FILE writes lcov .info (genhtml renders it)",
+     "                        -w FILE writes lcov .info (genhtml renders it)",
      report_coverage},
     {"sys",
      "system probes (spool probe -e sys:...): CPU time per thread, read/write\n"
@@ -204,20 +205,24 @@ static void report_usage(FILE *out)
 		fprintf(out, "      --%-16s%s\n", report_kinds[i].name, report_kinds[i].help);
 	fprintf(out,
 		"\n"
-		"options:\n"
-		"      --json            print the report as JSON (complete: not limited by\n"
-		"                        --limit or --top-sites); schema in doc/report-locks.md\n"
-		"      --sort KEY        order of the lock and thread tables: wait (default),\n"
-		"                        acq, contended, hold or name\n"
-		"      --limit N         rows per table in the text report (default 20, 0 = all)\n"
-		"      --top-sites N     rows of the contended call-site table (default 10)\n"
-		"      --all             --locks: also the locks initialized and never used\n"
-		"  -o, --output FILE     --coverage: write an lcov .info file\n"
-		"      --sysroot DIR     the traced files are the board's, under DIR (its root\n"
-		"                        or a copy of its files, debug files in DIR/usr/lib/\n"
-		"                        debug/.build-id too): a file is used for names only\n"
-		"                        when its build id is the run's (doc/arm64.md)\n"
-		"  -h, --help            show this help\n"
+		"options:\n");
+	/* --json and --limit: the rows every command that prints a report
+	 * shares, with their text */
+	run_opts_usage(out, &(struct run_opts_spec){.mask = RUN_OPT_JSON | RUN_OPT_LIMIT});
+	fprintf(out,
+		"      --sort KEY       order of the lock and thread tables: wait (default),\n"
+		"                       acq, contended, hold or name\n"
+		"      --top-sites N    rows of the contended call-site table (default 10)\n"
+		"      --all            --locks: also the locks initialized and never used\n"
+		"  -w, --write FILE     --coverage: write an lcov .info file (-o, --output\n"
+		"                       FILE is the old spelling, kept with a warning for\n"
+		"                       this release: -o names a trace directory in the\n"
+		"                       other commands)\n"
+		"      --sysroot DIR    the traced files are the board's, under DIR (its root\n"
+		"                       or a copy of its files, debug files in DIR/usr/lib/\n"
+		"                       debug/.build-id too): a file is used for names only\n"
+		"                       when its build id is the run's (doc/arm64.md)\n"
+		"  -h, --help           show this help\n"
 		"\n"
 		"Every report says what the trace is missing, with the numbers and words of\n"
 		"spool info and of the run: text 'spool: N events lost, trace in DIR/' (locks:\n"
@@ -425,7 +430,8 @@ int cmd_report(int argc, char **argv)
 	    {"top-sites", required_argument, NULL, OPT_TOP_SITES},
 	    {"all", no_argument, NULL, OPT_ALL},
 	    {"sysroot", required_argument, NULL, OPT_SYSROOT},
-	    {"output", required_argument, NULL, 'o'},
+	    {"write", required_argument, NULL, 'w'},
+	    {"output", required_argument, NULL, 'o'}, /* the old spelling of -w */
 	    {"help", no_argument, NULL, 'h'},
 	};
 	struct option opts[sizeof(common) / sizeof(common[0]) + REPORT_NKINDS + 1];
@@ -446,9 +452,12 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0; /* 0: full reset of getopt's state, in case it ran before */
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:w:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			run_opts_old_write("report", optarg);
+			/* fall through */
+		case 'w':
 			a.output = optarg;
 			break;
 		case 'h':
@@ -468,13 +477,15 @@ int cmd_report(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case OPT_LIMIT:
+			if (run_opts_limit(optarg, &a.limit) < 0)
+				return EXIT_USAGE;
+			break;
 		case OPT_TOP_SITES:
 			if (options_parse_uint(optarg, 1u << 30, &v) < 0) {
-				log_err("report: %s '%s': want a number",
-					c == OPT_LIMIT ? "--limit" : "--top-sites", optarg);
+				log_err("report: --top-sites '%s': want a number", optarg);
 				return EXIT_USAGE;
 			}
-			*(c == OPT_LIMIT ? &a.limit : &a.top_sites) = (long)v;
+			a.top_sites = (long)v;
 			break;
 		case ':':
 			log_err("report: option '%s' needs a value (see spool report --help)",

@@ -22,6 +22,16 @@
  * every character and every code a command uses for its own options. */
 #define RUN_OPT_CODE 0x4000
 
+/* --json and --limit mean the same in every command that prints a report
+ * (locks, probe, report; path has --json): one text each. */
+#define RUN_OPTS_JSON_HELP                                                                  \
+	"      --json           print JSON in place of the text, where the text goes;\n"     \
+	"                       complete (--limit cuts only the text); the schemas:\n"     \
+	"                       doc/report-locks.md, doc/probe.md, doc/path.md\n"
+#define RUN_OPTS_LIMIT_HELP                                                                 \
+	"      --limit N        rows per table of the text report (default 20 for\n"        \
+	"                       locks, 30 for any other table; 0 = all)\n"
+
 struct run_opt_row {
 	unsigned bit;
 	struct option opt;
@@ -68,6 +78,8 @@ static const struct run_opt_row run_opt_rows[] = {
      "                       site (default 0, at most 32)\n"},
     {RUN_OPT_STREAM, {"stream", required_argument, NULL, RUN_OPT_CODE + 7}, STREAM_SEND_HELP},
     {RUN_OPT_NO_KEEP, {"no-keep", no_argument, NULL, RUN_OPT_CODE + 8}, STREAM_SEND_NO_KEEP_HELP},
+    {RUN_OPT_JSON, {"json", no_argument, NULL, RUN_OPT_CODE + 9}, RUN_OPTS_JSON_HELP},
+    {RUN_OPT_LIMIT, {"limit", required_argument, NULL, RUN_OPT_CODE + 10}, RUN_OPTS_LIMIT_HELP},
 };
 
 #define RUN_OPT_NROWS (sizeof(run_opt_rows) / sizeof(run_opt_rows[0]))
@@ -157,6 +169,11 @@ static int run_opts_handle(int c, const char *arg, const struct run_opts_spec *s
 	case RUN_OPT_NO_KEEP:
 		stream_send_no_keep();
 		return 1;
+	case RUN_OPT_JSON:
+		so->json = 1;
+		return 1;
+	case RUN_OPT_LIMIT:
+		return run_opts_limit(arg, &so->limit) < 0 ? -1 : 1;
 	case RUN_OPT_STACKS:
 		if (run_opts_uint("--stacks", arg, 0, 32, &v) < 0)
 			return -1;
@@ -177,6 +194,23 @@ int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, u
 		log_err("%s '%s': want %llu to %llu", name, val, (unsigned long long)lo,
 			(unsigned long long)hi);
 	return -1;
+}
+
+int run_opts_limit(const char *val, long *out)
+{
+	uint64_t v;
+
+	if (run_opts_uint("--limit", val, 0, 1u << 30, &v) < 0)
+		return -1;
+	*out = (long)v;
+	return 0;
+}
+
+void run_opts_old_write(const char *cmd, const char *file)
+{
+	log_warn("%s: -o %s taken as the file to write (the old spelling): use -w %s; -o names "
+		 "the trace directory in spool locks, probe, record, replay and path",
+		 cmd, file, file);
 }
 
 /* Room for the getopt tables of the command with the most options (spool

@@ -2,7 +2,8 @@
 /*
  * run_opts.h - the options every command that runs a program under the
  * agent shares (-o, --ring-size, --on-full, --max-threads, --max-procs,
- * --until-first-exit, --stacks), declared once with their help text and
+ * --until-first-exit, --stacks) and those of the report printed after the
+ * run (--json, --limit), declared once with their help text and
  * their parsing, so that `spool locks`, `probe`, `path`, `record` and
  * `replay` spell, explain and check them the same way.
  *
@@ -34,7 +35,10 @@ enum {
 	RUN_OPT_STACKS = 1u << 6,	    /* --stacks N */
 	RUN_OPT_STREAM = 1u << 7,	    /* --stream HOST:PORT */
 	RUN_OPT_NO_KEEP = 1u << 8,	    /* --no-keep (with --stream) */
-	RUN_OPT_ALL = (1u << 9) - 1,
+	RUN_OPT_ALL = (1u << 9) - 1,	    /* every option of a run */
+	/* What is printed after it (so->json, so->limit): */
+	RUN_OPT_JSON = 1u << 9,	 /* --json */
+	RUN_OPT_LIMIT = 1u << 10, /* --limit N */
 };
 
 /* What a command takes: the shared options of mask, and the smallest ring
@@ -93,6 +97,16 @@ int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_
  * *out: 0, or -1 (said: "--limit 'x': want 0 to 1000", or "want a number"
  * when any size goes). */
 int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, uint64_t *out);
+
+/* The value of --limit (0 to 2^30) into *out: 0, or -1 (said), for the
+ * commands that parse their options without run_opts_parse (spool
+ * report), so that --limit is checked the same way everywhere. */
+int run_opts_limit(const char *val, long *out);
+
+/* `spool cmd -o FILE` where cmd writes FILE (export, report --coverage):
+ * the old spelling of -w FILE, kept for this release with a warning, since
+ * -o names a trace directory in every other command. */
+void run_opts_old_write(const char *cmd, const char *file);
 
 /* The help lines of the rows of own that have some, in their order. */
 void run_opts_own_usage(FILE *out, const struct run_opt_own *own, size_t n);

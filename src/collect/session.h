@@ -26,6 +26,12 @@ struct session_opts {
 	 * when the last process of the program does: those still running
 	 * are counted as a loss. */
 	int until_first_exit;
+	/* What the command prints after the run (run_opts.c's --json and
+	 * --limit, the same meaning in every command; the session itself
+	 * does not use them): JSON in place of the text, and rows per table
+	 * of the text (-1: the report's default; 0: all). */
+	int json;
+	long limit;
 
 	/* For the features built on sessions (record/replay, probes, path):
 	 * agent features (SHM_FEAT_*, 0 = SHM_FEAT_LOCKS), feature area sizes,

@@ -147,6 +147,11 @@ struct probe_def {
 	int time_only;	   /* function probes a time: spec asked for, no func: */
 	const char *spec;  /* the -e text that placed it (m->cur_spec then) */
 	uint8_t disabled;  /* placed disabled (--disabled), or disabled since */
+	/* Deleted alone (spool probe --commands) while other probes of its
+	 * combined group (the probe whose code it is and those riding in
+	 * it, `shared`) still run: its handler call is jumped over for good,
+	 * the code stays until the last of the group is deleted. */
+	uint8_t gone;
 };
 
 /* spool probe -q: the notes on the files probed (stripped, not loaded at

@@ -170,6 +170,8 @@ static const char *live_state(const struct probe_def *d, const struct probe_mgr 
 	switch (o->status) {
 	case PROBE_S_PATCHED:
 	case PROBE_S_OFF:
+		if (d->gone)
+			return "deleted";
 		return on->disabled ? "disabled" : "enabled";
 	case PROBE_S_DELETED:
 		return "deleted";
@@ -443,14 +445,125 @@ static void live_fail(struct probe_live *l, char *buf, size_t len, const char *f
 	va_end(ap);
 }
 
+/* A combined group: o, the probe whose code it is, and the probes riding
+ * in that code. Those of other kinds (method PROBE_M_RIDE: func: and args:
+ * at one point) are deleted on their own; o's own parts (its shared exit,
+ * the counters of blocks in its window) go with o. */
+static int live_rider(const struct probe_def *r, const struct probe_def *o)
+{
+	return r->shared == o->id && r != o && !r->gone && r->status != PROBE_S_DELETED;
+}
+
+/* The probes of o's group that keep its code: o unless deleted, and its
+ * riders of other kinds not deleted; d left out. */
+static size_t live_group_left(const struct probe_mgr *m, const struct probe_def *o,
+			      const struct probe_def *d)
+{
+	size_t n = o != d && !o->gone;
+
+	for (size_t i = 0; i < m->ndefs; i++)
+		if (&m->defs[i] != d && live_rider(&m->defs[i], o) &&
+		    m->defs[i].method == PROBE_M_RIDE)
+			n++;
+	return n;
+}
+
+/* Whether o's code has a handler call of probe id to jump over (an int3's
+ * own handler is called by the trap, which the agent tells not to). */
+static int live_has_skip(const struct probe_def *o, uint32_t id)
+{
+	for (uint32_t k = 0; o->code && k < o->code->nskip && k < X86_SKIP_MAX; k++)
+		if (o->code->skip[k].id == id)
+			return 1;
+	return 0;
+}
+
+/* Delete d, of the group whose code is o's (d == o when it is not
+ * combined): while others of the group run, only d's handler call (and
+ * when d is o, those of o's own parts) is jumped over for good ("skip");
+ * the last one deleted restores the code (o's "del"). 0, or a negative
+ * errno (-EXDEV: said in why). */
+static int live_delete(struct probe_live *l, struct probe_def *d, struct probe_def *o,
+		       char *why, size_t len)
+{
+	uint64_t lo = live_patch_rt(o), hi = lo + o->patch_len;
+	char cmd[64];
+	int rc;
+
+	if (d != o && d->method != PROBE_M_RIDE) {
+		snprintf(why, len, "probe %u is part of probe %u (in its code): delete %u, or "
+			 "disable %u", d->id, o->id, o->id, d->id);
+		return -EXDEV;
+	}
+	if (live_group_left(l->m, o, d)) {
+		/* d's calls and, for o, its parts': all skippable, or none
+		 * is skipped */
+		for (size_t i = 0; i <= l->m->ndefs; i++) {
+			const struct probe_def *x = i < l->m->ndefs ? &l->m->defs[i] : d;
+
+			if ((x == d || (d == o && live_rider(x, o) && x->method != PROBE_M_RIDE)) &&
+			    !(x == o && o->method == PROBE_M_INT3) && !live_has_skip(o, x->id)) {
+				snprintf(why, len,
+					 "probe %u counts in its code itself, which other probes "
+					 "run in: delete them first (list: shared, runs in probe %u)",
+					 x->id, o->id);
+				return -EXDEV;
+			}
+		}
+		for (size_t i = 0; i <= l->m->ndefs; i++) {
+			struct probe_def *x = i < l->m->ndefs ? &l->m->defs[i] : d;
+
+			if (x->gone || !(x == d || (d == o && live_rider(x, o) &&
+						    x->method != PROBE_M_RIDE)))
+				continue;
+			snprintf(cmd, sizeof(cmd), "skip %u", x->id);
+			rc = live_ctl(l, cmd);
+			if (rc)
+				return rc;
+			x->gone = 1;
+		}
+		/* An entry that swaps the return address: no swap, no exit
+		 * (agent_probe_ra.c), so its exit probe is gone with it. */
+		if (d->handler == PROBE_H_FUNC_ENTRY_RA && d->ret_id && d->ret_id <= l->m->ndefs &&
+		    !l->m->defs[d->ret_id - 1].gone) {
+			l->m->defs[d->ret_id - 1].gone = 1;
+			live_say(l, "note: probe %u's exits went through the return address it "
+				    "swapped: exit probe %u is deleted with it\n",
+				 d->id, d->ret_id);
+		}
+		return 0;
+	}
+	rc = probe_attach_leave_ranges(l->a, &lo, &hi, 1);
+	if (!rc) {
+		snprintf(cmd, sizeof(cmd), "del %u", o->id);
+		rc = live_ctl(l, cmd);
+	}
+	if (rc)
+		return rc;
+	/* its bytes are free again: a later add may probe them (the
+	 * overlap index is rebuilt without them) */
+	for (size_t i = 0; i < l->m->ndefs; i++) {
+		struct probe_def *x = &l->m->defs[i];
+
+		if (x == o || x->shared == o->id) {
+			x->status = PROBE_S_DELETED;
+			x->patch_len = 0;
+			x->gone = 1;
+		}
+	}
+	probe_plan_free_index(l->m);
+	probe_plan_init_index(l->m);
+	return 0;
+}
+
 static int live_change(struct probe_live *l, const char *verb, char *args)
 {
-	char *tok, *save = NULL, cmd[64], fail[512] = "";
+	char *tok, *save = NULL, cmd[64], why[256], fail[512] = "";
 	int done = 0, rc = 0;
 
 	for (tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		struct probe_def *d = live_def(l, tok);
-		const struct probe_def *o;
+		struct probe_def *o;
 
 		rc = 0; /* each id on its own */
 		if (!d) {
@@ -459,7 +572,7 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 			continue;
 		}
 		o = d->shared && d->shared <= l->m->ndefs ? &l->m->defs[d->shared - 1] : d;
-		if (o->status != PROBE_S_PATCHED && o->status != PROBE_S_OFF) {
+		if (d->gone || (o->status != PROBE_S_PATCHED && o->status != PROBE_S_OFF)) {
 			live_fail(l, fail, sizeof(fail), "probe %s is %s", tok, live_state(d, l->m));
 			rc = -ENOENT;
 			continue;
@@ -478,24 +591,16 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 			continue;
 		}
 		if (verb[0] == 'd' && verb[1] == 'e') {
-			uint64_t lo = live_patch_rt(d), hi = lo + d->patch_len;
-
-			if (d->shared) {
-				live_fail(l, fail, sizeof(fail),
-					  "probe %s runs in probe %u's trampoline: delete %u, "
-					  "or disable %s",
-					  tok, d->shared, d->shared, tok);
-				rc = -EXDEV;
+			why[0] = 0;
+			rc = live_delete(l, d, o, why, sizeof(why));
+			if (rc == -EXDEV && why[0]) {
+				live_fail(l, fail, sizeof(fail), "%s", why);
 				continue;
 			}
-			rc = probe_attach_leave_ranges(l->a, &lo, &hi, 1);
-			if (!rc)
-				snprintf(cmd, sizeof(cmd), "del %u", d->id);
 		} else {
 			snprintf(cmd, sizeof(cmd), "%s %u", verb[1] == 'i' ? "off" : "on", d->id);
-		}
-		if (!rc)
 			rc = live_ctl(l, cmd);
+		}
 		if (rc < 0) {
 			live_fail(l, fail, sizeof(fail), "%s %s: %s", verb, tok,
 				 rc == -ENOTSUP
@@ -506,17 +611,11 @@ static int live_change(struct probe_live *l, const char *verb, char *args)
 		live_log(l, verb[0] == 'e' ? "enable" : verb[1] == 'i' ? "disable" : "delete", d,
 			 NULL);
 		if (verb[0] == 'd' && verb[1] == 'e') {
-			/* its bytes are free again: a later add may probe them
-			 * (the overlap index is rebuilt without it) */
-			d->status = PROBE_S_DELETED;
-			d->patch_len = 0;
-			for (size_t i = 0; i < l->m->ndefs; i++)
-				if (l->m->defs[i].shared == d->id) {
-					l->m->defs[i].status = PROBE_S_DELETED;
-					l->m->defs[i].patch_len = 0;
-				}
-			probe_plan_free_index(l->m);
-			probe_plan_init_index(l->m);
+			if (o->status != PROBE_S_DELETED)
+				live_say(l, "note: probe %s's handler is off for good; the code "
+					    "stays for the %zu probe(s) combined with it, restored "
+					    "when the last is deleted\n",
+					 tok, live_group_left(l->m, o, d));
 		} else {
 			d->disabled = verb[1] == 'i';
 			/* Its function returns through the return address its

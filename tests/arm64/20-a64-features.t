@@ -89,7 +89,7 @@ fi
 
 # --- the host reads the board's traces ---
 spool_run locks -q -o locks.trace -- "$PROGS/lockcount" 2 300
-host_run export --chrome -o locks.json locks.trace
+host_run export --chrome -w locks.json locks.trace
 is_rc 0 "the x86-64 spool exports the aarch64 lock trace (Chrome JSON)"
 ok "  the export is JSON with events" python3 -c '
 import json, sys

@@ -59,7 +59,7 @@ spool_run report --locks "$PART"
 is_rc 0 "spool report --locks still reports it"
 like "$ERR" "k.trace.writing.[0-9]+ is incomplete: .*did not finish" "  and says it is incomplete"
 like "$OUT" "io_lock" "  with the lock the program used"
-spool_run export --perfetto -o k.pftrace "$PART"
+spool_run export --perfetto -w k.pftrace "$PART"
 like "$ERR" "k.trace.writing.[0-9]+ is incomplete: .*did not finish" "spool export says it is incomplete"
 
 kill_spool_mid_run r.trace record

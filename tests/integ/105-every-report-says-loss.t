@@ -76,12 +76,12 @@ spool_run path --check --json crafted
 cp run.out check.json
 is "$(loss_of check.json)" "782 1 0" "spool path --check --json says 782 lost"
 
-spool_run export --chrome -o c.json crafted
+spool_run export --chrome -w c.json crafted
 is_rc 0 "spool export --chrome of the crafted trace"
 is "$(loss_of c.json)" "782 1 0" "  its top-level \"trace\" says 782 lost"
 is "$(json c.json "[e['name'] for e in d['traceEvents'] if e.get('s') == 'g'][0]" | grep -Ec "^trace incomplete: $WHY")" \
 	1 "  and a global instant says why on the timeline"
-spool_run export --perfetto -o p.pftrace crafted
+spool_run export --perfetto -w p.pftrace crafted
 is_rc 0 "spool export --perfetto of the crafted trace"
 PROTO_DIR="$REPO/tests/data/perfetto"
 if command -v protoc >/dev/null && [ -f "$PROTO_DIR/trace.proto" ]; then
@@ -92,9 +92,9 @@ if command -v protoc >/dev/null && [ -f "$PROTO_DIR/trace.proto" ]; then
 else
 	skip 1 "protoc or tests/data/perfetto/trace.proto missing"
 fi
-spool_run export --flamegraph -o f.svg crafted
+spool_run export --flamegraph -w f.svg crafted
 like "$(cat f.svg)" "<text [^>]*>trace incomplete: $WHY" "spool export --flamegraph says it under the graph"
-spool_run export --chrome -o full.json spool.trace
+spool_run export --chrome -w full.json spool.trace
 is "$(loss_of full.json) $(json full.json "len([e for e in d['traceEvents'] if e.get('s') == 'g'])")" \
 	"0 0 1 0" "the complete trace's export says 0 lost, without an instant"
 
@@ -108,7 +108,7 @@ spool_run report --functions --json pt
 cp run.out f.json
 spool_run report --locks --json pt
 cp run.out l.json
-spool_run export --chrome -o pt.json pt
+spool_run export --chrome -w pt.json pt
 is "$(loss_of f.json) $(loss_of l.json) $(loss_of pt.json)" "$lost 1 1 $lost 1 1 $lost 1 1" \
 	"  report --functions, --locks and the export say the same number"
 spool_run report --functions pt
@@ -120,8 +120,8 @@ like "$OUT" "^lost: $lost events" "  and spool info"
 spool_run locks -q --ring-size 4k --on-full drop -- "$PROGS/flood" 50000
 lost=$(summary_lost)
 num_cmp "${lost:-x}" -gt 0 "a 4k ring with --on-full drop loses events"
-spool_run export --chrome -o drop.json spool.trace
-spool_run export --perfetto -o drop.pftrace spool.trace
+spool_run export --chrome -w drop.json spool.trace
+spool_run export --perfetto -w drop.pftrace spool.trace
 is "$(loss_of drop.json)" "$lost 1 1" "  export --chrome says the same number"
 if command -v protoc >/dev/null && [ -f "$PROTO_DIR/trace.proto" ]; then
 	protoc -I"$PROTO_DIR" --decode=perfetto.protos.Trace trace.proto <drop.pftrace >pf2.txt 2>pf.err

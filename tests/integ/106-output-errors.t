@@ -3,7 +3,7 @@
 # 106-output-errors.t - what a new user saw when spool could not write its
 # output, or was given the wrong place: `spool report ... > FILE` and `spool
 # info > FILE` on a full disk wrote a report cut short and exited 0, as if
-# it were whole; `spool export -o FILE` said "Input/output error" where the
+# it were whole; `spool export -w FILE` said "Input/output error" where the
 # disk was full (/dev/full stands for the full disk: every write ENOSPC).
 # `spool locks -o no/such/dir -- PROG` exited 127, the shell's "command not
 # found", for a program that exists. And `spool replay DIR` of a directory
@@ -36,10 +36,10 @@ is "$(full_rc report --locks spool.trace)" "1 1" "  and report --locks"
 is "$(full_rc report --locks --json spool.trace)" "1 1" "  and report --locks --json"
 is "$(full_rc info spool.trace)" "1 1" "spool info on a full disk: exit 1, says it is cut short"
 
-spool_run export --chrome -o /dev/full spool.trace
+spool_run export --chrome -w /dev/full spool.trace
 is "$RC $(grep -c 'No space left on device' run.err)" "1 1" \
 	"export --chrome to a full disk: exit 1, says the disk is full"
-spool_run export --perfetto -o /dev/full spool.trace
+spool_run export --perfetto -w /dev/full spool.trace
 is "$RC $(grep -c 'No space left on device' run.err)" "1 1" "  and export --perfetto"
 
 spool_run locks -q -o no/such/dir -- "$PROGS/lockcount" 1 1

@@ -67,7 +67,7 @@ is "$(json report.json '[t["name"] for t in d["threads"] if t["name"].startswith
 	$'\e]0;PWN\a\e[2J\xc2\x9b2J' "report --json: valid JSON, the thread name as it was (\\u escapes)"
 raw_ctl "  no raw control byte in the JSON" report.json
 
-spool_run export --chrome -o chrome.json lk
+spool_run export --chrome -w chrome.json lk
 num_cmp "$(json chrome.json 'len([e for e in d["traceEvents"] if "PWN" in e.get("args", {}).get("name", "")])')" \
 	-gt 0 "export --chrome: valid JSON with the crafted names"
 raw_ctl "  no raw control byte in it" chrome.json run.err
@@ -84,7 +84,7 @@ sed -i $'s/ worker$/ wor\e]52;c;cHduZWQ=\aker/' pr/.spool/probes
 spool_run report --functions pr
 raw_ctl "report --functions: a probes file's names send no escape sequence" run.out run.err
 like "$OUT" 'wor\\x1b\]52;c;cHduZWQ=\\x07ker' "  the name is shown escaped"
-spool_run export --folded -o - pr
+spool_run export --folded -w - pr
 raw_ctl "export --folded: none either" run.out run.err
 
 # --- the sys side file -------------------------------------------------------

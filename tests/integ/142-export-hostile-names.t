@@ -28,7 +28,7 @@ PY
 ok "crafted: a function of the probes file holds a byte that is not UTF-8, ESC and U+202E" \
 	grep -qF 'leaf' fl.trace/.spool/probes
 
-spool_run export --flamegraph -o fl.svg fl.trace
+spool_run export --flamegraph -w fl.svg fl.trace
 is_rc 0 "spool export --flamegraph of the crafted trace"
 ok "  the SVG is valid UTF-8 and well-formed XML" python3 -c '
 import sys, xml.etree.ElementTree as E
@@ -38,7 +38,7 @@ E.fromstring(d)'
 ok "  the function is named as spool prints it (\\xNN)" \
 	grep -qF 'harm\xff\x1b[2J\xe2\x80\xaeleaf\xe2\x82' fl.svg
 
-spool_run export --perfetto -o fl.pftrace fl.trace
+spool_run export --perfetto -w fl.pftrace fl.trace
 is_rc 0 "spool export --perfetto of the crafted trace"
 ok "  none of the crafted bytes is in the file" python3 -c '
 d = open("fl.pftrace", "rb").read()

@@ -34,11 +34,11 @@ same_both "report --functions" report --functions --limit 0 probe.trace
 like "$OUT" "probe_leaf_add .*
  *<- (main|worker)" "  probe_leaf_add's callers are named"
 like "$OUT" " +<- probe_fib " "  probe_fib is named as a caller (it recurses)"
-same_both "export --chrome (probe)" export --chrome -o - probe.trace
+same_both "export --chrome (probe)" export --chrome -w - probe.trace
 
 spool_run locks -q --stacks 8 -o locks.trace -- "$PROGS/lockcount" 3 3000
 same_both "report --locks --json (stacks)" report --locks --json locks.trace
-same_both "export --chrome (locks)" export --chrome -o - locks.trace
+same_both "export --chrome (locks)" export --chrome -w - locks.trace
 
 spool_run locks -q -o fork.trace -- "$PROGS/forker"
 if [ "$RC" = 0 ]; then

@@ -15,8 +15,8 @@ if [ ! -x "$TIME" ] || ! "$TIME" -f %M true >/dev/null 2>&1; then
 	exit 0
 fi
 
-REPORTS=("report --functions" "report --functions --json" "export --perfetto -o out.pf"
-	 "export --chrome --force -o out.json" "export --folded -o out.folded" "info"
+REPORTS=("report --functions" "report --functions --json" "export --perfetto -w out.pf"
+	 "export --chrome --force -w out.json" "export --folded -w out.folded" "info"
 	 "report --locks" "report --locks --json" "report --vars")
 plan $((3 + 3 * ${#REPORTS[@]}))
 

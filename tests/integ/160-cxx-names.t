@@ -13,9 +13,9 @@ if ! command -v g++ >/dev/null; then
 	spool_run probe -q -o c.trace -e 'block:*transfer*' -- ./bank 2 5
 spool_run report --coverage c.trace
 like "$OUT" "(^|\n)Bank::transfer\\(int, int, long\\) +10 " "coverage report: demangled names"
-spool_run export --chrome -o f.json f.trace
+spool_run export --chrome -w f.json f.trace
 like "$(cat f.json 2>/dev/null)" '"name":"Bank::transfer\(int, int, long\)"' "Chrome export: demangled function names"
-spool_run export --chrome -o l.json l.trace
+spool_run export --chrome -w l.json l.trace
 like "$(cat l.json 2>/dev/null)" 'std::lock<std::mutex, std::mutex>' "  and demangled lock sites"
 done_testing
 	exit 0
@@ -50,8 +50,8 @@ like "$ERR" "<- (libstdc\\+\\+\\.so[.0-9]*|execute_native_thread_routine) " \
 spool_run probe -q -o c.trace -e 'block:*transfer*' -- ./bank 2 5
 spool_run report --coverage c.trace
 like "$OUT" "(^|\n)Bank::transfer\\(int, int, long\\) +10 " "coverage report: demangled names"
-spool_run export --chrome -o f.json f.trace
+spool_run export --chrome -w f.json f.trace
 like "$(cat f.json 2>/dev/null)" '"name":"Bank::transfer\(int, int, long\)"' "Chrome export: demangled function names"
-spool_run export --chrome -o l.json l.trace
+spool_run export --chrome -w l.json l.trace
 like "$(cat l.json 2>/dev/null)" 'std::lock<std::mutex, std::mutex>' "  and demangled lock sites"
 done_testing

@@ -47,8 +47,8 @@ like "$(json report.json '[s["holder_site"] for l in d["locks"] if l["name"] == 
 num_cmp "$(json report.json 'sum(t["futex_wait_ns"] for t in d["threads"])')" -gt 0 \
 	"  threads: futex wait time"
 
-spool_run export --chrome -o g.json g.trace
+spool_run export --chrome -w g.json g.trace
 like "$(cat g.json 2>/dev/null)" "wait futex 0x[0-9a-f]+" "Chrome export: futex waits on the timeline"
-spool_run export --perfetto -o g.pftrace g.trace
+spool_run export --perfetto -w g.pftrace g.trace
 like "$(tr -d '\0' <g.pftrace 2>/dev/null)" "futex 0x" "Perfetto export: the futex tracks"
 done_testing

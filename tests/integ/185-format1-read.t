@@ -55,8 +55,8 @@ spool_run decode --trace-out p2 p1
 is_rc 0 "the probe trace written again in format 2"
 same_report "spool report --functions: the same for both" p1 p2 --functions
 same_report "  and --json" p1 p2 --functions --json
-spool_run export --chrome -o p1.json p1
-spool_run export --chrome -o p2.json p2
+spool_run export --chrome -w p1.json p1
+spool_run export --chrome -w p2.json p2
 is_rc 0 "spool export --chrome reads both"
 is "$(sed 's/"[^"]*p[12]"//g' p1.json | md5sum)" "$(sed 's/"[^"]*p[12]"//g' p2.json | md5sum)" \
 	"spool export: the same Chrome JSON from both"

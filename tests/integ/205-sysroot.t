@@ -38,7 +38,7 @@ unlike "$OUT" ' worker ' "spool path without --sysroot cannot name the probed fu
 spool_run path --sysroot "$root" p.trace
 like "$OUT" 'T1/[0-9]+ +worker ' "spool path --sysroot names it from the root's copy"
 
-spool_run export --chrome -o t.json --sysroot "$root" t.trace
+spool_run export --chrome -w t.json --sysroot "$root" t.trace
 is_rc 0 "export --sysroot ROOT exits 0"
 like "$(cat t.json)" 'worker\+0x[0-9a-f]+ \(lockcount\.c:' "  the export names the locks' sites"
 

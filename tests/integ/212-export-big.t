@@ -21,7 +21,7 @@ report_json spool.trace
 acq=$(lock_stat report.json '*' "$F_ACQ")
 num_cmp "$acq" -ge 40000 "the lock report counts the 40,000 acquisitions"
 
-spool_run export --chrome -o out.json spool.trace
+spool_run export --chrome -w out.json spool.trace
 is_rc 0 "export --chrome exits 0"
 num_cmp "$(stat -c %s out.json)" -gt 1000000 "  the export is many 64 KB blocks long"
 holds='[e for e in d["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "hold"]'
@@ -31,7 +31,7 @@ is "$(json out.json "len([e for e in $holds if not e['name'].startswith('hold by
 	0 "  every hold slice is named after its own thread"
 is "$(json out.json "len(set(e['args']['tid'] for e in $holds))")" 4 "  the holds of the 4 threads"
 
-spool_run export --perfetto -o out.pftrace spool.trace
+spool_run export --perfetto -w out.pftrace spool.trace
 is_rc 0 "export --perfetto exits 0"
 if command -v protoc >/dev/null && [ -f "$REPO/tests/data/perfetto/trace.proto" ]; then
 	protoc -I"$REPO/tests/data/perfetto" --decode=perfetto.protos.Trace trace.proto \

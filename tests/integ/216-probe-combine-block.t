@@ -11,7 +11,7 @@ plan 13
 P="$PROGS/probe_combine"
 
 da() { # da TRACE: the DA: lines of the coverage lcov file
-	"$SPOOL" report --coverage -o "$1.info" "$1" >/dev/null 2>&1
+	"$SPOOL" report --coverage -w "$1.info" "$1" >/dev/null 2>&1
 	grep '^DA:' "$1.info" | tr '\n' ' '
 }
 calls() { # calls TRACE FUNC

@@ -46,7 +46,7 @@ for k in functions coverage vars sys locks; do
 	is "$N" 1 "report --$k of an unfinished trace opens each stream once"
 	like "$ERR" "$WHY" "  and still says what the trace is missing"
 done
-opens export --folded -o f.txt spool.trace
+opens export --folded -w f.txt spool.trace
 is "$N" 1 "export --folded opens each stream once"
 like "$ERR" "$WHY" "  and says what the trace is missing"
 opens path spool.trace

@@ -65,7 +65,7 @@ run_mode records 1
 readers records.trace
 run_mode random 2
 readers random.trace
-spool_run export --perfetto -o random.pftrace random.trace
+spool_run export --perfetto -w random.pftrace random.trace
 if in_list "0 1" "$RC"; then
 	pass "spool export --perfetto on the scribbled trace ends normally (status $RC)"
 else

@@ -98,27 +98,27 @@ is "$(cat r2.old/.spool/which 2>/dev/null)" first "  the older recording stays"
 
 # A lock trace has no function calls: --folded fails on it.
 echo 'old flame' >flame.folded
-spool_run export --folded -o flame.folded t
+spool_run export --folded -w flame.folded t
 num_cmp "$RC" -ne 0 "export --folded of a trace without probes fails"
 is "$(cat flame.folded 2>/dev/null)" "old flame" "  a failing export keeps the old file"
 is "$(ls -A | grep -c '^\.flame\.folded\.')" 0 "  and leaves no temporary file"
 
 mkfifo fifo
 timeout 20 cat fifo >fifo.got &
-spool_run export --folded -o fifo t
+spool_run export --folded -w fifo t
 wait
-ok "export -o FIFO that fails keeps the FIFO" test -p fifo
+ok "export -w FIFO that fails keeps the FIFO" test -p fifo
 
 timeout 20 cat fifo >fifo.got &
-spool_run export --chrome -o fifo t
+spool_run export --chrome -w fifo t
 wait
-is_rc 0 "export --chrome -o FIFO exits 0"
+is_rc 0 "export --chrome -w FIFO exits 0"
 like "$(head -c 200 fifo.got)" "traceEvents" "  the JSON went through the FIFO"
 ok "  which is still a FIFO" test -p fifo
 
 if [ "$(id -u)" = 0 ] && mknod null c 1 3 2>/dev/null && echo x >null 2>/dev/null; then
-	spool_run export --folded -o null t
-	ok "export -o a character device that fails keeps the device node" test -c null
+	spool_run export --folded -w null t
+	ok "export -w a character device that fails keeps the device node" test -c null
 else
 	skip 1 "mknod needs root and a filesystem that allows devices"
 fi
@@ -126,7 +126,7 @@ fi
 echo 'old json' >out.json
 chmod 640 out.json
 ln -s out.json out-link.json
-spool_run export --chrome -o out-link.json t
+spool_run export --chrome -w out-link.json t
 is_rc 0 "export --chrome through a symbolic link exits 0"
 ok "  the link stays a link" test -L out-link.json
 like "$(head -c 200 out.json)" "traceEvents" "  the file it points to has the export"

@@ -18,7 +18,7 @@ shared_addr=$(json report.json '[l["addr"] for l in d["locks"] if l["name"] == "
 like "$shared_addr" "^[0-9]+$" "the report gives shared_lock's address"
 
 # --- Chrome JSON ---
-spool_run export --chrome -o out.json spool.trace
+spool_run export --chrome -w out.json spool.trace
 is_rc 0 "export --chrome exits 0"
 ok "  writes valid JSON with traceEvents" json_true out.json 'len(d["traceEvents"]) > 0'
 holds='[e for e in d["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "hold"]'
@@ -34,7 +34,7 @@ num_cmp "$(json out.json "len([e for e in d['traceEvents'] if e.get('ph') == 'X'
 	-eq "$(lock_stat report.json '*' "$F_CONTENDED")" "  one wait slice per contended acquisition"
 
 # --- Perfetto ---
-spool_run export --perfetto -o out.pftrace spool.trace
+spool_run export --perfetto -w out.pftrace spool.trace
 is_rc 0 "export --perfetto exits 0"
 ok "  writes a non-empty file" test -s out.pftrace
 if command -v protoc >/dev/null && [ -f "$PROTO_DIR/trace.proto" ]; then
@@ -53,7 +53,7 @@ else
 fi
 
 # -o - writes to stdout; the default name is spool.pftrace.
-spool_run export --perfetto -o - spool.trace
+spool_run export --perfetto -w - spool.trace
 ok "-o - writes the same export to stdout" cmp -s run.out out.pftrace
 spool_run export --perfetto spool.trace
 ok "without -o it writes spool.pftrace" test -s spool.pftrace

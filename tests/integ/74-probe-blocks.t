@@ -49,8 +49,8 @@ is_rc 0 "spool probe runs the program and exits with its status"
 is "$OUT" "$native" "the program's output is unchanged"
 like "$ERR" 'coverage: [0-9]+ functions; blocks [0-9]+ of [0-9]+ hit' "a coverage summary at exit"
 
-spool_run report --coverage --json -o app.info spool.trace
-is_rc 0 "spool report --coverage -o app.info"
+spool_run report --coverage --json -w app.info spool.trace
+is_rc 0 "spool report --coverage -w app.info"
 cp run.out cov.json
 
 # --- against gcov ------------------------------------------------------------

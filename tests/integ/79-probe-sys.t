@@ -107,7 +107,7 @@ is_rc 2 "an unknown sys: probe is a usage error"
 # --- flame graphs ----------------------------------------------------------
 spool_run probe -q -e 'func:probe_*' -e 'func:main' -- "$CALLS" 50
 native="$OUT"
-spool_run export --folded --weight calls -o calls.folded spool.trace
+spool_run export --folded --weight calls -w calls.folded spool.trace
 got="$(python3 -c '
 import sys
 lines = {}
@@ -123,7 +123,7 @@ want_fib="$(sed -n 's/^probe_fib //p' <<<"$native")"
 is "$got" "1 50 50 50 1 1 1 $want_fib $((want_fib - 1))" \
 	"folded stacks: main's callees and the worker's, recursion nested, the program's call counts"
 
-spool_run export --folded spool.trace -o time.folded
+spool_run export --folded spool.trace -w time.folded
 like "$(cat time.folded)" '^main;probe_fib;probe_fib [0-9]+$' "--weight time: self ns per context"
 
 spool_run export --flamegraph --weight calls --title 'probe <calls> & more' -o calls.svg spool.trace
@@ -138,7 +138,7 @@ print(root.tag == ns + "svg", all(n in titles for n in ("main", "probe_fib", "pr
 is "$svg" "True True True" "the SVG parses as XML, names every probed function, escapes its title"
 
 spool_run locks -q -o locks.trace -- "$CALLS" 5
-spool_run export --folded -o none.folded locks.trace
+spool_run export --folded -w none.folded locks.trace
 is "$RC $([ -e none.folded ] && echo left || echo gone)" "1 gone" \
 	"a trace without function probes: exit 1, no file left behind"
 

@@ -24,7 +24,7 @@ fib_calls="$(echo "$native" | awk '$1 == "probe_fib" { print $2 }')"
 like "$fib_calls" '^[0-9]+$' "the program prints its own count of probe_fib calls"
 
 # --- Perfetto ---------------------------------------------------------------
-spool_run export --perfetto -o out.pftrace spool.trace
+spool_run export --perfetto -w out.pftrace spool.trace
 is_rc 0 "export --perfetto of a probe trace exits 0"
 if command -v protoc >/dev/null && [ -f "$PROTO_DIR/trace.proto" ]; then
 	protoc -I"$PROTO_DIR" --decode=perfetto.protos.Trace trace.proto <out.pftrace >pf.txt 2>pf.err
@@ -115,7 +115,7 @@ else
 fi
 
 # --- Chrome JSON --------------------------------------------------------------
-spool_run export --chrome -o out.json spool.trace
+spool_run export --chrome -w out.json spool.trace
 is_rc 0 "export --chrome of a probe trace exits 0"
 got="$(python3 - out.json <<'PY'
 import json, sys

@@ -143,9 +143,9 @@ ok "stripped programs with their debug files under a .build-id directory" sh -c 
 	gcc -O0 -g -o cov cov.c && cp cov cov.full && gcc -O0 -g -o plvs plv.c' &&
 	keep_debug cov dbg && keep_debug plvs dbg
 spool_run probe -q -e 'block:*' -- ./cov.full 200
-spool_run report --coverage -o full.info spool.trace
+spool_run report --coverage -w full.info spool.trace
 spool_run probe -q --debug-dir dbg -e 'block:*' -- ./cov 200
-SPOOL_DEBUG_DIR=dbg spool_run report --coverage -o strip.info spool.trace
+SPOOL_DEBUG_DIR=dbg spool_run report --coverage -w strip.info spool.trace
 full="$(grep -E '^(DA|FN|FNDA):' full.info)"
 got="$(grep -E '^(DA|FN|FNDA):' strip.info)"
 if [ "$(printf '%s\n' "$full" | grep -c '^DA:')" -ge 30 ] && [ "$got" = "$full" ]; then

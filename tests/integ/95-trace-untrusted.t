@@ -105,7 +105,7 @@ like "$OUT" "lockcount_lock|Locks|locks" "  with the lock report"
 # --- a stream number past what spool writes -------------------------------
 crafted bigstream.trace
 mv "bigstream.trace/$stream" bigstream.trace/stream_4294967295
-T_TIMEOUT=$HANG spool_run export --perfetto -o big.pftrace bigstream.trace
+T_TIMEOUT=$HANG spool_run export --perfetto -w big.pftrace bigstream.trace
 ok "stream_4294967295: spool export does not crash" test "$RC" -lt 128
 like "$ERR" "stream_4294967295.*not read" "  it names the stream it did not read"
 

@@ -51,8 +51,8 @@ for args in "export --folded" "export --chrome" "export --perfetto" "path"; do
 done
 spool_run locks -q -o l.trace -- git -C proj status --short
 is_rc 0 "git status under spool locks exits 0"
-spool_run export --folded -o proj/main.c l.trace
-num_cmp "$RC" -ne 0 "spool export --folded -o FILE of a lock trace fails"
+spool_run export --folded -w proj/main.c l.trace
+num_cmp "$RC" -ne 0 "spool export --folded -w FILE of a lock trace fails"
 spool_run path -o proj/Makefile l.trace
 num_cmp "$RC" -ne 0 "spool path -o FILE of a lock trace fails"
 tree_state proj >after.txt
@@ -64,7 +64,7 @@ ok "git status says it is clean and fsck that it is whole" \
 # A device node as the destination (a private one: the same device as
 # /dev/null, so no shared node is at risk): written in place, kept.
 if mknod nullnode c 1 3 2>/dev/null; then
-	spool_run export --folded -o nullnode g.trace
+	spool_run export --folded -w nullnode g.trace
 	ok "an export to a device node leaves the node in place" test -c nullnode ||
 		show_run
 else
