@@ -19,6 +19,7 @@
  * the reports (src/analyze/callstack.c).
  */
 #include "../../agent/agent.h"
+#include "../../agent/agent_probe_var.h"
 #include "a64_agent_probe.h"
 
 /* The address bits of a user pointer: a PAC signature (and a top-byte
@@ -146,8 +147,6 @@ void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 	     i++) {
 		const struct probe_area_var *v = &a64_probe_vars[i];
 		uint64_t val[2] = {0, 0}, at = 0;
-		uint8_t *dst = (uint8_t *)val;
-		unsigned size = v->size > 16 ? 16 : v->size;
 		struct rec_probe *r;
 		uint32_t seq;
 
@@ -175,30 +174,13 @@ void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 		default:
 			break;
 		}
-		if (at) {
-			const volatile uint8_t *src = (const volatile uint8_t *)at;
-
-			for (unsigned k = 0; k < size; k++)
-				dst[k] = src[k];
-		} else {
-			for (unsigned k = size; k < 16; k++)
-				dst[k] = 0;
-		}
+		agent_probe_var_value(v, at, val);
 		seq = ++t->seq;
 		t->prod.ring->last_seq = seq; /* before a drop is counted */
 		r = ring_prod_reserve(&t->prod, sizeof(*r));
 		if (AGENT_UNLIKELY(!r))
 			continue;
-		r->h.word = ev_word(KIND_PROBE, t->index, id, PROBE_OP_VAR);
-		r->h.tsc = tsc;
-		r->h.seq = seq;
-		r->h.size = sizeof(*r);
-		r->addr = a64_probe_addr[id];
-		r->sp = sp;
-		r->ret_ip = (uint64_t)v->index | (uint64_t)v->nvars << 16;
-		r->args[0] = val[0];
-		r->args[1] = val[1];
-		r->args[2] = at;
+		agent_probe_var_fill(r, t->index, id, tsc, seq, a64_probe_addr[id], sp, v, val, at);
 		if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
 			agent_wake();
 	}
