@@ -931,13 +931,7 @@ static int probe_check_cli(const struct probe_cli *cl, int nargs)
 	{
 		const char *no = NULL, *what = NULL;
 
-		for (size_t i = 0; i < cl->nspecs && !no; i++) {
-			if (cl->spec_off[i]) {
-				what = cl->specs[i];
-				no = "--disabled is not available on aarch64";
-			}
-		}
-		if (!no && cl->attach_pid) {
+		if (cl->attach_pid) {
 			what = "-p";
 			no = "attaching (-p PID) is not available on aarch64 (ptrace with the arm64 "
 			     "registers: not done)";

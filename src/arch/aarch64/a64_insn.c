@@ -329,6 +329,7 @@ int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
 			 const struct a64_call *calls, unsigned n)
 {
 	struct a64_build b;
+	unsigned at[A64_CALLS_MAX], end[A64_CALLS_MAX], moved;
 	int rc;
 
 	memset(&b, 0, sizeof(b));
@@ -345,8 +346,11 @@ int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
 	a64_put(&b, a64_pair(0xa9000000u, 30, 0, 240, 8)); /* stp x30, x0, [sp, #240] */
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad000000u, r, r + 1, 256 + r * 16, 16));
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		at[i] = b.n;
 		a64_put_call(&b, &calls[i]);
+		end[i] = b.n;
+	}
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad400000u, r, r + 1, 256 + r * 16, 16));
 	a64_put(&b, a64_pair(0xa9400000u, 30, 0, 240, 8)); /* ldp x30, x0, [sp, #240] */
@@ -354,11 +358,33 @@ int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
 	for (unsigned r = 0; r < 30; r += 2)
 		a64_put(&b, a64_pair(0xa9400000u, r, r + 1, r * 8, 8));
 	a64_put(&b, 0x910003ffu | (uint32_t)A64_FRAME << 10); /* add sp, sp, #FRAME */
+	moved = b.n;
 	rc = a64_relocate(&b, w, addr);
 	if (rc)
 		return rc;
 	a64_put_b26(&b, A64_B_OP, addr + 4);
-	return a64_finish(&b, c);
+	rc = a64_finish(&b, c);
+	if (rc)
+		return rc;
+	/* What a disabled probe flips (a64_code_skip): its call's first word,
+	 * and, when every call of the trampoline is off, the first word. */
+	for (unsigned i = 0; i < n; i++) {
+		c->skip[i].at = at[i] * 4;
+		c->skip[i].end = end[i] * 4;
+		c->skip[i].id = calls[i].id;
+	}
+	c->nskip = n;
+	c->mark[0].addr = addr;
+	c->mark[0].off = moved * 4;
+	c->nmark = 1;
+	return 0;
+}
+
+void a64_code_skip(uint8_t *code, uint32_t at, uint32_t end)
+{
+	uint32_t w = A64_B_OP | (((end - at) >> 2) & 0x03ffffffu);
+
+	memcpy(code + at, &w, 4);
 }
 
 /* ---- switch jump tables ---- */

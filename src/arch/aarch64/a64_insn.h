@@ -94,6 +94,16 @@ struct a64_call {
 int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
 			 const struct a64_call *calls, unsigned n);
 
+/*
+ * A trampoline's handler calls are skippable (--disabled): c->skip[k] is
+ * call k's words [at, end) and its probe id, c->mark[0].off the relocated
+ * instruction's offset. A disabled probe's call starts with `B end`
+ * instead (a64_code_skip(code, at, end)); when every call is off, the
+ * trampoline's first word is `B mark[0].off` instead of the `sub sp`: the
+ * probe then costs its two branches and nothing is saved or called.
+ */
+void a64_code_skip(uint8_t *code, uint32_t at, uint32_t end);
+
 /* The value a conditional branch w (B.cond, BC.cond, CBZ/CBNZ, TBZ/TBNZ)
  * tests, from the registers x[0..30] and NZCV (bits 31-28) it runs with:
  * 1 taken, 0 not taken, -1 not a conditional branch. Shared by the planner's
