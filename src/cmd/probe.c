@@ -936,10 +936,6 @@ static int probe_check_cli(const struct probe_cli *cl, int nargs)
 			no = "attaching (-p PID) is not available on aarch64 (ptrace with the arm64 "
 			     "registers: not done)";
 		}
-		if (!no && cl->pr.handler[0]) {
-			what = "--handler";
-			no = "custom handlers are not available on aarch64";
-		}
 		if (!no && cl->exits == PROBE_EXITS_RETADDR) {
 			what = "--exits retaddr";
 			no = "exits through the return address are not available on aarch64 "

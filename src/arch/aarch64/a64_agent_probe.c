@@ -21,14 +21,20 @@
  *   - placing is done in the constructor, with one thread (launch mode),
  *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
  *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
- *   - no custom handlers (--handler), no variable probes: spool refuses
- *     them on aarch64 before anything runs. Block and branch probes count
- *     (a64_agent_probe_hot.c) in the area's counters.
+ *   - custom handlers (--handler SO): the object is dlopened here, before
+ *     placing, and the entry, exit and hit trampolines call the handlers
+ *     that run it after the record (a64_probe_user_*); a fault in it is
+ *     caught by the SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers installed then,
+ *     and the probe is removed (a64_probe_fault). Block and branch probes
+ *     count (a64_agent_probe_hot.c) in the area's counters.
  *
  * The handlers a hit runs are in a64_agent_probe_hot.c.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -59,13 +65,19 @@ static int a64_reach(uint64_t from, uint64_t to)
 	return d >= -A64_B_REACH && d < A64_B_REACH;
 }
 
-/* The address of standard handler h, 0 for one this runtime has not. */
+/* The address of standard handler h, 0 for one this runtime has not
+ * (function entries, exits and hits run the custom handlers too when
+ * --handler loaded an object). */
 static uint64_t a64_handler(uint64_t h)
 {
+	int user = agent_probe_user.pre || agent_probe_user.post;
+
 	if (h == PROBE_H_FUNC_ENTRY)
-		return (uint64_t)(uintptr_t)a64_probe_entry;
+		return (uint64_t)(uintptr_t)(user ? a64_probe_user_entry : a64_probe_entry);
 	if (h == PROBE_H_FUNC_EXIT)
-		return (uint64_t)(uintptr_t)a64_probe_exit;
+		return (uint64_t)(uintptr_t)(user ? a64_probe_user_exit : a64_probe_exit);
+	if (h == PROBE_H_HIT && user)
+		return (uint64_t)(uintptr_t)a64_probe_user_hit;
 	if (h == PROBE_H_BLOCK)
 		return (uint64_t)(uintptr_t)a64_probe_block;
 	if (h == PROBE_H_BRANCH)
@@ -287,6 +299,149 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 			  m->name, npages);
 }
 
+/* ---- custom handlers: loading, faults ---- */
+
+#define A64_NFAULT 4
+static const int a64_fault_sigs[A64_NFAULT] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction a64_old_fault[A64_NFAULT];
+
+/*
+ * A fault signal: in a custom handler (the guard is set on this thread and
+ * the kernel raised it), back to a64_probe_user_run; else the program's:
+ * its handler from before ours runs, or, for the default action, that
+ * action is put back and the faulting instruction runs again (a signal
+ * sent by kill is raised again). Signal-safe.
+ */
+static void a64_on_fault(int sig, siginfo_t *si, void *uc)
+{
+	struct agent_probe_guard *g = agent_probe_guard_cur;
+	int e = errno;
+
+	if (g && si->si_code > 0) {
+		agent_probe_guard_cur = NULL;
+		g->sig = sig;
+		siglongjmp(g->jb, 1);
+	}
+	for (unsigned i = 0; i < A64_NFAULT; i++) {
+		const struct sigaction *o = &a64_old_fault[i];
+
+		if (a64_fault_sigs[i] != sig)
+			continue;
+		if (o->sa_flags & SA_SIGINFO) {
+			o->sa_sigaction(sig, si, uc);
+		} else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN) {
+			o->sa_handler(sig);
+		} else if (o->sa_handler == SIG_DFL) {
+			struct sigaction dfl;
+
+			memset(&dfl, 0, sizeof(dfl));
+			dfl.sa_handler = SIG_DFL;
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, _NSIG / 8);
+			if (si->si_code <= 0)
+				syscall(SYS_tgkill, agent.pid, syscall(SYS_gettid), sig);
+		}
+	}
+	errno = e;
+}
+
+/* dlopen the --handler object and install the fault handlers: 0, or -1
+ * with h->handler_error said (spool reports it; no probe is placed). */
+static int a64_user_load(struct probe_area_hdr *h)
+{
+	struct sigaction sa;
+	void *so;
+
+	h->handler_path[sizeof(h->handler_path) - 1] = 0;
+	so = dlopen(h->handler_path, RTLD_NOW | RTLD_LOCAL);
+	if (!so) {
+		const char *e = dlerror();
+
+		snprintf(h->handler_error, sizeof(h->handler_error), "%s", e ? e : "dlopen failed");
+		agent_log("probe: cannot load %s: %s", h->handler_path, h->handler_error);
+		return -1;
+	}
+	agent_probe_user.pre = (void (*)(const struct spool_probe_ctx *))dlsym(so, "spool_probe_pre");
+	agent_probe_user.post =
+	    (void (*)(const struct spool_probe_ctx *))dlsym(so, "spool_probe_post");
+	agent_probe_user.error =
+	    (void (*)(const struct spool_probe_ctx *, int))dlsym(so, "spool_probe_error");
+	if (!agent_probe_user.pre && !agent_probe_user.post) {
+		snprintf(h->handler_error, sizeof(h->handler_error), "%s",
+			 "exports neither spool_probe_pre nor spool_probe_post");
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = a64_on_fault;
+	/* NODEFER: the guard leaves with siglongjmp, restoring no mask.
+	 * ONSTACK: the program's alternate stack, for its own faults. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+	for (unsigned i = 0; i < A64_NFAULT; i++)
+		if (sigaction(a64_fault_sigs[i], &sa, &a64_old_fault[i]))
+			agent_log("probe: cannot install the fault handler of signal %d",
+				  a64_fault_sigs[i]);
+	h->handler_loaded = 1;
+	return 0;
+}
+
+/*
+ * Probe id's custom handler faulted (a64_probe_user_run, back from the
+ * guard): run the error handler under its own guard, then remove the
+ * probe: its custom handlers stop (a64_probe_off), and the trampoline's
+ * word is the original instruction again (one aligned store, made
+ * coherent: other threads run the original code from then on; one already
+ * in the trampoline finishes there). A trampoline with several probes
+ * (a function whose first instruction returns) goes as a whole.
+ */
+void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig)
+{
+	struct probe_area_hdr *h = __atomic_load_n(&a64_area, __ATOMIC_ACQUIRE);
+	struct agent_thread *t = &agent_self;
+	struct agent_probe_guard g;
+	struct probe_area_probe *ps;
+	uint8_t busy = t->busy;
+
+	agent_log("probe %u: its handler faulted (signal %d): removing it", id, sig);
+	if (a64_probe_off)
+		__atomic_store_n(&a64_probe_off[id], 1, __ATOMIC_RELAXED);
+	if (agent_probe_user.error) {
+		t->busy = 1;
+		g.sig = 0;
+		agent_probe_guard_cur = &g;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (!sigsetjmp(g.jb, 0))
+			agent_probe_user.error(ctx, sig);
+		agent_probe_guard_cur = NULL;
+		t->busy = busy;
+		if (g.sig)
+			agent_log("probe %u: the error handler faulted too (signal %d)", id, g.sig);
+	}
+	if (!h)
+		return;
+	ps = (void *)((char *)h + h->probes_off);
+	while (__atomic_exchange_n(&a64_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (uint32_t i = 0; i < h->nprobes; i++) {
+		struct probe_area_probe *p = &ps[i];
+		uint32_t w;
+
+		if (p->method != PROBE_M_JUMP || (p->id != id && p->shared_exit != id) ||
+		    p->status != PROBE_S_PATCHED)
+			continue;
+		memcpy(&w, p->orig, 4);
+		if (a64_poke(p->runtime_patch, w))
+			continue;
+		if (a64_probe_off) {
+			__atomic_store_n(&a64_probe_off[p->id], 1, __ATOMIC_RELAXED);
+			if (p->shared_exit <= a64_probe_max_id)
+				__atomic_store_n(&a64_probe_off[p->shared_exit], 1,
+						 __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&p->status, PROBE_S_REMOVED, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&h->removed, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&a64_lock, 0, __ATOMIC_RELEASE);
+}
+
 static struct probe_area_hdr *a64_find_area(void)
 {
 	uint64_t size;
@@ -345,8 +500,10 @@ void agent_probe_init(void)
 	}
 	if (a64_probe_max_id >= (1u << 24))
 		a64_probe_max_id = (1u << 24) - 1;
-	/* two tables by id: the probed address, the module's base */
-	tsize = (((size_t)a64_probe_max_id + 1) * 2 * sizeof(uint64_t) + agent_probe_pgsz() - 1) &
+	/* three tables by id: the probed address, the module's base, whether
+	 * its custom handlers are off */
+	tsize = (((size_t)a64_probe_max_id + 1) * (2 * sizeof(uint64_t) + 1) + agent_probe_pgsz() -
+		 1) &
 		~(size_t)(agent_probe_pgsz() - 1);
 	agent_self.busy++;
 	a64_probe_addr =
@@ -356,6 +513,15 @@ void agent_probe_init(void)
 		agent_log("probe: no memory for the probe table");
 	} else {
 		a64_probe_base = a64_probe_addr + a64_probe_max_id + 1;
+		a64_probe_off = (uint8_t *)(a64_probe_base + a64_probe_max_id + 1);
+	}
+	if (a64_probe_addr && h->handler_path[0] && a64_user_load(h)) {
+		/* the object did not load: nothing placed (spool says why) */
+		agent_self.busy--;
+		__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	if (a64_probe_addr) {
 		for (uint32_t i = 0; i < h->nmodules; i++) {
 			if (!ms[i].nprobes)
 				continue;

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "../../../include/spool/probe.h"
 #include "../../probe/probe_abi.h"
 #include "a64_insn.h"
 
@@ -37,5 +38,20 @@ extern const struct probe_area_var *a64_probe_vars;
 extern uint32_t a64_probe_nvars;
 void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 void a64_probe_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+
+/*
+ * Custom handlers (spool probe --handler SO, include/spool/probe.h): the
+ * standard entry, exit and hit handlers, then the object's pre or post
+ * under the fault guard (a64_agent_probe_hot.c). A fault there comes back
+ * to a64_probe_fault (a64_agent_probe.c): the error handler, then the probe
+ * removed (its original word written back). a64_probe_off[id]: a removed
+ * probe's custom handlers no longer run (a thread already in its
+ * trampoline).
+ */
+void a64_probe_user_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+void a64_probe_user_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+void a64_probe_user_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+extern uint8_t *a64_probe_off;
+void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig);
 
 #endif

@@ -18,7 +18,10 @@
  * return address in LR, not on the stack), which is what pairs them in
  * the reports (src/analyze/callstack.c).
  */
+#include <setjmp.h>
+
 #include "../../agent/agent.h"
+#include "../../agent/agent_probe.h"
 #include "../../agent/agent_probe_var.h"
 #include "a64_agent_probe.h"
 
@@ -185,4 +188,74 @@ void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 			agent_wake();
 	}
 	t->busy = 0;
+}
+
+/* ---- custom handlers, under the fault guard ---- */
+
+struct agent_probe_user agent_probe_user;
+__thread struct agent_probe_guard *agent_probe_guard_cur;
+uint8_t *a64_probe_off;
+
+/*
+ * Run pre (entry, hit) or post (exit) of the loaded object with the probe's
+ * registers. The guard is a sigsetjmp without the signal mask (no system
+ * call); the fault handlers are SA_NODEFER, so jumping out of one leaves
+ * the mask as it was. Nothing to restore after the jump: the trampoline
+ * saved every register and puts them back when this returns. busy keeps
+ * a probe hit inside the handler from running handlers again.
+ */
+static __attribute__((noinline)) void a64_probe_user_run(uint32_t id, unsigned op,
+							 const struct a64_probe_regs *regs,
+							 uint64_t sp)
+{
+	void (*fn)(const struct spool_probe_ctx *) =
+	    op == PROBE_OP_EXIT ? agent_probe_user.post : agent_probe_user.pre;
+	struct agent_thread *t = &agent_self;
+	struct spool_probe_ctx ctx;
+	struct agent_probe_guard g;
+	int sig;
+
+	if (!fn || t->busy || id > a64_probe_max_id || !a64_probe_addr ||
+	    (a64_probe_off && __atomic_load_n(&a64_probe_off[id], __ATOMIC_RELAXED)))
+		return;
+	ctx.probe_id = id;
+	ctx.op = op;
+	ctx.addr = a64_probe_addr[id];
+	ctx.sp = sp;
+	for (unsigned i = 0; i < 19; i++)
+		ctx.x[i] = regs->x[i];
+	ctx.lr = regs->x[30] & A64_VA_MASK;
+	t->busy = 1;
+	g.sig = 0;
+	agent_probe_guard_cur = &g;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!sigsetjmp(g.jb, 0)) {
+		fn(&ctx);
+		agent_probe_guard_cur = NULL;
+		t->busy = 0;
+		return;
+	}
+	/* Back from the fault handler's siglongjmp. */
+	agent_probe_guard_cur = NULL;
+	sig = g.sig;
+	t->busy = 0;
+	a64_probe_fault(id, &ctx, sig);
+}
+
+void a64_probe_user_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	a64_probe_emit(id, PROBE_OP_ENTRY, regs, sp, regs->x[0], regs->x[1], regs->x[2]);
+	a64_probe_user_run(id, PROBE_OP_ENTRY, regs, sp);
+}
+
+void a64_probe_user_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	a64_probe_emit(id, PROBE_OP_EXIT, regs, sp, regs->x[0], regs->x[1], 0);
+	a64_probe_user_run(id, PROBE_OP_EXIT, regs, sp);
+}
+
+void a64_probe_user_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	a64_probe_emit(id, PROBE_OP_HIT, regs, sp, regs->x[0], regs->x[1], regs->x[2]);
+	a64_probe_user_run(id, PROBE_OP_HIT, regs, sp);
 }
