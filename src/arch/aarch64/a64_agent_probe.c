@@ -68,7 +68,7 @@ static int a64_reach(uint64_t from, uint64_t to)
 /* The address of standard handler h, 0 for one this runtime has not
  * (function entries, exits and hits run the custom handlers too when
  * --handler loaded an object). */
-static uint64_t a64_handler(uint64_t h)
+uint64_t a64_handler(uint64_t h)
 {
 	int user = agent_probe_user.pre || agent_probe_user.post;
 
@@ -137,7 +137,7 @@ static int a64_relocate(const struct probe_area_probe *p, const struct probe_are
  * then the instruction cache. One thread runs (before main), or the module
  * is new (dlopen). r-x drops PROT_BTI where ld.so had set it (a BTI core):
  * the page stops being guarded, nothing faults (doc/arm64.md). */
-static int a64_poke(uint64_t addr, uint32_t w)
+int a64_poke(uint64_t addr, uint32_t w)
 {
 	uint64_t pg = addr & ~(agent_probe_pgsz() - 1);
 
@@ -149,6 +149,26 @@ static int a64_poke(uint64_t addr, uint32_t w)
 	return 0;
 }
 
+/* Probe p as a BRK (a64_agent_brk.c): its status, the tables by id. */
+static void a64_place_brk(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t first,
+			  uint32_t end, struct probe_area_probe *p, uint64_t base)
+{
+	p->runtime_addr = base + p->addr_off;
+	p->runtime_patch = base + p->patch_off;
+	a64_probe_addr[p->id] = p->runtime_addr;
+	a64_probe_base[p->id] = base;
+	if (p->shared_exit && p->shared_exit <= a64_probe_max_id) {
+		a64_probe_addr[p->shared_exit] = p->runtime_addr;
+		a64_probe_base[p->shared_exit] = base;
+	}
+	p->status = a64_brk_place(h, ps, first, end, p, base, a64_handler);
+	if (p->status == PROBE_S_PATCHED) {
+		h->patched++;
+		agent_log("probe %u: a BRK at 0x%llx (no branch reaches a trampoline)", p->id,
+			  (unsigned long long)p->runtime_patch);
+	}
+}
+
 #define A64_ALIGN(x) (((x) + 15u) & ~(size_t)15)
 
 /*
@@ -158,7 +178,8 @@ static int a64_poke(uint64_t addr, uint32_t w)
  * status; the others are patched.
  */
 static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t from,
-			  uint32_t to, uint64_t base, uint8_t *page, size_t size)
+			  uint32_t to, uint64_t base, uint8_t *page, size_t size, uint32_t first,
+			  uint32_t end)
 {
 	const struct probe_area_reloc *rs = (const void *)((char *)h + h->relocs_off);
 	const uint8_t *code = (const uint8_t *)h + h->code_off;
@@ -174,7 +195,9 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 		    p->code_len > h->code_bytes - p->code_off || used + p->code_len > size)
 			continue;
 		memcpy(page + used, code + p->code_off, p->code_len);
-		if (!a64_relocate(p, rs, h->nrelocs, page + used, base)) {
+		if (a64_relocate(p, rs, h->nrelocs, page + used, base)) {
+			p->status = PROBE_S_PENDING; /* a branch of it does not reach: BRK below */
+		} else {
 			p->status = PROBE_S_READY;
 			/* (runtime_patch is spool's to read after the patch; the
 			 * trampoline's address is kept there meanwhile) */
@@ -194,6 +217,10 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 		uint64_t at = base + p->patch_off, tramp = p->runtime_patch;
 		uint32_t w;
 
+		if (p->status == PROBE_S_PENDING) {
+			a64_place_brk(h, ps, first, end, p, base);
+			continue;
+		}
 		if (p->status != PROBE_S_READY)
 			continue;
 		p->runtime_addr = base + p->addr_off;
@@ -209,7 +236,7 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 			continue;
 		}
 		if (!a64_reach(at, tramp)) {
-			p->status = PROBE_S_NO_PAGE;
+			a64_place_brk(h, ps, first, end, p, base);
 			continue;
 		}
 		w = A64_B_OP | ((uint32_t)((tramp - at) >> 2) & 0x03ffffffu);
@@ -259,10 +286,16 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		if (!page)
 			page = agent_probe_page(at, at + 4, size);
 		if (!page) {
-			for (; i < end; i++)
-				ps[i].status = PROBE_S_NO_PAGE;
-			agent_log("probe: no trampoline page within a branch's reach in '%s'",
+			/* the space around the code is taken: BRK probes */
+			agent_log("probe: no trampoline page within a branch's reach in '%s': "
+				  "BRK probes",
 				  m->name);
+			for (; i < end; i++)
+				if (ps[i].method == PROBE_M_JUMP && ps[i].id <= a64_probe_max_id &&
+				    ps[i].patch_len == 4)
+					a64_place_brk(h, ps, m->first_probe, end, &ps[i], base);
+				else if (ps[i].method != PROBE_M_RIDE)
+					ps[i].status = PROBE_S_NO_PAGE;
 			break;
 		}
 		if (!npages++)
@@ -272,7 +305,7 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 			j++;
 		if (j == i)
 			j = i + 1; /* cannot be: placed near it; its B says NO_PAGE if so */
-		a64_place_run(h, ps, i, j, base, page, size);
+		a64_place_run(h, ps, i, j, base, page, size, m->first_probe, end);
 		i = j;
 	}
 	/* Probes that ride in another's trampoline (PROBE_M_RIDE: a variable

@@ -54,4 +54,17 @@ void a64_probe_user_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 extern uint8_t *a64_probe_off;
 void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig);
 
+/* The address of standard handler h (0: none); write one word of text. */
+uint64_t a64_handler(uint64_t h);
+int a64_poke(uint64_t addr, uint32_t w);
+
+/*
+ * Probe p (module base `base`, its module's probes ps[first, end)) as a
+ * BRK where no branch to a trampoline can be placed (a64_agent_brk.c): its
+ * status, PROBE_S_PATCHED when the BRK is written. handler: a64_handler.
+ */
+int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t first,
+		  uint32_t end, struct probe_area_probe *p, uint64_t base,
+		  uint64_t (*handler)(uint64_t));
+
 #endif

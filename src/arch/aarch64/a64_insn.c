@@ -22,56 +22,6 @@
 
 #include "a64_insn.h"
 
-static int64_t a64_sext(uint64_t v, unsigned bits)
-{
-	uint64_t m = 1ull << (bits - 1);
-
-	v &= (1ull << bits) - 1;
-	return (int64_t)((v ^ m) - m);
-}
-
-int a64_class(uint32_t w, uint64_t addr, uint64_t *target)
-{
-	uint64_t t = 0;
-	int c = A64_PLAIN;
-
-	if ((w & 0x7c000000u) == 0x14000000u) {
-		c = (w & 0x80000000u) ? A64_BL : A64_B;
-		t = addr + (uint64_t)(a64_sext(w, 26) * 4);
-	} else if ((w & 0xff000000u) == 0x54000000u) {
-		c = A64_BCOND;
-		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
-	} else if ((w & 0x7e000000u) == 0x34000000u) {
-		c = A64_CBZ;
-		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
-	} else if ((w & 0x7e000000u) == 0x36000000u) {
-		c = A64_TBZ;
-		t = addr + (uint64_t)(a64_sext(w >> 5, 14) * 4);
-	} else if ((w & 0x1f000000u) == 0x10000000u) {
-		uint64_t imm = ((uint64_t)((w >> 5) & 0x7ffff) << 2) | ((w >> 29) & 3);
-
-		if (w & 0x80000000u) {
-			c = A64_ADRP;
-			t = (addr & ~0xfffull) + ((uint64_t)a64_sext(imm, 21) << 12);
-		} else {
-			c = A64_ADR;
-			t = addr + (uint64_t)a64_sext(imm, 21);
-		}
-	} else if ((w & 0x3b000000u) == 0x18000000u) {
-		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
-		if (w & 0x04000000u)
-			c = A64_LDR_LIT_SIMD;
-		else if ((w >> 30) == 3)
-			c = A64_PRFM_LIT;
-		else
-			c = A64_LDR_LIT;
-	} else if ((w & 0xfffffc1fu) == 0xd65f0000u || w == 0xd65f0bffu || w == 0xd65f0fffu) {
-		c = A64_RET;
-	}
-	if (target)
-		*target = t;
-	return c;
-}
 
 const char *a64_text(uint32_t w, uint64_t addr, char *buf, size_t cap)
 {
