@@ -9,14 +9,15 @@
  *     4-byte store, so a thread never sees half a patch. The trampoline
  *     page must be within +-128 MiB of the probes and of every branch
  *     target of its trampolines (PROBE_R_A64_B26); a probe whose branch
- *     does not reach is left out (PROBE_S_NO_PAGE, spool says so).
+ *     does not reach, or with no page within reach at all, becomes a BRK
+ *     (a64_agent_brk.c).
  *   - after writing code, the instruction cache is made coherent with the
  *     data cache (__builtin___clear_cache: DC CVAU, IC IVAU, DSB, ISB)
  *     before anything can run it: the trampoline page before it is made
  *     executable, each patched word right after its store.
- *   - there are no int3 (BRK) probes: a point whose instruction cannot run
- *     from a trampoline is refused by spool. So SIGTRAP is never taken
- *     from the program, no signal mask is adjusted, and the signal-mask
+ *   - a point whose instruction cannot run from a trampoline is refused
+ *     by spool. SIGTRAP is taken only by BRK probes; no signal mask is
+ *     adjusted (sigprocmask is not interposed here), and the signal-mask
  *     half of agent_probe.h below is the "nothing kept" answer.
  *   - placing is done in the constructor, with one thread (launch mode),
  *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
