@@ -14,16 +14,17 @@
 #     and exits as the trampolines count on the plain build;
 #   - block: and branch: counts and args: values equal to the trampolines';
 #     a --disabled probe records nothing;
-#   - a custom handler (--handler) runs at BRK probes.
+#   - a custom handler (--handler) runs at BRK probes; one that faults is
+#     removed (the original word put back) and the program runs on.
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 17
 
 A64CC="${CROSS:-aarch64-linux-gnu-}gcc"
 P="$PROGS/probe_a64"
 if ! command -v "$A64CC" >/dev/null || [ ! -x "$P" ] || ! command -v python3 >/dev/null; then
-	skip 14 "no $A64CC or python3, or $P is not built"
+	skip 17 "no $A64CC or python3, or $P is not built"
 	done_testing
 	exit 0
 fi
@@ -33,7 +34,8 @@ ok "probe_a64 linked with the space-filling library cross-builds" \
 		${CC[*]} -std=gnu11 -g -O1 -fno-omit-frame-pointer -o pfill \
 		$SRC/tests/progs/probe_a64.c -L. -Wl,--no-as-needed -lfill \
 		-Wl,-rpath,'\$ORIGIN' -lpthread &&
-		${CC[*]} -shared -fPIC -O2 -I$SRC/include -o count.so $SRC/tests/probe/handler_count.c"
+		${CC[*]} -shared -fPIC -O2 -I$SRC/include -o count.so $SRC/tests/probe/handler_count.c &&
+		${CC[*]} -shared -fPIC -O2 -I$SRC/include -o fault.so $SRC/tests/probe/handler_fault.c"
 
 N=40
 T=$((3 * N))
@@ -84,5 +86,9 @@ is "$(cat brk2.txt)" "$(cat tr2.txt)" "  blocks, branches, argument values and c
 spool_run probe -q --handler ./count.so -e 'func:c_adrp' -e 'func:c_cbz' -- ./pfill $N
 is "$(grep '^handler pre' run.err | awk '{ print $3, $5 }')" "$((2 * T)) $((2 * T))" \
 	"--handler at BRK probes: pre and post once per call and return ($((2 * T)))"
+spool_run probe -q --handler ./fault.so -e 'func:c_adrp' -- ./pfill $N
+is "$RC:$OUT" "0:$native" "a handler faulting at a BRK probe: the program runs on, its output unchanged"
+like "$ERR" "error handler: signal 11" "  the error handler ran with SIGSEGV"
+like "$ERR" "1 probes removed while the program ran" "  and the BRK was put back (said)"
 
 done_testing

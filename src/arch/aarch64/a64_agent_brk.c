@@ -204,6 +204,14 @@ static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 			return;
 		}
 	}
+	/* Our BRK, put back meanwhile (its handler faulted, a64_probe_fault):
+	 * the original word runs when this returns. */
+	for (uint32_t i = 0; si->si_code > 0 && i < n; i++) {
+		if (a64_brks[i].addr == pc) {
+			errno = e;
+			return;
+		}
+	}
 	if (a64_old_trap.sa_flags & SA_SIGINFO) {
 		a64_old_trap.sa_sigaction(sig, si, ucv);
 	} else if (a64_old_trap.sa_handler != SIG_DFL && a64_old_trap.sa_handler != SIG_IGN) {
