@@ -28,7 +28,6 @@
 #include "agent_probe.h"
 #include "agent_probe_var.h"
 
-__thread struct agent_probe_guard *agent_probe_guard_cur;
 __thread const void *agent_probe_st0;
 __thread const void *agent_probe_st0_regs;
 
@@ -452,7 +451,6 @@ agent_probe_user_run(uint32_t id, unsigned op, struct probe_regs *regs, uint64_t
 		op == PROBE_OP_EXIT ? agent_probe_user.post : agent_probe_user.pre;
 	struct agent_thread *t = &agent_self;
 	struct spool_probe_ctx ctx;
-	struct agent_probe_guard g;
 	int sig;
 
 	if (!fn || __atomic_load_n(&p->disabled, __ATOMIC_RELAXED) || t->busy)
@@ -465,20 +463,10 @@ agent_probe_user_run(uint32_t id, unsigned op, struct probe_regs *regs, uint64_t
 	ctx.rsi = regs->rsi, ctx.rdi = regs->rdi, ctx.r8 = regs->r8;
 	ctx.r9 = regs->r9, ctx.r10 = regs->r10, ctx.r11 = regs->r11;
 	t->busy = 1;
-	g.sig = 0;
-	agent_probe_guard_cur = &g;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!sigsetjmp(g.jb, 0)) {
-		fn(&ctx);
-		agent_probe_guard_cur = NULL;
-		t->busy = 0;
-		return;
-	}
-	/* Back from the fault handler's siglongjmp. */
-	agent_probe_guard_cur = NULL;
-	sig = g.sig;
+	sig = agent_probe_guard_call(fn, NULL, &ctx, 0);
 	t->busy = 0;
-	agent_probe_slow(AGENT_PROBE_SLOW_FAULT, p, &ctx, sig, 0);
+	if (sig)
+		agent_probe_slow(AGENT_PROBE_SLOW_FAULT, p, &ctx, sig, 0);
 }
 
 static void agent_probe_user_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)

@@ -29,7 +29,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -212,19 +211,7 @@ static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 			return;
 		}
 	}
-	if (a64_old_trap.sa_flags & SA_SIGINFO) {
-		a64_old_trap.sa_sigaction(sig, si, ucv);
-	} else if (a64_old_trap.sa_handler != SIG_DFL && a64_old_trap.sa_handler != SIG_IGN) {
-		a64_old_trap.sa_handler(sig);
-	} else if (a64_old_trap.sa_handler == SIG_DFL) {
-		struct sigaction dfl;
-
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		syscall(SYS_rt_sigaction, SIGTRAP, &dfl, NULL, _NSIG / 8);
-		if (si->si_code <= 0)
-			syscall(SYS_tgkill, agent.pid, syscall(SYS_gettid), SIGTRAP);
-	}
+	a64_sig_chain(&a64_old_trap, sig, si, ucv);
 	errno = e;
 }
 

@@ -339,6 +339,23 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 static const int a64_fault_sigs[A64_NFAULT] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 static struct sigaction a64_old_fault[A64_NFAULT];
 
+void a64_sig_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc)
+{
+	if (o->sa_flags & SA_SIGINFO) {
+		o->sa_sigaction(sig, si, uc);
+	} else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN) {
+		o->sa_handler(sig);
+	} else if (o->sa_handler == SIG_DFL) {
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		syscall(SYS_rt_sigaction, sig, &dfl, NULL, _NSIG / 8);
+		if (si->si_code <= 0)
+			syscall(SYS_tgkill, agent.pid, syscall(SYS_gettid), sig);
+	}
+}
+
 /*
  * A fault signal: in a custom handler (the guard is set on this thread and
  * the kernel raised it), back to a64_probe_user_run; else the program's:
@@ -356,25 +373,9 @@ static void a64_on_fault(int sig, siginfo_t *si, void *uc)
 		g->sig = sig;
 		siglongjmp(g->jb, 1);
 	}
-	for (unsigned i = 0; i < A64_NFAULT; i++) {
-		const struct sigaction *o = &a64_old_fault[i];
-
-		if (a64_fault_sigs[i] != sig)
-			continue;
-		if (o->sa_flags & SA_SIGINFO) {
-			o->sa_sigaction(sig, si, uc);
-		} else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN) {
-			o->sa_handler(sig);
-		} else if (o->sa_handler == SIG_DFL) {
-			struct sigaction dfl;
-
-			memset(&dfl, 0, sizeof(dfl));
-			dfl.sa_handler = SIG_DFL;
-			syscall(SYS_rt_sigaction, sig, &dfl, NULL, _NSIG / 8);
-			if (si->si_code <= 0)
-				syscall(SYS_tgkill, agent.pid, syscall(SYS_gettid), sig);
-		}
-	}
+	for (unsigned i = 0; i < A64_NFAULT; i++)
+		if (a64_fault_sigs[i] == sig)
+			a64_sig_chain(&a64_old_fault[i], sig, si, uc);
 	errno = e;
 }
 
@@ -430,24 +431,19 @@ void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig)
 {
 	struct probe_area_hdr *h = __atomic_load_n(&a64_area, __ATOMIC_ACQUIRE);
 	struct agent_thread *t = &agent_self;
-	struct agent_probe_guard g;
 	struct probe_area_probe *ps;
 	uint8_t busy = t->busy;
+	int esig;
 
 	agent_log("probe %u: its handler faulted (signal %d): removing it", id, sig);
 	if (a64_probe_off)
 		__atomic_store_n(&a64_probe_off[id], 1, __ATOMIC_RELAXED);
 	if (agent_probe_user.error) {
 		t->busy = 1;
-		g.sig = 0;
-		agent_probe_guard_cur = &g;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (!sigsetjmp(g.jb, 0))
-			agent_probe_user.error(ctx, sig);
-		agent_probe_guard_cur = NULL;
+		esig = agent_probe_guard_call(NULL, agent_probe_user.error, ctx, sig);
 		t->busy = busy;
-		if (g.sig)
-			agent_log("probe %u: the error handler faulted too (signal %d)", id, g.sig);
+		if (esig)
+			agent_log("probe %u: the error handler faulted too (signal %d)", id, esig);
 	}
 	if (!h)
 		return;

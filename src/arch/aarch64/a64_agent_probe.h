@@ -6,6 +6,7 @@
 #ifndef SPOOL_ARCH_AARCH64_A64_AGENT_PROBE_H
 #define SPOOL_ARCH_AARCH64_A64_AGENT_PROBE_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "../../../include/spool/probe.h"
@@ -53,6 +54,12 @@ void a64_probe_user_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 void a64_probe_user_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 extern uint8_t *a64_probe_off;
 void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig);
+
+/* A signal that is not the agent's, to the action installed before the
+ * agent's (o): its handler runs; for the default action, that action is
+ * put back and the faulting instruction runs again (a sent signal is sent
+ * again). Signal-safe. */
+void a64_sig_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc);
 
 /* The address of standard handler h (0: none); write one word of text. */
 uint64_t a64_handler(uint64_t h);

@@ -193,16 +193,14 @@ void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 /* ---- custom handlers, under the fault guard ---- */
 
 struct agent_probe_user agent_probe_user;
-__thread struct agent_probe_guard *agent_probe_guard_cur;
 uint8_t *a64_probe_off;
 
 /*
  * Run pre (entry, hit) or post (exit) of the loaded object with the probe's
- * registers. The guard is a sigsetjmp without the signal mask (no system
- * call); the fault handlers are SA_NODEFER, so jumping out of one leaves
- * the mask as it was. Nothing to restore after the jump: the trampoline
- * saved every register and puts them back when this returns. busy keeps
- * a probe hit inside the handler from running handlers again.
+ * registers, under the guard (agent_probe_guard.c). Nothing to restore
+ * after a fault's jump: the trampoline saved every register and puts them
+ * back when this returns. busy keeps a probe hit inside the handler from
+ * running handlers again.
  */
 static __attribute__((noinline)) void a64_probe_user_run(uint32_t id, unsigned op,
 							 const struct a64_probe_regs *regs,
@@ -212,7 +210,6 @@ static __attribute__((noinline)) void a64_probe_user_run(uint32_t id, unsigned o
 	    op == PROBE_OP_EXIT ? agent_probe_user.post : agent_probe_user.pre;
 	struct agent_thread *t = &agent_self;
 	struct spool_probe_ctx ctx;
-	struct agent_probe_guard g;
 	int sig;
 
 	if (!fn || t->busy || id > a64_probe_max_id || !a64_probe_addr ||
@@ -226,20 +223,10 @@ static __attribute__((noinline)) void a64_probe_user_run(uint32_t id, unsigned o
 		ctx.x[i] = regs->x[i];
 	ctx.lr = regs->x[30] & A64_VA_MASK;
 	t->busy = 1;
-	g.sig = 0;
-	agent_probe_guard_cur = &g;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!sigsetjmp(g.jb, 0)) {
-		fn(&ctx);
-		agent_probe_guard_cur = NULL;
-		t->busy = 0;
-		return;
-	}
-	/* Back from the fault handler's siglongjmp. */
-	agent_probe_guard_cur = NULL;
-	sig = g.sig;
+	sig = agent_probe_guard_call(fn, NULL, &ctx, 0);
 	t->busy = 0;
-	a64_probe_fault(id, &ctx, sig);
+	if (sig)
+		a64_probe_fault(id, &ctx, sig);
 }
 
 void a64_probe_user_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
