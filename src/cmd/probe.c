@@ -925,9 +925,10 @@ static int probe_check_cli(const struct probe_cli *cl, int nargs)
 #if defined(__aarch64__)
 	/* aarch64 (src/arch/aarch64/, doc/arm64.md): every kind of code probe
 	 * (func:, block:, branch:, jump:, label:, block-exit:, var:, args:,
-	 * assert:, time:), by branch trampolines placed before main. The rest is
-	 * refused before anything is planned or started, with the reason:
-	 * sys: probes are the agent's interposers and work. */
+	 * assert:, time:), by branch trampolines placed before main (BRKs where
+	 * none reaches), with --handler and --disabled. Attach and return-address
+	 * exits are refused before anything is planned or started, with the
+	 * reason: sys: probes are the agent's interposers and work. */
 	{
 		const char *no = NULL, *what = NULL;
 
