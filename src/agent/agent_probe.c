@@ -881,22 +881,17 @@ void agent_probe_remove(struct agent_probe_rt *p, uint32_t status, int live)
 void agent_probe_fault(struct agent_probe_rt *p, const struct spool_probe_ctx *ctx, int sig)
 {
 	struct agent_thread *t = &agent_self;
-	struct agent_probe_guard g;
 	uint8_t busy = t->busy;
+	int esig;
 
 	agent_log("probe %u: its handler faulted (signal %d): removing it", p->id, sig);
 	if (agent_probe_user.error) {
 		t->busy = 1;
-		g.sig = 0;
-		agent_probe_guard_cur = &g;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (!sigsetjmp(g.jb, 0))
-			agent_probe_user.error(ctx, sig);
-		agent_probe_guard_cur = NULL;
+		esig = agent_probe_guard_call(NULL, agent_probe_user.error, ctx, sig);
 		t->busy = busy;
-		if (g.sig)
+		if (esig)
 			agent_log("probe %u: the error handler faulted too (signal %d)", p->id,
-				  g.sig);
+				  esig);
 	}
 	if (p->owner && p->owner <= agent_probe_max_id) {
 		/* a shared exit: its trampoline is its owner's */

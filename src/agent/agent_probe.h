@@ -213,6 +213,13 @@ struct agent_probe_guard {
 	int sig;
 };
 extern __thread struct agent_probe_guard *agent_probe_guard_cur;
+
+/* Run fn(ctx), or efn(ctx, sig) when efn is given, under the guard
+ * (agent_probe_guard.c): 0, or the signal of its fault. The caller keeps
+ * agent_self.busy set around it (handlers do not nest). */
+int agent_probe_guard_call(void (*fn)(const struct spool_probe_ctx *),
+			   void (*efn)(const struct spool_probe_ctx *, int),
+			   const struct spool_probe_ctx *ctx, int sig);
 /* The probed thread's x87 st(0) (10 bytes) while the SIGTRAP handler runs
  * the variable probe whose registers are at agent_probe_st0_regs: the kernel
  * gives signal handlers a fresh x87 state, so the value is in the signal

@@ -26,8 +26,8 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_probe_var.h"
 
-__thread struct agent_probe_guard *agent_probe_guard_cur;
 __thread const void *agent_probe_st0;
 __thread const void *agent_probe_st0_regs;
 
@@ -382,8 +382,6 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 	for (uint32_t i = 0; i < p->var_count; i++) {
 		const struct probe_area_var *v = &agent_probe_vars[p->var_first + i];
 		uint64_t val[2] = {0, 0}, at = 0;
-		uint8_t *dst = (uint8_t *)val;
-		unsigned size = v->size > 16 ? 16 : v->size;
 		struct rec_probe *r;
 		uint32_t seq;
 
@@ -413,30 +411,13 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 		default:
 			break;
 		}
-		if (at) {
-			const volatile uint8_t *src = (const volatile uint8_t *)at;
-
-			for (unsigned k = 0; k < size; k++)
-				dst[k] = src[k];
-		} else {
-			for (unsigned k = size; k < 16; k++)
-				dst[k] = 0;
-		}
+		agent_probe_var_value(v, at, val);
 		seq = ++t->seq;
 		t->prod.ring->last_seq = seq; /* before a drop is counted */
 		r = agent_probe_reserve(t, sizeof(*r));
 		if (AGENT_UNLIKELY(!r))
 			continue;
-		r->h.word = ev_word(KIND_PROBE, t->index, id, PROBE_OP_VAR);
-		r->h.tsc = tsc;
-		r->h.seq = seq;
-		r->h.size = sizeof(*r);
-		r->addr = p->addr;
-		r->sp = sp;
-		r->ret_ip = (uint64_t)v->index | (uint64_t)v->nvars << 16;
-		r->args[0] = val[0];
-		r->args[1] = val[1];
-		r->args[2] = at;
+		agent_probe_var_fill(r, t->index, id, tsc, seq, p->addr, sp, v, val, at);
 		if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
 			agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
 	}
@@ -470,7 +451,6 @@ agent_probe_user_run(uint32_t id, unsigned op, struct probe_regs *regs, uint64_t
 		op == PROBE_OP_EXIT ? agent_probe_user.post : agent_probe_user.pre;
 	struct agent_thread *t = &agent_self;
 	struct spool_probe_ctx ctx;
-	struct agent_probe_guard g;
 	int sig;
 
 	if (!fn || __atomic_load_n(&p->disabled, __ATOMIC_RELAXED) || t->busy)
@@ -483,20 +463,10 @@ agent_probe_user_run(uint32_t id, unsigned op, struct probe_regs *regs, uint64_t
 	ctx.rsi = regs->rsi, ctx.rdi = regs->rdi, ctx.r8 = regs->r8;
 	ctx.r9 = regs->r9, ctx.r10 = regs->r10, ctx.r11 = regs->r11;
 	t->busy = 1;
-	g.sig = 0;
-	agent_probe_guard_cur = &g;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!sigsetjmp(g.jb, 0)) {
-		fn(&ctx);
-		agent_probe_guard_cur = NULL;
-		t->busy = 0;
-		return;
-	}
-	/* Back from the fault handler's siglongjmp. */
-	agent_probe_guard_cur = NULL;
-	sig = g.sig;
+	sig = agent_probe_guard_call(fn, NULL, &ctx, 0);
 	t->busy = 0;
-	agent_probe_slow(AGENT_PROBE_SLOW_FAULT, p, &ctx, sig, 0);
+	if (sig)
+		agent_probe_slow(AGENT_PROBE_SLOW_FAULT, p, &ctx, sig, 0);
 }
 
 static void agent_probe_user_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)

@@ -9,7 +9,9 @@
  * stream; a hit whose records are not all there (a ring overflowed) is
  * skipped. Values are formatted by the variable's type: integers in
  * decimal, float with 9 significant digits, double with 17, long double
- * with 21 (enough to tell any two values of the type apart).
+ * with 21 (x87's 80 bits), float128 (aarch64's long double, IEEE binary128)
+ * with 36, from its bytes (util/f128.c: the same text on any host): enough
+ * to tell any two values of the type apart.
  *
  * Assertions are evaluated here on the recorded values (probe_expr.c); a
  * hit where the expression cannot be evaluated (division by zero) counts
@@ -27,6 +29,7 @@
 #include "../probe/probe_expr.h"
 #include "../trace/trace.h"
 #include "../util/escape.h"
+#include "../util/f128.h"
 #include "../util/log.h"
 #include "../util/demangle.h"
 #include "pass.h"
@@ -282,8 +285,17 @@ static long double vr_ld(unsigned type, const uint8_t *raw)
 	case PROBE_T_LDOUBLE:
 		memset(u.b + 10, 0, 6);
 		return u.ld;
+	case PROBE_T_F128: return f128_to_ld(u.b);
 	default: return 0;
 	}
+}
+
+/* a < b as values of type (float128 exactly, on any host) */
+static int vr_less(unsigned type, const uint8_t *a, const uint8_t *b)
+{
+	if (type == PROBE_T_F128)
+		return f128_less(a, b);
+	return vr_ld(type, a) < vr_ld(type, b);
 }
 
 static void vr_value(unsigned type, const uint8_t *raw, struct probe_value *v)
@@ -314,6 +326,11 @@ static void vr_format(unsigned type, const uint8_t *raw, char *buf, size_t len, 
 		break;
 	case PROBE_T_LDOUBLE:
 		snprintf(buf, len, "%.21Lg", x);
+		break;
+	case PROBE_T_F128:
+		/* from the bytes, not x: exact on a host whose long double is
+		 * x87's (the board's traces read on the x86-64 host) */
+		f128_format(raw, buf, len);
 		break;
 	case PROBE_T_ULONG:
 		memcpy(&u, raw, 8);
@@ -486,9 +503,9 @@ static int vr_hit_done(struct vr_ctx *c, const struct vr_hit *h, uint32_t tid)
 		if (v->probe_id != h->id || v->index >= h->nvars)
 			continue;
 		raw = h->raw[v->index];
-		if (!v->have_minmax || vr_ld(v->type, raw) < vr_ld(v->type, v->min))
+		if (!v->have_minmax || vr_less(v->type, raw, v->min))
 			memcpy(v->min, raw, 16);
-		if (!v->have_minmax || vr_ld(v->type, raw) > vr_ld(v->type, v->max))
+		if (!v->have_minmax || vr_less(v->type, v->max, raw))
 			memcpy(v->max, raw, 16);
 		v->have_minmax = 1;
 		if (v->npts >= c->keep) {

@@ -16,7 +16,8 @@
  *           there: it is in x30); a struct returned in memory has its
  *           address in x8, not in an argument register; results in x0 and
  *           v0; sp 31, the frame pointer x29; long double is IEEE binary128
- *           (in a v register), which the reports do not format: refused.
+ *           (in a v register, or 16-aligned on the stack): PROBE_T_F128,
+ *           printed exactly by the reports on any host (util/f128.c).
  */
 #ifndef SPOOL_ARCH_ARCH_DWARF_H
 #define SPOOL_ARCH_ARCH_DWARF_H
@@ -33,7 +34,7 @@
 #define ARCH_DW_FP_REG 29    /* the frame pointer (x29) */
 #define ARCH_DW_STACK_ARGS 0 /* the first stack argument, from sp at the entry */
 #define ARCH_DW_STRUCT_RET_IN_ARG 0
-#define ARCH_DW_LDOUBLE 0    /* no x87 long double */
+#define ARCH_DW_LDOUBLE 0    /* no x87 long double: binary128 (PROBE_T_F128) */
 /* a register a recipe may read as a value: x0-x30, sp, v0-v31 */
 #define ARCH_DW_REG_OK(r) ((r) <= 31 || ((r) >= 64 && (r) <= 95))
 #define ARCH_DW_IS_FP(r) ((r) >= 64 && (r) <= 95)

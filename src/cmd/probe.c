@@ -913,26 +913,17 @@ static int probe_check_cli(const struct probe_cli *cl, int nargs)
 #if defined(__aarch64__)
 	/* aarch64 (src/arch/aarch64/, doc/arm64.md): every kind of code probe
 	 * (func:, block:, branch:, jump:, label:, block-exit:, var:, args:,
-	 * assert:, time:), by branch trampolines placed before main. The rest is
-	 * refused before anything is planned or started, with the reason:
-	 * sys: probes are the agent's interposers and work. */
+	 * assert:, time:), by branch trampolines placed before main (BRKs where
+	 * none reaches), with --handler and --disabled. Attach and return-address
+	 * exits are refused before anything is planned or started, with the
+	 * reason: sys: probes are the agent's interposers and work. */
 	{
 		const char *no = NULL, *what = NULL;
 
-		for (size_t i = 0; i < cl->nspecs && !no; i++) {
-			if (cl->spec_off[i]) {
-				what = cl->specs[i];
-				no = "--disabled is not available on aarch64";
-			}
-		}
-		if (!no && cl->attach_pid) {
+		if (cl->attach_pid) {
 			what = "-p";
 			no = "attaching (-p PID) is not available on aarch64 (ptrace with the arm64 "
 			     "registers: not done)";
-		}
-		if (!no && cl->pr.handler[0]) {
-			what = "--handler";
-			no = "custom handlers are not available on aarch64";
 		}
 		if (!no && cl->exits == PROBE_EXITS_RETADDR) {
 			what = "--exits retaddr";

@@ -339,7 +339,9 @@ int probe_dwarf_labels(struct probe_module *mod, const struct probe_sym *sym, co
 enum {
 	PROBE_T_CHAR = 1, PROBE_T_INT, PROBE_T_LONG, PROBE_T_FLOAT, PROBE_T_DOUBLE,
 	PROBE_T_LDOUBLE, PROBE_T_UCHAR, PROBE_T_UINT, PROBE_T_ULONG, PROBE_T_SHORT,
-	PROBE_T_USHORT, PROBE_T_BOOL, PROBE_T_PTR, PROBE_T_MAX
+	PROBE_T_USHORT, PROBE_T_BOOL, PROBE_T_PTR,
+	PROBE_T_F128, /* IEEE binary128: aarch64's long double (in a v register or memory) */
+	PROBE_T_MAX
 };
 const char *probe_vtype_name(unsigned t);
 unsigned probe_vtype_parse(const char *s); /* 0: unknown */

@@ -38,7 +38,7 @@ static const struct {
 	[PROBE_T_UCHAR] = {"uchar", 1, 0, 0},	    [PROBE_T_UINT] = {"uint", 4, 0, 0},
 	[PROBE_T_ULONG] = {"ulong", 8, 0, 0},	    [PROBE_T_SHORT] = {"short", 2, 0, 1},
 	[PROBE_T_USHORT] = {"ushort", 2, 0, 0},	    [PROBE_T_BOOL] = {"bool", 1, 0, 0},
-	[PROBE_T_PTR] = {"ptr", 8, 0, 0},
+	[PROBE_T_PTR] = {"ptr", 8, 0, 0},	    [PROBE_T_F128] = {"float128", 16, 1, 1},
 };
 
 const char *probe_vtype_name(unsigned t)
@@ -63,8 +63,10 @@ int probe_vtype_is_signed(unsigned t)
 
 unsigned probe_vtype_parse(const char *s)
 {
+	/* this machine's long double: x87's on x86-64, binary128 on aarch64
+	 * (the trace's own names are "longdouble" and "float128") */
 	if (!strcmp(s, "long double") || !strcmp(s, "long_double"))
-		return PROBE_T_LDOUBLE;
+		return ARCH_DW_LDOUBLE ? PROBE_T_LDOUBLE : PROBE_T_F128;
 	for (unsigned t = 1; t < PROBE_T_MAX; t++)
 		if (!strcmp(s, probe_vtypes[t].name))
 			return t;
@@ -280,7 +282,8 @@ static unsigned probe_dw_type(Dwarf_Die *var, char *tname, size_t tlen)
 	switch (enc) {
 	case DW_ATE_float:
 		return size == 4 ? PROBE_T_FLOAT : size == 8 ? PROBE_T_DOUBLE
-			     : size == 16 || size == 12 ? PROBE_T_LDOUBLE : 0;
+			     : size == 12 || (size == 16 && ARCH_DW_LDOUBLE) ? PROBE_T_LDOUBLE
+			     : size == 16 ? PROBE_T_F128 : 0;
 	case DW_ATE_boolean:
 		return size == 1 ? PROBE_T_BOOL : 0;
 	case DW_ATE_signed_char:
@@ -649,8 +652,9 @@ static int probe_dw_abi_param(Dwarf_Die *cu, Dwarf_Die *fn, Dwarf_Die *var, cons
 		cls = probe_dw_abi_class(&child);
 		if (!cls)
 			goto out_unknown;
-		if (cls == 3 && !ARCH_DW_LDOUBLE)
-			goto out_unknown; /* binary128: not formatted by the reports */
+		if (cls == 3 && !ARCH_DW_LDOUBLE && nsse < ARCH_DW_NFP_ARGS)
+			cls = 2; /* AAPCS64: binary128 in the next v register (past v7:
+				  * 16 bytes aligned to 16 on the stack, as below) */
 		if (cls == 1 && ngpr < ARCH_DW_NGPR_ARGS) {
 			if (child.addr == var->addr) {
 				v->how = PROBE_V_REG;

@@ -24,6 +24,9 @@
 #include "../util/demangle.h"
 #include "../util/log.h"
 #include "probe.h"
+#if defined(__aarch64__)
+#include "../arch/aarch64/a64_insn.h"
+#endif
 
 /* The probe library. Handlers are the agent's (PROBE_H_*); the error
  * handler of a standard probe is the agent's default: disable the probe. */
@@ -677,7 +680,7 @@ static void probe_area_skips(const struct probe_mgr *m, const struct probe_def *
 			     struct probe_area_probe *ap, uint8_t *code)
 {
 	const struct x86_code *c = d->code;
-	uint32_t n = 0;
+	uint32_t n = 0, off = 0;
 
 	for (uint32_t k = 0; k < c->nskip && k < X86_SKIP_MAX; k++) {
 		uint32_t id = c->skip[k].id, j;
@@ -695,12 +698,23 @@ static void probe_area_skips(const struct probe_mgr *m, const struct probe_def *
 		ap->skip_end[n] = (uint16_t)c->skip[k].end;
 		n++;
 		if (who->disabled) {
+#if defined(__aarch64__)
+			a64_code_skip(code, c->skip[k].at, c->skip[k].end);
+			off++;
+#else
 			int32_t rel = (int32_t)(c->skip[k].end - (c->skip[k].at + 5));
 
 			code[c->skip[k].at] = 0xe9;
 			memcpy(code + c->skip[k].at + 1, &rel, 4);
+			(void)off;
+#endif
 		}
 	}
+#if defined(__aarch64__)
+	/* every call off: the first word goes straight to the moved one */
+	if (n && off == n && c->nmark && c->mark[0].off + 4 <= c->len)
+		a64_code_skip(code, 0, c->mark[0].off);
+#endif
 	if (d->disabled && d->method == PROBE_M_INT3)
 		ap->flags |= PROBE_F_DISABLED;
 }

@@ -446,12 +446,8 @@ static int pv_add_var(struct probe_mgr *m, struct probe_def *d, const char *name
 		log_warn("probe: '%s': '%s' is a %s in DWARF; reading it as %s", spec, name,
 			 dv.dwarf_type, probe_vtype_name(type));
 	}
-	if (type == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE) {
-		log_err("probe: '%s': '%s': long double is IEEE binary128 on this machine, which "
-			"the reports do not format: not available",
-			spec, name);
-		return -ENOTSUP;
-	}
+	if (type == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE)
+		type = PROBE_T_F128; /* var:longdouble: this machine's, binary128 */
 	if (dv.how == PROBE_V_REG && !ARCH_DW_IS_FP(dv.reg) && dv.reg != PROBE_V_REG_ST0 &&
 	    probe_vtype_is_float(type)) {
 		log_err("probe: '%s': '%s' is in a general register, not a floating-point one",
@@ -840,6 +836,8 @@ static int pv_parse_types(const char *text, unsigned *types, size_t *nargs, unsi
 				spec, one);
 			return -EINVAL;
 		}
+		if (t == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE)
+			t = PROBE_T_F128; /* this machine's long double */
 		types[(*nargs)++] = (unsigned)t;
 		p = e ? e + 1 : arrow;
 		if (e && p == arrow)
@@ -851,6 +849,8 @@ static int pv_parse_types(const char *text, unsigned *types, size_t *nargs, unsi
 			spec, arrow + 2);
 		return -EINVAL;
 	}
+	if (t == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE)
+		t = PROBE_T_F128;
 	*ret = t < 0 ? 0 : (unsigned)t;
 	return 0;
 bad:
@@ -935,12 +935,8 @@ static int pv_args_return(struct probe_mgr *m, struct probe_vspec *vs, uint32_t 
 	size_t n = 0;
 	int rc;
 
-	if (type == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE) {
-		log_warn("probe: '%s': %s returns a long double, IEEE binary128 on this machine, "
-			 "which the reports do not format: its return value is skipped",
-			 spec, func);
-		return 0;
-	}
+	if (type == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE)
+		type = PROBE_T_F128; /* binary128, in v0 */
 	pv_ret_loc(type, &dv);
 	rc = probe_plan_rets(m, mi, sym, &rets, &n);
 	if (rc || !n) {
@@ -987,11 +983,13 @@ static int pv_args_abi(struct probe_mgr *m, struct probe_vspec *vs, uint32_t mi,
 		char name[32];
 
 		memset(&dv, 0, sizeof(dv));
-		if (types[i] == PROBE_T_LDOUBLE && !ARCH_DW_LDOUBLE) {
-			log_err("probe: '%s': long double is IEEE binary128 on this machine, which "
-				"the reports do not format: not available",
-				spec);
-			return -ENOTSUP;
+		if (types[i] == PROBE_T_F128 && nf >= ARCH_DW_NFP_ARGS) {
+			/* past v7: 16 bytes aligned to 16 in the argument area */
+			stack = (stack + 15) & ~(int64_t)15;
+			dv.how = PROBE_V_MEM_REG;
+			dv.reg = PV_DW_RSP;
+			dv.off = ARCH_DW_STACK_ARGS + stack;
+			stack += 16;
 		} else if (types[i] == PROBE_T_LDOUBLE) {
 			/* memory class: 16-byte aligned in the argument area */
 			stack = (stack + 15) & ~(int64_t)15;

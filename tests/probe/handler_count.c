@@ -6,6 +6,8 @@
  * (write(2): handlers may not use stdio).
  *
  *   cc -shared -fPIC -mgeneral-regs-only -O2 -Iinclude -o count.so handler_count.c
+ *   (aarch64, tests/arm64/267-a64-probe-handler.t: the first argument is x0;
+ *   aarch64-linux-gnu-gcc -shared -fPIC -O2 -Iinclude ...)
  */
 #include <unistd.h>
 
@@ -16,7 +18,11 @@ static unsigned long handler_pre, handler_post, handler_arg_sum;
 void spool_probe_pre(const struct spool_probe_ctx *ctx)
 {
 	__atomic_fetch_add(&handler_pre, 1, __ATOMIC_RELAXED);
+#if defined(__aarch64__)
+	__atomic_fetch_add(&handler_arg_sum, ctx->x[0], __ATOMIC_RELAXED);
+#else
 	__atomic_fetch_add(&handler_arg_sum, ctx->rdi, __ATOMIC_RELAXED);
+#endif
 }
 
 void spool_probe_post(const struct spool_probe_ctx *ctx)

@@ -9,26 +9,33 @@
  *     4-byte store, so a thread never sees half a patch. The trampoline
  *     page must be within +-128 MiB of the probes and of every branch
  *     target of its trampolines (PROBE_R_A64_B26); a probe whose branch
- *     does not reach is left out (PROBE_S_NO_PAGE, spool says so).
+ *     does not reach, or with no page within reach at all, becomes a BRK
+ *     (a64_agent_brk.c).
  *   - after writing code, the instruction cache is made coherent with the
  *     data cache (__builtin___clear_cache: DC CVAU, IC IVAU, DSB, ISB)
  *     before anything can run it: the trampoline page before it is made
  *     executable, each patched word right after its store.
- *   - there are no int3 (BRK) probes: a point whose instruction cannot run
- *     from a trampoline is refused by spool. So SIGTRAP is never taken
- *     from the program, no signal mask is adjusted, and the signal-mask
+ *   - a point whose instruction cannot run from a trampoline is refused
+ *     by spool. SIGTRAP is taken only by BRK probes; no signal mask is
+ *     adjusted (sigprocmask is not interposed here), and the signal-mask
  *     half of agent_probe.h below is the "nothing kept" answer.
  *   - placing is done in the constructor, with one thread (launch mode),
  *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
  *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
- *   - no custom handlers (--handler), no variable probes: spool refuses
- *     them on aarch64 before anything runs. Block and branch probes count
- *     (a64_agent_probe_hot.c) in the area's counters.
+ *   - custom handlers (--handler SO): the object is dlopened here, before
+ *     placing, and the entry, exit and hit trampolines call the handlers
+ *     that run it after the record (a64_probe_user_*); a fault in it is
+ *     caught by the SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers installed then,
+ *     and the probe is removed (a64_probe_fault). Block and branch probes
+ *     count (a64_agent_probe_hot.c) in the area's counters.
  *
  * The handlers a hit runs are in a64_agent_probe_hot.c.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -59,13 +66,19 @@ static int a64_reach(uint64_t from, uint64_t to)
 	return d >= -A64_B_REACH && d < A64_B_REACH;
 }
 
-/* The address of standard handler h, 0 for one this runtime has not. */
-static uint64_t a64_handler(uint64_t h)
+/* The address of standard handler h, 0 for one this runtime has not
+ * (function entries, exits and hits run the custom handlers too when
+ * --handler loaded an object). */
+uint64_t a64_handler(uint64_t h)
 {
+	int user = agent_probe_user.pre || agent_probe_user.post;
+
 	if (h == PROBE_H_FUNC_ENTRY)
-		return (uint64_t)(uintptr_t)a64_probe_entry;
+		return (uint64_t)(uintptr_t)(user ? a64_probe_user_entry : a64_probe_entry);
 	if (h == PROBE_H_FUNC_EXIT)
-		return (uint64_t)(uintptr_t)a64_probe_exit;
+		return (uint64_t)(uintptr_t)(user ? a64_probe_user_exit : a64_probe_exit);
+	if (h == PROBE_H_HIT && user)
+		return (uint64_t)(uintptr_t)a64_probe_user_hit;
 	if (h == PROBE_H_BLOCK)
 		return (uint64_t)(uintptr_t)a64_probe_block;
 	if (h == PROBE_H_BRANCH)
@@ -125,7 +138,7 @@ static int a64_relocate(const struct probe_area_probe *p, const struct probe_are
  * then the instruction cache. One thread runs (before main), or the module
  * is new (dlopen). r-x drops PROT_BTI where ld.so had set it (a BTI core):
  * the page stops being guarded, nothing faults (doc/arm64.md). */
-static int a64_poke(uint64_t addr, uint32_t w)
+int a64_poke(uint64_t addr, uint32_t w)
 {
 	uint64_t pg = addr & ~(agent_probe_pgsz() - 1);
 
@@ -137,6 +150,26 @@ static int a64_poke(uint64_t addr, uint32_t w)
 	return 0;
 }
 
+/* Probe p as a BRK (a64_agent_brk.c): its status, the tables by id. */
+static void a64_place_brk(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t first,
+			  uint32_t end, struct probe_area_probe *p, uint64_t base)
+{
+	p->runtime_addr = base + p->addr_off;
+	p->runtime_patch = base + p->patch_off;
+	a64_probe_addr[p->id] = p->runtime_addr;
+	a64_probe_base[p->id] = base;
+	if (p->shared_exit && p->shared_exit <= a64_probe_max_id) {
+		a64_probe_addr[p->shared_exit] = p->runtime_addr;
+		a64_probe_base[p->shared_exit] = base;
+	}
+	p->status = a64_brk_place(h, ps, first, end, p, base, a64_handler);
+	if (p->status == PROBE_S_PATCHED) {
+		h->patched++;
+		agent_log("probe %u: a BRK at 0x%llx (no branch reaches a trampoline)", p->id,
+			  (unsigned long long)p->runtime_patch);
+	}
+}
+
 #define A64_ALIGN(x) (((x) + 15u) & ~(size_t)15)
 
 /*
@@ -146,7 +179,8 @@ static int a64_poke(uint64_t addr, uint32_t w)
  * status; the others are patched.
  */
 static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t from,
-			  uint32_t to, uint64_t base, uint8_t *page, size_t size)
+			  uint32_t to, uint64_t base, uint8_t *page, size_t size, uint32_t first,
+			  uint32_t end)
 {
 	const struct probe_area_reloc *rs = (const void *)((char *)h + h->relocs_off);
 	const uint8_t *code = (const uint8_t *)h + h->code_off;
@@ -162,7 +196,9 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 		    p->code_len > h->code_bytes - p->code_off || used + p->code_len > size)
 			continue;
 		memcpy(page + used, code + p->code_off, p->code_len);
-		if (!a64_relocate(p, rs, h->nrelocs, page + used, base)) {
+		if (a64_relocate(p, rs, h->nrelocs, page + used, base)) {
+			p->status = PROBE_S_PENDING; /* a branch of it does not reach: BRK below */
+		} else {
 			p->status = PROBE_S_READY;
 			/* (runtime_patch is spool's to read after the patch; the
 			 * trampoline's address is kept there meanwhile) */
@@ -182,6 +218,10 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 		uint64_t at = base + p->patch_off, tramp = p->runtime_patch;
 		uint32_t w;
 
+		if (p->status == PROBE_S_PENDING) {
+			a64_place_brk(h, ps, first, end, p, base);
+			continue;
+		}
 		if (p->status != PROBE_S_READY)
 			continue;
 		p->runtime_addr = base + p->addr_off;
@@ -197,7 +237,7 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 			continue;
 		}
 		if (!a64_reach(at, tramp)) {
-			p->status = PROBE_S_NO_PAGE;
+			a64_place_brk(h, ps, first, end, p, base);
 			continue;
 		}
 		w = A64_B_OP | ((uint32_t)((tramp - at) >> 2) & 0x03ffffffu);
@@ -247,10 +287,16 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		if (!page)
 			page = agent_probe_page(at, at + 4, size);
 		if (!page) {
-			for (; i < end; i++)
-				ps[i].status = PROBE_S_NO_PAGE;
-			agent_log("probe: no trampoline page within a branch's reach in '%s'",
+			/* the space around the code is taken: BRK probes */
+			agent_log("probe: no trampoline page within a branch's reach in '%s': "
+				  "BRK probes",
 				  m->name);
+			for (; i < end; i++)
+				if (ps[i].method == PROBE_M_JUMP && ps[i].id <= a64_probe_max_id &&
+				    ps[i].patch_len == 4)
+					a64_place_brk(h, ps, m->first_probe, end, &ps[i], base);
+				else if (ps[i].method != PROBE_M_RIDE)
+					ps[i].status = PROBE_S_NO_PAGE;
 			break;
 		}
 		if (!npages++)
@@ -260,7 +306,7 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 			j++;
 		if (j == i)
 			j = i + 1; /* cannot be: placed near it; its B says NO_PAGE if so */
-		a64_place_run(h, ps, i, j, base, page, size);
+		a64_place_run(h, ps, i, j, base, page, size, m->first_probe, end);
 		i = j;
 	}
 	/* Probes that ride in another's trampoline (PROBE_M_RIDE: a variable
@@ -285,6 +331,145 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		agent_log("probe: '%s': trampolines in %u pages (its probes span more than a "
 			  "branch reaches)",
 			  m->name, npages);
+}
+
+/* ---- custom handlers: loading, faults ---- */
+
+#define A64_NFAULT 4
+static const int a64_fault_sigs[A64_NFAULT] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction a64_old_fault[A64_NFAULT];
+
+void a64_sig_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc)
+{
+	if (o->sa_flags & SA_SIGINFO) {
+		o->sa_sigaction(sig, si, uc);
+	} else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN) {
+		o->sa_handler(sig);
+	} else if (o->sa_handler == SIG_DFL) {
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		syscall(SYS_rt_sigaction, sig, &dfl, NULL, _NSIG / 8);
+		if (si->si_code <= 0)
+			syscall(SYS_tgkill, agent.pid, syscall(SYS_gettid), sig);
+	}
+}
+
+/*
+ * A fault signal: in a custom handler (the guard is set on this thread and
+ * the kernel raised it), back to a64_probe_user_run; else the program's:
+ * its handler from before ours runs, or, for the default action, that
+ * action is put back and the faulting instruction runs again (a signal
+ * sent by kill is raised again). Signal-safe.
+ */
+static void a64_on_fault(int sig, siginfo_t *si, void *uc)
+{
+	struct agent_probe_guard *g = agent_probe_guard_cur;
+	int e = errno;
+
+	if (g && si->si_code > 0) {
+		agent_probe_guard_cur = NULL;
+		g->sig = sig;
+		siglongjmp(g->jb, 1);
+	}
+	for (unsigned i = 0; i < A64_NFAULT; i++)
+		if (a64_fault_sigs[i] == sig)
+			a64_sig_chain(&a64_old_fault[i], sig, si, uc);
+	errno = e;
+}
+
+/* dlopen the --handler object and install the fault handlers: 0, or -1
+ * with h->handler_error said (spool reports it; no probe is placed). */
+static int a64_user_load(struct probe_area_hdr *h)
+{
+	struct sigaction sa;
+	void *so;
+
+	h->handler_path[sizeof(h->handler_path) - 1] = 0;
+	so = dlopen(h->handler_path, RTLD_NOW | RTLD_LOCAL);
+	if (!so) {
+		const char *e = dlerror();
+
+		snprintf(h->handler_error, sizeof(h->handler_error), "%s", e ? e : "dlopen failed");
+		agent_log("probe: cannot load %s: %s", h->handler_path, h->handler_error);
+		return -1;
+	}
+	agent_probe_user.pre = (void (*)(const struct spool_probe_ctx *))dlsym(so, "spool_probe_pre");
+	agent_probe_user.post =
+	    (void (*)(const struct spool_probe_ctx *))dlsym(so, "spool_probe_post");
+	agent_probe_user.error =
+	    (void (*)(const struct spool_probe_ctx *, int))dlsym(so, "spool_probe_error");
+	if (!agent_probe_user.pre && !agent_probe_user.post) {
+		snprintf(h->handler_error, sizeof(h->handler_error), "%s",
+			 "exports neither spool_probe_pre nor spool_probe_post");
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = a64_on_fault;
+	/* NODEFER: the guard leaves with siglongjmp, restoring no mask.
+	 * ONSTACK: the program's alternate stack, for its own faults. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+	for (unsigned i = 0; i < A64_NFAULT; i++)
+		if (sigaction(a64_fault_sigs[i], &sa, &a64_old_fault[i]))
+			agent_log("probe: cannot install the fault handler of signal %d",
+				  a64_fault_sigs[i]);
+	h->handler_loaded = 1;
+	return 0;
+}
+
+/*
+ * Probe id's custom handler faulted (a64_probe_user_run, back from the
+ * guard): run the error handler under its own guard, then remove the
+ * probe: its custom handlers stop (a64_probe_off), and the trampoline's
+ * word is the original instruction again (one aligned store, made
+ * coherent: other threads run the original code from then on; one already
+ * in the trampoline finishes there). A trampoline with several probes
+ * (a function whose first instruction returns) goes as a whole.
+ */
+void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig)
+{
+	struct probe_area_hdr *h = __atomic_load_n(&a64_area, __ATOMIC_ACQUIRE);
+	struct agent_thread *t = &agent_self;
+	struct probe_area_probe *ps;
+	uint8_t busy = t->busy;
+	int esig;
+
+	agent_log("probe %u: its handler faulted (signal %d): removing it", id, sig);
+	if (a64_probe_off)
+		__atomic_store_n(&a64_probe_off[id], 1, __ATOMIC_RELAXED);
+	if (agent_probe_user.error) {
+		t->busy = 1;
+		esig = agent_probe_guard_call(NULL, agent_probe_user.error, ctx, sig);
+		t->busy = busy;
+		if (esig)
+			agent_log("probe %u: the error handler faulted too (signal %d)", id, esig);
+	}
+	if (!h)
+		return;
+	ps = (void *)((char *)h + h->probes_off);
+	while (__atomic_exchange_n(&a64_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (uint32_t i = 0; i < h->nprobes; i++) {
+		struct probe_area_probe *p = &ps[i];
+		uint32_t w;
+
+		if (p->method != PROBE_M_JUMP || (p->id != id && p->shared_exit != id) ||
+		    p->status != PROBE_S_PATCHED)
+			continue;
+		memcpy(&w, p->orig, 4);
+		if (a64_poke(p->runtime_patch, w))
+			continue;
+		if (a64_probe_off) {
+			__atomic_store_n(&a64_probe_off[p->id], 1, __ATOMIC_RELAXED);
+			if (p->shared_exit <= a64_probe_max_id)
+				__atomic_store_n(&a64_probe_off[p->shared_exit], 1,
+						 __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&p->status, PROBE_S_REMOVED, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&h->removed, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&a64_lock, 0, __ATOMIC_RELEASE);
 }
 
 static struct probe_area_hdr *a64_find_area(void)
@@ -345,8 +530,10 @@ void agent_probe_init(void)
 	}
 	if (a64_probe_max_id >= (1u << 24))
 		a64_probe_max_id = (1u << 24) - 1;
-	/* two tables by id: the probed address, the module's base */
-	tsize = (((size_t)a64_probe_max_id + 1) * 2 * sizeof(uint64_t) + agent_probe_pgsz() - 1) &
+	/* three tables by id: the probed address, the module's base, whether
+	 * its custom handlers are off */
+	tsize = (((size_t)a64_probe_max_id + 1) * (2 * sizeof(uint64_t) + 1) + agent_probe_pgsz() -
+		 1) &
 		~(size_t)(agent_probe_pgsz() - 1);
 	agent_self.busy++;
 	a64_probe_addr =
@@ -356,6 +543,15 @@ void agent_probe_init(void)
 		agent_log("probe: no memory for the probe table");
 	} else {
 		a64_probe_base = a64_probe_addr + a64_probe_max_id + 1;
+		a64_probe_off = (uint8_t *)(a64_probe_base + a64_probe_max_id + 1);
+	}
+	if (a64_probe_addr && h->handler_path[0] && a64_user_load(h)) {
+		/* the object did not load: nothing placed (spool says why) */
+		agent_self.busy--;
+		__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	if (a64_probe_addr) {
 		for (uint32_t i = 0; i < h->nmodules; i++) {
 			if (!ms[i].nprobes)
 				continue;

@@ -6,8 +6,10 @@
 #ifndef SPOOL_ARCH_AARCH64_A64_AGENT_PROBE_H
 #define SPOOL_ARCH_AARCH64_A64_AGENT_PROBE_H
 
+#include <signal.h>
 #include <stdint.h>
 
+#include "../../../include/spool/probe.h"
 #include "../../probe/probe_abi.h"
 #include "a64_insn.h"
 
@@ -37,5 +39,39 @@ extern const struct probe_area_var *a64_probe_vars;
 extern uint32_t a64_probe_nvars;
 void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 void a64_probe_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+
+/*
+ * Custom handlers (spool probe --handler SO, include/spool/probe.h): the
+ * standard entry, exit and hit handlers, then the object's pre or post
+ * under the fault guard (a64_agent_probe_hot.c). A fault there comes back
+ * to a64_probe_fault (a64_agent_probe.c): the error handler, then the probe
+ * removed (its original word written back). a64_probe_off[id]: a removed
+ * probe's custom handlers no longer run (a thread already in its
+ * trampoline).
+ */
+void a64_probe_user_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+void a64_probe_user_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+void a64_probe_user_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+extern uint8_t *a64_probe_off;
+void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig);
+
+/* A signal that is not the agent's, to the action installed before the
+ * agent's (o): its handler runs; for the default action, that action is
+ * put back and the faulting instruction runs again (a sent signal is sent
+ * again). Signal-safe. */
+void a64_sig_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc);
+
+/* The address of standard handler h (0: none); write one word of text. */
+uint64_t a64_handler(uint64_t h);
+int a64_poke(uint64_t addr, uint32_t w);
+
+/*
+ * Probe p (module base `base`, its module's probes ps[first, end)) as a
+ * BRK where no branch to a trampoline can be placed (a64_agent_brk.c): its
+ * status, PROBE_S_PATCHED when the BRK is written. handler: a64_handler.
+ */
+int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t first,
+		  uint32_t end, struct probe_area_probe *p, uint64_t base,
+		  uint64_t (*handler)(uint64_t));
 
 #endif

@@ -18,7 +18,11 @@
  * return address in LR, not on the stack), which is what pairs them in
  * the reports (src/analyze/callstack.c).
  */
+#include <setjmp.h>
+
 #include "../../agent/agent.h"
+#include "../../agent/agent_probe.h"
+#include "../../agent/agent_probe_var.h"
 #include "a64_agent_probe.h"
 
 /* The address bits of a user pointer: a PAC signature (and a top-byte
@@ -146,8 +150,6 @@ void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 	     i++) {
 		const struct probe_area_var *v = &a64_probe_vars[i];
 		uint64_t val[2] = {0, 0}, at = 0;
-		uint8_t *dst = (uint8_t *)val;
-		unsigned size = v->size > 16 ? 16 : v->size;
 		struct rec_probe *r;
 		uint32_t seq;
 
@@ -175,32 +177,72 @@ void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 		default:
 			break;
 		}
-		if (at) {
-			const volatile uint8_t *src = (const volatile uint8_t *)at;
-
-			for (unsigned k = 0; k < size; k++)
-				dst[k] = src[k];
-		} else {
-			for (unsigned k = size; k < 16; k++)
-				dst[k] = 0;
-		}
+		agent_probe_var_value(v, at, val);
 		seq = ++t->seq;
 		t->prod.ring->last_seq = seq; /* before a drop is counted */
 		r = ring_prod_reserve(&t->prod, sizeof(*r));
 		if (AGENT_UNLIKELY(!r))
 			continue;
-		r->h.word = ev_word(KIND_PROBE, t->index, id, PROBE_OP_VAR);
-		r->h.tsc = tsc;
-		r->h.seq = seq;
-		r->h.size = sizeof(*r);
-		r->addr = a64_probe_addr[id];
-		r->sp = sp;
-		r->ret_ip = (uint64_t)v->index | (uint64_t)v->nvars << 16;
-		r->args[0] = val[0];
-		r->args[1] = val[1];
-		r->args[2] = at;
+		agent_probe_var_fill(r, t->index, id, tsc, seq, a64_probe_addr[id], sp, v, val, at);
 		if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
 			agent_wake();
 	}
 	t->busy = 0;
+}
+
+/* ---- custom handlers, under the fault guard ---- */
+
+struct agent_probe_user agent_probe_user;
+uint8_t *a64_probe_off;
+
+/*
+ * Run pre (entry, hit) or post (exit) of the loaded object with the probe's
+ * registers, under the guard (agent_probe_guard.c). Nothing to restore
+ * after a fault's jump: the trampoline saved every register and puts them
+ * back when this returns. busy keeps a probe hit inside the handler from
+ * running handlers again.
+ */
+static __attribute__((noinline)) void a64_probe_user_run(uint32_t id, unsigned op,
+							 const struct a64_probe_regs *regs,
+							 uint64_t sp)
+{
+	void (*fn)(const struct spool_probe_ctx *) =
+	    op == PROBE_OP_EXIT ? agent_probe_user.post : agent_probe_user.pre;
+	struct agent_thread *t = &agent_self;
+	struct spool_probe_ctx ctx;
+	int sig;
+
+	if (!fn || t->busy || id > a64_probe_max_id || !a64_probe_addr ||
+	    (a64_probe_off && __atomic_load_n(&a64_probe_off[id], __ATOMIC_RELAXED)))
+		return;
+	ctx.probe_id = id;
+	ctx.op = op;
+	ctx.addr = a64_probe_addr[id];
+	ctx.sp = sp;
+	for (unsigned i = 0; i < 19; i++)
+		ctx.x[i] = regs->x[i];
+	ctx.lr = regs->x[30] & A64_VA_MASK;
+	t->busy = 1;
+	sig = agent_probe_guard_call(fn, NULL, &ctx, 0);
+	t->busy = 0;
+	if (sig)
+		a64_probe_fault(id, &ctx, sig);
+}
+
+void a64_probe_user_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	a64_probe_emit(id, PROBE_OP_ENTRY, regs, sp, regs->x[0], regs->x[1], regs->x[2]);
+	a64_probe_user_run(id, PROBE_OP_ENTRY, regs, sp);
+}
+
+void a64_probe_user_exit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	a64_probe_emit(id, PROBE_OP_EXIT, regs, sp, regs->x[0], regs->x[1], 0);
+	a64_probe_user_run(id, PROBE_OP_EXIT, regs, sp);
+}
+
+void a64_probe_user_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
+{
+	a64_probe_emit(id, PROBE_OP_HIT, regs, sp, regs->x[0], regs->x[1], regs->x[2]);
+	a64_probe_user_run(id, PROBE_OP_HIT, regs, sp);
 }

@@ -22,56 +22,6 @@
 
 #include "a64_insn.h"
 
-static int64_t a64_sext(uint64_t v, unsigned bits)
-{
-	uint64_t m = 1ull << (bits - 1);
-
-	v &= (1ull << bits) - 1;
-	return (int64_t)((v ^ m) - m);
-}
-
-int a64_class(uint32_t w, uint64_t addr, uint64_t *target)
-{
-	uint64_t t = 0;
-	int c = A64_PLAIN;
-
-	if ((w & 0x7c000000u) == 0x14000000u) {
-		c = (w & 0x80000000u) ? A64_BL : A64_B;
-		t = addr + (uint64_t)(a64_sext(w, 26) * 4);
-	} else if ((w & 0xff000000u) == 0x54000000u) {
-		c = A64_BCOND;
-		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
-	} else if ((w & 0x7e000000u) == 0x34000000u) {
-		c = A64_CBZ;
-		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
-	} else if ((w & 0x7e000000u) == 0x36000000u) {
-		c = A64_TBZ;
-		t = addr + (uint64_t)(a64_sext(w >> 5, 14) * 4);
-	} else if ((w & 0x1f000000u) == 0x10000000u) {
-		uint64_t imm = ((uint64_t)((w >> 5) & 0x7ffff) << 2) | ((w >> 29) & 3);
-
-		if (w & 0x80000000u) {
-			c = A64_ADRP;
-			t = (addr & ~0xfffull) + ((uint64_t)a64_sext(imm, 21) << 12);
-		} else {
-			c = A64_ADR;
-			t = addr + (uint64_t)a64_sext(imm, 21);
-		}
-	} else if ((w & 0x3b000000u) == 0x18000000u) {
-		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
-		if (w & 0x04000000u)
-			c = A64_LDR_LIT_SIMD;
-		else if ((w >> 30) == 3)
-			c = A64_PRFM_LIT;
-		else
-			c = A64_LDR_LIT;
-	} else if ((w & 0xfffffc1fu) == 0xd65f0000u || w == 0xd65f0bffu || w == 0xd65f0fffu) {
-		c = A64_RET;
-	}
-	if (target)
-		*target = t;
-	return c;
-}
 
 const char *a64_text(uint32_t w, uint64_t addr, char *buf, size_t cap)
 {
@@ -329,6 +279,7 @@ int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
 			 const struct a64_call *calls, unsigned n)
 {
 	struct a64_build b;
+	unsigned at[A64_CALLS_MAX], end[A64_CALLS_MAX], moved;
 	int rc;
 
 	memset(&b, 0, sizeof(b));
@@ -345,8 +296,11 @@ int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
 	a64_put(&b, a64_pair(0xa9000000u, 30, 0, 240, 8)); /* stp x30, x0, [sp, #240] */
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad000000u, r, r + 1, 256 + r * 16, 16));
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		at[i] = b.n;
 		a64_put_call(&b, &calls[i]);
+		end[i] = b.n;
+	}
 	for (unsigned r = 0; r < 32; r += 2)
 		a64_put(&b, a64_pair(0xad400000u, r, r + 1, 256 + r * 16, 16));
 	a64_put(&b, a64_pair(0xa9400000u, 30, 0, 240, 8)); /* ldp x30, x0, [sp, #240] */
@@ -354,11 +308,33 @@ int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
 	for (unsigned r = 0; r < 30; r += 2)
 		a64_put(&b, a64_pair(0xa9400000u, r, r + 1, r * 8, 8));
 	a64_put(&b, 0x910003ffu | (uint32_t)A64_FRAME << 10); /* add sp, sp, #FRAME */
+	moved = b.n;
 	rc = a64_relocate(&b, w, addr);
 	if (rc)
 		return rc;
 	a64_put_b26(&b, A64_B_OP, addr + 4);
-	return a64_finish(&b, c);
+	rc = a64_finish(&b, c);
+	if (rc)
+		return rc;
+	/* What a disabled probe flips (a64_code_skip): its call's first word,
+	 * and, when every call of the trampoline is off, the first word. */
+	for (unsigned i = 0; i < n; i++) {
+		c->skip[i].at = at[i] * 4;
+		c->skip[i].end = end[i] * 4;
+		c->skip[i].id = calls[i].id;
+	}
+	c->nskip = n;
+	c->mark[0].addr = addr;
+	c->mark[0].off = moved * 4;
+	c->nmark = 1;
+	return 0;
+}
+
+void a64_code_skip(uint8_t *code, uint32_t at, uint32_t end)
+{
+	uint32_t w = A64_B_OP | (((end - at) >> 2) & 0x03ffffffu);
+
+	memcpy(code + at, &w, 4);
 }
 
 /* ---- switch jump tables ---- */

@@ -44,10 +44,61 @@ enum {
 	A64_RET,	  /* RET, RETAA, RETAB */
 };
 
-/* The class of instruction word w at module offset addr; *target its
- * PC-relative target (branch destination, ADR/ADRP value, literal
- * address) for the classes that have one. */
-int a64_class(uint32_t w, uint64_t addr, uint64_t *target);
+static inline int64_t a64_sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	v &= (1ull << bits) - 1;
+	return (int64_t)((v ^ m) - m);
+}
+
+/* The class of instruction word w at module offset (or run-time address)
+ * addr; *target its PC-relative target (branch destination, ADR/ADRP
+ * value, literal address) for the classes that have one. Header-only: the
+ * agent's BRK probes emulate these classes (a64_agent_brk.c). */
+static inline int a64_class(uint32_t w, uint64_t addr, uint64_t *target)
+{
+	uint64_t t = 0;
+	int c = A64_PLAIN;
+
+	if ((w & 0x7c000000u) == 0x14000000u) {
+		c = (w & 0x80000000u) ? A64_BL : A64_B;
+		t = addr + (uint64_t)(a64_sext(w, 26) * 4);
+	} else if ((w & 0xff000000u) == 0x54000000u) {
+		c = A64_BCOND;
+		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
+	} else if ((w & 0x7e000000u) == 0x34000000u) {
+		c = A64_CBZ;
+		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
+	} else if ((w & 0x7e000000u) == 0x36000000u) {
+		c = A64_TBZ;
+		t = addr + (uint64_t)(a64_sext(w >> 5, 14) * 4);
+	} else if ((w & 0x1f000000u) == 0x10000000u) {
+		uint64_t imm = ((uint64_t)((w >> 5) & 0x7ffff) << 2) | ((w >> 29) & 3);
+
+		if (w & 0x80000000u) {
+			c = A64_ADRP;
+			t = (addr & ~0xfffull) + ((uint64_t)a64_sext(imm, 21) << 12);
+		} else {
+			c = A64_ADR;
+			t = addr + (uint64_t)a64_sext(imm, 21);
+		}
+	} else if ((w & 0x3b000000u) == 0x18000000u) {
+		t = addr + (uint64_t)(a64_sext(w >> 5, 19) * 4);
+		if (w & 0x04000000u)
+			c = A64_LDR_LIT_SIMD;
+		else if ((w >> 30) == 3)
+			c = A64_PRFM_LIT;
+		else
+			c = A64_LDR_LIT;
+	} else if ((w & 0xfffffc1fu) == 0xd65f0000u || w == 0xd65f0bffu || w == 0xd65f0fffu) {
+		c = A64_RET;
+	}
+	if (target)
+		*target = t;
+	return c;
+}
+
 
 /* Short text for --list and messages ("b.cond 0x1234", "word 0xa9bf7bfd"),
  * into buf. */
@@ -93,6 +144,16 @@ struct a64_call {
  * counter, its branch, a function's entry or exit) in one trampoline. */
 int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
 			 const struct a64_call *calls, unsigned n);
+
+/*
+ * A trampoline's handler calls are skippable (--disabled): c->skip[k] is
+ * call k's words [at, end) and its probe id, c->mark[0].off the relocated
+ * instruction's offset. A disabled probe's call starts with `B end`
+ * instead (a64_code_skip(code, at, end)); when every call is off, the
+ * trampoline's first word is `B mark[0].off` instead of the `sub sp`: the
+ * probe then costs its two branches and nothing is saved or called.
+ */
+void a64_code_skip(uint8_t *code, uint32_t at, uint32_t end);
 
 /* The value a conditional branch w (B.cond, BC.cond, CBZ/CBNZ, TBZ/TBNZ)
  * tests, from the registers x[0..30] and NZCV (bits 31-28) it runs with:

@@ -12,7 +12,7 @@
 # from the root) probed in libc, every libc function at once too, with its
 # output unchanged; a library
 # dlopened after startup (libz) probed when it loads; what is not
-# available on aarch64 refused. The host's x86-64 spool reads the traces.
+# available on aarch64 (--exits retaddr, -p) refused; --disabled: 265. The host's x86-64 spool reads the traces.
 . "$(dirname "$0")/../lib.sh"
 
 plan 37
@@ -106,9 +106,9 @@ else
 fi
 
 # --- refused on aarch64, with the reason ---
-spool_run probe --disabled 'func:c_cbz' -- "$P" 1
-is_rc 1 "a probe placed disabled (--disabled) is refused on aarch64"
-like "$ERR" "--disabled is not available on aarch64" "  and spool says why"
+spool_run probe --exits retaddr -e 'func:c_cbz' -- "$P" 1
+is_rc 1 "exits through the return address (--exits retaddr) are refused on aarch64"
+like "$ERR" "exits through the return address are not available on aarch64" "  and spool says why"
 spool_run probe -e 'func:c_cbz' -p 1
 is_rc 1 "attaching (-p PID) is refused on aarch64"
 like "$ERR" "not available on aarch64" "  and spool says why"

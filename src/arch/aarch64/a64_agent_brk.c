@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * a64_agent_brk.c - the aarch64 probes that cannot be a branch: no page for
+ * their trampoline within a `B`'s +-128 MiB (the address space around the
+ * code is taken), or a relocated branch of the trampoline that would not
+ * reach back. The probed word becomes `BRK #0x5a1` (one aligned store, as
+ * a `B` is); its SIGTRAP runs the calls the trampoline would have made, in
+ * its order, on the registers of the signal frame, then the probed
+ * instruction:
+ *   - a PC-relative one (B, BL, B.cond, CBZ/CBNZ, TBZ/TBNZ, ADR, ADRP,
+ *     LDR/LDRSW literal, SIMD LDR literal, PRFM literal) is emulated on the
+ *     frame: its result written, pc set to its target or the next word;
+ *   - any other runs out of line: a slot anywhere in memory holds the word
+ *     and `BRK #0x5a2`, whose trap sends pc back to the word after the
+ *     probe (no branch: nothing has to reach).
+ * A disabled call (--disabled: its first word a B in the planned code) is
+ * skipped, as in the trampoline.
+ *
+ * The table is append-only (entries written before the count that
+ * publishes them), read without a lock by the trap handler: placing is
+ * before main with one thread, or at a dlopen under a64_lock. What is not
+ * done: the program's own SIGTRAP handler or mask (sigaction and
+ * sigprocmask are not interposed on aarch64 in probe mode): a program that
+ * installs one after the probes are placed takes our traps; one that
+ * blocks SIGTRAP dies on a BRK (doc/arm64.md).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "../../agent/agent.h"
+#include "../../agent/agent_probe.h"
+#include "a64_agent_probe.h"
+
+#define A64_BRK_PROBE (0xd4200000u | 0x5a1u << 5)
+#define A64_BRK_BACK (0xd4200000u | 0x5a2u << 5)
+#define A64_FPSIMD_MAGIC 0x46508001u
+#define A64_SVE_MAGIC 0x53564501u
+
+typedef void (*a64_fn)(uint32_t id, struct a64_probe_regs *regs, uint64_t sp, uint32_t arg);
+
+struct a64_brk {
+	uint64_t addr;	 /* the probed word */
+	uint32_t w;	 /* its instruction */
+	uint32_t ncalls;
+	uint32_t *ool;	 /* out of line: w, BRK #0x5a2 (PC-relative: unused) */
+	struct {
+		uint32_t id, arg;
+		a64_fn fn;
+	} calls[A64_CALLS_MAX];
+};
+
+static struct a64_brk *a64_brks;
+static uint32_t a64_nbrks, a64_brk_cap;
+static struct sigaction a64_old_trap;
+static int a64_trap_on;
+
+/* The frame's record `magic` of at least min bytes, or NULL. */
+static struct _aarch64_ctx *a64_record(ucontext_t *uc, uint32_t magic, size_t min)
+{
+	uint8_t *p = (uint8_t *)uc->uc_mcontext.__reserved;
+	uint8_t *end = p + sizeof(uc->uc_mcontext.__reserved);
+
+	while (p + sizeof(struct _aarch64_ctx) <= end) {
+		struct _aarch64_ctx *c = (struct _aarch64_ctx *)p;
+
+		if (!c->magic || c->size < sizeof(*c) || c->size > (size_t)(end - p))
+			return NULL;
+		if (c->magic == magic && c->size >= min)
+			return c;
+		p += c->size;
+	}
+	return NULL;
+}
+
+/* The frame's vector registers (the fpsimd record), or NULL. */
+static struct fpsimd_context *a64_fpsimd(ucontext_t *uc)
+{
+	return (struct fpsimd_context *)a64_record(uc, A64_FPSIMD_MAGIC,
+						    sizeof(struct fpsimd_context));
+}
+
+/*
+ * Write V[rt] (16 bytes, v) into the frame: the fpsimd record, and, when
+ * the frame also holds the SVE registers (an SVE record with a payload:
+ * sigreturn then restores Z from it, not V from fpsimd, as qemu-user's
+ * "max" cpu does), the low 16 bytes of Z[rt], its upper bytes cleared as
+ * a SIMD load clears them.
+ */
+static void a64_set_vreg(ucontext_t *uc, struct fpsimd_context *fp, unsigned rt, __uint128_t v)
+{
+	struct _aarch64_ctx *sve = a64_record(uc, A64_SVE_MAGIC, 16);
+
+	if (fp)
+		fp->vregs[rt] = v;
+	if (sve) {
+		uint16_t vl;
+		size_t vq, at;
+
+		memcpy(&vl, (uint8_t *)sve + 8, 2);
+		vq = vl / 16;
+		at = 16 + (size_t)rt * vq * 16; /* SVE_SIG_ZREG_OFFSET */
+		if (vq && sve->size >= 16 + 32 * vq * 16) {
+			memset((uint8_t *)sve + at, 0, vq * 16);
+			memcpy((uint8_t *)sve + at, &v, 16);
+		}
+	}
+}
+
+/* Run the probed instruction w of e on the frame: emulated, or out of line. */
+static void a64_brk_step(const struct a64_brk *e, ucontext_t *uc, struct fpsimd_context *fp)
+{
+	mcontext_t *mc = &uc->uc_mcontext;
+	uint32_t w = e->w;
+	unsigned rt = w & 31;
+	uint64_t t, *x = (uint64_t *)mc->regs;
+	int taken;
+
+	switch (a64_class(w, e->addr, &t)) {
+	case A64_B:
+		mc->pc = t;
+		return;
+	case A64_BL:
+		x[30] = e->addr + 4;
+		mc->pc = t;
+		return;
+	case A64_BCOND:
+	case A64_CBZ:
+	case A64_TBZ:
+		taken = a64_branch_taken(w, x, mc->pstate);
+		mc->pc = taken > 0 ? t : e->addr + 4;
+		return;
+	case A64_ADR:
+	case A64_ADRP:
+		if (rt != 31)
+			x[rt] = t;
+		break;
+	case A64_LDR_LIT:
+		if (rt == 31)
+			break;
+		if ((w >> 30) == 0)
+			x[rt] = *(const volatile uint32_t *)t;
+		else if ((w >> 30) == 1)
+			x[rt] = *(const volatile uint64_t *)t;
+		else
+			x[rt] = (uint64_t)(int64_t)*(const volatile int32_t *)t;
+		break;
+	case A64_LDR_LIT_SIMD: {
+		__uint128_t v = 0;
+
+		memcpy(&v, (const void *)t, (w >> 30) == 0 ? 4 : (w >> 30) == 1 ? 8 : 16);
+		a64_set_vreg(uc, fp, rt, v);
+		break;
+	}
+	case A64_PRFM_LIT:
+		break;
+	default:
+		mc->pc = (uint64_t)(uintptr_t)e->ool;
+		return;
+	}
+	mc->pc = e->addr + 4;
+}
+
+/* SIGTRAP: one of our BRKs, else the program's (its handler from before
+ * ours, or the default action put back and the BRK run again). */
+static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	uint64_t pc = uc->uc_mcontext.pc;
+	uint32_t n = __atomic_load_n(&a64_nbrks, __ATOMIC_ACQUIRE), w = 0;
+	int e = errno;
+
+	if (si->si_code > 0 && !(pc & 3))
+		w = *(const volatile uint32_t *)pc;
+	for (uint32_t i = 0; w == A64_BRK_PROBE && i < n; i++) {
+		const struct a64_brk *b = &a64_brks[i];
+		struct fpsimd_context *fp;
+		struct a64_probe_regs r;
+
+		if (b->addr != pc)
+			continue;
+		fp = a64_fpsimd(uc);
+		memcpy(r.x, uc->uc_mcontext.regs, sizeof(r.x));
+		r.nzcv = uc->uc_mcontext.pstate & 0xf0000000u;
+		if (fp)
+			memcpy(r.q, fp->vregs, sizeof(r.q));
+		else
+			memset(r.q, 0, sizeof(r.q));
+		for (uint32_t k = 0; k < b->ncalls; k++)
+			b->calls[k].fn(b->calls[k].id, &r, uc->uc_mcontext.sp, b->calls[k].arg);
+		a64_brk_step(b, uc, fp);
+		errno = e;
+		return;
+	}
+	for (uint32_t i = 0; w == A64_BRK_BACK && i < n; i++) {
+		if ((uint64_t)(uintptr_t)(a64_brks[i].ool + 1) == pc) {
+			uc->uc_mcontext.pc = a64_brks[i].addr + 4;
+			errno = e;
+			return;
+		}
+	}
+	/* Our BRK, put back meanwhile (its handler faulted, a64_probe_fault):
+	 * the original word runs when this returns. */
+	for (uint32_t i = 0; si->si_code > 0 && i < n; i++) {
+		if (a64_brks[i].addr == pc) {
+			errno = e;
+			return;
+		}
+	}
+	a64_sig_chain(&a64_old_trap, sig, si, ucv);
+	errno = e;
+}
+
+/* Is call `id` of p's planned trampoline skipped (--disabled)? */
+static int a64_brk_call_off(const struct probe_area_hdr *h, const struct probe_area_probe *p,
+			    unsigned k)
+{
+	const uint8_t *code = (const uint8_t *)h + h->code_off + p->code_off;
+	uint32_t w;
+
+	if ((uint32_t)p->skip_at[k] + 4 > p->code_len)
+		return 0;
+	memcpy(&w, code + p->skip_at[k], 4);
+	return (w & 0xfc000000u) == A64_B_OP;
+}
+
+/* The standard handler of probe id (p, its shared exit, a rider of it). */
+static uint32_t a64_brk_handler_of(const struct probe_area_probe *ps, uint32_t first,
+				   uint32_t end, const struct probe_area_probe *p, uint32_t id)
+{
+	if (id == p->id)
+		return p->handler;
+	if (id == p->shared_exit)
+		return PROBE_H_FUNC_EXIT;
+	for (uint32_t i = first; i < end; i++)
+		if (ps[i].id == id && ps[i].method == PROBE_M_RIDE && ps[i].owner == p->id)
+			return ps[i].handler;
+	return 0;
+}
+
+int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t first,
+		  uint32_t end, struct probe_area_probe *p, uint64_t base,
+		  uint64_t (*handler)(uint64_t))
+{
+	uint64_t at = base + p->patch_off;
+	struct a64_brk *b;
+	struct sigaction sa;
+	size_t pg = agent_probe_pgsz();
+
+	if (memcmp((void *)(uintptr_t)at, p->orig, 4))
+		return PROBE_S_MISMATCH;
+	if (!a64_brks) {
+		size_t sz = ((size_t)h->nprobes * sizeof(*b) + pg - 1) & ~(pg - 1);
+
+		a64_brks = agent_vm_map(sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+					-1, 0);
+		if (a64_brks == MAP_FAILED) {
+			a64_brks = NULL;
+			return PROBE_S_NO_PAGE;
+		}
+		a64_brk_cap = h->nprobes;
+	}
+	if (a64_nbrks >= a64_brk_cap)
+		return PROBE_S_NO_PAGE;
+	if (!a64_trap_on) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = a64_brk_trap;
+		/* NODEFER: a BRK probe hit by what a handler calls traps too */
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+		if (sigaction(SIGTRAP, &sa, &a64_old_trap))
+			return PROBE_S_NO_TRAP;
+		a64_trap_on = 1;
+	}
+	b = &a64_brks[a64_nbrks];
+	memset(b, 0, sizeof(*b));
+	b->addr = at;
+	memcpy(&b->w, p->orig, 4);
+	/* the calls, in the trampoline's order (its skip slots), else the
+	 * probe's own and its shared exit's */
+	for (unsigned k = 0; k < PROBE_SKIPS && p->skip_id[k]; k++) {
+		uint32_t hd = a64_brk_handler_of(ps, first, end, p, p->skip_id[k]);
+
+		if (!hd || a64_brk_call_off(h, p, k) || b->ncalls >= A64_CALLS_MAX)
+			continue;
+		b->calls[b->ncalls].id = p->skip_id[k];
+		b->calls[b->ncalls].arg = hd == PROBE_H_BRANCH ? b->w : 0;
+		b->calls[b->ncalls].fn = (a64_fn)(uintptr_t)handler(hd);
+		if (b->calls[b->ncalls].fn)
+			b->ncalls++;
+	}
+	if (!p->skip_id[0]) {
+		b->calls[0].id = p->id;
+		b->calls[0].arg = p->handler == PROBE_H_BRANCH ? b->w : 0;
+		b->calls[0].fn = (a64_fn)(uintptr_t)handler(p->handler);
+		b->ncalls = b->calls[0].fn ? 1 : 0;
+		if (p->shared_exit) {
+			b->calls[b->ncalls].id = p->shared_exit;
+			b->calls[b->ncalls].fn = (a64_fn)(uintptr_t)handler(PROBE_H_FUNC_EXIT);
+			b->ncalls += b->calls[b->ncalls].fn != NULL;
+		}
+	}
+	b->ool = agent_vm_map(pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->ool == MAP_FAILED)
+		return PROBE_S_NO_PAGE;
+	b->ool[0] = b->w;
+	b->ool[1] = A64_BRK_BACK;
+	__builtin___clear_cache((char *)b->ool, (char *)(b->ool + 2));
+	if (mprotect(b->ool, pg, PROT_READ | PROT_EXEC))
+		return PROBE_S_PROTECT;
+	__atomic_store_n(&a64_nbrks, a64_nbrks + 1, __ATOMIC_RELEASE);
+	if (a64_poke(at, A64_BRK_PROBE))
+		return PROBE_S_PROTECT;
+	return PROBE_S_PATCHED;
+}
