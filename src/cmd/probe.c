@@ -530,7 +530,18 @@ static void probe_attach_out(struct probe_attach *a, pid_t pid, struct probe_are
 	if (area)
 		log_debug("pid %d: detached %u, %u threads blocked SIGTRAP meanwhile", (int)pid,
 			  area->detached, area->trap_views);
-	if (!rc && area && area->detached)
+	/* Each thread, with the ip it stopped at: one about to return from a
+	 * signal handler gets them in the mask that return installs. */
+	if (!rc && area && area->detached && a->fn_thread_out) {
+		int n = probe_attach_threads_out(a);
+
+		if (n < 0)
+			log_debug("pid %d: a thread's mask not set again: %s", (int)pid,
+				  strerror(-n));
+		else
+			log_debug("pid %d: %d threads got SIGTRAP or SIGSYS blocked again",
+				  (int)pid, n);
+	} else if (!rc && area && area->detached)
 		for (uint32_t i = 0; i < area->trap_views && i < PROBE_TRAP_VIEWS; i++)
 			if (probe_attach_block_trap(a, area->trap_view_tid[i]) < 0)
 				log_debug("pid %d: thread %d: SIGTRAP not blocked again", (int)pid,
