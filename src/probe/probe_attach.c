@@ -343,16 +343,16 @@ static int attach_wait_stop(pid_t tid, int *sig, uint64_t *trap_ip)
 	}
 }
 
-int probe_attach_stop(struct probe_attach *a, pid_t pid)
+/*
+ * Seize and interrupt every task of /proc/PID/task not in a yet, the list
+ * re-read until no new one appears; then wait for each new one's stop.
+ * Returns the tasks added, or -errno.
+ */
+static int attach_seize_new(struct probe_attach *a, const char *dir)
 {
-	char dir[64];
-	int added, rc;
+	size_t first = a->ntids;
+	int added, total = 0, rc;
 
-	a->pid = pid;
-	a->ntids = 0;
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-	if (kill(pid, 0) < 0)
-		return -errno;
 	do {
 		DIR *d = opendir(dir);
 		struct dirent *e;
@@ -384,13 +384,14 @@ int probe_attach_stop(struct probe_attach *a, pid_t pid)
 			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
 		}
 		closedir(d);
+		total += added;
 	} while (added);
-	if (!a->ntids || !attach_has(a, pid))
+	if (!a->ntids || !attach_has(a, a->pid))
 		return -ESRCH;
-	for (size_t i = 0; i < a->ntids; i++) {
+	for (size_t i = first; i < a->ntids; i++) {
 		a->trap_ip[i] = 0;
 		rc = attach_wait_stop(a->tids[i], &a->sig[i], &a->trap_ip[i]);
-		if (rc == -ESRCH && a->tids[i] != pid) {
+		if (rc == -ESRCH && a->tids[i] != a->pid) {
 			/* a thread that exited while stopping: forget it */
 			a->tids[i] = a->tids[--a->ntids];
 			a->sig[i] = a->sig[a->ntids];
@@ -402,7 +403,30 @@ int probe_attach_stop(struct probe_attach *a, pid_t pid)
 			return rc;
 		a->stopped[i] = 1;
 	}
-	return 0;
+	return total;
+}
+
+/*
+ * A thread in the middle of a clone when it was seized stops only once the
+ * call returns, and its child (not traced: no PTRACE_O_TRACECLONE) may
+ * have been missing from the list read before. Once every task seen is
+ * stopped none can make another, and a child made meanwhile is in the
+ * list: it is read again until a pass adds nobody.
+ */
+int probe_attach_stop(struct probe_attach *a, pid_t pid)
+{
+	char dir[64];
+	int rc;
+
+	a->pid = pid;
+	a->ntids = 0;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	if (kill(pid, 0) < 0)
+		return -errno;
+	do
+		rc = attach_seize_new(a, dir);
+	while (rc > 0);
+	return rc;
 }
 
 int probe_attach_unwind_traps(struct probe_attach *a)
