@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -343,6 +344,11 @@ void agent_rr_dispatch_handler(int sig, siginfo_t *si, void *ctx)
 			r = sud_fork();
 			break;
 		}
+		/* a thread of the program's own making: without the agent's
+		 * thread state (its creator's TLS, or a runtime's) and
+		 * without dispatch; spool says so */
+		if (prog && sud_probes && (a[0] & CLONE_VM) && (a[0] & CLONE_THREAD))
+			agent_probe_note_raw_thread();
 		/* fallthrough */
 	case SYS_clone3:
 	case SYS_vfork:
@@ -390,6 +396,13 @@ void agent_rr_dispatch_handler(int sig, siginfo_t *si, void *ctx)
 			break;
 		}
 		r = sud_raw(nr, a);
+		break;
+	case SYS_exit:
+		/* The selector back first, through libc's text (allowed): a
+		 * thread of the program's own clone shares its creator's TLS,
+		 * selector included, and would leave it at ALLOW. */
+		agent_sud_sel = SYSCALL_DISPATCH_FILTER_BLOCK;
+		syscall(SYS_exit, a[0]);
 		break;
 	case SYS_futex:
 		/* The program's own futex (libgomp's barriers and locks): a wait

@@ -418,8 +418,40 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		log_err("cannot attach to pid %d: %s", (int)pid, probe_attach_why(rc, pid));
 		goto out_resume;
 	}
+	/* glibc's pthread_create blocks every signal in the creating thread
+	 * around its clone, and the new thread starts so until its setup is
+	 * done: a thread stopped there would keep the int3 probes out for
+	 * the whole session (below). A mask that blocks SIGTRAP for a few
+	 * milliseconds is let go and the process stopped again (20 times at
+	 * most: a program that keeps SIGTRAP blocked gets the refusal). */
+	for (int tries = 0; tries < 20; tries++) {
+		pid_t tid;
+
+		if (!probe_attach_trap_blocked(a, &tid))
+			break;
+		probe_attach_resume(a);
+		usleep(10000);
+		rc = probe_attach_stop(a, pid);
+		if (rc < 0) {
+			log_err("cannot attach to pid %d: %s", (int)pid,
+				probe_attach_why(rc, pid));
+			goto out_resume;
+		}
+	}
 	if (kill_at && !strcmp(kill_at, "stopped"))
 		kill(pid, SIGKILL);
+	{
+		pid_t t1 = 0, t2 = 0;
+		int shared = probe_attach_shared_tls(a, &t1, &t2);
+
+		if (shared > 0)
+			log_warn("pid %d: %d thread%s share%s a thread pointer with another (thread "
+				 "%d with %d: made by the program's own clone, without TLS of "
+				 "their own): their probe hits go to one stream, which they may "
+				 "damage",
+				 (int)pid, shared, shared == 1 ? "" : "s", shared == 1 ? "s" : "",
+				 (int)t1, (int)t2);
+	}
 	rc = probe_attach_load_agent(a, agent);
 	if (rc < 0)
 		goto out_fail;

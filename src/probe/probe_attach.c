@@ -852,3 +852,29 @@ int probe_attach_threads_out(struct probe_attach *a)
 	}
 	return rc ? rc : n;
 }
+
+int probe_attach_shared_tls(const struct probe_attach *a, pid_t *tid, pid_t *with)
+{
+	uint64_t *fs = calloc(a->ntids ? a->ntids : 1, sizeof(*fs));
+	int n = 0;
+
+	if (!fs)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->ntids; i++) {
+		struct user_regs_struct r;
+
+		if (a->stopped[i] && ptrace(PTRACE_GETREGS, a->tids[i], 0, &r) == 0)
+			fs[i] = r.fs_base;
+	}
+	for (size_t i = 0; i < a->ntids; i++)
+		for (size_t j = 0; j < i && fs[i]; j++)
+			if (fs[j] == fs[i]) {
+				if (!n++) {
+					*tid = a->tids[i];
+					*with = a->tids[j];
+				}
+				break;
+			}
+	free(fs);
+	return n;
+}

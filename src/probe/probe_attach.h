@@ -53,6 +53,10 @@ int probe_attach_call_in2(struct probe_attach *a, pid_t tid, uint64_t fn, int64_
  * blocked in the thread's kernel mask. Returns the threads that got a
  * signal blocked, or -errno (the first failure; the others are done). */
 int probe_attach_threads_out(struct probe_attach *a);
+/* Stopped threads that share their thread pointer (fs base) with another:
+ * made by the program's own clone without TLS of their own. Returns how
+ * many (the first in *tid, sharing with *with), or -errno. */
+int probe_attach_shared_tls(const struct probe_attach *a, pid_t *tid, pid_t *with);
 /* Step every thread out of the ranges [lo[i], hi[i]) (a thread exactly at
  * lo is fine: it will run the jump). -EBUSY if one does not leave. Each
  * thread's signal mask is as it was after (the step's forced SIGTRAP would

@@ -243,3 +243,8 @@ int probe_attach_threads_out(struct probe_attach *a)
 {
 	return -ENOTSUP;
 }
+
+int probe_attach_shared_tls(const struct probe_attach *a, pid_t *tid, pid_t *with)
+{
+	return 0;
+}
