@@ -58,6 +58,7 @@
 #include "agent.h"
 #include "agent_probe.h"
 #include "agent_rr_dispatch.h"
+#include "agent_sigshim.h"
 
 struct agent_probe_rt *agent_probe_by_id;
 uint32_t agent_probe_max_id;
@@ -398,18 +399,13 @@ static void agent_probe_trap_hit(int sig, siginfo_t *si, void *ucv)
 	errno = saved;
 }
 
-/* The SIGTRAP handler. Attach mode, a thread that spool stopped inside it
- * while it detached: the mask the return restores is the one from before
- * the trap, without the SIGTRAP that the thread's own view blocks (spool
- * blocked it for real meanwhile, probe_attach_block_trap); put it in. */
-static void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
+/* The SIGTRAP handler, behind agent_sigshim_trap: in attach mode a thread
+ * that spool stopped inside it while it detached gets, from the shim, the
+ * SIGTRAP its own view blocks into the mask its return installs
+ * (agent_sigshim.c). */
+void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 {
-	struct probe_area_hdr *h = agent_probe_area;
-
 	agent_probe_trap_hit(sig, si, ucv);
-	if (h && h->attach && __atomic_load_n(&h->detached, __ATOMIC_ACQUIRE) &&
-	    (agent_probe_vblocked & AGENT_PROBE_BIT(SIGTRAP)))
-		sigaddset(&((ucontext_t *)ucv)->uc_sigmask, SIGTRAP);
 }
 
 /* The calling thread may have been started with these signals blocked (a
@@ -431,7 +427,7 @@ int agent_probe_trap_install(void)
 	if (agent_probe_trap_on)
 		return 0;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = agent_probe_trap;
+	sa.sa_sigaction = agent_sigshim_trap;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
 	if (!agent_probe_real_sigaction)
 		agent_probe_real_sigaction = dlsym(RTLD_NEXT, "sigaction");
@@ -593,7 +589,7 @@ static int agent_probe_prog_flags[64];
 static __thread void *agent_probe_prev_handler;
 static __thread int agent_probe_prev_flags;
 
-static void agent_probe_samask_wrap(int sig, siginfo_t *si, void *ucv)
+void agent_probe_samask_wrap(int sig, siginfo_t *si, void *ucv)
 {
 	uint64_t *ucm = (uint64_t *)&((ucontext_t *)ucv)->uc_sigmask;
 	uint64_t saved = agent_probe_vblocked, kept = agent_probe_kept();
@@ -623,7 +619,7 @@ static void agent_probe_samask_wrap(int sig, siginfo_t *si, void *ucv)
 
 static int agent_probe_is_wrap(const struct sigaction *a)
 {
-	return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == agent_probe_samask_wrap;
+	return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == agent_sigshim_wrap;
 }
 
 /* sigaction(sig, act, oact) while signals are kept: act's sa_mask without
@@ -654,7 +650,7 @@ const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *a
 	    h != (void *)SIG_IGN && !agent_probe_is_wrap(act)) {
 		__atomic_store_n(&agent_probe_prog_flags[sig], act->sa_flags, __ATOMIC_RELAXED);
 		__atomic_store_n(&agent_probe_prog_handler[sig], h, __ATOMIC_RELEASE);
-		buf->sa_sigaction = agent_probe_samask_wrap;
+		buf->sa_sigaction = agent_sigshim_wrap;
 		buf->sa_flags |= SA_SIGINFO;
 	}
 	return buf;
@@ -1561,13 +1557,13 @@ void agent_probe_samask_strip(void)
 		in = k.mask & kept;
 		k.mask &= ~kept;
 		if ((in & AGENT_PROBE_BIT(SIGTRAP)) &&
-		    k.handler != (uint64_t)(uintptr_t)agent_probe_samask_wrap) {
+		    k.handler != (uint64_t)(uintptr_t)agent_sigshim_wrap) {
 			/* its mask as the program set it while it runs */
 			__atomic_store_n(&agent_probe_prog_flags[sig], (int)k.flags,
 					 __ATOMIC_RELAXED);
 			__atomic_store_n(&agent_probe_prog_handler[sig], (void *)(uintptr_t)k.handler,
 					 __ATOMIC_RELEASE);
-			k.handler = (uint64_t)(uintptr_t)agent_probe_samask_wrap;
+			k.handler = (uint64_t)(uintptr_t)agent_sigshim_wrap;
 			k.flags |= SA_SIGINFO;
 		}
 		if (syscall(SYS_rt_sigaction, sig, &k, NULL, 8) == 0)
@@ -1588,7 +1584,7 @@ void agent_probe_samask_restore(void)
 		    k.handler == (uint64_t)(uintptr_t)SIG_IGN)
 			continue;
 		k.mask |= in;
-		if (k.handler == (uint64_t)(uintptr_t)agent_probe_samask_wrap) {
+		if (k.handler == (uint64_t)(uintptr_t)agent_sigshim_wrap) {
 			int f = __atomic_load_n(&agent_probe_prog_flags[sig], __ATOMIC_RELAXED);
 
 			k.handler = (uint64_t)(uintptr_t)__atomic_load_n(
@@ -1691,10 +1687,39 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 			n += !p->placed;
 		}
 	}
+	/* SIGTRAP (int3 probes out) and SIGSYS (dispatch off) are blocked
+	 * for real from now on where a thread's view blocks them; a thread
+	 * inside one of the agent's handlers puts them into the mask its
+	 * return installs (agent_sigshim.c). */
+	agent_sigshim_release(AGENT_PROBE_BIT(SIGTRAP) | AGENT_PROBE_BIT(SIGSYS));
 	agent_self.busy--;
 	/* Stop recording. The rings stay mapped: a thread stopped inside a
 	 * handler finishes its record, and the collector drains them last. */
 	agent.active = 0;
 	__atomic_store_n(&h->detached, 1, __ATOMIC_RELEASE);
 	return (int)n;
+}
+
+void agent_probe_note_raw_thread(void)
+{
+	struct probe_area_hdr *h = __atomic_load_n(&agent_probe_area, __ATOMIC_ACQUIRE);
+
+	if (h)
+		__atomic_fetch_add(&h->raw_threads, 1, __ATOMIC_RELAXED);
+}
+
+/* spool probe -p, in each stopped thread after the detach: rip and rsp are
+ * where spool stopped it. Returns the signals spool must block for real in
+ * its kernel mask (the released ones its view blocks), having put them in
+ * the frame a sigreturn is about to install, if any (agent_sigshim.c). */
+AGENT_EXPORT int64_t spool_agent_probe_thread_out(uint64_t rip, uint64_t rsp)
+{
+	int64_t bits;
+
+	if (!__atomic_load_n(&agent_probe_area, __ATOMIC_ACQUIRE))
+		return -EPROTO;
+	agent_self.busy++;
+	bits = (int64_t)agent_sigshim_thread_out(rip, rsp);
+	agent_self.busy--;
+	return bits;
 }

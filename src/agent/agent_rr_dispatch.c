@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@
 #include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
+#include "agent_sigshim.h"
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define PR_SET_SYSCALL_USER_DISPATCH 59
@@ -150,6 +152,32 @@ static long sud_raw(long n, const long *a)
 			 : "a"(n), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10), "r"(r8), "r"(r9)
 			 : "rcx", "r11", "memory");
 	return r;
+}
+
+/* rt_sigprocmask(how, set, old) made on mask, the one the handler's
+ * return installs (the kernel never blocks SIGKILL and SIGSTOP: its
+ * sigreturn drops them). 0 or -errno. */
+static long sud_sigmask_frame(int how, const uint64_t *set, uint64_t *old, uint64_t *mask)
+{
+	uint64_t s = 0, o = *mask;
+
+	if (set) {
+		if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
+			return -EINVAL;
+		s = *set; /* before old is written: they may alias */
+	}
+	if (old)
+		*old = o;
+	if (!set)
+		return 0;
+	if (how == SIG_BLOCK)
+		o |= s;
+	else if (how == SIG_UNBLOCK)
+		o &= ~s;
+	else
+		o = s;
+	*mask = o & ~((1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));
+	return 0;
 }
 
 /* A call from the program's own code (or another library's), as opposed to
@@ -277,7 +305,9 @@ static long sud_fork(void)
 	return p < 0 ? -errno : p;
 }
 
-static void sud_handler(int sig, siginfo_t *si, void *ctx)
+/* Behind agent_sigshim_sys (agent_sigshim.c): spool probe -p may detach
+ * while a thread is in here. */
+void agent_rr_dispatch_handler(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
 	greg_t *g = uc->uc_mcontext.gregs;
@@ -314,6 +344,11 @@ static void sud_handler(int sig, siginfo_t *si, void *ctx)
 			r = sud_fork();
 			break;
 		}
+		/* a thread of the program's own making: without the agent's
+		 * thread state (its creator's TLS, or a runtime's) and
+		 * without dispatch; spool says so */
+		if (prog && sud_probes && (a[0] & CLONE_VM) && (a[0] & CLONE_THREAD))
+			agent_probe_note_raw_thread();
 		/* fallthrough */
 	case SYS_clone3:
 	case SYS_vfork:
@@ -346,6 +381,13 @@ static void sud_handler(int sig, siginfo_t *si, void *ctx)
 			r = k ? -k : 0;
 			break;
 		}
+		/* Otherwise on that mask too: the kernel's current one is the
+		 * handler's, which its return replaces. */
+		if (a[3] == 8) {
+			r = sud_sigmask_frame((int)a[0], (const uint64_t *)a[1], (uint64_t *)a[2],
+					      (uint64_t *)&uc->uc_sigmask);
+			break;
+		}
 		r = sud_raw(nr, a);
 		break;
 	case SYS_rt_sigaction:
@@ -354,6 +396,13 @@ static void sud_handler(int sig, siginfo_t *si, void *ctx)
 			break;
 		}
 		r = sud_raw(nr, a);
+		break;
+	case SYS_exit:
+		/* The selector back first, through libc's text (allowed): a
+		 * thread of the program's own clone shares its creator's TLS,
+		 * selector included, and would leave it at ALLOW. */
+		agent_sud_sel = SYSCALL_DISPATCH_FILTER_BLOCK;
+		syscall(SYS_exit, a[0]);
 		break;
 	case SYS_futex:
 		/* The program's own futex (libgomp's barriers and locks): a wait
@@ -445,7 +494,7 @@ static void sud_setup_at(struct rr_area *a, int here)
 		goto out_fail;
 	}
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = sud_handler;
+	sa.sa_sigaction = agent_sigshim_sys;
 	/* SA_ONSTACK: runtimes with small goroutine stacks give every thread
 	 * an alternate stack. No SA_NODEFER: the handler never makes a call
 	 * dispatch would catch (its selector is ALLOW). */

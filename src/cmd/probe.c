@@ -413,8 +413,40 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		log_err("cannot attach to pid %d: %s", (int)pid, probe_attach_why(rc, pid));
 		goto out_resume;
 	}
+	/* glibc's pthread_create blocks every signal in the creating thread
+	 * around its clone, and the new thread starts so until its setup is
+	 * done: a thread stopped there would keep the int3 probes out for
+	 * the whole session (below). A mask that blocks SIGTRAP for a few
+	 * milliseconds is let go and the process stopped again (20 times at
+	 * most: a program that keeps SIGTRAP blocked gets the refusal). */
+	for (int tries = 0; tries < 20; tries++) {
+		pid_t tid;
+
+		if (!probe_attach_trap_blocked(a, &tid))
+			break;
+		probe_attach_resume(a);
+		usleep(10000);
+		rc = probe_attach_stop(a, pid);
+		if (rc < 0) {
+			log_err("cannot attach to pid %d: %s", (int)pid,
+				probe_attach_why(rc, pid));
+			goto out_resume;
+		}
+	}
 	if (kill_at && !strcmp(kill_at, "stopped"))
 		kill(pid, SIGKILL);
+	{
+		pid_t t1 = 0, t2 = 0;
+		int shared = probe_attach_shared_tls(a, &t1, &t2);
+
+		if (shared > 0)
+			log_warn("pid %d: %d thread%s share%s a thread pointer with another (thread "
+				 "%d with %d: made by the program's own clone, without TLS of "
+				 "their own): their probe hits go to one stream, which they may "
+				 "damage",
+				 (int)pid, shared, shared == 1 ? "" : "s", shared == 1 ? "s" : "",
+				 (int)t1, (int)t2);
+	}
 	rc = probe_attach_load_agent(a, agent);
 	if (rc < 0)
 		goto out_fail;
@@ -525,7 +557,18 @@ static void probe_attach_out(struct probe_attach *a, pid_t pid, struct probe_are
 	if (area)
 		log_debug("pid %d: detached %u, %u threads blocked SIGTRAP meanwhile", (int)pid,
 			  area->detached, area->trap_views);
-	if (!rc && area && area->detached)
+	/* Each thread, with the ip it stopped at: one about to return from a
+	 * signal handler gets them in the mask that return installs. */
+	if (!rc && area && area->detached && a->fn_thread_out) {
+		int n = probe_attach_threads_out(a);
+
+		if (n < 0)
+			log_debug("pid %d: a thread's mask not set again: %s", (int)pid,
+				  strerror(-n));
+		else
+			log_debug("pid %d: %d threads got SIGTRAP or SIGSYS blocked again",
+				  (int)pid, n);
+	} else if (!rc && area && area->detached)
 		for (uint32_t i = 0; i < area->trap_views && i < PROBE_TRAP_VIEWS; i++)
 			if (probe_attach_block_trap(a, area->trap_view_tid[i]) < 0)
 				log_debug("pid %d: thread %d: SIGTRAP not blocked again", (int)pid,

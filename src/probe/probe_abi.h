@@ -160,6 +160,11 @@ struct probe_area_hdr {
 	 * stack the program left) */
 	uint64_t ra_full;
 	uint64_t ra_lost;
+	/* agent: threads the program made with its own clone system call
+	 * (seen through syscall user dispatch while int3 probes are in), not
+	 * pthread_create: no thread state of the agent's of their own (they
+	 * share their creator's TLS, or have a runtime's), no dispatch */
+	uint32_t raw_threads;
 };
 
 struct probe_area_module {

@@ -343,16 +343,16 @@ static int attach_wait_stop(pid_t tid, int *sig, uint64_t *trap_ip)
 	}
 }
 
-int probe_attach_stop(struct probe_attach *a, pid_t pid)
+/*
+ * Seize and interrupt every task of /proc/PID/task not in a yet, the list
+ * re-read until no new one appears; then wait for each new one's stop.
+ * Returns the tasks added, or -errno.
+ */
+static int attach_seize_new(struct probe_attach *a, const char *dir)
 {
-	char dir[64];
-	int added, rc;
+	size_t first = a->ntids;
+	int added, total = 0, rc;
 
-	a->pid = pid;
-	a->ntids = 0;
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-	if (kill(pid, 0) < 0)
-		return -errno;
 	do {
 		DIR *d = opendir(dir);
 		struct dirent *e;
@@ -384,13 +384,14 @@ int probe_attach_stop(struct probe_attach *a, pid_t pid)
 			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
 		}
 		closedir(d);
+		total += added;
 	} while (added);
-	if (!a->ntids || !attach_has(a, pid))
+	if (!a->ntids || !attach_has(a, a->pid))
 		return -ESRCH;
-	for (size_t i = 0; i < a->ntids; i++) {
+	for (size_t i = first; i < a->ntids; i++) {
 		a->trap_ip[i] = 0;
 		rc = attach_wait_stop(a->tids[i], &a->sig[i], &a->trap_ip[i]);
-		if (rc == -ESRCH && a->tids[i] != pid) {
+		if (rc == -ESRCH && a->tids[i] != a->pid) {
 			/* a thread that exited while stopping: forget it */
 			a->tids[i] = a->tids[--a->ntids];
 			a->sig[i] = a->sig[a->ntids];
@@ -402,7 +403,30 @@ int probe_attach_stop(struct probe_attach *a, pid_t pid)
 			return rc;
 		a->stopped[i] = 1;
 	}
-	return 0;
+	return total;
+}
+
+/*
+ * A thread in the middle of a clone when it was seized stops only once the
+ * call returns, and its child (not traced: no PTRACE_O_TRACECLONE) may
+ * have been missing from the list read before. Once every task seen is
+ * stopped none can make another, and a child made meanwhile is in the
+ * list: it is read again until a pass adds nobody.
+ */
+int probe_attach_stop(struct probe_attach *a, pid_t pid)
+{
+	char dir[64];
+	int rc;
+
+	a->pid = pid;
+	a->ntids = 0;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	if (kill(pid, 0) < 0)
+		return -errno;
+	do
+		rc = attach_seize_new(a, dir);
+	while (rc > 0);
+	return rc;
 }
 
 int probe_attach_unwind_traps(struct probe_attach *a)
@@ -462,6 +486,9 @@ static int attach_poke(pid_t pid, uint64_t addr, const void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : -EIO;
 }
 
+static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
+		       int64_t arg, int64_t arg2, int64_t *ret);
+
 int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int64_t *ret)
 {
 	return probe_attach_call_in(a, a->pid, fn, str, 0, ret);
@@ -469,6 +496,19 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
 
 int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
 			 int64_t arg, int64_t *ret)
+{
+	return attach_call(a, tid, fn, str, arg, 2, ret);
+}
+
+int probe_attach_call_in2(struct probe_attach *a, pid_t tid, uint64_t fn, int64_t arg,
+			  int64_t arg2, int64_t *ret)
+{
+	return attach_call(a, tid, fn, NULL, arg, arg2, ret);
+}
+
+/* fn(arg or str, arg2) in tid (probe_attach_call_in). */
+static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
+		       int64_t arg, int64_t arg2, int64_t *ret)
 {
 	static uint8_t xs[ATTACH_XSTATE_MAX];
 	struct user_regs_struct saved, r;
@@ -507,14 +547,14 @@ int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const c
 		goto out_restore;
 	r.rsp = sp;
 	r.rip = fn;
-	r.rsi = 2; /* RTLD_NOW, for dlopen */
+	r.rsi = (unsigned long long)arg2; /* 2: RTLD_NOW, for dlopen */
 	r.rax = 0;
 	r.orig_rax = (unsigned long long)-1;
 	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0) {
 		rc = -errno;
 		goto out_restore;
 	}
-	for (int first = 1, pass = 0;; first = 0) {
+	for (int pass = 0;;) {
 		int st, sig;
 		siginfo_t si;
 
@@ -550,7 +590,7 @@ int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const c
 			 * rolled back): it runs again after the call (see
 			 * attach_sud_rewind). Raised by the called code (the
 			 * agent's, with dispatch on): its handler makes it. */
-			if (first && r.rip == fn) {
+			if (r.rip == fn) {
 				uint64_t ip = saved.rip;
 
 				if (attach_sud_rewind(tid, &ip))
@@ -569,12 +609,24 @@ int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const c
 			 * again would come with a ptrace siginfo the agent does
 			 * not take for an int3. Hit by the call itself (a probe
 			 * in code it runs): the agent's handler takes it now. */
-			if (first && r.rip == fn) {
-				for (size_t i = 0; i < a->ntids; i++)
-					if (a->tids[i] == tid && !a->sig[i]) {
+			if (r.rip == fn) {
+				for (size_t i = 0; i < a->ntids; i++) {
+					uint8_t b = 0;
+					struct iovec l = {&b, 1},
+						     rv = {(void *)(uintptr_t)(saved.rip - 1), 1};
+
+					if (a->tids[i] != tid)
+						continue;
+					if (!a->sig[i]) {
 						a->sig[i] = SIGTRAP;
 						a->trap_ip[i] = saved.rip;
+					} else if (process_vm_readv(tid, &l, 1, &rv, 1, 0) == 1 &&
+						   b == 0xcc) {
+						/* a signal is held already: back
+						 * onto the int3 now (as unwind) */
+						saved.rip--;
 					}
+				}
 				held = 1;
 			} else {
 				pass = SIGTRAP;
@@ -628,6 +680,7 @@ int probe_attach_load_agent(struct probe_attach *a, const char *agent)
 	a->fn_detach = attach_sym(a->pid, agent, NULL, "spool_agent_probe_detach");
 	a->fn_ctl = attach_sym(a->pid, agent, NULL, "spool_agent_probe_ctl");
 	a->fn_dispatch = attach_sym(a->pid, agent, NULL, "spool_agent_probe_dispatch");
+	a->fn_thread_out = attach_sym(a->pid, agent, NULL, "spool_agent_probe_thread_out");
 	if (!a->fn_prepare || !a->fn_commit || !a->fn_detach) {
 		log_err("pid %d: the agent loaded but its attach entry points are missing",
 			(int)a->pid);
@@ -761,4 +814,67 @@ int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid)
 			return 1;
 		}
 	return 0;
+}
+
+int probe_attach_threads_out(struct probe_attach *a)
+{
+	int n = 0, rc = 0;
+
+	if (!a->fn_thread_out)
+		return -ENOENT;
+	for (size_t i = 0; i < a->ntids; i++) {
+		struct user_regs_struct regs;
+		int64_t bits = 0;
+		uint64_t mask;
+		int e;
+
+		if (!a->stopped[i])
+			continue;
+		if (ptrace(PTRACE_GETREGS, a->tids[i], 0, &regs) < 0) {
+			e = -errno;
+		} else {
+			e = attach_call(a, a->tids[i], a->fn_thread_out, NULL, (int64_t)regs.rip,
+					(int64_t)regs.rsp, &bits);
+			if (!e && bits < 0)
+				e = (int)bits;
+		}
+		if (!e && bits > 0) {
+			/* after the call: it puts back the mask it found */
+			if (ptrace(PTRACE_GETSIGMASK, a->tids[i], (void *)sizeof(mask), &mask) < 0)
+				e = -errno;
+			mask |= (uint64_t)bits;
+			if (!e && ptrace(PTRACE_SETSIGMASK, a->tids[i], (void *)sizeof(mask), &mask) < 0)
+				e = -errno;
+			n += !e;
+		}
+		if (e && !rc)
+			rc = e;
+	}
+	return rc ? rc : n;
+}
+
+int probe_attach_shared_tls(const struct probe_attach *a, pid_t *tid, pid_t *with)
+{
+	uint64_t *fs = calloc(a->ntids ? a->ntids : 1, sizeof(*fs));
+	int n = 0;
+
+	if (!fs)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->ntids; i++) {
+		struct user_regs_struct r;
+
+		if (a->stopped[i] && ptrace(PTRACE_GETREGS, a->tids[i], 0, &r) == 0)
+			fs[i] = r.fs_base;
+	}
+	for (size_t i = 0; i < a->ntids; i++)
+		for (size_t j = 0; j < i && fs[i]; j++)
+			if (fs[j] == fs[i]) {
+				if (!n++) {
+					*tid = a->tids[i];
+					*with = a->tids[j];
+				}
+				break;
+			}
+	free(fs);
+	return n;
 }

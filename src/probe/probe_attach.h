@@ -27,6 +27,7 @@ struct probe_attach {
 	uint64_t fn_prepare, fn_commit, fn_detach; /* the agent's entry points */
 	uint64_t fn_ctl; /* spool_agent_probe_ctl (probe_live.c), 0 when absent */
 	uint64_t fn_dispatch; /* spool_agent_probe_dispatch, 0 when absent */
+	uint64_t fn_thread_out; /* spool_agent_probe_thread_out, 0 when absent */
 };
 
 /* Seize every thread of pid and stop them all. -ESRCH: no such process (or
@@ -42,6 +43,20 @@ int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int6
  * first argument is arg. */
 int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
 			 int64_t arg, int64_t *ret);
+/* The same with two arguments (rdi, rsi). */
+int probe_attach_call_in2(struct probe_attach *a, pid_t tid, uint64_t fn, int64_t arg,
+			  int64_t arg2, int64_t *ret);
+/* After the agent's detach, in each stopped thread: the agent's
+ * spool_agent_probe_thread_out with the ip and stack pointer the thread
+ * stopped at (a thread about to return from a signal handler gets the
+ * released signals its view blocks into that frame), then those signals
+ * blocked in the thread's kernel mask. Returns the threads that got a
+ * signal blocked, or -errno (the first failure; the others are done). */
+int probe_attach_threads_out(struct probe_attach *a);
+/* Stopped threads that share their thread pointer (fs base) with another:
+ * made by the program's own clone without TLS of their own. Returns how
+ * many (the first in *tid, sharing with *with), or -errno. */
+int probe_attach_shared_tls(const struct probe_attach *a, pid_t *tid, pid_t *with);
 /* Step every thread out of the ranges [lo[i], hi[i]) (a thread exactly at
  * lo is fine: it will run the jump). -EBUSY if one does not leave. Each
  * thread's signal mask is as it was after (the step's forced SIGTRAP would

@@ -232,3 +232,19 @@ const char *gdbsrv_target_xml(size_t *len)
 	*len = 0;
 	return "";
 }
+
+int probe_attach_call_in2(struct probe_attach *a, pid_t tid, uint64_t fn, int64_t arg,
+			  int64_t arg2, int64_t *ret)
+{
+	return -ENOTSUP;
+}
+
+int probe_attach_threads_out(struct probe_attach *a)
+{
+	return -ENOTSUP;
+}
+
+int probe_attach_shared_tls(const struct probe_attach *a, pid_t *tid, pid_t *with)
+{
+	return 0;
+}

@@ -40,7 +40,7 @@ ARCH_HOST_OUT := $(wildcard src/arch/aarch64/a64_agent*.c) \
 	src/probe/probe_attach.c src/replay/gdbsrv_inf.c src/replay/gdbsrv_regs.c \
 	src/replay/gdbsrv_fork.c
 # (x86 assembly, or x86 system call numbers in inline asm)
-ARCH_PROGS_OUT := $(addprefix tests/progs/,probe_unwind.c probe_bench.c probe_calls.c \
+ARCH_PROGS_OUT := $(addprefix tests/progs/,probe_unwind.c probe_bench.c probe_calls.c thread_churn.c \
 	probe_data.c probe_harm.c probe_step.c probe_live.c probe_sigtrap.c probe_tails.c rr_rawsys.c rr_tgkill.c)
 ARCH_NO_MAN := 1
 
