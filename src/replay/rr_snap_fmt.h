@@ -70,9 +70,11 @@ struct rr_snap_thread {
 };
 
 /* rr_snap_thread.park: which wait of the serial scheduler saved the
- * thread's context (a restore, src/agent/agent_snap_restore.c, can put a
- * thread back into a replay only where the replay's agent waits the same
- * way: RR_PARK_SLOW, RR_PARK_GO and the taker). */
+ * thread's context. A restore (src/agent/agent_snap_restore.c) ends each
+ * wait as the replay's agent ends its own there; a thread taking the token
+ * back after a blocking call then records that call's result in the
+ * recording's frames, which a replay turns into taking the record off its
+ * log (agent_rr.c, rr_rec_in_replay). */
 enum {
 	RR_PARK_NONE = 0,
 	RR_PARK_SLOW = 1,  /* a switch point: it gave the token to another thread */
