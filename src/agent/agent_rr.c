@@ -1455,6 +1455,11 @@ uint32_t agent_rr_fdtab_enter(unsigned call)
 	return 1;
 }
 
+int agent_rr_fdtab_rep_made(void)
+{
+	return (agent_rr_mode & RR_MODE_REPLAY) && rr_fd.depth && rr_fd.e && rr_fd.e->result >= 0;
+}
+
 /*
  * A name lookup opens and closes files inside glibc (/etc/hosts,
  * /etc/services, nsswitch.conf), where no interposer sees it: made while

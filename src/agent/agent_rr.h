@@ -221,6 +221,9 @@ uint32_t agent_rr_fdtab_enter(unsigned call);
 int agent_rr_lookup_fd_begin(void);
 void agent_rr_lookup_fd_end(int on);
 int agent_rr_fdtab_leave(int result, int *fd2);
+/* Replay, between enter and leave: whether the recorded call made a
+ * descriptor (its result is one). */
+int agent_rr_fdtab_rep_made(void);
 
 /* Inputs (agent_rr_io.c). A call's data is a list of segments. */
 struct agent_rr_seg {

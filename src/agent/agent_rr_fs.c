@@ -607,7 +607,10 @@ static int rr_open(int dirfd, const char *path, int flags, mode_t mode)
 	if (!on)
 		return excl ? rr_open_excl(dirfd, path, flags, mode)
 			    : rr_open_plain(dirfd, path, flags, mode);
-	fd = rr_open_real(dirfd, path, flags, mode);
+	/* (a replay: where the recorded run opened the name, a directory
+	 * another process makes may not be there yet) */
+	fd = agent_rr_fdtab_rep_made() ? rr_open_made(dirfd, path, flags, mode)
+				       : rr_open_real(dirfd, path, flags, mode);
 	if (RR_REPLAYING()) {
 		e = errno;
 		if (excl) {
