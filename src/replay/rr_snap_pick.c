@@ -185,6 +185,9 @@ static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked
 			    (r.has_data && (r.end < r.start ||
 					    r.end - r.start != rec.len - sizeof(r) - r.path_len)))
 				return -EBADMSG;
+		} else if (rec.kind == RR_SNAP_EPOLL) {
+			if (rec.len < sizeof(struct rr_snap_epoll))
+				return -EBADMSG;
 		} else if (rec.kind != RR_SNAP_SIGACT && rec.kind != RR_SNAP_FD) {
 			return -EBADMSG;
 		}
