@@ -598,6 +598,7 @@ int agent_rr_tree_name_wait(int e, int *waited_ms)
 {
 	struct timespec ms1 = {0, 1000000};
 	uint32_t n, k;
+	int saved = errno;
 
 	if (!rr_tree || !rr_replay || rr_only != RR_NO_PROC || (e != ENOENT && e != ENOTDIR) ||
 	    *waited_ms >= 2000 || agent_host_gone())
@@ -613,10 +614,13 @@ int agent_rr_tree_name_wait(int e, int *waited_ms)
 		    __atomic_load_n(&x->state, __ATOMIC_ACQUIRE) == RR_PS_RUN && rr_alive(p))
 			break;
 	}
-	if (k == n)
+	if (k == n) {
+		errno = saved;
 		return 0;
+	}
 	syscall(SYS_nanosleep, &ms1, NULL);
 	++*waited_ms;
+	errno = saved;
 	return 1;
 }
 
