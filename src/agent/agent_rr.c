@@ -851,6 +851,9 @@ void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int re
 	rr_emit_sched(t, idx, ++rr_self.tseq, idx, tn, op, result, 0);
 }
 
+static void rr_rec_in_replay(struct agent_thread *t, unsigned call, int fd, int64_t result,
+			     const struct agent_rr_seg *seg, int nseg);
+
 void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t result, int err,
 			uint64_t arg, const struct agent_rr_seg *seg, int nseg)
 {
@@ -860,6 +863,10 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 
 	if (!rr_self.has_id) {
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
+		return;
+	}
+	if (AGENT_UNLIKELY(agent_rr_mode & RR_MODE_REPLAY)) {
+		rr_rec_in_replay(t, call, fd, result, seg, nseg);
 		return;
 	}
 	rr_rec_signals(t);
@@ -1448,6 +1455,11 @@ uint32_t agent_rr_fdtab_enter(unsigned call)
 	return 1;
 }
 
+int agent_rr_fdtab_rep_made(void)
+{
+	return (agent_rr_mode & RR_MODE_REPLAY) && rr_fd.depth && rr_fd.e && rr_fd.e->result >= 0;
+}
+
 /*
  * A name lookup opens and closes files inside glibc (/etc/hosts,
  * /etc/services, nsswitch.conf), where no interposer sees it: made while
@@ -1773,6 +1785,42 @@ out:
 	return result;
 }
 
+/*
+ * A replay restored from a snapshot (agent_snap_restore.c) whose thread was
+ * parked taking the run token back after a blocking call (RR_PARK_BLOCK):
+ * it returns into the recording's frames, which made the real call before
+ * the snapshot was taken and record its result now. What the call gave the
+ * program is already in the snapshot (its buffers in memory, its result in
+ * the frames' registers), and in the log as that thread's next record. The
+ * replay takes that record off the log as the replay's own call would
+ * (agent_rr_rep_input: the same call on the same descriptor, its data
+ * copied over the same bytes, the thread's event count and the replay
+ * trace's note), and checks the result. No other frame records in a
+ * replay: a thread's path is the replay's from its first call on.
+ */
+static void rr_rec_in_replay(struct agent_thread *t, unsigned call, int fd, int64_t result,
+			     const struct agent_rr_seg *seg, int nseg)
+{
+	const struct rec_hdr *h = rr_peek();
+	int64_t got;
+	int e = errno;
+
+	got = agent_rr_rep_input(t, call, fd, seg, nseg, NULL);
+	if (got != result) {
+		char what[96];
+		struct rr_buf b = {what, 0, sizeof(what)};
+
+		rr_puts(&b, rr_call_name(call));
+		rr_put_call_arg(&b, call, fd);
+		rr_puts(&b, " returning ");
+		rr_puti(&b, result);
+		rr_diverge(RR_CAUSE_RESULT, h, what, 0, NULL,
+			   "the call returned something else (a thread restored from a "
+			   "snapshot after its blocking call)");
+	}
+	errno = e;
+}
+
 /* Sync mode orders what the agent records: a cancellation acted on at a
  * point it does not record (open, close, a stdio write) lands elsewhere in
  * a replay. Serial mode needs nothing: only the token holder runs, and it
@@ -1937,6 +1985,11 @@ void agent_rr_join_end(struct agent_thread *t, int rc)
 		rr_rec_signals(t);
 		rr_emit_sched(t, 0, ++rr_self.tseq, 0, RR_NO_TURN, OP_THREAD_JOIN_END, rc, 0);
 	} else if (agent_rr_mode & RR_MODE_REPLAY) {
+		/* A joiner restored from a snapshot taken while it took the
+		 * token back after the real join (RR_PARK_BLOCK): the
+		 * replay's join event was never begun in this process. */
+		if (!rr_self.pending)
+			agent_rr_rep_begin(t, 0, OP_THREAD_JOIN_END, NULL, 1);
 		agent_rr_rep_end(t, rc);
 	}
 }

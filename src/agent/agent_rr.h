@@ -112,6 +112,12 @@ int agent_rr_tree_inner_pipe(const struct stat *st);
 /* Replay of a whole tree: a replayed read of n bytes from fd, a pipe
  * another replaying process writes, takes as many from it too. */
 void agent_rr_tree_drain(int fd, size_t n);
+/* Replay of a whole tree: a call on a name the recorded run made and this
+ * one cannot (errno e: ENOENT, ENOTDIR) waits 1 ms and returns 1 (try it
+ * again) while another process of the tree is replaying, 2 s at most from
+ * *waited_ms (0 at the first call); otherwise 0. A name another process
+ * makes (a directory) may not be there yet: each replays at its own pace. */
+int agent_rr_tree_name_wait(int e, int *waited_ms);
 /* Replay: this process reached the end of its log; when its recording
  * ended by a signal (its parent's wait saw it), it ends the same way now
  * (does not return). */
@@ -215,6 +221,9 @@ uint32_t agent_rr_fdtab_enter(unsigned call);
 int agent_rr_lookup_fd_begin(void);
 void agent_rr_lookup_fd_end(int on);
 int agent_rr_fdtab_leave(int result, int *fd2);
+/* Replay, between enter and leave: whether the recorded call made a
+ * descriptor (its result is one). */
+int agent_rr_fdtab_rep_made(void);
 
 /* Inputs (agent_rr_io.c). A call's data is a list of segments. */
 struct agent_rr_seg {

@@ -450,6 +450,19 @@ static int rr_open_real(int dirfd, const char *path, int flags, mode_t mode)
 			   : fb_openat(dirfd, path, flags, mode);
 }
 
+/* Replay: the real open of a name the recorded run opened, again while
+ * the name may still be made by another process of the tree
+ * (agent_rr_tree_name_wait). */
+static int rr_open_made(int dirfd, const char *path, int flags, mode_t mode)
+{
+	int fd, waited = 0;
+
+	while ((fd = rr_open_real(dirfd, path, flags, mode)) < 0 &&
+	       agent_rr_tree_name_wait(errno, &waited))
+		;
+	return fd;
+}
+
 /*
  * What stands in for a file or directory a replay does not find where the
  * recorded run opened it. Nothing is read from it (reads come from the
@@ -512,7 +525,7 @@ static int rr_open_rep(struct agent_thread *t, int dirfd, const char *path, int 
 	if (want < 0)
 		return -1; /* errno: the recorded one */
 	e = errno;
-	fd = rr_open_real(dirfd, path, flags, mode);
+	fd = rr_open_made(dirfd, path, flags, mode);
 	if (fd < 0)
 		fd = rr_open_standin(flags);
 	if (fd >= 0 && fd != want) {
@@ -543,17 +556,20 @@ static int rr_open_excl(int dirfd, const char *path, int flags, mode_t mode)
 		fd = rr_open_real(dirfd, path, flags, mode);
 		return rr_res_rec(t, RR_CALL_OPEN_EXCL, fd);
 	}
-	fd = rr_open_real(dirfd, path, flags, mode);
-	e = errno;
-	if (fd < 0 && e == EEXIST)
-		fd = rr_open_real(dirfd, path, flags & ~O_EXCL, mode);
+	/* The recording first (as rr_open_rep): an open the recorded run
+	 * could not make (the name was taken) is not made; where it made the
+	 * file, a directory another process makes may not be there yet. (It
+	 * used to make the file and then remove it, and a file already there
+	 * was opened without O_EXCL and removed: the recorded run's own, or
+	 * one the user made since.) */
 	want = (int)agent_rr_rep_input(t, RR_CALL_OPEN_EXCL, -1, NULL, 0, NULL);
 	e = errno;
-	if (want < 0 && fd >= 0) {
-		/* the recorded run found the name taken; this one made it */
-		syscall(SYS_close, fd);
-		syscall(SYS_unlinkat, dirfd, path, 0);
-	} else if (want >= 0 && fd >= 0 && fd != want) {
+	if (want < 0)
+		return -1; /* errno: the recorded one */
+	fd = rr_open_made(dirfd, path, flags, mode);
+	if (fd < 0 && errno == EEXIST) /* the file the recorded run left */
+		fd = rr_open_real(dirfd, path, flags & ~O_EXCL, mode);
+	if (fd >= 0 && fd != want) {
 		arch_sys_dup2(fd, want);
 		syscall(SYS_close, fd);
 	}
@@ -591,7 +607,10 @@ static int rr_open(int dirfd, const char *path, int flags, mode_t mode)
 	if (!on)
 		return excl ? rr_open_excl(dirfd, path, flags, mode)
 			    : rr_open_plain(dirfd, path, flags, mode);
-	fd = rr_open_real(dirfd, path, flags, mode);
+	/* (a replay: where the recorded run opened the name, a directory
+	 * another process makes may not be there yet) */
+	fd = agent_rr_fdtab_rep_made() ? rr_open_made(dirfd, path, flags, mode)
+				       : rr_open_real(dirfd, path, flags, mode);
 	if (RR_REPLAYING()) {
 		e = errno;
 		if (excl) {
@@ -693,11 +712,16 @@ AGENT_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 /* Replay: made for real, the recorded result returned (errno too). */
 static int rr_mkdir_rep(struct agent_thread *t, int dirfd, const char *path, mode_t mode)
 {
-	int e = errno;
+	int want = (int)agent_rr_rep_input(t, RR_CALL_MKDIR, -1, NULL, 0, NULL);
+	int e = errno, waited = 0;
 
-	real_mkdirat(dirfd, path, mode);
+	/* (the parent may be another process's to make, when recorded it
+	 * was there) */
+	while (real_mkdirat(dirfd, path, mode) < 0 && want == 0 &&
+	       agent_rr_tree_name_wait(errno, &waited))
+		;
 	errno = e;
-	return (int)agent_rr_rep_input(t, RR_CALL_MKDIR, -1, NULL, 0, NULL);
+	return want;
 }
 
 AGENT_EXPORT int mkdir(const char *path, mode_t mode)
@@ -746,13 +770,16 @@ static int rr_nameop(unsigned kind, int od, const char *o, int nd, const char *n
 	if (RR_REPLAYING()) {
 		/* the recording first: a replay that diverged here stops
 		 * before it removes or renames anything */
+		int waited = 0;
+
 		want = (int)agent_rr_rep_input(t, RR_CALL_NAMEOP, -1, NULL, 0, &arg);
 		e = errno;
 		agent_rr_rep_kind(arg, kind, rr_nameop_kinds, 4);
-		if (kind == RR_NAMEOP_RENAME)
-			real_renameat2(od, o, nd, n, fl);
-		else
-			real_unlinkat(od, o, (int)fl);
+		/* (a name another process makes may not be there yet) */
+		while ((kind == RR_NAMEOP_RENAME ? real_renameat2(od, o, nd, n, fl)
+						 : real_unlinkat(od, o, (int)fl)) < 0 &&
+		       want == 0 && agent_rr_tree_name_wait(errno, &waited))
+			;
 		errno = e;
 		return want;
 	}

@@ -579,6 +579,51 @@ static int rr_alive(pid_t pid)
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
+/*
+ * Each process of a tree replays from its own log at its own pace, but the
+ * file system is shared and changed for real (mkdir, open with O_CREAT,
+ * rename, unlink): a name one process makes can be missing when another
+ * gets to the call the recorded run made after it. rsync's generator makes
+ * the directories in which its receiver, another process, then opens and
+ * creates files; a receiver that ran ahead opened a stand-in for the
+ * directory, made its temporary file nowhere, failed the fchmod that
+ * follows (not recorded: made for real) and unlinked the file instead of
+ * receiving it, "a different call": 11 replays of 80, tests/real/quick/83.
+ * The wait is bounded and only while another process replays, so a name
+ * that is gone for good (the recorded run's file removed since) costs no
+ * more than that; no process waits for this one here, so it cannot be
+ * part of a cycle of waits.
+ */
+int agent_rr_tree_name_wait(int e, int *waited_ms)
+{
+	struct timespec ms1 = {0, 1000000};
+	uint32_t n, k;
+	int saved = errno;
+
+	if (!rr_tree || !rr_replay || rr_only != RR_NO_PROC || (e != ENOENT && e != ENOTDIR) ||
+	    *waited_ms >= 2000 || agent_host_gone())
+		return 0;
+	n = __atomic_load_n(&rr_tree->nprocs, __ATOMIC_ACQUIRE);
+	if (n > rr_tree->max)
+		n = rr_tree->max;
+	for (k = 0; k < n; k++) {
+		struct rr_proc_ent *x = &rr_tree->ent[k];
+		pid_t p = __atomic_load_n(&x->real_pid, __ATOMIC_ACQUIRE);
+
+		if (k != rr_me && p > 0 && p != rr_getpid() &&
+		    __atomic_load_n(&x->state, __ATOMIC_ACQUIRE) == RR_PS_RUN && rr_alive(p))
+			break;
+	}
+	if (k == n) {
+		errno = saved;
+		return 0;
+	}
+	syscall(SYS_nanosleep, &ms1, NULL);
+	++*waited_ms;
+	errno = saved;
+	return 1;
+}
+
 void agent_rr_tree_end(void)
 {
 	struct timespec ms2 = {0, 2000000};

@@ -627,9 +627,36 @@ static int ser_holder_stuck(uint32_t holder)
 	return ser_tid_sleeps(__atomic_load_n(&ser_slot(holder)->tid, __ATOMIC_RELAXED));
 }
 
-/* Sleep until owner names me. The futex timeout is the watchdog's tick,
- * and the tick at which a thread finds spool gone (ser_let_go). */
-static __attribute__((noinline)) void ser_wait_loop(void)
+/* Record: a snapshot is due and this waiting thread has not saved its
+ * context (agent_snap_want): it leaves the wait to save it. */
+static int ser_snap_wants_me(void)
+{
+	const struct agent_snap_thread *snap;
+
+	if (AGENT_LIKELY(!agent_snap_on) || agent_serial_on != RR_MODE_RECORD ||
+	    !__atomic_load_n(&agent_snap_want, __ATOMIC_ACQUIRE))
+		return 0;
+	snap = agent_snap_slot(ser_me.id);
+	return snap && !__atomic_load_n(&snap->parked, __ATOMIC_ACQUIRE);
+}
+
+void agent_serial_wake_waiters(uint32_t me)
+{
+	uint32_t n = ser_nthreads();
+
+	for (uint32_t id = 0; id < n; id++) {
+		id = ser_live_from(id, n);
+		if (id >= n)
+			break;
+		if (id != me && __atomic_load_n(&ser_slot(id)->state, __ATOMIC_ACQUIRE) == RR_S_WAIT)
+			ser_wake(id);
+	}
+}
+
+/* Sleep until owner names me: 1. The futex timeout is the watchdog's tick,
+ * and the tick at which a thread finds spool gone (ser_let_go, 1). 0: a
+ * snapshot wants my context first (ser_wait saves it and comes back). */
+static __attribute__((noinline)) int ser_wait_loop(void)
 {
 	struct rr_serial_slot *s = ser_slot(ser_me.id);
 	uint32_t last_holder = SER_FREE;
@@ -645,15 +672,19 @@ static __attribute__((noinline)) void ser_wait_loop(void)
 			break;
 		if (!__atomic_load_n(&agent_serial_on, __ATOMIC_ACQUIRE)) {
 			ser_let_go(); /* a snapshot's copy, detached (agent_snap.c) */
-			return;
+			return 1;
 		}
+		if (AGENT_UNLIKELY(ser_snap_wants_me()))
+			return 0;
 		syscall(SYS_futex, &s->wake, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
 		if (__atomic_load_n(&ser_area->owner, __ATOMIC_SEQ_CST) == ser_me.id)
 			break;
 		if (!__atomic_load_n(&agent_serial_on, __ATOMIC_ACQUIRE) || agent_host_gone()) {
 			ser_let_go();
-			return;
+			return 1;
 		}
+		if (AGENT_UNLIKELY(ser_snap_wants_me()))
+			return 0;
 		holder = __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE);
 		turn = __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE);
 		c = holder < ser_max
@@ -674,6 +705,7 @@ static __attribute__((noinline)) void ser_wait_loop(void)
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	if (!s->tid) /* (the watchdogs read its /proc state) */
 		__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	return 1;
 }
 
 /* Parked: with snapshots on, the context saved here is where a snapshot's
@@ -687,15 +719,19 @@ static void ser_wait(uint32_t park)
 {
 	struct agent_snap_thread *snap = agent_snap_on ? agent_snap_slot(ser_me.id) : NULL;
 
-	if (snap) {
-		agent_snap_before_park(snap);
-		snap->park = park;
-		getcontext(&snap->ctx);
-		/* (returns again in a restored replay, where snap is gone) */
-		if (!ser_me.restored)
-			__atomic_store_n(&snap->parked, 1, __ATOMIC_RELEASE);
-	}
-	ser_wait_loop();
+	/* (the context is saved only when a snapshot may want it:
+	 * agent_snap_want; a wait that began without it comes back here to
+	 * save it when one is due) */
+	do {
+		if (snap && __atomic_load_n(&agent_snap_want, __ATOMIC_ACQUIRE)) {
+			agent_snap_before_park(snap);
+			snap->park = park;
+			getcontext(&snap->ctx);
+			/* (returns again in a restored replay, where snap is gone) */
+			if (!ser_me.restored)
+				__atomic_store_n(&snap->parked, 1, __ATOMIC_RELEASE);
+		}
+	} while (!ser_wait_loop());
 	/* In a replay a snapshot was restored into (agent_snap_restore.c),
 	 * snap is the recording's memory, gone: this wait ends as a replay's
 	 * and returns into the recording's caller, which only sets limits. */

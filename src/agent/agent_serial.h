@@ -129,4 +129,8 @@ void agent_serial_restore_thread(uint32_t id, int holder, uint32_t park);
  * replay's joiner waits for the token at the join's switch point. */
 void agent_serial_restore_join(void);
 
+/* Record: wake every thread waiting for the token (a snapshot is due:
+ * those that parked without saving their context save it, then wait on). */
+void agent_serial_wake_waiters(uint32_t me);
+
 #endif

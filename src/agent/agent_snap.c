@@ -69,6 +69,7 @@ int agent_snap_on;
 static struct rr_area *snap_area;
 static uint64_t snap_area_size;
 static struct agent_snap_thread *snap_thr; /* AGENT_SNAP_THREADS slots, one mmap */
+uint32_t agent_snap_want;
 static uint64_t snap_next;		   /* switches at which the next one is due */
 static uint64_t snap_tried;		   /* switches at the last attempt that failed */
 static int32_t snap_copies[SNAP_COPIES];
@@ -312,6 +313,7 @@ void agent_snap_init(struct rr_area *a, uint64_t size)
 		return;
 	}
 	snap_tried = UINT64_MAX;
+	__atomic_store_n(&agent_snap_want, a->mode != RR_MODE_RECORD, __ATOMIC_RELEASE);
 	agent_snap_on = 1;
 	agent_snap_thread_start(0);
 }
@@ -624,6 +626,12 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 		agent_log("snapshot waits: thread %u (the holder) has no saved start", me);
 		return 0;
 	}
+	if (!__atomic_load_n(&agent_snap_want, __ATOMIC_ACQUIRE)) {
+		/* Due: from now on a thread that parks saves its context, and
+		 * those waiting save theirs (woken); taken at a later switch. */
+		__atomic_store_n(&agent_snap_want, 1, __ATOMIC_SEQ_CST);
+		agent_serial_wake_waiters(me);
+	}
 	__atomic_store_n(&snap_busy, 1, __ATOMIC_SEQ_CST);
 	if (!snap_all_parked(me, n)) {
 		snap_unbusy();
@@ -659,6 +667,7 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	dt = snap_now_ns() - t0;
 	snap_unbusy();
 	snap_next = switches + snap_area->snap_period;
+	__atomic_store_n(&agent_snap_want, 0, __ATOMIC_RELEASE);
 	if (pid > 0) {
 		snap_reap((int32_t)pid);
 		__atomic_fetch_add(&snap_area->snap_taken, 1, __ATOMIC_RELAXED);

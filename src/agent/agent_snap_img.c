@@ -244,15 +244,85 @@ struct img_dirent {
 	char name[];
 };
 
+/* Hexadecimal or decimal digits at *p, past leading blanks. */
+static uint64_t img_num(const char **p, const char *end, unsigned base)
+{
+	uint64_t v = 0;
+	const char *c = *p;
+
+	while (c < end && (*c == ' ' || *c == '\t'))
+		c++;
+	for (; c < end; c++) {
+		unsigned d = *c >= '0' && *c <= '9'   ? (unsigned)(*c - '0')
+			     : *c >= 'a' && *c <= 'f' ? (unsigned)(*c - 'a' + 10)
+						      : 99;
+
+		if (d >= base)
+			break;
+		v = v * base + d;
+	}
+	*p = c;
+	return v;
+}
+
+/* The interest list of epoll descriptor epfd, from its fdinfo lines
+ * "tfd: N events: HEX data: HEX ...": one EPOLL record each. */
+static void img_epoll(struct img *g, long infd, const char *name, int32_t epfd)
+{
+	char buf[8192];
+	long fd = syscall(SYS_openat, infd, name, O_RDONLY | O_CLOEXEC);
+	long n;
+	const char *c, *end;
+
+	if (fd < 0)
+		return;
+	n = syscall(SYS_read, fd, buf, sizeof(buf));
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return;
+	end = buf + n;
+	for (c = buf; c < end;) {
+		const char *eol = memchr(c, '\n', (size_t)(end - c));
+		struct rr_snap_epoll e = {.epfd = epfd};
+
+		if (!eol)
+			eol = end;
+		if (eol - c > 4 && !memcmp(c, "tfd:", 4)) {
+			c += 4;
+			e.tfd = (int32_t)img_num(&c, eol, 10);
+			while (c < eol && *c != ':')
+				c++;
+			if (c < eol) {
+				c++;
+				e.events = (uint32_t)img_num(&c, eol, 16);
+				while (c < eol && *c != ':')
+					c++;
+				if (c < eol) {
+					c++;
+					e.data = img_num(&c, eol, 16);
+					img_rec(g, RR_SNAP_EPOLL, sizeof(e));
+					img_put(g, &e, sizeof(e), 0);
+				}
+			}
+		}
+		c = eol + 1;
+	}
+}
+
 static void img_fds(struct img *g)
 {
 	char buf[4096];
 	long dfd =
 	    syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long infd = syscall(SYS_openat, AT_FDCWD, "/proc/self/fdinfo",
+			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	long n;
 
-	if (dfd < 0)
+	if (dfd < 0) {
+		if (infd >= 0)
+			syscall(SYS_close, infd);
 		return;
+	}
 	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n;) {
 			struct img_dirent *d = (struct img_dirent *)(buf + off);
@@ -266,7 +336,7 @@ static void img_fds(struct img *g)
 				continue;
 			while (*c >= '0' && *c <= '9')
 				fd = fd * 10 + (*c++ - '0');
-			if (fd == dfd)
+			if (fd == dfd || fd == infd)
 				continue;
 			k = syscall(SYS_readlinkat, dfd, d->name, link, sizeof(link));
 			if (k < 0)
@@ -279,9 +349,13 @@ static void img_fds(struct img *g)
 			img_rec(g, RR_SNAP_FD, sizeof(r) + (uint64_t)k);
 			img_put(g, &r, sizeof(r), 0);
 			img_put(g, link, (size_t)k, 0);
+			if (infd >= 0 && k == 22 && !memcmp(link, "anon_inode:[eventpoll]", 22))
+				img_epoll(g, infd, d->name, r.fd);
 		}
 	}
 	syscall(SYS_close, dfd);
+	if (infd >= 0)
+		syscall(SYS_close, infd);
 }
 
 /* Every mapping; the contents of those a restore must put back: readable

@@ -41,7 +41,10 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -70,8 +73,20 @@ static struct agent_snap_thread *rs_thr; /* AGENT_SNAP_THREADS slots, in the win
 static uint32_t rs_top, rs_taker = UINT32_MAX;
 static struct rr_snap_sigact rs_sa[64];
 static int rs_have_sa;
-static int32_t *rs_fds;
+/* A descriptor the snapshot lists, and what its stand-in must be. */
+enum { RS_FD_FILE, RS_FD_EPOLL, RS_FD_EVENTFD, RS_FD_PIPE, RS_FD_SOCKET };
+struct rs_fd {
+	int32_t fd;
+	int32_t flags; /* F_GETFL when recorded */
+	uint32_t kind; /* RS_FD_* */
+	uint32_t made;
+	uint64_t ino; /* RS_FD_PIPE: the pipe's inode (its two ends share it) */
+};
+static struct rs_fd *rs_fds;
 static uint32_t rs_nfds;
+#define RS_EPOLLS 4096 /* interest-list entries a snapshot may list */
+static struct rr_snap_epoll *rs_eps;
+static uint32_t rs_neps;
 static char *rs_maps; /* the fresh process's maps, before the load */
 static uint64_t rs_self_lo, rs_self_hi;
 static struct agent_thread rs_main_self;
@@ -316,24 +331,137 @@ static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t
 
 /* ---- descriptors and signals ---- */
 
+/* What the /proc/self/fd link text at `at` (len bytes) says the
+ * descriptor was, for its stand-in. */
+static void rs_fd_kind(struct rs_fd *f, uint64_t at, uint64_t len)
+{
+	char link[64];
+	uint64_t n = len < sizeof(link) - 1 ? len : sizeof(link) - 1;
+
+	f->kind = RS_FD_FILE;
+	if (!n)
+		return;
+	rs_read(at, link, n);
+	link[n] = 0;
+	if (n == 22 && !memcmp(link, "anon_inode:[eventpoll]", 22)) {
+		f->kind = RS_FD_EPOLL;
+	} else if (n == 20 && !memcmp(link, "anon_inode:[eventfd]", 20)) {
+		f->kind = RS_FD_EVENTFD;
+	} else if (n > 8 && !memcmp(link, "socket:[", 8)) {
+		f->kind = RS_FD_SOCKET;
+	} else if (n > 6 && !memcmp(link, "pipe:[", 6)) {
+		f->kind = RS_FD_PIPE;
+		for (const char *c = link + 6; *c >= '0' && *c <= '9'; c++)
+			f->ino = f->ino * 10 + (uint64_t)(*c - '0');
+	}
+}
+
+/* Put descriptor tmp at number fd (tmp closed). */
+static void rs_place(long tmp, int fd)
+{
+	if (tmp < 0)
+		rs_fail("cannot make a descriptor's stand-in");
+	if (tmp != fd) {
+		if (syscall(SYS_dup3, tmp, fd, 0) < 0)
+			rs_fail("cannot give a stand-in its recorded number");
+		syscall(SYS_close, tmp);
+	} else {
+		syscall(SYS_fcntl, fd, F_SETFD, 0);
+	}
+}
+
+/* A pipe end's stand-in: a new pipe, whose other end goes to the same
+ * pipe's other end in the snapshot when it has one. A read end without
+ * its writer reads end of file (reads come from the log anyway); a write
+ * end without its reader is /dev/null (a write to a pipe nobody reads
+ * would fail, or fill it and block). */
+static void rs_pipe(struct rs_fd *f)
+{
+	struct rs_fd *o = NULL;
+	int rd = (f->flags & O_ACCMODE) == O_RDONLY;
+	int p[2];
+
+	for (uint32_t j = 0; j < rs_nfds && !o; j++)
+		if (rs_fds[j].kind == RS_FD_PIPE && !rs_fds[j].made && &rs_fds[j] != f &&
+		    rs_fds[j].ino == f->ino &&
+		    ((rs_fds[j].flags & O_ACCMODE) == O_RDONLY) != rd &&
+		    syscall(SYS_fcntl, rs_fds[j].fd, F_GETFD) < 0)
+			o = &rs_fds[j];
+	if (!rd && !o) {
+		rs_place(syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC), f->fd);
+		return;
+	}
+	if (syscall(SYS_pipe2, p, O_CLOEXEC) < 0)
+		rs_fail("cannot make a pipe for a descriptor's stand-in");
+	if (!rd) { /* p[0] goes to o, p[1] to f */
+		int t = p[0];
+
+		p[0] = p[1];
+		p[1] = t;
+	}
+	/* p[0] is f's end, p[1] the other one: not where f goes */
+	if (p[1] == f->fd) {
+		long q = syscall(SYS_fcntl, p[1], F_DUPFD_CLOEXEC, 0);
+
+		syscall(SYS_close, p[1]);
+		p[1] = (int)q;
+	}
+	rs_place(p[0], f->fd);
+	if (o) {
+		rs_place(p[1], o->fd);
+		if (o->flags & O_NONBLOCK)
+			syscall(SYS_fcntl, o->fd, F_SETFL, (long)O_NONBLOCK);
+		o->made = 1;
+	} else if (p[1] >= 0) {
+		syscall(SYS_close, p[1]);
+	}
+}
+
+/*
+ * A descriptor the fresh process lacks gets a stand-in at its number (in a
+ * replay every input comes from the log): /dev/null, or for an epoll
+ * instance, an eventfd, a pipe or a socket, one of that kind, so that the
+ * program's own calls on it that are made for real (epoll_ctl, a poll of
+ * it) work as they did. An epoll instance gets its interest list back:
+ * libuv (node) aborted when its epoll_ctl on a /dev/null failed.
+ */
 static void rs_descriptors(void)
 {
 	for (uint32_t i = 0; i < rs_nfds; i++) {
-		int fd = rs_fds[i];
-		long tmp;
+		struct rs_fd *f = &rs_fds[i];
+		int nb = (f->flags & O_NONBLOCK) != 0;
 
-		if (syscall(SYS_fcntl, fd, F_GETFD) >= 0)
+		if (f->made || syscall(SYS_fcntl, f->fd, F_GETFD) >= 0)
 			continue;
-		tmp = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
-		if (tmp < 0)
-			rs_fail("cannot open /dev/null for a descriptor's stand-in");
-		if (tmp != fd) {
-			if (syscall(SYS_dup3, tmp, fd, 0) < 0)
-				rs_fail("cannot give a stand-in its recorded number");
-			syscall(SYS_close, tmp);
-		} else {
-			syscall(SYS_fcntl, fd, F_SETFD, 0);
+		switch (f->kind) {
+		case RS_FD_EPOLL:
+			rs_place(syscall(SYS_epoll_create1, EPOLL_CLOEXEC), f->fd);
+			break;
+		case RS_FD_EVENTFD:
+			rs_place(syscall(SYS_eventfd2, 0, EFD_CLOEXEC | (nb ? EFD_NONBLOCK : 0)),
+				 f->fd);
+			break;
+		case RS_FD_SOCKET:
+			rs_place(syscall(SYS_socket, AF_UNIX,
+					 SOCK_STREAM | SOCK_CLOEXEC | (nb ? SOCK_NONBLOCK : 0), 0),
+				 f->fd);
+			break;
+		case RS_FD_PIPE:
+			rs_pipe(f);
+			break;
+		default:
+			rs_place(syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC),
+				 f->fd);
 		}
+		f->made = 1;
+		if (nb && f->kind == RS_FD_PIPE)
+			syscall(SYS_fcntl, f->fd, F_SETFL, (long)(f->flags & O_NONBLOCK));
+	}
+	/* (errors ignored: an entry whose target is a /dev/null stand-in) */
+	for (uint32_t i = 0; i < rs_neps; i++) {
+		struct epoll_event ev = {.events = rs_eps[i].events, .data.u64 = rs_eps[i].data};
+
+		syscall(SYS_epoll_ctl, rs_eps[i].epfd, EPOLL_CTL_ADD, rs_eps[i].tfd, &ev);
 	}
 }
 
@@ -423,10 +551,23 @@ static void rs_body(void)
 			if (rec.len < sizeof(f))
 				rs_fail("a damaged descriptor record");
 			rs_read(at, &f, sizeof(f));
-			if (rs_nfds < RS_FDS && f.fd >= 0)
-				rs_fds[rs_nfds++] = f.fd;
+			if (rs_nfds < RS_FDS && f.fd >= 0) {
+				struct rs_fd *r = &rs_fds[rs_nfds++];
+
+				r->fd = f.fd;
+				r->flags = f.flags < 0 ? O_RDWR : f.flags;
+				r->made = 0;
+				r->ino = 0;
+				rs_fd_kind(r, at + sizeof(f), rec.len - sizeof(f));
+			}
 			break;
 		}
+		case RR_SNAP_EPOLL:
+			if (rec.len < sizeof(*rs_eps))
+				rs_fail("a damaged epoll record");
+			if (rs_neps < RS_EPOLLS)
+				rs_read(at, &rs_eps[rs_neps++], sizeof(*rs_eps));
+			break;
 		case RR_SNAP_REGION: {
 			struct rr_snap_region r;
 			char path[4097];
@@ -554,8 +695,11 @@ void agent_snap_restore_start(void)
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	rs_fds = agent_vm_map(RS_FDS * sizeof(*rs_fds), PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rs_eps = agent_vm_map(RS_EPOLLS * sizeof(*rs_eps), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	stack = agent_vm_map(RS_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (rs_thr == MAP_FAILED || rs_fds == MAP_FAILED || stack == MAP_FAILED ||
+	if (rs_thr == MAP_FAILED || rs_fds == MAP_FAILED || rs_eps == MAP_FAILED ||
+	    stack == MAP_FAILED ||
 	    !rs_agent_range((uint64_t)(uintptr_t)rs_thr, (uint64_t)(uintptr_t)rs_thr + 1) ||
 	    !rs_agent_range((uint64_t)(uintptr_t)stack, (uint64_t)(uintptr_t)stack + 1))
 		rs_fail("no room in the agent's window");

@@ -1009,9 +1009,10 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 			 "replaying from the start",
 			 (unsigned long long)event, dir);
 	else
-		log_info("starting from snapshot %llu at schedule event %llu (%u threads)",
+		log_info("starting from snapshot %llu at schedule event %llu (%u threads%s%.0u%s)",
 			 (unsigned long long)ctx->snap.index, (unsigned long long)ctx->snap.turn,
-			 ctx->snap.nthreads);
+			 ctx->snap.nthreads, ctx->snap.nblocked ? ", " : "", ctx->snap.nblocked,
+			 ctx->snap.nblocked ? " back from a blocking call" : "");
 	return 0;
 }
 

@@ -8,7 +8,8 @@
  *   [ struct rr_snap_hdr                ] uncompressed, 128 bytes
  *   [ one zstd frame (with checksum)    ] the body: records, each
  *       struct rr_snap_rec + len bytes, in this order: THREAD per
- *       thread, SIGACT, FD per descriptor, REGION per mapping, END.
+ *       thread, SIGACT, FD per descriptor (an epoll one's followed by
+ *       EPOLL per entry of its interest list), REGION per mapping, END.
  *
  * A file is complete once it has its name: the copy writes snap_<N>.tmp and
  * renames it. Everything in it is untrusted input to a reader.
@@ -49,6 +50,7 @@ enum {
 	RR_SNAP_FD = 3,	    /* struct rr_snap_fd, then the /proc/self/fd link's text */
 	RR_SNAP_REGION = 4, /* struct rr_snap_region, path_len bytes, then the data */
 	RR_SNAP_END = 5,
+	RR_SNAP_EPOLL = 6,  /* after an epoll descriptor's FD: one entry of its interest list */
 };
 
 struct rr_snap_rec {
@@ -70,9 +72,11 @@ struct rr_snap_thread {
 };
 
 /* rr_snap_thread.park: which wait of the serial scheduler saved the
- * thread's context (a restore, src/agent/agent_snap_restore.c, can put a
- * thread back into a replay only where the replay's agent waits the same
- * way: RR_PARK_SLOW, RR_PARK_GO and the taker). */
+ * thread's context. A restore (src/agent/agent_snap_restore.c) ends each
+ * wait as the replay's agent ends its own there; a thread taking the token
+ * back after a blocking call then records that call's result in the
+ * recording's frames, which a replay turns into taking the record off its
+ * log (agent_rr.c, rr_rec_in_replay). */
 enum {
 	RR_PARK_NONE = 0,
 	RR_PARK_SLOW = 1,  /* a switch point: it gave the token to another thread */
@@ -91,6 +95,18 @@ struct rr_snap_fd {
 	int32_t fd;
 	int32_t flags;	/* fcntl F_GETFL */
 	int64_t offset; /* lseek SEEK_CUR, -1 when it has none (pipe, socket) */
+};
+
+/* RR_SNAP_EPOLL: descriptor tfd is in epoll descriptor epfd's interest list
+ * (/proc/self/fdinfo/EPFD), with these events and data. A restore makes an
+ * epoll instance and puts the entries back (a program's epoll_ctl on a
+ * stand-in failed: libuv aborts). */
+struct rr_snap_epoll {
+	int32_t epfd;
+	int32_t tfd;
+	uint32_t events;
+	uint32_t pad;
+	uint64_t data;
 };
 
 struct rr_snap_region {

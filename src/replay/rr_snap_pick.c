@@ -10,8 +10,8 @@
  * version, number), the zstd frame whole with its checksum (a damaged or
  * short file), the build of the binary it was taken of, a writable
  * MAP_SHARED mapping it could not hold, and the records' bounds. A
- * snapshot whose threads were parked where a replay's agent never waits
- * (taking the token back after a blocking call or a nap) is skipped for an earlier one, said on stderr.
+ * snapshot a replay cannot start from (the program's first thread had
+ * ended) is skipped for an earlier one, said on stderr.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -138,9 +138,10 @@ out:
 }
 
 /* The records: bounds, a first thread, the taker, where each thread was
- * parked. Returns 0, -EBADMSG (damaged), or -EAGAIN with *why set (a thread
- * parked where a replay never waits). */
-static int pick_scan(int fd, uint64_t size, const char **why)
+ * parked (*nblocked: those taking the run token back after a blocking call
+ * or a nap). Returns 0, -EBADMSG (damaged), or -EAGAIN with *why set (no
+ * first thread to restore). */
+static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked)
 {
 	uint64_t off = 0;
 	int first = 0, taker = 0;
@@ -171,11 +172,9 @@ static int pick_scan(int fd, uint64_t size, const char **why)
 				return -EBADMSG;
 			first |= t.id == 0;
 			taker |= t.taker != 0;
-			if (t.park == RR_PARK_BLOCK || t.park == RR_PARK_NAP) {
-				*why = "a thread was taking the run token back after a blocking call";
-				return -EAGAIN;
-			}
+			*nblocked += t.park == RR_PARK_BLOCK || t.park == RR_PARK_NAP;
 			if (t.park != RR_PARK_SLOW && t.park != RR_PARK_GO &&
+			    t.park != RR_PARK_BLOCK && t.park != RR_PARK_NAP &&
 			    t.park != RR_PARK_JOIN && t.park != RR_PARK_TAKER)
 				return -EBADMSG;
 		} else if (rec.kind == RR_SNAP_REGION) {
@@ -185,6 +184,9 @@ static int pick_scan(int fd, uint64_t size, const char **why)
 			    r.path_len > rec.len - sizeof(r) ||
 			    (r.has_data && (r.end < r.start ||
 					    r.end - r.start != rec.len - sizeof(r) - r.path_len)))
+				return -EBADMSG;
+		} else if (rec.kind == RR_SNAP_EPOLL) {
+			if (rec.len < sizeof(struct rr_snap_epoll))
 				return -EBADMSG;
 		} else if (rec.kind != RR_SNAP_SIGACT && rec.kind != RR_SNAP_FD) {
 			return -EBADMSG;
@@ -285,6 +287,7 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		struct rr_snap_hdr h;
 		const char *why = NULL;
 		uint64_t size = 0;
+		uint32_t nblocked = 0;
 		int fd = -1;
 
 		if (pick_header(dirfd(dp), ents[i].name, &h) < 0) {
@@ -316,7 +319,7 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		}
 		rc = pick_unpack(dirfd(dp), ents[i].name, &h, &fd, &size);
 		if (rc == 0)
-			rc = pick_scan(fd, size, &why);
+			rc = pick_scan(fd, size, &why, &nblocked);
 		if (rc == -EAGAIN) {
 			log_warn("snapshot %" PRIu64 " (event %" PRIu64 ") cannot be restored (%s): "
 				 "trying an earlier one",
@@ -344,6 +347,7 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		pick->turn = h.turn;
 		pick->size = size;
 		pick->nthreads = h.nthreads;
+		pick->nblocked = nblocked;
 		break;
 	}
 out:

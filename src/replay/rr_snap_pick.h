@@ -14,6 +14,7 @@ struct rr_snap_pick {
 	uint64_t index;	   /* the snapshot's number */
 	uint64_t turn;	   /* the token turn it was taken at */
 	uint32_t nthreads; /* threads it holds */
+	uint32_t nblocked; /* ... parked taking the run token back after a blocking call or a nap */
 };
 
 /* The latest restorable snapshot of trace dir taken at or before token turn

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 272-goto-epoll-loop.t - replay from snapshots of an event loop (doc/record.md,
+# "Replay from a snapshot"): rr_snapepoll waits in epoll_wait on an eventfd
+# and a pipe that its workers write, and changes the pipe's entry with
+# epoll_ctl(EPOLL_CTL_MOD) at each wake, as libuv (node) does; a failed
+# epoll_ctl ends it with status 3. A restore used to give every descriptor
+# a /dev/null stand-in, where epoll_ctl fails (node aborted in libuv); now
+# the stand-ins are of the recorded kind (an epoll instance with its
+# interest list, an eventfd, the pipe's two ends), and --goto each snapshot
+# of three chaos recordings prints the recording's tail and exits 0.
+. "$(dirname "$0")/lib.sh"
+
+plan 4
+
+P="$PROGS/rr_snapepoll"
+
+tail_ok() {
+	[ -s "$2" ] && [ "$(wc -c <"$2")" -lt "$(wc -c <"$1")" ] &&
+		cmp -s <(tail -c "$(wc -c <"$2")" "$1") "$2"
+}
+
+recorded=0 nsnaps=0 here=0 good=0 bad="" elsewhere=""
+for r in 1 2 3; do
+	spool_run record --chaos --snap-period 20 -o e$r.trace -- "$P" 2 200
+	if [ "$RC" = 0 ] && grep -q '^done: 400 events in ' run.out; then
+		recorded=$((recorded + 1))
+	else
+		show_run
+		continue
+	fi
+	cp run.out rec$r.out
+	# (the last schedule event: a snapshot there has nothing left to print)
+	end=$(($(sed -nE 's/.* ([0-9,]+) schedule events.*/\1/p' run.err | tr -d , | head -1) - 1))
+	snaps=$(awk '/^ +snap +event/{f=1; next} f && /^ +[0-9]+ +[0-9]+ /{print $1 ":" $2}' \
+		<("$SPOOL" info e$r.trace))
+	for s in $snaps; do
+		n=${s%%:*} e=${s##*:}
+		nsnaps=$((nsnaps + 1))
+		timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay --goto "$e" e$r.trace >g.out 2>g.err
+		rc=$?
+		check_sanitizer g.err "spool replay --goto $e"
+		if grep -q "^spool: started from snapshot $n at schedule event $e " g.err; then
+			here=$((here + 1))
+		else
+			elsewhere="$elsewhere $r:$n"
+		fi
+		if [ "$rc" = 0 ] && { tail_ok rec$r.out g.out || { [ "$e" = "$end" ] && [ ! -s g.out ]; }; }; then
+			good=$((good + 1))
+		else
+			bad="$bad $r:$n(rc $rc)"
+			diag "recording $r, --goto $e: rc $rc; $(grep -m 3 'spool: \(error\|warning\)\|epoll' g.err)"
+		fi
+	done
+done
+is "$recorded" 3 "3 chaos recordings with --snap-period 20 of an epoll loop, each with the program's output"
+num_cmp "$nsnaps" -ge 2 "they have snapshots ($nsnaps)"
+is "$here" "$nsnaps" "--goto each snapshot's event starts from that very snapshot${elsewhere:+ (not:$elsewhere)}"
+is "$good" "$nsnaps" "each exits 0 with the recording's tail, byte for byte: its epoll_ctl works${bad:+ (not:$bad)}"
+
+done_testing
