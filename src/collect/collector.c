@@ -540,6 +540,15 @@ static uint64_t collector_lost_no_ring(struct collector *c)
 	return n > COLLECT_MAX_NO_RING ? 0 : n;
 }
 
+/* Events fork children dropped before they had a ring (the agents' count,
+ * believed as far as lost_no_ring is). */
+static uint64_t collector_lost_fork(struct collector *c)
+{
+	uint64_t n = __atomic_load_n(&c->h->ctl->lost_fork, __ATOMIC_RELAXED);
+
+	return n > COLLECT_MAX_NO_RING ? 0 : n;
+}
+
 /* Processes without a process slot: the agents' count in the control block
  * (the program can write it: more than there can be pids is not believed),
  * and at least those whose own KIND_PROC record says so. */
@@ -557,6 +566,7 @@ static void note_loss(struct collector *c)
 {
 	struct trace_loss l = {
 	    .no_ring = collector_lost_no_ring(c),
+	    .fork = collector_lost_fork(c),
 	    .seq_gaps = c->st.seq_gaps,
 	    .damaged_rings = c->st.corrupt_rings,
 	    .rejected = c->st.rejected,
@@ -962,6 +972,15 @@ static void collector_check_ctl(struct collector *c)
 		lnr = 0;
 	}
 	c->st.lost_no_ring = lnr;
+	lnr = __atomic_load_n(&k->lost_fork, __ATOMIC_RELAXED);
+	if (lnr > COLLECT_MAX_NO_RING) {
+		c->st.ctl_damaged = 1;
+		log_warn("the program overwrote the count of events lost in fork children "
+			 "(%llu): it is not trusted, the true count is unknown",
+			 (unsigned long long)lnr);
+		lnr = 0;
+	}
+	c->st.lost_fork = lnr;
 	c->st.lost_no_proc = collector_lost_no_proc(c);
 }
 

@@ -172,6 +172,12 @@ struct shm_ctl {
 	 * fork handler). Only the agent reads it; spool never does. */
 	uint32_t root_claimed;
 	uint32_t pad_root;
+	/* Events dropped in a fork child before it had a ring (agent): from
+	 * fork's prepare handler to the child's, and in a child of _Fork or of
+	 * a fork or clone made through syscall(), which run no fork handler.
+	 * The child's memory is a copy of its parent's, so its only shared
+	 * counter is this one (doc/probe.md, "Limits"). */
+	uint64_t lost_fork;
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and
