@@ -270,6 +270,11 @@ static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 		collector_count_pkt(c, &rs->prov, -1);
 	rs->prov_len = 0;
 	if (open == SHM_DRAIN_PEEK) {
+		uint32_t id;
+		uint64_t end = trace_stream_whole_end(rs->stream, &id);
+
+		/* --stream: the sender must know it is provisional first */
+		stream_send_whole_end(id, end);
 		if (trace_stream_put_open(rs->stream, pkt, len) < 0)
 			return 0; /* (all of it comes again) */
 		rs->prov_len = len;
@@ -591,23 +596,30 @@ int collector_flush(struct collector *c)
 	 * it fills or the thread ends (an idle or blocked thread's for good):
 	 * a copy of it up to its last whole event goes to the file now, so a
 	 * killed spool's trace and a live `list` see every event up to here.
-	 * Not with --stream: its mirror sends what a file gained at its end
-	 * and counts whole packets once, and this one is written again in
-	 * place (doc/trace-format.md, "Packets in the ring"). Not once
+	 * With --stream too: the sender is told where the finished packets
+	 * end (stream_send_whole_end), counts only those, and sends the
+	 * provisional one again each pass until it is finished
+	 * (doc/trace-format.md, "Packets in the ring"). Not once
 	 * collector_finish has taken the open packets as far as they go: a
 	 * program left running (spool probe -p detached) may write on, and
 	 * its head is then behind the tail the collector moved. */
-	if (c->h->packets && !stream_send_active() && !c->finishing) {
+	if (c->h->packets && !c->finishing) {
 		c->peek = 1;
 		ret = collector_drain(c);
 		c->peek = 0;
 	}
 	for (uint32_t i = 0; i < c->h->max_rings; i++) {
+		uint32_t id;
+		uint64_t end;
 		int rc;
 
 		if (!c->rings[i].stream)
 			continue;
 		rc = trace_stream_flush(c->rings[i].stream);
+		/* --stream: where its finished packets end now (behind is safe:
+		 * what follows is sent again) */
+		end = trace_stream_whole_end(c->rings[i].stream, &id);
+		stream_send_whole_end(id, end);
 		if (rc < 0 && !ret)
 			ret = rc;
 	}

@@ -202,6 +202,10 @@ int trace_stream_put_packet(struct trace_stream *s, uint8_t *pkt, size_t len);
  * returned and not counted: the events come again. Collector thread only.
  */
 int trace_stream_put_open(struct trace_stream *s, uint8_t *pkt, size_t len);
+/* Where the stream file's finished packets end (a provisional packet, if
+ * any, starts there), and the stream's id (its file is stream_<id>).
+ * Collector thread only. */
+uint64_t trace_stream_whole_end(const struct trace_stream *s, uint32_t *id);
 /* Keep the provisional packet, if any, as a packet of its own: its ring
  * will not give the rest of it (damaged). trace_writer_close seals too. */
 void trace_stream_seal(struct trace_stream *s);

@@ -1040,6 +1040,12 @@ int trace_stream_put_open(struct trace_stream *s, uint8_t *b, size_t len)
 	return stream_put(s, b, len, 1);
 }
 
+uint64_t trace_stream_whole_end(const struct trace_stream *s, uint32_t *id)
+{
+	*id = s->id;
+	return s->file_off;
+}
+
 void trace_stream_seal(struct trace_stream *s)
 {
 	if (!s->prov_len)
