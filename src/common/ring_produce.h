@@ -228,6 +228,11 @@ static inline int ring_pkt_finish(struct ring_prod *p)
 	if (!k->base || !k->events)
 		return 0;
 	bits = (uint64_t)k->pos * 8;
+	/* its count and end time: only now (a packet taken open, a live
+	 * thread's copy or a dead one's, has them set from its events by the
+	 * collector's check: no store per event) */
+	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
+	ring_pkt_put64(k->base + RING_PKT_TS_END, k->prev_tsc);
 	ring_pkt_put64(k->base + RING_PKT_CONTENT, bits);
 	ring_pkt_put64(k->base + RING_PKT_PACKET, bits);
 	k->base = 0;
@@ -294,8 +299,8 @@ drop:
 	return 0;
 }
 
-/* Encode the staged record into the packet and publish it: head, the
- * packet's events and timestamp_end, done_seq and the ring's counts. */
+/* Encode the staged record into the packet and publish it: head and
+ * done_seq (the packet's events and timestamp_end: ring_pkt_finish). */
 static inline int ring_pkt_commit(struct ring_prod *p, uint32_t len)
 {
 	struct ring_pkt *k = &p->pkt;
@@ -326,15 +331,6 @@ static inline int ring_pkt_commit(struct ring_prod *p, uint32_t len)
 	end = ring_pkt_encode(k, k->base + k->pos, rec, tsc);
 	k->pos = (uint32_t)(end - k->base);
 	k->next_seq = seq + 1;
-	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
-	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
-	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
-	if (kind == KIND_LOCK)
-		__atomic_store_n(&r->n_lock, r->n_lock + 1, __ATOMIC_RELAXED);
-	else if (kind == KIND_THREAD)
-		__atomic_store_n(&r->n_thread, r->n_thread + 1, __ATOMIC_RELAXED);
-	else if (kind == KIND_PROC)
-		__atomic_store_n(&r->n_proc, r->n_proc + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
 	p->head = k->start + k->pos;
 	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
@@ -379,10 +375,6 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
 	k->pos += 11;
 	k->events++;
 	k->next_seq = seq + 1;
-	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
-	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
-	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&r->n_lock, r->n_lock + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
 	p->head = k->start + k->pos;
 	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
@@ -396,44 +388,50 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
  * packet mode, written straight from its values: 1 when done (*wake as
  * from ring_prod_commit), 0 when it needs the general path (the same cases
  * as ring_pkt_lock, and a stack pointer too far from the previous one).
+ * Always inlined into the probe handlers: as a call it took its arguments
+ * on the stack and *wake through memory. The packet's and the thread's
+ * fields are read into locals first and written once at the end: every
+ * byte store into the packet may alias them for the compiler, which
+ * otherwise loads them again after each one. The event is one 8-byte
+ * store (little-endian: header, site, stack pointer delta).
  */
-static inline int ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr,
-				 uint64_t sp, uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
+static inline __attribute__((always_inline)) int
+ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uint64_t sp,
+	       uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
 {
 	struct ring_pkt *k = &p->pkt;
-	struct shm_ring *r = p->ring;
-	struct ring_site *s;
+	uint8_t *base = k->base;
+	uint32_t pos = k->pos, events = k->events;
+	uint64_t dt = tsc - k->prev_tsc, head;
+	uint64_t d = sp - k->sp + 0x8000; /* the delta, biased: <= 0xffff fits int16 */
 	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
-	int64_t d = (int64_t)(sp - k->sp);
-	uint8_t *o;
+	const struct ring_site *s;
+	uint16_t gen = k->gen;
+	struct shm_ring *r;
 
-	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
-	    k->pos + 8 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
-	    tsc - k->prev_tsc > RING_PKT_TS_MASK || d < INT16_MIN || d > INT16_MAX ||
-	    op < PROBE_OP_ENTRY || op > PROBE_OP_HIT)
+	/* (dt wraps for a time before the previous event's: too large too) */
+	if (!base || !events || seq != k->next_seq || !k->sites ||
+	    pos + 8 + RING_PKT_SLACK > k->slot || dt > RING_PKT_TS_MASK || d > 0xffff ||
+	    op - PROBE_OP_ENTRY > PROBE_OP_HIT - PROBE_OP_ENTRY)
 		return 0;
 	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
-	if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id) {
+	if (s->gen != gen || s->addr != addr || s->caller != ret_ip || s->probe != id) {
 		s++; /* the pair's second way */
-		if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id)
+		if (s->gen != gen || s->addr != addr || s->caller != ret_ip || s->probe != id)
 			return 0;
 	}
-	o = k->base + k->pos;
-	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) |
-			      (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY));
-	ring_pkt_put16(o + 4, s->idx);
-	ring_pkt_put16(o + 6, (uint16_t)(int16_t)d);
+	ring_pkt_put64(base + pos, ((tsc & RING_PKT_TS_MASK) << 5 | (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY)) |
+				       (uint64_t)s->idx << 32 | ((d - 0x8000) & 0xffff) << 48);
+	head = k->start + pos + 8;
 	k->sp = sp;
 	k->prev_tsc = tsc;
-	k->pos += 8;
-	k->events++;
+	k->pos = pos + 8;
+	k->events = events + 1;
 	k->next_seq = seq + 1;
-	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
-	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
-	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
+	r = p->ring;
 	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
-	p->head = k->start + k->pos;
-	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
+	p->head = head;
+	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
 	*wake = ring_prod_level(p) | (int)p->pkt_wake;
 	p->pkt_wake = 0;
 	return 1;
