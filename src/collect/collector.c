@@ -22,6 +22,7 @@
  * fields are compared with what spool wrote, and any change is reported.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ struct ring_state {
 	uint64_t damaged;   /* events lost because the program damaged the ring */
 	uint64_t last_tsc;  /* of the last record written: an untimed record's time */
 	uint64_t cut; /* events a crash of the program cut short (last_seq - done_seq) */
+	uint64_t filled; /* bytes of its data area collector_prefill allocated (first lap) */
 	/* SHM_F_PACKETS: the provisional copy of the ring's open packet the
 	 * last flush wrote (trace_stream_put_open), its bytes and the counts
 	 * already added to the run's; 0 bytes: none */
@@ -411,6 +413,46 @@ static void collector_release(struct collector *c, uint32_t i, struct shm_ring *
 /* Drain ring i into its stream (creating the stream first) and free it
  * when its thread has ended. 0, or a negative errno that stops the run's
  * collection (a damaged ring is not one: it is counted and skipped). */
+/*
+ * A ring's pages on its first lap, allocated ahead of its producer from
+ * here: the agent faults its ring in with MADV_POPULATE_WRITE as it fills
+ * (agent_ring_ready), and for a fresh page the kernel allocates and zeroes
+ * it, on the program's thread: with 8 bytes an event in packets, that was
+ * a nanosecond an event of a thread's first lap (bench/probe.sh). Pages
+ * the memfd already holds are only mapped there. So each drain allocates
+ * (fallocate, on spool's side) as far ahead of head as the thread has
+ * written so far (at least 64 KiB, the agent's first chunk, at most 4 MiB), never past the ring:
+ * a thread that writes little costs little more memory than before.
+ * Errors change nothing (the agent faults the pages in as before).
+ */
+#define COLLECT_PREFILL_MIN (64u << 10)
+#define COLLECT_PREFILL_MAX (4u << 20)
+
+static void collector_prefill(struct collector *c, uint32_t i, struct shm_ring *r)
+{
+	struct ring_state *rs = &c->rings[i];
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_RELAXED), size = c->h->ring_bytes;
+	uint64_t ahead = head < COLLECT_PREFILL_MIN ? COLLECT_PREFILL_MIN
+			 : head > COLLECT_PREFILL_MAX ? COLLECT_PREFILL_MAX
+						      : head;
+	uint64_t to;
+
+	/* (head is the program's: past the first lap, or nonsense, every page
+	 * is the producer's to have touched; nothing to do) */
+	if (rs->filled >= size || head >= size)
+		return;
+	to = head + ahead > size ? size : head + ahead;
+	if (to <= rs->filled)
+		return;
+	if (fallocate(c->h->fd, 0,
+		      (off_t)(shm_ring_offset(c->h->ring_bytes, c->h->max_procs, i) + SHM_RING_HDR +
+			      rs->filled),
+		      (off_t)(to - rs->filled)) == 0)
+		rs->filled = to;
+	else
+		rs->filled = size; /* (not supported: not again) */
+}
+
 static int collector_drain_one(struct collector *c, uint32_t i)
 {
 	struct ring_state *rs = &c->rings[i];
@@ -516,6 +558,8 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 	}
 	if (state == RING_EXITED)
 		collector_release(c, i, r);
+	else
+		collector_prefill(c, i, r);
 	return 0;
 }
 

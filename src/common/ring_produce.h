@@ -340,6 +340,29 @@ static inline int ring_pkt_commit(struct ring_prod *p, uint32_t len)
 }
 
 /*
+ * After an event was published inside the open packet (its bytes
+ * [from, to) of the slot): the wake flag a reserve left (a packet it
+ * finished crossed the watermark). No watermark check per event: the
+ * collector can take only finished packets (a flush's copy of an open one
+ * comes on its timer), and ring_pkt_finish checks the level of each. The
+ * slot is the producer's from its opening, so its lines ahead may be asked
+ * for (the cross-core ownership request ring_prod_level overlaps with the
+ * program's work), once per line the event reaches.
+ */
+static inline int ring_pkt_published(struct ring_prod *p, uint8_t *base, uint32_t from,
+				     uint32_t to)
+{
+	int wake;
+
+	if (((from ^ to) & ~63u) && to + RING_PROD_AHEAD < p->pkt.slot)
+		ring_prod_prefetchw(base + to + RING_PROD_AHEAD);
+	wake = (int)p->pkt_wake;
+	if (__builtin_expect(wake, 0))
+		p->pkt_wake = 0;
+	return wake;
+}
+
+/*
  * The hot lock event (no arg, no stack) in packet mode, written straight
  * from its values without staging the record: 1 when done (*wake as from
  * ring_prod_commit), 0 when it needs the general path (no open packet or
@@ -354,6 +377,7 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
 	struct shm_ring *r = p->ring;
 	struct ring_site *s;
 	uint64_t h = ip * 0x9e3779b97f4a7c15ull;
+	uint32_t pos;
 	uint8_t *o;
 
 	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
@@ -366,20 +390,20 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
 		if (s->gen != k->gen || s->addr != ip || s->caller || s->probe)
 			return 0;
 	}
-	o = k->base + k->pos;
+	pos = k->pos;
+	o = k->base + pos;
 	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) | RING_PKT_LOCK_OP);
 	o[4] = (uint8_t)op;
 	ring_pkt_put32(o + 5, obj);
 	ring_pkt_put16(o + 9, s->idx);
 	k->prev_tsc = tsc;
-	k->pos += 11;
+	k->pos = pos + 11;
 	k->events++;
 	k->next_seq = seq + 1;
 	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
-	p->head = k->start + k->pos;
+	p->head = k->start + pos + 11;
 	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
-	*wake = ring_prod_level(p) | (int)p->pkt_wake;
-	p->pkt_wake = 0;
+	*wake = ring_pkt_published(p, k->base, pos, pos + 11);
 	return 1;
 }
 
@@ -432,8 +456,7 @@ ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uin
 	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
 	p->head = head;
 	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
-	*wake = ring_prod_level(p) | (int)p->pkt_wake;
-	p->pkt_wake = 0;
+	*wake = ring_pkt_published(p, base, pos, pos + 8);
 	return 1;
 }
 
