@@ -424,35 +424,40 @@ ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uin
 	       uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
 {
 	struct ring_pkt *k = &p->pkt;
-	uint8_t *base = k->base;
-	uint32_t pos = k->pos, events = k->events;
-	uint64_t dt = tsc - k->prev_tsc, head;
-	uint64_t d = sp - k->sp + 0x8000; /* the delta, biased: <= 0xffff fits int16 */
-	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
 	const struct ring_site *s;
-	uint16_t gen = k->gen;
+	uint64_t h, word, head, dt, d;
+	uint32_t pos;
+	uint8_t *base;
 	struct shm_ring *r;
 
-	/* (dt wraps for a time before the previous event's: too large too) */
-	if (!base || !events || seq != k->next_seq || !k->sites ||
-	    pos + 8 + RING_PKT_SLACK > k->slot || dt > RING_PKT_TS_MASK || d > 0xffff ||
+	/* (dt wraps for a time before the previous event's: too large too;
+	 * d is the stack pointer delta biased: <= 0xffff fits int16) */
+	dt = tsc - k->prev_tsc;
+	d = sp - k->sp + 0x8000;
+	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
+	    k->pos + 8 + RING_PKT_SLACK > k->slot || dt > RING_PKT_TS_MASK || d > 0xffff ||
 	    op - PROBE_OP_ENTRY > PROBE_OP_HIT - PROBE_OP_ENTRY)
 		return 0;
+	h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
 	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
-	if (s->gen != gen || s->addr != addr || s->caller != ret_ip || s->probe != id) {
+	if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id) {
 		s++; /* the pair's second way */
-		if (s->gen != gen || s->addr != addr || s->caller != ret_ip || s->probe != id)
+		if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id)
 			return 0;
 	}
-	ring_pkt_put64(base + pos, ((tsc & RING_PKT_TS_MASK) << 5 | (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY)) |
-				       (uint64_t)s->idx << 32 | ((d - 0x8000) & 0xffff) << 48);
+	/* every load before the first store (which may alias them all) */
+	word = ((tsc & RING_PKT_TS_MASK) << 5 | (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY)) |
+	       (uint64_t)s->idx << 32 | ((d - 0x8000) & 0xffff) << 48;
+	base = k->base;
+	pos = k->pos;
 	head = k->start + pos + 8;
+	r = p->ring;
+	ring_pkt_put64(base + pos, word);
 	k->sp = sp;
 	k->prev_tsc = tsc;
 	k->pos = pos + 8;
-	k->events = events + 1;
+	k->events++;
 	k->next_seq = seq + 1;
-	r = p->ring;
 	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
 	p->head = head;
 	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
