@@ -88,6 +88,9 @@ enum {
 	AGENT_T_DONE = 3,   /* ring marked RING_EXITED: nothing more is recorded */
 	AGENT_T_FORK = 4,   /* in fork(), from the prepare handler to the parent's or
 			     * child's: the child must not write in the parent's ring */
+	AGENT_T_FORKED = 5, /* a child no fork handler ran in (_Fork, a fork or
+			     * clone through syscall()): it has no ring of its own,
+			     * its events are dropped and counted (ctl->lost_fork) */
 };
 
 /* Per-thread state; initial-exec TLS so access is one %fs-relative load. */
@@ -227,6 +230,7 @@ void agent_thread_exit(struct agent_thread *t, uint64_t ip);
 void agent_thread_init(void);
 void agent_thread_fork_child(void);
 struct agent_thread *agent_thread_forking(void);
+long agent_thread_raw_fork(long (*call)(void *), void *arg);
 
 /* agent_func.c */
 void agent_func_init(void);
@@ -275,6 +279,8 @@ static inline __attribute__((always_inline)) struct agent_thread *agent_enter(vo
 			__atomic_fetch_add(&agent.ctl->lost_no_ring, 1, __ATOMIC_RELAXED);
 		if (t->state == AGENT_T_FORK)
 			return agent_thread_forking();
+		if (t->state == AGENT_T_FORKED)
+			__atomic_fetch_add(&agent.ctl->lost_fork, 1, __ATOMIC_RELAXED);
 		if (t->state != AGENT_T_ON)
 			return 0;
 	}

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/epoll.h>
@@ -283,6 +284,30 @@ long agent_rr_syscall_route(long n, const long *a, int *handled)
 	return rr_direct(n, a, handled);
 }
 
+/* A fork through syscall(): SYS_fork, or SYS_clone without CLONE_VM and
+ * without a stack of its own (one with a stack returns into code that is
+ * not the caller's; clone3 takes its flags from the program's memory). */
+static int rr_is_raw_fork(long n, const long *a)
+{
+#ifdef SYS_fork
+	if (n == SYS_fork)
+		return 1;
+#endif
+	return n == SYS_clone && !(a[0] & CLONE_VM) && !a[1];
+}
+
+struct rr_fork_call {
+	long n;
+	const long *a;
+};
+
+static long rr_fork_pass(void *arg)
+{
+	const struct rr_fork_call *c = arg;
+
+	return rr_pass(c->n, c->a);
+}
+
 /* glibc's syscall() passes six registers whatever the call takes; so do
  * we (reading unused variadic slots is what every syscall() wrapper does). */
 AGENT_EXPORT long syscall(long n, ...)
@@ -320,6 +345,14 @@ AGENT_EXPORT long syscall(long n, ...)
 	    !(ra >= __ehdr_start && ra < __etext))
 		return agent_futex_call(a, (uint64_t)(uintptr_t)ra, __builtin_frame_address(0),
 					rr_pass);
+	/* A fork no fork handler sees: the child keeps out of the parent's
+	 * ring (agent_thread_raw_fork). Record/replay has its own way. */
+	if (AGENT_UNLIKELY(rr_is_raw_fork(n, a)) && !agent_rr_mode &&
+	    !(ra >= __ehdr_start && ra < __etext)) {
+		struct rr_fork_call c = {n, a};
+
+		return agent_thread_raw_fork(rr_fork_pass, &c);
+	}
 	if (AGENT_LIKELY(!agent_rr_mode) || (ra >= __ehdr_start && ra < __etext) ||
 	    agent_self.busy)
 		return rr_pass(n, a);

@@ -11,6 +11,7 @@
  */
 /* AGENT_RR_CANCEL_PUSH is a setjmp (agent_rr.h) */
 #pragma GCC diagnostic ignored "-Wclobbered"
+#include <dlfcn.h>
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -93,9 +94,10 @@ static void agent_thread_fork_parent(void)
  * own fork code (a probe on it, func:libc.so.6:*, sees the child from its
  * fork handlers on: doc/probe.md). Registering from here instead would run
  * the slot claim (libc calls) inside a probe's handler, maybe the SIGTRAP
- * one. Not counted as lost (doc/probe.md, "Limits"). A system call per
- * event, only in the window; busy, so a probe on syscall, getpid or
- * __errno_location returns at once. */
+ * one. It is counted as lost (ctl->lost_fork: the one counter the child
+ * shares with spool, doc/probe.md "Limits"). A system call per event, only
+ * in the window; busy, so a probe on syscall, getpid or __errno_location
+ * returns at once. */
 struct agent_thread *agent_thread_forking(void)
 {
 	struct agent_thread *t = &agent_self;
@@ -108,7 +110,67 @@ struct agent_thread *agent_thread_forking(void)
 	pid = (uint32_t)syscall(SYS_getpid);
 	errno = saved;
 	t->busy--;
-	return pid == agent.pid ? t : 0;
+	if (pid == agent.pid)
+		return t;
+	__atomic_fetch_add(&agent.ctl->lost_fork, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * A process copy no fork handler runs in: _Fork, and fork or clone
+ * without CLONE_VM made through syscall(). Around it the calling thread
+ * is in the fork window (as from fork's prepare handler); the child then
+ * stays out of its parent's ring (AGENT_T_FORKED: what it would record is
+ * counted as lost), since registering it needs libc calls that are not
+ * async-signal-safe, and _Fork's child may only make such calls. The
+ * parent goes on as before. Returns what the call returned, errno kept.
+ */
+long agent_thread_raw_fork(long (*call)(void *), void *arg)
+{
+	struct agent_thread *t = &agent_self;
+	uint8_t was = t->state;
+	long r;
+	int e;
+
+	if (was == AGENT_T_ON)
+		t->state = AGENT_T_FORK;
+	r = call(arg);
+	e = errno;
+	if (r == 0) {
+		if (agent.ctl && (was == AGENT_T_ON || was == AGENT_T_NEW))
+			t->state = AGENT_T_FORKED;
+	} else if (t->state == AGENT_T_FORK) {
+		t->state = was;
+	}
+	errno = e;
+	return r;
+}
+
+static long agent_thread_fork_call(void *real)
+{
+	return ((pid_t(*)(void))real)();
+}
+
+/* (a libc without _Fork has no program that calls it through here) */
+static pid_t agent_fork_fallback(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+static pid_t (*agent_real_fork)(void) = agent_fork_fallback;
+
+__attribute__((constructor)) static void agent_thread_resolve(void)
+{
+	AGENT_RESOLVE(agent_real_fork, "_Fork");
+}
+
+/* _Fork (glibc 2.34): a fork without fork handlers. */
+AGENT_EXPORT pid_t _Fork(void)
+{
+	pid_t (*real)(void) = __atomic_load_n(&agent_real_fork, __ATOMIC_RELAXED);
+
+	return (pid_t)agent_thread_raw_fork(agent_thread_fork_call, (void *)real);
 }
 
 void agent_thread_init(void)

@@ -22,6 +22,7 @@
  * fields are compared with what spool wrote, and any change is reported.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ struct ring_state {
 	uint64_t damaged;   /* events lost because the program damaged the ring */
 	uint64_t last_tsc;  /* of the last record written: an untimed record's time */
 	uint64_t cut; /* events a crash of the program cut short (last_seq - done_seq) */
+	uint64_t filled; /* bytes of its data area collector_prefill allocated (first lap) */
 	/* SHM_F_PACKETS: the provisional copy of the ring's open packet the
 	 * last flush wrote (trace_stream_put_open), its bytes and the counts
 	 * already added to the run's; 0 bytes: none */
@@ -270,6 +272,11 @@ static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 		collector_count_pkt(c, &rs->prov, -1);
 	rs->prov_len = 0;
 	if (open == SHM_DRAIN_PEEK) {
+		uint32_t id;
+		uint64_t end = trace_stream_whole_end(rs->stream, &id);
+
+		/* --stream: the sender must know it is provisional first */
+		stream_send_whole_end(id, end);
 		if (trace_stream_put_open(rs->stream, pkt, len) < 0)
 			return 0; /* (all of it comes again) */
 		rs->prov_len = len;
@@ -406,6 +413,46 @@ static void collector_release(struct collector *c, uint32_t i, struct shm_ring *
 /* Drain ring i into its stream (creating the stream first) and free it
  * when its thread has ended. 0, or a negative errno that stops the run's
  * collection (a damaged ring is not one: it is counted and skipped). */
+/*
+ * A ring's pages on its first lap, allocated ahead of its producer from
+ * here: the agent faults its ring in with MADV_POPULATE_WRITE as it fills
+ * (agent_ring_ready), and for a fresh page the kernel allocates and zeroes
+ * it, on the program's thread: with 8 bytes an event in packets, that was
+ * a nanosecond an event of a thread's first lap (bench/probe.sh). Pages
+ * the memfd already holds are only mapped there. So each drain allocates
+ * (fallocate, on spool's side) as far ahead of head as the thread has
+ * written so far (at least 64 KiB, the agent's first chunk, at most 4 MiB), never past the ring:
+ * a thread that writes little costs little more memory than before.
+ * Errors change nothing (the agent faults the pages in as before).
+ */
+#define COLLECT_PREFILL_MIN (64u << 10)
+#define COLLECT_PREFILL_MAX (4u << 20)
+
+static void collector_prefill(struct collector *c, uint32_t i, struct shm_ring *r)
+{
+	struct ring_state *rs = &c->rings[i];
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_RELAXED), size = c->h->ring_bytes;
+	uint64_t ahead = head < COLLECT_PREFILL_MIN ? COLLECT_PREFILL_MIN
+			 : head > COLLECT_PREFILL_MAX ? COLLECT_PREFILL_MAX
+						      : head;
+	uint64_t to;
+
+	/* (head is the program's: past the first lap, or nonsense, every page
+	 * is the producer's to have touched; nothing to do) */
+	if (rs->filled >= size || head >= size)
+		return;
+	to = head + ahead > size ? size : head + ahead;
+	if (to <= rs->filled)
+		return;
+	if (fallocate(c->h->fd, 0,
+		      (off_t)(shm_ring_offset(c->h->ring_bytes, c->h->max_procs, i) + SHM_RING_HDR +
+			      rs->filled),
+		      (off_t)(to - rs->filled)) == 0)
+		rs->filled = to;
+	else
+		rs->filled = size; /* (not supported: not again) */
+}
+
 static int collector_drain_one(struct collector *c, uint32_t i)
 {
 	struct ring_state *rs = &c->rings[i];
@@ -511,6 +558,8 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 	}
 	if (state == RING_EXITED)
 		collector_release(c, i, r);
+	else
+		collector_prefill(c, i, r);
 	return 0;
 }
 
@@ -540,6 +589,15 @@ static uint64_t collector_lost_no_ring(struct collector *c)
 	return n > COLLECT_MAX_NO_RING ? 0 : n;
 }
 
+/* Events fork children dropped before they had a ring (the agents' count,
+ * believed as far as lost_no_ring is). */
+static uint64_t collector_lost_fork(struct collector *c)
+{
+	uint64_t n = __atomic_load_n(&c->h->ctl->lost_fork, __ATOMIC_RELAXED);
+
+	return n > COLLECT_MAX_NO_RING ? 0 : n;
+}
+
 /* Processes without a process slot: the agents' count in the control block
  * (the program can write it: more than there can be pids is not believed),
  * and at least those whose own KIND_PROC record says so. */
@@ -557,6 +615,7 @@ static void note_loss(struct collector *c)
 {
 	struct trace_loss l = {
 	    .no_ring = collector_lost_no_ring(c),
+	    .fork = collector_lost_fork(c),
 	    .seq_gaps = c->st.seq_gaps,
 	    .damaged_rings = c->st.corrupt_rings,
 	    .rejected = c->st.rejected,
@@ -581,23 +640,30 @@ int collector_flush(struct collector *c)
 	 * it fills or the thread ends (an idle or blocked thread's for good):
 	 * a copy of it up to its last whole event goes to the file now, so a
 	 * killed spool's trace and a live `list` see every event up to here.
-	 * Not with --stream: its mirror sends what a file gained at its end
-	 * and counts whole packets once, and this one is written again in
-	 * place (doc/trace-format.md, "Packets in the ring"). Not once
+	 * With --stream too: the sender is told where the finished packets
+	 * end (stream_send_whole_end), counts only those, and sends the
+	 * provisional one again each pass until it is finished
+	 * (doc/trace-format.md, "Packets in the ring"). Not once
 	 * collector_finish has taken the open packets as far as they go: a
 	 * program left running (spool probe -p detached) may write on, and
 	 * its head is then behind the tail the collector moved. */
-	if (c->h->packets && !stream_send_active() && !c->finishing) {
+	if (c->h->packets && !c->finishing) {
 		c->peek = 1;
 		ret = collector_drain(c);
 		c->peek = 0;
 	}
 	for (uint32_t i = 0; i < c->h->max_rings; i++) {
+		uint32_t id;
+		uint64_t end;
 		int rc;
 
 		if (!c->rings[i].stream)
 			continue;
 		rc = trace_stream_flush(c->rings[i].stream);
+		/* --stream: where its finished packets end now (behind is safe:
+		 * what follows is sent again) */
+		end = trace_stream_whole_end(c->rings[i].stream, &id);
+		stream_send_whole_end(id, end);
 		if (rc < 0 && !ret)
 			ret = rc;
 	}
@@ -962,6 +1028,15 @@ static void collector_check_ctl(struct collector *c)
 		lnr = 0;
 	}
 	c->st.lost_no_ring = lnr;
+	lnr = __atomic_load_n(&k->lost_fork, __ATOMIC_RELAXED);
+	if (lnr > COLLECT_MAX_NO_RING) {
+		c->st.ctl_damaged = 1;
+		log_warn("the program overwrote the count of events lost in fork children "
+			 "(%llu): it is not trusted, the true count is unknown",
+			 (unsigned long long)lnr);
+		lnr = 0;
+	}
+	c->st.lost_fork = lnr;
 	c->st.lost_no_proc = collector_lost_no_proc(c);
 }
 

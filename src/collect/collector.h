@@ -22,6 +22,7 @@ struct collector_stats {
 				 * plus lost_damaged */
 	uint64_t lost_damaged;	/* lost in rings the program damaged (at least one each) */
 	uint64_t lost_no_ring;	/* dropped: the thread found no free ring */
+	uint64_t lost_fork;	/* dropped: a fork child's before it had a ring */
 	uint64_t seq_gaps;	/* events missing according to sequence numbers */
 	uint64_t corrupt_rings; /* rings the program damaged: skipped from then on */
 	uint64_t rejected;	/* records the writer refused (malformed): lost */

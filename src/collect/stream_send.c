@@ -48,6 +48,7 @@ struct ss_file {
 	uint64_t counted; /* a stream file: its whole packets counted up to here */
 	uint64_t counted_events; /* ... holding this many events */
 	uint64_t punched, punched_events; /* --no-keep: freed up to here, that many */
+	uint64_t sent_end;		  /* the end of the bytes the receiver has */
 };
 
 /* --no-keep: an announcement (STREAM_EVENTS) the receiver has not
@@ -85,6 +86,68 @@ static struct {
 
 static int ss_write(const void *p, size_t len);
 static void ss_cut(int err);
+
+/* stream_send_whole_end's marks, per stream id: end + 1 (0: none, the
+ * whole file is finished packets). The collector sets them, the sending
+ * thread reads them. */
+static pthread_mutex_t ss_marks_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *ss_marks;
+static size_t ss_nmarks;
+
+void stream_send_whole_end(uint32_t id, uint64_t end)
+{
+	if (!stream_send_active())
+		return;
+	pthread_mutex_lock(&ss_marks_lock);
+	if (id >= ss_nmarks) {
+		size_t n = ss_nmarks ? ss_nmarks : 64;
+		uint64_t *m;
+
+		while (n <= id)
+			n *= 2;
+		m = realloc(ss_marks, n * sizeof(*m));
+		if (m) {
+			memset(m + ss_nmarks, 0, (n - ss_nmarks) * sizeof(*m));
+			ss_marks = m;
+			ss_nmarks = n;
+		}
+	}
+	/* (without memory for it, no mark: a provisional packet then goes as
+	 * a finished one, as before marks) */
+	if (id < ss_nmarks)
+		ss_marks[id] = end + 1;
+	pthread_mutex_unlock(&ss_marks_lock);
+}
+
+/* The finished part of stream file rel of size bytes (size when it has no
+ * mark, or it is not a stream file). */
+static uint64_t ss_whole_end(const char *rel, uint64_t size)
+{
+	uint64_t end = size;
+	char *e;
+	unsigned long id;
+
+	if (strncmp(rel, TRACE_STREAM_PREFIX, sizeof(TRACE_STREAM_PREFIX) - 1))
+		return size;
+	id = strtoul(rel + sizeof(TRACE_STREAM_PREFIX) - 1, &e, 10);
+	if (*e)
+		return size;
+	pthread_mutex_lock(&ss_marks_lock);
+	if (id < ss_nmarks && ss_marks[id] && ss_marks[id] - 1 < size)
+		end = ss_marks[id] - 1;
+	pthread_mutex_unlock(&ss_marks_lock);
+	return end;
+}
+
+/* Forget the marks: a new trace, or the writer closed (every packet is
+ * finished). */
+static void ss_marks_clear(void)
+{
+	pthread_mutex_lock(&ss_marks_lock);
+	if (ss_marks)
+		memset(ss_marks, 0, ss_nmarks * sizeof(*ss_marks));
+	pthread_mutex_unlock(&ss_marks_lock);
+}
 
 int stream_send_active(void)
 {
@@ -418,6 +481,7 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 	struct ss_file *f;
 	struct stat st;
 	int fd, rc = 0, whole, changed;
+	uint64_t whole_end;
 
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -433,9 +497,11 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 		(changed && !f->punched &&
 		 ((uint64_t)st.st_size <= STREAM_SEND_SMALL || (uint64_t)st.st_size == f->size));
 	if (f->ino != (uint64_t)st.st_ino)
-		f->counted = f->counted_events = f->punched = f->punched_events = 0;
+		f->counted = f->counted_events = f->punched = f->punched_events = f->sent_end = 0;
+	/* read before the bytes: what is finished now stays as it is */
+	whole_end = ss_counts(rel) ? ss_whole_end(rel, (uint64_t)st.st_size) : (uint64_t)st.st_size;
 	if (ss_counts(rel) && ss_format() == 2) {
-		uint64_t n = ss_count(fd, &f->counted, (uint64_t)st.st_size);
+		uint64_t n = ss_count(fd, &f->counted, whole_end);
 		unsigned char end[8];
 
 		stream_put_u64(end, f->counted);
@@ -450,12 +516,21 @@ static int ss_file(int dirfd, const char *name, const char *rel)
 		rc = ss_send_range(fd, rel, 0, (uint64_t)st.st_size);
 		if (!rc)
 			rc = ss_frame(STREAM_SIZE, rel, (uint64_t)st.st_size, NULL, 0);
-	} else if ((uint64_t)st.st_size > f->size) {
+	} else if ((uint64_t)st.st_size > f->size &&
+		   (f->size < whole_end || changed || (uint64_t)st.st_size != f->sent_end)) {
+		/* (past whole_end: a provisional packet, sent again while it
+		 * changes; a shorter one than the receiver has is cut there) */
 		rc = ss_send_range(fd, rel, f->size, (uint64_t)st.st_size);
+		if (!rc && (uint64_t)st.st_size < f->sent_end)
+			rc = ss_frame(STREAM_SIZE, rel, (uint64_t)st.st_size, NULL, 0);
+	} else if ((uint64_t)st.st_size < f->sent_end) {
+		rc = ss_frame(STREAM_SIZE, rel, (uint64_t)st.st_size, NULL, 0);
 	}
 	if (!rc) {
 		f->ino = (uint64_t)st.st_ino;
-		f->size = (uint64_t)st.st_size;
+		f->sent_end = (uint64_t)st.st_size;
+		/* the receiver has it all, but what is not finished comes again */
+		f->size = whole_end < (uint64_t)st.st_size ? whole_end : (uint64_t)st.st_size;
 		f->mtime = st.st_mtim;
 		/* the receiver's confirmations, so its socket buffer never fills */
 		if (ss_hear(0) < 0)
@@ -565,6 +640,7 @@ void stream_send_begin(const char *dir, const char *final)
 	ss.gen_base = ss.announced;
 	ss.owed_head = ss.nowed = 0;
 	ss.begun = 1;
+	ss_marks_clear();
 	if (ss_frame(STREAM_RESET, NULL, 0, NULL, 0))
 		return;
 	__atomic_store_n(&ss.stop, 0, __ATOMIC_RELEASE);
@@ -646,6 +722,7 @@ int stream_send_finish(void)
 	if (ss.fd < 0)
 		rc = -EPIPE;
 	snprintf(ss.dir, sizeof(ss.dir), "%s", ss.final); /* (the writer renamed it) */
+	ss_marks_clear(); /* (the writer closed: every packet is finished) */
 	if (!rc)
 		rc = ss_pass(ss.final);
 	if (!rc)

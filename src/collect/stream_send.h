@@ -21,6 +21,8 @@
 #ifndef SPOOL_COLLECT_STREAM_SEND_H
 #define SPOOL_COLLECT_STREAM_SEND_H
 
+#include <stdint.h>
+
 #define STREAM_SEND_PERIOD_MS 200
 #define STREAM_SEND_SMALL (64u << 10)
 
@@ -41,6 +43,18 @@ void stream_send_no_keep(void);
 /* Whether the local trace stays whole until the end (no --no-keep): the
  * end-of-run report reads it. */
 int stream_send_keeps(void);
+
+/*
+ * The collector's provisional copies of live threads' open packets (each
+ * written again in place until the packet is finished): stream file
+ * stream_<id> holds finished packets up to `end`, what follows may still
+ * change. The sender counts events only up to there and sends what follows
+ * again each pass until it is finished. Called before a provisional packet
+ * is written at end, and after packets are finished; an end that is behind
+ * is safe (sent again), one ahead never happens (ends only grow). Any
+ * thread; a no-op without --stream.
+ */
+void stream_send_whole_end(uint32_t id, uint64_t end);
 
 /* --stream HOST:PORT: connect now (a usage error is said). Returns 0 or a
  * negative errno. */

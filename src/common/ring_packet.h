@@ -19,10 +19,11 @@
  *
  * A packet lives in one slot of the ring (shm_pkt_slot bytes) from its
  * header to its last event. The header is written when the packet opens;
- * events and timestamp_end are updated with each event, before head is
- * published, so a packet whose writer died (a crash) is whole up to head
- * and the collector can close it; content_size and packet_size are set
- * when the packet is finished. The collector fills in the fields only it
+ * each event is whole before head is published, so a packet whose writer
+ * died (a crash) is whole up to head and the collector can close it (its
+ * check sets events and timestamp_end from the events there, as for a
+ * flush's copy of a live thread's open packet); events, timestamp_end,
+ * content_size and packet_size are set when the packet is finished. The collector fills in the fields only it
  * knows (uuid, stream_instance_id, packet_seq_num, events_discarded).
  */
 #ifndef SPOOL_COMMON_RING_PACKET_H

@@ -228,6 +228,11 @@ static inline int ring_pkt_finish(struct ring_prod *p)
 	if (!k->base || !k->events)
 		return 0;
 	bits = (uint64_t)k->pos * 8;
+	/* its count and end time: only now (a packet taken open, a live
+	 * thread's copy or a dead one's, has them set from its events by the
+	 * collector's check: no store per event) */
+	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
+	ring_pkt_put64(k->base + RING_PKT_TS_END, k->prev_tsc);
 	ring_pkt_put64(k->base + RING_PKT_CONTENT, bits);
 	ring_pkt_put64(k->base + RING_PKT_PACKET, bits);
 	k->base = 0;
@@ -294,8 +299,8 @@ drop:
 	return 0;
 }
 
-/* Encode the staged record into the packet and publish it: head, the
- * packet's events and timestamp_end, done_seq and the ring's counts. */
+/* Encode the staged record into the packet and publish it: head and
+ * done_seq (the packet's events and timestamp_end: ring_pkt_finish). */
 static inline int ring_pkt_commit(struct ring_prod *p, uint32_t len)
 {
 	struct ring_pkt *k = &p->pkt;
@@ -326,20 +331,34 @@ static inline int ring_pkt_commit(struct ring_prod *p, uint32_t len)
 	end = ring_pkt_encode(k, k->base + k->pos, rec, tsc);
 	k->pos = (uint32_t)(end - k->base);
 	k->next_seq = seq + 1;
-	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
-	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
-	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
-	if (kind == KIND_LOCK)
-		__atomic_store_n(&r->n_lock, r->n_lock + 1, __ATOMIC_RELAXED);
-	else if (kind == KIND_THREAD)
-		__atomic_store_n(&r->n_thread, r->n_thread + 1, __ATOMIC_RELAXED);
-	else if (kind == KIND_PROC)
-		__atomic_store_n(&r->n_proc, r->n_proc + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
 	p->head = k->start + k->pos;
 	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
 	wake = ring_prod_level(p) | (int)p->pkt_wake;
 	p->pkt_wake = 0;
+	return wake;
+}
+
+/*
+ * After an event was published inside the open packet (its bytes
+ * [from, to) of the slot): the wake flag a reserve left (a packet it
+ * finished crossed the watermark). No watermark check per event: the
+ * collector can take only finished packets (a flush's copy of an open one
+ * comes on its timer), and ring_pkt_finish checks the level of each. The
+ * slot is the producer's from its opening, so its lines ahead may be asked
+ * for (the cross-core ownership request ring_prod_level overlaps with the
+ * program's work), once per line the event reaches.
+ */
+static inline int ring_pkt_published(struct ring_prod *p, uint8_t *base, uint32_t from,
+				     uint32_t to)
+{
+	int wake;
+
+	if (((from ^ to) & ~63u) && to + RING_PROD_AHEAD < p->pkt.slot)
+		ring_prod_prefetchw(base + to + RING_PROD_AHEAD);
+	wake = (int)p->pkt_wake;
+	if (__builtin_expect(wake, 0))
+		p->pkt_wake = 0;
 	return wake;
 }
 
@@ -358,6 +377,7 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
 	struct shm_ring *r = p->ring;
 	struct ring_site *s;
 	uint64_t h = ip * 0x9e3779b97f4a7c15ull;
+	uint32_t pos;
 	uint8_t *o;
 
 	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
@@ -370,24 +390,20 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
 		if (s->gen != k->gen || s->addr != ip || s->caller || s->probe)
 			return 0;
 	}
-	o = k->base + k->pos;
+	pos = k->pos;
+	o = k->base + pos;
 	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) | RING_PKT_LOCK_OP);
 	o[4] = (uint8_t)op;
 	ring_pkt_put32(o + 5, obj);
 	ring_pkt_put16(o + 9, s->idx);
 	k->prev_tsc = tsc;
-	k->pos += 11;
+	k->pos = pos + 11;
 	k->events++;
 	k->next_seq = seq + 1;
-	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
-	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
-	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&r->n_lock, r->n_lock + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
-	p->head = k->start + k->pos;
+	p->head = k->start + pos + 11;
 	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
-	*wake = ring_prod_level(p) | (int)p->pkt_wake;
-	p->pkt_wake = 0;
+	*wake = ring_pkt_published(p, k->base, pos, pos + 11);
 	return 1;
 }
 
@@ -396,46 +412,56 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
  * packet mode, written straight from its values: 1 when done (*wake as
  * from ring_prod_commit), 0 when it needs the general path (the same cases
  * as ring_pkt_lock, and a stack pointer too far from the previous one).
+ * Always inlined into the probe handlers: as a call it took its arguments
+ * on the stack and *wake through memory. The packet's and the thread's
+ * fields are read into locals first and written once at the end: every
+ * byte store into the packet may alias them for the compiler, which
+ * otherwise loads them again after each one. The event is one 8-byte
+ * store (little-endian: header, site, stack pointer delta).
  */
-static inline int ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr,
-				 uint64_t sp, uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
+static inline __attribute__((always_inline)) int
+ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uint64_t sp,
+	       uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
 {
 	struct ring_pkt *k = &p->pkt;
-	struct shm_ring *r = p->ring;
-	struct ring_site *s;
-	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
-	int64_t d = (int64_t)(sp - k->sp);
-	uint8_t *o;
+	const struct ring_site *s;
+	uint64_t h, word, head, dt, d;
+	uint32_t pos;
+	uint8_t *base;
+	struct shm_ring *r;
 
+	/* (dt wraps for a time before the previous event's: too large too;
+	 * d is the stack pointer delta biased: <= 0xffff fits int16) */
+	dt = tsc - k->prev_tsc;
+	d = sp - k->sp + 0x8000;
 	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
-	    k->pos + 8 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
-	    tsc - k->prev_tsc > RING_PKT_TS_MASK || d < INT16_MIN || d > INT16_MAX ||
-	    op < PROBE_OP_ENTRY || op > PROBE_OP_HIT)
+	    k->pos + 8 + RING_PKT_SLACK > k->slot || dt > RING_PKT_TS_MASK || d > 0xffff ||
+	    op - PROBE_OP_ENTRY > PROBE_OP_HIT - PROBE_OP_ENTRY)
 		return 0;
+	h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
 	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
 	if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id) {
 		s++; /* the pair's second way */
 		if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id)
 			return 0;
 	}
-	o = k->base + k->pos;
-	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) |
-			      (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY));
-	ring_pkt_put16(o + 4, s->idx);
-	ring_pkt_put16(o + 6, (uint16_t)(int16_t)d);
+	/* every load before the first store (which may alias them all) */
+	word = ((tsc & RING_PKT_TS_MASK) << 5 | (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY)) |
+	       (uint64_t)s->idx << 32 | ((d - 0x8000) & 0xffff) << 48;
+	base = k->base;
+	pos = k->pos;
+	head = k->start + pos + 8;
+	r = p->ring;
+	ring_pkt_put64(base + pos, word);
 	k->sp = sp;
 	k->prev_tsc = tsc;
-	k->pos += 8;
+	k->pos = pos + 8;
 	k->events++;
 	k->next_seq = seq + 1;
-	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
-	ring_pkt_put64(k->base + RING_PKT_TS_END, tsc);
-	__atomic_store_n(&r->n_events, r->n_events + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);
-	p->head = k->start + k->pos;
-	__atomic_store_n(&r->head, p->head, __ATOMIC_RELEASE);
-	*wake = ring_prod_level(p) | (int)p->pkt_wake;
-	p->pkt_wake = 0;
+	p->head = head;
+	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
+	*wake = ring_pkt_published(p, base, pos, pos + 8);
 	return 1;
 }
 

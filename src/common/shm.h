@@ -172,6 +172,12 @@ struct shm_ctl {
 	 * fork handler). Only the agent reads it; spool never does. */
 	uint32_t root_claimed;
 	uint32_t pad_root;
+	/* Events dropped in a fork child before it had a ring (agent): from
+	 * fork's prepare handler to the child's, and in a child of _Fork or of
+	 * a fork or clone made through syscall(), which run no fork handler.
+	 * The child's memory is a copy of its parent's, so its only shared
+	 * counter is this one (doc/probe.md, "Limits"). */
+	uint64_t lost_fork;
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and
@@ -207,16 +213,15 @@ struct shm_ring {
 	/* SHM_F_PACKETS: the seq of the last event committed or counted as
 	 * lost; last_seq - done_seq is the event a crash cut short. */
 	uint32_t done_seq;
-	/* SHM_F_PACKETS: what the producer wrote into its packets (the
-	 * collector copies packets without decoding them; these feed the
-	 * run's summary only, and are checked for plausibility); on the
-	 * producer's line, as they change with every event */
-	uint64_t n_events; /* events, site definitions not counted */
-	uint64_t n_lock;   /* of which KIND_LOCK */
+	/* Unused (kept for the layout): the run's counts are those of the
+	 * packets the collector checked, so the producer no longer counts
+	 * here per event. */
+	uint64_t n_events;
+	uint64_t n_lock;
 	/* consumer cache line */
 	uint64_t tail;
 	uint8_t pad1[128 - 72];
-	/* SHM_F_PACKETS: the same counts for the rare classes */
+	/* unused too (were the counts of the rare classes) */
 	uint32_t n_thread;
 	uint32_t n_proc;
 	uint8_t pad2[SHM_RING_HDR - 136];

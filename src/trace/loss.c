@@ -31,13 +31,13 @@ uint64_t trace_loss_events(const struct trace_loss *l)
 {
 	/* ring_full (the producers' counters) and seq_gaps (the collector's
 	 * check) see the same drops from both ends: the larger of the two. */
-	uint64_t n =
-	    sat_add(sat_add(l->ring_full > l->seq_gaps ? l->ring_full : l->seq_gaps, l->no_ring),
-		    sat_add(l->rejected, l->write));
+	uint64_t outside = sat_add(l->no_ring, l->fork); /* events no ring ever saw */
+	uint64_t n = sat_add(sat_add(l->ring_full > l->seq_gaps ? l->ring_full : l->seq_gaps, outside),
+			     sat_add(l->rejected, l->write));
 
 	/* Without a final state, what the packets say may be more. */
-	if (l->state != TRACE_STATE_FINISHED && sat_add(l->streams, l->no_ring) > n)
-		n = sat_add(l->streams, l->no_ring);
+	if (l->state != TRACE_STATE_FINISHED && sat_add(l->streams, outside) > n)
+		n = sat_add(l->streams, outside);
 	/* a cut stream: what the board announced and the host never got
 	 * (whole packets, so never also a gap or a discard above) */
 	return sat_add(n, l->stream_missing);
@@ -81,8 +81,9 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 	uint64_t total = trace_loss_events(l);
 	/* (total is at least the sum of the parts; rest is what the packets of
 	 * a trace whose writer did not finish show beyond its state file) */
-	uint64_t parts = sat_add(sat_add(sat_add(ring, l->no_ring), sat_add(l->rejected, l->write)),
-				 l->stream_missing);
+	uint64_t parts =
+	    sat_add(sat_add(sat_add(ring, sat_add(l->no_ring, l->fork)), sat_add(l->rejected, l->write)),
+		    l->stream_missing);
 	uint64_t rest = total > parts ? total - parts : 0;
 	struct out b = {buf, len, 0};
 	const char *sep = "";
@@ -98,6 +99,10 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 		}
 		if (l->no_ring) {
 			put(&b, "%s%" PRIu64 " no free ring", sep, l->no_ring);
+			sep = ", ";
+		}
+		if (l->fork) {
+			put(&b, "%s%" PRIu64 " in fork children before their ring", sep, l->fork);
 			sep = ", ";
 		}
 		if (l->rejected) {
@@ -234,6 +239,7 @@ void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out)
 		: TRACE_STATE_UNFINISHED;
 	out->ring_full = state_u64(text, "ring_full");
 	out->no_ring = state_u64(text, "no_ring");
+	out->fork = state_u64(text, "fork");
 	out->seq_gaps = state_u64(text, "seq_gaps");
 	out->damaged_rings = state_u64(text, "damaged_rings");
 	out->rejected = state_u64(text, "rejected");

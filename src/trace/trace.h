@@ -57,6 +57,7 @@ enum trace_state {
 struct trace_loss {
 	uint64_t ring_full;	/* producers: ring full (their lost counters) */
 	uint64_t no_ring;	/* producers: the thread found no free ring */
+	uint64_t fork;		/* producers: fork children before they had a ring */
 	uint64_t seq_gaps;	/* collector: events missing by sequence numbers */
 	uint64_t damaged_rings; /* collector: rings found damaged and abandoned */
 	uint64_t rejected;	/* collector: records it could not write (malformed) */
@@ -73,7 +74,7 @@ struct trace_loss {
 				  * not arrive (at least that many are missing) */
 	enum trace_state state;
 };
-/* Events lost in all: max(ring_full, seq_gaps) + no_ring + rejected + write
+/* Events lost in all: max(ring_full, seq_gaps) + no_ring + fork + rejected + write
  * (and, when
  * the writer did not finish, at least what the packets show). */
 uint64_t trace_loss_events(const struct trace_loss *l);
@@ -201,6 +202,10 @@ int trace_stream_put_packet(struct trace_stream *s, uint8_t *pkt, size_t len);
  * returned and not counted: the events come again. Collector thread only.
  */
 int trace_stream_put_open(struct trace_stream *s, uint8_t *pkt, size_t len);
+/* Where the stream file's finished packets end (a provisional packet, if
+ * any, starts there), and the stream's id (its file is stream_<id>).
+ * Collector thread only. */
+uint64_t trace_stream_whole_end(const struct trace_stream *s, uint32_t *id);
 /* Keep the provisional packet, if any, as a packet of its own: its ring
  * will not give the rest of it (damaged). trace_writer_close seals too. */
 void trace_stream_seal(struct trace_stream *s);

@@ -459,10 +459,10 @@ static int state_write(struct trace_writer *w, int finished)
 	trace_writer_loss(w, &l);
 	n = snprintf(buf, sizeof(buf),
 		     "format=spool-state-1\nstate=%s\nring_full=%" PRIu64 "\nno_ring=%" PRIu64
-		     "\nseq_gaps=%" PRIu64 "\ndamaged_rings=%" PRIu64 "\nrejected=%" PRIu64
+		     "\nfork=%" PRIu64 "\nseq_gaps=%" PRIu64 "\ndamaged_rings=%" PRIu64 "\nrejected=%" PRIu64
 		     "\nlost_write=%" PRIu64 "\nside_files=%" PRIu64 "\nno_proc=%" PRIu64
 		     "\nstill_running=%" PRIu64 "\n",
-		     finished ? "finished" : "writing", l.ring_full, l.no_ring, l.seq_gaps,
+		     finished ? "finished" : "writing", l.ring_full, l.no_ring, l.fork, l.seq_gaps,
 		     l.damaged_rings, l.rejected, l.write, l.side_files, l.no_proc,
 		     l.still_running);
 	memset(buf + n, '\n', sizeof(buf) - (size_t)n);
@@ -1038,6 +1038,12 @@ int trace_stream_put_packet(struct trace_stream *s, uint8_t *b, size_t len)
 int trace_stream_put_open(struct trace_stream *s, uint8_t *b, size_t len)
 {
 	return stream_put(s, b, len, 1);
+}
+
+uint64_t trace_stream_whole_end(const struct trace_stream *s, uint32_t *id)
+{
+	*id = s->id;
+	return s->file_off;
 }
 
 void trace_stream_seal(struct trace_stream *s)

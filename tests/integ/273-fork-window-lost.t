@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 273-fork-window-lost.t - a program forks in a loop while two threads
+# take a lock. A fork child has no ring of its own until the agent's fork
+# handler gives it one; what it does before (libc's own fork code:
+# __run_postfork_handlers' entry) cannot be recorded. A child of _Fork, or
+# of a fork made through syscall(SYS_clone), runs no fork handler at all:
+# it used to write into its parent's ring (the same shared memory), now it
+# keeps out of it. Every event so dropped is counted (doc/probe.md,
+# "Limits"), and the run, spool info, spool report and spool locks all
+# say the same number; with nothing dropped, nothing is said missing.
+. "$(dirname "$0")/lib.sh"
+
+need_cc
+plan 22
+
+cat >ff.c <<'C'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static volatile int stop;
+static long taken[2];
+
+__attribute__((noinline)) void step(int *n)
+{
+	__asm__ volatile("" ::: "memory");
+	++*n;
+}
+
+static void *locker(void *a)
+{
+	long *k = a;
+
+	while (!stop) {
+		pthread_mutex_lock(&m);
+		++*k;
+		pthread_mutex_unlock(&m);
+		if (!(*k % 64))
+			usleep(100); /* (no flood: full rings are not this test's) */
+	}
+	return NULL;
+}
+
+extern pid_t _Fork(void);
+
+/* ff FORKS RAW: FORKS children by fork(), RAW by _Fork() and RAW by
+ * syscall(SYS_clone); each calls step 3 times and takes a lock of its own */
+int main(int argc, char **argv)
+{
+	int forks = atoi(argv[1]), raw = atoi(argv[2]);
+	int n = 0, bad = 0, st;
+	pthread_t th[2];
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, locker, &taken[i]);
+	for (int i = 0; i < forks + 2 * raw; i++) {
+		pid_t p = i < forks	  ? fork()
+			  : i < forks + raw ? _Fork()
+					    : (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+		if (p == 0) {
+			static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+			int c = 0;
+
+			for (int j = 0; j < 3; j++)
+				step(&c);
+			pthread_mutex_lock(&cm);
+			pthread_mutex_unlock(&cm);
+			_exit(c == 3 ? 0 : 1);
+		}
+		waitpid(p, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+		step(&n);
+	}
+	stop = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	printf("children %d bad %d parent steps %d locks %s\n", forks + 2 * raw, bad, n,
+	       taken[0] + taken[1] > 0 ? "taken" : "none");
+	return 0;
+}
+C
+ok "the test program builds" "$CC" -O1 -pthread -o ff ff.c
+FORKS=30 RAW=5
+native="$(./ff $FORKS $RAW)"
+is "$native" "children 40 bad 0 parent steps 40 locks taken" "without spool: 40 children, all fine"
+
+# What must be counted: in each fork() child the entry of
+# __run_postfork_handlers (before the agent's handler), in each _Fork or
+# raw clone child its 3 calls of step (entry and exit each) and its lock
+# and unlock.
+want=$((FORKS + 2 * RAW * (3 * 2 + 2)))
+# lost_total: the run's total in its "incomplete: N events lost" line
+lost_total() { sed -n 's/.*is incomplete: \([0-9]*\) events lost.*/\1/p' "$1" | head -n 1; }
+spool_run probe -q -e 'func:step' -e 'func:libc.so.6:__run_postfork_handlers' -o p.trace -- ./ff $FORKS $RAW
+is "$RC:$OUT" "4:$native" "spool probe: the program's output; exit 4 (the trace is incomplete)"
+like "$ERR" "warning: p\\.trace is incomplete: [0-9]+ events lost \\((.*, )?$want in fork children before their ring\\)" \
+	"  the run says $want events lost in fork children before their ring"
+tot=$(lost_total run.err)
+num_cmp "${tot:-0}" -ge "$want" "  its total ($tot) counts them"
+unlike "$ERR" "damaged" "  no ring is damaged"
+spool_run info p.trace
+like "$OUT" "^lost: $tot events" "  spool info: lost: $tot events"
+like "$OUT" "missing: $tot events lost \\((.*, )?$want in fork children" "  spool info: the same words"
+"$SPOOL" report --functions --json p.trace >fn.json 2>fn.err
+check_sanitizer fn.err "spool report --functions"
+is "$(json fn.json "d[\"$J_TOTALS\"][\"lost\"]")" "$tot" "  spool report --functions --json: lost $tot"
+step='[f for f in d["functions"] if f["name"] == "step"][0]'
+is "$(json fn.json "$step[\"calls\"]")" $((FORKS + 2 * RAW + 3 * FORKS)) \
+	"  every recorded step call is there: the parent's and the fork() children's"
+is "$(json fn.json "len($step[\"threads\"])")" $((1 + FORKS)) \
+	"  in the parent's thread and one thread per fork() child (none from the raw children)"
+"$SPOOL" report --locks --json p.trace >lk.json 2>lk.err
+check_sanitizer lk.err "spool report --locks"
+is "$(json lk.json "d[\"$J_TOTALS\"][\"lost\"]")" "$tot" "  spool report --locks --json: lost $tot"
+
+# spool locks: only the raw children's lock and unlock are lost.
+want=$((2 * RAW * 2))
+"$SPOOL" locks -o l.trace -- ./ff $FORKS $RAW >l.out 2>l.err
+RC=$?
+check_sanitizer l.err "spool locks"
+is "$RC:$(cat l.out)" "4:$native" "spool locks: the program's output, exit 4"
+tot=$(lost_total l.err)
+like "$(cat l.err)" "[0-9,]+ lock events, $tot lost" "  spool locks says $tot lost"
+like "$(cat l.err)" "l\\.trace is incomplete: $tot events lost \\((.*, )?$want in fork children before their ring\\)" \
+	"  of which $want in fork children before their ring"
+spool_run info l.trace
+like "$OUT" "^lost: $tot events" "  spool info: lost: $tot events"
+"$SPOOL" report --locks --json l.trace >l.json 2>l2.err
+is "$(json l.json "d[\"$J_TOTALS\"][\"lost\"]")" "$tot" "  spool report --locks --json: lost $tot"
+
+# Nothing dropped: fork() children only, no probe in libc's fork code.
+"$SPOOL" locks -o z.trace -- ./ff $FORKS 0 >z.out 2>z.err
+RC=$?
+check_sanitizer z.err "spool locks"
+is "$RC" 0 "fork() children only: spool locks exits 0"
+like "$(cat z.err)" "[0-9,]+ lock events, 0 lost" "  spool locks: 0 lost"
+unlike "$(cat z.err)" "missing|incomplete" "  nothing is said missing"
+spool_run info z.trace
+is_rc 0 "  spool info: complete"
+"$SPOOL" report --locks --json z.trace >z.json 2>z2.err
+is "$(json z.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"].startswith(\"cm\"))")" \
+	"$FORKS" "  each child's own lock: $FORKS acquisitions in all, one per child"
+
+done_testing
