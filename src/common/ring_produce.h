@@ -397,7 +397,8 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
  * from ring_prod_commit), 0 when it needs the general path (the same cases
  * as ring_pkt_lock, and a stack pointer too far from the previous one).
  */
-static inline int ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr,
+static inline __attribute__((always_inline)) int
+ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr,
 				 uint64_t sp, uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
 {
 	struct ring_pkt *k = &p->pkt;
