@@ -395,7 +395,8 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
  * The hot probe event (PROBE_OP_ENTRY, EXIT or HIT: the short classes) in
  * packet mode, written straight from its values: 1 when done (*wake as
  * from ring_prod_commit), 0 when it needs the general path (the same cases
- * as ring_pkt_lock, and a stack pointer too far from the previous one).
+ * as ring_pkt_lock but a site the packet has not defined, which is defined
+ * here, and a stack pointer too far from the previous one).
  */
 static inline __attribute__((always_inline)) int
 ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr,
@@ -407,26 +408,40 @@ ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr,
 	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
 	int64_t d = (int64_t)(sp - k->sp);
 	uint8_t *o;
+	int32_t idx;
 
+	/* room for a site's definition (28 bytes) and the event (8) */
 	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
-	    k->pos + 8 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
+	    k->pos + 36 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
 	    tsc - k->prev_tsc > RING_PKT_TS_MASK || d < INT16_MIN || d > INT16_MAX ||
 	    op < PROBE_OP_ENTRY || op > PROBE_OP_HIT)
 		return 0;
+	o = k->base + k->pos;
 	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
-	if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id) {
-		s++; /* the pair's second way */
-		if (s->gen != k->gen || s->addr != addr || s->caller != ret_ip || s->probe != id)
+	if (s->gen == k->gen && s->addr == addr && s->caller == ret_ip && s->probe == id) {
+		idx = s->idx;
+	} else if (s[1].gen == k->gen && s[1].addr == addr && s[1].caller == ret_ip &&
+		   s[1].probe == id) {
+		idx = s[1].idx; /* the pair's second way */
+	} else {
+		/* A site this packet has not defined (each packet defines its
+		 * own; a new packet starts with none): defined here, as
+		 * ring_pkt_encode would after staging the record, and the
+		 * event follows it at the same time. Its definition is an
+		 * event of the packet too (ring_pkt_site counts it). */
+		if (k->nsites >= RING_PKT_MAX_SITES)
+			return 0;
+		idx = ring_pkt_site(k, &o, tsc, id, addr, ret_ip);
+		if (idx < 0)
 			return 0;
 	}
-	o = k->base + k->pos;
 	ring_pkt_put32(o, (uint32_t)((tsc & RING_PKT_TS_MASK) << 5) |
 			      (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY));
-	ring_pkt_put16(o + 4, s->idx);
+	ring_pkt_put16(o + 4, (uint16_t)idx);
 	ring_pkt_put16(o + 6, (uint16_t)(int16_t)d);
 	k->sp = sp;
 	k->prev_tsc = tsc;
-	k->pos += 8;
+	k->pos = (uint32_t)(o + 8 - k->base);
 	k->events++;
 	k->next_seq = seq + 1;
 	ring_pkt_put32(k->base + RING_PKT_EVENTS, k->events);
