@@ -239,6 +239,29 @@ SQL
 		"$(awk "BEGIN{print $bn / 1e9}")" "$(awk "BEGIN{print $bp / 1e9}")" \
 		"$(awk "BEGIN{printf \"%.1f\", $bp / $bn}")" "$(awk "BEGIN{print ($ep - $en) / 1e9}")" \
 		"$(awk "BEGIN{printf \"%.1f\", ($bp - ($ep - $en)) / $bn}")"
+	# CPU of the sqlite3 process alone (perf's cpu-clock samples at 10 kHz
+	# by command name, best of 3): what the probes cost the program, apart
+	# from spool's own process and from the machine's load, which the wall
+	# clock above mixes in.
+	if command -v perf >/dev/null && perf record -q -e cpu-clock -o "$T/p.data" true >/dev/null 2>&1; then
+		# sqcpu CMD...: the ms of CPU the sqlite3 process used, best of 3
+		sqcpu() {
+			local b="" v i
+			for i in 1 2 3; do
+				perf record -q -e cpu-clock -F 10000 -o "$T/p.data" -- "$@" <"$T/q.sql" \
+					>/dev/null 2>&1
+				v="$(perf report -i "$T/p.data" --sort comm -F comm,sample --stdio 2>/dev/null |
+					awk '$1 == "sqlite3" { printf "%.1f", $2 / 10 }')"
+				[ -n "$v" ] || continue
+				if [ -z "$b" ] || awk "BEGIN{exit !($v < $b)}"; then b="$v"; fi
+			done
+			echo "${b:-nan}"
+		}
+		cn="$(sqcpu "$SQ" :memory:)"
+		cp="$(sqcpu "$SPOOL" probe -q -o "$T/sq.trace" -e 'func:libsqlite3.so.0:*' -- "$SQ" :memory:)"
+		printf "  CPU of the sqlite3 process (perf samples): native %s ms, probed %s ms: %s x\n" \
+			"$cn" "$cp" "$(awk "BEGIN{printf \"%.1f\", $cp / $cn}")"
+	fi
 	# spool's fixed cost alone: planning (--list: ELF, .eh_frame, decoding
 	# every probed function) and the whole command on an empty input, CPU
 	# time of spool and sqlite3 together (wall clock on a loaded VM is

@@ -840,6 +840,8 @@ int agent_probe_poke(uint64_t addr, const uint8_t *bytes, uint32_t len, int live
 	uint64_t pg = addr & ~4095ull, end = (addr + len + 4095) & ~4095ull;
 	volatile uint8_t *at = (volatile uint8_t *)addr;
 
+	if (!len) /* no bytes of its own (a rider, an exit through the return address) */
+		return 0;
 	if (mprotect((void *)pg, end - pg, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -errno;
 	if (live && len > 1) {

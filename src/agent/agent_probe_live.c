@@ -176,6 +176,22 @@ static int live_commit(struct probe_area_hdr *h)
 
 		if (p->status != PROBE_S_READY)
 			continue;
+		/* As agent_probe_commit_all: nothing of these is written. A
+		 * return-address exit or a rider has no patch of its own
+		 * (patch_len 0); written as a jump, its first byte went over
+		 * the entry's, and its "original" byte (none: 0) back at the
+		 * detach, over the function's first instruction. */
+		if (p->method == PROBE_M_RIDE) {
+			p->status = PROBE_S_PATCHED; /* placed with its owner */
+			continue;
+		}
+		if (p->method == PROBE_M_RETADDR) {
+			agent_probe_ra_enable();
+			p->status = PROBE_S_PATCHED;
+			__atomic_fetch_add(&agent_probe_area->patched, 1, __ATOMIC_RELAXED);
+			patched++;
+			continue;
+		}
 		rt = &agent_probe_by_id[p->id];
 		if (rt->int3 && (p->flags & PROBE_F_DISABLED)) {
 			p->status = PROBE_S_OFF;

@@ -182,6 +182,14 @@ struct probe_mgr {
 	/* ids kept free for probes added while the program runs (spool probe
 	 * -p --commands): the area's counters and the agent's table cover them */
 	uint32_t id_reserve;
+	/* attach mode, while one added spec is planned (probe_live.c resets
+	 * them): points of it that probes already placed in the running
+	 * program cover, so that the answer names them. busy: a point that
+	 * would have joined placed probe busy_owner's trampoline
+	 * (probe_plan_ride -EBUSY), the last at busy_addr; dup: a function
+	 * whose entry and exits placed probe dup_id already hooks. */
+	uint32_t nbusy, busy_owner, ndup, dup_id;
+	uint64_t busy_addr;
 };
 
 /* probe_mgr.exits (spool probe --exits): AUTO patches each ret (a jump

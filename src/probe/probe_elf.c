@@ -482,7 +482,10 @@ static int probe_a64_jump_table(struct probe_module *mod, const struct probe_sym
  * of them except at its first byte. Branches from other functions count
  * too: GCC's .cold parts jump back into the middle of their function.
  */
-#define PROBE_JT_BACK 24
+/* The line before an indirect jmp handed to x86_jump_table: its window of
+ * 24 and 128 more where a table's base may be loaded (JT_FAR_INSNS), kept
+ * in a ring and copied out in order at an indirect jmp only. */
+#define PROBE_JT_BACK (24 + 128)
 int probe_module_analyse(struct probe_module *mod)
 {
 	size_t cap = 0, jcap = 0, ccap = 0, scap = 0, nind = 0;
@@ -494,9 +497,9 @@ int probe_module_analyse(struct probe_module *mod)
 		const struct probe_sym *s = &mod->syms[i];
 		size_t avail, nb = 0;
 		const uint8_t *p = probe_module_code(mod, s->addr, &avail);
-		const uint8_t *back[PROBE_JT_BACK];
-		size_t back_avail[PROBE_JT_BACK];
-		uint64_t back_addr[PROBE_JT_BACK];
+		const uint8_t *back[PROBE_JT_BACK], *line[PROBE_JT_BACK];
+		size_t back_avail[PROBE_JT_BACK], line_avail[PROBE_JT_BACK], head = 0;
+		uint64_t back_addr[PROBE_JT_BACK], line_addr[PROBE_JT_BACK];
 		uint64_t off = 0;
 
 		if (!p)
@@ -560,19 +563,25 @@ int probe_module_analyse(struct probe_module *mod)
 				if (rc)
 					return rc;
 			}
-			/* The straight line before each instruction (a window). */
-			if (nb == PROBE_JT_BACK) {
-				memmove(back, back + 1, (nb - 1) * sizeof(*back));
-				memmove(back_avail, back_avail + 1, (nb - 1) * sizeof(*back_avail));
-				memmove(back_addr, back_addr + 1, (nb - 1) * sizeof(*back_addr));
-				nb--;
-			}
-			back[nb] = p + off;
-			back_avail[nb] = avail - off;
-			back_addr[nb++] = s->addr + off;
+			/* The straight line before each instruction (a ring: the
+			 * newest at head - 1; nb of them, back to the last byte
+			 * that did not decode). */
+			back[head] = p + off;
+			back_avail[head] = avail - off;
+			back_addr[head] = s->addr + off;
+			head = (head + 1) % PROBE_JT_BACK;
+			if (nb < PROBE_JT_BACK)
+				nb++;
 			if ((in.flags & X86_F_INDIRECT) && (in.flags & X86_F_BRANCH)) {
+				for (size_t j = 0; j < nb; j++) {
+					size_t r = (head + PROBE_JT_BACK - nb + j) % PROBE_JT_BACK;
+
+					line[j] = back[r];
+					line_avail[j] = back_avail[r];
+					line_addr[j] = back_addr[r];
+				}
 				nind++;
-				rc = probe_jump_table(mod, back, back_avail, back_addr, nb, &cap,
+				rc = probe_jump_table(mod, line, line_avail, line_addr, nb, &cap,
 						      &jcap, &scap);
 				if (rc)
 					return rc;

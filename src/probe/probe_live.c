@@ -276,6 +276,44 @@ static void live_list(struct probe_live *l, uint32_t lo, uint32_t hi, int with_h
 
 /* ---- commands (the target stopped) ---- */
 
+/*
+ * What probes already placed took of an added spec's points (the planner
+ * counted them in m->nbusy / m->ndup): the exact conflict, as the error
+ * line (none placed; the caller prints it) or a warning line (some were).
+ * buf empty when there was none.
+ */
+static void live_covered_why(struct probe_live *l, const char *text, char *buf, size_t len)
+{
+	struct probe_mgr *m = l->m;
+	const struct probe_def *o;
+	const struct probe_module *mod;
+
+	buf[0] = 0;
+	if (m->nbusy && m->busy_owner && m->busy_owner <= m->ndefs) {
+		o = &m->defs[m->busy_owner - 1];
+		mod = &m->mods[o->module];
+		snprintf(buf, len,
+			 "%u of its points %s in the out-of-line code of probes placed in the "
+			 "running program (the last: %s+0x%llx, in the trampoline of probe %u, "
+			 "%s %s by '%s'), which is not rewritten while the program may run it, so "
+			 "a probe added now cannot join it: detach and attach again with both "
+			 "specs (-e '%s' -e '%s')",
+			 m->nbusy, m->nbusy == 1 ? "is" : "are", probe_sym_shown(mod, o->sym),
+			 (unsigned long long)(m->busy_addr - mod->syms[o->sym].addr), o->id,
+			 live_op_word(o), probe_sym_shown(mod, o->sym), o->spec ? o->spec : "?",
+			 o->spec ? o->spec : "?", text);
+	} else if (m->ndup && m->dup_id && m->dup_id <= m->ndefs) {
+		o = &m->defs[m->dup_id - 1];
+		mod = &m->mods[o->module];
+		snprintf(buf, len,
+			 "the entry and exits of %u function%s it names are probed already (the "
+			 "last: %s, probe %u and its exits, by '%s'): 'list' shows them, 'enable' "
+			 "turns a disabled one back on",
+			 m->ndup, m->ndup == 1 ? "" : "s", probe_sym_shown(mod, o->sym), o->id,
+			 o->spec ? o->spec : "?");
+	}
+}
+
 static int live_add(struct probe_live *l, char *arg)
 {
 	struct probe_mgr *m = l->m;
@@ -284,7 +322,7 @@ static int live_add(struct probe_live *l, char *arg)
 	struct probe_area_probe *ps;
 	struct probe_spec s;
 	uint64_t size, off, *lo = NULL, *hi = NULL;
-	char err[512], **sv, *text;
+	char err[512], why[1024], **sv, *text;
 	void *batch = NULL;
 	int disabled = 0, rc, n = 0, matched;
 	pid_t tid;
@@ -318,6 +356,7 @@ static int live_add(struct probe_live *l, char *arg)
 		live_say(l, "error: sys: probes need the program started by spool\n");
 		return -EINVAL;
 	}
+	m->nbusy = m->busy_owner = m->ndup = m->dup_id = 0;
 	rc = probe_mgr_add_spec(m, &s);
 	matched = rc > 0;
 	if (rc >= 0)
@@ -329,12 +368,19 @@ static int live_add(struct probe_live *l, char *arg)
 			m->defs[i].registered = 0;
 		if (rc >= 0 && matched) /* its points are another probe's: in the trace */
 			live_log(l, "covered", NULL, text);
-		live_say(l, "error: '%s' %s\n", text,
-			 rc < 0 ? strerror(-rc)
-				: "placed no probe (probes already placed cover its points, "
-				  "or spool said why above)");
+		live_covered_why(l, text, why, sizeof(why));
+		if (rc >= 0 && why[0])
+			live_say(l, "error: '%s' placed no probe: %s\n", text, why);
+		else
+			live_say(l, "error: '%s' %s\n", text,
+				 rc < 0 ? strerror(-rc)
+					: "placed no probe (probes already placed cover its points, "
+					  "or spool said why above)");
 		return rc < 0 ? rc : -ENOENT;
 	}
+	live_covered_why(l, text, why, sizeof(why));
+	if (why[0]) /* some of its points were placed, not these */
+		live_say(l, "warning: '%s': %s\n", text, why);
 	if (m->ndefs >= first.ncounts) {
 		for (size_t i = before; i < m->ndefs; i++)
 			m->defs[i].registered = 0;

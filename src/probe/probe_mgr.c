@@ -265,6 +265,10 @@ static int probe_mgr_spec_module(struct probe_mgr *m, const struct probe_spec *s
 			if (m->defs[j].module == mi && m->defs[j].sym == i &&
 			    m->defs[j].status != PROBE_S_DELETED && /* deleted while attached */
 			    (m->defs[j].op == PROBE_OP_ENTRY || m->defs[j].op == PROBE_OP_EXIT)) {
+				if (!dup && m->attach && m->defs[j].status != PROBE_S_PENDING) {
+					m->ndup++;
+					m->dup_id = m->defs[j].id;
+				}
 				dup = 1;
 				m->defs[j].time_only = 0; /* a time: spec placed it first */
 			}

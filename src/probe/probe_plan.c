@@ -1334,6 +1334,9 @@ struct probe_def *probe_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t
 	    o->shared || !o->code)
 		return NULL;
 	if (m->attach && o->status != PROBE_S_PENDING) {
+		m->nbusy++;
+		m->busy_owner = oid;
+		m->busy_addr = addr;
 		*err = -EBUSY;
 		return NULL;
 	}

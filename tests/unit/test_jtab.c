@@ -20,7 +20,7 @@
 
 #include "arch/x86_64/x86_insn.h"
 
-#define MAX_INSNS 16
+#define MAX_INSNS 64
 
 /* Split code (at module offset base) into instructions and ask for the
  * table of the last one. */
@@ -307,6 +307,65 @@ static void test_byte_mem_bound(void **state)
 	assert_int_equal(jt.entries, 0x2c);
 }
 
+/*
+ * GCC -O2 hoists a table's base out of a loop (Debian's
+ * sqlite3_str_vappendf: lea r15, [rip+T] 37 instructions before the jmp,
+ * two calls in between). Built here: lea B,[rip+0x200]; mov r13,r11;
+ * MIDDLE; 14 x (mov rdi,[rsp+8]; xor r10d,r10d); lea edx,[rax-0x20];
+ * cmp edx,0x4c; ja +0x3e; movsxd rdx,[B+rdx*4]; add rdx,B; jmp rdx:
+ * 35 instructions, the lea 34 before the jmp (outside the 24 looked at
+ * first). B = r15 or rcx.
+ */
+static size_t far_base_code(uint8_t *code, int r15, const uint8_t *mid, size_t nmid)
+{
+	static const uint8_t fill[] = {0x48, 0x8b, 0x7c, 0x24, 0x08, 0x45, 0x31, 0xd2};
+	static const uint8_t cmp[] = {0x8d, 0x50, 0xe0, 0x83, 0xfa, 0x4c, 0x77, 0x3e};
+	const uint8_t lea[] = {r15 ? 0x4c : 0x48, 0x8d, r15 ? 0x3d : 0x0d, 0x00, 0x02, 0x00, 0x00,
+			       0x4d, 0x89, 0xdd};
+	const uint8_t tail[] = {r15 ? 0x49 : 0x48, 0x63, 0x14, r15 ? 0x97 : 0x91,
+				r15 ? 0x4c : 0x48, 0x01, r15 ? 0xfa : 0xca, 0xff, 0xe2};
+	size_t n = 0;
+
+	memcpy(code + n, lea, sizeof(lea)), n += sizeof(lea);
+	memcpy(code + n, mid, nmid), n += nmid;
+	for (int i = 0; i < 14; i++)
+		memcpy(code + n, fill, sizeof(fill)), n += sizeof(fill);
+	memcpy(code + n, cmp, sizeof(cmp)), n += sizeof(cmp);
+	memcpy(code + n, tail, sizeof(tail)), n += sizeof(tail);
+	return n;
+}
+
+static void test_far_base(void **state)
+{
+	static const uint8_t call[] = {0xe8, 0xfb, 0x0f, 0x00, 0x00}; /* call .+0x1000 */
+	static const uint8_t jmp[] = {0xeb, 0x00};		      /* jmp .+2 */
+	static const uint8_t nop[] = {0x90};
+	static const uint8_t mov15[] = {0x49, 0x89, 0xc7};	      /* mov r15, rax */
+	uint8_t code[256];
+	struct x86_jtab jt;
+	size_t n;
+
+	/* r15 (callee-saved) over a call: the lea is found, 0x4d entries */
+	n = far_base_code(code, 1, call, sizeof(call));
+	assert_int_equal(jtab_of(code, n, 0x1000, &jt), 0);
+	assert_int_equal(jt.table, 0x1000 + 7 + 0x200);
+	assert_int_equal(jt.entries, 0x4d);
+	assert_int_equal(jt.entry_size, 4);
+	/* rcx over a call: the callee may have changed it */
+	n = far_base_code(code, 0, call, sizeof(call));
+	assert_int_equal(jtab_of(code, n, 0x1000, &jt), -ENOENT);
+	/* rcx without a call: found */
+	n = far_base_code(code, 0, nop, sizeof(nop));
+	assert_int_equal(jtab_of(code, n, 0x1000, &jt), 0);
+	assert_int_equal(jt.table, 0x1000 + 7 + 0x200);
+	/* a jmp in between: the lea is not on the line that reaches the load */
+	n = far_base_code(code, 1, jmp, sizeof(jmp));
+	assert_int_equal(jtab_of(code, n, 0x1000, &jt), -ENOENT);
+	/* r15 written in between (not by a lea [rip]): no table */
+	n = far_base_code(code, 1, mov15, sizeof(mov15));
+	assert_int_equal(jtab_of(code, n, 0x1000, &jt), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,7 +377,7 @@ int main(void)
 	    cmocka_unit_test(test_tail_call),	 cmocka_unit_test(test_copy_after),
 	    cmocka_unit_test(test_tail_shapes),
 	    cmocka_unit_test(test_byte_cmp_other_reg), cmocka_unit_test(test_cmp_of_copy),
-	    cmocka_unit_test(test_byte_mem_bound),
+	    cmocka_unit_test(test_byte_mem_bound), cmocka_unit_test(test_far_base),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
 /*
  * test_ring_packet.c - packets in the ring (SHM_F_PACKETS,
  * src/common/ring_packet.h): records written the way the agent writes them
- * (ring_prod_reserve/commit in packet mode, and the lock fast path), the
+ * (ring_prod_reserve/commit in packet mode, the lock fast path, and the
+ * probe fast path with its in-place site definitions), the
  * collector's shm_host_drain_packets, the writer's trace_stream_put_packet,
  * then spool's reader: every record comes back as it was written, seq, time
  * and fields; a gap in seq starts a packet. And the collector's checks of a
@@ -160,6 +161,94 @@ static void test_round_trip(void **state)
 	nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Probe hit i: probe id, op, address, caller and stack pointer derived
+ * from i; 5 x 37 x 11 sites, so that packets define many of them. */
+static uint32_t pr_id(uint32_t i) { return 1 + i % 5; }
+static unsigned pr_op(uint32_t i) { return PROBE_OP_ENTRY + i % 3; }
+static uint64_t pr_addr(uint32_t i) { return 0x500000 + (i % 37) * 16; }
+static uint64_t pr_ret(uint32_t i) { return 0x600000 + (i % 11) * 8; }
+static uint64_t pr_sp(uint32_t i) { return 0x7ffe0000 + (i % 50) * 16; }
+
+/*
+ * Probe events the way agent_probe_emit writes them: ring_pkt_probe in
+ * place (a site its packet has not defined is defined there first), the
+ * general path (a staged rec_probe) when it says no. Read back: every
+ * hit's probe, op, seq, time, address, caller and stack pointer.
+ */
+static void test_probe_round_trip(void **state)
+{
+	char root[] = "/tmp/spool-test-rpkt-XXXXXX", dir[64];
+	const uint32_t N = 6000;
+	struct trace_writer *w;
+	struct trace_stream *s;
+	struct trace_reader *rd;
+	struct trace_event ev;
+	struct shm_host h;
+	struct prod pr;
+	uint32_t i, got = 0, bad = 0, fast = 0;
+	int rc, wake;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/t", root);
+	unsetenv("SPOOL_TRACE_FORMAT");
+	assert_int_equal(trace_writer_open(&w, dir, &test_clock), 0);
+	assert_int_equal(trace_writer_stream(w, 0, 11, 12, &s), 0);
+	assert_int_equal(shm_host_create(&h, 65536, 1, 0), 0);
+	h.packets = 1;
+	prod_open(&h, &pr);
+	for (i = 0; i < N; i++) {
+		struct rec_probe *r;
+
+		pr.seq++;
+		pr.p.ring->last_seq = pr.seq;
+		if (ring_pkt_probe(&pr.p, pr_op(i), pr_id(i), pr_addr(i), pr_sp(i), pr_ret(i),
+				   pr.seq, 5000 + (uint64_t)i * 40, &wake)) {
+			fast++;
+		} else {
+			r = ring_prod_reserve(&pr.p, sizeof(*r));
+			assert_non_null(r);
+			memset(r, 0, sizeof(*r));
+			r->h.word = ev_word(KIND_PROBE, 0, pr_id(i), pr_op(i));
+			r->h.tsc = 5000 + (uint64_t)i * 40;
+			r->h.seq = pr.seq;
+			r->h.size = sizeof(*r);
+			r->addr = pr_addr(i);
+			r->sp = pr_sp(i);
+			r->ret_ip = pr_ret(i);
+			ring_prod_commit(&pr.p, sizeof(*r));
+		}
+		if (i % 50 == 49)
+			assert_true(shm_host_drain_packets(&h, 0, 0, put_cb, s) >= 0);
+	}
+	assert_true(shm_host_drain_packets(&h, 0, 1, put_cb, s) >= 1);
+	shm_host_destroy(&h);
+	assert_int_equal(trace_writer_close(w), 0);
+	/* nearly all in place, new sites included: the general path only
+	 * opens a packet (its first event) */
+	assert_true(fast > N * 9 / 10);
+
+	assert_int_equal(trace_reader_open(&rd, dir, NULL), 0);
+	i = 0;
+	while ((rc = trace_reader_next(rd, &ev)) > 0) {
+		const struct rec_probe *p = (const struct rec_probe *)ev.rec;
+
+		if (ev_kind(ev.rec->word) != KIND_PROBE)
+			continue;
+		if (ev_obj(ev.rec->word) != pr_id(i) || ev_op(ev.rec->word) != pr_op(i) ||
+		    ev.rec->seq != i + 1 || ev.rec->tsc != 5000 + (uint64_t)i * 40 ||
+		    p->addr != pr_addr(i) || p->sp != pr_sp(i) || p->ret_ip != pr_ret(i))
+			bad++;
+		got++;
+		i++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_reader_nproblems(rd), 0);
+	assert_int_equal(got, N);
+	assert_int_equal(bad, 0);
+	trace_reader_close(rd);
+	nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static int count_cb(void *arg, uint8_t *pkt, size_t len, int open)
 {
 	struct trace_pkt2_counts c;
@@ -265,6 +354,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_probe_round_trip),
 		cmocka_unit_test(test_hostile_header),
 		cmocka_unit_test(test_hostile_events),
 		cmocka_unit_test(test_open_packet_waits),

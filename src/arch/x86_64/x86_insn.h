@@ -133,7 +133,9 @@ struct x86_jtab {
 };
 /* Recognize the jump table of the indirect jmp that is the last of n
  * consecutive instructions (bytes[i], avail[i] bytes readable there,
- * module offset addrs[i]; only the last ones are looked at). Returns 0,
+ * module offset addrs[i]; the last 24 are looked at, and up to 128 before
+ * them for the base register of a PIC table: the line must fall through
+ * from there to the jmp). Returns 0,
  * -ENOENT (not a table shape spool knows), -EINVAL (not a jmp / bad bytes)
  * or -ERANGE (a bound too large). */
 int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs,

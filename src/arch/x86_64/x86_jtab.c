@@ -48,6 +48,11 @@
 
 #define JT_MAX_INSNS 24
 #define JT_MAX_ENTRIES 4096
+/* How far back (instructions) the PIC shape's table base is looked for
+ * when it is not in the last JT_MAX_INSNS: GCC -O2 hoists the lea of a
+ * table read in a loop (sqlite3_str_vappendf: lea r15, [rip+T] 37
+ * instructions before the jmp, over two calls). */
+#define JT_FAR_INSNS 128
 
 struct jt_insn {
 	ZydisDecodedInstruction in;
@@ -388,6 +393,69 @@ static int jt_lea_rip(const struct jt_insn *k, ZydisRegister x, uint64_t *t)
 	return 1;
 }
 
+/* Callee-saved registers (SysV): a call in between leaves them as they were. */
+static int jt_callee_saved(ZydisRegister f)
+{
+	return f == ZYDIS_REGISTER_RBX || f == ZYDIS_REGISTER_RBP || f == ZYDIS_REGISTER_R12 ||
+	       f == ZYDIS_REGISTER_R13 || f == ZYDIS_REGISTER_R14 || f == ZYDIS_REGISTER_R15;
+}
+
+/* Does instruction k end the straight line that carries register family b
+ * to the jmp: an instruction that does not fall through (jmp, ret, ud2,
+ * hlt), or a call when b is not callee-saved (the callee may change it;
+ * the decoder lists no such write). */
+static int jt_breaks_line(const struct jt_insn *k, ZydisRegister b)
+{
+	switch (k->in.meta.category) {
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_RET:
+		return 1;
+	case ZYDIS_CATEGORY_CALL:
+		return !jt_callee_saved(b);
+	default:
+		return k->in.mnemonic == ZYDIS_MNEMONIC_UD2 || k->in.mnemonic == ZYDIS_MNEMONIC_HLT;
+	}
+}
+
+/*
+ * The table base B of the PIC shape when its lea is not in the window v
+ * (the last JT_MAX_INSNS instructions): walk back over the `far` earlier
+ * instructions (bytes[far - 1] is the one just before v[0]), decoding each
+ * on its own, up to JT_FAR_INSNS, to the nearest writer of B, which must be
+ * lea B, [rip + T]. Bounded to the fall-through line: every instruction
+ * from there to the table load `ld` must fall through to the next (no jmp,
+ * ret) and keep B (no other writer; a call only if B is callee-saved), so
+ * the lea is on the path that reaches the load in a straight line. Another
+ * path into that line (a branch target in it) could bring another B only
+ * from code that writes B elsewhere; the entries are still checked one by
+ * one to land in code (probe_jump_table). T out; 0 found, -ENOENT not.
+ */
+static int jt_far_base(ZydisDecoder *dec, const uint8_t *const *bytes, const size_t *avail,
+		       const uint64_t *addrs, size_t far, const struct jt_insn *v, int ld,
+		       ZydisRegister b, uint64_t *t)
+{
+	struct jt_insn k;
+
+	for (int i = 0; i < ld; i++)
+		if (jt_breaks_line(&v[i], b))
+			return -ENOENT;
+	for (size_t i = far, seen = 0; i > 0 && seen < JT_FAR_INSNS; i--, seen++) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, bytes[i - 1], avail[i - 1], &k.in,
+							 k.ops)))
+			return -ENOENT;
+		k.addr = addrs[i - 1];
+		/* the line must be contiguous: each instruction ends where
+		 * the next begins */
+		if (k.addr + k.in.length != addrs[i])
+			return -ENOENT;
+		if (jt_writes(&k, b))
+			return jt_lea_rip(&k, b, t) ? 0 : -ENOENT;
+		if (jt_breaks_line(&k, b))
+			return -ENOENT;
+	}
+	return -ENOENT;
+}
+
 /*
  * GCC -O0's PIC shape, from its `add R, B` at k (see the top): R's
  * sign extension, R32 = dword [O + A] with A = lea [rip + TABLE] and
@@ -511,13 +579,20 @@ int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint6
 			return -ENOENT;
 		index = jt_family(m->mem.index);
 		lea = jt_def(v, ld, b);
-		if (lea < 0 || v[lea].in.mnemonic != ZYDIS_MNEMONIC_LEA)
-			return -ENOENT;
-		m = jt_op(&v[lea], 1);
-		if (!m || m->type != ZYDIS_OPERAND_TYPE_MEMORY ||
-		    m->mem.base != ZYDIS_REGISTER_RIP || m->mem.index != ZYDIS_REGISTER_NONE ||
-		    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&v[lea].in, m, v[lea].addr, &abs)))
-			return -ENOENT;
+		if (lea < 0) {
+			/* not in the window: further back on the line */
+			if (!skip || jt_far_base(&dec, bytes, avail, addrs, skip, v, ld, b, &abs))
+				return -ENOENT;
+		} else {
+			if (v[lea].in.mnemonic != ZYDIS_MNEMONIC_LEA)
+				return -ENOENT;
+			m = jt_op(&v[lea], 1);
+			if (!m || m->type != ZYDIS_OPERAND_TYPE_MEMORY ||
+			    m->mem.base != ZYDIS_REGISTER_RIP ||
+			    m->mem.index != ZYDIS_REGISTER_NONE ||
+			    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&v[lea].in, m, v[lea].addr, &abs)))
+				return -ENOENT;
+		}
 		jt->table = abs;
 		jt->entry_size = 4;
 		return jt_bound(v, ld, index, &jt->entries);
