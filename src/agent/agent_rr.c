@@ -535,7 +535,7 @@ static void rr_commit(struct agent_thread *t, struct rec_hdr *h, uint32_t len, u
 /* Sync record: each thread's latest event number, for RR_CALL_WAKE (below);
  * threads numbered RR_WAKE_THREADS and up are left out (a wait for fewer
  * events, never a wrong one). */
-#define RR_WAKE_THREADS 256
+#define RR_WAKE_THREADS 128
 static uint32_t rr_wake_tseq[RR_WAKE_THREADS];
 
 static inline void rr_wake_publish(uint32_t tseq)
@@ -654,19 +654,24 @@ void agent_rr_sig_wait_sends(int sig, uint32_t want)
  * did before the write, as a lock would, but no turn orders it: a replay
  * returned the recorded read or readiness at once, and the reader went on
  * before the writer had written, and before what it did first (node's
- * loop read libuv's eventfd before the worker set its flag). So the
- * process counts the writes its numbered threads make (before the write is
- * made: whoever reads its bytes sees the count), a read, receive, accept
- * or readiness wait that got something records the count it saw when
- * another thread wrote since its last such record (RR_CALL_WAKE, after the
- * call's own record), and a replay waits until its own count gets there.
- * The writes counted by then were all made before the recorded call
- * returned, so what they wait for came before it too: the wait cannot
- * close a cycle. It may wait for more writes than the wake-up needed (any
- * descriptor's): a cost in parallelism only. One count per process: a fork
- * child starts from 0 (agent_rr_attach), in the recording and the replay.
+ * loop read libuv's eventfd before the worker set its flag). So each
+ * numbered thread counts its writes (write, writev, the sends, sendfile
+ * and the like; before the write is made: whoever reads its bytes sees the
+ * count), and a read, receive, accept or readiness wait that got something
+ * while another thread wrote since the reader's last such call records,
+ * after its own record, RR_CALL_WAKE: each other thread's write count and
+ * event number as they were when the call returned. A replay waits until
+ * every thread has made as many writes and replayed as many events. What
+ * the reader waits for was all done before the recorded call returned,
+ * and so came before anything the reader did after it: the wait cannot
+ * close a cycle. It may wait for more than the wake-up needed (other
+ * descriptors' writes, other events): a cost in parallelism only. Threads
+ * numbered RR_WAKE_THREADS and up are left out (a wait for less, never a
+ * wrong one). The counts are the process's own: a fork child starts from
+ * 0 (agent_rr_attach), in the recording and the replay.
  */
 static uint64_t rr_wakes;		/* the writes counted in this process */
+static uint32_t rr_wake_wr[RR_WAKE_THREADS]; /* each thread's writes */
 static __thread uint64_t rr_wake_seen;	/* rr_wakes at the thread's last such call */
 static __thread uint64_t rr_wake_own;	/* the thread's own writes since */
 
@@ -674,6 +679,9 @@ void agent_rr_wake_write(void)
 {
 	if ((agent_rr_mode & RR_MODE_SERIAL) || !rr_self.has_id)
 		return;
+	if (rr_self.id < RR_WAKE_THREADS)
+		__atomic_store_n(&rr_wake_wr[rr_self.id], rr_wake_wr[rr_self.id] + 1,
+				 __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&rr_wakes, 1, __ATOMIC_SEQ_CST);
 	rr_wake_own++;
 }
@@ -700,13 +708,14 @@ static int rr_wake_call(unsigned call, int64_t result)
 	}
 }
 
-/* Record: the count, when other threads wrote since the thread last saw it. */
+/* Record: the counts, when other threads wrote since the thread last saw
+ * them. data: a pair (writes, events) for each thread below k (the
+ * caller's own pair is 0, 0); arg: the process's writes. */
 static void rr_rec_wake(struct agent_thread *t)
 {
 	uint64_t n = __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST);
 	int others = n != rr_wake_seen + rr_wake_own;
-
-	uint32_t v[RR_WAKE_THREADS], k = 0;
+	uint32_t v[2 * RR_WAKE_THREADS], k = 0;
 	struct agent_rr_seg seg = {v, 0};
 
 	rr_wake_seen = n;
@@ -714,16 +723,20 @@ static void rr_rec_wake(struct agent_thread *t)
 	if (!others)
 		return;
 	for (uint32_t i = 0; i < RR_WAKE_THREADS; i++) {
-		v[i] = i == rr_self.id ? 0 : __atomic_load_n(&rr_wake_tseq[i], __ATOMIC_ACQUIRE);
-		if (v[i])
+		int me = i == rr_self.id;
+
+		v[2 * i] = me ? 0 : __atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST);
+		v[2 * i + 1] = me ? 0 : __atomic_load_n(&rr_wake_tseq[i], __ATOMIC_ACQUIRE);
+		if (v[2 * i] || v[2 * i + 1])
 			k = i + 1;
 	}
-	seg.n = k * sizeof(uint32_t);
+	seg.n = 2 * k * sizeof(uint32_t);
 	agent_rr_rec_input(t, RR_CALL_WAKE, -1, 0, 0, n, &seg, 1);
 }
 
-/* Replay: wait until the process has counted want writes (a short spin,
- * then 50 us naps; past --stuck-ms the replay stops with a report). */
+/* Replay: whether a thread is still short of the recorded counts v (n
+ * pairs; *who: which one, RR_NO_TURN for the process's writes). A thread
+ * that ended makes no more. */
 static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, uint32_t *who)
 {
 	if (__atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST) < want) {
@@ -731,13 +744,14 @@ static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, uint32_t
 		return 1;
 	}
 	for (uint32_t i = 0; i < n && i < rr_area->max_threads; i++) {
-		uint32_t w = v[i];
+		uint32_t w = v[2 * i], e = v[2 * i + 1];
 
-		if (i == rr_self.id || !w)
+		if (i == rr_self.id || (!w && !e))
 			continue;
-		if (w > rr_threads[i].nevents)
-			w = rr_threads[i].nevents; /* (hostile or cut short: no wait past a log) */
-		if (__atomic_load_n(&rr_threads[i].done, __ATOMIC_ACQUIRE) < w &&
+		if (e > rr_threads[i].nevents)
+			e = rr_threads[i].nevents; /* (hostile or cut short: no wait past a log) */
+		if ((__atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST) < w ||
+		     __atomic_load_n(&rr_threads[i].done, __ATOMIC_ACQUIRE) < e) &&
 		    __atomic_load_n(&rr_threads[i].started, __ATOMIC_ACQUIRE) < 2) {
 			*who = i;
 			return 1;
@@ -746,6 +760,8 @@ static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, uint32_t
 	return 0;
 }
 
+/* Replay: wait for the counts (a short spin, then 50 us naps; past
+ * --stuck-ms the replay stops with a report). */
 static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n)
 {
 	uint64_t start = 0, now;
@@ -773,24 +789,29 @@ static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n)
 			if (mine) {
 				rr_puts(&b, "replay stuck: thread ");
 				rr_putu(&b, rr_self.id);
-				if (who != RR_NO_TURN) {
-					rr_puts(&b, " got data or readiness from a descriptor after "
-						    "thread ");
-					rr_putu(&b, who);
-					rr_puts(&b, "'s event ");
-					rr_putu(&b, v[who]);
-					rr_puts(&b, " in the recording; that thread has not got there "
-						    "in this replay");
-					goto out_report;
-				}
 				rr_puts(&b, " got data or readiness from a descriptor after ");
-				rr_putu(&b, want);
-				rr_puts(&b, " writes of the process in the recording; this replay has "
-					    "made ");
-				rr_putu(&b, __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST));
-				rr_puts(&b, " (a write the recording made is not made here)");
+				if (who != RR_NO_TURN) {
+					rr_puts(&b, "thread ");
+					rr_putu(&b, who);
+					rr_puts(&b, " had made ");
+					rr_putu(&b, v[2 * who]);
+					rr_puts(&b, " writes and ");
+					rr_putu(&b, v[2 * who + 1]);
+					rr_puts(&b, " events in the recording; in this replay it has "
+						    "made ");
+					rr_putu(&b, __atomic_load_n(&rr_wake_wr[who], __ATOMIC_SEQ_CST));
+					rr_puts(&b, " and ");
+					rr_putu(&b, __atomic_load_n(&rr_threads[who].done,
+								    __ATOMIC_ACQUIRE));
+				} else {
+					rr_putu(&b, want);
+					rr_puts(&b, " writes of the process in the recording; this "
+						    "replay has made ");
+					rr_putu(&b, __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST));
+				}
+				rr_puts(&b, " (a write or an event the recording has is not made "
+					    "here)");
 			}
-out_report:
 			rr_report_end(mine, 0);
 		}
 		syscall(SYS_nanosleep, &nap, NULL);
@@ -1939,9 +1960,9 @@ out:
 	if (call != RR_CALL_WAKE && (h = rr_peek()) && ev_kind(h->word) == KIND_INPUT &&
 	    ((const struct rec_input *)h)->call == RR_CALL_WAKE) {
 		uint64_t want = 0;
-		uint32_t v[RR_WAKE_THREADS];
+		uint32_t v[2 * RR_WAKE_THREADS];
 		struct agent_rr_seg seg = {v, sizeof(v)};
-		uint32_t n = ((const struct rec_input *)h)->len / sizeof(uint32_t);
+		uint32_t n = ((const struct rec_input *)h)->len / (2 * sizeof(uint32_t));
 
 		agent_rr_rep_input(t, RR_CALL_WAKE, -1, &seg, 1, &want);
 		rr_wake_wait(want, v, n);
@@ -2626,6 +2647,7 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	rr_nstreams = 0;
 	rr_wakes = 0; /* (one thread runs: a fork child's count starts again) */
 	memset(rr_wake_tseq, 0, sizeof(rr_wake_tseq));
+	memset(rr_wake_wr, 0, sizeof(rr_wake_wr));
 	rr_wake_seen = rr_wake_own = 0;
 	agent_rr_pid_recorded = 0;
 	agent_rr_stuck_ms = a->stuck_ms;
