@@ -2,9 +2,10 @@
 /*
  * rr_wake.c - threads that hand work to a loop the way libuv does: each
  * worker stores its result in a slot with an atomic store (no lock), then
- * wakes the loop through a descriptor (worker 0 an eventfd, worker 1 a
- * pipe, worker 2 a socket pair), and waits for the loop's answer on a pipe
- * of its own before its next round. The loop waits for readiness (epoll
+ * wakes the loop through a descriptor (worker 0 an eventfd, with glibc's
+ * eventfd_write and eventfd_read; worker 1 a pipe; worker 2 a socket
+ * pair), and waits for the loop's answer on a pipe of its own before its
+ * next round. The loop waits for readiness (epoll
  * or poll), reads the descriptor that woke it, takes that worker's slot
  * with an atomic exchange and prints it, then answers. The descriptor's
  * bytes are the only ordering between the store and the exchange: a sync
@@ -43,7 +44,7 @@ static unsigned long spin(unsigned long v)
 static void *worker(void *arg)
 {
 	int w = (int)(intptr_t)arg;
-	uint64_t one = 1;
+	eventfd_t one = 1;
 	char c = 'w';
 
 	for (int r = 0; r < rounds; r++) {
@@ -52,7 +53,7 @@ static void *worker(void *arg)
 		if (spin(v) == 42)
 			v++; /* (never: keeps the work) */
 		__atomic_store_n(&slot[w], v, __ATOMIC_RELEASE);
-		if (w == 0 && write(wake_wr[w], &one, sizeof(one)) != sizeof(one))
+		if (w == 0 && eventfd_write(wake_wr[w], one))
 			abort();
 		if (w == 1 && write(wake_wr[w], &c, 1) != 1)
 			abort();
@@ -67,11 +68,11 @@ static void *worker(void *arg)
 /* The loop took worker w's wake-up: consume it, take the slot, answer. */
 static unsigned long take(int w)
 {
-	uint64_t n;
+	eventfd_t n;
 	char c;
 	unsigned long v;
 
-	if (w == 0 && read(wake_rd[w], &n, sizeof(n)) != sizeof(n))
+	if (w == 0 && eventfd_read(wake_rd[w], &n))
 		abort();
 	if (w == 1 && read(wake_rd[w], &c, 1) != 1)
 		abort();
