@@ -10,20 +10,24 @@
 # sync recording is replayed 3 times: every replay prints the recorded
 # results and exits 0. Before, every replay took a result before its
 # worker had stored it and stopped ("the same call on another descriptor
-# number": the output's flush came at another point).
+# number": the output's flush came at another point). Worker 0 and the
+# loop use glibc's eventfd_write and eventfd_read, which call glibc's own
+# write and read: the value read was not recorded at all. Serial mode
+# replays the same program too (it did before).
 . "$(dirname "$0")/lib.sh"
 
-plan 4
+plan 6
 
 P="$PROGS/rr_wake"
 
-# rounds HOW: 2 recordings of rr_wake HOW 150, each replayed 3 times; sets
-# SAME (replays identical to their recording) and REC (recordings made)
+# rounds HOW [MODE]: 2 recordings of rr_wake HOW 150 (sync mode unless
+# MODE), each replayed 3 times; sets SAME (replays identical to their
+# recording) and REC (recordings made)
 rounds() {
-	local how=$1 r i
+	local how=$1 mode=${2:-sync} r i
 	SAME=0 REC=0
 	for r in 1 2; do
-		spool_run record -q --mode sync -o "$how$r.trace" -- "$P" "$how" 150
+		spool_run record -q --mode "$mode" -o "$how$r.trace" -- "$P" "$how" 150
 		if [ "$RC" != 0 ] || ! grep -q '^sum ' run.out; then
 			show_run
 			continue
@@ -48,3 +52,6 @@ is "$SAME" 6 "  6 replays of 6 print the recorded results and exit 0"
 rounds poll
 is "$REC" 2 "2 sync recordings of the same with a poll loop"
 is "$SAME" 6 "  6 replays of 6 print the recorded results and exit 0"
+rounds epoll serial
+is "$REC" 2 "2 serial recordings of the epoll loop"
+is "$SAME" 6 "  6 replays of 6 print the recorded results"
