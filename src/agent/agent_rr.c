@@ -134,6 +134,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_RECVMMSG] = "recvmmsg",
 	[RR_CALL_SENDMMSG] = "sendmmsg",
 	[RR_CALL_SYSINFO] = "sysinfo",
+	[RR_CALL_WAKE] = "(the writes a wake-up waited for)",
 	[RR_CALL_FORK] = "fork/vfork",
 	[RR_CALL_SPAWN] = "posix_spawn",
 	[RR_CALL_WAIT] = "wait/waitpid/wait4",
@@ -531,6 +532,18 @@ static void rr_commit(struct agent_thread *t, struct rec_hdr *h, uint32_t len, u
 		agent_wake();
 }
 
+/* Sync record: each thread's latest event number, for RR_CALL_WAKE (below);
+ * threads numbered RR_WAKE_THREADS and up are left out (a wait for fewer
+ * events, never a wrong one). */
+#define RR_WAKE_THREADS 128
+static uint32_t rr_wake_tseq[RR_WAKE_THREADS];
+
+static inline void rr_wake_publish(uint32_t tseq)
+{
+	if (agent_rr_mode == RR_MODE_RECORD && rr_self.id < RR_WAKE_THREADS)
+		__atomic_store_n(&rr_wake_tseq[rr_self.id], tseq, __ATOMIC_RELEASE);
+}
+
 static void rr_emit_sched(struct agent_thread *t, uint32_t idx, uint32_t tseq, uint32_t obj,
 			  uint32_t turn, unsigned op, int result, uint64_t arg)
 {
@@ -539,6 +552,7 @@ static void rr_emit_sched(struct agent_thread *t, uint32_t idx, uint32_t tseq, u
 
 	if (!rr_trace_sched)
 		return;
+	rr_wake_publish(tseq);
 	t->busy++;
 	seq = ++t->seq;
 	t->prod.ring->last_seq = seq;
@@ -626,6 +640,177 @@ void agent_rr_sig_wait_sends(int sig, uint32_t want)
 				rr_puts(&b, " times, as in the recording; it has been sent ");
 				rr_putu(&b, __atomic_load_n(&rr_area->sig_sends[sig], __ATOMIC_SEQ_CST));
 				rr_puts(&b, " times");
+			}
+			rr_report_end(mine, 0);
+		}
+		syscall(SYS_nanosleep, &nap, NULL);
+	}
+}
+
+/* ---- wake-ups through a descriptor (sync mode) ----
+ *
+ * A thread that wakes another through a descriptor (libuv's eventfd, a
+ * pipe a worker writes to wake its loop, a socket pair) hands it what it
+ * did before the write, as a lock would, but no turn orders it: a replay
+ * returned the recorded read or readiness at once, and the reader went on
+ * before the writer had written, and before what it did first (node's
+ * loop read libuv's eventfd before the worker set its flag). So each
+ * numbered thread counts its writes (write, writev, the sends, sendfile
+ * and the like; before the write is made: whoever reads its bytes sees the
+ * count), and a read, receive, accept or readiness wait that got something
+ * while another thread wrote since the reader's last such call records,
+ * after its own record, RR_CALL_WAKE: each other thread's write count and
+ * event number as they were when the call returned. A replay waits until
+ * every thread has made as many writes and replayed as many events. What
+ * the reader waits for was all done before the recorded call returned,
+ * and so came before anything the reader did after it: the wait cannot
+ * close a cycle. It may wait for more than the wake-up needed (other
+ * descriptors' writes, other events): a cost in parallelism only. Threads
+ * numbered RR_WAKE_THREADS and up are left out (a wait for less, never a
+ * wrong one). The counts are the process's own: a fork child starts from
+ * 0 (agent_rr_attach), in the recording and the replay.
+ */
+static uint64_t rr_wakes;		/* the writes counted in this process */
+static uint32_t rr_wake_wr[RR_WAKE_THREADS]; /* each thread's writes */
+static __thread uint64_t rr_wake_seen;	/* rr_wakes at the thread's last such call */
+static __thread uint64_t rr_wake_own;	/* the thread's own writes since */
+
+void agent_rr_wake_write(void)
+{
+	if ((agent_rr_mode & RR_MODE_SERIAL) || !rr_self.has_id)
+		return;
+	if (rr_self.id < RR_WAKE_THREADS)
+		__atomic_store_n(&rr_wake_wr[rr_self.id], rr_wake_wr[rr_self.id] + 1,
+				 __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&rr_wakes, 1, __ATOMIC_SEQ_CST);
+	rr_wake_own++;
+}
+
+/* Whether call, having returned result, got something another thread may
+ * have written (the calls RR_CALL_WAKE follows). */
+static int rr_wake_call(unsigned call, int64_t result)
+{
+	switch (call) {
+	case RR_CALL_READ:
+	case RR_CALL_READV:
+	case RR_CALL_RECV:
+	case RR_CALL_RECVFROM:
+	case RR_CALL_RECVMSG:
+	case RR_CALL_RECVMMSG:
+		return result >= 0;
+	case RR_CALL_ACCEPT:
+	case RR_CALL_POLL:
+	case RR_CALL_SELECT:
+	case RR_CALL_EPOLL_WAIT:
+		return result > 0;
+	default:
+		return 0;
+	}
+}
+
+/* Record: the counts, when other threads wrote since the thread last saw
+ * them. data: a pair (writes, events) for each thread below k (the
+ * caller's own pair is 0, 0); arg: the process's writes. */
+static void rr_rec_wake(struct agent_thread *t)
+{
+	uint64_t n = __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST);
+	int others = n != rr_wake_seen + rr_wake_own;
+	uint32_t v[2 * RR_WAKE_THREADS], k = 0;
+	struct agent_rr_seg seg = {v, 0};
+
+	rr_wake_seen = n;
+	rr_wake_own = 0;
+	if (!others)
+		return;
+	for (uint32_t i = 0; i < RR_WAKE_THREADS; i++) {
+		int me = i == rr_self.id;
+
+		v[2 * i] = me ? 0 : __atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST);
+		v[2 * i + 1] = me ? 0 : __atomic_load_n(&rr_wake_tseq[i], __ATOMIC_ACQUIRE);
+		if (v[2 * i] || v[2 * i + 1])
+			k = i + 1;
+	}
+	seg.n = 2 * k * sizeof(uint32_t);
+	agent_rr_rec_input(t, RR_CALL_WAKE, -1, 0, 0, n, &seg, 1);
+}
+
+/* Replay: whether a thread is still short of the recorded counts v (n
+ * pairs; *who: which one, RR_NO_TURN for the process's writes). A thread
+ * that ended makes no more. */
+static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, uint32_t *who)
+{
+	if (__atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST) < want) {
+		*who = RR_NO_TURN;
+		return 1;
+	}
+	for (uint32_t i = 0; i < n && i < rr_area->max_threads; i++) {
+		uint32_t w = v[2 * i], e = v[2 * i + 1];
+
+		if (i == rr_self.id || (!w && !e))
+			continue;
+		if (e > rr_threads[i].nevents)
+			e = rr_threads[i].nevents; /* (hostile or cut short: no wait past a log) */
+		if ((__atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST) < w ||
+		     __atomic_load_n(&rr_threads[i].done, __ATOMIC_ACQUIRE) < e) &&
+		    __atomic_load_n(&rr_threads[i].started, __ATOMIC_ACQUIRE) < 2) {
+			*who = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Replay: wait for the counts (a short spin, then 50 us naps; past
+ * --stuck-ms the replay stops with a report). */
+static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n)
+{
+	uint64_t start = 0, now;
+	struct timespec nap = {0, 50000};
+	int spins = 0;
+	uint32_t who = RR_NO_TURN;
+
+	if (agent_rr_mode & RR_MODE_SERIAL)
+		return;
+	while (rr_wake_behind(want, v, n, &who)) {
+		if (++spins < 100) {
+			_mm_pause();
+			continue;
+		}
+		now = rr_now_ns();
+		if (!start) {
+			start = now;
+		} else if (spins % 2048 == 0) {
+			rr_end_if_host_gone();
+		}
+		if (start && now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {
+			int mine;
+			struct rr_buf b = rr_report_begin(&mine);
+
+			if (mine) {
+				rr_puts(&b, "replay stuck: thread ");
+				rr_putu(&b, rr_self.id);
+				rr_puts(&b, " got data or readiness from a descriptor after ");
+				if (who != RR_NO_TURN) {
+					rr_puts(&b, "thread ");
+					rr_putu(&b, who);
+					rr_puts(&b, " had made ");
+					rr_putu(&b, v[2 * who]);
+					rr_puts(&b, " writes and ");
+					rr_putu(&b, v[2 * who + 1]);
+					rr_puts(&b, " events in the recording; in this replay it has "
+						    "made ");
+					rr_putu(&b, __atomic_load_n(&rr_wake_wr[who], __ATOMIC_SEQ_CST));
+					rr_puts(&b, " and ");
+					rr_putu(&b, __atomic_load_n(&rr_threads[who].done,
+								    __ATOMIC_ACQUIRE));
+				} else {
+					rr_putu(&b, want);
+					rr_puts(&b, " writes of the process in the recording; this "
+						    "replay has made ");
+					rr_putu(&b, __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST));
+				}
+				rr_puts(&b, " (a write or an event the recording has is not made "
+					    "here)");
 			}
 			rr_report_end(mine, 0);
 		}
@@ -877,6 +1062,7 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 		return;
 	}
 	tseq = ++rr_self.tseq;
+	rr_wake_publish(tseq);
 	t->busy++;
 	do {
 		uint32_t n = total - off > rr_chunk ? rr_chunk : (uint32_t)(total - off);
@@ -920,6 +1106,8 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 		off += n;
 	} while (off < total);
 	t->busy--;
+	if (!(agent_rr_mode & RR_MODE_SERIAL) && rr_wake_call(call, result))
+		rr_rec_wake(t);
 }
 
 /* ---- replay ---- */
@@ -1780,6 +1968,17 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	}
 	t->busy--;
 out:
+	/* sync mode: the writes this call's data or readiness may come from */
+	if (call != RR_CALL_WAKE && (h = rr_peek()) && ev_kind(h->word) == KIND_INPUT &&
+	    ((const struct rec_input *)h)->call == RR_CALL_WAKE) {
+		uint64_t want = 0;
+		uint32_t v[2 * RR_WAKE_THREADS];
+		struct agent_rr_seg seg = {v, sizeof(v)};
+		uint32_t n = ((const struct rec_input *)h)->len / (2 * sizeof(uint32_t));
+
+		agent_rr_rep_input(t, RR_CALL_WAKE, -1, &seg, 1, &want);
+		rr_wake_wait(want, v, n);
+	}
 	if (err)
 		errno = err;
 	return result;
@@ -2499,6 +2698,10 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	rr_proc_bits = k == RR_NO_PROC ? 0 : k << RR_PROC_SHIFT;
 	rr_nparked = 0;
 	rr_nstreams = 0;
+	rr_wakes = 0; /* (one thread runs: a fork child's count starts again) */
+	memset(rr_wake_tseq, 0, sizeof(rr_wake_tseq));
+	memset(rr_wake_wr, 0, sizeof(rr_wake_wr));
+	rr_wake_seen = rr_wake_own = 0;
 	agent_rr_pid_recorded = 0;
 	agent_rr_stuck_ms = a->stuck_ms;
 	/* (the mapping was chosen by this header's mode: a replay's is whole) */

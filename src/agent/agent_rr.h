@@ -148,6 +148,11 @@ int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const 
 void agent_rr_sig_sent(int sig);
 uint32_t agent_rr_sig_sends(int sig);
 void agent_rr_sig_wait_sends(int sig, uint32_t want);
+/* Sync mode: the calling (numbered) thread is about to write to a
+ * descriptor (write, writev, the sends, sendfile and the like): counted,
+ * recording and replaying alike; a replayed read that got something waits
+ * for the writes recorded before it (agent_rr.c, RR_CALL_WAKE). */
+void agent_rr_wake_write(void);
 /* RR_O_* of the replay (0 when recording). */
 uint32_t agent_rr_opts(void);
 /* Replay: the thread's log is used up (its next call has no record). */

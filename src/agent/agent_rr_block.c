@@ -620,6 +620,7 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 
 	if (RR_IO_OFF(t))
 		return real(fd, buf, n);
+	agent_rr_wake_write();
 	if (RR_REPLAYING()) {
 		struct iovec v = {(void *)buf, n};
 
@@ -644,6 +645,7 @@ ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 
 	if (RR_IO_OFF(t))
 		return real(fd, iov, cnt);
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_write_replay(t, RR_CALL_WRITEV, fd, iov, cnt);
 	r = RR_BLOCK_IF(RR_CALL_WRITEV, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, iov, cnt)));
@@ -676,6 +678,7 @@ ssize_t agent_rr_send(int fd, const void *buf, size_t n, int flags,
 
 	if (RR_IO_OFF(t))
 		return real(fd, buf, n, flags);
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITE, fd, NULL, 0, NULL);
 	return rr_send_rec(t, RR_CALL_WRITE, fd,
@@ -692,6 +695,7 @@ ssize_t agent_rr_sendto(int fd, const void *buf, size_t n, int flags, const stru
 
 	if (RR_IO_OFF(t))
 		return real(fd, buf, n, flags, a, alen);
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITE, fd, NULL, 0, NULL);
 	return rr_send_rec(t, RR_CALL_WRITE, fd,
@@ -706,6 +710,7 @@ ssize_t agent_rr_sendmsg(int fd, const struct msghdr *m, int flags,
 
 	if (RR_IO_OFF(t))
 		return real(fd, m, flags);
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return (ssize_t)agent_rr_rep_input(t, RR_CALL_WRITEV, fd, NULL, 0, NULL);
 	return rr_send_rec(t, RR_CALL_WRITEV, fd,
@@ -814,6 +819,7 @@ AGENT_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
 
 	if (RR_IO_OFF(t))
 		return real_sendfile(out, in, off, n);
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_xfer_replay(t, RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL);
 	return rr_xfer_rec(t, RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL,
@@ -832,6 +838,7 @@ AGENT_EXPORT ssize_t splice(int in, loff_t *oi, int out, loff_t *oo, size_t n, u
 
 	if (RR_IO_OFF(t))
 		return real_splice(in, oi, out, oo, n, fl);
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_xfer_replay(t, RR_XFER_SPLICE, in, oi, out, oo);
 	return rr_xfer_rec(t, RR_XFER_SPLICE, in, oi, out, oo,
@@ -845,6 +852,7 @@ AGENT_EXPORT ssize_t tee(int in, int out, size_t n, unsigned fl)
 
 	if (RR_IO_OFF(t))
 		return real_tee(in, out, n, fl);
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_xfer_replay(t, RR_XFER_TEE, in, NULL, out, NULL);
 	return rr_xfer_rec(t, RR_XFER_TEE, in, NULL, out, NULL,
@@ -859,6 +867,7 @@ AGENT_EXPORT ssize_t copy_file_range(int in, loff_t *oi, int out, loff_t *oo, si
 
 	if (RR_IO_OFF(t))
 		return real_copy_file_range(in, oi, out, oo, n, fl);
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_xfer_replay(t, RR_XFER_COPY, in, oi, out, oo);
 	return rr_xfer_rec(t, RR_XFER_COPY, in, oi, out, oo,

@@ -266,6 +266,23 @@ AGENT_EXPORT int eventfd(unsigned n, int flags)
 	FD_ONE(RR_FD_EVENTFD, real_eventfd(n, flags));
 }
 
+/*
+ * glibc's eventfd_read and eventfd_write call its own __read and __write,
+ * which no interposer sees: the value read was not recorded (a replay read
+ * the eventfd for real) and the write was no wake-up edge in sync mode.
+ * These make the same calls through the agent's read and write (the
+ * preloaded agent's symbols come first), which record them.
+ */
+AGENT_EXPORT int eventfd_read(int fd, eventfd_t *value)
+{
+	return read(fd, value, sizeof(*value)) != (ssize_t)sizeof(*value) ? -1 : 0;
+}
+
+AGENT_EXPORT int eventfd_write(int fd, eventfd_t value)
+{
+	return write(fd, &value, sizeof(value)) != (ssize_t)sizeof(value) ? -1 : 0;
+}
+
 AGENT_EXPORT int epoll_create(int size)
 {
 	FD_ONE(RR_FD_EPOLL, real_epoll_create(size));

@@ -490,6 +490,7 @@ AGENT_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned vlen, int flags)
 
 	if (RR_SOCK_OFF(t) || !v)
 		return real_sendmmsg(fd, v, vlen, flags);
+	agent_rr_wake_write();
 	if (vlen > RR_MMSG_MAX)
 		vlen = RR_MMSG_MAX;
 	for (i = 0; i < (int)vlen; i++)

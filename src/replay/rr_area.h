@@ -401,6 +401,15 @@ enum {
 	RR_CALL_XFER = 84,    /* sendfile, splice, tee, copy_file_range: fd = the output,
 			       * arg = RR_XFER_* | the input descriptor << 32, data =
 			       * struct rr_xfer (the offsets the call left) */
+	/* Sync mode: after a read, receive, accept or readiness wait (poll,
+	 * select, epoll_wait) that got something while other threads of the
+	 * process had written since this thread's last such call: arg = the
+	 * process's count of writes (write, writev, the sends, sendfile and
+	 * the like) when the call returned. A replay waits until its own
+	 * count gets there: a wake-up through a descriptor (an eventfd, a
+	 * pipe, a socket pair) is an ordering edge (doc/record.md, "Wake-ups
+	 * through a descriptor"). No data. */
+	RR_CALL_WAKE = 85,
 	RR_CALL_MAX
 };
 
