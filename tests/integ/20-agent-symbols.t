@@ -60,8 +60,8 @@ fi
 #               program's stack starts, compared between record and replay)
 #   snapshots (agent_snap.c): getcontext setcontext (a parked thread's
 #               context, restored in the copy), mremap, sigemptyset
-#               sigfillset (the copy's masks), strchr strlen (/proc/self/maps
-#               lines), __rseq_offset __rseq_size (a recreated thread's rseq
+#               sigfillset (the copy's masks), strchr strlen memchr
+#               (/proc/self/maps lines), __rseq_offset __rseq_size (a recreated thread's rseq
 #               area)
 #   restoring a snapshot (agent_snap_restore.c): makecontext (the
 #               context the restore runs on, off the fresh replay's stack)
@@ -79,7 +79,7 @@ dl_iterate_phdr mprotect sigaction memcmp strcmp strrchr
 dlerror __sigsetjmp siglongjmp raise fork
 pthread_testcancel pthread_setcancelstate __pthread_register_cancel __pthread_unregister_cancel __pthread_unwind_next
 sysconf strstr dlclose sigaddset environ __environ
-getcontext setcontext makecontext mremap sigemptyset sigfillset strchr strlen __rseq_offset __rseq_size
+getcontext setcontext makecontext mremap sigemptyset sigfillset strchr strlen memchr __rseq_offset __rseq_size
 __h_errno_location unsetenv
 _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __gmon_start__"
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|printf|fprintf|sprintf|snprintf|vfprintf|vsnprintf|puts|fputs|fopen|fdopen|fclose|fwrite|fread|fflush|perror|exit|_exit|abort|__assert_fail|__tls_get_addr|pthread_mutex_.*|pthread_rwlock_.*|sem_.*|__stack_chk_fail)$'
