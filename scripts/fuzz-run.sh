@@ -57,6 +57,12 @@ for h in "$@"; do
 	# -timeout: one input running 20 s is a hang, a finding like a crash.
 	# rss_limit, malloc_limit: a reader whose memory is not bounded by its
 	# input is one too (inputs are a few KiB; 1 GiB at once is no bound).
+	# fuzz/lsan.supp: leaks inside Debian's libraries on malformed input.
+	# Their frames have no frame pointers: probe's allocations (libdw's)
+	# are unwound the slow way so a suppression can see the function.
+	lsan="suppressions=$here/fuzz/lsan.supp"
+	[ "$h" = probe ] && lsan="$lsan:fast_unwind_on_malloc=0"
+	LSAN_OPTIONS="$lsan${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
 	timeout -k 10 $((secs + 300)) "$bin" -max_total_time="$secs" -timeout=20 \
 		-rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 "${dict[@]}" \
 		-artifact_prefix="$build/crashes/$h-" "$new" "$seeds" >"$log" 2>&1
