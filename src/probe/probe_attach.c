@@ -344,6 +344,33 @@ static int attach_wait_stop(pid_t tid, int *sig, uint64_t *trap_ip)
 }
 
 /*
+ * A task of dir (/proc/PID/task) that has ended: gone from the directory,
+ * or a zombie the kernel has not reaped yet (state Z or X). PTRACE_SEIZE
+ * of such a thread fails with EPERM, not ESRCH (the kernel refuses a task
+ * with an exit state), which is not the user's permission problem: a
+ * program that makes and ends threads all the time has one of them at
+ * almost any moment.
+ */
+static int attach_task_ended(const char *dir, pid_t tid)
+{
+	char path[PATH_MAX], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", dir, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n == 0 || errno == ESRCH;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/*
  * Seize and interrupt every task of /proc/PID/task not in a yet, the list
  * re-read until no new one appears; then wait for each new one's stop.
  * Returns the tasks added, or -errno.
@@ -371,7 +398,8 @@ static int attach_seize_new(struct probe_attach *a, const char *dir)
 			}
 			if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0) {
 				rc = -errno;
-				if (rc == -ESRCH)
+				if (rc == -ESRCH ||
+				    (rc == -EPERM && tid != a->pid && attach_task_ended(dir, tid)))
 					continue; /* the thread just exited */
 				closedir(d);
 				return rc;
