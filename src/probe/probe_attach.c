@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../util/log.h"
+#include "../util/procinfo.h"
 #include "probe_attach.h"
 
 #define ATTACH_XSTATE_MAX 16384
@@ -344,30 +345,17 @@ static int attach_wait_stop(pid_t tid, int *sig, uint64_t *trap_ip)
 }
 
 /*
- * A task of dir (/proc/PID/task) that has ended: gone from the directory,
- * or a zombie the kernel has not reaped yet (state Z or X). PTRACE_SEIZE
- * of such a thread fails with EPERM, not ESRCH (the kernel refuses a task
- * with an exit state), which is not the user's permission problem: a
- * program that makes and ends threads all the time has one of them at
- * almost any moment.
+ * A task of pid that has ended: gone from /proc, or a zombie the kernel has
+ * not reaped yet (state Z or X). PTRACE_SEIZE of such a thread fails with
+ * EPERM, not ESRCH (the kernel refuses a task with an exit state), which is
+ * not the user's permission problem: a program that makes and ends threads
+ * all the time has one of them at almost any moment.
  */
-static int attach_task_ended(const char *dir, pid_t tid)
+static int attach_task_ended(pid_t pid, pid_t tid)
 {
-	char path[PATH_MAX], buf[512], *p;
-	ssize_t n;
-	int fd;
+	int st = procinfo_task_state(pid, tid);
 
-	snprintf(path, sizeof(path), "%s/%d/stat", dir, (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n == 0 || errno == ESRCH;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	return st == -ENOENT || st == -ESRCH || st == 'Z' || st == 'X';
 }
 
 /*
@@ -399,7 +387,7 @@ static int attach_seize_new(struct probe_attach *a, const char *dir)
 			if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0) {
 				rc = -errno;
 				if (rc == -ESRCH ||
-				    (rc == -EPERM && tid != a->pid && attach_task_ended(dir, tid)))
+				    (rc == -EPERM && tid != a->pid && attach_task_ended(a->pid, tid)))
 					continue; /* the thread just exited */
 				closedir(d);
 				return rc;

@@ -14,30 +14,62 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-/* "pid (comm) state ppid ...": comm may hold anything, ')' and spaces
- * included, so the fields are read after its last ')'. */
+/*
+ * The fields of a stat file after the command name ("pid (comm) state ppid
+ * ..."): comm may hold anything, ')' and spaces included, so they start
+ * after its last ')'. Into buf (len bytes); returns them, or NULL with
+ * errno set (ENOENT, ESRCH: the task is gone).
+ */
+static const char *procinfo_stat_fields(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	char *p;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0) {
+		if (n == 0)
+			errno = ESRCH;
+		return NULL;
+	}
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return p + 1;
+}
+
 pid_t procinfo_ppid(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
+	char path[64], buf[512];
+	const char *f;
 	long pp;
-	int fd;
 
 	if (pid <= 0)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %ld", &pp) != 1)
+	f = procinfo_stat_fields(path, buf, sizeof(buf));
+	if (!f || sscanf(f, " %*c %ld", &pp) != 1)
 		return -1;
 	return (pid_t)pp;
+}
+
+int procinfo_task_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512];
+	const char *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	f = procinfo_stat_fields(path, buf, sizeof(buf));
+	if (!f)
+		return -errno;
+	return f[0] == ' ' && f[1] ? (unsigned char)f[1] : -EINVAL;
 }
 
 /* Bounded: a chain that changes while it is walked (a reparenting) could

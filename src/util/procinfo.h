@@ -14,6 +14,11 @@
 /* The parent of pid, from /proc/PID/stat, or -1. */
 pid_t procinfo_ppid(pid_t pid);
 
+/* The state letter of thread tid of process pid (R, S, D, Z, X, ...,
+ * /proc/PID/task/TID/stat), or -ENOENT / -ESRCH when it is gone, another
+ * negative errno when it cannot be read. */
+int procinfo_task_state(pid_t pid, pid_t tid);
+
 /* 1 if pid is ancestor or one of its descendants (the parent chain as the
  * kernel has it now: an orphan reparented to a subreaper counts under it),
  * else 0. */
