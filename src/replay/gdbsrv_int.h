@@ -54,11 +54,11 @@ int gdbsrv_rsp_poll_intr(struct gdbsrv_rsp *r);
 /* A SIGINT at spool (the terminal's ^C reaches gdb's whole process group
  * under `target remote |`) stops a running replay as gdb's 0x03 does, as
  * rr does; one that comes while the replay is stopped is dropped (spool
- * stays). sigint_init installs the handler (0, or -errno: then SIGINT is
- * ignored); sigint_fd is readable once a SIGINT came (-1 without the
- * handler); sigint_take drains it and returns 1 when one had come. The
- * handler writes one byte to a non-blocking pipe (async-signal-safe, errno
- * kept). */
+ * stays). sigint_init installs the handler and unblocks SIGINT (0, or
+ * -errno: then SIGINT is ignored); sigint_fd is readable once a SIGINT
+ * came (-1 without the handler); sigint_take drains it and returns 1 when
+ * one had come. The handler writes one byte to a non-blocking pipe
+ * (async-signal-safe, errno kept). */
 int gdbsrv_rsp_sigint_init(void);
 int gdbsrv_rsp_sigint_fd(void);
 int gdbsrv_rsp_sigint_take(void);

@@ -187,6 +187,14 @@ int gdbsrv_rsp_sigint_init(void)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) < 0)
 		return -errno;
+	/* a SIGINT blocked where spool was started (a CI harness, a
+	 * daemon's child) would never reach the handler: ^C must stop the
+	 * replay wherever gdb runs (the program's own mask is set apart, in
+	 * the child that execs it) */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	if (sigprocmask(SIG_UNBLOCK, &sa.sa_mask, NULL) < 0)
+		return -errno;
 	return 0;
 }
 

@@ -2,7 +2,9 @@
 # gdbsrv_sigint.py - a minimal GDB remote-protocol client for
 # tests/integ/263-gdbsrv-sigint.t: a SIGINT at spool replay --gdbserver -
 # (the terminal's ^C reaches gdb's whole process group) while the replay is
-# stopped, then while it runs. Prints one line a reply.
+# stopped, then while it runs. Prints one line a reply. spool starts with
+# SIGINT blocked (inherited from a harness or a daemon, as in CI): it must
+# unblock it to serve the ^C.
 #
 # usage: python3 gdbsrv_sigint.py SPOOL TRACE SECONDS
 import signal
@@ -12,6 +14,7 @@ import time
 
 import rsp_wire
 
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
 p = subprocess.Popen([sys.argv[1], "replay", "--gdbserver", "-", sys.argv[2]],
                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
