@@ -8,7 +8,7 @@
 # a /dev/null stand-in, where epoll_ctl fails (node aborted in libuv); now
 # the stand-ins are of the recorded kind (an epoll instance with its
 # interest list, an eventfd, the pipe's two ends), and --goto each snapshot
-# of three chaos recordings prints the recording's tail and exits 0.
+# of three or more chaos recordings prints the recording's tail and exits 0.
 . "$(dirname "$0")/lib.sh"
 
 plan 4
@@ -20,10 +20,16 @@ tail_ok() {
 		cmp -s <(tail -c "$(wc -c <"$2")" "$1") "$2"
 }
 
-recorded=0 nsnaps=0 here=0 good=0 bad="" elsewhere=""
-for r in 1 2 3; do
-	spool_run record --chaos --snap-period 20 -o e$r.trace -- "$P" 2 200
-	if [ "$RC" = 0 ] && grep -q '^done: 400 events in ' run.out; then
+# A snapshot is taken only at a switch where no thread is inside a
+# blocking call (epoll_wait here), so how many a recording gets varies
+# with the timing: recordings are made (at most 6) until there are 3 and
+# at least 2 snapshots in all.
+recorded=0 tried=0 nsnaps=0 here=0 good=0 bad="" elsewhere=""
+for r in 1 2 3 4 5 6; do
+	[ "$recorded" -ge 3 ] && [ "$nsnaps" -ge 2 ] && break
+	tried=$((tried + 1))
+	spool_run record --chaos --snap-period 20 -o e$r.trace -- "$P" 2 600
+	if [ "$RC" = 0 ] && grep -q "^done: 1200 events in " run.out; then
 		recorded=$((recorded + 1))
 	else
 		show_run
@@ -53,7 +59,8 @@ for r in 1 2 3; do
 		fi
 	done
 done
-is "$recorded" 3 "3 chaos recordings with --snap-period 20 of an epoll loop, each with the program's output"
+ok "$tried chaos recordings with --snap-period 20 of an epoll loop, each with the program's output" \
+	[ "$recorded" = "$tried" ]
 num_cmp "$nsnaps" -ge 2 "they have snapshots ($nsnaps)"
 is "$here" "$nsnaps" "--goto each snapshot's event starts from that very snapshot${elsewhere:+ (not:$elsewhere)}"
 is "$good" "$nsnaps" "each exits 0 with the recording's tail, byte for byte: its epoll_ctl works${bad:+ (not:$bad)}"
