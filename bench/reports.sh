@@ -37,11 +37,11 @@ run() {
 	read -r s u y kb <time.txt
 	read -r load _ </proc/loadavg
 	awk -v ev="$ev" -v s="$s" -v cpu="$u + $y" -v kb="$kb" -v what="$*" -v tr="$tr" \
-	    -v who="$who" -v load="$load" 'BEGIN {
+	    -v who="$who" -v ldavg="$load" 'BEGIN {
 		split(cpu, c, " [+] "); cpu = c[1] + c[2]
 		r = 0; if (s > 0) r = ev / s / 1e6
 		printf "  %-6s %-15s %-36s %9d events %6.2f s %6.2f s cpu %6.2f M ev/s %6.1f MB load %s\n",
-			who, tr, what, ev, s, cpu, r, kb / 1024, load }'
+			who, tr, what, ev, s, cpu, r, kb / 1024, ldavg }'
 }
 
 # one TRACE ARGS...: run spool ARGS TRACE (and SPOOL_BEFORE's first).
