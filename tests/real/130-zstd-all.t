@@ -12,7 +12,7 @@
 # jobs (-B), so both workers compress several.
 . "$(dirname "$0")/lib.sh"
 need_progs zstd
-plan 27
+plan 28
 
 mkdir data
 seq 1 1500000 >data/in.txt
@@ -47,6 +47,9 @@ destroys=$(json cv.json "sum(f['calls'] for f in d['functions'] if f['name'] == 
 diag "probe: pthread_cond_init ${inits:-?} calls, pthread_cond_destroy ${destroys:-?}"
 num_cmp "${inits:-0}" -ge 1 "probe: libc's pthread_cond_init calls are counted"
 is "${destroys:-x}" "${inits:-y}" "probe: every condition variable zstd made it destroyed (as many calls)"
+is "$(json cv.json "' '.join(sorted(set(c['name'] for f in d['functions'] if f['name'] in ('pthread_cond_wait', 'pthread_cond_init') for c in f['callers'])))")" \
+	"pthread_cond_init (libspool-agent.so) pthread_cond_wait (libspool-agent.so)" \
+	"probe: the caller of pthread_cond_wait and _init is spool's wrapper, named with its module (not the function itself)"
 
 # --- probe: write's arguments and return values by the ABI, its branches
 spool_run probe -o var.trace -e 'args:libc.so*:write:int,char*,unsigned long->long' \
