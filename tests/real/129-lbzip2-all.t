@@ -12,7 +12,7 @@
 # Input: 2 MB of generated text, -n2.
 . "$(dirname "$0")/lib.sh"
 need_progs lbzip2
-plan 27
+plan 28
 
 mkdir data
 seq 1 300000 >data/in.txt
@@ -60,6 +60,14 @@ ok "probe args: and branch:: exit 0, lbzip2's own output" same_bz2 || show_run
 sums=$(json var.json "' '.join(str(x) for x in (lambda v: (sum(n for f, n in zip(v['arg1'], v['arg3']) if f == 1), sum(v['return'])))({n: [int(p['value']) for x in d['vars'] if x['name'] == n for p in x['values']] for n in ('arg1', 'arg3', 'return')}))")
 is "$sums" "$OUTSIZE $OUTSIZE" \
 	"probe: the sizes written to stdout, and the values write returned, add up to the output's size ($OUTSIZE)"
+# libc's write has several rets, one return-value timeline each: the text
+# report tells them apart by their probe numbers, as --list shows them
+"$SPOOL" report --vars var.trace >var.txt 2>/dev/null
+nret=$(json var.json "len([x for x in d['vars'] if x['name'] == 'return'])")
+labels=$(grep '^variable return ' var.txt | sed 's/:[^:]*values.*//' | sort -u | wc -l)
+ok "report --vars: write's $nret return-value timelines have $nret different labels" \
+	bash -c "[ \"${nret:-0}\" -ge 1 ] && [ \"$labels\" = \"$nret\" ]" ||
+	diag "$(grep '^variable return ' var.txt)"
 taken=$("$SPOOL" report --coverage --json var.trace 2>/dev/null |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(b["taken"] + b["not_taken"] for b in d["branches"]))')
 num_cmp "${taken:-0}" -ge 1 "probe: write's branches were counted"
