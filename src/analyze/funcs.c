@@ -475,6 +475,10 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			fprintf(out, "    (%llu calls without a seen exit)\n",
 				(unsigned long long)f->unpaired);
 	}
+	/* a table with no row reads as a failure: say what it means (lbzip2's
+	 * func:* probes its only exported functions, warn and warnx) */
+	if (!shown && c->nfns)
+		fprintf(out, "(none of the %zu functions probed was called)\n", c->nfns);
 	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
 	if (np)
 		qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);

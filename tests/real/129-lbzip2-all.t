@@ -12,7 +12,7 @@
 # Input: 2 MB of generated text, -n2.
 . "$(dirname "$0")/lib.sh"
 need_progs lbzip2
-plan 28
+plan 29
 
 mkdir data
 seq 1 300000 >data/in.txt
@@ -43,6 +43,8 @@ ok "probe func:* on the stripped executable: exit 0, lbzip2's own output, says i
 is "$(json fn.json "' '.join(sorted(f['name'] for f in d['functions']))")" "warn warnx" \
 	"probe func:*: its exported functions warn and warnx were probed (never called: no calls)" ||
 	diag "$(head -c 400 fn.json)"
+like "$ERR" '^\(none of the 2 functions probed was called\)$' \
+	"probe func:*: the report says none of the functions probed was called (not an empty table alone)"
 spool_run probe -o cv.trace -e 'func:libc.so*:pthread_cond_*' -- lbzip2 "${ARGS[@]}" -c data/in.txt
 ok "probe func:libc.so*:pthread_cond_*: exit 0, lbzip2's own output" same_bz2 || show_run
 "$SPOOL" report --functions --json cv.trace >cv.json 2>/dev/null
