@@ -111,6 +111,10 @@ PACKAGES=(
 #                  C++ with pthread queues and liblz (tests/real/122-plzip-all.t), C with
 #                  liblzma (123-pixz-all.t), Rust with its own futexes and PCRE2
 #                  (124-ripgrep-all.t)
+#   pbzip2 lbzip2 zstd  three more stripped multithreaded compressors under every command
+#                  (also in the list above, for tests/integ): C++ with libbz2
+#                  (tests/real/128-pbzip2-all.t), C with its own bzip2 code (129-lbzip2-all.t),
+#                  libzstd's pool linked in (130-zstd-all.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -122,6 +126,7 @@ REAL_PACKAGES=(
 	libcap2-bin
 	nodejs
 	plzip pixz ripgrep
+	pbzip2 lbzip2 zstd
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

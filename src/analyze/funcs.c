@@ -10,7 +10,11 @@
  * counted twice; self time is the activation's time minus its direct
  * children's; min/avg/max are over every activation. Callers: the function
  * of the enclosing open frame, else the symbol of the return address
- * (callers that are not probed).
+ * (callers that are not probed). A return address in spool's own agent is a
+ * lock or condition variable call the agent wraps (pthread_cond_wait ...):
+ * the program called the wrapper, which called the probed libc function;
+ * that caller is named "FUNC (libspool-agent.so)", never a bare FUNC that
+ * reads as the function calling itself.
  *
  * Threads are the reader's (trace_event.thread), not streams: a ring, and
  * so a stream, serves thread after thread when a program creates many
@@ -241,6 +245,20 @@ static struct fn_site *fn_site(struct fn_ctx *c, uint32_t fn, uint32_t pid, uint
 	return fn_site_slot(c->sites, c->cap_sites, fn, pid, addr);
 }
 
+/* The name of the module holding return address ret_ip when it is spool's
+ * agent (libspool-agent.so, wherever installed), else NULL. */
+static const char *fn_agent_module(struct symbolizer *sym, uint32_t pid, uint64_t ret_ip,
+				   struct sym_info *si)
+{
+	const char *base;
+
+	if (!ret_ip || symbolizer_lookup(sym, pid, ret_ip - 1, si) || !si->module[0])
+		return NULL;
+	base = strrchr(si->module, '/');
+	base = base ? base + 1 : si->module;
+	return !strncmp(base, "libspool-agent", 14) ? base : NULL;
+}
+
 static int fn_enter(void *ctx, uint32_t thread, const struct callstack_frame *fr,
 		    const struct callstack_frame *parent, const struct rec_probe *p,
 		    const struct trace_event *ev)
@@ -275,6 +293,13 @@ static int fn_enter(void *ctx, uint32_t thread, const struct callstack_frame *fr
 	 * (no symbol): the module. Demangled names have spaces and '+'. */
 	if (strstr(name, "+0x"))
 		*strstr(name, "+0x") = 0;
+	if (!parent && c->sym) {
+		struct sym_info si;
+		const char *agent = fn_agent_module(c->sym, fn_who_of(c, thread).pid, p->ret_ip, &si);
+
+		if (agent && si.func[0])
+			snprintf(name, sizeof(name), "%.255s (%.200s)", si.func, agent);
+	}
 	idx = fn_add_caller(f, name);
 	if (idx < 0)
 		return -ENOMEM;
@@ -450,6 +475,10 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			fprintf(out, "    (%llu calls without a seen exit)\n",
 				(unsigned long long)f->unpaired);
 	}
+	/* a table with no row reads as a failure: say what it means (lbzip2's
+	 * func:* probes its only exported functions, warn and warnx) */
+	if (!shown && c->nfns)
+		fprintf(out, "(none of the %zu functions probed was called)\n", c->nfns);
 	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
 	if (np)
 		qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);

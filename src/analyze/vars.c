@@ -719,6 +719,14 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r,
 	fprintf(out, "}}\n");
 }
 
+/* Do a and b read as the same variable ("return (long) at write:exit")?
+ * args: gives a function one return value per ret, each its own probe. */
+static int vr_same_label(const struct vr_var *a, const struct vr_var *b)
+{
+	return a->shown && b->shown && !strcmp(a->name, b->name) && !strcmp(a->func, b->func) &&
+	       !strcmp(a->where, b->where);
+}
+
 static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 		     const struct vars_opts *o, FILE *out)
 {
@@ -730,9 +738,15 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 
 		if (!v->shown)
 			continue;
-		fprintf(out, "variable %s (%s) at %s:%s: %zu values", escape_str(v->name),
-			probe_vtype_name(v->type), escape_str(v->func), escape_str(v->where),
-			v->npts);
+		fprintf(out, "variable %s (%s) at %s:%s", escape_str(v->name),
+			probe_vtype_name(v->type), escape_str(v->func), escape_str(v->where));
+		/* The probes of one spec are planned together, so variables
+		 * with the same label are neighbours: the probe number (as
+		 * spool probe --list shows it) tells them apart. */
+		if ((i && vr_same_label(v, &c->vars[i - 1])) ||
+		    (i + 1 < c->nvars && vr_same_label(v, &c->vars[i + 1])))
+			fprintf(out, " (probe %u)", v->probe_id);
+		fprintf(out, ": %zu values", v->npts);
 		if (v->have_minmax) {
 			vr_format(v->type, v->min, b, sizeof(b), 1);
 			vr_format(v->type, v->max, b2, sizeof(b2), 1);

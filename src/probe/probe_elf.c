@@ -483,9 +483,10 @@ static int probe_a64_jump_table(struct probe_module *mod, const struct probe_sym
  * too: GCC's .cold parts jump back into the middle of their function.
  */
 /* The line before an indirect jmp handed to x86_jump_table: its window of
- * 24 and 128 more where a table's base may be loaded (JT_FAR_INSNS), kept
- * in a ring and copied out in order at an indirect jmp only. */
-#define PROBE_JT_BACK (24 + 128)
+ * 32 (JT_MAX_INSNS) and 128 more where a table's base may be loaded
+ * (JT_FAR_INSNS), kept in a ring and copied out in order at an indirect jmp
+ * only. */
+#define PROBE_JT_BACK (32 + 128)
 int probe_module_analyse(struct probe_module *mod)
 {
 	size_t cap = 0, jcap = 0, ccap = 0, scap = 0, nind = 0;

@@ -46,7 +46,9 @@
 
 #include "x86_insn.h"
 
-#define JT_MAX_INSNS 24
+/* 32: zstd's BIT_initDStream has its bound check 24 instructions before
+ * the jmp, the other way's code and a ret in between (jt_jump_bound) */
+#define JT_MAX_INSNS 32
 #define JT_MAX_ENTRIES 4096
 /* How far back (instructions) the PIC shape's table base is looked for
  * when it is not in the last JT_MAX_INSNS: GCC -O2 hoists the lea of a
@@ -245,6 +247,58 @@ static uint32_t jt_mem_bound(const struct jt_insn *v, int load, const ZydisDecod
 	return 0;
 }
 
+/* The block of the table's jmp starts at v[at] right after a ret or jmp
+ * (GCC -O2 puts the bound check's other way first: cmp rax, 7; jbe L; ...
+ * ret; L: lea r9, [rip+T]; ...; jmp r8, zstd's BIT_initDStream): no
+ * fall-through reaches it, so the bound is a cmp f, imm directly followed
+ * by jbe L (imm + 1 entries) or jb L (imm) earlier on the line, or such a
+ * cmp of X when f was copied from X before it (zstd's ZSTD_initDStream
+ * form). 0 when there is none. */
+static uint32_t jt_jump_bound(const struct jt_insn *v, int at, int use, ZydisRegister f)
+{
+	/* alignment padding between the ret and the block */
+	while (at < use && v[at].in.mnemonic == ZYDIS_MNEMONIC_NOP)
+		at++;
+	for (int c = at - 1; c >= 1; c--) {
+		const struct jt_insn *j = &v[c], *cmp = &v[c - 1];
+		const ZydisDecodedOperand *a = jt_op(cmp, 0), *b = jt_op(cmp, 1), *t = jt_op(j, 0);
+		ZyanU64 dest;
+		uint64_t imm;
+
+		if ((j->in.mnemonic != ZYDIS_MNEMONIC_JBE && j->in.mnemonic != ZYDIS_MNEMONIC_JB) ||
+		    !t || t->type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+		    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&j->in, t, j->addr, &dest)) ||
+		    dest != v[at].addr)
+			continue;
+		if (cmp->in.mnemonic != ZYDIS_MNEMONIC_CMP || !jt_is_reg(a) || !b ||
+		    b->type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			return 0;
+		if (jt_family(a->reg.value) != f) {
+			/* cmp X, imm with f a copy of X made before it (mov f, X;
+			 * ... cmp X, imm; jbe L), neither written in between */
+			ZydisRegister x = jt_family(a->reg.value);
+			int m = jt_def(v, c - 1, f);
+			const ZydisDecodedOperand *d, *src;
+
+			if (m < 0 || v[m].in.mnemonic != ZYDIS_MNEMONIC_MOV)
+				return 0;
+			d = jt_op(&v[m], 0);
+			src = jt_op(&v[m], 1);
+			if (!jt_is_reg(d) || d->size < 32 || !jt_is_reg(src) ||
+			    jt_family(src->reg.value) != x)
+				return 0;
+			for (int i = m + 1; i < c - 1; i++)
+				if (jt_writes(&v[i], x))
+					return 0;
+		}
+		imm = jt_imm_unsigned(b, a->size);
+		if (imm >= JT_MAX_ENTRIES)
+			return 0;
+		return (uint32_t)imm + (j->in.mnemonic == ZYDIS_MNEMONIC_JBE);
+	}
+	return 0;
+}
+
 /* The bound of index family f before instruction `use`, walking back:
  *  - cmp f, imm directly followed by ja (imm + 1 entries) or jae (imm);
  *  - such a cmp of another register X when f was copied from X before it
@@ -253,7 +307,10 @@ static uint32_t jt_mem_bound(const struct jt_insn *v, int load, const ZydisDecod
  *  - a cmp of a copy X of f (mov X, f; ... cmp X, imm; ja);
  *  - movzx f, r8: at most 256 (a cmp before it, of f or of the byte's
  *    register, may say fewer); movzx f, byte [M]: a cmp [M], imm; ja
- *    before it, or 256.
+ *    before it, or 256;
+ *  - at the start of a block only jumps reach (a ret or jmp before it), a
+ *    cmp f, imm; jbe (or jb) to that start earlier on the line
+ *    (jt_jump_bound).
  * Between the bound and `use`, f may only be extended into itself
  * (mov eax, eax; movsxd rax, eax; movzx eax, al). */
 static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t *entries)
@@ -266,6 +323,12 @@ static int jt_bound(const struct jt_insn *v, int use, ZydisRegister f, uint32_t 
 		ZydisRegister x;
 		int rc;
 
+		if (!pending && !cap && (j->in.meta.category == ZYDIS_CATEGORY_RET ||
+					 j->in.meta.category == ZYDIS_CATEGORY_UNCOND_BR)) {
+			n = jt_jump_bound(v, k + 1, use, f);
+			if (n)
+				return (*entries = n), 0;
+		}
 		if (jt_writes(j, f)) {
 			const ZydisDecodedOperand *d = jt_op(j, 0), *s = jt_op(j, 1);
 			ZydisRegister sf =
