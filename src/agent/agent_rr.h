@@ -76,6 +76,13 @@ extern __thread int agent_rr_in_stdio __attribute__((tls_model("initial-exec")))
  * a stdio call that took its stream's turn, agent_rr_stdio_turn_held is
  * not 0 and stdio's reads and writes are routed (agent_rr_stdio.c). */
 extern int agent_rr_stdio_turns;
+/* Sync mode orders the threads' writes to descriptors 1 and 2 as one
+ * object (agent_rr_outturn.c): set like agent_rr_stdio_turns. begin (t
+ * from agent_rr_io_enter) returns 1 when the write takes its turn: it is
+ * made holding the lock, and end(1) gives it back. */
+extern int agent_rr_out_turns;
+int agent_rr_out_begin(struct agent_thread *t, int fd);
+void agent_rr_out_end(int on);
 extern __thread int agent_rr_stdio_turn_held __attribute__((tls_model("initial-exec")));
 /* Replay: stdio's read of n bytes of fd came from the log; the file's
  * offset moves as the recorded read moved it (stdio seeks relative to it:

@@ -578,6 +578,8 @@ static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
 			       const struct iovec *iov, int cnt)
 {
 	uint64_t arg = 0, order;
+	/* (the turn's record comes before the write's in the log) */
+	int on = agent_rr_out_begin(t, fd);
 	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, &arg);
 	int e = errno;
 
@@ -591,6 +593,7 @@ static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
 	agent_rr_tree_wturn(order);
 	if (r > 0 && rr_write_for_real(fd))
 		rr_write_all(fd, iov, cnt, (size_t)r);
+	agent_rr_out_end(on);
 	agent_rr_tree_wdone(order);
 	errno = e;
 	return r;
@@ -616,7 +619,7 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 	struct agent_thread *t;
 	uint64_t order;
 	ssize_t r;
-	int e;
+	int e, on;
 
 	if (RR_IO_OFF(t))
 		return real(fd, buf, n);
@@ -626,8 +629,10 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 
 		return rr_write_replay(t, RR_CALL_WRITE, fd, &v, 1);
 	}
+	on = agent_rr_out_begin(t, fd);
 	r = RR_BLOCK_IF(RR_CALL_WRITE, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, buf, n)));
 	e = errno;
+	agent_rr_out_end(on);
 	if (agent_rr_in_stdio && r >= 0 && (size_t)r == n)
 		order |= RR_WRITE_WHOLE;
 	agent_rr_rec_input(t, RR_CALL_WRITE, fd, r, r < 0 ? e : 0, order, NULL, 0);
@@ -641,15 +646,17 @@ ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 	struct agent_thread *t;
 	uint64_t order;
 	ssize_t r;
-	int e;
+	int e, on;
 
 	if (RR_IO_OFF(t))
 		return real(fd, iov, cnt);
 	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_write_replay(t, RR_CALL_WRITEV, fd, iov, cnt);
+	on = agent_rr_out_begin(t, fd);
 	r = RR_BLOCK_IF(RR_CALL_WRITEV, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, iov, cnt)));
 	e = errno;
+	agent_rr_out_end(on);
 	agent_rr_rec_input(t, RR_CALL_WRITEV, fd, r, r < 0 ? e : 0, order, NULL, 0);
 	errno = e;
 	return r;

@@ -96,6 +96,11 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * went through the agent's read and write; a replay does the same
  * (RR_O_STDIO_TURN) */
 #define RR_F_STDIO_TURN 0x100000u
+/* sync mode: every write and writev to descriptor 1 or 2 after the first
+ * pthread_create took a turn of one object (agent_rr_outturn.c: the order
+ * the threads' lines reached stdout and stderr); a replay does the same
+ * (RR_O_OUT_TURN) */
+#define RR_F_OUT_TURN 0x200000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -138,6 +143,8 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 #define RR_O_STDIO_SOLO 0x20000u
 /* Replay: the sync recording ordered its streams (RR_F_STDIO_TURN) */
 #define RR_O_STDIO_TURN 0x40000u
+/* Replay: the sync recording ordered writes to 1 and 2 (RR_F_OUT_TURN) */
+#define RR_O_OUT_TURN 0x80000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
