@@ -1862,6 +1862,21 @@ static const unsigned char *rr_input_data(const struct rec_input *in, uint32_t n
 	return d;
 }
 
+uint32_t agent_rr_rep_input_len(struct agent_thread *t, unsigned call)
+{
+	const struct rec_hdr *h;
+	const struct rec_input *in;
+
+	/* (the signals due first, as agent_rr_rep_input delivers them: the
+	 * record after them is the call's) */
+	rr_rep_signals(t);
+	h = rr_peek();
+	if (!h || ev_kind(h->word) != KIND_INPUT)
+		return 0;
+	in = (const struct rec_input *)h;
+	return in->call == call ? in->len : 0;
+}
+
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg)
 {

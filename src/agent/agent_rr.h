@@ -146,6 +146,9 @@ void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int re
 /* Replay: check that the thread's next recorded event is op on this object
  * (binding the object to its recorded number on first use), wait for its
  * turn when wait is set, and return the recorded result. */
+/* Replay: the data length of the thread's next record when it is an input
+ * of call, else 0 (the signals due before it delivered first). */
+uint32_t agent_rr_rep_input_len(struct agent_thread *t, unsigned call);
 int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
 		       int wait);
 /* Replay: wait for the turn of the event begun without waiting. */

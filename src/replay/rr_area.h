@@ -407,7 +407,8 @@ enum {
 			       * (result, errno) when the walk returns */
 	RR_CALL_XFER = 84,    /* sendfile, splice, tee, copy_file_range: fd = the output,
 			       * arg = RR_XFER_* | the input descriptor << 32, data =
-			       * struct rr_xfer (the offsets the call left) */
+			       * struct rr_xfer (the offsets the call left), then with
+			       * RR_XFER_DATA the bytes the call moved */
 	/* Sync mode: after a read, receive, accept or readiness wait (poll,
 	 * select, epoll_wait) that got something while other threads of the
 	 * process had written since this thread's last such call: arg = the
@@ -423,6 +424,12 @@ enum {
 /* RR_CALL_XFER: the call (arg's low byte) and the offsets it left where
  * the program passed pointers to them (-1: none) */
 enum { RR_XFER_SENDFILE = 1, RR_XFER_SPLICE = 2, RR_XFER_TEE = 3, RR_XFER_COPY = 4 };
+/* RR_CALL_XFER's arg: the bytes moved follow struct rr_xfer (the output
+ * was one a replay writes for real, and the bytes could be read back from
+ * the input file or the output file); a replay writes them */
+#define RR_XFER_DATA 0x100u
+/* the most bytes of one call kept so (a larger move is not kept) */
+#define RR_XFER_DATA_MAX (64u << 20)
 struct rr_xfer {
 	int64_t off_in, off_out;
 };
