@@ -2795,6 +2795,9 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_SOLO)) &&
 	    agent_rr_stdio_hook(1) == 0)
 		__atomic_fetch_or(&a->flags, RR_F_STDIO_SOLO, __ATOMIC_RELAXED);
+	/* (a library's constructor read through stdio: routed since, kept
+	 * only if the mode wants it) */
+	agent_rr_stdio_early_end();
 	/* Sync mode: each stream's calls take turns once threads exist */
 	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_TURN))) {
 		agent_rr_stdio_turns = 1;

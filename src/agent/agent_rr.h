@@ -65,6 +65,17 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
  * are not as expected. agent_rr_in_stdio: inside such a call (no switch
  * point, the run token kept). */
 int agent_rr_stdio_hook(int solo);
+/* Before the agent's constructor, at a library's first stdio read (the
+ * input interposers of agent_rr_stdio_turn.c): when spool record or
+ * replay started the program, route stdio's reads through the agent's
+ * read now, so that they are early reads (agent_rr_early.c) kept and
+ * given back. agent_rr_init calls agent_rr_stdio_early_end after its own
+ * choice: the tables are put back unless it hooked them too. */
+void agent_rr_stdio_early(void);
+void agent_rr_stdio_early_end(void);
+/* Whether spool record or replay started this program (its early-I/O
+ * variable was there), before the agent's constructor. */
+int agent_rr_early_on(void);
 /* The same for the table of f when it holds glibc's two functions (popen's) */
 void agent_rr_stdio_adopt(FILE *f);
 /* Set by the first pthread_create called in this process image (or its

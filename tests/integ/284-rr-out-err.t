@@ -12,9 +12,14 @@
 # too (before, a replayed process that waited for 100 of the others'
 # writes stopped waiting, and its lines came out among theirs). A replay whose own stdout and stderr are two files puts the
 # program's stderr on its stdout, as recorded, in the recorded order.
+# Last, stdio in a library's constructor, which runs before the agent's:
+# it prints to stdout and stderr, reads a file with fopen/fgets and a line
+# of stdin; the file is changed before each replay, which must still
+# print the recorded line (the reads are early reads now, kept and given
+# back; before, the replay read the file as it was then and said nothing).
 . "$(dirname "$0")/lib.sh"
 
-plan 10
+plan 14
 
 P="$PROGS/rr_outerr"
 
@@ -87,4 +92,56 @@ else
 	fail "  its stdout holds the recording's stdout and stderr, in the recorded order"
 	diag "$(diff rec.f apart.f | head -n 6)" "stderr: $(_prog apart.err | head -n 3)"
 fi
+
+need_cc
+cat >early.c <<'SRC'
+#include <stdio.h>
+#include <string.h>
+char early_line[128];
+__attribute__((constructor)) static void early_init(void)
+{
+	FILE *f = fopen("conf.txt", "r");
+
+	printf("ctor: stdout before main\n");
+	fprintf(stderr, "ctor: stderr before main\n");
+	if (f) {
+		if (!fgets(early_line, 64, f))
+			strcpy(early_line, "(empty)\n");
+		fclose(f);
+	}
+	if (!fgets(early_line + strlen(early_line), 60, stdin))
+		strcat(early_line, "(no stdin)\n");
+}
+SRC
+cat >main.c <<'SRC'
+#include <stdio.h>
+extern char early_line[128];
+int main(void) { printf("main: %s", early_line); fflush(stdout); fprintf(stderr, "main: end\n"); return 0; }
+SRC
+early_prog_build
+for m in serial sync; do
+	echo "recorded configuration" >conf.txt
+	echo "a line of stdin" >in.txt
+	timeout -k 10 "$T_TIMEOUT" "$SPOOL" record -q --mode "$m" -o "c$m.trace" -- ./early_prog \
+		<in.txt >rec.all 2>&1
+	rc=$?
+	_prog rec.all >rec.f
+	if [ "$rc" = 0 ] && grep -q '^main: recorded configuration' rec.f && grep -q '^a line of stdin' rec.f; then
+		pass "$m: a constructor's stdio recorded (its file and stdin read, both streams printed)"
+	else
+		fail "$m: a constructor's stdio recorded (its file and stdin read, both streams printed)"
+		diag "exit $rc" "$(cat rec.all)"
+	fi
+	echo "changed since" >conf.txt
+	timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay -q "c$m.trace" </dev/null >rep.all 2>&1
+	rc=$?
+	check_sanitizer rep.all "replay of the constructor's stdio"
+	_prog rep.all >rep.f
+	if [ "$rc" = 0 ] && cmp -s rec.f rep.f; then
+		pass "  its replay, with the file changed, leaves the recording's bytes"
+	else
+		fail "  its replay, with the file changed, leaves the recording's bytes"
+		diag "exit $rc" "$(diff rec.f rep.f | head -n 6)"
+	fi
+done
 done_testing
