@@ -1862,6 +1862,21 @@ static const unsigned char *rr_input_data(const struct rec_input *in, uint32_t n
 	return d;
 }
 
+uint32_t agent_rr_rep_input_len(struct agent_thread *t, unsigned call)
+{
+	const struct rec_hdr *h;
+	const struct rec_input *in;
+
+	/* (the signals due first, as agent_rr_rep_input delivers them: the
+	 * record after them is the call's) */
+	rr_rep_signals(t);
+	h = rr_peek();
+	if (!h || ev_kind(h->word) != KIND_INPUT)
+		return 0;
+	in = (const struct rec_input *)h;
+	return in->call == call ? in->len : 0;
+}
+
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg)
 {
@@ -2780,10 +2795,18 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_SOLO)) &&
 	    agent_rr_stdio_hook(1) == 0)
 		__atomic_fetch_or(&a->flags, RR_F_STDIO_SOLO, __ATOMIC_RELAXED);
+	/* (a library's constructor read through stdio: routed since, kept
+	 * only if the mode wants it) */
+	agent_rr_stdio_early_end();
 	/* Sync mode: each stream's calls take turns once threads exist */
 	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_TURN))) {
 		agent_rr_stdio_turns = 1;
 		__atomic_fetch_or(&a->flags, RR_F_STDIO_TURN, __ATOMIC_RELAXED);
+	}
+	/* Sync mode: the threads' writes to 1 and 2 take turns of one object */
+	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_OUT_TURN))) {
+		agent_rr_out_turns = 1;
+		__atomic_fetch_or(&a->flags, RR_F_OUT_TURN, __ATOMIC_RELAXED);
 	}
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,

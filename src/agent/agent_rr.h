@@ -65,6 +65,17 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
  * are not as expected. agent_rr_in_stdio: inside such a call (no switch
  * point, the run token kept). */
 int agent_rr_stdio_hook(int solo);
+/* Before the agent's constructor, at a library's first stdio read (the
+ * input interposers of agent_rr_stdio_turn.c): when spool record or
+ * replay started the program, route stdio's reads through the agent's
+ * read now, so that they are early reads (agent_rr_early.c) kept and
+ * given back. agent_rr_init calls agent_rr_stdio_early_end after its own
+ * choice: the tables are put back unless it hooked them too. */
+void agent_rr_stdio_early(void);
+void agent_rr_stdio_early_end(void);
+/* Whether spool record or replay started this program (its early-I/O
+ * variable was there), before the agent's constructor. */
+int agent_rr_early_on(void);
 /* The same for the table of f when it holds glibc's two functions (popen's) */
 void agent_rr_stdio_adopt(FILE *f);
 /* Set by the first pthread_create called in this process image (or its
@@ -76,6 +87,13 @@ extern __thread int agent_rr_in_stdio __attribute__((tls_model("initial-exec")))
  * a stdio call that took its stream's turn, agent_rr_stdio_turn_held is
  * not 0 and stdio's reads and writes are routed (agent_rr_stdio.c). */
 extern int agent_rr_stdio_turns;
+/* Sync mode orders the threads' writes to descriptors 1 and 2 as one
+ * object (agent_rr_outturn.c): set like agent_rr_stdio_turns. begin (t
+ * from agent_rr_io_enter) returns 1 when the write takes its turn: it is
+ * made holding the lock, and end(1) gives it back. */
+extern int agent_rr_out_turns;
+int agent_rr_out_begin(struct agent_thread *t, int fd);
+void agent_rr_out_end(int on);
 extern __thread int agent_rr_stdio_turn_held __attribute__((tls_model("initial-exec")));
 /* Replay: stdio's read of n bytes of fd came from the log; the file's
  * offset moves as the recorded read moved it (stdio seeks relative to it:
@@ -139,6 +157,9 @@ void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int re
 /* Replay: check that the thread's next recorded event is op on this object
  * (binding the object to its recorded number on first use), wait for its
  * turn when wait is set, and return the recorded result. */
+/* Replay: the data length of the thread's next record when it is an input
+ * of call, else 0 (the signals due before it delivered first). */
+uint32_t agent_rr_rep_input_len(struct agent_thread *t, unsigned call);
 int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
 		       int wait);
 /* Replay: wait for the turn of the event begun without waiting. */

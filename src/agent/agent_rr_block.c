@@ -47,7 +47,9 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -578,6 +580,8 @@ static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
 			       const struct iovec *iov, int cnt)
 {
 	uint64_t arg = 0, order;
+	/* (the turn's record comes before the write's in the log) */
+	int on = agent_rr_out_begin(t, fd);
 	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, &arg);
 	int e = errno;
 
@@ -591,6 +595,7 @@ static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
 	agent_rr_tree_wturn(order);
 	if (r > 0 && rr_write_for_real(fd))
 		rr_write_all(fd, iov, cnt, (size_t)r);
+	agent_rr_out_end(on);
 	agent_rr_tree_wdone(order);
 	errno = e;
 	return r;
@@ -616,7 +621,7 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 	struct agent_thread *t;
 	uint64_t order;
 	ssize_t r;
-	int e;
+	int e, on;
 
 	if (RR_IO_OFF(t))
 		return real(fd, buf, n);
@@ -626,8 +631,10 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 
 		return rr_write_replay(t, RR_CALL_WRITE, fd, &v, 1);
 	}
+	on = agent_rr_out_begin(t, fd);
 	r = RR_BLOCK_IF(RR_CALL_WRITE, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, buf, n)));
 	e = errno;
+	agent_rr_out_end(on);
 	if (agent_rr_in_stdio && r >= 0 && (size_t)r == n)
 		order |= RR_WRITE_WHOLE;
 	agent_rr_rec_input(t, RR_CALL_WRITE, fd, r, r < 0 ? e : 0, order, NULL, 0);
@@ -641,15 +648,17 @@ ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 	struct agent_thread *t;
 	uint64_t order;
 	ssize_t r;
-	int e;
+	int e, on;
 
 	if (RR_IO_OFF(t))
 		return real(fd, iov, cnt);
 	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_write_replay(t, RR_CALL_WRITEV, fd, iov, cnt);
+	on = agent_rr_out_begin(t, fd);
 	r = RR_BLOCK_IF(RR_CALL_WRITEV, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, iov, cnt)));
 	e = errno;
+	agent_rr_out_end(on);
 	agent_rr_rec_input(t, RR_CALL_WRITEV, fd, r, r < 0 ? e : 0, order, NULL, 0);
 	errno = e;
 	return r;
@@ -764,17 +773,80 @@ static void rr_xfer_real(int in, const loff_t *oi, int out, const loff_t *oo, si
 	}
 }
 
+/* The decimal digits of v at p, with a NUL. */
+static void rr_put_num(char *p, unsigned v)
+{
+	char d[12];
+	int n = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = d[--n];
+	*p = 0;
+}
+
+/* An anonymous buffer of n bytes (raw mmap: the program's mmap may be
+ * interposed), or NULL. */
+static void *rr_xfer_map(size_t n)
+{
+	long p = syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p < 0 && p > -4096 ? NULL : (void *)p;
+}
+
+/* Replay: write n bytes to fd (at *at when at is set), whatever it takes. */
+static void rr_xfer_put(int fd, const char *p, size_t n, const loff_t *at)
+{
+	loff_t o = at ? *at : 0;
+
+	while (n) {
+		long w = at ? syscall(SYS_pwrite64, fd, p, n, (long)o) : syscall(SYS_write, fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (size_t)w;
+		o += w;
+	}
+}
+
 static ssize_t rr_xfer_replay(struct agent_thread *t, unsigned kind, int in, loff_t *oi, int out,
 			      loff_t *oo)
 {
 	struct rr_xfer x = {-1, -1};
-	struct agent_rr_seg s = {&x, sizeof(x)};
+	struct agent_rr_seg s[2] = {{&x, sizeof(x)}, {NULL, 0}};
 	struct stat st;
 	uint64_t arg = 0;
-	ssize_t r = (ssize_t)agent_rr_rep_input(t, RR_CALL_XFER, out, &s, 1, &arg);
-	int e = errno;
+	uint32_t len = agent_rr_rep_input_len(t, RR_CALL_XFER);
+	ssize_t r;
+	int e;
 
-	if (r > 0) {
+	/* the recorded bytes, when the recording kept them (a length the
+	 * buffer cannot take: the call's data does not fit, a divergence) */
+	if (len > sizeof(x) && len - sizeof(x) <= RR_XFER_DATA_MAX) {
+		s[1].n = len - sizeof(x);
+		s[1].p = rr_xfer_map(s[1].n);
+		if (!s[1].p)
+			s[1].n = 0;
+	}
+	r = (ssize_t)agent_rr_rep_input(t, RR_CALL_XFER, out, s, s[1].p ? 2 : 1, &arg);
+	e = errno;
+	if (r > 0 && (arg & RR_XFER_DATA) && s[1].p && s[1].n == (size_t)r) {
+		int in_file = !rr_fstat(in, &st) && S_ISREG(st.st_mode);
+
+		if (rr_write_for_real(out))
+			rr_xfer_put(out, s[1].p, (size_t)r, oo);
+		else if (!oo)
+			syscall(SYS_lseek, out, (long)r, SEEK_CUR);
+		if (!oi && kind != RR_XFER_TEE)
+			syscall(SYS_lseek, in, (long)r, SEEK_CUR);
+		if (!in_file && kind != RR_XFER_TEE)
+			agent_rr_tree_drain(in, (size_t)r);
+	} else if (r > 0) {
 		int in_file = !rr_fstat(in, &st) && S_ISREG(st.st_mode);
 
 		if (kind != RR_XFER_TEE && in_file && rr_write_for_real(out)) {
@@ -789,6 +861,8 @@ static ssize_t rr_xfer_replay(struct agent_thread *t, unsigned kind, int in, lof
 				agent_rr_tree_drain(in, (size_t)r);
 		}
 	}
+	if (s[1].p)
+		syscall(SYS_munmap, s[1].p, s[1].n);
 	if (oi && x.off_in >= 0)
 		*oi = x.off_in;
 	if (oo && x.off_out >= 0)
@@ -797,15 +871,92 @@ static ssize_t rr_xfer_replay(struct agent_thread *t, unsigned kind, int in, lof
 	return r;
 }
 
-static ssize_t rr_xfer_rec(struct agent_thread *t, unsigned kind, int in, const loff_t *oi,
-			   int out, const loff_t *oo, ssize_t r)
-{
-	int e = errno;
-	struct rr_xfer x = {oi ? *oi : -1, oo ? *oo : -1};
-	struct agent_rr_seg s = {&x, sizeof(x)};
+/*
+ * Record: where the bytes the call is about to move can be read back from
+ * once it has moved them, when a replay writes them for real (the output
+ * is a file, a terminal, a pipe the program does not read itself; not
+ * /dev/null, not a socket, not tee's pipe): the input when it is a regular
+ * file, else the output when it is one. *from = that descriptor and *at
+ * the offset, or *from = -1.
+ */
+struct rr_xfer_src {
+	int from;
+	loff_t at;
+};
 
-	agent_rr_rec_input(t, RR_CALL_XFER, out, r, r < 0 ? e : 0,
-			   kind | (uint64_t)(uint32_t)in << 32, &s, 1);
+static struct rr_xfer_src rr_xfer_src(unsigned kind, int in, const loff_t *oi, int out,
+				      const loff_t *oo)
+{
+	struct rr_xfer_src src = {-1, -1};
+	struct stat si, so;
+	int e = errno;
+	long fl;
+
+	if (kind == RR_XFER_TEE || rr_fstat(out, &so) || S_ISSOCK(so.st_mode) ||
+	    (S_ISFIFO(so.st_mode) && rr_pipe_internal(out, &so)) ||
+	    (S_ISCHR(so.st_mode) && so.st_rdev == makedev(1, 3)))
+		goto out;
+	if (!rr_fstat(in, &si) && S_ISREG(si.st_mode)) {
+		src.from = in;
+		src.at = oi ? *oi : syscall(SYS_lseek, in, 0, SEEK_CUR);
+	} else if (S_ISREG(so.st_mode)) {
+		fl = syscall(SYS_fcntl, out, F_GETFL);
+		src.from = out;
+		src.at = oo ? *oo
+			    : fl >= 0 && (fl & O_APPEND) ? so.st_size
+							 : syscall(SYS_lseek, out, 0, SEEK_CUR);
+	}
+	if (src.at < 0)
+		src.from = -1;
+out:
+	errno = e;
+	return src;
+}
+
+static ssize_t rr_xfer_rec(struct agent_thread *t, unsigned kind, int in, const loff_t *oi,
+			   int out, const loff_t *oo, ssize_t r, struct rr_xfer_src src)
+{
+	int e = errno, nseg = 1;
+	struct rr_xfer x = {oi ? *oi : -1, oo ? *oo : -1};
+	struct agent_rr_seg s[2] = {{&x, sizeof(x)}, {NULL, 0}};
+	uint64_t arg = kind | (uint64_t)(uint32_t)in << 32;
+	size_t got = 0;
+
+	/* the bytes moved, read back (a file another writer changed in
+	 * between gives its bytes: the call's own are gone); an output
+	 * opened write-only is read through a descriptor of its own */
+	if (r > 0 && src.from >= 0 && (size_t)r <= RR_XFER_DATA_MAX &&
+	    (s[1].p = rr_xfer_map((size_t)r))) {
+		long fl = syscall(SYS_fcntl, src.from, F_GETFL);
+		int rd = src.from;
+
+		if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY) {
+			char path[40] = "/proc/self/fd/";
+
+			rr_put_num(path + 14, (unsigned)src.from);
+			rd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		}
+		while (rd >= 0 && got < (size_t)r) {
+			long k = syscall(SYS_pread64, rd, (char *)s[1].p + got,
+					 (size_t)r - got, (long)(src.at + (loff_t)got));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		if (rd >= 0 && rd != src.from)
+			syscall(SYS_close, rd);
+		if (got == (size_t)r) {
+			s[1].n = got;
+			nseg = 2;
+			arg |= RR_XFER_DATA;
+		}
+	}
+	agent_rr_rec_input(t, RR_CALL_XFER, out, r, r < 0 ? e : 0, arg, s, nseg);
+	if (s[1].p)
+		syscall(SYS_munmap, s[1].p, (size_t)r);
 	errno = e;
 	return r;
 }
@@ -816,15 +967,18 @@ static ssize_t rr_xfer_rec(struct agent_thread *t, unsigned kind, int in, const 
 AGENT_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
 {
 	struct agent_thread *t;
+	struct rr_xfer_src src;
+	ssize_t r;
 
 	if (RR_IO_OFF(t))
 		return real_sendfile(out, in, off, n);
 	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_xfer_replay(t, RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL);
-	return rr_xfer_rec(t, RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL,
-			   RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, 0), ssize_t,
-				       real_sendfile(out, in, off, n)));
+	src = rr_xfer_src(RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL);
+	r = RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, 0), ssize_t,
+			real_sendfile(out, in, off, n));
+	return rr_xfer_rec(t, RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL, r, src);
 }
 
 AGENT_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
@@ -835,20 +989,24 @@ AGENT_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
 AGENT_EXPORT ssize_t splice(int in, loff_t *oi, int out, loff_t *oo, size_t n, unsigned fl)
 {
 	struct agent_thread *t;
+	struct rr_xfer_src src;
+	ssize_t r;
 
 	if (RR_IO_OFF(t))
 		return real_splice(in, oi, out, oo, n, fl);
 	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_xfer_replay(t, RR_XFER_SPLICE, in, oi, out, oo);
-	return rr_xfer_rec(t, RR_XFER_SPLICE, in, oi, out, oo,
-			   RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, fl), ssize_t,
-				       real_splice(in, oi, out, oo, n, fl)));
+	src = rr_xfer_src(RR_XFER_SPLICE, in, oi, out, oo);
+	r = RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, fl), ssize_t,
+			real_splice(in, oi, out, oo, n, fl));
+	return rr_xfer_rec(t, RR_XFER_SPLICE, in, oi, out, oo, r, src);
 }
 
 AGENT_EXPORT ssize_t tee(int in, int out, size_t n, unsigned fl)
 {
 	struct agent_thread *t;
+	struct rr_xfer_src none = {-1, -1};
 
 	if (RR_IO_OFF(t))
 		return real_tee(in, out, n, fl);
@@ -857,22 +1015,26 @@ AGENT_EXPORT ssize_t tee(int in, int out, size_t n, unsigned fl)
 		return rr_xfer_replay(t, RR_XFER_TEE, in, NULL, out, NULL);
 	return rr_xfer_rec(t, RR_XFER_TEE, in, NULL, out, NULL,
 			   RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, fl), ssize_t,
-				       real_tee(in, out, n, fl)));
+				       real_tee(in, out, n, fl)),
+			   none);
 }
 
 AGENT_EXPORT ssize_t copy_file_range(int in, loff_t *oi, int out, loff_t *oo, size_t n,
 				     unsigned fl)
 {
 	struct agent_thread *t;
+	struct rr_xfer_src src;
+	ssize_t r;
 
 	if (RR_IO_OFF(t))
 		return real_copy_file_range(in, oi, out, oo, n, fl);
 	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_xfer_replay(t, RR_XFER_COPY, in, oi, out, oo);
-	return rr_xfer_rec(t, RR_XFER_COPY, in, oi, out, oo,
-			   RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, 0), ssize_t,
-				       real_copy_file_range(in, oi, out, oo, n, fl)));
+	src = rr_xfer_src(RR_XFER_COPY, in, oi, out, oo);
+	r = RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, 0), ssize_t,
+			real_copy_file_range(in, oi, out, oo, n, fl));
+	return rr_xfer_rec(t, RR_XFER_COPY, in, oi, out, oo, r, src);
 }
 
 /* Weak: the system probes (agent_sys.c) interpose the write family too;

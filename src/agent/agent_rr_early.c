@@ -135,6 +135,13 @@ static void early_look(void)
 	}
 }
 
+int agent_rr_early_on(void)
+{
+	early_look();
+	/* (1 without the variable: no spool record or replay started this) */
+	return early_state == 2 || early_state == 3 || (early_state == 1 && early_remove);
+}
+
 int agent_rr_early_clock(clockid_t clk, struct timespec *ts)
 {
 	long r;

@@ -516,7 +516,7 @@ uint64_t agent_rr_tree_wend(void)
 void agent_rr_tree_wturn(uint64_t arg)
 {
 	struct timespec ms10 = {0, 10000000};
-	uint32_t want, cur;
+	uint32_t want, cur, last = UINT32_MAX;
 	int waited = 0;
 
 	if (!arg || arg > UINT32_MAX || !rr_tree || !rr_replay || rr_only != RR_NO_PROC ||
@@ -524,8 +524,17 @@ void agent_rr_tree_wturn(uint64_t arg)
 		return;
 	want = (uint32_t)(arg - 1);
 	while ((cur = __atomic_load_n(&rr_tree->wseq, __ATOMIC_ACQUIRE)) != want) {
+		/* a second without progress, not 100 wake-ups: every write of
+		 * the others wakes this one (a child that printed 400 lines
+		 * before its parent's first made the parent give up at the
+		 * 100th, and its lines came out among the child's) */
+		if (cur != last)
+			waited = 0, last = cur;
 		if (cur > want || ++waited > 100 || agent_host_gone()) {
 			rr_wgive_up = cur < want;
+			if (rr_wgive_up)
+				agent_log("tree writes: write %u still waits at %u: not ordered any more",
+					  want, cur);
 			return;
 		}
 		for (uint32_t k = 0; k < rr_tree->max && k < RR_MAX_PROCS; k++)

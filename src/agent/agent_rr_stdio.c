@@ -73,6 +73,8 @@ __attribute__((tls_model("initial-exec"))) __thread int agent_rr_in_stdio;
 static int rr_stdio_hooked; /* this image's tables carry the agent's functions */
 static int rr_stdio_solo; /* sync mode: only while the process has one thread */
 static void **rr_fj, **rr_wj;	/* the two tables glibc exports */
+/* hooked before the agent's constructor, not (yet) by its choice */
+static int rr_stdio_early_only;
 static void **rr_adopted;	/* popen's table, once routed (agent_rr_stdio_adopt) */
 static int rr_adopt_lock;	/* one thread pokes a table at a time */
 int agent_rr_threads_made;
@@ -205,8 +207,12 @@ int agent_rr_stdio_hook(int solo)
 	struct rr_stdio_find q;
 	int saved = errno;
 
-	if (rr_stdio_hooked)
+	if (rr_stdio_hooked) {
+		/* (hooked before the constructor: kept, in the mode asked now) */
+		rr_stdio_solo = solo;
+		rr_stdio_early_only = 0;
 		return 0;
+	}
 	memset(&q, 0, sizeof(q));
 	agent_self.busy++;
 	fj = dlsym(RTLD_NEXT, "_IO_file_jumps");
@@ -251,6 +257,30 @@ out_no:
 	agent_log("record/replay: stdio's own reads and writes are not seen (no glibc tables)");
 	errno = saved;
 	return -1;
+}
+
+void agent_rr_stdio_early(void)
+{
+	static int tried;
+
+	if (tried || agent_rr_started)
+		return;
+	tried = 1;
+	if (agent_rr_early_on() && agent_rr_stdio_hook(1) == 0)
+		rr_stdio_early_only = 1;
+}
+
+void agent_rr_stdio_early_end(void)
+{
+	if (!rr_stdio_early_only)
+		return;
+	rr_stdio_early_only = 0;
+	/* read first: the reverse of the hook's order */
+	rr_poke(&rr_fj[RR_JUMP_READ], (void *)rr_libc_read);
+	rr_poke(&rr_wj[RR_JUMP_READ], (void *)rr_libc_read);
+	rr_poke(&rr_fj[RR_JUMP_WRITE], (void *)rr_libc_write);
+	rr_poke(&rr_wj[RR_JUMP_WRITE], (void *)rr_libc_write);
+	rr_stdio_hooked = 0;
 }
 
 /*

@@ -409,29 +409,44 @@ AGENT_EXPORT void perror(const char *s)
 
 /* ---- input ---- */
 
+/* A library's constructor reading before the agent's: its stdio reads
+ * become early reads (agent_rr_stdio_early) */
+#define ST_EARLY()                                                                                 \
+	do {                                                                                       \
+		if (AGENT_UNLIKELY(!agent_rr_started))                                             \
+			agent_rr_stdio_early();                                                    \
+	} while (0)
+
+
 AGENT_EXPORT char *fgets(char *s, int n, FILE *f)
 {
+	ST_EARLY();
 	ST_CALL_OR(char *, NULL, f, real_fgets, "fgets", real_fgets(s, n, f));
 }
 
 AGENT_EXPORT char *__fgets_chk(char *s, size_t size, int n, FILE *f)
 {
+	ST_EARLY();
 	ST_CALL_OR(char *, NULL, f, real_fgets_chk, "__fgets_chk", real_fgets_chk(s, size, n, f));
 }
 
 AGENT_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f)
 {
+	ST_EARLY();
 	ST_CALL_OR(size_t, 0, f, real_fread, "fread", real_fread(p, size, n, f));
 }
 
 AGENT_EXPORT size_t __fread_chk(void *p, size_t psize, size_t size, size_t n, FILE *f)
 {
+	ST_EARLY();
 	ST_CALL_OR(size_t, 0, f, real_fread_chk, "__fread_chk",
 		   real_fread_chk(p, psize, size, n, f));
 }
 
 AGENT_EXPORT int fgetc(FILE *f)
 {
+	ST_EARLY();
+	ST_EARLY();
 	ST_CALL(int, f, real_fgetc, "fgetc", real_fgetc(f));
 }
 
@@ -446,11 +461,13 @@ AGENT_EXPORT int getchar(void)
 {
 	FILE *f = ST_STD(st_stdin, "stdin");
 
+	ST_EARLY();
 	ST_CALL(int, f, real_getc, "getc", real_getc(f));
 }
 
 AGENT_EXPORT ssize_t getdelim(char **line, size_t *n, int delim, FILE *f)
 {
+	ST_EARLY();
 	ST_CALL(ssize_t, f, real_getdelim, "getdelim", real_getdelim(line, n, delim, f));
 }
 
@@ -459,6 +476,7 @@ AGENT_EXPORT ssize_t __getdelim(char **line, size_t *n, int delim, FILE *f)
 
 AGENT_EXPORT ssize_t getline(char **line, size_t *n, FILE *f)
 {
+	ST_EARLY();
 	ST_CALL(ssize_t, f, real_getdelim, "getdelim", real_getdelim(line, n, '\n', f));
 }
 
@@ -475,22 +493,26 @@ AGENT_EXPORT int st_scanf(const char *fmt, ...) __asm__("scanf");
 
 AGENT_EXPORT int st_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
+	ST_EARLY();
 	ST_CALL(int, f, real_vfscanf, "vfscanf", real_vfscanf(f, fmt, ap));
 }
 
 AGENT_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
+	ST_EARLY();
 	ST_CALL(int, f, real_isoc99_vfscanf, "__isoc99_vfscanf",
 		real_isoc99_vfscanf(f, fmt, ap));
 }
 
 AGENT_EXPORT int st_fscanf(FILE *f, const char *fmt, ...)
 {
+	ST_EARLY();
 	ST_CALL_VA(int, EOF, f, fmt, real_vfscanf, "vfscanf", real_vfscanf(f, fmt, ap));
 }
 
 AGENT_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
 {
+	ST_EARLY();
 	ST_CALL_VA(int, EOF, f, fmt, real_isoc99_vfscanf, "__isoc99_vfscanf",
 		   real_isoc99_vfscanf(f, fmt, ap));
 }
@@ -499,6 +521,7 @@ AGENT_EXPORT int __isoc99_scanf(const char *fmt, ...)
 {
 	FILE *f = ST_STD(st_stdin, "stdin");
 
+	ST_EARLY();
 	ST_CALL_VA(int, EOF, f, fmt, real_isoc99_vfscanf, "__isoc99_vfscanf",
 		   real_isoc99_vfscanf(f, fmt, ap));
 }
@@ -507,6 +530,7 @@ AGENT_EXPORT int st_scanf(const char *fmt, ...)
 {
 	FILE *f = ST_STD(st_stdin, "stdin");
 
+	ST_EARLY();
 	ST_CALL_VA(int, EOF, f, fmt, real_vfscanf, "vfscanf", real_vfscanf(f, fmt, ap));
 }
 

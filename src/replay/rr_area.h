@@ -96,6 +96,11 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * went through the agent's read and write; a replay does the same
  * (RR_O_STDIO_TURN) */
 #define RR_F_STDIO_TURN 0x100000u
+/* sync mode: every write and writev to descriptor 1 or 2 after the first
+ * pthread_create took a turn of one object (agent_rr_outturn.c: the order
+ * the threads' lines reached stdout and stderr); a replay does the same
+ * (RR_O_OUT_TURN) */
+#define RR_F_OUT_TURN 0x200000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -138,6 +143,8 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 #define RR_O_STDIO_SOLO 0x20000u
 /* Replay: the sync recording ordered its streams (RR_F_STDIO_TURN) */
 #define RR_O_STDIO_TURN 0x40000u
+/* Replay: the sync recording ordered writes to 1 and 2 (RR_F_OUT_TURN) */
+#define RR_O_OUT_TURN 0x80000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
@@ -400,7 +407,8 @@ enum {
 			       * (result, errno) when the walk returns */
 	RR_CALL_XFER = 84,    /* sendfile, splice, tee, copy_file_range: fd = the output,
 			       * arg = RR_XFER_* | the input descriptor << 32, data =
-			       * struct rr_xfer (the offsets the call left) */
+			       * struct rr_xfer (the offsets the call left), then with
+			       * RR_XFER_DATA the bytes the call moved */
 	/* Sync mode: after a read, receive, accept or readiness wait (poll,
 	 * select, epoll_wait) that got something while other threads of the
 	 * process had written since this thread's last such call: arg = the
@@ -416,6 +424,12 @@ enum {
 /* RR_CALL_XFER: the call (arg's low byte) and the offsets it left where
  * the program passed pointers to them (-1: none) */
 enum { RR_XFER_SENDFILE = 1, RR_XFER_SPLICE = 2, RR_XFER_TEE = 3, RR_XFER_COPY = 4 };
+/* RR_CALL_XFER's arg: the bytes moved follow struct rr_xfer (the output
+ * was one a replay writes for real, and the bytes could be read back from
+ * the input file or the output file); a replay writes them */
+#define RR_XFER_DATA 0x100u
+/* the most bytes of one call kept so (a larger move is not kept) */
+#define RR_XFER_DATA_MAX (64u << 20)
 struct rr_xfer {
 	int64_t off_in, off_out;
 };
