@@ -415,6 +415,32 @@ static uint32_t rr_running_others(uint32_t *created)
 	return n;
 }
 
+/* ", called from SYMBOL+0xOFF (FILE)" for the program's code address ip
+ * (the nearest exported symbol, as dladdr finds it; spool replay demangles
+ * a C++ name), or ", called from 0xIP (FILE)" without one. Only on the
+ * way to a divergence report: dladdr takes the loader's lock, no malloc. */
+static void rr_put_site(struct rr_buf *b, uint64_t ip)
+{
+	Dl_info di;
+
+	rr_puts(b, ", called from ");
+	/* (ip is a return address: ip - 1 is in the calling function) */
+	if (!dladdr((void *)(uintptr_t)(ip - 1), &di) || !di.dli_fname) {
+		rr_putx(b, ip);
+		return;
+	}
+	if (di.dli_sname && di.dli_saddr) {
+		rr_puts(b, di.dli_sname);
+		rr_puts(b, "+");
+		rr_putx(b, ip - (uintptr_t)di.dli_saddr);
+	} else {
+		rr_putx(b, ip);
+	}
+	rr_puts(b, " (");
+	rr_puts(b, di.dli_fname);
+	rr_puts(b, ")");
+}
+
 /* What the replay did that the recording does not match; cause: RR_CAUSE_*
  * (rr_area.h), which spool replay's advice follows. */
 static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct rec_hdr *want,
@@ -446,6 +472,8 @@ static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct re
 			rr_puts(&b, " (this run's lock index ");
 			rr_putu(&b, idx);
 			rr_puts(&b, ")");
+			if (agent_rr_site)
+				rr_put_site(&b, agent_rr_site);
 		}
 	}
 	rr_report_end(mine, 0);
@@ -1537,8 +1565,24 @@ static void rr_pass_turn(uint32_t obj, uint32_t turn)
 	}
 }
 
+static int rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
+			int wait);
+
+__thread uint64_t agent_rr_site;
+
+/* The site is the call's own: used by a divergence found here, then gone
+ * (a later call that sets none reports none). */
 int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
 		       int wait)
+{
+	int rc = rr_rep_begin(t, idx, op, addr, wait);
+
+	agent_rr_site = 0;
+	return rc;
+}
+
+static int rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
+			int wait)
 {
 	const struct rec_hdr *h;
 	const struct rec_sched *e;
