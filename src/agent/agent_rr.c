@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
@@ -416,29 +417,34 @@ static uint32_t rr_running_others(uint32_t *created)
 }
 
 /* ", called from SYMBOL+0xOFF (FILE)" for the program's code address ip
- * (the nearest exported symbol, as dladdr finds it; spool replay demangles
- * a C++ name), or ", called from 0xIP (FILE)" without one. Only on the
- * way to a divergence report: dladdr takes the loader's lock, no malloc. */
+ * (the dynamic symbol that holds it, as dladdr finds it; spool replay
+ * demangles a C++ name), or ", called from FILE+0xOFF" when no exported
+ * symbol covers it (a static function: dladdr's nearest symbol below
+ * would name the wrong one). Only on the way to a divergence report:
+ * dladdr takes the loader's lock, no malloc. */
 static void rr_put_site(struct rr_buf *b, uint64_t ip)
 {
+	const ElfW(Sym) *sym = NULL;
+	uint64_t at = ip - 1; /* (ip is a return address: ip - 1 is in the caller) */
 	Dl_info di;
 
 	rr_puts(b, ", called from ");
-	/* (ip is a return address: ip - 1 is in the calling function) */
-	if (!dladdr((void *)(uintptr_t)(ip - 1), &di) || !di.dli_fname) {
+	if (!dladdr1((void *)(uintptr_t)at, &di, (void **)&sym, RTLD_DL_SYMENT) || !di.dli_fname) {
 		rr_putx(b, ip);
 		return;
 	}
-	if (di.dli_sname && di.dli_saddr) {
+	if (di.dli_sname && di.dli_saddr && sym && at - (uintptr_t)di.dli_saddr < sym->st_size) {
 		rr_puts(b, di.dli_sname);
 		rr_puts(b, "+");
 		rr_putx(b, ip - (uintptr_t)di.dli_saddr);
-	} else {
-		rr_putx(b, ip);
+		rr_puts(b, " (");
+		rr_puts(b, di.dli_fname[0] ? di.dli_fname : "the program");
+		rr_puts(b, ")");
+		return;
 	}
-	rr_puts(b, " (");
-	rr_puts(b, di.dli_fname);
-	rr_puts(b, ")");
+	rr_puts(b, di.dli_fname[0] ? di.dli_fname : "the program");
+	rr_puts(b, "+");
+	rr_putx(b, ip - (uintptr_t)di.dli_fbase);
 }
 
 /* What the replay did that the recording does not match; cause: RR_CAUSE_*
