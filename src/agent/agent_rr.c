@@ -573,6 +573,8 @@ static void rr_commit(struct agent_thread *t, struct rec_hdr *h, uint32_t len, u
  * such other thread number that has a count (the record scans no further;
  * the arrays are bss, touched only up to there). */
 #define RR_WAKE_THREADS 128
+/* (one buffer of 1 KiB on the stack holds either record's data) */
+_Static_assert(3 * RR_WAKE_MORE_MAX <= 2 * RR_WAKE_THREADS, "RR_CALL_WAKE_MORE's triples fit");
 static uint32_t rr_wake_tseq[RR_MAX_THREADS];
 static uint32_t rr_wake_hi;
 
@@ -776,7 +778,7 @@ static void rr_rec_wake(struct agent_thread *t)
 {
 	uint64_t n = __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST);
 	int others = n != rr_wake_seen + rr_wake_own;
-	uint32_t v[3 * RR_WAKE_MORE_MAX], k = 0, hi;
+	uint32_t v[2 * RR_WAKE_THREADS], k = 0, hi;
 	struct agent_rr_seg seg = {v, 0};
 
 	rr_wake_seen = n;
@@ -2082,7 +2084,7 @@ out:
 	if (call != RR_CALL_WAKE && call != RR_CALL_WAKE_MORE && (h = rr_peek()) &&
 	    ev_kind(h->word) == KIND_INPUT && ((const struct rec_input *)h)->call == RR_CALL_WAKE) {
 		uint64_t want = 0;
-		uint32_t v[3 * RR_WAKE_MORE_MAX];
+		uint32_t v[2 * RR_WAKE_THREADS];
 		struct agent_rr_seg seg = {v, 2 * RR_WAKE_THREADS * sizeof(uint32_t)};
 		uint32_t n = ((const struct rec_input *)h)->len / (2 * sizeof(uint32_t));
 

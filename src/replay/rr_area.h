@@ -421,7 +421,7 @@ enum {
 
 /* RR_CALL_XFER: the call (arg's low byte) and the offsets it left where
  * the program passed pointers to them (-1: none) */
-#define RR_WAKE_MORE_MAX 256
+#define RR_WAKE_MORE_MAX 80
 enum { RR_XFER_SENDFILE = 1, RR_XFER_SPLICE = 2, RR_XFER_TEE = 3, RR_XFER_COPY = 4 };
 struct rr_xfer {
 	int64_t off_in, off_out;
