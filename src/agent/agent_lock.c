@@ -317,6 +317,7 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 				agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());           \
 				return rc_;                                                        \
 			}                                                                          \
+			agent_rr_site = ip_;                                                       \
 			rc_ = agent_rr_rep_begin(t_, obj_, op_acq, addr, 1);                       \
 			agent_rr_rep_end(t_, rc_ == 0 || rc_ == EOWNERDEAD ? (plain_expr) : rc_);  \
 			agent_emit_outcome(t_, obj_, op_acq, rc_, ip_, FRAME());                   \
@@ -350,6 +351,7 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 				agent_serial_point(RR_AT_SYNC);                                    \
 				rc_ = try_expr;                                                    \
 			} else {                                                                   \
+				agent_rr_site = ip_;                                               \
 				rc_ = agent_rr_rep_begin(t_, obj_, op_ok, addr, 1);                \
 				agent_rr_rep_end(t_, rc_ == 0 || rc_ == EOWNERDEAD ? (plain_expr)  \
 									   : rc_);         \
@@ -568,8 +570,10 @@ static void agent_rr_wait_cancelled(struct agent_rr_cancel_guard *g)
 static int agent_sem_replay(struct agent_thread *t, sem_t *s, uint32_t obj, unsigned op,
 			    uint64_t ip, void *frame)
 {
-	int want = agent_rr_rep_begin(t, obj, op, s, 1), rc;
+	int want, rc;
 
+	agent_rr_site = ip;
+	want = agent_rr_rep_begin(t, obj, op, s, 1);
 	if (!want) {
 		int cs;
 
@@ -906,6 +910,7 @@ AGENT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 		rc = agent_serial_barrier_wait(b);
 	} else if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_REPLAY)) {
 		/* Which thread is the serial one is the recording's choice. */
+		agent_rr_site = ip;
 		rc = agent_rr_rep_begin(t, obj, OP_BARRIER_ENTER, b, 1);
 		if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD)
 			R.barrier_wait(b);

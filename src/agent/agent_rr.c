@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
@@ -135,6 +136,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_SENDMMSG] = "sendmmsg",
 	[RR_CALL_SYSINFO] = "sysinfo",
 	[RR_CALL_WAKE] = "(the writes a wake-up waited for)",
+	[RR_CALL_WAKE_MORE] = "(the writes a wake-up waited for, threads 128 and up)",
 	[RR_CALL_FORK] = "fork/vfork",
 	[RR_CALL_SPAWN] = "posix_spawn",
 	[RR_CALL_WAIT] = "wait/waitpid/wait4",
@@ -414,6 +416,37 @@ static uint32_t rr_running_others(uint32_t *created)
 	return n;
 }
 
+/* ", called from SYMBOL+0xOFF (FILE)" for the program's code address ip
+ * (the dynamic symbol that holds it, as dladdr finds it; spool replay
+ * demangles a C++ name), or ", called from FILE+0xOFF" when no exported
+ * symbol covers it (a static function: dladdr's nearest symbol below
+ * would name the wrong one). Only on the way to a divergence report:
+ * dladdr takes the loader's lock, no malloc. */
+static void rr_put_site(struct rr_buf *b, uint64_t ip)
+{
+	const ElfW(Sym) *sym = NULL;
+	uint64_t at = ip - 1; /* (ip is a return address: ip - 1 is in the caller) */
+	Dl_info di;
+
+	rr_puts(b, ", called from ");
+	if (!dladdr1((void *)(uintptr_t)at, &di, (void **)&sym, RTLD_DL_SYMENT) || !di.dli_fname) {
+		rr_putx(b, ip);
+		return;
+	}
+	if (di.dli_sname && di.dli_saddr && sym && at - (uintptr_t)di.dli_saddr < sym->st_size) {
+		rr_puts(b, di.dli_sname);
+		rr_puts(b, "+");
+		rr_putx(b, ip - (uintptr_t)di.dli_saddr);
+		rr_puts(b, " (");
+		rr_puts(b, di.dli_fname[0] ? di.dli_fname : "the program");
+		rr_puts(b, ")");
+		return;
+	}
+	rr_puts(b, di.dli_fname[0] ? di.dli_fname : "the program");
+	rr_puts(b, "+");
+	rr_putx(b, ip - (uintptr_t)di.dli_fbase);
+}
+
 /* What the replay did that the recording does not match; cause: RR_CAUSE_*
  * (rr_area.h), which spool replay's advice follows. */
 static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct rec_hdr *want,
@@ -445,6 +478,8 @@ static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct re
 			rr_puts(&b, " (this run's lock index ");
 			rr_putu(&b, idx);
 			rr_puts(&b, ")");
+			if (agent_rr_site)
+				rr_put_site(&b, agent_rr_site);
 		}
 	}
 	rr_report_end(mine, 0);
@@ -532,16 +567,35 @@ static void rr_commit(struct agent_thread *t, struct rec_hdr *h, uint32_t len, u
 		agent_wake();
 }
 
-/* Sync record: each thread's latest event number, for RR_CALL_WAKE (below);
- * threads numbered RR_WAKE_THREADS and up are left out (a wait for fewer
- * events, never a wrong one). */
+/* Sync record: each thread's latest event number, for RR_CALL_WAKE (below).
+ * Threads numbered below RR_WAKE_THREADS go in RR_CALL_WAKE's pairs, the
+ * others in RR_CALL_WAKE_MORE's triples; rr_wake_hi is 1 + the highest
+ * such other thread number that has a count (the record scans no further;
+ * the arrays are bss, touched only up to there). */
 #define RR_WAKE_THREADS 128
-static uint32_t rr_wake_tseq[RR_WAKE_THREADS];
+/* (one buffer of 1 KiB on the stack holds either record's data) */
+_Static_assert(3 * RR_WAKE_MORE_MAX <= 2 * RR_WAKE_THREADS, "RR_CALL_WAKE_MORE's triples fit");
+static uint32_t rr_wake_tseq[RR_MAX_THREADS];
+static uint32_t rr_wake_hi;
+
+/* A thread numbered RR_WAKE_THREADS or more is about to count: raise
+ * rr_wake_hi to cover it. */
+static void rr_wake_hi_raise(uint32_t id)
+{
+	uint32_t hi = __atomic_load_n(&rr_wake_hi, __ATOMIC_ACQUIRE);
+
+	while (hi <= id && !__atomic_compare_exchange_n(&rr_wake_hi, &hi, id + 1, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+}
 
 static inline void rr_wake_publish(uint32_t tseq)
 {
-	if (agent_rr_mode == RR_MODE_RECORD && rr_self.id < RR_WAKE_THREADS)
-		__atomic_store_n(&rr_wake_tseq[rr_self.id], tseq, __ATOMIC_RELEASE);
+	if (agent_rr_mode != RR_MODE_RECORD || rr_self.id >= RR_MAX_THREADS)
+		return;
+	if (AGENT_UNLIKELY(rr_self.id >= RR_WAKE_THREADS))
+		rr_wake_hi_raise(rr_self.id);
+	__atomic_store_n(&rr_wake_tseq[rr_self.id], tseq, __ATOMIC_RELEASE);
 }
 
 static void rr_emit_sched(struct agent_thread *t, uint32_t idx, uint32_t tseq, uint32_t obj,
@@ -666,12 +720,16 @@ void agent_rr_sig_wait_sends(int sig, uint32_t want)
  * and so came before anything the reader did after it: the wait cannot
  * close a cycle. It may wait for more than the wake-up needed (other
  * descriptors' writes, other events): a cost in parallelism only. Threads
- * numbered RR_WAKE_THREADS and up are left out (a wait for less, never a
- * wrong one). The counts are the process's own: a fork child starts from
- * 0 (agent_rr_attach), in the recording and the replay.
+ * numbered RR_WAKE_THREADS and up follow in RR_CALL_WAKE_MORE records. A
+ * "write" is anything that can make another thread's descriptor ready or
+ * give it data or an end: the writes and sends, and close, shutdown,
+ * connect and timerfd_settime (a peer's end of file or hang-up, a
+ * connection to accept, a timer armed for another thread's loop). The
+ * counts are the process's own: a fork child starts from 0
+ * (agent_rr_attach), in the recording and the replay.
  */
 static uint64_t rr_wakes;		/* the writes counted in this process */
-static uint32_t rr_wake_wr[RR_WAKE_THREADS]; /* each thread's writes */
+static uint32_t rr_wake_wr[RR_MAX_THREADS]; /* each thread's writes */
 static __thread uint64_t rr_wake_seen;	/* rr_wakes at the thread's last such call */
 static __thread uint64_t rr_wake_own;	/* the thread's own writes since */
 
@@ -679,9 +737,12 @@ void agent_rr_wake_write(void)
 {
 	if ((agent_rr_mode & RR_MODE_SERIAL) || !rr_self.has_id)
 		return;
-	if (rr_self.id < RR_WAKE_THREADS)
+	if (rr_self.id < RR_MAX_THREADS) {
+		if (AGENT_UNLIKELY(rr_self.id >= RR_WAKE_THREADS))
+			rr_wake_hi_raise(rr_self.id);
 		__atomic_store_n(&rr_wake_wr[rr_self.id], rr_wake_wr[rr_self.id] + 1,
 				 __ATOMIC_SEQ_CST);
+	}
 	__atomic_fetch_add(&rr_wakes, 1, __ATOMIC_SEQ_CST);
 	rr_wake_own++;
 }
@@ -710,12 +771,14 @@ static int rr_wake_call(unsigned call, int64_t result)
 
 /* Record: the counts, when other threads wrote since the thread last saw
  * them. data: a pair (writes, events) for each thread below k (the
- * caller's own pair is 0, 0); arg: the process's writes. */
+ * caller's own pair is 0, 0); arg: the process's writes. Then the threads
+ * numbered RR_WAKE_THREADS and up with a count, as triples (thread,
+ * writes, events) in RR_CALL_WAKE_MORE records. */
 static void rr_rec_wake(struct agent_thread *t)
 {
 	uint64_t n = __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST);
 	int others = n != rr_wake_seen + rr_wake_own;
-	uint32_t v[2 * RR_WAKE_THREADS], k = 0;
+	uint32_t v[2 * RR_WAKE_THREADS], k = 0, hi;
 	struct agent_rr_seg seg = {v, 0};
 
 	rr_wake_seen = n;
@@ -732,20 +795,53 @@ static void rr_rec_wake(struct agent_thread *t)
 	}
 	seg.n = 2 * k * sizeof(uint32_t);
 	agent_rr_rec_input(t, RR_CALL_WAKE, -1, 0, 0, n, &seg, 1);
+	hi = __atomic_load_n(&rr_wake_hi, __ATOMIC_ACQUIRE);
+	k = 0;
+	for (uint32_t i = RR_WAKE_THREADS; i < hi && i < RR_MAX_THREADS; i++) {
+		uint32_t w, e;
+
+		if (i == rr_self.id)
+			continue;
+		w = __atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST);
+		e = __atomic_load_n(&rr_wake_tseq[i], __ATOMIC_ACQUIRE);
+		if (!w && !e)
+			continue;
+		v[3 * k] = i, v[3 * k + 1] = w, v[3 * k + 2] = e;
+		if (++k == RR_WAKE_MORE_MAX) {
+			seg.n = 3 * k * sizeof(uint32_t);
+			agent_rr_rec_input(t, RR_CALL_WAKE_MORE, -1, 0, 0, 0, &seg, 1);
+			k = 0;
+		}
+	}
+	if (k) {
+		seg.n = 3 * k * sizeof(uint32_t);
+		agent_rr_rec_input(t, RR_CALL_WAKE_MORE, -1, 0, 0, 0, &seg, 1);
+	}
 }
 
 /* Replay: whether a thread is still short of the recorded counts v (n
- * pairs; *who: which one, RR_NO_TURN for the process's writes). A thread
- * that ended makes no more. */
-static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, uint32_t *who)
+ * entries: pairs (writes, events) for threads 0..n-1, or with triples set
+ * triples (thread, writes, events); *who: which one, RR_NO_TURN for the
+ * process's writes, and *ww, *we its recorded counts). A thread that
+ * ended makes no more. */
+static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, int triples,
+			  uint32_t *who, uint32_t *ww, uint32_t *we)
 {
 	if (__atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST) < want) {
 		*who = RR_NO_TURN;
 		return 1;
 	}
-	for (uint32_t i = 0; i < n && i < rr_area->max_threads; i++) {
-		uint32_t w = v[2 * i], e = v[2 * i + 1];
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t i = triples ? v[3 * j] : j;
+		uint32_t w = triples ? v[3 * j + 1] : v[2 * j];
+		uint32_t e = triples ? v[3 * j + 2] : v[2 * j + 1];
 
+		/* (the thread number is hostile input: bounded by both arrays) */
+		if (i >= rr_area->max_threads || i >= RR_MAX_THREADS) {
+			if (triples)
+				continue;
+			break;
+		}
 		if (i == rr_self.id || (!w && !e))
 			continue;
 		if (e > rr_threads[i].nevents)
@@ -753,25 +849,25 @@ static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, uint32_t
 		if ((__atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST) < w ||
 		     __atomic_load_n(&rr_threads[i].done, __ATOMIC_ACQUIRE) < e) &&
 		    __atomic_load_n(&rr_threads[i].started, __ATOMIC_ACQUIRE) < 2) {
-			*who = i;
+			*who = i, *ww = w, *we = e;
 			return 1;
 		}
 	}
 	return 0;
 }
 
-/* Replay: wait for the counts (a short spin, then 50 us naps; past
- * --stuck-ms the replay stops with a report). */
-static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n)
+/* Replay: wait for the counts (rr_wake_behind; a short spin, then 50 us
+ * naps; past --stuck-ms the replay stops with a report). */
+static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n, int triples)
 {
 	uint64_t start = 0, now;
 	struct timespec nap = {0, 50000};
 	int spins = 0;
-	uint32_t who = RR_NO_TURN;
+	uint32_t who = RR_NO_TURN, ww = 0, we = 0;
 
 	if (agent_rr_mode & RR_MODE_SERIAL)
 		return;
-	while (rr_wake_behind(want, v, n, &who)) {
+	while (rr_wake_behind(want, v, n, triples, &who, &ww, &we)) {
 		if (++spins < 100) {
 			_mm_pause();
 			continue;
@@ -794,9 +890,9 @@ static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n)
 					rr_puts(&b, "thread ");
 					rr_putu(&b, who);
 					rr_puts(&b, " had made ");
-					rr_putu(&b, v[2 * who]);
+					rr_putu(&b, ww);
 					rr_puts(&b, " writes and ");
-					rr_putu(&b, v[2 * who + 1]);
+					rr_putu(&b, we);
 					rr_puts(&b, " events in the recording; in this replay it has "
 						    "made ");
 					rr_putu(&b, __atomic_load_n(&rr_wake_wr[who], __ATOMIC_SEQ_CST));
@@ -1477,8 +1573,24 @@ static void rr_pass_turn(uint32_t obj, uint32_t turn)
 	}
 }
 
+static int rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
+			int wait);
+
+__thread uint64_t agent_rr_site;
+
+/* The site is the call's own: used by a divergence found here, then gone
+ * (a later call that sets none reports none). */
 int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
 		       int wait)
+{
+	int rc = rr_rep_begin(t, idx, op, addr, wait);
+
+	agent_rr_site = 0;
+	return rc;
+}
+
+static int rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
+			int wait)
 {
 	const struct rec_hdr *h;
 	const struct rec_sched *e;
@@ -1984,15 +2096,27 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	t->busy--;
 out:
 	/* sync mode: the writes this call's data or readiness may come from */
-	if (call != RR_CALL_WAKE && (h = rr_peek()) && ev_kind(h->word) == KIND_INPUT &&
-	    ((const struct rec_input *)h)->call == RR_CALL_WAKE) {
+	if (call != RR_CALL_WAKE && call != RR_CALL_WAKE_MORE && (h = rr_peek()) &&
+	    ev_kind(h->word) == KIND_INPUT && ((const struct rec_input *)h)->call == RR_CALL_WAKE) {
 		uint64_t want = 0;
 		uint32_t v[2 * RR_WAKE_THREADS];
-		struct agent_rr_seg seg = {v, sizeof(v)};
+		struct agent_rr_seg seg = {v, 2 * RR_WAKE_THREADS * sizeof(uint32_t)};
 		uint32_t n = ((const struct rec_input *)h)->len / (2 * sizeof(uint32_t));
 
+		if (n > RR_WAKE_THREADS)
+			n = RR_WAKE_THREADS; /* (hostile: the data beyond is not copied) */
 		agent_rr_rep_input(t, RR_CALL_WAKE, -1, &seg, 1, &want);
-		rr_wake_wait(want, v, n);
+		rr_wake_wait(want, v, n, 0);
+		/* then the threads numbered RR_WAKE_THREADS and up */
+		while ((h = rr_peek()) && ev_kind(h->word) == KIND_INPUT &&
+		       ((const struct rec_input *)h)->call == RR_CALL_WAKE_MORE) {
+			n = ((const struct rec_input *)h)->len / (3 * sizeof(uint32_t));
+			if (n > RR_WAKE_MORE_MAX)
+				n = RR_WAKE_MORE_MAX;
+			seg.n = sizeof(v);
+			agent_rr_rep_input(t, RR_CALL_WAKE_MORE, -1, &seg, 1, NULL);
+			rr_wake_wait(0, v, n, 1);
+		}
 	}
 	if (err)
 		errno = err;
@@ -2714,8 +2838,10 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	rr_nparked = 0;
 	rr_nstreams = 0;
 	rr_wakes = 0; /* (one thread runs: a fork child's count starts again) */
-	memset(rr_wake_tseq, 0, sizeof(rr_wake_tseq));
-	memset(rr_wake_wr, 0, sizeof(rr_wake_wr));
+	/* (only as far as counted: the rest of the bss stays untouched) */
+	memset(rr_wake_tseq, 0, sizeof(uint32_t) * (rr_wake_hi > RR_WAKE_THREADS ? rr_wake_hi : RR_WAKE_THREADS));
+	memset(rr_wake_wr, 0, sizeof(uint32_t) * (rr_wake_hi > RR_WAKE_THREADS ? rr_wake_hi : RR_WAKE_THREADS));
+	rr_wake_hi = 0;
 	rr_wake_seen = rr_wake_own = 0;
 	agent_rr_pid_recorded = 0;
 	agent_rr_stuck_ms = a->stuck_ms;

@@ -179,6 +179,11 @@ uint32_t agent_rr_opts(void);
 /* Replay: the thread's log is used up (its next call has no record). */
 int agent_rr_rep_log_done(void);
 void agent_rr_rep_wait(struct agent_thread *t);
+/* Replay, sync mode: the program's code address that made the sync call
+ * about to be replayed (a lock, a once, a semaphore), set just before
+ * agent_rr_rep_begin, which uses it once: a divergence report names the
+ * function that made the call (agent_rr.c, rr_diverge); 0 = unknown. */
+extern __thread uint64_t agent_rr_site;
 /* Replay: the event is done; got is what the call returned in the replay
  * (a difference from the recording is a divergence). Advances the turn. */
 void agent_rr_rep_end(struct agent_thread *t, int got);

@@ -445,6 +445,7 @@ AGENT_EXPORT int pthread_once(pthread_once_t *o, void (*init)(void))
 	/* Replay: at the recorded turn; the recorded runner's trampoline ends
 	 * the event, a call that did not run it ends it here (a runner that
 	 * finds the once done diverges: "returned something else"). */
+	agent_rr_site = AGENT_RET_IP();
 	agent_rr_rep_begin(t, c.idx, RR_OP_ONCE, o, 1);
 	rc = real_once(o, rr_once_run);
 	rr_once_cur = prev;

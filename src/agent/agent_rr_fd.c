@@ -78,6 +78,10 @@ static int fb_timerfd_create(int c, int f)
 {
 	return (int)syscall(SYS_timerfd_create, c, f);
 }
+static int fb_timerfd_settime(int fd, int f, const struct itimerspec *n, struct itimerspec *o)
+{
+	return (int)syscall(SYS_timerfd_settime, fd, f, n, o);
+}
 static int fb_memfd_create(const char *n, unsigned f)
 {
 	return (int)syscall(SYS_memfd_create, n, f);
@@ -105,6 +109,8 @@ static int (*real_eventfd)(unsigned, int) = fb_eventfd;
 static int (*real_epoll_create)(int) = fb_epoll_create;
 static int (*real_epoll_create1)(int) = fb_epoll_create1;
 static int (*real_timerfd_create)(int, int) = fb_timerfd_create;
+static int (*real_timerfd_settime)(int, int, const struct itimerspec *,
+				   struct itimerspec *) = fb_timerfd_settime;
 static int (*real_memfd_create)(const char *, unsigned) = fb_memfd_create;
 static int (*real_inotify_init)(void) = fb_inotify_init;
 static int (*real_inotify_init1)(int) = fb_inotify_init1;
@@ -134,6 +140,7 @@ __attribute__((constructor)) static void agent_rr_fd_resolve(void)
 	AGENT_RESOLVE(real_epoll_create, "epoll_create");
 	AGENT_RESOLVE(real_epoll_create1, "epoll_create1");
 	AGENT_RESOLVE(real_timerfd_create, "timerfd_create");
+	AGENT_RESOLVE(real_timerfd_settime, "timerfd_settime");
 	AGENT_RESOLVE(real_memfd_create, "memfd_create");
 	AGENT_RESOLVE(real_inotify_init, "inotify_init");
 	AGENT_RESOLVE(real_inotify_init1, "inotify_init1");
@@ -296,6 +303,18 @@ AGENT_EXPORT int epoll_create1(int flags)
 AGENT_EXPORT int timerfd_create(int clock, int flags)
 {
 	FD_ONE(RR_FD_TIMERFD, real_timerfd_create(clock, flags));
+}
+
+/* Not an input (a replay arms its timer for real, and the reads and waits
+ * that see it expire are replayed): counted as a write in sync mode, the
+ * readiness another thread's loop gets when the timer expires comes after
+ * it (agent_rr.c, RR_CALL_WAKE). */
+AGENT_EXPORT int timerfd_settime(int fd, int flags, const struct itimerspec *n,
+				 struct itimerspec *o)
+{
+	if (AGENT_UNLIKELY(agent_rr_mode))
+		agent_rr_wake_write();
+	return real_timerfd_settime(fd, flags, n, o);
 }
 
 AGENT_EXPORT int memfd_create(const char *name, unsigned flags)

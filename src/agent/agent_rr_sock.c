@@ -331,6 +331,8 @@ AGENT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t l)
 
 	if (RR_SOCK_OFF(t))
 		return real_connect(fd, a, l);
+	/* a connection to accept is a wake-up (agent_rr.c, RR_CALL_WAKE) */
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_res_rep(t, RR_CALL_CONNECT, fd);
 	return rr_res_rec(t, RR_CALL_CONNECT, fd, rr_block_connect(fd, a, l), 0);
@@ -388,6 +390,8 @@ AGENT_EXPORT int shutdown(int fd, int how)
 
 	if (RR_SOCK_OFF(t))
 		return real_shutdown(fd, how);
+	/* the peer's end of file or hang-up is a wake-up (agent_rr.c) */
+	agent_rr_wake_write();
 	if (RR_REPLAYING())
 		return rr_res_rep(t, RR_CALL_SHUTDOWN, fd);
 	return rr_res_rec(t, RR_CALL_SHUTDOWN, fd, real_shutdown(fd, how), (uint32_t)how);

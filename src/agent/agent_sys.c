@@ -350,6 +350,9 @@ AGENT_EXPORT int close(int fd)
 		__atomic_store_n(&agent_sys_fdkind[fd], 0, __ATOMIC_RELAXED);
 	/* sync record/replay: a close takes its turn of the descriptor table */
 	on = AGENT_UNLIKELY(agent_rr_mode) ? agent_rr_fdtab_enter(RR_FD_CLOSE) : 0;
+	/* a peer's end of file or hang-up is a wake-up (agent_rr.c, RR_CALL_WAKE) */
+	if (on)
+		agent_rr_wake_write();
 	rc = real_close(fd);
 	return on ? agent_rr_fdtab_leave(rc, &fd) : rc;
 }
@@ -378,7 +381,11 @@ AGENT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	uint32_t on = AGENT_UNLIKELY(agent_rr_mode) && !(flags & CLOSE_RANGE_CLOEXEC)
 			  ? agent_rr_fdtab_enter(RR_FD_CLOSE_RANGE)
 			  : 0;
-	int rc = sys_close_range(lo, hi, flags), first = (int)lo;
+	int rc, first = (int)lo;
+
+	if (on)
+		agent_rr_wake_write();
+	rc = sys_close_range(lo, hi, flags);
 
 	return on ? agent_rr_fdtab_leave(rc, &first) : rc;
 }

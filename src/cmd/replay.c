@@ -40,6 +40,7 @@
 #include "../replay/rr_advice.h"
 #include "../replay/rr_log.h"
 #include "../replay/rr_refuse.h"
+#include "../replay/rr_report_sym.h"
 #include "../replay/rr_tree.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_pathsched.h"
@@ -481,6 +482,7 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		snprintf(ctx->report, sizeof(ctx->report), "process %u (recorded pid %d): %.*s", k,
 			 (int)ctx->info->procs[k].pid, (int)n, c->report);
 	}
+	rr_report_demangle(ctx->report, sizeof(ctx->report));
 	/* --pid: the process replayed alone is checked, not the first one
 	 * (which stopped on its way to it) */
 	if (ctx->only != RR_NO_PROC && ctx->only && ctx->nprocs > 1) {

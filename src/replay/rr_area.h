@@ -416,13 +416,20 @@ enum {
 	 * the like) when the call returned. A replay waits until its own
 	 * count gets there: a wake-up through a descriptor (an eventfd, a
 	 * pipe, a socket pair) is an ordering edge (doc/record.md, "Wake-ups
-	 * through a descriptor"). No data. */
+	 * through a descriptor"). data: a pair (writes, events) for each
+	 * thread numbered below 128 (the caller's own pair is 0, 0), up to
+	 * the last thread with a count. */
 	RR_CALL_WAKE = 85,
+	/* Sync record, right after RR_CALL_WAKE when threads numbered 128 and
+	 * up had counts: data = triples (thread, writes, events), at most
+	 * RR_WAKE_MORE_MAX a record, as many records as needed. */
+	RR_CALL_WAKE_MORE = 86,
 	RR_CALL_MAX
 };
 
 /* RR_CALL_XFER: the call (arg's low byte) and the offsets it left where
  * the program passed pointers to them (-1: none) */
+#define RR_WAKE_MORE_MAX 80
 enum { RR_XFER_SENDFILE = 1, RR_XFER_SPLICE = 2, RR_XFER_TEE = 3, RR_XFER_COPY = 4 };
 /* RR_CALL_XFER's arg: the bytes moved follow struct rr_xfer (the output
  * was one a replay writes for real, and the bytes could be read back from

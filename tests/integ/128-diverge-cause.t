@@ -9,13 +9,13 @@
 #   the file gone: the open gets an inert stand-in at the recorded number
 #     and the read comes from the recording -> no divergence at all;
 #   a lock before any thread exists: another call with one thread -> "no
-#     data race explains it";
+#     data race explains it", and the report names where the lock was taken;
 #   the same lock with two threads: a data race is named as a likely cause;
 #   serial mode, the extra descriptor: the worker's read is on another
 #     number -> "another descriptor number", "not a data race".
 . "$(dirname "$0")/lib.sh"
 
-plan 24
+plan 25
 
 P="$PROGS/rr_fdcause"
 echo hello >in.txt
@@ -49,6 +49,15 @@ is_rc 3 "another call with one thread: the replay diverges"
 like "$ERR" 'only one thread had been created.*no data race explains it' \
 	"the advice rules a data race out"
 unlike "$ERR" 'likely cause' "... and does not suggest one"
+# the report names the code that took the lock: maybe_lock is static (no
+# dynamic symbol), so the program's file and the offset in it
+site=$(sed -n 's/.*replay: *lock on lock .*, called from .*rr_fdcause+\(0x[0-9a-f]*\)$/\1/p' run.err)
+if command -v addr2line >/dev/null; then
+	is "$(addr2line -f -e "$P" "$(printf '0x%x' $((site - 1)))" | head -n 1)" maybe_lock \
+		"the lock's call site in the report is in maybe_lock (addr2line)"
+else
+	like "$site" '^0x[0-9a-f]+$' "the report gives the lock's call site in the program"
+fi
 
 spool_run replay -q --env FDCAUSE_LATE=1 c.trace
 is_rc 3 "another call with two threads: the replay diverges"

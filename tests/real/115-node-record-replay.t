@@ -37,7 +37,7 @@ is "$?:$(wc -l <native.out)" "0:10" "node alone: exit 0, 10 result lines"
 
 rr_corpus node-pool serial --replays 5 -- node "$JS"
 rr_corpus node-pool sync --replays 5 \
-	--may-diverge "a data race left in some recordings (cause not found, tests/real/118)" \
+	--may-diverge "V8 locks behind a lock-free fast path in some recordings (tests/real/118)" \
 	-- node "$JS"
 # The advice names the threads the replay had: the one that diverged (thread
 # 1) had been created ("only one thread had been created" was said of it,

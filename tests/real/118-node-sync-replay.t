@@ -13,9 +13,12 @@
 # recordings). A wake-up through a descriptor is now an ordering edge
 # (doc/record.md "Wake-ups through a descriptor").
 #
-# About 1 sync recording in 4 still replays another way, every replay of
-# it the same way (a different lock in node's main thread or a pool
-# thread, from data it shares without a lock: cause not found). So this
+# About 1 sync recording in 7 still replays another way, mostly every
+# replay of it the same way: V8 takes a lock behind a lock-free fast path
+# that another thread published through an atomic, which sync mode cannot
+# order (TracingController::GetCategoryGroupEnabled at a pool thread's
+# first work, StringTable::LookupKey in the main thread; the report names
+# the function, doc/record.md "node"). So this
 # test makes up to 4 recordings and needs one whose 3 replays are all
 # identical; every replay of the others must stop at a reported
 # divergence, never differ without a word.
