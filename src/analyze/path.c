@@ -918,13 +918,15 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 /* ---- function probes ---- */
 
 /* The "probes" side file (doc/trace-format.md): "id op method module
- * offset function" per probe. Keeps the entry and exit probes, and for
+ * offset symbol [function]" per probe (module "-" in version 1, the path
+ * of its "# exe" line in version 2, for the executable). Keeps the entry and exit probes, and for
  * each exit the offset of its function's entry probe (same module and
  * name), which turns the exit's address into the function's. */
 static int load_probes(struct path_state *ps, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
 	uint64_t *hash = NULL;
+	char exe[1024] = "";
 	int rc = 0;
 
 	while (p < end) {
@@ -934,6 +936,14 @@ static int load_probes(struct path_state *ps, const char *text, size_t len)
 		unsigned long long off;
 		unsigned id;
 
+		/* version 2 names the executable's path once ("# exe PATH"),
+		 * before the lines whose module it is; version 1 says "-" */
+		if (n < sizeof(line) && n > 6 && !memcmp(p, "# exe ", 6)) {
+			memcpy(line, p, n);
+			line[n] = 0;
+			if (sscanf(line + 6, "%1023s", exe) != 1)
+				exe[0] = 0;
+		}
 		if (n < sizeof(line) && *p != '#') {
 			memcpy(line, p, n);
 			line[n] = 0;
@@ -962,7 +972,7 @@ static int load_probes(struct path_state *ps, const char *text, size_t len)
 				memcpy(pp->name, module, strlen(module) + 1);
 				memcpy(pp->name + strlen(module) + 1, name, strlen(name) + 1);
 				pp->op = !strcmp(op, "entry") ? PROBE_OP_ENTRY : PROBE_OP_EXIT;
-				pp->exe = !strcmp(module, "-");
+				pp->exe = !strcmp(module, "-") || (exe[0] && !strcmp(module, exe));
 				pp->off = off;
 			}
 		}
