@@ -359,10 +359,31 @@ static int fn_cmp_pair_thread(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* The most calls first; ties by thread and function, so the cut is the
+ * same from run to run of the report. */
+static int fn_cmp_pair_calls(const void *a, const void *b)
+{
+	const struct fn_pair *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return fn_cmp_pair_thread(a, b);
+}
+
+/* How many functions the text table would show without --limit. */
+static size_t fn_called(const struct fn_ctx *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nfns; i++)
+		n += c->fns[i].calls != 0;
+	return n;
+}
+
 static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct funcs_opts *o,
 		     const struct trace_loss *loss, const char *dir, FILE *out)
 {
-	size_t shown = 0, np = 0, k = 0;
+	size_t shown = 0, np = 0, k = 0, more = 0;
 	uint32_t *pos = calloc(c->nfns ? c->nfns : 1, sizeof(*pos));
 	struct fn_pair *pv = NULL;
 
@@ -450,12 +471,23 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			fprintf(out, "    (%llu calls without a seen exit)\n",
 				(unsigned long long)f->unpaired);
 	}
+	if (o->limit && shown >= o->limit && fn_called(c) > shown)
+		fprintf(out, "  ... %zu more (--limit 0 shows all)\n", fn_called(c) - shown);
 	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
+	/* --limit cuts this table too (rows per table): the rows with the
+	 * most calls, shown in thread order as the whole table is */
+	if (o->limit && np > o->limit) {
+		qsort(pv, np, sizeof(*pv), fn_cmp_pair_calls);
+		more = np - o->limit;
+		np = o->limit;
+	}
 	if (np)
 		qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);
 	for (k = 0; k < np; k++)
 		fprintf(out, "%-10u %-28s %12llu\n", fn_who_of(c, fn_pair_thread(&pv[k])).tid,
 			escape_str(c->fns[pv[k].pos].name), (unsigned long long)pv[k].calls);
+	if (more)
+		fprintf(out, "  ... %zu more (--limit 0 shows all)\n", more);
 	if (callstack_unmatched_exits(c->cs))
 		fprintf(out, "(%llu exits without an entry)\n",
 			(unsigned long long)callstack_unmatched_exits(c->cs));
