@@ -54,7 +54,7 @@ struct export_lock {
 	uint32_t type; /* LOCK_TYPE_*, 0 if its KIND_LOCKDEF was never seen */
 	uint64_t addr;
 	uint64_t init_ip;
-	char name[320]; /* "mutex 0x55.. main+0x1c (app.c:12)" */
+	char name[320]; /* its one name (lockname.h): "acct", "cache_init+0x1f#3" */
 };
 
 struct export_slice {

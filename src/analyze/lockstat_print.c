@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../util/escape.h"
+#include "lockname.h"
 #include "lockstat_int.h"
 
 void lockstat_print_opts_init(struct lockstat_print_opts *po)
@@ -116,31 +117,22 @@ static const char *fmt_site(const struct lockstat_print_opts *po, uint32_t pid, 
 	return buf;
 }
 
-/* The lock's variable ("cache_lock") when it has a symbol, else its init
- * site "cache_init+0x1f (cache.c:12)" when known, else address and type. */
+/* The lock's one name (lockname.h): its variable, else its init site's
+ * function and its index, else its type and index. */
 static const char *lock_name(const struct lockstat_print_opts *po, const struct ls_lock *l,
 			     char *buf, size_t len)
 {
 	const struct lockstat_lock_info *i = &l->info;
+	struct lockname_src src = {.index = i->index,
+				   .pid = i->pid,
+				   .type = i->type,
+				   .defined = i->defined,
+				   .addr = i->addr,
+				   .init_ip = i->init_ip};
+	struct lockname_syms syms = {
+	    .data = po->symbolize_data, .site = po->symbolize, .ctx = po->symbolize_ctx};
 
-	if (i->defined && i->addr && po->symbolize_data &&
-	    po->symbolize_data(po->symbolize_ctx, i->pid, i->addr, buf, len) == 0 && buf[0])
-		return buf;
-	if (i->init_ip && po->symbolize &&
-	    po->symbolize(po->symbolize_ctx, i->pid, i->init_ip, buf, len) == 0 && buf[0]) {
-		/* Many locks share an init site (one per object of a kind):
-		 * the lock index tells them apart and matches the JSON. */
-		size_t n = strlen(buf);
-
-		if (n + 2 < len)
-			snprintf(buf + n, len - n, " #%u", i->index);
-		return buf;
-	}
-	if (i->defined)
-		snprintf(buf, len, "0x%" PRIx64 " (%s)", i->addr, type_name(i->type));
-	else
-		snprintf(buf, len, "lock#%u (%s)", i->index, type_name(i->type));
-	return buf;
+	return lockname_format(&src, &syms, buf, len);
 }
 
 /* A text table: cells are copied, widths measured in characters (µ is two
@@ -807,10 +799,11 @@ out:
 static const char *lock_label(struct lockstat *ls, const struct lockstat_print_opts *po,
 			      uint32_t idx, char *buf, size_t len)
 {
+	struct lockname_src unknown = {.index = idx};
+
 	if (idx < ls->caplocks && ls->locks[idx])
 		return lock_name(po, ls->locks[idx], buf, len);
-	snprintf(buf, len, "lock#%u", idx);
-	return buf;
+	return lockname_format(&unknown, NULL, buf, len);
 }
 
 /* The trace carries stacks (--stacks): only then are they printed, so a
