@@ -1027,11 +1027,12 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 	int rc;
 	B(a);
 	B(b);
+	B(c);
 
 	if (po->header)
-		fprintf(out, "spool: %s lock events, %s lost, trace in %s/\n",
-			fmt_count(ls->tot.lock_events, a, 64), fmt_count(ls->tot.lost, b, 64),
-			po->trace_dir ? escape_str(po->trace_dir) : "?");
+		fprintf(out, "spool: %s lock events, %s thread events, %s lost, trace in %s/\n",
+			fmt_count(ls->tot.lock_events, a, 64), fmt_count(ls->tot.thread_events, c, 64),
+			fmt_count(ls->tot.lost, b, 64), po->trace_dir ? escape_str(po->trace_dir) : "?");
 	if (po->header)
 		trace_loss_print_missing(&ls->tot.loss, NULL, out);
 	if ((rc = print_locks_table(ls, out, po)) || (rc = print_threads(ls, out, po)) ||
@@ -1261,8 +1262,10 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 
 	fprintf(out,
 		"{\"schema\": \"spool-locks/1\",\n \"trace\": {\"events\": %" PRIu64
-		", \"lock_events\": %" PRIu64 ", \"locks_recorded\": %s, ",
-		ls->tot.events, ls->tot.lock_events, po->locks_unrecorded ? "false" : "true");
+		", \"lock_events\": %" PRIu64 ", \"thread_events\": %" PRIu64
+		", \"locks_recorded\": %s, ",
+		ls->tot.events, ls->tot.lock_events, ls->tot.thread_events,
+		po->locks_unrecorded ? "false" : "true");
 	/* lost, incomplete, writer_finished, missing: the block of every report */
 	trace_loss_json(&ls->tot.loss, out);
 	fprintf(out,
