@@ -331,6 +331,8 @@ static int model_lockdef(struct export_model *m, const struct rec_lockdef *d, ui
 {
 	struct mlock *l = model_lock(m, ev_obj(d->h.word));
 	struct lockname_src src;
+	char name[sizeof(l->l.name) - 16];
+	const char *type;
 	struct lockname_syms syms = {
 	    .data = lockname_sym_data, .site = lockname_sym_site, .ctx = m->sym};
 
@@ -343,14 +345,21 @@ static int model_lockdef(struct export_model *m, const struct rec_lockdef *d, ui
 	l->l.addr = d->addr;
 	l->l.init_ip = d->init_ip;
 	/* The name every command gives it (lockname.h): locks initialized in
-	 * a loop share the site, their index tells them apart. */
+	 * a loop share the site, their index tells them apart. A track has no
+	 * type column: the type goes before the name ("futex stats_lock"), as
+	 * spool path puts "lock:" (unless the name is already "futex#3"). */
 	src = (struct lockname_src){.index = l->l.obj,
 				    .pid = d->pid,
 				    .type = d->type,
 				    .defined = 1,
 				    .addr = d->addr,
 				    .init_ip = d->init_ip};
-	lockname_format(&src, &syms, l->l.name, sizeof(l->l.name));
+	lockname_format(&src, &syms, name, sizeof(name));
+	type = lockname_type(d->type);
+	if (!strncmp(name, type, strlen(type)) && name[strlen(type)] == '#')
+		snprintf(l->l.name, sizeof(l->l.name), "%s", name);
+	else
+		snprintf(l->l.name, sizeof(l->l.name), "%s %s", type, name);
 	return model_announce_lock(m, l, d->pid, ns);
 }
 

@@ -84,7 +84,8 @@ struct fn_ctx {
 	struct callstack *cs;
 	struct trace_reader *r;
 	struct symbolizer *sym;
-	char *exe; /* the executable's path (module "-"), read once; NULL unknown */
+	char *exe; /* the executable's path (module "-" of a version 1 probes
+		    * file), read once; NULL unknown */
 	int exe_read;
 	uint64_t t0; /* the first event's time */
 };
@@ -149,9 +150,9 @@ static struct fn_who fn_who_of(const struct fn_ctx *c, uint32_t thread)
 	return si ? (struct fn_who){si->tid, si->pid} : (struct fn_who){0, 0};
 }
 
-/* A function's module as a user can open it: the probe table says "-"
- * for the executable, whose path the trace keeps in proc/PID.exe (the
- * process of the first thread). */
+/* A function's module as a user can open it: a version 1 probe table
+ * says "-" for the executable (version 2 its path), whose path the trace
+ * keeps in proc/PID.exe (the process of the first thread). */
 static const char *fn_module(struct fn_ctx *c, const char *module)
 {
 	char name[64];

@@ -13,8 +13,9 @@
  *                           "index"; locks made at one site differ by it)
  *   mutex#3                 no init site known: its type and index
  *
- * The init site's file and line are left out of the name (the reports
- * that have room print the site whole beside it).
+ * The init site's file and line are left out of the name (the JSON's
+ * init_site has them). Where there is no type column the type goes before
+ * the name: "lock:acct" in spool path, "mutex acct" on an export's track.
  */
 #ifndef SPOOL_ANALYZE_LOCKNAME_H
 #define SPOOL_ANALYZE_LOCKNAME_H

@@ -94,7 +94,7 @@ struct path_printer; /* pass 2 */
 /* A function probe of the trace's "probes" side file. */
 struct pprobe {
 	uint8_t op;	    /* PROBE_OP_ENTRY or PROBE_OP_EXIT; 0 = not a function probe */
-	uint8_t exe;	    /* in the executable (module "-") */
+	uint8_t exe;	    /* in the executable (module "-" or its "# exe" path) */
 	uint8_t has_entry;  /* entry_off is known */
 	uint64_t off;	    /* the probed instruction, module offset */
 	uint64_t entry_off; /* its function's entry probe, module offset */

@@ -4,7 +4,9 @@
 # the lock report (text and JSON), spool path's object column (text and
 # JSON), the Chrome and the Perfetto export of the same trace all call
 # lockcount's global mutex "shared_lock" and each thread's own heap mutex
-# "worker+0x..#N" (its init site's function and offset, # its lock index).
+# "worker+0x..#N" (its init site's function and offset, # its lock index);
+# an export's track, which has no type column, puts the type before it
+# ("mutex shared_lock"), as path puts "lock:".
 # Before, the lock report named a heap lock by its init site with file and
 # line, spool path by "lock:0x55..." and the exports by "mutex 0x55.. site".
 . "$(dirname "$0")/lib.sh"
@@ -41,11 +43,12 @@ is "$pj" "$path_names" "path --json: the same names"
 spool_run export --chrome -w c.json spool.trace
 is_rc 0 "export --chrome"
 ch=$(json c.json '"\n".join(sorted({e["args"]["name"] for e in (d["traceEvents"] if isinstance(d, dict) else d) if e.get("ph") == "M" and e.get("name") == "thread_name"}))')
-for n in $path_names; do grep -qxF "$n" <<<"$ch" || cmiss+="$n "; done
-is "${cmiss:-}" "" "Chrome export: a lock track named by each of them" "$ch"
+# a track has no type column: "mutex NAME"
+for n in $path_names; do grep -qxF "mutex $n" <<<"$ch" || cmiss+="$n "; done
+is "${cmiss:-}" "" "Chrome export: a lock track named by each of them (after its type)" "$ch"
 
 spool_run export --perfetto -w f.pftrace spool.trace
 is_rc 0 "export --perfetto"
-for n in $path_names; do grep -qaF "$n" f.pftrace || pmiss+="$n "; done
+for n in $path_names; do grep -qaF "mutex $n" f.pftrace || pmiss+="$n "; done
 is "${pmiss:-}" "" "Perfetto export: each name is in the trace"
 done_testing

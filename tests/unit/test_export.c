@@ -530,7 +530,7 @@ static void test_cmd_export_files(void **state)
 	/* Process named from its command line; lock tracks named by the
 	 * symbolized init site's function and the lock index (lockname.h). */
 	assert_non_null(strstr(text, "process_name: \"demo\""));
-	assert_non_null(strstr(text, "name: \"test_export_init_site+0x1#1\""));
+	assert_non_null(strstr(text, "name: \"mutex test_export_init_site+0x1#1\""));
 	free(text);
 
 	assert_int_equal(run_export("--chrome", "--output", js, dir, NULL), 0);
