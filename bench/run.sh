@@ -64,7 +64,7 @@ best3() {
 
 # lost: events lost in the last spool run, from its summary line.
 lost() {
-	sed -nE 's/^spool: [0-9,]+ lock events, ([0-9,]+) lost, .*/\1/p' "$work/last.err" |
+	sed -nE 's/^spool: [0-9,]+ lock events, [0-9,]+ thread events, ([0-9,]+) lost, .*/\1/p' "$work/last.err" |
 		tr -d , | tail -n 1
 }
 

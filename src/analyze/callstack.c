@@ -114,7 +114,8 @@ static long cs_fn_intern(struct callstack *c, const char *module, const char *na
 	return (long)c->nfns - 1;
 }
 
-/* "probes" side file: "id op method module offset function". */
+/* "probes" side file: "id op method module offset symbol [function]" (the
+ * symbol is the key; a report demangles it itself). */
 static int cs_load_probes(struct callstack *c, const struct trace_reader *r)
 {
 	char *text, *line, *save = NULL;

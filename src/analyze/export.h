@@ -54,7 +54,8 @@ struct export_lock {
 	uint32_t type; /* LOCK_TYPE_*, 0 if its KIND_LOCKDEF was never seen */
 	uint64_t addr;
 	uint64_t init_ip;
-	char name[320]; /* "mutex 0x55.. main+0x1c (app.c:12)" */
+	char name[320]; /* its type and one name (lockname.h): "mutex acct",
+			 * "mutex cache_init+0x1f#3", "futex#4" */
 };
 
 struct export_slice {

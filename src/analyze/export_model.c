@@ -20,6 +20,7 @@
 
 #include "../util/symbolize.h"
 #include "export_int.h"
+#include "lockname.h"
 
 /* uint64 -> pointer, open addressing; keys are stored +1 so 0 means empty. */
 struct xmap {
@@ -130,19 +131,6 @@ struct export_model {
 	uint64_t last_ns;
 	struct export_stats st;
 };
-
-static const char *const model_type_names[] = {
-	[LOCK_TYPE_MUTEX] = "mutex",   [LOCK_TYPE_RWLOCK] = "rwlock", [LOCK_TYPE_SPIN] = "spin",
-	[LOCK_TYPE_SEM] = "sem",       [LOCK_TYPE_COND] = "cond",     [LOCK_TYPE_BARRIER] = "barrier",
-	[LOCK_TYPE_THREAD] = "thread", [LOCK_TYPE_FUTEX] = "futex",
-};
-
-static const char *model_type_name(uint32_t type)
-{
-	if (type < sizeof(model_type_names) / sizeof(model_type_names[0]) && model_type_names[type])
-		return model_type_names[type];
-	return "lock";
-}
 
 int export_model_new(struct export_model **out, const struct export_ops *ops, void *ctx,
 		     struct symbolizer *sym, const struct trace_reader *r)
@@ -314,7 +302,11 @@ static struct mlock *model_lock(struct export_model *m, uint32_t obj)
 		return NULL;
 	}
 	l->l.obj = obj;
-	snprintf(l->l.name, sizeof(l->l.name), "lock #%" PRIu32, obj);
+	{
+		struct lockname_src unknown = {.index = obj};
+
+		lockname_format(&unknown, NULL, l->l.name, sizeof(l->l.name));
+	}
 	return l;
 }
 
@@ -338,7 +330,11 @@ static int model_announce_lock(struct export_model *m, struct mlock *l, uint32_t
 static int model_lockdef(struct export_model *m, const struct rec_lockdef *d, uint64_t ns)
 {
 	struct mlock *l = model_lock(m, ev_obj(d->h.word));
-	const char *site;
+	struct lockname_src src;
+	char name[sizeof(l->l.name) - 16];
+	const char *type;
+	struct lockname_syms syms = {
+	    .data = lockname_sym_data, .site = lockname_sym_site, .ctx = m->sym};
 
 	if (!l)
 		return -ENOMEM;
@@ -348,15 +344,22 @@ static int model_lockdef(struct export_model *m, const struct rec_lockdef *d, ui
 	l->l.type = d->type;
 	l->l.addr = d->addr;
 	l->l.init_ip = d->init_ip;
-	/* Named by address and init site: locks initialized in a loop share
-	 * the site, the address tells them apart. */
-	site = model_site(m, d->pid, d->init_ip);
-	if (site[0] && site[0] != '0')
-		snprintf(l->l.name, sizeof(l->l.name), "%s %#" PRIx64 " %s",
-			 model_type_name(d->type), d->addr, site);
+	/* The name every command gives it (lockname.h): locks initialized in
+	 * a loop share the site, their index tells them apart. A track has no
+	 * type column: the type goes before the name ("futex stats_lock"), as
+	 * spool path puts "lock:" (unless the name is already "futex#3"). */
+	src = (struct lockname_src){.index = l->l.obj,
+				    .pid = d->pid,
+				    .type = d->type,
+				    .defined = 1,
+				    .addr = d->addr,
+				    .init_ip = d->init_ip};
+	lockname_format(&src, &syms, name, sizeof(name));
+	type = lockname_type(d->type);
+	if (!strncmp(name, type, strlen(type)) && name[strlen(type)] == '#')
+		snprintf(l->l.name, sizeof(l->l.name), "%s", name);
 	else
-		snprintf(l->l.name, sizeof(l->l.name), "%s %#" PRIx64, model_type_name(d->type),
-			 d->addr);
+		snprintf(l->l.name, sizeof(l->l.name), "%s %s", type, name);
 	return model_announce_lock(m, l, d->pid, ns);
 }
 

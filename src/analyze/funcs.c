@@ -88,7 +88,8 @@ struct fn_ctx {
 	struct callstack *cs;
 	struct trace_reader *r;
 	struct symbolizer *sym;
-	char *exe; /* the executable's path (module "-"), read once; NULL unknown */
+	char *exe; /* the executable's path (module "-" of a version 1 probes
+		    * file), read once; NULL unknown */
 	int exe_read;
 	uint64_t t0; /* the first event's time */
 };
@@ -153,9 +154,9 @@ static struct fn_who fn_who_of(const struct fn_ctx *c, uint32_t thread)
 	return si ? (struct fn_who){si->tid, si->pid} : (struct fn_who){0, 0};
 }
 
-/* A function's module as a user can open it: the probe table says "-"
- * for the executable, whose path the trace keeps in proc/PID.exe (the
- * process of the first thread). */
+/* A function's module as a user can open it: a version 1 probe table
+ * says "-" for the executable (version 2 its path), whose path the trace
+ * keeps in proc/PID.exe (the process of the first thread). */
 static const char *fn_module(struct fn_ctx *c, const char *module)
 {
 	char name[64];
@@ -384,10 +385,31 @@ static int fn_cmp_pair_thread(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* The most calls first; ties by thread and function, so the cut is the
+ * same from run to run of the report. */
+static int fn_cmp_pair_calls(const void *a, const void *b)
+{
+	const struct fn_pair *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return fn_cmp_pair_thread(a, b);
+}
+
+/* How many functions the text table would show without --limit. */
+static size_t fn_called(const struct fn_ctx *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nfns; i++)
+		n += c->fns[i].calls != 0;
+	return n;
+}
+
 static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct funcs_opts *o,
 		     const struct trace_loss *loss, const char *dir, FILE *out)
 {
-	size_t shown = 0, np = 0, k = 0;
+	size_t shown = 0, np = 0, k = 0, more = 0;
 	uint32_t *pos = calloc(c->nfns ? c->nfns : 1, sizeof(*pos));
 	struct fn_pair *pv = NULL;
 
@@ -479,12 +501,23 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	 * func:* probes its only exported functions, warn and warnx) */
 	if (!shown && c->nfns)
 		fprintf(out, "(none of the %zu functions probed was called)\n", c->nfns);
+	if (o->limit && shown >= o->limit && fn_called(c) > shown)
+		fprintf(out, "  ... %zu more (--limit 0 shows all)\n", fn_called(c) - shown);
 	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
+	/* --limit cuts this table too (rows per table): the rows with the
+	 * most calls, shown in thread order as the whole table is */
+	if (o->limit && np > o->limit) {
+		qsort(pv, np, sizeof(*pv), fn_cmp_pair_calls);
+		more = np - o->limit;
+		np = o->limit;
+	}
 	if (np)
 		qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);
 	for (k = 0; k < np; k++)
 		fprintf(out, "%-10u %-28s %12llu\n", fn_who_of(c, fn_pair_thread(&pv[k])).tid,
 			escape_str(c->fns[pv[k].pos].name), (unsigned long long)pv[k].calls);
+	if (more)
+		fprintf(out, "  ... %zu more (--limit 0 shows all)\n", more);
 	if (callstack_unmatched_exits(c->cs))
 		fprintf(out, "(%llu exits without an entry)\n",
 			(unsigned long long)callstack_unmatched_exits(c->cs));

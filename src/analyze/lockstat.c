@@ -670,7 +670,10 @@ static int feed_lock(struct lockstat *ls, const struct trace_event *ev)
 
 	if (r->h.size < sizeof(*r))
 		return -EINVAL;
-	ls->tot.lock_events++;
+	if (ev_op_is_thread(op))
+		ls->tot.thread_events++;
+	else
+		ls->tot.lock_events++;
 	/* --stacks: frames after the fixed part; a corrupt size cannot make
 	 * the kept stacks grow without bound */
 	nfr = (r->h.size - (uint32_t)sizeof(*r)) / 8;
@@ -678,7 +681,7 @@ static int feed_lock(struct lockstat *ls, const struct trace_event *ev)
 		nfr = LS_MAX_FRAMES;
 	if (nfr)
 		ls->tot.stack_events++;
-	if (op >= OP_THREAD_CREATE || op == OP_NONE)
+	if (ev_op_is_thread(op))
 		return 0; /* thread lifecycle: not a lock */
 	if ((rc = thread_get(ls, ev->thread, &t)) || (rc = lock_get(ls, ev_obj(w), &l)))
 		return rc;

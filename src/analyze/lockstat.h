@@ -252,7 +252,8 @@ struct lockstat_cycle {
 
 struct lockstat_totals {
 	uint64_t events;      /* events fed */
-	uint64_t lock_events; /* KIND_LOCK events */
+	uint64_t lock_events; /* KIND_LOCK events of a lock (not thread events) */
+	uint64_t thread_events; /* KIND_LOCK events of a thread's life (ev_op_is_thread) */
 	uint64_t lost;	      /* trace_loss_events of the trace */
 	int incomplete;	      /* trace_loss_incomplete */
 	int unfinished;	      /* its writer did not finish */

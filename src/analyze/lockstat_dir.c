@@ -14,6 +14,7 @@
 #include "../trace/untrusted.h"
 #include "../util/log.h"
 #include "../util/symbolize.h"
+#include "lockname.h"
 #include "lockstat.h"
 #include "pass.h"
 
@@ -26,31 +27,9 @@
  * po->symbolize NULL) makes every report print hex addresses.
  */
 
-static int lockstat_dir_symbolize(void *ctx, uint32_t pid, uint64_t addr, char *buf, size_t len)
-{
-	/* recorded addresses are return addresses: symbolizer_format looks up
-	 * addr - 1. It never fails but falls back to "0x..." itself; report
-	 * that as "unknown" so lock names fall back to "addr (type)". */
-	symbolizer_format(ctx, pid, addr, buf, len);
-	return buf[0] && strncmp(buf, "0x", 2) ? 0 : -ENOENT;
-}
-
-/* A lock's own address: named only by a symbol covering it (a global or
- * static variable); heap and stack locks give -ENOENT. */
-static int lockstat_dir_symbolize_data(void *ctx, uint32_t pid, uint64_t addr, char *buf,
-				       size_t len)
-{
-	struct sym_info si;
-
-	if (symbolizer_lookup(ctx, pid, addr, &si) < 0 || !si.func[0])
-		return -ENOENT;
-	if (si.offset)
-		snprintf(buf, len, "%s+%#" PRIx64, si.func, si.offset);
-	else
-		snprintf(buf, len, "%s", si.func);
-	return 0;
-}
-
+/* Call sites and lock names: lockname.c's functions over the symbolizer
+ * (one wiring for the lock report, path and the exports). A site it cannot
+ * name is printed in hex. */
 /* The same variable's symbol as the ELF file has it, when C++ mangled it
  * ("_ZL4acct" for "acct"); -ENOENT otherwise. */
 static int lockstat_dir_symbolize_symbol(void *ctx, uint32_t pid, uint64_t addr, char *buf,
@@ -76,15 +55,15 @@ static void lockstat_dir_symbolizer_open(struct trace_reader *r, struct lockstat
 		log_warn("call sites will be printed as addresses: symbolizer: %s", strerror(-rc));
 		return;
 	}
-	po->symbolize = lockstat_dir_symbolize;
-	po->symbolize_data = lockstat_dir_symbolize_data;
+	po->symbolize = lockname_sym_site;
+	po->symbolize_data = lockname_sym_data;
 	po->symbolize_symbol = lockstat_dir_symbolize_symbol;
 	po->symbolize_ctx = s;
 }
 
 static void lockstat_dir_symbolizer_close(struct lockstat_print_opts *po)
 {
-	if (po->symbolize == lockstat_dir_symbolize)
+	if (po->symbolize == lockname_sym_site)
 		symbolizer_close(po->symbolize_ctx);
 	po->symbolize = NULL;
 	po->symbolize_data = NULL;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../util/escape.h"
+#include "lockname.h"
 #include "lockstat_int.h"
 
 void lockstat_print_opts_init(struct lockstat_print_opts *po)
@@ -116,31 +117,22 @@ static const char *fmt_site(const struct lockstat_print_opts *po, uint32_t pid, 
 	return buf;
 }
 
-/* The lock's variable ("cache_lock") when it has a symbol, else its init
- * site "cache_init+0x1f (cache.c:12)" when known, else address and type. */
+/* The lock's one name (lockname.h): its variable, else its init site's
+ * function and its index, else its type and index. */
 static const char *lock_name(const struct lockstat_print_opts *po, const struct ls_lock *l,
 			     char *buf, size_t len)
 {
 	const struct lockstat_lock_info *i = &l->info;
+	struct lockname_src src = {.index = i->index,
+				   .pid = i->pid,
+				   .type = i->type,
+				   .defined = i->defined,
+				   .addr = i->addr,
+				   .init_ip = i->init_ip};
+	struct lockname_syms syms = {
+	    .data = po->symbolize_data, .site = po->symbolize, .ctx = po->symbolize_ctx};
 
-	if (i->defined && i->addr && po->symbolize_data &&
-	    po->symbolize_data(po->symbolize_ctx, i->pid, i->addr, buf, len) == 0 && buf[0])
-		return buf;
-	if (i->init_ip && po->symbolize &&
-	    po->symbolize(po->symbolize_ctx, i->pid, i->init_ip, buf, len) == 0 && buf[0]) {
-		/* Many locks share an init site (one per object of a kind):
-		 * the lock index tells them apart and matches the JSON. */
-		size_t n = strlen(buf);
-
-		if (n + 2 < len)
-			snprintf(buf + n, len - n, " #%u", i->index);
-		return buf;
-	}
-	if (i->defined)
-		snprintf(buf, len, "0x%" PRIx64 " (%s)", i->addr, type_name(i->type));
-	else
-		snprintf(buf, len, "lock#%u (%s)", i->index, type_name(i->type));
-	return buf;
+	return lockname_format(&src, &syms, buf, len);
 }
 
 /* A text table: cells are copied, widths measured in characters (µ is two
@@ -807,10 +799,11 @@ out:
 static const char *lock_label(struct lockstat *ls, const struct lockstat_print_opts *po,
 			      uint32_t idx, char *buf, size_t len)
 {
+	struct lockname_src unknown = {.index = idx};
+
 	if (idx < ls->caplocks && ls->locks[idx])
 		return lock_name(po, ls->locks[idx], buf, len);
-	snprintf(buf, len, "lock#%u", idx);
-	return buf;
+	return lockname_format(&unknown, NULL, buf, len);
 }
 
 /* The trace carries stacks (--stacks): only then are they printed, so a
@@ -1034,11 +1027,12 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 	int rc;
 	B(a);
 	B(b);
+	B(c);
 
 	if (po->header)
-		fprintf(out, "spool: %s lock events, %s lost, trace in %s/\n",
-			fmt_count(ls->tot.lock_events, a, 64), fmt_count(ls->tot.lost, b, 64),
-			po->trace_dir ? escape_str(po->trace_dir) : "?");
+		fprintf(out, "spool: %s lock events, %s thread events, %s lost, trace in %s/\n",
+			fmt_count(ls->tot.lock_events, a, 64), fmt_count(ls->tot.thread_events, c, 64),
+			fmt_count(ls->tot.lost, b, 64), po->trace_dir ? escape_str(po->trace_dir) : "?");
 	if (po->header)
 		trace_loss_print_missing(&ls->tot.loss, NULL, out);
 	if ((rc = print_locks_table(ls, out, po)) || (rc = print_threads(ls, out, po)) ||
@@ -1268,8 +1262,10 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 
 	fprintf(out,
 		"{\"schema\": \"spool-locks/1\",\n \"trace\": {\"events\": %" PRIu64
-		", \"lock_events\": %" PRIu64 ", \"locks_recorded\": %s, ",
-		ls->tot.events, ls->tot.lock_events, po->locks_unrecorded ? "false" : "true");
+		", \"lock_events\": %" PRIu64 ", \"thread_events\": %" PRIu64
+		", \"locks_recorded\": %s, ",
+		ls->tot.events, ls->tot.lock_events, ls->tot.thread_events,
+		po->locks_unrecorded ? "false" : "true");
 	/* lost, incomplete, writer_finished, missing: the block of every report */
 	trace_loss_json(&ls->tot.loss, out);
 	fprintf(out,

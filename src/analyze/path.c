@@ -39,6 +39,7 @@
 #include "../util/hashtab.h"
 #include "../util/symbolize.h"
 #include "pass.h"
+#include "lockname.h"
 #include "path.h"
 
 /* Object kinds, in the order a call's objects are printed. */
@@ -93,7 +94,7 @@ struct path_printer; /* pass 2 */
 /* A function probe of the trace's "probes" side file. */
 struct pprobe {
 	uint8_t op;	    /* PROBE_OP_ENTRY or PROBE_OP_EXIT; 0 = not a function probe */
-	uint8_t exe;	    /* in the executable (module "-") */
+	uint8_t exe;	    /* in the executable (module "-" or its "# exe" path) */
 	uint8_t has_entry;  /* entry_off is known */
 	uint64_t off;	    /* the probed instruction, module offset */
 	uint64_t entry_off; /* its function's entry probe, module offset */
@@ -102,8 +103,9 @@ struct pprobe {
 
 struct lockdef {
 	uint64_t addr;
-	uint32_t type;
+	uint32_t type; /* 0: no KIND_LOCKDEF seen */
 	uint32_t pid;
+	uint64_t init_ip;
 };
 
 struct path_state {
@@ -413,7 +415,7 @@ static int path_feed(struct path_state *ps, const struct trace_event *ev)
 			return -EINVAL;
 		if (grow((void **)&ps->locks, &ps->nlocks, (size_t)idx + 1, sizeof(*ps->locks)) < 0)
 			return -ENOMEM;
-		ps->locks[idx] = (struct lockdef){ld->addr, ld->type, ld->pid};
+		ps->locks[idx] = (struct lockdef){ld->addr, ld->type, ld->pid, ld->init_ip};
 		return 0;
 	}
 	case KIND_LOCK: {
@@ -583,19 +585,21 @@ static struct name_ent *namer_get(struct namer *nm, uint32_t pid, uint64_t fn)
 	return e;
 }
 
-/* A lock's name: the global variable it is, else its address. */
-static void lock_name(struct namer *nm, const struct lockdef *l, char *buf, size_t len)
+/* A lock's name, the one the lock report and the exports give it
+ * (lockname.h). */
+static void lock_name(struct namer *nm, const struct lockdef *l, uint32_t idx, char *buf,
+		      size_t len)
 {
-	struct sym_info si;
+	struct lockname_src src = {.index = idx,
+				   .pid = l->pid,
+				   .type = l->type,
+				   .defined = l->type != 0,
+				   .addr = l->addr,
+				   .init_ip = l->init_ip};
+	struct lockname_syms syms = {
+	    .data = lockname_sym_data, .site = lockname_sym_site, .ctx = nm->sym};
 
-	if (nm->sym && symbolizer_lookup(nm->sym, l->pid, l->addr, &si) == 0 && si.func[0]) {
-		if (si.offset)
-			snprintf(buf, len, "%s+%#" PRIx64, si.func, si.offset);
-		else
-			snprintf(buf, len, "%s", si.func);
-		return;
-	}
-	snprintf(buf, len, "%#" PRIx64, l->addr);
+	lockname_format(&src, &syms, buf, len);
 }
 
 /* The object column of a record: "lock:buf_lock,sem:0x7f...", "data", "none". */
@@ -616,7 +620,7 @@ static void format_objects(struct path_state *ps, struct namer *nm, struct path_
 			if (k == OBJ_MSG)
 				snprintf(name, sizeof(name), "mq%" PRId64, (int64_t)ob->id);
 			else
-				lock_name(nm, &ps->locks[ob->id], name, sizeof(name));
+				lock_name(nm, &ps->locks[ob->id], (uint32_t)ob->id, name, sizeof(name));
 			o += (size_t)snprintf(buf + o, len - o, "%s%s:%s", o ? "," : "",
 					      obj_prefix[k], name);
 			if (o >= len)
@@ -918,13 +922,15 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 /* ---- function probes ---- */
 
 /* The "probes" side file (doc/trace-format.md): "id op method module
- * offset function" per probe. Keeps the entry and exit probes, and for
+ * offset symbol [function]" per probe (module "-" in version 1, the path
+ * of its "# exe" line in version 2, for the executable). Keeps the entry and exit probes, and for
  * each exit the offset of its function's entry probe (same module and
  * name), which turns the exit's address into the function's. */
 static int load_probes(struct path_state *ps, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
 	uint64_t *hash = NULL;
+	char exe[1024] = "";
 	int rc = 0;
 
 	while (p < end) {
@@ -934,6 +940,14 @@ static int load_probes(struct path_state *ps, const char *text, size_t len)
 		unsigned long long off;
 		unsigned id;
 
+		/* version 2 names the executable's path once ("# exe PATH"),
+		 * before the lines whose module it is; version 1 says "-" */
+		if (n < sizeof(line) && n > 6 && !memcmp(p, "# exe ", 6)) {
+			memcpy(line, p, n);
+			line[n] = 0;
+			if (sscanf(line + 6, "%1023s", exe) != 1)
+				exe[0] = 0;
+		}
 		if (n < sizeof(line) && *p != '#') {
 			memcpy(line, p, n);
 			line[n] = 0;
@@ -962,7 +976,7 @@ static int load_probes(struct path_state *ps, const char *text, size_t len)
 				memcpy(pp->name, module, strlen(module) + 1);
 				memcpy(pp->name + strlen(module) + 1, name, strlen(name) + 1);
 				pp->op = !strcmp(op, "entry") ? PROBE_OP_ENTRY : PROBE_OP_EXIT;
-				pp->exe = !strcmp(module, "-");
+				pp->exe = !strcmp(module, "-") || (exe[0] && !strcmp(module, exe));
 				pp->off = off;
 			}
 		}

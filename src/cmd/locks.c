@@ -132,7 +132,7 @@ int cmd_locks(int argc, char **argv)
 	struct lockstat_print_opts po;
 	struct locks_cli cl = {.so = &so, .po = &po};
 	struct session_result res;
-	char c1[32], c2[32];
+	char c1[32], c2[32], c3[32];
 	uint64_t lost;
 	int rc;
 
@@ -157,8 +157,12 @@ int cmd_locks(int argc, char **argv)
 	if (res.term_signal)
 		log_info("%s killed by signal %d (%s)%s", so.argv[0], res.term_signal,
 			 strsignal(res.term_signal), res.core_dumped ? ", core dumped" : "");
-	log_info("%s lock events, %s lost, trace in %s/", fmt_count(res.st.lock_events, c1, sizeof(c1)),
-		 fmt_count(lost, c2, sizeof(c2)), so.trace_dir);
+	/* the agent's thread events are KIND_LOCK records, but not a lock's:
+	 * counted apart, as the report's header does */
+	log_info("%s lock events, %s thread events, %s lost, trace in %s/",
+		 fmt_count(res.st.lock_events - res.st.thread_events, c1, sizeof(c1)),
+		 fmt_count(res.st.thread_events, c3, sizeof(c3)), fmt_count(lost, c2, sizeof(c2)),
+		 so.trace_dir);
 	trace_loss_warn(so.trace_dir, &res.loss);
 	if (lost - res.loss.write - res.loss.rejected)
 		log_warn("events were lost: try --ring-size if rings were full, --max-threads if "

@@ -218,6 +218,7 @@ static int on_record(void *arg, const struct rec_hdr *rec)
 	switch (ev_kind(rec->word)) {
 	case KIND_LOCK:
 		c->st.lock_events++;
+		c->st.thread_events += ev_op_is_thread(ev_op(rec->word));
 		break;
 	case KIND_SCHED:
 		c->st.sched_events++;
@@ -244,6 +245,7 @@ static void collector_count_pkt(struct collector *c, const struct trace_pkt2_cou
 {
 	c->st.events += (uint64_t)(int64_t)sign * n->events;
 	c->st.lock_events += (uint64_t)(int64_t)sign * n->lock;
+	c->st.thread_events += (uint64_t)(int64_t)sign * n->lock_thread;
 	c->st.threads += (uint64_t)(int64_t)sign * n->thread;
 	c->st.procs += (uint64_t)(int64_t)sign * n->proc;
 }
@@ -1102,6 +1104,10 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 		c->st.events -= w < c->st.events ? w : c->st.events;
 	}
 	c->st.lock_events -= trace_writer_lost_kind(c->w, KIND_LOCK);
+	/* which lock records the disk refused is not kept: the thread events
+	 * stay at most what is left */
+	if (c->st.thread_events > c->st.lock_events)
+		c->st.thread_events = c->st.lock_events;
 	c->st.sched_events -= trace_writer_lost_kind(c->w, KIND_SCHED);
 	c->st.lost_files = l.side_files;
 	c->st.zsaved = c->z.saved;

@@ -16,6 +16,9 @@ struct collector_stats {
 	uint64_t events;	/* records written to the trace (after collector_finish:
 				 * on the disk; before, some may not get there) */
 	uint64_t lock_events;	/* of which KIND_LOCK */
+	uint64_t thread_events; /* of those, a thread's life, not a lock's
+				 * (ev_op_is_thread): the summary line counts
+				 * lock_events - thread_events lock events */
 	uint64_t sched_events;	/* of which KIND_SCHED (record/replay's schedule) */
 	uint64_t zsaved;	/* bytes collector_compress saved */
 	uint64_t lost_ring;	/* dropped by producers: ring full (sum of ring->lost),

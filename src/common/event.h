@@ -81,6 +81,14 @@ enum {
 	OP_MAX
 };
 
+/* A KIND_LOCK operation that is a thread's life (create, start, join, exit)
+ * or no operation, not a lock's: the reports count these "thread events"
+ * apart from the lock events. */
+static inline int ev_op_is_thread(unsigned op)
+{
+	return op >= OP_THREAD_CREATE || op == OP_NONE;
+}
+
 /* Lock types (struct rec_lockdef.type). */
 enum {
 	LOCK_TYPE_MUTEX = 1,

@@ -251,7 +251,7 @@ struct probe_area_hdr;
 int probe_area_check(const void *area, uint64_t size, struct probe_area_hdr *copy);
 
 /* The "probes" side file of the trace: one line per registered probe,
- * "id op method module offset function" (doc/trace-format.md). */
+ * "id op method module offset symbol function" (doc/trace-format.md). */
 int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len);
 /* A function as planning messages name it: "Bank::transfer(int, int, long)
  * (_ZN4Bank8transferEiil)" for a C++ symbol, else the symbol. Static

@@ -7,7 +7,7 @@
  * goes back where it came from and ends with a line "ok ..." or
  * "error: ...", so a script can read up to it.
  *
- *   list                 id op method module offset function state hits
+ *   list                 id op method module offset symbol state hits function
  *   add [--disabled] SPEC  plan SPEC as at start-up, place its probes
  *   delete ID...         original bytes back (the threads stepped out of
  *                        them first, as at detach)
@@ -255,20 +255,26 @@ static void live_list(struct probe_live *l, uint32_t lo, uint32_t hi, int with_h
 	}
 	if (with_hits)
 		live_hits(l, hits, &have_events);
-	live_say(l, "# id op method module offset function state hits\n");
+	/* The table's function (demangled, with spaces) is its last column:
+	 * state and hits go before it, after the symbol, so the columns up to
+	 * hits split on blanks. */
+	live_say(l, "# id op method module offset symbol state hits function\n");
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long id = strtoul(line, NULL, 10);
 		const struct probe_def *d;
+		char hit[24] = "-";
+		int cut = 0;
 
 		if (line[0] == '#' || !id || id > l->m->ndefs || id < lo || id > hi)
 			continue;
 		d = &l->m->defs[id - 1];
-		if (!with_hits ||
-		    (!have_events && d->op != PROBE_OP_BLOCK && d->op != PROBE_OP_BRANCH))
-			live_say(l, "%s %s -\n", line, live_state(d, l->m));
-		else
-			live_say(l, "%s %s %llu\n", line, live_state(d, l->m),
-				 (unsigned long long)hits[id]);
+		if (with_hits &&
+		    (have_events || d->op == PROBE_OP_BLOCK || d->op == PROBE_OP_BRANCH))
+			snprintf(hit, sizeof(hit), "%llu", (unsigned long long)hits[id]);
+		/* the end of the sixth column (the symbol) */
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s%n", &cut) < 0 || !cut)
+			cut = (int)strlen(line);
+		live_say(l, "%.*s %s %s%s\n", cut, line, live_state(d, l->m), hit, line + cut);
 	}
 	free(text);
 	free(hits);

@@ -935,16 +935,25 @@ int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
 
 	if (!f)
 		return -errno;
-	fprintf(f, "# id op method module offset function\n");
+	/* Version 2: the executable's own path in the module column (version
+	 * 1 wrote "-"), named once by the "# exe" line, and the function as a
+	 * user writes it (demangled) after the symbol: the rest of the line,
+	 * as it may hold spaces. */
+	fprintf(f, "# spool probes 2\n# id op method module offset symbol function\n"
+		   "# exe %s\n",
+		m->exe);
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
 		const struct probe_module *mod = &m->mods[d->module];
+		const char *sym = mod->syms[d->sym].name;
+		char dem[1024];
 
 		if (!d->registered)
 			continue;
-		fprintf(f, "%u %s %s %s 0x%llx %s\n", d->id, probe_op_name(d->op),
-			probe_method_name(d), mod->is_main ? "-" : mod->path,
-			(unsigned long long)d->addr, mod->syms[d->sym].name);
+		demangle_name(sym, dem, sizeof(dem));
+		fprintf(f, "%u %s %s %s 0x%llx %s %s\n", d->id, probe_op_name(d->op),
+			probe_method_name(d), mod->is_main ? m->exe : mod->path,
+			(unsigned long long)d->addr, sym, dem);
 	}
 	if (fclose(f))
 		return -ENOMEM;

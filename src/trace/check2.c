@@ -25,7 +25,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 {
 	const uint8_t *p = pkt + TRACE_PKT_HDR_SIZE2, *e = pkt + len;
 	uint64_t ts_begin, prev;
-	uint32_t nev = 0, nsites = 0, seq, nlock = 0, nthread = 0, nproc = 0;
+	uint32_t nev = 0, nsites = 0, seq, nlock = 0, nthread = 0, nproc = 0, nlockth = 0;
 
 	if (len <= TRACE_PKT_HDR_SIZE2) {
 		*why = "a packet has no events";
@@ -91,6 +91,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 			if (trace_get16(p + 5) >= nsites)
 				goto out_site;
 			nlock++;
+			nlockth += ev_op_is_thread(p[0]);
 			p += 7;
 			break;
 		case TRACE2_FUNC_ENTRY:
@@ -130,6 +131,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 				nthread++;
 			} else if (id == KIND_LOCK) {
 				nlock++;
+				nlockth += ev_op_is_thread(p[0]);
 			} else if (id == KIND_PROC) {
 				nproc++;
 			}
@@ -154,6 +156,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 	}
 	c->events = nev - nsites;
 	c->lock = nlock;
+	c->lock_thread = nlockth;
 	c->thread = nthread;
 	c->proc = nproc;
 	return 0;

@@ -214,6 +214,7 @@ void trace_stream_seal(struct trace_stream *s);
  * its last record (the reader's numbering from first_seq). */
 struct trace_pkt2_counts {
 	uint32_t events, lock, thread, proc;
+	uint32_t lock_thread; /* of lock: thread events (ev_op_is_thread) */
 	uint32_t last_seq;
 };
 /*

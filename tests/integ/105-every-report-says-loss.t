@@ -60,7 +60,7 @@ for k in $KINDS; do
 done
 for k in $KINDS; do
 	spool_run report --$k crafted
-	if [ $k = locks ]; then head="^spool: [0-9,]+ lock events, 782 lost, trace in crafted/$"; else
+	if [ $k = locks ]; then head="^spool: [0-9,]+ lock events, [0-9,]+ thread events, 782 lost, trace in crafted/$"; else
 		head="^spool: 782 events lost, trace in crafted/$"; fi
 	ok "report --$k (text) says 782 lost and why, on stdout" \
 		sh -c 'grep -Eq "$1" run.out && grep -Eq "^missing: $2" run.out' - "$head" "$WHY"

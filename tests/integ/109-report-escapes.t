@@ -80,7 +80,8 @@ like "$(cat path.txt)" 'work\\x1b\[31mer\\xc2\\x9b.*lock:shared\\x1b\]0;PWNED' \
 
 # --- a probe trace whose probes file names hostile functions --------------
 spool_run probe -q -e func:worker -o pr -- "$PROGS/lockcount" 2 5
-sed -i $'s/ worker$/ wor\e]52;c;cHduZWQ=\aker/' pr/.spool/probes
+# the symbol column (what reports read) and the function after it
+sed -i $'s/ worker\\( \\|$\\)/ wor\e]52;c;cHduZWQ=\aker\\1/g' pr/.spool/probes
 spool_run report --functions pr
 raw_ctl "report --functions: a probes file's names send no escape sequence" run.out run.err
 like "$OUT" 'wor\\x1b\]52;c;cHduZWQ=\\x07ker' "  the name is shown escaped"

@@ -38,7 +38,8 @@ unlike "$(grep -E ' spool:probe(_[a-z]+)?: ' bt.out)" '"(INIT|DESTROY)"|lock = '
 spool_run locks -q -o locks.trace -- "$PROGS/lockcount" 2 100
 is_rc 0 "lockcount runs under spool locks"
 n=$(bt_count locks.trace spool:lock)
-is "$n" "$(summary_events)" "babeltrace2 prints the lock trace's lock events"
+is "$n" "$(($(summary_events) + $(summary_thread_events)))" \
+	"babeltrace2 prints the lock trace's lock and thread events"
 like "$(grep -m1 ' spool:lock_op: ' bt.out)" 'op = \( "[A-Z_]+" : container = [0-9]+ \), lock = [0-9]+, site = ' \
 	"  a spool:lock_op event: op named, the fields 'lock' and 'site'"
 is "$(grep -E ' spool:lock(_op)?: ' bt.out | grep -c '"ACQUIRE"')" \

@@ -48,7 +48,8 @@ num_cmp "$(json report.json 'sum(t["futex_wait_ns"] for t in d["threads"])')" -g
 	"  threads: futex wait time"
 
 spool_run export --chrome -w g.json g.trace
-like "$(cat g.json 2>/dev/null)" "wait futex 0x[0-9a-f]+" "Chrome export: futex waits on the timeline"
+like "$(cat g.json 2>/dev/null)" '"wait futex stats_lock"' \
+	"Chrome export: futex waits on the timeline, named as the lock report names them"
 spool_run export --perfetto -w g.pftrace g.trace
-like "$(tr -d '\0' <g.pftrace 2>/dev/null)" "futex 0x" "Perfetto export: the futex tracks"
+like "$(tr -d '\0' <g.pftrace 2>/dev/null)" "futex stats_lock" "Perfetto export: the futex tracks"
 done_testing

@@ -11,7 +11,7 @@
 # out of the root ("/..") does not reach a file outside it.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 21
 
 mkdir -p bin
 cp "$PROGS/lockcount" bin/lockcount
@@ -28,8 +28,11 @@ unlike "$OUT" 'worker' "without --sysroot the moved program is not named (the co
 
 spool_run report --locks --sysroot "$root" t.trace
 is_rc 0 "report --sysroot ROOT exits 0"
-like "$OUT" 'worker\+0x[0-9a-f]+ \(lockcount\.c:[0-9]+\)' "  the locks' init sites are named from the root's copy, with lines"
+like "$OUT" 'worker\+0x[0-9a-f]+#[0-9]+ ' "  the locks are named by their init sites, from the root's copy"
 like "$OUT" 'shared_lock' "  the global lock is named"
+report_json --sysroot "$root" t.trace
+like "$(json report.json '"\n".join(l["init_site"] or "" for l in d["locks"])')" \
+	'^worker\+0x[0-9a-f]+ \(lockcount\.c:[0-9]+\)' "  and their init sites have lines (JSON)"
 
 spool_run info --sysroot "$root" t.trace
 like "$OUT" "$T_DIR/bin/lockcount: same build" "info --sysroot says the root holds the run's build"
@@ -48,7 +51,7 @@ spool_run report --locks --sysroot "$root" t.trace
 like "$ERR" 'another build' "another build in the root is refused, saying why"
 is "$(grep -c 'another build' run.err)" 1 "  said once"
 unlike "$OUT" 'shared_lock|worker|main|bank|transfer' "  no name from the other build"
-like "$OUT" '0x[0-9a-f]+ \(mutex\)' "  the locks are printed by address"
+like "$OUT" '(^|\n)  mutex#[0-9]+ ' "  the locks are named by type and index"
 spool_run info --sysroot "$root" t.trace
 like "$OUT" "$T_DIR/bin/lockcount: ANOTHER BUILD" "info --sysroot says so too"
 

@@ -128,7 +128,7 @@ RC=$?
 check_sanitizer l.err "spool locks"
 is "$RC:$(cat l.out)" "4:$native" "spool locks: the program's output, exit 4"
 tot=$(lost_total l.err)
-like "$(cat l.err)" "[0-9,]+ lock events, $tot lost" "  spool locks says $tot lost"
+like "$(cat l.err)" "[0-9,]+ lock events, [0-9,]+ thread events, $tot lost" "  spool locks says $tot lost"
 like "$(cat l.err)" "l\\.trace is incomplete: $tot events lost \\((.*, )?$want in fork children before their ring\\)" \
 	"  of which $want in fork children before their ring"
 spool_run info l.trace
@@ -141,7 +141,7 @@ is "$(json l.json "d[\"$J_TOTALS\"][\"lost\"]")" "$tot" "  spool report --locks 
 RC=$?
 check_sanitizer z.err "spool locks"
 is "$RC" 0 "fork() children only: spool locks exits 0"
-like "$(cat z.err)" "[0-9,]+ lock events, 0 lost" "  spool locks: 0 lost"
+like "$(cat z.err)" "[0-9,]+ lock events, [0-9,]+ thread events, 0 lost" "  spool locks: 0 lost"
 unlike "$(cat z.err)" "missing|incomplete" "  nothing is said missing"
 spool_run info z.trace
 is_rc 0 "  spool info: complete"

@@ -52,8 +52,9 @@ is "$(grep -c ' count_one ' path.txt)" 2000 "path: every thread's call is there"
 is "$(grep ' count_one ' path.txt | awk '{print $3}' | cut -d/ -f1 | sort -u | wc -l)" 2000 \
 	"path: under 2000 different threads"
 
-# spool probe: the function report counts each thread's calls apart.
-spool_run probe -e func:count_one -o probe.trace -- "$P" 2000 2
+# spool probe: the function report counts each thread's calls apart (all of its
+# 2000 per-thread rows: --limit 0).
+spool_run probe -e func:count_one --limit 0 -o probe.trace -- "$P" 2000 2
 is_rc 0 "probe: runs"
 like "$ERR" "count_one +2000 " "probe: every call is counted (the report is on stderr)"
 is "$(awk '/^per thread:/ {p = 1} p && $2 == "count_one" && $3 == 1' run.err | wc -l)" 2000 \

@@ -425,15 +425,19 @@ is_rc() {
 	is "$RC" "$1" "$2" || show_run
 }
 
-# The summary line spool locks prints at the end (counts may have thousands
-# separators, which these helpers remove):
-#   spool: N lock events, M lost, trace in DIR/
-SUMMARY_RE='^spool: ([0-9,]+) lock events, ([0-9,]+) lost, trace in (.*)/$'
+# The summary line spool locks prints at the end, and the header of the
+# lock report (counts may have thousands separators, which these helpers
+# remove):
+#   spool: N lock events, T thread events, M lost, trace in DIR/
+# N counts the locks' events, T the threads' (create, start, join, exit:
+# KIND_LOCK records too); N + T is what babeltrace2 prints as spool:lock.
+SUMMARY_RE='^spool: ([0-9,]+) lock events, ([0-9,]+) thread events, ([0-9,]+) lost, trace in (.*)/$'
 # They read run.err, or $SUMMARY_FILE when set.
 summary_line() { grep -E "$SUMMARY_RE" "${SUMMARY_FILE:-run.err}" | tail -n 1; }
 summary_events() { summary_line | sed -E "s|$SUMMARY_RE|\\1|" | tr -d ,; }
-summary_lost() { summary_line | sed -E "s|$SUMMARY_RE|\\2|" | tr -d ,; }
-summary_dir() { summary_line | sed -E "s|$SUMMARY_RE|\\3|"; }
+summary_thread_events() { summary_line | sed -E "s|$SUMMARY_RE|\\2|" | tr -d ,; }
+summary_lost() { summary_line | sed -E "s|$SUMMARY_RE|\\3|" | tr -d ,; }
+summary_dir() { summary_line | sed -E "s|$SUMMARY_RE|\\4|"; }
 
 # trace_summary DIR KEY: a value of the run summary side file
 # (DIR/.spool/summary, key=value lines: events, lock_events, lost_ring, ...).

@@ -105,15 +105,19 @@ class Control:
 
 
 def parse_list(lines):
-    """id -> dict(op, method, function, state, hits) from `list` lines."""
+    """id -> dict(op, method, module, symbol, function, demangled, state,
+    hits) from `list` lines ("id op method module offset symbol state hits
+    function": the function, demangled, is the rest of the line; "function"
+    is the symbol, as C tests name it, "demangled" the last column)."""
     probes = {}
     for l in lines:
-        f = l.split()
+        f = l.split(None, 8)
         if not f or f[0].startswith("#") or not f[0].isdigit() or len(f) < 8:
             continue
         probes[int(f[0])] = {"op": f[1], "method": f[2], "module": f[3],
-                             "function": f[5], "state": f[6],
-                             "hits": None if f[7] == "-" else int(f[7])}
+                             "symbol": f[5], "function": f[5], "state": f[6],
+                             "hits": None if f[7] == "-" else int(f[7]),
+                             "demangled": f[8] if len(f) > 8 else f[5]}
     return probes
 
 
