@@ -79,7 +79,7 @@ spool_run path -o pa.trace -w path.txt -- lbzip2 "${ARGS[@]}" -c data/in.txt
 ok "path: exit 0, lbzip2's own output" same_bz2 || show_run
 threads=$(awk '$1 ~ /^[0-9]+$/ {split($3, t, "/"); print t[1]}' path.txt | sort -u | wc -l)
 num_cmp "$threads" -ge 3 "path: function entries of its threads ($threads)"
-ok "path: calls that touched its queues name their locks" grep -qE ' (lock|cond):0x[0-9a-f]+' path.txt
+ok "path: calls that touched its queues name their locks" grep -qE ' (lock|cond):[^ ]+' path.txt
 "$SPOOL" path --check pa.trace >check.txt 2>/dev/null
 like "$(head -n 1 check.txt)" '^[1-9][0-9]* of [0-9]+ functions entered' "path --check: how many of its functions ran"
 

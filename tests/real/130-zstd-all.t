@@ -75,7 +75,7 @@ unlike "$ERR" 'are not reached from its code' \
 threads=$(awk '$1 ~ /^[0-9]+$/ {split($3, t, "/"); print t[1]}' path.txt | sort -u | wc -l)
 num_cmp "$threads" -ge 3 "path: function entries of its threads (main and 2 workers at least: $threads)"
 ok "path: calls that touched its pool name their locks and conditions" \
-	grep -qE ' (lock|cond):0x[0-9a-f]+' path.txt
+	grep -qE ' (lock|cond):[^ ]+' path.txt
 "$SPOOL" path --check pa.trace >check.txt 2>/dev/null
 like "$(head -n 1 check.txt)" '^[1-9][0-9]* of [0-9]+ functions entered' "path --check: how many of its functions ran"
 
