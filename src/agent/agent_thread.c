@@ -137,6 +137,13 @@ static void agent_thread_raw_child(uint8_t was)
 			t->state = was;
 		return;
 	}
+	if (AGENT_UNLIKELY(agent_rr_mode)) {
+		/* Record and replay number their processes in the fork
+		 * handlers (agent_rr_proc.c), which do not run here: the child
+		 * is left out, its events counted lost. */
+		t->state = AGENT_T_FORKED;
+		return;
+	}
 	agent_thread_fork_child();
 	if (t->state == AGENT_T_NEW || t->state == AGENT_T_FORK)
 		/* not registered (spool stopped recording): never the parent's ring */
