@@ -152,24 +152,51 @@ static inline __attribute__((always_inline)) int agent_probe_commit(struct ring_
 }
 
 /*
- * The record of one hit, staged in the ring's record form: the records
- * mode's hot path, and the packets mode's general one (ring_pkt_probe
- * declined: a new packet, no room, a time or stack delta too large). The
- * registers are read from regs where the record is written, not passed by
- * value: a value argument is read before the stores above it (any of
- * which may alias regs for the compiler), so it was kept in callee-saved
- * registers or spilled across them. op is a constant in every caller of
- * agent_probe_emit: the choice of registers folds away.
+ * Record one hit. The registers are read from regs where the record is
+ * written, not passed by value: a value argument is read before the
+ * stores above it (any of which may alias regs for the compiler), so it
+ * was kept in callee-saved registers or spilled across them. op is a
+ * constant in every caller: the choice of registers folds away.
  */
 static inline __attribute__((always_inline)) void
-agent_probe_record(struct agent_thread *t, uint32_t id, unsigned op, uint64_t sp,
-		   const struct probe_regs *regs, uint32_t seq, int pkt)
+agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
 {
+	struct agent_thread *t = &agent_self;
 	struct rec_probe *r;
+	uint32_t seq;
+	int pkt;
 
+	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
+		if (!agent.active || t->busy)
+			return;
+		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
+		if (!t)
+			return;
+	}
+	if (AGENT_UNLIKELY(id > agent_probe_max_id))
+		return;
+	/* the ring's mode, read once (only this thread changes it) */
+	pkt = t->prod.pkt.slot != 0;
+	seq = ++t->seq;
+	t->busy = 1;
+	/* Before the reserve: a drop is counted in lost after last_seq says
+	 * the event was numbered (collector_lost_ok reads them in that order;
+	 * stored after, a full ring looked damaged to the collector). */
+	t->prod.ring->last_seq = seq;
+	if (pkt) {
+		/* packets in the ring: the common case written in place */
+		int wake;
+
+		if (AGENT_LIKELY(ring_pkt_probe(&t->prod, op, id, agent_probe_by_id[id].addr, sp,
+						*(const uint64_t *)sp, seq, __rdtsc(), &wake))) {
+			if (AGENT_UNLIKELY(wake))
+				agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
+			goto out;
+		}
+	}
 	r = agent_probe_reserve(t, sizeof(*r));
 	if (AGENT_UNLIKELY(!r))
-		return;
+		goto out;
 	r->h.word = ev_word(KIND_PROBE, t->index, id, op);
 	r->h.tsc = __rdtsc();
 	r->h.seq = seq;
@@ -189,182 +216,8 @@ agent_probe_record(struct agent_thread *t, uint32_t id, unsigned op, uint64_t sp
 	if (AGENT_UNLIKELY(pkt ? ring_prod_commit(&t->prod, sizeof(*r))
 			       : agent_probe_commit(&t->prod, sizeof(*r))))
 		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
-}
-
-/* The packets mode's general path, out of line (see agent_probe_pkt):
- * the record staged, as in the records mode. Ends the emission (busy). */
-static __attribute__((noinline, cold)) void
-agent_probe_pkt_general(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
-{
-	struct agent_thread *t = &agent_self;
-
-	if (op == PROBE_OP_EXIT)
-		agent_probe_record(t, id, PROBE_OP_EXIT, sp, regs, t->seq, 1);
-	else if (op == PROBE_OP_ENTRY)
-		agent_probe_record(t, id, PROBE_OP_ENTRY, sp, regs, t->seq, 1);
-	else
-		agent_probe_record(t, id, op, sp, regs, t->seq, 1);
+out:
 	t->busy = 0;
-}
-
-/* A site the open packet has not defined: defined and the event written
- * (ring_pkt_probe_define), or the general path. Ends the emission. */
-static __attribute__((noinline, cold)) void
-agent_probe_pkt_define(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
-{
-	struct agent_thread *t = &agent_self;
-	int wake = 0;
-
-	if (!ring_pkt_probe_define(&t->prod, op, id, agent_probe_by_id[id].addr, sp,
-				   *(const uint64_t *)sp, t->seq, __rdtsc(), &wake)) {
-		agent_probe_pkt_general(id, op, sp, regs);
-		return;
-	}
-	if (wake)
-		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
-	t->busy = 0;
-}
-
-/* The collector must be woken: a packet finished past the watermark. Ends
- * the emission. */
-static __attribute__((noinline, cold)) void agent_probe_pkt_wake(void)
-{
-	agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
-	agent_self.busy = 0;
-}
-
-/*
- * One hit with packets in the ring (the default): the event written in
- * place (ring_pkt_probe_try). A function of its own for each op, reached
- * by a tail jump, whose every way out that calls is a tail call too
- * (the thread's state is found again from TLS, seq in it): nothing stays
- * live across a call, so the compiler saves no callee-saved register and
- * spills nothing on the way an event takes (inlined with the records path
- * it pushed five registers and spilled four values per hit). Ends the
- * emission (busy).
- */
-static inline __attribute__((always_inline)) void
-agent_probe_pkt(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
-{
-	struct agent_thread *t = &agent_self;
-	int wake, r;
-
-	r = ring_pkt_probe_try(&t->prod, op, id, agent_probe_by_id[id].addr, sp,
-			       *(const uint64_t *)sp, t->seq, __rdtsc(), &wake);
-	if (AGENT_LIKELY(r > 0)) {
-		if (AGENT_UNLIKELY(wake))
-			return agent_probe_pkt_wake();
-		t->busy = 0;
-		return;
-	}
-	if (r < 0)
-		return agent_probe_pkt_define(id, op, sp, regs);
-	return agent_probe_pkt_general(id, op, sp, regs);
-}
-
-static __attribute__((noinline)) void agent_probe_pkt_entry(uint32_t id, uint64_t sp,
-							    const struct probe_regs *regs)
-{
-	agent_probe_pkt(id, PROBE_OP_ENTRY, sp, regs);
-}
-
-static __attribute__((noinline)) void agent_probe_pkt_exit(uint32_t id, uint64_t sp,
-							   const struct probe_regs *regs)
-{
-	agent_probe_pkt(id, PROBE_OP_EXIT, sp, regs);
-}
-
-static __attribute__((noinline)) void agent_probe_pkt_hit(uint32_t id, uint64_t sp,
-							  const struct probe_regs *regs)
-{
-	agent_probe_pkt(id, PROBE_OP_HIT, sp, regs);
-}
-
-/* The records mode's hit, by op: a function of its own for the same
- * reason as agent_probe_pkt's. Ends the emission (busy). */
-static __attribute__((noinline)) void agent_probe_rec_entry(uint32_t id, uint64_t sp,
-							    const struct probe_regs *regs)
-{
-	struct agent_thread *t = &agent_self;
-
-	agent_probe_record(t, id, PROBE_OP_ENTRY, sp, regs, t->seq, 0);
-	t->busy = 0;
-}
-
-static __attribute__((noinline)) void agent_probe_rec_exit(uint32_t id, uint64_t sp,
-							   const struct probe_regs *regs)
-{
-	struct agent_thread *t = &agent_self;
-
-	agent_probe_record(t, id, PROBE_OP_EXIT, sp, regs, t->seq, 0);
-	t->busy = 0;
-}
-
-static __attribute__((noinline)) void agent_probe_rec_hit(uint32_t id, uint64_t sp,
-							  const struct probe_regs *regs)
-{
-	struct agent_thread *t = &agent_self;
-
-	agent_probe_record(t, id, PROBE_OP_HIT, sp, regs, t->seq, 0);
-	t->busy = 0;
-}
-
-/* The thread records (state on, not busy): number the event, then a tail
- * jump to the function that writes it in the ring's mode. */
-static inline __attribute__((always_inline)) void
-agent_probe_emit_on(struct agent_thread *t, uint32_t id, unsigned op, uint64_t sp,
-		    const struct probe_regs *regs)
-{
-	uint32_t seq;
-
-	if (AGENT_UNLIKELY(id > agent_probe_max_id))
-		return;
-	seq = ++t->seq;
-	t->busy = 1;
-	/* Before the reserve: a drop is counted in lost after last_seq says
-	 * the event was numbered (collector_lost_ok reads them in that order;
-	 * stored after, a full ring looked damaged to the collector). */
-	t->prod.ring->last_seq = seq;
-	/* the ring's mode (only this thread changes it) */
-	if (t->prod.pkt.slot) {
-		if (op == PROBE_OP_ENTRY)
-			return agent_probe_pkt_entry(id, sp, regs);
-		if (op == PROBE_OP_EXIT)
-			return agent_probe_pkt_exit(id, sp, regs);
-		return agent_probe_pkt_hit(id, sp, regs);
-	}
-	if (op == PROBE_OP_ENTRY)
-		return agent_probe_rec_entry(id, sp, regs);
-	if (op == PROBE_OP_EXIT)
-		return agent_probe_rec_exit(id, sp, regs);
-	return agent_probe_rec_hit(id, sp, regs);
-}
-
-/* The thread's first event, or one it does not record (agent_enter's
- * cases): out of line, so the hit path calls nothing but by tail jumps. */
-static __attribute__((noinline, cold)) void
-agent_probe_emit_slow(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
-{
-	struct agent_thread *t;
-
-	if (!agent.active || agent_self.busy)
-		return;
-	t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
-	if (!t)
-		return;
-	agent_probe_emit_on(t, id, op, sp, regs);
-}
-
-/* Record one hit: the checks, then tail jumps only (this part, the one
- * every hit runs, saves no register). */
-static inline __attribute__((always_inline)) void
-agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
-{
-	struct agent_thread *t = &agent_self;
-
-	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy)))
-		return agent_probe_emit_slow(id, op, sp, regs);
-	agent_probe_emit_on(t, id, op, sp, regs);
 }
 
 static void agent_probe_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)

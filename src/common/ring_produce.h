@@ -407,18 +407,62 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
 	return 1;
 }
 
-/* The end of ring_pkt_probe_try: the event at k->pos, site index idx, d
- * the biased stack pointer delta, from where the event's bytes start. */
-static inline __attribute__((always_inline)) void
-ring_pkt_probe_put(struct ring_prod *p, unsigned op, int32_t idx, uint64_t sp, uint64_t d,
-		   uint32_t seq, uint64_t tsc, uint32_t from, int *wake)
+/*
+ * The hot probe event (PROBE_OP_ENTRY, EXIT or HIT: the short classes) in
+ * packet mode, written straight from its values: 1 when done (*wake as
+ * from ring_prod_commit), 0 when it needs the general path (the same cases
+ * as ring_pkt_lock but a site the packet has not defined, which is defined
+ * here, and a stack pointer too far from the previous one). Always inlined
+ * into the probe handlers: as a call it took its arguments on the stack
+ * and *wake through memory. The packet's and the thread's fields are read
+ * into locals first and written once at the end: every byte store into the
+ * packet may alias them for the compiler, which otherwise loads them again
+ * after each one. The event is one 8-byte store (little-endian: header,
+ * site, stack pointer delta).
+ */
+static inline __attribute__((always_inline)) int
+ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uint64_t sp,
+	       uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
 {
 	struct ring_pkt *k = &p->pkt;
-	uint64_t word, head;
+	const struct ring_site *s;
+	uint64_t h, word, head, dt, d;
+	uint32_t pos, from;
+	uint8_t *base, *o;
 	struct shm_ring *r;
-	uint8_t *base;
-	uint32_t pos;
+	int32_t idx;
 
+	/* (dt wraps for a time before the previous event's: too large too;
+	 * d is the stack pointer delta biased: <= 0xffff fits int16; room for
+	 * a site's definition, 28 bytes, and the event, 8) */
+	dt = tsc - k->prev_tsc;
+	d = sp - k->sp + 0x8000;
+	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
+	    k->pos + 36 + RING_PKT_SLACK > k->slot || dt > RING_PKT_TS_MASK || d > 0xffff ||
+	    op - PROBE_OP_ENTRY > PROBE_OP_HIT - PROBE_OP_ENTRY)
+		return 0;
+	from = k->pos;
+	h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
+	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
+	if (s->gen == k->gen && s->addr == addr && s->caller == ret_ip && s->probe == id) {
+		idx = s->idx;
+	} else if (s[1].gen == k->gen && s[1].addr == addr && s[1].caller == ret_ip &&
+		   s[1].probe == id) {
+		idx = s[1].idx; /* the pair's second way */
+	} else {
+		/* A site this packet has not defined (each packet defines its
+		 * own; a new packet starts with none): defined here, as
+		 * ring_pkt_encode would after staging the record, and the
+		 * event follows it at the same time. Its definition is an
+		 * event of the packet too (ring_pkt_site counts it). */
+		if (k->nsites >= RING_PKT_MAX_SITES)
+			return 0;
+		o = k->base + from;
+		idx = ring_pkt_site(k, &o, tsc, id, addr, ret_ip);
+		if (idx < 0)
+			return 0;
+		k->pos = (uint32_t)(o - k->base);
+	}
 	/* every load before the first store (which may alias them all) */
 	word = ((tsc & RING_PKT_TS_MASK) << 5 | (RING_PKT_PROBE_ENTRY + op - PROBE_OP_ENTRY)) |
 	       (uint64_t)(uint16_t)idx << 32 | ((d - 0x8000) & 0xffff) << 48;
@@ -436,93 +480,7 @@ ring_pkt_probe_put(struct ring_prod *p, unsigned op, int32_t idx, uint64_t sp, u
 	p->head = head;
 	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
 	*wake = ring_pkt_published(p, base, from, pos + 8);
-}
-
-/*
- * A site this packet has not defined (each packet defines its own; a new
- * packet starts with none): defined here, as ring_pkt_encode would after
- * staging the record, and the event follows it at the same time. Its
- * definition is an event of the packet too (ring_pkt_site counts it). Out
- * of line and whole (the event written here too), reached by a tail call
- * from the probe handlers: their hit path keeps nothing live across a
- * call, so it saves no register for this rare case (once per site and
- * packet). 1 when done, 0 when the event needs the general path.
- */
-static __attribute__((noinline, cold, unused)) int
-ring_pkt_probe_define(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uint64_t sp,
-		      uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
-{
-	struct ring_pkt *k = &p->pkt;
-	uint32_t from = k->pos;
-	uint8_t *o;
-	int32_t idx;
-
-	if (k->nsites >= RING_PKT_MAX_SITES)
-		return 0;
-	o = k->base + from;
-	idx = ring_pkt_site(k, &o, tsc, id, addr, ret_ip);
-	if (idx < 0)
-		return 0;
-	k->pos = (uint32_t)(o - k->base);
-	ring_pkt_probe_put(p, op, idx, sp, sp - k->sp + 0x8000, seq, tsc, from, wake);
 	return 1;
-}
-
-/*
- * The hot probe event (PROBE_OP_ENTRY, EXIT or HIT: the short classes) in
- * packet mode, written straight from its values: 1 when done (*wake as
- * from ring_prod_commit), -1 when the packet has not defined the site yet
- * (ring_pkt_probe_define then writes it), 0 when it needs the general path
- * (the same cases as ring_pkt_lock, and a stack pointer too far from the
- * previous one). Always inlined into the probe handlers: as a call it took
- * its arguments on the stack and *wake through memory. The packet's and
- * the thread's fields are read into locals first and written once at the
- * end: every byte store into the packet may alias them for the compiler,
- * which otherwise loads them again after each one. The event is one
- * 8-byte store (little-endian: header, site, stack pointer delta).
- */
-static inline __attribute__((always_inline)) int
-ring_pkt_probe_try(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uint64_t sp,
-		   uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
-{
-	struct ring_pkt *k = &p->pkt;
-	const struct ring_site *s;
-	uint64_t h, dt, d;
-	int32_t idx;
-
-	/* (dt wraps for a time before the previous event's: too large too;
-	 * d is the stack pointer delta biased: <= 0xffff fits int16; room for
-	 * a site's definition, 28 bytes, and the event, 8) */
-	dt = tsc - k->prev_tsc;
-	d = sp - k->sp + 0x8000;
-	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
-	    k->pos + 36 + RING_PKT_SLACK > k->slot || dt > RING_PKT_TS_MASK || d > 0xffff ||
-	    op - PROBE_OP_ENTRY > PROBE_OP_HIT - PROBE_OP_ENTRY)
-		return 0;
-	h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
-	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
-	if (s->gen == k->gen && s->addr == addr && s->caller == ret_ip && s->probe == id)
-		idx = s->idx;
-	else if (s[1].gen == k->gen && s[1].addr == addr && s[1].caller == ret_ip &&
-		 s[1].probe == id)
-		idx = s[1].idx; /* the pair's second way */
-	else
-		return -1;
-	ring_pkt_probe_put(p, op, idx, sp, d, seq, tsc, k->pos, wake);
-	return 1;
-}
-
-/* ring_pkt_probe_try, the site defined when it must be: 1 when done, 0
- * when the event needs the general path. */
-static inline __attribute__((always_inline)) int
-ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uint64_t sp,
-	       uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
-{
-	int r = ring_pkt_probe_try(p, op, id, addr, sp, ret_ip, seq, tsc, wake);
-
-	if (r < 0)
-		return ring_pkt_probe_define(p, op, id, addr, sp, ret_ip, seq, tsc, wake);
-	return r;
 }
 
 #endif
