@@ -128,7 +128,7 @@ struct agent_thread *agent_thread_forking(void)
  * no lock (the agent takes none another thread could have held: its
  * tables are claimed by compare-and-swap, and the lock table is cleared).
  */
-static void agent_thread_raw_child(uint8_t was)
+static void agent_thread_raw_child(uint8_t was, unsigned long flags)
 {
 	struct agent_thread *t = &agent_self;
 
@@ -137,10 +137,12 @@ static void agent_thread_raw_child(uint8_t was)
 			t->state = was;
 		return;
 	}
-	if (AGENT_UNLIKELY(agent_rr_mode)) {
+	if (AGENT_UNLIKELY(agent_rr_mode) || (flags & CLONE_NEWPID)) {
 		/* Record and replay number their processes in the fork
-		 * handlers (agent_rr_proc.c), which do not run here: the child
-		 * is left out, its events counted lost. */
+		 * handlers (agent_rr_proc.c), which do not run here; a child in
+		 * a pid namespace of its own has a pid (1) that names another
+		 * process to spool, which would wait for it: the child is left
+		 * out, its events counted lost. */
 		t->state = AGENT_T_FORKED;
 		return;
 	}
@@ -159,7 +161,7 @@ static void agent_thread_raw_child(uint8_t was)
  * its own (agent_thread_raw_child). The parent goes on as before. Returns
  * what the call returned, errno kept.
  */
-long agent_thread_raw_fork(long (*call)(void *), void *arg)
+long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags)
 {
 	struct agent_thread *t = &agent_self;
 	uint8_t was = t->state;
@@ -171,7 +173,7 @@ long agent_thread_raw_fork(long (*call)(void *), void *arg)
 	r = call(arg);
 	e = errno;
 	if (r == 0)
-		agent_thread_raw_child(was);
+		agent_thread_raw_child(was, flags);
 	else if (t->state == AGENT_T_FORK)
 		t->state = was;
 	errno = e;
@@ -186,6 +188,7 @@ long agent_thread_raw_fork(long (*call)(void *), void *arg)
 struct agent_clone_start {
 	int (*fn)(void *);
 	void *arg;
+	unsigned long flags;
 	uint8_t was;
 };
 
@@ -194,7 +197,7 @@ static int agent_clone_child(void *p)
 	struct agent_clone_start *s = p;
 	int r;
 
-	agent_thread_raw_child(s->was);
+	agent_thread_raw_child(s->was, s->flags);
 	r = s->fn(s->arg);
 	agent_thread_exit(&agent_self, 0);
 	return r;
@@ -238,6 +241,7 @@ AGENT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
 		return real(fn, stack, flags, arg, ptid, tls, ctid);
 	s.fn = fn;
 	s.arg = arg;
+	s.flags = (unsigned long)(unsigned)flags;
 	s.was = t->state;
 	if (s.was == AGENT_T_ON)
 		t->state = AGENT_T_FORK;
@@ -274,7 +278,7 @@ AGENT_EXPORT pid_t _Fork(void)
 {
 	pid_t (*real)(void) = __atomic_load_n(&agent_real_fork, __ATOMIC_RELAXED);
 
-	return (pid_t)agent_thread_raw_fork(agent_thread_fork_call, (void *)real);
+	return (pid_t)agent_thread_raw_fork(agent_thread_fork_call, (void *)real, 0);
 }
 
 void agent_thread_init(void)
