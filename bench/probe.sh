@@ -18,6 +18,8 @@
 #   sustained: one long loop while the collector drains the ring on the
 #              other core (wall clock; cpu = the thread's CPU time)
 #   bench/probe.sh BUILD_DIR
+# BENCH_PARTS (environment): the parts to run, of "small callheavy pigz
+# sqlite3"; all when unset (make bench).
 set -u
 B="${1:-build}"
 B="$(cd "$B" && pwd)"
@@ -46,7 +48,10 @@ best() {
 	echo "${b:-nan}"
 }
 hit() { awk "BEGIN{printf \"%+.1f\", ($1 - $2) / $3}"; }
+# part NAME: is NAME among BENCH_PARTS?
+part() { case " ${BENCH_PARTS:-small callheavy pigz sqlite3} " in *" $1 "*) return 0 ;; esac; return 1; }
 
+if part small; then
 nb="$(best batch_ns_per_call "$P" small $N $BATCH)"
 ns="$(best ns_per_call "$P" small $N)"
 J=("$SPOOL" probe -q --ring-size 64m -e 'func:probe_small' -- "$P" small $N $BATCH)
@@ -77,6 +82,7 @@ if command -v uftrace >/dev/null; then
 else
 	echo "  uftrace: not installed (apt-get install uftrace to compare)"
 fi
+fi
 
 # --- the -O2 call-heavy program: exits through the return address ------------
 # bench/callheavy.c built with -O2: 4 small functions, 3 of whose rets GCC
@@ -88,7 +94,9 @@ fi
 # the command, best of 3, per call (the default 2 MB ring: a larger one
 # costs more in first touches of its pages than it saves in waits).
 CH="$T/callheavy"
-if cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
+if ! part callheavy; then
+	:
+elif cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
 	# chiso N BATCH CMD...: best batch_ns_per_call of 3 runs
 	chiso() {
 		local n="$1" b="$2"
@@ -150,7 +158,9 @@ else
 fi
 
 # --- a whole program: pigz -p 2, every libz function probed -------------------
-if command -v pigz >/dev/null; then
+if ! part pigz; then
+	:
+elif command -v pigz >/dev/null; then
 	# 50 MB of the system's own libraries: compressible like real data.
 	find /usr/lib/x86_64-linux-gnu /usr/lib /usr/bin -maxdepth 1 -type f -size +100k 2>/dev/null |
 		sort | xargs cat 2>/dev/null | head -c 50000000 >"$T/in.bin"
@@ -197,7 +207,9 @@ fi
 # function pointers (sqlite3_mutex_enter/leave) have jump exit probes since
 # they are recognized; before, their functions' exits were int3.
 SQ="$(command -v sqlite3 || true)"
-if [ -n "$SQ" ]; then
+if ! part sqlite3; then
+	:
+elif [ -n "$SQ" ]; then
 	cat >"$T/q.sql" <<'SQL'
 create table t(a integer primary key, b text);
 with recursive c(x) as (select 1 union all select x+1 from c where x<20000) insert into t select x, 'v'||x from c;

@@ -230,7 +230,7 @@ void agent_thread_exit(struct agent_thread *t, uint64_t ip);
 void agent_thread_init(void);
 void agent_thread_fork_child(void);
 struct agent_thread *agent_thread_forking(void);
-long agent_thread_raw_fork(long (*call)(void *), void *arg);
+long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags);
 
 /* agent_func.c */
 void agent_func_init(void);

@@ -563,6 +563,12 @@ static void sud_probes_fork_child(void)
 	errno = saved;
 }
 
+/* The same for a child no fork handler runs in (agent_thread.c). */
+void agent_rr_dispatch_raw_fork_child(void)
+{
+	sud_probes_fork_child();
+}
+
 void agent_rr_dispatch_probes(void)
 {
 	if (sud_on || !agent.ctl)

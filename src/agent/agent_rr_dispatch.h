@@ -18,6 +18,8 @@ void agent_rr_dispatch_init(void);
  * syscall instruction) cannot block SIGTRAP for real; its other raw calls
  * are made as they are. Nothing when a recording has it on already. */
 void agent_rr_dispatch_probes(void);
+/* In a child no fork handler runs in: what the fork handler does. */
+void agent_rr_dispatch_raw_fork_child(void);
 /* spool probe -p (attach mode), at commit with int3 probes in (the
  * thread spool calls into): install the SIGSYS handler and keep SIGSYS
  * out of every mask the agent sees, so that the program's own

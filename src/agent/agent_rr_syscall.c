@@ -287,13 +287,35 @@ long agent_rr_syscall_route(long n, const long *a, int *handled)
 /* A fork through syscall(): SYS_fork, or SYS_clone without CLONE_VM and
  * without a stack of its own (one with a stack returns into code that is
  * not the caller's; clone3 takes its flags from the program's memory). */
-static int rr_is_raw_fork(long n, const long *a)
+/* *flags: the clone flags (0 for fork) */
+static int rr_is_raw_fork(long n, const long *a, unsigned long *flags)
 {
+	*flags = 0;
 #ifdef SYS_fork
 	if (n == SYS_fork)
 		return 1;
 #endif
-	return n == SYS_clone && !(a[0] & CLONE_VM) && !a[1];
+	if (n == SYS_clone) {
+		*flags = (unsigned long)a[0];
+		return !(a[0] & CLONE_VM) && !a[1];
+	}
+#ifdef SYS_clone3
+	/* struct clone_args: flags at 0, stack at 40, read as a copy through
+	 * the kernel (a bad pointer the program passes gets EFAULT from
+	 * clone3, never a fault here); only when the size says the program
+	 * passed them all (64: version 0). */
+	if (n == SYS_clone3 && (unsigned long)a[1] >= 64) {
+		uint64_t ca[8];
+		struct iovec l = {ca, sizeof(ca)}, r = {(void *)a[0], sizeof(ca)};
+
+		if (syscall(SYS_process_vm_readv, (long)getpid(), &l, 1L, &r, 1L, 0L) !=
+		    (long)sizeof(ca))
+			return 0;
+		*flags = ca[0];
+		return !(ca[0] & (CLONE_VM | CLONE_SETTLS)) && !ca[5];
+	}
+#endif
+	return 0;
 }
 
 struct rr_fork_call {
@@ -313,6 +335,7 @@ static long rr_fork_pass(void *arg)
 AGENT_EXPORT long syscall(long n, ...)
 {
 	const char *ra = __builtin_return_address(0);
+	unsigned long cflags;
 	long a[6], r;
 	va_list ap;
 	int handled, i;
@@ -347,11 +370,11 @@ AGENT_EXPORT long syscall(long n, ...)
 					rr_pass);
 	/* A fork no fork handler sees: the child keeps out of the parent's
 	 * ring (agent_thread_raw_fork). Record/replay has its own way. */
-	if (AGENT_UNLIKELY(rr_is_raw_fork(n, a)) && !agent_rr_mode &&
+	if (AGENT_UNLIKELY(rr_is_raw_fork(n, a, &cflags)) && !agent_rr_mode &&
 	    !(ra >= __ehdr_start && ra < __etext)) {
 		struct rr_fork_call c = {n, a};
 
-		return agent_thread_raw_fork(rr_fork_pass, &c);
+		return agent_thread_raw_fork(rr_fork_pass, &c, cflags);
 	}
 	if (AGENT_LIKELY(!agent_rr_mode) || (ra >= __ehdr_start && ra < __etext) ||
 	    agent_self.busy)

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -117,15 +118,50 @@ struct agent_thread *agent_thread_forking(void)
 }
 
 /*
+ * The child of a process copy no fork handler runs in (_Fork, fork or
+ * clone without CLONE_VM made through syscall(), glibc's clone() making a
+ * process): it starts over with a process slot and rings of its own, as a
+ * fork child does in the agent's fork handler, so its events are kept,
+ * not counted lost. was: the forking thread's state before the call.
+ * What runs here is async-signal-safe, as _Fork's child requires: raw
+ * system calls, atomics, open/read/close of /proc files, prctl; no malloc,
+ * no lock (the agent takes none another thread could have held: its
+ * tables are claimed by compare-and-swap, and the lock table is cleared).
+ */
+static void agent_thread_raw_child(uint8_t was, unsigned long flags)
+{
+	struct agent_thread *t = &agent_self;
+
+	if (!agent.ctl || (was != AGENT_T_ON && was != AGENT_T_NEW)) {
+		if (t->state == AGENT_T_FORK)
+			t->state = was;
+		return;
+	}
+	if (AGENT_UNLIKELY(agent_rr_mode) || (flags & CLONE_NEWPID)) {
+		/* Record and replay number their processes in the fork
+		 * handlers (agent_rr_proc.c), which do not run here; a child in
+		 * a pid namespace of its own has a pid (1) that names another
+		 * process to spool, which would wait for it: the child is left
+		 * out, its events counted lost. */
+		t->state = AGENT_T_FORKED;
+		return;
+	}
+	agent_thread_fork_child();
+	if (t->state == AGENT_T_NEW || t->state == AGENT_T_FORK)
+		/* not registered (spool stopped recording): never the parent's ring */
+		t->state = AGENT_T_FORKED;
+	agent_rr_dispatch_raw_fork_child();
+}
+
+/*
  * A process copy no fork handler runs in: _Fork, and fork or clone
  * without CLONE_VM made through syscall(). Around it the calling thread
- * is in the fork window (as from fork's prepare handler); the child then
- * stays out of its parent's ring (AGENT_T_FORKED: what it would record is
- * counted as lost), since registering it needs libc calls that are not
- * async-signal-safe, and _Fork's child may only make such calls. The
- * parent goes on as before. Returns what the call returned, errno kept.
+ * is in the fork window (as from fork's prepare handler), so nothing it
+ * records goes into the parent's ring from the child before the child has
+ * its own (agent_thread_raw_child). The parent goes on as before. Returns
+ * what the call returned, errno kept.
  */
-long agent_thread_raw_fork(long (*call)(void *), void *arg)
+long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags)
 {
 	struct agent_thread *t = &agent_self;
 	uint8_t was = t->state;
@@ -136,12 +172,83 @@ long agent_thread_raw_fork(long (*call)(void *), void *arg)
 		t->state = AGENT_T_FORK;
 	r = call(arg);
 	e = errno;
-	if (r == 0) {
-		if (agent.ctl && (was == AGENT_T_ON || was == AGENT_T_NEW))
-			t->state = AGENT_T_FORKED;
-	} else if (t->state == AGENT_T_FORK) {
+	if (r == 0)
+		agent_thread_raw_child(was, flags);
+	else if (t->state == AGENT_T_FORK)
 		t->state = was;
-	}
+	errno = e;
+	return r;
+}
+
+/* glibc's clone() making a process (no CLONE_VM): the child runs this on
+ * its new stack, in its own copy of the memory (so s, on the parent's
+ * stack, is the child's copy), registers, runs the program's function,
+ * and ends its thread's ring the way a thread that returns does (glibc's
+ * clone ends the child by SYS_exit, which runs no exit handler). */
+struct agent_clone_start {
+	int (*fn)(void *);
+	void *arg;
+	unsigned long flags;
+	uint8_t was;
+};
+
+static int agent_clone_child(void *p)
+{
+	struct agent_clone_start *s = p;
+	int r;
+
+	agent_thread_raw_child(s->was, s->flags);
+	r = s->fn(s->arg);
+	agent_thread_exit(&agent_self, 0);
+	return r;
+}
+
+typedef int (*agent_clone_fn)(int (*)(void *), void *, int, void *, ...);
+
+static int agent_clone_fallback(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	(void)fn, (void)stack, (void)flags, (void)arg;
+	errno = ENOSYS;
+	return -1;
+}
+
+static agent_clone_fn agent_real_clone = agent_clone_fallback;
+
+/*
+ * clone(): threads (CLONE_VM) and children with their own TLS
+ * (CLONE_SETTLS: the agent's thread state would be another's) pass as
+ * they are; record and replay have their own way (agent_rr_dispatch.c).
+ * The extra arguments are read whatever the flags say, as glibc's own
+ * wrapper does (reading unused variadic slots is harmless on x86-64 and
+ * aarch64).
+ */
+AGENT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	agent_clone_fn real = __atomic_load_n(&agent_real_clone, __ATOMIC_RELAXED);
+	struct agent_thread *t = &agent_self;
+	struct agent_clone_start s;
+	pid_t *ptid, *ctid;
+	void *tls;
+	va_list ap;
+	int r, e;
+
+	va_start(ap, arg);
+	ptid = va_arg(ap, pid_t *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	if ((flags & (CLONE_VM | CLONE_SETTLS)) || !agent.ctl || agent_rr_mode || !fn)
+		return real(fn, stack, flags, arg, ptid, tls, ctid);
+	s.fn = fn;
+	s.arg = arg;
+	s.flags = (unsigned long)(unsigned)flags;
+	s.was = t->state;
+	if (s.was == AGENT_T_ON)
+		t->state = AGENT_T_FORK;
+	r = real(agent_clone_child, stack, flags, &s, ptid, tls, ctid);
+	e = errno;
+	if (t->state == AGENT_T_FORK)
+		t->state = s.was;
 	errno = e;
 	return r;
 }
@@ -163,6 +270,7 @@ static pid_t (*agent_real_fork)(void) = agent_fork_fallback;
 __attribute__((constructor)) static void agent_thread_resolve(void)
 {
 	AGENT_RESOLVE(agent_real_fork, "_Fork");
+	AGENT_RESOLVE(agent_real_clone, "clone");
 }
 
 /* _Fork (glibc 2.34): a fork without fork handlers. */
@@ -170,7 +278,7 @@ AGENT_EXPORT pid_t _Fork(void)
 {
 	pid_t (*real)(void) = __atomic_load_n(&agent_real_fork, __ATOMIC_RELAXED);
 
-	return (pid_t)agent_thread_raw_fork(agent_thread_fork_call, (void *)real);
+	return (pid_t)agent_thread_raw_fork(agent_thread_fork_call, (void *)real, 0);
 }
 
 void agent_thread_init(void)

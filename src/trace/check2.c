@@ -25,7 +25,8 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 {
 	const uint8_t *p = pkt + TRACE_PKT_HDR_SIZE2, *e = pkt + len;
 	uint64_t ts_begin, prev;
-	uint32_t nev = 0, nsites = 0, seq, nlock = 0, nthread = 0, nproc = 0, nlockth = 0;
+	uint32_t nev = 0, nsites = 0, seq, last, nlock = 0, nthread = 0, nproc = 0, nlockth = 0;
+	int ret = -EPROTO;
 
 	if (len <= TRACE_PKT_HDR_SIZE2) {
 		*why = "a packet has no events";
@@ -34,13 +35,43 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 	ts_begin = trace_get64(pkt + TRACE_PC_TS_BEGIN);
 	prev = ts_begin;
 	seq = trace_get32(pkt + TRACE_PC_FIRST_SEQ);
-	c->last_seq = seq;
+	last = seq;
 	while (p < e) {
-		size_t left = (size_t)(e - p), need;
+		size_t left, need;
 		uint64_t tsc;
 		unsigned id;
 		uint32_t v;
 
+		/* The common run: probe events, 8 bytes each (a compact header
+		 * and the site and stack pointer delta), after the first event
+		 * (whose time is timestamp_begin, checked below), in a loop of
+		 * their own: no switch, and the last seq in a register, stored
+		 * through c once (callgrind counted 38 instructions per event
+		 * in the collector's check before). The same rules as below. */
+		if (nev && e - p >= 8) {
+			const uint8_t *p0 = p, *last8 = e - 8;
+			uint32_t k;
+
+			for (; p <= last8; p += 8) {
+				v = trace_get32(p);
+				if ((v & 31) - TRACE2_PROBE_ENTRY > TRACE2_PROBE_HIT - TRACE2_PROBE_ENTRY)
+					break;
+				if (trace_get16(p + TRACE2_COMPACT_HDR) >= nsites)
+					goto out_site;
+				/* the first time at or after prev with these low bits,
+				 * as below */
+				prev += ((v >> 5) - prev) & TRACE2_TS_MASK;
+			}
+			k = (uint32_t)((p - p0) / 8);
+			if (k) {
+				nev += k;
+				seq += k;
+				last = seq - 1;
+			}
+			if (p >= e)
+				break;
+		}
+		left = (size_t)(e - p);
 		if (left < TRACE2_COMPACT_HDR)
 			goto out_short;
 		v = trace_get32(p);
@@ -68,7 +99,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 		/* the agent sets timestamp_begin to its first event's time */
 		if (!nev && tsc != ts_begin) {
 			*why = "timestamp_begin is not its first event's time";
-			return -EPROTO;
+			goto out;
 		}
 		prev = tsc;
 		nev++;
@@ -78,7 +109,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 				goto out_short;
 			if (trace_get32(p) != nsites) {
 				*why = "a site is defined out of order";
-				return -EPROTO;
+				goto out;
 			}
 			nsites++;
 			p += TRACE2_SITE_SIZE;
@@ -140,7 +171,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 		}
 		}
 		/* a record: the reader numbers it from first_seq */
-		c->last_seq = seq++;
+		last = seq++;
 	}
 	if (open) {
 		/* A packet whose writer died, cut at head: its count and end
@@ -149,28 +180,31 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 		trace_put64(pkt + TRACE_PC_TS_END, prev);
 	} else if (trace_get32(pkt + TRACE_PC_EVENTS) != nev) {
 		*why = "a packet's event count is not its events'";
-		return -EPROTO;
+		goto out;
 	} else if (trace_get64(pkt + TRACE_PC_TS_END) != prev) {
 		*why = "timestamp_end is not its last event's time";
-		return -EPROTO;
+		goto out;
 	}
 	c->events = nev - nsites;
 	c->lock = nlock;
 	c->lock_thread = nlockth;
 	c->thread = nthread;
 	c->proc = nproc;
-	return 0;
+	ret = 0;
+	goto out;
 
 out_short:
 	*why = "an event overruns its packet";
-	return -EPROTO;
+	goto out;
 out_id:
 	*why = "an event has an unknown id";
-	return -EPROTO;
+	goto out;
 out_op:
 	*why = "an event's op is out of range";
-	return -EPROTO;
+	goto out;
 out_site:
 	*why = "an event names a site its packet did not define";
-	return -EPROTO;
+out:
+	c->last_seq = last;
+	return ret;
 }
