@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -56,7 +57,8 @@ static void agent_key_destructor(void *v)
 	struct agent_thread *t = &agent_self;
 
 	agent_probe_ra_thread_end();
-	if (t->state == AGENT_T_ON) {
+	if (t->state == AGENT_T_ON ||
+	    (t->state == AGENT_T_SHARED && t->own_state == AGENT_T_ON)) {
 		/* (neither its start routine returned nor it called
 		 * pthread_exit: it was cancelled, or it is unwrapped) */
 		if (AGENT_UNLIKELY(agent_rr_mode))
@@ -146,6 +148,122 @@ long agent_thread_raw_fork(long (*call)(void *), void *arg)
 	return r;
 }
 
+/*
+ * Threads of the program's own clone (libc's clone() or its own syscall
+ * instruction) with CLONE_VM and without CLONE_SETTLS run on their
+ * creator's TLS: agent_self is the creator's, ring included, and a ring has
+ * one producer. So the creator's state becomes AGENT_T_SHARED before the
+ * clone: every event then takes the slow path, which asks the kernel which
+ * thread it is on. The creator's events are recorded as before; any other
+ * thread's are dropped and counted (ctl->lost_clone), never written into
+ * the creator's ring. The state stays shared for good (the agent cannot
+ * tell when those threads end): one gettid per event of that thread.
+ *
+ * Nothing here is written by the other threads: they read state, owner_tid
+ * and own_state, and count. A thread with a TLS of its own (CLONE_SETTLS)
+ * registers on its first event like any thread, if that TLS starts zeroed.
+ * In record mode the threads are only counted: spool record says what it
+ * does not number (their calls are recorded as their creator's).
+ *
+ * Called by the creator: from the clone() interposers (launched: the
+ * exported clone below; attached: the GOT twin), and from the SIGSYS
+ * handler for a clone made by the program's own syscall instruction (no
+ * libc call there but the registration agent_enter makes from a probe's
+ * handler too).
+ */
+static uint32_t agent_thread_tid(void)
+{
+	long r;
+
+#if defined(__x86_64__)
+	/* Outside libc's text: under syscall user dispatch (only the
+	 * creator's, a clone child has none) the SIGSYS handler runs it. */
+	__asm__ volatile("syscall" : "=a"(r) : "a"((long)SYS_gettid) : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_gettid;
+	register long x0 __asm__("x0");
+
+	__asm__ volatile("svc 0" : "=r"(x0) : "r"(x8) : "memory");
+	r = x0;
+#else
+	r = syscall(SYS_gettid);
+#endif
+	return (uint32_t)r;
+}
+
+struct agent_thread *agent_thread_shared(struct agent_thread *t)
+{
+	if (agent_thread_tid() != __atomic_load_n(&t->owner_tid, __ATOMIC_RELAXED)) {
+		if (agent.ctl)
+			__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (t->busy)
+		return 0;
+	if (t->own_state == AGENT_T_NORING)
+		__atomic_fetch_add(&agent.ctl->lost_no_ring, 1, __ATOMIC_RELAXED);
+	return t->own_state == AGENT_T_ON ? t : 0;
+}
+
+/* 1 on a thread running on another's TLS (AGENT_T_SHARED, not its owner):
+ * what the agent keeps per thread there (the return-address shadow stack)
+ * is the owner's. */
+int agent_thread_foreign(void)
+{
+	return agent_self.state == AGENT_T_SHARED &&
+	       agent_thread_tid() != __atomic_load_n(&agent_self.owner_tid, __ATOMIC_RELAXED);
+}
+
+void agent_thread_raw_clone(unsigned long flags)
+{
+	struct agent_thread *t = &agent_self;
+
+	if (!agent.ctl || !(flags & CLONE_VM))
+		return; /* without CLONE_VM: a process copy (agent_thread_raw_fork) */
+	__atomic_fetch_add(&agent.ctl->raw_clones, 1, __ATOMIC_RELAXED);
+	if ((flags & CLONE_SETTLS) || agent_rr_mode || t->state == AGENT_T_SHARED)
+		return;
+	if (t->state == AGENT_T_NEW)
+		agent_thread_register(t); /* the child must not register as it */
+	if (t->state != AGENT_T_ON && t->state != AGENT_T_NORING)
+		return;
+	t->owner_tid = agent_thread_tid();
+	t->own_state = t->state;
+	__atomic_store_n(&t->state, AGENT_T_SHARED, __ATOMIC_RELEASE);
+}
+
+static int (*agent_real_clone)(int (*)(void *), void *, int, void *, ...);
+
+/* glibc's clone(): the child's (fn, arg) are the program's; the optional
+ * parent_tid, tls and child_tid are passed on as they came (glibc's own
+ * wrapper reads them whether or not the flags name them). */
+AGENT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	int (*real)(int (*)(void *), void *, int, void *, ...) =
+	    __atomic_load_n(&agent_real_clone, __ATOMIC_RELAXED);
+	pid_t *ptid, *ctid;
+	void *tls;
+	va_list ap;
+
+	va_start(ap, arg);
+	ptid = va_arg(ap, pid_t *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	if (!real) { /* called before the constructor: dlsym may land here */
+		agent_self.busy++;
+		AGENT_RESOLVE(agent_real_clone, "clone");
+		agent_self.busy--;
+		real = __atomic_load_n(&agent_real_clone, __ATOMIC_RELAXED);
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	agent_thread_raw_clone((unsigned long)(unsigned)flags);
+	return real(fn, stack, flags, arg, ptid, tls, ctid);
+}
+
 static long agent_thread_fork_call(void *real)
 {
 	return ((pid_t(*)(void))real)();
@@ -163,6 +281,7 @@ static pid_t (*agent_real_fork)(void) = agent_fork_fallback;
 __attribute__((constructor)) static void agent_thread_resolve(void)
 {
 	AGENT_RESOLVE(agent_real_fork, "_Fork");
+	AGENT_RESOLVE(agent_real_clone, "clone");
 }
 
 /* _Fork (glibc 2.34): a fork without fork handlers. */
@@ -552,7 +671,25 @@ out:
 /* The thread is ending: record it and hand its ring back (the collector
  * frees it once drained). Once every fresh slot is handed out, wake the
  * collector so that the ring is free soon for the next thread. */
+static void agent_thread_exit_own(struct agent_thread *t, uint64_t ip);
+
 void agent_thread_exit(struct agent_thread *t, uint64_t ip)
+{
+	if (t->state != AGENT_T_SHARED) {
+		agent_thread_exit_own(t, ip);
+		return;
+	}
+	/* only the owner ends the ring; the clone threads on its TLS drop
+	 * their events from then on as before (own_state DONE) */
+	if (agent_thread_tid() != t->owner_tid)
+		return;
+	t->state = t->own_state;
+	agent_thread_exit_own(t, ip);
+	t->own_state = t->state;
+	t->state = AGENT_T_SHARED;
+}
+
+static void agent_thread_exit_own(struct agent_thread *t, uint64_t ip)
 {
 	struct shm_ring *r;
 
