@@ -103,12 +103,14 @@ enum {
 	AGENT_PROBE_GOT_EPOLL_PWAIT,
 	AGENT_PROBE_GOT_EPOLL_PWAIT2,
 	AGENT_PROBE_GOT_PTHREAD_CREATE,
+	AGENT_PROBE_GOT_CLONE,
 	AGENT_PROBE_GOT_NFN
 };
 extern void *agent_probe_got_real[AGENT_PROBE_GOT_NFN];
 struct sigaction;
 struct pollfd;
 struct epoll_event;
+int agent_probe_got_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
 int agent_probe_got_sigaction(int sig, const struct sigaction *act, struct sigaction *oact);
 sighandler_t agent_probe_got_signal(int sig, sighandler_t h);
 int agent_probe_got_sigsuspend(const sigset_t *mask);
