@@ -200,6 +200,8 @@ struct agent_thread *agent_thread_shared(struct agent_thread *t)
 	}
 	if (t->busy)
 		return 0;
+	if (t->own_state == AGENT_T_NEW)
+		agent_thread_register(t);
 	if (t->own_state == AGENT_T_NORING)
 		__atomic_fetch_add(&agent.ctl->lost_no_ring, 1, __ATOMIC_RELAXED);
 	return t->own_state == AGENT_T_ON ? t : 0;
@@ -292,8 +294,41 @@ AGENT_EXPORT pid_t _Fork(void)
 	return (pid_t)agent_thread_raw_fork(agent_thread_fork_call, (void *)real);
 }
 
+/*
+ * Where libc keeps the thread's kernel tid in its thread descriptor (the
+ * block pthread_self() points at, found at startup by looking for the tid
+ * of the thread that runs the agent's initialisation there); -1 when not
+ * found. A thread registering on a descriptor whose tid is not its own runs
+ * on another's TLS: a thread of the program's own clone already running
+ * when spool attached (agent_thread_register).
+ */
+static long agent_tcb_tid_off = -1;
+
+static void agent_thread_tcb_init(void)
+{
+	const char *p = (const char *)pthread_self();
+	int32_t tid = (int32_t)agent_thread_tid();
+
+	if (agent_tcb_tid_off >= 0)
+		return;
+	for (long off = 0; p && off < 2048; off += 4)
+		if (*(const int32_t *)(p + off) == tid) {
+			agent_tcb_tid_off = off;
+			return;
+		}
+}
+
+/* The tid of the thread whose TLS the caller runs on. */
+static uint32_t agent_thread_tcb_tid(void)
+{
+	if (agent_tcb_tid_off < 0)
+		return 0;
+	return (uint32_t)*(const int32_t *)((const char *)pthread_self() + agent_tcb_tid_off);
+}
+
 void agent_thread_init(void)
 {
+	agent_thread_tcb_init();
 	if (pthread_key_create(&agent_exit_key, agent_key_destructor) == 0)
 		agent_exit_key_ok = 1;
 	pthread_atfork(agent_thread_fork_prepare, agent_thread_fork_parent, agent_thread_fork_child);
@@ -589,6 +624,16 @@ static uint32_t agent_ring_claim(struct shm_ctl *c)
 	}
 }
 
+/* A registering thread's new state: its own, or its own within a shared
+ * one (the threads on its TLS go on reading AGENT_T_SHARED). */
+static void agent_thread_set(struct agent_thread *t, int shared, uint8_t state)
+{
+	if (shared)
+		t->own_state = state;
+	else
+		t->state = state;
+}
+
 /* First event of a thread: claim a ring. Out of line, once per thread. */
 void agent_thread_register(struct agent_thread *t)
 {
@@ -598,8 +643,25 @@ void agent_thread_register(struct agent_thread *t)
 	uint32_t idx, seq;
 	int saved;
 
-	if (t->state != AGENT_T_NEW || !agent.active)
+	int shared = t->state == AGENT_T_SHARED;
+
+	if ((t->state != AGENT_T_NEW && !(shared && t->own_state == AGENT_T_NEW)) ||
+	    !agent.active)
 		return;
+	if (!shared) {
+		/* A thread on another's TLS (made by the program's own clone
+		 * before spool attached): the state becomes the owner's,
+		 * shared, and this thread's events are counted lost. */
+		uint32_t owner = agent_thread_tcb_tid(), me = agent_thread_tid();
+
+		if (owner && owner != me) {
+			t->owner_tid = owner;
+			t->own_state = AGENT_T_NEW;
+			__atomic_store_n(&t->state, AGENT_T_SHARED, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
 	/* busy before anything that may reach a probe: reading errno calls
 	 * __errno_location, and a probe there (func:libc.so.6:*) registering
 	 * this thread again recursed until the stack overflowed (a fork
@@ -608,7 +670,7 @@ void agent_thread_register(struct agent_thread *t)
 	saved = errno;
 	idx = agent_ring_claim(c);
 	if (idx == UINT32_MAX) {
-		t->state = AGENT_T_NORING;
+		agent_thread_set(t, shared, AGENT_T_NORING);
 		agent_log("no ring left for tid %d (more threads alive than --max-threads)",
 			  (int)gettid());
 		goto out;
@@ -617,7 +679,7 @@ void agent_thread_register(struct agent_thread *t)
 	r = agent_ring_map(idx);
 	if (!r) {
 		/* Its events are counted in lost_no_ring (agent_enter). */
-		t->state = AGENT_T_NORING;
+		agent_thread_set(t, shared, AGENT_T_NORING);
 		agent_log("cannot map ring %u for tid %d", idx, (int)gettid());
 		goto out;
 	}
@@ -644,7 +706,7 @@ void agent_thread_register(struct agent_thread *t)
 	t->word = ev_word(KIND_LOCK, idx, 0, 0);
 	t->seq = 0;
 	t->stack_hi = agent_stack_hi();
-	t->state = AGENT_T_ON;
+	agent_thread_set(t, shared, AGENT_T_ON);
 	if (AGENT_UNLIKELY(agent_sys_cpu_on))
 		agent_sys_thread_start(t);
 
