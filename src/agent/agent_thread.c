@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <string.h>
@@ -302,28 +303,37 @@ AGENT_EXPORT pid_t _Fork(void)
  * on another's TLS: a thread of the program's own clone already running
  * when spool attached (agent_thread_register).
  */
-static long agent_tcb_tid_off = -1;
+static long agent_tcb_tid_off = LONG_MIN;
 
+/* The descriptor is read from the thread pointer, not through
+ * pthread_self(): that is libc's, and a probe on it (func:libc.so.6:*)
+ * would re-enter the registration. x86-64 keeps the descriptor at the
+ * thread pointer, arm64 just below it. */
 static void agent_thread_tcb_init(void)
 {
-	const char *p = (const char *)pthread_self();
+	const char *p = (const char *)__builtin_thread_pointer();
 	int32_t tid = (int32_t)agent_thread_tid();
 
-	if (agent_tcb_tid_off >= 0)
+	if (agent_tcb_tid_off != LONG_MIN)
 		return;
-	for (long off = 0; p && off < 2048; off += 4)
+#if defined(__aarch64__)
+	for (long off = -4; off >= -2048; off -= 4)
+#else
+	for (long off = 0; off < 2048; off += 4)
+#endif
 		if (*(const int32_t *)(p + off) == tid) {
 			agent_tcb_tid_off = off;
 			return;
 		}
 }
 
-/* The tid of the thread whose TLS the caller runs on. */
+/* The tid of the thread whose TLS the caller runs on (0: unknown). */
 static uint32_t agent_thread_tcb_tid(void)
 {
-	if (agent_tcb_tid_off < 0)
+	if (agent_tcb_tid_off == LONG_MIN)
 		return 0;
-	return (uint32_t)*(const int32_t *)((const char *)pthread_self() + agent_tcb_tid_off);
+	return (uint32_t)*(const int32_t *)((const char *)__builtin_thread_pointer() +
+					    agent_tcb_tid_off);
 }
 
 void agent_thread_init(void)
@@ -648,10 +658,18 @@ void agent_thread_register(struct agent_thread *t)
 	if ((t->state != AGENT_T_NEW && !(shared && t->own_state == AGENT_T_NEW)) ||
 	    !agent.active)
 		return;
+	/* busy before anything that may reach a probe: reading errno calls
+	 * __errno_location, and a probe there (func:libc.so.6:*) registering
+	 * this thread again recursed until the stack overflowed (a fork
+	 * child, whose registration is the atfork handler's) */
+	t->busy++;
+	saved = errno;
 	if (!shared) {
 		/* A thread on another's TLS (made by the program's own clone
 		 * before spool attached): the state becomes the owner's,
-		 * shared, and this thread's events are counted lost. */
+		 * shared, and this thread's events are counted lost. (Raw
+		 * system calls and loads only: no libc function a probe may
+		 * be on.) */
 		uint32_t owner = agent_thread_tcb_tid(), me = agent_thread_tid();
 
 		if (owner && owner != me) {
@@ -659,15 +677,9 @@ void agent_thread_register(struct agent_thread *t)
 			t->own_state = AGENT_T_NEW;
 			__atomic_store_n(&t->state, AGENT_T_SHARED, __ATOMIC_RELEASE);
 			__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
-			return;
+			goto out;
 		}
 	}
-	/* busy before anything that may reach a probe: reading errno calls
-	 * __errno_location, and a probe there (func:libc.so.6:*) registering
-	 * this thread again recursed until the stack overflowed (a fork
-	 * child, whose registration is the atfork handler's) */
-	t->busy++;
-	saved = errno;
 	idx = agent_ring_claim(c);
 	if (idx == UINT32_MAX) {
 		agent_thread_set(t, shared, AGENT_T_NORING);
