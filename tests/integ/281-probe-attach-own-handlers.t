@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/sig_own"
-plan 13
+plan 16
 
 rm -f STOP GO
 "$PROG" STOP GO >native.out 2>native.err &
@@ -48,9 +48,9 @@ for r in 1 2 3; do
 	touch STOP
 	wait "$pid"
 	PRC=$?
-	like "$ERR" "[0-9]+ probes \\([0-9]+ jump, [1-9][0-9]* int3\\).*attached to pid [0-9]+: [0-9]+ probes placed" \
-		"round $r: spool attached, int3 probes among its probes" ||
+	like "$ERR" "attached to pid [0-9]+: [0-9]+ probes placed" "round $r: spool attached" ||
 		diag "$ERR"
+	like "$ERR" "[0-9]+ probes \\([0-9]+ jump, [1-9][0-9]* int3\\)" "  int3 probes among its probes"
 	ok "  spool probe -p exits 0, detached" test "$RC" = 0 -a -n "$(grep detached run.err)" ||
 		diag "status $RC" "$ERR"
 	unlike "$ERR" "int3 probes not placed" "  every int3 probe placed (the thread blocked SIGTRAP after)"
