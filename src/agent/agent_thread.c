@@ -223,7 +223,8 @@ void agent_thread_raw_clone(unsigned long flags)
 
 	if (!agent.ctl || !(flags & CLONE_VM))
 		return; /* without CLONE_VM: a process copy (agent_thread_raw_fork) */
-	__atomic_fetch_add(&agent.ctl->raw_clones, 1, __ATOMIC_RELAXED);
+	if (flags & CLONE_THREAD) /* (a CLONE_VM process is kept out too, not said) */
+		__atomic_fetch_add(&agent.ctl->raw_clones, 1, __ATOMIC_RELAXED);
 	if ((flags & CLONE_SETTLS) || agent_rr_mode || t->state == AGENT_T_SHARED)
 		return;
 	if (t->state == AGENT_T_NEW)
