@@ -66,6 +66,11 @@ struct ring_state {
 	 * already added to the run's; 0 bytes: none */
 	size_t prov_len;
 	struct trace_pkt2_counts prov;
+	/* SHM_F_PACKETS: the ring's owner as its header said at this drain,
+	 * and the last seq of its last whole packet (trace_pkt2_owner_check) */
+	uint32_t own_pid, own_tid;
+	uint32_t whole_seq;
+	int have_whole;
 };
 
 struct collector {
@@ -257,8 +262,14 @@ static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 
 	if (open == SHM_DRAIN_PEEK && (rs->no_stream || len == rs->prov_len))
 		return 0; /* (nothing new since the last flush wrote it) */
-	if (trace_pkt2_check(pkt, len, open, &n, &c->bad_pkt) < 0)
+	if (trace_pkt2_check(pkt, len, open, &n, &c->bad_pkt) < 0 ||
+	    trace_pkt2_owner_check(pkt, len, &n, rs->own_pid, rs->own_tid, rs->have_whole,
+				   rs->whole_seq, &c->bad_pkt) < 0)
 		return -EPROTO;
+	if (open != SHM_DRAIN_PEEK) {
+		rs->whole_seq = n.last_seq;
+		rs->have_whole = 1;
+	}
 	/* the last seq taken: what a damage later is counted from */
 	rs->last_seq = n.last_seq;
 	rs->have_seq = 1;
@@ -520,6 +531,11 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 		 * thread stored it once the kernel said the tid was gone: its
 		 * open packet, if any, is taken as well */
 		int gone = c->owner_gone || state == RING_EXITED;
+
+		/* the owner its packets must name (the claim stored it; a ring
+		 * is used again only once drained and freed) */
+		c->rings[i].own_pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+		c->rings[i].own_tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
 
 		rc = shm_host_drain_packets(c->h, i,
 					    gone     ? SHM_DRAIN_GONE

@@ -229,6 +229,19 @@ struct trace_pkt2_counts {
  */
 int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_counts *c,
 		     const char **why);
+/*
+ * What a checked packet (c: trace_pkt2_check's counts) may claim about its
+ * thread, beyond being well formed: the pid and tid of its ring's owner
+ * (the collector's pid and tid), at most one thread start (a thread's ring
+ * opens with one, KIND_THREAD), and a numbering that does not go back for
+ * the same thread: *prev is the last seq of the thread's packet before
+ * (have_prev 0: none), unless the packet starts a thread. 0, or -EPROTO
+ * with *why. A forged packet that passes names the ring's own thread: it
+ * can only misstate that thread's events.
+ */
+int trace_pkt2_owner_check(const uint8_t *pkt, size_t len, const struct trace_pkt2_counts *c,
+			   uint32_t pid, uint32_t tid, int have_prev, uint32_t prev,
+			   const char **why);
 /* The format the writer writes (2, or 1 with SPOOL_TRACE_FORMAT=1). */
 int trace_writer_format(const struct trace_writer *w);
 /* Count events the producer lost; goes into the next packet's
