@@ -1703,14 +1703,6 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 	return (int)n;
 }
 
-void agent_probe_note_raw_thread(void)
-{
-	struct probe_area_hdr *h = __atomic_load_n(&agent_probe_area, __ATOMIC_ACQUIRE);
-
-	if (h)
-		__atomic_fetch_add(&h->raw_threads, 1, __ATOMIC_RELAXED);
-}
-
 /* spool probe -p, in each stopped thread after the detach: rip and rsp are
  * where spool stopped it. Returns the signals spool must block for real in
  * its kernel mask (the released ones its view blocks), having put them in

@@ -71,7 +71,6 @@ uint64_t agent_probe_action_marks(int sig);
 uint64_t agent_probe_trap_view(void);
 /* The program made a thread with its own clone system call while probed
  * (agent_rr_dispatch.c): counted for spool's warning. */
-void agent_probe_note_raw_thread(void);
 /* Syscall user dispatch is on: SIGSYS is kept from the kernel's masks from
  * now on (the program's view of it kept as SIGTRAP's). sigsys_blocked: a
  * SIGSYS that is not dispatch's arrived; 1 when the thread blocks it in
