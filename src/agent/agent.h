@@ -91,6 +91,10 @@ enum {
 	AGENT_T_FORKED = 5, /* a child no fork handler ran in (_Fork, a fork or
 			     * clone through syscall()): it has no ring of its own,
 			     * its events are dropped and counted (ctl->lost_fork) */
+	AGENT_T_SHARED = 6, /* the thread made a thread of its own clone that shares its
+			     * TLS, this state included: own_state is the owner's
+			     * (owner_tid); another thread's events are dropped and
+			     * counted (ctl->lost_clone, agent_thread_shared) */
 };
 
 /* Per-thread state; initial-exec TLS so access is one %fs-relative load. */
@@ -102,6 +106,8 @@ struct agent_thread {
 	uint8_t state;	/* AGENT_T_* */
 	uint8_t busy;	/* recursion guard: inside the agent (own locks, signal re-entry) */
 	uint8_t resolving;
+	uint8_t own_state;  /* AGENT_T_SHARED: the owner's own state */
+	uint32_t owner_tid; /* AGENT_T_SHARED: the thread the state is of */
 	uintptr_t stack_hi; /* frame-pointer walks stay below this */
 };
 extern __thread struct agent_thread agent_self;
@@ -231,6 +237,9 @@ void agent_thread_init(void);
 void agent_thread_fork_child(void);
 struct agent_thread *agent_thread_forking(void);
 long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags);
+struct agent_thread *agent_thread_shared(struct agent_thread *t);
+void agent_thread_raw_clone(unsigned long flags);
+int agent_thread_foreign(void);
 
 /* agent_func.c */
 void agent_func_init(void);
@@ -269,6 +278,9 @@ static inline __attribute__((always_inline)) struct agent_thread *agent_enter(vo
 
 	if (AGENT_LIKELY(agent.active && t->state == AGENT_T_ON && !t->busy))
 		return t;
+	/* before busy: busy is the owner's too */
+	if (t->state == AGENT_T_SHARED && agent.active)
+		return agent_thread_shared(t);
 	if (!agent.active || t->busy)
 		return 0;
 	{

@@ -1638,10 +1638,11 @@ AGENT_EXPORT int spool_agent_probe_commit(void)
 	agent_self.busy++;
 	agent_probe_trap_k_restore();
 	agent_probe_commit_all(h);
-	/* int3 probes in: the program's later pthread_sigmask calls must not
-	 * block SIGTRAP for real (agent_probe_got.c). */
+	/* clone's GOT slots, and with int3 probes in the signal-mask calls':
+	 * the program's later pthread_sigmask calls must not block SIGTRAP
+	 * for real (agent_probe_got.c). */
+	agent_probe_got_redirect();
 	if (agent_probe_trap_live()) {
-		agent_probe_got_redirect();
 		/* nor its own syscall instruction, once spool has turned
 		 * dispatch on in each thread (spool_agent_probe_dispatch);
 		 * before the strip, which then takes SIGSYS out of the
@@ -1700,14 +1701,6 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 	agent.active = 0;
 	__atomic_store_n(&h->detached, 1, __ATOMIC_RELEASE);
 	return (int)n;
-}
-
-void agent_probe_note_raw_thread(void)
-{
-	struct probe_area_hdr *h = __atomic_load_n(&agent_probe_area, __ATOMIC_ACQUIRE);
-
-	if (h)
-		__atomic_fetch_add(&h->raw_threads, 1, __ATOMIC_RELAXED);
 }
 
 /* spool probe -p, in each stopped thread after the detach: rip and rsp are

@@ -71,7 +71,6 @@ uint64_t agent_probe_action_marks(int sig);
 uint64_t agent_probe_trap_view(void);
 /* The program made a thread with its own clone system call while probed
  * (agent_rr_dispatch.c): counted for spool's warning. */
-void agent_probe_note_raw_thread(void);
 /* Syscall user dispatch is on: SIGSYS is kept from the kernel's masks from
  * now on (the program's view of it kept as SIGTRAP's). sigsys_blocked: a
  * SIGSYS that is not dispatch's arrived; 1 when the thread blocks it in
@@ -103,12 +102,14 @@ enum {
 	AGENT_PROBE_GOT_EPOLL_PWAIT,
 	AGENT_PROBE_GOT_EPOLL_PWAIT2,
 	AGENT_PROBE_GOT_PTHREAD_CREATE,
+	AGENT_PROBE_GOT_CLONE,
 	AGENT_PROBE_GOT_NFN
 };
 extern void *agent_probe_got_real[AGENT_PROBE_GOT_NFN];
 struct sigaction;
 struct pollfd;
 struct epoll_event;
+int agent_probe_got_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
 int agent_probe_got_sigaction(int sig, const struct sigaction *act, struct sigaction *oact);
 sighandler_t agent_probe_got_signal(int sig, sighandler_t h);
 int agent_probe_got_sigsuspend(const sigset_t *mask);

@@ -27,6 +27,9 @@
  * spool turned on in the threads it stopped, so that a mask set by the
  * program's own syscall instruction reaches the agent too.
  *
+ * And clone: a thread the program makes with libc's clone() on its
+ * creator's TLS keeps out of its creator's ring (agent_thread_raw_clone).
+ *
  * Not covered (doc/probe.md): a function pointer the program copied before
  * spool attached.
  *
@@ -55,6 +58,7 @@ struct got_slot {
 
 static struct got_slot got_slots[GOT_MAX];
 static uint32_t got_n;
+static int got_all; /* every name redirected (int3 probes in), not only clone */
 static int got_on; /* slots redirected: the interposers note the threads' views */
 
 /* Threads whose own view blocks SIGTRAP (tid, 0 = free), for detach. Each
@@ -82,6 +86,7 @@ static const struct {
 	{"epoll_pwait", (void *)agent_probe_got_epoll_pwait, AGENT_PROBE_GOT_EPOLL_PWAIT},
 	{"epoll_pwait2", (void *)agent_probe_got_epoll_pwait2, AGENT_PROBE_GOT_EPOLL_PWAIT2},
 	{"pthread_create", (void *)agent_probe_got_pthread_create, AGENT_PROBE_GOT_PTHREAD_CREATE},
+	{"clone", (void *)agent_probe_got_clone, AGENT_PROBE_GOT_CLONE},
 };
 
 /* A pointer from a module's dynamic section: glibc has made the ones it
@@ -107,6 +112,7 @@ static int got_write(uint64_t *slot, uint64_t val, int *relro)
 
 struct got_walk {
 	uintptr_t self; /* an address in the agent: its own module is skipped */
+	int all;	/* every name, else clone only */
 	uintptr_t libc_fn[sizeof(got_names) / sizeof(got_names[0])]; /* libc's, by name */
 };
 
@@ -158,6 +164,8 @@ static void got_relocs(struct dl_phdr_info *info, const struct got_walk *w, cons
 		for (size_t k = 0; k < sizeof(got_names) / sizeof(got_names[0]); k++) {
 			if (strcmp(name, got_names[k].name))
 				continue;
+			if (!w->all && got_names[k].real != AGENT_PROBE_GOT_CLONE)
+				break;
 			if (got_names[k].real >= 0 && !w->libc_fn[k])
 				break; /* the twin would have nothing to call */
 			slot = (uint64_t *)(info->dlpi_addr + r[i].r_offset);
@@ -278,18 +286,23 @@ uint32_t agent_probe_got_views(int32_t *tids, uint32_t max)
 
 uint32_t agent_probe_got_redirect(void)
 {
-	struct got_walk w = {(uintptr_t)(void *)agent_probe_got_redirect, {0}};
-	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	int all = agent_probe_trap_live();
+	struct got_walk w = {(uintptr_t)(void *)agent_probe_got_redirect, all, {0}};
+	void *libc;
 
-	if (got_n)
+	if (got_n && (got_all || !all))
 		return got_n;
+	if (got_n)
+		agent_probe_got_restore(); /* clone only so far: all of them now */
+	libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	got_all = all;
 	for (size_t k = 0; libc && k < sizeof(got_names) / sizeof(got_names[0]); k++) {
 		w.libc_fn[k] = (uintptr_t)dlsym(libc, got_names[k].name);
 		/* before any slot points at a twin that calls it */
 		if (got_names[k].real >= 0 && w.libc_fn[k])
 			agent_probe_got_real[got_names[k].real] = (void *)w.libc_fn[k];
 	}
-	__atomic_store_n(&got_on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&got_on, all, __ATOMIC_RELEASE);
 	dl_iterate_phdr(got_module, &w);
 	if (libc)
 		dlclose(libc); /* only the reference NOLOAD took */
@@ -308,5 +321,6 @@ void agent_probe_got_restore(void)
 			got_write(g->slot, g->old, &relro);
 	}
 	got_n = 0;
+	got_all = 0;
 	__atomic_store_n(&got_on, 0, __ATOMIC_RELEASE);
 }

@@ -26,6 +26,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -164,4 +165,24 @@ int agent_probe_got_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	if (rc)
 		free(st);
 	return rc;
+}
+
+/* clone's twin: the creator's thread state is shared before the child can
+ * run on it (agent_thread.c); the optional arguments are passed on as they
+ * came, as glibc's own wrapper reads them whatever the flags. */
+int agent_probe_got_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	int (*real)(int (*)(void *), void *, int, void *, ...) =
+		agent_probe_got_real[AGENT_PROBE_GOT_CLONE];
+	pid_t *ptid, *ctid;
+	void *tls;
+	va_list ap;
+
+	va_start(ap, arg);
+	ptid = va_arg(ap, pid_t *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	agent_thread_raw_clone((unsigned long)(unsigned)flags);
+	return real(fn, stack, flags, arg, ptid, tls, ctid);
 }

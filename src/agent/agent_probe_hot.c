@@ -167,7 +167,8 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 	int pkt;
 
 	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
-		if (!agent.active || t->busy)
+		/* (busy may be the owner's of a shared state: its slow path) */
+		if (!agent.active || (t->busy && t->state != AGENT_T_SHARED))
 			return;
 		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
 		if (!t)
@@ -368,7 +369,8 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 	uint64_t tsc;
 
 	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
-		if (!agent.active || t->busy)
+		/* (busy may be the owner's of a shared state: its slow path) */
+		if (!agent.active || (t->busy && t->state != AGENT_T_SHARED))
 			return;
 		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
 		if (!t)

@@ -213,8 +213,7 @@ static int live_commit(struct probe_area_hdr *h)
 		__atomic_fetch_add(&agent_probe_area->patched, 1, __ATOMIC_RELAXED);
 		patched++;
 	}
-	if (agent_probe_trap_live())
-		agent_probe_got_redirect();
+	agent_probe_got_redirect(); /* clone's, and the mask calls' for int3 probes */
 	return patched;
 }
 

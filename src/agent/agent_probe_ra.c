@@ -286,6 +286,13 @@ void agent_probe_ra_push(uint32_t id, uint64_t sp)
 	    __atomic_load_n(&agent_probe_by_id[xid].disabled, __ATOMIC_RELAXED) ||
 	    !__atomic_load_n(&agent.active, __ATOMIC_RELAXED))
 		return;
+	/* a thread on another's TLS (agent_thread.c): the shadow stack is
+	 * that thread's, its return address is left as it is, and the exit
+	 * it will not record is counted lost as its entry was */
+	if (AGENT_UNLIKELY(agent_self.state == AGENT_T_SHARED) && agent_thread_foreign()) {
+		__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	f = agent_ra_base;
 	if (AGENT_UNLIKELY(!f)) {
 		f = agent_ra_alloc();

@@ -347,8 +347,8 @@ void agent_rr_dispatch_handler(int sig, siginfo_t *si, void *ctx)
 		/* a thread of the program's own making: without the agent's
 		 * thread state (its creator's TLS, or a runtime's) and
 		 * without dispatch; spool says so */
-		if (prog && sud_probes && (a[0] & CLONE_VM) && (a[0] & CLONE_THREAD))
-			agent_probe_note_raw_thread();
+		if (prog)
+			agent_thread_raw_clone((unsigned long)a[0]);
 		/* fallthrough */
 	case SYS_clone3:
 	case SYS_vfork:

@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -99,19 +100,67 @@ struct agent_sigshim_ksa {
 
 #define AGENT_SIGSHIM_SA_RESTORER 0x04000000ull
 
-/* glibc's __restore_rt: mov $15, %rax (7 bytes); syscall. */
-static int agent_sigshim_in_restorer(uint64_t rip)
+/* glibc's __restore_rt (mov $15, %rax (7 bytes); syscall), the restorer
+ * of ours for SIGTRAP, installed through libc; 0 if it is not that. */
+static uint64_t agent_sigshim_restorer(void)
 {
 	static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
 	struct agent_sigshim_ksa k;
 
-	/* Ours for SIGTRAP, installed through libc: its restorer. */
 	if (syscall(SYS_rt_sigaction, SIGTRAP, NULL, &k, 8) < 0 ||
 	    !(k.flags & AGENT_SIGSHIM_SA_RESTORER) || !k.restorer)
 		return 0;
 	if (memcmp((const void *)(uintptr_t)k.restorer, code, sizeof(code)))
 		return 0;
-	return rip == k.restorer || rip == k.restorer + 7;
+	return k.restorer;
+}
+
+/* Reads len bytes at addr of this process without faulting (a guard page
+ * or another mapping above a stack): 0 or -1. */
+static int agent_sigshim_peek(uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
+
+	return syscall(SYS_process_vm_readv, (long)getpid(), &l, 1L, &r, 1L, 0L) == (long)len ? 0
+												 : -1;
+}
+
+#define AGENT_SIGSHIM_SCAN (8ull << 20) /* bytes of stack above rsp looked at */
+
+/*
+ * The frames of signal handlers the thread is inside, the program's own
+ * included, not yet at their return: each holds the mask the kernel saved
+ * at the delivery, without the kept signals (they were out of the kernel's
+ * mask then), and its return installs it. Found by their return address,
+ * the restorer, at the frame's start (the kernel's rt_sigframe: pretcode,
+ * then the ucontext), checked (uc_link 0, only the flags the kernel sets,
+ * the FP state just above), and given the released signals the thread's
+ * view blocks, as the shims do for the agent's own frames. The view is the
+ * one the thread had at the delivery unless the handler changed its mask
+ * itself (a program's handler runs with the kept signals stripped from
+ * its sa_mask, so the delivery did not change the view). A thread on an
+ * alternate signal stack has its frames there: scanned from its rsp too,
+ * until the first address that cannot be read.
+ */
+static void agent_sigshim_fix_frames(uint64_t rsp, uint64_t restorer, uint64_t bits)
+{
+	uint64_t buf[512];
+
+	for (uint64_t at = rsp & ~7ull; at - rsp < AGENT_SIGSHIM_SCAN; at += sizeof(buf)) {
+		if (agent_sigshim_peek(at, buf, sizeof(buf)))
+			return;
+		for (size_t i = 0; i < sizeof(buf) / 8; i++) {
+			uint64_t f = at + 8 * i, fp;
+			ucontext_t uc;
+
+			if (buf[i] != restorer || agent_sigshim_peek(f + 8, &uc, sizeof(uc)))
+				continue;
+			fp = (uint64_t)(uintptr_t)uc.uc_mcontext.fpregs;
+			if (uc.uc_link || (uc.uc_flags & ~7ul) || fp <= f || fp - f > 65536)
+				continue;
+			((uint64_t *)&((ucontext_t *)(uintptr_t)(f + 8))->uc_sigmask)[0] |= bits;
+		}
+	}
 }
 
 uint64_t agent_sigshim_thread_out(uint64_t rip, uint64_t rsp)
@@ -129,12 +178,17 @@ uint64_t agent_sigshim_thread_out(uint64_t rip, uint64_t rsp)
 		else if (rip == (uintptr_t)ret[i])
 			uc = (ucontext_t *)(uintptr_t)(rsp + 8);
 	}
+	uint64_t restorer = agent_sigshim_restorer();
+
 	/* Any handler's return, the program's too: its mask comes back
 	 * from this frame a few instructions from now. */
-	if (!uc && agent_sigshim_in_restorer(rip))
+	if (!uc && restorer && (rip == restorer || rip == restorer + 7))
 		uc = (ucontext_t *)(uintptr_t)rsp;
 	if (uc && bits)
 		((uint64_t *)&uc->uc_sigmask)[0] |= bits;
+	/* and every handler's frame further up, not yet at its return */
+	if (restorer && bits)
+		agent_sigshim_fix_frames(rsp, restorer, bits);
 	return bits;
 }
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <string.h>
@@ -57,7 +58,8 @@ static void agent_key_destructor(void *v)
 	struct agent_thread *t = &agent_self;
 
 	agent_probe_ra_thread_end();
-	if (t->state == AGENT_T_ON) {
+	if (t->state == AGENT_T_ON ||
+	    (t->state == AGENT_T_SHARED && t->own_state == AGENT_T_ON)) {
 		/* (neither its start routine returned nor it called
 		 * pthread_exit: it was cancelled, or it is unwrapped) */
 		if (AGENT_UNLIKELY(agent_rr_mode))
@@ -205,22 +207,17 @@ static int agent_clone_child(void *p)
 
 typedef int (*agent_clone_fn)(int (*)(void *), void *, int, void *, ...);
 
-static int agent_clone_fallback(int (*fn)(void *), void *stack, int flags, void *arg, ...)
-{
-	(void)fn, (void)stack, (void)flags, (void)arg;
-	errno = ENOSYS;
-	return -1;
-}
-
-static agent_clone_fn agent_real_clone = agent_clone_fallback;
+static agent_clone_fn agent_real_clone;
 
 /*
- * clone(): threads (CLONE_VM) and children with their own TLS
- * (CLONE_SETTLS: the agent's thread state would be another's) pass as
- * they are; record and replay have their own way (agent_rr_dispatch.c).
- * The extra arguments are read whatever the flags say, as glibc's own
- * wrapper does (reading unused variadic slots is harmless on x86-64 and
- * aarch64).
+ * glibc's clone(). A thread on its creator's TLS (CLONE_VM) makes the
+ * creator's state shared (agent_thread_raw_clone) and passes; so do
+ * children with their own TLS (CLONE_SETTLS: the agent's thread state
+ * would be another's); record and replay have their own way
+ * (agent_rr_dispatch.c). A process (no CLONE_VM) runs agent_clone_child
+ * first, which gives it its own rings. The extra arguments are read
+ * whatever the flags say, as glibc's own wrapper does (reading unused
+ * variadic slots is harmless on x86-64 and aarch64).
  */
 AGENT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
@@ -237,6 +234,17 @@ AGENT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
 	tls = va_arg(ap, void *);
 	ctid = va_arg(ap, pid_t *);
 	va_end(ap);
+	if (!real) { /* called before the constructor: dlsym may land here */
+		t->busy++;
+		AGENT_RESOLVE(agent_real_clone, "clone");
+		t->busy--;
+		real = __atomic_load_n(&agent_real_clone, __ATOMIC_RELAXED);
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	agent_thread_raw_clone((unsigned long)(unsigned)flags);
 	if ((flags & (CLONE_VM | CLONE_SETTLS)) || !agent.ctl || agent_rr_mode || !fn)
 		return real(fn, stack, flags, arg, ptid, tls, ctid);
 	s.fn = fn;
@@ -251,6 +259,93 @@ AGENT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
 		t->state = s.was;
 	errno = e;
 	return r;
+}
+
+/*
+ * Threads of the program's own clone (libc's clone() or its own syscall
+ * instruction) with CLONE_VM and without CLONE_SETTLS run on their
+ * creator's TLS: agent_self is the creator's, ring included, and a ring has
+ * one producer. So the creator's state becomes AGENT_T_SHARED before the
+ * clone: every event then takes the slow path, which asks the kernel which
+ * thread it is on. The creator's events are recorded as before; any other
+ * thread's are dropped and counted (ctl->lost_clone), never written into
+ * the creator's ring. The state stays shared for good (the agent cannot
+ * tell when those threads end): one gettid per event of that thread.
+ *
+ * Nothing here is written by the other threads: they read state, owner_tid
+ * and own_state, and count. A thread with a TLS of its own (CLONE_SETTLS)
+ * registers on its first event like any thread, if that TLS starts zeroed.
+ * In record mode the threads are only counted: spool record says what it
+ * does not number (their calls are recorded as their creator's).
+ *
+ * Called by the creator: from the clone() interposers (launched: the
+ * exported clone below; attached: the GOT twin), and from the SIGSYS
+ * handler for a clone made by the program's own syscall instruction (no
+ * libc call there but the registration agent_enter makes from a probe's
+ * handler too).
+ */
+static uint32_t agent_thread_tid(void)
+{
+	long r;
+
+#if defined(__x86_64__)
+	/* Outside libc's text: under syscall user dispatch (only the
+	 * creator's, a clone child has none) the SIGSYS handler runs it. */
+	__asm__ volatile("syscall" : "=a"(r) : "a"((long)SYS_gettid) : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_gettid;
+	register long x0 __asm__("x0");
+
+	__asm__ volatile("svc 0" : "=r"(x0) : "r"(x8) : "memory");
+	r = x0;
+#else
+	r = syscall(SYS_gettid);
+#endif
+	return (uint32_t)r;
+}
+
+struct agent_thread *agent_thread_shared(struct agent_thread *t)
+{
+	if (agent_thread_tid() != __atomic_load_n(&t->owner_tid, __ATOMIC_RELAXED)) {
+		if (agent.ctl)
+			__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (t->busy)
+		return 0;
+	if (t->own_state == AGENT_T_NEW)
+		agent_thread_register(t);
+	if (t->own_state == AGENT_T_NORING)
+		__atomic_fetch_add(&agent.ctl->lost_no_ring, 1, __ATOMIC_RELAXED);
+	return t->own_state == AGENT_T_ON ? t : 0;
+}
+
+/* 1 on a thread running on another's TLS (AGENT_T_SHARED, not its owner):
+ * what the agent keeps per thread there (the return-address shadow stack)
+ * is the owner's. */
+int agent_thread_foreign(void)
+{
+	return agent_self.state == AGENT_T_SHARED &&
+	       agent_thread_tid() != __atomic_load_n(&agent_self.owner_tid, __ATOMIC_RELAXED);
+}
+
+void agent_thread_raw_clone(unsigned long flags)
+{
+	struct agent_thread *t = &agent_self;
+
+	if (!agent.ctl || !(flags & CLONE_VM))
+		return; /* without CLONE_VM: a process copy (agent_thread_raw_fork) */
+	if (flags & CLONE_THREAD) /* (a CLONE_VM process is kept out too, not said) */
+		__atomic_fetch_add(&agent.ctl->raw_clones, 1, __ATOMIC_RELAXED);
+	if ((flags & CLONE_SETTLS) || agent_rr_mode || t->state == AGENT_T_SHARED)
+		return;
+	if (t->state == AGENT_T_NEW)
+		agent_thread_register(t); /* the child must not register as it */
+	if (t->state != AGENT_T_ON && t->state != AGENT_T_NORING)
+		return;
+	t->owner_tid = agent_thread_tid();
+	t->own_state = t->state;
+	__atomic_store_n(&t->state, AGENT_T_SHARED, __ATOMIC_RELEASE);
 }
 
 static long agent_thread_fork_call(void *real)
@@ -281,8 +376,50 @@ AGENT_EXPORT pid_t _Fork(void)
 	return (pid_t)agent_thread_raw_fork(agent_thread_fork_call, (void *)real, 0);
 }
 
+/*
+ * Where libc keeps the thread's kernel tid in its thread descriptor (the
+ * block pthread_self() points at, found at startup by looking for the tid
+ * of the thread that runs the agent's initialisation there); -1 when not
+ * found. A thread registering on a descriptor whose tid is not its own runs
+ * on another's TLS: a thread of the program's own clone already running
+ * when spool attached (agent_thread_register).
+ */
+static long agent_tcb_tid_off = LONG_MIN;
+
+/* The descriptor is read from the thread pointer, not through
+ * pthread_self(): that is libc's, and a probe on it (func:libc.so.6:*)
+ * would re-enter the registration. x86-64 keeps the descriptor at the
+ * thread pointer, arm64 just below it. */
+static void agent_thread_tcb_init(void)
+{
+	const char *p = (const char *)__builtin_thread_pointer();
+	int32_t tid = (int32_t)agent_thread_tid();
+
+	if (agent_tcb_tid_off != LONG_MIN)
+		return;
+#if defined(__aarch64__)
+	for (long off = -4; off >= -2048; off -= 4)
+#else
+	for (long off = 0; off < 2048; off += 4)
+#endif
+		if (*(const int32_t *)(p + off) == tid) {
+			agent_tcb_tid_off = off;
+			return;
+		}
+}
+
+/* The tid of the thread whose TLS the caller runs on (0: unknown). */
+static uint32_t agent_thread_tcb_tid(void)
+{
+	if (agent_tcb_tid_off == LONG_MIN)
+		return 0;
+	return (uint32_t)*(const int32_t *)((const char *)__builtin_thread_pointer() +
+					    agent_tcb_tid_off);
+}
+
 void agent_thread_init(void)
 {
+	agent_thread_tcb_init();
 	if (pthread_key_create(&agent_exit_key, agent_key_destructor) == 0)
 		agent_exit_key_ok = 1;
 	pthread_atfork(agent_thread_fork_prepare, agent_thread_fork_parent, agent_thread_fork_child);
@@ -578,6 +715,16 @@ static uint32_t agent_ring_claim(struct shm_ctl *c)
 	}
 }
 
+/* A registering thread's new state: its own, or its own within a shared
+ * one (the threads on its TLS go on reading AGENT_T_SHARED). */
+static void agent_thread_set(struct agent_thread *t, int shared, uint8_t state)
+{
+	if (shared)
+		t->own_state = state;
+	else
+		t->state = state;
+}
+
 /* First event of a thread: claim a ring. Out of line, once per thread. */
 void agent_thread_register(struct agent_thread *t)
 {
@@ -587,7 +734,10 @@ void agent_thread_register(struct agent_thread *t)
 	uint32_t idx, seq;
 	int saved;
 
-	if (t->state != AGENT_T_NEW || !agent.active)
+	int shared = t->state == AGENT_T_SHARED;
+
+	if ((t->state != AGENT_T_NEW && !(shared && t->own_state == AGENT_T_NEW)) ||
+	    !agent.active)
 		return;
 	/* busy before anything that may reach a probe: reading errno calls
 	 * __errno_location, and a probe there (func:libc.so.6:*) registering
@@ -595,9 +745,25 @@ void agent_thread_register(struct agent_thread *t)
 	 * child, whose registration is the atfork handler's) */
 	t->busy++;
 	saved = errno;
+	if (!shared) {
+		/* A thread on another's TLS (made by the program's own clone
+		 * before spool attached): the state becomes the owner's,
+		 * shared, and this thread's events are counted lost. (Raw
+		 * system calls and loads only: no libc function a probe may
+		 * be on.) */
+		uint32_t owner = agent_thread_tcb_tid(), me = agent_thread_tid();
+
+		if (owner && owner != me) {
+			t->owner_tid = owner;
+			t->own_state = AGENT_T_NEW;
+			__atomic_store_n(&t->state, AGENT_T_SHARED, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
+			goto out;
+		}
+	}
 	idx = agent_ring_claim(c);
 	if (idx == UINT32_MAX) {
-		t->state = AGENT_T_NORING;
+		agent_thread_set(t, shared, AGENT_T_NORING);
 		agent_log("no ring left for tid %d (more threads alive than --max-threads)",
 			  (int)gettid());
 		goto out;
@@ -606,7 +772,7 @@ void agent_thread_register(struct agent_thread *t)
 	r = agent_ring_map(idx);
 	if (!r) {
 		/* Its events are counted in lost_no_ring (agent_enter). */
-		t->state = AGENT_T_NORING;
+		agent_thread_set(t, shared, AGENT_T_NORING);
 		agent_log("cannot map ring %u for tid %d", idx, (int)gettid());
 		goto out;
 	}
@@ -633,7 +799,7 @@ void agent_thread_register(struct agent_thread *t)
 	t->word = ev_word(KIND_LOCK, idx, 0, 0);
 	t->seq = 0;
 	t->stack_hi = agent_stack_hi();
-	t->state = AGENT_T_ON;
+	agent_thread_set(t, shared, AGENT_T_ON);
 	if (AGENT_UNLIKELY(agent_sys_cpu_on))
 		agent_sys_thread_start(t);
 
@@ -660,7 +826,25 @@ out:
 /* The thread is ending: record it and hand its ring back (the collector
  * frees it once drained). Once every fresh slot is handed out, wake the
  * collector so that the ring is free soon for the next thread. */
+static void agent_thread_exit_own(struct agent_thread *t, uint64_t ip);
+
 void agent_thread_exit(struct agent_thread *t, uint64_t ip)
+{
+	if (t->state != AGENT_T_SHARED) {
+		agent_thread_exit_own(t, ip);
+		return;
+	}
+	/* only the owner ends the ring; the clone threads on its TLS drop
+	 * their events from then on as before (own_state DONE) */
+	if (agent_thread_tid() != t->owner_tid)
+		return;
+	t->state = t->own_state;
+	agent_thread_exit_own(t, ip);
+	t->own_state = t->state;
+	t->state = AGENT_T_SHARED;
+}
+
+static void agent_thread_exit_own(struct agent_thread *t, uint64_t ip)
 {
 	struct shm_ring *r;
 

@@ -442,8 +442,8 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		if (shared > 0)
 			log_warn("pid %d: %d thread%s share%s a thread pointer with another (thread "
 				 "%d with %d: made by the program's own clone, without TLS of "
-				 "their own): their probe hits go to one stream, which they may "
-				 "damage",
+				 "their own): their probe hits are not recorded (counted as "
+				 "lost), the thread whose TLS it is keeps its own",
 				 (int)pid, shared, shared == 1 ? "" : "s", shared == 1 ? "s" : "",
 				 (int)t1, (int)t2);
 	}

@@ -733,13 +733,17 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		log_warn("the recording is incomplete (%s): spool replay will refuse it",
 			 i->report[0] ? i->report : "events were lost");
 	trace_loss_warn(so->trace_dir, &res->loss);
+	if (res->st.raw_clones)
+		log_warn("spool record does not number the threads the program made with its own "
+			 "clone: their calls were recorded as their creator's, so a replay of this "
+			 "recording may diverge (doc/record.md, \"What is not captured\")");
 	if (i->flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls (too many threads "
 			 "created at once?): replay may diverge");
 	if (i->flags & RR_F_CANCEL_UNSEEN)
 		log_warn("a thread was cancelled (pthread_cancel) at a cancellation point spool "
 			 "does not record (sync mode): a replay may cancel it elsewhere and "
-			 "diverge; record in serial mode (doc/record.md, \"Threads\")");
+			 "diverge; record in serial mode (doc/record.md, \"What is not captured\")");
 	if (i->direct)
 		log_warn("the program made %llu input system call%s through syscall() (%s): "
 			 "recorded like the named calls (doc/record.md)",

@@ -66,6 +66,11 @@ struct ring_state {
 	 * already added to the run's; 0 bytes: none */
 	size_t prov_len;
 	struct trace_pkt2_counts prov;
+	/* SHM_F_PACKETS: the ring's owner as its header said at this drain,
+	 * and the last seq of its last whole packet (trace_pkt2_owner_check) */
+	uint32_t own_pid, own_tid;
+	uint32_t whole_seq;
+	int have_whole;
 };
 
 struct collector {
@@ -259,8 +264,14 @@ static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 
 	if (open == SHM_DRAIN_PEEK && (rs->no_stream || len == rs->prov_len))
 		return 0; /* (nothing new since the last flush wrote it) */
-	if (trace_pkt2_check(pkt, len, open, &n, &c->bad_pkt) < 0)
+	if (trace_pkt2_check(pkt, len, open, &n, &c->bad_pkt) < 0 ||
+	    trace_pkt2_owner_check(pkt, len, &n, rs->own_pid, rs->own_tid, rs->have_whole,
+				   rs->whole_seq, &c->bad_pkt) < 0)
 		return -EPROTO;
+	if (open != SHM_DRAIN_PEEK) {
+		rs->whole_seq = n.last_seq;
+		rs->have_whole = 1;
+	}
 	/* the last seq taken: what a damage later is counted from */
 	rs->last_seq = n.last_seq;
 	rs->have_seq = 1;
@@ -523,6 +534,11 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 		 * open packet, if any, is taken as well */
 		int gone = c->owner_gone || state == RING_EXITED;
 
+		/* the owner its packets must name (the claim stored it; a ring
+		 * is used again only once drained and freed) */
+		c->rings[i].own_pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+		c->rings[i].own_tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
+
 		rc = shm_host_drain_packets(c->h, i,
 					    gone     ? SHM_DRAIN_GONE
 					    : c->peek ? SHM_DRAIN_PEEK
@@ -600,6 +616,15 @@ static uint64_t collector_lost_fork(struct collector *c)
 	return n > COLLECT_MAX_NO_RING ? 0 : n;
 }
 
+/* Events threads of the program's own clone dropped (the agents' count,
+ * believed as far as lost_no_ring is). */
+static uint64_t collector_lost_clone(struct collector *c)
+{
+	uint64_t n = __atomic_load_n(&c->h->ctl->lost_clone, __ATOMIC_RELAXED);
+
+	return n > COLLECT_MAX_NO_RING ? 0 : n;
+}
+
 /* Processes without a process slot: the agents' count in the control block
  * (the program can write it: more than there can be pids is not believed),
  * and at least those whose own KIND_PROC record says so. */
@@ -618,6 +643,7 @@ static void note_loss(struct collector *c)
 	struct trace_loss l = {
 	    .no_ring = collector_lost_no_ring(c),
 	    .fork = collector_lost_fork(c),
+	    .clone = collector_lost_clone(c),
 	    .seq_gaps = c->st.seq_gaps,
 	    .damaged_rings = c->st.corrupt_rings,
 	    .rejected = c->st.rejected,
@@ -1039,6 +1065,17 @@ static void collector_check_ctl(struct collector *c)
 		lnr = 0;
 	}
 	c->st.lost_fork = lnr;
+	lnr = __atomic_load_n(&k->lost_clone, __ATOMIC_RELAXED);
+	if (lnr > COLLECT_MAX_NO_RING) {
+		c->st.ctl_damaged = 1;
+		log_warn("the program overwrote the count of events lost in threads of its own "
+			 "clone (%llu): it is not trusted, the true count is unknown",
+			 (unsigned long long)lnr);
+		lnr = 0;
+	}
+	c->st.lost_clone = lnr;
+	/* a count (said, never used as a size): any value is only believed */
+	c->st.raw_clones = __atomic_load_n(&k->raw_clones, __ATOMIC_RELAXED);
 	c->st.lost_no_proc = collector_lost_no_proc(c);
 }
 
@@ -1087,6 +1124,17 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 		c->st.lost_damaged += rs->damaged;
 	}
 	collector_check_ctl(c);
+	if (c->st.raw_clones)
+		log_warn("the program made %u thread%s with its own clone system call (libc's "
+			 "clone() or its own syscall instruction, not pthread_create): spool has "
+			 "no thread state of %s own (%s %s creator's) and its syscall user "
+			 "dispatch does not reach %s%s",
+			 c->st.raw_clones, c->st.raw_clones == 1 ? "" : "s",
+			 c->st.raw_clones == 1 ? "its" : "their",
+			 c->st.raw_clones == 1 ? "it shares" : "they share",
+			 c->st.raw_clones == 1 ? "its" : "their",
+			 c->st.raw_clones == 1 ? "it" : "them",
+			 c->st.lost_clone ? ", so their events are not recorded (counted as lost)" : "");
 	if (c->st.corrupt_rings)
 		log_warn("%llu ring%s damaged by the program: at least %llu events lost",
 			 (unsigned long long)c->st.corrupt_rings, c->st.corrupt_rings > 1 ? "s" : "",

@@ -26,6 +26,8 @@ struct collector_stats {
 	uint64_t lost_damaged;	/* lost in rings the program damaged (at least one each) */
 	uint64_t lost_no_ring;	/* dropped: the thread found no free ring */
 	uint64_t lost_fork;	/* dropped: a fork child's before it had a ring */
+	uint64_t lost_clone;	/* dropped: threads of the program's own clone */
+	uint32_t raw_clones;	/* threads the program made with its own clone */
 	uint64_t seq_gaps;	/* events missing according to sequence numbers */
 	uint64_t corrupt_rings; /* rings the program damaged: skipped from then on */
 	uint64_t rejected;	/* records the writer refused (malformed): lost */

@@ -178,6 +178,14 @@ struct shm_ctl {
 	 * The child's memory is a copy of its parent's, so its only shared
 	 * counter is this one (doc/probe.md, "Limits"). */
 	uint64_t lost_fork;
+	/* Threads the program made with its own clone (libc's clone() or its
+	 * own syscall instruction, not pthread_create), and the events of
+	 * those sharing their creator's thread state that were dropped rather
+	 * than written into their creator's ring (agent_thread.c). Written by
+	 * the program's side: bounded by the collector. */
+	uint64_t lost_clone;
+	uint32_t raw_clones;
+	uint32_t pad_clones;
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and

@@ -163,7 +163,9 @@ struct probe_area_hdr {
 	/* agent: threads the program made with its own clone system call
 	 * (seen through syscall user dispatch while int3 probes are in), not
 	 * pthread_create: no thread state of the agent's of their own (they
-	 * share their creator's TLS, or have a runtime's), no dispatch */
+	 * share their creator's TLS, or have a runtime's), no dispatch. No
+	 * longer written: the control block's raw_clones counts them for
+	 * every command (kept for the area's layout) */
 	uint32_t raw_threads;
 };
 

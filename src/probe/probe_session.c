@@ -99,21 +99,7 @@ int probe_run_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 					 "deep; --exits patch probes the rets instead)",
 					 (unsigned long long)full);
 		}
-		if (!pr->area_unknown) {
-			uint32_t raw = __atomic_load_n(&ah->raw_threads, __ATOMIC_RELAXED);
-
-			if (raw)
-				log_warn("the program made %u thread%s with its own clone system "
-					 "call (not pthread_create) while probed: spool has no "
-					 "thread state of %s own (%s creator's TLS or a runtime's), "
-					 "so %s probe hits went to another thread's stream or were "
-					 "lost, and a signal mask %s set%s with %s own syscall "
-					 "instruction was not seen",
-					 raw, raw == 1 ? "" : "s", raw == 1 ? "its" : "their",
-					 raw == 1 ? "its" : "their", raw == 1 ? "its" : "their",
-					 raw == 1 ? "it" : "they", raw == 1 ? "s" : "",
-					 raw == 1 ? "its" : "their");
-		}
+		/* (threads of the program's own clone: the collector says it) */
 		pr->execs_unprobed = __atomic_load_n(&ah->execs_unprobed, __ATOMIC_RELAXED);
 		if (pr->execs_unprobed) {
 			char note[64];

@@ -208,3 +208,30 @@ out:
 	c->last_seq = last;
 	return ret;
 }
+
+int trace_pkt2_owner_check(const uint8_t *pkt, size_t len, const struct trace_pkt2_counts *c,
+			   uint32_t pid, uint32_t tid, int have_prev, uint32_t prev,
+			   const char **why)
+{
+	uint32_t first;
+
+	if (len < TRACE_PKT_HDR_SIZE2) {
+		*why = "a packet has no header";
+		return -EPROTO;
+	}
+	if (trace_get32(pkt + TRACE_PC_PID) != pid || trace_get32(pkt + TRACE_PC_TID) != tid) {
+		*why = "a packet names another thread than its ring's";
+		return -EPROTO;
+	}
+	if (c->thread > 1) {
+		*why = "a packet starts more than one thread";
+		return -EPROTO;
+	}
+	first = trace_get32(pkt + TRACE_PC_FIRST_SEQ);
+	/* (serial numbers: a thread's seq may wrap) */
+	if (have_prev && !c->thread && (int32_t)(first - prev) <= 0) {
+		*why = "a packet's numbering goes back";
+		return -EPROTO;
+	}
+	return 0;
+}

@@ -31,7 +31,8 @@ uint64_t trace_loss_events(const struct trace_loss *l)
 {
 	/* ring_full (the producers' counters) and seq_gaps (the collector's
 	 * check) see the same drops from both ends: the larger of the two. */
-	uint64_t outside = sat_add(l->no_ring, l->fork); /* events no ring ever saw */
+	/* events no ring ever saw */
+	uint64_t outside = sat_add(sat_add(l->no_ring, l->fork), l->clone);
 	uint64_t n = sat_add(sat_add(l->ring_full > l->seq_gaps ? l->ring_full : l->seq_gaps, outside),
 			     sat_add(l->rejected, l->write));
 
@@ -82,7 +83,8 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 	/* (total is at least the sum of the parts; rest is what the packets of
 	 * a trace whose writer did not finish show beyond its state file) */
 	uint64_t parts =
-	    sat_add(sat_add(sat_add(ring, sat_add(l->no_ring, l->fork)), sat_add(l->rejected, l->write)),
+	    sat_add(sat_add(sat_add(ring, sat_add(sat_add(l->no_ring, l->fork), l->clone)),
+			    sat_add(l->rejected, l->write)),
 		    l->stream_missing);
 	uint64_t rest = total > parts ? total - parts : 0;
 	struct out b = {buf, len, 0};
@@ -103,6 +105,11 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 		}
 		if (l->fork) {
 			put(&b, "%s%" PRIu64 " in fork children before their ring", sep, l->fork);
+			sep = ", ";
+		}
+		if (l->clone) {
+			put(&b, "%s%" PRIu64 " in threads made by the program's own clone", sep,
+			    l->clone);
 			sep = ", ";
 		}
 		if (l->rejected) {
@@ -240,6 +247,7 @@ void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out)
 	out->ring_full = state_u64(text, "ring_full");
 	out->no_ring = state_u64(text, "no_ring");
 	out->fork = state_u64(text, "fork");
+	out->clone = state_u64(text, "clone");
 	out->seq_gaps = state_u64(text, "seq_gaps");
 	out->damaged_rings = state_u64(text, "damaged_rings");
 	out->rejected = state_u64(text, "rejected");

@@ -58,6 +58,8 @@ struct trace_loss {
 	uint64_t ring_full;	/* producers: ring full (their lost counters) */
 	uint64_t no_ring;	/* producers: the thread found no free ring */
 	uint64_t fork;		/* producers: fork children before they had a ring */
+	uint64_t clone;		/* producers: threads of the program's own clone sharing
+				 * their creator's thread state (no ring of their own) */
 	uint64_t seq_gaps;	/* collector: events missing by sequence numbers */
 	uint64_t damaged_rings; /* collector: rings found damaged and abandoned */
 	uint64_t rejected;	/* collector: records it could not write (malformed) */
@@ -74,7 +76,7 @@ struct trace_loss {
 				  * not arrive (at least that many are missing) */
 	enum trace_state state;
 };
-/* Events lost in all: max(ring_full, seq_gaps) + no_ring + fork + rejected + write
+/* Events lost in all: max(ring_full, seq_gaps) + no_ring + fork + clone + rejected + write
  * (and, when
  * the writer did not finish, at least what the packets show). */
 uint64_t trace_loss_events(const struct trace_loss *l);
@@ -228,6 +230,19 @@ struct trace_pkt2_counts {
  */
 int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_counts *c,
 		     const char **why);
+/*
+ * What a checked packet (c: trace_pkt2_check's counts) may claim about its
+ * thread, beyond being well formed: the pid and tid of its ring's owner
+ * (the collector's pid and tid), at most one thread start (a thread's ring
+ * opens with one, KIND_THREAD), and a numbering that does not go back for
+ * the same thread: *prev is the last seq of the thread's packet before
+ * (have_prev 0: none), unless the packet starts a thread. 0, or -EPROTO
+ * with *why. A forged packet that passes names the ring's own thread: it
+ * can only misstate that thread's events.
+ */
+int trace_pkt2_owner_check(const uint8_t *pkt, size_t len, const struct trace_pkt2_counts *c,
+			   uint32_t pid, uint32_t tid, int have_prev, uint32_t prev,
+			   const char **why);
 /* The format the writer writes (2, or 1 with SPOOL_TRACE_FORMAT=1). */
 int trace_writer_format(const struct trace_writer *w);
 /* Count events the producer lost; goes into the next packet's

@@ -307,6 +307,60 @@ static void test_hostile_header(void **state)
 	assert_int_equal(drain_poked(RING_PKT_PACKET, 8 * 200), -EPROTO); /* packet != content */
 }
 
+/* A forged but well-formed packet: the collector's owner check
+ * (trace_pkt2_owner_check) against the ring's pid 11 and tid 12. */
+struct owner_arg {
+	int have_prev;
+	uint32_t prev;
+	int n;
+};
+
+static int owner_cb(void *arg, uint8_t *pkt, size_t len, int open)
+{
+	struct owner_arg *a = arg;
+	struct trace_pkt2_counts c;
+	const char *why;
+
+	if (trace_pkt2_check(pkt, len, open, &c, &why) ||
+	    trace_pkt2_owner_check(pkt, len, &c, 11, 12, a->have_prev, a->prev, &why))
+		return -EPROTO;
+	a->n++;
+	return 0;
+}
+
+static int drain_owner(size_t off, uint32_t val, int have_prev, int32_t prev_delta)
+{
+	struct owner_arg a = {have_prev, 0, 0};
+	struct shm_host h;
+	struct prod pr;
+	uint8_t *pkt;
+	int rc;
+
+	assert_int_equal(shm_host_create(&h, 16384, 1, 0), 0);
+	h.packets = 1;
+	prod_open(&h, &pr);
+	produce(&pr, 1);
+	produce(&pr, 2);
+	ring_prod_flush(&pr.p);
+	pkt = shm_ring_data(pr.p.ring);
+	a.prev = trace_get32(pkt + TRACE_PC_FIRST_SEQ) + (uint32_t)prev_delta;
+	if (off != SIZE_MAX)
+		memcpy(pkt + off, &val, 4);
+	rc = shm_host_drain_packets(&h, 0, 0, owner_cb, &a);
+	shm_host_destroy(&h);
+	return rc;
+}
+
+static void test_forged_owner(void **state)
+{
+	assert_int_equal(drain_owner(SIZE_MAX, 0, 0, 0), 1);		  /* the ring's own */
+	assert_int_equal(drain_owner(RING_PKT_TID, 13, 0, 0), -EPROTO); /* another thread */
+	assert_int_equal(drain_owner(RING_PKT_PID, 99, 0, 0), -EPROTO); /* another process */
+	assert_int_equal(drain_owner(SIZE_MAX, 0, 1, -1), 1);		  /* after the last */
+	assert_int_equal(drain_owner(SIZE_MAX, 0, 1, 0), -EPROTO);	  /* numbering back */
+	assert_int_equal(drain_owner(SIZE_MAX, 0, 1, 1000), -EPROTO);
+}
+
 static void test_open_packet_waits(void **state)
 {
 	struct shm_host h;
@@ -358,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_header),
 		cmocka_unit_test(test_hostile_events),
 		cmocka_unit_test(test_open_packet_waits),
+		cmocka_unit_test(test_forged_owner),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
