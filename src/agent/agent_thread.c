@@ -284,24 +284,36 @@ AGENT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
  * libc call there but the registration agent_enter makes from a probe's
  * handler too).
  */
-static uint32_t agent_thread_tid(void)
+static long agent_thread_sys3(long nr, long a, long b, long c)
 {
 	long r;
 
 #if defined(__x86_64__)
 	/* Outside libc's text: under syscall user dispatch (only the
 	 * creator's, a clone child has none) the SIGSYS handler runs it. */
-	__asm__ volatile("syscall" : "=a"(r) : "a"((long)SYS_gettid) : "rcx", "r11", "memory");
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
 #elif defined(__aarch64__)
-	register long x8 __asm__("x8") = SYS_gettid;
-	register long x0 __asm__("x0");
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
 
-	__asm__ volatile("svc 0" : "=r"(x0) : "r"(x8) : "memory");
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
 	r = x0;
 #else
-	r = syscall(SYS_gettid);
+	r = syscall(nr, a, b, c);
+	if (r < 0)
+		r = -errno;
 #endif
-	return (uint32_t)r;
+	return r;
+}
+
+static uint32_t agent_thread_tid(void)
+{
+	return (uint32_t)agent_thread_sys3(SYS_gettid, 0, 0, 0);
 }
 
 struct agent_thread *agent_thread_shared(struct agent_thread *t)
@@ -753,7 +765,13 @@ void agent_thread_register(struct agent_thread *t)
 		 * be on.) */
 		uint32_t owner = agent_thread_tcb_tid(), me = agent_thread_tid();
 
-		if (owner && owner != me) {
+		/* (a process made by clone() or syscall() without CLONE_VM
+		 * keeps its creator's tid in its copy of the descriptor: that
+		 * creator is not a thread of this process, so it is not
+		 * foreign, and registers as its own) */
+		if (owner && owner != me &&
+		    agent_thread_sys3(SYS_tgkill, agent_thread_sys3(SYS_getpid, 0, 0, 0), owner,
+				      0) != -ESRCH) {
 			t->owner_tid = owner;
 			t->own_state = AGENT_T_NEW;
 			__atomic_store_n(&t->state, AGENT_T_SHARED, __ATOMIC_RELEASE);

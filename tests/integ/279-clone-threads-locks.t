@@ -41,7 +41,7 @@ want=$((made * CALLS * 2))
 tot=$(lost_total l.err)
 like "$ERR" "l\\.trace is incomplete: $want events lost \\($want in threads made by the program's own clone\\)" \
 	"  $want events lost, all in threads made by the program's own clone"
-like "$ERR" "[0-9,]+ lock events, $(group "$want") lost" \
+like "$ERR" "[0-9,]+ lock events, [0-9,]+ thread events, $(group "$want") lost" \
 	"  the summary line says the same number"
 like "$ERR" "the program made [0-9]+ threads? with its own clone system call .*not recorded \\(counted as lost\\)" \
 	"  spool says what it does not cover for them"
