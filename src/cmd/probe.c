@@ -1040,6 +1040,7 @@ static int probe_mgr_open(struct probe_mgr *m, const struct probe_cli *cl, const
 			return 1;
 		}
 		m->attach = 1;
+		m->attach_pid = (int)cl->attach_pid;
 		/* The libraries it has mapped now, dlopen'ed ones included. */
 		rc = probe_attach_libs(cl->attach_pid, &m->libs, &m->nlibs);
 		if (rc < 0) {
