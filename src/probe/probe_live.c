@@ -369,12 +369,15 @@ static int live_add(struct probe_live *l, char *arg)
 	}
 	l->specs = sv;
 	l->specs[l->nspecs++] = text; /* the defs point at it */
-	if (probe_spec_parse(text, &s, err, sizeof(err)) < 0) {
-		live_say(l, "error: %s\n", err);
+	/* before the parser, which knows no sys: kind (spool probe's own
+	 * options take sys: specs apart) */
+	if (!strncmp(text, "sys:", 4)) {
+		live_say(l, "error: sys: probes need the program started by spool (spool probe -e "
+			 "sys:... -- PROG), not attached\n");
 		return -EINVAL;
 	}
-	if (!strncmp(text, "sys:", 4)) {
-		live_say(l, "error: sys: probes need the program started by spool\n");
+	if (probe_spec_parse(text, &s, err, sizeof(err)) < 0) {
+		live_say(l, "error: %s\n", err);
 		return -EINVAL;
 	}
 	if (s.lib[0])
