@@ -943,7 +943,9 @@ static int probe_check_cli(const struct probe_cli *cl, int nargs)
 	int live = cl->lopts.use_stdin || cl->lopts.ctl_path;
 
 	if (cl->pr.sys_what && cl->attach_pid) {
-		log_err("sys: probes need the program started by spool (not -p PID yet)");
+		log_err("sys: probes need the program started by spool (spool probe -e sys:... -- "
+			"PROG), not -p PID: the agent counts I/O and allocator calls in its "
+			"interposers, which an attached process does not call (doc/probe.md)");
 		return EXIT_USAGE;
 	}
 	if (live && !cl->attach_pid) {
@@ -1040,6 +1042,7 @@ static int probe_mgr_open(struct probe_mgr *m, const struct probe_cli *cl, const
 			return 1;
 		}
 		m->attach = 1;
+		m->attach_pid = (int)cl->attach_pid;
 		/* The libraries it has mapped now, dlopen'ed ones included. */
 		rc = probe_attach_libs(cl->attach_pid, &m->libs, &m->nlibs);
 		if (rc < 0) {

@@ -171,6 +171,8 @@ struct probe_mgr {
 	int libs_resolved;
 	int attach;		/* attach mode: no call in a jump's window (a thread
 				 * inside the callee would return into the patch) */
+	int attach_pid;		/* attach mode: the process (its maps name the
+				 * libraries loaded now, re-read by each lookup) */
 	struct probe_vspec *vspecs; /* var:, assert:, time: specs (probe_var.c) */
 	size_t nvspecs;
 	struct probe_vvar *vvars;   /* every variable of every variable probe */

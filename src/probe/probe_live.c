@@ -320,6 +320,27 @@ static void live_covered_why(struct probe_live *l, const char *text, char *buf, 
 	}
 }
 
+/*
+ * The libraries the process has mapped now, for an added spec that names
+ * one: a library it dlopened after spool attached is found (the list read
+ * at the attach is replaced). On an error the old list stays.
+ */
+static void live_libs_now(struct probe_live *l)
+{
+	struct probe_mgr *m = l->m;
+	char **libs;
+	size_t nlibs;
+
+	if (probe_attach_libs(l->pid, &libs, &nlibs) < 0)
+		return;
+	for (size_t i = 0; i < m->nlibs; i++)
+		free(m->libs[i]);
+	free(m->libs);
+	m->libs = libs;
+	m->nlibs = nlibs;
+	m->libs_resolved = 1;
+}
+
 static int live_add(struct probe_live *l, char *arg)
 {
 	struct probe_mgr *m = l->m;
@@ -354,14 +375,19 @@ static int live_add(struct probe_live *l, char *arg)
 	}
 	l->specs = sv;
 	l->specs[l->nspecs++] = text; /* the defs point at it */
+	/* before the parser, which knows no sys: kind (spool probe's own
+	 * options take sys: specs apart) */
+	if (!strncmp(text, "sys:", 4)) {
+		live_say(l, "error: sys: probes need the program started by spool (spool probe -e "
+			 "sys:... -- PROG), not attached\n");
+		return -EINVAL;
+	}
 	if (probe_spec_parse(text, &s, err, sizeof(err)) < 0) {
 		live_say(l, "error: %s\n", err);
 		return -EINVAL;
 	}
-	if (!strncmp(text, "sys:", 4)) {
-		live_say(l, "error: sys: probes need the program started by spool\n");
-		return -EINVAL;
-	}
+	if (s.lib[0])
+		live_libs_now(l);
 	m->nbusy = m->busy_owner = m->ndup = m->dup_id = 0;
 	rc = probe_mgr_add_spec(m, &s);
 	matched = rc > 0;

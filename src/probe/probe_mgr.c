@@ -332,6 +332,11 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 
 		rc = probe_find_lib_files(lib, &files, &nfiles);
 		for (size_t i = 0; !rc && i < nfiles; i++) {
+			/* Attach mode: only a library the process has mapped
+			 * (by real path: the maps name the file, the pattern
+			 * may name its soname, as dlopen would). */
+			if (m->attach && !probe_mgr_is_startup_lib(m, files[i]))
+				continue;
 			if (probe_mgr_module(m, files[i], 0, &mi)) {
 				log_warn("probe: cannot read %s", files[i]);
 				continue;
@@ -356,7 +361,17 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 		if (rc && rc != -ENOENT)
 			return rc;
 	}
-	if (!*nmods)
+	if (!*nmods && m->attach)
+		/* The agent was loaded by spool, not preloaded: the program's
+		 * dlopen is libc's and nothing follows it. A library loaded
+		 * later is probed by an `add` once it is loaded (probe_live.c
+		 * reads the maps again for it). */
+		log_err("probe: '%s': pid %d has no library matching '%s' loaded: not probed "
+			 "(spool probe -p probes the libraries loaded when it attaches, not one "
+			 "the program loads later: attach once it is loaded, or attach with "
+			 "--commands and `add` the spec then)",
+			 spec, m->attach_pid, lib);
+	else if (!*nmods)
 		log_err("probe: '%s': %s loads no library matching '%s', and no such file "
 			"was found for a dlopen",
 			spec, m->exe, lib);

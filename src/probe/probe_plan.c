@@ -341,7 +341,11 @@ static uint64_t plan_extend_dead(const struct plan_fn *f, uint64_t lo, uint64_t 
 
 		if (!p || x86_decode(p, avail, hi, &pad) < 0)
 			break;
-		if (hi < fend && !plan_known_at(f, hi))
+		/* inside the function: an instruction of its own, or
+		 * alignment padding the decoder did not reach (a nop after
+		 * the unconditional jump or ret before it: not fallen into;
+		 * the caller's plan_has_target refuses it if branched to) */
+		if (hi < fend && !plan_known_at(f, hi) && !(pad.flags & X86_F_NOP))
 			break;
 		if (hi >= fend && !(pad.flags & X86_F_NOP))
 			break;
@@ -356,7 +360,11 @@ static uint64_t plan_extend_dead(const struct plan_fn *f, uint64_t lo, uint64_t 
  * A function that leaves (ret or tail jump: instruction k) within its first
  * 5 bytes, followed by dead bytes (its own unreachable code or padding up
  * to the next symbol): one jump window [start, hi) may cover the body, the
- * ret and the padding. Its trampoline runs the entry handler, the body, the
+ * ret and the padding. The same for a jump into the function's own body
+ * (`xor ecx,ecx; jmp L; nop...`, the entry of a loop compiled with its
+ * test at the bottom: sqlite3StrICmp): the jump, relocated, leaves the
+ * trampoline for L, outside the window (plan_has_target refuses a target
+ * inside it); there is no exit to share. Its trampoline runs the entry handler, the body, the
  * exit handler of that ret (when exits are probed: the exit probe is
  * "shared", counted in this trampoline) and the ret, relocated: it returns
  * to the caller from the trampoline. *exit_k is set to k when the exit is
@@ -377,6 +385,8 @@ static int plan_entry_whole(struct probe_mgr *m, uint32_t module, uint32_t sym, 
 		if (f->in[i].unreloc || (f->in[i].flags & (X86_F_CALL | X86_F_TRAP)) ||
 		    (i < k && (f->in[i].flags & (X86_F_BRANCH | X86_F_RET))))
 			return -ENOTSUP;
+	if (!(f->in[k].flags & (X86_F_RET | X86_F_TAIL)))
+		exits = 0; /* a jump inside the function: no exit here */
 	hi = plan_extend_dead(f, start, hi, fend);
 	p = probe_module_code(f->mod, start, &avail);
 	if (hi - start < X86_JMP_LEN || hi - start > PROBE_MAX_PATCH || !p || avail < hi - start ||
@@ -477,7 +487,9 @@ static int plan_entry(struct probe_mgr *m, uint32_t module, uint32_t sym, struct
 		if ((in->flags & (X86_F_RET | X86_F_TRAP)) ||
 		    ((in->flags & X86_F_BRANCH) && !(in->flags & X86_F_COND) && k + 1 < f->n &&
 		     wlen + in->len < X86_JMP_LEN)) {
-			if ((in->flags & (X86_F_RET | X86_F_TAIL)) && !m->attach) {
+			if (((in->flags & (X86_F_RET | X86_F_TAIL)) ||
+			     ((in->flags & X86_F_BRANCH) && !(in->flags & (X86_F_COND | X86_F_INDIRECT)))) &&
+			    !m->attach) {
 				rc = plan_entry_whole(m, module, sym, f, k, exits, exit_k);
 				if (rc != -ENOTSUP)
 					return rc;
