@@ -608,6 +608,10 @@ struct rr_area {
 	uint64_t snap_restore_ns; /* agent, RR_SNAP_RUN: the last copy's thread restore, ns */
 	uint64_t snap_written;	  /* agent, RR_SNAP_IMAGE: images the copies wrote whole */
 	uint64_t snap_failed;	  /* agent, RR_SNAP_IMAGE: copies that could not write theirs */
+	/* By time instead (spool record's default, about one a second): one
+	 * falls due at the first switch snap_period_ns after the last (0: by
+	 * snap_period switches). */
+	uint64_t snap_period_ns;
 	/* Replay from a snapshot (spool replay --goto, agent_snap_restore.c):
 	 * spool unpacked and checked the snapshot taken at token turn
 	 * restore_turn; its body (the records after the header) is in the

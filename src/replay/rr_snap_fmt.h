@@ -19,10 +19,11 @@
 #include <stdint.h>
 
 #define RR_SNAP_MAGIC "SPSNAP01"
-#define RR_SNAP_VERSION 2 /* 2: rr_snap_thread.park */
+#define RR_SNAP_VERSION 3 /* 2: rr_snap_thread.park; 3: deltas (RR_SNAP_F_DELTA) */
 
 /* rr_snap_hdr.flags */
 #define RR_SNAP_F_SHARED 0x1u /* a writable MAP_SHARED mapping (not spool's): not restorable */
+#define RR_SNAP_F_DELTA 0x2u  /* incremental: pages unchanged since snapshot `base` left out */
 
 struct rr_snap_hdr {
 	char magic[8];
@@ -37,7 +38,7 @@ struct rr_snap_hdr {
 	uint32_t nthreads;  /* THREAD records */
 	uint32_t nregions;  /* REGION records */
 	uint32_t taker;	    /* thread number that took it */
-	uint32_t pad;
+	uint32_t base;	    /* RR_SNAP_F_DELTA: the snapshot it is a delta of (0: whole) */
 	uint64_t exe_dev, exe_ino, exe_size, exe_mtime; /* /proc/self/exe: the build */
 	uint8_t build_id[8];	   /* the executable's GNU build id, its first 8 bytes (0: none) */
 	uint8_t agent_build_id[8]; /* libspool-agent.so's: the snapshot's contexts are its code */
@@ -51,6 +52,7 @@ enum {
 	RR_SNAP_REGION = 4, /* struct rr_snap_region, path_len bytes, then the data */
 	RR_SNAP_END = 5,
 	RR_SNAP_EPOLL = 6,  /* after an epoll descriptor's FD: one entry of its interest list */
+	RR_SNAP_DELTA = 7,  /* after a REGION without data, in a delta: its changed pages */
 };
 
 struct rr_snap_rec {
@@ -115,6 +117,22 @@ struct rr_snap_region {
 	uint32_t shared;   /* MAP_SHARED */
 	uint32_t path_len; /* bytes of its /proc/self/maps name (0: anonymous) */
 	uint32_t has_data; /* end - start bytes of contents follow */
+};
+
+/* RR_SNAP_DELTA (in a snapshot with RR_SNAP_F_DELTA), right after the
+ * REGION record (has_data 0) of a mapping whose contents a whole snapshot
+ * would hold: npages = (end - start) / RR_SNAP_PAGE, then a bitmap of
+ * (npages + 63) / 64 u64 words (bit i of word i / 64: page i changed), then
+ * RR_SNAP_PAGE bytes for each changed page, in order. A page whose bit is
+ * clear holds what the same address held in snapshot `base` (composed the
+ * same way if that is a delta too): spool replay --goto composes the whole
+ * image (rr_snap_pick.c); nothing else reads a delta. */
+#define RR_SNAP_PAGE 4096u
+#define RR_SNAP_CHAIN_MAX 16 /* deltas in a row at most: then a whole one */
+
+struct rr_snap_delta {
+	uint64_t start;
+	uint64_t npages;
 };
 
 #endif

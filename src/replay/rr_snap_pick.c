@@ -28,6 +28,7 @@
 #include "../collect/session.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
+#include "rr_snap_compose.h"
 #include "rr_snap_fmt.h"
 #include "rr_snap_list.h"
 #include "rr_snap_pick.h"
@@ -134,6 +135,55 @@ out:
 	ZSTD_freeDCtx(dc);
 	free(ib);
 	free(ob);
+	return rc;
+}
+
+/* The whole body of snapshot name (header h) in a memfd: unpacked, and
+ * when it is a delta composed over the whole body of its base, which may be
+ * a delta too (RR_SNAP_CHAIN_MAX deep at most). -EBADMSG when a file of
+ * the chain is damaged or missing. */
+static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int *out,
+		     uint64_t *size, int depth)
+{
+	struct rr_snap_hdr bh;
+	char bname[64];
+	int fd = -1, bfd = -1, mfd = -1, rc;
+	uint64_t sz = 0, bsz = 0;
+
+	rc = pick_unpack(dfd, name, h, &fd, &sz);
+	if (rc < 0)
+		return rc;
+	if (!(h->flags & RR_SNAP_F_DELTA)) {
+		*out = fd;
+		*size = sz;
+		return 0;
+	}
+	rc = -EBADMSG;
+	snprintf(bname, sizeof(bname), "snap_%u.zst", h->base);
+	if (depth >= RR_SNAP_CHAIN_MAX || h->base == 0 || h->base >= h->index ||
+	    pick_header(dfd, bname, &bh) < 0 || bh.index != h->base ||
+	    memcmp(bh.build_id, h->build_id, 8) || memcmp(bh.agent_build_id, h->agent_build_id, 8))
+		goto out;
+	rc = pick_body(dfd, bname, &bh, &bfd, &bsz, depth + 1);
+	if (rc < 0)
+		goto out;
+	mfd = memfd_create("spool-snapshot", 0);
+	if (mfd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = rr_snap_compose(fd, sz, bfd, bsz, mfd, size);
+	if (rc == 0) {
+		*out = mfd;
+		mfd = -1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (bfd >= 0)
+		close(bfd);
+	if (mfd >= 0)
+		close(mfd);
 	return rc;
 }
 
@@ -317,7 +367,7 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 			rc = -ENOTSUP;
 			goto out;
 		}
-		rc = pick_unpack(dirfd(dp), ents[i].name, &h, &fd, &size);
+		rc = pick_body(dirfd(dp), ents[i].name, &h, &fd, &size, 0);
 		if (rc == 0)
 			rc = pick_scan(fd, size, &why, &nblocked);
 		if (rc == -EAGAIN) {
@@ -333,7 +383,8 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 				close(fd);
 			log_err("%s/%s is damaged (%s): refusing to start from it", path,
 				ents[i].name,
-				rc == -EBADMSG ? "its compressed data fails its check or is cut short"
+				rc == -EBADMSG ? "its compressed data, or that of a snapshot it is "
+						 "a delta of, fails its check, is cut short or missing"
 					       : strerror(-rc));
 			goto out;
 		}
