@@ -17,6 +17,7 @@
  * stderr and exits with the program's status. A watcher thread kills the
  * program when the agent reports a serial run that cannot go on.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@
 #include "../replay/gdb.h"
 #include "../replay/rr_fds.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_snap_list.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_scan.h"
 #include "../replay/rr_tree.h"
@@ -548,6 +550,27 @@ static int record_save_argv(struct record_ctx *ctx, struct trace_writer *w)
 	return rc;
 }
 
+/* The page hashes the snapshots' copies pass on (snap_<N>.pgh, and .pgt
+ * of a copy killed writing one) are of no use once the recording ended:
+ * removed (doc/trace-format.md "Snapshots"). The program's exit waited for
+ * its copies. */
+static void record_snap_tidy(const char *trace_dir)
+{
+	struct dirent *d;
+	DIR *dp;
+
+	if (rr_snap_opendir(trace_dir, &dp) < 0 || !dp)
+		return;
+	while ((d = readdir(dp))) {
+		size_t len = strlen(d->d_name);
+
+		if (!strncmp(d->d_name, "snap_", 5) && len > 4 &&
+		    (!strcmp(d->d_name + len - 4, ".pgh") || !strcmp(d->d_name + len - 4, ".pgt")))
+			unlinkat(dirfd(dp), d->d_name, 0);
+	}
+	closedir(dp);
+}
+
 /* After the last drain: say what was recorded, in the "record" side file. */
 static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 {
@@ -559,6 +582,8 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	if (!a)
 		return -EINVAL;
 	rr_watch_stop(&ctx->watch);
+	if (a->snap_taken)
+		record_snap_tidy(trace_writer_dir(w));
 	snprintf(ctx->info.mode, sizeof(ctx->info.mode), ctx->serial ? "serial" : "sync");
 	ctx->info.chaos = ctx->chaos;
 	ctx->info.seed = ctx->seed;

@@ -1013,6 +1013,10 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 			 (unsigned long long)ctx->snap.index, (unsigned long long)ctx->snap.turn,
 			 ctx->snap.nthreads, ctx->snap.nblocked ? ", " : "", ctx->snap.nblocked,
 			 ctx->snap.nblocked ? " back from a blocking call" : "");
+	if (ctx->snap.fd >= 0 && ctx->snap.ndeltas)
+		log_info("snapshot %llu is a delta: composed over %u earlier one%s in %.2f ms",
+			 (unsigned long long)ctx->snap.index, ctx->snap.ndeltas,
+			 ctx->snap.ndeltas == 1 ? "" : "s", (double)ctx->snap.unpack_ns / 1e6);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -143,7 +144,7 @@ out:
  * a delta too (RR_SNAP_CHAIN_MAX deep at most). -EBADMSG when a file of
  * the chain is damaged or missing. */
 static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int *out,
-		     uint64_t *size, int depth)
+		     uint64_t *size, uint32_t depth, uint32_t *ndeltas)
 {
 	struct rr_snap_hdr bh;
 	char bname[64];
@@ -164,7 +165,7 @@ static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int
 	    pick_header(dfd, bname, &bh) < 0 || bh.index != h->base ||
 	    memcmp(bh.build_id, h->build_id, 8) || memcmp(bh.agent_build_id, h->agent_build_id, 8))
 		goto out;
-	rc = pick_body(dfd, bname, &bh, &bfd, &bsz, depth + 1);
+	rc = pick_body(dfd, bname, &bh, &bfd, &bsz, depth + 1, ndeltas);
 	if (rc < 0)
 		goto out;
 	mfd = memfd_create("spool-snapshot", 0);
@@ -174,6 +175,7 @@ static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int
 	}
 	rc = rr_snap_compose(fd, sz, bfd, bsz, mfd, size);
 	if (rc == 0) {
+		++*ndeltas;
 		*out = mfd;
 		mfd = -1;
 	}
@@ -337,7 +339,8 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		struct rr_snap_hdr h;
 		const char *why = NULL;
 		uint64_t size = 0;
-		uint32_t nblocked = 0;
+		uint32_t nblocked = 0, ndeltas = 0;
+		struct timespec t0, t1;
 		int fd = -1;
 
 		if (pick_header(dirfd(dp), ents[i].name, &h) < 0) {
@@ -367,7 +370,9 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 			rc = -ENOTSUP;
 			goto out;
 		}
-		rc = pick_body(dirfd(dp), ents[i].name, &h, &fd, &size, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = pick_body(dirfd(dp), ents[i].name, &h, &fd, &size, 0, &ndeltas);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (rc == 0)
 			rc = pick_scan(fd, size, &why, &nblocked);
 		if (rc == -EAGAIN) {
@@ -399,6 +404,9 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		pick->size = size;
 		pick->nthreads = h.nthreads;
 		pick->nblocked = nblocked;
+		pick->ndeltas = ndeltas;
+		pick->unpack_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+				  (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
 		break;
 	}
 out:
