@@ -330,6 +330,8 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 					log_warn("snapshots off: cannot create %s: %s", snapdir,
 						 strerror(errno));
 					area->snap_period = area->snap_period_ns = 0;
+				} else {
+					area->opts |= RR_O_SNAPZ;
 				}
 			}
 		}
@@ -589,6 +591,7 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->info.seed = ctx->seed;
 	ctx->info.lock_events = ctx->lock_events;
 	ctx->info.compress = ctx->compress;
+	ctx->info.snapz = !!(a->opts & RR_O_SNAPZ);
 	ctx->info.switches = a->switches;
 	ctx->snap_taken = a->snap_taken;
 	ctx->snap_skipped = a->snap_skipped;

@@ -1293,6 +1293,7 @@ static int replay_session(struct replay_run *r)
 	r->have_end = replay_recorded_end(r->dir, &r->rec_status, &r->rec_sig) == 0;
 	ctx->opts = (r->have_end ? replay_truncated(r->rec_sig) : 0) |
 		    (info->lock_events ? RR_O_LOCK_EVENTS : 0) | (info->compress ? RR_O_PACKED : 0) |
+		    (info->snapz ? RR_O_SNAPZ : 0) |
 		    (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
 		    (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		    (cl->trace_sched || cl->path_file || cl->record_path ? RR_O_TRACE_SCHED : 0) |
