@@ -555,6 +555,8 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 	struct agent_snap_thread *t = agent_snap_slot(me);
 	volatile int32_t *tp;
 	uintptr_t off;
+	unsigned polls;
+	int saved;
 
 	if (!t || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
 		return;
@@ -564,6 +566,9 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 	if (off == 0 || off >= 4096 || (uint64_t)th == t->fs)
 		return;
 	tp = (volatile int32_t *)((uintptr_t)th + off);
+	/* pthread_join is a cancellation point: a cancel already pending
+	 * acts here, as it would at the real join's start */
+	agent_rr_testcancel_real();
 	agent_snap_before_park(t);
 	t->park = RR_PARK_JOIN;
 	getcontext(&t->ctx);
@@ -573,6 +578,8 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 		agent_rr_restore_join();
 		return;
 	}
+	polls = 0;
+	saved = errno;
 	__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		int32_t v = *tp;
@@ -580,6 +587,17 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 
 		if (v != 0) {
 			syscall(SYS_futex, tp, FUTEX_WAIT, v, &ts, NULL, 0);
+			/* pthread_join is a cancellation point, and glibc
+			 * sends no SIGCANCEL to a thread not in a blocking
+			 * call of its own: look for a pending cancel now and
+			 * then, unparked (as at the wait's start, which can
+			 * start again anywhere: the context stays) */
+			if (++polls % 4 == 0) {
+				__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
+				if (!__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
+					agent_rr_testcancel_real();
+				__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
+			}
 			continue;
 		}
 		__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
@@ -589,6 +607,7 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 		while (__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
 			syscall(SYS_futex, &snap_busy, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
 	}
+	errno = saved;
 }
 
 /* A copy reaped: how it ended, for SPOOL_DEBUG (a copy that runs on,
