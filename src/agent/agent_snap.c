@@ -594,8 +594,15 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 			 * start again anywhere: the context stays) */
 			if (++polls % 4 == 0) {
 				__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
-				if (!__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
+				if (!__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST)) {
 					agent_rr_testcancel_real();
+					/* and the serial recording's watch, about
+					 * once a second, as the real join's
+					 * retries make it (agent_rr_join_wait): a
+					 * join that waits for good is reported */
+					if (polls % 12 == 0)
+						agent_serial_join_watch(polls == 12);
+				}
 				__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
 			}
 			continue;
