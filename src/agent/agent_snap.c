@@ -382,7 +382,7 @@ void agent_snap_thread_entry(struct agent_snap_thread *t)
 	if (!(t->alt.ss_flags & SS_DISABLE)) {
 		stack_t ss = t->alt;
 
-		ss.ss_flags = 0;
+		ss.ss_flags &= SS_AUTODISARM;
 		syscall(SYS_sigaltstack, &ss, NULL);
 	}
 	if (&__rseq_size && &__rseq_offset && __rseq_size >= 32)

@@ -24,6 +24,10 @@
 #include "../replay/rr_area.h"
 #include "agent.h"
 
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31) /* linux/signal.h: disarmed while a handler runs on it */
+#endif
+
 /* Threads a snapshot can hold (numbers 0 .. AGENT_SNAP_THREADS - 1): a
  * program that has handed out more thread numbers is not snapshotted. */
 #define AGENT_SNAP_THREADS 1024

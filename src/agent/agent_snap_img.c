@@ -222,6 +222,21 @@ static void img_threads(struct img *g, const struct agent_snap_thread *thr, uint
 		img_put(g, &r, sizeof(r), 0);
 		img_put(g, &t->ctx, sizeof(t->ctx), 0);
 		++*count;
+		{
+			/* the taker's is the copy's own (a clone keeps the
+			 * caller's); a parked one's was noted as it parked */
+			stack_t ss = t->alt;
+			struct rr_snap_altstack as;
+
+			if (id == me && syscall(SYS_sigaltstack, NULL, &ss) < 0)
+				ss.ss_flags = SS_DISABLE;
+			if (ss.ss_flags & SS_DISABLE)
+				continue;
+			as = (struct rr_snap_altstack){id, (uint32_t)ss.ss_flags & ~(uint32_t)SS_ONSTACK,
+						       (uint64_t)(uintptr_t)ss.ss_sp, ss.ss_size};
+			img_rec(g, RR_SNAP_ALTSTACK, sizeof(as));
+			img_put(g, &as, sizeof(as), 0);
+		}
 	}
 }
 

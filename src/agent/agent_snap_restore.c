@@ -539,6 +539,21 @@ static void rs_body(void)
 		case RR_SNAP_THREAD:
 			rs_thread_rec(at, rec.len);
 			break;
+		case RR_SNAP_ALTSTACK: {
+			struct rr_snap_altstack as;
+
+			if (rec.len < sizeof(as))
+				rs_fail("a damaged alternate signal stack record");
+			rs_read(at, &as, sizeof(as));
+			if (as.id >= AGENT_SNAP_THREADS || !rs_thr[as.id].restore)
+				rs_fail("an alternate signal stack of no thread");
+			/* set as the thread starts (agent_snap_thread_entry;
+			 * the first thread's in rs_main) */
+			rs_thr[as.id].alt.ss_sp = (void *)(uintptr_t)as.sp;
+			rs_thr[as.id].alt.ss_size = (size_t)as.size;
+			rs_thr[as.id].alt.ss_flags = (int)(as.flags & ~(uint32_t)SS_DISABLE);
+			break;
+		}
 		case RR_SNAP_SIGACT:
 			if (rec.len < sizeof(rs_sa))
 				rs_fail("a damaged signal record");
@@ -655,6 +670,12 @@ static void __attribute__((noreturn)) rs_main(void)
 	*t0->tidp = (int32_t)syscall(SYS_gettid);
 	syscall(SYS_set_tid_address, t0->tidp);
 	syscall(SYS_set_robust_list, (void *)(uintptr_t)t0->robust, (size_t)t0->robust_len);
+	if (!(t0->alt.ss_flags & SS_DISABLE)) {
+		stack_t ss = t0->alt;
+
+		ss.ss_flags &= SS_AUTODISARM;
+		syscall(SYS_sigaltstack, &ss, NULL);
+	}
 	busy = agent_self.busy;
 	agent_self = rs_main_self;
 	agent_self.busy = busy;

@@ -53,6 +53,16 @@ enum {
 	RR_SNAP_END = 5,
 	RR_SNAP_EPOLL = 6,  /* after an epoll descriptor's FD: one entry of its interest list */
 	RR_SNAP_DELTA = 7,  /* after a REGION without data, in a delta: its changed pages */
+	RR_SNAP_ALTSTACK = 8, /* after a THREAD: its alternate signal stack (sigaltstack) */
+};
+
+/* RR_SNAP_ALTSTACK: thread id had this alternate signal stack enabled
+ * when the snapshot was taken (flags: SS_ONSTACK never, the copy takes it
+ * at a park; SS_AUTODISARM kept). A restore sets it in the thread. */
+struct rr_snap_altstack {
+	uint32_t id;
+	uint32_t flags;
+	uint64_t sp, size;
 };
 
 struct rr_snap_rec {
