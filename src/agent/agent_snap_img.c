@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../replay/rr_snap_fmt.h"
+#include "agent_serial.h"
 #include "agent_snap.h"
 
 #define IMG_LEVEL 1	     /* fast: the copy competes with the program for CPU */
@@ -226,15 +227,17 @@ static void img_threads(struct img *g, const struct agent_snap_thread *thr, uint
 			/* the taker's is the copy's own (a clone keeps the
 			 * caller's); a parked one's was noted as it parked */
 			stack_t ss = t->alt;
+			struct rr_snap_agent ag = {RR_SNAP_AGENT_ALTSTACK, id};
 			struct rr_snap_altstack as;
 
 			if (id == me && syscall(SYS_sigaltstack, NULL, &ss) < 0)
 				ss.ss_flags = SS_DISABLE;
 			if (ss.ss_flags & SS_DISABLE)
 				continue;
-			as = (struct rr_snap_altstack){id, (uint32_t)ss.ss_flags & ~(uint32_t)SS_ONSTACK,
+			as = (struct rr_snap_altstack){(uint32_t)ss.ss_flags & ~(uint32_t)SS_ONSTACK, 0,
 						       (uint64_t)(uintptr_t)ss.ss_sp, ss.ss_size};
-			img_rec(g, RR_SNAP_ALTSTACK, sizeof(as));
+			img_rec(g, RR_SNAP_AGENT, sizeof(ag) + sizeof(as));
+			img_put(g, &ag, sizeof(ag), 0);
 			img_put(g, &as, sizeof(as), 0);
 		}
 	}
@@ -249,6 +252,21 @@ static void img_sigacts(struct img *g)
 		syscall(SYS_rt_sigaction, sig, NULL, &sa[sig - 1], 8);
 	img_rec(g, RR_SNAP_SIGACT, sizeof(sa));
 	img_put(g, sa, sizeof(sa), 0);
+}
+
+/* Serial mode's emulated barriers: their waiters are in the snapshot. */
+static void img_barriers(struct img *g)
+{
+	struct rr_snap_barrier b;
+	struct rr_snap_agent ag = {RR_SNAP_AGENT_BARRIER, 0};
+
+	for (uint32_t i = 0; agent_serial_barrier_get(i, &b) == 0; i++) {
+		if (!b.addr)
+			continue;
+		img_rec(g, RR_SNAP_AGENT, sizeof(ag) + sizeof(b));
+		img_put(g, &ag, sizeof(ag), 0);
+		img_put(g, &b, sizeof(b), 0);
+	}
 }
 
 struct img_dirent {
@@ -591,6 +609,7 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	img_flush(&g, sizeof(h));
 	img_threads(&g, thr, n, me, &h.nthreads);
 	img_sigacts(&g);
+	img_barriers(&g);
 	img_fds(&g);
 	if (syscall(SYS_fstat, agent.fd, &st) < 0)
 		st.st_ino = 0;

@@ -53,16 +53,35 @@ enum {
 	RR_SNAP_END = 5,
 	RR_SNAP_EPOLL = 6,  /* after an epoll descriptor's FD: one entry of its interest list */
 	RR_SNAP_DELTA = 7,  /* after a REGION without data, in a delta: its changed pages */
-	RR_SNAP_ALTSTACK = 8, /* after a THREAD: its alternate signal stack (sigaltstack) */
+	RR_SNAP_AGENT = 8,  /* the agent's own state a restore puts back: struct rr_snap_agent */
 };
 
-/* RR_SNAP_ALTSTACK: thread id had this alternate signal stack enabled
- * when the snapshot was taken (flags: SS_ONSTACK never, the copy takes it
- * at a park; SS_AUTODISARM kept). A restore sets it in the thread. */
-struct rr_snap_altstack {
+/* RR_SNAP_AGENT: state of the agent that a restore cannot take from the
+ * fresh replay's agent (its globals are the replay's, not the snapshot's):
+ * struct rr_snap_agent, then by `what`:
+ * - ALTSTACK (after a THREAD record, id its number): struct
+ *   rr_snap_altstack, the thread's alternate signal stack, enabled (flags:
+ *   SS_ONSTACK never; SS_AUTODISARM kept). A restore sets it in the thread.
+ * - BARRIER (id 0): struct rr_snap_barrier, one of serial mode's emulated
+ *   barriers (agent_serial.c): the waiters restored in it wait for the rest
+ *   of its count. */
+enum { RR_SNAP_AGENT_ALTSTACK = 1, RR_SNAP_AGENT_BARRIER = 2 };
+
+struct rr_snap_agent {
+	uint32_t what; /* RR_SNAP_AGENT_* */
 	uint32_t id;
+};
+
+struct rr_snap_altstack {
 	uint32_t flags;
+	uint32_t pad;
 	uint64_t sp, size;
+};
+
+struct rr_snap_barrier {
+	uint64_t addr; /* the program's pthread_barrier_t */
+	uint32_t count, arrived;
+	uint64_t gen;
 };
 
 struct rr_snap_rec {
