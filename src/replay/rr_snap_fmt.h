@@ -8,8 +8,10 @@
  *   [ struct rr_snap_hdr                ] uncompressed, 128 bytes
  *   [ one zstd frame (with checksum)    ] the body: records, each
  *       struct rr_snap_rec + len bytes, in this order: THREAD per
- *       thread, SIGACT, FD per descriptor (an epoll one's followed by
- *       EPOLL per entry of its interest list), REGION per mapping, END.
+ *       thread (each followed by AGENT ALTSTACK when it has one), SIGACT,
+ *       AGENT BARRIER per emulated barrier, FD per descriptor (an epoll
+ *       one's followed by EPOLL per entry of its interest list), REGION per
+ *       mapping (in a delta, followed by DELTA when it has contents), END.
  *
  * A file is complete once it has its name: the copy writes snap_<N>.tmp and
  * renames it. Everything in it is untrusted input to a reader.
