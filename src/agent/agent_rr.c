@@ -2940,6 +2940,8 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	if (agent_serial_on == RR_MODE_RECORD ||
 	    (agent_serial_on == RR_MODE_REPLAY && (a->opts & RR_O_CHECKPOINTS)))
 		agent_snap_init(a, size);
+	else if (a->mode == RR_MODE_REPLAY && (a->opts & RR_O_SNAPZ))
+		agent_snap_img_init(); /* where the recording loaded libzstd */
 	__atomic_store_n(&agent_rr_mode, (int)a->mode | (agent_serial_on ? RR_MODE_SERIAL : 0),
 			 __ATOMIC_RELEASE);
 	return 0;

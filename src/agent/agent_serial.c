@@ -1454,6 +1454,29 @@ void agent_serial_barrier_init(const void *b, unsigned count)
 	}
 }
 
+int agent_serial_barrier_get(uint32_t i, struct rr_snap_barrier *out)
+{
+	if (i >= SER_BARRIERS)
+		return -ENOENT;
+	out->addr = (uint64_t)(uintptr_t)ser_barriers[i].addr;
+	out->count = ser_barriers[i].count;
+	out->arrived = ser_barriers[i].arrived;
+	out->gen = ser_barriers[i].gen;
+	return 0;
+}
+
+int agent_serial_barrier_put(const struct rr_snap_barrier *b)
+{
+	struct ser_barrier *e = ser_barrier_find((const void *)(uintptr_t)b->addr, 1);
+
+	if (!e || !b->addr)
+		return -ENOSPC;
+	e->count = b->count;
+	e->arrived = b->arrived;
+	e->gen = b->gen;
+	return 0;
+}
+
 static int ser_barrier_real(pthread_barrier_t *b)
 {
 	int rc;

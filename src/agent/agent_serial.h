@@ -87,6 +87,12 @@ void agent_serial_wait_yield(unsigned kind);
  * joining thread, out without the token, watches for a deadlock and for a
  * token holder blocked in a call the agent does not interpose. */
 void agent_serial_join_watch(int first);
+/* Serial mode's emulated barriers, for snapshots (rr_snap_fmt.h,
+ * RR_SNAP_AGENT_BARRIER): entry i of the table (addr 0: unused; -ENOENT
+ * past the end), and one put back into it by a restore (-ENOSPC: full). */
+struct rr_snap_barrier;
+int agent_serial_barrier_get(uint32_t i, struct rr_snap_barrier *out);
+int agent_serial_barrier_put(const struct rr_snap_barrier *b);
 /* The asynchronous cancel type in serial mode (agent_rr_cancel.c): glibc's
  * type stays deferred (glibc would unwind the thread wherever its
  * cancellation signal lands, the agent's token waits included); the agent

@@ -71,6 +71,11 @@ static uint64_t snap_area_size;
 static struct agent_snap_thread *snap_thr; /* AGENT_SNAP_THREADS slots, one mmap */
 uint32_t agent_snap_want;
 static uint64_t snap_next;		   /* switches at which the next one is due */
+/* By time (rr_area.snap_period_ns): when it is due, and the switch count
+ * and time of the last look at the clock (snap_time_due). */
+static uint64_t snap_due_ns, snap_rate_sw, snap_rate_ns;
+#define SNAP_TIME_STEP0 64
+#define SNAP_TIME_STEP_MAX 1000000
 static uint64_t snap_tried;		   /* switches at the last attempt that failed */
 static int32_t snap_copies[SNAP_COPIES];
 /* 1 while the holder checks the threads and clones: a joiner that leaves
@@ -288,7 +293,8 @@ void agent_snap_init(struct rr_area *a, uint64_t size)
 {
 	void *p;
 
-	if (a->mode == RR_MODE_RECORD ? !a->snap_period : !(a->opts & RR_O_CHECKPOINTS))
+	if (a->mode == RR_MODE_RECORD ? !a->snap_period && !a->snap_period_ns
+				      : !(a->opts & RR_O_CHECKPOINTS))
 		return;
 	/* in the agent's window: the program's own mappings stay where its
 	 * replays (which take no snapshots) have them */
@@ -301,10 +307,15 @@ void agent_snap_init(struct rr_area *a, uint64_t size)
 	snap_thr = p;
 	snap_area = a;
 	snap_area_size = size;
-	snap_next = a->mode == RR_MODE_RECORD ? a->snap_period : UINT64_MAX;
+	snap_next = a->mode != RR_MODE_RECORD ? UINT64_MAX
+		    : a->snap_period_ns	      ? SNAP_TIME_STEP0
+					      : a->snap_period;
+	snap_due_ns = snap_now_ns() + a->snap_period_ns;
 	/* Under gdb (record-mode) a clone whose exit signal is not SIGCHLD
 	 * is a new thread to gdb: there the copies are forks to it. */
 	snap_exit_sig = snap_traced() != 0 ? SIGCHLD : 0;
+	if (a->mode == RR_MODE_REPLAY && (a->opts & RR_O_SNAPZ))
+		agent_snap_img_init(); /* where the recording loaded libzstd (the layout) */
 	if (a->mode == RR_MODE_RECORD && a->snap_mode == RR_SNAP_IMAGE &&
 	    agent_snap_img_init() < 0) {
 		agent_log("snapshots off: libzstd cannot be loaded");
@@ -371,7 +382,7 @@ void agent_snap_thread_entry(struct agent_snap_thread *t)
 	if (!(t->alt.ss_flags & SS_DISABLE)) {
 		stack_t ss = t->alt;
 
-		ss.ss_flags = 0;
+		ss.ss_flags &= SS_AUTODISARM;
 		syscall(SYS_sigaltstack, &ss, NULL);
 	}
 	if (&__rseq_size && &__rseq_offset && __rseq_size >= 32)
@@ -544,6 +555,8 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 	struct agent_snap_thread *t = agent_snap_slot(me);
 	volatile int32_t *tp;
 	uintptr_t off;
+	unsigned polls;
+	int saved;
 
 	if (!t || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
 		return;
@@ -553,6 +566,9 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 	if (off == 0 || off >= 4096 || (uint64_t)th == t->fs)
 		return;
 	tp = (volatile int32_t *)((uintptr_t)th + off);
+	/* pthread_join is a cancellation point: a cancel already pending
+	 * acts here, as it would at the real join's start */
+	agent_rr_testcancel_real();
 	agent_snap_before_park(t);
 	t->park = RR_PARK_JOIN;
 	getcontext(&t->ctx);
@@ -562,6 +578,8 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 		agent_rr_restore_join();
 		return;
 	}
+	polls = 0;
+	saved = errno;
 	__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		int32_t v = *tp;
@@ -569,6 +587,24 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 
 		if (v != 0) {
 			syscall(SYS_futex, tp, FUTEX_WAIT, v, &ts, NULL, 0);
+			/* pthread_join is a cancellation point, and glibc
+			 * sends no SIGCANCEL to a thread not in a blocking
+			 * call of its own: look for a pending cancel now and
+			 * then, unparked (as at the wait's start, which can
+			 * start again anywhere: the context stays) */
+			if (++polls % 4 == 0) {
+				__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
+				if (!__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST)) {
+					agent_rr_testcancel_real();
+					/* and the serial recording's watch, about
+					 * once a second, as the real join's
+					 * retries make it (agent_rr_join_wait): a
+					 * join that waits for good is reported */
+					if (polls % 12 == 0)
+						agent_serial_join_watch(polls == 12);
+				}
+				__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
+			}
 			continue;
 		}
 		__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
@@ -578,6 +614,7 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 		while (__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
 			syscall(SYS_futex, &snap_busy, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
 	}
+	errno = saved;
 }
 
 /* A copy reaped: how it ended, for SPOOL_DEBUG (a copy that runs on,
@@ -607,6 +644,28 @@ static void snap_reap(int32_t pid)
 	}
 }
 
+/* By time: is the snapshot due at this switch? When not, the next look
+ * is set some switches on, as many as should pass in about a quarter of
+ * the time left at the rate since the last look (a clock reading per
+ * switch would cost the program more than the snapshots). */
+static int snap_time_due(uint64_t switches)
+{
+	uint64_t now = snap_now_ns(), step = SNAP_TIME_STEP0;
+
+	if (now >= snap_due_ns)
+		return 1;
+	if (now > snap_rate_ns && switches > snap_rate_sw) {
+		long double per_ns = (long double)(switches - snap_rate_sw) / (now - snap_rate_ns);
+		long double s = per_ns * (long double)(snap_due_ns - now) / 4;
+
+		step = s < 1 ? 1 : s > SNAP_TIME_STEP_MAX ? SNAP_TIME_STEP_MAX : (uint64_t)s;
+	}
+	snap_rate_sw = switches;
+	snap_rate_ns = now;
+	snap_next = switches + step;
+	return 0;
+}
+
 int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 {
 	struct agent_snap_thread *t = agent_snap_slot(me);
@@ -615,6 +674,8 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	long pid;
 
 	if (switches < snap_next || switches == snap_tried || !t)
+		return 0;
+	if (snap_area->snap_period_ns && !snap_time_due(switches))
 		return 0;
 	if (n > AGENT_SNAP_THREADS ||
 	    (snap_area->snap_max && snap_area->snap_taken >= snap_area->snap_max)) {
@@ -667,6 +728,14 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	dt = snap_now_ns() - t0;
 	snap_unbusy();
 	snap_next = switches + snap_area->snap_period;
+	if (snap_area->snap_period_ns) {
+		uint64_t now = snap_now_ns();
+
+		snap_next = switches + SNAP_TIME_STEP0;
+		snap_due_ns = now + snap_area->snap_period_ns;
+		snap_rate_sw = switches;
+		snap_rate_ns = now;
+	}
 	__atomic_store_n(&agent_snap_want, 0, __ATOMIC_RELEASE);
 	if (pid > 0) {
 		snap_reap((int32_t)pid);

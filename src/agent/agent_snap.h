@@ -24,6 +24,10 @@
 #include "../replay/rr_area.h"
 #include "agent.h"
 
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31) /* linux/signal.h: disarmed while a handler runs on it */
+#endif
+
 /* Threads a snapshot can hold (numbers 0 .. AGENT_SNAP_THREADS - 1): a
  * program that has handed out more thread numbers is not snapshotted. */
 #define AGENT_SNAP_THREADS 1024
@@ -92,6 +96,30 @@ void agent_snap_exit_wait(void);
 /* The image a record snapshot's copy writes (agent_snap_img.c): libzstd
  * loaded at start; the write, in the copy, into DIR/.spool/snap/snap_<index>.zst. */
 int agent_snap_img_init(void);
+
+/* Which pages a snapshot holds (agent_snap_delta.c): the page hashes of
+ * the previous snapshot's copy, and this one's. In the copy. */
+struct agent_snap_delta {
+	uint64_t nonce_a, nonce_b; /* the recording (set by the caller) */
+	int on;			   /* the previous table is loaded: this is a delta */
+	uint32_t depth;		   /* deltas in a row, this one included */
+	const uint64_t *preg, *phash;
+	uint64_t pnreg, pnpages, pcur, pbase;
+	char *tab; /* this one's table, as the .pgh file holds it */
+	size_t len;
+	uint64_t *reg, *hash, *bits;
+	uint64_t nreg, npages, cap_reg, cap_pages;
+};
+/* Map the table for nregions mappings of npages pages; load prev_path's
+ * (the .pgh of snapshot index - 1) when it is this recording's: d->on. */
+int agent_snap_delta_open(struct agent_snap_delta *d, const char *prev_path, uint64_t index,
+			  uint64_t nregions, uint64_t npages);
+/* Hash the pages of [start, end) into the table; d->bits marks those that
+ * changed since the previous snapshot (all when !d->on). Returns how many,
+ * or UINT64_MAX when the table cannot take them (write the mapping whole). */
+uint64_t agent_snap_delta_region(struct agent_snap_delta *d, uint64_t start, uint64_t end);
+/* Write the table to tmp, renamed fin (for the next snapshot's copy). */
+void agent_snap_delta_save(struct agent_snap_delta *d, const char *tmp, const char *fin);
 int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
 			 uint32_t me, uint32_t n, const struct agent_snap_thread *thr);
 

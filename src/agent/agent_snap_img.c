@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../replay/rr_snap_fmt.h"
+#include "agent_serial.h"
 #include "agent_snap.h"
 
 #define IMG_LEVEL 1	     /* fast: the copy competes with the program for CPU */
@@ -222,6 +223,23 @@ static void img_threads(struct img *g, const struct agent_snap_thread *thr, uint
 		img_put(g, &r, sizeof(r), 0);
 		img_put(g, &t->ctx, sizeof(t->ctx), 0);
 		++*count;
+		{
+			/* the taker's is the copy's own (a clone keeps the
+			 * caller's); a parked one's was noted as it parked */
+			stack_t ss = t->alt;
+			struct rr_snap_agent ag = {RR_SNAP_AGENT_ALTSTACK, id};
+			struct rr_snap_altstack as;
+
+			if (id == me && syscall(SYS_sigaltstack, NULL, &ss) < 0)
+				ss.ss_flags = SS_DISABLE;
+			if (ss.ss_flags & SS_DISABLE)
+				continue;
+			as = (struct rr_snap_altstack){(uint32_t)ss.ss_flags & ~(uint32_t)SS_ONSTACK, 0,
+						       (uint64_t)(uintptr_t)ss.ss_sp, ss.ss_size};
+			img_rec(g, RR_SNAP_AGENT, sizeof(ag) + sizeof(as));
+			img_put(g, &ag, sizeof(ag), 0);
+			img_put(g, &as, sizeof(as), 0);
+		}
 	}
 }
 
@@ -234,6 +252,21 @@ static void img_sigacts(struct img *g)
 		syscall(SYS_rt_sigaction, sig, NULL, &sa[sig - 1], 8);
 	img_rec(g, RR_SNAP_SIGACT, sizeof(sa));
 	img_put(g, sa, sizeof(sa), 0);
+}
+
+/* Serial mode's emulated barriers: their waiters are in the snapshot. */
+static void img_barriers(struct img *g)
+{
+	struct rr_snap_barrier b;
+	struct rr_snap_agent ag = {RR_SNAP_AGENT_BARRIER, 0};
+
+	for (uint32_t i = 0; agent_serial_barrier_get(i, &b) == 0; i++) {
+		if (!b.addr)
+			continue;
+		img_rec(g, RR_SNAP_AGENT, sizeof(ag) + sizeof(b));
+		img_put(g, &ag, sizeof(ag), 0);
+		img_put(g, &b, sizeof(b), 0);
+	}
 }
 
 struct img_dirent {
@@ -358,16 +391,93 @@ static void img_fds(struct img *g)
 		syscall(SYS_close, infd);
 }
 
-/* Every mapping; the contents of those a restore must put back: readable
- * and writable, anonymous, or private and not executable; not spool's
- * shared memory, not the kernel's [vvar] / [vdso] / [vsyscall]. */
-static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32_t *flags)
+/* One line of /proc/self/maps (NUL-terminated) into *r and *path; 0 when
+ * it is a mapping a snapshot lists, -1 for a line to leave out ([vvar],
+ * [vdso], [vsyscall], or not a mapping). r->has_data: its contents are
+ * kept (readable and writable, anonymous, or private and not executable;
+ * not spool's shared memory). */
+static int img_map_line(const char *line, uint64_t shm_ino, struct rr_snap_region *r,
+			const char **pathp, uint32_t *flags)
+{
+	const char *q = line, *perm, *path;
+	uint64_t ino = 0;
+	int anon, spool;
+
+	memset(r, 0, sizeof(*r));
+	r->start = agent_snap_hex(&q);
+	if (*q++ != '-')
+		return -1;
+	r->end = agent_snap_hex(&q);
+	if (*q++ != ' ' || strlen(q) < 4)
+		return -1;
+	perm = q;
+	r->prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
+		  (perm[2] == 'x' ? PROT_EXEC : 0);
+	r->shared = perm[3] == 's';
+	q += 5;
+	r->offset = agent_snap_hex(&q);
+	while (*q == ' ')
+		q++;
+	while (*q && *q != ' ')
+		q++; /* dev */
+	while (*q == ' ')
+		q++;
+	while (*q >= '0' && *q <= '9')
+		ino = ino * 10 + (uint64_t)(*q++ - '0');
+	while (*q == ' ')
+		q++;
+	path = q;
+	r->path_len = (uint32_t)strlen(path);
+	spool = ino && ino == shm_ino && strstr(path, "memfd:");
+	anon = !*path || *path == '[';
+	if (!strcmp(path, "[vvar]") || !strcmp(path, "[vdso]") || !strcmp(path, "[vsyscall]") ||
+	    !strcmp(path, "[vvar_vclock]"))
+		return -1;
+	/* A private file mapping not executable is kept too: a library's
+	 * RELRO part, relocated and then made read-only, is not what its
+	 * file holds (a restore maps the file only for code, and keeps what
+	 * a fresh process has the same). */
+	r->has_data = (r->prot & PROT_READ) && !spool && !(r->shared && !anon) &&
+		      ((r->prot & PROT_WRITE) || anon || !(r->prot & PROT_EXEC)) &&
+		      r->end > r->start;
+	if (r->shared && (r->prot & PROT_WRITE) && !spool)
+		*flags |= RR_SNAP_F_SHARED;
+	*pathp = path;
+	return 0;
+}
+
+/* A mapping's changed pages (d->bits): a REGION without data, then DELTA. */
+static void img_region_delta(struct img *g, struct rr_snap_region *r, const char *path,
+			     const struct agent_snap_delta *d, uint64_t changed)
+{
+	struct rr_snap_delta dr = {r->start, (r->end - r->start) / RR_SNAP_PAGE};
+	uint64_t words = (dr.npages + 63) / 64;
+
+	r->has_data = 0;
+	img_rec(g, RR_SNAP_REGION, sizeof(*r) + r->path_len);
+	img_put(g, r, sizeof(*r), 0);
+	img_put(g, path, r->path_len, 0);
+	img_rec(g, RR_SNAP_DELTA, sizeof(dr) + words * 8 + changed * RR_SNAP_PAGE);
+	img_put(g, &dr, sizeof(dr), 0);
+	img_put(g, d->bits, words * 8, 0);
+	for (uint64_t i = 0; i < dr.npages && !g->err; i++)
+		if (d->bits[i / 64] & (1ull << (i % 64)))
+			img_put(g, (const void *)(uintptr_t)(r->start + i * RR_SNAP_PAGE),
+				RR_SNAP_PAGE, 0);
+}
+
+/* Every mapping; the contents of those a restore must put back, whole or
+ * (a delta, d->on) the pages changed since the previous snapshot. */
+static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32_t *flags,
+			struct agent_snap_delta *d, const char *prev_pgh, uint64_t index)
 {
 	/* in the agent's window, which a restore leaves out: not the program's */
 	char *buf = agent_vm_map(IMG_MAPS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *line, *end;
 	size_t n = 0;
 	long fd, k;
+	uint64_t nreg = 0, npages = 0;
+	uint32_t dummy = 0;
 
 	if (buf == MAP_FAILED) {
 		g->err = 1;
@@ -382,103 +492,89 @@ static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32
 		n += (size_t)k;
 	syscall(SYS_close, fd);
 	buf[n] = 0;
-	for (line = buf; line < buf + n && !g->err; line = end + 1) {
-		const char *q = line, *perm, *path;
+	for (line = buf; line < buf + n; line = end + 1) {
 		struct rr_snap_region r;
-		uint64_t ino = 0;
-		int anon, spool;
+		const char *path;
 
 		end = strchr(line, '\n');
 		if (!end)
 			end = buf + n;
 		*end = 0;
-		memset(&r, 0, sizeof(r));
-		r.start = agent_snap_hex(&q);
-		if (*q++ != '-')
+		if (img_map_line(line, shm_ino, &r, &path, &dummy) == 0 && r.has_data &&
+		    !((r.start | r.end) % RR_SNAP_PAGE)) {
+			nreg++;
+			npages += (r.end - r.start) / RR_SNAP_PAGE;
+		}
+	}
+	if (agent_snap_delta_open(d, prev_pgh, index, nreg, npages) < 0)
+		d->on = 0;
+	for (line = buf; line < buf + n && !g->err; line += strlen(line) + 1) {
+		struct rr_snap_region r;
+		const char *path;
+		uint64_t changed = UINT64_MAX;
+
+		if (img_map_line(line, shm_ino, &r, &path, flags) < 0)
 			continue;
-		r.end = agent_snap_hex(&q);
-		if (*q++ != ' ' || strlen(q) < 4)
+		if (r.has_data && !((r.start | r.end) % RR_SNAP_PAGE))
+			changed = agent_snap_delta_region(d, r.start, r.end);
+		++*count;
+		if (d->on && changed != UINT64_MAX) {
+			img_region_delta(g, &r, path, d, changed);
 			continue;
-		perm = q;
-		r.prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
-			 (perm[2] == 'x' ? PROT_EXEC : 0);
-		r.shared = perm[3] == 's';
-		q += 5;
-		r.offset = agent_snap_hex(&q);
-		while (*q == ' ')
-			q++;
-		while (*q && *q != ' ')
-			q++; /* dev */
-		while (*q == ' ')
-			q++;
-		while (*q >= '0' && *q <= '9')
-			ino = ino * 10 + (uint64_t)(*q++ - '0');
-		while (*q == ' ')
-			q++;
-		path = q;
-		r.path_len = (uint32_t)strlen(path);
-		spool = ino && ino == shm_ino && strstr(path, "memfd:");
-		anon = !*path || *path == '[';
-		if (!strcmp(path, "[vvar]") || !strcmp(path, "[vdso]") ||
-		    !strcmp(path, "[vsyscall]") || !strcmp(path, "[vvar_vclock]"))
-			continue;
-		/* A private file mapping not executable is kept too: a
-		 * library's RELRO part, relocated and then made read-only, is
-		 * not what its file holds (a restore maps the file only for
-		 * code, and keeps what a fresh process has the same). */
-		r.has_data = (r.prot & PROT_READ) && !spool && !(r.shared && !anon) &&
-			     ((r.prot & PROT_WRITE) || anon || !(r.prot & PROT_EXEC)) &&
-			     r.end > r.start;
-		if (r.shared && (r.prot & PROT_WRITE) && !spool)
-			*flags |= RR_SNAP_F_SHARED;
+		}
 		img_rec(g, RR_SNAP_REGION,
 			sizeof(r) + r.path_len + (r.has_data ? r.end - r.start : 0));
 		img_put(g, &r, sizeof(r), 0);
 		img_put(g, path, r.path_len, 0);
 		if (r.has_data)
 			img_put(g, (const void *)(uintptr_t)r.start, r.end - r.start, 0);
-		++*count;
 	}
 	munmap(buf, IMG_MAPS);
 }
 
+/* dir/.spool/snap/snap_<index><suffix> into out (1200 bytes; dir is
+ * shorter than 1024). */
+static void img_path(char *out, const char *dir, size_t dl, uint64_t index, const char *suffix)
+{
+	char d[24];
+	int k = 0, len = (int)dl;
+
+	memcpy(out, dir, dl);
+	memcpy(out + len, "/.spool/snap/snap_", 18);
+	len += 18;
+	do {
+		d[k++] = (char)('0' + index % 10);
+		index /= 10;
+	} while (index);
+	while (k)
+		out[len++] = d[--k];
+	memcpy(out + len, suffix, strlen(suffix) + 1);
+}
+
 /*
- * Write snapshot index into dir/.spool/snap/snap_<index>.zst (by way of .tmp). In
- * the copy. Returns 0 or -1; a half-written file keeps its .tmp name.
+ * Write snapshot index into dir/.spool/snap/snap_<index>.zst (by way of
+ * .tmp): a delta of snapshot index - 1 when that one's page hashes are there
+ * (agent_snap_delta.c), then this one's hashes for the next. In the copy.
+ * Returns 0 or -1; a half-written file keeps its .tmp name.
  */
 int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
 			 uint32_t me, uint32_t n, const struct agent_snap_thread *thr)
 {
-	char tmp[1200], fin[1200];
+	char tmp[1200], fin[1200], prev[1200];
 	struct rr_snap_hdr h;
 	struct stat st;
 	struct img g = {0};
+	struct agent_snap_delta d = {0};
 	void *ws;
 	size_t dl = strnlen(dir, 1024);
-	int len;
 
 	if (!z_ws_size || dl == 0 || dl >= 1024)
 		return -1;
-	len = 0;
-	memcpy(tmp, dir, dl);
-	len = (int)dl;
-	memcpy(tmp + len, "/.spool/snap/snap_", 18);
-	len += 18;
-	{
-		char d[24];
-		int k = 0;
-		uint64_t v = index;
-
-		do {
-			d[k++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-		while (k)
-			tmp[len++] = d[--k];
-	}
-	memcpy(fin, tmp, (size_t)len);
-	memcpy(tmp + len, ".tmp", 5);
-	memcpy(fin + len, ".zst", 5);
+	img_path(tmp, dir, dl, index, ".tmp");
+	img_path(fin, dir, dl, index, ".zst");
+	img_path(prev, dir, dl, index - 1, ".pgh");
+	d.nonce_a = (uint64_t)agent.pid;
+	d.nonce_b = img_t0;
 	ws = agent_vm_map(z_ws_size + IMG_OUT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			  -1, 0);
 	if (ws == MAP_FAILED)
@@ -513,10 +609,16 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	img_flush(&g, sizeof(h));
 	img_threads(&g, thr, n, me, &h.nthreads);
 	img_sigacts(&g);
+	img_barriers(&g);
 	img_fds(&g);
 	if (syscall(SYS_fstat, agent.fd, &st) < 0)
 		st.st_ino = 0;
-	img_regions(&g, (uint64_t)st.st_ino, &h.nregions, &h.flags);
+	img_regions(&g, (uint64_t)st.st_ino, &h.nregions, &h.flags, &d, index > 1 ? prev : NULL,
+		    index);
+	if (d.on) {
+		h.flags |= RR_SNAP_F_DELTA;
+		h.base = (uint32_t)(index - 1);
+	}
 	img_rec(&g, RR_SNAP_END, 0);
 	img_put(&g, NULL, 0, 1);
 	h.raw_bytes = g.raw;
@@ -525,5 +627,9 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	syscall(SYS_close, g.fd);
 	if (g.err || arch_sys_rename(tmp, fin) < 0)
 		return -1;
+	/* only once the snapshot is whole: the next is a delta of it */
+	img_path(tmp, dir, dl, index, ".pgt");
+	img_path(fin, dir, dl, index, ".pgh");
+	agent_snap_delta_save(&d, tmp, fin);
 	return 0;
 }

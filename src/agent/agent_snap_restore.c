@@ -521,6 +521,40 @@ static void rs_thread_rec(uint64_t off, uint64_t len)
 		rs_fail("a thread without its TLS or tid word");
 }
 
+/* The agent's own state (RR_SNAP_AGENT): its globals are the fresh
+ * replay's, so what the snapshot's threads rely on is put back into them. */
+static void rs_agent_rec(uint64_t off, uint64_t len)
+{
+	struct rr_snap_agent ag;
+
+	if (len < sizeof(ag))
+		rs_fail("a damaged agent record");
+	rs_read(off, &ag, sizeof(ag));
+	if (ag.what == RR_SNAP_AGENT_ALTSTACK) {
+		struct rr_snap_altstack as;
+
+		if (len - sizeof(ag) < sizeof(as))
+			rs_fail("a damaged alternate signal stack record");
+		rs_read(off + sizeof(ag), &as, sizeof(as));
+		if (ag.id >= AGENT_SNAP_THREADS || !rs_thr[ag.id].restore)
+			rs_fail("an alternate signal stack of no thread");
+		/* set as the thread starts (agent_snap_thread_entry; the
+		 * first thread's in rs_main) */
+		rs_thr[ag.id].alt.ss_sp = (void *)(uintptr_t)as.sp;
+		rs_thr[ag.id].alt.ss_size = (size_t)as.size;
+		rs_thr[ag.id].alt.ss_flags = (int)(as.flags & ~(uint32_t)SS_DISABLE);
+	} else if (ag.what == RR_SNAP_AGENT_BARRIER) {
+		struct rr_snap_barrier b;
+
+		if (len - sizeof(ag) < sizeof(b))
+			rs_fail("a damaged barrier record");
+		rs_read(off + sizeof(ag), &b, sizeof(b));
+		if (agent_serial_barrier_put(&b) < 0)
+			rs_fail("more emulated barriers than the agent holds");
+	}
+	/* (another kind of agent state: a later spool's, left out) */
+}
+
 static void rs_body(void)
 {
 	uint64_t off = 0;
@@ -538,6 +572,9 @@ static void rs_body(void)
 		switch (rec.kind) {
 		case RR_SNAP_THREAD:
 			rs_thread_rec(at, rec.len);
+			break;
+		case RR_SNAP_AGENT:
+			rs_agent_rec(at, rec.len);
 			break;
 		case RR_SNAP_SIGACT:
 			if (rec.len < sizeof(rs_sa))
@@ -655,6 +692,12 @@ static void __attribute__((noreturn)) rs_main(void)
 	*t0->tidp = (int32_t)syscall(SYS_gettid);
 	syscall(SYS_set_tid_address, t0->tidp);
 	syscall(SYS_set_robust_list, (void *)(uintptr_t)t0->robust, (size_t)t0->robust_len);
+	if (!(t0->alt.ss_flags & SS_DISABLE)) {
+		stack_t ss = t0->alt;
+
+		ss.ss_flags &= SS_AUTODISARM;
+		syscall(SYS_sigaltstack, &ss, NULL);
+	}
 	busy = agent_self.busy;
 	agent_self = rs_main_self;
 	agent_self.busy = busy;

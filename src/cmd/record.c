@@ -17,6 +17,7 @@
  * stderr and exits with the program's status. A watcher thread kills the
  * program when the agent reports a serial run that cannot go on.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@
 #include "../replay/gdb.h"
 #include "../replay/rr_fds.h"
 #include "../replay/rr_log.h"
+#include "../replay/rr_snap_list.h"
 #include "../replay/rr_watch.h"
 #include "../replay/rr_scan.h"
 #include "../replay/rr_tree.h"
@@ -57,6 +59,8 @@
  * memfd (sparse) and of spool's address space; each process maps its own. */
 #define RECORD_MAX_PROCS RR_MAX_PROCS
 
+#define RECORD_SNAP_DEFAULT_NS 1000000000ull /* serial mode's default --snap-period 1s */
+
 struct record_ctx {
 	struct rr_info info;
 	char raw_unrec[160]; /* own syscall instructions: the calls not recorded */
@@ -70,7 +74,9 @@ struct record_ctx {
 	int compress; /* --compress: the agent loads libzstd as the replays will */
 	uint64_t seed;
 	uint32_t stuck_ms;
-	uint64_t snap_period; /* --snap-period (0: none) */
+	uint64_t snap_period; /* --snap-period N (0: none) */
+	uint64_t snap_period_ns; /* --snap-period Ns / Nms, or the default: by time */
+	int snap_set;		 /* --snap-period was given */
 	uint32_t snap_mode;   /* RR_SNAP_* (SPOOL_SNAP_RUN=1: the copies run on) */
 	uint64_t snap_taken, snap_skipped, snap_ns, snap_ns_max, snap_written, snap_failed;
 	const char *trace_dir; /* the run's trace directory (the snapshots go in snap/) */
@@ -120,8 +126,9 @@ static const struct run_opt_own record_own_opts[] = {
      "      --seed S         the chaos seed (default: a new one per run)\n"},
     {"snap-period", required_argument, RECORD_O_SNAP_PERIOD,
      "      --snap-period N  serial mode: a process snapshot every N switches of the\n"
-     "                       run token, written into TRACE/.spool/snap (0: none,\n"
-     "                       the default)\n"},
+     "                       run token, written into TRACE/.spool/snap; Ns or Nms:\n"
+     "                       every N seconds or ms of run time (default 1s: about\n"
+     "                       one a second, deltas of the one before; 0: none)\n"},
     {"stuck-ms", required_argument, RECORD_O_STUCK_MS,
      "      --stuck-ms MS    serial mode: report a thread that runs this long\n"
      "                       without reaching a switch point while others wait\n"
@@ -215,6 +222,33 @@ static int *record_flag(struct record_cli *cl, int c)
 }
 
 /* One of spool record's own options (run_opt_fn). */
+/* --snap-period N (switches), Ns or Nms (run time). */
+static int record_snap_period(struct record_ctx *ctx, const char *val)
+{
+	size_t len = strlen(val);
+	char num[32];
+	uint64_t v = 0, scale = 0;
+
+	ctx->snap_set = 1;
+	ctx->snap_period = ctx->snap_period_ns = 0;
+	if (len > 2 && !strcmp(val + len - 2, "ms"))
+		scale = 1000000, len -= 2;
+	else if (len > 1 && val[len - 1] == 's')
+		scale = 1000000000, len -= 1;
+	if (!scale)
+		return run_opts_uint("--snap-period", val, 0, UINT64_MAX / 2, &ctx->snap_period);
+	if (len >= sizeof(num)) {
+		log_err("--snap-period '%s': want N (switches), Ns or Nms", val);
+		return -1;
+	}
+	memcpy(num, val, len);
+	num[len] = 0;
+	if (run_opts_uint("--snap-period", num, 0, 86400000, &v) < 0)
+		return -1;
+	ctx->snap_period_ns = v * scale;
+	return 0;
+}
+
 static int record_opt(void *arg, int c, const char *val)
 {
 	struct record_cli *cl = arg;
@@ -236,7 +270,7 @@ static int record_opt(void *arg, int c, const char *val)
 		ctx->serial = !strcmp(val, "serial");
 		return 0;
 	case RECORD_O_SNAP_PERIOD:
-		return run_opts_uint("--snap-period", val, 0, UINT64_MAX / 2, &ctx->snap_period);
+		return record_snap_period(ctx, val);
 	case RECORD_O_COMPRESS:
 		cl->so->compress = 1;
 		ctx->compress = 1;
@@ -280,21 +314,24 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	}
 	if (ctx->serial) {
 		area->snap_period = ctx->snap_period;
+		area->snap_period_ns = ctx->snap_period_ns;
 		area->snap_mode = ctx->snap_mode;
-		if (ctx->snap_period && ctx->snap_mode == RR_SNAP_IMAGE) {
+		if ((ctx->snap_period || ctx->snap_period_ns) && ctx->snap_mode == RR_SNAP_IMAGE) {
 			char snapdir[PATH_MAX + 8];
 
 			/* The copies write TRACE/.spool/snap/snap_<N>.zst (doc/trace-format.md). */
 			if (!realpath(trace_writer_dir(w), area->trace_dir) ||
 			    strlen(area->trace_dir) + 40 >= sizeof(area->trace_dir)) {
 				log_warn("snapshots off: the trace directory's path is too long");
-				area->snap_period = 0;
+				area->snap_period = area->snap_period_ns = 0;
 			} else {
 				snprintf(snapdir, sizeof(snapdir), "%s/.spool/snap", area->trace_dir);
 				if (mkdir(snapdir, 0700) < 0 && errno != EEXIST) {
 					log_warn("snapshots off: cannot create %s: %s", snapdir,
 						 strerror(errno));
-					area->snap_period = 0;
+					area->snap_period = area->snap_period_ns = 0;
+				} else {
+					area->opts |= RR_O_SNAPZ;
 				}
 			}
 		}
@@ -515,6 +552,27 @@ static int record_save_argv(struct record_ctx *ctx, struct trace_writer *w)
 	return rc;
 }
 
+/* The page hashes the snapshots' copies pass on (snap_<N>.pgh, and .pgt
+ * of a copy killed writing one) are of no use once the recording ended:
+ * removed (doc/trace-format.md "Snapshots"). The program's exit waited for
+ * its copies. */
+static void record_snap_tidy(const char *trace_dir)
+{
+	struct dirent *d;
+	DIR *dp;
+
+	if (rr_snap_opendir(trace_dir, &dp) < 0 || !dp)
+		return;
+	while ((d = readdir(dp))) {
+		size_t len = strlen(d->d_name);
+
+		if (!strncmp(d->d_name, "snap_", 5) && len > 4 &&
+		    (!strcmp(d->d_name + len - 4, ".pgh") || !strcmp(d->d_name + len - 4, ".pgt")))
+			unlinkat(dirfd(dp), d->d_name, 0);
+	}
+	closedir(dp);
+}
+
 /* After the last drain: say what was recorded, in the "record" side file. */
 static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 {
@@ -526,11 +584,14 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	if (!a)
 		return -EINVAL;
 	rr_watch_stop(&ctx->watch);
+	if (a->snap_taken)
+		record_snap_tidy(trace_writer_dir(w));
 	snprintf(ctx->info.mode, sizeof(ctx->info.mode), ctx->serial ? "serial" : "sync");
 	ctx->info.chaos = ctx->chaos;
 	ctx->info.seed = ctx->seed;
 	ctx->info.lock_events = ctx->lock_events;
 	ctx->info.compress = ctx->compress;
+	ctx->info.snapz = !!(a->opts & RR_O_SNAPZ);
 	ctx->info.switches = a->switches;
 	ctx->snap_taken = a->snap_taken;
 	ctx->snap_skipped = a->snap_skipped;
@@ -796,7 +857,7 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	if (quiet)
 		return;
 	{
-		char n[32], procs[48] = "";
+		char n[32], procs[48] = "", every[64];
 
 		/* a process tree: each process has its own recording */
 		if (i->nprocs > 1)
@@ -813,16 +874,25 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 so->argv[0], procs, res->st.threads, res->st.threads == 1 ? "" : "s",
 				 record_group(record_sched_events(ctx, res), n, sizeof(n)),
 				 so->trace_dir);
-		if (ctx->serial && ctx->snap_period)
-			log_info("%llu snapshot%s (every %llu switches), pause %.3f ms on average, "
+		if (ctx->serial && ctx->snap_period_ns) {
+			snprintf(every, sizeof(every), "every %.3g s of run time",
+				 (double)ctx->snap_period_ns / 1e9);
+		} else {
+			snprintf(every, sizeof(every), "every %llu switches",
+				 (unsigned long long)ctx->snap_period);
+		}
+		if (ctx->serial && (ctx->snap_period || ctx->snap_period_ns) &&
+		    (ctx->snap_set || ctx->snap_taken))
+			log_info("%llu snapshot%s (%s), pause %.3f ms on average, "
 				 "%.3f ms at most; %llu due when a thread was not parked (taken "
 				 "later)",
 				 (unsigned long long)ctx->snap_taken, ctx->snap_taken == 1 ? "" : "s",
-				 (unsigned long long)ctx->snap_period,
+				 every,
 				 ctx->snap_taken ? (double)ctx->snap_ns / (double)ctx->snap_taken / 1e6
 						 : 0.0,
 				 (double)ctx->snap_ns_max / 1e6, (unsigned long long)ctx->snap_skipped);
-		if (ctx->serial && ctx->snap_period && ctx->snap_mode == RR_SNAP_IMAGE) {
+		if (ctx->serial && (ctx->snap_period || ctx->snap_period_ns) &&
+		    ctx->snap_mode == RR_SNAP_IMAGE) {
 			if (ctx->snap_failed == UINT64_MAX)
 				log_warn("no snapshot images: libzstd could not be loaded into the "
 					 "program");
@@ -1078,16 +1148,22 @@ int cmd_record(int argc, char **argv)
 		log_err("--check goes with --until-fail N");
 		return EXIT_USAGE;
 	}
-	if (ctx.snap_period && !ctx.serial) {
+	if ((ctx.snap_period || ctx.snap_period_ns) && !ctx.serial) {
 		log_err("--snap-period goes with --mode serial (snapshots need every thread "
 			"parked at a switch point)");
 		return EXIT_USAGE;
 	}
+#if defined(__x86_64__)
+	/* serial mode: about one snapshot a second unless told otherwise
+	 * (each a delta of the one before, doc/record.md "Snapshots") */
+	if (ctx.serial && !ctx.snap_set)
+		ctx.snap_period_ns = RECORD_SNAP_DEFAULT_NS;
+#endif
 #if defined(__aarch64__)
 	/* The snapshot primitive is not finished on aarch64 (under qemu-user
 	 * no snapshot was taken: threads never all parked): refused, never a
 	 * recording that silently has none (doc/arm64.md). */
-	if (ctx.snap_period) {
+	if (ctx.snap_period || ctx.snap_period_ns) {
 		log_err("--snap-period: snapshots are not available on aarch64 in this build "
 			"(x86-64 only for now, doc/arm64.md)");
 		return 1;

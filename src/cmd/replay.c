@@ -1015,6 +1015,10 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 			 (unsigned long long)ctx->snap.index, (unsigned long long)ctx->snap.turn,
 			 ctx->snap.nthreads, ctx->snap.nblocked ? ", " : "", ctx->snap.nblocked,
 			 ctx->snap.nblocked ? " back from a blocking call" : "");
+	if (ctx->snap.fd >= 0 && ctx->snap.ndeltas)
+		log_info("snapshot %llu is a delta: composed over %u earlier one%s in %.2f ms",
+			 (unsigned long long)ctx->snap.index, ctx->snap.ndeltas,
+			 ctx->snap.ndeltas == 1 ? "" : "s", (double)ctx->snap.unpack_ns / 1e6);
 	return 0;
 }
 
@@ -1291,6 +1295,7 @@ static int replay_session(struct replay_run *r)
 	r->have_end = replay_recorded_end(r->dir, &r->rec_status, &r->rec_sig) == 0;
 	ctx->opts = (r->have_end ? replay_truncated(r->rec_sig) : 0) |
 		    (info->lock_events ? RR_O_LOCK_EVENTS : 0) | (info->compress ? RR_O_PACKED : 0) |
+		    (info->snapz ? RR_O_SNAPZ : 0) |
 		    (info->kills ? RR_O_KILLS : 0) | (info->fdtab ? RR_O_FDTAB : 0) |
 		    (!strcmp(info->mode, "serial") && !info->entries_only ? RR_O_COUNT_EXITS : 0) |
 		    (cl->trace_sched || cl->path_file || cl->record_path ? RR_O_TRACE_SCHED : 0) |

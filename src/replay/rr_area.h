@@ -135,6 +135,11 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * thread's context, so that `spool checkpoint` can copy the process at a
  * switch point (agent_snap.c). */
 #define RR_O_CHECKPOINTS 0x200u
+/* Record and replay: snapshots were (are) taken with images, so the agent
+ * loads libzstd where agent_snap_init does in a recording: a replay of such
+ * a recording loads it at the same point, so the program's later mappings
+ * and heap are where the recording had them (doc/record.md, "Snapshots"). */
+#define RR_O_SNAPZ 0x4000u
 /* Replay: the recording saw stdio's own reads and writes (RR_F_STDIO in its
  * flags): the agent routes them through its read and write the same way. */
 #define RR_O_STDIO 0x10000u
@@ -629,6 +634,10 @@ struct rr_area {
 	uint64_t snap_restore_ns; /* agent, RR_SNAP_RUN: the last copy's thread restore, ns */
 	uint64_t snap_written;	  /* agent, RR_SNAP_IMAGE: images the copies wrote whole */
 	uint64_t snap_failed;	  /* agent, RR_SNAP_IMAGE: copies that could not write theirs */
+	/* By time instead (spool record's default, about one a second): one
+	 * falls due at the first switch snap_period_ns after the last (0: by
+	 * snap_period switches). */
+	uint64_t snap_period_ns;
 	/* Replay from a snapshot (spool replay --goto, agent_snap_restore.c):
 	 * spool unpacked and checked the snapshot taken at token turn
 	 * restore_turn; its body (the records after the header) is in the

@@ -92,6 +92,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fputs("lock_events=1\n", f);
 	if (info->compress)
 		fputs("compress=1\n", f);
+	if (info->snapz)
+		fputs("snapz=1\n", f);
 	if (info->kills)
 		fputs("kills=1\n", f);
 	if (info->fdtab)
@@ -239,6 +241,8 @@ int rr_info_read_reader(struct trace_reader *r, struct rr_info *info)
 			info->lock_events = atoi(eq);
 		else if (!strcmp(line, "compress"))
 			info->compress = atoi(eq);
+		else if (!strcmp(line, "snapz"))
+			info->snapz = atoi(eq);
 		else if (!strcmp(line, "kills"))
 			info->kills = atoi(eq);
 		else if (!strcmp(line, "fdtab"))

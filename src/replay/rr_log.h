@@ -54,6 +54,7 @@ struct rr_info {
 	int raw_err;
 	int lock_events;   /* recorded with --lock-events: the replay writes them too */
 	int compress;	   /* recorded with --compress: the replay loads libzstd whatever its log */
+	int snapz;	   /* recorded with snapshot images: the replay loads libzstd as it did */
 	int shm_fd;	   /* the program's descriptor of the shared region (0: not said) */
 	int kills;	   /* the recording has its signal sends (RR_CALL_KILL) */
 	int fdtab;	   /* sync: the descriptor calls are ordered (RR_OP_FDTAB) */

@@ -8,8 +8,10 @@
  *   [ struct rr_snap_hdr                ] uncompressed, 128 bytes
  *   [ one zstd frame (with checksum)    ] the body: records, each
  *       struct rr_snap_rec + len bytes, in this order: THREAD per
- *       thread, SIGACT, FD per descriptor (an epoll one's followed by
- *       EPOLL per entry of its interest list), REGION per mapping, END.
+ *       thread (each followed by AGENT ALTSTACK when it has one), SIGACT,
+ *       AGENT BARRIER per emulated barrier, FD per descriptor (an epoll
+ *       one's followed by EPOLL per entry of its interest list), REGION per
+ *       mapping (in a delta, followed by DELTA when it has contents), END.
  *
  * A file is complete once it has its name: the copy writes snap_<N>.tmp and
  * renames it. Everything in it is untrusted input to a reader.
@@ -19,10 +21,11 @@
 #include <stdint.h>
 
 #define RR_SNAP_MAGIC "SPSNAP01"
-#define RR_SNAP_VERSION 2 /* 2: rr_snap_thread.park */
+#define RR_SNAP_VERSION 3 /* 2: rr_snap_thread.park; 3: deltas (RR_SNAP_F_DELTA) */
 
 /* rr_snap_hdr.flags */
 #define RR_SNAP_F_SHARED 0x1u /* a writable MAP_SHARED mapping (not spool's): not restorable */
+#define RR_SNAP_F_DELTA 0x2u  /* incremental: pages unchanged since snapshot `base` left out */
 
 struct rr_snap_hdr {
 	char magic[8];
@@ -37,7 +40,7 @@ struct rr_snap_hdr {
 	uint32_t nthreads;  /* THREAD records */
 	uint32_t nregions;  /* REGION records */
 	uint32_t taker;	    /* thread number that took it */
-	uint32_t pad;
+	uint32_t base;	    /* RR_SNAP_F_DELTA: the snapshot it is a delta of (0: whole) */
 	uint64_t exe_dev, exe_ino, exe_size, exe_mtime; /* /proc/self/exe: the build */
 	uint8_t build_id[8];	   /* the executable's GNU build id, its first 8 bytes (0: none) */
 	uint8_t agent_build_id[8]; /* libspool-agent.so's: the snapshot's contexts are its code */
@@ -51,6 +54,36 @@ enum {
 	RR_SNAP_REGION = 4, /* struct rr_snap_region, path_len bytes, then the data */
 	RR_SNAP_END = 5,
 	RR_SNAP_EPOLL = 6,  /* after an epoll descriptor's FD: one entry of its interest list */
+	RR_SNAP_DELTA = 7,  /* after a REGION without data, in a delta: its changed pages */
+	RR_SNAP_AGENT = 8,  /* the agent's own state a restore puts back: struct rr_snap_agent */
+};
+
+/* RR_SNAP_AGENT: state of the agent that a restore cannot take from the
+ * fresh replay's agent (its globals are the replay's, not the snapshot's):
+ * struct rr_snap_agent, then by `what`:
+ * - ALTSTACK (after a THREAD record, id its number): struct
+ *   rr_snap_altstack, the thread's alternate signal stack, enabled (flags:
+ *   SS_ONSTACK never; SS_AUTODISARM kept). A restore sets it in the thread.
+ * - BARRIER (id 0): struct rr_snap_barrier, one of serial mode's emulated
+ *   barriers (agent_serial.c): the waiters restored in it wait for the rest
+ *   of its count. */
+enum { RR_SNAP_AGENT_ALTSTACK = 1, RR_SNAP_AGENT_BARRIER = 2 };
+
+struct rr_snap_agent {
+	uint32_t what; /* RR_SNAP_AGENT_* */
+	uint32_t id;
+};
+
+struct rr_snap_altstack {
+	uint32_t flags;
+	uint32_t pad;
+	uint64_t sp, size;
+};
+
+struct rr_snap_barrier {
+	uint64_t addr; /* the program's pthread_barrier_t */
+	uint32_t count, arrived;
+	uint64_t gen;
 };
 
 struct rr_snap_rec {
@@ -115,6 +148,22 @@ struct rr_snap_region {
 	uint32_t shared;   /* MAP_SHARED */
 	uint32_t path_len; /* bytes of its /proc/self/maps name (0: anonymous) */
 	uint32_t has_data; /* end - start bytes of contents follow */
+};
+
+/* RR_SNAP_DELTA (in a snapshot with RR_SNAP_F_DELTA), right after the
+ * REGION record (has_data 0) of a mapping whose contents a whole snapshot
+ * would hold: npages = (end - start) / RR_SNAP_PAGE, then a bitmap of
+ * (npages + 63) / 64 u64 words (bit i of word i / 64: page i changed), then
+ * RR_SNAP_PAGE bytes for each changed page, in order. A page whose bit is
+ * clear holds what the same address held in snapshot `base` (composed the
+ * same way if that is a delta too): spool replay --goto composes the whole
+ * image (rr_snap_pick.c); nothing else reads a delta. */
+#define RR_SNAP_PAGE 4096u
+#define RR_SNAP_CHAIN_MAX 16 /* deltas in a row at most: then a whole one */
+
+struct rr_snap_delta {
+	uint64_t start;
+	uint64_t npages;
 };
 
 #endif

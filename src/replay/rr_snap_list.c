@@ -127,6 +127,7 @@ int rr_snap_list(FILE *out, const char *dir)
 		"time-s", "bytes", "raw-bytes", "threads", "regions", "notes");
 	for (size_t i = 0; i < n; i++) {
 		const struct snap_row *r = &rows[i];
+		char note[80];
 
 		if (r->bad) {
 			fprintf(out, "%6" PRIu64 " %12s %12s %10s %12" PRIu64 " %12s %8s %8s  %s\n",
@@ -135,14 +136,20 @@ int rr_snap_list(FILE *out, const char *dir)
 			continue;
 		}
 		good++;
+		if (r->h.flags & RR_SNAP_F_SHARED)
+			snprintf(note, sizeof(note),
+				 "has a writable MAP_SHARED mapping: not restorable");
+		else if (r->h.flags & RR_SNAP_F_DELTA)
+			snprintf(note, sizeof(note), "delta of %u (pages changed since)",
+				 r->h.base);
+		else
+			snprintf(note, sizeof(note), "whole");
 		fprintf(out,
 			"%6" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10.3f %12" PRIu64 " %12" PRIu64
 			" %8u %8u  %s\n",
 			r->index, r->h.turn, r->h.switches, (double)r->h.time_ns / 1e9, r->size,
 			r->h.raw_bytes, r->h.nthreads, r->h.nregions,
-			(r->h.flags & RR_SNAP_F_SHARED)
-			    ? "has a writable MAP_SHARED mapping: not restorable"
-			    : "");
+			note);
 	}
 	if (tmp)
 		fprintf(out, "snapshots unfinished (a copy stopped while writing): %zu\n", tmp);

@@ -22,12 +22,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include "../collect/session.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
+#include "rr_snap_compose.h"
 #include "rr_snap_fmt.h"
 #include "rr_snap_list.h"
 #include "rr_snap_pick.h"
@@ -137,6 +139,56 @@ out:
 	return rc;
 }
 
+/* The whole body of snapshot name (header h) in a memfd: unpacked, and
+ * when it is a delta composed over the whole body of its base, which may be
+ * a delta too (RR_SNAP_CHAIN_MAX deep at most). -EBADMSG when a file of
+ * the chain is damaged or missing. */
+static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int *out,
+		     uint64_t *size, uint32_t depth, uint32_t *ndeltas)
+{
+	struct rr_snap_hdr bh;
+	char bname[64];
+	int fd = -1, bfd = -1, mfd = -1, rc;
+	uint64_t sz = 0, bsz = 0;
+
+	rc = pick_unpack(dfd, name, h, &fd, &sz);
+	if (rc < 0)
+		return rc;
+	if (!(h->flags & RR_SNAP_F_DELTA)) {
+		*out = fd;
+		*size = sz;
+		return 0;
+	}
+	rc = -EBADMSG;
+	snprintf(bname, sizeof(bname), "snap_%u.zst", h->base);
+	if (depth >= RR_SNAP_CHAIN_MAX || h->base == 0 || h->base >= h->index ||
+	    pick_header(dfd, bname, &bh) < 0 || bh.index != h->base ||
+	    memcmp(bh.build_id, h->build_id, 8) || memcmp(bh.agent_build_id, h->agent_build_id, 8))
+		goto out;
+	rc = pick_body(dfd, bname, &bh, &bfd, &bsz, depth + 1, ndeltas);
+	if (rc < 0)
+		goto out;
+	mfd = memfd_create("spool-snapshot", 0);
+	if (mfd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = rr_snap_compose(fd, sz, bfd, bsz, mfd, size);
+	if (rc == 0) {
+		++*ndeltas;
+		*out = mfd;
+		mfd = -1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (bfd >= 0)
+		close(bfd);
+	if (mfd >= 0)
+		close(mfd);
+	return rc;
+}
+
 /* The records: bounds, a first thread, the taker, where each thread was
  * parked (*nblocked: those taking the run token back after a blocking call
  * or a nap). Returns 0, -EBADMSG (damaged), or -EAGAIN with *why set (no
@@ -187,6 +239,9 @@ static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked
 				return -EBADMSG;
 		} else if (rec.kind == RR_SNAP_EPOLL) {
 			if (rec.len < sizeof(struct rr_snap_epoll))
+				return -EBADMSG;
+		} else if (rec.kind == RR_SNAP_AGENT) {
+			if (rec.len < sizeof(struct rr_snap_agent))
 				return -EBADMSG;
 		} else if (rec.kind != RR_SNAP_SIGACT && rec.kind != RR_SNAP_FD) {
 			return -EBADMSG;
@@ -287,7 +342,8 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		struct rr_snap_hdr h;
 		const char *why = NULL;
 		uint64_t size = 0;
-		uint32_t nblocked = 0;
+		uint32_t nblocked = 0, ndeltas = 0;
+		struct timespec t0, t1;
 		int fd = -1;
 
 		if (pick_header(dirfd(dp), ents[i].name, &h) < 0) {
@@ -317,7 +373,9 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 			rc = -ENOTSUP;
 			goto out;
 		}
-		rc = pick_unpack(dirfd(dp), ents[i].name, &h, &fd, &size);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = pick_body(dirfd(dp), ents[i].name, &h, &fd, &size, 0, &ndeltas);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (rc == 0)
 			rc = pick_scan(fd, size, &why, &nblocked);
 		if (rc == -EAGAIN) {
@@ -333,7 +391,8 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 				close(fd);
 			log_err("%s/%s is damaged (%s): refusing to start from it", path,
 				ents[i].name,
-				rc == -EBADMSG ? "its compressed data fails its check or is cut short"
+				rc == -EBADMSG ? "its compressed data, or that of a snapshot it is "
+						 "a delta of, fails its check, is cut short or missing"
 					       : strerror(-rc));
 			goto out;
 		}
@@ -348,6 +407,9 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		pick->size = size;
 		pick->nthreads = h.nthreads;
 		pick->nblocked = nblocked;
+		pick->ndeltas = ndeltas;
+		pick->unpack_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+				  (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
 		break;
 	}
 out:

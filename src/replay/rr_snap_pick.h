@@ -15,6 +15,8 @@ struct rr_snap_pick {
 	uint64_t turn;	   /* the token turn it was taken at */
 	uint32_t nthreads; /* threads it holds */
 	uint32_t nblocked; /* ... parked taking the run token back after a blocking call or a nap */
+	uint32_t ndeltas;  /* deltas composed over a whole snapshot to make it (0: it was whole) */
+	uint64_t unpack_ns; /* unpacking (and composing) it took */
 };
 
 /* The latest restorable snapshot of trace dir taken at or before token turn
