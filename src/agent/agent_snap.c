@@ -314,8 +314,6 @@ void agent_snap_init(struct rr_area *a, uint64_t size)
 	/* Under gdb (record-mode) a clone whose exit signal is not SIGCHLD
 	 * is a new thread to gdb: there the copies are forks to it. */
 	snap_exit_sig = snap_traced() != 0 ? SIGCHLD : 0;
-	if (a->mode == RR_MODE_REPLAY && (a->opts & RR_O_SNAPZ))
-		agent_snap_img_init(); /* where the recording loaded libzstd (the layout) */
 	if (a->mode == RR_MODE_RECORD && a->snap_mode == RR_SNAP_IMAGE &&
 	    agent_snap_img_init() < 0) {
 		agent_log("snapshots off: libzstd cannot be loaded");
