@@ -1031,12 +1031,27 @@ static void collector_reap_procs(struct collector *c)
 	}
 }
 
+/* A loss count the agent keeps in the control block, which the program
+ * can write: above COLLECT_MAX_NO_RING it is not believed (said, the
+ * control block marked damaged, counted as 0). */
+static uint64_t collector_ctl_count(struct collector *c, const uint64_t *at, const char *what)
+{
+	uint64_t v = __atomic_load_n(at, __ATOMIC_RELAXED);
+
+	if (v <= COLLECT_MAX_NO_RING)
+		return v;
+	c->st.ctl_damaged = 1;
+	log_warn("the program overwrote the count of events lost %s (%llu): it is not "
+		 "trusted, the true count is unknown",
+		 what, (unsigned long long)v);
+	return 0;
+}
+
 /* The control block's fixed fields as spool wrote them? A program that
  * overwrote them gets told (spool itself never reads them back). */
 static void collector_check_ctl(struct collector *c)
 {
 	const struct shm_ctl *k = c->h->ctl;
-	uint64_t lnr;
 
 	if (k->magic != SHM_MAGIC || k->version != SHM_VERSION || k->ctl_size != SHM_CTL_SIZE ||
 	    k->total_size != c->h->size || k->procs_offset != SHM_CTL_SIZE ||
@@ -1047,33 +1062,9 @@ static void collector_check_ctl(struct collector *c)
 		log_warn("the program overwrote spool's control block in the shared memory "
 			 "(sizes, offsets or its magic number); spool kept its own copy");
 	}
-	lnr = __atomic_load_n(&k->lost_no_ring, __ATOMIC_RELAXED);
-	if (lnr > COLLECT_MAX_NO_RING) {
-		c->st.ctl_damaged = 1;
-		log_warn("the program overwrote the count of events lost for lack of a ring "
-			 "(%llu): it is not trusted, the true count is unknown",
-			 (unsigned long long)lnr);
-		lnr = 0;
-	}
-	c->st.lost_no_ring = lnr;
-	lnr = __atomic_load_n(&k->lost_fork, __ATOMIC_RELAXED);
-	if (lnr > COLLECT_MAX_NO_RING) {
-		c->st.ctl_damaged = 1;
-		log_warn("the program overwrote the count of events lost in fork children "
-			 "(%llu): it is not trusted, the true count is unknown",
-			 (unsigned long long)lnr);
-		lnr = 0;
-	}
-	c->st.lost_fork = lnr;
-	lnr = __atomic_load_n(&k->lost_clone, __ATOMIC_RELAXED);
-	if (lnr > COLLECT_MAX_NO_RING) {
-		c->st.ctl_damaged = 1;
-		log_warn("the program overwrote the count of events lost in threads of its own "
-			 "clone (%llu): it is not trusted, the true count is unknown",
-			 (unsigned long long)lnr);
-		lnr = 0;
-	}
-	c->st.lost_clone = lnr;
+	c->st.lost_no_ring = collector_ctl_count(c, &k->lost_no_ring, "for lack of a ring");
+	c->st.lost_fork = collector_ctl_count(c, &k->lost_fork, "in fork children");
+	c->st.lost_clone = collector_ctl_count(c, &k->lost_clone, "in threads of its own clone");
 	/* a count (said, never used as a size): any value is only believed */
 	c->st.raw_clones = __atomic_load_n(&k->raw_clones, __ATOMIC_RELAXED);
 	c->st.lost_no_proc = collector_lost_no_proc(c);

@@ -18,12 +18,6 @@ plan 7
 
 P="$PROGS/rr_snapblock"
 
-# TAIL_OK when $2 is a non-empty proper suffix of $1
-tail_ok() {
-	[ -s "$2" ] && [ "$(wc -c <"$2")" -lt "$(wc -c <"$1")" ] &&
-		cmp -s <(tail -c "$(wc -c <"$2")" "$1") "$2"
-}
-
 recorded=0 nsnaps=0 tried=0 good=0 here=0 blocked=0 bad="" elsewhere=""
 for r in 1 2 3; do
 	spool_run record --chaos --snap-period 20 -o b$r.trace -- "$P" 4 300

@@ -15,11 +15,6 @@ plan 4
 
 P="$PROGS/rr_snapepoll"
 
-tail_ok() {
-	[ -s "$2" ] && [ "$(wc -c <"$2")" -lt "$(wc -c <"$1")" ] &&
-		cmp -s <(tail -c "$(wc -c <"$2")" "$1") "$2"
-}
-
 # A snapshot is taken only at a switch where no thread is inside a
 # blocking call (epoll_wait here), so how many a recording gets varies
 # with the timing: recordings are made (at most 6) until there are 3 and

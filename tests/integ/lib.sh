@@ -620,3 +620,14 @@ with open(path, "r+b") as f:
     f.write(hexb)
 EOF
 }
+
+# tail_ok WHOLE PART: PART is a non-empty proper suffix of WHOLE (a replay
+# from a snapshot prints the recording's tail); suffix_ok: or all of it
+tail_ok() {
+	[ -s "$2" ] && [ "$(wc -c <"$2")" -lt "$(wc -c <"$1")" ] &&
+		cmp -s <(tail -c "$(wc -c <"$2")" "$1") "$2"
+}
+suffix_ok() {
+	[ -s "$2" ] && [ "$(wc -c <"$2")" -le "$(wc -c <"$1")" ] &&
+		cmp -s <(tail -c "$(wc -c <"$2")" "$1") "$2"
+}
