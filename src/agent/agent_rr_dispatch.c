@@ -678,6 +678,10 @@ void agent_rr_dispatch_probes(void)
 {
 }
 
+void agent_rr_dispatch_raw_fork_child(void)
+{
+}
+
 void agent_rr_dispatch_thread(void)
 {
 }
