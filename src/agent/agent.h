@@ -240,6 +240,7 @@ long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags)
 struct agent_thread *agent_thread_shared(struct agent_thread *t);
 void agent_thread_raw_clone(unsigned long flags);
 int agent_thread_foreign(void);
+int agent_thread_on_foreign_tls(void);
 
 /* agent_func.c */
 void agent_func_init(void);

@@ -614,7 +614,13 @@ int agent_rr_dispatch_attach_thread(int on)
 	if (!sud_on || !sud_probes) {
 		rc = on ? (sud_attach_failed ? -ENOSYS : -ENOENT) : 0;
 	} else if (on) {
-		if (sud_sys_blocked())
+		/* A thread on another's TLS (the program's own clone) would
+		 * share that thread's selector byte: one's handler setting it
+		 * back to block while the other makes its allowed call gets
+		 * that call dispatched inside the handler, where SIGSYS is
+		 * blocked: the kernel kills the process (tests/integ/280). Its
+		 * events are dropped anyway (agent_thread_shared). */
+		if (sud_sys_blocked() || agent_thread_on_foreign_tls())
 			rc = -EAGAIN;
 		else
 			rc = sud_enable();

@@ -429,6 +429,20 @@ static uint32_t agent_thread_tcb_tid(void)
 					    agent_tcb_tid_off);
 }
 
+/* 1 when the caller runs on the TLS of another thread of this process (a
+ * thread of the program's own clone). A process made by clone() or
+ * syscall() without CLONE_VM keeps its creator's tid in its copy of the
+ * descriptor: that creator is not a thread of this process (tgkill says
+ * ESRCH), so it is not foreign. Raw system calls and loads only. */
+int agent_thread_on_foreign_tls(void)
+{
+	uint32_t owner = agent_thread_tcb_tid(), me = agent_thread_tid();
+
+	return owner && owner != me &&
+	       agent_thread_sys3(SYS_tgkill, agent_thread_sys3(SYS_getpid, 0, 0, 0), owner, 0) !=
+		   -ESRCH;
+}
+
 void agent_thread_init(void)
 {
 	agent_thread_tcb_init();
@@ -763,15 +777,9 @@ void agent_thread_register(struct agent_thread *t)
 		 * shared, and this thread's events are counted lost. (Raw
 		 * system calls and loads only: no libc function a probe may
 		 * be on.) */
-		uint32_t owner = agent_thread_tcb_tid(), me = agent_thread_tid();
+		uint32_t owner = agent_thread_tcb_tid();
 
-		/* (a process made by clone() or syscall() without CLONE_VM
-		 * keeps its creator's tid in its copy of the descriptor: that
-		 * creator is not a thread of this process, so it is not
-		 * foreign, and registers as its own) */
-		if (owner && owner != me &&
-		    agent_thread_sys3(SYS_tgkill, agent_thread_sys3(SYS_getpid, 0, 0, 0), owner,
-				      0) != -ESRCH) {
+		if (agent_thread_on_foreign_tls()) {
 			t->owner_tid = owner;
 			t->own_state = AGENT_T_NEW;
 			__atomic_store_n(&t->state, AGENT_T_SHARED, __ATOMIC_RELEASE);
