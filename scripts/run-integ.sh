@@ -51,6 +51,27 @@ echo "== integration tests against $build"
 cat "$log_dir/normal"
 echo "== integration tests against $asan (AddressSanitizer + UBSan)"
 cat "$log_dir/asan"
+# CI shows only the last twenty lines or so of its log: what failed in each
+# pass comes again here, then each failed file once more, verbosely, with
+# only its failures and diagnostics kept (the rerun says more; it changes
+# no verdict).
+failed_files() {
+	sed -n '/^Test Summary Report/,/^Files=/p' "$log_dir/$1" | sed -n 's/^\(tests\/[^ ]*\.t\) .*/\1/p'
+}
+for pass in normal asan; do
+	echo "== $pass pass: $(grep -E '^(Result|Files=)' "$log_dir/$pass" | cut -c1-40 | tr '\n' ' ')"
+	sed -n '/^Test Summary Report/,/^Files=/p' "$log_dir/$pass" | grep -v '^Files=\|^Test Summary\|^---'
+done
+for pass in normal asan; do
+	for t in $(failed_files $pass); do
+		echo "== $pass pass, $t again:"
+		if [ $pass = normal ]; then
+			SPOOL_BUILD="$build" prove -v "$t" 2>&1
+		else
+			SPOOL_BUILD="$asan" SPOOL_PROGS="$build/tests/progs" SPOOL_ASAN=1 prove -v "$t" 2>&1
+		fi | grep -E '^(not ok|#|Result)' | grep -v '^#   (at|Failed test)' | cut -c1-160 | tail -8
+	done
+done
 echo "== integration: normal pass $([ $normal_rc -eq 0 ] && echo passed || echo FAILED)," \
 	"ASan pass $([ $asan_rc -eq 0 ] && echo passed || echo FAILED)"
 [ $normal_rc -eq 0 ] && [ $asan_rc -eq 0 ]

@@ -910,6 +910,30 @@ int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 	return rc;
 }
 
+/* gdb's 0x03 waiting, or a SIGINT at spool, without blocking */
+static int inf_intr_pending(struct gdbsrv_rsp *r)
+{
+	struct pollfd p[2] = {{.fd = r->in, .events = POLLIN},
+			      {.fd = gdbsrv_rsp_sigint_fd(), .events = POLLIN}};
+
+	if (poll(p, p[1].fd >= 0 ? 2 : 1, 0) <= 0 && r->rpos >= r->rlen)
+		return 0;
+	if ((p[1].revents & POLLIN) && gdbsrv_rsp_sigint_take())
+		return 1;
+	return (r->rpos < r->rlen || (p[0].revents & (POLLIN | POLLHUP))) &&
+	       gdbsrv_rsp_poll_intr(r) != 0;
+}
+
+static void inf_stop_intr(struct gdbsrv_inf *f, struct gdbsrv_stop *st)
+{
+	inf_stop_all(f);
+	memset(st, 0, sizeof(*st));
+	st->kind = GDBSRV_STOP_INTR;
+	st->sig = SIGINT;
+	st->vidx = f->nth ? f->th[0].vidx : 0;
+	st->tid = f->nth ? f->th[0].tid : 0;
+}
+
 static int inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps)
 {
@@ -966,14 +990,26 @@ static int inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 	for (int i = 0; i < f->nth; i++)
 		if (f->th[i].action > 0 && f->th[i].state == GDBSRV_T_STOPPED)
 			thread_go(&f->th[i]);
-	for (;;) {
+	for (unsigned int n_ev = 0;;) {
 		int status;
-		pid_t w = r ? waitpid(-1, &status, __WALL | WNOHANG) : inf_wait(f, -1, &status);
+		pid_t w;
 
+		/* a replay that stops for ptrace events back to back (the
+		 * signals it is delivered) may never leave waitpid empty: gdb's
+		 * 0x03 and a SIGINT are looked for every 32 events too */
+		if (r && n_ev >= 32) {
+			n_ev = 0;
+			if (inf_intr_pending(r)) {
+				inf_stop_intr(f, st);
+				return 0;
+			}
+		}
+		w = r ? waitpid(-1, &status, __WALL | WNOHANG) : inf_wait(f, -1, &status);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
 			return -errno;
+		n_ev += w > 0;
 		if (w == 0) {
 			struct pollfd p[3] = {{.fd = sigchld_fd, .events = POLLIN},
 					      {.fd = r->in, .events = POLLIN},
@@ -988,12 +1024,7 @@ static int inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
 				if (((p[2].revents & POLLIN) && gdbsrv_rsp_sigint_take()) ||
 				    ((r->rpos < r->rlen || (p[1].revents & (POLLIN | POLLHUP))) &&
 				     gdbsrv_rsp_poll_intr(r) != 0)) {
-					inf_stop_all(f);
-					memset(st, 0, sizeof(*st));
-					st->kind = GDBSRV_STOP_INTR;
-					st->sig = SIGINT;
-					st->vidx = f->nth ? f->th[0].vidx : 0;
-					st->tid = f->nth ? f->th[0].tid : 0;
+					inf_stop_intr(f, st);
 					return 0;
 				}
 			}

@@ -33,8 +33,12 @@ gdb_sigint() {
 	gpid=$!
 	for i in $(seq 1 600); do
 		g=$(pgrep -P "$gpid" 2>/dev/null | head -1)
-		# gdb's child: the server (its own child, the janitor, ignores SIGINT)
-		[ -n "$g" ] && spid=$(pgrep -P "$g" -f "replay --gdbserver" 2>/dev/null | head -1)
+		# the server: gdb's child, or its grandchild where gdb's
+		# `sh -c` stays (dash, with SHELL unset as under CI); its own
+		# child, the janitor, ignores SIGINT
+		[ -n "$g" ] && spid=$(for c in "$g" $(pgrep -P "$g" 2>/dev/null); do
+			pgrep -P "$c" -x spool 2>/dev/null
+		done | head -1)
 		[ -n "$spid" ] && grep -q "_start" gdb.out 2>/dev/null && break
 		sleep 0.1
 	done
