@@ -56,11 +56,12 @@ cat "$log_dir/asan"
 # only its failures and diagnostics kept (the rerun says more; it changes
 # no verdict).
 failed_files() {
-	sed -n '/^Test Summary Report/,/^Files=/p' "$log_dir/$1" | sed -n 's/^\(tests\/[^ ]*\.t\) .*/\1/p'
+	sed -n '/^Test Summary Report/,/^Files=/p' "$log_dir/$1" |
+		sed -n 's/^\(tests\/[^ ]*\.t\) .*\(Wstat: [1-9]\|Failed: [1-9]\).*/\1/p'
 }
 for pass in normal asan; do
-	echo "== $pass pass: $(grep -E '^(Result|Files=)' "$log_dir/$pass" | cut -c1-40 | tr '\n' ' ')"
-	sed -n '/^Test Summary Report/,/^Files=/p' "$log_dir/$pass" | grep -v '^Files=\|^Test Summary\|^---'
+	echo "== $pass pass: $(grep -E '^(Result|Files=)' "$log_dir/$pass" | cut -c1-40 | tr '\n' ' ')" \
+		"$(failed_files $pass | tr '\n' ' ')"
 done
 for pass in normal asan; do
 	for t in $(failed_files $pass); do
