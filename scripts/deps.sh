@@ -10,16 +10,20 @@
 # programs under every command), which `make check` does not need.
 # --arm64 adds what `make ARCH=aarch64` and `make check-arm64` need on the
 # host (scripts/arm64-root.sh calls it; doc/arm64.md).
+# --arm64-vm adds what scripts/arm64-vm.sh needs to boot Debian's arm64
+# kernel (make check-arm64's tests/arm64/273).
 set -euo pipefail
 
 REAL=0
 ARM64=0
+ARM64_VM=0
 for a in "$@"; do
 	case "$a" in
 	--real) REAL=1 ;;
 	--arm64) ARM64=1 ;;
+	--arm64-vm) ARM64_VM=1 ;;
 	*)
-		echo "usage: deps.sh [--real] [--arm64]" >&2
+		echo "usage: deps.sh [--real] [--arm64] [--arm64-vm]" >&2
 		exit 2
 		;;
 	esac
@@ -151,6 +155,12 @@ ARM64_PACKAGES=(
 )
 if [ "$ARM64" = 1 ]; then
 	PACKAGES+=("${ARM64_PACKAGES[@]}")
+fi
+# The --arm64-vm list (scripts/arm64-vm.sh):
+#   qemu-system-arm  qemu-system-aarch64, the virtual machine (2 CPUs, virtio-9p)
+#   cpio             packs the VM's initramfs
+if [ "$ARM64_VM" = 1 ]; then
+	PACKAGES+=(qemu-system-arm cpio)
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -3,7 +3,8 @@
 #   check-arm64        cross-builds build-aarch64/ (make ARCH=aarch64) and runs
 #                      tests/arm64/*.t: spool's aarch64 build under qemu-user on
 #                      the cross-built tests/progs, and the host's spool on the
-#                      traces it wrote
+#                      traces it wrote; 273 boots Debian's arm64 kernel under
+#                      qemu-system-aarch64 (scripts/arm64-vm.sh setup, once)
 #   check-arm64-quick  the part CI runs: the same build, the ring stress test,
 #                      the lock profiler and serial and sync record/replay
 #                      (tests/arm64/quick/)
@@ -28,6 +29,7 @@ arm64-build:
 	$(MAKE) ARCH=aarch64 all progs ring-stress
 
 check-arm64: arm64-build
+	scripts/arm64-vm.sh setup
 	SPOOL_BUILD=$(CURDIR)/build SPOOL_A64=$(CURDIR)/$(ARM64_O) prove -r --timer tests/arm64/
 
 check-arm64-quick: arm64-build
