@@ -18,11 +18,10 @@
  *
  * The table is append-only (entries written before the count that
  * publishes them), read without a lock by the trap handler: placing is
- * before main with one thread, or at a dlopen under a64_lock. What is not
- * done: the program's own SIGTRAP handler or mask (sigaction and
- * sigprocmask are not interposed on aarch64 in probe mode): a program that
- * installs one after the probes are placed takes our traps; one that
- * blocks SIGTRAP dies on a BRK (doc/arm64.md).
+ * before main with one thread, or at a dlopen under a64_lock. The
+ * program's own SIGTRAP handler and masks are kept apart (a64_agent_sig.c):
+ * a SIGTRAP that is not a probe's goes to the program's disposition, and
+ * SIGTRAP is never really blocked while BRK probes are in.
  */
 #include <errno.h>
 #include <signal.h>
@@ -56,8 +55,6 @@ struct a64_brk {
 
 static struct a64_brk *a64_brks;
 static uint32_t a64_nbrks, a64_brk_cap;
-static struct sigaction a64_old_trap;
-static int a64_trap_on;
 
 /* The frame's record `magic` of at least min bytes, or NULL. */
 static struct _aarch64_ctx *a64_record(ucontext_t *uc, uint32_t magic, size_t min)
@@ -165,8 +162,8 @@ static void a64_brk_step(const struct a64_brk *e, ucontext_t *uc, struct fpsimd_
 	mc->pc = e->addr + 4;
 }
 
-/* SIGTRAP: one of our BRKs, else the program's (its handler from before
- * ours, or the default action put back and the BRK run again). */
+/* SIGTRAP: one of our BRKs, else the program's (a64_sig_trap_other: its
+ * handler, or the default action put back and the BRK run again). */
 static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -211,7 +208,7 @@ static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 			return;
 		}
 	}
-	a64_sig_chain(&a64_old_trap, sig, si, ucv);
+	a64_sig_trap_other(si, ucv);
 	errno = e;
 }
 
@@ -248,7 +245,6 @@ int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_
 {
 	uint64_t at = base + p->patch_off;
 	struct a64_brk *b;
-	struct sigaction sa;
 	size_t pg = agent_probe_pgsz();
 
 	if (memcmp((void *)(uintptr_t)at, p->orig, 4))
@@ -266,15 +262,8 @@ int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_
 	}
 	if (a64_nbrks >= a64_brk_cap)
 		return PROBE_S_NO_PAGE;
-	if (!a64_trap_on) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = a64_brk_trap;
-		/* NODEFER: a BRK probe hit by what a handler calls traps too */
-		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
-		if (sigaction(SIGTRAP, &sa, &a64_old_trap))
-			return PROBE_S_NO_TRAP;
-		a64_trap_on = 1;
-	}
+	if (a64_sig_trap_install(a64_brk_trap))
+		return PROBE_S_NO_TRAP;
 	b = &a64_brks[a64_nbrks];
 	memset(b, 0, sizeof(*b));
 	b->addr = at;

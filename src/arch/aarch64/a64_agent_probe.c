@@ -16,9 +16,9 @@
  *     before anything can run it: the trampoline page before it is made
  *     executable, each patched word right after its store.
  *   - a point whose instruction cannot run from a trampoline is refused
- *     by spool. SIGTRAP is taken only by BRK probes; no signal mask is
- *     adjusted (sigprocmask is not interposed here), and the signal-mask
- *     half of agent_probe.h below is the "nothing kept" answer.
+ *     by spool. SIGTRAP is taken only by BRK probes; the program's own
+ *     signal masks and SIGTRAP handler are kept from them (and from the
+ *     custom handlers' fault handlers) by a64_agent_sig.c.
  *   - placing is done in the constructor, with one thread (launch mode),
  *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
  *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
@@ -339,23 +339,6 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 static const int a64_fault_sigs[A64_NFAULT] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 static struct sigaction a64_old_fault[A64_NFAULT];
 
-void a64_sig_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc)
-{
-	if (o->sa_flags & SA_SIGINFO) {
-		o->sa_sigaction(sig, si, uc);
-	} else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN) {
-		o->sa_handler(sig);
-	} else if (o->sa_handler == SIG_DFL) {
-		struct sigaction dfl;
-
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		syscall(SYS_rt_sigaction, sig, &dfl, NULL, _NSIG / 8);
-		if (si->si_code <= 0)
-			syscall(SYS_tgkill, agent.pid, syscall(SYS_gettid), sig);
-	}
-}
-
 /*
  * A fault signal: in a custom handler (the guard is set on this thread and
  * the kernel raised it), back to a64_probe_user_run; else the program's:
@@ -373,9 +356,12 @@ static void a64_on_fault(int sig, siginfo_t *si, void *uc)
 		g->sig = sig;
 		siglongjmp(g->jb, 1);
 	}
-	for (unsigned i = 0; i < A64_NFAULT; i++)
-		if (a64_fault_sigs[i] == sig)
-			a64_sig_chain(&a64_old_fault[i], sig, si, uc);
+	/* Not a handler's: with the signal blocked in the program's view,
+	 * held when sent, the default action for its own fault. */
+	if (!a64_sig_blocked(sig, si, uc))
+		for (unsigned i = 0; i < A64_NFAULT; i++)
+			if (a64_fault_sigs[i] == sig)
+				a64_sig_chain(&a64_old_fault[i], sig, si, uc);
 	errno = e;
 }
 
@@ -414,6 +400,7 @@ static int a64_user_load(struct probe_area_hdr *h)
 		if (sigaction(a64_fault_sigs[i], &sa, &a64_old_fault[i]))
 			agent_log("probe: cannot install the fault handler of signal %d",
 				  a64_fault_sigs[i]);
+	a64_sig_fault_keep();
 	h->handler_loaded = 1;
 	return 0;
 }
@@ -602,82 +589,6 @@ void agent_probe_dlopen(void)
 	}
 	__atomic_store_n(&a64_lock, 0, __ATOMIC_RELEASE);
 	agent_self.busy--;
-}
-
-int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact)
-{
-	return 0; /* not handled: the program's sigaction goes through */
-}
-
-int agent_probe_trap_live(void)
-{
-	return 0;
-}
-
-const sigset_t *agent_probe_mask_arg(const sigset_t *m, sigset_t *buf)
-{
-	return m;
-}
-
-/* sigprocmask's work (0 or an errno value); raw: the system call as
- * syscall() made it, else glibc's pthread_sigmask (which keeps its two
- * internal signals unblocked). Not reached while trap_live() is 0. */
-int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw)
-{
-	if (raw)
-		return syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) ? errno : 0;
-	return pthread_sigmask(how, set, old);
-}
-
-/* The change made to *mask, a SIGSYS handler's return mask. */
-int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t *mask)
-{
-	uint64_t s = 0;
-
-	if (set) {
-		if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
-			return EINVAL;
-		s = ((const uint64_t *)set)[0]; /* before old is written: they may alias */
-	}
-	if (old)
-		((uint64_t *)old)[0] = *mask;
-	if (!set)
-		return 0;
-	if (how == SIG_BLOCK)
-		*mask |= s;
-	else if (how == SIG_UNBLOCK)
-		*mask &= ~s;
-	else
-		*mask = s;
-	return 0;
-}
-
-const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
-					      struct sigaction *buf)
-{
-	return act;
-}
-
-void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had) {}
-
-uint64_t agent_probe_action_marks(int sig)
-{
-	return 0;
-}
-
-uint64_t agent_probe_trap_view(void)
-{
-	return 0;
-}
-
-void agent_probe_trap_view_set(uint64_t blocked) {}
-
-/* Syscall user dispatch is x86-64 only here (agent_rr_dispatch.c). */
-void agent_probe_keep_sigsys(void) {}
-
-int agent_probe_sigsys_blocked(siginfo_t *si, void *uc)
-{
-	return 0;
 }
 
 /* Attach mode (spool probe -p): refused. */

@@ -55,11 +55,24 @@ void a64_probe_user_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 extern uint8_t *a64_probe_off;
 void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig);
 
-/* A signal that is not the agent's, to the action installed before the
- * agent's (o): its handler runs; for the default action, that action is
- * put back and the faulting instruction runs again (a sent signal is sent
- * again). Signal-safe. */
+/*
+ * The program's signals while probes need some (a64_agent_sig.c).
+ * chain: a signal that is not the agent's, to action o: its handler runs;
+ * for the default action (or SIG_IGN of the thread's own trap or fault),
+ * that action is put back and the instruction runs again (a sent signal is
+ * sent again). blocked: sig arrived while the thread's own view blocks it:
+ * held when sent, the default action when it is the thread's own trap or
+ * fault; 1 when dealt with. trap_install: the BRK handler fn as SIGTRAP's
+ * (0 or -errno), SIGTRAP kept from then on; trap_other: a SIGTRAP that is
+ * not a probe's, to the program's disposition. fault_keep: the fault
+ * signals are kept (custom handlers' guard installed). Signal-safe but
+ * trap_install and fault_keep.
+ */
 void a64_sig_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc);
+int a64_sig_blocked(int sig, siginfo_t *si, void *uc);
+int a64_sig_trap_install(void (*fn)(int, siginfo_t *, void *));
+void a64_sig_trap_other(siginfo_t *si, void *uc);
+void a64_sig_fault_keep(void);
 
 /* The address of standard handler h (0: none); write one word of text. */
 uint64_t a64_handler(uint64_t h);
