@@ -162,12 +162,8 @@ static void a64_place_brk(struct probe_area_hdr *h, struct probe_area_probe *ps,
 		a64_probe_addr[p->shared_exit] = p->runtime_addr;
 		a64_probe_base[p->shared_exit] = base;
 	}
+	/* READY: written with the module's other BRKs (a64_brk_flush) */
 	p->status = a64_brk_place(h, ps, first, end, p, base, a64_handler);
-	if (p->status == PROBE_S_PATCHED) {
-		h->patched++;
-		agent_log("probe %u: a BRK at 0x%llx (no branch reaches a trampoline)", p->id,
-			  (unsigned long long)p->runtime_patch);
-	}
 }
 
 #define A64_ALIGN(x) (((x) + 15u) & ~(size_t)15)
@@ -309,6 +305,8 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		a64_place_run(h, ps, i, j, base, page, size, m->first_probe, end);
 		i = j;
 	}
+	/* the BRK probes' slots made executable, then their BRKs written */
+	a64_brk_flush(h);
 	/* Probes that ride in another's trampoline (PROBE_M_RIDE: a variable
 	 * read at a func: entry or exit): placed when their owner is. */
 	for (uint32_t k = m->first_probe; k < end; k++) {

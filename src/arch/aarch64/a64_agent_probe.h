@@ -81,10 +81,14 @@ int a64_poke(uint64_t addr, uint32_t w);
 /*
  * Probe p (module base `base`, its module's probes ps[first, end)) as a
  * BRK where no branch to a trampoline can be placed (a64_agent_brk.c): its
- * status, PROBE_S_PATCHED when the BRK is written. handler: a64_handler.
+ * status, PROBE_S_READY when its entry (and out-of-line slot) is ready;
+ * the BRK is written by a64_brk_flush, which the placing of a module ends
+ * with (p's status PROBE_S_PATCHED then, h->patched counted). handler:
+ * a64_handler.
  */
 int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t first,
 		  uint32_t end, struct probe_area_probe *p, uint64_t base,
 		  uint64_t (*handler)(uint64_t));
+void a64_brk_flush(struct probe_area_hdr *h);
 
 #endif
