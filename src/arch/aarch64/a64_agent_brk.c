@@ -232,6 +232,8 @@ static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 			memset(r.q, 0, sizeof(r.q));
 		for (uint32_t k = 0; k < b->ncalls; k++)
 			b->calls[k].fn(b->calls[k].id, &r, uc->uc_mcontext.sp, b->calls[k].arg);
+		/* LR as a return-address entry left it (a64_probe_entry_ra) */
+		uc->uc_mcontext.regs[30] = r.x[30];
 		a64_brk_step(b, uc, fp);
 		errno = e;
 		return;

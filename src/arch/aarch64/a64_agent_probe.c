@@ -50,6 +50,8 @@
 
 uint64_t *a64_probe_addr;
 uint64_t *a64_probe_base;
+uint32_t *a64_probe_ret;
+struct probe_area_hdr *a64_probe_hdr;
 uint32_t a64_probe_max_id;
 const struct probe_area_var *a64_probe_vars;
 uint32_t a64_probe_nvars;
@@ -79,6 +81,8 @@ uint64_t a64_handler(uint64_t h)
 		return (uint64_t)(uintptr_t)(user ? a64_probe_user_exit : a64_probe_exit);
 	if (h == PROBE_H_HIT && user)
 		return (uint64_t)(uintptr_t)a64_probe_user_hit;
+	if (h == PROBE_H_FUNC_ENTRY_RA)
+		return (uint64_t)(uintptr_t)a64_probe_entry_ra; /* (runs the custom ones too) */
 	if (h == PROBE_H_BLOCK)
 		return (uint64_t)(uintptr_t)a64_probe_block;
 	if (h == PROBE_H_BRANCH)
@@ -325,6 +329,32 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		a64_probe_addr[p->id] = p->runtime_addr;
 		a64_probe_base[p->id] = base;
 	}
+	/* Exits through the return address (PROBE_M_RETADDR: nothing to
+	 * write): in when their entry is, recorded at the entry's address. */
+	for (uint32_t k = m->first_probe; k < end; k++) {
+		struct probe_area_probe *p = &ps[k];
+
+		if (p->method != PROBE_M_RETADDR || p->id > a64_probe_max_id)
+			continue;
+		p->status = PROBE_S_NO_PAGE;
+		for (uint32_t o = m->first_probe; o < end; o++)
+			if (ps[o].ret_id == p->id && ps[o].method == PROBE_M_JUMP &&
+			    ps[o].handler == PROBE_H_FUNC_ENTRY_RA && ps[o].id <= a64_probe_max_id) {
+				p->status = ps[o].status;
+				if (p->status == PROBE_S_PATCHED) {
+					/* the key LR is signed with, above the id */
+					a64_probe_ret[ps[o].id] =
+					    p->id | (ps[o].flags & PROBE_F_A64_PAC_A ? 1u << 30 : 0) |
+					    (ps[o].flags & PROBE_F_A64_PAC_B ? 2u << 30 : 0);
+					h->patched++;
+				}
+				break;
+			}
+		p->runtime_addr = base + p->addr_off;
+		p->runtime_patch = 0;
+		a64_probe_addr[p->id] = p->runtime_addr;
+		a64_probe_base[p->id] = base;
+	}
 	if (npages > 1)
 		agent_log("probe: '%s': trampolines in %u pages (its probes span more than a "
 			  "branch reaches)",
@@ -495,6 +525,7 @@ void agent_probe_init(void)
 		return;
 	}
 	h->placed_pid = agent.pid;
+	a64_probe_hdr = h;
 	ms = (void *)((char *)h + h->modules_off);
 	ps = (void *)((char *)h + h->probes_off);
 	for (uint32_t i = 0; i < h->nprobes; i++) {
@@ -515,10 +546,10 @@ void agent_probe_init(void)
 	}
 	if (a64_probe_max_id >= (1u << 24))
 		a64_probe_max_id = (1u << 24) - 1;
-	/* three tables by id: the probed address, the module's base, whether
-	 * its custom handlers are off */
-	tsize = (((size_t)a64_probe_max_id + 1) * (2 * sizeof(uint64_t) + 1) + agent_probe_pgsz() -
-		 1) &
+	/* four tables by id: the probed address, the module's base, the exit
+	 * of a return-address entry, whether its custom handlers are off */
+	tsize = (((size_t)a64_probe_max_id + 1) * (2 * sizeof(uint64_t) + sizeof(uint32_t) + 1) +
+		 agent_probe_pgsz() - 1) &
 		~(size_t)(agent_probe_pgsz() - 1);
 	agent_self.busy++;
 	a64_probe_addr =
@@ -528,7 +559,8 @@ void agent_probe_init(void)
 		agent_log("probe: no memory for the probe table");
 	} else {
 		a64_probe_base = a64_probe_addr + a64_probe_max_id + 1;
-		a64_probe_off = (uint8_t *)(a64_probe_base + a64_probe_max_id + 1);
+		a64_probe_ret = (uint32_t *)(a64_probe_base + a64_probe_max_id + 1);
+		a64_probe_off = (uint8_t *)(a64_probe_ret + a64_probe_max_id + 1);
 	}
 	if (a64_probe_addr && h->handler_path[0] && a64_user_load(h)) {
 		/* the object did not load: nothing placed (spool says why) */
@@ -610,10 +642,3 @@ AGENT_EXPORT int spool_agent_probe_ctl(const char *cmd)
 	return -ENOTSUP;
 }
 
-/* Exits through the return address (agent_probe_ra.c, x86-64): no frame is
- * ever swapped here, so there is nothing to resolve, put back or free. */
-void agent_probe_ra_resolve(void) {}
-
-void agent_probe_ra_thread_end(void) {}
-
-void agent_probe_ra_unhook(uint64_t from) {}

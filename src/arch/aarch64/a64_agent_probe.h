@@ -19,6 +19,15 @@ extern uint64_t *a64_probe_addr;
 extern uint64_t *a64_probe_base;
 extern uint32_t a64_probe_max_id;
 
+/* --exits retaddr (a64_agent_ra.c): by entry id, the id of its
+ * PROBE_M_RETADDR exit (0: none) in the low 30 bits, and in the top two
+ * the key LR is signed with there (1 A, 2 B, 0 not signed); the entry
+ * handler that swaps LR; the probes area (its ra_full and ra_lost
+ * counts). */
+extern uint32_t *a64_probe_ret;
+extern struct probe_area_hdr *a64_probe_hdr;
+void a64_probe_entry_ra(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+
 /* The standard handlers the trampolines call (a64_code_probe): probe id,
  * the registers saved at the probe, the stack pointer there. */
 void a64_probe_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
