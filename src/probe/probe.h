@@ -147,6 +147,7 @@ struct probe_def {
 	int time_only;	   /* function probes a time: spec asked for, no func: */
 	const char *spec;  /* the -e text that placed it (m->cur_spec then) */
 	uint8_t disabled;  /* placed disabled (--disabled), or disabled since */
+	uint8_t area_flags; /* PROBE_F_* the plan gives the agent (PROBE_F_A64_PAC_*) */
 	/* Deleted alone (spool probe --commands) while other probes of its
 	 * combined group (the probe whose code it is and those riding in
 	 * it, `shared`) still run: its handler call is jumped over for good,

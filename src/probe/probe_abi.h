@@ -100,6 +100,11 @@ enum {
 
 /* probe_area_probe.flags */
 #define PROBE_F_DISABLED 0x1u /* placed disabled (spool probe --disabled) */
+/* aarch64, an entry with PROBE_H_FUNC_ENTRY_RA after a PACIASP (PACIBSP)
+ * landing pad: LR is signed with key A (B) and sp, and so must be what
+ * replaces it (src/arch/aarch64/a64_agent_ra.c) */
+#define PROBE_F_A64_PAC_A 0x2u
+#define PROBE_F_A64_PAC_B 0x4u
 #define PROBE_SKIPS 4	      /* handler calls of a trampoline that can be skipped */
 
 /* probe_area_reloc.type */

@@ -828,6 +828,7 @@ int probe_mgr_fill_area_from(struct probe_mgr *m, size_t from, void *area, uint6
 			memcpy(code + co, d->code->buf, d->code->len);
 			memset(code + co + d->code->len, X86_INT3, clen - d->code->len);
 			probe_area_skips(m, d, &ap[pi], code + co);
+			ap[pi].flags |= d->area_flags;
 			memcpy(ar + ri, d->code->rel, d->code->nrel * sizeof(*ar));
 			ri += d->code->nrel;
 			co += clen;

@@ -51,9 +51,9 @@ print(sum(x["calls"] for t in d["threads"] for x in t["io"]
 is "$calls" 37 "  the 37 file writes are counted"
 
 # --- refused, with the reason ---
-spool_run probe --exits retaddr -e 'func:worker' -- "$PROGS/lockcount" 2 10
-is_rc 1 "--exits retaddr is refused on aarch64 (every probe kind works: quick/241, 261-264)"
-like "$ERR" 'not available on aarch64' "  and spool says why"
+spool_run probe -e 'func:worker' -p $$
+is_rc 1 "attach (-p) is refused on aarch64 (every probe kind works: quick/241, 261-264; --exits retaddr: 271)"
+like "$ERR" 'attaching .*not available' "  and spool says why"
 spool_run record --snap-period 50 -- "$PROGS/rr_bank" 2 10
 is_rc 1 "record --snap-period (snapshots) is refused on aarch64"
 like "$ERR" 'not available on aarch64' "  and spool says why"

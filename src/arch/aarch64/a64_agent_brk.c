@@ -18,11 +18,10 @@
  *
  * The table is append-only (entries written before the count that
  * publishes them), read without a lock by the trap handler: placing is
- * before main with one thread, or at a dlopen under a64_lock. What is not
- * done: the program's own SIGTRAP handler or mask (sigaction and
- * sigprocmask are not interposed on aarch64 in probe mode): a program that
- * installs one after the probes are placed takes our traps; one that
- * blocks SIGTRAP dies on a BRK (doc/arm64.md).
+ * before main with one thread, or at a dlopen under a64_lock. The
+ * program's own SIGTRAP handler and masks are kept apart (a64_agent_sig.c):
+ * a SIGTRAP that is not a probe's goes to the program's disposition, and
+ * SIGTRAP is never really blocked while BRK probes are in.
  */
 #include <errno.h>
 #include <signal.h>
@@ -47,17 +46,60 @@ struct a64_brk {
 	uint64_t addr;	 /* the probed word */
 	uint32_t w;	 /* its instruction */
 	uint32_t ncalls;
-	uint32_t *ool;	 /* out of line: w, BRK #0x5a2 (PC-relative: unused) */
+	uint32_t *ool;	 /* out of line: w, BRK #0x5a2, this entry's index (NULL: emulated) */
+	struct probe_area_probe *p; /* its probe (status written when the BRK is) */
 	struct {
 		uint32_t id, arg;
 		a64_fn fn;
 	} calls[A64_CALLS_MAX];
 };
 
+/*
+ * The table, and an open-addressing index of it by address (index + 1, 0
+ * empty; twice the capacity, a power of two), for the trap handler: a
+ * function's entry and every exit of every probed function can be BRKs
+ * (func:* on a program of 500 functions, 1,000 and more).
+ */
 static struct a64_brk *a64_brks;
 static uint32_t a64_nbrks, a64_brk_cap;
-static struct sigaction a64_old_trap;
-static int a64_trap_on;
+static uint32_t *a64_brk_index;
+static uint32_t a64_brk_mask;
+/*
+ * Out-of-line slots share pages: A64_SLOT_WORDS words each (the word,
+ * `BRK #0x5a2`, the entry's index, padding), filled in the open page
+ * (read-write) while a module's probes are placed; a64_brk_flush makes it
+ * executable, then writes the BRKs of the probes placed since (a BRK is
+ * written only once its slot can run). The next module's slots go on in
+ * a new page (a sealed page is never written again: another thread may be
+ * running in it). a64_brk_from: the first entry whose BRK is not written.
+ */
+#define A64_SLOT_WORDS 4u
+static uint32_t *a64_slot_page;
+static size_t a64_slot_used, a64_slot_cap; /* in slots */
+static uint32_t a64_brk_from;
+static uint32_t a64_slot_pages, a64_slots;
+
+static uint32_t a64_brk_hash(uint64_t addr)
+{
+	return (uint32_t)((addr >> 2) * 0x9e3779b97f4a7c15ull >> 32) & a64_brk_mask;
+}
+
+/* The entry of the BRK probe at addr among the first n, or NULL. */
+static const struct a64_brk *a64_brk_find(uint64_t addr, uint32_t n)
+{
+	if (!a64_brk_index)
+		return NULL;
+	for (uint32_t k = a64_brk_hash(addr), i = 0; i <= a64_brk_mask;
+	     k = (k + 1) & a64_brk_mask, i++) {
+		uint32_t v = __atomic_load_n(&a64_brk_index[k], __ATOMIC_ACQUIRE);
+
+		if (!v)
+			return NULL;
+		if (v - 1 < n && a64_brks[v - 1].addr == addr)
+			return &a64_brks[v - 1];
+	}
+	return NULL;
+}
 
 /* The frame's record `magic` of at least min bytes, or NULL. */
 static struct _aarch64_ctx *a64_record(ucontext_t *uc, uint32_t magic, size_t min)
@@ -165,25 +207,23 @@ static void a64_brk_step(const struct a64_brk *e, ucontext_t *uc, struct fpsimd_
 	mc->pc = e->addr + 4;
 }
 
-/* SIGTRAP: one of our BRKs, else the program's (its handler from before
- * ours, or the default action put back and the BRK run again). */
+/* SIGTRAP: one of our BRKs, else the program's (a64_sig_trap_other: its
+ * handler, or the default action put back and the BRK run again). */
 static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	uint64_t pc = uc->uc_mcontext.pc;
 	uint32_t n = __atomic_load_n(&a64_nbrks, __ATOMIC_ACQUIRE), w = 0;
+	const struct a64_brk *b;
 	int e = errno;
 
 	if (si->si_code > 0 && !(pc & 3))
 		w = *(const volatile uint32_t *)pc;
-	for (uint32_t i = 0; w == A64_BRK_PROBE && i < n; i++) {
-		const struct a64_brk *b = &a64_brks[i];
-		struct fpsimd_context *fp;
+	b = w == A64_BRK_PROBE ? a64_brk_find(pc, n) : NULL;
+	if (b) {
+		struct fpsimd_context *fp = a64_fpsimd(uc);
 		struct a64_probe_regs r;
 
-		if (b->addr != pc)
-			continue;
-		fp = a64_fpsimd(uc);
 		memcpy(r.x, uc->uc_mcontext.regs, sizeof(r.x));
 		r.nzcv = uc->uc_mcontext.pstate & 0xf0000000u;
 		if (fp)
@@ -192,12 +232,17 @@ static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 			memset(r.q, 0, sizeof(r.q));
 		for (uint32_t k = 0; k < b->ncalls; k++)
 			b->calls[k].fn(b->calls[k].id, &r, uc->uc_mcontext.sp, b->calls[k].arg);
+		/* LR as a return-address entry left it (a64_probe_entry_ra) */
+		uc->uc_mcontext.regs[30] = r.x[30];
 		a64_brk_step(b, uc, fp);
 		errno = e;
 		return;
 	}
-	for (uint32_t i = 0; w == A64_BRK_BACK && i < n; i++) {
-		if ((uint64_t)(uintptr_t)(a64_brks[i].ool + 1) == pc) {
+	if (w == A64_BRK_BACK) {
+		/* a slot's BRK: the entry's index is the word after it */
+		uint32_t i = *(const volatile uint32_t *)(pc + 4);
+
+		if (i < n && (uint64_t)(uintptr_t)(a64_brks[i].ool + 1) == pc) {
 			uc->uc_mcontext.pc = a64_brks[i].addr + 4;
 			errno = e;
 			return;
@@ -205,13 +250,11 @@ static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 	}
 	/* Our BRK, put back meanwhile (its handler faulted, a64_probe_fault):
 	 * the original word runs when this returns. */
-	for (uint32_t i = 0; si->si_code > 0 && i < n; i++) {
-		if (a64_brks[i].addr == pc) {
-			errno = e;
-			return;
-		}
+	if (si->si_code > 0 && w != A64_BRK_PROBE && a64_brk_find(pc, n)) {
+		errno = e;
+		return;
 	}
-	a64_sig_chain(&a64_old_trap, sig, si, ucv);
+	a64_sig_trap_other(si, ucv);
 	errno = e;
 }
 
@@ -242,46 +285,70 @@ static uint32_t a64_brk_handler_of(const struct probe_area_probe *ps, uint32_t f
 	return 0;
 }
 
+/* A slot in the open page (a new page when it is full or sealed), or
+ * NULL. */
+static uint32_t *a64_slot_take(struct probe_area_hdr *h)
+{
+	size_t pg = agent_probe_pgsz();
+
+	if (a64_slot_page && a64_slot_used == a64_slot_cap)
+		a64_brk_flush(h);
+	if (!a64_slot_page) {
+		a64_slot_page =
+		    agent_vm_map(pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a64_slot_page == MAP_FAILED) {
+			a64_slot_page = NULL;
+			return NULL;
+		}
+		a64_slot_used = 0;
+		a64_slot_cap = pg / (A64_SLOT_WORDS * 4);
+		a64_slot_pages++;
+	}
+	a64_slots++;
+	return a64_slot_page + A64_SLOT_WORDS * a64_slot_used++;
+}
+
 int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t first,
 		  uint32_t end, struct probe_area_probe *p, uint64_t base,
 		  uint64_t (*handler)(uint64_t))
 {
-	uint64_t at = base + p->patch_off;
+	uint64_t at = base + p->patch_off, t;
 	struct a64_brk *b;
-	struct sigaction sa;
 	size_t pg = agent_probe_pgsz();
+	uint32_t k;
 
 	if (memcmp((void *)(uintptr_t)at, p->orig, 4))
 		return PROBE_S_MISMATCH;
 	if (!a64_brks) {
-		size_t sz = ((size_t)h->nprobes * sizeof(*b) + pg - 1) & ~(pg - 1);
+		uint32_t slots = 2;
+		size_t tsz, isz;
 
-		a64_brks = agent_vm_map(sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-					-1, 0);
+		while (slots < 2 * (uint64_t)h->nprobes && slots < (1u << 30))
+			slots <<= 1;
+		tsz = ((size_t)h->nprobes * sizeof(*b) + pg - 1) & ~(pg - 1);
+		isz = ((size_t)slots * 4 + pg - 1) & ~(pg - 1);
+		a64_brks = agent_vm_map(tsz + isz, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (a64_brks == MAP_FAILED) {
 			a64_brks = NULL;
 			return PROBE_S_NO_PAGE;
 		}
-		a64_brk_cap = h->nprobes;
+		a64_brk_index = (uint32_t *)((char *)a64_brks + tsz);
+		a64_brk_mask = slots - 1;
+		a64_brk_cap = h->nprobes < slots / 2 ? h->nprobes : slots / 2;
 	}
-	if (a64_nbrks >= a64_brk_cap)
+	if (a64_nbrks >= a64_brk_cap || a64_brk_find(at, a64_nbrks))
 		return PROBE_S_NO_PAGE;
-	if (!a64_trap_on) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = a64_brk_trap;
-		/* NODEFER: a BRK probe hit by what a handler calls traps too */
-		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
-		if (sigaction(SIGTRAP, &sa, &a64_old_trap))
-			return PROBE_S_NO_TRAP;
-		a64_trap_on = 1;
-	}
+	if (a64_sig_trap_install(a64_brk_trap))
+		return PROBE_S_NO_TRAP;
 	b = &a64_brks[a64_nbrks];
 	memset(b, 0, sizeof(*b));
 	b->addr = at;
+	b->p = p;
 	memcpy(&b->w, p->orig, 4);
 	/* the calls, in the trampoline's order (its skip slots), else the
 	 * probe's own and its shared exit's */
-	for (unsigned k = 0; k < PROBE_SKIPS && p->skip_id[k]; k++) {
+	for (k = 0; k < PROBE_SKIPS && p->skip_id[k]; k++) {
 		uint32_t hd = a64_brk_handler_of(ps, first, end, p, p->skip_id[k]);
 
 		if (!hd || a64_brk_call_off(h, p, k) || b->ncalls >= A64_CALLS_MAX)
@@ -303,16 +370,68 @@ int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_
 			b->ncalls += b->calls[b->ncalls].fn != NULL;
 		}
 	}
-	b->ool = agent_vm_map(pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b->ool == MAP_FAILED)
-		return PROBE_S_NO_PAGE;
-	b->ool[0] = b->w;
-	b->ool[1] = A64_BRK_BACK;
-	__builtin___clear_cache((char *)b->ool, (char *)(b->ool + 2));
-	if (mprotect(b->ool, pg, PROT_READ | PROT_EXEC))
-		return PROBE_S_PROTECT;
+	switch (a64_class(b->w, at, &t)) {
+	case A64_B:
+	case A64_BL:
+	case A64_BCOND:
+	case A64_CBZ:
+	case A64_TBZ:
+	case A64_ADR:
+	case A64_ADRP:
+	case A64_LDR_LIT:
+	case A64_LDR_LIT_SIMD:
+	case A64_PRFM_LIT:
+		break; /* emulated on the frame (a64_brk_step): no slot */
+	default:
+		b->ool = a64_slot_take(h);
+		if (!b->ool)
+			return PROBE_S_NO_PAGE;
+		b->ool[0] = b->w;
+		b->ool[1] = A64_BRK_BACK;
+		b->ool[2] = a64_nbrks;
+		b->ool[3] = 0;
+	}
 	__atomic_store_n(&a64_nbrks, a64_nbrks + 1, __ATOMIC_RELEASE);
-	if (a64_poke(at, A64_BRK_PROBE))
-		return PROBE_S_PROTECT;
-	return PROBE_S_PATCHED;
+	for (k = a64_brk_hash(at); a64_brk_index[k]; k = (k + 1) & a64_brk_mask)
+		;
+	__atomic_store_n(&a64_brk_index[k], a64_nbrks, __ATOMIC_RELEASE);
+	return PROBE_S_READY;
+}
+
+/*
+ * Seal the open slot page (coherent, then executable) and write the BRKs
+ * of the entries placed since the last flush: their probes' status
+ * PROBE_S_PATCHED (h->patched counted), or why not. One thread places
+ * (before main, or a dlopen under a64_lock).
+ */
+void a64_brk_flush(struct probe_area_hdr *h)
+{
+	uint32_t n = a64_nbrks, sealed = 1;
+
+	if (a64_slot_page && a64_slot_used) {
+		__builtin___clear_cache((char *)a64_slot_page,
+					(char *)(a64_slot_page + A64_SLOT_WORDS * a64_slot_used));
+		sealed = !mprotect(a64_slot_page, agent_probe_pgsz(), PROT_READ | PROT_EXEC);
+		a64_slot_page = NULL; /* never written again */
+	}
+	for (uint32_t i = a64_brk_from; i < n; i++) {
+		struct a64_brk *b = &a64_brks[i];
+		struct probe_area_probe *p = b->p;
+
+		if (b->ool && !sealed)
+			p->status = PROBE_S_PROTECT;
+		else if (a64_poke(b->addr, A64_BRK_PROBE))
+			p->status = PROBE_S_PROTECT;
+		else {
+			p->status = PROBE_S_PATCHED;
+			h->patched++;
+			agent_log("probe %u: a BRK at 0x%llx (no branch reaches a trampoline)",
+				  p->id, (unsigned long long)b->addr);
+		}
+	}
+	if (n > a64_brk_from)
+		agent_log("probe: %u BRK probes, %u of them with an out-of-line slot, in %u "
+			  "page(s) so far",
+			  n, a64_slots, a64_slot_pages);
+	a64_brk_from = n;
 }

@@ -16,9 +16,9 @@
  *     before anything can run it: the trampoline page before it is made
  *     executable, each patched word right after its store.
  *   - a point whose instruction cannot run from a trampoline is refused
- *     by spool. SIGTRAP is taken only by BRK probes; no signal mask is
- *     adjusted (sigprocmask is not interposed here), and the signal-mask
- *     half of agent_probe.h below is the "nothing kept" answer.
+ *     by spool. SIGTRAP is taken only by BRK probes; the program's own
+ *     signal masks and SIGTRAP handler are kept from them (and from the
+ *     custom handlers' fault handlers) by a64_agent_sig.c.
  *   - placing is done in the constructor, with one thread (launch mode),
  *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
  *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
@@ -50,6 +50,8 @@
 
 uint64_t *a64_probe_addr;
 uint64_t *a64_probe_base;
+uint32_t *a64_probe_ret;
+struct probe_area_hdr *a64_probe_hdr;
 uint32_t a64_probe_max_id;
 const struct probe_area_var *a64_probe_vars;
 uint32_t a64_probe_nvars;
@@ -79,6 +81,8 @@ uint64_t a64_handler(uint64_t h)
 		return (uint64_t)(uintptr_t)(user ? a64_probe_user_exit : a64_probe_exit);
 	if (h == PROBE_H_HIT && user)
 		return (uint64_t)(uintptr_t)a64_probe_user_hit;
+	if (h == PROBE_H_FUNC_ENTRY_RA)
+		return (uint64_t)(uintptr_t)a64_probe_entry_ra; /* (runs the custom ones too) */
 	if (h == PROBE_H_BLOCK)
 		return (uint64_t)(uintptr_t)a64_probe_block;
 	if (h == PROBE_H_BRANCH)
@@ -162,12 +166,8 @@ static void a64_place_brk(struct probe_area_hdr *h, struct probe_area_probe *ps,
 		a64_probe_addr[p->shared_exit] = p->runtime_addr;
 		a64_probe_base[p->shared_exit] = base;
 	}
+	/* READY: written with the module's other BRKs (a64_brk_flush) */
 	p->status = a64_brk_place(h, ps, first, end, p, base, a64_handler);
-	if (p->status == PROBE_S_PATCHED) {
-		h->patched++;
-		agent_log("probe %u: a BRK at 0x%llx (no branch reaches a trampoline)", p->id,
-			  (unsigned long long)p->runtime_patch);
-	}
 }
 
 #define A64_ALIGN(x) (((x) + 15u) & ~(size_t)15)
@@ -309,6 +309,8 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		a64_place_run(h, ps, i, j, base, page, size, m->first_probe, end);
 		i = j;
 	}
+	/* the BRK probes' slots made executable, then their BRKs written */
+	a64_brk_flush(h);
 	/* Probes that ride in another's trampoline (PROBE_M_RIDE: a variable
 	 * read at a func: entry or exit): placed when their owner is. */
 	for (uint32_t k = m->first_probe; k < end; k++) {
@@ -327,6 +329,32 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 		a64_probe_addr[p->id] = p->runtime_addr;
 		a64_probe_base[p->id] = base;
 	}
+	/* Exits through the return address (PROBE_M_RETADDR: nothing to
+	 * write): in when their entry is, recorded at the entry's address. */
+	for (uint32_t k = m->first_probe; k < end; k++) {
+		struct probe_area_probe *p = &ps[k];
+
+		if (p->method != PROBE_M_RETADDR || p->id > a64_probe_max_id)
+			continue;
+		p->status = PROBE_S_NO_PAGE;
+		for (uint32_t o = m->first_probe; o < end; o++)
+			if (ps[o].ret_id == p->id && ps[o].method == PROBE_M_JUMP &&
+			    ps[o].handler == PROBE_H_FUNC_ENTRY_RA && ps[o].id <= a64_probe_max_id) {
+				p->status = ps[o].status;
+				if (p->status == PROBE_S_PATCHED) {
+					/* the key LR is signed with, above the id */
+					a64_probe_ret[ps[o].id] =
+					    p->id | (ps[o].flags & PROBE_F_A64_PAC_A ? 1u << 30 : 0) |
+					    (ps[o].flags & PROBE_F_A64_PAC_B ? 2u << 30 : 0);
+					h->patched++;
+				}
+				break;
+			}
+		p->runtime_addr = base + p->addr_off;
+		p->runtime_patch = 0;
+		a64_probe_addr[p->id] = p->runtime_addr;
+		a64_probe_base[p->id] = base;
+	}
 	if (npages > 1)
 		agent_log("probe: '%s': trampolines in %u pages (its probes span more than a "
 			  "branch reaches)",
@@ -338,23 +366,6 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 #define A64_NFAULT 4
 static const int a64_fault_sigs[A64_NFAULT] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 static struct sigaction a64_old_fault[A64_NFAULT];
-
-void a64_sig_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc)
-{
-	if (o->sa_flags & SA_SIGINFO) {
-		o->sa_sigaction(sig, si, uc);
-	} else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN) {
-		o->sa_handler(sig);
-	} else if (o->sa_handler == SIG_DFL) {
-		struct sigaction dfl;
-
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		syscall(SYS_rt_sigaction, sig, &dfl, NULL, _NSIG / 8);
-		if (si->si_code <= 0)
-			syscall(SYS_tgkill, agent.pid, syscall(SYS_gettid), sig);
-	}
-}
 
 /*
  * A fault signal: in a custom handler (the guard is set on this thread and
@@ -373,9 +384,12 @@ static void a64_on_fault(int sig, siginfo_t *si, void *uc)
 		g->sig = sig;
 		siglongjmp(g->jb, 1);
 	}
-	for (unsigned i = 0; i < A64_NFAULT; i++)
-		if (a64_fault_sigs[i] == sig)
-			a64_sig_chain(&a64_old_fault[i], sig, si, uc);
+	/* Not a handler's: with the signal blocked in the program's view,
+	 * held when sent, the default action for its own fault. */
+	if (!a64_sig_blocked(sig, si, uc))
+		for (unsigned i = 0; i < A64_NFAULT; i++)
+			if (a64_fault_sigs[i] == sig)
+				a64_sig_chain(&a64_old_fault[i], sig, si, uc);
 	errno = e;
 }
 
@@ -414,6 +428,7 @@ static int a64_user_load(struct probe_area_hdr *h)
 		if (sigaction(a64_fault_sigs[i], &sa, &a64_old_fault[i]))
 			agent_log("probe: cannot install the fault handler of signal %d",
 				  a64_fault_sigs[i]);
+	a64_sig_fault_keep();
 	h->handler_loaded = 1;
 	return 0;
 }
@@ -510,6 +525,7 @@ void agent_probe_init(void)
 		return;
 	}
 	h->placed_pid = agent.pid;
+	a64_probe_hdr = h;
 	ms = (void *)((char *)h + h->modules_off);
 	ps = (void *)((char *)h + h->probes_off);
 	for (uint32_t i = 0; i < h->nprobes; i++) {
@@ -530,10 +546,10 @@ void agent_probe_init(void)
 	}
 	if (a64_probe_max_id >= (1u << 24))
 		a64_probe_max_id = (1u << 24) - 1;
-	/* three tables by id: the probed address, the module's base, whether
-	 * its custom handlers are off */
-	tsize = (((size_t)a64_probe_max_id + 1) * (2 * sizeof(uint64_t) + 1) + agent_probe_pgsz() -
-		 1) &
+	/* four tables by id: the probed address, the module's base, the exit
+	 * of a return-address entry, whether its custom handlers are off */
+	tsize = (((size_t)a64_probe_max_id + 1) * (2 * sizeof(uint64_t) + sizeof(uint32_t) + 1) +
+		 agent_probe_pgsz() - 1) &
 		~(size_t)(agent_probe_pgsz() - 1);
 	agent_self.busy++;
 	a64_probe_addr =
@@ -543,7 +559,8 @@ void agent_probe_init(void)
 		agent_log("probe: no memory for the probe table");
 	} else {
 		a64_probe_base = a64_probe_addr + a64_probe_max_id + 1;
-		a64_probe_off = (uint8_t *)(a64_probe_base + a64_probe_max_id + 1);
+		a64_probe_ret = (uint32_t *)(a64_probe_base + a64_probe_max_id + 1);
+		a64_probe_off = (uint8_t *)(a64_probe_ret + a64_probe_max_id + 1);
 	}
 	if (a64_probe_addr && h->handler_path[0] && a64_user_load(h)) {
 		/* the object did not load: nothing placed (spool says why) */
@@ -604,82 +621,6 @@ void agent_probe_dlopen(void)
 	agent_self.busy--;
 }
 
-int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact)
-{
-	return 0; /* not handled: the program's sigaction goes through */
-}
-
-int agent_probe_trap_live(void)
-{
-	return 0;
-}
-
-const sigset_t *agent_probe_mask_arg(const sigset_t *m, sigset_t *buf)
-{
-	return m;
-}
-
-/* sigprocmask's work (0 or an errno value); raw: the system call as
- * syscall() made it, else glibc's pthread_sigmask (which keeps its two
- * internal signals unblocked). Not reached while trap_live() is 0. */
-int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw)
-{
-	if (raw)
-		return syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) ? errno : 0;
-	return pthread_sigmask(how, set, old);
-}
-
-/* The change made to *mask, a SIGSYS handler's return mask. */
-int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t *mask)
-{
-	uint64_t s = 0;
-
-	if (set) {
-		if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
-			return EINVAL;
-		s = ((const uint64_t *)set)[0]; /* before old is written: they may alias */
-	}
-	if (old)
-		((uint64_t *)old)[0] = *mask;
-	if (!set)
-		return 0;
-	if (how == SIG_BLOCK)
-		*mask |= s;
-	else if (how == SIG_UNBLOCK)
-		*mask &= ~s;
-	else
-		*mask = s;
-	return 0;
-}
-
-const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
-					      struct sigaction *buf)
-{
-	return act;
-}
-
-void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had) {}
-
-uint64_t agent_probe_action_marks(int sig)
-{
-	return 0;
-}
-
-uint64_t agent_probe_trap_view(void)
-{
-	return 0;
-}
-
-void agent_probe_trap_view_set(uint64_t blocked) {}
-
-/* Syscall user dispatch is x86-64 only here (agent_rr_dispatch.c). */
-void agent_probe_keep_sigsys(void) {}
-
-int agent_probe_sigsys_blocked(siginfo_t *si, void *uc)
-{
-	return 0;
-}
-
 /* Attach mode (spool probe -p): refused. */
 AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 {
@@ -701,10 +642,3 @@ AGENT_EXPORT int spool_agent_probe_ctl(const char *cmd)
 	return -ENOTSUP;
 }
 
-/* Exits through the return address (agent_probe_ra.c, x86-64): no frame is
- * ever swapped here, so there is nothing to resolve, put back or free. */
-void agent_probe_ra_resolve(void) {}
-
-void agent_probe_ra_thread_end(void) {}
-
-void agent_probe_ra_unhook(uint64_t from) {}

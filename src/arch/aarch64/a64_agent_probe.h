@@ -19,6 +19,15 @@ extern uint64_t *a64_probe_addr;
 extern uint64_t *a64_probe_base;
 extern uint32_t a64_probe_max_id;
 
+/* --exits retaddr (a64_agent_ra.c): by entry id, the id of its
+ * PROBE_M_RETADDR exit (0: none) in the low 30 bits, and in the top two
+ * the key LR is signed with there (1 A, 2 B, 0 not signed); the entry
+ * handler that swaps LR; the probes area (its ra_full and ra_lost
+ * counts). */
+extern uint32_t *a64_probe_ret;
+extern struct probe_area_hdr *a64_probe_hdr;
+void a64_probe_entry_ra(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
+
 /* The standard handlers the trampolines call (a64_code_probe): probe id,
  * the registers saved at the probe, the stack pointer there. */
 void a64_probe_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
@@ -55,11 +64,24 @@ void a64_probe_user_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 extern uint8_t *a64_probe_off;
 void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig);
 
-/* A signal that is not the agent's, to the action installed before the
- * agent's (o): its handler runs; for the default action, that action is
- * put back and the faulting instruction runs again (a sent signal is sent
- * again). Signal-safe. */
+/*
+ * The program's signals while probes need some (a64_agent_sig.c).
+ * chain: a signal that is not the agent's, to action o: its handler runs;
+ * for the default action (or SIG_IGN of the thread's own trap or fault),
+ * that action is put back and the instruction runs again (a sent signal is
+ * sent again). blocked: sig arrived while the thread's own view blocks it:
+ * held when sent, the default action when it is the thread's own trap or
+ * fault; 1 when dealt with. trap_install: the BRK handler fn as SIGTRAP's
+ * (0 or -errno), SIGTRAP kept from then on; trap_other: a SIGTRAP that is
+ * not a probe's, to the program's disposition. fault_keep: the fault
+ * signals are kept (custom handlers' guard installed). Signal-safe but
+ * trap_install and fault_keep.
+ */
 void a64_sig_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc);
+int a64_sig_blocked(int sig, siginfo_t *si, void *uc);
+int a64_sig_trap_install(void (*fn)(int, siginfo_t *, void *));
+void a64_sig_trap_other(siginfo_t *si, void *uc);
+void a64_sig_fault_keep(void);
 
 /* The address of standard handler h (0: none); write one word of text. */
 uint64_t a64_handler(uint64_t h);
@@ -68,10 +90,14 @@ int a64_poke(uint64_t addr, uint32_t w);
 /*
  * Probe p (module base `base`, its module's probes ps[first, end)) as a
  * BRK where no branch to a trampoline can be placed (a64_agent_brk.c): its
- * status, PROBE_S_PATCHED when the BRK is written. handler: a64_handler.
+ * status, PROBE_S_READY when its entry (and out-of-line slot) is ready;
+ * the BRK is written by a64_brk_flush, which the placing of a module ends
+ * with (p's status PROBE_S_PATCHED then, h->patched counted). handler:
+ * a64_handler.
  */
 int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_t first,
 		  uint32_t end, struct probe_area_probe *p, uint64_t base,
 		  uint64_t (*handler)(uint64_t));
+void a64_brk_flush(struct probe_area_hdr *h);
 
 #endif

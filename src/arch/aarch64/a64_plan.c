@@ -228,6 +228,79 @@ static int a64_targeted(const uint8_t *code, uint64_t lo, uint64_t hi, uint64_t 
 	return 0;
 }
 
+/*
+ * --exits retaddr: can the program throw a C++ exception? An unwinder
+ * cannot step over the agent's return trampoline (nothing of the agent's
+ * is interposed on the unwinder on aarch64), so then every exit is
+ * patched instead, said once. Seen: a C++ runtime among the modules spool
+ * read, or the executable's own throw (a static libstdc++).
+ */
+static int a64_cxx_runtime(struct probe_mgr *m)
+{
+	const char *why = NULL;
+
+	if (m->unwinder)
+		return m->unwinder == 2;
+	for (size_t i = 0; i < m->nmods && !why; i++) {
+		const struct probe_module *mod = &m->mods[i];
+		const char *n = mod->path ? mod->path : "";
+
+		if (strstr(n, "libstdc++") || strstr(n, "libgcc_s") || strstr(n, "libunwind"))
+			why = n;
+		for (size_t k = 0; mod->is_main && k < mod->nsyms && !why; k++)
+			if (!strcmp(mod->syms[k].name, "_Unwind_RaiseException") ||
+			    !strcmp(mod->syms[k].name, "__cxa_throw"))
+				why = mod->syms[k].name;
+	}
+	for (size_t i = 0; i < m->nlibs && !why; i++)
+		if (strstr(m->libs[i], "libstdc++") || strstr(m->libs[i], "libgcc_s") ||
+		    strstr(m->libs[i], "libunwind"))
+			why = m->libs[i];
+	m->unwinder = why ? 2 : 1;
+	if (why)
+		log_info("probe: the program can throw C++ exceptions (%s), which cannot unwind "
+			 "through spool's return trampoline on aarch64: exits are patched, none "
+			 "goes through the return address",
+			 why);
+	return m->unwinder == 2;
+}
+
+/*
+ * --exits retaddr: the entry probe d (at the function's first word, or the
+ * one after its landing pad: LR holds the return address, sp is the
+ * caller's) becomes PROBE_H_FUNC_ENTRY_RA, which swaps LR for the agent's
+ * return trampoline (a64_agent_ra.c); the exit is one probe that patches
+ * nothing (PROBE_M_RETADDR), recorded by the trampoline. 0 or -errno.
+ */
+static int a64_plan_retaddr(struct probe_mgr *m, uint32_t module, uint32_t sym, uint32_t pad)
+{
+	struct probe_def *d, *x = probe_plan_new_def(m, module, sym);
+	struct x86_code *c;
+
+	if (!x)
+		return -ENOMEM;
+	d = &m->defs[m->ndefs - 2];
+	x->op = PROBE_OP_EXIT;
+	x->handler = PROBE_H_FUNC_EXIT;
+	x->method = PROBE_M_RETADDR;
+	x->addr = x->patch_off = d->addr;
+	x->patch_len = 0;
+	snprintf(x->insn, sizeof(x->insn), "(return address)");
+	snprintf(x->why, sizeof(x->why), "%s", "--exits retaddr");
+	c = d->code;
+	for (uint32_t i = 0; i < c->nrel; i++)
+		if (c->rel[i].type == PROBE_R_HANDLER64 && c->rel[i].target == PROBE_H_FUNC_ENTRY)
+			c->rel[i].target = PROBE_H_FUNC_ENTRY_RA;
+	d->handler = PROBE_H_FUNC_ENTRY_RA;
+	d->ret_id = x->id;
+	/* LR signed at the probe: what replaces it is signed the same way */
+	if (pad == 0xd503233fu) /* PACIASP */
+		d->area_flags |= PROBE_F_A64_PAC_A;
+	else if (pad == 0xd503237fu) /* PACIBSP */
+		d->area_flags |= PROBE_F_A64_PAC_B;
+	return 0;
+}
+
 int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int entry, int exits)
 {
 	const struct probe_module *mod = &m->mods[module];
@@ -268,6 +341,10 @@ int a64_plan_function(struct probe_mgr *m, uint32_t module, uint32_t sym, int en
 			rc = a64_place(m, module, sym, code, at, PROBE_OP_ENTRY, PROBE_H_FUNC_ENTRY,
 				       exits && ret0, why, sizeof(why));
 			entry_done = !rc && ret0;
+			if (!rc && !ret0 && exits && m->exits == PROBE_EXITS_RETADDR &&
+			    !a64_cxx_runtime(m))
+				return a64_plan_retaddr(m, module, sym,
+							at != lo ? a64_word(code) : 0);
 		}
 		if (rc && rc != -ENOTSUP)
 			return rc;

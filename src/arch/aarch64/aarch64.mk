@@ -35,7 +35,7 @@ ARCH_HOST_LIBS := $(addprefix -L,$(wildcard $(ARM64_ROOT)/usr/lib/gcc/aarch64-li
 ARCH_AGENT_OUT := src/agent/agent_probe.c src/agent/agent_probe_hot.c src/agent/agent_probe_got.c \
 	src/agent/agent_probe_live.c src/agent/agent_probe_ra.c src/agent/agent_probe_gotwrap.c
 ARCH_AGENT_SRCS := src/arch/aarch64/a64_agent_probe.c src/arch/aarch64/a64_agent_probe_hot.c \
-	src/arch/aarch64/a64_agent_brk.c
+	src/arch/aarch64/a64_agent_brk.c src/arch/aarch64/a64_agent_sig.c src/arch/aarch64/a64_agent_ra.c
 ARCH_HOST_OUT := $(wildcard src/arch/aarch64/a64_agent*.c) \
 	src/probe/probe_attach.c src/replay/gdbsrv_inf.c src/replay/gdbsrv_regs.c \
 	src/replay/gdbsrv_fork.c
