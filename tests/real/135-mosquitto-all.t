@@ -16,7 +16,7 @@
 # must be identical or stop at a reported divergence.
 . "$(dirname "$0")/lib.sh"
 need_progs mosquitto mosquitto_pub mosquitto_sub
-plan 32
+plan 33
 
 PORT=$(free_port)
 printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\nlog_type all\nlog_timestamp false\n' \
@@ -128,13 +128,20 @@ ok "report on a recording: exit 0, says why it has no lock table" \
 
 # --- snapshots: mosquitto_pub's threads switch only where one blocks (its
 # loop thread in select, a handful in the run), and a snapshot is tried at
-# no such switch: none is taken, --goto says so and replays from the start
+# no such switch: none is taken, spool says why, and --goto says so and
+# replays from the start
 broker_up
-spool_run record -q --snap-period 1 -o snap.trace -- "${PUB[@]}"
+spool_run record --snap-period 1 -o snap.trace -- "${PUB[@]}"
 broker_down
 cp run.out snaprec.out
 nsnap=$("$SPOOL" info snap.trace 2>/dev/null | sed -n 's/^snapshots: \([0-9]*\) in .*/\1/p')
-diag "record --snap-period 1: ${nsnap:-0} snapshots"
+diag "record --snap-period 1: ${nsnap:-0} snapshots" "$(grep '^spool: ' run.err)"
+if [ -z "$nsnap" ]; then
+	like "$ERR" 'no snapshot: none of the [0-9]+ switches came where one is tried' \
+		"record --snap-period 1: no snapshot taken, and spool says why"
+else
+	skip 1 "$nsnap snapshots taken: no reason to give"
+fi
 spool_run replay -o g.trace --goto 3 snap.trace
 if [ -z "$nsnap" ]; then
 	ok "replay --goto 3 with no snapshot: exit 0, said, the whole output" \
