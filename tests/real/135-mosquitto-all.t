@@ -16,7 +16,7 @@
 # must be identical or stop at a reported divergence.
 . "$(dirname "$0")/lib.sh"
 need_progs mosquitto mosquitto_pub mosquitto_sub
-plan 33
+plan 34
 
 PORT=$(free_port)
 printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\nlog_type all\nlog_timestamp false\n' \
@@ -75,6 +75,10 @@ is "$(json fa.json "sorted((f['name'], f['calls']) for f in d['functions'] if f[
 	"probe: my_publish and its callback, 20 calls each (a line each)"
 ok "probe: the callback runs in another thread than my_publish" \
 	test "$(json fa.json "len(set(t['tid'] for f in d['functions'] if f['name'] in ('my_publish', 'my_publish_callback') for t in f['threads']))")" = 2
+# (the kernel jumps to _start: the word where its return address would be
+# is argc, 10 here, shown as the caller "0xa" before)
+is "$(json fa.json "[c['name'] for f in d['functions'] if f['name'] == '_start' for c in f['callers']]")" \
+	"(no caller)" "probe: _start has no caller (not argc taken for a return address)"
 sub_start 20
 spool_run probe -o va.trace -e 'args:libmosquitto.so*:mosquitto_publish_v5:long,long,char*,int,long,int->int' \
 	-e 'branch:my_publish' -- "${PUB[@]}"
