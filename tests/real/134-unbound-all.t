@@ -15,7 +15,7 @@
 # prints each thread's statistics on stderr.
 . "$(dirname "$0")/lib.sh"
 need_progs unbound
-plan 34
+plan 35
 
 PORT=$(free_port)
 mkdir data
@@ -169,6 +169,14 @@ for mode in serial sync; do
 	cp "$T_DIR/corpus/unbound.$mode/client.log" client.$mode
 	ok "$mode: the client got unbound's answers while it was recorded" cmp -s client.$mode native.client
 done
+# spool path on a recording replays it with --record-path: probes (int3
+# among them) while the agent runs unbound's SIGTERM handler at its
+# recorded point; it called the handler's wrapper with no ucontext, which
+# wrote through it: SIGSEGV, "the replay diverged: no path"
+spool_run path -w rpath.txt "$T_DIR/corpus/unbound.serial/rec.trace"
+nthr=$(awk '$1 ~ /^[0-9]+$/ {split($3, t, "/"); print t[1]}' rpath.txt 2>/dev/null | sort -u | wc -l)
+ok "path on the serial recording (replayed with --record-path): exit 0, entries of both threads" \
+	bash -c "[ $RC = 0 ] && [ $nthr = 2 ]" || show_run
 tr="$T_DIR/corpus/unbound.sync/rec.trace"
 "$SPOOL" info "$tr" >info.txt 2>&1
 ok "info on the sync recording: exit 0, 2 threads, nothing lost, the trace finished" \
