@@ -9,14 +9,14 @@
 # names, func: on libmosquitto, args: by the ABI, branch:), spool path,
 # spool record and spool replay in serial and in sync mode (3 replays each,
 # with the broker gone), spool record --snap-period and spool replay
-# --goto, spool info and spool report. The broker (one thread, epoll) is
+# --goto, spool info and spool report, spool probe -p on the broker. The broker (one thread, epoll) is
 # recorded in both modes while the clients use it, and replayed alone.
 # mosquitto_pub's main thread polls a status its callbacks set in the loop
 # thread without a lock: sync mode cannot order that, so its sync replays
 # must be identical or stop at a reported divergence.
 . "$(dirname "$0")/lib.sh"
 need_progs mosquitto mosquitto_pub mosquitto_sub
-plan 34
+plan 36
 
 PORT=$(free_port)
 printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\nlog_type all\nlog_timestamp false\n' \
@@ -33,11 +33,23 @@ broker_up() {
 broker_down() { [ -z "$BROKER" ] || { kill -TERM "$BROKER" 2>/dev/null; wait "$BROKER" 2>/dev/null; }; BROKER=""; }
 BROKER=""
 trap 'broker_down; _t_cleanup' EXIT
-# sub_start N: a subscriber for N messages into sub.out (pid in $SUB)
+# subscribed LOG N: until the broker's log LOG has more than N subscriptions
+subscribed() {
+	local i
+	for i in $(seq 200); do
+		[ "$(grep -c 'Received SUBSCRIBE' "$1" 2>/dev/null)" -gt "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# sub_start N: a subscriber for N messages into sub.out (pid in $SUB),
+# subscribed when it returns
 sub_start() {
+	local n
+	n=$(grep -c 'Received SUBSCRIBE' "$T_DIR/broker.err" 2>/dev/null)
 	mosquitto_sub -h 127.0.0.1 -p "$PORT" -t 't/#' -C "$1" -W 60 >sub.out &
 	SUB=$!
-	sleep 0.3
+	subscribed "$T_DIR/broker.err" "${n:-0}"
 }
 # sub_got: the subscriber got the 20 lines, in order
 sub_got() { wait "$SUB" && cmp -s sub.out lines.txt; }
@@ -103,6 +115,21 @@ is "$(awk '$1 ~ /^[0-9]+$/ {split($3, t, "/"); print t[1]}' path.txt | sort -u |
 is "$(grep -c ' my_publish ' path.txt)" 20 "path: my_publish, once a line"
 ok "path: my_publish's calls name the locks they took" grep -qE ' my_publish +lock:' path.txt
 
+# --- attach: the broker started as root runs as user mosquitto (it drops
+# root): the agent spool loads into it cannot open spool's shared memory.
+# Refused with that reason (it said only "Permission denied"), and the
+# broker goes on serving
+if [ "$(id -u)" = 0 ] && [ "$(awk '/^Uid:/ {print $3}' "/proc/$BROKER/status")" != 0 ]; then
+	spool_run probe -p "$BROKER" -d 1s -o at.trace -e 'func:libc.so*:epoll_wait'
+	ok "probe -p on the broker (another user): exit 1, says why" \
+		bash -c "[ $RC = 1 ] && grep -q 'it runs as uid [0-9]*, spool as uid 0, and cannot open spool.s shared memory' run.err" ||
+		show_run
+	sub_start 20
+	"${PUB[@]}" <lines.txt >/dev/null 2>&1
+	ok "probe -p refused: the broker goes on serving" sub_got
+else
+	skip 2 "the broker keeps spool's user (not root, or run as root)"
+fi
 broker_down
 
 # --- record and replay mosquitto_pub: the broker runs while it is
@@ -162,7 +189,7 @@ mq_clients() {
 	for i in $(seq 100); do grep -q 'running' "$T_DIR/corpus/mosquitto.$mode/rec.err" 2>/dev/null && break; sleep 0.1; done
 	mosquitto_sub -h 127.0.0.1 -p "$PORT" -t 't/#' -C 20 -W 60 -i sub1 >"$T_DIR/bsub.$mode" &
 	local s=$!
-	sleep 0.3
+	subscribed "$T_DIR/corpus/mosquitto.$mode/rec.err" 0
 	mosquitto_pub -h 127.0.0.1 -p "$PORT" -t t/x -q 1 -l -i pub1 <"$T_DIR/lines.txt"
 	wait "$s"
 	pid=$(prog_of "$1") && kill -TERM "$pid"
