@@ -30,7 +30,7 @@ build all.txt: cat a.up b.up c.up d.up
 default all.txt
 EOF
 for x in a b c d; do seq 1 3000 | sed "s/^/$x line /" >data/$x.txt; done
-for x in a b c d; do tr a-z A-Z <data/$x.txt; done >want.txt
+for x in a b c d; do tr '[:lower:]' '[:upper:]' <data/$x.txt; done >want.txt
 
 # fresh: a copy of the project, nothing built (the working directory of a run)
 fresh() { rm -rf w && cp -a data w; }
