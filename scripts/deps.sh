@@ -119,6 +119,13 @@ PACKAGES=(
 #                  (also in the list above, for tests/integ): C++ with libbz2
 #                  (tests/real/128-pbzip2-all.t), C with its own bzip2 code (129-lbzip2-all.t),
 #                  libzstd's pool linked in (130-zstd-all.t)
+#   unbound        a DNS server: two libevent loops on one UDP socket, OpenSSL's locks,
+#                  stripped, under every command and attached to (tests/real/134-unbound-all.t)
+#   mosquitto mosquitto-clients  an MQTT broker (one thread, epoll) and mosquitto_pub -l
+#                  (libmosquitto's loop thread, mutexes; a flag polled without a lock)
+#                  under every command (tests/real/135-mosquitto-all.t)
+#   ninja-build    ninja -j2: a process tree (posix_spawn of sh, tr, cat) writing files and
+#                  its .ninja_log under every command (tests/real/136-ninja-all.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -131,10 +138,11 @@ REAL_PACKAGES=(
 	nodejs
 	plzip pixz ripgrep
 	pbzip2 lbzip2 zstd
+	unbound mosquitto mosquitto-clients ninja-build
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.
-REAL_SERVICES=(nginx redis-server lighttpd memcached)
+REAL_SERVICES=(nginx redis-server lighttpd memcached unbound mosquitto)
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")
 fi

@@ -591,7 +591,10 @@ static __thread int agent_probe_prev_flags;
 
 void agent_probe_samask_wrap(int sig, siginfo_t *si, void *ucv)
 {
-	uint64_t *ucm = (uint64_t *)&((ucontext_t *)ucv)->uc_sigmask;
+	/* (no ucontext: a handler called by hand, not by the kernel; the
+	 * mask after it is then the one before) */
+	uint64_t none = 0;
+	uint64_t *ucm = ucv ? (uint64_t *)&((ucontext_t *)ucv)->uc_sigmask : &none;
 	uint64_t saved = agent_probe_vblocked, kept = agent_probe_kept();
 	void *h;
 	int flags, e;

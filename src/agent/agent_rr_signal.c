@@ -53,6 +53,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "agent_probe.h"
@@ -194,6 +195,7 @@ void agent_rr_sig_run(int sig)
 	struct sigaction a;
 	siginfo_t si;
 	sigset_t old;
+	ucontext_t uc;
 
 	if (sig <= 0 || sig >= NSIG)
 		return;
@@ -213,8 +215,17 @@ void agent_rr_sig_run(int sig)
 			((unsigned long *)&m)[0] |= 1ul << (sig - 1);
 		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, _NSIG / 8);
 	}
-	sig_call(&a, sig, &si, NULL);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	/* A ucontext as the kernel's sigframe has one, not NULL: a handler
+	 * that reads it (uc_sigmask: the mask it interrupted), and spool's
+	 * own wrapper of a handler while int3 probes are in
+	 * (agent_probe_samask_wrap), which writes it, found NULL (unbound
+	 * replayed with --record-path died of SIGSEGV at its SIGTERM). What
+	 * the handler leaves in uc_sigmask is the mask after it, as
+	 * sigreturn would restore it. No registers: this is no interrupt. */
+	memset(&uc, 0, sizeof(uc));
+	uc.uc_sigmask = old;
+	sig_call(&a, sig, &si, &uc);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &uc.uc_sigmask, NULL, _NSIG / 8);
 }
 
 static int sig_resolve(void)

@@ -260,6 +260,10 @@ static const char *fn_agent_module(struct symbolizer *sym, uint32_t pid, uint64_
 	return !strncmp(base, "libspool-agent", 14) ? base : NULL;
 }
 
+/* Linux maps nothing below vm.mmap_min_addr (64 KiB by default): a
+ * "return address" there is no return address. */
+#define FN_NO_CODE_BELOW 0x10000u
+
 static int fn_enter(void *ctx, uint32_t thread, const struct callstack_frame *fr,
 		    const struct callstack_frame *parent, const struct rec_probe *p,
 		    const struct trace_event *ev)
@@ -286,6 +290,10 @@ static int fn_enter(void *ctx, uint32_t thread, const struct callstack_frame *fr
 	}
 	if (parent)
 		snprintf(name, sizeof(name), "%s", c->fns[parent->fn].name);
+	else if (p->ret_ip < FN_NO_CODE_BELOW)
+		/* The kernel jumped to it (_start): the word where a return
+		 * address would be is argc, no code can be there. */
+		snprintf(name, sizeof(name), "(no caller)");
 	else if (c->sym)
 		symbolizer_format(c->sym, fn_who_of(c, thread).pid, p->ret_ip, name, sizeof(name));
 	else

@@ -57,6 +57,25 @@
 #define PROBE_MAX_SPECS 64
 
 /* The shared options spool probe takes (run_opts.c). */
+/* The effective uid of pid (its /proc/PID/status: /proc/PID itself is
+ * root's for a process that dropped root), or -1. */
+static long probe_pid_euid(pid_t pid)
+{
+	char path[64], line[256];
+	long r = -1, e = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %ld %ld", &r, &e) == 2)
+			break;
+	fclose(f);
+	return e;
+}
+
 static void probe_usage(FILE *out);
 static const struct run_opts_spec probe_run_opts = {
 	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_STREAM |
@@ -470,7 +489,22 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		goto out_resume;
 	}
 	if (!rc && ret < 0) {
-		log_err("pid %d: the agent could not start: %s", (int)pid, strerror((int)-ret));
+		long euid = ret == -EACCES ? probe_pid_euid(pid) : -1;
+
+		if (euid >= 0 && (uid_t)euid != geteuid())
+			/* the agent opens spool's shared memory by
+			 * /proc/SPOOL/fd/N, which needs ptrace access to
+			 * spool: a daemon that dropped root (mosquitto) has
+			 * none */
+			log_err("pid %d: the agent could not start: it runs as uid %ld, spool as "
+				"uid %ld, and cannot open spool's shared memory (through "
+				"/proc/%d/fd): spool cannot attach to a program running as another "
+				"user (a daemon that dropped root: run it as root, or under spool "
+				"from its start)",
+				(int)pid, euid, (long)geteuid(), (int)getpid());
+		else
+			log_err("pid %d: the agent could not start: %s", (int)pid,
+				strerror((int)-ret));
 		rc = (int)ret;
 		goto out_fail;
 	}

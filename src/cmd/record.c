@@ -891,6 +891,17 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 ctx->snap_taken ? (double)ctx->snap_ns / (double)ctx->snap_taken / 1e6
 						 : 0.0,
 				 (double)ctx->snap_ns_max / 1e6, (unsigned long long)ctx->snap_skipped);
+		/* Switches enough, none taken, none put off: every switch was
+		 * one where a thread blocks (mosquitto_pub -l: its loop thread
+		 * in select), which tries none (doc/record.md, Snapshots). */
+		if (ctx->serial && ctx->snap_set && ctx->snap_period && !ctx->snap_period_ns &&
+		    !ctx->snap_taken && !ctx->snap_skipped && ctx->snap_failed != UINT64_MAX &&
+		    i->switches >= ctx->snap_period)
+			log_info("no snapshot: none of the %s switches came where one is tried, "
+				 "a running thread handing the token over (its slice over, a wait "
+				 "on a lock or a condition); a thread blocking in the kernel (a "
+				 "read, a poll) takes none",
+				 record_group(i->switches, n, sizeof(n)));
 		if (ctx->serial && (ctx->snap_period || ctx->snap_period_ns) &&
 		    ctx->snap_mode == RR_SNAP_IMAGE) {
 			if (ctx->snap_failed == UINT64_MAX)

@@ -93,6 +93,12 @@ struct probe_module {
 	uint64_t copied_lo, copied_hi;
 	size_t ncopied;	/* functions (syms) in [copied_lo, copied_hi) */
 	int copied_said; /* their warning was given */
+	/* The PLT sections (.plt, .plt.sec, .plt.got): every stub in them
+	 * is a function entry, the one a jmp to an imported function goes
+	 * to, even when no call in the module targets that stub (libevent's
+	 * event_mm_calloc_ only jumps to calloc@plt). */
+	uint64_t plt_lo[3], plt_hi[3];
+	size_t nplt;
 };
 
 /* probe_module.cfg_want */
@@ -285,6 +291,8 @@ int probe_module_jump_known(const struct probe_module *mod, uint64_t addr);
 size_t probe_module_target_refs(const struct probe_module *mod, uint64_t addr);
 /* Is addr the target of a direct call somewhere in the module? */
 int probe_module_is_call(const struct probe_module *mod, uint64_t addr);
+/* Is addr in one of the module's PLT sections (a stub: a function entry)? */
+int probe_module_is_plt(const struct probe_module *mod, uint64_t addr);
 /* Mark the tail calls (X86_F_TAIL) among the n decoded instructions of
  * function sym (code: its bytes); returns 1 when an indirect jmp of
  * unknown targets remains (its targets could be inside the function). */

@@ -574,6 +574,21 @@ int probe_plan_cfg(struct probe_mgr *m, uint32_t module, uint32_t sym, unsigned 
 			rc = 0;
 		}
 	}
+	if (!rc && what == PROBE_CFG_BRANCHES) {
+		/* Nothing to count is not nothing to say: a user who asked
+		 * for the branches of a wrapper (glibc's posix_spawn, whose
+		 * work is in __spawnix) would see no probe and no report. */
+		size_t njcc = 0;
+
+		for (size_t i = 0; i < f.n; i++)
+			if ((f.in[i].flags & X86_F_COND) && !(f.in[i].flags & X86_F_DATA))
+				njcc++;
+		if (!njcc) /* (the address: a versioned name has copies) */
+			log_warn("probe: %s at 0x%llx in %s has no conditional branch: nothing to "
+				 "count there",
+				 probe_sym_shown(mod, sym), (unsigned long long)mod->syms[sym].addr,
+				 mod->path);
+	}
 	cfg_close(&f);
 	return rc;
 }

@@ -136,6 +136,29 @@ static int probe_has_symtab(Elf *elf)
 
 static void probe_find_copied(struct probe_module *mod, Elf *elf);
 
+/* The PLT sections' ranges (section headers survive strip). */
+static void probe_find_plt(struct probe_module *mod, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn)) && mod->nplt < 3) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || (strcmp(name, ".plt") && strcmp(name, ".plt.sec") &&
+			      strcmp(name, ".plt.got")))
+			continue;
+		mod->plt_lo[mod->nplt] = sh.sh_addr;
+		mod->plt_hi[mod->nplt++] = sh.sh_addr + sh.sh_size;
+	}
+}
+
 int probe_module_open(struct probe_module *mod, const char *path, int is_main)
 {
 	const char *base = strrchr(path, '/');
@@ -167,6 +190,7 @@ int probe_module_open(struct probe_module *mod, const char *path, int is_main)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
 			has_symtab = 1;
 	mod->stripped = !has_symtab;
+	probe_find_plt(mod, elf);
 	/* Libraries are matched in the target by the name ld.so loaded them
 	 * under, which is their DT_SONAME (the DT_NEEDED entry), not the file
 	 * the symlink points to. */
@@ -666,6 +690,14 @@ size_t probe_module_target_refs(const struct probe_module *mod, uint64_t addr)
 	while (lo + n < mod->ntargets && mod->targets[lo + n] == addr)
 		n++;
 	return n;
+}
+
+int probe_module_is_plt(const struct probe_module *mod, uint64_t addr)
+{
+	for (size_t i = 0; i < mod->nplt; i++)
+		if (addr >= mod->plt_lo[i] && addr < mod->plt_hi[i])
+			return 1;
+	return 0;
 }
 
 int probe_module_is_target(const struct probe_module *mod, uint64_t addr)

@@ -232,7 +232,8 @@ static const struct probe_sym *plan_sym_at(const struct probe_module *mod, uint6
 /*
  * Tail calls. A jmp leaves the function for another one when it is
  *  - direct, to outside the function's symbol, at a function entry: a
- *    symbol's start, a direct call's target elsewhere in the module, or an
+ *    symbol's start, a direct call's target elsewhere in the module, a PLT
+ *    stub (an import only ever tail-called has no call to its stub), or an
  *    .eh_frame FDE's start in the entry state (stripped files name few
  *    functions; a .cold part is none of these, see probe_dwarf_func_entry);
  *  - indirect, of a shape x86_tail_jump accepts (a pointer loaded without
@@ -263,7 +264,7 @@ int probe_plan_classify(const struct probe_module *mod, const struct probe_sym *
 
 			if ((t < sym->addr || t >= sym->addr + sym->size) &&
 			    (plan_sym_at(mod, t) || probe_module_is_call(mod, t) ||
-			     probe_dwarf_func_entry(mod, t)))
+			     probe_module_is_plt(mod, t) || probe_dwarf_func_entry(mod, t)))
 				in[k].flags |= X86_F_TAIL;
 			continue;
 		}
