@@ -57,6 +57,22 @@ const char *lockname_format(const struct lockname_src *l, const struct lockname_
 	return buf;
 }
 
+int lockname_init_site(const struct lockname_src *l, const struct lockname_syms *s, char *buf,
+			size_t len)
+{
+	char tmp[512];
+
+	/* the same choice lockname_format makes: a lock that has a variable
+	 * is named by it, whatever its init site */
+	if (l->defined && l->addr && s && s->data &&
+	    s->data(s->ctx, l->pid, l->addr, tmp, sizeof(tmp)) == 0 && tmp[0])
+		return -ENOENT;
+	if (!l->init_ip || !s || !s->site || s->site(s->ctx, l->pid, l->init_ip, buf, len) < 0 ||
+	    !buf[0])
+		return -ENOENT;
+	return site_fn_len(buf) < strlen(buf) ? 0 : -ENOENT;
+}
+
 int lockname_sym_data(void *symbolizer, uint32_t pid, uint64_t addr, char *buf, size_t len)
 {
 	struct sym_info si;
