@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 312-lock-init-site-summary.t - two things of the lock report (issue 17):
+# - a heap lock is named by its init site's function and offset
+#   (worker+0x1d#3, 296); the text report lists under its tables, once per
+#   site, the file and line of that site and the indexes of the locks made
+#   there, as the JSON's init_site says;
+# - the run summary (.spool/summary) counts the locks' events in
+#   lock_events= and the threads' (create, start, join, exit) apart in
+#   thread_events=, as the summary line "N lock events, T thread events"
+#   and the report's JSON do, and spool info says the same. Before,
+#   lock_events= was N + T.
+. "$(dirname "$0")/lib.sh"
+
+P="$PROGS/lockcount"
+plan 10
+
+spool_run locks -o l.trace -- "$P" 3 50
+is_rc 0 "spool locks of lockcount (3 threads)"
+N=$(summary_events)
+T=$(summary_thread_events)
+num_cmp "$T" -gt 0 "  the summary line counts thread events ($T)"
+is "$(trace_summary l.trace lock_events)" "$N" "  .spool/summary: lock_events= is the summary line's N ($N)"
+is "$(trace_summary l.trace thread_events)" "$T" "  .spool/summary: thread_events= is its T"
+report_json l.trace
+is "$(json report.json 'd["trace"]["lock_events"], d["trace"]["thread_events"]')" "($N, $T)" \
+	"  report --json: the same two counts"
+spool_run info l.trace
+like "$OUT" "events: [0-9]+ \\(lock $N, thread life $T," "  spool info: the same two counts"
+
+spool_run report --locks l.trace
+text=$OUT
+like "$text" "where the locks named by their init site were made:" \
+	"report: a table of the init sites under the lock tables"
+# the JSON's heap locks: "site (file:line)" -> their indexes
+want=$(json report.json '"\n".join("%s  %s" % (s, " ".join("#%d" % i for i in sorted(v))) for s, v in sorted({s: [l["index"] for l in d["locks"] if l.get("init_site") == s and l["acquisitions"] and l["name"] != "shared_lock"] for s in {l.get("init_site") for l in d["locks"] if l["acquisitions"] and l["name"] != "shared_lock"}}.items()))')
+got=$(sed -n '/^where the locks named by their init site were made:/,/^$/p' <<<"$text" |
+	sed -n '3,$p' | sed -E 's/^  //; s/ {2,}/  /' | sed '/^$/d')
+like "$want" "^worker\\+0x[0-9a-f]+ \\(lockcount\\.c:[0-9]+\\)  #[0-9]+ #[0-9]+ #[0-9]+$" \
+	"  (the JSON: the 3 threads' mutexes made at one site of lockcount.c)"
+is "$got" "$want" "  its row: the site with file and line, and the 3 locks' indexes"
+site=$(sed -E 's/ \(.*//' <<<"$got")
+for i in $(grep -oE '#[0-9]+' <<<"$got"); do
+	grep -qE "^  $(sed 's/[+.]/\\&/g' <<<"$site")$i " <<<"$text" || miss+="$site$i "
+done
+is "${miss:-}" "" "  each of them is a row of the lock table named $site#N"
+done_testing
