@@ -9,11 +9,14 @@
 #   lock_events= and the threads' (create, start, join, exit) apart in
 #   thread_events=, as the summary line "N lock events, T thread events"
 #   and the report's JSON do, and spool info says the same. Before,
-#   lock_events= was N + T.
+#   lock_events= was N + T;
+# - the report options spool locks and spool report share say the same in
+#   both --help texts (spool locks said --top-sites was "per lock (default
+#   3)": it is the rows of one table, default 10, in both).
 . "$(dirname "$0")/lib.sh"
 
 P="$PROGS/lockcount"
-plan 10
+plan 11
 
 spool_run locks -o l.trace -- "$P" 3 50
 is_rc 0 "spool locks of lockcount (3 threads)"
@@ -44,4 +47,13 @@ for i in $(grep -oE '#[0-9]+' <<<"$got"); do
 	grep -qE "^  $(sed 's/[+.]/\\&/g' <<<"$site")$i " <<<"$text" || miss+="$site$i "
 done
 is "${miss:-}" "" "  each of them is a row of the lock table named $site#N"
+# opt_help CMD OPT: OPT's lines in spool CMD --help
+opt_help() {
+	"$SPOOL" "$1" --help | awk -v o="$2" '/^ {1,8}-/ { on = index($0, o " ") > 0 } on'
+}
+for o in --sort --top-sites --limit --json; do
+	[ "$(opt_help locks $o)" = "$(opt_help report $o)" ] && [ -n "$(opt_help locks $o)" ] ||
+		differ+="$o "
+done
+is "${differ:-}" "" "locks --help and report --help explain --sort, --top-sites, --limit, --json alike"
 done_testing
