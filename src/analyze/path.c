@@ -1172,7 +1172,7 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	ps.use_probes = o->functions == PATH_FN_PROBES ||
 			(o->functions == PATH_FN_AUTO && ps.nfuncprobes);
 	if (o->functions == PATH_FN_PROBES && !ps.nfuncprobes) {
-		log_err("%s: --functions=probes: this trace has no function probes (spool path "
+		log_err("%s: --entries=probes: this trace has no function probes (spool path "
 			"places them on a program without -finstrument-functions; spool probe -e "
 			"'func:GLOB' too)",
 			trace_dir);
@@ -1200,7 +1200,7 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	if (!ps.entries && o->functions == PATH_FN_FINST) {
 		log_err("%s: no function entries from -finstrument-functions in this trace: build "
 			"the program with -finstrument-functions (gcc or clang), or let spool probe "
-			"its functions (--functions=probes or auto)",
+			"its functions (--entries=probes or auto)",
 			trace_dir);
 		rc = -ENODATA;
 		goto out;

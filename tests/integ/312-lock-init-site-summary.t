@@ -12,11 +12,18 @@
 #   lock_events= was N + T;
 # - the report options spool locks and spool report share say the same in
 #   both --help texts (spool locks said --top-sites was "per lock (default
-#   3)": it is the rows of one table, default 10, in both).
+#   3)": it is the rows of one table, default 10, in both); and an option
+#   name that meant two things in two commands has one now: spool path's
+#   --exits (print exits; spool probe's --exits HOW hooks them) is
+#   --show-exits, path's and replay's --functions SRC (spool report's
+#   --functions is the function report) is --entries SRC, spool record's
+#   --check CMD (spool path's --check lists functions never entered) is
+#   --check-cmd CMD; the old spellings work for this release, with a
+#   warning naming the new one.
 . "$(dirname "$0")/lib.sh"
 
 P="$PROGS/lockcount"
-plan 11
+plan 17
 
 spool_run locks -o l.trace -- "$P" 3 50
 is_rc 0 "spool locks of lockcount (3 threads)"
@@ -56,4 +63,17 @@ for o in --sort --top-sites --limit --json; do
 		differ+="$o "
 done
 is "${differ:-}" "" "locks --help and report --help explain --sort, --top-sites, --limit, --json alike"
+
+spool_run path -q -o pp.trace -w pp.txt -- "$PROGS/path_prodcons"
+spool_run path --show-exits pp.trace
+like "$OUT" "(^|\n) *[0-9]+ +[0-9.]+ +T[0-9]+/[0-9]+ +<" "path --show-exits prints exits ('<name')"
+new_out=$OUT
+spool_run path --exits pp.trace
+like "$ERR" "--exits is the old spelling of --show-exits" "path --exits: works, with a warning"
+is "$OUT" "$new_out" "  and prints what --show-exits does"
+spool_run path --functions=probes pp.trace
+like "$ERR" "--functions SRC is the old spelling of --entries SRC" "path --functions=probes: a warning"
+spool_run record -q --until-fail 1 --check true -o r.trace -- "$P" 1 1
+is_rc 0 "record --until-fail 1 --check true: still works"
+like "$ERR" "--check CMD is the old spelling of --check-cmd CMD" "  with a warning"
 done_testing
