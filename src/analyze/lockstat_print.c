@@ -754,7 +754,7 @@ static int print_init_sites(struct lockstat *ls, FILE *out, const struct locksta
 	static const char *const hdr[] = {"init site", "locks"};
 	struct ls_table t = {.ncols = 2, .hdr = hdr, .left_mask = 1u << 1};
 	struct init_lock *v = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, nsites = 0;
 	char site[512];
 	int rc = 0;
 
@@ -777,7 +777,7 @@ static int print_init_sites(struct lockstat *ls, FILE *out, const struct locksta
 	if (!n)
 		goto out;
 	qsort(v, n, sizeof(*v), init_lock_cmp);
-	for (size_t a = 0, b; a < n && !rc; a = b) {
+	for (size_t a = 0, b; a < n && !rc; a = b, nsites++) {
 		struct lockname_syms syms = {.site = po->symbolize, .ctx = po->symbolize_ctx};
 		char idx[INIT_SITE_INDEXES * 12 + 32];
 		size_t k = 0;
@@ -788,6 +788,8 @@ static int print_init_sites(struct lockstat *ls, FILE *out, const struct locksta
 						      k ? " " : "", v[b].index);
 		if (b - a > INIT_SITE_INDEXES)
 			snprintf(idx + k, sizeof(idx) - k, " ... (%zu in all)", b - a);
+		if (po->limit && nsites >= po->limit)
+			continue; /* counted for print_more */
 		if (syms.site(syms.ctx, v[a].pid, v[a].ip, site, sizeof(site)) < 0)
 			snprintf(site, sizeof(site), "0x%" PRIx64, v[a].ip);
 		rc = table_row(&t, site, idx);
@@ -795,6 +797,7 @@ static int print_init_sites(struct lockstat *ls, FILE *out, const struct locksta
 	if (!rc) {
 		fprintf(out, "\nwhere the locks named by their init site were made:\n");
 		table_print(&t, out);
+		print_more(out, nsites, po->limit);
 	}
 out:
 	table_free(&t);
