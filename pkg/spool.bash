@@ -8,7 +8,7 @@
 # --help`, the probe spec kinds (func:, var:, args:, ...) from the specs
 # list of `spool probe --help`. Values it knows: trace directories for -o,
 # -t and the TRACE_DIR argument (directories holding a spool trace come
-# first), the keys of --sort, --on-full, --mode, --functions, --weight,
+# first), the keys of --sort, --on-full, --mode, --entries, --weight,
 # process ids for -p. After `--` (or the program of a command that runs
 # one) it completes a command name, then files. Needs no bash-completion
 # helpers (_init_completion), only bash.
@@ -126,7 +126,7 @@ _spool()
 		--sort) COMPREPLY=($(compgen -W 'wait acq contended hold name' -- "$cur")) ;;
 		--on-full) COMPREPLY=($(compgen -W 'wait drop' -- "$cur")) ;;
 		--mode) COMPREPLY=($(compgen -W 'serial sync' -- "$cur")) ;;
-		--functions) COMPREPLY=($(compgen -W 'auto finstrument probes' -- "$cur")) ;;
+		--entries) COMPREPLY=($(compgen -W 'auto finstrument probes' -- "$cur")) ;;
 		--weight) COMPREPLY=($(compgen -W 'time calls' -- "$cur")) ;;
 		-p | --pid)
 			COMPREPLY=($(compgen -W "$(cd /proc 2>/dev/null && compgen -G '[0-9]*')" -- "$cur"))

@@ -106,6 +106,10 @@ PACKAGES=(
 #   (the corpus also runs memcached, python3, perl, git, make, sqlite3, x264 and g++ from
 #   the lists above; tests/real/82-95, tests/real/quick/80-81)
 #   libglib2.0-bin gio, a Debian GLib program: its futexes (tests/real/96-glib-futex.t)
+#   dbus-daemon    dbus-run-session: a private session bus, gone when its command ends, for
+#                  gdbus (libglib2.0-bin), a GLib program whose main thread waits on
+#                  GDBus's worker thread: a contention profile of futexes (tests/real/
+#                  133-gdbus-futex-contention.t)
 #   libcap2-bin    getcap -r, a program that walks a tree with glibc's nftw (tests/real/
 #                  100-tree-walk-replay.t, with util-linux's hardlink)
 #   nodejs         node: V8 copies its builtins at run time (tests/real/114-node-probe-builtins.t),
@@ -134,6 +138,7 @@ REAL_PACKAGES=(
 	redis-server redis-tools
 	lighttpd curl
 	libglib2.0-bin
+	dbus-daemon
 	libcap2-bin
 	nodejs
 	plzip pixz ripgrep

@@ -115,6 +115,10 @@ seed path finst-exits-json pathf 03
 seed path finst-check pathf 04
 seed path probes pathp 00
 seed path probes-check pathp 14
+# a program whose path holds spaces: the probes side file's sidewords (version 3)
+mkdir -p "my dir" && cp "$progs/path_prodcons" "my dir/prod cons"
+run pathsp path -w pathsp.txt -t pathsp -- "$work/my dir/prod cons" 2
+seed path probes-spaces pathsp 00
 
 # Recordings: sync and serial, compressed inputs, signals; the replay image
 # of one (made by its first replay).

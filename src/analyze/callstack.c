@@ -25,6 +25,7 @@
 
 #include "../util/demangle.h"
 #include "callstack.h"
+#include "probes_file.h"
 
 struct cs_thread {
 	struct callstack_frame *st;
@@ -115,31 +116,32 @@ static long cs_fn_intern(struct callstack *c, const char *module, const char *na
 }
 
 /* "probes" side file: "id op method module offset symbol [function]" (the
- * symbol is the key; a report demangles it itself). */
+ * symbol is the key; a report demangles it itself), read by
+ * probes_file.c in each of its versions. */
 static int cs_load_probes(struct callstack *c, const struct trace_reader *r)
 {
 	char *text, *line, *save = NULL;
 	size_t len;
-	int rc = trace_reader_file(r, "probes", &text, &len);
+	int rc = trace_reader_file(r, "probes", &text, &len), version = 1;
 
 	if (rc < 0)
 		return rc;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char op[16], method[16], module[4096], name[1024];
-		unsigned long long off;
+		struct probes_line pl;
 		unsigned id;
 		long fi;
 
-		if (line[0] == '#' ||
-		    sscanf(line, "%u %15s %15s %4095s %llx %1023s", &id, op, method, module, &off,
-			   name) != 6)
+		if (probes_file_version(line))
+			version = probes_file_version(line);
+		if (probes_file_line(line, version, &pl) < 0)
 			continue;
+		id = pl.id;
 		/* ids number the lines from 0: one past the file's length is
 		 * not a probe, and would size the table (a 1-line file made it
 		 * 64 MiB) */
 		if (!id || id >= 1u << 24 || id >= len)
 			continue;
-		if (strcmp(op, "entry") && strcmp(op, "exit"))
+		if (strcmp(pl.op, "entry") && strcmp(pl.op, "exit"))
 			continue; /* block and branch probes count, they have no calls */
 		if (!c->probe_fn || id > c->maxid) {
 			size_t old = c->probe_fn ? c->maxid + 1 : 0;
@@ -151,11 +153,11 @@ static int cs_load_probes(struct callstack *c, const struct trace_reader *r)
 			c->probe_fn = np;
 			c->maxid = id;
 		}
-		fi = cs_fn_intern(c, module, name);
+		fi = cs_fn_intern(c, pl.module, pl.sym);
 		if (fi < 0)
 			goto nomem;
 		c->probe_fn[id] = (uint32_t)fi + 1;
-		if (!strcmp(op, "exit") && !strcmp(method, "retaddr"))
+		if (!strcmp(pl.op, "exit") && !strcmp(pl.method, "retaddr"))
 			c->fns[fi].retaddr = 1;
 	}
 	free(text);

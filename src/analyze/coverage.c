@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../trace/sideword.h"
 #include "../trace/trace.h"
 #include "../trace/untrusted.h"
 #include "../util/debugfile.h"
@@ -212,11 +213,18 @@ static int64_t cov_num(const char *s)
 	return strcmp(s, "-") ? (int64_t)strtoull(s, NULL, 10) : -1;
 }
 
+/* A MODULE or FUNCTION word of a coverage file of that version: version 2
+ * writes them as sidewords (sideword.h), version 1 as they are. */
+static char *cov_word(int version, char *w)
+{
+	return version >= 2 ? sideword_unescape(w) : w;
+}
+
 static int cov_parse(struct cov_ctx *c, char *text)
 {
 	char *save = NULL, *line;
 	size_t capb = 0, capr = 0;
-	int rc;
+	int rc, v = 1;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char kind[16], method[16], n1[32], n2[64], mod[4096], fn[1024];
@@ -224,11 +232,14 @@ static int cov_parse(struct cov_ctx *c, char *text)
 		unsigned id;
 		uint32_t mi, fi;
 
+		if (sscanf(line, "# spool coverage %d", &v) == 1)
+			continue;
 		if (line[0] == '#')
 			continue;
 		if (sscanf(line, "block %u %15s %llx %llx %31s %4095s %1023s", &id, method, &a, &b,
 			   n1, mod, fn) == 7) {
-			if ((rc = cov_mod_index(c, mod, &mi)) || (rc = cov_fn_index(c, mi, fn, &fi)))
+			if ((rc = cov_mod_index(c, cov_word(v, mod), &mi)) ||
+			    (rc = cov_fn_index(c, mi, cov_word(v, fn), &fi)))
 				return rc;
 			if (!COV_GROW(c->blocks, c->nblocks, capb))
 				return -ENOMEM;
@@ -240,7 +251,8 @@ static int cov_parse(struct cov_ctx *c, char *text)
 			}
 		} else if (sscanf(line, "branch %u %15s %llx %llx %llx %31s %31s %4095s %1023s", &id,
 				  method, &a, &b, &f, n1, n2, mod, fn) == 9) {
-			if ((rc = cov_mod_index(c, mod, &mi)) || (rc = cov_fn_index(c, mi, fn, &fi)))
+			if ((rc = cov_mod_index(c, cov_word(v, mod), &mi)) ||
+			    (rc = cov_fn_index(c, mi, cov_word(v, fn), &fi)))
 				return rc;
 			if (!COV_GROW(c->branches, c->nbranches, capr))
 				return -ENOMEM;
@@ -252,7 +264,8 @@ static int cov_parse(struct cov_ctx *c, char *text)
 				  method, &a, kind, n2, n1, mod, fn) == 8) {
 			struct cov_point *pt;
 
-			if ((rc = cov_mod_index(c, mod, &mi)) || (rc = cov_fn_name(c, fn, &fi)))
+			if ((rc = cov_mod_index(c, cov_word(v, mod), &mi)) ||
+			    (rc = cov_fn_name(c, cov_word(v, fn), &fi)))
 				return rc;
 			if (!COV_GROW(c->points, c->npoints, c->cappoints))
 				return -ENOMEM;

@@ -40,6 +40,20 @@ static size_t site_fn_len(const char *site)
 	return p ? (size_t)(p - site) : n;
 }
 
+/* Whether a site's trailer is a file and line, " (file.c:12)", not the
+ * module symbolizer_format names where the binary has no line table
+ * (" (libglib-2.0.so.0)"): ":" and digits before the closing ")". */
+static int site_has_line(const char *site)
+{
+	size_t fn = site_fn_len(site), n = strlen(site), k = n - 1;
+
+	if (fn == n)
+		return 0;
+	while (k > fn && site[k - 1] >= '0' && site[k - 1] <= '9')
+		k--;
+	return k < n - 1 && k > fn + 3 && site[k - 1] == ':';
+}
+
 const char *lockname_format(const struct lockname_src *l, const struct lockname_syms *s,
 			    char *buf, size_t len)
 {
@@ -55,6 +69,22 @@ const char *lockname_format(const struct lockname_src *l, const struct lockname_
 	}
 	snprintf(buf, len, "%s#%" PRIu32, lockname_type(l->type), l->index);
 	return buf;
+}
+
+int lockname_init_site(const struct lockname_src *l, const struct lockname_syms *s, char *buf,
+			size_t len)
+{
+	char tmp[512];
+
+	/* the same choice lockname_format makes: a lock that has a variable
+	 * is named by it, whatever its init site */
+	if (l->defined && l->addr && s && s->data &&
+	    s->data(s->ctx, l->pid, l->addr, tmp, sizeof(tmp)) == 0 && tmp[0])
+		return -ENOENT;
+	if (!l->init_ip || !s || !s->site || s->site(s->ctx, l->pid, l->init_ip, buf, len) < 0 ||
+	    !buf[0])
+		return -ENOENT;
+	return site_has_line(buf) ? 0 : -ENOENT;
 }
 
 int lockname_sym_data(void *symbolizer, uint32_t pid, uint64_t addr, char *buf, size_t len)

@@ -14,7 +14,8 @@
  *   mutex#3                 no init site known: its type and index
  *
  * The init site's file and line are left out of the name (the JSON's
- * init_site has them). Where there is no type column the type goes before
+ * init_site has them, and the text report lists them under its tables:
+ * lockname_init_site). Where there is no type column the type goes before
  * the name: "lock:acct" in spool path, "mutex acct" on an export's track.
  */
 #ifndef SPOOL_ANALYZE_LOCKNAME_H
@@ -44,6 +45,13 @@ struct lockname_syms {
 /* The lock's name into buf (len > 0); returns buf. */
 const char *lockname_format(const struct lockname_src *l, const struct lockname_syms *s,
 			    char *buf, size_t len);
+
+/* The whole init site, "cache_init+0x1f (cache.c:12)", of a lock whose
+ * name is made from it (the second form above) into buf: 0; -ENOENT when
+ * the lock is named otherwise or its site has no file and line (the name
+ * says all there is). */
+int lockname_init_site(const struct lockname_src *l, const struct lockname_syms *s, char *buf,
+		       size_t len);
 
 /* "mutex", "rwlock", ... for a LOCK_TYPE_*; "lock" when not known. */
 const char *lockname_type(uint32_t type);

@@ -117,21 +117,31 @@ static const char *fmt_site(const struct lockstat_print_opts *po, uint32_t pid, 
 	return buf;
 }
 
+/* The lock as lockname.h names it, and the symbolizer it names it with. */
+static void lock_src(const struct lockstat_print_opts *po, const struct ls_lock *l,
+		     struct lockname_src *src, struct lockname_syms *syms)
+{
+	const struct lockstat_lock_info *i = &l->info;
+
+	*src = (struct lockname_src){.index = i->index,
+				     .pid = i->pid,
+				     .type = i->type,
+				     .defined = i->defined,
+				     .addr = i->addr,
+				     .init_ip = i->init_ip};
+	*syms = (struct lockname_syms){
+	    .data = po->symbolize_data, .site = po->symbolize, .ctx = po->symbolize_ctx};
+}
+
 /* The lock's one name (lockname.h): its variable, else its init site's
  * function and its index, else its type and index. */
 static const char *lock_name(const struct lockstat_print_opts *po, const struct ls_lock *l,
 			     char *buf, size_t len)
 {
-	const struct lockstat_lock_info *i = &l->info;
-	struct lockname_src src = {.index = i->index,
-				   .pid = i->pid,
-				   .type = i->type,
-				   .defined = i->defined,
-				   .addr = i->addr,
-				   .init_ip = i->init_ip};
-	struct lockname_syms syms = {
-	    .data = po->symbolize_data, .site = po->symbolize, .ctx = po->symbolize_ctx};
+	struct lockname_src src;
+	struct lockname_syms syms;
 
+	lock_src(po, l, &src, &syms);
 	return lockname_format(&src, &syms, buf, len);
 }
 
@@ -713,6 +723,88 @@ static int print_kinds(struct lockstat *ls, FILE *out, const struct lockstat_pri
 	return rc;
 }
 
+/*
+ * A heap or stack lock is named by its init site's function and offset
+ * (lockname.h), which is short enough for a table's first column; the file
+ * and line the user opens are listed once per site under the tables, with
+ * the indexes (#N) of the locks made there.
+ */
+struct init_lock {
+	uint32_t pid;
+	uint64_t ip;
+	uint32_t index;
+};
+
+static int init_lock_cmp(const void *a, const void *b)
+{
+	const struct init_lock *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* How many indexes a site's row lists before "... (N in all)". */
+#define INIT_SITE_INDEXES 8
+
+static int print_init_sites(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
+{
+	static const char *const hdr[] = {"init site", "locks"};
+	struct ls_table t = {.ncols = 2, .hdr = hdr, .left_mask = 1u << 1};
+	struct init_lock *v = NULL;
+	size_t n = 0, cap = 0, nsites = 0;
+	char site[512];
+	int rc = 0;
+
+	for (size_t i = 0; i < ls->caplocks; i++) {
+		const struct ls_lock *l = ls->locks[i];
+		struct lockname_src src;
+		struct lockname_syms syms;
+
+		/* the locks the tables above list (lock_rows) */
+		if (!l || !l->info.events || l->info.type == LOCK_TYPE_THREAD ||
+		    (!po->all && lock_unused(l)))
+			continue;
+		lock_src(po, l, &src, &syms);
+		if (lockname_init_site(&src, &syms, site, sizeof(site)) < 0)
+			continue;
+		if ((rc = lockstat_grow((void **)&v, &cap, n + 1, sizeof(*v))))
+			goto out;
+		v[n++] = (struct init_lock){l->info.pid, l->info.init_ip, l->info.index};
+	}
+	if (!n)
+		goto out;
+	qsort(v, n, sizeof(*v), init_lock_cmp);
+	for (size_t a = 0, b; a < n && !rc; a = b, nsites++) {
+		struct lockname_syms syms = {.site = po->symbolize, .ctx = po->symbolize_ctx};
+		char idx[INIT_SITE_INDEXES * 12 + 32];
+		size_t k = 0;
+
+		for (b = a; b < n && v[b].pid == v[a].pid && v[b].ip == v[a].ip; b++)
+			if (b - a < INIT_SITE_INDEXES)
+				k += (size_t)snprintf(idx + k, sizeof(idx) - k, "%s#%" PRIu32,
+						      k ? " " : "", v[b].index);
+		if (b - a > INIT_SITE_INDEXES)
+			snprintf(idx + k, sizeof(idx) - k, " ... (%zu in all)", b - a);
+		if (po->limit && nsites >= po->limit)
+			continue; /* counted for print_more */
+		if (syms.site(syms.ctx, v[a].pid, v[a].ip, site, sizeof(site)) < 0)
+			snprintf(site, sizeof(site), "0x%" PRIx64, v[a].ip);
+		rc = table_row(&t, site, idx);
+	}
+	if (!rc) {
+		fprintf(out, "\nwhere the locks named by their init site were made:\n");
+		table_print(&t, out);
+		print_more(out, nsites, po->limit);
+	}
+out:
+	table_free(&t);
+	free(v);
+	return rc;
+}
+
 static uint64_t thread_key(const struct lockstat_thread_info *t, int sort)
 {
 	switch (sort) {
@@ -1036,7 +1128,8 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 	if (po->header)
 		trace_loss_print_missing(&ls->tot.loss, NULL, out);
 	if ((rc = print_locks_table(ls, out, po)) || (rc = print_threads(ls, out, po)) ||
-	    (rc = print_rwlocks(ls, out, po)) || (rc = print_kinds(ls, out, po)))
+	    (rc = print_rwlocks(ls, out, po)) || (rc = print_kinds(ls, out, po)) ||
+	    (rc = print_init_sites(ls, out, po)))
 		return rc;
 	print_cycles(ls, out, po);
 	if ((rc = print_sites(ls, out, po)))

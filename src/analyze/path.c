@@ -41,6 +41,7 @@
 #include "pass.h"
 #include "lockname.h"
 #include "path.h"
+#include "probes_file.h"
 
 /* Object kinds, in the order a call's objects are printed. */
 enum { OBJ_LOCK = 1, OBJ_SEM, OBJ_COND, OBJ_BARRIER, OBJ_MSG };
@@ -923,62 +924,63 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 
 /* The "probes" side file (doc/trace-format.md): "id op method module
  * offset symbol [function]" per probe (module "-" in version 1, the path
- * of its "# exe" line in version 2, for the executable). Keeps the entry and exit probes, and for
+ * of its "# exe" line in versions 2 and 3, for the executable; 3 escapes
+ * the paths and the symbol: probes_file.h). Keeps the entry and exit probes, and for
  * each exit the offset of its function's entry probe (same module and
  * name), which turns the exit's address into the function's. */
 static int load_probes(struct path_state *ps, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
 	uint64_t *hash = NULL;
-	char exe[1024] = "";
-	int rc = 0;
+	char exe[4096] = "";
+	int rc = 0, version = 1;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char line[2048], op[16], method[16], module[1024], name[1024];
-		unsigned long long off;
-		unsigned id;
+		struct probes_line pl;
+		char line[8192];
 
+		if (n >= sizeof(line)) {
+			p += n + 1;
+			continue;
+		}
+		memcpy(line, p, n);
+		line[n] = 0;
 		/* version 2 names the executable's path once ("# exe PATH"),
 		 * before the lines whose module it is; version 1 says "-" */
-		if (n < sizeof(line) && n > 6 && !memcmp(p, "# exe ", 6)) {
-			memcpy(line, p, n);
-			line[n] = 0;
-			if (sscanf(line + 6, "%1023s", exe) != 1)
-				exe[0] = 0;
-		}
-		if (n < sizeof(line) && *p != '#') {
-			memcpy(line, p, n);
-			line[n] = 0;
-			if (sscanf(line, "%u %15s %15s %1023s %llx %1023s", &id, op, method, module,
-				   &off, name) == 6 &&
-			    (!strcmp(op, "entry") || !strcmp(op, "exit")) && id < (1u << 24) &&
-			    id < len) {
-				/* probes are numbered from 0, a line each: an id
-				 * past the file's length is not one of them (it
-				 * would size the table) */
-				struct pprobe *pp;
+		if (probes_file_version(line))
+			version = probes_file_version(line);
+		else if (!strncmp(line, "# exe ", 6) &&
+			 probes_file_exe(line, version, exe, sizeof(exe)) < 0)
+			exe[0] = 0;
+		if (probes_file_line(line, version, &pl) == 0 &&
+		    (!strcmp(pl.op, "entry") || !strcmp(pl.op, "exit")) && pl.id < (1u << 24) &&
+		    pl.id < len) {
+			/* probes are numbered from 0, a line each: an id past
+			 * the file's length is not one of them (it would size
+			 * the table) */
+			struct pprobe *pp;
+			size_t ml = strlen(pl.module), sl = strlen(pl.sym);
 
-				if (grow((void **)&ps->probes, &ps->nprobes, (size_t)id + 1,
-					 sizeof(*ps->probes)) < 0) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				pp = &ps->probes[id];
-				free(pp->name);
-				/* module and name in one string: "module\0name" keys */
-				pp->name = malloc(strlen(module) + strlen(name) + 2);
-				if (!pp->name) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				memcpy(pp->name, module, strlen(module) + 1);
-				memcpy(pp->name + strlen(module) + 1, name, strlen(name) + 1);
-				pp->op = !strcmp(op, "entry") ? PROBE_OP_ENTRY : PROBE_OP_EXIT;
-				pp->exe = !strcmp(module, "-") || (exe[0] && !strcmp(module, exe));
-				pp->off = off;
+			if (grow((void **)&ps->probes, &ps->nprobes, (size_t)pl.id + 1,
+				 sizeof(*ps->probes)) < 0) {
+				rc = -ENOMEM;
+				goto out;
 			}
+			pp = &ps->probes[pl.id];
+			free(pp->name);
+			/* module and name in one string: "module\0name" keys */
+			pp->name = malloc(ml + sl + 2);
+			if (!pp->name) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			memcpy(pp->name, pl.module, ml + 1);
+			memcpy(pp->name + ml + 1, pl.sym, sl + 1);
+			pp->op = !strcmp(pl.op, "entry") ? PROBE_OP_ENTRY : PROBE_OP_EXIT;
+			pp->exe = !strcmp(pl.module, "-") || (exe[0] && !strcmp(pl.module, exe));
+			pp->off = pl.off;
 		}
 		p += n + 1;
 	}
@@ -1170,7 +1172,7 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	ps.use_probes = o->functions == PATH_FN_PROBES ||
 			(o->functions == PATH_FN_AUTO && ps.nfuncprobes);
 	if (o->functions == PATH_FN_PROBES && !ps.nfuncprobes) {
-		log_err("%s: --functions=probes: this trace has no function probes (spool path "
+		log_err("%s: --entries=probes: this trace has no function probes (spool path "
 			"places them on a program without -finstrument-functions; spool probe -e "
 			"'func:GLOB' too)",
 			trace_dir);
@@ -1198,7 +1200,7 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	if (!ps.entries && o->functions == PATH_FN_FINST) {
 		log_err("%s: no function entries from -finstrument-functions in this trace: build "
 			"the program with -finstrument-functions (gcc or clang), or let spool probe "
-			"its functions (--functions=probes or auto)",
+			"its functions (--entries=probes or auto)",
 			trace_dir);
 		rc = -ENODATA;
 		goto out;

@@ -193,7 +193,7 @@ int cmd_info(int argc, char **argv)
 	struct trace_loss loss;
 	unsigned long rep_last;
 	int nrep;
-	uint64_t kinds[KIND_MAX] = {0}, first = 0, last = 0, n = 0;
+	uint64_t kinds[KIND_MAX] = {0}, first = 0, last = 0, n = 0, nthread = 0;
 	char *summary = NULL;
 	size_t len;
 	int c, rc;
@@ -232,6 +232,10 @@ int cmd_info(int argc, char **argv)
 		last = ev.ns;
 		if (k < KIND_MAX)
 			kinds[k]++;
+		/* a thread's life is a KIND_LOCK record but not a lock's event:
+		 * counted apart, as the summary's lock_events and thread_events */
+		if (k == KIND_LOCK)
+			nthread += ev_op_is_thread(ev_op(ev.rec->word));
 	}
 	rc = trace_reader_file(r, "summary", &summary, &len);
 	if (rc == 0) {
@@ -248,9 +252,11 @@ int cmd_info(int argc, char **argv)
 		trace_print_untrusted(stdout, summary, len);
 		free(summary);
 	}
-	printf("events: %llu (lock %llu, thread %llu, lockdef %llu, proc %llu) over %.6f s\n",
-	       (unsigned long long)n, (unsigned long long)kinds[KIND_LOCK],
-	       (unsigned long long)kinds[KIND_THREAD], (unsigned long long)kinds[KIND_LOCKDEF],
+	printf("events: %llu (lock %llu, thread life %llu, thread table %llu, lock table %llu, "
+	       "proc %llu) over %.6f s\n",
+	       (unsigned long long)n, (unsigned long long)(kinds[KIND_LOCK] - nthread),
+	       (unsigned long long)nthread, (unsigned long long)kinds[KIND_THREAD],
+	       (unsigned long long)kinds[KIND_LOCKDEF],
 	       (unsigned long long)kinds[KIND_PROC], n ? (double)(last - first) / 1e9 : 0.0);
 	printf("%-8s %8s %8s %12s %10s %10s  %s\n", "stream", "pid", "tid", "events", "discarded",
 	       "seq-gaps", "file");

@@ -36,10 +36,11 @@ enum {
  * shared ones). */
 static const struct run_opt_own locks_own_opts[] = {
     {"sort", required_argument, LOCKS_O_SORT,
-     "      --sort KEY       order locks by acq, contended, wait, hold or name\n"
-     "                       (default wait)\n"},
+     /* the same words as spool report's: one meaning per option name */
+     "      --sort KEY       order of the lock and thread tables: wait (default),\n"
+     "                       acq, contended, hold or name\n"},
     {"top-sites", required_argument, LOCKS_O_TOP_SITES,
-     "      --top-sites N    contended call-site pairs to print per lock (default 3)\n"},
+     "      --top-sites N    rows of the contended call-site table (default 10)\n"},
     {"all", no_argument, LOCKS_O_ALL,
      "      --all            also list the locks initialized and never used\n"},
     {"quiet", no_argument, 'q', "  -q, --quiet          print only the summary line, no report\n"},

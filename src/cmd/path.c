@@ -50,6 +50,8 @@ enum {
 	PATH_O_EXITS,
 	PATH_O_THREAD,
 	PATH_O_FUNCTIONS,
+	PATH_O_FUNCTIONS_OLD,
+	PATH_O_EXITS_OLD,
 	PATH_O_TRUST_ENV,
 	PATH_O_SYSROOT,
 };
@@ -64,16 +66,20 @@ static const struct run_opt_own path_own_opts[] = {
      "      --check          instead of the path, list the program's functions\n"
      "                       (DWARF, else its symbol table) that the run never\n"
      "                       entered, after a line 'N of M functions entered'\n"},
-    {"exits", no_argument, PATH_O_EXITS,
-     "      --exits          also print function exits ('>' entry, '<' exit)\n"},
+    {"show-exits", no_argument, PATH_O_EXITS,
+     "      --show-exits     also print function exits ('>' entry, '<' exit)\n"},
+    /* the old spelling: --exits HOW is how spool probe hooks exits */
+    {"exits", no_argument, PATH_O_EXITS_OLD, NULL},
     {"thread", required_argument, PATH_O_THREAD,
      "      --thread N       only thread index N (the number after T)\n"},
-    {"functions", required_argument, PATH_O_FUNCTIONS,
-     "      --functions SRC  where function entries come from: finstrument (the\n"
+    {"entries", required_argument, PATH_O_FUNCTIONS,
+     "      --entries SRC    where function entries come from: finstrument (the\n"
      "                       -finstrument-functions hooks), probes (entry/exit\n"
      "                       probes), or auto (default: the hooks when the\n"
      "                       program calls them, else probes; for a trace: its\n"
      "                       function probes if it has any)\n"},
+    /* the old spelling: --functions is spool report's function report */
+    {"functions", required_argument, PATH_O_FUNCTIONS_OLD, NULL},
     {"output", required_argument, 'o',
      "  -o, --output DIR     when recording: trace directory (default spool.trace;\n"
      "                       a trace spool wrote there is kept as DIR.old, anything\n"
@@ -203,7 +209,7 @@ static int path_replay(const char *trace_dir, const char *dir, int quiet, int fu
 		log_info("path: %s is a recording; replaying it to get its function entries "
 			 "(spool replay --record-path -o %s)",
 			 trace_dir, dir);
-	snprintf(fnopt, sizeof(fnopt), "--functions=%s", path_fn_name(functions));
+	snprintf(fnopt, sizeof(fnopt), "--entries=%s", path_fn_name(functions));
 	fflush(NULL);
 	parent = getpid();
 	pid = fork();
@@ -291,6 +297,10 @@ static int path_opt(void *arg, int c, const char *val)
 	case PATH_O_CHECK:
 		po->check = 1;
 		return 0;
+	case PATH_O_EXITS_OLD:
+		run_opts_old_name("path", "--exits", "--show-exits",
+				  "spool probe --exits HOW says how exits are hooked");
+		/* fall through */
 	case PATH_O_EXITS:
 		po->exits = 1;
 		return 0;
@@ -301,10 +311,14 @@ static int path_opt(void *arg, int c, const char *val)
 		rc = run_opts_uint("--thread", val, 0, UINT32_MAX - 1, &v);
 		po->thread = (int64_t)v;
 		return rc;
+	case PATH_O_FUNCTIONS_OLD:
+		run_opts_old_name("path", "--functions SRC", "--entries SRC",
+				  "spool report --functions is the function report");
+		/* fall through */
 	case PATH_O_FUNCTIONS:
 		rc = path_fn_parse(val);
 		if (rc < 0) {
-			log_err("--functions '%s': want finstrument, probes or auto", val);
+			log_err("--entries '%s': want finstrument, probes or auto", val);
 			return -1;
 		}
 		po->functions = rc;

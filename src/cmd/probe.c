@@ -791,7 +791,7 @@ out_signals:
 	live.chg_buf = NULL;
 	len = snprintf(summary, sizeof(summary),
 		       "format=spool-summary-1\nprogram=%s\nattached_pid=%d\nexit_status=0\n"
-		       "term_signal=0\nevents=%llu\nlock_events=0\nlost_ring=%llu\n"
+		       "term_signal=0\nevents=%llu\nlock_events=0\nthread_events=0\nlost_ring=%llu\n"
 		       "lost_no_ring=%llu\nseq_gaps=%llu\nthreads=%u\nprocesses=%u\n"
 		       "ring_bytes=%u\ndamaged_rings=%llu\nlost_damaged=%llu\nlost_fork=%llu\n",
 		       pr->m->exe, (int)pid, (unsigned long long)st.events,

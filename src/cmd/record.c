@@ -109,6 +109,7 @@ enum {
 	RECORD_O_COMPRESS,
 	RECORD_O_UNTIL_FAIL,
 	RECORD_O_CHECK,
+	RECORD_O_CHECK_OLD,
 	RECORD_O_GDB_WRAPPER,
 };
 
@@ -147,16 +148,19 @@ static const struct run_opt_own record_own_opts[] = {
 #define RECORD_NOWN_FIRST 8
     {"until-fail", required_argument, RECORD_O_UNTIL_FAIL,
      "      --until-fail N   run up to N times, keep the first failing recording\n"
-     "                       (non-zero exit, killed by a signal, or --check fails);\n"
+     "                       (non-zero exit, killed by a signal, or --check-cmd\n"
+     "                       fails);\n"
      "                       stops at once with status 5 at a recording spool\n"
      "                       replay would refuse\n"},
-    {"check", required_argument, RECORD_O_CHECK,
-     "      --check CMD      with --until-fail: a shell command run after each run;\n"
+    {"check-cmd", required_argument, RECORD_O_CHECK,
+     "      --check-cmd CMD  with --until-fail: a shell command run after each run;\n"
      "                       it fails the run when it exits non-zero. It sees\n"
      "                       SPOOL_STATUS (the program's exit status),\n"
      "                       SPOOL_OUTPUT (a file with the run's stdout) and\n"
      "                       SPOOL_TRACE (the trace directory); its shell gets\n"
      "                       SIGTERM if spool is killed\n"},
+    /* the old spelling: spool path --check lists the functions never entered */
+    {"check", required_argument, RECORD_O_CHECK_OLD, NULL},
     /* gdb's exec-wrapper (spool-gdb.py, set record-mode on): internal */
     {"gdb-wrapper", no_argument, RECORD_O_GDB_WRAPPER, NULL},
     {"quiet", no_argument, 'q', "  -q, --quiet          print nothing but errors\n"},
@@ -190,7 +194,7 @@ static void record_usage(FILE *out)
 		"not executable); 4 if that is 0 but the trace is incomplete (events lost,\n"
 		"the disk full): the summary says what is missing; 5 if that is 0 but spool\n"
 		"replay will refuse the recording (the reason is printed; --force: 0).\n"
-		"--until-fail: the failing run's status, 1 if only --check failed; 5 as\n"
+		"--until-fail: the failing run's status, 1 if only --check-cmd failed; 5 as\n"
 		"soon as a run's recording would be refused; else the last run's, as above.\n"
 		"\n"
 		"Then: spool replay DIR.\n");
@@ -284,6 +288,10 @@ static int record_opt(void *arg, int c, const char *val)
 		return rc;
 	case RECORD_O_UNTIL_FAIL:
 		return run_opts_uint("--until-fail", val, 1, 1000000, &cl->until);
+	case RECORD_O_CHECK_OLD:
+		run_opts_old_name("record", "--check CMD", "--check-cmd CMD",
+				  "spool path --check lists the functions the run never entered");
+		/* fall through */
 	case RECORD_O_CHECK:
 		cl->check = val;
 		return 0;
@@ -952,7 +960,7 @@ static int record_run_check(const char *cmd)
 	return pid < 0 ? -1 : status;
 }
 
-/* --check: run the user's command; 1 when it says the run failed. */
+/* --check-cmd: run the user's command; 1 when it says the run failed. */
 static int record_check_fails(const char *cmd, int status, const char *dir, const char *out)
 {
 	char buf[32];
@@ -968,7 +976,7 @@ static int record_check_fails(const char *cmd, int status, const char *dir, cons
 	unsetenv("SPOOL_TRACE");
 	unsetenv("SPOOL_OUTPUT");
 	if (rc == -1) {
-		log_err("cannot run --check command: %s", strerror(errno));
+		log_err("cannot run --check-cmd command: %s", strerror(errno));
 		return -1;
 	}
 	return !WIFEXITED(rc) || WEXITSTATUS(rc) != 0;
@@ -1026,7 +1034,7 @@ static int record_status(const struct record_ctx *ctx, int rc)
 
 /*
  * --until-fail: up to `until` runs, stdout of each into a file. Exit
- * status: a failing run's (the program's, or 1 for --check), kept; no
+ * status: a failing run's (the program's, or 1 for --check-cmd), kept; no
  * failure: as one run (record_status: 0, EXIT_INCOMPLETE, EXIT_REFUSED).
  * A run spool replay would refuse stops the loop at once with
  * EXIT_REFUSED, failing or not: every run of that program would be
@@ -1104,7 +1112,7 @@ static int record_until_fail(struct session_opts *so, struct record_ctx *ctx, ui
 			else if (res.exit_status)
 				snprintf(what, sizeof(what), "exit %d", res.exit_status);
 			else
-				snprintf(what, sizeof(what), "--check");
+				snprintf(what, sizeof(what), "--check-cmd");
 			if (ctx->serial && ctx->chaos)
 				snprintf(seed, sizeof(seed), ", chaos seed %llu",
 					 (unsigned long long)ctx->seed);
@@ -1156,7 +1164,7 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (cl.check && !cl.until) {
-		log_err("--check goes with --until-fail N");
+		log_err("--check-cmd goes with --until-fail N");
 		return EXIT_USAGE;
 	}
 	if ((ctx.snap_period || ctx.snap_period_ns) && !ctx.serial) {

@@ -119,6 +119,7 @@ enum {
 	REPLAY_O_PATH,
 	REPLAY_O_RECORD_PATH,
 	REPLAY_O_FUNCTIONS,
+	REPLAY_O_FUNCTIONS_OLD,
 	REPLAY_O_ENV,
 	REPLAY_O_TRUST_ENV,
 	REPLAY_O_NO_IMAGE,
@@ -173,9 +174,11 @@ static const struct run_opt_own replay_own_opts[] = {
      "                       run's path (entries from the program's\n"
      "                       -finstrument-functions hooks, else from probes\n"
      "                       on its functions; doc/path.md)\n"},
-    {"functions", required_argument, REPLAY_O_FUNCTIONS,
-     "      --functions SRC  with --record-path: finstrument, probes or auto\n"
+    {"entries", required_argument, REPLAY_O_FUNCTIONS,
+     "      --entries SRC    with --record-path: finstrument, probes or auto\n"
      "                       (default), as for spool path\n"},
+    /* the old spelling: --functions is spool report's function report */
+    {"functions", required_argument, REPLAY_O_FUNCTIONS_OLD, NULL},
     {"env", required_argument, REPLAY_O_ENV,
      "      --env NAME=VALUE run the program with this variable set: it runs\n"
      "                       with the environment and in the directory it was\n"
@@ -323,11 +326,15 @@ static int replay_opt(void *ctx, int c, const char *arg)
 	case REPLAY_O_PATH: /* a path as the schedule (rr_pathsched.c) */
 		cl->path_file = arg;
 		return 0;
+	case REPLAY_O_FUNCTIONS_OLD:
+		run_opts_old_name("replay", "--functions SRC", "--entries SRC",
+				  "spool report --functions is the function report");
+		/* fall through */
 	case REPLAY_O_FUNCTIONS:
 		cl->functions = path_fn_parse(arg);
 		cl->functions_set = 1;
 		if (cl->functions < 0) {
-			log_err("--functions '%s': want finstrument, probes or auto", arg);
+			log_err("--entries '%s': want finstrument, probes or auto", arg);
 			return -1;
 		}
 		return 0;
@@ -1071,7 +1078,7 @@ static int replay_parse(struct replay_run *r)
 	if (r->cl.functions_set && !r->cl.record_path) {
 		/* it says where --record-path takes entries from: alone it
 		 * would be ignored without a word */
-		log_err("--functions is for --record-path (where the recorded path's function "
+		log_err("--entries is for --record-path (where the recorded path's function "
 			"entries come from)");
 		r->ret = EXIT_USAGE;
 		return -1;

@@ -213,6 +213,12 @@ void run_opts_old_write(const char *cmd, const char *file)
 		 cmd, file, file);
 }
 
+void run_opts_old_name(const char *cmd, const char *old, const char *now, const char *other)
+{
+	log_warn("%s: %s is the old spelling of %s, kept for this release: %s", cmd, old, now,
+		 other);
+}
+
 /* Room for the getopt tables of the command with the most options (spool
  * probe: 17 own and 3 shared, spool replay: 18 and 1). */
 #define RUN_OPTS_MAX 40

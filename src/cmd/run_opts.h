@@ -108,6 +108,11 @@ int run_opts_limit(const char *val, long *out);
  * -o names a trace directory in every other command. */
 void run_opts_old_write(const char *cmd, const char *file);
 
+/* An option spelled as before this release, where its name meant something
+ * else in another command (one meaning per option name): kept for this
+ * release with a warning naming the new spelling and the other meaning. */
+void run_opts_old_name(const char *cmd, const char *old, const char *now, const char *other);
+
 /* The help lines of the rows of own that have some, in their order. */
 void run_opts_own_usage(FILE *out, const struct run_opt_own *own, size_t n);
 

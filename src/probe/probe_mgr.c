@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../common/event.h"
+#include "../trace/sideword.h"
 #include "../util/demangle.h"
 #include "../util/log.h"
 #include "probe.h"
@@ -548,11 +549,14 @@ int probe_mgr_cfg_table(const struct probe_mgr *m, char **text, size_t *len)
 
 	if (!f)
 		return -errno;
-	fprintf(f, "# spool coverage 1\n"
-		   "# block ID METHOD START END COUNT MODULE FUNCTION\n"
-		   "# branch ID METHOD ADDR TARGET FALLTHROUGH TAKEN NOT_TAKEN MODULE FUNCTION\n"
-		   "# point ID METHOD ADDR KIND NAME COUNT MODULE FUNCTION\n"
-		   "# (offsets are link-time addresses; a count of - : the probe was not placed)\n");
+	/* Version 2: MODULE and FUNCTION are sidewords (a path with a space
+	 * keeps the columns where they are); version 1 wrote them as they are. */
+	fprintf(f,
+		"# spool coverage 2\n"
+		"# block ID METHOD START END COUNT MODULE FUNCTION\n"
+		"# branch ID METHOD ADDR TARGET FALLTHROUGH TAKEN NOT_TAKEN MODULE FUNCTION\n"
+		"# point ID METHOD ADDR KIND NAME COUNT MODULE FUNCTION\n"
+		"# (offsets are link-time addresses; a count of - : the probe was not placed)\n");
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
 		const struct probe_module *mod = &m->mods[d->module];
@@ -584,7 +588,11 @@ int probe_mgr_cfg_table(const struct probe_mgr *m, char **text, size_t *len)
 			else
 				fputs("- -", f);
 		}
-		fprintf(f, " %s %s\n", mod->path, mod->syms[d->sym].name);
+		fputc(' ', f);
+		sideword_write(f, mod->path);
+		fputc(' ', f);
+		sideword_write(f, mod->syms[d->sym].name);
+		fputc('\n', f);
 	}
 	if (fclose(f))
 		return -ENOMEM;
@@ -954,10 +962,12 @@ int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
 	/* Version 2: the executable's own path in the module column (version
 	 * 1 wrote "-"), named once by the "# exe" line, and the function as a
 	 * user writes it (demangled) after the symbol: the rest of the line,
-	 * as it may hold spaces. */
-	fprintf(f, "# spool probes 2\n# id op method module offset symbol function\n"
-		   "# exe %s\n",
-		m->exe);
+	 * as it may hold spaces. Version 3: the module (and the "# exe" path)
+	 * and the symbol are sidewords, so a path with a space keeps the
+	 * columns where they are. */
+	fputs("# spool probes 3\n# id op method module offset symbol function\n# exe ", f);
+	sideword_write(f, m->exe);
+	fputc('\n', f);
 	for (size_t i = 0; i < m->ndefs; i++) {
 		const struct probe_def *d = &m->defs[i];
 		const struct probe_module *mod = &m->mods[d->module];
@@ -967,9 +977,11 @@ int probe_mgr_table(const struct probe_mgr *m, char **text, size_t *len)
 		if (!d->registered)
 			continue;
 		demangle_name(sym, dem, sizeof(dem));
-		fprintf(f, "%u %s %s %s 0x%llx %s %s\n", d->id, probe_op_name(d->op),
-			probe_method_name(d), mod->is_main ? m->exe : mod->path,
-			(unsigned long long)d->addr, sym, dem);
+		fprintf(f, "%u %s %s ", d->id, probe_op_name(d->op), probe_method_name(d));
+		sideword_write(f, mod->is_main ? m->exe : mod->path);
+		fprintf(f, " 0x%llx ", (unsigned long long)d->addr);
+		sideword_write(f, sym);
+		fprintf(f, " %s\n", dem);
 	}
 	if (fclose(f))
 		return -ENOMEM;

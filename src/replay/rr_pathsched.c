@@ -8,7 +8,7 @@
  * count goes up at every switch point: each function entry and exit, but
  * also each lock, input, create, join, yield and write call and each
  * coverage callback. A path lists only function entries (and exits with
- * --exits), so the progress count of a thread at its N-th entry cannot be
+ * --show-exits), so the progress count of a thread at its N-th entry cannot be
  * known from the path. The agent therefore counts the hooks the path lists
  * (entries, or entries and exits) itself in a path replay (RR_O_PATH): a
  * turn is (thread, calls made when it gives the token up, path line), and

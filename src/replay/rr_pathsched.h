@@ -28,7 +28,7 @@ struct rr_pathsched;
 struct rr_path_rec {
 	uint32_t line;	 /* in the file, from 1 */
 	uint32_t thread; /* the N of T<N> */
-	int exit;	 /* '<' record (paths with --exits) */
+	int exit;	 /* '<' record (paths with --show-exits) */
 	char *function;	 /* without the main '*' mark */
 	char *object;
 };
@@ -39,7 +39,7 @@ struct rr_path_text {
 	int exits; /* the records carry '>' / '<' marks */
 };
 
-/* Parse path text (the format of `spool path`, with or without --exits).
+/* Parse path text (the format of `spool path`, with or without --show-exits).
  * name is used in messages. Returns 0, or a negative errno with a message
  * naming the line in err. */
 int rr_path_parse(const char *text, size_t len, const char *name, struct rr_path_text *out,

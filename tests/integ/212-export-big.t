@@ -45,8 +45,8 @@ fi
 # --- spool path: 20,000 calls, entries and exits ---
 spool_run probe -q -e 'func:probe_small' -- "$PROGS/probe_bench" small 20000
 is_rc 0 "probe_bench small 20000 runs under spool probe"
-spool_run path --exits -w path.txt spool.trace
-is_rc 0 "spool path --exits -w writes the path"
+spool_run path --show-exits -w path.txt spool.trace
+is_rc 0 "spool path --show-exits -w writes the path"
 grep -v '^#' path.txt >rec.txt
 # entries and exits of the 20,000 calls (the warm-up adds as many again)
 num_cmp "$(wc -l <rec.txt)" -ge 40000 "  a record per entry and exit"

@@ -6,7 +6,7 @@
 # it runs on to its own end with its output whole (record, record with
 # snapshots, locks, probe), or, under replay, ends itself as spool would
 # have stopped it; nothing else spool started is left (snapshot copies, a
-# --check command), and once the program has ended nothing at all. The
+# --check-cmd command), and once the program has ended nothing at all. The
 # programs run under names of this test's, so their processes are found by
 # name; the time from the kill to the program's end is printed (a figure).
 . "$(dirname "$0")/lib.sh"
@@ -130,9 +130,9 @@ else
 fi
 nothing_left "  nothing is left"
 
-# a --check command still running when spool is killed ends with it
+# a --check-cmd command still running when spool is killed ends with it
 cp "$(command -v sleep)" "$T_DIR/orph225-sleep"
-"$SPOOL" record -q --until-fail 3 --check "exec $T_DIR/orph225-sleep 60" \
+"$SPOOL" record -q --until-fail 3 --check-cmd "exec $T_DIR/orph225-sleep 60" \
 	-o "$T_DIR/check.trace" -- "$RC_PROG" 2 1000 >out.check 2>err.check </dev/null &
 SPID=$!
 for ((i = 0; i < 600; i++)); do
@@ -140,7 +140,7 @@ for ((i = 0; i < 600; i++)); do
 	[ -n "$CPID" ] && break
 	sleep 0.05
 done
-ok "record --until-fail --check: the check runs" test -n "$CPID"
+ok "record --until-fail --check-cmd: the check runs" test -n "$CPID"
 kill -9 "$SPID"
 T0=$(date +%s%N)
 wait "$SPID" 2>/dev/null

@@ -42,7 +42,7 @@ like "$(head -n 1 run.out)" "^# id op method module offset symbol state hits fun
 	"  its header names the columns"
 
 P=t.trace/.spool/probes
-is "$(head -n 1 "$P")" "# spool probes 2" "the probes side file is version 2"
+is "$(head -n 1 "$P")" "# spool probes 3" "the probes side file is version 3"
 is "$(grep '^# exe ' "$P")" "# exe $EXE" "  it names the executable"
 is "$(grep -E '^[0-9]+ ' "$P" | cut -d' ' -f4,6- | sort -u)" \
 	"$EXE _ZN4Bank8transferEiil Bank::transfer(int, int, long)" \
@@ -86,5 +86,5 @@ spool_run path --check spool.trace
 like "$OUT" "^7 of 8 functions entered" "  --check of the version 1 side file: the same"
 spool_run path -w old.txt spool.trace
 is "$(grep -v '^#' old.txt | awk '{print $4, $5}')" "$(grep -v '^#' new.txt | awk '{print $4, $5}')" \
-	"  spool path: the same functions and objects as from version 2"
+	"  spool path: the same functions and objects as from version 3"
 done_testing

@@ -35,8 +35,8 @@ rec_rc=$RC
 
 spool_run replay -q --record-path -o rp rec
 is "$OUT" "$rec_out" "replay --record-path prints the recorded output"
-spool_run path -q --exits -w own.txt rp
-is_rc 0 "spool path --exits of that replay's trace"
+spool_run path -q --show-exits -w own.txt rp
+is_rc 0 "spool path --show-exits of that replay's trace"
 spool_run path -q -w own_n.txt rp
 is "$(cols own_n.txt | awk '{print $1}' | sort -u | tr '\n' ' ')" "T0 T1 T2 " \
 	"  threads are numbered as in the recording: T0 (main), T1, T2"
@@ -46,7 +46,7 @@ switches=$(cols own_n.txt | awk '{print $1}' | uniq | wc -l)
 ok "  a thread was interrupted by another ($switches runs)" test "$switches" -ge 4
 
 # spool path on the recording itself replays it with --record-path.
-spool_run path --exits -w direct.txt rec
+spool_run path --show-exits -w direct.txt rec
 is_rc 0 "spool path of a recording (it replays it to get the entries)"
 ok "  the same path as the replay's trace gives" cmp -s <(cols direct.txt) <(cols own.txt)
 spool_run path --check rec
@@ -58,7 +58,7 @@ for i in 1 2 3; do
 	is "$OUT" "$rec_out" "replay --path (own path with exits), run $i: the recorded output"
 done
 is_rc "$rec_rc" "  exit status as recorded ($rec_rc)"
-spool_run path -q --exits -w got.txt r_own
+spool_run path -q --show-exits -w got.txt r_own
 is "$(cols got.txt)" "$(cols own.txt)" \
 	"  the replay's own path is the file (seq, time and tid aside)"
 spool_run replay -q --path own_n.txt -o r_own_n rec
@@ -97,18 +97,18 @@ alt_out="$OUT"
 is "$alt_out" "total 200 of 400" "edited path, alternating call by call: every other update lost"
 spool_run replay -q --path alt.txt -o r_alt rec
 is "$OUT" "$alt_out" "  the same again"
-spool_run path -q --exits -w got_alt.txt r_alt
+spool_run path -q --show-exits -w got_alt.txt r_alt
 is "$(cols got_alt.txt)" "$(cols alt.txt)" "  the replay followed it"
 
 # --- semaphores: a producer/consumer recording and its own path ---
 spool_run record -q --chaos --seed 7 -o pc -- "$PC" 3
 pc_out="$OUT"
 spool_run replay -q --record-path -o pcr pc
-spool_run path -q --exits -w pc.txt pcr
+spool_run path -q --show-exits -w pc.txt pcr
 spool_run replay -q --path pc.txt -o pcr2 pc
 is "$OUT" "$pc_out" "prodcons (semaphores): replay --path of its own path, same output"
 is_rc 0 "  exit 0"
-spool_run path -q --exits -w pc2.txt pcr2
+spool_run path -q --show-exits -w pc2.txt pcr2
 is "$(cols pc2.txt)" "$(cols pc.txt)" "  and the same path"
 
 # --- (c) paths that cannot be followed ---

@@ -55,7 +55,7 @@ echo 0 >count
 cat >check.sh <<'SH'
 n=$(($(cat count) + 1)); echo $n >count; [ $n -lt 3 ]
 SH
-seq 1 5000 | timeout 120 "$SPOOL" record --until-fail 5 --check "sh check.sh" \
+seq 1 5000 | timeout 120 "$SPOOL" record --until-fail 5 --check-cmd "sh check.sh" \
 	-o until.trace -- "$STDIO" >until.out 2>until.err
 like "$(cat until.err)" 'run 3 failed' "--until-fail keeps run 3 (its check fails)"
 like "$(cat until.out)" '^stdin pipe lines 5000 ' "run 3 read the whole stdin the first run read"

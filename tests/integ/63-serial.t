@@ -5,7 +5,7 @@
 # --until-fail fail within the runs, and every replay of the failing
 # recording prints the failing output and exits as it did; race-free
 # programs replay with the recorded output and the recorded token schedule;
-# --check sees the run's output; a thread spinning without progress points
+# --check-cmd sees the run's output; a thread spinning without progress points
 # is reported instead of hanging, and coverage progress points
 # (libspool-progress.so) let it run; a replay with other arguments
 # diverges; pigz -p 2 records and replays byte for byte.
@@ -95,12 +95,12 @@ for i in 1 2 3; do
 done
 is "$same" 3 "3 serial replays of rr_pc print the recorded output"
 
-# --- --check sees the run's output -----------------------------------------
-spool_run record --until-fail 5 --check '! grep -q "^journal" "$SPOOL_OUTPUT"' \
+# --- --check-cmd sees the run's output -------------------------------------
+spool_run record --until-fail 5 --check-cmd '! grep -q "^journal" "$SPOOL_OUTPUT"' \
 	-o chk.trace -- "$PROGS/rr_bank" 2 100
-is_rc 1 "--check failing the first run: spool exits 1"
-like "$ERR" 'run 1 failed \(--check\)' "... and says run 1 failed the check"
-spool_run record --until-fail 3 --check 'grep -q "^journal" "$SPOOL_OUTPUT"' \
+is_rc 1 "--check-cmd failing the first run: spool exits 1"
+like "$ERR" 'run 1 failed \(--check-cmd\)' "... and says run 1 failed the check"
+spool_run record --until-fail 3 --check-cmd 'grep -q "^journal" "$SPOOL_OUTPUT"' \
 	-o chk.trace -- "$PROGS/rr_bank" 2 100
 is_rc 0 "a check that always passes: exit 0 after N runs"
 like "$ERR" 'no failure in 3 runs' "... and says so"

@@ -3,7 +3,7 @@
 # 65-path.t - spool path, the thread path (doc/path.md), on the design's
 # producer/consumer example (tests/progs/path_prodcons-finst.c, built with
 # -finstrument-functions): the exact records in order with their threads and
-# objects, --check naming the one function never called, --exits, --thread
+# objects, --check naming the one function never called, --show-exits, --thread
 # and --json, all threads of a parallel run, and the refusals: a program
 # without -finstrument-functions when its hooks are asked for (without
 # --functions, spool probes it: 96-path-probes.t), a trace recorded by
@@ -62,9 +62,9 @@ like "$OUT" "never entered: never_called +path_prodcons-finst\\.c:[0-9]+" \
 	"  never_called is listed, with its file and line"
 is "$(grep -c 'never entered' <<<"$OUT")" 1 "  and nothing else"
 
-# --- --exits, --thread, --json ---
-spool_run path --exits spool.trace
-is "$(grep -v '^#' run.out | awk '{print $4}' | grep -c '^>')" 9 "--exits: 9 entries"
+# --- --show-exits, --thread, --json ---
+spool_run path --show-exits spool.trace
+is "$(grep -v '^#' run.out | awk '{print $4}' | grep -c '^>')" 9 "--show-exits: 9 entries"
 is "$(grep -v '^#' run.out | awk '{print $4}' | grep -c '^<')" 9 "  and 9 exits"
 tp=${t_prod%%/*}
 spool_run path --thread "${tp#T}" spool.trace
@@ -83,7 +83,7 @@ is "$(records par.txt | awk '{print $3}' | sort -u | wc -l)" 7 "  7 threads in t
 is "$(records par.txt | awk '$4 == "lock"' | wc -l)" 18 "  18 lock() calls (6 threads x 3 rounds)"
 
 # --- refusals ---
-spool_run path --functions=finstrument -- "$PROGS/lockcount" 2 10
+spool_run path --entries=finstrument -- "$PROGS/lockcount" 2 10
 is_rc 1 "a program built without -finstrument-functions, hooks asked for: exit 1"
 like "$ERR" "no function entries.*-finstrument-functions" "  saying how to get function entries"
 spool_run locks -q -- "$PROG"

@@ -96,7 +96,7 @@ else
 	fail "the replay takes the mutex in the recorded order"
 	diag "$(diff order.rec.sched order.rep.sched | head -n 10)"
 fi
-spool_run record --mode sync --until-fail 2 --check true -o order2.trace -- "$PROGS/rr_order" 1 10
+spool_run record --mode sync --until-fail 2 --check-cmd true -o order2.trace -- "$PROGS/rr_order" 1 10
 is_rc 0 "sync --until-fail with nothing failing exits 0"
 like "$ERR" 'no failure in 2 runs' "... and says so"
 

@@ -8,7 +8,7 @@
 # build gives (threads, functions, objects), --check must name the function
 # never called, the path of a sync and of a serial recording (spool path
 # TRACE replays it with probes) must come out without a divergence, and
-# --functions forces one source. pigz (Debian's, stripped) gets a path of
+# --entries forces one source. pigz (Debian's, stripped) gets a path of
 # its functions found from .eh_frame.
 . "$(dirname "$0")/lib.sh"
 
@@ -47,10 +47,10 @@ is "$(fo plain.txt | tr '\n' ' ')" \
 is "$(tfo plain.txt)" "$(tfo finst.txt)" "  the same <thread, function, object> records as the -finst build"
 ok "  times never go back" awk '!/^#/ { if ($2 < last) exit 1; last = $2 }' plain.txt
 
-spool_run path --exits spool.trace
+spool_run path --show-exits spool.trace
 is "$(records run.out | awk '{print $4}' | tr '\n' ' ')" \
 	">main* >producer >lock <lock >put <put >unlock <unlock <producer >consumer >lock <lock >get <get >unlock <unlock <consumer <main* " \
-	"--exits: each exit pairs with its entry (by stack pointer)"
+	"--show-exits: each exit pairs with its entry (by stack pointer)"
 is "$(records run.out | awk '$4 == "<put" {print $5}')" "data" "  an exit carries its call's objects"
 spool_run path --json spool.trace
 is "$(python3 -c 'import json; d=json.load(open("run.out")); print(d["entries"], " ".join(r["function"] for r in d["records"]))')" \
@@ -95,8 +95,8 @@ for mode in sync serial; do
 	is "$OUT" "$rec_out" "  and prints the recorded output"
 done
 # serial mode replays the interleaving too: the same path every time
-spool_run path -q --exits -w serial2.txt serial.trace
-spool_run path -q --exits -w serial3.txt serial.trace
+spool_run path -q --show-exits -w serial2.txt serial.trace
+spool_run path -q --show-exits -w serial3.txt serial.trace
 is "$(tfo serial3.txt)" "$(tfo serial2.txt)" "serial: two replays give the same path, exits included"
 
 # a path cannot be followed without the hooks (the token switches at them)
@@ -111,16 +111,16 @@ spool_run path probe.trace
 is "$(records run.out | awk '{print $4}' | tr '\n' ' ')" "producer lock unlock lock unlock " \
 	"spool path of a spool probe trace: the probed functions"
 
-# --- --functions ---
-spool_run path --functions=finstrument -w none.txt -- "$PLAIN"
-is_rc 1 "--functions=finstrument on the plain build: exit 1"
+# --- --entries ---
+spool_run path --entries=finstrument -w none.txt -- "$PLAIN"
+is_rc 1 "--entries=finstrument on the plain build: exit 1"
 like "$ERR" "no function entries from -finstrument-functions" "  saying so"
-spool_run path --functions=probes -w forced.txt -- "$FINST"
-is_rc 0 "--functions=probes on the -finst build: exit 0"
+spool_run path --entries=probes -w forced.txt -- "$FINST"
+is_rc 0 "--entries=probes on the -finst build: exit 0"
 like "$(head -n 1 forced.txt)" "^# function entries: probes" "  the entries come from probes"
 is "$(tfo forced.txt)" "$(tfo finst.txt)" "  and the hooks' own records are left out (no call twice)"
-spool_run path --functions=hooks spool.trace
-is_rc 2 "--functions=hooks: usage error"
+spool_run path --entries=hooks spool.trace
+is_rc 2 "--entries=hooks: usage error"
 
 # --- pigz (Debian's build: stripped, exports no function) ---
 if ! command -v pigz >/dev/null; then

@@ -76,8 +76,8 @@ is "$RC:$OUT" "0:$native" "replay -o --trace-schedule --stuck-ms --no-image --tr
 ok "  -o r1: the replay's trace is there" test -d r1
 spool_run replay --dump-schedule r.trace
 like "$OUT" "^sched obj" "replay --dump-schedule prints the schedule"
-spool_run replay --record-path --functions probes -o rp r.trace
-is "$RC:$OUT" "0:$native" "replay --record-path --functions probes: the output"
+spool_run replay --record-path --entries probes -o rp r.trace
+is "$RC:$OUT" "0:$native" "replay --record-path --entries probes: the output"
 spool_run path rp
 like "$OUT" "shop::Inventory::add" "  spool path of it names the program's functions"
 if command -v gdb >/dev/null; then
@@ -86,8 +86,8 @@ if command -v gdb >/dev/null; then
 else
 	skip 1 "no gdb"
 fi
-usage_err "replay --functions without --record-path" "--functions is for --record-path" \
-	replay --functions probes r.trace
+usage_err "replay --entries without --record-path" "--entries is for --record-path" \
+	replay --entries probes r.trace
 usage_err "replay --gdbserver abc" "--gdbserver 'abc': want a port number or -" \
 	replay --gdbserver abc r.trace
 usage_err "replay --stuck-ms abc" "--stuck-ms 'abc': want 10 to" replay --stuck-ms abc r.trace
