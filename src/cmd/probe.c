@@ -42,6 +42,7 @@
 #include "../probe/probe_cache.h"
 #include "../probe/probe_live.h"
 #include "../probe/probe_session.h"
+#include "../common/sys_area.h"
 #include "../probe/sysprobe.h"
 #include "../util/debugfile.h"
 #include "../util/log.h"
@@ -936,6 +937,40 @@ static void probe_handler_store(const struct probe_cli *cl)
 	}
 }
 
+/*
+ * sys: probes with -p PID: refused before attaching (doc/probe.md, "System
+ * probes"), saying why and what to do instead: the command that starts the
+ * same program under spool with the same specs (probe_sys_advice).
+ */
+static void probe_sys_refuse(const struct probe_cli *cl)
+{
+	const char *opts[2 * PROBE_MAX_SPECS + 6];
+	static const char *const sys_names[] = {"sys:cpu", "sys:io", "sys:mem"};
+	static const unsigned sys_bits[] = {SYS_W_CPU, SYS_W_IO, SYS_W_MEM};
+	char advice[12288];
+	size_t n = 0;
+
+	for (unsigned i = 0; i < 3; i++)
+		if (cl->pr.sys_what & sys_bits[i]) {
+			opts[n++] = "-e";
+			opts[n++] = sys_names[i];
+		}
+	for (size_t i = 0; i < cl->nspecs; i++) {
+		opts[n++] = cl->spec_off[i] ? "--disabled" : "-e";
+		opts[n++] = cl->specs[i];
+	}
+	log_err("sys: probes need the program started by spool, not -p PID: the agent counts "
+		"I/O and allocator calls in its interposers, which an attached process does not "
+		"call (doc/probe.md, System probes)");
+	if (probe_sys_advice(cl->attach_pid, opts, n, advice, sizeof(advice)) == 0)
+		fprintf(stderr, "  instead, start it under spool with the same probes:\n    %s\n",
+			advice);
+	else
+		fprintf(stderr, "  instead, start it under spool: spool probe -e sys:... -- PROG "
+				"ARGS (pid %d's command line cannot be read)\n",
+			(int)cl->attach_pid);
+}
+
 /* The options that do not go together, and what is missing: 0, or the
  * exit status (said). */
 static int probe_check_cli(const struct probe_cli *cl, int nargs)
@@ -943,9 +978,7 @@ static int probe_check_cli(const struct probe_cli *cl, int nargs)
 	int live = cl->lopts.use_stdin || cl->lopts.ctl_path;
 
 	if (cl->pr.sys_what && cl->attach_pid) {
-		log_err("sys: probes need the program started by spool (spool probe -e sys:... -- "
-			"PROG), not -p PID: the agent counts I/O and allocator calls in its "
-			"interposers, which an attached process does not call (doc/probe.md)");
+		probe_sys_refuse(cl);
 		return EXIT_USAGE;
 	}
 	if (live && !cl->attach_pid) {

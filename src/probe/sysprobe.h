@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../collect/shm_host.h"
 #include "../trace/trace.h"
@@ -29,4 +30,14 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h);
 /* Stop the sampler, write the "sys" side file, free everything. */
 int sysprobe_finish(struct sysprobe *s, struct trace_writer *w);
 
+/*
+ * What to do instead of system probes on attached process pid (they are
+ * refused there: doc/probe.md): into buf, the spool probe command that
+ * starts the same program (its /proc/PID/cmdline, shell-quoted) with the
+ * option words opts (e.g. "-e", "sys:cpu"),
+ * the directory to run it from, and where the kernel keeps the running
+ * process's CPU and I/O. 0, or -errno (no command line to read: a zombie,
+ * a process of another user; -ENOSPC: buf too small).
+ */
+int probe_sys_advice(pid_t pid, const char *const *opts, size_t nopts, char *buf, size_t len);
 #endif
