@@ -387,8 +387,9 @@ static int live_add(struct probe_live *l, char *arg)
 		for (char *c = advice; *c; c++)
 			if (*c == '\n') /* (a reply is one line) */
 				*c = ' ';
-		live_say(l, "error: sys: probes need the program started by spool, not attached "
-			 "(doc/probe.md, System probes); instead, start it under spool: %s\n",
+		live_say(l, "error: sys: probes need the program started by spool, not an add "
+			 "while attached (sys:cpu alone can be given with -e when attaching; "
+			 "doc/probe.md, System probes); instead, start it under spool: %s\n",
 			 advice);
 		return -EINVAL;
 	}

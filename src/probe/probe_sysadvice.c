@@ -6,7 +6,7 @@
  * "System probes"): the command that starts the same program under spool
  * with the same specs, its argument vector read from /proc/PID/cmdline and
  * shell-quoted, the directory to run it from, and where the kernel keeps the
- * running process's own CPU and I/O figures meanwhile.
+ * running process's own I/O figures meanwhile (sys:cpu works attached).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,8 +85,8 @@ int probe_sys_advice(pid_t pid, const char *const *opts, size_t nopts, char *buf
 	}
 	if (n < len)
 		snprintf(buf + n, len - n,
-			 "\n  or attach for code probes only, and read the running process's CPU "
-			 "(/proc/%d/task/TID/schedstat, ns) and I/O (/proc/%d/io) from the kernel",
+			 "\n  or attach with sys:cpu and code probes only (-p %d), and read the "
+			 "running process's I/O from the kernel (/proc/%d/io)",
 			 (int)pid, (int)pid);
 	return n >= len - 1 ? -ENOSPC : 0;
 }
