@@ -70,7 +70,7 @@ struct agent_state {
 	uint32_t host_pid;	  /* spool's pid, copied from ctl at startup */
 	uint32_t host_child;	  /* our pid at startup if spool was our parent, else 0 */
 	uint32_t packets;	  /* SHM_F_PACKETS: rings hold finished packets */
-	struct ring_site **ring_sites; /* max_rings entries: each ring's site cache, or NULL */
+	struct ring_sites **ring_sites; /* max_rings entries: each ring's site cache, or NULL */
 };
 extern struct agent_state agent;
 /* The descriptor the region came from (SPOOL_SHM_FD, or the one reopened
@@ -185,7 +185,7 @@ struct shm_ring *agent_ring_map(uint32_t i);
 struct shm_ring *agent_ring_mapped(uint32_t i);
 /* Ring i's site cache (SHM_F_PACKETS), mapped on first use, or NULL (its
  * events are then written in full). Async-signal-safe (mmap). */
-struct ring_site *agent_ring_sites(uint32_t i);
+struct ring_sites *agent_ring_sites(uint32_t i);
 /* Feature area i (SHM_EXT_*), mapped on first use, and its size; NULL when
  * the region has none or it cannot be mapped. */
 void *agent_ext(unsigned i, uint64_t *size);

@@ -380,10 +380,10 @@ struct shm_ring *agent_ring_map(uint32_t i)
 	return r;
 }
 
-struct ring_site *agent_ring_sites(uint32_t i)
+struct ring_sites *agent_ring_sites(uint32_t i)
 {
-	struct ring_site *s, *old = NULL;
-	size_t len = RING_PKT_SITES * sizeof(*s);
+	struct ring_sites *s, *old = NULL;
+	size_t len = sizeof(*s);
 
 	if (!agent.ring_sites || i >= agent.max_rings)
 		return NULL;
@@ -807,7 +807,7 @@ int agent_map(int fd)
 	agent.max_rings = c->max_rings;
 	agent.watermark = c->watermark;
 	agent.rings = rings;
-	agent.ring_sites = (struct ring_site **)((struct shm_ring **)rings + c->max_rings);
+	agent.ring_sites = (struct ring_sites **)((struct shm_ring **)rings + c->max_rings);
 	agent.packets = !!(c->flags & SHM_F_PACKETS) && shm_pkt_slot(c->ring_bytes) >= 1024;
 	/* A record must fit in half a ring (ring_prod_reserve refuses more). */
 	agent.stack_depth = c->stack_depth;

@@ -188,7 +188,7 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 		/* packets in the ring: the common case written in place */
 		int wake;
 
-		if (AGENT_LIKELY(ring_pkt_probe(&t->prod, op, id, agent_probe_by_id[id].addr, sp,
+		if (AGENT_LIKELY(ring_pkt_probe(&t->prod, op, id, &agent_probe_by_id[id].addr, sp,
 						*(const uint64_t *)sp, seq, __rdtsc(), &wake))) {
 			if (AGENT_UNLIKELY(wake))
 				agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);

@@ -45,6 +45,7 @@
 #include "../probe/probe_cache.h"
 #include "../probe/probe_live.h"
 #include "../probe/probe_session.h"
+#include "../common/sys_area.h"
 #include "../probe/sysprobe.h"
 #include "../util/debugfile.h"
 #include "../util/log.h"
@@ -694,6 +695,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		goto out_writer;
 	h.ctl->features = SHM_FEAT_PROBES;
 	collector_use_packets(col, SHM_FEAT_PROBES);
+	pr->sys_pid = pr->sys_what ? pid : 0; /* sys:cpu: sampled from /proc/PID/task */
 	rc = probe_run_prepare(pr, &h, w);
 	if (rc < 0)
 		goto out_collector;
@@ -732,7 +734,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		live.col = col;
 		live.trace_dir = trace_writer_dir(w); /* the partial trace, until renamed */
 	}
-	if (!placed && !live_on) {
+	if (!placed && !live_on && (pr->m->ndefs || !pr->sys_what)) {
 		/* Nothing to wait for: say so, give the process back now. */
 		log_err("pid %d: no probe could be placed (the warnings above say why); detached",
 			(int)pid);
@@ -820,6 +822,11 @@ out_free:
 		log_info("%llu events lost, trace in %s/",
 			 (unsigned long long)trace_loss_events(&loss), so->trace_dir);
 		probe_reports(so->trace_dir, pr->m, fo);
+		if (pr->sys_what) {
+			struct sysreport_opts sro = {.json = fo->json};
+
+			sysreport_dir(so->trace_dir, &sro, stderr);
+		}
 	}
 	if (!status) {
 		trace_loss_warn(so->trace_dir, &loss);
@@ -973,16 +980,49 @@ static void probe_handler_store(const struct probe_cli *cl)
 	}
 }
 
+/*
+ * sys:io and sys:mem with -p PID: refused before attaching (doc/probe.md,
+ * "System probes"), saying why and what to do instead: the command that
+ * starts the same program under spool with the same specs
+ * (probe_sys_advice). sys:cpu alone is sampled from /proc while attached.
+ */
+static void probe_sys_refuse(const struct probe_cli *cl)
+{
+	const char *opts[2 * PROBE_MAX_SPECS + 6];
+	static const char *const sys_names[] = {"sys:cpu", "sys:io", "sys:mem"};
+	static const unsigned sys_bits[] = {SYS_W_CPU, SYS_W_IO, SYS_W_MEM};
+	char advice[12288];
+	size_t n = 0;
+
+	for (unsigned i = 0; i < 3; i++)
+		if (cl->pr.sys_what & sys_bits[i]) {
+			opts[n++] = "-e";
+			opts[n++] = sys_names[i];
+		}
+	for (size_t i = 0; i < cl->nspecs; i++) {
+		opts[n++] = cl->spec_off[i] ? "--disabled" : "-e";
+		opts[n++] = cl->specs[i];
+	}
+	log_err("sys:io and sys:mem need the program started by spool, not -p PID: the agent "
+		"counts I/O and allocator calls in its interposers, which an attached process "
+		"does not call (doc/probe.md, System probes; sys:cpu alone works attached)");
+	if (probe_sys_advice(cl->attach_pid, opts, n, advice, sizeof(advice)) == 0)
+		fprintf(stderr, "  instead, start it under spool with the same probes:\n    %s\n",
+			advice);
+	else
+		fprintf(stderr, "  instead, start it under spool: spool probe -e sys:... -- PROG "
+				"ARGS (pid %d's command line cannot be read)\n",
+			(int)cl->attach_pid);
+}
+
 /* The options that do not go together, and what is missing: 0, or the
  * exit status (said). */
 static int probe_check_cli(const struct probe_cli *cl, int nargs)
 {
 	int live = cl->lopts.use_stdin || cl->lopts.ctl_path;
 
-	if (cl->pr.sys_what && cl->attach_pid) {
-		log_err("sys: probes need the program started by spool (spool probe -e sys:... -- "
-			"PROG), not -p PID: the agent counts I/O and allocator calls in its "
-			"interposers, which an attached process does not call (doc/probe.md)");
+	if ((cl->pr.sys_what & ~SYS_W_CPU) && cl->attach_pid) {
+		probe_sys_refuse(cl);
 		return EXIT_USAGE;
 	}
 	if (live && !cl->attach_pid) {

@@ -59,21 +59,54 @@ enum {
 /* Bytes an encoded record may need past the end of its staged copy (a site
  * definition and an extended header in front of a short event). */
 #define RING_PKT_SLACK 64u
-/* Entries of a thread's site cache (a power of two): 4096 pairs, each a
- * 2-way set; 192 KiB of private memory per thread, touched as used. With
- * 256 pairs, Debian's sqlite3 with every libsqlite3 function probed (a few
- * hundred sites live in a packet) evicted sites it used again in the same
- * packet: each eviction costs a site definition (28 bytes) and the slow
- * path (a staged record encoded). 46.0 MB of trace for 4.6 M events, now
- * 39.6 MB (bench/probe.sh's sqlite3 workload). */
+/* Entries of a thread's cache of general sites (a power of two): 4096
+ * pairs, each a 2-way set; 192 KiB of private memory per thread, touched as
+ * used. With 256 pairs, Debian's sqlite3 with every libsqlite3 function
+ * probed (a few hundred sites live in a packet) evicted sites it used
+ * again in the same packet: each eviction costs a site definition (28
+ * bytes) and the slow path (a staged record encoded). 46.0 MB of trace for
+ * 4.6 M events, now 39.6 MB (bench/probe.sh's sqlite3 workload). */
 #define RING_PKT_SITES 8192u
+/* Entries of its cache of probe sites (4096 pairs, 128 KiB). */
+#define RING_PKT_PSITES 8192u
 
+/* A general site (a lock's ip, a function and its call site): all of
+ * (probe, addr, caller) is the key. */
 struct ring_site {
 	uint64_t addr, caller;
 	uint32_t probe;
 	uint16_t idx;
 	uint16_t gen; /* the packet it was defined in; 0: never */
 };
+
+/*
+ * A probe's site (probe id not 0): (probe, caller) is the key, because a
+ * probe id names one address for the life of the process (the agent's
+ * agent_probe_by_id[id].addr never changes; ids are not reused). So a hit
+ * finds its site without loading the probe's address, and an entry is 16
+ * bytes: a pair is half of one cache line, never two lines (issue 16: the
+ * hit path's loads were most of a sqlite3 run's probe cost).
+ */
+struct ring_psite {
+	uint64_t caller;
+	uint32_t probe;
+	uint16_t idx;
+	uint16_t gen;
+};
+
+/* A thread's site caches, private memory (ring_prod_packets). */
+struct ring_sites {
+	struct ring_psite probe[RING_PKT_PSITES];
+	struct ring_site any[RING_PKT_SITES];
+};
+
+/* The pair of a probe site in the cache: the top bits of one product. */
+static inline uint32_t ring_pkt_psite_at(uint32_t probe, uint64_t caller)
+{
+	uint64_t h = (caller ^ (uint64_t)probe << 40) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 51) & (RING_PKT_PSITES - 2);
+}
 
 /* The packet being filled, private to the producing thread. */
 struct ring_pkt {
@@ -90,7 +123,7 @@ struct ring_pkt {
 	uint32_t pid, tid; /* for the packet context */
 	uint16_t gen;	   /* this packet's generation in the site cache */
 	uint16_t pad;
-	struct ring_site *sites; /* RING_PKT_SITES entries; NULL: events are written full */
+	struct ring_sites *sites; /* NULL: events are written full */
 };
 
 static inline void ring_pkt_put16(uint8_t *p, uint16_t v)
@@ -178,7 +211,7 @@ static inline void ring_pkt_begin(struct ring_pkt *k, uint8_t *base, uint64_t st
 	k->sp = 0;
 	if (++k->gen == 0) { /* wrapped: old entries could look current */
 		if (k->sites)
-			ring_pkt_zero(k->sites, RING_PKT_SITES * sizeof(*k->sites));
+			ring_pkt_zero(k->sites, sizeof(*k->sites));
 		k->gen = 1;
 	}
 	ring_pkt_zero(base, RING_PKT_HDR);
@@ -202,6 +235,44 @@ static inline uint8_t *ring_pkt_hdr(struct ring_pkt *k, uint8_t *p, unsigned id,
 	return p;
 }
 
+/* Write the definition of site k->nsites at *pp (moved past it). */
+static inline void ring_pkt_site_def(struct ring_pkt *k, uint8_t **pp, uint64_t tsc, uint32_t probe,
+				     uint64_t addr, uint64_t caller)
+{
+	uint8_t *p = ring_pkt_hdr(k, *pp, RING_PKT_SITE, tsc);
+
+	ring_pkt_put32(p, k->nsites);
+	ring_pkt_put32(p + 4, probe);
+	ring_pkt_put64(p + 8, addr);
+	ring_pkt_put64(p + 16, caller);
+	*pp = p + 24;
+	k->events++;
+}
+
+/* ring_pkt_site of a probe site (probe not 0: struct ring_psite). */
+static inline int32_t ring_pkt_psite(struct ring_pkt *k, uint8_t **pp, uint64_t tsc, uint32_t probe,
+				     uint64_t addr, uint64_t caller)
+{
+	struct ring_psite *s = &k->sites->probe[ring_pkt_psite_at(probe, caller)];
+
+	if (__builtin_expect(s->gen == k->gen && s->caller == caller && s->probe == probe, 1))
+		return s->idx;
+	if (s[1].gen == k->gen && s[1].caller == caller && s[1].probe == probe)
+		return s[1].idx;
+	if (k->nsites >= RING_PKT_MAX_SITES)
+		return -1;
+	/* the new one goes first, the first moves to second (a free second
+	 * entry, or the older of the two, is what is lost) */
+	if (s->gen == k->gen)
+		s[1] = s[0];
+	s->caller = caller;
+	s->probe = probe;
+	s->gen = k->gen;
+	s->idx = (uint16_t)k->nsites;
+	ring_pkt_site_def(k, pp, tsc, probe, addr, caller);
+	return (int32_t)k->nsites++;
+}
+
 /* The packet's index of the site (its definition written first at *pp
  * when the cache does not hold it for this packet), or -1: write full. */
 static inline int32_t ring_pkt_site(struct ring_pkt *k, uint8_t **pp, uint64_t tsc, uint32_t probe,
@@ -209,12 +280,13 @@ static inline int32_t ring_pkt_site(struct ring_pkt *k, uint8_t **pp, uint64_t t
 {
 	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ caller * 0xc2b2ae3d27d4eb4full ^ probe;
 	struct ring_site *s;
-	uint8_t *p;
 
 	if (__builtin_expect(!k->sites, 0))
 		return -1;
+	if (probe)
+		return ring_pkt_psite(k, pp, tsc, probe, addr, caller);
 	/* two ways: a site is in the first or the second entry of its pair */
-	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
+	s = &k->sites->any[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
 	if (__builtin_expect(s->gen == k->gen && s->addr == addr && s->caller == caller &&
 				     s->probe == probe,
 			     1))
@@ -223,8 +295,6 @@ static inline int32_t ring_pkt_site(struct ring_pkt *k, uint8_t **pp, uint64_t t
 		return s[1].idx;
 	if (k->nsites >= RING_PKT_MAX_SITES)
 		return -1;
-	/* the new one goes first, the first moves to second (a free second
-	 * entry, or the older of the two, is what is lost) */
 	if (s->gen == k->gen)
 		s[1] = s[0];
 	s->addr = addr;
@@ -232,13 +302,7 @@ static inline int32_t ring_pkt_site(struct ring_pkt *k, uint8_t **pp, uint64_t t
 	s->probe = probe;
 	s->gen = k->gen;
 	s->idx = (uint16_t)k->nsites;
-	p = ring_pkt_hdr(k, *pp, RING_PKT_SITE, tsc);
-	ring_pkt_put32(p, k->nsites);
-	ring_pkt_put32(p + 4, probe);
-	ring_pkt_put64(p + 8, addr);
-	ring_pkt_put64(p + 16, caller);
-	*pp = p + 24;
-	k->events++;
+	ring_pkt_site_def(k, pp, tsc, probe, addr, caller);
 	return (int32_t)k->nsites++;
 }
 

@@ -198,7 +198,7 @@ static inline int ring_prod_commit(struct ring_prod *p, uint32_t len)
  * each packet's context. A reused ring's head is moved to a slot boundary
  * (the collector leaves it at one when it frees a ring).
  */
-static inline void ring_prod_packets(struct ring_prod *p, uint32_t slot, struct ring_site *sites,
+static inline void ring_prod_packets(struct ring_prod *p, uint32_t slot, struct ring_sites *sites,
 				     uint32_t pid, uint32_t tid)
 {
 	ring_pkt_zero(&p->pkt, sizeof(p->pkt));
@@ -207,7 +207,7 @@ static inline void ring_prod_packets(struct ring_prod *p, uint32_t slot, struct 
 	/* (a table a fork child inherited, or an earlier thread's of this
 	 * ring, could hold entries of a generation this thread reaches) */
 	if (sites)
-		ring_pkt_zero(sites, RING_PKT_SITES * sizeof(*sites));
+		ring_pkt_zero(sites, sizeof(*sites));
 	p->pkt.pid = pid;
 	p->pkt.tid = tid;
 	if (p->head & (slot - 1)) {
@@ -384,7 +384,7 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
 	    k->pos + 11 + RING_PKT_SLACK > k->slot || tsc < k->prev_tsc ||
 	    tsc - k->prev_tsc > RING_PKT_TS_MASK)
 		return 0;
-	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
+	s = &k->sites->any[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
 	if (s->gen != k->gen || s->addr != ip || s->caller || s->probe) {
 		s++; /* the pair's second way */
 		if (s->gen != k->gen || s->addr != ip || s->caller || s->probe)
@@ -412,21 +412,23 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
  * packet mode, written straight from its values: 1 when done (*wake as
  * from ring_prod_commit), 0 when it needs the general path (the same cases
  * as ring_pkt_lock but a site the packet has not defined, which is defined
- * here, and a stack pointer too far from the previous one). Always inlined
- * into the probe handlers: as a call it took its arguments on the stack
- * and *wake through memory. The packet's and the thread's fields are read
- * into locals first and written once at the end: every byte store into the
- * packet may alias them for the compiler, which otherwise loads them again
- * after each one. The event is one 8-byte store (little-endian: header,
- * site, stack pointer delta).
+ * here, and a stack pointer too far from the previous one). The probe's
+ * address is read through addr only to define a site (a probe id names one
+ * address: struct ring_psite), so a hit on a defined site loads no
+ * per-probe data. Always inlined into the probe handlers: as a call it
+ * took its arguments on the stack and *wake through memory. The packet's
+ * and the thread's fields are read into locals first and written once at
+ * the end: every byte store into the packet may alias them for the
+ * compiler, which otherwise loads them again after each one. The event is
+ * one 8-byte store (little-endian: header, site, stack pointer delta).
  */
 static inline __attribute__((always_inline)) int
-ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uint64_t sp,
+ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, const uint64_t *addr, uint64_t sp,
 	       uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
 {
 	struct ring_pkt *k = &p->pkt;
-	const struct ring_site *s;
-	uint64_t h, word, head, dt, d;
+	const struct ring_psite *s;
+	uint64_t word, head, dt, d;
 	uint32_t pos, from;
 	uint8_t *base, *o;
 	struct shm_ring *r;
@@ -434,31 +436,28 @@ ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, uint64_t addr, uin
 
 	/* (dt wraps for a time before the previous event's: too large too;
 	 * d is the stack pointer delta biased: <= 0xffff fits int16; room for
-	 * a site's definition, 28 bytes, and the event, 8) */
+	 * a site's definition, 28 bytes, and the event, 8; a probe id 0 has
+	 * no probe site) */
 	dt = tsc - k->prev_tsc;
 	d = sp - k->sp + 0x8000;
 	if (!k->base || !k->events || seq != k->next_seq || !k->sites ||
 	    k->pos + 36 + RING_PKT_SLACK > k->slot || dt > RING_PKT_TS_MASK || d > 0xffff ||
-	    op - PROBE_OP_ENTRY > PROBE_OP_HIT - PROBE_OP_ENTRY)
+	    op - PROBE_OP_ENTRY > PROBE_OP_HIT - PROBE_OP_ENTRY || !id)
 		return 0;
 	from = k->pos;
-	h = addr * 0x9e3779b97f4a7c15ull ^ ret_ip * 0xc2b2ae3d27d4eb4full ^ id;
-	s = &k->sites[(h ^ h >> 29) & (RING_PKT_SITES - 2)];
-	if (s->gen == k->gen && s->addr == addr && s->caller == ret_ip && s->probe == id) {
+	s = &k->sites->probe[ring_pkt_psite_at(id, ret_ip)];
+	if (s->gen == k->gen && s->caller == ret_ip && s->probe == id) {
 		idx = s->idx;
-	} else if (s[1].gen == k->gen && s[1].addr == addr && s[1].caller == ret_ip &&
-		   s[1].probe == id) {
+	} else if (s[1].gen == k->gen && s[1].caller == ret_ip && s[1].probe == id) {
 		idx = s[1].idx; /* the pair's second way */
 	} else {
 		/* A site this packet has not defined (each packet defines its
 		 * own; a new packet starts with none): defined here, as
 		 * ring_pkt_encode would after staging the record, and the
 		 * event follows it at the same time. Its definition is an
-		 * event of the packet too (ring_pkt_site counts it). */
-		if (k->nsites >= RING_PKT_MAX_SITES)
-			return 0;
+		 * event of the packet too (ring_pkt_site_def counts it). */
 		o = k->base + from;
-		idx = ring_pkt_site(k, &o, tsc, id, addr, ret_ip);
+		idx = ring_pkt_psite(k, &o, tsc, id, *addr, ret_ip);
 		if (idx < 0)
 			return 0;
 		k->pos = (uint32_t)(o - k->base);

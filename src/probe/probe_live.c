@@ -43,6 +43,7 @@
 #include "../trace/trace.h"
 #include "../util/log.h"
 #include "probe_live.h"
+#include "sysprobe.h"
 
 static void live_say(struct probe_live *l, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -378,8 +379,18 @@ static int live_add(struct probe_live *l, char *arg)
 	/* before the parser, which knows no sys: kind (spool probe's own
 	 * options take sys: specs apart) */
 	if (!strncmp(text, "sys:", 4)) {
-		live_say(l, "error: sys: probes need the program started by spool (spool probe -e "
-			 "sys:... -- PROG), not attached\n");
+		const char *opts[] = {"-e", text};
+		char advice[12288];
+
+		if (probe_sys_advice(l->pid, opts, 2, advice, sizeof(advice)))
+			snprintf(advice, sizeof(advice), "spool probe -e %s -- PROG ARGS", text);
+		for (char *c = advice; *c; c++)
+			if (*c == '\n') /* (a reply is one line) */
+				*c = ' ';
+		live_say(l, "error: sys: probes need the program started by spool, not an add "
+			 "while attached (sys:cpu alone can be given with -e when attaching; "
+			 "doc/probe.md, System probes); instead, start it under spool: %s\n",
+			 advice);
 		return -EINVAL;
 	}
 	if (probe_spec_parse(text, &s, err, sizeof(err)) < 0) {

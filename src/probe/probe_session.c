@@ -32,7 +32,7 @@ int probe_run_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		memcpy(((struct probe_area_hdr *)area)->handler_path, pr->handler,
 		       sizeof(pr->handler));
 	if (!rc && pr->sys_what)
-		rc = sysprobe_start(&pr->sys, pr->sys_what, h);
+		rc = sysprobe_start(&pr->sys, pr->sys_what, h, pr->sys_pid);
 	if (!rc && pr->next_prepare)
 		rc = pr->next_prepare(pr->next_arg, h, w);
 	return rc;

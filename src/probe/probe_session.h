@@ -28,6 +28,7 @@ struct probe_run {
 	int attach_failed;	      /* spool probe -p did not attach (it said why) */
 	unsigned execs_unprobed;      /* images exec'd after placing: not probed */
 	unsigned sys_what;	      /* -e sys:...: SYS_W_* (src/probe/sysprobe.c) */
+	pid_t sys_pid;		      /* -p PID: the process sys:cpu samples; 0 launched */
 	struct sysprobe *sys;
 	/* The session's own hooks, run after ours (probe_run_hook_session). */
 	int (*next_prepare)(void *arg, struct shm_host *h, struct trace_writer *w);

@@ -17,7 +17,15 @@
  * sampler only reads, and sysprobe_finish joins it before the area goes;
  * ring headers it reads with pread (shm_host_ring_peek), never through
  * the collector's mappings, which the collector unmaps as rings are freed.
+ *
+ * Attached (spool probe -p PID -e sys:cpu): the agent was dlopen'ed and a
+ * thread has a ring only once it records a probe event, so the sampler
+ * lists /proc/PID/task itself and keeps each thread's first and last
+ * schedstat: a thread's CPU is what it used while spool was attached (from
+ * its first sample), its index the order spool first saw it in. No shared
+ * area is read or written then (sys:io and sys:mem are refused before).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -28,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/event.h"
 #include "../common/shm.h"
 #include "../common/sys_area.h"
 #include "../util/log.h"
@@ -49,6 +58,12 @@ struct sysprobe {
 	int started;
 	int stop; /* atomic */
 	uint64_t t0_ns;
+	pid_t pid; /* attached: the process whose /proc/PID/task is sampled; 0: launched */
+	struct sysprobe_task {
+		uint32_t tid;
+		uint64_t first, last; /* schedstat ns at the first and the last sample */
+	} *task;			    /* attached: by index, in the order first seen */
+	size_t ntask;
 	uint64_t *last_cpu; /* per thread index: last sampled CPU ns + 1, 0 = none */
 	uint32_t *last_tid; /* ... and the thread it was sampled from (a ring is reused) */
 	struct sysprobe_sample *rss, *cpu;
@@ -139,6 +154,58 @@ static void sysprobe_push(struct sysprobe *s, struct sysprobe_sample **v, size_t
 	(*v)[(*n)++] = x;
 }
 
+/* Attached: one sample of every thread of s->pid (CPU since the first). */
+static void sysprobe_sample_tasks(struct sysprobe *s, uint32_t ms)
+{
+	char path[96];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
+	d = opendir(path);
+	if (!d)
+		return; /* gone */
+	while ((e = readdir(d))) {
+		char *end;
+		unsigned long tid = strtoul(e->d_name, &end, 10);
+		size_t i;
+		uint64_t v;
+
+		if (!tid || *end || tid > UINT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%lu/schedstat", (int)s->pid, tid);
+		if (sysprobe_read_u64(path, 0, &v) < 0)
+			continue;
+		for (i = 0; i < s->ntask && s->task[i].tid != tid; i++)
+			;
+		if (i == s->ntask) {
+			struct sysprobe_task *nt;
+
+			if (s->ntask >= EV_MAX_THREADS) {
+				s->dropped++;
+				continue;
+			}
+			if (!(s->ntask & (s->ntask - 1))) {
+				nt = realloc(s->task, (s->ntask ? 2 * s->ntask : 16) * sizeof(*nt));
+				if (!nt) {
+					s->dropped++;
+					continue;
+				}
+				s->task = nt;
+			}
+			s->task[s->ntask++] = (struct sysprobe_task){(uint32_t)tid, v, v};
+		}
+		/* (schedstat only grows; a tid reused by a new thread restarts
+		 * it lower: counted from there) */
+		if (v < s->task[i].last)
+			s->task[i].first = v - (s->task[i].last - s->task[i].first);
+		s->task[i].last = v;
+		sysprobe_push(s, &s->cpu, &s->ncpu,
+			      (struct sysprobe_sample){(uint32_t)i, ms, v - s->task[i].first});
+	}
+	closedir(d);
+}
+
 static void sysprobe_sample_once(struct sysprobe *s)
 {
 	struct shm_ctl *c = s->h->ctl;
@@ -148,6 +215,10 @@ static void sysprobe_sample_once(struct sysprobe *s)
 	char path[96];
 	uint64_t v;
 
+	if (s->pid) {
+		sysprobe_sample_tasks(s, ms);
+		return;
+	}
 	if (n > s->h->max_rings)
 		n = s->h->max_rings;
 	if (np > s->h->max_procs)
@@ -199,14 +270,16 @@ static void *sysprobe_main(void *arg)
 	return NULL;
 }
 
-int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h)
+int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h, pid_t pid)
 {
 	struct sys_area_hdr *ah = shm_host_ext(h, SHM_EXT_SYS);
 	struct sysprobe *s;
 	int rc;
 
 	*out = NULL;
-	if (!ah || h->ext_size[SHM_EXT_SYS] < sysprobe_area_size(h->max_rings))
+	if (pid && (what & ~SYS_W_CPU))
+		return -ENOTSUP; /* (refused before: spool probe says why) */
+	if (!pid && (!ah || h->ext_size[SHM_EXT_SYS] < sysprobe_area_size(h->max_rings)))
 		return -ENOSPC;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -219,14 +292,17 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h)
 		free(s);
 		return -ENOMEM;
 	}
-	memset(ah, 0, sysprobe_area_size(h->max_rings));
-	ah->what = what;
-	ah->nslots = h->max_rings;
-	ah->slot_size = sizeof(struct sys_slot);
-	ah->slots_off = sizeof(*ah);
-	__atomic_store_n(&ah->magic, SYS_AREA_MAGIC, __ATOMIC_RELEASE);
+	if (!pid) {
+		memset(ah, 0, sysprobe_area_size(h->max_rings));
+		ah->what = what;
+		ah->nslots = h->max_rings;
+		ah->slot_size = sizeof(struct sys_slot);
+		ah->slots_off = sizeof(*ah);
+		__atomic_store_n(&ah->magic, SYS_AREA_MAGIC, __ATOMIC_RELEASE);
+	}
+	s->pid = pid;
 	s->h = h;
-	s->area = ah;
+	s->area = pid ? NULL : ah;
 	s->what = what;
 	s->t0_ns = sysprobe_now_ns();
 	if (what & (SYS_W_CPU | SYS_W_MEM)) {
@@ -307,7 +383,10 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 	if (s->dropped)
 		sysprobe_out(&b, "samples_dropped %llu\n", (unsigned long long)s->dropped);
 	sysprobe_out(&b, "# thread INDEX PID TID CPU_NS exit|sample|none\n");
-	for (uint32_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < s->ntask; i++) /* attached */
+		sysprobe_out(&b, "thread %zu %d %u %llu sample\n", i, (int)s->pid, s->task[i].tid,
+			     (unsigned long long)(s->task[i].last - s->task[i].first));
+	for (uint32_t i = 0; i < n && !s->pid; i++) {
 		struct shm_ring r = {0};
 		const struct sys_slot *sl = sys_area_slot(s->area, i);
 		const char *src = "none";
@@ -353,6 +432,7 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 	free(b.p);
 	free(s->rss);
 	free(s->cpu);
+	free(s->task);
 	free(s->last_cpu);
 	free(s->last_tid);
 	free(s);

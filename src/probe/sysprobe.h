@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../collect/shm_host.h"
 #include "../trace/trace.h"
@@ -24,9 +25,21 @@ struct sysprobe;
 int sysprobe_parse(const char *spec, unsigned *what, char *err, size_t errlen);
 /* Bytes of the SHM_EXT_SYS area for max_rings threads. */
 uint64_t sysprobe_area_size(uint32_t max_rings);
-/* Fill the area and start the sampler (spool probe's prepare hook). */
-int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h);
+/* Fill the area and start the sampler (spool probe's prepare hook). pid:
+ * the process spool attached to (its /proc/PID/task sampled; sys:cpu
+ * only, no area), or 0 for a program spool started. */
+int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h, pid_t pid);
 /* Stop the sampler, write the "sys" side file, free everything. */
 int sysprobe_finish(struct sysprobe *s, struct trace_writer *w);
 
+/*
+ * What to do instead of system probes on attached process pid (they are
+ * refused there: doc/probe.md): into buf, the spool probe command that
+ * starts the same program (its /proc/PID/cmdline, shell-quoted) with the
+ * option words opts (e.g. "-e", "sys:cpu"),
+ * the directory to run it from, and where the kernel keeps the running
+ * process's I/O. 0, or -errno (no command line to read: a zombie,
+ * a process of another user; -ENOSPC: buf too small).
+ */
+int probe_sys_advice(pid_t pid, const char *const *opts, size_t nopts, char *buf, size_t len);
 #endif

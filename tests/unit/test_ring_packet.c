@@ -35,7 +35,7 @@ static const struct trace_clock test_clock = {
     .real_ns = 1700000000000000000ull,
 };
 
-static struct ring_site sites[RING_PKT_SITES];
+static struct ring_sites sites;
 
 struct prod {
 	struct ring_prod p;
@@ -49,7 +49,7 @@ static void prod_open(struct shm_host *h, struct prod *pr)
 	h->ctl->nrings = 1;
 	r->state = RING_ACTIVE;
 	ring_prod_init(&pr->p, r, h->ring_bytes, 0);
-	ring_prod_packets(&pr->p, shm_pkt_slot(h->ring_bytes), sites, 11, 12);
+	ring_prod_packets(&pr->p, shm_pkt_slot(h->ring_bytes), &sites, 11, 12);
 	pr->seq = 0;
 }
 
@@ -162,10 +162,11 @@ static void test_round_trip(void **state)
 }
 
 /* Probe hit i: probe id, op, address, caller and stack pointer derived
- * from i; 5 x 37 x 11 sites, so that packets define many of them. */
-static uint32_t pr_id(uint32_t i) { return 1 + i % 5; }
+ * from i; 185 x 11 sites, so that packets define many of them. A probe id
+ * names one address, as in the agent (struct ring_psite). */
+static uint32_t pr_id(uint32_t i) { return 1 + i % 185; }
 static unsigned pr_op(uint32_t i) { return PROBE_OP_ENTRY + i % 3; }
-static uint64_t pr_addr(uint32_t i) { return 0x500000 + (i % 37) * 16; }
+static uint64_t pr_addr(uint32_t i) { return 0x500000 + (uint64_t)pr_id(i) * 16; }
 static uint64_t pr_ret(uint32_t i) { return 0x600000 + (i % 11) * 8; }
 static uint64_t pr_sp(uint32_t i) { return 0x7ffe0000 + (i % 50) * 16; }
 
@@ -198,10 +199,11 @@ static void test_probe_round_trip(void **state)
 	prod_open(&h, &pr);
 	for (i = 0; i < N; i++) {
 		struct rec_probe *r;
+		uint64_t a = pr_addr(i);
 
 		pr.seq++;
 		pr.p.ring->last_seq = pr.seq;
-		if (ring_pkt_probe(&pr.p, pr_op(i), pr_id(i), pr_addr(i), pr_sp(i), pr_ret(i),
+		if (ring_pkt_probe(&pr.p, pr_op(i), pr_id(i), &a, pr_sp(i), pr_ret(i),
 				   pr.seq, 5000 + (uint64_t)i * 40, &wake)) {
 			fast++;
 		} else {
