@@ -45,7 +45,7 @@ host_run report --locks --sysroot "$root" t.trace
 like "$ERR" 'another build' "another build in the copy is refused, saying why"
 is "$(grep -c 'another build' run.err)" 1 "  said once"
 unlike "$OUT" 'shared_lock|worker|main|bank|transfer' "  no name from the other build"
-like "$OUT" '0x[0-9a-f]+ \(mutex\)' "  the locks are printed by address"
+like "$OUT" 'mutex#[0-9]+ +mutex ' "  the locks are named by type and index, as with no symbols (src/analyze/lockname.c)"
 
 # --- make install-target for the board ---
 board_inst="$T_DIR/inst"
