@@ -841,7 +841,9 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 			 ctx->raw_unrec);
 	if (ctx->scanned && ctx->scan.n[RR_SCAN_SYSCALL] && i->raw_state == RR_RAW_FAILED)
 		log_warn("syscall user dispatch is not available (%s): the program's own system "
-			 "call instructions are not seen and their inputs not recorded (%u in the "
+			 "call instructions are not seen and their inputs not recorded, and a thread "
+			 "one of them makes (a clone) is neither counted nor refused: its calls are "
+			 "recorded as its creator's and a replay may differ (%u in the "
 			 "executable: %s)",
 			 strerror(i->raw_err), ctx->scan.n[RR_SCAN_SYSCALL],
 			 ctx->scan.where[RR_SCAN_SYSCALL]);

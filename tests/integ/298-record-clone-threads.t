@@ -10,11 +10,12 @@
 # (--force: the program's status), and spool replay and spool info refuse
 # it with the same reason: a replay never silently differs. The program's
 # output is never changed. Also with syscall user dispatch off
-# (SPOOL_NO_DISPATCH=1): libc's clone() is still seen.
+# (SPOOL_NO_DISPATCH=1): libc's clone() is still seen; the program's own
+# clone system call is not, and spool record says so.
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/clone_locks"
-plan 13
+plan 14
 
 native="$("$PROG" 2 2>native.err)"
 NRC=$?
@@ -56,5 +57,7 @@ RC=$?
 is "$RC $(echo $(cat n.out))" "5 $native" "dispatch off: spool record exits 5, the program's output"
 n=$(sed -n 's/^clone_threads=//p' n.trace/.spool/record 2>/dev/null)
 num_cmp "${n:-0}" -gt 0 "  the recording counts the clone() threads ($n)"
+like "$(cat n.err)" "syscall user dispatch is not available.*a thread one of them makes \\(a clone\\) is neither counted nor refused.*syscall at cl_raw_clone" \
+	"  and says its own clone system call is not seen there (open: not counted)"
 
 done_testing
