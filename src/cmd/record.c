@@ -19,6 +19,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -140,7 +141,8 @@ static const struct run_opt_own record_own_opts[] = {
     {"force", no_argument, RECORD_O_FORCE,
      "      --force          exit with the program's status even when spool replay\n"
      "                       will refuse the recording (sync mode: a program\n"
-     "                       with futexes of its own); it still says why\n"},
+     "                       with futexes of its own; threads of the program's\n"
+     "                       own clone); it still says why\n"},
     {"compress", no_argument, RECORD_O_COMPRESS,
      "      --compress       compress the input data (what reads returned) with\n"
      "                       zstd: a third of the bytes for text, at some CPU\n"
@@ -611,6 +613,9 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		log_warn("cannot keep the run's output in the trace");
 	ctx->info.flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
 	ctx->info.lost = a->lost;
+	/* (the program can write the count: it can only get its own
+	 * recording refused) */
+	ctx->info.clones = __atomic_load_n(&h->ctl->raw_clones, __ATOMIC_RELAXED);
 	record_direct(&ctx->info, a);
 	record_raw(ctx, a);
 	n = strnlen(a->report, sizeof(a->report) - 1);
@@ -802,10 +807,12 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		log_warn("the recording is incomplete (%s): spool replay will refuse it",
 			 i->report[0] ? i->report : "events were lost");
 	trace_loss_warn(so->trace_dir, &res->loss);
-	if (res->st.raw_clones)
-		log_warn("spool record does not number the threads the program made with its own "
-			 "clone: their calls were recorded as their creator's, so a replay of this "
-			 "recording may diverge (doc/record.md, \"What is not captured\")");
+	if (i->clones)
+		log_err("spool record does not number the threads the program made with its own "
+			"clone (%" PRIu32 "): their calls were recorded as their creator's, so "
+			"spool replay refuses this recording (doc/record.md, \"What is not "
+			"captured\"; --force: keep the program's exit status)",
+			i->clones);
 	if (i->flags & RR_F_UNTRACKED)
 		log_warn("a thread spool could not number made recorded calls (too many threads "
 			 "created at once?): replay may diverge");
@@ -842,7 +849,9 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 			 ctx->raw_unrec);
 	if (ctx->scanned && ctx->scan.n[RR_SCAN_SYSCALL] && i->raw_state == RR_RAW_FAILED)
 		log_warn("syscall user dispatch is not available (%s): the program's own system "
-			 "call instructions are not seen and their inputs not recorded (%u in the "
+			 "call instructions are not seen and their inputs not recorded, and a thread "
+			 "one of them makes (a clone) is neither counted nor refused: its calls are "
+			 "recorded as its creator's and a replay may differ (%u in the "
 			 "executable: %s)",
 			 strerror(i->raw_err), ctx->scan.n[RR_SCAN_SYSCALL],
 			 ctx->scan.where[RR_SCAN_SYSCALL]);
@@ -1010,10 +1019,11 @@ static uint64_t record_new_seed(void)
 }
 
 /* Whether spool replay will refuse this recording as a whole (it says the
- * same, cmd/replay.c): sync mode and futexes of the program's own. */
+ * same, cmd/replay.c, rr_refuse.c): sync mode and futexes of the program's
+ * own; threads of the program's own clone. */
 static int record_refused(const struct record_ctx *ctx)
 {
-	return !ctx->force && !ctx->serial && ctx->info.own_futex;
+	return !ctx->force && ((!ctx->serial && ctx->info.own_futex) || ctx->info.clones);
 }
 
 /* The exit status of a run whose program exited with status rc (0 or its

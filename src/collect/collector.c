@@ -66,11 +66,16 @@ struct ring_state {
 	 * already added to the run's; 0 bytes: none */
 	size_t prov_len;
 	struct trace_pkt2_counts prov;
-	/* SHM_F_PACKETS: the ring's owner as its header said at this drain,
-	 * and the last seq of its last whole packet (trace_pkt2_owner_check) */
-	uint32_t own_pid, own_tid;
+	/* SHM_F_PACKETS: the ring's owner (trace_pkt2_owner_check): as its
+	 * header says until a whole packet of it is taken, then kept until
+	 * the collector frees the ring (owned: the program may rewrite the
+	 * header, not the owner), the last seq of its last whole packet, and
+	 * the numbers its packets skipped so far (what its lost counter must
+	 * account for: the ring's whole life, as lost) */
+	uint32_t own_pid, own_tid, own_slot;
 	uint32_t whole_seq;
-	int have_whole;
+	int owned;
+	uint64_t gaps;
 };
 
 struct collector {
@@ -83,6 +88,8 @@ struct collector {
 	int *pidfd;		  /* per process slot: a pidfd on its process, or -1 */
 	uint32_t *pidfd_pid;	  /* the pid that pidfd was opened for */
 	uint32_t *foreign_pid;	  /* per process slot: a pid found not the program's */
+	uint32_t *proc_rec;	  /* per process slot: its KIND_PROC was taken: ring + 1
+				   * (a provisional copy), UINT32_MAX (whole); 0 none */
 	int foreign_said;	  /* that was said once */
 	struct pollfd *pfds;	  /* scratch for polling them, max_procs entries */
 	uint32_t *pfd_slot;	  /* the slot of each entry of pfds */
@@ -121,10 +128,11 @@ int collector_new(struct collector **out, struct shm_host *h, struct trace_write
 	c->pidfd = malloc(h->max_procs * sizeof(*c->pidfd));
 	c->pidfd_pid = calloc(h->max_procs, sizeof(*c->pidfd_pid));
 	c->foreign_pid = calloc(h->max_procs, sizeof(*c->foreign_pid));
+	c->proc_rec = calloc(h->max_procs, sizeof(*c->proc_rec));
 	c->pfds = calloc(h->max_procs, sizeof(*c->pfds));
 	c->pfd_slot = calloc(h->max_procs, sizeof(*c->pfd_slot));
 	if (!c->rings || !c->proc_gen || !c->proc_cut || !c->proc_written || !c->pidfd ||
-	    !c->pidfd_pid || !c->foreign_pid || !c->pfds || !c->pfd_slot) {
+	    !c->pidfd_pid || !c->foreign_pid || !c->proc_rec || !c->pfds || !c->pfd_slot) {
 		collector_free(c);
 		return -ENOMEM;
 	}
@@ -148,6 +156,7 @@ void collector_free(struct collector *c)
 	free(c->pidfd);
 	free(c->pidfd_pid);
 	free(c->foreign_pid);
+	free(c->proc_rec);
 	free(c->pfds);
 	free(c->pfd_slot);
 	free(c->execs);
@@ -255,22 +264,56 @@ static void collector_count_pkt(struct collector *c, const struct trace_pkt2_cou
 	c->st.procs += (uint64_t)(int64_t)sign * n->proc;
 }
 
+/* A process record in a packet of ring i that passed the owner check: a
+ * process slot's one KIND_PROC (the agent writes it once an image) comes
+ * from one ring; another is a forgery, whichever came first. 1: taken. */
+static int collector_proc_rec_ok(struct collector *c, uint32_t i, const struct trace_pkt2_counts *n,
+				 int peek)
+{
+	uint32_t *o;
+
+	if (!n->proc || n->proc_slot >= c->h->max_procs)
+		return 1;
+	o = &c->proc_rec[n->proc_slot];
+	if (*o && *o != i + 1)
+		return 0;
+	*o = peek ? i + 1 : UINT32_MAX;
+	return 1;
+}
+
 static int on_packet(void *arg, uint8_t *pkt, size_t len, int open)
 {
 	struct collector *c = arg;
 	struct ring_state *rs = &c->rings[c->cur_ring];
+	struct shm_ring *r = shm_host_ring(c->h, c->cur_ring);
 	struct trace_pkt2_counts n;
+	struct trace_pkt2_owner o;
+	uint64_t lost;
+	uint32_t gap;
 	int rc;
 
 	if (open == SHM_DRAIN_PEEK && (rs->no_stream || len == rs->prov_len))
 		return 0; /* (nothing new since the last flush wrote it) */
+	/* loaded after the drain loaded head: a drop is counted before the
+	 * event after it is written (ring_produce.h) */
+	lost = r ? __atomic_load_n(&r->lost, __ATOMIC_ACQUIRE) : 0;
+	o.pid = rs->own_pid;
+	o.tid = rs->own_tid;
+	o.proc_slot = rs->own_slot;
+	o.fresh = !rs->owned;
+	o.prev = rs->whole_seq;
+	o.gap_room = lost > rs->gaps ? lost - rs->gaps : 0;
 	if (trace_pkt2_check(pkt, len, open, &n, &c->bad_pkt) < 0 ||
-	    trace_pkt2_owner_check(pkt, len, &n, rs->own_pid, rs->own_tid, rs->have_whole,
-				   rs->whole_seq, &c->bad_pkt) < 0)
+	    trace_pkt2_owner_check(pkt, len, &n, &o, &gap, &c->bad_pkt) < 0)
 		return -EPROTO;
+	if (!collector_proc_rec_ok(c, c->cur_ring, &n, open == SHM_DRAIN_PEEK)) {
+		c->bad_pkt = "a process record repeats one another ring gave";
+		return -EPROTO;
+	}
 	if (open != SHM_DRAIN_PEEK) {
 		rs->whole_seq = n.last_seq;
-		rs->have_whole = 1;
+		rs->owned = 1;
+		rs->gaps += gap;
 	}
 	/* the last seq taken: what a damage later is counted from */
 	rs->last_seq = n.last_seq;
@@ -419,8 +462,10 @@ static void collector_release(struct collector *c, uint32_t i, struct shm_ring *
 	if (c->h->tail[i] != __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
 		return;
 	if (__atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0, __ATOMIC_RELEASE,
-					__ATOMIC_RELAXED))
+					__ATOMIC_RELAXED)) {
+		c->rings[i].owned = 0; /* the next owner starts afresh */
 		shm_host_ring_unmap(c->h, i); /* (r is gone with it) */
+	}
 }
 
 /* Drain ring i into its stream (creating the stream first) and free it
@@ -535,9 +580,13 @@ static int collector_drain_one(struct collector *c, uint32_t i)
 		int gone = c->owner_gone || state == RING_EXITED;
 
 		/* the owner its packets must name (the claim stored it; a ring
-		 * is used again only once drained and freed) */
-		c->rings[i].own_pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
-		c->rings[i].own_tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
+		 * is used again only once drained and freed): read until one
+		 * of its whole packets is taken, then kept */
+		if (!rs->owned) {
+			rs->own_pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+			rs->own_tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
+			rs->own_slot = __atomic_load_n(&r->proc_slot, __ATOMIC_RELAXED);
+		}
 
 		rc = shm_host_drain_packets(c->h, i,
 					    gone     ? SHM_DRAIN_GONE
@@ -867,8 +916,10 @@ static void collector_free_ring(struct collector *c, uint32_t j)
 	st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&r->pid, 0, __ATOMIC_RELEASE);
 	if (st == RING_FREE || __atomic_compare_exchange_n(&r->state, &st, RING_FREE, 0,
-							   __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+							   __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+		c->rings[j].owned = 0;
 		shm_host_ring_unmap(c->h, j);
+	}
 }
 
 static void collector_end_proc(struct collector *c, uint32_t i, uint32_t pid)
@@ -886,6 +937,7 @@ static void collector_end_proc(struct collector *c, uint32_t i, uint32_t pid)
 	}
 	write_proc_slot(c, i, 1);
 	c->proc_gen[i] = 0;
+	c->proc_rec[i] = 0; /* the slot's next process records itself */
 	c->proc_cut[i] = 0;
 	c->proc_written[i] = 0;
 	if (c->pidfd[i] >= 0)

@@ -522,6 +522,50 @@ int probe_attach_call_in2(struct probe_attach *a, pid_t tid, uint64_t fn, int64_
 	return attach_call(a, tid, fn, NULL, arg, arg2, ret);
 }
 
+/*
+ * The siginfo of the signal held back for thread t (a->sig[t]) while the
+ * thread still sits in the stop that reported it: the detach delivers the
+ * signal from the stop the thread is in then (PTRACE_DETACH with it), with
+ * that stop's siginfo when the numbers match. A call made in the thread
+ * (it ends in a SIGSEGV at address 0) or a single step (a SIGTRAP) leaves
+ * it in another stop: a held SIGSEGV of the program's own then reached its
+ * handler with si_addr 0, or as SI_USER (tests/integ/281, status 70; 299).
+ * So the siginfo is read before and put back after (attach_keep_si_put),
+ * and a signal held during the call or the steps has its own read there.
+ * 1 when kept.
+ */
+static int attach_keep_si(struct probe_attach *a, size_t t, siginfo_t *si)
+{
+	return a->sig[t] && ptrace(PTRACE_GETSIGINFO, a->tids[t], 0, si) == 0 &&
+	       si->si_signo == a->sig[t];
+}
+
+static void attach_keep_si_put(struct probe_attach *a, size_t t, const siginfo_t *si, int kept)
+{
+	if (kept && a->sig[t] == si->si_signo)
+		ptrace(PTRACE_SETSIGINFO, a->tids[t], 0, si);
+}
+
+/* A fault reported at the called function's first instruction is the
+ * thread's own, pending from before, unless it is the call's first push
+ * (its address near the call's stack pointer sp) or a signal sent. */
+static int attach_fault_before(const siginfo_t *si, uint64_t sp)
+{
+	uint64_t at = (uint64_t)(uintptr_t)si->si_addr;
+
+	if (si->si_code <= 0)
+		return 1; /* sent (kill, tgkill, sigqueue): not the call's */
+	return si->si_signo != SIGSEGV || at > sp + 64 || at + 4096 < sp;
+}
+
+static size_t attach_tid_index(const struct probe_attach *a, pid_t tid)
+{
+	for (size_t i = 0; i < a->ntids; i++)
+		if (a->tids[i] == tid)
+			return i;
+	return SIZE_MAX;
+}
+
 /* fn(arg or str, arg2) in tid (probe_attach_call_in). */
 static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
 		       int64_t arg, int64_t arg2, int64_t *ret)
@@ -530,10 +574,14 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 	struct user_regs_struct saved, r;
 	struct iovec xv = {xs, sizeof(xs)};
 	uint64_t sp, zero = 0, mask = 0;
-	int have_xs, have_mask, rc, held = 0;
+	int have_xs, have_mask, rc, held = 0, kept = 0, fault_before = 0;
+	size_t t = attach_tid_index(a, tid);
+	siginfo_t keep;
 
 	if (ptrace(PTRACE_GETREGS, tid, 0, &saved) < 0)
 		return -errno;
+	if (t != SIZE_MAX)
+		kept = attach_keep_si(a, t, &keep);
 	have_xs = ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &xv) == 0;
 	/* The call ends with a SIGSEGV at address 0. Were SIGSEGV blocked,
 	 * the kernel would unblock it for good and reset the program's
@@ -593,6 +641,27 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 		}
 		if (sig == SIGSEGV && r.rip == 0)
 			break; /* returned to 0: done */
+		if ((sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) &&
+		    r.rip == fn && !fault_before && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
+		    attach_fault_before(&si, sp)) {
+			/* The thread's own fault, pending from before the stop
+			 * (the interrupt was reported first; fault_spin, tests/
+			 * integ/299): not the call's. Held with its siginfo and
+			 * delivered at the detach, where the thread is back on
+			 * the faulting instruction; before, spool gave up the
+			 * attach ("the call faulted"). One already held: this
+			 * one comes again when the instruction runs again. Once:
+			 * the same fault again is the call's. */
+			fault_before = 1;
+			if (t != SIZE_MAX && !a->sig[t]) {
+				a->sig[t] = sig;
+				keep = si;
+				kept = 1;
+			}
+			held = 1;
+			pass = 0;
+			continue;
+		}
 		if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL) {
 			log_err("the call into pid %d faulted (signal %d at 0x%llx)", (int)a->pid, sig,
 				r.rip);
@@ -649,11 +718,13 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 			}
 			continue;
 		}
-		/* Another signal: hold it back (delivered at the detach). */
+		/* Another signal: hold it back (delivered at the detach), with
+		 * its siginfo (put back in the stop the call ends in) */
 		if (!held) {
-			for (size_t i = 0; i < a->ntids; i++)
-				if (a->tids[i] == tid && !a->sig[i])
-					a->sig[i] = sig;
+			if (t != SIZE_MAX && !a->sig[t]) {
+				a->sig[t] = sig;
+				kept = ptrace(PTRACE_GETSIGINFO, tid, 0, &keep) == 0;
+			}
 			held = 1;
 		}
 	}
@@ -662,6 +733,8 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 out_restore:
 	if (have_mask)
 		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
+	if (t != SIZE_MAX)
+		attach_keep_si_put(a, t, &keep, kept);
 	if (ptrace(PTRACE_SETREGS, tid, 0, &saved) < 0)
 		return -errno;
 	if (have_xs)
@@ -721,8 +794,10 @@ static int attach_step_out(struct probe_attach *a, size_t t, const uint64_t *lo,
 {
 	pid_t tid = a->tids[t];
 	uint64_t mask = 0, m;
-	int have_mask = 0, rc = 0, steps = 0;
+	int have_mask = 0, rc = 0, steps = 0, kept;
+	siginfo_t keep;
 
+	kept = attach_keep_si(a, t, &keep);
 	for (int step = 0; step < 10000; step++) {
 		struct user_regs_struct r;
 		int inside = 0, st;
@@ -752,8 +827,10 @@ static int attach_step_out(struct probe_attach *a, size_t t, const uint64_t *lo,
 		steps++;
 		if (waitpid(tid, &st, __WALL) < 0 || WIFEXITED(st) || WIFSIGNALED(st))
 			return -ESRCH;
-		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !a->sig[t])
+		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !a->sig[t]) {
 			a->sig[t] = WSTOPSIG(st);
+			kept = ptrace(PTRACE_GETSIGINFO, tid, 0, &keep) == 0;
+		}
 	}
 	if (steps)
 		log_debug("pid %d: thread %d single-stepped %d times out of a probed range",
@@ -762,6 +839,7 @@ out_mask:
 	/* The mask the thread had, SIGTRAP included. */
 	if (have_mask)
 		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
+	attach_keep_si_put(a, t, &keep, kept);
 	return rc;
 }
 

@@ -134,6 +134,8 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 			info->direct_calls);
 	if (info->own_futex)
 		fprintf(f, "own_futex=%" PRIu64 "\n", info->own_futex);
+	if (info->clones)
+		fprintf(f, "clone_threads=%" PRIu32 "\n", info->clones);
 	if (info->raw_state)
 		fprintf(f, "raw_dispatch=%s\n",
 			info->raw_state == RR_RAW_ON ? "on" : strerror(info->raw_err));
@@ -277,6 +279,8 @@ int rr_info_read_reader(struct trace_reader *r, struct rr_info *info)
 			snprintf(info->direct_calls, sizeof(info->direct_calls), "%s", eq);
 		else if (!strcmp(line, "own_futex"))
 			info->own_futex = strtoull(eq, NULL, 10);
+		else if (!strcmp(line, "clone_threads"))
+			info->clones = (uint32_t)strtoul(eq, NULL, 10);
 		else if (!strcmp(line, "raw_dispatch"))
 			info->raw_state = strcmp(eq, "on") ? RR_RAW_FAILED : RR_RAW_ON;
 		else if (!strcmp(line, "raw_syscalls"))

@@ -46,6 +46,10 @@ struct rr_info {
 	uint64_t direct;   /* input calls made through syscall() (recorded) */
 	char direct_calls[160]; /* their names, comma-separated */
 	uint64_t own_futex; /* sync: the program's own futex calls (not ordered) */
+	/* threads the program made with its own clone (libc's clone() or its
+	 * own clone system call, not pthread_create): not numbered, their
+	 * calls recorded as their creator's (the agents' count) */
+	uint32_t clones;
 	/* system calls of the program's own syscall instructions, seen by
 	 * syscall user dispatch; raw_state: RR_RAW_* (rr_area.h) */
 	uint64_t raw;

@@ -5,6 +5,7 @@
  * program with its own futexes, an incomplete log. One list, so spool info
  * and spool replay never disagree about a recording.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,17 @@ int rr_refuse_reason(const struct rr_info *info, char *why, size_t len)
 			 "differ without a divergence report; record it in serial mode (the "
 			 "default), which replays them",
 			 (unsigned long long)info->own_futex, info->own_futex == 1 ? "" : "s");
+		return 1;
+	}
+	/* Their calls were recorded as their creator's, in its numbering:
+	 * a replay runs them unscheduled and could differ without noticing. */
+	if (info->clones) {
+		snprintf(why, len,
+			 "the program made %" PRIu32 " thread%s with its own clone (libc's clone() "
+			 "or its own clone system call, not pthread_create), which spool record "
+			 "does not number: their calls were recorded as their creator's, and a "
+			 "replay could differ without a divergence report; cannot replay it",
+			 info->clones, info->clones == 1 ? "" : "s");
 		return 1;
 	}
 	if (info->flags & RR_F_LOST || info->lost) {

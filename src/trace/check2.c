@@ -26,6 +26,10 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 	const uint8_t *p = pkt + TRACE_PKT_HDR_SIZE2, *e = pkt + len;
 	uint64_t ts_begin, prev;
 	uint32_t nev = 0, nsites = 0, seq, last, nlock = 0, nthread = 0, nproc = 0, nlockth = 0;
+	/* what a thread start and a process record in the packet claim
+	 * (trace_pkt2_owner_check judges it) */
+	uint32_t th_tid = 0, th_pid = 0, pr_pid = 0, pr_slot = 0;
+	int th_moved = 0, pr_early = 0;
 	int ret = -EPROTO;
 
 	if (len <= TRACE_PKT_HDR_SIZE2) {
@@ -158,12 +162,27 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 			if (p[0] > EV_OP_MASK)
 				goto out_op;
 			if (id == KIND_THREAD) {
-				seq = trace_get32(p + TRACE2_FULL_HEAD);
+				uint32_t ts = trace_get32(p + TRACE2_FULL_HEAD);
+
+				/* the reader numbers on from the thread's seq: one
+				 * that is not the next in the packet moves the
+				 * numbering without a packet header's first_seq */
+				if (!nthread) {
+					th_tid = trace_get32(p + head);
+					th_pid = trace_get32(p + head + 4);
+					th_moved = ts != seq;
+				}
+				seq = ts;
 				nthread++;
 			} else if (id == KIND_LOCK) {
 				nlock++;
 				nlockth += ev_op_is_thread(p[0]);
 			} else if (id == KIND_PROC) {
+				if (!nproc) {
+					pr_pid = trace_get32(p + head);
+					pr_slot = trace_get32(p + head + 8);
+					pr_early = !nthread;
+				}
 				nproc++;
 			}
 			p += need;
@@ -190,6 +209,12 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 	c->lock_thread = nlockth;
 	c->thread = nthread;
 	c->proc = nproc;
+	c->thread_tid = th_tid;
+	c->thread_pid = th_pid;
+	c->thread_moved = th_moved;
+	c->proc_pid = pr_pid;
+	c->proc_slot = pr_slot;
+	c->proc_early = pr_early;
 	ret = 0;
 	goto out;
 
@@ -210,16 +235,16 @@ out:
 }
 
 int trace_pkt2_owner_check(const uint8_t *pkt, size_t len, const struct trace_pkt2_counts *c,
-			   uint32_t pid, uint32_t tid, int have_prev, uint32_t prev,
-			   const char **why)
+			   const struct trace_pkt2_owner *o, uint32_t *gap, const char **why)
 {
-	uint32_t first;
+	uint32_t first, prev, d;
 
+	*gap = 0;
 	if (len < TRACE_PKT_HDR_SIZE2) {
 		*why = "a packet has no header";
 		return -EPROTO;
 	}
-	if (trace_get32(pkt + TRACE_PC_PID) != pid || trace_get32(pkt + TRACE_PC_TID) != tid) {
+	if (trace_get32(pkt + TRACE_PC_PID) != o->pid || trace_get32(pkt + TRACE_PC_TID) != o->tid) {
 		*why = "a packet names another thread than its ring's";
 		return -EPROTO;
 	}
@@ -227,11 +252,45 @@ int trace_pkt2_owner_check(const uint8_t *pkt, size_t len, const struct trace_pk
 		*why = "a packet starts more than one thread";
 		return -EPROTO;
 	}
+	/* A thread starts once in a ring it was given: in the first packets
+	 * the collector takes from it, under its own tid and pid, numbered
+	 * as the packet is. */
+	if (c->thread && !o->fresh) {
+		*why = "a packet starts a thread in a ring its thread already had";
+		return -EPROTO;
+	}
+	if (c->thread && (c->thread_tid != o->tid || c->thread_pid != o->pid)) {
+		*why = "a thread record names another thread than its ring's";
+		return -EPROTO;
+	}
+	if (c->thread && c->thread_moved) {
+		*why = "a thread record renumbers its packet";
+		return -EPROTO;
+	}
+	/* A process is recorded once, by the first thread the agent gives a
+	 * ring, right after that thread's start (agent_thread.c). */
+	if (c->proc > 1 || (c->proc && (!c->thread || c->proc_early))) {
+		*why = "a process record is not at its thread's start";
+		return -EPROTO;
+	}
+	if (c->proc && (c->proc_pid != o->pid || c->proc_slot != o->proc_slot)) {
+		*why = "a process record names another process than its ring's";
+		return -EPROTO;
+	}
+	/* (serial numbers: a thread's seq may wrap) A thread numbers its
+	 * events from 1; every number skipped is an event it dropped and
+	 * counted in its ring's lost (ring_produce.h), never more. */
 	first = trace_get32(pkt + TRACE_PC_FIRST_SEQ);
-	/* (serial numbers: a thread's seq may wrap) */
-	if (have_prev && !c->thread && (int32_t)(first - prev) <= 0) {
+	prev = o->fresh ? 0 : o->prev;
+	d = first - prev;
+	if ((int32_t)d <= 0) {
 		*why = "a packet's numbering goes back";
 		return -EPROTO;
 	}
+	if (d - 1 > o->gap_room) {
+		*why = "a packet's numbering skips events its thread did not count as lost";
+		return -EPROTO;
+	}
+	*gap = d - 1;
 	return 0;
 }

@@ -218,6 +218,15 @@ struct trace_pkt2_counts {
 	uint32_t events, lock, thread, proc;
 	uint32_t lock_thread; /* of lock: thread events (ev_op_is_thread) */
 	uint32_t last_seq;
+	/* the packet's first thread start (thread > 0): the tid and pid it
+	 * names, and whether its seq is not the one its place in the packet
+	 * gives (it would renumber the events after it) */
+	uint32_t thread_tid, thread_pid;
+	int thread_moved;
+	/* its first process record (proc > 0): pid, process slot, and whether
+	 * it comes before any thread start */
+	uint32_t proc_pid, proc_slot;
+	int proc_early;
 };
 /*
  * Check a format 2 packet of len bytes (headers included) that a target
@@ -230,19 +239,29 @@ struct trace_pkt2_counts {
  */
 int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_counts *c,
 		     const char **why);
+/* What the collector knows of a ring's owner (not what the ring says now). */
+struct trace_pkt2_owner {
+	uint32_t pid, tid;  /* the thread the ring was given to */
+	uint32_t proc_slot; /* its process's slot, as the claim stored it */
+	int fresh;	    /* no whole packet of this owner taken yet */
+	uint32_t prev;	    /* unless fresh: the last seq of its last whole packet */
+	uint64_t gap_room;  /* events its thread counted lost (the ring's lost
+			     * counter) that no gap taken so far accounts for */
+};
 /*
  * What a checked packet (c: trace_pkt2_check's counts) may claim about its
- * thread, beyond being well formed: the pid and tid of its ring's owner
- * (the collector's pid and tid), at most one thread start (a thread's ring
- * opens with one, KIND_THREAD), and a numbering that does not go back for
- * the same thread: *prev is the last seq of the thread's packet before
- * (have_prev 0: none), unless the packet starts a thread. 0, or -EPROTO
- * with *why. A forged packet that passes names the ring's own thread: it
- * can only misstate that thread's events.
+ * thread, beyond being well formed: the pid and tid of its ring's owner; a
+ * thread start only in the owner's first packets, at most one, naming the
+ * owner and numbered as its place in the packet says; a process record
+ * only right after that start, naming the owner's process and slot; and a
+ * numbering that goes forward from prev (from 0 when fresh) skipping no
+ * more than gap_room events. 0 with *gap the numbers skipped, or -EPROTO
+ * with *why. A forged packet that passes names the ring's own thread and
+ * what it skips is counted lost: it can only misstate that thread's
+ * events.
  */
 int trace_pkt2_owner_check(const uint8_t *pkt, size_t len, const struct trace_pkt2_counts *c,
-			   uint32_t pid, uint32_t tid, int have_prev, uint32_t prev,
-			   const char **why);
+			   const struct trace_pkt2_owner *o, uint32_t *gap, const char **why);
 /* The format the writer writes (2, or 1 with SPOOL_TRACE_FORMAT=1). */
 int trace_writer_format(const struct trace_writer *w);
 /* Count events the producer lost; goes into the next packet's

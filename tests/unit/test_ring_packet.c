@@ -310,10 +310,11 @@ static void test_hostile_header(void **state)
 }
 
 /* A forged but well-formed packet: the collector's owner check
- * (trace_pkt2_owner_check) against the ring's pid 11 and tid 12. */
+ * (trace_pkt2_owner_check) against the ring's pid 11, tid 12, process
+ * slot 3. */
 struct owner_arg {
-	int have_prev;
-	uint32_t prev;
+	struct trace_pkt2_owner o;
+	uint32_t gap;
 	int n;
 };
 
@@ -324,43 +325,157 @@ static int owner_cb(void *arg, uint8_t *pkt, size_t len, int open)
 	const char *why;
 
 	if (trace_pkt2_check(pkt, len, open, &c, &why) ||
-	    trace_pkt2_owner_check(pkt, len, &c, 11, 12, a->have_prev, a->prev, &why))
+	    trace_pkt2_owner_check(pkt, len, &c, &a->o, &a->gap, &why))
 		return -EPROTO;
 	a->n++;
 	return 0;
 }
 
-static int drain_owner(size_t off, uint32_t val, int have_prev, int32_t prev_delta)
+/* Metadata records as the agent writes them (agent_thread.c). */
+static void produce_thread(struct prod *pr, uint32_t tid, uint32_t pid, uint32_t seq)
 {
-	struct owner_arg a = {have_prev, 0, 0};
+	struct rec_thread *t = ring_prod_reserve(&pr->p, sizeof(*t));
+
+	pr->seq++;
+	pr->p.ring->last_seq = pr->seq;
+	assert_non_null(t);
+	memset(t, 0, sizeof(*t));
+	t->h.word = ev_word(KIND_THREAD, 0, 0, 0);
+	t->h.tsc = 4000 + pr->seq;
+	t->h.seq = seq ? seq : pr->seq;
+	t->h.size = sizeof(*t);
+	t->tid = tid;
+	t->pid = pid;
+	ring_prod_commit(&pr->p, sizeof(*t));
+}
+
+static void produce_proc(struct prod *pr, uint32_t pid, uint32_t slot)
+{
+	struct rec_proc *r;
+
+	pr->seq++;
+	pr->p.ring->last_seq = pr->seq;
+	r = ring_prod_reserve(&pr->p, sizeof(*r));
+	assert_non_null(r);
+	memset(r, 0, sizeof(*r));
+	r->h.word = ev_word(KIND_PROC, 0, 0, 0);
+	r->h.tsc = 4000 + pr->seq;
+	r->h.seq = pr->seq;
+	r->h.size = sizeof(*r);
+	r->pid = pid;
+	r->ppid = 1;
+	r->proc_slot = slot;
+	ring_prod_commit(&pr->p, sizeof(*r));
+}
+
+/*
+ * One packet: "T" a thread start (tid 12, pid 11), "t" one naming tid 13,
+ * "s" one whose seq is then changed to 7 (not its place's: the agent's
+ * encoder starts a packet at a thread whose seq does not follow), "P" a process record (pid 11,
+ * slot 3), "p" one naming pid 99, "q" one naming slot 4, "L" a lock event;
+ * its first_seq then set to first (0: as written). Checked against o.
+ */
+static int drain_owner(const char *recs, uint32_t first, struct trace_pkt2_owner o, uint32_t *gap)
+{
+	struct owner_arg a = {o, 0, 0};
 	struct shm_host h;
 	struct prod pr;
-	uint8_t *pkt;
+	uint32_t lockno = 1;
 	int rc;
 
 	assert_int_equal(shm_host_create(&h, 16384, 1, 0), 0);
 	h.packets = 1;
 	prod_open(&h, &pr);
-	produce(&pr, 1);
-	produce(&pr, 2);
+	for (const char *k = recs; *k; k++) {
+		switch (*k) {
+		case 'T': produce_thread(&pr, 12, 11, 0); break;
+		case 't': produce_thread(&pr, 13, 11, 0); break;
+		case 's': produce_thread(&pr, 12, 11, 0); break; /* renumbered below */
+		case 'P': produce_proc(&pr, 11, 3); break;
+		case 'p': produce_proc(&pr, 99, 3); break;
+		case 'q': produce_proc(&pr, 11, 4); break;
+		default: produce(&pr, lockno++ * 31); break; /* (no seq skipped) */
+		}
+	}
 	ring_prod_flush(&pr.p);
-	pkt = shm_ring_data(pr.p.ring);
-	a.prev = trace_get32(pkt + TRACE_PC_FIRST_SEQ) + (uint32_t)prev_delta;
-	if (off != SIZE_MAX)
-		memcpy(pkt + off, &val, 4);
+	if (strchr(recs, 's')) {
+		/* the thread start's seq, tid and pid, in the packet's bytes */
+		static const uint8_t at[12] = {1, 0, 0, 0, 12, 0, 0, 0, 11, 0, 0, 0};
+		uint8_t *b = shm_ring_data(pr.p.ring), *q = memmem(b, 512, at, sizeof(at));
+
+		assert_non_null(q);
+		q[0] = 7;
+	}
+	if (first)
+		memcpy(shm_ring_data(pr.p.ring) + RING_PKT_FIRST_SEQ, &first, 4);
 	rc = shm_host_drain_packets(&h, 0, 0, owner_cb, &a);
 	shm_host_destroy(&h);
+	if (gap)
+		*gap = a.gap;
 	return rc;
+}
+
+static struct trace_pkt2_owner own(int fresh, uint32_t prev, uint64_t room)
+{
+	struct trace_pkt2_owner o = {11, 12, 3, fresh, prev, room};
+
+	return o;
 }
 
 static void test_forged_owner(void **state)
 {
-	assert_int_equal(drain_owner(SIZE_MAX, 0, 0, 0), 1);		  /* the ring's own */
-	assert_int_equal(drain_owner(RING_PKT_TID, 13, 0, 0), -EPROTO); /* another thread */
-	assert_int_equal(drain_owner(RING_PKT_PID, 99, 0, 0), -EPROTO); /* another process */
-	assert_int_equal(drain_owner(SIZE_MAX, 0, 1, -1), 1);		  /* after the last */
-	assert_int_equal(drain_owner(SIZE_MAX, 0, 1, 0), -EPROTO);	  /* numbering back */
-	assert_int_equal(drain_owner(SIZE_MAX, 0, 1, 1000), -EPROTO);
+	assert_int_equal(drain_owner("LL", 0, own(1, 0, 0), NULL), 1); /* the ring's own */
+	assert_int_equal(drain_owner("LL", 0, own(0, 0, 0), NULL), 1); /* after the last */
+	assert_int_equal(drain_owner("LL", 0, own(0, 1, 0), NULL), -EPROTO); /* numbering back */
+	assert_int_equal(drain_owner("LL", 0, own(0, 1000, 0), NULL), -EPROTO);
+	{
+		/* another thread's or process's packet header */
+		struct trace_pkt2_owner o = own(1, 0, 0);
+
+		o.tid = 13;
+		assert_int_equal(drain_owner("LL", 0, o, NULL), -EPROTO);
+		o = own(1, 0, 0);
+		o.pid = 99;
+		assert_int_equal(drain_owner("LL", 0, o, NULL), -EPROTO);
+	}
+}
+
+/* Numbering that jumps forward: only as far as the events its thread
+ * counted as lost, and the skip is said (*gap) to be counted. */
+static void test_forged_jump(void **state)
+{
+	uint32_t gap = 1;
+
+	assert_int_equal(drain_owner("LL", 0, own(1, 0, 0), &gap), 1);
+	assert_int_equal(gap, 0);
+	assert_int_equal(drain_owner("LL", 1000, own(0, 0, 0), NULL), -EPROTO);
+	assert_int_equal(drain_owner("LL", 1000, own(0, 0, 998), NULL), -EPROTO);
+	assert_int_equal(drain_owner("LL", 1000, own(0, 0, 999), &gap), 1);
+	assert_int_equal(gap, 999);
+	/* a fresh ring numbers from 1 */
+	assert_int_equal(drain_owner("TL", 50, own(1, 0, 0), NULL), -EPROTO);
+	assert_int_equal(drain_owner("LL", 50, own(1, 0, 0), NULL), -EPROTO);
+	assert_int_equal(drain_owner("LL", 50, own(1, 0, 49), &gap), 1);
+	assert_int_equal(gap, 49);
+	/* (serial numbers) a forward jump of 2^31 or more is a step back */
+	assert_int_equal(drain_owner("LL", 0x80000001u, own(0, 0, UINT32_MAX), NULL), -EPROTO);
+}
+
+/* Thread starts and process records: once, at the owner's start, naming
+ * the owner. */
+static void test_forged_thread_proc(void **state)
+{
+	assert_int_equal(drain_owner("TPLL", 0, own(1, 0, 0), NULL), 1); /* as the agent writes */
+	assert_int_equal(drain_owner("TLL", 0, own(1, 0, 0), NULL), 1);
+	assert_int_equal(drain_owner("TLL", 0, own(0, 0, 0), NULL), -EPROTO); /* not its start */
+	assert_int_equal(drain_owner("tLL", 0, own(1, 0, 0), NULL), -EPROTO); /* another tid */
+	assert_int_equal(drain_owner("sLL", 0, own(1, 0, 100), NULL), -EPROTO); /* renumbers */
+	assert_int_equal(drain_owner("TLTL", 0, own(1, 0, 0), NULL), -EPROTO); /* two starts */
+	assert_int_equal(drain_owner("LPL", 0, own(1, 0, 0), NULL), -EPROTO); /* no start */
+	assert_int_equal(drain_owner("PTL", 0, own(1, 0, 0), NULL), -EPROTO); /* before it */
+	assert_int_equal(drain_owner("TPPL", 0, own(1, 0, 0), NULL), -EPROTO); /* twice */
+	assert_int_equal(drain_owner("TpL", 0, own(1, 0, 0), NULL), -EPROTO); /* another pid */
+	assert_int_equal(drain_owner("TqL", 0, own(1, 0, 0), NULL), -EPROTO); /* another slot */
 }
 
 static void test_open_packet_waits(void **state)
@@ -415,6 +530,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_events),
 		cmocka_unit_test(test_open_packet_waits),
 		cmocka_unit_test(test_forged_owner),
+		cmocka_unit_test(test_forged_jump),
+		cmocka_unit_test(test_forged_thread_proc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
