@@ -31,12 +31,27 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
 #include <x86intrin.h>
+#endif
 
 #include "../../src/common/event.h"
 #include "../../src/common/ring_produce.h"
 #include "../../src/common/shm.h"
 
+
+/* the agent's clock: the TSC, or the virtual counter on aarch64 */
+static uint64_t forge_ts(void)
+{
+#if defined(__x86_64__)
+	return __rdtsc();
+#else
+	uint64_t v;
+
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#endif
+}
 static const char *mode;
 static unsigned char *base;
 static volatile int forged; /* 1 done, 2 failed */
@@ -52,7 +67,7 @@ static void put_thread(struct ring_prod *p, uint32_t seq, uint32_t tid)
 		return;
 	memset(t, 0, sizeof(*t));
 	t->h.word = ev_word(KIND_THREAD, 0, 0, 0);
-	t->h.tsc = __rdtsc();
+	t->h.tsc = forge_ts();
 	t->h.seq = seq;
 	t->h.size = sizeof(*t);
 	t->tid = tid;
@@ -71,7 +86,7 @@ static void put_proc(struct ring_prod *p, uint32_t seq, uint32_t slot)
 		return;
 	memset(r, 0, sizeof(*r));
 	r->h.word = ev_word(KIND_PROC, 0, 0, 0);
-	r->h.tsc = __rdtsc();
+	r->h.tsc = forge_ts();
 	r->h.seq = seq;
 	r->h.size = sizeof(*r);
 	r->pid = (uint32_t)getpid();
@@ -90,7 +105,7 @@ static void put_lock(struct ring_prod *p, uint32_t seq, unsigned op)
 		return;
 	memset(r, 0, sizeof(*r));
 	r->h.word = ev_word(KIND_LOCK, 0, 0, op);
-	r->h.tsc = __rdtsc();
+	r->h.tsc = forge_ts();
 	r->h.seq = seq;
 	r->h.size = sizeof(*r);
 	r->ip = (uint64_t)(uintptr_t)put_lock;
@@ -164,7 +179,7 @@ static void *forger(void *arg)
 	__atomic_store_n(&r->head, p.head, __ATOMIC_RELEASE);
 	forged = 1;
 	for (;;)
-		syscall(SYS_pause); /* nothing the agent sees, ever again */
+		syscall(SYS_ppoll, NULL, 0, NULL, NULL, 0); /* nothing the agent sees, ever again (no pause on aarch64) */
 	return NULL;
 }
 
