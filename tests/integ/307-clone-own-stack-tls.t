@@ -184,7 +184,7 @@ if native="$(./cs newpid 2 2>/dev/null)"; then
 	is "$(json fn.json "str($step[\"calls\"]) + ' ' + str(len($step[\"threads\"]))")" "2 1" \
 		"  the parent's 2 step calls, in its own thread only"
 else
-	skip "no pid namespace for this user" 3
+	skip 3 "no pid namespace for this user"
 fi
 
 done_testing
