@@ -158,8 +158,8 @@ static inline __attribute__((always_inline)) int agent_probe_commit(struct ring_
  * was kept in callee-saved registers or spilled across them. op is a
  * constant in every caller: the choice of registers folds away.
  */
-static __attribute__((noinline)) void agent_probe_emit_slow(uint32_t id, unsigned op, uint64_t sp,
-							     const struct probe_regs *regs)
+static inline __attribute__((always_inline)) void
+agent_probe_emit_all(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
 {
 	struct agent_thread *t = &agent_self;
 	struct rec_probe *r;
@@ -221,8 +221,28 @@ out:
 	t->busy = 0;
 }
 
+/* One per operation, so that op stays a constant in each (the records
+ * mode writes its record here, as fast as it was inline). */
+static __attribute__((noinline)) void agent_probe_emit_entry(uint32_t id, uint64_t sp,
+							     const struct probe_regs *regs)
+{
+	agent_probe_emit_all(id, PROBE_OP_ENTRY, sp, regs);
+}
+
+static __attribute__((noinline)) void agent_probe_emit_exit(uint32_t id, uint64_t sp,
+							    const struct probe_regs *regs)
+{
+	agent_probe_emit_all(id, PROBE_OP_EXIT, sp, regs);
+}
+
+static __attribute__((noinline)) void agent_probe_emit_hit(uint32_t id, uint64_t sp,
+							   const struct probe_regs *regs)
+{
+	agent_probe_emit_all(id, PROBE_OP_HIT, sp, regs);
+}
+
 /*
- * The common case inline, the rest out of line (agent_probe_emit_slow,
+ * The common case inline, the rest out of line (agent_probe_emit_all,
  * which checks everything again): the thread recording, packets in the
  * ring, the site defined in the open packet, no wake owed. That path
  * calls nothing (ring_pkt_probe_defined), so the handlers that inline it
@@ -238,14 +258,22 @@ static inline __attribute__((always_inline)) void
 agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
 {
 	struct agent_thread *t = &agent_self;
-	uint64_t tsc = __rdtsc();
+	uint64_t tsc;
 	uint32_t seq;
 	int wake;
 
+	if (!t->prod.pkt.slot) {
+		/* records mode: written inline, as before packets */
+		agent_probe_emit_all(id, op, sp, regs);
+		return;
+	}
 	if (AGENT_LIKELY(agent.active && t->state == AGENT_T_ON && !t->busy &&
-			 id <= agent_probe_max_id && t->prod.pkt.slot)) {
+			 id <= agent_probe_max_id)) {
 		t->busy = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/* first, so that its latency overlaps the loads below; after
+		 * busy, so that a signal handler's hit is not later than it */
+		tsc = __rdtsc();
 		seq = t->seq + 1;
 		if (AGENT_LIKELY(!t->prod.pkt_wake)) {
 			/* last_seq before the event is published (as the general path) */
@@ -262,7 +290,12 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->busy = 0;
 	}
-	agent_probe_emit_slow(id, op, sp, regs);
+	if (op == PROBE_OP_ENTRY)
+		agent_probe_emit_entry(id, sp, regs);
+	else if (op == PROBE_OP_EXIT)
+		agent_probe_emit_exit(id, sp, regs);
+	else
+		agent_probe_emit_hit(id, sp, regs);
 }
 
 static void agent_probe_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
