@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <limits.h>
@@ -842,12 +843,17 @@ void agent_thread_register(struct agent_thread *t)
 	t->busy++;
 	saved = errno;
 	if (!shared && !agent_rr_mode &&
-	    (uint32_t)agent_thread_sys3(SYS_getpid, 0, 0, 0) != agent.pid) {
+	    (uint32_t)agent_thread_sys3(SYS_getpid, 0, 0, 0) != agent.pid &&
+	    agent_thread_sys3(SYS_kcmp, agent_thread_sys3(SYS_getpid, 0, 0, 0), agent.pid,
+			      KCMP_VM) > 0) {
 		/* A process copy on a TLS of its own whose start no wrapper
 		 * saw (clone or clone3 through syscall() with CLONE_SETTLS and
 		 * a stack of its own): not a thread of its parent's, which
 		 * agent.pid still names. It starts over as a fork child, here
-		 * on its first event (agent_thread_forking). */
+		 * on its first event (agent_thread_forking). Not a child that
+		 * shares its parent's memory (vfork, CLONE_VM: kcmp says the
+		 * same VM, or cannot say), whose start over would be the
+		 * parent's too. */
 		agent_thread_raw_child(AGENT_T_NEW, 0);
 		agent_fork_early_pid = agent.pid;
 		goto out;
