@@ -70,6 +70,10 @@ static void agent_key_destructor(void *v)
 	}
 }
 
+/* The clone flags of the process copy the calling thread is making (0
+ * for fork and _Fork): its child reads them from its copy. */
+static __thread unsigned long agent_fork_flags;
+
 /*
  * fork: between the prepare handler and the child's (libc runs code, and
  * probes can fire there: func:libc.so.6:* probes __run_postfork_handlers),
@@ -80,10 +84,6 @@ static void agent_key_destructor(void *v)
  * AGENT_T_ON for the window (the hot paths take their slow path: no cost
  * outside it) and agent_thread_forking tells parent from child.
  */
-/* The clone flags of the process copy the calling thread is making (0
- * for fork and _Fork): its child reads them from its copy. */
-static __thread unsigned long agent_fork_flags;
-
 static void agent_thread_fork_prepare(void)
 {
 	agent_fork_flags = 0;
@@ -165,17 +165,6 @@ static void agent_thread_fork_child_handler(void)
 		agent_thread_fork_child();
 }
 
-/*
- * The child of a process copy no fork handler runs in (_Fork, fork or
- * clone without CLONE_VM made through syscall(), glibc's clone() making a
- * process): it starts over with a process slot and rings of its own, as a
- * fork child does in the agent's fork handler, so its events are kept,
- * not counted lost. was: the forking thread's state before the call.
- * What runs here is async-signal-safe, as _Fork's child requires: raw
- * system calls, atomics, open/read/close of /proc files, prctl; no malloc,
- * no lock (the agent takes none another thread could have held: its
- * tables are claimed by compare-and-swap, and the lock table is cleared).
- */
 /* 1 when the process is in a pid namespace other than spool's /proc's
  * (a CLONE_NEWPID child, its flags unknown here): /proc/self names it by
  * its pid there, getpid by the one in its own namespace. Raw calls. */
@@ -195,6 +184,17 @@ static int agent_thread_other_pidns(void)
 	return v != (uint32_t)syscall(SYS_getpid);
 }
 
+/*
+ * The child of a process copy no fork handler runs in (_Fork, fork or
+ * clone without CLONE_VM made through syscall(), glibc's clone() making a
+ * process): it starts over with a process slot and rings of its own, as a
+ * fork child does in the agent's fork handler, so its events are kept,
+ * not counted lost. was: the forking thread's state before the call.
+ * What runs here is async-signal-safe, as _Fork's child requires: raw
+ * system calls, atomics, open/read/close of /proc files, prctl; no malloc,
+ * no lock (the agent takes none another thread could have held: its
+ * tables are claimed by compare-and-swap, and the lock table is cleared).
+ */
 static void agent_thread_raw_child(uint8_t was, unsigned long flags)
 {
 	struct agent_thread *t = &agent_self;
