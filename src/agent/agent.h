@@ -88,9 +88,10 @@ enum {
 	AGENT_T_DONE = 3,   /* ring marked RING_EXITED: nothing more is recorded */
 	AGENT_T_FORK = 4,   /* in fork(), from the prepare handler to the parent's or
 			     * child's: the child must not write in the parent's ring */
-	AGENT_T_FORKED = 5, /* a child no fork handler ran in (_Fork, a fork or
-			     * clone through syscall()): it has no ring of its own,
-			     * its events are dropped and counted (ctl->lost_fork) */
+	AGENT_T_FORKED = 5, /* a process child left out (record and replay's
+			     * without a fork handler, one in a pid namespace of
+			     * its own): it has no ring of its own, its events are
+			     * dropped and counted (ctl->lost_fork) */
 	AGENT_T_SHARED = 6, /* the thread made a thread of its own clone that shares its
 			     * TLS, this state included: own_state is the owner's
 			     * (owner_tid); another thread's events are dropped and

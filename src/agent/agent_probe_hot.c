@@ -159,7 +159,7 @@ static inline __attribute__((always_inline)) int agent_probe_commit(struct ring_
  * constant in every caller: the choice of registers folds away.
  */
 static inline __attribute__((always_inline)) void
-agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
+agent_probe_emit_all(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
 {
 	struct agent_thread *t = &agent_self;
 	struct rec_probe *r;
@@ -219,6 +219,83 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
 out:
 	t->busy = 0;
+}
+
+/* One per operation, so that op stays a constant in each (the records
+ * mode writes its record here, as fast as it was inline). */
+static __attribute__((noinline)) void agent_probe_emit_entry(uint32_t id, uint64_t sp,
+							     const struct probe_regs *regs)
+{
+	agent_probe_emit_all(id, PROBE_OP_ENTRY, sp, regs);
+}
+
+static __attribute__((noinline)) void agent_probe_emit_exit(uint32_t id, uint64_t sp,
+							    const struct probe_regs *regs)
+{
+	agent_probe_emit_all(id, PROBE_OP_EXIT, sp, regs);
+}
+
+static __attribute__((noinline)) void agent_probe_emit_hit(uint32_t id, uint64_t sp,
+							   const struct probe_regs *regs)
+{
+	agent_probe_emit_all(id, PROBE_OP_HIT, sp, regs);
+}
+
+/*
+ * The common case inline, the rest out of line (agent_probe_emit_all,
+ * which checks everything again): the thread recording, packets in the
+ * ring, the site defined in the open packet, no wake owed. That path
+ * calls nothing (ring_pkt_probe_defined), so the handlers that inline it
+ * keep it in the caller-saved registers the trampoline saved: no
+ * callee-saved register pushed and popped, nothing spilled (callgrind-like
+ * count, bench/callheavy.c: 143 instructions an entry hit before). busy is
+ * set before the packet's fields are read: a signal handler's hit in
+ * between runs to its end first, and this one then reads what it left.
+ * seq is stored only when the event is written here; when the general
+ * path takes it, it numbers it itself.
+ */
+static inline __attribute__((always_inline)) void
+agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
+{
+	struct agent_thread *t = &agent_self;
+	uint64_t tsc;
+	uint32_t seq;
+	int wake;
+
+	if (!t->prod.pkt.slot) {
+		/* records mode: written inline, as before packets */
+		agent_probe_emit_all(id, op, sp, regs);
+		return;
+	}
+	if (AGENT_LIKELY(agent.active && t->state == AGENT_T_ON && !t->busy &&
+			 id <= agent_probe_max_id)) {
+		t->busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/* first, so that its latency overlaps the loads below; after
+		 * busy, so that a signal handler's hit is not later than it */
+		tsc = __rdtsc();
+		seq = t->seq + 1;
+		if (AGENT_LIKELY(!t->prod.pkt_wake)) {
+			/* last_seq before the event is published (as the general path) */
+			t->prod.ring->last_seq = seq;
+			if (AGENT_LIKELY(ring_pkt_probe_defined(
+				    &t->prod, op, id, &agent_probe_by_id[id].addr, sp,
+				    *(const uint64_t *)sp, seq, tsc, &wake))) {
+				t->seq = seq;
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				t->busy = 0;
+				return;
+			}
+		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->busy = 0;
+	}
+	if (op == PROBE_OP_ENTRY)
+		agent_probe_emit_entry(id, sp, regs);
+	else if (op == PROBE_OP_EXIT)
+		agent_probe_emit_exit(id, sp, regs);
+	else
+		agent_probe_emit_hit(id, sp, regs);
 }
 
 static void agent_probe_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)

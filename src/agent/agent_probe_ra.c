@@ -117,7 +117,10 @@ uint64_t agent_probe_ra_ret(struct probe_regs *regs, uint64_t *slot);
  * take its caller's entry and leave every later return of the thread one
  * off (each mispredicted); the jmp leaves the predictor in step. The slot
  * it reads is 8 bytes below the stack pointer by then, in the 128 bytes a
- * signal frame never covers.
+ * signal frame never covers. (At a ret the ABI leaves the stack pointer
+ * aligned after the nine pushes: then the call needs no realignment, whose
+ * writes to rsp the stack engine must synchronise; a program that breaks
+ * the ABI gets it still.)
  */
 /*
  * Its CFI: an unwinder that finds the trampoline as a return address looks
@@ -183,14 +186,18 @@ __asm__(".text\n"
 	"	.cfi_def_cfa_offset 80\n"
 	"	mov %rsp, %rdi\n"
 	"	lea 72(%rsp), %rsi\n"
-	"	mov %rsp, %rax\n"
 	"	.cfi_endproc\n"
+	"	test $15, %spl\n" /* aligned already (the ABI's at a ret): a plain call */
+	"	jnz 1f\n"
+	"	call agent_probe_ra_ret\n"
+	"	jmp 2f\n"
+	"1:	mov %rsp, %rax\n"
 	"	and $-16, %rsp\n"
 	"	push %rax\n"
 	"	push %rax\n"
 	"	call agent_probe_ra_ret\n"
 	"	mov 8(%rsp), %rsp\n"
-	"	pop %r11\n"
+	"2:	pop %r11\n"
 	"	pop %r10\n"
 	"	pop %r9\n"
 	"	pop %r8\n"

@@ -284,9 +284,12 @@ long agent_rr_syscall_route(long n, const long *a, int *handled)
 	return rr_direct(n, a, handled);
 }
 
-/* A fork through syscall(): SYS_fork, or SYS_clone without CLONE_VM and
- * without a stack of its own (one with a stack returns into code that is
- * not the caller's; clone3 takes its flags from the program's memory). */
+/* A fork through syscall(): SYS_fork, or SYS_clone or clone3 without
+ * CLONE_VM (clone3 takes its flags from the program's memory). A child
+ * with a stack of its own returns into code the program put on it, not
+ * through agent_thread_raw_fork: it starts over on its first event
+ * (agent_thread_forking); one with a TLS of its own has the agent's
+ * state there (agent_thread_register). */
 /* *flags: the clone flags (0 for fork) */
 static int rr_is_raw_fork(long n, const long *a, unsigned long *flags)
 {
@@ -297,7 +300,7 @@ static int rr_is_raw_fork(long n, const long *a, unsigned long *flags)
 #endif
 	if (n == SYS_clone) {
 		*flags = (unsigned long)a[0];
-		return !(a[0] & CLONE_VM) && !a[1];
+		return !(a[0] & CLONE_VM);
 	}
 #ifdef SYS_clone3
 	/* struct clone_args: flags at 0, stack at 40, read as a copy through
@@ -312,7 +315,7 @@ static int rr_is_raw_fork(long n, const long *a, unsigned long *flags)
 		    (long)sizeof(ca))
 			return 0;
 		*flags = ca[0];
-		return !(ca[0] & (CLONE_VM | CLONE_SETTLS)) && !ca[5];
+		return !(ca[0] & CLONE_VM);
 	}
 #endif
 	return 0;

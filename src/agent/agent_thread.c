@@ -13,6 +13,8 @@
 #pragma GCC diagnostic ignored "-Wclobbered"
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/kcmp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <limits.h>
@@ -68,6 +70,10 @@ static void agent_key_destructor(void *v)
 	}
 }
 
+/* The clone flags of the process copy the calling thread is making (0
+ * for fork and _Fork): its child reads them from its copy. */
+static __thread unsigned long agent_fork_flags;
+
 /*
  * fork: between the prepare handler and the child's (libc runs code, and
  * probes can fire there: func:libc.so.6:* probes __run_postfork_handlers),
@@ -80,6 +86,7 @@ static void agent_key_destructor(void *v)
  */
 static void agent_thread_fork_prepare(void)
 {
+	agent_fork_flags = 0;
 	if (agent_self.state == AGENT_T_ON)
 		agent_self.state = AGENT_T_FORK;
 }
@@ -90,17 +97,27 @@ static void agent_thread_fork_parent(void)
 		agent_self.state = AGENT_T_ON;
 }
 
+/* The pid a child registered under before its fork handler ran (below):
+ * the handler then has nothing left to do. A process's own pid, so a
+ * later child of it (another pid) never mistakes it for its own. */
+static uint32_t agent_fork_early_pid;
+
+static void agent_thread_raw_child(uint8_t was, unsigned long flags);
+
 /* An event in the fork window (agent_enter): the parent's is recorded as
- * usual. The child's is not recorded: until the agent's atfork handler
- * registers it, the child has no process slot and no ring, as a process
- * has none before the agent's constructor, and what runs there is libc's
- * own fork code (a probe on it, func:libc.so.6:*, sees the child from its
- * fork handlers on: doc/probe.md). Registering from here instead would run
- * the slot claim (libc calls) inside a probe's handler, maybe the SIGTRAP
- * one. It is counted as lost (ctl->lost_fork: the one counter the child
- * shares with spool, doc/probe.md "Limits"). A system call per event, only
- * in the window; busy, so a probe on syscall, getpid or __errno_location
- * returns at once. */
+ * usual. The child's is libc's own fork code, before the agent's atfork
+ * handler (a probe on it, func:libc.so.6:* on __run_postfork_handlers; a
+ * lock libc's child code takes), or the first event of a child whose
+ * creator's wrapper never sees it return (a clone with a stack of its own
+ * through syscall(): agent_thread_raw_fork). The child starts over here,
+ * as the handler (or the wrapper) would have made it, with the same
+ * async-signal-safe calls (agent_thread_raw_child): raw system calls,
+ * atomics, its /proc files. So it may run inside a probe's handler, the
+ * SIGTRAP one too. busy all along: a probe on a function it reaches
+ * (getpid, __errno_location) returns at once. Record and replay number
+ * their processes in their own fork handlers: there the event is counted
+ * lost (ctl->lost_fork, doc/probe.md "Limits"). A system call per event,
+ * only in the window. */
 struct agent_thread *agent_thread_forking(void)
 {
 	struct agent_thread *t = &agent_self;
@@ -111,12 +128,60 @@ struct agent_thread *agent_thread_forking(void)
 	t->busy++;
 	saved = errno;
 	pid = (uint32_t)syscall(SYS_getpid);
+	if (pid != agent.pid && !agent_rr_mode) {
+		agent_thread_raw_child(AGENT_T_ON, agent_fork_flags);
+		if (t->state == AGENT_T_FORK) /* never again the parent's ring */
+			t->state = AGENT_T_FORKED;
+		agent_fork_early_pid = pid;
+	}
 	errno = saved;
 	t->busy--;
-	if (pid == agent.pid)
-		return t;
+	if (pid == agent.pid && t->state == AGENT_T_FORK)
+		return t; /* the parent */
+	if (t->state == AGENT_T_ON)
+		return t; /* the child, registered */
 	__atomic_fetch_add(&agent.ctl->lost_fork, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* 1 in a child an event registered already, before its fork handler or
+ * its wrapper's return (agent_thread_forking): nothing left to do. */
+static int agent_thread_child_started(void)
+{
+	int saved = errno;
+	uint32_t pid;
+
+	if (!agent_fork_early_pid)
+		return 0;
+	pid = (uint32_t)syscall(SYS_getpid);
+	errno = saved;
+	return agent_fork_early_pid == pid;
+}
+
+/* fork's child handler */
+static void agent_thread_fork_child_handler(void)
+{
+	if (!agent_thread_child_started())
+		agent_thread_fork_child();
+}
+
+/* 1 when the process is in a pid namespace other than spool's /proc's
+ * (a CLONE_NEWPID child, its flags unknown here): /proc/self names it by
+ * its pid there, getpid by the one in its own namespace. Raw calls. */
+static int agent_thread_other_pidns(void)
+{
+	char b[16];
+	long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self", b, sizeof(b) - 1);
+	uint32_t v = 0;
+
+	if (n <= 0)
+		return 0; /* no /proc: nothing to tell */
+	for (long i = 0; i < n; i++) {
+		if (b[i] < '0' || b[i] > '9')
+			return 0;
+		v = v * 10 + (uint32_t)(b[i] - '0');
+	}
+	return v != (uint32_t)syscall(SYS_getpid);
 }
 
 /*
@@ -139,7 +204,7 @@ static void agent_thread_raw_child(uint8_t was, unsigned long flags)
 			t->state = was;
 		return;
 	}
-	if (AGENT_UNLIKELY(agent_rr_mode) || (flags & CLONE_NEWPID)) {
+	if (AGENT_UNLIKELY(agent_rr_mode) || (flags & CLONE_NEWPID) || agent_thread_other_pidns()) {
 		/* Record and replay number their processes in the fork
 		 * handlers (agent_rr_proc.c), which do not run here; a child in
 		 * a pid namespace of its own has a pid (1) that names another
@@ -170,11 +235,12 @@ long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags)
 	long r;
 	int e;
 
+	agent_fork_flags = flags;
 	if (was == AGENT_T_ON)
 		t->state = AGENT_T_FORK;
 	r = call(arg);
 	e = errno;
-	if (r == 0)
+	if (r == 0 && !agent_thread_child_started())
 		agent_thread_raw_child(was, flags);
 	else if (t->state == AGENT_T_FORK)
 		t->state = was;
@@ -199,7 +265,8 @@ static int agent_clone_child(void *p)
 	struct agent_clone_start *s = p;
 	int r;
 
-	agent_thread_raw_child(s->was, s->flags);
+	if (!agent_thread_child_started())
+		agent_thread_raw_child(s->was, s->flags);
 	r = s->fn(s->arg);
 	agent_thread_exit(&agent_self, 0);
 	return r;
@@ -211,11 +278,13 @@ static agent_clone_fn agent_real_clone;
 
 /*
  * glibc's clone(). A thread on its creator's TLS (CLONE_VM) makes the
- * creator's state shared (agent_thread_raw_clone) and passes; so do
- * children with their own TLS (CLONE_SETTLS: the agent's thread state
- * would be another's); record and replay have their own way
- * (agent_rr_dispatch.c). A process (no CLONE_VM) runs agent_clone_child
- * first, which gives it its own rings. The extra arguments are read
+ * creator's state shared (agent_thread_raw_clone) and passes, as does a
+ * thread with a TLS of its own (CLONE_SETTLS: it registers on its first
+ * event); record and replay have their own way (agent_rr_dispatch.c). A
+ * process (no CLONE_VM) runs agent_clone_child first, which gives it its
+ * own rings: with CLONE_SETTLS too, in the agent's state of its new TLS
+ * (which the child's libc code uses as well, so it is memory the program
+ * gave it for that). The extra arguments are read
  * whatever the flags say, as glibc's own wrapper does (reading unused
  * variadic slots is harmless on x86-64 and aarch64).
  */
@@ -245,8 +314,9 @@ AGENT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
 		}
 	}
 	agent_thread_raw_clone((unsigned long)(unsigned)flags);
-	if ((flags & (CLONE_VM | CLONE_SETTLS)) || !agent.ctl || agent_rr_mode || !fn)
+	if ((flags & CLONE_VM) || !agent.ctl || agent_rr_mode || !fn)
 		return real(fn, stack, flags, arg, ptid, tls, ctid);
+	agent_fork_flags = (unsigned long)(unsigned)flags;
 	s.fn = fn;
 	s.arg = arg;
 	s.flags = (unsigned long)(unsigned)flags;
@@ -448,7 +518,8 @@ void agent_thread_init(void)
 	agent_thread_tcb_init();
 	if (pthread_key_create(&agent_exit_key, agent_key_destructor) == 0)
 		agent_exit_key_ok = 1;
-	pthread_atfork(agent_thread_fork_prepare, agent_thread_fork_parent, agent_thread_fork_child);
+	pthread_atfork(agent_thread_fork_prepare, agent_thread_fork_parent,
+		       agent_thread_fork_child_handler);
 }
 
 /* Emitting a metadata record: reserve, fill the header, commit. */
@@ -771,6 +842,22 @@ void agent_thread_register(struct agent_thread *t)
 	 * child, whose registration is the atfork handler's) */
 	t->busy++;
 	saved = errno;
+	if (!shared && !agent_rr_mode &&
+	    (uint32_t)agent_thread_sys3(SYS_getpid, 0, 0, 0) != agent.pid &&
+	    agent_thread_sys3(SYS_kcmp, agent_thread_sys3(SYS_getpid, 0, 0, 0), agent.pid,
+			      KCMP_VM) > 0) {
+		/* A process copy on a TLS of its own whose start no wrapper
+		 * saw (clone or clone3 through syscall() with CLONE_SETTLS and
+		 * a stack of its own): not a thread of its parent's, which
+		 * agent.pid still names. It starts over as a fork child, here
+		 * on its first event (agent_thread_forking). Not a child that
+		 * shares its parent's memory (vfork, CLONE_VM: kcmp says the
+		 * same VM, or cannot say), whose start over would be the
+		 * parent's too. */
+		agent_thread_raw_child(AGENT_T_NEW, 0);
+		agent_fork_early_pid = agent.pid;
+		goto out;
+	}
 	if (!shared) {
 		/* A thread on another's TLS (made by the program's own clone
 		 * before spool attached): the state becomes the owner's,

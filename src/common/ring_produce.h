@@ -423,8 +423,8 @@ static inline int ring_pkt_lock(struct ring_prod *p, unsigned op, uint32_t obj, 
  * one 8-byte store (little-endian: header, site, stack pointer delta).
  */
 static inline __attribute__((always_inline)) int
-ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, const uint64_t *addr, uint64_t sp,
-	       uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
+ring_pkt_probe_in(struct ring_prod *p, unsigned op, uint32_t id, const uint64_t *addr, uint64_t sp,
+		  uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake, int define)
 {
 	struct ring_pkt *k = &p->pkt;
 	const struct ring_psite *s;
@@ -450,6 +450,8 @@ ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, const uint64_t *ad
 		idx = s->idx;
 	} else if (s[1].gen == k->gen && s[1].caller == ret_ip && s[1].probe == id) {
 		idx = s[1].idx; /* the pair's second way */
+	} else if (!define) {
+		return 0; /* (the caller's general path defines it) */
 	} else {
 		/* A site this packet has not defined (each packet defines its
 		 * own; a new packet starts with none): defined here, as
@@ -480,6 +482,24 @@ ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, const uint64_t *ad
 	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
 	*wake = ring_pkt_published(p, base, from, pos + 8);
 	return 1;
+}
+
+static inline __attribute__((always_inline)) int
+ring_pkt_probe(struct ring_prod *p, unsigned op, uint32_t id, const uint64_t *addr, uint64_t sp,
+	       uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
+{
+	return ring_pkt_probe_in(p, op, id, addr, sp, ret_ip, seq, tsc, wake, 1);
+}
+
+/* ring_pkt_probe for a site the open packet has defined only: 0 for one it
+ * has not, as for any other case of the general path. It calls nothing,
+ * so a caller whose general path is out of line keeps its own fast path
+ * in the caller-saved registers (agent_probe_hot.c). */
+static inline __attribute__((always_inline)) int
+ring_pkt_probe_defined(struct ring_prod *p, unsigned op, uint32_t id, const uint64_t *addr,
+		       uint64_t sp, uint64_t ret_ip, uint32_t seq, uint64_t tsc, int *wake)
+{
+	return ring_pkt_probe_in(p, op, id, addr, sp, ret_ip, seq, tsc, wake, 0);
 }
 
 #endif

@@ -288,31 +288,39 @@ int x86_code_call_moved(struct x86_code *c, const struct x86_insn *insn, const u
 /*
  * Call standard handler `handler` on a 16-byte aligned stack, whatever rsp
  * was: the alignment C code (and any SSE spill in it) assumes at a call.
- * rax is free (the caller saved it) and the flags are clobbered (the
- * handler clobbers them anyway; save_flags pushed them before):
- *   mov rax,rsp; and rsp,-16; push rax; push rax
- *   movabs rax,handler; call rax; mov rsp,[rsp]
- * Two pushes keep the alignment; [rsp] after the call holds the stack
- * pointer to go back to.
+ * rax and r11 are free (the caller saved them) and the flags are clobbered
+ * (the handler clobbers them anyway; save_flags pushed them before):
+ *   movabs rax,handler; test spl,15; jnz A; call rax; jmp B
+ *   A: mov r11,rsp; and rsp,-16; push r11; push r11; call rax; mov rsp,[rsp]
+ *   B:
+ * At a function's entry, ret or tail jump, the ABI's alignment with the
+ * trampoline's pushes leaves rsp aligned already: the plain call, without
+ * the realignment's stack-pointer writes (an and, a load into rsp), each of
+ * which the stack engine must synchronise. Two pushes keep the alignment;
+ * [rsp] after the call holds the stack pointer to go back to.
  */
 static int x86_call_aligned(struct x86_code *c, uint32_t handler)
 {
-	static const uint8_t align[] = {0x48, 0x89, 0xe0,	/* mov rax,rsp */
+	static const uint8_t test[] = {0x40, 0xf6, 0xc4, 0x0f, /* test spl,15 */
+				       0x75, 0x04,	     /* jnz A (over call, jmp) */
+				       0xff, 0xd0,	     /* call rax */
+				       0xeb, 0x11};	     /* jmp B (over A) */
+	static const uint8_t align[] = {0x49, 0x89, 0xe3,	/* A: mov r11,rsp */
 					0x48, 0x83, 0xe4, 0xf0, /* and rsp,-16 */
-					0x50, 0x50};		/* push rax; push rax */
-	static const uint8_t back[] = {0x48, 0x8b, 0x24, 0x24}; /* mov rsp,[rsp] */
+					0x41, 0x53, 0x41, 0x53, /* push r11; push r11 */
+					0xff, 0xd0,		/* call rax */
+					0x48, 0x8b, 0x24, 0x24}; /* mov rsp,[rsp] */
 	uint8_t b[10];
 	int rc = 0;
 
-	rc |= x86_put(c, align, sizeof(align));
+	_Static_assert(sizeof(align) == 0x11, "jmp B skips A");
 	b[0] = 0x48, b[1] = 0xb8; /* movabs rax, handler */
 	memset(b + 2, 0, 8);
 	rc |= x86_put(c, b, 10);
 	if (!rc)
 		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, handler);
-	b[0] = 0xff, b[1] = 0xd0; /* call rax */
-	rc |= x86_put(c, b, 2);
-	rc |= x86_put(c, back, sizeof(back));
+	rc |= x86_put(c, test, sizeof(test));
+	rc |= x86_put(c, align, sizeof(align));
 	return rc;
 }
 
