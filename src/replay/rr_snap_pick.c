@@ -46,7 +46,11 @@ static int pick_cmp(const void *a, const void *b)
 {
 	const struct pick_ent *x = a, *y = b;
 
-	return x->turn < y->turn ? 1 : x->turn > y->turn ? -1 : 0; /* latest first */
+	/* latest first; at one turn (a program that made no switch between
+	 * them) the latest taken */
+	if (x->turn != y->turn)
+		return x->turn < y->turn ? 1 : -1;
+	return x->index < y->index ? 1 : x->index > y->index ? -1 : 0;
 }
 
 /* The header of dir/.spool/snap/name, or -EINVAL when it is not one. */
