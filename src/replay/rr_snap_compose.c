@@ -151,7 +151,8 @@ static int body_index(struct comp_body *cb)
 		if (rec.len > size - off)
 			return -EBADMSG;
 		if (rec.kind == RR_SNAP_END) {
-			qsort(cb->regs, cb->nregs, sizeof(*cb->regs), reg_cmp);
+			if (cb->nregs) /* (qsort of NULL: undefined) */
+				qsort(cb->regs, cb->nregs, sizeof(*cb->regs), reg_cmp);
 			return 0;
 		}
 		next = off + rec.len;
