@@ -26,7 +26,8 @@ case_of() {
 	spool_run record --snap-period 300ms -o "$name.trace" -- "$@"
 	is_rc 0 "$name: record exits 0"
 	cp run.out "$name.rec"
-	like "$ERR" ' 0 schedule events| 2 schedule events' "$name: ... it made no switch while it ran"
+	n=$(sed -nE 's/.* ([0-9,]+) schedule events.*/\1/p' run.err | tr -d , | head -1)
+	num_cmp "${n:-999}" -le 3 "$name: ... it made no switch while it ran (${n:-no} schedule events)"
 	n=$(snaps "$name.trace" | wc -l)
 	num_cmp "$n" -ge 2 "$name: ... and has snapshots all the same ($n, one every 300 ms of its run)"
 	if [ "$n" -lt 1 ]; then
