@@ -2937,12 +2937,12 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,
 		  agent_serial_on ? " serial" : "", k);
-	/* where the recording loaded libzstd (the layout). Not under the
-	 * gdbserver (checkpoints): a replay that loaded it there never
-	 * reached gdb's first breakpoint (tests/integ/224); its later
-	 * mappings are then elsewhere than the recording's, as for the
-	 * recordings with snapshots made before they were noted (snapz) */
-	if (a->mode == RR_MODE_REPLAY && (a->opts & RR_O_SNAPZ) && !(a->opts & RR_O_CHECKPOINTS))
+	/* where the recording loaded libzstd (the layout), under the
+	 * gdbserver too: its checkpoints are not taken while a thread is in
+	 * the loader (gdbsrv_fork.c: a copy made at gdb's stop for this
+	 * dlopen's library event waited for the loader's lock for good,
+	 * tests/integ/224, 305) */
+	if (a->mode == RR_MODE_REPLAY && (a->opts & RR_O_SNAPZ))
 		agent_snap_img_init();
 	if (agent_serial_on == RR_MODE_RECORD ||
 	    (agent_serial_on == RR_MODE_REPLAY && (a->opts & RR_O_CHECKPOINTS)))

@@ -83,6 +83,7 @@ struct ser_self {
 	uint64_t slice_end;  /* record: count at which the slice ends */
 	uint64_t slice_ns;   /* record: when the slice began (no chaos) */
 	uint64_t release_at; /* replay: count at which this turn ends */
+	uint64_t pub_at;     /* count at which the slow path next publishes the count */
 	uint64_t hooks;	     /* path replay: function entries (and exits) made */
 	uint64_t hook_limit; /* path replay: hooks of this turn; the next one releases */
 	uint64_t hook_first; /* path replay: hooks when this turn began (for reports) */
@@ -212,8 +213,15 @@ static const char *ser_at_name(unsigned at)
 static void ser_set_limit(void)
 {
 	uint64_t end = agent_serial_on == RR_MODE_REPLAY ? ser_me.release_at : ser_me.slice_end;
-	uint64_t pub = agent_ser.count + SER_PUBLISH;
+	uint64_t pub;
 
+	/* Every SER_PUBLISH points the slow path runs, whatever came between:
+	 * a thread that takes the token back after a blocking call every few
+	 * points (a read, a nap) used to move it on each time and never came
+	 * there, nor to a snapshot if it was the only one running. */
+	if (ser_me.pub_at <= agent_ser.count || ser_me.pub_at - agent_ser.count > SER_PUBLISH)
+		ser_me.pub_at = agent_ser.count + SER_PUBLISH;
+	pub = ser_me.pub_at;
 	agent_ser.limit = end < pub ? end : pub;
 	agent_rr_sig_limit(); /* a signal due sooner (agent_rr_signal.c) */
 }

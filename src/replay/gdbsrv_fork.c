@@ -126,6 +126,41 @@ static int find_site(pid_t pid, struct fork_site *site)
 	return rc;
 }
 
+/*
+ * 1 when a thread is stopped in the dynamic loader's code (rip one of
+ * nth), 0 when none, -errno. There the loader's lock is held (gdb stops
+ * at its library events inside dlopen: the agent's load of libzstd, in a
+ * replay of a recording with snapshots, or the program's): a recursive
+ * lock whose owner is the holder's thread id, which the copy's thread
+ * does not have (its struct pthread's tid is its own), so the copy would
+ * wait for the lock for good at its next load (tests/integ/224, 305).
+ */
+static int in_loader(pid_t pid, const uint64_t *rip, int nth)
+{
+	char path[64], line[512];
+	FILE *f;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perms[8];
+		const char *name = strrchr(line, '/');
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x' || !name ||
+		    (strncmp(name, "/ld-linux", 9) && strncmp(name, "/ld.so", 6) &&
+		     strncmp(name, "/ld-2.", 6)))
+			continue;
+		for (int i = 0; i < nth; i++)
+			rc |= rip[i] >= lo && rip[i] < hi;
+	}
+	fclose(f);
+	return rc;
+}
+
 /* 1 when the agent has mapped spool's memory (a memfd) in pid. */
 static int has_memfd(pid_t pid)
 {
@@ -451,6 +486,18 @@ int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid
 		/* a thread at a ptrace event inside a call cannot be copied */
 		if ((long)ft[i].regs.orig_rax >= 0 && (long)ft[i].regs.rax == -ENOSYS) {
 			rc = -EBUSY;
+			goto out;
+		}
+	}
+	{
+		uint64_t rip[GDBSRV_MAX_THREADS];
+		int n = nth < GDBSRV_MAX_THREADS ? nth : GDBSRV_MAX_THREADS;
+
+		for (int i = 0; i < n; i++)
+			rip[i] = ft[i].regs.rip;
+		rc = in_loader(pid, rip, n);
+		if (rc != 0) {
+			rc = rc < 0 ? rc : -EBUSY;
 			goto out;
 		}
 	}

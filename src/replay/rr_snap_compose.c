@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * rr_snap_compose.c - a whole snapshot body out of a delta and the body of
- * the snapshot it is a delta of (doc/trace-format.md "Snapshots",
+ * rr_snap_compose.c - a whole snapshot body out of a chain of deltas and
+ * the whole body the chain starts from (doc/trace-format.md "Snapshots",
  * RR_SNAP_DELTA), for spool replay --goto: the agent's restore reads whole
- * bodies only. Every record of the delta is copied; a REGION followed by
- * its DELTA becomes a REGION with its data, each page from the delta when
- * its bit is set, else from the base at the same address (a page the base
- * does not hold is a damaged chain: -EBADMSG). Both bodies are untrusted:
- * every length is checked against the body's size.
+ * bodies only.
+ *
+ * One pass, each page copied once: every record of the newest delta is
+ * copied; a REGION followed by its DELTA becomes a REGION with its data,
+ * each page taken from the newest body of the chain that holds it (its bit
+ * set in a delta, or a mapping a delta or the whole body holds whole). A
+ * page whose bit is clear all the way down to a body that does not hold its
+ * address is a damaged chain (-EBADMSG). Before, each delta was composed
+ * over the whole image of the one before: the image was copied once per
+ * delta (15 at most).
+ *
+ * Every body is untrusted: each record's length is checked against its
+ * body's size, each DELTA's bitmap and page count against its record, and
+ * the index holds only pointers that were checked to lie inside the body.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,9 +27,21 @@
 #include "rr_snap_compose.h"
 #include "rr_snap_fmt.h"
 
-struct base_reg {
+/* A mapping of one body whose pages it holds, some (a DELTA: bits, and
+ * rank[w] the pages before bitmap word w) or all (data). */
+struct comp_reg {
 	uint64_t start, end;
-	const uint8_t *data;
+	const uint8_t *data;  /* whole: end - start bytes */
+	const uint8_t *bits;  /* delta: bit i of byte i / 8 = page i is in pages */
+	const uint8_t *pages; /* delta: the set pages, in order */
+	uint64_t *rank;	      /* delta: set bits before each 64-bit word */
+};
+
+struct comp_body {
+	const uint8_t *b;
+	uint64_t size;
+	struct comp_reg *regs; /* sorted by start */
+	size_t nregs;
 };
 
 struct out_buf {
@@ -51,156 +72,294 @@ static void out_put(struct out_buf *o, const void *p, size_t len)
 	}
 }
 
-/* The base's mappings with data, in the body's order (increasing). */
-static int base_index(const uint8_t *b, uint64_t size, struct base_reg **out, size_t *n)
+static int bit_at(const uint8_t *bits, uint64_t i)
 {
-	uint64_t off = 0;
+	return (bits[i / 8] >> (i % 8)) & 1;
+}
+
+/*
+ * The DELTA record at off (after a REGION [start, end) without data):
+ * checked, its bitmap and pages. *next: the offset after it. A REGION
+ * without data not followed by a DELTA returns 1 (nothing held).
+ */
+static int delta_at(const uint8_t *b, uint64_t size, uint64_t off, uint64_t start, uint64_t end,
+		    const uint8_t **bits, const uint8_t **pages, uint64_t *npages, uint64_t *next)
+{
+	struct rr_snap_rec rec;
+	struct rr_snap_delta dr;
+	uint64_t words, changed = 0;
+
+	if (size - off < sizeof(rec))
+		return -EBADMSG;
+	memcpy(&rec, b + off, sizeof(rec));
+	if (rec.kind != RR_SNAP_DELTA)
+		return 1;
+	off += sizeof(rec);
+	if (rec.len > size - off || rec.len < sizeof(dr) || end < start ||
+	    (start | end) % RR_SNAP_PAGE)
+		return -EBADMSG;
+	memcpy(&dr, b + off, sizeof(dr));
+	if (dr.start != start || dr.npages != (end - start) / RR_SNAP_PAGE)
+		return -EBADMSG;
+	words = (dr.npages + 63) / 64;
+	if (words > (rec.len - sizeof(dr)) / 8)
+		return -EBADMSG;
+	*bits = b + off + sizeof(dr);
+	for (uint64_t i = 0; i < dr.npages; i++)
+		changed += bit_at(*bits, i);
+	if (changed > (rec.len - sizeof(dr) - words * 8) / RR_SNAP_PAGE ||
+	    rec.len != sizeof(dr) + words * 8 + changed * RR_SNAP_PAGE)
+		return -EBADMSG;
+	*pages = *bits + words * 8;
+	*npages = dr.npages;
+	*next = off + rec.len;
+	return 0;
+}
+
+static int reg_cmp(const void *a, const void *b)
+{
+	const struct comp_reg *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void body_free(struct comp_body *cb)
+{
+	for (size_t i = 0; i < cb->nregs; i++)
+		free(cb->regs[i].rank);
+	free(cb->regs);
+	cb->regs = NULL;
+	cb->nregs = 0;
+}
+
+/* The mappings body cb holds pages of: whole REGIONs, and REGIONs with
+ * their DELTA. */
+static int body_index(struct comp_body *cb)
+{
+	const uint8_t *b = cb->b;
+	uint64_t off = 0, size = cb->size;
 	size_t cap = 0;
 
-	*out = NULL;
-	*n = 0;
 	while (size - off >= sizeof(struct rr_snap_rec)) {
 		struct rr_snap_rec rec;
 		struct rr_snap_region r;
+		struct comp_reg e = {0};
+		uint64_t next;
 
 		memcpy(&rec, b + off, sizeof(rec));
 		off += sizeof(rec);
 		if (rec.len > size - off)
 			return -EBADMSG;
-		if (rec.kind == RR_SNAP_END)
+		if (rec.kind == RR_SNAP_END) {
+			if (cb->nregs) /* (qsort of NULL: undefined) */
+				qsort(cb->regs, cb->nregs, sizeof(*cb->regs), reg_cmp);
 			return 0;
-		if (rec.kind == RR_SNAP_REGION && rec.len >= sizeof(r)) {
-			memcpy(&r, b + off, sizeof(r));
-			if (r.has_data) {
-				if (r.end < r.start || r.path_len > rec.len - sizeof(r) ||
-				    r.end - r.start != rec.len - sizeof(r) - r.path_len)
-					return -EBADMSG;
-				if (*n == cap) {
-					struct base_reg *e =
-					    realloc(*out, (cap = cap ? cap * 2 : 64) * sizeof(*e));
+		}
+		next = off + rec.len;
+		if (rec.kind != RR_SNAP_REGION) {
+			off = next;
+			continue;
+		}
+		if (rec.len < sizeof(r))
+			return -EBADMSG;
+		memcpy(&r, b + off, sizeof(r));
+		if (r.end < r.start || r.path_len > rec.len - sizeof(r))
+			return -EBADMSG;
+		e.start = r.start;
+		e.end = r.end;
+		if (r.has_data) {
+			if (r.end - r.start != rec.len - sizeof(r) - r.path_len)
+				return -EBADMSG;
+			e.data = b + off + sizeof(r) + r.path_len;
+		} else {
+			uint64_t npages = 0;
+			int rc = delta_at(b, size, next, r.start, r.end, &e.bits, &e.pages,
+					  &npages, &next);
 
-					if (!e)
-						return -ENOMEM;
-					*out = e;
-				}
-				(*out)[(*n)++] = (struct base_reg){
-				    r.start, r.end, b + off + sizeof(r) + r.path_len};
+			if (rc < 0)
+				return rc;
+			if (rc == 1) { /* holds nothing */
+				off = next;
+				continue;
+			}
+			e.rank = malloc(((npages + 63) / 64 + 1) * sizeof(*e.rank));
+			if (!e.rank)
+				return -ENOMEM;
+			e.rank[0] = 0;
+			for (uint64_t w = 0; w < (npages + 63) / 64; w++) {
+				uint64_t c = 0;
+
+				for (uint64_t i = w * 64; i < npages && i < w * 64 + 64; i++)
+					c += bit_at(e.bits, i);
+				e.rank[w + 1] = e.rank[w] + c;
 			}
 		}
-		off += rec.len;
+		if (cb->nregs == cap) {
+			struct comp_reg *v =
+			    realloc(cb->regs, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+
+			if (!v) {
+				free(e.rank);
+				return -ENOMEM;
+			}
+			cb->regs = v;
+		}
+		cb->regs[cb->nregs++] = e;
+		off = next;
 	}
 	return -EBADMSG;
 }
 
-/* The base's page at addr, or NULL. */
-static const uint8_t *base_page(const struct base_reg *v, size_t n, uint64_t addr)
+/* In body cb, the page at addr: 1 and *pg when it holds it, 0 when the
+ * same address's page is in the body before (a clear bit of a DELTA),
+ * -EBADMSG when it holds no mapping there. */
+static int body_page(const struct comp_body *cb, uint64_t addr, const uint8_t **pg)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = cb->nregs;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		const struct comp_reg *e = &cb->regs[mid];
+		uint64_t i, k;
 
-		if (v[mid].end <= addr)
+		if (e->end <= addr) {
 			lo = mid + 1;
-		else if (v[mid].start > addr)
+			continue;
+		}
+		if (e->start > addr) {
 			hi = mid;
-		else
-			return addr + RR_SNAP_PAGE <= v[mid].end ? v[mid].data + (addr - v[mid].start)
-								 : NULL;
+			continue;
+		}
+		if (e->end - addr < RR_SNAP_PAGE)
+			return -EBADMSG;
+		if (e->data) {
+			*pg = e->data + (addr - e->start);
+			return 1;
+		}
+		if ((addr - e->start) % RR_SNAP_PAGE)
+			return -EBADMSG;
+		i = (addr - e->start) / RR_SNAP_PAGE;
+		if (!bit_at(e->bits, i))
+			return 0;
+		k = e->rank[i / 64];
+		for (uint64_t j = i / 64 * 64; j < i; j++)
+			k += bit_at(e->bits, j);
+		*pg = e->pages + k * RR_SNAP_PAGE;
+		return 1;
+	}
+	return -EBADMSG;
+}
+
+/* The page at addr from the newest of bodies[0 .. n) holding it. */
+static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uint64_t addr)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		const uint8_t *pg = NULL;
+		int rc = body_page(&bodies[k], addr, &pg);
+
+		if (rc < 0)
+			return NULL;
+		if (rc == 1)
+			return pg;
 	}
 	return NULL;
 }
 
-static void *map_body(int fd, uint64_t size)
+/* The newest delta's records, composed over bodies[1 .. n). */
+static int compose_top(const struct comp_body *bodies, uint32_t n, struct out_buf *o)
 {
-	return size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-}
+	const uint8_t *d = bodies[0].b;
+	uint64_t size = bodies[0].size, off = 0;
 
-int rr_snap_compose(int delta_fd, uint64_t delta_size, int base_fd, uint64_t base_size, int out_fd,
-		    uint64_t *out_size)
-{
-	const uint8_t *d = map_body(delta_fd, delta_size), *b = map_body(base_fd, base_size);
-	struct base_reg *regs = NULL;
-	size_t nregs = 0;
-	struct out_buf *o = calloc(1, sizeof(*o));
-	uint64_t off = 0;
-	int rc = -EBADMSG;
-
-	if (d == MAP_FAILED || b == MAP_FAILED || !o) {
-		rc = d == MAP_FAILED || b == MAP_FAILED ? -EBADMSG : -ENOMEM;
-		goto out;
-	}
-	o->fd = out_fd;
-	rc = base_index(b, base_size, &regs, &nregs);
-	if (rc < 0)
-		goto out;
-	rc = -EBADMSG;
-	while (delta_size - off >= sizeof(struct rr_snap_rec)) {
-		struct rr_snap_rec rec, rec2;
+	while (size - off >= sizeof(struct rr_snap_rec)) {
+		struct rr_snap_rec rec;
 		struct rr_snap_region r;
-		struct rr_snap_delta dr;
-		const uint8_t *bits, *pages;
-		uint64_t words, changed = 0;
+		const uint8_t *bits = NULL, *pages = NULL, *path;
+		uint64_t npages = 0, next;
+		int rc = 1;
 
 		memcpy(&rec, d + off, sizeof(rec));
 		off += sizeof(rec);
-		if (rec.len > delta_size - off || rec.kind == RR_SNAP_DELTA)
-			goto out;
-		if (rec.kind != RR_SNAP_REGION || rec.len < sizeof(r) ||
-		    delta_size - off - rec.len < sizeof(rec2) ||
-		    (memcpy(&rec2, d + off + rec.len, sizeof(rec2)), rec2.kind != RR_SNAP_DELTA)) {
+		if (rec.len > size - off || rec.kind == RR_SNAP_DELTA)
+			return -EBADMSG;
+		next = off + rec.len;
+		if (rec.kind == RR_SNAP_REGION && rec.len >= sizeof(r)) {
+			memcpy(&r, d + off, sizeof(r));
+			if (!r.has_data) {
+				rc = delta_at(d, size, next, r.start, r.end, &bits, &pages,
+					      &npages, &next);
+				if (rc < 0)
+					return rc;
+			}
+		}
+		if (rc == 1) { /* a record copied as it is */
 			out_put(o, &rec, sizeof(rec));
 			out_put(o, d + off, rec.len);
-			off += rec.len;
+			off = next;
 			if (rec.kind == RR_SNAP_END)
-				break;
+				return 0;
 			continue;
 		}
 		/* a REGION without data, then its DELTA */
-		memcpy(&r, d + off, sizeof(r));
-		if (r.has_data || r.path_len != rec.len - sizeof(r) || r.end < r.start ||
-		    (r.start | r.end) % RR_SNAP_PAGE)
-			goto out;
-		{
-			const uint8_t *path = d + off + sizeof(r);
-			uint64_t doff = off + rec.len + sizeof(rec2);
+		if (r.path_len != rec.len - sizeof(r))
+			return -EBADMSG;
+		path = d + off + sizeof(r);
+		r.has_data = 1;
+		rec.len = sizeof(r) + r.path_len + (r.end - r.start);
+		out_put(o, &rec, sizeof(rec));
+		out_put(o, &r, sizeof(r));
+		out_put(o, path, r.path_len);
+		for (uint64_t i = 0; i < npages; i++) {
+			const uint8_t *pg;
 
-			if (rec2.len > delta_size - doff || rec2.len < sizeof(dr))
-				goto out;
-			memcpy(&dr, d + doff, sizeof(dr));
-			if (dr.start != r.start || dr.npages != (r.end - r.start) / RR_SNAP_PAGE)
-				goto out;
-			words = (dr.npages + 63) / 64;
-			if (words > (rec2.len - sizeof(dr)) / 8)
-				goto out;
-			bits = d + doff + sizeof(dr);
-			for (uint64_t i = 0; i < dr.npages; i++)
-				changed += (bits[i / 8] >> (i % 8)) & 1;
-			if (changed > (rec2.len - sizeof(dr) - words * 8) / RR_SNAP_PAGE ||
-			    rec2.len != sizeof(dr) + words * 8 + changed * RR_SNAP_PAGE)
-				goto out;
-			pages = bits + words * 8;
-			r.has_data = 1;
-			rec.len = sizeof(r) + r.path_len + (r.end - r.start);
-			out_put(o, &rec, sizeof(rec));
-			out_put(o, &r, sizeof(r));
-			out_put(o, path, r.path_len);
-			for (uint64_t i = 0; i < dr.npages; i++) {
-				const uint8_t *pg;
-
-				if ((bits[i / 8] >> (i % 8)) & 1) {
-					pg = pages;
-					pages += RR_SNAP_PAGE;
-				} else {
-					pg = base_page(regs, nregs, r.start + i * RR_SNAP_PAGE);
-					if (!pg)
-						goto out;
-				}
-				out_put(o, pg, RR_SNAP_PAGE);
+			if (bit_at(bits, i)) {
+				pg = pages;
+				pages += RR_SNAP_PAGE;
+			} else {
+				pg = chain_page(bodies + 1, n - 1, r.start + i * RR_SNAP_PAGE);
+				if (!pg)
+					return -EBADMSG;
 			}
-			off = doff + rec2.len;
+			out_put(o, pg, RR_SNAP_PAGE);
 		}
+		off = next;
 	}
+	return -EBADMSG;
+}
+
+int rr_snap_compose_chain(const int *fds, const uint64_t *sizes, uint32_t n, int out_fd,
+			  uint64_t *out_size)
+{
+	struct comp_body *bodies = calloc(n ? n : 1, sizeof(*bodies));
+	struct out_buf *o = calloc(1, sizeof(*o));
+	uint32_t mapped = 0;
+	int rc = -ENOMEM;
+
+	if (!bodies || !o)
+		goto out;
+	rc = -EBADMSG;
+	if (n < 2)
+		goto out;
+	for (; mapped < n; mapped++) {
+		void *p = sizes[mapped] ? mmap(NULL, sizes[mapped], PROT_READ, MAP_PRIVATE,
+					       fds[mapped], 0)
+					: MAP_FAILED;
+
+		if (p == MAP_FAILED)
+			goto out;
+		bodies[mapped].b = p;
+		bodies[mapped].size = sizes[mapped];
+	}
+	/* the newest is read record by record; the others are indexed */
+	for (uint32_t k = 1; k < n; k++) {
+		rc = body_index(&bodies[k]);
+		if (rc < 0)
+			goto out;
+	}
+	o->fd = out_fd;
+	rc = compose_top(bodies, n, o);
+	if (rc < 0)
+		goto out;
 	if (o->n && !o->err && write(o->fd, o->buf, o->n) != (ssize_t)o->n)
 		o->err = -EIO;
 	if (o->err) {
@@ -210,11 +369,11 @@ int rr_snap_compose(int delta_fd, uint64_t delta_size, int base_fd, uint64_t bas
 	*out_size = o->total;
 	rc = 0;
 out:
-	if (d != MAP_FAILED)
-		munmap((void *)d, delta_size);
-	if (b != MAP_FAILED)
-		munmap((void *)b, base_size);
-	free(regs);
+	for (uint32_t k = 0; bodies && k < mapped; k++) {
+		body_free(&bodies[k]);
+		munmap((void *)bodies[k].b, bodies[k].size);
+	}
+	free(bodies);
 	free(o);
 	return rc;
 }

@@ -46,7 +46,11 @@ static int pick_cmp(const void *a, const void *b)
 {
 	const struct pick_ent *x = a, *y = b;
 
-	return x->turn < y->turn ? 1 : x->turn > y->turn ? -1 : 0; /* latest first */
+	/* latest first; at one turn (a program that made no switch between
+	 * them) the latest taken */
+	if (x->turn != y->turn)
+		return x->turn < y->turn ? 1 : -1;
+	return x->index < y->index ? 1 : x->index > y->index ? -1 : 0;
 }
 
 /* The header of dir/.spool/snap/name, or -EINVAL when it is not one. */
@@ -140,50 +144,58 @@ out:
 }
 
 /* The whole body of snapshot name (header h) in a memfd: unpacked, and
- * when it is a delta composed over the whole body of its base, which may be
- * a delta too (RR_SNAP_CHAIN_MAX deep at most). -EBADMSG when a file of
- * the chain is damaged or missing. */
+ * when it is a delta composed in one pass over the chain it is a delta of
+ * (RR_SNAP_CHAIN_MAX deltas at most, down to a whole one), each page taken
+ * from the newest file holding it (rr_snap_compose.c). -EBADMSG when a
+ * file of the chain is damaged or missing. *ndeltas: the files under it. */
 static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int *out,
-		     uint64_t *size, uint32_t depth, uint32_t *ndeltas)
+		     uint64_t *size, uint32_t *ndeltas)
 {
-	struct rr_snap_hdr bh;
-	char bname[64];
-	int fd = -1, bfd = -1, mfd = -1, rc;
-	uint64_t sz = 0, bsz = 0;
+	int fds[RR_SNAP_CHAIN_MAX + 1];
+	uint64_t sizes[RR_SNAP_CHAIN_MAX + 1];
+	struct rr_snap_hdr cur = *h;
+	char cname[64];
+	uint32_t n = 0;
+	int mfd = -1, rc;
 
-	rc = pick_unpack(dfd, name, h, &fd, &sz);
-	if (rc < 0)
-		return rc;
-	if (!(h->flags & RR_SNAP_F_DELTA)) {
-		*out = fd;
-		*size = sz;
+	snprintf(cname, sizeof(cname), "%s", name);
+	for (;;) {
+		struct rr_snap_hdr bh;
+
+		rc = pick_unpack(dfd, cname, &cur, &fds[n], &sizes[n]);
+		if (rc < 0)
+			goto out;
+		n++;
+		if (!(cur.flags & RR_SNAP_F_DELTA))
+			break;
+		rc = -EBADMSG;
+		snprintf(cname, sizeof(cname), "snap_%u.zst", cur.base);
+		if (n > RR_SNAP_CHAIN_MAX || cur.base == 0 || cur.base >= cur.index ||
+		    pick_header(dfd, cname, &bh) < 0 || bh.index != cur.base ||
+		    memcmp(bh.build_id, h->build_id, 8) ||
+		    memcmp(bh.agent_build_id, h->agent_build_id, 8))
+			goto out;
+		cur = bh;
+	}
+	if (n == 1) {
+		*out = fds[0];
+		*size = sizes[0];
 		return 0;
 	}
-	rc = -EBADMSG;
-	snprintf(bname, sizeof(bname), "snap_%u.zst", h->base);
-	if (depth >= RR_SNAP_CHAIN_MAX || h->base == 0 || h->base >= h->index ||
-	    pick_header(dfd, bname, &bh) < 0 || bh.index != h->base ||
-	    memcmp(bh.build_id, h->build_id, 8) || memcmp(bh.agent_build_id, h->agent_build_id, 8))
-		goto out;
-	rc = pick_body(dfd, bname, &bh, &bfd, &bsz, depth + 1, ndeltas);
-	if (rc < 0)
-		goto out;
 	mfd = memfd_create("spool-snapshot", 0);
 	if (mfd < 0) {
 		rc = -errno;
 		goto out;
 	}
-	rc = rr_snap_compose(fd, sz, bfd, bsz, mfd, size);
+	rc = rr_snap_compose_chain(fds, sizes, n, mfd, size);
 	if (rc == 0) {
-		++*ndeltas;
+		*ndeltas += n - 1;
 		*out = mfd;
 		mfd = -1;
 	}
 out:
-	if (fd >= 0)
-		close(fd);
-	if (bfd >= 0)
-		close(bfd);
+	for (uint32_t k = 0; k < n; k++)
+		close(fds[k]);
 	if (mfd >= 0)
 		close(mfd);
 	return rc;
@@ -374,7 +386,7 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 			goto out;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		rc = pick_body(dirfd(dp), ents[i].name, &h, &fd, &size, 0, &ndeltas);
+		rc = pick_body(dirfd(dp), ents[i].name, &h, &fd, &size, &ndeltas);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (rc == 0)
 			rc = pick_scan(fd, size, &why, &nblocked);
