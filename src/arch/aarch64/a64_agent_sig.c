@@ -371,7 +371,10 @@ int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t
  */
 static void a64_sig_samask_wrap(int sig, siginfo_t *si, void *ucv)
 {
-	uint64_t *ucm = (uint64_t *)&((ucontext_t *)ucv)->uc_sigmask;
+	/* (no ucontext: a handler called by hand, not by the kernel; the
+	 * mask after it is then the one before) */
+	uint64_t none = 0;
+	uint64_t *ucm = ucv ? (uint64_t *)&((ucontext_t *)ucv)->uc_sigmask : &none;
 	uint64_t saved = a64_sig_vblocked, kept = a64_sig_kept();
 	void *h;
 	int flags, e;
