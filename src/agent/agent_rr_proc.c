@@ -53,6 +53,7 @@
 
 #include "agent_rr.h"
 #include "agent_serial.h"
+#include "agent_snap.h"
 
 int agent_rr_muted;
 
@@ -873,6 +874,9 @@ void agent_rr_fork_child(void)
 		agent_disable("record/replay: cannot map a fork child's area");
 		return;
 	}
+	/* (the parent's snapshot state names its area, unmapped here: a
+	 * grandchild's first slow path read it, SIGSEGV in rsync's receiver) */
+	agent_snap_forget();
 	if (rr_cur)
 		munmap(rr_cur, rr_cur_size);
 	rr_cur = a;

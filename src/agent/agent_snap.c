@@ -297,9 +297,18 @@ struct agent_snap_thread *agent_snap_slot(uint32_t id)
 	return snap_thr && id < AGENT_SNAP_THREADS ? &snap_thr[id] : NULL;
 }
 
+void agent_snap_forget(void)
+{
+	agent_snap_on = 0;
+	snap_area = NULL;
+	__atomic_store_n(&agent_snap_want, 0, __ATOMIC_RELEASE);
+}
+
 void agent_snap_init(struct rr_area *a, uint64_t size)
 {
 	void *p;
+
+	agent_snap_forget();
 
 	if (a->mode == RR_MODE_RECORD ? !a->snap_period && !a->snap_period_ns
 				      : !(a->opts & RR_O_CHECKPOINTS))
@@ -692,7 +701,7 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	long pid;
 	uint64_t pos;
 
-	if (!t)
+	if (!t || !snap_area)
 		return 0;
 	pos = snap_area->snap_period_ns ? ++snap_passes : switches;
 	if (pos < snap_next || pos == snap_tried)

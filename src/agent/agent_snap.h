@@ -56,6 +56,10 @@ extern int agent_snap_on;
 extern uint32_t agent_snap_want;
 
 void agent_snap_init(struct rr_area *a, uint64_t size);
+/* A fork child, before its parent's area is unmapped: snapshots off until
+ * agent_snap_init with its own area (the parent's state named memory the
+ * child no longer has). */
+void agent_snap_forget(void);
 /* A hexadecimal number at *s (/proc/self/maps lines), *s left after it:
  * the snapshot writer, its copies and the restore parse maps with it. */
 uint64_t agent_snap_hex(const char **s);
