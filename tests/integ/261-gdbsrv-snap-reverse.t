@@ -71,6 +71,7 @@ if cmp -s back.snap back.none; then
 else
 	fail "without snapshots: the same stops, values and threads"
 	diag "$(diff back.snap back.none)"
+	diag "gdb without snapshots (status $GRC), its end:" "$(tail -n 25 gdb.none)"
 fi
 like "$(grep 'replays started' gdb.none)" "from a recorded snapshot: 0," \
 	"  (none restored from a snapshot then)"
