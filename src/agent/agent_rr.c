@@ -2934,6 +2934,11 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 		agent_rr_out_turns = 1;
 		__atomic_fetch_or(&a->flags, RR_F_OUT_TURN, __ATOMIC_RELAXED);
 	}
+	/* Sync mode: fflush(NULL), the flush at exit, fclose and dprintf too */
+	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_FLUSH))) {
+		agent_rr_stdio_flushes = 1;
+		__atomic_fetch_or(&a->flags, RR_F_STDIO_FLUSH, __ATOMIC_RELAXED);
+	}
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,
 		  agent_serial_on ? " serial" : "", k);
