@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * agent_rr_timer.c - arming a timer is a send of its signal, in sync mode
- * (doc/record.md "Signals as synchronization"): setitimer, alarm and
+ * (doc/record.md "Signals order threads in sync mode"): setitimer, alarm and
  * timer_settime.
  *
  * A timer armed by one thread expires into another's sigwait, signalfd

@@ -3,7 +3,7 @@
 # 301-rr-sync-wake-signals.t - in sync mode the wake-ups that come from an
 # fclose, a signal another thread sends, or a timer another thread arms
 # are ordering edges too (doc/record.md "Wake-ups through a descriptor",
-# "Signals as synchronization"): tests/progs/rr_wake_edge's worker stores
+# "Signals order threads in sync mode"): tests/progs/rr_wake_edge's worker stores
 # a result with an atomic store, then fcloses a FILE on its end of the
 # loop's pipe (the loop polls and reads 0), sends SIGUSR1 to the process
 # (the loop polls a signalfd and reads it), arms a 1 ms setitimer (the
