@@ -452,19 +452,22 @@ void agent_rr_stdio_flush(FILE *f)
 
 /* The standard streams in their turns, when they are open (a stream
  * fclose closed has no descriptor; its FILE stays, glibc's own). try:
- * 0 waits for the lock, else st_begin_try's patience + 1. */
+ * 0 waits for the lock, else st_begin_try's patience + 1; a stream whose
+ * lock stayed busy (as recorded) is not flushed here: fflush would wait
+ * for the lock, and glibc's flush at exit takes none. */
 static void st_flush_std(FILE *out, FILE *err, int try)
 {
 	FILE *std[2] = {out, err};
-	int busy;
 
 	for (int i = 0; i < 2; i++) {
 		FILE *f = std[i];
-		int on;
+		int on, busy = 0;
 
 		if (!f || f->_fileno < 0 || (i && f == std[0]))
 			continue;
 		on = try ? st_begin_try(f, try, &busy) : st_begin(f);
+		if (busy)
+			continue;
 		real_fflush(f);
 		st_end(f, on);
 	}

@@ -20,6 +20,10 @@
  *               printing until the process ends; an atexit handler prints
  *               a last line. What stdout holds is written by the flush at
  *               exit, among the worker's lines.
+ *   held        a thread takes stdout's lock (flockfile), prints a line
+ *               into its buffer and waits for good; main prints to stderr
+ *               and returns: the exit must not wait for the lock (glibc's
+ *               flush at exit takes none and writes the line).
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -79,6 +83,18 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* held: keeps stdout's lock until the process ends */
+static void *holder(void *arg)
+{
+	(void)arg;
+	flockfile(stdout);
+	printf("held line\n");
+	sem_post(&fifty);
+	for (;;)
+		pause();
+	return NULL;
+}
+
 static void last_words(void)
 {
 	printf("atexit handler\n");
@@ -89,7 +105,7 @@ int main(int argc, char **argv)
 	pthread_t a, b;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: rr_flushes dprintf|flushall|fclose|exit [N]\n");
+		fprintf(stderr, "usage: rr_flushes dprintf|flushall|fclose|exit|held [N]\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -103,6 +119,13 @@ int main(int argc, char **argv)
 		for (long i = 0; i < lines; i++)
 			printf("main stdout line %ld\n", i);
 		sem_wait(&fifty);
+		return 0;
+	}
+	if (!strcmp(mode, "held")) {
+		if (sem_init(&fifty, 0, 0) || pthread_create(&a, NULL, holder, NULL))
+			return 1;
+		sem_wait(&fifty);
+		fprintf(stderr, "main exits\n");
 		return 0;
 	}
 	if (strcmp(mode, "dprintf") && strcmp(mode, "flushall") && strcmp(mode, "fclose"))
