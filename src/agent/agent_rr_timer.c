@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * agent_rr_timer.c - arming a timer is a send of its signal, in sync mode
- * (doc/record.md "Signals order threads in sync mode"): setitimer, alarm and
- * timer_settime.
+ * (doc/record.md "Signals order threads in sync mode"): setitimer, alarm,
+ * ualarm and timer_settime.
  *
  * A timer armed by one thread expires into another's sigwait, signalfd
  * read or handler. The kernel sends the signal, not the program: no send
@@ -40,6 +40,7 @@
 
 static int (*real_setitimer)(__itimer_which_t, const struct itimerval *, struct itimerval *);
 static unsigned (*real_alarm)(unsigned);
+static useconds_t (*real_ualarm)(useconds_t, useconds_t);
 static int (*real_timer_create)(clockid_t, struct sigevent *, timer_t *);
 static int (*real_timer_settime)(timer_t, int, const struct itimerspec *, struct itimerspec *);
 
@@ -47,6 +48,7 @@ __attribute__((constructor)) static void agent_rr_timer_resolve(void)
 {
 	AGENT_RESOLVE(real_setitimer, "setitimer");
 	AGENT_RESOLVE(real_alarm, "alarm");
+	AGENT_RESOLVE(real_ualarm, "ualarm");
 	AGENT_RESOLVE(real_timer_create, "timer_create");
 	AGENT_RESOLVE(real_timer_settime, "timer_settime");
 }
@@ -114,6 +116,21 @@ AGENT_EXPORT unsigned alarm(unsigned secs)
 	if (real_alarm)
 		return real_alarm(secs);
 	return (unsigned)syscall(SYS_alarm, secs);
+}
+
+AGENT_EXPORT useconds_t ualarm(useconds_t usecs, useconds_t interval)
+{
+	struct itimerval nv = {{0, 0}, {0, 0}}, ov;
+
+	if (AGENT_UNLIKELY(agent_rr_mode) && usecs)
+		tm_armed(SIGALRM);
+	if (real_ualarm)
+		return real_ualarm(usecs, interval);
+	nv.it_interval.tv_sec = interval / 1000000, nv.it_interval.tv_usec = interval % 1000000;
+	nv.it_value.tv_sec = usecs / 1000000, nv.it_value.tv_usec = usecs % 1000000;
+	if (syscall(SYS_setitimer, ITIMER_REAL, &nv, &ov))
+		return (useconds_t)-1;
+	return (useconds_t)(ov.it_value.tv_sec * 1000000 + ov.it_value.tv_usec);
 }
 
 AGENT_EXPORT int timer_create(clockid_t clock, struct sigevent *sev, timer_t *id)

@@ -6,17 +6,17 @@
 # "Signals order threads in sync mode"): tests/progs/rr_wake_edge's worker stores
 # a result with an atomic store, then fcloses a FILE on its end of the
 # loop's pipe (the loop polls and reads 0), sends SIGUSR1 to the process
-# (the loop polls a signalfd and reads it), arms a 1 ms setitimer (the
-# loop takes SIGALRM with sigwait), or arms a 1 ms POSIX timer whose
+# (the loop polls a signalfd and reads it), arms a 1 ms setitimer or
+# ualarm (the loop takes SIGALRM with sigwait), or arms a 1 ms POSIX timer whose
 # SIGUSR2 the loop reads from a signalfd; the loop then takes the result
 # with an atomic exchange. Each sync recording is replayed: every replay
 # prints the recorded results and exits 0. Before, with spool's previous
 # agent: the fclose mode printed 0 for one result in each of 4 replays,
-# the three others 0 for (nearly) all 60 (exit 0, no word from spool).
+# the four others 0 for (nearly) all 60 (exit 0, no word from spool).
 . "$(dirname "$0")/lib.sh"
 
-MODES="fclose signalfd itimer ptimer"
-plan 8
+MODES="fclose signalfd itimer ualarm ptimer"
+plan 10
 
 P="$PROGS/rr_wake_edge"
 

@@ -20,6 +20,7 @@
  *             thread); the loop polls a signalfd and reads it
  *   itimer:   the worker arms a 1 ms setitimer (SIGALRM, blocked); the
  *             loop takes it with sigwait
+ *   ualarm:   the same with ualarm
  *   ptimer:   the worker arms a 1 ms POSIX timer (timer_create, SIGUSR2,
  *             blocked); the loop polls a signalfd and reads it
  *   far:      the worker writes to a pipe, as thread 131 or so (130
@@ -28,7 +29,8 @@
  *             process's count: only the far worker's own count orders the
  *             store)
  *
- *   rr_wake_edge close|shutdown|connect|timer|far|fclose|signalfd|itimer|ptimer ROUNDS
+ *   rr_wake_edge close|shutdown|connect|timer|far|fclose|signalfd|itimer|ualarm|ptimer
+ *                ROUNDS
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -90,6 +92,8 @@ static void *worker(void *arg)
 			if (setitimer(ITIMER_REAL, &it, NULL))
 				abort();
 		}
+		if (!strcmp(mode, "ualarm"))
+			ualarm(1000, 0);
 		if (!strcmp(mode, "ptimer")) {
 			struct itimerspec its = {{0, 0}, {0, 1000000}};
 
@@ -141,7 +145,7 @@ int main(int argc, char **argv)
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: rr_wake_edge close|shutdown|connect|timer|far|fclose|"
-				"signalfd|itimer|ptimer ROUNDS\n");
+				"signalfd|itimer|ualarm|ptimer ROUNDS\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -160,8 +164,9 @@ int main(int argc, char **argv)
 		return 1;
 	/* the signals: blocked in every thread (the worker inherits the mask),
 	 * taken by the loop from a signalfd or with sigwait */
-	if (!strcmp(mode, "signalfd") || !strcmp(mode, "itimer") || !strcmp(mode, "ptimer")) {
-		int sig = mode[0] == 's' ? SIGUSR1 : mode[0] == 'i' ? SIGALRM : SIGUSR2;
+	if (!strcmp(mode, "signalfd") || !strcmp(mode, "itimer") || !strcmp(mode, "ualarm") ||
+	    !strcmp(mode, "ptimer")) {
+		int sig = mode[0] == 's' ? SIGUSR1 : mode[0] == 'p' ? SIGUSR2 : SIGALRM;
 		struct sigevent sev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR2};
 		sigset_t set;
 
@@ -197,7 +202,7 @@ int main(int argc, char **argv)
 				return 1;
 			rd = p[0], give = p[1];
 		} else if (!strcmp(mode, "signalfd") || !strcmp(mode, "itimer") ||
-			   !strcmp(mode, "ptimer")) {
+			   !strcmp(mode, "ualarm") || !strcmp(mode, "ptimer")) {
 			rd = tfd;
 		} else if (!strcmp(mode, "shutdown")) {
 			if (socketpair(AF_UNIX, SOCK_STREAM, 0, s))
@@ -213,7 +218,7 @@ int main(int argc, char **argv)
 		if (write(ack[1], &give, sizeof(give)) != sizeof(give))
 			return 1;
 		pf.fd = rd;
-		if (!strcmp(mode, "itimer")) {
+		if (!strcmp(mode, "itimer") || !strcmp(mode, "ualarm")) {
 			sigset_t set;
 			int sig;
 
@@ -225,7 +230,7 @@ int main(int argc, char **argv)
 			while (poll(&pf, 1, -1) != 1)
 				;
 		}
-		if (!strcmp(mode, "itimer")) {
+		if (!strcmp(mode, "itimer") || !strcmp(mode, "ualarm")) {
 			/* (taken above) */
 		} else if (!strcmp(mode, "signalfd") || !strcmp(mode, "ptimer")) {
 			struct signalfd_siginfo si;
