@@ -729,6 +729,10 @@ void agent_rr_sig_wait_sends(int sig, uint32_t want)
  * (agent_rr_attach), in the recording and the replay.
  */
 static uint64_t rr_wakes;		/* the writes counted in this process */
+/* Replay: 1 + the thread in the exit wait (agent_rr_exit_wait), 0 if none:
+ * it waits for the others' logs, so no one waits for its events (a sleep
+ * that ended while it was exiting would close a cycle) */
+static uint32_t rr_exit_waiter;
 static uint32_t rr_wake_wr[RR_MAX_THREADS]; /* each thread's writes */
 static __thread uint64_t rr_wake_seen;	/* rr_wakes at the thread's last such call */
 static __thread uint64_t rr_wake_own;	/* the thread's own writes since */
@@ -748,7 +752,13 @@ void agent_rr_wake_write(void)
 }
 
 /* Whether call, having returned result, got something another thread may
- * have written (the calls RR_CALL_WAKE follows). */
+ * have written (the calls RR_CALL_WAKE follows): 1; 2 when the call's time
+ * ran out (a sleep, a readiness wait that timed out), which records the
+ * counts even if no other thread wrote since: what a thread does after a
+ * sleep or a timeout may read what the others did meanwhile without a lock
+ * (memcached's LRU maintainer wakes from usleep and reads the clock the
+ * main thread sets when its epoll_wait times out), and the replay lets it
+ * go on only once they have done as much. */
 static int rr_wake_call(unsigned call, int64_t result)
 {
 	switch (call) {
@@ -760,24 +770,28 @@ static int rr_wake_call(unsigned call, int64_t result)
 	case RR_CALL_RECVMMSG:
 		return result >= 0;
 	case RR_CALL_ACCEPT:
+		return result > 0;
 	case RR_CALL_POLL:
 	case RR_CALL_SELECT:
 	case RR_CALL_EPOLL_WAIT:
-		return result > 0;
+		return result > 0 ? 1 : result == 0 ? 2 : 0;
+	case RR_CALL_NANOSLEEP:
+	case RR_CALL_CLOCK_NANOSLEEP:
+		return result == 0 ? 2 : 0;
 	default:
 		return 0;
 	}
 }
 
 /* Record: the counts, when other threads wrote since the thread last saw
- * them. data: a pair (writes, events) for each thread below k (the
+ * them (or always: force, rr_wake_call's 2). data: a pair (writes, events) for each thread below k (the
  * caller's own pair is 0, 0); arg: the process's writes. Then the threads
  * numbered RR_WAKE_THREADS and up with a count, as triples (thread,
  * writes, events) in RR_CALL_WAKE_MORE records. */
-static void rr_rec_wake(struct agent_thread *t)
+static void rr_rec_wake(struct agent_thread *t, int force)
 {
 	uint64_t n = __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST);
-	int others = n != rr_wake_seen + rr_wake_own;
+	int others = force || n != rr_wake_seen + rr_wake_own;
 	uint32_t v[2 * RR_WAKE_THREADS], k = 0, hi;
 	struct agent_rr_seg seg = {v, 0};
 
@@ -842,7 +856,8 @@ static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, int trip
 				continue;
 			break;
 		}
-		if (i == rr_self.id || (!w && !e))
+		if (i == rr_self.id || (!w && !e) ||
+		    i + 1 == __atomic_load_n(&rr_exit_waiter, __ATOMIC_ACQUIRE))
 			continue;
 		if (e > rr_threads[i].nevents)
 			e = rr_threads[i].nevents; /* (hostile or cut short: no wait past a log) */
@@ -885,7 +900,8 @@ static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n, int tripl
 			if (mine) {
 				rr_puts(&b, "replay stuck: thread ");
 				rr_putu(&b, rr_self.id);
-				rr_puts(&b, " got data or readiness from a descriptor after ");
+				rr_puts(&b, " got data or readiness from a descriptor, or woke "
+					    "from a sleep or a timeout, after ");
 				if (who != RR_NO_TURN) {
 					rr_puts(&b, "thread ");
 					rr_putu(&b, who);
@@ -1140,7 +1156,7 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 {
 	size_t total = 0, off = 0, si = 0, so = 0;
 	uint32_t tseq, seq;
-	int i;
+	int i, w;
 
 	if (!rr_self.has_id) {
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
@@ -1202,8 +1218,8 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 		off += n;
 	} while (off < total);
 	t->busy--;
-	if (!(agent_rr_mode & RR_MODE_SERIAL) && rr_wake_call(call, result))
-		rr_rec_wake(t);
+	if (!(agent_rr_mode & RR_MODE_SERIAL) && (w = rr_wake_call(call, result)))
+		rr_rec_wake(t, w == 2);
 }
 
 /* ---- replay ---- */
@@ -2530,6 +2546,7 @@ void agent_rr_exit_wait(void)
 	if (!rr_area || (agent_rr_mode & (RR_MODE_REPLAY | RR_MODE_SERIAL)) != RR_MODE_REPLAY ||
 	    !rr_self.has_id)
 		return;
+	__atomic_store_n(&rr_exit_waiter, rr_self.id + 1, __ATOMIC_RELEASE);
 	for (;;) {
 		uint32_t i, n = rr_area->max_threads, left = 0;
 
