@@ -788,28 +788,43 @@ static int rr_wake_call(unsigned call, int64_t result)
  * caller's own pair is 0, 0); arg: the process's writes. Then the threads
  * numbered RR_WAKE_THREADS and up with a count, as triples (thread,
  * writes, events) in RR_CALL_WAKE_MORE records. */
+static __thread uint64_t rr_wake_sum; /* the counts' sum in the thread's last record */
+
 static void rr_rec_wake(struct agent_thread *t, int force)
 {
-	uint64_t n = __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST);
-	int others = force || n != rr_wake_seen + rr_wake_own;
+	uint64_t n = __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST), sum = 0;
+	int others = n != rr_wake_seen + rr_wake_own;
 	uint32_t v[2 * RR_WAKE_THREADS], k = 0, hi;
 	struct agent_rr_seg seg = {v, 0};
 
 	rr_wake_seen = n;
 	rr_wake_own = 0;
-	if (!others)
+	if (!others && !force)
 		return;
 	for (uint32_t i = 0; i < RR_WAKE_THREADS; i++) {
 		int me = i == rr_self.id;
 
 		v[2 * i] = me ? 0 : __atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST);
 		v[2 * i + 1] = me ? 0 : __atomic_load_n(&rr_wake_tseq[i], __ATOMIC_ACQUIRE);
+		sum += (uint64_t)v[2 * i] + v[2 * i + 1];
 		if (v[2 * i] || v[2 * i + 1])
 			k = i + 1;
 	}
+	hi = __atomic_load_n(&rr_wake_hi, __ATOMIC_ACQUIRE);
+	for (uint32_t i = RR_WAKE_THREADS; i < hi && i < RR_MAX_THREADS; i++)
+		if (i != rr_self.id)
+			sum += (uint64_t)__atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST) +
+			       __atomic_load_n(&rr_wake_tseq[i], __ATOMIC_ACQUIRE);
+	/* A sleep or timeout while no other thread made an event or a write
+	 * since the thread's last record: every count is as it was (they only
+	 * grow, so the same sum is the same counts), and the wait that record
+	 * makes covers this one (memcached's LRU maintainer sleeps 1 ms at a
+	 * time while the others wait in epoll_wait) */
+	if (!others && sum == rr_wake_sum)
+		return;
+	rr_wake_sum = sum;
 	seg.n = 2 * k * sizeof(uint32_t);
 	agent_rr_rec_input(t, RR_CALL_WAKE, -1, 0, 0, n, &seg, 1);
-	hi = __atomic_load_n(&rr_wake_hi, __ATOMIC_ACQUIRE);
 	k = 0;
 	for (uint32_t i = RR_WAKE_THREADS; i < hi && i < RR_MAX_THREADS; i++) {
 		uint32_t w, e;
@@ -2855,6 +2870,7 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	rr_nparked = 0;
 	rr_nstreams = 0;
 	rr_wakes = 0; /* (one thread runs: a fork child's count starts again) */
+	rr_wake_sum = 0;
 	/* (only as far as counted: the rest of the bss stays untouched) */
 	memset(rr_wake_tseq, 0, sizeof(uint32_t) * (rr_wake_hi > RR_WAKE_THREADS ? rr_wake_hi : RR_WAKE_THREADS));
 	memset(rr_wake_wr, 0, sizeof(uint32_t) * (rr_wake_hi > RR_WAKE_THREADS ? rr_wake_hi : RR_WAKE_THREADS));
