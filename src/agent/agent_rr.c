@@ -2036,8 +2036,15 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	rr_put_call_arg(&b, call, fd);
 	rr_rep_signals(t);
 	h = rr_peek();
+	/* a write whose turn of the standard output was the thread's last
+	 * record: the recorded thread was in that write when another thread
+	 * ended the process (a thread printing as main exits), like a call that
+	 * blocks (agent_rr_outturn.c) */
 	if (!h)
-		rr_end_of_log(what, 0, NULL, rr_call_blocks(call));
+		rr_end_of_log(what, 0, NULL,
+			      rr_call_blocks(call) ||
+				  ((call == RR_CALL_WRITE || call == RR_CALL_WRITEV) &&
+				   agent_rr_out_taken));
 	in = (const struct rec_input *)h;
 	if (ev_kind(h->word) == KIND_INPUT && in->call == RR_CALL_CANCEL && in->fd == (int)call)
 		agent_rr_rep_cancel_input(what);

@@ -94,6 +94,10 @@ extern int agent_rr_stdio_turns;
 extern int agent_rr_out_turns;
 int agent_rr_out_begin(struct agent_thread *t, int fd);
 void agent_rr_out_end(int on);
+/* Replay: the thread holds the turn of the standard output it replayed, for
+ * the write that follows (a write with no record then: the recorded thread
+ * was in it when the process ended) */
+extern __thread int agent_rr_out_taken __attribute__((tls_model("initial-exec")));
 extern __thread int agent_rr_stdio_turn_held __attribute__((tls_model("initial-exec")));
 /* Sync mode orders the flushes no stream call orders too
  * (agent_rr_stdio_turn.c, RR_F_STDIO_FLUSH): set like agent_rr_stdio_turns.
