@@ -31,7 +31,8 @@
  *
  * The flushes no call on a stream orders (RR_F_STDIO_FLUSH, recordings
  * made since; agent_rr_stdio_flushes): fflush(NULL) flushes stdout and
- * stderr first, each in its turn, then the rest as glibc does; the flush
+ * stderr first, each in its turn, then, holding them, the rest as glibc
+ * does; the flush
  * at exit (glibc's _IO_cleanup, after the exit handlers and destructors,
  * with no lock) finds them empty, because the agent's destructor flushed
  * them in their turns before it (agent_rr_stdio_exit_flush); fclose
@@ -475,17 +476,45 @@ static void st_flush_std(FILE *out, FILE *err, int try)
 
 /*
  * fflush(NULL) flushes every stream, each under its lock in glibc's list
- * order, no turn taken: stdout and stderr are flushed in their turns
- * first, then the call is made (what another thread put into them in
- * between is written there, unordered). Holding their locks around the
- * real call would not do: a thread that holds another stream's lock
- * (flockfile) and prints would wait for stdout while fflush(NULL) waits
- * for its stream.
+ * order, no turn taken. stdout and stderr are flushed in their turns
+ * first (stdout, then stderr), and their locks are kept around the real
+ * call, which then finds them empty and takes them again as their owner.
+ * Let go between, a replay could hang: the real call waits for stderr's
+ * lock, which another thread holds in its turn while it waits for the
+ * standard output's turn (agent_rr_outturn.c) that this thread's next
+ * write must pass on first (tests/integ/300, flushall, 2 replays of 10
+ * under ASan). The other streams are flushed by the real call as before,
+ * not routed (their contents at this point are not ordered). The cost:
+ * a thread that holds stderr's lock (flockfile) and prints to stdout while
+ * another calls fflush(NULL) waits for good, as one holding stdout's and
+ * printing to stderr would wait without spool.
  */
+static int st_flush_all(void)
+{
+	FILE *out = ST_STD(st_stdout, "stdout"), *err = ST_STD(st_stderr, "stderr");
+	int on_out = 0, on_err = 0, held, r;
+
+	if (out && out->_fileno >= 0) {
+		on_out = st_begin(out);
+		real_fflush(out);
+	}
+	if (err && err != out && err->_fileno >= 0) {
+		on_err = st_begin(err);
+		real_fflush(err);
+	}
+	held = agent_rr_stdio_turn_held;
+	agent_rr_stdio_turn_held = 0;
+	r = real_fflush(NULL);
+	agent_rr_stdio_turn_held = held;
+	st_end(err, on_err);
+	st_end(out, on_out);
+	return r;
+}
+
 AGENT_EXPORT int fflush(FILE *f)
 {
 	if (!f && AGENT_UNLIKELY(agent_rr_stdio_flushes) && ST_REAL(real_fflush, "fflush"))
-		st_flush_std(ST_STD(st_stdout, "stdout"), ST_STD(st_stderr, "stderr"), 0);
+		return st_flush_all();
 	ST_CALL(int, f, real_fflush, "fflush", real_fflush(f));
 }
 
