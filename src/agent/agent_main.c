@@ -935,6 +935,10 @@ __attribute__((destructor)) static void agent_stop(void)
 		return;
 	if (agent.ctl)
 		__atomic_fetch_or(&agent.ctl->state, SHM_STATE_EXIT_RAN, __ATOMIC_RELEASE);
+	/* sync mode: what stdout and stderr hold, in their turns (glibc's
+	 * flush at exit comes later and takes none); a replay's before its
+	 * exit wait, which waits for no thread held up by this flush's turn */
+	agent_rr_stdio_exit_flush();
 	agent_rr_exit_wait();
 	agent_snap_exit_wait();
 	agent_rr_tree_end();

@@ -729,6 +729,10 @@ void agent_rr_sig_wait_sends(int sig, uint32_t want)
  * (agent_rr_attach), in the recording and the replay.
  */
 static uint64_t rr_wakes;		/* the writes counted in this process */
+/* Replay: 1 + the thread in the exit wait (agent_rr_exit_wait), 0 if none:
+ * it waits for the others' logs, so no one waits for its events (a sleep
+ * that ended while it was exiting would close a cycle) */
+static uint32_t rr_exit_waiter;
 static uint32_t rr_wake_wr[RR_MAX_THREADS]; /* each thread's writes */
 static __thread uint64_t rr_wake_seen;	/* rr_wakes at the thread's last such call */
 static __thread uint64_t rr_wake_own;	/* the thread's own writes since */
@@ -748,7 +752,13 @@ void agent_rr_wake_write(void)
 }
 
 /* Whether call, having returned result, got something another thread may
- * have written (the calls RR_CALL_WAKE follows). */
+ * have written (the calls RR_CALL_WAKE follows): 1; 2 when the call's time
+ * ran out (a sleep, a readiness wait that timed out), which records the
+ * counts even if no other thread wrote since: what a thread does after a
+ * sleep or a timeout may read what the others did meanwhile without a lock
+ * (memcached's LRU maintainer wakes from usleep and reads the clock the
+ * main thread sets when its epoll_wait times out), and the replay lets it
+ * go on only once they have done as much. */
 static int rr_wake_call(unsigned call, int64_t result)
 {
 	switch (call) {
@@ -760,42 +770,61 @@ static int rr_wake_call(unsigned call, int64_t result)
 	case RR_CALL_RECVMMSG:
 		return result >= 0;
 	case RR_CALL_ACCEPT:
+		return result > 0;
 	case RR_CALL_POLL:
 	case RR_CALL_SELECT:
 	case RR_CALL_EPOLL_WAIT:
-		return result > 0;
+		return result > 0 ? 1 : result == 0 ? 2 : 0;
+	case RR_CALL_NANOSLEEP:
+	case RR_CALL_CLOCK_NANOSLEEP:
+		return result == 0 ? 2 : 0;
 	default:
 		return 0;
 	}
 }
 
 /* Record: the counts, when other threads wrote since the thread last saw
- * them. data: a pair (writes, events) for each thread below k (the
+ * them (or always: force, rr_wake_call's 2). data: a pair (writes, events) for each thread below k (the
  * caller's own pair is 0, 0); arg: the process's writes. Then the threads
  * numbered RR_WAKE_THREADS and up with a count, as triples (thread,
  * writes, events) in RR_CALL_WAKE_MORE records. */
-static void rr_rec_wake(struct agent_thread *t)
+static __thread uint64_t rr_wake_sum; /* the counts' sum in the thread's last record */
+
+static void rr_rec_wake(struct agent_thread *t, int force)
 {
-	uint64_t n = __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST);
+	uint64_t n = __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST), sum = 0;
 	int others = n != rr_wake_seen + rr_wake_own;
 	uint32_t v[2 * RR_WAKE_THREADS], k = 0, hi;
 	struct agent_rr_seg seg = {v, 0};
 
 	rr_wake_seen = n;
 	rr_wake_own = 0;
-	if (!others)
+	if (!others && !force)
 		return;
 	for (uint32_t i = 0; i < RR_WAKE_THREADS; i++) {
 		int me = i == rr_self.id;
 
 		v[2 * i] = me ? 0 : __atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST);
 		v[2 * i + 1] = me ? 0 : __atomic_load_n(&rr_wake_tseq[i], __ATOMIC_ACQUIRE);
+		sum += (uint64_t)v[2 * i] + v[2 * i + 1];
 		if (v[2 * i] || v[2 * i + 1])
 			k = i + 1;
 	}
+	hi = __atomic_load_n(&rr_wake_hi, __ATOMIC_ACQUIRE);
+	for (uint32_t i = RR_WAKE_THREADS; i < hi && i < RR_MAX_THREADS; i++)
+		if (i != rr_self.id)
+			sum += (uint64_t)__atomic_load_n(&rr_wake_wr[i], __ATOMIC_SEQ_CST) +
+			       __atomic_load_n(&rr_wake_tseq[i], __ATOMIC_ACQUIRE);
+	/* A sleep or timeout while no other thread made an event or a write
+	 * since the thread's last record: every count is as it was (they only
+	 * grow, so the same sum is the same counts), and the wait that record
+	 * makes covers this one (memcached's LRU maintainer sleeps 1 ms at a
+	 * time while the others wait in epoll_wait) */
+	if (!others && sum == rr_wake_sum)
+		return;
+	rr_wake_sum = sum;
 	seg.n = 2 * k * sizeof(uint32_t);
 	agent_rr_rec_input(t, RR_CALL_WAKE, -1, 0, 0, n, &seg, 1);
-	hi = __atomic_load_n(&rr_wake_hi, __ATOMIC_ACQUIRE);
 	k = 0;
 	for (uint32_t i = RR_WAKE_THREADS; i < hi && i < RR_MAX_THREADS; i++) {
 		uint32_t w, e;
@@ -842,7 +871,8 @@ static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, int trip
 				continue;
 			break;
 		}
-		if (i == rr_self.id || (!w && !e))
+		if (i == rr_self.id || (!w && !e) ||
+		    i + 1 == __atomic_load_n(&rr_exit_waiter, __ATOMIC_ACQUIRE))
 			continue;
 		if (e > rr_threads[i].nevents)
 			e = rr_threads[i].nevents; /* (hostile or cut short: no wait past a log) */
@@ -885,7 +915,8 @@ static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n, int tripl
 			if (mine) {
 				rr_puts(&b, "replay stuck: thread ");
 				rr_putu(&b, rr_self.id);
-				rr_puts(&b, " got data or readiness from a descriptor after ");
+				rr_puts(&b, " got data or readiness from a descriptor, or woke "
+					    "from a sleep or a timeout, after ");
 				if (who != RR_NO_TURN) {
 					rr_puts(&b, "thread ");
 					rr_putu(&b, who);
@@ -1140,7 +1171,7 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 {
 	size_t total = 0, off = 0, si = 0, so = 0;
 	uint32_t tseq, seq;
-	int i;
+	int i, w;
 
 	if (!rr_self.has_id) {
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
@@ -1202,8 +1233,8 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 		off += n;
 	} while (off < total);
 	t->busy--;
-	if (!(agent_rr_mode & RR_MODE_SERIAL) && rr_wake_call(call, result))
-		rr_rec_wake(t);
+	if (!(agent_rr_mode & RR_MODE_SERIAL) && (w = rr_wake_call(call, result)))
+		rr_rec_wake(t, w == 2);
 }
 
 /* ---- replay ---- */
@@ -2005,8 +2036,15 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 	rr_put_call_arg(&b, call, fd);
 	rr_rep_signals(t);
 	h = rr_peek();
+	/* a write whose turn of the standard output was the thread's last
+	 * record: the recorded thread was in that write when another thread
+	 * ended the process (a thread printing as main exits), like a call that
+	 * blocks (agent_rr_outturn.c) */
 	if (!h)
-		rr_end_of_log(what, 0, NULL, rr_call_blocks(call));
+		rr_end_of_log(what, 0, NULL,
+			      rr_call_blocks(call) ||
+				  ((call == RR_CALL_WRITE || call == RR_CALL_WRITEV) &&
+				   agent_rr_out_taken));
 	in = (const struct rec_input *)h;
 	if (ev_kind(h->word) == KIND_INPUT && in->call == RR_CALL_CANCEL && in->fd == (int)call)
 		agent_rr_rep_cancel_input(what);
@@ -2530,6 +2568,7 @@ void agent_rr_exit_wait(void)
 	if (!rr_area || (agent_rr_mode & (RR_MODE_REPLAY | RR_MODE_SERIAL)) != RR_MODE_REPLAY ||
 	    !rr_self.has_id)
 		return;
+	__atomic_store_n(&rr_exit_waiter, rr_self.id + 1, __ATOMIC_RELEASE);
 	for (;;) {
 		uint32_t i, n = rr_area->max_threads, left = 0;
 
@@ -2838,6 +2877,7 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	rr_nparked = 0;
 	rr_nstreams = 0;
 	rr_wakes = 0; /* (one thread runs: a fork child's count starts again) */
+	rr_wake_sum = 0;
 	/* (only as far as counted: the rest of the bss stays untouched) */
 	memset(rr_wake_tseq, 0, sizeof(uint32_t) * (rr_wake_hi > RR_WAKE_THREADS ? rr_wake_hi : RR_WAKE_THREADS));
 	memset(rr_wake_wr, 0, sizeof(uint32_t) * (rr_wake_hi > RR_WAKE_THREADS ? rr_wake_hi : RR_WAKE_THREADS));
@@ -2933,6 +2973,11 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_OUT_TURN))) {
 		agent_rr_out_turns = 1;
 		__atomic_fetch_or(&a->flags, RR_F_OUT_TURN, __ATOMIC_RELAXED);
+	}
+	/* Sync mode: fflush(NULL), the flush at exit, fclose and dprintf too */
+	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_FLUSH))) {
+		agent_rr_stdio_flushes = 1;
+		__atomic_fetch_or(&a->flags, RR_F_STDIO_FLUSH, __ATOMIC_RELAXED);
 	}
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,

@@ -94,7 +94,19 @@ extern int agent_rr_stdio_turns;
 extern int agent_rr_out_turns;
 int agent_rr_out_begin(struct agent_thread *t, int fd);
 void agent_rr_out_end(int on);
+/* Replay: the thread holds the turn of the standard output it replayed, for
+ * the write that follows (a write with no record then: the recorded thread
+ * was in it when the process ended) */
+extern __thread int agent_rr_out_taken __attribute__((tls_model("initial-exec")));
 extern __thread int agent_rr_stdio_turn_held __attribute__((tls_model("initial-exec")));
+/* Sync mode orders the flushes no stream call orders too
+ * (agent_rr_stdio_turn.c, RR_F_STDIO_FLUSH): set like agent_rr_stdio_turns.
+ * agent_rr_stdio_flush: fflush(f) in f's turn (fclose's flush first);
+ * agent_rr_stdio_exit_flush: stdout and stderr in their turns, from the
+ * agent's destructor (before glibc's flush at exit, which takes none). */
+extern int agent_rr_stdio_flushes;
+void agent_rr_stdio_flush(FILE *f);
+void agent_rr_stdio_exit_flush(void);
 /* Replay: stdio's read of n bytes of fd came from the log; the file's
  * offset moves as the recorded read moved it (stdio seeks relative to it:
  * ftell, a read-write FILE's fseek). */

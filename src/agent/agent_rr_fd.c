@@ -378,8 +378,14 @@ AGENT_EXPORT int mkostemps64(char *tmpl, int suffix, int flags)
  * it is recorded, in another order in the log than a replay checks. */
 static void fd_flush_first(FILE *f)
 {
-	if (AGENT_UNLIKELY(agent_rr_mode) && f && f->_IO_write_ptr > f->_IO_write_base &&
-	    real_fflush)
+	if (!AGENT_UNLIKELY(agent_rr_mode) || !f || f->_IO_write_ptr <= f->_IO_write_base)
+		return;
+	/* sync mode, threads made: in the stream's turn, so its write is
+	 * routed and recorded, stdout's in its place among the other writes
+	 * to 1 and 2 (coreutils' close_stdout fcloses stdout at exit) */
+	if (agent_rr_stdio_flushes)
+		agent_rr_stdio_flush(f);
+	else if (real_fflush)
 		real_fflush(f);
 }
 
@@ -506,6 +512,10 @@ AGENT_EXPORT int fclose(FILE *f)
 	}
 	fd_flush_first(f);
 	on = fd >= 0 && fd != agent_shm_fd ? FD_ENTER(RR_FD_FCLOSE) : 0;
+	/* the close inside is a wake-up like close's (a peer's end of file:
+	 * agent_rr.c, RR_CALL_WAKE) */
+	if (on)
+		agent_rr_wake_write();
 	r = real_fclose(f);
 	return on ? agent_rr_fdtab_leave(r, &fd) : r;
 }

@@ -28,6 +28,13 @@
  * write, or a thread of the parent after fork) is found dead and the
  * lock taken from it.
  *
+ * A thread still printing when another ends the process (exit) is killed
+ * in its write, after the turn's record and before the write's: a replay
+ * whose thread finds no record for the write that follows its replayed
+ * turn (agent_rr_out_taken) waits there for good, as for a call that
+ * blocks, and makes no write (the recorded write was most likely cut
+ * short by the kill: a write to a file checks for it before it copies).
+ *
  * Only when the recording says so (RR_F_OUT_TURN; its replay gets
  * RR_O_OUT_TURN): older recordings replay as they were made.
  */
@@ -41,6 +48,7 @@
 #include "agent_rr.h"
 
 int agent_rr_out_turns;
+__attribute__((tls_model("initial-exec"))) __thread int agent_rr_out_taken;
 
 /* the lock: 0 free, else the owner's thread id */
 static uint32_t rr_out_word;
@@ -98,6 +106,7 @@ int agent_rr_out_begin(struct agent_thread *t, int fd)
 		agent_rr_rep_end(t, rc);
 		if (rc)
 			goto out_none;
+		agent_rr_out_taken = 1;
 	}
 	errno = e;
 	return 1;
@@ -113,6 +122,7 @@ void agent_rr_out_end(int on)
 	if (!on)
 		return;
 	e = errno;
+	agent_rr_out_taken = 0;
 	__atomic_store_n(&rr_out_word, 0, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &rr_out_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	errno = e;

@@ -683,6 +683,9 @@ static int sig_send_for_real(int sig)
  * process must not be touched. Only sig_send_for_real's signals to this
  * process still go. An older recording (no RR_O_KILLS) gets the sends
  * made for real, with the recorded pid meaning this process (sig_pid).
+ * Sync mode: a send is counted (agent_rr_sig_sent: a handler's delivery
+ * and a sigwait wait for it) and is a write too (agent_rr_wake_write: a
+ * read of a signalfd, or a poll that found it ready, waits for it).
  */
 #define SIG_SEND(sig, self, call)                                                                  \
 	do {                                                                                       \
@@ -694,6 +697,7 @@ static int sig_send_for_real(int sig)
 		    !(t_ = agent_rr_io_enter()))                                                   \
 			return (call);                                                             \
 		agent_rr_sig_sent(sig);                                                            \
+		agent_rr_wake_write(); /* a signalfd made ready (agent_rr.c, RR_CALL_WAKE) */      \
 		if (agent_rr_mode & RR_MODE_REPLAY) {                                              \
 			r_ = (int)agent_rr_rep_input(t_, RR_CALL_KILL, (sig), NULL, 0, NULL);      \
 			e_ = errno;                                                                \

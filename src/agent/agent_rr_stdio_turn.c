@@ -29,13 +29,28 @@
  * stream is the recorded one now, so they are recorded and replayed like
  * the program's own (a replayed fgets gets the recorded bytes).
  *
+ * The flushes no call on a stream orders (RR_F_STDIO_FLUSH, recordings
+ * made since; agent_rr_stdio_flushes): fflush(NULL) flushes stdout and
+ * stderr first, each in its turn, then, holding them, the rest as glibc
+ * does; the flush
+ * at exit (glibc's _IO_cleanup, after the exit handlers and destructors,
+ * with no lock) finds them empty, because the agent's destructor flushed
+ * them in their turns before it (agent_rr_stdio_exit_flush); fclose
+ * flushes its stream in its turn (agent_rr_fd.c); dprintf's writes (a
+ * FILE on its stack, no lock) go through the agent's write, which orders
+ * those to 1 and 2 (agent_rr_outturn.c). Before, each of these wrote
+ * for real in a replay wherever the thread got there: a line flushed at
+ * exit came before or after another thread's lines.
+ *
  * Not ordered: calls before the first pthread_create (the process has one
- * thread: agent_rr_stdio.c routes them alone), fflush(NULL) and the
- * flush at exit (all streams at once), wide-character calls, the
- * _unlocked forms outside a flockfile, calls glibc makes inside itself
- * (error, warn, psignal, the messages of assert), streams the program
- * locks itself (__fsetlocking FSETLOCKING_BYCALLER). Their reads and
- * writes happen for real in a replay, as before.
+ * thread: agent_rr_stdio.c routes them alone), the streams other than
+ * stdout and stderr that fflush(NULL) and the flush at exit write, what a
+ * thread adds to stdout after the agent's destructor flushed it,
+ * wide-character calls, the _unlocked forms outside a flockfile, calls
+ * glibc makes inside itself (error, warn, psignal, the messages of
+ * assert), streams the program locks itself (__fsetlocking
+ * FSETLOCKING_BYCALLER). Their reads and writes happen for real in a
+ * replay, as before.
  *
  * Agent rules: no malloc; errno as the real call left it; the real
  * functions are found at startup (the agent imports no stdio), or with
@@ -45,7 +60,10 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "agent_rr.h"
 
@@ -60,11 +78,15 @@ struct st_io_lock {
 };
 
 int agent_rr_stdio_turns; /* set by agent_rr_init: sync mode orders streams */
+int agent_rr_stdio_flushes; /* set by agent_rr_init: and the flushes (RR_F_STDIO_FLUSH) */
 /* Inside a call that took its stream's turn: stdio's reads and writes are
  * routed (agent_rr_stdio.c) */
 __attribute__((tls_model("initial-exec"))) __thread int agent_rr_stdio_turn_held;
 
 static FILE **st_stdin, **st_stdout, **st_stderr;
+/* glibc's own standard streams (never freed, unlike a FILE the program
+ * made its stdout: the exit flush takes these) */
+static FILE *st_libc_stdout, *st_libc_stderr;
 static void (*real_flockfile)(FILE *);
 static void (*real_funlockfile)(FILE *);
 static int (*real_ftrylockfile)(FILE *);
@@ -92,6 +114,8 @@ static long (*real_ftell)(FILE *);
 static off_t (*real_ftello)(FILE *);
 static void (*real_rewind)(FILE *);
 static void (*real_perror)(const char *);
+static int (*real_vdprintf)(int, const char *, va_list);
+static int (*real_vdprintf_chk)(int, int, const char *, va_list);
 
 /* dlsym when the constructor has not run yet (busy: it may allocate) */
 static void *st_resolve(void **var, const char *name, void *handle)
@@ -141,15 +165,37 @@ __attribute__((constructor)) static void agent_rr_stdio_turn_resolve(void)
 	ST_REAL(real_ftello, "ftello");
 	ST_REAL(real_rewind, "rewind");
 	ST_REAL(real_perror, "perror");
+	ST_REAL(real_vdprintf, "vdprintf");
+	ST_REAL(real_vdprintf_chk, "__vdprintf_chk");
+	st_resolve((void **)&st_libc_stdout, "_IO_2_1_stdout_", RTLD_NEXT);
+	st_resolve((void **)&st_libc_stderr, "_IO_2_1_stderr_", RTLD_NEXT);
 	st_resolve((void **)&st_stdin, "stdin", RTLD_DEFAULT);
 	st_resolve((void **)&st_stdout, "stdout", RTLD_DEFAULT);
 	st_resolve((void **)&st_stderr, "stderr", RTLD_DEFAULT);
 }
 
+/* Recording, a try with patience: ms milliseconds for the lock at most
+ * (the exit flush: a thread blocked in a write holding stdout's lock would
+ * otherwise hold the exit up for good; glibc's flush at exit takes no
+ * lock). The naps are raw: the agent's nanosleep records sleeps. */
+static int st_trylock_for(FILE *f, int ms)
+{
+	struct timespec nap = {0, 1000000};
+
+	for (int i = 0;; i++) {
+		if (!real_ftrylockfile(f))
+			return 0;
+		if (i >= ms)
+			return EBUSY;
+		syscall(SYS_nanosleep, &nap, NULL);
+	}
+}
+
 /*
  * Take f's turn and its lock when the call must be ordered: 1 (then
  * st_end must follow the real call), else 0 (make the call as it is).
- * try: ftrylockfile's form; *busy gets its recorded failure.
+ * try: ftrylockfile's form, for up to try - 1 ms while recording; *busy
+ * gets its recorded failure.
  */
 static int st_begin_try(FILE *f, int try, int *busy)
 {
@@ -180,7 +226,7 @@ static int st_begin_try(FILE *f, int try, int *busy)
 	saved = errno;
 	if (mode & RR_MODE_RECORD) {
 		if (try) {
-			rc = real_ftrylockfile(f) ? EBUSY : 0;
+			rc = st_trylock_for(f, try - 1);
 			agent_rr_rec_sync(t, obj, OP_ACQUIRE_TRY, rc, 1);
 		} else {
 			real_flockfile(f);
@@ -393,10 +439,151 @@ AGENT_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
 	ST_CALL_OR(size_t, 0, f, real_fwrite, "fwrite", real_fwrite(p, size, n, f));
 }
 
-/* fflush(NULL) flushes every stream, each under its own lock: not ordered */
+/* fflush(f) in f's turn (agent_rr.h) */
+void agent_rr_stdio_flush(FILE *f)
+{
+	int on;
+
+	if (!ST_REAL(real_fflush, "fflush"))
+		return;
+	on = st_begin(f);
+	real_fflush(f);
+	st_end(f, on);
+}
+
+/* The standard streams in their turns, when they are open (a stream
+ * fclose closed has no descriptor; its FILE stays, glibc's own). try:
+ * 0 waits for the lock, else st_begin_try's patience + 1; a stream whose
+ * lock stayed busy (as recorded) is not flushed here: fflush would wait
+ * for the lock, and glibc's flush at exit takes none. */
+static void st_flush_std(FILE *out, FILE *err, int try)
+{
+	FILE *std[2] = {out, err};
+
+	for (int i = 0; i < 2; i++) {
+		FILE *f = std[i];
+		int on, busy = 0;
+
+		if (!f || f->_fileno < 0 || (i && f == std[0]))
+			continue;
+		on = try ? st_begin_try(f, try, &busy) : st_begin(f);
+		if (busy)
+			continue;
+		real_fflush(f);
+		st_end(f, on);
+	}
+}
+
+/*
+ * fflush(NULL) flushes every stream, each under its lock in glibc's list
+ * order, no turn taken. stdout and stderr are flushed in their turns
+ * first (stdout, then stderr), and their locks are kept around the real
+ * call, which then finds them empty and takes them again as their owner.
+ * Let go between, a replay could hang: the real call waits for stderr's
+ * lock, which another thread holds in its turn while it waits for the
+ * standard output's turn (agent_rr_outturn.c) that this thread's next
+ * write must pass on first (tests/integ/300, flushall, 2 replays of 10
+ * under ASan). The other streams are flushed by the real call as before,
+ * not routed (their contents at this point are not ordered). The cost:
+ * a thread that holds stderr's lock (flockfile) and prints to stdout while
+ * another calls fflush(NULL) waits for good, as one holding stdout's and
+ * printing to stderr would wait without spool.
+ */
+static int st_flush_all(void)
+{
+	FILE *out = ST_STD(st_stdout, "stdout"), *err = ST_STD(st_stderr, "stderr");
+	int on_out = 0, on_err = 0, held, r;
+
+	if (out && out->_fileno >= 0) {
+		on_out = st_begin(out);
+		real_fflush(out);
+	}
+	if (err && err != out && err->_fileno >= 0) {
+		on_err = st_begin(err);
+		real_fflush(err);
+	}
+	held = agent_rr_stdio_turn_held;
+	agent_rr_stdio_turn_held = 0;
+	r = real_fflush(NULL);
+	agent_rr_stdio_turn_held = held;
+	st_end(err, on_err);
+	st_end(out, on_out);
+	return r;
+}
+
 AGENT_EXPORT int fflush(FILE *f)
 {
+	if (!f && AGENT_UNLIKELY(agent_rr_stdio_flushes) && ST_REAL(real_fflush, "fflush"))
+		return st_flush_all();
 	ST_CALL(int, f, real_fflush, "fflush", real_fflush(f));
+}
+
+/*
+ * The agent's destructor (agent_main.c, agent_stop): the process is
+ * exiting (exit, or main returned) in this thread; the program's exit
+ * handlers and its own destructors have run. glibc's flush at exit comes
+ * after and takes no lock and no turn: flush stdout and stderr here, in
+ * their turns (a replay waits for the recorded one). Recording, the lock
+ * is tried for 200 ms; a replay follows the recorded outcome.
+ */
+void agent_rr_stdio_exit_flush(void)
+{
+	if (AGENT_LIKELY(!agent_rr_stdio_flushes) || !ST_REAL(real_fflush, "fflush") ||
+	    !ST_REAL(real_ftrylockfile, "ftrylockfile"))
+		return;
+	st_flush_std(st_libc_stdout, st_libc_stderr, 201);
+}
+
+/* ---- dprintf: a FILE of its own on the stack, no lock, no turn: its
+ * writes go through the agent's write (agent_rr_stdio.c), which records
+ * them and orders those to 1 and 2 ---- */
+
+#define ST_ROUTED(var, name, expr)                                                                 \
+	do {                                                                                       \
+		int r_;                                                                            \
+                                                                                                   \
+		if (!ST_REAL(var, name)) {                                                         \
+			errno = ENOSYS;                                                            \
+			return -1;                                                                 \
+		}                                                                                  \
+		if (AGENT_LIKELY(!agent_rr_stdio_flushes))                                         \
+			return (expr);                                                             \
+		agent_rr_stdio_turn_held++;                                                        \
+		r_ = (expr);                                                                       \
+		agent_rr_stdio_turn_held--;                                                        \
+		return r_;                                                                         \
+	} while (0)
+
+AGENT_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
+{
+	ST_ROUTED(real_vdprintf, "vdprintf", real_vdprintf(fd, fmt, ap));
+}
+
+AGENT_EXPORT int dprintf(int fd, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vdprintf(fd, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+AGENT_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
+{
+	ST_ROUTED(real_vdprintf_chk, "__vdprintf_chk", real_vdprintf_chk(fd, flag, fmt, ap));
+}
+
+AGENT_EXPORT int __dprintf_chk(int fd, int flag, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = __vdprintf_chk(fd, flag, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 /* perror writes to stderr under its lock */

@@ -1309,7 +1309,8 @@ static int replay_session(struct replay_run *r)
 		    (cl->use_gdb ? RR_O_CHECKPOINTS : 0) | (info->flags & RR_F_STDIO ? RR_O_STDIO : 0) |
 		    (info->flags & RR_F_STDIO_SOLO ? RR_O_STDIO_SOLO : 0) |
 		    (info->flags & RR_F_STDIO_TURN ? RR_O_STDIO_TURN : 0) |
-		    (info->flags & RR_F_OUT_TURN ? RR_O_OUT_TURN : 0);
+		    (info->flags & RR_F_OUT_TURN ? RR_O_OUT_TURN : 0) |
+		    (info->flags & RR_F_STDIO_FLUSH ? RR_O_STDIO_FLUSH : 0);
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so->until_first_exit = 1; /* a recording is of one process */
 	so->ext_bytes[SHM_EXT_REPLAY] =

@@ -101,6 +101,12 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * the threads' lines reached stdout and stderr); a replay does the same
  * (RR_O_OUT_TURN) */
 #define RR_F_OUT_TURN 0x200000u
+/* sync mode: the flushes no stream call of the program's orders took turns
+ * too (agent_rr_stdio_turn.c): fflush(NULL) flushed stdout and stderr in
+ * their turns first, the agent's destructor did at exit, fclose flushed its
+ * stream in its turn, and dprintf's writes went through the agent's write;
+ * a replay does the same (RR_O_STDIO_FLUSH) */
+#define RR_F_STDIO_FLUSH 0x400000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -150,6 +156,8 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 #define RR_O_STDIO_TURN 0x40000u
 /* Replay: the sync recording ordered writes to 1 and 2 (RR_F_OUT_TURN) */
 #define RR_O_OUT_TURN 0x80000u
+/* Replay: the sync recording ordered its flushes too (RR_F_STDIO_FLUSH) */
+#define RR_O_STDIO_FLUSH 0x100000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {

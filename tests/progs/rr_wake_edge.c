@@ -14,30 +14,45 @@
  *   shutdown: the worker shuts its end of a socket pair down
  *   connect:  the worker connects to the loop's listening socket
  *   timer:    the worker arms the loop's timerfd (1 ms)
+ *   fclose:   the worker fcloses a FILE on its end of a pipe (the loop
+ *             reads 0)
+ *   signalfd: the worker sends SIGUSR1 to the process (blocked in every
+ *             thread); the loop polls a signalfd and reads it
+ *   itimer:   the worker arms a 1 ms setitimer (SIGALRM, blocked); the
+ *             loop takes it with sigwait
+ *   ualarm:   the same with ualarm
+ *   ptimer:   the worker arms a 1 ms POSIX timer (timer_create, SIGUSR2,
+ *             blocked); the loop polls a signalfd and reads it
  *   far:      the worker writes to a pipe, as thread 131 or so (130
  *             threads made and joined first), while another thread writes
  *             to /dev/null 300 times a round (its writes make up the
  *             process's count: only the far worker's own count orders the
  *             store)
  *
- *   rr_wake_edge close|shutdown|connect|timer|far ROUNDS
+ *   rr_wake_edge close|shutdown|connect|timer|far|fclose|signalfd|itimer|ualarm|ptimer
+ *                ROUNDS
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *mode;
 static unsigned long slot;
 static int rounds, ack[2], lfd = -1, tfd = -1, far_wr = -1;
 static struct sockaddr_in addr;
+static timer_t ptimer;
 
 static unsigned long spin(unsigned long v)
 {
@@ -63,6 +78,28 @@ static void *worker(void *arg)
 		__atomic_store_n(&slot, v, __ATOMIC_RELEASE);
 		if (!strcmp(mode, "close") && close(fd))
 			abort();
+		if (!strcmp(mode, "fclose")) {
+			FILE *f = fdopen(fd, "w");
+
+			if (!f || fclose(f))
+				abort();
+		}
+		if (!strcmp(mode, "signalfd") && kill(getpid(), SIGUSR1))
+			abort();
+		if (!strcmp(mode, "itimer")) {
+			struct itimerval it = {{0, 0}, {0, 1000}};
+
+			if (setitimer(ITIMER_REAL, &it, NULL))
+				abort();
+		}
+		if (!strcmp(mode, "ualarm"))
+			ualarm(1000, 0);
+		if (!strcmp(mode, "ptimer")) {
+			struct itimerspec its = {{0, 0}, {0, 1000000}};
+
+			if (timer_settime(ptimer, 0, &its, NULL))
+				abort();
+		}
 		if (!strcmp(mode, "shutdown") && shutdown(fd, SHUT_WR))
 			abort();
 		if (!strcmp(mode, "connect")) {
@@ -107,7 +144,8 @@ int main(int argc, char **argv)
 	socklen_t al = sizeof(addr);
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: rr_wake_edge close|shutdown|connect|timer|far ROUNDS\n");
+		fprintf(stderr, "usage: rr_wake_edge close|shutdown|connect|timer|far|fclose|"
+				"signalfd|itimer|ualarm|ptimer ROUNDS\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -124,6 +162,23 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "timer") && (tfd = timerfd_create(CLOCK_MONOTONIC, 0)) < 0)
 		return 1;
+	/* the signals: blocked in every thread (the worker inherits the mask),
+	 * taken by the loop from a signalfd or with sigwait */
+	if (!strcmp(mode, "signalfd") || !strcmp(mode, "itimer") || !strcmp(mode, "ualarm") ||
+	    !strcmp(mode, "ptimer")) {
+		int sig = mode[0] == 's' ? SIGUSR1 : mode[0] == 'p' ? SIGUSR2 : SIGALRM;
+		struct sigevent sev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR2};
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+			return 1;
+		if (sig != SIGALRM && (tfd = signalfd(-1, &set, 0)) < 0)
+			return 1;
+		if (sig == SIGUSR2 && timer_create(CLOCK_MONOTONIC, &sev, &ptimer))
+			return 1;
+	}
 	if (!strcmp(mode, "far")) {
 		for (int i = 0; i < 130; i++)
 			if (pthread_create(&nt, NULL, nothing, NULL) || pthread_join(nt, NULL))
@@ -142,10 +197,13 @@ int main(int argc, char **argv)
 		unsigned long v;
 		char buf[8];
 
-		if (!strcmp(mode, "close")) {
+		if (!strcmp(mode, "close") || !strcmp(mode, "fclose")) {
 			if (pipe(p))
 				return 1;
 			rd = p[0], give = p[1];
+		} else if (!strcmp(mode, "signalfd") || !strcmp(mode, "itimer") ||
+			   !strcmp(mode, "ualarm") || !strcmp(mode, "ptimer")) {
+			rd = tfd;
 		} else if (!strcmp(mode, "shutdown")) {
 			if (socketpair(AF_UNIX, SOCK_STREAM, 0, s))
 				return 1;
@@ -160,9 +218,26 @@ int main(int argc, char **argv)
 		if (write(ack[1], &give, sizeof(give)) != sizeof(give))
 			return 1;
 		pf.fd = rd;
-		while (poll(&pf, 1, -1) != 1)
-			;
-		if (!strcmp(mode, "connect")) {
+		if (!strcmp(mode, "itimer") || !strcmp(mode, "ualarm")) {
+			sigset_t set;
+			int sig;
+
+			sigemptyset(&set);
+			sigaddset(&set, SIGALRM);
+			if (sigwait(&set, &sig) || sig != SIGALRM)
+				return 1;
+		} else {
+			while (poll(&pf, 1, -1) != 1)
+				;
+		}
+		if (!strcmp(mode, "itimer") || !strcmp(mode, "ualarm")) {
+			/* (taken above) */
+		} else if (!strcmp(mode, "signalfd") || !strcmp(mode, "ptimer")) {
+			struct signalfd_siginfo si;
+
+			if (read(rd, &si, sizeof(si)) != sizeof(si))
+				return 1;
+		} else if (!strcmp(mode, "connect")) {
 			int c = accept(lfd, NULL, NULL);
 
 			if (c < 0)
@@ -173,7 +248,7 @@ int main(int argc, char **argv)
 		}
 		v = __atomic_exchange_n(&slot, 0, __ATOMIC_ACQ_REL);
 		printf("round %d: %lu\n", r, v);
-		if (!strcmp(mode, "close"))
+		if (!strcmp(mode, "close") || !strcmp(mode, "fclose"))
 			close(rd);
 		if (!strcmp(mode, "shutdown"))
 			close(rd), close(give);

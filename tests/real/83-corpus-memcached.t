@@ -4,9 +4,11 @@
 # (-t 2, -vv: a log line per request on stderr) recorded in serial and in
 # sync mode while a Python client sets and gets 200 keys on 127.0.0.1,
 # then SIGTERM ends it; each recording replayed 3 times with no client.
-# Sync mode cannot replay memcached exactly: its threads read shared state
-# without locks (its clock, statistics), so each sync replay must be
-# identical or stop at a reported divergence, never differ silently.
+# Its threads read shared state without locks (its clock, statistics), so
+# each sync replay must be identical or stop at a reported divergence,
+# never differ silently. Since sleeps and timeouts are ordered (the LRU
+# maintainer reads the clock after its usleep), its sync replays are
+# identical: tests/real/131 checks that.
 . "$(dirname "$0")/lib.sh"
 need_progs memcached
 plan 4
