@@ -115,7 +115,19 @@ AGENT_EXPORT unsigned alarm(unsigned secs)
 		tm_armed(SIGALRM);
 	if (real_alarm)
 		return real_alarm(secs);
+#ifdef SYS_alarm
 	return (unsigned)syscall(SYS_alarm, secs);
+#else
+	/* (aarch64 has no alarm call: glibc makes it of setitimer) */
+	{
+		struct itimerval nv = {{0, 0}, {(time_t)secs, 0}}, ov;
+
+		if (syscall(SYS_setitimer, ITIMER_REAL, &nv, &ov) < 0)
+			return 0;
+		return (unsigned)ov.it_value.tv_sec + (ov.it_value.tv_usec >= 500000 ||
+						       (!ov.it_value.tv_sec && ov.it_value.tv_usec));
+	}
+#endif
 }
 
 AGENT_EXPORT useconds_t ualarm(useconds_t usecs, useconds_t interval)
