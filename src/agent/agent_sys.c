@@ -225,6 +225,7 @@ void agent_sys_thread_start(struct agent_thread *t)
 
 	if (!h || t->index >= h->nslots)
 		return;
+	__atomic_store_n(&sys_area_slot(agent_sys_area, t->index)->pid, agent.pid, __ATOMIC_RELAXED);
 	__atomic_store_n(&sys_area_slot(agent_sys_area, t->index)->cpu_final, 0, __ATOMIC_RELEASE);
 }
 

@@ -42,7 +42,8 @@ _Static_assert(sizeof(struct sys_area_hdr) == 64, "sys_area_hdr layout");
 struct sys_slot {
 	uint64_t cpu_ns;    /* the thread's CPU time (user + system) at its end */
 	uint32_t cpu_final; /* 1 once cpu_ns is set */
-	uint32_t pad;
+	uint32_t pid;	    /* the process of the ring's last thread (the ring's own
+			     * pid is 0 once it is freed: spool's report names it) */
 	uint64_t io_calls[SYS_IO_DIRS][SYS_FD_KINDS]; /* calls, failed ones included */
 	uint64_t io_bytes[SYS_IO_DIRS][SYS_FD_KINDS]; /* bytes transferred */
 	uint64_t io_errors[SYS_IO_DIRS];	      /* calls that returned -1 */

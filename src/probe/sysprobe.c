@@ -401,7 +401,8 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 			cpu = sl->cpu_ns + s->last_cpu[i] - 1;
 			src = "sample";
 		}
-		sysprobe_out(&b, "thread %u %u %u %llu %s\n", i, r.pid, r.tid,
+		/* (a freed ring's pid is 0; its slot keeps its last thread's) */
+		sysprobe_out(&b, "thread %u %u %u %llu %s\n", i, r.pid ? r.pid : sl->pid, r.tid,
 			     (unsigned long long)cpu, (s->what & SYS_W_CPU) ? src : "none");
 		for (unsigned d = 0; d < SYS_IO_DIRS; d++) {
 			for (unsigned k = 0; k < SYS_FD_KINDS; k++)

@@ -17,7 +17,7 @@ if [ ! -x "$SYSPROG" ] || [ ! -x "$CALLS" ] || [ ! -x "$MALLOC" ]; then
 	echo "1..0 # SKIP test programs are not built"
 	exit 0
 fi
-plan 24
+plan 25
 
 # --- system probes ---------------------------------------------------------
 spool_run probe -q -e sys:cpu -e sys:io -e sys:mem -- "$SYSPROG" 37 123 out.bin
@@ -55,6 +55,15 @@ read -r nburn cpu_ns cpu_src <<<"$cpu"
 is "$nburn $cpu_src" "1 exit" "the second thread's CPU time was taken when it ended"
 num_cmp "$cpu_ns" -ge "${burn:-0}" "its CPU time is at least what it measured itself ($burn ns)"
 num_cmp "$cpu_ns" -le $((${burn:-0} + 100000000)) "and within 100 ms of it ($cpu_ns ns)"
+# each thread's pid is the process's, the main thread's tid the same
+# (a freed ring's pid is 0: the report takes its last thread's from the
+# thread's sys slot)
+is "$(python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+pids = set(t["pid"] for t in d["threads"])
+print(len(pids), sum(t["tid"] == t["pid"] for t in d["threads"]))' "$JSON")" "1 1" \
+	"every thread names the program's pid, and one is its main thread (tid = pid)"
 
 rss="$(python3 -c '
 import json, sys
