@@ -127,6 +127,8 @@ if [ "$MID" = yes ] && wait_end "$PPID_" 30; then
 	pass "replay killed: the replayed program ends ($END_MS ms after the kill)"
 else
 	fail "replay killed: the replayed program ends (running at the kill: $MID)"
+	diag "program pid ${PPID_:-none}, $END_MS ms after the kill:" \
+		"$(ps -o pid,ppid,stat,etime,args -p "${PPID_:-0}" 2>&1)" "$(tail -n 5 err.replay)"
 fi
 nothing_left "  nothing is left"
 
