@@ -26,7 +26,7 @@ num_cmp "${made:-0}" -gt 0 "  it made $made clone threads"
 
 WHY="the program made $made threads with its own clone \\(libc's clone\\(\\) or its own clone system call, not pthread_create\\), which spool record does not number"
 
-"$SPOOL" record -o r.trace -- "$PROG" 2 >r.out 2>r.err
+timeout -k 5 120 "$SPOOL" record -o r.trace -- "$PROG" 2 >r.out 2>r.err
 RC=$?
 check_sanitizer r.err "spool record"
 is "$RC $(echo $(cat r.out))" "5 $native" "spool record: the program's output; exit 5 (spool replay refuses it)" ||
@@ -45,14 +45,14 @@ spool_run info r.trace
 like "$OUT" "spool replay stops at once with: $WHY" "spool info says the same"
 
 # --force: the program's status; the recording is refused all the same
-"$SPOOL" record --force -o f.trace -- "$PROG" 2 >f.out 2>f.err
+timeout -k 5 120 "$SPOOL" record --force -o f.trace -- "$PROG" 2 >f.out 2>f.err
 RC=$?
 is "$RC $(echo $(cat f.out))" "0 $native" "spool record --force: the program's output and status"
 spool_run replay f.trace
 is "$RC" 1 "  spool replay refuses that recording too"
 
 # dispatch off: libc's clone() is caught all the same (its wrapper)
-SPOOL_NO_DISPATCH=1 "$SPOOL" record -o n.trace -- "$PROG" 2 >n.out 2>n.err
+SPOOL_NO_DISPATCH=1 timeout -k 5 120 "$SPOOL" record -o n.trace -- "$PROG" 2 >n.out 2>n.err
 RC=$?
 is "$RC $(echo $(cat n.out))" "5 $native" "dispatch off: spool record exits 5, the program's output"
 n=$(sed -n 's/^clone_threads=//p' n.trace/.spool/record 2>/dev/null)
