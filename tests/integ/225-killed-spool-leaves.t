@@ -24,7 +24,7 @@ running() {
 # run_kill NAME PROG-PATTERN SPOOL-ARGS...: start spool, wait for the
 # program, let it run a moment, kill spool with SIGKILL; SPID, PPID_ (the
 # program's pid) set, T0 the time of the kill, MID=yes when the program
-# still ran then
+# still ran just before it
 run_kill() {
 	local name=$1 pat=$2 i
 	shift 2
@@ -37,10 +37,13 @@ run_kill() {
 		sleep 0.05
 	done
 	sleep 0.5
-	kill -9 "$SPID"
-	T0=$(date +%s%N)
+	# whether the program runs is seen before the kill: a replayed program
+	# ends itself within a millisecond of spool's death, sooner than a
+	# look after the kill could see it run
 	MID=no
 	running "${PPID_:-0}" && MID=yes
+	kill -9 "$SPID"
+	T0=$(date +%s%N)
 	wait "$SPID" 2>/dev/null
 }
 # wait_end PID [SECONDS]: until PID has ended (120 s at most); END_MS
