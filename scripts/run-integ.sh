@@ -36,10 +36,15 @@ else
 	done
 fi
 
-SPOOL_BUILD="$build" prove -j"$jobs" --timer "${tests[@]}" >"$log_dir/normal" 2>&1 &
+# Each test's output is also kept apart (scripts/tee-test.sh), per pass, so
+# that what a failed file printed in the run that failed can be shown again.
+mkdir -p "$log_dir/normal.t" "$log_dir/asan.t"
+tee_test="$(pwd)/scripts/tee-test.sh"
+SPOOL_TEST_LOGS="$log_dir/normal.t" SPOOL_BUILD="$build" \
+	prove -j"$jobs" --timer --exec "$tee_test" "${tests[@]}" >"$log_dir/normal" 2>&1 &
 normal_pid=$!
-SPOOL_BUILD="$asan" SPOOL_PROGS="$build/tests/progs" SPOOL_ASAN=1 \
-	prove -j"$jobs" --timer "${tests[@]}" >"$log_dir/asan" 2>&1 &
+SPOOL_TEST_LOGS="$log_dir/asan.t" SPOOL_BUILD="$asan" SPOOL_PROGS="$build/tests/progs" SPOOL_ASAN=1 \
+	prove -j"$jobs" --timer --exec "$tee_test" "${tests[@]}" >"$log_dir/asan" 2>&1 &
 asan_pid=$!
 
 wait "$normal_pid"
@@ -52,9 +57,9 @@ cat "$log_dir/normal"
 echo "== integration tests against $asan (AddressSanitizer + UBSan)"
 cat "$log_dir/asan"
 # CI shows only the last twenty lines or so of its log: what failed in each
-# pass comes again here, then each failed file once more, verbosely, with
-# only its failures and diagnostics kept (the rerun says more; it changes
-# no verdict).
+# pass comes again here, with the failures and diagnostics the failed file
+# printed in that run (8 lines at most), then the verdict of one more run of
+# it (which changes no verdict: it tells a flaky test from a broken one).
 failed_files() {
 	sed -n '/^Test Summary Report/,/^Files=/p' "$log_dir/$1" |
 		sed -n 's/^\(tests\/[^ ]*\.t\) .*\(Wstat: [1-9]\|Failed: [1-9]\).*/\1/p'
@@ -65,12 +70,14 @@ for pass in normal asan; do
 done
 for pass in normal asan; do
 	for t in $(failed_files $pass); do
-		echo "== $pass pass, $t again:"
+		echo "== $pass pass, $t:"
+		grep -E '^(not ok|#)' "$log_dir/$pass.t/$(tr / _ <<<"$t")" 2>/dev/null |
+			grep -Ev '^#   (at|Failed test)' | cut -c1-160 | tail -8
 		if [ $pass = normal ]; then
-			SPOOL_BUILD="$build" prove -v "$t" 2>&1
+			SPOOL_BUILD="$build" prove "$t" 2>&1
 		else
-			SPOOL_BUILD="$asan" SPOOL_PROGS="$build/tests/progs" SPOOL_ASAN=1 prove -v "$t" 2>&1
-		fi | grep -E '^(not ok|#|Result)' | grep -v '^#   (at|Failed test)' | cut -c1-160 | tail -8
+			SPOOL_BUILD="$asan" SPOOL_PROGS="$build/tests/progs" SPOOL_ASAN=1 prove "$t" 2>&1
+		fi | sed -n 's/^Result: /== run again: /p'
 	done
 done
 echo "== integration: normal pass $([ $normal_rc -eq 0 ] && echo passed || echo FAILED)," \
