@@ -104,6 +104,14 @@ seed vars vars-json vars 03
 seed vars sys sys 01
 seed vars args args 00
 [ -d assert ] && seed vars assert assert 00
+# C++ names with blanks: the vars file's sidewords (version 2)
+if command -v g++ >/dev/null; then
+	g++ -g -O0 -o probe_blanks "$here/tests/progs/cxx/probe_blanks.cpp"
+	run blanks probe -q -e 'var:int:(anonymous namespace)::count@work:exit' \
+		-e 'var:int:Pair<int, char>::hits@work:exit' -e 'assert:n >  3@work' \
+		-e 'time:Box<int, char>::put(int)' -o blanks -- "$work/probe_blanks" 2
+	seed vars cxx-blanks blanks 00
+fi
 seed reader funcs funcs 00
 seed reader sys sys 00
 

@@ -59,6 +59,7 @@
 #include "agent_probe.h"
 #include "agent_rr_dispatch.h"
 #include "agent_sigshim.h"
+#include "agent_sigview.h"
 
 struct agent_probe_rt *agent_probe_by_id;
 uint32_t agent_probe_max_id;
@@ -77,57 +78,12 @@ static int agent_probe_follow;
 static int agent_probe_lock;	      /* text writes and removals */
 static uint64_t agent_probe_poking;   /* first byte of the code being rewritten, or 0 */
 static int agent_probe_membarrier;    /* 1 registered, -1 unavailable */
-static int agent_probe_trap_on;
-static int agent_probe_fault_on;
-static int agent_probe_sys_on;
-/* The program's SIGTRAP disposition while ours is installed: two copies,
- * the current one published by pointer (the trap handler reads it without
- * a lock; a writer fills the other copy, then swaps). */
-static struct sigaction agent_probe_prog_trap[2];
-static struct sigaction *agent_probe_prog_trap_cur = &agent_probe_prog_trap[0];
-static int (*agent_probe_real_sigaction)(int, const struct sigaction *, struct sigaction *);
-
-/*
- * SIGTRAP is never really blocked while int3 probes are installed: a
- * blocked synchronous SIGTRAP (an int3) kills the process. The mask calls
- * (sigprocmask, pthread_sigmask, syscall(SYS_rt_sigprocmask), sigsuspend,
- * ppoll, pselect, epoll_pwait, the sa_mask of sigaction) go to the kernel
- * without SIGTRAP; what the program asked for is kept here, per thread, and
- * given back when it reads its mask. A SIGTRAP sent to a thread that
- * believes it blocked is held and sent again when it unblocks it.
- */
-/* Bit operations on the kernel's 64 signals, without libc's sigset
- * functions (no new import: 20-agent-symbols.t). */
-static inline int agent_probe_sig_has(const sigset_t *s, int sig)
-{
-	return (int)((((const uint64_t *)s)[0] >> (sig - 1)) & 1);
-}
-
-static inline void agent_probe_sig_del(sigset_t *s, int sig)
-{
-	((uint64_t *)s)[0] &= ~(1ull << (sig - 1));
-}
-
-static inline void agent_probe_sig_add(sigset_t *s, int sig)
-{
-	((uint64_t *)s)[0] |= 1ull << (sig - 1);
-}
-
-#define AGENT_PROBE_BIT(sig) (1ull << ((sig)-1))
-#define AGENT_PROBE_FAULT_BITS                                                                     \
-	(AGENT_PROBE_BIT(SIGSEGV) | AGENT_PROBE_BIT(SIGBUS) | AGENT_PROBE_BIT(SIGFPE) |            \
-	 AGENT_PROBE_BIT(SIGILL))
-/* Per thread, among the kept signals: those the program blocked, and
- * those sent to it meanwhile (sent again when it unblocks them). */
-static __thread uint64_t agent_probe_vblocked;
-static __thread uint64_t agent_probe_held;
-/* Per signal: the kept signals the program put in its handler's sa_mask. */
-static uint64_t agent_probe_samask[64];
-static int (*agent_probe_real_sigmask)(int, const sigset_t *, sigset_t *);
-
+/* The fault signals custom handlers are guarded against, and the
+ * program's actions for them (chained to). */
 static const int agent_probe_fault_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define AGENT_PROBE_NFAULT (sizeof(agent_probe_fault_sigs) / sizeof(agent_probe_fault_sigs[0]))
 static struct sigaction agent_probe_old_fault[AGENT_PROBE_NFAULT];
+static int (*agent_probe_real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
 /* ---- signal chaining ---- */
 
@@ -149,7 +105,7 @@ static void agent_probe_chain(const struct sigaction *o, int sig, siginfo_t *si,
 	}
 	if (sig == SIGTRAP && agent_probe_real_sigaction) {
 		/* Not through our interposer; ours is gone from here on. */
-		__atomic_store_n(&agent_probe_trap_on, 0, __ATOMIC_RELEASE);
+		agent_sigview_unkeep(AGENT_SIG_BIT(SIGTRAP));
 		agent_probe_real_sigaction(sig, o, NULL);
 	} else
 		sigaction(sig, o, NULL);
@@ -160,129 +116,6 @@ static void agent_probe_chain(const struct sigaction *o, int sig, siginfo_t *si,
 }
 
 /* ---- int3 ---- */
-
-/* Replace the program's SIGTRAP disposition (the copy not being read). */
-static void agent_probe_prog_trap_set(const struct sigaction *act)
-{
-	struct sigaction *cur = __atomic_load_n(&agent_probe_prog_trap_cur, __ATOMIC_ACQUIRE);
-	struct sigaction *next = cur == &agent_probe_prog_trap[0] ? &agent_probe_prog_trap[1]
-								  : &agent_probe_prog_trap[0];
-
-	*next = *act;
-	__atomic_store_n(&agent_probe_prog_trap_cur, next, __ATOMIC_RELEASE);
-}
-
-/* Signals never really blocked: SIGTRAP while int3 probes are installed
- * (a blocked int3 trap kills), the fault signals while custom handlers
- * are guarded (a blocked fault in a handler kills), SIGSYS while syscall
- * user dispatch is on (a system call from outside libc's text raises it,
- * and a blocked one kills: nginx's thread-pool threads block every signal,
- * then ld.so opens a library from one of them). */
-static uint64_t agent_probe_kept(void)
-{
-	uint64_t k = 0;
-
-	if (__atomic_load_n(&agent_probe_sys_on, __ATOMIC_ACQUIRE))
-		k |= AGENT_PROBE_BIT(SIGSYS);
-	if (__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE))
-		k |= AGENT_PROBE_BIT(SIGTRAP);
-	if (__atomic_load_n(&agent_probe_fault_on, __ATOMIC_ACQUIRE))
-		k |= AGENT_PROBE_FAULT_BITS;
-	return k;
-}
-
-/* Signals the thread no longer blocks in its own view: send those held
- * back meanwhile. */
-static void agent_probe_release(void)
-{
-	uint64_t due = agent_probe_held & ~agent_probe_vblocked;
-
-	if (!due)
-		return;
-	agent_probe_held &= ~due;
-	for (int sig = 1; sig <= 64; sig++)
-		if (due & AGENT_PROBE_BIT(sig))
-			syscall(SYS_tgkill, getpid(), gettid(), sig);
-}
-
-/* A kept signal the thread blocks in its own view arrived: held when sent
- * (pending, as the kernel would keep it), the default action when it is
- * the thread's own fault or trap (the kernel would have killed it).
- * Returns 1 when it was dealt with. */
-static int agent_probe_blocked_sig(int sig, siginfo_t *si, void *uc)
-{
-	struct sigaction dfl;
-
-	if (!(agent_probe_vblocked & AGENT_PROBE_BIT(sig)))
-		return 0;
-	if (si->si_code <= 0) {
-		agent_probe_held |= AGENT_PROBE_BIT(sig);
-		return 1;
-	}
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	agent_probe_chain(&dfl, sig, si, uc);
-	return 1;
-}
-
-/*
- * A SIGTRAP that is not one of our probes: run the program's handler as
- * the kernel would have, with its sa_mask (and SIGTRAP, unless SA_NODEFER)
- * blocked, SA_RESETHAND honoured; the default action and SIG_IGN as
- * agent_probe_chain does.
- */
-static void agent_probe_trap_chain(siginfo_t *si, void *uc)
-{
-	const struct sigaction *o = __atomic_load_n(&agent_probe_prog_trap_cur, __ATOMIC_ACQUIRE);
-	struct sigaction a = *o;
-	sigset_t m, old;
-	uint64_t blocked, kept = agent_probe_kept();
-
-	if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
-		agent_probe_chain(&a, SIGTRAP, si, uc);
-		return;
-	}
-	if (a.sa_flags & SA_RESETHAND) {
-		struct sigaction dfl;
-
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		agent_probe_prog_trap_set(&dfl);
-	}
-	m = a.sa_mask;
-	/* The kept signals (SIGTRAP, ...) are blocked only in the program's
-	 * view (a probe in its handler must still trap): one sent meanwhile
-	 * is held. */
-	blocked = agent_probe_vblocked;
-	agent_probe_vblocked |= ((uint64_t *)&m)[0] & kept;
-	if (!(a.sa_flags & SA_NODEFER))
-		agent_probe_vblocked |= AGENT_PROBE_BIT(SIGTRAP);
-	((uint64_t *)&m)[0] &= ~kept;
-	/* Raw system calls: no new libc import (20-agent-symbols.t). */
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, &old, _NSIG / 8);
-	agent_probe_chain(&a, SIGTRAP, si, uc);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
-	agent_probe_vblocked = blocked;
-	agent_probe_release();
-}
-
-/*
- * From the sigaction interposer, for SIGTRAP: once our handler is
- * installed, the program's new disposition is kept as the one traps that
- * are not ours go to, and the previous one is returned as the old action;
- * ours stays installed. Returns 1 when it took the call (the call then
- * succeeded), 0 to let the interposer go on as usual.
- */
-int agent_probe_sigtrap(const struct sigaction *act, struct sigaction *oact)
-{
-	if (!__atomic_load_n(&agent_probe_trap_on, __ATOMIC_ACQUIRE))
-		return 0;
-	if (oact)
-		*oact = *__atomic_load_n(&agent_probe_prog_trap_cur, __ATOMIC_ACQUIRE);
-	if (act)
-		agent_probe_prog_trap_set(act);
-	return 1;
-}
 
 static struct agent_probe_rt *agent_probe_trap_find(uint64_t addr)
 {
@@ -338,12 +171,12 @@ static void agent_probe_trap_hit(int sig, siginfo_t *si, void *ucv)
 	}
 	/* Not ours, and the program blocked SIGTRAP: held when sent, the
 	 * default action when it is its own trap. */
-	if (!p && agent_probe_blocked_sig(SIGTRAP, si, ucv)) {
+	if (!p && agent_sigview_blocked(SIGTRAP, si, ucv, agent_probe_chain)) {
 		errno = saved;
 		return;
 	}
 	if (!p) {
-		agent_probe_trap_chain(si, ucv);
+		agent_sigview_trap_chain(si, ucv, agent_probe_chain);
 		errno = saved;
 		return;
 	}
@@ -408,23 +241,11 @@ void agent_probe_trap(int sig, siginfo_t *si, void *ucv)
 	agent_probe_trap_hit(sig, si, ucv);
 }
 
-/* The calling thread may have been started with these signals blocked (a
- * parent that blocks everything before exec): unblock them for real, keep
- * them blocked in the program's view. In attach mode the other threads
- * keep theirs (doc/probe.md). */
-static void agent_probe_unblock_here(uint64_t bits)
-{
-	uint64_t t[_NSIG / 64] = {bits}, old[_NSIG / 64] = {0};
-
-	if (!syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, t, old, _NSIG / 8))
-		agent_probe_vblocked |= old[0] & bits;
-}
-
 int agent_probe_trap_install(void)
 {
 	struct sigaction sa;
 
-	if (agent_probe_trap_on)
+	if (agent_sigview_kept() & AGENT_SIG_BIT(SIGTRAP))
 		return 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = agent_sigshim_trap;
@@ -433,308 +254,25 @@ int agent_probe_trap_install(void)
 		agent_probe_real_sigaction = dlsym(RTLD_NEXT, "sigaction");
 	if (!agent_probe_real_sigaction)
 		return -ENOSYS;
-	if (agent_probe_real_sigaction(SIGTRAP, &sa, &agent_probe_prog_trap[0]))
-		return -errno;
-	__atomic_store_n(&agent_probe_prog_trap_cur, &agent_probe_prog_trap[0], __ATOMIC_RELEASE);
-	__atomic_store_n(&agent_probe_trap_on, 1, __ATOMIC_RELEASE);
-	agent_probe_unblock_here(AGENT_PROBE_BIT(SIGTRAP));
-	return 0;
-}
-
-int agent_probe_trap_live(void)
-{
-	return agent_probe_kept() != 0;
-}
-
-/* A mask for a call that installs it for a while (sigsuspend, ppoll, ...;
- * a handler's sa_mask): the kept signals removed. */
-const sigset_t *agent_probe_mask_arg(const sigset_t *m, sigset_t *buf)
-{
-	uint64_t kept = agent_probe_kept();
-
-	if (!m || !(((const uint64_t *)m)[0] & kept))
-		return m;
-	*buf = *m;
-	((uint64_t *)buf)[0] &= ~kept;
-	return buf;
-}
-
-/* Found before main (a lookup from an interposer could run in a signal
- * handler); until then, the system call. */
-__attribute__((constructor)) static void agent_probe_resolve(void)
-{
-	int saved;
-
-	/* busy first: reading errno calls __errno_location, which a func:
-	 * probe of libc may have patched (the agent's own call, not the
-	 * program's) */
-	agent_self.busy++;
-	saved = errno;
-	AGENT_RESOLVE(agent_probe_real_sigmask, "pthread_sigmask");
-	errno = saved;
-	agent_self.busy--;
-}
-
-/* rt_sigprocmask; not raw: as glibc's pthread_sigmask, which never blocks
- * its two internal signals (SIGCANCEL, SIGSETXID: 32 and 33). */
-static int agent_probe_sigmask_sys(int how, const sigset_t *set, sigset_t *old, int raw)
-{
-	sigset_t s;
-
-	if (set && !raw) {
-		s = *set;
-		agent_probe_sig_del(&s, 32);
-		agent_probe_sig_del(&s, 33);
-		set = &s;
-	}
-	return syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) ? errno : 0;
-}
-
-/*
- * The mask change itself (how, set, old as sigprocmask), SIGTRAP kept out
- * of the kernel's mask, the program's own view of it kept per thread.
- * raw: the call is the rt_sigprocmask system call (syscall()), which does
- * not filter glibc's internal signals; otherwise glibc's pthread_sigmask.
- * Returns 0 or an errno value (pthread_sigmask's convention).
- */
-int agent_probe_sigmask(int how, const sigset_t *set, sigset_t *old, int raw)
-{
-	uint64_t was = agent_probe_vblocked, want, kept = agent_probe_kept();
-	sigset_t s;
-	int rc;
-
-	if (!kept) {
-		if (raw || !agent_probe_real_sigmask)
-			return agent_probe_sigmask_sys(how, set, old, raw);
-		return agent_probe_real_sigmask(how, set, old);
-	}
-	if (set && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
-		return EINVAL;
-	want = set ? ((const uint64_t *)set)[0] & kept : 0;
-	if (set) {
-		s = *set;
-		((uint64_t *)&s)[0] &= ~kept;
-		set = &s;
-	}
-	if (raw || !agent_probe_real_sigmask)
-		rc = agent_probe_sigmask_sys(how, set, old, raw);
-	else
-		rc = agent_probe_real_sigmask(how, set, old);
-	if (rc)
-		return rc;
-	if (old)
-		((uint64_t *)old)[0] |= was & kept;
-	if (set) {
-		if (how == SIG_SETMASK)
-			agent_probe_vblocked = (agent_probe_vblocked & ~kept) | want;
-		else if (how == SIG_BLOCK)
-			agent_probe_vblocked |= want;
-		else
-			agent_probe_vblocked &= ~want;
-		agent_probe_got_view(!!(agent_probe_vblocked & AGENT_PROBE_BIT(SIGTRAP)));
-	}
-	agent_probe_release();
-	return 0;
-}
-
-int agent_probe_sigmask_in(int how, const sigset_t *set, sigset_t *old, uint64_t *mask)
-{
-	uint64_t was = agent_probe_vblocked, kept = agent_probe_kept(), s = 0, want = 0;
-
-	if (set) {
-		if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
-			return EINVAL;
-		s = ((const uint64_t *)set)[0]; /* before old is written: they may alias */
-		want = s & kept;
-		s &= ~kept;
-	}
-	if (old)
-		((uint64_t *)old)[0] = *mask | (was & kept);
-	if (!set)
-		return 0;
-	if (how == SIG_BLOCK)
-		*mask |= s;
-	else if (how == SIG_UNBLOCK)
-		*mask &= ~s;
-	else
-		*mask = s;
-	if (how == SIG_SETMASK)
-		agent_probe_vblocked = (agent_probe_vblocked & ~kept) | want;
-	else if (how == SIG_BLOCK)
-		agent_probe_vblocked |= want;
-	else
-		agent_probe_vblocked &= ~want;
-	/* attach mode: spool blocks SIGTRAP for real at detach */
-	agent_probe_got_view(!!(agent_probe_vblocked & AGENT_PROBE_BIT(SIGTRAP)));
-	agent_probe_release();
-	return 0;
-}
-
-/*
- * A handler whose sa_mask held SIGTRAP while int3 probes are in runs
- * behind this wrapper: the kernel blocks its sa_mask without SIGTRAP (a
- * probe in the handler must trap), so without it the handler, reading its
- * mask, saw SIGTRAP unblocked, and the mask its ucontext says it
- * interrupted lacked the kept signals the program had blocked. For the
- * handler's run the thread's view gets the kept bits of its sa_mask; its
- * uc_sigmask gets the kept signals the program blocked (the sigframe as
- * the kernel would have written it). After it, what the handler left in
- * uc_sigmask's kept bits is the view sigreturn gives the program, and
- * they leave the kernel's copy (they must not be blocked for real).
- * Signal-safe: no libc call; errno is the handler's to keep.
- */
-static void *agent_probe_prog_handler[64];
-static int agent_probe_prog_flags[64];
-/* The handler a sigaction call replaced (action_in to action_out). */
-static __thread void *agent_probe_prev_handler;
-static __thread int agent_probe_prev_flags;
-
-void agent_probe_samask_wrap(int sig, siginfo_t *si, void *ucv)
-{
-	/* (no ucontext: a handler called by hand, not by the kernel; the
-	 * mask after it is then the one before) */
-	uint64_t none = 0;
-	uint64_t *ucm = ucv ? (uint64_t *)&((ucontext_t *)ucv)->uc_sigmask : &none;
-	uint64_t saved = agent_probe_vblocked, kept = agent_probe_kept();
-	void *h;
-	int flags, e;
-
-	if (sig <= 0 || sig >= 64)
-		return;
-	h = __atomic_load_n(&agent_probe_prog_handler[sig], __ATOMIC_ACQUIRE);
-	flags = __atomic_load_n(&agent_probe_prog_flags[sig], __ATOMIC_RELAXED);
-	if (!h || h == (void *)SIG_DFL || h == (void *)SIG_IGN)
-		return;
-	agent_probe_vblocked |= __atomic_load_n(&agent_probe_samask[sig], __ATOMIC_RELAXED) & kept;
-	if (!(flags & SA_NODEFER))
-		agent_probe_vblocked |= AGENT_PROBE_BIT(sig) & kept;
-	*ucm |= saved & kept;
-	if (flags & SA_SIGINFO)
-		((void (*)(int, siginfo_t *, void *))h)(sig, si, ucv);
-	else
-		((void (*)(int))h)(sig);
-	agent_probe_vblocked = *ucm & kept;
-	*ucm &= ~kept;
-	e = errno;
-	agent_probe_release();
-	errno = e;
-}
-
-static int agent_probe_is_wrap(const struct sigaction *a)
-{
-	return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == agent_sigshim_wrap;
-}
-
-/* sigaction(sig, act, oact) while signals are kept: act's sa_mask without
- * them (a probe in the handler must trap, a custom handler's fault be
- * caught), and a handler whose sa_mask held SIGTRAP behind
- * agent_probe_samask_wrap; the program's sa_mask and handler come back as
- * it gave them. */
-const struct sigaction *agent_probe_action_in(int sig, const struct sigaction *act,
-					      struct sigaction *buf)
-{
-	uint64_t kept = agent_probe_kept(), in;
-	void *h;
-
-	if (sig <= 0 || sig >= 64)
-		return act;
-	agent_probe_prev_handler = __atomic_load_n(&agent_probe_prog_handler[sig], __ATOMIC_ACQUIRE);
-	agent_probe_prev_flags = __atomic_load_n(&agent_probe_prog_flags[sig], __ATOMIC_RELAXED);
-	if (!act || !kept)
-		return act;
-	in = ((const uint64_t *)&act->sa_mask)[0] & kept;
-	__atomic_store_n(&agent_probe_samask[sig], in, __ATOMIC_RELAXED);
-	if (!in)
-		return act;
-	*buf = *act;
-	((uint64_t *)&buf->sa_mask)[0] &= ~kept;
-	h = act->sa_flags & SA_SIGINFO ? (void *)act->sa_sigaction : (void *)act->sa_handler;
-	if ((in & AGENT_PROBE_BIT(SIGTRAP)) && sig != SIGTRAP && h != (void *)SIG_DFL &&
-	    h != (void *)SIG_IGN && !agent_probe_is_wrap(act)) {
-		__atomic_store_n(&agent_probe_prog_flags[sig], act->sa_flags, __ATOMIC_RELAXED);
-		__atomic_store_n(&agent_probe_prog_handler[sig], h, __ATOMIC_RELEASE);
-		buf->sa_sigaction = agent_sigshim_wrap;
-		buf->sa_flags |= SA_SIGINFO;
-	}
-	return buf;
-}
-
-void agent_probe_action_out(int sig, struct sigaction *oact, uint64_t had)
-{
-	if (!oact || sig <= 0 || sig >= 64)
-		return;
-	((uint64_t *)&oact->sa_mask)[0] |= had;
-	if (agent_probe_is_wrap(oact) && agent_probe_prev_handler) {
-		oact->sa_flags = (oact->sa_flags & ~SA_SIGINFO) | (agent_probe_prev_flags & SA_SIGINFO);
-		if (agent_probe_prev_flags & SA_SIGINFO)
-			oact->sa_sigaction =
-			    (void (*)(int, siginfo_t *, void *))agent_probe_prev_handler;
-		else
-			oact->sa_handler = (void (*)(int))agent_probe_prev_handler;
-	}
-}
-
-uint64_t agent_probe_action_marks(int sig)
-{
-	return sig > 0 && sig < 64 ? __atomic_load_n(&agent_probe_samask[sig], __ATOMIC_RELAXED)
-				   : 0;
+	/* In attach mode the other threads keep the SIGTRAP they block
+	 * (doc/probe.md): only this one is unblocked. */
+	return agent_sigview_trap_install(&sa, agent_probe_real_sigaction);
 }
 
 void agent_probe_keep_sigsys(void)
 {
-	__atomic_store_n(&agent_probe_sys_on, 1, __ATOMIC_RELEASE);
+	agent_sigview_keep(AGENT_SIG_BIT(SIGSYS));
 }
 
 void agent_probe_keep_sigsys_off(void)
 {
-	__atomic_store_n(&agent_probe_sys_on, 0, __ATOMIC_RELEASE);
+	agent_sigview_unkeep(AGENT_SIG_BIT(SIGSYS));
 }
 
 int agent_probe_sigsys_blocked(siginfo_t *si, void *uc)
 {
-	return agent_probe_blocked_sig(SIGSYS, si, uc);
+	return agent_sigview_blocked(SIGSYS, si, uc, agent_probe_chain);
 }
-
-uint64_t agent_probe_trap_view(void)
-{
-	return agent_probe_vblocked;
-}
-
-void agent_probe_trap_view_set(uint64_t blocked)
-{
-	agent_probe_vblocked = blocked;
-}
-
-/* The interposers: the program's view of SIGTRAP, the kernel without it.
- * The agent_probe_ names are their hidden twins, whose addresses attach
- * mode puts in the modules' GOTs (agent_probe_got.c): in a dlopen'ed agent
- * a reference to the exported names binds to libc's. */
-int agent_probe_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	return agent_probe_sigmask(how, set, old, 0);
-}
-
-int agent_probe_sigprocmask(int how, const sigset_t *set, sigset_t *old)
-{
-	int rc = agent_probe_sigmask(how, set, old, 0);
-
-	if (rc) {
-		errno = rc;
-		return -1;
-	}
-	return 0;
-}
-
-AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	return agent_probe_pthread_sigmask(how, set, old);
-}
-
-AGENT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
-{
-	return agent_probe_sigprocmask(how, set, old);
-}
-
 
 /* ---- faults of custom handlers ---- */
 
@@ -782,7 +320,7 @@ static void agent_probe_on_fault(int sig, siginfo_t *si, void *uc)
 	}
 	/* Not a handler's: with the signal blocked in the program's view,
 	 * held when sent, the default action for its own fault. */
-	if (agent_probe_blocked_sig(sig, si, uc))
+	if (agent_sigview_blocked(sig, si, uc, agent_probe_chain))
 		return;
 	for (unsigned i = 0; i < AGENT_PROBE_NFAULT; i++)
 		if (agent_probe_fault_sigs[i] == sig)
@@ -793,7 +331,7 @@ static int agent_probe_fault_install(void)
 {
 	struct sigaction sa;
 
-	if (agent_probe_fault_on)
+	if (agent_sigview_kept() & AGENT_SIG_FAULT_BITS)
 		return 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = agent_probe_on_fault;
@@ -804,8 +342,8 @@ static int agent_probe_fault_install(void)
 	for (unsigned i = 0; i < AGENT_PROBE_NFAULT; i++)
 		if (sigaction(agent_probe_fault_sigs[i], &sa, &agent_probe_old_fault[i]))
 			return -errno;
-	__atomic_store_n(&agent_probe_fault_on, 1, __ATOMIC_RELEASE);
-	agent_probe_unblock_here(AGENT_PROBE_FAULT_BITS);
+	agent_sigview_keep(AGENT_SIG_FAULT_BITS);
+	agent_sigview_unblock_here(AGENT_SIG_FAULT_BITS);
 	return 0;
 }
 
@@ -1547,7 +1085,7 @@ static void agent_probe_trap_k_restore(void)
  * program set them. SIGTRAP's own handler is ours (trap_install). */
 void agent_probe_samask_strip(void)
 {
-	uint64_t kept = agent_probe_kept();
+	uint64_t kept = agent_sigview_kept();
 
 	for (int sig = 1; sig < 64 && kept; sig++) {
 		struct agent_probe_ksigaction k;
@@ -1561,25 +1099,25 @@ void agent_probe_samask_strip(void)
 			continue;
 		in = k.mask & kept;
 		k.mask &= ~kept;
-		if ((in & AGENT_PROBE_BIT(SIGTRAP)) &&
+		if ((in & AGENT_SIG_BIT(SIGTRAP)) &&
 		    k.handler != (uint64_t)(uintptr_t)agent_sigshim_wrap) {
 			/* its mask as the program set it while it runs */
-			__atomic_store_n(&agent_probe_prog_flags[sig], (int)k.flags,
+			__atomic_store_n(&agent_sigview_prog_flags[sig], (int)k.flags,
 					 __ATOMIC_RELAXED);
-			__atomic_store_n(&agent_probe_prog_handler[sig], (void *)(uintptr_t)k.handler,
+			__atomic_store_n(&agent_sigview_prog_handler[sig], (void *)(uintptr_t)k.handler,
 					 __ATOMIC_RELEASE);
 			k.handler = (uint64_t)(uintptr_t)agent_sigshim_wrap;
 			k.flags |= SA_SIGINFO;
 		}
 		if (syscall(SYS_rt_sigaction, sig, &k, NULL, 8) == 0)
-			__atomic_store_n(&agent_probe_samask[sig], in, __ATOMIC_RELAXED);
+			__atomic_store_n(&agent_sigview_samask[sig], in, __ATOMIC_RELAXED);
 	}
 }
 
 void agent_probe_samask_restore(void)
 {
 	for (int sig = 1; sig < 64; sig++) {
-		uint64_t in = __atomic_exchange_n(&agent_probe_samask[sig], 0, __ATOMIC_RELAXED);
+		uint64_t in = __atomic_exchange_n(&agent_sigview_samask[sig], 0, __ATOMIC_RELAXED);
 		struct agent_probe_ksigaction k;
 
 		if (!in || sig == SIGTRAP || syscall(SYS_rt_sigaction, sig, NULL, &k, 8) < 0)
@@ -1590,10 +1128,10 @@ void agent_probe_samask_restore(void)
 			continue;
 		k.mask |= in;
 		if (k.handler == (uint64_t)(uintptr_t)agent_sigshim_wrap) {
-			int f = __atomic_load_n(&agent_probe_prog_flags[sig], __ATOMIC_RELAXED);
+			int f = __atomic_load_n(&agent_sigview_prog_flags[sig], __ATOMIC_RELAXED);
 
 			k.handler = (uint64_t)(uintptr_t)__atomic_load_n(
-			    &agent_probe_prog_handler[sig], __ATOMIC_ACQUIRE);
+			    &agent_sigview_prog_handler[sig], __ATOMIC_ACQUIRE);
 			k.flags = (k.flags & ~(uint64_t)SA_SIGINFO) | (uint64_t)(f & SA_SIGINFO);
 		}
 		syscall(SYS_rt_sigaction, sig, &k, NULL, 8);
@@ -1697,7 +1235,7 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 	 * for real from now on where a thread's view blocks them; a thread
 	 * inside one of the agent's handlers puts them into the mask its
 	 * return installs (agent_sigshim.c). */
-	agent_sigshim_release(AGENT_PROBE_BIT(SIGTRAP) | AGENT_PROBE_BIT(SIGSYS));
+	agent_sigshim_release(AGENT_SIG_BIT(SIGTRAP) | AGENT_SIG_BIT(SIGSYS));
 	agent_self.busy--;
 	/* Stop recording. The rings stay mapped: a thread stopped inside a
 	 * handler finishes its record, and the collector drains them last. */

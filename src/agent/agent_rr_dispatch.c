@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "agent_probe.h"
+#include "agent_rawsys.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 #include "agent_sigshim.h"
@@ -142,16 +143,7 @@ struct sud_ksa {
 
 static long sud_raw(long n, const long *a)
 {
-	register long r10 __asm__("r10") = a[3];
-	register long r8 __asm__("r8") = a[4];
-	register long r9 __asm__("r9") = a[5];
-	long r;
-
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a[0]), "S"(a[1]), "d"(a[2]), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return r;
+	return agent_rawsys(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* rt_sigprocmask(how, set, old) made on mask, the one the handler's

@@ -45,6 +45,7 @@
 
 #include "agent_probe.h"
 #include "agent_futex.h"
+#include "agent_rawsys.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 
@@ -65,33 +66,13 @@ static long rr_raw_syscall(long n, long a, long b, long c, long d, long e, long 
 {
 	long r;
 #if defined(__x86_64__)
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
 	unsigned char sel = agent_sud_sel;
 
 	agent_sud_sel = 0; /* SYSCALL_DISPATCH_FILTER_ALLOW */
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
+	r = agent_rawsys(n, a, b, c, d, e, f);
 	agent_sud_sel = sel;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	r = x0;
 #else
-#error "rr_raw_syscall: unsupported architecture"
+	r = agent_rawsys(n, a, b, c, d, e, f);
 #endif
 	if (r < 0 && r > -4096) {
 		errno = (int)-r;

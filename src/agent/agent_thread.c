@@ -27,6 +27,7 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_rawsys.h"
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 #include "agent_sys.h"
@@ -356,29 +357,9 @@ AGENT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
  */
 static long agent_thread_sys3(long nr, long a, long b, long c)
 {
-	long r;
-
-#if defined(__x86_64__)
 	/* Outside libc's text: under syscall user dispatch (only the
 	 * creator's, a clone child has none) the SIGSYS handler runs it. */
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-	r = x0;
-#else
-	r = syscall(nr, a, b, c);
-	if (r < 0)
-		r = -errno;
-#endif
-	return r;
+	return agent_rawsys(nr, a, b, c, 0, 0, 0);
 }
 
 static uint32_t agent_thread_tid(void)

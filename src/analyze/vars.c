@@ -27,6 +27,7 @@
 #include "../common/event.h"
 #include "../probe/probe.h"
 #include "../probe/probe_expr.h"
+#include "../trace/sideword.h"
 #include "../trace/trace.h"
 #include "../util/escape.h"
 #include "../util/f128.h"
@@ -170,12 +171,37 @@ static int vr_has(const uint32_t *ids, size_t n, uint32_t id)
 	return 0;
 }
 
+/* A word of a "vars" line into DST: version 2 wrote it with
+ * sideword_write (a name may hold blanks: "Pair<int, char>::hits"),
+ * version 1 as it is. Longer than DST: cut, as the writer cuts it. */
+static void vr_word(char *dst, size_t len, char *word, int version)
+{
+	size_t n;
+
+	if (version >= 2)
+		sideword_unescape(word);
+	n = strnlen(word, len - 1);
+	memcpy(dst, word, n);
+	dst[n] = 0;
+}
+
+/* The version of the "vars" file from its first line (1: version 1, or
+ * no such line). */
+static int vr_version(const char *text)
+{
+	int v;
+
+	return sscanf(text, "# spool vars %d", &v) == 1 && v > 0 ? v : 1;
+}
+
 static int vr_load(struct vr_ctx *c, char *text)
 {
+	int version = vr_version(text);
 	char *line, *save = NULL;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char type[32], ids[4096], ids2[4096], mode[16];
+		/* words as they are in the file: an escaped byte takes 4 */
+		char type[32], ids[4096], ids2[4096], mode[16], w1[1024], w2[1024], w3[128];
 		int pos = 0;
 		unsigned n;
 
@@ -183,9 +209,12 @@ static int vr_load(struct vr_ctx *c, char *text)
 			struct vr_var v, *nv;
 
 			memset(&v, 0, sizeof(v));
-			if (sscanf(line, "var %u %u %31s %127s %255s %31s %d", &v.probe_id, &v.index,
-				   type, v.name, v.func, v.where, &v.shown) != 7)
+			if (sscanf(line, "var %u %u %31s %1023s %1023s %127s %d", &v.probe_id,
+				   &v.index, type, w1, w2, w3, &v.shown) != 7)
 				continue;
+			vr_word(v.name, sizeof(v.name), w1, version);
+			vr_word(v.func, sizeof(v.func), w2, version);
+			vr_word(v.where, sizeof(v.where), w3, version);
 			v.type = probe_vtype_parse(type);
 			vr_demangle(v.func, sizeof(v.func));
 			nv = realloc(c->vars, (c->nvars + 1) * sizeof(*nv));
@@ -198,10 +227,14 @@ static int vr_load(struct vr_ctx *c, char *text)
 			char err[256];
 
 			memset(&a, 0, sizeof(a));
-			if (sscanf(line, "assert %u %255s %31s %4095s %n", &n, a.func, a.where, ids,
-				   &pos) != 4 ||
+			if (sscanf(line, "assert %u %1023s %127s %4095s %n", &n, w1, w3, ids, &pos) !=
+				    4 ||
 			    !pos)
 				continue;
+			vr_word(a.func, sizeof(a.func), w1, version);
+			vr_word(a.where, sizeof(a.where), w3, version);
+			if (version >= 2) /* the expression too: one word */
+				sideword_unescape(line + pos);
 			vr_demangle(a.func, sizeof(a.func));
 			if (vr_parse_ids(ids, &a.ids, &a.nids) ||
 			    probe_expr_parse(line + pos, &a.ex, err, sizeof(err)) ||
@@ -227,6 +260,8 @@ static int vr_load(struct vr_ctx *c, char *text)
 				    4 ||
 			    !pos)
 				continue;
+			if (version >= 2) /* the spec: one word */
+				sideword_unescape(line + pos);
 			t.call = !strcmp(mode, "call");
 			t.min = UINT64_MAX;
 			if (vr_parse_ids(ids, &t.start, &t.nstart) ||

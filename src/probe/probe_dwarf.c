@@ -513,10 +513,35 @@ static int probe_dw_var_named(Dwarf_Die *v, const char *prefix, const char *name
 	return ln && demangle_name(ln, d, sizeof(d)) && !strcmp(d, name);
 }
 
+/* The definition of the declaration decl among the children of cu: a
+ * variable whose DW_AT_specification is decl and that has a location. A
+ * variable of an anonymous namespace is declared inside the namespace and
+ * defined at the top of the CU with no linkage name (g++ -g). */
+static int probe_dw_defined(Dwarf_Die *cu, Dwarf_Die *decl, Dwarf_Die *out)
+{
+	Dwarf_Die child, spec;
+	Dwarf_Attribute a;
+
+	if (dwarf_child(cu, &child))
+		return -ENOENT;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_variable &&
+		    dwarf_attr(&child, DW_AT_specification, &a) && dwarf_formref_die(&a, &spec) &&
+		    dwarf_dieoffset(&spec) == dwarf_dieoffset(decl) &&
+		    (dwarf_hasattr(&child, DW_AT_location) ||
+		     dwarf_hasattr(&child, DW_AT_const_value))) {
+			*out = child;
+			return 0;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return -ENOENT;
+}
+
 /* The variable named name among the children of scope, and of the
- * namespaces in it (depth: how deep to go), prefix their qualified name. */
-static int probe_dw_global_in(Dwarf_Die *scope, const char *prefix, const char *name, int depth,
-			      Dwarf_Die *out)
+ * namespaces in it (depth: how deep to go), prefix their qualified name;
+ * cu: the unit (where a declaration's definition is). */
+static int probe_dw_global_in(Dwarf_Die *cu, Dwarf_Die *scope, const char *prefix,
+			      const char *name, int depth, Dwarf_Die *out)
 {
 	Dwarf_Die child;
 
@@ -529,18 +554,27 @@ static int probe_dw_global_in(Dwarf_Die *scope, const char *prefix, const char *
 			const char *ns = dwarf_diename(&child);
 			char sub[512];
 
-			/* (an anonymous namespace adds nothing to a name) */
+			/* An anonymous namespace adds nothing to a name, or
+			 * "(anonymous namespace)::", as c++filt and nm -C
+			 * write it (and the lock report: the name a user
+			 * copies). */
 			snprintf(sub, sizeof(sub), "%s%s%s", prefix, ns ? ns : "", ns ? "::" : "");
-			if (!probe_dw_global_in(&child, sub, name, depth - 1, out))
+			if (!probe_dw_global_in(cu, &child, sub, name, depth - 1, out))
+				return 0;
+			snprintf(sub, sizeof(sub), "%s(anonymous namespace)::", prefix);
+			if (!ns && !probe_dw_global_in(cu, &child, sub, name, depth - 1, out))
 				return 0;
 			continue;
 		}
-		if (tag == DW_TAG_variable && probe_dw_var_named(&child, prefix, name) &&
-		    (dwarf_hasattr_integrate(&child, DW_AT_location) ||
-		     dwarf_hasattr_integrate(&child, DW_AT_const_value))) {
+		if (tag != DW_TAG_variable || !probe_dw_var_named(&child, prefix, name))
+			continue;
+		if (dwarf_hasattr_integrate(&child, DW_AT_location) ||
+		    dwarf_hasattr_integrate(&child, DW_AT_const_value)) {
 			*out = child;
 			return 0;
 		}
+		if (dwarf_hasattr(&child, DW_AT_declaration) && !probe_dw_defined(cu, &child, out))
+			return 0;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return -ENOENT;
 }
@@ -554,7 +588,7 @@ static int probe_dw_global(Dwarf *dw, const char *name, Dwarf_Die *out)
 	while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(dw, off + hsize, &cu) && !probe_dw_global_in(&cu, "", name, 8, out))
+		if (dwarf_offdie(dw, off + hsize, &cu) && !probe_dw_global_in(&cu, &cu, "", name, 8, out))
 			return 0;
 		off = next;
 	}

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "../common/event.h"
+#include "../trace/sideword.h"
 #include "../util/demangle.h"
 #include "../util/log.h"
 #include "../arch/arch_dwarf.h"
@@ -1213,6 +1214,18 @@ static void pv_ids(FILE *f, const uint32_t *ids, size_t n)
 		fputc('-', f);
 }
 
+/* Two or three words, blank-separated, each one column (sideword.h). */
+static void pv_words(FILE *f, const char *a, const char *b, const char *c)
+{
+	sideword_write(f, a);
+	fputc(' ', f);
+	sideword_write(f, b);
+	if (c) {
+		fputc(' ', f);
+		sideword_write(f, c);
+	}
+}
+
 int probe_mgr_var_table(const struct probe_mgr *m, char **text, size_t *len)
 {
 	char *buf = NULL;
@@ -1221,29 +1234,40 @@ int probe_mgr_var_table(const struct probe_mgr *m, char **text, size_t *len)
 
 	if (!f)
 		return -errno;
-	fprintf(f, "# spool vars 1\n"
+	/* Version 2: every name, place and text is one word (sideword.h): a
+	 * C++ name holds blanks ("Pair<int, char>::hits"), a spec may. */
+	fprintf(f, "# spool vars 2\n"
 		   "# var PROBE_ID INDEX TYPE NAME FUNCTION WHERE SHOWN LOCATION\n"
 		   "# assert N FUNCTION WHERE PROBE_IDS EXPR\n"
 		   "# time N MODE START_IDS END_IDS SPEC\n");
 	for (size_t i = 0; i < m->nvvars; i++) {
 		const struct probe_vvar *v = &m->vvars[i];
 
-		fprintf(f, "var %u %u %s %s %s %s %d %s\n", v->probe_id, v->index,
-			probe_vtype_name(v->type), v->name, v->func, v->where, v->shown, v->loc);
+		fprintf(f, "var %u %u %s ", v->probe_id, v->index, probe_vtype_name(v->type));
+		pv_words(f, v->name, v->func, v->where);
+		fprintf(f, " %d ", v->shown);
+		sideword_write(f, v->loc);
+		fputc('\n', f);
 	}
 	for (size_t i = 0, na = 0, nt = 0; i < m->nvspecs; i++) {
 		const struct probe_vspec *s = &m->vspecs[i];
 
 		if (s->kind == VS_ASSERT) {
-			fprintf(f, "assert %zu %s %s ", na++, s->func, s->where);
+			fprintf(f, "assert %zu ", na++);
+			pv_words(f, s->func, s->where, NULL);
+			fputc(' ', f);
 			pv_ids(f, s->ids, s->nids);
-			fprintf(f, " %s\n", s->expr);
+			fputc(' ', f);
+			sideword_write(f, s->expr);
+			fputc('\n', f);
 		} else if (s->kind == VS_TIME) {
 			fprintf(f, "time %zu %s ", nt++, s->time_func ? "call" : "span");
 			pv_ids(f, s->ids, s->nids);
 			fputc(' ', f);
 			pv_ids(f, s->ids2, s->nids2);
-			fprintf(f, " %s\n", s->text);
+			fputc(' ', f);
+			sideword_write(f, s->text);
+			fputc('\n', f);
 		}
 	}
 	if (fclose(f))

@@ -97,8 +97,32 @@ static int add_rec(struct rr_path_text *t, size_t *cap, const struct rr_path_rec
 	return 0;
 }
 
+/* Where the object column of a record starts in s (function and object,
+ * trimmed), or NULL. The object is "none", "data", or KIND:NAME joined by
+ * ',' (src/analyze/path.c), a NAME being what the lock report names it,
+ * blanks included ("lock:(anonymous namespace)::mtx", "lock:Acc<int,
+ * char>::m"): it starts at the first blank followed by a kind and a ':'
+ * (not "::", which a C++ function's parameters may hold), else it is the
+ * last word. */
+static char *path_object(char *s)
+{
+	static const char *const kinds[] = {"lock:", "sem:", "cond:", "barrier:", "msg:"};
+
+	for (char *p = s; (p = strpbrk(p, " \t")); p++) {
+		const char *w = p + 1 + strspn(p + 1, " \t");
+
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			size_t n = strlen(kinds[k]);
+
+			if (!strncmp(w, kinds[k], n) && w[n] && w[n] != ':')
+				return p;
+		}
+	}
+	return strrchr(s, ' ');
+}
+
 /* One record line: seq time thread function... object. The function may
- * hold spaces (a C++ signature); the object never does. */
+ * hold spaces (a C++ signature), and so may an object's name. */
 static int parse_line(char *line, uint32_t lineno, int *exits, struct rr_path_rec *r,
 		      const char **why)
 {
@@ -131,13 +155,13 @@ static int parse_line(char *line, uint32_t lineno, int *exits, struct rr_path_re
 	end = fn + strlen(fn);
 	while (end > fn && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
 		*--end = 0;
-	obj = strrchr(fn, ' ');
-	if (!obj) {
+	end = path_object(fn);
+	if (!end) {
 		*why = "want: seq time thread function object (no object)";
 		return -EINVAL;
 	}
-	*obj++ = 0;
-	end = obj - 1;
+	obj = end + 1 + strspn(end + 1, " \t");
+	*end = 0;
 	while (end > fn && (end[-1] == ' ' || end[-1] == '\t'))
 		*--end = 0;
 	if (*exits < 0)

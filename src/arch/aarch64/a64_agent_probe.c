@@ -18,7 +18,8 @@
  *   - a point whose instruction cannot run from a trampoline is refused
  *     by spool. SIGTRAP is taken only by BRK probes; the program's own
  *     signal masks and SIGTRAP handler are kept from them (and from the
- *     custom handlers' fault handlers) by a64_agent_sig.c.
+ *     custom handlers' fault handlers) by a64_agent_sig.c and
+ *     src/agent/agent_sigview.c.
  *   - placing is done in the constructor, with one thread (launch mode),
  *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
  *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
