@@ -4,7 +4,8 @@
  * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, recvmmsg, accept,
  * poll, select, epoll_wait; ppoll, pselect, epoll_pwait and epoll_pwait2,
  * recorded as those three), clocks (clock_gettime, gettimeofday, time),
- * getrandom, getpid, gettid and sysinfo.
+ * getrandom (and getentropy, made of getrandom calls), getpid, gettid and
+ * sysinfo.
  *
  * Off (plain runs, inert agent): one test of agent_rr_mode, then a tail
  * call of the real function. The real functions are resolved by this file's
@@ -127,6 +128,16 @@ static int fb_gettimeofday(struct timeval *tv, void *tz) { return (int)syscall(S
 static time_t fb_time(time_t *t) { return (time_t)arch_sys_time(t); }
 static ssize_t fb_getrandom(void *b, size_t n, unsigned f) { return syscall(SYS_getrandom, b, n, f); }
 static pid_t fb_getpid(void) { return (pid_t)syscall(SYS_getpid); }
+static int fb_getentropy(void *b, size_t n)
+{
+	long k = n > 256 ? -1 : syscall(SYS_getrandom, b, n, 0);
+
+	if (n > 256)
+		errno = EIO;
+	else if (k >= 0 && (size_t)k != n)
+		errno = EIO;
+	return k >= 0 && (size_t)k == n ? 0 : -1;
+}
 static pid_t fb_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 static int fb_sysinfo(struct sysinfo *i) { return (int)syscall(SYS_sysinfo, i); }
 
@@ -156,6 +167,7 @@ static int (*real_gettimeofday)(struct timeval *, void *) = fb_gettimeofday;
 static time_t (*real_time)(time_t *) = fb_time;
 static ssize_t (*real_getrandom)(void *, size_t, unsigned) = fb_getrandom;
 static pid_t (*real_getpid)(void) = fb_getpid;
+static int (*real_getentropy)(void *, size_t) = fb_getentropy;
 static pid_t (*real_gettid)(void) = fb_gettid;
 static int (*real_sysinfo)(struct sysinfo *) = fb_sysinfo;
 
@@ -190,6 +202,7 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 	AGENT_RESOLVE(real_gettimeofday, "gettimeofday");
 	AGENT_RESOLVE(real_time, "time");
 	AGENT_RESOLVE(real_getrandom, "getrandom");
+	AGENT_RESOLVE(real_getentropy, "getentropy");
 	AGENT_RESOLVE(real_getpid, "getpid");
 	AGENT_RESOLVE(real_gettid, "gettid");
 	AGENT_RESOLVE(real_sysinfo, "sysinfo");
@@ -861,6 +874,37 @@ AGENT_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	if (RR_REPLAYING())
 		return rr_rep_buf(t, RR_CALL_GETRANDOM, -1, buf, n);
 	return rr_rec_buf(t, RR_CALL_GETRANDOM, -1, real_getrandom(buf, n, flags), buf);
+}
+
+/*
+ * getentropy: glibc's makes the getrandom system call itself, not through
+ * getrandom's symbol, so its bytes were neither recorded nor replayed
+ * (Ruby seeds its Random with it: `p rand` printed another number in each
+ * replay, silently). Done here as glibc does it, a loop of getrandom calls
+ * (which record and replay them); plain runs take the real one.
+ */
+AGENT_EXPORT int getentropy(void *buf, size_t n)
+{
+	struct agent_thread *t;
+	size_t done = 0;
+
+	if (RR_IO_OFF(t) && agent_rr_started)
+		return real_getentropy(buf, n);
+	if (n > 256) {
+		errno = EIO;
+		return -1;
+	}
+	while (done < n) {
+		ssize_t k = getrandom((char *)buf + done, n - done, 0);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	return 0;
 }
 
 AGENT_EXPORT pid_t getpid(void)
