@@ -831,8 +831,20 @@ AGENT_EXPORT int gettimeofday(struct timeval *tv, void *tz)
 	struct agent_rr_seg s = {tv, sizeof(*tv)};
 	int r, e;
 
-	if (RR_IO_OFF(t))
+	if (RR_IO_OFF(t)) {
+		if (AGENT_UNLIKELY(!agent_rr_started)) {
+			struct timespec ts; /* (as time's, below) */
+
+			if (agent_rr_early_clock(CLOCK_REALTIME, &ts))
+				return real_gettimeofday(tv, tz);
+			if (tz)
+				memset(tz, 0, sizeof(struct timezone));
+			tv->tv_sec = ts.tv_sec;
+			tv->tv_usec = ts.tv_nsec / 1000;
+			return 0;
+		}
 		return real_gettimeofday(tv, tz);
+	}
 	if (tz)
 		memset(tz, 0, sizeof(struct timezone));
 	if (RR_REPLAYING())
@@ -851,8 +863,22 @@ AGENT_EXPORT time_t time(time_t *tp)
 	struct agent_thread *t;
 	time_t v;
 
-	if (RR_IO_OFF(t))
+	if (RR_IO_OFF(t)) {
+		/* (agent_rr_early.c): OpenSSL stamps its random generator with
+		 * time() when a library's constructor seeds it (dig's libisc),
+		 * and reseeds when a later time() is earlier: a replay's real
+		 * early clock is later than the recorded ones that follow */
+		if (AGENT_UNLIKELY(!agent_rr_started)) {
+			struct timespec ts;
+
+			if (agent_rr_early_clock(CLOCK_REALTIME, &ts))
+				return real_time(tp);
+			if (tp)
+				*tp = ts.tv_sec;
+			return ts.tv_sec;
+		}
 		return real_time(tp);
+	}
 	if (RR_REPLAYING())
 		v = (time_t)agent_rr_rep_input(t, RR_CALL_TIME, -1, NULL, 0, NULL);
 	else
@@ -912,8 +938,11 @@ AGENT_EXPORT pid_t getpid(void)
 	struct agent_thread *t;
 	pid_t v;
 
-	if (RR_IO_OFF(t))
+	if (RR_IO_OFF(t)) {
+		if (AGENT_UNLIKELY(!agent_rr_started)) /* (agent_rr_early.c) */
+			return agent_rr_early_getpid();
 		return real_getpid();
+	}
 	if (RR_REPLAYING()) {
 		v = (pid_t)agent_rr_rep_input(t, RR_CALL_GETPID, -1, NULL, 0, NULL);
 		if (v > 0) /* kill and sigqueue send to it: the replay's pid */

@@ -294,6 +294,22 @@ static int probe_mgr_is_startup_lib(const struct probe_mgr *m, const char *path)
 	return 0;
 }
 
+/* Whether the LIB pattern of a spec matches the executable's file name
+ * (the path as given, or the file it resolves to: ruby is ruby3.1). */
+static int probe_mgr_names_exe(const char *exe, const char *lib)
+{
+	char real[PATH_MAX];
+	const char *base = strrchr(exe, '/');
+
+	if (!fnmatch(lib, base ? base + 1 : exe, 0))
+		return 1;
+	if (!realpath(exe, real))
+		return 0;
+	base = strrchr(real, '/');
+	return !fnmatch(lib, base ? base + 1 : real, 0);
+}
+
+
 int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec, uint32_t **mods,
 			  size_t *nmods)
 {
@@ -372,6 +388,13 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 			 "the program loads later: attach once it is loaded, or attach with "
 			 "--commands and `add` the spec then)",
 			 spec, m->attach_pid, lib);
+	else if (!*nmods && probe_mgr_names_exe(m->exe, lib))
+		/* LIB is for libraries: the program's own functions are
+		 * named without it (a user wrote args:haproxy:FUNC) */
+		log_err("probe: '%s': '%s' names the program itself (%s), not a library it "
+			"loads: leave LIB out for its functions (e.g. func:GLOB, args:GLOB, "
+			"var:TYPE:NAME@FUNC)",
+			spec, lib, m->exe);
 	else if (!*nmods)
 		log_err("probe: '%s': %s loads no library matching '%s', and no such file "
 			"was found for a dlopen",
