@@ -294,19 +294,32 @@ static int probe_mgr_is_startup_lib(const struct probe_mgr *m, const char *path)
 	return 0;
 }
 
-/* Whether the LIB pattern of a spec matches the executable's file name
- * (the path as given, or the file it resolves to: ruby is ruby3.1). */
+/* Whether the LIB pattern of a spec names the executable: its file name
+ * (the path as given, or the file it resolves to), or a command of PATH
+ * that is the same file (ruby is a link to ruby3.1). */
 static int probe_mgr_names_exe(const char *exe, const char *lib)
 {
-	char real[PATH_MAX];
-	const char *base = strrchr(exe, '/');
+	char real[PATH_MAX], cand[PATH_MAX], cr[PATH_MAX];
+	const char *base = strrchr(exe, '/'), *path = getenv("PATH");
 
 	if (!fnmatch(lib, base ? base + 1 : exe, 0))
 		return 1;
 	if (!realpath(exe, real))
 		return 0;
 	base = strrchr(real, '/');
-	return !fnmatch(lib, base ? base + 1 : real, 0);
+	if (!fnmatch(lib, base ? base + 1 : real, 0))
+		return 1;
+	while (path && *path && !strchr(lib, '/')) {
+		const char *end = strchr(path, ':');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+
+		if (n && (size_t)snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, path, lib) <
+			     sizeof(cand) &&
+		    realpath(cand, cr) && !strcmp(cr, real))
+			return 1;
+		path = end ? end + 1 : NULL;
+	}
+	return 0;
 }
 
 
