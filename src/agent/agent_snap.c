@@ -692,6 +692,12 @@ static int snap_time_due(uint64_t switches)
 	return 0;
 }
 
+/* Set when the program's exit waits for the copies: no copy after it.
+ * (dig: a snapshot taken in a later destructor's switch was still being
+ * written when the program ended, a process of the recording that ran on
+ * after it, and the trace was incomplete, exit status 4.) */
+static int snap_closed;
+
 int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 {
 	struct agent_snap_thread *t = agent_snap_slot(me);
@@ -701,7 +707,7 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	long pid;
 	uint64_t pos;
 
-	if (!t || !snap_area)
+	if (!t || !snap_area || __atomic_load_n(&snap_closed, __ATOMIC_ACQUIRE))
 		return 0;
 	pos = snap_area->snap_period_ns ? ++snap_passes : switches;
 	if (pos < snap_next || pos == snap_tried)
@@ -803,6 +809,7 @@ void agent_snap_exit_wait(void)
 {
 	struct timespec ms10 = {0, 10000000};
 
+	__atomic_store_n(&snap_closed, 1, __ATOMIC_RELEASE);
 	if (!agent_snap_on)
 		return;
 	for (int round = 0; round < 3000; round++) {
