@@ -692,11 +692,13 @@ static int snap_time_due(uint64_t switches)
 	return 0;
 }
 
-/* Set when the program's exit waits for the copies: no copy after it.
- * (dig: a snapshot taken in a later destructor's switch was still being
- * written when the program ended, a process of the recording that ran on
- * after it, and the trace was incomplete, exit status 4.) */
+/* Set when the program's exit waits for the copies: a snapshot taken
+ * after that (in a later destructor's switch) is waited for at once.
+ * (dig: such a copy was still writing its image when the program ended,
+ * a process of the recording that ran on after it, and the trace was
+ * incomplete, exit status 4.) */
 static int snap_closed;
+static void snap_wait_copies(void);
 
 int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 {
@@ -707,7 +709,7 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	long pid;
 	uint64_t pos;
 
-	if (!t || !snap_area || __atomic_load_n(&snap_closed, __ATOMIC_ACQUIRE))
+	if (!t || !snap_area)
 		return 0;
 	pos = snap_area->snap_period_ns ? ++snap_passes : switches;
 	if (pos < snap_next || pos == snap_tried)
@@ -796,6 +798,8 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 		__atomic_fetch_add(&snap_area->snap_ns, dt, __ATOMIC_RELAXED);
 		if (dt > snap_area->snap_ns_max)
 			snap_area->snap_ns_max = dt;
+		if (__atomic_load_n(&snap_closed, __ATOMIC_ACQUIRE))
+			snap_wait_copies();
 	}
 	errno = saved;
 	return 0;
@@ -807,11 +811,18 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
  * 30 s at most: a copy stopped for good must not hold the exit. */
 void agent_snap_exit_wait(void)
 {
-	struct timespec ms10 = {0, 10000000};
-
 	__atomic_store_n(&snap_closed, 1, __ATOMIC_RELEASE);
 	if (!agent_snap_on)
 		return;
+	snap_wait_copies();
+}
+
+/* Until every copy has written its image and ended (30 s at most, then
+ * killed). */
+static void snap_wait_copies(void)
+{
+	struct timespec ms10 = {0, 10000000};
+
 	for (int round = 0; round < 3000; round++) {
 		int left = 0;
 
