@@ -480,6 +480,10 @@ static void snap_copy(uint32_t me, uint32_t n)
 		 * image is written as fast as before. */
 		syscall(SYS_sched_setscheduler, 0, SCHED_BATCH, &batch);
 		syscall(SYS_sched_yield);
+		/* Not the program's name: `pgrep -n haproxy` found the copy (or
+		 * its zombie, until the next snapshot reaps it), and a user's
+		 * kill by name signalled it instead of the program. */
+		syscall(SYS_prctl, PR_SET_NAME, "spool-snapshot", 0, 0, 0);
 		/* The area is shared: the counts reach spool. */
 		snap_area->trace_dir[sizeof(snap_area->trace_dir) - 1] = 0;
 		if (agent_snap_img_write(snap_area->trace_dir, snap_index, snap_turn, snap_switches,

@@ -14,7 +14,7 @@
 # it softly (exit 0).
 . "$(dirname "$0")/lib.sh"
 need_progs haproxy curl
-plan 24
+plan 25
 
 PORT=$(free_port)
 cat >h.cfg <<EOF
@@ -65,6 +65,9 @@ hp_spool() {
 	else
 		echo "haproxy did not start" >client.out
 	fi
+	# processes named haproxy now (a snapshot's copy and its zombie are
+	# named spool-snapshot: a kill by name must reach the program)
+	NHP=$(pgrep -x haproxy | wc -l)
 	pid=$(prog_of "$sp") && kill -USR1 "$pid"
 	wait "$sp"
 	RC=$?
@@ -129,6 +132,7 @@ done
 # --- snapshots and --goto
 hp_spool record -q --snap-period 1 -o snap.trace
 ok "record --snap-period 1: exit 0, the answers" same_answers || show_run
+is "$NHP" 1 "record --snap-period 1: one process named haproxy, the snapshots' copies are not"
 grep -v '^spool' run.err >snaprec.prog
 "$SPOOL" info snap.trace >sinfo.txt 2>&1
 ev=$(awk '/^ +snap +event/{f=1; next} f && /^ +[0-9]+ +[0-9]+ /{print $2}' sinfo.txt | head -n 1)
