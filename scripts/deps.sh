@@ -130,6 +130,12 @@ PACKAGES=(
 #                  under every command (tests/real/135-mosquitto-all.t)
 #   ninja-build    ninja -j2: a process tree (posix_spawn of sh, tr, cat) writing files and
 #                  its .ninja_log under every command (tests/real/136-ninja-all.t)
+#   ruby           an interpreter whose threads take turns on its GVL, Random seeded with
+#                  getentropy, a conservative GC, under every command (tests/real/142-ruby-all.t)
+#   haproxy        an HTTP proxy with nbthread 2 answering by itself (http-request return),
+#                  driven by curl, under every command (tests/real/143-haproxy-all.t)
+#   bind9-dnsutils dig: libisc's loop threads on libuv, OpenSSL seeded in a library's
+#                  constructor, querying a local responder (tests/real/144-dig-all.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -144,6 +150,7 @@ REAL_PACKAGES=(
 	plzip pixz ripgrep
 	pbzip2 lbzip2 zstd
 	unbound mosquitto mosquitto-clients ninja-build
+	ruby haproxy bind9-dnsutils
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

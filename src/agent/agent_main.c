@@ -663,7 +663,8 @@ void agent_proc_claim(uint32_t flags)
 	ssize_t len;
 	int cut;
 
-	agent.pid = (uint32_t)getpid();
+	/* raw: an early getpid of the program is an input (agent_rr_early.c) */
+	agent.pid = (uint32_t)syscall(SYS_getpid);
 	/* raw: the agent's own readlink records and replays (agent_rr_path.c) */
 	len = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", agent_exe, sizeof(agent_exe) - 1);
 	agent_exe_len = len > 0 ? (uint32_t)len : 0;
@@ -887,7 +888,7 @@ __attribute__((constructor)) static void agent_start(void)
 			agent_log("pid %d: spool's shared memory (fd %d) was closed before this "
 				  "exec and cannot be opened again (%d): this program is not "
 				  "traced",
-				  (int)getpid(), fd, nfd);
+				  (int)syscall(SYS_getpid), fd, nfd);
 			agent.debug = dbg && *dbg && *dbg != '0';
 			return;
 		}
@@ -909,7 +910,7 @@ __attribute__((constructor)) static void agent_start(void)
 	}
 	agent.host_pid = __atomic_load_n(&agent.ctl->host_pid, __ATOMIC_RELAXED);
 	agent.host_child =
-	    agent.host_pid && (uint32_t)getppid() == agent.host_pid ? (uint32_t)getpid() : 0;
+	    agent.host_pid && (uint32_t)getppid() == agent.host_pid ? (uint32_t)syscall(SYS_getpid) : 0;
 	agent_thread_init();
 	agent_proc_claim(0);
 	agent.active = 1;

@@ -48,6 +48,7 @@ extern int agent_rr_started;
 int agent_rr_early_clock(clockid_t clk, struct timespec *ts);
 ssize_t agent_rr_early_read(int fd, void *buf, size_t n);
 ssize_t agent_rr_early_getrandom(void *buf, size_t n, unsigned flags);
+pid_t agent_rr_early_getpid(void);
 void agent_rr_early_start(void);
 void agent_rr_early_note(struct rr_area *a);
 void agent_rr_init(void);

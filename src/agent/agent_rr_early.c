@@ -19,7 +19,8 @@
  *
  * Reads and getrandom calls made there (a library's constructor reading
  * /dev/urandom or getrandom for its seed; jemalloc reads /proc and /sys
- * through syscall(SYS_read)) are kept the same way, with their bytes
+ * through syscall(SYS_read)), and getpid calls (the result only), are kept
+ * the same way, with their bytes
  * (struct rr_early_io: at most RR_EIO_MAX calls, RR_EIO_DATA bytes; what
  * does not fit is counted and real in the replay). Record: copied into
  * rr_area.eio when the agent starts; spool record keeps them in
@@ -168,9 +169,9 @@ int agent_rr_early_clock(clockid_t clk, struct timespec *ts)
 static void eio_keep(uint32_t call, int fd, size_t n, long r, const void *buf)
 {
 	struct rr_early_ent *x;
-	size_t len = r > 0 ? (size_t)r : 0;
+	size_t len = r > 0 && call != RR_CALL_GETPID ? (size_t)r : 0;
 
-	if (early_io.n >= RR_EIO_MAX || len > RR_EIO_DATA - early_io.bytes) {
+	if (early_io.n >= RR_EIO_MAX) { /* (every later call is real in a replay too) */
 		early_io.full++;
 		return;
 	}
@@ -179,6 +180,17 @@ static void eio_keep(uint32_t call, int fd, size_t n, long r, const void *buf)
 	x->fd = fd;
 	x->count = n;
 	x->result = r;
+	if (len > RR_EIO_DATA - early_io.bytes) {
+		/* Bytes that do not fit: the call keeps its place, made for
+		 * real in a replay. Left out, it took the next kept call's
+		 * record when that was the same call (dig: the next 4096-byte
+		 * read of openssl.cnf got 44 bytes, every later early call
+		 * was real, its random seed too). */
+		x->off = RR_EIO_REAL;
+		x->len = 0;
+		early_io.full++;
+		return;
+	}
 	x->off = early_io.bytes;
 	x->len = (uint32_t)len;
 	if (len)
@@ -195,7 +207,9 @@ static long eio_call(uint32_t call, int fd, void *buf, size_t n, unsigned flags)
 	if (early_state == 2 && eio_next < early_io.n) {
 		const struct rr_early_ent *x = &early_io.ent[eio_next];
 
-		if (x->call == call && x->fd == fd && x->count == n) {
+		if (x->call == call && x->fd == fd && x->count == n && x->off == RR_EIO_REAL) {
+			eio_next++; /* its place, made for real (eio_keep) */
+		} else if (x->call == call && x->fd == fd && x->count == n) {
 			eio_next++;
 			if (x->result < 0) {
 				errno = (int)-x->result;
@@ -228,6 +242,27 @@ ssize_t agent_rr_early_read(int fd, void *buf, size_t n)
 ssize_t agent_rr_early_getrandom(void *buf, size_t n, unsigned flags)
 {
 	return eio_call(RR_CALL_GETRANDOM, -1, buf, n, flags);
+}
+
+/*
+ * getpid before the agent started: OpenSSL notes its pid when a library's
+ * constructor seeds its random generator (libisc's, in dig), and reseeds
+ * when a later getpid, the recorded one in a replay, differs from it, as
+ * after a fork: the replay of dig called getentropy where its recording had
+ * not, and diverged. Kept as a call without bytes (result = the pid).
+ */
+pid_t agent_rr_early_getpid(void)
+{
+	long r;
+
+	early_look();
+	if (early_state == 2 && eio_next < early_io.n &&
+	    early_io.ent[eio_next].call == RR_CALL_GETPID)
+		return (pid_t)early_io.ent[eio_next++].result;
+	r = syscall(SYS_getpid);
+	if (early_state == 1)
+		eio_keep(RR_CALL_GETPID, -1, 0, r, NULL);
+	return (pid_t)r;
 }
 
 void agent_rr_early_start(void)

@@ -4,7 +4,8 @@
  * calls (read, pread, readv, preadv, recv, recvfrom, recvmsg, recvmmsg, accept,
  * poll, select, epoll_wait; ppoll, pselect, epoll_pwait and epoll_pwait2,
  * recorded as those three), clocks (clock_gettime, gettimeofday, time),
- * getrandom, getpid, gettid and sysinfo.
+ * getrandom (and getentropy, made of getrandom calls), getpid, gettid and
+ * sysinfo.
  *
  * Off (plain runs, inert agent): one test of agent_rr_mode, then a tail
  * call of the real function. The real functions are resolved by this file's
@@ -127,6 +128,16 @@ static int fb_gettimeofday(struct timeval *tv, void *tz) { return (int)syscall(S
 static time_t fb_time(time_t *t) { return (time_t)arch_sys_time(t); }
 static ssize_t fb_getrandom(void *b, size_t n, unsigned f) { return syscall(SYS_getrandom, b, n, f); }
 static pid_t fb_getpid(void) { return (pid_t)syscall(SYS_getpid); }
+static int fb_getentropy(void *b, size_t n)
+{
+	long k = n > 256 ? -1 : syscall(SYS_getrandom, b, n, 0);
+
+	if (n > 256)
+		errno = EIO;
+	else if (k >= 0 && (size_t)k != n)
+		errno = EIO;
+	return k >= 0 && (size_t)k == n ? 0 : -1;
+}
 static pid_t fb_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 static int fb_sysinfo(struct sysinfo *i) { return (int)syscall(SYS_sysinfo, i); }
 
@@ -156,6 +167,7 @@ static int (*real_gettimeofday)(struct timeval *, void *) = fb_gettimeofday;
 static time_t (*real_time)(time_t *) = fb_time;
 static ssize_t (*real_getrandom)(void *, size_t, unsigned) = fb_getrandom;
 static pid_t (*real_getpid)(void) = fb_getpid;
+static int (*real_getentropy)(void *, size_t) = fb_getentropy;
 static pid_t (*real_gettid)(void) = fb_gettid;
 static int (*real_sysinfo)(struct sysinfo *) = fb_sysinfo;
 
@@ -190,6 +202,7 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 	AGENT_RESOLVE(real_gettimeofday, "gettimeofday");
 	AGENT_RESOLVE(real_time, "time");
 	AGENT_RESOLVE(real_getrandom, "getrandom");
+	AGENT_RESOLVE(real_getentropy, "getentropy");
 	AGENT_RESOLVE(real_getpid, "getpid");
 	AGENT_RESOLVE(real_gettid, "gettid");
 	AGENT_RESOLVE(real_sysinfo, "sysinfo");
@@ -818,8 +831,20 @@ AGENT_EXPORT int gettimeofday(struct timeval *tv, void *tz)
 	struct agent_rr_seg s = {tv, sizeof(*tv)};
 	int r, e;
 
-	if (RR_IO_OFF(t))
+	if (RR_IO_OFF(t)) {
+		if (AGENT_UNLIKELY(!agent_rr_started)) {
+			struct timespec ts; /* (as time's, below) */
+
+			if (agent_rr_early_clock(CLOCK_REALTIME, &ts))
+				return real_gettimeofday(tv, tz);
+			if (tz)
+				memset(tz, 0, sizeof(struct timezone));
+			tv->tv_sec = ts.tv_sec;
+			tv->tv_usec = ts.tv_nsec / 1000;
+			return 0;
+		}
 		return real_gettimeofday(tv, tz);
+	}
 	if (tz)
 		memset(tz, 0, sizeof(struct timezone));
 	if (RR_REPLAYING())
@@ -838,8 +863,22 @@ AGENT_EXPORT time_t time(time_t *tp)
 	struct agent_thread *t;
 	time_t v;
 
-	if (RR_IO_OFF(t))
+	if (RR_IO_OFF(t)) {
+		/* (agent_rr_early.c): OpenSSL stamps its random generator with
+		 * time() when a library's constructor seeds it (dig's libisc),
+		 * and reseeds when a later time() is earlier: a replay's real
+		 * early clock is later than the recorded ones that follow */
+		if (AGENT_UNLIKELY(!agent_rr_started)) {
+			struct timespec ts;
+
+			if (agent_rr_early_clock(CLOCK_REALTIME, &ts))
+				return real_time(tp);
+			if (tp)
+				*tp = ts.tv_sec;
+			return ts.tv_sec;
+		}
 		return real_time(tp);
+	}
 	if (RR_REPLAYING())
 		v = (time_t)agent_rr_rep_input(t, RR_CALL_TIME, -1, NULL, 0, NULL);
 	else
@@ -863,13 +902,47 @@ AGENT_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
 	return rr_rec_buf(t, RR_CALL_GETRANDOM, -1, real_getrandom(buf, n, flags), buf);
 }
 
+/*
+ * getentropy: glibc's makes the getrandom system call itself, not through
+ * getrandom's symbol, so its bytes were neither recorded nor replayed
+ * (Ruby seeds its Random with it: `p rand` printed another number in each
+ * replay, silently). Done here as glibc does it, a loop of getrandom calls
+ * (which record and replay them); plain runs take the real one.
+ */
+AGENT_EXPORT int getentropy(void *buf, size_t n)
+{
+	struct agent_thread *t;
+	size_t done = 0;
+
+	if (RR_IO_OFF(t) && agent_rr_started)
+		return real_getentropy(buf, n);
+	if (n > 256) {
+		errno = EIO;
+		return -1;
+	}
+	while (done < n) {
+		ssize_t k = getrandom((char *)buf + done, n - done, 0);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	return 0;
+}
+
 AGENT_EXPORT pid_t getpid(void)
 {
 	struct agent_thread *t;
 	pid_t v;
 
-	if (RR_IO_OFF(t))
+	if (RR_IO_OFF(t)) {
+		if (AGENT_UNLIKELY(!agent_rr_started)) /* (agent_rr_early.c) */
+			return agent_rr_early_getpid();
 		return real_getpid();
+	}
 	if (RR_REPLAYING()) {
 		v = (pid_t)agent_rr_rep_input(t, RR_CALL_GETPID, -1, NULL, 0, NULL);
 		if (v > 0) /* kill and sigqueue send to it: the replay's pid */

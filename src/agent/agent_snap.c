@@ -480,6 +480,10 @@ static void snap_copy(uint32_t me, uint32_t n)
 		 * image is written as fast as before. */
 		syscall(SYS_sched_setscheduler, 0, SCHED_BATCH, &batch);
 		syscall(SYS_sched_yield);
+		/* Not the program's name: `pgrep -n haproxy` found the copy (or
+		 * its zombie, until the next snapshot reaps it), and a user's
+		 * kill by name signalled it instead of the program. */
+		syscall(SYS_prctl, PR_SET_NAME, "spool-snapshot", 0, 0, 0);
 		/* The area is shared: the counts reach spool. */
 		snap_area->trace_dir[sizeof(snap_area->trace_dir) - 1] = 0;
 		if (agent_snap_img_write(snap_area->trace_dir, snap_index, snap_turn, snap_switches,
@@ -692,6 +696,14 @@ static int snap_time_due(uint64_t switches)
 	return 0;
 }
 
+/* Set when the program's exit waits for the copies: a snapshot taken
+ * after that (in a later destructor's switch) is waited for at once.
+ * (dig: such a copy was still writing its image when the program ended,
+ * a process of the recording that ran on after it, and the trace was
+ * incomplete, exit status 4.) */
+static int snap_closed;
+static void snap_wait_copies(void);
+
 int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 {
 	struct agent_snap_thread *t = agent_snap_slot(me);
@@ -790,6 +802,8 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 		__atomic_fetch_add(&snap_area->snap_ns, dt, __ATOMIC_RELAXED);
 		if (dt > snap_area->snap_ns_max)
 			snap_area->snap_ns_max = dt;
+		if (__atomic_load_n(&snap_closed, __ATOMIC_ACQUIRE))
+			snap_wait_copies();
 	}
 	errno = saved;
 	return 0;
@@ -801,10 +815,18 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
  * 30 s at most: a copy stopped for good must not hold the exit. */
 void agent_snap_exit_wait(void)
 {
-	struct timespec ms10 = {0, 10000000};
-
+	__atomic_store_n(&snap_closed, 1, __ATOMIC_RELEASE);
 	if (!agent_snap_on)
 		return;
+	snap_wait_copies();
+}
+
+/* Until every copy has written its image and ended (30 s at most, then
+ * killed). */
+static void snap_wait_copies(void)
+{
+	struct timespec ms10 = {0, 10000000};
+
 	for (int round = 0; round < 3000; round++) {
 		int left = 0;
 

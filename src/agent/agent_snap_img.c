@@ -369,7 +369,11 @@ static void img_fds(struct img *g)
 				continue;
 			while (*c >= '0' && *c <= '9')
 				fd = fd * 10 + (*c++ - '0');
-			if (fd == dfd || fd == infd)
+			/* the copy's own: its listing and the image it
+			 * writes (at the program's lowest free number: a
+			 * stand-in there took the number of the next file
+			 * the program opened after a --goto) */
+			if (fd == dfd || fd == infd || fd == g->fd)
 				continue;
 			k = syscall(SYS_readlinkat, dfd, d->name, link, sizeof(link));
 			if (k < 0)

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../arch/arch.h"
@@ -964,10 +965,17 @@ static int probe_libset_scan(struct probe_libset *ls, const char *dirs, const ch
 		struct dirent *e;
 		char path[PATH_MAX];
 
-		while (dir && !rc && (e = readdir(dir)))
+		while (dir && !rc && (e = readdir(dir))) {
+			struct stat st;
+
+			/* files only: a pattern 'ruby' also names the
+			 * directories /usr/lib/ruby and /usr/lib/x86_64-linux-gnu/ruby
+			 * ("cannot read" each) */
 			if (!fnmatch(pattern, e->d_name, 0) &&
-			    (size_t)snprintf(path, sizeof(path), "%s/%s", d, e->d_name) < sizeof(path))
+			    (size_t)snprintf(path, sizeof(path), "%s/%s", d, e->d_name) < sizeof(path) &&
+			    !stat(path, &st) && S_ISREG(st.st_mode))
 				rc = probe_libset_add_real(ls, path);
+		}
 		if (dir)
 			closedir(dir);
 	}

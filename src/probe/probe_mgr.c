@@ -294,6 +294,35 @@ static int probe_mgr_is_startup_lib(const struct probe_mgr *m, const char *path)
 	return 0;
 }
 
+/* Whether the LIB pattern of a spec names the executable: its file name
+ * (the path as given, or the file it resolves to), or a command of PATH
+ * that is the same file (ruby is a link to ruby3.1). */
+static int probe_mgr_names_exe(const char *exe, const char *lib)
+{
+	char real[PATH_MAX], cand[PATH_MAX], cr[PATH_MAX];
+	const char *base = strrchr(exe, '/'), *path = getenv("PATH");
+
+	if (!fnmatch(lib, base ? base + 1 : exe, 0))
+		return 1;
+	if (!realpath(exe, real))
+		return 0;
+	base = strrchr(real, '/');
+	if (!fnmatch(lib, base ? base + 1 : real, 0))
+		return 1;
+	while (path && *path && !strchr(lib, '/')) {
+		const char *end = strchr(path, ':');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+
+		if (n && (size_t)snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, path, lib) <
+			     sizeof(cand) &&
+		    realpath(cand, cr) && !strcmp(cr, real))
+			return 1;
+		path = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+
 int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec, uint32_t **mods,
 			  size_t *nmods)
 {
@@ -372,6 +401,13 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 			 "the program loads later: attach once it is loaded, or attach with "
 			 "--commands and `add` the spec then)",
 			 spec, m->attach_pid, lib);
+	else if (!*nmods && probe_mgr_names_exe(m->exe, lib))
+		/* LIB is for libraries: the program's own functions are
+		 * named without it (a user wrote args:haproxy:FUNC) */
+		log_err("probe: '%s': '%s' names the program itself (%s), not a library it "
+			"loads: leave LIB out for its functions (e.g. func:GLOB, args:GLOB, "
+			"var:TYPE:NAME@FUNC)",
+			spec, lib, m->exe);
 	else if (!*nmods)
 		log_err("probe: '%s': %s loads no library matching '%s', and no such file "
 			"was found for a dlopen",

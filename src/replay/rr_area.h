@@ -55,6 +55,7 @@
 /* Reads and getrandom calls before the agent started (struct rr_early_io) */
 #define RR_EIO_MAX 32
 #define RR_EIO_DATA 6144
+#define RR_EIO_REAL 0xffffffffu /* rr_early_ent.off: its bytes did not fit */
 #define RR_EARLY_MAX 4 /* clock reads noted before the agent started (rr_area.early_*;
 			* EARLY_CLOCK_MAX of common/early_clock.h) */
 /* Thread numbers a recording may hand out (threads created over the whole
@@ -497,7 +498,9 @@ struct rr_order {
 
 /* One call before the agent started: RR_CALL_READ (fd) or
  * RR_CALL_GETRANDOM (fd -1, flags in arg), count asked, result (or
- * -errno), its bytes at data[off .. off + len). */
+ * -errno), its bytes at data[off .. off + len] (off RR_EIO_REAL, len 0: they
+ * did not fit, the call is made for real in a replay); or RR_CALL_GETPID (fd -1,
+ * count and len 0, result = the pid). */
 struct rr_early_ent {
 	uint32_t call;
 	int32_t fd;
@@ -689,8 +692,18 @@ static inline int rr_early_io_valid(const struct rr_early_io *e)
 	for (uint32_t i = 0; i < e->n; i++) {
 		const struct rr_early_ent *x = &e->ent[i];
 
+		if (x->call == RR_CALL_GETPID) { /* the result only: a pid */
+			if (x->result <= 0 || x->result > INT32_MAX || x->count || x->len)
+				return 0;
+			continue;
+		}
 		if (x->call != RR_CALL_READ && x->call != RR_CALL_GETRANDOM)
 			return 0;
+		if (x->off == RR_EIO_REAL) { /* a call made for real in a replay */
+			if (x->len || x->result < 0 || (uint64_t)x->result > x->count)
+				return 0;
+			continue;
+		}
 		if (x->off > e->bytes || x->len > e->bytes - x->off)
 			return 0;
 		if (x->result >= 0 ? (uint64_t)x->result > x->count || x->len != (uint64_t)x->result
