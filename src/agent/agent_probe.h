@@ -198,6 +198,14 @@ int agent_probe_cond(unsigned cc, uint64_t flags);
 
 /* Standard handlers, and the same with the custom handlers run after the
  * record (used for every probe when --handler loaded a shared object). */
+/* The fast halves (PROBE_H_FAST_*, agent_probe_fast.c): assembly with
+ * the trampoline's own convention (edi id, rsi stack pointer at the probe,
+ * eax 1 when the event is written; every other register kept). Never
+ * called from C. */
+int agent_probe_fast_entry(uint32_t id, uint64_t sp);
+int agent_probe_fast_exit(uint32_t id, uint64_t sp);
+int agent_probe_fast_hit(uint32_t id, uint64_t sp);
+int agent_probe_fast_miss(uint32_t id, uint64_t sp);
 extern const agent_probe_fn agent_probe_handlers[PROBE_H_MAX];
 extern const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX];
 

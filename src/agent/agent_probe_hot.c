@@ -298,6 +298,10 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 		agent_probe_emit_hit(id, sp, regs);
 }
 
+/* In the handler tables for the agent's relocation only (never called
+ * through agent_probe_fn: the trampoline calls them with their own ABI). */
+#define AGENT_PROBE_FAST_FN(f) ((agent_probe_fn)(void (*)(void))(f))
+
 static void agent_probe_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
 	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs);
@@ -511,6 +515,10 @@ const agent_probe_fn agent_probe_handlers[PROBE_H_MAX] = {
 	[PROBE_H_BRANCH] = agent_probe_branch,
 	[PROBE_H_VAR] = agent_probe_var,
 	[PROBE_H_FUNC_ENTRY_RA] = agent_probe_entry_ra,
+	[PROBE_H_FAST_ENTRY] = AGENT_PROBE_FAST_FN(agent_probe_fast_entry),
+	[PROBE_H_FAST_EXIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_exit),
+	[PROBE_H_FAST_HIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_hit),
+	[PROBE_H_FAST_MISS] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
 };
 
 /* ---- custom handlers, under the fault guard ---- */
@@ -583,4 +591,9 @@ const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX] = {
 	[PROBE_H_BRANCH] = agent_probe_branch,
 	[PROBE_H_VAR] = agent_probe_var,
 	[PROBE_H_FUNC_ENTRY_RA] = agent_probe_user_entry_ra,
+	/* the custom handlers run in the standard handler's wrappers */
+	[PROBE_H_FAST_ENTRY] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
+	[PROBE_H_FAST_EXIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
+	[PROBE_H_FAST_HIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
+	[PROBE_H_FAST_MISS] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
 };

@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 9
+#define PROBE_AREA_VERSION 10
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
@@ -77,6 +77,18 @@ enum {
 	 * agent's return trampoline (probe_area_probe.ret_id: the exit probe,
 	 * method PROBE_M_RETADDR, the trampoline records). */
 	PROBE_H_FUNC_ENTRY_RA = 7,
+	/* The fast halves of ENTRY, EXIT and HIT (x86_code_call_handler): only
+	 * in a trampoline's HANDLER64 relocations, never a probe's handler.
+	 * Called with the probe id and the stack pointer at the probe, they
+	 * keep every register but rax (no_caller_saved_registers) and return
+	 * 1 when the event is written, 0 when the trampoline must save the
+	 * caller-saved registers and call the standard handler. FAST_MISS
+	 * always returns 0 (an entry whose exits go through the return
+	 * address; custom handlers). */
+	PROBE_H_FAST_ENTRY = 8,
+	PROBE_H_FAST_EXIT = 9,
+	PROBE_H_FAST_HIT = 10,
+	PROBE_H_FAST_MISS = 11,
 	PROBE_H_MAX
 };
 #define PROBE_CC_SHIFT 28
