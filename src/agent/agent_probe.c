@@ -57,6 +57,7 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_sys.h"
 #include "agent_rr_dispatch.h"
 #include "agent_sigshim.h"
 
@@ -1625,6 +1626,9 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 	agent_thread_init();
 	agent_proc_claim(0);
 	agent.active = 1;
+	/* sys:io, sys:mem: their counters (the GOT slots go to the
+	 * interposers at the commit: agent_probe_got.c) */
+	agent_sys_init();
 	agent_self.busy++;
 	rc = agent_probe_setup(h);
 	agent_probe_trap_k_save();

@@ -336,6 +336,24 @@ static void agent_probe_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 	agent_probe_emit(id, PROBE_OP_HIT, sp, regs);
 }
 
+/* After the trampoline's fast half (agent_probe_fast.c) returned 0: the
+ * general path straight away, without a second timestamp. */
+static void agent_probe_slow_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit_entry(id, sp, regs);
+}
+
+static void agent_probe_slow_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit_exit(id, sp, regs);
+	agent_probe_exit_tail(sp);
+}
+
+static void agent_probe_slow_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	agent_probe_emit_hit(id, sp, regs);
+}
+
 /*
  * Block and branch probes count, they record nothing: a relaxed atomic add
  * on a counter in spool's shared memory (threads and forked children of
@@ -519,6 +537,9 @@ const agent_probe_fn agent_probe_handlers[PROBE_H_MAX] = {
 	[PROBE_H_FAST_EXIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_exit),
 	[PROBE_H_FAST_HIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_hit),
 	[PROBE_H_FAST_MISS] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
+	[PROBE_H_SLOW_ENTRY] = agent_probe_slow_entry,
+	[PROBE_H_SLOW_EXIT] = agent_probe_slow_exit,
+	[PROBE_H_SLOW_HIT] = agent_probe_slow_hit,
 };
 
 /* ---- custom handlers, under the fault guard ---- */
@@ -596,4 +617,7 @@ const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX] = {
 	[PROBE_H_FAST_EXIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
 	[PROBE_H_FAST_HIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
 	[PROBE_H_FAST_MISS] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
+	[PROBE_H_SLOW_ENTRY] = agent_probe_user_entry,
+	[PROBE_H_SLOW_EXIT] = agent_probe_user_exit,
+	[PROBE_H_SLOW_HIT] = agent_probe_user_hit,
 };

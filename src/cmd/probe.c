@@ -677,6 +677,10 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	if (rc < 0)
 		goto out_free;
 	ext[SHM_EXT_PROBES] = probe_mgr_area_size(pr->m);
+	/* sys:io, sys:mem: the counters the agent's interposers add to, which
+	 * the program's GOT slots reach while attached (agent_probe_got.c) */
+	if (pr->sys_what & ~SYS_W_CPU)
+		ext[SHM_EXT_SYS] = sysprobe_area_size(so->max_rings);
 	if (live_on) /* room for the trampolines of probes added later */
 		ext[SHM_EXT_PROBES] = ((ext[SHM_EXT_PROBES] + 4095) & ~4095ull) + PROBE_LIVE_ROOM;
 	rc = shm_host_create_ext(&h, so->ring_bytes, so->max_rings, so->max_procs, 0, ext);
@@ -693,7 +697,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	rc = collector_new(&col, &h, w);
 	if (rc < 0)
 		goto out_writer;
-	h.ctl->features = SHM_FEAT_PROBES;
+	h.ctl->features = SHM_FEAT_PROBES | (pr->sys_what & ~SYS_W_CPU ? SHM_FEAT_SYS : 0);
 	collector_use_packets(col, SHM_FEAT_PROBES);
 	pr->sys_pid = pr->sys_what ? pid : 0; /* sys:cpu: sampled from /proc/PID/task */
 	rc = probe_run_prepare(pr, &h, w);
@@ -980,51 +984,12 @@ static void probe_handler_store(const struct probe_cli *cl)
 	}
 }
 
-/*
- * sys:io and sys:mem with -p PID: refused before attaching (doc/probe.md,
- * "System probes"), saying why and what to do instead: the command that
- * starts the same program under spool with the same specs
- * (probe_sys_advice). sys:cpu alone is sampled from /proc while attached.
- */
-static void probe_sys_refuse(const struct probe_cli *cl)
-{
-	const char *opts[2 * PROBE_MAX_SPECS + 6];
-	static const char *const sys_names[] = {"sys:cpu", "sys:io", "sys:mem"};
-	static const unsigned sys_bits[] = {SYS_W_CPU, SYS_W_IO, SYS_W_MEM};
-	char advice[12288];
-	size_t n = 0;
-
-	for (unsigned i = 0; i < 3; i++)
-		if (cl->pr.sys_what & sys_bits[i]) {
-			opts[n++] = "-e";
-			opts[n++] = sys_names[i];
-		}
-	for (size_t i = 0; i < cl->nspecs; i++) {
-		opts[n++] = cl->spec_off[i] ? "--disabled" : "-e";
-		opts[n++] = cl->specs[i];
-	}
-	log_err("sys:io and sys:mem need the program started by spool, not -p PID: the agent "
-		"counts I/O and allocator calls in its interposers, which an attached process "
-		"does not call (doc/probe.md, System probes; sys:cpu alone works attached)");
-	if (probe_sys_advice(cl->attach_pid, opts, n, advice, sizeof(advice)) == 0)
-		fprintf(stderr, "  instead, start it under spool with the same probes:\n    %s\n",
-			advice);
-	else
-		fprintf(stderr, "  instead, start it under spool: spool probe -e sys:... -- PROG "
-				"ARGS (pid %d's command line cannot be read)\n",
-			(int)cl->attach_pid);
-}
-
 /* The options that do not go together, and what is missing: 0, or the
  * exit status (said). */
 static int probe_check_cli(const struct probe_cli *cl, int nargs)
 {
 	int live = cl->lopts.use_stdin || cl->lopts.ctl_path;
 
-	if ((cl->pr.sys_what & ~SYS_W_CPU) && cl->attach_pid) {
-		probe_sys_refuse(cl);
-		return EXIT_USAGE;
-	}
 	if (live && !cl->attach_pid) {
 		log_err("--commands and --control are for attach mode (-p PID)");
 		return EXIT_USAGE;

@@ -89,6 +89,12 @@ enum {
 	PROBE_H_FAST_EXIT = 9,
 	PROBE_H_FAST_HIT = 10,
 	PROBE_H_FAST_MISS = 11,
+	/* What the trampoline calls when the fast half returned 0: ENTRY,
+	 * EXIT and HIT without their inline fast path (the fast half just
+	 * tried it: no second timestamp); only in HANDLER64 relocations. */
+	PROBE_H_SLOW_ENTRY = 12,
+	PROBE_H_SLOW_EXIT = 13,
+	PROBE_H_SLOW_HIT = 14,
 	PROBE_H_MAX
 };
 #define PROBE_CC_SHIFT 28

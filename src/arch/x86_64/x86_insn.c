@@ -356,13 +356,25 @@ static uint32_t x86_fast_handler(uint32_t handler)
 	}
 }
 
+/* What the slow call after a fast half calls (PROBE_H_SLOW_*). */
+static uint32_t x86_slow_handler(uint32_t handler)
+{
+	switch (handler) {
+	case PROBE_H_FUNC_ENTRY: return PROBE_H_SLOW_ENTRY;
+	case PROBE_H_FUNC_EXIT: return PROBE_H_SLOW_EXIT;
+	case PROBE_H_HIT: return PROBE_H_SLOW_HIT;
+	default: return handler;
+	}
+}
+
 /*
  * The fast path of an event handler call: the handler's fast half
  * (agent_probe_hot.c, no_caller_saved_registers) writes the event when the
  * thread's packet allows it (most hits), keeping every register but rax,
  * so only rax and the two argument registers are saved around it; when it
  * returns 0 the code that follows saves the nine caller-saved registers
- * and calls the standard handler, as without the fast path. The handler's
+ * and calls the standard handler (its PROBE_H_SLOW_* form, which does not
+ * try the fast path again), as without the fast path. The handler's
  * address is a data slot in the code (call [rip+2] reads the 8 bytes after
  * the 2-byte jmp that the call returns to), so no register holds it. No
  * realignment: the fast half is general-regs-only and calls nothing, so no
@@ -452,7 +464,7 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x94, b[3] = 0x24;
 	memcpy(b + 4, &sp_off, 4);
 	rc |= x86_put(c, b, 8);
-	rc |= x86_call_aligned(c, handler);
+	rc |= x86_call_aligned(c, done ? x86_slow_handler(handler) : handler);
 	rc |= x86_put(c, pop, sizeof(pop));
 	if (done && !rc) /* the fast path's jnz lands here */
 		c->buf[done - 1] = (uint8_t)(c->len - done);
