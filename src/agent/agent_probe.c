@@ -1608,9 +1608,17 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 
 	if (agent.ctl)
 		return -EBUSY; /* already recording: preloaded, or attached before */
-	fd = open(shm, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (!strncmp(shm, "unix:", 5)) {
+		/* handed over a socket: a process that cannot open spool's
+		 * /proc/SPOOL/fd/N (agent_shm_recv.c) */
+		fd = agent_shm_recv(shm + 5);
+		if (fd < 0)
+			return fd;
+	} else {
+		fd = open(shm, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+	}
 	/* Kept open (close-on-exec): rings are mapped from it as threads
 	 * claim them, so the program's close and closefrom leave it open
 	 * (agent_sys.c). */

@@ -198,6 +198,10 @@ int agent_probe_cond(unsigned cc, uint64_t flags);
 
 /* Standard handlers, and the same with the custom handlers run after the
  * record (used for every probe when --handler loaded a shared object). */
+/* spool probe -p: spool's shared memory received over the abstract Unix
+ * socket @NAME ("@NAME"): the descriptor or -errno (agent_shm_recv.c). */
+int agent_shm_recv(const char *name);
+
 /* The fast halves (PROBE_H_FAST_*, agent_probe_fast.c): assembly with
  * the trampoline's own convention (edi id, rsi stack pointer at the probe,
  * eax 1 when the event is written; every other register kept). Never

@@ -42,6 +42,7 @@
 #include "../probe/probe.h"
 #include "../trace/trace.h"
 #include "../probe/probe_attach.h"
+#include "../probe/probe_shm_send.h"
 #include "../probe/probe_cache.h"
 #include "../probe/probe_live.h"
 #include "../probe/probe_session.h"
@@ -426,7 +427,7 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 	struct probe_area_probe *ps;
 	const char *kill_at = getenv("SPOOL_TEST_ATTACH_KILL"); /* tests: exit mid-attach */
 	uint64_t *lo = NULL, *hi = NULL;
-	char shm[64];
+	char shm[128];
 	int64_t ret = 0;
 	size_t n = 0;
 	int rc;
@@ -479,6 +480,27 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 	 * upper half of rax is whatever was there; -EBUSY read as a 64-bit
 	 * value looked like success). */
 	ret = (int32_t)ret;
+	if (!rc && ret == -EACCES) {
+		/* /proc/SPOOL/fd/N needs ptrace access to spool, which a
+		 * daemon that dropped root has not: the descriptor handed
+		 * over a socket instead (probe_shm_send.c; the failed open
+		 * changed nothing in the agent) */
+		struct probe_shm_send *snd = NULL;
+		char name[96];
+		int src = probe_shm_send_start(&snd, h->fd, pid, name, sizeof(name));
+
+		if (src == 0) {
+			snprintf(shm, sizeof(shm), "unix:%s", name);
+			rc = probe_attach_call(a, a->fn_prepare, shm, &ret);
+			ret = (int32_t)ret;
+			if (probe_shm_send_end(snd))
+				log_debug("pid %d: spool's shared memory handed over %s", (int)pid,
+					  name);
+		} else {
+			log_debug("pid %d: no socket to hand the shared memory over: %s", (int)pid,
+				  strerror(-src));
+		}
+	}
 	if (!rc && ret == -EBUSY) {
 		/* spool_agent_probe_prepare found the agent already recording:
 		 * nothing was changed in the program */
@@ -493,15 +515,14 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		long euid = ret == -EACCES ? probe_pid_euid(pid) : -1;
 
 		if (euid >= 0 && (uid_t)euid != geteuid())
-			/* the agent opens spool's shared memory by
-			 * /proc/SPOOL/fd/N, which needs ptrace access to
-			 * spool: a daemon that dropped root (mosquitto) has
-			 * none */
+			/* neither /proc/SPOOL/fd/N nor the socket (which a
+			 * seccomp filter or another network namespace can
+			 * keep from it) */
 			log_err("pid %d: the agent could not start: it runs as uid %ld, spool as "
-				"uid %ld, and cannot open spool's shared memory (through "
-				"/proc/%d/fd): spool cannot attach to a program running as another "
-				"user (a daemon that dropped root: run it as root, or under spool "
-				"from its start)",
+				"uid %ld, and could neither open spool's shared memory (through "
+				"/proc/%d/fd) nor receive it over a Unix socket (another network "
+				"namespace, or a filter on its system calls): run it as root, or "
+				"under spool from its start",
 				(int)pid, euid, (long)geteuid(), (int)getpid());
 		else
 			log_err("pid %d: the agent could not start: %s", (int)pid,
