@@ -19,19 +19,25 @@
  * (probe, caller) defined in the open packet, room, a time and a stack
  * pointer that fit the short event; then busy, the timestamp, last_seq, the
  * event word (ring_pkt_probe_in), the packet's and the ring's counters, the
- * prefetch of ring_pkt_published, seq, busy cleared. Anything else returns
- * 0 having changed nothing but last_seq (the general path stores the same
- * number there again): the trampoline then saves every caller-saved
- * register and calls the standard handler, which does all of it in C. An
- * exit whose return address is the return-address trampoline (it ends that
- * frame too: agent_probe_exit_tail) always takes the standard handler.
+ * prefetch of ring_pkt_published, seq, busy cleared. Anything else changes
+ * nothing but last_seq (the general path stores the same number there
+ * again) and takes agent_probe_fast_slow: the rest of the caller-saved
+ * registers saved as struct probe_regs, the stack realigned, the probe's
+ * standard handler called in its SLOW form (agent_probe_fast_dispatch),
+ * which does all of it in C without a second timestamp. An exit whose
+ * return address is the return-address trampoline (it ends that frame too:
+ * agent_probe_exit_tail) always takes the standard handler. So the
+ * trampoline has no slow path of its own: 39 bytes a handler call.
  *
  * Contract with the trampoline: edi the probe id, rsi the stack pointer at
- * the probe; eax returned; every other register kept, the flags clobbered
- * (the trampoline saved them where they are live). It calls nothing and
- * touches no vector register, the stack only by its pushes (below the red
- * zone the trampoline stepped over), so any stack alignment does. No
- * system call, errno untouched. Signal-safe as agent_probe_emit: busy is
+ * the probe; rax clobbered, every other register kept, the flags clobbered
+ * (the trampoline saved them where they are live). The fast path calls
+ * nothing and touches no vector register, the stack only by its pushes
+ * (below the red zone the trampoline stepped over), so any stack alignment
+ * does; the slow one realigns before it calls C, whose general-regs-only
+ * handlers save the extended state themselves before anything that may
+ * use it (agent_probe_slow). No system call on the fast path, errno
+ * untouched. Signal-safe as agent_probe_emit: busy is
  * set before the packet is read, so a signal handler's hit in between sees
  * busy and takes the general path, and one that ran before busy left the
  * packet consistent (the fields are read after busy is set).
@@ -262,12 +268,6 @@ __attribute__((used, noinline)) static void agent_probe_fast_asm(void)
 		"3:	mov %%edx, %%fs:AGENT_F_SEQ(%%rcx)\n"
 		"	movb $0, %%fs:AGENT_F_BUSY(%%rcx)\n"
 		"	mov $1, %%eax\n"
-		"	jmp .Lout\\@\n"
-		".Lmissb\\@:\n"
-		"	movb $0, %%fs:AGENT_F_BUSY(%%rcx)\n"
-		".Lmiss\\@:\n"
-		"	xor %%eax, %%eax\n"
-		".Lout\\@:\n"
 		"	pop %%r11\n"
 		"	pop %%r10\n"
 		"	pop %%r9\n"
@@ -275,20 +275,77 @@ __attribute__((used, noinline)) static void agent_probe_fast_asm(void)
 		"	pop %%rdx\n"
 		"	pop %%rcx\n"
 		"	ret\n"
+		".Lmissb\\@:\n"
+		"	movb $0, %%fs:AGENT_F_BUSY(%%rcx)\n"
+		".Lmiss\\@:\n"
+		"	jmp agent_probe_fast_slow\n"
 		"	.size \\name, .-\\name\n"
 		".endm\n"
 		"AGENT_PROBE_FAST agent_probe_fast_entry, AGENT_F_C_ENTRY, 0\n"
 		"AGENT_PROBE_FAST agent_probe_fast_exit, AGENT_F_C_EXIT, 1\n"
 		"AGENT_PROBE_FAST agent_probe_fast_hit, AGENT_F_C_HIT, 0\n"
 		".purgem AGENT_PROBE_FAST\n"
+		/* FAST_MISS: straight to the standard handler */
 		"	.p2align 4\n"
 		"	.globl agent_probe_fast_miss\n"
 		"	.hidden agent_probe_fast_miss\n"
 		"	.type agent_probe_fast_miss,@function\n"
 		"agent_probe_fast_miss:\n"
-		"	xor %%eax, %%eax\n"
-		"	ret\n"
+		"	push %%rcx\n"
+		"	push %%rdx\n"
+		"	push %%r8\n"
+		"	push %%r9\n"
+		"	push %%r10\n"
+		"	push %%r11\n"
+		"	jmp agent_probe_fast_slow\n"
 		"	.size agent_probe_fast_miss, .-agent_probe_fast_miss\n"
+		/*
+		 * The standard handler, for an event the fast path could not
+		 * write. Entered by a jmp with rcx, rdx, r8-r11 pushed (their
+		 * values from the probe; r11 lowest, then the return address
+		 * into the trampoline and its rsi, rdi, rax), edi the id, rsi
+		 * the stack pointer at the probe. Builds struct probe_regs from
+		 * the saved values (r11 lowest: the trampoline's old layout),
+		 * calls agent_probe_fast_dispatch on a 16-byte aligned stack,
+		 * and returns 1 with the six registers popped back.
+		 */
+		"	.p2align 4\n"
+		"	.type agent_probe_fast_slow,@function\n"
+		"agent_probe_fast_slow:\n"
+		"	mov %%rsi, %%rax\n"
+		"	mov 40(%%rsp), %%rcx\n"
+		"	mov 32(%%rsp), %%rdx\n"
+		"	mov 24(%%rsp), %%r8\n"
+		"	mov 16(%%rsp), %%r9\n"
+		"	mov 8(%%rsp), %%r10\n"
+		"	mov (%%rsp), %%r11\n"
+		"	pushq 72(%%rsp)\n" /* rax */
+		"	push %%rcx\n"
+		"	push %%rdx\n"
+		"	pushq 80(%%rsp)\n" /* rsi */
+		"	pushq 96(%%rsp)\n" /* rdi */
+		"	push %%r8\n"
+		"	push %%r9\n"
+		"	push %%r10\n"
+		"	push %%r11\n"
+		"	mov %%rsp, %%rsi\n"
+		"	mov %%rax, %%rdx\n"
+		"	mov %%rsp, %%r11\n"
+		"	and $-16, %%rsp\n"
+		"	push %%r11\n"
+		"	push %%r11\n"
+		"	call agent_probe_fast_dispatch\n"
+		"	mov (%%rsp), %%rsp\n"
+		"	add $72, %%rsp\n"
+		"	mov $1, %%eax\n"
+		"	pop %%r11\n"
+		"	pop %%r10\n"
+		"	pop %%r9\n"
+		"	pop %%r8\n"
+		"	pop %%rdx\n"
+		"	pop %%rcx\n"
+		"	ret\n"
+		"	.size agent_probe_fast_slow, .-agent_probe_fast_slow\n"
 		".popsection\n"
 		:
 		: );

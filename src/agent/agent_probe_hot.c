@@ -298,6 +298,28 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 		agent_probe_emit_hit(id, sp, regs);
 }
 
+/*
+ * The slow half of the fast halves (agent_probe_fast.c): the probe's
+ * standard handler, in the form that does not try the fast path again
+ * (the custom handlers' table has its wrappers under the same ids).
+ */
+void agent_probe_fast_dispatch(uint32_t id, struct probe_regs *regs, uint64_t sp)
+{
+	uint32_t h;
+
+	if (AGENT_UNLIKELY(id > agent_probe_max_id))
+		return;
+	h = agent_probe_by_id[id].handler;
+	if (h == PROBE_H_FUNC_ENTRY)
+		h = PROBE_H_SLOW_ENTRY;
+	else if (h == PROBE_H_FUNC_EXIT)
+		h = PROBE_H_SLOW_EXIT;
+	else if (h == PROBE_H_HIT)
+		h = PROBE_H_SLOW_HIT;
+	if (AGENT_LIKELY(h && h < PROBE_H_MAX && agent_probe_table[h]))
+		agent_probe_table[h](id, regs, sp);
+}
+
 /* In the handler tables for the agent's relocation only (never called
  * through agent_probe_fn: the trampoline calls them with their own ABI). */
 #define AGENT_PROBE_FAST_FN(f) ((agent_probe_fn)(void (*)(void))(f))
@@ -612,7 +634,8 @@ const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX] = {
 	[PROBE_H_BRANCH] = agent_probe_branch,
 	[PROBE_H_VAR] = agent_probe_var,
 	[PROBE_H_FUNC_ENTRY_RA] = agent_probe_user_entry_ra,
-	/* the custom handlers run in the standard handler's wrappers */
+	/* the custom handlers run in the standard handler's wrappers (the
+	 * fast halves' dispatch finds them here too) */
 	[PROBE_H_FAST_ENTRY] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
 	[PROBE_H_FAST_EXIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
 	[PROBE_H_FAST_HIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),

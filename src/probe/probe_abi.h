@@ -80,18 +80,17 @@ enum {
 	/* The fast halves of ENTRY, EXIT and HIT (x86_code_call_handler): only
 	 * in a trampoline's HANDLER64 relocations, never a probe's handler.
 	 * Called with the probe id and the stack pointer at the probe, they
-	 * keep every register but rax (no_caller_saved_registers) and return
-	 * 1 when the event is written, 0 when the trampoline must save the
-	 * caller-saved registers and call the standard handler. FAST_MISS
-	 * always returns 0 (an entry whose exits go through the return
-	 * address; custom handlers). */
+	 * keep every register but rax (the trampoline saves rax, rdi and rsi)
+	 * and write the event, or call the probe's standard handler in its
+	 * SLOW form themselves (agent_probe_fast.c). FAST_MISS always calls
+	 * it (an entry whose exits go through the return address). */
 	PROBE_H_FAST_ENTRY = 8,
 	PROBE_H_FAST_EXIT = 9,
 	PROBE_H_FAST_HIT = 10,
 	PROBE_H_FAST_MISS = 11,
-	/* What the trampoline calls when the fast half returned 0: ENTRY,
-	 * EXIT and HIT without their inline fast path (the fast half just
-	 * tried it: no second timestamp); only in HANDLER64 relocations. */
+	/* ENTRY, EXIT and HIT without their inline fast path, for a fast half
+	 * that could not write the event (no second timestamp): in the agent's
+	 * handler tables only, never in a plan. */
 	PROBE_H_SLOW_ENTRY = 12,
 	PROBE_H_SLOW_EXIT = 13,
 	PROBE_H_SLOW_HIT = 14,

@@ -866,12 +866,11 @@ static int plan_retaddr(struct probe_mgr *m, uint32_t module, uint32_t sym, uint
 	 * relocation (an int3 entry's handler is looked up by the agent). */
 	c = d->code;
 	for (uint32_t i = 0; i < c->nrel; i++)
-		if (c->rel[i].type == PROBE_R_HANDLER64 && (c->rel[i].target == PROBE_H_FUNC_ENTRY ||
-							    c->rel[i].target == PROBE_H_SLOW_ENTRY))
+		if (c->rel[i].type == PROBE_R_HANDLER64 && c->rel[i].target == PROBE_H_FUNC_ENTRY)
 			c->rel[i].target = PROBE_H_FUNC_ENTRY_RA;
 		else if (c->rel[i].type == PROBE_R_HANDLER64 &&
 			 c->rel[i].target == PROBE_H_FAST_ENTRY)
-			c->rel[i].target = PROBE_H_FAST_MISS; /* the swap is the slow half's */
+			c->rel[i].target = PROBE_H_FAST_MISS; /* the standard handler swaps */
 	d->handler = PROBE_H_FUNC_ENTRY_RA;
 	d->ret_id = x->id;
 	return 0;

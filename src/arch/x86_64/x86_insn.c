@@ -356,47 +356,32 @@ static uint32_t x86_fast_handler(uint32_t handler)
 	}
 }
 
-/* What the slow call after a fast half calls (PROBE_H_SLOW_*). */
-static uint32_t x86_slow_handler(uint32_t handler)
-{
-	switch (handler) {
-	case PROBE_H_FUNC_ENTRY: return PROBE_H_SLOW_ENTRY;
-	case PROBE_H_FUNC_EXIT: return PROBE_H_SLOW_EXIT;
-	case PROBE_H_HIT: return PROBE_H_SLOW_HIT;
-	default: return handler;
-	}
-}
-
 /*
- * The fast path of an event handler call: the handler's fast half
- * (agent_probe_hot.c, no_caller_saved_registers) writes the event when the
- * thread's packet allows it (most hits), keeping every register but rax,
- * so only rax and the two argument registers are saved around it; when it
- * returns 0 the code that follows saves the nine caller-saved registers
- * and calls the standard handler (its PROBE_H_SLOW_* form, which does not
- * try the fast path again), as without the fast path. The handler's
- * address is a data slot in the code (call [rip+2] reads the 8 bytes after
- * the 2-byte jmp that the call returns to), so no register holds it. No
- * realignment: the fast half is general-regs-only and calls nothing, so no
- * instruction in it depends on the stack's alignment.
+ * An event handler's call through its fast half (agent_probe_fast.c): the
+ * assembly that writes the event when the thread's open packet allows it
+ * (most hits) and otherwise saves the rest of the caller-saved registers
+ * and calls the standard handler itself, keeping every register but rax
+ * either way. So the trampoline saves only rax and the two argument
+ * registers, and the handler call is 39 bytes instead of 88 (the
+ * trampolines of a library with every function probed are half the code
+ * they were). The handler's address is a data slot in the code (call
+ * [rip+2] reads the 8 bytes after the 2-byte jmp that the call returns
+ * to), so no register holds it. No realignment here: the fast half needs
+ * none, and realigns before it calls C.
  *   push rax; push rdi; push rsi
  *   mov edi,id; lea rsi,[rsp+24+above]   (the stack pointer at the probe)
  *   call [rip+2]; jmp +8; .quad fast
- *   test eax,eax; pop rsi; pop rdi; pop rax; jnz DONE
+ *   pop rsi; pop rdi; pop rax
  * above: what the caller pushed or stepped over since the probe (red zone,
- * flags). *done is set to the offset after the jnz, whose rel8 the caller
- * fills with the distance to DONE (the end of the slow call). The flags
- * are clobbered (saved before, by the caller, where they are live).
+ * flags). The flags are clobbered (saved before, by the caller, where they
+ * are live).
  */
-static int x86_call_fast(struct x86_code *c, uint32_t probe_id, uint32_t fast, uint32_t above,
-			 uint32_t *done)
+static int x86_call_fast(struct x86_code *c, uint32_t probe_id, uint32_t fast, uint32_t above)
 {
 	static const uint8_t push[] = {0x50, 0x57, 0x56};
 	static const uint8_t call[] = {0xff, 0x15, 0x02, 0x00, 0x00, 0x00, /* call [rip+2] */
 				       0xeb, 0x08};			   /* jmp +8 */
-	static const uint8_t after[] = {0x85, 0xc0, /* test eax,eax */
-					0x5e, 0x5f, 0x58, /* pop rsi; pop rdi; pop rax */
-					0x75, 0x00};	  /* jnz DONE (filled by the caller) */
+	static const uint8_t pop[] = {0x5e, 0x5f, 0x58}; /* pop rsi; pop rdi; pop rax */
 	uint32_t sp_off = 24 + above;
 	uint8_t b[10];
 	int rc = 0;
@@ -414,9 +399,7 @@ static int x86_call_fast(struct x86_code *c, uint32_t probe_id, uint32_t fast, u
 	rc |= x86_put(c, b, 8);
 	if (!rc)
 		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, fast);
-	rc |= x86_put(c, after, sizeof(after));
-	if (!rc)
-		*done = c->len;
+	rc |= x86_put(c, pop, sizeof(pop));
 	return rc;
 }
 
@@ -437,7 +420,6 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	static const uint8_t pushf = 0x9c, popf = 0x9d;
 	uint8_t b[16];
 	uint32_t sp_off = 72 + (redzone ? PROBE_REDZONE : 0) + (save_flags ? 8 : 0), skip_at;
-	uint32_t done = 0;
 	int rc = 0;
 
 	/*
@@ -451,9 +433,11 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 		rc |= x86_put(c, pre, sizeof(pre));
 	if (save_flags)
 		rc |= x86_put(c, &pushf, 1);
-	if (x86_fast_handler(handler))
+	if (x86_fast_handler(handler)) {
 		rc |= x86_call_fast(c, probe_id, x86_fast_handler(handler),
-				    (redzone ? PROBE_REDZONE : 0) + (save_flags ? 8 : 0), &done);
+				    (redzone ? PROBE_REDZONE : 0) + (save_flags ? 8 : 0));
+		goto out_restore;
+	}
 	rc |= x86_put(c, push, sizeof(push));
 	/* mov edi, probe_id */
 	b[0] = 0xbf;
@@ -464,10 +448,9 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	b[0] = 0x48, b[1] = 0x8d, b[2] = 0x94, b[3] = 0x24;
 	memcpy(b + 4, &sp_off, 4);
 	rc |= x86_put(c, b, 8);
-	rc |= x86_call_aligned(c, done ? x86_slow_handler(handler) : handler);
+	rc |= x86_call_aligned(c, handler);
 	rc |= x86_put(c, pop, sizeof(pop));
-	if (done && !rc) /* the fast path's jnz lands here */
-		c->buf[done - 1] = (uint8_t)(c->len - done);
+out_restore:
 	if (save_flags)
 		rc |= x86_put(c, &popf, 1);
 	if (redzone)
