@@ -8,8 +8,10 @@
  * every include so that the inline ring producer and event helpers are
  * compiled the same way and inlined (a function of another target cannot be
  * inlined into a general-regs-only one: those calls stayed out of line, and
- * were compiled with SSE allowed). The trampoline therefore saves only the
- * nine caller-saved general registers: vector and x87 registers, which hold
+ * were compiled with SSE allowed). The trampoline (or, for entries, exits
+ * and hits, the assembly fast half of agent_probe_fast.c, which calls the
+ * handlers here when it cannot write the event itself) therefore saves only
+ * the nine caller-saved general registers: vector and x87 registers, which hold
  * floating-point arguments at an entry and return values at a ret, are never
  * touched on the hot path. The only calls out are out of line and save the
  * extended state themselves (agent_probe_slow).
@@ -358,8 +360,8 @@ static void agent_probe_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 	agent_probe_emit(id, PROBE_OP_HIT, sp, regs);
 }
 
-/* After the trampoline's fast half (agent_probe_fast.c) returned 0: the
- * general path straight away, without a second timestamp. */
+/* For a fast half (agent_probe_fast.c) that could not write the event:
+ * the general path straight away, without a second timestamp. */
 static void agent_probe_slow_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
 	agent_probe_emit_entry(id, sp, regs);

@@ -250,7 +250,9 @@ struct probe_area_reloc {
 
 /*
  * What the trampoline hands the handler: the caller-saved registers it
- * pushed, lowest address first. The probed thread's stack pointer at the
+ * pushed, lowest address first (for a function entry, exit or hit, the
+ * agent's fast half builds the same struct from what it and the trampoline
+ * saved: src/agent/agent_probe_fast.c). The probed thread's stack pointer at the
  * probe is (uintptr_t)(regs + 1) + PROBE_REDZONE for jump probes; the int3
  * path fills the same struct from the signal context. The trampoline
  * realigns the stack to 16 bytes for the call (a probe may run with any
