@@ -57,6 +57,7 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_sys.h"
 #include "agent_rr_dispatch.h"
 #include "agent_sigshim.h"
 #include "agent_sigview.h"
@@ -1145,9 +1146,17 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 
 	if (agent.ctl)
 		return -EBUSY; /* already recording: preloaded, or attached before */
-	fd = open(shm, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (!strncmp(shm, "unix:", 5)) {
+		/* handed over a socket: a process that cannot open spool's
+		 * /proc/SPOOL/fd/N (agent_shm_recv.c) */
+		fd = agent_shm_recv(shm + 5);
+		if (fd < 0)
+			return fd;
+	} else {
+		fd = open(shm, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+	}
 	/* Kept open (close-on-exec): rings are mapped from it as threads
 	 * claim them, so the program's close and closefrom leave it open
 	 * (agent_sys.c). */
@@ -1163,6 +1172,9 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 	agent_thread_init();
 	agent_proc_claim(0);
 	agent.active = 1;
+	/* sys:io, sys:mem: their counters (the GOT slots go to the
+	 * interposers at the commit: agent_probe_got.c) */
+	agent_sys_init();
 	agent_self.busy++;
 	rc = agent_probe_setup(h);
 	agent_probe_trap_k_save();

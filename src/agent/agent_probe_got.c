@@ -30,6 +30,11 @@
  * And clone: a thread the program makes with libc's clone() on its
  * creator's TLS keeps out of its creator's ring (agent_thread_raw_clone).
  *
+ * And with sys:io or sys:mem (spool probe -p PID -e sys:io), the read and
+ * write families, close, and the allocator: to the agent's counting
+ * interposers, the ones a launched program binds to (agent_sys.c,
+ * agent_rr_io.c, agent_sys_mem.c), which call libc's (got_sys_targets).
+ *
  * Not covered (doc/probe.md): a function pointer the program copied before
  * spool attached.
  *
@@ -47,8 +52,9 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_sys.h"
 
-#define GOT_MAX 1024 /* slots redirected: a few names, a few per module */
+#define GOT_MAX 4096 /* slots redirected: a few names (forty with sys:io and sys:mem), a few per module */
 
 struct got_slot {
 	uint64_t *slot;
@@ -68,26 +74,63 @@ static uint8_t got_view_on[PROBE_TRAP_VIEWS];
 
 /* real: the index in agent_probe_got_real of libc's function the twin
  * calls (-1: the mask interposers, which find theirs themselves); a name
- * whose libc function is not found is not redirected. */
+ * whose libc function is not found is not redirected. sys: the system
+ * probe (SYS_W_IO, SYS_W_MEM) whose counting interposer the slot goes to
+ * while spool asked for it (fn NULL: the agent's exported function of
+ * that name, which calls libc's); 0 for the others. */
 static const struct {
 	const char *name;
 	void *fn;
 	int real;
+	unsigned sys;
 } got_names[] = {
-	{"pthread_sigmask", (void *)agent_probe_pthread_sigmask, -1},
-	{"sigprocmask", (void *)agent_probe_sigprocmask, -1},
-	{"__sigprocmask", (void *)agent_probe_sigprocmask, -1},
-	{"sigaction", (void *)agent_probe_got_sigaction, AGENT_PROBE_GOT_SIGACTION},
-	{"__sigaction", (void *)agent_probe_got_sigaction, AGENT_PROBE_GOT_SIGACTION},
-	{"signal", (void *)agent_probe_got_signal, AGENT_PROBE_GOT_SIGNAL},
-	{"sigsuspend", (void *)agent_probe_got_sigsuspend, AGENT_PROBE_GOT_SIGSUSPEND},
-	{"ppoll", (void *)agent_probe_got_ppoll, AGENT_PROBE_GOT_PPOLL},
-	{"pselect", (void *)agent_probe_got_pselect, AGENT_PROBE_GOT_PSELECT},
-	{"epoll_pwait", (void *)agent_probe_got_epoll_pwait, AGENT_PROBE_GOT_EPOLL_PWAIT},
-	{"epoll_pwait2", (void *)agent_probe_got_epoll_pwait2, AGENT_PROBE_GOT_EPOLL_PWAIT2},
-	{"pthread_create", (void *)agent_probe_got_pthread_create, AGENT_PROBE_GOT_PTHREAD_CREATE},
-	{"clone", (void *)agent_probe_got_clone, AGENT_PROBE_GOT_CLONE},
+	{"pthread_sigmask", (void *)agent_probe_pthread_sigmask, -1, 0},
+	{"sigprocmask", (void *)agent_probe_sigprocmask, -1, 0},
+	{"__sigprocmask", (void *)agent_probe_sigprocmask, -1, 0},
+	{"sigaction", (void *)agent_probe_got_sigaction, AGENT_PROBE_GOT_SIGACTION, 0},
+	{"__sigaction", (void *)agent_probe_got_sigaction, AGENT_PROBE_GOT_SIGACTION, 0},
+	{"signal", (void *)agent_probe_got_signal, AGENT_PROBE_GOT_SIGNAL, 0},
+	{"sigsuspend", (void *)agent_probe_got_sigsuspend, AGENT_PROBE_GOT_SIGSUSPEND, 0},
+	{"ppoll", (void *)agent_probe_got_ppoll, AGENT_PROBE_GOT_PPOLL, 0},
+	{"pselect", (void *)agent_probe_got_pselect, AGENT_PROBE_GOT_PSELECT, 0},
+	{"epoll_pwait", (void *)agent_probe_got_epoll_pwait, AGENT_PROBE_GOT_EPOLL_PWAIT, 0},
+	{"epoll_pwait2", (void *)agent_probe_got_epoll_pwait2, AGENT_PROBE_GOT_EPOLL_PWAIT2, 0},
+	{"pthread_create", (void *)agent_probe_got_pthread_create, AGENT_PROBE_GOT_PTHREAD_CREATE, 0},
+	{"clone", (void *)agent_probe_got_clone, AGENT_PROBE_GOT_CLONE, 0},
+	/* sys:io: the read and write families, close for the kind cache */
+	{"read", NULL, -1, SYS_W_IO},
+	{"__read_chk", NULL, -1, SYS_W_IO},
+	{"pread", NULL, -1, SYS_W_IO},
+	{"pread64", NULL, -1, SYS_W_IO},
+	{"readv", NULL, -1, SYS_W_IO},
+	{"preadv", NULL, -1, SYS_W_IO},
+	{"preadv64", NULL, -1, SYS_W_IO},
+	{"recv", NULL, -1, SYS_W_IO},
+	{"recvfrom", NULL, -1, SYS_W_IO},
+	{"recvmsg", NULL, -1, SYS_W_IO},
+	{"write", NULL, -1, SYS_W_IO},
+	{"writev", NULL, -1, SYS_W_IO},
+	{"pwrite", NULL, -1, SYS_W_IO},
+	{"pwrite64", NULL, -1, SYS_W_IO},
+	{"pwritev", NULL, -1, SYS_W_IO},
+	{"pwritev64", NULL, -1, SYS_W_IO},
+	{"send", NULL, -1, SYS_W_IO},
+	{"sendto", NULL, -1, SYS_W_IO},
+	{"sendmsg", NULL, -1, SYS_W_IO},
+	{"close", NULL, -1, SYS_W_IO},
+	{"close_range", NULL, -1, SYS_W_IO},
+	/* sys:mem: the allocator, all of it or none (agent_sys_mem_next_is) */
+	{"malloc", NULL, -1, SYS_W_MEM},
+	{"calloc", NULL, -1, SYS_W_MEM},
+	{"realloc", NULL, -1, SYS_W_MEM},
+	{"free", NULL, -1, SYS_W_MEM},
+	{"posix_memalign", NULL, -1, SYS_W_MEM},
+	{"aligned_alloc", NULL, -1, SYS_W_MEM},
+	{"memalign", NULL, -1, SYS_W_MEM},
+	{"valloc", NULL, -1, SYS_W_MEM},
+	{"pvalloc", NULL, -1, SYS_W_MEM},
 };
+#define GOT_NAMES (sizeof(got_names) / sizeof(got_names[0]))
 
 /* A pointer from a module's dynamic section: glibc has made the ones it
  * uses absolute; the vdso's and some others are still module-relative. */
@@ -112,8 +155,10 @@ static int got_write(uint64_t *slot, uint64_t val, int *relro)
 
 struct got_walk {
 	uintptr_t self; /* an address in the agent: its own module is skipped */
-	int all;	/* every name, else clone only */
-	uintptr_t libc_fn[sizeof(got_names) / sizeof(got_names[0])]; /* libc's, by name */
+	int all;	/* every name, else clone only (and the sys names) */
+	unsigned sys;	/* SYS_W_IO, SYS_W_MEM: their names too */
+	uintptr_t libc_fn[GOT_NAMES]; /* libc's, by name */
+	uintptr_t fn[GOT_NAMES];      /* where the slot goes, by name (0: nowhere) */
 };
 
 /* Whether a slot's value may be replaced: libc's function, or a lazy PLT
@@ -164,10 +209,13 @@ static void got_relocs(struct dl_phdr_info *info, const struct got_walk *w, cons
 		for (size_t k = 0; k < sizeof(got_names) / sizeof(got_names[0]); k++) {
 			if (strcmp(name, got_names[k].name))
 				continue;
-			if (!w->all && got_names[k].real != AGENT_PROBE_GOT_CLONE)
+			if (got_names[k].sys ? !(w->sys & got_names[k].sys)
+					     : !w->all && got_names[k].real != AGENT_PROBE_GOT_CLONE)
 				break;
-			if (got_names[k].real >= 0 && !w->libc_fn[k])
+			if ((got_names[k].real >= 0 || got_names[k].sys) && !w->libc_fn[k])
 				break; /* the twin would have nothing to call */
+			if (!w->fn[k])
+				break;
 			slot = (uint64_t *)(info->dlpi_addr + r[i].r_offset);
 			if (!got_replaceable(info, (uintptr_t)__atomic_load_n(slot, __ATOMIC_ACQUIRE),
 					     w->libc_fn[k])) {
@@ -178,7 +226,7 @@ static void got_relocs(struct dl_phdr_info *info, const struct got_walk *w, cons
 			relro = got_in_relro(info, (uint64_t)(uintptr_t)slot);
 			got_slots[got_n].slot = slot;
 			got_slots[got_n].old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-			got_slots[got_n].now = (uint64_t)(uintptr_t)got_names[k].fn;
+			got_slots[got_n].now = (uint64_t)w->fn[k];
 			got_slots[got_n].relro = relro;
 			if (!got_write(slot, got_slots[got_n].now, &relro))
 				got_n++;
@@ -284,29 +332,99 @@ uint32_t agent_probe_got_views(int32_t *tids, uint32_t max)
 	return n;
 }
 
+/*
+ * The system probes' names (sys:io, sys:mem while attached): each slot goes
+ * to the agent's exported function of that name (looked up in the agent's
+ * own handle: its GOT, like the program's, holds libc's), which counts and
+ * calls libc's. Only where the process's global definition is libc's: a
+ * program that interposes one of them (a preloaded allocator, its own
+ * write) keeps every call going where it went, even through a lazy PLT
+ * stub not resolved yet; for the allocator, all of it or none, and only
+ * when the agent's next allocator is libc's too (agent_sys_mem_next_is): a
+ * block must be freed by the allocator that made it.
+ */
+static void got_sys_targets(struct got_walk *w, unsigned sys)
+{
+	void *self = NULL;
+	Dl_info di;
+	int mem_ok = 1;
+
+	if (dladdr((void *)agent_probe_got_redirect, &di) && di.dli_fname)
+		self = dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	if (!self) {
+		agent_log("probe: the agent's own handle is not found: sys:io and sys:mem count "
+			  "nothing");
+		return;
+	}
+	for (size_t k = 0; k < GOT_NAMES; k++) {
+		void *global;
+
+		if (!(got_names[k].sys & sys) || !w->libc_fn[k])
+			continue;
+		global = dlsym(RTLD_DEFAULT, got_names[k].name);
+		if (global != (void *)w->libc_fn[k]) {
+			agent_log("probe: %s is not libc's in this process: not counted",
+				  got_names[k].name);
+			if (got_names[k].sys == SYS_W_MEM)
+				mem_ok = 0;
+			continue;
+		}
+		w->fn[k] = (uintptr_t)dlsym(self, got_names[k].name);
+	}
+	if (sys & SYS_W_MEM) {
+		uintptr_t lm = 0, lf = 0;
+
+		for (size_t k = 0; k < GOT_NAMES; k++) {
+			if (got_names[k].sys == SYS_W_MEM && !w->fn[k])
+				mem_ok = 0;
+			if (!strcmp(got_names[k].name, "malloc"))
+				lm = w->libc_fn[k];
+			if (!strcmp(got_names[k].name, "free"))
+				lf = w->libc_fn[k];
+		}
+		if (mem_ok && !agent_sys_mem_next_is((void *)lm, (void *)lf))
+			mem_ok = 0;
+		if (!mem_ok) {
+			agent_log("probe: the allocator is not libc's alone: sys:mem counts nothing");
+			for (size_t k = 0; k < GOT_NAMES; k++)
+				if (got_names[k].sys == SYS_W_MEM)
+					w->fn[k] = 0;
+		}
+	}
+	dlclose(self); /* only the reference NOLOAD took */
+}
+
 uint32_t agent_probe_got_redirect(void)
 {
 	int all = agent_probe_trap_live();
-	struct got_walk w = {(uintptr_t)(void *)agent_probe_got_redirect, all, {0}};
+	struct got_walk w = {(uintptr_t)(void *)agent_probe_got_redirect, all, 0, {0}, {0}};
 	void *libc;
 
+	if (agent_sys_io_on)
+		w.sys |= SYS_W_IO;
+	if (agent_sys_mem_on())
+		w.sys |= SYS_W_MEM;
 	if (got_n && (got_all || !all))
 		return got_n;
 	if (got_n)
 		agent_probe_got_restore(); /* clone only so far: all of them now */
 	libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 	got_all = all;
-	for (size_t k = 0; libc && k < sizeof(got_names) / sizeof(got_names[0]); k++) {
+	for (size_t k = 0; libc && k < GOT_NAMES; k++) {
 		w.libc_fn[k] = (uintptr_t)dlsym(libc, got_names[k].name);
+		w.fn[k] = (uintptr_t)got_names[k].fn;
 		/* before any slot points at a twin that calls it */
 		if (got_names[k].real >= 0 && w.libc_fn[k])
 			agent_probe_got_real[got_names[k].real] = (void *)w.libc_fn[k];
 	}
+	if (libc && w.sys)
+		got_sys_targets(&w, w.sys);
 	__atomic_store_n(&got_on, all, __ATOMIC_RELEASE);
 	dl_iterate_phdr(got_module, &w);
 	if (libc)
 		dlclose(libc); /* only the reference NOLOAD took */
-	agent_log("probe: %u GOT slots of the signal-mask calls sent to the agent", got_n);
+	agent_log("probe: %u GOT slots of the signal-mask%s calls sent to the agent", got_n,
+		  w.sys ? ", I/O and allocator" : "");
 	return got_n;
 }
 

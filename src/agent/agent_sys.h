@@ -22,6 +22,10 @@ void agent_sys_init(void);
 struct sys_slot *agent_sys_self_slot(void);
 /* agent_sys_mem.c: count allocations (sys:mem) or pass them through. */
 void agent_sys_mem_start(int on);
+/* Nonzero while sys:mem counts. */
+int agent_sys_mem_on(void);
+/* Attach mode: is the agent's next allocator libc's (these two)? */
+int agent_sys_mem_next_is(void *libc_malloc, void *libc_free);
 void agent_sys_io_count(unsigned dir, int fd, ssize_t r);
 void agent_sys_thread_end(struct agent_thread *t);
 /* A thread took its ring (agent_thread_register), maybe one an ended

@@ -233,6 +233,22 @@ __attribute__((constructor)) static void agent_sys_mem_ctor(void)
 				    __ATOMIC_ACQUIRE);
 }
 
+int agent_sys_mem_on(void)
+{
+	return __atomic_load_n(&agent_mem_state, __ATOMIC_ACQUIRE) == MEM_ON;
+}
+
+/* Attach mode (agent_probe_got.c), before any slot points at these
+ * interposers: are the next functions the ones the program's slots hold
+ * (libc's malloc and free)? Resolves them now if needed. */
+int agent_sys_mem_next_is(void *libc_malloc, void *libc_free)
+{
+	if (mem_resolve() < 0)
+		return 0;
+	return libc_malloc && __atomic_load_n(&real_malloc, __ATOMIC_ACQUIRE) == libc_malloc &&
+	       __atomic_load_n(&real_free, __ATOMIC_ACQUIRE) == libc_free;
+}
+
 /* ---- the interposers ---- */
 
 AGENT_EXPORT void *malloc(size_t n)

@@ -42,6 +42,7 @@
 #include "../probe/probe.h"
 #include "../trace/trace.h"
 #include "../probe/probe_attach.h"
+#include "../probe/probe_shm_send.h"
 #include "../probe/probe_cache.h"
 #include "../probe/probe_live.h"
 #include "../probe/probe_session.h"
@@ -426,7 +427,7 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 	struct probe_area_probe *ps;
 	const char *kill_at = getenv("SPOOL_TEST_ATTACH_KILL"); /* tests: exit mid-attach */
 	uint64_t *lo = NULL, *hi = NULL;
-	char shm[64];
+	char shm[128];
 	int64_t ret = 0;
 	size_t n = 0;
 	int rc;
@@ -479,6 +480,27 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 	 * upper half of rax is whatever was there; -EBUSY read as a 64-bit
 	 * value looked like success). */
 	ret = (int32_t)ret;
+	if (!rc && ret == -EACCES) {
+		/* /proc/SPOOL/fd/N needs ptrace access to spool, which a
+		 * daemon that dropped root has not: the descriptor handed
+		 * over a socket instead (probe_shm_send.c; the failed open
+		 * changed nothing in the agent) */
+		struct probe_shm_send *snd = NULL;
+		char name[96];
+		int src = probe_shm_send_start(&snd, h->fd, pid, name, sizeof(name));
+
+		if (src == 0) {
+			snprintf(shm, sizeof(shm), "unix:%s", name);
+			rc = probe_attach_call(a, a->fn_prepare, shm, &ret);
+			ret = (int32_t)ret;
+			if (probe_shm_send_end(snd))
+				log_debug("pid %d: spool's shared memory handed over %s", (int)pid,
+					  name);
+		} else {
+			log_debug("pid %d: no socket to hand the shared memory over: %s", (int)pid,
+				  strerror(-src));
+		}
+	}
 	if (!rc && ret == -EBUSY) {
 		/* spool_agent_probe_prepare found the agent already recording:
 		 * nothing was changed in the program */
@@ -493,15 +515,14 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		long euid = ret == -EACCES ? probe_pid_euid(pid) : -1;
 
 		if (euid >= 0 && (uid_t)euid != geteuid())
-			/* the agent opens spool's shared memory by
-			 * /proc/SPOOL/fd/N, which needs ptrace access to
-			 * spool: a daemon that dropped root (mosquitto) has
-			 * none */
+			/* neither /proc/SPOOL/fd/N nor the socket (which a
+			 * seccomp filter or another network namespace can
+			 * keep from it) */
 			log_err("pid %d: the agent could not start: it runs as uid %ld, spool as "
-				"uid %ld, and cannot open spool's shared memory (through "
-				"/proc/%d/fd): spool cannot attach to a program running as another "
-				"user (a daemon that dropped root: run it as root, or under spool "
-				"from its start)",
+				"uid %ld, and could neither open spool's shared memory (through "
+				"/proc/%d/fd) nor receive it over a Unix socket (another network "
+				"namespace, or a filter on its system calls): run it as root, or "
+				"under spool from its start",
 				(int)pid, euid, (long)geteuid(), (int)getpid());
 		else
 			log_err("pid %d: the agent could not start: %s", (int)pid,
@@ -677,6 +698,10 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	if (rc < 0)
 		goto out_free;
 	ext[SHM_EXT_PROBES] = probe_mgr_area_size(pr->m);
+	/* sys:io, sys:mem: the counters the agent's interposers add to, which
+	 * the program's GOT slots reach while attached (agent_probe_got.c) */
+	if (pr->sys_what & ~SYS_W_CPU)
+		ext[SHM_EXT_SYS] = sysprobe_area_size(so->max_rings);
 	if (live_on) /* room for the trampolines of probes added later */
 		ext[SHM_EXT_PROBES] = ((ext[SHM_EXT_PROBES] + 4095) & ~4095ull) + PROBE_LIVE_ROOM;
 	rc = shm_host_create_ext(&h, so->ring_bytes, so->max_rings, so->max_procs, 0, ext);
@@ -693,7 +718,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	rc = collector_new(&col, &h, w);
 	if (rc < 0)
 		goto out_writer;
-	h.ctl->features = SHM_FEAT_PROBES;
+	h.ctl->features = SHM_FEAT_PROBES | (pr->sys_what & ~SYS_W_CPU ? SHM_FEAT_SYS : 0);
 	collector_use_packets(col, SHM_FEAT_PROBES);
 	pr->sys_pid = pr->sys_what ? pid : 0; /* sys:cpu: sampled from /proc/PID/task */
 	rc = probe_run_prepare(pr, &h, w);
@@ -980,51 +1005,12 @@ static void probe_handler_store(const struct probe_cli *cl)
 	}
 }
 
-/*
- * sys:io and sys:mem with -p PID: refused before attaching (doc/probe.md,
- * "System probes"), saying why and what to do instead: the command that
- * starts the same program under spool with the same specs
- * (probe_sys_advice). sys:cpu alone is sampled from /proc while attached.
- */
-static void probe_sys_refuse(const struct probe_cli *cl)
-{
-	const char *opts[2 * PROBE_MAX_SPECS + 6];
-	static const char *const sys_names[] = {"sys:cpu", "sys:io", "sys:mem"};
-	static const unsigned sys_bits[] = {SYS_W_CPU, SYS_W_IO, SYS_W_MEM};
-	char advice[12288];
-	size_t n = 0;
-
-	for (unsigned i = 0; i < 3; i++)
-		if (cl->pr.sys_what & sys_bits[i]) {
-			opts[n++] = "-e";
-			opts[n++] = sys_names[i];
-		}
-	for (size_t i = 0; i < cl->nspecs; i++) {
-		opts[n++] = cl->spec_off[i] ? "--disabled" : "-e";
-		opts[n++] = cl->specs[i];
-	}
-	log_err("sys:io and sys:mem need the program started by spool, not -p PID: the agent "
-		"counts I/O and allocator calls in its interposers, which an attached process "
-		"does not call (doc/probe.md, System probes; sys:cpu alone works attached)");
-	if (probe_sys_advice(cl->attach_pid, opts, n, advice, sizeof(advice)) == 0)
-		fprintf(stderr, "  instead, start it under spool with the same probes:\n    %s\n",
-			advice);
-	else
-		fprintf(stderr, "  instead, start it under spool: spool probe -e sys:... -- PROG "
-				"ARGS (pid %d's command line cannot be read)\n",
-			(int)cl->attach_pid);
-}
-
 /* The options that do not go together, and what is missing: 0, or the
  * exit status (said). */
 static int probe_check_cli(const struct probe_cli *cl, int nargs)
 {
 	int live = cl->lopts.use_stdin || cl->lopts.ctl_path;
 
-	if ((cl->pr.sys_what & ~SYS_W_CPU) && cl->attach_pid) {
-		probe_sys_refuse(cl);
-		return EXIT_USAGE;
-	}
 	if (live && !cl->attach_pid) {
 		log_err("--commands and --control are for attach mode (-p PID)");
 		return EXIT_USAGE;

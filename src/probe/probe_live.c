@@ -387,10 +387,10 @@ static int live_add(struct probe_live *l, char *arg)
 		for (char *c = advice; *c; c++)
 			if (*c == '\n') /* (a reply is one line) */
 				*c = ' ';
-		live_say(l, "error: sys: probes need the program started by spool, not an add "
-			 "while attached (sys:cpu alone can be given with -e when attaching; "
-			 "doc/probe.md, System probes); instead, start it under spool: %s\n",
-			 advice);
+		live_say(l, "error: sys: probes are not added while attached: give them with -e "
+			 "when attaching (spool probe -p %d -e %s; doc/probe.md, System probes), "
+			 "or start it under spool: %s\n",
+			 (int)l->pid, text, advice);
 		return -EINVAL;
 	}
 	if (probe_spec_parse(text, &s, err, sizeof(err)) < 0) {

@@ -22,8 +22,11 @@
  * thread has a ring only once it records a probe event, so the sampler
  * lists /proc/PID/task itself and keeps each thread's first and last
  * schedstat: a thread's CPU is what it used while spool was attached (from
- * its first sample), its index the order spool first saw it in. No shared
- * area is read or written then (sys:io and sys:mem are refused before).
+ * its first sample), its index the order spool first saw it in. With sys:io
+ * or sys:mem the agent points the program's GOT slots at its counting
+ * interposers (agent_probe_got.c), which count into the same area as when
+ * launched; a slot's lines name the sampled thread of the same tid
+ * (sysprobe_attached_slots), and the RSS is sampled from /proc/PID/statm.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -216,7 +219,13 @@ static void sysprobe_sample_once(struct sysprobe *s)
 	uint64_t v;
 
 	if (s->pid) {
-		sysprobe_sample_tasks(s, ms);
+		if (s->what & SYS_W_CPU)
+			sysprobe_sample_tasks(s, ms);
+		snprintf(path, sizeof(path), "/proc/%d/statm", (int)s->pid);
+		if ((s->what & SYS_W_MEM) && sysprobe_read_u64(path, 1, &v) == 0 && v)
+			sysprobe_push(s, &s->rss, &s->nrss,
+				      (struct sysprobe_sample){(uint32_t)s->pid, ms,
+							       v * (uint64_t)getpagesize()});
 		return;
 	}
 	if (n > s->h->max_rings)
@@ -276,10 +285,12 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h, pid
 	struct sysprobe *s;
 	int rc;
 
+	/* the counters' area: launched, and attached with sys:io or sys:mem
+	 * (the agent's interposers count there) */
+	int area = !pid || (what & ~SYS_W_CPU);
+
 	*out = NULL;
-	if (pid && (what & ~SYS_W_CPU))
-		return -ENOTSUP; /* (refused before: spool probe says why) */
-	if (!pid && (!ah || h->ext_size[SHM_EXT_SYS] < sysprobe_area_size(h->max_rings)))
+	if (area && (!ah || h->ext_size[SHM_EXT_SYS] < sysprobe_area_size(h->max_rings)))
 		return -ENOSPC;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -292,7 +303,7 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h, pid
 		free(s);
 		return -ENOMEM;
 	}
-	if (!pid) {
+	if (area) {
 		memset(ah, 0, sysprobe_area_size(h->max_rings));
 		ah->what = what;
 		ah->nslots = h->max_rings;
@@ -302,7 +313,7 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h, pid
 	}
 	s->pid = pid;
 	s->h = h;
-	s->area = pid ? NULL : ah;
+	s->area = area ? ah : NULL;
 	s->what = what;
 	s->t0_ns = sysprobe_now_ns();
 	if (what & (SYS_W_CPU | SYS_W_MEM)) {
@@ -360,6 +371,61 @@ __attribute__((format(printf, 2, 3))) static void sysprobe_out(struct sysprobe_b
 	}
 }
 
+/* The io, ioerr and mem lines of a counters slot, as thread index idx. */
+static void sysprobe_slot_lines(struct sysprobe_buf *b, size_t idx, const struct sys_slot *sl)
+{
+	for (unsigned d = 0; d < SYS_IO_DIRS; d++) {
+		for (unsigned k = 0; k < SYS_FD_KINDS; k++)
+			if (sl->io_calls[d][k])
+				sysprobe_out(b, "io %zu %s %s %llu %llu\n", idx, d ? "write" : "read",
+					     sysprobe_kind_names[k],
+					     (unsigned long long)sl->io_calls[d][k],
+					     (unsigned long long)sl->io_bytes[d][k]);
+		if (sl->io_errors[d])
+			sysprobe_out(b, "ioerr %zu %s %llu\n", idx, d ? "write" : "read",
+				     (unsigned long long)sl->io_errors[d]);
+	}
+	if (sl->mem_calls || sl->mem_frees)
+		sysprobe_out(b, "mem %zu %llu %llu %llu %lld\n", idx,
+			     (unsigned long long)sl->mem_calls, (unsigned long long)sl->mem_bytes,
+			     (unsigned long long)sl->mem_frees, (long long)sl->mem_live);
+}
+
+/*
+ * Attached with sys:io or sys:mem: the slots the agent's interposers
+ * counted in, one per ring (a thread gets one at its first counted call or
+ * probe event). Their lines name the thread index of the same thread's
+ * CPU line when sys:cpu sampled it, else a thread line of their own after
+ * the sampled ones (CPU unknown: "none").
+ */
+static void sysprobe_attached_slots(const struct sysprobe *s, struct sysprobe_buf *b, uint32_t n)
+{
+	size_t next = s->ntask;
+
+	for (uint32_t i = 0; i < n && s->pid && s->area; i++) {
+		const struct sys_slot *sl = sys_area_slot(s->area, i);
+		struct shm_ring r = {0};
+		int used = sl->mem_calls || sl->mem_frees;
+		size_t idx;
+
+		for (unsigned d = 0; d < SYS_IO_DIRS; d++) {
+			used |= sl->io_errors[d] != 0;
+			for (unsigned k = 0; k < SYS_FD_KINDS; k++)
+				used |= sl->io_calls[d][k] != 0;
+		}
+		if (!used)
+			continue;
+		shm_host_ring_peek(s->h, i, &r);
+		for (idx = 0; idx < s->ntask && (!r.tid || s->task[idx].tid != r.tid); idx++)
+			;
+		if (idx == s->ntask) {
+			idx = next++;
+			sysprobe_out(b, "thread %zu %d %u 0 none\n", idx, (int)s->pid, r.tid);
+		}
+		sysprobe_slot_lines(b, idx, sl);
+	}
+}
+
 int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 {
 	struct sysprobe_buf b = {0};
@@ -404,23 +470,9 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 		/* (a freed ring's pid is 0; its slot keeps its last thread's) */
 		sysprobe_out(&b, "thread %u %u %u %llu %s\n", i, r.pid ? r.pid : sl->pid, r.tid,
 			     (unsigned long long)cpu, (s->what & SYS_W_CPU) ? src : "none");
-		for (unsigned d = 0; d < SYS_IO_DIRS; d++) {
-			for (unsigned k = 0; k < SYS_FD_KINDS; k++)
-				if (sl->io_calls[d][k])
-					sysprobe_out(&b, "io %u %s %s %llu %llu\n", i,
-						     d ? "write" : "read", sysprobe_kind_names[k],
-						     (unsigned long long)sl->io_calls[d][k],
-						     (unsigned long long)sl->io_bytes[d][k]);
-			if (sl->io_errors[d])
-				sysprobe_out(&b, "ioerr %u %s %llu\n", i, d ? "write" : "read",
-					     (unsigned long long)sl->io_errors[d]);
-		}
-		if (sl->mem_calls || sl->mem_frees)
-			sysprobe_out(&b, "mem %u %llu %llu %llu %lld\n", i,
-				     (unsigned long long)sl->mem_calls,
-				     (unsigned long long)sl->mem_bytes,
-				     (unsigned long long)sl->mem_frees, (long long)sl->mem_live);
+		sysprobe_slot_lines(&b, i, sl);
 	}
+	sysprobe_attached_slots(s, &b, n);
 	sysprobe_out(&b, "# rss PID MS BYTES\n");
 	for (size_t i = 0; i < s->nrss; i++)
 		sysprobe_out(&b, "rss %u %u %llu\n", s->rss[i].id, s->rss[i].ms,
