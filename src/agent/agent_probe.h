@@ -195,24 +195,15 @@ extern uint32_t agent_probe_ncounts;
 /* Is the jcc condition cc (0-15) true for these flags? */
 int agent_probe_cond(unsigned cc, uint64_t flags);
 
+
 /* Standard handlers, and the same with the custom handlers run after the
  * record (used for every probe when --handler loaded a shared object). */
-extern const agent_probe_fn agent_probe_handlers[PROBE_H_MAX];
-extern const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX];
-
 /* spool probe -p: spool's shared memory received over the abstract Unix
  * socket @NAME ("@NAME"): the descriptor or -errno (agent_shm_recv.c). */
 int agent_shm_recv(const char *name);
 
-/* The fast halves (PROBE_H_FAST_*, agent_probe_fast.c): assembly with
- * the trampoline's own convention (edi id, rsi stack pointer at the probe,
- * rax clobbered, every other register kept). Never called from C. */
-int agent_probe_fast_entry(uint32_t id, uint64_t sp);
-int agent_probe_fast_exit(uint32_t id, uint64_t sp);
-int agent_probe_fast_hit(uint32_t id, uint64_t sp);
-int agent_probe_fast_miss(uint32_t id, uint64_t sp);
-/* Their slow half: the probe's standard handler (agent_probe_hot.c). */
-void agent_probe_fast_dispatch(uint32_t id, struct probe_regs *regs, uint64_t sp);
+extern const agent_probe_fn agent_probe_handlers[PROBE_H_MAX];
+extern const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX];
 
 /* The custom handlers (include/spool/probe.h), NULL when absent. */
 struct agent_probe_user {

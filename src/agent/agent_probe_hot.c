@@ -8,10 +8,8 @@
  * every include so that the inline ring producer and event helpers are
  * compiled the same way and inlined (a function of another target cannot be
  * inlined into a general-regs-only one: those calls stayed out of line, and
- * were compiled with SSE allowed). The trampoline (or, for entries, exits
- * and hits, the assembly fast half of agent_probe_fast.c, which calls the
- * handlers here when it cannot write the event itself) therefore saves only
- * the nine caller-saved general registers: vector and x87 registers, which hold
+ * were compiled with SSE allowed). The trampoline therefore saves only the
+ * nine caller-saved general registers: vector and x87 registers, which hold
  * floating-point arguments at an entry and return values at a ret, are never
  * touched on the hot path. The only calls out are out of line and save the
  * extended state themselves (agent_probe_slow).
@@ -300,32 +298,6 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 		agent_probe_emit_hit(id, sp, regs);
 }
 
-/*
- * The slow half of the fast halves (agent_probe_fast.c): the probe's
- * standard handler, in the form that does not try the fast path again
- * (the custom handlers' table has its wrappers under the same ids).
- */
-void agent_probe_fast_dispatch(uint32_t id, struct probe_regs *regs, uint64_t sp)
-{
-	uint32_t h;
-
-	if (AGENT_UNLIKELY(id > agent_probe_max_id))
-		return;
-	h = agent_probe_by_id[id].handler;
-	if (h == PROBE_H_FUNC_ENTRY)
-		h = PROBE_H_SLOW_ENTRY;
-	else if (h == PROBE_H_FUNC_EXIT)
-		h = PROBE_H_SLOW_EXIT;
-	else if (h == PROBE_H_HIT)
-		h = PROBE_H_SLOW_HIT;
-	if (AGENT_LIKELY(h && h < PROBE_H_MAX && agent_probe_table[h]))
-		agent_probe_table[h](id, regs, sp);
-}
-
-/* In the handler tables for the agent's relocation only (never called
- * through agent_probe_fn: the trampoline calls them with their own ABI). */
-#define AGENT_PROBE_FAST_FN(f) ((agent_probe_fn)(void (*)(void))(f))
-
 static void agent_probe_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
 	agent_probe_emit(id, PROBE_OP_ENTRY, sp, regs);
@@ -358,24 +330,6 @@ static void agent_probe_entry_ra(uint32_t id, struct probe_regs *regs, uint64_t 
 static void agent_probe_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
 	agent_probe_emit(id, PROBE_OP_HIT, sp, regs);
-}
-
-/* For a fast half (agent_probe_fast.c) that could not write the event:
- * the general path straight away, without a second timestamp. */
-static void agent_probe_slow_entry(uint32_t id, struct probe_regs *regs, uint64_t sp)
-{
-	agent_probe_emit_entry(id, sp, regs);
-}
-
-static void agent_probe_slow_exit(uint32_t id, struct probe_regs *regs, uint64_t sp)
-{
-	agent_probe_emit_exit(id, sp, regs);
-	agent_probe_exit_tail(sp);
-}
-
-static void agent_probe_slow_hit(uint32_t id, struct probe_regs *regs, uint64_t sp)
-{
-	agent_probe_emit_hit(id, sp, regs);
 }
 
 /*
@@ -557,13 +511,6 @@ const agent_probe_fn agent_probe_handlers[PROBE_H_MAX] = {
 	[PROBE_H_BRANCH] = agent_probe_branch,
 	[PROBE_H_VAR] = agent_probe_var,
 	[PROBE_H_FUNC_ENTRY_RA] = agent_probe_entry_ra,
-	[PROBE_H_FAST_ENTRY] = AGENT_PROBE_FAST_FN(agent_probe_fast_entry),
-	[PROBE_H_FAST_EXIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_exit),
-	[PROBE_H_FAST_HIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_hit),
-	[PROBE_H_FAST_MISS] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
-	[PROBE_H_SLOW_ENTRY] = agent_probe_slow_entry,
-	[PROBE_H_SLOW_EXIT] = agent_probe_slow_exit,
-	[PROBE_H_SLOW_HIT] = agent_probe_slow_hit,
 };
 
 /* ---- custom handlers, under the fault guard ---- */
@@ -636,13 +583,4 @@ const agent_probe_fn agent_probe_user_handlers[PROBE_H_MAX] = {
 	[PROBE_H_BRANCH] = agent_probe_branch,
 	[PROBE_H_VAR] = agent_probe_var,
 	[PROBE_H_FUNC_ENTRY_RA] = agent_probe_user_entry_ra,
-	/* the custom handlers run in the standard handler's wrappers (the
-	 * fast halves' dispatch finds them here too) */
-	[PROBE_H_FAST_ENTRY] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
-	[PROBE_H_FAST_EXIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
-	[PROBE_H_FAST_HIT] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
-	[PROBE_H_FAST_MISS] = AGENT_PROBE_FAST_FN(agent_probe_fast_miss),
-	[PROBE_H_SLOW_ENTRY] = agent_probe_user_entry,
-	[PROBE_H_SLOW_EXIT] = agent_probe_user_exit,
-	[PROBE_H_SLOW_HIT] = agent_probe_user_hit,
 };

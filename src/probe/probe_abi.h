@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define PROBE_AREA_MAGIC 0x31425250u /* "PRB1" */
-#define PROBE_AREA_VERSION 10
+#define PROBE_AREA_VERSION 9
 #define PROBE_MOD_NAME 256
 #define PROBE_MAX_PATCH 32 /* bytes a jump probe may displace */
 #define PROBE_PATH_MAX 4096
@@ -77,23 +77,6 @@ enum {
 	 * agent's return trampoline (probe_area_probe.ret_id: the exit probe,
 	 * method PROBE_M_RETADDR, the trampoline records). */
 	PROBE_H_FUNC_ENTRY_RA = 7,
-	/* The fast halves of ENTRY, EXIT and HIT (x86_code_call_handler): only
-	 * in a trampoline's HANDLER64 relocations, never a probe's handler.
-	 * Called with the probe id and the stack pointer at the probe, they
-	 * keep every register but rax (the trampoline saves rax, rdi and rsi)
-	 * and write the event, or call the probe's standard handler in its
-	 * SLOW form themselves (agent_probe_fast.c). FAST_MISS always calls
-	 * it (an entry whose exits go through the return address). */
-	PROBE_H_FAST_ENTRY = 8,
-	PROBE_H_FAST_EXIT = 9,
-	PROBE_H_FAST_HIT = 10,
-	PROBE_H_FAST_MISS = 11,
-	/* ENTRY, EXIT and HIT without their inline fast path, for a fast half
-	 * that could not write the event (no second timestamp): in the agent's
-	 * handler tables only, never in a plan. */
-	PROBE_H_SLOW_ENTRY = 12,
-	PROBE_H_SLOW_EXIT = 13,
-	PROBE_H_SLOW_HIT = 14,
 	PROBE_H_MAX
 };
 #define PROBE_CC_SHIFT 28
@@ -250,9 +233,7 @@ struct probe_area_reloc {
 
 /*
  * What the trampoline hands the handler: the caller-saved registers it
- * pushed, lowest address first (for a function entry, exit or hit, the
- * agent's fast half builds the same struct from what it and the trampoline
- * saved: src/agent/agent_probe_fast.c). The probed thread's stack pointer at the
+ * pushed, lowest address first. The probed thread's stack pointer at the
  * probe is (uintptr_t)(regs + 1) + PROBE_REDZONE for jump probes; the int3
  * path fills the same struct from the signal context. The trampoline
  * realigns the stack to 16 bytes for the call (a probe may run with any

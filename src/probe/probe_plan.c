@@ -868,9 +868,6 @@ static int plan_retaddr(struct probe_mgr *m, uint32_t module, uint32_t sym, uint
 	for (uint32_t i = 0; i < c->nrel; i++)
 		if (c->rel[i].type == PROBE_R_HANDLER64 && c->rel[i].target == PROBE_H_FUNC_ENTRY)
 			c->rel[i].target = PROBE_H_FUNC_ENTRY_RA;
-		else if (c->rel[i].type == PROBE_R_HANDLER64 &&
-			 c->rel[i].target == PROBE_H_FAST_ENTRY)
-			c->rel[i].target = PROBE_H_FAST_MISS; /* the standard handler swaps */
 	d->handler = PROBE_H_FUNC_ENTRY_RA;
 	d->ret_id = x->id;
 	return 0;

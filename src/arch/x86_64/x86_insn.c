@@ -345,64 +345,6 @@ static void x86_skip_end(struct x86_code *c, uint32_t at, uint32_t probe_id)
 	}
 }
 
-/* The fast half of a standard handler (PROBE_H_FAST_*), or 0. */
-static uint32_t x86_fast_handler(uint32_t handler)
-{
-	switch (handler) {
-	case PROBE_H_FUNC_ENTRY: return PROBE_H_FAST_ENTRY;
-	case PROBE_H_FUNC_EXIT: return PROBE_H_FAST_EXIT;
-	case PROBE_H_HIT: return PROBE_H_FAST_HIT;
-	default: return 0;
-	}
-}
-
-/*
- * An event handler's call through its fast half (agent_probe_fast.c): the
- * assembly that writes the event when the thread's open packet allows it
- * (most hits) and otherwise saves the rest of the caller-saved registers
- * and calls the standard handler itself, keeping every register but rax
- * either way. So the trampoline saves only rax and the two argument
- * registers, and the handler call is 35 bytes instead of 79 (less code
- * beside the program's when every function of a library is probed). The
- * handler's address is a data slot in the code (call
- * [rip+2] reads the 8 bytes after the 2-byte jmp that the call returns
- * to), so no register holds it. No realignment here: the fast half needs
- * none, and realigns before it calls C.
- *   push rax; push rdi; push rsi
- *   mov edi,id; lea rsi,[rsp+24+above]   (the stack pointer at the probe)
- *   call [rip+2]; jmp +8; .quad fast
- *   pop rsi; pop rdi; pop rax
- * above: what the caller pushed or stepped over since the probe (red zone,
- * flags). The flags are clobbered (saved before, by the caller, where they
- * are live).
- */
-static int x86_call_fast(struct x86_code *c, uint32_t probe_id, uint32_t fast, uint32_t above)
-{
-	static const uint8_t push[] = {0x50, 0x57, 0x56};
-	static const uint8_t call[] = {0xff, 0x15, 0x02, 0x00, 0x00, 0x00, /* call [rip+2] */
-				       0xeb, 0x08};			   /* jmp +8 */
-	static const uint8_t pop[] = {0x5e, 0x5f, 0x58}; /* pop rsi; pop rdi; pop rax */
-	uint32_t sp_off = 24 + above;
-	uint8_t b[10];
-	int rc = 0;
-
-	rc |= x86_put(c, push, sizeof(push));
-	b[0] = 0xbf; /* mov edi, probe_id */
-	memcpy(b + 1, &probe_id, 4);
-	rc |= x86_put(c, b, 5);
-	/* lea rsi,[rsp+disp32] */
-	b[0] = 0x48, b[1] = 0x8d, b[2] = 0xb4, b[3] = 0x24;
-	memcpy(b + 4, &sp_off, 4);
-	rc |= x86_put(c, b, 8);
-	rc |= x86_put(c, call, sizeof(call));
-	memset(b, 0, 8);
-	rc |= x86_put(c, b, 8);
-	if (!rc)
-		rc = x86_reloc(c, c->len - 8, c->len, PROBE_R_HANDLER64, fast);
-	rc |= x86_put(c, pop, sizeof(pop));
-	return rc;
-}
-
 int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handler, int how)
 {
 	int save_flags = how & X86_CALL_SAVE_FLAGS, redzone = !(how & X86_CALL_NO_REDZONE);
@@ -433,11 +375,6 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 		rc |= x86_put(c, pre, sizeof(pre));
 	if (save_flags)
 		rc |= x86_put(c, &pushf, 1);
-	if (x86_fast_handler(handler)) {
-		rc |= x86_call_fast(c, probe_id, x86_fast_handler(handler),
-				    (redzone ? PROBE_REDZONE : 0) + (save_flags ? 8 : 0));
-		goto out_restore;
-	}
 	rc |= x86_put(c, push, sizeof(push));
 	/* mov edi, probe_id */
 	b[0] = 0xbf;
@@ -450,7 +387,6 @@ int x86_code_call_handler(struct x86_code *c, uint32_t probe_id, uint32_t handle
 	rc |= x86_put(c, b, 8);
 	rc |= x86_call_aligned(c, handler);
 	rc |= x86_put(c, pop, sizeof(pop));
-out_restore:
 	if (save_flags)
 		rc |= x86_put(c, &popf, 1);
 	if (redzone)

@@ -108,10 +108,6 @@ int x86_code_insert(struct x86_code *c, uint64_t addr, uint32_t probe_id, uint32
 int x86_code_jmp(struct x86_code *c, uint64_t target);
 /* Save the caller-saved registers, call standard handler `handler` with
  * (probe_id, struct probe_regs *, stack pointer at the probe), restore.
- * For PROBE_H_FUNC_ENTRY, _EXIT and _HIT: save rax, rdi and rsi and call
- * the handler's fast half (PROBE_H_FAST_*) with (probe_id, stack pointer),
- * which keeps the other registers and calls the standard one itself when
- * it cannot write the event (src/agent/agent_probe_fast.c).
  * how: X86_CALL_SAVE_FLAGS keeps the flags (else clobbered);
  * X86_CALL_NO_REDZONE does not step over the 128-byte red zone below the
  * stack pointer, for a call where it is dead: at a function's first
