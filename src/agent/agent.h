@@ -237,6 +237,9 @@ void agent_thread_exit(struct agent_thread *t, uint64_t ip);
 void agent_thread_init(void);
 void agent_thread_fork_child(void);
 struct agent_thread *agent_thread_forking(void);
+/* 1 in a fork child that started over on an event before its fork
+ * handlers ran (agent_thread_forking): they have nothing left to do. */
+int agent_thread_child_started(void);
 long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags);
 struct agent_thread *agent_thread_shared(struct agent_thread *t);
 void agent_thread_raw_clone(unsigned long flags);

@@ -114,10 +114,16 @@ static void agent_thread_raw_child(uint8_t was, unsigned long flags);
  * async-signal-safe calls (agent_thread_raw_child): raw system calls,
  * atomics, its /proc files. So it may run inside a probe's handler, the
  * SIGTRAP one too. busy all along: a probe on a function it reaches
- * (getpid, __errno_location) returns at once. Record and replay number
- * their processes in their own fork handlers: there the event is counted
- * lost (ctl->lost_fork, doc/probe.md "Limits"). A system call per event,
- * only in the window. */
+ * (getpid, __errno_location) returns at once. While recording or
+ * replaying, a fork() child also takes its number in the process tree
+ * here, as its record/replay fork handler would have (agent_rr_fork_child,
+ * after this thread's, the order the handlers run in): what it does in the
+ * window (a library's own fork handler, registered before the agent's,
+ * taking a lock) is then recorded in its own log, and replayed from it.
+ * A child whose number the parent's fork did not set (a raw fork, which
+ * record and replay handle their own way) counts the event lost
+ * (ctl->lost_fork, doc/probe.md "Limits"). A system call per event, only
+ * in the window. */
 struct agent_thread *agent_thread_forking(void)
 {
 	struct agent_thread *t = &agent_self;
@@ -133,6 +139,14 @@ struct agent_thread *agent_thread_forking(void)
 		if (t->state == AGENT_T_FORK) /* never again the parent's ring */
 			t->state = AGENT_T_FORKED;
 		agent_fork_early_pid = pid;
+	} else if (pid != agent.pid && agent_rr_fork_pending()) {
+		/* as the fork handlers would: this thread's, then record and
+		 * replay's (which attaches the child to its own log) */
+		agent_thread_fork_child();
+		agent_rr_fork_child();
+		if (t->state == AGENT_T_FORK)
+			t->state = AGENT_T_FORKED;
+		agent_fork_early_pid = pid;
 	}
 	errno = saved;
 	t->busy--;
@@ -146,7 +160,7 @@ struct agent_thread *agent_thread_forking(void)
 
 /* 1 in a child an event registered already, before its fork handler or
  * its wrapper's return (agent_thread_forking): nothing left to do. */
-static int agent_thread_child_started(void)
+int agent_thread_child_started(void)
 {
 	int saved = errno;
 	uint32_t pid;
