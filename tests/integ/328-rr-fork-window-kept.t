@@ -84,8 +84,11 @@ int main(int argc, char **argv)
 		pid_t p = fork();
 
 		if (p == 0) {
-			pthread_mutex_lock(&m);
-			pthread_mutex_unlock(&m);
+			/* (not m: the worker may hold it at the fork) */
+			static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+
+			pthread_mutex_lock(&cm);
+			pthread_mutex_unlock(&cm);
 			_exit(fw_count() == 1 ? 0 : 1);
 		}
 		waitpid(p, &st, 0);
