@@ -746,8 +746,8 @@ void agent_proc_claim(uint32_t flags)
 	agent.pid = (uint32_t)getpid();
 	agent_seen_pid_set();
 	if (!agent.seen_pid) {
-		/* a pid namespace whose pids spool cannot tell (above) */
-		__atomic_fetch_add(&c->lost_no_proc, 1, __ATOMIC_RELAXED);
+		/* a pid namespace whose pids spool cannot tell (above): no
+		 * slot, and no ring (agent_thread_register) */
 		agent.proc_slot = UINT32_MAX;
 		agent_log("pid %u: in a pid namespace of its own with its own /proc: not recorded",
 			  agent.pid);

@@ -838,6 +838,13 @@ void agent_thread_register(struct agent_thread *t)
 	if ((t->state != AGENT_T_NEW && !(shared && t->own_state == AGENT_T_NEW)) ||
 	    !agent.active)
 		return;
+	if (AGENT_UNLIKELY(!agent.seen_pid) && !shared) {
+		/* a process whose pid spool cannot tell (agent_proc_claim):
+		 * no ring, its events counted lost as a fork child's before
+		 * its ring (agent_enter) */
+		t->state = AGENT_T_FORKED;
+		return;
+	}
 	/* busy before anything that may reach a probe: reading errno calls
 	 * __errno_location, and a probe there (func:libc.so.6:*) registering
 	 * this thread again recursed until the stack overflowed (a fork

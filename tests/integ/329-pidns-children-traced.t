@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_cc
-plan 19
+plan 22
 
 cat >ns.c <<'C'
 #define _GNU_SOURCE
@@ -26,6 +26,7 @@ cat >ns.c <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,32 +76,57 @@ static int child_work(void)
 	return c == 3 && tc == 2 ? 0 : 1;
 }
 
-static pid_t by_clone3(void)
+/* in a namespace with a /proc of its own: 3 step calls, then a grandchild
+ * with 1 once the namespace's own /proc is mounted */
+static int ownproc_work(void)
+{
+	int c = 0, st;
+	pid_t g;
+
+	for (int j = 0; j < 3; j++)
+		step(&c);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("proc", "/proc", "proc", 0, NULL))
+		return 6;
+	g = fork();
+	if (g == 0) {
+		int gc = 0;
+
+		step(&gc);
+		_exit(gc == 1 ? 0 : 1);
+	}
+	if (g < 0 || waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 5;
+	return c == 3 ? 0 : 1;
+}
+
+static pid_t by_clone3(uint64_t more)
 {
 	struct clone_args ca;
 
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_NEWPID;
+	ca.flags = CLONE_NEWPID | more;
 	ca.exit_signal = SIGCHLD;
 	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 }
 
-/* ns clone3 N | ns unshare: N children by clone3, or one forked after
- * unshare, each the first process of a pid namespace of its own */
+/* ns clone3 N | ns unshare | ns ownproc: N children by clone3, or one
+ * forked after unshare, each the first process of a pid namespace of its
+ * own; or one by clone3 in a mount namespace too, with its own /proc */
 int main(int argc, char **argv)
 {
-	int un = !strcmp(argv[1], "unshare");
-	int n = un ? 1 : atoi(argv[2]), bad = 0, st, steps = 0;
+	int un = !strcmp(argv[1], "unshare"), own = !strcmp(argv[1], "ownproc");
+	int n = un || own ? 1 : atoi(argv[2]), bad = 0, st, steps = 0;
 
 	if (un && unshare(CLONE_NEWPID)) {
 		perror("unshare");
 		return 2;
 	}
 	for (int i = 0; i < n; i++) {
-		pid_t p = un ? fork() : by_clone3();
+		pid_t p = un ? fork() : by_clone3(own ? CLONE_NEWNS : 0);
 
 		if (p == 0)
-			_exit(child_work());
+			_exit(own ? ownproc_work() : child_work());
 		if (p < 0) {
 			perror(argv[1]);
 			return 2;
@@ -121,7 +147,7 @@ step='[f for f in d["functions"] if f["name"] == "step"][0]'
 # pid is its tid is a process's first thread)
 streams() { "$SPOOL" info "$1" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 == $3) p++} END {print p + 0, n + 0}'; }
 if ! native="$(./ns clone3 $N 2>&1)" || [ "$native" != "clone3 children $N bad 0 parent steps $N" ]; then
-	skip 18 "no pid namespace here ($native)"
+	skip 21 "no pid namespace here ($native)"
 	done_testing
 	exit 0
 fi
@@ -167,5 +193,20 @@ unlike "$ERR" "[1-9][0-9,]* events lost|incomplete|damaged" "  nothing lost"
 "$SPOOL" report --functions --json u.trace >fn.json 2>fn.err
 is "$(json fn.json "str($step[\"calls\"])")" 7 "  every step call: 1 + 3 + 2 + 1"
 is "$(streams u.trace)" "3 4" "  3 processes and a thread, each in its own stream"
+
+# A namespace that mounts a /proc of its own: its later processes' pids
+# cannot be told (their /proc/self agrees with getpid): the grandchild gets
+# no ring, and its events are counted lost, never written under a pid of
+# the namespace's own.
+if native="$(./ns ownproc 2>&1)" && [ "$native" = "ownproc children 1 bad 0 parent steps 1" ]; then
+	SPOOL_RING_PACKETS=1 spool_run probe -q -e 'func:step' -o o.trace -- ./ns ownproc
+	is "$RC:$OUT" "4:$native" "a /proc of its own: the program's output, exit 4 (incomplete)"
+	like "$ERR" "incomplete: 2 events lost \\(2 in fork children" "  the grandchild's 2 events counted lost"
+	"$SPOOL" report --functions --json o.trace >fn.json 2>fn.err
+	is "$(json fn.json "str($step[\"calls\"]) + ' ' + str(len($step['threads']))")" "4 2" \
+		"  the parent's and the child's step calls, in their own threads"
+else
+	skip 3 "no mount namespace with a /proc of its own here ($native)"
+fi
 
 done_testing
