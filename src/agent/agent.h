@@ -61,7 +61,15 @@ struct agent_state {
 	uint64_t text_cap;	 /* bytes of that window */
 	int active;		 /* recording; read on every event */
 	int debug;		 /* SPOOL_DEBUG set */
-	uint32_t pid;
+	uint32_t pid;		 /* getpid(): this process in its own pid namespace */
+	/* This process as spool sees it (the pid namespace of the /proc it
+	 * inherited): what goes into shared memory and the trace (process
+	 * slot, rings, records) and what is compared with them. agent.pid
+	 * but in a pid namespace of its own (CLONE_NEWPID, unshare); 0 when
+	 * unknown there (its own /proc mounted: agent_proc_claim). */
+	uint32_t seen_pid;
+	uint32_t seen_ppid;	  /* the parent, seen the same way */
+	uint32_t pidns;		  /* seen_pid differs: tids are translated too */
 	uint32_t proc_slot;	  /* UINT32_MAX if none could be claimed */
 	uint32_t proc_flags;	  /* PROC_F_* of this process */
 	uint32_t stack_depth;
@@ -231,12 +239,20 @@ void *agent_lazy_at(struct agent_lazy *l, uint32_t i);
 const char *agent_exe_path(void);
 void agent_wake(void);
 
+/* The calling thread's tid as spool sees it (agent_state.seen_pid): gettid()
+ * but in a pid namespace of its own, there read from /proc/thread-self; 0
+ * when unknown. No allocation, no lock (a fork child before its handlers). */
+uint32_t agent_seen_tid(void);
+
 /* agent_thread.c */
 void agent_thread_register(struct agent_thread *t);
 void agent_thread_exit(struct agent_thread *t, uint64_t ip);
 void agent_thread_init(void);
 void agent_thread_fork_child(void);
 struct agent_thread *agent_thread_forking(void);
+/* 1 in a fork child that started over on an event before its fork
+ * handlers ran (agent_thread_forking): they have nothing left to do. */
+int agent_thread_child_started(void);
 long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags);
 struct agent_thread *agent_thread_shared(struct agent_thread *t);
 void agent_thread_raw_clone(unsigned long flags);

@@ -78,7 +78,7 @@ static int agent_emit_lockdef(struct agent_thread *t, uint32_t idx, const void *
 	r->addr = (uint64_t)(uintptr_t)addr;
 	r->init_ip = ip;
 	r->type = type;
-	r->pid = agent.pid;
+	r->pid = agent.seen_pid;
 	if (ring_prod_commit(&t->prod, sizeof(*r)))
 		agent_wake();
 	return 1;

@@ -558,7 +558,7 @@ static uint32_t agent_text_read(const char *path, uint64_t off, int *cut)
 static int agent_slot_ours(const struct shm_proc *p)
 {
 	return __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PROC_LIVE &&
-	       __atomic_load_n(&p->pid, __ATOMIC_RELAXED) == agent.pid;
+	       __atomic_load_n(&p->pid, __ATOMIC_RELAXED) == agent.seen_pid;
 }
 
 void agent_proc_refresh_maps(void)
@@ -651,6 +651,86 @@ static uint32_t agent_slot_wait(struct shm_ctl *c)
 	return UINT32_MAX;
 }
 
+/* A number in the link /proc/PATH ("1234", or for thread-self
+ * "1234/task/1240": the last one), 0 when there is none. Raw calls (a
+ * fork child before its handlers, a signal handler). */
+static uint32_t agent_proc_link_id(const char *path)
+{
+	char b[64];
+	long n = syscall(SYS_readlinkat, AT_FDCWD, path, b, sizeof(b) - 1);
+	uint32_t v = 0;
+	long i;
+
+	if (n <= 0)
+		return 0;
+	for (i = n; i > 0 && b[i - 1] != '/'; i--)
+		;
+	for (; i < n; i++) {
+		if (b[i] < '0' || b[i] > '9' || v > UINT32_MAX / 10)
+			return 0;
+		v = v * 10 + (uint32_t)(b[i] - '0');
+	}
+	return v;
+}
+
+uint32_t agent_seen_tid(void)
+{
+	if (!agent.pidns)
+		return (uint32_t)gettid();
+	return agent_proc_link_id("/proc/thread-self");
+}
+
+/* The parent's pid as spool sees it: field 4 of /proc/self/stat (after the
+ * command name's last ')'); getppid() outside a pid namespace of its own. */
+static uint32_t agent_seen_ppid(void)
+{
+	char b[512];
+	long fd, n;
+	uint32_t v = 0;
+	char *q;
+
+	if (!agent.pidns)
+		return (uint32_t)getppid();
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = syscall(SYS_read, fd, b, sizeof(b) - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	q = strrchr(b, ')');
+	if (!q || q[1] != ' ' || !q[2] || q[3] != ' ')
+		return 0;
+	for (q += 4; *q >= '0' && *q <= '9' && v <= UINT32_MAX / 10; q++)
+		v = v * 10 + (uint32_t)(*q - '0');
+	return v;
+}
+
+/*
+ * agent.seen_pid and agent.pidns (agent.pid set). /proc/self names the
+ * process in the namespace of the /proc mounted, which a process made in a
+ * pid namespace of its own (clone or clone3 with CLONE_NEWPID, a fork
+ * after unshare) inherits from spool's side: there it differs from getpid
+ * (1 for the namespace's first process), and it is the pid spool sees. A
+ * process whose parent was in such a namespace and whose /proc agrees with
+ * getpid has mounted its own: what spool sees is unknown (0), and the
+ * process gets no slot (its events are counted lost). No /proc: getpid.
+ */
+static void agent_seen_pid_set(void)
+{
+	uint32_t v = agent_proc_link_id("/proc/self");
+
+	if (v && v != agent.pid) {
+		agent.seen_pid = v;
+		agent.pidns = 1;
+	} else if (agent.pidns) {
+		agent.seen_pid = 0;
+	} else {
+		agent.seen_pid = agent.pid;
+	}
+}
+
 /* Claim and fill a process slot. flags: PROC_F_FORK from the fork child;
  * PROC_F_EXEC is detected here (a live slot with our pid exists already:
  * the image before this exec, whose slot is then marked PROC_ENDED so the
@@ -665,6 +745,15 @@ void agent_proc_claim(uint32_t flags)
 
 	/* raw: an early getpid of the program is an input (agent_rr_early.c) */
 	agent.pid = (uint32_t)syscall(SYS_getpid);
+	agent_seen_pid_set();
+	if (!agent.seen_pid) {
+		/* a pid namespace whose pids spool cannot tell (above): no
+		 * slot, and no ring (agent_thread_register) */
+		agent.proc_slot = UINT32_MAX;
+		agent_log("pid %u: in a pid namespace of its own with its own /proc: not recorded",
+			  agent.pid);
+		return;
+	}
 	/* raw: the agent's own readlink records and replays (agent_rr_path.c) */
 	len = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", agent_exe, sizeof(agent_exe) - 1);
 	agent_exe_len = len > 0 ? (uint32_t)len : 0;
@@ -674,7 +763,7 @@ void agent_proc_claim(uint32_t flags)
 		uint32_t live = PROC_LIVE, n;
 
 		p = shm_proc_at(agent.ctl, i);
-		if (__atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) != agent.pid ||
+		if (__atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) != agent.seen_pid ||
 		    !__atomic_compare_exchange_n(&p->state, &live, PROC_ENDED, 0, __ATOMIC_ACQ_REL,
 						 __ATOMIC_RELAXED))
 			continue;
@@ -719,8 +808,9 @@ void agent_proc_claim(uint32_t flags)
 	p = shm_proc_at(agent.ctl, slot);
 	/* our pid at once: a process that dies while it fills its slot
 	 * (PROC_CLAIMED) is found dead and its slot freed all the same */
-	__atomic_store_n(&p->pid, agent.pid, __ATOMIC_RELEASE);
-	p->ppid = (uint32_t)getppid();
+	__atomic_store_n(&p->pid, agent.seen_pid, __ATOMIC_RELEASE);
+	agent.seen_ppid = agent_seen_ppid();
+	p->ppid = agent.seen_ppid;
 	p->flags = flags;
 	memcpy(p->exe, agent_exe, agent_exe_len + 1);
 	p->exe_len = agent_exe_len;

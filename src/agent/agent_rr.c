@@ -3044,7 +3044,7 @@ void agent_rr_init(void)
 				  __ATOMIC_ACQ_REL);
 		return;
 	}
-	pthread_atfork(agent_rr_fork_prepare, agent_rr_fork_parent, agent_rr_fork_child);
+	pthread_atfork(agent_rr_fork_prepare, agent_rr_fork_parent, agent_rr_fork_child_handler);
 	if (agent_rr_attach(a, size, base, k) == 0)
 		agent_rr_tree_started();
 }

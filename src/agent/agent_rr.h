@@ -132,6 +132,13 @@ void agent_rr_tree_stopped(void);
 void agent_rr_fork_prepare(void);
 void agent_rr_fork_parent(void);
 void agent_rr_fork_child(void);
+/* The child handler as registered: nothing when the child started over
+ * before it (agent_thread_child_started). */
+void agent_rr_fork_child_handler(void);
+/* 1 in a fork child whose number the fork set (recording: the prepare
+ * handler took it; replaying: the recorded fork named it) and that has not
+ * taken it yet: agent_rr_fork_child may run early (agent_thread_forking). */
+int agent_rr_fork_pending(void);
 /* Replay --pid N: this process replays but shows no output (an ancestor
  * of N on its way to the fork or exec that starts N). */
 extern int agent_rr_muted;

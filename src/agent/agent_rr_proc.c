@@ -887,6 +887,17 @@ void agent_rr_fork_child(void)
 		agent_rr_tree_started();
 }
 
+void agent_rr_fork_child_handler(void)
+{
+	if (!agent_thread_child_started())
+		agent_rr_fork_child();
+}
+
+int agent_rr_fork_pending(void)
+{
+	return agent_rr_mode && rr_tree && rr_fork_next != RR_NO_PROC;
+}
+
 /* Replay --pid: an ancestor has started the next process on the way:
  * it waits for that child for real and ends as it did, so the session's
  * exit status is the replayed process's. */

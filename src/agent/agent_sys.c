@@ -225,7 +225,8 @@ void agent_sys_thread_start(struct agent_thread *t)
 
 	if (!h || t->index >= h->nslots)
 		return;
-	__atomic_store_n(&sys_area_slot(agent_sys_area, t->index)->pid, agent.pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&sys_area_slot(agent_sys_area, t->index)->pid, agent.seen_pid,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&sys_area_slot(agent_sys_area, t->index)->cpu_final, 0, __ATOMIC_RELEASE);
 }
 
@@ -272,8 +273,10 @@ void agent_sys_proc_end(void)
 		struct sys_slot *s = sys_area_slot(agent_sys_area, i);
 		clockid_t clk;
 
-		if (!r || __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != RING_ACTIVE ||
-		    r->pid != agent.pid || !r->tid ||
+		/* (r->tid is spool's: in a pid namespace of its own no clock
+		 * here names that thread) */
+		if (!r || agent.pidns || __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != RING_ACTIVE ||
+		    r->pid != agent.seen_pid || !r->tid ||
 		    __atomic_load_n(&s->cpu_final, __ATOMIC_ACQUIRE))
 			continue;
 		clk = (clockid_t)((~(clockid_t)r->tid << 3) | 6);

@@ -115,10 +115,16 @@ static void agent_thread_raw_child(uint8_t was, unsigned long flags);
  * async-signal-safe calls (agent_thread_raw_child): raw system calls,
  * atomics, its /proc files. So it may run inside a probe's handler, the
  * SIGTRAP one too. busy all along: a probe on a function it reaches
- * (getpid, __errno_location) returns at once. Record and replay number
- * their processes in their own fork handlers: there the event is counted
- * lost (ctl->lost_fork, doc/probe.md "Limits"). A system call per event,
- * only in the window. */
+ * (getpid, __errno_location) returns at once. While recording or
+ * replaying, a fork() child also takes its number in the process tree
+ * here, as its record/replay fork handler would have (agent_rr_fork_child,
+ * after this thread's, the order the handlers run in): what it does in the
+ * window (a library's own fork handler, registered before the agent's,
+ * taking a lock) is then recorded in its own log, and replayed from it.
+ * A child whose number the parent's fork did not set (a raw fork, which
+ * record and replay handle their own way) counts the event lost
+ * (ctl->lost_fork, doc/probe.md "Limits"). A system call per event, only
+ * in the window. */
 struct agent_thread *agent_thread_forking(void)
 {
 	struct agent_thread *t = &agent_self;
@@ -134,6 +140,14 @@ struct agent_thread *agent_thread_forking(void)
 		if (t->state == AGENT_T_FORK) /* never again the parent's ring */
 			t->state = AGENT_T_FORKED;
 		agent_fork_early_pid = pid;
+	} else if (pid != agent.pid && agent_rr_fork_pending()) {
+		/* as the fork handlers would: this thread's, then record and
+		 * replay's (which attaches the child to its own log) */
+		agent_thread_fork_child();
+		agent_rr_fork_child();
+		if (t->state == AGENT_T_FORK)
+			t->state = AGENT_T_FORKED;
+		agent_fork_early_pid = pid;
 	}
 	errno = saved;
 	t->busy--;
@@ -147,7 +161,7 @@ struct agent_thread *agent_thread_forking(void)
 
 /* 1 in a child an event registered already, before its fork handler or
  * its wrapper's return (agent_thread_forking): nothing left to do. */
-static int agent_thread_child_started(void)
+int agent_thread_child_started(void)
 {
 	int saved = errno;
 	uint32_t pid;
@@ -164,25 +178,6 @@ static void agent_thread_fork_child_handler(void)
 {
 	if (!agent_thread_child_started())
 		agent_thread_fork_child();
-}
-
-/* 1 when the process is in a pid namespace other than spool's /proc's
- * (a CLONE_NEWPID child, its flags unknown here): /proc/self names it by
- * its pid there, getpid by the one in its own namespace. Raw calls. */
-static int agent_thread_other_pidns(void)
-{
-	char b[16];
-	long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self", b, sizeof(b) - 1);
-	uint32_t v = 0;
-
-	if (n <= 0)
-		return 0; /* no /proc: nothing to tell */
-	for (long i = 0; i < n; i++) {
-		if (b[i] < '0' || b[i] > '9')
-			return 0;
-		v = v * 10 + (uint32_t)(b[i] - '0');
-	}
-	return v != (uint32_t)syscall(SYS_getpid);
 }
 
 /*
@@ -205,12 +200,12 @@ static void agent_thread_raw_child(uint8_t was, unsigned long flags)
 			t->state = was;
 		return;
 	}
-	if (AGENT_UNLIKELY(agent_rr_mode) || (flags & CLONE_NEWPID) || agent_thread_other_pidns()) {
+	if (AGENT_UNLIKELY(agent_rr_mode)) {
 		/* Record and replay number their processes in the fork
-		 * handlers (agent_rr_proc.c), which do not run here; a child in
-		 * a pid namespace of its own has a pid (1) that names another
-		 * process to spool, which would wait for it: the child is left
-		 * out, its events counted lost. */
+		 * handlers (agent_rr_proc.c), which do not run here: the child
+		 * is left out, its events counted lost. (A child in a pid
+		 * namespace of its own is recorded under the pid spool sees:
+		 * agent_proc_claim.) */
 		t->state = AGENT_T_FORKED;
 		return;
 	}
@@ -530,8 +525,8 @@ static void agent_emit_proc(struct agent_thread *t)
 	r = agent_meta_begin(t, sizeof(*r), &seq);
 	if (!r)
 		return;
-	r->pid = agent.pid;
-	r->ppid = (uint32_t)getppid();
+	r->pid = agent.seen_pid;
+	r->ppid = agent.seen_ppid;
 	r->proc_slot = agent.proc_slot;
 	r->flags = agent.proc_flags;
 	agent_meta_end(t, &r->h, KIND_PROC, 0, seq, sizeof(*r));
@@ -640,11 +635,15 @@ static int agent_ring_take(uint32_t idx)
 	struct shm_ring *r = agent_ring_map(idx);
 	uint32_t z = RING_FREE;
 
-	if (!r || !__atomic_compare_exchange_n(&r->state, &z, RING_CLAIMING, 0, __ATOMIC_ACQ_REL,
-					       __ATOMIC_RELAXED))
+	uint32_t tid = agent_seen_tid();
+
+	/* (a thread whose tid spool cannot tell gets no ring: counted lost) */
+	if (!r || !tid ||
+	    !__atomic_compare_exchange_n(&r->state, &z, RING_CLAIMING, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
 		return 0;
-	r->tid = (uint32_t)gettid();
-	r->pid = agent.pid;
+	r->tid = tid;
+	r->pid = agent.seen_pid;
 	r->proc_slot = agent.proc_slot;
 	__atomic_store_n(&r->state, RING_ACTIVE, __ATOMIC_RELEASE);
 	return 1;
@@ -656,7 +655,9 @@ static int agent_ring_orphaned_thread(struct shm_ring *r)
 {
 	uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED), st = RING_ACTIVE;
 
-	if (!tid || tid > INT32_MAX || tid == (uint32_t)gettid() ||
+	/* (in a pid namespace of its own the tid is spool's: not one tgkill
+	 * here can name; the collector frees the rings when the process ends) */
+	if (agent.pidns || !tid || tid > INT32_MAX || tid == (uint32_t)gettid() ||
 	    syscall(SYS_tgkill, (pid_t)agent.pid, (pid_t)tid, 0) == 0 || errno != ESRCH)
 		return 0;
 	return __atomic_compare_exchange_n(&r->state, &st, RING_EXITED, 0, __ATOMIC_RELEASE,
@@ -678,8 +679,9 @@ static int agent_ring_orphan(uint32_t idx, int check_dead)
 		return 0;
 	if (hdr.state == RING_FREE && hdr.pid == 0 && hdr.head)
 		return 1;
-	if (check_dead && hdr.state == RING_ACTIVE && hdr.proc_slot >= agent.max_procs &&
-	    hdr.pid && hdr.pid <= INT32_MAX && hdr.pid != agent.pid && hdr.tid &&
+	if (check_dead && !agent.pidns && hdr.state == RING_ACTIVE &&
+	    hdr.proc_slot >= agent.max_procs && hdr.pid && hdr.pid <= INT32_MAX &&
+	    hdr.pid != agent.seen_pid && hdr.tid &&
 	    hdr.tid <= INT32_MAX &&
 	    syscall(SYS_tgkill, (pid_t)hdr.pid, (pid_t)hdr.tid, 0) < 0 && errno == ESRCH)
 		return 2;
@@ -708,7 +710,7 @@ static uint32_t agent_ring_reuse(uint32_t n, int *draining, int *dead, int check
 		if (!r)
 			continue;
 		pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
-		if (pid != agent.pid && pid != 0)
+		if (pid != agent.seen_pid && pid != 0)
 			continue;
 		st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		if (st == RING_ACTIVE && pid && check_dead && agent_ring_orphaned_thread(r))
@@ -817,6 +819,13 @@ void agent_thread_register(struct agent_thread *t)
 	if ((t->state != AGENT_T_NEW && !(shared && t->own_state == AGENT_T_NEW)) ||
 	    !agent.active)
 		return;
+	if (AGENT_UNLIKELY(!agent.seen_pid) && !shared) {
+		/* a process whose pid spool cannot tell (agent_proc_claim):
+		 * no ring, its events counted lost as a fork child's before
+		 * its ring (agent_enter) */
+		t->state = AGENT_T_FORKED;
+		return;
+	}
 	/* busy before anything that may reach a probe: reading errno calls
 	 * __errno_location, and a probe there (func:libc.so.6:*) registering
 	 * this thread again recursed until the stack overflowed (a fork
@@ -888,7 +897,7 @@ void agent_thread_register(struct agent_thread *t)
 		t->prod.on_full = agent_ring_full;
 	if (agent.packets)
 		ring_prod_packets(&t->prod, shm_pkt_slot(agent.ring_bytes), agent_ring_sites(idx),
-				  agent.pid, r->tid);
+				  agent.seen_pid, r->tid);
 	t->index = idx;
 	t->word = ev_word(KIND_LOCK, idx, 0, 0);
 	t->seq = 0;
@@ -900,7 +909,7 @@ void agent_thread_register(struct agent_thread *t)
 	rt = agent_meta_begin(t, sizeof(*rt), &seq);
 	if (rt) {
 		rt->tid = r->tid;
-		rt->pid = agent.pid;
+		rt->pid = agent.seen_pid;
 		rt->pthread = (uint64_t)pthread_self();
 		memset(rt->name, 0, sizeof(rt->name));
 		prctl(PR_GET_NAME, rt->name, 0, 0, 0);

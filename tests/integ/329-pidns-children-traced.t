@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 329-pidns-children-traced.t - processes in a pid namespace of their own
+# are traced under the pids spool sees. A child made with CLONE_NEWPID
+# (clone3 through syscall()) or forked after unshare(CLONE_NEWPID) is pid 1
+# in its namespace; before, its events were counted lost (its pid named
+# another process to spool, which would have waited for it). Now the agent
+# reads its pid, its parent's and each thread's tid from the /proc it
+# inherited (spool's side), so the child, a thread it starts and a
+# grandchild it forks inside the namespace (pid 3 there) each have their
+# stream under their real pid and tid, and nothing is lost. Both ring
+# layouts under spool probe, and spool locks. Needs CAP_SYS_ADMIN (a skip
+# without it).
+. "$(dirname "$0")/lib.sh"
+
+need_cc
+plan 22
+
+cat >ns.c <<'C'
+#define _GNU_SOURCE
+#include <linux/sched.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+__attribute__((noinline)) void step(int *n)
+{
+	__asm__ volatile("" ::: "memory");
+	++*n;
+}
+
+static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+
+static void *thread_work(void *a)
+{
+	int *c = a;
+
+	step(c);
+	step(c);
+	pthread_mutex_lock(&cm);
+	pthread_mutex_unlock(&cm);
+	return NULL;
+}
+
+/* in the namespace: 3 step calls, a thread with 2 and a lock, a
+ * grandchild with 1; exit 0 when all went as expected */
+static int child_work(void)
+{
+	int c = 0, tc = 0, st;
+	pthread_t th;
+	pid_t g;
+
+	if (getpid() != 1)
+		return 3;
+	for (int j = 0; j < 3; j++)
+		step(&c);
+	if (pthread_create(&th, NULL, thread_work, &tc) || pthread_join(th, NULL))
+		return 4;
+	g = fork();
+	if (g == 0) {
+		int gc = 0;
+
+		step(&gc);
+		_exit(getpid() > 1 && gc == 1 ? 0 : 1);
+	}
+	if (g < 0 || waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 5;
+	return c == 3 && tc == 2 ? 0 : 1;
+}
+
+/* in a namespace with a /proc of its own: 3 step calls, then a grandchild
+ * with 1 once the namespace's own /proc is mounted */
+static int ownproc_work(void)
+{
+	int c = 0, st;
+	pid_t g;
+
+	for (int j = 0; j < 3; j++)
+		step(&c);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("proc", "/proc", "proc", 0, NULL))
+		return 6;
+	g = fork();
+	if (g == 0) {
+		int gc = 0;
+
+		step(&gc);
+		_exit(gc == 1 ? 0 : 1);
+	}
+	if (g < 0 || waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 5;
+	return c == 3 ? 0 : 1;
+}
+
+static pid_t by_clone3(uint64_t more)
+{
+	struct clone_args ca;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_NEWPID | more;
+	ca.exit_signal = SIGCHLD;
+	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
+/* ns clone3 N | ns unshare | ns ownproc: N children by clone3, or one
+ * forked after unshare, each the first process of a pid namespace of its
+ * own; or one by clone3 in a mount namespace too, with its own /proc */
+int main(int argc, char **argv)
+{
+	int un = !strcmp(argv[1], "unshare"), own = !strcmp(argv[1], "ownproc");
+	int n = un || own ? 1 : atoi(argv[2]), bad = 0, st, steps = 0;
+
+	if (un && unshare(CLONE_NEWPID)) {
+		perror("unshare");
+		return 2;
+	}
+	for (int i = 0; i < n; i++) {
+		pid_t p = un ? fork() : by_clone3(own ? CLONE_NEWNS : 0);
+
+		if (p == 0)
+			_exit(own ? ownproc_work() : child_work());
+		if (p < 0) {
+			perror(argv[1]);
+			return 2;
+		}
+		waitpid(p, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+		step(&steps);
+	}
+	printf("%s children %d bad %d parent steps %d\n", argv[1], n, bad, steps);
+	return 0;
+}
+C
+ok "the test program builds" "$CC" -O1 -pthread -o ns ns.c
+N=2
+step='[f for f in d["functions"] if f["name"] == "step"][0]'
+# streams: "pid==tid streams, all streams" from spool info (a stream whose
+# pid is its tid is a process's first thread)
+streams() { "$SPOOL" info "$1" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 == $3) p++} END {print p + 0, n + 0}'; }
+if ! native="$(./ns clone3 $N 2>&1)" || [ "$native" != "clone3 children $N bad 0 parent steps $N" ]; then
+	skip 21 "no pid namespace here ($native)"
+	done_testing
+	exit 0
+fi
+pass "without spool: $N children, each pid 1 of its namespace, its thread and grandchild fine"
+
+for pk in 0 1; do
+	SPOOL_RING_PACKETS=$pk spool_run probe -q -e 'func:step' -o p.trace -- ./ns clone3 $N
+	is "$RC:$OUT" "0:$native" "clone3 CLONE_NEWPID, packets $pk: the program's output, exit 0"
+	unlike "$ERR" "[1-9][0-9,]* events lost|incomplete|damaged" "  nothing lost, nothing damaged"
+	"$SPOOL" report --functions --json p.trace >fn.json 2>fn.err
+	check_sanitizer fn.err "spool report --functions"
+	# parent N; each child 3, its thread 2, its grandchild 1
+	# (N is 2: the parent's 2 sort among the threads' 2s)
+	is "$(json fn.json "str($step[\"calls\"]) + ' ' + ' '.join(str(t['calls']) for t in sorted($step['threads'], key=lambda t: t['calls']))")" \
+		"14 1 1 2 2 2 3 3" \
+		"  every step call, each in its own thread: the children's, their threads' and grandchildren's"
+	# processes: the parent, N children, N grandchildren; threads: those and N more
+	is "$(streams p.trace)" "$((1 + 2 * N)) $((1 + 3 * N))" \
+		"  $((1 + 2 * N)) processes under their own pids, $N threads more under their tids"
+done
+# The pids are spool's: none is 1, 2 or 3 (the namespaces' own view: the
+# child, its thread, its grandchild), and the run counted each process.
+spool_run info p.trace
+is "$(awk '$1 ~ /^[0-9]+$/ && NF >= 6 && ($2 <= 3 || $3 <= 3) {n++} END {print n + 0}' run.out)" 0 \
+	"spool info: no stream under a pid or tid of the namespaces' own (1 - 3)"
+like "$OUT" "processes=$((1 + 2 * N))" "  the run counted $((1 + 2 * N)) processes"
+
+# spool locks: the threads' lock, in each namespace.
+"$SPOOL" locks -o l.trace -- ./ns clone3 $N >l.out 2>l.err
+RC=$?
+check_sanitizer l.err "spool locks"
+is "$RC:$(cat l.out)" "0:$native" "spool locks: the program's output, exit 0"
+like "$(cat l.err)" "[0-9,]+ lock events, [0-9,]+ thread events, 0 lost" "  spool locks: 0 lost"
+"$SPOOL" report --locks --json l.trace >l.json 2>l2.err
+is "$(json l.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"] == 'cm')")" \
+	"$N" "  the children's threads' lock: $N acquisitions"
+
+# unshare(CLONE_NEWPID), then fork: the child is pid 1 of the new namespace.
+native="$(./ns unshare 2>&1)"
+SPOOL_RING_PACKETS=1 spool_run probe -q -e 'func:step' -o u.trace -- ./ns unshare
+is "$RC:$OUT" "0:$native" "unshare then fork: the program's output, exit 0"
+unlike "$ERR" "[1-9][0-9,]* events lost|incomplete|damaged" "  nothing lost"
+"$SPOOL" report --functions --json u.trace >fn.json 2>fn.err
+is "$(json fn.json "str($step[\"calls\"])")" 7 "  every step call: 1 + 3 + 2 + 1"
+is "$(streams u.trace)" "3 4" "  3 processes and a thread, each in its own stream"
+
+# A namespace that mounts a /proc of its own: its later processes' pids
+# cannot be told (their /proc/self agrees with getpid): the grandchild gets
+# no ring, and its events are counted lost, never written under a pid of
+# the namespace's own.
+if native="$(./ns ownproc 2>&1)" && [ "$native" = "ownproc children 1 bad 0 parent steps 1" ]; then
+	SPOOL_RING_PACKETS=1 spool_run probe -q -e 'func:step' -o o.trace -- ./ns ownproc
+	is "$RC:$OUT" "4:$native" "a /proc of its own: the program's output, exit 4 (incomplete)"
+	like "$ERR" "incomplete: 2 events lost \\(2 in fork children" "  the grandchild's 2 events counted lost"
+	"$SPOOL" report --functions --json o.trace >fn.json 2>fn.err
+	is "$(json fn.json "str($step[\"calls\"]) + ' ' + str(len($step['threads']))")" "4 2" \
+		"  the parent's and the child's step calls, in their own threads"
+else
+	skip 3 "no mount namespace with a /proc of its own here ($native)"
+fi
+
+done_testing
