@@ -100,4 +100,13 @@ int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_
 		  uint64_t (*handler)(uint64_t));
 void a64_brk_flush(struct probe_area_hdr *h);
 
+/*
+ * Attach mode (spool probe -p, a64_agent_probe.c): while set, placing
+ * writes no B and no BRK into the program (their probes stay
+ * PROBE_S_READY; a BRK one flagged PROBE_F_A64_BRK); spool's commit writes
+ * them, the BRKs by a64_brk_commit (the BRKs written).
+ */
+extern int a64_attach_defer;
+uint32_t a64_brk_commit(struct probe_area_hdr *h);
+
 #endif
