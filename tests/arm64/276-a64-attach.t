@@ -14,9 +14,13 @@
 #     on and ends with its results, its vector state, its interrupted read
 #     and its code as they would be without spool; a second attach to it is
 #     refused (a process is attached to once), and it runs on;
+#   - with --exits retaddr (LR swapped at the entry): every call's exit
+#     recorded while attached, the program ends as it would;
 #   - the same program linked with tests/probe/a64_fill.c (no trampoline
 #     page within a branch's reach): the probes are BRKs, written at the
-#     commit, their traps handled, restored at the detach;
+#     commit, their traps handled, restored at the detach; with a thread
+#     that blocks SIGTRAP, the BRK probes are left out (a hit would kill
+#     the process) and spool says so, while trampolines are placed;
 #   - Debian's own xz (the arm64 root's /usr/bin/xz) compressing a stream:
 #     a function of its liblzma probed while it runs, and what it wrote
 #     decompresses to what it was given.
@@ -35,7 +39,7 @@ esac
 A64CC="${CROSS:-aarch64-linux-gnu-}gcc"
 command -v "$A64CC" >/dev/null || _a64_skip "no $A64CC"
 
-plan 27
+plan 34
 
 CC=("$A64CC" "--sysroot=$QEMU_LD_PREFIX")
 ok "attach_state linked with the space-filling library cross-builds" \
@@ -65,6 +69,24 @@ sleep 1
 touch stop1
 wait $pid
 echo $? >st.prog.rc
+# --exits retaddr; trampolines with a thread blocking SIGTRAP
+$P/attach_state 120 stop3 trapblock >ra.prog.out 2>ra.prog.err &
+pid=$!
+wait_line ra.prog.out '^t 3$'
+run ra $S probe -p $pid --exits retaddr -e func:attach_step --duration 2s -o ra.trace
+sleep 1
+touch stop3
+wait $pid
+echo $? >ra.prog.rc
+# BRK probes with a thread blocking SIGTRAP: left out
+./sfill 120 stop4 trapblock >tb.prog.out 2>tb.prog.err &
+pid=$!
+wait_line tb.prog.out '^t 3$'
+run tb $S probe -p $pid -e func:attach_step --duration 1s -o tb.trace
+sleep 1
+touch stop4
+wait $pid
+echo $? >tb.prog.rc
 # the same with no trampoline page in reach: BRK probes
 SPOOL_DEBUG=1 ./sfill 120 stop2 >brk.prog.out 2>brk.prog.err &
 pid=$!
@@ -117,6 +139,17 @@ is "$(cat st.prog.rc 2>/dev/null):$(tail -n 1 st.prog.out 2>/dev/null | sed 's/c
 	"0:done calls N check ok fp ok read ok code same" \
 	"  the program ends with its results, vector state, interrupted read and code unchanged"
 
+# --- --exits retaddr, a thread blocking SIGTRAP: trampolines all the same ------
+is "$(cat ra.rc 2>/dev/null)" 0 "--exits retaddr attached (a thread blocks SIGTRAP: no trap probe among them): exit 0" ||
+	diag "$(cat ra.err 2>/dev/null)"
+host_run report --functions --json ra.trace
+n="$(calls_of attach_step 2>/dev/null)"
+e="$(python3 -c 'import json,sys; print(sum(f["no_exit"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "attach_step"))' run.out 2>/dev/null)"
+num_cmp "${n:-0}" -gt 0 "  calls recorded ($n)"
+is "${e:-x}" 0 "  every call's exit seen through the return address"
+is "$(cat ra.prog.rc 2>/dev/null):$(tail -n 1 ra.prog.out 2>/dev/null | sed 's/calls [0-9]*/calls N/')" \
+	"0:done calls N check ok fp ok read ok code same" "  the program ends as it would"
+
 # --- BRK probes --------------------------------------------------------------
 like "$(cat brk.prog.err 2>/dev/null)" "fill: [0-9]+ MiB taken" "sfill took the space around its code"
 is "$(cat brk.rc 2>/dev/null)" 0 "attached with no trampoline page in reach: exit 0" || diag "$(cat brk.err 2>/dev/null)"
@@ -129,6 +162,11 @@ num_cmp "${n:-0}" -gt 0 "  their traps recorded attach_step's calls ($n)"
 is "$(cat brk.prog.rc 2>/dev/null):$(tail -n 1 brk.prog.out 2>/dev/null | sed 's/calls [0-9]*/calls N/')" \
 	"0:done calls N check ok fp ok read ok code same" \
 	"  the program ran on and ends with every result and its code unchanged"
+
+is "$(cat tb.rc 2>/dev/null)" 1 "BRK probes with a thread blocking SIGTRAP: none placed, exit 1"
+like "$(cat tb.err 2>/dev/null)" "blocks SIGTRAP: 2 int3 probes not placed" "  spool says why"
+is "$(cat tb.prog.rc 2>/dev/null):$(tail -n 1 tb.prog.out 2>/dev/null | sed 's/calls [0-9]*/calls N/')" \
+	"0:done calls N check ok fp ok read ok code same" "  the program runs on, unharmed"
 
 # --- Debian's xz -------------------------------------------------------------
 is "$(cat xz.rc 2>/dev/null)" 0 "spool probe -p on Debian's xz: exit 0" || diag "$(cat xz.err 2>/dev/null)"

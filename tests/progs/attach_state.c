@@ -19,16 +19,20 @@
  *     put every byte back.
  * It prints "ready" once running, "t N" each round, and at the end
  * "done calls N check ok|BAD fp ok|BAD read ok|BAD code same|CHANGED",
- * exit status 0 when all hold.
+ * exit status 0 when all hold. With "trapblock", one of the two threads
+ * blocks SIGTRAP for its whole life (a trap probe hit there would kill the
+ * process: spool must leave such probes out).
  *
- *   attach_state SECONDS [STOPFILE]
+ *   attach_state SECONDS [STOPFILE [trapblock]]
  */
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +40,7 @@ static long n_calls;
 static volatile int stop;
 static int pipe_fd[2];
 static long read_bad, reads;
+static int trap_block;
 
 __attribute__((noinline)) long attach_step(long x, long y)
 {
@@ -48,6 +53,13 @@ static void *state_loop(void *arg)
 	struct timespec nap = {0, 200 * 1000};
 	long bad = 0, k = (long)(intptr_t)arg;
 
+	if (trap_block && k == 3) {
+		sigset_t t;
+
+		sigemptyset(&t);
+		sigaddset(&t, SIGTRAP);
+		pthread_sigmask(SIG_BLOCK, &t, NULL);
+	}
 	for (long i = 0; !stop; i++) {
 		if (attach_step(i, k) != i * 5 + k)
 			bad++;
@@ -143,6 +155,7 @@ int main(int argc, char **argv)
 	void *r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	trap_block = argc > 3 && !strcmp(argv[3], "trapblock");
 	if (pipe(pipe_fd) || pthread_create(&rd, NULL, state_reader, NULL))
 		return 2;
 	for (int i = 0; i < 2; i++)

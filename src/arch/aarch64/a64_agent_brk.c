@@ -476,3 +476,11 @@ uint32_t a64_brk_commit(struct probe_area_hdr *h)
 		agent_log("probe: %u BRK probes written at the commit", done);
 	return done;
 }
+
+void a64_brk_detach(void)
+{
+	/* a thread stopped with the trap of one of them pending is put back
+	 * on the word by spool, the signal dropped: no probe trap comes
+	 * after this */
+	a64_sig_trap_uninstall(a64_brk_trap);
+}

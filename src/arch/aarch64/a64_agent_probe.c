@@ -764,7 +764,7 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 {
 	struct probe_area_hdr *h = __atomic_load_n(&a64_area, __ATOMIC_ACQUIRE);
 	struct probe_area_probe *ps;
-	uint32_t n = 0;
+	uint32_t n = 0, left = 0;
 
 	if (!h)
 		return -EPROTO;
@@ -780,17 +780,21 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 			continue;
 		if (p->method == PROBE_M_JUMP) {
 			memcpy(&w, p->orig, 4);
-			if (a64_poke(p->runtime_patch, w))
+			if (a64_poke(p->runtime_patch, w)) {
+				left++;
 				continue;
+			}
 		}
-		if (p->method == PROBE_M_RETADDR)
-			for (uint32_t id = 0; id <= a64_probe_max_id; id++)
-				if ((a64_probe_ret[id] & 0x3fffffffu) == p->id)
-					a64_probe_ret[id] = 0;
 		__atomic_store_n(&p->status, PROBE_S_RESTORED, __ATOMIC_RELEASE);
 		n++;
 	}
 	__atomic_store_n(&a64_lock, 0, __ATOMIC_RELEASE);
+	if (!left) {
+		/* no entry swaps LR any more (a frame swapped before returns
+		 * through the trampoline, which stays) */
+		memset(a64_probe_ret, 0, ((size_t)a64_probe_max_id + 1) * sizeof(*a64_probe_ret));
+		a64_brk_detach(); /* SIGTRAP the program's again */
+	}
 	agent_self.busy--;
 	/* Stop recording. The rings stay mapped: a thread stopped inside a
 	 * handler finishes its record, and the collector drains them last. */
