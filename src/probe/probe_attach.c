@@ -577,6 +577,8 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 	if (rc)
 		return rc;
 	saved_pc = arch_ptrace_pc(&saved);
+	log_debug("pid %d: a call into thread %d, stopped at pc 0x%llx", (int)a->pid, (int)tid,
+		  (unsigned long long)saved_pc);
 	if (t != SIZE_MAX)
 		kept = attach_keep_si(a, t, &keep);
 	arch_ptrace_ext_save(tid, &xs);

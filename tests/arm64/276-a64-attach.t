@@ -61,7 +61,7 @@ uname -m >kernel.txt
 # attach_state: attach, probe, detach; a second attach; it runs on
 $P/attach_state 120 stop1 >st.prog.out 2>st.prog.err &
 pid=$!
-wait_line st.prog.out '^t 3$'
+wait_line st.prog.out '^t 30$'
 run st $S probe -p $pid -e func:attach_step --duration 2s -o st.trace
 tail -n 1 st.prog.out >st.last
 run st2 $S probe -p $pid -e func:attach_step --duration 1s -o st2.trace
@@ -72,7 +72,7 @@ echo $? >st.prog.rc
 # --exits retaddr; trampolines with a thread blocking SIGTRAP
 $P/attach_state 120 stop3 trapblock >ra.prog.out 2>ra.prog.err &
 pid=$!
-wait_line ra.prog.out '^t 3$'
+wait_line ra.prog.out '^t 30$'
 run ra $S probe -p $pid --exits retaddr -e func:attach_step --duration 2s -o ra.trace
 sleep 1
 touch stop3
@@ -81,7 +81,7 @@ echo $? >ra.prog.rc
 # BRK probes with a thread blocking SIGTRAP: left out
 ./sfill 120 stop4 trapblock >tb.prog.out 2>tb.prog.err &
 pid=$!
-wait_line tb.prog.out '^t 3$'
+wait_line tb.prog.out '^t 30$'
 run tb $S probe -p $pid -e func:attach_step --duration 1s -o tb.trace
 sleep 1
 touch stop4
@@ -90,7 +90,7 @@ echo $? >tb.prog.rc
 # the same with no trampoline page in reach: BRK probes
 SPOOL_DEBUG=1 ./sfill 120 stop2 >brk.prog.out 2>brk.prog.err &
 pid=$!
-wait_line brk.prog.out '^t 3$'
+wait_line brk.prog.out '^t 30$'
 run brk $S probe -p $pid -e func:attach_step --duration 2s -o brk.trace
 tail -n 1 brk.prog.out >brk.last
 sleep 1
