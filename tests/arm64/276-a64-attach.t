@@ -15,7 +15,9 @@
 #     and its code as they would be without spool; a second attach to it is
 #     refused (a process is attached to once), and it runs on;
 #   - with --exits retaddr (LR swapped at the entry): every call's exit
-#     recorded while attached, the program ends as it would;
+#     recorded while attached, the program ends as it would; the same
+#     with the program built with -mbranch-protection=standard (PACIASP,
+#     BTI landing pads: LR signed, the trampoline's address signed too);
 #   - the same program linked with tests/probe/a64_fill.c (no trampoline
 #     page within a branch's reach): the probes are BRKs, written at the
 #     commit, their traps handled, restored at the detach; with a thread
@@ -39,14 +41,16 @@ esac
 A64CC="${CROSS:-aarch64-linux-gnu-}gcc"
 command -v "$A64CC" >/dev/null || _a64_skip "no $A64CC"
 
-plan 34
+plan 38
 
 CC=("$A64CC" "--sysroot=$QEMU_LD_PREFIX")
 ok "attach_state linked with the space-filling library cross-builds" \
 	sh -c "${CC[*]} -shared -fPIC -O2 -o libfill.so $REPO/tests/probe/a64_fill.c &&
 		${CC[*]} -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -o sfill \
 		$REPO/tests/progs/attach_state.c -L. -Wl,--no-as-needed -lfill \
-		-Wl,-rpath,'\$ORIGIN' -lpthread"
+		-Wl,-rpath,'\$ORIGIN' -lpthread &&
+		${CC[*]} -std=gnu11 -g -O2 -mbranch-protection=standard -D_GNU_SOURCE -o spac \
+		$REPO/tests/progs/attach_state.c -lpthread"
 
 # --- in the VM (busybox sh): each case leaves NAME.out, NAME.err, NAME.rc
 cat >vm.sh <<EOF
@@ -78,6 +82,15 @@ sleep 1
 touch stop3
 wait $pid
 echo $? >ra.prog.rc
+# the same with pointer authentication and BTI
+./spac 120 stop5 >pac.prog.out 2>pac.prog.err &
+pid=$!
+wait_line pac.prog.out '^t 30$'
+run pac $S probe -p $pid --exits retaddr -e func:attach_step --duration 2s -o pac.trace
+sleep 1
+touch stop5
+wait $pid
+echo $? >pac.prog.rc
 # BRK probes with a thread blocking SIGTRAP: left out
 ./sfill 120 stop4 trapblock >tb.prog.out 2>tb.prog.err &
 pid=$!
@@ -148,6 +161,16 @@ e="$(python3 -c 'import json,sys; print(sum(f["no_exit"] for f in json.load(open
 num_cmp "${n:-0}" -gt 0 "  calls recorded ($n)"
 is "${e:-x}" 0 "  every call's exit seen through the return address"
 is "$(cat ra.prog.rc 2>/dev/null):$(tail -n 1 ra.prog.out 2>/dev/null | sed 's/calls [0-9]*/calls N/')" \
+	"0:done calls N check ok fp ok read ok code same" "  the program ends as it would"
+
+is "$(cat pac.rc 2>/dev/null)" 0 "the program built with -mbranch-protection=standard, --exits retaddr: exit 0" ||
+	diag "$(cat pac.err 2>/dev/null)"
+host_run report --functions --json pac.trace
+n="$(calls_of attach_step 2>/dev/null)"
+e="$(python3 -c 'import json,sys; print(sum(f["no_exit"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "attach_step"))' run.out 2>/dev/null)"
+num_cmp "${n:-0}" -gt 0 "  calls recorded ($n)"
+is "${e:-x}" 0 "  every call's exit seen (the signed return address authenticated)"
+is "$(cat pac.prog.rc 2>/dev/null):$(tail -n 1 pac.prog.out 2>/dev/null | sed 's/calls [0-9]*/calls N/')" \
 	"0:done calls N check ok fp ok read ok code same" "  the program ends as it would"
 
 # --- BRK probes --------------------------------------------------------------
