@@ -1057,8 +1057,8 @@ static int probe_check_cli(const struct probe_cli *cl, int nargs)
 		}
 		if (live) {
 			log_err("--commands and --control are not available on aarch64 yet (the "
-				"agent's live changes are x86-64 only): attach with the probes "
-				"given by -e, detach, and attach again to change them (doc/arm64.md)");
+				"agent's live changes are x86-64 only): give every probe with -e "
+				"when attaching (a process is attached to once) (doc/arm64.md)");
 			return EXIT_USAGE;
 		}
 	}

@@ -14,6 +14,8 @@
 #     on and ends with its results, its vector state, its interrupted read
 #     and its code as they would be without spool; a second attach to it is
 #     refused (a process is attached to once), and it runs on;
+#     --commands (changing the probes while attached, x86-64 only for now)
+#     is refused before anything is done;
 #   - with --exits retaddr (LR swapped at the entry): every call's exit
 #     recorded while attached, the program ends as it would; the same
 #     with the program built with -mbranch-protection=standard (PACIASP,
@@ -41,7 +43,7 @@ esac
 A64CC="${CROSS:-aarch64-linux-gnu-}gcc"
 command -v "$A64CC" >/dev/null || _a64_skip "no $A64CC"
 
-plan 38
+plan 40
 
 CC=("$A64CC" "--sysroot=$QEMU_LD_PREFIX")
 ok "attach_state linked with the space-filling library cross-builds" \
@@ -66,6 +68,7 @@ uname -m >kernel.txt
 $P/attach_state 120 stop1 >st.prog.out 2>st.prog.err &
 pid=$!
 wait_line st.prog.out '^t 30$'
+run live $S probe -p $pid -e func:attach_step --commands -o live.trace
 run st $S probe -p $pid -e func:attach_step --duration 2s -o st.trace
 tail -n 1 st.prog.out >st.last
 run st2 $S probe -p $pid -e func:attach_step --duration 1s -o st2.trace
@@ -132,6 +135,8 @@ is "$?" 0 "the VM booted a real arm64 kernel and ran the cases" || diag "$(tail 
 is "$(cat kernel.txt 2>/dev/null)" aarch64 "  uname -m in the VM: aarch64"
 
 # --- attach_state ------------------------------------------------------------
+is "$(cat live.rc 2>/dev/null)" 2 "--commands on aarch64: refused before attaching (exit 2)"
+like "$(cat live.err 2>/dev/null)" "not available on aarch64 yet" "  saying so"
 is "$(cat st.rc 2>/dev/null)" 0 "spool probe -p on aarch64: exit 0" || diag "$(cat st.err 2>/dev/null)"
 like "$(cat st.err 2>/dev/null)" "attached to pid [0-9]+: 2 probes placed" "  its entry and exit probes placed"
 like "$(cat st.err 2>/dev/null)" "detached, its code restored" "  detached, its code restored"
