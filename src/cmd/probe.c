@@ -543,15 +543,18 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 	}
 	ps = (void *)((char *)ah + hc.probes_off);
 	/* A blocked synchronous SIGTRAP kills: with a thread blocking it, an
-	 * int3 probe would kill the process (in attach mode the agent cannot
-	 * keep SIGTRAP unblocked: it is not interposed). Those stay out. */
+	 * int3 probe (an aarch64 BRK, flagged by the agent) would kill the
+	 * process (in attach mode the agent cannot keep SIGTRAP unblocked: it
+	 * is not interposed). Those stay out. */
 	{
 		pid_t tid;
 		uint32_t dropped = 0;
 
 		if (probe_attach_trap_blocked(a, &tid)) {
 			for (uint32_t i = 0; i < hc.nprobes; i++)
-				if (ps[i].status == PROBE_S_READY && ps[i].method == PROBE_M_INT3) {
+				if (ps[i].status == PROBE_S_READY &&
+				    (ps[i].method == PROBE_M_INT3 ||
+				     (ps[i].flags & PROBE_F_A64_BRK))) {
 					ps[i].status = PROBE_S_NO_TRAP;
 					dropped++;
 				}
@@ -1022,24 +1025,28 @@ static int probe_check_cli(const struct probe_cli *cl, int nargs)
 #if defined(__aarch64__)
 	/* aarch64 (src/arch/aarch64/, doc/arm64.md): every kind of code probe
 	 * (func:, block:, branch:, jump:, label:, block-exit:, var:, args:,
-	 * assert:, time:), by branch trampolines placed before main (BRKs where
-	 * none reaches), with --handler, --disabled and --exits retaddr.
-	 * Attach is refused before anything is planned or started, with the
-	 * reason: ptrace with the arm64 registers is not done, and under
-	 * qemu-user (make check-arm64) there is no ptrace at all. */
+	 * assert:, time:), by branch trampolines (BRKs where none reaches),
+	 * with --handler, --disabled and --exits retaddr, launched or attached
+	 * (-p, ptrace with the arm64 register sets: a64_ptrace.c). Under
+	 * qemu-user (make check-arm64) there is no ptrace at all: refused
+	 * before anything is planned, with the reason. Changing the probes of
+	 * an attached process (--commands, --control) is not done here. */
 	if (cl->attach_pid) {
 		errno = 0;
 		/* a request that fails either way: ENOSYS only where the system
 		 * call does not exist (qemu-user does not emulate it) */
-		if (ptrace(PTRACE_PEEKUSER, 0, NULL, NULL) == -1 && errno == ENOSYS)
+		if (ptrace(PTRACE_PEEKUSER, 0, NULL, NULL) == -1 && errno == ENOSYS) {
 			log_err("'-p': attaching is not available here: ptrace does not exist "
 				"(ENOSYS: qemu-user does not emulate it; spool probe -p needs a real "
-				"kernel, and even there is not done on aarch64) (doc/arm64.md)");
-		else
-			log_err("'-p': attaching (-p PID) is not available on aarch64 (ptrace with "
-				"the arm64 registers: not done); launch the program under spool "
-				"probe instead (doc/arm64.md)");
-		return 1;
+				"kernel) (doc/arm64.md)");
+			return 1;
+		}
+		if (live) {
+			log_err("--commands and --control are not available on aarch64 yet (the "
+				"agent's live changes are x86-64 only): give every probe with -e "
+				"when attaching (a process is attached to once) (doc/arm64.md)");
+			return EXIT_USAGE;
+		}
 	}
 #endif
 	if (cl->attach_pid && nargs) {

@@ -105,6 +105,10 @@ enum {
  * replaces it (src/arch/aarch64/a64_agent_ra.c) */
 #define PROBE_F_A64_PAC_A 0x2u
 #define PROBE_F_A64_PAC_B 0x4u
+/* aarch64, attach mode: set by the agent at prepare on a probe that will be
+ * a BRK (no branch reaches a trampoline): spool treats it as an int3 probe
+ * (left out, PROBE_S_NO_TRAP, when a thread blocks SIGTRAP) */
+#define PROBE_F_A64_BRK 0x8u
 #define PROBE_SKIPS 4	      /* handler calls of a trampoline that can be skipped */
 
 /* probe_area_reloc.type */

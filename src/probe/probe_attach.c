@@ -8,14 +8,17 @@
  * stopped too; the signal is held back and handed over when it is let go.
  *
  * Calling a function in the target: on the main thread, with its registers
- * and its whole extended state (NT_X86_XSTATE) saved; a string argument is
- * written below the red zone of its stack, then a return address of 0, so
- * that the function's return faults at address 0 (SIGSEGV): that stop is
- * the end of the call. orig_rax is set to -1 so that a thread interrupted in
- * a system call does not restart it at the function; the saved registers
- * (and the restart) come back afterwards. dlopen is found in the target's
- * libc (glibc >= 2.34) or as __libc_dlopen_mode (older), from its .dynsym
- * and the load bias read in /proc/PID/maps.
+ * and its whole extended state saved; a string argument is written below
+ * the red zone of its stack, and the return address is 0, so that the
+ * function's return faults at address 0 (SIGSEGV): that stop is the end of
+ * the call. The system call a thread was interrupted in is forgotten for
+ * the call, so that its restart does not run at the function; the saved
+ * registers (and the restart) come back afterwards. What differs per CPU
+ * (registers, the extended state, how the return address is given, the
+ * trap instructions' pc) is behind src/arch/arch_ptrace.h: x86-64 and
+ * aarch64. dlopen is found in the target's libc (glibc >= 2.34) or as
+ * __libc_dlopen_mode (older), from its .dynsym and the load bias read in
+ * /proc/PID/maps.
  */
 #include <dirent.h>
 #include <elf.h>
@@ -35,11 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../arch/arch_ptrace.h"
 #include "../util/log.h"
 #include "../util/procinfo.h"
 #include "probe_attach.h"
-
-#define ATTACH_XSTATE_MAX 16384
 
 /* ---- maps and symbols ---- */
 
@@ -272,15 +274,6 @@ static int attach_has(const struct probe_attach *a, pid_t tid)
 
 #define ATTACH_SI_SUD 2 /* SIGSYS si_code SYS_USER_DISPATCH */
 
-/* Is there a `syscall` instruction (0f 05) at addr in tid? */
-static int attach_is_syscall_at(pid_t tid, uint64_t addr)
-{
-	uint8_t b[2] = {0, 0};
-	struct iovec l = {b, 2}, r = {(void *)(uintptr_t)addr, 2};
-
-	return process_vm_readv(tid, &l, 1, &r, 1, 0) == 2 && b[0] == 0x0f && b[1] == 0x05;
-}
-
 /*
  * A SIGSYS of syscall user dispatch (on while int3 probes are in: the
  * agent's handler makes the call) that reached a stop: held back and sent
@@ -289,14 +282,16 @@ static int attach_is_syscall_at(pid_t tid, uint64_t addr)
  * core dump by default), and dispatch may be off by then. The kernel rolled
  * the call back (rax is its number again, nothing ran): the thread is
  * moved back onto its `syscall` instruction, which runs again at resume,
- * dispatched or not. *rip is the thread's ip (after the instruction);
+ * dispatched or not. *ip is the thread's ip (after the instruction);
  * returns 1 when moved.
  */
-static int attach_sud_rewind(pid_t tid, uint64_t *rip)
+static int attach_sud_rewind(pid_t tid, uint64_t *ip)
 {
-	if (*rip < 2 || !attach_is_syscall_at(tid, *rip - 2))
+	uint64_t at = arch_ptrace_syscall_before(tid, *ip);
+
+	if (!at)
 		return 0;
-	*rip -= 2;
+	*ip = at;
 	return 1;
 }
 
@@ -323,19 +318,19 @@ static int attach_wait_stop(pid_t tid, int *sig, uint64_t *trap_ip)
 		/* A signal-delivery stop: stopped all the same; keep the signal. */
 		if (sig && !*sig) {
 			siginfo_t si;
-			struct user_regs_struct regs;
+			struct arch_ptrace_regs regs;
 
 			*sig = WSTOPSIG(st);
 			if (trap_ip && *sig == SIGTRAP && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
-			    si.si_code == SI_KERNEL && !ptrace(PTRACE_GETREGS, tid, 0, &regs))
-				*trap_ip = regs.rip;
+			    arch_ptrace_is_trap(&si) && !arch_ptrace_get(tid, &regs))
+				*trap_ip = arch_ptrace_pc(&regs);
 			if (*sig == SIGSYS && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
-			    si.si_code == ATTACH_SI_SUD && !ptrace(PTRACE_GETREGS, tid, 0, &regs)) {
-				uint64_t ip = regs.rip;
+			    si.si_code == ATTACH_SI_SUD && !arch_ptrace_get(tid, &regs)) {
+				uint64_t ip = arch_ptrace_pc(&regs);
 
 				if (attach_sud_rewind(tid, &ip)) {
-					regs.rip = ip;
-					if (!ptrace(PTRACE_SETREGS, tid, 0, &regs))
+					arch_ptrace_set_pc(&regs, ip);
+					if (!arch_ptrace_set(tid, &regs))
 						*sig = 0; /* dropped: the call runs again */
 				}
 			}
@@ -450,21 +445,22 @@ int probe_attach_unwind_traps(struct probe_attach *a)
 	int n = 0;
 
 	for (size_t i = 0; i < a->ntids; i++) {
-		struct user_regs_struct regs;
-		uint8_t byte = 0;
-		struct iovec l = {&byte, 1}, r = {(void *)(uintptr_t)(a->trap_ip[i] - 1), 1};
+		struct arch_ptrace_regs regs;
+		uint64_t at;
 
 		if (a->sig[i] != SIGTRAP || !a->trap_ip[i] || !a->stopped[i])
 			continue;
-		/* int3 (cc) still there: it traps again, with its own siginfo;
-		 * gone (one of ours, restored): the instruction runs. "int $3"
-		 * (cd 03) is left to its signal. */
-		if (process_vm_readv(a->tids[i], &l, 1, &r, 1, 0) != 1 || byte == 0x03)
+		/* int3 (BRK) still there: it traps again, with its own siginfo;
+		 * gone (one of ours, restored): the instruction runs. x86-64's
+		 * "int $3" (cd 03) is left to its signal. On aarch64 the pc is
+		 * on the BRK already: only the signal is dropped. */
+		at = arch_ptrace_trap_insn(a->tids[i], a->trap_ip[i]);
+		if (!at)
 			continue;
-		if (ptrace(PTRACE_GETREGS, a->tids[i], 0, &regs) < 0 || regs.rip != a->trap_ip[i])
+		if (arch_ptrace_get(a->tids[i], &regs) < 0 || arch_ptrace_pc(&regs) != a->trap_ip[i])
 			continue;
-		regs.rip = a->trap_ip[i] - 1;
-		if (ptrace(PTRACE_SETREGS, a->tids[i], 0, &regs) < 0)
+		arch_ptrace_set_pc(&regs, at);
+		if (arch_ptrace_set(a->tids[i], &regs) < 0)
 			continue;
 		a->sig[i] = 0;
 		a->trap_ip[i] = 0;
@@ -570,19 +566,22 @@ static size_t attach_tid_index(const struct probe_attach *a, pid_t tid)
 static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
 		       int64_t arg, int64_t arg2, int64_t *ret)
 {
-	static uint8_t xs[ATTACH_XSTATE_MAX];
-	struct user_regs_struct saved, r;
-	struct iovec xv = {xs, sizeof(xs)};
-	uint64_t sp, zero = 0, mask = 0;
-	int have_xs, have_mask, rc, held = 0, kept = 0, fault_before = 0;
+	static struct arch_ptrace_ext xs;
+	struct arch_ptrace_regs saved, r;
+	uint64_t sp, mask = 0, a0 = (uint64_t)arg, saved_pc;
+	int have_mask, rc, held = 0, kept = 0, fault_before = 0;
 	size_t t = attach_tid_index(a, tid);
 	siginfo_t keep;
 
-	if (ptrace(PTRACE_GETREGS, tid, 0, &saved) < 0)
-		return -errno;
+	rc = arch_ptrace_get(tid, &saved);
+	if (rc)
+		return rc;
+	saved_pc = arch_ptrace_pc(&saved);
+	log_debug("pid %d: a call into thread %d, stopped at pc 0x%llx", (int)a->pid, (int)tid,
+		  (unsigned long long)saved_pc);
 	if (t != SIZE_MAX)
 		kept = attach_keep_si(a, t, &keep);
-	have_xs = ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &xv) == 0;
+	arch_ptrace_ext_save(tid, &xs);
 	/* The call ends with a SIGSEGV at address 0. Were SIGSEGV blocked,
 	 * the kernel would unblock it for good and reset the program's
 	 * handler to the default: it is unblocked for the call only, and the
@@ -594,8 +593,7 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(m), &m);
 	}
 	r = saved;
-	r.rdi = (unsigned long long)arg;
-	sp = (saved.rsp - 1024) & ~15ull;
+	sp = (arch_ptrace_sp(&saved) - 1024) & ~15ull;
 	if (str) {
 		size_t len = strlen(str) + 1;
 
@@ -603,21 +601,16 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 		rc = attach_poke(tid, sp, str, len);
 		if (rc)
 			goto out_restore;
-		r.rdi = sp;
+		a0 = sp;
 	}
-	sp -= 8; /* the return address: at the entry, sp = 8 mod 16 */
-	rc = attach_poke(tid, sp, &zero, 8);
+	/* arg2 2: RTLD_NOW, for dlopen */
+	rc = arch_ptrace_call_setup(tid, &r, fn, a0, (uint64_t)arg2, sp, attach_poke);
 	if (rc)
 		goto out_restore;
-	r.rsp = sp;
-	r.rip = fn;
-	r.rsi = (unsigned long long)arg2; /* 2: RTLD_NOW, for dlopen */
-	r.rax = 0;
-	r.orig_rax = (unsigned long long)-1;
-	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0) {
-		rc = -errno;
+	sp = arch_ptrace_sp(&r);
+	rc = arch_ptrace_set(tid, &r);
+	if (rc)
 		goto out_restore;
-	}
 	for (int pass = 0;;) {
 		int st, sig;
 		siginfo_t si;
@@ -635,14 +628,13 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 		sig = WSTOPSIG(st);
 		if ((st >> 16) == PTRACE_EVENT_STOP)
 			continue;
-		if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0) {
-			rc = -errno;
+		rc = arch_ptrace_get(tid, &r);
+		if (rc)
 			goto out_restore;
-		}
-		if (sig == SIGSEGV && r.rip == 0)
+		if (sig == SIGSEGV && arch_ptrace_pc(&r) == 0)
 			break; /* returned to 0: done */
 		if ((sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) &&
-		    r.rip == fn && !fault_before && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
+		    arch_ptrace_pc(&r) == fn && !fault_before && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
 		    attach_fault_before(&si, sp)) {
 			/* The thread's own fault, pending from before the stop
 			 * (the interrupt was reported first; fault_spin, tests/
@@ -664,7 +656,7 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 		}
 		if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL) {
 			log_err("the call into pid %d faulted (signal %d at 0x%llx)", (int)a->pid, sig,
-				r.rip);
+				(unsigned long long)arch_ptrace_pc(&r));
 			rc = -EFAULT;
 			goto out_restore;
 		}
@@ -675,41 +667,37 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 			 * rolled back): it runs again after the call (see
 			 * attach_sud_rewind). Raised by the called code (the
 			 * agent's, with dispatch on): its handler makes it. */
-			if (r.rip == fn) {
-				uint64_t ip = saved.rip;
-
-				if (attach_sud_rewind(tid, &ip))
-					saved.rip = ip;
+			if (arch_ptrace_pc(&r) == fn) {
+				attach_sud_rewind(tid, &saved_pc);
 			} else {
 				pass = SIGSYS;
 			}
 			continue;
 		}
 		if (sig == SIGTRAP && !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) &&
-		    si.si_code == SI_KERNEL) {
-			/* An int3's trap. Pending from before the stop (the
-			 * thread's own code hit it; the interrupt was reported
-			 * first): kept, and the thread goes back onto the int3 at
-			 * resume (probe_attach_unwind_traps), since a trap sent
-			 * again would come with a ptrace siginfo the agent does
-			 * not take for an int3. Hit by the call itself (a probe
-			 * in code it runs): the agent's handler takes it now. */
-			if (r.rip == fn) {
+		    arch_ptrace_is_trap(&si)) {
+			/* An int3's (BRK's) trap. Pending from before the stop
+			 * (the thread's own code hit it; the interrupt was
+			 * reported first): kept, and the thread goes back onto
+			 * the int3 at resume (probe_attach_unwind_traps), since a
+			 * trap sent again would come with a ptrace siginfo the
+			 * agent does not take for an int3. Hit by the call
+			 * itself (a probe in code it runs): the agent's handler
+			 * takes it now. */
+			if (arch_ptrace_pc(&r) == fn) {
 				for (size_t i = 0; i < a->ntids; i++) {
-					uint8_t b = 0;
-					struct iovec l = {&b, 1},
-						     rv = {(void *)(uintptr_t)(saved.rip - 1), 1};
+					uint64_t at;
 
 					if (a->tids[i] != tid)
 						continue;
+					at = arch_ptrace_trap_insn(tid, saved_pc);
 					if (!a->sig[i]) {
 						a->sig[i] = SIGTRAP;
-						a->trap_ip[i] = saved.rip;
-					} else if (process_vm_readv(tid, &l, 1, &rv, 1, 0) == 1 &&
-						   b == 0xcc) {
+						a->trap_ip[i] = saved_pc;
+					} else if (at && arch_ptrace_trap_at(tid, at)) {
 						/* a signal is held already: back
 						 * onto the int3 now (as unwind) */
-						saved.rip--;
+						saved_pc = at;
 					}
 				}
 				held = 1;
@@ -728,17 +716,17 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 			held = 1;
 		}
 	}
-	*ret = (int64_t)r.rax;
+	*ret = (int64_t)arch_ptrace_ret(&r);
 	rc = 0;
 out_restore:
 	if (have_mask)
 		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
 	if (t != SIZE_MAX)
 		attach_keep_si_put(a, t, &keep, kept);
-	if (ptrace(PTRACE_SETREGS, tid, 0, &saved) < 0)
+	arch_ptrace_set_pc(&saved, saved_pc);
+	if (arch_ptrace_set(tid, &saved) < 0)
 		return -errno;
-	if (have_xs)
-		ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &xv);
+	arch_ptrace_ext_restore(tid, &xs);
 	return rc;
 }
 
@@ -799,15 +787,16 @@ static int attach_step_out(struct probe_attach *a, size_t t, const uint64_t *lo,
 
 	kept = attach_keep_si(a, t, &keep);
 	for (int step = 0; step < 10000; step++) {
-		struct user_regs_struct r;
+		struct arch_ptrace_regs r;
 		int inside = 0, st;
+		uint64_t pc;
 
-		if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0) {
-			rc = -errno;
+		rc = arch_ptrace_get(tid, &r);
+		if (rc)
 			goto out_mask;
-		}
+		pc = arch_ptrace_pc(&r);
 		for (size_t i = 0; i < n && !inside; i++)
-			inside = r.rip > lo[i] && r.rip < hi[i];
+			inside = pc > lo[i] && pc < hi[i];
 		if (!inside)
 			break;
 		if (step == 9999) {
@@ -917,18 +906,18 @@ int probe_attach_threads_out(struct probe_attach *a)
 	if (!a->fn_thread_out)
 		return -ENOENT;
 	for (size_t i = 0; i < a->ntids; i++) {
-		struct user_regs_struct regs;
+		struct arch_ptrace_regs regs;
 		int64_t bits = 0;
 		uint64_t mask;
 		int e;
 
 		if (!a->stopped[i])
 			continue;
-		if (ptrace(PTRACE_GETREGS, a->tids[i], 0, &regs) < 0) {
-			e = -errno;
-		} else {
-			e = attach_call(a, a->tids[i], a->fn_thread_out, NULL, (int64_t)regs.rip,
-					(int64_t)regs.rsp, &bits);
+		e = arch_ptrace_get(a->tids[i], &regs);
+		if (!e) {
+			e = attach_call(a, a->tids[i], a->fn_thread_out, NULL,
+					(int64_t)arch_ptrace_pc(&regs), (int64_t)arch_ptrace_sp(&regs),
+					&bits);
 			if (!e && bits < 0)
 				e = (int)bits;
 		}
@@ -955,10 +944,10 @@ int probe_attach_shared_tls(const struct probe_attach *a, pid_t *tid, pid_t *wit
 	if (!fs)
 		return -ENOMEM;
 	for (size_t i = 0; i < a->ntids; i++) {
-		struct user_regs_struct r;
+		struct arch_ptrace_regs r;
 
-		if (a->stopped[i] && ptrace(PTRACE_GETREGS, a->tids[i], 0, &r) == 0)
-			fs[i] = r.fs_base;
+		if (a->stopped[i] && arch_ptrace_get(a->tids[i], &r) == 0)
+			fs[i] = arch_ptrace_tp(a->tids[i], &r);
 	}
 	for (size_t i = 0; i < a->ntids; i++)
 		for (size_t j = 0; j < i && fs[i]; j++)

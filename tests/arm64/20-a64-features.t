@@ -52,7 +52,7 @@ is "$calls" 37 "  the 37 file writes are counted"
 
 # --- refused, with the reason ---
 spool_run probe -e 'func:worker' -p $$
-is_rc 1 "attach (-p) is refused on aarch64 (every probe kind works: quick/241, 261-264; --exits retaddr: 271)"
+is_rc 1 "attach (-p) is refused under qemu-user, which has no ptrace (on a real kernel it works: 276)"
 like "$ERR" 'attaching .*not available' "  and spool says why"
 spool_run record --snap-period 50 -- "$PROGS/rr_bank" 2 10
 is_rc 1 "record --snap-period (snapshots) is refused on aarch64"

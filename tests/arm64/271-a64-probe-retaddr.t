@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 271-a64-probe-retaddr.t - aarch64: attach refused with the reason, and
+# 271-a64-probe-retaddr.t - aarch64: attach refused under qemu-user (no ptrace), and
 # exits through the return address (spool probe --exits retaddr;
 # src/arch/aarch64/a64_agent_ra.c). Under qemu-user:
 #   - `spool probe -p PID` stops at once with exit 1, saying that ptrace
 #     does not exist under qemu-user (ENOSYS), and the process runs on
 #     untouched (qemu-user does not emulate ptrace: no attach can be tested
-#     here);
+#     here: 276 attaches on a real kernel);
 #   - tests/progs/probe_retaddr.c cross-built at -O2 (recursion, a longjmp
 #     out of a recursion, a signal handler, a second thread, a tail call),
 #     plainly and with pointer authentication (-mbranch-protection=standard:

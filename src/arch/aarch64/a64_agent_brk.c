@@ -18,7 +18,9 @@
  *
  * The table is append-only (entries written before the count that
  * publishes them), read without a lock by the trap handler: placing is
- * before main with one thread, or at a dlopen under a64_lock. The
+ * before main with one thread, at a dlopen under a64_lock, or in attach
+ * mode with every thread stopped by spool (the BRKs then written by
+ * a64_brk_commit, at spool's commit). The
  * program's own SIGTRAP handler and masks are kept apart (a64_agent_sig.c):
  * a SIGTRAP that is not a probe's goes to the program's disposition, and
  * SIGTRAP is never really blocked while BRK probes are in.
@@ -395,6 +397,8 @@ int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_
 	for (k = a64_brk_hash(at); a64_brk_index[k]; k = (k + 1) & a64_brk_mask)
 		;
 	__atomic_store_n(&a64_brk_index[k], a64_nbrks, __ATOMIC_RELEASE);
+	if (a64_attach_defer)
+		p->flags |= PROBE_F_A64_BRK; /* spool: an int3 probe */
 	return PROBE_S_READY;
 }
 
@@ -413,6 +417,15 @@ void a64_brk_flush(struct probe_area_hdr *h)
 					(char *)(a64_slot_page + A64_SLOT_WORDS * a64_slot_used));
 		sealed = !mprotect(a64_slot_page, agent_probe_pgsz(), PROT_READ | PROT_EXEC);
 		a64_slot_page = NULL; /* never written again */
+	}
+	if (a64_attach_defer) {
+		/* attach mode: the slots are sealed now (a failure says so by
+		 * status), the BRKs written at commit (a64_brk_commit) */
+		for (uint32_t i = a64_brk_from; i < n; i++)
+			if (a64_brks[i].ool && !sealed)
+				a64_brks[i].p->status = PROBE_S_PROTECT;
+		a64_brk_from = n;
+		return;
 	}
 	for (uint32_t i = a64_brk_from; i < n; i++) {
 		struct a64_brk *b = &a64_brks[i];
@@ -434,4 +447,40 @@ void a64_brk_flush(struct probe_area_hdr *h)
 			  "page(s) so far",
 			  n, a64_slots, a64_slot_pages);
 	a64_brk_from = n;
+}
+
+/*
+ * Attach mode, spool's commit (every thread stopped): the BRK of each entry
+ * whose probe is still PROBE_S_READY (spool set PROBE_S_NO_TRAP on those
+ * a thread blocking SIGTRAP would die of). Returns the BRKs written.
+ */
+uint32_t a64_brk_commit(struct probe_area_hdr *h)
+{
+	uint32_t n = __atomic_load_n(&a64_nbrks, __ATOMIC_ACQUIRE), done = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct a64_brk *b = &a64_brks[i];
+		struct probe_area_probe *p = b->p;
+
+		if (__atomic_load_n(&p->status, __ATOMIC_ACQUIRE) != PROBE_S_READY)
+			continue;
+		if (a64_poke(b->addr, A64_BRK_PROBE)) {
+			p->status = PROBE_S_PROTECT;
+			continue;
+		}
+		p->status = PROBE_S_PATCHED;
+		h->patched++;
+		done++;
+	}
+	if (done)
+		agent_log("probe: %u BRK probes written at the commit", done);
+	return done;
+}
+
+void a64_brk_detach(void)
+{
+	/* a thread stopped with the trap of one of them pending is put back
+	 * on the word by spool, the signal dropped: no probe trap comes
+	 * after this */
+	a64_sig_trap_uninstall(a64_brk_trap);
 }

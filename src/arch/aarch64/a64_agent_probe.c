@@ -22,7 +22,14 @@
  *     src/agent/agent_sigview.c.
  *   - placing is done in the constructor, with one thread (launch mode),
  *     and after a dlopen for the libraries it loaded (agent_probe_dlopen).
- *     Attach mode (-p PID) is not done on aarch64 (spool refuses -p).
+ *   - attach mode (spool probe -p, every thread stopped by spool's ptrace):
+ *     spool_agent_probe_prepare places the trampolines and BRK slots
+ *     (a64_attach_defer: no word of the program is written), spool reads
+ *     which probes are ready (a BRK one is flagged PROBE_F_A64_BRK, so that
+ *     spool leaves it out when a thread blocks SIGTRAP, as an int3),
+ *     spool_agent_probe_commit writes their B and BRK words,
+ *     spool_agent_probe_detach puts every original word back. A patch is
+ *     one word: no thread can be inside one, none is stepped out.
  *   - custom handlers (--handler SO): the object is dlopened here, before
  *     placing, and the entry, exit and hit trampolines call the handlers
  *     that run it after the record (a64_probe_user_*); a fault in it is
@@ -34,6 +41,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -60,6 +68,11 @@ uint32_t a64_probe_nvars;
  * the lock two dlopens placing probes at once take turns on. */
 static struct probe_area_hdr *a64_area;
 static int a64_lock;
+/* Attach mode, while spool_agent_probe_prepare places: B and BRK words
+ * are written by the commit, not as they are placed. a64_probe_tramp: by
+ * id, the trampoline a ready jump probe's B goes to. */
+int a64_attach_defer;
+static uint64_t *a64_probe_tramp;
 /* B imm26's own range (the encoding's: the page search's margin is
  * agent_probe_reach's). */
 static int a64_reach(uint64_t from, uint64_t to)
@@ -241,6 +254,11 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 			a64_place_brk(h, ps, first, end, p, base);
 			continue;
 		}
+		if (a64_attach_defer) {
+			/* READY: the commit writes the B (a64_commit) */
+			a64_probe_tramp[p->id] = tramp;
+			continue;
+		}
 		w = A64_B_OP | ((uint32_t)((tramp - at) >> 2) & 0x03ffffffu);
 		if (a64_poke(at, w)) {
 			p->status = PROBE_S_PROTECT;
@@ -248,6 +266,60 @@ static void a64_place_run(struct probe_area_hdr *h, struct probe_area_probe *ps,
 		}
 		p->status = PROBE_S_PATCHED;
 		h->patched++;
+	}
+}
+
+/*
+ * The probes of module m that patch nothing, once its jump and BRK probes
+ * are written: those that ride in another's trampoline (PROBE_M_RIDE: a
+ * variable read at a func: entry or exit) take their owner's status, and
+ * exits through the return address (PROBE_M_RETADDR) their entry's,
+ * recorded at the entry's address.
+ */
+static void a64_module_riders(struct probe_area_hdr *h, struct probe_area_module *m,
+			      struct probe_area_probe *ps, uint64_t base)
+{
+	uint32_t end = m->first_probe + m->nprobes;
+
+	for (uint32_t k = m->first_probe; k < end; k++) {
+		struct probe_area_probe *p = &ps[k];
+
+		if (p->method != PROBE_M_RIDE || p->id > a64_probe_max_id)
+			continue;
+		p->status = PROBE_S_NO_PAGE;
+		for (uint32_t o = m->first_probe; o < end; o++)
+			if (ps[o].id == p->owner && ps[o].method == PROBE_M_JUMP) {
+				p->status = ps[o].status;
+				break;
+			}
+		p->runtime_addr = base + p->addr_off;
+		p->runtime_patch = base + p->patch_off;
+		a64_probe_addr[p->id] = p->runtime_addr;
+		a64_probe_base[p->id] = base;
+	}
+	for (uint32_t k = m->first_probe; k < end; k++) {
+		struct probe_area_probe *p = &ps[k];
+
+		if (p->method != PROBE_M_RETADDR || p->id > a64_probe_max_id)
+			continue;
+		p->status = PROBE_S_NO_PAGE;
+		for (uint32_t o = m->first_probe; o < end; o++)
+			if (ps[o].ret_id == p->id && ps[o].method == PROBE_M_JUMP &&
+			    ps[o].handler == PROBE_H_FUNC_ENTRY_RA && ps[o].id <= a64_probe_max_id) {
+				p->status = ps[o].status;
+				if (p->status == PROBE_S_PATCHED) {
+					/* the key LR is signed with, above the id */
+					a64_probe_ret[ps[o].id] =
+					    p->id | (ps[o].flags & PROBE_F_A64_PAC_A ? 1u << 30 : 0) |
+					    (ps[o].flags & PROBE_F_A64_PAC_B ? 2u << 30 : 0);
+					h->patched++;
+				}
+				break;
+			}
+		p->runtime_addr = base + p->addr_off;
+		p->runtime_patch = 0;
+		a64_probe_addr[p->id] = p->runtime_addr;
+		a64_probe_base[p->id] = base;
 	}
 }
 
@@ -312,50 +384,7 @@ static void a64_module(struct probe_area_hdr *h, struct probe_area_module *m,
 	}
 	/* the BRK probes' slots made executable, then their BRKs written */
 	a64_brk_flush(h);
-	/* Probes that ride in another's trampoline (PROBE_M_RIDE: a variable
-	 * read at a func: entry or exit): placed when their owner is. */
-	for (uint32_t k = m->first_probe; k < end; k++) {
-		struct probe_area_probe *p = &ps[k];
-
-		if (p->method != PROBE_M_RIDE || p->id > a64_probe_max_id)
-			continue;
-		p->status = PROBE_S_NO_PAGE;
-		for (uint32_t o = m->first_probe; o < end; o++)
-			if (ps[o].id == p->owner && ps[o].method == PROBE_M_JUMP) {
-				p->status = ps[o].status;
-				break;
-			}
-		p->runtime_addr = base + p->addr_off;
-		p->runtime_patch = base + p->patch_off;
-		a64_probe_addr[p->id] = p->runtime_addr;
-		a64_probe_base[p->id] = base;
-	}
-	/* Exits through the return address (PROBE_M_RETADDR: nothing to
-	 * write): in when their entry is, recorded at the entry's address. */
-	for (uint32_t k = m->first_probe; k < end; k++) {
-		struct probe_area_probe *p = &ps[k];
-
-		if (p->method != PROBE_M_RETADDR || p->id > a64_probe_max_id)
-			continue;
-		p->status = PROBE_S_NO_PAGE;
-		for (uint32_t o = m->first_probe; o < end; o++)
-			if (ps[o].ret_id == p->id && ps[o].method == PROBE_M_JUMP &&
-			    ps[o].handler == PROBE_H_FUNC_ENTRY_RA && ps[o].id <= a64_probe_max_id) {
-				p->status = ps[o].status;
-				if (p->status == PROBE_S_PATCHED) {
-					/* the key LR is signed with, above the id */
-					a64_probe_ret[ps[o].id] =
-					    p->id | (ps[o].flags & PROBE_F_A64_PAC_A ? 1u << 30 : 0) |
-					    (ps[o].flags & PROBE_F_A64_PAC_B ? 2u << 30 : 0);
-					h->patched++;
-				}
-				break;
-			}
-		p->runtime_addr = base + p->addr_off;
-		p->runtime_patch = 0;
-		a64_probe_addr[p->id] = p->runtime_addr;
-		a64_probe_base[p->id] = base;
-	}
+	a64_module_riders(h, m, ps, base);
 	if (npages > 1)
 		agent_log("probe: '%s': trampolines in %u pages (its probes span more than a "
 			  "branch reaches)",
@@ -510,21 +539,19 @@ static struct probe_area_hdr *a64_find_area(void)
 	return h;
 }
 
-void agent_probe_init(void)
+/*
+ * Set up the tables of area h and place every module's probes: launch mode
+ * writes each B and BRK as it goes; attach mode (a64_attach_defer) leaves
+ * them to the commit. 0, or -errno when nothing could be placed (no memory
+ * for the tables, or the --handler object did not load: spool says why).
+ */
+static int a64_setup(struct probe_area_hdr *h)
 {
-	struct probe_area_hdr *h = a64_find_area();
 	struct probe_area_module *ms;
 	struct probe_area_probe *ps;
 	size_t tsize;
+	int rc = 0;
 
-	if (!h || h->attach)
-		return;
-	if (h->done) {
-		/* an image exec'd after the probes were placed: its code is
-		 * not what they were planned for (spool says so) */
-		__atomic_fetch_add(&h->execs_unprobed, 1, __ATOMIC_RELAXED);
-		return;
-	}
 	h->placed_pid = agent.pid;
 	a64_probe_hdr = h;
 	ms = (void *)((char *)h + h->modules_off);
@@ -547,9 +574,10 @@ void agent_probe_init(void)
 	}
 	if (a64_probe_max_id >= (1u << 24))
 		a64_probe_max_id = (1u << 24) - 1;
-	/* four tables by id: the probed address, the module's base, the exit
-	 * of a return-address entry, whether its custom handlers are off */
-	tsize = (((size_t)a64_probe_max_id + 1) * (2 * sizeof(uint64_t) + sizeof(uint32_t) + 1) +
+	/* five tables by id: the probed address, the module's base, the
+	 * trampoline (attach mode), the exit of a return-address entry,
+	 * whether its custom handlers are off */
+	tsize = (((size_t)a64_probe_max_id + 1) * (3 * sizeof(uint64_t) + sizeof(uint32_t) + 1) +
 		 agent_probe_pgsz() - 1) &
 		~(size_t)(agent_probe_pgsz() - 1);
 	agent_self.busy++;
@@ -558,30 +586,44 @@ void agent_probe_init(void)
 	if (a64_probe_addr == MAP_FAILED) {
 		a64_probe_addr = NULL;
 		agent_log("probe: no memory for the probe table");
-	} else {
-		a64_probe_base = a64_probe_addr + a64_probe_max_id + 1;
-		a64_probe_ret = (uint32_t *)(a64_probe_base + a64_probe_max_id + 1);
-		a64_probe_off = (uint8_t *)(a64_probe_ret + a64_probe_max_id + 1);
-	}
-	if (a64_probe_addr && h->handler_path[0] && a64_user_load(h)) {
-		/* the object did not load: nothing placed (spool says why) */
 		agent_self.busy--;
-		__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+		return -ENOMEM;
+	}
+	a64_probe_base = a64_probe_addr + a64_probe_max_id + 1;
+	a64_probe_tramp = a64_probe_base + a64_probe_max_id + 1;
+	a64_probe_ret = (uint32_t *)(a64_probe_tramp + a64_probe_max_id + 1);
+	a64_probe_off = (uint8_t *)(a64_probe_ret + a64_probe_max_id + 1);
+	if (h->handler_path[0] && a64_user_load(h)) {
+		/* the object did not load: nothing placed (spool says why) */
+		rc = -ENOEXEC;
+		goto out;
+	}
+	for (uint32_t i = 0; i < h->nmodules; i++) {
+		if (!ms[i].nprobes)
+			continue;
+		if (ms[i].first_probe > h->nprobes || ms[i].nprobes > h->nprobes - ms[i].first_probe)
+			continue;
+		a64_module(h, &ms[i], ps);
+	}
+	__atomic_store_n(&a64_area, h, __ATOMIC_RELEASE);
+out:
+	agent_self.busy--;
+	return rc;
+}
+
+void agent_probe_init(void)
+{
+	struct probe_area_hdr *h = a64_find_area();
+
+	if (!h || h->attach)
+		return;
+	if (h->done) {
+		/* an image exec'd after the probes were placed: its code is
+		 * not what they were planned for (spool says so) */
+		__atomic_fetch_add(&h->execs_unprobed, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (a64_probe_addr) {
-		for (uint32_t i = 0; i < h->nmodules; i++) {
-			if (!ms[i].nprobes)
-				continue;
-			if (ms[i].first_probe > h->nprobes ||
-			    ms[i].nprobes > h->nprobes - ms[i].first_probe)
-				continue;
-			a64_module(h, &ms[i], ps);
-		}
-	}
-	agent_self.busy--;
-	if (a64_probe_addr)
-		__atomic_store_n(&a64_area, h, __ATOMIC_RELEASE);
+	a64_setup(h);
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	agent_log("probe: %u of %u probes patched", h->patched, h->nprobes);
 }
@@ -622,20 +664,144 @@ void agent_probe_dlopen(void)
 	agent_self.busy--;
 }
 
-/* Attach mode (spool probe -p): refused. */
+/* ---- attach mode (spool probe -p): every thread is stopped by spool ---- */
+
+/*
+ * Map spool's shared memory (shm: /proc/SPOOLPID/fd/N), start recording
+ * and place the trampolines and BRK slots, writing nothing into the
+ * program's code: spool reads which probes are ready (PROBE_S_READY; a BRK
+ * one flagged PROBE_F_A64_BRK) and calls the commit. -EBUSY: the agent is
+ * recording already (preloaded, or attached before).
+ */
 AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 {
-	return -ENOTSUP;
+	struct probe_area_hdr *h;
+	int fd, rc;
+
+	if (agent.ctl)
+		return -EBUSY;
+	fd = open(shm, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* kept open (close-on-exec): rings are mapped from it as threads
+	 * claim them */
+	rc = agent_map(fd);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	agent_shm_fd = fd;
+	h = a64_find_area();
+	if (!h || !h->attach)
+		return -EPROTO;
+	agent_thread_init();
+	agent_proc_claim(0);
+	agent.active = 1;
+	a64_attach_defer = 1;
+	rc = a64_setup(h);
+	a64_attach_defer = 0;
+	return rc;
 }
 
+/*
+ * Write the B of every ready jump probe and the BRK of every ready BRK
+ * probe (spool has set PROBE_S_NO_TRAP on those a thread blocking SIGTRAP
+ * would die of), then the probes that patch nothing take their owner's
+ * status. Each word is one aligned store made coherent; no thread runs.
+ * Returns the probes patched.
+ */
 AGENT_EXPORT int spool_agent_probe_commit(void)
 {
-	return -ENOTSUP;
+	struct probe_area_hdr *h = __atomic_load_n(&a64_area, __ATOMIC_ACQUIRE);
+	struct probe_area_module *ms;
+	struct probe_area_probe *ps;
+
+	if (!h)
+		return -EPROTO;
+	ms = (void *)((char *)h + h->modules_off);
+	ps = (void *)((char *)h + h->probes_off);
+	agent_self.busy++;
+	for (uint32_t i = 0; i < h->nprobes; i++) {
+		struct probe_area_probe *p = &ps[i];
+		uint64_t at = p->runtime_patch, tramp;
+		uint32_t w;
+
+		if (p->method != PROBE_M_JUMP || p->status != PROBE_S_READY ||
+		    (p->flags & PROBE_F_A64_BRK) || p->id > a64_probe_max_id)
+			continue;
+		tramp = a64_probe_tramp[p->id];
+		if (!tramp || !a64_reach(at, tramp) || memcmp((void *)(uintptr_t)at, p->orig, 4)) {
+			p->status = PROBE_S_MISMATCH;
+			continue;
+		}
+		w = A64_B_OP | ((uint32_t)((tramp - at) >> 2) & 0x03ffffffu);
+		if (a64_poke(at, w)) {
+			p->status = PROBE_S_PROTECT;
+			continue;
+		}
+		p->status = PROBE_S_PATCHED;
+		h->patched++;
+	}
+	a64_brk_commit(h);
+	for (uint32_t i = 0; i < h->nmodules; i++)
+		if (ms[i].status && ms[i].nprobes && ms[i].first_probe <= h->nprobes &&
+		    ms[i].nprobes <= h->nprobes - ms[i].first_probe)
+			a64_module_riders(h, &ms[i], ps, ms[i].base);
+	agent_self.busy--;
+	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+	agent_log("probe: attached, %u of %u probes patched", h->patched, h->nprobes);
+	return (int)h->patched;
 }
 
+/*
+ * Put every original word back (the B and BRK of each patched probe) and
+ * stop recording. The trampolines and BRK slots stay mapped: a thread
+ * stopped inside one finishes there and branches back to the code; one
+ * stopped on a BRK whose trap is pending is put back on the word by spool
+ * (probe_attach_unwind_traps), which now runs the original instruction.
+ * Returns the probes restored.
+ */
 AGENT_EXPORT int spool_agent_probe_detach(void)
 {
-	return -ENOTSUP;
+	struct probe_area_hdr *h = __atomic_load_n(&a64_area, __ATOMIC_ACQUIRE);
+	struct probe_area_probe *ps;
+	uint32_t n = 0, left = 0;
+
+	if (!h)
+		return -EPROTO;
+	ps = (void *)((char *)h + h->probes_off);
+	agent_self.busy++;
+	while (__atomic_exchange_n(&a64_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (uint32_t i = 0; i < h->nprobes; i++) {
+		struct probe_area_probe *p = &ps[i];
+		uint32_t w;
+
+		if (p->status != PROBE_S_PATCHED)
+			continue;
+		if (p->method == PROBE_M_JUMP) {
+			memcpy(&w, p->orig, 4);
+			if (a64_poke(p->runtime_patch, w)) {
+				left++;
+				continue;
+			}
+		}
+		__atomic_store_n(&p->status, PROBE_S_RESTORED, __ATOMIC_RELEASE);
+		n++;
+	}
+	__atomic_store_n(&a64_lock, 0, __ATOMIC_RELEASE);
+	if (!left) {
+		/* no entry swaps LR any more (a frame swapped before returns
+		 * through the trampoline, which stays) */
+		memset(a64_probe_ret, 0, ((size_t)a64_probe_max_id + 1) * sizeof(*a64_probe_ret));
+		a64_brk_detach(); /* SIGTRAP the program's again */
+	}
+	agent_self.busy--;
+	/* Stop recording. The rings stay mapped: a thread stopped inside a
+	 * handler finishes its record, and the collector drains them last. */
+	agent.active = 0;
+	__atomic_store_n(&h->detached, 1, __ATOMIC_RELEASE);
+	return (int)n;
 }
 
 AGENT_EXPORT int spool_agent_probe_ctl(const char *cmd)

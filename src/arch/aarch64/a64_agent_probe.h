@@ -80,6 +80,9 @@ void a64_probe_fault(uint32_t id, const struct spool_probe_ctx *ctx, int sig);
 void a64_sig_chain(const struct sigaction *o, int sig, siginfo_t *si, void *uc);
 int a64_sig_blocked(int sig, siginfo_t *si, void *uc);
 int a64_sig_trap_install(void (*fn)(int, siginfo_t *, void *));
+/* attach mode, at the detach (no BRK of ours is left): the program's
+ * SIGTRAP disposition back, if the action is still fn */
+void a64_sig_trap_uninstall(void (*fn)(int, siginfo_t *, void *));
 void a64_sig_trap_other(siginfo_t *si, void *uc);
 void a64_sig_fault_keep(void);
 
@@ -99,5 +102,17 @@ int a64_brk_place(struct probe_area_hdr *h, struct probe_area_probe *ps, uint32_
 		  uint32_t end, struct probe_area_probe *p, uint64_t base,
 		  uint64_t (*handler)(uint64_t));
 void a64_brk_flush(struct probe_area_hdr *h);
+
+/*
+ * Attach mode (spool probe -p, a64_agent_probe.c): while set, placing
+ * writes no B and no BRK into the program (their probes stay
+ * PROBE_S_READY; a BRK one flagged PROBE_F_A64_BRK); spool's commit writes
+ * them, the BRKs by a64_brk_commit (the BRKs written).
+ */
+extern int a64_attach_defer;
+uint32_t a64_brk_commit(struct probe_area_hdr *h);
+/* attach mode, spool's detach, every BRK word restored: SIGTRAP's
+ * disposition is the program's again */
+void a64_brk_detach(void);
 
 #endif

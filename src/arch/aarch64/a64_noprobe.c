@@ -10,21 +10,19 @@
  *     (probe_plan_function, probe_plan_point, probe_plan_ride,
  *     probe_plan_rets, probe_plan_cfg hand them over), so none of these is
  *     reached in practice; they only keep the planner linkable.
- *   - attach (`spool probe -p`): ptrace with the x86 register set
- *     (src/probe/probe_attach.c); refused.
  *   - the gdb server (`spool replay --gdb`): ptrace registers, debug
  *     registers and the x86-64 target description (gdbsrv_inf.c,
  *     gdbsrv_regs.c); refused with the reason when it would start.
  *
- * Arm's own versions of these (attach with the arm64 register set over
- * ptrace regsets, the gdb server's registers) are still to do (issue 18).
+ * Attach (`spool probe -p`) is ported: src/probe/probe_attach.c with the
+ * arm64 registers of a64_ptrace.c. The gdb server's registers are still to
+ * do (issue 18).
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/types.h>
 
 #include "../../probe/probe.h"
-#include "../../probe/probe_attach.h"
 #include "../../replay/gdbsrv_int.h"
 #include "../../util/log.h"
 #include "../x86_64/x86_insn.h"
@@ -87,61 +85,6 @@ int x86_jump_table(const uint8_t *const *bytes, const size_t *avail, const uint6
 int x86_tail_jump(const uint8_t *const *bytes, const size_t *avail, const uint64_t *addrs, size_t n)
 {
 	return 0;
-}
-
-/* ---- attach (spool probe -p) ---- */
-
-int probe_attach_stop(struct probe_attach *a, pid_t pid)
-{
-	memset(a, 0, sizeof(*a));
-	a->pid = pid;
-	return -ENOTSUP;
-}
-
-int probe_attach_load_agent(struct probe_attach *a, const char *agent)
-{
-	return -ENOTSUP;
-}
-
-int probe_attach_call(struct probe_attach *a, uint64_t fn, const char *str, int64_t *ret)
-{
-	return -ENOTSUP;
-}
-
-int probe_attach_call_in(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
-			 int64_t arg, int64_t *ret)
-{
-	return -ENOTSUP;
-}
-
-int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const uint64_t *hi,
-			      size_t n)
-{
-	return -ENOTSUP;
-}
-
-void probe_attach_resume(struct probe_attach *a) {}
-
-int probe_attach_libs(pid_t pid, char ***libs, size_t *nlibs)
-{
-	*libs = NULL;
-	*nlibs = 0;
-	return -ENOTSUP;
-}
-
-int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid)
-{
-	return 0;
-}
-
-int probe_attach_block_trap(const struct probe_attach *a, pid_t tid)
-{
-	return -ENOTSUP;
-}
-
-int probe_attach_block_sig(const struct probe_attach *a, pid_t tid, int sig)
-{
-	return -ENOTSUP;
 }
 
 /* ---- the gdb server (spool replay --gdb) ---- */
@@ -231,20 +174,4 @@ const char *gdbsrv_target_xml(size_t *len)
 {
 	*len = 0;
 	return "";
-}
-
-int probe_attach_call_in2(struct probe_attach *a, pid_t tid, uint64_t fn, int64_t arg,
-			  int64_t arg2, int64_t *ret)
-{
-	return -ENOTSUP;
-}
-
-int probe_attach_threads_out(struct probe_attach *a)
-{
-	return -ENOTSUP;
-}
-
-int probe_attach_shared_tls(const struct probe_attach *a, pid_t *tid, pid_t *with)
-{
-	return 0;
 }

@@ -111,12 +111,12 @@ else
 	skip 9 "no rpcgen in the arm64 root, or no cpp on the host"
 fi
 
-# --- exits through the return address (271 checks them); attach refused ---
+# --- exits through the return address (271 checks them); attach refused under qemu-user ---
 spool_run probe -q --exits retaddr -e 'func:c_cbz' -- "$P" 1
 is "$RC:$OUT" "0:$("$P" 1 2>/dev/null)" "--exits retaddr runs on aarch64, the output unchanged"
 unlike "$ERR" "not available" "  nothing refused"
 spool_run probe -e 'func:c_cbz' -p 1
-is_rc 1 "attaching (-p PID) is refused on aarch64"
+is_rc 1 "attaching (-p PID) is refused under qemu-user (no ptrace; 276 attaches on a real kernel)"
 like "$ERR" "attaching .*is not available" "  and spool says why"
 
 done_testing

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * a64_ptrace.c - the aarch64 side of attach mode's ptrace work
+ * (arch_ptrace.h). arm64 has no PTRACE_GETREGS: every register set goes
+ * through PTRACE_GETREGSET.
+ *
+ *   - NT_PRSTATUS: x0-x30, sp, pc, pstate (user_regs_struct).
+ *   - NT_ARM_SYSTEM_CALL: the system call the thread is in. The kernel
+ *     rewinds an interrupted call before the stop (pc back on its `svc`,
+ *     x0 its first argument again) and forgets it, so a call normally
+ *     finds -1 there; set to -1 for the call all the same (x86-64's
+ *     orig_rax -1), so that no restart can run at the called function, and
+ *     put back with the thread's registers after.
+ *   - NT_ARM_SVE (the Z, P and FFR registers, in SVE or FPSIMD layout as
+ *     the thread had them) or, without SVE, NT_FPREGSET (V0-V31, FPSR,
+ *     FPCR): saved before a call and written back after, so the called
+ *     code (dlopen, the agent) changes none of the thread's vector state.
+ *   - a call: x0, x1 the arguments, LR (x30) 0, so the function's RET
+ *     faults at address 0 (SIGSEGV, pc 0: the end of the call); sp 16-byte
+ *     aligned (arm64 has no red zone; the caller leaves 1 KiB anyway);
+ *     PSTATE.BTYPE cleared, so a BTI landing pad check cannot fire on the
+ *     first instruction (pc is set, not branched to).
+ *   - BRK: its SIGTRAP (TRAP_BRKPT) reports the pc of the BRK itself; a
+ *     thread put back there runs it again (or the original instruction, if
+ *     the probe was removed meanwhile).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+
+#include "../arch_ptrace.h"
+
+#ifndef NT_ARM_SYSTEM_CALL
+#define NT_ARM_SYSTEM_CALL 0x404
+#endif
+#ifndef NT_ARM_TLS
+#define NT_ARM_TLS 0x401
+#endif
+#ifndef NT_ARM_SVE
+#define NT_ARM_SVE 0x405
+#endif
+#ifndef TRAP_BRKPT
+#define TRAP_BRKPT 1
+#endif
+
+#define A64_PSTATE_BTYPE (3ull << 10)
+#define A64_BRK_MASK 0xffe0001fu
+#define A64_BRK_OP 0xd4200000u
+#define A64_SVC0 0xd4000001u
+
+int arch_ptrace_get(pid_t tid, struct arch_ptrace_regs *r)
+{
+	struct iovec v = {&r->r, sizeof(r->r)};
+	struct iovec s = {&r->syscallno, sizeof(r->syscallno)};
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &v) < 0)
+		return -errno;
+	r->have_syscallno = ptrace(PTRACE_GETREGSET, tid, (void *)NT_ARM_SYSTEM_CALL, &s) == 0;
+	return 0;
+}
+
+int arch_ptrace_set(pid_t tid, const struct arch_ptrace_regs *r)
+{
+	struct iovec v = {(void *)&r->r, sizeof(r->r)};
+	struct iovec s = {(void *)&r->syscallno, sizeof(r->syscallno)};
+
+	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &v) < 0)
+		return -errno;
+	/* after NT_PRSTATUS: the kernel keeps the call number apart */
+	if (r->have_syscallno && ptrace(PTRACE_SETREGSET, tid, (void *)NT_ARM_SYSTEM_CALL, &s) < 0)
+		return -errno;
+	return 0;
+}
+
+uint64_t arch_ptrace_pc(const struct arch_ptrace_regs *r)
+{
+	return r->r.pc;
+}
+
+void arch_ptrace_set_pc(struct arch_ptrace_regs *r, uint64_t pc)
+{
+	r->r.pc = pc;
+}
+
+uint64_t arch_ptrace_sp(const struct arch_ptrace_regs *r)
+{
+	return r->r.sp;
+}
+
+uint64_t arch_ptrace_ret(const struct arch_ptrace_regs *r)
+{
+	return r->r.regs[0];
+}
+
+uint64_t arch_ptrace_tp(pid_t tid, const struct arch_ptrace_regs *r)
+{
+	uint64_t tp = 0;
+	struct iovec v = {&tp, sizeof(tp)};
+
+	(void)r;
+	return ptrace(PTRACE_GETREGSET, tid, (void *)NT_ARM_TLS, &v) == 0 ? tp : 0;
+}
+
+int arch_ptrace_call_setup(pid_t tid, struct arch_ptrace_regs *r, uint64_t fn, uint64_t a0,
+			   uint64_t a1, uint64_t sp,
+			   int (*poke)(pid_t, uint64_t, const void *, size_t))
+{
+	(void)tid;
+	(void)poke;
+	r->r.sp = sp & ~15ull;
+	r->r.pc = fn;
+	r->r.regs[0] = a0;
+	r->r.regs[1] = a1;
+	r->r.regs[30] = 0; /* LR: the RET faults at 0 */
+	r->r.pstate &= ~A64_PSTATE_BTYPE;
+	r->syscallno = -1;
+	return 0;
+}
+
+int arch_ptrace_ext_save(pid_t tid, struct arch_ptrace_ext *x)
+{
+	struct iovec v = {x->buf, sizeof(x->buf)};
+	struct iovec f = {&x->fp, sizeof(x->fp)};
+
+	x->have = ptrace(PTRACE_GETREGSET, tid, (void *)NT_ARM_SVE, &v) == 0;
+	x->len = x->have ? v.iov_len : 0;
+	x->have_fp = !x->have && ptrace(PTRACE_GETREGSET, tid, (void *)NT_FPREGSET, &f) == 0;
+	return x->have || x->have_fp ? 0 : -errno;
+}
+
+void arch_ptrace_ext_restore(pid_t tid, const struct arch_ptrace_ext *x)
+{
+	struct iovec v = {(void *)x->buf, x->len};
+	struct iovec f = {(void *)&x->fp, sizeof(x->fp)};
+
+	if (x->have)
+		ptrace(PTRACE_SETREGSET, tid, (void *)NT_ARM_SVE, &v);
+	else if (x->have_fp)
+		ptrace(PTRACE_SETREGSET, tid, (void *)NT_FPREGSET, &f);
+}
+
+int arch_ptrace_is_trap(const siginfo_t *si)
+{
+	return si->si_signo == SIGTRAP && si->si_code == TRAP_BRKPT;
+}
+
+static int a64_ptrace_word(pid_t tid, uint64_t addr, uint32_t *w)
+{
+	struct iovec l = {w, 4}, r = {(void *)(uintptr_t)addr, 4};
+
+	return !(addr & 3) && process_vm_readv(tid, &l, 1, &r, 1, 0) == 4 ? 0 : -EIO;
+}
+
+uint64_t arch_ptrace_trap_insn(pid_t tid, uint64_t pc)
+{
+	(void)tid;
+	return pc & 3 ? 0 : pc;
+}
+
+int arch_ptrace_trap_at(pid_t tid, uint64_t addr)
+{
+	uint32_t w = 0;
+
+	return !a64_ptrace_word(tid, addr, &w) && (w & A64_BRK_MASK) == A64_BRK_OP;
+}
+
+uint64_t arch_ptrace_syscall_before(pid_t tid, uint64_t pc)
+{
+	uint32_t w = 0;
+
+	if (pc < 4 || a64_ptrace_word(tid, pc - 4, &w) || w != A64_SVC0)
+		return 0;
+	return pc - 4;
+}

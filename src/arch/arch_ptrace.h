@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * arch_ptrace.h - what attach mode (spool probe -p, src/probe/probe_attach.c)
+ * needs of the CPU when it stops a thread with ptrace and runs a function
+ * in it: its registers, its floating-point and vector state, how a call is
+ * set up (arguments, stack, a return address of 0 that faults and so ends
+ * the call), the system call it was in (its restart must not run the
+ * called function), and the probe traps (int3, BRK) it may be stopped at.
+ * Everything else in probe_attach.c is the same on every architecture.
+ *
+ *   x86-64   src/arch/x86_64/x86_ptrace.c: PTRACE_GETREGS (user_regs_struct),
+ *            NT_X86_XSTATE; the return address pushed below the red zone;
+ *            orig_rax -1 (no restart); int3 reports the ip after it
+ *   aarch64  src/arch/aarch64/a64_ptrace.c: NT_PRSTATUS by PTRACE_GETREGSET,
+ *            NT_FPREGSET and NT_ARM_SVE; LR (x30) 0; NT_ARM_SYSTEM_CALL -1
+ *            (no restart); BRK reports the pc of the BRK itself
+ *
+ * Host side only (spool, not the agent). Functions return 0 or -errno.
+ */
+#ifndef SPOOL_ARCH_ARCH_PTRACE_H
+#define SPOOL_ARCH_ARCH_PTRACE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#if defined(__x86_64__)
+struct arch_ptrace_regs {
+	struct user_regs_struct r;
+};
+#define ARCH_PTRACE_EXT_MAX 16384 /* XSAVE area */
+#elif defined(__aarch64__)
+struct arch_ptrace_regs {
+	struct user_regs_struct r; /* x0-x30, sp, pc, pstate (NT_PRSTATUS) */
+	int syscallno;		   /* NT_ARM_SYSTEM_CALL: the call it is in, -1 none */
+	int have_syscallno;
+};
+#define ARCH_PTRACE_EXT_MAX 16384 /* NT_ARM_SVE with up to 2048-bit vectors */
+#else
+#error "spool: attach mode is x86-64 and aarch64 only"
+#endif
+
+/* The floating-point and vector state of a thread, saved around a call. */
+struct arch_ptrace_ext {
+	int have;	      /* the main set was read */
+	size_t len;	      /* its bytes */
+	uint8_t buf[ARCH_PTRACE_EXT_MAX];
+#if defined(__aarch64__)
+	int have_fp;	      /* NT_FPREGSET, when NT_ARM_SVE is not there */
+	struct user_fpsimd_struct fp;
+#endif
+};
+
+int arch_ptrace_get(pid_t tid, struct arch_ptrace_regs *r);
+int arch_ptrace_set(pid_t tid, const struct arch_ptrace_regs *r);
+uint64_t arch_ptrace_pc(const struct arch_ptrace_regs *r);
+void arch_ptrace_set_pc(struct arch_ptrace_regs *r, uint64_t pc);
+uint64_t arch_ptrace_sp(const struct arch_ptrace_regs *r);
+/* The function's return value (rax, x0). */
+uint64_t arch_ptrace_ret(const struct arch_ptrace_regs *r);
+/* The thread pointer (fs base, TPIDR_EL0); 0 when it cannot be read. */
+uint64_t arch_ptrace_tp(pid_t tid, const struct arch_ptrace_regs *r);
+
+/*
+ * r (the thread's registers) becomes a call of fn(a0, a1) that returns to
+ * address 0, with sp 16-byte aligned below everything of the thread's
+ * (x86-64: the return address is written at sp - 8 by poke), and no system
+ * call to restart. Then arch_ptrace_set.
+ */
+int arch_ptrace_call_setup(pid_t tid, struct arch_ptrace_regs *r, uint64_t fn, uint64_t a0,
+			   uint64_t a1, uint64_t sp,
+			   int (*poke)(pid_t, uint64_t, const void *, size_t));
+
+int arch_ptrace_ext_save(pid_t tid, struct arch_ptrace_ext *x);
+void arch_ptrace_ext_restore(pid_t tid, const struct arch_ptrace_ext *x);
+
+/* Is this SIGTRAP a trap instruction's (int3: SI_KERNEL; BRK: TRAP_BRKPT),
+ * not a single step's or a sent one? */
+int arch_ptrace_is_trap(const siginfo_t *si);
+/* Where the trap instruction is, for the pc a trap reported (x86-64: the
+ * ip after the int3; aarch64: the BRK's own pc); 0 when the instruction
+ * there is not one to go back onto (x86-64 `int $3`, two bytes). */
+uint64_t arch_ptrace_trap_insn(pid_t tid, uint64_t pc);
+/* Is a trap instruction still at addr (not restored meanwhile)? */
+int arch_ptrace_trap_at(pid_t tid, uint64_t addr);
+/* The system call instruction that ends just before pc (x86-64 `syscall`,
+ * aarch64 `svc #0`): its address, or 0. */
+uint64_t arch_ptrace_syscall_before(pid_t tid, uint64_t pc);
+
+#endif
