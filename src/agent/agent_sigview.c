@@ -165,6 +165,11 @@ int agent_sigview_trap_install(const struct sigaction *sa,
 	return 0;
 }
 
+const struct sigaction *agent_sigview_prog_trap_get(void)
+{
+	return __atomic_load_n(&agent_sigview_prog_trap_cur, __ATOMIC_ACQUIRE);
+}
+
 void agent_sigview_trap_chain(siginfo_t *si, void *uc, agent_sigview_chain_fn chain)
 {
 	const struct sigaction *o =

@@ -51,6 +51,9 @@ int agent_sigview_trap_install(const struct sigaction *sa,
  * would (its sa_mask in the view, SA_RESETHAND, SA_NODEFER), SIG_DFL and
  * SIG_IGN by chain. Signal-safe. */
 void agent_sigview_trap_chain(siginfo_t *si, void *uc, agent_sigview_chain_fn chain);
+/* The program's own SIGTRAP disposition, the one to give back at detach
+ * (valid until the next change of it). Signal-safe. */
+const struct sigaction *agent_sigview_prog_trap_get(void);
 
 /* Per signal: the kept signals the program put in its handler's sa_mask,
  * and the program's handler and flags behind the sa_mask wrapper (x86-64's

@@ -110,15 +110,14 @@ void a64_sig_trap_uninstall(void (*fn)(int, siginfo_t *, void *))
 {
 	struct sigaction cur;
 
-	if (!__atomic_load_n(&a64_sig_trap_on, __ATOMIC_ACQUIRE))
+	if (!(agent_sigview_kept() & AGENT_SIG_BIT(SIGTRAP)))
 		return;
 	/* only when it is still ours (attach mode: the program's sigaction
 	 * is not interposed and may have replaced it) */
 	if (a64_sig_install(SIGTRAP, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
 	    cur.sa_sigaction == fn)
-		a64_sig_install(SIGTRAP, __atomic_load_n(&a64_sig_prog_trap_cur, __ATOMIC_ACQUIRE),
-				NULL);
-	__atomic_store_n(&a64_sig_trap_on, 0, __ATOMIC_RELEASE);
+		a64_sig_install(SIGTRAP, agent_sigview_prog_trap_get(), NULL);
+	agent_sigview_unkeep(AGENT_SIG_BIT(SIGTRAP));
 }
 
 void a64_sig_fault_keep(void)
