@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "rr_snap_body.h"
 #include "rr_snap_compose.h"
 #include "rr_snap_fmt.h"
 
@@ -38,39 +39,12 @@ struct comp_reg {
 };
 
 struct comp_body {
+	const struct rr_snap_body *src; /* its bytes, and which of its pages are zeros */
 	const uint8_t *b;
 	uint64_t size;
 	struct comp_reg *regs; /* sorted by start */
 	size_t nregs;
 };
-
-struct out_buf {
-	int fd;
-	uint8_t buf[1 << 16];
-	size_t n;
-	uint64_t total;
-	int err;
-};
-
-static void out_put(struct out_buf *o, const void *p, size_t len)
-{
-	const uint8_t *c = p;
-
-	o->total += len;
-	while (len && !o->err) {
-		size_t k = sizeof(o->buf) - o->n < len ? sizeof(o->buf) - o->n : len;
-
-		memcpy(o->buf + o->n, c, k);
-		o->n += k;
-		c += k;
-		len -= k;
-		if (o->n == sizeof(o->buf)) {
-			if (write(o->fd, o->buf, o->n) != (ssize_t)o->n)
-				o->err = -EIO;
-			o->n = 0;
-		}
-	}
-}
 
 static int bit_at(const uint8_t *bits, uint64_t i)
 {
@@ -250,8 +224,10 @@ static int body_page(const struct comp_body *cb, uint64_t addr, const uint8_t **
 	return -EBADMSG;
 }
 
-/* The page at addr from the newest of bodies[0 .. n) holding it. */
-static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uint64_t addr)
+/* The page at addr from the newest of bodies[0 .. n) holding it; *from:
+ * that body. */
+static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uint64_t addr,
+				 const struct comp_body **from)
 {
 	for (uint32_t k = 0; k < n; k++) {
 		const uint8_t *pg = NULL;
@@ -259,14 +235,16 @@ static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uin
 
 		if (rc < 0)
 			return NULL;
-		if (rc == 1)
+		if (rc == 1) {
+			*from = &bodies[k];
 			return pg;
+		}
 	}
 	return NULL;
 }
 
 /* The newest delta's records, composed over bodies[1 .. n). */
-static int compose_top(const struct comp_body *bodies, uint32_t n, struct out_buf *o)
+static int compose_top(const struct comp_body *bodies, uint32_t n, struct rr_snap_out *o)
 {
 	const uint8_t *d = bodies[0].b;
 	uint64_t size = bodies[0].size, off = 0;
@@ -292,9 +270,15 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct out_bu
 					return rc;
 			}
 		}
-		if (rc == 1) { /* a record copied as it is */
-			out_put(o, &rec, sizeof(rec));
-			out_put(o, d + off, rec.len);
+		if (rc == 1) { /* a record copied as it is (a mapping's zero pages: holes) */
+			uint64_t head = rec.len;
+
+			if (rec.kind == RR_SNAP_REGION && rec.len >= sizeof(r) && r.has_data &&
+			    r.path_len <= rec.len - sizeof(r))
+				head = sizeof(r) + r.path_len;
+			rr_snap_out_put(o, &rec, sizeof(rec));
+			rr_snap_out_put(o, d + off, head);
+			rr_snap_out_data(o, bodies[0].src, d + off + head, rec.len - head);
 			off = next;
 			if (rec.kind == RR_SNAP_END)
 				return 0;
@@ -306,33 +290,33 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct out_bu
 		path = d + off + sizeof(r);
 		r.has_data = 1;
 		rec.len = sizeof(r) + r.path_len + (r.end - r.start);
-		out_put(o, &rec, sizeof(rec));
-		out_put(o, &r, sizeof(r));
-		out_put(o, path, r.path_len);
+		rr_snap_out_put(o, &rec, sizeof(rec));
+		rr_snap_out_put(o, &r, sizeof(r));
+		rr_snap_out_put(o, path, r.path_len);
 		for (uint64_t i = 0; i < npages; i++) {
+			const struct comp_body *from = &bodies[0];
 			const uint8_t *pg;
 
 			if (bit_at(bits, i)) {
 				pg = pages;
 				pages += RR_SNAP_PAGE;
 			} else {
-				pg = chain_page(bodies + 1, n - 1, r.start + i * RR_SNAP_PAGE);
+				pg = chain_page(bodies + 1, n - 1, r.start + i * RR_SNAP_PAGE, &from);
 				if (!pg)
 					return -EBADMSG;
 			}
-			out_put(o, pg, RR_SNAP_PAGE);
+			rr_snap_out_data(o, from->src, pg, RR_SNAP_PAGE);
 		}
 		off = next;
 	}
 	return -EBADMSG;
 }
 
-int rr_snap_compose_chain(const int *fds, const uint64_t *sizes, uint32_t n, int out_fd,
-			  uint64_t *out_size)
+int rr_snap_compose_bodies(const struct rr_snap_body *src, uint32_t n, int out_fd,
+			   uint64_t *out_size)
 {
 	struct comp_body *bodies = calloc(n ? n : 1, sizeof(*bodies));
-	struct out_buf *o = calloc(1, sizeof(*o));
-	uint32_t mapped = 0;
+	struct rr_snap_out *o = calloc(1, sizeof(*o));
 	int rc = -ENOMEM;
 
 	if (!bodies || !o)
@@ -340,15 +324,10 @@ int rr_snap_compose_chain(const int *fds, const uint64_t *sizes, uint32_t n, int
 	rc = -EBADMSG;
 	if (n < 2)
 		goto out;
-	for (; mapped < n; mapped++) {
-		void *p = sizes[mapped] ? mmap(NULL, sizes[mapped], PROT_READ, MAP_PRIVATE,
-					       fds[mapped], 0)
-					: MAP_FAILED;
-
-		if (p == MAP_FAILED)
-			goto out;
-		bodies[mapped].b = p;
-		bodies[mapped].size = sizes[mapped];
+	for (uint32_t k = 0; k < n; k++) {
+		bodies[k].src = &src[k];
+		bodies[k].b = src[k].b;
+		bodies[k].size = src[k].size;
 	}
 	/* the newest is read record by record; the others are indexed */
 	for (uint32_t k = 1; k < n; k++) {
@@ -360,20 +339,42 @@ int rr_snap_compose_chain(const int *fds, const uint64_t *sizes, uint32_t n, int
 	rc = compose_top(bodies, n, o);
 	if (rc < 0)
 		goto out;
-	if (o->n && !o->err && write(o->fd, o->buf, o->n) != (ssize_t)o->n)
-		o->err = -EIO;
-	if (o->err) {
-		rc = o->err;
+	rc = rr_snap_out_end(o);
+	if (rc < 0)
 		goto out;
-	}
-	*out_size = o->total;
-	rc = 0;
+	*out_size = o->pos;
 out:
-	for (uint32_t k = 0; bodies && k < mapped; k++) {
+	for (uint32_t k = 0; bodies && k < n; k++)
 		body_free(&bodies[k]);
-		munmap((void *)bodies[k].b, bodies[k].size);
-	}
 	free(bodies);
 	free(o);
+	return rc;
+}
+
+int rr_snap_compose_chain(const int *fds, const uint64_t *sizes, uint32_t n, int out_fd,
+			  uint64_t *out_size)
+{
+	struct rr_snap_body *src = calloc(n ? n : 1, sizeof(*src));
+	uint32_t mapped = 0;
+	int rc = -ENOMEM;
+
+	if (!src)
+		return rc;
+	rc = -EBADMSG;
+	for (; mapped < n; mapped++) {
+		void *p = sizes[mapped] ? mmap(NULL, sizes[mapped], PROT_READ, MAP_PRIVATE,
+					       fds[mapped], 0)
+					: MAP_FAILED;
+
+		if (p == MAP_FAILED)
+			goto out;
+		src[mapped].b = p; /* nz NULL: its zero pages are looked for */
+		src[mapped].size = sizes[mapped];
+	}
+	rc = rr_snap_compose_bodies(src, n, out_fd, out_size);
+out:
+	for (uint32_t k = 0; k < mapped; k++)
+		munmap(src[k].b, src[k].size);
+	free(src);
 	return rc;
 }

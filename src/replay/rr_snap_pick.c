@@ -24,11 +24,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "../collect/session.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
+#include "rr_snap_body.h"
 #include "rr_snap_compose.h"
 #include "rr_snap_fmt.h"
 #include "rr_snap_list.h"
@@ -74,85 +74,31 @@ static int pick_header(int dfd, const char *name, struct rr_snap_hdr *h)
 	return 0;
 }
 
-/* Unpack the body of the snapshot file into a memfd; -EBADMSG when the
- * frame is damaged or cut short. */
-static int pick_unpack(int dfd, const char *name, const struct rr_snap_hdr *h, int *out,
-		       uint64_t *size)
+/* Unpack the body of the snapshot file into memory, its zero pages left
+ * out (rr_snap_body.c); -EBADMSG when the frame is damaged or cut short. */
+static int pick_unpack(int dfd, const char *name, const struct rr_snap_hdr *h,
+		       struct rr_snap_body *body)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	int mfd = -1, rc = -EBADMSG, ended = 0;
-	size_t in_cap = ZSTD_DStreamInSize(), out_cap = ZSTD_DStreamOutSize();
-	char *ib = malloc(in_cap), *ob = malloc(out_cap);
-	ZSTD_DCtx *dc = ZSTD_createDCtx();
-	uint64_t total = 0;
-	off_t off = sizeof(*h);
+	int rc;
 
-	if (fd < 0 || !ib || !ob || !dc) {
-		rc = fd < 0 ? -errno : -ENOMEM;
-		goto out;
-	}
-	mfd = memfd_create("spool-snapshot", 0);
-	if (mfd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = pread(fd, ib, in_cap, off);
-		ZSTD_inBuffer in = {ib, n > 0 ? (size_t)n : 0, 0};
-
-		if (n < 0) {
-			rc = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		off += n;
-		while (in.pos < in.size) {
-			ZSTD_outBuffer ob_ = {ob, out_cap, 0};
-			size_t r = ZSTD_decompressStream(dc, &ob_, &in);
-
-			if (ZSTD_isError(r) || ended)
-				goto out; /* damaged, or bytes after the frame */
-			if (ob_.pos && write(mfd, ob, ob_.pos) != (ssize_t)ob_.pos) {
-				rc = -EIO;
-				goto out;
-			}
-			total += ob_.pos;
-			if (total > PICK_RAW_MAX)
-				goto out;
-			if (r == 0)
-				ended = 1;
-		}
-	}
-	/* the frame's end (its checksum checked) must have been reached, and
-	 * its size be what the header says */
-	if (!ended || total != h->raw_bytes)
-		goto out;
-	*out = mfd;
-	*size = total;
-	mfd = -1;
-	rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (mfd >= 0)
-		close(mfd);
-	ZSTD_freeDCtx(dc);
-	free(ib);
-	free(ob);
+	if (fd < 0)
+		return -errno;
+	rc = rr_snap_body_unpack(fd, sizeof(*h), h->raw_bytes, PICK_RAW_MAX, body);
+	close(fd);
 	return rc;
 }
 
-/* The whole body of snapshot name (header h) in a memfd: unpacked, and
- * when it is a delta composed in one pass over the chain it is a delta of
- * (RR_SNAP_CHAIN_MAX deltas at most, down to a whole one), each page taken
- * from the newest file holding it (rr_snap_compose.c). -EBADMSG when a
- * file of the chain is damaged or missing. *ndeltas: the files under it. */
+/* The whole body of snapshot name (header h) in a memfd, its zero pages
+ * holes (the agent skips them): unpacked, and when it is a delta composed
+ * in one pass over the chain it is a delta of (RR_SNAP_CHAIN_MAX deltas at
+ * most, down to a whole one), each page taken from the newest file holding
+ * it (rr_snap_compose.c). -EBADMSG when a file of the chain is damaged or
+ * missing. *ndeltas: the files under it. */
 static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int *out,
 		     uint64_t *size, uint32_t *ndeltas)
 {
-	int fds[RR_SNAP_CHAIN_MAX + 1];
-	uint64_t sizes[RR_SNAP_CHAIN_MAX + 1];
+	struct rr_snap_body bodies[RR_SNAP_CHAIN_MAX + 1];
 	struct rr_snap_hdr cur = *h;
 	char cname[64];
 	uint32_t n = 0;
@@ -162,7 +108,7 @@ static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int
 	for (;;) {
 		struct rr_snap_hdr bh;
 
-		rc = pick_unpack(dfd, cname, &cur, &fds[n], &sizes[n]);
+		rc = pick_unpack(dfd, cname, &cur, &bodies[n]);
 		if (rc < 0)
 			goto out;
 		n++;
@@ -177,17 +123,17 @@ static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int
 			goto out;
 		cur = bh;
 	}
-	if (n == 1) {
-		*out = fds[0];
-		*size = sizes[0];
-		return 0;
-	}
 	mfd = memfd_create("spool-snapshot", 0);
 	if (mfd < 0) {
 		rc = -errno;
 		goto out;
 	}
-	rc = rr_snap_compose_chain(fds, sizes, n, mfd, size);
+	if (n == 1) {
+		rc = rr_snap_body_write(&bodies[0], mfd);
+		*size = bodies[0].size;
+	} else {
+		rc = rr_snap_compose_bodies(bodies, n, mfd, size);
+	}
 	if (rc == 0) {
 		*ndeltas += n - 1;
 		*out = mfd;
@@ -195,7 +141,7 @@ static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int
 	}
 out:
 	for (uint32_t k = 0; k < n; k++)
-		close(fds[k]);
+		rr_snap_body_free(&bodies[k]);
 	if (mfd >= 0)
 		close(mfd);
 	return rc;
