@@ -124,8 +124,10 @@ int agent_snap_delta_open(struct agent_snap_delta *d, const char *prev_path, uin
 uint64_t agent_snap_delta_region(struct agent_snap_delta *d, uint64_t start, uint64_t end);
 /* Write the table to tmp, renamed fin (for the next snapshot's copy). */
 void agent_snap_delta_save(struct agent_snap_delta *d, const char *tmp, const char *fin);
-int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
-			 uint32_t me, uint32_t n, const struct agent_snap_thread *thr);
+/* (count: the taker's progress count at the take, rr_snap_hdr.count) */
+int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t count,
+			 uint64_t switches, uint32_t me, uint32_t n,
+			 const struct agent_snap_thread *thr);
 
 /* Serial scheduler (agent_serial.c): the copy of a snapshot runs on
  * unrecorded, like a fork child. */

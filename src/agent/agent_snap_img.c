@@ -557,8 +557,9 @@ static void img_path(char *out, const char *dir, size_t dl, uint64_t index, cons
  * (agent_snap_delta.c), then this one's hashes for the next. In the copy.
  * Returns 0 or -1; a half-written file keeps its .tmp name.
  */
-int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
-			 uint32_t me, uint32_t n, const struct agent_snap_thread *thr)
+int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t count,
+			 uint64_t switches, uint32_t me, uint32_t n,
+			 const struct agent_snap_thread *thr)
 {
 	char tmp[1200], fin[1200], prev[1200];
 	struct rr_snap_hdr h;
@@ -593,6 +594,7 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	h.version = RR_SNAP_VERSION;
 	h.index = index;
 	h.turn = turn;
+	h.count = count;
 	h.switches = switches;
 	h.time_ns = img_now_ns() - img_t0;
 	h.taker = me;

@@ -35,7 +35,9 @@ struct rr_snap_hdr {
 	uint64_t turn;	    /* turn of the run token (the schedule event) it was taken at */
 	uint64_t switches;  /* switches of the token so far */
 	uint64_t time_ns;   /* since the agent started (CLOCK_MONOTONIC) */
-	uint64_t pause_ns;  /* 0 (the copy cannot know its parent's pause) */
+	uint64_t count;	    /* the taker's progress count (switch points) at the take: with
+			     * turn, the snapshot's position (several at one turn: a thread
+			     * that held the token alone for long) */
 	uint64_t raw_bytes; /* the body's bytes before compression */
 	uint32_t nthreads;  /* THREAD records */
 	uint32_t nregions;  /* REGION records */

@@ -38,7 +38,7 @@
 #define PICK_RAW_MAX (64ull << 30)
 
 struct pick_ent {
-	uint64_t index, turn;
+	uint64_t index, turn, count;
 	char name[64];
 };
 
@@ -47,10 +47,20 @@ static int pick_cmp(const void *a, const void *b)
 	const struct pick_ent *x = a, *y = b;
 
 	/* latest first; at one turn (a program that made no switch between
-	 * them) the latest taken */
+	 * them) the one at the highest progress count, then the latest taken */
 	if (x->turn != y->turn)
 		return x->turn < y->turn ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
 	return x->index < y->index ? 1 : x->index > y->index ? -1 : 0;
+}
+
+void rr_snap_pos_fmt(char *out, uint64_t turn, uint64_t count, int shared_turn)
+{
+	if (shared_turn)
+		snprintf(out, RR_SNAP_POS_MAX, "%" PRIu64 ":%" PRIu64, turn, count);
+	else
+		snprintf(out, RR_SNAP_POS_MAX, "%" PRIu64, turn);
 }
 
 /* The header of dir/.spool/snap/name, or -EINVAL when it is not one. */
@@ -244,11 +254,13 @@ static int pick_same_agent(const struct rr_snap_hdr *h)
 	return memcmp(h->agent_build_id, none, sizeof(none)) && pick_id_is(path, h->agent_build_id);
 }
 
-int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_snap_pick *pick)
+int rr_snap_pick(const char *dir, uint64_t event, uint64_t count, const char *exe,
+		 struct rr_snap_pick *pick)
 {
 	char path[4096]; /* (for messages) */
 	struct pick_ent *ents = NULL;
-	size_t n = 0, cap = 0;
+	uint64_t *all = NULL; /* every snapshot's turn, for shared_turn */
+	size_t n = 0, cap = 0, nall = 0, allcap = 0;
 	struct dirent *d;
 	DIR *dp;
 	int rc;
@@ -278,7 +290,17 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 			rc = -EBADMSG;
 			goto out;
 		}
-		if (h.turn > event)
+		if (nall == allcap) {
+			uint64_t *e = realloc(all, (allcap = allcap ? allcap * 2 : 16) * sizeof(*e));
+
+			if (!e) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			all = e;
+		}
+		all[nall++] = h.turn;
+		if (h.turn > event || (h.turn == event && h.count > count))
 			continue;
 		if (n == cap) {
 			struct pick_ent *e = realloc(ents, (cap = cap ? cap * 2 : 16) * sizeof(*e));
@@ -291,6 +313,7 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		}
 		ents[n].index = idx;
 		ents[n].turn = h.turn;
+		ents[n].count = h.count;
 		snprintf(ents[n].name, sizeof(ents[n].name), "%s", d->d_name);
 		n++;
 	}
@@ -362,6 +385,10 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		}
 		pick->index = h.index;
 		pick->turn = h.turn;
+		pick->count = h.count;
+		for (size_t k = 0, seen = 0; k < nall; k++)
+			if (all[k] == h.turn && ++seen > 1)
+				pick->shared_turn = 1;
 		pick->size = size;
 		pick->nthreads = h.nthreads;
 		pick->nblocked = nblocked;
@@ -373,6 +400,7 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 out:
 	closedir(dp);
 	free(ents);
+	free(all);
 	return rc;
 }
 
