@@ -199,7 +199,7 @@ static const struct run_opt_own replay_own_opts[] = {
      "                       first replay keeps the loaded log there, and later\n"
      "                       ones map it instead of loading; doc/record.md)\n"},
     {"goto", required_argument, REPLAY_O_GOTO,
-     "      --goto EVENT     serial recordings with snapshots (spool record\n"
+     "      --goto EVENT[:COUNT]  serial recordings with snapshots (spool record\n"
      "                       --snap-period N): start from the latest snapshot\n"
      "                       taken at or before schedule event EVENT (spool info\n"
      "                       lists them; several at one event, listed EVENT:COUNT,\n"
