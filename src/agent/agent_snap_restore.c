@@ -347,11 +347,11 @@ static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t
 	if (r->has_data && file && !(r->prot & PROT_WRITE) && rs_fresh_same(r, path))
 		return; /* the same library, relocated the same way */
 	if (r->has_data) {
+		uint64_t t = rs_now_ns();
+
 		if (r->path_len == 6 && !memcmp(path, "[heap]", 6) &&
 		    (uint64_t)syscall(SYS_brk, r->end) != r->end)
 			rs_fail("the program break cannot be moved to the recorded heap's end");
-		uint64_t t = rs_now_ns();
-
 		rs_map_fixed(r->start, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			     -1, 0);
 		rs_read_sparse(data, (void *)(uintptr_t)r->start, len);
@@ -769,8 +769,9 @@ static void __attribute__((noreturn)) rs_main(void)
 	rs_t[RS_T_READY] = rs_now_ns();
 	rs_area->restore_ns = rs_t[RS_T_READY] - rs_t0;
 	rs_area->restore_done = 1;
-	agent_log("restore: %lu us (%lu us of CPU in the first thread): maps %lu, body %lu (contents: %lu us, %lu KiB read of %lu "
-		  "KiB), descriptors and signals %lu, threads %lu, their replay state %lu",
+	agent_log("restore: %lu us (%lu us of CPU in the first thread): maps %lu, body %lu "
+		  "(contents: %lu us, %lu KiB read of %lu KiB), descriptors and signals %lu, "
+		  "threads %lu, their replay state %lu",
 		  (unsigned long)(rs_area->restore_ns / 1000),
 		  (unsigned long)((rs_clock_ns(CLOCK_THREAD_CPUTIME_ID) - rs_cpu0) / 1000),
 		  (unsigned long)((rs_t[RS_T_MAPS] - rs_t0) / 1000),

@@ -10,9 +10,10 @@
  * each page taken from the newest body of the chain that holds it (its bit
  * set in a delta, or a mapping a delta or the whole body holds whole). A
  * page whose bit is clear all the way down to a body that does not hold its
- * address is a damaged chain (-EBADMSG). Before, each delta was composed
- * over the whole image of the one before: the image was copied once per
- * delta (15 at most).
+ * address is a damaged chain (-EBADMSG). A page of zeros (known from the
+ * body's bits, rr_snap_body.c) is a hole of the output, not written. Before,
+ * each delta was composed over the whole image of the one before: the
+ * image was copied once per delta (15 at most).
  *
  * Every body is untrusted: each record's length is checked against its
  * body's size, each DELTA's bitmap and page count against its record, and
