@@ -223,17 +223,3 @@ int rr_snap_out_end(struct rr_snap_out *o)
 		o->err = -errno;
 	return o->err;
 }
-
-int rr_snap_body_write(const struct rr_snap_body *body, int fd)
-{
-	struct rr_snap_out *o = calloc(1, sizeof(*o));
-	int rc;
-
-	if (!o)
-		return -ENOMEM;
-	o->fd = fd;
-	rr_snap_out_data(o, body, body->b, body->size);
-	rc = rr_snap_out_end(o);
-	free(o);
-	return rc;
-}

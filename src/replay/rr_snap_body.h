@@ -53,8 +53,4 @@ void rr_snap_out_data(struct rr_snap_out *o, const struct rr_snap_body *body, co
 /* Flush and give the file its size (pos). 0 or the first -errno. */
 int rr_snap_out_end(struct rr_snap_out *o);
 
-/* The whole body into the empty file fd, its zero pages as holes; 0 or
- * -errno. */
-int rr_snap_body_write(const struct rr_snap_body *body, int fd);
-
 #endif

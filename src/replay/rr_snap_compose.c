@@ -37,7 +37,11 @@ struct comp_reg {
 	const uint8_t *bits;  /* delta: bit i of byte i / 8 = page i is in pages */
 	const uint8_t *pages; /* delta: the set pages, in order */
 	uint64_t *rank;	      /* delta: set bits before each 64-bit word */
+	int sparse;	      /* a clear bit: zeros (SPARSE), not the body before's (DELTA) */
 };
+
+/* What chain_page gives for a page of zeros (a clear bit of a SPARSE). */
+static const uint8_t comp_zero[RR_SNAP_PAGE];
 
 struct comp_body {
 	const struct rr_snap_body *src; /* its bytes, and which of its pages are zeros */
@@ -55,10 +59,12 @@ static int bit_at(const uint8_t *bits, uint64_t i)
 /*
  * The DELTA record at off (after a REGION [start, end) without data):
  * checked, its bitmap and pages. *next: the offset after it. A REGION
- * without data not followed by a DELTA returns 1 (nothing held).
+ * without data not followed by a DELTA returns 1 (nothing held). A SPARSE
+ * record (its clear bits: zeros) is read the same way: *sparse 1.
  */
 static int delta_at(const uint8_t *b, uint64_t size, uint64_t off, uint64_t start, uint64_t end,
-		    const uint8_t **bits, const uint8_t **pages, uint64_t *npages, uint64_t *next)
+		    const uint8_t **bits, const uint8_t **pages, uint64_t *npages, uint64_t *next,
+		    int *sparse)
 {
 	struct rr_snap_rec rec;
 	struct rr_snap_delta dr;
@@ -67,8 +73,9 @@ static int delta_at(const uint8_t *b, uint64_t size, uint64_t off, uint64_t star
 	if (size - off < sizeof(rec))
 		return -EBADMSG;
 	memcpy(&rec, b + off, sizeof(rec));
-	if (rec.kind != RR_SNAP_DELTA)
+	if (rec.kind != RR_SNAP_DELTA && rec.kind != RR_SNAP_SPARSE)
 		return 1;
+	*sparse = rec.kind == RR_SNAP_SPARSE;
 	off += sizeof(rec);
 	if (rec.len > size - off || rec.len < sizeof(dr) || end < start ||
 	    (start | end) % RR_SNAP_PAGE)
@@ -149,7 +156,7 @@ static int body_index(struct comp_body *cb)
 		} else {
 			uint64_t npages = 0;
 			int rc = delta_at(b, size, next, r.start, r.end, &e.bits, &e.pages,
-					  &npages, &next);
+					  &npages, &next, &e.sparse);
 
 			if (rc < 0)
 				return rc;
@@ -186,8 +193,9 @@ static int body_index(struct comp_body *cb)
 }
 
 /* In body cb, the page at addr: 1 and *pg when it holds it, 0 when the
- * same address's page is in the body before (a clear bit of a DELTA),
- * -EBADMSG when it holds no mapping there. */
+ * same address's page is in the body before (a clear bit of a DELTA), 2
+ * when it is zeros (a clear bit of a SPARSE), -EBADMSG when it holds no
+ * mapping there. */
 static int body_page(const struct comp_body *cb, uint64_t addr, const uint8_t **pg)
 {
 	size_t lo = 0, hi = cb->nregs;
@@ -215,7 +223,7 @@ static int body_page(const struct comp_body *cb, uint64_t addr, const uint8_t **
 			return -EBADMSG;
 		i = (addr - e->start) / RR_SNAP_PAGE;
 		if (!bit_at(e->bits, i))
-			return 0;
+			return e->sparse ? 2 : 0;
 		k = e->rank[i / 64];
 		for (uint64_t j = i / 64 * 64; j < i; j++)
 			k += bit_at(e->bits, j);
@@ -226,7 +234,7 @@ static int body_page(const struct comp_body *cb, uint64_t addr, const uint8_t **
 }
 
 /* The page at addr from the newest of bodies[0 .. n) holding it; *from:
- * that body. */
+ * that body. comp_zero: it is zeros. */
 static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uint64_t addr,
 				 const struct comp_body **from)
 {
@@ -236,6 +244,8 @@ static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uin
 
 		if (rc < 0)
 			return NULL;
+		if (rc == 2)
+			return comp_zero;
 		if (rc == 1) {
 			*from = &bodies[k];
 			return pg;
@@ -255,18 +265,18 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct rr_sna
 		struct rr_snap_region r;
 		const uint8_t *bits = NULL, *pages = NULL, *path;
 		uint64_t npages = 0, next;
-		int rc = 1;
+		int rc = 1, sparse = 0;
 
 		memcpy(&rec, d + off, sizeof(rec));
 		off += sizeof(rec);
-		if (rec.len > size - off || rec.kind == RR_SNAP_DELTA)
+		if (rec.len > size - off || rec.kind == RR_SNAP_DELTA || rec.kind == RR_SNAP_SPARSE)
 			return -EBADMSG;
 		next = off + rec.len;
 		if (rec.kind == RR_SNAP_REGION && rec.len >= sizeof(r)) {
 			memcpy(&r, d + off, sizeof(r));
 			if (!r.has_data) {
 				rc = delta_at(d, size, next, r.start, r.end, &bits, &pages,
-					      &npages, &next);
+					      &npages, &next, &sparse);
 				if (rc < 0)
 					return rc;
 			}
@@ -301,12 +311,17 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct rr_sna
 			if (bit_at(bits, i)) {
 				pg = pages;
 				pages += RR_SNAP_PAGE;
+			} else if (sparse) {
+				pg = comp_zero;
 			} else {
 				pg = chain_page(bodies + 1, n - 1, r.start + i * RR_SNAP_PAGE, &from);
 				if (!pg)
 					return -EBADMSG;
 			}
-			rr_snap_out_data(o, from->src, pg, RR_SNAP_PAGE);
+			if (pg == comp_zero)
+				rr_snap_out_hole(o, RR_SNAP_PAGE);
+			else
+				rr_snap_out_data(o, from->src, pg, RR_SNAP_PAGE);
 		}
 		off = next;
 	}
@@ -323,7 +338,7 @@ int rr_snap_compose_bodies(const struct rr_snap_body *src, uint32_t n, int out_f
 	if (!bodies || !o)
 		goto out;
 	rc = -EBADMSG;
-	if (n < 2)
+	if (n < 1)
 		goto out;
 	for (uint32_t k = 0; k < n; k++) {
 		bodies[k].src = &src[k];

@@ -54,7 +54,8 @@ static int snap_read(int dfd, const char *name, uint64_t index, struct snap_row 
 	n = pread(fd, &row->h, sizeof(row->h), 0);
 	close(fd);
 	if (n != (ssize_t)sizeof(row->h) || memcmp(row->h.magic, RR_SNAP_MAGIC, 8) ||
-	    row->h.version != RR_SNAP_VERSION || row->h.index != index)
+	    row->h.version < RR_SNAP_VERSION_MIN || row->h.version > RR_SNAP_VERSION ||
+	    row->h.index != index)
 		return -EINVAL;
 	row->bad = 0;
 	return 0;

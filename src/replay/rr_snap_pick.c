@@ -79,7 +79,7 @@ static int pick_header(int dfd, const char *name, struct rr_snap_hdr *h)
 	n = pread(fd, h, sizeof(*h), 0);
 	close(fd);
 	if (n != (ssize_t)sizeof(*h) || memcmp(h->magic, RR_SNAP_MAGIC, 8) ||
-	    h->version != RR_SNAP_VERSION)
+	    h->version < RR_SNAP_VERSION_MIN || h->version > RR_SNAP_VERSION)
 		return -EINVAL;
 	return 0;
 }
@@ -138,12 +138,8 @@ static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int
 		rc = -errno;
 		goto out;
 	}
-	if (n == 1) {
-		rc = rr_snap_body_write(&bodies[0], mfd);
-		*size = bodies[0].size;
-	} else {
-		rc = rr_snap_compose_bodies(bodies, n, mfd, size);
-	}
+	/* (a whole one too: its SPARSE records become data and holes) */
+	rc = rr_snap_compose_bodies(bodies, n, mfd, size);
 	if (rc == 0) {
 		*ndeltas += n - 1;
 		*out = mfd;
