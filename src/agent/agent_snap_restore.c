@@ -707,8 +707,14 @@ static void rs_thread_hook(struct agent_snap_thread *t)
 	agent_self.busy = busy;
 	if (agent_self.state != AGENT_T_ON)
 		rs_fail("no ring for a recreated thread");
-	if (agent_rr_restore_thread(id, id == rs_taker, t->park) < 0)
-		rs_fail("a thread's log is shorter than its event count");
+	{
+		uint64_t t0 = rs_now_ns();
+
+		if (agent_rr_restore_thread(id, id == rs_taker, t->park) < 0)
+			rs_fail("a thread's log is shorter than its event count");
+		agent_log("restore: thread %u found its log position in %lu us", id,
+			  (unsigned long)((rs_now_ns() - t0) / 1000));
+	}
 	__atomic_add_fetch(&rs_ready, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &rs_ready, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	rs_gate_wait();

@@ -21,7 +21,6 @@
 
 #include "rr_snap_fmt.h"
 #include "rr_snap_list.h"
-#include "rr_snap_pick.h"
 
 struct snap_row {
 	uint64_t index, size;
@@ -83,6 +82,14 @@ int rr_snap_opendir(const char *dir, DIR **dp)
 		return -e;
 	}
 	return 0;
+}
+
+void rr_snap_pos_fmt(char *out, uint64_t turn, uint64_t count, int shared_turn)
+{
+	if (shared_turn)
+		snprintf(out, RR_SNAP_POS_MAX, "%" PRIu64 ":%" PRIu64, turn, count);
+	else
+		snprintf(out, RR_SNAP_POS_MAX, "%" PRIu64, turn);
 }
 
 int rr_snap_list(FILE *out, const char *dir)

@@ -55,13 +55,6 @@ static int pick_cmp(const void *a, const void *b)
 	return x->index < y->index ? 1 : x->index > y->index ? -1 : 0;
 }
 
-void rr_snap_pos_fmt(char *out, uint64_t turn, uint64_t count, int shared_turn)
-{
-	if (shared_turn)
-		snprintf(out, RR_SNAP_POS_MAX, "%" PRIu64 ":%" PRIu64, turn, count);
-	else
-		snprintf(out, RR_SNAP_POS_MAX, "%" PRIu64, turn);
-}
 
 /* The header of dir/.spool/snap/name, or -EINVAL when it is not one. */
 static int pick_header(int dfd, const char *name, struct rr_snap_hdr *h)

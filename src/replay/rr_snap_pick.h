@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rr_snap_list.h" /* rr_snap_pos_fmt */
+
 struct rr_snap_pick {
 	int fd;		   /* the unpacked body (a memfd the program inherits), -1: none */
 	uint64_t size;	   /* its bytes */
@@ -20,13 +22,6 @@ struct rr_snap_pick {
 	uint32_t ndeltas;  /* deltas composed over a whole snapshot to make it (0: it was whole) */
 	uint64_t unpack_ns; /* unpacking (and composing) it took */
 };
-
-/* A snapshot's position: turn, and when another snapshot shares the turn
- * (a thread that held the token alone while they were taken), ":count",
- * the taker's progress count, as spool info and --goto write it: "80006",
- * "28:1536". Into out (at least RR_SNAP_POS_MAX bytes). */
-#define RR_SNAP_POS_MAX 48
-void rr_snap_pos_fmt(char *out, uint64_t turn, uint64_t count, int shared_turn);
 
 /* The latest restorable snapshot of trace dir taken at or before position
  * (event, count): at a turn before event, or at turn event with a progress
