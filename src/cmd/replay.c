@@ -353,7 +353,8 @@ static int replay_opt(void *ctx, int c, const char *arg)
 
 		cl->goto_count = UINT64_MAX;
 		if (len >= sizeof(ev) ||
-		    (memcpy(ev, arg, len), ev[len] = 0, options_parse_uint(ev, UINT64_MAX - 1, &v) < 0) ||
+		    (memcpy(ev, arg, len), ev[len] = 0,
+		     options_parse_uint(ev, UINT64_MAX - 1, &v) < 0) ||
 		    (colon && options_parse_uint(colon + 1, UINT64_MAX - 1, &cl->goto_count) < 0)) {
 			log_err("--goto: '%s' is not a schedule event (a number) or a snapshot's "
 				"position (EVENT:COUNT, as spool info lists it)",
@@ -1279,8 +1280,8 @@ static int replay_logs(struct replay_run *r)
 		return -1;
 	if (r->cl.goto_event != UINT64_MAX &&
 	    replay_goto(ctx, r->dir, r->info, r->cl.goto_event, r->cl.goto_count,
-			r->cl.path_file != NULL,
-			r->cl.use_gdb, optind < r->argc ? r->path : r->so.exec_path) < 0)
+			r->cl.path_file != NULL, r->cl.use_gdb,
+			optind < r->argc ? r->path : r->so.exec_path) < 0)
 		return -1;
 	return 0;
 }

@@ -58,8 +58,7 @@ static void put_nonzero(struct rr_snap_body *body, uint64_t at, const uint8_t *s
 	}
 }
 
-int rr_snap_body_unpack(int fd, off_t off, uint64_t raw, uint64_t raw_max,
-			struct rr_snap_body *out)
+int rr_snap_body_unpack(int fd, off_t off, uint64_t raw, uint64_t raw_max, struct rr_snap_body *out)
 {
 	size_t in_cap = ZSTD_DStreamInSize(), out_cap = ZSTD_DStreamOutSize();
 	uint8_t *ib = malloc(in_cap), *ob = malloc(out_cap);
@@ -74,8 +73,8 @@ int rr_snap_body_unpack(int fd, off_t off, uint64_t raw, uint64_t raw_max,
 	}
 	if (raw == 0 || raw > raw_max)
 		goto out;
-	out->b = mmap(NULL, raw, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		      -1, 0);
+	out->b = mmap(NULL, raw, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	out->nz = calloc((npages + 63) / 64, sizeof(*out->nz));
 	if (out->b == MAP_FAILED || !out->nz) {
 		if (out->b == MAP_FAILED)

@@ -37,10 +37,10 @@ int rr_snap_body_zero(const struct rr_snap_body *body, const uint8_t *p, uint64_
  * them, lseek SEEK_DATA). The file must be empty when it starts. */
 struct rr_snap_out {
 	int fd;
-	uint64_t pos;	  /* the file offset the next byte goes to */
-	uint64_t buf_at;  /* the file offset of buf[0] */
-	uint32_t n;	  /* bytes in buf */
-	int err;	  /* the first -errno */
+	uint64_t pos;	 /* the file offset the next byte goes to */
+	uint64_t buf_at; /* the file offset of buf[0] */
+	uint32_t n;	 /* bytes in buf */
+	int err;	 /* the first -errno */
 	uint8_t buf[1 << 16];
 };
 

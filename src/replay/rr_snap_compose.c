@@ -155,8 +155,8 @@ static int body_index(struct comp_body *cb)
 			e.data = b + off + sizeof(r) + r.path_len;
 		} else {
 			uint64_t npages = 0;
-			int rc = delta_at(b, size, next, r.start, r.end, &e.bits, &e.pages,
-					  &npages, &next, &e.sparse);
+			int rc = delta_at(b, size, next, r.start, r.end, &e.bits, &e.pages, &npages,
+					  &next, &e.sparse);
 
 			if (rc < 0)
 				return rc;
@@ -275,8 +275,8 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct rr_sna
 		if (rec.kind == RR_SNAP_REGION && rec.len >= sizeof(r)) {
 			memcpy(&r, d + off, sizeof(r));
 			if (!r.has_data) {
-				rc = delta_at(d, size, next, r.start, r.end, &bits, &pages,
-					      &npages, &next, &sparse);
+				rc = delta_at(d, size, next, r.start, r.end, &bits, &pages, &npages,
+					      &next, &sparse);
 				if (rc < 0)
 					return rc;
 			}
@@ -314,7 +314,8 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct rr_sna
 			} else if (sparse) {
 				pg = comp_zero;
 			} else {
-				pg = chain_page(bodies + 1, n - 1, r.start + i * RR_SNAP_PAGE, &from);
+				pg = chain_page(bodies + 1, n - 1, r.start + i * RR_SNAP_PAGE,
+						&from);
 				if (!pg)
 					return -EBADMSG;
 			}
@@ -378,9 +379,9 @@ int rr_snap_compose_chain(const int *fds, const uint64_t *sizes, uint32_t n, int
 		return rc;
 	rc = -EBADMSG;
 	for (; mapped < n; mapped++) {
-		void *p = sizes[mapped] ? mmap(NULL, sizes[mapped], PROT_READ, MAP_PRIVATE,
-					       fds[mapped], 0)
-					: MAP_FAILED;
+		void *p = sizes[mapped]
+			      ? mmap(NULL, sizes[mapped], PROT_READ, MAP_PRIVATE, fds[mapped], 0)
+			      : MAP_FAILED;
 
 		if (p == MAP_FAILED)
 			goto out;

@@ -164,8 +164,7 @@ int rr_snap_list(FILE *out, const char *dir)
 			"%6" PRIu64 " %12s %12" PRIu64 " %10.3f %12" PRIu64 " %12" PRIu64
 			" %8u %8u  %s\n",
 			r->index, pos, r->h.switches, (double)r->h.time_ns / 1e9, r->size,
-			r->h.raw_bytes, r->h.nthreads, r->h.nregions,
-			note);
+			r->h.raw_bytes, r->h.nthreads, r->h.nregions, note);
 	}
 	if (tmp)
 		fprintf(out, "snapshots unfinished (a copy stopped while writing): %zu\n", tmp);

@@ -55,7 +55,6 @@ static int pick_cmp(const void *a, const void *b)
 	return x->index < y->index ? 1 : x->index > y->index ? -1 : 0;
 }
 
-
 /* The header of dir/.spool/snap/name, or -EINVAL when it is not one. */
 static int pick_header(int dfd, const char *name, struct rr_snap_hdr *h)
 {
@@ -280,7 +279,8 @@ int rr_snap_pick(const char *dir, uint64_t event, uint64_t count, const char *ex
 			goto out;
 		}
 		if (nall == allcap) {
-			uint64_t *e = realloc(all, (allcap = allcap ? allcap * 2 : 16) * sizeof(*e));
+			uint64_t *e =
+			    realloc(all, (allcap = allcap ? allcap * 2 : 16) * sizeof(*e));
 
 			if (!e) {
 				rc = -ENOMEM;

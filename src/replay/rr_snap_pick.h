@@ -25,8 +25,8 @@ struct rr_snap_pick {
 
 /* The latest restorable snapshot of trace dir taken at or before position
  * (event, count): at a turn before event, or at turn event with a progress
- * count at most count (UINT64_MAX: the latest at event), of the binary exe. Returns 0 (pick->fd -1 when there is none), or
- * -errno after saying why on stderr: -EBADMSG a damaged snapshot, -ESTALE
+ * count at most count (UINT64_MAX: the latest at event), of the binary exe. Returns 0 (pick->fd -1
+ * when there is none), or -errno after saying why on stderr: -EBADMSG a damaged snapshot, -ESTALE
  * one of another build, -ENOTSUP one holding a writable shared mapping. */
 int rr_snap_pick(const char *dir, uint64_t event, uint64_t count, const char *exe,
 		 struct rr_snap_pick *pick);

@@ -153,8 +153,8 @@ static void test_refused(void **state)
  * holes. */
 static void test_compose_keeps_holes(void **state)
 {
-	struct rr_snap_region r = {.start = 0x100000, .end = 0x100000 + 8 * PG, .prot = 3,
-				   .has_data = 1};
+	struct rr_snap_region r = {
+	    .start = 0x100000, .end = 0x100000 + 8 * PG, .prot = 3, .has_data = 1};
 	struct rr_snap_delta dr = {.start = 0x100000, .npages = 8};
 	struct rr_snap_rec rec;
 	uint64_t word = 1u << 5;
