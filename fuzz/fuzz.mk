@@ -20,10 +20,10 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-self-assign -D_GNU_SOURCE \
 	-fno-strict-aliasing -fno-omit-frame-pointer -Isrc $(FUZZ_SAN)
 
-FUZZ_HARNESSES := reader locks funcs coverage vars path export rrlog decode probe stream plancache
+FUZZ_HARNESSES := reader locks funcs coverage vars path export rrlog decode probe stream plancache snap
 # What the harnesses reach: no collector, no agent, no session.
 FUZZ_LIB_SRCS := $(wildcard src/trace/*.c src/analyze/*.c src/util/*.c src/probe/*.c \
-	src/arch/x86_64/*.c) src/replay/rr_log.c src/replay/rr_img.c src/replay/rr_scan.c src/replay/rr_tree.c src/replay/rr_snap_list.c src/replay/rr_refuse.c src/collect/run_ident.c \
+	src/arch/x86_64/*.c) src/replay/rr_log.c src/replay/rr_img.c src/replay/rr_scan.c src/replay/rr_tree.c src/replay/rr_snap_list.c src/replay/rr_snap_compose.c src/replay/rr_snap_body.c src/replay/rr_refuse.c src/collect/run_ident.c \
 	src/cmd/decode.c src/cmd/info.c src/cmd/loss.c fuzz/fuzz_common.c
 FUZZ_LIB_SRCS := $(filter-out src/util/log.c src/analyze/path_probes.c src/probe/probe_session.c \
 	src/probe/probe_attach.c src/probe/sysprobe.c,$(FUZZ_LIB_SRCS))

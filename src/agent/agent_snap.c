@@ -93,7 +93,7 @@ static uint32_t snap_busy;
  * agent, which replays through them; a detached copy's threads do not. */
 static int snap_keep_agent;
 /* The snapshot being taken (the copy writes them into its image). */
-static uint64_t snap_index, snap_turn, snap_switches;
+static uint64_t snap_index, snap_turn, snap_switches, snap_count;
 static unsigned long snap_exit_sig; /* of a record snapshot's copy: 0, or SIGCHLD under gdb */
 /* A restore's thread hook (agent_snap_spawn), run before its setcontext. */
 static void (*snap_entry_hook)(struct agent_snap_thread *);
@@ -486,8 +486,8 @@ static void snap_copy(uint32_t me, uint32_t n)
 		syscall(SYS_prctl, PR_SET_NAME, "spool-snapshot", 0, 0, 0);
 		/* The area is shared: the counts reach spool. */
 		snap_area->trace_dir[sizeof(snap_area->trace_dir) - 1] = 0;
-		if (agent_snap_img_write(snap_area->trace_dir, snap_index, snap_turn, snap_switches,
-					 me, n, snap_thr) == 0)
+		if (agent_snap_img_write(snap_area->trace_dir, snap_index, snap_turn, snap_count,
+					 snap_switches, me, n, snap_thr) == 0)
 			__atomic_fetch_add(&snap_area->snap_written, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_fetch_add(&snap_area->snap_failed, 1, __ATOMIC_RELAXED);
@@ -753,6 +753,9 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	snap_index = snap_area->snap_taken + 1;
 	snap_turn = __atomic_load_n(&snap_area->tturn, __ATOMIC_ACQUIRE);
 	snap_switches = switches;
+	/* its position within the turn: a thread that holds the token alone
+	 * for long takes several snapshots at one turn */
+	snap_count = agent_ser.count;
 	/* The taker's own context, for the image. It returns twice: again in
 	 * a replay this snapshot was restored into, where nothing of this
 	 * frame but saved may be used (t is the recording's memory). */

@@ -113,19 +113,27 @@ struct agent_snap_delta {
 	size_t len;
 	uint64_t *reg, *hash, *bits;
 	uint64_t nreg, npages, cap_reg, cap_pages;
+	/* of the last region: its pages not all zeros (bit set in nzbits),
+	 * and those the previous table held */
+	uint64_t *nzbits;
+	uint64_t nonzero, found;
 };
 /* Map the table for nregions mappings of npages pages; load prev_path's
  * (the .pgh of snapshot index - 1) when it is this recording's: d->on. */
 int agent_snap_delta_open(struct agent_snap_delta *d, const char *prev_path, uint64_t index,
 			  uint64_t nregions, uint64_t npages);
 /* Hash the pages of [start, end) into the table; d->bits marks those that
- * changed since the previous snapshot (all when !d->on). Returns how many,
+ * changed since the previous snapshot (all when !d->on), d->nzbits those
+ * not all zeros (d->nonzero of them; d->found: pages the previous held).
+ * Returns how many changed,
  * or UINT64_MAX when the table cannot take them (write the mapping whole). */
 uint64_t agent_snap_delta_region(struct agent_snap_delta *d, uint64_t start, uint64_t end);
 /* Write the table to tmp, renamed fin (for the next snapshot's copy). */
 void agent_snap_delta_save(struct agent_snap_delta *d, const char *tmp, const char *fin);
-int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
-			 uint32_t me, uint32_t n, const struct agent_snap_thread *thr);
+/* (count: the taker's progress count at the take, rr_snap_hdr.count) */
+int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t count,
+			 uint64_t switches, uint32_t me, uint32_t n,
+			 const struct agent_snap_thread *thr);
 
 /* Serial scheduler (agent_serial.c): the copy of a snapshot runs on
  * unrecorded, like a fork child. */

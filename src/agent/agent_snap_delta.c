@@ -75,6 +75,29 @@ static uint64_t page_hash(const uint64_t *w)
 	return h ^ (h >> 32);
 }
 
+static uint64_t delta_zero_hash(void)
+{
+	static uint64_t zh;
+	static int have;
+
+	if (!have) {
+		static const uint64_t zeros[RR_SNAP_PAGE / 8];
+
+		zh = page_hash(zeros);
+		have = 1;
+	}
+	return zh;
+}
+
+static int delta_page_zero(const uint64_t *w)
+{
+	uint64_t acc = 0;
+
+	for (unsigned i = 0; i < RR_SNAP_PAGE / 8; i++)
+		acc |= w[i];
+	return acc == 0;
+}
+
 /* The previous copy's table, when it is of this recording and index - 1. */
 static void delta_load(struct agent_snap_delta *d, const char *prev_path, uint64_t index)
 {
@@ -130,7 +153,9 @@ int agent_snap_delta_open(struct agent_snap_delta *d, const char *prev_path, uin
 	d->tab = agent_vm_map(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	d->bits = agent_vm_map((npages + 64) / 64 * 8, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (d->tab == MAP_FAILED || d->bits == MAP_FAILED) {
+	d->nzbits = agent_vm_map((npages + 64) / 64 * 8, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (d->tab == MAP_FAILED || d->bits == MAP_FAILED || d->nzbits == MAP_FAILED) {
 		d->tab = NULL;
 		return -ENOMEM;
 	}
@@ -181,6 +206,9 @@ uint64_t agent_snap_delta_region(struct agent_snap_delta *d, uint64_t start, uin
 		return UINT64_MAX;
 	}
 	memset(d->bits, 0, (n + 63) / 64 * 8);
+	memset(d->nzbits, 0, (n + 63) / 64 * 8);
+	d->nonzero = 0;
+	d->found = 0;
 	d->reg[2 * d->nreg] = start;
 	d->reg[2 * d->nreg + 1] = end;
 	d->nreg++;
@@ -193,6 +221,12 @@ uint64_t agent_snap_delta_region(struct agent_snap_delta *d, uint64_t start, uin
 		if (!found || old != h) {
 			d->bits[i / 64] |= 1ull << (i % 64);
 			changed++;
+		}
+		d->found += (uint64_t)found;
+		/* (the zeros' hash is known: the words are looked at only then) */
+		if (h != delta_zero_hash() || !delta_page_zero((const uint64_t *)(uintptr_t)a)) {
+			d->nzbits[i / 64] |= 1ull << (i % 64);
+			d->nonzero++;
 		}
 	}
 	return changed;

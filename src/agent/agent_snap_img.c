@@ -450,9 +450,10 @@ static int img_map_line(const char *line, uint64_t shm_ino, struct rr_snap_regio
 	return 0;
 }
 
-/* A mapping's changed pages (d->bits): a REGION without data, then DELTA. */
-static void img_region_delta(struct img *g, struct rr_snap_region *r, const char *path,
-			     const struct agent_snap_delta *d, uint64_t changed)
+/* Some of a mapping's pages: a REGION without data, then kind (DELTA: the
+ * pages changed, d->bits; SPARSE: those not all zeros, d->nzbits). */
+static void img_region_pages(struct img *g, struct rr_snap_region *r, const char *path,
+			     uint32_t kind, const uint64_t *bits, uint64_t count)
 {
 	struct rr_snap_delta dr = {r->start, (r->end - r->start) / RR_SNAP_PAGE};
 	uint64_t words = (dr.npages + 63) / 64;
@@ -461,11 +462,11 @@ static void img_region_delta(struct img *g, struct rr_snap_region *r, const char
 	img_rec(g, RR_SNAP_REGION, sizeof(*r) + r->path_len);
 	img_put(g, r, sizeof(*r), 0);
 	img_put(g, path, r->path_len, 0);
-	img_rec(g, RR_SNAP_DELTA, sizeof(dr) + words * 8 + changed * RR_SNAP_PAGE);
+	img_rec(g, kind, sizeof(dr) + words * 8 + count * RR_SNAP_PAGE);
 	img_put(g, &dr, sizeof(dr), 0);
-	img_put(g, d->bits, words * 8, 0);
+	img_put(g, bits, words * 8, 0);
 	for (uint64_t i = 0; i < dr.npages && !g->err; i++)
-		if (d->bits[i / 64] & (1ull << (i % 64)))
+		if (bits[i / 64] & (1ull << (i % 64)))
 			img_put(g, (const void *)(uintptr_t)(r->start + i * RR_SNAP_PAGE),
 				RR_SNAP_PAGE, 0);
 }
@@ -522,8 +523,14 @@ static void img_regions(struct img *g, uint64_t shm_ino, uint32_t *count, uint32
 		if (r.has_data && !((r.start | r.end) % RR_SNAP_PAGE))
 			changed = agent_snap_delta_region(d, r.start, r.end);
 		++*count;
+		/* a mapping the snapshot before held none of (all of a whole
+		 * snapshot's): its pages but the zeros; else those changed */
+		if (changed != UINT64_MAX && (!d->on || !d->found)) {
+			img_region_pages(g, &r, path, RR_SNAP_SPARSE, d->nzbits, d->nonzero);
+			continue;
+		}
 		if (d->on && changed != UINT64_MAX) {
-			img_region_delta(g, &r, path, d, changed);
+			img_region_pages(g, &r, path, RR_SNAP_DELTA, d->bits, changed);
 			continue;
 		}
 		img_rec(g, RR_SNAP_REGION,
@@ -561,8 +568,9 @@ static void img_path(char *out, const char *dir, size_t dl, uint64_t index, cons
  * (agent_snap_delta.c), then this one's hashes for the next. In the copy.
  * Returns 0 or -1; a half-written file keeps its .tmp name.
  */
-int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t switches,
-			 uint32_t me, uint32_t n, const struct agent_snap_thread *thr)
+int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t count,
+			 uint64_t switches, uint32_t me, uint32_t n,
+			 const struct agent_snap_thread *thr)
 {
 	char tmp[1200], fin[1200], prev[1200];
 	struct rr_snap_hdr h;
@@ -597,6 +605,7 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	h.version = RR_SNAP_VERSION;
 	h.index = index;
 	h.turn = turn;
+	h.count = count;
 	h.switches = switches;
 	h.time_ns = img_now_ns() - img_t0;
 	h.taker = me;

@@ -199,10 +199,13 @@ static const struct run_opt_own replay_own_opts[] = {
      "                       first replay keeps the loaded log there, and later\n"
      "                       ones map it instead of loading; doc/record.md)\n"},
     {"goto", required_argument, REPLAY_O_GOTO,
-     "      --goto EVENT     serial recordings with snapshots (spool record\n"
+     "      --goto EVENT[:COUNT]  serial recordings with snapshots (spool record\n"
      "                       --snap-period N): start from the latest snapshot\n"
      "                       taken at or before schedule event EVENT (spool info\n"
-     "                       lists them), restored into the fresh process, and\n"
+     "                       lists them; several at one event, listed EVENT:COUNT,\n"
+     "                       are told apart by the holder's progress count: --goto\n"
+     "                       EVENT:COUNT starts from the latest at or before it),\n"
+     "                       restored into the fresh process, and\n"
      "                       replay the rest; the output from there is the\n"
      "                       recording's. A damaged snapshot, one of another build\n"
      "                       or one holding a writable shared mapping is refused;\n"
@@ -265,6 +268,7 @@ struct replay_cli {
 	const char *gdb_args, *gdbserver, *path_file;
 	int32_t only_pid;
 	uint64_t goto_event; /* --goto; UINT64_MAX: none */
+	uint64_t goto_count; /* --goto EVENT:COUNT; UINT64_MAX: EVENT alone */
 	char *extra_env[65]; /* --env, and room for SPOOL_EARLY_IO; NULL-ended */
 	size_t nenv;
 };
@@ -342,13 +346,24 @@ static int replay_opt(void *ctx, int c, const char *arg)
 		rc = run_opts_uint("--pid", arg, 1, INT32_MAX, &v);
 		cl->only_pid = (int32_t)v;
 		return rc;
-	case REPLAY_O_GOTO: /* start from the snapshot at or before EVENT (rr_snap_pick.c) */
-		if (options_parse_uint(arg, UINT64_MAX - 1, &v) < 0) {
-			log_err("--goto: '%s' is not a schedule event (a number)", arg);
+	case REPLAY_O_GOTO: { /* start from the snapshot at or before EVENT (rr_snap_pick.c) */
+		char ev[32];
+		const char *colon = strchr(arg, ':');
+		size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+
+		cl->goto_count = UINT64_MAX;
+		if (len >= sizeof(ev) ||
+		    (memcpy(ev, arg, len), ev[len] = 0,
+		     options_parse_uint(ev, UINT64_MAX - 1, &v) < 0) ||
+		    (colon && options_parse_uint(colon + 1, UINT64_MAX - 1, &cl->goto_count) < 0)) {
+			log_err("--goto: '%s' is not a schedule event (a number) or a snapshot's "
+				"position (EVENT:COUNT, as spool info lists it)",
+				arg);
 			return -1;
 		}
 		cl->goto_event = v;
 		return 0;
+	}
 	case REPLAY_O_ENV: /* added to (or replacing one of) the recorded environment */
 		if (!strchr(arg, '=') || arg[0] == '=') {
 			log_err("--env '%s': want NAME=VALUE", arg);
@@ -986,9 +1001,10 @@ static int replay_tree(struct replay_ctx *ctx, const char *dir, int serial, int3
 /* --goto EVENT: the snapshot to start from, checked and unpacked
  * (rr_snap_pick.c); none at or before EVENT replays from the start. */
 static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_info *info,
-		       uint64_t event, int path, int use_gdb, const char *exe)
+		       uint64_t event, uint64_t count, int path, int use_gdb, const char *exe)
 {
 	uint64_t last = rr_log_switches(ctx->log);
+	char pos[RR_SNAP_POS_MAX];
 	int rc;
 
 	if (strcmp(info->mode, "serial")) {
@@ -1008,19 +1024,22 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 			(unsigned long long)event, (unsigned long long)last);
 		return -1;
 	}
-	rc = rr_snap_pick(dir, event, exe, &ctx->snap);
+	rc = rr_snap_pick(dir, event, count, exe, &ctx->snap);
 	if (rc < 0)
 		return -1;
 	if (use_gdb)
 		ctx->goto_stop = event + 1;
-	if (ctx->snap.fd < 0)
-		log_warn("--goto %llu: no snapshot of %s at or before that event can be restored: "
+	if (ctx->snap.fd < 0) {
+		rr_snap_pos_fmt(pos, event, count, count != UINT64_MAX);
+		log_warn("--goto %s: no snapshot of %s at or before that event can be restored: "
 			 "replaying from the start",
-			 (unsigned long long)event, dir);
-	else
-		log_info("starting from snapshot %llu at schedule event %llu (%u threads%s%.0u%s)",
-			 (unsigned long long)ctx->snap.index, (unsigned long long)ctx->snap.turn,
-			 ctx->snap.nthreads, ctx->snap.nblocked ? ", " : "", ctx->snap.nblocked,
+			 pos, dir);
+	}
+	rr_snap_pos_fmt(pos, ctx->snap.turn, ctx->snap.count, ctx->snap.shared_turn);
+	if (ctx->snap.fd >= 0)
+		log_info("starting from snapshot %llu at schedule event %s (%u threads%s%.0u%s)",
+			 (unsigned long long)ctx->snap.index, pos, ctx->snap.nthreads,
+			 ctx->snap.nblocked ? ", " : "", ctx->snap.nblocked,
 			 ctx->snap.nblocked ? " back from a blocking call" : "");
 	if (ctx->snap.fd >= 0 && ctx->snap.ndeltas)
 		log_info("snapshot %llu is a delta: composed over %u earlier one%s in %.2f ms",
@@ -1186,6 +1205,12 @@ static int replay_gdbserver(struct replay_run *r)
 		r->ret = EXIT_USAGE;
 		return -1;
 	}
+	if (r->cl.goto_count != UINT64_MAX) {
+		/* its session starts at a turn of the token */
+		log_err("--goto EVENT:COUNT does not combine with --gdbserver (--goto EVENT does)");
+		r->ret = EXIT_USAGE;
+		return -1;
+	}
 	if (r->cl.goto_event != UINT64_MAX && strcmp(r->info->mode, "serial")) {
 		log_err("--goto: %s is a sync-mode recording, which has no snapshots "
 			"(serial mode takes them, spool record --snap-period N)",
@@ -1254,8 +1279,9 @@ static int replay_logs(struct replay_run *r)
 			r->cl.path_file || (r->cl.use_gdb && r->info->nprocs <= 1), &r->logs) < 0)
 		return -1;
 	if (r->cl.goto_event != UINT64_MAX &&
-	    replay_goto(ctx, r->dir, r->info, r->cl.goto_event, r->cl.path_file != NULL,
-			r->cl.use_gdb, optind < r->argc ? r->path : r->so.exec_path) < 0)
+	    replay_goto(ctx, r->dir, r->info, r->cl.goto_event, r->cl.goto_count,
+			r->cl.path_file != NULL, r->cl.use_gdb,
+			optind < r->argc ? r->path : r->so.exec_path) < 0)
 		return -1;
 	return 0;
 }
@@ -1615,10 +1641,13 @@ static int replay_summary(struct replay_run *r)
 		log_info("replayed process %u (recorded pid %d) alone, of the %u of the recording; "
 			 "the processes on the way to it ran without output",
 			 ctx->only, (int)info->procs[ctx->only].pid, ctx->nprocs);
-	if (!r->so.quiet && ctx->snap.fd >= 0)
-		log_info("started from snapshot %llu at schedule event %llu (restored in %.2f ms)",
-			 (unsigned long long)ctx->snap.index, (unsigned long long)ctx->snap.turn,
-			 (double)ctx->restore_ns / 1e6);
+	if (!r->so.quiet && ctx->snap.fd >= 0) {
+		char pos[RR_SNAP_POS_MAX];
+
+		rr_snap_pos_fmt(pos, ctx->snap.turn, ctx->snap.count, ctx->snap.shared_turn);
+		log_info("started from snapshot %llu at schedule event %s (restored in %.2f ms)",
+			 (unsigned long long)ctx->snap.index, pos, (double)ctx->restore_ns / 1e6);
+	}
 	if (!r->so.quiet) {
 		/* a tree: the counts of all its processes, or of the one
 		 * replayed alone */
@@ -1710,6 +1739,7 @@ int cmd_replay(int argc, char **argv)
 	r->cl.stuck_ms = 5000;
 	r->cl.functions = PATH_FN_AUTO;
 	r->cl.goto_event = UINT64_MAX;
+	r->cl.goto_count = UINT64_MAX;
 	for (int i = 0; i < 2; i++)
 		r->outs[i] = (struct stdio_mimic){.child = -1, .src = -1, .stop = {-1, -1}};
 	r->ret = 1;

@@ -10,9 +10,10 @@
  * each page taken from the newest body of the chain that holds it (its bit
  * set in a delta, or a mapping a delta or the whole body holds whole). A
  * page whose bit is clear all the way down to a body that does not hold its
- * address is a damaged chain (-EBADMSG). Before, each delta was composed
- * over the whole image of the one before: the image was copied once per
- * delta (15 at most).
+ * address is a damaged chain (-EBADMSG). A page of zeros (known from the
+ * body's bits, rr_snap_body.c) is a hole of the output, not written. Before,
+ * each delta was composed over the whole image of the one before: the
+ * image was copied once per delta (15 at most).
  *
  * Every body is untrusted: each record's length is checked against its
  * body's size, each DELTA's bitmap and page count against its record, and
@@ -24,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "rr_snap_body.h"
 #include "rr_snap_compose.h"
 #include "rr_snap_fmt.h"
 
@@ -35,42 +37,19 @@ struct comp_reg {
 	const uint8_t *bits;  /* delta: bit i of byte i / 8 = page i is in pages */
 	const uint8_t *pages; /* delta: the set pages, in order */
 	uint64_t *rank;	      /* delta: set bits before each 64-bit word */
+	int sparse;	      /* a clear bit: zeros (SPARSE), not the body before's (DELTA) */
 };
 
+/* What chain_page gives for a page of zeros (a clear bit of a SPARSE). */
+static const uint8_t comp_zero[RR_SNAP_PAGE];
+
 struct comp_body {
+	const struct rr_snap_body *src; /* its bytes, and which of its pages are zeros */
 	const uint8_t *b;
 	uint64_t size;
 	struct comp_reg *regs; /* sorted by start */
 	size_t nregs;
 };
-
-struct out_buf {
-	int fd;
-	uint8_t buf[1 << 16];
-	size_t n;
-	uint64_t total;
-	int err;
-};
-
-static void out_put(struct out_buf *o, const void *p, size_t len)
-{
-	const uint8_t *c = p;
-
-	o->total += len;
-	while (len && !o->err) {
-		size_t k = sizeof(o->buf) - o->n < len ? sizeof(o->buf) - o->n : len;
-
-		memcpy(o->buf + o->n, c, k);
-		o->n += k;
-		c += k;
-		len -= k;
-		if (o->n == sizeof(o->buf)) {
-			if (write(o->fd, o->buf, o->n) != (ssize_t)o->n)
-				o->err = -EIO;
-			o->n = 0;
-		}
-	}
-}
 
 static int bit_at(const uint8_t *bits, uint64_t i)
 {
@@ -80,10 +59,12 @@ static int bit_at(const uint8_t *bits, uint64_t i)
 /*
  * The DELTA record at off (after a REGION [start, end) without data):
  * checked, its bitmap and pages. *next: the offset after it. A REGION
- * without data not followed by a DELTA returns 1 (nothing held).
+ * without data not followed by a DELTA returns 1 (nothing held). A SPARSE
+ * record (its clear bits: zeros) is read the same way: *sparse 1.
  */
 static int delta_at(const uint8_t *b, uint64_t size, uint64_t off, uint64_t start, uint64_t end,
-		    const uint8_t **bits, const uint8_t **pages, uint64_t *npages, uint64_t *next)
+		    const uint8_t **bits, const uint8_t **pages, uint64_t *npages, uint64_t *next,
+		    int *sparse)
 {
 	struct rr_snap_rec rec;
 	struct rr_snap_delta dr;
@@ -92,8 +73,9 @@ static int delta_at(const uint8_t *b, uint64_t size, uint64_t off, uint64_t star
 	if (size - off < sizeof(rec))
 		return -EBADMSG;
 	memcpy(&rec, b + off, sizeof(rec));
-	if (rec.kind != RR_SNAP_DELTA)
+	if (rec.kind != RR_SNAP_DELTA && rec.kind != RR_SNAP_SPARSE)
 		return 1;
+	*sparse = rec.kind == RR_SNAP_SPARSE;
 	off += sizeof(rec);
 	if (rec.len > size - off || rec.len < sizeof(dr) || end < start ||
 	    (start | end) % RR_SNAP_PAGE)
@@ -173,8 +155,8 @@ static int body_index(struct comp_body *cb)
 			e.data = b + off + sizeof(r) + r.path_len;
 		} else {
 			uint64_t npages = 0;
-			int rc = delta_at(b, size, next, r.start, r.end, &e.bits, &e.pages,
-					  &npages, &next);
+			int rc = delta_at(b, size, next, r.start, r.end, &e.bits, &e.pages, &npages,
+					  &next, &e.sparse);
 
 			if (rc < 0)
 				return rc;
@@ -211,8 +193,9 @@ static int body_index(struct comp_body *cb)
 }
 
 /* In body cb, the page at addr: 1 and *pg when it holds it, 0 when the
- * same address's page is in the body before (a clear bit of a DELTA),
- * -EBADMSG when it holds no mapping there. */
+ * same address's page is in the body before (a clear bit of a DELTA), 2
+ * when it is zeros (a clear bit of a SPARSE), -EBADMSG when it holds no
+ * mapping there. */
 static int body_page(const struct comp_body *cb, uint64_t addr, const uint8_t **pg)
 {
 	size_t lo = 0, hi = cb->nregs;
@@ -240,7 +223,7 @@ static int body_page(const struct comp_body *cb, uint64_t addr, const uint8_t **
 			return -EBADMSG;
 		i = (addr - e->start) / RR_SNAP_PAGE;
 		if (!bit_at(e->bits, i))
-			return 0;
+			return e->sparse ? 2 : 0;
 		k = e->rank[i / 64];
 		for (uint64_t j = i / 64 * 64; j < i; j++)
 			k += bit_at(e->bits, j);
@@ -250,8 +233,10 @@ static int body_page(const struct comp_body *cb, uint64_t addr, const uint8_t **
 	return -EBADMSG;
 }
 
-/* The page at addr from the newest of bodies[0 .. n) holding it. */
-static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uint64_t addr)
+/* The page at addr from the newest of bodies[0 .. n) holding it; *from:
+ * that body. comp_zero: it is zeros. */
+static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uint64_t addr,
+				 const struct comp_body **from)
 {
 	for (uint32_t k = 0; k < n; k++) {
 		const uint8_t *pg = NULL;
@@ -259,14 +244,18 @@ static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uin
 
 		if (rc < 0)
 			return NULL;
-		if (rc == 1)
+		if (rc == 2)
+			return comp_zero;
+		if (rc == 1) {
+			*from = &bodies[k];
 			return pg;
+		}
 	}
 	return NULL;
 }
 
 /* The newest delta's records, composed over bodies[1 .. n). */
-static int compose_top(const struct comp_body *bodies, uint32_t n, struct out_buf *o)
+static int compose_top(const struct comp_body *bodies, uint32_t n, struct rr_snap_out *o)
 {
 	const uint8_t *d = bodies[0].b;
 	uint64_t size = bodies[0].size, off = 0;
@@ -276,25 +265,31 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct out_bu
 		struct rr_snap_region r;
 		const uint8_t *bits = NULL, *pages = NULL, *path;
 		uint64_t npages = 0, next;
-		int rc = 1;
+		int rc = 1, sparse = 0;
 
 		memcpy(&rec, d + off, sizeof(rec));
 		off += sizeof(rec);
-		if (rec.len > size - off || rec.kind == RR_SNAP_DELTA)
+		if (rec.len > size - off || rec.kind == RR_SNAP_DELTA || rec.kind == RR_SNAP_SPARSE)
 			return -EBADMSG;
 		next = off + rec.len;
 		if (rec.kind == RR_SNAP_REGION && rec.len >= sizeof(r)) {
 			memcpy(&r, d + off, sizeof(r));
 			if (!r.has_data) {
-				rc = delta_at(d, size, next, r.start, r.end, &bits, &pages,
-					      &npages, &next);
+				rc = delta_at(d, size, next, r.start, r.end, &bits, &pages, &npages,
+					      &next, &sparse);
 				if (rc < 0)
 					return rc;
 			}
 		}
-		if (rc == 1) { /* a record copied as it is */
-			out_put(o, &rec, sizeof(rec));
-			out_put(o, d + off, rec.len);
+		if (rc == 1) { /* a record copied as it is (a mapping's zero pages: holes) */
+			uint64_t head = rec.len;
+
+			if (rec.kind == RR_SNAP_REGION && rec.len >= sizeof(r) && r.has_data &&
+			    r.path_len <= rec.len - sizeof(r))
+				head = sizeof(r) + r.path_len;
+			rr_snap_out_put(o, &rec, sizeof(rec));
+			rr_snap_out_put(o, d + off, head);
+			rr_snap_out_data(o, bodies[0].src, d + off + head, rec.len - head);
 			off = next;
 			if (rec.kind == RR_SNAP_END)
 				return 0;
@@ -306,49 +301,50 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct out_bu
 		path = d + off + sizeof(r);
 		r.has_data = 1;
 		rec.len = sizeof(r) + r.path_len + (r.end - r.start);
-		out_put(o, &rec, sizeof(rec));
-		out_put(o, &r, sizeof(r));
-		out_put(o, path, r.path_len);
+		rr_snap_out_put(o, &rec, sizeof(rec));
+		rr_snap_out_put(o, &r, sizeof(r));
+		rr_snap_out_put(o, path, r.path_len);
 		for (uint64_t i = 0; i < npages; i++) {
+			const struct comp_body *from = &bodies[0];
 			const uint8_t *pg;
 
 			if (bit_at(bits, i)) {
 				pg = pages;
 				pages += RR_SNAP_PAGE;
+			} else if (sparse) {
+				pg = comp_zero;
 			} else {
-				pg = chain_page(bodies + 1, n - 1, r.start + i * RR_SNAP_PAGE);
+				pg = chain_page(bodies + 1, n - 1, r.start + i * RR_SNAP_PAGE,
+						&from);
 				if (!pg)
 					return -EBADMSG;
 			}
-			out_put(o, pg, RR_SNAP_PAGE);
+			if (pg == comp_zero)
+				rr_snap_out_hole(o, RR_SNAP_PAGE);
+			else
+				rr_snap_out_data(o, from->src, pg, RR_SNAP_PAGE);
 		}
 		off = next;
 	}
 	return -EBADMSG;
 }
 
-int rr_snap_compose_chain(const int *fds, const uint64_t *sizes, uint32_t n, int out_fd,
-			  uint64_t *out_size)
+int rr_snap_compose_bodies(const struct rr_snap_body *src, uint32_t n, int out_fd,
+			   uint64_t *out_size)
 {
 	struct comp_body *bodies = calloc(n ? n : 1, sizeof(*bodies));
-	struct out_buf *o = calloc(1, sizeof(*o));
-	uint32_t mapped = 0;
+	struct rr_snap_out *o = calloc(1, sizeof(*o));
 	int rc = -ENOMEM;
 
 	if (!bodies || !o)
 		goto out;
 	rc = -EBADMSG;
-	if (n < 2)
+	if (n < 1)
 		goto out;
-	for (; mapped < n; mapped++) {
-		void *p = sizes[mapped] ? mmap(NULL, sizes[mapped], PROT_READ, MAP_PRIVATE,
-					       fds[mapped], 0)
-					: MAP_FAILED;
-
-		if (p == MAP_FAILED)
-			goto out;
-		bodies[mapped].b = p;
-		bodies[mapped].size = sizes[mapped];
+	for (uint32_t k = 0; k < n; k++) {
+		bodies[k].src = &src[k];
+		bodies[k].b = src[k].b;
+		bodies[k].size = src[k].size;
 	}
 	/* the newest is read record by record; the others are indexed */
 	for (uint32_t k = 1; k < n; k++) {
@@ -360,20 +356,42 @@ int rr_snap_compose_chain(const int *fds, const uint64_t *sizes, uint32_t n, int
 	rc = compose_top(bodies, n, o);
 	if (rc < 0)
 		goto out;
-	if (o->n && !o->err && write(o->fd, o->buf, o->n) != (ssize_t)o->n)
-		o->err = -EIO;
-	if (o->err) {
-		rc = o->err;
+	rc = rr_snap_out_end(o);
+	if (rc < 0)
 		goto out;
-	}
-	*out_size = o->total;
-	rc = 0;
+	*out_size = o->pos;
 out:
-	for (uint32_t k = 0; bodies && k < mapped; k++) {
+	for (uint32_t k = 0; bodies && k < n; k++)
 		body_free(&bodies[k]);
-		munmap((void *)bodies[k].b, bodies[k].size);
-	}
 	free(bodies);
 	free(o);
+	return rc;
+}
+
+int rr_snap_compose_chain(const int *fds, const uint64_t *sizes, uint32_t n, int out_fd,
+			  uint64_t *out_size)
+{
+	struct rr_snap_body *src = calloc(n ? n : 1, sizeof(*src));
+	uint32_t mapped = 0;
+	int rc = -ENOMEM;
+
+	if (!src)
+		return rc;
+	rc = -EBADMSG;
+	for (; mapped < n; mapped++) {
+		void *p = sizes[mapped]
+			      ? mmap(NULL, sizes[mapped], PROT_READ, MAP_PRIVATE, fds[mapped], 0)
+			      : MAP_FAILED;
+
+		if (p == MAP_FAILED)
+			goto out;
+		src[mapped].b = p; /* nz NULL: its zero pages are looked for */
+		src[mapped].size = sizes[mapped];
+	}
+	rc = rr_snap_compose_bodies(src, n, out_fd, out_size);
+out:
+	for (uint32_t k = 0; k < mapped; k++)
+		munmap(src[k].b, src[k].size);
+	free(src);
 	return rc;
 }

@@ -21,7 +21,9 @@
 #include <stdint.h>
 
 #define RR_SNAP_MAGIC "SPSNAP01"
-#define RR_SNAP_VERSION 3 /* 2: rr_snap_thread.park; 3: deltas (RR_SNAP_F_DELTA) */
+/* 2: rr_snap_thread.park; 3: deltas (RR_SNAP_F_DELTA); 4: SPARSE records, count */
+#define RR_SNAP_VERSION 4
+#define RR_SNAP_VERSION_MIN 3 /* the oldest a reader takes (3: the same but for those) */
 
 /* rr_snap_hdr.flags */
 #define RR_SNAP_F_SHARED 0x1u /* a writable MAP_SHARED mapping (not spool's): not restorable */
@@ -35,7 +37,9 @@ struct rr_snap_hdr {
 	uint64_t turn;	    /* turn of the run token (the schedule event) it was taken at */
 	uint64_t switches;  /* switches of the token so far */
 	uint64_t time_ns;   /* since the agent started (CLOCK_MONOTONIC) */
-	uint64_t pause_ns;  /* 0 (the copy cannot know its parent's pause) */
+	uint64_t count;	    /* the taker's progress count (switch points) at the take: with
+			     * turn, the snapshot's position (several at one turn: a thread
+			     * that held the token alone for long) */
 	uint64_t raw_bytes; /* the body's bytes before compression */
 	uint32_t nthreads;  /* THREAD records */
 	uint32_t nregions;  /* REGION records */
@@ -56,6 +60,7 @@ enum {
 	RR_SNAP_EPOLL = 6,  /* after an epoll descriptor's FD: one entry of its interest list */
 	RR_SNAP_DELTA = 7,  /* after a REGION without data, in a delta: its changed pages */
 	RR_SNAP_AGENT = 8,  /* the agent's own state a restore puts back: struct rr_snap_agent */
+	RR_SNAP_SPARSE = 9, /* after a REGION without data: its pages that are not all zeros */
 };
 
 /* RR_SNAP_AGENT: state of the agent that a restore cannot take from the
@@ -157,7 +162,14 @@ struct rr_snap_region {
  * RR_SNAP_PAGE bytes for each changed page, in order. A page whose bit is
  * clear holds what the same address held in snapshot `base` (composed the
  * same way if that is a delta too): spool replay --goto composes the whole
- * image (rr_snap_pick.c); nothing else reads a delta. */
+ * image (rr_snap_pick.c); nothing else reads a delta.
+ *
+ * RR_SNAP_SPARSE has the same layout (struct rr_snap_delta, the bitmap, the
+ * pages whose bit is set), in any snapshot, whole or delta, after a REGION
+ * without data of a mapping that no page of the snapshot before held (all
+ * of a whole snapshot's): bit i set, page i follows; clear, page i is all
+ * zeros. Most of a snapshot is zeros (every thread's stack mapping, 8 MiB
+ * each, a few KiB of it used): they are neither compressed nor unpacked. */
 #define RR_SNAP_PAGE 4096u
 #define RR_SNAP_CHAIN_MAX 16 /* deltas in a row at most: then a whole one */
 

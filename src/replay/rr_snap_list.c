@@ -4,7 +4,8 @@
  * TRACE/.spool/snap/snap_<N>.zst is opened as an untrusted trace file (no link
  * followed, no FIFO), its 128-byte header read and checked (magic,
  * version, the index its name says), and one line printed: the schedule
- * event it was taken at, the time into the run, its size on disk and
+ * event it was taken at (EVENT:COUNT, the taker's progress count too, when
+ * another snapshot shares it), the time into the run, its size on disk and
  * before compression, its threads and mappings, and whether it holds a
  * mapping a restore could not put back (MAP_SHARED). A file still named
  * .tmp (a copy that was stopped while writing) is counted as unfinished.
@@ -52,7 +53,8 @@ static int snap_read(int dfd, const char *name, uint64_t index, struct snap_row 
 	n = pread(fd, &row->h, sizeof(row->h), 0);
 	close(fd);
 	if (n != (ssize_t)sizeof(row->h) || memcmp(row->h.magic, RR_SNAP_MAGIC, 8) ||
-	    row->h.version != RR_SNAP_VERSION || row->h.index != index)
+	    row->h.version < RR_SNAP_VERSION_MIN || row->h.version > RR_SNAP_VERSION ||
+	    row->h.index != index)
 		return -EINVAL;
 	row->bad = 0;
 	return 0;
@@ -80,6 +82,14 @@ int rr_snap_opendir(const char *dir, DIR **dp)
 		return -e;
 	}
 	return 0;
+}
+
+void rr_snap_pos_fmt(char *out, uint64_t turn, uint64_t count, int shared_turn)
+{
+	if (shared_turn)
+		snprintf(out, RR_SNAP_POS_MAX, "%" PRIu64 ":%" PRIu64, turn, count);
+	else
+		snprintf(out, RR_SNAP_POS_MAX, "%" PRIu64, turn);
 }
 
 int rr_snap_list(FILE *out, const char *dir)
@@ -127,7 +137,8 @@ int rr_snap_list(FILE *out, const char *dir)
 		"time-s", "bytes", "raw-bytes", "threads", "regions", "notes");
 	for (size_t i = 0; i < n; i++) {
 		const struct snap_row *r = &rows[i];
-		char note[80];
+		char note[80], pos[RR_SNAP_POS_MAX];
+		int shared = 0;
 
 		if (r->bad) {
 			fprintf(out, "%6" PRIu64 " %12s %12s %10s %12" PRIu64 " %12s %8s %8s  %s\n",
@@ -136,6 +147,11 @@ int rr_snap_list(FILE *out, const char *dir)
 			continue;
 		}
 		good++;
+		/* several at one turn: the taker's progress count tells them
+		 * apart (--goto EVENT:COUNT) */
+		for (size_t k = 0; k < n && !shared; k++)
+			shared = k != i && !rows[k].bad && rows[k].h.turn == r->h.turn;
+		rr_snap_pos_fmt(pos, r->h.turn, r->h.count, shared);
 		if (r->h.flags & RR_SNAP_F_SHARED)
 			snprintf(note, sizeof(note),
 				 "has a writable MAP_SHARED mapping: not restorable");
@@ -145,11 +161,10 @@ int rr_snap_list(FILE *out, const char *dir)
 		else
 			snprintf(note, sizeof(note), "whole");
 		fprintf(out,
-			"%6" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10.3f %12" PRIu64 " %12" PRIu64
+			"%6" PRIu64 " %12s %12" PRIu64 " %10.3f %12" PRIu64 " %12" PRIu64
 			" %8u %8u  %s\n",
-			r->index, r->h.turn, r->h.switches, (double)r->h.time_ns / 1e9, r->size,
-			r->h.raw_bytes, r->h.nthreads, r->h.nregions,
-			note);
+			r->index, pos, r->h.switches, (double)r->h.time_ns / 1e9, r->size,
+			r->h.raw_bytes, r->h.nthreads, r->h.nregions, note);
 	}
 	if (tmp)
 		fprintf(out, "snapshots unfinished (a copy stopped while writing): %zu\n", tmp);

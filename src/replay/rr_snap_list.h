@@ -6,6 +6,7 @@
 #ifndef SPOOL_REPLAY_RR_SNAP_LIST_H
 #define SPOOL_REPLAY_RR_SNAP_LIST_H
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* TRACE/.spool/snap opened (O_NOFOLLOW) as *dp, NULL when there is none.
@@ -15,5 +16,12 @@ int rr_snap_opendir(const char *dir, DIR **dp);
 /* Print the snapshots of trace dir to out (nothing when it has none).
  * Returns how many are whole, or -errno. Damaged ones are named. */
 int rr_snap_list(FILE *out, const char *dir);
+
+/* A snapshot's position: turn, and when another snapshot shares the turn
+ * (a thread that held the token alone while they were taken), ":count",
+ * the taker's progress count, as spool info and --goto write it: "80006",
+ * "28:1536". Into out (at least RR_SNAP_POS_MAX bytes). */
+#define RR_SNAP_POS_MAX 48
+void rr_snap_pos_fmt(char *out, uint64_t turn, uint64_t count, int shared_turn);
 
 #endif

@@ -24,11 +24,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "../collect/session.h"
 #include "../util/buildid.h"
 #include "../util/log.h"
+#include "rr_snap_body.h"
 #include "rr_snap_compose.h"
 #include "rr_snap_fmt.h"
 #include "rr_snap_list.h"
@@ -38,7 +38,7 @@
 #define PICK_RAW_MAX (64ull << 30)
 
 struct pick_ent {
-	uint64_t index, turn;
+	uint64_t index, turn, count;
 	char name[64];
 };
 
@@ -47,9 +47,11 @@ static int pick_cmp(const void *a, const void *b)
 	const struct pick_ent *x = a, *y = b;
 
 	/* latest first; at one turn (a program that made no switch between
-	 * them) the latest taken */
+	 * them) the one at the highest progress count, then the latest taken */
 	if (x->turn != y->turn)
 		return x->turn < y->turn ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
 	return x->index < y->index ? 1 : x->index > y->index ? -1 : 0;
 }
 
@@ -69,90 +71,36 @@ static int pick_header(int dfd, const char *name, struct rr_snap_hdr *h)
 	n = pread(fd, h, sizeof(*h), 0);
 	close(fd);
 	if (n != (ssize_t)sizeof(*h) || memcmp(h->magic, RR_SNAP_MAGIC, 8) ||
-	    h->version != RR_SNAP_VERSION)
+	    h->version < RR_SNAP_VERSION_MIN || h->version > RR_SNAP_VERSION)
 		return -EINVAL;
 	return 0;
 }
 
-/* Unpack the body of the snapshot file into a memfd; -EBADMSG when the
- * frame is damaged or cut short. */
-static int pick_unpack(int dfd, const char *name, const struct rr_snap_hdr *h, int *out,
-		       uint64_t *size)
+/* Unpack the body of the snapshot file into memory, its zero pages left
+ * out (rr_snap_body.c); -EBADMSG when the frame is damaged or cut short. */
+static int pick_unpack(int dfd, const char *name, const struct rr_snap_hdr *h,
+		       struct rr_snap_body *body)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	int mfd = -1, rc = -EBADMSG, ended = 0;
-	size_t in_cap = ZSTD_DStreamInSize(), out_cap = ZSTD_DStreamOutSize();
-	char *ib = malloc(in_cap), *ob = malloc(out_cap);
-	ZSTD_DCtx *dc = ZSTD_createDCtx();
-	uint64_t total = 0;
-	off_t off = sizeof(*h);
+	int rc;
 
-	if (fd < 0 || !ib || !ob || !dc) {
-		rc = fd < 0 ? -errno : -ENOMEM;
-		goto out;
-	}
-	mfd = memfd_create("spool-snapshot", 0);
-	if (mfd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = pread(fd, ib, in_cap, off);
-		ZSTD_inBuffer in = {ib, n > 0 ? (size_t)n : 0, 0};
-
-		if (n < 0) {
-			rc = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		off += n;
-		while (in.pos < in.size) {
-			ZSTD_outBuffer ob_ = {ob, out_cap, 0};
-			size_t r = ZSTD_decompressStream(dc, &ob_, &in);
-
-			if (ZSTD_isError(r) || ended)
-				goto out; /* damaged, or bytes after the frame */
-			if (ob_.pos && write(mfd, ob, ob_.pos) != (ssize_t)ob_.pos) {
-				rc = -EIO;
-				goto out;
-			}
-			total += ob_.pos;
-			if (total > PICK_RAW_MAX)
-				goto out;
-			if (r == 0)
-				ended = 1;
-		}
-	}
-	/* the frame's end (its checksum checked) must have been reached, and
-	 * its size be what the header says */
-	if (!ended || total != h->raw_bytes)
-		goto out;
-	*out = mfd;
-	*size = total;
-	mfd = -1;
-	rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (mfd >= 0)
-		close(mfd);
-	ZSTD_freeDCtx(dc);
-	free(ib);
-	free(ob);
+	if (fd < 0)
+		return -errno;
+	rc = rr_snap_body_unpack(fd, sizeof(*h), h->raw_bytes, PICK_RAW_MAX, body);
+	close(fd);
 	return rc;
 }
 
-/* The whole body of snapshot name (header h) in a memfd: unpacked, and
- * when it is a delta composed in one pass over the chain it is a delta of
- * (RR_SNAP_CHAIN_MAX deltas at most, down to a whole one), each page taken
- * from the newest file holding it (rr_snap_compose.c). -EBADMSG when a
- * file of the chain is damaged or missing. *ndeltas: the files under it. */
+/* The whole body of snapshot name (header h) in a memfd, its zero pages
+ * holes (the agent skips them): unpacked, and when it is a delta composed
+ * in one pass over the chain it is a delta of (RR_SNAP_CHAIN_MAX deltas at
+ * most, down to a whole one), each page taken from the newest file holding
+ * it (rr_snap_compose.c). -EBADMSG when a file of the chain is damaged or
+ * missing. *ndeltas: the files under it. */
 static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int *out,
 		     uint64_t *size, uint32_t *ndeltas)
 {
-	int fds[RR_SNAP_CHAIN_MAX + 1];
-	uint64_t sizes[RR_SNAP_CHAIN_MAX + 1];
+	struct rr_snap_body bodies[RR_SNAP_CHAIN_MAX + 1];
 	struct rr_snap_hdr cur = *h;
 	char cname[64];
 	uint32_t n = 0;
@@ -162,7 +110,7 @@ static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int
 	for (;;) {
 		struct rr_snap_hdr bh;
 
-		rc = pick_unpack(dfd, cname, &cur, &fds[n], &sizes[n]);
+		rc = pick_unpack(dfd, cname, &cur, &bodies[n]);
 		if (rc < 0)
 			goto out;
 		n++;
@@ -177,17 +125,13 @@ static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int
 			goto out;
 		cur = bh;
 	}
-	if (n == 1) {
-		*out = fds[0];
-		*size = sizes[0];
-		return 0;
-	}
 	mfd = memfd_create("spool-snapshot", 0);
 	if (mfd < 0) {
 		rc = -errno;
 		goto out;
 	}
-	rc = rr_snap_compose_chain(fds, sizes, n, mfd, size);
+	/* (a whole one too: its SPARSE records become data and holes) */
+	rc = rr_snap_compose_bodies(bodies, n, mfd, size);
 	if (rc == 0) {
 		*ndeltas += n - 1;
 		*out = mfd;
@@ -195,7 +139,7 @@ static int pick_body(int dfd, const char *name, const struct rr_snap_hdr *h, int
 	}
 out:
 	for (uint32_t k = 0; k < n; k++)
-		close(fds[k]);
+		rr_snap_body_free(&bodies[k]);
 	if (mfd >= 0)
 		close(mfd);
 	return rc;
@@ -298,11 +242,13 @@ static int pick_same_agent(const struct rr_snap_hdr *h)
 	return memcmp(h->agent_build_id, none, sizeof(none)) && pick_id_is(path, h->agent_build_id);
 }
 
-int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_snap_pick *pick)
+int rr_snap_pick(const char *dir, uint64_t event, uint64_t count, const char *exe,
+		 struct rr_snap_pick *pick)
 {
 	char path[4096]; /* (for messages) */
 	struct pick_ent *ents = NULL;
-	size_t n = 0, cap = 0;
+	uint64_t *all = NULL; /* every snapshot's turn, for shared_turn */
+	size_t n = 0, cap = 0, nall = 0, allcap = 0;
 	struct dirent *d;
 	DIR *dp;
 	int rc;
@@ -332,7 +278,18 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 			rc = -EBADMSG;
 			goto out;
 		}
-		if (h.turn > event)
+		if (nall == allcap) {
+			uint64_t *e =
+			    realloc(all, (allcap = allcap ? allcap * 2 : 16) * sizeof(*e));
+
+			if (!e) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			all = e;
+		}
+		all[nall++] = h.turn;
+		if (h.turn > event || (h.turn == event && h.count > count))
 			continue;
 		if (n == cap) {
 			struct pick_ent *e = realloc(ents, (cap = cap ? cap * 2 : 16) * sizeof(*e));
@@ -345,6 +302,7 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		}
 		ents[n].index = idx;
 		ents[n].turn = h.turn;
+		ents[n].count = h.count;
 		snprintf(ents[n].name, sizeof(ents[n].name), "%s", d->d_name);
 		n++;
 	}
@@ -416,6 +374,10 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 		}
 		pick->index = h.index;
 		pick->turn = h.turn;
+		pick->count = h.count;
+		for (size_t k = 0, seen = 0; k < nall; k++)
+			if (all[k] == h.turn && ++seen > 1)
+				pick->shared_turn = 1;
 		pick->size = size;
 		pick->nthreads = h.nthreads;
 		pick->nblocked = nblocked;
@@ -427,6 +389,7 @@ int rr_snap_pick(const char *dir, uint64_t event, const char *exe, struct rr_sna
 out:
 	closedir(dp);
 	free(ents);
+	free(all);
 	return rc;
 }
 

@@ -25,7 +25,7 @@ cp "$F" snap2.keep
 # a byte of the compressed data changed
 SIZE=$(stat -c %s "$F")
 printf '\x5a' | dd of="$F" bs=1 seek=$((SIZE / 2)) conv=notrunc status=none
-cmp -s "$F" snap2.keep || printf '\xa5' | dd of="$F" bs=1 seek=$((SIZE / 2)) conv=notrunc status=none
+cmp -s "$F" snap2.keep && printf '\xa5' | dd of="$F" bs=1 seek=$((SIZE / 2)) conv=notrunc status=none
 spool_run replay --goto "$((EV + 5))" r.trace
 is_rc 1 "a damaged snapshot: exit 1"
 like "$ERR" "snap_2.zst is damaged .*check" "... saying the file is damaged"
