@@ -419,6 +419,10 @@ void agent_thread_raw_clone(unsigned long flags)
 		return; /* without CLONE_VM: a process copy (agent_thread_raw_fork) */
 	if (flags & CLONE_THREAD) /* (a CLONE_VM process is kept out too, not said) */
 		__atomic_fetch_add(&agent.ctl->raw_clones, 1, __ATOMIC_RELAXED);
+	/* Recording: the thread would run under its creator's number (its
+	 * run token, its log): the recording stops before it starts. */
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SETTLS) && agent_rr_mode)
+		agent_rr_clone_stop();
 	if ((flags & CLONE_SETTLS) || agent_rr_mode || t->state == AGENT_T_SHARED)
 		return;
 	if (t->state == AGENT_T_NEW)

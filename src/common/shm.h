@@ -182,10 +182,13 @@ struct shm_ctl {
 	 * own syscall instruction, not pthread_create), and the events of
 	 * those sharing their creator's thread state that were dropped rather
 	 * than written into their creator's ring (agent_thread.c). Written by
-	 * the program's side: bounded by the collector. */
+	 * the program's side: bounded by the collector. unseen_clones: those
+	 * of them spool did not see being made (the program's own clone system
+	 * call where syscall user dispatch does not reach), found later running
+	 * on another thread's state (counted in raw_clones too). */
 	uint64_t lost_clone;
 	uint32_t raw_clones;
-	uint32_t pad_clones;
+	uint32_t unseen_clones;
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and
