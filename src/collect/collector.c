@@ -1119,6 +1119,9 @@ static void collector_check_ctl(struct collector *c)
 	c->st.lost_clone = collector_ctl_count(c, &k->lost_clone, "in threads of its own clone");
 	/* a count (said, never used as a size): any value is only believed */
 	c->st.raw_clones = __atomic_load_n(&k->raw_clones, __ATOMIC_RELAXED);
+	c->st.unseen_clones = __atomic_load_n(&k->unseen_clones, __ATOMIC_RELAXED);
+	if (c->st.unseen_clones > c->st.raw_clones)
+		c->st.unseen_clones = c->st.raw_clones;
 	c->st.lost_no_proc = collector_lost_no_proc(c);
 }
 
@@ -1178,6 +1181,18 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 			 c->st.raw_clones == 1 ? "its" : "their",
 			 c->st.raw_clones == 1 ? "it" : "them",
 			 c->st.lost_clone ? ", so their events are not recorded (counted as lost)" : "");
+	/* Found by their stack (agent_thread_offstack): the first one only,
+	 * the others then share a state already shared. */
+	if (c->st.unseen_clones)
+		log_warn("spool found %u of these threads running on %s creator's thread state "
+			 "without having seen %s made (the program's own clone system call, which "
+			 "neither spool's clone() wrapper nor its syscall user dispatch reached): "
+			 "more may have run unseen, and %s events before that were written as %s "
+			 "creator's",
+			 c->st.unseen_clones, c->st.unseen_clones == 1 ? "its" : "their",
+			 c->st.unseen_clones == 1 ? "it" : "them",
+			 c->st.unseen_clones == 1 ? "its" : "their",
+			 c->st.unseen_clones == 1 ? "its" : "their");
 	if (c->st.corrupt_rings)
 		log_warn("%llu ring%s damaged by the program: at least %llu events lost",
 			 (unsigned long long)c->st.corrupt_rings, c->st.corrupt_rings > 1 ? "s" : "",
