@@ -719,6 +719,7 @@ void agent_proc_claim(uint32_t flags)
 	/* our pid at once: a process that dies while it fills its slot
 	 * (PROC_CLAIMED) is found dead and its slot freed all the same */
 	__atomic_store_n(&p->pid, agent.pid, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->proc_ring, 0, __ATOMIC_RELEASE);
 	p->ppid = (uint32_t)getppid();
 	p->flags = flags;
 	memcpy(p->exe, agent_exe, agent_exe_len + 1);

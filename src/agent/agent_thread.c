@@ -1036,8 +1036,14 @@ void agent_thread_register(struct agent_thread *t)
 		rt->name[sizeof(rt->name) - 1] = 0;
 		agent_meta_end(t, &rt->h, KIND_THREAD, 0, seq, sizeof(*rt));
 	}
-	if (!__atomic_exchange_n(&agent.proc_emitted, 1, __ATOMIC_ACQ_REL))
+	if (!__atomic_exchange_n(&agent.proc_emitted, 1, __ATOMIC_ACQ_REL)) {
+		/* which ring holds it, before it is written (and published
+		 * with it: the commit's release orders this store first) */
+		if (agent.proc_slot != UINT32_MAX)
+			__atomic_store_n(&shm_proc_at(agent.ctl, agent.proc_slot)->proc_ring,
+					 idx + 1, __ATOMIC_RELEASE);
 		agent_emit_proc(t);
+	}
 	if (agent_exit_key_ok)
 		pthread_setspecific(agent_exit_key, (void *)1);
 	agent_log("tid %u pid %u ring %u", r->tid, agent.pid, idx);

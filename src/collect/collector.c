@@ -266,14 +266,23 @@ static void collector_count_pkt(struct collector *c, const struct trace_pkt2_cou
 
 /* A process record in a packet of ring i that passed the owner check: a
  * process slot's one KIND_PROC (the agent writes it once an image) comes
- * from one ring; another is a forgery, whichever came first. 1: taken. */
+ * from one ring; another is a forgery. The agent names that ring in the
+ * slot (shm_proc.proc_ring) before it writes the record, so a record from
+ * any other ring is refused, whichever ring is drained first: before, the
+ * second to arrive was, and that could be the main thread's ring rather
+ * than the forger's. The slot is the program's memory too: a name out of
+ * range, or none (an agent that wrote none), leaves the first to arrive
+ * taken, as before. 1: taken. */
 static int collector_proc_rec_ok(struct collector *c, uint32_t i, const struct trace_pkt2_counts *n,
 				 int peek)
 {
-	uint32_t *o;
+	uint32_t *o, named;
 
 	if (!n->proc || n->proc_slot >= c->h->max_procs)
 		return 1;
+	named = __atomic_load_n(&shm_proc_at(c->h->ctl, n->proc_slot)->proc_ring, __ATOMIC_ACQUIRE);
+	if (named && named <= shm_host_nrings(c->h) && named != i + 1)
+		return 0;
 	o = &c->proc_rec[n->proc_slot];
 	if (*o && *o != i + 1)
 		return 0;

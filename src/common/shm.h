@@ -206,7 +206,12 @@ struct shm_proc {
 	uint32_t text_flags; /* SHM_TEXT_* */
 	uint64_t maps_off;   /* where the maps text starts in the text area */
 	uint32_t state;	     /* PROC_* */
-	uint8_t pad[20];
+	/* The ring (number + 1) the agent writes this image's process record
+	 * into, stored before the record (0: none yet). The collector takes
+	 * a process record from that ring only: one in another ring is the
+	 * forgery, whichever the collector drains first. */
+	uint32_t proc_ring;
+	uint8_t pad[16];
 	char exe[SHM_PROC_EXE];
 };
 
