@@ -870,15 +870,12 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	if (ctx->scanned && ctx->scan.n[RR_SCAN_SYSCALL] && i->raw_state == RR_RAW_FAILED)
 		log_warn("syscall user dispatch is not available (%s): the program's own system "
 			 "call instructions are not seen and their inputs not recorded, and a thread "
-			 "one of them makes (a clone) is %s (%u in the executable: %s)",
-			 strerror(i->raw_err),
-			 ctx->serial ? "not seen being made: serial mode finds it when it "
-				       "first takes part in a switch of the run token (then it "
-				       "is counted and the recording stops), until then its "
-				       "calls are recorded as its creator's"
-				     : "neither counted nor refused: its calls are recorded as "
-				       "its creator's and a replay may differ",
-			 ctx->scan.n[RR_SCAN_SYSCALL], ctx->scan.where[RR_SCAN_SYSCALL]);
+			 "one of them makes (a clone) is not seen being made: spool finds it when "
+			 "it first takes part in a switch of the run token (serial mode) or first "
+			 "enters spool on a stack other than its creator's, then counts it and "
+			 "stops the recording; until then its calls are recorded as its "
+			 "creator's (%u in the executable: %s)",
+			 strerror(i->raw_err), ctx->scan.n[RR_SCAN_SYSCALL], ctx->scan.where[RR_SCAN_SYSCALL]);
 	if (ctx->scanned && ctx->scan.n[RR_SCAN_TSC])
 		log_warn("the program reads the time stamp counter itself (%u in the "
 			 "executable: %s): those values are not recorded, a replay reads new ones",
