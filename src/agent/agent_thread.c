@@ -629,7 +629,9 @@ static uintptr_t agent_stack_span(void)
 	if (v)
 		return v;
 	v = 8u << 20;
-	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur > v)
+	/* (a raw call: the agent imports no getrlimit, and under syscall
+	 * user dispatch the SIGSYS handler makes it, once) */
+	if (agent_thread_sys3(SYS_getrlimit, RLIMIT_STACK, (long)&rl, 0) == 0 && rl.rlim_cur > v)
 		v = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 30)
 			    ? (1u << 30)
 			    : (uintptr_t)rl.rlim_cur;
