@@ -699,12 +699,17 @@ struct agent_thread *agent_thread_offstack(struct agent_thread *t)
 		__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
-	if (agent_rr_mode) {
+	if (__atomic_load_n(&agent_rr_mode, __ATOMIC_SEQ_CST)) {
 		/* record: counted, the recording stops (spool record says
 		 * so); replay: its events are not the recording's */
 		agent_rr_clone_unseen();
 		return 0;
 	}
+	/* A recording another such thread stopped meanwhile: agent.active
+	 * went 0 before agent_rr_mode did (agent_rr_clone_stop). Its events
+	 * are no longer recorded, not lost. */
+	if (!__atomic_load_n(&agent.active, __ATOMIC_SEQ_CST))
+		return 0;
 	__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
 	/* Once: the first of its events to see the state its own (own_state
 	 * first: the owner reads it as soon as the state is shared). */
