@@ -118,6 +118,14 @@ struct agent_thread {
 	uint8_t own_state;  /* AGENT_T_SHARED: the owner's own state */
 	uint32_t owner_tid; /* AGENT_T_SHARED: the thread the state is of */
 	uintptr_t stack_hi; /* frame-pointer walks stay below this */
+	/* Where its frames are: [stack_lo, stack_lo + stack_len), the span
+	 * below stack_hi (agent_thread_stack_range). A frame elsewhere takes
+	 * the slow path (agent_thread_offstack): a thread of the program's own
+	 * clone that spool did not see being made runs on this TLS, on another
+	 * stack. stack_len UINTPTR_MAX: every frame is taken as its own. */
+	uintptr_t stack_lo;
+	uintptr_t stack_len;
+	uint32_t offstack; /* frames of its own found off that span */
 };
 extern __thread struct agent_thread agent_self;
 
@@ -255,6 +263,7 @@ struct agent_thread *agent_thread_forking(void);
 int agent_thread_child_started(void);
 long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags);
 struct agent_thread *agent_thread_shared(struct agent_thread *t);
+struct agent_thread *agent_thread_offstack(struct agent_thread *t);
 void agent_thread_raw_clone(unsigned long flags);
 int agent_thread_foreign(void);
 int agent_thread_on_foreign_tls(void);
@@ -294,8 +303,12 @@ static inline __attribute__((always_inline)) struct agent_thread *agent_enter(vo
 {
 	struct agent_thread *t = &agent_self;
 
-	if (AGENT_LIKELY(agent.active && t->state == AGENT_T_ON && !t->busy))
+	if (AGENT_LIKELY(agent.active && t->state == AGENT_T_ON && !t->busy &&
+			 (uintptr_t)__builtin_frame_address(0) - t->stack_lo < t->stack_len))
 		return t;
+	/* a frame off its stack: its own on another stack, or another's */
+	if (agent.active && t->state == AGENT_T_ON && !t->busy)
+		return agent_thread_offstack(t);
 	/* before busy: busy is the owner's too */
 	if (t->state == AGENT_T_SHARED && agent.active)
 		return agent_thread_shared(t);

@@ -809,6 +809,7 @@ void agent_proc_claim(uint32_t flags)
 	/* our pid at once: a process that dies while it fills its slot
 	 * (PROC_CLAIMED) is found dead and its slot freed all the same */
 	__atomic_store_n(&p->pid, agent.seen_pid, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->proc_ring, 0, __ATOMIC_RELEASE);
 	agent.seen_ppid = agent_seen_ppid();
 	p->ppid = agent.seen_ppid;
 	p->flags = flags;

@@ -3012,6 +3012,49 @@ void agent_rr_detach(uint32_t flag)
 		__atomic_fetch_or(&rr_area->flags, flag, __ATOMIC_ACQ_REL);
 }
 
+/*
+ * Record: the program makes a thread with its own clone (libc's clone() or
+ * its own clone system call) on its creator's TLS, where the agent keeps
+ * its thread state: the thread number, the serial run token's view
+ * (ser_me, agent_ser), the ring and its log. Two threads under one number
+ * break the token: the one that does not hold it gave the token away or
+ * freed it while the holder slept, and a thread it had just been handed to
+ * waited for good (serial record of tests/progs/clone_locks, about 1 run in
+ * 40; with --chaos nearly every run). Their calls would also be recorded as
+ * their creator's, which no replay can follow. So the recording stops here,
+ * before the clone is made, and the program runs on unrecorded, as it would
+ * without spool: no more events (agent.active 0), no more schedule (agent_serial_stop wakes every waiter),
+ * no more recorded inputs (agent_rr_mode off). RR_F_CLONE_STOP tells spool
+ * record, which says so and counts the clone threads (ctl->raw_clones);
+ * spool replay refuses the recording. Called by the creator, also from the
+ * SIGSYS handler: atomics, raw system calls, agent_log only.
+ */
+void agent_rr_clone_stop(void)
+{
+	if (!(__atomic_load_n(&agent_rr_mode, __ATOMIC_ACQUIRE) & RR_MODE_RECORD) || !rr_area)
+		return;
+	__atomic_fetch_or(&rr_area->flags, RR_F_CLONE_STOP, __ATOMIC_ACQ_REL);
+	/* (not agent_disable: spool record says it, with the count) */
+	__atomic_store_n(&agent.active, 0, __ATOMIC_SEQ_CST);
+	agent_log("record: the program makes a thread with its own clone: the recording stops, "
+		  "the program runs on");
+	rr_fd_on = 0;
+	__atomic_store_n(&agent_rr_mode, RR_MODE_OFF, __ATOMIC_SEQ_CST);
+	agent_serial_stop();
+}
+
+/* Serial record: a thread spool did not see being made found running on
+ * its creator's TLS (agent_serial.c): counted as a clone thread, and the
+ * recording stops as for one that was seen. */
+void agent_rr_clone_unseen(void)
+{
+	if (!(__atomic_load_n(&agent_rr_mode, __ATOMIC_ACQUIRE) & RR_MODE_RECORD) || !agent.ctl)
+		return;
+	__atomic_fetch_add(&agent.ctl->unseen_clones, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&agent.ctl->raw_clones, 1, __ATOMIC_RELAXED);
+	agent_rr_clone_stop();
+}
+
 void agent_rr_init(void)
 {
 	struct shm_ctl *c = agent.ctl;

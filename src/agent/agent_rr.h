@@ -117,6 +117,8 @@ void agent_rr_stdio_skip(int fd, size_t n);
 void agent_rr_note_outputs(void);
 struct rr_area *agent_rr_area(void);
 void agent_rr_detach(uint32_t flag);
+void agent_rr_clone_stop(void);
+void agent_rr_clone_unseen(void);
 /* Map this process's area (0 for the first process; a recording maps its
  * header only) and find its number (*k, RR_NO_PROC when it has none); the
  * area or NULL, *size the bytes mapped, *base where it starts in the

@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <linux/futex.h>
 #include <string.h>
@@ -74,6 +75,8 @@ static struct rr_serial_slot ser_void;
 static const struct rr_switch *ser_sw;
 static uint32_t *ser_creations; /* turn[0]: thread numbers handed out - 1 */
 static uint64_t ser_rng;	/* chaos PRNG (xorshift64*), under sched_lock */
+/* The recording stopped with the program running on (agent_serial_stop). */
+static int ser_stopped;
 
 struct ser_self {
 	uint64_t retry_count; /* record: count after its last wait retry */
@@ -89,6 +92,7 @@ struct ser_self {
 	uint64_t hook_first; /* path replay: hooks when this turn began (for reports) */
 	uint32_t loans;	     /* path replay: tokens lent while blocked in this turn */
 	uint32_t id;
+	uint32_t tid;	     /* record: the kernel's id of the thread this state is */
 	uint8_t on;	     /* numbered thread of a serial session */
 	uint8_t restored;    /* recreated by a snapshot's restore: its wait ends as a replay's */
 	uint8_t async;	     /* its cancel type is asynchronous (agent_serial_set_async) */
@@ -1044,6 +1048,38 @@ static void ser_path_end(void)
 static void ser_release(unsigned at, uint32_t state);
 static void ser_acquire(uint32_t park);
 
+/*
+ * Record: 1 when the caller is not the thread whose state it runs on: a
+ * thread of the program's own clone that spool did not see being made (its
+ * own clone system call where syscall user dispatch does not reach: turned
+ * off, or made by another such thread), on its creator's TLS. It must not
+ * touch the token: it would give away or free a token it does not hold,
+ * and the thread the token had just been handed to would wait for good.
+ * Asked before every decision about the token (a switch, a blocking call),
+ * never on the fast path: one gettid. The thread is counted and the
+ * recording stops (agent_rr_clone_unseen). A vfork child, which runs on
+ * its parent's TLS too, is another process (tgkill finds no such thread
+ * in it): not one of these.
+ */
+static int ser_intruder(void)
+{
+	uint32_t tid, me = ser_me.tid;
+	int saved, other;
+
+	if (agent_serial_on != RR_MODE_RECORD || !me)
+		return 0;
+	tid = (uint32_t)syscall(SYS_gettid);
+	if (AGENT_LIKELY(tid == me))
+		return 0;
+	saved = errno;
+	other = syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)me, 0) < 0 && errno == ESRCH;
+	errno = saved;
+	if (other)
+		return 0;
+	agent_rr_clone_unseen();
+	return 1;
+}
+
 /* ---- the switch point's slow path ---- */
 
 static void ser_slow(unsigned at, int forced)
@@ -1054,7 +1090,8 @@ static void ser_slow(unsigned at, int forced)
 		agent_ser.limit = UINT64_MAX;
 		/* Let go (spool gone): a yield stays one, so an emulated
 		 * condition or barrier wait's loop lets the others run. */
-		if (forced && __atomic_load_n(&agent_gone, __ATOMIC_RELAXED))
+		if (forced && (__atomic_load_n(&agent_gone, __ATOMIC_RELAXED) ||
+			       __atomic_load_n(&ser_stopped, __ATOMIC_RELAXED)))
 			syscall(SYS_sched_yield);
 		return;
 	}
@@ -1077,6 +1114,13 @@ static void ser_slow(unsigned at, int forced)
 		ser_set_limit();
 		if (AGENT_UNLIKELY(ser_me.async) && at != RR_AT_SYNC)
 			agent_rr_testcancel_real();
+		return;
+	}
+	if ((forced || agent_ser.count >= ser_me.slice_end || AGENT_UNLIKELY(agent_snap_on)) &&
+	    AGENT_UNLIKELY(ser_intruder())) {
+		agent_ser.limit = UINT64_MAX;
+		if (forced)
+			syscall(SYS_sched_yield);
 		return;
 	}
 	if (AGENT_UNLIKELY(agent_snap_on) &&
@@ -1216,7 +1260,7 @@ void agent_serial_block_begin(unsigned at)
 		ser_set_limit();
 		return;
 	}
-	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on)
+	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on || ser_intruder())
 		return;
 	/* (the deadlock watch: a thread out in an input call may come back
 	 * by itself, one in a join only when another thread ends) */
@@ -1278,7 +1322,8 @@ static void ser_acquire(uint32_t park)
 
 void agent_serial_block_end(void)
 {
-	if (agent_rr_in_stdio || agent_serial_on != RR_MODE_RECORD || !ser_me.on)
+	if (agent_rr_in_stdio || agent_serial_on != RR_MODE_RECORD || !ser_me.on ||
+	    ser_intruder())
 		return;
 	ser_acquire(RR_PARK_BLOCK);
 	__atomic_store_n(&ser_slot(ser_me.id)->wait, RR_W_NONE, __ATOMIC_RELAXED);
@@ -1294,6 +1339,7 @@ void agent_serial_thread_start(uint32_t id)
 	ser_me.id = id;
 	ser_me.on = 1;
 	ser_me.hooks = 0;
+	ser_me.tid = (uint32_t)syscall(SYS_gettid);
 	agent_ser.count = 0;
 	agent_ser.limit = 0;
 	if (agent_snap_on)
@@ -1558,6 +1604,38 @@ AGENT_EXPORT void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t 
 
 /* ---- startup ---- */
 
+/*
+ * The recording stops for good with the program running on (the program's
+ * own clone of a thread on its creator's TLS, agent_rr_clone_stop): every
+ * thread lets go of the schedule now. The caller is the only thread that
+ * knows; the others see agent_serial_on 0 at their next switch point, and a
+ * waiting one as soon as its wake word moves. Every slot's word is woken,
+ * whatever its state says (the states may be wrong when two threads shared
+ * one number), and all its waiters: a thread does not wait for its 100 ms
+ * tick. A forced yield stays one from then on (ser_slow), so a wait the
+ * agent emulated (a busy lock's retry) does not spin without letting its
+ * holder run. Raw system calls and atomics only.
+ */
+void agent_serial_stop(void)
+{
+	uint32_t n;
+
+	if (!__atomic_load_n(&agent_serial_on, __ATOMIC_ACQUIRE) || !ser_area)
+		return;
+	__atomic_store_n(&ser_stopped, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&agent_serial_on, 0, __ATOMIC_SEQ_CST);
+	agent_ser.limit = UINT64_MAX;
+	n = ser_nthreads();
+	for (uint32_t id = 0; id < n; id++) {
+		struct rr_serial_slot *s = agent_lazy_at(&ser_slots, id);
+
+		if (!s)
+			continue;
+		__atomic_fetch_add(&s->wake, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &s->wake, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	}
+}
+
 void agent_serial_fork_child(void)
 {
 	agent_serial_on = 0;
@@ -1579,9 +1657,10 @@ int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint6
 	ser_rng = a->seed ? a->seed : 0x9e3779b97f4a7c15ull;
 	ser_me.id = 0;
 	ser_me.on = 1;
+	ser_me.tid = (uint32_t)syscall(SYS_gettid);
 	agent_ser.count = 0;
 	ser_slot(0)->state = RR_S_RUN;
-	ser_slot(0)->tid = (uint32_t)syscall(SYS_gettid);
+	ser_slot(0)->tid = ser_me.tid;
 	a->owner = 0;
 	a->tturn = 0;
 	agent_serial_on = (int)a->mode;
@@ -1662,6 +1741,7 @@ void agent_serial_restore_thread(uint32_t id, int holder, uint32_t park)
 	ser_me.id = id;
 	ser_me.on = 1;
 	ser_me.hooks = 0;
+	ser_me.tid = (uint32_t)syscall(SYS_gettid);
 	ser_me.release_at = RR_COUNT_END;
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);

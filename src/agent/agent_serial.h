@@ -73,6 +73,7 @@ int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint6
 int agent_serial_slot_ok(uint32_t id);
 /* The fork child runs unrecorded. */
 void agent_serial_fork_child(void);
+void agent_serial_stop(void);
 
 /* A switch point at which the thread cannot go on (a busy lock, a
  * condition wait): give the token to another thread if one can run. */

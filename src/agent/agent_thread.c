@@ -17,6 +17,7 @@
 #include <linux/kcmp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -395,6 +396,10 @@ void agent_thread_raw_clone(unsigned long flags)
 		return; /* without CLONE_VM: a process copy (agent_thread_raw_fork) */
 	if (flags & CLONE_THREAD) /* (a CLONE_VM process is kept out too, not said) */
 		__atomic_fetch_add(&agent.ctl->raw_clones, 1, __ATOMIC_RELAXED);
+	/* Recording: the thread would run under its creator's number (its
+	 * run token, its log): the recording stops before it starts. */
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SETTLS) && agent_rr_mode)
+		agent_rr_clone_stop();
 	if ((flags & CLONE_SETTLS) || agent_rr_mode || t->state == AGENT_T_SHARED)
 		return;
 	if (t->state == AGENT_T_NEW)
@@ -586,6 +591,115 @@ static uintptr_t agent_stack_hi(void)
 	if (self > fp && self - fp < (256u << 20))
 		return self;
 	return (uintptr_t)__libc_stack_end;
+}
+
+/* The span of a thread's stack below stack_hi: RLIMIT_STACK (what glibc
+ * gives a thread by default, and where the main thread's stack may grow),
+ * at least 8 MiB, at most 1 GiB. */
+static uintptr_t agent_stack_span(void)
+{
+	static uintptr_t span;
+	struct rlimit rl;
+	uintptr_t v = __atomic_load_n(&span, __ATOMIC_RELAXED);
+
+	if (v)
+		return v;
+	v = 8u << 20;
+	/* (a raw call: the agent imports no getrlimit, and under syscall
+	 * user dispatch the SIGSYS handler makes it, once) */
+	if (agent_thread_sys3(SYS_getrlimit, RLIMIT_STACK, (long)&rl, 0) == 0 && rl.rlim_cur > v)
+		v = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 30)
+			    ? (1u << 30)
+			    : (uintptr_t)rl.rlim_cur;
+	__atomic_store_n(&span, v, __ATOMIC_RELAXED);
+	return v;
+}
+
+/*
+ * Where a registering thread's frames are: the span below stack_hi. A
+ * thread that registers with its frame outside it (on a stack of its own
+ * making: a CLONE_SETTLS thread, a signal on an alternate stack) has no
+ * known span: every frame is its own, as before.
+ */
+static void agent_thread_stack_range(struct agent_thread *t)
+{
+	uintptr_t fp = (uintptr_t)__builtin_frame_address(0), span = agent_stack_span();
+
+	t->offstack = 0;
+	if (fp < t->stack_hi && t->stack_hi - fp < span && t->stack_hi > span) {
+		t->stack_lo = t->stack_hi - span;
+		t->stack_len = span;
+	} else {
+		t->stack_lo = 0;
+		t->stack_len = UINTPTR_MAX;
+	}
+}
+
+/*
+ * A registered thread's event with its frame off its stack span
+ * (agent_enter). The kernel says whose it is (one gettid):
+ *  - its own (a signal on an alternate stack, a coroutine's stack, a
+ *    stack larger than the span): the event is its own; after
+ *    AGENT_OFFSTACK_MAX of them the span check is off for this thread
+ *    (a program that switches stacks would pay a gettid per event);
+ *  - a thread of the program's own clone that spool did not see being
+ *    made (its own clone system call: no wrapper, no syscall user dispatch
+ *    in spool locks and spool probe, nor where dispatch is off in record)
+ *    on this TLS: counted (unseen_clones, raw_clones), and from here on
+ *    the state is shared as for one seen made (agent_thread_raw_clone):
+ *    its events are dropped and counted (lost_clone), the owner's kept.
+ *    While recording, the recording stops (agent_rr_clone_unseen);
+ *  - a process on this TLS (CLONE_VM without CLONE_THREAD, seen by no
+ *    wrapper): its event is dropped and counted.
+ * Its events before this one in the span were written as the owner's: a
+ * stack next to its creator's, within the span, is not told apart.
+ */
+#define AGENT_OFFSTACK_MAX 16
+
+struct agent_thread *agent_thread_offstack(struct agent_thread *t)
+{
+	uint32_t me = agent_thread_tid(), owner = t->owner_tid;
+
+	if (!owner || me == owner) {
+		if (++t->offstack >= AGENT_OFFSTACK_MAX) {
+			t->stack_lo = 0;
+			t->stack_len = UINTPTR_MAX;
+		}
+		return t;
+	}
+	if (!agent.ctl)
+		return 0;
+	if (agent_thread_sys3(SYS_tgkill, agent_thread_sys3(SYS_getpid, 0, 0, 0), owner, 0) ==
+	    -ESRCH) {
+		/* a process on its parent's TLS */
+		__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (__atomic_load_n(&agent_rr_mode, __ATOMIC_SEQ_CST)) {
+		/* record: counted, the recording stops (spool record says
+		 * so); replay: its events are not the recording's */
+		agent_rr_clone_unseen();
+		return 0;
+	}
+	/* A recording another such thread stopped meanwhile: agent.active
+	 * went 0 before agent_rr_mode did (agent_rr_clone_stop). Its events
+	 * are no longer recorded, not lost. */
+	if (!__atomic_load_n(&agent.active, __ATOMIC_SEQ_CST))
+		return 0;
+	__atomic_fetch_add(&agent.ctl->lost_clone, 1, __ATOMIC_RELAXED);
+	/* Once: the first of its events to see the state its own (own_state
+	 * first: the owner reads it as soon as the state is shared). */
+	t->own_state = AGENT_T_ON;
+	{
+		uint8_t on = AGENT_T_ON;
+
+		if (!__atomic_compare_exchange_n(&t->state, &on, AGENT_T_SHARED, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return 0;
+	}
+	__atomic_fetch_add(&agent.ctl->unseen_clones, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&agent.ctl->raw_clones, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /*
@@ -902,6 +1016,9 @@ void agent_thread_register(struct agent_thread *t)
 	t->word = ev_word(KIND_LOCK, idx, 0, 0);
 	t->seq = 0;
 	t->stack_hi = agent_stack_hi();
+	agent_thread_stack_range(t);
+	if (!shared)
+		t->owner_tid = r->tid;
 	agent_thread_set(t, shared, AGENT_T_ON);
 	if (AGENT_UNLIKELY(agent_sys_cpu_on))
 		agent_sys_thread_start(t);
@@ -916,8 +1033,14 @@ void agent_thread_register(struct agent_thread *t)
 		rt->name[sizeof(rt->name) - 1] = 0;
 		agent_meta_end(t, &rt->h, KIND_THREAD, 0, seq, sizeof(*rt));
 	}
-	if (!__atomic_exchange_n(&agent.proc_emitted, 1, __ATOMIC_ACQ_REL))
+	if (!__atomic_exchange_n(&agent.proc_emitted, 1, __ATOMIC_ACQ_REL)) {
+		/* which ring holds it, before it is written (and published
+		 * with it: the commit's release orders this store first) */
+		if (agent.proc_slot != UINT32_MAX)
+			__atomic_store_n(&shm_proc_at(agent.ctl, agent.proc_slot)->proc_ring,
+					 idx + 1, __ATOMIC_RELEASE);
 		agent_emit_proc(t);
+	}
 	if (agent_exit_key_ok)
 		pthread_setspecific(agent_exit_key, (void *)1);
 	agent_log("tid %u pid %u ring %u", r->tid, agent.pid, idx);

@@ -67,6 +67,7 @@ struct record_ctx {
 	char raw_unrec[160]; /* own syscall instructions: the calls not recorded */
 	struct rr_scan scan; /* rdtsc and (without dispatch) syscall in the executable */
 	int scanned;
+	uint32_t unseen_clones; /* clone threads found on another's state, not seen made */
 	uint32_t procs_wanted; /* process numbers the program asked for */
 	char *const *argv;     /* the command line spool ran */
 	uint32_t max_rings;
@@ -616,6 +617,9 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	/* (the program can write the count: it can only get its own
 	 * recording refused) */
 	ctx->info.clones = __atomic_load_n(&h->ctl->raw_clones, __ATOMIC_RELAXED);
+	ctx->unseen_clones = __atomic_load_n(&h->ctl->unseen_clones, __ATOMIC_RELAXED);
+	if (ctx->unseen_clones > ctx->info.clones)
+		ctx->unseen_clones = ctx->info.clones;
 	record_direct(&ctx->info, a);
 	record_raw(ctx, a);
 	n = strnlen(a->report, sizeof(a->report) - 1);
@@ -807,7 +811,23 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		log_warn("the recording is incomplete (%s): spool replay will refuse it",
 			 i->report[0] ? i->report : "events were lost");
 	trace_loss_warn(so->trace_dir, &res->loss);
-	if (i->clones)
+	if (i->clones && (i->flags & RR_F_CLONE_STOP) && ctx->unseen_clones)
+		log_err("spool record does not number the threads the program made with its own "
+			"clone (%" PRIu32 ", of which %" PRIu32 " not seen being made: found "
+			"running on its creator's thread state, where syscall user dispatch did "
+			"not reach its clone system call; more may have run unseen): the "
+			"recording stopped there and the program ran on unrecorded, so spool "
+			"replay refuses this recording (doc/record.md, \"What is not captured\"; "
+			"--force: keep the program's exit status)",
+			i->clones, ctx->unseen_clones);
+	else if (i->clones && (i->flags & RR_F_CLONE_STOP))
+		log_err("spool record does not number the threads the program made with its own "
+			"clone (%" PRIu32 "): the recording stopped where the first one was made "
+			"and the program ran on unrecorded, so spool replay refuses this "
+			"recording (doc/record.md, \"What is not captured\"; --force: keep the "
+			"program's exit status)",
+			i->clones);
+	else if (i->clones)
 		log_err("spool record does not number the threads the program made with its own "
 			"clone (%" PRIu32 "): their calls were recorded as their creator's, so "
 			"spool replay refuses this recording (doc/record.md, \"What is not "
@@ -850,11 +870,12 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 	if (ctx->scanned && ctx->scan.n[RR_SCAN_SYSCALL] && i->raw_state == RR_RAW_FAILED)
 		log_warn("syscall user dispatch is not available (%s): the program's own system "
 			 "call instructions are not seen and their inputs not recorded, and a thread "
-			 "one of them makes (a clone) is neither counted nor refused: its calls are "
-			 "recorded as its creator's and a replay may differ (%u in the "
-			 "executable: %s)",
-			 strerror(i->raw_err), ctx->scan.n[RR_SCAN_SYSCALL],
-			 ctx->scan.where[RR_SCAN_SYSCALL]);
+			 "one of them makes (a clone) is not seen being made: spool finds it when "
+			 "it first takes part in a switch of the run token (serial mode) or first "
+			 "enters spool on a stack other than its creator's, then counts it and "
+			 "stops the recording; until then its calls are recorded as its "
+			 "creator's (%u in the executable: %s)",
+			 strerror(i->raw_err), ctx->scan.n[RR_SCAN_SYSCALL], ctx->scan.where[RR_SCAN_SYSCALL]);
 	if (ctx->scanned && ctx->scan.n[RR_SCAN_TSC])
 		log_warn("the program reads the time stamp counter itself (%u in the "
 			 "executable: %s): those values are not recorded, a replay reads new ones",

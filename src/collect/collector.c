@@ -266,14 +266,23 @@ static void collector_count_pkt(struct collector *c, const struct trace_pkt2_cou
 
 /* A process record in a packet of ring i that passed the owner check: a
  * process slot's one KIND_PROC (the agent writes it once an image) comes
- * from one ring; another is a forgery, whichever came first. 1: taken. */
+ * from one ring; another is a forgery. The agent names that ring in the
+ * slot (shm_proc.proc_ring) before it writes the record, so a record from
+ * any other ring is refused, whichever ring is drained first: before, the
+ * second to arrive was, and that could be the main thread's ring rather
+ * than the forger's. The slot is the program's memory too: a name out of
+ * range, or none (an agent that wrote none), leaves the first to arrive
+ * taken, as before. 1: taken. */
 static int collector_proc_rec_ok(struct collector *c, uint32_t i, const struct trace_pkt2_counts *n,
 				 int peek)
 {
-	uint32_t *o;
+	uint32_t *o, named;
 
 	if (!n->proc || n->proc_slot >= c->h->max_procs)
 		return 1;
+	named = __atomic_load_n(&shm_proc_at(c->h->ctl, n->proc_slot)->proc_ring, __ATOMIC_ACQUIRE);
+	if (named && named <= shm_host_nrings(c->h) && named != i + 1)
+		return 0;
 	o = &c->proc_rec[n->proc_slot];
 	if (*o && *o != i + 1)
 		return 0;
@@ -1119,6 +1128,9 @@ static void collector_check_ctl(struct collector *c)
 	c->st.lost_clone = collector_ctl_count(c, &k->lost_clone, "in threads of its own clone");
 	/* a count (said, never used as a size): any value is only believed */
 	c->st.raw_clones = __atomic_load_n(&k->raw_clones, __ATOMIC_RELAXED);
+	c->st.unseen_clones = __atomic_load_n(&k->unseen_clones, __ATOMIC_RELAXED);
+	if (c->st.unseen_clones > c->st.raw_clones)
+		c->st.unseen_clones = c->st.raw_clones;
 	c->st.lost_no_proc = collector_lost_no_proc(c);
 }
 
@@ -1178,6 +1190,18 @@ int collector_finish(struct collector *c, struct collector_stats *st)
 			 c->st.raw_clones == 1 ? "its" : "their",
 			 c->st.raw_clones == 1 ? "it" : "them",
 			 c->st.lost_clone ? ", so their events are not recorded (counted as lost)" : "");
+	/* Found by their stack (agent_thread_offstack): the first one only,
+	 * the others then share a state already shared. */
+	if (c->st.unseen_clones)
+		log_warn("spool found %u of these threads running on %s creator's thread state "
+			 "without having seen %s made (the program's own clone system call, which "
+			 "neither spool's clone() wrapper nor its syscall user dispatch reached): "
+			 "more may have run unseen, and %s events before that were written as %s "
+			 "creator's",
+			 c->st.unseen_clones, c->st.unseen_clones == 1 ? "its" : "their",
+			 c->st.unseen_clones == 1 ? "it" : "them",
+			 c->st.unseen_clones == 1 ? "its" : "their",
+			 c->st.unseen_clones == 1 ? "its" : "their");
 	if (c->st.corrupt_rings)
 		log_warn("%llu ring%s damaged by the program: at least %llu events lost",
 			 (unsigned long long)c->st.corrupt_rings, c->st.corrupt_rings > 1 ? "s" : "",

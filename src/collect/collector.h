@@ -28,6 +28,7 @@ struct collector_stats {
 	uint64_t lost_fork;	/* dropped: a fork child's before it had a ring */
 	uint64_t lost_clone;	/* dropped: threads of the program's own clone */
 	uint32_t raw_clones;	/* threads the program made with its own clone */
+	uint32_t unseen_clones; /* ... of which spool did not see being made */
 	uint64_t seq_gaps;	/* events missing according to sequence numbers */
 	uint64_t corrupt_rings; /* rings the program damaged: skipped from then on */
 	uint64_t rejected;	/* records the writer refused (malformed): lost */

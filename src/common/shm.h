@@ -182,10 +182,13 @@ struct shm_ctl {
 	 * own syscall instruction, not pthread_create), and the events of
 	 * those sharing their creator's thread state that were dropped rather
 	 * than written into their creator's ring (agent_thread.c). Written by
-	 * the program's side: bounded by the collector. */
+	 * the program's side: bounded by the collector. unseen_clones: those
+	 * of them spool did not see being made (the program's own clone system
+	 * call where syscall user dispatch does not reach), found later running
+	 * on another thread's state (counted in raw_clones too). */
 	uint64_t lost_clone;
 	uint32_t raw_clones;
-	uint32_t pad_clones;
+	uint32_t unseen_clones;
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and
@@ -203,7 +206,12 @@ struct shm_proc {
 	uint32_t text_flags; /* SHM_TEXT_* */
 	uint64_t maps_off;   /* where the maps text starts in the text area */
 	uint32_t state;	     /* PROC_* */
-	uint8_t pad[20];
+	/* The ring (number + 1) the agent writes this image's process record
+	 * into, stored before the record (0: none yet). The collector takes
+	 * a process record from that ring only: one in another ring is the
+	 * forgery, whichever the collector drains first. */
+	uint32_t proc_ring;
+	uint8_t pad[16];
 	char exe[SHM_PROC_EXE];
 };
 

@@ -108,6 +108,10 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * stream in its turn, and dprintf's writes went through the agent's write;
  * a replay does the same (RR_O_STDIO_FLUSH) */
 #define RR_F_STDIO_FLUSH 0x400000u
+/* record: the program made a thread with its own clone on its creator's
+ * TLS: the recording stopped there, the program ran on unrecorded
+ * (agent_rr_clone_stop); spool replay refuses it (rr_info.clones) */
+#define RR_F_CLONE_STOP 0x800000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */

@@ -45,9 +45,12 @@ int rr_refuse_reason(const struct rr_info *info, char *why, size_t len)
 		snprintf(why, len,
 			 "the program made %" PRIu32 " thread%s with its own clone (libc's clone() "
 			 "or its own clone system call, not pthread_create), which spool record "
-			 "does not number: their calls were recorded as their creator's, and a "
-			 "replay could differ without a divergence report; cannot replay it",
-			 info->clones, info->clones == 1 ? "" : "s");
+			 "does not number: %s; cannot replay it",
+			 info->clones, info->clones == 1 ? "" : "s",
+			 info->flags & RR_F_CLONE_STOP
+				 ? "the recording stopped where the first one was made"
+				 : "their calls were recorded as their creator's, and a replay "
+				   "could differ without a divergence report");
 		return 1;
 	}
 	if (info->flags & RR_F_LOST || info->lost) {

@@ -75,9 +75,9 @@ spool_run report --locks --json tid.trace
 is "$(json run.out "len(d['threads']) - len(set(t['tid'] for t in d['threads']))")" 0 \
 	"  no tid shows twice in the report"
 
-# A second process record (the main thread's ring holds the first): one of
-# the two rings is damaged (the collector cannot tell which the program
-# forged), the process is recorded once.
+# A second process record (the main thread's ring holds the first): the
+# forger's ring is damaged (the agent names the ring of the process's own
+# record: tests/integ/315), the process is recorded once.
 run proc
 is "$RC $OUT" "$INCOMPLETE forged proc" "proc: exit 4, output unchanged"
 like "$ERR" "damaged the shared memory.*a process record repeats" \

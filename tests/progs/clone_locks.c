@@ -7,20 +7,24 @@
  * does the same (tests/integ/279-clone-threads-locks.t,
  * 280-clone-threads-probe.t).
  *
- *   clone_locks [ROUNDS | STOP]
+ *   clone_locks [ROUNDS | STOP] [raw]
  *
  * Each round: one pthread, two clone() threads and one raw clone thread,
  * side by side, each CL_CALLS times takes cl_mutex, adds 1 to a counter,
  * lets it go, and sums clone_leaf and clone_leaf2. Prints "counter ok|BAD"
  * (the counter against rounds x threads x calls) and "sums ok|BAD"; with
  * STOP (a file name) it prints "ready" first and runs rounds until that
- * file exists. On stderr: the rounds and threads made.
+ * file exists. With raw (x86-64), every clone thread is made with the
+ * program's own clone system call (none through glibc's clone(): where
+ * syscall user dispatch is off, spool sees none of them being made,
+ * tests/integ/313). On stderr: the rounds and threads made.
  */
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -117,13 +121,15 @@ static char cl_stacks[CL_CLONES][CL_STACK] __attribute__((aligned(16)));
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |         \
 	 CLONE_CHILD_CLEARTID)
 
+static int cl_all_raw;
+
 static int cl_start(int k, volatile int *ctid)
 {
 	char *top = cl_stacks[k] + CL_STACK;
 
 	*ctid = 1;
 #if defined(__x86_64__)
-	if (k == CL_CLONES - 1) {
+	if (k == CL_CLONES - 1 || cl_all_raw) {
 		void **sp = (void **)top - 2;
 
 		sp[0] = (void *)cl_clone_main;
@@ -145,6 +151,8 @@ int main(int argc, char **argv)
 	const char *stop = argc > 1 && (argv[1][0] < '0' || argv[1][0] > '9') ? argv[1] : NULL;
 	long rounds = argc > 1 && !stop ? atol(argv[1]) : 20, done = 0, made = 0;
 	volatile int ctid[CL_CLONES];
+
+	cl_all_raw = argc > 2 && !strcmp(argv[2], "raw");
 
 	if (stop) {
 		printf("ready\n");
