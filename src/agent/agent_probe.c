@@ -1146,7 +1146,7 @@ AGENT_EXPORT int spool_agent_probe_prepare(const char *shm)
 
 	if (agent.ctl)
 		return -EBUSY; /* already recording: preloaded, or attached before */
-	if (!strncmp(shm, "unix:", 5)) {
+	if (strnlen(shm, 5) == 5 && !memcmp(shm, "unix:", 5)) {
 		/* handed over a socket: a process that cannot open spool's
 		 * /proc/SPOOL/fd/N (agent_shm_recv.c) */
 		fd = agent_shm_recv(shm + 5);

@@ -347,9 +347,11 @@ static void got_sys_targets(struct got_walk *w, unsigned sys)
 {
 	void *self = NULL;
 	Dl_info di;
+	void *lm = NULL;
 	int mem_ok = 1;
 
-	if (dladdr((void *)agent_probe_got_redirect, &di) && di.dli_fname)
+	/* dladdr1, not dladdr: the agent's imports are an allowlist (test 20) */
+	if (dladdr1((void *)agent_probe_got_redirect, &di, &lm, RTLD_DL_LINKMAP) && di.dli_fname)
 		self = dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD);
 	if (!self) {
 		agent_log("probe: the agent's own handle is not found: sys:io and sys:mem count "
