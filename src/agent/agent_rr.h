@@ -43,6 +43,9 @@ extern int agent_lock_quiet;
 /* Note where the program's stack, break, next mapping and executable are
  * (rr_area.layout), once, at the end of the agent's start. */
 void agent_rr_note_layout(void);
+/* agent_rr_kstate.c: thread tid's kernel state (state, system call,
+ * wchan, CPU time) as text, for the stuck reports; the length written. */
+size_t agent_rr_kstate(int32_t tid, char *out, size_t cap);
 /* agent_rr_early.c: clock reads before the agent started */
 extern int agent_rr_started;
 int agent_rr_early_clock(clockid_t clk, struct timespec *ts);
