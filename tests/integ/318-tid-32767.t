@@ -7,10 +7,10 @@
 # address, 0x00007fff..., holds 32767 in its upper half before the tid
 # field. Every thread created later then looked like a thread running on
 # main's TLS: its events were dropped, and in a replay it ran outside the
-# schedule ("replay stuck ... thread 2 has replayed 0 of its 49 events and
+# schedule ("replay stuck ... thread N has replayed 0 of its 49 events and
 # runs outside the agent", or "the program ended before thread 1 replayed
-# its 3143 recorded events (it replayed 0)": tests/real/quick/81, about 1
-# replay in 2000 under load, whenever the replayed program got pid 32767;
+# its 3143 recorded events (it replayed 0)": tests/real/quick/81, 1
+# replay in about 11,000 under load, whenever the replayed program got pid 32767;
 # pids wrap at 32768 here). The program runs in a pid namespace of its own
 # whose next pid is set through /proc/sys/kernel/ns_last_pid (root only:
 # skipped otherwise). tests/progs/rr_bank's output depends on the schedule.
