@@ -2638,6 +2638,11 @@ void agent_rr_thread_unnumbered(void)
 			   "stayed busy for 1 s)");
 }
 
+int agent_rr_numbered(void)
+{
+	return agent_rr_mode && rr_self.has_id;
+}
+
 /* A new thread, registered: in serial mode, wait for the run token. */
 void agent_rr_thread_go(void)
 {

@@ -541,6 +541,18 @@ static void agent_thread_tcb_init(void)
 	agent_tcb_tid_off = agent_tcb_find(p, tid);
 }
 
+pid_t agent_thread_tid_of(pthread_t th)
+{
+	long off = __atomic_load_n(&agent_tcb_tid_off, __ATOMIC_RELAXED);
+	/* the descriptor's place relative to the thread pointer is the same
+	 * in every thread: this one's tells */
+	long tp_delta = (long)((const char *)__builtin_thread_pointer() - (const char *)pthread_self());
+
+	if (off == LONG_MIN || !th)
+		return -1;
+	return (pid_t)*(const int32_t *)((const char *)th + tp_delta + off);
+}
+
 /* A thread the agent's pthread_create started (agent_thread_start): its
  * TLS is its own by construction, so its descriptor must hold its tid at
  * the offset; if not, the offset was wrong (found by the search in a
