@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * agent_rr_sevthread.c - SIGEV_THREAD timers while recording or replaying:
- * the timer's function runs in a thread spool numbers, at points the log
- * orders (doc/record.md "SIGEV_THREAD timers").
+ * agent_rr_sevthread.c - SIGEV_THREAD timers while recording or replaying
+ * in sync mode: the timer's function runs in a thread spool numbers, at
+ * points the log orders (doc/record.md "SIGEV_THREAD timers").
  *
  * glibc runs a SIGEV_THREAD timer's function in a thread of its own helper,
  * made by its internal pthread_create, which no interposer sees: the thread
@@ -27,6 +27,14 @@
  * notifier, or are dropped by the replay's quieting of waited signals).
  * The arm (timer_settime) counts as a send of SEV_SIG (agent_rr_timer.c),
  * so a sync replay's receipt waits for the arm that caused it.
+ *
+ * Sync mode only. In serial mode the notifier would need the run token to
+ * run the function, and the usual function sets a flag that a thread
+ * computing without a switch point polls (vim's search timeout): that
+ * thread would keep the token for good, and the recording stopped stuck.
+ * Serial mode keeps glibc's way: the function runs outside the schedule,
+ * and a function that makes recorded calls is said ("a thread spool could
+ * not number made recorded calls").
  *
  * Not covered: timer_getoverrun (the kernel's count of the replay's own
  * timer), a SIGEV_THREAD timer created in a thread spool could not number
@@ -129,7 +137,8 @@ int agent_rr_sev_thread_create(clockid_t clock, const struct sigevent *sev, time
 	int r, e;
 
 	if (!sev || sev->sigev_notify != SIGEV_THREAD || !id || !agent_rr_numbered() ||
-	    !sev->sigev_notify_function || !(s = sev_claim()))
+	    (agent_rr_mode & RR_MODE_SERIAL) || !sev->sigev_notify_function ||
+	    !(s = sev_claim()))
 		return -ENOSYS; /* glibc's way */
 	s->fn = sev->sigev_notify_function;
 	s->value = sev->sigev_value;

@@ -19,9 +19,11 @@
  *
  * timer_settime needs the timer's signal: timer_create notes it in a
  * small table (TM_SLOTS timers; one past it counts as a write only).
- * SIGEV_THREAD timers, while recording or replaying, send SIGRTMAX to a
- * notifier thread spool numbers (agent_rr_sevthread.c), noted here like
- * any other timer's signal.
+ * SIGEV_THREAD timers, while recording or replaying in sync mode, send
+ * SIGRTMAX to a notifier thread spool numbers (agent_rr_sevthread.c),
+ * noted here like any other timer's signal; in serial mode their function
+ * runs in a thread glibc makes, which spool does not number: only the
+ * write is counted.
  *
  * Agent rules: errno as the real call leaves it; the table is lock-free
  * (a slot is claimed with a compare-and-swap); the real functions are
