@@ -130,6 +130,8 @@ PACKAGES=(
 #                  under every command (tests/real/135-mosquitto-all.t)
 #   ninja-build    ninja -j2: a process tree (posix_spawn of sh, tr, cat) writing files and
 #                  its .ninja_log under every command (tests/real/136-ninja-all.t)
+#   vim            vim -es: a search with a timeout arms a SIGEV_THREAD timer whose function
+#                  sets the flag the regexp engine polls (tests/real/137-vim-sevthread.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -144,6 +146,7 @@ REAL_PACKAGES=(
 	plzip pixz ripgrep
 	pbzip2 lbzip2 zstd
 	unbound mosquitto mosquitto-clients ninja-build
+	vim
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.
