@@ -58,7 +58,9 @@
 #include "agent_rr.h"
 
 #define SEV_SLOTS 32
-#define SEV_SIG (SIGRTMAX) /* the notifiers' signal: programs rarely use the last one */
+/* The notifiers' signal: SIGRTMAX, the last one, which programs rarely use
+ * (64 on Linux; the constant, not glibc's __libc_current_sigrtmax()). */
+#define SEV_SIG 64
 
 /* A slot is claimed by timer_create, live while its timer exists, ended by
  * timer_delete, and freed by its notifier as it ends (which reads the slot
