@@ -136,6 +136,8 @@ PACKAGES=(
 #                  driven by curl, under every command (tests/real/143-haproxy-all.t)
 #   bind9-dnsutils dig: libisc's loop threads on libuv, OpenSSL seeded in a library's
 #                  constructor, querying a local responder (tests/real/144-dig-all.t)
+#   vim            vim -es: a search with a timeout arms a SIGEV_THREAD timer whose function
+#                  sets the flag the regexp engine polls (tests/real/137-vim-sevthread.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -151,10 +153,11 @@ REAL_PACKAGES=(
 	pbzip2 lbzip2 zstd
 	unbound mosquitto mosquitto-clients ninja-build
 	ruby haproxy bind9-dnsutils
+	vim
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.
-REAL_SERVICES=(nginx redis-server lighttpd memcached unbound mosquitto)
+REAL_SERVICES=(nginx redis-server lighttpd memcached unbound mosquitto haproxy)
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")
 fi

@@ -267,6 +267,8 @@ struct agent_thread *agent_thread_offstack(struct agent_thread *t);
 void agent_thread_raw_clone(unsigned long flags);
 int agent_thread_foreign(void);
 int agent_thread_on_foreign_tls(void);
+/* The kernel tid of thread th (alive), from its descriptor; -1 unknown. */
+pid_t agent_thread_tid_of(pthread_t th);
 
 /* agent_func.c */
 void agent_func_init(void);

@@ -1445,6 +1445,18 @@ static void rr_advance(void)
 	__builtin_prefetch(agent_rr_ro + rr_self.cur + RR_PREFETCH_AHEAD);
 }
 
+/* "; kernel: tid T, state S (sleeping), in system call 202 (futex), ...":
+ * tells a holder that is blocked from one starved of CPU time
+ * (agent_rr_kstate.c). */
+static void rr_put_kstate(struct rr_buf *b, int32_t tid)
+{
+	char ks[256];
+
+	agent_rr_kstate(tid, ks, sizeof(ks));
+	rr_puts(b, "; ");
+	rr_puts(b, ks);
+}
+
 static void __attribute__((noreturn)) rr_stuck(const struct rec_sched *e, uint64_t waited_ms)
 {
 	uint32_t cur = __atomic_load_n(&rr_turn[e->obj], __ATOMIC_ACQUIRE);
@@ -1498,6 +1510,7 @@ static void __attribute__((noreturn)) rr_stuck(const struct rec_sched *e, uint64
 					rr_puts(&b, " and runs outside the agent (a data race, "
 						    "or an unrecorded blocking call?)");
 				}
+				rr_put_kstate(&b, __atomic_load_n(&s->real_tid, __ATOMIC_ACQUIRE));
 			}
 		}
 	}
@@ -2625,6 +2638,11 @@ void agent_rr_thread_unnumbered(void)
 			   "stayed busy for 1 s)");
 }
 
+int agent_rr_numbered(void)
+{
+	return agent_rr_mode && rr_self.has_id;
+}
+
 /* A new thread, registered: in serial mode, wait for the run token. */
 void agent_rr_thread_go(void)
 {
@@ -2647,6 +2665,9 @@ void agent_rr_thread_start(uint32_t number)
 		rr_self.cur = s->log_off;
 		rr_self.end = s->log_end;
 		s->wait_obj = RR_NO_TURN;
+		/* its kernel id, for a stuck report's look at its kernel state
+		 * (agent_rr_kstate.c) and for the signals sent to it */
+		__atomic_store_n(&s->real_tid, (int32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 		__atomic_store_n(&s->started, 1, __ATOMIC_RELEASE);
 	}
 }
@@ -2942,6 +2963,7 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 		rr_self.cur = rr_threads[0].log_off;
 		rr_self.end = rr_threads[0].log_end;
 		rr_threads[0].wait_obj = RR_NO_TURN;
+		rr_threads[0].real_tid = (int32_t)syscall(SYS_gettid);
 		__atomic_store_n(&rr_threads[0].started, 1, __ATOMIC_RELEASE);
 	} else {
 		a->nthreads = 1;

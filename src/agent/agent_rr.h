@@ -21,6 +21,8 @@
 #define SPOOL_AGENT_AGENT_RR_H
 
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -43,6 +45,19 @@ extern int agent_lock_quiet;
 /* Note where the program's stack, break, next mapping and executable are
  * (rr_area.layout), once, at the end of the agent's start. */
 void agent_rr_note_layout(void);
+/* agent_rr_sevthread.c: a SIGEV_THREAD timer made with a notifier thread
+ * spool numbers (0, or -1 and errno; -ENOSYS: not one, glibc's way), the
+ * signal its timer sends (0: not one of them), and timer_delete's end of
+ * the notifier. */
+int agent_rr_sev_thread_create(clockid_t clock, const struct sigevent *sev, timer_t *id,
+			       int (*real_create)(clockid_t, struct sigevent *, timer_t *));
+int agent_rr_sev_thread_sig(timer_t id);
+void agent_rr_sev_thread_deleted(timer_t id, int rc);
+/* Whether the calling thread has a record/replay number. */
+int agent_rr_numbered(void);
+/* agent_rr_kstate.c: thread tid's kernel state (state, system call,
+ * wchan, CPU time) as text, for the stuck reports; the length written. */
+size_t agent_rr_kstate(int32_t tid, char *out, size_t cap);
 /* agent_rr_early.c: clock reads before the agent started */
 extern int agent_rr_started;
 int agent_rr_early_clock(clockid_t clk, struct timespec *ts);

@@ -19,8 +19,11 @@
  *
  * timer_settime needs the timer's signal: timer_create notes it in a
  * small table (TM_SLOTS timers; one past it counts as a write only).
- * SIGEV_THREAD timers run a function in a thread glibc makes, which spool
- * does not number: only the write is counted.
+ * SIGEV_THREAD timers, while recording or replaying in sync mode, send
+ * SIGRTMAX to a notifier thread spool numbers (agent_rr_sevthread.c),
+ * noted here like any other timer's signal; in serial mode their function
+ * runs in a thread glibc makes, which spool does not number: only the
+ * write is counted.
  *
  * Agent rules: errno as the real call leaves it; the table is lock-free
  * (a slot is claimed with a compare-and-swap); the real functions are
@@ -43,6 +46,7 @@ static unsigned (*real_alarm)(unsigned);
 static useconds_t (*real_ualarm)(useconds_t, useconds_t);
 static int (*real_timer_create)(clockid_t, struct sigevent *, timer_t *);
 static int (*real_timer_settime)(timer_t, int, const struct itimerspec *, struct itimerspec *);
+static int (*real_timer_delete)(timer_t);
 
 __attribute__((constructor)) static void agent_rr_timer_resolve(void)
 {
@@ -51,6 +55,7 @@ __attribute__((constructor)) static void agent_rr_timer_resolve(void)
 	AGENT_RESOLVE(real_ualarm, "ualarm");
 	AGENT_RESOLVE(real_timer_create, "timer_create");
 	AGENT_RESOLVE(real_timer_settime, "timer_settime");
+	AGENT_RESOLVE(real_timer_delete, "timer_delete");
 }
 
 /* timer_create's timers: id + 1 (0: a free slot) and the signal (0: none) */
@@ -145,19 +150,34 @@ AGENT_EXPORT useconds_t ualarm(useconds_t usecs, useconds_t interval)
 	return (useconds_t)(ov.it_value.tv_sec * 1000000 + ov.it_value.tv_usec);
 }
 
+static int tm_real_create(clockid_t clock, struct sigevent *sev, timer_t *id)
+{
+	int r, kid = -1;
+
+	if (real_timer_create)
+		return real_timer_create(clock, sev, id);
+	r = (int)syscall(SYS_timer_create, clock, sev, &kid);
+	if (!r && id)
+		*id = (timer_t)(intptr_t)kid;
+	return r;
+}
+
 AGENT_EXPORT int timer_create(clockid_t clock, struct sigevent *sev, timer_t *id)
 {
 	int r, e, sig = SIGALRM; /* no sigevent: SIGEV_SIGNAL with SIGALRM */
 
-	if (real_timer_create) {
-		r = real_timer_create(clock, sev, id);
-	} else {
-		int kid = -1;
-
-		r = (int)syscall(SYS_timer_create, clock, sev, &kid);
-		if (!r && id)
-			*id = (timer_t)(intptr_t)kid;
+	/* SIGEV_THREAD: a notifier thread spool numbers (agent_rr_sevthread.c) */
+	if (AGENT_UNLIKELY(agent_rr_mode) && sev && sev->sigev_notify == SIGEV_THREAD) {
+		r = agent_rr_sev_thread_create(clock, sev, id, tm_real_create);
+		if (r != -ENOSYS) {
+			e = errno;
+			if (!r)
+				tm_note(*id, agent_rr_sev_thread_sig(*id));
+			errno = e;
+			return r;
+		}
 	}
+	r = tm_real_create(clock, sev, id);
 	if (r || !id || !AGENT_UNLIKELY(agent_rr_mode))
 		return r;
 	e = errno;
@@ -179,4 +199,18 @@ AGENT_EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *n
 	if (real_timer_settime)
 		return real_timer_settime(id, flags, nv, ov);
 	return (int)syscall(SYS_timer_settime, (int)(intptr_t)id, flags, nv, ov);
+}
+
+/* A SIGEV_THREAD timer's notifier ends (agent_rr_sevthread.c). */
+AGENT_EXPORT int timer_delete(timer_t id)
+{
+	int r;
+
+	if (real_timer_delete)
+		r = real_timer_delete(id);
+	else
+		r = (int)syscall(SYS_timer_delete, (int)(intptr_t)id);
+	if (AGENT_UNLIKELY(agent_rr_mode))
+		agent_rr_sev_thread_deleted(id, r);
+	return r;
 }

@@ -441,43 +441,125 @@ AGENT_EXPORT pid_t _Fork(void)
 
 /*
  * Where libc keeps the thread's kernel tid in its thread descriptor (the
- * block pthread_self() points at, found at startup by looking for the tid
- * of the thread that runs the agent's initialisation there); -1 when not
- * found. A thread registering on a descriptor whose tid is not its own runs
- * on another's TLS: a thread of the program's own clone already running
- * when spool attached (agent_thread_register).
+ * block pthread_self() points at), as an offset from the thread pointer;
+ * LONG_MIN when not found. A thread registering on a descriptor whose tid
+ * is not its own runs on another's TLS: a thread of the program's own clone
+ * already running when spool attached (agent_thread_register).
+ *
+ * The kernel knows the field: glibc gives its address to set_tid_address
+ * (and to clone's CLONE_CHILD_CLEARTID), and prctl(PR_GET_TID_ADDRESS)
+ * returns it (kernels with CONFIG_CHECKPOINT_RESTORE). Without it, the
+ * descriptor is searched for the word that holds the initialising thread's
+ * tid. That search alone found a pointer's upper half first when the tid
+ * was 32767 (0x7fff: the descriptor's own address, 0x00007fff..., comes
+ * before the tid; 0x5555 = 21845 for a pointer into the executable's data
+ * would do the same): every thread created later then read 32767 there,
+ * the main thread's tid, and was taken for a thread on main's TLS, its
+ * events dropped. A replay whose program had pid 32767 (pids wrap at 32768
+ * here) replayed none of its threads' events: they ran outside the
+ * schedule, and the replay stopped "stuck" or "ended before thread 1
+ * replayed its events" (tests/real/quick/81, 1 replay in some thousands
+ * under load; tests/integ/318-tid-32767.t). So the search skips the upper
+ * half of a 64-bit word whose lower half is not zero (the tid is a 32-bit
+ * field of its own; both architectures are little-endian), and a thread
+ * that the agent's pthread_create started checks the offset against its
+ * own descriptor (agent_thread_tcb_check).
  */
 static long agent_tcb_tid_off = LONG_MIN;
+/* This thread was started by the agent's pthread_create (agent_thread_start) */
+static __thread uint8_t agent_thread_wrapped;
+
+#ifndef PR_GET_TID_ADDRESS
+#define PR_GET_TID_ADDRESS 40
+#endif
+#define AGENT_TCB_SPAN 2048 /* bytes of the descriptor searched */
 
 /* The descriptor is read from the thread pointer, not through
  * pthread_self(): that is libc's, and a probe on it (func:libc.so.6:*)
  * would re-enter the registration. x86-64 keeps the descriptor at the
  * thread pointer, arm64 just below it. */
+static long agent_tcb_find(const char *p, int32_t tid)
+{
+#if defined(__aarch64__)
+	for (long off = -4; off >= -AGENT_TCB_SPAN; off -= 4)
+#else
+	for (long off = 0; off < AGENT_TCB_SPAN; off += 4)
+#endif
+	{
+		uintptr_t a = (uintptr_t)(p + off);
+
+		if (*(const int32_t *)(p + off) != tid)
+			continue;
+		/* the upper half of a pointer (0x00007fff..., 0x00005555...) */
+		if ((a & 7) == 4 && *(const int32_t *)(p + off - 4) != 0)
+			continue;
+		return off;
+	}
+	return LONG_MIN;
+}
+
 static void agent_thread_tcb_init(void)
 {
 	const char *p = (const char *)__builtin_thread_pointer();
 	int32_t tid = (int32_t)agent_thread_tid();
+	void *addr = NULL;
 
 	if (agent_tcb_tid_off != LONG_MIN)
 		return;
+	if (agent_thread_sys3(SYS_prctl, PR_GET_TID_ADDRESS, (long)&addr, 0) == 0 && addr) {
+		long off = (long)((const char *)addr - p);
+
 #if defined(__aarch64__)
-	for (long off = -4; off >= -2048; off -= 4)
+		int inside = off < 0 && off >= -AGENT_TCB_SPAN;
 #else
-	for (long off = 0; off < 2048; off += 4)
+		int inside = off >= 0 && off < AGENT_TCB_SPAN;
 #endif
-		if (*(const int32_t *)(p + off) == tid) {
+		if (inside && !(off & 3) && *(const int32_t *)addr == tid) {
 			agent_tcb_tid_off = off;
 			return;
 		}
+	}
+	agent_tcb_tid_off = agent_tcb_find(p, tid);
+}
+
+pid_t agent_thread_tid_of(pthread_t th)
+{
+	long off = __atomic_load_n(&agent_tcb_tid_off, __ATOMIC_RELAXED);
+	/* the descriptor's place relative to the thread pointer is the same
+	 * in every thread: this one's tells */
+	long tp_delta = (long)((const char *)__builtin_thread_pointer() - (const char *)pthread_self());
+
+	if (off == LONG_MIN || !th)
+		return -1;
+	return (pid_t)*(const int32_t *)((const char *)th + tp_delta + off);
+}
+
+/* A thread the agent's pthread_create started (agent_thread_start): its
+ * TLS is its own by construction, so its descriptor must hold its tid at
+ * the offset; if not, the offset was wrong (found by the search in a
+ * descriptor where another word held the tid first) and is found again
+ * here. Raw system calls and loads only. */
+static void agent_thread_tcb_check(void)
+{
+	const char *p = (const char *)__builtin_thread_pointer();
+	int32_t tid = (int32_t)agent_thread_tid();
+	long off = __atomic_load_n(&agent_tcb_tid_off, __ATOMIC_RELAXED);
+
+	if (off != LONG_MIN && *(const int32_t *)(p + off) == tid)
+		return;
+	off = agent_tcb_find(p, tid);
+	if (off != LONG_MIN)
+		__atomic_store_n(&agent_tcb_tid_off, off, __ATOMIC_RELAXED);
 }
 
 /* The tid of the thread whose TLS the caller runs on (0: unknown). */
 static uint32_t agent_thread_tcb_tid(void)
 {
-	if (agent_tcb_tid_off == LONG_MIN)
+	long off = __atomic_load_n(&agent_tcb_tid_off, __ATOMIC_RELAXED);
+
+	if (off == LONG_MIN)
 		return 0;
-	return (uint32_t)*(const int32_t *)((const char *)__builtin_thread_pointer() +
-					    agent_tcb_tid_off);
+	return (uint32_t)*(const int32_t *)((const char *)__builtin_thread_pointer() + off);
 }
 
 /* 1 when the caller runs on the TLS of another thread of this process (a
@@ -962,12 +1044,13 @@ void agent_thread_register(struct agent_thread *t)
 		agent_fork_early_pid = agent.pid;
 		goto out;
 	}
-	if (!shared) {
+	if (!shared && !agent_thread_wrapped) {
 		/* A thread on another's TLS (made by the program's own clone
 		 * before spool attached): the state becomes the owner's,
 		 * shared, and this thread's events are counted lost. (Raw
 		 * system calls and loads only: no libc function a probe may
-		 * be on.) */
+		 * be on.) Not a thread the agent's pthread_create started:
+		 * glibc gave it a TLS of its own. */
 		uint32_t owner = agent_thread_tcb_tid();
 
 		if (agent_thread_on_foreign_tls()) {
@@ -1126,6 +1209,8 @@ static void *agent_thread_start(void *p)
 	agent_rr_thread_start(s->rr_number);
 	agent_probe_trap_view_set(s->sig_view);
 	__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
+	agent_thread_wrapped = 1;
+	agent_thread_tcb_check();
 	t = agent_enter();
 	if (t)
 		agent_emit(t, 0, OP_THREAD_START, (uint64_t)(uintptr_t)fn,

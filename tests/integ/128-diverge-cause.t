@@ -15,7 +15,7 @@
 #     number -> "another descriptor number", "not a data race".
 . "$(dirname "$0")/lib.sh"
 
-plan 25
+plan 26
 
 P="$PROGS/rr_fdcause"
 echo hello >in.txt
@@ -80,4 +80,7 @@ spool_run replay -q --stuck-ms 1000 fifo.trace
 is_rc 3 "its replay stops"
 like "$ERR" 'replay stuck.*is in that descriptor call, which blocks' \
 	"the report says a thread blocks in its descriptor call"
+# ... and what the kernel says of it: asleep in the open, not starved
+like "$ERR" 'kernel: tid [0-9]+, state S \(sleeping\), in system call [0-9]+ \(openat\)' \
+	"the report gives the blocked thread's kernel state and system call"
 done_testing

@@ -58,6 +58,8 @@ fi
 #               mask a trap handler returns to)
 #   the address-space layout (agent_rr.c): environ, __environ (where the
 #               program's stack starts, compared between record and replay)
+#   SIGEV_THREAD timers in sync mode (agent_rr_sevthread.c): pthread_detach
+#               (the notifier thread the agent makes for a timer)
 #   snapshots (agent_snap.c): getcontext setcontext (a parked thread's
 #               context, restored in the copy), mremap, sigemptyset
 #               sigfillset (the copy's masks), strchr strlen memchr
@@ -83,7 +85,7 @@ dlerror __sigsetjmp siglongjmp raise fork
 pthread_testcancel pthread_setcancelstate __pthread_register_cancel __pthread_unregister_cancel __pthread_unwind_next
 sysconf strstr dlclose sigaddset environ __environ
 getcontext setcontext makecontext mremap sigemptyset sigfillset strchr strlen memchr __rseq_offset __rseq_size
-__h_errno_location unsetenv dladdr1
+__h_errno_location unsetenv dladdr1 pthread_detach
 _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __gmon_start__"
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|printf|fprintf|sprintf|snprintf|vfprintf|vsnprintf|puts|fputs|fopen|fdopen|fclose|fwrite|fread|fflush|perror|exit|_exit|abort|__assert_fail|__tls_get_addr|pthread_mutex_.*|pthread_rwlock_.*|sem_.*|__stack_chk_fail)$'
 

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_rr_kstate.c - what the kernel says a thread of this process is
+ * doing, for the replay's stuck reports (agent_rr.c rr_stuck).
+ *
+ * A thread that holds the next turn of an object but replays nothing may be
+ * blocked (in a futex, a read: the kernel state is S or D and the thread is
+ * in a system call) or starved (state R: runnable, waiting for a CPU other
+ * programs hold) or running user code in a loop (R, no system call). The
+ * report says which, from /proc/self/task/TID/stat (state, CPU time),
+ * .../syscall (the call it is in) and .../wchan (where the kernel sleeps).
+ *
+ * Called only on the way to a report (the replay stops after it), never in
+ * a signal handler; still, no malloc, no stdio: raw openat/read/close on a
+ * stack buffer (descriptors the agent opens this way take no turn of the
+ * descriptor table, agent_rr_fd.c).
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent_rr.h"
+
+struct rr_ks_buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void rr_ks_puts(struct rr_ks_buf *b, const char *s)
+{
+	while (s && *s && b->n + 1 < b->cap)
+		b->p[b->n++] = *s++;
+	b->p[b->n] = 0;
+}
+
+static void rr_ks_putu(struct rr_ks_buf *b, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && b->n + 1 < b->cap)
+		b->p[b->n++] = tmp[--n];
+	b->p[b->n] = 0;
+}
+
+/* /proc/self/task/TID/NAME into buf (NUL-terminated, trailing newline
+ * dropped); its length, or -errno. */
+static long rr_ks_read(int32_t tid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+	struct rr_ks_buf p = {path, 0, sizeof(path)};
+	long fd, n;
+
+	rr_ks_puts(&p, "/proc/self/task/");
+	rr_ks_putu(&p, (uint64_t)(uint32_t)tid);
+	rr_ks_puts(&p, "/");
+	rr_ks_puts(&p, name);
+	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	n = syscall(SYS_read, fd, buf, cap - 1);
+	syscall(SYS_close, fd);
+	if (n < 0)
+		return n;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = 0;
+	return n;
+}
+
+/* The stat field number k (1-based, as proc(5) numbers them) after the
+ * command name, whose ")" is the last in the line (a name may hold any
+ * byte); NULL if the line is shorter. */
+static const char *rr_ks_field(const char *stat, int k)
+{
+	const char *s = strrchr(stat, ')');
+	int f = 2;
+
+	if (!s)
+		return NULL;
+	s++;
+	while (f < k) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return NULL;
+		f++;
+		if (f == k)
+			return s;
+		while (*s && *s != ' ')
+			s++;
+	}
+	return NULL;
+}
+
+static uint64_t rr_ks_num(const char *s)
+{
+	uint64_t v = 0;
+
+	while (s && *s >= '0' && *s <= '9')
+		v = v * 10 + (uint64_t)(*s++ - '0');
+	return v;
+}
+
+static const char *rr_ks_state_name(char c)
+{
+	switch (c) {
+	case 'R':
+		return "running or runnable";
+	case 'S':
+		return "sleeping";
+	case 'D':
+		return "in an uninterruptible wait";
+	case 'T':
+	case 't':
+		return "stopped";
+	case 'Z':
+	case 'X':
+		return "dead";
+	default:
+		return "?";
+	}
+}
+
+/* The calls a stuck holder is likely to be in, by name (the others by
+ * number). */
+static const char *rr_ks_call_name(uint64_t nr)
+{
+	switch (nr) {
+	case SYS_futex:
+		return "futex";
+	case SYS_read:
+		return "read";
+	case SYS_write:
+		return "write";
+	case SYS_poll:
+		return "poll";
+	case SYS_ppoll:
+		return "ppoll";
+	case SYS_epoll_wait:
+		return "epoll_wait";
+	case SYS_epoll_pwait:
+		return "epoll_pwait";
+	case SYS_nanosleep:
+		return "nanosleep";
+	case SYS_clock_nanosleep:
+		return "clock_nanosleep";
+	case SYS_sched_yield:
+		return "sched_yield";
+	case SYS_wait4:
+		return "wait4";
+	case SYS_accept:
+		return "accept";
+	case SYS_accept4:
+		return "accept4";
+	case SYS_recvfrom:
+		return "recvfrom";
+	case SYS_recvmsg:
+		return "recvmsg";
+	case SYS_select:
+		return "select";
+	case SYS_pselect6:
+		return "pselect6";
+	case SYS_rt_sigtimedwait:
+		return "rt_sigtimedwait";
+	case SYS_rt_sigsuspend:
+		return "rt_sigsuspend";
+	case SYS_pause:
+		return "pause";
+	case SYS_openat:
+		return "openat";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Describe thread tid of this process into out: "kernel: state S
+ * (sleeping), in system call 202 (futex), wchan futex_wait_queue, 3 ticks
+ * of CPU time". What /proc does not give is left out; a thread that is
+ * gone says so. Returns the length written.
+ */
+size_t agent_rr_kstate(int32_t tid, char *out, size_t cap)
+{
+	struct rr_ks_buf b = {out, 0, cap};
+	char stat[512], sc[160], wchan[96];
+	const char *f;
+	long n;
+
+	if (!cap)
+		return 0;
+	out[0] = 0;
+	if (tid <= 0) {
+		rr_ks_puts(&b, "kernel state unknown (no thread id)");
+		return b.n;
+	}
+	rr_ks_puts(&b, "kernel: tid ");
+	rr_ks_putu(&b, (uint64_t)(uint32_t)tid);
+	n = rr_ks_read(tid, "stat", stat, sizeof(stat));
+	if (n < 0) {
+		rr_ks_puts(&b, " gone from /proc");
+		return b.n;
+	}
+	f = rr_ks_field(stat, 3);
+	if (f) {
+		char st[2] = {*f, 0};
+
+		rr_ks_puts(&b, ", state ");
+		rr_ks_puts(&b, st);
+		rr_ks_puts(&b, " (");
+		rr_ks_puts(&b, rr_ks_state_name(*f));
+		rr_ks_puts(&b, ")");
+	}
+	n = rr_ks_read(tid, "syscall", sc, sizeof(sc));
+	if (n > 0) {
+		if (!strncmp(sc, "running", 7)) {
+			rr_ks_puts(&b, ", on a CPU");
+		} else if (sc[0] == '-') {
+			rr_ks_puts(&b, ", in user space (no system call)");
+		} else if (sc[0] >= '0' && sc[0] <= '9') {
+			uint64_t nr = rr_ks_num(sc);
+			const char *name = rr_ks_call_name(nr);
+
+			rr_ks_puts(&b, ", in system call ");
+			rr_ks_putu(&b, nr);
+			if (name) {
+				rr_ks_puts(&b, " (");
+				rr_ks_puts(&b, name);
+				rr_ks_puts(&b, ")");
+			}
+		}
+	}
+	n = rr_ks_read(tid, "wchan", wchan, sizeof(wchan));
+	if (n > 0 && strcmp(wchan, "0")) {
+		rr_ks_puts(&b, ", wchan ");
+		rr_ks_puts(&b, wchan);
+	}
+	/* utime + stime (fields 14, 15), in clock ticks: a thread that gains
+	 * none between two reports never ran */
+	f = rr_ks_field(stat, 14);
+	if (f) {
+		rr_ks_puts(&b, ", ");
+		rr_ks_putu(&b, rr_ks_num(f) + rr_ks_num(rr_ks_field(stat, 15)));
+		rr_ks_puts(&b, " ticks of CPU time");
+	}
+	return b.n;
+}
