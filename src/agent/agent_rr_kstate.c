@@ -139,12 +139,16 @@ static const char *rr_ks_call_name(uint64_t nr)
 		return "read";
 	case SYS_write:
 		return "write";
+#ifdef SYS_poll /* (not on aarch64) */
 	case SYS_poll:
 		return "poll";
+#endif
 	case SYS_ppoll:
 		return "ppoll";
+#ifdef SYS_epoll_wait /* (not on aarch64) */
 	case SYS_epoll_wait:
 		return "epoll_wait";
+#endif
 	case SYS_epoll_pwait:
 		return "epoll_pwait";
 	case SYS_nanosleep:
@@ -163,16 +167,20 @@ static const char *rr_ks_call_name(uint64_t nr)
 		return "recvfrom";
 	case SYS_recvmsg:
 		return "recvmsg";
+#ifdef SYS_select /* (not on aarch64) */
 	case SYS_select:
 		return "select";
+#endif
 	case SYS_pselect6:
 		return "pselect6";
 	case SYS_rt_sigtimedwait:
 		return "rt_sigtimedwait";
 	case SYS_rt_sigsuspend:
 		return "rt_sigsuspend";
+#ifdef SYS_pause /* (not on aarch64) */
 	case SYS_pause:
 		return "pause";
+#endif
 	case SYS_openat:
 		return "openat";
 	default:
