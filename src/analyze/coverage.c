@@ -748,16 +748,25 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 		lh += c->lines[i].count > 0;
 	if (!c->nfns && c->npoints) {
 		/* only jump:, label:, block-exit: points */
-		fprintf(out, "coverage: %zu points\n", c->npoints);
+		fprintf(out, "coverage: %zu point%s\n", c->npoints, c->npoints == 1 ? "" : "s");
 		cov_print_points(c, o, out);
 		return;
 	}
-	fprintf(out,
-		"coverage: %zu functions; blocks %llu of %llu hit (%.1f%%); branches %llu: %llu "
-		"taken, %llu not taken, %llu both ways (%.1f%%); lines %llu of %zu hit\n",
-		c->nfns, (unsigned long long)bh, (unsigned long long)bt, cov_pct(bh, bt),
-		(unsigned long long)brt, (unsigned long long)tk, (unsigned long long)nt,
-		(unsigned long long)both, cov_pct(both, brt), (unsigned long long)lh, c->nlines);
+	/* a kind of probe not placed gets no figure: "blocks 0 of 0 hit
+	 * (0.0%)" in a branch-only report reads as blocks missed */
+	fprintf(out, "coverage: %zu function%s", c->nfns, c->nfns == 1 ? "" : "s");
+	if (bt)
+		fprintf(out, "; blocks %llu of %llu hit (%.1f%%)", (unsigned long long)bh,
+			(unsigned long long)bt, cov_pct(bh, bt));
+	if (brt)
+		fprintf(out, "; branches %llu: %llu taken, %llu not taken, %llu both ways (%.1f%%)",
+			(unsigned long long)brt, (unsigned long long)tk, (unsigned long long)nt,
+			(unsigned long long)both, cov_pct(both, brt));
+	if (!bt && !brt)
+		fprintf(out, "; no block or branch probed");
+	if (c->nlines)
+		fprintf(out, "; lines %llu of %zu hit", (unsigned long long)lh, c->nlines);
+	fprintf(out, "\n");
 	cov_print_points(c, o, out);
 	if (!c->nfns)
 		return;

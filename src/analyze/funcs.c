@@ -502,13 +502,14 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			fprintf(out, "    <- %-40s %12llu\n", escape_str(f->callers[k].name),
 				(unsigned long long)f->callers[k].calls);
 		if (f->unpaired)
-			fprintf(out, "    (%llu calls without a seen exit)\n",
-				(unsigned long long)f->unpaired);
+			fprintf(out, "    (%llu call%s without a seen exit)\n",
+				(unsigned long long)f->unpaired, f->unpaired == 1 ? "" : "s");
 	}
 	/* a table with no row reads as a failure: say what it means (lbzip2's
 	 * func:* probes its only exported functions, warn and warnx) */
 	if (!shown && c->nfns)
-		fprintf(out, "(none of the %zu functions probed was called)\n", c->nfns);
+		fprintf(out, "(none of the %zu function%s probed was called)\n", c->nfns,
+			c->nfns == 1 ? "" : "s");
 	if (o->limit && shown >= o->limit && fn_called(c) > shown)
 		fprintf(out, "  ... %zu more (--limit 0 shows all)\n", fn_called(c) - shown);
 	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
@@ -527,8 +528,9 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	if (more)
 		fprintf(out, "  ... %zu more (--limit 0 shows all)\n", more);
 	if (callstack_unmatched_exits(c->cs))
-		fprintf(out, "(%llu exits without an entry)\n",
-			(unsigned long long)callstack_unmatched_exits(c->cs));
+		fprintf(out, "(%llu exit%s without an entry)\n",
+			(unsigned long long)callstack_unmatched_exits(c->cs),
+			callstack_unmatched_exits(c->cs) == 1 ? "" : "s");
 	probe_changes_print(r, c->t0, 0, out);
 }
 

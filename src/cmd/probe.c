@@ -418,6 +418,22 @@ static void probe_attach_dispatch(struct probe_attach *a, pid_t pid, int on)
 			  (int)pid, n_on, n_skip);
 }
 
+/* Tests only (tests/integ/342): SPOOL_TEST_SHM_WAIT=FILE makes spool say
+ * the name of the socket that hands its shared memory over and wait for
+ * FILE (10 s at most) before the target connects, so that another process
+ * can connect first and show it gets nothing (probe_shm_send.c). The target
+ * stays stopped meanwhile. */
+static void probe_shm_test_wait(const char *name)
+{
+	const char *go = getenv("SPOOL_TEST_SHM_WAIT");
+
+	if (!go)
+		return;
+	fprintf(stderr, "spool: test: shared memory socket %s\n", name);
+	for (int i = 0; i < 200 && access(go, F_OK); i++)
+		usleep(50000);
+}
+
 /* Stop the target, load the agent, place the probes, let it go. On failure
  * every thread has been let go and nothing was patched. */
 static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid,
@@ -490,6 +506,7 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		int src = probe_shm_send_start(&snd, h->fd, pid, name, sizeof(name));
 
 		if (src == 0) {
+			probe_shm_test_wait(name);
 			snprintf(shm, sizeof(shm), "unix:%s", name);
 			rc = probe_attach_call(a, a->fn_prepare, shm, &ret);
 			ret = (int32_t)ret;

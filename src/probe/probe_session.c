@@ -94,10 +94,12 @@ int probe_run_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 			uint64_t full = __atomic_load_n(&ah->ra_full, __ATOMIC_RELAXED);
 
 			if (full)
-				log_warn("%llu calls' exits were not recorded: their thread's "
-					 "shadow stack of return addresses was full (16384 frames "
-					 "deep; --exits patch probes the rets instead)",
-					 (unsigned long long)full);
+				log_warn("%llu %s not recorded: %s thread's shadow stack of "
+					 "return addresses was full (16384 frames deep; --exits "
+					 "patch probes the rets instead)",
+					 (unsigned long long)full,
+					 full == 1 ? "call's exit was" : "calls' exits were",
+					 full == 1 ? "its" : "their");
 		}
 		/* (threads of the program's own clone: the collector says it) */
 		pr->execs_unprobed = __atomic_load_n(&ah->execs_unprobed, __ATOMIC_RELAXED);

@@ -14,7 +14,7 @@ if [ -z "$CC" ]; then
 	echo "1..0 # SKIP no C compiler"
 	exit 0
 fi
-plan 10
+plan 11
 
 cat >deep.c <<'C'
 #include <signal.h>
@@ -83,6 +83,12 @@ is "$(json funcs.json '[f["no_exit"] for f in d["functions"] if f["name"] == "dp
 	"the report's calls without a seen exit are those $full"
 is "$(json funcs.json '[f["no_exit"] for f in d["functions"] if f["name"] == "dp_fork"][0]')" 0 \
 	"the parent saw every exit of the frames it forked inside"
+
+# one frame beyond the shadow stack: one call, said in the singular
+D=16384
+spool_run probe -q --exits retaddr -e 'func:dp_*' -- ./deep $D
+like "$ERR" "warning: 1 call's exit was not recorded: its thread's shadow stack of return addresses was full" \
+	"$D deep: spool says the 1 call beyond the shadow stack has no recorded exit (singular)"
 
 D=1000
 native="$(./deep $D)"
