@@ -152,31 +152,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 
 /* ---- report text (no stdio in the agent) ---- */
 
-struct rr_buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void rr_puts(struct rr_buf *b, const char *s)
-{
-	while (s && *s && b->n + 1 < b->cap)
-		b->p[b->n++] = *s++;
-	b->p[b->n] = 0;
-}
-
-static void rr_putu(struct rr_buf *b, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n && b->n + 1 < b->cap)
-		b->p[b->n++] = tmp[--n];
-	b->p[b->n] = 0;
-}
+/* (struct rr_buf, rr_puts, rr_putu: agent_rr.h) */
 
 static void rr_puti(struct rr_buf *b, int64_t v)
 {

@@ -31,6 +31,35 @@
 #include "../replay/rr_area.h"
 #include "agent.h"
 
+/* Report text without stdio (the stuck and divergence reports,
+ * agent_rr_kstate.c): a bounded buffer, always NUL-terminated, that drops
+ * what does not fit. Signal-safe. */
+struct rr_buf {
+	char *p;
+	size_t n, cap;
+};
+
+static inline void rr_puts(struct rr_buf *b, const char *s)
+{
+	while (s && *s && b->n + 1 < b->cap)
+		b->p[b->n++] = *s++;
+	b->p[b->n] = 0;
+}
+
+static inline void rr_putu(struct rr_buf *b, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && b->n + 1 < b->cap)
+		b->p[b->n++] = tmp[--n];
+	b->p[b->n] = 0;
+}
+
 extern int agent_rr_mode; /* RR_MODE_*: the one branch of every hook */
 /* The area's stuck_ms, read once at startup: the program can rewrite the
  * shared area, and a wait must not grow unbounded because it did. */

@@ -23,44 +23,18 @@
 
 #include "agent_rr.h"
 
-struct rr_ks_buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void rr_ks_puts(struct rr_ks_buf *b, const char *s)
-{
-	while (s && *s && b->n + 1 < b->cap)
-		b->p[b->n++] = *s++;
-	b->p[b->n] = 0;
-}
-
-static void rr_ks_putu(struct rr_ks_buf *b, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n && b->n + 1 < b->cap)
-		b->p[b->n++] = tmp[--n];
-	b->p[b->n] = 0;
-}
-
 /* /proc/self/task/TID/NAME into buf (NUL-terminated, trailing newline
  * dropped); its length, or -errno. */
 static long rr_ks_read(int32_t tid, const char *name, char *buf, size_t cap)
 {
 	char path[64];
-	struct rr_ks_buf p = {path, 0, sizeof(path)};
+	struct rr_buf p = {path, 0, sizeof(path)};
 	long fd, n;
 
-	rr_ks_puts(&p, "/proc/self/task/");
-	rr_ks_putu(&p, (uint64_t)(uint32_t)tid);
-	rr_ks_puts(&p, "/");
-	rr_ks_puts(&p, name);
+	rr_puts(&p, "/proc/self/task/");
+	rr_putu(&p, (uint64_t)(uint32_t)tid);
+	rr_puts(&p, "/");
+	rr_puts(&p, name);
 	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fd;
@@ -196,7 +170,7 @@ static const char *rr_ks_call_name(uint64_t nr)
  */
 size_t agent_rr_kstate(int32_t tid, char *out, size_t cap)
 {
-	struct rr_ks_buf b = {out, 0, cap};
+	struct rr_buf b = {out, 0, cap};
 	char stat[512], sc[160], wchan[96];
 	const char *f;
 	long n;
@@ -205,57 +179,57 @@ size_t agent_rr_kstate(int32_t tid, char *out, size_t cap)
 		return 0;
 	out[0] = 0;
 	if (tid <= 0) {
-		rr_ks_puts(&b, "kernel state unknown (no thread id)");
+		rr_puts(&b, "kernel state unknown (no thread id)");
 		return b.n;
 	}
-	rr_ks_puts(&b, "kernel: tid ");
-	rr_ks_putu(&b, (uint64_t)(uint32_t)tid);
+	rr_puts(&b, "kernel: tid ");
+	rr_putu(&b, (uint64_t)(uint32_t)tid);
 	n = rr_ks_read(tid, "stat", stat, sizeof(stat));
 	if (n < 0) {
-		rr_ks_puts(&b, " gone from /proc");
+		rr_puts(&b, " gone from /proc");
 		return b.n;
 	}
 	f = rr_ks_field(stat, 3);
 	if (f) {
 		char st[2] = {*f, 0};
 
-		rr_ks_puts(&b, ", state ");
-		rr_ks_puts(&b, st);
-		rr_ks_puts(&b, " (");
-		rr_ks_puts(&b, rr_ks_state_name(*f));
-		rr_ks_puts(&b, ")");
+		rr_puts(&b, ", state ");
+		rr_puts(&b, st);
+		rr_puts(&b, " (");
+		rr_puts(&b, rr_ks_state_name(*f));
+		rr_puts(&b, ")");
 	}
 	n = rr_ks_read(tid, "syscall", sc, sizeof(sc));
 	if (n > 0) {
 		if (!strncmp(sc, "running", 7)) {
-			rr_ks_puts(&b, ", on a CPU");
+			rr_puts(&b, ", on a CPU");
 		} else if (sc[0] == '-') {
-			rr_ks_puts(&b, ", in user space (no system call)");
+			rr_puts(&b, ", in user space (no system call)");
 		} else if (sc[0] >= '0' && sc[0] <= '9') {
 			uint64_t nr = rr_ks_num(sc);
 			const char *name = rr_ks_call_name(nr);
 
-			rr_ks_puts(&b, ", in system call ");
-			rr_ks_putu(&b, nr);
+			rr_puts(&b, ", in system call ");
+			rr_putu(&b, nr);
 			if (name) {
-				rr_ks_puts(&b, " (");
-				rr_ks_puts(&b, name);
-				rr_ks_puts(&b, ")");
+				rr_puts(&b, " (");
+				rr_puts(&b, name);
+				rr_puts(&b, ")");
 			}
 		}
 	}
 	n = rr_ks_read(tid, "wchan", wchan, sizeof(wchan));
 	if (n > 0 && strcmp(wchan, "0")) {
-		rr_ks_puts(&b, ", wchan ");
-		rr_ks_puts(&b, wchan);
+		rr_puts(&b, ", wchan ");
+		rr_puts(&b, wchan);
 	}
 	/* utime + stime (fields 14, 15), in clock ticks: a thread that gains
 	 * none between two reports never ran */
 	f = rr_ks_field(stat, 14);
 	if (f) {
-		rr_ks_puts(&b, ", ");
-		rr_ks_putu(&b, rr_ks_num(f) + rr_ks_num(rr_ks_field(stat, 15)));
-		rr_ks_puts(&b, " ticks of CPU time");
+		rr_puts(&b, ", ");
+		rr_putu(&b, rr_ks_num(f) + rr_ks_num(rr_ks_field(stat, 15)));
+		rr_puts(&b, " ticks of CPU time");
 	}
 	return b.n;
 }
