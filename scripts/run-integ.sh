@@ -71,7 +71,9 @@ done
 for pass in normal asan; do
 	for t in $(failed_files $pass); do
 		echo "== $pass pass, $t:"
-		grep -E '^(not ok|#)' "$log_dir/$pass.t/$(tr / _ <<<"$t")" 2>/dev/null |
+		kept="$log_dir/$pass.t/$(tr / _ <<<"$t")"
+		[ -s "$kept" ] || echo "(nothing kept of its output: $kept)"
+		grep -E '^(not ok|#)' "$kept" 2>/dev/null |
 			grep -Ev '^#   (at|Failed test)' | cut -c1-160 | tail -8
 		if [ $pass = normal ]; then
 			SPOOL_BUILD="$build" prove "$t" 2>&1
