@@ -263,6 +263,7 @@ struct agent_thread *agent_thread_forking(void);
 int agent_thread_child_started(void);
 long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags);
 struct agent_thread *agent_thread_shared(struct agent_thread *t);
+struct agent_thread *agent_thread_offstack_busy(struct agent_thread *t);
 struct agent_thread *agent_thread_offstack(struct agent_thread *t);
 void agent_thread_raw_clone(unsigned long flags);
 int agent_thread_foreign(void);
@@ -314,6 +315,13 @@ static inline __attribute__((always_inline)) struct agent_thread *agent_enter(vo
 	/* before busy: busy is the owner's too */
 	if (t->state == AGENT_T_SHARED && agent.active)
 		return agent_thread_shared(t);
+	/* busy with a frame off the stack: the owner re-entered from another
+	 * stack (a signal handler on its alternate stack), or a thread of the
+	 * program's own clone on this TLS while the owner is inside spool:
+	 * the kernel says which (its events were dropped uncounted before) */
+	if (agent.active && t->state == AGENT_T_ON && t->busy &&
+	    (uintptr_t)__builtin_frame_address(0) - t->stack_lo >= t->stack_len)
+		return agent_thread_offstack_busy(t);
 	if (!agent.active || t->busy)
 		return 0;
 	{

@@ -784,6 +784,18 @@ struct agent_thread *agent_thread_offstack(struct agent_thread *t)
 	return 0;
 }
 
+/* The same seen from a busy state (agent_enter): the owner's own frame is
+ * a re-entry (nothing recorded, as for any busy state); another thread's
+ * is found as above, counted, and the state shared from here on. */
+struct agent_thread *agent_thread_offstack_busy(struct agent_thread *t)
+{
+	uint32_t owner = t->owner_tid;
+
+	if (!owner || agent_thread_tid() == owner)
+		return 0;
+	return agent_thread_offstack(t);
+}
+
 /*
  * Ring slots are reused (issue 12): a program that creates 100,000 short
  * threads, a few at a time, needs as many rings as it has threads alive,
