@@ -264,6 +264,12 @@ int agent_thread_child_started(void);
 long agent_thread_raw_fork(long (*call)(void *), void *arg, unsigned long flags);
 struct agent_thread *agent_thread_shared(struct agent_thread *t);
 struct agent_thread *agent_thread_offstack_busy(struct agent_thread *t);
+/* agent_procstat.c. A file under /proc into buf, NUL-terminated, its
+ * trailing newline dropped, by raw calls: its length, or -errno. */
+long agent_proc_read(const char *path, char *buf, size_t cap);
+/* Field k (1-based, as proc(5) numbers them) of a stat line, past the
+ * command name; NULL if the line is shorter. */
+const char *agent_proc_stat_field(const char *stat, int k);
 struct agent_thread *agent_thread_offstack(struct agent_thread *t);
 void agent_thread_raw_clone(unsigned long flags);
 int agent_thread_foreign(void);

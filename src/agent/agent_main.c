@@ -685,24 +685,17 @@ uint32_t agent_seen_tid(void)
 static uint32_t agent_seen_ppid(void)
 {
 	char b[512];
-	long fd, n;
 	uint32_t v = 0;
-	char *q;
+	const char *q;
 
 	if (!agent.pidns)
 		return (uint32_t)getppid();
-	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (agent_proc_read("/proc/self/stat", b, sizeof(b)) <= 0)
 		return 0;
-	n = syscall(SYS_read, fd, b, sizeof(b) - 1);
-	syscall(SYS_close, fd);
-	if (n <= 0)
+	q = agent_proc_stat_field(b, 4); /* ppid */
+	if (!q)
 		return 0;
-	b[n] = 0;
-	q = strrchr(b, ')');
-	if (!q || q[1] != ' ' || !q[2] || q[3] != ' ')
-		return 0;
-	for (q += 4; *q >= '0' && *q <= '9' && v <= UINT32_MAX / 10; q++)
+	for (; *q >= '0' && *q <= '9' && v <= UINT32_MAX / 10; q++)
 		v = v * 10 + (uint32_t)(*q - '0');
 	return v;
 }

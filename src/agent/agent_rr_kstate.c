@@ -23,54 +23,17 @@
 
 #include "agent_rr.h"
 
-/* /proc/self/task/TID/NAME into buf (NUL-terminated, trailing newline
- * dropped); its length, or -errno. */
+/* /proc/self/task/TID/NAME into buf (agent_proc_read). */
 static long rr_ks_read(int32_t tid, const char *name, char *buf, size_t cap)
 {
 	char path[64];
 	struct rr_buf p = {path, 0, sizeof(path)};
-	long fd, n;
 
 	rr_puts(&p, "/proc/self/task/");
 	rr_putu(&p, (uint64_t)(uint32_t)tid);
 	rr_puts(&p, "/");
 	rr_puts(&p, name);
-	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	n = syscall(SYS_read, fd, buf, cap - 1);
-	syscall(SYS_close, fd);
-	if (n < 0)
-		return n;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = 0;
-	return n;
-}
-
-/* The stat field number k (1-based, as proc(5) numbers them) after the
- * command name, whose ")" is the last in the line (a name may hold any
- * byte); NULL if the line is shorter. */
-static const char *rr_ks_field(const char *stat, int k)
-{
-	const char *s = strrchr(stat, ')');
-	int f = 2;
-
-	if (!s)
-		return NULL;
-	s++;
-	while (f < k) {
-		while (*s == ' ')
-			s++;
-		if (!*s)
-			return NULL;
-		f++;
-		if (f == k)
-			return s;
-		while (*s && *s != ' ')
-			s++;
-	}
-	return NULL;
+	return agent_proc_read(path, buf, cap);
 }
 
 static uint64_t rr_ks_num(const char *s)
@@ -189,7 +152,7 @@ size_t agent_rr_kstate(int32_t tid, char *out, size_t cap)
 		rr_puts(&b, " gone from /proc");
 		return b.n;
 	}
-	f = rr_ks_field(stat, 3);
+	f = agent_proc_stat_field(stat, 3);
 	if (f) {
 		char st[2] = {*f, 0};
 
@@ -225,10 +188,10 @@ size_t agent_rr_kstate(int32_t tid, char *out, size_t cap)
 	}
 	/* utime + stime (fields 14, 15), in clock ticks: a thread that gains
 	 * none between two reports never ran */
-	f = rr_ks_field(stat, 14);
+	f = agent_proc_stat_field(stat, 14);
 	if (f) {
 		rr_puts(&b, ", ");
-		rr_putu(&b, rr_ks_num(f) + rr_ks_num(rr_ks_field(stat, 15)));
+		rr_putu(&b, rr_ks_num(f) + rr_ks_num(agent_proc_stat_field(stat, 15)));
 		rr_puts(&b, " ticks of CPU time");
 	}
 	return b.n;

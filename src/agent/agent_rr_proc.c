@@ -567,26 +567,20 @@ void agent_rr_tree_stopped(void)
  * with raw calls: the agent's open and read are interposed). */
 static int rr_alive(pid_t pid)
 {
-	char path[40] = "/proc/", buf[256], *p;
+	char path[40] = "/proc/", buf[256];
+	const char *p;
 	int n = 6, i;
 	char tmp[16];
-	long fd, len;
 
 	for (i = 0; pid > 0 && i < 15; pid /= 10)
 		tmp[i++] = (char)('0' + pid % 10);
 	while (i > 0)
 		path[n++] = tmp[--i];
 	memcpy(path + n, "/stat", 6);
-	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (agent_proc_read(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	len = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
-	syscall(SYS_close, fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	p = agent_proc_stat_field(buf, 3); /* state */
+	return p && *p != 'Z' && *p != 'X';
 }
 
 /*

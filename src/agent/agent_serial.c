@@ -483,24 +483,17 @@ static int ser_tid_sleeps(uint32_t tid)
 {
 	char path[64] = "/proc/self/task/", buf[512];
 	struct ser_buf b = {.n = 0};
-	long fd, n;
-	char *p;
+	const char *p;
 
 	if (!tid)
 		return 0;
 	ser_putu(&b, tid);
 	memcpy(path + 16, b.p, b.n);
 	memcpy(path + 16 + b.n, "/stat", 6);
-	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (agent_proc_read(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = syscall(SYS_read, (int)fd, buf, sizeof(buf) - 1);
-	syscall(SYS_close, (int)fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+	p = agent_proc_stat_field(buf, 3); /* state */
+	return p && (*p == 'S' || *p == 'D');
 }
 
 static __thread struct {
