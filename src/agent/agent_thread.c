@@ -57,6 +57,10 @@ static int agent_exit_key_ok;
 
 extern void *__libc_stack_end;
 
+/* Where the thread called pthread_exit (its end is recorded by the key
+ * destructor, after the unwinding: pthread_exit below), 0 if it did not. */
+static __thread uint64_t agent_exit_ip;
+
 static void agent_key_destructor(void *v)
 {
 	struct agent_thread *t = &agent_self;
@@ -64,11 +68,12 @@ static void agent_key_destructor(void *v)
 	agent_probe_ra_thread_end();
 	if (t->state == AGENT_T_ON ||
 	    (t->state == AGENT_T_SHARED && t->own_state == AGENT_T_ON)) {
-		/* (neither its start routine returned nor it called
-		 * pthread_exit: it was cancelled, or it is unwrapped) */
+		/* (its start routine did not return: it called pthread_exit,
+		 * it was cancelled, or it is unwrapped; record/replay ended a
+		 * pthread_exit already) */
 		if (AGENT_UNLIKELY(agent_rr_mode))
 			agent_rr_thread_unwound();
-		agent_thread_exit(t, 0);
+		agent_thread_exit(t, agent_exit_ip);
 	}
 }
 
@@ -1383,8 +1388,16 @@ AGENT_EXPORT void pthread_exit(void *ret)
 	 * the return addresses: the real ones, not the probes' trampoline */
 	agent_probe_ra_unhook((uint64_t)(uintptr_t)__builtin_dwarf_cfa());
 	t = agent_enter();
-	if (t)
+	/* Its end is recorded by the key destructor, after the cleanup
+	 * handlers and destructors the unwinding runs: they are the thread's
+	 * own code, and their probe hits and lock events were dropped
+	 * uncounted when it ended here (tests/integ/362). Record/replay keeps
+	 * its end here (its thread-end protocol), as does a process without
+	 * the key. */
+	if (t && (AGENT_UNLIKELY(agent_rr_mode) || !agent_exit_key_ok))
 		agent_thread_exit(t, ip);
+	else if (t)
+		agent_exit_ip = ip;
 	if (agent_real.exit)
 		agent_real.exit(ret);
 	/* Unreachable unless dlsym failed: leave the thread the hard way. */
