@@ -86,6 +86,10 @@ void agent_probe_trap_view_set(uint64_t blocked);
  * while spool holds every thread stopped. */
 uint32_t agent_probe_got_redirect(void);
 void agent_probe_got_restore(void);
+/* The system probes whose names the last redirect sent to the counting
+ * interposers (SYS_W_IO, SYS_W_MEM; sys:mem only when the allocator is
+ * libc's alone), and in *slots how many slots of those names. */
+unsigned agent_probe_got_sys(uint32_t *slots);
 /* The calling thread's view of SIGTRAP changed (blocked or not), noted
  * while the slots are redirected; _views: the threads whose view blocks it
  * (up to max tids). */

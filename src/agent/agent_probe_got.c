@@ -30,10 +30,12 @@
  * And clone: a thread the program makes with libc's clone() on its
  * creator's TLS keeps out of its creator's ring (agent_thread_raw_clone).
  *
- * And with sys:io or sys:mem (spool probe -p PID -e sys:io), the read and
- * write families, close, and the allocator: to the agent's counting
- * interposers, the ones a launched program binds to (agent_sys.c,
- * agent_rr_io.c, agent_sys_mem.c), which call libc's (got_sys_targets).
+ * And with sys:io or sys:mem (spool probe -p PID -e sys:io, or an add
+ * sys:io under --commands), the read and write families, close, and the
+ * allocator: to the agent's counting interposers, the ones a launched
+ * program binds to (agent_sys.c, agent_rr_io.c, agent_sys_mem.c), which
+ * call libc's (got_sys_targets). A change of those (an add or a delete
+ * while attached) puts every slot back and redirects again.
  *
  * Not covered (doc/probe.md): a function pointer the program copied before
  * spool attached.
@@ -66,6 +68,10 @@ static struct got_slot got_slots[GOT_MAX];
 static uint32_t got_n;
 static int got_all; /* every name redirected (int3 probes in), not only clone */
 static int got_on; /* slots redirected: the interposers note the threads' views */
+/* SYS_W_IO, SYS_W_MEM asked for at the last redirect, and those whose
+ * names really went to the counting interposers (got_sys_targets) */
+static unsigned got_sys, got_sys_done;
+static uint32_t got_sys_n; /* slots of those names */
 
 /* Threads whose own view blocks SIGTRAP (tid, 0 = free), for detach. Each
  * thread writes its own entry only; a free one is claimed with a CAS. */
@@ -228,8 +234,10 @@ static void got_relocs(struct dl_phdr_info *info, const struct got_walk *w, cons
 			got_slots[got_n].old = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 			got_slots[got_n].now = (uint64_t)w->fn[k];
 			got_slots[got_n].relro = relro;
-			if (!got_write(slot, got_slots[got_n].now, &relro))
+			if (!got_write(slot, got_slots[got_n].now, &relro)) {
 				got_n++;
+				got_sys_n += got_names[k].sys != 0;
+			}
 			break;
 		}
 	}
@@ -393,25 +401,35 @@ static void got_sys_targets(struct got_walk *w, unsigned sys)
 					w->fn[k] = 0;
 		}
 	}
+	for (size_t k = 0; k < GOT_NAMES; k++)
+		if (w->fn[k])
+			got_sys_done |= got_names[k].sys;
 	dlclose(self); /* only the reference NOLOAD took */
 }
 
 uint32_t agent_probe_got_redirect(void)
 {
-	int all = agent_probe_trap_live();
+	/* (once every name, always: the views noted so far stay right) */
+	int all = agent_probe_trap_live() || got_all;
 	struct got_walk w = {(uintptr_t)(void *)agent_probe_got_redirect, all, 0, {0}, {0}};
 	void *libc;
 
-	if (agent_sys_io_on)
+	if (__atomic_load_n(&agent_sys_io_on, __ATOMIC_ACQUIRE))
 		w.sys |= SYS_W_IO;
 	if (agent_sys_mem_on())
 		w.sys |= SYS_W_MEM;
-	if (got_n && (got_all || !all))
+	if (got_n && (got_all || !all) && w.sys == got_sys)
 		return got_n;
+	/* clone only so far, or the system probes changed (an add or a
+	 * delete of sys:io, sys:mem while attached): every slot back, then
+	 * the names wanted now; every thread is stopped meanwhile */
 	if (got_n)
-		agent_probe_got_restore(); /* clone only so far: all of them now */
+		agent_probe_got_restore();
 	libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 	got_all = all;
+	got_sys = w.sys;
+	got_sys_done = 0;
+	got_sys_n = 0;
 	for (size_t k = 0; libc && k < GOT_NAMES; k++) {
 		w.libc_fn[k] = (uintptr_t)dlsym(libc, got_names[k].name);
 		w.fn[k] = (uintptr_t)got_names[k].fn;
@@ -442,5 +460,13 @@ void agent_probe_got_restore(void)
 	}
 	got_n = 0;
 	got_all = 0;
+	got_sys = got_sys_done = 0;
+	got_sys_n = 0;
 	__atomic_store_n(&got_on, 0, __ATOMIC_RELEASE);
+}
+
+unsigned agent_probe_got_sys(uint32_t *slots)
+{
+	*slots = got_sys_n;
+	return got_sys_done;
 }

@@ -24,6 +24,11 @@
  *               of the trampoline's first instruction, no re-planning); an
  *               int3 probe gets its original byte back
  *   on ID       enable again: the nop, or the int3
+ *   sys WHAT    the system probes counted from now on (SYS_W_IO |
+ *               SYS_W_MEM: an add or a delete of sys:io, sys:mem): their
+ *               GOT slots go to the counting interposers or back
+ *               (agent_probe_got.c); returns the probes in effect and
+ *               the slots of their names, slots << 4 | what
  *
  * Ids of new probes come from the reserve spool kept when it attached
  * (probe_mgr.id_reserve): the run-time table and the counters already
@@ -37,6 +42,7 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_sys.h"
 
 /* "WORD N": the number, or -1. */
 static int64_t live_num(const char *s)
@@ -333,6 +339,18 @@ AGENT_EXPORT int spool_agent_probe_ctl(const char *cmd)
 			rc = live_delete(p);
 		else
 			rc = live_flip(p, cmd[1] == 'n', cmd[0] == 's');
+	} else if (live_is(cmd, "sys")) {
+		int64_t what = live_num(cmd + 3);
+		uint32_t slots = 0;
+
+		rc = what < 0 || (what & ~(int64_t)(SYS_W_IO | SYS_W_MEM))
+			 ? -EINVAL
+			 : agent_sys_live((unsigned)what);
+		if (!rc) {
+			agent_probe_got_redirect();
+			rc = (int)agent_probe_got_sys(&slots);
+			rc |= (int)(slots > (1u << 20) ? 1u << 24 : slots << 4);
+		}
 	} else {
 		rc = -EINVAL;
 	}

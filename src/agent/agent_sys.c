@@ -136,6 +136,18 @@ out_nomem:
 	agent_sys_mem_start(0);
 }
 
+int agent_sys_live(unsigned what)
+{
+	struct sys_area_hdr *h = agent_sys_area;
+
+	if (!h)
+		return -ENODEV;
+	/* (spool's own copy of what: this one is the program's to scribble on) */
+	__atomic_store_n(&agent_sys_io_on, !!(what & SYS_W_IO), __ATOMIC_RELEASE);
+	agent_sys_mem_switch(!!(what & SYS_W_MEM));
+	return 0;
+}
+
 /* The calling thread's slot, registering it on first use; NULL when it
  * has no ring or is inside the agent (its own writes are not counted). */
 struct sys_slot *agent_sys_self_slot(void)

@@ -18,10 +18,17 @@ extern int agent_sys_io_on;
 extern int agent_sys_cpu_on;
 
 void agent_sys_init(void);
+/* Attach mode, an add or a delete of sys:io / sys:mem while attached
+ * (agent_probe_live.c), every thread stopped: count what from now on
+ * (SYS_W_IO, SYS_W_MEM). -ENODEV when spool made no counters' area. */
+int agent_sys_live(unsigned what);
 /* The calling thread's counters, registering it; NULL if it has none. */
 struct sys_slot *agent_sys_self_slot(void);
 /* agent_sys_mem.c: count allocations (sys:mem) or pass them through. */
 void agent_sys_mem_start(int on);
+/* The same switched while attached: no early counts added (those of the
+ * start were, once). */
+void agent_sys_mem_switch(int on);
 /* Nonzero while sys:mem counts. */
 int agent_sys_mem_on(void);
 /* Attach mode: is the agent's next allocator libc's (these two)? */

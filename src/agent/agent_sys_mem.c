@@ -221,6 +221,13 @@ void agent_sys_mem_start(int on)
 	__atomic_store_n(&agent_mem_state, on ? MEM_ON : MEM_OFF, __ATOMIC_RELEASE);
 }
 
+void agent_sys_mem_switch(int on)
+{
+	/* a thread inside an interposer meanwhile (stopped by spool there)
+	 * counts its call or not by the state it reads when it counts */
+	__atomic_store_n(&agent_mem_state, on ? MEM_ON : MEM_OFF, __ATOMIC_RELEASE);
+}
+
 /* An inert agent (no spool session) never calls agent_sys_init: stop the
  * early counting here (in link order this runs after agent_main.c's
  * constructor; if it ran first, agent_sys_init still switches it on). */

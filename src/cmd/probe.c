@@ -720,7 +720,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	ext[SHM_EXT_PROBES] = probe_mgr_area_size(pr->m);
 	/* sys:io, sys:mem: the counters the agent's interposers add to, which
 	 * the program's GOT slots reach while attached (agent_probe_got.c) */
-	if (pr->sys_what & ~SYS_W_CPU)
+	if ((pr->sys_what & ~SYS_W_CPU) || live_on) /* live_on: for an add sys:... */
 		ext[SHM_EXT_SYS] = sysprobe_area_size(so->max_rings);
 	if (live_on) /* room for the trampolines of probes added later */
 		ext[SHM_EXT_PROBES] = ((ext[SHM_EXT_PROBES] + 4095) & ~4095ull) + PROBE_LIVE_ROOM;
@@ -738,10 +738,16 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	rc = collector_new(&col, &h, w);
 	if (rc < 0)
 		goto out_writer;
-	h.ctl->features = SHM_FEAT_PROBES | (pr->sys_what & ~SYS_W_CPU ? SHM_FEAT_SYS : 0);
+	h.ctl->features =
+	    SHM_FEAT_PROBES | ((pr->sys_what & ~SYS_W_CPU) || live_on ? SHM_FEAT_SYS : 0);
 	collector_use_packets(col, SHM_FEAT_PROBES);
-	pr->sys_pid = pr->sys_what ? pid : 0; /* sys:cpu: sampled from /proc/PID/task */
+	/* sys:cpu: sampled from /proc/PID/task */
+	pr->sys_pid = pr->sys_what || live_on ? pid : 0;
 	rc = probe_run_prepare(pr, &h, w);
+	/* --commands: the counters' area ready for an add sys:... (the
+	 * agent finds it when it is prepared), nothing sampled yet */
+	if (!rc && live_on && !pr->sys)
+		rc = sysprobe_start(&pr->sys, 0, &h, pid);
 	if (rc < 0)
 		goto out_collector;
 	((struct probe_area_hdr *)shm_host_ext(&h, SHM_EXT_PROBES))->attach = 1;
@@ -777,6 +783,8 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		live.area_size = h.ext_size[SHM_EXT_PROBES];
 		live.next_off = (probe_mgr_area_size(pr->m) + 4095) & ~4095ull;
 		live.col = col;
+		live.pr = pr; /* add sys:... */
+		live.sys_on = pr->sys_what;
 		live.trace_dir = trace_writer_dir(w); /* the partial trace, until renamed */
 	}
 	if (!placed && !live_on && (pr->m->ndefs || !pr->sys_what)) {

@@ -196,10 +196,14 @@ struct probe_mgr {
 	 * program cover, so that the answer names them. busy: a point that
 	 * would have joined placed probe busy_owner's trampoline
 	 * (probe_plan_ride -EBUSY), the last at busy_addr; dup: a function
-	 * whose entry and exits placed probe dup_id already hooks. */
+	 * whose entry and exits placed probe dup_id already hooks.
+	 * busy_ids: the distinct owners (the first PROBE_BUSY_IDS), which the
+	 * answer says to delete before adding both specs at once. */
 	uint32_t nbusy, busy_owner, ndup, dup_id;
 	uint64_t busy_addr;
+	uint32_t busy_ids[8], nbusy_ids;
 };
+#define PROBE_BUSY_IDS 8
 
 /* probe_mgr.exits (spool probe --exits): AUTO patches each ret (a jump
  * window, else int3) unless one of the function's exits would be an int3

@@ -8,11 +8,13 @@
  * "error: ...", so a script can read up to it.
  *
  *   list                 id op method module offset symbol state hits function
- *   add [--disabled] SPEC  plan SPEC as at start-up, place its probes
+ *   add [--disabled] SPEC [-e SPEC]...  plan the specs together as at
+ *                        start-up, place their probes
  *   delete ID...         original bytes back (the threads stepped out of
  *                        them first, as at detach)
  *   disable ID...        the trampoline's handler call skipped (a 5-byte
  *   enable ID...         flip); an int3 probe's int3 taken out / put back
+ *   add sys:X, delete sys:X  a system probe on or off (live_sys)
  *   detach               (or the end of stdin) restore everything, go
  *
  * New probes get ids after the last one (the manager's order), from the
@@ -42,7 +44,9 @@
 #include "../common/event.h"
 #include "../trace/trace.h"
 #include "../util/log.h"
+#include "../common/sys_area.h"
 #include "probe_live.h"
+#include "probe_session.h"
 #include "sysprobe.h"
 
 static void live_say(struct probe_live *l, const char *fmt, ...)
@@ -284,6 +288,37 @@ static void live_list(struct probe_live *l, uint32_t lo, uint32_t hi, int with_h
 /* ---- commands (the target stopped) ---- */
 
 /*
+ * The ids to delete so that an added spec's points are free to be planned
+ * with the spec of the probes that hold them (m->busy_ids): each holder's
+ * probes of the same spec in the same function (its entry and its exits;
+ * an exit shared with the entry or through the return address goes with
+ * the entry), as " 2 3 ...".
+ */
+static void live_busy_drop(struct probe_live *l, char *buf, size_t len)
+{
+	const struct probe_mgr *m = l->m;
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < m->ndefs; i++) {
+		const struct probe_def *d = &m->defs[i];
+		int take = 0;
+
+		if (!d->registered || d->gone || d->shared || d->method == PROBE_M_RETADDR ||
+		    (d->status != PROBE_S_PATCHED && d->status != PROBE_S_OFF))
+			continue;
+		for (uint32_t k = 0; k < m->nbusy_ids && !take; k++) {
+			const struct probe_def *o = &m->defs[m->busy_ids[k] - 1];
+
+			take = m->busy_ids[k] <= m->ndefs && o->module == d->module &&
+			       o->sym == d->sym && o->spec == d->spec;
+		}
+		if (take && used + 12 < len)
+			used += (size_t)snprintf(buf + used, len - used, " %u", d->id);
+	}
+}
+
+/*
  * What probes already placed took of an added spec's points (the planner
  * counted them in m->nbusy / m->ndup): the exact conflict, as the error
  * line (none placed; the caller prints it) or a warning line (some were).
@@ -297,18 +332,23 @@ static void live_covered_why(struct probe_live *l, const char *text, char *buf, 
 
 	buf[0] = 0;
 	if (m->nbusy && m->busy_owner && m->busy_owner <= m->ndefs) {
+		char drop[256];
+
 		o = &m->defs[m->busy_owner - 1];
 		mod = &m->mods[o->module];
+		live_busy_drop(l, drop, sizeof(drop));
 		snprintf(buf, len,
 			 "%u of its points %s in the out-of-line code of probes placed in the "
 			 "running program (the last: %s+0x%llx, in the trampoline of probe %u, "
 			 "%s %s by '%s'), which is not rewritten while the program may run it, so "
-			 "a probe added now cannot join it: detach and attach again with both "
-			 "specs (-e '%s' -e '%s')",
+			 "a probe added now cannot join it: drop those (delete%s) and add both in "
+			 "one command, whose probes then share one trampoline as at launch "
+			 "(add %s -e %s), or detach and attach again with both specs (-e '%s' -e "
+			 "'%s')",
 			 m->nbusy, m->nbusy == 1 ? "is" : "are", probe_sym_shown(mod, o->sym),
 			 (unsigned long long)(m->busy_addr - mod->syms[o->sym].addr), o->id,
 			 live_op_word(o), probe_sym_shown(mod, o->sym), o->spec ? o->spec : "?",
-			 o->spec ? o->spec : "?", text);
+			 drop, o->spec ? o->spec : "?", text, o->spec ? o->spec : "?", text);
 	} else if (m->ndup && m->dup_id && m->dup_id <= m->ndefs) {
 		o = &m->defs[m->dup_id - 1];
 		mod = &m->mods[o->module];
@@ -342,6 +382,105 @@ static void live_libs_now(struct probe_live *l)
 	m->libs_resolved = 1;
 }
 
+/* What to do instead of a system probe this session cannot count: the
+ * error line (said whole: a reply is one line). */
+static void live_sys_advice(struct probe_live *l, const char *spec, const char *why)
+{
+	const char *opts[] = {"-e", spec};
+	char advice[12288];
+
+	if (probe_sys_advice(l->pid, opts, 2, advice, sizeof(advice)))
+		snprintf(advice, sizeof(advice), "spool probe -e %s -- PROG ARGS", spec);
+	for (char *c = advice; *c; c++)
+		if (*c == '\n') /* (a reply is one line) */
+			*c = ' ';
+	live_say(l, "error: %s: %s: start it under spool: %s\n", spec, why, advice);
+}
+
+/*
+ * add sys:... (on) and delete sys:... (off), the threads stopped: the
+ * probes on from now. sys:cpu is spool's own sampling of /proc; sys:io and
+ * sys:mem have the agent point the program's GOT slots of their functions
+ * at its counting interposers, or put them back (agent_probe_live.c "sys",
+ * agent_probe_got.c): calls made through them from the add on are counted,
+ * exactly, until the delete or the detach.
+ */
+static int live_sys(struct probe_live *l, const char *spec, int on)
+{
+	const unsigned agent_bits = SYS_W_IO | SYS_W_MEM;
+	struct probe_run *pr = l->pr;
+	unsigned what = 0, want, got = 0, slots = 0;
+	char err[256], cmd[32];
+	int rc;
+
+	rc = sysprobe_parse(spec, &what, err, sizeof(err));
+	if (rc <= 0) {
+		live_say(l, "error: %s\n", rc ? err : "not a sys: spec");
+		return -EINVAL;
+	}
+	if (!pr || !pr->sys) {
+		live_sys_advice(l, spec, "this session has no room for system probes");
+		return -ENODEV;
+	}
+	if (on && (l->sys_on & what) == what) {
+		live_say(l, "error: %s is on already ('delete %s' turns it off)\n", spec, spec);
+		return -EEXIST;
+	}
+	if (!on && !(l->sys_on & what)) {
+		live_say(l, "error: %s is not on\n", spec);
+		return -ENOENT;
+	}
+	want = on ? l->sys_on | what : l->sys_on & ~what;
+	if ((want ^ l->sys_on) & agent_bits) {
+		snprintf(cmd, sizeof(cmd), "sys %u", want & agent_bits);
+		rc = live_ctl(l, cmd);
+		if (rc < 0) {
+			if (rc == -ENODEV)
+				live_sys_advice(l, spec, "the agent has no counters' area");
+			else
+				live_say(l, "error: %s: %s\n", spec, strerror(-rc));
+			return rc;
+		}
+		got = (unsigned)rc & agent_bits;
+		slots = (unsigned)rc >> 4;
+		if ((want & agent_bits) & ~got) {
+			/* a name whose global definition is not libc's (a
+			 * preloaded allocator): the agent counts none of it;
+			 * its state made to match (the interposers unused) */
+			snprintf(cmd, sizeof(cmd), "sys %u", got);
+			live_ctl(l, cmd);
+			if (on && !(what & got & ~l->sys_on) && !(what & SYS_W_CPU & ~l->sys_on)) {
+				live_sys_advice(l, spec,
+						"not counted here: the process's own definitions of "
+						"its functions are not libc's (an allocator or an "
+						"interposer of its own; SPOOL_DEBUG=1 names them)");
+				return -ENOTSUP;
+			}
+			live_say(l, "warning: %s: %s is not counted here: its functions are not "
+				    "libc's in this process\n",
+				 spec, (want & ~got & SYS_W_MEM) ? "sys:mem" : "sys:io");
+			want = (want & ~agent_bits) | got;
+		}
+	}
+	rc = sysprobe_set(pr->sys, want);
+	if (rc < 0) {
+		live_say(l, "error: %s: %s\n", spec, strerror(-rc));
+		return rc;
+	}
+	pr->sys_what |= want; /* the report at the end gives them */
+	l->sys_on = want;
+	if (l->chg)
+		fprintf(l->chg, "%llu %s - sys %s\n", (unsigned long long)live_now_ns(),
+			on ? "add" : "delete", spec);
+	live_say(l, "ok %s %s (on now:%s%s%s%s", on ? "added" : "deleted", spec,
+		 want & SYS_W_CPU ? " sys:cpu" : "", want & SYS_W_IO ? " sys:io" : "",
+		 want & SYS_W_MEM ? " sys:mem" : "", want ? "" : " none");
+	if (want & agent_bits)
+		live_say(l, "; %u GOT slots to the counting functions", slots);
+	live_say(l, ")\n");
+	return 0;
+}
+
 static int live_add(struct probe_live *l, char *arg)
 {
 	struct probe_mgr *m = l->m;
@@ -350,7 +489,9 @@ static int live_add(struct probe_live *l, char *arg)
 	struct probe_area_probe *ps;
 	struct probe_spec s;
 	uint64_t size, off, *lo = NULL, *hi = NULL;
-	char err[512], why[1024], **sv, *text;
+	char err[512], why[1024], **sv, *text, **parts;
+	const char *line; /* the spec(s) as given: the log and the answers quote it */
+	size_t nparts;
 	void *batch = NULL;
 	int disabled = 0, rc, n = 0, matched;
 	pid_t tid;
@@ -365,6 +506,7 @@ static int live_add(struct probe_live *l, char *arg)
 		live_say(l, "error: the program overwrote spool's probe area\n");
 		return -EPROTO;
 	}
+	line = arg;
 	text = strdup(arg);
 	sv = realloc(l->specs, (l->nspecs + 1) * sizeof(*sv));
 	if (!text || !sv) {
@@ -378,30 +520,51 @@ static int live_add(struct probe_live *l, char *arg)
 	l->specs[l->nspecs++] = text; /* the defs point at it */
 	/* before the parser, which knows no sys: kind (spool probe's own
 	 * options take sys: specs apart) */
-	if (!strncmp(text, "sys:", 4)) {
-		const char *opts[] = {"-e", text};
-		char advice[12288];
-
-		if (probe_sys_advice(l->pid, opts, 2, advice, sizeof(advice)))
-			snprintf(advice, sizeof(advice), "spool probe -e %s -- PROG ARGS", text);
-		for (char *c = advice; *c; c++)
-			if (*c == '\n') /* (a reply is one line) */
-				*c = ' ';
-		live_say(l, "error: sys: probes are not added while attached: give them with -e "
-			 "when attaching (spool probe -p %d -e %s; doc/probe.md, System probes), "
-			 "or start it under spool: %s\n",
-			 (int)l->pid, text, advice);
-		return -EINVAL;
+	if (!strncmp(text, "sys:", 4))
+		return live_sys(l, text, 1);
+	/* "add A -e B": planned together, so that probes of both at one
+	 * point share one trampoline, as with -e A -e B at launch; each
+	 * part is a spec of its own (the defs point at its text) */
+	nparts = 1;
+	for (char *p = text; (p = strstr(p, " -e ")); p += 4)
+		nparts++;
+	parts = calloc(nparts, sizeof(*parts));
+	if (!parts) {
+		live_say(l, "error: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
 	}
-	if (probe_spec_parse(text, &s, err, sizeof(err)) < 0) {
-		live_say(l, "error: %s\n", err);
-		return -EINVAL;
+	nparts = 0;
+	for (char *p = text, *e;; p = e + 4) {
+		e = strstr(p, " -e ");
+		if (e)
+			*e = 0;
+		while (*p == ' ')
+			p++;
+		parts[nparts++] = p;
+		if (!e)
+			break;
 	}
-	if (s.lib[0])
-		live_libs_now(l);
-	m->nbusy = m->busy_owner = m->ndup = m->dup_id = 0;
-	rc = probe_mgr_add_spec(m, &s);
-	matched = rc > 0;
+	for (size_t i = 0; i < nparts; i++)
+		if (!strncmp(parts[i], "sys:", 4) ||
+		    probe_spec_parse(parts[i], &s, err, sizeof(err)) < 0) {
+			if (!strncmp(parts[i], "sys:", 4))
+				snprintf(err, sizeof(err), "'%s': a system probe is added alone",
+					 parts[i]);
+			free(parts);
+			live_say(l, "error: %s\n", err);
+			return -EINVAL;
+		}
+	m->nbusy = m->busy_owner = m->ndup = m->dup_id = m->nbusy_ids = 0;
+	rc = 0;
+	matched = 0;
+	for (size_t i = 0; i < nparts && rc >= 0; i++) {
+		probe_spec_parse(parts[i], &s, err, sizeof(err));
+		if (s.lib[0])
+			live_libs_now(l);
+		rc = probe_mgr_add_spec(m, &s);
+		matched |= rc > 0;
+	}
+	free(parts);
 	if (rc >= 0)
 		rc = probe_mgr_plan_cfg(m);
 	for (size_t i = before; i < m->ndefs; i++)
@@ -410,20 +573,20 @@ static int live_add(struct probe_live *l, char *arg)
 		for (size_t i = before; i < m->ndefs; i++)
 			m->defs[i].registered = 0;
 		if (rc >= 0 && matched) /* its points are another probe's: in the trace */
-			live_log(l, "covered", NULL, text);
-		live_covered_why(l, text, why, sizeof(why));
+			live_log(l, "covered", NULL, line);
+		live_covered_why(l, line, why, sizeof(why));
 		if (rc >= 0 && why[0])
-			live_say(l, "error: '%s' placed no probe: %s\n", text, why);
+			live_say(l, "error: '%s' placed no probe: %s\n", line, why);
 		else
-			live_say(l, "error: '%s' %s\n", text,
+			live_say(l, "error: '%s' %s\n", line,
 				 rc < 0 ? strerror(-rc)
 					: "placed no probe (probes already placed cover its points, "
 					  "or spool said why above)");
 		return rc < 0 ? rc : -ENOENT;
 	}
-	live_covered_why(l, text, why, sizeof(why));
+	live_covered_why(l, line, why, sizeof(why));
 	if (why[0]) /* some of its points were placed, not these */
-		live_say(l, "warning: '%s': %s\n", text, why);
+		live_say(l, "warning: '%s': %s\n", line, why);
 	if (m->ndefs >= first.ncounts) {
 		for (size_t i = before; i < m->ndefs; i++)
 			m->defs[i].registered = 0;
@@ -509,7 +672,7 @@ out_fail:
 	for (size_t i = before; i < m->ndefs; i++)
 		if (m->defs[i].status != PROBE_S_PATCHED && m->defs[i].status != PROBE_S_OFF)
 			m->defs[i].registered = m->defs[i].status != PROBE_S_PENDING;
-	live_say(l, "error: adding '%s': %s\n", text, strerror(-rc));
+	live_say(l, "error: adding '%s': %s\n", line, strerror(-rc));
 out:
 	free(lo);
 	free(hi);
@@ -634,7 +797,11 @@ static int live_delete(struct probe_live *l, struct probe_def *d, struct probe_d
 	for (size_t i = 0; i < l->m->ndefs; i++) {
 		struct probe_def *x = &l->m->defs[i];
 
-		if (x == o || x->shared == o->id) {
+		if (x == o || x->shared == o->id ||
+		    (o->handler == PROBE_H_FUNC_ENTRY_RA && o->ret_id == x->id)) {
+			/* (an exit through the return address the entry
+			 * swapped: no swap, no exit; its function may be
+			 * probed again) */
 			x->status = PROBE_S_DELETED;
 			x->patch_len = 0;
 			x->gone = 1;
@@ -757,12 +924,18 @@ static void live_command(struct probe_live *l, char *line)
 		return;
 	}
 	if (!strcmp(line, "help")) {
-		live_say(l, "list | add [--disabled] SPEC | delete ID... | disable ID... | "
-			    "enable ID... | detach\nok\n");
+		live_say(l, "list | add [--disabled] SPEC [-e SPEC]... | add sys:cpu|io|mem|all | "
+			    "delete ID... | "
+			    "delete sys:... | disable ID... | enable ID... | detach\nok\n");
 		return;
 	}
 	if (!strcmp(line, "list")) {
 		live_list(l, 1, UINT32_MAX, 1);
+		if (l->sys_on)
+			live_say(l, "# system probes on:%s%s%s\n",
+				 l->sys_on & SYS_W_CPU ? " sys:cpu" : "",
+				 l->sys_on & SYS_W_IO ? " sys:io" : "",
+				 l->sys_on & SYS_W_MEM ? " sys:mem" : "");
 		live_say(l, "ok %zu probes\n", l->m->ndefs);
 		return;
 	}
@@ -783,6 +956,12 @@ static void live_command(struct probe_live *l, char *line)
 	}
 	if (line[0] == 'a')
 		live_add(l, arg);
+	else if (!strncmp(arg, "sys:", 4) && line[0] == 'd' && line[1] == 'e')
+		live_sys(l, arg, 0);
+	else if (!strncmp(arg, "sys:", 4))
+		live_say(l, "error: system probes are added and deleted (add %s, delete %s), not "
+			    "%sd\n",
+			 arg, arg, line);
 	else
 		live_change(l, line, arg);
 	probe_attach_resume(l->a);

@@ -23,6 +23,7 @@
 #define PROBE_LIVE_ROOM (32ull << 20)
 
 struct collector;
+struct probe_run;
 struct probe_live_in {
 	int fd;
 	char buf[8192];
@@ -37,6 +38,8 @@ struct probe_live {
 	uint64_t area_size; /* all of it */
 	uint64_t next_off;  /* where the next batch goes */
 	struct collector *col;
+	struct probe_run *pr; /* its system probes (add sys:..., delete sys:...) */
+	unsigned sys_on;      /* SYS_W_* on now */
 	const char *trace_dir;
 	int use_stdin;
 	int listen_fd; /* --control socket, -1 none */

@@ -1344,15 +1344,24 @@ struct probe_def *probe_plan_ride(struct probe_mgr *m, uint32_t module, uint32_t
 #endif
 	*err = -ENOTSUP;
 	if (!o || o->id != oid || (o->method != PROBE_M_JUMP && o->method != PROBE_M_INT3) ||
-	    o->shared || !o->code)
+	    o->shared)
 		return NULL;
+	/* (before the code: a probe placed by an earlier add keeps none) */
 	if (m->attach && o->status != PROBE_S_PENDING) {
+		uint32_t k = 0;
+
 		m->nbusy++;
 		m->busy_owner = oid;
 		m->busy_addr = addr;
+		while (k < m->nbusy_ids && m->busy_ids[k] != oid)
+			k++;
+		if (k == m->nbusy_ids && k < PROBE_BUSY_IDS)
+			m->busy_ids[m->nbusy_ids++] = oid;
 		*err = -EBUSY;
 		return NULL;
 	}
+	if (!o->code)
+		return NULL;
 	for (uint32_t k = 0; k < o->code->nmark; k++)
 		found |= o->code->mark[k].addr == addr;
 	if (!found)

@@ -341,7 +341,9 @@ static struct probe_def *pv_point_probe(struct probe_mgr *m, uint32_t mi, uint32
 
 	for (size_t i = 0; i < m->ndefs; i++) {
 		d = &m->defs[i];
-		if (d->module == mi && d->addr == addr && d->registered &&
+		/* (not one deleted while attached: its place is free) */
+		if (d->module == mi && d->addr == addr && d->registered && !d->gone &&
+		    d->status != PROBE_S_DELETED &&
 		    (d->handler == PROBE_H_VAR || (d->handler == handler && handler == PROBE_H_HIT)))
 			return d;
 	}
@@ -887,7 +889,8 @@ static struct probe_def *pv_ret_probe(struct probe_mgr *m, uint32_t mi, uint32_t
 
 	for (size_t i = 0; i < m->ndefs; i++) {
 		d = &m->defs[i];
-		if (d->module != mi || d->addr != addr || !d->registered)
+		if (d->module != mi || d->addr != addr || !d->registered || d->gone ||
+		    d->status == PROBE_S_DELETED)
 			continue;
 		if (d->handler == PROBE_H_VAR &&
 		    (d->method == PROBE_M_INT3 || d->patch_off == addr || d->method == PROBE_M_RIDE))

@@ -56,7 +56,8 @@ struct sysprobe_sample {
 struct sysprobe {
 	struct shm_host *h;
 	void *area;
-	unsigned what;
+	unsigned what; /* every probe asked for so far (the side file's "what") */
+	unsigned now;  /* those on now (atomic: the sampler reads it) */
 	pthread_t thread;
 	int started;
 	int stop; /* atomic */
@@ -219,10 +220,12 @@ static void sysprobe_sample_once(struct sysprobe *s)
 	uint64_t v;
 
 	if (s->pid) {
-		if (s->what & SYS_W_CPU)
+		unsigned now = __atomic_load_n(&s->now, __ATOMIC_ACQUIRE);
+
+		if (now & SYS_W_CPU)
 			sysprobe_sample_tasks(s, ms);
 		snprintf(path, sizeof(path), "/proc/%d/statm", (int)s->pid);
-		if ((s->what & SYS_W_MEM) && sysprobe_read_u64(path, 1, &v) == 0 && v)
+		if ((now & SYS_W_MEM) && sysprobe_read_u64(path, 1, &v) == 0 && v)
 			sysprobe_push(s, &s->rss, &s->nrss,
 				      (struct sysprobe_sample){(uint32_t)s->pid, ms,
 							       v * (uint64_t)getpagesize()});
@@ -286,8 +289,10 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h, pid
 	int rc;
 
 	/* the counters' area: launched, and attached with sys:io or sys:mem
-	 * (the agent's interposers count there) */
-	int area = !pid || (what & ~SYS_W_CPU);
+	 * (the agent's interposers count there), or with room made for them
+	 * to be added later (--commands: sysprobe_set) */
+	int area = !pid || (what & ~SYS_W_CPU) ||
+		   (ah && h->ext_size[SHM_EXT_SYS] >= sysprobe_area_size(h->max_rings));
 
 	*out = NULL;
 	if (area && (!ah || h->ext_size[SHM_EXT_SYS] < sysprobe_area_size(h->max_rings)))
@@ -314,7 +319,7 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h, pid
 	s->pid = pid;
 	s->h = h;
 	s->area = area ? ah : NULL;
-	s->what = what;
+	s->what = s->now = what;
 	s->t0_ns = sysprobe_now_ns();
 	if (what & (SYS_W_CPU | SYS_W_MEM)) {
 		rc = pthread_create(&s->thread, NULL, sysprobe_main, s);
@@ -327,6 +332,31 @@ int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h, pid
 		s->started = 1;
 	}
 	*out = s;
+	return 0;
+}
+
+int sysprobe_set(struct sysprobe *s, unsigned what)
+{
+	int rc;
+
+	if ((what & ~SYS_W_CPU) && !s->area)
+		return -ENODEV;
+	if ((what & (SYS_W_CPU | SYS_W_MEM)) && !s->started) {
+		__atomic_store_n(&s->now, what, __ATOMIC_RELEASE);
+		rc = pthread_create(&s->thread, NULL, sysprobe_main, s);
+		if (rc) {
+			__atomic_store_n(&s->now, 0u, __ATOMIC_RELEASE);
+			return -rc;
+		}
+		s->started = 1;
+	}
+	/* The sampler (started once, kept: it samples what is on) reads
+	 * what is on at each round; "what" keeps every probe that ran: the
+	 * report gives each one's figures */
+	__atomic_store_n(&s->now, what, __ATOMIC_RELEASE);
+	s->what |= what;
+	if (s->area)
+		((struct sys_area_hdr *)s->area)->what = s->what;
 	return 0;
 }
 
@@ -439,6 +469,9 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(s->thread, NULL);
 	}
+	rc = 0;
+	if (!s->what) /* a session that could have added some, and did not */
+		goto out_free;
 	c = s->h->ctl;
 	n = __atomic_load_n(&c->nrings, __ATOMIC_ACQUIRE);
 	if (n > s->h->max_rings)
@@ -483,6 +516,7 @@ int sysprobe_finish(struct sysprobe *s, struct trace_writer *w)
 			     (unsigned long long)s->cpu[i].value);
 	rc = b.err ? b.err : trace_writer_add_file(w, "sys", b.p, b.len);
 	free(b.p);
+out_free:
 	free(s->rss);
 	free(s->cpu);
 	free(s->task);

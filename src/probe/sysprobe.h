@@ -29,7 +29,14 @@ uint64_t sysprobe_area_size(uint32_t max_rings);
  * the process spool attached to (its /proc/PID/task sampled; sys:cpu
  * only, no area), or 0 for a program spool started. */
 int sysprobe_start(struct sysprobe **out, unsigned what, struct shm_host *h, pid_t pid);
-/* Stop the sampler, write the "sys" side file, free everything. */
+/* Attached with --commands (an add or a delete of sys:...): the probes
+ * on from now, what (SYS_W_*): the sampler started if needed, and the
+ * side file will give every probe that was on. 0, or -ENODEV (sys:io or
+ * sys:mem without the counters' area), or a negative errno. The agent's
+ * interposers are switched by spool_agent_probe_ctl("sys ..."). */
+int sysprobe_set(struct sysprobe *s, unsigned what);
+/* Stop the sampler, write the "sys" side file (none when no probe was
+ * ever on), free everything. */
 int sysprobe_finish(struct sysprobe *s, struct trace_writer *w);
 
 /*

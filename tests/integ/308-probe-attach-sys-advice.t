@@ -5,14 +5,15 @@
 # works attached: spool samples /proc/PID/task, every thread the kernel
 # lists is in spool report --sys, each with the CPU it used while spool was
 # attached (less than its total since it started, read by the test after the
-# detach). sys:io is accepted at the attach too (its counts: 333). Under
-# --commands, `add sys:cpu` is refused, the session going on, and the reply
-# says on one line what to do instead: give it with -e at the attach, or
-# start the program under spool with the command it prints (the program's
-# arguments as the process has them, one with a space and a quote,
-# shell-quoted, and the directory to run it from). A user who pastes that
-# command gets the system probes: the test runs it and reads spool report
-# --sys.
+# detach). sys:io is accepted at the attach too (its counts: 333; added
+# and deleted under --commands: 361). Under --commands, `add sys:mem` in a
+# process whose malloc is not libc's (a preloaded allocator: the agent
+# counts all of the allocator or none of it) is refused, the session going
+# on, and the reply says on one line what to do instead: start the program
+# under spool with the command it prints (the program's arguments as the
+# process has them, one with a space and a quote, shell-quoted, and the
+# directory to run it from). A user who pastes that command gets the
+# system probes: the test runs it and reads spool report --sys.
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/probe_attach"
@@ -20,13 +21,25 @@ if [ ! -x "$PROG" ]; then
 	echo "1..0 # SKIP $PROG is not built"
 	exit 0
 fi
+need_cc
 plan 19
+
+# an allocator of the program's own (malloc and free ahead of libc's)
+cat >shim.c <<'EOF'
+#include <stddef.h>
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+void *malloc(size_t n) { return __libc_malloc(n); }
+void free(void *p) { __libc_free(p); }
+EOF
+"$CC" -shared -fPIC -O1 -o shim.so shim.c || diag "shim.so does not build"
+SHIM="$PWD/shim.so"
 
 STOP="stop it's.now"
 mkdir -p "run dir"
 cd "run dir" || exit 1
 rm -f "$STOP"
-"$PROG" 60 "$STOP" >prog.out &
+LD_PRELOAD="$SHIM" "$PROG" 60 "$STOP" >prog.out &
 PID=$!
 for i in $(seq 1 100); do [ -s prog.out ] && break; sleep 0.05; done
 HERE="$(pwd -P)"
@@ -43,24 +56,24 @@ like "$OUT" 'dir +kind +calls' "  its trace has the I/O table"
 touch stop0
 wait "$PID0"
 
-# --commands: add sys:cpu is answered with what to do instead, on one line:
-# give it at the attach, or start the program under spool
+# --commands: add sys:mem, the allocator not libc's, is answered with what
+# to do instead, on one line: start the program under spool
 mkfifo cmds
 timeout -k 10 60 "$SPOOL" probe -p "$PID" --commands -e 'func:attach_work' -o live.trace \
 	<cmds >cmd.out 2>cmd.err &
 SP=$!
 exec 3>cmds
 wait_for 'commands on stdin' cmd.err 15
-echo "add sys:cpu" >&3
+echo "add sys:mem" >&3
 sleep 0.3
 echo detach >&3
 exec 3>&-
 wait "$SP"
 is "$?" 0 "--commands: the session goes on after the refused add and detaches normally"
-REPLY="$(grep 'error: sys: probes' cmd.out)"
-like "$REPLY" "give them with -e when attaching \\(spool probe -p $PID -e sys:cpu" \
-	"  add sys:cpu is answered with the attach that takes it"
-like "$REPLY" "start it under spool: spool probe -e sys:cpu -- $PROG 60 'stop it'" \
+REPLY="$(grep 'error: sys:mem' cmd.out)"
+like "$REPLY" "error: sys:mem: not counted here: the process's own definitions of its functions are not libc's" \
+	"  add sys:mem is answered with why it cannot count there"
+like "$REPLY" "start it under spool: spool probe -e sys:mem -- $PROG 60 'stop it'" \
 	"  and with the command that starts the program under spool"
 CMD="$(echo "$REPLY" | sed -e 's/.*start it under spool: //' -e 's/ *(from its directory:.*//')"
 like "$CMD" "'stop it'\\\\''s.now'\$" "  an argument with a space and a quote, shell-quoted"
@@ -79,7 +92,7 @@ check_sanitizer run2.err "the suggested command"
 like "$(tail -n 1 run2.out)" '^done calls [0-9]+ check ok$' "  the program got its arguments back (it saw its stop file)"
 spool_run report --sys spool.trace
 is_rc 0 "spool report --sys on its trace"
-like "$OUT" 'thread end \(exact\)' "  with each thread's exact CPU time"
+like "$OUT" 'bytes asked' "  with the allocator's figures"
 
 # sys:cpu attached: sampled from /proc, no usage error (another process:
 # spool attaches to one once)
