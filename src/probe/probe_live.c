@@ -448,7 +448,9 @@ static int live_sys(struct probe_live *l, const char *spec, int on)
 			 * preloaded allocator): the agent counts none of it;
 			 * its state made to match (the interposers unused) */
 			snprintf(cmd, sizeof(cmd), "sys %u", got);
-			live_ctl(l, cmd);
+			rc = live_ctl(l, cmd);
+			if (rc >= 0)
+				slots = (unsigned)rc >> 4;
 			if (on && !(what & got & ~l->sys_on) && !(what & SYS_W_CPU & ~l->sys_on)) {
 				live_sys_advice(l, spec,
 						"not counted here: the process's own definitions of "
