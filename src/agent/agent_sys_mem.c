@@ -224,7 +224,8 @@ void agent_sys_mem_start(int on)
 void agent_sys_mem_switch(int on)
 {
 	/* a thread inside an interposer meanwhile (stopped by spool there)
-	 * counts its call or not by the state it reads when it counts */
+	 * counts its call or not by the state it read before calling the
+	 * allocator (MEM_COUNTING) */
 	__atomic_store_n(&agent_mem_state, on ? MEM_ON : MEM_OFF, __ATOMIC_RELEASE);
 }
 
