@@ -160,8 +160,9 @@ static uint32_t a64_var_bound(uint32_t id, int past)
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
+		uint32_t at = a64_probe_vars[mid].probe_id;
 
-		if (a64_probe_vars[mid].probe_id < id || (past && a64_probe_vars[mid].probe_id == id))
+		if (at < id || (past && at == id))
 			lo = mid + 1;
 		else
 			hi = mid;
