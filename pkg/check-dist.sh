@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: MIT
 # check-dist.sh - the slow check of `make dist` and `make deb` (make
 # check-dist; CI can run it after make check): build spool from the
-# tarball alone, make the Debian package there, unpack it in a scratch root
-# with dpkg -x and run the unpacked spool as a user would: --version, a man
+# tarball alone, make the Debian package there, install it with dpkg into a
+# scratch root (dpkg --root: its own package database, so dpkg checks the
+# package as it installs it; --force-depends, the libraries being the
+# host's) and run the installed spool as a user would: --version, a man
 # page, and `spool locks` on a small threaded program (its agent found in
-# ROOT/usr/lib/spool). Prints what it checks; exits non-zero on the first
-# failure.
+# ROOT/usr/lib/spool); then purge it, which must leave no file of it.
+# Prints what it checks; exits non-zero on the first failure.
 #
 # usage: pkg/check-dist.sh BUILD_DIR VERSION
 set -euo pipefail
@@ -36,9 +38,15 @@ deb="$W/spool-$VERSION/$deb"
 info=$(dpkg-deb -I "$deb")
 grep -q "Version: $VERSION" <<<"$info" || { echo "$info"; echo "package version is not $VERSION"; exit 1; }
 
-step "dpkg -x into a scratch root"
+step "dpkg -i into a scratch root"
 R="$W/root"
-dpkg -x "$deb" "$R"
+mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
+: >"$R/var/lib/dpkg/status"
+DPKG=(dpkg --root="$R" --force-not-root)
+"${DPKG[@]}" --force-depends -i "$deb" >"$W/dpkg.log" 2>&1 ||
+	{ cat "$W/dpkg.log"; echo "dpkg could not install the package"; exit 1; }
+status=$("${DPKG[@]}" -s spool 2>&1)
+grep -q "^Status: install ok installed" <<<"$status" || { echo "$status"; echo "dpkg says spool is not installed"; exit 1; }
 for f in usr/bin/spool usr/lib/spool/libspool-agent.so usr/share/man/man1/spool.1.gz \
 	usr/share/man/man1/spool-locks.1.gz usr/share/bash-completion/completions/spool; do
 	[ -e "$R/$f" ] || { echo "the package has no /$f"; exit 1; }
@@ -81,4 +89,11 @@ rc=0
 [ "$rc" = 0 ] || { cat "$W/err"; echo "spool locks exited $rc"; exit 1; }
 grep -q "n=20000" "$W/out" || { echo "the program's output is not n=20000"; exit 1; }
 grep -Eq "20,?000" "$W/err" || { cat "$W/err"; echo "the lock report does not count 20000 acquisitions"; exit 1; }
-step "ok: spool $VERSION from $(basename "$deb") runs from a scratch root"
+
+step "dpkg --purge leaves nothing of it"
+"${DPKG[@]}" --purge spool >"$W/dpkg.log" 2>&1 ||
+	{ cat "$W/dpkg.log"; echo "dpkg could not remove the package"; exit 1; }
+# (usr itself may be gone: find fails then, and nothing is left)
+left=$(find "$R/usr" -type f 2>/dev/null | head || true)
+[ -z "$left" ] || { echo "$left"; echo "files left after dpkg --purge"; exit 1; }
+step "ok: spool $VERSION from $(basename "$deb") installs, runs and is removed in a scratch root"

@@ -11,8 +11,8 @@
 #               PREFIX=/usr` packed by dpkg-deb, Depends from dpkg-shlibdeps
 #               (pkg/mkdeb.sh)
 #   check-dist  the slow check of both: builds from the tarball, makes the
-#               package there, unpacks it in a scratch root (dpkg -x) and runs
-#               `spool locks` from it (pkg/check-dist.sh)
+#               package there, installs it in a scratch root (dpkg --root),
+#               runs `spool locks` from it and purges it (pkg/check-dist.sh)
 # VERSION is SPOOL_VERSION of src/main.c: one place.
 
 VERSION := $(shell sed -n 's/^\#define SPOOL_VERSION "\(.*\)"/\1/p' src/main.c)

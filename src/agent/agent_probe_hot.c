@@ -438,12 +438,55 @@ agent_probe_read_st0(const struct probe_var_regs *vr, uint64_t val[2])
 		dst[k] = src[k];
 }
 
+/* The x86-64 half of a variable probe's hit (agent_probe_var.h): the
+ * frame is struct probe_var_regs; DWARF 17-32 are xmm0-15, 33 st(0).
+ * always_inline although their addresses are taken: the loop is inlined
+ * with the struct's constant pointers, so every call is direct. */
+static inline __attribute__((always_inline)) uint64_t
+agent_probe_var_reg(const void *regs, unsigned reg, uint64_t sp)
+{
+	return agent_probe_reg(regs, reg, sp);
+}
+
+static inline __attribute__((always_inline)) int
+agent_probe_var_wide(const void *regs, unsigned reg, uint64_t val[2])
+{
+	const struct probe_var_regs *vr = regs;
+
+	if (reg >= 17 && reg <= 32) {
+		val[0] = vr->xmm[reg - 17][0];
+		val[1] = vr->xmm[reg - 17][1];
+		return 1;
+	}
+	if (reg == PROBE_V_REG_ST0) {
+		agent_probe_read_st0(vr, val);
+		return 1;
+	}
+	return 0;
+}
+
+static inline __attribute__((always_inline)) void *
+agent_probe_var_reserve(struct agent_thread *t, uint32_t len)
+{
+	return agent_probe_reserve(t, len);
+}
+
+static inline __attribute__((always_inline)) void agent_probe_var_wake(void)
+{
+	agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
+}
+
+static const struct agent_probe_var_arch agent_probe_var_x86 = {
+	.reg = agent_probe_var_reg,
+	.wide = agent_probe_var_wide,
+	.reserve = agent_probe_var_reserve,
+	.wake = agent_probe_var_wake,
+};
+
 static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 {
-	const struct probe_var_regs *vr = (const struct probe_var_regs *)regs;
 	struct agent_thread *t = &agent_self;
 	const struct agent_probe_rt *p;
-	uint64_t tsc;
 
 	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
 		/* (busy may be the owner's of a shared state: its slow path) */
@@ -457,49 +500,8 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 		return;
 	p = &agent_probe_by_id[id];
 	t->busy = 1;
-	tsc = __rdtsc();
-	for (uint32_t i = 0; i < p->var_count; i++) {
-		const struct probe_area_var *v = &agent_probe_vars[p->var_first + i];
-		uint64_t val[2] = {0, 0}, at = 0;
-		struct rec_probe *r;
-		uint32_t seq;
-
-		switch (v->how) {
-		case PROBE_V_REG:
-			if (v->reg >= 17 && v->reg <= 32) {
-				val[0] = vr->xmm[v->reg - 17][0];
-				val[1] = vr->xmm[v->reg - 17][1];
-			} else if (v->reg == PROBE_V_REG_ST0) {
-				agent_probe_read_st0(vr, val);
-			} else {
-				val[0] = agent_probe_reg(vr, v->reg, sp);
-			}
-			break;
-		case PROBE_V_MEM_REG:
-			at = agent_probe_reg(vr, v->reg, sp) + (uint64_t)v->off;
-			break;
-		case PROBE_V_MEM_ABS:
-			at = p->base + (uint64_t)v->off;
-			break;
-		case PROBE_V_VAL_REG:
-			val[0] = agent_probe_reg(vr, v->reg, sp) + (uint64_t)v->off;
-			break;
-		case PROBE_V_CONST:
-			val[0] = (uint64_t)v->off;
-			break;
-		default:
-			break;
-		}
-		agent_probe_var_value(v, at, val);
-		seq = ++t->seq;
-		t->prod.ring->last_seq = seq; /* before a drop is counted */
-		r = agent_probe_reserve(t, sizeof(*r));
-		if (AGENT_UNLIKELY(!r))
-			continue;
-		agent_probe_var_fill(r, t->index, id, tsc, seq, p->addr, sp, v, val, at);
-		if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
-			agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
-	}
+	agent_probe_var_loop(&agent_probe_var_x86, t, regs, sp, id, p->addr, p->base,
+			     &agent_probe_vars[p->var_first], p->var_count, __rdtsc());
 	t->busy = 0;
 }
 

@@ -28,6 +28,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../common/fd_pass.h"
 #include "agent.h"
 #include "agent_probe.h"
 
@@ -35,57 +36,42 @@ int agent_shm_recv(const char *name)
 {
 	struct sockaddr_un sa;
 	struct timeval tv = {10, 0};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-	} c;
-	struct msghdr m;
-	struct iovec iov;
+	struct fd_pass_msg p;
 	struct cmsghdr *h;
-	char byte;
-	size_t n = strlen(name);
+	/* "@NAME": the abstract namespace (a leading NUL, no file) */
+	socklen_t sa_len = fd_pass_addr(&sa, name, strlen(name));
 	long s, r;
 	int fd = -EPROTO;
 
-	/* "@NAME": the abstract namespace (a leading NUL, no file) */
-	if (name[0] != '@' || n < 2 || n > sizeof(sa.sun_path))
+	if (!sa_len)
 		return -EINVAL;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path + 1, name + 1, n - 1);
 	s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -errno;
 	syscall(SYS_setsockopt, s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (syscall(SYS_connect, s, &sa, offsetof(struct sockaddr_un, sun_path) + n) < 0) {
+	if (syscall(SYS_connect, s, &sa, sa_len) < 0) {
 		fd = -errno;
 		goto out_close;
 	}
-	memset(&m, 0, sizeof(m));
-	memset(&c, 0, sizeof(c));
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = c.buf;
-	m.msg_controllen = sizeof(c.buf);
+	/* room for one descriptor more than is sent: a second one is seen */
+	fd_pass_msg_init(&p, FD_PASS_MAX);
 	do
-		r = syscall(SYS_recvmsg, s, &m, MSG_CMSG_CLOEXEC);
+		r = syscall(SYS_recvmsg, s, &p.m, MSG_CMSG_CLOEXEC);
 	while (r < 0 && errno == EINTR);
 	if (r < 0) {
 		fd = -errno;
 		goto out_close;
 	}
-	h = CMSG_FIRSTHDR(&m);
+	h = CMSG_FIRSTHDR(&p.m);
 	if (r != 1 || !h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) {
 		fd = -EPROTO;
 		goto out_close;
 	}
-	if (h->cmsg_len != CMSG_LEN(sizeof(int)) || (m.msg_flags & MSG_CTRUNC)) {
+	if (h->cmsg_len != CMSG_LEN(sizeof(int)) || (p.m.msg_flags & MSG_CTRUNC)) {
 		/* more than one descriptor (or cut): close what came */
 		size_t len = h->cmsg_len > CMSG_LEN(0) ? h->cmsg_len - CMSG_LEN(0) : 0;
 
-		for (size_t i = 0; i + sizeof(int) <= len && i < 2 * sizeof(int);
+		for (size_t i = 0; i + sizeof(int) <= len && i < FD_PASS_MAX * sizeof(int);
 		     i += sizeof(int)) {
 			int extra;
 

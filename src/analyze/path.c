@@ -856,6 +856,10 @@ static int print_check(struct path_state *ps, struct namer *nm, struct path_prog
 			fputs(n++ ? ",\n  " : "\n  ", out);
 			fputs("{\"function\": ", out);
 			escape_json_str(out, f->name);
+			if (f->symbol) {
+				fputs(", \"symbol\": ", out);
+				escape_json_str(out, f->symbol);
+			}
 			fprintf(out, ", \"addr\": \"%#" PRIx64 "\"", f->addr);
 			if (f->file) {
 				fputs(", \"file\": ", out);
@@ -1058,9 +1062,10 @@ static int probe_universe(struct path_state *ps, struct path_prog *prog, struct 
 		f = &uni->funcs[uni->nfuncs++];
 		f->addr = pp->off;
 		f->name = strdup(pf ? pf->name : pprobe_func(pp));
+		f->symbol = pf && pf->symbol ? strdup(pf->symbol) : NULL;
 		f->file = pf && pf->file ? strdup(pf->file) : NULL;
 		f->line = pf ? pf->line : 0;
-		if (!f->name || (pf && pf->file && !f->file))
+		if (!f->name || (pf && pf->file && !f->file) || (pf && pf->symbol && !f->symbol))
 			return -ENOMEM;
 	}
 	/* sorted by address, as path_prog_find wants */

@@ -54,7 +54,8 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 /* One function of the program, from DWARF or the symbol table. */
 struct path_func {
 	uint64_t addr; /* link-time address (module offset) of its first instruction */
-	char *name;
+	char *name;   /* as a user writes it: a C++ name demangled */
+	char *symbol; /* its mangled name when name was demangled, else NULL */
 	char *file; /* NULL without DWARF */
 	int line;
 	int data_param; /* DWARF: takes a pointer to data (not void, function or sync type) */

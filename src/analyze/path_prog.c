@@ -11,6 +11,12 @@
  * -grecord-gcc-switches; a producer without switches is taken as
  * instrumented), or in every unit when the entries come from probes. From a
  * symbol table, C run-time start-up functions are left out by name.
+ *
+ * A C++ function is named as its programmer writes it: its mangled name
+ * (DWARF's linkage name, or the symbol) demangled, "Bank::transfer(int,
+ * int, long)", not "_ZN4Bank8transferEiil", nor DWARF's bare "transfer"
+ * (two classes' transfer would look the same); the mangled one is kept
+ * for JSON (symbol).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -23,6 +29,7 @@
 #include <unistd.h>
 
 #include "../trace/untrusted.h"
+#include "../util/demangle.h"
 #include "path.h"
 
 static int path_func_cmp(const void *a, const void *b)
@@ -32,10 +39,20 @@ static int path_func_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static void path_func_free(struct path_func *f)
+{
+	free(f->name);
+	free(f->symbol);
+	free(f->file);
+}
+
+/* name: DWARF's or the symbol table's; a mangled one is demangled. */
 static int path_prog_add(struct path_prog *p, size_t *cap, uint64_t addr, const char *name,
 			 const char *file, int line, int data_param)
 {
 	struct path_func *f;
+	char dm[1024];
+	int cxx = demangle_name(name, dm, sizeof(dm));
 
 	if (p->nfuncs == *cap) {
 		size_t n = *cap ? *cap * 2 : 64;
@@ -49,13 +66,13 @@ static int path_prog_add(struct path_prog *p, size_t *cap, uint64_t addr, const 
 	f = &p->funcs[p->nfuncs];
 	memset(f, 0, sizeof(*f));
 	f->addr = addr;
-	f->name = strdup(name);
+	f->name = strdup(cxx ? dm : name);
+	f->symbol = cxx ? strdup(name) : NULL;
 	f->file = file ? strdup(file) : NULL;
 	f->line = line;
 	f->data_param = data_param;
-	if (!f->name || (file && !f->file)) {
-		free(f->name);
-		free(f->file);
+	if (!f->name || (file && !f->file) || (cxx && !f->symbol)) {
+		path_func_free(f);
 		return -ENOMEM;
 	}
 	p->nfuncs++;
@@ -119,13 +136,18 @@ static int path_subprogram(struct path_prog *p, size_t *cap, Dwarf_Die *die)
 	Dwarf_Attribute a;
 	Dwarf_Addr lo;
 	Dwarf_Die child;
-	const char *name, *file;
+	const char *name, *lname, *file;
 	int line = 0, data = 0;
 
 	if (dwarf_lowpc(die, &lo) != 0)
 		return 0; /* a declaration, or only ever inlined */
 	if (!dwarf_attr_integrate(die, DW_AT_name, &a) || !(name = dwarf_formstring(&a)))
 		return 0;
+	/* C++: the linkage name says the class, namespace and parameters */
+	if ((dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a)) &&
+	    (lname = dwarf_formstring(&a)) && *lname)
+		name = lname;
 	file = dwarf_decl_file(die);
 	dwarf_decl_line(die, &line);
 	if (dwarf_child(die, &child) == 0) {
@@ -192,10 +214,8 @@ static int path_load_dwarf(struct path_prog *p, Dwarf *dw, int all_units)
 				return rc;
 			if (!all_units && !path_cu_instrumented(&cu)) {
 				/* keep the count, drop the functions */
-				for (size_t i = before; i < p->nfuncs; i++) {
-					free(p->funcs[i].name);
-					free(p->funcs[i].file);
-				}
+				for (size_t i = before; i < p->nfuncs; i++)
+					path_func_free(&p->funcs[i]);
 				p->nfuncs = before;
 				p->uninst_cus++;
 				p->uninst_funcs += count;
@@ -256,6 +276,48 @@ static int path_load_symtab(struct path_prog *p, Elf *elf, Elf64_Word type)
 	return found ? 0 : -ENOENT;
 }
 
+/*
+ * DWARF functions without a linkage name (GCC gives a C++ constructor's or
+ * destructor's out-of-line copies none: "~unique_ptr") are named by the
+ * symbol table's symbol at their address, demangled, when it has one.
+ * 0, or -ENOMEM.
+ */
+static int path_names_from_symtab(struct path_prog *p, Elf *elf)
+{
+	struct path_prog t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = path_load_symtab(&t, elf, SHT_SYMTAB);
+	if (rc < 0)
+		return rc == -ENOMEM ? rc : 0;
+	qsort(t.funcs, t.nfuncs, sizeof(*t.funcs), path_func_cmp);
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		struct path_func *f = &p->funcs[i];
+		const struct path_func *s;
+		char *name, *symbol;
+
+		if (f->symbol)
+			continue;
+		s = bsearch(f, t.funcs, t.nfuncs, sizeof(*t.funcs), path_func_cmp);
+		if (!s || !s->symbol)
+			continue;
+		name = strdup(s->name);
+		symbol = strdup(s->symbol);
+		if (!name || !symbol) {
+			free(name);
+			free(symbol);
+			rc = -ENOMEM;
+			break;
+		}
+		free(f->name);
+		f->name = name;
+		f->symbol = symbol;
+	}
+	path_prog_free(&t);
+	return rc < 0 ? rc : 0;
+}
+
 int path_prog_load(struct path_prog *p, const char *path, int all_units)
 {
 	Dwarf *dw = NULL;
@@ -276,6 +338,9 @@ int path_prog_load(struct path_prog *p, const char *path, int all_units)
 	rc = dw ? path_load_dwarf(p, dw, all_units) : -ENOENT;
 	if (rc == 0) {
 		p->source = PATH_SRC_DWARF;
+		rc = path_names_from_symtab(p, elf);
+		if (rc < 0)
+			goto out_dw;
 		goto out_sort;
 	}
 	if (rc != -ENOENT)
@@ -298,8 +363,7 @@ out_sort:
 
 		for (size_t i = 1; i < p->nfuncs; i++) {
 			if (p->funcs[i].addr == p->funcs[o - 1].addr) {
-				free(p->funcs[i].name);
-				free(p->funcs[i].file);
+				path_func_free(&p->funcs[i]);
 				continue;
 			}
 			p->funcs[o++] = p->funcs[i];
@@ -381,10 +445,8 @@ struct path_func *path_prog_find(struct path_prog *p, uint64_t addr)
 
 void path_prog_free(struct path_prog *p)
 {
-	for (size_t i = 0; i < p->nfuncs; i++) {
-		free(p->funcs[i].name);
-		free(p->funcs[i].file);
-	}
+	for (size_t i = 0; i < p->nfuncs; i++)
+		path_func_free(&p->funcs[i]);
 	free(p->funcs);
 	p->funcs = NULL;
 	p->nfuncs = 0;

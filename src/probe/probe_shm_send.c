@@ -27,6 +27,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../common/fd_pass.h"
 #include "probe_shm_send.h"
 
 struct probe_shm_send {
@@ -41,29 +42,16 @@ struct probe_shm_send {
 /* The descriptor, to a peer that is pid: 0, or -errno. */
 static int shm_send_one(int conn, int fd)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c;
-	struct msghdr m;
-	struct iovec iov;
+	struct fd_pass_msg p;
 	struct cmsghdr *h;
-	char byte = 's';
 
-	memset(&m, 0, sizeof(m));
-	memset(&c, 0, sizeof(c));
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = c.buf;
-	m.msg_controllen = sizeof(c.buf);
-	h = CMSG_FIRSTHDR(&m);
+	fd_pass_msg_init(&p, 1);
+	h = CMSG_FIRSTHDR(&p.m);
 	h->cmsg_level = SOL_SOCKET;
 	h->cmsg_type = SCM_RIGHTS;
 	h->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(h), &fd, sizeof(int));
-	return sendmsg(conn, &m, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+	return sendmsg(conn, &p.m, MSG_NOSIGNAL) == 1 ? 0 : -errno;
 }
 
 static void *shm_send_main(void *arg)
@@ -97,7 +85,7 @@ int probe_shm_send_start(struct probe_shm_send **out, int fd, pid_t pid, char *n
 	struct probe_shm_send *s;
 	struct sockaddr_un sa;
 	unsigned char rnd[8];
-	size_t n;
+	socklen_t sa_len;
 	int rc;
 
 	*out = NULL;
@@ -105,8 +93,10 @@ int probe_shm_send_start(struct probe_shm_send **out, int fd, pid_t pid, char *n
 		return -EIO;
 	rc = snprintf(name, len, "@spool-shm-%d-%02x%02x%02x%02x%02x%02x%02x%02x", (int)getpid(),
 		      rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-	n = (size_t)rc;
-	if (rc < 0 || n >= len || n > sizeof(sa.sun_path))
+	if (rc < 0 || (size_t)rc >= len)
+		return -ENAMETOOLONG;
+	sa_len = fd_pass_addr(&sa, name, (size_t)rc);
+	if (!sa_len)
 		return -ENAMETOOLONG;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -118,12 +108,7 @@ int probe_shm_send_start(struct probe_shm_send **out, int fd, pid_t pid, char *n
 		rc = -errno;
 		goto out_free;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path + 1, name + 1, n - 1); /* '@': the abstract namespace */
-	if (bind(s->listen_fd, (struct sockaddr *)&sa,
-		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) < 0 ||
-	    listen(s->listen_fd, 4) < 0) {
+	if (bind(s->listen_fd, (struct sockaddr *)&sa, sa_len) < 0 || listen(s->listen_fd, 4) < 0) {
 		rc = -errno;
 		goto out_close;
 	}

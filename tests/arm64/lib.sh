@@ -44,3 +44,46 @@ host_run() {
 	spool_run "$@"
 	SPOOL="$s"
 }
+
+# --- a real arm64 kernel (273, 276) -----------------------------------------
+# One boot of Debian's arm64 kernel under qemu-system-aarch64
+# (scripts/arm64-vm.sh) runs every case of a test: the test writes vm.sh,
+# the VM runs it in the test's directory, and the test then reads what
+# each case left there.
+
+# a64_need_vm: skip (saying why) without qemu-system-aarch64, the VM root
+# ($ARM64_VM, default /var/cache/spool-arm64-vm) or a build-aarch64 inside
+# the repository ($REPO, tests/integ/lib.sh: the VM sees only the
+# repository). Sets VM.
+a64_need_vm() {
+	VM="${ARM64_VM:-/var/cache/spool-arm64-vm}"
+	command -v qemu-system-aarch64 >/dev/null ||
+		_a64_skip "no qemu-system-aarch64 (scripts/arm64-vm.sh setup)"
+	[ -f "$VM/initrd.gz" ] || _a64_skip "no VM root at $VM (scripts/arm64-vm.sh setup)"
+	case "$SPOOL_A64" in
+	"$REPO"/*) ;;
+	*) _a64_skip "$SPOOL_A64 is not inside $REPO (the VM sees only the repository)" ;;
+	esac
+}
+
+# a64_vm_script: vm.sh's start (the VM's busybox sh): S the aarch64 spool,
+# P its test programs, run NAME CMD... (leaves NAME.out, NAME.err and
+# NAME.rc), and uname -m into kernel.txt. The test appends its cases.
+a64_vm_script() {
+	cat >vm.sh <<VM_SH
+S=$SPOOL_A64/spool
+P=$PROGS
+VM_SH
+	cat >>vm.sh <<'VM_SH'
+run() { n=$1; shift; "$@" >$n.out 2>$n.err; echo $? >$n.rc; }
+uname -m >kernel.txt
+VM_SH
+}
+
+# a64_vm_boot: boot the VM on vm.sh (its log in vm.log); two tests: it
+# booted and ran the cases, on an aarch64 kernel.
+a64_vm_boot() {
+	timeout -k 10 1200 "$REPO/scripts/arm64-vm.sh" run "$T_DIR" >vm.log 2>&1
+	is "$?" 0 "the VM booted a real arm64 kernel and ran the cases" || diag "$(tail -20 vm.log)"
+	is "$(cat kernel.txt 2>/dev/null)" aarch64 "  uname -m in the VM: aarch64"
+}

@@ -13,20 +13,14 @@
 # them. The program's output and status are never changed.
 . "$(dirname "$0")/lib.sh"
 
-PROG="$PROGS/clone_locks"
+PROG="$CL_PROG"
 ROUNDS=10
-CALLS=300 # CL_CALLS in the program
+CALLS=$CL_CALLS
 plan 14
 
-native="$("$PROG" $ROUNDS 2>native.err)"
-NRC=$?
-native=$(echo $native)
-is "$NRC $native" "0 counter ok sums ok" "natively: every thread's locking adds up"
-made=$(sed -n 's/.* \([0-9]*\) clone threads$/\1/p' native.err)
+clone_locks_native $ROUNDS
 num_cmp "${made:-0}" -gt 0 "  it made $made clone threads"
 
-group() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
-lost_total() { sed -n 's/.*is incomplete: \([0-9]*\) events lost.*/\1/p' "$1" | head -n 1; }
 
 # spool locks: every lock and unlock of the clone threads is dropped and
 # counted (the first clone() makes the creator's state shared, so the raw
@@ -41,20 +35,15 @@ want=$((made * CALLS * 2))
 tot=$(lost_total l.err)
 like "$ERR" "l\\.trace is incomplete: $want events lost \\($want in threads made by the program's own clone\\)" \
 	"  $want events lost, all in threads made by the program's own clone"
-like "$ERR" "[0-9,]+ lock events, [0-9,]+ thread events, $(group "$want") lost" \
+like "$ERR" "[0-9,]+ lock events, [0-9,]+ thread events, $(thousands "$want") lost" \
 	"  the summary line says the same number"
 like "$ERR" "the program made [0-9]+ threads? with its own clone system call .*not recorded \\(counted as lost\\)" \
 	"  spool says what it does not cover for them"
 unlike "$ERR" "damaged" "  no ring damaged"
+clone_locks_lost l.trace "$tot" $ROUNDS
 spool_run info l.trace
-like "$OUT" "^lost: $tot events" "  spool info: lost: $tot events"
 like "$OUT" "$tot events lost \\($tot in threads made by the program's own clone\\)" \
 	"  spool info: the same words"
-"$SPOOL" report --locks --json l.trace >l.json 2>l2.err
-check_sanitizer l2.err "spool report --locks"
-is "$(json l.json "d[\"$J_TOTALS\"][\"lost\"]")" "$tot" "  spool report --locks --json: lost $tot"
-is "$(json l.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"] == \"cl_mutex\")")" \
-	$((ROUNDS * CALLS)) "  cl_mutex: the pthreads' $((ROUNDS * CALLS)) acquisitions, whole, none of the clone threads'"
 
 # spool record: the program runs as natively; spool says what it does not
 # number, and that spool replay refuses the recording (exit 5: tests/integ/298)

@@ -11,18 +11,13 @@
 # ends as natively (output, status); spool says what it does not cover.
 . "$(dirname "$0")/lib.sh"
 
-PROG="$PROGS/clone_locks"
+PROG="$CL_PROG"
 ROUNDS=10
-CALLS=300 # CL_CALLS in the program
+CALLS=$CL_CALLS
 plan 19
 
-native="$("$PROG" $ROUNDS 2>native.err)"
-NRC=$?
-native=$(echo $native)
-is "$NRC $native" "0 counter ok sums ok" "natively: every thread's sums add up"
-made=$(sed -n 's/.* \([0-9]*\) clone threads$/\1/p' native.err)
+clone_locks_native $ROUNDS
 
-lost_total() { sed -n 's/.*is incomplete: \([0-9]*\) events lost.*/\1/p' "$1" | head -n 1; }
 
 # launched, one function: its entry and exit per call
 "$SPOOL" probe -o p.trace -e 'func:clone_leaf' -- "$PROG" $ROUNDS >p.out 2>p.err

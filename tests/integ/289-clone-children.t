@@ -16,29 +16,12 @@
 need_cc
 plan 41
 
-cat >cl.c <<'C'
-#define _GNU_SOURCE
-#include <linux/sched.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+{
+	c_children_head
+	cat <<'C'
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static volatile int stop;
 static long taken;
-
-__attribute__((noinline)) void step(int *n)
-{
-	__asm__ volatile("" ::: "memory");
-	++*n;
-}
 
 static void *locker(void *a)
 {
@@ -116,9 +99,10 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
+} >cl.c
 ok "the test program builds" "$CC" -O1 -pthread -o cl cl.c
 N=5
-step='[f for f in d["functions"] if f["name"] == "step"][0]'
+step=$(fn_of step)
 for k in clone clone3 _Fork sysclone; do
 	native="$(./cl $k $N)"
 	is "$native" "$k children $N bad 0 parent steps $N locks taken" "$k: without spool, $N children, all fine"
@@ -133,14 +117,7 @@ for k in clone clone3 _Fork sysclone; do
 			"$(for i in $(seq $N); do printf '3 '; done)$N " \
 			"  each child's 3 in a thread of its own, the parent's $N in its"
 	done
-	"$SPOOL" locks -o l.trace -- ./cl $k $N >l.out 2>l.err
-	RC=$?
-	check_sanitizer l.err "spool locks"
-	is "$RC:$(cat l.out)" "0:$native" "  spool locks: the program's output, exit 0"
-	like "$(cat l.err)" "[0-9,]+ lock events, [0-9,]+ thread events, 0 lost" "  spool locks: 0 lost"
-	"$SPOOL" report --locks --json l.trace >l.json 2>l2.err
-	is "$(json l.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"].startswith(\"cm\"))")" \
-		"$N" "  each child's own lock: $N acquisitions in all"
+	locks_children "$native" cm "$N" ./cl $k $N
 done
 
 done_testing

@@ -19,26 +19,9 @@
 need_cc
 plan 24
 
-cat >cs.c <<'C'
-#define _GNU_SOURCE
-#include <linux/sched.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-__attribute__((noinline)) void step(int *n)
 {
-	__asm__ volatile("" ::: "memory");
-	++*n;
-}
-
+	c_children_head
+	cat <<'C'
 /* what each child does: 3 calls of step, its own lock taken once */
 static int child_work(void *a)
 {
@@ -148,11 +131,12 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
+} >cs.c
 ok "the test program builds" "$CC" -O1 -pthread -o cs cs.c
 N=4
-step='[f for f in d["functions"] if f["name"] == "step"][0]'
+step=$(fn_of step)
 # own: the streams whose pid is their tid (a process of its own), counted
-own() { "$SPOOL" info "$1" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 == $3 {n++} END {print n + 0}'; }
+own() { info_streams "$1" | cut -d' ' -f1; }
 for k in clone-tls sysclone-stack sysclone-tls sysclone-stack-tls clone3-stack clone3-tls clone3-stack-tls; do
 	native="$(./cs $k $N)"
 	for pk in 0 1; do
@@ -164,14 +148,7 @@ for k in clone-tls sysclone-stack sysclone-tls sysclone-stack-tls clone3-stack c
 			"$k (packets $pk): the output, exit 0; every step call in the trace, none lost; $N + 1 processes"
 	done
 	if [ "$k" = clone-tls ] || [ "$k" = sysclone-stack ]; then
-		"$SPOOL" locks -o l.trace -- ./cs $k $N >l.out 2>l.err
-		RC=$?
-		check_sanitizer l.err "spool locks"
-		is "$RC:$(cat l.out)" "0:$native" "  spool locks: the program's output, exit 0"
-		like "$(cat l.err)" "[0-9,]+ lock events, [0-9,]+ thread events, 0 lost" "  spool locks: 0 lost"
-		"$SPOOL" report --locks --json l.trace >l.json 2>l2.err
-		is "$(json l.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"].startswith(\"cm\"))")" \
-			"$N" "  each child's own lock: $N acquisitions in all"
+		locks_children "$native" cm "$N" ./cs $k $N
 	fi
 done
 

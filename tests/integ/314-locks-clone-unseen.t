@@ -15,9 +15,9 @@
 # The program's output is never changed.
 . "$(dirname "$0")/lib.sh"
 
-PROG="$PROGS/clone_locks"
+PROG="$CL_PROG"
 ROUNDS=10
-CALLS=300 # CL_CALLS in the program
+CALLS=$CL_CALLS
 plan 11
 
 if [ "$(uname -m)" != x86_64 ]; then
@@ -25,15 +25,9 @@ if [ "$(uname -m)" != x86_64 ]; then
 	done_testing
 fi
 
-native="$("$PROG" $ROUNDS raw 2>native.err)"
-NRC=$?
-native=$(echo $native)
-is "$NRC $native" "0 counter ok sums ok" "natively: every thread's locking adds up"
-made=$(sed -n 's/.* \([0-9]*\) clone threads$/\1/p' native.err)
+clone_locks_native $ROUNDS raw
 num_cmp "${made:-0}" -gt 0 "  it made $made threads with its own clone system call"
 
-group() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
-lost_total() { sed -n 's/.*is incomplete: \([0-9]*\) events lost.*/\1/p' "$1" | head -n 1; }
 
 timeout -k 5 120 "$SPOOL" locks -o l.trace -- "$PROG" $ROUNDS raw >l.out 2>l.err
 RC=$?
@@ -52,16 +46,10 @@ todo_ok "$UNCOUNTED" \
 	grep -Eq "l\\.trace is incomplete: $want events lost \\($want in threads made by the program's own clone\\)" l.err ||
 	diag "$(grep -E 'lost|clone' l.err)"
 todo_ok "$UNCOUNTED" "  the summary line says the same number" \
-	grep -Eq "[0-9,]+ lock events, [0-9,]+ thread events, $(group "$want") lost" l.err
+	grep -Eq "[0-9,]+ lock events, [0-9,]+ thread events, $(thousands "$want") lost" l.err
 like "$ERR" "spool found 1 of these threads running on its creator's thread state without having seen it made \\(the program's own clone system call.*more may have run unseen" \
 	"  spool says it found one it did not see made, and that more may have run"
-spool_run info l.trace
-like "$OUT" "^lost: $tot events" "spool info: lost: $tot events"
-"$SPOOL" report --locks --json l.trace >l.json 2>l2.err
-check_sanitizer l2.err "spool report --locks"
-is "$(json l.json "d[\"$J_TOTALS\"][\"lost\"]")" "$tot" "spool report --locks --json: lost $tot"
-is "$(json l.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"] == \"cl_mutex\")")" \
-	$((ROUNDS * CALLS)) "  cl_mutex: the pthreads' $((ROUNDS * CALLS)) acquisitions, none of the clone threads'"
+clone_locks_lost l.trace "$tot" $ROUNDS
 is "$(json l.json "[t[\"acquisitions\"] for t in d[\"threads\"] if t[\"tid\"] == t[\"pid\"]]")" 0 \
 	"  the main thread, which takes no lock, has none (theirs are not written as its own)"
 spool_run report --locks l.trace

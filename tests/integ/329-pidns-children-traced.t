@@ -16,27 +16,9 @@
 need_cc
 plan 22
 
-cat >ns.c <<'C'
-#define _GNU_SOURCE
-#include <linux/sched.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mount.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-__attribute__((noinline)) void step(int *n)
 {
-	__asm__ volatile("" ::: "memory");
-	++*n;
-}
-
+	c_children_head
+	cat <<'C'
 static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
 
 static void *thread_work(void *a)
@@ -140,12 +122,10 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
+} >ns.c
 ok "the test program builds" "$CC" -O1 -pthread -o ns ns.c
 N=2
-step='[f for f in d["functions"] if f["name"] == "step"][0]'
-# streams: "pid==tid streams, all streams" from spool info (a stream whose
-# pid is its tid is a process's first thread)
-streams() { "$SPOOL" info "$1" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 == $3) p++} END {print p + 0, n + 0}'; }
+step=$(fn_of step)
 if ! native="$(./ns clone3 $N 2>&1)" || [ "$native" != "clone3 children $N bad 0 parent steps $N" ]; then
 	skip 21 "no pid namespace here ($native)"
 	done_testing
@@ -165,7 +145,7 @@ for pk in 0 1; do
 		"14 1 1 2 2 2 3 3" \
 		"  every step call, each in its own thread: the children's, their threads' and grandchildren's"
 	# processes: the parent, N children, N grandchildren; threads: those and N more
-	is "$(streams p.trace)" "$((1 + 2 * N)) $((1 + 3 * N))" \
+	is "$(info_streams p.trace)" "$((1 + 2 * N)) $((1 + 3 * N))" \
 		"  $((1 + 2 * N)) processes under their own pids, $N threads more under their tids"
 done
 # The pids are spool's: none is 1, 2 or 3 (the namespaces' own view: the
@@ -176,14 +156,7 @@ is "$(awk '$1 ~ /^[0-9]+$/ && NF >= 6 && ($2 <= 3 || $3 <= 3) {n++} END {print n
 like "$OUT" "processes=$((1 + 2 * N))" "  the run counted $((1 + 2 * N)) processes"
 
 # spool locks: the threads' lock, in each namespace.
-"$SPOOL" locks -o l.trace -- ./ns clone3 $N >l.out 2>l.err
-RC=$?
-check_sanitizer l.err "spool locks"
-is "$RC:$(cat l.out)" "0:$native" "spool locks: the program's output, exit 0"
-like "$(cat l.err)" "[0-9,]+ lock events, [0-9,]+ thread events, 0 lost" "  spool locks: 0 lost"
-"$SPOOL" report --locks --json l.trace >l.json 2>l2.err
-is "$(json l.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"] == 'cm')")" \
-	"$N" "  the children's threads' lock: $N acquisitions"
+locks_children "$native" cm "$N" ./ns clone3 $N
 
 # unshare(CLONE_NEWPID), then fork: the child is pid 1 of the new namespace.
 native="$(./ns unshare 2>&1)"
@@ -192,7 +165,7 @@ is "$RC:$OUT" "0:$native" "unshare then fork: the program's output, exit 0"
 unlike "$ERR" "[1-9][0-9,]* events lost|incomplete|damaged" "  nothing lost"
 "$SPOOL" report --functions --json u.trace >fn.json 2>fn.err
 is "$(json fn.json "str($step[\"calls\"])")" 7 "  every step call: 1 + 3 + 2 + 1"
-is "$(streams u.trace)" "3 4" "  3 processes and a thread, each in its own stream"
+is "$(info_streams u.trace)" "3 4" "  3 processes and a thread, each in its own stream"
 
 # A namespace that mounts a /proc of its own: its later processes' pids
 # cannot be told (their /proc/self agrees with getpid): the grandchild gets

@@ -631,3 +631,103 @@ suffix_ok() {
 	[ -s "$2" ] && [ "$(wc -c <"$2")" -le "$(wc -c <"$1")" ] &&
 		cmp -s <(tail -c "$(wc -c <"$2")" "$1") "$2"
 }
+
+# --- programs that make their own children and threads ---------------------
+# (289, 306, 307, 329: process children made without fork; 279, 280, 314:
+# threads made with the program's own clone)
+
+# c_children_head: the C a process-children test program starts with (on
+# stdout): the headers for clone, clone3, namespaces and waiting, and
+# step(), the function spool probe counts (func:step), that the program
+# calls once per child and each child 3 times.
+c_children_head() {
+	cat <<'C'
+#define _GNU_SOURCE
+#include <linux/sched.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+__attribute__((noinline)) void step(int *n)
+{
+	__asm__ volatile("" ::: "memory");
+	++*n;
+}
+C
+}
+
+# fn_of NAME: the python expression (for json) of function NAME's entry in
+# a `spool report --functions --json`.
+fn_of() { echo "[f for f in d[\"functions\"] if f[\"name\"] == \"$1\"][0]"; }
+
+# info_streams TRACE: "P N" from spool info: N streams, P of them a
+# process's first thread (pid == tid).
+info_streams() {
+	"$SPOOL" info "$1" 2>/dev/null |
+		awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 == $3) p++} END {print p + 0, n + 0}'
+}
+
+# locks_children NATIVE LOCK N CMD...: spool locks -o l.trace -- CMD, three
+# tests: the program's output is NATIVE and the status 0, the run says 0
+# lost, and the locks whose name starts with LOCK (one a process: each
+# child's own) have N acquisitions in all.
+locks_children() {
+	local native="$1" lock="$2" n="$3"
+
+	shift 3
+	timeout -k 10 "$T_TIMEOUT" "$SPOOL" locks -o l.trace -- "$@" </dev/null >l.out 2>l.err
+	RC=$?
+	check_sanitizer l.err "spool locks"
+	is "$RC:$(cat l.out)" "0:$native" "  spool locks: the program's output, exit 0"
+	like "$(cat l.err)" "[0-9,]+ lock events, [0-9,]+ thread events, 0 lost" "  spool locks: 0 lost"
+	"$SPOOL" report --locks --json l.trace >l.json 2>l2.err
+	check_sanitizer l2.err "spool report --locks"
+	is "$(json l.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"].startswith(\"$lock\"))")" \
+		"$n" "  each child's own lock: $n acquisitions in all"
+}
+
+# thousands N: N as spool prints a count (1,800).
+thousands() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
+
+# lost_total FILE: the N of "... is incomplete: N events lost" in FILE.
+lost_total() { sed -n 's/.*is incomplete: \([0-9]*\) events lost.*/\1/p' "$1" | head -n 1; }
+
+# clone_locks_native ARGS...: tests/progs/clone_locks ARGS without spool,
+# one test (its output says every thread's sums add up, status 0); sets
+# CL_PROG, native (its output on one line) and made (the clone threads it
+# says it made, on stderr).
+CL_PROG="$PROGS/clone_locks"
+CL_CALLS=300 # CL_CALLS in the program: lock calls a thread makes
+clone_locks_native() {
+	local rc
+
+	native="$("$CL_PROG" "$@" 2>native.err)"
+	rc=$?
+	# shellcheck disable=SC2086,SC2116 # its lines joined by single spaces
+	native=$(echo $native)
+	is "$rc $native" "0 counter ok sums ok" "natively: every thread's locking adds up"
+	made=$(sed -n 's/.* \([0-9]*\) clone threads$/\1/p' native.err)
+}
+
+# clone_locks_lost TRACE TOT ROUNDS: what spool says after a run of
+# clone_locks whose clone threads' events were all counted lost (TOT of
+# them): spool info and spool report --locks --json say TOT lost, and the
+# pthreads' cl_mutex has its ROUNDS * CL_CALLS acquisitions, none of the
+# clone threads'. Three tests; leaves the report in l.json.
+clone_locks_lost() {
+	spool_run info "$1"
+	like "$OUT" "^lost: $2 events" "spool info: lost: $2 events"
+	"$SPOOL" report --locks --json "$1" >l.json 2>l2.err
+	check_sanitizer l2.err "spool report --locks"
+	is "$(json l.json "d[\"$J_TOTALS\"][\"lost\"]")" "$2" "spool report --locks --json: lost $2"
+	is "$(json l.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"] == \"cl_mutex\")")" \
+		$(($3 * CL_CALLS)) "  cl_mutex: the pthreads' $(($3 * CL_CALLS)) acquisitions, none of the clone threads'"
+}

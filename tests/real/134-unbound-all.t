@@ -60,8 +60,12 @@ EOF
 CONF="$T_DIR/data/ub.conf"
 UB=(unbound -d -c "$CONF")
 
-# ub_wait_up LOG: until unbound said it serves (its log on stderr)
-ub_wait_up() {
+# the service (svc_spool, lib.sh): unbound, up once it says it serves (its
+# log on stderr: svc_up LOG), queried by q.py, ended by SIGTERM
+SVC=("${UB[@]}")
+SVC_SIG=TERM
+svc_client() { "$REAL_PY" q.py "$PORT"; }
+svc_up() {
 	local i
 	for i in $(seq 300); do
 		grep -q 'start of service' "$1" 2>/dev/null && return 0
@@ -71,41 +75,17 @@ ub_wait_up() {
 }
 
 # unbound alone: the answers a client must get
-"${UB[@]}" 2>native.err &
-upid=$!
-ub_wait_up native.err
-"$REAL_PY" q.py "$PORT" >native.client 2>&1
-kill -TERM "$upid"
-wait "$upid"
-rc=$?
+svc_native
+rc=$NATIVE_RC
 ok "unbound alone: 4 answers (10.0.0.1, 10.0.0.2, the TXT record, NXDOMAIN), exit 0 on SIGTERM" \
 	bash -c "[ $rc = 0 ] && grep -q 'a.test id 1000 rcode 0 answers 1 0a000001' native.client &&
 		grep -q 'c.test id 1002 rcode 0 answers 1 hello' native.client &&
 		grep -q 'x.test id 1003 rcode 3 answers 0' native.client" || diag "$(cat native.client native.err)"
 
-# ub_spool ARGS...: spool ARGS -- unbound in the background, queried by the
-# client (client.out), then SIGTERM to unbound; spool's status in $RC,
-# run.out and run.err as spool_run leaves them
-ub_spool() {
-	local sp pid
-	timeout -k 10 "$T_TIMEOUT" "$SPOOL" "$@" -- "${UB[@]}" </dev/null >run.out 2>run.err &
-	sp=$!
-	if ub_wait_up run.err; then
-		"$REAL_PY" q.py "$PORT" >client.out 2>&1
-	else
-		echo "unbound did not start" >client.out
-	fi
-	pid=$(prog_of "$sp") && kill -TERM "$pid"
-	wait "$sp"
-	RC=$?
-	ERR="$(cat run.err)"
-	check_sanitizer run.err "spool $1 (unbound)"
-}
-same_answers() { [ "$RC" = 0 ] && cmp -s client.out native.client; }
 
 # --- locks
-ub_spool locks -o lk.trace
-ok "locks: exit 0, the client got unbound's answers" same_answers || show_run
+svc_spool locks -o lk.trace
+ok "locks: exit 0, the client got unbound's answers" svc_same || show_run
 report_json lk.trace
 rw=$(json report.json "sum(l['write']['acquisitions'] for l in d['locks'] if l['type'] == 'rwlock')")
 threads=$(json report.json "len(d['threads'])")
@@ -118,9 +98,9 @@ is "$(info_lost lk.trace)" 0 "locks: spool info says 0 events lost"
 spool_run probe -o fa.trace -e 'func:*' -- "${UB[@]}"
 ok "probe func:* on the stripped executable: exit status 1, with the reason and what can be probed" \
 	bash -c "[ $RC = 1 ] && grep -q \"'func:\\*' matches no function of .*stripped.*func:LIB:GLOB\" run.err" || show_run
-ub_spool probe -o ev.trace -e 'func:libevent-2.1.so*:event_*' -e 'func:libc.so*:recvfrom' \
+svc_spool probe -o ev.trace -e 'func:libevent-2.1.so*:event_*' -e 'func:libc.so*:recvfrom' \
 	-e 'func:libc.so*:sendto'
-ok "probe func: on libevent and libc: exit 0, the client got unbound's answers" same_answers || show_run
+ok "probe func: on libevent and libc: exit 0, the client got unbound's answers" svc_same || show_run
 "$SPOOL" report --functions --json ev.trace >ev.json 2>/dev/null
 loops=$(json ev.json "sum(f['calls'] for f in d['functions'] if f['name'] == 'event_base_loop')")
 recvs=$(json ev.json "sum(f['calls'] for f in d['functions'] if f['name'] == 'recvfrom')")
@@ -135,9 +115,9 @@ unlike "$(sed -n '/^event_mm_calloc_ /,/^[a-z_]/p' run.err)" 'without a seen exi
 is "$(json ev.json "len([c['name'] for f in d['functions'] if f['name'] == 'event_add_nolock_' for c in f['callers'] if c['name'] == 'event_mm_calloc_'])")" \
 	0 "probe: event_add_nolock_ is not shown called by event_mm_calloc_ (its callee)"
 
-ub_spool probe -o var.trace -e 'args:libc.so*:sendto:int,char*,unsigned long->long' \
+svc_spool probe -o var.trace -e 'args:libc.so*:sendto:int,char*,unsigned long->long' \
 	-e 'var:auto:len@libc.so*:sendto:entry' -e 'branch:libevent-2.1.so*:event_base_loop'
-ok "probe args:, var: and branch:: exit 0, the client got unbound's answers" same_answers || show_run
+ok "probe args:, var: and branch:: exit 0, the client got unbound's answers" svc_same || show_run
 "$SPOOL" report --vars --json var.trace >var.json 2>/dev/null
 # the replies: UDP sendto calls on unbound's socket; the request list's
 # netlink sendto calls are the others. len (libc's DWARF) and arg3 (the ABI)
@@ -149,8 +129,8 @@ taken=$("$SPOOL" report --coverage --json var.trace 2>/dev/null |
 num_cmp "${taken:-0}" -ge 1 "probe: event_base_loop's branches were counted"
 
 # --- path
-ub_spool path -o pa.trace -w path.txt
-ok "path: exit 0, the client got unbound's answers" same_answers || show_run
+svc_spool path -o pa.trace -w path.txt
+ok "path: exit 0, the client got unbound's answers" svc_same || show_run
 nthr=$(awk '$1 ~ /^[0-9]+$/ {split($3, t, "/"); print t[1]}' path.txt | sort -u | wc -l)
 is "$nthr" 2 "path: function entries of both threads"
 ok "path: calls that touched a lock name it" grep -qE ' lock:[^ ]+' path.txt
@@ -159,7 +139,7 @@ like "$ERR" 'stripped: [0-9]+ of its functions have no name but their .eh_frame 
 
 # --- record and replay: the server driven by the client, replayed alone
 ub_client() {
-	ub_wait_up "$T_DIR/corpus/unbound.$mode/rec.err" ||
+	svc_up "$T_DIR/corpus/unbound.$mode/rec.err" ||
 		{ echo "unbound did not start"; kill -TERM "$(prog_of "$1")"; return 1; }
 	"$REAL_PY" "$T_DIR/q.py" "$PORT"
 	kill -TERM "$(prog_of "$1")"
@@ -189,8 +169,8 @@ ok "report on a recording: exit 0, says why it has no lock table" \
 
 # --- snapshots and --goto: unbound's threads switch at few points (4 or
 # so in the whole run), so a snapshot every switch
-ub_spool record -q --snap-period 1 -o snap.trace
-ok "record --snap-period 1: exit 0, the client got unbound's answers" same_answers || show_run
+svc_spool record -q --snap-period 1 -o snap.trace
+ok "record --snap-period 1: exit 0, the client got unbound's answers" svc_same || show_run
 grep -v '^spool' run.err >snaprec.prog
 "$SPOOL" info snap.trace >sinfo.txt 2>&1
 ev=$(awk '/^snapshots:/ {on = 1; next} on && $1 ~ /^[0-9]+$/ {e = $2} END {print e}' sinfo.txt)
@@ -214,7 +194,7 @@ fi
 # --- attach: spool probe -p on an unbound started without spool
 "${UB[@]}" 2>att.err &
 upid=$!
-ub_wait_up att.err
+svc_up att.err
 timeout -k 10 "$T_TIMEOUT" "$SPOOL" probe -p "$upid" -d 4s -o at.trace -e 'func:libc.so*:sendto' \
 	-e 'func:libc.so*:recvfrom' >at.out 2>at.err &
 sp=$!

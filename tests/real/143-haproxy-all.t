@@ -43,42 +43,28 @@ hp_client() {
 	done
 }
 
-"${HP[@]}" 2>native.err &
-hpid=$!
-wait_port "$PORT"
-hp_client >native.client
-kill -USR1 "$hpid"
-wait "$hpid"
-rc=$?
+# the service (svc_spool, lib.sh): haproxy, up once it accepts on PORT,
+# asked by hp_client, ended by SIGUSR1. NHP: the processes named haproxy
+# while it serves (a snapshot's copy and its zombie are named
+# spool-snapshot: a kill by name must reach the program).
+SVC=("${HP[@]}")
+SVC_SIG=USR1
+svc_up() { wait_port "$PORT"; }
+svc_client() {
+	hp_client
+	NHP=$(pgrep -x haproxy | wc -l)
+}
+
+svc_native
+rc=$NATIVE_RC
 ok "haproxy alone: 200, 404, 200 with the bodies, exit 0 on SIGUSR1" \
 	bash -c "[ $rc = 0 ] && [ \"\$(cat native.client)\" = \"\$(printf 'hello from haproxy 200\nnope 404\nhello from haproxy 200')\" ]" ||
 	diag "$(cat native.client native.err)"
 
-# hp_spool ARGS...: spool ARGS -- haproxy in the background, the client
-# (client.out), then SIGUSR1 to haproxy; spool's status in $RC
-hp_spool() {
-	local sp pid
-	timeout -k 10 "$T_TIMEOUT" "$SPOOL" "$@" -- "${HP[@]}" </dev/null >run.out 2>run.err &
-	sp=$!
-	if wait_port "$PORT"; then
-		hp_client >client.out 2>&1
-	else
-		echo "haproxy did not start" >client.out
-	fi
-	# processes named haproxy now (a snapshot's copy and its zombie are
-	# named spool-snapshot: a kill by name must reach the program)
-	NHP=$(pgrep -x haproxy | wc -l)
-	pid=$(prog_of "$sp") && kill -USR1 "$pid"
-	wait "$sp"
-	RC=$?
-	ERR="$(cat run.err)"
-	check_sanitizer run.err "spool $1 (haproxy)"
-}
-same_answers() { [ "$RC" = 0 ] && cmp -s client.out native.client; }
 
 # --- locks
-hp_spool locks -o lk.trace
-ok "locks: exit 0, the client got haproxy's answers" same_answers || show_run
+svc_spool locks -o lk.trace
+ok "locks: exit 0, the client got haproxy's answers" svc_same || show_run
 report_json lk.trace
 rw=$(json report.json "sum(l['acquisitions'] for l in d['locks'] if l['type'] == 'rwlock')")
 threads=$(json report.json "len(d['threads'])")
@@ -87,8 +73,8 @@ num_cmp "${rw:-0}" -ge 100 "locks: OpenSSL's rwlocks are listed with their acqui
 is "$(info_lost lk.trace)" 0 "locks: spool info says 0 events lost"
 
 # --- probe
-hp_spool probe -o fa.trace -e 'func:*'
-ok "probe func:* (the stripped executable's exported functions): exit 0, the answers" same_answers || show_run
+svc_spool probe -o fa.trace -e 'func:*'
+ok "probe func:* (the stripped executable's exported functions): exit 0, the answers" svc_same || show_run
 "$SPOOL" report --functions --json fa.trace >fa.json 2>/dev/null
 loops=$(json fa.json "sum(f['calls'] for f in d['functions'] if f['name'] == 'run_poll_loop')")
 is "$loops" 2 "probe: one poll loop per thread (run_poll_loop: 2 calls)"
@@ -97,9 +83,9 @@ spool_run probe -o x.trace -e 'args:haproxy:http_process_req_common' -- "${HP[@]
 ok "probe: a LIB that names the program itself: exit 1, with the reason" \
 	bash -c "[ $RC = 1 ] && grep -q \"'haproxy' names the program itself\" run.err" || show_run
 
-hp_spool probe -o var.trace -e 'args:libc.so*:recv:int,char*,unsigned long,int->long' \
+svc_spool probe -o var.trace -e 'args:libc.so*:recv:int,char*,unsigned long,int->long' \
 	-e 'var:auto:len@libc.so*:recv:entry' -e 'branch:http_process_req_common'
-ok "probe args:, var: and branch:: exit 0, the answers" same_answers || show_run
+ok "probe args:, var: and branch:: exit 0, the answers" svc_same || show_run
 "$SPOOL" report --vars --json var.trace >var.json 2>/dev/null
 is "$(json var.json "(lambda v: v['len'] == v['arg3'] and len(v['len']) >= 3)({n: [p['value'] for x in d['vars'] if x['name'] == n for p in x['values']] for n in ('len', 'arg3')})")" \
 	1 "probe: recv's len by libc's DWARF and its third argument by the ABI agree, at every call (3 requests at least)"
@@ -108,8 +94,8 @@ taken=$("$SPOOL" report --coverage --json var.trace 2>/dev/null |
 num_cmp "${taken:-0}" -ge 3 "probe: http_process_req_common's branches were counted"
 
 # --- path
-hp_spool path -o pa.trace -w path.txt
-ok "path: exit 0, the answers" same_answers || show_run
+svc_spool path -o pa.trace -w path.txt
+ok "path: exit 0, the answers" svc_same || show_run
 nthr=$(awk '$1 ~ /^[0-9]+$/ {split($3, t, "/"); print t[1]}' path.txt | sort -u | wc -l)
 num_cmp "$nthr" -ge 2 "path: function entries of both loop threads ($nthr threads)"
 
@@ -130,8 +116,8 @@ for mode in serial sync; do
 done
 
 # --- snapshots and --goto
-hp_spool record -q --snap-period 1 -o snap.trace
-ok "record --snap-period 1: exit 0, the answers" same_answers || show_run
+svc_spool record -q --snap-period 1 -o snap.trace
+ok "record --snap-period 1: exit 0, the answers" svc_same || show_run
 is "$NHP" 1 "record --snap-period 1: one process named haproxy, the snapshots' copies are not"
 grep -v '^spool' run.err >snaprec.prog
 "$SPOOL" info snap.trace >sinfo.txt 2>&1

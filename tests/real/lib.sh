@@ -294,3 +294,48 @@ while time.time() < end:
 sys.exit(1)
 PY
 }
+
+# --- a service under spool (134, 143) ----------------------------------------
+# The test sets SVC (the service's command, an array) and SVC_SIG (the
+# signal that ends it softly, its status then 0), and defines svc_up LOG
+# (0 once the service serves; LOG is its stderr) and svc_client (asks it
+# what the test checks, the answers on stdout).
+
+# svc_native: the service alone, asked by svc_client (native.client, what
+# every run under spool must get too), ended by SVC_SIG: its status in
+# NATIVE_RC, its stderr in native.err.
+svc_native() {
+	local pid
+
+	"${SVC[@]}" </dev/null 2>native.err &
+	pid=$!
+	svc_up native.err
+	svc_client >native.client 2>&1
+	kill -"$SVC_SIG" "$pid"
+	wait "$pid"
+	NATIVE_RC=$?
+}
+
+# svc_spool ARGS...: spool ARGS -- the service, in the background; once it
+# serves, svc_client (client.out), then SVC_SIG to the program (not to
+# spool): spool's status in RC, run.out and run.err as spool_run leaves
+# them.
+svc_spool() {
+	local sp pid
+
+	timeout -k 10 "$T_TIMEOUT" "$SPOOL" "$@" -- "${SVC[@]}" </dev/null >run.out 2>run.err &
+	sp=$!
+	if svc_up run.err; then
+		svc_client >client.out 2>&1
+	else
+		echo "${SVC[0]} did not start" >client.out
+	fi
+	pid=$(prog_of "$sp") && kill -"$SVC_SIG" "$pid"
+	wait "$sp"
+	RC=$?
+	ERR="$(cat run.err)"
+	check_sanitizer run.err "spool $1 (${SVC[0]})"
+}
+
+# svc_same: the last svc_spool exited 0 and the client got the native answers.
+svc_same() { [ "$RC" = 0 ] && cmp -s client.out native.client; }

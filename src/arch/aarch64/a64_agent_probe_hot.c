@@ -106,23 +106,63 @@ void a64_probe_hit(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 
 /* A DWARF register's value at the probe (aarch64 numbering: x0-x30, 31
  * sp); 0 for one a recipe never names (spool checked them). */
-static inline uint64_t a64_reg(const struct a64_probe_regs *regs, unsigned reg, uint64_t sp)
+static inline __attribute__((always_inline)) uint64_t a64_reg(const void *frame, unsigned reg,
+							      uint64_t sp)
 {
+	const struct a64_probe_regs *regs = frame;
+
 	if (reg <= 30)
 		return regs->x[reg];
 	return reg == 31 ? sp : 0;
 }
 
-/* The first of probe id's recipes (sorted by probe id, then index), or
- * a64_probe_nvars. */
-static uint32_t a64_var_first(uint32_t id)
+/* v0-v31 (DWARF 64-95) as 16 bytes; 0 for a general register. */
+static inline __attribute__((always_inline)) int a64_reg_wide(const void *frame, unsigned reg,
+							      uint64_t val[2])
+{
+	const struct a64_probe_regs *regs = frame;
+
+	if (reg < 64 || reg > 95)
+		return 0;
+	val[0] = regs->q[reg - 64][0];
+	val[1] = regs->q[reg - 64][1];
+	return 1;
+}
+
+/* The trampoline saved every register: the ring's own reserve and wake
+ * may use any of them (no general-regs-only rule here). */
+static inline __attribute__((always_inline)) void *a64_var_reserve(struct agent_thread *t,
+								   uint32_t len)
+{
+	return ring_prod_reserve(&t->prod, len);
+}
+
+static inline __attribute__((always_inline)) void a64_var_wake(void)
+{
+	agent_wake();
+}
+
+/* always_inline although their addresses are taken: agent_probe_var_loop
+ * is inlined with this struct's constant pointers, every call direct. */
+static const struct agent_probe_var_arch a64_var_arch = {
+	.reg = a64_reg,
+	.wide = a64_reg_wide,
+	.reserve = a64_var_reserve,
+	.wake = a64_var_wake,
+};
+
+/* The index of the first of probe id's recipes (sorted by probe id, then
+ * index), or with past of the first recipe after them (a64_probe_nvars at
+ * the end): id's recipes are [first, past). */
+static uint32_t a64_var_bound(uint32_t id, int past)
 {
 	uint32_t lo = 0, hi = a64_probe_nvars;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
+		uint32_t at = a64_probe_vars[mid].probe_id;
 
-		if (a64_probe_vars[mid].probe_id < id)
+		if (at < id || (past && at == id))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -132,61 +172,24 @@ static uint32_t a64_var_first(uint32_t id)
 
 /*
  * Variable probes: one record per variable, each with the hit's timestamp,
- * as on x86-64 (agent_probe_hot.c agent_probe_var). The recipe was computed
- * by spool from the DWARF location at this address; a register is read
- * from the frame the trampoline saved (x0-x30, sp, v0-v31 as 16 bytes),
- * memory by a plain load of the bytes DWARF says hold the variable.
+ * by the loop x86-64 runs too (agent_probe_var.h agent_probe_var_loop).
+ * The recipe was computed by spool from the DWARF location at this address;
+ * a register is read from the frame the trampoline saved (x0-x30, sp,
+ * v0-v31 as 16 bytes), memory by a plain load of the bytes DWARF says hold
+ * the variable.
  */
 void a64_probe_var(uint32_t id, struct a64_probe_regs *regs, uint64_t sp)
 {
 	struct agent_thread *t = agent_enter();
-	uint64_t tsc;
+	uint32_t first, past;
 
 	if (!t || AGENT_UNLIKELY(id > a64_probe_max_id || !a64_probe_addr || !a64_probe_vars))
 		return;
+	first = a64_var_bound(id, 0);
+	past = a64_var_bound(id, 1);
 	t->busy = 1;
-	tsc = __rdtsc();
-	for (uint32_t i = a64_var_first(id); i < a64_probe_nvars && a64_probe_vars[i].probe_id == id;
-	     i++) {
-		const struct probe_area_var *v = &a64_probe_vars[i];
-		uint64_t val[2] = {0, 0}, at = 0;
-		struct rec_probe *r;
-		uint32_t seq;
-
-		switch (v->how) {
-		case PROBE_V_REG:
-			if (v->reg >= 64 && v->reg <= 95) {
-				val[0] = regs->q[v->reg - 64][0];
-				val[1] = regs->q[v->reg - 64][1];
-			} else {
-				val[0] = a64_reg(regs, v->reg, sp);
-			}
-			break;
-		case PROBE_V_MEM_REG:
-			at = a64_reg(regs, v->reg, sp) + (uint64_t)v->off;
-			break;
-		case PROBE_V_MEM_ABS:
-			at = a64_probe_base[id] + (uint64_t)v->off;
-			break;
-		case PROBE_V_VAL_REG:
-			val[0] = a64_reg(regs, v->reg, sp) + (uint64_t)v->off;
-			break;
-		case PROBE_V_CONST:
-			val[0] = (uint64_t)v->off;
-			break;
-		default:
-			break;
-		}
-		agent_probe_var_value(v, at, val);
-		seq = ++t->seq;
-		t->prod.ring->last_seq = seq; /* before a drop is counted */
-		r = ring_prod_reserve(&t->prod, sizeof(*r));
-		if (AGENT_UNLIKELY(!r))
-			continue;
-		agent_probe_var_fill(r, t->index, id, tsc, seq, a64_probe_addr[id], sp, v, val, at);
-		if (AGENT_UNLIKELY(ring_prod_commit(&t->prod, sizeof(*r))))
-			agent_wake();
-	}
+	agent_probe_var_loop(&a64_var_arch, t, regs, sp, id, a64_probe_addr[id], a64_probe_base[id],
+			     &a64_probe_vars[first], past - first, __rdtsc());
 	t->busy = 0;
 }
 
