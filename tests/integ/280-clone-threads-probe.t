@@ -53,7 +53,7 @@ like "$(cat q.err)" "incomplete: [0-9]+ events lost \\([0-9]+ in threads made by
 # attached, twice: jump probes only (clone's GOT slots still go to the
 # agent), and every function (int3 probes among them)
 for e in 'func:clone_leaf' 'func:*'; do
-	rm -f STOP
+	rm -f STOP a.out  # a.out of the last round says ready before the next one exists
 	"$PROG" STOP >a.out 2>a.err &
 	pid=$!
 	wait_for ready a.out 15
