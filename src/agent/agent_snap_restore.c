@@ -13,9 +13,11 @@
  * its recorded contents; the break is moved to the recorded heap's end;
  * descriptors the process lacks get a stand-in (/dev/null: every input of a
  * replay comes from the log); the signal dispositions are the recorded
- * ones. So the program's memory, the libraries' state and each thread's TLS
- * (the agent's TLS included: its event counts, its progress counts) are the
- * recording's at the snapshot, while the agent's globals stay the replay's.
+ * ones; the POSIX timers are made again with their ids once the threads
+ * are (agent_snap_timer.c). So the program's memory, the libraries' state
+ * and each thread's TLS (the agent's TLS included: its event counts, its
+ * progress counts) are the recording's at the snapshot, while the agent's
+ * globals stay the replay's.
  *
  * The threads are then recreated like a snapshot's copy recreates them
  * (agent_snap.c): the first thread becomes thread 0, the others are cloned
@@ -775,9 +777,6 @@ static void __attribute__((noreturn)) rs_main(void)
 		spawned++;
 	}
 	rs_newtid[0] = (int32_t)syscall(SYS_gettid);
-	/* after the threads: a timer that signals one signals its new tid */
-	agent_snap_timers_restore(rs_tid_of, rs_area->restore_timer_order != 0,
-				  &rs_area->restore_timers, &rs_area->restore_timers_off);
 	rs_t[RS_T_SPAWN] = rs_now_ns();
 	syscall(SYS_arch_prctl, ARCH_SET_FS, t0->fs);
 	/* now on thread 0's TLS, as recorded */
@@ -793,6 +792,10 @@ static void __attribute__((noreturn)) rs_main(void)
 	busy = agent_self.busy;
 	agent_self = rs_main_self;
 	agent_self.busy = busy;
+	/* after the threads (a timer that signals one signals its new tid),
+	 * on thread 0's TLS (the agent's log is libc's formatting) */
+	agent_snap_timers_restore(rs_tid_of, rs_area->restore_timer_order != 0,
+				  &rs_area->restore_timers, &rs_area->restore_timers_off);
 	if (agent_rr_restore_thread(0, rs_taker == 0, t0->park) < 0)
 		rs_fail("the first thread's log is shorter than its event count");
 	/* every thread's replay state is set before any runs on: the restored
@@ -806,7 +809,7 @@ static void __attribute__((noreturn)) rs_main(void)
 	rs_area->restore_done = 1;
 	agent_log("restore: %lu us (%lu us of CPU in the first thread): maps %lu, body %lu "
 		  "(contents: %lu us, %lu KiB read of %lu KiB), descriptors and signals %lu, "
-		  "threads and timers %lu, their replay state %lu",
+		  "threads %lu, timers and their replay state %lu",
 		  (unsigned long)(rs_area->restore_ns / 1000),
 		  (unsigned long)((rs_clock_ns(CLOCK_THREAD_CPUTIME_ID) - rs_cpu0) / 1000),
 		  (unsigned long)((rs_t[RS_T_MAPS] - rs_t0) / 1000),

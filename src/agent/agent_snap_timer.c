@@ -235,7 +235,8 @@ static void tm_sigevent(const struct rr_snap_timer *t, int32_t (*tid_of)(int32_t
 		if (!pid) {
 			*off |= (t->clock & 4) != 0;
 		} else if ((tid = tid_of(pid)) > 0) {
-			*clk = (clockid_t)(int32_t)(((uint32_t)~tid << 3) | ((uint32_t)t->clock & 7));
+			*clk =
+			    (clockid_t)(int32_t)(((uint32_t)~tid << 3) | ((uint32_t)t->clock & 7));
 		} else {
 			*clk = CLOCK_PROCESS_CPUTIME_ID;
 			*off = 1;
@@ -298,7 +299,7 @@ int agent_snap_timers_restore(int32_t (*tid_of)(int32_t), int in_order, uint32_t
 			tm_tab[j - 1] = x;
 		}
 	if (!in_order && syscall(SYS_prctl, PR_TIMER_CREATE_RESTORE_IDS,
-			     PR_TIMER_CREATE_RESTORE_IDS_ON, 0, 0, 0) == 0)
+				 PR_TIMER_CREATE_RESTORE_IDS_ON, 0, 0, 0) == 0)
 		exact = 1;
 	for (uint32_t i = 0; i < tm_n; i++) {
 		const struct rr_snap_timer *t = &tm_tab[i];
@@ -333,8 +334,8 @@ int agent_snap_timers_restore(int32_t (*tid_of)(int32_t), int in_order, uint32_t
 			  moved ? ", its thread not in the snapshot" : "");
 	}
 	if (exact)
-		syscall(SYS_prctl, PR_TIMER_CREATE_RESTORE_IDS, PR_TIMER_CREATE_RESTORE_IDS_OFF,
-			0, 0, 0);
+		syscall(SYS_prctl, PR_TIMER_CREATE_RESTORE_IDS, PR_TIMER_CREATE_RESTORE_IDS_OFF, 0,
+			0, 0);
 	for (uint32_t i = 0; i < nfill; i++)
 		syscall(SYS_timer_delete, tm_fill[i]);
 	return 0;
