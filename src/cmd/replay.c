@@ -1212,12 +1212,6 @@ static int replay_gdbserver(struct replay_run *r)
 		r->ret = EXIT_USAGE;
 		return -1;
 	}
-	if (r->cl.goto_count != UINT64_MAX) {
-		/* its session starts at a turn of the token */
-		log_err("--goto EVENT:COUNT does not combine with --gdbserver (--goto EVENT does)");
-		r->ret = EXIT_USAGE;
-		return -1;
-	}
 	if (r->cl.goto_event != UINT64_MAX && strcmp(r->info->mode, "serial")) {
 		log_err("--goto: %s is a sync-mode recording, which has no snapshots "
 			"(serial mode takes them, spool record --snap-period N)",
@@ -1225,7 +1219,7 @@ static int replay_gdbserver(struct replay_run *r)
 		return -1;
 	}
 	r->ret = gdbsrv_main(r->cl.gdbserver, r->dir, optind < r->argc ? r->argv + optind : NULL,
-			     r->cl.goto_event);
+			     r->cl.goto_event, r->cl.goto_count);
 	return 1;
 }
 
