@@ -9,10 +9,12 @@
 # diverged (Debian's ruby deletes its timer at exit: tests/real/142).
 # rr_snaptimer: timers A (signal), B (deleted: a gap in the ids), C
 # (SIGEV_NONE, armed), D (signals worker 1 alone, armed), then 3 threads on
-# a mutex (snapshots among them), then A, C and D used and deleted.
+# a mutex (snapshots among them), then A, C and D used and deleted. With
+# "gone", D signals a thread that ended before the snapshot: made to signal
+# the process, and spool warns.
 . "$(dirname "$0")/lib.sh"
 
-plan 9
+plan 11
 
 P="$PROGS/rr_snaptimer"
 
@@ -56,4 +58,17 @@ ok "ids in order (SPOOL_SNAP_TIMER_ORDER=1): exit 0, the recording's output, the
 spool_run replay -o full.trace --goto "$last" g.trace
 like "$ERR" "started from snapshot [0-9]+ at schedule event [0-9:]+ \(restored in [0-9.]+ ms, 3 POSIX timers\)" \
 	"spool says how many timers it put back"
+
+# a timer whose thread is not in the snapshot: made all the same, said
+spool_run record -q --snap-period 100 -o gone.trace -- "$P" 3 200 gone
+cp run.out gone.out
+last=$("$SPOOL" info gone.trace 2>/dev/null | awk '/^ +snap +event/{f=1; next} f && /^ +[0-9]+ +[0-9]+ /{print $2}' | tail -n 1)
+SPOOL_DEBUG=1 spool_run replay -o gone.rep --goto "${last:-1}" gone.trace
+same=no
+suffix_ok gone.out run.out && same=yes
+ok "D's thread ended before the snapshot: the replay from it still ends as recorded" \
+	eval '[ "$RC" = 0 ] && [ $same = yes ] && grep -q "restore: timer 3 made .*its thread not in the snapshot" run.err' ||
+	show_run
+like "$ERR" "warning: snapshot [0-9]+: 1 of its POSIX timers could not be made again with their recorded id, target thread or clock" \
+	"  and spool says it could not match that timer's thread"
 done_testing

@@ -16,7 +16,11 @@
  * arms it once more (timer_settime) and deletes it (timer_delete); a call
  * that fails is printed and the exit status is 1.
  *
- * usage: rr_snaptimer [THREADS] [ROUNDS]   (3 200)
+ * With GONE (a third argument "gone"), D signals a thread made for it that
+ * has ended before the workers start: a snapshot holds no such thread, and
+ * the restore makes D signal the process instead (said, counted).
+ *
+ * usage: rr_snaptimer [THREADS] [ROUNDS] [gone]   (3 200)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -35,7 +39,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ready_m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ready_c = PTHREAD_COND_INITIALIZER;
-static int go, worker1_tid;
+static int go, worker1_tid, brief_tid, brief_end;
 static long total;
 static int rounds;
 
@@ -56,6 +60,19 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&m);
 		sched_yield();
 	}
+	return NULL;
+}
+
+/* GONE: a thread that lives only while D is made */
+static void *brief(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ready_m);
+	brief_tid = (int)gettid();
+	pthread_cond_broadcast(&ready_c);
+	while (!brief_end)
+		pthread_cond_wait(&ready_c, &ready_m);
+	pthread_mutex_unlock(&ready_m);
 	return NULL;
 }
 
@@ -108,8 +125,9 @@ static int finish(const char *name, timer_t t)
 int main(int argc, char **argv)
 {
 	int nt = argc > 1 ? atoi(argv[1]) : 3, bad = 0;
+	int gone = argc > 3 && !strcmp(argv[3], "gone"), target;
 	timer_t a, b, c, d;
-	pthread_t th[16];
+	pthread_t th[16], bt;
 
 	rounds = argc > 2 ? atoi(argv[2]) : 200;
 	if (nt < 1 || nt > 16)
@@ -118,15 +136,25 @@ int main(int argc, char **argv)
 	signal(SIGUSR2, SIG_IGN);
 	for (long i = 0; i < nt; i++)
 		pthread_create(&th[i], NULL, worker, (void *)(i + 1));
+	if (gone)
+		pthread_create(&bt, NULL, brief, NULL);
 	pthread_mutex_lock(&ready_m);
-	while (!worker1_tid)
+	while (!worker1_tid || (gone && !brief_tid))
 		pthread_cond_wait(&ready_c, &ready_m);
 	pthread_mutex_unlock(&ready_m);
+	target = gone ? brief_tid : worker1_tid;
 	if (make(&a, CLOCK_MONOTONIC, SIGEV_SIGNAL, SIGUSR1, 0) ||
 	    make(&b, CLOCK_MONOTONIC, SIGEV_SIGNAL, SIGUSR1, 0) || timer_delete(b) ||
 	    make(&c, CLOCK_REALTIME, SIGEV_NONE, 0, 0) || arm(c, 3600) ||
-	    make(&d, CLOCK_MONOTONIC, SIGEV_THREAD_ID, SIGUSR2, worker1_tid) || arm(d, 3600))
+	    make(&d, CLOCK_MONOTONIC, SIGEV_THREAD_ID, SIGUSR2, target) || arm(d, 3600))
 		return 1;
+	if (gone) {
+		pthread_mutex_lock(&ready_m);
+		brief_end = 1;
+		pthread_cond_broadcast(&ready_c);
+		pthread_mutex_unlock(&ready_m);
+		pthread_join(bt, NULL);
+	}
 	pthread_mutex_lock(&ready_m);
 	go = 1;
 	pthread_cond_broadcast(&ready_c);
