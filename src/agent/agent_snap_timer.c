@@ -97,8 +97,11 @@ static size_t tm_read(void)
 	long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/timers", O_RDONLY | O_CLOEXEC);
 	size_t len = 0;
 
-	if (fd < 0)
+	if (fd < 0) {
+		agent_log("snapshot: no /proc/self/timers (a kernel without "
+			  "CONFIG_CHECKPOINT_RESTORE): the POSIX timers cannot be listed");
 		return 0;
+	}
 	while (len < TM_BUF - 1) {
 		long r = syscall(SYS_read, fd, tm_buf + len, TM_BUF - 1 - len);
 
