@@ -751,6 +751,13 @@ static void ser_wait(uint32_t park)
 
 static void ser_path_take_turn(void);
 
+/* Replay: a snapshot is to be restored over this fresh process (--goto):
+ * turn 0 begins in agent_serial_init, and --goto 0 --gdb (or --goto 0:COUNT)
+ * stopped there, before the restore, where --gdbserver's session began;
+ * the stop comes at the restore (agent_serial_restore_thread), in the
+ * snapshot's state. */
+static int ser_restore_pending;
+
 /* Replay: I hold turn tturn; set its release count. */
 static void ser_take_turn(void)
 {
@@ -764,7 +771,8 @@ static void ser_take_turn(void)
 				    ? ser_sw[turn].count
 				    : RR_COUNT_END;
 	/* --goto EVENT --gdb: gdb stops here, as the turn EVENT begins */
-	if (AGENT_UNLIKELY(ser_area->goto_stop) && turn + 1 == ser_area->goto_stop)
+	if (AGENT_UNLIKELY(ser_area->goto_stop) && turn + 1 == ser_area->goto_stop &&
+	    !ser_restore_pending)
 		syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), SIGTRAP);
 }
 
@@ -1675,7 +1683,9 @@ int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint6
 			agent_disable("record/replay: bad serial schedule");
 			return 0;
 		}
+		ser_restore_pending = a->restore_size != 0;
 		ser_take_turn();
+		ser_restore_pending = 0;
 	} else {
 		ser_new_slice();
 	}

@@ -768,6 +768,10 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	}
 	syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &c0);
 	t0 = snap_now_ns();
+	/* A copy inherits no POSIX timer: the taker reads them (in the
+	 * pause: a read of /proc/self/timers, a few microseconds) */
+	if (snap_area->snap_mode == RR_SNAP_IMAGE)
+		agent_snap_timers_take();
 	pid = syscall(SYS_clone, snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, NULL,
 		      NULL, t->tidp, 0);
 	if (pid == 0) {

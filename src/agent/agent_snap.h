@@ -135,6 +135,25 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 			 uint64_t switches, uint32_t me, uint32_t n,
 			 const struct agent_snap_thread *thr);
 
+/* POSIX timers (agent_snap_timer.c). At most AGENT_SNAP_TIMERS in a
+ * snapshot; more are counted (the copy's summary) and left out. */
+#define AGENT_SNAP_TIMERS 256
+struct rr_snap_timer;
+/* The taker, before its clone: the process's timers and their settings. */
+void agent_snap_timers_take(void);
+/* In the copy: the table the taker filled (*over: timers left out). */
+uint32_t agent_snap_timers(const struct rr_snap_timer **tab, uint32_t *over);
+/* Restore: empty the table, add the snapshot's TIMER records to it. */
+void agent_snap_timers_reset(void);
+int agent_snap_timers_put(const struct rr_snap_timer *t);
+/* Restore, once every thread is recreated (tid_of: a recorded tid's tid in
+ * the replay, or 0): delete the fresh process's timers, make the table's
+ * with their ids (in_order: without PR_TIMER_CREATE_RESTORE_IDS, as before
+ * Linux 6.16), arm them. *made: made; *off: not made, or made with another
+ * target thread or clock. */
+int agent_snap_timers_restore(int32_t (*tid_of)(int32_t), int in_order, uint32_t *made,
+			      uint32_t *off);
+
 /* Serial scheduler (agent_serial.c): the copy of a snapshot runs on
  * unrecorded, like a fork child. */
 void agent_rr_snap_detach(void);

@@ -269,6 +269,21 @@ static void img_barriers(struct img *g)
 	}
 }
 
+/* The POSIX timers the taker read before its clone (agent_snap_timer.c). */
+static void img_timers(struct img *g)
+{
+	const struct rr_snap_timer *t;
+	uint32_t over, n = agent_snap_timers(&t, &over);
+
+	for (uint32_t i = 0; i < n; i++) {
+		img_rec(g, RR_SNAP_TIMER, sizeof(t[i]));
+		img_put(g, &t[i], sizeof(t[i]), 0);
+	}
+	if (over)
+		agent_log("snapshot: %u POSIX timers past the %u a snapshot holds, left out", over,
+			  AGENT_SNAP_TIMERS);
+}
+
 struct img_dirent {
 	uint64_t ino;
 	int64_t off;
@@ -623,6 +638,7 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	img_threads(&g, thr, n, me, &h.nthreads);
 	img_sigacts(&g);
 	img_barriers(&g);
+	img_timers(&g);
 	img_fds(&g);
 	if (syscall(SYS_fstat, agent.fd, &st) < 0)
 		st.st_ino = 0;

@@ -13,9 +13,11 @@
  * its recorded contents; the break is moved to the recorded heap's end;
  * descriptors the process lacks get a stand-in (/dev/null: every input of a
  * replay comes from the log); the signal dispositions are the recorded
- * ones. So the program's memory, the libraries' state and each thread's TLS
- * (the agent's TLS included: its event counts, its progress counts) are the
- * recording's at the snapshot, while the agent's globals stay the replay's.
+ * ones; the POSIX timers are made again with their ids once the threads
+ * are (agent_snap_timer.c). So the program's memory, the libraries' state
+ * and each thread's TLS (the agent's TLS included: its event counts, its
+ * progress counts) are the recording's at the snapshot, while the agent's
+ * globals stay the replay's.
  *
  * The threads are then recreated like a snapshot's copy recreates them
  * (agent_snap.c): the first thread becomes thread 0, the others are cloned
@@ -71,6 +73,7 @@ static int rs_fd = -1;
 static uint64_t rs_size, rs_t0, rs_cpu0;
 static struct agent_snap_thread *rs_thr; /* AGENT_SNAP_THREADS slots, in the window */
 static uint32_t rs_top, rs_taker = UINT32_MAX;
+static int32_t rs_newtid[AGENT_SNAP_THREADS]; /* each restored thread's tid in the replay */
 static struct rr_snap_sigact rs_sa[64];
 static int rs_have_sa;
 /* A descriptor the snapshot lists, and what its stand-in must be. */
@@ -653,6 +656,16 @@ static void rs_body(void)
 			}
 			break;
 		}
+		case RR_SNAP_TIMER: {
+			struct rr_snap_timer t;
+
+			if (rec.len < sizeof(t))
+				rs_fail("a damaged timer record");
+			rs_read(at, &t, sizeof(t));
+			if (agent_snap_timers_put(&t) < 0)
+				rs_fail("a damaged timer record, or more timers than a snapshot holds");
+			break;
+		}
 		case RR_SNAP_EPOLL:
 			if (rec.len < sizeof(*rs_eps))
 				rs_fail("a damaged epoll record");
@@ -684,6 +697,16 @@ static void rs_body(void)
 }
 
 /* ---- the threads ---- */
+
+/* A recorded tid's thread in the replay (its new tid), or 0: not in the
+ * snapshot. */
+static int32_t rs_tid_of(int32_t recorded)
+{
+	for (uint32_t id = 0; id < rs_top; id++)
+		if (rs_thr[id].restore && rs_thr[id].tid == recorded)
+			return rs_newtid[id];
+	return 0;
+}
 
 static void rs_gate_wait(void)
 {
@@ -743,12 +766,17 @@ static void __attribute__((noreturn)) rs_main(void)
 	if (agent_serial_restore_area(rs_area->restore_turn, n, rs_taker) < 0)
 		rs_fail("the schedule does not give the snapshot's turn to the thread that took it");
 	for (uint32_t id = 1; id < rs_top; id++) {
+		long tid;
+
 		if (!rs_thr[id].restore)
 			continue;
-		if (agent_snap_spawn(&rs_thr[id], rs_thread_hook) < 0)
+		tid = agent_snap_spawn(&rs_thr[id], rs_thread_hook);
+		if (tid < 0)
 			rs_fail("cannot recreate a thread");
+		rs_newtid[id] = (int32_t)tid;
 		spawned++;
 	}
+	rs_newtid[0] = (int32_t)syscall(SYS_gettid);
 	rs_t[RS_T_SPAWN] = rs_now_ns();
 	syscall(SYS_arch_prctl, ARCH_SET_FS, t0->fs);
 	/* now on thread 0's TLS, as recorded */
@@ -764,6 +792,10 @@ static void __attribute__((noreturn)) rs_main(void)
 	busy = agent_self.busy;
 	agent_self = rs_main_self;
 	agent_self.busy = busy;
+	/* after the threads (a timer that signals one signals its new tid),
+	 * on thread 0's TLS (the agent's log is libc's formatting) */
+	agent_snap_timers_restore(rs_tid_of, rs_area->restore_timer_order != 0,
+				  &rs_area->restore_timers, &rs_area->restore_timers_off);
 	if (agent_rr_restore_thread(0, rs_taker == 0, t0->park) < 0)
 		rs_fail("the first thread's log is shorter than its event count");
 	/* every thread's replay state is set before any runs on: the restored
@@ -777,7 +809,7 @@ static void __attribute__((noreturn)) rs_main(void)
 	rs_area->restore_done = 1;
 	agent_log("restore: %lu us (%lu us of CPU in the first thread): maps %lu, body %lu "
 		  "(contents: %lu us, %lu KiB read of %lu KiB), descriptors and signals %lu, "
-		  "threads %lu, their replay state %lu",
+		  "threads %lu, timers and their replay state %lu",
 		  (unsigned long)(rs_area->restore_ns / 1000),
 		  (unsigned long)((rs_clock_ns(CLOCK_THREAD_CPUTIME_ID) - rs_cpu0) / 1000),
 		  (unsigned long)((rs_t[RS_T_MAPS] - rs_t0) / 1000),
@@ -806,6 +838,7 @@ void agent_snap_restore_start(void)
 	rs_t0 = rs_now_ns();
 	rs_cpu0 = rs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	rs_area = a;
+	agent_snap_timers_reset();
 	rs_fd = a->restore_fd;
 	rs_size = a->restore_size;
 	dl_iterate_phdr(rs_phdr_cb, (void *)(uintptr_t)agent_snap_restore_start);

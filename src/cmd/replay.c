@@ -87,6 +87,7 @@ struct replay_ctx {
 	uint64_t goto_stop;	      /* --goto EVENT --gdb: EVENT + 1 */
 	uint64_t restore_ns;	      /* the agent's restore of it */
 	uint32_t restore_done;
+	uint32_t restore_timers, restore_timers_off; /* its POSIX timers (agent_snap_timer.c) */
 	/* The reads the program made before the agent started (.spool/early_io,
 	 * validated) and the variable that tells the agent where they are */
 	struct rr_early_io *eio;
@@ -457,6 +458,10 @@ static int replay_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 		a->restore_fd = ctx->snap.fd;
 		a->restore_size = ctx->snap.size;
 		a->restore_turn = ctx->snap.turn;
+		/* SPOOL_SNAP_TIMER_ORDER=1: the timers' ids asked for as before
+		 * Linux 6.16 (tests of that way on a newer kernel) */
+		a->restore_timer_order = getenv("SPOOL_SNAP_TIMER_ORDER") &&
+					 !strcmp(getenv("SPOOL_SNAP_TIMER_ORDER"), "1");
 	}
 	if (ctx->goto_stop)
 		((struct rr_area *)area)->goto_stop = ctx->goto_stop;
@@ -523,6 +528,8 @@ static int replay_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->nsw = a->nsw;
 	ctx->restore_done = __atomic_load_n(&ctx->area->restore_done, __ATOMIC_ACQUIRE);
 	ctx->restore_ns = ctx->area->restore_ns;
+	ctx->restore_timers = ctx->area->restore_timers;
+	ctx->restore_timers_off = ctx->area->restore_timers_off;
 	th = (const struct rr_thread_slot *)((char *)a + ctx->threads_off);
 	ctx->nthreads = ctx->max_threads;
 	ctx->short_thread = UINT32_MAX;
@@ -1205,12 +1212,6 @@ static int replay_gdbserver(struct replay_run *r)
 		r->ret = EXIT_USAGE;
 		return -1;
 	}
-	if (r->cl.goto_count != UINT64_MAX) {
-		/* its session starts at a turn of the token */
-		log_err("--goto EVENT:COUNT does not combine with --gdbserver (--goto EVENT does)");
-		r->ret = EXIT_USAGE;
-		return -1;
-	}
 	if (r->cl.goto_event != UINT64_MAX && strcmp(r->info->mode, "serial")) {
 		log_err("--goto: %s is a sync-mode recording, which has no snapshots "
 			"(serial mode takes them, spool record --snap-period N)",
@@ -1218,7 +1219,7 @@ static int replay_gdbserver(struct replay_run *r)
 		return -1;
 	}
 	r->ret = gdbsrv_main(r->cl.gdbserver, r->dir, optind < r->argc ? r->argv + optind : NULL,
-			     r->cl.goto_event);
+			     r->cl.goto_event, r->cl.goto_count);
 	return 1;
 }
 
@@ -1645,9 +1646,18 @@ static int replay_summary(struct replay_run *r)
 		char pos[RR_SNAP_POS_MAX];
 
 		rr_snap_pos_fmt(pos, ctx->snap.turn, ctx->snap.count, ctx->snap.shared_turn);
-		log_info("started from snapshot %llu at schedule event %s (restored in %.2f ms)",
-			 (unsigned long long)ctx->snap.index, pos, (double)ctx->restore_ns / 1e6);
+		log_info("started from snapshot %llu at schedule event %s (restored in %.2f ms%s%.0u%s)",
+			 (unsigned long long)ctx->snap.index, pos, (double)ctx->restore_ns / 1e6,
+			 ctx->restore_timers ? ", " : "", ctx->restore_timers,
+			 !ctx->restore_timers	      ? ""
+			 : ctx->restore_timers == 1 ? " POSIX timer"
+						    : " POSIX timers");
 	}
+	if (ctx->snap.fd >= 0 && ctx->restore_timers_off)
+		log_warn("snapshot %llu: %u of its POSIX timers could not be made again with their "
+			 "recorded id, target thread or clock: the program's calls on them may fail "
+			 "or differ from the recording's",
+			 (unsigned long long)ctx->snap.index, ctx->restore_timers_off);
 	if (!r->so.quiet) {
 		/* a tree: the counts of all its processes, or of the one
 		 * replayed alone */

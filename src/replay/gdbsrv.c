@@ -617,7 +617,8 @@ static int listen_tcp(const char *port_s, int *fd_out)
 	return 0;
 }
 
-int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t goto_event)
+int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t goto_event,
+		uint64_t goto_count)
 {
 	struct gdbsrv *s = calloc(1, sizeof(*s));
 	char self[PATH_MAX];
@@ -646,6 +647,7 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t
 	s->inf.trace = trace;
 	s->inf.prog_argv = prog_argv;
 	s->inf.goto_event = goto_event;
+	s->inf.goto_count = goto_count;
 	s->inf.jump_turn = UINT64_MAX;
 	if (!strcmp(where, "-")) {
 		/* gdb's pipe: keep it off 0 and 1, which the program gets */

@@ -14,7 +14,10 @@
  * port, said on stderr). prog_argv replaces the recorded command line
  * (NULL: the recorded one). goto_event (UINT64_MAX: none): --goto, every
  * replay starts from the recorded snapshot before that schedule event and
- * gdb's session begins stopped at it. Returns the exit status for spool. */
-int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t goto_event);
+ * gdb's session begins stopped at it; goto_count (UINT64_MAX: none): --goto
+ * EVENT:COUNT, the snapshot at or before that position. Returns the exit
+ * status for spool. */
+int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t goto_event,
+		uint64_t goto_count);
 
 #endif

@@ -419,7 +419,7 @@ static int inf_run_to_goto(struct gdbsrv_inf *f);
 int gdbsrv_inf_start(struct gdbsrv_inf *f)
 {
 	int sync[2], st, n = 0, fd;
-	char *argv[64], tracedir[320], exe[64], gev[24];
+	char *argv[64], tracedir[320], exe[64], gev[48];
 	pid_t pid, w;
 
 	inf_sigchld_fd();
@@ -435,10 +435,16 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 		argv[n++] = "-q";
 	argv[n++] = "-o";
 	argv[n++] = tracedir;
-	if (f->jump_turn != UINT64_MAX || f->goto_event != UINT64_MAX) {
-		snprintf(gev, sizeof(gev), "%llu",
-			 (unsigned long long)(f->jump_turn != UINT64_MAX ? f->jump_turn
-									 : f->goto_event));
+	if (f->jump_turn != UINT64_MAX) {
+		snprintf(gev, sizeof(gev), "%llu", (unsigned long long)f->jump_turn);
+		argv[n++] = "--goto";
+		argv[n++] = gev;
+	} else if (f->goto_event != UINT64_MAX) {
+		if (f->goto_count != UINT64_MAX)
+			snprintf(gev, sizeof(gev), "%llu:%llu", (unsigned long long)f->goto_event,
+				 (unsigned long long)f->goto_count);
+		else
+			snprintf(gev, sizeof(gev), "%llu", (unsigned long long)f->goto_event);
 		argv[n++] = "--goto";
 		argv[n++] = gev;
 	}

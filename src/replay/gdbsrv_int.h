@@ -154,6 +154,10 @@ struct gdbsrv_inf {
 	 * sends itself as turn EVENT begins (goto_wait meanwhile); that stop is
 	 * the replay's start, where its history begins */
 	uint64_t goto_event;
+	/* --goto EVENT:COUNT (UINT64_MAX: EVENT alone): the snapshot at or
+	 * before that position; the stop is as for EVENT (at the restore when
+	 * the snapshot is at EVENT) */
+	uint64_t goto_count;
 	int goto_wait;
 	int start_vidx; /* the thread of the start stop (0, or the goto's) */
 	/* a fresh replay restored from the recorded snapshot before turn

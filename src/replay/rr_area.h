@@ -668,6 +668,15 @@ struct rr_area {
 	 * begins stops itself with SIGTRAP there (goto_stop = EVENT + 1; 0:
 	 * never), for gdb to show (agent_serial.c). */
 	uint64_t goto_stop;
+	/* Replay from a snapshot: the snapshot's POSIX timers the agent made
+	 * again (restore_timers), and of those the ones it could not give
+	 * their recorded id, target thread or clock (restore_timers_off;
+	 * agent_snap_timer.c). restore_timer_order (host): 1 asks for the ids
+	 * the way a kernel before Linux 6.16 must be asked, in their order,
+	 * without PR_TIMER_CREATE_RESTORE_IDS (SPOOL_SNAP_TIMER_ORDER=1, for
+	 * tests). */
+	uint32_t restore_timers, restore_timers_off;
+	uint32_t restore_timer_order, pad5;
 };
 /* rr_area.layout[] */
 enum {

@@ -9,9 +9,10 @@
  *   [ one zstd frame (with checksum)    ] the body: records, each
  *       struct rr_snap_rec + len bytes, in this order: THREAD per
  *       thread (each followed by AGENT ALTSTACK when it has one), SIGACT,
- *       AGENT BARRIER per emulated barrier, FD per descriptor (an epoll
- *       one's followed by EPOLL per entry of its interest list), REGION per
- *       mapping (in a delta, followed by DELTA when it has contents), END.
+ *       AGENT BARRIER per emulated barrier, TIMER per POSIX timer, FD per
+ *       descriptor (an epoll one's followed by EPOLL per entry of its
+ *       interest list), REGION per mapping (in a delta, followed by DELTA
+ *       when it has contents), END.
  *
  * A file is complete once it has its name: the copy writes snap_<N>.tmp and
  * renames it. Everything in it is untrusted input to a reader.
@@ -21,8 +22,9 @@
 #include <stdint.h>
 
 #define RR_SNAP_MAGIC "SPSNAP01"
-/* 2: rr_snap_thread.park; 3: deltas (RR_SNAP_F_DELTA); 4: SPARSE records, count */
-#define RR_SNAP_VERSION 4
+/* 2: rr_snap_thread.park; 3: deltas (RR_SNAP_F_DELTA); 4: SPARSE records, count;
+ * 5: TIMER records */
+#define RR_SNAP_VERSION 5
 #define RR_SNAP_VERSION_MIN 3 /* the oldest a reader takes (3: the same but for those) */
 
 /* rr_snap_hdr.flags */
@@ -61,6 +63,25 @@ enum {
 	RR_SNAP_DELTA = 7,  /* after a REGION without data, in a delta: its changed pages */
 	RR_SNAP_AGENT = 8,  /* the agent's own state a restore puts back: struct rr_snap_agent */
 	RR_SNAP_SPARSE = 9, /* after a REGION without data: its pages that are not all zeros */
+	RR_SNAP_TIMER = 10, /* struct rr_snap_timer: one POSIX timer (timer_create) */
+};
+
+/* RR_SNAP_TIMER: a POSIX timer of the process at the take, as
+ * /proc/self/timers lists it (its id, clock, sigevent) with its setting
+ * (timer_gettime). A fork copy inherits no timer, so the taker reads them
+ * before the clone (agent_snap_timer.c). A restore makes each again with
+ * the same id (the program holds the id in its memory: Ruby's timer_delete
+ * at exit failed without it) and arms it with what was left of it. */
+struct rr_snap_timer {
+	int32_t id;	 /* the kernel's timer id */
+	int32_t clock;	 /* timer_create's clock (a thread's CPU clock names its tid) */
+	int32_t notify;	 /* sigev_notify (SIGEV_THREAD_ID: with tid) */
+	int32_t signo;	 /* sigev_signo */
+	uint64_t value;	 /* sigev_value */
+	int32_t tid;	 /* SIGEV_THREAD_ID: the thread it signals, its recorded tid */
+	uint32_t armed;	 /* 1: value_ns is not 0 */
+	int64_t value_ns;    /* time left until it expires, at the take (0: disarmed) */
+	int64_t interval_ns; /* its period (0: once) */
 };
 
 /* RR_SNAP_AGENT: state of the agent that a restore cannot take from the

@@ -199,6 +199,9 @@ static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked
 		} else if (rec.kind == RR_SNAP_AGENT) {
 			if (rec.len < sizeof(struct rr_snap_agent))
 				return -EBADMSG;
+		} else if (rec.kind == RR_SNAP_TIMER) {
+			if (rec.len < sizeof(struct rr_snap_timer))
+				return -EBADMSG;
 		} else if (rec.kind != RR_SNAP_SIGACT && rec.kind != RR_SNAP_FD) {
 			return -EBADMSG;
 		}

@@ -10,7 +10,7 @@
 #   spool checkpoint         a copy of the replay at the next switch point
 #   spool restart N          replay again from checkpoint N
 #   spool when               the current schedule event and its thread
-#   spool goto EVENT         replay from the snapshot at or before EVENT,
+#   spool goto EVENT[:COUNT] replay from the snapshot at or before EVENT,
 #                            stopped as the token's turn EVENT begins
 #   spool checkpoints        the list
 #   spool when               (on a replay served by `spool replay --gdbserver`:
@@ -452,19 +452,22 @@ class _SpoolCheckpoints(gdb.Command):
 
 
 class _SpoolGoto(gdb.Command):
-    """spool goto EVENT: replay the recording again from its snapshot at or before
-schedule event EVENT (spool record --snap-period), restored into a fresh process
-(spool replay --goto); the program stops (SIGTRAP, in the agent) as the run
-token's turn EVENT begins. The process gdb debugs is killed first."""
+    """spool goto EVENT[:COUNT]: replay the recording again from its snapshot at or
+before schedule event EVENT (spool record --snap-period), restored into a fresh
+process (spool replay --goto); the program stops (SIGTRAP, in the agent) as the
+run token's turn EVENT begins, or as the restore ends when the snapshot is at
+EVENT. Several snapshots at one event (spool info lists them EVENT:COUNT) are
+told apart by COUNT: the latest at or before that position. The process gdb
+debugs is killed first."""
 
     def __init__(self):
         super().__init__("spool goto", gdb.COMMAND_RUNNING)
 
     def invoke(self, arg, from_tty):
         ev = arg.strip()
-        if not re.fullmatch(r"[0-9]{1,19}", ev):
-            raise gdb.GdbError("spool goto EVENT: EVENT is a schedule event (a number; "
-                               "spool info lists the snapshots' events)")
+        if not re.fullmatch(r"[0-9]{1,19}(:[0-9]{1,19})?", ev):
+            raise gdb.GdbError("spool goto EVENT[:COUNT]: EVENT is a schedule event (a "
+                               "number; spool info lists the snapshots' positions)")
         if _state["mode"] == "record":
             raise gdb.GdbError("spool goto: record-mode is on (set replay-mode on)")
         if _replay_trace:

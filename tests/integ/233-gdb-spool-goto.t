@@ -34,6 +34,6 @@ like "$OUT" "received signal SIGTRAP" "gdb stops the program"
 like "$OUT" "spool: schedule event $E of [0-9]+" "... at schedule event $E (spool when)"
 ok "after continue the program prints the recording's last line" \
 	grep -qxF "$(tail -1 rec.out)" <(sed -n '/^=== continue/,$p' gdb.out)
-like "$ERR" "spool goto EVENT: EVENT is a schedule event" "spool goto without a number is refused"
+like "$ERR" "spool goto EVENT\[:COUNT\]: EVENT is a schedule event" "spool goto without a number is refused"
 
 done_testing

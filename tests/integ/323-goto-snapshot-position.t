@@ -10,7 +10,7 @@
 # passes through the scheduler's slow path.
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 11
 
 snaps() {
 	"$SPOOL" info "$1" 2>/dev/null | sed -n '/^snapshots:/,/^[a-z]/p' | grep -E '^ +[0-9]+ '
@@ -78,11 +78,6 @@ ok "--goto $E:0, before every snapshot, replays from the start and says so" \
 # not a position
 timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay --goto "$E:x" solo.trace >/dev/null 2>x.err
 is "$?" 2 "--goto $E:x is a usage error"
-timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay --gdbserver - --goto "$p1" solo.trace </dev/null \
-	>/dev/null 2>s.err
-rc=$?
-ok "--goto EVENT:COUNT with --gdbserver is refused, not taken as EVENT (exit $rc)" \
-	eval '[ "$rc" = 2 ] && grep -q "does not combine with --gdbserver" s.err' ||
-	diag "$(head -3 s.err)"
+# (--gdbserver with EVENT:COUNT, refused before: tests/integ/356)
 
 done_testing
