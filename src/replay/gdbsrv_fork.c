@@ -57,7 +57,10 @@
 #include "gdbsrv_int.h"
 
 #define FORK_TID_OFF 0x2d0 /* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 */
-#define FORK_XSTATE 8192   /* bytes for NT_X86_XSTATE (AVX-512: about 2.7 KiB) */
+/* Bytes for NT_X86_XSTATE: AVX-512 needs about 2.7 KiB, AMX about 11 KiB.
+ * The kernel's set refuses (EFAULT) any length but the whole area's, so the
+ * read must never be cut: the buffer is the largest, shrunk to what came. */
+#define FORK_XSTATE 32768
 #define FORK_CHUNK (1u << 20)
 
 #ifndef NT_X86_XSTATE
@@ -289,6 +292,12 @@ static int read_thread(int memfd, pid_t tid, struct fork_thread *ft)
 	iov.iov_len = FORK_XSTATE;
 	ft->xs_len = ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) == 0 ? iov.iov_len
 										     : 0;
+	if (ft->xs_len) {
+		void *small = realloc(ft->xs, ft->xs_len);
+
+		if (small)
+			ft->xs = small;
+	}
 	ft->mask = 0;
 	ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(ft->mask), &ft->mask);
 	ft->robust = NULL;
