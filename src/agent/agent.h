@@ -280,6 +280,11 @@ pid_t agent_thread_tid_of(pthread_t th);
 /* agent_func.c */
 void agent_func_init(void);
 
+/* agent_testhold.c (tests only: SPOOL_TEST_HOLD) */
+extern int agent_testhold_on;
+void agent_testhold_init(void);
+void agent_testhold(void);
+
 /* agent_lock.c */
 uint32_t agent_lock_slow(struct agent_thread *t, const void *addr, uint32_t type, uint64_t ip,
 			 int fresh);

@@ -955,6 +955,7 @@ __attribute__((constructor)) static void agent_start(void)
 
 	agent_rr_early_start();
 	agent.debug = dbg && *dbg && *dbg != '0';
+	agent_testhold_init();
 	agent_resolve();
 	fd = agent_parse_fd(getenv(SHM_ENV_FD));
 	if (fd < 0) {
