@@ -119,8 +119,9 @@ struct agent_thread {
 	uint32_t owner_tid; /* AGENT_T_SHARED: the thread the state is of */
 	uintptr_t stack_hi; /* frame-pointer walks stay below this */
 	/* Where its frames are: [stack_lo, stack_lo + stack_len), the span
-	 * below stack_hi (agent_thread_stack_range). A frame elsewhere takes
-	 * the slow path (agent_thread_offstack): a thread of the program's own
+	 * below stack_hi (agent_thread_stack_range). A frame elsewhere (or a
+	 * probe hit's stack pointer, agent_probe_hot.c) takes the slow path
+	 * (agent_thread_offstack): a thread of the program's own
 	 * clone that spool did not see being made runs on this TLS, on another
 	 * stack. stack_len UINTPTR_MAX: every frame is taken as its own. */
 	uintptr_t stack_lo;

@@ -5,6 +5,7 @@
  * CB_CALLS times while its creator is inside spool (tests/integ/349).
  *
  *   clone_busy FILE
+ *   clone_busy probe
  *
  * The creator makes FILE, starts the thread, and takes a mutex it never
  * took before: under spool with SPOOL_TEST_HOLD=FILE (agent_testhold.c),
@@ -14,6 +15,12 @@
  * spool. Natively (or without the variable) the creator removes FILE
  * itself after its lock and the thread runs after it. Prints "counter
  * ok|BAD"; on stderr whether the thread ran while its creator was held.
+ *
+ * With probe (tests/integ/350): no lock, no file; the creator calls
+ * cb_leaf and cb_tiny3 (3 bytes: int3 probes) CB_OWN times each, then the
+ * thread calls them CB_CALLS times while the creator waits, with its own
+ * futex call: under spool probe -e func:cb_leaf -e func:cb_tiny3 the
+ * thread's hits are its only calls into spool. Prints "sums ok|BAD".
  * x86-64 only (its own syscall instruction); elsewhere it says so and
  * exits 2.
  */
@@ -22,12 +29,14 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
 #define CB_CALLS 300
+#define CB_OWN 100
 #define CB_STACK (128 * 1024)
 
 static pthread_mutex_t cb_first = PTHREAD_MUTEX_INITIALIZER;
@@ -37,6 +46,32 @@ static long cb_counter;
 static volatile int cb_done;
 static const char *cb_file;
 static char cb_stack[CB_STACK] __attribute__((aligned(16)));
+static volatile long cb_sum;
+
+__attribute__((noinline)) long cb_leaf(long x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 3 + 1;
+}
+
+/* 3 bytes: its probes are int3 (the SIGTRAP handler's path) */
+__asm__(".text\n"
+	".globl cb_tiny3\n"
+	".type cb_tiny3, @function\n"
+	"cb_tiny3:\n"
+	"\txorl %eax, %eax\n"
+	"\tret\n"
+	".size cb_tiny3, .-cb_tiny3\n");
+int cb_tiny3(void);
+
+static long cb_leaf_sum(long n)
+{
+	long s = 0;
+
+	for (long i = 0; i < n; i++)
+		s += cb_leaf(i) + cb_tiny3();
+	return s;
+}
 
 /* The thread runs on its creator's TLS: no errno, no stdio, no libc call
  * but the mutex ones. Its system calls are its own instruction. */
@@ -102,9 +137,43 @@ static int cb_main(void *arg)
 	return 0;
 }
 
+/* probe: calls only (no errno, no libc) */
+static int cb_leaf_main(void *arg)
+{
+	(void)arg;
+	cb_sum = cb_leaf_sum(CB_CALLS);
+	return 0;
+}
+
 #define CB_FLAGS                                                                                   \
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |         \
 	 CLONE_CHILD_CLEARTID)
+
+static int cb_probe(void)
+{
+	static volatile int ctid = 1;
+	void **sp = (void **)(cb_stack + CB_STACK) - 2;
+	long own = cb_leaf_sum(CB_OWN);
+
+	sp[0] = (void *)cb_leaf_main;
+	sp[1] = NULL;
+	if (cb_raw_clone(CB_FLAGS, sp, &ctid) < 0) {
+		fprintf(stderr, "clone_busy: clone failed\n");
+		return 1;
+	}
+	while (ctid)
+		cb_sys(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
+	/* sum of 3i + 1 for i < n: 3n(n - 1)/2 + n (no more calls) */
+	printf("sums %s\n", own == 3L * CB_OWN * (CB_OWN - 1) / 2 + CB_OWN &&
+				     cb_sum == 3L * CB_CALLS * (CB_CALLS - 1) / 2 + CB_CALLS
+			     ? "ok"
+			     : "BAD");
+	fprintf(stderr,
+		"clone_busy: cb_leaf and cb_tiny3 called %d times each by the creator, %d by 1 "
+		"clone thread\n",
+		CB_OWN, CB_CALLS);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -112,8 +181,10 @@ int main(int argc, char **argv)
 	void **sp = (void **)(cb_stack + CB_STACK) - 2;
 	int fd, held;
 
+	if (argc == 2 && !strcmp(argv[1], "probe"))
+		return cb_probe();
 	if (argc != 2 || argv[1][0] != '/') {
-		fprintf(stderr, "usage: clone_busy /ABSOLUTE/FILE\n");
+		fprintf(stderr, "usage: clone_busy /ABSOLUTE/FILE | probe\n");
 		return 2;
 	}
 	cb_file = argv[1];
