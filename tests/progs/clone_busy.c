@@ -6,6 +6,7 @@
  *
  *   clone_busy FILE
  *   clone_busy probe
+ *   clone_busy below
  *
  * The creator makes FILE, starts the thread, and takes a mutex it never
  * took before: under spool with SPOOL_TEST_HOLD=FILE (agent_testhold.c),
@@ -21,6 +22,12 @@
  * thread calls them CB_CALLS times while the creator waits, with its own
  * futex call: under spool probe -e func:cb_leaf -e func:cb_tiny3 the
  * thread's hits are its only calls into spool. Prints "sums ok|BAD".
+ *
+ * With below (tests/integ/351): the thread's stack is an array in the
+ * creator's frame, right below its creator's own frames (within the span
+ * spool keeps of the creator's stack); it takes cb_mutex CB_CALLS times
+ * while the creator waits with its own futex call. Prints "counter
+ * ok|BAD".
  * x86-64 only (its own syscall instruction); elsewhere it says so and
  * exits 2.
  */
@@ -137,6 +144,18 @@ static int cb_main(void *arg)
 	return 0;
 }
 
+/* below: locks only */
+static int cb_lock_main(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < CB_CALLS; i++) {
+		pthread_mutex_lock(&cb_mutex);
+		cb_counter++;
+		pthread_mutex_unlock(&cb_mutex);
+	}
+	return 0;
+}
+
 /* probe: calls only (no errno, no libc) */
 static int cb_leaf_main(void *arg)
 {
@@ -175,6 +194,30 @@ static int cb_probe(void)
 	return 0;
 }
 
+/* The stack in this frame: the thread is done before it returns. */
+static __attribute__((noinline)) int cb_below(void)
+{
+	static volatile int ctid = 1;
+	char stack[CB_STACK] __attribute__((aligned(16)));
+	void **sp = (void **)(stack + CB_STACK) - 2;
+
+	/* the creator's first event: spool has its state (on) from here */
+	pthread_mutex_lock(&cb_first);
+	pthread_mutex_unlock(&cb_first);
+	sp[0] = (void *)cb_lock_main;
+	sp[1] = NULL;
+	if (cb_raw_clone(CB_FLAGS, sp, &ctid) < 0) {
+		fprintf(stderr, "clone_busy: clone failed\n");
+		return 1;
+	}
+	while (ctid)
+		cb_sys(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
+	printf("counter %s\n", cb_counter == CB_CALLS ? "ok" : "BAD");
+	fprintf(stderr, "clone_busy: 1 clone thread on a stack %zu bytes below its creator's frame\n",
+		(size_t)((char *)__builtin_frame_address(0) - (stack + CB_STACK)));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static volatile int ctid = 1;
@@ -183,8 +226,10 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "probe"))
 		return cb_probe();
+	if (argc == 2 && !strcmp(argv[1], "below"))
+		return cb_below();
 	if (argc != 2 || argv[1][0] != '/') {
-		fprintf(stderr, "usage: clone_busy /ABSOLUTE/FILE | probe\n");
+		fprintf(stderr, "usage: clone_busy /ABSOLUTE/FILE | probe | below\n");
 		return 2;
 	}
 	cb_file = argv[1];
