@@ -142,7 +142,7 @@ static void forge_park(void)
  * after the agent's own (its thread start), numbered on from its last_seq,
  * built in fake and copied over the ring from its head, then published.
  */
-static void *forge_records(struct shm_ring *r, struct shm_ring *fake, uint32_t size, uint32_t tid)
+static void *forge_records(struct shm_ring *r, struct shm_ring *fake, uint32_t size)
 {
 	uint64_t start = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	uint32_t seq = r->last_seq;
@@ -160,7 +160,6 @@ static void *forge_records(struct shm_ring *r, struct shm_ring *fake, uint32_t s
 		seq += 995;
 	for (int k = 0; k < 3; k++)
 		put_lock(&p, ++seq, k == 1 ? OP_RELEASE : OP_ACQUIRE);
-	(void)tid;
 	for (uint64_t o = start; o < p.head; o++)
 		shm_ring_data(r)[o & (size - 1)] = shm_ring_data(fake)[o & (size - 1)];
 	if (!strcmp(mode, "jumplost"))
@@ -194,7 +193,7 @@ static void *forger(void *arg)
 	}
 	memset(fake, 0, SHM_RING_HDR + (size_t)size);
 	if (!(c->flags & SHM_F_PACKETS))
-		return forge_records(r, fake, size, tid);
+		return forge_records(r, fake, size);
 	start = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) & ~(uint64_t)(slot - 1);
 	fake->head = fake->tail = start;
 	ring_prod_init(&p, fake, size, 0);
@@ -224,8 +223,7 @@ static void *forger(void *arg)
 	r->done_seq = seq;
 	__atomic_store_n(&r->head, p.head, __ATOMIC_RELEASE);
 	forged = 1;
-	for (;;)
-		syscall(SYS_ppoll, NULL, 0, NULL, NULL, 0); /* nothing the agent sees, ever again (no pause on aarch64) */
+	forge_park();
 	return NULL;
 }
 
