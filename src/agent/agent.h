@@ -119,8 +119,9 @@ struct agent_thread {
 	uint32_t owner_tid; /* AGENT_T_SHARED: the thread the state is of */
 	uintptr_t stack_hi; /* frame-pointer walks stay below this */
 	/* Where its frames are: [stack_lo, stack_lo + stack_len), the span
-	 * below stack_hi (agent_thread_stack_range). A frame elsewhere takes
-	 * the slow path (agent_thread_offstack): a thread of the program's own
+	 * below stack_hi (agent_thread_stack_range). A frame elsewhere (or a
+	 * probe hit's stack pointer, agent_probe_hot.c) takes the slow path
+	 * (agent_thread_offstack): a thread of the program's own
 	 * clone that spool did not see being made runs on this TLS, on another
 	 * stack. stack_len UINTPTR_MAX: every frame is taken as its own. */
 	uintptr_t stack_lo;
@@ -279,6 +280,11 @@ pid_t agent_thread_tid_of(pthread_t th);
 
 /* agent_func.c */
 void agent_func_init(void);
+
+/* agent_testhold.c (tests only: SPOOL_TEST_HOLD) */
+extern int agent_testhold_on;
+void agent_testhold_init(void);
+void agent_testhold(void);
 
 /* agent_lock.c */
 uint32_t agent_lock_slow(struct agent_thread *t, const void *addr, uint32_t type, uint64_t ip,

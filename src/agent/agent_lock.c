@@ -129,6 +129,8 @@ uint32_t agent_lock_slow(struct agent_thread *t, const void *addr, uint32_t type
 	if (!a)
 		return 0;
 	t->busy++;
+	if (AGENT_UNLIKELY(agent_testhold_on))
+		agent_testhold(); /* tests only (agent_testhold.c) */
 	for (n = 0; n < AGENT_LOCK_PROBES; n++, h = (h + 1) & (AGENT_LOCK_SLOTS - 1)) {
 		struct agent_lock_slot *s = &agent_locks[h];
 		uint64_t cur = __atomic_load_n(&s->addr, __ATOMIC_ACQUIRE);

@@ -708,8 +708,33 @@ static uint32_t agent_seen_ppid(void)
  * (1 for the namespace's first process), and it is the pid spool sees. A
  * process whose parent was in such a namespace and whose /proc agrees with
  * getpid has mounted its own: what spool sees is unknown (0), and the
- * process gets no slot (its events are counted lost). No /proc: getpid.
+ * process gets no slot (its events are counted lost); so has one whose pid
+ * namespace is not spool's (agent_pidns_other: an image exec'd there, which
+ * does not know its parent's). No /proc: getpid.
  */
+/* 1 when this process runs in another pid namespace than spool's
+ * (shm_ctl.host_pidns against the number in /proc/self/ns/pid, which names
+ * the process's own whatever /proc is mounted); 0 the same or unknown. */
+static int agent_pidns_other(void)
+{
+	uint32_t host = __atomic_load_n(&agent.ctl->host_pidns, __ATOMIC_RELAXED);
+	char b[64];
+	long n;
+	uint64_t v = 0;
+	long i = 0;
+
+	if (!host)
+		return 0;
+	n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/ns/pid", b, sizeof(b) - 1);
+	if (n <= 0)
+		return 0;
+	while (i < n && b[i] != '[')
+		i++;
+	for (i++; i < n && b[i] >= '0' && b[i] <= '9' && v <= UINT32_MAX; i++)
+		v = v * 10 + (uint64_t)(b[i] - '0');
+	return i < n && b[i] == ']' && v != host;
+}
+
 static void agent_seen_pid_set(void)
 {
 	uint32_t v = agent_proc_link_id("/proc/self");
@@ -719,6 +744,13 @@ static void agent_seen_pid_set(void)
 		agent.pidns = 1;
 	} else if (agent.pidns) {
 		agent.seen_pid = 0;
+	} else if (v && agent_pidns_other()) {
+		/* an image exec'd after its namespace mounted a /proc of its
+		 * own (unshare -p -f --mount-proc): its pid is the
+		 * namespace's; taken for spool's, pid 1 named the host's init
+		 * and the trace listed its 94 processes as still running */
+		agent.seen_pid = 0;
+		agent.pidns = 1;
 	} else {
 		agent.seen_pid = agent.pid;
 	}
@@ -955,6 +987,7 @@ __attribute__((constructor)) static void agent_start(void)
 
 	agent_rr_early_start();
 	agent.debug = dbg && *dbg && *dbg != '0';
+	agent_testhold_init();
 	agent_resolve();
 	fd = agent_parse_fd(getenv(SHM_ENV_FD));
 	if (fd < 0) {

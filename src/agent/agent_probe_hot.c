@@ -166,9 +166,13 @@ agent_probe_emit_all(uint32_t id, unsigned op, uint64_t sp, const struct probe_r
 	uint32_t seq;
 	int pkt;
 
-	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
-		/* (busy may be the owner's of a shared state: its slow path) */
-		if (!agent.active || (t->busy && t->state != AGENT_T_SHARED))
+	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy &&
+			     sp - t->stack_lo < t->stack_len))) {
+		/* busy on its stack: a re-entry (busy may be the owner's of a
+		 * shared state: its slow path); off its stack: whose the hit
+		 * is, the kernel says (agent_enter, agent_thread_offstack) */
+		if (!agent.active ||
+		    (t->busy && t->state != AGENT_T_SHARED && sp - t->stack_lo < t->stack_len))
 			return;
 		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
 		if (!t)
@@ -268,7 +272,7 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 		return;
 	}
 	if (AGENT_LIKELY(agent.active && t->state == AGENT_T_ON && !t->busy &&
-			 id <= agent_probe_max_id)) {
+			 sp - t->stack_lo < t->stack_len && id <= agent_probe_max_id)) {
 		t->busy = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		/* first, so that its latency overlaps the loads below; after
@@ -488,9 +492,13 @@ static void agent_probe_var(uint32_t id, struct probe_regs *regs, uint64_t sp)
 	struct agent_thread *t = &agent_self;
 	const struct agent_probe_rt *p;
 
-	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy))) {
-		/* (busy may be the owner's of a shared state: its slow path) */
-		if (!agent.active || (t->busy && t->state != AGENT_T_SHARED))
+	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy &&
+			     sp - t->stack_lo < t->stack_len))) {
+		/* busy on its stack: a re-entry (busy may be the owner's of a
+		 * shared state: its slow path); off its stack: whose the hit
+		 * is, the kernel says (agent_enter, agent_thread_offstack) */
+		if (!agent.active ||
+		    (t->busy && t->state != AGENT_T_SHARED && sp - t->stack_lo < t->stack_len))
 			return;
 		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
 		if (!t)
@@ -535,6 +543,10 @@ agent_probe_user_run(uint32_t id, unsigned op, struct probe_regs *regs, uint64_t
 	int sig;
 
 	if (!fn || __atomic_load_n(&p->disabled, __ATOMIC_RELAXED) || t->busy)
+		return;
+	/* a thread on another's TLS (its hit was counted lost by the emit
+	 * before): busy is the owner's, not its own to set */
+	if (AGENT_UNLIKELY(t->state == AGENT_T_SHARED) && agent_thread_foreign())
 		return;
 	ctx.probe_id = id;
 	ctx.op = op;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "agent_rr.h"
+#include "agent_rr_dispatch.h"
 #include "agent_serial.h"
 #include "agent_snap.h"
 
@@ -67,6 +68,7 @@ struct agent_rr_tls {
 	uint32_t id;	   /* thread number */
 	uint32_t tseq;	   /* events recorded / replayed */
 	uint8_t has_id;
+	uint32_t ktid;	   /* record: gettid of the thread this state is of; 0 unknown */
 	uint64_t cur, end; /* replay: offsets of the next record and the log's end */
 	const struct rec_sched *pending; /* replay: the sync event in progress */
 };
@@ -1114,10 +1116,52 @@ void agent_rr_stop(const char *text, uint32_t flag)
 
 /* ---- recording ---- */
 
+/*
+ * Record without syscall user dispatch (SPOOL_NO_DISPATCH=1, a kernel
+ * before 5.11, aarch64): a clone made by the program's own system call is
+ * not seen made, and a thread of one whose stack lies within its creator's
+ * span (agent_thread_offstack cannot tell it from its creator) was
+ * recorded as its creator: nothing else finds it in a sync recording
+ * (serial mode asks at every switch of the token, agent_serial.c). So
+ * there the first recorded call of a thread state and every
+ * RR_INTRUDER_EVERY-th after it (rr_self.tseq, which a thread on the
+ * state shares) ask the kernel which thread they run on: one gettid, 714
+ * ns on the loaded development VM, which at every call made a sync
+ * recording's lock+unlock pair 3 times slower; never while dispatch is on.
+ * Another thread of this process on this state: counted, the recording
+ * stops (agent_rr_clone_unseen), 1. A thread ktid names that is not in
+ * this process (a fork child's copy of its parent's state, a vfork child):
+ * the state is the caller's own from here on.
+ */
+#define RR_INTRUDER_EVERY 32u
+
+static int rr_rec_intruder(void)
+{
+	uint32_t k = rr_self.ktid, me;
+	int saved, gone;
+
+	if (AGENT_LIKELY(rr_self.tseq & (RR_INTRUDER_EVERY - 1)) || !k || agent_rr_dispatch_on())
+		return 0;
+	me = (uint32_t)syscall(SYS_gettid);
+	if (AGENT_LIKELY(me == k))
+		return 0;
+	saved = errno;
+	gone = syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)k, 0) < 0 && errno == ESRCH;
+	errno = saved;
+	if (gone) {
+		rr_self.ktid = me;
+		return 0;
+	}
+	agent_rr_clone_unseen();
+	return 1;
+}
+
 void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int result, int turn)
 {
 	uint32_t tn = RR_NO_TURN;
 
+	if (AGENT_UNLIKELY(rr_rec_intruder()))
+		return;
 	if (!rr_self.has_id) {
 		__atomic_fetch_or(&rr_area->flags, RR_F_UNTRACKED, __ATOMIC_RELAXED);
 		return;
@@ -1157,6 +1201,8 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
 		rr_rec_in_replay(t, call, fd, result, seg, nseg);
 		return;
 	}
+	if (AGENT_UNLIKELY(rr_rec_intruder()))
+		return;
 	rr_rec_signals(t);
 	for (i = 0; i < nseg; i++)
 		total += seg[i].n;
@@ -2633,6 +2679,7 @@ void agent_rr_thread_start(uint32_t number)
 	rr_self.id = number;
 	rr_self.has_id = 1;
 	rr_self.tseq = 0;
+	rr_self.ktid = (uint32_t)syscall(SYS_gettid);
 	if (agent_rr_mode & RR_MODE_SERIAL)
 		agent_serial_thread_start(number);
 	if (agent_rr_mode & RR_MODE_REPLAY) {
@@ -2929,6 +2976,7 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	rr_self.id = 0;
 	rr_self.has_id = 1;
 	rr_self.tseq = 0;
+	rr_self.ktid = (uint32_t)syscall(SYS_gettid);
 	rr_self.pending = NULL;
 	if (a->mode == RR_MODE_REPLAY) {
 		rr_populate(a, size);

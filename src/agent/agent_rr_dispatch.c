@@ -635,6 +635,11 @@ void agent_rr_dispatch_attach_end(void)
 	sigaction(SIGSYS, &sud_old, NULL);
 }
 
+int agent_rr_dispatch_on(void)
+{
+	return __atomic_load_n(&sud_on, __ATOMIC_RELAXED);
+}
+
 void agent_rr_dispatch_thread(void)
 {
 	int saved = errno;
@@ -678,6 +683,11 @@ void agent_rr_dispatch_probes(void)
 
 void agent_rr_dispatch_raw_fork_child(void)
 {
+}
+
+int agent_rr_dispatch_on(void)
+{
+	return 0;
 }
 
 void agent_rr_dispatch_thread(void)

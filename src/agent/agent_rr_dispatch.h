@@ -42,6 +42,9 @@ void agent_rr_dispatch_attach_end(void);
  * thread and a new thread (like a fork child and an exec'd image) starts
  * without it. */
 void agent_rr_dispatch_thread(void);
+/* 1 while syscall user dispatch is on in this process (x86-64: a raw
+ * clone is then seen made); 0 where there is none. */
+int agent_rr_dispatch_on(void);
 
 /* sigaction(SIGSYS) of the program (agent_rr_signal.c): while dispatch
  * is on, returns 1 after keeping act as the program's disposition (and

@@ -872,9 +872,10 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 			 "call instructions are not seen and their inputs not recorded, and a thread "
 			 "one of them makes (a clone) is not seen being made: spool finds it when "
 			 "it first takes part in a switch of the run token (serial mode) or first "
-			 "enters spool on a stack other than its creator's, then counts it and "
-			 "stops the recording; until then its calls are recorded as its "
-			 "creator's (%u in the executable: %s)",
+			 "enters spool on a stack other than its creator's, or among its recorded "
+			 "calls (sync mode: 1 in 32 asks), then counts it and stops the recording; "
+			 "until then its calls are recorded as its creator's (%u in the executable: "
+			 "%s)",
 			 strerror(i->raw_err), ctx->scan.n[RR_SCAN_SYSCALL], ctx->scan.where[RR_SCAN_SYSCALL]);
 	if (ctx->scanned && ctx->scan.n[RR_SCAN_TSC])
 		log_warn("the program reads the time stamp counter itself (%u in the "

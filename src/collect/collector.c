@@ -174,12 +174,71 @@ int collector_compress(struct collector *c, int level)
 	return rc;
 }
 
+static int collector_proc_rec_ok(struct collector *c, uint32_t i, const struct trace_pkt2_counts *n,
+				 int peek);
+
+/*
+ * The records mode's owner checks, as trace_pkt2_owner_check makes them
+ * of packets: the ring is the program's memory, and a record it forged
+ * there passes the writer's format check. A thread starts once in a ring
+ * it was given, under the tid and pid its claim stored (read at its start,
+ * then kept until the collector frees the ring); a process record names
+ * its ring's process and slot, and is taken from the one ring the agent
+ * named (collector_proc_rec_ok). Before, a second thread start naming the
+ * main thread and a second process record were written as the program's.
+ * 0, or -EPROTO with c->bad_pkt set (the ring is damaged).
+ */
+static int collector_rec_owner_ok(struct collector *c, struct ring_state *rs,
+				  const struct rec_hdr *rec)
+{
+	struct shm_ring *r = shm_host_ring(c->h, c->cur_ring);
+	uint32_t kind = ev_kind(rec->word);
+
+	if (kind == KIND_THREAD && rec->size >= sizeof(struct rec_thread)) {
+		const struct rec_thread *t = (const struct rec_thread *)rec;
+
+		if (rs->owned) {
+			c->bad_pkt = "a thread record starts a thread in a ring its thread already had";
+			return -EPROTO;
+		}
+		if (r) {
+			rs->own_pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+			rs->own_tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
+			rs->own_slot = __atomic_load_n(&r->proc_slot, __ATOMIC_RELAXED);
+			rs->owned = 1;
+		}
+		if (rs->owned && (t->tid != rs->own_tid || t->pid != rs->own_pid)) {
+			c->bad_pkt = "a thread record names another thread than its ring's";
+			return -EPROTO;
+		}
+	} else if (kind == KIND_PROC && rec->size >= sizeof(struct rec_proc)) {
+		const struct rec_proc *p = (const struct rec_proc *)rec;
+		struct trace_pkt2_counts n;
+
+		if (rs->owned && (p->pid != rs->own_pid || p->proc_slot != rs->own_slot)) {
+			c->bad_pkt = "a process record names another process than its ring's";
+			return -EPROTO;
+		}
+		memset(&n, 0, sizeof(n));
+		n.proc = 1;
+		n.proc_slot = p->proc_slot;
+		if (!collector_proc_rec_ok(c, c->cur_ring, &n, 0)) {
+			c->bad_pkt = "a process record repeats one another ring gave";
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
 static int on_record(void *arg, const struct rec_hdr *rec)
 {
 	struct collector *c = arg;
 	struct ring_state *rs = &c->rings[c->cur_ring];
 	int rc;
 
+	if ((ev_kind(rec->word) == KIND_THREAD || ev_kind(rec->word) == KIND_PROC) &&
+	    collector_rec_owner_ok(c, rs, rec) < 0)
+		return -EPROTO;
 	/* A ring is reused by one thread after another (the agent's claim,
 	 * agent_thread.c): each opens with KIND_THREAD and counts its own seq. */
 	if (ev_kind(rec->word) == KIND_THREAD)

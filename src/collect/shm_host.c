@@ -44,6 +44,27 @@ void *shm_host_ext(struct shm_host *h, unsigned i)
 }
 
 /* Read exactly len bytes at off of the memfd (short only past its end). */
+/* The number in /proc/self/ns/pid ("pid:[4026531836]"): the pid
+ * namespace spool runs in, for the agent (shm_ctl.host_pidns); 0 when
+ * there is no /proc or it does not fit. */
+static uint32_t shm_host_pidns(void)
+{
+	char b[64];
+	ssize_t n = readlink("/proc/self/ns/pid", b, sizeof(b) - 1);
+	uint64_t v = 0;
+	const char *q;
+
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	q = strchr(b, '[');
+	if (!q)
+		return 0;
+	for (q++; *q >= '0' && *q <= '9' && v <= UINT32_MAX; q++)
+		v = v * 10 + (uint64_t)(*q - '0');
+	return *q == ']' && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
 static int shm_host_pread(struct shm_host *h, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
@@ -152,6 +173,7 @@ int shm_host_create_ext(struct shm_host *h, uint32_t ring_bytes, uint32_t max_ri
 	c->watermark = h->watermark;
 	c->stack_depth = stack_depth;
 	c->host_pid = (uint32_t)getpid();
+	c->host_pidns = shm_host_pidns();
 	c->nlocks = 1; /* lock index 0 means "no lock" */
 	c->features = SHM_FEAT_LOCKS;
 	for (unsigned i = 0; i < SHM_MAX_EXT; i++) {

@@ -161,7 +161,10 @@ struct shm_ctl {
 	 * the mapping (after the rings). A feature owns the layout of its area;
 	 * its header lives with the feature's code. */
 	uint32_t features; /* SHM_FEAT_* */
-	uint32_t pad_features;
+	/* the pid namespace spool runs in: the number in its
+	 * /proc/self/ns/pid link ("pid:[N]"), 0 unknown (agent_main.c: a
+	 * process in another whose /proc is its namespace's own) */
+	uint32_t host_pidns;
 	uint64_t ext_offset[SHM_MAX_EXT]; /* 0 = the feature has no area */
 	uint64_t ext_size[SHM_MAX_EXT];
 	uint32_t max_procs;	/* process slots in use (<= SHM_MAX_PROCS) */

@@ -10,12 +10,14 @@
 # exits 4, and its summary line, spool info, spool report and the JSON say
 # the same number lost. A skip its ring's lost counter accounts for is
 # counted lost (not damaged), and the program's output is never changed.
+# The records mode (SPOOL_RING_PACKETS=0) last: the same forgeries as
+# records (tests/progs/ring_forge writes them when the ring has no packets).
 . "$(dirname "$0")/lib.sh"
 
 P="$PROGS/ring_forge"
 T_TIMEOUT=60
 INCOMPLETE=4
-plan 27
+plan 37
 
 # run MODE: spool locks over the forger, trace in MODE.trace
 run() {
@@ -87,5 +89,33 @@ num_cmp "${lost:-0}" -gt 0 "  counted lost ($lost)"
 is "$(trace_summary proc.trace damaged_rings) $(trace_summary proc.trace processes)" "1 1" \
 	"  1 damaged ring, 1 process"
 same_loss proc "$lost"
+
+# The records mode (SPOOL_RING_PACKETS=0): the forger writes records after
+# its thread's own start, numbered on. Before, a second thread start
+# naming the main thread and a second process record were written as the
+# program's (exit 0, "0 lost"); now each damages its ring. A numbering
+# jump is a gap there: counted lost, never hidden.
+export SPOOL_RING_PACKETS=0
+rrun() { spool_run locks -q -o "r$1.trace" -- "$P" "$1"; }
+rrun clean
+is "$RC $OUT" "0 forged clean" "records mode, clean: exit 0, the program's output"
+is "$(summary_lost) $(trace_summary rclean.trace damaged_rings)" "0 0" "  nothing lost, no damaged ring"
+rrun jump
+is "$RC $OUT" "$INCOMPLETE forged jump" "records mode, jump: exit 4, output unchanged"
+is "$(summary_lost)" 995 "  the 995 skipped counted lost"
+rrun tid
+is "$RC $OUT" "$INCOMPLETE forged tid" "records mode, tid: exit 4, output unchanged"
+like "$ERR" "damaged the shared memory.*a thread record starts a thread in a ring its thread already had" \
+	"  the second thread start damages its ring"
+spool_run report --locks --json rtid.trace
+is "$(json run.out "len(d['threads']) - len(set(t['tid'] for t in d['threads']))")" 0 \
+	"  no tid shows twice in the report"
+rrun proc
+is "$RC $OUT" "$INCOMPLETE forged proc" "records mode, proc: exit 4, output unchanged"
+like "$ERR" "damaged the shared memory.*a process record repeats" \
+	"  the second process record damages its ring"
+is "$(trace_summary rproc.trace damaged_rings) $(trace_summary rproc.trace processes)" "1 1" \
+	"  1 damaged ring, 1 process"
+unset SPOOL_RING_PACKETS
 
 done_testing

@@ -19,6 +19,8 @@
  *   tid       its thread start names the main thread's tid
  *   proc      a process record after its thread start (the main thread's
  *             ring has the process's own)
+ * In the records mode (SPOOL_RING_PACKETS=0: no SHM_F_PACKETS) the same as
+ * records, after the thread start the agent wrote (tid: a second one).
  * Prints "forged MODE" and exits 0; 2 when not run under spool.
  */
 #include <pthread.h>
@@ -128,6 +130,47 @@ static struct shm_ring *my_ring(const struct shm_ctl *c)
 	return NULL;
 }
 
+/* Forever: nothing the agent sees, ever again (no pause on aarch64). */
+static void forge_park(void)
+{
+	for (;;)
+		syscall(SYS_ppoll, NULL, 0, NULL, NULL, 0);
+}
+
+/*
+ * The records mode (SPOOL_RING_PACKETS=0, no SHM_F_PACKETS): the records
+ * after the agent's own (its thread start), numbered on from its last_seq,
+ * built in fake and copied over the ring from its head, then published.
+ */
+static void *forge_records(struct shm_ring *r, struct shm_ring *fake, uint32_t size)
+{
+	uint64_t start = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	uint32_t seq = r->last_seq;
+	struct ring_prod p;
+
+	fake->head = fake->tail = start;
+	ring_prod_init(&p, fake, size, 0);
+	if (!strcmp(mode, "tid"))
+		put_thread(&p, ++seq, (uint32_t)getpid());
+	if (!strcmp(mode, "proc"))
+		put_proc(&p, ++seq, r->proc_slot);
+	for (int k = 0; k < 3; k++)
+		put_lock(&p, ++seq, k == 1 ? OP_RELEASE : OP_ACQUIRE);
+	if (!strncmp(mode, "jump", 4))
+		seq += 995;
+	for (int k = 0; k < 3; k++)
+		put_lock(&p, ++seq, k == 1 ? OP_RELEASE : OP_ACQUIRE);
+	for (uint64_t o = start; o < p.head; o++)
+		shm_ring_data(r)[o & (size - 1)] = shm_ring_data(fake)[o & (size - 1)];
+	if (!strcmp(mode, "jumplost"))
+		__atomic_store_n(&r->lost, r->lost + 995, __ATOMIC_RELEASE);
+	r->last_seq = seq;
+	__atomic_store_n(&r->head, p.head, __ATOMIC_RELEASE);
+	forged = 1;
+	forge_park();
+	return NULL;
+}
+
 static void *forger(void *arg)
 {
 	const struct shm_ctl *c = (const struct shm_ctl *)base;
@@ -149,6 +192,8 @@ static void *forger(void *arg)
 		return NULL;
 	}
 	memset(fake, 0, SHM_RING_HDR + (size_t)size);
+	if (!(c->flags & SHM_F_PACKETS))
+		return forge_records(r, fake, size);
 	start = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) & ~(uint64_t)(slot - 1);
 	fake->head = fake->tail = start;
 	ring_prod_init(&p, fake, size, 0);
@@ -178,8 +223,7 @@ static void *forger(void *arg)
 	r->done_seq = seq;
 	__atomic_store_n(&r->head, p.head, __ATOMIC_RELEASE);
 	forged = 1;
-	for (;;)
-		syscall(SYS_ppoll, NULL, 0, NULL, NULL, 0); /* nothing the agent sees, ever again (no pause on aarch64) */
+	forge_park();
 	return NULL;
 }
 
