@@ -668,6 +668,11 @@ struct rr_area {
 	 * begins stops itself with SIGTRAP there (goto_stop = EVENT + 1; 0:
 	 * never), for gdb to show (agent_serial.c). */
 	uint64_t goto_stop;
+	/* agent, RR_SNAP_IMAGE: the errno of the last copy that could not
+	 * write its image (0: none, or unknown), for spool record to say
+	 * why (EACCES: the program changed its user, apache2's workers) */
+	int32_t snap_err;
+	uint32_t pad5;
 };
 /* rr_area.layout[] */
 enum {
