@@ -477,6 +477,7 @@ static void record_raw(struct record_ctx *ctx, const struct rr_area *a)
 {
 	struct rr_info *info = &ctx->info;
 	size_t n = 0, u = 0;
+	int full = 0;
 
 	info->raw_state = a->raw_state;
 	info->raw_err = a->raw_err;
@@ -496,12 +497,20 @@ static void record_raw(struct record_ctx *ctx, const struct rr_area *a)
 			     n ? ", " : "", name, (unsigned long long)a->raw_count[i]);
 		if (k > 0 && (size_t)k < sizeof(info->raw_calls) - n)
 			n += (size_t)k;
-		if (rr_sys_recorded(nr))
+		if (rr_sys_recorded(nr) || full)
 			continue;
+		/* Whole names only, room kept for ", ...": a name cut short
+		 * read as another call (restic's "..., ioctl, n ran
+		 * unrecorded", newfstatat's first letter). */
 		k = snprintf(ctx->raw_unrec + u, sizeof(ctx->raw_unrec) - u, "%s%s", u ? ", " : "",
 			     name);
-		if (k > 0 && (size_t)k < sizeof(ctx->raw_unrec) - u)
+		if (k > 0 && (size_t)k + 6 < sizeof(ctx->raw_unrec) - u) {
 			u += (size_t)k;
+		} else {
+			snprintf(ctx->raw_unrec + u, sizeof(ctx->raw_unrec) - u, "%s...",
+				 u ? ", " : "");
+			full = 1;
+		}
 	}
 	if (a->raw_other && n + 40 < sizeof(info->raw_calls))
 		snprintf(info->raw_calls + n, sizeof(info->raw_calls) - n, "%sothers %llu",
