@@ -138,6 +138,12 @@ PACKAGES=(
 #                  constructor, querying a local responder (tests/real/144-dig-all.t)
 #   vim            vim -es: a search with a timeout arms a SIGEV_THREAD timer whose function
 #                  sets the flag the regexp engine polls (tests/real/137-vim-sevthread.t)
+#   apache2 apache2-utils  apache2 with mpm_event: a parent and a worker process of
+#                  APR threads that drops root, driven by curl (tests/real/145-apache2-event-all.t)
+#   ffmpeg         ffmpeg -threads 2 encoding a synthetic input: libavutil's slice
+#                  threads, 124 MB of writable memory per snapshot (tests/real/146)
+#   restic         a Go program (cgo): its runtime's own system calls, signal stacks and
+#                  futexes under every command (tests/real/147-restic-go-all.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -154,10 +160,11 @@ REAL_PACKAGES=(
 	unbound mosquitto mosquitto-clients ninja-build
 	ruby haproxy bind9-dnsutils
 	vim
+	apache2 apache2-utils ffmpeg restic
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.
-REAL_SERVICES=(nginx redis-server lighttpd memcached unbound mosquitto haproxy)
+REAL_SERVICES=(nginx redis-server lighttpd memcached unbound mosquitto haproxy apache2)
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")
 fi

@@ -34,6 +34,10 @@
  *    The return address is read from a slot kept per call site
  *    (agent_sud_slot), so parent and child need no register for it and a
  *    slot never changes once written (no race with a late child);
+ *  - sigaltstack cannot run in the handler (its return puts the frame's
+ *    alternate stack back; on that stack the kernel refuses a change):
+ *    the same trampoline way, a second block that always sets the
+ *    selector back;
  *  - exit and exit_group are made by the handler.
  * The agent keeps its SIGSYS handler: the program's sigaction, signal or
  * own rt_sigaction of SIGSYS is kept as the program's disposition, which a
@@ -119,6 +123,29 @@ __asm__(".pushsection .text\n"
 	"1: jmp *agent_sud_slot+8*\\k(%rip)\n"
 	".endr\n"
 	".size agent_sud_tramp, .-agent_sud_tramp\n"
+	".popsection\n");
+
+/*
+ * Trampoline k of the second block: the same call, then the selector back
+ * to BLOCK whatever it returned (sigaltstack, 0 on success, has no child
+ * to tell apart), then on after the program's instruction.
+ */
+extern const char agent_sud_tramp_ret[] __attribute__((visibility("hidden")));
+__asm__(".pushsection .text\n"
+	".balign 32\n"
+	".globl agent_sud_tramp_ret\n"
+	".hidden agent_sud_tramp_ret\n"
+	".type agent_sud_tramp_ret, @function\n"
+	"agent_sud_tramp_ret:\n"
+	".irp k,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
+	"28,29,30,31\n"
+	".balign 32\n"
+	"syscall\n"
+	"movq agent_sud_sel@gottpoff(%rip), %r11\n"
+	"movb $1, %fs:(%r11)\n"
+	"jmp *agent_sud_slot+8*\\k(%rip)\n"
+	".endr\n"
+	".size agent_sud_tramp_ret, .-agent_sud_tramp_ret\n"
 	".popsection\n");
 
 _Static_assert(SYSCALL_DISPATCH_FILTER_BLOCK == 1, "the trampoline stores 1");
@@ -360,6 +387,24 @@ void agent_rr_dispatch_handler(int sig, siginfo_t *si, void *ctx)
 		} else {
 			r = -EAGAIN; /* more than SUD_TRAMP_SLOTS call sites */
 		}
+		break;
+	case SYS_sigaltstack:
+		/* Made after the handler's return, from the program's own
+		 * context (its stack pointer): made here, the return undid it
+		 * (rt_sigreturn puts back the frame's uc_stack: Go's runtime
+		 * set its signal stack, the return disabled it again, and its
+		 * next signal ran on a goroutine's small stack, or Go died
+		 * with "non-Go code disabled sigaltstack"), and a change made
+		 * while the handler runs on that alternate stack was refused
+		 * (EPERM) where the program's own call succeeds. */
+		k = sud_slot(ip);
+		if (k >= 0) {
+			/* Leaves the selector at ALLOW: the trampoline resets it. */
+			g[REG_RIP] = (greg_t)(agent_sud_tramp_ret + SUD_TRAMP_SIZE * k);
+			errno = saved;
+			return;
+		}
+		r = sud_raw(nr, a); /* more than SUD_TRAMP_SLOTS call sites */
 		break;
 	case SYS_rt_sigprocmask:
 		/* The program's own mask change while int3 probes are in:

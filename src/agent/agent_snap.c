@@ -489,8 +489,10 @@ static void snap_copy(uint32_t me, uint32_t n)
 		if (agent_snap_img_write(snap_area->trace_dir, snap_index, snap_turn, snap_count,
 					 snap_switches, me, n, snap_thr) == 0)
 			__atomic_fetch_add(&snap_area->snap_written, 1, __ATOMIC_RELAXED);
-		else
+		else {
+			__atomic_store_n(&snap_area->snap_err, errno, __ATOMIC_RELAXED);
 			__atomic_fetch_add(&snap_area->snap_failed, 1, __ATOMIC_RELAXED);
+		}
 		syscall(SYS_exit_group, 0);
 	}
 	/* All of spool's shared memory becomes the copy's own (the area, and

@@ -612,7 +612,9 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 		return -1;
 	z_set(g.cctx, IMG_C_LEVEL, IMG_LEVEL);
 	z_set(g.cctx, IMG_C_CHECKSUM, 1);
-	g.fd = syscall(SYS_openat, AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* 0600: the program's memory, as private as the trace's other files
+	 * (it was 0644, in a 0700 directory) */
+	g.fd = syscall(SYS_openat, AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (g.fd < 0)
 		return -1;
 	memset(&h, 0, sizeof(h));

@@ -453,6 +453,31 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 		log_err("cannot attach to pid %d: %s", (int)pid, probe_attach_why(rc, pid));
 		goto out_resume;
 	}
+	/* The agent's dlopen is called in the main thread: not while it is
+	 * in the dynamic loader (a program still starting, a dlopen under
+	 * way: a call there faulted in a libc not ready yet and left the
+	 * program hung, probe_attach.c). Let go and stopped again, 10 ms
+	 * apart, 5 s at most; then refused, nothing called in it. */
+	for (int tries = 0; probe_attach_in_loader(a, pid); tries++) {
+		if (tries == 500) {
+			log_err("cannot attach to pid %d: its main thread is still in the dynamic "
+				"loader after 5 s (starting up, or in a dlopen); nothing was "
+				"changed in it, try again",
+				(int)pid);
+			rc = -EBUSY;
+			goto out_resume;
+		}
+		if (tries == 0)
+			log_debug("pid %d: in the dynamic loader, waiting for it to leave", (int)pid);
+		probe_attach_resume(a);
+		usleep(10000);
+		rc = probe_attach_stop(a, pid);
+		if (rc < 0) {
+			log_err("cannot attach to pid %d: %s", (int)pid,
+				probe_attach_why(rc, pid));
+			goto out_resume;
+		}
+	}
 	/* glibc's pthread_create blocks every signal in the creating thread
 	 * around its clone, and the new thread starts so until its setup is
 	 * done: a thread stopped there would keep the int3 probes out for

@@ -81,6 +81,8 @@ struct record_ctx {
 	int snap_set;		 /* --snap-period was given */
 	uint32_t snap_mode;   /* RR_SNAP_* (SPOOL_SNAP_RUN=1: the copies run on) */
 	uint64_t snap_taken, snap_skipped, snap_ns, snap_ns_max, snap_written, snap_failed;
+	int snap_err;	     /* the last failed copy's errno (untrusted: only printed) */
+	uint64_t switches0;  /* the first process's switches: the others take no snapshot */
 	const char *trace_dir; /* the run's trace directory (the snapshots go in snap/) */
 	const char *out_path; /* --until-fail: the run's stdout, kept in the trace */
 	struct stdin_cap *in; /* the program's stdin, kept for every run and the replay */
@@ -475,6 +477,7 @@ static void record_raw(struct record_ctx *ctx, const struct rr_area *a)
 {
 	struct rr_info *info = &ctx->info;
 	size_t n = 0, u = 0;
+	int full = 0;
 
 	info->raw_state = a->raw_state;
 	info->raw_err = a->raw_err;
@@ -494,12 +497,20 @@ static void record_raw(struct record_ctx *ctx, const struct rr_area *a)
 			     n ? ", " : "", name, (unsigned long long)a->raw_count[i]);
 		if (k > 0 && (size_t)k < sizeof(info->raw_calls) - n)
 			n += (size_t)k;
-		if (rr_sys_recorded(nr))
+		if (rr_sys_recorded(nr) || full)
 			continue;
+		/* Whole names only, room kept for ", ...": a name cut short
+		 * read as another call (restic's "..., ioctl, n ran
+		 * unrecorded", newfstatat's first letter). */
 		k = snprintf(ctx->raw_unrec + u, sizeof(ctx->raw_unrec) - u, "%s%s", u ? ", " : "",
 			     name);
-		if (k > 0 && (size_t)k < sizeof(ctx->raw_unrec) - u)
+		if (k > 0 && (size_t)k + 6 < sizeof(ctx->raw_unrec) - u) {
 			u += (size_t)k;
+		} else {
+			snprintf(ctx->raw_unrec + u, sizeof(ctx->raw_unrec) - u, "%s...",
+				 u ? ", " : "");
+			full = 1;
+		}
 	}
 	if (a->raw_other && n + 40 < sizeof(info->raw_calls))
 		snprintf(info->raw_calls + n, sizeof(info->raw_calls) - n, "%sothers %llu",
@@ -610,6 +621,8 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->snap_ns_max = a->snap_ns_max;
 	ctx->snap_written = a->snap_written;
 	ctx->snap_failed = a->snap_failed;
+	ctx->snap_err = __atomic_load_n(&a->snap_err, __ATOMIC_RELAXED);
+	ctx->switches0 = a->switches;
 	if (ctx->out_path && record_keep_output(ctx, w) < 0)
 		log_warn("cannot keep the run's output in the trace");
 	ctx->info.flags = __atomic_load_n(&a->flags, __ATOMIC_ACQUIRE);
@@ -935,6 +948,23 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		 * in select), which tries none (doc/record.md, Snapshots). */
 		if (ctx->serial && ctx->snap_set && ctx->snap_period && !ctx->snap_period_ns &&
 		    !ctx->snap_taken && !ctx->snap_skipped && ctx->snap_failed != UINT64_MAX &&
+		    i->nprocs > 1 && i->switches >= ctx->snap_period) {
+			/* A process tree: only the first process takes snapshots
+			 * (the others' areas ask for none; --goto replays one
+			 * process); apache2's threads are in its fork child. */
+			char n0[32];
+
+			log_info("no snapshot: only the first process of a tree takes them, "
+				 "and %s of the %s switches were in the other %u process%s "
+				 "(%s in the first)",
+				 record_group(i->switches - (ctx->switches0 < i->switches
+								 ? ctx->switches0
+								 : i->switches),
+					      n, sizeof(n)),
+				 record_group(i->switches, n0, sizeof(n0)), i->nprocs - 1,
+				 i->nprocs == 2 ? "" : "es", record_group(ctx->switches0, every, sizeof(every)));
+		} else if (ctx->serial && ctx->snap_set && ctx->snap_period && !ctx->snap_period_ns &&
+		    !ctx->snap_taken && !ctx->snap_skipped && ctx->snap_failed != UINT64_MAX &&
 		    i->switches >= ctx->snap_period)
 			log_info("no snapshot: none of the %s switches came where one is tried, "
 				 "a running thread handing the token over (its slice over, a wait "
@@ -947,10 +977,17 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				log_warn("no snapshot images: libzstd could not be loaded into the "
 					 "program");
 			else if (ctx->snap_failed)
-				log_warn("%llu snapshot image%s could not be written (disk full?); "
+				log_warn("%llu snapshot image%s could not be written (%s%s); "
 					 "%llu written",
 					 (unsigned long long)ctx->snap_failed,
 					 ctx->snap_failed == 1 ? "" : "s",
+					 ctx->snap_err > 0 ? strerror(ctx->snap_err) : "disk full?",
+					 ctx->snap_err == EACCES || ctx->snap_err == EPERM
+						 ? ": the program changed its user or group (setuid), "
+						   "and a snapshot's copy runs as the program: it "
+						   "cannot write into the trace directory, which only "
+						   "spool's user may write"
+						 : "",
 					 (unsigned long long)ctx->snap_written);
 		}
 	}

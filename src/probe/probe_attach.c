@@ -844,6 +844,70 @@ int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const 
 	return 0;
 }
 
+/* The path of the mapping of /proc/PID/maps that holds addr ("" when none,
+ * or an anonymous one). */
+static void attach_path_at(pid_t pid, uint64_t addr, char *path, size_t size)
+{
+	char fn[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	path[0] = 0;
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &s, &e, &pos) < 2 || !pos)
+			continue;
+		if (addr < s || addr >= e)
+			continue;
+		if (line[pos] == '/') {
+			snprintf(path, size, "%s", line + pos);
+			path[strcspn(path, "\n")] = 0;
+		}
+		break;
+	}
+	fclose(f);
+}
+
+/*
+ * Called before the dlopen of the agent: ffmpeg attached 0.1 s after its
+ * start was stopped in ld.so (relocating its 137 libraries); the dlopen
+ * called there faulted in libc (not ready yet) holding gettext's lock,
+ * spool gave up the attach, and ffmpeg hung for good at its next
+ * bindtextdomain (tests/real/146-ffmpeg-threads-all.t). The loader is
+ * found by AT_BASE of /proc/PID/auxv: the file mapped there.
+ */
+int probe_attach_in_loader(const struct probe_attach *a, pid_t tid)
+{
+	char fn[64], ld[PATH_MAX], at[PATH_MAX];
+	uint64_t aux[2], base = 0;
+	struct arch_ptrace_regs r;
+	FILE *f;
+
+	if (arch_ptrace_get(tid, &r) < 0)
+		return 0;
+	snprintf(fn, sizeof(fn), "/proc/%d/auxv", (int)a->pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return 0;
+	while (fread(aux, sizeof(aux), 1, f) == 1 && aux[0] != AT_NULL) {
+		if (aux[0] == AT_BASE) {
+			base = aux[1];
+			break;
+		}
+	}
+	fclose(f);
+	if (!base)
+		return 0; /* a static program: no loader */
+	attach_path_at(a->pid, base, ld, sizeof(ld));
+	attach_path_at(a->pid, arch_ptrace_pc(&r), at, sizeof(at));
+	return ld[0] && !strcmp(ld, at);
+}
+
 /* SigBlk of /proc/PID/task/TID/status: does the thread block SIGTRAP? */
 static int attach_blocks_trap(pid_t pid, pid_t tid)
 {

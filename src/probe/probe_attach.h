@@ -81,6 +81,11 @@ int probe_attach_module_base(pid_t pid, const char *file, uint64_t *base);
 /* The libraries mapped in the target (absolute paths, deduplicated). */
 int probe_attach_libs(pid_t pid, char ***libs, size_t *nlibs);
 
+/* Is stopped thread tid (one of a's) inside the dynamic loader's code (a
+ * program still starting: ld.so relocating it or running its libraries'
+ * constructors; or a dlopen, a lazy binding)? 1, or 0 (also when that
+ * cannot be read). A call into it then is not safe (probe_attach.c). */
+int probe_attach_in_loader(const struct probe_attach *a, pid_t tid);
 /* Does a stopped thread block SIGTRAP (an int3 probe hit would kill the
  * process: the agent is not interposed in attach mode)? 1 and *tid, or 0. */
 int probe_attach_trap_blocked(const struct probe_attach *a, pid_t *tid);

@@ -676,7 +676,11 @@ struct rr_area {
 	 * without PR_TIMER_CREATE_RESTORE_IDS (SPOOL_SNAP_TIMER_ORDER=1, for
 	 * tests). */
 	uint32_t restore_timers, restore_timers_off;
-	uint32_t restore_timer_order, pad5;
+	uint32_t restore_timer_order;
+	/* agent, RR_SNAP_IMAGE: the errno of the last copy that could not
+	 * write its image (0: none, or unknown), for spool record to say
+	 * why (EACCES: the program changed its user, apache2's workers) */
+	int32_t snap_err;
 };
 /* rr_area.layout[] */
 enum {

@@ -21,6 +21,10 @@
  *   rr_rawsys --tsc          reads the time stamp counter (rdtsc), which
  *                            no trap catches: spool record finds it in the
  *                            executable and warns
+ *   rr_rawsys --sigaltstack  sets its alternate signal stack with a raw
+ *                            sigaltstack, as Go's runtime does for each of
+ *                            its threads, reads it back, takes a signal on
+ *                            it, then disables it (raw) and takes one off it
  */
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -33,6 +37,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -223,6 +228,53 @@ static int tsc(void)
 	return 0;
 }
 
+static char *alt_lo;
+static volatile sig_atomic_t on_alt = -1;
+
+/* SIGILL of the ud2 below: a synchronous signal, which the kernel
+ * delivers at once (spool runs the handlers of asynchronous ones later,
+ * from its own code), on the alternate stack when one is set. */
+static void on_ill(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	char c;
+
+	(void)sig;
+	(void)si;
+	on_alt = &c >= alt_lo && &c < alt_lo + 65536;
+	uc->uc_mcontext.gregs[REG_RIP] += 2; /* over the ud2 */
+}
+
+static int altstack(void)
+{
+	static char mem[65536] __attribute__((aligned(16)));
+	stack_t ss = {.ss_sp = mem, .ss_size = sizeof(mem), .ss_flags = 0}, cur;
+	struct sigaction sa;
+	long r;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_ill;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	if (sigaction(SIGILL, &sa, NULL) < 0)
+		return 1;
+	alt_lo = mem;
+	r = raw3(SYS_sigaltstack, (long)&ss, 0, 0);
+	memset(&cur, 0, sizeof(cur));
+	raw3(SYS_sigaltstack, 0, (long)&cur, 0);
+	printf("set %ld, reads back %s\n", r,
+	       cur.ss_sp == mem && !(cur.ss_flags & SS_DISABLE) ? "as set" : "otherwise");
+	__asm__ volatile("ud2");
+	printf("handler on the alternate stack: %d\n", (int)on_alt);
+	ss.ss_flags = SS_DISABLE;
+	r = raw3(SYS_sigaltstack, (long)&ss, 0, 0);
+	raw3(SYS_sigaltstack, 0, (long)&cur, 0);
+	printf("disable %ld, reads back %s\n", r,
+	       cur.ss_flags & SS_DISABLE ? "disabled" : "enabled");
+	__asm__ volatile("ud2");
+	printf("handler on the alternate stack: %d\n", (int)on_alt);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "--getpid")) {
@@ -251,6 +303,8 @@ int main(int argc, char **argv)
 		return tsc();
 	if (argc >= 2 && !strcmp(argv[1], "--sigreturn"))
 		return own_restorer();
+	if (argc >= 2 && !strcmp(argv[1], "--sigaltstack"))
+		return altstack();
 	if (argc < 2)
 		return 2;
 	return inputs(argv[1]);
