@@ -918,37 +918,51 @@ static void __attribute__((noreturn)) rr_fail(const char *what)
 	agent_rr_stop(what, 0);
 }
 
-AGENT_EXPORT pid_t fork(void)
+static long rr_fork_glibc(void *arg)
 {
-	struct agent_thread *t;
-	uint64_t arg = 0;
-	pid_t r, p;
+	(void)arg;
+	return real_fork();
+}
+
+/*
+ * A fork recorded or replayed: make(arg) makes the copy, glibc's fork
+ * (whose handlers take the child's number when recording and start the
+ * child on it: agent_rr_fork_prepare, agent_rr_fork_child) or a fork no
+ * fork handler runs in (raw: agent_rr_raw_fork), which takes the number
+ * here and whose child starts on it in agent_thread_raw_fork. Either way
+ * the parent records RR_CALL_FORK with the child's number, as a replay
+ * needs it.
+ */
+static long rr_fork_with(struct agent_thread *t, long (*make)(void *), void *arg, int raw)
+{
+	uint64_t k = 0;
+	long r, p;
 	int e;
 
-	if (AGENT_LIKELY(!agent_rr_mode) || !rr_tree || !(t = agent_rr_io_enter()))
-		return real_fork();
 	if (agent_rr_mode & RR_MODE_REPLAY) {
-		r = (pid_t)agent_rr_rep_input(t, RR_CALL_FORK, -1, NULL, 0, &arg);
+		r = agent_rr_rep_input(t, RR_CALL_FORK, -1, NULL, 0, &k);
 		if (r <= 0)
 			return r; /* the recorded failure, errno set */
-		if (arg >= rr_tree->max)
+		if (k >= rr_tree->max)
 			rr_fail("replay: the recording's fork names no recorded process");
-		if (!rr_on_path((uint32_t)arg))
+		if (!rr_on_path((uint32_t)k))
 			return r; /* --pid: a child off the way, not started */
-		rr_fork_next = (uint32_t)arg;
-		p = real_fork();
+		rr_fork_next = (uint32_t)k;
+		p = make(arg);
 		if (p == 0)
 			return 0;
 		rr_fork_next = RR_NO_PROC;
 		if (p < 0)
 			rr_fail("replay: fork failed where the recording's did not");
 		/* (the child stores it too: whichever comes first) */
-		__atomic_store_n(&rr_tree->ent[arg].real_pid, p, __ATOMIC_RELEASE);
+		__atomic_store_n(&rr_tree->ent[k].real_pid, (pid_t)p, __ATOMIC_RELEASE);
 		if (rr_only != RR_NO_PROC && rr_me != rr_only)
-			rr_follow(p);
+			rr_follow((pid_t)p);
 		return r;
 	}
-	p = real_fork();
+	if (raw)
+		agent_rr_fork_prepare();
+	p = make(arg);
 	if (p == 0)
 		return 0;
 	e = errno;
@@ -957,6 +971,38 @@ AGENT_EXPORT pid_t fork(void)
 	rr_fork_next = RR_NO_PROC;
 	errno = e;
 	return p;
+}
+
+AGENT_EXPORT pid_t fork(void)
+{
+	struct agent_thread *t;
+
+	if (AGENT_LIKELY(!agent_rr_mode) || !rr_tree || !(t = agent_rr_io_enter()))
+		return real_fork();
+	return (pid_t)rr_fork_with(t, rr_fork_glibc, NULL, 0);
+}
+
+struct rr_raw_fork {
+	long (*call)(void *);
+	void *arg;
+	unsigned long flags;
+};
+
+static long rr_fork_raw(void *arg)
+{
+	const struct rr_raw_fork *f = arg;
+
+	return agent_thread_raw_fork(f->call, f->arg, f->flags);
+}
+
+long agent_rr_raw_fork(long (*call)(void *), void *arg, unsigned long flags)
+{
+	struct rr_raw_fork f = {call, arg, flags};
+	struct agent_thread *t;
+
+	if (!rr_tree || !(t = agent_rr_io_enter()))
+		return agent_thread_raw_fork(call, arg, flags);
+	return rr_fork_with(t, rr_fork_raw, &f, 1);
 }
 
 /* vfork while recording or replaying (see the top of the file). */
