@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: MIT
 # 358-rr-raw-fork.t - under spool record and spool replay, a fork no fork
 # handler runs in: syscall(SYS_fork), syscall(SYS_clone, SIGCHLD, 0...),
-# clone3 through syscall() and glibc's _Fork. Each child gets its own
+# clone3 through syscall(), glibc's _Fork and the program's own syscall
+# instruction making SYS_fork (seen by syscall user dispatch: before, it
+# ran glibc's fork, whose fork handlers, the program's too, do not run
+# without spool; and spool said the fork "ran unrecorded"). None runs the
+# program's pthread_atfork child handler, as without spool. Each child gets its own
 # number in the recording's process tree, its own ring and its own
 # recording, as a glibc fork child does (328): its lock events are its
 # own, and its replay returns what it recorded (here its getpid, which the
@@ -15,10 +19,11 @@
 . "$(dirname "$0")/lib.sh"
 
 need_cc
-plan 38
+plan 50
 
 cat >rf.c <<'C'
 #define _GNU_SOURCE
+#include <errno.h>
 #include <linux/sched.h>
 #include <pthread.h>
 #include <signal.h>
@@ -33,9 +38,29 @@ cat >rf.c <<'C'
 pid_t _Fork(void);
 
 static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+static int handlers;
+
+static void child_handler(void)
+{
+	handlers++;
+}
 
 static long make(const char *kind)
 {
+	if (!strcmp(kind, "asmfork")) {
+#if defined(__x86_64__)
+		long r;
+
+		__asm__ volatile("syscall" : "=a"(r) : "a"((long)SYS_fork) : "rcx", "r11", "memory");
+		if (r < 0) {
+			errno = (int)-r;
+			return -1;
+		}
+		return r;
+#else
+		return syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+#endif
+	}
 	if (!strcmp(kind, "sysfork")) {
 #ifdef SYS_fork
 		return syscall(SYS_fork);
@@ -62,14 +87,15 @@ int main(int argc, char **argv)
 	int n = atoi(argv[2]), bad = 0, st;
 	char buf[128];
 
+	pthread_atfork(NULL, NULL, child_handler);
 	for (int i = 0; i < n; i++) {
 		long p = make(argv[1]);
 
 		if (p == 0) {
 			pthread_mutex_lock(&cm);
 			pthread_mutex_unlock(&cm);
-			write(1, buf, (size_t)snprintf(buf, sizeof(buf), "child %d pid %d\n", i,
-						       (int)getpid()));
+			write(1, buf, (size_t)snprintf(buf, sizeof(buf), "child %d pid %d handlers %d\n", i,
+						       (int)getpid(), handlers));
 			_exit(3);
 		}
 		if (p < 0) {
@@ -90,30 +116,31 @@ if ! "$CC" -O1 -pthread -o rf rf.c; then
 fi
 pass "the test program builds"
 N=3
-native="$(./rf sysclone $N | tail -n 1)"
-is "$native" "children $N bad 0" "without spool: $N children made by syscall(SYS_clone)"
+native="$(./rf asmfork $N)"
+is "$(tail -n 1 <<<"$native"):$(grep -c 'handlers 0$' <<<"$native")" "children $N bad 0:$N" \
+	"without spool: $N children made by a syscall instruction, no fork handler ran in them"
 
 # pids_match FILE: every child's own pid is what its parent's fork returned
 pids_match() {
 	local i
 	for ((i = 0; i < N; i++)); do
-		c="$(sed -n "s/^child $i pid //p" "$1")"
+		c="$(sed -n "s/^child $i pid \([0-9]*\) handlers 0\$/\1/p" "$1")"
 		f="$(sed -n "s/^forked $i pid //p" "$1")"
 		[ -n "$c" ] && [ "$c" = "$f" ] || return 1
 	done
 }
 
 for mode in serial sync; do
-	for kind in sysfork sysclone clone3 _Fork; do
-		# (serial: every kind; sync: two of them, the test's time)
+	for kind in sysfork sysclone clone3 _Fork asmfork; do
+		# (serial: every kind; sync: three of them, the test's time)
 		[ $mode = sync ] && { [ $kind = sysfork ] || [ $kind = clone3 ]; } && continue
 		t=$mode.$kind
 		spool_run record --mode $mode --lock-events -o $t.trace -- ./rf $kind $N
 		printf '%s\n' "$OUT" >$t.rec.out
 		is "$RC:$(tail -n 1 $t.rec.out)" "0:children $N bad 0" \
 			"record --mode $mode, $kind: the program ran, exit 0"
-		unlike "$ERR" "[1-9][0-9,]* events lost|lost [1-9]|damaged|incomplete|refus" \
-			"  nothing lost, nothing damaged, nothing refused"
+		unlike "$ERR" "[1-9][0-9,]* events lost|lost [1-9]|damaged|incomplete|refus|ran unrecorded" \
+			"  nothing lost, nothing damaged, nothing refused, nothing unrecorded"
 		like "$ERR" "recorded .*$((N + 1)) processes" "  $((N + 1)) processes recorded"
 		# each child's mutex: 1 acquisition in each child's own process
 		"$SPOOL" report --locks --json $t.trace >lk.json 2>lk.err
@@ -124,9 +151,9 @@ for mode in serial sync; do
 		replays_same 2 0 $t.rec.out -q $t.trace
 		is "$SAME" 2 "  2 replays print the recorded output (the children's pids too) and exit 0"
 		if pids_match $t.rec.out; then
-			pass "  each child's getpid is its fork's result"
+			pass "  each child's getpid is its fork's result, no fork handler ran in it"
 		else
-			fail "  each child's getpid is its fork's result"
+			fail "  each child's getpid is its fork's result, no fork handler ran in it"
 			diag "$(cat $t.rec.out)"
 		fi
 	done
