@@ -276,9 +276,9 @@ int agent_gone;
  * In a pid namespace of its own (agent.pidns) spool's pid names nothing, or
  * another process (kill said ESRCH: the first wait of a recorded or
  * replayed process there ended its recording, spool "gone"). Its /proc is
- * spool's side's (agent_seen_pid_set),
- * where /proc/<spool's pid> is there until spool is reaped; a namespace
- * with a /proc of its own cannot tell (and records nothing): never gone.
+ * spool's side's (agent_seen_pid_set), where /proc/<spool's pid> is there
+ * until spool is reaped; a namespace with a /proc of its own cannot tell
+ * (and records nothing): never gone.
  */
 static int agent_host_gone_pidns(void)
 {
