@@ -272,6 +272,30 @@ int agent_gone;
  * child, attach mode) kill(pid, 0): ESRCH once spool is reaped. Raw system
  * calls: kill may be interposed, getpid cached.
  */
+/*
+ * In a pid namespace of its own (agent.pidns) spool's pid names nothing, or
+ * another process (kill said ESRCH: the first wait of a recorded or
+ * replayed process there ended its recording, spool "gone"). Its /proc is
+ * spool's side's (agent_seen_pid_set), where /proc/<spool's pid> is there
+ * until spool is reaped; a namespace with a /proc of its own cannot tell
+ * (and records nothing): never gone.
+ */
+static int agent_host_gone_pidns(void)
+{
+	char path[24] = "/proc/";
+	uint32_t v = agent.host_pid, d = 1;
+	size_t i = 6;
+
+	if (!agent.seen_pid)
+		return 0;
+	while (v / d >= 10)
+		d *= 10;
+	for (; d; d /= 10)
+		path[i++] = (char)('0' + v / d % 10);
+	path[i] = 0;
+	return syscall(SYS_faccessat, AT_FDCWD, path, F_OK) < 0 && errno == ENOENT;
+}
+
 int agent_host_gone(void)
 {
 	int saved, gone;
@@ -283,6 +307,8 @@ int agent_host_gone(void)
 	saved = errno;
 	if (agent.host_child && (uint32_t)syscall(SYS_getpid) == agent.host_child)
 		gone = (uint32_t)syscall(SYS_getppid) != agent.host_pid;
+	else if (agent.pidns)
+		gone = agent_host_gone_pidns();
 	else
 		gone = syscall(SYS_kill, (pid_t)agent.host_pid, 0) < 0 && errno == ESRCH;
 	errno = saved;

@@ -185,6 +185,11 @@ void agent_rr_fork_child_handler(void);
  * handler took it; replaying: the recorded fork named it) and that has not
  * taken it yet: agent_rr_fork_child may run early (agent_thread_forking). */
 int agent_rr_fork_pending(void);
+/* A fork no fork handler runs in (_Fork; fork, or clone without CLONE_VM,
+ * through syscall()) while recording or replaying: call(arg) makes it
+ * (through agent_thread_raw_fork, with the clone flags), numbered and
+ * recorded as fork's is, its child started on its own recording. */
+long agent_rr_raw_fork(long (*call)(void *), void *arg, unsigned long flags);
 /* Replay --pid N: this process replays but shows no output (an ancestor
  * of N on its way to the fork or exec that starts N). */
 extern int agent_rr_muted;

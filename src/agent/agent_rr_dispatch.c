@@ -315,13 +315,35 @@ int agent_rr_dispatch_sigsys(const struct sigaction *act, struct sigaction *oact
 	return 1;
 }
 
-/* The child (0) is detached by the agent's fork handlers (agent_rr.c,
- * agent_thread.c) and runs without dispatch. */
-static long sud_fork(void)
-{
-	pid_t p = fork();
+/* The program's own fork (SYS_fork, or SYS_clone with only SIGCHLD): made
+ * as it is, by the system call, so that no fork handler runs (the
+ * program's would, through glibc's fork: a child handler it registered ran
+ * in the recording and not without spool), and numbered and recorded as a
+ * fork is (agent_rr_raw_fork). The child (0) starts on its own recording,
+ * without dispatch. */
+struct sud_fork_call {
+	long nr;
+	const long *a;
+};
 
-	return p < 0 ? -errno : p;
+static long sud_fork_pass(void *arg)
+{
+	const struct sud_fork_call *c = arg;
+	long r = sud_raw(c->nr, c->a);
+
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static long sud_fork(long nr, const long *a)
+{
+	struct sud_fork_call c = {nr, a};
+	long r = agent_rr_raw_fork(sud_fork_pass, &c, nr == SYS_clone ? (unsigned long)a[0] : 0);
+
+	return r < 0 ? -errno : r;
 }
 
 /* Behind agent_sigshim_sys (agent_sigshim.c): spool probe -p may detach
@@ -356,11 +378,11 @@ void agent_rr_dispatch_handler(int sig, siginfo_t *si, void *ctx)
 		g[REG_RIP] = (greg_t)sud_restorer;
 		goto out;
 	case SYS_fork:
-		r = sud_fork();
+		r = sud_fork(nr, a);
 		break;
 	case SYS_clone:
 		if (a[0] == SIGCHLD && !a[1]) {
-			r = sud_fork();
+			r = sud_fork(nr, a);
 			break;
 		}
 		/* a thread of the program's own making: without the agent's

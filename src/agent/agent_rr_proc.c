@@ -117,8 +117,74 @@ __attribute__((constructor)) static void agent_rr_proc_resolve(void)
 
 /* ---- the tree ---- */
 
-static pid_t rr_getpid(void) { return (pid_t)syscall(SYS_getpid); }
-static pid_t rr_getppid(void) { return (pid_t)syscall(SYS_getppid); }
+/*
+ * The tree's pids are the ones spool sees (agent.seen_pid, seen_ppid: read
+ * when the process claimed its slot, agent_proc_claim): a process in a pid
+ * namespace of its own has others (1 for the namespace's first), which
+ * name other processes in the /proc spool's side has (rr_alive) and to
+ * the processes of the tree outside the namespace. A fork's result is the
+ * parent's view: the parent stores it as the child's only outside one
+ * (rr_ns_view). rr_kill_self: a signal to this process, by its own pid.
+ */
+static pid_t rr_getpid(void)
+{
+	if (agent.pidns && agent.seen_pid)
+		return (pid_t)agent.seen_pid;
+	return (pid_t)syscall(SYS_getpid);
+}
+
+static pid_t rr_getppid(void)
+{
+	if (agent.pidns && agent.seen_pid)
+		return (pid_t)agent.seen_ppid;
+	return (pid_t)syscall(SYS_getppid);
+}
+
+static int rr_ns_view(void)
+{
+	return !agent.pidns;
+}
+
+/* Replay, a parent in a pid namespace of its own: the fork's or spawn's
+ * result p is not what the tree holds, so it waits (2 s at most, while the
+ * child is there) for child k to store its own as it claims its entry
+ * (early in a fork child's handler; a spawned image as its agent starts):
+ * a wait for it then finds it (rr_wait_replayed). p 0: a child whose pid
+ * the parent does not know (glibc's own spawn, system and popen). */
+static void rr_wait_claim(uint32_t k, pid_t p)
+{
+	struct timespec ms1 = {0, 1000000};
+	pid_t rp;
+
+	for (int i = 0; i < 2000; i++) {
+		rp = __atomic_load_n(&rr_tree->ent[k].real_pid, __ATOMIC_ACQUIRE);
+		if (rp && rp != p)
+			break;
+		if (p > 0 && syscall(SYS_kill, p, 0) < 0 && errno == ESRCH)
+			break;
+		syscall(SYS_nanosleep, &ms1, NULL);
+	}
+}
+
+/* This process's pid in its pid namespace (struct rr_proc_ent's ns_pid),
+ * 0 outside one. */
+static pid_t rr_ns_pid(void)
+{
+	return agent.pidns && agent.seen_pid ? (pid_t)syscall(SYS_getpid) : 0;
+}
+
+/* Whether the recorded pid a wait of this process returned names entry
+ * e: its pid, or (a child of ours in our pid namespace) its pid there. */
+static int rr_is_waited(const struct rr_proc_ent *e, pid_t recorded)
+{
+	return e->pid == recorded ||
+	       (e->ns_pid > 0 && e->ns_pid == recorded && e->parent == rr_me);
+}
+
+static void rr_kill_self(int sig)
+{
+	syscall(SYS_kill, syscall(SYS_getpid), sig);
+}
 
 /* The tree's "parent" of k: the image before an exec, else the parent. */
 static uint32_t rr_up(uint32_t k)
@@ -188,6 +254,7 @@ static uint32_t rr_take(uint32_t kind, uint32_t parent, uint32_t prev, pid_t pid
 		return RR_NO_PROC;
 	e = &rr_tree->ent[k];
 	e->pid = pid;
+	e->ns_pid = pid ? rr_ns_pid() : 0;
 	e->ppid = ppid;
 	e->parent = parent;
 	e->prev = prev;
@@ -239,12 +306,17 @@ static uint32_t rr_spawned_number(pid_t pid, uint32_t parent, uint32_t n)
 	for (;;) {
 		pspawn = 0;
 		for (k = 1; k < n; k++) {
-			const struct rr_proc_ent *e = &rr_tree->ent[k];
+			struct rr_proc_ent *e = &rr_tree->ent[k];
+			pid_t rp = __atomic_load_n(&e->real_pid, __ATOMIC_ACQUIRE);
 
+			/* (a parent in our pid namespace stored our pid there:
+			 * the tree's is the one spool sees, rr_getpid) */
 			if ((e->kind == RR_PK_PSPAWN || e->kind == RR_PK_SPAWN) &&
-			    __atomic_load_n(&e->real_pid, __ATOMIC_ACQUIRE) == pid &&
-			    __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_RUN)
+			    (rp == pid || (rp > 0 && rp == rr_ns_pid() && e->parent == parent)) &&
+			    __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_RUN) {
+				__atomic_store_n(&e->real_pid, pid, __ATOMIC_RELEASE);
 				return k;
+			}
 			if (e->kind == RR_PK_PSPAWN && e->parent == parent &&
 			    __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_FREE)
 				pspawn = 1;
@@ -280,6 +352,7 @@ static uint32_t rr_number(void)
 		}
 		rr_outer_note();
 		rr_tree->ent[0].pid = pid;
+		rr_tree->ent[0].ns_pid = rr_ns_pid();
 		rr_tree->ent[0].ppid = ppid;
 		rr_tree->ent[0].parent = rr_tree->ent[0].prev = RR_NO_PROC;
 		rr_tree->ent[0].kind = RR_PK_ROOT;
@@ -682,7 +755,15 @@ static void rr_wait_replayed(pid_t recorded)
 		struct rr_proc_ent *e = &rr_tree->ent[k];
 		pid_t p = __atomic_load_n(&e->real_pid, __ATOMIC_ACQUIRE);
 
-		if (k == rr_me || e->pid != recorded || p <= 0 || p == rr_getpid())
+		/* (in a pid namespace of ours, a spawned child not yet
+		 * started: its replay ends when we do, as the namespace's
+		 * first process, so it is waited for) */
+		if (k != rr_me && p <= 0 && agent.pidns && rr_is_waited(e, recorded) &&
+		    __atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == RR_PS_FREE) {
+			rr_wait_claim(k, 0);
+			p = __atomic_load_n(&e->real_pid, __ATOMIC_ACQUIRE);
+		}
+		if (k == rr_me || !rr_is_waited(e, recorded) || p <= 0 || p == rr_getpid())
 			continue;
 		while (rr_alive(p) && !agent_host_gone()) {
 			for (uint32_t j = 0; j < n; j++)
@@ -791,7 +872,7 @@ static void rr_note_end_sig(pid_t pid, int sig)
 	if (n > rr_tree->max)
 		n = rr_tree->max;
 	while (n-- > 1)
-		if (n != rr_me && rr_tree->ent[n].pid == pid &&
+		if (n != rr_me && rr_is_waited(&rr_tree->ent[n], pid) &&
 		    __atomic_load_n(&rr_tree->ent[n].state, __ATOMIC_ACQUIRE) != RR_PS_FREE) {
 			__atomic_store_n(&rr_tree->ent[n].end_sig, (uint32_t)sig, __ATOMIC_RELAXED);
 			return;
@@ -818,7 +899,7 @@ void agent_rr_tree_end_of_log(void)
 		syscall(SYS_rt_sigaction, sig, &sa, NULL, 8);
 	set = 1ull << (sig - 1);
 	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &set, NULL, 8);
-	syscall(SYS_kill, rr_getpid(), sig);
+	rr_kill_self(sig);
 	syscall(SYS_exit_group, 128 + sig); /* a signal whose default is to go on */
 }
 
@@ -859,6 +940,7 @@ void agent_rr_fork_child(void)
 		}
 	} else {
 		e->pid = rr_getpid();
+		e->ns_pid = rr_ns_pid();
 		e->ppid = rr_getppid();
 		rr_note_exe(e);
 		__atomic_store_n(&e->state, RR_PS_RUN, __ATOMIC_RELEASE);
@@ -906,7 +988,7 @@ static void __attribute__((noreturn)) rr_follow(pid_t child)
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = SIG_DFL;
 		syscall(SYS_rt_sigaction, WTERMSIG(st), &sa, NULL, 8);
-		syscall(SYS_kill, rr_getpid(), WTERMSIG(st));
+		rr_kill_self(WTERMSIG(st));
 		syscall(SYS_exit_group, 128 + WTERMSIG(st));
 	}
 	syscall(SYS_exit_group, WEXITSTATUS(st));
@@ -918,37 +1000,55 @@ static void __attribute__((noreturn)) rr_fail(const char *what)
 	agent_rr_stop(what, 0);
 }
 
-AGENT_EXPORT pid_t fork(void)
+static long rr_fork_glibc(void *arg)
 {
-	struct agent_thread *t;
-	uint64_t arg = 0;
-	pid_t r, p;
+	(void)arg;
+	return real_fork();
+}
+
+/*
+ * A fork recorded or replayed: make(arg) makes the copy, glibc's fork
+ * (whose handlers take the child's number when recording and start the
+ * child on it: agent_rr_fork_prepare, agent_rr_fork_child) or a fork no
+ * fork handler runs in (raw: agent_rr_raw_fork), which takes the number
+ * here and whose child starts on it in agent_thread_raw_fork. Either way
+ * the parent records RR_CALL_FORK with the child's number, as a replay
+ * needs it.
+ */
+static long rr_fork_with(struct agent_thread *t, long (*make)(void *), void *arg, int raw)
+{
+	uint64_t k = 0;
+	long r, p;
 	int e;
 
-	if (AGENT_LIKELY(!agent_rr_mode) || !rr_tree || !(t = agent_rr_io_enter()))
-		return real_fork();
 	if (agent_rr_mode & RR_MODE_REPLAY) {
-		r = (pid_t)agent_rr_rep_input(t, RR_CALL_FORK, -1, NULL, 0, &arg);
+		r = agent_rr_rep_input(t, RR_CALL_FORK, -1, NULL, 0, &k);
 		if (r <= 0)
 			return r; /* the recorded failure, errno set */
-		if (arg >= rr_tree->max)
+		if (k >= rr_tree->max)
 			rr_fail("replay: the recording's fork names no recorded process");
-		if (!rr_on_path((uint32_t)arg))
+		if (!rr_on_path((uint32_t)k))
 			return r; /* --pid: a child off the way, not started */
-		rr_fork_next = (uint32_t)arg;
-		p = real_fork();
+		rr_fork_next = (uint32_t)k;
+		p = make(arg);
 		if (p == 0)
 			return 0;
 		rr_fork_next = RR_NO_PROC;
 		if (p < 0)
 			rr_fail("replay: fork failed where the recording's did not");
-		/* (the child stores it too: whichever comes first) */
-		__atomic_store_n(&rr_tree->ent[arg].real_pid, p, __ATOMIC_RELEASE);
+		/* (the child stores it too: whichever comes first; not a
+		 * pid of a namespace of the parent's own, rr_getpid) */
+		if (rr_ns_view())
+			__atomic_store_n(&rr_tree->ent[k].real_pid, (pid_t)p, __ATOMIC_RELEASE);
+		else
+			rr_wait_claim((uint32_t)k, (pid_t)p);
 		if (rr_only != RR_NO_PROC && rr_me != rr_only)
-			rr_follow(p);
+			rr_follow((pid_t)p);
 		return r;
 	}
-	p = real_fork();
+	if (raw)
+		agent_rr_fork_prepare();
+	p = make(arg);
 	if (p == 0)
 		return 0;
 	e = errno;
@@ -957,6 +1057,38 @@ AGENT_EXPORT pid_t fork(void)
 	rr_fork_next = RR_NO_PROC;
 	errno = e;
 	return p;
+}
+
+AGENT_EXPORT pid_t fork(void)
+{
+	struct agent_thread *t;
+
+	if (AGENT_LIKELY(!agent_rr_mode) || !rr_tree || !(t = agent_rr_io_enter()))
+		return real_fork();
+	return (pid_t)rr_fork_with(t, rr_fork_glibc, NULL, 0);
+}
+
+struct rr_raw_fork {
+	long (*call)(void *);
+	void *arg;
+	unsigned long flags;
+};
+
+static long rr_fork_raw(void *arg)
+{
+	const struct rr_raw_fork *f = arg;
+
+	return agent_thread_raw_fork(f->call, f->arg, f->flags);
+}
+
+long agent_rr_raw_fork(long (*call)(void *), void *arg, unsigned long flags)
+{
+	struct rr_raw_fork f = {call, arg, flags};
+	struct agent_thread *t;
+
+	if (!rr_tree || !(t = agent_rr_io_enter()))
+		return agent_thread_raw_fork(call, arg, flags);
+	return rr_fork_with(t, rr_fork_raw, &f, 1);
 }
 
 /* vfork while recording or replaying (see the top of the file). */
@@ -1013,13 +1145,16 @@ static uint32_t rr_spawned_rec(pid_t pid)
 		for (k = n; k-- > 1;) {
 			struct rr_proc_ent *e = &rr_tree->ent[k];
 
+			/* (pid: in a pid namespace of ours, the image's pid
+			 * there, rr_getpid) */
 			if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != RR_PS_FREE &&
-			    e->pid == pid && e->kind == RR_PK_SPAWN && e->parent == rr_me) {
+			    (e->pid == pid || (e->ns_pid > 0 && e->ns_pid == pid)) &&
+			    e->kind == RR_PK_SPAWN && e->parent == rr_me) {
 				e->kind = RR_PK_PSPAWN;
 				return k;
 			}
 		}
-		if (!rr_alive(pid))
+		if (agent.pidns ? syscall(SYS_kill, pid, 0) < 0 && errno == ESRCH : !rr_alive(pid))
 			break;
 		syscall(SYS_nanosleep, &us100, NULL);
 	}
@@ -1059,9 +1194,14 @@ static int rr_spawn(int path, pid_t *pid, const char *file, const posix_spawn_fi
 			if (k != RR_NO_PROC) {
 				uint32_t free_ = RR_PS_FREE;
 
+				/* (in a pid namespace of ours, the child's
+				 * pid there: it stores the one spool sees as
+				 * it finds its entry, rr_spawned_number) */
 				__atomic_store_n(&rr_tree->ent[k].real_pid, mine, __ATOMIC_RELEASE);
 				__atomic_compare_exchange_n(&rr_tree->ent[k].state, &free_, RR_PS_RUN,
 							    0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+				if (!rr_ns_view())
+					rr_wait_claim(k, mine);
 			}
 			if (rr_only != RR_NO_PROC && rr_me != rr_only)
 				rr_follow(mine);

@@ -287,12 +287,14 @@ static int rr_is_raw_fork(long n, const long *a, unsigned long *flags)
 	/* struct clone_args: flags at 0, stack at 40, read as a copy through
 	 * the kernel (a bad pointer the program passes gets EFAULT from
 	 * clone3, never a fault here); only when the size says the program
-	 * passed them all (64: version 0). */
+	 * passed them all (64: version 0). The pid from the kernel: a
+	 * replay's getpid() returns the recorded one (and a recording's
+	 * records it, a call the program did not make). */
 	if (n == SYS_clone3 && (unsigned long)a[1] >= 64) {
 		uint64_t ca[8];
 		struct iovec l = {ca, sizeof(ca)}, r = {(void *)a[0], sizeof(ca)};
 
-		if (syscall(SYS_process_vm_readv, (long)getpid(), &l, 1L, &r, 1L, 0L) !=
+		if (syscall(SYS_process_vm_readv, syscall(SYS_getpid), &l, 1L, &r, 1L, 0L) !=
 		    (long)sizeof(ca))
 			return 0;
 		*flags = ca[0];
@@ -353,11 +355,13 @@ AGENT_EXPORT long syscall(long n, ...)
 		return agent_futex_call(a, (uint64_t)(uintptr_t)ra, __builtin_frame_address(0),
 					rr_pass);
 	/* A fork no fork handler sees: the child keeps out of the parent's
-	 * ring (agent_thread_raw_fork). Record/replay has its own way. */
-	if (AGENT_UNLIKELY(rr_is_raw_fork(n, a, &cflags)) && !agent_rr_mode &&
-	    !(ra >= __ehdr_start && ra < __etext)) {
+	 * ring (agent_thread_raw_fork) and starts on its own; recording or
+	 * replaying, it is numbered and recorded as fork's child is. */
+	if (AGENT_UNLIKELY(rr_is_raw_fork(n, a, &cflags)) && !(ra >= __ehdr_start && ra < __etext)) {
 		struct rr_fork_call c = {n, a};
 
+		if (agent_rr_mode)
+			return agent_rr_raw_fork(rr_fork_pass, &c, cflags);
 		return agent_thread_raw_fork(rr_fork_pass, &c, cflags);
 	}
 	if (AGENT_LIKELY(!agent_rr_mode) || (ra >= __ehdr_start && ra < __etext) ||

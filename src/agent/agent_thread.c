@@ -206,16 +206,20 @@ static void agent_thread_raw_child(uint8_t was, unsigned long flags)
 			t->state = was;
 		return;
 	}
-	if (AGENT_UNLIKELY(agent_rr_mode)) {
-		/* Record and replay number their processes in the fork
-		 * handlers (agent_rr_proc.c), which do not run here: the child
-		 * is left out, its events counted lost. (A child in a pid
-		 * namespace of its own is recorded under the pid spool sees:
-		 * agent_proc_claim.) */
+	if (AGENT_UNLIKELY(agent_rr_mode) && !agent_rr_fork_pending()) {
+		/* Record and replay number their processes: a fork the agent
+		 * did not number (agent_rr_raw_fork did not make it: spool
+		 * stopped recording) leaves the child out, its events counted
+		 * lost. (A child in a pid namespace of its own is recorded
+		 * under the pid spool sees: agent_proc_claim.) */
 		t->state = AGENT_T_FORKED;
 		return;
 	}
 	agent_thread_fork_child();
+	/* as the fork handlers would: this thread's, then record and
+	 * replay's (which attaches the child to its own recording) */
+	if (AGENT_UNLIKELY(agent_rr_mode))
+		agent_rr_fork_child();
 	if (t->state == AGENT_T_NEW || t->state == AGENT_T_FORK)
 		/* not registered (spool stopped recording): never the parent's ring */
 		t->state = AGENT_T_FORKED;
@@ -441,6 +445,8 @@ AGENT_EXPORT pid_t _Fork(void)
 {
 	pid_t (*real)(void) = __atomic_load_n(&agent_real_fork, __ATOMIC_RELAXED);
 
+	if (AGENT_UNLIKELY(agent_rr_mode))
+		return (pid_t)agent_rr_raw_fork(agent_thread_fork_call, (void *)real, 0);
 	return (pid_t)agent_thread_raw_fork(agent_thread_fork_call, (void *)real, 0);
 }
 

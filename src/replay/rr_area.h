@@ -773,7 +773,8 @@ struct rr_proc_ent {
 	uint32_t flags;	  /* RR_F_STOP once its area has it (agent) */
 	uint32_t end_sig; /* the signal that ended it when recorded, as its parent's
 			     wait saw it (0: not known); its replay ends the same way */
-	uint32_t pad;
+	int32_t ns_pid;	  /* a process in a pid namespace of its own: its pid there (what
+			     its parent's wait says when the parent is there too); 0 */
 	uint64_t area_off; /* its rr_area, from the start of area 0 */
 	uint64_t area_size;
 	/* record: its executable (agent), NUL-terminated, the path's last

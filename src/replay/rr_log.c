@@ -147,6 +147,9 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fprintf(f, "proc=%" PRIu32 " %" PRId32 " %" PRId32 " %d %d %" PRIu32 " %" PRIu32 " %s\n",
 			k, p->pid, p->ppid, p->parent == RR_NO_PROC ? -1 : (int)p->parent,
 			p->prev == RR_NO_PROC ? -1 : (int)p->prev, p->kind, p->end_sig, p->exe);
+		/* a line of its own: a reader before it ignores the key */
+		if (p->ns_pid > 0)
+			fprintf(f, "proc_ns_pid=%" PRIu32 " %" PRId32 "\n", k, p->ns_pid);
 	}
 	if (info->report[0]) {
 		fputs("report=", f);
@@ -186,6 +189,17 @@ static void rr_info_proc_parse(struct rr_info *info, const char *v)
 	/* the executable: the rest of the line, bounded */
 	snprintf(p->exe, sizeof(p->exe), "%s", v[end] == ' ' ? v + end + 1 : "");
 	info->nprocs = k + 1;
+}
+
+/* "K NSPID": process K's pid in its pid namespace, after its proc line. */
+static void rr_info_ns_pid_parse(struct rr_info *info, const char *v)
+{
+	unsigned k;
+	int pid;
+
+	if (sscanf(v, "%u %d", &k, &pid) != 2 || k >= info->nprocs || pid <= 0)
+		return;
+	info->procs[k].ns_pid = pid;
 }
 
 int rr_info_read(const char *dir, struct rr_info *info)
@@ -291,6 +305,8 @@ int rr_info_read_reader(struct trace_reader *r, struct rr_info *info)
 			snprintf(info->report, sizeof(info->report), "%s", eq);
 		else if (!strcmp(line, "proc"))
 			rr_info_proc_parse(info, eq);
+		else if (!strcmp(line, "proc_ns_pid"))
+			rr_info_ns_pid_parse(info, eq);
 	}
 	free(data);
 	return rc;

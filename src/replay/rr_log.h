@@ -29,6 +29,7 @@ struct rr_info_proc {
 	uint32_t kind;	       /* RR_PK_* */
 	uint32_t end_sig;      /* the signal that ended it (its parent's wait), 0 */
 	char exe[RR_PROC_EXE_BYTES]; /* its executable, "" when not said */
+	int32_t ns_pid;	       /* its pid in a pid namespace of its own, 0 (rr_area.h) */
 };
 
 /* What the "record" side file says. */

@@ -139,6 +139,9 @@ void rr_tree_record_info(const void *ext, uint32_t max_objs, int serial, uint32_
 		p->end_sig = __atomic_load_n(&e->end_sig, __ATOMIC_RELAXED);
 		if (p->end_sig >= 65)
 			p->end_sig = 0;
+		p->ns_pid = __atomic_load_n(&e->ns_pid, __ATOMIC_RELAXED);
+		if (p->ns_pid < 0)
+			p->ns_pid = 0;
 		memcpy(p->exe, e->exe, sizeof(p->exe));
 		p->exe[sizeof(p->exe) - 1] = 0;
 		for (char *c = p->exe; *c; c++) /* one line of the side file */
@@ -200,6 +203,7 @@ int rr_tree_replay_fill(void *ext, struct rr_log *const *logs, uint32_t n,
 		e->prev = p->prev;
 		e->kind = p->kind;
 		e->end_sig = p->end_sig;
+		e->ns_pid = p->ns_pid;
 		e->state = RR_PS_FREE;
 		if (!k)
 			continue;

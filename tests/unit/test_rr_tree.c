@@ -150,9 +150,9 @@ static void record_lines(void **state)
 	assert_non_null(out);
 	strcpy(in->mode, "sync");
 	in->nprocs = 3;
-	in->procs[0] = (struct rr_info_proc){100, 99, RR_NO_PROC, RR_NO_PROC, RR_PK_ROOT, 0, "/bin/sh"};
-	in->procs[1] = (struct rr_info_proc){101, 100, 0, RR_NO_PROC, RR_PK_FORK, 0, "/bin/sh"};
-	in->procs[2] = (struct rr_info_proc){101, 100, 0, 1, RR_PK_EXEC, 15, "/opt/a dir/prog"};
+	in->procs[0] = (struct rr_info_proc){100, 99, RR_NO_PROC, RR_NO_PROC, RR_PK_ROOT, 0, "/bin/sh", 0};
+	in->procs[1] = (struct rr_info_proc){101, 100, 0, RR_NO_PROC, RR_PK_FORK, 0, "/bin/sh", 1};
+	in->procs[2] = (struct rr_info_proc){101, 100, 0, 1, RR_PK_EXEC, 15, "/opt/a dir/prog", 0};
 	assert_non_null(mkdtemp(root));
 	snprintf(dir, sizeof(dir), "%s/t", root);
 	assert_int_equal(trace_writer_open(&w, dir, &test_clock), 0);
@@ -169,6 +169,8 @@ static void record_lines(void **state)
 		assert_int_equal(out->procs[k].kind, in->procs[k].kind);
 		assert_int_equal(out->procs[k].end_sig, in->procs[k].end_sig);
 		assert_string_equal(out->procs[k].exe, in->procs[k].exe);
+		/* (process 1: pid 1 of a pid namespace of its own) */
+		assert_int_equal(out->procs[k].ns_pid, in->procs[k].ns_pid);
 	}
 
 	/* untrusted lines: out of order, kind out of range, malformed */
@@ -178,7 +180,8 @@ static void record_lines(void **state)
 		    "proc=1 11 10 0 -1 9 0 /bin/badkind\n"
 		    "proc=1 11 10 zero -1 1 0\n"
 		    "proc=1 11 10 0 -1 1 0\n"
-		    "proc=2 12 10 5000 7000 3 99 /bin/c\n",
+		    "proc=2 12 10 5000 7000 3 99 /bin/c\n"
+		    "proc_ns_pid=1 1\nproc_ns_pid=3 5\nproc_ns_pid=2 -4\nproc_ns_pid=0\n",
 		    out);
 	assert_int_equal(out->nprocs, 3);
 	assert_int_equal(out->procs[1].pid, 11);
@@ -188,6 +191,10 @@ static void record_lines(void **state)
 	assert_int_equal(out->procs[2].prev, RR_NO_PROC);
 	assert_int_equal(out->procs[2].end_sig, 0); /* no such signal */
 	assert_string_equal(out->procs[2].exe, "/bin/c");
+	/* a pid in a namespace: of a process listed, positive */
+	assert_int_equal(out->procs[1].ns_pid, 1);
+	assert_int_equal(out->procs[2].ns_pid, 0);
+	assert_int_equal(out->procs[0].ns_pid, 0);
 	free(in);
 	free(out);
 }

@@ -30,7 +30,8 @@ const struct rr_scan_sys rr_scan_arch_names[] = {
 const size_t rr_scan_arch_nnames = sizeof(rr_scan_arch_names) / sizeof(rr_scan_arch_names[0]);
 
 /* Of those, what agent_rr_syscall.c sends to the named interposers. */
-const long rr_scan_arch_recorded[] = {SYS_poll, SYS_select, SYS_epoll_wait, SYS_time, SYS_pause};
+const long rr_scan_arch_recorded[] = {SYS_poll, SYS_select, SYS_epoll_wait, SYS_time, SYS_pause,
+				      SYS_fork};
 const size_t rr_scan_arch_nrecorded =
     sizeof(rr_scan_arch_recorded) / sizeof(rr_scan_arch_recorded[0]);
 
