@@ -75,9 +75,12 @@ $(SPOOL): $(HOST_OBJS)
 # replaying (scripts/agent-stubs.sh, $(ARCH_DIR)/agent_stub.h): the C
 # objects are linked into one relocatable object whose exported definitions
 # objcopy renames spool_i_NAME, and the stubs take the exported names.
-$(O)/agent-stubs.S $(O)/agent-stubs.syms: src/agent/agent.map scripts/agent-stubs.sh
+# (one run makes both files: the .syms is the .S's by-product)
+$(O)/agent-stubs.S: src/agent/agent.map scripts/agent-stubs.sh
 	@mkdir -p $(dir $@)
 	scripts/agent-stubs.sh src/agent/agent.map $(O)/agent-stubs.S $(O)/agent-stubs.syms
+
+$(O)/agent-stubs.syms: $(O)/agent-stubs.S ;
 
 $(O)/agent-stubs.o: $(O)/agent-stubs.S $(ARCH_DIR)/agent_stub.h
 	$(CC) $(AGENT_CFLAGS) -I$(ARCH_DIR) -c $< -o $@

@@ -105,6 +105,10 @@ agent_stack_scrub:
 	AGENT_STUB_SPAN \name, AGENT_SCRUB_WIDE
 	.endm
 
+	.macro AGENT_STUB_DEEP name
+	AGENT_STUB_SPAN \name, AGENT_SCRUB_DEEP
+	.endm
+
 	.macro AGENT_STUB_END
 	.globl agent_stub_end
 	.hidden agent_stub_end

@@ -17,8 +17,13 @@
  * at all when its frame is above agent_scrub_hi (another stack): whatever
  * the agent did under the call, in whichever mode, the program finds zeros
  * there afterwards. AGENT_STUB uses AGENT_SCRUB_FAST (the hot calls: locks,
- * clocks, one-character stdio), AGENT_STUB_WIDE AGENT_SCRUB_WIDE (calls with
- * deeper agent paths under them). After the call only rax (restored), rdi,
+ * clocks, one-character stdio), AGENT_STUB_WIDE AGENT_SCRUB_WIDE (the
+ * others), AGENT_STUB_DEEP AGENT_SCRUB_DEEP (name lookups, tree walks,
+ * process creation: deep paths in the agent and in libc under them). The
+ * spans are a trade between cost (rep stosq of 4 KiB: about 30 ns on an
+ * idle 2-vCPU VM, 150 ns under load) and depth: a replayed clock_gettime
+ * goes 3 KiB deep (agent_rr_rep_input's frame is 1.3 KiB), a lock's first
+ * use more than 2 KiB, a replayed read 4.5 KiB (agent_rr_tree_drain). After the call only rax (restored), rdi,
  * rcx, r11 and the flags are touched: rdx, xmm0, xmm1 and st0 carry the
  * rest of a return value. A signal that lands during the zeroing has its
  * frame below rsp, as always; the zeroing resumes over the dead frame.
@@ -122,6 +127,10 @@ agent_stack_scrub:
 
 	.macro AGENT_STUB_WIDE name
 	AGENT_STUB_SPAN \name, AGENT_SCRUB_WIDE
+	.endm
+
+	.macro AGENT_STUB_DEEP name
+	AGENT_STUB_SPAN \name, AGENT_SCRUB_DEEP
 	.endm
 
 	.macro AGENT_STUB_END
