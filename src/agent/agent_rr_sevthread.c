@@ -57,7 +57,7 @@
 
 #include "agent_rr.h"
 
-#define SEV_SLOTS 32
+#define SEV_SLOTS 256 /* timers at once: a thread each (was 32: rr_sevmany makes 40) */
 /* The notifiers' signal: SIGRTMAX, the last one, which programs rarely use
  * (64 on Linux; the constant, not glibc's __libc_current_sigrtmax()). */
 #define SEV_SIG 64

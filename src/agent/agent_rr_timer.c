@@ -43,7 +43,7 @@
 
 #include "agent_rr.h"
 
-#define TM_SLOTS 64
+#define TM_SLOTS 512
 
 static int (*real_setitimer)(__itimer_which_t, const struct itimerval *, struct itimerval *);
 static unsigned (*real_alarm)(unsigned);
