@@ -16,7 +16,7 @@
 #  - calls that read their caller's return address or frame for what they do
 #    (dlsym and dlopen: RTLD_NEXT and the caller's namespace), or that do not
 #    return the normal way or return twice on one stack (longjmp, unwinding,
-#    vfork, clone, _Fork, pthread_exit);
+#    vfork, clone, _Fork, pthread_exit, swapcontext);
 #  - calls spool makes itself in a stopped target (spool_agent_probe_*);
 #  - variadic calls whose arguments may lie anywhere up the caller's stack
 #    (the printf and scanf families: a stub copies a fixed number of stack
@@ -30,7 +30,7 @@ map=$1
 out_s=$2
 out_syms=$3
 
-skip='dlsym dlopen longjmp siglongjmp _longjmp __longjmp_chk _Unwind_RaiseException
+skip='swapcontext dlsym dlopen longjmp siglongjmp _longjmp __longjmp_chk _Unwind_RaiseException
 _Unwind_Resume _Unwind_Resume_or_Rethrow _Unwind_ForcedUnwind __cxa_begin_catch vfork clone
 _Fork pthread_exit spool_agent_probe_prepare spool_agent_probe_commit spool_agent_probe_detach
 spool_agent_probe_ctl spool_agent_probe_dispatch spool_agent_probe_thread_out

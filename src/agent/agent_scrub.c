@@ -24,13 +24,24 @@
  * clone) are not scrubbed. A fork child keeps its thread's words (the same
  * stack); a snapshot restores them with the thread's TLS.
  *
+ * A coroutine may also run on a buffer inside the thread's own stack (a
+ * local array of main), above frames still live below it that the zeroing
+ * would reach: so a thread that calls swapcontext (the ucontext way of
+ * switching stacks) has its bounds cleared for good, in the recording and
+ * the replay alike. Not seen: stacks switched by setcontext alone or by a
+ * program's own assembly (Ruby's fibers are mmap'd: not on the thread's
+ * stack, so never zeroed).
+ *
  * Signal-safety: the words are written by their own thread only, before it
  * runs program code, and read by that thread's stubs.
  */
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -85,4 +96,26 @@ void agent_scrub_thread(void)
 	if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr && size)
 		scrub_set((uintptr_t)addr, (uintptr_t)addr + size);
 	pthread_attr_destroy(&a);
+}
+
+static int (*real_swapcontext)(ucontext_t *, const ucontext_t *);
+
+__attribute__((constructor)) static void agent_scrub_resolve(void)
+{
+	agent_self.busy++;
+	AGENT_RESOLVE(real_swapcontext, "swapcontext");
+	agent_self.busy--;
+}
+
+/* The program switches stacks itself: no more zeroing on this thread (see
+ * the top of the file). */
+AGENT_EXPORT int swapcontext(ucontext_t *o, const ucontext_t *u)
+{
+	agent_scrub_lo = 0;
+	agent_scrub_hi = 0;
+	if (AGENT_UNLIKELY(!real_swapcontext)) { /* (before the constructor) */
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_swapcontext(o, u);
 }

@@ -14,16 +14,17 @@
 # the program's (a replay prints the recorded bytes), and a mutex's init
 # site in a recording is main. The stubs zero only on the thread's own
 # stack: a coroutine on a 16 KiB stack of the program's own, with a pattern
-# right below it, finds the pattern whole.
+# right below it, finds the pattern whole; so does one on a buffer inside
+# the thread's own stack (a thread that calls swapcontext is not zeroed).
 . "$(dirname "$0")/lib.sh"
 
-plan 10
+plan 12
 
 P="$PROGS/rr_stackwords"
 
 "$P" >native.out 2>&1
 ok "without spool: 8 scans and the threads' count" \
-	bash -c "[ \$(grep -c ': deepest [0-9]* hash ' native.out) = 8 ] && grep -qx 'shared 203' native.out"
+	bash -c "[ \$(grep -c ': deepest [0-9]* hash ' native.out) = 8 ] && grep -qx 'shared 204' native.out"
 
 for mode in serial sync; do
 	spool_run record -q --mode "$mode" --lock-events -o "$mode.trace" -- "$P"
@@ -32,6 +33,8 @@ for mode in serial sync; do
 		bash -c "[ $RC = 0 ] && [ \$(grep -c ': deepest [0-9]* hash ' $mode.rec) = 8 ]" || show_run
 	like "$(cat "$mode.rec")" 'coroutine: 0 words below its stack changed' \
 		"$mode: a coroutine's calls on a small stack of its own zero nothing below it"
+	like "$(cat "$mode.rec")" "coroutine on the thread's stack: 0 words below its stack changed" \
+		"$mode: nor on a buffer inside the thread's stack (swapcontext ends the zeroing)"
 	replays_same 3 0 "$mode.rec" -q -o "$mode.r.trace" "$mode.trace"
 	is "$SAME" 3 "$mode: 3 replays of 3 find the recording's stack words after each call (and the syscall() bytes)"
 done
@@ -44,5 +47,5 @@ num_cmp "$(grep -c ' call 15 .* len 8$' sched.txt)" -ge 2 \
 
 spool_run locks -q -o lk.trace -- "$P"
 ok "spool locks (no scrub: a tail jump): exit 0, the program's output" \
-	bash -c "[ $RC = 0 ] && grep -qx 'shared 203' run.out" || show_run
+	bash -c "[ $RC = 0 ] && grep -qx 'shared 204' run.out" || show_run
 done_testing

@@ -16,7 +16,8 @@
  * It also prints 8 bytes of getrandom made through syscall() (a replay
  * prints the recorded ones) and initialises its mutex with
  * pthread_mutex_init (the lock's init site is main), and runs a coroutine
- * on a small stack of its own with a pattern below it, which must stay.
+ * on a small stack inside its own stack, then on one of its own, each
+ * with a pattern below it, which must stay.
  *
  * usage: rr_stackwords
  */
@@ -150,6 +151,32 @@ static void coroutine(void)
 	fflush(stdout);
 }
 
+/* The same on a buffer inside this thread's own stack (a local array):
+ * its bottom half is a pattern, its top half the coroutine's stack, so
+ * zeroing below the coroutine's frames would reach the pattern (frames of
+ * the thread still live, in a program that keeps data there). A thread
+ * that calls swapcontext is not zeroed any more. */
+static __attribute__((noinline)) void coroutine_on_stack(void)
+{
+	uint64_t st[4096];
+	volatile size_t bad = 0;
+
+	for (size_t i = 0; i < 2048; i++)
+		((volatile uint64_t *)st)[i] = PATTERN;
+	if (getcontext(&co_ctx))
+		_exit(6);
+	co_ctx.uc_stack.ss_sp = &st[2048];
+	co_ctx.uc_stack.ss_size = 2048 * 8;
+	co_ctx.uc_link = &co_main;
+	makecontext(&co_ctx, co_body, 0);
+	if (swapcontext(&co_main, &co_ctx))
+		_exit(7);
+	for (size_t i = 0; i < 2048; i++)
+		bad += ((volatile uint64_t *)st)[i] != PATTERN;
+	printf("coroutine on the thread's stack: %zu words below its stack changed\n", (size_t)bad);
+	fflush(stdout);
+}
+
 static void *other(void *arg)
 {
 	for (int i = 0; i < 200; i++)
@@ -194,8 +221,9 @@ int main(void)
 		scan();
 		show("mutex");
 	}
+	coroutine_on_stack();
 	coroutine();
 	pthread_join(t, NULL);
-	printf("shared %ld\n", shared); /* 200 + 2 + 1 */
+	printf("shared %ld\n", shared); /* 200 + 2 + 2 */
 	return 0;
 }
