@@ -14,6 +14,7 @@
 
 PREFIX ?= /usr/local
 CC ?= gcc
+OBJCOPY ?= objcopy
 # ARCH=aarch64 cross-builds for 64-bit Arm into build-aarch64/ (doc/arm64.md);
 # the default is the machine's own.
 ARCH ?= $(shell uname -m)
@@ -69,8 +70,28 @@ $(O)/agent-obj/%.o: %.c
 $(SPOOL): $(HOST_OBJS)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
-$(AGENT): $(AGENT_OBJS) src/agent/agent.map
-	$(CC) $(AGENT_CFLAGS) $(AGENT_LDFLAGS) -o $@ $(AGENT_OBJS) $(AGENT_LDLIBS)
+# The agent's exported interposers are entered through stubs that zero the
+# stack the agent used below the program's frames while recording or
+# replaying (scripts/agent-stubs.sh, $(ARCH_DIR)/agent_stub.h): the C
+# objects are linked into one relocatable object whose exported definitions
+# objcopy renames spool_i_NAME, and the stubs take the exported names.
+# (one run makes both files: the .syms is the .S's by-product)
+$(O)/agent-stubs.S: src/agent/agent.map scripts/agent-stubs.sh
+	@mkdir -p $(dir $@)
+	scripts/agent-stubs.sh src/agent/agent.map $(O)/agent-stubs.S $(O)/agent-stubs.syms
+
+$(O)/agent-stubs.syms: $(O)/agent-stubs.S ;
+
+$(O)/agent-stubs.o: $(O)/agent-stubs.S $(ARCH_DIR)/agent_stub.h
+	$(CC) $(AGENT_CFLAGS) -I$(ARCH_DIR) -c $< -o $@
+
+$(O)/agent-impl.o: $(AGENT_OBJS) $(O)/agent-stubs.syms
+	$(CC) -nostdlib -r -o $@.r $(AGENT_OBJS)
+	$(OBJCOPY) --redefine-syms=$(O)/agent-stubs.syms $@.r $@
+	@rm -f $@.r
+
+$(AGENT): $(O)/agent-impl.o $(O)/agent-stubs.o src/agent/agent.map
+	$(CC) $(AGENT_CFLAGS) $(AGENT_LDFLAGS) -o $@ $(O)/agent-impl.o $(O)/agent-stubs.o $(AGENT_LDLIBS)
 
 $(PROGRESS): $(wildcard src/progress/*.c)
 	$(CC) $(CFLAGS_COMMON) -fPIC -shared -fvisibility=hidden -o $@ $^

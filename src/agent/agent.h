@@ -40,7 +40,39 @@
 		if (p_)                                                                            \
 			__atomic_store_n((void **)&var, p_, __ATOMIC_RELAXED);                     \
 	} while (0)
-#define AGENT_RET_IP() ((uint64_t)(uintptr_t)__builtin_return_address(0))
+/*
+ * The entry stubs (scripts/agent-stubs.sh, src/arch/<cpu>/agent_stub.h)
+ * lie between agent_stub_start and agent_stub_end. While recording or
+ * replaying, an exported interposer is called by its stub, which made a
+ * frame record: the program's return address is the stub's, one frame up.
+ * AGENT_RET_IP() and agent_stub_frame() see through it (the interposer must
+ * itself have a frame: the agent is built with frame pointers).
+ */
+extern const char agent_stub_start[], agent_stub_end[];
+void agent_stack_scrub(void);
+/* agent_scrub.c: the bounds of this thread's stack the stubs zero within */
+void agent_scrub_main(void);
+void agent_scrub_thread(void);
+
+static inline uint64_t agent_stub_caller(const void *ra, void *fp)
+{
+	if (__builtin_expect((const char *)ra >= agent_stub_start && (const char *)ra < agent_stub_end, 0))
+		return (uint64_t)((uintptr_t **)fp)[0][1];
+	return (uint64_t)(uintptr_t)ra;
+}
+
+/* The frame whose return address is in the program: the stub's when the
+ * interposer (frame fp) was called by one. */
+static inline void *agent_stub_frame(void *fp)
+{
+	const char *ra = (const char *)((uintptr_t *)fp)[1];
+
+	if (__builtin_expect(ra >= agent_stub_start && ra < agent_stub_end, 0))
+		return (void *)((uintptr_t *)fp)[0];
+	return fp;
+}
+
+#define AGENT_RET_IP() agent_stub_caller(__builtin_return_address(0), __builtin_frame_address(0))
 #define AGENT_EXPORT __attribute__((visibility("default")))
 
 /* Process-wide state, written at startup (and in a fork child) only. */

@@ -57,7 +57,7 @@
 
 struct agent_lock_slot agent_locks[AGENT_LOCK_SLOTS];
 
-#define FRAME() __builtin_frame_address(0)
+#define FRAME() agent_stub_frame(__builtin_frame_address(0))
 
 /* ---- lock table ---- */
 

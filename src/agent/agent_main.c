@@ -1057,6 +1057,7 @@ __attribute__((constructor)) static void agent_start(void)
 	agent_thread_init();
 	agent_proc_claim(0);
 	agent.active = 1;
+	agent_scrub_main(); /* where the entry stubs may zero (agent_scrub.c) */
 	agent_rr_init();
 	agent_rr_dispatch_init(); /* record/replay: the program's own syscall instructions */
 	agent_func_init();
@@ -1071,6 +1072,10 @@ __attribute__((constructor)) static void agent_start(void)
 	/* spool replay --goto: the program goes on from a snapshot (does not
 	 * return when there is one) */
 	agent_snap_restore_start();
+	/* what the constructor did differs between a recording and its replay:
+	 * the frames of the program's main start on zeros in both */
+	if (agent_rr_mode)
+		agent_stack_scrub();
 }
 
 __attribute__((destructor)) static void agent_stop(void)

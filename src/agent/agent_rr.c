@@ -139,6 +139,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_SYSINFO] = "sysinfo",
 	[RR_CALL_WAKE] = "(the writes a wake-up waited for)",
 	[RR_CALL_WAKE_MORE] = "(the writes a wake-up waited for, threads 128 and up)",
+	[RR_CALL_TIMER_OVERRUN] = "timer_getoverrun",
 	[RR_CALL_FORK] = "fork/vfork",
 	[RR_CALL_SPAWN] = "posix_spawn",
 	[RR_CALL_WAIT] = "wait/waitpid/wait4",

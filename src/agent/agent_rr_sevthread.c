@@ -36,8 +36,8 @@
  * and a function that makes recorded calls is said ("a thread spool could
  * not number made recorded calls").
  *
- * Not covered: timer_getoverrun (the kernel's count of the replay's own
- * timer), a SIGEV_THREAD timer created in a thread spool could not number
+ * timer_getoverrun is an input (agent_rr_timer.c). Not covered: a
+ * SIGEV_THREAD timer created in a thread spool could not number
  * or past SEV_SLOTS timers at once (glibc's way, as before), and a program
  * that blocks SEV_SIG everywhere to sigwait for it itself (it gets none
  * of the timers' instances: they are thread-directed to the notifiers).
@@ -57,7 +57,7 @@
 
 #include "agent_rr.h"
 
-#define SEV_SLOTS 32
+#define SEV_SLOTS 256 /* timers at once: a thread each (was 32: rr_sevmany makes 40) */
 /* The notifiers' signal: SIGRTMAX, the last one, which programs rarely use
  * (64 on Linux; the constant, not glibc's __libc_current_sigrtmax()). */
 #define SEV_SIG 64

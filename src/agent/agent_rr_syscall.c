@@ -320,7 +320,7 @@ static long rr_fork_pass(void *arg)
  * we (reading unused variadic slots is what every syscall() wrapper does). */
 AGENT_EXPORT long syscall(long n, ...)
 {
-	const char *ra = __builtin_return_address(0);
+	const char *ra = (const char *)(uintptr_t)AGENT_RET_IP(); /* the program's, past a stub */
 	unsigned long cflags;
 	long a[6], r;
 	va_list ap;

@@ -25,6 +25,10 @@
  * runs in a thread glibc makes, which spool does not number: only the
  * write is counted.
  *
+ * timer_getoverrun is an input (RR_CALL_TIMER_OVERRUN): the kernel counts
+ * the expiries of the replay's own timer, whose signals the replay drops
+ * or drains, so a replay gives back the recorded count.
+ *
  * Agent rules: errno as the real call leaves it; the table is lock-free
  * (a slot is claimed with a compare-and-swap); the real functions are
  * found at startup, raw system calls until then.
@@ -39,7 +43,7 @@
 
 #include "agent_rr.h"
 
-#define TM_SLOTS 64
+#define TM_SLOTS 512
 
 static int (*real_setitimer)(__itimer_which_t, const struct itimerval *, struct itimerval *);
 static unsigned (*real_alarm)(unsigned);
@@ -47,6 +51,7 @@ static useconds_t (*real_ualarm)(useconds_t, useconds_t);
 static int (*real_timer_create)(clockid_t, struct sigevent *, timer_t *);
 static int (*real_timer_settime)(timer_t, int, const struct itimerspec *, struct itimerspec *);
 static int (*real_timer_delete)(timer_t);
+static int (*real_timer_getoverrun)(timer_t);
 
 __attribute__((constructor)) static void agent_rr_timer_resolve(void)
 {
@@ -56,6 +61,7 @@ __attribute__((constructor)) static void agent_rr_timer_resolve(void)
 	AGENT_RESOLVE(real_timer_create, "timer_create");
 	AGENT_RESOLVE(real_timer_settime, "timer_settime");
 	AGENT_RESOLVE(real_timer_delete, "timer_delete");
+	AGENT_RESOLVE(real_timer_getoverrun, "timer_getoverrun");
 }
 
 /* timer_create's timers: id + 1 (0: a free slot) and the signal (0: none) */
@@ -212,5 +218,26 @@ AGENT_EXPORT int timer_delete(timer_t id)
 		r = (int)syscall(SYS_timer_delete, (int)(intptr_t)id);
 	if (AGENT_UNLIKELY(agent_rr_mode))
 		agent_rr_sev_thread_deleted(id, r);
+	return r;
+}
+
+/* An input: the recorded count in a replay (see the top of the file). */
+AGENT_EXPORT int timer_getoverrun(timer_t id)
+{
+	struct agent_thread *t;
+	int r, e;
+
+	if (AGENT_LIKELY(!agent_rr_mode) || !(t = agent_rr_io_enter())) {
+		if (real_timer_getoverrun)
+			return real_timer_getoverrun(id);
+		return (int)syscall(SYS_timer_getoverrun, (int)(intptr_t)id);
+	}
+	if (agent_rr_mode & RR_MODE_REPLAY)
+		return (int)agent_rr_rep_input(t, RR_CALL_TIMER_OVERRUN, -1, NULL, 0, NULL);
+	r = real_timer_getoverrun ? real_timer_getoverrun(id)
+				  : (int)syscall(SYS_timer_getoverrun, (int)(intptr_t)id);
+	e = errno;
+	agent_rr_rec_input(t, RR_CALL_TIMER_OVERRUN, -1, r, r < 0 ? e : 0, 0, NULL, 0);
+	errno = e;
 	return r;
 }

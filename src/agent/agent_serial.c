@@ -1105,9 +1105,11 @@ static void ser_slow(unsigned at, int forced)
 	agent_rr_sig_point(agent_ser.count);
 	if (agent_serial_on == RR_MODE_REPLAY) {
 		if (AGENT_UNLIKELY(agent_snap_request) &&
-		    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id)
+		    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id) {
 			agent_snap_checkpoint(ser_me.id, ser_nthreads(),
 					      __atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE));
+			agent_stack_scrub(); /* its frames are deep: as if none was taken */
+		}
 		if (agent_serial_path && forced)
 			ser_path_blocked(at);
 		while (agent_ser.count == ser_me.release_at)
@@ -1126,7 +1128,12 @@ static void ser_slow(unsigned at, int forced)
 	}
 	if (AGENT_UNLIKELY(agent_snap_on) &&
 	    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) == ser_me.id) {
-		if (agent_snap_point(ser_me.id, ser_nthreads(), ser_area->switches)) {
+		int restored = agent_snap_point(ser_me.id, ser_nthreads(), ser_area->switches);
+
+		/* a snapshot's frames are deep, and a replay takes none: the
+		 * stack below is left as if none was taken (agent_scrub.c) */
+		agent_stack_scrub();
+		if (restored) {
 			/* A replay now, restored from the snapshot taken
 			 * here: go on as the replay's slow path does
 			 * (ser_take_turn was done). */

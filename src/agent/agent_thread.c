@@ -1237,6 +1237,8 @@ static void *agent_thread_start(void *p)
 	struct agent_thread *t;
 	void *ret;
 
+	if (AGENT_UNLIKELY(agent_rr_mode))
+		agent_scrub_thread(); /* the stubs' bounds on this stack */
 	agent_rr_thread_start(s->rr_number);
 	agent_probe_trap_view_set(s->sig_view);
 	__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
@@ -1251,6 +1253,10 @@ static void *agent_thread_start(void *p)
 	agent_rr_dispatch_thread(); /* dispatch is per thread (record, replay, int3 probes) */
 	if (AGENT_UNLIKELY(agent_rr_mode))
 		agent_rr_thread_go(); /* serial mode: no user code before the run token */
+	/* the start's work differs between a recording and its replay: the
+	 * program's frames on this stack start on zeros in both */
+	if (AGENT_UNLIKELY(agent_rr_mode))
+		agent_stack_scrub();
 	ret = fn(arg);
 	t = agent_enter();
 	if (t)

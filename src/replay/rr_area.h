@@ -442,6 +442,9 @@ enum {
 	 * up had counts: data = triples (thread, writes, events), at most
 	 * RR_WAKE_MORE_MAX a record, as many records as needed. */
 	RR_CALL_WAKE_MORE = 86,
+	/* timer_getoverrun: result (or -1, err) only: the kernel's count of
+	 * the timer's lost expiries, the replay's own timer has its own */
+	RR_CALL_TIMER_OVERRUN = 87,
 	RR_CALL_MAX
 };
 

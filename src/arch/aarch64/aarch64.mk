@@ -28,6 +28,7 @@ ARM64_ROOT ?= /var/cache/spool-arm64
 endif
 O ?= build-aarch64
 CC := $(CROSS)gcc $(if $(ARM64_ROOT),--sysroot=$(ARM64_ROOT))
+OBJCOPY := $(CROSS)objcopy
 ARCH_DIR := src/arch/aarch64
 # libstdc++.so (the demangler) sits in the root's gcc directory, which the
 # cross gcc does not search.

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agent_scrub.c - where on a thread's stack the entry stubs may zero what
+ * the agent left (doc/record.md, "The program's stack").
+ *
+ * While recording or replaying, an exported interposer is entered through a
+ * stub (scripts/agent-stubs.sh, src/arch/<cpu>/agent_stub.h) that zeroes a
+ * fixed span below its frame after the call: the agent does other work in a
+ * recording than in its replay (a real read and a log write, or a copy from
+ * the log), so without it the program would find other words below its
+ * frames, and a conservative garbage collector scanning its stack (Ruby's)
+ * would keep other objects alive and take other branches.
+ *
+ * Zeroing below the stack pointer is safe only on the thread's own stack,
+ * above its lowest usable address: a coroutine's stack or a small stack of
+ * the program's own may end right below its frames, and a signal handler
+ * may run on an alternate stack. So each thread keeps its stack's bounds in
+ * two initial-exec TLS words the stubs read, agent_scrub_lo and
+ * agent_scrub_hi: a stub whose frame is not in [lo, hi] zeroes nothing, and
+ * never below lo. They are 0 (nothing zeroed) until set: at the agent's
+ * start for the main thread (its stack may grow down to RLIMIT_STACK below
+ * __libc_stack_end), and at the start of each thread spool wraps (its stack
+ * as pthread_getattr_np gives it). Threads spool did not see start (a raw
+ * clone) are not scrubbed. A fork child keeps its thread's words (the same
+ * stack); a snapshot restores them with the thread's TLS.
+ *
+ * A coroutine may also run on a buffer inside the thread's own stack (a
+ * local array of main), above frames still live below it that the zeroing
+ * would reach: so a thread that calls swapcontext (the ucontext way of
+ * switching stacks) has its bounds cleared for good, in the recording and
+ * the replay alike. Not seen: stacks switched by setcontext alone or by a
+ * program's own assembly (Ruby's fibers are mmap'd: not on the thread's
+ * stack, so never zeroed).
+ *
+ * Signal-safety: the words are written by their own thread only, before it
+ * runs program code, and read by that thread's stubs.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+/* read by the stubs' assembly: initial-exec TLS (the agent's model) */
+__thread uintptr_t agent_scrub_lo, agent_scrub_hi;
+
+extern void *__libc_stack_end;
+
+/* A margin above the lowest address: glibc's own guard and what a stack
+ * overflow check of the program may leave unused. */
+#define SCRUB_MARGIN 4096u
+
+static void scrub_set(uintptr_t lo, uintptr_t hi)
+{
+	lo = (lo + SCRUB_MARGIN + 15) & ~(uintptr_t)15;
+	if (hi <= lo)
+		return;
+	agent_scrub_lo = lo;
+	agent_scrub_hi = hi;
+}
+
+/* The main thread, from the agent's constructor. */
+void agent_scrub_main(void)
+{
+	uintptr_t hi = (uintptr_t)__libc_stack_end;
+	struct rlimit rl;
+	uintptr_t span;
+
+	/* (raw: the agent imports no getrlimit) */
+	if (!hi || syscall(SYS_getrlimit, RLIMIT_STACK, &rl) != 0)
+		return;
+	span = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1ul << 30) ? (1ul << 30)
+									 : (uintptr_t)rl.rlim_cur;
+	if (span <= 2 * 65536u || span >= hi)
+		return;
+	/* __libc_stack_end is near the top; the stack may grow down to
+	 * RLIMIT_STACK below the top, which is above it: 64 KiB more is safe */
+	scrub_set(hi - span + 65536u, hi);
+}
+
+/* A thread spool wrapped, at its start (its own stack, before the
+ * program's function). */
+void agent_scrub_thread(void)
+{
+	pthread_attr_t a;
+	void *addr = NULL;
+	size_t size = 0;
+
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return;
+	if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr && size)
+		scrub_set((uintptr_t)addr, (uintptr_t)addr + size);
+	pthread_attr_destroy(&a);
+}
+
+static int (*real_swapcontext)(ucontext_t *, const ucontext_t *);
+
+__attribute__((constructor)) static void agent_scrub_resolve(void)
+{
+	agent_self.busy++;
+	AGENT_RESOLVE(real_swapcontext, "swapcontext");
+	agent_self.busy--;
+}
+
+/* The program switches stacks itself: no more zeroing on this thread (see
+ * the top of the file). */
+AGENT_EXPORT int swapcontext(ucontext_t *o, const ucontext_t *u)
+{
+	agent_scrub_lo = 0;
+	agent_scrub_hi = 0;
+	if (AGENT_UNLIKELY(!real_swapcontext)) { /* (before the constructor) */
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_swapcontext(o, u);
+}
