@@ -130,8 +130,11 @@ run() {
 	kernel="$(ls "$VM"/boot/vmlinuz-* | head -1)"
 	rm -f "$dir/vm.rc" "$dir/vm.out"
 	set +e
+	# -nic none: the VM needs no network, and virt's default NIC wants its
+	# boot ROM (efi-virtio.rom, package ipxe-qemu), which a qemu installed
+	# without recommended packages does not have: qemu refused to start.
 	timeout -k 10 "$TIMEOUT" qemu-system-aarch64 -M virt -cpu max -smp 2 -m 1024 \
-		-nographic -no-reboot -kernel "$kernel" -initrd "$VM/initrd.gz" \
+		-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$VM/initrd.gz" \
 		-append "console=ttyAMA0 rdinit=/init quiet panic=-1 spoolvm_repo=$REPO spoolvm_dir=$dir" \
 		-fsdev "local,id=a64root,path=$ROOT,security_model=none,readonly=on" \
 		-device virtio-9p-device,fsdev=a64root,mount_tag=a64root \

@@ -933,7 +933,7 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		 * one where a thread blocks (mosquitto_pub -l: its loop thread
 		 * in select), which tries none (doc/record.md, Snapshots). */
 		if (ctx->serial && ctx->snap_set && ctx->snap_period && !ctx->snap_period_ns &&
-		    !ctx->snap_taken && !ctx->snap_skipped && ctx->snap_failed != UINT64_MAX &&
+		    !ctx->snap_taken && !ctx->snap_skipped && ctx->snap_failed < RR_SNAP_OFF_PAC &&
 		    i->switches >= ctx->snap_period)
 			log_info("no snapshot: none of the %s switches came where one is tried, "
 				 "a running thread handing the token over (its slice over, a wait "
@@ -941,8 +941,13 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 "read, a poll) takes none",
 				 record_group(i->switches, n, sizeof(n)));
 		if (ctx->serial && (ctx->snap_period || ctx->snap_period_ns) &&
-		    ctx->snap_mode == RR_SNAP_IMAGE) {
-			if (ctx->snap_failed == UINT64_MAX)
+		    ctx->snap_failed == RR_SNAP_OFF_PAC)
+			log_warn("no snapshots: the program signs its return addresses (pointer "
+				 "authentication) with keys a replay cannot have: spool replay "
+				 "--goto could not restore one (doc/arm64.md, Snapshots)");
+		else if (ctx->serial && (ctx->snap_period || ctx->snap_period_ns) &&
+			 ctx->snap_mode == RR_SNAP_IMAGE) {
+			if (ctx->snap_failed == RR_SNAP_OFF_ZSTD)
 				log_warn("no snapshot images: libzstd could not be loaded into the "
 					 "program");
 			else if (ctx->snap_failed)
@@ -1203,22 +1208,10 @@ int cmd_record(int argc, char **argv)
 			"parked at a switch point)");
 		return EXIT_USAGE;
 	}
-#if defined(__x86_64__)
 	/* serial mode: about one snapshot a second unless told otherwise
 	 * (each a delta of the one before, doc/record.md "Snapshots") */
 	if (ctx.serial && !ctx.snap_set)
 		ctx.snap_period_ns = RECORD_SNAP_DEFAULT_NS;
-#endif
-#if defined(__aarch64__)
-	/* The snapshot primitive is not finished on aarch64 (under qemu-user
-	 * no snapshot was taken: threads never all parked): refused, never a
-	 * recording that silently has none (doc/arm64.md). */
-	if (ctx.snap_period || ctx.snap_period_ns) {
-		log_err("--snap-period: snapshots are not available on aarch64 in this build "
-			"(x86-64 only for now, doc/arm64.md)");
-		return 1;
-	}
-#endif
 	/* A test of the snapshot primitive (doc/record.md): the copies run
 	 * the program on, unrecorded. */
 	ctx.snap_mode = RR_SNAP_IMAGE;

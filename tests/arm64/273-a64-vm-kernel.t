@@ -12,25 +12,14 @@
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$(dirname "$0")/lib.sh"
 
-VM="${ARM64_VM:-/var/cache/spool-arm64-vm}"
-command -v qemu-system-aarch64 >/dev/null ||
-	_a64_skip "no qemu-system-aarch64 (scripts/arm64-vm.sh setup)"
-[ -f "$VM/initrd.gz" ] || _a64_skip "no VM root at $VM (scripts/arm64-vm.sh setup)"
-case "$SPOOL_A64" in
-"$REPO"/*) ;;
-*) _a64_skip "$SPOOL_A64 is not inside $REPO (the VM sees only the repository)" ;;
-esac
+. "$REPO/tests/arm64/vm_lib.sh"
+a64_vm_need
 
 plan 17
 
 # --- in the VM (busybox sh): each case leaves NAME.out, NAME.err, NAME.rc
-cat >vm.sh <<EOF
-S=$SPOOL_A64/spool
-P=$PROGS
-EOF
+a64_vm_script
 cat >>vm.sh <<'EOF'
-run() { n=$1; shift; "$@" >$n.out 2>$n.err; echo $? >$n.rc; }
-uname -m >kernel.txt
 run locks $S locks -q -o locks.trace -- $P/lockcount 2 5000
 run race $S record --chaos --until-fail 100 -o race.trace -- $P/rr_race_counter-finst 2 1000
 for i in 1 2 3; do run race.rep$i $S replay -q -o race.rep$i.trace race.trace; done
@@ -49,7 +38,7 @@ wait $pid
 echo $? >att.prog.rc
 EOF
 
-timeout -k 10 1200 "$REPO/scripts/arm64-vm.sh" run "$T_DIR" >vm.log 2>&1
+a64_vm_run
 is "$?" 0 "the VM booted a real arm64 kernel and ran the cases" || diag "$(tail -20 vm.log)"
 is "$(cat kernel.txt 2>/dev/null)" aarch64 "  uname -m in the VM: aarch64"
 

@@ -31,14 +31,8 @@
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$(dirname "$0")/lib.sh"
 
-VM="${ARM64_VM:-/var/cache/spool-arm64-vm}"
-command -v qemu-system-aarch64 >/dev/null ||
-	_a64_skip "no qemu-system-aarch64 (scripts/arm64-vm.sh setup)"
-[ -f "$VM/initrd.gz" ] || _a64_skip "no VM root at $VM (scripts/arm64-vm.sh setup)"
-case "$SPOOL_A64" in
-"$REPO"/*) ;;
-*) _a64_skip "$SPOOL_A64 is not inside $REPO (the VM sees only the repository)" ;;
-esac
+. "$REPO/tests/arm64/vm_lib.sh"
+a64_vm_need
 [ -x "$PROGS/attach_state" ] || _a64_skip "$PROGS/attach_state is not built (make ARCH=aarch64 progs)"
 A64CC="${CROSS:-aarch64-linux-gnu-}gcc"
 command -v "$A64CC" >/dev/null || _a64_skip "no $A64CC"
@@ -55,15 +49,8 @@ ok "attach_state linked with the space-filling library cross-builds" \
 		$REPO/tests/progs/attach_state.c -lpthread"
 
 # --- in the VM (busybox sh): each case leaves NAME.out, NAME.err, NAME.rc
-cat >vm.sh <<EOF
-S=$SPOOL_A64/spool
-P=$PROGS
-EOF
+a64_vm_script
 cat >>vm.sh <<'EOF'
-run() { n=$1; shift; "$@" >$n.out 2>$n.err; echo $? >$n.rc; }
-# wait_line FILE RE: up to 20 s for a line
-wait_line() { i=0; while ! grep -qE "$2" "$1" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; }
-uname -m >kernel.txt
 # attach_state: attach, probe, detach; a second attach; it runs on
 $P/attach_state 120 stop1 >st.prog.out 2>st.prog.err &
 pid=$!
@@ -130,7 +117,7 @@ echo $? >xz.prog.rc
 /usr/bin/xz -dc out.xz | md5sum | cut -d' ' -f1 >out.md5
 EOF
 
-timeout -k 10 1200 "$REPO/scripts/arm64-vm.sh" run "$T_DIR" >vm.log 2>&1
+a64_vm_run
 is "$?" 0 "the VM booted a real arm64 kernel and ran the cases" || diag "$(tail -20 vm.log)"
 is "$(cat kernel.txt 2>/dev/null)" aarch64 "  uname -m in the VM: aarch64"
 
