@@ -835,8 +835,7 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	}
 	syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &c0);
 	t0 = snap_now_ns();
-	pid = syscall(SYS_clone, snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, NULL,
-		      NULL, t->tidp, 0);
+	pid = arch_snap_fork(snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, t->tidp);
 	if (pid < 0 && errno == EINVAL && !snap_exit_sig) {
 		/* qemu-user makes a fork of every clone without CLONE_VM and
 		 * takes no exit signal but SIGCHLD (EINVAL): there the copies
@@ -846,8 +845,8 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 		agent_log("snapshot: a copy with no exit signal is refused (EINVAL: qemu-user): "
 			  "copies are SIGCHLD children from now on");
 		snap_exit_sig = SIGCHLD;
-		pid = syscall(SYS_clone, snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID,
-			      NULL, NULL, t->tidp, 0);
+		pid = arch_snap_fork(snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID,
+				     t->tidp);
 	}
 	if (pid == 0) {
 		snap_copy(me, n);
@@ -1112,10 +1111,9 @@ static void snap_checkpoint_wait(uint32_t me, uint32_t n, const void *saved)
 		while (syscall(SYS_wait4, -1, NULL, WNOHANG | __WALL, NULL) > 0)
 			;
 		if (sig == SIGUSR1) {
-			long pid = syscall(
-			    SYS_clone,
+			long pid = arch_snap_fork(
 			    (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
-			    NULL, NULL, snap_thr[me].tidp, 0);
+			    snap_thr[me].tidp);
 
 			idle = 0;
 			if (pid == 0) {
@@ -1152,9 +1150,8 @@ void agent_snap_checkpoint(uint32_t me, uint32_t n, uint64_t turn)
 		return;
 	}
 	memcpy(saved, snap_area, snap_area_size);
-	pid =
-	    syscall(SYS_clone, (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
-		    NULL, NULL, t->tidp, 0);
+	pid = arch_snap_fork((unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
+			     t->tidp);
 	if (pid == 0) {
 		snap_checkpoint_wait(me, n, saved);
 		errno = saved_errno;

@@ -56,6 +56,15 @@ static inline void arch_snap_ctx_fixup(ucontext_t *uc)
 	uc->uc_mcontext.fpregs = &uc->__fpregs_mem;
 }
 
+/* A copy of the process (a fork by raw clone, on the same stack) whose
+ * tid word ctid the kernel sets in the child and clears at its exit: the
+ * thread's pthread_join-ers in the copy rely on it. x86-64's clone takes
+ * (flags, stack, ptid, ctid, tls). Returns as syscall(). */
+static inline long arch_snap_fork(unsigned long flags, int32_t *ctid)
+{
+	return syscall(SYS_clone, flags, NULL, NULL, ctid, 0);
+}
+
 static inline uint64_t arch_snap_tp(void)
 {
 	uint64_t fs = 0;
@@ -106,6 +115,15 @@ static inline uintptr_t arch_snap_ctx_sp(const ucontext_t *uc)
 static inline void arch_snap_ctx_fixup(ucontext_t *uc)
 {
 	(void)uc;
+}
+
+/* arm64's clone takes (flags, stack, ptid, tls, ctid): with x86-64's
+ * order the copy's tid word was never set nor cleared, and a join of the
+ * snapshot's taker in a copy waited for good (seen under qemu-user and on
+ * the kernel alike). */
+static inline long arch_snap_fork(unsigned long flags, int32_t *ctid)
+{
+	return syscall(SYS_clone, flags, NULL, NULL, 0, ctid);
 }
 
 static inline uint64_t arch_snap_tp(void)

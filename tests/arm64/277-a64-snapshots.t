@@ -12,7 +12,8 @@
 #     child), listed by the host's spool info, and replayed from three
 #     events; threads created and joined in waves (snapshots with threads
 #     in their first wait and in pthread_join), replayed from every
-#     snapshot;
+#     snapshot; copies that run the program on with every thread recreated
+#     (SPOOL_SNAP_RUN=1: each finishes with the right totals);
 #   - a program built with -mbranch-protection=standard (return addresses
 #     signed): no snapshot, and spool says why (a replay's new keys could not
 #     check them);
@@ -23,7 +24,7 @@
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$(dirname "$0")/lib.sh"
 
-plan 22
+plan 25
 
 P="$PROGS/rr_goto"
 
@@ -76,6 +77,17 @@ num_cmp "$(echo $WS | wc -w)" -ge 4 "  snapshots taken ($(echo $WS | wc -w))"
 R=$(goto_each suffix_ok waves.trace waves.out $WS)
 read -r good tried bad <<<"$R"
 is "$good" "$tried" "  each of the $tried replays from them prints the recorded tail${bad:+ (not: $bad)}"
+
+# copies that run the program on (SPOOL_SNAP_RUN=1, a test of the primitive):
+# every thread recreated in each copy, mutexes, condition variables, stdio
+# and joins work there (the copy's tid word: arm64's clone takes ctid last)
+SPOOL_SNAP_RUN=1 spool_run record --chaos --snap-period 50 -o srun.trace -- "$PROGS/rr_snap" 3 2000
+NSNAP=$(sed -nE 's/^spool: ([0-9]+) snapshots? \(every 50 switches\).*/\1/p' run.err)
+num_cmp "${NSNAP:-0}" -ge 3 "copies that run the program on: snapshots taken (${NSNAP:-none}), exit $RC"
+NDONE=$(grep -c ' done ' run.out)
+num_cmp "$NDONE" -ge "$((${NSNAP:-0} + 1))" "  the program and each copy print their last line ($NDONE)"
+BAD=$(grep ' done ' run.out | grep -cv 'counter=6000 want=6000 consumed=500 want=500 sums=equal joined=5$')
+is "$BAD" 0 "  in every copy the recreated threads finish: totals right, 5 joins"
 
 # a program that signs its return addresses (pointer authentication, which
 # qemu's "max" CPU has): a replay, a new exec with new keys, could not
