@@ -559,31 +559,32 @@ static void snap_copy(uint32_t me, uint32_t n)
 /* ---- taking one ---- */
 
 /*
- * A thread that waits for the token (or in a join's wait) but has not
- * saved its context yet is on its way to save it: it has just handed the
- * token over and goes into ser_wait, or it was woken to save it
- * (agent_serial_wake_waiters), and parks without blocking. The holder
- * gives it a moment (yielding) rather than giving up at once: the new
- * holder checks right after the switch, while the thread that handed over
- * runs the few hundred instructions to its getcontext. Under qemu-user
- * they took long enough that no snapshot was ever taken (rr_goto, 95 of
- * 95 tries); on x86-64 the same race is lost now and then. 1: it parked.
+ * A thread that waits for the token but has not saved its context yet is
+ * on its way to save it: it has just handed the token over and goes into
+ * ser_wait, or it was woken to save it (agent_serial_wake_waiters), and
+ * parks without blocking. The holder gives such threads a moment, 5 ms in
+ * all for one try (*until: its end, 0 before the first wait), yielding,
+ * rather than giving up at once: the new holder checks right after the
+ * switch, while the thread that handed over runs the few hundred
+ * instructions to its getcontext. Under qemu-user they took long enough
+ * that no snapshot was ever taken (rr_goto: 95 of 95 tries); on x86-64 the
+ * same race is lost now and then. A thread out of the schedule (RR_S_OUT:
+ * in a blocking call, or a join's wait, which saves its context before it
+ * leaves) is not waited for: it may stay there for good. 1: it parked.
  */
 #define SNAP_PARK_WAIT_NS 5000000ull
-static int snap_parks_soon(struct agent_snap_thread *t, uint32_t id)
+static int snap_parks_soon(struct agent_snap_thread *t, uint32_t id, uint64_t *until)
 {
-	uint64_t until = snap_now_ns() + SNAP_PARK_WAIT_NS;
-
-	do {
-		uint32_t st;
-
+	if (!*until)
+		*until = snap_now_ns() + SNAP_PARK_WAIT_NS;
+	while (snap_now_ns() < *until) {
 		syscall(SYS_sched_yield);
 		if (__atomic_load_n(&t->parked, __ATOMIC_SEQ_CST))
 			return 1;
-		st = __atomic_load_n(&agent_serial_slot_at(id)->state, __ATOMIC_ACQUIRE);
-		if (st != RR_S_WAIT && st != RR_S_OUT)
+		if (__atomic_load_n(&agent_serial_slot_at(id)->state, __ATOMIC_ACQUIRE) !=
+		    RR_S_WAIT)
 			return 0;
-	} while (snap_now_ns() < until);
+	}
 	return 0;
 }
 
@@ -593,6 +594,7 @@ static int snap_parks_soon(struct agent_snap_thread *t, uint32_t id)
 static int snap_all_parked(uint32_t me, uint32_t n)
 {
 	pid_t pid = (pid_t)syscall(SYS_getpid);
+	uint64_t until = 0;
 
 	for (uint32_t id = 0; id < n; id++) {
 		struct agent_snap_thread *t = &snap_thr[id];
@@ -608,7 +610,8 @@ static int snap_all_parked(uint32_t me, uint32_t n)
 		st = __atomic_load_n(&agent_serial_slot_at(id)->state, __ATOMIC_ACQUIRE);
 		/* Waiting for the token, or out in a join's wait (RR_S_OUT). */
 		if ((st == RR_S_WAIT || st == RR_S_OUT) &&
-		    (__atomic_load_n(&t->parked, __ATOMIC_SEQ_CST) || snap_parks_soon(t, id))) {
+		    (__atomic_load_n(&t->parked, __ATOMIC_SEQ_CST) ||
+		     (st == RR_S_WAIT && snap_parks_soon(t, id, &until)))) {
 			t->restore = 1;
 			continue;
 		}
