@@ -58,7 +58,7 @@
 #ifndef PR_GET_TID_ADDRESS
 #define PR_GET_TID_ADDRESS 40
 #endif
-#define SNAP_COPIES 64	   /* copies not reaped yet, at most */
+#define SNAP_COPIES 64 /* copies not reaped yet, at most */
 #define SNAP_RSEQ_SIG 0x53053053
 
 int agent_snap_on;
@@ -236,7 +236,7 @@ __asm__(".text\n"
 	"	b.le 2f\n"
 	"	mov x8, #172\n" /* SYS_getpid */
 	"	svc #0\n"
-	"	mov x1, #9\n" /* SIGKILL */
+	"	mov x1, #9\n"	/* SIGKILL */
 	"	mov x8, #129\n" /* SYS_kill */
 	"	svc #0\n"
 	"	mov x0, #137\n"

@@ -182,7 +182,7 @@ static inline int arch_snap_pac_cb(struct dl_phdr_info *info, size_t size, void 
 			continue;
 		w = (const uint32_t *)(uintptr_t)((info->dlpi_addr + ph->p_vaddr + 3) & ~3ull);
 		end = (const uint32_t *)(uintptr_t)((info->dlpi_addr + ph->p_vaddr + ph->p_filesz) &
-						     ~3ull);
+						    ~3ull);
 		for (; w < end; w++)
 			if (*w == ARCH_SNAP_PACIASP || *w == ARCH_SNAP_PACIBSP) {
 				*(const char **)arg = info->dlpi_name;
