@@ -48,10 +48,8 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <asm/prctl.h>
-#endif
 
+#include "../arch/arch_snap.h"
 #include "agent_rr.h"
 #include "agent_serial.h"
 #include "agent_snap.h"
@@ -60,8 +58,7 @@
 #ifndef PR_GET_TID_ADDRESS
 #define PR_GET_TID_ADDRESS 40
 #endif
-#define SNAP_COPIES 64	   /* copies not reaped yet, at most */
-#define SNAP_TID_OFF 0x2d0 /* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 */
+#define SNAP_COPIES 64 /* copies not reaped yet, at most */
 #define SNAP_RSEQ_SIG 0x53053053
 
 int agent_snap_on;
@@ -204,13 +201,53 @@ __asm__(".text\n"
 	"	hlt\n"
 	"9:	ret\n"
 	".size agent_snap_watcher, .-agent_snap_watcher\n");
-#else
-long agent_snap_watcher(int pidfd, void *stack_top)
-{
-	(void)pidfd;
-	(void)stack_top;
-	return -ENOSYS;
-}
+#elif defined(__aarch64__)
+/* x9 (the pidfd) survives the svc: arm64 system calls change x0 alone. */
+__asm__(".text\n"
+	".globl agent_snap_watcher\n"
+	".hidden agent_snap_watcher\n"
+	".type agent_snap_watcher,%function\n"
+	"agent_snap_watcher:\n"
+	"	mov w9, w0\n"
+	"	mov x0, #0x0f00\n" /* VM FS FILES SIGHAND THREAD SYSVSEM */
+	"	movk x0, #0x5, lsl #16\n"
+	"	mov x2, #0\n"
+	"	mov x3, #0\n"
+	"	mov x4, #0\n"
+	"	mov x8, #220\n" /* SYS_clone(flags, stack, 0, 0, 0) */
+	"	svc #0\n"
+	"	cbnz x0, 9f\n"
+	"	mov x29, #0\n"
+	"	mov x30, #0\n"
+	"	sub sp, sp, #16\n"
+	"	str w9, [sp]\n" /* struct pollfd: fd, POLLIN, revents 0 */
+	"	mov w10, #1\n"
+	"	str w10, [sp, #4]\n"
+	"1:	mov x0, sp\n"
+	"	mov x1, #1\n"
+	"	mov x2, #0\n" /* no timeout */
+	"	mov x3, #0\n" /* no mask */
+	"	mov x4, #0\n"
+	"	mov x8, #73\n" /* SYS_ppoll */
+	"	svc #0\n"
+	"	cmn x0, #4\n" /* EINTR */
+	"	b.eq 1b\n"
+	"	cmp x0, #0\n"
+	"	b.le 2f\n"
+	"	mov x8, #172\n" /* SYS_getpid */
+	"	svc #0\n"
+	"	mov x1, #9\n"	/* SIGKILL */
+	"	mov x8, #129\n" /* SYS_kill */
+	"	svc #0\n"
+	"	mov x0, #137\n"
+	"	mov x8, #94\n" /* SYS_exit_group, should the kill fail */
+	"	svc #0\n"
+	"2:	mov x0, #0\n"
+	"	mov x8, #93\n" /* SYS_exit: this thread only */
+	"	svc #0\n"
+	"	brk #0\n"
+	"9:	ret\n"
+	".size agent_snap_watcher, .-agent_snap_watcher\n");
 #endif
 
 #ifndef SYS_pidfd_open
@@ -334,9 +371,23 @@ void agent_snap_init(struct rr_area *a, uint64_t size)
 	if (a->mode == RR_MODE_RECORD && a->snap_mode == RR_SNAP_IMAGE &&
 	    agent_snap_img_init() < 0) {
 		agent_log("snapshots off: libzstd cannot be loaded");
-		a->snap_failed = UINT64_MAX;
+		a->snap_failed = RR_SNAP_OFF_ZSTD;
 		agent_snap_on = 0;
 		return;
+	}
+	if (a->mode == RR_MODE_RECORD) {
+		const char *who;
+
+		/* a replay restored from a snapshot would fail every check of
+		 * a return address signed before it (arch_snap.h) */
+		if (arch_snap_signed_returns(&who)) {
+			agent_log("snapshots off: %s signs return addresses (pointer "
+				  "authentication)",
+				  *who ? who : "the program");
+			a->snap_failed = RR_SNAP_OFF_PAC;
+			agent_snap_on = 0;
+			return;
+		}
 	}
 	snap_tried = UINT64_MAX;
 	__atomic_store_n(&agent_snap_want, a->mode != RR_MODE_RECORD, __ATOMIC_RELEASE);
@@ -356,22 +407,16 @@ void agent_snap_thread_start(uint32_t id)
 
 	if (!t)
 		return;
-#if defined(__x86_64__)
-	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
-#else
-	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(fs)); /* the thread pointer */
-#endif
+	fs = arch_snap_tp();
 	syscall(SYS_get_robust_list, 0, &head, &len);
 	/* The kernel's clear_child_tid is glibc's &pd->tid (set by clone or
-	 * set_tid_address); a kernel without CHECKPOINT_RESTORE refuses the
-	 * prctl, and glibc's layout is the fallback, checked. */
-	if (syscall(SYS_prctl, PR_GET_TID_ADDRESS, &tidp, 0, 0, 0) < 0 || !tidp || *tidp != tid)
-#if defined(__x86_64__)
-		tidp = fs && *(int32_t *)(fs + SNAP_TID_OFF) == tid ? (int32_t *)(fs + SNAP_TID_OFF)
-								    : NULL;
-#else
-		tidp = NULL; /* glibc's aarch64 layout is not known here */
-#endif
+	 * set_tid_address); a kernel without CHECKPOINT_RESTORE (or qemu-user)
+	 * refuses the prctl, and glibc's layout is the fallback, checked. */
+	if (syscall(SYS_prctl, PR_GET_TID_ADDRESS, &tidp, 0, 0, 0) < 0 || !tidp || *tidp != tid) {
+		int32_t *g = (int32_t *)((uintptr_t)pthread_self() + ARCH_SNAP_TID_OFF);
+
+		tidp = *g == tid ? g : NULL;
+	}
 	t->fs = fs;
 	t->robust = (uint64_t)(uintptr_t)head;
 	t->robust_len = len;
@@ -431,11 +476,7 @@ static void snap_restore_threads(uint32_t me, uint32_t n)
 		if (id == me || !t->restore)
 			continue;
 		/* Below its saved stack pointer, past the red zone. */
-#if defined(__x86_64__)
-		sp = ((uintptr_t)t->ctx.uc_mcontext.gregs[REG_RSP] - 512) & ~(uintptr_t)15;
-#else
-		sp = ((uintptr_t)t->ctx.uc_mcontext.sp - 512) & ~(uintptr_t)15;
-#endif
+		sp = (arch_snap_ctx_sp(&t->ctx) - 512) & ~(uintptr_t)15;
 		agent_snap_clone_thread(flags, (void *)sp, t->tidp, t->tidp, t->fs, t);
 	}
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8);
@@ -452,11 +493,7 @@ long agent_snap_spawn(struct agent_snap_thread *t, void (*hook)(struct agent_sna
 	uintptr_t sp;
 
 	snap_entry_hook = hook;
-#if defined(__x86_64__)
-	sp = ((uintptr_t)t->ctx.uc_mcontext.gregs[REG_RSP] - 512) & ~(uintptr_t)15;
-#else
-	sp = ((uintptr_t)t->ctx.uc_mcontext.sp - 512) & ~(uintptr_t)15;
-#endif
+	sp = (arch_snap_ctx_sp(&t->ctx) - 512) & ~(uintptr_t)15;
 	return agent_snap_clone_thread(flags, (void *)sp, t->tidp, t->tidp, t->fs, t);
 }
 
@@ -523,12 +560,43 @@ static void snap_copy(uint32_t me, uint32_t n)
 
 /* ---- taking one ---- */
 
+/*
+ * A thread that waits for the token but has not saved its context yet is
+ * on its way to save it: it has just handed the token over and goes into
+ * ser_wait, or it was woken to save it (agent_serial_wake_waiters), and
+ * parks without blocking. The holder gives such threads a moment, 5 ms in
+ * all for one try (*until: its end, 0 before the first wait), yielding,
+ * rather than giving up at once: the new holder checks right after the
+ * switch, while the thread that handed over runs the few hundred
+ * instructions to its getcontext. Under qemu-user they took long enough
+ * that no snapshot was ever taken (rr_goto: 95 of 95 tries); on x86-64 the
+ * same race is lost now and then. A thread out of the schedule (RR_S_OUT:
+ * in a blocking call, or a join's wait, which saves its context before it
+ * leaves) is not waited for: it may stay there for good. 1: it parked.
+ */
+#define SNAP_PARK_WAIT_NS 5000000ull
+static int snap_parks_soon(struct agent_snap_thread *t, uint32_t id, uint64_t *until)
+{
+	if (!*until)
+		*until = snap_now_ns() + SNAP_PARK_WAIT_NS;
+	while (snap_now_ns() < *until) {
+		syscall(SYS_sched_yield);
+		if (__atomic_load_n(&t->parked, __ATOMIC_SEQ_CST))
+			return 1;
+		if (__atomic_load_n(&agent_serial_slot_at(id)->state, __ATOMIC_ACQUIRE) !=
+		    RR_S_WAIT)
+			return 0;
+	}
+	return 0;
+}
+
 /* Every thread but me is parked with its context saved, or has ended and
  * is gone from the kernel (a thread that ended in the schedule still runs
  * glibc's exit code for a while: the copy could not finish it). */
 static int snap_all_parked(uint32_t me, uint32_t n)
 {
 	pid_t pid = (pid_t)syscall(SYS_getpid);
+	uint64_t until = 0;
 
 	for (uint32_t id = 0; id < n; id++) {
 		struct agent_snap_thread *t = &snap_thr[id];
@@ -544,7 +612,8 @@ static int snap_all_parked(uint32_t me, uint32_t n)
 		st = __atomic_load_n(&agent_serial_slot_at(id)->state, __ATOMIC_ACQUIRE);
 		/* Waiting for the token, or out in a join's wait (RR_S_OUT). */
 		if ((st == RR_S_WAIT || st == RR_S_OUT) &&
-		    __atomic_load_n(&t->parked, __ATOMIC_SEQ_CST)) {
+		    (__atomic_load_n(&t->parked, __ATOMIC_SEQ_CST) ||
+		     (st == RR_S_WAIT && snap_parks_soon(t, id, &until)))) {
 			t->restore = 1;
 			continue;
 		}
@@ -593,9 +662,10 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 	if (!t || !__atomic_load_n(&t->valid, __ATOMIC_ACQUIRE))
 		return;
 	/* The joined thread's tid word: where mine is in my struct pthread
-	 * (pthread_t is its address; it may not have started yet). */
-	off = (uintptr_t)t->tidp - (uintptr_t)t->fs;
-	if (off == 0 || off >= 4096 || (uint64_t)th == t->fs)
+	 * (pthread_t is its address; it may not have started yet). t is
+	 * this thread's own slot. */
+	off = (uintptr_t)t->tidp - (uintptr_t)pthread_self();
+	if (off == 0 || off >= 4096 || th == pthread_self())
 		return;
 	tp = (volatile int32_t *)((uintptr_t)th + off);
 	/* pthread_join is a cancellation point: a cancel already pending
@@ -774,8 +844,19 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	 * pause: a read of /proc/self/timers, a few microseconds) */
 	if (snap_area->snap_mode == RR_SNAP_IMAGE)
 		agent_snap_timers_take();
-	pid = syscall(SYS_clone, snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, NULL,
-		      NULL, t->tidp, 0);
+	pid = arch_snap_fork(snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, t->tidp);
+	if (pid < 0 && errno == EINVAL && !snap_exit_sig) {
+		/* qemu-user makes a fork of every clone without CLONE_VM and
+		 * takes no exit signal but SIGCHLD (EINVAL): there the copies
+		 * are SIGCHLD children, as under gdb (a program that waits
+		 * for any child could reap one: doc/arm64.md). A kernel
+		 * takes signal 0. */
+		agent_log("snapshot: a copy with no exit signal is refused (EINVAL: qemu-user): "
+			  "copies are SIGCHLD children from now on");
+		snap_exit_sig = SIGCHLD;
+		pid = arch_snap_fork(snap_exit_sig | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID,
+				     t->tidp);
+	}
 	if (pid == 0) {
 		snap_copy(me, n);
 		errno = saved;
@@ -1039,10 +1120,9 @@ static void snap_checkpoint_wait(uint32_t me, uint32_t n, const void *saved)
 		while (syscall(SYS_wait4, -1, NULL, WNOHANG | __WALL, NULL) > 0)
 			;
 		if (sig == SIGUSR1) {
-			long pid = syscall(
-			    SYS_clone,
+			long pid = arch_snap_fork(
 			    (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
-			    NULL, NULL, snap_thr[me].tidp, 0);
+			    snap_thr[me].tidp);
 
 			idle = 0;
 			if (pid == 0) {
@@ -1079,9 +1159,8 @@ void agent_snap_checkpoint(uint32_t me, uint32_t n, uint64_t turn)
 		return;
 	}
 	memcpy(saved, snap_area, snap_area_size);
-	pid =
-	    syscall(SYS_clone, (unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
-		    NULL, NULL, t->tidp, 0);
+	pid = arch_snap_fork((unsigned long)(SIGCHLD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID),
+			     t->tidp);
 	if (pid == 0) {
 		snap_checkpoint_wait(me, n, saved);
 		errno = saved_errno;

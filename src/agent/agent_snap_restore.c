@@ -51,16 +51,12 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <asm/prctl.h>
-#endif
 
+#include "../arch/arch_snap.h"
 #include "../replay/rr_snap_fmt.h"
 #include "agent_rr.h"
 #include "agent_serial.h"
 #include "agent_snap.h"
-
-#if defined(__x86_64__)
 
 #define RS_STACK (256u << 10) /* the loader's own stack */
 #define RS_MAPS (4u << 20)    /* the fresh process's /proc/self/maps, at most */
@@ -99,12 +95,17 @@ static uint32_t rs_ready; /* recreated threads whose replay state is set */
 /* Where the restore's time goes (SPOOL_DEBUG): stamps at its steps. */
 enum { RS_T_MAPS, RS_T_BODY, RS_T_FDS, RS_T_SPAWN, RS_T_READY, RS_T_N };
 static uint64_t rs_t[RS_T_N], rs_data_ns, rs_data_bytes, rs_mapped_bytes;
+static uint64_t rs_relro_pages; /* read-only library pages put back (rs_relro) */
 
+#if defined(__x86_64__)
 /* The first thread's syscall user dispatch selector (agent_rr_dispatch.c):
  * the loader's own clone is not libc's code. */
 extern __thread volatile unsigned char agent_sud_sel
     __attribute__((visibility("hidden"), tls_model("initial-exec")));
 #define RS_SUD(v) (agent_sud_sel = (v))
+#else
+#define RS_SUD(v) ((void)(v)) /* no syscall user dispatch there (arm64 6.1) */
+#endif
 
 static uint64_t rs_clock_ns(clockid_t clk)
 {
@@ -310,6 +311,32 @@ static void rs_stack(const struct rr_snap_region *r, uint64_t data)
 	}
 }
 
+/*
+ * A read-only private file mapping the fresh process has too, at the same
+ * place: its pages that differ from the snapshot's are put back. glibc on
+ * aarch64 keeps the stack protector's canary and the pointer guard (drawn
+ * from AT_RANDOM at each exec) in ld.so's RELRO pages, not in the TCB as
+ * on x86-64: the snapshot's frames and mangled pointers (atexit handlers,
+ * setjmp buffers) hold the recording's, and the replay died at exit
+ * (a demangled handler jumped to 0xddaa49e2f43e0c57). Each page is read
+ * and compared: only the few that differ are written.
+ */
+static char rs_page[4096];
+static void rs_relro(const struct rr_snap_region *r, uint64_t data)
+{
+	for (uint64_t a = r->start; a < r->end; a += sizeof(rs_page)) {
+		rs_read(data + (a - r->start), rs_page, sizeof(rs_page));
+		if (!memcmp((const void *)(uintptr_t)a, rs_page, sizeof(rs_page)))
+			continue;
+		if (syscall(SYS_mprotect, a, sizeof(rs_page), PROT_READ | PROT_WRITE) < 0)
+			rs_fail("cannot write a read-only page of a library as recorded");
+		memcpy((void *)(uintptr_t)a, rs_page, sizeof(rs_page));
+		if (syscall(SYS_mprotect, a, sizeof(rs_page), r->prot) < 0)
+			rs_fail("cannot protect a page of a library as recorded");
+		rs_relro_pages++;
+	}
+}
+
 static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t data)
 {
 	uint64_t len = r->end - r->start;
@@ -347,8 +374,13 @@ static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t
 		rs_mapped_bytes += len;
 		return;
 	}
-	if (r->has_data && file && !(r->prot & PROT_WRITE) && rs_fresh_same(r, path))
-		return; /* the same library, relocated the same way */
+	if (r->has_data && file && !(r->prot & PROT_WRITE) && rs_fresh_same(r, path)) {
+		/* the same library, relocated the same way; on aarch64 its
+		 * RELRO pages may hold what differs per process */
+		if (ARCH_SNAP_RELRO_GUARDS)
+			rs_relro(r, data);
+		return;
+	}
 	if (r->has_data) {
 		uint64_t t = rs_now_ns();
 
@@ -560,8 +592,8 @@ static void rs_thread_rec(uint64_t off, uint64_t len)
 		rs_fail("a damaged thread record");
 	t = &rs_thr[r.id];
 	rs_read(off + sizeof(r), &t->ctx, sizeof(t->ctx));
-	/* its FPU state pointer named the recording's copy of the context */
-	t->ctx.uc_mcontext.fpregs = &t->ctx.__fpregs_mem;
+	/* (x86-64: its FPU state pointer named the recording's copy) */
+	arch_snap_ctx_fixup(&t->ctx);
 	t->fs = r.fs;
 	t->robust = r.robust;
 	t->robust_len = r.robust_len;
@@ -743,11 +775,67 @@ static void rs_thread_hook(struct agent_snap_thread *t)
 	rs_gate_wait();
 }
 
+/* The first thread, on its recorded TLS (rs_main set the thread pointer:
+ * a function of its own, so that no TLS address the compiler computed
+ * before the switch is used after it), ends the restore and returns into
+ * its recorded context. */
+static void __attribute__((noinline, noreturn))
+rs_main_resume(struct agent_snap_thread *t0, uint32_t spawned)
+{
+	uint8_t busy;
+
+	/* now on thread 0's TLS, as recorded */
+	*t0->tidp = (int32_t)syscall(SYS_gettid);
+	syscall(SYS_set_tid_address, t0->tidp);
+	syscall(SYS_set_robust_list, (void *)(uintptr_t)t0->robust, (size_t)t0->robust_len);
+	if (!(t0->alt.ss_flags & SS_DISABLE)) {
+		stack_t ss = t0->alt;
+
+		ss.ss_flags &= SS_AUTODISARM;
+		syscall(SYS_sigaltstack, &ss, NULL);
+	}
+	busy = agent_self.busy;
+	agent_self = rs_main_self;
+	agent_self.busy = busy;
+	/* after the threads (a timer that signals one signals its new tid),
+	 * on thread 0's TLS (the agent's log is libc's formatting) */
+	agent_snap_timers_restore(rs_tid_of, rs_area->restore_timer_order != 0,
+				  &rs_area->restore_timers, &rs_area->restore_timers_off);
+	if (agent_rr_restore_thread(0, rs_taker == 0, t0->park) < 0)
+		rs_fail("the first thread's log is shorter than its event count");
+	/* every thread's replay state is set before any runs on: the restored
+	 * replay is then the same at every turn whatever order the threads
+	 * started in (spool replay --gdbserver numbers them from their
+	 * slots as the token's first turn after the restore begins) */
+	for (uint32_t r; (r = __atomic_load_n(&rs_ready, __ATOMIC_ACQUIRE)) < spawned;)
+		syscall(SYS_futex, &rs_ready, FUTEX_WAIT_PRIVATE, r, NULL, NULL, 0);
+	rs_t[RS_T_READY] = rs_now_ns();
+	rs_area->restore_ns = rs_t[RS_T_READY] - rs_t0;
+	rs_area->restore_done = 1;
+	agent_log("restore: %lu us (%lu us of CPU in the first thread): maps %lu, body %lu "
+		  "(contents: %lu us, %lu KiB read of %lu KiB; %lu read-only library pages put "
+		  "back), descriptors and signals %lu, "
+		  "threads %lu, timers and their replay state %lu",
+		  (unsigned long)(rs_area->restore_ns / 1000),
+		  (unsigned long)((rs_clock_ns(CLOCK_THREAD_CPUTIME_ID) - rs_cpu0) / 1000),
+		  (unsigned long)((rs_t[RS_T_MAPS] - rs_t0) / 1000),
+		  (unsigned long)((rs_t[RS_T_BODY] - rs_t[RS_T_MAPS]) / 1000),
+		  (unsigned long)(rs_data_ns / 1000), (unsigned long)(rs_data_bytes >> 10),
+		  (unsigned long)(rs_mapped_bytes >> 10), (unsigned long)rs_relro_pages,
+		  (unsigned long)((rs_t[RS_T_FDS] - rs_t[RS_T_BODY]) / 1000),
+		  (unsigned long)((rs_t[RS_T_SPAWN] - rs_t[RS_T_FDS]) / 1000),
+		  (unsigned long)((rs_t[RS_T_READY] - rs_t[RS_T_SPAWN]) / 1000));
+	RS_SUD(1); /* BLOCK: the program's own system calls are seen again */
+	__atomic_store_n(&rs_gate, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &rs_gate, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	setcontext(&t0->ctx);
+	rs_fail("cannot return into the first thread's context");
+}
+
 static void __attribute__((noreturn)) rs_main(void)
 {
 	struct agent_snap_thread *t0 = &rs_thr[0];
 	uint32_t n, spawned = 0;
-	uint8_t busy;
 
 	rs_body();
 	rs_t[RS_T_BODY] = rs_now_ns();
@@ -778,52 +866,9 @@ static void __attribute__((noreturn)) rs_main(void)
 	}
 	rs_newtid[0] = (int32_t)syscall(SYS_gettid);
 	rs_t[RS_T_SPAWN] = rs_now_ns();
-	syscall(SYS_arch_prctl, ARCH_SET_FS, t0->fs);
-	/* now on thread 0's TLS, as recorded */
-	*t0->tidp = (int32_t)syscall(SYS_gettid);
-	syscall(SYS_set_tid_address, t0->tidp);
-	syscall(SYS_set_robust_list, (void *)(uintptr_t)t0->robust, (size_t)t0->robust_len);
-	if (!(t0->alt.ss_flags & SS_DISABLE)) {
-		stack_t ss = t0->alt;
-
-		ss.ss_flags &= SS_AUTODISARM;
-		syscall(SYS_sigaltstack, &ss, NULL);
-	}
-	busy = agent_self.busy;
-	agent_self = rs_main_self;
-	agent_self.busy = busy;
-	/* after the threads (a timer that signals one signals its new tid),
-	 * on thread 0's TLS (the agent's log is libc's formatting) */
-	agent_snap_timers_restore(rs_tid_of, rs_area->restore_timer_order != 0,
-				  &rs_area->restore_timers, &rs_area->restore_timers_off);
-	if (agent_rr_restore_thread(0, rs_taker == 0, t0->park) < 0)
-		rs_fail("the first thread's log is shorter than its event count");
-	/* every thread's replay state is set before any runs on: the restored
-	 * replay is then the same at every turn whatever order the threads
-	 * started in (spool replay --gdbserver numbers them from their
-	 * slots as the token's first turn after the restore begins) */
-	for (uint32_t r; (r = __atomic_load_n(&rs_ready, __ATOMIC_ACQUIRE)) < spawned;)
-		syscall(SYS_futex, &rs_ready, FUTEX_WAIT_PRIVATE, r, NULL, NULL, 0);
-	rs_t[RS_T_READY] = rs_now_ns();
-	rs_area->restore_ns = rs_t[RS_T_READY] - rs_t0;
-	rs_area->restore_done = 1;
-	agent_log("restore: %lu us (%lu us of CPU in the first thread): maps %lu, body %lu "
-		  "(contents: %lu us, %lu KiB read of %lu KiB), descriptors and signals %lu, "
-		  "threads %lu, timers and their replay state %lu",
-		  (unsigned long)(rs_area->restore_ns / 1000),
-		  (unsigned long)((rs_clock_ns(CLOCK_THREAD_CPUTIME_ID) - rs_cpu0) / 1000),
-		  (unsigned long)((rs_t[RS_T_MAPS] - rs_t0) / 1000),
-		  (unsigned long)((rs_t[RS_T_BODY] - rs_t[RS_T_MAPS]) / 1000),
-		  (unsigned long)(rs_data_ns / 1000), (unsigned long)(rs_data_bytes >> 10),
-		  (unsigned long)(rs_mapped_bytes >> 10),
-		  (unsigned long)((rs_t[RS_T_FDS] - rs_t[RS_T_BODY]) / 1000),
-		  (unsigned long)((rs_t[RS_T_SPAWN] - rs_t[RS_T_FDS]) / 1000),
-		  (unsigned long)((rs_t[RS_T_READY] - rs_t[RS_T_SPAWN]) / 1000));
-	RS_SUD(1); /* BLOCK: the program's own system calls are seen again */
-	__atomic_store_n(&rs_gate, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &rs_gate, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
-	setcontext(&t0->ctx);
-	rs_fail("cannot return into the first thread's context");
+	if (arch_snap_set_tp(t0->fs) < 0)
+		rs_fail("cannot set the first thread's thread pointer");
+	rs_main_resume(t0, spawned);
 }
 
 void agent_snap_restore_start(void)
@@ -871,15 +916,3 @@ void agent_snap_restore_start(void)
 	setcontext(&rs_uc);
 	rs_fail("cannot switch to the loader's stack");
 }
-
-#else /* snapshots are taken on x86-64 only (doc/arm64.md) */
-
-void agent_snap_restore_start(void)
-{
-	struct rr_area *a = agent_rr_area();
-
-	if (a && a->mode == RR_MODE_REPLAY && a->restore_size)
-		agent_rr_stop("snapshot restore failed: not done on this architecture", 0);
-}
-
-#endif

@@ -133,7 +133,8 @@ static const struct run_opt_own record_own_opts[] = {
      "      --snap-period N  serial mode: a process snapshot every N switches of the\n"
      "                       run token, written into TRACE/.spool/snap; Ns or Nms:\n"
      "                       every N seconds or ms of run time (default 1s: about\n"
-     "                       one a second, deltas of the one before; 0: none)\n"},
+     "                       one a second, deltas of the one before; 0: none;\n"
+     "                       on aarch64 none unless asked)\n"},
     {"stuck-ms", required_argument, RECORD_O_STUCK_MS,
      "      --stuck-ms MS    serial mode: report a thread that runs this long\n"
      "                       without reaching a switch point while others wait\n"
@@ -947,7 +948,7 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		 * one where a thread blocks (mosquitto_pub -l: its loop thread
 		 * in select), which tries none (doc/record.md, Snapshots). */
 		if (ctx->serial && ctx->snap_set && ctx->snap_period && !ctx->snap_period_ns &&
-		    !ctx->snap_taken && !ctx->snap_skipped && ctx->snap_failed != UINT64_MAX &&
+		    !ctx->snap_taken && !ctx->snap_skipped && ctx->snap_failed < RR_SNAP_OFF_PAC &&
 		    i->nprocs > 1 && i->switches >= ctx->snap_period) {
 			/* A process tree: only the first process takes snapshots
 			 * (the others' areas ask for none; --goto replays one
@@ -964,7 +965,7 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 record_group(i->switches, n0, sizeof(n0)), i->nprocs - 1,
 				 i->nprocs == 2 ? "" : "es", record_group(ctx->switches0, every, sizeof(every)));
 		} else if (ctx->serial && ctx->snap_set && ctx->snap_period && !ctx->snap_period_ns &&
-		    !ctx->snap_taken && !ctx->snap_skipped && ctx->snap_failed != UINT64_MAX &&
+		    !ctx->snap_taken && !ctx->snap_skipped && ctx->snap_failed < RR_SNAP_OFF_PAC &&
 		    i->switches >= ctx->snap_period)
 			log_info("no snapshot: none of the %s switches came where one is tried, "
 				 "a running thread handing the token over (its slice over, a wait "
@@ -972,8 +973,13 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 "read, a poll) takes none",
 				 record_group(i->switches, n, sizeof(n)));
 		if (ctx->serial && (ctx->snap_period || ctx->snap_period_ns) &&
-		    ctx->snap_mode == RR_SNAP_IMAGE) {
-			if (ctx->snap_failed == UINT64_MAX)
+		    ctx->snap_failed == RR_SNAP_OFF_PAC)
+			log_warn("no snapshots: the program signs its return addresses (pointer "
+				 "authentication) with keys a replay cannot have: spool replay "
+				 "--goto could not restore one (doc/arm64.md, Snapshots)");
+		else if (ctx->serial && (ctx->snap_period || ctx->snap_period_ns) &&
+			 ctx->snap_mode == RR_SNAP_IMAGE) {
+			if (ctx->snap_failed == RR_SNAP_OFF_ZSTD)
 				log_warn("no snapshot images: libzstd could not be loaded into the "
 					 "program");
 			else if (ctx->snap_failed)
@@ -1243,19 +1249,13 @@ int cmd_record(int argc, char **argv)
 	}
 #if defined(__x86_64__)
 	/* serial mode: about one snapshot a second unless told otherwise
-	 * (each a delta of the one before, doc/record.md "Snapshots") */
+	 * (each a delta of the one before, doc/record.md "Snapshots"). Not
+	 * by default on aarch64 (doc/arm64.md, "Snapshots"): under qemu-user
+	 * the copies are SIGCHLD children a program's wait() could reap, and
+	 * a program that signs its return addresses would be told at every
+	 * recording that it gets none. */
 	if (ctx.serial && !ctx.snap_set)
 		ctx.snap_period_ns = RECORD_SNAP_DEFAULT_NS;
-#endif
-#if defined(__aarch64__)
-	/* The snapshot primitive is not finished on aarch64 (under qemu-user
-	 * no snapshot was taken: threads never all parked): refused, never a
-	 * recording that silently has none (doc/arm64.md). */
-	if (ctx.snap_period || ctx.snap_period_ns) {
-		log_err("--snap-period: snapshots are not available on aarch64 in this build "
-			"(x86-64 only for now, doc/arm64.md)");
-		return 1;
-	}
 #endif
 	/* A test of the snapshot primitive (doc/record.md): the copies run
 	 * the program on, unrecorded. */

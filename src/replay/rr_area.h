@@ -66,6 +66,11 @@
  * a time as they are used (src/agent/agent_lazy.c), so the program's
  * address space pays for the numbers it used, not for 8 MiB. */
 #define RR_MAX_THREADS (1u << 17)
+/* rr_area.snap_failed when a recording takes no snapshot at all, why:
+ * libzstd cannot be loaded into the program; the program signs its return
+ * addresses (aarch64 pointer authentication: src/arch/arch_snap.h). */
+#define RR_SNAP_OFF_ZSTD UINT64_MAX
+#define RR_SNAP_OFF_PAC (UINT64_MAX - 1)
 #define RR_CHUNK_MAX (32u * 1024)    /* data bytes per KIND_INPUT record */
 
 enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
@@ -651,7 +656,8 @@ struct rr_area {
 	uint64_t snap_ns_max;  /* agent: longest pause, ns */
 	uint64_t snap_restore_ns; /* agent, RR_SNAP_RUN: the last copy's thread restore, ns */
 	uint64_t snap_written;	  /* agent, RR_SNAP_IMAGE: images the copies wrote whole */
-	uint64_t snap_failed;	  /* agent, RR_SNAP_IMAGE: copies that could not write theirs */
+	uint64_t snap_failed;	  /* agent, RR_SNAP_IMAGE: copies that could not write theirs;
+				   * RR_SNAP_OFF_*: none taken, why */
 	/* By time instead (spool record's default, about one a second): one
 	 * falls due at the first switch snap_period_ns after the last (0: by
 	 * snap_period switches). */

@@ -51,19 +51,30 @@ host_run() {
 # the VM runs it in the test's directory, and the test then reads what
 # each case left there.
 
-# a64_need_vm: skip (saying why) without qemu-system-aarch64, the VM root
-# ($ARM64_VM, default /var/cache/spool-arm64-vm) or a build-aarch64 inside
-# the repository ($REPO, tests/integ/lib.sh: the VM sees only the
-# repository). Sets VM.
-a64_need_vm() {
+# a64_vm_missing: why the VM cannot run here (nothing when it can): no
+# qemu-system-aarch64, no VM root ($ARM64_VM, default
+# /var/cache/spool-arm64-vm; sets VM), or a build-aarch64 outside the
+# repository ($REPO: the VM sees only the repository, $T_DIR and the arm64
+# root). 277 runs its VM part only when it can; 273 and 276 need it.
+a64_vm_missing() {
 	VM="${ARM64_VM:-/var/cache/spool-arm64-vm}"
-	command -v qemu-system-aarch64 >/dev/null ||
-		_a64_skip "no qemu-system-aarch64 (scripts/arm64-vm.sh setup)"
-	[ -f "$VM/initrd.gz" ] || _a64_skip "no VM root at $VM (scripts/arm64-vm.sh setup)"
-	case "$SPOOL_A64" in
-	"$REPO"/*) ;;
-	*) _a64_skip "$SPOOL_A64 is not inside $REPO (the VM sees only the repository)" ;;
-	esac
+	if ! command -v qemu-system-aarch64 >/dev/null; then
+		echo "no qemu-system-aarch64 (scripts/arm64-vm.sh setup)"
+	elif [ ! -f "$VM/initrd.gz" ]; then
+		echo "no VM root at $VM (scripts/arm64-vm.sh setup)"
+	else
+		case "$SPOOL_A64" in
+		"$REPO"/*) ;;
+		*) echo "$SPOOL_A64 is not inside $REPO (the VM sees only the repository)" ;;
+		esac
+	fi
+}
+
+# a64_need_vm: skip the whole test, saying why, when the VM cannot run.
+a64_need_vm() {
+	local why
+	why="$(a64_vm_missing)"
+	[ -z "$why" ] || _a64_skip "$why"
 }
 
 # a64_vm_script: vm.sh's start (the VM's busybox sh): S the aarch64 spool,
