@@ -54,9 +54,11 @@ for i in $(grep -oE '#[0-9]+' <<<"$got"); do
 	grep -qE "^  $(sed 's/[+.]/\\&/g' <<<"$site")$i " <<<"$text" || miss+="$site$i "
 done
 is "${miss:-}" "" "  each of them is a row of the lock table named $site#N"
-# opt_help CMD OPT: OPT's lines in spool CMD --help
+# opt_help CMD OPT: OPT's lines in spool CMD --help (an option's line
+# starts with 1 to 8 blanks and a dash; no {1,8}: Debian's mawk has none)
 opt_help() {
-	"$SPOOL" "$1" --help | awk -v o="$2" '/^ {1,8}-/ { on = index($0, o " ") > 0 } on'
+	"$SPOOL" "$1" --help |
+		awk -v o="$2" 'match($0, /^ +-/) && RLENGTH <= 9 { on = index($0, o " ") > 0 } on'
 }
 for o in --sort --top-sites --limit --json; do
 	[ "$(opt_help locks $o)" = "$(opt_help report $o)" ] && [ -n "$(opt_help locks $o)" ] ||
