@@ -523,10 +523,16 @@ static void snap_copy(uint32_t me, uint32_t n)
 		syscall(SYS_prctl, PR_SET_NAME, "spool-snapshot", 0, 0, 0);
 		/* The area is shared: the counts reach spool. */
 		snap_area->trace_dir[sizeof(snap_area->trace_dir) - 1] = 0;
-		if (agent_snap_img_write(snap_area->trace_dir, snap_index, snap_turn, snap_count,
-					 snap_switches, me, n, snap_thr) == 0)
+		int rc = agent_snap_img_write(snap_area, snap_area->trace_dir, snap_index, snap_turn,
+					      snap_count, snap_switches, me, n, snap_thr);
+
+		if (rc == 0)
 			__atomic_fetch_add(&snap_area->snap_written, 1, __ATOMIC_RELAXED);
-		else {
+		else if (rc == -EFBIG) {
+			/* the budget (--snap-max): no more are taken */
+			__atomic_fetch_add(&snap_area->snap_over, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&snap_area->snap_full, 1, __ATOMIC_RELEASE);
+		} else {
 			__atomic_store_n(&snap_area->snap_err, errno, __ATOMIC_RELAXED);
 			__atomic_fetch_add(&snap_area->snap_failed, 1, __ATOMIC_RELAXED);
 		}
@@ -776,6 +782,29 @@ static int snap_time_due(uint64_t switches)
 static int snap_closed;
 static void snap_wait_copies(void);
 
+/* The images' budget (rr_area.snap_budget, --snap-max): used up when a
+ * copy found its image would pass it, or when the next, taken as big as
+ * the last one written whole (a delta of it: about as many pages change
+ * a period), would. A copy still writing holds its bytes reserved; a
+ * first image too big for the budget is removed by its copy (snap_full).
+ * Sets snap_full, which spool's summary reads. */
+static int snap_budget_used(void)
+{
+	uint64_t max = __atomic_load_n(&snap_area->snap_budget, __ATOMIC_RELAXED);
+	uint64_t used, last;
+
+	if (!max || snap_area->snap_mode != RR_SNAP_IMAGE)
+		return 0;
+	if (__atomic_load_n(&snap_area->snap_full, __ATOMIC_ACQUIRE))
+		return 1;
+	used = __atomic_load_n(&snap_area->snap_bytes, __ATOMIC_RELAXED);
+	last = __atomic_load_n(&snap_area->snap_last, __ATOMIC_RELAXED);
+	if (used <= max && last <= max - used)
+		return 0;
+	__atomic_store_n(&snap_area->snap_full, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
 int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 {
 	struct agent_snap_thread *t = agent_snap_slot(me);
@@ -792,6 +821,13 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 		return 0;
 	if (snap_area->snap_period_ns && !snap_time_due(pos))
 		return 0;
+	if (snap_budget_used()) {
+		agent_log("snapshots end: their budget of %llu bytes is used (%llu kept)",
+			  (unsigned long long)snap_area->snap_budget,
+			  (unsigned long long)snap_area->snap_bytes);
+		snap_next = UINT64_MAX;
+		return 0;
+	}
 	if (n > AGENT_SNAP_THREADS ||
 	    (snap_area->snap_max && snap_area->snap_taken >= snap_area->snap_max)) {
 		agent_log("snapshots end: %u thread numbers (at most %u)", n, AGENT_SNAP_THREADS);

@@ -130,9 +130,11 @@ int agent_snap_delta_open(struct agent_snap_delta *d, const char *prev_path, uin
 uint64_t agent_snap_delta_region(struct agent_snap_delta *d, uint64_t start, uint64_t end);
 /* Write the table to tmp, renamed fin (for the next snapshot's copy). */
 void agent_snap_delta_save(struct agent_snap_delta *d, const char *tmp, const char *fin);
-/* (count: the taker's progress count at the take, rr_snap_hdr.count) */
-int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t count,
-			 uint64_t switches, uint32_t me, uint32_t n,
+/* (count: the taker's progress count at the take, rr_snap_hdr.count; a:
+ * the area, whose snap_budget bounds the images' bytes: -EFBIG, the image
+ * removed, when this one would pass it; else 0 or -1, errno set) */
+int agent_snap_img_write(struct rr_area *a, const char *dir, uint64_t index, uint64_t turn,
+			 uint64_t count, uint64_t switches, uint32_t me, uint32_t n,
 			 const struct agent_snap_thread *thr);
 
 /* POSIX timers (agent_snap_timer.c). At most AGENT_SNAP_TIMERS in a

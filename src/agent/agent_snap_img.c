@@ -152,12 +152,37 @@ struct img {
 	char *out;
 	uint64_t raw;
 	int err;
+	int over;	  /* the next write would have passed the budget */
+	struct rr_area *a; /* the budget (rr_area.snap_budget, snap_bytes) */
+	uint64_t mine;	  /* bytes this image reserved in a->snap_bytes */
 };
+
+/* Reserve n bytes of the snapshots' budget before they are written: the
+ * images on disk never pass it, whatever the copies writing at once
+ * (atomic: each is a process of its own, the area shared). */
+static int img_reserve(struct img *g, size_t n)
+{
+	uint64_t max = __atomic_load_n(&g->a->snap_budget, __ATOMIC_RELAXED);
+	uint64_t old;
+
+	if (!max)
+		return 0;
+	old = __atomic_fetch_add(&g->a->snap_bytes, n, __ATOMIC_RELAXED);
+	if (old + n < old || old + n > max) {
+		__atomic_fetch_sub(&g->a->snap_bytes, n, __ATOMIC_RELAXED);
+		g->over = 1;
+		return -1;
+	}
+	g->mine += n;
+	return 0;
+}
 
 static void img_flush(struct img *g, size_t n)
 {
 	size_t off = 0;
 
+	if (!g->err && img_reserve(g, n) < 0)
+		g->err = 1;
 	while (off < n && !g->err) {
 		long k = syscall(SYS_write, g->fd, g->out + off, n - off);
 
@@ -583,8 +608,8 @@ static void img_path(char *out, const char *dir, size_t dl, uint64_t index, cons
  * (agent_snap_delta.c), then this one's hashes for the next. In the copy.
  * Returns 0 or -1; a half-written file keeps its .tmp name.
  */
-int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_t count,
-			 uint64_t switches, uint32_t me, uint32_t n,
+int agent_snap_img_write(struct rr_area *a, const char *dir, uint64_t index, uint64_t turn,
+			 uint64_t count, uint64_t switches, uint32_t me, uint32_t n,
 			 const struct agent_snap_thread *thr)
 {
 	char tmp[1200], fin[1200], prev[1200];
@@ -606,6 +631,7 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 			  -1, 0);
 	if (ws == MAP_FAILED)
 		return -1;
+	g.a = a;
 	g.cctx = z_init(ws, z_ws_size);
 	g.out = (char *)ws + z_ws_size;
 	if (!g.cctx)
@@ -656,8 +682,16 @@ int agent_snap_img_write(const char *dir, uint64_t index, uint64_t turn, uint64_
 	if (!g.err && syscall(SYS_pwrite64, g.fd, &h, sizeof(h), 0) != (long)sizeof(h))
 		g.err = 1;
 	syscall(SYS_close, g.fd);
+	if (g.over) {
+		/* Over the budget: the part written goes, and its bytes go back
+		 * (the kept images' sum stays what spool info shows). */
+		syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+		__atomic_fetch_sub(&a->snap_bytes, g.mine, __ATOMIC_RELAXED);
+		return -EFBIG;
+	}
 	if (g.err || arch_sys_rename(tmp, fin) < 0)
 		return -1;
+	__atomic_store_n(&a->snap_last, g.mine, __ATOMIC_RELAXED);
 	/* only once the snapshot is whole: the next is a delta of it */
 	img_path(tmp, dir, dl, index, ".pgt");
 	img_path(fin, dir, dl, index, ".pgh");

@@ -105,6 +105,24 @@ static void info_recording(const struct rr_info *info)
 		printf("; spool replay stops at once with: %s\n", escape_str(why));
 	else
 		printf("; spool replay accepts it\n");
+	/* the snapshots' budget (--snap-max), as spool record's summary said */
+	if (info->snap_stopped) {
+		char line[160];
+
+		rr_snap_stopped_fmt(line, sizeof(line), info->snap_kept, info->snap_budget);
+		printf("%s\n", line);
+		if (info->snap_removed) {
+			rr_snap_removed_fmt(line, sizeof(line), info->snap_removed,
+					    info->snap_taken);
+			printf("%s\n", line);
+		}
+	} else if (info->snap_budget) {
+		char b[32], u[32];
+
+		rr_snap_budget_fmt(b, sizeof(b), info->snap_budget);
+		rr_snap_budget_fmt(u, sizeof(u), info->snap_bytes);
+		printf("snapshot budget: %s, %s used (--snap-max)\n", b, u);
+	}
 }
 
 /* A recording (above) and, for a process tree (rr_tree.h), its processes,

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -61,6 +62,11 @@
 #define RECORD_MAX_PROCS RR_MAX_PROCS
 
 #define RECORD_SNAP_DEFAULT_NS 1000000000ull /* serial mode's default --snap-period 1s */
+/* The snapshots' default budget (--snap-max): 1 GiB, or half the space
+ * free to spool on the trace's file system at the start when that is less
+ * (a recording must not fill the user's disk: ffmpeg at --snap-period 1
+ * wrote 2.4 GB of them). */
+#define RECORD_SNAP_MAX_DEFAULT (1ull << 30)
 
 struct record_ctx {
 	struct rr_info info;
@@ -79,6 +85,11 @@ struct record_ctx {
 	uint64_t snap_period; /* --snap-period N (0: none) */
 	uint64_t snap_period_ns; /* --snap-period Ns / Nms, or the default: by time */
 	int snap_set;		 /* --snap-period was given */
+	uint64_t snap_budget;	 /* --snap-max SIZE (0: no limit) */
+	int snap_budget_set;	 /* --snap-max was given */
+	uint64_t snap_bytes;	 /* the images kept, bytes (the agent's count) */
+	int snap_full;		 /* the budget stopped the snapshots */
+	uint64_t snap_over;	 /* copies stopped by it, their images removed */
 	uint32_t snap_mode;   /* RR_SNAP_* (SPOOL_SNAP_RUN=1: the copies run on) */
 	uint64_t snap_taken, snap_skipped, snap_ns, snap_ns_max, snap_written, snap_failed;
 	int snap_err;	     /* the last failed copy's errno (untrusted: only printed) */
@@ -107,6 +118,7 @@ enum {
 	RECORD_O_CHAOS,
 	RECORD_O_SEED,
 	RECORD_O_SNAP_PERIOD,
+	RECORD_O_SNAP_MAX,
 	RECORD_O_STUCK_MS,
 	RECORD_O_LOCK_EVENTS,
 	RECORD_O_FORCE,
@@ -135,6 +147,11 @@ static const struct run_opt_own record_own_opts[] = {
      "                       every N seconds or ms of run time (default 1s: about\n"
      "                       one a second, deltas of the one before; 0: none;\n"
      "                       on aarch64 none unless asked)\n"},
+    {"snap-max", required_argument, RECORD_O_SNAP_MAX,
+     "      --snap-max SIZE  the snapshots' disk budget (k/M/G suffixes; 0: no\n"
+     "                       limit); default 1G, or half the free space of the\n"
+     "                       trace's file system at the start if that is less;\n"
+     "                       no more are taken once the next would pass it\n"},
     {"stuck-ms", required_argument, RECORD_O_STUCK_MS,
      "      --stuck-ms MS    serial mode: report a thread that runs this long\n"
      "                       without reaching a switch point while others wait\n"
@@ -151,7 +168,7 @@ static const struct run_opt_own record_own_opts[] = {
      "      --compress       compress the input data (what reads returned) with\n"
      "                       zstd: a third of the bytes for text, at some CPU\n"
      "                       while recording; a replay unpacks it when it loads\n"},
-#define RECORD_NOWN_FIRST 8
+#define RECORD_NOWN_FIRST 9
     {"until-fail", required_argument, RECORD_O_UNTIL_FAIL,
      "      --until-fail N   run up to N times, keep the first failing recording\n"
      "                       (non-zero exit, killed by a signal, or --check-cmd\n"
@@ -281,6 +298,13 @@ static int record_opt(void *arg, int c, const char *val)
 		return 0;
 	case RECORD_O_SNAP_PERIOD:
 		return record_snap_period(ctx, val);
+	case RECORD_O_SNAP_MAX:
+		if (options_parse_size(val, &ctx->snap_budget) < 0) {
+			log_err("--snap-max '%s': want a size (512M, 2G; 0: no limit)", val);
+			return -1;
+		}
+		ctx->snap_budget_set = 1;
+		return 0;
 	case RECORD_O_COMPRESS:
 		cl->so->compress = 1;
 		ctx->compress = 1;
@@ -303,6 +327,24 @@ static int record_opt(void *arg, int c, const char *val)
 		return 0;
 	}
 	return -1;
+}
+
+/* The images' budget, bytes (0: no limit): --snap-max, else the default,
+ * 1 GiB or half of what the trace's file system has free for spool now,
+ * the smaller (at least a byte: a full disk takes none). */
+static uint64_t record_snap_budget(struct record_ctx *ctx, const char *snapdir)
+{
+	struct statvfs fs;
+	uint64_t half;
+
+	if (!ctx->snap_budget_set)
+		ctx->snap_budget = RECORD_SNAP_MAX_DEFAULT;
+	if (ctx->snap_budget_set || statvfs(snapdir, &fs) < 0)
+		return ctx->snap_budget;
+	half = (uint64_t)fs.f_bavail * (uint64_t)fs.f_frsize / 2;
+	if (half < ctx->snap_budget)
+		ctx->snap_budget = half ? half : 1;
+	return ctx->snap_budget;
 }
 
 static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
@@ -346,6 +388,7 @@ static int record_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 					area->snap_period = area->snap_period_ns = 0;
 				} else {
 					area->opts |= RR_O_SNAPZ;
+					area->snap_budget = record_snap_budget(ctx, snapdir);
 				}
 			}
 		}
@@ -623,6 +666,18 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 	ctx->snap_written = a->snap_written;
 	ctx->snap_failed = a->snap_failed;
 	ctx->snap_err = __atomic_load_n(&a->snap_err, __ATOMIC_RELAXED);
+	/* (the program can write these: they are only printed) */
+	ctx->snap_full = !!__atomic_load_n(&a->snap_full, __ATOMIC_ACQUIRE) && a->snap_budget;
+	ctx->snap_over = a->snap_over;
+	ctx->snap_bytes = a->snap_bytes;
+	if (ctx->info.snapz && a->snap_budget) {
+		ctx->info.snap_budget = a->snap_budget;
+		ctx->info.snap_bytes = ctx->snap_bytes;
+		ctx->info.snap_stopped = ctx->snap_full;
+		ctx->info.snap_kept = a->snap_written;
+		ctx->info.snap_removed = ctx->snap_over;
+		ctx->info.snap_taken = a->snap_taken;
+	}
 	ctx->switches0 = a->switches;
 	if (ctx->out_path && record_keep_output(ctx, w) < 0)
 		log_warn("cannot keep the run's output in the trace");
@@ -944,6 +999,19 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 				 ctx->snap_taken ? (double)ctx->snap_ns / (double)ctx->snap_taken / 1e6
 						 : 0.0,
 				 (double)ctx->snap_ns_max / 1e6, (unsigned long long)ctx->snap_skipped);
+		if (ctx->serial && ctx->snap_full) {
+			char line[160];
+
+			rr_snap_stopped_fmt(line, sizeof(line), ctx->snap_written, ctx->snap_budget);
+			log_info("%s", line);
+			/* copies writing at once: the later to reserve its bytes
+			 * lost its image (counted: never a loss unsaid) */
+			if (ctx->snap_over) {
+				rr_snap_removed_fmt(line, sizeof(line), ctx->snap_over,
+						    ctx->snap_taken);
+				log_info("%s", line);
+			}
+		}
 		/* Switches enough, none taken, none put off: every switch was
 		 * one where a thread blocks (mosquitto_pub -l: its loop thread
 		 * in select), which tries none (doc/record.md, Snapshots). */

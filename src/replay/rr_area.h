@@ -662,6 +662,20 @@ struct rr_area {
 	 * falls due at the first switch snap_period_ns after the last (0: by
 	 * snap_period switches). */
 	uint64_t snap_period_ns;
+	/* The disk budget of the images (spool record --snap-max, doc/record.md
+	 * "Snapshots"): snap_budget bytes at most (host; 0: no limit). A copy
+	 * reserves the bytes it writes in snap_bytes before each write; one
+	 * that would pass the budget removes its image, counts itself in
+	 * snap_over and sets snap_full, after which the holder takes no more;
+	 * the holder takes none either when the last whole image's size
+	 * (snap_last) added to snap_bytes would pass it, and then sets
+	 * snap_full too. The program can write all of these: spool only
+	 * prints them, and a program that lies loses only its snapshots. */
+	uint64_t snap_budget;
+	uint64_t snap_bytes; /* agent: bytes of the images kept, and reserved by copies writing */
+	uint64_t snap_last;  /* agent: bytes of the last image written whole */
+	uint32_t snap_full;  /* agent: 1 once the budget stopped the snapshots */
+	uint32_t snap_over;  /* agent: copies stopped by the budget, their image removed */
 	/* Replay from a snapshot (spool replay --goto, agent_snap_restore.c):
 	 * spool unpacked and checked the snapshot taken at token turn
 	 * restore_turn; its body (the records after the header) is in the

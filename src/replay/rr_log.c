@@ -94,6 +94,14 @@ int rr_info_write(struct trace_writer *w, const struct rr_info *info)
 		fputs("compress=1\n", f);
 	if (info->snapz)
 		fputs("snapz=1\n", f);
+	if (info->snap_budget)
+		fprintf(f, "snap_budget=%" PRIu64 "\nsnap_bytes=%" PRIu64 "\n", info->snap_budget,
+			info->snap_bytes);
+	if (info->snap_stopped)
+		fprintf(f, "snap_stopped=%" PRIu64 "\n", info->snap_kept);
+	if (info->snap_removed)
+		fprintf(f, "snap_removed=%" PRIu64 ":%" PRIu64 "\n", info->snap_removed,
+			info->snap_taken);
 	if (info->kills)
 		fputs("kills=1\n", f);
 	if (info->fdtab)
@@ -259,6 +267,16 @@ int rr_info_read_reader(struct trace_reader *r, struct rr_info *info)
 			info->compress = atoi(eq);
 		else if (!strcmp(line, "snapz"))
 			info->snapz = atoi(eq);
+		else if (!strcmp(line, "snap_budget"))
+			info->snap_budget = strtoull(eq, NULL, 10);
+		else if (!strcmp(line, "snap_bytes"))
+			info->snap_bytes = strtoull(eq, NULL, 10);
+		else if (!strcmp(line, "snap_removed"))
+			sscanf(eq, "%" SCNu64 ":%" SCNu64, &info->snap_removed, &info->snap_taken);
+		else if (!strcmp(line, "snap_stopped")) {
+			info->snap_stopped = 1;
+			info->snap_kept = strtoull(eq, NULL, 10);
+		}
 		else if (!strcmp(line, "kills"))
 			info->kills = atoi(eq);
 		else if (!strcmp(line, "fdtab"))

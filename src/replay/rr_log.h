@@ -60,6 +60,12 @@ struct rr_info {
 	int lock_events;   /* recorded with --lock-events: the replay writes them too */
 	int compress;	   /* recorded with --compress: the replay loads libzstd whatever its log */
 	int snapz;	   /* recorded with snapshot images: the replay loads libzstd as it did */
+	/* the images' budget (--snap-max; 0: none or not said), the bytes of
+	 * those kept, and when the budget stopped them (snap_stopped = 1),
+	 * how many were kept then */
+	uint64_t snap_budget, snap_bytes, snap_kept;
+	uint64_t snap_removed, snap_taken; /* of those taken, removed by the budget */
+	int snap_stopped;
 	int shm_fd;	   /* the program's descriptor of the shared region (0: not said) */
 	int kills;	   /* the recording has its signal sends (RR_CALL_KILL) */
 	int fdtab;	   /* sync: the descriptor calls are ordered (RR_OP_FDTAB) */

@@ -171,3 +171,33 @@ int rr_snap_list(FILE *out, const char *dir)
 	free(rows);
 	return (int)good;
 }
+
+void rr_snap_budget_fmt(char *out, size_t len, uint64_t bytes)
+{
+	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+
+	while (u < 4 && bytes >= (1ull << (10 * (u + 1))))
+		u++;
+	if (!u || !(bytes & ((1ull << (10 * u)) - 1)))
+		snprintf(out, len, "%" PRIu64 " %s", bytes >> (10 * u), unit[u]);
+	else
+		snprintf(out, len, "%.1f %s", (double)bytes / (double)(1ull << (10 * u)), unit[u]);
+}
+
+void rr_snap_stopped_fmt(char *out, size_t len, uint64_t kept, uint64_t budget)
+{
+	char b[32];
+
+	rr_snap_budget_fmt(b, sizeof(b), budget);
+	snprintf(out, len, "snapshots stopped at %" PRIu64 ": their budget of %s is used (--snap-max)",
+		 kept, b);
+}
+
+void rr_snap_removed_fmt(char *out, size_t len, uint64_t removed, uint64_t taken)
+{
+	snprintf(out, len,
+		 "%" PRIu64 " of the %" PRIu64 " snapshots taken passed the budget while their copy "
+		 "wrote them: removed",
+		 removed, taken);
+}

@@ -24,4 +24,14 @@ int rr_snap_list(FILE *out, const char *dir);
 #define RR_SNAP_POS_MAX 48
 void rr_snap_pos_fmt(char *out, uint64_t turn, uint64_t count, int shared_turn);
 
+/* The snapshots' disk budget (spool record --snap-max) as spool record's
+ * summary and spool info say it: "their budget of 1 GiB" takes bytes as
+ * "1 GiB", "512 MiB", "300 KiB" (whole units) or "1.5 GiB". rr_snap_stopped_fmt:
+ * the one line both print when it stopped the snapshots, kept of them. */
+void rr_snap_budget_fmt(char *out, size_t len, uint64_t bytes);
+void rr_snap_stopped_fmt(char *out, size_t len, uint64_t kept, uint64_t budget);
+/* The next line, when copies writing at once passed it: how many of those
+ * taken had their image removed. */
+void rr_snap_removed_fmt(char *out, size_t len, uint64_t removed, uint64_t taken);
+
 #endif
