@@ -669,8 +669,8 @@ struct rr_area {
 	 * snap_over and sets snap_full, after which the holder takes no more;
 	 * the holder takes none either when the last whole image's size
 	 * (snap_last) added to snap_bytes would pass it, and then sets
-	 * snap_full too. The program can write all of these: spool only
-	 * prints them, and a program that lies loses only its snapshots. */
+	 * snap_full too. The program can write all of these (it could fill
+	 * the disk with its own writes as well): spool only prints them. */
 	uint64_t snap_budget;
 	uint64_t snap_bytes; /* agent: bytes of the images kept, and reserved by copies writing */
 	uint64_t snap_last;  /* agent: bytes of the last image written whole */
