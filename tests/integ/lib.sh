@@ -664,6 +664,118 @@ __attribute__((noinline)) void step(int *n)
 C
 }
 
+# c_pidns_prog: the C source of the pid-namespace test program (329 traces
+# it, 359 records and replays it): ./ns MODE N makes N children, each pid 1
+# of a new pid namespace, with a thread and a grandchild, and prints
+# "MODE children N bad 0 parent steps N" when all went as expected.
+c_pidns_prog() {
+	c_children_head
+	cat <<'C'
+static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+
+static void *thread_work(void *a)
+{
+	int *c = a;
+
+	step(c);
+	step(c);
+	pthread_mutex_lock(&cm);
+	pthread_mutex_unlock(&cm);
+	return NULL;
+}
+
+/* in the namespace: 3 step calls, a thread with 2 and a lock, a
+ * grandchild with 1; exit 0 when all went as expected */
+static int child_work(void)
+{
+	int c = 0, tc = 0, st;
+	pthread_t th;
+	pid_t g;
+
+	if (getpid() != 1)
+		return 3;
+	for (int j = 0; j < 3; j++)
+		step(&c);
+	if (pthread_create(&th, NULL, thread_work, &tc) || pthread_join(th, NULL))
+		return 4;
+	g = fork();
+	if (g == 0) {
+		int gc = 0;
+
+		step(&gc);
+		_exit(getpid() > 1 && gc == 1 ? 0 : 1);
+	}
+	if (g < 0 || waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 5;
+	return c == 3 && tc == 2 ? 0 : 1;
+}
+
+/* in a namespace with a /proc of its own: 3 step calls, then a grandchild
+ * with 1 once the namespace's own /proc is mounted */
+static int ownproc_work(void)
+{
+	int c = 0, st;
+	pid_t g;
+
+	for (int j = 0; j < 3; j++)
+		step(&c);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("proc", "/proc", "proc", 0, NULL))
+		return 6;
+	g = fork();
+	if (g == 0) {
+		int gc = 0;
+
+		step(&gc);
+		_exit(gc == 1 ? 0 : 1);
+	}
+	if (g < 0 || waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 5;
+	return c == 3 ? 0 : 1;
+}
+
+static pid_t by_clone3(uint64_t more)
+{
+	struct clone_args ca;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_NEWPID | more;
+	ca.exit_signal = SIGCHLD;
+	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
+/* ns clone3 N | ns unshare | ns ownproc: N children by clone3, or one
+ * forked after unshare, each the first process of a pid namespace of its
+ * own; or one by clone3 in a mount namespace too, with its own /proc */
+int main(int argc, char **argv)
+{
+	int un = !strcmp(argv[1], "unshare"), own = !strcmp(argv[1], "ownproc");
+	int n = un || own ? 1 : atoi(argv[2]), bad = 0, st, steps = 0;
+
+	if (un && unshare(CLONE_NEWPID)) {
+		perror("unshare");
+		return 2;
+	}
+	for (int i = 0; i < n; i++) {
+		pid_t p = un ? fork() : by_clone3(own ? CLONE_NEWNS : 0);
+
+		if (p == 0)
+			_exit(own ? ownproc_work() : child_work());
+		if (p < 0) {
+			perror(argv[1]);
+			return 2;
+		}
+		waitpid(p, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+		step(&steps);
+	}
+	printf("%s children %d bad %d parent steps %d\n", argv[1], n, bad, steps);
+	return 0;
+}
+C
+}
+
 # fn_of NAME: the python expression (for json) of function NAME's entry in
 # a `spool report --functions --json`.
 fn_of() { echo "[f for f in d[\"functions\"] if f[\"name\"] == \"$1\"][0]"; }
