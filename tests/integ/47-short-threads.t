@@ -6,14 +6,14 @@
 # lost, and `spool record` SIGKILLed the program (exit 137) and blamed it
 # ("it spins in code without calls the agent sees"). A slot is now used
 # again once its thread has ended and the collector has drained it; the
-# trace still tells the threads that shared a ring apart. 20,000 threads
+# trace still tells the threads that shared a ring apart. 4,000 threads
 # here (100,000 in a manual run, doc/record.md).
 . "$(dirname "$0")/lib.sh"
 
 plan 32
 
 P="$PROGS/shortthreads-finst"
-N=20000
+N=4000
 
 # spool locks: every acquisition counted, every thread its own row.
 spool_run locks -o locks.trace -- "$P" "$N" 2
@@ -35,7 +35,7 @@ num_cmp "$(json report.json 'max(t["acquisitions"] for t in d["threads"])')" -eq
 # with fewer threads: its replay is the slower, and 256 were enough to fail).
 for mode in serial sync; do
 	n=$N
-	[ "$mode" = sync ] && n=5000
+	[ "$mode" = sync ] && n=2000
 	spool_run record -q --mode "$mode" -o "$mode.trace" -- "$P" "$n" 2
 	is_rc 0 "record ($mode, $n threads): exits with the program's status, not killed"
 	unlike "$ERR" 'stuck|incomplete' "record ($mode): complete"
