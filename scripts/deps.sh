@@ -171,6 +171,7 @@ fi
 
 # The --arm64 list (make ARCH=aarch64, make check-arm64). Why each is here:
 #   gcc-aarch64-linux-gnu  Debian's cross compiler (its own binutils come with it)
+#   g++-aarch64-linux-gnu  tests/arm64/281: a C++ program that throws, cross-built
 #   mmdebstrap arch-test   scripts/arm64-root.sh: the arm64 root (headers and
 #                          libraries from Debian's arm64 packages) the cross build
 #                          links against and qemu loads libraries from
@@ -178,7 +179,7 @@ fi
 #                          (registered with binfmt_misc by scripts/arm64-root.sh)
 #   file                   tests/arm64/lib.sh: checks the build is aarch64
 ARM64_PACKAGES=(
-	gcc-aarch64-linux-gnu
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 	mmdebstrap arch-test
 	qemu-user-static
 	file

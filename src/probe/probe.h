@@ -436,6 +436,7 @@ int probe_mgr_exe_module(struct probe_mgr *m, uint32_t *idx);
 /* The modules of the libraries whose file name matches the glob lib: those
  * the program loads at startup, else files it may dlopen (said so). None:
  * *nmods = 0, logged with spec. *mods is malloc'ed. */
+int probe_mgr_libs(struct probe_mgr *m);
 int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec, uint32_t **mods,
 			  size_t *nmods);
 

@@ -323,6 +323,22 @@ static int probe_mgr_names_exe(const char *exe, const char *lib)
 }
 
 
+/* m->libs, resolved the first time they are asked for: the real paths of
+ * the executable's DT_NEEDED closure (launch mode; attach mode sets them
+ * from the process's maps). 0 or -errno. */
+int probe_mgr_libs(struct probe_mgr *m)
+{
+	int rc;
+
+	if (m->libs_resolved)
+		return 0;
+	rc = probe_resolve_libs(m->exe, &m->libs, &m->nlibs);
+	if (rc)
+		return rc;
+	m->libs_resolved = 1;
+	return 0;
+}
+
 int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec, uint32_t **mods,
 			  size_t *nmods)
 {
@@ -331,12 +347,9 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 
 	*mods = NULL;
 	*nmods = 0;
-	if (!m->libs_resolved) {
-		rc = probe_resolve_libs(m->exe, &m->libs, &m->nlibs);
-		if (rc)
-			return rc;
-		m->libs_resolved = 1;
-	}
+	rc = probe_mgr_libs(m);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < m->nlibs; i++) {
 		const char *base = strrchr(m->libs[i], '/');
 

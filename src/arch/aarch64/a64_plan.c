@@ -241,6 +241,13 @@ static int a64_cxx_runtime(struct probe_mgr *m)
 
 	if (m->unwinder)
 		return m->unwinder == 2;
+	/* A spec that names no library left them unread: the program's C++
+	 * runtime (DT_NEEDED) is among them. One the program dlopens later
+	 * is not seen (doc/arm64.md). */
+	if (!m->attach && probe_mgr_libs(m) < 0)
+		log_warn("probe: cannot list %s's libraries: a C++ runtime among them would "
+			 "not be seen",
+			 m->exe);
 	for (size_t i = 0; i < m->nmods && !why; i++) {
 		const struct probe_module *mod = &m->mods[i];
 		const char *n = mod->path ? mod->path : "";
