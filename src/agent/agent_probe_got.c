@@ -207,7 +207,7 @@ static void got_relocs(struct dl_phdr_info *info, const struct got_walk *w, cons
 		uint64_t *slot;
 		int relro;
 
-		if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || !sym)
+		if ((type != ARCH_R_JUMP_SLOT && type != ARCH_R_GLOB_DAT) || !sym)
 			continue;
 		if (symtab[sym].st_name >= strsz)
 			continue;

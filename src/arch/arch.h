@@ -9,6 +9,10 @@
  * ARCH_LIB_DIRS and ARCH_LDCACHE_TAG: how spool finds the libraries a
  * program loads (src/probe/probe_elf.c), as this machine's ld.so would.
  *
+ * ARCH_R_JUMP_SLOT, ARCH_R_GLOB_DAT: the relocations of a module's GOT
+ * slots for a function (its PLT calls, the addresses it took), which the
+ * attached agent points at its interposers (src/agent/agent_probe_got.c).
+ *
  * ARCH_PROBE_REACH, _STEP, _STEPS: a dynamic probe's patch jumps to its
  * trampoline (x86-64 jmp rel32, aarch64 B imm26): the distance it reaches
  * (with a margin on x86-64), and the search for a trampoline page near the
@@ -40,6 +44,8 @@
  * `ldconfig -p` gives this machine's entries ("libc6,x86-64"). */
 #define ARCH_LIB_DIRS "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib:/usr/lib"
 #define ARCH_LDCACHE_TAG "x86-64"
+#define ARCH_R_JUMP_SLOT 7 /* R_X86_64_JUMP_SLOT */
+#define ARCH_R_GLOB_DAT 6  /* R_X86_64_GLOB_DAT */
 #define ARCH_PROBE_REACH ((1ull << 31) - (1ull << 24))
 #define ARCH_PROBE_STEP (1ull << 24)
 #define ARCH_PROBE_STEPS 95
@@ -58,6 +64,8 @@ static inline void arch_cpu_relax(void)
 #define ARCH_NAME "aarch64"
 #define ARCH_LIB_DIRS "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:/lib:/usr/lib"
 #define ARCH_LDCACHE_TAG "AArch64"
+#define ARCH_R_JUMP_SLOT 1026 /* R_AARCH64_JUMP_SLOT */
+#define ARCH_R_GLOB_DAT 1025  /* R_AARCH64_GLOB_DAT */
 #define ARCH_PROBE_REACH (1ull << 27)
 #define ARCH_PROBE_STEP (1ull << 20)
 #define ARCH_PROBE_STEPS 120

@@ -21,9 +21,15 @@
  * "done calls N check ok|BAD fp ok|BAD read ok|BAD code same|CHANGED",
  * exit status 0 when all hold. With "trapblock", one of the two threads
  * blocks SIGTRAP for its whole life (a trap probe hit there would kill the
- * process: spool must leave such probes out).
+ * process: spool must leave such probes out). With "latetrap GOFILE", once
+ * GOFILE appears (spool attached meanwhile) one of the two threads blocks
+ * SIGTRAP with pthread_sigmask and the other every signal with
+ * sigprocmask, and the main thread sets a SIGTRAP handler and raises it;
+ * they print "late blocked" then, and at their end "late trap blocked
+ * yes|no" (as each thread's mask says) and "late handler N" (the times it
+ * ran: 1).
  *
- *   attach_state SECONDS [STOPFILE [trapblock]]
+ *   attach_state SECONDS [STOPFILE [trapblock | latetrap GOFILE]]
  */
 #include <errno.h>
 #include <link.h>
@@ -41,6 +47,34 @@ static volatile int stop;
 static int pipe_fd[2];
 static long read_bad, reads;
 static int trap_block;
+static const char *late_go; /* latetrap: the file that says spool attached */
+static volatile int late_handled;
+
+static void late_handler(int sig)
+{
+	(void)sig;
+	late_handled++;
+}
+
+/* latetrap: thread k blocks SIGTRAP (k 3: pthread_sigmask) or every
+ * signal (k 4: sigprocmask) once late_go exists; 0 until then, 1 after. */
+static int late_block(long k)
+{
+	sigset_t t;
+
+	if (access(late_go, F_OK))
+		return 0;
+	sigemptyset(&t);
+	if (k == 3) {
+		sigaddset(&t, SIGTRAP);
+		pthread_sigmask(SIG_BLOCK, &t, NULL);
+	} else {
+		sigfillset(&t);
+		sigprocmask(SIG_BLOCK, &t, NULL);
+	}
+	printf("late blocked %ld\n", k);
+	return 1;
+}
 
 __attribute__((noinline)) long attach_step(long x, long y)
 {
@@ -52,6 +86,7 @@ static void *state_loop(void *arg)
 {
 	struct timespec nap = {0, 200 * 1000};
 	long bad = 0, k = (long)(intptr_t)arg;
+	int late = 0;
 
 	if (trap_block && k == 3) {
 		sigset_t t;
@@ -63,7 +98,15 @@ static void *state_loop(void *arg)
 	for (long i = 0; !stop; i++) {
 		if (attach_step(i, k) != i * 5 + k)
 			bad++;
+		if (late_go && !late && i % 64 == 0)
+			late = late_block(k);
 		nanosleep(&nap, NULL);
+	}
+	if (late) {
+		sigset_t cur;
+
+		pthread_sigmask(SIG_BLOCK, NULL, &cur);
+		printf("late trap blocked %s\n", sigismember(&cur, SIGTRAP) ? "yes" : "no");
 	}
 	return (void *)bad;
 }
@@ -155,10 +198,13 @@ int main(int argc, char **argv)
 	double first = state_fp_round();
 	pthread_t th[2], rd;
 	unsigned char ctr = 0;
+	int late_raised = 0;
 	void *r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	trap_block = argc > 3 && !strcmp(argv[3], "trapblock");
+	if (argc > 4 && !strcmp(argv[3], "latetrap"))
+		late_go = argv[4];
 	if (pipe(pipe_fd) || pthread_create(&rd, NULL, state_reader, NULL))
 		return 2;
 	for (int i = 0; i < 2; i++)
@@ -181,6 +227,15 @@ int main(int argc, char **argv)
 		 * keep the thread in the kernel most of the time */
 		if (round % 10 == 0)
 			printf("t %ld\n", round);
+		if (late_go && !late_raised && round % 10 == 0 && !access(late_go, F_OK)) {
+			struct sigaction sa;
+
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = late_handler;
+			sigaction(SIGTRAP, &sa, NULL);
+			raise(SIGTRAP);
+			late_raised = 1;
+		}
 		round++;
 		nanosleep(&tick, NULL);
 	}
@@ -191,6 +246,8 @@ int main(int argc, char **argv)
 	}
 	close(pipe_fd[1]);
 	pthread_join(rd, NULL);
+	if (late_go)
+		printf("late handler %d\n", late_handled);
 	printf("done calls %ld check %s fp %s read %s code %s\n", n_calls, bad ? "BAD" : "ok",
 	       fp_bad ? "BAD" : "ok", read_bad || reads != (long)round ? "BAD" : "ok",
 	       state_text_sum() == text ? "same" : "CHANGED");

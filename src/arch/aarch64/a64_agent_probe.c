@@ -743,6 +743,11 @@ AGENT_EXPORT int spool_agent_probe_commit(void)
 		h->patched++;
 	}
 	a64_brk_commit(h);
+	/* clone's GOT slots, and with BRK probes in the signal calls': the
+	 * program's later pthread_sigmask or sigaction must not block or take
+	 * SIGTRAP for real (agent_probe_got.c), or its next BRK hit would end
+	 * it */
+	agent_probe_got_redirect();
 	for (uint32_t i = 0; i < h->nmodules; i++)
 		if (ms[i].status && ms[i].nprobes && ms[i].first_probe <= h->nprobes &&
 		    ms[i].nprobes <= h->nprobes - ms[i].first_probe)
@@ -794,6 +799,10 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 		/* no entry swaps LR any more (a frame swapped before returns
 		 * through the trampoline, which stays) */
 		memset(a64_probe_ret, 0, ((size_t)a64_probe_max_id + 1) * sizeof(*a64_probe_ret));
+		/* the threads that blocked SIGTRAP meanwhile (spool blocks it
+		 * for real once they are out), and the GOT slots back */
+		h->trap_views = agent_probe_got_views(h->trap_view_tid, PROBE_TRAP_VIEWS);
+		agent_probe_got_restore();
 		a64_brk_detach(); /* SIGTRAP the program's again */
 	}
 	agent_self.busy--;

@@ -7,9 +7,10 @@
  * (its masks, its SIGTRAP disposition, the handlers' sa_mask) is kept by
  * src/agent/agent_sigview.c, which x86-64 shares; what is aarch64's is here:
  * how a signal that is not ours is given back (a BRK re-executed by the
- * default action), and the stubs of what aarch64 does not have (no attach
- * mode, so no GOT views and nothing undone at a detach; no syscall user
- * dispatch, so SIGSYS is never kept). Signal-safe where a handler runs it:
+ * default action), and the stubs of what aarch64 does not have (no
+ * syscall user dispatch, so SIGSYS is never kept). In attach mode the
+ * program's modules reach the same interposers through their GOT slots
+ * (src/agent/agent_probe_got.c, shared with x86-64). Signal-safe where a handler runs it:
  * no libc but raw system calls, errno preserved.
  */
 #include <dlfcn.h>
@@ -125,9 +126,6 @@ void a64_sig_fault_keep(void)
 	agent_sigview_keep(AGENT_SIG_FAULT_BITS);
 	agent_sigview_unblock_here(AGENT_SIG_FAULT_BITS);
 }
-
-/* No attach mode here: no module's GOT points at the interposers. */
-void agent_probe_got_view(int trap_blocked) {}
 
 /* Syscall user dispatch is x86-64 only (agent_rr_dispatch.c): SIGSYS is
  * never kept here. */

@@ -33,8 +33,8 @@ ARCH_DIR := src/arch/aarch64
 # libstdc++.so (the demangler) sits in the root's gcc directory, which the
 # cross gcc does not search.
 ARCH_HOST_LIBS := $(addprefix -L,$(wildcard $(ARM64_ROOT)/usr/lib/gcc/aarch64-linux-gnu/*))
-ARCH_AGENT_OUT := src/agent/agent_probe.c src/agent/agent_probe_hot.c src/agent/agent_probe_got.c \
-	src/agent/agent_probe_live.c src/agent/agent_probe_ra.c src/agent/agent_probe_gotwrap.c
+ARCH_AGENT_OUT := src/agent/agent_probe.c src/agent/agent_probe_hot.c \
+	src/agent/agent_probe_live.c src/agent/agent_probe_ra.c
 ARCH_AGENT_SRCS := src/arch/aarch64/a64_agent_probe.c src/arch/aarch64/a64_agent_probe_hot.c \
 	src/arch/aarch64/a64_agent_brk.c src/arch/aarch64/a64_agent_sig.c src/arch/aarch64/a64_agent_ra.c
 ARCH_HOST_OUT := $(wildcard src/arch/aarch64/a64_agent*.c) \
