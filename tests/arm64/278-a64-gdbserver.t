@@ -17,6 +17,8 @@
 #     v0-v31, fpsr, fpcr) read and written, stepi and step (the pc moves, a
 #     breakpoint's bytes never show), a hardware watchpoint refused with the
 #     reason (not ported);
+#   - stepi up to the `svc #0` of libc's syscall() and over it (the kernel
+#     reports that step at the call's exit, not as a hardware step);
 #   - reverse: from the end, reverse-continue back to the breakpoint at the
 #     bug, in the second teller's thread (no checkpoints on aarch64: the
 #     gdb server replays from the beginning to go back);
@@ -33,7 +35,7 @@ KVER="$(ls "$VM/lib/modules" 2>/dev/null | head -1)"
 KMOD="$VM/lib/modules/$KVER/kernel"
 [ -f "$KMOD/drivers/net/virtio_net.ko" ] || _a64_skip "no virtio_net.ko in $VM (scripts/arm64-vm.sh setup)"
 
-plan 27
+plan 30
 
 BIN="$PROGS/rr_rev_bank"
 SRC="$REPO/tests/progs/rr_rev_bank.c"
@@ -83,6 +85,20 @@ is "$(cat rec.rc 2>/dev/null)" 1 "  the recorded run ends with a wrong balance (
 
 BUG=$(line_of BUG)
 END=$(line_of END)
+# stepi up to the `svc #0` of libc's syscall() (the agent makes its
+# system calls through it), then over it: the
+# kernel reports that step at the call's exit (SI_USER, not TRAP_TRACE)
+cat >svc.gdb <<'GDB'
+set $n = 0
+while *(unsigned int *)$pc != 0xd4000001 && $n < 400
+  stepi
+  set $n = $n + 1
+end
+printf "svc at %#lx after %d steps\n", $pc, $n
+set $svc = $pc
+stepi
+printf "stepped over svc: %#lx\n", $pc - $svc
+GDB
 timeout -k 5 900 "$GDB" -q -batch -nx \
 	-ex "set sysroot $QEMU_LD_PREFIX" -ex 'set pagination off' -ex 'set confirm off' \
 	-ex 'set tcp connect-timeout 60' -ex 'set remotetimeout 120' \
@@ -103,6 +119,7 @@ timeout -k 5 900 "$GDB" -q -batch -nx \
 	-ex 'delete' \
 	-ex "break rr_rev_bank.c:$END" -ex continue \
 	-ex 'print balance' \
+	-ex 'break syscall' -ex continue -ex 'source svc.gdb' -ex 'delete' \
 	-ex "break rr_rev_bank.c:$BUG" -ex 'reverse-continue' \
 	-ex 'print balance' -ex 'info threads' \
 	-ex 'next' -ex 'print balance' \
@@ -151,7 +168,10 @@ like "$G1" 'Could not insert hardware watchpoint|Could not insert hardware break
 like "$(cat srv.err 2>/dev/null)" 'hardware watchpoints are not supported on this CPU' \
 	"  and spool says why"
 like "$G1" "Breakpoint 4, main .*rr_rev_bank.c:$END" "the end of main"
-like "$G1" "Breakpoint 5, teller \(arg=0x2\) at .*rr_rev_bank.c:$BUG.*\\\$13 = 100" \
+like "$G" '^svc at 0x[0-9a-f]+ after [0-9]+ steps' "stepi up to the svc #0 of libc's syscall()"
+like "$G" '^stepped over svc: 0x4$' "  and over it, to the next instruction (the kernel's report at its exit)"
+unlike "$G" 'SIGTRAP' "  no SIGTRAP reaches the program or gdb"
+like "$G1" "Breakpoint 6, teller \(arg=0x2\) at .*rr_rev_bank.c:$BUG.*\\\$13 = 100" \
 	"reverse-continue from the end goes back to the bug, before the doubling"
 like "$G1" '\$14 = 200' "  and next runs the doubling again"
 # (its output is not shown: a replay started to go back runs quiet)
