@@ -20,8 +20,10 @@
 #   - stepi up to the `svc #0` of libc's syscall() and over it (the kernel
 #     reports that step at the call's exit, not as a hardware step);
 #   - reverse: from the end, reverse-continue back to the breakpoint at the
-#     bug, in the second teller's thread (no checkpoints on aarch64: the
-#     gdb server replays from the beginning to go back);
+#     bug, in the second teller's thread, next over it, reverse-stepi (and
+#     stepi forward again)
+#     (no checkpoints on aarch64: the gdb server replays from the beginning
+#     to go back);
 #   - after the balance is written (100), continue to the end: the program
 #     exits with 0 (the recording's run exited with 1).
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +37,7 @@ KVER="$(ls "$VM/lib/modules" 2>/dev/null | head -1)"
 KMOD="$VM/lib/modules/$KVER/kernel"
 [ -f "$KMOD/drivers/net/virtio_net.ko" ] || _a64_skip "no virtio_net.ko in $VM (scripts/arm64-vm.sh setup)"
 
-plan 30
+plan 31
 
 BIN="$PROGS/rr_rev_bank"
 SRC="$REPO/tests/progs/rr_rev_bank.c"
@@ -123,6 +125,7 @@ timeout -k 5 900 "$GDB" -q -batch -nx \
 	-ex "break rr_rev_bank.c:$BUG" -ex 'reverse-continue' \
 	-ex 'print balance' -ex 'info threads' \
 	-ex 'next' -ex 'print balance' \
+	-ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' -ex stepi \
 	-ex 'set var balance = 100' \
 	-ex 'delete' -ex continue \
 	"$BIN" >gdb.out 2>&1
@@ -175,6 +178,13 @@ like "$G1" "Breakpoint 6, teller \(arg=0x2\) at .*rr_rev_bank.c:$BUG.*\\\$13 = 1
 	"reverse-continue from the end goes back to the bug, before the doubling"
 like "$G1" '\$14 = 200' "  and next runs the doubling again"
 # (its output is not shown: a replay started to go back runs quiet)
+pc3=$(sed -n 's/^\$15 = .*\(0x[0-9a-f]*\) <.*/\1/p' gdb.out)
+pc4=$(sed -n 's/^\$16 = .*\(0x[0-9a-f]*\) <.*/\1/p' gdb.out)
+if [ -n "$pc3" ] && [ -n "$pc4" ] && [ "$((pc3 - pc4))" -eq 4 ]; then
+	pass "  reverse-stepi goes back one instruction ($pc3 -> $pc4)"
+else
+	fail "  reverse-stepi goes back one instruction ($pc3 -> $pc4)"
+fi
 like "$G1" '\[Inferior 1 \((process [0-9]+|Remote target)\) exited normally\]' \
 	"continue to the end: the balance gdb wrote (100) is the exit status's (0)"
 done_testing
