@@ -27,7 +27,12 @@
 #
 # Environment: ARM64_ROOT (default /var/cache/spool-arm64), ARM64_VM (the
 # VM's root, default /var/cache/spool-arm64-vm), ARM64_VM_TIMEOUT (seconds,
-# default 900: the guest is emulated instruction by instruction).
+# default 900: the guest is emulated instruction by instruction),
+# ARM64_VM_HOSTFWD=HOSTPORT:GUESTPORT (none by default): a virtio network
+# card on qemu's user-mode network, the host's 127.0.0.1:HOSTPORT forwarded
+# to the guest's GUESTPORT at 10.0.2.15 (tests/arm64/278: gdb on the host,
+# spool's gdb server in the VM). The script loads the card's modules and
+# sets its address itself (the initramfs has only the 9p ones).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -129,12 +134,22 @@ run() {
 	[ -d "$ROOT/usr/lib/aarch64-linux-gnu" ] || die "run: no arm64 root at $ROOT (scripts/arm64-root.sh)"
 	kernel="$(ls "$VM"/boot/vmlinuz-* | head -1)"
 	rm -f "$dir/vm.rc" "$dir/vm.out"
+	# -nic none by default: the VM needs no network (and virt's default
+	# NIC wants its boot ROM, efi-virtio.rom, package ipxe-qemu, which a
+	# qemu installed without recommended packages does not have: qemu
+	# refused to start); the virtio-mmio card has no ROM
+	local nic=(-nic none) fwd="${ARM64_VM_HOSTFWD:-}"
+	if [ -n "$fwd" ]; then
+		case "$fwd" in
+		[0-9]*:[0-9]*) ;;
+		*) die "run: ARM64_VM_HOSTFWD=$fwd: want HOSTPORT:GUESTPORT" ;;
+		esac
+		nic=(-netdev "user,id=n0,hostfwd=tcp:127.0.0.1:${fwd%%:*}-:${fwd##*:}"
+			-device virtio-net-device,netdev=n0)
+	fi
 	set +e
-	# -nic none: the VM needs no network, and virt's default NIC wants its
-	# boot ROM (efi-virtio.rom, package ipxe-qemu), which a qemu installed
-	# without recommended packages does not have: qemu refused to start.
 	timeout -k 10 "$TIMEOUT" qemu-system-aarch64 -M virt -cpu max -smp 2 -m 1024 \
-		-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$VM/initrd.gz" \
+		-nographic -no-reboot "${nic[@]}" -kernel "$kernel" -initrd "$VM/initrd.gz" \
 		-append "console=ttyAMA0 rdinit=/init quiet panic=-1 spoolvm_repo=$REPO spoolvm_dir=$dir" \
 		-fsdev "local,id=a64root,path=$ROOT,security_model=none,readonly=on" \
 		-device virtio-9p-device,fsdev=a64root,mount_tag=a64root \

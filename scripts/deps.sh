@@ -190,8 +190,10 @@ fi
 # The --arm64-vm list (scripts/arm64-vm.sh):
 #   qemu-system-arm  qemu-system-aarch64, the virtual machine (2 CPUs, virtio-9p)
 #   cpio             packs the VM's initramfs
+#   gdb-multiarch    tests/arm64/278: the host's gdb debugging the aarch64 replay
+#                    that spool's gdb server runs in the VM
 if [ "$ARM64_VM" = 1 ]; then
-	PACKAGES+=(qemu-system-arm cpio)
+	PACKAGES+=(qemu-system-arm cpio gdb-multiarch)
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -176,7 +176,7 @@ static int do_qxfer(struct gdbsrv *s, char *p)
 	size_t len;
 
 	if (!strncmp(p, "features:read:target.xml:", 25)) {
-		const char *x = gdbsrv_target_xml(&len);
+		const char *x = arch_gdb_target_xml(&len);
 
 		return reply_xfer(s, p + 25, x, len);
 	}
@@ -242,19 +242,19 @@ static int do_regs(struct gdbsrv *s, const char *p, int write)
 {
 	static char out[2 * 1024 + 1];
 	struct gdbsrv_thread *t = cur_thread(s, s->gvidx);
-	uint8_t v[16];
+	uint8_t v[ARCH_GDB_REG_MAX];
 	size_t o = 0;
 
 	if (!t)
 		return reply(s, "E01");
 	for (int i = 0; i < GDBSRV_NREGS; i++) {
-		int size = gdbsrv_reg_size(i);
+		int size = arch_gdb_reg_size(i);
 
 		if (write) {
 			if (strlen(p + o) < 2 * (size_t)size || gdbsrv_unhex(v, p + o, (size_t)size) < 0)
 				break;
-			gdbsrv_reg_set(t->tid, i, v);
-		} else if (gdbsrv_reg_get(t->tid, i, v) < 0)
+			arch_gdb_reg_set(t->tid, i, v);
+		} else if (arch_gdb_reg_get(t->tid, i, v) < 0)
 			return reply(s, "E01");
 		else
 			gdbsrv_hex(out + o, v, (size_t)size);
@@ -268,18 +268,18 @@ static int do_reg(struct gdbsrv *s, const char *p, int write)
 	struct gdbsrv_thread *t = cur_thread(s, s->gvidx);
 	char *end, hex[40];
 	long n = strtol(p, &end, 16);
-	uint8_t v[16];
-	int size = gdbsrv_reg_size((int)n);
+	uint8_t v[ARCH_GDB_REG_MAX];
+	int size = arch_gdb_reg_size((int)n);
 
 	if (!t || size < 0)
 		return reply(s, write ? "E01" : "E01");
 	if (write) {
 		if (*end != '=' || strlen(end + 1) < 2 * (size_t)size ||
-		    gdbsrv_unhex(v, end + 1, (size_t)size) < 0 || gdbsrv_reg_set(t->tid, (int)n, v) < 0)
+		    gdbsrv_unhex(v, end + 1, (size_t)size) < 0 || arch_gdb_reg_set(t->tid, (int)n, v) < 0)
 			return reply(s, "E01");
 		return reply(s, "OK");
 	}
-	if (gdbsrv_reg_get(t->tid, (int)n, v) < 0)
+	if (arch_gdb_reg_get(t->tid, (int)n, v) < 0)
 		return reply(s, "E01");
 	gdbsrv_hex(hex, v, (size_t)size);
 	return reply(s, hex);
@@ -327,6 +327,13 @@ static int do_z(struct gdbsrv *s, const char *p, int insert)
 			if (c->nwp >= GDBSRV_MAX_WP || (len != 1 && len != 2 && len != 4 && len != 8) ||
 			    addr % len)
 				return reply(s, "E01");
+			/* a CPU whose port has none (aarch64 for now): gdb
+			 * says it could not insert it */
+			if (arch_gdb_watch_ok(addr, (uint32_t)len, (uint32_t)type) < 0) {
+				log_warn("gdbserver: hardware watchpoints are not supported on "
+					 "this CPU yet (doc/arm64.md)");
+				return reply(s, "E01");
+			}
 			c->wp[c->nwp++] = w;
 		} else if (k >= 0) {
 			memmove(&c->wp[k], &c->wp[k + 1], (c->nwp - (uint32_t)k - 1) * sizeof(w));
@@ -694,7 +701,8 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t
 	{
 		const char *e = getenv("SPOOL_GDBSRV_CHECKPOINTS"), *ms;
 
-		s->ckpt_off = e && !strcmp(e, "0");
+		/* (a CPU without copies of the replay: none, arch_gdb.h) */
+		s->ckpt_off = !ARCH_GDB_CKPT || (e && !strcmp(e, "0"));
 		ms = getenv("SPOOL_GDBSRV_CHECKPOINT_MS");
 		s->ckpt_ns = (ms && *ms ? strtoull(ms, NULL, 10) : 100) * 1000000ull;
 		/* the recording's snapshots: going back may start from one */

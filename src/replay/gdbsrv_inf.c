@@ -20,8 +20,10 @@
  * that holds the token only delays the others, which wait for it in the
  * agent (the stuck-turn check is off under the wrapper).
  *
- * Watchpoints are the debug registers DR0-3 (PTRACE_POKEUSER), set in every
- * thread, a new thread at its first stop.
+ * Watchpoints are the CPU's (x86-64: the debug registers DR0-3), set in
+ * every thread, a new thread at its first stop. What is CPU-specific (the
+ * registers, the breakpoint instruction, the trap kinds, the watchpoints)
+ * is behind src/arch/arch_gdb.h; the pc through arch_ptrace.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,12 +45,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../arch/arch_gdb.h"
+#include "../arch/arch_ptrace.h"
 #include "../util/log.h"
+#include "gdbsrv_bp.h"
 #include "gdbsrv_int.h"
 
 #define INF_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
 #define INF_SESSION_WAIT_US 30000000
-#define DR_OFF(i) (offsetof(struct user, u_debugreg) + (size_t)(i) * sizeof(long))
 
 static int sigchld_fd = -1;
 
@@ -103,23 +107,28 @@ static void inf_del(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
 	f->nth--;
 }
 
+static uint64_t inf_pc_of(pid_t tid)
+{
+	struct arch_ptrace_regs u;
+
+	if (arch_ptrace_get(tid, &u) < 0)
+		return 0;
+	return arch_ptrace_pc(&u);
+}
+
 uint64_t gdbsrv_inf_pc(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
 {
-	struct user_regs_struct u;
-
 	(void)f;
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) < 0)
-		return 0;
-	return u.rip;
+	return inf_pc_of(t->tid);
 }
 
 static void inf_set_pc(pid_t tid, uint64_t pc)
 {
-	struct user_regs_struct u;
+	struct arch_ptrace_regs u;
 
-	if (ptrace(PTRACE_GETREGS, tid, 0, &u) == 0) {
-		u.rip = pc;
-		ptrace(PTRACE_SETREGS, tid, 0, &u);
+	if (arch_ptrace_get(tid, &u) == 0) {
+		arch_ptrace_set_pc(&u, pc);
+		arch_ptrace_set(tid, &u);
 	}
 }
 
@@ -137,71 +146,46 @@ static int raw_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_
 	return n == (ssize_t)len ? 0 : -EIO;
 }
 
-/* gdb sees the program's bytes, not spool's int3s. */
+/* gdb sees the program's bytes, not spool's breakpoint instructions. */
 int gdbsrv_inf_read(struct gdbsrv_inf *f, uint64_t addr, void *buf, size_t len)
 {
 	int rc = raw_read(f, addr, buf, len);
 
 	if (rc < 0)
 		return rc;
-	for (uint32_t i = 0; i < f->ins.nbp; i++)
-		if (f->ins.bp[i] >= addr && f->ins.bp[i] < addr + len)
-			((uint8_t *)buf)[f->ins.bp[i] - addr] = f->orig[i];
+	gdbsrv_bp_hide(f->ins.bp, f->ins.nbp, &f->orig[0][0], ARCH_GDB_BP_LEN, addr, buf, len);
 	return 0;
 }
 
 int gdbsrv_inf_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_t len)
 {
 	int rc = raw_write(f, addr, buf, len);
-	static const uint8_t cc = 0xcc;
 
 	if (rc < 0)
 		return rc;
+	gdbsrv_bp_learn(f->ins.bp, f->ins.nbp, &f->orig[0][0], ARCH_GDB_BP_LEN, addr, buf, len);
 	for (uint32_t i = 0; i < f->ins.nbp; i++)
-		if (f->ins.bp[i] >= addr && f->ins.bp[i] < addr + len) {
-			f->orig[i] = ((const uint8_t *)buf)[f->ins.bp[i] - addr];
-			raw_write(f, f->ins.bp[i], &cc, 1);
-		}
+		if (gdbsrv_bp_overlaps(f->ins.bp[i], ARCH_GDB_BP_LEN, addr, len))
+			raw_write(f, f->ins.bp[i], arch_gdb_bp_insn, ARCH_GDB_BP_LEN);
 	return 0;
-}
-
-static unsigned long dr7_of(const struct gdbsrv_cfg *c)
-{
-	unsigned long dr7 = 0;
-
-	for (uint32_t i = 0; i < c->nwp; i++) {
-		unsigned long rw = c->wp[i].type == 2 ? 1 : 3; /* no read-only: access */
-		unsigned long ln = c->wp[i].len == 1 ? 0 : c->wp[i].len == 2 ? 1
-						: c->wp[i].len == 8	     ? 2
-										: 3;
-
-		dr7 |= (1ul << (2 * i)) | (rw << (16 + 4 * i)) | (ln << (18 + 4 * i));
-	}
-	return dr7;
 }
 
 static void thread_set_dregs(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
 {
-	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(7), 0);
-	for (uint32_t i = 0; i < f->ins.nwp; i++)
-		ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(i), f->ins.wp[i].addr);
-	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(6), 0);
-	if (f->ins.nwp)
-		ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(7), dr7_of(&f->ins));
+	arch_gdb_watch_set(t->tid, f->ins.wp, f->ins.nwp);
 }
 
 int gdbsrv_inf_set_cfg(struct gdbsrv_inf *f, const struct gdbsrv_cfg *c)
 {
-	static const uint8_t cc = 0xcc;
 	struct gdbsrv_cfg next = *c;
-	uint8_t orig[GDBSRV_MAX_BP];
+	uint8_t orig[GDBSRV_MAX_BP][ARCH_GDB_BP_LEN];
 	int wp_changed = c->nwp != f->ins.nwp;
 
 	/* out with the ones that go (in reverse: a breakpoint set twice
-	 * remembers the program's byte in its first copy) */
+	 * remembers the program's bytes in its first copy) */
 	for (int i = (int)f->ins.nbp - 1; i >= 0; i--)
 		if (!gdbsrv_cfg_has_bp(c, f->ins.bp[i]))
-			raw_write(f, f->ins.bp[i], &f->orig[i], 1);
+			raw_write(f, f->ins.bp[i], f->orig[i], ARCH_GDB_BP_LEN);
 	for (uint32_t i = 0; i < next.nbp; i++) {
 		int had = -1;
 
@@ -211,11 +195,11 @@ int gdbsrv_inf_set_cfg(struct gdbsrv_inf *f, const struct gdbsrv_cfg *c)
 				break;
 			}
 		if (had >= 0) {
-			orig[i] = f->orig[had];
+			memcpy(orig[i], f->orig[had], ARCH_GDB_BP_LEN);
 			continue;
 		}
-		if (raw_read(f, next.bp[i], &orig[i], 1) < 0 ||
-		    raw_write(f, next.bp[i], &cc, 1) < 0) {
+		if (raw_read(f, next.bp[i], orig[i], ARCH_GDB_BP_LEN) < 0 ||
+		    raw_write(f, next.bp[i], arch_gdb_bp_insn, ARCH_GDB_BP_LEN) < 0) {
 			/* not mapped (yet): dropped, gdb is told at Z time */
 			memmove(&next.bp[i], &next.bp[i + 1], (next.nbp - i - 1) * sizeof(next.bp[0]));
 			next.nbp--;
@@ -570,10 +554,9 @@ static int is_crash(int sig)
 static void thread_go(struct gdbsrv_thread *t)
 {
 	int sig = t->sig;
-	struct user_regs_struct u;
 
 	if (t->action == 2)
-		t->step_from = ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0 ? u.rip : 0;
+		t->step_from = inf_pc_of(t->tid);
 
 	t->sig = 0;
 	if (ptrace(t->action == 2 ? PTRACE_SINGLESTEP : PTRACE_CONT, t->tid, 0, sig) == 0)
@@ -586,7 +569,7 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 			 int *deliver)
 {
 	siginfo_t si;
-	unsigned long dr6;
+	int hit;
 
 	*deliver = 0;
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
@@ -603,39 +586,35 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 		st->kind = f->goto_wait ? GDBSRV_STOP_START : GDBSRV_STOP_TURN;
 		return 1;
 	}
-	if (si.si_code == SI_KERNEL || si.si_code == TRAP_BRKPT) {
-		uint64_t pc = gdbsrv_inf_pc(f, t) - 1;
+	if (arch_gdb_trap_sw(&si) || arch_gdb_trap_sysstep(&si)) {
+		uint64_t now = gdbsrv_inf_pc(f, t), pc = arch_gdb_trap_bp_addr(now);
 
-		if (gdbsrv_cfg_has_bp(&f->ins, pc)) {
+		if (arch_gdb_trap_sw(&si) && gdbsrv_cfg_has_bp(&f->ins, pc)) {
 			inf_set_pc(t->tid, pc);
 			st->kind = GDBSRV_STOP_BP;
 			st->addr = pc;
 			return 1;
 		}
-		/* a step over a syscall instruction ends with TRAP_BRKPT; the
-		 * first step after the program's exec stops at the exit of
-		 * execve without moving: that one goes on */
-		if (t->action == 2 && si.si_code == TRAP_BRKPT && pc + 1 == t->step_from)
+		/* a step over a system call instruction ends with the kernel's
+		 * report at the call's exit (arch_gdb_trap_sysstep); the first
+		 * step after the program's exec stops at the exit of execve
+		 * without moving: that one goes on */
+		if (t->action == 2 && arch_gdb_trap_sysstep(&si) && now == t->step_from)
 			return 0;
-		if (t->action == 2 && si.si_code == TRAP_BRKPT) {
+		if (t->action == 2 && arch_gdb_trap_sysstep(&si)) {
 			st->kind = GDBSRV_STOP_STEP;
 			return 1;
 		}
 		*deliver = 1;
 		return 0;
 	}
-	if (si.si_code == TRAP_TRACE || si.si_code == TRAP_HWBKPT) {
-		errno = 0;
-		dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, t->tid, DR_OFF(6), 0);
-		if (!errno && (dr6 & 0xf)) {
-			ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(6), 0);
-			for (uint32_t i = 0; i < f->ins.nwp; i++)
-				if (dr6 & (1ul << i)) {
-					st->kind = GDBSRV_STOP_WATCH;
-					st->wp = f->ins.wp[i];
-					st->addr = f->ins.wp[i].addr;
-					return 1;
-				}
+	if (arch_gdb_trap_hw(&si)) {
+		hit = arch_gdb_watch_hit(t->tid, f->ins.nwp);
+		if (hit >= 0) {
+			st->kind = GDBSRV_STOP_WATCH;
+			st->wp = f->ins.wp[hit];
+			st->addr = f->ins.wp[hit].addr;
+			return 1;
 		}
 		if (t->action == 2) {
 			st->kind = GDBSRV_STOP_STEP;
@@ -834,7 +813,7 @@ static int inf_step_over(struct gdbsrv_inf *f, struct gdbsrv_thread *t, uint64_t
 			k = (int)i;
 	if (k < 0)
 		return 0;
-	raw_write(f, pc, &f->orig[k], 1);
+	raw_write(f, pc, f->orig[k], ARCH_GDB_BP_LEN);
 	t->action = 2;
 	thread_go(t);
 	for (;;) {
@@ -875,11 +854,8 @@ static int inf_step_over(struct gdbsrv_inf *f, struct gdbsrv_thread *t, uint64_t
 		t->sig = WSTOPSIG(status);
 		break;
 	}
-	if (!f->exited) {
-		static const uint8_t cc = 0xcc;
-
-		raw_write(f, pc, &cc, 1);
-	}
+	if (!f->exited)
+		raw_write(f, pc, arch_gdb_bp_insn, ARCH_GDB_BP_LEN);
 	t->action = was;
 	return rc;
 }

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../arch/arch_gdb.h"
 #include "rr_fds.h"
 
 #define GDBSRV_MAX_BP 128
@@ -137,7 +138,7 @@ struct gdbsrv_inf {
 	int nth;
 	int next_vidx;
 	struct gdbsrv_cfg ins; /* inserted in the program */
-	uint8_t orig[GDBSRV_MAX_BP];
+	uint8_t orig[GDBSRV_MAX_BP][ARCH_GDB_BP_LEN]; /* the program's bytes under each */
 	int step_vidx;	     /* the thread the current resume steps, -1 none */
 	int exited;
 	int exit_code, exit_sig;
@@ -234,12 +235,8 @@ void gdbsrv_reap(pid_t pid, const pid_t *tids, int nth);
  * sessions writing into dir and removes dir. */
 int gdbsrv_janitor_start(const char *dir);
 
-/* --- registers and the target description (gdbsrv_regs.c) --- */
-#define GDBSRV_NREGS 60
-int gdbsrv_reg_get(pid_t tid, int regno, uint8_t *out); /* bytes, or -errno */
-int gdbsrv_reg_set(pid_t tid, int regno, const uint8_t *in);
-int gdbsrv_reg_size(int regno);
-const char *gdbsrv_target_xml(size_t *len);
+/* --- registers and the target description: the CPU's (src/arch/arch_gdb.h) --- */
+#define GDBSRV_NREGS ARCH_GDB_NREGS
 
 /* --- history and reverse execution (gdbsrv_rev.c) --- */
 struct gdbsrv_cmd {
@@ -275,7 +272,7 @@ struct gdbsrv_ckpt {
 	struct gdbsrv_thread *th; /* its threads, as the inferior had them */
 	int nth, next_vidx;
 	struct gdbsrv_cfg ins; /* breakpoints in its memory */
-	uint8_t orig[GDBSRV_MAX_BP];
+	uint8_t orig[GDBSRV_MAX_BP][ARCH_GDB_BP_LEN];
 	uint64_t stops; /* gdbsrv_pos_stops(&at) */
 	uint64_t turn;	/* the token's turn there (UINT64_MAX: not known) */
 };

@@ -10,13 +10,12 @@
  *     (probe_plan_function, probe_plan_point, probe_plan_ride,
  *     probe_plan_rets, probe_plan_cfg hand them over), so none of these is
  *     reached in practice; they only keep the planner linkable.
- *   - the gdb server (`spool replay --gdb`): ptrace registers, debug
- *     registers and the x86-64 target description (gdbsrv_inf.c,
- *     gdbsrv_regs.c); refused with the reason when it would start.
+ *   - the gdb server's checkpoints (gdbsrv_fork.c: a copy of the replay
+ *     made with x86-64 registers and instructions): none are taken.
  *
  * Attach (`spool probe -p`) is ported: src/probe/probe_attach.c with the
- * arm64 registers of a64_ptrace.c. The gdb server's registers are still to
- * do (issue 18).
+ * arm64 registers of a64_ptrace.c; the gdb server's registers and
+ * breakpoints are a64_gdb.c's.
  */
 #include <errno.h>
 #include <string.h>
@@ -87,19 +86,12 @@ int x86_tail_jump(const uint8_t *const *bytes, const size_t *avail, const uint64
 	return 0;
 }
 
-/* ---- the gdb server (spool replay --gdb) ---- */
+/* ---- the gdb server's checkpoints (spool replay --gdbserver) ---- */
 
-int gdbsrv_inf_start(struct gdbsrv_inf *f)
-{
-	log_err("replay --gdb: the gdb server is x86-64 only in this build (aarch64: not yet, "
-		"doc/arm64.md)");
-	return -ENOTSUP;
-}
-
-void gdbsrv_inf_kill(struct gdbsrv_inf *f) {}
-
-/* Checkpoint copies (gdbsrv_fork.c: x86-64 registers by ptrace): never
- * reached, the gdb server does not start here. */
+/* Copies of the stopped replay (gdbsrv_fork.c: x86-64 registers, the
+ * injected `syscall; int3`, the x86-64 clone argument order) are not
+ * ported: no checkpoint is taken (gdbsrv_ckpt.c goes on without it), so
+ * going back starts a fresh replay from the beginning (doc/arm64.md). */
 int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid_t *copy_pid,
 		pid_t *copy_tids)
 {
@@ -107,71 +99,3 @@ int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid
 }
 
 void gdbsrv_reap(pid_t pid, const pid_t *tids, int nth) {}
-
-int gdbsrv_inf_adopt(struct gdbsrv_inf *f, pid_t pid, const pid_t *tids)
-{
-	return -ENOTSUP;
-}
-
-void gdbsrv_inf_wait_session(struct gdbsrv_inf *f, unsigned sess) {}
-
-struct gdbsrv_thread *gdbsrv_inf_vthread(struct gdbsrv_inf *f, int vidx)
-{
-	for (int i = 0; i < f->nth; i++)
-		if (f->th[i].vidx == vidx)
-			return &f->th[i];
-	return NULL;
-}
-
-int gdbsrv_inf_set_cfg(struct gdbsrv_inf *f, const struct gdbsrv_cfg *c)
-{
-	return -ENOTSUP;
-}
-
-int gdbsrv_inf_resume(struct gdbsrv_inf *f, int step_vidx, int others_run, struct gdbsrv_rsp *r,
-		      struct gdbsrv_stop *st)
-{
-	return -ENOTSUP;
-}
-
-int gdbsrv_inf_resume_pass(struct gdbsrv_inf *f, int step_vidx, int others_run,
-			   struct gdbsrv_rsp *r, struct gdbsrv_stop *st, struct gdbsrv_pass *ps)
-{
-	return -ENOTSUP;
-}
-
-int gdbsrv_inf_read(struct gdbsrv_inf *f, uint64_t addr, void *buf, size_t len)
-{
-	return -ENOTSUP;
-}
-
-int gdbsrv_inf_write(struct gdbsrv_inf *f, uint64_t addr, const void *buf, size_t len)
-{
-	return -ENOTSUP;
-}
-
-uint64_t gdbsrv_inf_pc(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
-{
-	return 0;
-}
-
-int gdbsrv_reg_get(pid_t tid, int regno, uint8_t *out)
-{
-	return -ENOTSUP;
-}
-
-int gdbsrv_reg_set(pid_t tid, int regno, const uint8_t *in)
-{
-	return -ENOTSUP;
-}
-
-int gdbsrv_reg_size(int regno)
-{
-	return 8;
-}
-
-const char *gdbsrv_target_xml(size_t *len)
-{
-	*len = 0;
-	return "";
-}

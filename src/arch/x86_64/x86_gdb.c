@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * gdbsrv_regs.c - x86-64 registers for `spool replay --gdbserver`: the
- * target description gdb reads (qXfer:features:read:target.xml, the
+ * x86_gdb.c - the x86-64 side of `spool replay --gdbserver` (arch_gdb.h):
+ * the target description gdb reads (qXfer:features:read:target.xml, the
  * features org.gnu.gdb.i386.core, .sse, .linux and .segments, in gdb's
  * register order) and the register numbers of that order read and written
- * with PTRACE_GETREGS / PTRACE_GETFPREGS. Register numbers:
+ * with PTRACE_GETREGS / PTRACE_GETFPREGS; int3 breakpoints; watchpoints in
+ * the debug registers DR0-3 (PTRACE_POKEUSER). Register numbers:
  *   0-15 rax..r15, 16 rip, 17 eflags, 18-23 cs ss ds es fs gs,
  *   24-31 st0-7, 32-39 fctrl fstat ftag fiseg fioff foseg fooff fop,
  *   40-55 xmm0-15, 56 mxcsr, 57 orig_rax, 58 fs_base, 59 gs_base.
@@ -13,10 +14,16 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 
-#include "gdbsrv_int.h"
+#include "../../replay/gdbsrv_int.h"
+#include "../arch_gdb.h"
+
+#define DR_OFF(i) (offsetof(struct user, u_debugreg) + (size_t)(i) * sizeof(long))
+
+const uint8_t arch_gdb_bp_insn[ARCH_GDB_BP_LEN] = {0xcc};
 
 /* user_regs_struct offsets of 0-23 and 57-59 */
 static const int gpr_off[] = {
@@ -34,9 +41,9 @@ static const int gpr_off[] = {
 	offsetof(struct user_regs_struct, fs),	offsetof(struct user_regs_struct, gs),
 };
 
-int gdbsrv_reg_size(int regno)
+int arch_gdb_reg_size(int regno)
 {
-	if (regno < 0 || regno >= GDBSRV_NREGS)
+	if (regno < 0 || regno >= ARCH_GDB_NREGS)
 		return -EINVAL;
 	if (regno < 17 || regno >= 57)
 		return 8;
@@ -134,9 +141,9 @@ static void fp_set32(struct user_fpregs_struct *f, int regno, uint32_t v)
 	}
 }
 
-int gdbsrv_reg_get(pid_t tid, int regno, uint8_t *out)
+int arch_gdb_reg_get(pid_t tid, int regno, uint8_t *out)
 {
-	int size = gdbsrv_reg_size(regno);
+	int size = arch_gdb_reg_size(regno);
 
 	if (size < 0)
 		return size;
@@ -166,9 +173,9 @@ int gdbsrv_reg_get(pid_t tid, int regno, uint8_t *out)
 	return size;
 }
 
-int gdbsrv_reg_set(pid_t tid, int regno, const uint8_t *in)
+int arch_gdb_reg_set(pid_t tid, int regno, const uint8_t *in)
 {
-	int size = gdbsrv_reg_size(regno);
+	int size = arch_gdb_reg_size(regno);
 
 	if (size < 0)
 		return size;
@@ -203,7 +210,7 @@ int gdbsrv_reg_set(pid_t tid, int regno, const uint8_t *in)
 
 /* --- the target description --- */
 
-static const char *const reg_names[GDBSRV_NREGS] = {
+static const char *const reg_names[ARCH_GDB_NREGS] = {
 	"rax",	 "rbx",	  "rcx",   "rdx",   "rsi",    "rdi",	"rbp",	   "rsp",   "r8",
 	"r9",	 "r10",	  "r11",   "r12",   "r13",    "r14",	"r15",	   "rip",   "eflags",
 	"cs",	 "ss",	  "ds",	   "es",    "fs",     "gs",	"st0",	   "st1",   "st2",
@@ -254,12 +261,12 @@ static void xml_feature(const char *name, int from, int to, const char *types)
 							: "";
 
 		xml_add("<reg name=\"%s\" bitsize=\"%d\" type=\"%s\"%s/>\n", reg_names[i],
-			8 * (gdbsrv_reg_size(i) == 10 ? 10 : gdbsrv_reg_size(i)), reg_type(i), group);
+			8 * (arch_gdb_reg_size(i) == 10 ? 10 : arch_gdb_reg_size(i)), reg_type(i), group);
 	}
 	xml_add("%s%.0d%s%s", "</feature>\n", 0, "", "");
 }
 
-const char *gdbsrv_target_xml(size_t *len)
+const char *arch_gdb_target_xml(size_t *len)
 {
 	static const char eflags[] =
 		"<flags id=\"i386_eflags\" size=\"4\"><field name=\"CF\" start=\"0\" end=\"0\"/>"
@@ -297,4 +304,72 @@ const char *gdbsrv_target_xml(size_t *len)
 	}
 	*len = xml_len;
 	return xml;
+}
+
+/* --- traps and watchpoints --- */
+
+int arch_gdb_trap_sw(const siginfo_t *si)
+{
+	return si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT;
+}
+
+uint64_t arch_gdb_trap_bp_addr(uint64_t pc)
+{
+	return pc - 1;
+}
+
+/* a step over `syscall` ends with TRAP_BRKPT (x86's user_single_step_report) */
+int arch_gdb_trap_sysstep(const siginfo_t *si)
+{
+	return si->si_code == TRAP_BRKPT;
+}
+
+int arch_gdb_trap_hw(const siginfo_t *si)
+{
+	return si->si_code == TRAP_TRACE || si->si_code == TRAP_HWBKPT;
+}
+
+int arch_gdb_watch_ok(uint64_t addr, uint32_t len, uint32_t type)
+{
+	return 0;
+}
+
+static unsigned long dr7_of(const struct gdbsrv_wp *wp, uint32_t n)
+{
+	unsigned long dr7 = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned long rw = wp[i].type == 2 ? 1 : 3; /* no read-only: access */
+		unsigned long ln = wp[i].len == 1 ? 0 : wp[i].len == 2 ? 1
+						: wp[i].len == 8	     ? 2
+										: 3;
+
+		dr7 |= (1ul << (2 * i)) | (rw << (16 + 4 * i)) | (ln << (18 + 4 * i));
+	}
+	return dr7;
+}
+
+void arch_gdb_watch_set(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n)
+{
+	ptrace(PTRACE_POKEUSER, tid, DR_OFF(7), 0);
+	for (uint32_t i = 0; i < n; i++)
+		ptrace(PTRACE_POKEUSER, tid, DR_OFF(i), wp[i].addr);
+	ptrace(PTRACE_POKEUSER, tid, DR_OFF(6), 0);
+	if (n)
+		ptrace(PTRACE_POKEUSER, tid, DR_OFF(7), dr7_of(wp, n));
+}
+
+int arch_gdb_watch_hit(pid_t tid, uint32_t n)
+{
+	unsigned long dr6;
+
+	errno = 0;
+	dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, tid, DR_OFF(6), 0);
+	if (errno || !(dr6 & 0xf))
+		return -1;
+	ptrace(PTRACE_POKEUSER, tid, DR_OFF(6), 0);
+	for (uint32_t i = 0; i < n; i++)
+		if (dr6 & (1ul << i))
+			return (int)i;
+	return -1;
 }

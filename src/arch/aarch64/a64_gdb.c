@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * a64_gdb.c - the aarch64 side of `spool replay --gdbserver`
+ * (src/arch/arch_gdb.h): gdb's registers read and written through the
+ * kernel's register sets (NT_PRSTATUS, NT_FPREGSET; the layout is
+ * a64_gdb_regs.c's), software breakpoints as BRK #0, and the trap kinds:
+ *
+ *   - BRK reports SIGTRAP/TRAP_BRKPT with the pc at the BRK itself (not
+ *     after it, as x86's int3);
+ *   - a hardware single step reports TRAP_TRACE;
+ *   - a single step over `svc #0` is reported at the call's exit by the
+ *     kernel's generic user_single_step_report: SIGTRAP with SI_USER and
+ *     no sender (si_pid 0), where x86 says TRAP_BRKPT.
+ *
+ * Hardware watchpoints (NT_ARM_HW_WATCH) are not done: the Z2-Z4 packets
+ * are refused with the reason (gdb says it could not insert them). Arm's
+ * watchpoints stop before the access, not after it as x86's, which the
+ * reverse search of gdbsrv_rev.c assumes.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+
+#include "../arch_gdb.h"
+#include "a64_gdb_regs.h"
+
+_Static_assert(ARCH_GDB_NREGS == A64_GDB_NREGS, "gdb's aarch64 register count");
+
+/* BRK #0, little endian */
+const uint8_t arch_gdb_bp_insn[ARCH_GDB_BP_LEN] = {0x00, 0x00, 0x20, 0xd4};
+
+static int regset(pid_t tid, int set, void *buf, size_t len, int write)
+{
+	struct iovec iov = {buf, len};
+	long nt = set == A64_GDB_SET_GPR ? NT_PRSTATUS : NT_FPREGSET;
+
+	if (ptrace(write ? PTRACE_SETREGSET : PTRACE_GETREGSET, tid, (void *)nt, &iov) < 0)
+		return -errno;
+	return 0;
+}
+
+int arch_gdb_reg_size(int regno)
+{
+	int set, size;
+	size_t off;
+
+	if (a64_gdb_reg_loc(regno, &set, &off, &size) < 0)
+		return -EINVAL;
+	return size;
+}
+
+int arch_gdb_reg_get(pid_t tid, int regno, uint8_t *out)
+{
+	uint8_t buf[A64_GDB_FP_BYTES];
+	int set, size, rc;
+	size_t off;
+
+	if (a64_gdb_reg_loc(regno, &set, &off, &size) < 0)
+		return -EINVAL;
+	rc =
+	    regset(tid, set, buf, set == A64_GDB_SET_GPR ? A64_GDB_GPR_BYTES : A64_GDB_FP_BYTES, 0);
+	if (rc < 0)
+		return rc;
+	memcpy(out, buf + off, (size_t)size);
+	return size;
+}
+
+/* Read, change the register's bytes (cpsr: the low half of pstate, the
+ * rest kept), write back. */
+int arch_gdb_reg_set(pid_t tid, int regno, const uint8_t *in)
+{
+	uint8_t buf[A64_GDB_FP_BYTES];
+	size_t off, len;
+	int set, size, rc;
+
+	if (a64_gdb_reg_loc(regno, &set, &off, &size) < 0)
+		return -EINVAL;
+	len = set == A64_GDB_SET_GPR ? A64_GDB_GPR_BYTES : A64_GDB_FP_BYTES;
+	rc = regset(tid, set, buf, len, 0);
+	if (rc < 0)
+		return rc;
+	memcpy(buf + off, in, (size_t)size);
+	return regset(tid, set, buf, len, 1);
+}
+
+const char *arch_gdb_target_xml(size_t *len)
+{
+	return a64_gdb_target_xml(len);
+}
+
+int arch_gdb_trap_sw(const siginfo_t *si)
+{
+	return si->si_code == TRAP_BRKPT;
+}
+
+uint64_t arch_gdb_trap_bp_addr(uint64_t pc)
+{
+	return pc;
+}
+
+int arch_gdb_trap_sysstep(const siginfo_t *si)
+{
+	return si->si_code == SI_USER && si->si_pid == 0;
+}
+
+int arch_gdb_trap_hw(const siginfo_t *si)
+{
+	return si->si_code == TRAP_TRACE || si->si_code == TRAP_HWBKPT;
+}
+
+int arch_gdb_watch_ok(uint64_t addr, uint32_t len, uint32_t type)
+{
+	return -ENOTSUP;
+}
+
+void arch_gdb_watch_set(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n) {}
+
+int arch_gdb_watch_hit(pid_t tid, uint32_t n)
+{
+	return -1;
+}
