@@ -10,25 +10,8 @@
 #include <string.h>
 
 #include "../util/escape.h"
+#include "../util/grow.h"
 #include "table.h"
-
-static int table_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 8;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -ENOMEM;
-	memset((char *)np + *cap * elem, 0, (ncap - *cap) * elem);
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
 
 /* Characters, not bytes: a UTF-8 continuation byte adds none. */
 static size_t text_width(const char *s)
@@ -46,7 +29,7 @@ int table_row_v(struct table *t, const char *const *cell)
 	size_t base = t->nrows * t->ncols;
 	int rc = 0;
 
-	if ((rc = table_grow((void **)&t->cells, &t->cap, base + t->ncols, sizeof(*t->cells))))
+	if ((rc = grow_zeroed((void **)&t->cells, &t->cap, base + t->ncols, sizeof(*t->cells))))
 		return rc;
 	for (unsigned c = 0; c < t->ncols; c++) {
 		/* names come from the trace and the binaries it names:
@@ -123,7 +106,7 @@ int table_after(struct table *t, char *text)
 {
 	int rc;
 
-	if ((rc = table_grow((void **)&t->after, &t->capafter, t->nrows, sizeof(*t->after)))) {
+	if ((rc = grow_zeroed((void **)&t->after, &t->capafter, t->nrows, sizeof(*t->after)))) {
 		free(text);
 		return rc;
 	}
