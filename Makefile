@@ -105,10 +105,11 @@ $(O)/tests/unit/%: tests/unit/%.c $(HOST_LIB_OBJS)
 # statically on purpose (the refusal test); names ending in -finst are built
 # with -finstrument-functions (spool path), names ending in -cov with
 # -fsanitize-coverage=trace-pc and libspool-progress.so (serial record).
+# -MMD: a program rebuilds when a header of tests/progs it includes changes.
 PROG_COV = -fsanitize-coverage=trace-pc -L$(O) -Wl,-rpath,$(abspath $(O)) -lspool-progress
 $(O)/tests/progs/%: tests/progs/%.c | $(PROGRESS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wextra -Werror \
+	$(CC) -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP \
 		$(if $(findstring -static,$*),-static) \
 		$(if $(findstring -finst,$*),-finstrument-functions) -o $@ $< \
 		$(if $(findstring -cov,$*),$(PROG_COV)) -lpthread -lm

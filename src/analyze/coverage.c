@@ -39,6 +39,7 @@
 #include "../util/demangle.h"
 #include "coverage.h"
 #include "pass.h"
+#include "table.h"
 
 struct cov_row {
 	uint64_t addr;
@@ -706,17 +707,16 @@ static void cov_print_points(const struct cov_ctx *c, const struct coverage_opts
 {
 	if (!c->npoints)
 		return;
-	fprintf(out, "\n%-10s %-16s %-28s %-24s %12s\n", "point", "name", "function", "where",
-		"passes");
-	for (size_t i = 0; i < c->npoints; i++) {
+	static const char *const hdr[] = {"point", "name", "function", "where", "passes"};
+	/* as wide as the longest name (table.h) */
+	struct table t = {.ncols = 5, .hdr = hdr, .left_mask = 0xf, .indent = ""};
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < c->npoints && !rc && !(o->limit && i >= o->limit); i++) {
 		const struct cov_point *pt = &c->points[i];
 		char where[300], n[24];
 
-		if (o->limit && i >= o->limit) {
-			fprintf(out, "  ... %zu more (--limit 0 shows all)\n",
-				c->npoints - o->limit);
-			break;
-		}
 		if (pt->line)
 			snprintf(where, sizeof(where), "%s:%u", cov_base(c->files[pt->file]),
 				 pt->line);
@@ -726,15 +726,28 @@ static void cov_print_points(const struct cov_ctx *c, const struct coverage_opts
 			snprintf(n, sizeof(n), "not placed");
 		else
 			snprintf(n, sizeof(n), "%" PRId64, pt->count);
-		fprintf(out, "%-10s %-16s %-28s %-24s %12s\n", pt->kind, escape_str(pt->name),
-			escape_str(c->files[pt->fn]), escape_str(where), n);
+		rc = table_row(&t, pt->kind, pt->name, c->files[pt->fn], where, n);
 	}
+	if (rc) {
+		log_warn("out of memory: the coverage points are left out");
+	} else {
+		fputc('\n', out);
+		table_print(&t, out);
+		if (i < c->npoints)
+			fprintf(out, "  ... %zu more (--limit 0 shows all)\n", c->npoints - i);
+	}
+	table_free(&t);
 }
 
 static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *o, FILE *out)
 {
+	static const char *const fhdr[] = {"function", "calls", "blocks hit", "branches 2-way",
+					   "module"};
+	/* as wide as the longest name (table.h) */
+	struct table ft = {.ncols = 5, .hdr = fhdr, .left_mask = 1u << 4, .indent = ""};
 	uint64_t bh = 0, bt = 0, brt = 0, tk = 0, nt = 0, both = 0, lh = 0;
 	size_t shown = 0;
+	int rc = 0;
 
 	for (size_t i = 0; i < c->nfns; i++) {
 		bt += c->fns[i].blocks;
@@ -770,9 +783,7 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 	cov_print_points(c, o, out);
 	if (!c->nfns)
 		return;
-	fprintf(out, "\n%-28s %10s %13s %17s  %s\n", "function", "calls", "blocks hit",
-		"branches 2-way", "module");
-	for (size_t i = 0; i < c->nfns; i++) {
+	for (size_t i = 0; i < c->nfns && !rc; i++) {
 		const struct cov_fn *f = &c->fns[i];
 		char calls[24], blk[32], br[32];
 
@@ -784,9 +795,15 @@ static void cov_print_text(const struct cov_ctx *c, const struct coverage_opts *
 			snprintf(calls, sizeof(calls), "%" PRId64, f->count);
 		snprintf(blk, sizeof(blk), "%u/%u", f->blocks_hit, f->blocks);
 		snprintf(br, sizeof(br), "%u/%u", f->both, f->branches);
-		fprintf(out, "%-28s %10s %13s %17s  %s\n", escape_str(f->shown), calls, blk, br,
-			escape_str(cov_base(c->mods[f->mod].path)));
+		rc = table_row(&ft, f->shown, calls, blk, br, cov_base(c->mods[f->mod].path));
 	}
+	if (rc) {
+		log_warn("out of memory: the coverage of the functions is left out");
+	} else {
+		fputc('\n', out);
+		table_print(&ft, out);
+	}
+	table_free(&ft);
 	if (!c->nbranches)
 		return;
 	fprintf(out, "\nbranches (taken: the jump's condition was true):\n");

@@ -36,6 +36,7 @@
 #include "funcs.h"
 #include "pass.h"
 #include "probe_changes.h"
+#include "table.h"
 
 struct fn_caller {
 	char *name;
@@ -417,7 +418,13 @@ static size_t fn_called(const struct fn_ctx *c)
 static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct funcs_opts *o,
 		     const struct trace_loss *loss, const char *dir, FILE *out)
 {
+	static const char *const fhdr[] = {"function", "calls",	 "total ms", "self ms",
+					   "min us",   "avg us", "max us"};
+	static const char *const thdr[] = {"tid", "function", "calls"};
+	struct table ft = {.ncols = 7, .hdr = fhdr, .indent = ""};
+	struct table tt = {.ncols = 3, .hdr = thdr, .left_mask = 1u << 1, .indent = ""};
 	size_t shown = 0, np = 0, k = 0, more = 0;
+	int rc = 0;
 	uint32_t *pos = calloc(c->nfns ? c->nfns : 1, sizeof(*pos));
 	struct fn_pair *pv = NULL;
 
@@ -485,26 +492,44 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	}
 	if (o->header)
 		trace_loss_print_header(loss, dir, NULL, out);
-	fprintf(out, "%-28s %12s %12s %12s %10s %10s %10s\n", "function", "calls", "total ms",
-		"self ms", "min us", "avg us", "max us");
-	for (size_t i = 0; i < c->nfns; i++) {
+	/* Both tables are as wide as their longest name (table.h): a C++
+	 * name with its class and parameters keeps the columns in line. A
+	 * function's callers are rows under it, their calls in its column. */
+	for (size_t i = 0; i < c->nfns && !rc; i++) {
 		const struct fn_stat *f = &c->fns[i];
 		uint64_t n = f->calls ? f->calls : 1;
+		char cell[6][32], caller[600];
 
 		if (!f->calls || (o->limit && shown >= o->limit))
 			continue;
 		shown++;
-		fprintf(out, "%-28s %12llu %12.3f %12.3f %10.3f %10.3f %10.3f\n",
-			escape_str(f->name), (unsigned long long)f->calls, f->total / 1e6,
-			f->self / 1e6, (f->min == UINT64_MAX ? 0 : f->min) / 1e3,
-			(double)f->sum / n / 1e3, f->max / 1e3);
-		for (size_t k = 0; k < f->ncallers && (int)k < o->callers; k++)
-			fprintf(out, "    <- %-40s %12llu\n", escape_str(f->callers[k].name),
-				(unsigned long long)f->callers[k].calls);
-		if (f->unpaired)
-			fprintf(out, "    (%llu call%s without a seen exit)\n",
-				(unsigned long long)f->unpaired, f->unpaired == 1 ? "" : "s");
+		snprintf(cell[0], sizeof(cell[0]), "%llu", (unsigned long long)f->calls);
+		snprintf(cell[1], sizeof(cell[1]), "%.3f", f->total / 1e6);
+		snprintf(cell[2], sizeof(cell[2]), "%.3f", f->self / 1e6);
+		snprintf(cell[3], sizeof(cell[3]), "%.3f",
+			 (f->min == UINT64_MAX ? 0 : f->min) / 1e3);
+		snprintf(cell[4], sizeof(cell[4]), "%.3f", (double)f->sum / n / 1e3);
+		snprintf(cell[5], sizeof(cell[5]), "%.3f", f->max / 1e3);
+		rc = table_row(&ft, f->name, cell[0], cell[1], cell[2], cell[3], cell[4], cell[5]);
+		for (size_t k = 0; !rc && k < f->ncallers && (int)k < o->callers; k++) {
+			snprintf(caller, sizeof(caller), "    <- %s", f->callers[k].name);
+			snprintf(cell[0], sizeof(cell[0]), "%llu",
+				 (unsigned long long)f->callers[k].calls);
+			rc = table_row(&ft, caller, cell[0], NULL, NULL, NULL, NULL, NULL);
+		}
+		if (!rc && f->unpaired) {
+			char *text = NULL;
+
+			if (asprintf(&text, "    (%llu call%s without a seen exit)\n",
+				     (unsigned long long)f->unpaired,
+				     f->unpaired == 1 ? "" : "s") < 0)
+				rc = -ENOMEM;
+			else
+				rc = table_after(&ft, text);
+		}
 	}
+	if (!rc)
+		table_print(&ft, out);
 	/* a table with no row reads as a failure: say what it means (lbzip2's
 	 * func:* probes its only exported functions, warn and warnx) */
 	if (!shown && c->nfns)
@@ -512,7 +537,6 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			c->nfns == 1 ? "" : "s");
 	if (o->limit && shown >= o->limit && fn_called(c) > shown)
 		fprintf(out, "  ... %zu more (--limit 0 shows all)\n", fn_called(c) - shown);
-	fprintf(out, "\nper thread:\n%-10s %-28s %12s\n", "tid", "function", "calls");
 	/* --limit cuts this table too (rows per table): the rows with the
 	 * most calls, shown in thread order as the whole table is */
 	if (o->limit && np > o->limit) {
@@ -522,9 +546,21 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	}
 	if (np)
 		qsort(pv, np, sizeof(*pv), fn_cmp_pair_thread);
-	for (k = 0; k < np; k++)
-		fprintf(out, "%-10u %-28s %12llu\n", fn_who_of(c, fn_pair_thread(&pv[k])).tid,
-			escape_str(c->fns[pv[k].pos].name), (unsigned long long)pv[k].calls);
+	for (k = 0; k < np && !rc; k++) {
+		char tid[16], calls[32];
+
+		snprintf(tid, sizeof(tid), "%u", fn_who_of(c, fn_pair_thread(&pv[k])).tid);
+		snprintf(calls, sizeof(calls), "%llu", (unsigned long long)pv[k].calls);
+		rc = table_row(&tt, tid, c->fns[pv[k].pos].name, calls);
+	}
+	if (!rc) {
+		fprintf(out, "\nper thread:\n");
+		table_print(&tt, out);
+	}
+	if (rc)
+		log_warn("out of memory: the function tables are left out");
+	table_free(&ft);
+	table_free(&tt);
 	if (more)
 		fprintf(out, "  ... %zu more (--limit 0 shows all)\n", more);
 	if (callstack_unmatched_exits(c->cs))

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/grow.h"
 #include "lockstat_int.h"
 
 /* Indices beyond this are taken for corruption rather than allocating a huge
@@ -60,20 +61,7 @@ struct lockstat_samples {
  * entries are zeroed. */
 int lockstat_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	size_t ncap = *cap ? *cap : 8;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -ENOMEM;
-	memset((char *)np + *cap * elem, 0, (ncap - *cap) * elem);
-	*p = np;
-	*cap = ncap;
-	return 0;
+	return grow_zeroed(p, cap, need, elem);
 }
 
 /* ---- distributions ---------------------------------------------------- */

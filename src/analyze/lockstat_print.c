@@ -7,13 +7,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/escape.h"
 #include "lockname.h"
+#include "table.h"
 #include "lockstat_int.h"
 
 void lockstat_print_opts_init(struct lockstat_print_opts *po)
@@ -143,128 +143,6 @@ static const char *lock_name(const struct lockstat_print_opts *po, const struct 
 
 	lock_src(po, l, &src, &syms);
 	return lockname_format(&src, &syms, buf, len);
-}
-
-/* A text table: cells are copied, widths measured in characters (µ is two
- * bytes), column 0 and the columns in left_mask are left-aligned. A row may
- * be followed by free text (after[row], whole lines), e.g. its stacks. */
-struct ls_table {
-	unsigned ncols;
-	const char *const *hdr;
-	unsigned left_mask;
-	char **cells;
-	size_t nrows, cap;
-	char **after;
-	size_t capafter;
-};
-
-static size_t text_width(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
-/* One row: ncols cells (NULL: empty). */
-static int table_row_v(struct ls_table *t, const char *const *cell)
-{
-	size_t base = t->nrows * t->ncols;
-	int rc = 0;
-
-	if ((rc = lockstat_grow((void **)&t->cells, &t->cap, base + t->ncols, sizeof(*t->cells))))
-		return rc;
-	for (unsigned c = 0; c < t->ncols; c++) {
-		/* names come from the trace and the binaries it names:
-		 * cells are kept escaped, so widths are of what is shown */
-		t->cells[base + c] = strdup(cell[c] ? escape_str(cell[c]) : "");
-		if (!t->cells[base + c])
-			rc = -ENOMEM;
-	}
-	t->nrows++;
-	return rc;
-}
-
-static int table_row(struct ls_table *t, ...)
-{
-	const char *cell[16];
-	va_list ap;
-
-	va_start(ap, t);
-	for (unsigned c = 0; c < t->ncols && c < 16; c++)
-		cell[c] = va_arg(ap, const char *);
-	va_end(ap);
-	return table_row_v(t, cell);
-}
-
-static void table_cell(FILE *out, const char *s, size_t w, bool left, bool last)
-{
-	size_t n = text_width(s);
-
-	if (!left)
-		for (; n < w; n++)
-			fputc(' ', out);
-	fputs(s, out);
-	if (left && !last)
-		for (; n < w; n++)
-			fputc(' ', out);
-}
-
-static void table_print(struct ls_table *t, FILE *out)
-{
-	size_t w[16] = {0};
-
-	for (unsigned c = 0; c < t->ncols && c < 16; c++) {
-		w[c] = text_width(t->hdr[c]);
-		for (size_t r = 0; r < t->nrows; r++) {
-			size_t n = text_width(t->cells[r * t->ncols + c]);
-			if (n > w[c])
-				w[c] = n;
-		}
-	}
-	for (size_t r = 0; r <= t->nrows; r++) {
-		fputs("  ", out);
-		for (unsigned c = 0; c < t->ncols; c++) {
-			const char *s = r ? t->cells[(r - 1) * t->ncols + c] : t->hdr[c];
-			bool left = c == 0 || (t->left_mask & (1u << c));
-
-			if (c)
-				fputs("  ", out);
-			table_cell(out, s, w[c], left, c + 1 == t->ncols);
-		}
-		fputc('\n', out);
-		if (r && r - 1 < t->capafter && t->after[r - 1])
-			escape_write(out, t->after[r - 1], strlen(t->after[r - 1]), ESCAPE_LINES);
-	}
-}
-
-/* Text to print under the last row; takes text (malloc'd) in all cases. */
-static int table_after(struct ls_table *t, char *text)
-{
-	int rc;
-
-	if ((rc = lockstat_grow((void **)&t->after, &t->capafter, t->nrows, sizeof(*t->after)))) {
-		free(text);
-		return rc;
-	}
-	free(t->after[t->nrows - 1]);
-	t->after[t->nrows - 1] = text;
-	return 0;
-}
-
-static void table_free(struct ls_table *t)
-{
-	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	for (size_t i = 0; i < t->capafter; i++)
-		free(t->after[i]);
-	free(t->after);
-	t->cells = NULL;
-	t->after = NULL;
-	t->nrows = t->cap = t->capafter = 0;
 }
 
 /* ---- sorting ---------------------------------------------------------- */
@@ -438,8 +316,8 @@ static int print_locks_table(struct lockstat *ls, FILE *out, const struct lockst
 					  "hold total", "hold max",   "threads"};
 	static const char *const hdr2[] = {"lock",     "wait avg",	"wait p99", "hold avg",
 					   "hold p99", "owner changes", "timeouts", "try failures"};
-	struct ls_table t = {.ncols = 9, .hdr = hdr, .left_mask = 1u << 1};
-	struct ls_table t2 = {.ncols = 8, .hdr = hdr2, .left_mask = 0};
+	struct table t = {.ncols = 9, .hdr = hdr, .left_mask = 1u << 1};
+	struct table t2 = {.ncols = 8, .hdr = hdr2, .left_mask = 0};
 	struct ls_row *rows;
 	size_t n;
 	int rc;
@@ -554,7 +432,7 @@ static int print_rwlocks(struct lockstat *ls, FILE *out, const struct lockstat_p
 	static const char *const hdr[] = {"rwlock",	"side",	    "acq",	  "contended",
 					  "wait total", "wait max", "wait p99",	  "hold total",
 					  "hold max",	"hold p99", "max readers"};
-	struct ls_table t = {.ncols = 11, .hdr = hdr, .left_mask = 1u << 1};
+	struct table t = {.ncols = 11, .hdr = hdr, .left_mask = 1u << 1};
 	struct ls_row *rows = NULL;
 	size_t n = 0;
 	int rc;
@@ -688,7 +566,7 @@ static const struct kind_table kind_tables[] = {
 static int print_kind(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po,
 		      const struct kind_table *k)
 {
-	struct ls_table t = {.ncols = k->ncols, .hdr = k->hdr, .left_mask = 0};
+	struct table t = {.ncols = k->ncols, .hdr = k->hdr, .left_mask = 0};
 	char cell[KIND_COLS][64];
 	const char *row[KIND_COLS];
 	struct ls_row *rows;
@@ -752,7 +630,7 @@ static int init_lock_cmp(const void *a, const void *b)
 static int print_init_sites(struct lockstat *ls, FILE *out, const struct lockstat_print_opts *po)
 {
 	static const char *const hdr[] = {"init site", "locks"};
-	struct ls_table t = {.ncols = 2, .hdr = hdr, .left_mask = 1u << 1};
+	struct table t = {.ncols = 2, .hdr = hdr, .left_mask = 1u << 1};
 	struct init_lock *v = NULL;
 	size_t n = 0, cap = 0, nsites = 0;
 	char site[512];
@@ -838,7 +716,7 @@ static int print_threads(struct lockstat *ls, FILE *out, const struct lockstat_p
 	static const char *const hdr[] = {"thread",	"name",	     "tid",
 					  "acq",	"contended", "wait total",
 					  "hold total", "cond wait", "barrier wait", "futex wait"};
-	struct ls_table t = {.ncols = 10, .hdr = hdr, .left_mask = 1u << 1};
+	struct table t = {.ncols = 10, .hdr = hdr, .left_mask = 1u << 1};
 	const struct lockstat_thread_info **v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -1074,7 +952,7 @@ static int print_sites(struct lockstat *ls, FILE *out, const struct lockstat_pri
 {
 	static const char *const hdr[] = {"lock",  "waiter site", "holder site",
 					  "count", "wait total",  "wait max"};
-	struct ls_table t = {.ncols = 6, .hdr = hdr, .left_mask = (1u << 1) | (1u << 2)};
+	struct table t = {.ncols = 6, .hdr = hdr, .left_mask = (1u << 1) | (1u << 2)};
 	char name[512], ws[512], hs[512];
 	uint32_t *v;
 	int rc = 0;

@@ -34,6 +34,7 @@
 #include "../common/event.h"
 #include "../replay/rr_area.h"
 #include "../trace/trace.h"
+#include "../util/demangle.h"
 #include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/hashtab.h"
@@ -1038,11 +1039,48 @@ static const char *pprobe_func(const struct pprobe *pp)
 	return pp->name + strlen(pp->name) + 1;
 }
 
+/*
+ * The name --check gives a probed function the program's function table
+ * does not hold (a function of a compile unit built without -g, a probe
+ * at an address no symbol covers): as the rest of spool path names it, a
+ * C++ symbol demangled (its mangled form kept for the JSON's "symbol"),
+ * and a bare address (no symbol, "-", "0x..") as FILE+0xOFFSET of its
+ * module (exe for version 1's "-"), the form symbolizer_format_pc gives.
+ * *name and *symbol are malloc'd (*symbol NULL when name was not mangled).
+ */
+static int pprobe_shown_name(const struct pprobe *pp, const char *exe, char **name,
+			     char **symbol)
+{
+	const char *sym = pprobe_func(pp), *mod = pp->name, *base;
+	char buf[1024];
+
+	*name = *symbol = NULL;
+	if (!strcmp(mod, "-") && exe) /* version 1: "-" is the executable */
+		mod = exe;
+	base = strrchr(mod, '/');
+	base = base ? base + 1 : mod;
+	if (!sym[0] || !strcmp(sym, "-") || !strcmp(sym, "?") ||
+	    (sym[0] == '0' && (sym[1] == 'x' || sym[1] == 'X'))) {
+		snprintf(buf, sizeof(buf), "%s+%#" PRIx64, base[0] ? base : "?", pp->off);
+	} else if (demangle_name(sym, buf, sizeof(buf)) == 1) {
+		*symbol = strdup(sym);
+		if (!*symbol)
+			return -ENOMEM;
+	}
+	*name = strdup(buf);
+	if (!*name) {
+		free(*symbol);
+		*symbol = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* --check of a run whose entries came from probes: the functions are the
  * executable's functions that got an entry probe (names, files and lines
  * from prog, the program's DWARF or symbols, when it has them). */
-static int probe_universe(struct path_state *ps, struct path_prog *prog, struct path_prog *uni,
-			  size_t *unprobed)
+static int probe_universe(struct path_state *ps, struct path_prog *prog, const char *exe,
+			  struct path_prog *uni, size_t *unprobed)
 {
 	size_t cap = 0, matched = 0;
 
@@ -1061,11 +1099,16 @@ static int probe_universe(struct path_state *ps, struct path_prog *prog, struct 
 		matched += pf != NULL;
 		f = &uni->funcs[uni->nfuncs++];
 		f->addr = pp->off;
-		f->name = strdup(pf ? pf->name : pprobe_func(pp));
-		f->symbol = pf && pf->symbol ? strdup(pf->symbol) : NULL;
-		f->file = pf && pf->file ? strdup(pf->file) : NULL;
-		f->line = pf ? pf->line : 0;
-		if (!f->name || (pf && pf->file && !f->file) || (pf && pf->symbol && !f->symbol))
+		if (!pf) {
+			if (pprobe_shown_name(pp, exe, &f->name, &f->symbol) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		f->name = strdup(pf->name);
+		f->symbol = pf->symbol ? strdup(pf->symbol) : NULL;
+		f->file = pf->file ? strdup(pf->file) : NULL;
+		f->line = pf->line;
+		if (!f->name || (pf->file && !f->file) || (pf->symbol && !f->symbol))
 			return -ENOMEM;
 	}
 	/* sorted by address, as path_prog_find wants */
@@ -1273,7 +1316,7 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 				 ps.entries);
 	}
 	if (o->check && ps.use_probes) {
-		rc = probe_universe(&ps, &prog, &uni, &unprobed);
+		rc = probe_universe(&ps, &prog, nm.exe, &uni, &unprobed);
 		if (rc < 0) {
 			log_err("%s", strerror(-rc));
 			goto out_sym;

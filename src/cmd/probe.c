@@ -726,7 +726,8 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	struct trace_clock clk;
 	char agent[PATH_MAX], summary[PATH_MAX + 512];
 	int rc, status = 1, exited = 0, len, wstatus = -1, prog_status = 0;
-	size_t placed = 0, int3_placed = 0;
+	size_t placed = 0, int3_placed = 0, njump = 0, nint3 = 0;
+	char of_planned[48];
 
 	rc = session_find_agent(agent, sizeof(agent));
 	if (rc < 0) {
@@ -797,9 +798,12 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 				h.ext_size[SHM_EXT_PROBES]) < 0)
 		log_warn("the program overwrote spool's probe area: the probes' status and counts "
 			 "are unknown");
-	for (size_t i = 0; i < pr->m->ndefs; i++)
-		placed += pr->m->defs[i].registered && (pr->m->defs[i].status == PROBE_S_PATCHED ||
-							pr->m->defs[i].status == PROBE_S_OFF);
+	/* counted as "N probes (J jump, I int3)" counted them before the
+	 * attach (probe_run_count): a probe that runs in another's
+	 * trampoline (--list: "shared") is not one more; restic's
+	 * x_cgo_unsetenv exit made that "22 probes", then "23 placed" */
+	placed = probe_run_placed(pr->m);
+	probe_run_count(pr->m, &njump, &nint3);
 	int3_placed = probe_int3_placed(pr->m);
 	if (live_on) {
 		live.a = a;
@@ -820,9 +824,10 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		status = 1;
 		goto out_signals;
 	}
+	snprintf(of_planned, sizeof(of_planned), "of %zu ", njump + nint3);
 	if (!so->quiet)
-		log_info("attached to pid %d: %zu probes placed%s%s%s", (int)pid, placed,
-			 lo->use_stdin ? "; commands on stdin ('help')" : "",
+		log_info("attached to pid %d: %zu %sprobes placed%s%s%s", (int)pid, placed,
+			 placed < njump + nint3 ? of_planned : "", lo->use_stdin ? "; commands on stdin ('help')" : "",
 			 lo->ctl_path ? "; commands on " : "", lo->ctl_path ? lo->ctl_path : "");
 	if (!so->quiet && !duration_ms && !lo->use_stdin)
 		log_info("Ctrl-C to stop");

@@ -60,7 +60,7 @@ RC=$?
 is "$RC $(echo $(cat n.out))" "5 $native" "dispatch off: spool record exits 5, the program's output"
 n=$(sed -n 's/^clone_threads=//p' n.trace/.spool/record 2>/dev/null)
 num_cmp "${n:-0}" -gt 0 "  the recording counts the clone() threads ($n)"
-like "$(cat n.err)" "syscall user dispatch is not available.*a thread one of them makes \\(a clone\\) is not seen being made: spool finds it when it first takes part in a switch of the run token \\(serial mode\\) or first enters spool on a stack other than its creator's.*syscall at cl_raw_clone" \
+like "$(cat n.err)" "syscall user dispatch is not available.*a thread one of them makes \\(a clone\\) is not seen being made: spool finds it when it first takes part in a switch of the run token \\(serial mode\\) or first enters spool on a stack other than its creator's.*syscall at raw_clone" \
 	"  and says its own clone system call is not seen being made there (tests/integ/313)"
 
 done_testing

@@ -20,7 +20,7 @@ if [ ! -x "$PROG" ]; then
 	echo "1..0 # SKIP $PROG is not built"
 	exit 0
 fi
-plan 17
+plan 19
 
 # attach_window DIR TRACE: attach with the system probes, let the program
 # work (DIR/go), detach once it says it is done (DIR/worked)
@@ -44,9 +44,11 @@ mkdir -p w1
 "$PROG" w1 60 >prog.out 2>prog.err &
 PID=$!
 for i in $(seq 1 200); do [ -e w1/ready ] && break; sleep 0.05; done
+ok "the program is ready (it made w1/ready)" test -e w1/ready
 unlike "$(cat /proc/$PID/maps 2>/dev/null)" 'libspool-agent' "before the attach: no agent in the process"
 
 attach_window w1 at.trace
+ok "  it did its work while spool was attached (it made w1/worked)" test -e w1/worked
 is "$ARC" 0 "spool probe -p PID -e sys:io -e sys:mem -e sys:cpu: attached and detached normally"
 check_sanitizer at.trace.err "spool probe -p"
 touch w1/stop

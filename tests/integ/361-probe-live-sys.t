@@ -27,19 +27,6 @@ if [ ! -x "$PROG" ]; then
 fi
 plan 19
 
-# cmd LINE: send a command, wait for its answer's last line (ok or error)
-NANS=0
-cmd() {
-	local i
-	echo "$1" >&3
-	NANS=$((NANS + 1))
-	for i in $(seq 1 600); do
-		[ "$(grep -cE '^(ok|error)' cmd.out)" -ge "$NANS" ] && return 0
-		sleep 0.05
-	done
-	diag "no answer to '$1'"
-	return 1
-}
 # phase N: let the program do phase N, wait until it did
 phase() {
 	local i
@@ -53,11 +40,7 @@ mkdir -p w
 PID=$!
 for i in $(seq 1 200); do [ -e w/ready ] && break; sleep 0.05; done
 
-mkfifo cmds
-timeout -k 10 120 "$SPOOL" probe -p "$PID" --commands -o live.trace <cmds >cmd.out 2>cmd.err &
-SP=$!
-exec 3>cmds
-wait_for 'commands on stdin' cmd.err 60 || diag "no attach: $(tail -n 5 cmd.err)"
+cmds_attach "$PID" -o live.trace
 phase 1
 cmd "add sys:io"
 cmd "add sys:mem"

@@ -42,23 +42,7 @@ rm -f stop
 ./live_bank stop >lb.out &
 LB=$!
 wait_for ready lb.out 15
-mkfifo cmds
-timeout -k 10 120 "$SPOOL" probe -p "$LB" --commands -e 'func:Bank::transfer' -e 'args:Bank::transfer' \
-	-o a.trace <cmds >cmd.out 2>cmd.err &
-SP=$!
-exec 3>cmds
-wait_for 'commands on stdin' cmd.err 60 || diag "no attach: $(tail -n 5 cmd.err)"
-NANS=0
-cmd() {
-	local i
-	echo "$1" >&3
-	NANS=$((NANS + 1))
-	for i in $(seq 1 600); do
-		[ "$(grep -cE '^(ok|error)' cmd.out)" -ge "$NANS" ] && return 0
-		sleep 0.05
-	done
-	diag "no answer to '$1'"
-}
+cmds_attach "$LB" -e 'func:Bank::transfer' -e 'args:Bank::transfer' -o a.trace
 cmd list
 like "$(cat cmd.out)" ' var shared .* enabled [0-9-]+ Bank::transfer' \
 	"attached with both specs: args: in func:'s trampoline, as at launch"

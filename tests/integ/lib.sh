@@ -394,6 +394,36 @@ live_stop() {
 	is "$?:$(tr '\n' '|' <prog.out)" "0:ready|done check ok|" "the program's output and status are its own"
 }
 
+# cmds_attach PID ARGS...: spool probe -p PID --commands ARGS... in the
+# background ($SP), its commands written to fd 3 (the fifo cmds), its
+# answers in cmd.out, its messages in cmd.err; returns once it reads
+# commands (said as a diagnostic when it never does). cmd sends them;
+# `echo detach >&3; exec 3>&-; wait "$SP"` ends it.
+cmds_attach() {
+	local pid="$1"
+	shift
+	mkfifo cmds
+	timeout -k 10 120 "$SPOOL" probe -p "$pid" --commands "$@" <cmds >cmd.out 2>cmd.err &
+	SP=$!
+	exec 3>cmds
+	NANS=0
+	wait_for 'commands on stdin' cmd.err 60 || diag "no attach: $(tail -n 5 cmd.err)"
+}
+
+# cmd LINE: send a command to cmds_attach's spool, wait for its answer's
+# last line (ok or error)
+cmd() {
+	local i
+	echo "$1" >&3
+	NANS=$((NANS + 1))
+	for i in $(seq 1 600); do
+		[ "$(grep -cE '^(ok|error)' cmd.out)" -ge "$NANS" ] && return 0
+		sleep 0.05
+	done
+	diag "no answer to '$1'"
+	return 1
+}
+
 # prog_of PID: the recorded or replayed program under PID (spool, or the
 # timeout that runs spool)
 prog_of() {

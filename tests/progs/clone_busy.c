@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "raw_clone.h"
+
 #if defined(__x86_64__)
 #define CB_CALLS 300
 #define CB_OWN 100
@@ -81,47 +83,10 @@ static long cb_leaf_sum(long n)
 }
 
 /* The thread runs on its creator's TLS: no errno, no stdio, no libc call
- * but the mutex ones. Its system calls are its own instruction. */
-static long cb_sys(long n, long a, long b, long c, long d)
-{
-	register long r10 __asm__("r10") = d;
-	long r;
-
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return r;
-}
-
-/* long cb_raw_clone(unsigned long flags, void *sp, int *ctid): the child
- * pops fn and arg from sp, calls fn(arg) and exits with a raw exit. */
-__asm__(".text\n"
-	".globl cb_raw_clone\n"
-	".type cb_raw_clone, @function\n"
-	"cb_raw_clone:\n"
-	"\tmovq %rdx, %r10\n"
-	"\txorl %edx, %edx\n"
-	"\txorl %r8d, %r8d\n"
-	"\tmovl $56, %eax\n"
-	"\tsyscall\n"
-	"\ttestq %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tpopq %rax\n"
-	"\tpopq %rdi\n"
-	"\tandq $-16, %rsp\n"
-	"\tcall *%rax\n"
-	"\tmovl %eax, %edi\n"
-	"\tmovl $60, %eax\n"
-	"\tsyscall\n"
-	"\thlt\n"
-	"1:\tret\n"
-	".size cb_raw_clone, .-cb_raw_clone\n");
-long cb_raw_clone(unsigned long flags, void *sp, volatile int *ctid);
-
+ * but the mutex ones. Its system calls are its own instruction (raw_sys). */
 static int cb_exists(void)
 {
-	return cb_sys(SYS_faccessat, AT_FDCWD, (long)cb_file, F_OK, 0) == 0;
+	return raw_sys(SYS_faccessat, AT_FDCWD, (long)cb_file, F_OK, 0) == 0;
 }
 
 static int cb_main(void *arg)
@@ -131,16 +96,16 @@ static int cb_main(void *arg)
 
 	(void)arg;
 	while (cb_exists())
-		cb_sys(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long)&ms, 0);
+		raw_sys(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long)&ms, 0);
 	for (int i = 0; i < CB_CALLS; i++) {
 		pthread_mutex_lock(&cb_mutex);
 		cb_counter++;
 		pthread_mutex_unlock(&cb_mutex);
 	}
 	cb_done = 1;
-	fd = cb_sys(SYS_openat, AT_FDCWD, (long)cb_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	fd = raw_sys(SYS_openat, AT_FDCWD, (long)cb_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd >= 0)
-		cb_sys(SYS_close, fd, 0, 0, 0);
+		raw_sys(SYS_close, fd, 0, 0, 0);
 	return 0;
 }
 
@@ -164,24 +129,18 @@ static int cb_leaf_main(void *arg)
 	return 0;
 }
 
-#define CB_FLAGS                                                                                   \
-	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |         \
-	 CLONE_CHILD_CLEARTID)
-
 static int cb_probe(void)
 {
 	static volatile int ctid = 1;
-	void **sp = (void **)(cb_stack + CB_STACK) - 2;
+	void *sp = raw_clone_push(cb_stack + CB_STACK, cb_leaf_main, NULL);
 	long own = cb_leaf_sum(CB_OWN);
 
-	sp[0] = (void *)cb_leaf_main;
-	sp[1] = NULL;
-	if (cb_raw_clone(CB_FLAGS, sp, &ctid) < 0) {
+	if (raw_clone(RAW_CLONE_THREAD, sp, &ctid) < 0) {
 		fprintf(stderr, "clone_busy: clone failed\n");
 		return 1;
 	}
 	while (ctid)
-		cb_sys(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
+		raw_sys(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
 	/* sum of 3i + 1 for i < n: 3n(n - 1)/2 + n (no more calls) */
 	printf("sums %s\n", own == 3L * CB_OWN * (CB_OWN - 1) / 2 + CB_OWN &&
 				     cb_sum == 3L * CB_CALLS * (CB_CALLS - 1) / 2 + CB_CALLS
@@ -199,19 +158,18 @@ static __attribute__((noinline)) int cb_below(void)
 {
 	static volatile int ctid = 1;
 	char stack[CB_STACK] __attribute__((aligned(16)));
-	void **sp = (void **)(stack + CB_STACK) - 2;
+	void *sp;
 
 	/* the creator's first event: spool has its state (on) from here */
 	pthread_mutex_lock(&cb_first);
 	pthread_mutex_unlock(&cb_first);
-	sp[0] = (void *)cb_lock_main;
-	sp[1] = NULL;
-	if (cb_raw_clone(CB_FLAGS, sp, &ctid) < 0) {
+	sp = raw_clone_push(stack + CB_STACK, cb_lock_main, NULL);
+	if (raw_clone(RAW_CLONE_THREAD, sp, &ctid) < 0) {
 		fprintf(stderr, "clone_busy: clone failed\n");
 		return 1;
 	}
 	while (ctid)
-		cb_sys(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
+		raw_sys(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
 	printf("counter %s\n", cb_counter == CB_CALLS ? "ok" : "BAD");
 	fprintf(stderr, "clone_busy: 1 clone thread on a stack %zu bytes below its creator's frame\n",
 		(size_t)((char *)__builtin_frame_address(0) - (stack + CB_STACK)));
@@ -221,7 +179,6 @@ static __attribute__((noinline)) int cb_below(void)
 int main(int argc, char **argv)
 {
 	static volatile int ctid = 1;
-	void **sp = (void **)(cb_stack + CB_STACK) - 2;
 	int fd, held;
 
 	if (argc == 2 && !strcmp(argv[1], "probe"))
@@ -242,9 +199,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	close(fd);
-	sp[0] = (void *)cb_main;
-	sp[1] = NULL;
-	if (cb_raw_clone(CB_FLAGS, sp, &ctid) < 0) {
+	if (raw_clone(RAW_CLONE_THREAD, raw_clone_push(cb_stack + CB_STACK, cb_main, NULL), &ctid) <
+	    0) {
 		fprintf(stderr, "clone_busy: clone failed\n");
 		return 1;
 	}
@@ -255,7 +211,7 @@ int main(int argc, char **argv)
 	if (!held)
 		unlink(cb_file);
 	while (ctid)
-		cb_sys(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
+		raw_sys(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
 	unlink(cb_file);
 	printf("counter %s\n", cb_counter == CB_CALLS ? "ok" : "BAD");
 	fprintf(stderr, "clone_busy: 1 clone thread, %d calls, %s\n", 2 * CB_CALLS,

@@ -28,6 +28,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "raw_clone.h"
+
 #define CL_CALLS 300
 #define CL_CLONES 3 /* per round: two through clone(), one raw */
 
@@ -86,40 +88,8 @@ static void *cl_pthread_main(void *arg)
 	return NULL;
 }
 
-#if defined(__x86_64__)
-/* long cl_raw_clone(unsigned long flags, void *sp, int *ctid): the
- * program's own syscall instruction; the child pops fn and arg from sp,
- * calls fn(arg) and exits with a raw exit. */
-__asm__(".text\n"
-	".globl cl_raw_clone\n"
-	".type cl_raw_clone, @function\n"
-	"cl_raw_clone:\n"
-	"\tmovq %rdx, %r10\n"
-	"\txorl %edx, %edx\n"
-	"\txorl %r8d, %r8d\n"
-	"\tmovl $56, %eax\n"
-	"\tsyscall\n"
-	"\ttestq %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tpopq %rax\n"
-	"\tpopq %rdi\n"
-	"\tandq $-16, %rsp\n"
-	"\tcall *%rax\n"
-	"\tmovl %eax, %edi\n"
-	"\tmovl $60, %eax\n"
-	"\tsyscall\n"
-	"\thlt\n"
-	"1:\tret\n"
-	".size cl_raw_clone, .-cl_raw_clone\n");
-long cl_raw_clone(unsigned long flags, void *sp, volatile int *ctid);
-#endif
-
 #define CL_STACK (128 * 1024)
 static char cl_stacks[CL_CLONES][CL_STACK] __attribute__((aligned(16)));
-
-#define CL_FLAGS                                                                                   \
-	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |         \
-	 CLONE_CHILD_CLEARTID)
 
 static int cl_all_raw;
 
@@ -129,15 +99,12 @@ static int cl_start(int k, volatile int *ctid)
 
 	*ctid = 1;
 #if defined(__x86_64__)
-	if (k == CL_CLONES - 1 || cl_all_raw) {
-		void **sp = (void **)top - 2;
-
-		sp[0] = (void *)cl_clone_main;
-		sp[1] = NULL;
-		return cl_raw_clone(CL_FLAGS, sp, ctid) < 0 ? -1 : 0;
-	}
+	if (k == CL_CLONES - 1 || cl_all_raw)
+		return raw_clone(RAW_CLONE_THREAD, raw_clone_push(top, cl_clone_main, NULL), ctid) < 0
+			   ? -1
+			   : 0;
 #endif
-	return clone(cl_clone_main, top, CL_FLAGS, NULL, NULL, NULL, ctid) < 0 ? -1 : 0;
+	return clone(cl_clone_main, top, RAW_CLONE_THREAD, NULL, NULL, NULL, ctid) < 0 ? -1 : 0;
 }
 
 static void cl_wait(volatile int *ctid)

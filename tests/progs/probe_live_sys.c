@@ -22,33 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-static const char *dir;
+#include "sync_files.h"
 
-static void wait_file(const char *name)
-{
-	char path[4096];
-	struct timespec nap = {0, 5 * 1000 * 1000};
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	while (stat(path, &st))
-		nanosleep(&nap, NULL);
-}
-
-static void make_file(const char *name)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (f)
-		fclose(f);
-}
 
 /* Each call loads the addresses again (noipa: not folded into one). */
 __attribute__((noipa)) static void addrs(void *a[2])
@@ -65,7 +42,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		return 2;
-	dir = argv[1];
+	sync_dir = argv[1];
 	phases = atoi(argv[2]);
 	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (phases < 1 || phases > 20 || fd < 0)

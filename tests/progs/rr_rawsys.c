@@ -40,29 +40,14 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "raw_sys.h"
+
 extern char **environ;
 
+/* raw_sys (raw_sys.h): a system call of the program's own instruction */
 static long raw3(long n, long a, long b, long c)
 {
-	long r;
-
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return r;
-}
-
-static long raw4(long n, long a, long b, long c, long d)
-{
-	register long r10 __asm__("r10") = d;
-	long r;
-
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return r;
+	return raw_sys(n, a, b, c, 0);
 }
 
 /*
@@ -186,7 +171,7 @@ static int thread(void)
 		return 1;
 	}
 	while (__atomic_load_n(&ctid, __ATOMIC_ACQUIRE))
-		raw4(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
+		raw_sys(SYS_futex, (long)&ctid, FUTEX_WAIT, 1, 0);
 	printf("raw thread done\n");
 	return 0;
 }
@@ -206,7 +191,7 @@ static int own_restorer(void)
 		void (*restorer)(void);
 		uint64_t mask;
 	} ka = {on_usr1, 0x04000000 /* SA_RESTORER */, rawsys_restorer, 0};
-	long r = raw4(SYS_rt_sigaction, SIGUSR1, (long)&ka, 0, 8);
+	long r = raw_sys(SYS_rt_sigaction, SIGUSR1, (long)&ka, 0, 8);
 	int i;
 
 	if (r < 0) {
@@ -295,7 +280,7 @@ int main(int argc, char **argv)
 		uint64_t ka[4] = {0, 0, 0, 0}; /* SIG_DFL */
 
 		signal(SIGSYS, SIG_DFL);
-		raw4(SYS_rt_sigaction, SIGSYS, (long)ka, 0, 8);
+		raw_sys(SYS_rt_sigaction, SIGSYS, (long)ka, 0, 8);
 		printf("alive %d\n", raw3(SYS_getpid, 0, 0, 0) > 0);
 		return 0;
 	}

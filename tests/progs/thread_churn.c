@@ -26,6 +26,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "raw_clone.h"
+
 #define CHURN_CALLS 200
 
 __attribute__((noinline)) long churn_leaf(long x)
@@ -81,48 +83,16 @@ static int churn_raw_main(void *arg)
 	return 0;
 }
 
-/*
- * long churn_clone(unsigned long flags, void *sp, int *ctid): clone by the
- * program's own syscall instruction; the child pops fn and arg from sp,
- * calls fn(arg) on its 16-aligned stack and exits with a raw exit.
- */
-__asm__(".text\n"
-	".globl churn_clone\n"
-	".type churn_clone, @function\n"
-	"churn_clone:\n"
-	"\tmovq %rdx, %r10\n" /* ctid */
-	"\txorl %edx, %edx\n" /* ptid */
-	"\txorl %r8d, %r8d\n" /* tls */
-	"\tmovl $56, %eax\n"
-	"\tsyscall\n"
-	"\ttestq %rax, %rax\n"
-	"\tjnz 1f\n"
-	"\tpopq %rax\n"
-	"\tpopq %rdi\n"
-	"\tandq $-16, %rsp\n"
-	"\tcall *%rax\n"
-	"\tmovl %eax, %edi\n"
-	"\tmovl $60, %eax\n"
-	"\tsyscall\n"
-	"\thlt\n"
-	"1:\tret\n"
-	".size churn_clone, .-churn_clone\n");
-long churn_clone(unsigned long flags, void *sp, volatile int *ctid);
-
 static char churn_stack[256 * 1024] __attribute__((aligned(16)));
 
 /* A raw clone child, waited for (its exit clears ctid and wakes us). */
 static int churn_raw(void)
 {
 	volatile int ctid = 1;
-	void **sp = (void **)(churn_stack + sizeof(churn_stack)) - 2;
 	long r;
 
-	sp[0] = (void *)churn_raw_main;
-	sp[1] = NULL;
-	r = churn_clone(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
-			    CLONE_SYSVSEM | CLONE_CHILD_CLEARTID,
-			sp, &ctid);
+	r = raw_clone(RAW_CLONE_THREAD,
+		      raw_clone_push(churn_stack + sizeof(churn_stack), churn_raw_main, NULL), &ctid);
 	if (r < 0)
 		return -1;
 	while (ctid)

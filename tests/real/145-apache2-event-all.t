@@ -65,39 +65,20 @@ ap_client() {
 }
 printf '200 hello from apache\n404 \n200 hello from apache\n' >want.client
 
-"${AP[@]}" >native.err 2>&1 &
-apid=$!
-wait_port "$PORT"
-ap_client >native.client
-kill -TERM "$apid"
-wait "$apid"
-rc=$?
+# the service for svc_native and svc_spool (lib.sh): up once it accepts on
+# PORT, ended by SIGTERM to its parent
+SVC=("${AP[@]}")
+SVC_SIG=TERM
+svc_up() { wait_port "$PORT"; }
+svc_client() { ap_client; }
+svc_native
 ok "apache2 alone: 200, 404, 200 with the file, exit 0 on SIGTERM" \
-	bash -c "[ $rc = 0 ] && cmp -s native.client want.client" ||
-	diag "$(cat native.client native.err)"
-
-# ap_spool ARGS...: spool ARGS -- apache2 in the background, the client
-# (client.out), then SIGTERM to apache2's parent; spool's status in $RC
-ap_spool() {
-	local sp pid
-	timeout -k 10 "$T_TIMEOUT" "$SPOOL" "$@" -- "${AP[@]}" </dev/null >run.out 2>run.err &
-	sp=$!
-	if wait_port "$PORT"; then
-		ap_client >client.out 2>&1
-	else
-		echo "apache2 did not start" >client.out
-	fi
-	pid=$(prog_of "$sp") && kill -TERM "$pid"
-	wait "$sp"
-	RC=$?
-	ERR="$(cat run.err)"
-	check_sanitizer run.err "spool $1 (apache2)"
-}
-same_answers() { [ "$RC" = 0 ] && cmp -s client.out want.client; }
+	bash -c "[ $NATIVE_RC = 0 ] && cmp -s native.client want.client" ||
+	diag "$(cat native.client native.out native.err)"
 
 # --- locks
-ap_spool locks -o lk.trace
-ok "locks: exit 0, the client got apache2's answers" same_answers || show_run
+svc_spool locks -o lk.trace
+ok "locks: exit 0, the client got apache2's answers" svc_same || show_run
 report_json lk.trace
 mutexes=$(json report.json "sum(l['acquisitions'] for l in d['locks'] if l['type'] == 'mutex')")
 cwaits=$(json report.json "sum((l.get('cond') or {}).get('waits', 0) for l in d['locks'])")
@@ -109,9 +90,9 @@ ok "locks: spool info says 2 processes, 0 events lost" \
 	bash -c "grep -qx 'processes=2' lkinfo.txt && grep -qx 'lost: 0 events' lkinfo.txt" || diag "$(cat lkinfo.txt)"
 
 # --- probe: the request path (exported), APR's pools, one block map, I/O
-ap_spool probe -o fa.trace -e 'func:ap_process_request_internal' \
+svc_spool probe -o fa.trace -e 'func:ap_process_request_internal' \
 	-e 'func:libapr-1.so*:apr_pool_create_ex' -e 'block:ap_process_request_internal' -e sys:io
-ok "probe func:, block:, sys:io: exit 0, the answers" same_answers || show_run
+ok "probe func:, block:, sys:io: exit 0, the answers" svc_same || show_run
 "$SPOOL" report --functions --json fa.trace >fa.json 2>/dev/null
 reqs=$(json fa.json "sum(f['calls'] for f in d['functions'] if f['name'] == 'ap_process_request_internal')")
 pools=$(json fa.json "sum(f['calls'] for f in d['functions'] if f['name'] == 'apr_pool_create_ex')")
@@ -125,8 +106,8 @@ sent=$(json sys.json "sum(r['bytes'] for t in d['threads'] for r in t['io'] if r
 num_cmp "${sent:-0}" -ge 3 "probe sys:io: the replies written to sockets are counted (${sent:-?} bytes)"
 
 # --- path
-ap_spool path -o pa.trace -w path.txt
-ok "path: exit 0, the answers" same_answers || show_run
+svc_spool path -o pa.trace -w path.txt
+ok "path: exit 0, the answers" svc_same || show_run
 nthr=$(awk '$1 ~ /^[0-9]+$/ {split($3, t, "/"); print t[2]}' path.txt | sort -u | wc -l)
 num_cmp "$nthr" -ge 3 "path: function entries of the parent and the worker's threads ($nthr threads)"
 
@@ -145,14 +126,14 @@ for mode in serial sync; do
 done
 
 # --- snapshots: a tree takes them in its first process only
-ap_spool record --snap-period 1 -o snap.trace
-ok "record --snap-period 1: exit 0, the answers" same_answers || show_run
+svc_spool record --snap-period 1 -o snap.trace
+ok "record --snap-period 1: exit 0, the answers" svc_same || show_run
 like "$ERR" 'no snapshot: only the first process of a tree takes them, and [0-9,]+ of the [0-9,]+ switches were in the other 1 process' \
 	"record --snap-period 1: spool says why the tree has no snapshot"
 # one process (-X), whose copies run as www-data: none can be written
-AP=(apache2 -f "$T_DIR/httpd.conf" -X)
-ap_spool record --snap-period 1 -o snapx.trace
-ok "record -X --snap-period 1: exit 0, the answers" same_answers || show_run
+SVC=(apache2 -f "$T_DIR/httpd.conf" -X)
+svc_spool record --snap-period 1 -o snapx.trace
+ok "record -X --snap-period 1: exit 0, the answers" svc_same || show_run
 if grep -q 'snapshot images\? could not be written' run.err; then
 	like "$ERR" 'could not be written \(Permission denied: the program changed its user or group' \
 		"record -X: spool says why the snapshots could not be written"
@@ -162,7 +143,6 @@ fi
 spool_run replay -o g.trace --goto 100 snapx.trace
 ok "replay --goto without a snapshot: starts from the beginning and says so, exit 0" \
 	bash -c "[ $RC = 0 ] && grep -q 'no snapshot of snapx.trace at or before that event can be restored: replaying from the start' run.err" || show_run
-AP=(apache2 -f "$T_DIR/httpd.conf" -DFOREGROUND)
 
 # --- attach: spool probe -p on the worker of an apache2 started without spool
 "${AP[@]}" >att.log 2>&1 &

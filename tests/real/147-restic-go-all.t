@@ -9,14 +9,15 @@
 # restic's own output, the replays are the recording's or stop at a
 # reported divergence, the runtime reading the vDSO's clock itself; sync:
 # refused at the recording with the reason, the runtime's own futexes),
-# and spool probe -p attached to a restic backing up its stdin. Before,
+# and spool probe -p attached to a restic backing up its stdin (the probes
+# it plans are the probes it says it placed). Before,
 # restic recorded died: syscall user dispatch made its raw sigaltstack in
 # the SIGSYS handler ("fatal error: non-Go code disabled sigaltstack",
 # exit 137 in serial mode; a corrupted goroutine stack in sync mode;
 # tests/integ/369-rawsys-sigaltstack.t).
 . "$(dirname "$0")/lib.sh"
 need_progs restic
-plan 18
+plan 19
 
 export RESTIC_PASSWORD=spooltest
 export RESTIC_CACHE_DIR="$T_DIR/cache"
@@ -84,6 +85,13 @@ check_sanitizer at.err "spool probe -p (restic)"
 ok "probe -p: attached, detached after 2 s, exit 0" \
 	bash -c "[ $RC = 0 ] && grep -q 'attached to pid $rpid' at.err && grep -q 'detached, its code restored' at.err" ||
 	diag "$(cat at.err)"
+# the probes it planned are the probes it placed: an exit probe running in
+# its entry's trampoline (x_cgo_unsetenv) made that "22 probes", then "23
+# probes placed" (tests/integ/385)
+planned=$(sed -n 's/^spool: \([0-9]*\) probes (.*/\1/p' at.err)
+placed=$(sed -n 's/^spool: attached to pid [0-9]*: \([0-9]*\) probes placed.*/\1/p' at.err)
+ok "probe -p: the probes planned ($planned) are the probes placed ($placed)" \
+	test -n "$planned" -a "$planned" = "$placed" || diag "$(head -5 at.err)"
 "$SPOOL" report --sys --json at.trace >atsys.json 2>/dev/null
 num_cmp "$(json atsys.json "len(d['threads'])")" -ge 3 "probe -p sys:cpu: every thread of the runtime is sampled"
 exec 7>&-

@@ -298,7 +298,7 @@ sys.exit(1)
 PY
 }
 
-# --- a service under spool (134, 143) ----------------------------------------
+# --- a service under spool (134, 143, 145) ----------------------------------------
 # The test sets SVC (the service's command, an array) and SVC_SIG (the
 # signal that ends it softly, its status then 0), and defines svc_up LOG
 # (0 once the service serves; LOG is its stderr) and svc_client (asks it
@@ -306,11 +306,12 @@ PY
 
 # svc_native: the service alone, asked by svc_client (native.client, what
 # every run under spool must get too), ended by SVC_SIG: its status in
-# NATIVE_RC, its stderr in native.err.
+# NATIVE_RC, its stdout in native.out (not the TAP stream: apache2 logs
+# there), its stderr in native.err.
 svc_native() {
 	local pid
 
-	"${SVC[@]}" </dev/null 2>native.err &
+	"${SVC[@]}" </dev/null >native.out 2>native.err &
 	pid=$!
 	svc_up native.err
 	svc_client >native.client 2>&1
