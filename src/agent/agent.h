@@ -430,7 +430,9 @@ static inline __attribute__((always_inline)) void agent_emit(struct agent_thread
 							     void *frame)
 {
 	struct rec_lock *r;
+	uint64_t tsc = 0;
 	uint32_t seq;
+	int timed = 0;
 
 	if (AGENT_UNLIKELY(agent.stack_depth)) {
 		agent_emit_stack(t, obj, op, ip, arg, frame);
@@ -448,7 +450,12 @@ static inline __attribute__((always_inline)) void agent_emit(struct agent_thread
 		/* packets in the ring: the common case written in place */
 		int wake;
 
-		if (AGENT_LIKELY(ring_pkt_lock(&t->prod, op, obj, seq, ip, __rdtsc(), &wake))) {
+		/* read once: the general path below (a site the packet has
+		 * not defined, a new packet) writes the event with this time,
+		 * not a second rdtsc */
+		tsc = __rdtsc();
+		timed = 1;
+		if (AGENT_LIKELY(ring_pkt_lock(&t->prod, op, obj, seq, ip, tsc, &wake))) {
 			if (AGENT_UNLIKELY(wake))
 				agent_wake();
 			goto out;
@@ -458,7 +465,7 @@ static inline __attribute__((always_inline)) void agent_emit(struct agent_thread
 	if (AGENT_UNLIKELY(!r))
 		goto out;
 	r->h.word = t->word | ((uint64_t)obj << EV_OBJ_SHIFT) | ((uint64_t)op << EV_OP_SHIFT);
-	r->h.tsc = __rdtsc();
+	r->h.tsc = timed ? tsc : __rdtsc();
 	r->h.seq = seq;
 	r->h.size = sizeof(*r);
 	r->ip = ip;

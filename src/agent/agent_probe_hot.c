@@ -152,38 +152,30 @@ static inline __attribute__((always_inline)) int agent_probe_commit(struct ring_
 }
 
 /*
- * Record one hit. The registers are read from regs where the record is
- * written, not passed by value: a value argument is read before the
- * stores above it (any of which may alias regs for the compiler), so it
- * was kept in callee-saved registers or spilled across them. op is a
- * constant in every caller: the choice of registers folds away.
+ * Record one hit, the thread's checks passed and busy set by the caller.
+ * The registers are read from regs where the record is written, not
+ * passed by value: a value argument is read before the stores above it
+ * (any of which may alias regs for the compiler), so it was kept in
+ * callee-saved registers or spilled across them. op is a constant in
+ * every caller: the choice of registers folds away. have_tsc: tsc was
+ * read by the caller (agent_probe_emit's fast path, which gave up after
+ * its read), after busy was set, and is this hit's time: one rdtsc a
+ * hit, the largest part of its cost, not two. Without it, the packets
+ * mode reads the time once before its first write and both of its ways
+ * use it; the records mode reads it where it writes the record, as
+ * before.
  */
 static inline __attribute__((always_inline)) void
-agent_probe_emit_all(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
+agent_probe_emit_rest(struct agent_thread *t, uint32_t id, unsigned op, uint64_t sp,
+		      const struct probe_regs *regs, uint64_t tsc, int have_tsc)
 {
-	struct agent_thread *t = &agent_self;
 	struct rec_probe *r;
 	uint32_t seq;
 	int pkt;
 
-	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy &&
-			     sp - t->stack_lo < t->stack_len))) {
-		/* busy on its stack: a re-entry (busy may be the owner's of a
-		 * shared state: its slow path); off its stack: whose the hit
-		 * is, the kernel says (agent_enter, agent_thread_offstack) */
-		if (!agent.active ||
-		    (t->busy && t->state != AGENT_T_SHARED && sp - t->stack_lo < t->stack_len))
-			return;
-		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
-		if (!t)
-			return;
-	}
-	if (AGENT_UNLIKELY(id > agent_probe_max_id))
-		return;
 	/* the ring's mode, read once (only this thread changes it) */
 	pkt = t->prod.pkt.slot != 0;
 	seq = ++t->seq;
-	t->busy = 1;
 	/* Before the reserve: a drop is counted in lost after last_seq says
 	 * the event was numbered (collector_lost_ok reads them in that order;
 	 * stored after, a full ring looked damaged to the collector). */
@@ -192,18 +184,20 @@ agent_probe_emit_all(uint32_t id, unsigned op, uint64_t sp, const struct probe_r
 		/* packets in the ring: the common case written in place */
 		int wake;
 
+		if (!have_tsc)
+			tsc = __rdtsc();
 		if (AGENT_LIKELY(ring_pkt_probe(&t->prod, op, id, &agent_probe_by_id[id].addr, sp,
-						*(const uint64_t *)sp, seq, __rdtsc(), &wake))) {
+						*(const uint64_t *)sp, seq, tsc, &wake))) {
 			if (AGENT_UNLIKELY(wake))
 				agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
-			goto out;
+			return;
 		}
 	}
 	r = agent_probe_reserve(t, sizeof(*r));
 	if (AGENT_UNLIKELY(!r))
-		goto out;
+		return;
 	r->h.word = ev_word(KIND_PROBE, t->index, id, op);
-	r->h.tsc = __rdtsc();
+	r->h.tsc = pkt ? tsc : __rdtsc();
 	r->h.seq = seq;
 	r->h.size = sizeof(*r);
 	r->addr = agent_probe_by_id[id].addr;
@@ -221,7 +215,30 @@ agent_probe_emit_all(uint32_t id, unsigned op, uint64_t sp, const struct probe_r
 	if (AGENT_UNLIKELY(pkt ? ring_prod_commit(&t->prod, sizeof(*r))
 			       : agent_probe_commit(&t->prod, sizeof(*r))))
 		agent_probe_slow(AGENT_PROBE_SLOW_WAKE, NULL, NULL, 0, 0);
-out:
+}
+
+/* Record one hit: the thread's checks, then agent_probe_emit_rest. */
+static inline __attribute__((always_inline)) void
+agent_probe_emit_all(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
+{
+	struct agent_thread *t = &agent_self;
+
+	if (AGENT_UNLIKELY(!(agent.active && t->state == AGENT_T_ON && !t->busy &&
+			     sp - t->stack_lo < t->stack_len))) {
+		/* busy on its stack: a re-entry (busy may be the owner's of a
+		 * shared state: its slow path); off its stack: whose the hit
+		 * is, the kernel says (agent_enter, agent_thread_offstack) */
+		if (!agent.active ||
+		    (t->busy && t->state != AGENT_T_SHARED && sp - t->stack_lo < t->stack_len))
+			return;
+		t = agent_probe_slow(AGENT_PROBE_SLOW_ENTER, NULL, NULL, 0, 0);
+		if (!t)
+			return;
+	}
+	if (AGENT_UNLIKELY(id > agent_probe_max_id))
+		return;
+	t->busy = 1;
+	agent_probe_emit_rest(t, id, op, sp, regs, 0, 0);
 	t->busy = 0;
 }
 
@@ -245,18 +262,45 @@ static __attribute__((noinline)) void agent_probe_emit_hit(uint32_t id, uint64_t
 	agent_probe_emit_all(id, PROBE_OP_HIT, sp, regs);
 }
 
+/* The general path after the fast one gave up (its checks passed, busy
+ * still set, the time read): one per operation, as above. */
+static __attribute__((noinline)) void agent_probe_emit_entry_at(uint32_t id, uint64_t sp,
+								const struct probe_regs *regs,
+								uint64_t tsc)
+{
+	agent_probe_emit_rest(&agent_self, id, PROBE_OP_ENTRY, sp, regs, tsc, 1);
+}
+
+static __attribute__((noinline)) void agent_probe_emit_exit_at(uint32_t id, uint64_t sp,
+							       const struct probe_regs *regs,
+							       uint64_t tsc)
+{
+	agent_probe_emit_rest(&agent_self, id, PROBE_OP_EXIT, sp, regs, tsc, 1);
+}
+
+static __attribute__((noinline)) void agent_probe_emit_hit_at(uint32_t id, uint64_t sp,
+							      const struct probe_regs *regs,
+							      uint64_t tsc)
+{
+	agent_probe_emit_rest(&agent_self, id, PROBE_OP_HIT, sp, regs, tsc, 1);
+}
+
 /*
- * The common case inline, the rest out of line (agent_probe_emit_all,
- * which checks everything again): the thread recording, packets in the
- * ring, the site defined in the open packet, no wake owed. That path
- * calls nothing (ring_pkt_probe_defined), so the handlers that inline it
- * keep it in the caller-saved registers the trampoline saved: no
- * callee-saved register pushed and popped, nothing spilled (callgrind-like
- * count, bench/callheavy.c: 143 instructions an entry hit before). busy is
- * set before the packet's fields are read: a signal handler's hit in
- * between runs to its end first, and this one then reads what it left.
- * seq is stored only when the event is written here; when the general
- * path takes it, it numbers it itself.
+ * The common case inline, the rest out of line: the thread recording,
+ * packets in the ring, the site defined in the open packet, no wake owed.
+ * That path calls nothing (ring_pkt_probe_defined), so the handlers that
+ * inline it keep it in the caller-saved registers the trampoline saved
+ * (callgrind-like count, bench/callheavy.c: 143 instructions an entry hit
+ * before). busy is set before the packet's fields are read: a signal
+ * handler's hit in between runs to its end first, and this one then reads
+ * what it left. seq is stored only when the event is written here; when
+ * the general path takes it, it numbers it itself. When the thread's
+ * checks pass but the fast path gives up (a site this packet has not
+ * defined yet: about one hit in six on sqlite3 with every libsqlite3
+ * function probed, issue 16), busy stays set and the time read here goes
+ * with the hit to the general path (agent_probe_emit_*_at): no second
+ * rdtsc, and no window in which a signal handler's hit could come between
+ * the read and the event.
  */
 static inline __attribute__((always_inline)) void
 agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs *regs)
@@ -291,8 +335,15 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 				return;
 			}
 		}
+		if (op == PROBE_OP_ENTRY)
+			agent_probe_emit_entry_at(id, sp, regs, tsc);
+		else if (op == PROBE_OP_EXIT)
+			agent_probe_emit_exit_at(id, sp, regs, tsc);
+		else
+			agent_probe_emit_hit_at(id, sp, regs, tsc);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->busy = 0;
+		return;
 	}
 	if (op == PROBE_OP_ENTRY)
 		agent_probe_emit_entry(id, sp, regs);

@@ -67,6 +67,10 @@
 #define TRACE_PL_USER 20 /* + 8 * nargs */
 
 #define TRACE_PACKET_SIZE (64 * 1024)
+/* The largest packet the collector copies from a ring (packets mode):
+ * the agent's largest slot, SHM_PKT_SLOT_MAX (a unit test checks they
+ * agree). */
+#define TRACE_RING_PACKET_MAX (256 * 1024)
 
 /* Version 2 (doc/trace-format.md, "Version 2: compact events"): the
  * compact event header (5-bit id, 27 low bits of the TSC) or the extended

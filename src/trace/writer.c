@@ -983,7 +983,7 @@ static int stream_put(struct trace_stream *s, uint8_t *b, size_t len, int open)
 	uint64_t disc, nev;
 	int err;
 
-	if (s->w->format != 2 || len < TRACE_PKT_HDR_SIZE2 || len > TRACE_PACKET_SIZE)
+	if (s->w->format != 2 || len < TRACE_PKT_HDR_SIZE2 || len > TRACE_RING_PACKET_MAX)
 		return -EINVAL;
 	/* (nothing of the writer's own is pending in packet mode; if it were,
 	 * it goes first, so the files keep their order) */

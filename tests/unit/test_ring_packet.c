@@ -518,6 +518,9 @@ static void test_constants(void **state)
 	assert_int_equal(RING_PKT_PROBE_ENTRY, TRACE2_PROBE_ENTRY);
 	assert_int_equal(RING_PKT_EXTENDED, TRACE2_EXTENDED);
 	assert_int_equal(RING_PKT_MAX_SITES, TRACE2_MAX_SITES);
+	assert_int_equal(SHM_PKT_SLOT_MAX, TRACE_RING_PACKET_MAX);
+	/* a slot of site definitions alone numbers them all in 16 bits */
+	assert_true(SHM_PKT_SLOT_MAX / 28 < RING_PKT_MAX_SITES);
 }
 
 int main(void)
