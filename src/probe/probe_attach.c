@@ -874,6 +874,56 @@ static void attach_path_at(pid_t pid, uint64_t addr, char *path, size_t size)
 }
 
 /*
+ * The stopped threads whose pc is inside a mapping of file (its real
+ * path, as the kernel names it in /proc/PID/maps): up to max of their
+ * tids into out; returns how many. The detach (spool probe -p) waits for
+ * the probe hits of the threads stopped in the agent's code to finish
+ * (probe_settle.c). The ranges are read once: at most 32 mappings.
+ */
+size_t probe_attach_threads_in(const struct probe_attach *a, const char *file, pid_t *out,
+			       size_t max)
+{
+	char fn[64], real[PATH_MAX], line[PATH_MAX + 128];
+	uint64_t lo[32], hi[32];
+	size_t nr = 0, n = 0;
+	FILE *f;
+
+	if (!realpath(file, real))
+		return 0;
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)a->pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return 0;
+	while (nr < 32 && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &s, &e, &pos) < 2 || !pos)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (strcmp(line + pos, real))
+			continue;
+		lo[nr] = s;
+		hi[nr++] = e;
+	}
+	fclose(f);
+	for (size_t t = 0; t < a->ntids && n < max && nr; t++) {
+		struct arch_ptrace_regs r;
+		uint64_t pc;
+		int in = 0;
+
+		if (!a->stopped[t] || arch_ptrace_get(a->tids[t], &r) < 0)
+			continue;
+		pc = arch_ptrace_pc(&r);
+		for (size_t i = 0; i < nr && !in; i++)
+			in = pc >= lo[i] && pc < hi[i];
+		if (in)
+			out[n++] = a->tids[t];
+	}
+	return n;
+}
+
+/*
  * Called before the dlopen of the agent: ffmpeg attached 0.1 s after its
  * start was stopped in ld.so (relocating its 137 libraries); the dlopen
  * called there faulted in libc (not ready yet) holding gettext's lock,
