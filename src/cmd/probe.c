@@ -900,12 +900,14 @@ out_signals:
 		       "format=spool-summary-1\nprogram=%s\nattached_pid=%d\nexit_status=0\n"
 		       "term_signal=0\nevents=%llu\nlock_events=0\nthread_events=0\nlost_ring=%llu\n"
 		       "lost_no_ring=%llu\nseq_gaps=%llu\nthreads=%u\nprocesses=%u\n"
-		       "ring_bytes=%u\ndamaged_rings=%llu\nlost_damaged=%llu\nlost_fork=%llu\n",
+		       "ring_bytes=%u\ndamaged_rings=%llu\nlost_damaged=%llu\nlost_fork=%llu\n"
+		       "lost_clone=%llu\nlost_pidns=%llu\n",
 		       pr->m->exe, (int)pid, (unsigned long long)st.events,
 		       (unsigned long long)st.lost_ring, (unsigned long long)st.lost_no_ring,
 		       (unsigned long long)st.seq_gaps, st.threads, st.procs, so->ring_bytes,
 		       (unsigned long long)st.corrupt_rings, (unsigned long long)st.lost_damaged,
-		       (unsigned long long)st.lost_fork);
+		       (unsigned long long)st.lost_fork, (unsigned long long)st.lost_clone,
+		       (unsigned long long)st.lost_pidns);
 	if (len < 0)
 		len = 0;
 	else if ((size_t)len >= sizeof(summary))
