@@ -136,6 +136,9 @@ enum {
 			     * TLS, this state included: own_state is the owner's
 			     * (owner_tid); another thread's events are dropped and
 			     * counted (ctl->lost_clone, agent_thread_shared) */
+	AGENT_T_PIDNS = 7,  /* a process in a pid namespace with a /proc of its own
+			     * (agent_proc_claim: no slot): no ring, its events are
+			     * dropped and counted (ctl->lost_pidns) */
 };
 
 /* Per-thread state; initial-exec TLS so access is one %fs-relative load. */
@@ -378,6 +381,8 @@ static inline __attribute__((always_inline)) struct agent_thread *agent_enter(vo
 			return agent_thread_forking();
 		if (t->state == AGENT_T_FORKED)
 			__atomic_fetch_add(&agent.ctl->lost_fork, 1, __ATOMIC_RELAXED);
+		if (t->state == AGENT_T_PIDNS)
+			__atomic_fetch_add(&agent.ctl->lost_pidns, 1, __ATOMIC_RELAXED);
 		if (t->state != AGENT_T_ON)
 			return 0;
 	}

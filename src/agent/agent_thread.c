@@ -1048,9 +1048,9 @@ void agent_thread_register(struct agent_thread *t)
 		return;
 	if (AGENT_UNLIKELY(!agent.seen_pid) && !shared) {
 		/* a process whose pid spool cannot tell (agent_proc_claim):
-		 * no ring, its events counted lost as a fork child's before
-		 * its ring (agent_enter) */
-		t->state = AGENT_T_FORKED;
+		 * no ring, its events counted lost for that reason
+		 * (ctl->lost_pidns, agent_enter) */
+		t->state = AGENT_T_PIDNS;
 		return;
 	}
 	/* busy before anything that may reach a probe: reading errno calls

@@ -30,26 +30,37 @@
 struct arch_ptrace_regs {
 	struct user_regs_struct r;
 };
-#define ARCH_PTRACE_EXT_MAX 16384 /* XSAVE area */
 #elif defined(__aarch64__)
 struct arch_ptrace_regs {
 	struct user_regs_struct r; /* x0-x30, sp, pc, pstate (NT_PRSTATUS) */
 	int syscallno;		   /* NT_ARM_SYSTEM_CALL: the call it is in, -1 none */
 	int have_syscallno;
 };
-#define ARCH_PTRACE_EXT_MAX 16384 /* NT_ARM_SVE with up to 2048-bit vectors */
 #else
 #error "spool: attach mode is x86-64 and aarch64 only"
 #endif
 
-/* The floating-point and vector state of a thread, saved around a call. */
+/*
+ * The floating-point and vector state of a thread: saved around a call
+ * (probe_attach.c), copied into another thread (a checkpoint's,
+ * gdbsrv_fork.c). The area is sized from the kernel, never a guess: x86-64
+ * reads the XSAVE area (AVX-512 about 2.7 KiB, AMX about 11 KiB) into a
+ * buffer of cpuid leaf 0xd's size, and reads again with the size the
+ * kernel wrote in the area's software bytes when the first was cut;
+ * aarch64 reads NT_ARM_SVE's header for its size first. The kernel's set
+ * takes only the whole area, so a cut read is an error, never a restore
+ * that loses the vector registers without a word.
+ */
 struct arch_ptrace_ext {
 	int have;	      /* the main set was read */
 	size_t len;	      /* its bytes */
-	uint8_t buf[ARCH_PTRACE_EXT_MAX];
+	uint8_t *buf;	      /* malloc'd, len bytes (arch_ptrace_ext_free) */
+	int have_fp;	      /* the FP set only (x86-64 NT_PRFPREG without XSAVE,
+				 aarch64 NT_FPREGSET without SVE) */
 #if defined(__aarch64__)
-	int have_fp;	      /* NT_FPREGSET, when NT_ARM_SVE is not there */
 	struct user_fpsimd_struct fp;
+#else
+	struct user_fpregs_struct fp;
 #endif
 };
 
@@ -73,8 +84,16 @@ int arch_ptrace_call_setup(pid_t tid, struct arch_ptrace_regs *r, uint64_t fn, u
 			   uint64_t a1, uint64_t sp,
 			   int (*poke)(pid_t, uint64_t, const void *, size_t));
 
+/* Read tid's state into x (its buffer allocated, an earlier one freed):
+ * 0, or -errno (-EOVERFLOW: the kernel's area did not fit, -ENOMEM) with
+ * nothing kept. */
 int arch_ptrace_ext_save(pid_t tid, struct arch_ptrace_ext *x);
-void arch_ptrace_ext_restore(pid_t tid, const struct arch_ptrace_ext *x);
+/* Write x into tid (the thread it was read from, or a copy of it): 0, or
+ * -errno (the kernel refused it: the thread's vector state is not x's,
+ * which the caller says); 0 when x holds nothing (never read). */
+int arch_ptrace_ext_restore(pid_t tid, const struct arch_ptrace_ext *x);
+/* Free x's buffer; x holds nothing after. */
+void arch_ptrace_ext_free(struct arch_ptrace_ext *x);
 
 /* Is this SIGTRAP a trap instruction's (int3: SI_KERNEL; BRK: TRAP_BRKPT),
  * not a single step's or a sent one? */

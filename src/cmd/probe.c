@@ -42,6 +42,7 @@
 #include "../probe/probe.h"
 #include "../trace/trace.h"
 #include "../probe/probe_attach.h"
+#include "../probe/probe_settle.h"
 #include "../probe/probe_shm_send.h"
 #include "../probe/probe_cache.h"
 #include "../probe/probe_live.h"
@@ -643,19 +644,37 @@ out_resume:
 	return rc;
 }
 
-/* Stop it again, restore every original byte, let it go. */
-static void probe_attach_out(struct probe_attach *a, pid_t pid, struct probe_area_hdr *area)
+/* How long the detach waits for the probe hits in flight (probe_settle.c). */
+#define PROBE_SETTLE_MS 500
+
+/* Stop it again, restore every original byte, let it go; then wait for the
+ * hits its threads were writing to be committed (probe_settle.c), so that
+ * the collector's last drain finds them whole. */
+static void probe_attach_out(struct probe_attach *a, pid_t pid, struct shm_host *h,
+			     const char *agent)
 {
+	struct probe_area_hdr *area = shm_host_ext(h, SHM_EXT_PROBES);
+	struct probe_settle *settle = calloc(1, sizeof(*settle));
+	pid_t in_agent[PROBE_SETTLE_MAX];
+	size_t n_agent = 0;
+	uint32_t left;
 	int64_t ret = 0;
 	int rc;
 
 	if (!probe_pid_alive(pid))
-		return;
+		goto out_free;
 	rc = probe_attach_stop(a, pid);
 	if (!rc)
 		probe_attach_dispatch(a, pid, 0);
 	if (!rc)
 		rc = probe_attach_call(a, a->fn_detach, NULL, &ret);
+	/* The threads stopped in the agent's code, and their rings as they
+	 * are now, with the agent no longer recording: (the call above ran
+	 * in the main thread and came back where it stopped) */
+	if (!rc && settle) {
+		n_agent = probe_attach_threads_in(a, agent, in_agent, PROBE_SETTLE_MAX);
+		probe_settle_note(settle, h, in_agent, n_agent);
+	}
 	/* The int3 probes are out: the threads that blocked SIGTRAP meanwhile
 	 * (the agent kept it out of their kernel mask) get it blocked. */
 	if (area)
@@ -684,6 +703,14 @@ static void probe_attach_out(struct probe_attach *a, pid_t pid, struct probe_are
 	else if (rc < 0)
 		log_info("pid %d exited while its code was being restored", (int)pid);
 	probe_attach_resume(a);
+	if (rc < 0 || !settle)
+		goto out_free;
+	left = probe_settle_wait(settle, h, PROBE_SETTLE_MS);
+	log_debug("pid %d: %zu threads were in the agent's code at the detach; %u events "
+		  "still in flight after the wait (counted lost)",
+		  (int)pid, n_agent, left);
+out_free:
+	free(settle);
 }
 
 /* What spool probe prints at the end: the function report for func:
@@ -820,7 +847,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		/* Nothing to wait for: say so, give the process back now. */
 		log_err("pid %d: no probe could be placed (the warnings above say why); detached",
 			(int)pid);
-		probe_attach_out(a, pid, shm_host_ext(&h, SHM_EXT_PROBES));
+		probe_attach_out(a, pid, &h, agent);
 		status = 1;
 		goto out_signals;
 	}
@@ -850,7 +877,7 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 		}
 	}
 	if (!exited)
-		probe_attach_out(a, pid, shm_host_ext(&h, SHM_EXT_PROBES));
+		probe_attach_out(a, pid, &h, agent);
 	if (!so->quiet)
 		log_info("pid %d %s after %.1f s", (int)pid,
 			 exited ? "exited" : "detached, its code restored",
@@ -878,12 +905,14 @@ out_signals:
 		       "format=spool-summary-1\nprogram=%s\nattached_pid=%d\nexit_status=0\n"
 		       "term_signal=0\nevents=%llu\nlock_events=0\nthread_events=0\nlost_ring=%llu\n"
 		       "lost_no_ring=%llu\nseq_gaps=%llu\nthreads=%u\nprocesses=%u\n"
-		       "ring_bytes=%u\ndamaged_rings=%llu\nlost_damaged=%llu\nlost_fork=%llu\n",
+		       "ring_bytes=%u\ndamaged_rings=%llu\nlost_damaged=%llu\nlost_fork=%llu\n"
+		       "lost_clone=%llu\nlost_pidns=%llu\n",
 		       pr->m->exe, (int)pid, (unsigned long long)st.events,
 		       (unsigned long long)st.lost_ring, (unsigned long long)st.lost_no_ring,
 		       (unsigned long long)st.seq_gaps, st.threads, st.procs, so->ring_bytes,
 		       (unsigned long long)st.corrupt_rings, (unsigned long long)st.lost_damaged,
-		       (unsigned long long)st.lost_fork);
+		       (unsigned long long)st.lost_fork, (unsigned long long)st.lost_clone,
+		       (unsigned long long)st.lost_pidns);
 	if (len < 0)
 		len = 0;
 	else if ((size_t)len >= sizeof(summary))

@@ -742,6 +742,15 @@ static uint64_t collector_lost_clone(struct collector *c)
 	return n > COLLECT_MAX_NO_RING ? 0 : n;
 }
 
+/* Events of processes in a pid namespace with a /proc of its own (the
+ * agents' count, believed as far as lost_no_ring is). */
+static uint64_t collector_lost_pidns(struct collector *c)
+{
+	uint64_t n = __atomic_load_n(&c->h->ctl->lost_pidns, __ATOMIC_RELAXED);
+
+	return n > COLLECT_MAX_NO_RING ? 0 : n;
+}
+
 /* Processes without a process slot: the agents' count in the control block
  * (the program can write it: more than there can be pids is not believed),
  * and at least those whose own KIND_PROC record says so. */
@@ -761,6 +770,7 @@ static void note_loss(struct collector *c)
 	    .no_ring = collector_lost_no_ring(c),
 	    .fork = collector_lost_fork(c),
 	    .clone = collector_lost_clone(c),
+	    .pidns = collector_lost_pidns(c),
 	    .seq_gaps = c->st.seq_gaps,
 	    .damaged_rings = c->st.corrupt_rings,
 	    .rejected = c->st.rejected,
@@ -1185,6 +1195,8 @@ static void collector_check_ctl(struct collector *c)
 	c->st.lost_no_ring = collector_ctl_count(c, &k->lost_no_ring, "for lack of a ring");
 	c->st.lost_fork = collector_ctl_count(c, &k->lost_fork, "in fork children");
 	c->st.lost_clone = collector_ctl_count(c, &k->lost_clone, "in threads of its own clone");
+	c->st.lost_pidns = collector_ctl_count(c, &k->lost_pidns,
+					       "in a pid namespace with its own /proc");
 	/* a count (said, never used as a size): any value is only believed */
 	c->st.raw_clones = __atomic_load_n(&k->raw_clones, __ATOMIC_RELAXED);
 	c->st.unseen_clones = __atomic_load_n(&k->unseen_clones, __ATOMIC_RELAXED);

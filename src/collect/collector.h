@@ -27,6 +27,7 @@ struct collector_stats {
 	uint64_t lost_no_ring;	/* dropped: the thread found no free ring */
 	uint64_t lost_fork;	/* dropped: a fork child's before it had a ring */
 	uint64_t lost_clone;	/* dropped: threads of the program's own clone */
+	uint64_t lost_pidns;	/* dropped: processes in a pid namespace with its own /proc */
 	uint32_t raw_clones;	/* threads the program made with its own clone */
 	uint32_t unseen_clones; /* ... of which spool did not see being made */
 	uint64_t seq_gaps;	/* events missing according to sequence numbers */

@@ -707,7 +707,7 @@ static int write_summary(struct trace_writer *w, const struct session_opts *o,
 	    "events=%llu\nlock_events=%llu\nthread_events=%llu\nlost_ring=%llu\nlost_no_ring=%llu\n"
 	    "seq_gaps=%llu\ndamaged_rings=%llu\nrejected=%llu\nlost_write=%llu\n"
 	    "threads=%u\nprocesses=%u\nring_bytes=%u\nlost_damaged=%llu\nlost_no_proc=%llu\n"
-	    "still_running=%llu\nlost_fork=%llu\n",
+	    "still_running=%llu\nlost_fork=%llu\nlost_clone=%llu\nlost_pidns=%llu\n",
 	    o->argv[0], res->exit_status, res->term_signal, (unsigned long long)res->st.events,
 	    /* a thread's life is a KIND_LOCK record too, but not a lock's
 	     * event: counted apart, as the summary line and the reports do */
@@ -717,7 +717,8 @@ static int write_summary(struct trace_writer *w, const struct session_opts *o,
 	    (unsigned long long)res->st.corrupt_rings, (unsigned long long)res->st.rejected,
 	    (unsigned long long)res->st.lost_write, res->st.threads, res->st.procs, o->ring_bytes,
 	    (unsigned long long)res->st.lost_damaged, (unsigned long long)res->st.lost_no_proc,
-	    (unsigned long long)res->st.still_running, (unsigned long long)res->st.lost_fork);
+	    (unsigned long long)res->st.still_running, (unsigned long long)res->st.lost_fork,
+	    (unsigned long long)res->st.lost_clone, (unsigned long long)res->st.lost_pidns);
 	return trace_writer_add_file(w, "summary", buf, (size_t)n);
 }
 

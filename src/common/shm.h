@@ -192,6 +192,12 @@ struct shm_ctl {
 	uint64_t lost_clone;
 	uint32_t raw_clones;
 	uint32_t unseen_clones;
+	/* Events of processes in a pid namespace with a /proc of its own
+	 * (mounted inside it, or an image exec'd there): spool cannot tell
+	 * their pids, so they get no process slot and no ring (agent_main.c,
+	 * agent_proc_claim). Written by the program's side: bounded by the
+	 * collector. */
+	uint64_t lost_pidns;
 };
 
 /* Process information, filled by the agent at startup from /proc/self (and

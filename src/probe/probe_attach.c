@@ -566,10 +566,10 @@ static size_t attach_tid_index(const struct probe_attach *a, pid_t tid)
 static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const char *str,
 		       int64_t arg, int64_t arg2, int64_t *ret)
 {
-	static struct arch_ptrace_ext xs;
+	struct arch_ptrace_ext xs = {0};
 	struct arch_ptrace_regs saved, r;
 	uint64_t sp, mask = 0, a0 = (uint64_t)arg, saved_pc;
-	int have_mask, rc, held = 0, kept = 0, fault_before = 0;
+	int have_mask, rc, rc2, held = 0, kept = 0, fault_before = 0;
 	size_t t = attach_tid_index(a, tid);
 	siginfo_t keep;
 
@@ -581,7 +581,16 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 		  (unsigned long long)saved_pc);
 	if (t != SIZE_MAX)
 		kept = attach_keep_si(a, t, &keep);
-	arch_ptrace_ext_save(tid, &xs);
+	/* Its floating-point and vector state, put back after the call: a
+	 * call whose state spool cannot read is not made (the called code
+	 * would change registers the program has live) */
+	rc = arch_ptrace_ext_save(tid, &xs);
+	if (rc < 0) {
+		log_err("pid %d: thread %d: its vector registers cannot be read (%s): no call "
+			"into it",
+			(int)a->pid, (int)tid, strerror(-rc));
+		return rc;
+	}
 	/* The call ends with a SIGSEGV at address 0. Were SIGSEGV blocked,
 	 * the kernel would unblock it for good and reset the program's
 	 * handler to the default: it is unblocked for the call only, and the
@@ -619,10 +628,14 @@ static int attach_call(struct probe_attach *a, pid_t tid, uint64_t fn, const cha
 			rc = -errno;
 			goto out_restore;
 		}
-		if (waitpid(tid, &st, __WALL) < 0)
-			return errno == ECHILD ? -ESRCH : -errno;
-		if (WIFEXITED(st) || WIFSIGNALED(st))
-			return -ESRCH;
+		if (waitpid(tid, &st, __WALL) < 0) {
+			rc = errno == ECHILD ? -ESRCH : -errno;
+			goto out_free;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			rc = -ESRCH;
+			goto out_free;
+		}
 		if (!WIFSTOPPED(st))
 			continue;
 		sig = WSTOPSIG(st);
@@ -724,9 +737,22 @@ out_restore:
 	if (t != SIZE_MAX)
 		attach_keep_si_put(a, t, &keep, kept);
 	arch_ptrace_set_pc(&saved, saved_pc);
-	if (arch_ptrace_set(tid, &saved) < 0)
-		return -errno;
-	arch_ptrace_ext_restore(tid, &xs);
+	rc2 = arch_ptrace_set(tid, &saved);
+	if (rc2 < 0) {
+		rc = rc2;
+		goto out_free;
+	}
+	rc2 = arch_ptrace_ext_restore(tid, &xs);
+	if (rc2 < 0) {
+		/* said: its vector registers are the called code's now */
+		log_err("pid %d: thread %d: its vector registers could not be put back after "
+			"a call (%s)",
+			(int)a->pid, (int)tid, strerror(-rc2));
+		if (!rc)
+			rc = rc2;
+	}
+out_free:
+	arch_ptrace_ext_free(&xs);
 	return rc;
 }
 
@@ -871,6 +897,56 @@ static void attach_path_at(pid_t pid, uint64_t addr, char *path, size_t size)
 		break;
 	}
 	fclose(f);
+}
+
+/*
+ * The stopped threads whose pc is inside a mapping of file (its real
+ * path, as the kernel names it in /proc/PID/maps): up to max of their
+ * tids into out; returns how many. The detach (spool probe -p) waits for
+ * the probe hits of the threads stopped in the agent's code to finish
+ * (probe_settle.c). The ranges are read once: at most 32 mappings.
+ */
+size_t probe_attach_threads_in(const struct probe_attach *a, const char *file, pid_t *out,
+			       size_t max)
+{
+	char fn[64], real[PATH_MAX], line[PATH_MAX + 128];
+	uint64_t lo[32], hi[32];
+	size_t nr = 0, n = 0;
+	FILE *f;
+
+	if (!realpath(file, real))
+		return 0;
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)a->pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return 0;
+	while (nr < 32 && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &s, &e, &pos) < 2 || !pos)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (strcmp(line + pos, real))
+			continue;
+		lo[nr] = s;
+		hi[nr++] = e;
+	}
+	fclose(f);
+	for (size_t t = 0; t < a->ntids && n < max && nr; t++) {
+		struct arch_ptrace_regs r;
+		uint64_t pc;
+		int in = 0;
+
+		if (!a->stopped[t] || arch_ptrace_get(a->tids[t], &r) < 0)
+			continue;
+		pc = arch_ptrace_pc(&r);
+		for (size_t i = 0; i < nr && !in; i++)
+			in = pc >= lo[i] && pc < hi[i];
+		if (in)
+			out[n++] = a->tids[t];
+	}
+	return n;
 }
 
 /*

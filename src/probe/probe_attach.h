@@ -81,6 +81,11 @@ int probe_attach_module_base(pid_t pid, const char *file, uint64_t *base);
 /* The libraries mapped in the target (absolute paths, deduplicated). */
 int probe_attach_libs(pid_t pid, char ***libs, size_t *nlibs);
 
+/* The stopped threads whose pc is in a mapping of file (up to max tids
+ * into out); how many (probe_settle.c). */
+size_t probe_attach_threads_in(const struct probe_attach *a, const char *file, pid_t *out,
+			       size_t max);
+
 /* Is stopped thread tid (one of a's) inside the dynamic loader's code (a
  * program still starting: ld.so relocating it or running its libraries'
  * constructors; or a dlopen, a lazy binding)? 1, or 0 (also when that

@@ -20,7 +20,9 @@
  *    thread's FS base, parent and child tid at its tid word in its struct
  *    pthread, so pthread_join works in the copy); each new thread is
  *    given its original's robust list (set_robust_list, run in it), its
- *    registers, its FPU/SSE/AVX state (NT_X86_XSTATE) and its signal mask;
+ *    registers, its FPU/SSE/AVX state (NT_X86_XSTATE, read and set by
+ *    arch_ptrace_ext_*: a cut read or a refused set fails the checkpoint)
+ *    and its signal mask;
  *  - a thread that was stopped inside a system call (a futex wait) has the
  *    kernel's restart done by hand (rip back over the syscall instruction),
  *    as the kernel would when resuming it: the copy's threads were never in
@@ -53,19 +55,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../arch/arch_ptrace.h"
 #include "../util/log.h"
 #include "gdbsrv_int.h"
 
 #define FORK_TID_OFF 0x2d0 /* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 */
-/* Bytes for NT_X86_XSTATE: AVX-512 needs about 2.7 KiB, AMX about 11 KiB.
- * The kernel's set refuses (EFAULT) any length but the whole area's, so the
- * read must never be cut: the buffer is the largest, shrunk to what came. */
-#define FORK_XSTATE 32768
 #define FORK_CHUNK (1u << 20)
 
-#ifndef NT_X86_XSTATE
-#define NT_X86_XSTATE 0x202
-#endif
 #ifndef PTRACE_GETSIGMASK
 #define PTRACE_GETSIGMASK 0x420a
 #define PTRACE_SETSIGMASK 0x420b
@@ -270,8 +266,9 @@ static int fix_restart(struct user_regs_struct *r)
  * robust list, tid word. */
 struct fork_thread {
 	struct user_regs_struct regs;
-	uint8_t *xs;
-	size_t xs_len;
+	/* NT_X86_XSTATE, sized by the kernel: the set takes only the whole
+	 * area (arch_ptrace.h, shared with attach mode) */
+	struct arch_ptrace_ext ext;
 	uint64_t mask;
 	void *robust;
 	size_t robust_len;
@@ -280,23 +277,18 @@ struct fork_thread {
 
 static int read_thread(int memfd, pid_t tid, struct fork_thread *ft)
 {
-	struct iovec iov;
 	int32_t word = 0;
+	int rc;
 
 	if (ptrace(PTRACE_GETREGS, tid, 0, &ft->regs) < 0)
 		return -errno;
-	ft->xs = malloc(FORK_XSTATE);
-	if (!ft->xs)
-		return -ENOMEM;
-	iov.iov_base = ft->xs;
-	iov.iov_len = FORK_XSTATE;
-	ft->xs_len = ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) == 0 ? iov.iov_len
-										     : 0;
-	if (ft->xs_len) {
-		void *small = realloc(ft->xs, ft->xs_len);
-
-		if (small)
-			ft->xs = small;
+	rc = arch_ptrace_ext_save(tid, &ft->ext);
+	if (rc < 0) {
+		/* a copy without the thread's vector registers would run on
+		 * with others: no checkpoint rather than a wrong one */
+		log_warn("checkpoint: thread %d: its vector registers cannot be read: %s",
+			 (int)tid, strerror(-rc));
+		return rc;
 	}
 	ft->mask = 0;
 	ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(ft->mask), &ft->mask);
@@ -316,7 +308,6 @@ static int write_thread(pid_t ntid, const struct user_regs_struct *base,
 			const struct fork_site *site, struct fork_thread *ft)
 {
 	struct user_regs_struct r = ft->regs;
-	struct iovec iov;
 	long rc;
 
 	if (ft->robust) {
@@ -330,11 +321,11 @@ static int write_thread(pid_t ntid, const struct user_regs_struct *base,
 		return (int)rc;
 	if (ptrace(PTRACE_SETREGS, ntid, 0, &r) < 0)
 		return -errno;
-	if (ft->xs_len) {
-		iov.iov_base = ft->xs;
-		iov.iov_len = ft->xs_len;
-		if (ptrace(PTRACE_SETREGSET, ntid, (void *)NT_X86_XSTATE, &iov) < 0)
-			return -errno;
+	rc = arch_ptrace_ext_restore(ntid, &ft->ext);
+	if (rc < 0) {
+		log_warn("checkpoint: a copy's thread did not take its vector registers: %s",
+			 strerror((int)-rc));
+		return (int)rc;
 	}
 	ptrace(PTRACE_SETSIGMASK, ntid, (void *)sizeof(ft->mask), &ft->mask);
 	return 0;
@@ -589,7 +580,7 @@ out_drop:
 out:
 	if (ft)
 		for (int i = 0; i < nth; i++)
-			free(ft[i].xs);
+			arch_ptrace_ext_free(&ft[i].ext);
 	free(ft);
 	if (dst_mem >= 0)
 		close(dst_mem);

@@ -32,7 +32,7 @@ uint64_t trace_loss_events(const struct trace_loss *l)
 	/* ring_full (the producers' counters) and seq_gaps (the collector's
 	 * check) see the same drops from both ends: the larger of the two. */
 	/* events no ring ever saw */
-	uint64_t outside = sat_add(sat_add(l->no_ring, l->fork), l->clone);
+	uint64_t outside = sat_add(sat_add(sat_add(l->no_ring, l->fork), l->clone), l->pidns);
 	uint64_t n = sat_add(sat_add(l->ring_full > l->seq_gaps ? l->ring_full : l->seq_gaps, outside),
 			     sat_add(l->rejected, l->write));
 
@@ -83,7 +83,8 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 	/* (total is at least the sum of the parts; rest is what the packets of
 	 * a trace whose writer did not finish show beyond its state file) */
 	uint64_t parts =
-	    sat_add(sat_add(sat_add(ring, sat_add(sat_add(l->no_ring, l->fork), l->clone)),
+	    sat_add(sat_add(sat_add(ring, sat_add(sat_add(sat_add(l->no_ring, l->fork), l->clone),
+						  l->pidns)),
 			    sat_add(l->rejected, l->write)),
 		    l->stream_missing);
 	uint64_t rest = total > parts ? total - parts : 0;
@@ -105,6 +106,11 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len)
 		}
 		if (l->fork) {
 			put(&b, "%s%" PRIu64 " in fork children before their ring", sep, l->fork);
+			sep = ", ";
+		}
+		if (l->pidns) {
+			put(&b, "%s%" PRIu64 " in a pid namespace with its own /proc (pids spool "
+			    "cannot tell)", sep, l->pidns);
 			sep = ", ";
 		}
 		if (l->clone) {
@@ -248,6 +254,7 @@ void trace_reader_loss(const struct trace_reader *r, struct trace_loss *out)
 	out->no_ring = state_u64(text, "no_ring");
 	out->fork = state_u64(text, "fork");
 	out->clone = state_u64(text, "clone");
+	out->pidns = state_u64(text, "pidns");
 	out->seq_gaps = state_u64(text, "seq_gaps");
 	out->damaged_rings = state_u64(text, "damaged_rings");
 	out->rejected = state_u64(text, "rejected");

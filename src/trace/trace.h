@@ -60,6 +60,9 @@ struct trace_loss {
 	uint64_t fork;		/* producers: fork children before they had a ring */
 	uint64_t clone;		/* producers: threads of the program's own clone sharing
 				 * their creator's thread state (no ring of their own) */
+	uint64_t pidns;		/* producers: processes in a pid namespace with a /proc
+				 * of its own (spool cannot tell their pids: no slot,
+				 * no ring) */
 	uint64_t seq_gaps;	/* collector: events missing by sequence numbers */
 	uint64_t damaged_rings; /* collector: rings found damaged and abandoned */
 	uint64_t rejected;	/* collector: records it could not write (malformed) */
@@ -76,7 +79,8 @@ struct trace_loss {
 				  * not arrive (at least that many are missing) */
 	enum trace_state state;
 };
-/* Events lost in all: max(ring_full, seq_gaps) + no_ring + fork + clone + rejected + write
+/* Events lost in all: max(ring_full, seq_gaps) + no_ring + fork + clone + pidns + rejected
+ * + write
  * (and, when
  * the writer did not finish, at least what the packets show). */
 uint64_t trace_loss_events(const struct trace_loss *l);

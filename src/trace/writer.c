@@ -461,10 +461,10 @@ static int state_write(struct trace_writer *w, int finished)
 		     "format=spool-state-1\nstate=%s\nring_full=%" PRIu64 "\nno_ring=%" PRIu64
 		     "\nfork=%" PRIu64 "\nseq_gaps=%" PRIu64 "\ndamaged_rings=%" PRIu64 "\nrejected=%" PRIu64
 		     "\nlost_write=%" PRIu64 "\nside_files=%" PRIu64 "\nno_proc=%" PRIu64
-		     "\nstill_running=%" PRIu64 "\nclone=%" PRIu64 "\n",
+		     "\nstill_running=%" PRIu64 "\nclone=%" PRIu64 "\npidns=%" PRIu64 "\n",
 		     finished ? "finished" : "writing", l.ring_full, l.no_ring, l.fork, l.seq_gaps,
 		     l.damaged_rings, l.rejected, l.write, l.side_files, l.no_proc,
-		     l.still_running, l.clone);
+		     l.still_running, l.clone, l.pidns);
 	memset(buf + n, '\n', sizeof(buf) - (size_t)n);
 	return write_all(w->state_fd, buf, sizeof(buf), 0);
 }

@@ -68,7 +68,8 @@ is "$(info_streams u.trace)" "3 4" "  3 processes and a thread, each in its own 
 if native="$(./ns ownproc 2>&1)" && [ "$native" = "ownproc children 1 bad 0 parent steps 1" ]; then
 	SPOOL_RING_PACKETS=1 spool_run probe -q -e 'func:step' -o o.trace -- ./ns ownproc
 	is "$RC:$OUT" "4:$native" "a /proc of its own: the program's output, exit 4 (incomplete)"
-	like "$ERR" "incomplete: 2 events lost \\(2 in fork children" "  the grandchild's 2 events counted lost"
+	like "$ERR" "incomplete: 2 events lost \\(2 in a pid namespace with its own /proc" \
+		"  the grandchild's 2 events counted lost, with their reason"
 	"$SPOOL" report --functions --json o.trace >fn.json 2>fn.err
 	is "$(json fn.json "str($step[\"calls\"]) + ' ' + str(len($step['threads']))")" "4 2" \
 		"  the parent's and the child's step calls, in their own threads"

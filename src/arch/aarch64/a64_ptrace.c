@@ -27,6 +27,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -120,26 +121,72 @@ int arch_ptrace_call_setup(pid_t tid, struct arch_ptrace_regs *r, uint64_t fn, u
 	return 0;
 }
 
-int arch_ptrace_ext_save(pid_t tid, struct arch_ptrace_ext *x)
+void arch_ptrace_ext_free(struct arch_ptrace_ext *x)
 {
-	struct iovec v = {x->buf, sizeof(x->buf)};
-	struct iovec f = {&x->fp, sizeof(x->fp)};
-
-	x->have = ptrace(PTRACE_GETREGSET, tid, (void *)NT_ARM_SVE, &v) == 0;
-	x->len = x->have ? v.iov_len : 0;
-	x->have_fp = !x->have && ptrace(PTRACE_GETREGSET, tid, (void *)NT_FPREGSET, &f) == 0;
-	return x->have || x->have_fp ? 0 : -errno;
+	free(x->buf);
+	x->buf = NULL;
+	x->len = 0;
+	x->have = 0;
+	x->have_fp = 0;
 }
 
-void arch_ptrace_ext_restore(pid_t tid, const struct arch_ptrace_ext *x)
+/* NT_ARM_SVE's header (struct user_sve_header) says the set's size for the
+ * thread's vector length now: read first, then the whole set at that size
+ * (a read cut short would make the set refuse, or lose the Z registers'
+ * upper bits). */
+int arch_ptrace_ext_save(pid_t tid, struct arch_ptrace_ext *x)
+{
+	uint32_t hdr[4] = {0};
+	struct iovec h = {hdr, sizeof(hdr)};
+	struct iovec v;
+	size_t size;
+
+	arch_ptrace_ext_free(x);
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_ARM_SVE, &h) < 0) {
+		struct iovec f = {&x->fp, sizeof(x->fp)};
+
+		/* no SVE: V0-V31, FPSR, FPCR */
+		if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_FPREGSET, &f) < 0)
+			return -errno;
+		x->have_fp = 1;
+		return 0;
+	}
+	size = hdr[0]; /* size: header and registers as the thread has them */
+	if (size < sizeof(hdr) || size > (64u << 20))
+		return -EOVERFLOW;
+	x->buf = malloc(size);
+	if (!x->buf)
+		return -ENOMEM;
+	v.iov_base = x->buf;
+	v.iov_len = size;
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_ARM_SVE, &v) < 0) {
+		int err = errno;
+
+		arch_ptrace_ext_free(x);
+		return -err;
+	}
+	/* (the vector length changed between the reads: the header read
+	 * with the set says the size the set needs) */
+	memcpy(hdr, x->buf, sizeof(hdr));
+	if (hdr[0] > v.iov_len) {
+		arch_ptrace_ext_free(x);
+		return -EOVERFLOW;
+	}
+	x->len = v.iov_len;
+	x->have = 1;
+	return 0;
+}
+
+int arch_ptrace_ext_restore(pid_t tid, const struct arch_ptrace_ext *x)
 {
 	struct iovec v = {(void *)x->buf, x->len};
 	struct iovec f = {(void *)&x->fp, sizeof(x->fp)};
 
 	if (x->have)
-		ptrace(PTRACE_SETREGSET, tid, (void *)NT_ARM_SVE, &v);
-	else if (x->have_fp)
-		ptrace(PTRACE_SETREGSET, tid, (void *)NT_FPREGSET, &f);
+		return ptrace(PTRACE_SETREGSET, tid, (void *)NT_ARM_SVE, &v) < 0 ? -errno : 0;
+	if (x->have_fp)
+		return ptrace(PTRACE_SETREGSET, tid, (void *)NT_FPREGSET, &f) < 0 ? -errno : 0;
+	return 0;
 }
 
 int arch_ptrace_is_trap(const siginfo_t *si)

@@ -10,6 +10,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 
@@ -71,21 +73,102 @@ int arch_ptrace_call_setup(pid_t tid, struct arch_ptrace_regs *r, uint64_t fn, u
 	return 0;
 }
 
-int arch_ptrace_ext_save(pid_t tid, struct arch_ptrace_ext *x)
+/* The XSAVE area's size by cpuid leaf 0xd: the largest of every feature
+ * the CPU supports (ecx) and of the enabled ones (ebx); 0 without it. */
+static size_t x86_xsave_size(void)
 {
-	struct iovec v = {x->buf, sizeof(x->buf)};
+	unsigned a, b, c, d;
 
-	x->have = ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &v) == 0;
-	x->len = x->have ? v.iov_len : 0;
-	return x->have ? 0 : -errno;
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+	if (a < 0xd)
+		return 0;
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
+	return b > c ? b : c;
 }
 
-void arch_ptrace_ext_restore(pid_t tid, const struct arch_ptrace_ext *x)
+/* The area's size for the features the kernel says it holds: ptrace puts
+ * the XCR0 bits it gives (its user features) in the first word of the
+ * FXSAVE image's software bytes (464, USER_XSTATE_XCR0_WORD); the area is
+ * in the standard format, so its end is the highest feature's offset and
+ * size (cpuid leaf 0xd, subleaf i). 0 when the word is not there. */
+static size_t x86_xsave_sw_size(const uint8_t *buf, size_t len)
+{
+	size_t end = 576; /* legacy area and XSAVE header */
+	uint64_t xcr0;
+
+	if (len < 472)
+		return 0;
+	memcpy(&xcr0, buf + 464, 8);
+	for (unsigned i = 2; i < 64; i++) {
+		unsigned a, b, c, d;
+
+		if (!((xcr0 >> i) & 1))
+			continue;
+		__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(i));
+		if ((size_t)a + b > end)
+			end = (size_t)a + b;
+	}
+	return end;
+}
+
+void arch_ptrace_ext_free(struct arch_ptrace_ext *x)
+{
+	free(x->buf);
+	x->buf = NULL;
+	x->len = 0;
+	x->have = 0;
+	x->have_fp = 0;
+}
+
+int arch_ptrace_ext_save(pid_t tid, struct arch_ptrace_ext *x)
+{
+	size_t size = x86_xsave_size(), want;
+	struct iovec v;
+	int err;
+
+	arch_ptrace_ext_free(x);
+	if (size < 4096)
+		size = 4096; /* (no cpuid leaf 0xd: the legacy area and more) */
+	for (int tries = 0; tries < 2; tries++) {
+		x->buf = malloc(size);
+		if (!x->buf)
+			return -ENOMEM;
+		v.iov_base = x->buf;
+		v.iov_len = size;
+		if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &v) < 0) {
+			err = errno;
+			arch_ptrace_ext_free(x);
+			if (err != ENODEV && err != EINVAL)
+				return -err;
+			/* no XSAVE: the FXSAVE image (x87, SSE) */
+			if (ptrace(PTRACE_GETFPREGS, tid, 0, &x->fp) < 0)
+				return -errno;
+			x->have_fp = 1;
+			return 0;
+		}
+		/* A read as long as the buffer may have been cut (the kernel
+		 * copies what fits): the size it says is the whole area's. */
+		want = x86_xsave_sw_size(x->buf, v.iov_len);
+		if (v.iov_len < size || want <= v.iov_len) {
+			x->len = v.iov_len;
+			x->have = 1;
+			return 0;
+		}
+		arch_ptrace_ext_free(x);
+		size = want;
+	}
+	return -EOVERFLOW;
+}
+
+int arch_ptrace_ext_restore(pid_t tid, const struct arch_ptrace_ext *x)
 {
 	struct iovec v = {(void *)x->buf, x->len};
 
 	if (x->have)
-		ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &v);
+		return ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &v) < 0 ? -errno : 0;
+	if (x->have_fp)
+		return ptrace(PTRACE_SETFPREGS, tid, 0, &x->fp) < 0 ? -errno : 0;
+	return 0;
 }
 
 int arch_ptrace_is_trap(const siginfo_t *si)
