@@ -1142,6 +1142,9 @@ AGENT_EXPORT void *dlopen(const char *file, int mode)
 	h = agent_real.dlopen(file, mode);
 	if (h && agent.active) {
 		agent_proc_refresh_maps();
+		/* the collector keeps these maps now, before a dlclose can
+		 * take the library away (collector_keep_maps) */
+		agent_wake();
 		agent_probe_dlopen(); /* spool probe: probes of a library loaded now */
 	}
 	return h;
