@@ -1108,12 +1108,19 @@ __attribute__((destructor)) static void agent_stop(void)
  * lock once more on the way to their wait) stopped as diverged, "the
  * program ended before thread 1 replayed its 11967 recorded events (it
  * replayed 11966)". Not for a recording (nothing to wait for), and libc's
- * own calls (exit's) do not come here.
+ * own calls (exit's) do not come here. The snapshot copies of a serial
+ * recording are ended here too: lld's outlived it, and spool record
+ * exited 4 ("1 process still running (spool-snapshot)").
  */
 static __attribute__((noreturn)) void agent_uexit(int status)
 {
-	if (agent.active)
+	if (agent.active) {
 		agent_rr_exit_wait();
+		/* serial record --snap-period: the snapshot copies end before
+		 * the program, as at exit (else spool finds one still running
+		 * and calls the trace incomplete) */
+		agent_snap_exit_wait();
+	}
 	if (!__atomic_load_n(&agent_real.uexit, __ATOMIC_RELAXED))
 		agent_resolve();
 	if (agent_real.uexit)
