@@ -144,6 +144,12 @@ PACKAGES=(
 #                  threads, 124 MB of writable memory per snapshot (tests/real/146)
 #   restic         a Go program (cgo): its runtime's own system calls, signal stacks and
 #                  futexes under every command (tests/real/147-restic-go-all.t)
+#   p7zip-full     7z: a #! script that execs a stripped C++ program, which dlopens its
+#                  codecs (7z.so) and dlcloses them at exit (tests/real/151-7z-all.t)
+#   postgresql     pgbench -j 2 (libpq, two client threads) against a server the test
+#                  starts (initdb as the postgres user) (tests/real/152-pgbench-all.t)
+#   lld            ld.lld --threads=2: LLVM's thread pool (C++ std::thread), ends with
+#                  _exit while its workers wait (tests/real/153-lld-all.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -161,10 +167,11 @@ REAL_PACKAGES=(
 	ruby haproxy bind9-dnsutils
 	vim
 	apache2 apache2-utils ffmpeg restic
+	p7zip-full postgresql lld
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.
-REAL_SERVICES=(nginx redis-server lighttpd memcached unbound mosquitto haproxy apache2)
+REAL_SERVICES=(nginx redis-server lighttpd memcached unbound mosquitto haproxy apache2 postgresql)
 if [ "$REAL" = 1 ]; then
 	PACKAGES+=("${REAL_PACKAGES[@]}")
 fi

@@ -212,6 +212,7 @@ struct agent_real {
 	int (*join)(pthread_t, void **);
 	void (*exit)(void *) __attribute__((noreturn));
 	void *(*dlopen)(const char *, int);
+	void (*uexit)(int) __attribute__((noreturn)); /* _exit */
 };
 extern struct agent_real agent_real;
 

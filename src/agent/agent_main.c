@@ -229,6 +229,7 @@ void agent_resolve(void)
 	AGENT_SET(join, "pthread_join", NULL);
 	AGENT_SET(exit, "pthread_exit", NULL);
 	AGENT_SET(dlopen, "dlopen", NULL);
+	AGENT_SET(uexit, "_exit", NULL);
 	agent_probe_ra_resolve();
 	t->busy--;
 	t->resolving = 0;
@@ -1095,6 +1096,49 @@ __attribute__((destructor)) static void agent_stop(void)
 	agent_proc_refresh_maps();
 }
 
+/* ---- _exit: a process that ends without exit() ---- */
+
+/*
+ * A replay waits at the program's exit until every other thread has
+ * replayed its recorded events (agent_rr_exit_wait): they happened before
+ * the recorded process ended. exit() runs it from the destructor above;
+ * _exit runs no destructor, and a sync replay of a program that ends with
+ * _exit while its worker threads are still at their last event (ld.lld:
+ * lld::exitLld calls _exit, its thread pool's workers take their queue's
+ * lock once more on the way to their wait) stopped as diverged, "the
+ * program ended before thread 1 replayed its 11967 recorded events (it
+ * replayed 11966)". Not for a recording (nothing to wait for), and libc's
+ * own calls (exit's) do not come here. The snapshot copies of a serial
+ * recording are ended here too: lld's outlived it, and spool record
+ * exited 4 ("1 process still running (spool-snapshot)").
+ */
+static __attribute__((noreturn)) void agent_uexit(int status)
+{
+	if (agent.active) {
+		agent_rr_exit_wait();
+		/* serial record --snap-period: the snapshot copies end before
+		 * the program, as at exit (else spool finds one still running
+		 * and calls the trace incomplete) */
+		agent_snap_exit_wait();
+	}
+	if (!__atomic_load_n(&agent_real.uexit, __ATOMIC_RELAXED))
+		agent_resolve();
+	if (agent_real.uexit)
+		agent_real.uexit(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+AGENT_EXPORT void _exit(int status)
+{
+	agent_uexit(status);
+}
+
+AGENT_EXPORT void _Exit(int status)
+{
+	agent_uexit(status);
+}
+
 /* ---- dlopen: the process's maps change ---- */
 
 AGENT_EXPORT void *dlopen(const char *file, int mode)
@@ -1105,6 +1149,9 @@ AGENT_EXPORT void *dlopen(const char *file, int mode)
 	h = agent_real.dlopen(file, mode);
 	if (h && agent.active) {
 		agent_proc_refresh_maps();
+		/* the collector keeps these maps now, before a dlclose can
+		 * take the library away (collector_keep_maps) */
+		agent_wake();
 		agent_probe_dlopen(); /* spool probe: probes of a library loaded now */
 	}
 	return h;

@@ -1380,6 +1380,12 @@ static void __attribute__((noreturn)) rr_end_of_log(const char *what, uint32_t i
 	int trunc = !!(rr_area->opts & RR_O_TRUNCATED);
 	int sync = !(agent_rr_mode & RR_MODE_SERIAL);
 
+	/* Sync mode, another thread is in the exit wait (it replayed its
+	 * exit or _exit): the recorded process ended while this thread was
+	 * in this call or before it, whatever the call (a write that returned
+	 * but whose record the end beat): it stays here, as it did. */
+	if (sync && __atomic_load_n(&rr_exit_waiter, __ATOMIC_ACQUIRE))
+		blocks = 1;
 	/* a process of a tree whose recording a signal ended */
 	agent_rr_tree_end_of_log();
 	/*

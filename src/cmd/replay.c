@@ -600,22 +600,37 @@ static char **replay_argv(const char *dir, const struct rr_info *info, char **bu
 	return argv;
 }
 
-/* Refuse a binary that is not the recorded one. */
+/* How many #! interpreters a script may go through, as the kernel's
+ * binfmt_script allows (a script run by a script). */
+#define REPLAY_INTERP_DEPTH 4
+
+/* Refuse a binary that is not the recorded one. A #! script (/usr/bin/7z
+ * is `exec /usr/lib/p7zip/7z "$@"`) was recorded as the image exec made
+ * of it, its interpreter's: that is the binary checked. */
 static int replay_check_binary(const char *path, const struct rr_info *info)
 {
-	char id[BUILDID_HEX_MAX];
-	int rc = buildid_read(path, id, sizeof(id));
+	char id[BUILDID_HEX_MAX], interp[2][PATH_MAX];
+	const char *bin = path;
+	int rc = buildid_read(bin, id, sizeof(id));
 
+	for (int k = 0; rc == -ENOEXEC && k < REPLAY_INTERP_DEPTH; k++) {
+		if (target_interp(bin, interp[k % 2], sizeof(interp[0])) < 0)
+			break;
+		bin = interp[k % 2];
+		rc = buildid_read(bin, id, sizeof(id));
+	}
 	if (rc == -ENOENT) {
-		log_err("%s: no such file (the recorded binary is gone)", path);
+		log_err("%s: no such file (the recorded binary is gone)", bin);
 		return -1;
 	}
 	if (rc < 0)
 		id[0] = 0;
 	if (strcmp(id, info->buildid)) {
-		log_err("%s has build id %s, the recording was made with build id %s (%s): "
+		log_err("%s%s%s%s has build id %s, the recording was made with build id %s (%s): "
 			"refusing to replay a different binary",
-			path, id[0] ? id : "(none)", info->buildid[0] ? info->buildid : "(none)",
+			bin, bin != path ? ", the interpreter of " : "", bin != path ? path : "",
+			bin != path ? "," : "",
+			id[0] ? id : "(none)", info->buildid[0] ? info->buildid : "(none)",
 			info->exe);
 		return -1;
 	}

@@ -37,6 +37,7 @@
 #include "../util/log.h"
 #include "../util/procinfo.h"
 #include "collector.h"
+#include "maps_keep.h"
 #include "stream_send.h"
 
 /* A record the agent wrote without reading the TSC: only spool:user ones. */
@@ -85,6 +86,10 @@ struct collector {
 	uint32_t *proc_gen;	  /* maps_gen last written, per process slot */
 	uint8_t *proc_cut;	  /* per process slot: its cut text was reported */
 	uint8_t *proc_written;	  /* per process slot: its files are written (2: as an exec image) */
+	char **proc_maps;	  /* per process slot: the maps text last kept (maps_keep.h) */
+	size_t *proc_maps_len;
+	uint32_t *proc_maps_gen;  /* maps_gen of the text last kept */
+	uint32_t *proc_maps_pid;  /* the pid whose text it is */
 	int *pidfd;		  /* per process slot: a pidfd on its process, or -1 */
 	uint32_t *pidfd_pid;	  /* the pid that pidfd was opened for */
 	uint32_t *foreign_pid;	  /* per process slot: a pid found not the program's */
@@ -125,13 +130,18 @@ int collector_new(struct collector **out, struct shm_host *h, struct trace_write
 	c->proc_gen = calloc(h->max_procs, sizeof(*c->proc_gen));
 	c->proc_cut = calloc(h->max_procs, 1);
 	c->proc_written = calloc(h->max_procs, 1);
+	c->proc_maps = calloc(h->max_procs, sizeof(*c->proc_maps));
+	c->proc_maps_len = calloc(h->max_procs, sizeof(*c->proc_maps_len));
+	c->proc_maps_gen = calloc(h->max_procs, sizeof(*c->proc_maps_gen));
+	c->proc_maps_pid = calloc(h->max_procs, sizeof(*c->proc_maps_pid));
 	c->pidfd = malloc(h->max_procs * sizeof(*c->pidfd));
 	c->pidfd_pid = calloc(h->max_procs, sizeof(*c->pidfd_pid));
 	c->foreign_pid = calloc(h->max_procs, sizeof(*c->foreign_pid));
 	c->proc_rec = calloc(h->max_procs, sizeof(*c->proc_rec));
 	c->pfds = calloc(h->max_procs, sizeof(*c->pfds));
 	c->pfd_slot = calloc(h->max_procs, sizeof(*c->pfd_slot));
-	if (!c->rings || !c->proc_gen || !c->proc_cut || !c->proc_written || !c->pidfd ||
+	if (!c->rings || !c->proc_gen || !c->proc_cut || !c->proc_written || !c->proc_maps ||
+	    !c->proc_maps_len || !c->proc_maps_gen || !c->proc_maps_pid || !c->pidfd ||
 	    !c->pidfd_pid || !c->foreign_pid || !c->proc_rec || !c->pfds || !c->pfd_slot) {
 		collector_free(c);
 		return -ENOMEM;
@@ -150,6 +160,12 @@ void collector_free(struct collector *c)
 	free(c->proc_gen);
 	free(c->proc_cut);
 	free(c->proc_written);
+	for (uint32_t i = 0; c->proc_maps && i < c->h->max_procs; i++)
+		free(c->proc_maps[i]);
+	free(c->proc_maps);
+	free(c->proc_maps_len);
+	free(c->proc_maps_gen);
+	free(c->proc_maps_pid);
 	for (uint32_t i = 0; c->pidfd && i < c->h->max_procs; i++)
 		if (c->pidfd[i] >= 0)
 			close(c->pidfd[i]);
@@ -866,6 +882,33 @@ static int collector_exec_number(struct collector *c, uint32_t pid, uint32_t *k)
 	return 0;
 }
 
+/* The maps text last kept for slot i becomes maps (malloc'ed, owned by
+ * the slot from now on; NULL forgets it): the text of process pid at
+ * maps_gen gen. */
+static void collector_maps_keep(struct collector *c, uint32_t i, uint32_t pid, uint32_t gen,
+				char *maps, size_t len)
+{
+	free(c->proc_maps[i]);
+	c->proc_maps[i] = maps;
+	c->proc_maps_len[i] = maps ? len : 0;
+	c->proc_maps_gen[i] = gen;
+	c->proc_maps_pid[i] = pid;
+}
+
+/* *maps (slot i's text just read, of pid at gen) followed by the lines of
+ * the files it mapped in the text kept before and unmapped since
+ * (maps_keep.h): a library it dlclosed stays named in its trace. */
+static void collector_maps_merge(struct collector *c, uint32_t i, uint32_t pid, uint32_t gen,
+				 char **maps, size_t *len)
+{
+	if (c->proc_maps_pid[i] != pid || !c->proc_maps[i] || c->proc_maps_gen[i] == gen)
+		return; /* none kept of this process, or the same text */
+	if (maps_keep_merge(c->proc_maps[i], c->proc_maps_len[i], maps, len) < 0)
+		log_warn("process %u: out of memory keeping the maps of the libraries it "
+			 "unloaded: their addresses may stay unsymbolized",
+			 pid);
+}
+
 /* Write proc/<pid>.{exe,cmdline,maps,buildids} for process slot i if its
  * maps changed since last time. Everything is copied out of the slot first
  * and bounded (the program may rewrite it at any time); maps_gen is odd
@@ -924,6 +967,8 @@ static int write_proc_slot(struct collector *c, uint32_t i, int final)
 		free(cmd);
 		return 0; /* rewritten while we copied: next time */
 	}
+	/* the files it unmapped since (a dlclose'd library) stay named */
+	collector_maps_merge(c, i, pid, gen, &maps, &maps_len);
 	if ((cut_maps || cut_cmd) && !c->proc_cut[i]) {
 		c->proc_cut[i] = 1;
 		c->st.cut_procs++;
@@ -945,7 +990,7 @@ static int write_proc_slot(struct collector *c, uint32_t i, int final)
 		rc = trace_writer_add_file(c->w, name, ids, ids_len);
 	}
 	free(ids);
-	free(maps);
+	collector_maps_keep(c, i, pid, gen, maps, maps_len);
 	free(cmd);
 	c->proc_gen[i] = gen;
 	c->proc_written[i] = img[0] ? 2 : 1;
@@ -1018,6 +1063,7 @@ static void collector_end_proc(struct collector *c, uint32_t i, uint32_t pid)
 	c->proc_rec[i] = 0; /* the slot's next process records itself */
 	c->proc_cut[i] = 0;
 	c->proc_written[i] = 0;
+	collector_maps_keep(c, i, 0, 0, NULL, 0);
 	if (c->pidfd[i] >= 0)
 		close(c->pidfd[i]);
 	c->pidfd[i] = -1;
@@ -1341,4 +1387,36 @@ void collector_still_running(struct collector *c, uint64_t n)
 int collector_sync_procs(struct collector *c)
 {
 	return write_proc_files(c, 0);
+}
+
+/*
+ * The maps of every live process whose maps changed since they were last
+ * kept, merged with those (maps_keep.h), without writing them: cheap
+ * (a copy of the text when a dlopen changed it), so it runs every turn of
+ * the collector's loop, where the files are written once a second. A
+ * library loaded and unloaded between two looks (about 50 ms) is missed.
+ */
+void collector_keep_maps(struct collector *c)
+{
+	for (uint32_t i = 0; i < c->h->max_procs; i++) {
+		struct shm_proc *p = shm_proc_at(c->h->ctl, i);
+		uint32_t state = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+		uint32_t gen = __atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE);
+		uint32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+		char *maps = NULL;
+		size_t len;
+		int cut;
+
+		if (state != PROC_LIVE || !pid || gen % 2 ||
+		    (c->proc_maps_pid[i] == pid && c->proc_maps_gen[i] == gen))
+			continue;
+		if (shm_host_proc_text(c->h, i, 1, &maps, &len, &cut) < 0)
+			continue;
+		if (__atomic_load_n(&p->maps_gen, __ATOMIC_ACQUIRE) != gen) {
+			free(maps); /* rewritten while we copied: next time */
+			continue;
+		}
+		collector_maps_merge(c, i, pid, gen, &maps, &len);
+		collector_maps_keep(c, i, pid, gen, maps, len);
+	}
 }

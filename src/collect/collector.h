@@ -61,6 +61,10 @@ int collector_compress(struct collector *c, int level);
 int collector_flush(struct collector *c);
 /* Write process side files for processes whose maps changed. */
 int collector_sync_procs(struct collector *c);
+/* Keep the maps of the processes whose maps changed (a dlopen), merged
+ * with those kept before, so that a library unloaded before the process
+ * ends is still named in its trace (maps_keep.h); every loop turn. */
+void collector_keep_maps(struct collector *c);
 /* The traced processes alive now (a process slot whose process has not
  * exited): their count, and up to max of their pids in pids (may be NULL). */
 uint32_t collector_live_procs(struct collector *c, uint32_t *pids, uint32_t max);

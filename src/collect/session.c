@@ -1001,6 +1001,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		rc = collector_drain(col);
 		if (rc < 0)
 			log_err("collecting: %s", strerror(-rc));
+		collector_keep_maps(col);
 		if (mono_ns() - last_flush > 1000000000ull) {
 			collector_flush(col);
 			collector_sync_procs(col);

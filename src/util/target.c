@@ -123,3 +123,32 @@ out_close:
 	close(fd);
 	return ret;
 }
+
+int target_interp(const char *path, char *buf, size_t len)
+{
+	/* the kernel reads at most this much of the #! line (BINPRM_BUF_SIZE) */
+	char line[256];
+	size_t a = 2, b;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, line, sizeof(line) - 1, 0);
+	close(fd);
+	if (n < 2 || line[0] != '#' || line[1] != '!')
+		return -ENOEXEC;
+	line[n] = 0;
+	while (line[a] == ' ' || line[a] == '\t')
+		a++;
+	for (b = a; line[b] && line[b] != ' ' && line[b] != '\t' && line[b] != '\n'; b++)
+		;
+	if (b == a)
+		return -ENOEXEC;
+	if (b - a >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, line + a, b - a);
+	buf[b - a] = 0;
+	return 0;
+}

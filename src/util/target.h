@@ -25,4 +25,9 @@ enum target_kind {
 /* Classify an executable file. Returns a target_kind or a negative errno. */
 int target_classify(const char *path);
 
+/* The interpreter a #! script names (the file exec runs for it: the first
+ * word after "#!", as the kernel reads it) into buf. -ENOEXEC: path is no
+ * script (or names no interpreter); -ENAMETOOLONG: it does not fit. */
+int target_interp(const char *path, char *buf, size_t len);
+
 #endif
