@@ -140,8 +140,8 @@ void agent_scrub_report(void)
 		uint64_t d = __atomic_load_n(e->deep, __ATOMIC_RELAXED);
 
 		if (d > e->span)
-			agent_log("scrub check: %s went %lu bytes deep, its stub zeroes %lu", e->name,
-				  (unsigned long)d, (unsigned long)e->span);
+			agent_log("scrub check: %s went %lu bytes deep, its stub zeroes %lu",
+				  e->name, (unsigned long)d, (unsigned long)e->span);
 		else if (d && agent_scrub_check == 2)
 			agent_log("scrub check: %s %lu of %lu", e->name, (unsigned long)d,
 				  (unsigned long)e->span);

@@ -46,11 +46,11 @@ for mode in serial sync; do
 	ok "$mode: its replay, the same" test $? = 0
 	is "$(cat run.out)" "$(cat "$mode.sw.out")" \
 		"$mode: check mode too leaves the same stack words in the recording and the replay"
-	run_checked "$mode.bl.rec" record -q --mode "$mode" -o "$mode.bl" -- "$BL" 4 3000
+	run_checked "$mode.bl.rec" record -q --mode "$mode" -o "$mode.bl" -- "$BL" 4 300
 	ok "$mode: 4 threads' locks recorded, none deeper" test $? = 0
 	run_checked "$mode.bl.rep" replay -q "$mode.bl"
 	ok "$mode: their replay, none deeper" test $? = 0
-	run_checked "$mode.ut.rec" record -q --mode "$mode" -o "$mode.ut" -- "$BL" uncontended-timed 3000
+	run_checked "$mode.ut.rec" record -q --mode "$mode" -o "$mode.ut" -- "$BL" uncontended-timed 300
 	r=$?
 	run_checked "$mode.ut.rep" replay -q "$mode.ut"
 	ok "$mode: a timed lock loop (clock_gettime) recorded and replayed, none deeper" \
@@ -59,13 +59,13 @@ done
 
 # The check measures: every depth it names is above 0 and within its span.
 export SPOOL_SCRUB_CHECK=all
-spool_run record -q -o all.trace -- "$BL" uncontended-timed 3000
+spool_run record -q -o all.trace -- "$BL" uncontended-timed 300
 spool_run replay -q all.trace
 like "$ERR" 'scrub check: pthread_mutex_lock [1-9][0-9]* of 1024$' \
 	"check mode measured the replayed lock's depth (within its 1 KiB)"
 like "$ERR" 'scrub check: clock_gettime [1-9][0-9]* of 1024$' \
 	"and the replayed clock_gettime's (within its 1 KiB)"
 unset SPOOL_SCRUB_CHECK
-spool_run record -q -o plain.trace -- "$BL" uncontended-timed 3000
+spool_run record -q -o plain.trace -- "$BL" uncontended-timed 300
 unlike "$ERR" 'scrub check' "without SPOOL_SCRUB_CHECK nothing is measured or said"
 done_testing
