@@ -18,7 +18,12 @@
  *
  * Left alone: libc, ld.so and the vDSO (their calls are internal), the
  * agent, modules bound at load (BIND_NOW: their slots are read-only), slots
- * inside a module's RELRO range. Storing the address the resolver would
+ * inside a module's RELRO range. Not seen: modules glibc loads itself,
+ * without the program's dlopen (libgcc_s at a C program's first
+ * pthread_cancel, NSS and gconv modules): their first such call may still
+ * leave the resolver's registers below 1 KiB (under a name lookup, the
+ * lookup's stub zeroes 64 KiB after it). Nor a RTLD_DEEPBIND module's own
+ * scope: its slots get the global scope's definition. Storing the address the resolver would
  * store is what a concurrent resolution does: one aligned 8-byte store.
  * Cost: a compare of each module's PLT relocations' names against about 35,
  * at the start and after each dlopen, while recording or replaying only.
