@@ -45,10 +45,10 @@ names=$(sed -e ':a' -e '/\/\*/{' -e '/\*\//!{N;ba' -e '}' -e 's:/\*.*\*/::' -e '
 
 # Hot calls whose agent paths are shallow: a lock's turn, a clock's or a
 # pid's log record or its replay (leaf, AGENT_STUB_LEAF: AGENT_SCRUB_LEAF
-# bytes, 1 KiB on x86-64; measured at most 792 on the record/replay tests
-# with SPOOL_SCRUB_CHECK, tests/integ/374 fails when one goes deeper; their
-# PLT slots are bound at the start, src/agent/agent_scrub_bind.c, as ld.so's
-# lazy resolver leaves 3 KiB of registers below them); calls that
+# bytes, 4 KiB for now: measured at most 792 deep on the record/replay
+# tests with SPOOL_SCRUB_CHECK, but 1 KiB made sync replays fail,
+# src/arch/x86_64/agent_stub.h says why; tests/integ/374 fails when one goes
+# deeper than its span); calls that
 # wait, may time out or run the program's code under them (a once's
 # routine, a condition's or semaphore's wait, cancellation, one-character
 # stdio: AGENT_STUB, AGENT_SCRUB_FAST, 4 KiB); calls with deep paths under

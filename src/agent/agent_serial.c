@@ -802,7 +802,7 @@ static void ser_hand_over(uint64_t turn, unsigned at, uint32_t next, uint32_t re
 
 /* (apart and not inlined: its message buffer would otherwise be in
  * ser_replay_release's frame at every switch of a serial replay, under the
- * hot calls whose entry stubs zero 1 KiB: agent_scrub.c) */
+ * hot calls, whose entry stubs zero below them: agent_scrub.c) */
 static void __attribute__((noinline, cold)) ser_release_diverged(uint64_t turn,
 								 const struct rr_switch *e,
 								 unsigned at)

@@ -11,12 +11,11 @@
  * and agent_scrub_hi, with x9-x11 only (x0-x7, x8 and v0-v7 carry the
  * return value untouched).
  *
- * No check mode (SPOOL_SCRUB_CHECK) here yet: the spans are x86-64's
- * measured ones, except AGENT_SCRUB_LEAF, which stays 4 KiB (aarch64's
- * frames were not measured); each stub has its entry in the table all the
- * same, so agent_scrub.c builds.
+ * No check mode (SPOOL_SCRUB_CHECK) here yet (aarch64's frames are not
+ * measured): the spans are x86-64's; each stub has its entry in the table
+ * all the same, so agent_scrub.c builds.
  */
-#define AGENT_SCRUB_LEAF 4096 /* (not measured on aarch64: as FAST) */
+#define AGENT_SCRUB_LEAF 4096
 #define AGENT_SCRUB_FAST 4096
 #define AGENT_SCRUB_WIDE 16384
 #define AGENT_SCRUB_DEEP 65536

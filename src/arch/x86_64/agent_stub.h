@@ -21,16 +21,15 @@
  * others), AGENT_STUB_DEEP AGENT_SCRUB_DEEP (name lookups, tree walks,
  * process creation: deep paths in the agent and in libc under them), and
  * AGENT_STUB_LEAF AGENT_SCRUB_LEAF (the hottest: locks that do not time
- * out, clocks, getpid). The spans are a trade between cost (rep stosq of
+ * out, clocks, getpid; 4 KiB for now, see below). The spans are a trade between cost (rep stosq of
  * 4 KiB: about 30 ns on an idle 2-vCPU VM, 150 ns under load, two calls a
  * lock/unlock pair) and depth, measured with SPOOL_SCRUB_CHECK (check mode,
  * below; tests/integ/374 fails when a call goes deeper than its stub
  * zeroes): a recorded or replayed lock or clock read goes less than 800
  * bytes deep, a replayed read 5 KiB (agent_rr_tree_drain). Below a lazily
  * bound call's first run ld.so's resolver saved the vector registers (3 KiB
- * on an AVX-512 CPU, what the agent left in them): the LEAF stubs' PLT
- * slots are bound at the start (agent_scrub_bind.c), the others' spans
- * cover it. After the call
+ * on an AVX-512 CPU, what the agent left in them): 4 KiB covers it; a
+ * smaller span needs the calls' PLT slots bound (agent_scrub_bind.c). After the call
  * only rax (restored), rdi, rcx, r11 and the flags are touched (r8-r10 too
  * in check mode): rdx, xmm0, xmm1 and st0 carry the
  * rest of a return value. A signal that lands during the zeroing has its
@@ -44,7 +43,14 @@
  * within the same bounds (a thread's start before the program's function,
  * the end of the agent's constructor, after a snapshot).
  */
-#define AGENT_SCRUB_LEAF 1024
+/* The hottest calls measured less than 800 bytes deep (SPOOL_SCRUB_CHECK,
+ * tests/integ/374), but with 1 KiB here the sync replays of rr_cancel
+ * (tests/integ/129) failed in 3 of 6 runs under load ("replay stuck"),
+ * against none of 7 with 4 KiB: something reads stack words it did not
+ * write and counts on the zeros (the check mode's pattern, left below
+ * main's frames, crashed rr_dirs' replay too). 4 KiB until that is found;
+ * then 1 KiB, with agent_scrub_bind.c binding these calls' PLT slots. */
+#define AGENT_SCRUB_LEAF 4096
 #define AGENT_SCRUB_FAST 4096
 #define AGENT_SCRUB_WIDE 16384
 #define AGENT_SCRUB_DEEP 65536
