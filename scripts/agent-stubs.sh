@@ -43,24 +43,33 @@ names=$(sed -e ':a' -e '/\/\*/{' -e '/\*\//!{N;ba' -e '}' -e 's:/\*.*\*/::' -e '
 	awk '/global:/ {on = 1; sub(/.*global:/, "")} /local:/ {on = 0} on' |
 	tr ';' '\n' | tr -d ' \t' | grep -v '^$' | sort -u)
 
-# Hot calls whose agent paths are shallow (a lock's turn, a clock's log
-# record): AGENT_STUB zeroes AGENT_SCRUB_FAST bytes below them; calls with
-# deep paths under them (name lookups, tree walks, process creation)
-# AGENT_STUB_DEEP, AGENT_SCRUB_DEEP; every other stub (AGENT_STUB_WIDE)
-# AGENT_SCRUB_WIDE. The agent's rare deep paths under them (a snapshot)
-# zero after themselves (agent_stack_scrub).
-fast='pthread_mutex_lock pthread_mutex_trylock pthread_mutex_timedlock pthread_mutex_clocklock
-pthread_mutex_unlock pthread_mutex_init pthread_mutex_destroy pthread_rwlock_rdlock
-pthread_rwlock_wrlock pthread_rwlock_tryrdlock pthread_rwlock_trywrlock pthread_rwlock_timedrdlock
-pthread_rwlock_timedwrlock pthread_rwlock_clockrdlock pthread_rwlock_clockwrlock
-pthread_rwlock_unlock pthread_rwlock_init pthread_rwlock_destroy pthread_spin_lock
-pthread_spin_trylock pthread_spin_unlock pthread_spin_init pthread_spin_destroy sem_wait
-sem_trywait sem_timedwait sem_clockwait sem_post sem_init sem_destroy pthread_cond_wait
-pthread_cond_timedwait pthread_cond_clockwait pthread_cond_signal pthread_cond_broadcast
-pthread_cond_init pthread_cond_destroy pthread_barrier_wait pthread_barrier_init
-pthread_barrier_destroy pthread_once pthread_testcancel pthread_setcanceltype clock_gettime
-gettimeofday time getpid gettid sched_yield sigprocmask pthread_sigmask flockfile ftrylockfile
-fputc putc _IO_putc putchar fgetc getc _IO_getc getchar ungetc ftell ftello ftello64'
+# Hot calls whose agent paths are shallow: a lock's turn, a clock's or a
+# pid's log record or its replay (leaf, AGENT_STUB_LEAF: AGENT_SCRUB_LEAF
+# bytes, 4 KiB for now: measured at most 792 deep on the record/replay
+# tests with SPOOL_SCRUB_CHECK, but 1 KiB made sync replays fail,
+# src/arch/x86_64/agent_stub.h says why; tests/integ/374 fails when one goes
+# deeper than its span); calls that
+# wait, may time out or run the program's code under them (a once's
+# routine, a condition's or semaphore's wait, cancellation, one-character
+# stdio: AGENT_STUB, AGENT_SCRUB_FAST, 4 KiB); calls with deep paths under
+# them (name lookups, tree walks, process creation) AGENT_STUB_DEEP,
+# AGENT_SCRUB_DEEP; every other stub (AGENT_STUB_WIDE) AGENT_SCRUB_WIDE.
+# The agent's rare deep paths under them (a snapshot) zero after
+# themselves (agent_stack_scrub).
+leaf='pthread_mutex_lock pthread_mutex_trylock pthread_mutex_unlock pthread_mutex_init
+pthread_mutex_destroy pthread_rwlock_rdlock pthread_rwlock_wrlock pthread_rwlock_tryrdlock
+pthread_rwlock_trywrlock pthread_rwlock_unlock pthread_rwlock_init pthread_rwlock_destroy
+pthread_spin_lock pthread_spin_trylock pthread_spin_unlock pthread_spin_init pthread_spin_destroy
+sem_trywait sem_post sem_init sem_destroy pthread_cond_signal pthread_cond_broadcast
+pthread_cond_init pthread_cond_destroy clock_gettime gettimeofday time getpid gettid
+sigprocmask pthread_sigmask flockfile ftrylockfile'
+
+fast='pthread_mutex_timedlock pthread_mutex_clocklock pthread_rwlock_timedrdlock
+pthread_rwlock_timedwrlock pthread_rwlock_clockrdlock pthread_rwlock_clockwrlock sem_wait
+sem_timedwait sem_clockwait pthread_cond_wait pthread_cond_timedwait pthread_cond_clockwait
+pthread_barrier_wait pthread_barrier_init pthread_barrier_destroy pthread_once
+pthread_testcancel pthread_setcanceltype sched_yield fputc putc _IO_putc putchar fgetc getc
+_IO_getc getchar ungetc ftell ftello ftello64'
 
 deep='getaddrinfo getnameinfo gethostbyname gethostbyname2 gethostbyaddr gethostbyname_r
 gethostbyname2_r gethostbyaddr_r getservbyname getservbyport getservbyname_r getservbyport_r
@@ -80,8 +89,13 @@ tmp_syms=$out_syms.$$.tmp
 : >"$tmp_syms"
 for n in $names; do
 	case " $(echo $skip) " in *" $n "*) continue ;; esac
-	case " $(echo $fast) " in
-	*" $n "*) echo "AGENT_STUB $n" >>"$tmp_s" ;;
+	case " $(echo $leaf) $(echo $fast) " in
+	*" $n "*)
+		case " $(echo $leaf) " in
+		*" $n "*) echo "AGENT_STUB_LEAF $n" >>"$tmp_s" ;;
+		*) echo "AGENT_STUB $n" >>"$tmp_s" ;;
+		esac
+		;;
 	*)
 		case " $(echo $deep) " in
 		*" $n "*) echo "AGENT_STUB_DEEP $n" >>"$tmp_s" ;;

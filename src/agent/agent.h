@@ -53,6 +53,16 @@ void agent_stack_scrub(void);
 /* agent_scrub.c: the bounds of this thread's stack the stubs zero within */
 void agent_scrub_main(void);
 void agent_scrub_thread(void);
+void agent_scrub_report(void);
+/* agent_scrub_bind.c: bind the PLT slots of the stubs that zero little */
+void agent_scrub_bind(void);
+/* the stub macros' table (src/arch/<cpu>/agent_stub.h): one entry a stub */
+struct agent_scrub_ent {
+	const char *name;
+	uint64_t *deep; /* check mode: the deepest call seen, bytes below the stub's sp */
+	uint64_t span;	/* what the stub zeroes */
+};
+extern const struct agent_scrub_ent __start_spool_scrub_tab[], __stop_spool_scrub_tab[];
 
 static inline uint64_t agent_stub_caller(const void *ra, void *fp)
 {

@@ -1060,6 +1060,8 @@ __attribute__((constructor)) static void agent_start(void)
 	agent.active = 1;
 	agent_scrub_main(); /* where the entry stubs may zero (agent_scrub.c) */
 	agent_rr_init();
+	if (agent_rr_mode)
+		agent_scrub_bind(); /* before the program's first calls (agent_scrub_bind.c) */
 	agent_rr_dispatch_init(); /* record/replay: the program's own syscall instructions */
 	agent_func_init();
 	agent_sys_init();
@@ -1094,6 +1096,7 @@ __attribute__((destructor)) static void agent_stop(void)
 	agent_rr_tree_end();
 	agent_sys_proc_end();
 	agent_proc_refresh_maps();
+	agent_scrub_report(); /* SPOOL_SCRUB_CHECK (agent_scrub.c) */
 }
 
 /* ---- _exit: a process that ends without exit() ---- */
@@ -1148,6 +1151,8 @@ AGENT_EXPORT void *dlopen(const char *file, int mode)
 	AGENT_REAL_OR(dlopen, NULL);
 	h = agent_real.dlopen(file, mode);
 	if (h && agent.active) {
+		if (agent_rr_mode)
+			agent_scrub_bind(); /* the new modules' slots (agent_scrub_bind.c) */
 		agent_proc_refresh_maps();
 		/* the collector keeps these maps now, before a dlclose can
 		 * take the library away (collector_keep_maps) */

@@ -2062,6 +2062,37 @@ uint32_t agent_rr_rep_input_len(struct agent_thread *t, unsigned call)
 	return in->call == call ? in->len : 0;
 }
 
+/* Sync mode, after a replayed input: wait for the writes its data or
+ * readiness came from (the RR_CALL_WAKE records after it, in). Apart and
+ * not inlined: its 1 KiB of thread numbers would otherwise sit in
+ * agent_rr_rep_input's frame on every replayed input (a replayed
+ * clock_gettime's), which the entry stubs must zero below the program's
+ * frames (agent_scrub.c). */
+static void __attribute__((noinline)) rr_rep_wakes(struct agent_thread *t,
+						   const struct rec_input *in)
+{
+	const struct rec_hdr *h;
+	uint64_t want = 0;
+	uint32_t v[2 * RR_WAKE_THREADS];
+	struct agent_rr_seg seg = {v, 2 * RR_WAKE_THREADS * sizeof(uint32_t)};
+	uint32_t n = in->len / (2 * sizeof(uint32_t));
+
+	if (n > RR_WAKE_THREADS)
+		n = RR_WAKE_THREADS; /* (hostile: the data beyond is not copied) */
+	agent_rr_rep_input(t, RR_CALL_WAKE, -1, &seg, 1, &want);
+	rr_wake_wait(want, v, n, 0);
+	/* then the threads numbered RR_WAKE_THREADS and up */
+	while ((h = rr_peek()) && ev_kind(h->word) == KIND_INPUT &&
+	       ((const struct rec_input *)h)->call == RR_CALL_WAKE_MORE) {
+		n = ((const struct rec_input *)h)->len / (3 * sizeof(uint32_t));
+		if (n > RR_WAKE_MORE_MAX)
+			n = RR_WAKE_MORE_MAX;
+		seg.n = sizeof(v);
+		agent_rr_rep_input(t, RR_CALL_WAKE_MORE, -1, &seg, 1, NULL);
+		rr_wake_wait(0, v, n, 1);
+	}
+}
+
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg)
 {
@@ -2177,27 +2208,8 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 out:
 	/* sync mode: the writes this call's data or readiness may come from */
 	if (call != RR_CALL_WAKE && call != RR_CALL_WAKE_MORE && (h = rr_peek()) &&
-	    ev_kind(h->word) == KIND_INPUT && ((const struct rec_input *)h)->call == RR_CALL_WAKE) {
-		uint64_t want = 0;
-		uint32_t v[2 * RR_WAKE_THREADS];
-		struct agent_rr_seg seg = {v, 2 * RR_WAKE_THREADS * sizeof(uint32_t)};
-		uint32_t n = ((const struct rec_input *)h)->len / (2 * sizeof(uint32_t));
-
-		if (n > RR_WAKE_THREADS)
-			n = RR_WAKE_THREADS; /* (hostile: the data beyond is not copied) */
-		agent_rr_rep_input(t, RR_CALL_WAKE, -1, &seg, 1, &want);
-		rr_wake_wait(want, v, n, 0);
-		/* then the threads numbered RR_WAKE_THREADS and up */
-		while ((h = rr_peek()) && ev_kind(h->word) == KIND_INPUT &&
-		       ((const struct rec_input *)h)->call == RR_CALL_WAKE_MORE) {
-			n = ((const struct rec_input *)h)->len / (3 * sizeof(uint32_t));
-			if (n > RR_WAKE_MORE_MAX)
-				n = RR_WAKE_MORE_MAX;
-			seg.n = sizeof(v);
-			agent_rr_rep_input(t, RR_CALL_WAKE_MORE, -1, &seg, 1, NULL);
-			rr_wake_wait(0, v, n, 1);
-		}
-	}
+	    ev_kind(h->word) == KIND_INPUT && ((const struct rec_input *)h)->call == RR_CALL_WAKE)
+		rr_rep_wakes(t, (const struct rec_input *)h);
 	if (err)
 		errno = err;
 	return result;

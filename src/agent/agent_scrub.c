@@ -34,17 +34,41 @@
  *
  * Signal-safety: the words are written by their own thread only, before it
  * runs program code, and read by that thread's stubs.
+ *
+ * Check mode (SPOOL_SCRUB_CHECK=1, read once at the start, in the recording
+ * and its replay alike): each stub fills AGENT_SCRUB_CHECK bytes below its
+ * frame with a pattern before the call and, after it, finds the lowest word
+ * the call changed, keeping the deepest per stub (spool_scrub_tab, one entry
+ * a stub, made by the stub macros); at the process's exit the agent names
+ * each stub whose call went deeper than it zeroes ("scrub check: NAME went
+ * D bytes deep, its stub zeroes S"); SPOOL_SCRUB_CHECK=all names every stub
+ * used with its depth. Deep paths that zero after themselves
+ * (agent_stack_scrub) write the pattern instead, so what they cover counts
+ * as clean (inside a checked stub call only: elsewhere they zero, as the
+ * pattern would stay). tests/integ/374 runs the record/replay programs so: a frame
+ * made deeper on a hot path fails a test instead of silently letting
+ * replays differ. The depths are kept without atomics (racy: two threads
+ * may lose one update; a check tool), and the fill and scan cost about a
+ * 128 KiB memset a call: never on by default.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include "agent.h"
+
+/* read by the stubs: 1 check mode, 2 the same and name every stub used */
+int agent_scrub_check;
+/* check mode: how many checked stub calls this thread is in (a call
+ * cancelled through its stub leaves it counted: the pattern may then stay
+ * below the thread's frames, in check mode only) */
+__thread int agent_scrub_in;
 
 /* read by the stubs' assembly: initial-exec TLS (the agent's model) */
 __thread uintptr_t agent_scrub_lo, agent_scrub_hi;
@@ -71,6 +95,10 @@ void agent_scrub_main(void)
 	struct rlimit rl;
 	uintptr_t span;
 
+	const char *chk = getenv("SPOOL_SCRUB_CHECK");
+
+	if (chk && *chk && *chk != '0')
+		agent_scrub_check = chk[0] == 'a' ? 2 : 1;
 	/* (raw: the agent imports no getrlimit) */
 	if (!hi || syscall(SYS_getrlimit, RLIMIT_STACK, &rl) != 0)
 		return;
@@ -96,6 +124,29 @@ void agent_scrub_thread(void)
 	if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr && size)
 		scrub_set((uintptr_t)addr, (uintptr_t)addr + size);
 	pthread_attr_destroy(&a);
+}
+
+/* Check mode, at the process's exit: the stubs whose calls went deeper
+ * than they zero (said whatever SPOOL_DEBUG, like other losses). */
+void agent_scrub_report(void)
+{
+	const struct agent_scrub_ent *e;
+	int dbg = agent.debug;
+
+	if (!agent_scrub_check)
+		return;
+	agent.debug = 1;
+	for (e = __start_spool_scrub_tab; e < __stop_spool_scrub_tab; e++) {
+		uint64_t d = __atomic_load_n(e->deep, __ATOMIC_RELAXED);
+
+		if (d > e->span)
+			agent_log("scrub check: %s went %lu bytes deep, its stub zeroes %lu",
+				  e->name, (unsigned long)d, (unsigned long)e->span);
+		else if (d && agent_scrub_check == 2)
+			agent_log("scrub check: %s %lu of %lu", e->name, (unsigned long)d,
+				  (unsigned long)e->span);
+	}
+	agent.debug = dbg;
 }
 
 static int (*real_swapcontext)(ucontext_t *, const ucontext_t *);

@@ -618,6 +618,8 @@ static void ser_let_go(void)
  * recording's last holder may spin for good: reported. */
 static int ser_holder_stuck(uint32_t holder)
 {
+	int sleeps;
+
 	if (agent_serial_on != RR_MODE_REPLAY || (ser_area->opts & RR_O_TRUNCATED) ||
 	    holder >= ser_area->max_threads)
 		return 1;
@@ -629,7 +631,11 @@ static int ser_holder_stuck(uint32_t holder)
 	 * starts within far less than --stuck-ms. */
 	if (__atomic_load_n(&ser_slot(holder)->state, __ATOMIC_ACQUIRE) == RR_S_NONE)
 		return 1;
-	return ser_tid_sleeps(__atomic_load_n(&ser_slot(holder)->tid, __ATOMIC_RELAXED));
+	sleeps = ser_tid_sleeps(__atomic_load_n(&ser_slot(holder)->tid, __ATOMIC_RELAXED));
+	/* its frame is 1.6 KiB (a /proc read), and only a replay reads: the
+	 * stack below is left as if it had not (agent_scrub.c) */
+	agent_stack_scrub();
+	return sleeps;
 }
 
 /* Record: a snapshot is due and this waiting thread has not saved its
@@ -794,6 +800,30 @@ static void ser_hand_over(uint64_t turn, unsigned at, uint32_t next, uint32_t re
 	}
 }
 
+/* (apart and not inlined: its message buffer would otherwise be in
+ * ser_replay_release's frame at every switch of a serial replay, under the
+ * hot calls, whose entry stubs zero below them: agent_scrub.c) */
+static void __attribute__((noinline, cold)) ser_release_diverged(uint64_t turn,
+								 const struct rr_switch *e,
+								 unsigned at)
+{
+	struct ser_buf b = {.n = 0};
+
+	ser_puts(&b, "replay diverged in thread ");
+	ser_putu(&b, ser_me.id);
+	ser_puts(&b, " at its progress count ");
+	ser_putu(&b, agent_ser.count);
+	ser_puts(&b, ": a different switch point\n  recorded: gave the run token to thread ");
+	ser_putu(&b, turn + 1 < ser_area->nsw ? ser_sw[turn + 1].thread : 0);
+	ser_puts(&b, " at ");
+	ser_puts(&b, ser_at_name(e->at));
+	ser_puts(&b, " (token turn ");
+	ser_putu(&b, turn);
+	ser_puts(&b, ")\n  replay:   at ");
+	ser_puts(&b, ser_at_name(at));
+	agent_rr_stop(b.p, 0);
+}
+
 /* Replay: my turn ends here (count == release_at): check that the
  * recording was at the same kind of point, then name the next holder. wait:
  * wait for my next turn (not at the thread's end). */
@@ -803,23 +833,8 @@ static void ser_replay_release(unsigned at, int wait)
 	const struct rr_switch *e = &ser_sw[turn];
 	uint32_t next;
 
-	if (e->at != at) {
-		struct ser_buf b = {.n = 0};
-
-		ser_puts(&b, "replay diverged in thread ");
-		ser_putu(&b, ser_me.id);
-		ser_puts(&b, " at its progress count ");
-		ser_putu(&b, agent_ser.count);
-		ser_puts(&b, ": a different switch point\n  recorded: gave the run token to thread ");
-		ser_putu(&b, turn + 1 < ser_area->nsw ? ser_sw[turn + 1].thread : 0);
-		ser_puts(&b, " at ");
-		ser_puts(&b, ser_at_name(e->at));
-		ser_puts(&b, " (token turn ");
-		ser_putu(&b, turn);
-		ser_puts(&b, ")\n  replay:   at ");
-		ser_puts(&b, ser_at_name(at));
-		agent_rr_stop(b.p, 0);
-	}
+	if (e->at != at)
+		ser_release_diverged(turn, e, at);
 	if (turn + 1 >= ser_area->nsw)
 		agent_rr_end_of_schedule(ser_me.id, agent_ser.count);
 	next = ser_sw[turn + 1].thread;

@@ -10,7 +10,12 @@
  * then SPAN bytes below the frame zeroed within the thread's agent_scrub_lo
  * and agent_scrub_hi, with x9-x11 only (x0-x7, x8 and v0-v7 carry the
  * return value untouched).
+ *
+ * No check mode (SPOOL_SCRUB_CHECK) here yet (aarch64's frames are not
+ * measured): the spans are x86-64's; each stub has its entry in the table
+ * all the same, so agent_scrub.c builds.
  */
+#define AGENT_SCRUB_LEAF 4096
 #define AGENT_SCRUB_FAST 4096
 #define AGENT_SCRUB_WIDE 16384
 #define AGENT_SCRUB_DEEP 65536
@@ -95,6 +100,25 @@ agent_stack_scrub:
 	ret
 	.cfi_endproc
 	.size \name, . - \name
+	/* the check mode's table (agent_scrub.c): no check on aarch64 yet,
+	 * the depth stays 0 */
+	.pushsection .data.spool_scrub,"aw",%progbits
+	.p2align 3
+.Ldeep_\name:
+	.quad 0
+	.popsection
+	.pushsection .rodata.spool_scrub,"a",%progbits
+.Lname_\name:
+	.asciz "\name"
+	.popsection
+	.pushsection spool_scrub_tab,"aw",%progbits
+	.p2align 3
+	.quad .Lname_\name, .Ldeep_\name, \span
+	.popsection
+	.endm
+
+	.macro AGENT_STUB_LEAF name
+	AGENT_STUB_SPAN \name, AGENT_SCRUB_LEAF
 	.endm
 
 	.macro AGENT_STUB name
