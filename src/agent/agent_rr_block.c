@@ -166,7 +166,7 @@ __attribute__((constructor)) static void agent_rr_block_resolve(void)
 			agent_serial_block_begin(RR_AT_INPUT);                                     \
 			g_.serial_out = 1;                                                         \
 			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
-			r_ = (expr);                                                               \
+			AGENT_SERIAL_OUT_CALL(call, type, r_, expr);                               \
 			AGENT_RR_CANCEL_POP();                                                     \
 			e_ = errno;                                                                \
 			agent_serial_block_end();                                                  \
