@@ -347,6 +347,8 @@ int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
  * log (the caller's recording of the call does: rr_rec_in_replay). Past
  * the signals delivered before it; a different call diverges. */
 int64_t agent_rr_rep_out_result(unsigned call);
+/* ... and glibc's cancel type put back to deferred there (agent_rr_cancel.c). */
+void agent_rr_cancel_deferred(void);
 
 /* Name lookups (agent_rr_netdb.c): record around a real lookup (the thread
  * busy and, in serial mode, without the run token); could the name be

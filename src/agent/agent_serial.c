@@ -1381,6 +1381,7 @@ int agent_serial_out_saved(void)
 		 * out in the call (agent_serial_restore_thread): its wait for
 		 * the token is the one a replay's thread makes at the call's
 		 * switch point, and ends the same way (ser_restored_turn). */
+		agent_rr_cancel_deferred();
 		ser_wait(RR_PARK_SLOW);
 		ser_set_limit();
 		return 1;
