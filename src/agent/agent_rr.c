@@ -2251,6 +2251,48 @@ static void rr_rec_in_replay(struct agent_thread *t, unsigned call, int fd, int6
 	errno = e;
 }
 
+int64_t agent_rr_rep_out_result(unsigned call)
+{
+	uint64_t cur = rr_self.cur;
+	char what[64];
+	struct rr_buf b = {what, 0, sizeof(what)};
+
+	rr_puts(&b, rr_call_name(call));
+	while (cur < rr_self.end && rr_self.end - cur >= sizeof(struct rec_hdr)) {
+		const struct rec_hdr *h = (const struct rec_hdr *)(agent_rr_ro + cur);
+		const struct rec_input *in = (const struct rec_input *)h;
+
+		if (h->size < sizeof(*h) || h->size > rr_self.end - cur)
+			break;
+		if (ev_kind(h->word) == KIND_INPUT) {
+			if (h->size < sizeof(*in))
+				break;
+			/* a cancellation acted on in the call: the caller's
+			 * replay of the record acts on it (agent_rr_rep_input) */
+			if (in->call == RR_CALL_CANCEL && in->fd == (int)call) {
+				errno = EINTR;
+				return -1;
+			}
+			if (in->call != call)
+				rr_diverge(RR_CAUSE_CALLS, h, what, 0, NULL,
+					   "a different call (a thread restored from a snapshot "
+					   "in its blocking call)");
+			if (in->result < 0)
+				errno = in->err;
+			return in->result;
+		}
+		/* (signals delivered before the call's record: its replay
+		 * delivers them) */
+		if (ev_kind(h->word) != KIND_SCHED || h->size < sizeof(struct rec_sched) ||
+		    ((const struct rec_sched *)h)->op != RR_OP_SIGNAL)
+			rr_diverge(RR_CAUSE_CALLS, h, what, 0, NULL,
+				   "a different event (a thread restored from a snapshot in its "
+				   "blocking call)");
+		cur += h->size;
+	}
+	rr_end_of_log(what, 0, NULL, 1);
+}
+
 /* Sync mode orders what the agent records: a cancellation acted on at a
  * point it does not record (open, close, a stdio write) lands elsewhere in
  * a replay. Serial mode needs nothing: only the token holder runs, and it
@@ -2726,6 +2768,9 @@ struct agent_thread *agent_rr_io_enter(void)
 	}
 	if (agent_rr_mode & RR_MODE_SERIAL) {
 		agent_ser.inputs++;
+		/* a snapshot due by time is looked for at this point, or at
+		 * the next one after a stdio call's */
+		agent_serial_snap_check();
 		/* (stdio's calls hold its FILE lock: never a switch there) */
 		if (!agent_rr_in_stdio)
 			agent_serial_point(RR_AT_INPUT);

@@ -341,6 +341,14 @@ void agent_rr_rec_input(struct agent_thread *t, unsigned call, int fd, int64_t r
  * recording, return the recorded result; *arg gets the recorded arg. */
 int64_t agent_rr_rep_input(struct agent_thread *t, unsigned call, int fd,
 			   const struct agent_rr_seg *seg, int nseg, uint64_t *arg);
+/* A replay restored from a snapshot that held the thread out in blocking
+ * call `call` (AGENT_SERIAL_OUT_CALL, agent_serial.h): the call's recorded
+ * result, errno set from the recording, without taking the record off the
+ * log (the caller's recording of the call does: rr_rec_in_replay). Past
+ * the signals delivered before it; a different call diverges. */
+int64_t agent_rr_rep_out_result(unsigned call);
+/* ... and glibc's cancel type put back to deferred there (agent_rr_cancel.c). */
+void agent_rr_cancel_deferred(void);
 
 /* Name lookups (agent_rr_netdb.c): record around a real lookup (the thread
  * busy and, in serial mode, without the run token); could the name be

@@ -230,3 +230,23 @@ AGENT_EXPORT int pthread_setcanceltype(int type, int *old)
 	}
 	return real_type(type, old);
 }
+
+/* A replay restored from a snapshot that held the thread out in a blocking
+ * call glibc makes a cancellation point (agent_serial_out_saved): glibc's
+ * asynchronous-cancel bit is as the call had set it at the take (in the
+ * kernel), and the call never returns to clear it; a pthread_cancel would
+ * act at once. Deferred again, as serial mode keeps it. */
+void agent_rr_cancel_deferred(void)
+{
+	static int (*real_type)(int, int *);
+	int e = errno, old;
+
+	if (!real_type) {
+		agent_self.busy++;
+		AGENT_RESOLVE(real_type, "pthread_setcanceltype");
+		agent_self.busy--;
+	}
+	if (real_type)
+		real_type(PTHREAD_CANCEL_DEFERRED, &old);
+	errno = e;
+}

@@ -224,7 +224,7 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 			agent_serial_block_begin(RR_AT_INPUT);                                     \
 			g_.serial_out = 1;                                                         \
 			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
-			r_ = (expr);                                                               \
+			AGENT_SERIAL_OUT_CALL(call, type, r_, expr);                               \
 			AGENT_RR_CANCEL_POP();                                                     \
 			e_ = errno;                                                                \
 			agent_serial_block_end();                                                  \
@@ -446,8 +446,15 @@ AGENT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct soc
 	cap = addr && alen ? *alen : 0;
 	r = rr_rec_buf(t, RR_CALL_RECVFROM, fd,
 		       RR_BLOCK(RR_CALL_RECVFROM, ssize_t, real_recvfrom(fd, buf, n, flags, addr, alen)), buf);
-	if (addr && alen)
+	/* (a replay restored from a snapshot that held the thread in the
+	 * call, or taking the token back after it: the address is the log's,
+	 * its length too, as in the replay's own branch) */
+	if (addr && alen && RR_REPLAYING()) {
+		*alen = cap;
+		rr_addr_rep(t, fd, addr, alen);
+	} else if (addr && alen) {
 		rr_addr_rec(t, fd, addr, cap, *alen, r);
+	}
 	return r;
 }
 
@@ -530,6 +537,7 @@ AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
 	struct agent_thread *t;
 	socklen_t namecap;
+	size_t ctlcap;
 	ssize_t r;
 
 	if (RR_IO_OFF(t) || m->msg_iovlen > 64)
@@ -540,9 +548,16 @@ AGENT_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 		return r;
 	}
 	namecap = m->msg_name ? m->msg_namelen : 0;
+	ctlcap = m->msg_controllen;
 	r = rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, (int)m->msg_iovlen,
 		   RR_BLOCK(RR_CALL_RECVMSG, ssize_t, real_recvmsg(fd, m, flags)));
-	rr_meta_rec(t, fd, m, namecap, r);
+	if (RR_REPLAYING()) { /* restored from a snapshot: as recvfrom's address */
+		m->msg_namelen = namecap;
+		m->msg_controllen = ctlcap;
+		rr_meta_rep(t, fd, m, flags, r);
+	} else {
+		rr_meta_rec(t, fd, m, namecap, r);
+	}
 	return r;
 }
 
@@ -559,6 +574,7 @@ AGENT_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned vlen, int flags,
 {
 	struct agent_thread *t;
 	socklen_t namecap[RR_MMSG_MAX];
+	size_t ctlcap[RR_MMSG_MAX];
 	int r, e, i;
 
 	if (RR_IO_OFF(t) || !v)
@@ -579,16 +595,27 @@ AGENT_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned vlen, int flags,
 		errno = e;
 		return r;
 	}
-	for (i = 0; i < (int)vlen; i++)
+	for (i = 0; i < (int)vlen; i++) {
 		namecap[i] = v[i].msg_hdr.msg_name ? v[i].msg_hdr.msg_namelen : 0;
+		ctlcap[i] = v[i].msg_hdr.msg_controllen;
+	}
 	r = RR_BLOCK(RR_CALL_RECVMMSG, int, real_recvmmsg(fd, v, vlen, flags, tmo));
 	e = errno;
 	agent_rr_rec_input(t, RR_CALL_RECVMMSG, fd, r, r < 0 ? e : 0, 0, NULL, 0);
 	for (i = 0; i < r && i < (int)vlen; i++) {
 		struct msghdr *m = &v[i].msg_hdr;
+		int niov = (int)(m->msg_iovlen < 64 ? m->msg_iovlen : 64);
 
-		rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov,
-		       (int)(m->msg_iovlen < 64 ? m->msg_iovlen : 64), (ssize_t)v[i].msg_len);
+		if (RR_REPLAYING()) { /* restored from a snapshot: as recvmsg */
+			ssize_t n = rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, niov, 0);
+
+			v[i].msg_len = n > 0 ? (unsigned)n : 0;
+			m->msg_namelen = namecap[i];
+			m->msg_controllen = ctlcap[i];
+			rr_meta_rep(t, fd, m, flags, n);
+			continue;
+		}
+		rr_iov(t, RR_CALL_RECVMSG, fd, m->msg_iov, niov, (ssize_t)v[i].msg_len);
 		rr_meta_rec(t, fd, m, namecap[i], (ssize_t)v[i].msg_len);
 	}
 	errno = e;

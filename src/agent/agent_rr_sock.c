@@ -232,7 +232,9 @@ static int rr_res_rep(struct agent_thread *t, unsigned call, int fd)
 }
 
 /* Serial record: a call that may wait in the kernel (a blocking connect)
- * gives the run token up around it, as agent_rr_io.c's reads do. */
+ * gives the run token up around it, as agent_rr_io.c's reads do (and a
+ * snapshot may hold the thread there: this frame lives until the call
+ * returns, and connect records its result in a restored replay too). */
 static int rr_block_connect(int fd, const struct sockaddr *a, socklen_t l)
 {
 	int r, e;
@@ -240,7 +242,20 @@ static int rr_block_connect(int fd, const struct sockaddr *a, socklen_t l)
 	if (!(agent_rr_mode & RR_MODE_SERIAL))
 		return real_connect(fd, a, l);
 	agent_serial_block_begin(RR_AT_INPUT);
-	r = real_connect(fd, a, l);
+	AGENT_SERIAL_OUT_CALL(RR_CALL_CONNECT, int, r, real_connect(fd, a, l));
+	e = errno;
+	agent_serial_block_end();
+	errno = e;
+	return r;
+}
+
+/* The same for a sendmmsg that may wait (its own frame: getcontext's). */
+static int rr_block_sendmmsg(int fd, struct mmsghdr *v, unsigned vlen, int flags)
+{
+	int r, e;
+
+	agent_serial_block_begin(RR_AT_INPUT);
+	AGENT_SERIAL_OUT_CALL(RR_CALL_SENDMMSG, int, r, real_sendmmsg(fd, v, vlen, flags));
 	e = errno;
 	agent_serial_block_end();
 	errno = e;
@@ -502,10 +517,8 @@ AGENT_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned vlen, int flags)
 	if (RR_REPLAYING())
 		return (int)agent_rr_rep_input(t, RR_CALL_SENDMMSG, fd, seg, (int)vlen, NULL);
 	if ((agent_rr_mode & RR_MODE_SERIAL) && !(flags & MSG_DONTWAIT)) {
-		agent_serial_block_begin(RR_AT_INPUT);
-		r = real_sendmmsg(fd, v, vlen, flags);
+		r = rr_block_sendmmsg(fd, v, vlen, flags);
 		e = errno;
-		agent_serial_block_end();
 	} else {
 		r = real_sendmmsg(fd, v, vlen, flags);
 		e = errno;

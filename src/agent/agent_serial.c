@@ -1351,6 +1351,75 @@ void agent_serial_block_end(void)
 	ser_acquire(RR_PARK_BLOCK);
 	__atomic_store_n(&ser_slot(ser_me.id)->wait, RR_W_NONE, __ATOMIC_RELAXED);
 	ser_progress();
+	agent_serial_snap_check();
+}
+
+void agent_serial_snap_check(void)
+{
+	if (AGENT_LIKELY(!agent_snap_on) || agent_serial_on != RR_MODE_RECORD || !ser_me.on ||
+	    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) != ser_me.id)
+		return;
+	/* (the next switch point takes the slow path, where the snapshot
+	 * is taken: a point, not here, where a blocking call's frames may
+	 * be an unwinding's) */
+	if (agent_snap_due())
+		agent_ser.limit = agent_ser.count;
+}
+
+/* ---- a thread out in a blocking call, in a snapshot (agent_serial.h) ---- */
+
+ucontext_t *agent_serial_out_ctx(void)
+{
+	struct agent_snap_thread *snap;
+
+	if (AGENT_LIKELY(!agent_snap_on) || agent_serial_on != RR_MODE_RECORD || !ser_me.on)
+		return NULL;
+	/* (it kept the token: a stdio call, an intruder) */
+	if (__atomic_load_n(&ser_slot(ser_me.id)->state, __ATOMIC_ACQUIRE) != RR_S_OUT)
+		return NULL;
+	snap = agent_snap_slot(ser_me.id);
+	if (!snap || !__atomic_load_n(&snap->valid, __ATOMIC_ACQUIRE) ||
+	    (!__atomic_load_n(&agent_snap_want, __ATOMIC_ACQUIRE) &&
+	     !__atomic_load_n(&snap->out_save, __ATOMIC_RELAXED)))
+		return NULL;
+	agent_snap_before_park(snap);
+	snap->park = RR_PARK_OUT;
+	return &snap->ctx;
+}
+
+int agent_serial_out_saved(void)
+{
+	struct agent_snap_thread *snap;
+
+	if (AGENT_UNLIKELY(ser_me.restored)) {
+		/* A replay restored from a snapshot that held this thread
+		 * out in the call (agent_serial_restore_thread): its wait for
+		 * the token is the one a replay's thread makes at the call's
+		 * switch point, and ends the same way (ser_restored_turn). */
+		agent_rr_cancel_deferred();
+		ser_wait(RR_PARK_SLOW);
+		ser_set_limit();
+		return 1;
+	}
+	if (agent_serial_on != RR_MODE_RECORD)
+		return 0; /* a snapshot's copy that runs on: the call is made */
+	snap = agent_snap_slot(ser_me.id);
+	if (snap)
+		__atomic_store_n(&snap->parked, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+void agent_serial_out_back(void)
+{
+	struct agent_snap_thread *snap;
+	int e = errno;
+
+	if (agent_serial_on != RR_MODE_RECORD)
+		return;
+	snap = agent_snap_slot(ser_me.id);
+	if (snap)
+		agent_snap_leave(snap);
+	errno = e;
 }
 
 /* ---- threads ---- */

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
+#include <ucontext.h>
 
 #include "../replay/rr_area.h"
 #include "agent.h"
@@ -104,6 +105,56 @@ int agent_serial_set_async(int on);
  * (a read, a join), and take it back after. No-ops in a replay. */
 void agent_serial_block_begin(unsigned at);
 void agent_serial_block_end(void);
+/* Record with snapshots by time, the holder after a blocking call or at an
+ * input call: when one is due, the next switch point takes the slow path
+ * and looks (agent_snap_due). */
+void agent_serial_snap_check(void);
+
+/*
+ * Snapshots of a thread out in a blocking call (record, serial, snapshots
+ * on; doc/record.md "Snapshots"). A thread in the kernel cannot park in the
+ * agent, and one that is there nearly all the time (a read of stdin, a
+ * select) kept every snapshot from being taken. So the call's own frame,
+ * which stays live while the call blocks, saves the thread's context right
+ * after it gave the token up (agent_serial_block_begin), as if it parked
+ * there (RR_PARK_OUT): a snapshot may hold it while it is out. In a replay
+ * restored from such a snapshot the thread comes back at that point: it
+ * waits for its recorded turn, as the replay's own thread waits at the
+ * call's switch point, and the call's result comes from its log (what the
+ * call wrote is copied in by the frames' recording of it, which a replay
+ * turns into taking the record off the log: agent_rr.c, rr_rec_in_replay).
+ *
+ * agent_serial_out_ctx: where to save the context, or NULL (no snapshot
+ * can want it: the save costs two system calls, so it is made only while
+ * one is due or after a holder found this thread out without one).
+ * agent_serial_out_saved: after the getcontext; 1 when it returned again
+ * in a restored replay (the turn is held: take the result from the log),
+ * else 0 (parked from now on; the real call follows). In a snapshot's copy
+ * that runs on, detached, it returns 0 and the call is made for real.
+ * agent_serial_out_back: right after the real call (errno kept): no longer
+ * parked, once a snapshot under way is taken.
+ */
+ucontext_t *agent_serial_out_ctx(void);
+int agent_serial_out_saved(void);
+void agent_serial_out_back(void);
+
+/* r = expr, the blocking call, in the caller's frame (which must live
+ * until the call returns: not in a helper that returns first). The
+ * caller includes agent_rr.h (agent_rr_rep_out_result). getcontext
+ * returns twice: oc_ is not changed after it. */
+#define AGENT_SERIAL_OUT_CALL(call, type, r, expr)                                                 \
+	do {                                                                                       \
+		ucontext_t *oc_ = agent_serial_out_ctx();                                          \
+		if (oc_)                                                                           \
+			getcontext(oc_);                                                           \
+		if (oc_ && agent_serial_out_saved()) {                                             \
+			(r) = (type)agent_rr_rep_out_result(call);                                 \
+		} else {                                                                           \
+			(r) = (expr);                                                              \
+			if (oc_)                                                                   \
+				agent_serial_out_back();                                           \
+		}                                                                                  \
+	} while (0)
 
 /* A new thread (number id) before it runs any user code: wait for the
  * token. end: the thread's last release. */

@@ -49,6 +49,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "../arch/arch.h"
 #include "../arch/arch_snap.h"
 #include "agent_rr.h"
 #include "agent_serial.h"
@@ -68,9 +69,13 @@ static uint64_t snap_area_size;
 static struct agent_snap_thread *snap_thr; /* AGENT_SNAP_THREADS slots, one mmap */
 uint32_t agent_snap_want;
 static uint64_t snap_next;		   /* switches at which the next one is due */
-/* By time (rr_area.snap_period_ns): when it is due, and the switch count
- * and time of the last look at the clock (snap_time_due). */
+/* By time (rr_area.snap_period_ns): when it is due, and the pass count
+ * and time the period began at (snap_time_due). */
 static uint64_t snap_due_ns, snap_rate_sw, snap_rate_ns;
+/* agent_snap_due: the calibration of arch_ts (ticks a nanosecond, 0 until
+ * known) and the tick count before which the clock is not read again. */
+static uint64_t snap_cal_ts, snap_cal_ns, snap_look_ts;
+static double snap_ticks_ns;
 /* (a program with few switch points passes the slow path a few times a
  * second only: the first look is soon, the next ones at its rate) */
 #define SNAP_TIME_STEP0 4
@@ -365,6 +370,12 @@ void agent_snap_init(struct rr_area *a, uint64_t size)
 		    : a->snap_period_ns	      ? SNAP_TIME_STEP0
 					      : a->snap_period;
 	snap_due_ns = snap_now_ns() + a->snap_period_ns;
+	snap_rate_ns = snap_due_ns - a->snap_period_ns;
+	snap_rate_sw = snap_passes;
+	snap_cal_ns = snap_rate_ns;
+	snap_cal_ts = arch_ts();
+	snap_ticks_ns = 0;
+	snap_look_ts = 0;
 	/* Under gdb (record-mode) a clone whose exit signal is not SIGCHLD
 	 * is a new thread to gdb: there the copies are forks to it. */
 	snap_exit_sig = snap_traced() != 0 ? SIGCHLD : 0;
@@ -423,6 +434,7 @@ void agent_snap_thread_start(uint32_t id)
 	t->tidp = tidp;
 	t->tid = tid;
 	t->gone = 0;
+	t->out_save = 0;
 	__atomic_store_n(&t->parked, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->valid, fs && tidp ? 1u : 0u, __ATOMIC_RELEASE);
 }
@@ -616,13 +628,21 @@ static int snap_all_parked(uint32_t me, uint32_t n)
 			return 0;
 		}
 		st = __atomic_load_n(&agent_serial_slot_at(id)->state, __ATOMIC_ACQUIRE);
-		/* Waiting for the token, or out in a join's wait (RR_S_OUT). */
+		/* Waiting for the token, or out (RR_S_OUT) in a join's wait or
+		 * in a blocking call whose frame saved its context. */
 		if ((st == RR_S_WAIT || st == RR_S_OUT) &&
 		    (__atomic_load_n(&t->parked, __ATOMIC_SEQ_CST) ||
 		     (st == RR_S_WAIT && snap_parks_soon(t, id, &until)))) {
 			t->restore = 1;
 			continue;
 		}
+		/* Out in a blocking call without its context: from now on it
+		 * saves one each time it goes out (agent_serial_out_ctx), so a
+		 * later try can hold it there (a thread that sits in a read or
+		 * a select all the time: mosquitto_pub -l). */
+		if (st == RR_S_OUT && __atomic_load_n(&agent_serial_slot_at(id)->wait,
+						      __ATOMIC_RELAXED) == RR_W_INPUT)
+			__atomic_store_n(&t->out_save, 1, __ATOMIC_RELAXED);
 		if (st != RR_S_DEAD) {
 			agent_log("snapshot waits: thread %u is in state %u, parked %u", id, st,
 				  t->parked);
@@ -725,6 +745,22 @@ void agent_snap_join_wait(uint32_t me, pthread_t th)
 	errno = saved;
 }
 
+void agent_snap_leave(struct agent_snap_thread *t)
+{
+	struct timespec ts = {0, 100000000};
+
+	for (;;) {
+		__atomic_store_n(&t->parked, 0, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
+			return;
+		/* a holder checks the threads, or clones: it may have seen me
+		 * parked, so I stay so (my frames as they were) until it is done */
+		__atomic_store_n(&t->parked, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&snap_busy, __ATOMIC_SEQ_CST))
+			syscall(SYS_futex, &snap_busy, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+	}
+}
+
 /* A copy reaped: how it ended, for SPOOL_DEBUG (a copy that runs on,
  * RR_SNAP_RUN, is the program too). */
 static void snap_reaped(int32_t pid, int status)
@@ -754,8 +790,13 @@ static void snap_reap(int32_t pid)
 
 /* By time: is the snapshot due at this pass? When not, the next look
  * is set some passes on, as many as should come in about a quarter of
- * the time left at the rate since the last look (a clock reading per
- * pass would cost the program more than the snapshots). */
+ * the time left at the rate since the period began (a clock reading per
+ * pass would cost the program more than the snapshots), and no more than
+ * the passes made in the period so far. Passes come in bursts (a loop of
+ * lock calls, then a sleep): the rate since the last look, taken in a
+ * burst, set the next look thousands of passes on, seconds away, and a
+ * program whose thread naps between its bursts got no snapshot in a run
+ * of many periods (rr_snapout: 0 in 0.6 s with --snap-period 50ms). */
 static int snap_time_due(uint64_t switches)
 {
 	uint64_t now = snap_now_ns(), step = SNAP_TIME_STEP0;
@@ -763,15 +804,49 @@ static int snap_time_due(uint64_t switches)
 	if (now >= snap_due_ns)
 		return 1;
 	if (now > snap_rate_ns && switches > snap_rate_sw) {
-		long double per_ns = (long double)(switches - snap_rate_sw) / (now - snap_rate_ns);
+		uint64_t seen = switches - snap_rate_sw;
+		long double per_ns = (long double)seen / (now - snap_rate_ns);
 		long double s = per_ns * (long double)(snap_due_ns - now) / 4;
 
 		step = s < 1 ? 1 : s > SNAP_TIME_STEP_MAX ? SNAP_TIME_STEP_MAX : (uint64_t)s;
+		if (step > seen && seen >= SNAP_TIME_STEP0)
+			step = seen;
 	}
-	snap_rate_sw = switches;
-	snap_rate_ns = now;
 	snap_next = switches + step;
 	return 0;
+}
+
+/*
+ * By time: a thread that comes back from a blocking call, or makes an input
+ * call, asks whether a snapshot is due (agent_serial_snap_check). A program
+ * whose threads spend their time in the kernel makes few switch points
+ * between its calls and came to the slow path, where snapshots are looked
+ * for every 256 points, too rarely or never (mosquitto_pub -l reading its
+ * lines: 0 snapshots in a run of 20 periods). The clock is read there at
+ * most 16 times a period: the counter arch_ts (no system call), calibrated
+ * against the clock once 1 ms has passed, says when to read it again; until
+ * then it is read at each ask. Due: the next pass looks (snap_next).
+ */
+int agent_snap_due(void)
+{
+	uint64_t ts, now;
+
+	if (!snap_area || !snap_area->snap_period_ns || snap_next == UINT64_MAX ||
+	    snap_area->mode != RR_MODE_RECORD)
+		return 0;
+	ts = arch_ts();
+	if (snap_ticks_ns > 0 && ts < snap_look_ts)
+		return 0;
+	now = snap_now_ns();
+	if (snap_ticks_ns <= 0 && now > snap_cal_ns + 1000000 && ts > snap_cal_ts)
+		snap_ticks_ns = (double)(ts - snap_cal_ts) / (double)(now - snap_cal_ns);
+	if (snap_ticks_ns > 0)
+		snap_look_ts = ts + (uint64_t)((double)(snap_area->snap_period_ns / 16) * snap_ticks_ns);
+	if (now < snap_due_ns)
+		return 0;
+	if (snap_next > snap_passes + 1)
+		snap_next = snap_passes + 1;
+	return 1;
 }
 
 /* Set when the program's exit waits for the copies: a snapshot taken

@@ -45,6 +45,8 @@ struct agent_snap_thread {
 	uint32_t gone;	  /* it ended and the kernel has reaped it */
 	uint32_t restore; /* the holder's check: the copy recreates it */
 	uint32_t park;	  /* RR_PARK_* (rr_snap_fmt.h): which wait saved ctx */
+	uint32_t out_save; /* a holder found it out in a blocking call with no
+			    * context saved: it saves one at each such call now */
 };
 
 /* 1 when the area asks for snapshots (serial record). */
@@ -74,6 +76,10 @@ void agent_snap_before_park(struct agent_snap_thread *t);
  * Returns 1 when it returns a second time, in a replay that a snapshot was
  * restored into (agent_snap_restore.c): the caller goes on as a replay. */
 int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches);
+/* By time, record: a snapshot is due now (the holder's next pass through
+ * the slow path looks for it). Cheap: the clock is read a few times a
+ * period. The holder only. */
+int agent_snap_due(void);
 /* Set in a thread a restore recreates (its own TLS) before it returns into
  * its saved context: the taker's agent_snap_point returns 1. */
 extern __thread int agent_snap_resumed;
@@ -90,6 +96,11 @@ void agent_snap_restore_start(void);
  * holder me at its slow path taking it (turn: the token's turn). */
 extern uint32_t agent_snap_request;
 void agent_snap_checkpoint(uint32_t me, uint32_t n, uint64_t turn);
+
+/* Record: thread t comes back from a blocking call it was parked in
+ * (RR_PARK_OUT, agent_serial_out_back): parked goes to 0, waiting first
+ * for a take under way (snap_busy) to end, as agent_snap_join_wait does. */
+void agent_snap_leave(struct agent_snap_thread *t);
 
 /* Record: before the real pthread_join of th by thread me (agent_rr.c). */
 void agent_snap_join_wait(uint32_t me, pthread_t th);

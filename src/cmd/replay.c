@@ -1059,8 +1059,10 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 	}
 	rr_snap_pos_fmt(pos, ctx->snap.turn, ctx->snap.count, ctx->snap.shared_turn);
 	if (ctx->snap.fd >= 0)
-		log_info("starting from snapshot %llu at schedule event %s (%u threads%s%.0u%s)",
+		log_info("starting from snapshot %llu at schedule event %s (%u threads%s%.0u%s%s%.0u%s)",
 			 (unsigned long long)ctx->snap.index, pos, ctx->snap.nthreads,
+			 ctx->snap.nout ? ", " : "", ctx->snap.nout,
+			 ctx->snap.nout ? " in a blocking call" : "",
 			 ctx->snap.nblocked ? ", " : "", ctx->snap.nblocked,
 			 ctx->snap.nblocked ? " back from a blocking call" : "");
 	if (ctx->snap.fd >= 0 && ctx->snap.ndeltas)

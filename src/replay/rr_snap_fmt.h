@@ -23,8 +23,8 @@
 
 #define RR_SNAP_MAGIC "SPSNAP01"
 /* 2: rr_snap_thread.park; 3: deltas (RR_SNAP_F_DELTA); 4: SPARSE records, count;
- * 5: TIMER records */
-#define RR_SNAP_VERSION 5
+ * 5: TIMER records; 6: threads out in a blocking call (RR_PARK_OUT) */
+#define RR_SNAP_VERSION 6
 #define RR_SNAP_VERSION_MIN 3 /* the oldest a reader takes (3: the same but for those) */
 
 /* rr_snap_hdr.flags */
@@ -144,6 +144,8 @@ enum {
 	RR_PARK_NAP = 4,   /* taking it back after a nap with nobody waiting */
 	RR_PARK_JOIN = 5,  /* the wait pthread_join starts with (agent_snap_join_wait) */
 	RR_PARK_TAKER = 6, /* the holder, at the take */
+	RR_PARK_OUT = 7,   /* out in a blocking call: saved in the call's frame after it
+			    * gave the token up; a restore takes the result from the log */
 };
 
 struct rr_snap_sigact {

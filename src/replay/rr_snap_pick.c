@@ -147,9 +147,10 @@ out:
 
 /* The records: bounds, a first thread, the taker, where each thread was
  * parked (*nblocked: those taking the run token back after a blocking call
- * or a nap). Returns 0, -EBADMSG (damaged), or -EAGAIN with *why set (no
+ * or a nap; *nout: those out in a blocking call). Returns 0, -EBADMSG (damaged), or -EAGAIN with *why set (no
  * first thread to restore). */
-static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked)
+static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked,
+		     uint32_t *nout)
 {
 	uint64_t off = 0;
 	int first = 0, taker = 0;
@@ -181,9 +182,11 @@ static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked
 			first |= t.id == 0;
 			taker |= t.taker != 0;
 			*nblocked += t.park == RR_PARK_BLOCK || t.park == RR_PARK_NAP;
+			*nout += t.park == RR_PARK_OUT;
 			if (t.park != RR_PARK_SLOW && t.park != RR_PARK_GO &&
 			    t.park != RR_PARK_BLOCK && t.park != RR_PARK_NAP &&
-			    t.park != RR_PARK_JOIN && t.park != RR_PARK_TAKER)
+			    t.park != RR_PARK_JOIN && t.park != RR_PARK_TAKER &&
+			    t.park != RR_PARK_OUT)
 				return -EBADMSG;
 		} else if (rec.kind == RR_SNAP_REGION) {
 			struct rr_snap_region r;
@@ -315,7 +318,7 @@ int rr_snap_pick(const char *dir, uint64_t event, uint64_t count, const char *ex
 		struct rr_snap_hdr h;
 		const char *why = NULL;
 		uint64_t size = 0;
-		uint32_t nblocked = 0, ndeltas = 0;
+		uint32_t nblocked = 0, nout = 0, ndeltas = 0;
 		struct timespec t0, t1;
 		int fd = -1;
 
@@ -350,7 +353,7 @@ int rr_snap_pick(const char *dir, uint64_t event, uint64_t count, const char *ex
 		rc = pick_body(dirfd(dp), ents[i].name, &h, &fd, &size, &ndeltas);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (rc == 0)
-			rc = pick_scan(fd, size, &why, &nblocked);
+			rc = pick_scan(fd, size, &why, &nblocked, &nout);
 		if (rc == -EAGAIN) {
 			log_warn("snapshot %" PRIu64 " (event %" PRIu64 ") cannot be restored (%s): "
 				 "trying an earlier one",
@@ -384,6 +387,7 @@ int rr_snap_pick(const char *dir, uint64_t event, uint64_t count, const char *ex
 		pick->size = size;
 		pick->nthreads = h.nthreads;
 		pick->nblocked = nblocked;
+		pick->nout = nout;
 		pick->ndeltas = ndeltas;
 		pick->unpack_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
 				  (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;

@@ -19,6 +19,7 @@ struct rr_snap_pick {
 	int shared_turn;   /* another snapshot was taken at that turn: count tells them apart */
 	uint32_t nthreads; /* threads it holds */
 	uint32_t nblocked; /* ... parked taking the run token back after a blocking call or a nap */
+	uint32_t nout;	   /* ... out in a blocking call (RR_PARK_OUT) */
 	uint32_t ndeltas;  /* deltas composed over a whole snapshot to make it (0: it was whole) */
 	uint64_t unpack_ns; /* unpacking (and composing) it took */
 };

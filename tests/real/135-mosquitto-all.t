@@ -172,9 +172,10 @@ ok "report on a recording: exit 0, says why it has no lock table" \
 	bash -c "[ $? = 0 ] && grep -q 'locks: not recorded' rep.txt" || diag "$(cat rep.txt)"
 
 # --- snapshots: mosquitto_pub's threads switch only where one blocks (its
-# loop thread in select, a handful in the run), and a snapshot is tried at
-# no such switch: none is taken, spool says why, and --goto says so and
-# replays from the start
+# loop thread in select, a handful in the run). None was taken before a
+# snapshot could hold a thread out in a blocking call (then spool says why,
+# and --goto says so and replays from the start); now some are, and --goto
+# replays the recording's output from one (tests/real/150: more of them)
 broker_up
 spool_run record --snap-period 1 -o snap.trace -- "${PUB[@]}"
 broker_down
