@@ -53,6 +53,7 @@ void agent_stack_scrub(void);
 /* agent_scrub.c: the bounds of this thread's stack the stubs zero within */
 void agent_scrub_main(void);
 void agent_scrub_thread(void);
+extern __thread uintptr_t agent_scrub_lo, agent_scrub_hi;
 
 static inline uint64_t agent_stub_caller(const void *ra, void *fp)
 {
