@@ -144,6 +144,8 @@ PACKAGES=(
 #                  threads, 124 MB of writable memory per snapshot (tests/real/146)
 #   restic         a Go program (cgo): its runtime's own system calls, signal stacks and
 #                  futexes under every command (tests/real/147-restic-go-all.t)
+#   pv             splice()s its input pipe to its output: bytes from a pipe to a pipe or
+#                  a terminal that a replay must write again (tests/real/148-pv-splice.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -161,6 +163,7 @@ REAL_PACKAGES=(
 	ruby haproxy bind9-dnsutils
 	vim
 	apache2 apache2-utils ffmpeg restic
+	pv
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.
