@@ -150,6 +150,8 @@ PACKAGES=(
 #                  starts (initdb as the postgres user) (tests/real/152-pgbench-all.t)
 #   lld            ld.lld --threads=2: LLVM's thread pool (C++ std::thread), ends with
 #                  _exit while its workers wait (tests/real/153-lld-all.t)
+#   pv             splice()s its input pipe to its output: bytes from a pipe to a pipe or
+#                  a terminal that a replay must write again (tests/real/148-pv-splice.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -167,7 +169,7 @@ REAL_PACKAGES=(
 	ruby haproxy bind9-dnsutils
 	vim
 	apache2 apache2-utils ffmpeg restic
-	p7zip-full postgresql lld
+	p7zip-full postgresql lld pv
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

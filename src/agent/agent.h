@@ -63,6 +63,7 @@ struct agent_scrub_ent {
 	uint64_t span;	/* what the stub zeroes */
 };
 extern const struct agent_scrub_ent __start_spool_scrub_tab[], __stop_spool_scrub_tab[];
+extern __thread uintptr_t agent_scrub_lo, agent_scrub_hi;
 
 static inline uint64_t agent_stub_caller(const void *ra, void *fp)
 {

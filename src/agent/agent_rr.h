@@ -429,7 +429,8 @@ void agent_rr_stop(const char *text, uint32_t flag) __attribute__((noreturn));
 void agent_rr_end_of_schedule(uint32_t thread, uint64_t count) __attribute__((noreturn));
 
 /* Asynchronous signals (agent_rr_signal.c): the calling thread's signals
- * that arrived and whose handler has not run (bit = signal number); run
+ * that arrived and whose handler has not run (bit = signal number - 1, the
+ * kernel's layout: SIGRTMAX has one); run
  * the program's handler of sig now; the calling thread is numbered. */
 extern __thread uint64_t agent_rr_sig_pending;
 void agent_rr_sig_run(int sig);
@@ -448,6 +449,15 @@ static inline int agent_rr_sig_any(void)
 }
 /* Take one signal to deliver now (the thread's own first), 0 if none. */
 int agent_rr_sig_take(void);
+/* Snapshots (agent_snap_img.c, agent_snap_restore.c): a signal the agent
+ * wraps is written with the program's handler, flags and mask and, as its
+ * restorer, the wrapper's address (a mark: the kernel's is the wrapper);
+ * a restore installs such a one again through the agent
+ * (agent_rr_sig_restore), which keeps the program's handler. Before, the
+ * table of the program's handlers was the fresh replay's, empty: after a
+ * restore no handler ran. k: {handler, flags, restorer, mask}. */
+int agent_rr_sig_snap(int sig, uint64_t k[4]);
+int agent_rr_sig_restore(int sig, const uint64_t k[4]);
 /* Serial mode: deliver the signals due at this switch point (agent_rr.c);
  * lower agent_ser.limit to the next point a signal is due at; the thread
  * holds the token; replay: the count of the thread's next delivery at a

@@ -495,6 +495,13 @@ static int rr_fd_may_block(int fd)
 	return !rr_fstat(fd, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
+static int rr_fd_is_fifo(int fd)
+{
+	struct stat st;
+
+	return !rr_fstat(fd, &st) && S_ISFIFO(st.st_mode);
+}
+
 /* Replay: whether the pipe fd writes to is read by this process (another
  * descriptor open for reading on the same pipe). Cached per descriptor and
  * pipe; the scan (one fstat per descriptor number) runs once per pipe. */
@@ -766,6 +773,9 @@ ssize_t agent_rr_sendmsg(int fd, const struct msghdr *m, int flags,
  * recording did with `cat` copying a file: the copy is written); otherwise
  * the descriptors' offsets move as the recorded call moved them, and a
  * pipe the call read from in a replayed tree is drained by as much.
+ * When the output is one a replay writes for real, the bytes are kept in
+ * the log (RR_XFER_DATA): read back from a regular file (rr_xfer_src), or,
+ * for a splice from a pipe, copied by a tee first (rr_splice_capture).
  * Serial record gives the token up around a call that may block.
  */
 /* Replay: the recorded count moved for real, through a buffer (raw
@@ -909,12 +919,13 @@ static ssize_t rr_xfer_replay(struct agent_thread *t, unsigned kind, int in, lof
 struct rr_xfer_src {
 	int from;
 	loff_t at;
+	int out_real; /* the output is one a replay writes for real */
 };
 
 static struct rr_xfer_src rr_xfer_src(unsigned kind, int in, const loff_t *oi, int out,
 				      const loff_t *oo)
 {
-	struct rr_xfer_src src = {-1, -1};
+	struct rr_xfer_src src = {-1, -1, 0};
 	struct stat si, so;
 	int e = errno;
 	long fl;
@@ -923,6 +934,7 @@ static struct rr_xfer_src rr_xfer_src(unsigned kind, int in, const loff_t *oi, i
 	    (S_ISFIFO(so.st_mode) && rr_pipe_internal(out, &so)) ||
 	    (S_ISCHR(so.st_mode) && so.st_rdev == makedev(1, 3)))
 		goto out;
+	src.out_real = 1;
 	if (!rr_fstat(in, &si) && S_ISREG(si.st_mode)) {
 		src.from = in;
 		src.at = oi ? *oi : syscall(SYS_lseek, in, 0, SEEK_CUR);
@@ -940,8 +952,85 @@ out:
 	return src;
 }
 
+/*
+ * Record: a splice from a pipe to an output a replay writes for real (a
+ * terminal, spool's stdout, a pipe the program does not read itself). The
+ * bytes are in no file to read back, so a replay wrote nothing where the
+ * recording had written them (`spool replay` printed less). So tee
+ * duplicates them first into a private pipe, without taking them from the
+ * input: it waits for input as the splice would (the same flags), then the
+ * splice moves at most that many, the first bytes of the copy, which are
+ * read from the private pipe into cap (an anonymous mapping the caller
+ * unmaps). A tee interrupted, or finding nothing with SPLICE_F_NONBLOCK,
+ * returns what the splice would have; one that found the end of input or
+ * failed otherwise (or no private pipe) leaves the splice to be made as it
+ * was, no bytes kept. Another thread
+ * reading the same pipe between the tee and the splice would make the copy
+ * another's bytes (not seen in programs). The private pipe exists only
+ * during the call (its two descriptors are the lowest free ones meanwhile).
+ */
+struct rr_xfer_cap {
+	void *p;
+	size_t n;
+};
+
+static ssize_t rr_splice_capture(int in, int out, loff_t *oo, size_t n, unsigned fl,
+				 struct rr_xfer_cap *cap)
+{
+	int pp[2], e;
+	ssize_t d, r;
+
+	cap->p = NULL;
+	cap->n = 0;
+	/* (blocking: the kernel makes a tee between pipes non-blocking when
+	 * either is O_NONBLOCK; it never waits on this empty one, and reads
+	 * back only bytes it holds) */
+	if (syscall(SYS_pipe2, pp, O_CLOEXEC) != 0)
+		return real_splice(in, NULL, out, oo, n, fl);
+	d = real_tee(in, pp[1], n, fl);
+	if (d <= 0) {
+		e = errno;
+		syscall(SYS_close, pp[0]);
+		syscall(SYS_close, pp[1]);
+		/* interrupted, or nothing there with SPLICE_F_NONBLOCK: what
+		 * the splice would have said (it waits for input like the
+		 * tee); end of input or another error: the splice says it */
+		if (d < 0 && (e == EINTR || e == EAGAIN)) {
+			errno = e;
+			return d;
+		}
+		return real_splice(in, NULL, out, oo, n, fl);
+	}
+	r = real_splice(in, NULL, out, oo, (size_t)d, fl);
+	e = errno;
+	if (r > 0 && (cap->p = rr_xfer_map((size_t)r))) {
+		size_t got = 0;
+
+		while (got < (size_t)r) {
+			long k = syscall(SYS_read, pp[0], (char *)cap->p + got, (size_t)r - got);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		if (got == (size_t)r) {
+			cap->n = got;
+		} else {
+			syscall(SYS_munmap, cap->p, (size_t)r);
+			cap->p = NULL;
+		}
+	}
+	syscall(SYS_close, pp[0]);
+	syscall(SYS_close, pp[1]);
+	errno = e;
+	return r;
+}
+
 static ssize_t rr_xfer_rec(struct agent_thread *t, unsigned kind, int in, const loff_t *oi,
-			   int out, const loff_t *oo, ssize_t r, struct rr_xfer_src src)
+			   int out, const loff_t *oo, ssize_t r, struct rr_xfer_src src,
+			   const struct rr_xfer_cap *cap)
 {
 	int e = errno, nseg = 1;
 	struct rr_xfer x = {oi ? *oi : -1, oo ? *oo : -1};
@@ -949,6 +1038,14 @@ static ssize_t rr_xfer_rec(struct agent_thread *t, unsigned kind, int in, const 
 	uint64_t arg = kind | (uint64_t)(uint32_t)in << 32;
 	size_t got = 0;
 
+	if (r > 0 && cap && cap->p && cap->n == (size_t)r) {
+		/* the bytes rr_splice_capture kept */
+		s[1].p = cap->p;
+		s[1].n = cap->n;
+		nseg = 2;
+		arg |= RR_XFER_DATA;
+		src.from = -1;
+	}
 	/* the bytes moved, read back (a file another writer changed in
 	 * between gives its bytes: the call's own are gone); an output
 	 * opened write-only is read through a descriptor of its own */
@@ -982,7 +1079,7 @@ static ssize_t rr_xfer_rec(struct agent_thread *t, unsigned kind, int in, const 
 		}
 	}
 	agent_rr_rec_input(t, RR_CALL_XFER, out, r, r < 0 ? e : 0, arg, s, nseg);
-	if (s[1].p)
+	if (s[1].p && !(cap && s[1].p == cap->p))
 		syscall(SYS_munmap, s[1].p, (size_t)r);
 	errno = e;
 	return r;
@@ -1005,7 +1102,7 @@ AGENT_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
 	src = rr_xfer_src(RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL);
 	r = RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, 0), ssize_t,
 			real_sendfile(out, in, off, n));
-	return rr_xfer_rec(t, RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL, r, src);
+	return rr_xfer_rec(t, RR_XFER_SENDFILE, in, (loff_t *)off, out, NULL, r, src, NULL);
 }
 
 AGENT_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
@@ -1025,15 +1122,29 @@ AGENT_EXPORT ssize_t splice(int in, loff_t *oi, int out, loff_t *oo, size_t n, u
 	if (RR_REPLAYING())
 		return rr_xfer_replay(t, RR_XFER_SPLICE, in, oi, out, oo);
 	src = rr_xfer_src(RR_XFER_SPLICE, in, oi, out, oo);
+	if (src.from < 0 && src.out_real && !oi && rr_fd_is_fifo(in)) {
+		struct rr_xfer_cap cap;
+
+		r = RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, fl), ssize_t,
+				rr_splice_capture(in, out, oo, n, fl, &cap));
+		r = rr_xfer_rec(t, RR_XFER_SPLICE, in, oi, out, oo, r, src, &cap);
+		if (cap.p) {
+			int e = errno;
+
+			syscall(SYS_munmap, cap.p, cap.n);
+			errno = e;
+		}
+		return r;
+	}
 	r = RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, fl), ssize_t,
 			real_splice(in, oi, out, oo, n, fl));
-	return rr_xfer_rec(t, RR_XFER_SPLICE, in, oi, out, oo, r, src);
+	return rr_xfer_rec(t, RR_XFER_SPLICE, in, oi, out, oo, r, src, NULL);
 }
 
 AGENT_EXPORT ssize_t tee(int in, int out, size_t n, unsigned fl)
 {
 	struct agent_thread *t;
-	struct rr_xfer_src none = {-1, -1};
+	struct rr_xfer_src none = {-1, -1, 0};
 
 	if (RR_IO_OFF(t))
 		return real_tee(in, out, n, fl);
@@ -1043,7 +1154,7 @@ AGENT_EXPORT ssize_t tee(int in, int out, size_t n, unsigned fl)
 	return rr_xfer_rec(t, RR_XFER_TEE, in, NULL, out, NULL,
 			   RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, fl), ssize_t,
 				       real_tee(in, out, n, fl)),
-			   none);
+			   none, NULL);
 }
 
 AGENT_EXPORT ssize_t copy_file_range(int in, loff_t *oi, int out, loff_t *oo, size_t n,
@@ -1061,7 +1172,7 @@ AGENT_EXPORT ssize_t copy_file_range(int in, loff_t *oi, int out, loff_t *oo, si
 	src = rr_xfer_src(RR_XFER_COPY, in, oi, out, oo);
 	r = RR_BLOCK_IF(RR_CALL_XFER, RR_XFER_MAY_BLOCK(in, out, 0), ssize_t,
 			real_copy_file_range(in, oi, out, oo, n, fl));
-	return rr_xfer_rec(t, RR_XFER_COPY, in, oi, out, oo, r, src);
+	return rr_xfer_rec(t, RR_XFER_COPY, in, oi, out, oo, r, src, NULL);
 }
 
 /* Weak: the system probes (agent_sys.c) interpose the write family too;

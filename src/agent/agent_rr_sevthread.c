@@ -36,11 +36,11 @@
  * and a function that makes recorded calls is said ("a thread spool could
  * not number made recorded calls").
  *
- * timer_getoverrun is an input (agent_rr_timer.c). Not covered: a
- * SIGEV_THREAD timer created in a thread spool could not number
- * or past SEV_SLOTS timers at once (glibc's way, as before), and a program
- * that blocks SEV_SIG everywhere to sigwait for it itself (it gets none
- * of the timers' instances: they are thread-directed to the notifiers).
+ * timer_getoverrun is an input (agent_rr_timer.c). The program's own
+ * SEV_SIG sent to the process and taken by a notifier goes back to the
+ * process (sev_forward). Not covered: a SIGEV_THREAD timer created in a
+ * thread spool could not number or past SEV_SLOTS timers at once (glibc's
+ * way, as before).
  *
  * Agent rules: no malloc (a fixed table, slots claimed by compare-and-
  * swap); the creator's mask is changed with raw rt_sigprocmask (the
@@ -99,8 +99,32 @@ static struct sev_slot *sev_find(timer_t id)
 	return NULL;
 }
 
+/*
+ * The program's own SEV_SIG, sent to the process (kill, sigqueue), which
+ * the kernel gave the notifier because it waits for that signal too: a
+ * program that waits for SIGRTMAX itself (sigwaitinfo, a signalfd) or
+ * handles it lost it, and the notifier ended as if its timer were deleted.
+ * Recording, it goes back to the process with the same siginfo
+ * (rt_sigqueueinfo to itself keeps any si_code), then the notifier sleeps
+ * 1 ms so that a thread of the program waiting for it takes it rather than
+ * the notifier again (it would only come round once more). A replay
+ * forwards nothing: the notifier's waits and the program's return what
+ * they returned when recorded.
+ */
+static void sev_forward(siginfo_t *si)
+{
+	struct timespec ms = {0, 1000000};
+
+	if (agent_rr_mode & RR_MODE_REPLAY)
+		return;
+	si->si_signo = SEV_SIG;
+	syscall(SYS_rt_sigqueueinfo, (pid_t)syscall(SYS_getpid), SEV_SIG, si);
+	syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ms, NULL);
+}
+
 /* The notifier: each expiry runs the function; the send of timer_delete
- * ends it, and it frees its slot. */
+ * (pthread_kill: SI_TKILL) ends it, and it frees its slot. Anything else
+ * is the program's (sev_forward). */
 static void *sev_notifier(void *arg)
 {
 	struct sev_slot *s = arg;
@@ -120,6 +144,10 @@ static void *sev_notifier(void *arg)
 			if (errno == EINTR)
 				continue;
 			break; /* (a recorded failure: nothing more will come) */
+		}
+		if (r == SEV_SIG && si.si_code != SI_TIMER && si.si_code != SI_TKILL) {
+			sev_forward(&si);
+			continue;
 		}
 		if (r != SEV_SIG || si.si_code != SI_TIMER)
 			break; /* timer_delete's send */

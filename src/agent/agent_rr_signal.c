@@ -56,18 +56,27 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "../arch/arch_onstack.h"
 #include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_serial.h"
 #include "agent_rr_dispatch.h"
 
-__thread uint64_t agent_rr_sig_pending; /* bit sig: arrived, handler not run yet */
+ARCH_ONSTACK_DEFINE;
+
+/* The masks below have the kernel's layout, bit sig - 1, so that SIGRTMAX
+ * (64) has one: a program's own handler of it is recorded like any other
+ * (it was left to run for real, unrecorded, when the masks had bit sig). */
+__thread uint64_t agent_rr_sig_pending; /* bit sig - 1: arrived, handler not run yet */
 uint64_t agent_rr_sig_proc;		/* the same, for any thread (serial: the token holder) */
 __thread uint8_t agent_rr_sig_away;	/* in pthread_join (agent_rr.c) */
 
 static struct sigaction sig_prog[NSIG]; /* the program's dispositions of wrapped signals */
 static uint8_t sig_wrapped[NSIG];
 static int (*sig_real)(int, const struct sigaction *, struct sigaction *);
+
+/* <linux/signal.h>'s SS_AUTODISARM (glibc's headers lack it) */
+#define SS_AUTODISARM_BIT (1u << 31)
 
 static int sig_sync(int sig)
 {
@@ -83,6 +92,66 @@ static void sig_call(const struct sigaction *a, int sig, siginfo_t *si, void *uc
 		a->sa_handler(sig);
 }
 
+/*
+ * SA_ONSTACK, for a handler the agent runs itself (agent_rr_sig_run): the
+ * kernel would have run it on the thread's alternate stack when one is set
+ * and the thread is not on it already (sigaltstack says SS_ONSTACK when the
+ * stack pointer is inside it, so a handler interrupted by a delivery point
+ * runs the next one where it is); so does this, through
+ * arch_onstack_call. As the kernel does: uc_stack holds the alternate
+ * stack's settings, and SS_AUTODISARM disables it while the handler runs
+ * (a handler that leaves with siglongjmp leaves it disabled, as the
+ * kernel's sigreturn is not reached either). The stubs zero nothing while
+ * the handler runs (agent_scrub.c): an alternate stack inside the thread's
+ * own (a local array of main) has live frames below it that the zeroing
+ * would reach; the recording and the replay run the handler alike, so
+ * they see the same words. 0 when the handler ran, else -EAGAIN (run it
+ * where the agent is).
+ */
+struct sig_onstack_arg {
+	const struct sigaction *a;
+	int sig;
+	siginfo_t *si;
+	ucontext_t *uc;
+};
+
+static void sig_onstack_tramp(void *p)
+{
+	struct sig_onstack_arg *o = p;
+
+	sig_call(o->a, o->sig, o->si, o->uc);
+}
+
+static int sig_call_onstack(const struct sigaction *a, int sig, siginfo_t *si, ucontext_t *uc)
+{
+	struct sig_onstack_arg o = {a, sig, si, uc};
+	uintptr_t top, lo, hi;
+	stack_t ss, off;
+	int disarm;
+
+	if (!(a->sa_flags & SA_ONSTACK) || syscall(SYS_sigaltstack, NULL, &ss) != 0 ||
+	    (ss.ss_flags & (SS_DISABLE | SS_ONSTACK)) || !ss.ss_sp || ss.ss_size < 1024)
+		return -EAGAIN;
+	top = ((uintptr_t)ss.ss_sp + ss.ss_size) & ~(uintptr_t)15;
+	uc->uc_stack = ss;
+	disarm = (ss.ss_flags & SS_AUTODISARM_BIT) != 0;
+	if (disarm) {
+		memset(&off, 0, sizeof(off));
+		off.ss_flags = SS_DISABLE;
+		syscall(SYS_sigaltstack, &off, NULL);
+	}
+	lo = agent_scrub_lo;
+	hi = agent_scrub_hi;
+	agent_scrub_lo = 0;
+	agent_scrub_hi = 0;
+	arch_onstack_call(sig_onstack_tramp, &o, top);
+	agent_scrub_lo = lo;
+	agent_scrub_hi = hi;
+	if (disarm)
+		syscall(SYS_sigaltstack, &ss, NULL);
+	return 0;
+}
+
 static void sig_reset(int sig);
 /* The thread waits in pause or sigsuspend: its signals are its own (it
  * comes back with the token and delivers them before the call returns). */
@@ -93,7 +162,7 @@ static void sig_wrapper(int sig, siginfo_t *si, void *uc)
 {
 	uint64_t bit;
 
-	if (sig <= 0 || sig >= NSIG || sig >= 64)
+	if (sig <= 0 || sig >= NSIG || sig > 64)
 		return;
 	if (!agent_rr_mode || !agent_rr_sig_thread_ok()) {
 		struct sigaction a = sig_prog[sig];
@@ -105,7 +174,7 @@ static void sig_wrapper(int sig, siginfo_t *si, void *uc)
 	}
 	if (agent_rr_mode & RR_MODE_REPLAY)
 		return; /* the recorded deliveries are made from the log */
-	bit = 1ull << sig;
+	bit = 1ull << (sig - 1);
 	if (!(si && si->si_code == SI_TKILL) &&
 	    (agent_rr_sig_away || (agent_serial_on == RR_MODE_RECORD && !sig_in_wait &&
 				   !agent_serial_holder()))) {
@@ -128,8 +197,8 @@ int agent_rr_sig_take(void)
 	int sig;
 
 	if (m) {
-		sig = __builtin_ctzll(m);
-		__atomic_fetch_and(&agent_rr_sig_pending, ~(1ull << sig), __ATOMIC_RELAXED);
+		sig = __builtin_ctzll(m) + 1;
+		__atomic_fetch_and(&agent_rr_sig_pending, ~(1ull << (sig - 1)), __ATOMIC_RELAXED);
 		return sig;
 	}
 	/* Several threads may take from the process's mask: the fetch-and
@@ -144,13 +213,13 @@ int agent_rr_sig_take(void)
 
 		if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &kmask, 8) < 0)
 			kmask = 0;
-		/* kernel bit sig - 1; agent_rr_sig_proc's bit sig */
-		blocked = (kmask | agent_probe_trap_view()) << 1;
+		/* kernel bit sig - 1, as agent_rr_sig_proc's */
+		blocked = kmask | agent_probe_trap_view();
 	}
 	while ((m = __atomic_load_n(&agent_rr_sig_proc, __ATOMIC_ACQUIRE) & ~blocked)) {
-		sig = __builtin_ctzll(m);
-		if (__atomic_fetch_and(&agent_rr_sig_proc, ~(1ull << sig), __ATOMIC_ACQ_REL) &
-		    (1ull << sig))
+		sig = __builtin_ctzll(m) + 1;
+		if (__atomic_fetch_and(&agent_rr_sig_proc, ~(1ull << (sig - 1)), __ATOMIC_ACQ_REL) &
+		    (1ull << (sig - 1)))
 			return sig;
 	}
 	return 0;
@@ -224,7 +293,8 @@ void agent_rr_sig_run(int sig)
 	 * sigreturn would restore it. No registers: this is no interrupt. */
 	memset(&uc, 0, sizeof(uc));
 	uc.uc_sigmask = old;
-	sig_call(&a, sig, &si, &uc);
+	if (sig_call_onstack(&a, sig, &si, &uc))
+		sig_call(&a, sig, &si, &uc);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &uc.uc_sigmask, NULL, _NSIG / 8);
 }
 
@@ -248,7 +318,7 @@ static int sig_action(int sig, const struct sigaction *act, struct sigaction *oa
 		return 0; /* int3 probes keep their handler (agent_probe.c) */
 	if (sig == SIGSYS && agent_rr_dispatch_sigsys(act, oact))
 		return 0; /* syscall user dispatch keeps its handler */
-	if (sig <= 0 || sig >= NSIG || sig >= 64 || sig_sync(sig) ||
+	if (sig <= 0 || sig >= NSIG || sig > 64 || sig_sync(sig) ||
 	    (!agent_rr_mode && !sig_wrapped[sig]))
 		return sig_real(sig, act, oact);
 	prev = sig_prog[sig];
@@ -284,6 +354,44 @@ static int sig_action(int sig, const struct sigaction *act, struct sigaction *oa
 		*oact = prev;
 	sig_wrapped[sig] = 1;
 	return 0;
+}
+
+/* The snapshot's record of sig (agent_rr.h): 1 when the agent wraps it
+ * (k filled from the program's disposition), else 0 (k as it was: the
+ * kernel's). Called in the snapshot's copy: reads only. */
+int agent_rr_sig_snap(int sig, uint64_t k[4])
+{
+	const struct sigaction *a;
+
+	if (sig <= 0 || sig >= NSIG || !sig_wrapped[sig] || k[0] != (uint64_t)(uintptr_t)sig_wrapper)
+		return 0;
+	a = &sig_prog[sig];
+	k[0] = (a->sa_flags & SA_SIGINFO) ? (uint64_t)(uintptr_t)a->sa_sigaction
+					  : (uint64_t)(uintptr_t)a->sa_handler;
+	k[1] = (uint64_t)(uint32_t)a->sa_flags;
+	k[2] = (uint64_t)(uintptr_t)sig_wrapper;
+	memcpy(&k[3], &a->sa_mask, sizeof(k[3]));
+	return 1;
+}
+
+/* A restore: a record agent_rr_sig_snap wrote (restorer = this build's
+ * wrapper, handler elsewhere) is installed through the agent, which wraps
+ * it again and keeps the program's handler. 1 when it was one, else 0. */
+int agent_rr_sig_restore(int sig, const uint64_t k[4])
+{
+	struct sigaction a;
+
+	if (k[2] != (uint64_t)(uintptr_t)sig_wrapper || k[0] == (uint64_t)(uintptr_t)sig_wrapper)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.sa_flags = (int)(uint32_t)k[1];
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction = (void (*)(int, siginfo_t *, void *))(uintptr_t)k[0];
+	else
+		a.sa_handler = (sighandler_t)(uintptr_t)k[0];
+	memcpy(&a.sa_mask, &k[3], sizeof(k[3]));
+	sig_action(sig, &a, NULL);
+	return 1;
 }
 
 /* With int3 probes installed, a handler's sa_mask never blocks SIGTRAP for
@@ -475,12 +583,12 @@ static void sig_quiet(const sigset_t *set)
 
 	if (sig_resolve())
 		return;
-	for (sig = 1; sig < 64; sig++) {
+	for (sig = 1; sig <= 64; sig++) {
 		struct sigaction cur, w;
 
 		if (!(want & (1ull << (sig - 1))) ||
-		    (__atomic_fetch_or(&sig_quieted, 1ull << sig, __ATOMIC_RELAXED) &
-		     (1ull << sig)))
+		    (__atomic_fetch_or(&sig_quieted, 1ull << (sig - 1), __ATOMIC_RELAXED) &
+		     (1ull << (sig - 1))))
 			continue;
 		if (sig == SIGKILL || sig == SIGSTOP || sig_sync(sig) || sig_default_ignored(sig) ||
 		    sig_wrapped[sig] || sig_real(sig, NULL, &cur) ||
@@ -536,7 +644,7 @@ static int sig_timedwait(const sigset_t *set, siginfo_t *info, const struct time
 			agent_rr_sig_wait_sends(r, (uint32_t)sends);
 		if (set)
 			sig_quiet(set);
-		if (r > 0 && r < 64)
+		if (r > 0 && r <= 64)
 			sig_drain(r);
 		errno = e;
 		return r;

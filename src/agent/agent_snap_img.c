@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../replay/rr_snap_fmt.h"
+#include "agent_rr.h"
 #include "agent_serial.h"
 #include "agent_snap.h"
 
@@ -273,8 +274,23 @@ static void img_sigacts(struct img *g)
 	struct rr_snap_sigact sa[64];
 
 	memset(sa, 0, sizeof(sa));
-	for (int sig = 1; sig <= 64; sig++)
+	for (int sig = 1; sig <= 64; sig++) {
+		uint64_t k[4];
+
 		syscall(SYS_rt_sigaction, sig, NULL, &sa[sig - 1], 8);
+		/* a signal the agent wraps: the program's disposition, marked
+		 * (agent_rr_sig_snap) */
+		k[0] = sa[sig - 1].handler;
+		k[1] = sa[sig - 1].flags;
+		k[2] = sa[sig - 1].restorer;
+		k[3] = sa[sig - 1].mask;
+		if (agent_rr_sig_snap(sig, k)) {
+			sa[sig - 1].handler = k[0];
+			sa[sig - 1].flags = k[1];
+			sa[sig - 1].restorer = k[2];
+			sa[sig - 1].mask = k[3];
+		}
+	}
 	img_rec(g, RR_SNAP_SIGACT, sizeof(sa));
 	img_put(g, sa, sizeof(sa), 0);
 }

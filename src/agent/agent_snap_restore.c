@@ -570,6 +570,14 @@ static void rs_signals(void)
 			continue;
 		if (syscall(SYS_rt_sigaction, sig, NULL, &cur, 8) < 0)
 			continue;
+		/* a program's handler the agent wrapped: through the agent */
+		{
+			const struct rr_snap_sigact *k = &rs_sa[sig - 1];
+			uint64_t w[4] = {k->handler, k->flags, k->restorer, k->mask};
+
+			if (agent_rr_sig_restore(sig, w))
+				continue;
+		}
 		/* the agent's own handlers are the replay's */
 		if (rs_in_agent(cur.handler) || rs_in_agent(rs_sa[sig - 1].handler))
 			continue;
