@@ -992,8 +992,8 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		if (ctx->serial && (ctx->snap_period || ctx->snap_period_ns) &&
 		    (ctx->snap_set || ctx->snap_taken))
 			log_info("%llu snapshot%s (%s), pause %.3f ms on average, "
-				 "%.3f ms at most; %llu due when a thread was not parked (taken "
-				 "later)",
+				 "%.3f ms at most; %llu due when a thread was not parked (tried "
+				 "again at a later switch)",
 				 (unsigned long long)ctx->snap_taken, ctx->snap_taken == 1 ? "" : "s",
 				 every,
 				 ctx->snap_taken ? (double)ctx->snap_ns / (double)ctx->snap_taken / 1e6
