@@ -24,6 +24,7 @@
 #include "../probe/probe_fde.h"
 #include "../probe/probe_session.h"
 #include "../util/log.h"
+#include "../util/target.h"
 #include "path.h"
 
 struct path_probes {
@@ -116,7 +117,10 @@ int path_probes_setup(struct path_probes **out, int mode, const char *exe, struc
 	*out = NULL;
 	inst = path_prog_instrumented(exe);
 	if (inst < 0 && mode != PATH_FN_FINST) {
-		log_err("%s: cannot read it: %s", exe, strerror(-inst));
+		char why[400];
+
+		log_err("%s: cannot read it: %s", exe,
+			target_unreadable_why(exe, inst, why, sizeof(why)));
 		return inst;
 	}
 	if (mode == PATH_FN_FINST || (mode == PATH_FN_AUTO && inst == 1)) {

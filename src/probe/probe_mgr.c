@@ -24,6 +24,7 @@
 #include "../trace/sideword.h"
 #include "../util/demangle.h"
 #include "../util/log.h"
+#include "../util/target.h"
 #include "probe.h"
 #if defined(__aarch64__)
 #include "../arch/aarch64/a64_insn.h"
@@ -440,7 +441,10 @@ int probe_mgr_add_spec(struct probe_mgr *m, const struct probe_spec *s)
 	if (!s->lib[0]) {
 		rc = probe_mgr_module(m, m->exe, 1, &mi);
 		if (rc) {
-			log_err("probe: cannot read %s: %s", m->exe, strerror(-rc));
+			char why[400];
+
+			log_err("probe: cannot read %s: %s", m->exe,
+				target_unreadable_why(m->exe, rc, why, sizeof(why)));
 			return rc;
 		}
 		rc = probe_mgr_spec_module(m, s, mi, &matched, &copied);
@@ -560,9 +564,11 @@ static const char *probe_sym_column(const struct probe_module *mod, uint32_t sym
 int probe_mgr_exe_module(struct probe_mgr *m, uint32_t *idx)
 {
 	int rc = probe_mgr_module(m, m->exe, 1, idx);
+	char why[400];
 
 	if (rc)
-		log_err("probe: cannot read %s: %s", m->exe, strerror(-rc));
+		log_err("probe: cannot read %s: %s", m->exe,
+			target_unreadable_why(m->exe, rc, why, sizeof(why)));
 	return rc;
 }
 

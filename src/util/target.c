@@ -152,3 +152,17 @@ int target_interp(const char *path, char *buf, size_t len)
 	buf[b - a] = 0;
 	return 0;
 }
+
+const char *target_unreadable_why(const char *path, int err, char *buf, size_t len)
+{
+	char interp[256];
+
+	if (err == -ENOEXEC && !target_interp(path, interp, sizeof(interp)))
+		snprintf(buf, len,
+			 "it is a #! script run by %s; spool reads a program's own code: give it "
+			 "the program the script runs (or %s itself)",
+			 interp, interp);
+	else
+		snprintf(buf, len, "%s", strerror(-err));
+	return buf;
+}

@@ -30,4 +30,10 @@ int target_classify(const char *path);
  * script (or names no interpreter); -ENAMETOOLONG: it does not fit. */
 int target_interp(const char *path, char *buf, size_t len);
 
+/* Why path could not be read as a program (err: the negative errno the
+ * read gave), for an error message, in buf: for a #! script, that it is
+ * one, what runs it and what to give spool instead (spool probe and spool
+ * path read the program's code, a script has none); else strerror. */
+const char *target_unreadable_why(const char *path, int err, char *buf, size_t len);
+
 #endif
