@@ -309,8 +309,9 @@ int probe_plan_classify(const struct probe_module *mod, const struct probe_sym *
 const char *probe_var_conflict(const struct probe_mgr *m, uint32_t mi, uint64_t addr);
 int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs);
 /* Library files a program may dlopen that match pattern (a path, or a
- * glob over LD_LIBRARY_PATH's files and the ld.so cache's sonames). */
-int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs);
+ * glob over LD_LIBRARY_PATH's files and the ld.so cache's sonames; then
+ * the default directories, then exe's own directory). */
+int probe_find_lib_files(const char *pattern, const char *exe, char ***libs, size_t *nlibs);
 
 /* probe_known.c: decode function sym (code: its bytes, avail of them) into
  * in[] (at most cap): only instructions known to be code (reached from its

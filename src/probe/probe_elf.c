@@ -932,7 +932,10 @@ int probe_resolve_libs(const char *exe, char ***libs, size_t *nlibs)
  * is matched against the file names in LD_LIBRARY_PATH's directories and
  * the sonames of the ld.so cache (this machine's entries), then, when
  * neither has one, the default directories: the places dlopen searches
- * for a bare name. Each file is listed once (by real path).
+ * for a bare name. Last, the executable's own directory: a program that
+ * loads its plugins by a full path beside it (Debian's 7z: 7z.so in
+ * /usr/lib/p7zip) names them by file, not by a place dlopen searches.
+ * Each file is listed once (by real path).
  */
 static int probe_libset_add_real(struct probe_libset *ls, const char *path)
 {
@@ -983,7 +986,7 @@ static int probe_libset_scan(struct probe_libset *ls, const char *dirs, const ch
 	return rc;
 }
 
-int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
+int probe_find_lib_files(const char *pattern, const char *exe, char ***libs, size_t *nlibs)
 {
 	struct probe_libset ls = {0};
 	const char *env = getenv("LD_LIBRARY_PATH");
@@ -1033,6 +1036,14 @@ int probe_find_lib_files(const char *pattern, char ***libs, size_t *nlibs)
 	 * whose ld.so cache is the host's) */
 	if (!rc && !ls.n)
 		rc = probe_libset_scan(&ls, ARCH_LIB_DIRS, pattern);
+	if (!rc && !ls.n && exe) {
+		char real[PATH_MAX], *slash;
+
+		if (realpath(exe, real) && (slash = strrchr(real, '/')) && slash != real) {
+			*slash = 0;
+			rc = probe_libset_scan(&ls, real, pattern);
+		}
+	}
 out:
 	if (rc) {
 		for (size_t i = 0; i < ls.n; i++)

@@ -374,7 +374,7 @@ int probe_mgr_lib_modules(struct probe_mgr *m, const char *lib, const char *spec
 		char **files = NULL;
 		size_t nfiles = 0;
 
-		rc = probe_find_lib_files(lib, &files, &nfiles);
+		rc = probe_find_lib_files(lib, m->exe, &files, &nfiles);
 		for (size_t i = 0; !rc && i < nfiles; i++) {
 			/* Attach mode: only a library the process has mapped
 			 * (by real path: the maps name the file, the pattern
