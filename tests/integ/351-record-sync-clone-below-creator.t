@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 351-record-sync-clone-below-creator.t - spool record --mode sync, with
+# 351-record-sync-clone-below-creator.t - spool record --mode sync (and
+# serial, checked the same at the end), with
 # syscall user dispatch off (SPOOL_NO_DISPATCH=1), of a program whose
 # thread is made with its own clone system call on a stack right below its
 # creator's frame (tests/progs/clone_busy below): spool does not see it
@@ -16,10 +17,10 @@
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/clone_busy"
-plan 6
+plan 8
 
 if [ "$(uname -m)" != x86_64 ]; then
-	skip 6 "the program's own clone system call is x86-64 assembly"
+	skip 8 "the program's own clone system call is x86-64 assembly"
 	done_testing
 fi
 
@@ -40,6 +41,17 @@ is "$(sed -n 's/^clone_threads=//p' r.trace/.spool/record 2>/dev/null)" 1 \
 spool_run replay r.trace
 like "$RC $ERR" "^1 .*which spool record does not number: the recording stopped where the first one was made; cannot replay it" \
 	"spool replay refuses it, saying why"
+
+# serial mode, dispatch off: the thread is found when it first takes part
+# in a switch of the run token, and the same is said and refused
+SPOOL_NO_DISPATCH=1 timeout -k 5 120 "$SPOOL" record -o s.trace -- "$PROG" below >s.out 2>s.err
+RC=$?
+check_sanitizer s.err "spool record (serial)"
+is "$RC $(cat s.out)" "5 counter ok" "serial mode, dispatch off: the program's output; exit 5" ||
+	diag "$(cat s.err)"
+spool_run replay s.trace
+like "$RC $ERR" "^1 .*which spool record does not number: the recording stopped where the first one was made; cannot replay it" \
+	"  spool replay refuses it, saying why"
 
 # dispatch on: the clone is seen made, the recording stops before it
 timeout -k 5 120 "$SPOOL" record --mode sync -o d.trace -- "$PROG" below >d.out 2>d.err
