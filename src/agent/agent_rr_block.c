@@ -127,7 +127,6 @@ static ssize_t (*real_copy_file_range)(int, loff_t *, int, loff_t *, size_t,
 static ssize_t (*real_writev)(int, const struct iovec *, int) = fb_writev;
 static int (*real_once)(pthread_once_t *, void (*)(void)) = fb_once;
 
-
 __attribute__((constructor)) static void agent_rr_block_resolve(void)
 {
 	int saved;
@@ -181,30 +180,6 @@ __attribute__((constructor)) static void agent_rr_block_resolve(void)
 		r_;                                                                                \
 	})
 
-/* The same for a sleep, which a snapshot may hold the thread out in: a
- * restore takes its result off the log (AGENT_SERIAL_OUT_CALL). */
-#define RR_BLOCK_SLEEP(call, type, expr)                                                            \
-	({                                                                                         \
-		type r_;                                                                           \
-		struct agent_rr_cancel_guard g_ = {&agent_self, (call), 0, 0, NULL};               \
-		if (agent_rr_mode & RR_MODE_SERIAL) {                                              \
-			int e_;                                                                    \
-			agent_serial_block_begin(RR_AT_INPUT);                                     \
-			g_.serial_out = 1;                                                         \
-			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
-			AGENT_SERIAL_OUT_CALL(call, type, r_, expr);                               \
-			AGENT_RR_CANCEL_POP();                                                     \
-			e_ = errno;                                                                \
-			agent_serial_block_end();                                                  \
-			errno = e_;                                                                \
-		} else {                                                                           \
-			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
-			r_ = (expr);                                                               \
-			AGENT_RR_CANCEL_POP();                                                     \
-		}                                                                                  \
-		r_;                                                                                \
-	})
-
 /* A thread of a serial session that may pass a switch point here. */
 static int rr_serial_caller(void)
 {
@@ -226,7 +201,7 @@ static int rr_nanosleep(const struct timespec *req, struct timespec *rem)
 		return real_nanosleep(req, rem);
 	if (RR_REPLAYING())
 		return (int)agent_rr_rep_input(t, RR_CALL_NANOSLEEP, -1, &s, 1, NULL);
-	r = RR_BLOCK_SLEEP(RR_CALL_NANOSLEEP, int, real_nanosleep(req, rem));
+	r = RR_BLOCK(RR_CALL_NANOSLEEP, int, real_nanosleep(req, rem));
 	e = errno;
 	if (!(r < 0 && e == EINTR))
 		s.n = 0;
@@ -281,7 +256,7 @@ AGENT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec
 		return real_clock_nanosleep(clk, flags, req, rem);
 	if (RR_REPLAYING())
 		return (int)agent_rr_rep_input(t, RR_CALL_CLOCK_NANOSLEEP, (int)clk, &s, 1, NULL);
-	r = RR_BLOCK_SLEEP(RR_CALL_CLOCK_NANOSLEEP, int, real_clock_nanosleep(clk, flags, req, rem));
+	r = RR_BLOCK(RR_CALL_CLOCK_NANOSLEEP, int, real_clock_nanosleep(clk, flags, req, rem));
 	if (r != EINTR || (flags & TIMER_ABSTIME))
 		s.n = 0;
 	agent_rr_rec_input(t, RR_CALL_CLOCK_NANOSLEEP, (int)clk, r, 0, 0, &s, 1);

@@ -171,7 +171,6 @@ static int (*real_getentropy)(void *, size_t) = fb_getentropy;
 static pid_t (*real_gettid)(void) = fb_gettid;
 static int (*real_sysinfo)(struct sysinfo *) = fb_sysinfo;
 
-
 __attribute__((constructor)) static void agent_rr_io_resolve(void)
 {
 	int saved;
@@ -213,29 +212,6 @@ __attribute__((constructor)) static void agent_rr_io_resolve(void)
 /* The one branch of a plain run; t is the thread when recording/replaying. */
 #define RR_IO_OFF(t) (AGENT_LIKELY(!agent_rr_mode) || !((t) = agent_rr_io_enter()))
 #define RR_REPLAYING() (agent_rr_mode & RR_MODE_REPLAY)
-/* Serial record: a call that may block in the kernel gives the run token up
- * around it (agent_serial.c), so the thread that would unblock it can run. */
-#define RR_BLOCK(call, type, expr)                                                                 \
-	({                                                                                         \
-		type r_;                                                                           \
-		struct agent_rr_cancel_guard g_ = {&agent_self, (call), 0, 0, NULL};               \
-		if (agent_rr_mode & RR_MODE_SERIAL) {                                              \
-			int e_;                                                                    \
-			agent_serial_block_begin(RR_AT_INPUT);                                     \
-			g_.serial_out = 1;                                                         \
-			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
-			AGENT_SERIAL_OUT_CALL(call, type, r_, expr);                               \
-			AGENT_RR_CANCEL_POP();                                                     \
-			e_ = errno;                                                                \
-			agent_serial_block_end();                                                  \
-			errno = e_;                                                                \
-		} else {                                                                           \
-			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
-			r_ = (expr);                                                               \
-			AGENT_RR_CANCEL_POP();                                                     \
-		}                                                                                  \
-		r_;                                                                                \
-	})
 
 /* Serial or sync record of ppoll, pselect, epoll_pwait: with a signal mask
  * the call waits for signals too, as pause does (agent_rr_sig_wait_begin: a

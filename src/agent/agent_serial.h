@@ -156,6 +156,33 @@ void agent_serial_out_back(void);
 		}                                                                                  \
 	} while (0)
 
+/* Serial record: a call that may block in the kernel gives the run token up
+ * around it (agent_serial.c), so the thread that would unblock it can run;
+ * a snapshot may hold the thread out in it, and a restore takes its result
+ * off the log (AGENT_SERIAL_OUT_CALL). The caller includes agent_rr.h
+ * (the cancel guard). */
+#define RR_BLOCK(call, type, expr)                                                                 \
+	({                                                                                         \
+		type r_;                                                                           \
+		struct agent_rr_cancel_guard g_ = {&agent_self, (call), 0, 0, NULL};               \
+		if (agent_rr_mode & RR_MODE_SERIAL) {                                              \
+			int e_;                                                                    \
+			agent_serial_block_begin(RR_AT_INPUT);                                     \
+			g_.serial_out = 1;                                                         \
+			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
+			AGENT_SERIAL_OUT_CALL(call, type, r_, expr);                               \
+			AGENT_RR_CANCEL_POP();                                                     \
+			e_ = errno;                                                                \
+			agent_serial_block_end();                                                  \
+			errno = e_;                                                                \
+		} else {                                                                           \
+			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
+			r_ = (expr);                                                               \
+			AGENT_RR_CANCEL_POP();                                                     \
+		}                                                                                  \
+		r_;                                                                                \
+	})
+
 /* A new thread (number id) before it runs any user code: wait for the
  * token. end: the thread's last release. */
 void agent_serial_thread_start(uint32_t id);
