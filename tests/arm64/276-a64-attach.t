@@ -34,16 +34,13 @@ a64_need_vm
 A64CC="${CROSS:-aarch64-linux-gnu-}gcc"
 command -v "$A64CC" >/dev/null || _a64_skip "no $A64CC"
 
-plan 40
+plan 41
 
-CC=("$A64CC" "--sysroot=$QEMU_LD_PREFIX")
 ok "attach_state linked with the space-filling library cross-builds" \
-	sh -c "${CC[*]} -shared -fPIC -O2 -o libfill.so $REPO/tests/probe/a64_fill.c &&
-		${CC[*]} -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -o sfill \
-		$REPO/tests/progs/attach_state.c -L. -Wl,--no-as-needed -lfill \
-		-Wl,-rpath,'\$ORIGIN' -lpthread &&
-		${CC[*]} -std=gnu11 -g -O2 -mbranch-protection=standard -D_GNU_SOURCE -o spac \
-		$REPO/tests/progs/attach_state.c -lpthread"
+	a64_cc_fill "$REPO/tests/progs/attach_state.c" sfill -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE
+ok "  and with pointer authentication and BTI" \
+	"$A64CC" --sysroot="$QEMU_LD_PREFIX" -std=gnu11 -g -O2 -mbranch-protection=standard -D_GNU_SOURCE \
+	-o spac "$REPO/tests/progs/attach_state.c" -lpthread
 
 # --- in the VM (busybox sh): each case leaves NAME.out, NAME.err, NAME.rc
 a64_vm_script

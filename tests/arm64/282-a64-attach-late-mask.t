@@ -25,12 +25,8 @@ command -v "$A64CC" >/dev/null || _a64_skip "no $A64CC"
 
 plan 12
 
-CC=("$A64CC" "--sysroot=$QEMU_LD_PREFIX")
 ok "attach_state linked with the space-filling library cross-builds" \
-	sh -c "${CC[*]} -shared -fPIC -O2 -o libfill.so $REPO/tests/probe/a64_fill.c &&
-		${CC[*]} -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -o sfill \
-		$REPO/tests/progs/attach_state.c -L. -Wl,--no-as-needed -lfill \
-		-Wl,-rpath,'\$ORIGIN' -lpthread"
+	a64_cc_fill "$REPO/tests/progs/attach_state.c" sfill -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE
 
 a64_vm_script
 cat >>vm.sh <<'EOF'

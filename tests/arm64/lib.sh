@@ -45,6 +45,19 @@ host_run() {
 	SPOOL="$s"
 }
 
+# a64_cc_fill SRC OUT CFLAGS...: cross-build SRC into OUT linked with
+# tests/probe/a64_fill.c (libfill.so, built here once), which takes the space
+# around the program's code: no trampoline page is within a branch's reach,
+# so its probes are BRKs (276, 282).
+a64_cc_fill() {
+	local src=$1 out=$2 cc="${CROSS:-aarch64-linux-gnu-}gcc"
+	shift 2
+	{ [ -f libfill.so ] ||
+		"$cc" --sysroot="$QEMU_LD_PREFIX" -shared -fPIC -O2 -o libfill.so "$REPO/tests/probe/a64_fill.c"; } &&
+		"$cc" --sysroot="$QEMU_LD_PREFIX" "$@" -o "$out" "$src" -L. -Wl,--no-as-needed -lfill \
+			-Wl,-rpath,'$ORIGIN' -lpthread
+}
+
 # --- a real arm64 kernel (273, 276) -----------------------------------------
 # One boot of Debian's arm64 kernel under qemu-system-aarch64
 # (scripts/arm64-vm.sh) runs every case of a test: the test writes vm.sh,
