@@ -291,6 +291,10 @@ static int path_names_from_symtab(struct path_prog *p, Elf *elf)
 	rc = path_load_symtab(&t, elf, SHT_SYMTAB);
 	if (rc < 0)
 		return rc == -ENOMEM ? rc : 0;
+	if (!t.nfuncs) { /* no function symbol: nothing to name (and no array to sort) */
+		path_prog_free(&t);
+		return 0;
+	}
 	qsort(t.funcs, t.nfuncs, sizeof(*t.funcs), path_func_cmp);
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		struct path_func *f = &p->funcs[i];
