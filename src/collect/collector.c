@@ -897,12 +897,30 @@ static void collector_maps_keep(struct collector *c, uint32_t i, uint32_t pid, u
 
 /* *maps (slot i's text just read, of pid at gen) followed by the lines of
  * the files it mapped in the text kept before and unmapped since
- * (maps_keep.h): a library it dlclosed stays named in its trace. */
+ * (maps_keep.h): a library it dlclosed stays named in its trace. The text
+ * kept may be of this very gen (collector_keep_maps read it first): it is
+ * then this text already merged, and replaces it. Keeping the fresh text
+ * as it was dropped the libraries unloaded before it: the exit's maps,
+ * seen by collector_keep_maps and then written at the end, lost the
+ * dlclose'd library (tests/integ/387, 1 run in 20 under load). */
 static void collector_maps_merge(struct collector *c, uint32_t i, uint32_t pid, uint32_t gen,
 				 char **maps, size_t *len)
 {
-	if (c->proc_maps_pid[i] != pid || !c->proc_maps[i] || c->proc_maps_gen[i] == gen)
-		return; /* none kept of this process, or the same text */
+	char *kept;
+
+	if (c->proc_maps_pid[i] != pid || !c->proc_maps[i])
+		return; /* none kept of this process */
+	if (c->proc_maps_gen[i] == gen) {
+		kept = malloc(c->proc_maps_len[i] + 1);
+		if (!kept)
+			return; /* the text as read: no worse than before */
+		memcpy(kept, c->proc_maps[i], c->proc_maps_len[i]);
+		kept[c->proc_maps_len[i]] = 0;
+		free(*maps);
+		*maps = kept;
+		*len = c->proc_maps_len[i];
+		return;
+	}
 	if (maps_keep_merge(c->proc_maps[i], c->proc_maps_len[i], maps, len) < 0)
 		log_warn("process %u: out of memory keeping the maps of the libraries it "
 			 "unloaded: their addresses may stay unsymbolized",
