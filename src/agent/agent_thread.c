@@ -1143,7 +1143,8 @@ void agent_thread_register(struct agent_thread *t)
 		rt->pid = agent.seen_pid;
 		rt->pthread = (uint64_t)pthread_self();
 		memset(rt->name, 0, sizeof(rt->name));
-		prctl(PR_GET_NAME, rt->name, 0, 0, 0);
+		/* not prctl(): the agent's own is the interposer (agent_tname.c) */
+		agent_thread_sys3(SYS_prctl, PR_GET_NAME, (long)rt->name, 0);
 		rt->name[sizeof(rt->name) - 1] = 0;
 		agent_meta_end(t, &rt->h, KIND_THREAD, 0, seq, sizeof(*rt));
 	}

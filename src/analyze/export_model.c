@@ -21,6 +21,7 @@
 #include "../util/symbolize.h"
 #include "export_int.h"
 #include "lockname.h"
+#include "tname.h"
 
 /* uint64 -> pointer, open addressing; keys are stored +1 so 0 means empty. */
 struct xmap {
@@ -130,6 +131,7 @@ struct export_model {
 	struct export_funcs *funcs; /* NULL: no probe table in the trace */
 	uint64_t last_ns;
 	struct export_stats st;
+	struct tname_map tnames; /* whom a KIND_TNAME renames */
 };
 
 int export_model_new(struct export_model **out, const struct export_ops *ops, void *ctx,
@@ -261,6 +263,35 @@ static int model_announce_thread(struct export_model *m, struct mthread *t, uint
 		return p ? ret : -ENOMEM;
 	m->st.threads++;
 	return m->ops->thread ? m->ops->thread(m->ctx, p, &t->t, ns) : 0;
+}
+
+/* A thread named after its start: its descriptor is given again with the
+ * new name (a Perfetto track descriptor, a Chrome thread_name record: the
+ * viewers keep the last). One not announced yet takes the name now. */
+static int model_tname(struct export_model *m, const struct trace_event *ev)
+{
+	uint32_t pid, tid, th;
+	struct mthread *t;
+	char name[17];
+
+	if (tname_event(ev, &pid, &tid, name) || tname_find(&m->tnames, pid, tid, &th))
+		return 0;
+	t = model_thread_slot(m, th);
+	if (!t)
+		return -ENOMEM;
+	if (!strcmp(t->t.name, name))
+		return 0;
+	memcpy(t->t.name, name, sizeof(t->t.name));
+	if (!t->announced || !m->ops->thread)
+		return 0;
+	{
+		int ret = 0;
+		struct export_proc *p = model_proc(m, t->t.pid, ev->ns, &ret);
+
+		if (!p || ret)
+			return p ? ret : -ENOMEM;
+		return m->ops->thread(m->ctx, p, &t->t, ev->ns);
+	}
 }
 
 int export_model_thread_ref(struct export_model *m, uint32_t idx, uint64_t ns,
@@ -601,8 +632,12 @@ int export_model_feed(struct export_model *m, const struct trace_event *ev)
 			memcpy(t->t.name, rt->name, sizeof(rt->name));
 			t->t.name[sizeof(rt->name)] = '\0';
 		}
+		if (tname_note(&m->tnames, rt->pid, rt->tid, ev->thread))
+			return -ENOMEM;
 		return model_announce_thread(m, t, ev->ns);
 	}
+	case KIND_TNAME:
+		return model_tname(m, ev);
 	case KIND_LOCKDEF:
 		if (h->size < sizeof(struct rec_lockdef))
 			return 0;
@@ -652,6 +687,7 @@ void export_model_free(struct export_model *m)
 	for (size_t i = 0; i < m->nthreads; i++)
 		free(m->threads[i]);
 	free(m->threads);
+	tname_free(&m->tnames);
 	for (size_t i = 0; i < m->locks.cap; i++)
 		if (m->locks.keys[i])
 			free(((struct mlock *)m->locks.vals[i])->busy);

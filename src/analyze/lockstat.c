@@ -828,6 +828,26 @@ static int feed_thread(struct lockstat *ls, const struct trace_event *ev)
 	t->info.pid = r->pid;
 	memcpy(t->info.name, r->name, sizeof(r->name));
 	t->info.name[sizeof(r->name)] = 0;
+	return tname_note(&ls->tnames, r->pid, r->tid, ev->thread);
+}
+
+/* A thread named after its start: the last name wins. A rename of a thread
+ * whose start is not read yet names it in that start's record already (the
+ * agent reads the name when it registers the thread). */
+static int feed_tname(struct lockstat *ls, const struct trace_event *ev)
+{
+	uint32_t pid, tid, th;
+	struct ls_thread *t;
+	char name[17];
+	int rc;
+
+	if (tname_event(ev, &pid, &tid, name))
+		return -EINVAL;
+	if (tname_find(&ls->tnames, pid, tid, &th))
+		return 0;
+	if ((rc = thread_get(ls, th, &t)))
+		return rc;
+	memcpy(t->info.name, name, sizeof(t->info.name));
 	return 0;
 }
 
@@ -875,6 +895,9 @@ int lockstat_feed(struct lockstat *ls, const struct trace_event *ev)
 		break;
 	case KIND_LOCKDEF:
 		rc = feed_lockdef(ls, ev);
+		break;
+	case KIND_TNAME:
+		rc = feed_tname(ls, ev);
 		break;
 	default:
 		rc = 0;
@@ -984,6 +1007,7 @@ void lockstat_free(struct lockstat *ls)
 		free(l);
 	}
 	free(ls->locks);
+	tname_free(&ls->tnames);
 	for (size_t i = 0; i < ls->capthreads; i++) {
 		struct ls_thread *t = ls->threads[i];
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "lockstat.h"
+#include "tname.h"
 
 struct ls_slot {
 	uint64_t h;
@@ -103,6 +104,8 @@ struct lockstat {
 
 	struct lockstat_cycle *cycles;
 	size_t ncycles, capcycles;
+
+	struct tname_map tnames; /* whom a KIND_TNAME renames */
 };
 
 static inline uint64_t ls_mix(uint64_t x)

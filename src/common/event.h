@@ -48,6 +48,7 @@ enum {
 	KIND_INPUT = 7, /* record/replay: a nondeterministic input and its data */
 	KIND_FUNC = 8,	/* thread path: a function entry/exit <thread, function, object> */
 	KIND_PROBE = 9, /* dynamic probes: a probe hit */
+	KIND_TNAME = 10, /* a thread was named after its start: struct rec_tname */
 	KIND_MAX
 };
 
@@ -158,6 +159,20 @@ struct rec_thread {
 	uint64_t pthread; /* pthread_self() */
 	char name[16];	  /* comm at registration, NUL-padded */
 };
+
+/* KIND_TNAME: thread tid of process pid is named name from here on
+ * (pthread_setname_np, prctl(PR_SET_NAME), a write to its comm file). It
+ * is written in the ring of the thread that named it, which may be another
+ * thread: readers find the thread by (pid, tid) among those started before
+ * it and not yet ended. A table kind (src/trace/kinds.c); in format 2 its
+ * class id is 17, not 10 (spool:site's). */
+struct rec_tname {
+	struct rec_hdr h;
+	uint32_t tid;
+	uint32_t pid;
+	char name[16]; /* NUL-padded, at most 15 bytes of text, as the kernel keeps it */
+};
+_Static_assert(sizeof(struct rec_tname) == 48, "rec_tname layout");
 
 /* KIND_LOCKDEF: emitted by the thread that first sees a lock, just before
  * that thread's first event on it. Its object index is in the word. */

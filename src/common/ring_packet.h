@@ -54,6 +54,7 @@ enum {
 	RING_PKT_FUNC_ENTRY = 12,
 	RING_PKT_FUNC_EXIT = 13,
 	RING_PKT_PROBE_ENTRY = 14,
+	RING_PKT_TNAME = 17, /* KIND_TNAME's full form (10 is spool:site's id) */
 };
 #define RING_PKT_MAX_SITES 65536u
 /* Bytes an encoded record may need past the end of its staged copy (a site
@@ -404,7 +405,7 @@ static inline uint8_t *ring_pkt_encode(struct ring_pkt *k, uint8_t *out, const s
 	 * (the writer's trace_v1_rest_put). Nothing was written before it
 	 * (a site is defined only for a short event), and out <= rec: the
 	 * 18 bytes of header, op and index end before rec's fields start. */
-	p = ring_pkt_hdr(k, p, kind, tsc);
+	p = ring_pkt_hdr(k, p, kind == KIND_TNAME ? RING_PKT_TNAME : kind, tsc);
 	p[0] = (uint8_t)op;
 	ring_pkt_put32(p + 1, obj);
 	ring_pkt_copy_down(p + 5, (const uint8_t *)(rec + 1), size - sizeof(*rec));

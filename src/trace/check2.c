@@ -148,12 +148,13 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 			break;
 		default: {
 			size_t head = TRACE2_FULL_HEAD + (id == KIND_THREAD ? 4 : 0), rest;
+			unsigned kind = trace2_kind_of(id);
 
-			if (id == 0 || id >= KIND_MAX)
+			if (kind == 0 || kind >= KIND_MAX)
 				goto out_id;
 			if (left < head)
 				goto out_short;
-			rest = trace_rd_rest_len(id, p + head, left - head);
+			rest = trace_rd_rest_len(kind, p + head, left - head);
 			if (!rest)
 				goto out_id;
 			need = head + rest;

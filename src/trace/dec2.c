@@ -181,21 +181,21 @@ int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
 			/* a full event: op, object index, (thread: seq), fields */
 			size_t head = TRACE2_FULL_HEAD + (id == KIND_THREAD ? 4 : 0), rest;
 
-			if (id == 0 || id >= KIND_MAX)
+			kind = trace2_kind_of(id);
+			if (kind == 0 || kind >= KIND_MAX)
 				goto out_id;
 			if (left < head)
 				goto out_short;
-			rest = trace_rd_rest_len(id, q + head, left - head);
+			rest = trace_rd_rest_len(kind, q + head, left - head);
 			if (!rest)
 				goto out_id;
 			need = head + rest;
 			if (need > left)
 				goto out_short;
-			kind = id;
 			op = q[0];
 			obj = trace_get32(q + 1);
 			s->fields_off = off + hl + head;
-			if (trace_rd_rest(r, s, id, q + head, rest))
+			if (trace_rd_rest(r, s, kind, q + head, rest))
 				goto out_nomem;
 			h = (struct rec_hdr *)s->rec;
 			if (kind == KIND_THREAD)

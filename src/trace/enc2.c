@@ -275,7 +275,7 @@ size_t trace_enc2_put(struct trace_enc2 *e, uint8_t *p0, const struct rec_hdr *r
 	}
 	}
 	/* The full form: op, object index, (thread: seq), the record's fields. */
-	p = put_hdr(e, p, kind, rec->tsc);
+	p = put_hdr(e, p, trace2_class_of(kind), rec->tsc);
 	p[0] = (uint8_t)op;
 	trace_put32(p + 1, ev_obj(rec->word));
 	p += TRACE2_FULL_HEAD;

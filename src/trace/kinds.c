@@ -26,6 +26,9 @@ static const struct trace_kind_desc kinds[] = {
 	 "\t\tinteger { size = 64; align = 8; signed = true; } result;\n\t\tuint64_t arg;\n"
 	 "\t\tinteger { size = 32; align = 8; signed = true; } err;\n\t\tuint32_t len;\n"
 	 "\t\tuint32_t chunk_off;\n\t\tuint32_t nwords;\n\t\tuint64_t data[nwords];\n"},
+	{KIND_TNAME, "spool:thread_name", sizeof(struct rec_tname) - sizeof(struct rec_hdr), -1, 0,
+	 "\t\tuint32_t tid;\n\t\tuint32_t pid;\n"
+	 "\t\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } name[16];\n"},
 	{0, NULL, 0, -1, 0, NULL},
 };
 

@@ -114,7 +114,7 @@ void trace_meta2_print(FILE *f)
 	      "\t\tinteger { size = 64; align = 8; signed = true; } args[nargs];\n");
 	for (unsigned i = 0; (d = trace_kind_at(i)); i++) {
 		snprintf(buf, sizeof(buf), "%s%s", table_head(d->kind), d->tsdl_fields);
-		event(f, d->name, d->kind, buf);
+		event(f, d->name, trace2_class_of(d->kind), buf);
 	}
 	event(f, "spool:site", TRACE2_SITE,
 	      "\t\tuint32_t index;\n\t\tuint32_t probe;\n\t\tuint64_hex_t addr;\n"

@@ -88,8 +88,27 @@ enum {
 	TRACE2_PROBE_ENTRY = 14, /* u16 site, i16 sp_delta; EXIT and HIT follow in PROBE_OP order */
 	TRACE2_PROBE_EXIT = 15,
 	TRACE2_PROBE_HIT = 16,
+	/* Full forms of record kinds whose number is taken by a class above
+	 * (KIND_TNAME is 10, spool:site's id): their ids follow the short
+	 * classes' (trace2_class_of, trace2_kind_of). */
+	TRACE2_TNAME = 17,
 	TRACE2_NCLASSES
 };
+/* KIND_TNAME's number (src/common/event.h; not included here). */
+#define TRACE2_KIND_TNAME 10u
+/* The class id of a record kind's full form. */
+static inline unsigned trace2_class_of(unsigned kind)
+{
+	return kind == TRACE2_KIND_TNAME ? (unsigned)TRACE2_TNAME : kind;
+}
+/* The record kind of a full form's class id; 0: the id is not one (a short
+ * class, unknown). */
+static inline unsigned trace2_kind_of(unsigned id)
+{
+	if (id == TRACE2_TNAME)
+		return TRACE2_KIND_TNAME;
+	return id < TRACE2_SITE ? id : 0;
+}
 #define TRACE2_SITE_SIZE 24
 #define TRACE2_MAX_SITES 65536u
 /* A full event: op (u8) and the object index (u32) before the record's

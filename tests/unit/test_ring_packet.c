@@ -516,6 +516,8 @@ static void test_constants(void **state)
 	assert_int_equal(RING_PKT_FUNC_ENTRY, TRACE2_FUNC_ENTRY);
 	assert_int_equal(RING_PKT_FUNC_EXIT, TRACE2_FUNC_EXIT);
 	assert_int_equal(RING_PKT_PROBE_ENTRY, TRACE2_PROBE_ENTRY);
+	assert_int_equal(RING_PKT_TNAME, TRACE2_TNAME);
+	assert_int_equal(KIND_TNAME, TRACE2_KIND_TNAME);
 	assert_int_equal(RING_PKT_EXTENDED, TRACE2_EXTENDED);
 	assert_int_equal(RING_PKT_MAX_SITES, TRACE2_MAX_SITES);
 	assert_int_equal(SHM_PKT_SLOT_MAX, TRACE_RING_PACKET_MAX);
