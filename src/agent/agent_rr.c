@@ -3153,6 +3153,48 @@ void agent_rr_clone_stop(void)
 	agent_serial_stop();
 }
 
+/*
+ * Serial record: the function of a SIGEV_THREAD timer reached a switch
+ * point (agent_rr_sevthread.c). glibc starts a thread for it at each
+ * expiry, when the kernel's timer fires, so where that thread takes part
+ * in the schedule is not the program's doing: no replay could follow it
+ * ("a different switch point", tests/progs/rr_sevthread). The recording
+ * stops as for a clone thread, the program runs on unrecorded, and the
+ * report says which function and where its timer was made; spool replay
+ * refuses the recording (RR_F_SEV_STOP). The report is written before the
+ * stop; dladdr (rr_put_site) takes the loader's lock, which this thread
+ * does not hold at a switch point.
+ */
+void agent_rr_sev_stop(uint64_t fn, uint64_t site)
+{
+	struct rr_buf b;
+	int mine;
+
+	if (!(__atomic_load_n(&agent_rr_mode, __ATOMIC_ACQUIRE) & RR_MODE_RECORD) || !rr_area)
+		return;
+	b = rr_report_begin(&mine);
+	if (mine) {
+		rr_puts(&b, "the function of a SIGEV_THREAD timer (");
+		rr_putx(&b, fn);
+		rr_puts(&b, ", its timer_create");
+		if (site)
+			rr_put_site(&b, site);
+		rr_puts(&b, ") took a lock or made another call serial mode orders: glibc runs "
+			    "it in a thread of its own at each expiry, outside the schedule, so no "
+			    "replay could follow it; the recording stopped there and the program "
+			    "ran on unrecorded. Record it in sync mode (--mode sync), which runs "
+			    "the function in a thread spool numbers (doc/record.md, \"SIGEV_THREAD "
+			    "timers\")");
+	}
+	__atomic_fetch_or(&rr_area->flags, RR_F_SEV_STOP, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&agent.active, 0, __ATOMIC_SEQ_CST);
+	agent_log("record: a SIGEV_THREAD timer's function reached a switch point: the recording "
+		  "stops, the program runs on");
+	rr_fd_on = 0;
+	__atomic_store_n(&agent_rr_mode, RR_MODE_OFF, __ATOMIC_SEQ_CST);
+	agent_serial_stop();
+}
+
 /* Serial record: a thread spool did not see being made found running on
  * its creator's TLS (agent_serial.c): counted as a clone thread, and the
  * recording stops as for one that was seen. */

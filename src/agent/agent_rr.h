@@ -79,9 +79,20 @@ void agent_rr_note_layout(void);
  * signal its timer sends (0: not one of them), and timer_delete's end of
  * the notifier. */
 int agent_rr_sev_thread_create(clockid_t clock, const struct sigevent *sev, timer_t *id,
-			       int (*real_create)(clockid_t, struct sigevent *, timer_t *));
+			       int (*real_create)(clockid_t, struct sigevent *, timer_t *),
+			       uint64_t site);
 int agent_rr_sev_thread_sig(timer_t id);
 void agent_rr_sev_thread_deleted(timer_t id, int rc);
+/* Serial record: nonzero while this thread runs the function of a
+ * SIGEV_THREAD timer (agent_rr_sevthread.c); its first switch point stops
+ * the recording (agent_serial.c calls agent_rr_sev_switch). */
+extern __thread uint32_t agent_rr_sev_fn;
+void agent_rr_sev_switch(void);
+/* agent_rr.c: stop a serial recording the way agent_rr_clone_stop does
+ * (the program runs on unrecorded), with RR_F_SEV_STOP and the report: a
+ * SIGEV_THREAD timer's function fn (made by timer_create called at site)
+ * reached a switch point. */
+void agent_rr_sev_stop(uint64_t fn, uint64_t site);
 /* Whether the calling thread has a record/replay number. */
 int agent_rr_numbered(void);
 /* agent_rr_kstate.c: thread tid's kernel state (state, system call,

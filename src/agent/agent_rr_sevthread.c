@@ -33,8 +33,8 @@
  * computing without a switch point polls (vim's search timeout): that
  * thread would keep the token for good, and the recording stopped stuck.
  * Serial mode keeps glibc's way: the function runs outside the schedule,
- * and a function that makes recorded calls is said ("a thread spool could
- * not number made recorded calls").
+ * called through sev_ser_fn, and a recording whose function reaches a
+ * switch point is stopped and refused (below, sev_ser_create).
  *
  * timer_getoverrun is an input (agent_rr_timer.c). The program's own
  * SEV_SIG sent to the process and taken by a notifier goes back to the
@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "agent_rr.h"
+#include "agent_serial.h"
 
 #define SEV_SLOTS 256 /* timers at once: a thread each (was 32: rr_sevmany makes 40) */
 /* The notifiers' signal: SIGRTMAX, the last one, which programs rarely use
@@ -157,8 +158,84 @@ static void *sev_notifier(void *arg)
 	return NULL;
 }
 
+/*
+ * Serial record: glibc's way, watched. The timer's function is called
+ * through sev_ser_fn, which marks its thread (agent_rr_sev_fn) for the
+ * length of the call: the thread's first switch point (a lock, an input
+ * call, a thread call, a progress point) stops the recording with a report
+ * naming the function and its timer_create (agent_rr_sev_stop): glibc
+ * starts that thread when the kernel's timer fires, so where it takes part
+ * in the schedule is not the program's doing, and a replay diverged ("a
+ * different switch point"). A function that makes no such call (vim's,
+ * which sets a flag) records and replays as before.
+ *
+ * The table is never freed (a thread glibc started for an expiry may call
+ * in after timer_delete, even much later): SEV_SER_SLOTS timers a process;
+ * past them a timer is glibc's way, unwatched, as before.
+ */
+#define SEV_SER_SLOTS 256
+
+struct sev_ser {
+	void (*fn)(union sigval);
+	union sigval value;
+	uint64_t site; /* timer_create's call site */
+};
+
+static struct sev_ser sev_ser[SEV_SER_SLOTS];
+static uint32_t sev_ser_next;
+__thread uint32_t agent_rr_sev_fn;
+
+static void sev_ser_fn(union sigval v)
+{
+	uintptr_t i = (uintptr_t)v.sival_ptr;
+	const struct sev_ser *s;
+	uint32_t outer = agent_rr_sev_fn;
+
+	if (i >= SEV_SER_SLOTS)
+		return; /* (only sev_ser_create makes these values) */
+	s = &sev_ser[i];
+	agent_rr_sev_fn = (uint32_t)i + 1;
+	/* the next switch point takes the slow path, which looks at the mark
+	 * (the count cannot pass the limit without it: the limit is at least
+	 * count + 1 between switch points) */
+	if (agent_serial_on == RR_MODE_RECORD)
+		agent_ser.limit = agent_ser.count + 1;
+	s->fn(s->value);
+	agent_rr_sev_fn = outer;
+}
+
+/* The first switch point of a marked thread (agent_serial.c, serial
+ * record). */
+void agent_rr_sev_switch(void)
+{
+	uint32_t i = agent_rr_sev_fn;
+
+	if (!i || i > SEV_SER_SLOTS)
+		return;
+	agent_rr_sev_stop((uint64_t)(uintptr_t)sev_ser[i - 1].fn, sev_ser[i - 1].site);
+}
+
+static int sev_ser_create(clockid_t clock, const struct sigevent *sev, timer_t *id,
+			  int (*real_create)(clockid_t, struct sigevent *, timer_t *), uint64_t site)
+{
+	struct sigevent k = *sev;
+	uint32_t i = __atomic_fetch_add(&sev_ser_next, 1, __ATOMIC_RELAXED);
+
+	if (i >= SEV_SER_SLOTS)
+		return -ENOSYS; /* glibc's way, unwatched */
+	/* written before the timer exists: no thread of it can read them
+	 * earlier (timer_create's thread creation orders them) */
+	sev_ser[i].fn = sev->sigev_notify_function;
+	sev_ser[i].value = sev->sigev_value;
+	sev_ser[i].site = site;
+	k.sigev_notify_function = sev_ser_fn;
+	k.sigev_value.sival_ptr = (void *)(uintptr_t)i;
+	return real_create(clock, &k, id);
+}
+
 int agent_rr_sev_thread_create(clockid_t clock, const struct sigevent *sev, timer_t *id,
-			       int (*real_create)(clockid_t, struct sigevent *, timer_t *))
+			       int (*real_create)(clockid_t, struct sigevent *, timer_t *),
+			       uint64_t site)
 {
 	struct sigevent k;
 	struct sev_slot *s;
@@ -166,6 +243,9 @@ int agent_rr_sev_thread_create(clockid_t clock, const struct sigevent *sev, time
 	pid_t tid;
 	int r, e;
 
+	if (sev && sev->sigev_notify == SIGEV_THREAD && sev->sigev_notify_function &&
+	    agent_serial_on == RR_MODE_RECORD)
+		return sev_ser_create(clock, sev, id, real_create, site);
 	if (!sev || sev->sigev_notify != SIGEV_THREAD || !id || !agent_rr_numbered() ||
 	    (agent_rr_mode & RR_MODE_SERIAL) || !sev->sigev_notify_function ||
 	    !(s = sev_claim()))

@@ -22,8 +22,9 @@
  * SIGEV_THREAD timers, while recording or replaying in sync mode, send
  * SIGRTMAX to a notifier thread spool numbers (agent_rr_sevthread.c),
  * noted here like any other timer's signal; in serial mode their function
- * runs in a thread glibc makes, which spool does not number: only the
- * write is counted.
+ * runs in a thread glibc makes, outside the schedule: only the write is
+ * counted (and a function that takes a lock stops the recording,
+ * agent_rr_sevthread.c).
  *
  * timer_getoverrun is an input (RR_CALL_TIMER_OVERRUN): the kernel counts
  * the expiries of the replay's own timer, whose signals the replay drops
@@ -174,7 +175,7 @@ AGENT_EXPORT int timer_create(clockid_t clock, struct sigevent *sev, timer_t *id
 
 	/* SIGEV_THREAD: a notifier thread spool numbers (agent_rr_sevthread.c) */
 	if (AGENT_UNLIKELY(agent_rr_mode) && sev && sev->sigev_notify == SIGEV_THREAD) {
-		r = agent_rr_sev_thread_create(clock, sev, id, tm_real_create);
+		r = agent_rr_sev_thread_create(clock, sev, id, tm_real_create, AGENT_RET_IP());
 		if (r != -ENOSYS) {
 			e = errno;
 			if (!r)

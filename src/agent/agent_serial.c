@@ -1102,6 +1102,11 @@ static void ser_slow(unsigned at, int forced)
 {
 	struct rr_serial_slot *s;
 
+	/* a SIGEV_THREAD timer's function: its switch points cannot be
+	 * recorded (agent_rr_sevthread.c); the recording stops here */
+	if (AGENT_UNLIKELY(agent_rr_sev_fn) && agent_serial_on == RR_MODE_RECORD)
+		agent_rr_sev_switch();
+
 	if (!ser_me.on || !agent_serial_on) {
 		agent_ser.limit = UINT64_MAX;
 		/* Let go (spool gone): a yield stays one, so an emulated

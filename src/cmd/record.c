@@ -950,7 +950,11 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 		log_warn("the program reads the time stamp counter itself (%u in the "
 			 "executable: %s): those values are not recorded, a replay reads new ones",
 			 ctx->scan.n[RR_SCAN_TSC], ctx->scan.where[RR_SCAN_TSC]);
-	if (i->flags & RR_F_STOP)
+	if (i->flags & RR_F_SEV_STOP)
+		log_err("spool record stopped: %s; spool replay refuses this recording (--force: "
+			"keep the program's exit status)",
+			i->report[0] ? i->report : "a SIGEV_THREAD timer's function took a lock");
+	else if (i->flags & RR_F_STOP)
 		log_err("%s", i->report[0]
 				  ? i->report
 				  : "the recording was stopped without a reason (the program "
@@ -1156,7 +1160,8 @@ static uint64_t record_new_seed(void)
  * own; threads of the program's own clone. */
 static int record_refused(const struct record_ctx *ctx)
 {
-	return !ctx->force && ((!ctx->serial && ctx->info.own_futex) || ctx->info.clones);
+	return !ctx->force && ((!ctx->serial && ctx->info.own_futex) || ctx->info.clones ||
+			       (ctx->info.flags & RR_F_SEV_STOP));
 }
 
 /* The exit status of a run whose program exited with status rc (0 or its

@@ -117,6 +117,12 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * TLS: the recording stopped there, the program ran on unrecorded
  * (agent_rr_clone_stop); spool replay refuses it (rr_info.clones) */
 #define RR_F_CLONE_STOP 0x800000u
+/* serial record: the function of a SIGEV_THREAD timer reached a switch
+ * point (a lock, an input call, ...): glibc runs it in a thread of its own
+ * at each expiry, outside the schedule, so the recording stopped there and
+ * the program ran on unrecorded (agent_rr_sev_stop); report[] names the
+ * function and its timer_create; spool replay refuses it */
+#define RR_F_SEV_STOP 0x1000000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */

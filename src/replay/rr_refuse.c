@@ -53,6 +53,15 @@ int rr_refuse_reason(const struct rr_info *info, char *why, size_t len)
 				   "could differ without a divergence report");
 		return 1;
 	}
+	/* where glibc's thread of the timer's function took part in the
+	 * schedule was the kernel's timing: no replay can follow it */
+	if (info->flags & RR_F_SEV_STOP) {
+		snprintf(why, len, "%s; cannot replay it",
+			 info->report[0] ? info->report
+					 : "the function of a SIGEV_THREAD timer took a lock in serial "
+					   "mode, which runs it outside the schedule");
+		return 1;
+	}
 	if (info->flags & RR_F_LOST || info->lost) {
 		snprintf(why, len, "the recording is incomplete (%s): cannot replay it",
 			 info->report[0] ? info->report : "events were lost");
