@@ -159,7 +159,7 @@ static void *sev_notifier(void *arg)
 }
 
 /*
- * Serial record: glibc's way, watched. The timer's function is called
+ * Serial mode: glibc's way, watched while recording. The timer's function is called
  * through sev_ser_fn, which marks its thread (agent_rr_sev_fn) for the
  * length of the call: the thread's first switch point (a lock, an input
  * call, a thread call, a progress point) stops the recording with a report
@@ -243,8 +243,10 @@ int agent_rr_sev_thread_create(clockid_t clock, const struct sigevent *sev, time
 	pid_t tid;
 	int r, e;
 
+	/* (a serial replay calls the function the same way: the same frames
+	 * under it as recorded) */
 	if (sev && sev->sigev_notify == SIGEV_THREAD && sev->sigev_notify_function &&
-	    agent_serial_on == RR_MODE_RECORD)
+	    agent_serial_on)
 		return sev_ser_create(clock, sev, id, real_create, site);
 	if (!sev || sev->sigev_notify != SIGEV_THREAD || !id || !agent_rr_numbered() ||
 	    (agent_rr_mode & RR_MODE_SERIAL) || !sev->sigev_notify_function ||
