@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 P="$PROGS/tname"
-plan 15
+plan 16
 want=$'tn-by-main\ntn-main-renamed\ntn-self-named'
 names='"\n".join(sorted(t["name"] for t in d["threads"]))'
 
@@ -42,6 +42,13 @@ if command -v protoc >/dev/null && [ -f "$REPO/tests/data/perfetto/trace.proto" 
 		"  Perfetto: the thread tracks are described again with the new names"
 else
 	skip 1 "protoc or tests/data/perfetto/trace.proto missing"
+fi
+if command -v babeltrace2 >/dev/null; then
+	babeltrace2 spool.trace >bt.txt 2>bt.err
+	like "$(grep 'spool:thread_name:' bt.txt)" 'tid = [0-9]+, pid = [0-9]+, name = "tn-by-main"' \
+		"  babeltrace2 reads spool:thread_name from the metadata"
+else
+	skip 1 "babeltrace2 not installed"
 fi
 
 # the other writers: the collector encodes records (records mode), format 1
