@@ -30,7 +30,7 @@ fi
 #   startup only: getenv getauxval mmap munmap open read close readlink
 #                 getpid getppid dlsym dlvsym pthread_key_create
 #                 __register_atfork (pthread_atfork) strnlen __libc_stack_end
-#   thread registration: gettid prctl pthread_self pthread_setspecific
+#   thread registration: gettid pthread_self pthread_setspecific
 #                        madvise (prefault the ring in one call)
 #   rare paths: syscall (futex wake once per watermark), sched_yield (lock
 #               table claim contention), write (SPOOL_DEBUG), __errno_location
@@ -81,7 +81,7 @@ fi
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid
 dlsym dlvsym pthread_key_create __register_atfork strnlen __libc_stack_end
-dirfd qsort gettid prctl pthread_self pthread_setspecific madvise syscall sched_yield write
+dirfd qsort gettid pthread_self pthread_setspecific madvise syscall sched_yield write
 __errno_location memset memcpy __cxa_finalize
 dl_iterate_phdr mprotect sigaction memcmp strcmp strrchr
 dlerror __sigsetjmp siglongjmp raise fork
