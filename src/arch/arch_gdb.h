@@ -37,9 +37,7 @@
 /* 0-30 x0..x30, 31 sp, 32 pc, 33 cpsr, 34-65 v0-v31, 66 fpsr, 67 fpcr */
 #define ARCH_GDB_NREGS 68
 #define ARCH_GDB_BP_LEN 4
-/* no checkpoints: gdbsrv_fork.c's copy of the replay is x86-64's (going
- * back replays from the beginning, or from a recorded snapshot) */
-#define ARCH_GDB_CKPT 0
+#define ARCH_GDB_CKPT 1
 #else
 #error "spool: the gdb server is x86-64 and aarch64 only"
 #endif

@@ -21,9 +21,12 @@
 #     reports that step at the call's exit, not as a hardware step);
 #   - reverse: from the end, reverse-continue back to the breakpoint at the
 #     bug, in the second teller's thread, next over it, reverse-stepi (and
-#     stepi forward again)
-#     (no checkpoints on aarch64: the gdb server replays from the beginning
-#     to go back);
+#     stepi forward again), from checkpoints: the server takes one at every
+#     stop (SPOOL_GDBSRV_CHECKPOINT_MS=0, so that the evidence does not
+#     depend on the VM's speed), copies of the stopped replay made by an
+#     injected `svc #0; brk #0` (gdbsrv_fork.c), and `monitor when` says
+#     how many replays started from one (0 before the port: every reverse
+#     command replayed from the beginning);
 #   - after the balance is written (100), continue to the end: the program
 #     exits with 0 (the recording's run exited with 1).
 . "$(dirname "$0")/lib.sh"
@@ -37,7 +40,7 @@ KVER="$(ls "$VM/lib/modules" 2>/dev/null | head -1)"
 KMOD="$VM/lib/modules/$KVER/kernel"
 [ -f "$KMOD/drivers/net/virtio_net.ko" ] || _a64_skip "no virtio_net.ko in $VM (scripts/arm64-vm.sh setup)"
 
-plan 31
+plan 36
 
 BIN="$PROGS/rr_rev_bank"
 SRC="$REPO/tests/progs/rr_rev_bank.c"
@@ -60,7 +63,8 @@ for m in failover net_failover virtio_net; do insmod $T/mods/$m.ko; done
 ifconfig lo 127.0.0.1 up
 ifconfig eth0 10.0.2.15 netmask 255.255.255.0 up
 run rec $S record -q -o rec -- $BIN 5
-printf '#!/bin/sh\nexec %s replay --gdbserver - %s/rec 2>%s/srv.err\n' "$S" "$T" "$T" >srv.sh
+printf '#!/bin/sh\nexport SPOOL_GDBSRV_CHECKPOINT_MS=0\nexec %s replay --gdbserver - %s/rec 2>%s/srv.err\n' \
+	"$S" "$T" "$T" >srv.sh
 chmod +x srv.sh
 timeout 900 nc -l -p 2345 -e $T/srv.sh >nc.out 2>&1 &
 nc=$!
@@ -123,9 +127,9 @@ timeout -k 5 900 "$GDB" -q -batch -nx \
 	-ex 'print balance' \
 	-ex 'break syscall' -ex continue -ex 'source svc.gdb' -ex 'delete' \
 	-ex "break rr_rev_bank.c:$BUG" -ex 'reverse-continue' \
-	-ex 'print balance' -ex 'info threads' \
+	-ex 'print balance' -ex 'info threads' -ex 'monitor when' \
 	-ex 'next' -ex 'print balance' \
-	-ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' -ex stepi \
+	-ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' -ex 'monitor when' -ex stepi \
 	-ex 'set var balance = 100' \
 	-ex 'delete' -ex continue \
 	"$BIN" >gdb.out 2>&1
@@ -185,6 +189,17 @@ if [ -n "$pc3" ] && [ -n "$pc4" ] && [ "$((pc3 - pc4))" -eq 4 ]; then
 else
 	fail "  reverse-stepi goes back one instruction ($pc3 -> $pc4)"
 fi
+# monitor when, after reverse-continue then after reverse-stepi
+whens="$(sed -n 's/.*replays started: \([0-9]*\), from a checkpoint: \([0-9]*\), .*checkpoints: \([0-9]*\) (\([0-9]*\) made).*/\1 \2 \3 \4/p' gdb.out)"
+read -r rep1 ck1 kept1 made1 <<<"$(sed -n 1p <<<"$whens")"
+read -r rep2 ck2 kept2 made2 <<<"$(sed -n 2p <<<"$whens")"
+num_cmp "${made1:-0}" -ge 3 "checkpoints are made on aarch64 (${made1:-none} at reverse-continue's end, ${kept1:-none} kept)" ||
+	diag "$(grep -i 'checkpoint' srv.err 2>/dev/null | head -5)"
+num_cmp "${ck1:-0}" -ge 1 "  reverse-continue went back from one (${ck1:-none} starts from checkpoints)"
+num_cmp "${ck2:-0}" -gt "${ck1:-0}" "  reverse-stepi from one too (${ck2:-none})"
+is "${rep2:-none}" 1 "  and no reverse command replayed from the beginning (replays started: 1, the first)"
+unlike "$(cat srv.err 2>/dev/null)" 'copy of checkpoint [0-9]+ failed|vector registers' \
+	"  no copy failed"
 like "$G1" '\[Inferior 1 \((process [0-9]+|Remote target)\) exited normally\]' \
 	"continue to the end: the balance gdb wrote (100) is the exit status's (0)"
 done_testing
