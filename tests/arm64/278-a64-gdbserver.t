@@ -15,8 +15,9 @@
 #     memory read (print, x) and written, the registers in gdb's aarch64
 #     layout (org.gnu.gdb.aarch64.core and .fpu: x0-x30, sp, pc, cpsr,
 #     v0-v31, fpsr, fpcr) read and written, stepi and step (the pc moves, a
-#     breakpoint's bytes never show), a hardware watchpoint refused with the
-#     reason (not ported);
+#     breakpoint's bytes never show), a hardware watchpoint (NT_ARM_HW_WATCH)
+#     stops at the doubling with its old and new value (285 goes back with
+#     one);
 #   - stepi up to the `svc #0` of libc's syscall() and over it (the kernel
 #     reports that step at the call's exit, not as a hardware step);
 #   - reverse: from the end, reverse-continue back to the breakpoint at the
@@ -81,7 +82,8 @@ ARM64_VM_HOSTFWD="$PORT:2345" timeout -k 10 1500 "$REPO/scripts/arm64-vm.sh" run
 VMPID=$!
 # the boot, and the recording, both emulated: up to 20 minutes
 for _ in $(seq 1200); do
-	[ -f ready ] && break
+	# (the file is there before its word: 9p shows the VM's creation first)
+	[ "$(cat ready 2>/dev/null)" = ready ] && break
 	kill -0 "$VMPID" 2>/dev/null || break
 	sleep 1
 done
@@ -170,10 +172,10 @@ like "$G1" 'Breakpoint 2, teller \(arg=0x2\) at .*rr_rev_bank.c:'"$BUG" \
 	"a breakpoint at a line of the second teller stops in its thread"
 like "$G" '^\$10 = 77$' "  a register written (x9)"
 like "$G" '^\$11 = 4242$' "  a vector register written (v1)"
-like "$G1" 'Could not insert hardware watchpoint|Could not insert hardware breakpoints' \
-	"  a hardware watchpoint is refused (not ported to aarch64)"
-like "$(cat srv.err 2>/dev/null)" 'hardware watchpoints are not supported on this CPU' \
-	"  and spool says why"
+like "$G1" "Hardware watchpoint 3: balance +Old value = 100 +New value = 200 " \
+	"  a hardware watchpoint stops at the doubling, with the old and new value"
+unlike "$G1$(cat srv.err 2>/dev/null)" 'Could not insert hardware|cannot watch' \
+	"  gdb could insert it"
 like "$G1" "Breakpoint 4, main .*rr_rev_bank.c:$END" "the end of main"
 like "$G" '^svc at 0x[0-9a-f]+ after [0-9]+ steps' "stepi up to the svc #0 of libc's syscall()"
 like "$G" '^stepped over svc: 0x4$' "  and over it, to the next instruction (the kernel's report at its exit)"
