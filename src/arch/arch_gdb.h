@@ -14,7 +14,8 @@
  *   aarch64  src/arch/aarch64/a64_gdb.c (ptrace) and a64_gdb_regs.c (the
  *            layout and the description, any host): org.gnu.gdb.aarch64.
  *            {core,fpu}, NT_PRSTATUS/NT_FPREGSET; BRK #0 (0xd4200000),
- *            reported at the BRK's own pc; no watchpoints yet (refused)
+ *            reported at the BRK's own pc; watchpoints in NT_ARM_HW_WATCH,
+ *            which trap before the access (ARCH_GDB_WATCH_BEFORE)
  *
  * Host side only (spool). Functions return 0 or -errno unless said.
  */
@@ -33,13 +34,14 @@
 #define ARCH_GDB_NREGS 60
 #define ARCH_GDB_BP_LEN 1
 #define ARCH_GDB_CKPT 1
+#define ARCH_GDB_WATCH_BEFORE 0
 #elif defined(__aarch64__)
 /* 0-30 x0..x30, 31 sp, 32 pc, 33 cpsr, 34-65 v0-v31, 66 fpsr, 67 fpcr */
 #define ARCH_GDB_NREGS 68
 #define ARCH_GDB_BP_LEN 4
-/* no checkpoints: gdbsrv_fork.c's copy of the replay is x86-64's (going
- * back replays from the beginning, or from a recorded snapshot) */
-#define ARCH_GDB_CKPT 0
+#define ARCH_GDB_CKPT 1
+/* a watchpoint traps before the access (gdb's aarch64 steps over it) */
+#define ARCH_GDB_WATCH_BEFORE 1
 #else
 #error "spool: the gdb server is x86-64 and aarch64 only"
 #endif
@@ -77,8 +79,21 @@ int arch_gdb_watch_ok(uint64_t addr, uint32_t len, uint32_t type);
 /* Thread tid's watchpoints become these n (addr, len, type as above). */
 struct gdbsrv_wp;
 void arch_gdb_watch_set(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n);
-/* Which watchpoint (its index) stopped thread tid at a TRAP_HWBKPT or
- * TRAP_TRACE, -1 none; the hit is cleared. */
-int arch_gdb_watch_hit(pid_t tid, uint32_t n);
+/* Which of the n watchpoints wp (its index) stopped thread tid at a
+ * TRAP_HWBKPT or TRAP_TRACE, -1 none; the hit is cleared. */
+int arch_gdb_watch_hit(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n);
+
+/*
+ * ARCH_GDB_WATCH_BEFORE: x86-64's watchpoints trap after the access, Arm's
+ * before it (the instruction has not run; the kernel leaves the step over
+ * it to the debugger). The gdb server keeps x86-64's model everywhere (a
+ * watchpoint stop is after the access: the reverse search, the hits
+ * counted and passed): on Arm the thread is stepped over the access with
+ * its watchpoints off as soon as the trap is seen (gdbsrv_inf.c). gdb for
+ * aarch64 steps over a watchpoint itself after the stop (its
+ * "nonsteppable" watchpoints: the watchpoints removed, one step, in the
+ * direction it goes): the gdb server answers that one step in place
+ * (gdbsrv.c), so gdb stops where it would on a native Arm target.
+ */
 
 #endif

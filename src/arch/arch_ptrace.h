@@ -108,4 +108,34 @@ int arch_ptrace_trap_at(pid_t tid, uint64_t addr);
  * aarch64 `svc #0`): its address, or 0. */
 uint64_t arch_ptrace_syscall_before(pid_t tid, uint64_t pc);
 
+/*
+ * System calls run in a stopped thread, for the copies of a stopped replay
+ * (src/replay/gdbsrv_fork.c): a few bytes of the program's code become a
+ * system call instruction then a trap (x86-64 `syscall; int3`, aarch64
+ * `svc #0; brk #0`), put back after.
+ */
+#define ARCH_PTRACE_INJECT_LEN 8
+extern const uint8_t arch_ptrace_inject_code[ARCH_PTRACE_INJECT_LEN];
+/* r becomes system call nr(a[0..5]) at code (the injected bytes), with no
+ * system call to restart; its result is arch_ptrace_ret at the trap. */
+void arch_ptrace_syscall_setup(struct arch_ptrace_regs *r, uint64_t code, long nr,
+			       const uint64_t a[6]);
+/* clone's arguments in this kernel's order into a[0..5] (x86-64: flags,
+ * stack, parent tid, child tid, tls; aarch64: flags, stack, parent tid,
+ * tls, child tid). */
+void arch_ptrace_clone_args(uint64_t a[6], uint64_t flags, uint64_t stack, uint64_t ptid,
+			    uint64_t ctid, uint64_t tls);
+/* Is the thread stopped inside a system call, at a ptrace event (not a
+ * point a copy can start from)? */
+int arch_ptrace_in_syscall(const struct arch_ptrace_regs *r);
+/* r (a thread stopped where its call was interrupted) becomes what the
+ * kernel's restart would make of it, for a copy of the thread that never
+ * was in that call (x86-64: rip back over the `syscall`; aarch64: the
+ * kernel did it before the stop). -EBUSY: inside a call at a ptrace event. */
+int arch_ptrace_restart_for_copy(struct arch_ptrace_regs *r);
+/* Where glibc keeps the thread id (struct pthread's tid) of the thread
+ * whose thread pointer is tp: 0 when unknown. The caller checks that the
+ * word there holds the thread's id. */
+uint64_t arch_ptrace_tid_word(uint64_t tp);
+
 #endif

@@ -132,6 +132,7 @@ static int reply_stop(struct gdbsrv *s, const struct gdbsrv_stop *st)
 	char buf[128];
 
 	s->last = *st;
+	s->wstep_vidx1 = ARCH_GDB_WATCH_BEFORE && st->kind == GDBSRV_STOP_WATCH ? st->vidx + 1 : 0;
 	stop_reply(s, st, buf, sizeof(buf));
 	return reply(s, buf);
 }
@@ -327,11 +328,11 @@ static int do_z(struct gdbsrv *s, const char *p, int insert)
 			if (c->nwp >= GDBSRV_MAX_WP || (len != 1 && len != 2 && len != 4 && len != 8) ||
 			    addr % len)
 				return reply(s, "E01");
-			/* a CPU whose port has none (aarch64 for now): gdb
-			 * says it could not insert it */
+			/* one this CPU cannot watch: gdb says it could not
+			 * insert it */
 			if (arch_gdb_watch_ok(addr, (uint32_t)len, (uint32_t)type) < 0) {
-				log_warn("gdbserver: hardware watchpoints are not supported on "
-					 "this CPU yet (doc/arm64.md)");
+				log_warn("gdbserver: this CPU cannot watch %lu bytes at %#lx "
+					 "(type %d)", len, addr, type);
 				return reply(s, "E01");
 			}
 			c->wp[c->nwp++] = w;
@@ -343,6 +344,30 @@ static int do_z(struct gdbsrv *s, const char *p, int insert)
 		return reply(s, "OK");
 	}
 	return reply(s, ""); /* hardware breakpoints: gdb uses software ones */
+}
+
+/*
+ * gdb's step over the watchpoint it was just told of (ARCH_GDB_WATCH_BEFORE:
+ * gdb for aarch64 expects the access not made yet, removes its
+ * watchpoints and steps the thread once, in the direction it goes): the
+ * stop reported was after the access already (gdbsrv_inf.c; in reverse,
+ * just before it, gdbsrv_rev.c), where that step would end on a native
+ * target, so the step is answered at once, in place, and the history gets
+ * nothing. 1 when st is that answer.
+ */
+static int wstep_answer(struct gdbsrv *s, int vidx, int rev, struct gdbsrv_stop *st)
+{
+	struct gdbsrv_thread *t = gdbsrv_inf_vthread(&s->inf, vidx);
+	int ok = vidx >= 0 && s->wstep_vidx1 == vidx + 1 && s->wstep_rev == rev && t;
+
+	s->wstep_vidx1 = 0;
+	if (!ok)
+		return 0;
+	memset(st, 0, sizeof(*st));
+	st->kind = GDBSRV_STOP_STEP;
+	st->vidx = vidx;
+	st->tid = t->tid;
+	return 1;
 }
 
 /* vCont;ACTION[:TID]... in all-stop: at most one thread steps; the others
@@ -381,6 +406,10 @@ static int do_vcont(struct gdbsrv *s, char *p)
 	}
 	if (step < 0)
 		others = 1;
+	if (wstep_answer(s, step, 0, &st))
+		return reply_stop(s, &st);
+	s->wstep_vidx1 = 0;
+	s->wstep_rev = 0;
 	rc = gdbsrv_forward(s, step, others, &st);
 	if (rc < 0)
 		return reply(s, "E01");
@@ -395,6 +424,10 @@ static int reverse(struct gdbsrv *s, int step)
 
 	if (s->inf.exited || !s->inf.pid)
 		return reply(s, "E01");
+	if (step && wstep_answer(s, t ? t->vidx : 0, 1, &st))
+		return reply_stop(s, &st);
+	s->wstep_vidx1 = 0;
+	s->wstep_rev = 1;
 	rc = step ? gdbsrv_reverse_step(s, t ? t->vidx : 0, &st) : gdbsrv_reverse_continue(s, &st);
 	/* a failed search may have left a replay elsewhere: back to where
 	 * gdb believes the program is (refusals start nothing) */

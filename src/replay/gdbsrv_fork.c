@@ -12,21 +12,24 @@
  *
  *  - one thread of the process is made to run a raw clone with no exit
  *    signal and no CLONE_VM (a fork that a program's wait(NULL) never
- *    sees), through a `syscall; int3` written over a few bytes of the
- *    program's code and put back after; PTRACE_O_TRACECLONE attaches the
- *    copy, stopped;
+ *    sees), through a system call and a trap (x86-64 `syscall; int3`,
+ *    aarch64 `svc #0; brk #0`: arch_ptrace.h) written over a few bytes of
+ *    the program's code and put back after; PTRACE_O_TRACECLONE attaches
+ *    the copy, stopped;
  *  - in the copy, that one thread is made to clone one thread per other
  *    thread of the original (CLONE_THREAD | CLONE_SETTLS with the original
- *    thread's FS base, parent and child tid at its tid word in its struct
- *    pthread, so pthread_join works in the copy); each new thread is
- *    given its original's robust list (set_robust_list, run in it), its
- *    registers, its FPU/SSE/AVX state (NT_X86_XSTATE, read and set by
- *    arch_ptrace_ext_*: a cut read or a refused set fails the checkpoint)
+ *    thread's thread pointer, FS base or TPIDR_EL0, parent and child tid at
+ *    its tid word in its struct pthread, so pthread_join works in the
+ *    copy); each new thread is given its original's robust list
+ *    (set_robust_list, run in it), its registers, its vector state
+ *    (NT_X86_XSTATE; NT_ARM_SVE or NT_FPREGSET: read and set by
+ *    arch_ptrace_ext_*, a cut read or a refused set fails the checkpoint)
  *    and its signal mask;
  *  - a thread that was stopped inside a system call (a futex wait) has the
- *    kernel's restart done by hand (rip back over the syscall instruction),
- *    as the kernel would when resuming it: the copy's threads were never in
- *    that call;
+ *    kernel's restart done by hand (x86-64: rip back over the syscall
+ *    instruction; aarch64: done by the kernel before the stop), as the
+ *    kernel would when resuming it: the copy's threads were never in that
+ *    call;
  *  - every shared mapping (spool's memfd: the replay area, the rings; the
  *    program's own MAP_SHARED anonymous memory) becomes the copy's own, with
  *    the same contents: a copy must not move the replay's turns in memory
@@ -59,7 +62,6 @@
 #include "../util/log.h"
 #include "gdbsrv_int.h"
 
-#define FORK_TID_OFF 0x2d0 /* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 */
 #define FORK_CHUNK (1u << 20)
 
 #ifndef PTRACE_GETSIGMASK
@@ -67,15 +69,21 @@
 #define PTRACE_SETSIGMASK 0x420b
 #endif
 
-/* The injection site: `syscall; int3` at code, "/dev/null" at code + 8. */
+/* The injection site: arch_ptrace_inject_code at code, "/dev/null" at
+ * code + ARCH_PTRACE_INJECT_LEN (fork_stub). */
 struct fork_site {
 	uint64_t code;
 	uint8_t saved[24];
 };
 
-static const uint8_t fork_stub[24] = {0x0f, 0x05, 0xcc, 0x90, 0x90, 0x90, 0x90, 0x90,
-				      '/',  'd',  'e',	'v',  '/',  'n',  'u',	'l',
-				      'l',  0,	  0,	0,    0,    0,	  0,	0};
+#define FORK_STUB_LEN 24
+
+static void fork_stub(uint8_t stub[FORK_STUB_LEN])
+{
+	memset(stub, 0, FORK_STUB_LEN);
+	memcpy(stub, arch_ptrace_inject_code, ARCH_PTRACE_INJECT_LEN);
+	memcpy(stub + ARCH_PTRACE_INJECT_LEN, "/dev/null", 10);
+}
 
 static int mem_rw(int fd, int wr, uint64_t addr, void *buf, size_t len)
 {
@@ -111,7 +119,7 @@ static int find_site(pid_t pid, struct fork_site *site)
 
 		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3)
 			continue;
-		if (perms[2] != 'x' || hi - lo < sizeof(fork_stub) || strstr(line, "[vdso]") ||
+		if (perms[2] != 'x' || hi - lo < FORK_STUB_LEN || strstr(line, "[vdso]") ||
 		    strstr(line, "[vsyscall]"))
 			continue;
 		if (rc < 0 || strstr(line, "/libc.so") || strstr(line, "/libc-")) {
@@ -126,7 +134,7 @@ static int find_site(pid_t pid, struct fork_site *site)
 }
 
 /*
- * 1 when a thread is stopped in the dynamic loader's code (rip one of
+ * 1 when a thread is stopped in the dynamic loader's code (pc one of
  * nth), 0 when none, -errno. There the loader's lock is held (gdb stops
  * at its library events inside dlopen: the agent's load of libzstd, in a
  * replay of a recording with snapshots, or the program's): a recursive
@@ -134,7 +142,7 @@ static int find_site(pid_t pid, struct fork_site *site)
  * does not have (its struct pthread's tid is its own), so the copy would
  * wait for the lock for good at its next load (tests/integ/224, 305).
  */
-static int in_loader(pid_t pid, const uint64_t *rip, int nth)
+static int in_loader(pid_t pid, const uint64_t *pc, int nth)
 {
 	char path[64], line[512];
 	FILE *f;
@@ -154,7 +162,7 @@ static int in_loader(pid_t pid, const uint64_t *rip, int nth)
 		     strncmp(name, "/ld-2.", 6)))
 			continue;
 		for (int i = 0; i < nth; i++)
-			rc |= rip[i] >= lo && rip[i] < hi;
+			rc |= pc[i] >= lo && pc[i] < hi;
 	}
 	fclose(f);
 	return rc;
@@ -192,27 +200,22 @@ static int wait_stop(pid_t tid, int *status)
 }
 
 /*
- * Run system call nr(a...) in thread tid, stopped, with its registers base
- * (orig_rax -1: the kernel restarts nothing on our behalf). The result, or
- * a negative errno from the call; *child gets the new task of a clone.
+ * Run system call nr(a[0..5]) in thread tid, stopped, with its registers
+ * base (no call to restart: the kernel restarts nothing on our behalf).
+ * The result, or a negative errno from the call; *child gets the new task
+ * of a clone.
  */
-static long inject(pid_t tid, const struct user_regs_struct *base, const struct fork_site *site,
-		   long nr, unsigned long a1, unsigned long a2, unsigned long a3, unsigned long a4,
-		   unsigned long a5, unsigned long a6, pid_t *child)
+static long inject_v(pid_t tid, const struct arch_ptrace_regs *base,
+		     const struct fork_site *site, long nr, const uint64_t a[6], pid_t *child)
 {
-	struct user_regs_struct r = *base;
-	int status;
+	struct arch_ptrace_regs r = *base;
+	int status, rc;
 
-	r.rip = site->code;
-	r.rax = (unsigned long)nr;
-	r.orig_rax = (unsigned long)-1;
-	r.rdi = a1;
-	r.rsi = a2;
-	r.rdx = a3;
-	r.r10 = a4;
-	r.r8 = a5;
-	r.r9 = a6;
-	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+	arch_ptrace_syscall_setup(&r, site->code, nr, a);
+	rc = arch_ptrace_set(tid, &r);
+	if (rc < 0)
+		return rc;
+	if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
 		return -errno;
 	for (;;) {
 		int rc = wait_stop(tid, &status);
@@ -236,38 +239,28 @@ static long inject(pid_t tid, const struct user_regs_struct *base, const struct 
 		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
 			return -errno;
 	}
-	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
-		return -errno;
-	return (long)r.rax;
+	rc = arch_ptrace_get(tid, &r);
+	if (rc < 0)
+		return rc;
+	return (long)arch_ptrace_ret(&r);
 }
 
-/* The kernel's restart of an interrupted system call, done by hand for a
- * copy of the thread (which never was in that call). -EBUSY: the thread
- * is inside a call at a ptrace event (not a point to copy). */
-static int fix_restart(struct user_regs_struct *r)
+static long inject(pid_t tid, const struct arch_ptrace_regs *base, const struct fork_site *site,
+		   long nr, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5,
+		   uint64_t a6, pid_t *child)
 {
-	long ret = (long)r->rax;
+	const uint64_t a[6] = {a1, a2, a3, a4, a5, a6};
 
-	if ((long)r->orig_rax >= 0) {
-		if (ret == -512 || ret == -513 || ret == -514) { /* -ERESTART{SYS,NOINTR,NOHAND} */
-			r->rip -= 2;
-			r->rax = r->orig_rax;
-		} else if (ret == -516) { /* -ERESTART_RESTARTBLOCK: the copy has no block */
-			r->rax = (unsigned long)-EINTR;
-		} else if (ret == -ENOSYS) {
-			return -EBUSY;
-		}
-	}
-	r->orig_rax = (unsigned long)-1;
-	return 0;
+	return inject_v(tid, base, site, nr, a, child);
 }
 
 /* What a thread of the original is: registers, extended state, mask,
  * robust list, tid word. */
 struct fork_thread {
-	struct user_regs_struct regs;
-	/* NT_X86_XSTATE, sized by the kernel: the set takes only the whole
-	 * area (arch_ptrace.h, shared with attach mode) */
+	struct arch_ptrace_regs regs;
+	uint64_t tp; /* its thread pointer (FS base, TPIDR_EL0) */
+	/* NT_X86_XSTATE, NT_ARM_SVE, sized by the kernel: the set takes only
+	 * the whole area (arch_ptrace.h, shared with attach mode) */
 	struct arch_ptrace_ext ext;
 	uint64_t mask;
 	void *robust;
@@ -278,10 +271,13 @@ struct fork_thread {
 static int read_thread(int memfd, pid_t tid, struct fork_thread *ft)
 {
 	int32_t word = 0;
+	uint64_t at;
 	int rc;
 
-	if (ptrace(PTRACE_GETREGS, tid, 0, &ft->regs) < 0)
-		return -errno;
+	rc = arch_ptrace_get(tid, &ft->regs);
+	if (rc < 0)
+		return rc;
+	ft->tp = arch_ptrace_tp(tid, &ft->regs);
 	rc = arch_ptrace_ext_save(tid, &ft->ext);
 	if (rc < 0) {
 		/* a copy without the thread's vector registers would run on
@@ -296,18 +292,17 @@ static int read_thread(int memfd, pid_t tid, struct fork_thread *ft)
 	ft->robust_len = 0;
 	syscall(SYS_get_robust_list, tid, &ft->robust, &ft->robust_len);
 	ft->tidp = 0;
-	if (ft->regs.fs_base &&
-	    mem_rw(memfd, 0, ft->regs.fs_base + FORK_TID_OFF, &word, sizeof(word)) == 0 &&
-	    word == tid)
-		ft->tidp = ft->regs.fs_base + FORK_TID_OFF;
+	at = arch_ptrace_tid_word(ft->tp);
+	if (at && mem_rw(memfd, 0, at, &word, sizeof(word)) == 0 && word == tid)
+		ft->tidp = at;
 	return 0;
 }
 
 /* Give the copy's thread ntid its original's state (it is stopped). */
-static int write_thread(pid_t ntid, const struct user_regs_struct *base,
+static int write_thread(pid_t ntid, const struct arch_ptrace_regs *base,
 			const struct fork_site *site, struct fork_thread *ft)
 {
-	struct user_regs_struct r = ft->regs;
+	struct arch_ptrace_regs r = ft->regs;
 	long rc;
 
 	if (ft->robust) {
@@ -316,11 +311,12 @@ static int write_thread(pid_t ntid, const struct user_regs_struct *base,
 		if (rc < 0)
 			return (int)rc;
 	}
-	rc = fix_restart(&r);
+	rc = arch_ptrace_restart_for_copy(&r);
 	if (rc < 0)
 		return (int)rc;
-	if (ptrace(PTRACE_SETREGS, ntid, 0, &r) < 0)
-		return -errno;
+	rc = arch_ptrace_set(ntid, &r);
+	if (rc < 0)
+		return (int)rc;
 	rc = arch_ptrace_ext_restore(ntid, &ft->ext);
 	if (rc < 0) {
 		log_warn("checkpoint: a copy's thread did not take its vector registers: %s",
@@ -367,7 +363,7 @@ static void copy_nonzero(int dst_mem, uint64_t at, const uint8_t *buf, size_t le
 /* Every shared mapping of the copy becomes its own, with the contents the
  * original has (read from the original: the copy's view is the same
  * memory). */
-static int privatize(pid_t cpid, pid_t c0, const struct user_regs_struct *base,
+static int privatize(pid_t cpid, pid_t c0, const struct arch_ptrace_regs *base,
 		     const struct fork_site *site, int src_mem, int dst_mem)
 {
 	char path[64], line[512];
@@ -454,7 +450,9 @@ int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid
 					   CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
 	struct fork_thread *ft = NULL;
 	struct fork_site site;
-	struct user_regs_struct base;
+	struct arch_ptrace_regs base;
+	uint8_t stub[FORK_STUB_LEN];
+	uint64_t ca[6];
 	int src_mem = -1, dst_mem = -1, status, rc;
 	pid_t cpid = 0;
 	long r;
@@ -484,31 +482,33 @@ int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid
 		if (rc < 0)
 			goto out;
 		/* a thread at a ptrace event inside a call cannot be copied */
-		if ((long)ft[i].regs.orig_rax >= 0 && (long)ft[i].regs.rax == -ENOSYS) {
+		if (arch_ptrace_in_syscall(&ft[i].regs)) {
 			rc = -EBUSY;
 			goto out;
 		}
 	}
 	{
-		uint64_t rip[GDBSRV_MAX_THREADS];
+		uint64_t pc[GDBSRV_MAX_THREADS];
 		int n = nth < GDBSRV_MAX_THREADS ? nth : GDBSRV_MAX_THREADS;
 
 		for (int i = 0; i < n; i++)
-			rip[i] = ft[i].regs.rip;
-		rc = in_loader(pid, rip, n);
+			pc[i] = arch_ptrace_pc(&ft[i].regs);
+		rc = in_loader(pid, pc, n);
 		if (rc != 0) {
 			rc = rc < 0 ? rc : -EBUSY;
 			goto out;
 		}
 	}
+	fork_stub(stub);
 	if ((rc = mem_rw(src_mem, 0, site.code, site.saved, sizeof(site.saved))) < 0 ||
-	    (rc = mem_rw(src_mem, 1, site.code, (void *)fork_stub, sizeof(fork_stub))) < 0)
+	    (rc = mem_rw(src_mem, 1, site.code, stub, sizeof(stub))) < 0)
 		goto out;
-	/* the fork, run by the first thread */
-	r = inject(tids[0], &ft[0].regs, &site, SYS_clone,
-		   ft[0].tidp ? CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID : 0, 0, 0, ft[0].tidp, 0,
-		   0, &cpid);
-	ptrace(PTRACE_SETREGS, tids[0], 0, &ft[0].regs);
+	/* the fork, run by the first thread (the thread pointer: the copy
+	 * keeps the one it has) */
+	arch_ptrace_clone_args(ca, ft[0].tidp ? CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID : 0, 0, 0,
+			       ft[0].tidp, 0);
+	r = inject_v(tids[0], &ft[0].regs, &site, SYS_clone, ca, &cpid);
+	arch_ptrace_set(tids[0], &ft[0].regs);
 	mem_rw(src_mem, 1, site.code, site.saved, sizeof(site.saved));
 	if (getenv("SPOOL_GDBSRV_DEBUG"))
 		fprintf(stderr, "gdbsrv: fork of %d by %d at %#llx: %ld, copy %d\n", (int)pid,
@@ -526,10 +526,9 @@ int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid
 		goto out;
 	}
 	copy_tids[0] = cpid;
-	if (ptrace(PTRACE_GETREGS, cpid, 0, &base) < 0) {
-		rc = -errno;
+	rc = arch_ptrace_get(cpid, &base);
+	if (rc < 0)
 		goto out_drop;
-	}
 	dst_mem = open_mem(cpid);
 	if (dst_mem < 0) {
 		rc = -errno;
@@ -542,8 +541,9 @@ int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid
 
 		if (!ft[i].tidp)
 			fl &= ~(unsigned long)(CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID);
-		r = inject(cpid, &base, &site, SYS_clone, fl, ft[i].regs.rsp & ~15ul, ft[i].tidp,
-			   ft[i].tidp, ft[i].regs.fs_base, 0, &nt);
+		arch_ptrace_clone_args(ca, fl, arch_ptrace_sp(&ft[i].regs) & ~15ull, ft[i].tidp,
+				       ft[i].tidp, ft[i].tp);
+		r = inject_v(cpid, &base, &site, SYS_clone, ca, &nt);
 		if (r <= 0 || !nt) {
 			rc = r < 0 ? (int)r : -ECHILD;
 			goto out_drop;
@@ -560,7 +560,8 @@ int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid
 	if (rc < 0)
 		goto out_drop;
 	if (quiet) {
-		r = inject(cpid, &base, &site, SYS_openat, (unsigned long)AT_FDCWD, site.code + 8,
+		r = inject(cpid, &base, &site, SYS_openat, (uint64_t)(int64_t)AT_FDCWD,
+			   site.code + ARCH_PTRACE_INJECT_LEN,
 			   O_WRONLY | O_CLOEXEC, 0, 0, 0, NULL);
 		if (r >= 0) {
 			inject(cpid, &base, &site, SYS_dup3, (unsigned long)r, 1, 0, 0, 0, 0, NULL);

@@ -563,6 +563,51 @@ static void thread_go(struct gdbsrv_thread *t)
 		t->state = GDBSRV_T_RUNNING;
 }
 
+/*
+ * A watchpoint that trapped before the access (ARCH_GDB_WATCH_BEFORE: Arm)
+ * becomes one after it, as x86-64's: t, stopped at the accessing
+ * instruction, is stepped over it with its watchpoints off, then they are
+ * put back. Only t runs; the other threads' events stay queued (waited for
+ * by t's id). A signal that comes in the step instead of the step's trap is
+ * kept for t (delivered at its next resume) and the step is made again.
+ * (An exclusive store stepped this way fails, the exclusive monitor being
+ * cleared by the traps, as under gdb on a native Arm target: a watchpoint
+ * on a lock word taken by LDXR/STXR may never complete its loop.)
+ */
+static int inf_watch_step_over(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
+{
+	int rc = 0;
+
+	if (!ARCH_GDB_WATCH_BEFORE)
+		return 0;
+	arch_gdb_watch_set(t->tid, NULL, 0);
+	for (int tries = 0; tries < 16; tries++) {
+		int status;
+		pid_t w;
+
+		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0) {
+			rc = -errno;
+			break;
+		}
+		do
+			w = waitpid(t->tid, &status, __WALL);
+		while (w < 0 && errno == EINTR);
+		if (w < 0 || !WIFSTOPPED(status)) {
+			rc = -ECHILD;
+			break;
+		}
+		if (WSTOPSIG(status) == SIGTRAP && !(status >> 16))
+			break;
+		if (!(status >> 16))
+			t->sig = WSTOPSIG(status);
+	}
+	arch_gdb_watch_set(t->tid, f->ins.wp, f->ins.nwp);
+	if (inf_debug())
+		fprintf(stderr, "gdbsrv: %d stepped over a watched access: pc %#llx (%d)\n",
+			(int)t->tid, (unsigned long long)gdbsrv_inf_pc(f, t), rc);
+	return rc;
+}
+
 /* What a SIGTRAP stop of t is: a breakpoint, a step, a watchpoint, or
  * nothing of ours (then *deliver says whether to pass SIGTRAP on). */
 static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct gdbsrv_stop *st,
@@ -609,8 +654,10 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 		return 0;
 	}
 	if (arch_gdb_trap_hw(&si)) {
-		hit = arch_gdb_watch_hit(t->tid, f->ins.nwp);
+		hit = arch_gdb_watch_hit(t->tid, f->ins.wp, f->ins.nwp);
 		if (hit >= 0) {
+			if (inf_watch_step_over(f, t) < 0)
+				return 0;
 			st->kind = GDBSRV_STOP_WATCH;
 			st->wp = f->ins.wp[hit];
 			st->addr = f->ins.wp[hit].addr;

@@ -283,6 +283,11 @@ struct gdbsrv {
 	struct gdbsrv_cfg user;	 /* what gdb has inserted (Z packets) */
 	struct gdbsrv_pos hist;	 /* how the current point was reached */
 	struct gdbsrv_stop last; /* the last stop reported */
+	/* ARCH_GDB_WATCH_BEFORE: after a watchpoint stop reported (already
+	 * after the access), the thread (vidx + 1; 0 none) gdb will step over
+	 * it in the direction it went (rev): that step is answered in place */
+	int wstep_vidx1;
+	int wstep_rev;
 	int gvidx, cvidx;	 /* Hg and Hc threads (-1: any) */
 	uint64_t vpid;		 /* the pid gdb sees (the first replay's) */
 	uint64_t replays;	 /* replays started (1 + the restarts) */

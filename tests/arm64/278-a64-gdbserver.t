@@ -15,15 +15,19 @@
 #     memory read (print, x) and written, the registers in gdb's aarch64
 #     layout (org.gnu.gdb.aarch64.core and .fpu: x0-x30, sp, pc, cpsr,
 #     v0-v31, fpsr, fpcr) read and written, stepi and step (the pc moves, a
-#     breakpoint's bytes never show), a hardware watchpoint refused with the
-#     reason (not ported);
+#     breakpoint's bytes never show), a hardware watchpoint (NT_ARM_HW_WATCH)
+#     stops at the doubling with its old and new value (285 goes back with
+#     one);
 #   - stepi up to the `svc #0` of libc's syscall() and over it (the kernel
 #     reports that step at the call's exit, not as a hardware step);
 #   - reverse: from the end, reverse-continue back to the breakpoint at the
 #     bug, in the second teller's thread, next over it, reverse-stepi (and
-#     stepi forward again)
-#     (no checkpoints on aarch64: the gdb server replays from the beginning
-#     to go back);
+#     stepi forward again), from checkpoints: the server takes one at every
+#     stop (SPOOL_GDBSRV_CHECKPOINT_MS=0, so that the evidence does not
+#     depend on the VM's speed), copies of the stopped replay made by an
+#     injected `svc #0; brk #0` (gdbsrv_fork.c), and `monitor when` says
+#     how many replays started from one (0 before the port: every reverse
+#     command replayed from the beginning);
 #   - after the balance is written (100), continue to the end: the program
 #     exits with 0 (the recording's run exited with 1).
 . "$(dirname "$0")/lib.sh"
@@ -37,7 +41,7 @@ KVER="$(ls "$VM/lib/modules" 2>/dev/null | head -1)"
 KMOD="$VM/lib/modules/$KVER/kernel"
 [ -f "$KMOD/drivers/net/virtio_net.ko" ] || _a64_skip "no virtio_net.ko in $VM (scripts/arm64-vm.sh setup)"
 
-plan 31
+plan 36
 
 BIN="$PROGS/rr_rev_bank"
 SRC="$REPO/tests/progs/rr_rev_bank.c"
@@ -60,7 +64,8 @@ for m in failover net_failover virtio_net; do insmod $T/mods/$m.ko; done
 ifconfig lo 127.0.0.1 up
 ifconfig eth0 10.0.2.15 netmask 255.255.255.0 up
 run rec $S record -q -o rec -- $BIN 5
-printf '#!/bin/sh\nexec %s replay --gdbserver - %s/rec 2>%s/srv.err\n' "$S" "$T" "$T" >srv.sh
+printf '#!/bin/sh\nexport SPOOL_GDBSRV_CHECKPOINT_MS=0\nexec %s replay --gdbserver - %s/rec 2>%s/srv.err\n' \
+	"$S" "$T" "$T" >srv.sh
 chmod +x srv.sh
 timeout 900 nc -l -p 2345 -e $T/srv.sh >nc.out 2>&1 &
 nc=$!
@@ -77,7 +82,8 @@ ARM64_VM_HOSTFWD="$PORT:2345" timeout -k 10 1500 "$REPO/scripts/arm64-vm.sh" run
 VMPID=$!
 # the boot, and the recording, both emulated: up to 20 minutes
 for _ in $(seq 1200); do
-	[ -f ready ] && break
+	# (the file is there before its word: 9p shows the VM's creation first)
+	[ "$(cat ready 2>/dev/null)" = ready ] && break
 	kill -0 "$VMPID" 2>/dev/null || break
 	sleep 1
 done
@@ -123,9 +129,9 @@ timeout -k 5 900 "$GDB" -q -batch -nx \
 	-ex 'print balance' \
 	-ex 'break syscall' -ex continue -ex 'source svc.gdb' -ex 'delete' \
 	-ex "break rr_rev_bank.c:$BUG" -ex 'reverse-continue' \
-	-ex 'print balance' -ex 'info threads' \
+	-ex 'print balance' -ex 'info threads' -ex 'monitor when' \
 	-ex 'next' -ex 'print balance' \
-	-ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' -ex stepi \
+	-ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' -ex 'monitor when' -ex stepi \
 	-ex 'set var balance = 100' \
 	-ex 'delete' -ex continue \
 	"$BIN" >gdb.out 2>&1
@@ -166,10 +172,10 @@ like "$G1" 'Breakpoint 2, teller \(arg=0x2\) at .*rr_rev_bank.c:'"$BUG" \
 	"a breakpoint at a line of the second teller stops in its thread"
 like "$G" '^\$10 = 77$' "  a register written (x9)"
 like "$G" '^\$11 = 4242$' "  a vector register written (v1)"
-like "$G1" 'Could not insert hardware watchpoint|Could not insert hardware breakpoints' \
-	"  a hardware watchpoint is refused (not ported to aarch64)"
-like "$(cat srv.err 2>/dev/null)" 'hardware watchpoints are not supported on this CPU' \
-	"  and spool says why"
+like "$G1" "Hardware watchpoint 3: balance +Old value = 100 +New value = 200 " \
+	"  a hardware watchpoint stops at the doubling, with the old and new value"
+unlike "$G1$(cat srv.err 2>/dev/null)" 'Could not insert hardware|cannot watch' \
+	"  gdb could insert it"
 like "$G1" "Breakpoint 4, main .*rr_rev_bank.c:$END" "the end of main"
 like "$G" '^svc at 0x[0-9a-f]+ after [0-9]+ steps' "stepi up to the svc #0 of libc's syscall()"
 like "$G" '^stepped over svc: 0x4$' "  and over it, to the next instruction (the kernel's report at its exit)"
@@ -185,6 +191,17 @@ if [ -n "$pc3" ] && [ -n "$pc4" ] && [ "$((pc3 - pc4))" -eq 4 ]; then
 else
 	fail "  reverse-stepi goes back one instruction ($pc3 -> $pc4)"
 fi
+# monitor when, after reverse-continue then after reverse-stepi
+whens="$(sed -n 's/.*replays started: \([0-9]*\), from a checkpoint: \([0-9]*\), .*checkpoints: \([0-9]*\) (\([0-9]*\) made).*/\1 \2 \3 \4/p' gdb.out)"
+read -r rep1 ck1 kept1 made1 <<<"$(sed -n 1p <<<"$whens")"
+read -r rep2 ck2 kept2 made2 <<<"$(sed -n 2p <<<"$whens")"
+num_cmp "${made1:-0}" -ge 3 "checkpoints are made on aarch64 (${made1:-none} at reverse-continue's end, ${kept1:-none} kept)" ||
+	diag "$(grep -i 'checkpoint' srv.err 2>/dev/null | head -5)"
+num_cmp "${ck1:-0}" -ge 1 "  reverse-continue went back from one (${ck1:-none} starts from checkpoints)"
+num_cmp "${ck2:-0}" -gt "${ck1:-0}" "  reverse-stepi from one too (${ck2:-none})"
+is "${rep2:-none}" 1 "  and no reverse command replayed from the beginning (replays started: 1, the first)"
+unlike "$(cat srv.err 2>/dev/null)" 'copy of checkpoint [0-9]+ failed|vector registers' \
+	"  no copy failed"
 like "$G1" '\[Inferior 1 \((process [0-9]+|Remote target)\) exited normally\]' \
 	"continue to the end: the balance gdb wrote (100) is the exit status's (0)"
 done_testing

@@ -3,7 +3,7 @@
 #   check-arm64        cross-builds build-aarch64/ (make ARCH=aarch64) and runs
 #                      tests/arm64/*.t: spool's aarch64 build under qemu-user on
 #                      the cross-built tests/progs, and the host's spool on the
-#                      traces it wrote; 273, 276, 277 and 278 boot Debian's arm64 kernel under
+#                      traces it wrote; 273, 276, 277, 278 and 285 boot Debian's arm64 kernel under
 #                      qemu-system-aarch64 (scripts/arm64-vm.sh setup, once)
 #   check-arm64-quick  the part CI runs: the same build, the ring stress test,
 #                      the lock profiler and serial and sync record/replay

@@ -6,7 +6,8 @@
  * NT_FPREGSET sets, the `g` packet those give (gdb's order: x0-x30, sp, pc,
  * cpsr in 4 bytes, v0-v31, fpsr, fpcr), the target description's features
  * and register numbers, and the program's bytes under 4-byte BRK #0
- * breakpoints (0xd4200000) read and written across them in part. The x86
+ * breakpoints (0xd4200000) read and written across them in part, the
+ * watchpoints' control words (NT_ARM_HW_WATCH). The x86
  * side's description is counted too (60 registers, unchanged).
  */
 #include <errno.h>
@@ -215,12 +216,28 @@ static void test_brk_bytes(void **state)
 	}
 }
 
+/* DBGWCR of a watchpoint (gdb's aarch64-linux-hw-point.c encodes the
+ * same): E bit 0, PAC EL0 (2) at bits 1-2, LSC at 3-4 (load 1, store 2,
+ * both 3), BAS at 5-12: the bytes of the aligned 8 watched */
+static void test_watch_ctrl(void **state)
+{
+	(void)state;
+	/* 8 bytes at an aligned address, written: BAS 0xff, LSC store */
+	assert_int_equal(a64_gdb_watch_ctrl(0x1000, 8, 2), 1u | 4u | (2u << 3) | (0xffu << 5));
+	/* 4 bytes at +4, read: BAS 0xf0, LSC load */
+	assert_int_equal(a64_gdb_watch_ctrl(0x1004, 4, 3), 1u | 4u | (1u << 3) | (0xf0u << 5));
+	/* 1 byte at +7, accessed: BAS 0x80, LSC both */
+	assert_int_equal(a64_gdb_watch_ctrl(0x1007, 1, 4), 1u | 4u | (3u << 3) | (0x80u << 5));
+	/* 2 bytes at +2 */
+	assert_int_equal(a64_gdb_watch_ctrl(0x1002, 2, 2) >> 5, 0x0cu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_loc),	      cmocka_unit_test(test_g_packet),
 	    cmocka_unit_test(test_xml),	      cmocka_unit_test(test_host_xml),
-	    cmocka_unit_test(test_brk_bytes),
+	    cmocka_unit_test(test_brk_bytes), cmocka_unit_test(test_watch_ctrl),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

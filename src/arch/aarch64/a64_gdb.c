@@ -12,17 +12,20 @@
  *     kernel's generic user_single_step_report: SIGTRAP with SI_USER and
  *     no sender (si_pid 0), where x86 says TRAP_BRKPT.
  *
- * Hardware watchpoints (NT_ARM_HW_WATCH) are not done: the Z2-Z4 packets
- * are refused with the reason (gdb says it could not insert them). Arm's
- * watchpoints stop before the access, not after it as x86's, which the
- * reverse search of gdbsrv_rev.c assumes.
+ * Hardware watchpoints are the kernel's NT_ARM_HW_WATCH set: one register
+ * pair per watchpoint, the address rounded down to 8 bytes and a control
+ * word (enabled, EL0, load/store, the bytes watched of those 8). A hit is
+ * SIGTRAP/TRAP_HWBKPT with si_addr the address accessed, before the access
+ * (ARCH_GDB_WATCH_BEFORE: gdbsrv_inf.c steps the thread over it).
  */
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 
+#include "../../replay/gdbsrv_int.h"
 #include "../arch_gdb.h"
 #include "a64_gdb_regs.h"
 
@@ -110,14 +113,63 @@ int arch_gdb_trap_hw(const siginfo_t *si)
 	return si->si_code == TRAP_TRACE || si->si_code == TRAP_HWBKPT;
 }
 
+#ifndef NT_ARM_HW_WATCH
+#define NT_ARM_HW_WATCH 0x403
+#endif
+
+/* struct user_hwdebug_state (asm/ptrace.h), the registers used */
+struct a64_hwdebug {
+	uint32_t dbg_info; /* low byte: the number of watchpoint registers */
+	uint32_t pad;
+	struct {
+		uint64_t addr;
+		uint32_t ctrl;
+		uint32_t pad;
+	} regs[GDBSRV_MAX_WP];
+};
+
 int arch_gdb_watch_ok(uint64_t addr, uint32_t len, uint32_t type)
 {
-	return -ENOTSUP;
+	/* gdbsrv.c has checked len (1, 2, 4, 8) and addr % len: the bytes
+	 * are inside one aligned 8 */
+	return type >= 2 && type <= 4 && (addr & 7) + len <= 8 ? 0 : -ENOTSUP;
 }
 
-void arch_gdb_watch_set(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n) {}
-
-int arch_gdb_watch_hit(pid_t tid, uint32_t n)
+void arch_gdb_watch_set(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n)
 {
-	return -1;
+	struct a64_hwdebug d;
+	struct iovec v = {&d, sizeof(d)};
+	uint32_t have = GDBSRV_MAX_WP;
+
+	memset(&d, 0, sizeof(d));
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_ARM_HW_WATCH, &v) == 0 &&
+	    (d.dbg_info & 0xff) < have)
+		have = d.dbg_info & 0xff;
+	memset(&d, 0, sizeof(d));
+	for (uint32_t i = 0; i < n && i < have; i++)
+		d.regs[i].ctrl = a64_gdb_watch_ctrl(wp[i].addr, wp[i].len, wp[i].type);
+	for (uint32_t i = 0; i < n && i < have; i++)
+		d.regs[i].addr = wp[i].addr & ~7ull;
+	/* every register this thread has, the unused ones off */
+	v.iov_len = offsetof(struct a64_hwdebug, regs) + (size_t)have * sizeof(d.regs[0]);
+	ptrace(PTRACE_SETREGSET, tid, (void *)NT_ARM_HW_WATCH, &v);
+}
+
+int arch_gdb_watch_hit(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n)
+{
+	siginfo_t si;
+	uint64_t a;
+
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0 || si.si_code != TRAP_HWBKPT)
+		return -1;
+	a = (uint64_t)(uintptr_t)si.si_addr;
+	for (uint32_t i = 0; i < n; i++)
+		if (a >= wp[i].addr && a < wp[i].addr + wp[i].len)
+			return (int)i;
+	/* an access that began below (a pair or a vector store): the
+	 * aligned 8 bytes the register watches */
+	for (uint32_t i = 0; i < n; i++)
+		if ((a & ~7ull) == (wp[i].addr & ~7ull))
+			return (int)i;
+	return n == 1 ? 0 : -1;
 }

@@ -123,3 +123,11 @@ const char *a64_gdb_target_xml(size_t *len)
 	*len = xml_len;
 	return xml;
 }
+
+uint32_t a64_gdb_watch_ctrl(uint64_t addr, uint32_t len, uint32_t type)
+{
+	uint32_t lsc = type == 2 ? 2 : type == 3 ? 1 : 3; /* store, load, both */
+	uint32_t bas = ((1u << len) - 1) << (addr & 7);
+
+	return 1u | (2u << 1) | (lsc << 3) | ((bas & 0xff) << 5);
+}

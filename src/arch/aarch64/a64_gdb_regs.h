@@ -9,6 +9,7 @@
 #define SPOOL_ARCH_AARCH64_A64_GDB_REGS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* gdb's numbers: 0-30 x0..x30, 31 sp, 32 pc, 33 cpsr, 34-65 v0..v31,
  * 66 fpsr, 67 fpcr (org.gnu.gdb.aarch64.core, then .fpu) */
@@ -33,5 +34,11 @@ int a64_gdb_reg_loc(int regno, int *set, size_t *off, int *size);
 /* The target description: architecture aarch64, the core and fpu
  * features in gdb's order (built once, static). */
 const char *a64_gdb_target_xml(size_t *len);
+
+/* The control word of a watchpoint register (DBGWCR) for len bytes at
+ * addr (inside one aligned 8), of the Z packet's type (2 write, 3 read,
+ * 4 access): enabled, EL0 only, load/store, the byte-address-select bits
+ * of those bytes. */
+uint32_t a64_gdb_watch_ctrl(uint64_t addr, uint32_t len, uint32_t type);
 
 #endif

@@ -10,19 +10,17 @@
  *     (probe_plan_function, probe_plan_point, probe_plan_ride,
  *     probe_plan_rets, probe_plan_cfg hand them over), so none of these is
  *     reached in practice; they only keep the planner linkable.
- *   - the gdb server's checkpoints (gdbsrv_fork.c: a copy of the replay
- *     made with x86-64 registers and instructions): none are taken.
  *
  * Attach (`spool probe -p`) is ported: src/probe/probe_attach.c with the
  * arm64 registers of a64_ptrace.c; the gdb server's registers and
- * breakpoints are a64_gdb.c's.
+ * breakpoints are a64_gdb.c's, its checkpoints (gdbsrv_fork.c) use
+ * a64_ptrace.c's registers and injected `svc #0; brk #0`.
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/types.h>
 
 #include "../../probe/probe.h"
-#include "../../replay/gdbsrv_int.h"
 #include "../../util/log.h"
 #include "../x86_64/x86_insn.h"
 
@@ -85,17 +83,3 @@ int x86_tail_jump(const uint8_t *const *bytes, const size_t *avail, const uint64
 {
 	return 0;
 }
-
-/* ---- the gdb server's checkpoints (spool replay --gdbserver) ---- */
-
-/* Copies of the stopped replay (gdbsrv_fork.c: x86-64 registers, the
- * injected `syscall; int3`, the x86-64 clone argument order) are not
- * ported: no checkpoint is taken (gdbsrv_ckpt.c goes on without it), so
- * going back starts a fresh replay from the beginning (doc/arm64.md). */
-int gdbsrv_fork(pid_t pid, const pid_t *tids, int nth, int fresh, int quiet, pid_t *copy_pid,
-		pid_t *copy_tids)
-{
-	return -ENOTSUP;
-}
-
-void gdbsrv_reap(pid_t pid, const pid_t *tids, int nth) {}

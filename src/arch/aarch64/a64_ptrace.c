@@ -26,11 +26,14 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "../arch_ptrace.h"
 
@@ -221,4 +224,91 @@ uint64_t arch_ptrace_syscall_before(pid_t tid, uint64_t pc)
 	if (pc < 4 || a64_ptrace_word(tid, pc - 4, &w) || w != A64_SVC0)
 		return 0;
 	return pc - 4;
+}
+
+/* ---- system calls run in a stopped thread (gdbsrv_fork.c) ---- */
+
+/* svc #0; brk #0 */
+const uint8_t arch_ptrace_inject_code[ARCH_PTRACE_INJECT_LEN] = {0x01, 0x00, 0x00, 0xd4,
+								 0x00, 0x00, 0x20, 0xd4};
+
+void arch_ptrace_syscall_setup(struct arch_ptrace_regs *r, uint64_t code, long nr,
+			       const uint64_t a[6])
+{
+	for (int i = 0; i < 6; i++)
+		r->r.regs[i] = a[i];
+	r->r.regs[8] = (uint64_t)nr;
+	r->r.pc = code;
+	r->r.pstate &= ~A64_PSTATE_BTYPE;
+	r->syscallno = -1;
+}
+
+void arch_ptrace_clone_args(uint64_t a[6], uint64_t flags, uint64_t stack, uint64_t ptid,
+			    uint64_t ctid, uint64_t tls)
+{
+	a[0] = flags;
+	a[1] = stack;
+	a[2] = ptid;
+	a[3] = tls;
+	a[4] = ctid;
+	a[5] = 0;
+}
+
+/*
+ * The kernel forgets the call (NT_ARM_SYSTEM_CALL -1) on the way to every
+ * stop a signal makes (do_signal: the group stop, PTRACE_INTERRUPT, a trap)
+ * and at every exception that is not a call; a number there means the
+ * thread stopped inside its call (a ptrace event: clone, exec, exit).
+ */
+int arch_ptrace_in_syscall(const struct arch_ptrace_regs *r)
+{
+	return r->have_syscallno && r->syscallno >= 0;
+}
+
+/*
+ * arm64 prepares an interrupted call's restart before the stop (do_signal
+ * puts pc back on the `svc` and x0 back to its first argument, x8 keeps
+ * its number), so the registers seen are the restart already: the copy
+ * runs the call again. Unlike x86-64, -ERESTART_RESTARTBLOCK cannot be
+ * told from the others there: a copy runs such a call (a relative sleep)
+ * again with its first arguments instead of returning EINTR.
+ */
+int arch_ptrace_restart_for_copy(struct arch_ptrace_regs *r)
+{
+	if (arch_ptrace_in_syscall(r))
+		return -EBUSY;
+	r->syscallno = -1;
+	return 0;
+}
+
+/*
+ * glibc's aarch64 thread pointer is just after the thread's struct pthread
+ * (TLS_DTV_AT_TP: tp = pthread_self() + sizeof(struct pthread)), whose
+ * size changes with glibc's version. The program runs with the board's
+ * libc, the one spool runs with: the distance from tp to the tid word is
+ * read from spool's own thread (its struct pthread holds its own id), once.
+ * The caller checks the word in the program all the same.
+ */
+uint64_t arch_ptrace_tid_word(uint64_t tp)
+{
+	static int64_t back = -1; /* tp - &tid, 0 when not found */
+
+	if (back < 0) {
+		const uint8_t *pd = (const uint8_t *)pthread_self();
+		const uint8_t *self_tp = (const uint8_t *)__builtin_thread_pointer();
+		int32_t me = (int32_t)syscall(SYS_gettid);
+
+		back = 0;
+		for (const uint8_t *p = pd; self_tp > pd && self_tp - pd <= 16384 && p + 4 <= self_tp;
+		     p += 4) {
+			int32_t w;
+
+			memcpy(&w, p, 4);
+			if (w == me) {
+				back = self_tp - p;
+				break;
+			}
+		}
+	}
+	return tp && back ? tp - (uint64_t)back : 0;
 }

@@ -359,7 +359,7 @@ void arch_gdb_watch_set(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n)
 		ptrace(PTRACE_POKEUSER, tid, DR_OFF(7), dr7_of(wp, n));
 }
 
-int arch_gdb_watch_hit(pid_t tid, uint32_t n)
+int arch_gdb_watch_hit(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n)
 {
 	unsigned long dr6;
 

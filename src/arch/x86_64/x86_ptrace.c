@@ -209,3 +209,66 @@ uint64_t arch_ptrace_syscall_before(pid_t tid, uint64_t pc)
 		return 0;
 	return pc - 2;
 }
+
+/* ---- system calls run in a stopped thread (gdbsrv_fork.c) ---- */
+
+/* offsetof(struct pthread, tid), glibc 2.2x-2.3x x86-64 (the thread
+ * pointer, fs base, is the struct pthread) */
+#define X86_PTHREAD_TID_OFF 0x2d0
+
+const uint8_t arch_ptrace_inject_code[ARCH_PTRACE_INJECT_LEN] = {0x0f, 0x05, 0xcc, 0x90,
+								 0x90, 0x90, 0x90, 0x90};
+
+void arch_ptrace_syscall_setup(struct arch_ptrace_regs *r, uint64_t code, long nr,
+			       const uint64_t a[6])
+{
+	r->r.rip = code;
+	r->r.rax = (unsigned long long)nr;
+	r->r.orig_rax = (unsigned long long)-1;
+	r->r.rdi = a[0];
+	r->r.rsi = a[1];
+	r->r.rdx = a[2];
+	r->r.r10 = a[3];
+	r->r.r8 = a[4];
+	r->r.r9 = a[5];
+}
+
+void arch_ptrace_clone_args(uint64_t a[6], uint64_t flags, uint64_t stack, uint64_t ptid,
+			    uint64_t ctid, uint64_t tls)
+{
+	a[0] = flags;
+	a[1] = stack;
+	a[2] = ptid;
+	a[3] = ctid;
+	a[4] = tls;
+	a[5] = 0;
+}
+
+/* at a ptrace event inside a call, rax is the -ENOSYS of the entry */
+int arch_ptrace_in_syscall(const struct arch_ptrace_regs *r)
+{
+	return (long long)r->r.orig_rax >= 0 && (long long)r->r.rax == -ENOSYS;
+}
+
+int arch_ptrace_restart_for_copy(struct arch_ptrace_regs *r)
+{
+	long long ret = (long long)r->r.rax;
+
+	if ((long long)r->r.orig_rax >= 0) {
+		if (ret == -512 || ret == -513 || ret == -514) { /* -ERESTART{SYS,NOINTR,NOHAND} */
+			r->r.rip -= 2;
+			r->r.rax = r->r.orig_rax;
+		} else if (ret == -516) { /* -ERESTART_RESTARTBLOCK: the copy has no block */
+			r->r.rax = (unsigned long long)-EINTR;
+		} else if (ret == -ENOSYS) {
+			return -EBUSY;
+		}
+	}
+	r->r.orig_rax = (unsigned long long)-1;
+	return 0;
+}
+
+uint64_t arch_ptrace_tid_word(uint64_t tp)
+{
+	return tp ? tp + X86_PTHREAD_TID_OFF : 0;
+}
