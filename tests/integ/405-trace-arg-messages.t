@@ -50,13 +50,14 @@ for cmd in "report" "info" "path" "export --chrome" "decode"; do
 done
 is "$bad" 0 "report, info, path, export, decode of a directory without metadata: exit 1, says so"
 
-# A spool still writing t (its program waits for the file go).
-"$SPOOL" locks -q -o t -- sh -c 'while [ ! -e go ]; do sleep 0.05; done' \
+# A spool still writing t (its program waits for the file go; it says its
+# pid, to be waited for once its spool is killed).
+"$SPOOL" locks -q -o t -- sh -c 'echo $$ >sh.pid; while [ ! -e go ]; do sleep 0.05; done' \
 	</dev/null >bg.out 2>bg.err &
 SP=$!
-for ((i = 0; i < 600; i++)); do
+for ((i = 0; i < 2400; i++)); do
 	W="$(ls -d t.writing.* 2>/dev/null | head -n 1)"
-	[ -n "$W" ] && [ -d "$W/.spool" ] && break
+	[ -n "$W" ] && [ -d "$W/.spool" ] && [ -s sh.pid ] && break
 	sleep 0.05
 done
 ok "spool locks is writing t.writing.PID" test -n "$W"
@@ -68,6 +69,13 @@ is "$SAID" "1 1" "spool info t while a spool writes it: exit 1, names $W" || sho
 kill -KILL "$SP"
 wait "$SP" 2>/dev/null
 touch go
+# its program ends on its own now: wait for it (and end it if it does not)
+SH="$(cat sh.pid 2>/dev/null)"
+for ((i = 0; i < 600; i++)); do
+	[ -n "$SH" ] && kill -0 "$SH" 2>/dev/null || break
+	sleep 0.05
+done
+[ -n "$SH" ] && kill -KILL "$SH" 2>/dev/null
 WANT="$W/ is the unfinished trace of a spool that did not end (pid ${W##*.}, killed?): 'spool info $W' reads it"
 said report t
 is "$SAID" "1 1" "spool report t after that spool was killed: names the partial trace" || show_run
