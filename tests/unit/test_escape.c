@@ -134,13 +134,14 @@ static void test_fixed_field_and_slots(void **state)
 	}
 }
 
-/* escape_needed reads eight bytes a step: every byte value at every place
- * of strings of 1 to 24 bytes, between the extreme printable bytes (0x20,
- * 0x7e, which a wrong carry or borrow would turn), decides as the byte
- * alone does; with ESCAPE_LINES a newline and a tab need nothing. */
+/* escape_needed and escape_json_plain read eight bytes a step: every byte
+ * value at every place of strings of 1 to 24 bytes, between the extreme
+ * printable bytes (0x20, 0x7e, which a wrong carry or borrow would turn),
+ * decides as the byte alone does; with ESCAPE_LINES a newline and a tab
+ * need nothing; JSON takes no '"' or '\\' as it is. */
 static void test_needed_every_byte_every_place(void **state)
 {
-	static const unsigned char fill[] = {0x20, 0x7e, 'a'};
+	static const unsigned char fill[] = {0x20, 0x7e, 'a', 0x21, 0x5d};
 	unsigned char s[24];
 
 	(void)state;
@@ -151,10 +152,13 @@ static void test_needed_every_byte_every_place(void **state)
 					int want = b < 0x20 || b >= 0x7f;
 					int lines = want && b != '\n' && b != '\t';
 
+					int plain = !want && b != '"' && b != '\\';
+
 					memset(s, fill[f], len);
 					s[at] = (unsigned char)b;
 					if (escape_needed((const char *)s, len, 0) != want ||
-					    escape_needed((const char *)s, len, ESCAPE_LINES) != lines)
+					    escape_needed((const char *)s, len, ESCAPE_LINES) != lines ||
+					    escape_json_plain((const char *)s, len) != plain)
 						fail_msg("len %zu at %zu fill %#x byte %#x", len, at,
 							 fill[f], b);
 				}
