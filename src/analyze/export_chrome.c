@@ -79,14 +79,10 @@ static void ch_json(struct export_chrome *x, const char *s)
 {
 	size_t n = strlen(s);
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-			ch_flush(x);
-			escape_json(x->f, s, n);
-			return;
-		}
+	if (!escape_json_plain(s, n)) {
+		ch_flush(x);
+		escape_json(x->f, s, n);
+		return;
 	}
 	if (n + 2 > CH_BUF_SIZE - x->len)
 		ch_flush(x);

@@ -43,6 +43,11 @@ int cmd_trace_loss(const char *dir, const struct trace_reader *r, struct trace_l
  * opened again (its events read only if the writer did not finish). 0 if
  * DIR cannot be opened (that command said why). */
 int cmd_dir_loss(const char *dir, const struct trace_loss_seen *seen, struct trace_loss *out);
+/* The trace directory a reading command will read (trace_arg.c): 0 when
+ * it is a directory with a metadata file; else says what is wrong with it,
+ * with one wording for every command (`how`: the command and its options
+ * as the hint gives them, "info", "report --locks"), and returns 1. */
+int cmd_trace_arg_check(const char *dir, const char *how);
 /* A report printed on stdout must have reached it (a full disk, /dev/full,
  * a closed pipe): flush it and return 0, or say why it did not and return
  * 1 - a cut report never exits 0. `what` names it ("the report"). */

@@ -1198,6 +1198,10 @@ int cmd_decode(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (cmd_trace_arg_check(dir, "decode")) {
+		ret = 1;
+		goto out;
+	}
 	rc = trace_reader_open(&d.r, dir, &prob);
 	if (rc < 0) {
 		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));

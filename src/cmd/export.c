@@ -192,6 +192,11 @@ int cmd_export(int argc, char **argv)
 			"spool export --help)");
 		return EXIT_USAGE;
 	}
+	if (cmd_trace_arg_check(dir, format == EXPORT_PERFETTO ? "export --perfetto"
+				    : format == EXPORT_CHROME ? "export --chrome"
+				    : format == EXPORT_FOLDED ? "export --folded"
+							      : "export --flamegraph"))
+		return 1;
 	if (format == EXPORT_FOLDED || format == EXPORT_FLAME) {
 		struct trace_loss_seen seen = {.set = 0};
 

@@ -237,6 +237,8 @@ int cmd_info(int argc, char **argv)
 		log_err("unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (cmd_trace_arg_check(dir, "info"))
+		return 1;
 	rc = trace_reader_open(&r, dir, &prob);
 	if (rc < 0) {
 		log_err("%s: %s", prob.file[0] ? prob.file : dir, prob.msg[0] ? prob.msg : strerror(-rc));

@@ -391,6 +391,8 @@ int cmd_path(int argc, char **argv)
 	if (!record) {
 		char rec[PATH_MAX + 16];
 
+		if (cmd_trace_arg_check(trace_dir, "path"))
+			return 1;
 		snprintf(rec, sizeof(rec), "%s/.spool/record", trace_dir);
 		if (access(rec, F_OK) == 0) {
 			/* -t DIR keeps the replay's trace; else a temporary one */

@@ -441,7 +441,7 @@ int cmd_report(int argc, char **argv)
 	    .trace_dir = REPORT_DEFAULT_DIR, .limit = -1, .top_sites = -1, .seen = &seen};
 	const struct report_kind *kind = NULL, *kinds[REPORT_NKINDS];
 	size_t nc = sizeof(common) / sizeof(common[0]), nkinds = 0;
-	struct stat st;
+	char how[64];
 	uint64_t v;
 	int c;
 
@@ -530,19 +530,9 @@ int cmd_report(int argc, char **argv)
 		report_json_one(kinds, nkinds);
 		nkinds = 1;
 	}
-	if (stat(a.trace_dir, &st) < 0) {
-		if (errno == ENOENT)
-			log_err("trace directory '%s' does not exist (record one with spool locks, "
-				"or name it: spool report --%s DIR)",
-				a.trace_dir, kinds[0]->name);
-		else
-			log_err("trace directory '%s': %s", a.trace_dir, strerror(errno));
+	snprintf(how, sizeof(how), "report%s%s", kind ? " --" : "", kind ? kind->name : "");
+	if (cmd_trace_arg_check(a.trace_dir, how))
 		return 1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		log_err("'%s' is not a trace directory", a.trace_dir);
-		return 1;
-	}
 	char heading[64];
 	int rc = 0;
 

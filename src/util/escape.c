@@ -84,12 +84,58 @@ static size_t next_unit(const unsigned char *s, size_t len, unsigned flags, int 
 	return n;
 }
 
+#define BYTES_01 0x0101010101010101ull
+#define BYTES_20 (0x20 * BYTES_01)
+#define BYTES_80 (0x80 * BYTES_01)
+
+/* Whether any byte of x is zero: exact (a borrow only ever leaves a zero
+ * byte, which is itself found). */
+static inline uint64_t has_zero_byte(uint64_t x)
+{
+	return (x - BYTES_01) & ~x & BYTES_80;
+}
+
+/* Whether all len bytes are printable ASCII (0x20-0x7e), and with json set
+ * none is '"' or '\\': the common case, names in every event of an export,
+ * where a walk of one byte and one branch at a time was a fifth of a
+ * 10M-event Perfetto export. Eight bytes a step: a byte below 0x20 borrows
+ * into its high bit (x - 0x20..) where its own high bit is clear (~x); a
+ * byte of 0x7f or more has its high bit set in x or in x + 1. A carry or
+ * borrow crosses into the next byte only from a byte that is itself
+ * flagged, so "any byte flagged" is exact. */
+static int all_printable_ascii(const unsigned char *u, size_t len, int json)
+{
+	uint64_t bad = 0, x;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&x, u + i, 8);
+		bad |= ((x - BYTES_20) & ~x) | x | (x + BYTES_01);
+		if (json)
+			bad |= has_zero_byte(x ^ ('"' * BYTES_01)) |
+			       has_zero_byte(x ^ ('\\' * BYTES_01));
+	}
+	if (bad & BYTES_80)
+		return 0;
+	for (; i < len; i++)
+		if (u[i] < 0x20 || u[i] >= 0x7f || (json && (u[i] == '"' || u[i] == '\\')))
+			return 0;
+	return 1;
+}
+
+int escape_json_plain(const char *s, size_t len)
+{
+	return all_printable_ascii((const unsigned char *)s, len, 1);
+}
+
 int escape_needed(const char *s, size_t len, unsigned flags)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	uint32_t cp;
 	int safe;
 
+	if (all_printable_ascii(u, len, 0))
+		return 0;
 	for (size_t i = 0; i < len;) {
 		if (u[i] >= 0x20 && u[i] < 0x7f) {
 			i++; /* printable ASCII: the common case, in every export */

@@ -56,6 +56,11 @@ const char *escape_strn(const char *s, size_t max);
 /* Whether LEN bytes of S hold anything escape_write would escape. */
 int escape_needed(const char *s, size_t len, unsigned flags);
 
+/* Whether LEN bytes of S are plain printable ASCII without '"' or '\\':
+ * a JSON string as they are between quotes (a fast path for exports;
+ * anything else goes through escape_json). */
+int escape_json_plain(const char *s, size_t len);
+
 /* LEN bytes of S as a JSON string, quotes included. */
 void escape_json(FILE *out, const char *s, size_t len);
 

@@ -134,6 +134,36 @@ static void test_fixed_field_and_slots(void **state)
 	}
 }
 
+/* escape_needed and escape_json_plain read eight bytes a step: every byte
+ * value at every place of strings of 1 to 24 bytes, between the extreme
+ * printable bytes (0x20, 0x7e, which a wrong carry or borrow would turn),
+ * decides as the byte alone does; with ESCAPE_LINES a newline and a tab
+ * need nothing; JSON takes no '"' or '\\' as it is. */
+static void test_needed_every_byte_every_place(void **state)
+{
+	static const unsigned char fill[] = {0x20, 0x7e, 'a', 0x21, 0x5d};
+	unsigned char s[24];
+
+	(void)state;
+	for (size_t len = 1; len <= sizeof(s); len++)
+		for (size_t at = 0; at < len; at++)
+			for (size_t f = 0; f < sizeof(fill); f++)
+				for (unsigned b = 0; b < 256; b++) {
+					int want = b < 0x20 || b >= 0x7f;
+					int lines = want && b != '\n' && b != '\t';
+
+					int plain = !want && b != '"' && b != '\\';
+
+					memset(s, fill[f], len);
+					s[at] = (unsigned char)b;
+					if (escape_needed((const char *)s, len, 0) != want ||
+					    escape_needed((const char *)s, len, ESCAPE_LINES) != lines ||
+					    escape_json_plain((const char *)s, len) != plain)
+						fail_msg("len %zu at %zu fill %#x byte %#x", len, at,
+							 fill[f], b);
+				}
+}
+
 static void test_dup(void **state)
 {
 	char *d = escape_dup("a\033b\n", 4, ESCAPE_LINES);
@@ -152,6 +182,7 @@ int main(void)
 	    cmocka_unit_test(test_c1_bidi),
 	    cmocka_unit_test(test_not_utf8),
 	    cmocka_unit_test(test_fixed_field_and_slots),
+	    cmocka_unit_test(test_needed_every_byte_every_place),
 	    cmocka_unit_test(test_dup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
