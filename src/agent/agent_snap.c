@@ -849,6 +849,21 @@ int agent_snap_due(void)
 	return 1;
 }
 
+int64_t agent_snap_due_in(void)
+{
+	uint64_t now;
+
+	if (!snap_area || !snap_area->snap_period_ns || snap_next == UINT64_MAX ||
+	    snap_area->mode != RR_MODE_RECORD)
+		return -1;
+	now = snap_now_ns();
+	if (now < snap_due_ns)
+		return (int64_t)(snap_due_ns - now);
+	if (snap_next > snap_passes + 1)
+		snap_next = snap_passes + 1;
+	return 0;
+}
+
 /* Set when the program's exit waits for the copies: a snapshot taken
  * after that (in a later destructor's switch) is waited for at once.
  * (dig: such a copy was still writing its image when the program ended,
