@@ -1442,6 +1442,15 @@ int agent_serial_stdio_wait(int fd)
 	ns = agent_snap_due_in();
 	if (ns < 0)
 		return 0;
+	/* (something to read now, as a regular file always has: one system
+	 * call, and the read is made at once) */
+	{
+		struct pollfd p = {fd, POLLIN, 0};
+		struct timespec ts = {0, 0};
+
+		if (syscall(SYS_ppoll, &p, 1, &ts, NULL, (size_t)8) != 0)
+			return 0;
+	}
 	/* (a descriptor that does not block: its read is the program's to
 	 * make at once, EAGAIN and all) */
 	fl = syscall(SYS_fcntl, fd, F_GETFL);
