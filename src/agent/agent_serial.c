@@ -1442,6 +1442,12 @@ int agent_serial_stdio_wait(int fd)
 	ns = agent_snap_due_in();
 	if (ns < 0)
 		return 0;
+	/* (one was taken at this position already, at the switch point the
+	 * holder passed last: `spool info` and --goto EVENT:COUNT could not
+	 * tell a second one apart; the next is taken after the read) */
+	if (agent_snap_taken_at(__atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE),
+				agent_ser.count))
+		return 0;
 	/* (something to read now, as a regular file always has: one system
 	 * call, and the read is made at once) */
 	{

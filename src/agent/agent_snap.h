@@ -86,6 +86,10 @@ int agent_snap_due(void);
  * clock reading each call: for the holder about to wait in a stdio read
  * (agent_serial_stdio_wait), not for a hot path. The holder only. */
 int64_t agent_snap_due_in(void);
+/* 1 when the last snapshot this process took was at token turn `turn` and
+ * the holder's progress count `count` (--goto EVENT:COUNT names it): one
+ * more there could not be told apart from it. The holder only. */
+int agent_snap_taken_at(uint64_t turn, uint64_t count);
 /* Set in a thread a restore recreates (its own TLS) before it returns into
  * its saved context: the taker's agent_snap_point returns 1. */
 extern __thread int agent_snap_resumed;
