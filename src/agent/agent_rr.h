@@ -458,6 +458,11 @@ static inline int agent_rr_sig_any(void)
 	return (__atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED) |
 		__atomic_load_n(&agent_rr_sig_proc, __ATOMIC_RELAXED)) != 0;
 }
+/* A signal that arrived (its handler not run yet) would have ended a
+ * blocking call with EINTR rather than restarted it: the program's handler
+ * of it has no SA_RESTART. For a wait the agent adds before such a call
+ * (agent_serial_stdio_wait): 1, the call returns EINTR as it would have. */
+int agent_rr_sig_interrupts(void);
 /* Take one signal to deliver now (the thread's own first), 0 if none. */
 int agent_rr_sig_take(void);
 /* Snapshots (agent_snap_img.c, agent_snap_restore.c): a signal the agent

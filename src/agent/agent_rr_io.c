@@ -281,6 +281,23 @@ static ssize_t rr_iov(struct agent_thread *t, unsigned call, int fd, const struc
 
 /* ---- reads ---- */
 
+/* A stdio read, recording with snapshots on: the holder may take a snapshot
+ * before it blocks (agent_serial_stdio_wait). */
+static ssize_t rr_read_in_stdio(int fd, void *buf, size_t n)
+{
+	int e = errno;
+	int w = agent_serial_stdio_wait(fd);
+
+	if (w > 0)
+		return (ssize_t)agent_rr_rep_out_result(RR_CALL_READ);
+	if (w < 0) {
+		errno = -w;
+		return -1;
+	}
+	errno = e; /* (the wait's calls: the read sets it as it would have) */
+	return real_read(fd, buf, n);
+}
+
 AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	struct agent_thread *t;
@@ -300,7 +317,12 @@ AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 			agent_rr_stdio_skip(fd, (size_t)r);
 		return r;
 	}
-	return rr_rec_buf(t, RR_CALL_READ, fd, RR_BLOCK(RR_CALL_READ, ssize_t, real_read(fd, buf, n)), buf);
+	return rr_rec_buf(t, RR_CALL_READ, fd,
+			  RR_BLOCK(RR_CALL_READ, ssize_t,
+				   AGENT_UNLIKELY(agent_rr_in_stdio)
+					   ? rr_read_in_stdio(fd, buf, n)
+					   : real_read(fd, buf, n)),
+			  buf);
 }
 
 /* _FORTIFY_SOURCE builds call these when the buffer size is known. */

@@ -356,6 +356,18 @@ static int sig_action(int sig, const struct sigaction *act, struct sigaction *oa
 	return 0;
 }
 
+int agent_rr_sig_interrupts(void)
+{
+	uint64_t pend = __atomic_load_n(&agent_rr_sig_pending, __ATOMIC_RELAXED) |
+			__atomic_load_n(&agent_rr_sig_proc, __ATOMIC_RELAXED);
+
+	for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
+		if ((pend & (1ull << (sig - 1))) && sig_wrapped[sig] &&
+		    !(sig_prog[sig].sa_flags & SA_RESTART))
+			return 1;
+	return 0;
+}
+
 /* The snapshot's record of sig (agent_rr.h): 1 when the agent wraps it
  * (k filled from the program's disposition), else 0 (k as it was: the
  * kernel's). Called in the snapshot's copy: reads only. */

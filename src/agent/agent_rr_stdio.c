@@ -39,7 +39,9 @@
  * thread given the token there would block on that lock in the kernel,
  * holding the token the lock's owner needs. A stdio read that waits for a
  * writer among the threads of its own process keeps the others waiting
- * (as it did when it was not seen); the watchdog reports it.
+ * (as it did when it was not seen); the watchdog reports it. A snapshot due
+ * while it waits is taken by the holder itself (agent_serial_stdio_wait,
+ * from the agent's read).
  *
  * Set up once per process image at the agent's start (a fork child has
  * its parent's tables); a replay does it only when the recording did

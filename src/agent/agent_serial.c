@@ -36,6 +36,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -1425,6 +1426,97 @@ void agent_serial_out_back(void)
 	if (snap)
 		agent_snap_leave(snap);
 	errno = e;
+}
+
+/* ---- the holder in a stdio read, in a snapshot (agent_serial.h) ---- */
+
+/* A snapshot that found a thread not parked is tried again this long after,
+ * doubling, up to SER_STDIO_RETRY_MAX: a thread out in a blocking call
+ * without its context stays so until that call returns. */
+#define SER_STDIO_RETRY_NS 5000000ll
+#define SER_STDIO_RETRY_MAX 1000000000ll
+
+int agent_serial_stdio_wait(int fd)
+{
+	int64_t ns, retry = SER_STDIO_RETRY_NS;
+	long fl;
+
+	if (AGENT_LIKELY(!agent_snap_on) || agent_serial_on != RR_MODE_RECORD || !ser_me.on ||
+	    __atomic_load_n(&ser_area->owner, __ATOMIC_ACQUIRE) != ser_me.id || ser_intruder())
+		return 0;
+	ns = agent_snap_due_in();
+	if (ns < 0)
+		return 0;
+	/* (one was taken at this position already, at the switch point the
+	 * holder passed last: `spool info` and --goto EVENT:COUNT could not
+	 * tell a second one apart; the next is taken after the read) */
+	if (agent_snap_taken_at(__atomic_load_n(&ser_area->tturn, __ATOMIC_ACQUIRE),
+				agent_ser.count))
+		return 0;
+	/* (something to read now, as a regular file always has: one system
+	 * call, and the read is made at once) */
+	{
+		struct pollfd p = {fd, POLLIN, 0};
+		struct timespec ts = {0, 0};
+
+		if (syscall(SYS_ppoll, &p, 1, &ts, NULL, (size_t)8) != 0)
+			return 0;
+	}
+	/* (a descriptor that does not block: its read is the program's to
+	 * make at once, EAGAIN and all) */
+	fl = syscall(SYS_fcntl, fd, F_GETFL);
+	if (fl < 0 || (fl & O_NONBLOCK))
+		return 0;
+	for (;;) {
+		struct pollfd p = {fd, POLLIN, 0};
+		struct timespec ts = {(time_t)(ns / 1000000000ll), (long)(ns % 1000000000ll)};
+		long r;
+		int restored;
+
+		/* (a timeout of 0: is there something to read now) */
+		r = syscall(SYS_ppoll, &p, 1, &ts, NULL, (size_t)8);
+		/* ready (or an error the read will say again): read */
+		if (r > 0 || (r < 0 && errno != EINTR))
+			return 0;
+		/* A signal: the real read would have returned EINTR when its
+		 * handler has no SA_RESTART, else gone on waiting (and a
+		 * cancellation acts at its start). */
+		if (r < 0)
+			return agent_rr_sig_interrupts() ? -EINTR : 0;
+		ns = agent_snap_due_in();
+		if (ns < 0)
+			return 0;
+		if (ns > 0)
+			continue;
+		/* Due, and the read would block: take it here, at the
+		 * holder's count of its last switch point. */
+		restored = agent_snap_point(ser_me.id, ser_nthreads(), ser_area->switches);
+		/* (a snapshot's frames are deep, and a replay takes none) */
+		agent_stack_scrub();
+		if (restored) {
+			/* A replay restored from the snapshot taken here: the
+			 * read's result comes from the log (the caller's
+			 * recording of it takes the record off). No switch
+			 * point was passed: the turn goes on as recorded. */
+			ser_set_limit();
+			return 1;
+		}
+		/* in a snapshot's copy that runs on, detached: no schedule */
+		if (AGENT_UNLIKELY(!agent_serial_on)) {
+			agent_ser.limit = UINT64_MAX;
+			return 0;
+		}
+		/* Taken (the next is due a period on), or no more: one a
+		 * wait, since nothing of the process moves while the holder
+		 * waits. Not taken (a thread not parked): again a little
+		 * later, while the read would still block. */
+		ns = agent_snap_due_in();
+		if (ns != 0)
+			return 0;
+		ns = retry;
+		if (retry < SER_STDIO_RETRY_MAX)
+			retry *= 2;
+	}
 }
 
 /* ---- threads ---- */

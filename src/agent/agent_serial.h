@@ -138,6 +138,23 @@ ucontext_t *agent_serial_out_ctx(void);
 int agent_serial_out_saved(void);
 void agent_serial_out_back(void);
 
+/*
+ * Record, serial, snapshots by time: the token's holder is about to read
+ * descriptor fd inside a stdio call (agent_rr_in_stdio), which keeps the
+ * token (its FILE's lock is held: agent_rr_stdio.c). Every other thread
+ * waits for the token, so nothing else can take a snapshot while the read
+ * blocks: mosquitto_pub -l, reading its lines with fgets, got one per line
+ * at best. So when the read would block past the time the next snapshot
+ * is due, the holder waits for fd (ppoll) until then, takes the snapshot
+ * itself and then reads: one a read, since nothing of the process moves
+ * while it waits. Returns 0: make the real read; 1: a replay restored from
+ * the snapshot taken here (the read's result is the logged one:
+ * agent_rr_rep_out_result); -EINTR: a signal whose handler has no
+ * SA_RESTART came during the wait (the real read would have returned
+ * EINTR: the caller returns it).
+ */
+int agent_serial_stdio_wait(int fd);
+
 /* r = expr, the blocking call, in the caller's frame (which must live
  * until the call returns: not in a helper that returns first). The
  * caller includes agent_rr.h (agent_rr_rep_out_result). getcontext

@@ -849,6 +849,30 @@ int agent_snap_due(void)
 	return 1;
 }
 
+/* The turn and the holder's count of the last snapshot taken (UINT64_MAX:
+ * none yet): agent_snap_taken_at. */
+static uint64_t snap_done_turn = UINT64_MAX, snap_done_count;
+
+int agent_snap_taken_at(uint64_t turn, uint64_t count)
+{
+	return snap_done_turn == turn && snap_done_count == count;
+}
+
+int64_t agent_snap_due_in(void)
+{
+	uint64_t now;
+
+	if (!snap_area || !snap_area->snap_period_ns || snap_next == UINT64_MAX ||
+	    snap_area->mode != RR_MODE_RECORD)
+		return -1;
+	now = snap_now_ns();
+	if (now < snap_due_ns)
+		return (int64_t)(snap_due_ns - now);
+	if (snap_next > snap_passes + 1)
+		snap_next = snap_passes + 1;
+	return 0;
+}
+
 /* Set when the program's exit waits for the copies: a snapshot taken
  * after that (in a later destructor's switch) is waited for at once.
  * (dig: such a copy was still writing its image when the program ended,
@@ -1000,6 +1024,8 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 						(uint64_t)c0.tv_nsec) /
 					       1000));
 		__atomic_fetch_add(&snap_area->snap_taken, 1, __ATOMIC_RELAXED);
+		snap_done_turn = snap_turn;
+		snap_done_count = snap_count;
 		__atomic_fetch_add(&snap_area->snap_ns, dt, __ATOMIC_RELAXED);
 		if (dt > snap_area->snap_ns_max)
 			snap_area->snap_ns_max = dt;

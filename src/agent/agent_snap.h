@@ -80,6 +80,16 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches);
  * the slow path looks for it). Cheap: the clock is read a few times a
  * period. The holder only. */
 int agent_snap_due(void);
+/* By time, record: nanoseconds until the next snapshot is due, 0 when it
+ * is due now (the next pass looks for it, as agent_snap_due), -1 when none
+ * is looked for by time (by switches, the budget used, not recording). A
+ * clock reading each call: for the holder about to wait in a stdio read
+ * (agent_serial_stdio_wait), not for a hot path. The holder only. */
+int64_t agent_snap_due_in(void);
+/* 1 when the last snapshot this process took was at token turn `turn` and
+ * the holder's progress count `count` (--goto EVENT:COUNT names it): one
+ * more there could not be told apart from it. The holder only. */
+int agent_snap_taken_at(uint64_t turn, uint64_t count);
 /* Set in a thread a restore recreates (its own TLS) before it returns into
  * its saved context: the taker's agent_snap_point returns 1. */
 extern __thread int agent_snap_resumed;

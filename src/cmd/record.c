@@ -148,10 +148,11 @@ static const struct run_opt_own record_own_opts[] = {
      "                       one a second, deltas of the one before; 0: none;\n"
      "                       on aarch64 none unless asked)\n"},
     {"snap-max", required_argument, RECORD_O_SNAP_MAX,
-     "      --snap-max SIZE  the snapshots' disk budget (k/M/G suffixes; 0: no\n"
-     "                       limit); default 1G, or half the free space of the\n"
-     "                       trace's file system at the start if that is less;\n"
-     "                       no more are taken once the next would pass it\n"},
+     "      --snap-max SIZE  serial mode: the snapshots' disk budget (k/M/G\n"
+     "                       suffixes; 0: no limit); default 1G, or half the\n"
+     "                       free space of the trace's file system at the start\n"
+     "                       if that is less; no more are taken once the next\n"
+     "                       would pass it\n"},
     {"stuck-ms", required_argument, RECORD_O_STUCK_MS,
      "      --stuck-ms MS    serial mode: report a thread that runs this long\n"
      "                       without reaching a switch point while others wait\n"
@@ -1318,6 +1319,12 @@ int cmd_record(int argc, char **argv)
 	if ((ctx.snap_period || ctx.snap_period_ns) && !ctx.serial) {
 		log_err("--snap-period goes with --mode serial (snapshots need every thread "
 			"parked at a switch point)");
+		return EXIT_USAGE;
+	}
+	/* (a budget for snapshots sync mode never takes: said, not ignored) */
+	if (ctx.snap_budget_set && !ctx.serial) {
+		log_err("--snap-max goes with --mode serial (sync mode takes no snapshots: "
+			"no point has every thread parked at a switch point)");
 		return EXIT_USAGE;
 	}
 #if defined(__x86_64__)

@@ -10,7 +10,7 @@
 # itself is unchanged: its replay prints what the recorded process printed.
 . "$(dirname "$0")/lib.sh"
 
-plan 15
+plan 20
 
 P="$PROGS/rr_snap"
 
@@ -79,5 +79,16 @@ fi
 # --- snapshots need serial mode -------------------------------------------
 spool_run record --mode sync --snap-period 10 -o sync.trace -- "$P" 2 100
 like "$ERR" 'snap-period goes with --mode serial' "--snap-period with --mode sync is refused"
+is "$RC" 2 "... a usage error (exit 2)"
+spool_run record --mode sync --snap-period 50ms -o sync.trace -- "$P" 2 100
+like "$ERR" 'snap-period goes with --mode serial' "--snap-period 50ms with --mode sync too"
+spool_run record --mode sync --snap-max 10M -o sync.trace -- "$P" 2 100
+like "$ERR" 'snap-max goes with --mode serial \(sync mode takes no snapshots' \
+	"--snap-max with --mode sync is refused (it was taken and did nothing)"
+is "$RC" 2 "... a usage error (exit 2)"
+# a sync recording has none to start from
+spool_run record --mode sync -o sync.trace -- "$P" 2 100
+spool_run replay --goto 1 sync.trace
+like "$ERR" 'is a sync-mode recording, which has no snapshots' "--goto on a sync recording is refused"
 
 done_testing
