@@ -939,6 +939,7 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	/* its position within the turn: a thread that holds the token alone
 	 * for long takes several snapshots at one turn */
 	snap_count = agent_ser.count;
+	agent_snap_img_mark_take();
 	/* The taker's own context, for the image. It returns twice: again in
 	 * a replay this snapshot was restored into, where nothing of this
 	 * frame but saved may be used (t is the recording's memory). */

@@ -141,6 +141,9 @@ int agent_snap_delta_open(struct agent_snap_delta *d, const char *prev_path, uin
 uint64_t agent_snap_delta_region(struct agent_snap_delta *d, uint64_t start, uint64_t end);
 /* Write the table to tmp, renamed fin (for the next snapshot's copy). */
 void agent_snap_delta_save(struct agent_snap_delta *d, const char *tmp, const char *fin);
+/* The taker, at the take, before its clone: the time the image's header
+ * gives (rr_snap_hdr.time_ns, spool info's time-s). */
+void agent_snap_img_mark_take(void);
 /* (count: the taker's progress count at the take, rr_snap_hdr.count; a:
  * the area, whose snap_budget bounds the images' bytes: -EFBIG, the image
  * removed, when this one would pass it; else 0 or -1, errno set) */
