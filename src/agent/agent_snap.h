@@ -107,6 +107,12 @@ void agent_snap_join_wait(uint32_t me, pthread_t th);
 
 /* The agent's destructor: wait for the copies still running. */
 void agent_snap_exit_wait(void);
+/* 1 while the exiting thread waits in agent_snap_exit_wait for the copies:
+ * it holds the run token meanwhile, and a waiting thread's watchdog must
+ * not call that stuck (a copy compressing a 50 MB image under load takes
+ * longer than --stuck-ms: GraphicsMagick's recordings were killed at their
+ * exit, tests/real/158). */
+int agent_snap_exit_waiting(void);
 
 /* The image a record snapshot's copy writes (agent_snap_img.c): libzstd
  * loaded at start; the write, in the copy, into DIR/.spool/snap/snap_<index>.zst. */

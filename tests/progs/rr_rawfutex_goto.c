@@ -8,11 +8,14 @@
  * FUTEX_WAIT is then a yield of the run token, not a wait in the kernel
  * while it holds the token (the replay was reported stuck).
  *
- *   rr_rawfutex_goto ROUNDS [FILE]
+ *   rr_rawfutex_goto ROUNDS [FILE [linger]]
  *
- * Prints one line per step ("step I by T"). With FILE, opens it for
- * writing at the start and writes each step there too (write(2)), so a
- * snapshot holds a descriptor open for writing on a file.
+ * Prints one line per step ("step I by T"). With FILE (not empty), opens it
+ * for writing at the start and writes each step there too (write(2)), so a
+ * snapshot holds a descriptor open for writing on a file. With linger, the
+ * worker is not joined: after its steps it waits on a futex nobody wakes,
+ * like libgomp's idle workers, and main exits while it waits
+ * (tests/integ/402: main holds the run token at its exit meanwhile).
  */
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -27,7 +30,7 @@
 
 static int rf_turn;
 static long rf_rounds = 200;
-static int rf_fd = -1;
+static int rf_fd = -1, rf_linger, rf_never;
 
 static long rf_futex(int *w, int op, int val)
 {
@@ -62,6 +65,8 @@ static void *rf_run(void *arg)
 		__atomic_store_n(&rf_turn, !me, __ATOMIC_RELEASE);
 		rf_futex(&rf_turn, FUTEX_WAKE_PRIVATE, 1);
 	}
+	while (me && rf_linger)
+		rf_futex(&rf_never, FUTEX_WAIT_PRIVATE, 0);
 	return NULL;
 }
 
@@ -71,7 +76,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		rf_rounds = strtol(argv[1], NULL, 10);
-	if (argc > 2) {
+	rf_linger = argc > 3 && !strcmp(argv[3], "linger");
+	if (argc > 2 && argv[2][0]) {
 		rf_fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (rf_fd < 0) {
 			perror(argv[2]);
@@ -81,7 +87,8 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, rf_run, (void *)1L))
 		return 1;
 	rf_run((void *)0L);
-	pthread_join(t, NULL);
+	if (!rf_linger)
+		pthread_join(t, NULL);
 	printf("done %ld rounds\n", rf_rounds);
 	if (rf_fd >= 0)
 		close(rf_fd);
