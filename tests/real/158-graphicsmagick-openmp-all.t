@@ -68,11 +68,11 @@ ok "record --mode sync: exit 5, saying libgomp's own futexes are why and what to
 	show_run
 
 # --- snapshots and --goto from each
-spool_run record -q --snap-period 3 -o snap.trace -- "${G[@]}" snap.png
-ok "record --snap-period 3: exit 0, gm's own image" same_png snap.png || show_run
+spool_run record -q --snap-period 6 -o snap.trace -- "${G[@]}" snap.png
+ok "record --snap-period 6: exit 0, gm's own image" same_png snap.png || show_run
 "$SPOOL" info snap.trace >sinfo.txt 2>&1
 EVS=$(awk '/^ +snap +event/{f=1; next} f && /^ +[0-9]+ +[0-9]+ /{print $2}' sinfo.txt)
-num_cmp "$(echo "$EVS" | grep -c .)" -ge 3 "it has snapshots (at events $(echo $EVS))"
+num_cmp "$(echo "$EVS" | grep -c .)" -ge 2 "it has snapshots (at events $(echo $EVS))"
 good=0 tried=0 bad=""
 for e in $EVS; do
 	spool_run replay -q --stuck-ms 3000 -o "g$e.trace" --goto "$e" snap.trace
