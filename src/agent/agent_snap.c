@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
