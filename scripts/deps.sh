@@ -150,6 +150,11 @@ PACKAGES=(
 #                  starts (initdb as the postgres user) (tests/real/152-pgbench-all.t)
 #   lld            ld.lld --threads=2: LLVM's thread pool (C++ std::thread), ends with
 #                  _exit while its workers wait (tests/real/153-lld-all.t)
+#   graphicsmagick gm convert with OpenMP on 2 threads: libgomp's barriers are futexes
+#                  of its own syscall instruction, a snapshot's restored worker among
+#                  them (tests/real/158-graphicsmagick-openmp-all.t)
+#   qemu-utils     qemu-img convert -m 2 -W: coroutines, a thread pool, an event loop,
+#                  out-of-order writes a replay repeats (tests/real/159-qemu-img-convert-all.t)
 #   pv             splice()s its input pipe to its output: bytes from a pipe to a pipe or
 #                  a terminal that a replay must write again (tests/real/148-pv-splice.t)
 REAL_PACKAGES=(
@@ -170,6 +175,7 @@ REAL_PACKAGES=(
 	vim
 	apache2 apache2-utils ffmpeg restic
 	p7zip-full postgresql lld pv
+	graphicsmagick qemu-utils
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

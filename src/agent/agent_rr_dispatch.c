@@ -716,6 +716,22 @@ void agent_rr_dispatch_thread(void)
 	errno = saved;
 }
 
+void agent_rr_dispatch_restored_thread(void)
+{
+	int saved = errno;
+	/* The snapshot's value: ALLOW in a thread parked inside the SIGSYS
+	 * handler (a raw futex wait emulated as a yield), whose return sets
+	 * it back to BLOCK; sud_enable's BLOCK would make the handler's own
+	 * calls after the park dispatched again, with SIGSYS blocked. */
+	unsigned char sel = agent_sud_sel;
+
+	if (sud_on && agent_rr_mode && sud_enable())
+		agent_log("syscall user dispatch: a restored thread could not turn it on (%d)",
+			  errno);
+	agent_sud_sel = sel;
+	errno = saved;
+}
+
 #else /* !__x86_64__ */
 
 int agent_rr_dispatch_attach(void)
@@ -758,6 +774,10 @@ int agent_rr_dispatch_on(void)
 }
 
 void agent_rr_dispatch_thread(void)
+{
+}
+
+void agent_rr_dispatch_restored_thread(void)
 {
 }
 

@@ -42,6 +42,12 @@ void agent_rr_dispatch_attach_end(void);
  * thread and a new thread (like a fork child and an exec'd image) starts
  * without it. */
 void agent_rr_dispatch_thread(void);
+/* A thread a restore from a snapshot recreated (agent_snap_restore.c), on
+ * its own TLS, before it returns into its saved context: dispatch on as
+ * for a new thread, its selector left as the snapshot has it. Without it a
+ * restored thread's own futex wait (libgomp's) blocked in the kernel while
+ * it held the run token: the replay was reported stuck. */
+void agent_rr_dispatch_restored_thread(void);
 /* 1 while syscall user dispatch is on in this process (x86-64: a raw
  * clone is then seen made); 0 where there is none. */
 int agent_rr_dispatch_on(void);

@@ -703,7 +703,10 @@ static __attribute__((noinline)) int ser_wait_loop(void)
 			    ? __atomic_load_n(&ser_slot(holder)->count, __ATOMIC_ACQUIRE)
 			    : 0;
 		now = ser_now_ms();
-		if (!since || holder != last_holder || c != last_count || turn != last_turn) {
+		/* (the holder waiting for the snapshot copies at its exit
+		 * comes back: not stuck, however long they take) */
+		if (!since || holder != last_holder || c != last_count || turn != last_turn ||
+		    agent_snap_exit_waiting()) {
 			since = now;
 			last_holder = holder;
 			last_count = c;

@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
@@ -97,6 +98,7 @@ static int snap_keep_agent;
 /* The snapshot being taken (the copy writes them into its image). */
 static uint64_t snap_index, snap_turn, snap_switches, snap_count;
 static unsigned long snap_exit_sig; /* of a record snapshot's copy: 0, or SIGCHLD under gdb */
+static uint32_t snap_test_copy_ms; /* SPOOL_TEST_SNAP_COPY_MS (agent_snap_init) */
 /* A restore's thread hook (agent_snap_spawn), run before its setcontext. */
 static void (*snap_entry_hook)(struct agent_snap_thread *);
 __thread int agent_snap_resumed;
@@ -366,6 +368,16 @@ void agent_snap_init(struct rr_area *a, uint64_t size)
 	snap_thr = p;
 	snap_area = a;
 	snap_area_size = size;
+	/* For tests only (tests/integ/402): each copy stays this many ms
+	 * after writing its image, as a copy compressing a big image under
+	 * load does. Read here, in the constructor. */
+	{
+		const char *h = getenv("SPOOL_TEST_SNAP_COPY_MS");
+
+		snap_test_copy_ms = 0;
+		while (h && *h >= '0' && *h <= '9' && snap_test_copy_ms < 600000)
+			snap_test_copy_ms = snap_test_copy_ms * 10 + (uint32_t)(*h++ - '0');
+	}
 	snap_next = a->mode != RR_MODE_RECORD ? UINT64_MAX
 		    : a->snap_period_ns	      ? SNAP_TIME_STEP0
 					      : a->snap_period;
@@ -547,6 +559,12 @@ static void snap_copy(uint32_t me, uint32_t n)
 		} else {
 			__atomic_store_n(&snap_area->snap_err, errno, __ATOMIC_RELAXED);
 			__atomic_fetch_add(&snap_area->snap_failed, 1, __ATOMIC_RELAXED);
+		}
+		if (snap_test_copy_ms) {
+			struct timespec hold = {snap_test_copy_ms / 1000,
+						(long)(snap_test_copy_ms % 1000) * 1000000};
+
+			syscall(SYS_nanosleep, &hold, NULL);
 		}
 		syscall(SYS_exit_group, 0);
 	}
@@ -963,6 +981,7 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
 	/* its position within the turn: a thread that holds the token alone
 	 * for long takes several snapshots at one turn */
 	snap_count = agent_ser.count;
+	agent_snap_img_mark_take();
 	/* The taker's own context, for the image. It returns twice: again in
 	 * a replay this snapshot was restored into, where nothing of this
 	 * frame but saved may be used (t is the recording's memory). */
@@ -1040,12 +1059,22 @@ int agent_snap_point(uint32_t me, uint32_t n, uint64_t switches)
  * that spool, which stops at the program's exit, finds none still running
  * (a copy that runs on, RR_SNAP_RUN, runs the rest of the program). Polled,
  * 30 s at most: a copy stopped for good must not hold the exit. */
+/* 1 while agent_snap_exit_wait waits (agent_snap_exit_waiting) */
+static int snap_exit_waiting;
+
 void agent_snap_exit_wait(void)
 {
 	__atomic_store_n(&snap_closed, 1, __ATOMIC_RELEASE);
 	if (!agent_snap_on)
 		return;
+	__atomic_store_n(&snap_exit_waiting, 1, __ATOMIC_RELEASE);
 	snap_wait_copies();
+	__atomic_store_n(&snap_exit_waiting, 0, __ATOMIC_RELEASE);
+}
+
+int agent_snap_exit_waiting(void)
+{
+	return __atomic_load_n(&snap_exit_waiting, __ATOMIC_ACQUIRE);
 }
 
 /* Until every copy has written its image and ended (30 s at most, then

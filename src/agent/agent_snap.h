@@ -117,6 +117,12 @@ void agent_snap_join_wait(uint32_t me, pthread_t th);
 
 /* The agent's destructor: wait for the copies still running. */
 void agent_snap_exit_wait(void);
+/* 1 while the exiting thread waits in agent_snap_exit_wait for the copies:
+ * it holds the run token meanwhile, and a waiting thread's watchdog must
+ * not call that stuck (a copy compressing a 50 MB image under load takes
+ * longer than --stuck-ms: GraphicsMagick's recordings were killed at their
+ * exit, tests/real/158). */
+int agent_snap_exit_waiting(void);
 
 /* The image a record snapshot's copy writes (agent_snap_img.c): libzstd
  * loaded at start; the write, in the copy, into DIR/.spool/snap/snap_<index>.zst. */
@@ -151,6 +157,9 @@ int agent_snap_delta_open(struct agent_snap_delta *d, const char *prev_path, uin
 uint64_t agent_snap_delta_region(struct agent_snap_delta *d, uint64_t start, uint64_t end);
 /* Write the table to tmp, renamed fin (for the next snapshot's copy). */
 void agent_snap_delta_save(struct agent_snap_delta *d, const char *tmp, const char *fin);
+/* The taker, at the take, before its clone: the time the image's header
+ * gives (rr_snap_hdr.time_ns, spool info's time-s). */
+void agent_snap_img_mark_take(void);
 /* (count: the taker's progress count at the take, rr_snap_hdr.count; a:
  * the area, whose snap_budget bounds the images' bytes: -EFBIG, the image
  * removed, when this one would pass it; else 0 or -1, errno set) */

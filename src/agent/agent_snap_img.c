@@ -55,6 +55,9 @@ static size_t (*z_stream)(void *, struct img_out *, struct img_in *, int);
 static unsigned (*z_iserr)(size_t);
 static size_t z_ws_size;
 static uint64_t img_t0;
+/* When the taker took the snapshot now being written (set before its
+ * clone: the copy sees it in its memory). */
+static uint64_t img_take_ns;
 static uint8_t img_build_id[8], img_agent_build_id[8];
 
 /* The GNU build id of a loaded object (its PT_NOTE, in memory), first 8
@@ -111,6 +114,11 @@ static uint64_t img_now_ns(void)
 
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void agent_snap_img_mark_take(void)
+{
+	img_take_ns = img_now_ns();
 }
 
 int agent_snap_img_init(void)
@@ -666,7 +674,9 @@ int agent_snap_img_write(struct rr_area *a, const char *dir, uint64_t index, uin
 	h.turn = turn;
 	h.count = count;
 	h.switches = switches;
-	h.time_ns = img_now_ns() - img_t0;
+	/* the take's time, not the copy's: the copy yields to the program
+	 * and may write long after (spool info's time-s went backwards) */
+	h.time_ns = (img_take_ns ? img_take_ns : img_now_ns()) - img_t0;
 	h.taker = me;
 	if (arch_sys_stat("/proc/self/exe", &st) == 0) {
 		h.exe_dev = (uint64_t)st.st_dev;

@@ -55,6 +55,7 @@
 #include "../arch/arch_snap.h"
 #include "../replay/rr_snap_fmt.h"
 #include "agent_rr.h"
+#include "agent_rr_dispatch.h"
 #include "agent_serial.h"
 #include "agent_snap.h"
 
@@ -781,6 +782,8 @@ static void rs_thread_hook(struct agent_snap_thread *t)
 	__atomic_add_fetch(&rs_ready, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &rs_ready, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	rs_gate_wait();
+	/* last: the restore's own calls above are the agent's */
+	agent_rr_dispatch_restored_thread();
 }
 
 /* The first thread, on its recorded TLS (rs_main set the thread pointer:

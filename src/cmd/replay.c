@@ -47,6 +47,7 @@
 #include "../replay/rr_snap_pick.h"
 #include "../trace/untrusted.h"
 #include "../util/buildid.h"
+#include "../util/escape.h"
 #include "../util/log.h"
 #include "../util/options.h"
 #include "../util/target.h"
@@ -1065,6 +1066,14 @@ static int replay_goto(struct replay_ctx *ctx, const char *dir, const struct rr_
 			 ctx->snap.nout ? " in a blocking call" : "",
 			 ctx->snap.nblocked ? ", " : "", ctx->snap.nblocked,
 			 ctx->snap.nblocked ? " back from a blocking call" : "");
+	if (ctx->snap.fd >= 0 && ctx->snap.nwfiles)
+		log_warn("snapshot %llu: %u descriptor%s open for writing on a file (%d: %s%s), "
+			 "restored as /dev/null: what the program writes there from event %s on "
+			 "is not written (a replay from the start, or from a snapshot before the "
+			 "file was opened, writes it)",
+			 (unsigned long long)ctx->snap.index, ctx->snap.nwfiles,
+			 ctx->snap.nwfiles == 1 ? " was" : "s were", ctx->snap.wfd,
+			 escape_str(ctx->snap.wpath), ctx->snap.nwfiles > 1 ? ", ..." : "", pos);
 	if (ctx->snap.fd >= 0 && ctx->snap.ndeltas)
 		log_info("snapshot %llu is a delta: composed over %u earlier one%s in %.2f ms",
 			 (unsigned long long)ctx->snap.index, ctx->snap.ndeltas,

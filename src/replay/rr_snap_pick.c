@@ -149,8 +149,35 @@ out:
  * parked (*nblocked: those taking the run token back after a blocking call
  * or a nap; *nout: those out in a blocking call). Returns 0, -EBADMSG (damaged), or -EAGAIN with *why set (no
  * first thread to restore). */
+/* An FD record at off (len bytes: struct rr_snap_fd, then its
+ * /proc/self/fd link's text): one open for writing on a file by its path
+ * (not a pipe, a socket, a device) is counted in pick, the first one named. */
+static void pick_fd(int fd, uint64_t off, uint64_t len, struct rr_snap_pick *pick)
+{
+	struct rr_snap_fd f;
+	char link[sizeof(pick->wpath)];
+	size_t n;
+
+	if (len < sizeof(f) || pread(fd, &f, sizeof(f), (off_t)off) != sizeof(f))
+		return;
+	/* 0 to 2 are the replay's own (spool gives it the recorded kinds) */
+	if (f.fd <= 2 || (f.flags & O_ACCMODE) == O_RDONLY)
+		return;
+	n = len - sizeof(f) < sizeof(link) - 1 ? (size_t)(len - sizeof(f)) : sizeof(link) - 1;
+	if (pread(fd, link, n, (off_t)(off + sizeof(f))) != (ssize_t)n)
+		return;
+	link[n] = 0;
+	/* (a memfd's link is "/memfd:NAME": spool's shared memory is one) */
+	if (link[0] != '/' || !strncmp(link, "/dev/", 5) || !strncmp(link, "/memfd:", 7))
+		return;
+	if (!pick->nwfiles++) {
+		pick->wfd = f.fd;
+		memcpy(pick->wpath, link, n + 1);
+	}
+}
+
 static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked,
-		     uint32_t *nout)
+		     uint32_t *nout, struct rr_snap_pick *wf)
 {
 	uint64_t off = 0;
 	int first = 0, taker = 0;
@@ -205,7 +232,9 @@ static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked
 		} else if (rec.kind == RR_SNAP_TIMER) {
 			if (rec.len < sizeof(struct rr_snap_timer))
 				return -EBADMSG;
-		} else if (rec.kind != RR_SNAP_SIGACT && rec.kind != RR_SNAP_FD) {
+		} else if (rec.kind == RR_SNAP_FD) {
+			pick_fd(fd, off, rec.len, wf);
+		} else if (rec.kind != RR_SNAP_SIGACT) {
 			return -EBADMSG;
 		}
 		off += rec.len;
@@ -353,11 +382,12 @@ int rr_snap_pick(const char *dir, uint64_t event, uint64_t count, const char *ex
 		rc = pick_body(dirfd(dp), ents[i].name, &h, &fd, &size, &ndeltas);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (rc == 0)
-			rc = pick_scan(fd, size, &why, &nblocked, &nout);
+			rc = pick_scan(fd, size, &why, &nblocked, &nout, pick);
 		if (rc == -EAGAIN) {
 			log_warn("snapshot %" PRIu64 " (event %" PRIu64 ") cannot be restored (%s): "
 				 "trying an earlier one",
 				 h.index, h.turn, why);
+			pick->nwfiles = 0;
 			close(fd);
 			rc = 0;
 			continue;

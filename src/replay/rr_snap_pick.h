@@ -22,6 +22,13 @@ struct rr_snap_pick {
 	uint32_t nout;	   /* ... out in a blocking call (RR_PARK_OUT) */
 	uint32_t ndeltas;  /* deltas composed over a whole snapshot to make it (0: it was whole) */
 	uint64_t unpack_ns; /* unpacking (and composing) it took */
+	/* descriptors (above 2) open for writing on a file by its path: a
+	 * restore gives each a /dev/null stand-in (agent_snap_restore.c),
+	 * so what the program writes there from the snapshot on is lost;
+	 * the first one's number and path, for the warning */
+	uint32_t nwfiles;
+	int32_t wfd;
+	char wpath[256];
 };
 
 /* The latest restorable snapshot of trace dir taken at or before position
