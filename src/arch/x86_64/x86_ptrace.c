@@ -209,3 +209,15 @@ uint64_t arch_ptrace_syscall_before(pid_t tid, uint64_t pc)
 		return 0;
 	return pc - 2;
 }
+
+int arch_ptrace_trap_ahead(pid_t tid, const struct arch_ptrace_regs *r)
+{
+	(void)tid;
+	(void)r;
+	return 0;
+}
+
+int arch_ptrace_release_stop(void)
+{
+	return 0;
+}
