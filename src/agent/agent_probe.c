@@ -1256,6 +1256,16 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 	return (int)n;
 }
 
+/* aarch64's agent gives SIGTRAP back at a second stop of the detach
+ * (a64_agent_probe.c: its out-of-line slots trap back into the handler);
+ * here the detach gave everything back already (an int3's handler returns
+ * to the trampoline, no second trap). Exported as the map lists it; spool
+ * does not call it on x86-64 (arch_ptrace_release_stop). */
+AGENT_EXPORT int spool_agent_probe_release(void)
+{
+	return agent_probe_area ? 0 : -EPROTO;
+}
+
 /* spool probe -p, in each stopped thread after the detach: rip and rsp are
  * where spool stopped it. Returns the signals spool must block for real in
  * its kernel mask (the released ones its view blocks), having put them in

@@ -107,6 +107,19 @@ int arch_ptrace_trap_at(pid_t tid, uint64_t addr);
 /* The system call instruction that ends just before pc (x86-64 `syscall`,
  * aarch64 `svc #0`): its address, or 0. */
 uint64_t arch_ptrace_syscall_before(pid_t tid, uint64_t pc);
+/* Would the stopped thread (its registers r) trap into the agent's trap
+ * handler when it runs, so that the handler must still be there: aarch64,
+ * its pc on a BRK of the agent's probes or slots, or on the word before a
+ * slot's BRK (the probed instruction run out of line), or in the kernel's
+ * sigreturn trampoline (returning from a handler whose frame may send it
+ * to a slot). Never on x86-64 (an int3 probe's handler returns to the
+ * trampoline, no second trap: its detach has one stop). */
+int arch_ptrace_trap_ahead(pid_t tid, const struct arch_ptrace_regs *r);
+/* Does the agent's detach keep its trap handler until a second stop, where
+ * spool calls spool_agent_probe_release (src/cmd/probe.c,
+ * probe_attach_release)? aarch64: 1 (its BRK slots trap back into the
+ * handler); x86-64: 0 (the detach gives everything back at once). */
+int arch_ptrace_release_stop(void);
 
 /*
  * System calls run in a stopped thread, for the copies of a stopped replay

@@ -630,6 +630,10 @@ static int probe_attach_in(struct probe_attach *a, struct shm_host *h, pid_t pid
 	goto out_resume;
 out_undo:
 	probe_attach_call(a, a->fn_detach, NULL, &ret);
+	/* aarch64: nothing was committed, no BRK of ours can have trapped:
+	 * SIGTRAP and the GOT slots back at once (probe_attach_release) */
+	if (a->fn_release)
+		probe_attach_call(a, a->fn_release, NULL, &ret);
 out_fail:
 	if (rc == -ESRCH || !probe_pid_alive_settled(pid)) {
 		log_err("pid %d exited while the probes were being inserted", (int)pid);
@@ -646,10 +650,114 @@ out_resume:
 
 /* How long the detach waits for the probe hits in flight (probe_settle.c). */
 #define PROBE_SETTLE_MS 500
+/* The release (aarch64's second stop): asked up to this many times, the
+ * program let run this long between two (5 s in all). */
+#define PROBE_RELEASE_TRIES 100
+#define PROBE_RELEASE_NAP_US 50000
+
+/* The int3 probes are out: the threads that blocked SIGTRAP meanwhile
+ * (the agent kept it out of their kernel mask) get it blocked. Each
+ * thread, with the ip it stopped at: one about to return from a signal
+ * handler gets them in the mask that return installs. Every thread
+ * stopped. */
+static void probe_attach_give_back(struct probe_attach *a, pid_t pid,
+				   const struct probe_area_hdr *area)
+{
+	if (!area || !area->detached)
+		return;
+	log_debug("pid %d: detached %u, %u threads blocked SIGTRAP meanwhile", (int)pid,
+		  area->detached, area->trap_views);
+	if (a->fn_thread_out) {
+		int n = probe_attach_threads_out(a);
+
+		if (n < 0)
+			log_debug("pid %d: a thread's mask not set again: %s", (int)pid,
+				  strerror(-n));
+		else
+			log_debug("pid %d: %d threads got SIGTRAP or SIGSYS blocked again",
+				  (int)pid, n);
+		return;
+	}
+	for (uint32_t i = 0; i < area->trap_views && i < PROBE_TRAP_VIEWS; i++)
+		if (probe_attach_block_trap(a, area->trap_view_tid[i]) < 0)
+			log_debug("pid %d: thread %d: SIGTRAP not blocked again", (int)pid,
+				  (int)area->trap_view_tid[i]);
+}
+
+/*
+ * aarch64's second stop of the detach (the agent has
+ * spool_agent_probe_release). At the first, every BRK word was put back,
+ * but a thread stopped inside the agent's BRK handler returns to an
+ * out-of-line slot whose `BRK #0x5a2` needs the handler, and one stopped
+ * on such a BRK, or with the trap of a probe's BRK it hit just before the
+ * stop still pending in the kernel, traps when it runs: with SIGTRAP given
+ * back to the program at once, the kernel's default action killed the
+ * process (exit 133; 2 detaches in 5, tests/arm64/283). So the program ran
+ * on with the handler in, and now, every thread stopped again and none of
+ * them about to trap or in the agent's code (probe_attach_trap_busy), the
+ * agent gives SIGTRAP and the GOT slots of the signal calls back (it says
+ * -EBUSY while a handler runs in a thread), and the threads that blocked
+ * SIGTRAP meanwhile get it blocked for real. Else the program runs a
+ * little more and is asked again; when it never settles the handler stays
+ * (it takes only the traps of spool's slots and gives every other SIGTRAP
+ * to the program's disposition), said.
+ */
+static void probe_attach_release(struct probe_attach *a, pid_t pid,
+				 const struct probe_area_hdr *area, const char *agent)
+{
+	const char *why = "";
+	pid_t tid = 0;
+	int64_t ret = 0;
+	int rc = 0, tries;
+
+	for (tries = 0; tries < PROBE_RELEASE_TRIES; tries++) {
+		if (tries)
+			usleep(PROBE_RELEASE_NAP_US);
+		if (!probe_pid_alive(pid))
+			return;
+		rc = probe_attach_stop(a, pid);
+		if (rc < 0) {
+			probe_attach_resume(a);
+			break;
+		}
+		ret = 0;
+		if (!probe_attach_trap_busy(a, agent, &tid, &why)) {
+			rc = probe_attach_call(a, a->fn_release, NULL, &ret);
+			ret = (int32_t)ret; /* an int: only w0 is the agent's */
+			if (!rc && ret == 0) {
+				probe_attach_give_back(a, pid, area);
+				probe_attach_resume(a);
+				log_debug("pid %d: SIGTRAP given back to the program (%d stop%s)",
+					  (int)pid, tries + 1, tries ? "s" : "");
+				return;
+			}
+			tid = pid;
+			why = "is in the agent's SIGTRAP handler";
+		}
+		probe_attach_resume(a);
+		if (rc < 0 || (ret < 0 && ret != -EBUSY))
+			break;
+		log_debug("pid %d: thread %d %s: SIGTRAP stays spool's, the program runs on", (int)pid,
+			  (int)tid, why);
+	}
+	if (rc < 0 && !probe_pid_alive(pid))
+		return;
+	if (rc < 0 || ret < 0)
+		log_warn("pid %d: SIGTRAP not given back to the program (%s): spool's handler "
+			 "stays in it, taking only the traps of its own code and giving every "
+			 "other SIGTRAP to the program's disposition",
+			 (int)pid, strerror(rc < 0 ? -rc : (int)-ret));
+	else
+		log_warn("pid %d: SIGTRAP not given back to the program: thread %d %s after "
+			 "%d tries; spool's handler stays in it, taking only the traps of its "
+			 "own code and giving every other SIGTRAP to the program's disposition",
+			 (int)pid, (int)tid, why, tries);
+}
 
 /* Stop it again, restore every original byte, let it go; then wait for the
  * hits its threads were writing to be committed (probe_settle.c), so that
- * the collector's last drain finds them whole. */
+ * the collector's last drain finds them whole; then, on aarch64, give
+ * SIGTRAP back (probe_attach_release). */
 static void probe_attach_out(struct probe_attach *a, pid_t pid, struct shm_host *h,
 			     const char *agent)
 {
@@ -675,40 +783,25 @@ static void probe_attach_out(struct probe_attach *a, pid_t pid, struct shm_host 
 		n_agent = probe_attach_threads_in(a, agent, in_agent, PROBE_SETTLE_MAX);
 		probe_settle_note(settle, h, in_agent, n_agent);
 	}
-	/* The int3 probes are out: the threads that blocked SIGTRAP meanwhile
-	 * (the agent kept it out of their kernel mask) get it blocked. */
-	if (area)
-		log_debug("pid %d: detached %u, %u threads blocked SIGTRAP meanwhile", (int)pid,
-			  area->detached, area->trap_views);
-	/* Each thread, with the ip it stopped at: one about to return from a
-	 * signal handler gets them in the mask that return installs. */
-	if (!rc && area && area->detached && a->fn_thread_out) {
-		int n = probe_attach_threads_out(a);
-
-		if (n < 0)
-			log_debug("pid %d: a thread's mask not set again: %s", (int)pid,
-				  strerror(-n));
-		else
-			log_debug("pid %d: %d threads got SIGTRAP or SIGSYS blocked again",
-				  (int)pid, n);
-	} else if (!rc && area && area->detached)
-		for (uint32_t i = 0; i < area->trap_views && i < PROBE_TRAP_VIEWS; i++)
-			if (probe_attach_block_trap(a, area->trap_view_tid[i]) < 0)
-				log_debug("pid %d: thread %d: SIGTRAP not blocked again", (int)pid,
-					  (int)area->trap_view_tid[i]);
-
+	/* x86-64: SIGTRAP back now (aarch64: at the release, below) */
+	if (!rc && !a->fn_release)
+		probe_attach_give_back(a, pid, area);
 	if (rc < 0 && probe_pid_alive(pid))
 		log_err("pid %d: could not restore its code: %s", (int)pid,
 			probe_attach_why(rc, pid));
 	else if (rc < 0)
 		log_info("pid %d exited while its code was being restored", (int)pid);
 	probe_attach_resume(a);
-	if (rc < 0 || !settle)
+	if (rc < 0)
 		goto out_free;
-	left = probe_settle_wait(settle, h, PROBE_SETTLE_MS);
-	log_debug("pid %d: %zu threads were in the agent's code at the detach; %u events "
-		  "still in flight after the wait (counted lost)",
-		  (int)pid, n_agent, left);
+	if (settle) {
+		left = probe_settle_wait(settle, h, PROBE_SETTLE_MS);
+		log_debug("pid %d: %zu threads were in the agent's code at the detach; %u "
+			  "events still in flight after the wait (counted lost)",
+			  (int)pid, n_agent, left);
+	}
+	if (a->fn_release)
+		probe_attach_release(a, pid, area, agent);
 out_free:
 	free(settle);
 }

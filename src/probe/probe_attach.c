@@ -784,6 +784,9 @@ int probe_attach_load_agent(struct probe_attach *a, const char *agent)
 	a->fn_ctl = attach_sym(a->pid, agent, NULL, "spool_agent_probe_ctl");
 	a->fn_dispatch = attach_sym(a->pid, agent, NULL, "spool_agent_probe_dispatch");
 	a->fn_thread_out = attach_sym(a->pid, agent, NULL, "spool_agent_probe_thread_out");
+	a->fn_release = arch_ptrace_release_stop() ?
+			    attach_sym(a->pid, agent, NULL, "spool_agent_probe_release") :
+			    0;
 	if (!a->fn_prepare || !a->fn_commit || !a->fn_detach) {
 		log_err("pid %d: the agent loaded but its attach entry points are missing",
 			(int)a->pid);
@@ -1005,6 +1008,57 @@ static int attach_blocks_trap(pid_t pid, pid_t tid)
 	}
 	fclose(f);
 	return rc;
+}
+
+/* A SIGTRAP pending for the thread itself and not blocked (SigPnd and
+ * SigBlk of /proc/PID/task/TID/status): the trap of a BRK it hit just
+ * before the stop, which the kernel delivers when it runs. */
+static int attach_trap_pending(pid_t pid, pid_t tid)
+{
+	char fn[96], line[256];
+	unsigned long long pnd = 0, blk = 0;
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	f = fopen(fn, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigPnd: %llx", &pnd) == 1)
+			continue;
+		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+			break;
+	}
+	fclose(f);
+	return ((pnd & ~blk) >> (SIGTRAP - 1)) & 1;
+}
+
+int probe_attach_trap_busy(const struct probe_attach *a, const char *agent, pid_t *tid,
+			   const char **why)
+{
+	pid_t in_agent;
+
+	for (size_t i = 0; i < a->ntids; i++) {
+		struct arch_ptrace_regs r;
+
+		if (!a->stopped[i])
+			continue;
+		*tid = a->tids[i];
+		if (attach_trap_pending(a->pid, a->tids[i])) {
+			*why = "has a SIGTRAP pending";
+			return 1;
+		}
+		if (arch_ptrace_get(a->tids[i], &r) == 0 && arch_ptrace_trap_ahead(a->tids[i], &r)) {
+			*why = "is on a BRK, an out-of-line slot or a sigreturn";
+			return 1;
+		}
+	}
+	if (probe_attach_threads_in(a, agent, &in_agent, 1)) {
+		*tid = in_agent;
+		*why = "is in the agent's code";
+		return 1;
+	}
+	return 0;
 }
 
 int probe_attach_block_trap(const struct probe_attach *a, pid_t tid)

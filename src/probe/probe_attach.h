@@ -28,6 +28,10 @@ struct probe_attach {
 	uint64_t fn_ctl; /* spool_agent_probe_ctl (probe_live.c), 0 when absent */
 	uint64_t fn_dispatch; /* spool_agent_probe_dispatch, 0 when absent */
 	uint64_t fn_thread_out; /* spool_agent_probe_thread_out, 0 when absent */
+	/* spool_agent_probe_release (aarch64: the detach's second stop), 0
+	 * when absent or not called (x86-64: the detach is one stop,
+	 * arch_ptrace_release_stop) */
+	uint64_t fn_release;
 };
 
 /* Seize every thread of pid and stop them all. -ESRCH: no such process (or
@@ -72,6 +76,13 @@ int probe_attach_leave_ranges(struct probe_attach *a, const uint64_t *lo, const 
  * and the signal dropped. Called by probe_attach_resume; returns the
  * threads moved. */
 int probe_attach_unwind_traps(struct probe_attach *a);
+/* After the agent's detach (the words put back), every thread stopped:
+ * is one (*tid, *why) still to trap into the agent's BRK handler when it
+ * runs (a SIGTRAP pending, its pc on a BRK, a slot or a sigreturn:
+ * arch_ptrace_trap_ahead), or in the agent's code (agent: its path)? Then
+ * the handler must stay until it has run on: 1. */
+int probe_attach_trap_busy(const struct probe_attach *a, const char *agent, pid_t *tid,
+			   const char **why);
 /* Let every thread go (PTRACE_DETACH), with any signal held back. */
 void probe_attach_resume(struct probe_attach *a);
 

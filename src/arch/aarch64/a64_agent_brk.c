@@ -80,6 +80,18 @@ static uint32_t *a64_slot_page;
 static size_t a64_slot_used, a64_slot_cap; /* in slots */
 static uint32_t a64_brk_from;
 static uint32_t a64_slot_pages, a64_slots;
+/*
+ * Handlers of ours running (a64_brk_trap, any thread, nested ones counted
+ * each): one may have set its frame's pc to an out-of-line slot, whose
+ * `BRK #0x5a2` must find this handler still installed, or the kernel's
+ * default action for SIGTRAP ends the process. Counted from the handler's
+ * first instruction to its last (not in a call of the program's own
+ * SIGTRAP handler, which returns to the program's code); spool sees the
+ * rest (the first and last instructions, the kernel's sigreturn
+ * trampoline) in the thread's pc. Read by spool_agent_probe_release with
+ * every other thread stopped.
+ */
+static uint32_t a64_brk_inflight;
 
 static uint32_t a64_brk_hash(uint64_t addr)
 {
@@ -215,10 +227,12 @@ static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	uint64_t pc = uc->uc_mcontext.pc;
-	uint32_t n = __atomic_load_n(&a64_nbrks, __ATOMIC_ACQUIRE), w = 0;
+	uint32_t n, w = 0;
 	const struct a64_brk *b;
 	int e = errno;
 
+	__atomic_fetch_add(&a64_brk_inflight, 1, __ATOMIC_SEQ_CST);
+	n = __atomic_load_n(&a64_nbrks, __ATOMIC_ACQUIRE);
 	if (si->si_code > 0 && !(pc & 3))
 		w = *(const volatile uint32_t *)pc;
 	b = w == A64_BRK_PROBE ? a64_brk_find(pc, n) : NULL;
@@ -237,8 +251,7 @@ static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 		/* LR as a return-address entry left it (a64_probe_entry_ra) */
 		uc->uc_mcontext.regs[30] = r.x[30];
 		a64_brk_step(b, uc, fp);
-		errno = e;
-		return;
+		goto out;
 	}
 	if (w == A64_BRK_BACK) {
 		/* a slot's BRK: the entry's index is the word after it */
@@ -246,17 +259,20 @@ static void a64_brk_trap(int sig, siginfo_t *si, void *ucv)
 
 		if (i < n && (uint64_t)(uintptr_t)(a64_brks[i].ool + 1) == pc) {
 			uc->uc_mcontext.pc = a64_brks[i].addr + 4;
-			errno = e;
-			return;
+			goto out;
 		}
 	}
-	/* Our BRK, put back meanwhile (its handler faulted, a64_probe_fault):
-	 * the original word runs when this returns. */
-	if (si->si_code > 0 && w != A64_BRK_PROBE && a64_brk_find(pc, n)) {
-		errno = e;
-		return;
-	}
+	/* Our BRK, put back meanwhile (its handler faulted, a64_probe_fault;
+	 * or spool's detach, the trap pending from before its stop): the
+	 * original word runs when this returns. */
+	if (si->si_code > 0 && w != A64_BRK_PROBE && a64_brk_find(pc, n))
+		goto out;
+	__atomic_fetch_sub(&a64_brk_inflight, 1, __ATOMIC_SEQ_CST);
 	a64_sig_trap_other(si, ucv);
+	errno = e;
+	return;
+out:
+	__atomic_fetch_sub(&a64_brk_inflight, 1, __ATOMIC_SEQ_CST);
 	errno = e;
 }
 
@@ -477,10 +493,16 @@ uint32_t a64_brk_commit(struct probe_area_hdr *h)
 	return done;
 }
 
+uint32_t a64_brk_busy(void)
+{
+	return __atomic_load_n(&a64_brk_inflight, __ATOMIC_SEQ_CST);
+}
+
 void a64_brk_detach(void)
 {
-	/* a thread stopped with the trap of one of them pending is put back
-	 * on the word by spool, the signal dropped: no probe trap comes
-	 * after this */
+	/* spool's release: every BRK word was put back at the detach's first
+	 * stop, the program ran on with this handler until no thread was in
+	 * it, in a slot or with a trap pending (spool checks at its second
+	 * stop): no trap of ours comes after this */
 	a64_sig_trap_uninstall(a64_brk_trap);
 }

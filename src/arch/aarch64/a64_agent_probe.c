@@ -68,6 +68,10 @@ uint32_t a64_probe_nvars;
  * the lock two dlopens placing probes at once take turns on. */
 static struct probe_area_hdr *a64_area;
 static int a64_lock;
+/* attach mode: the detach's first stop done (the words put back,
+ * a64_words_left of them could not be); the release done */
+static int a64_detached, a64_released;
+static uint32_t a64_words_left;
 /* Attach mode, while spool_agent_probe_prepare places: B and BRK words
  * are written by the commit, not as they are placed. a64_probe_tramp: by
  * id, the trampoline a ready jump probe's B goes to. */
@@ -760,11 +764,18 @@ AGENT_EXPORT int spool_agent_probe_commit(void)
 
 /*
  * Put every original word back (the B and BRK of each patched probe) and
- * stop recording. The trampolines and BRK slots stay mapped: a thread
- * stopped inside one finishes there and branches back to the code; one
- * stopped on a BRK whose trap is pending is put back on the word by spool
- * (probe_attach_unwind_traps), which now runs the original instruction.
- * Returns the probes restored.
+ * stop recording: the first stop of spool's detach. The trampolines, BRK
+ * slots and rings stay mapped: a thread stopped inside a trampoline
+ * finishes there and branches back to the code. SIGTRAP's handler and the
+ * GOT slots of the signal calls stay too, until spool_agent_probe_release:
+ * a thread stopped inside the BRK handler returns to an out-of-line slot
+ * whose `BRK #0x5a2` needs it; one stopped on a slot's BRK, or with the
+ * trap of a BRK it hit just before the stop still pending in the kernel,
+ * traps once more when it runs. Given back here, SIGTRAP ended such a
+ * thread's process by the default action (exit 133, 2 detaches in 5:
+ * tests/arm64/283). The GOT slots stay so that no thread blocks SIGTRAP for
+ * real meanwhile (a blocked trap kills as well). Returns the probes
+ * restored.
  */
 AGENT_EXPORT int spool_agent_probe_detach(void)
 {
@@ -795,22 +806,51 @@ AGENT_EXPORT int spool_agent_probe_detach(void)
 		n++;
 	}
 	__atomic_store_n(&a64_lock, 0, __ATOMIC_RELEASE);
-	if (!left) {
+	if (!left)
 		/* no entry swaps LR any more (a frame swapped before returns
 		 * through the trampoline, which stays) */
 		memset(a64_probe_ret, 0, ((size_t)a64_probe_max_id + 1) * sizeof(*a64_probe_ret));
-		/* the threads that blocked SIGTRAP meanwhile (spool blocks it
-		 * for real once they are out), and the GOT slots back */
-		h->trap_views = agent_probe_got_views(h->trap_view_tid, PROBE_TRAP_VIEWS);
-		agent_probe_got_restore();
-		a64_brk_detach(); /* SIGTRAP the program's again */
-	}
+	a64_words_left = left;
 	agent_self.busy--;
 	/* Stop recording. The rings stay mapped: a thread stopped inside a
 	 * handler finishes its record, and the collector drains them last. */
 	agent.active = 0;
+	a64_detached = 1;
 	__atomic_store_n(&h->detached, 1, __ATOMIC_RELEASE);
 	return (int)n;
+}
+
+/*
+ * The second stop of spool's detach, every thread stopped again after the
+ * program ran on: SIGTRAP's disposition and the GOT slots of the signal
+ * calls are the program's again, and the threads that blocked SIGTRAP
+ * meanwhile are named in the area (spool blocks it for real in them). Not
+ * while a BRK handler of ours is running in a thread (a64_brk_busy:
+ * -EBUSY, spool lets the program run a little and asks again) nor when a
+ * word could not be put back (-ENOTRECOVERABLE: its BRK may trap, the
+ * handler stays for good). Spool checks the rest in each thread's
+ * registers first (a pc on a slot or a BRK of ours, a SIGTRAP pending).
+ * 0 when done (again: 0), -EPROTO before the detach.
+ */
+AGENT_EXPORT int spool_agent_probe_release(void)
+{
+	struct probe_area_hdr *h = __atomic_load_n(&a64_area, __ATOMIC_ACQUIRE);
+
+	if (!h || !a64_detached)
+		return -EPROTO;
+	if (a64_released)
+		return 0;
+	if (a64_words_left)
+		return -ENOTRECOVERABLE;
+	if (a64_brk_busy())
+		return -EBUSY;
+	agent_self.busy++;
+	h->trap_views = agent_probe_got_views(h->trap_view_tid, PROBE_TRAP_VIEWS);
+	agent_probe_got_restore();
+	a64_brk_detach(); /* SIGTRAP the program's again */
+	a64_released = 1;
+	agent_self.busy--;
+	return 0;
 }
 
 AGENT_EXPORT int spool_agent_probe_ctl(const char *cmd)

@@ -111,8 +111,13 @@ void a64_brk_flush(struct probe_area_hdr *h);
  */
 extern int a64_attach_defer;
 uint32_t a64_brk_commit(struct probe_area_hdr *h);
-/* attach mode, spool's detach, every BRK word restored: SIGTRAP's
- * disposition is the program's again */
+/* attach mode, spool's release (the detach's second stop, every BRK word
+ * restored and no handler of ours in flight): SIGTRAP's disposition is the
+ * program's again */
 void a64_brk_detach(void);
+/* SIGTRAP handlers of ours running now, in every thread (a thread inside
+ * one may still return to an out-of-line slot, whose BRK needs the
+ * handler): the release waits for none (spool_agent_probe_release). */
+uint32_t a64_brk_busy(void);
 
 #endif

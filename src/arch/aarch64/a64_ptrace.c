@@ -54,6 +54,10 @@
 #define A64_BRK_MASK 0xffe0001fu
 #define A64_BRK_OP 0xd4200000u
 #define A64_SVC0 0xd4000001u
+/* the agent's BRK probe and slot return (src/arch/aarch64/a64_agent_brk.c) */
+#define A64_BRK_PROBE (A64_BRK_OP | 0x5a1u << 5)
+#define A64_BRK_BACK (A64_BRK_OP | 0x5a2u << 5)
+#define A64_MOV_X8_SIGRETURN 0xd2801168u /* mov x8, #139 (rt_sigreturn) */
 
 int arch_ptrace_get(pid_t tid, struct arch_ptrace_regs *r)
 {
@@ -311,4 +315,31 @@ uint64_t arch_ptrace_tid_word(uint64_t tp)
 		}
 	}
 	return tp && back ? tp - (uint64_t)back : 0;
+}
+
+/*
+ * The words at pc and around it: on `BRK #0x5a1` (a probe still in, or its
+ * trap pending) or `BRK #0x5a2` (a slot's way back), on the probed word of
+ * a slot (the next word `BRK #0x5a2`), or in the sigreturn trampoline
+ * (`mov x8, #139; svc #0`: the vdso's, or a restorer's), where a handler's
+ * frame may send the thread to a slot.
+ */
+int arch_ptrace_trap_ahead(pid_t tid, const struct arch_ptrace_regs *r)
+{
+	uint64_t pc = r->r.pc;
+	uint32_t w = 0, next = 0, prev = 0;
+
+	if (a64_ptrace_word(tid, pc, &w))
+		return 0;
+	if (w == A64_BRK_PROBE || w == A64_BRK_BACK || w == A64_MOV_X8_SIGRETURN)
+		return 1;
+	if (!a64_ptrace_word(tid, pc + 4, &next) && next == A64_BRK_BACK)
+		return 1;
+	return w == A64_SVC0 && pc >= 4 && !a64_ptrace_word(tid, pc - 4, &prev) &&
+	       prev == A64_MOV_X8_SIGRETURN;
+}
+
+int arch_ptrace_release_stop(void)
+{
+	return 1;
 }

@@ -272,3 +272,15 @@ uint64_t arch_ptrace_tid_word(uint64_t tp)
 {
 	return tp ? tp + X86_PTHREAD_TID_OFF : 0;
 }
+
+int arch_ptrace_trap_ahead(pid_t tid, const struct arch_ptrace_regs *r)
+{
+	(void)tid;
+	(void)r;
+	return 0;
+}
+
+int arch_ptrace_release_stop(void)
+{
+	return 0;
+}
