@@ -420,7 +420,10 @@ int gdbsrv_inf_start(struct gdbsrv_inf *f)
 	argv[n++] = "-o";
 	argv[n++] = tracedir;
 	if (f->jump_turn != UINT64_MAX) {
-		snprintf(gev, sizeof(gev), "%llu", (unsigned long long)f->jump_turn);
+		/* the start of the turn: from a snapshot before it, never one
+		 * at it (every snapshot's count is 1 or more, and one at the
+		 * turn was taken after it began: gdbsrv_rev.c, snap_lt) */
+		snprintf(gev, sizeof(gev), "%llu:0", (unsigned long long)f->jump_turn);
 		argv[n++] = "--goto";
 		argv[n++] = gev;
 	} else if (f->goto_event != UINT64_MAX) {

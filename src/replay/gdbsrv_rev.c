@@ -186,12 +186,21 @@ static void stop_begin(struct gdbsrv *s, struct gdbsrv_stop *st)
 	st->tid = t ? t->tid : 0;
 }
 
-/* The latest recorded snapshot's turn at or before turn t, or UINT64_MAX. */
-static uint64_t snap_le(const struct gdbsrv *s, uint64_t t)
+/* The latest recorded snapshot's turn before turn t, or UINT64_MAX: the
+ * snapshot a jump to the start of turn t restores (gdbsrv_inf_start asks
+ * for --goto t:0). A snapshot at turn t itself is no way there: the holder
+ * takes it at a switch point of its own, so after the turn began and after
+ * some of the holder's code in it (a write, a breakpoint) ran, and a
+ * restore of it stops where it was taken. Taken as "at or before t", it
+ * made a search skip what the holder did in turn t before it: a
+ * reverse-continue stopped one write too far back, or found the point it
+ * came from unreachable ("the replay ended before the current point";
+ * tests/integ/256 and 255, for about 1 --goto EVENT in 20). */
+static uint64_t snap_lt(const struct gdbsrv *s, uint64_t t)
 {
 	uint64_t r = UINT64_MAX;
 
-	for (size_t i = 0; i < s->nsnaps && s->snaps[i] <= t; i++)
+	for (size_t i = 0; i < s->nsnaps && s->snaps[i] < t; i++)
 		r = s->snaps[i];
 	return r;
 }
@@ -223,8 +232,8 @@ static int start_fresh(struct gdbsrv *s, uint64_t jump)
  * When p's command there is a plain continue (no thread steps) and the
  * turn of its next stop tnext is known, no stop of the command comes
  * between the resume point and the start of turn tnext: a replay restored
- * from the latest snapshot before tnext and run to the start of tnext
- * (spool replay --goto tnext) is on p's way, at the point named by a
+ * from the latest snapshot before tnext (not one at tnext: snap_lt) and
+ * run to the start of tnext (spool replay --goto tnext:0) is on p's way, at the point named by a
  * command "continue with the same breakpoints up to the start of turn
  * tnext" inserted before p's command. Worth it when the snapshot is after
  * tprev (else the checkpoint is nearer). A command that is itself such a
@@ -254,12 +263,12 @@ static void jump_one(const struct gdbsrv *s, const struct gdbsrv_pos *p, size_t 
 		return;
 	if (c->to_turn) {
 		if (!(strict && i0 + 1 == p->n)) {
-			sn = snap_le(s, c->to_turn);
+			sn = snap_lt(s, c->to_turn);
 			if (must || (sn != UINT64_MAX && sn > tstart))
 				*jump = c->to_turn;
 			return;
 		}
-		sn = c->to_turn >= 2 ? snap_le(s, c->to_turn - 2) : UINT64_MAX;
+		sn = c->to_turn >= 2 ? snap_lt(s, c->to_turn - 1) : UINT64_MAX;
 		if (sn != UINT64_MAX && sn >= tprev && sn >= tstart) {
 			*jump = sn + 1;
 			*insert = 1;
@@ -272,7 +281,7 @@ static void jump_one(const struct gdbsrv *s, const struct gdbsrv_pos *p, size_t 
 	tnext = done0 == 0 ? c->turn_first : done0 + 1 == c->nstops ? c->turn_last : UINT64_MAX;
 	if (tnext == UINT64_MAX || !s->nsnaps)
 		return;
-	sn = snap_le(s, tnext);
+	sn = snap_lt(s, tnext);
 	if (sn != UINT64_MAX && sn > tstart && tnext > tprev) {
 		*jump = tnext;
 		*insert = 1;

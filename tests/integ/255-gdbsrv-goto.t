@@ -49,10 +49,13 @@ gdbsrv -ex "break rr_goto.c:$UNLOCK" -ex continue -ex continue \
 	-ex reverse-continue -ex 'printf "back1=%ld\n", events' \
 	-ex reverse-continue -ex 'printf "back0=%ld\n", events' -ex 'monitor when' -ex kill
 is "$GRC" 0 "gdb going back exits 0"
-# TODO: seen once in make check's ASan pass with the machine loaded by a
-# whole second suite: the first reverse-continue stopped at counter 664
-# where the first hit had been 675 (not seen in 4 runs under 2 CPU hogs).
-todo_ok "once under load it stopped at another hit (664 for 675)" \
+# TODO: under load the first reverse-continue stops at an earlier hit now
+# and then: counter 664 where the first hit had been 675 in make check's
+# ASan pass; 647 for 649, 659 for 663, 673 for 674 in 3 of 64 runs of
+# /work/wt/loop2.sh 255 4 4 (4 normal beside 4 ASan runs). Not the jump to
+# a snapshot's turn fixed for 256 (no snapshot lies between the session's
+# start and these hits); cause not found yet.
+todo_ok "under load it stops at an earlier hit, 3 runs in 64 (647 for 649)" \
 	"  reverse-continue: back to the first hit ($(val back1) for ${H1:-x})" \
 	test "$(val back1)" = "${H1:-x}"
 like "$G1" "No more reverse-execution history.* back0=${START:-x} " \
@@ -62,10 +65,10 @@ like "$G" "replays started: [2-9]" "  monitor when: replays started again"
 # an EVENT past the end: refused, with the reason, before gdb gets a target
 GDBSRV_OPTS="--goto $((EVENTS + 1000)) "
 gdbsrv -ex 'info threads'
-# TODO: seen once under load: gdb printed only "Remote communication error
-# ... Broken pipe", without the reason of the replay it started.
-todo_ok "once under load gdb showed a broken pipe without the reason" \
-	"--goto past the end: refused with the reason" \
+# (under load gdb printed only "Remote communication error ... Broken
+# pipe" 3 runs in 32, without the reason: spool left before gdb read it;
+# spool reads gdb's first packet first now, gdbsrv.c)
+ok "--goto past the end: refused with the reason" \
 	grep -q "goto $((EVENTS + 1000)): beyond the end of the recording" gdb.out
 
 done_testing

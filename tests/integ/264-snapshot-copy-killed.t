@@ -54,7 +54,11 @@ for i in $(seq 1 300); do
 	sleep 0.1
 done
 NPIDS=$(cut -d' ' -f1 run.out | sort -u | wc -l)
-num_cmp "$NPIDS" -ge 3 "snapshot copies run on beside the program ($NPIDS processes print)"
+WAITED=$((i * 100))
+num_cmp "$NPIDS" -ge 3 "snapshot copies run on beside the program ($NPIDS processes print)" ||
+	diag "after $WAITED ms: lines per process: $(cut -d' ' -f1 run.out | sort | uniq -c | paste -sd' ')" \
+		"$(ps -L -o pid,ppid,lwp,stat,time,wchan:24,args -p "$(ourpids | paste -sd,)" 2>/dev/null)" \
+		"$(cat run.err)"
 num_cmp "$(ours)" -ge 2 "  and are alive before the kill"
 # the recorded process: spool's child (spool is timeout's)
 sp=$(pgrep -P "$spid" -x spool | head -1)
