@@ -473,6 +473,33 @@ void agent_rr_diverge_text(const char *what, const char *why)
 	rr_diverge(RR_CAUSE_CALLS, rr_last_rec, what, 0, NULL, why);
 }
 
+void agent_rr_diverge_output(unsigned call, int fd, uint64_t n, uint64_t want, uint64_t got)
+{
+	int mine;
+	struct rr_buf b = rr_report_begin(&mine);
+
+	if (mine) {
+		rr_area->cause = RR_CAUSE_OUTPUT;
+		rr_area->cause_running = rr_running_others(&rr_area->cause_threads);
+		rr_puts(&b, "replay diverged in thread ");
+		rr_putu(&b, rr_self.id);
+		/* (the write's record is replayed: tseq counts it) */
+		rr_puts(&b, " at its event ");
+		rr_putu(&b, rr_self.tseq);
+		rr_puts(&b, ": the write's bytes differ from the recorded ones (not written)\n"
+			    "  recorded: ");
+		rr_puts(&b, rr_call_name(call));
+		rr_put_call_arg(&b, call, fd);
+		rr_puts(&b, " of ");
+		rr_putu(&b, n);
+		rr_puts(&b, " bytes, hash ");
+		rr_putx(&b, want);
+		rr_puts(&b, "\n  replay:   the same call and length, hash ");
+		rr_putx(&b, got);
+	}
+	rr_report_end(mine, 0);
+}
+
 static void rr_lost(const char *why)
 {
 	int mine;
@@ -2045,6 +2072,33 @@ static const unsigned char *rr_input_data(const struct rec_input *in, uint32_t n
 	if (!d)
 		rr_diverge(RR_CAUSE_DATA, &in->h, what, 0, NULL, "the recorded data is missing from the trace");
 	return d;
+}
+
+int agent_rr_rep_peek_input(unsigned call, int64_t *result, uint64_t *arg)
+{
+	uint64_t off = rr_self.cur;
+	const struct rec_hdr *h;
+	const struct rec_input *in;
+
+	if (!rr_self.has_id)
+		return 0;
+	while (off < rr_self.end && rr_self.end - off >= sizeof(*h)) {
+		h = (const struct rec_hdr *)(agent_rr_ro + off);
+		if (h->size < sizeof(*h) || h->size > rr_self.end - off)
+			return 0;
+		if (ev_kind(h->word) == KIND_SCHED && h->size >= sizeof(struct rec_sched) &&
+		    ((const struct rec_sched *)h)->op == RR_OP_SIGNAL) {
+			off += h->size;
+			continue;
+		}
+		in = (const struct rec_input *)h;
+		if (ev_kind(h->word) != KIND_INPUT || h->size < sizeof(*in) || in->call != call)
+			return 0;
+		*result = in->result;
+		*arg = in->arg;
+		return 1;
+	}
+	return 0;
 }
 
 uint32_t agent_rr_rep_input_len(struct agent_thread *t, unsigned call)

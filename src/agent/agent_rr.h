@@ -236,12 +236,21 @@ void agent_rr_tree_wdone(uint64_t arg);
  * 0 or the errno value it returned); turn: take a turn of the object. */
 void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int result, int turn);
 
-/* Replay: check that the thread's next recorded event is op on this object
- * (binding the object to its recorded number on first use), wait for its
- * turn when wait is set, and return the recorded result. */
+/* Replay: the result and arg of the input record of call that comes next
+ * in the thread's log, past the signal deliveries recorded before it,
+ * which are not made (agent_rr_rep_input makes them and takes the record);
+ * 0 when the next other record is not one of call. A recorded fork
+ * delivered them after the real fork, in the parent only: its replay
+ * forks first (agent_rr_proc.c). */
+int agent_rr_rep_peek_input(unsigned call, int64_t *result, uint64_t *arg);
+
 /* Replay: the data length of the thread's next record when it is an input
  * of call, else 0 (the signals due before it delivered first). */
 uint32_t agent_rr_rep_input_len(struct agent_thread *t, unsigned call);
+
+/* Replay: check that the thread's next recorded event is op on this object
+ * (binding the object to its recorded number on first use), wait for its
+ * turn when wait is set, and return the recorded result. */
 int agent_rr_rep_begin(struct agent_thread *t, uint32_t idx, unsigned op, const void *addr,
 		       int wait);
 /* Replay: wait for the turn of the event begun without waiting. */
@@ -580,5 +589,10 @@ void agent_rr_testcancel_real(void);
 void __attribute__((noreturn)) agent_rr_rep_cancel_input(const char *what);
 /* Replay (agent_rr.c): stop the replay, blaming WHAT (for agent_rr_cancel.c). */
 void __attribute__((noreturn)) agent_rr_diverge_text(const char *what, const char *why);
+/* Replay: the write (call RR_CALL_WRITE or RR_CALL_WRITEV) of n bytes to fd
+ * that the thread just replayed would write other bytes than recorded
+ * (hashes want, got: agent_rr_block.c): a divergence, RR_CAUSE_OUTPUT. */
+void __attribute__((noreturn)) agent_rr_diverge_output(unsigned call, int fd, uint64_t n,
+						       uint64_t want, uint64_t got);
 
 #endif

@@ -24,7 +24,8 @@
  *   lets each call proceed at its recorded turn, so the recorded thread
  *   runs the initializer;
  * - write/writev, and send/sendto/sendmsg (recorded as write, write and
- *   writev), record their result (not their data). While recording in
+ *   writev), record their result (not their data; a write or writev keeps a
+ *   hash of its bytes, which its replay checks: rr_out_hash). While recording in
  *   serial mode a write or send to a pipe or a socket gives the token up
  *   around the real call (the reader may be another thread of the
  *   program). A replay
@@ -47,6 +48,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
@@ -559,6 +561,74 @@ static int rr_write_for_real(int fd)
 	return !S_ISFIFO(st.st_mode) || !rr_pipe_internal(fd, &st);
 }
 
+/*
+ * What a write wrote, checked in the replay (RR_CALL_WRITE's data): a hash
+ * of the first RR_OUT_HASH_MAX bytes of the n the call wrote, as one run of
+ * bytes whatever the pieces of the iovec (a replay's writev may split them
+ * otherwise). Not a cryptographic hash: it tells a replay that computed
+ * other bytes (from what spool does not record: an rdrand or rdtsc
+ * instruction, a file read through mmap, memory shared with another
+ * process) from one that computed the same, so such a replay stops as a
+ * divergence instead of printing other output with status 0. A word at a
+ * time: about a cycle a byte, against the kernel's own copy of the bytes.
+ */
+#define RR_OUT_HASH_MAX (256u << 10)
+#define RR_OUT_K1 0x9e3779b97f4a7c15ull
+#define RR_OUT_K2 0xff51afd7ed558ccdull
+
+static inline uint64_t rr_out_mix(uint64_t h, uint64_t w)
+{
+	h ^= w * RR_OUT_K1;
+	h = (h << 31 | h >> 33) * RR_OUT_K2;
+	return h;
+}
+
+static uint64_t rr_out_hash(const struct iovec *iov, int cnt, size_t n)
+{
+	uint64_t h = RR_OUT_K2 ^ n, w = 0, x;
+	unsigned k = 0; /* bytes in w */
+
+	if (n > RR_OUT_HASH_MAX)
+		n = RR_OUT_HASH_MAX;
+	for (int i = 0; i < cnt && n; i++) {
+		const unsigned char *p = iov[i].iov_base;
+		size_t m = iov[i].iov_len < n ? iov[i].iov_len : n;
+
+		n -= m;
+		for (; m && k; m--, p++) {
+			w |= (uint64_t)*p << (8 * k);
+			if (++k == 8) {
+				h = rr_out_mix(h, w);
+				w = 0;
+				k = 0;
+			}
+		}
+		for (; m >= 8; m -= 8, p += 8) {
+			memcpy(&x, p, 8);
+			h = rr_out_mix(h, x);
+		}
+		for (; m; m--, p++)
+			w |= (uint64_t)*p << (8 * k++);
+	}
+	if (k)
+		h = rr_out_mix(h, w ^ (uint64_t)k << 56);
+	h ^= h >> 29;
+	h *= RR_OUT_K1;
+	return h ^ h >> 32;
+}
+
+/* Record: a write that wrote r > 0 bytes keeps their hash as its data. */
+static void rr_write_rec(struct agent_thread *t, unsigned call, int fd, ssize_t r, int e,
+			 uint64_t arg, const struct iovec *iov, int cnt)
+{
+	uint64_t h;
+	struct agent_rr_seg seg = {&h, sizeof(h)};
+
+	if (r > 0)
+		h = rr_out_hash(iov, cnt, (size_t)r);
+	agent_rr_rec_input(t, call, fd, r, r < 0 ? e : 0, arg, &seg, r > 0);
+}
+
 /* Replay: write the first n bytes of iov to fd, whatever it takes. */
 static void rr_write_all(int fd, const struct iovec *iov, int cnt, size_t n)
 {
@@ -588,10 +658,13 @@ static void rr_write_all(int fd, const struct iovec *iov, int cnt, size_t n)
 static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
 			       const struct iovec *iov, int cnt)
 {
-	uint64_t arg = 0, order;
+	uint64_t arg = 0, order, want = 0;
 	/* (the turn's record comes before the write's in the log) */
 	int on = agent_rr_out_begin(t, fd);
-	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, NULL, 0, &arg);
+	/* (a recording made before the writes kept their hash has none) */
+	uint32_t has = agent_rr_rep_input_len(t, call) == sizeof(want);
+	struct agent_rr_seg seg = {&want, sizeof(want)};
+	ssize_t r = (ssize_t)agent_rr_rep_input(t, call, fd, &seg, has, &arg);
 	int e = errno;
 
 	order = RR_WRITE_ORDER(arg);
@@ -600,6 +673,14 @@ static ssize_t rr_write_replay(struct agent_thread *t, unsigned call, int fd,
 	if (r >= 0 && (arg & RR_WRITE_WHOLE) && agent_rr_in_stdio && cnt == 1 &&
 	    iov[0].iov_len <= SSIZE_MAX)
 		r = (ssize_t)iov[0].iov_len;
+	/* other bytes than recorded: stop before writing them, so what the
+	 * replay wrote is what the recording wrote, up to here */
+	if (has && r > 0) {
+		uint64_t got = rr_out_hash(iov, cnt, (size_t)r);
+
+		if (got != want)
+			agent_rr_diverge_output(call, fd, (uint64_t)r, want, got);
+	}
 	/* a tree: this write in its recorded place among the processes' */
 	agent_rr_tree_wturn(order);
 	if (r > 0 && rr_write_for_real(fd))
@@ -646,7 +727,11 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 	agent_rr_out_end(on);
 	if (agent_rr_in_stdio && r >= 0 && (size_t)r == n)
 		order |= RR_WRITE_WHOLE;
-	agent_rr_rec_input(t, RR_CALL_WRITE, fd, r, r < 0 ? e : 0, order, NULL, 0);
+	{
+		struct iovec v = {(void *)buf, n};
+
+		rr_write_rec(t, RR_CALL_WRITE, fd, r, e, order, &v, 1);
+	}
 	errno = e;
 	return r;
 }
@@ -668,7 +753,7 @@ ssize_t agent_rr_writev(int fd, const struct iovec *iov, int cnt,
 	r = RR_BLOCK_IF(RR_CALL_WRITEV, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, iov, cnt)));
 	e = errno;
 	agent_rr_out_end(on);
-	agent_rr_rec_input(t, RR_CALL_WRITEV, fd, r, r < 0 ? e : 0, order, NULL, 0);
+	rr_write_rec(t, RR_CALL_WRITEV, fd, r, e, order, iov, cnt);
 	errno = e;
 	return r;
 }

@@ -1022,13 +1022,24 @@ static long rr_fork_with(struct agent_thread *t, long (*make)(void *), void *arg
 	int e;
 
 	if (agent_rr_mode & RR_MODE_REPLAY) {
-		r = agent_rr_rep_input(t, RR_CALL_FORK, -1, NULL, 0, &k);
-		if (r <= 0)
-			return r; /* the recorded failure, errno set */
-		if (k >= rr_tree->max)
-			rr_fail("replay: the recording's fork names no recorded process");
-		if (!rr_on_path((uint32_t)k))
+		int64_t want;
+
+		/* The signals recorded before the fork's record were delivered
+		 * after the real fork, in the parent only (the record is
+		 * written after it): their replay comes after the fork too,
+		 * or the child would copy what their handlers did (dash's
+		 * echo child ran its SIGCHLD handler's wait4, 1 replay in 4
+		 * of sh -c 'echo x | jq .'). So the record is looked at
+		 * first and taken (with the deliveries) in the parent. */
+		if (!agent_rr_rep_peek_input(RR_CALL_FORK, &want, &k) || want <= 0 ||
+		    k >= rr_tree->max || !rr_on_path((uint32_t)k)) {
+			r = agent_rr_rep_input(t, RR_CALL_FORK, -1, NULL, 0, &k);
+			if (r <= 0)
+				return r; /* the recorded failure, errno set */
+			if (k >= rr_tree->max)
+				rr_fail("replay: the recording's fork names no recorded process");
 			return r; /* --pid: a child off the way, not started */
+		}
 		rr_fork_next = (uint32_t)k;
 		p = make(arg);
 		if (p == 0)
@@ -1036,6 +1047,7 @@ static long rr_fork_with(struct agent_thread *t, long (*make)(void *), void *arg
 		rr_fork_next = RR_NO_PROC;
 		if (p < 0)
 			rr_fail("replay: fork failed where the recording's did not");
+		r = agent_rr_rep_input(t, RR_CALL_FORK, -1, NULL, 0, &k);
 		/* (the child stores it too: whichever comes first; not a
 		 * pid of a namespace of the parent's own, rr_getpid) */
 		if (rr_ns_view())

@@ -17,6 +17,12 @@
 	"inside libc; fstat, lseek, a directory listing), or the program or its files "           \
 	"changed since the recording"
 
+/* What can make a replay compute other output with the same calls: */
+#define UNRECORDED_OUT                                                                             \
+	"something spool does not record (an instruction such as rdrand, rdseed or rdtsc, a "      \
+	"file read through mmap, memory shared with another process), or the program, its "      \
+	"files or its arguments differ from the recording's"
+
 const char *rr_advice(const struct rr_advice_in *in)
 {
 	switch (in->cause) {
@@ -35,6 +41,13 @@ const char *rr_advice(const struct rr_advice_in *in)
 		       "the system around the program differ from the recorded run's (a file it "
 		       "opened is gone or changed, other permissions or limits); replay where "
 		       "and as it was recorded; this is not a data race";
+	case RR_CAUSE_OUTPUT:
+		if (in->sync && in->threads > 1)
+			return "the replay computed other bytes than the recorded run: sync mode "
+			       "orders the synchronization calls only, so threads that share data "
+			       "without a lock (a data race) are a likely cause; record it in serial "
+			       "mode (the default). Otherwise the program used " UNRECORDED_OUT;
+		return "the replay computed other bytes than the recorded run: the program used " UNRECORDED_OUT;
 	case RR_CAUSE_CALLS:
 		if (!in->sync)
 			return "serial mode replays data races too: the program saw " UNRECORDED;

@@ -183,6 +183,7 @@ enum {
 	RR_CAUSE_RESULT = 3, /* the same call returned something else (a file that is gone) */
 	RR_CAUSE_DATA = 4,   /* the recording's data is damaged or missing */
 	RR_CAUSE_LIMIT = 5,  /* a limit of spool (threads it could not number, ...) */
+	RR_CAUSE_OUTPUT = 6, /* a write's bytes differ from the recorded ones */
 };
 
 /* Serial mode: struct rec_sched.op of a token switch (outside OP_*), and
@@ -359,11 +360,13 @@ enum {
 	RR_CALL_GETTID = 17,
 	RR_CALL_NANOSLEEP = 18,	      /* nanosleep, usleep, sleep: data = the remaining time */
 	RR_CALL_CLOCK_NANOSLEEP = 19, /* fd = the clock; result = the error number */
-	RR_CALL_WRITE = 20,	      /* write: the result only, no data; arg: in a tree, the
+	RR_CALL_WRITE = 20,	      /* write: the result, and when it wrote bytes, data = a
+					 64-bit hash of them (agent_rr_block.c, rr_out_hash; none
+					 in recordings made before it); arg: in a tree, the
 					 write's number + 1 among the processes' writes to
 					 spool's stdout and stderr (0: not one), in its low 32
 					 bits; RR_WRITE_WHOLE */
-	RR_CALL_WRITEV = 21,	      /* writev: the result only */
+	RR_CALL_WRITEV = 21,	      /* writev: the same as write */
 	RR_CALL_SIGWAIT = 22,	      /* pause, sigsuspend: the result only (-1, EINTR) */
 	RR_CALL_SIGTIMEDWAIT = 23,    /* sigwait, sigwaitinfo, sigtimedwait: data = siginfo_t */
 	RR_CALL_GETPEERNAME = 24,     /* data = the address, arg = its full length */
