@@ -157,6 +157,8 @@ PACKAGES=(
 #                  out-of-order writes a replay repeats (tests/real/159-qemu-img-convert-all.t)
 #   pv             splice()s its input pipe to its output: bytes from a pipe to a pipe or
 #                  a terminal that a replay must write again (tests/real/148-pv-splice.t)
+#   gpg            gpg --gen-random: libgcrypt mixes in the CPU's rdrand, which a replay
+#                  cannot repeat and must stop at (tests/real/138-gpg-rdrand-replay.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264
@@ -175,7 +177,7 @@ REAL_PACKAGES=(
 	vim
 	apache2 apache2-utils ffmpeg restic
 	p7zip-full postgresql lld pv
-	graphicsmagick qemu-utils
+	graphicsmagick qemu-utils gpg
 )
 # Servers the packages start as services: the tests run their own, on free
 # ports; none may keep running in the background.

@@ -273,6 +273,7 @@ struct replay_cli {
 	uint64_t goto_count; /* --goto EVENT:COUNT; UINT64_MAX: EVENT alone */
 	char *extra_env[65]; /* --env, and room for SPOOL_EARLY_IO; NULL-ended */
 	size_t nenv;
+	int user_env; /* --env given: a run other than the recorded one */
 };
 
 /* The field an option without a value sets, and to what (*val: --gdb 1,
@@ -378,6 +379,7 @@ static int replay_opt(void *ctx, int c, const char *arg)
 		}
 		cl->extra_env[cl->nenv++] = (char *)arg;
 		cl->so->env = cl->extra_env;
+		cl->user_env = 1;
 		return 0;
 	}
 	return -1;
@@ -1363,7 +1365,11 @@ static int replay_session(struct replay_run *r)
 		    (info->flags & RR_F_STDIO_SOLO ? RR_O_STDIO_SOLO : 0) |
 		    (info->flags & RR_F_STDIO_TURN ? RR_O_STDIO_TURN : 0) |
 		    (info->flags & RR_F_OUT_TURN ? RR_O_OUT_TURN : 0) |
-		    (info->flags & RR_F_STDIO_FLUSH ? RR_O_STDIO_FLUSH : 0);
+		    (info->flags & RR_F_STDIO_FLUSH ? RR_O_STDIO_FLUSH : 0) |
+		    /* (a run the user changed may print otherwise: another command
+		     * line or environment, gdb, another schedule) */
+		    (cl->use_gdb || cl->path_file || cl->user_env || optind < r->argc ? 0
+											  : RR_O_OUT_CHECK);
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so->until_first_exit = 1; /* a recording is of one process */
 	so->ext_bytes[SHM_EXT_REPLAY] =

@@ -174,6 +174,11 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 #define RR_O_OUT_TURN 0x80000u
 /* Replay: the sync recording ordered its flushes too (RR_F_STDIO_FLUSH) */
 #define RR_O_STDIO_FLUSH 0x100000u
+/* Replay: check what each write writes against the recorded hash
+ * (agent_rr_block.c); not in a run the user changed: another command line
+ * (replay -- PROG ARGS), --env, gdb (a variable set there changes what the
+ * program prints), --path (another schedule) */
+#define RR_O_OUT_CHECK 0x200000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {

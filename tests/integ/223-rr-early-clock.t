@@ -56,5 +56,8 @@ REPLAYS_PAUSE=
 sed -i 's/^early_clock=.*/early_clock=6:99999999999999999999999999,x:-/' serial.trace/.spool/record
 spool_run replay -q serial.trace
 unlike "$ERR" 'AddressSanitizer|runtime error|Segmentation' "a damaged early_clock= line: no crash"
-is "$(grep -c '^early ' run.out)" 1 "a damaged early_clock= line: the program ran (with the real clock)"
+# (the program runs with the real clock, prints another reading than the
+# recorded one, and the replay stops at that write: 372)
+like "$ERR" "the write's bytes differ from the recorded ones" \
+	"a damaged early_clock= line: the program ran (with the real clock) and its other output stopped the replay"
 done_testing

@@ -69,5 +69,8 @@ printf '\377\377\0\0' | dd of=serial.trace/.spool/early_io bs=1 seek=0 conv=notr
 spool_run replay -q serial.trace
 unlike "$ERR" 'AddressSanitizer|runtime error|Segmentation' "a damaged early_io: no crash"
 like "$ERR" 'early_io is damaged' "a damaged early_io is said"
-is "$(grep -c '^read 16 ' run.out)" 1 "a damaged early_io: the program ran (with real reads)"
+# (the program reads for real, prints other bytes than recorded, and the
+# replay stops at that write: 372)
+like "$ERR" "the write's bytes differ from the recorded ones" \
+	"a damaged early_io: the program ran (with real reads) and its other output stopped the replay"
 done_testing
