@@ -235,6 +235,12 @@ void agent_rr_tree_wdone(uint64_t arg);
 /* Record: the outcome of a sync call (op = the requested OP_*, result =
  * 0 or the errno value it returned); turn: take a turn of the object. */
 void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int result, int turn);
+/* Sync record: around a real wait only the program can end (a contended
+ * mutex, a condition wait), signals are delivered at once, inside the wait
+ * (agent_rr.c: agent_rr_blocked). */
+void agent_rr_block_enter(struct agent_thread *t);
+void agent_rr_block_leave(void);
+void agent_rr_block_signal(void);
 
 /* Replay: check that the thread's next recorded event is op on this object
  * (binding the object to its recorded number on first use), wait for its

@@ -189,6 +189,8 @@ static void sig_wrapper(int sig, siginfo_t *si, void *uc)
 	 * new limit (agent_rr_sig_limit), so this store cannot be lost. */
 	if (agent_serial_on)
 		agent_ser.limit = 0;
+	else
+		agent_rr_block_signal(); /* sync: blocked in a wait, at once */
 }
 
 int agent_rr_sig_take(void)
