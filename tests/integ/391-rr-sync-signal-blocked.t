@@ -8,14 +8,14 @@
 # before it unlocks the mutex or sets the condition never got the answer.
 # That is how Boehm's collector stops the world; guile 3.0 under `spool
 # record --mode sync` aborted ("Signals delivery fails constantly at GC
-# #2", exit 134). tests/progs/rr_sigblocked: the old agent prints "no
+# #2", exit 134). tests/progs/rr_sigwaitlock: the old agent prints "no
 # answer in round 1" and exits 1 in both modes. Each recording replays
 # with the same lines.
 . "$(dirname "$0")/lib.sh"
 
 plan 8
 
-P="$PROGS/rr_sigblocked"
+P="$PROGS/rr_sigwaitlock"
 for m in mutex cond; do
 	for r in 1 2; do
 		spool_run record -q --mode sync -o "$m$r.trace" -- "$P" "$m" 3

@@ -1,94 +1,77 @@
 // SPDX-License-Identifier: MIT
 /*
- * rr_sigblocked.c - the way Boehm's collector stops the world, with a
- * thread blocked where only the program can end its wait: the main thread
- * holds a mutex (mode "mutex") or keeps a condition false (mode "cond"),
- * signals the worker with pthread_kill and waits up to 5 s for its
- * handler's answer (a sem_post), and only then unlocks the mutex or sets
- * the condition. Without spool the worker's handler runs inside its wait.
- * A sync recording delivered signals only at the thread's next recorded
- * event, which this wait ends: the answer never came ("no answer", exit
- * 1; the collector aborts there). Prints "rounds N answered N" and exits 0.
+ * rr_sigblocked - a process-directed signal while the only thread that
+ * does not block it waits in a blocking read: the thread that blocks it
+ * must not run its handler (tests/integ/137-blocked-signals.t). nginx's
+ * thread-pool threads block every signal; recorded in serial mode, one of
+ * them ran nginx's SIGQUIT handler.
  *
- * usage: rr_sigblocked mutex|cond ROUNDS
+ *   rr_sigblocked
+ *
+ * A worker blocks SIGUSR1 and takes a mutex in a loop (a switch point each
+ * time) until the handler has run; main installs the handler (no
+ * SA_RESTART), prints "ready" and reads a pipe nobody writes, which the
+ * signal interrupts. Send SIGUSR1 to the process. Prints which thread ran
+ * the handler and how the read ended.
  */
 #include <errno.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static sem_t ack, start, done;
-static int go_round, answered, use_cond, rounds;
+static pthread_t sb_main;
+static volatile sig_atomic_t sb_on_main = -1;
+static int sb_done;
+static pthread_mutex_t sb_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void on_usr1(int sig)
+static void sb_handler(int sig)
 {
 	(void)sig;
-	__atomic_fetch_add(&answered, 1, __ATOMIC_RELAXED);
-	sem_post(&ack);
+	sb_on_main = pthread_equal(pthread_self(), sb_main) ? 1 : 0;
+	__atomic_store_n(&sb_done, 1, __ATOMIC_RELEASE);
 }
 
-static void *worker(void *a)
+static void *sb_worker(void *arg)
 {
-	for (int r = 1; r <= rounds; r++) {
-		sem_wait(&start);
-		pthread_mutex_lock(&mu); /* mutex mode: blocked here */
-		while (use_cond && go_round < r)
-			pthread_cond_wait(&cv, &mu); /* cond mode: blocked here */
-		pthread_mutex_unlock(&mu);
-		sem_post(&done);
+	sigset_t s;
+	long n = 0;
+
+	(void)arg;
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	while (!__atomic_load_n(&sb_done, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&sb_lock);
+		n++;
+		pthread_mutex_unlock(&sb_lock);
 	}
-	return a;
+	return NULL;
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	struct sigaction sa;
 	pthread_t t;
+	int p[2];
+	char c;
+	ssize_t r;
 
-	if (argc != 3 || (strcmp(argv[1], "mutex") && strcmp(argv[1], "cond")))
-		return 2;
-	use_cond = !strcmp(argv[1], "cond");
-	rounds = atoi(argv[2]);
+	sb_main = pthread_self();
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_handler = sb_handler;
 	sigaction(SIGUSR1, &sa, NULL);
-	sem_init(&ack, 0, 0);
-	sem_init(&start, 0, 0);
-	sem_init(&done, 0, 0);
-	pthread_create(&t, NULL, worker, NULL);
-	for (int r = 1; r <= rounds; r++) {
-		struct timespec ts, nap = {0, 2000000};
-		int rc;
-
-		if (!use_cond)
-			pthread_mutex_lock(&mu);
-		sem_post(&start);
-		nanosleep(&nap, NULL); /* the worker waits by now (or soon) */
-		pthread_kill(t, SIGUSR1);
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 5;
-		while ((rc = sem_timedwait(&ack, &ts)) < 0 && errno == EINTR)
-			;
-		if (rc < 0) {
-			printf("no answer in round %d\n", r);
-			return 1;
-		}
-		if (use_cond) {
-			pthread_mutex_lock(&mu);
-			go_round = r;
-			pthread_cond_signal(&cv);
-		}
-		pthread_mutex_unlock(&mu);
-		sem_wait(&done);
-	}
+	if (pipe(p) < 0)
+		return 2;
+	pthread_create(&t, NULL, sb_worker, NULL);
+	printf("ready\n");
+	fflush(stdout);
+	r = read(p[0], &c, 1);
+	printf("read: %s\n", r < 0 && errno == EINTR ? "EINTR" : "other");
+	while (!__atomic_load_n(&sb_done, __ATOMIC_ACQUIRE))
+		usleep(1000);
 	pthread_join(t, NULL);
-	printf("rounds %d answered %d\n", rounds, answered);
+	printf("handler ran on %s\n", sb_on_main == 1 ? "main" : "the worker");
 	return 0;
 }
