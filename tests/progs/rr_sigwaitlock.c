@@ -23,7 +23,7 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static sem_t ack, start, done;
+static sem_t ack, start, done, hello;
 static int go_round, answered, use_cond, rounds;
 
 static void on_usr1(int sig)
@@ -35,6 +35,10 @@ static void on_usr1(int sig)
 
 static void *worker(void *a)
 {
+	/* The signal waits until the thread is running its own code: one sent
+	 * earlier, while the thread starts (before spool numbers it), runs its
+	 * handler unrecorded, and a replay never gets the answer. */
+	sem_post(&hello);
 	for (int r = 1; r <= rounds; r++) {
 		sem_wait(&start);
 		pthread_mutex_lock(&mu); /* mutex mode: blocked here */
@@ -62,7 +66,9 @@ int main(int argc, char **argv)
 	sem_init(&ack, 0, 0);
 	sem_init(&start, 0, 0);
 	sem_init(&done, 0, 0);
+	sem_init(&hello, 0, 0);
 	pthread_create(&t, NULL, worker, NULL);
+	sem_wait(&hello);
 	for (int r = 1; r <= rounds; r++) {
 		struct timespec ts, nap = {0, 2000000};
 		int rc;
