@@ -613,6 +613,14 @@ int agent_rr_sig_thread_ok(void)
 	return rr_self.has_id;
 }
 
+void agent_rr_sig_unnumbered(void)
+{
+	/* atomics and a copy into the shared area: signal-safe */
+	rr_lost("a signal sent to a thread spool had not numbered yet ran its handler "
+		"unrecorded (the thread started with a mask of its own, "
+		"pthread_attr_setsigmask_np, or spool could not number it)");
+}
+
 /* ---- signals as synchronization (sync mode) ---- */
 
 /* The program is about to send sig (agent_rr_signal.c): count it, before

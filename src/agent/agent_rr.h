@@ -289,6 +289,17 @@ void agent_rr_thread_noring(void);
 /* pthread_create could not pass its number on to the new thread (no start
  * slot): the recording is incomplete, the thread is created unnumbered. */
 void agent_rr_thread_unnumbered(void);
+/* A new numbered thread takes no signal before its number
+ * (agent_rr_starthold.c): the creator blocks the program's signals around
+ * the real pthread_create (1 when it did: *old its mask before, to give
+ * back with agent_rr_start_unhold_creator; *added what it blocked), and
+ * the new thread unblocks *added once numbered (agent_rr_start_unhold). */
+int agent_rr_start_hold(const pthread_attr_t *attr, uint64_t *old, uint64_t *added);
+void agent_rr_start_unhold_creator(uint64_t old);
+void agent_rr_start_unhold(uint64_t added);
+/* Recording: a thread-directed signal ran its handler on a thread without
+ * a number, unrecorded (agent_rr_signal.c): counted as a loss. */
+void agent_rr_sig_unnumbered(void);
 /* A new thread once registered (serial mode: wait for the run token). */
 void agent_rr_thread_go(void);
 /* Last thing a thread does (agent_thread_exit). */

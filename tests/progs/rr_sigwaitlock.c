@@ -35,9 +35,11 @@ static void on_usr1(int sig)
 
 static void *worker(void *a)
 {
-	/* The signal waits until the thread is running its own code: one sent
-	 * earlier, while the thread starts (before spool numbers it), runs its
-	 * handler unrecorded, and a replay never gets the answer. */
+	/* The signal waits until the thread is running its own code, so that
+	 * it lands in the wait this test is about. (One sent while the thread
+	 * starts, before spool numbers it, ran its handler unrecorded, and the
+	 * replay never got the answer; the new thread now holds its signals
+	 * until it is numbered: tests/integ/392.) */
 	sem_post(&hello);
 	for (int r = 1; r <= rounds; r++) {
 		sem_wait(&start);
