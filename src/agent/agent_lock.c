@@ -328,7 +328,9 @@ static inline void agent_record_destroy(const void *addr, uint64_t ip, void *fra
 		rc_ = try_expr;                                                                    \
 		if (rc_ == busy_rc) {                                                              \
 			lock_emit(t_, obj_, op_contend, ip_, 0, FRAME());                          \
+			agent_rr_block_enter(t_);                                                  \
 			rc_ = block_expr;                                                          \
+			agent_rr_block_leave();                                                    \
 		}                                                                                  \
 		if (AGENT_UNLIKELY(agent_rr_mode == RR_MODE_RECORD))                               \
 			agent_rr_rec_sync(t_, obj_, op_acq, rc_, 1);                               \
@@ -843,7 +845,9 @@ static int agent_cond_replay(struct agent_thread *t, pthread_mutex_t *m, uint32_
 			struct agent_rr_cancel_guard g_ = {t_, OP_COND_WAIT, 0, mobj_,             \
 							   agent_rr_wait_cancelled};               \
 			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
+			agent_rr_block_enter(t_);                                                  \
 			rc_ = call;                                                                \
+			agent_rr_block_leave();                                                    \
 			AGENT_RR_CANCEL_POP();                                                     \
 		} else {                                                                           \
 			rc_ = call;                                                                \

@@ -640,6 +640,14 @@ int agent_rr_sig_thread_ok(void)
 	return rr_self.has_id;
 }
 
+void agent_rr_sig_unnumbered(void)
+{
+	/* atomics and a copy into the shared area: signal-safe */
+	rr_lost("a signal sent to a thread spool had not numbered yet ran its handler "
+		"unrecorded (the thread started with a mask of its own, "
+		"pthread_attr_setsigmask_np, or spool could not number it)");
+}
+
 /* ---- signals as synchronization (sync mode) ---- */
 
 /* The program is about to send sig (agent_rr_signal.c): count it, before
@@ -977,6 +985,53 @@ static void rr_rec_signals(struct agent_thread *t)
 {
 	if (AGENT_UNLIKELY(agent_rr_sig_any()))
 		rr_sig_deliver(t, 0);
+}
+
+/*
+ * Sync record: the thread is about to block in a real wait that only the
+ * program can end (a contended mutex, a condition wait). A signal is
+ * delivered at the thread's next recorded event, and the event that ends
+ * such a wait may be waiting for that very handler: Boehm's collector
+ * (guile) stops the world by signalling every thread and waiting for each
+ * handler's answer while it holds the allocation lock another thread is
+ * blocked on, or while that thread waits for a condition only a running
+ * thread sets; it gave up after 15 s and aborted the program ("Signals
+ * delivery fails constantly"). So while the thread is blocked there the
+ * wrapper delivers at once, inside the wait as the kernel would, and its
+ * KIND_SCHED record comes before the record of the event that ends the
+ * wait: the replay delivers it there (before that event). The thread is
+ * then inside the real call, between two of the agent's records: nothing
+ * of the agent's is half done (t->busy is 0, or the delivery waits).
+ */
+__thread uint8_t agent_rr_blocked;
+
+void agent_rr_block_enter(struct agent_thread *t)
+{
+	if (agent_rr_mode != RR_MODE_RECORD || !t)
+		return;
+	rr_rec_signals(t); /* those that came before */
+	__atomic_store_n(&agent_rr_blocked, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+void agent_rr_block_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&agent_rr_blocked, 0, __ATOMIC_RELAXED);
+}
+
+/* From the signal wrapper, the signal marked pending: deliver it now if
+ * the thread is blocked (above). */
+void agent_rr_block_signal(void)
+{
+	struct agent_thread *t = &agent_self;
+
+	if (!__atomic_load_n(&agent_rr_blocked, __ATOMIC_RELAXED) ||
+	    agent_rr_mode != RR_MODE_RECORD || t->state != AGENT_T_ON)
+		return;
+	agent_rr_blocked = 0; /* no nesting: the handler may block too */
+	rr_rec_signals(t);
+	agent_rr_blocked = 1;
 }
 
 static const struct rec_hdr *rr_peek(void);

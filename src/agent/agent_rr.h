@@ -235,6 +235,12 @@ void agent_rr_tree_wdone(uint64_t arg);
 /* Record: the outcome of a sync call (op = the requested OP_*, result =
  * 0 or the errno value it returned); turn: take a turn of the object. */
 void agent_rr_rec_sync(struct agent_thread *t, uint32_t idx, unsigned op, int result, int turn);
+/* Sync record: around a real wait only the program can end (a contended
+ * mutex, a condition wait), signals are delivered at once, inside the wait
+ * (agent_rr.c: agent_rr_blocked). */
+void agent_rr_block_enter(struct agent_thread *t);
+void agent_rr_block_leave(void);
+void agent_rr_block_signal(void);
 
 /* Replay: the result and arg of the input record of call that comes next
  * in the thread's log, past the signal deliveries recorded before it,
@@ -292,6 +298,17 @@ void agent_rr_thread_noring(void);
 /* pthread_create could not pass its number on to the new thread (no start
  * slot): the recording is incomplete, the thread is created unnumbered. */
 void agent_rr_thread_unnumbered(void);
+/* A new numbered thread takes no signal before its number
+ * (agent_rr_starthold.c): the creator blocks the program's signals around
+ * the real pthread_create (1 when it did: *old its mask before, to give
+ * back with agent_rr_start_unhold_creator; *added what it blocked), and
+ * the new thread unblocks *added once numbered (agent_rr_start_unhold). */
+int agent_rr_start_hold(const pthread_attr_t *attr, uint64_t *old, uint64_t *added);
+void agent_rr_start_unhold_creator(uint64_t old);
+void agent_rr_start_unhold(uint64_t added);
+/* Recording: a thread-directed signal ran its handler on a thread without
+ * a number, unrecorded (agent_rr_signal.c): counted as a loss. */
+void agent_rr_sig_unnumbered(void);
 /* A new thread once registered (serial mode: wait for the run token). */
 void agent_rr_thread_go(void);
 /* Last thing a thread does (agent_thread_exit). */

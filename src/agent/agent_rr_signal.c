@@ -26,6 +26,13 @@
  * thread takes the signal at its next recorded event. Thread-directed
  * signals (tgkill, raise, pthread_kill) wait for their thread.
  *
+ * A new thread holds its signals until it is numbered
+ * (agent_rr_starthold.c). Recording, on a thread still without a number
+ * (one with a mask of its own, or one spool could not number), a
+ * process-directed signal goes to agent_rr_sig_proc for a numbered thread
+ * to deliver, recorded; a thread-directed one runs its handler at once, as
+ * without spool, and is counted as lost (agent_rr_sig_unnumbered).
+ *
  * pause() and sigsuspend() are input calls: recording, the thread gives the
  * run token up (serial mode) around the real wait, and the handlers of the
  * signals that ended it are delivered before its record; a replay delivers
@@ -164,6 +171,19 @@ static void sig_wrapper(int sig, siginfo_t *si, void *uc)
 
 	if (sig <= 0 || sig >= NSIG || sig > 64)
 		return;
+	bit = 1ull << (sig - 1);
+	if (agent_rr_mode && !agent_rr_sig_thread_ok() && (agent_rr_mode & RR_MODE_RECORD)) {
+		/* A thread spool has not numbered (a new thread is held until
+		 * it is: agent_rr_starthold.c). A signal sent to the process
+		 * waits for a numbered thread, which records it at its next
+		 * delivery point; one sent to this thread runs here, as without
+		 * spool, and the recording says it lost it. */
+		if (!(si && si->si_code == SI_TKILL)) {
+			__atomic_fetch_or(&agent_rr_sig_proc, bit, __ATOMIC_SEQ_CST);
+			return;
+		}
+		agent_rr_sig_unnumbered();
+	}
 	if (!agent_rr_mode || !agent_rr_sig_thread_ok()) {
 		struct sigaction a = sig_prog[sig];
 
@@ -174,7 +194,6 @@ static void sig_wrapper(int sig, siginfo_t *si, void *uc)
 	}
 	if (agent_rr_mode & RR_MODE_REPLAY)
 		return; /* the recorded deliveries are made from the log */
-	bit = 1ull << (sig - 1);
 	if (!(si && si->si_code == SI_TKILL) &&
 	    (agent_rr_sig_away || (agent_serial_on == RR_MODE_RECORD && !sig_in_wait &&
 				   !agent_serial_holder()))) {
@@ -189,6 +208,8 @@ static void sig_wrapper(int sig, siginfo_t *si, void *uc)
 	 * new limit (agent_rr_sig_limit), so this store cannot be lost. */
 	if (agent_serial_on)
 		agent_ser.limit = 0;
+	else
+		agent_rr_block_signal(); /* sync: blocked in a wait, at once */
 }
 
 int agent_rr_sig_take(void)

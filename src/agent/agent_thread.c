@@ -47,6 +47,7 @@ struct agent_start {
 	uint32_t used;
 	uint32_t rr_number; /* record/replay: the new thread's number (agent_rr.h) */
 	uint64_t sig_view;  /* probes: the creator's view of the kept signals (agent_probe.c) */
+	uint64_t sig_held;  /* record/replay: blocked until numbered (agent_rr_starthold.c) */
 };
 static struct agent_start agent_starts[AGENT_START_SLOTS];
 
@@ -1235,6 +1236,7 @@ static void *agent_thread_start(void *p)
 	struct agent_start *s = p;
 	void *(*fn)(void *) = s->fn;
 	void *arg = s->arg;
+	uint64_t held = s->sig_held;
 	struct agent_thread *t;
 	void *ret;
 
@@ -1251,6 +1253,10 @@ static void *agent_thread_start(void *p)
 			   (uint64_t)pthread_self(), __builtin_frame_address(0));
 	else if (AGENT_UNLIKELY(agent_rr_mode) && agent_self.state == AGENT_T_NORING)
 		agent_rr_thread_noring(); /* spool's limit: never the program's fault */
+	/* numbered (or, past the rings, not for good): the signals that came
+	 * since the creation are taken now, recorded when it is numbered */
+	if (AGENT_UNLIKELY(held))
+		agent_rr_start_unhold(held);
 	agent_rr_dispatch_thread(); /* dispatch is per thread (record, replay, int3 probes) */
 	if (AGENT_UNLIKELY(agent_rr_mode))
 		agent_rr_thread_go(); /* serial mode: no user code before the run token */
@@ -1338,8 +1344,16 @@ AGENT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void 
 		s->fn = fn;
 		s->arg = arg;
 		s->rr_number = rr;
+		uint64_t old_mask = 0;
+		int held = 0;
+
 		s->sig_view = agent_probe_trap_view();
+		s->sig_held = 0;
+		if (AGENT_UNLIKELY(agent_rr_mode) && rr != RR_NO_TURN)
+			held = agent_rr_start_hold(attr, &old_mask, &s->sig_held);
 		rc = agent_real.create(th, attr, agent_thread_start, s);
+		if (held)
+			agent_rr_start_unhold_creator(old_mask);
 		if (rc)
 			__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
 	}
