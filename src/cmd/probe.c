@@ -82,7 +82,7 @@ static long probe_pid_euid(pid_t pid)
 static void probe_usage(FILE *out);
 static const struct run_opts_spec probe_run_opts = {
 	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_STREAM |
-		RUN_OPT_NO_KEEP | RUN_OPT_JSON | RUN_OPT_LIMIT,
+		RUN_OPT_NO_KEEP | RUN_OPT_JSON | RUN_OPT_LIMIT | RUN_OPT_CLOCK,
 	.usage = probe_usage,
 };
 
