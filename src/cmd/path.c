@@ -40,7 +40,7 @@
 static void path_usage(FILE *out);
 static const struct run_opts_spec path_run_opts = {
 	.mask = RUN_OPT_RING_SIZE | RUN_OPT_ON_FULL | RUN_OPT_MAX_THREADS | RUN_OPT_MAX_PROCS |
-		RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_JSON | RUN_OPT_CLOCK,
+		RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_JSON,
 	.usage = path_usage,
 };
 
