@@ -1338,8 +1338,8 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 			json_site(out, po, pid, e->from_ip);
 			fprintf(out, ", \"to_ip\": %" PRIu64 ", \"to_site\": ", e->to_ip);
 			json_site(out, po, pid, e->to_ip);
-			fprintf(out, ", \"count\": %" PRIu64 ", \"first_ns\": %" PRIu64, e->count,
-				e->ns);
+			fprintf(out, ", \"count\": %" PRIu64 ", \"first_ns\": %s", e->count,
+				json_ns(e->ns, a, 64));
 			if (have_stacks(ls)) {
 				fputs(",\n       \"from_stack\": ", out);
 				json_stack(out, po, pid, e->from_ip, &e->from_stack);
