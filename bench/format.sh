@@ -99,6 +99,10 @@ SPOOL_RING_PACKETS=0 "$spool" locks -q -o v2 -- "$bench" own 2 "$N" 2>/dev/null
 # default: the collector copies them; doc/trace-format.md, "Packets in the ring")
 t_vp=$(SPOOL_RING_PACKETS=1 best3 "$spool" locks -q -o t -- "$bench" own 2 "$N")
 SPOOL_RING_PACKETS=1 "$spool" locks -q -o vp -- "$bench" own 2 "$N" 2>/dev/null
+# packets, --clock=none: no time per event (no wait or hold times)
+t_vn=$(SPOOL_RING_PACKETS=1 best3 "$spool" locks -q --clock=none -o t -- "$bench" own 2 "$N")
+SPOOL_RING_PACKETS=1 "$spool" locks -q --clock=none -o vn -- "$bench" own 2 "$N" 2>/dev/null
+bn=$(trace_bytes vn)
 b1=$(trace_bytes v1)
 b2=$(trace_bytes v2)
 bp=$(trace_bytes vp)
@@ -106,11 +110,12 @@ pairs=$((2 * N))
 lost() { sed -nE 's/^lost_ring=([0-9]+)$/\1/p' "$1/.spool/summary"; }
 printf '\n%-26s %-12s %-12s %-10s %s\n' "2 x $N pairs" "wall" "trace" "lost" "added per pair"
 printf '%-26s %-12s %-12s %-10s %s\n' native "$(awk -v t="$t_nat" 'BEGIN { printf "%.1f ms", t / 1e6 }')" - - -
-for v in 1 2 p; do
+for v in 1 2 p n; do
 	case $v in
 	1) t=$t_v1 b=$b1 name="spool locks, format 1" ;;
 	2) t=$t_v2 b=$b2 name="format 2, records mode" ;;
 	p) t=$t_vp b=$bp name="  packets in the ring" ;;
+	n) t=$t_vn b=$bn name="  packets, --clock=none" ;;
 	esac
 	if [ "$t" = fail ]; then
 		printf '%-26s failed\n' "$name"

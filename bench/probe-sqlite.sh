@@ -61,15 +61,19 @@ cpu() {
 
 NAT=("$SQ" :memory:)
 SPL=("$SPOOL" probe -q -o "$T/sq.trace" -e 'func:libsqlite3.so.0:*' -- "$SQ" :memory:)
+# --clock=none: no time per event (doc/trace-format.md, "Traces without
+# per-event time")
+SPN=("$SPOOL" probe -q --clock=none -o "$T/sqn.trace" -e 'func:libsqlite3.so.0:*' -- "$SQ" :memory:)
 UFT=(uftrace record -d "$T/uf.data" --force -P '.@libsqlite3.so.0' "$SQ" :memory:)
 have_uf=0
 command -v uftrace >/dev/null && have_uf=1
 # prime the plan cache and the page cache
 "${SPL[@]}" <"$T/q.sql" >/dev/null 2>&1
-: >"$T/nat" >"$T/spl" >"$T/uft"
+: >"$T/nat" >"$T/spl" >"$T/spn" >"$T/uft"
 for i in $(seq "$RUNS"); do
 	cpu "${NAT[@]}" >>"$T/nat"
 	cpu "${SPL[@]}" >>"$T/spl"
+	cpu "${SPN[@]}" >>"$T/spn"
 	[ $have_uf = 1 ] && cpu "${UFT[@]}" >>"$T/uft"
 done
 # stat FILE COLUMN: "best median" of the column
@@ -89,11 +93,15 @@ r() { awk "BEGIN{ if (\"$2\" == \"nan\" || $2 == 0) print \"nan\"; else printf \
 echo "probe: sqlite3, 20000 INSERTs and 4 SELECTs, every libsqlite3 function probed ($hits probe hits); CPU ms of the sqlite3 process, best (median) of $RUNS"
 printf "  native          %7s ms (%s)   wall %s ms\n" "$nb" "$nm" "$nw"
 printf "  spool probe     %7s ms (%s)   wall %s ms   %s x native\n" "$sb" "$sm" "$sw" "$(r "$sb" "$nb")"
+read -r zb zm <<<"$(stat "$T/spn" 1)"
+read -r zw _ <<<"$(stat "$T/spn" 2)"
+printf "  --clock=none    %7s ms (%s)   wall %s ms   %s x native\n" "$zb" "$zm" "$zw" "$(r "$zb" "$nb")"
 if [ $have_uf = 1 ]; then
 	read -r ub um <<<"$(stat "$T/uft" 1)"
 	read -r uw _ <<<"$(stat "$T/uft" 2)"
 	printf "  uftrace -P      %7s ms (%s)   wall %s ms   %s x native\n" "$ub" "$um" "$uw" "$(r "$ub" "$nb")"
 	printf "  spool / uftrace %s (CPU of the program), %s (wall)\n" "$(r "$sb" "$ub")" "$(r "$sw" "$uw")"
+	printf "  spool --clock=none / uftrace %s (CPU of the program), %s (wall)\n" "$(r "$zb" "$ub")" "$(r "$zw" "$uw")"
 else
 	echo "  uftrace: not installed (apt-get install uftrace to compare)"
 fi

@@ -147,6 +147,13 @@ elif cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
 	wk="$(SPOOL_RING_PACKETS=1 chwall $WN "$SPOOL" probe -q -o "$T/ch.trace" -e 'func:ch_*' --)"
 	printf "  spool, packets in the ring, isolated %9s ns   %s ns per call; whole command %s ns per call\n" \
 		"$ck" "$(add "$ck" "$cn")" "$(pw "$wk" "$wn")"
+	# --clock=none: no time per event, the clock read once per packet
+	# (doc/trace-format.md, "Traces without per-event time")
+	SPN=("$SPOOL" probe -q --clock=none --ring-size 16m -o "$T/ch.trace" -e 'func:ch_*' --)
+	cz="$(SPOOL_RING_PACKETS=1 chiso 50000 5000 "${SPN[@]}")"
+	wz="$(SPOOL_RING_PACKETS=1 chwall $WN "$SPOOL" probe -q --clock=none -o "$T/ch.trace" -e 'func:ch_*' --)"
+	printf "  spool --clock=none (packets), isolated %7s ns   %s ns per call; whole command %s ns per call\n" \
+		"$cz" "$(add "$cz" "$cn")" "$(pw "$wz" "$wn")"
 	if command -v uftrace >/dev/null; then
 		UF=(uftrace record -d "$T/ch.uftrace" --force -P 'ch_.*')
 		cu="$(chiso 50000 5000 "${UF[@]}")"
@@ -159,6 +166,9 @@ elif cc -O2 -o "$CH" "$BENCH_DIR/callheavy.c" 2>/dev/null; then
 		printf "  spool with packets in the ring / uftrace: %s isolated, %s whole command\n" \
 			"$(awk "BEGIN{printf \"%.2f\", ($ck - $cn) / ($cu - $cn)}")" \
 			"$(awk "BEGIN{printf \"%.2f\", ($wk - $wn) / ($wu - $wn)}")"
+		printf "  spool --clock=none / uftrace: %s isolated, %s whole command\n" \
+			"$(awk "BEGIN{printf \"%.2f\", ($cz - $cn) / ($cu - $cn)}")" \
+			"$(awk "BEGIN{printf \"%.2f\", ($wz - $wn) / ($wu - $wn)}")"
 	else
 		echo "  uftrace: not installed (apt-get install uftrace to compare)"
 	fi

@@ -121,6 +121,7 @@ struct agent_state {
 	uint32_t host_pid;	  /* spool's pid, copied from ctl at startup */
 	uint32_t host_child;	  /* our pid at startup if spool was our parent, else 0 */
 	uint32_t packets;	  /* SHM_F_PACKETS: rings hold finished packets */
+	uint32_t untimed;	  /* SHM_F_UNTIMED, with packets: no per-event time */
 	struct ring_sites **ring_sites; /* max_rings entries: each ring's site cache, or NULL */
 };
 extern struct agent_state agent;
@@ -436,6 +437,22 @@ static inline uint32_t agent_lock_index(struct agent_thread *t, const void *addr
 }
 
 /*
+ * An event's time: the TSC, or with --clock=none (SHM_F_UNTIMED, packets
+ * in the ring) the time the open packet carries, read once when it opened
+ * (src/common/ring_packet.h): no clock read per event, which is most of a
+ * hit's cost on a VM where rdtsc takes 9 to 18 ns (doc/probe.md, "Cost").
+ * ring_pkt_commit gives a staged record the packet's time in that mode
+ * whatever it holds, so a general path that opens a new packet after this
+ * read still writes the new packet's time.
+ */
+static inline __attribute__((always_inline)) uint64_t agent_now(const struct agent_thread *t)
+{
+	if (AGENT_UNLIKELY(t->prod.pkt.untimed))
+		return t->prod.pkt.prev_tsc;
+	return __rdtsc();
+}
+
+/*
  * Write one KIND_LOCK record into the thread's ring; t comes from
  * agent_enter (state AGENT_T_ON). obj 0 on a lock op
  * means the lock table was full: the event is counted in ring->lost. The
@@ -470,7 +487,7 @@ static inline __attribute__((always_inline)) void agent_emit(struct agent_thread
 		/* read once: the general path below (a site the packet has
 		 * not defined, a new packet) writes the event with this time,
 		 * not a second rdtsc */
-		tsc = __rdtsc();
+		tsc = agent_now(t);
 		timed = 1;
 		if (AGENT_LIKELY(ring_pkt_lock(&t->prod, op, obj, seq, ip, tsc, &wake))) {
 			if (AGENT_UNLIKELY(wake))

@@ -69,7 +69,7 @@ agent_func_emit(struct agent_thread *t, unsigned op, uint64_t fn, uint64_t site,
 	if (AGENT_UNLIKELY(!r))
 		goto out;
 	r->h.word = ev_word(KIND_FUNC, t->index, 0, op);
-	r->h.tsc = __rdtsc();
+	r->h.tsc = agent_now(t);
 	r->h.seq = seq;
 	r->h.size = sizeof(*r);
 	r->fn = fn;

@@ -957,6 +957,7 @@ int agent_map(int fd)
 	agent.rings = rings;
 	agent.ring_sites = (struct ring_sites **)((struct shm_ring **)rings + c->max_rings);
 	agent.packets = !!(c->flags & SHM_F_PACKETS) && shm_pkt_slot(c->ring_bytes) >= 1024;
+	agent.untimed = agent.packets && (c->flags & SHM_F_UNTIMED);
 	/* A record must fit in half a ring (ring_prod_reserve refuses more). */
 	agent.stack_depth = c->stack_depth;
 	if (agent.stack_depth > (agent.ring_bytes / 2 - sizeof(struct rec_lock)) / 8)

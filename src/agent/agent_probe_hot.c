@@ -185,7 +185,7 @@ agent_probe_emit_rest(struct agent_thread *t, uint32_t id, unsigned op, uint64_t
 		int wake;
 
 		if (!have_tsc)
-			tsc = __rdtsc();
+			tsc = agent_now(t);
 		if (AGENT_LIKELY(ring_pkt_probe(&t->prod, op, id, &agent_probe_by_id[id].addr, sp,
 						*(const uint64_t *)sp, seq, tsc, &wake))) {
 			if (AGENT_UNLIKELY(wake))
@@ -321,7 +321,7 @@ agent_probe_emit(uint32_t id, unsigned op, uint64_t sp, const struct probe_regs 
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		/* first, so that its latency overlaps the loads below; after
 		 * busy, so that a signal handler's hit is not later than it */
-		tsc = __rdtsc();
+		tsc = agent_now(t);
 		seq = t->seq + 1;
 		if (AGENT_LIKELY(!t->prod.pkt_wake)) {
 			/* last_seq before the event is published (as the general path) */

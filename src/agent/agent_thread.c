@@ -1127,6 +1127,7 @@ void agent_thread_register(struct agent_thread *t)
 	if (agent.packets)
 		ring_prod_packets(&t->prod, shm_pkt_slot(agent.ring_bytes), agent_ring_sites(idx),
 				  agent.seen_pid, r->tid);
+	t->prod.pkt.untimed = (uint16_t)agent.untimed;
 	t->index = idx;
 	t->word = ev_word(KIND_LOCK, idx, 0, 0);
 	t->seq = 0;

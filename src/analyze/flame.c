@@ -511,6 +511,13 @@ int flame_export_dir(const char *dir, const struct flame_opts *o, FILE *out)
 		log_err("cannot read trace %s: %s", dir, prob.msg[0] ? prob.msg : strerror(-rc));
 		return rc;
 	}
+	if (o->weight == FLAME_WEIGHT_TIME && trace_reader_untimed(r)) {
+		log_err("%s: this trace has no per-event time (spool --clock=none): weigh the "
+			"graph by calls (--weight calls)",
+			dir);
+		rc = -ENODATA;
+		goto out;
+	}
 	rc = callstack_new(&g.cs, r, &flame_cs_ops, &g);
 	if (rc < 0) {
 		log_err("%s has no probe table (\"probes\"): not a trace of spool probe", dir);

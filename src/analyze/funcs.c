@@ -357,7 +357,7 @@ static int fn_cmp_total(const void *a, const void *b, void *arg)
 {
 	const struct fn_stat *x = a, *y = b;
 
-	if (x->total != y->total)
+	if (!*(const int *)arg && x->total != y->total) /* arg: untimed */
 		return x->total < y->total ? 1 : -1;
 	if (x->calls != y->calls)
 		return x->calls < y->calls ? 1 : -1;
@@ -427,8 +427,14 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	int rc = 0;
 	uint32_t *pos = calloc(c->nfns ? c->nfns : 1, sizeof(*pos));
 	struct fn_pair *pv = NULL;
+	/* no per-event time (--clock=none): the times summed are packet
+	 * times, not the calls': no time column, no time key, sorted by
+	 * calls, and the report says why */
+	int untimed = trace_reader_untimed(r);
 
-	qsort_r(c->fns, c->nfns, sizeof(*c->fns), fn_cmp_total, NULL);
+	if (untimed)
+		ft.ncols = 2;
+	qsort_r(c->fns, c->nfns, sizeof(*c->fns), fn_cmp_total, &untimed);
 	for (size_t i = 0; i < c->nfns; i++)
 		if (c->fns[i].ncallers)
 			qsort(c->fns[i].callers, c->fns[i].ncallers, sizeof(struct fn_caller),
@@ -450,7 +456,7 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	if (o->json) {
 		if (np) /* pv is NULL when no pair was seen */
 			qsort(pv, np, sizeof(*pv), fn_cmp_pair_fn);
-		fprintf(out, "{\"functions\":[");
+		fprintf(out, "{%s\"functions\":[", untimed ? "\"event_time\":\"packet\"," : "");
 		for (size_t i = 0; i < c->nfns; i++) {
 			const struct fn_stat *f = &c->fns[i];
 
@@ -460,16 +466,23 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			escape_json_str(out, f->raw);
 			fprintf(out, ",\"module\":");
 			escape_json_str(out, fn_module(c, f->module));
-			fprintf(out,
-				",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"min_ns\":%llu,"
-				"\"avg_ns\":%llu,\"max_ns\":%llu,\"no_exit\":%llu,\"callers\":[",
-				(unsigned long long)f->calls, (unsigned long long)f->total,
-				(unsigned long long)f->self,
-				(unsigned long long)(f->min == UINT64_MAX ? 0 : f->min),
-				/* over every activation, as min and max (and the
-				 * text report): one closed without its exit too */
-				(unsigned long long)(f->sum / (f->calls ? f->calls : 1)),
-				(unsigned long long)f->max, (unsigned long long)f->unpaired);
+			if (untimed)
+				fprintf(out, ",\"calls\":%llu,\"no_exit\":%llu,\"callers\":[",
+					(unsigned long long)f->calls,
+					(unsigned long long)f->unpaired);
+			else
+				fprintf(out,
+					",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,"
+					"\"min_ns\":%llu,\"avg_ns\":%llu,\"max_ns\":%llu,"
+					"\"no_exit\":%llu,\"callers\":[",
+					(unsigned long long)f->calls, (unsigned long long)f->total,
+					(unsigned long long)f->self,
+					(unsigned long long)(f->min == UINT64_MAX ? 0 : f->min),
+					/* over every activation, as min and max (and
+					 * the text report): one closed without its
+					 * exit too */
+					(unsigned long long)(f->sum / (f->calls ? f->calls : 1)),
+					(unsigned long long)f->max, (unsigned long long)f->unpaired);
 			for (size_t k = 0; k < f->ncallers; k++) {
 				fprintf(out, "%s{\"name\":", k ? "," : "");
 				escape_json_str(out, f->callers[k].name);
@@ -492,6 +505,8 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 	}
 	if (o->header)
 		trace_loss_print_header(loss, dir, NULL, out);
+	if (untimed)
+		fputs(ANALYZE_UNTIMED_NOTE, out);
 	/* Both tables are as wide as their longest name (table.h): a C++
 	 * name with its class and parameters keeps the columns in line. A
 	 * function's callers are rows under it, their calls in its column. */

@@ -87,6 +87,11 @@ struct lockstat_print_opts {
 	const char *heading;
 	struct trace_loss_seen *seen; /* not NULL: the loss this reading saw goes here
 				     * (the command's loss line, trace.h) */
+	/* The trace has no per-event time (trace_reader_untimed, --clock=none;
+	 * set by lockstat_report_dir): every wait and hold time is printed
+	 * "-" (text) or null (JSON), and sorting by them sorts by
+	 * acquisitions. */
+	int untimed;
 };
 
 /* The locks the program used (not threads, not locks only initialized). */

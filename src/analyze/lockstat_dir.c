@@ -173,6 +173,9 @@ static int lockstat_pass_end(void *pv, int read_rc, const void *opts, FILE *out)
 	if (po.heading)
 		fputs(po.heading, out);
 	po.trace_dir = p->trace_dir;
+	po.untimed = trace_reader_untimed(r);
+	if (po.untimed && (po.sort == LOCKSTAT_SORT_WAIT || po.sort == LOCKSTAT_SORT_HOLD))
+		po.sort = LOCKSTAT_SORT_ACQ;
 	po.locks_unrecorded = lockstat_dir_unrecorded(p->trace_dir);
 	lockstat_dir_symbolizer_open(r, &po);
 	rc = po.json ? lockstat_print_json(p->ls, out, &po) : lockstat_print_text(p->ls, out, &po);

@@ -15,6 +15,7 @@
 #include "lockname.h"
 #include "table.h"
 #include "lockstat_int.h"
+#include "pass.h"
 
 void lockstat_print_opts_init(struct lockstat_print_opts *po)
 {
@@ -80,13 +81,21 @@ static const char *fmt_count(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-/* 3 significant digits: "850 ns", "1.23 µs", "12.3 ms", "123 s". */
+/* The printing trace has no per-event time (po->untimed, set by the two
+ * entry points, lockstat_print_text and _json, for their call: the
+ * printers are not reentrant and run one at a time): no time is shown. */
+static int ls_untimed;
+
+/* 3 significant digits: "850 ns", "1.23 µs", "12.3 ms", "123 s"; "-"
+ * without per-event time. */
 static const char *fmt_ns(uint64_t v, char *buf, size_t len)
 {
 	static const char *const units[] = {"ns", "µs", "ms", "s"};
 	double x = (double)v;
 	unsigned u = 0;
 
+	if (ls_untimed)
+		return "-";
 	if (v < 1000) {
 		snprintf(buf, len, "%" PRIu64 " ns", v);
 		return buf;
@@ -1005,6 +1014,9 @@ int lockstat_print_text(struct lockstat *ls, FILE *out, const struct lockstat_pr
 			fmt_count(ls->tot.lost, b, 64), po->trace_dir ? escape_str(po->trace_dir) : "?");
 	if (po->header)
 		trace_loss_print_missing(&ls->tot.loss, NULL, out);
+	ls_untimed = po->untimed;
+	if (po->untimed)
+		fputs(ANALYZE_UNTIMED_NOTE, out);
 	if ((rc = print_locks_table(ls, out, po)) || (rc = print_threads(ls, out, po)) ||
 	    (rc = print_rwlocks(ls, out, po)) || (rc = print_kinds(ls, out, po)) ||
 	    (rc = print_init_sites(ls, out, po)))
@@ -1045,12 +1057,28 @@ static void json_stack(FILE *out, const struct lockstat_print_opts *po, uint32_t
 	fputc(']', out);
 }
 
+/* A time in JSON: the number, or null without per-event time. */
+static const char *json_ns(uint64_t v, char *buf, size_t len)
+{
+	if (ls_untimed)
+		return "null";
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
 static void json_dist(FILE *out, const struct lockstat_dist *d)
 {
+	B(a);
+	B(b);
+	B(c);
+	B(e);
+
 	fprintf(out,
-		"{\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 ", \"avg_ns\": %" PRIu64
-		", \"max_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64 "}",
-		d->count, d->total_ns, d->count ? d->total_ns / d->count : 0, d->max_ns, d->p99_ns);
+		"{\"count\": %" PRIu64 ", \"total_ns\": %s, \"avg_ns\": %s"
+		", \"max_ns\": %s, \"p99_ns\": %s}",
+		d->count, json_ns(d->total_ns, a, 64),
+		json_ns(d->count ? d->total_ns / d->count : 0, b, 64), json_ns(d->max_ns, c, 64),
+		json_ns(d->p99_ns, e, 64));
 }
 
 static void json_side(FILE *out, const struct lockstat_side *s, bool hold)
@@ -1077,6 +1105,9 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 	uint64_t acq = i->write.acquisitions + i->read.acquisitions;
 	uint64_t con = i->write.contended + i->read.contended;
 	bool holds = ls_type_holds(i->type), first = true;
+	B(wt);
+	B(ht);
+	B(wm);
 
 	fprintf(out, "    {\"index\": %u, \"name\": ", i->index);
 	escape_json_str(out, row->name);
@@ -1101,12 +1132,12 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 		", \"held_at_end\": %" PRIu64 ", \"unmatched_releases\": %" PRIu64
 		", \"cond_reacquisitions\": %" PRIu64 ", \"inits\": %" PRIu64
 		", \"destroys\": %" PRIu64 ", \"posts\": %" PRIu64
-		",\n     \"wait_total_ns\": %" PRIu64 ", \"hold_total_ns\": %" PRIu64,
+		",\n     \"wait_total_ns\": %s, \"hold_total_ns\": %s",
 		i->events, acq, con, acq ? 100.0 * (double)con / (double)acq : 0.0,
 		i->owner_changes, i->threads, i->max_readers, i->held_at_end, i->unmatched_releases,
 		i->cond_reacquisitions, i->inits, i->destroys, i->posts,
-		i->write.wait.total_ns + i->read.wait.total_ns,
-		i->write.hold.total_ns + i->read.hold.total_ns);
+		json_ns(i->write.wait.total_ns + i->read.wait.total_ns, wt, 64),
+		json_ns(i->write.hold.total_ns + i->read.hold.total_ns, ht, 64));
 	fputs(",\n     \"write\": ", out);
 	json_side(out, &i->write, holds);
 	fputs(",\n     \"read\": ", out);
@@ -1166,17 +1197,17 @@ static void json_lock(struct lockstat *ls, FILE *out, const struct lockstat_prin
 		fprintf(out, ", \"holder_ip\": %" PRIu64 ", \"holder_site\": ", p->holder_ip);
 		json_site(out, po, p->pid, p->holder_ip);
 		fprintf(out,
-			", \"holder_read\": %s, \"count\": %" PRIu64 ", \"wait_total_ns\": %" PRIu64
-			", \"wait_max_ns\": %" PRIu64,
-			p->holder_read ? "true" : "false", p->count, p->wait_total_ns,
-			p->wait_max_ns);
+			", \"holder_read\": %s, \"count\": %" PRIu64 ", \"wait_total_ns\": %s"
+			", \"wait_max_ns\": %s",
+			p->holder_read ? "true" : "false", p->count, json_ns(p->wait_total_ns, wt, 64),
+			json_ns(p->wait_max_ns, wm, 64));
 		if (have_stacks(ls)) {
 			bool holder = p->holder_ip && p->holder_thread != UINT32_MAX;
 
 			fprintf(out,
-				",\n        \"sample_wait_ns\": %" PRIu64 ", \"waiter_thread\": %u"
+				",\n        \"sample_wait_ns\": %s, \"waiter_thread\": %u"
 				", \"waiter_stack\": ",
-				p->sample_wait_ns, p->waiter_thread);
+				json_ns(p->sample_wait_ns, wt, 64), p->waiter_thread);
 			json_stack(out, po, p->pid, p->waiter_ip, &p->waiter_stack);
 			if (holder)
 				fprintf(out, ",\n        \"holder_thread\": %u", p->holder_thread);
@@ -1216,7 +1247,13 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 	size_t n, sp = 0;
 	bool first = true;
 	int rc;
+	B(a);
+	B(b);
+	B(c);
+	B(d);
+	B(e);
 
+	ls_untimed = po->untimed;
 	if ((rc = lock_rows(ls, po, NULL, &rows, &n)))
 		return rc;
 	sites = sorted_sites(ls);
@@ -1240,10 +1277,13 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 	/* lost, incomplete, writer_finished, missing: the block of every report */
 	trace_loss_json(&ls->tot.loss, out);
 	fprintf(out,
-		", \"malformed\": %" PRIu64 ", \"first_ns\": %" PRIu64 ", \"last_ns\": %" PRIu64
-		", \"duration_ns\": %" PRIu64 ", \"dir\": ",
-		ls->tot.malformed, ls->tot.first_ns, ls->tot.last_ns,
-		ls_dur(ls->tot.first_ns, ls->tot.last_ns));
+		", \"malformed\": %" PRIu64 ", \"first_ns\": %" PRIu64 ", \"last_ns\": %s"
+		", \"duration_ns\": %s, \"event_time\": \"%s\", \"dir\": ",
+		ls->tot.malformed, ls->tot.first_ns, json_ns(ls->tot.last_ns, a, 64),
+		/* without per-event time the last event's is its packet's
+		 * opening, earlier than the event: no end, no duration */
+		json_ns(ls_dur(ls->tot.first_ns, ls->tot.last_ns), b, 64),
+		po->untimed ? "packet" : "event");
 	if (po->trace_dir)
 		escape_json_str(out, po->trace_dir);
 	else
@@ -1266,11 +1306,11 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 		escape_json_str(out, t->name);
 		fprintf(out,
 			", \"acquisitions\": %" PRIu64 ", \"contended\": %" PRIu64
-			", \"timeouts\": %" PRIu64 ", \"wait_ns\": %" PRIu64
-			", \"hold_ns\": %" PRIu64 ", \"cond_wait_ns\": %" PRIu64
-			", \"barrier_wait_ns\": %" PRIu64 ", \"futex_wait_ns\": %" PRIu64 "}",
-			t->acquisitions, t->contended, t->timeouts, t->wait_ns, t->hold_ns,
-			t->cond_wait_ns, t->barrier_wait_ns, t->futex_wait_ns);
+			", \"timeouts\": %" PRIu64 ", \"wait_ns\": %s, \"hold_ns\": %s"
+			", \"cond_wait_ns\": %s, \"barrier_wait_ns\": %s, \"futex_wait_ns\": %s}",
+			t->acquisitions, t->contended, t->timeouts, json_ns(t->wait_ns, a, 64),
+			json_ns(t->hold_ns, b, 64), json_ns(t->cond_wait_ns, c, 64),
+			json_ns(t->barrier_wait_ns, d, 64), json_ns(t->futex_wait_ns, e, 64));
 		first = false;
 	}
 	fprintf(out, "],\n \"lock_order_edges\": %zu,\n \"deadlocks\": [", ls->nedges);
@@ -1298,8 +1338,8 @@ int lockstat_print_json(struct lockstat *ls, FILE *out, const struct lockstat_pr
 			json_site(out, po, pid, e->from_ip);
 			fprintf(out, ", \"to_ip\": %" PRIu64 ", \"to_site\": ", e->to_ip);
 			json_site(out, po, pid, e->to_ip);
-			fprintf(out, ", \"count\": %" PRIu64 ", \"first_ns\": %" PRIu64, e->count,
-				e->ns);
+			fprintf(out, ", \"count\": %" PRIu64 ", \"first_ns\": %s", e->count,
+				json_ns(e->ns, a, 64));
 			if (have_stacks(ls)) {
 				fputs(",\n       \"from_stack\": ", out);
 				json_stack(out, po, pid, e->from_ip, &e->from_stack);

@@ -13,6 +13,13 @@ struct trace_event;
 struct trace_loss_seen;
 struct trace_reader;
 
+/* The line every text report prints, in place of its time columns, for a
+ * trace without per-event time (trace_reader_untimed: spool --clock=none);
+ * JSON says "event_time":"packet" and leaves the time keys out. */
+#define ANALYZE_UNTIMED_NOTE                                                                       \
+	"(this trace has no per-event time, spool --clock=none: counts, order and call "           \
+	"paths are exact; no duration, hold or wait time is shown)\n"
+
 /* An analyzer of a reading. open starts it on the open reader (opts: the
  * report's options, as end gets them); feed takes every event in order
  * (negative: it stopped, said); end follows the last event with the

@@ -1204,6 +1204,17 @@ int path_report_dir(const char *trace_dir, const struct path_opts *o, FILE *out)
 	rc = analyze_pass_open_reader(&r, trace_dir, 1);
 	if (rc < 0)
 		return rc;
+	/* The path is the order of every thread's events among the others'
+	 * (and a replay schedule), which only per-event times give: a trace
+	 * without them (--clock=none) orders each thread's own events only. */
+	if (trace_reader_untimed(r)) {
+		log_err("%s: this trace has no per-event time (spool --clock=none): the order of "
+			"the threads' events among each other, which a path is, is not known; "
+			"record it without --clock=none",
+			trace_dir);
+		rc = -ENODATA;
+		goto out;
+	}
 	ps.max_idx = PATH_FREE_IDX;
 	for (size_t i = 0; i < trace_reader_nstreams(r); i++)
 		ps.max_idx += trace_reader_stream(r, i)->bytes / PATH_BYTES_PER_IDX;

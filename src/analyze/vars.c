@@ -668,14 +668,35 @@ static uint32_t vr_stream_tid(const struct trace_reader *r, uint32_t stream)
 	return si ? si->tid : 0;
 }
 
+/* A time in JSON: the number, or null in a trace without per-event time
+ * (trace_reader_untimed: spool --clock=none). */
+static const char *vr_json_ns(const struct trace_reader *r, uint64_t ns, char *buf)
+{
+	if (trace_reader_untimed(r))
+		return "null";
+	snprintf(buf, 24, "%llu", (unsigned long long)ns);
+	return buf;
+}
+
+/* A time in the text: ms (or us, unit 1e3) with 3 or 6 decimals, or "-"
+ * without per-event time. */
+static const char *vr_text_ms(const struct trace_reader *r, double ns, double unit, int prec,
+			      char *buf)
+{
+	if (trace_reader_untimed(r))
+		return "-";
+	snprintf(buf, 40, "%.*f", prec, ns / unit);
+	return buf;
+}
+
 static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r,
 			  const struct trace_loss *loss, FILE *out)
 {
-	char b[96], b2[96];
+	char b[96], b2[96], nb[24];
 	size_t k = 0; /* the next (time, stream) pair */
 	int first = 1;
 
-	fprintf(out, "{\"vars\":[");
+	fprintf(out, "{%s\"vars\":[", trace_reader_untimed(r) ? "\"event_time\":\"packet\"," : "");
 	for (size_t i = 0; i < c->nvars; i++) {
 		const struct vr_var *v = &c->vars[i];
 
@@ -697,8 +718,8 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r,
 		fprintf(out, ",\"values\":[");
 		for (size_t k = 0; k < v->npts; k++) {
 			vr_format(v->type, v->pts[k].raw, b, sizeof(b), 0);
-			fprintf(out, "%s{\"ns\":%llu,\"tid\":%u,\"value\":\"%s\"}", k ? "," : "",
-				(unsigned long long)(v->pts[k].ns - c->t_first), v->pts[k].tid, b);
+			fprintf(out, "%s{\"ns\":%s,\"tid\":%u,\"value\":\"%s\"}", k ? "," : "",
+				vr_json_ns(r, v->pts[k].ns - c->t_first, nb), v->pts[k].tid, b);
 		}
 		fprintf(out, "]}");
 	}
@@ -716,8 +737,8 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r,
 			(unsigned long long)a->ntrue, (unsigned long long)a->nfalse,
 			(unsigned long long)a->nundef);
 		if (a->failed) {
-			fprintf(out, ",\"first_failure\":{\"ns\":%llu,\"tid\":%u,\"values\":",
-				(unsigned long long)(a->fail_ns - c->t_first), a->fail_tid);
+			fprintf(out, ",\"first_failure\":{\"ns\":%s,\"tid\":%u,\"values\":",
+				vr_json_ns(r, a->fail_ns - c->t_first, nb), a->fail_tid);
 			escape_json_str(out, a->fail_vals);
 			fputc('}', out);
 		}
@@ -730,21 +751,19 @@ static void vr_print_json(const struct vr_ctx *c, const struct trace_reader *r,
 
 		fprintf(out, "%s{\"spec\":", i ? "," : "");
 		escape_json_str(out, t->text);
-		fprintf(out,
-			",\"count\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"avg_ns\":%llu,"
-			"\"max_ns\":%llu,\"threads\":[",
-			(unsigned long long)t->count, (unsigned long long)t->total,
-			(unsigned long long)(t->count ? t->min : 0),
-			(unsigned long long)(t->count ? t->total / t->count : 0),
-			(unsigned long long)t->max);
+		fprintf(out, ",\"count\":%llu,\"total_ns\":%s", (unsigned long long)t->count,
+			vr_json_ns(r, t->total, nb));
+		fprintf(out, ",\"min_ns\":%s", vr_json_ns(r, t->count ? t->min : 0, nb));
+		fprintf(out, ",\"avg_ns\":%s", vr_json_ns(r, t->count ? t->total / t->count : 0, nb));
+		fprintf(out, ",\"max_ns\":%s,\"threads\":[", vr_json_ns(r, t->max, nb));
 		for (; k < c->ntp && c->tp[k].time <= i; k++) {
 			const struct vr_tstate *s = &c->tp[k].s;
 
 			if (c->tp[k].time < i || !s->count)
 				continue;
-			fprintf(out, "%s{\"tid\":%u,\"count\":%llu,\"total_ns\":%llu}",
+			fprintf(out, "%s{\"tid\":%u,\"count\":%llu,\"total_ns\":%s}",
 				tf ? "" : ",", vr_stream_tid(r, c->tp[k].stream),
-				(unsigned long long)s->count, (unsigned long long)s->total);
+				(unsigned long long)s->count, vr_json_ns(r, s->total, nb));
 			tf = 0;
 		}
 		fprintf(out, "]}");
@@ -765,9 +784,11 @@ static int vr_same_label(const struct vr_var *a, const struct vr_var *b)
 static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 		     const struct vars_opts *o, FILE *out)
 {
-	char b[96], b2[96];
+	char b[96], b2[96], t1[40], t2[40], t3[40], t4[40];
 	size_t k = 0; /* the next (time, stream) pair */
 
+	if (trace_reader_untimed(r))
+		fputs(ANALYZE_UNTIMED_NOTE, out);
 	for (size_t i = 0; i < c->nvars; i++) {
 		const struct vr_var *v = &c->vars[i];
 
@@ -796,7 +817,8 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 				break;
 			}
 			vr_format(v->type, v->pts[k].raw, b, sizeof(b), 1);
-			fprintf(out, "  %14.6f %10u  %s\n", (v->pts[k].ns - c->t_first) / 1e6,
+			fprintf(out, "  %14s %10u  %s\n",
+				vr_text_ms(r, (double)(v->pts[k].ns - c->t_first), 1e6, 6, t1),
 				v->pts[k].tid, b);
 		}
 	}
@@ -810,10 +832,13 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 			fprintf(out, ", %llu undefined (division by zero)",
 				(unsigned long long)a->nundef);
 		fprintf(out, "\n");
+		/* (without per-event time, the first in the reading's order:
+		 * exact within a thread, by packet between threads) */
 		if (a->failed)
-			fprintf(out, "  first false at %.6f ms, tid %u%s%s\n",
-				(a->fail_ns - c->t_first) / 1e6, a->fail_tid,
-				a->fail_vals[0] ? ": " : "", escape_str(a->fail_vals));
+			fprintf(out, "  first false at %s ms, tid %u%s%s\n",
+				vr_text_ms(r, (double)(a->fail_ns - c->t_first), 1e6, 6, t1),
+				a->fail_tid, a->fail_vals[0] ? ": " : "",
+				escape_str(a->fail_vals));
 	}
 	if (c->ntimes)
 		fprintf(out, "%-32s %10s %12s %12s %12s %12s\n", "time", "count", "total ms",
@@ -821,18 +846,22 @@ static void vr_print(const struct vr_ctx *c, const struct trace_reader *r,
 	for (size_t i = 0; i < c->ntimes; i++) {
 		const struct vr_time *t = &c->times[i];
 
-		fprintf(out, "%-32s %10llu %12.3f %12.3f %12.3f %12.3f\n", escape_str(t->text),
-			(unsigned long long)t->count, t->total / 1e6, (t->count ? t->min : 0) / 1e3,
-			(t->count ? (double)t->total / t->count : 0) / 1e3, t->max / 1e3);
+		fprintf(out, "%-32s %10llu %12s %12s %12s %12s\n", escape_str(t->text),
+			(unsigned long long)t->count, vr_text_ms(r, (double)t->total, 1e6, 3, t1),
+			vr_text_ms(r, (double)(t->count ? t->min : 0), 1e3, 3, t2),
+			vr_text_ms(r, t->count ? (double)t->total / t->count : 0, 1e3, 3, t3),
+			vr_text_ms(r, (double)t->max, 1e3, 3, t4));
 		for (; k < c->ntp && c->tp[k].time <= i; k++) {
 			const struct vr_tstate *s = &c->tp[k].s;
 
 			if (c->tp[k].time < i || !s->count)
 				continue;
-			fprintf(out, "    tid %-24u %10llu %12.3f %12.3f %12.3f %12.3f\n",
+			fprintf(out, "    tid %-24u %10llu %12s %12s %12s %12s\n",
 				vr_stream_tid(r, c->tp[k].stream), (unsigned long long)s->count,
-				s->total / 1e6, s->min / 1e3, (double)s->total / s->count / 1e3,
-				s->max / 1e3);
+				vr_text_ms(r, (double)s->total, 1e6, 3, t1),
+				vr_text_ms(r, (double)s->min, 1e3, 3, t2),
+				vr_text_ms(r, (double)s->total / s->count, 1e3, 3, t3),
+				vr_text_ms(r, (double)s->max, 1e3, 3, t4));
 		}
 	}
 }

@@ -215,6 +215,15 @@ int cmd_export(int argc, char **argv)
 			prob.msg[0] ? prob.msg : strerror(-rc));
 		return 1;
 	}
+	/* a timeline of a trace without per-event time would draw every
+	 * call of a packet at one instant, its duration 0: not drawn */
+	if (trace_reader_untimed(r)) {
+		log_err("%s: this trace has no per-event time (spool --clock=none): a timeline "
+			"(--%s) needs one; export --folded --weight calls shows its calls",
+			dir, format == EXPORT_PERFETTO ? "perfetto" : "chrome");
+		rc = -ENODATA;
+		goto out_reader;
+	}
 	rc = symbolizer_open(&sym, r);
 	if (rc < 0) {
 		log_err("symbolizer: %s", strerror(-rc));

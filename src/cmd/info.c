@@ -273,11 +273,15 @@ int cmd_info(int argc, char **argv)
 		free(summary);
 	}
 	printf("events: %llu (lock %llu, thread life %llu, thread table %llu, lock table %llu, "
-	       "proc %llu) over %.6f s\n",
+	       "proc %llu) over %s%.6f s\n",
 	       (unsigned long long)n, (unsigned long long)(kinds[KIND_LOCK] - nthread),
 	       (unsigned long long)nthread, (unsigned long long)kinds[KIND_THREAD],
-	       (unsigned long long)kinds[KIND_LOCKDEF],
-	       (unsigned long long)kinds[KIND_PROC], n ? (double)(last - first) / 1e9 : 0.0);
+	       (unsigned long long)kinds[KIND_LOCKDEF], (unsigned long long)kinds[KIND_PROC],
+	       /* the last event's time is its packet's opening */
+	       trace_reader_untimed(r) ? "at least " : "", n ? (double)(last - first) / 1e9 : 0.0);
+	if (trace_reader_untimed(r))
+		printf("event time: per packet (spool --clock=none): an event has the time its "
+		       "packet opened, no time of its own\n");
 	printf("%-8s %8s %8s %12s %10s %10s  %s\n", "stream", "pid", "tid", "events", "discarded",
 	       "seq-gaps", "file");
 	for (size_t i = 0; i < trace_reader_nstreams(r); i++) {

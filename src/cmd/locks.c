@@ -23,7 +23,7 @@
 /* The shared options spool locks takes: all of them. */
 static void locks_usage(FILE *out);
 static const struct run_opts_spec locks_run_opts = {
-    .mask = RUN_OPT_ALL | RUN_OPT_JSON | RUN_OPT_LIMIT, .usage = locks_usage};
+    .mask = RUN_OPT_ALL | RUN_OPT_JSON | RUN_OPT_LIMIT | RUN_OPT_CLOCK, .usage = locks_usage};
 
 /* Codes of spool locks' long-only options. */
 enum {

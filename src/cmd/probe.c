@@ -82,7 +82,7 @@ static long probe_pid_euid(pid_t pid)
 static void probe_usage(FILE *out);
 static const struct run_opts_spec probe_run_opts = {
 	.mask = RUN_OPT_OUTPUT | RUN_OPT_RING_SIZE | RUN_OPT_UNTIL_FIRST_EXIT | RUN_OPT_STREAM |
-		RUN_OPT_NO_KEEP | RUN_OPT_JSON | RUN_OPT_LIMIT,
+		RUN_OPT_NO_KEEP | RUN_OPT_JSON | RUN_OPT_LIMIT | RUN_OPT_CLOCK,
 	.usage = probe_usage,
 };
 
@@ -887,6 +887,16 @@ static int probe_attach_session(const struct session_opts *so, struct probe_run 
 	h.ctl->features =
 	    SHM_FEAT_PROBES | ((pr->sys_what & ~SYS_W_CPU) || live_on ? SHM_FEAT_SYS : 0);
 	collector_use_packets(col, SHM_FEAT_PROBES);
+	/* --clock=none: before the agent is loaded, which reads the flags */
+	if (so->shm_flags & SHM_F_UNTIMED) {
+		h.ctl->flags |= SHM_F_UNTIMED;
+		rc = trace_writer_set_untimed(w);
+		if (rc < 0) {
+			log_err("cannot write the metadata of trace %s: %s", so->trace_dir,
+				strerror(-rc));
+			goto out_collector;
+		}
+	}
 	/* sys:cpu: sampled from /proc/PID/task */
 	pr->sys_pid = pr->sys_what || live_on ? pid : 0;
 	rc = probe_run_prepare(pr, &h, w);

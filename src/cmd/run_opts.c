@@ -80,6 +80,13 @@ static const struct run_opt_row run_opt_rows[] = {
     {RUN_OPT_NO_KEEP, {"no-keep", no_argument, NULL, RUN_OPT_CODE + 8}, STREAM_SEND_NO_KEEP_HELP},
     {RUN_OPT_JSON, {"json", no_argument, NULL, RUN_OPT_CODE + 9}, RUN_OPTS_JSON_HELP},
     {RUN_OPT_LIMIT, {"limit", required_argument, NULL, RUN_OPT_CODE + 10}, RUN_OPTS_LIMIT_HELP},
+    {RUN_OPT_CLOCK,
+     {"clock", required_argument, NULL, RUN_OPT_CODE + 11},
+     "      --clock MODE     tsc (default): each event has its time; none: no\n"
+     "                       per-event time, the clock is read once per packet\n"
+     "                       of events (cheaper: no clock read per event); counts,\n"
+     "                       order, call paths stay exact, and reports show no\n"
+     "                       duration, hold or wait time\n"},
 };
 
 #define RUN_OPT_NROWS (sizeof(run_opt_rows) / sizeof(run_opt_rows[0]))
@@ -174,6 +181,16 @@ static int run_opts_handle(int c, const char *arg, const struct run_opts_spec *s
 		return 1;
 	case RUN_OPT_LIMIT:
 		return run_opts_limit(arg, &so->limit) < 0 ? -1 : 1;
+	case RUN_OPT_CLOCK:
+		if (!strcmp(arg, "tsc")) {
+			so->shm_flags &= ~SHM_F_UNTIMED;
+		} else if (!strcmp(arg, "none")) {
+			so->shm_flags |= SHM_F_UNTIMED;
+		} else {
+			log_err("--clock '%s': want tsc or none", arg);
+			return -1;
+		}
+		return 1;
 	case RUN_OPT_STACKS:
 		if (run_opts_uint("--stacks", arg, 0, 32, &v) < 0)
 			return -1;

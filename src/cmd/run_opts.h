@@ -39,6 +39,8 @@ enum {
 	/* What is printed after it (so->json, so->limit): */
 	RUN_OPT_JSON = 1u << 9,	 /* --json */
 	RUN_OPT_LIMIT = 1u << 10, /* --limit N */
+	/* --clock tsc|none: a time per event, or none (SHM_F_UNTIMED) */
+	RUN_OPT_CLOCK = 1u << 11,
 };
 
 /* What a command takes: the shared options of mask, and the smallest ring

@@ -927,6 +927,13 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		rc = setup_err(rc);
 		goto out_shm;
 	}
+	/* before any event: the metadata says from the start that the trace
+	 * has no per-event time (a reader of a crashed run sees it too) */
+	if ((o->shm_flags & SHM_F_UNTIMED) && (rc = trace_writer_set_untimed(w)) < 0) {
+		log_err("cannot write the metadata of trace %s: %s", o->trace_dir, strerror(-rc));
+		rc = setup_err(rc);
+		goto out_writer;
+	}
 	rc = collector_new(&col, &h, w);
 	if (rc < 0) {
 		rc = setup_err(rc);

@@ -123,7 +123,13 @@ struct ring_pkt {
 	uint64_t sp;	   /* the previous probe event's stack pointer */
 	uint32_t pid, tid; /* for the packet context */
 	uint16_t gen;	   /* this packet's generation in the site cache */
-	uint16_t pad;
+	/* SHM_F_UNTIMED (--clock=none): no per-event time. The clock is
+	 * read once when a packet opens (ring_pkt_open) and every event of
+	 * the packet carries that time (prev_tsc), so a thread's events never
+	 * go back in time and an event's true time lies between its packet's
+	 * timestamp_begin and the next packet's (doc/trace-format.md,
+	 * "Traces without per-event time"). */
+	uint16_t untimed;
 	struct ring_sites *sites; /* NULL: events are written full */
 };
 

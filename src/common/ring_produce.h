@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "../arch/arch.h"
 #include "event.h"
 #include "ring_packet.h"
 #include "shm.h"
@@ -272,6 +273,8 @@ retry:
 	if (p->head + k->slot > p->ready && p->on_ready)
 		p->on_ready(p, p->head + k->slot);
 	ring_pkt_begin(k, p->data + (p->head & (p->size - 1)), p->head);
+	if (k->untimed) /* the packet's one clock read (struct ring_pkt) */
+		k->prev_tsc = arch_ts();
 	return 0;
 }
 
@@ -313,8 +316,10 @@ static inline int ring_pkt_commit(struct ring_prod *p, uint32_t len)
 	int wake;
 
 	(void)len;
-	if (!tsc && kind == KIND_USER)
-		tsc = k->prev_tsc; /* untimed (doc/cc.md): the time of the event before */
+	if (k->untimed || (!tsc && kind == KIND_USER))
+		/* untimed (doc/cc.md) or no per-event time (--clock=none, the
+		 * packet's opening time): the time of the event before */
+		tsc = k->prev_tsc;
 	if (__builtin_expect(k->events && kind != KIND_THREAD && seq != k->next_seq, 0)) {
 		/* a seq its reserve did not announce: not writable here */
 		__atomic_store_n(&r->done_seq, seq, __ATOMIC_RELAXED);

@@ -89,6 +89,13 @@ enum { SHM_EXT_REPLAY = 0, SHM_EXT_PROBES = 1, SHM_EXT_PATH = 2, SHM_EXT_SYS = 3
  * SPOOL_RING_PACKETS=0 turns it off: doc/trace-format.md "Packets in the
  * ring"). */
 #define SHM_F_PACKETS 0x2u
+/* No per-event time (--clock=none): with SHM_F_PACKETS, the agent reads
+ * the clock once per packet, not once per event, and every event of a
+ * packet carries its opening time (src/common/ring_packet.h, struct
+ * ring_pkt's untimed; doc/trace-format.md "Traces without per-event
+ * time"). Without packets (records mode) it changes nothing in the agent:
+ * the trace says it has no per-event time all the same. */
+#define SHM_F_UNTIMED 0x4u
 
 /* ctl->state bits */
 #define SHM_STATE_DISABLED 1u /* agent stopped recording (reason in ctl->reason) */

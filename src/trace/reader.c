@@ -192,6 +192,8 @@ static int read_metadata(struct trace_reader *r, struct trace_problem *problem)
 		goto out;
 	}
 	r->format = (int)version;
+	/* absent: a time per event (every trace before --clock=none) */
+	r->untimed = !env_get(env, "spool_event_time", val, sizeof(val)) && strcmp(val, "event");
 	r->pkt_hdr = version == 2 ? TRACE_PKT_HDR_SIZE2 : TRACE_PKT_HDR_SIZE;
 	if (env_u64(env, "spool_tsc_hz", &r->clk.tsc_hz) || !r->clk.tsc_hz ||
 	    env_u64(env, "spool_tsc0", &r->clk.tsc0) ||
@@ -827,6 +829,11 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 const struct trace_clock *trace_reader_clock(const struct trace_reader *r)
 {
 	return &r->clk;
+}
+
+int trace_reader_untimed(const struct trace_reader *r)
+{
+	return r->untimed;
 }
 
 size_t trace_reader_nstreams(const struct trace_reader *r)

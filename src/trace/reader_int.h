@@ -74,6 +74,7 @@ struct trace_reader {
 	uint32_t next_thread;	 /* trace_event.thread of the next thread that reuses a ring */
 	int format;		 /* the metadata's spool_format_version: 1 or 2 */
 	size_t pkt_hdr;		 /* its packet headers' size */
+	int untimed;		 /* spool_event_time = "packet": trace_reader_untimed */
 };
 
 __attribute__((format(printf, 4, 5))) void

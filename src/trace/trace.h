@@ -279,6 +279,10 @@ int trace_writer_add_file(struct trace_writer *w, const char *name, const void *
 /* Replace the clock description (the host refines the TSC frequency at the
  * end of a run). */
 int trace_writer_set_clock(struct trace_writer *w, const struct trace_clock *clk);
+/* The trace has no per-event time (--clock=none): the metadata says so
+ * (spool_event_time = "packet"), so that every report shows no duration
+ * it does not have. */
+int trace_writer_set_untimed(struct trace_writer *w);
 /* Losses the writer cannot see itself: the collector's part (no_ring,
  * seq_gaps, damaged_rings, rejected), or what an input trace had lost
  * (spool decode). Replaces the previous note; trace_writer_loss adds the
@@ -386,6 +390,13 @@ size_t trace_zinput_size(const struct rec_hdr *rec);
 /* Unpack a packed record into dst (cap bytes); its size, or -EPROTO. */
 int trace_zinput_unpack(const struct rec_hdr *rec, void *dst, size_t cap);
 const struct trace_clock *trace_reader_clock(const struct trace_reader *r);
+/* 1 when the trace has no per-event time (spool --clock=none; metadata
+ * spool_event_time other than "event"): an event's time is its packet's
+ * opening time, so no duration, hold or wait time can be computed from
+ * it, and a report says so rather than show one (doc/trace-format.md,
+ * "Traces without per-event time"). Order within a thread and counts are
+ * exact. */
+int trace_reader_untimed(const struct trace_reader *r);
 size_t trace_reader_nstreams(const struct trace_reader *r);
 /* Thread numbers handed out so far (trace_event.thread is below it). */
 uint32_t trace_reader_nthreads(const struct trace_reader *r);

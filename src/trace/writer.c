@@ -82,6 +82,7 @@ struct trace_writer {
 	int write_warned;	 /* a failed write was logged (once per trace) */
 	int format;		 /* TRACE_FORMAT_VERSION, or 1 (SPOOL_TRACE_FORMAT=1) */
 	size_t pkt_hdr;		 /* its packet headers' size */
+	int untimed;		 /* trace_writer_set_untimed */
 };
 
 int trace_side_name_ok(const char *name)
@@ -222,22 +223,28 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 		"\tdomain = \"spool\";\n"
 		"\ttracer_name = \"spool\";\n"
 		"\tspool_format_version = %d;\n"
+		"%s%s"
 		"\tspool_tsc_hz = \"%" PRIu64 "\";\n"
 		"\tspool_tsc0 = \"%" PRIu64 "\";\n"
 		"\tspool_mono_ns = \"%" PRIu64 "\";\n"
 		"\tspool_real_ns = \"%" PRIu64 "\";\n"
 		"};\n\n",
-		w->format, c->tsc_hz, c->tsc0, c->mono_ns, c->real_ns);
+		w->format, w->format == 2 ? "\tspool_format_minor = 1;\n" : "",
+		w->untimed ? "\tspool_event_time = \"packet\";\n" : "", c->tsc_hz, c->tsc0,
+		c->mono_ns, c->real_ns);
 	fprintf(f,
 		"clock {\n"
 		"\tname = spool_tsc;\n"
-		"\tdescription = \"x86 TSC, calibrated against CLOCK_MONOTONIC\";\n"
+		"\tdescription = \"%s\";\n"
 		"\tfreq = %" PRIu64 ";\n"
 		"\tprecision = 1;\n"
 		"\toffset_s = %" PRId64 ";\n"
 		"\toffset = %" PRIu64 ";\n"
 		"\tabsolute = false;\n"
 		"};\n\n",
+		w->untimed ? "no per-event time (spool --clock=none): an event has its packet's "
+			     "opening time, the TSC read once per packet"
+			   : "x86 TSC, calibrated against CLOCK_MONOTONIC",
 		c->tsc_hz, off_s, off_cyc);
 	fputs("typealias integer { size = 64; align = 8; signed = false; "
 	      "map = clock.spool_tsc.value; } := uint64_clock_t;\n\n",
@@ -1111,6 +1118,12 @@ int trace_writer_set_clock(struct trace_writer *w, const struct trace_clock *clk
 	if (!clock_ok(clk))
 		return -EINVAL;
 	w->clk = *clk;
+	return meta_write(w);
+}
+
+int trace_writer_set_untimed(struct trace_writer *w)
+{
+	w->untimed = 1;
 	return meta_write(w);
 }
 

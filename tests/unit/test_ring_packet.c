@@ -161,6 +161,98 @@ static void test_round_trip(void **state)
 	nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/*
+ * --clock=none (struct ring_pkt's untimed): the producer passes the open
+ * packet's time to the fast path, as agent_now does, and a staged record's
+ * own time (rec_tsc, which the agent would not have read) is replaced by
+ * the packet's in ring_pkt_commit. Read back: every event exact but its
+ * time, which is its packet's opening time (a clock read, never a
+ * record's), the same for a packet's events, never going back; the
+ * packets pass the collector's check (put_cb).
+ */
+static void test_untimed_round_trip(void **state)
+{
+	char root[] = "/tmp/spool-test-rpkt-XXXXXX", dir[64];
+	const uint32_t N = 3000;
+	struct trace_writer *w;
+	struct trace_stream *s;
+	struct trace_reader *rd;
+	struct trace_event ev;
+	struct shm_host h;
+	struct prod pr;
+	uint32_t i = 0, seq = 0, got = 0, bad = 0, stamped = 0, changes = 0;
+	uint64_t prev = 0;
+	int rc;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/t", root);
+	unsetenv("SPOOL_TRACE_FORMAT");
+	assert_int_equal(trace_writer_open(&w, dir, &test_clock), 0);
+	assert_int_equal(trace_writer_set_untimed(w), 0);
+	assert_int_equal(trace_writer_stream(w, 0, 11, 12, &s), 0);
+	assert_int_equal(shm_host_create(&h, 16384, 1, 0), 0);
+	h.packets = 1;
+	prod_open(&h, &pr);
+	pr.p.pkt.untimed = 1;
+	for (i = 0; i < N; i++) {
+		uint32_t n = rec_nstack(i), len = (uint32_t)sizeof(struct rec_lock) + 8 * n;
+		struct rec_lock *r;
+		int wake;
+
+		pr.seq += i % 31 == 30 ? 2 : 1;
+		pr.p.ring->last_seq = pr.seq;
+		if (!n && !rec_arg(i) &&
+		    ring_pkt_lock(&pr.p, OP_ACQUIRE, i, pr.seq, rec_ip(i), pr.p.pkt.prev_tsc, &wake))
+			goto drain;
+		r = ring_prod_reserve(&pr.p, len);
+		assert_non_null(r);
+		r->h.word = ev_word(KIND_LOCK, 0, i, OP_ACQUIRE);
+		r->h.tsc = rec_tsc(i);
+		r->h.seq = pr.seq;
+		r->h.size = len;
+		r->ip = rec_ip(i);
+		r->arg = rec_arg(i);
+		for (uint32_t k = 0; k < n; k++)
+			r->stack[k] = (uint64_t)i << 8 | k;
+		ring_prod_commit(&pr.p, len);
+drain:
+		if (i % 50 == 49)
+			assert_true(shm_host_drain_packets(&h, 0, 0, put_cb, s) >= 0);
+	}
+	assert_true(shm_host_drain_packets(&h, 0, 1, put_cb, s) >= 1);
+	shm_host_destroy(&h);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	assert_int_equal(trace_reader_open(&rd, dir, NULL), 0);
+	assert_int_equal(trace_reader_untimed(rd), 1);
+	i = 0;
+	while ((rc = trace_reader_next(rd, &ev)) > 0) {
+		const struct rec_lock *l = (const struct rec_lock *)ev.rec;
+
+		seq += i % 31 == 30 ? 2 : 1;
+		if (ev_obj(ev.rec->word) != i || ev.rec->seq != seq || l->ip != rec_ip(i) ||
+		    l->arg != rec_arg(i) || ev.rec->size != sizeof(*l) + 8 * rec_nstack(i))
+			bad++;
+		stamped += ev.rec->tsc == rec_tsc(i);
+		if (ev.rec->tsc < prev)
+			bad++;
+		changes += ev.rec->tsc != prev;
+		prev = ev.rec->tsc;
+		got++;
+		i++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_reader_nproblems(rd), 0);
+	assert_int_equal(got, N);
+	assert_int_equal(bad, 0);
+	assert_int_equal(stamped, 0);
+	/* a time per packet: a packet ends at each seq gap (every 31st
+	 * event) or when its 4 KiB slot is full, so about 100 times, not 3000 */
+	assert_true(changes > 1 && changes * 10 < N);
+	trace_reader_close(rd);
+	nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Probe hit i: probe id, op, address, caller and stack pointer derived
  * from i; 185 x 11 sites, so that packets define many of them. A probe id
  * names one address, as in the agent (struct ring_psite). */
@@ -530,6 +622,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_untimed_round_trip),
 		cmocka_unit_test(test_probe_round_trip),
 		cmocka_unit_test(test_hostile_header),
 		cmocka_unit_test(test_hostile_events),

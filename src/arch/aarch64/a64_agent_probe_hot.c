@@ -49,7 +49,7 @@ static inline __attribute__((always_inline)) void a64_probe_emit(uint32_t id, un
 	if (AGENT_UNLIKELY(!r))
 		goto out;
 	r->h.word = ev_word(KIND_PROBE, t->index, id, op);
-	r->h.tsc = __rdtsc();
+	r->h.tsc = agent_now(t);
 	r->h.seq = seq;
 	r->h.size = sizeof(*r);
 	r->addr = a64_probe_addr[id];
