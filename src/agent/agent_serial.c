@@ -507,10 +507,12 @@ static int ser_holder_waits_outside(uint32_t holder)
 	if (agent_serial_on != RR_MODE_RECORD || holder >= ser_max)
 		return 0;
 	v = __atomic_load_n(&ser_slot(holder)->io_fd, __ATOMIC_ACQUIRE);
-	/* (and it sleeps in the kernel: a value left by a call it never
-	 * came back from, a siglongjmp out of fgets, says nothing of a
-	 * holder that spins now) */
-	if (!v || !ser_tid_sleeps(__atomic_load_n(&ser_slot(holder)->tid, __ATOMIC_RELAXED)))
+	/* (whether it sleeps there or not: one the world just woke may wait
+	 * for a CPU for long on a loaded machine, and its state is R then.
+	 * A value a siglongjmp out of fgets left keeps a holder that spins
+	 * afterwards from being reported: a report missed, never a program
+	 * stopped wrongly) */
+	if (!v)
 		return 0;
 	return agent_serial_fd_outside((int)((v & ~RR_IO_OUT) - 1), !!(v & RR_IO_OUT)) == 1;
 }
