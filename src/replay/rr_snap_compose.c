@@ -256,9 +256,10 @@ static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uin
 
 /* Regions this big at least have their data start on a page boundary of
  * the composed body (a PAD record before them): the agent copies it into
- * the program's memory with pread, which copied a misaligned source a
- * fifth slower (a 3 MB region: 1.46 ms against 1.15 ms of CPU, in a VM);
- * a smaller one is not worth the agent's read of one more record. */
+ * the program's memory with pread, which copies a misaligned source
+ * slower (3.4 MB into populated pages: 1.21 to 1.46 ms of CPU against 1.11
+ * to 1.38 ms aligned, in a VM under load); a smaller one is not worth the
+ * agent's read of one more record. */
 #define COMP_ALIGN_MIN (64u * 1024)
 
 /* Before a REGION record whose header (with its path) is head bytes and
