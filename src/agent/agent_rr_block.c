@@ -722,8 +722,14 @@ ssize_t agent_rr_write(int fd, const void *buf, size_t n,
 		return rr_write_replay(t, RR_CALL_WRITE, fd, &v, 1);
 	}
 	on = agent_rr_out_begin(t, fd);
+	/* (stdio's write keeps the token: a wait for a pager that drains
+	 * the pipe is not stuck, agent_serial_peer.c) */
+	if (AGENT_UNLIKELY(agent_rr_in_stdio))
+		agent_serial_stdio_io(fd, 1);
 	r = RR_BLOCK_IF(RR_CALL_WRITE, rr_fd_may_block(fd), ssize_t, RR_ORDERED(fd, &order, real(fd, buf, n)));
 	e = errno;
+	if (AGENT_UNLIKELY(agent_rr_in_stdio))
+		agent_serial_stdio_io(-1, 1);
 	agent_rr_out_end(on);
 	if (agent_rr_in_stdio && r >= 0 && (size_t)r == n)
 		order |= RR_WRITE_WHOLE;

@@ -286,16 +286,27 @@ static ssize_t rr_iov(struct agent_thread *t, unsigned call, int fd, const struc
 static ssize_t rr_read_in_stdio(int fd, void *buf, size_t n)
 {
 	int e = errno;
-	int w = agent_serial_stdio_wait(fd);
+	int w;
+	ssize_t r;
 
-	if (w > 0)
+	/* (a wait for the world here is not stuck: agent_serial_peer.c) */
+	agent_serial_stdio_io(fd, 0);
+	w = agent_serial_stdio_wait(fd);
+	if (w > 0) {
+		agent_serial_stdio_io(-1, 0);
 		return (ssize_t)agent_rr_rep_out_result(RR_CALL_READ);
+	}
 	if (w < 0) {
+		agent_serial_stdio_io(-1, 0);
 		errno = -w;
 		return -1;
 	}
 	errno = e; /* (the wait's calls: the read sets it as it would have) */
-	return real_read(fd, buf, n);
+	r = real_read(fd, buf, n);
+	e = errno;
+	agent_serial_stdio_io(-1, 0);
+	errno = e;
+	return r;
 }
 
 AGENT_EXPORT ssize_t read(int fd, void *buf, size_t n)

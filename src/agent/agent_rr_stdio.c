@@ -39,7 +39,10 @@
  * thread given the token there would block on that lock in the kernel,
  * holding the token the lock's owner needs. A stdio read that waits for a
  * writer among the threads of its own process keeps the others waiting
- * (as it did when it was not seen); the watchdog reports it. A snapshot due
+ * (as it did when it was not seen); the watchdog reports it. One that
+ * waits for the outside world (a terminal, a shell's pipe) is not stuck:
+ * the agent's read and write publish the descriptor (agent_serial_stdio_io)
+ * for the watchdogs (agent_serial_peer.c). A snapshot due
  * while it waits is taken by the holder itself (agent_serial_stdio_wait,
  * from the agent's read).
  *

@@ -497,6 +497,35 @@ static int ser_tid_sleeps(uint32_t tid)
 	return p && (*p == 'S' || *p == 'D');
 }
 
+/* Record: the holder waits in a stdio read or write (keeping the token)
+ * for the outside world (a user typing, a shell's pipe, a pager): not
+ * stuck, however long the world takes (agent_serial_peer.c). */
+static int ser_holder_waits_outside(uint32_t holder)
+{
+	uint32_t v;
+
+	if (agent_serial_on != RR_MODE_RECORD || holder >= ser_max)
+		return 0;
+	v = __atomic_load_n(&ser_slot(holder)->io_fd, __ATOMIC_ACQUIRE);
+	/* (whether it sleeps there or not: one the world just woke may wait
+	 * for a CPU for long on a loaded machine, and its state is R then.
+	 * A value a siglongjmp out of fgets left keeps a holder that spins
+	 * afterwards from being reported: a report missed, never a program
+	 * stopped wrongly) */
+	if (!v)
+		return 0;
+	return agent_serial_fd_outside((int)((v & ~RR_IO_OUT) - 1), !!(v & RR_IO_OUT)) == 1;
+}
+
+void agent_serial_stdio_io(int fd, int out)
+{
+	uint32_t v = fd < 0 ? 0 : ((uint32_t)fd + 1) | (out ? RR_IO_OUT : 0);
+
+	if (agent_serial_on != RR_MODE_RECORD || !ser_me.on || ser_me.id >= ser_max)
+		return;
+	__atomic_store_n(&ser_slot(ser_me.id)->io_fd, v, __ATOMIC_RELEASE);
+}
+
 static __thread struct {
 	uint64_t since, epoch, count, turn;
 	uint32_t holder;
@@ -530,6 +559,10 @@ void agent_serial_join_watch(int first)
 	 * be computing its result for the join: not reported. */
 	if (!ser_some_may_go())
 		ser_report_deadlock(now - ser_jw.since);
+	if (ser_holder_waits_outside(holder)) {
+		ser_jw.since = now; /* (looked at again --stuck-ms on) */
+		return;
+	}
 	if (holder < ser_area->max_threads &&
 	    __atomic_load_n(&ser_slot(holder)->state, __ATOMIC_ACQUIRE) == RR_S_RUN &&
 	    ser_tid_sleeps(__atomic_load_n(&ser_slot(holder)->tid, __ATOMIC_RELAXED))) {
@@ -711,9 +744,13 @@ static __attribute__((noinline)) int ser_wait_loop(void)
 			last_holder = holder;
 			last_count = c;
 			last_turn = turn;
-		} else if (holder != SER_FREE && now - since >= agent_rr_stuck_ms &&
-			   ser_holder_stuck(holder)) {
-			ser_report_stuck(holder, c, now - since);
+		} else if (holder != SER_FREE && now - since >= agent_rr_stuck_ms) {
+			/* (a holder waiting for the world is looked at again
+			 * --stuck-ms on: a /proc walk, not one a tick) */
+			if (ser_holder_waits_outside(holder))
+				since = now;
+			else if (ser_holder_stuck(holder))
+				ser_report_stuck(holder, c, now - since);
 		}
 	}
 	__atomic_store_n(&s->state, RR_S_RUN, __ATOMIC_RELEASE);

@@ -154,6 +154,16 @@ void agent_serial_out_back(void);
  * EINTR: the caller returns it).
  */
 int agent_serial_stdio_wait(int fd);
+/* Record, serial: the token's holder is about to read (out 0) or write
+ * descriptor fd inside a stdio call, keeping the token; fd -1: that call
+ * is over. Published in its slot for the watchdogs (rr_serial_slot.io_fd):
+ * a holder waiting there for the outside world is not stuck. */
+void agent_serial_stdio_io(int fd, int out);
+/* Whether the other end of fd lies outside the process, so that a read
+ * (out 0) or write of it that blocks waits for the world, not for another
+ * thread of the process (agent_serial_peer.c): 1 outside, 0 not, or not
+ * known. */
+int agent_serial_fd_outside(int fd, int out);
 
 /* r = expr, the blocking call, in the caller's frame (which must live
  * until the call returns: not in a helper that returns first). The

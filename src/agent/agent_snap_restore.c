@@ -96,6 +96,9 @@ static uint32_t rs_ready; /* recreated threads whose replay state is set */
 /* Where the restore's time goes (SPOOL_DEBUG): stamps at its steps. */
 enum { RS_T_MAPS, RS_T_BODY, RS_T_FDS, RS_T_SPAWN, RS_T_READY, RS_T_N };
 static uint64_t rs_t[RS_T_N], rs_data_ns, rs_data_bytes, rs_mapped_bytes;
+/* ... and the first thread's CPU time at them (on a loaded machine the
+ * wall times are mostly waits for a CPU) */
+static uint64_t rs_c[RS_T_N], rs_data_cpu;
 static uint64_t rs_relro_pages; /* read-only library pages put back (rs_relro) */
 
 #if defined(__x86_64__)
@@ -119,6 +122,11 @@ static uint64_t rs_clock_ns(clockid_t clk)
 static uint64_t rs_now_ns(void)
 {
 	return rs_clock_ns(CLOCK_MONOTONIC);
+}
+
+static uint64_t rs_cpu_ns(void)
+{
+	return rs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void __attribute__((noreturn)) rs_fail(const char *why)
@@ -153,6 +161,26 @@ static void rs_read(uint64_t off, void *p, uint64_t len)
 	}
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+/* Linux before 5.14 said EINVAL: the pread faults the pages in, one by one */
+static int rs_no_populate;
+
+/* Fault in the fresh pages of [p, p + len) for writing in one call before
+ * the pread fills them: in a VM a page fault is an exit, and the pread's
+ * copy took one per page (a 3 MB program: ~800, most of a restore's CPU). */
+static void rs_populate(void *p, uint64_t len)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)p & ~4095ull;
+	uint64_t hi = ((uint64_t)(uintptr_t)p + len + 4095) & ~4095ull;
+
+	if (rs_no_populate || len < 8192)
+		return;
+	if (syscall(SYS_madvise, lo, hi - lo, MADV_POPULATE_WRITE) < 0 && errno == EINVAL)
+		rs_no_populate = 1;
+}
+
 /*
  * The len bytes of the body at off into dst, which reads as zeros already
  * (fresh anonymous memory): only the body's data between its holes is
@@ -174,6 +202,7 @@ static void rs_read_sparse(uint64_t off, void *dst, uint64_t len)
 		if (d < 0 && errno == ENXIO)
 			break; /* zeros to the end of the body */
 		if (d < 0) {
+			rs_populate((char *)dst + (at - off), end - at);
 			rs_read(at, (char *)dst + (at - off), end - at);
 			break;
 		}
@@ -184,6 +213,7 @@ static void rs_read_sparse(uint64_t off, void *dst, uint64_t len)
 			h = (long)end;
 		if (h <= d)
 			rs_fail("the snapshot's data and holes do not add up");
+		rs_populate((char *)dst + ((uint64_t)d - off), (uint64_t)(h - d));
 		rs_read((uint64_t)d, (char *)dst + ((uint64_t)d - off), (uint64_t)(h - d));
 		rs_data_bytes += (uint64_t)(h - d);
 		at = (uint64_t)h;
@@ -367,10 +397,11 @@ static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t
 		return;
 	}
 	if (r->path_len == 7 && !memcmp(path, "[stack]", 7) && r->has_data) {
-		uint64_t t = rs_now_ns();
+		uint64_t t = rs_now_ns(), c = rs_cpu_ns();
 
 		rs_stack(r, data);
 		rs_data_ns += rs_now_ns() - t;
+		rs_data_cpu += rs_cpu_ns() - c;
 		rs_data_bytes += len;
 		rs_mapped_bytes += len;
 		return;
@@ -383,7 +414,7 @@ static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t
 		return;
 	}
 	if (r->has_data) {
-		uint64_t t = rs_now_ns();
+		uint64_t t = rs_now_ns(), c = rs_cpu_ns();
 
 		if (r->path_len == 6 && !memcmp(path, "[heap]", 6) &&
 		    (uint64_t)syscall(SYS_brk, r->end) != r->end)
@@ -392,6 +423,7 @@ static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t
 			     -1, 0);
 		rs_read_sparse(data, (void *)(uintptr_t)r->start, len);
 		rs_data_ns += rs_now_ns() - t;
+		rs_data_cpu += rs_cpu_ns() - c;
 		rs_mapped_bytes += len;
 		if (r->prot != (PROT_READ | PROT_WRITE) &&
 		    syscall(SYS_mprotect, r->start, len, r->prot) < 0)
@@ -729,6 +761,8 @@ static void rs_body(void)
 			rs_region(&r, path, at + sizeof(r) + r.path_len);
 			break;
 		}
+		case RR_SNAP_PAD: /* (the next region's data on a page boundary) */
+			break;
 		case RR_SNAP_END:
 			return;
 		default:
@@ -821,6 +855,7 @@ rs_main_resume(struct agent_snap_thread *t0, uint32_t spawned)
 	for (uint32_t r; (r = __atomic_load_n(&rs_ready, __ATOMIC_ACQUIRE)) < spawned;)
 		syscall(SYS_futex, &rs_ready, FUTEX_WAIT_PRIVATE, r, NULL, NULL, 0);
 	rs_t[RS_T_READY] = rs_now_ns();
+	rs_c[RS_T_READY] = rs_cpu_ns();
 	rs_area->restore_ns = rs_t[RS_T_READY] - rs_t0;
 	rs_area->restore_done = 1;
 	agent_log("restore: %lu us (%lu us of CPU in the first thread): maps %lu, body %lu "
@@ -836,6 +871,15 @@ rs_main_resume(struct agent_snap_thread *t0, uint32_t spawned)
 		  (unsigned long)((rs_t[RS_T_FDS] - rs_t[RS_T_BODY]) / 1000),
 		  (unsigned long)((rs_t[RS_T_SPAWN] - rs_t[RS_T_FDS]) / 1000),
 		  (unsigned long)((rs_t[RS_T_READY] - rs_t[RS_T_SPAWN]) / 1000));
+	agent_log("restore, CPU of the first thread: %lu us: maps %lu, body %lu (contents %lu), "
+		  "descriptors and signals %lu, threads %lu, timers and replay state %lu",
+		  (unsigned long)((rs_c[RS_T_READY] - rs_cpu0) / 1000),
+		  (unsigned long)((rs_c[RS_T_MAPS] - rs_cpu0) / 1000),
+		  (unsigned long)((rs_c[RS_T_BODY] - rs_c[RS_T_MAPS]) / 1000),
+		  (unsigned long)(rs_data_cpu / 1000),
+		  (unsigned long)((rs_c[RS_T_FDS] - rs_c[RS_T_BODY]) / 1000),
+		  (unsigned long)((rs_c[RS_T_SPAWN] - rs_c[RS_T_FDS]) / 1000),
+		  (unsigned long)((rs_c[RS_T_READY] - rs_c[RS_T_SPAWN]) / 1000));
 	RS_SUD(1); /* BLOCK: the program's own system calls are seen again */
 	__atomic_store_n(&rs_gate, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &rs_gate, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
@@ -850,6 +894,7 @@ static void __attribute__((noreturn)) rs_main(void)
 
 	rs_body();
 	rs_t[RS_T_BODY] = rs_now_ns();
+	rs_c[RS_T_BODY] = rs_cpu_ns();
 	RS_SUD(0); /* ALLOW: the TLS was the recording's */
 	if (!t0->restore)
 		rs_fail("the snapshot has no first thread");
@@ -860,6 +905,7 @@ static void __attribute__((noreturn)) rs_main(void)
 	rs_descriptors();
 	rs_signals();
 	rs_t[RS_T_FDS] = rs_now_ns();
+	rs_c[RS_T_FDS] = rs_cpu_ns();
 	n = agent_serial_restore_numbers(rs_area->restore_turn, rs_top);
 	agent_rr_restore_ended(n);
 	if (agent_serial_restore_area(rs_area->restore_turn, n, rs_taker) < 0)
@@ -877,6 +923,7 @@ static void __attribute__((noreturn)) rs_main(void)
 	}
 	rs_newtid[0] = (int32_t)syscall(SYS_gettid);
 	rs_t[RS_T_SPAWN] = rs_now_ns();
+	rs_c[RS_T_SPAWN] = rs_cpu_ns();
 	if (arch_snap_set_tp(t0->fs) < 0)
 		rs_fail("cannot set the first thread's thread pointer");
 	rs_main_resume(t0, spawned);
@@ -892,7 +939,7 @@ void agent_snap_restore_start(void)
 	    agent_serial_on != RR_MODE_REPLAY)
 		return;
 	rs_t0 = rs_now_ns();
-	rs_cpu0 = rs_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	rs_cpu0 = rs_cpu_ns();
 	rs_area = a;
 	agent_snap_timers_reset();
 	rs_fd = a->restore_fd;
@@ -914,6 +961,7 @@ void agent_snap_restore_start(void)
 		rs_fail("no room in the agent's window");
 	rs_read_maps();
 	rs_t[RS_T_MAPS] = rs_now_ns();
+	rs_c[RS_T_MAPS] = rs_cpu_ns();
 	if (agent_self.state == AGENT_T_NEW)
 		agent_thread_register(&agent_self);
 	rs_main_self = agent_self;

@@ -132,6 +132,16 @@ static int reply_stop(struct gdbsrv *s, const struct gdbsrv_stop *st)
 	char buf[128];
 
 	s->last = *st;
+	/* gdb takes the stopped thread for the general one (Hg) from here on
+	 * (remote.c, record_currthread), as gdbserver makes it: its next g,
+	 * p or m asks for that thread's without an Hg first. An Hg left from
+	 * before (info threads) answered the stop's g with another thread's
+	 * registers, whose pc has no breakpoint: gdb took the hit for a trap
+	 * of a breakpoint gone and went on silently, and continue missed
+	 * hits (tests/integ/255: reverse-continue seemed to stop at an
+	 * earlier hit than the forward session's first, which had missed it). */
+	if (st->kind != GDBSRV_STOP_EXIT)
+		s->gvidx = (int)st->vidx;
 	s->wstep_vidx1 = ARCH_GDB_WATCH_BEFORE && st->kind == GDBSRV_STOP_WATCH ? st->vidx + 1 : 0;
 	stop_reply(s, st, buf, sizeof(buf));
 	return reply(s, buf);

@@ -282,7 +282,12 @@ struct rr_serial_slot {
 			    (every number from this one to hop - 1 has ended) */
 	uint32_t wait;	 /* record: RR_W_* of the wait it retries or blocks in (watchdog) */
 	uint32_t tid;	 /* record: its kernel thread id, once it has held the token */
-	uint32_t pad[8];
+	/* record: 1 + the descriptor of the stdio read (or, with RR_IO_OUT,
+	 * write) it makes keeping the token, 0 outside one: the watchdogs
+	 * do not call a holder that waits there for the outside world stuck
+	 * (agent_serial_peer.c) */
+	uint32_t io_fd;
+	uint32_t pad[7];
 };
 /* rr_serial_slot.wait: what a thread waits in, for the deadlock watch of a
  * serial recording (agent_serial.c) */
@@ -300,6 +305,7 @@ enum {
 	RR_W_INPUT = 10,  /* a blocking input call, token released: may come back */
 	RR_W_MAX
 };
+#define RR_IO_OUT 0x80000000u /* rr_serial_slot.io_fd: a write */
 _Static_assert(sizeof(struct rr_serial_slot) == 64, "one cache line per thread");
 
 struct rr_switch {

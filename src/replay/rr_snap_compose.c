@@ -254,6 +254,29 @@ static const uint8_t *chain_page(const struct comp_body *bodies, uint32_t n, uin
 	return NULL;
 }
 
+/* Regions this big at least have their data start on a page boundary of
+ * the composed body (a PAD record before them): the agent copies it into
+ * the program's memory with pread, which copies a misaligned source
+ * slower (3.4 MB into populated pages: 1.21 to 1.46 ms of CPU against 1.11
+ * to 1.38 ms aligned, in a VM under load); a smaller one is not worth the
+ * agent's read of one more record. */
+#define COMP_ALIGN_MIN (64u * 1024)
+
+/* Before a REGION record whose header (with its path) is head bytes and
+ * whose data follows. */
+static void out_align(struct rr_snap_out *o, uint64_t head, uint64_t data_len)
+{
+	struct rr_snap_rec pad = {RR_SNAP_PAD, 0, 0};
+	uint64_t x;
+
+	if (data_len < COMP_ALIGN_MIN || (o->pos + head) % RR_SNAP_PAGE == 0)
+		return;
+	x = (o->pos + sizeof(pad) + head) % RR_SNAP_PAGE;
+	pad.len = x ? RR_SNAP_PAGE - x : 0;
+	rr_snap_out_put(o, &pad, sizeof(pad));
+	rr_snap_out_hole(o, pad.len);
+}
+
 /* The newest delta's records, composed over bodies[1 .. n). */
 static int compose_top(const struct comp_body *bodies, uint32_t n, struct rr_snap_out *o)
 {
@@ -287,6 +310,8 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct rr_sna
 			if (rec.kind == RR_SNAP_REGION && rec.len >= sizeof(r) && r.has_data &&
 			    r.path_len <= rec.len - sizeof(r))
 				head = sizeof(r) + r.path_len;
+			if (rec.kind == RR_SNAP_REGION && head != rec.len)
+				out_align(o, sizeof(rec) + head, rec.len - head);
 			rr_snap_out_put(o, &rec, sizeof(rec));
 			rr_snap_out_put(o, d + off, head);
 			rr_snap_out_data(o, bodies[0].src, d + off + head, rec.len - head);
@@ -301,6 +326,7 @@ static int compose_top(const struct comp_body *bodies, uint32_t n, struct rr_sna
 		path = d + off + sizeof(r);
 		r.has_data = 1;
 		rec.len = sizeof(r) + r.path_len + (r.end - r.start);
+		out_align(o, sizeof(rec) + sizeof(r) + r.path_len, r.end - r.start);
 		rr_snap_out_put(o, &rec, sizeof(rec));
 		rr_snap_out_put(o, &r, sizeof(r));
 		rr_snap_out_put(o, path, r.path_len);

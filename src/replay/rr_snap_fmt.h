@@ -64,6 +64,10 @@ enum {
 	RR_SNAP_AGENT = 8,  /* the agent's own state a restore puts back: struct rr_snap_agent */
 	RR_SNAP_SPARSE = 9, /* after a REGION without data: its pages that are not all zeros */
 	RR_SNAP_TIMER = 10, /* struct rr_snap_timer: one POSIX timer (timer_create) */
+	/* len bytes of nothing, only in the body spool composes for the agent
+	 * (never in a file): the data of the REGION after it starts on a page
+	 * boundary of that body (rr_snap_compose.c, agent_snap_restore.c) */
+	RR_SNAP_PAD = 11,
 };
 
 /* RR_SNAP_TIMER: a POSIX timer of the process at the take, as

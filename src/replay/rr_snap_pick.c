@@ -234,7 +234,7 @@ static int pick_scan(int fd, uint64_t size, const char **why, uint32_t *nblocked
 				return -EBADMSG;
 		} else if (rec.kind == RR_SNAP_FD) {
 			pick_fd(fd, off, rec.len, wf);
-		} else if (rec.kind != RR_SNAP_SIGACT) {
+		} else if (rec.kind != RR_SNAP_SIGACT && rec.kind != RR_SNAP_PAD) {
 			return -EBADMSG;
 		}
 		off += rec.len;

@@ -8,12 +8,17 @@
 # execution works from there (a breakpoint, its next hit, continue to the
 # normal end with the recording's last line); going back stops at that
 # start ("No more reverse-execution history"), where the counter is again
-# what it was.
+# what it was. The second session's two hits are the first's: the first
+# asks `info threads` (Hg to each thread) before it continues, and spool
+# answered the g after a stop with the Hg thread's registers, where gdb
+# takes the stopped thread (it sends no Hg): gdb saw no breakpoint at that
+# pc, resumed silently, and continue missed hits (every run; the old check
+# of the reverse-continue against the first session's hit failed 3 in 64).
 . "$(dirname "$0")/lib.sh"
 
 need_gdb
 
-plan 14
+plan 15
 
 goto_recording
 if [ ! -r "$SPOOL_BUILD/spool-gdb.py" ]; then
@@ -45,19 +50,14 @@ ok "continue to the end: the recording's last line" grep -qxF "$LAST" gdb.out
 like "$G" "exited normally" "  the program exits normally"
 
 # backwards, to the session's start
-gdbsrv -ex "break rr_goto.c:$UNLOCK" -ex continue -ex continue \
-	-ex reverse-continue -ex 'printf "back1=%ld\n", events' \
+gdbsrv -ex "break rr_goto.c:$UNLOCK" -ex continue -ex 'printf "fwd1=%ld\n", events' \
+	-ex continue -ex 'printf "fwd2=%ld\n", events' -ex reverse-continue -ex 'printf "back1=%ld\n", events' \
 	-ex reverse-continue -ex 'printf "back0=%ld\n", events' -ex 'monitor when' -ex kill
 is "$GRC" 0 "gdb going back exits 0"
-# TODO: under load the first reverse-continue stops at an earlier hit now
-# and then: counter 664 where the first hit had been 675 in make check's
-# ASan pass; 647 for 649, 659 for 663, 673 for 674 in 3 of 64 runs of
-# /work/wt/loop2.sh 255 4 4 (4 normal beside 4 ASan runs). Not the jump to
-# a snapshot's turn fixed for 256 (no snapshot lies between the session's
-# start and these hits); cause not found yet.
-todo_ok "under load it stops at an earlier hit, 3 runs in 64 (647 for 649)" \
-	"  reverse-continue: back to the first hit ($(val back1) for ${H1:-x})" \
-	test "$(val back1)" = "${H1:-x}"
+ok "  the same two hits again (${H1:-x} ${H2:-x}: $(val fwd1) $(val fwd2))" \
+	test "$(val fwd1) $(val fwd2)" = "${H1:-x} ${H2:-x}" || diag "$(cat gdb.out)"
+ok "  reverse-continue: back to the first hit ($(val back1) for $(val fwd1))" \
+	test "$(val back1)" = "$(val fwd1)" || diag "$(cat gdb.out)"
 like "$G1" "No more reverse-execution history.* back0=${START:-x} " \
 	"  and once more: the session's start (schedule event $E), no further"
 like "$G" "replays started: [2-9]" "  monitor when: replays started again"

@@ -5,11 +5,15 @@
  * hands each to a worker thread waiting on a condition variable, for the
  * snapshots taken while the reader waits (tests/integ/396).
  *
- * Usage: rr_stdinwait [intr|restart]. It prints "ready" (flushed) before
- * its first fgets, its pid on stderr. With intr or restart, SIGUSR1 has a
- * handler, installed without or with SA_RESTART: an fgets the signal
- * interrupts returns NULL with EINTR (said, and reading goes on) only
- * without it. At EOF: the lines, their hash and the signals counted.
+ * Usage: rr_stdinwait [intr|restart|join|self]. It prints "ready"
+ * (flushed) before its first fgets, its pid on stderr. With intr or
+ * restart, SIGUSR1 has a handler, installed without or with SA_RESTART: an
+ * fgets the signal interrupts returns NULL with EINTR (said, and reading
+ * goes on) only without it. join: a third thread reads the lines while
+ * main waits in pthread_join for it (tests/integ/403). self: stdin is a
+ * pipe whose write end the program holds and never writes (it waits for
+ * good, as it would without spool). At EOF: the lines, their hash and the
+ * signals counted.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -56,27 +60,13 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+static unsigned intr;
+
+static void *reader(void *arg)
 {
-	const char *mode = argc > 1 ? argv[1] : "";
 	char line[256];
-	unsigned intr = 0;
-	pthread_t th;
 
-	if (!strcmp(mode, "intr") || !strcmp(mode, "restart")) {
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_usr1;
-		sa.sa_flags = !strcmp(mode, "restart") ? SA_RESTART : 0;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGUSR1, &sa, NULL);
-	}
-	if (pthread_create(&th, NULL, worker, NULL))
-		return 2;
-	fprintf(stderr, "pid %d\n", (int)getpid());
-	printf("ready\n");
-	fflush(stdout);
+	(void)arg;
 	for (;;) {
 		if (!fgets(line, sizeof(line), stdin)) {
 			if (ferror(stdin) && errno == EINTR) {
@@ -96,6 +86,42 @@ int main(int argc, char **argv)
 		full = 1;
 		pthread_cond_broadcast(&cv);
 		pthread_mutex_unlock(&mu);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	pthread_t th, rd;
+
+	if (!strcmp(mode, "intr") || !strcmp(mode, "restart")) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_usr1;
+		sa.sa_flags = !strcmp(mode, "restart") ? SA_RESTART : 0;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+	}
+	if (!strcmp(mode, "self")) {
+		int p[2];
+
+		/* (p[1] stays open: the reader waits for this process) */
+		if (pipe(p) || dup2(p[0], 0) < 0)
+			return 2;
+	}
+	if (pthread_create(&th, NULL, worker, NULL))
+		return 2;
+	fprintf(stderr, "pid %d\n", (int)getpid());
+	printf("ready\n");
+	fflush(stdout);
+	if (!strcmp(mode, "join")) {
+		if (pthread_create(&rd, NULL, reader, NULL))
+			return 2;
+		pthread_join(rd, NULL);
+	} else {
+		reader(NULL);
 	}
 	pthread_mutex_lock(&mu);
 	while (full)
