@@ -569,8 +569,7 @@ static int rr_write_for_real(int fd)
  * other bytes (from what spool does not record: an rdrand or rdtsc
  * instruction, a file read through mmap, memory shared with another
  * process) from one that computed the same, so such a replay stops as a
- * divergence instead of printing other output with status 0. A word at a
- * time: about a cycle a byte, against the kernel's own copy of the bytes.
+ * divergence instead of printing other output with status 0.
  */
 #define RR_OUT_HASH_MAX (256u << 10)
 #define RR_OUT_K1 0x9e3779b97f4a7c15ull
@@ -579,39 +578,62 @@ static int rr_write_for_real(int fd)
 static inline uint64_t rr_out_mix(uint64_t h, uint64_t w)
 {
 	h ^= w * RR_OUT_K1;
-	h = (h << 31 | h >> 33) * RR_OUT_K2;
-	return h;
+	return (h << 31 | h >> 33) * RR_OUT_K2;
+}
+
+/* Four lanes over 32-byte blocks (their multiplies overlap: about four
+ * times one chain's speed), the stream's tail kept in buf between the
+ * iovec's pieces. */
+struct rr_out_state {
+	uint64_t lane[4];
+	unsigned char buf[32];
+	unsigned k; /* bytes in buf */
+};
+
+static inline void rr_out_block(struct rr_out_state *st, const unsigned char *p)
+{
+	uint64_t w[4];
+
+	memcpy(w, p, 32);
+	for (int i = 0; i < 4; i++)
+		st->lane[i] = rr_out_mix(st->lane[i], w[i]);
 }
 
 static uint64_t rr_out_hash(const struct iovec *iov, int cnt, size_t n)
 {
-	uint64_t h = RR_OUT_K2 ^ n, w = 0, x;
-	unsigned k = 0; /* bytes in w */
+	struct rr_out_state st = {{RR_OUT_K2 ^ n, RR_OUT_K1, RR_OUT_K2, RR_OUT_K1 ^ n}, {0}, 0};
+	uint64_t h, w;
 
 	if (n > RR_OUT_HASH_MAX)
 		n = RR_OUT_HASH_MAX;
 	for (int i = 0; i < cnt && n; i++) {
 		const unsigned char *p = iov[i].iov_base;
-		size_t m = iov[i].iov_len < n ? iov[i].iov_len : n;
+		size_t m = iov[i].iov_len < n ? iov[i].iov_len : n, c;
 
 		n -= m;
-		for (; m && k; m--, p++) {
-			w |= (uint64_t)*p << (8 * k);
-			if (++k == 8) {
-				h = rr_out_mix(h, w);
-				w = 0;
-				k = 0;
-			}
+		if (st.k) {
+			c = 32 - st.k < m ? 32 - st.k : m;
+			memcpy(st.buf + st.k, p, c);
+			st.k += (unsigned)c;
+			p += c;
+			m -= c;
+			if (st.k < 32)
+				continue;
+			rr_out_block(&st, st.buf);
+			st.k = 0;
 		}
-		for (; m >= 8; m -= 8, p += 8) {
-			memcpy(&x, p, 8);
-			h = rr_out_mix(h, x);
-		}
-		for (; m; m--, p++)
-			w |= (uint64_t)*p << (8 * k++);
+		for (; m >= 32; m -= 32, p += 32)
+			rr_out_block(&st, p);
+		memcpy(st.buf, p, m);
+		st.k = (unsigned)m;
 	}
-	if (k)
-		h = rr_out_mix(h, w ^ (uint64_t)k << 56);
+	h = st.lane[0] ^ (st.lane[1] << 17 | st.lane[1] >> 47) ^
+	    (st.lane[2] << 37 | st.lane[2] >> 27) ^ (st.lane[3] << 53 | st.lane[3] >> 11);
+	for (unsigned o = 0; o < st.k; o += 8) {
+		w = 0;
+		memcpy(&w, st.buf + o, st.k - o < 8 ? st.k - o : 8);
+		h = rr_out_mix(h, w ^ (uint64_t)(st.k - o) << 56);
+	}
 	h ^= h >> 29;
 	h *= RR_OUT_K1;
 	return h ^ h >> 32;
