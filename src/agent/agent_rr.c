@@ -395,6 +395,24 @@ static uint32_t rr_running_others(uint32_t *created)
 	return n;
 }
 
+/* Replay: how far the replay's threads have got, all of them together (the
+ * sum of their replayed events). A wait for another thread (its events, a
+ * signal it sends, a cancellation) is stuck when this stops moving for
+ * --stuck-ms, not when the wait itself is that long: under load (2 CPUs, 30
+ * runnable processes, AddressSanitizer) the threads ahead of it may replay
+ * a thousand turns of a mutex for longer than that, and the wait ended
+ * as recorded once they had (tests/integ/129, sync pause and self). */
+uint64_t agent_rr_progress_mark(void)
+{
+	uint64_t sum = 0;
+
+	if (!rr_area || !rr_threads || !(agent_rr_mode & RR_MODE_REPLAY))
+		return 0;
+	for (uint32_t i = 0; i < rr_area->max_threads; i++)
+		sum += __atomic_load_n(&rr_threads[i].done, __ATOMIC_ACQUIRE);
+	return sum;
+}
+
 /* ", called from SYMBOL+0xOFF (FILE)" for the program's code address ip
  * (the dynamic symbol that holds it, as dladdr finds it; spool replay
  * demangles a C++ name), or ", called from FILE+0xOFF" when no exported
@@ -676,7 +694,7 @@ uint32_t agent_rr_sig_sends(int sig)
  */
 void agent_rr_sig_wait_sends(int sig, uint32_t want)
 {
-	uint64_t start = 0, now;
+	uint64_t start = 0, now, mark, seen = 0;
 	struct timespec nap = {0, 50000};
 	int spins = 0;
 
@@ -689,9 +707,12 @@ void agent_rr_sig_wait_sends(int sig, uint32_t want)
 			continue;
 		}
 		now = rr_now_ns();
-		if (!start) {
+		mark = agent_rr_progress_mark();
+		if (!start || mark != seen) {
 			start = now;
-		} else if (spins % 2048 == 0) {
+			seen = mark;
+		}
+		if (spins % 2048 == 0) {
 			rr_end_if_host_gone(); /* about every 100 ms of 50 us naps */
 		}
 		if (start && now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {
@@ -904,7 +925,7 @@ static int rr_wake_behind(uint64_t want, const uint32_t *v, uint32_t n, int trip
  * naps; past --stuck-ms the replay stops with a report). */
 static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n, int triples)
 {
-	uint64_t start = 0, now;
+	uint64_t start = 0, now, mark, seen = 0;
 	struct timespec nap = {0, 50000};
 	int spins = 0;
 	uint32_t who = RR_NO_TURN, ww = 0, we = 0;
@@ -917,9 +938,12 @@ static void rr_wake_wait(uint64_t want, const uint32_t *v, uint32_t n, int tripl
 			continue;
 		}
 		now = rr_now_ns();
-		if (!start) {
+		mark = agent_rr_progress_mark() + __atomic_load_n(&rr_wakes, __ATOMIC_SEQ_CST);
+		if (!start || mark != seen) {
 			start = now;
-		} else if (spins % 2048 == 0) {
+			seen = mark;
+		}
+		if (spins % 2048 == 0) {
 			rr_end_if_host_gone();
 		}
 		if (start && now - start > (uint64_t)agent_rr_stuck_ms * 1000000ull) {

@@ -601,6 +601,9 @@ void __attribute__((noreturn)) agent_rr_rep_cancel(const char *what);
 int agent_rr_rep_next_cancel(unsigned call);
 /* glibc's pthread_testcancel (the agent interposes it for sync mode). */
 void agent_rr_testcancel_real(void);
+/* Replay: the replayed events of every thread, summed (moves while the
+ * replay makes progress: what the waits for other threads measure). */
+uint64_t agent_rr_progress_mark(void);
 /* Replay (agent_rr.c): consume the thread's next record, an RR_CALL_CANCEL
  * input, and cancel the thread. */
 void __attribute__((noreturn)) agent_rr_rep_cancel_input(const char *what);

@@ -80,7 +80,7 @@ static uint64_t rr_cancel_now_ms(void)
 
 void agent_rr_rep_cancel(const char *what)
 {
-	uint64_t start = rr_cancel_now_ms();
+	uint64_t start = rr_cancel_now_ms(), seen = agent_rr_progress_mark(), mark;
 
 	for (;;) {
 		/* Acts on a pending cancellation: never returns then. */
@@ -92,8 +92,13 @@ void agent_rr_rep_cancel(const char *what)
 					      "the recording has the thread cancelled here "
 					      "(pthread_cancel); in the replay no cancellation "
 					      "is pending (or the thread disabled it)");
-		/* Sync mode: its canceller runs in parallel; wait for it. */
-		if (rr_cancel_now_ms() - start > agent_rr_stuck_ms)
+		/* Sync mode: its canceller runs in parallel; wait for it, as
+		 * long as the replay moves on (agent_rr_progress_mark). */
+		mark = agent_rr_progress_mark();
+		if (mark != seen) {
+			seen = mark;
+			start = rr_cancel_now_ms();
+		} else if (rr_cancel_now_ms() - start > agent_rr_stuck_ms)
 			agent_rr_diverge_text(what,
 					      "replay stuck: the recording has the thread "
 					      "cancelled here (pthread_cancel); in the replay no "
