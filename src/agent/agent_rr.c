@@ -3256,6 +3256,24 @@ void agent_rr_detach(uint32_t flag)
 }
 
 /*
+ * Stop a recording and let the program run on unrecorded (agent_rr_clone_stop,
+ * agent_rr_sev_stop): FLAG (RR_F_*) tells spool record and spool replay why,
+ * WHY goes to the agent's log. The caller has checked that a recording runs
+ * (record mode, rr_area). Atomics, raw system calls, agent_log only: called
+ * from the SIGSYS handler too.
+ */
+static void rr_record_stop(uint32_t flag, const char *why)
+{
+	__atomic_fetch_or(&rr_area->flags, flag, __ATOMIC_ACQ_REL);
+	/* (not agent_disable: spool record says it, with the count) */
+	__atomic_store_n(&agent.active, 0, __ATOMIC_SEQ_CST);
+	agent_log("record: %s: the recording stops, the program runs on", why);
+	rr_fd_on = 0;
+	__atomic_store_n(&agent_rr_mode, RR_MODE_OFF, __ATOMIC_SEQ_CST);
+	agent_serial_stop();
+}
+
+/*
  * Record: the program makes a thread with its own clone (libc's clone() or
  * its own clone system call) on its creator's TLS, where the agent keeps
  * its thread state: the thread number, the serial run token's view
@@ -3276,14 +3294,7 @@ void agent_rr_clone_stop(void)
 {
 	if (!(__atomic_load_n(&agent_rr_mode, __ATOMIC_ACQUIRE) & RR_MODE_RECORD) || !rr_area)
 		return;
-	__atomic_fetch_or(&rr_area->flags, RR_F_CLONE_STOP, __ATOMIC_ACQ_REL);
-	/* (not agent_disable: spool record says it, with the count) */
-	__atomic_store_n(&agent.active, 0, __ATOMIC_SEQ_CST);
-	agent_log("record: the program makes a thread with its own clone: the recording stops, "
-		  "the program runs on");
-	rr_fd_on = 0;
-	__atomic_store_n(&agent_rr_mode, RR_MODE_OFF, __ATOMIC_SEQ_CST);
-	agent_serial_stop();
+	rr_record_stop(RR_F_CLONE_STOP, "the program makes a thread with its own clone");
 }
 
 /*
@@ -3319,13 +3330,7 @@ void agent_rr_sev_stop(uint64_t fn, uint64_t site)
 			    "the function in a thread spool numbers (doc/record.md, \"SIGEV_THREAD "
 			    "timers\")");
 	}
-	__atomic_fetch_or(&rr_area->flags, RR_F_SEV_STOP, __ATOMIC_ACQ_REL);
-	__atomic_store_n(&agent.active, 0, __ATOMIC_SEQ_CST);
-	agent_log("record: a SIGEV_THREAD timer's function reached a switch point: the recording "
-		  "stops, the program runs on");
-	rr_fd_on = 0;
-	__atomic_store_n(&agent_rr_mode, RR_MODE_OFF, __ATOMIC_SEQ_CST);
-	agent_serial_stop();
+	rr_record_stop(RR_F_SEV_STOP, "a SIGEV_THREAD timer's function reached a switch point");
 }
 
 /* Serial record: a thread spool did not see being made found running on

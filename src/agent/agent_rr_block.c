@@ -161,26 +161,7 @@ __attribute__((constructor)) static void agent_rr_block_resolve(void)
  * write, a send, a transfer: a replay makes some of them for real, so a
  * snapshot does not hold the thread out in one: agent_serial.h). */
 #define RR_BLOCK_IF(call, cond, type, expr)                                                        \
-	({                                                                                         \
-		type r_;                                                                           \
-		struct agent_rr_cancel_guard g_ = {&agent_self, (call), 0, 0, NULL};               \
-		if ((agent_rr_mode & RR_MODE_SERIAL) && (cond)) {                                  \
-			int e_;                                                                    \
-			agent_serial_block_begin(RR_AT_INPUT);                                     \
-			g_.serial_out = 1;                                                         \
-			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
-			r_ = (expr);                                                               \
-			AGENT_RR_CANCEL_POP();                                                     \
-			e_ = errno;                                                                \
-			agent_serial_block_end();                                                  \
-			errno = e_;                                                                \
-		} else {                                                                           \
-			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
-			r_ = (expr);                                                               \
-			AGENT_RR_CANCEL_POP();                                                     \
-		}                                                                                  \
-		r_;                                                                                \
-	})
+	AGENT_SERIAL_BLOCK_CALL(call, cond, type, expr, AGENT_SERIAL_PLAIN_CALL)
 
 /* A thread of a serial session that may pass a switch point here. */
 static int rr_serial_caller(void)

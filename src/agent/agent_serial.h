@@ -183,21 +183,28 @@ int agent_serial_fd_outside(int fd, int out);
 		}                                                                                  \
 	} while (0)
 
+/* r = expr in the caller's frame, for AGENT_SERIAL_BLOCK_CALL's form: a call
+ * a snapshot never holds the thread out in (a replay makes it for real). */
+#define AGENT_SERIAL_PLAIN_CALL(call, type, r, expr) ((r) = (expr))
+
 /* Serial record: a call that may block in the kernel gives the run token up
- * around it (agent_serial.c), so the thread that would unblock it can run;
- * a snapshot may hold the thread out in it, and a restore takes its result
- * off the log (AGENT_SERIAL_OUT_CALL). The caller includes agent_rr.h
- * (the cancel guard). */
-#define RR_BLOCK(call, type, expr)                                                                 \
+ * around it (agent_serial.c), so the thread that would unblock it can run,
+ * when cond holds (evaluated only in serial mode). In every mode the call
+ * runs under the cancel guard (agent_rr.h, which the caller includes), so a
+ * thread cancelled in it leaves the schedule and the log whole. form makes
+ * the call in serial mode: AGENT_SERIAL_OUT_CALL (a snapshot may hold the
+ * thread out in it, a restore takes its result off the log) or
+ * AGENT_SERIAL_PLAIN_CALL. */
+#define AGENT_SERIAL_BLOCK_CALL(call, cond, type, expr, form)                                      \
 	({                                                                                         \
 		type r_;                                                                           \
 		struct agent_rr_cancel_guard g_ = {&agent_self, (call), 0, 0, NULL};               \
-		if (agent_rr_mode & RR_MODE_SERIAL) {                                              \
+		if ((agent_rr_mode & RR_MODE_SERIAL) && (cond)) {                                  \
 			int e_;                                                                    \
 			agent_serial_block_begin(RR_AT_INPUT);                                     \
 			g_.serial_out = 1;                                                         \
 			AGENT_RR_CANCEL_PUSH(&g_);                                                 \
-			AGENT_SERIAL_OUT_CALL(call, type, r_, expr);                               \
+			form(call, type, r_, expr);                                                \
 			AGENT_RR_CANCEL_POP();                                                     \
 			e_ = errno;                                                                \
 			agent_serial_block_end();                                                  \
@@ -209,6 +216,9 @@ int agent_serial_fd_outside(int fd, int out);
 		}                                                                                  \
 		r_;                                                                                \
 	})
+
+/* A blocking read-like call: a snapshot may hold the thread out in it. */
+#define RR_BLOCK(call, type, expr) AGENT_SERIAL_BLOCK_CALL(call, 1, type, expr, AGENT_SERIAL_OUT_CALL)
 
 /* A new thread (number id) before it runs any user code: wait for the
  * token. end: the thread's last release. */

@@ -309,7 +309,8 @@ int callstack_finish(struct callstack *c)
 
 	for (size_t s = 0; s < c->nth; s++)
 		while (c->th[s].n)
-			if ((ret = cs_close(c, (uint32_t)s, &c->th[s], c->th[s].last, 0)))
+			if ((ret = cs_close(c, (uint32_t)s, &c->th[s], c->th[s].last,
+					    CALLSTACK_EXIT_OPEN)))
 				return ret;
 	return 0;
 }

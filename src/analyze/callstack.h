@@ -34,13 +34,26 @@ struct callstack_frame {
 	uint64_t child; /* free for the user (funcs.c: time of direct children) */
 };
 
+/* How a frame was closed (callstack_ops.leave). OPEN: no later event of
+ * its thread closed it, so nothing in the trace says the call returned:
+ * it had not when the recording stopped (spool probe -p detached while the
+ * thread was inside it, the program exited or was killed in it), or its
+ * exit went unseen as its thread's last event. Kept apart from UNSEEN so
+ * that a report can tell a call cut off by the trace's end from an exit
+ * missing inside the trace (tests/integ/397). */
+#define CALLSTACK_EXIT_UNSEEN 0
+#define CALLSTACK_EXIT_SEEN 1
+#define CALLSTACK_EXIT_OPEN 2
+
 struct callstack_ops {
 	/* parent: the enclosing open frame on the thread, or NULL. */
 	int (*enter)(void *ctx, uint32_t thread, const struct callstack_frame *fr,
 		     const struct callstack_frame *parent, const struct rec_probe *p,
 		     const struct trace_event *ev);
-	/* seen_exit 0: closed without its exit (a longjmp past it, or the end
-	 * of the trace). parent may be updated (the child field). */
+	/* seen_exit: CALLSTACK_EXIT_SEEN, _UNSEEN (closed without its exit
+	 * by a later event of its thread: a longjmp past it, an unprobed
+	 * exit) or _OPEN (still open where its thread's trace ends:
+	 * callstack_finish). parent may be updated (the child field). */
 	int (*leave)(void *ctx, uint32_t thread, const struct callstack_frame *fr,
 		     struct callstack_frame *parent, uint64_t now, int seen_exit);
 };
@@ -58,7 +71,8 @@ const struct callstack_fn *callstack_fn(const struct callstack *cs, uint32_t fn)
 /* Feeds one event; events other than entry/exit probes are ignored.
  * Returns 0 or the first negative value a callback returned. */
 int callstack_feed(struct callstack *cs, const struct trace_event *ev);
-/* Closes every open frame at its thread's last probe time (seen_exit 0). */
+/* Closes every open frame at its thread's last probe time
+ * (CALLSTACK_EXIT_OPEN). */
 int callstack_finish(struct callstack *cs);
 uint64_t callstack_unmatched_exits(const struct callstack *cs);
 void callstack_free(struct callstack *cs);

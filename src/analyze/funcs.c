@@ -48,6 +48,7 @@ struct fn_stat {
 	const char *raw;	   /* the symbol (mangled for C++) */
 	uint64_t calls, total, self, min, max, sum;
 	uint64_t unpaired; /* entries whose exit was never seen */
+	uint64_t open_end; /* of those, still open where their thread's trace ends */
 	struct fn_caller *callers;
 	size_t ncallers;
 	uint32_t id; /* its function number in the callstack (fns[] gets sorted) */
@@ -333,8 +334,10 @@ static int fn_leave(void *ctx, uint32_t thread, const struct callstack_frame *fr
 		return -ENOMEM;
 	if (tp->depth)
 		tp->depth--;
-	if (!seen_exit)
+	if (seen_exit != CALLSTACK_EXIT_SEEN)
 		f->unpaired++;
+	if (seen_exit == CALLSTACK_EXIT_OPEN)
+		f->open_end++;
 	if (d < f->min)
 		f->min = d;
 	if (d > f->max)
@@ -467,14 +470,16 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 			fprintf(out, ",\"module\":");
 			escape_json_str(out, fn_module(c, f->module));
 			if (untimed)
-				fprintf(out, ",\"calls\":%llu,\"no_exit\":%llu,\"callers\":[",
-					(unsigned long long)f->calls,
-					(unsigned long long)f->unpaired);
+				fprintf(out,
+					",\"calls\":%llu,\"no_exit\":%llu,\"open_at_end\":%llu,"
+					"\"callers\":[",
+					(unsigned long long)f->calls, (unsigned long long)f->unpaired,
+					(unsigned long long)f->open_end);
 			else
 				fprintf(out,
 					",\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,"
 					"\"min_ns\":%llu,\"avg_ns\":%llu,\"max_ns\":%llu,"
-					"\"no_exit\":%llu,\"callers\":[",
+					"\"no_exit\":%llu,\"open_at_end\":%llu,\"callers\":[",
 					(unsigned long long)f->calls, (unsigned long long)f->total,
 					(unsigned long long)f->self,
 					(unsigned long long)(f->min == UINT64_MAX ? 0 : f->min),
@@ -482,7 +487,8 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 					 * the text report): one closed without its
 					 * exit too */
 					(unsigned long long)(f->sum / (f->calls ? f->calls : 1)),
-					(unsigned long long)f->max, (unsigned long long)f->unpaired);
+					(unsigned long long)f->max, (unsigned long long)f->unpaired,
+					(unsigned long long)f->open_end);
 			for (size_t k = 0; k < f->ncallers; k++) {
 				fprintf(out, "%s{\"name\":", k ? "," : "");
 				escape_json_str(out, f->callers[k].name);
@@ -535,9 +541,25 @@ static void fn_print(struct fn_ctx *c, struct trace_reader *r, const struct func
 		if (!rc && f->unpaired) {
 			char *text = NULL;
 
-			if (asprintf(&text, "    (%llu call%s without a seen exit)\n",
-				     (unsigned long long)f->unpaired,
-				     f->unpaired == 1 ? "" : "s") < 0)
+			unsigned long long un = f->unpaired, op = f->open_end;
+			int n;
+
+			/* a call open where its thread's trace ends apart from one
+			 * whose exit went missing inside it (CALLSTACK_EXIT_OPEN) */
+			if (!op)
+				n = asprintf(&text, "    (%llu call%s without a seen exit)\n", un,
+					     un == 1 ? "" : "s");
+			else if (op == un)
+				n = asprintf(&text,
+					     "    (%llu call%s without a seen exit: still open where "
+					     "%s thread's trace ends)\n",
+					     un, un == 1 ? "" : "s", un == 1 ? "its" : "their");
+			else
+				n = asprintf(&text,
+					     "    (%llu calls without a seen exit, %llu of them still "
+					     "open where their thread's trace ends)\n",
+					     un, op);
+			if (n < 0)
 				rc = -ENOMEM;
 			else
 				rc = table_after(&ft, text);

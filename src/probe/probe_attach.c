@@ -987,49 +987,46 @@ int probe_attach_in_loader(const struct probe_attach *a, pid_t tid)
 	return ld[0] && !strcmp(ld, at);
 }
 
-/* SigBlk of /proc/PID/task/TID/status: does the thread block SIGTRAP? */
-static int attach_blocks_trap(pid_t pid, pid_t tid)
+/* SigPnd (signals pending for the thread itself) and SigBlk of
+ * /proc/PID/task/TID/status, 0 where the file or a line is missing (a
+ * thread gone: nothing pending, nothing blocked). SigPnd comes before
+ * SigBlk in the file. */
+static void attach_sig_masks(pid_t pid, pid_t tid, unsigned long long *pnd,
+			     unsigned long long *blk)
 {
 	char fn[96], line[256];
-	int rc = 0;
 	FILE *f;
 
+	*pnd = *blk = 0;
 	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	f = fopen(fn, "re");
 	if (!f)
-		return 0;
+		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long m;
-
-		if (sscanf(line, "SigBlk: %llx", &m) == 1) {
-			rc = (m >> (SIGTRAP - 1)) & 1;
+		if (sscanf(line, "SigPnd: %llx", pnd) == 1)
+			continue;
+		if (sscanf(line, "SigBlk: %llx", blk) == 1)
 			break;
-		}
 	}
 	fclose(f);
-	return rc;
 }
 
-/* A SIGTRAP pending for the thread itself and not blocked (SigPnd and
- * SigBlk of /proc/PID/task/TID/status): the trap of a BRK it hit just
- * before the stop, which the kernel delivers when it runs. */
+/* Does the thread block SIGTRAP? */
+static int attach_blocks_trap(pid_t pid, pid_t tid)
+{
+	unsigned long long pnd, blk;
+
+	attach_sig_masks(pid, tid, &pnd, &blk);
+	return (blk >> (SIGTRAP - 1)) & 1;
+}
+
+/* A SIGTRAP pending for the thread itself and not blocked: the trap of a
+ * BRK it hit just before the stop, which the kernel delivers when it runs. */
 static int attach_trap_pending(pid_t pid, pid_t tid)
 {
-	char fn[96], line[256];
-	unsigned long long pnd = 0, blk = 0;
-	FILE *f;
+	unsigned long long pnd, blk;
 
-	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	f = fopen(fn, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "SigPnd: %llx", &pnd) == 1)
-			continue;
-		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
-			break;
-	}
-	fclose(f);
+	attach_sig_masks(pid, tid, &pnd, &blk);
 	return ((pnd & ~blk) >> (SIGTRAP - 1)) & 1;
 }
 

@@ -124,6 +124,10 @@ like "$(cat st.err 2>/dev/null)" "detached, its code restored" "  detached, its 
 like "$(cat st.err 2>/dev/null)" "spool: 0 events lost" "  no event lost"
 host_run report --functions --json st.trace
 calls_of() { python3 -c 'import json,sys; print(sum(f["calls"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == sys.argv[2]))' run.out "$1"; }
+# unseen_of FN: "U O": U calls of FN without a seen exit inside the trace,
+# O still open where their thread's trace ends (a thread spool stopped
+# inside FN at the detach: it returns after the recording, issue 12, 397)
+unseen_of() { python3 -c 'import json,sys; fs=[f for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == sys.argv[2]]; print(sum(f["no_exit"] - f["open_at_end"] for f in fs), sum(f["open_at_end"] for f in fs))' run.out "$1"; }
 n="$(calls_of attach_step 2>/dev/null)"
 num_cmp "${n:-0}" -gt 0 "  the host's spool reports attach_step's calls while attached ($n)"
 host_run report --functions st.trace
@@ -143,9 +147,9 @@ is "$(cat ra.rc 2>/dev/null)" 0 "--exits retaddr attached (a thread blocks SIGTR
 	diag "$(cat ra.err 2>/dev/null)"
 host_run report --functions --json ra.trace
 n="$(calls_of attach_step 2>/dev/null)"
-e="$(python3 -c 'import json,sys; print(sum(f["no_exit"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "attach_step"))' run.out 2>/dev/null)"
+e="$(unseen_of attach_step 2>/dev/null)"
 num_cmp "${n:-0}" -gt 0 "  calls recorded ($n)"
-is "${e:-x}" 0 "  every call's exit seen through the return address"
+is "${e%% *}" 0 "  every call's exit seen through the return address (${e#* } open at the detach)"
 is "$(cat ra.prog.rc 2>/dev/null):$(tail -n 1 ra.prog.out 2>/dev/null | sed 's/calls [0-9]*/calls N/')" \
 	"0:done calls N check ok fp ok read ok code same" "  the program ends as it would"
 
@@ -153,9 +157,9 @@ is "$(cat pac.rc 2>/dev/null)" 0 "the program built with -mbranch-protection=sta
 	diag "$(cat pac.err 2>/dev/null)"
 host_run report --functions --json pac.trace
 n="$(calls_of attach_step 2>/dev/null)"
-e="$(python3 -c 'import json,sys; print(sum(f["no_exit"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "attach_step"))' run.out 2>/dev/null)"
+e="$(unseen_of attach_step 2>/dev/null)"
 num_cmp "${n:-0}" -gt 0 "  calls recorded ($n)"
-is "${e:-x}" 0 "  every call's exit seen (the signed return address authenticated)"
+is "${e%% *}" 0 "  every call's exit seen (the signed return address authenticated; ${e#* } open at the detach)"
 is "$(cat pac.prog.rc 2>/dev/null):$(tail -n 1 pac.prog.out 2>/dev/null | sed 's/calls [0-9]*/calls N/')" \
 	"0:done calls N check ok fp ok read ok code same" "  the program ends as it would"
 

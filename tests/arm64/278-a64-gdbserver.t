@@ -32,64 +32,11 @@
 #     exits with 0 (the recording's run exited with 1).
 . "$(dirname "$0")/lib.sh"
 a64_need_vm
-GDB=gdb-multiarch
-command -v "$GDB" >/dev/null || _a64_skip "no $GDB (scripts/deps.sh --arm64 --arm64-vm)"
-command -v python3 >/dev/null || _a64_skip "no python3 (a free port for the VM's network)"
-[ -x "$PROGS/rr_rev_bank" ] || _a64_skip "$PROGS/rr_rev_bank is not built (make ARCH=aarch64 progs)"
-VM="${ARM64_VM:-/var/cache/spool-arm64-vm}"
-KVER="$(ls "$VM/lib/modules" 2>/dev/null | head -1)"
-KMOD="$VM/lib/modules/$KVER/kernel"
-[ -f "$KMOD/drivers/net/virtio_net.ko" ] || _a64_skip "no virtio_net.ko in $VM (scripts/arm64-vm.sh setup)"
+a64_gdb_vm_need
 
 plan 36
 
-BIN="$PROGS/rr_rev_bank"
-SRC="$REPO/tests/progs/rr_rev_bank.c"
-line_of() { grep -n "/\* $1 \*/" "$SRC" | head -1 | cut -d: -f1; }
-
-# the network card's modules, loaded by the VM's script (its initramfs has
-# the 9p ones only)
-mkdir -p mods
-cp "$KMOD/net/core/failover.ko" "$KMOD/drivers/net/net_failover.ko" \
-	"$KMOD/drivers/net/virtio_net.ko" mods/
-
-# --- in the VM: record, then serve one gdb session -------------------------
-a64_vm_script
-cat >>vm.sh <<VM_SH
-T=$T_DIR
-BIN=$BIN
-VM_SH
-cat >>vm.sh <<'VM_SH'
-for m in failover net_failover virtio_net; do insmod $T/mods/$m.ko; done
-ifconfig lo 127.0.0.1 up
-ifconfig eth0 10.0.2.15 netmask 255.255.255.0 up
-run rec $S record -q -o rec -- $BIN 5
-printf '#!/bin/sh\nexport SPOOL_GDBSRV_CHECKPOINT_MS=0\nexec %s replay --gdbserver - %s/rec 2>%s/srv.err\n' \
-	"$S" "$T" "$T" >srv.sh
-chmod +x srv.sh
-timeout 900 nc -l -p 2345 -e $T/srv.sh >nc.out 2>&1 &
-nc=$!
-i=0
-while ! netstat -ltn 2>/dev/null | grep -q ':2345 ' && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-netstat -ltn >listen.txt 2>&1
-echo ready >ready
-wait $nc
-echo $? >nc.rc
-VM_SH
-
-PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-ARM64_VM_HOSTFWD="$PORT:2345" timeout -k 10 1500 "$REPO/scripts/arm64-vm.sh" run "$T_DIR" >vm.log 2>&1 &
-VMPID=$!
-# the boot, and the recording, both emulated: up to 20 minutes
-for _ in $(seq 1200); do
-	# (the file is there before its word: 9p shows the VM's creation first)
-	[ "$(cat ready 2>/dev/null)" = ready ] && break
-	kill -0 "$VMPID" 2>/dev/null || break
-	sleep 1
-done
-is "$(cat ready 2>/dev/null)" ready "the VM booted, recorded the program and listens" ||
-	diag "$(tail -20 vm.log; cat rec.err 2>/dev/null)"
-is "$(cat rec.rc 2>/dev/null)" 1 "  the recorded run ends with a wrong balance (exit status 1)"
+a64_gdb_vm_start SPOOL_GDBSRV_CHECKPOINT_MS=0
 
 BUG=$(line_of BUG)
 END=$(line_of END)
@@ -107,10 +54,7 @@ set $svc = $pc
 stepi
 printf "stepped over svc: %#lx\n", $pc - $svc
 GDB
-timeout -k 5 900 "$GDB" -q -batch -nx \
-	-ex "set sysroot $QEMU_LD_PREFIX" -ex 'set pagination off' -ex 'set confirm off' \
-	-ex 'set tcp connect-timeout 60' -ex 'set remotetimeout 120' \
-	-ex "target remote 127.0.0.1:$PORT" \
+a64_gdb_session \
 	-ex 'show architecture' \
 	-ex 'break audit' -ex continue \
 	-ex 'bt' -ex 'print amount' -ex 'print balance' -ex 'x/2xg &balance' \
@@ -133,14 +77,7 @@ timeout -k 5 900 "$GDB" -q -batch -nx \
 	-ex 'next' -ex 'print balance' \
 	-ex 'print $pc' -ex 'reverse-stepi' -ex 'print $pc' -ex 'monitor when' -ex stepi \
 	-ex 'set var balance = 100' \
-	-ex 'delete' -ex continue \
-	"$BIN" >gdb.out 2>&1
-GRC=$?
-G="$(cat gdb.out)"
-G1="$(tr '\n' ' ' <gdb.out)"
-wait "$VMPID"
-is "$?" 0 "  the VM ran the session to its end" || diag "$(tail -20 vm.log)"
-is "$GRC" 0 "gdb-multiarch ran the session" || diag "$(tail -40 gdb.out)"
+	-ex 'delete' -ex continue
 
 like "$G" 'target architecture is set to "auto" \(currently "aarch64"\)' \
 	"gdb reads the aarch64 target description"

@@ -111,3 +111,98 @@ a64_vm_boot() {
 	is "$?" 0 "the VM booted a real arm64 kernel and ran the cases" || diag "$(tail -20 vm.log)"
 	is "$(cat kernel.txt 2>/dev/null)" aarch64 "  uname -m in the VM: aarch64"
 }
+
+# --- gdb-multiarch against a replay served in the VM (278, 285) -------------
+# The VM records tests/progs/rr_rev_bank and serves its replay (spool
+# replay --gdbserver -, behind busybox nc on the VM's port 2345) over qemu's
+# user network (ARM64_VM_HOSTFWD: the host's 127.0.0.1:$PORT); the host's
+# gdb-multiarch debugs it with the arm64 root as its sysroot (the same files
+# the VM runs) and long timeouts (the VM is emulated).
+
+# a64_gdb_vm_need: skip the whole test, saying why, when the session cannot
+# run (after a64_need_vm). Sets VM, GDB, BIN, SRC (for line_of) and KMOD
+# (the VM kernel's modules).
+a64_gdb_vm_need() {
+	local kver
+	VM="${ARM64_VM:-/var/cache/spool-arm64-vm}"
+	GDB=gdb-multiarch
+	command -v "$GDB" >/dev/null || _a64_skip "no $GDB (scripts/deps.sh --arm64 --arm64-vm)"
+	command -v python3 >/dev/null || _a64_skip "no python3 (a free port for the VM's network)"
+	BIN="$PROGS/rr_rev_bank"
+	SRC="$REPO/tests/progs/rr_rev_bank.c"
+	[ -x "$BIN" ] || _a64_skip "$BIN is not built (make ARCH=aarch64 progs)"
+	kver="$(ls "$VM/lib/modules" 2>/dev/null | head -1)"
+	KMOD="$VM/lib/modules/$kver/kernel"
+	[ -f "$KMOD/drivers/net/virtio_net.ko" ] || _a64_skip "no virtio_net.ko in $VM (scripts/arm64-vm.sh setup)"
+}
+
+# a64_gdb_vm_start [VAR=VALUE]: boot the VM (in the background: VMPID; its
+# log in vm.log, the host's port in PORT), which records the program and
+# serves its replay, with VAR=VALUE in the server's environment; wait until
+# it listens. Two tests: it listens, and the recorded run ended with a wrong
+# balance (exit status 1).
+a64_gdb_vm_start() {
+	# the network card's modules, loaded by the VM's script (its initramfs
+	# has the 9p ones only)
+	mkdir -p mods
+	cp "$KMOD/net/core/failover.ko" "$KMOD/drivers/net/net_failover.ko" \
+		"$KMOD/drivers/net/virtio_net.ko" mods/
+	a64_vm_script
+	cat >>vm.sh <<VM_SH
+T=$T_DIR
+BIN=$BIN
+SRV_ENV='${1:-}'
+VM_SH
+	cat >>vm.sh <<'VM_SH'
+for m in failover net_failover virtio_net; do insmod $T/mods/$m.ko; done
+ifconfig lo 127.0.0.1 up
+ifconfig eth0 10.0.2.15 netmask 255.255.255.0 up
+run rec $S record -q -o rec -- $BIN 5
+{
+	echo '#!/bin/sh'
+	[ -z "$SRV_ENV" ] || echo "export $SRV_ENV"
+	echo "exec $S replay --gdbserver - $T/rec 2>$T/srv.err"
+} >srv.sh
+chmod +x srv.sh
+timeout 900 nc -l -p 2345 -e $T/srv.sh >nc.out 2>&1 &
+nc=$!
+i=0
+while ! netstat -ltn 2>/dev/null | grep -q ':2345 ' && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+netstat -ltn >listen.txt 2>&1
+echo ready >ready
+wait $nc
+echo $? >nc.rc
+VM_SH
+	PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+	ARM64_VM_HOSTFWD="$PORT:2345" timeout -k 10 1500 "$REPO/scripts/arm64-vm.sh" run "$T_DIR" >vm.log 2>&1 &
+	VMPID=$!
+	# the boot, and the recording, both emulated: up to 20 minutes
+	for _ in $(seq 1200); do
+		# (the file is there before its word: 9p shows the VM's creation first)
+		[ "$(cat ready 2>/dev/null)" = ready ] && break
+		kill -0 "$VMPID" 2>/dev/null || break
+		sleep 1
+	done
+	is "$(cat ready 2>/dev/null)" ready "the VM booted, recorded the program and listens" ||
+		diag "$(tail -20 vm.log; cat rec.err 2>/dev/null)"
+	is "$(cat rec.rc 2>/dev/null)" 1 "  the recorded run ends with a wrong balance (exit status 1)"
+}
+
+# a64_gdb_session EX...: one gdb-multiarch session on the VM's server, its
+# commands the -ex options given (gdb.out holds its output; G is it, G1 it
+# on one line), then wait for the VM. Two tests: the VM ran the session to
+# its end, gdb ran it (GRC its status).
+a64_gdb_session() {
+	timeout -k 5 900 "$GDB" -q -batch -nx \
+		-ex "set sysroot $QEMU_LD_PREFIX" -ex 'set pagination off' -ex 'set confirm off' \
+		-ex 'set tcp connect-timeout 60' -ex 'set remotetimeout 120' \
+		-ex "target remote 127.0.0.1:$PORT" \
+		"$@" \
+		"$BIN" >gdb.out 2>&1
+	GRC=$?
+	G="$(cat gdb.out)"
+	G1="$(tr '\n' ' ' <gdb.out)"
+	wait "$VMPID"
+	is "$?" 0 "  the VM ran the session to its end" || diag "$(tail -20 vm.log)"
+	is "$GRC" 0 "gdb-multiarch ran the session" || diag "$(tail -40 gdb.out)"
+}
