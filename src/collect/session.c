@@ -59,6 +59,9 @@ static volatile sig_atomic_t stop_after;   /* SIGTERM went to the program: end a
 #define SESSION_NAMED_PROCS 3
 /* Bound of the walk over the processes still running. */
 #define SESSION_MAX_DESC 4096
+/* How long the snapshot copies of a recorded program that was killed get
+ * to finish writing their images (session_snap_copies). */
+#define SESSION_SNAP_WAIT_NS 10000000000ull
 
 /* SIGTERM/SIGHUP to spool are meant for the program while its first
  * process runs: pass them on (a SIGTERM also ends the trace once that
@@ -828,6 +831,44 @@ static uint32_t still_running(struct collector *col, char *names, size_t len)
 	return (uint32_t)n;
 }
 
+/*
+ * Snapshot copies (agent_snap.c: a copy of a serial recording's program
+ * that writes one snapshot's image, named "spool-snapshot" at its start)
+ * still running among spool's descendants. They are spool's work, not the
+ * program's: a program killed by a signal runs no exit path that waits for
+ * them (agent_snap_exit_wait), and the first 68-signals run in 4 under load
+ * found one still writing when its program died of SIGTERM, so the
+ * recording was called incomplete and its replay refused. The caller waits
+ * for them (SESSION_SNAP_WAIT_NS at most) before counting what is left.
+ */
+static uint32_t session_snap_copies(void)
+{
+	uint32_t *set = calloc(SESSION_MAX_DESC, sizeof(*set)), n = 0;
+	size_t k;
+
+	if (!set)
+		return 0;
+	k = add_children(set, 0, SESSION_MAX_DESC, 0);
+	for (size_t i = 0; i < k; i++)
+		k = add_children(set, k, SESSION_MAX_DESC, set[i]);
+	for (size_t i = 0; i < k; i++) {
+		char path[64], comm[32];
+		ssize_t len;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%u/comm", set[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		comm[len > 0 ? len : 0] = 0;
+		n += !strcmp(comm, "spool-snapshot\n");
+	}
+	free(set);
+	return n;
+}
+
 /* Errors of spool's own setup (the agent, the trace directory, the shared
  * memory) are not the program's: to the caller -ENOENT and -EACCES mean
  * "command not found" and "not executable" (exit 127, 126), so they become
@@ -1045,8 +1086,11 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		}
 		if (none_left && !collector_live_procs(col, NULL, 0))
 			break; /* every process of the program has exited */
-		if (o->until_first_exit || stop_now)
+		if (o->until_first_exit || stop_now) {
+			if (mono_ns() - first_end < SESSION_SNAP_WAIT_NS && session_snap_copies())
+				continue; /* (reaped by the waitpid above) */
 			break;
+		}
 		if (stop_after) {
 			if (mono_ns() - first_end > SESSION_STOP_GRACE_NS)
 				break;
