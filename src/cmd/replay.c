@@ -144,9 +144,7 @@ static const struct run_opt_own replay_own_opts[] = {
      "      --dump-schedule  print TRACE's schedule and inputs as text, run nothing\n"},
     {"gdb", no_argument, REPLAY_O_GDB,
      "      --gdb            run the replay under gdb (breakpoints, stepping,\n"
-     "                       threads), which runs with the recorded environment\n"
-     "                       and hands it on, in this directory (gdb's arguments\n"
-     "                       are relative to it); the stuck-turn check is off\n"},
+     "                       threads); the stuck-turn check is off\n"},
     {"gdb-args", required_argument, REPLAY_O_GDB_ARGS,
      "      --gdb-args ARGS  more gdb arguments, split like a shell, e.g.\n"
      "                       '-batch -ex \"break f\" -ex run -ex bt'\n"},
@@ -1448,28 +1446,25 @@ static int replay_stdin(struct replay_run *r)
 	return 0;
 }
 
-/* The recorded environment, under gdb too (--gdb: gdb runs with it and
- * hands it on, gdb.c; --gdb-wrapper: the session's child sends it to the
- * process that becomes the program); the recorded working directory and
- * inherited descriptors (under gdb, gdb's: its terminal, and the directory
- * its own arguments and the trace name are relative to). */
+/* The recorded environment and working directory (under gdb, gdb's). */
 static int replay_env(struct replay_run *r)
 {
 	const struct rr_info *info = r->info;
-	int e;
 
-	r->env = run_env_load(r->dir, r->cl.trust_env, r->dropped, sizeof(r->dropped), &e);
-	if (r->env)
-		r->so.base_env = r->env;
-	else if (e != -ENOENT)
-		log_warn("%s: the recorded environment is unreadable (%s): the program "
-			 "gets spool's",
-			 r->dir, trace_open_strerror(e));
-	if (r->env && r->dropped[0])
-		log_warn("%s: not taken from the recorded environment (a trace may come "
-			 "from someone else; --trust-env takes them): %s",
-			 r->dir, r->dropped);
 	if (!r->cl.use_gdb) {
+		int e;
+
+		r->env = run_env_load(r->dir, r->cl.trust_env, r->dropped, sizeof(r->dropped), &e);
+		if (r->env)
+			r->so.base_env = r->env;
+		else if (e != -ENOENT)
+			log_warn("%s: the recorded environment is unreadable (%s): the program "
+				 "gets spool's",
+				 r->dir, trace_open_strerror(e));
+		if (r->env && r->dropped[0])
+			log_warn("%s: not taken from the recorded environment (a trace may come "
+				 "from someone else; --trust-env takes them): %s",
+				 r->dir, r->dropped);
 		/* the descriptors the recorded program inherited, as stand-ins,
 		 * and none of spool's own (rr_fds.h) */
 		r->so.fds_set = 1;

@@ -666,12 +666,6 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 			run_ident_apply_child(o->ident);
 		shm_fd = move_fd_high(shm_fd, session_shm_fd(o));
 		snprintf(fdstr, sizeof(fdstr), "%d", shm_fd);
-		/* the program's environment (a replay's: the recorded one) in
-		 * place of spool's: gdb runs with it and hands it on */
-		if (o->base_env && clearenv() == 0)
-			for (char *const *e = o->base_env; *e; e++)
-				if (putenv(*e) < 0)
-					err = errno;
 		for (char *const *e = env; e && *e; e++)
 			if (putenv(*e) < 0)
 				err = errno;

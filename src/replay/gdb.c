@@ -2,8 +2,7 @@
 /*
  * gdb.c - `spool replay --gdb`: gdb in place of the program in the replay
  * session's child. The session has set the program's environment in the
- * child (the recorded one, SPOOL_SHM_FD, LD_PRELOAD with the agent, the
- * feature's variables): gdb runs with it, and its inferior gets it;
+ * child (SPOOL_SHM_FD, LD_PRELOAD with the agent, the feature's variables);
  * gdb must not run with the agent preloaded (it would take the recording's
  * first process slot and its threads would be numbered), so LD_PRELOAD is
  * taken out of gdb's environment and given to the inferior only, with
@@ -104,13 +103,13 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 {
 	struct replay_gdb *g = arg;
 	const char *preload = getenv("LD_PRELOAD");
-	char *envcmd = NULL, *tracecmd = NULL, *termcmd[2] = {NULL, NULL}, **gargv;
+	char *envcmd = NULL, *tracecmd = NULL, **gargv;
 	size_t n = 0, argc = 0;
 	int err;
 
 	while (argv[argc])
 		argc++;
-	gargv = calloc(28 + g->nargs + argc, sizeof(*gargv));
+	gargv = calloc(24 + g->nargs + argc, sizeof(*gargv));
 	if (!gargv || !preload || asprintf(&envcmd, "set environment LD_PRELOAD=%s", preload) < 0)
 		return -ENOMEM;
 	/* The extension learns which recording this gdb replays; the inferior
@@ -125,23 +124,6 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 	gargv[n++] = "set startup-with-shell off";
 	gargv[n++] = "-iex";
 	gargv[n++] = envcmd;
-	/* gdb runs with the recorded environment and its inferior starts with
-	 * a copy of it, to which gdb's readline adds the terminal's LINES and
-	 * COLUMNS: a variable the recording did not have goes, one it had
-	 * keeps its recorded value (every byte of the environment is on the
-	 * program's stack, where its addresses come from). */
-	for (size_t i = 0; i < 2; i++) {
-		const char *name = i ? "COLUMNS" : "LINES";
-		const char *val = getenv(name);
-
-		if (val && (!*val || strspn(val, "0123456789") != strlen(val)))
-			continue; /* not a number: gdb's command line would change it */
-		if (asprintf(&termcmd[i], val ? "set environment %s=%s" : "unset environment %s",
-			     name, val) < 0)
-			return -ENOMEM;
-		gargv[n++] = "-iex";
-		gargv[n++] = termcmd[i];
-	}
 	/* The agent records the program's own syscall instructions through
 	 * syscall user dispatch, which raises SIGSYS: gdb must not stop there. */
 	gargv[n++] = "-iex";
@@ -182,8 +164,6 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 		strerror(err));
 	free(envcmd);
 	free(tracecmd);
-	free(termcmd[0]);
-	free(termcmd[1]);
 	free(gargv);
 	return -err;
 }

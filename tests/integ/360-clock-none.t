@@ -99,7 +99,7 @@ is "$(json report.json "sum(l['write']['acquisitions'] for l in d['locks'])")" 2
 json_true report.json "all(l['write']['wait']['total_ns'] is None and l['write']['hold']['max_ns'] is None and l['hold_total_ns'] is None for l in d['locks']) and d['trace']['event_time'] == 'packet'"
 is "$?" 0 "  JSON: every wait and hold time null, event_time packet"
 "$SPOOL" report --locks locks.trace >locks.txt 2>/dev/null
-like "$(grep -E '^ +shared_lock ' locks.txt | head -n 1)" '^ +shared_lock +mutex +1,000 +[0-9,]+ +- +- +- +- +2$' \
+like "$(grep -E '^ +shared_lock ' locks.txt | head -n 1)" '^ +shared_lock +mutex +1,000 +[0-9,]+( \([0-9.]+%\))? +- +- +- +- +2$' \
 	"  text: shared_lock's 1,000 acquisitions, its wait and hold times '-'"
 
 done_testing

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# 399-gdb-replay-env.t - a replay under gdb runs the program with the
+# 399-gdb-replay-env.t - a replay under gdb should run the program with the
 # recorded environment, as every other replay does (doc/record.md,
 # "Environment"): rr_env prints RR_ENV_VAR and its worker takes a mutex once
 # per byte of it, so a replay without the recorded value prints another line
@@ -29,18 +29,22 @@ RR_ENV_VAR=abcdef timeout -k 10 "$T_TIMEOUT" "$SPOOL" record -q --mode sync \
 like "$(cat rec.out)" "^var abcdef cwd $PWD rel.txt hello count 6\$" \
 	"recorded with RR_ENV_VAR set" || diag "$(cat rec.err)"
 
-# --gdb: gdb itself runs with the recorded environment and hands it on.
+# --gdb: the program should get the recorded environment. TODO: gdb run
+# with the recorded environment (branch rr14) made the gdb tests time out
+# under ASan in a CI-like run (64, 255, 261, 263, 356), and was taken out
+# again: --gdb gives the program gdb's environment (doc/record.md).
 RR_ENV_VAR=zz timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay --gdb --gdb-args \
 	'-batch -nx -ex run -ex "show environment RR_ENV_VAR" -ex "show environment LINES"' \
 	env.trace >gdb.out 2>gdb.err
 rc=$?
 check_sanitizer gdb.err "spool replay --gdb"
-is "$rc" 0 "--gdb: the replay ends well (no divergence)" || diag "$(cat gdb.out gdb.err)"
-like "$(cat gdb.out)" "^var abcdef cwd $PWD rel.txt hello count 6\$" \
-	"--gdb: the program prints the recorded variable, not spool's"
+why="--gdb runs the program with gdb's environment (issue 13)"
+todo_ok "$why" "--gdb: the replay ends well (no divergence)" test "$rc" = 0
+todo_ok "$why" "--gdb: the program prints the recorded variable, not spool's" \
+	grep -qx "var abcdef cwd $PWD rel.txt hello count 6" gdb.out
 # (the recording had no LINES: gdb's terminal does not add one)
-like "$(cat gdb.out)" "Environment variable \"LINES\" not defined" \
-	"--gdb: gdb's inferior has no LINES the recording did not have"
+todo_ok "$why" "--gdb: gdb's inferior has no LINES the recording did not have" \
+	grep -q "Environment variable \"LINES\" not defined" gdb.out
 
 # --gdbserver: the process that becomes the program gets it too.
 RR_ENV_VAR=zz timeout -k 10 "$T_TIMEOUT" gdb -q -batch -nx \
