@@ -444,8 +444,21 @@ static void rr_put_site(struct rr_buf *b, uint64_t ip)
 	rr_putx(b, ip - (uintptr_t)di.dli_fbase);
 }
 
-/* What the replay did that the recording does not match; cause: RR_CAUSE_*
- * (rr_area.h), which spool replay's advice follows. */
+/* The head of a divergence report: the cause (RR_CAUSE_*, rr_area.h,
+ * which spool replay's advice follows), and "replay diverged in thread T at
+ * its event N: ". */
+static void rr_diverge_head(struct rr_buf *b, uint32_t cause, uint32_t event)
+{
+	rr_area->cause = cause;
+	rr_area->cause_running = rr_running_others(&rr_area->cause_threads);
+	rr_puts(b, "replay diverged in thread ");
+	rr_putu(b, rr_self.id);
+	rr_puts(b, " at its event ");
+	rr_putu(b, event);
+	rr_puts(b, ": ");
+}
+
+/* What the replay did that the recording does not match. */
 static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct rec_hdr *want,
 						 const char *what, uint32_t idx, const void *addr,
 						 const char *why)
@@ -454,13 +467,7 @@ static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct re
 	struct rr_buf b = rr_report_begin(&mine);
 
 	if (mine) {
-		rr_area->cause = cause;
-		rr_area->cause_running = rr_running_others(&rr_area->cause_threads);
-		rr_puts(&b, "replay diverged in thread ");
-		rr_putu(&b, rr_self.id);
-		rr_puts(&b, " at its event ");
-		rr_putu(&b, rr_self.tseq + 1);
-		rr_puts(&b, ": ");
+		rr_diverge_head(&b, cause, rr_self.tseq + 1);
 		rr_puts(&b, why);
 		rr_puts(&b, "\n  recorded: ");
 		if (want)
@@ -497,14 +504,9 @@ void agent_rr_diverge_output(unsigned call, int fd, uint64_t n, uint64_t want, u
 	struct rr_buf b = rr_report_begin(&mine);
 
 	if (mine) {
-		rr_area->cause = RR_CAUSE_OUTPUT;
-		rr_area->cause_running = rr_running_others(&rr_area->cause_threads);
-		rr_puts(&b, "replay diverged in thread ");
-		rr_putu(&b, rr_self.id);
 		/* (the write's record is replayed: tseq counts it) */
-		rr_puts(&b, " at its event ");
-		rr_putu(&b, rr_self.tseq);
-		rr_puts(&b, ": the write's bytes differ from the recorded ones (not written)\n"
+		rr_diverge_head(&b, RR_CAUSE_OUTPUT, rr_self.tseq);
+		rr_puts(&b, "the write's bytes differ from the recorded ones (not written)\n"
 			    "  recorded: ");
 		rr_puts(&b, rr_call_name(call));
 		rr_put_call_arg(&b, call, fd);
