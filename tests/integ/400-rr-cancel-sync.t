@@ -32,31 +32,7 @@ plan 33
 # a recording that never ends fails here, not after the suite's 300 s
 T_TIMEOUT=120
 
-for mode in sync; do
-	for how in $HOWS; do
-		spool_run record -q --mode "$mode" -- "$PROGS/rr_cancel" "$how" "$ROUNDS"
-		cp run.out rec.out
-		cp run.err rec.err
-		want="cancelled, cleanups 1, mutex held in cleanup -1"
-		case "$how" in
-		cond | timedcond | asyncoff) want="cancelled, cleanups 1, mutex held in cleanup 1" ;;
-		esac
-		n=$(grep -c "^round [0-9]*: $want, shared counted$" rec.out)
-		if [ "$RC" = 0 ] && [ "$n" = "$ROUNDS" ] && grep -q '^done$' rec.out; then
-			pass "$mode $how: the recording ends, every round's victim was cancelled"
-		else
-			fail "$mode $how: the recording ends, every round's victim was cancelled"
-			show_run
-			fail "$mode $how: 3 replays print the recorded output and exit 0"
-			continue
-		fi
-		replays_same 3 0 rec.out -q spool.trace
-		is "$SAME" 3 "$mode $how: 3 replays print the recorded output and exit 0"
-		if [ "$mode" = sync ] && [ "$how" = cond ]; then
-			unlike "$(cat rec.err)" "$UNSEEN" "sync: a recorded cancellation is not warned about"
-		fi
-	done
-done
+rr_cancel_hows sync
 
 for how in fsync async; do
 	spool_run record -q --mode sync -- "$PROGS/rr_cancel" "$how" "$ROUNDS"

@@ -873,3 +873,34 @@ clone_locks_lost() {
 	is "$(json l.json "sum(l[\"write\"][\"acquisitions\"] for l in d[\"$J_LOCKS\"] if l[\"$J_NAME\"] == \"cl_mutex\")")" \
 		$(($3 * CL_CALLS)) "  cl_mutex: the pthreads' $(($3 * CL_CALLS)) acquisitions, none of the clone threads'"
 }
+
+# rr_cancel_hows MODE: every way of $HOWS (rr_cancel's cancellation points,
+# $ROUNDS rounds) recorded in MODE and replayed 3 times (tests/integ/129
+# serial, 400 sync; $UNSEEN: the warning a recorded cancellation must not
+# give). Two checks a way, one more for sync's cond.
+rr_cancel_hows() {
+	local how want n
+	for how in $HOWS; do
+		spool_run record -q --mode "$1" -- "$PROGS/rr_cancel" "$how" "$ROUNDS"
+		cp run.out rec.out
+		cp run.err rec.err
+		want="cancelled, cleanups 1, mutex held in cleanup -1"
+		case "$how" in
+		cond | timedcond | asyncoff) want="cancelled, cleanups 1, mutex held in cleanup 1" ;;
+		esac
+		n=$(grep -c "^round [0-9]*: $want, shared counted$" rec.out)
+		if [ "$RC" = 0 ] && [ "$n" = "$ROUNDS" ] && grep -q '^done$' rec.out; then
+			pass "$1 $how: the recording ends, every round's victim was cancelled"
+		else
+			fail "$1 $how: the recording ends, every round's victim was cancelled"
+			show_run
+			fail "$1 $how: 3 replays print the recorded output and exit 0"
+			continue
+		fi
+		replays_same 3 0 rec.out -q spool.trace
+		is "$SAME" 3 "$1 $how: 3 replays print the recorded output and exit 0"
+		if [ "$1" = sync ] && [ "$how" = cond ]; then
+			unlike "$(cat rec.err)" "$UNSEEN" "sync: a recorded cancellation is not warned about"
+		fi
+	done
+}
