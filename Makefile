@@ -20,6 +20,9 @@ OBJCOPY ?= objcopy
 ARCH ?= $(shell uname -m)
 ARCH_DIR := src/arch/x86_64
 ARCH_HOST_LIBS := -lZydis
+# The agent's part of src/arch/x86_64/ (the CPU's half of agent_rr_cpuid.c).
+ARCH_AGENT_SRCS := src/arch/x86_64/x86_agent_cpuid.c
+ARCH_HOST_OUT := src/arch/x86_64/x86_agent_cpuid.c
 ifeq ($(ARCH),aarch64)
 include src/arch/aarch64/aarch64.mk
 endif

@@ -27,6 +27,7 @@
 
 #include "agent.h"
 #include "agent_rr.h"
+#include "agent_rr_cpuid.h"
 #include "agent_rr_dispatch.h"
 #include "agent_snap.h"
 #include "agent_probe.h"
@@ -1064,6 +1065,7 @@ __attribute__((constructor)) static void agent_start(void)
 	if (agent_rr_mode)
 		agent_scrub_bind(); /* before the program's first calls (agent_scrub_bind.c) */
 	agent_rr_dispatch_init(); /* record/replay: the program's own syscall instructions */
+	agent_rr_cpuid_init();	  /* record/replay: the program's cpuid instructions */
 	agent_func_init();
 	agent_sys_init();
 	agent_log("recording pid %u slot %u flags %u", agent.pid, agent.proc_slot, agent.proc_flags);

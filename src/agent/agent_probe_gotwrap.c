@@ -34,6 +34,7 @@
 
 #include "agent.h"
 #include "agent_probe.h"
+#include "agent_rr_cpuid.h"
 #include "agent_rr_dispatch.h"
 
 void *agent_probe_got_real[AGENT_PROBE_GOT_NFN];
@@ -50,6 +51,8 @@ int agent_probe_got_sigaction(int sig, const struct sigaction *act, struct sigac
 		return 0; /* our handler stays; the program's is chained to */
 	if (sig == SIGSYS && agent_rr_dispatch_sigsys(act, oact))
 		return 0; /* syscall user dispatch keeps its handler */
+	if (sig == SIGSEGV && agent_rr_cpuid_sigsegv(act, oact))
+		return 0; /* CPUID faulting keeps its handler */
 	had = agent_probe_action_marks(sig);
 	rc = real(sig, agent_probe_action_in(sig, act, &buf), oact);
 	if (!rc)

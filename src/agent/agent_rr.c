@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "agent_rr.h"
+#include "agent_rr_cpuid.h"
 #include "agent_rr_dispatch.h"
 #include "agent_serial.h"
 #include "agent_snap.h"
@@ -140,6 +141,7 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_WAKE] = "(the writes a wake-up waited for)",
 	[RR_CALL_WAKE_MORE] = "(the writes a wake-up waited for, threads 128 and up)",
 	[RR_CALL_TIMER_OVERRUN] = "timer_getoverrun",
+	[RR_CALL_CPUID] = "cpuid",
 	[RR_CALL_FORK] = "fork/vfork",
 	[RR_CALL_SPAWN] = "posix_spawn",
 	[RR_CALL_WAIT] = "wait/waitpid/wait4",
@@ -458,6 +460,12 @@ static void rr_diverge_head(struct rr_buf *b, uint32_t cause, uint32_t event)
 	rr_puts(b, ": ");
 }
 
+/* What the report adds after the difference itself. */
+static void rr_diverge_tail(struct rr_buf *b)
+{
+	agent_rr_cpuid_note(b); /* a feature of the recording's CPU missing here */
+}
+
 /* What the replay did that the recording does not match. */
 static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct rec_hdr *want,
 						 const char *what, uint32_t idx, const void *addr,
@@ -485,6 +493,7 @@ static void __attribute__((noreturn)) rr_diverge(uint32_t cause, const struct re
 			if (agent_rr_site)
 				rr_put_site(&b, agent_rr_site);
 		}
+		rr_diverge_tail(&b);
 	}
 	rr_report_end(mine, 0);
 }

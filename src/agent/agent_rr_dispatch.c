@@ -68,6 +68,7 @@
 #include "agent_probe.h"
 #include "agent_rawsys.h"
 #include "agent_rr.h"
+#include "agent_rr_cpuid.h"
 #include "agent_rr_dispatch.h"
 #include "agent_sigshim.h"
 
@@ -304,6 +305,32 @@ static long sud_rt_sigaction(const long *a)
 	return 0;
 }
 
+/* The program's own rt_sigaction of SIGSEGV while CPUID faulting keeps
+ * its handler (agent_rr_cpuid.c): kept as the program's disposition. 1
+ * when it was, 0 when the call is to be made. */
+static int sud_rt_sigsegv(const long *a)
+{
+	const struct sud_ksa *nk = (const struct sud_ksa *)a[1];
+	struct sud_ksa *ok = (struct sud_ksa *)a[2];
+	struct sigaction n, o;
+
+	memset(&n, 0, sizeof(n));
+	if (nk) {
+		n.sa_handler = (void (*)(int))nk->handler;
+		n.sa_flags = (int)nk->flags;
+		memcpy(&n.sa_mask, &nk->mask, sizeof(nk->mask));
+	}
+	if (!agent_rr_cpuid_sigsegv(nk ? &n : NULL, &o))
+		return 0;
+	if (ok) {
+		ok->handler = (void *)o.sa_handler;
+		ok->flags = (unsigned long)o.sa_flags;
+		ok->restorer = (void *)o.sa_restorer;
+		memcpy(&ok->mask, &o.sa_mask, sizeof(ok->mask));
+	}
+	return 1;
+}
+
 int agent_rr_dispatch_sigsys(const struct sigaction *act, struct sigaction *oact)
 {
 	if (!sud_on)
@@ -452,6 +479,10 @@ void agent_rr_dispatch_handler(int sig, siginfo_t *si, void *ctx)
 	case SYS_rt_sigaction:
 		if (prog && a[0] == SIGSYS && a[3] == 8) {
 			r = sud_rt_sigaction(a);
+			break;
+		}
+		if (prog && a[0] == SIGSEGV && a[3] == 8 && sud_rt_sigsegv(a)) {
+			r = 0;
 			break;
 		}
 		r = sud_raw(nr, a);

@@ -67,6 +67,7 @@
 #include "agent_probe.h"
 #include "agent_rr.h"
 #include "agent_serial.h"
+#include "agent_rr_cpuid.h"
 #include "agent_rr_dispatch.h"
 
 ARCH_ONSTACK_DEFINE;
@@ -339,6 +340,8 @@ static int sig_action(int sig, const struct sigaction *act, struct sigaction *oa
 		return 0; /* int3 probes keep their handler (agent_probe.c) */
 	if (sig == SIGSYS && agent_rr_dispatch_sigsys(act, oact))
 		return 0; /* syscall user dispatch keeps its handler */
+	if (sig == SIGSEGV && agent_rr_cpuid_sigsegv(act, oact))
+		return 0; /* CPUID faulting keeps its handler (agent_rr_cpuid.c) */
 	if (sig <= 0 || sig >= NSIG || sig > 64 || sig_sync(sig) ||
 	    (!agent_rr_mode && !sig_wrapped[sig]))
 		return sig_real(sig, act, oact);

@@ -53,6 +53,7 @@
 #include "../arch/arch.h"
 #include "../arch/arch_snap.h"
 #include "agent_rr.h"
+#include "agent_rr_cpuid.h"
 #include "agent_serial.h"
 #include "agent_snap.h"
 #include "../replay/rr_snap_fmt.h"
@@ -527,6 +528,10 @@ static void snap_copy(uint32_t me, uint32_t n)
 {
 	struct agent_snap_thread *t = &snap_thr[me];
 
+	/* The copy records nothing: its cpuid run for real (a cpuid answered
+	 * through the recording's switch points took a snapshot of the copy,
+	 * whose copy did the same: a fork bomb) */
+	agent_rr_cpuid_arch_off();
 	/* A fork child starts without a robust list. */
 	syscall(SYS_set_robust_list, (void *)(uintptr_t)t->robust, (size_t)t->robust_len);
 	if (snap_area->snap_mode == RR_SNAP_IMAGE) {

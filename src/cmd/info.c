@@ -105,6 +105,12 @@ static void info_recording(const struct rr_info *info)
 		printf("; spool replay stops at once with: %s\n", escape_str(why));
 	else
 		printf("; spool replay accepts it\n");
+	/* (agent_rr_cpuid.c; doc/record.md "The CPU's own inputs") */
+	if (info->flags & RR_F_CPUID)
+		printf("cpuid: recorded, rdrand and rdseed hidden from the program (CPUID "
+		       "faulting)\n");
+	else
+		printf("cpuid: not recorded, rdrand and rdseed not hidden (no CPUID faulting)\n");
 	/* the snapshots' budget (--snap-max), as spool record's summary said */
 	if (info->snap_stopped) {
 		char line[160];

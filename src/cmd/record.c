@@ -947,6 +947,13 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 			 "until then its calls are recorded as its creator's (%u in the executable: "
 			 "%s)",
 			 strerror(i->raw_err), ctx->scan.n[RR_SCAN_SYSCALL], ctx->scan.where[RR_SCAN_SYSCALL]);
+#if defined(__x86_64__)
+	/* (raw_state: the agent got as far as its set-up) */
+	if (i->raw_state != RR_RAW_UNKNOWN && !(i->flags & RR_F_CPUID))
+		log_warn("CPUID faulting is not available here: the program's cpuid instructions "
+			 "are not recorded and rdrand and rdseed are not hidden from it, so a replay "
+			 "may differ where it uses them (doc/record.md \"The CPU's own inputs\")");
+#endif
 	if (ctx->scanned && ctx->scan.n[RR_SCAN_TSC])
 		log_warn("the program reads the time stamp counter itself (%u in the "
 			 "executable: %s): those values are not recorded, a replay reads new ones",

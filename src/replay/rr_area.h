@@ -123,6 +123,10 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * the program ran on unrecorded (agent_rr_sev_stop); report[] names the
  * function and its timer_create; spool replay refuses it */
 #define RR_F_SEV_STOP 0x1000000u
+/* record (x86-64): CPUID faulting was on, the program's cpuid instructions
+ * were emulated with rdrand and rdseed hidden and their results recorded
+ * (RR_CALL_CPUID, agent_rr_cpuid.c); a replay does the same (RR_O_CPUID) */
+#define RR_F_CPUID 0x2000000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -179,6 +183,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * (replay -- PROG ARGS), --env, gdb (a variable set there changes what the
  * program prints), --path (another schedule) */
 #define RR_O_OUT_CHECK 0x200000u
+/* Replay: the recording has RR_F_CPUID: turn CPUID faulting on and give
+ * each cpuid its recorded result (agent_rr_cpuid.c) */
+#define RR_O_CPUID 0x400000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
@@ -470,6 +477,10 @@ enum {
 	/* timer_getoverrun: result (or -1, err) only: the kernel's count of
 	 * the timer's lost expiries, the replay's own timer has its own */
 	RR_CALL_TIMER_OVERRUN = 87,
+	/* the program's cpuid instruction, emulated under CPUID faulting
+	 * (agent_rr_cpuid.c): arg = leaf << 32 | subleaf, data = eax, ebx,
+	 * ecx, edx as the program got them (rdrand and rdseed cleared) */
+	RR_CALL_CPUID = 88,
 	RR_CALL_MAX
 };
 
