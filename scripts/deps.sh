@@ -159,6 +159,7 @@ PACKAGES=(
 #                  a terminal that a replay must write again (tests/real/148-pv-splice.t)
 #   gpg            gpg --gen-random: libgcrypt mixes in the CPU's rdrand, which a replay
 #                  cannot repeat and must stop at (tests/real/138-gpg-rdrand-replay.t)
+#   openssl        openssl rand: its random bytes replayed (tests/real/119-openssl-rand-replay.t)
 REAL_PACKAGES=(
 	nginx-light
 	x264

@@ -46,6 +46,7 @@ static struct sigaction cpuid_prog_act[2];
 static struct sigaction *cpuid_prog_cur = &cpuid_prog_act[0];
 /* Replay: the first feature the recording's CPU had and this one lacks. */
 static uint32_t cpuid_miss_leaf, cpuid_miss_reg, cpuid_miss_bits;
+static uint32_t cpuid_checked; /* bit 0: leaf 1 looked at, bit 1: leaf 7 */
 
 void agent_rr_cpuid_init(void)
 {
@@ -113,10 +114,13 @@ const struct sigaction *agent_rr_cpuid_prog(void)
  * this one lacks (the program may use them: SIGILL, or other results). */
 static void cpuid_check(uint32_t leaf, uint32_t sub, const uint32_t rec[4])
 {
-	uint32_t real[4];
+	uint32_t real[4], bit = leaf == 1 ? 1 : 2;
 	int first = leaf == 1 ? 2 : 1;
 
-	if (cpuid_miss_bits || !(leaf == 1 || (leaf == 7 && sub == 0)))
+	/* once a leaf (the real instruction costs two arch_prctl calls; a
+	 * race between threads only looks twice) */
+	if (!(leaf == 1 || (leaf == 7 && sub == 0)) ||
+	    (__atomic_fetch_or(&cpuid_checked, bit, __ATOMIC_RELAXED) & bit))
 		return;
 	agent_rr_cpuid_arch_real(leaf, sub, real);
 	for (int i = first; i < 4; i++)
