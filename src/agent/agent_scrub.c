@@ -20,7 +20,7 @@
  * never below lo. They are 0 (nothing zeroed) until set: at the agent's
  * start for the main thread (its stack may grow down to RLIMIT_STACK below
  * __libc_stack_end), and at the start of each thread spool wraps (its stack
- * as pthread_getattr_np gives it). Threads spool did not see start (a raw
+ * as glibc's descriptor of the thread names it, agent_scrub_thread). Threads spool did not see start (a raw
  * clone) are not scrubbed. A fork child keeps its thread's words (the same
  * stack); a snapshot restores them with the thread's TLS.
  *
@@ -111,19 +111,57 @@ void agent_scrub_main(void)
 	scrub_set(hi - span + 65536u, hi);
 }
 
-/* A thread spool wrapped, at its start (its own stack, before the
- * program's function). */
+/* The descriptor's span searched for the stack's words (glibc's struct
+ * pthread is larger: 2304 bytes in 2.36 on x86-64; its stackblock words
+ * lie about 1.7 KiB in). x86-64 keeps the descriptor at the thread
+ * pointer, arm64 just below it. */
+#define SCRUB_TCB_SPAN 2048
+
+/*
+ * A thread spool wrapped, at its start (its own stack, before the
+ * program's function). Its stack is the block glibc's descriptor names
+ * (stackblock, stackblock_size, guardsize: three words in a row), found
+ * by a search as agent_thread.c finds the tid: the first three words with
+ * the stack pointer inside [block + guard, block + size), the descriptor
+ * itself inside the block, within 1 MiB of its top (glibc puts it at the
+ * top, for a stack the program gave too), the guard below the size. The
+ * same bounds as pthread_getattr_np's for glibc 2.36's default, sized,
+ * guarded and program-given stacks (checked by hand on x86-64). Not pthread_getattr_np:
+ * it allocates (the affinity mask), and a first malloc in a thread that
+ * makes none of its own gives it an arena of its own (jemalloc, glibc):
+ * redis-server under spool had 8 arenas and 4 jemalloc background threads
+ * where it has 1 and 1 alone (tests/real/106). Not found (another libc):
+ * the bounds stay 0 and the stubs zero nothing on this thread.
+ */
 void agent_scrub_thread(void)
 {
-	pthread_attr_t a;
-	void *addr = NULL;
-	size_t size = 0;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	const char *tp = (const char *)__builtin_thread_pointer();
+#if defined(__aarch64__)
+	const uintptr_t *w = (const uintptr_t *)(tp - SCRUB_TCB_SPAN);
+	uintptr_t desc = (uintptr_t)(tp - SCRUB_TCB_SPAN);
+#else
+	const uintptr_t *w = (const uintptr_t *)tp;
+	uintptr_t desc = (uintptr_t)tp;
+#endif
+	size_t i, n = SCRUB_TCB_SPAN / sizeof(uintptr_t);
 
-	if (pthread_getattr_np(pthread_self(), &a) != 0)
+	for (i = 0; i + 2 < n; i++) {
+		uintptr_t block = w[i], size = w[i + 1], guard = w[i + 2];
+
+		if (!block || (block & 15) || size < 16384u || size > (1ul << 34) ||
+		    guard >= size || (guard & 4095))
+			continue;
+		if (sp < block + guard || sp >= block + size)
+			continue;
+		/* the descriptor near the block's top (below it: arm64's static
+		 * TLS, a few KiB usually): two words that only look like a block
+		 * and a size span most of the address space */
+		if (desc < block || desc >= block + size || block + size - desc > (1u << 20))
+			continue;
+		scrub_set(block + guard, block + size);
 		return;
-	if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr && size)
-		scrub_set((uintptr_t)addr, (uintptr_t)addr + size);
-	pthread_attr_destroy(&a);
+	}
 }
 
 /* Check mode, at the process's exit: the stubs whose calls went deeper

@@ -74,9 +74,6 @@ fi
 #   divergence reports (agent_rr.c, rr_put_site): dladdr1 (the module and
 #               symbol of the call site; the loader's lock, no malloc; only on
 #               the way to a sync replay's divergence report)
-#   the entry stubs' bounds (agent_scrub.c): pthread_getattr_np
-#               pthread_attr_getstack pthread_attr_destroy (a thread's own
-#               stack, once at its start, while recording or replaying)
 #   compiler/runtime: memset memcpy __cxa_finalize and the weak
 #                     _ITM_*/__gmon_start__ hooks
 ALLOWED="getenv getauxval mmap munmap open read close readlink getpid getppid
@@ -89,7 +86,6 @@ pthread_testcancel pthread_setcancelstate __pthread_register_cancel __pthread_un
 sysconf strstr dlclose sigaddset environ __environ
 getcontext setcontext makecontext mremap sigemptyset sigfillset strchr strlen memchr __rseq_offset __rseq_size
 __h_errno_location unsetenv dladdr1 pthread_detach
-pthread_getattr_np pthread_attr_getstack pthread_attr_destroy
 _ITM_deregisterTMCloneTable _ITM_registerTMCloneTable __gmon_start__"
 FORBIDDEN_RE='^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|printf|fprintf|sprintf|snprintf|vfprintf|vsnprintf|puts|fputs|fopen|fdopen|fclose|fwrite|fread|fflush|perror|exit|_exit|abort|__assert_fail|__tls_get_addr|pthread_mutex_.*|pthread_rwlock_.*|sem_.*|__stack_chk_fail)$'
 
