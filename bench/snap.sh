@@ -86,7 +86,7 @@ for mb in 3 100; do
 		if [ "$rc" = 0 ]; then
 			grep -E 'composed over|started from snapshot' rep.err | sed 's/^/  /'
 			# where the agent's restore went (agent_snap_restore.c)
-			grep -E 'spool-agent: restore: ' rep.err | sed 's/^spool-agent: /  /'
+			grep -E 'spool-agent: restore(: |, CPU)' rep.err | sed 's/^spool-agent: /  /'
 		else
 			sed 's/^/  /' rep.err | head -n 8
 		fi

@@ -98,6 +98,19 @@ extern __thread int agent_snap_resumed;
  * tid word, robust list, context) that calls hook(t) on its own TLS and
  * then setcontexts into t->ctx. Returns the clone's result. */
 long agent_snap_spawn(struct agent_snap_thread *t, void (*hook)(struct agent_snap_thread *));
+/* Restore: the copy of a snapshot's data with UFFDIO_COPY
+ * (agent_snap_fill.c). open maps the body (descriptor fd, size bytes) in
+ * the agent's window (in_window: whether [lo, hi) is there) and makes the
+ * userfaultfd; begin registers a fresh anonymous region, copy fills len
+ * bytes of it at dst from the body at src_off (the bytes copied, fewer
+ * on a failure, or -errno), end unregisters it, close undoes open. Any
+ * failure: copy the old way (pread), after end. 0 or -errno. */
+int agent_snap_fill_open(int fd, uint64_t size, int (*in_window)(uint64_t lo, uint64_t hi));
+int agent_snap_fill_on(void);
+int agent_snap_fill_begin(uint64_t start, uint64_t len);
+int64_t agent_snap_fill_copy(uint64_t dst, uint64_t src_off, uint64_t len);
+void agent_snap_fill_end(uint64_t start, uint64_t len);
+void agent_snap_fill_close(void);
 /* Replay, the first thread: restore the snapshot spool passed in the area
  * (spool replay --goto), if any. Returns only when there is none. */
 void agent_snap_restore_start(void);

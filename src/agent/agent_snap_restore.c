@@ -100,6 +100,10 @@ static uint64_t rs_t[RS_T_N], rs_data_ns, rs_data_bytes, rs_mapped_bytes;
  * wall times are mostly waits for a CPU) */
 static uint64_t rs_c[RS_T_N], rs_data_cpu;
 static uint64_t rs_relro_pages; /* read-only library pages put back (rs_relro) */
+/* The region whose data UFFDIO_COPY fills now (agent_snap_fill.c;
+ * rs_uf_len 0: none), and what it filled; where the copy's CPU goes. */
+static uint64_t rs_uf_start, rs_uf_len, rs_uf_bytes, rs_uf_why;
+static uint64_t rs_seek_cpu, rs_copy_cpu, rs_stretches;
 
 #if defined(__x86_64__)
 /* The first thread's syscall user dispatch selector (agent_rr_dispatch.c):
@@ -181,6 +185,43 @@ static void rs_populate(void *p, uint64_t len)
 		rs_no_populate = 1;
 }
 
+/* The region is no longer registered with the userfaultfd: before any
+ * other access to it (a user fault there would wait forever). */
+static void rs_uf_stop(void)
+{
+	if (rs_uf_len)
+		agent_snap_fill_end(rs_uf_start, rs_uf_len);
+	rs_uf_len = 0;
+}
+
+/* One stretch of data of the body at off (len bytes) into dst: with
+ * UFFDIO_COPY while the region is registered, else (or for what it could
+ * not copy) populated and read. */
+static void rs_copy(uint64_t off, char *dst, uint64_t len)
+{
+	uint64_t c = rs_cpu_ns();
+
+	if (rs_uf_len) {
+		int64_t k = agent_snap_fill_copy((uint64_t)(uintptr_t)dst, off, len);
+
+		if (k > 0) {
+			rs_uf_bytes += (uint64_t)k;
+			off += (uint64_t)k;
+			dst += k;
+			len -= (uint64_t)k;
+		}
+		if (len) {
+			rs_uf_why = k < 0 ? (uint64_t)-k : EIO;
+			rs_uf_stop();
+		}
+	}
+	if (len) {
+		rs_populate(dst, len);
+		rs_read(off, dst, len);
+	}
+	rs_copy_cpu += rs_cpu_ns() - c;
+}
+
 /*
  * The len bytes of the body at off into dst, which reads as zeros already
  * (fresh anonymous memory): only the body's data between its holes is
@@ -197,11 +238,13 @@ static void rs_read_sparse(uint64_t off, void *dst, uint64_t len)
 	if (off > rs_size || len > rs_size - off)
 		rs_fail("the snapshot is shorter than its records say");
 	while (at < end) {
+		uint64_t c = rs_cpu_ns();
 		long d = syscall(SYS_lseek, rs_fd, (long)at, SEEK_DATA), h;
 
 		if (d < 0 && errno == ENXIO)
 			break; /* zeros to the end of the body */
 		if (d < 0) {
+			rs_uf_stop(); /* (a pread into a registered range) */
 			rs_populate((char *)dst + (at - off), end - at);
 			rs_read(at, (char *)dst + (at - off), end - at);
 			break;
@@ -213,9 +256,10 @@ static void rs_read_sparse(uint64_t off, void *dst, uint64_t len)
 			h = (long)end;
 		if (h <= d)
 			rs_fail("the snapshot's data and holes do not add up");
-		rs_populate((char *)dst + ((uint64_t)d - off), (uint64_t)(h - d));
-		rs_read((uint64_t)d, (char *)dst + ((uint64_t)d - off), (uint64_t)(h - d));
+		rs_seek_cpu += rs_cpu_ns() - c;
+		rs_copy((uint64_t)d, (char *)dst + ((uint64_t)d - off), (uint64_t)(h - d));
 		rs_data_bytes += (uint64_t)(h - d);
+		rs_stretches++;
 		at = (uint64_t)h;
 	}
 }
@@ -421,7 +465,21 @@ static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t
 			rs_fail("the program break cannot be moved to the recorded heap's end");
 		rs_map_fixed(r->start, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			     -1, 0);
+		/* UFFDIO_COPY fills whole pages: the data must start on one
+		 * in the body (a PAD record puts every region of 64 KiB or
+		 * more there) */
+		if (!(data & 4095) && agent_snap_fill_on()) {
+			int e = agent_snap_fill_begin(r->start, len);
+
+			if (!e) {
+				rs_uf_start = r->start;
+				rs_uf_len = len;
+			} else {
+				rs_uf_why = (uint64_t)-e;
+			}
+		}
 		rs_read_sparse(data, (void *)(uintptr_t)r->start, len);
+		rs_uf_stop();
 		rs_data_ns += rs_now_ns() - t;
 		rs_data_cpu += rs_cpu_ns() - c;
 		rs_mapped_bytes += len;
@@ -871,12 +929,15 @@ rs_main_resume(struct agent_snap_thread *t0, uint32_t spawned)
 		  (unsigned long)((rs_t[RS_T_FDS] - rs_t[RS_T_BODY]) / 1000),
 		  (unsigned long)((rs_t[RS_T_SPAWN] - rs_t[RS_T_FDS]) / 1000),
 		  (unsigned long)((rs_t[RS_T_READY] - rs_t[RS_T_SPAWN]) / 1000));
-	agent_log("restore, CPU of the first thread: %lu us: maps %lu, body %lu (contents %lu), "
+	agent_log("restore, CPU of the first thread: %lu us: maps %lu, body %lu (contents %lu: "
+		  "%lu stretches of data found in %lu, copied in %lu, %lu KiB by UFFDIO_COPY, its last refusal errno %lu), "
 		  "descriptors and signals %lu, threads %lu, timers and replay state %lu",
 		  (unsigned long)((rs_c[RS_T_READY] - rs_cpu0) / 1000),
 		  (unsigned long)((rs_c[RS_T_MAPS] - rs_cpu0) / 1000),
 		  (unsigned long)((rs_c[RS_T_BODY] - rs_c[RS_T_MAPS]) / 1000),
-		  (unsigned long)(rs_data_cpu / 1000),
+		  (unsigned long)(rs_data_cpu / 1000), (unsigned long)rs_stretches,
+		  (unsigned long)(rs_seek_cpu / 1000), (unsigned long)(rs_copy_cpu / 1000),
+		  (unsigned long)(rs_uf_bytes >> 10), (unsigned long)rs_uf_why,
 		  (unsigned long)((rs_c[RS_T_FDS] - rs_c[RS_T_BODY]) / 1000),
 		  (unsigned long)((rs_c[RS_T_SPAWN] - rs_c[RS_T_FDS]) / 1000),
 		  (unsigned long)((rs_c[RS_T_READY] - rs_c[RS_T_SPAWN]) / 1000));
@@ -893,6 +954,7 @@ static void __attribute__((noreturn)) rs_main(void)
 	uint32_t n, spawned = 0;
 
 	rs_body();
+	agent_snap_fill_close();
 	rs_t[RS_T_BODY] = rs_now_ns();
 	rs_c[RS_T_BODY] = rs_cpu_ns();
 	RS_SUD(0); /* ALLOW: the TLS was the recording's */
@@ -960,6 +1022,13 @@ void agent_snap_restore_start(void)
 	    !rs_agent_range((uint64_t)(uintptr_t)stack, (uint64_t)(uintptr_t)stack + 1))
 		rs_fail("no room in the agent's window");
 	rs_read_maps();
+	/* (on a failure, rs_copy copies the old way) */
+	{
+		int e = agent_snap_fill_open(rs_fd, rs_size, rs_agent_range);
+
+		if (e)
+			rs_uf_why = (uint64_t)-e;
+	}
 	rs_t[RS_T_MAPS] = rs_now_ns();
 	rs_c[RS_T_MAPS] = rs_cpu_ns();
 	if (agent_self.state == AGENT_T_NEW)
