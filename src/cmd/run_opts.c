@@ -119,6 +119,17 @@ void run_opts_usage(FILE *out, const struct run_opts_spec *spec)
 	}
 }
 
+/* The value of --limit (0 to 2^30) into *out: 0, or -1 (said). */
+static int run_opts_limit(const char *val, long *out)
+{
+	uint64_t v;
+
+	if (run_opts_uint("--limit", val, 0, 1u << 30, &v) < 0)
+		return -1;
+	*out = (long)v;
+	return 0;
+}
+
 /* Option c (getopt's return) with its argument: 1 when it is a shared
  * option of spec (so is set), 0 when it is not, -1 when its value is wrong
  * (said). */

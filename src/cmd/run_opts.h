@@ -14,11 +14,12 @@
  * and --help is printed from the same rows (run_opts_own_usage,
  * run_opts_usage), so an option cannot be parsed without being listed, nor
  * listed without being parsed. Every command that runs a program (locks,
- * probe, path, record, replay) parses this way; those that do not (export,
- * report, decode, receive) give their rows to run_opts_own_parse, the same
- * parsing without the shared options (run_opts_own.c: no session, so the
- * fuzz harnesses link it with decode.c); spool cc, whose other options are
- * clang's, finds its own in its rows with run_opts_own_find.
+ * probe, path, record, replay) parses this way, and spool report (its
+ * shared ones: --json and --limit); export, decode and receive give their
+ * rows to run_opts_own_parse, the same parsing without the shared options
+ * (run_opts_own.c: no session, so the fuzz harnesses link it with
+ * decode.c); spool cc, whose other options are clang's, finds its own in
+ * its rows with run_opts_own_find.
  */
 #ifndef SPOOL_CMD_RUN_OPTS_H
 #define SPOOL_CMD_RUN_OPTS_H
@@ -116,11 +117,6 @@ int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_
  * *out: 0, or -1 (said: "--limit 'x': want 0 to 1000", or "want a number"
  * when any size goes). */
 int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, uint64_t *out);
-
-/* The value of --limit (0 to 2^30) into *out: 0, or -1 (said), for the
- * commands that parse their options without run_opts_parse (spool
- * report), so that --limit is checked the same way everywhere. */
-int run_opts_limit(const char *val, long *out);
 
 /* `spool cmd -o FILE` where cmd writes FILE (export, report --coverage):
  * the old spelling of -w FILE, kept for this release with a warning, since

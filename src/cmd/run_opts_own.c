@@ -3,7 +3,7 @@
  * run_opts_own.c - the parsing of a command's options from its rows
  * (struct run_opt_own, run_opts.h: the getopt entry and the help lines
  * together), and the checks of a value every command words the same way
- * (--limit, a number in a range, the old spellings). run_opts_parse adds
+ * (a number in a range, the old spellings). run_opts_parse adds
  * the options shared by the commands that run a program (run_opts.c); the
  * commands that read a trace (export, report, decode) and spool receive
  * parse their rows here alone. Nothing here runs a program or knows a
@@ -27,16 +27,6 @@ int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, u
 		log_err("%s '%s': want %llu to %llu", name, val, (unsigned long long)lo,
 			(unsigned long long)hi);
 	return -1;
-}
-
-int run_opts_limit(const char *val, long *out)
-{
-	uint64_t v;
-
-	if (run_opts_uint("--limit", val, 0, 1u << 30, &v) < 0)
-		return -1;
-	*out = (long)v;
-	return 0;
 }
 
 void run_opts_old_write(const char *cmd, const char *file)
