@@ -24,7 +24,7 @@ FUZZ_HARNESSES := reader locks funcs coverage vars path export rrlog decode prob
 # What the harnesses reach: no collector, no agent, no session.
 FUZZ_LIB_SRCS := $(wildcard src/trace/*.c src/analyze/*.c src/util/*.c src/probe/*.c \
 	src/arch/x86_64/*.c) src/replay/rr_log.c src/replay/rr_img.c src/replay/rr_scan.c src/replay/rr_tree.c src/replay/rr_snap_list.c src/replay/rr_snap_compose.c src/replay/rr_snap_body.c src/replay/rr_refuse.c src/collect/run_ident.c \
-	src/cmd/decode.c src/cmd/info.c src/cmd/loss.c src/cmd/trace_arg.c fuzz/fuzz_common.c
+	src/cmd/decode.c src/cmd/info.c src/cmd/loss.c src/cmd/run_opts_own.c src/cmd/trace_arg.c fuzz/fuzz_common.c
 FUZZ_LIB_SRCS := $(filter-out src/util/log.c src/analyze/path_probes.c src/probe/probe_session.c \
 	src/probe/probe_attach.c src/probe/sysprobe.c,$(FUZZ_LIB_SRCS))
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_O)/%.o)

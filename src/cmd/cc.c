@@ -28,6 +28,7 @@
 #include "../util/files.h"
 #include "../util/log.h"
 #include "cmd.h"
+#include "run_opts.h"
 
 /* Options whose value is the next argument (a cross build's --sysroot DIR
  * and -B DIR included: taken for an input, DIR would reach the linker and
@@ -224,6 +225,72 @@ out:
 	return rc;
 }
 
+/* Codes of spool cc's own options (long-only). */
+enum {
+	CC_O_EXPLAIN = RUN_OPT_LONG,
+	CC_O_MAX_CODES,
+	CC_O_PROFILE,
+	CC_O_ROUND_GAIN,
+	CC_O_NO_UNTIMED,
+};
+
+/* spool cc's own options, in the order --help lists them. Every other
+ * argument is clang's (-v is both: spool cc says its steps and clang gets
+ * it), so these are found by their exact spelling (run_opts_own_find), not
+ * with getopt; one without its value goes to clang as given. */
+static const struct run_opt_own cc_own_opts[] = {
+    {"explain", no_argument, CC_O_EXPLAIN,
+     "  --explain   say per file how many trace calls were merged and how many\n"
+     "              arguments are no longer emitted\n"},
+    {"max-codes", required_argument, CC_O_MAX_CODES,
+     "  --max-codes N  at most N merged event codes per file: the merges that\n"
+     "              save the most (estimated) are kept, the rest left as written\n"},
+    {"profile", required_argument, CC_O_PROFILE,
+     "  --profile TRACE  estimate with the event counts of an earlier run's trace\n"
+     "              (plain or spool cc build) instead of loop depths\n"},
+    {"round-gain", required_argument, CC_O_ROUND_GAIN,
+     "  --round-gain PCT  the moving rounds go on while a round saves at least\n"
+     "              PCT percent of the estimated trace words per run (default 1)\n"},
+    {"no-untimed", no_argument, CC_O_NO_UNTIMED,
+     "  --no-untimed  every merged record reads the time stamp counter (by\n"
+     "              default one after straight-line code from the record before\n"
+     "              takes that record's time plus an estimate)\n"},
+};
+
+#define CC_NOPTS (sizeof(cc_own_opts) / sizeof(cc_own_opts[0]))
+
+/* The row of cc_own_opts argv[i] is, with its value when it takes one
+ * (argv[i + 1]), or NULL: an argument for clang (one of ours without its
+ * value too, as it always went). */
+static const struct run_opt_own *cc_own(int argc, char **argv, int i)
+{
+	const struct run_opt_own *o = run_opts_own_find(cc_own_opts, CC_NOPTS, argv[i]);
+
+	return o && (o->has_arg == no_argument || i + 1 < argc) ? o : NULL;
+}
+
+/* Option o of cc_own_opts with its value val (NULL for a flag). */
+static void cc_own_set(struct cc_ctx *c, const struct run_opt_own *o, const char *val)
+{
+	switch (o->val) {
+	case CC_O_EXPLAIN:
+		c->explain = 1;
+		break;
+	case CC_O_NO_UNTIMED:
+		c->no_untimed = 1;
+		break;
+	case CC_O_MAX_CODES:
+		c->max_codes = val;
+		break;
+	case CC_O_PROFILE:
+		c->profile = val;
+		break;
+	case CC_O_ROUND_GAIN:
+		c->round_gain = val;
+		break;
+	}
+}
+
 static void cc_usage(FILE *out)
 {
 	fprintf(out,
@@ -235,18 +302,9 @@ static void cc_usage(FILE *out)
 		"out, a translation table in the binary for spool decode. Use as\n"
 		"CC=\"spool cc\". Files that are not C go to clang as given.\n"
 		"\n"
-		"options of its own:\n"
-		"  --explain   say per file how many trace calls were merged and how many\n"
-		"              arguments are no longer emitted\n"
-		"  --max-codes N  at most N merged event codes per file: the merges that\n"
-		"              save the most (estimated) are kept, the rest left as written\n"
-		"  --profile TRACE  estimate with the event counts of an earlier run's trace\n"
-		"              (plain or spool cc build) instead of loop depths\n"
-		"  --round-gain PCT  the moving rounds go on while a round saves at least\n"
-		"              PCT percent of the estimated trace words per run (default 1)\n"
-		"  --no-untimed  every merged record reads the time stamp counter (by\n"
-		"              default one after straight-line code from the record before\n"
-		"              takes that record's time plus an estimate)\n"
+		"options of its own:\n");
+	run_opts_own_usage(out, cc_own_opts, CC_NOPTS);
+	fprintf(out,
 		"  environment: SPOOL_CLANG (default clang-14), SPOOL_CCOPT (the optimizer)\n"
 		"\n"
 		"Exit status: 0 when every step succeeded; else that of the first step that\n"
@@ -288,17 +346,10 @@ int cmd_cc(int argc, char **argv)
 		goto out;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		const struct run_opt_own *o = cc_own(argc, argv, i);
 
-		if (!strcmp(a, "--explain")) {
-			c.explain = 1;
-		} else if (!strcmp(a, "--no-untimed")) {
-			c.no_untimed = 1;
-		} else if (!strcmp(a, "--max-codes") && i + 1 < argc) {
-			c.max_codes = argv[++i];
-		} else if (!strcmp(a, "--profile") && i + 1 < argc) {
-			c.profile = argv[++i];
-		} else if (!strcmp(a, "--round-gain") && i + 1 < argc) {
-			c.round_gain = argv[++i];
+		if (o) {
+			cc_own_set(&c, o, o->has_arg ? argv[++i] : NULL);
 		} else if (!strcmp(a, "-v")) {
 			c.verbose = 1;
 			c.opts[c.nopts++] = argv[i];
@@ -335,13 +386,14 @@ int cmd_cc(int argc, char **argv)
 		if (!av)
 			goto out;
 		av[0] = (char *)c.clang;
-		for (int i = 1, j = 1; i < argc; i++)
-			if ((!strcmp(argv[i], "--max-codes") || !strcmp(argv[i], "--profile") ||
-			     !strcmp(argv[i], "--round-gain")) &&
-			    i + 1 < argc)
-				i++;
-			else if (strcmp(argv[i], "--explain") && strcmp(argv[i], "--no-untimed"))
+		for (int i = 1, j = 1; i < argc; i++) {
+			const struct run_opt_own *o = cc_own(argc, argv, i);
+
+			if (!o)
 				av[j++] = argv[i];
+			else if (o->has_arg)
+				i++;
+		}
 		rc = cc_run(av, c.verbose);
 		free(av);
 		goto out;

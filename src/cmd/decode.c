@@ -41,6 +41,7 @@
 #include "../util/log.h"
 #include "../util/sysroot.h"
 #include "cmd.h"
+#include "run_opts.h"
 
 #define DECODE_MAX_ARGS 6
 
@@ -1087,6 +1088,51 @@ static int copy_side_files(struct decoder *d, const char *dir)
 	return rc;
 }
 
+/* Codes of spool decode's options: long-only, all of them. */
+enum {
+	DECODE_O_BINARY = RUN_OPT_LONG,
+	DECODE_O_TABLE,
+	DECODE_O_SYSROOT,
+	DECODE_O_JSON,
+	DECODE_O_STATS,
+	DECODE_O_TRACE_OUT,
+	DECODE_O_NO_CYCLES,
+	DECODE_O_COUNTS,
+};
+
+/* spool decode's options, in the order --help lists them. */
+static const struct run_opt_own decode_opts[] = {
+    {"binary", required_argument, DECODE_O_BINARY,
+     "  --binary PATH  take the translation table from this binary (default: the\n"
+     "                 traced process's executable, recorded in the trace)\n"},
+    {"table", required_argument, DECODE_O_TABLE,
+     "  --table FILE   take it from a table file (spool-ccopt --table)\n"},
+    {"sysroot", required_argument, DECODE_O_SYSROOT,
+     "  --sysroot DIR  a trace made on a board: look the traced executable up\n"
+     "                 inside DIR (the board's root or a copy of its files)\n"},
+    {"json", no_argument, DECODE_O_JSON,
+     "  --json         print a JSON array of events instead: time_ns, seq (orders\n"
+     "                 equal times), tid, id, name, args, arg_names (names from\n"
+     "                 the binary's SPOOL_TRACE_EVENT descriptions, when known)\n"},
+    {"stats", no_argument, DECODE_O_STATS,
+     "  --stats        print on stderr the trace records read, their bytes and\n"
+     "                 the events decoded\n"},
+    {"trace-out", required_argument, DECODE_O_TRACE_OUT,
+     "  --trace-out DIR  write the trace again into DIR (which must not exist)\n"
+     "                 with every spool:user event decoded, as the plain build\n"
+     "                 writes them, so every other report and export reads it\n"},
+    {"no-cycles", no_argument, DECODE_O_NO_CYCLES,
+     "  --no-cycles    ignore the optimizer's cycle estimates: the events of a\n"
+     "                 merged call get its time (an untimed one's: the time of\n"
+     "                 the record before it), ordered by the suffix only\n"},
+    {"counts", no_argument, DECODE_O_COUNTS,
+     "  --counts       print 'ID COUNT' per event id instead of the events (a\n"
+     "                 profile for spool cc --profile)\n"},
+    {"help", no_argument, 'h', "  -h, --help     show this help\n"},
+};
+
+#define DECODE_NOPTS (sizeof(decode_opts) / sizeof(decode_opts[0]))
+
 static void decode_usage(FILE *out)
 {
 	fprintf(out,
@@ -1097,26 +1143,9 @@ static void decode_usage(FILE *out)
 		"them: one line per event, 'TIME TID ID ARG...', TIME in nanoseconds with a\n"
 		"suffix that keeps times strictly increasing.\n"
 		"\n"
-		"options:\n"
-		"  --binary PATH  take the translation table from this binary (default: the\n"
-		"                 traced process's executable, recorded in the trace)\n"
-		"  --table FILE   take it from a table file (spool-ccopt --table)\n"
-		"  --sysroot DIR  a trace made on a board: look the traced executable up\n"
-		"                 inside DIR (the board's root or a copy of its files)\n"
-		"  --json         print a JSON array of events instead: time_ns, seq (orders\n"
-		"                 equal times), tid, id, name, args, arg_names (names from\n"
-		"                 the binary's SPOOL_TRACE_EVENT descriptions, when known)\n"
-		"  --stats        print on stderr the trace records read, their bytes and\n"
-		"                 the events decoded\n"
-		"  --trace-out DIR  write the trace again into DIR (which must not exist)\n"
-		"                 with every spool:user event decoded, as the plain build\n"
-		"                 writes them, so every other report and export reads it\n"
-		"  --no-cycles    ignore the optimizer's cycle estimates: the events of a\n"
-		"                 merged call get its time (an untimed one's: the time of\n"
-		"                 the record before it), ordered by the suffix only\n"
-		"  --counts       print 'ID COUNT' per event id instead of the events (a\n"
-		"                 profile for spool cc --profile)\n"
-		"  -h, --help     show this help\n"
+		"options:\n");
+	run_opts_own_usage(out, decode_opts, DECODE_NOPTS);
+	fprintf(out,
 		"\n"
 		"Exit status: 0 when the events were printed (a trace with lost events too:\n"
 		"the loss is reported on stderr, as by every command that reads a trace); 1\n"
@@ -1124,68 +1153,81 @@ static void decode_usage(FILE *out)
 		"that cannot be decoded; 2 on a usage error.\n");
 }
 
+/* A wrong option, said as spool decode always has (spec.bad_option). */
+static void decode_bad_option(int c, char **argv)
+{
+	(void)c;
+	log_err("unknown option or missing argument '%s' (see spool decode --help)",
+		argv[optind - 1]);
+}
+
+static const struct run_opts_spec decode_spec = {
+    .usage = decode_usage, .anywhere = 1, .bad_option = decode_bad_option};
+
+/* What the command line of spool decode asks for, besides d's fields. */
+struct decode_cli {
+	struct decoder *d;
+	const char *out_dir;
+	int stats;
+	int status; /* the exit status when an option fails (-1 of decode_opt) */
+};
+
+/* One of spool decode's options (run_opt_fn). */
+static int decode_opt(void *arg, int c, const char *val)
+{
+	struct decode_cli *cl = arg;
+	struct decoder *d = cl->d;
+
+	switch (c) {
+	case DECODE_O_BINARY:
+	case DECODE_O_TABLE:
+		/* a table that cannot be loaded is not a usage error */
+		cl->status = 1;
+		d->have_given = 1;
+		snprintf(d->given.origin, sizeof(d->given.origin), "%s", val);
+		if ((c == DECODE_O_BINARY ? load_binary(&d->given, val, 0)
+					  : load_table_file(&d->given, val)) < 0)
+			return -1;
+		cl->status = EXIT_USAGE;
+		return 0;
+	case DECODE_O_STATS:
+		cl->stats = 1;
+		return 0;
+	case DECODE_O_JSON:
+		d->json = 1;
+		return 0;
+	case DECODE_O_NO_CYCLES:
+		d->no_cycles = 1;
+		return 0;
+	case DECODE_O_COUNTS:
+		d->counts = 1;
+		return 0;
+	case DECODE_O_SYSROOT:
+		return sysroot_option(val) < 0 ? -1 : 0;
+	case DECODE_O_TRACE_OUT:
+		cl->out_dir = val;
+		return 0;
+	}
+	return -1;
+}
+
 int cmd_decode(int argc, char **argv)
 {
-	static const struct option opts[] = {{"binary", required_argument, NULL, 'b'},
-					     {"table", required_argument, NULL, 't'},
-					     {"stats", no_argument, NULL, 's'},
-					     {"json", no_argument, NULL, 'j'},
-					     {"trace-out", required_argument, NULL, 'o'},
-					     {"no-cycles", no_argument, NULL, 'c'},
-					     {"counts", no_argument, NULL, 'n'},
-					     {"sysroot", required_argument, NULL, 'S'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
-	const char *dir = "spool.trace", *out_dir = NULL;
+	const char *dir = "spool.trace", *out_dir;
 	struct decoder d = {0};
+	struct decode_cli cl = {.d = &d, .status = EXIT_USAGE};
 	struct trace_problem prob = {0};
 	struct trace_event ev;
-	int c, rc, stats = 0, ret = 1;
+	int rc, stats, ret = 1;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			decode_usage(stdout);
-			ret = 0;
-			goto out;
-		case 'b':
-		case 't':
-			d.have_given = 1;
-			snprintf(d.given.origin, sizeof(d.given.origin), "%s", optarg);
-			if ((c == 'b' ? load_binary(&d.given, optarg, 0)
-				      : load_table_file(&d.given, optarg)) < 0)
-				goto out;
-			break;
-		case 's':
-			stats = 1;
-			break;
-		case 'j':
-			d.json = 1;
-			break;
-		case 'c':
-			d.no_cycles = 1;
-			break;
-		case 'n':
-			d.counts = 1;
-			break;
-		case 'S':
-			if (sysroot_option(optarg) < 0) {
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			break;
-		case 'o':
-			out_dir = optarg;
-			break;
-		default:
-			log_err("unknown option or missing argument '%s' (see spool decode --help)",
-				argv[optind - 1]);
-			ret = EXIT_USAGE;
-			goto out;
-		}
+	rc = run_opts_own_parse("decode", argc, argv, decode_opts, DECODE_NOPTS, &decode_spec,
+				decode_opt, &cl);
+	if (rc) {
+		ret = rc < 0 ? cl.status : 0;
+		goto out;
 	}
+	out_dir = cl.out_dir;
+	stats = cl.stats;
 	if (optind < argc)
 		dir = argv[optind++];
 	if (optind < argc) {

@@ -9,7 +9,6 @@
  * wanted.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,57 @@
 #include "cmd.h"
 #include "run_opts.h"
 
+/* Codes of spool export's long-only options. */
+enum {
+	EXPORT_O_PERFETTO = RUN_OPT_LONG,
+	EXPORT_O_CHROME,
+	EXPORT_O_FORCE,
+	EXPORT_O_FOLDED,
+	EXPORT_O_FLAME,
+	EXPORT_O_WEIGHT,
+	EXPORT_O_TITLE,
+	EXPORT_O_SYSROOT,
+};
+
+/* spool export's options, in the order --help lists them. */
+static const struct run_opt_own export_opts[] = {
+    {"perfetto", no_argument, EXPORT_O_PERFETTO,
+     "  --perfetto       Perfetto protobuf trace (open in https://ui.perfetto.dev);\n"
+     "                   default output spool.pftrace\n"},
+    {"chrome", no_argument, EXPORT_O_CHROME,
+     /* %llu: EXPORT_CHROME_MAX_EVENTS (export_usage) */
+     "  --chrome         Chrome JSON trace event format (chrome://tracing);\n"
+     "                   default output spool.json. Refused above %llu events\n"
+     "                   unless --force: JSON viewers load the whole file in memory\n"},
+    {"write", required_argument, 'w',
+     "  -w, --write FILE write to FILE ('-' for stdout): written beside it and\n"
+     "                   renamed when complete, so a failed export leaves FILE as\n"
+     "                   it was; a FIFO or a device is written in place. (-o,\n"
+     "                   --output FILE is the old spelling, kept with a warning\n"
+     "                   for this release: -o names a trace directory in the\n"
+     "                   other commands)\n"},
+    {"output", required_argument, 'o', NULL}, /* the old spelling of -w (said above) */
+    {"force", no_argument, EXPORT_O_FORCE,
+     "  --force          export to Chrome JSON whatever the size\n"},
+    {"folded", no_argument, EXPORT_O_FOLDED,
+     "  --folded         folded stacks of a probe trace (func: probes), one line\n"
+     "                   \"main;f;g WEIGHT\" per calling context, all threads merged,\n"
+     "                   for flamegraph.pl / speedscope; default output spool.folded\n"},
+    {"flamegraph", no_argument, EXPORT_O_FLAME,
+     "  --flamegraph     the same as a self-contained SVG flame graph; default\n"
+     "                   output spool.svg\n"},
+    {"weight", required_argument, EXPORT_O_WEIGHT,
+     "  --weight W       folded/flamegraph: 'time' (self ns, the default) or 'calls'\n"},
+    {"title", required_argument, EXPORT_O_TITLE, "  --title TEXT     flamegraph: the title\n"},
+    {"sysroot", required_argument, EXPORT_O_SYSROOT,
+     "  --sysroot DIR    the traced files are the board's, under DIR (its root or a\n"
+     "                   copy of its files): names come from them when their build\n"
+     "                   ids are the run's (doc/arm64.md)\n"},
+    {"help", no_argument, 'h', "  -h, --help       show this help\n"},
+};
+
+#define EXPORT_NOPTS (sizeof(export_opts) / sizeof(export_opts[0]))
+
 static void export_usage(FILE *out)
 {
 	fprintf(out,
@@ -38,38 +88,36 @@ static void export_usage(FILE *out)
 		"named by the function, nested by call depth on each thread.\n"
 		"Call sites and locks are named from the traced binaries (symbols, file:line).\n"
 		"\n"
-		"options:\n"
-		"  --perfetto       Perfetto protobuf trace (open in https://ui.perfetto.dev);\n"
-		"                   default output spool.pftrace\n"
-		"  --chrome         Chrome JSON trace event format (chrome://tracing);\n"
-		"                   default output spool.json. Refused above %llu events\n"
-		"                   unless --force: JSON viewers load the whole file in memory\n"
-		"  -w, --write FILE write to FILE ('-' for stdout): written beside it and\n"
-		"                   renamed when complete, so a failed export leaves FILE as\n"
-		"                   it was; a FIFO or a device is written in place. (-o,\n"
-		"                   --output FILE is the old spelling, kept with a warning\n"
-		"                   for this release: -o names a trace directory in the\n"
-		"                   other commands)\n"
-		"  --force          export to Chrome JSON whatever the size\n"
-		"  --folded         folded stacks of a probe trace (func: probes), one line\n"
-		"                   \"main;f;g WEIGHT\" per calling context, all threads merged,\n"
-		"                   for flamegraph.pl / speedscope; default output spool.folded\n"
-		"  --flamegraph     the same as a self-contained SVG flame graph; default\n"
-		"                   output spool.svg\n"
-		"  --weight W       folded/flamegraph: 'time' (self ns, the default) or 'calls'\n"
-		"  --title TEXT     flamegraph: the title\n"
-		"  --sysroot DIR    the traced files are the board's, under DIR (its root or a\n"
-		"                   copy of its files): names come from them when their build\n"
-		"                   ids are the run's (doc/arm64.md)\n"
-		"  -h, --help       show this help\n"
+		"options:\n");
+	for (size_t i = 0; i < EXPORT_NOPTS; i++)
+		if (export_opts[i].val == EXPORT_O_CHROME)
+			fprintf(out, export_opts[i].help,
+				(unsigned long long)EXPORT_CHROME_MAX_EVENTS);
+		else
+			run_opts_own_usage(out, &export_opts[i], 1);
+	fprintf(out,
 		"\n"
 		"Exits 1 if the trace is damaged (what could be read is still exported) or the\n"
 		"export failed, 2 on a usage error. An incomplete trace (events lost, or spool\n"
 		"did not finish writing it) is exported with a warning saying what is missing;\n"
 		"the export says it too (Perfetto: an instant on a track \"spool\"; Chrome: a\n"
-		"global instant and a top-level \"trace\" object, see doc/export.md).\n",
-		(unsigned long long)EXPORT_CHROME_MAX_EVENTS);
+		"global instant and a top-level \"trace\" object, see doc/export.md).\n");
 }
+
+/* A wrong option, said as spool export always has (spec.bad_option). */
+static void export_bad_option(int c, char **argv)
+{
+	if (c == ':')
+		log_err("option '%s' needs an argument (see spool export --help)",
+			argv[optind - 1]);
+	else if (optopt && optopt < 256 && argv[optind - 1][1] != '-')
+		log_err("unknown option '-%c' (see spool export --help)", optopt);
+	else
+		log_err("unknown option '%s' (see spool export --help)", argv[optind - 1]);
+}
+
+static const struct run_opts_spec export_spec = {
+    .usage = export_usage, .anywhere = 1, .bad_option = export_bad_option};
 
 /* --folded and --flamegraph: src/analyze/flame.c; when nothing could be
  * drawn, what was at the output before is left as it was. */
@@ -93,26 +141,63 @@ static int flame_export_cmd(const char *dir, const char *out, int svg, struct fl
 
 enum { EXPORT_NONE, EXPORT_PERFETTO, EXPORT_CHROME, EXPORT_FOLDED, EXPORT_FLAME };
 
+/* What the command line of spool export asks for. */
+struct export_cli {
+	struct export_options *eo;
+	struct flame_opts *fl;
+	const char *out;
+	int format;
+};
+
+/* One of spool export's options (run_opt_fn). */
+static int export_opt(void *arg, int c, const char *val)
+{
+	struct export_cli *cl = arg;
+
+	switch (c) {
+	case 'o':
+		run_opts_old_write("export", val);
+		/* fall through */
+	case 'w':
+		cl->out = val;
+		return 0;
+	case EXPORT_O_PERFETTO:
+	case EXPORT_O_CHROME:
+	case EXPORT_O_FOLDED:
+	case EXPORT_O_FLAME:
+		if (cl->format != EXPORT_NONE) {
+			log_err("choose one of --perfetto, --chrome, --folded and --flamegraph");
+			return -1;
+		}
+		cl->format = c == EXPORT_O_PERFETTO ? EXPORT_PERFETTO
+			     : c == EXPORT_O_CHROME ? EXPORT_CHROME
+			     : c == EXPORT_O_FOLDED ? EXPORT_FOLDED
+						    : EXPORT_FLAME;
+		return 0;
+	case EXPORT_O_WEIGHT:
+		if (strcmp(val, "time") && strcmp(val, "calls")) {
+			log_err("--weight '%s': want time or calls", val);
+			return -1;
+		}
+		cl->fl->weight = strcmp(val, "calls") ? FLAME_WEIGHT_TIME : FLAME_WEIGHT_CALLS;
+		return 0;
+	case EXPORT_O_TITLE:
+		cl->fl->title = val;
+		return 0;
+	case EXPORT_O_SYSROOT:
+		return sysroot_option(val) < 0 ? -1 : 0;
+	case EXPORT_O_FORCE:
+		cl->eo->force = 1;
+		return 0;
+	}
+	return -1;
+}
+
 int cmd_export(int argc, char **argv)
 {
-	enum { OPT_PERFETTO = 256, OPT_CHROME, OPT_FORCE, OPT_FOLDED, OPT_FLAME, OPT_WEIGHT, OPT_TITLE,
-	       OPT_SYSROOT };
-	static const struct option opts[] = {
-		{"perfetto", no_argument, NULL, OPT_PERFETTO},
-		{"chrome", no_argument, NULL, OPT_CHROME},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"folded", no_argument, NULL, OPT_FOLDED},
-		{"flamegraph", no_argument, NULL, OPT_FLAME},
-		{"weight", required_argument, NULL, OPT_WEIGHT},
-		{"title", required_argument, NULL, OPT_TITLE},
-		{"write", required_argument, NULL, 'w'},
-		{"output", required_argument, NULL, 'o'}, /* the old spelling of -w */
-		{"sysroot", required_argument, NULL, OPT_SYSROOT},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct export_options eo = {0};
 	struct flame_opts fl = {0};
+	struct export_cli cl = {.eo = &eo, .fl = &fl, .format = EXPORT_NONE};
 	struct export_perfetto *pf = NULL;
 	struct export_chrome *ch = NULL;
 	struct export_stats st = {0};
@@ -121,66 +206,16 @@ int cmd_export(int argc, char **argv)
 	struct trace_reader *r = NULL;
 	struct symbolizer *sym = NULL;
 	struct trace_event ev;
-	const char *dir = "spool.trace", *out = NULL;
-	int format = EXPORT_NONE, to_stdout, c, rc, feed_rc = 0, read_failed = 0, status = 1;
+	const char *dir = "spool.trace", *out;
+	int format, to_stdout, rc, feed_rc = 0, read_failed = 0, status = 1;
 	struct outfile of;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":ho:w:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			export_usage(stdout);
-			return 0;
-		case 'o':
-			run_opts_old_write("export", optarg);
-			/* fall through */
-		case 'w':
-			out = optarg;
-			break;
-		case OPT_PERFETTO:
-		case OPT_CHROME:
-		case OPT_FOLDED:
-		case OPT_FLAME:
-			if (format != EXPORT_NONE) {
-				log_err("choose one of --perfetto, --chrome, --folded and --flamegraph");
-				return EXIT_USAGE;
-			}
-			format = c == OPT_PERFETTO ? EXPORT_PERFETTO
-				 : c == OPT_CHROME ? EXPORT_CHROME
-				 : c == OPT_FOLDED ? EXPORT_FOLDED
-						   : EXPORT_FLAME;
-			break;
-		case OPT_WEIGHT:
-			if (strcmp(optarg, "time") && strcmp(optarg, "calls")) {
-				log_err("--weight '%s': want time or calls", optarg);
-				return EXIT_USAGE;
-			}
-			fl.weight = strcmp(optarg, "calls") ? FLAME_WEIGHT_TIME : FLAME_WEIGHT_CALLS;
-			break;
-		case OPT_TITLE:
-			fl.title = optarg;
-			break;
-		case OPT_SYSROOT:
-			if (sysroot_option(optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_FORCE:
-			eo.force = 1;
-			break;
-		case ':':
-			log_err("option '%s' needs an argument (see spool export --help)",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			if (optopt && optopt < 256 && argv[optind - 1][1] != '-')
-				log_err("unknown option '-%c' (see spool export --help)", optopt);
-			else
-				log_err("unknown option '%s' (see spool export --help)",
-					argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
+	rc = run_opts_own_parse("export", argc, argv, export_opts, EXPORT_NOPTS, &export_spec,
+				export_opt, &cl);
+	if (rc)
+		return rc < 0 ? EXIT_USAGE : 0;
+	out = cl.out;
+	format = cl.format;
 	if (optind < argc)
 		dir = argv[optind++];
 	if (optind < argc) {

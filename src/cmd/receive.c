@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <netdb.h>
@@ -35,12 +34,35 @@
 #include "../util/log.h"
 #include "../util/options.h"
 #include "cmd.h"
+#include "run_opts.h"
 
 static void receive_on_signal(int sig)
 {
 	(void)sig;
 	stream_recv_interrupted = 1;
 }
+
+/* Codes of spool receive's long-only options. */
+enum {
+	RECEIVE_O_PORT = RUN_OPT_LONG,
+	RECEIVE_O_BIND,
+	RECEIVE_O_MAX_SIZE,
+};
+
+/* spool receive's options, in the order --help lists them. */
+static const struct run_opt_own receive_opts[] = {
+    {"port", required_argument, RECEIVE_O_PORT,
+     "      --port PORT      TCP port to listen on (0: any free port, printed)\n"},
+    {"bind", required_argument, RECEIVE_O_BIND,
+     "      --bind ADDR      address to listen on (default: every address)\n"},
+    {"output", required_argument, 'o', "  -o, --output DIR     where the trace goes\n"},
+    {"max-size", required_argument, RECEIVE_O_MAX_SIZE,
+     "      --max-size SIZE  the largest trace taken, k/m/g suffixes (default 64g)\n"},
+    {"quiet", no_argument, 'q', "  -q, --quiet          no summary line\n"},
+    {"help", no_argument, 'h', "  -h, --help           show this help\n"},
+};
+
+#define RECEIVE_NOPTS (sizeof(receive_opts) / sizeof(receive_opts[0]))
 
 static void receive_usage(FILE *out)
 {
@@ -53,13 +75,9 @@ static void receive_usage(FILE *out)
 		"The connection is taken as untrusted input: only files inside DIR are\n"
 		"written, and no more than --max-size bytes.\n"
 		"\n"
-		"options:\n"
-		"      --port PORT      TCP port to listen on (0: any free port, printed)\n"
-		"      --bind ADDR      address to listen on (default: every address)\n"
-		"  -o, --output DIR     where the trace goes\n"
-		"      --max-size SIZE  the largest trace taken, k/m/g suffixes (default 64g)\n"
-		"  -q, --quiet          no summary line\n"
-		"  -h, --help           show this help\n"
+		"options:\n");
+	run_opts_own_usage(out, receive_opts, RECEIVE_NOPTS);
+	fprintf(out,
 		"\n"
 		"spool says 'receiving on ADDR:PORT' once it listens. If the connection is cut\n"
 		"before the board's spool says the trace is complete (or spool receive gets\n"
@@ -71,6 +89,49 @@ static void receive_usage(FILE *out)
 		"Exit status: 0 the whole trace arrived; 4 the stream was cut or broke a rule\n"
 		"(DIR holds what arrived, marked incomplete); 1 nothing could be received or\n"
 		"written; 2 usage error.\n");
+}
+
+static const struct run_opts_spec receive_spec = {.usage = receive_usage, .anywhere = 1};
+
+/* What the command line of spool receive asks for. */
+struct receive_cli {
+	struct stream_recv *c;
+	const char *dir, *port, *bind_addr;
+	int quiet;
+};
+
+/* One of spool receive's options (run_opt_fn). */
+static int receive_opt(void *arg, int ch, const char *val)
+{
+	struct receive_cli *cl = arg;
+	uint64_t v;
+
+	switch (ch) {
+	case RECEIVE_O_PORT:
+		if (options_parse_uint(val, 65535, &v) < 0) {
+			log_err("receive: --port '%s': want 0 to 65535", val);
+			return -1;
+		}
+		cl->port = val;
+		return 0;
+	case RECEIVE_O_BIND:
+		cl->bind_addr = val;
+		return 0;
+	case RECEIVE_O_MAX_SIZE:
+		if (options_parse_size(val, &v) < 0 || !v) {
+			log_err("receive: --max-size '%s': want a size (k/m/g)", val);
+			return -1;
+		}
+		cl->c->max_bytes = v;
+		return 0;
+	case 'o':
+		cl->dir = val;
+		return 0;
+	case 'q':
+		cl->quiet = 1;
+		return 0;
+	}
+	return -1;
 }
 
 static int rcv_listen(const char *bind_addr, const char *port, char *said, size_t len)
@@ -112,60 +173,23 @@ static int rcv_listen(const char *bind_addr, const char *port, char *said, size_
 
 int cmd_receive(int argc, char **argv)
 {
-	enum { OPT_PORT = 256, OPT_BIND, OPT_MAX };
-	static const struct option opts[] = {
-	    {"port", required_argument, NULL, OPT_PORT},
-	    {"bind", required_argument, NULL, OPT_BIND},
-	    {"max-size", required_argument, NULL, OPT_MAX},
-	    {"output", required_argument, NULL, 'o'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct stream_recv c = {
 	    .sock = -1, .dirfd = -1, .max_bytes = STREAM_DEFAULT_MAX_BYTES, .confirm = 1};
-	const char *dir = "spool.trace", *port = NULL, *bind_addr = NULL;
+	struct receive_cli cl = {.c = &c, .dir = "spool.trace"};
+	const char *dir, *port, *bind_addr;
 	char where[160], peer[160] = "?";
 	struct sockaddr_storage pa;
 	socklen_t pl = sizeof(pa);
-	int ch, lfd, rc, quiet = 0, status = 1;
-	uint64_t v;
+	int lfd, rc, quiet, status = 1;
 
-	opterr = 0;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":o:qh", opts, NULL)) != -1) {
-		switch (ch) {
-		case OPT_PORT:
-			if (options_parse_uint(optarg, 65535, &v) < 0) {
-				log_err("receive: --port '%s': want 0 to 65535", optarg);
-				return EXIT_USAGE;
-			}
-			port = optarg;
-			break;
-		case OPT_BIND:
-			bind_addr = optarg;
-			break;
-		case OPT_MAX:
-			if (options_parse_size(optarg, &v) < 0 || !v) {
-				log_err("receive: --max-size '%s': want a size (k/m/g)", optarg);
-				return EXIT_USAGE;
-			}
-			c.max_bytes = v;
-			break;
-		case 'o':
-			dir = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			receive_usage(stdout);
-			return 0;
-		default:
-			options_report_error("receive", ch, argv);
-			return EXIT_USAGE;
-		}
-	}
+	rc = run_opts_own_parse("receive", argc, argv, receive_opts, RECEIVE_NOPTS, &receive_spec,
+				receive_opt, &cl);
+	if (rc)
+		return rc < 0 ? EXIT_USAGE : 0;
+	dir = cl.dir;
+	port = cl.port;
+	bind_addr = cl.bind_addr;
+	quiet = cl.quiet;
 	if (optind < argc) {
 		log_err("receive: unexpected argument '%s' (see spool receive --help)",
 			argv[optind]);

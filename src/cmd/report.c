@@ -13,7 +13,6 @@
  * analyze/pass.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include "../util/log.h"
 #include "../util/options.h"
 #include "../util/sysroot.h"
+#include "../collect/session.h"
 #include "cmd.h"
 #include "run_opts.h"
 
@@ -178,15 +178,44 @@ static const struct report_kind report_kinds[] = {
 
 #define REPORT_NKINDS (sizeof(report_kinds) / sizeof(report_kinds[0]))
 
+/* Codes of spool report's long-only options. */
 enum {
-	OPT_JSON = 0x100,
-	OPT_SORT,
-	OPT_LIMIT,
-	OPT_TOP_SITES,
-	OPT_ALL,
-	OPT_SYSROOT,
-	OPT_KIND, /* OPT_KIND + i selects report_kinds[i]; keep last */
+	REPORT_O_SORT = RUN_OPT_LONG,
+	REPORT_O_TOP_SITES,
+	REPORT_O_ALL,
+	REPORT_O_SYSROOT,
+	REPORT_O_KIND, /* REPORT_O_KIND + i selects report_kinds[i]; keep last */
 };
+
+/* spool report's own options, in the order --help lists them; after them
+ * come a row per report kind (report_rows: listed in --help from
+ * report_kinds) and the shared --json and --limit (report_spec). */
+static const struct run_opt_own report_opts[] = {
+    {"sort", required_argument, REPORT_O_SORT,
+     "      --sort KEY       order of the lock and thread tables: wait (default),\n"
+     "                       acq, contended, hold or name\n"},
+    {"top-sites", required_argument, REPORT_O_TOP_SITES,
+     "      --top-sites N    rows of the contended call-site table (default 10)\n"},
+    {"all", no_argument, REPORT_O_ALL,
+     "      --all            --locks: also the locks initialized and never used\n"},
+    {"write", required_argument, 'w',
+     "  -w, --write FILE     --coverage: write an lcov .info file (-o, --output\n"
+     "                       FILE is the old spelling, kept with a warning for\n"
+     "                       this release: -o names a trace directory in the\n"
+     "                       other commands)\n"},
+    {"output", required_argument, 'o', NULL}, /* the old spelling of -w (said above) */
+    {"sysroot", required_argument, REPORT_O_SYSROOT,
+     "      --sysroot DIR    the traced files are the board's, under DIR (its root\n"
+     "                       or a copy of its files, debug files in DIR/usr/lib/\n"
+     "                       debug/.build-id too): a file is used for names only\n"
+     "                       when its build id is the run's (doc/arm64.md)\n"},
+    {"help", no_argument, 'h', "  -h, --help           show this help\n"},
+};
+
+#define REPORT_NOPTS (sizeof(report_opts) / sizeof(report_opts[0]))
+
+/* The options every command that prints a report shares (run_opts.c). */
+#define REPORT_SHARED (RUN_OPT_JSON | RUN_OPT_LIMIT)
 
 static void report_usage(FILE *out)
 {
@@ -208,21 +237,9 @@ static void report_usage(FILE *out)
 		"options:\n");
 	/* --json and --limit: the rows every command that prints a report
 	 * shares, with their text */
-	run_opts_usage(out, &(struct run_opts_spec){.mask = RUN_OPT_JSON | RUN_OPT_LIMIT});
+	run_opts_usage(out, &(struct run_opts_spec){.mask = REPORT_SHARED});
+	run_opts_own_usage(out, report_opts, REPORT_NOPTS);
 	fprintf(out,
-		"      --sort KEY       order of the lock and thread tables: wait (default),\n"
-		"                       acq, contended, hold or name\n"
-		"      --top-sites N    rows of the contended call-site table (default 10)\n"
-		"      --all            --locks: also the locks initialized and never used\n"
-		"  -w, --write FILE     --coverage: write an lcov .info file (-o, --output\n"
-		"                       FILE is the old spelling, kept with a warning for\n"
-		"                       this release: -o names a trace directory in the\n"
-		"                       other commands)\n"
-		"      --sysroot DIR    the traced files are the board's, under DIR (its root\n"
-		"                       or a copy of its files, debug files in DIR/usr/lib/\n"
-		"                       debug/.build-id too): a file is used for names only\n"
-		"                       when its build id is the run's (doc/arm64.md)\n"
-		"  -h, --help           show this help\n"
 		"\n"
 		"Every report says what the trace is missing, with the numbers and words of\n"
 		"spool info and of the run: text 'spool: N events lost, trace in DIR/' (locks:\n"
@@ -422,100 +439,109 @@ static int report_one_pass(struct report_args *a, const struct report_kind **kin
 	return rc;
 }
 
+/* A wrong option, said as spool report always has (report_spec). */
+static void report_bad_option(int c, char **argv)
+{
+	if (c == ':')
+		log_err("report: option '%s' needs a value (see spool report --help)",
+			argv[optind - 1]);
+	else if (optopt && optopt < 0x100)
+		log_err("report: unknown option '-%c' (see spool report --help)", optopt);
+	else
+		log_err("report: unknown option '%s' (see spool report --help)",
+			argv[optind - 1]);
+}
+
+static const struct run_opts_spec report_spec = {
+    .mask = REPORT_SHARED, .usage = report_usage, .anywhere = 1, .bad_option = report_bad_option};
+
+/* What the command line of spool report asks for, besides a's fields. */
+struct report_cli {
+	struct report_args *a;
+	const struct report_kind *kind; /* --KIND, or NULL */
+};
+
+/* One of spool report's own options or kinds (run_opt_fn). */
+static int report_opt(void *arg, int c, const char *val)
+{
+	struct report_cli *cl = arg;
+	struct report_args *a = cl->a;
+	uint64_t v;
+
+	switch (c) {
+	case 'o':
+		run_opts_old_write("report", val);
+		/* fall through */
+	case 'w':
+		a->output = val;
+		return 0;
+	case REPORT_O_SORT:
+		a->sort = val;
+		return 0;
+	case REPORT_O_ALL:
+		a->all = 1;
+		return 0;
+	case REPORT_O_SYSROOT:
+		return sysroot_option(val) < 0 ? -1 : 0;
+	case REPORT_O_TOP_SITES:
+		if (options_parse_uint(val, 1u << 30, &v) < 0) {
+			log_err("report: --top-sites '%s': want a number", val);
+			return -1;
+		}
+		a->top_sites = (long)v;
+		return 0;
+	}
+	if (c >= REPORT_O_KIND && c < REPORT_O_KIND + (int)REPORT_NKINDS) {
+		const struct report_kind *k = &report_kinds[c - REPORT_O_KIND];
+
+		if (cl->kind && cl->kind != k) {
+			log_err("report: give one report kind (--%s or --%s)", cl->kind->name,
+				k->name);
+			return -1;
+		}
+		cl->kind = k;
+		return 0;
+	}
+	log_err("report: cannot parse the options (see spool report --help)");
+	return -1;
+}
+
+/* Parse spool report's options into a and *kind: report_opts, a row per
+ * report kind (its help is report_kinds', printed in its own part of
+ * --help) and the shared --json and --limit. As run_opts_parse. */
+static int report_parse(int argc, char **argv, struct report_args *a,
+			const struct report_kind **kind)
+{
+	struct run_opt_own rows[REPORT_NOPTS + REPORT_NKINDS];
+	struct session_opts so = {.limit = -1};
+	struct report_cli cl = {.a = a};
+	int rc;
+
+	memcpy(rows, report_opts, sizeof(report_opts));
+	for (size_t i = 0; i < REPORT_NKINDS; i++)
+		rows[REPORT_NOPTS + i] = (struct run_opt_own){report_kinds[i].name, no_argument,
+							      REPORT_O_KIND + (int)i, NULL};
+	rc = run_opts_parse("report", argc, argv, rows, REPORT_NOPTS + REPORT_NKINDS, &report_spec,
+			    &so, report_opt, &cl);
+	a->json = so.json;
+	a->limit = so.limit;
+	*kind = cl.kind;
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	static const struct option common[] = {
-	    {"json", no_argument, NULL, OPT_JSON},
-	    {"sort", required_argument, NULL, OPT_SORT},
-	    {"limit", required_argument, NULL, OPT_LIMIT},
-	    {"top-sites", required_argument, NULL, OPT_TOP_SITES},
-	    {"all", no_argument, NULL, OPT_ALL},
-	    {"sysroot", required_argument, NULL, OPT_SYSROOT},
-	    {"write", required_argument, NULL, 'w'},
-	    {"output", required_argument, NULL, 'o'}, /* the old spelling of -w */
-	    {"help", no_argument, NULL, 'h'},
-	};
-	struct option opts[sizeof(common) / sizeof(common[0]) + REPORT_NKINDS + 1];
 	struct trace_loss_seen seen = {.set = 0};
 	struct report_args a = {
 	    .trace_dir = REPORT_DEFAULT_DIR, .limit = -1, .top_sites = -1, .seen = &seen};
 	const struct report_kind *kind = NULL, *kinds[REPORT_NKINDS];
-	size_t nc = sizeof(common) / sizeof(common[0]), nkinds = 0;
+	size_t nkinds = 0;
 	char how[64];
-	uint64_t v;
-	int c;
+	int rc;
 
-	memcpy(opts, common, sizeof(common));
-	for (size_t i = 0; i < REPORT_NKINDS; i++)
-		opts[nc + i] =
-		    (struct option){report_kinds[i].name, no_argument, NULL, OPT_KIND + (int)i};
-	memset(&opts[nc + REPORT_NKINDS], 0, sizeof(opts[0]));
-
-	opterr = 0;
-	optind = 0; /* 0: full reset of getopt's state, in case it ran before */
-	while ((c = getopt_long(argc, argv, ":ho:w:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			run_opts_old_write("report", optarg);
-			/* fall through */
-		case 'w':
-			a.output = optarg;
-			break;
-		case 'h':
-			report_usage(stdout);
-			return 0;
-		case OPT_JSON:
-			a.json = 1;
-			break;
-		case OPT_SORT:
-			a.sort = optarg;
-			break;
-		case OPT_ALL:
-			a.all = 1;
-			break;
-		case OPT_SYSROOT:
-			if (sysroot_option(optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_LIMIT:
-			if (run_opts_limit(optarg, &a.limit) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_TOP_SITES:
-			if (options_parse_uint(optarg, 1u << 30, &v) < 0) {
-				log_err("report: --top-sites '%s': want a number", optarg);
-				return EXIT_USAGE;
-			}
-			a.top_sites = (long)v;
-			break;
-		case ':':
-			log_err("report: option '%s' needs a value (see spool report --help)",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		case '?':
-			if (optopt && optopt < 0x100)
-				log_err("report: unknown option '-%c' (see spool report --help)",
-					optopt);
-			else
-				log_err("report: unknown option '%s' (see spool report --help)",
-					argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			if (c >= OPT_KIND && c < OPT_KIND + (int)REPORT_NKINDS) {
-				const struct report_kind *k = &report_kinds[c - OPT_KIND];
-
-				if (kind && kind != k) {
-					log_err("report: give one report kind (--%s or --%s)",
-						kind->name, k->name);
-					return EXIT_USAGE;
-				}
-				kind = k;
-				break;
-			}
-			log_err("report: cannot parse the options (see spool report --help)");
-			return EXIT_USAGE;
-		}
-	}
+	rc = report_parse(argc, argv, &a, &kind);
+	if (rc)
+		return rc < 0 ? EXIT_USAGE : 0;
 	if (optind < argc)
 		a.trace_dir = argv[optind++];
 	if (optind < argc) {
@@ -534,8 +560,8 @@ int cmd_report(int argc, char **argv)
 	if (cmd_trace_arg_check(a.trace_dir, how))
 		return 1;
 	char heading[64];
-	int rc = 0;
 
+	rc = 0;
 	if (nkinds > 1) {
 		rc = report_one_pass(&a, kinds, nkinds);
 		if (rc == EXIT_USAGE)

@@ -3,9 +3,10 @@
  * run_opts.c - the options shared by the commands that run a program
  * (run_opts.h): one row each, with the getopt entry, the help text and the
  * check of the value; and the parsing of a command's options from its rows
- * and these. A new shared option is a row here and a case in
- * run_opts_handle; every command that names it in its mask gets it, spelled
- * and explained the same way.
+ * and these (run_opts_own_parse of run_opts_own.c, with these rows added
+ * and handled before the command's own). A new shared option is a row here
+ * and a case in run_opts_handle; every command that names it in its mask
+ * gets it, spelled and explained the same way.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -91,30 +92,6 @@ static const struct run_opt_row run_opt_rows[] = {
 
 #define RUN_OPT_NROWS (sizeof(run_opt_rows) / sizeof(run_opt_rows[0]))
 
-/* The long options getopt_long is given: the command's own (own, ending
- * with a zeroed entry) and then the shared ones of spec, into out (room for
- * cap entries, the terminating zeroed one included). 0, or -ENOSPC. */
-static int run_opts_table(const struct option *own, const struct run_opts_spec *spec, struct option *out,
-		   size_t cap)
-{
-	size_t n = 0;
-
-	for (; own && own[n].name; n++) {
-		if (n + 1 >= cap)
-			return -ENOSPC;
-		out[n] = own[n];
-	}
-	for (size_t i = 0; i < RUN_OPT_NROWS; i++) {
-		if (!(spec->mask & run_opt_rows[i].bit))
-			continue;
-		if (n + 1 >= cap)
-			return -ENOSPC;
-		out[n++] = run_opt_rows[i].opt;
-	}
-	memset(&out[n], 0, sizeof(out[n]));
-	return 0;
-}
-
 void run_opts_usage(FILE *out, const struct run_opts_spec *spec)
 {
 	for (size_t i = 0; i < RUN_OPT_NROWS; i++) {
@@ -140,6 +117,17 @@ void run_opts_usage(FILE *out, const struct run_opts_spec *spec)
 			fputs(r->help, out);
 		}
 	}
+}
+
+/* The value of --limit (0 to 2^30) into *out: 0, or -1 (said). */
+static int run_opts_limit(const char *val, long *out)
+{
+	uint64_t v;
+
+	if (run_opts_uint("--limit", val, 0, 1u << 30, &v) < 0)
+		return -1;
+	*out = (long)v;
+	return 0;
 }
 
 /* Option c (getopt's return) with its argument: 1 when it is a shared
@@ -201,110 +189,53 @@ static int run_opts_handle(int c, const char *arg, const struct run_opts_spec *s
 	}
 }
 
-int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, uint64_t *out)
+/* run_opts_parse's fn: a shared option of the command's mask, -q, or one
+ * of the command's own (handed to its fn). */
+struct run_opts_run {
+	const struct run_opts_spec *spec;
+	struct session_opts *so;
+	run_opt_fn fn;
+	void *ctx;
+};
+
+static int run_opts_run_opt(void *arg, int c, const char *val)
 {
-	if (options_parse_uint(val, hi, out) == 0 && *out >= lo)
+	struct run_opts_run *run = arg;
+	int rc = run_opts_handle(c, val, run->spec, run->so);
+
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	if (c == 'q') {
+		run->so->quiet = 1;
 		return 0;
-	if (!lo && hi >= 1u << 30)
-		log_err("%s '%s': want a number", name, val);
-	else
-		log_err("%s '%s': want %llu to %llu", name, val, (unsigned long long)lo,
-			(unsigned long long)hi);
-	return -1;
-}
-
-int run_opts_limit(const char *val, long *out)
-{
-	uint64_t v;
-
-	if (run_opts_uint("--limit", val, 0, 1u << 30, &v) < 0)
-		return -1;
-	*out = (long)v;
-	return 0;
-}
-
-void run_opts_old_write(const char *cmd, const char *file)
-{
-	log_warn("%s: -o %s taken as the file to write (the old spelling): use -w %s; -o names "
-		 "the trace directory in spool locks, probe, record, replay and path",
-		 cmd, file, file);
-}
-
-void run_opts_old_name(const char *cmd, const char *old, const char *now, const char *other)
-{
-	log_warn("%s: %s is the old spelling of %s, kept for this release: %s", cmd, old, now,
-		 other);
-}
-
-/* Room for the getopt tables of the command with the most options (spool
- * probe: 17 own and 3 shared, spool replay: 18 and 1). */
-#define RUN_OPTS_MAX 40
-
-void run_opts_own_usage(FILE *out, const struct run_opt_own *own, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (own[i].help)
-			fputs(own[i].help, out);
+	}
+	return run->fn(run->ctx, c, val);
 }
 
 int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_own *own, size_t n,
 		   const struct run_opts_spec *spec, struct session_opts *so, run_opt_fn fn,
 		   void *ctx)
 {
-	struct option rows[RUN_OPTS_MAX + 1], opts[RUN_OPTS_MAX + RUN_OPT_NROWS + 1];
-	/* "+:" (stop at the first operand; ':' for a missing value), then
-	 * "x" or "x:" per short option */
-	char shorts[3 + 2 * (RUN_OPTS_MAX + RUN_OPT_NROWS) + 1] = "+:";
-	size_t ns = 2;
-	int c, rc;
+	struct run_opt_own rows[RUN_OPTS_MAX];
+	struct run_opts_run run = {.spec = spec, .so = so, .fn = fn, .ctx = ctx};
+	size_t k = 0;
+	int rc;
 
-	if (n > RUN_OPTS_MAX) {
-		log_err("spool %s: too many options for run_opts_parse (%zu, at most %d)", cmd, n,
-			RUN_OPTS_MAX);
+	for (size_t i = 0; i < n && k < RUN_OPTS_MAX; i++)
+		rows[k++] = own[i];
+	for (size_t i = 0; i < RUN_OPT_NROWS && k < RUN_OPTS_MAX; i++)
+		if (spec->mask & run_opt_rows[i].bit)
+			rows[k++] = (struct run_opt_own){run_opt_rows[i].opt.name,
+							 run_opt_rows[i].opt.has_arg,
+							 run_opt_rows[i].opt.val, NULL};
+	if (k == RUN_OPTS_MAX) {
+		log_err("spool %s: too many options for run_opts_parse (at most %d)", cmd,
+			RUN_OPTS_MAX - 1);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		rows[i] = (struct option){own[i].name, own[i].has_arg, NULL, own[i].val};
-		if (own[i].val < RUN_OPT_LONG) {
-			shorts[ns++] = (char)own[i].val;
-			if (own[i].has_arg == required_argument)
-				shorts[ns++] = ':';
-		}
-	}
-	memset(&rows[n], 0, sizeof(rows[n]));
-	if (run_opts_table(rows, spec, opts, sizeof(opts) / sizeof(opts[0])) < 0)
-		return -1;
-	for (size_t i = 0; opts[i].name; i++)
-		if (i >= n && opts[i].val < RUN_OPT_LONG) {
-			shorts[ns++] = (char)opts[i].val;
-			if (opts[i].has_arg == required_argument)
-				shorts[ns++] = ':';
-		}
-	shorts[ns] = 0;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
-		rc = run_opts_handle(c, optarg, spec, so);
-		if (rc < 0)
-			return -1;
-		if (rc)
-			continue;
-		if (c == '?' || c == ':') {
-			options_report_error(cmd, c, argv);
-			return -1;
-		}
-		if (c == 'h' && spec->usage) {
-			spec->usage(stdout);
-			return RUN_OPTS_STOP;
-		}
-		if (c == 'q') {
-			so->quiet = 1;
-			continue;
-		}
-		rc = fn(ctx, c, optarg);
-		if (rc)
-			return rc < 0 ? -1 : RUN_OPTS_STOP;
-	}
+	rc = run_opts_own_parse(cmd, argc, argv, rows, k, spec, run_opts_run_opt, &run);
+	if (rc)
+		return rc;
 	if (!stream_send_keeps() && !stream_send_active()) {
 		log_err("spool %s: --no-keep is for --stream HOST:PORT (it frees what the receiver "
 			"has)",

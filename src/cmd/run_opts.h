@@ -14,7 +14,12 @@
  * and --help is printed from the same rows (run_opts_own_usage,
  * run_opts_usage), so an option cannot be parsed without being listed, nor
  * listed without being parsed. Every command that runs a program (locks,
- * probe, path, record, replay) parses this way.
+ * probe, path, record, replay) parses this way, and spool report (its
+ * shared ones: --json and --limit); export, decode and receive give their
+ * rows to run_opts_own_parse, the same parsing without the shared options
+ * (run_opts_own.c: no session, so the fuzz harnesses link it with
+ * decode.c); spool cc, whose other options are clang's, finds its own in
+ * its rows with run_opts_own_find.
  */
 #ifndef SPOOL_CMD_RUN_OPTS_H
 #define SPOOL_CMD_RUN_OPTS_H
@@ -56,6 +61,14 @@ struct run_opts_spec {
 	 * the parsing stops with success; NULL: the row goes to the
 	 * command's fn. */
 	void (*usage)(FILE *out);
+	/* Operands may come between the options (a command that reads a
+	 * trace: `spool export DIR --perfetto`); 0: the parsing stops at the
+	 * first operand, PROGRAM, whose own options follow. */
+	int anywhere;
+	/* How a wrong option is said (c: ':' a value is missing, '?' an
+	 * unknown option; getopt's optind and optopt are set); NULL:
+	 * options_report_error. The parsing then fails (EXIT_USAGE). */
+	void (*bad_option)(int c, char **argv);
 };
 
 /* One of a command's own options. val below RUN_OPT_LONG is also the short
@@ -71,6 +84,11 @@ struct run_opt_own {
 };
 
 #define RUN_OPT_LONG 0x100
+
+/* The most rows a command's options may have, the shared ones its mask
+ * names included (spool probe: 17 own and 3 shared, spool replay: 18 and
+ * 1; there are 12 shared ones). */
+#define RUN_OPTS_MAX 56
 
 /* Two rows every command has are handled here, not by fn: 'h' (--help,
  * spec->usage) and 'q' (-q, --quiet: so->quiet; each command's row says
@@ -100,11 +118,6 @@ int run_opts_parse(const char *cmd, int argc, char **argv, const struct run_opt_
  * when any size goes). */
 int run_opts_uint(const char *name, const char *val, uint64_t lo, uint64_t hi, uint64_t *out);
 
-/* The value of --limit (0 to 2^30) into *out: 0, or -1 (said), for the
- * commands that parse their options without run_opts_parse (spool
- * report), so that --limit is checked the same way everywhere. */
-int run_opts_limit(const char *val, long *out);
-
 /* `spool cmd -o FILE` where cmd writes FILE (export, report --coverage):
  * the old spelling of -w FILE, kept for this release with a warning, since
  * -o names a trace directory in every other command. */
@@ -117,5 +130,18 @@ void run_opts_old_name(const char *cmd, const char *old, const char *now, const 
 
 /* The help lines of the rows of own that have some, in their order. */
 void run_opts_own_usage(FILE *out, const struct run_opt_own *own, size_t n);
+
+/* Parse the options of `spool cmd` from the rows of own only (n of them)
+ * through fn, as run_opts_parse does without the shared options (spec's
+ * mask is not used, and a row of val 'q' goes to fn like any other).
+ * Returns 0, RUN_OPTS_STOP or -1 as run_opts_parse does. */
+int run_opts_own_parse(const char *cmd, int argc, char **argv, const struct run_opt_own *own,
+		       size_t n, const struct run_opts_spec *spec, run_opt_fn fn, void *ctx);
+
+/* The row of own that arg spells exactly ("--explain": no abbreviation,
+ * no "--name=value"), or NULL: for spool cc, whose other options are
+ * clang's and go to it as given. */
+const struct run_opt_own *run_opts_own_find(const struct run_opt_own *own, size_t n,
+					    const char *arg);
 
 #endif

@@ -41,6 +41,7 @@
 #include "../util/files.h"
 #include "../util/log.h"
 #include "../util/options.h"
+#include "../util/procinfo.h"
 #include "../util/target.h"
 #include "session.h"
 #include "stream_send.h"
@@ -780,6 +781,18 @@ static size_t add_children(uint32_t *set, size_t n, size_t max, uint32_t pid)
 	return n;
 }
 
+/* The first n of set (room for SESSION_MAX_DESC) and then spool's
+ * descendants, each once (the children of spool and of every process in
+ * the set, breadth first: the set grows while it is walked). Returns how
+ * many the set holds. */
+static size_t session_descendants(uint32_t *set, size_t n)
+{
+	n = add_children(set, n, SESSION_MAX_DESC, 0);
+	for (size_t i = 0; i < n; i++)
+		n = add_children(set, n, SESSION_MAX_DESC, set[i]);
+	return n;
+}
+
 /*
  * The processes still running that the trace loses: every traced process
  * (a live process slot) and every descendant of spool (the program's
@@ -798,23 +811,11 @@ static uint32_t still_running(struct collector *col, char *names, size_t len)
 	n = collector_live_procs(col, set, SESSION_MAX_DESC);
 	if (n > SESSION_MAX_DESC)
 		n = SESSION_MAX_DESC;
-	n = add_children(set, n, SESSION_MAX_DESC, 0);
-	/* breadth first: the set grows while it is walked */
-	for (size_t i = 0; i < n; i++)
-		n = add_children(set, n, SESSION_MAX_DESC, set[i]);
+	n = session_descendants(set, n);
 	for (size_t i = 0; i < n && i < SESSION_NAMED_PROCS && o < len; i++) {
-		char path[64], comm[32] = "?";
-		ssize_t k;
-		int fd;
+		char comm[32] = "?";
 
-		snprintf(path, sizeof(path), "/proc/%u/comm", set[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			k = read(fd, comm, sizeof(comm) - 1);
-			comm[k > 0 ? k : 0] = 0;
-			comm[strcspn(comm, "\n")] = 0;
-			close(fd);
-		}
+		procinfo_comm((pid_t)set[i], comm, sizeof(comm));
 		/* (log_* escapes what the program named itself) */
 		o += (size_t)snprintf(names + o, len - o, "%s%s, pid %u", i ? "; " : "", comm,
 				      set[i]);
@@ -842,22 +843,12 @@ static uint32_t session_snap_copies(void)
 
 	if (!set)
 		return 0;
-	k = add_children(set, 0, SESSION_MAX_DESC, 0);
-	for (size_t i = 0; i < k; i++)
-		k = add_children(set, k, SESSION_MAX_DESC, set[i]);
+	k = session_descendants(set, 0);
 	for (size_t i = 0; i < k; i++) {
-		char path[64], comm[32];
-		ssize_t len;
-		int fd;
+		char comm[32];
 
-		snprintf(path, sizeof(path), "/proc/%u/comm", set[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, comm, sizeof(comm) - 1);
-		close(fd);
-		comm[len > 0 ? len : 0] = 0;
-		n += !strcmp(comm, "spool-snapshot\n");
+		n += procinfo_comm((pid_t)set[i], comm, sizeof(comm)) == 0 &&
+		     !strcmp(comm, "spool-snapshot");
 	}
 	free(set);
 	return n;

@@ -33,6 +33,7 @@
 
 #include "../util/files.h"
 #include "../util/log.h"
+#include "../util/procinfo.h"
 #include "trace.h"
 #include "trace_int.h"
 #include "untrusted.h"
@@ -67,21 +68,9 @@ static pid_t stale_name_pid(const char *name, const char *base)
 /* Whether pid is a live process named spool. */
 static int stale_pid_spool(pid_t pid)
 {
-	char fn[64], comm[32] = "";
-	ssize_t n;
-	int fd;
+	char comm[32];
 
-	snprintf(fn, sizeof(fn), "/proc/%d/comm", (int)pid);
-	fd = open(fn, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	comm[n] = 0;
-	comm[strcspn(comm, "\n")] = 0;
-	return !strcmp(comm, "spool");
+	return procinfo_comm(pid, comm, sizeof(comm)) == 0 && !strcmp(comm, "spool");
 }
 
 int trace_dir_writer_running(const char *dir)

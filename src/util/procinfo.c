@@ -45,6 +45,26 @@ static const char *procinfo_stat_fields(const char *path, char *buf, size_t len)
 	return p + 1;
 }
 
+int procinfo_comm(pid_t pid, char *comm, size_t len)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	snprintf(comm, len, "%s", buf);
+	return 0;
+}
+
 pid_t procinfo_ppid(pid_t pid)
 {
 	char path[64], buf[512];

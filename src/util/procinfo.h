@@ -11,6 +11,11 @@
 
 #include <sys/types.h>
 
+/* The name of pid (/proc/PID/comm, without its newline; the program
+ * chose it, so print it escaped) into comm (len bytes, len > 0): 0, or a
+ * negative errno (comm is then left as it was). */
+int procinfo_comm(pid_t pid, char *comm, size_t len);
+
 /* The parent of pid, from /proc/PID/stat, or -1. */
 pid_t procinfo_ppid(pid_t pid);
 

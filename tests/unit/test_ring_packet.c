@@ -70,10 +70,13 @@ static void produce(struct prod *pr, uint32_t i)
 	struct rec_lock *r;
 	int wake;
 
+	/* untimed: the open packet's time, as agent_now passes it */
+	uint64_t now = pr->p.pkt.untimed ? pr->p.pkt.prev_tsc : rec_tsc(i);
+
 	pr->seq += i % 31 == 30 ? 2 : 1; /* a gap now and then (a drop) */
 	pr->p.ring->last_seq = pr->seq;
 	if (!n && !rec_arg(i) &&
-	    ring_pkt_lock(&pr->p, OP_ACQUIRE, i, pr->seq, rec_ip(i), rec_tsc(i), &wake))
+	    ring_pkt_lock(&pr->p, OP_ACQUIRE, i, pr->seq, rec_ip(i), now, &wake))
 		return;
 	r = ring_prod_reserve(&pr->p, len);
 	assert_non_null(r);
@@ -104,28 +107,30 @@ static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *
 	return remove(path);
 }
 
-static void test_round_trip(void **state)
+/* The writing both round trips share: records 0 to n - 1 (produce) into a
+ * one-ring shared memory with packets, drained as the collector does, into
+ * a trace with one stream in dir (root: the new directory above it, made
+ * here; the test removes it). untimed: --clock=none, the writer told and
+ * the producer's packets stamped with their opening time. */
+static void rpkt_write(char *root, char *dir, size_t dlen, uint32_t n, int untimed)
 {
-	char root[] = "/tmp/spool-test-rpkt-XXXXXX", dir[64];
-	const uint32_t N = 3000;
 	struct trace_writer *w;
 	struct trace_stream *s;
-	struct trace_reader *rd;
-	struct trace_event ev;
 	struct shm_host h;
 	struct prod pr;
-	uint32_t i = 0, seq = 0, got = 0, bad = 0;
-	int rc;
 
 	assert_non_null(mkdtemp(root));
-	snprintf(dir, sizeof(dir), "%s/t", root);
+	snprintf(dir, dlen, "%s/t", root);
 	unsetenv("SPOOL_TRACE_FORMAT");
 	assert_int_equal(trace_writer_open(&w, dir, &test_clock), 0);
+	if (untimed)
+		assert_int_equal(trace_writer_set_untimed(w), 0);
 	assert_int_equal(trace_writer_stream(w, 0, 11, 12, &s), 0);
 	assert_int_equal(shm_host_create(&h, 16384, 1, 0), 0);
 	h.packets = 1;
 	prod_open(&h, &pr);
-	for (i = 0; i < N; i++) {
+	pr.p.pkt.untimed = untimed;
+	for (uint32_t i = 0; i < n; i++) {
 		produce(&pr, i);
 		if (i % 50 == 49) /* the collector drains now and then */
 			assert_true(shm_host_drain_packets(&h, 0, 0, put_cb, s) >= 0);
@@ -135,7 +140,18 @@ static void test_round_trip(void **state)
 	assert_int_equal(h.tail[0] % shm_pkt_slot(h.ring_bytes), 0);
 	shm_host_destroy(&h);
 	assert_int_equal(trace_writer_close(w), 0);
+}
 
+static void test_round_trip(void **state)
+{
+	char root[] = "/tmp/spool-test-rpkt-XXXXXX", dir[64];
+	const uint32_t N = 3000;
+	struct trace_reader *rd;
+	struct trace_event ev;
+	uint32_t i = 0, seq = 0, got = 0, bad = 0;
+	int rc;
+
+	rpkt_write(root, dir, sizeof(dir), N, 0);
 	assert_int_equal(trace_reader_open(&rd, dir, NULL), 0);
 	i = 0;
 	while ((rc = trace_reader_next(rd, &ev)) > 0) {
@@ -174,55 +190,13 @@ static void test_untimed_round_trip(void **state)
 {
 	char root[] = "/tmp/spool-test-rpkt-XXXXXX", dir[64];
 	const uint32_t N = 3000;
-	struct trace_writer *w;
-	struct trace_stream *s;
 	struct trace_reader *rd;
 	struct trace_event ev;
-	struct shm_host h;
-	struct prod pr;
 	uint32_t i = 0, seq = 0, got = 0, bad = 0, stamped = 0, changes = 0;
 	uint64_t prev = 0;
 	int rc;
 
-	assert_non_null(mkdtemp(root));
-	snprintf(dir, sizeof(dir), "%s/t", root);
-	unsetenv("SPOOL_TRACE_FORMAT");
-	assert_int_equal(trace_writer_open(&w, dir, &test_clock), 0);
-	assert_int_equal(trace_writer_set_untimed(w), 0);
-	assert_int_equal(trace_writer_stream(w, 0, 11, 12, &s), 0);
-	assert_int_equal(shm_host_create(&h, 16384, 1, 0), 0);
-	h.packets = 1;
-	prod_open(&h, &pr);
-	pr.p.pkt.untimed = 1;
-	for (i = 0; i < N; i++) {
-		uint32_t n = rec_nstack(i), len = (uint32_t)sizeof(struct rec_lock) + 8 * n;
-		struct rec_lock *r;
-		int wake;
-
-		pr.seq += i % 31 == 30 ? 2 : 1;
-		pr.p.ring->last_seq = pr.seq;
-		if (!n && !rec_arg(i) &&
-		    ring_pkt_lock(&pr.p, OP_ACQUIRE, i, pr.seq, rec_ip(i), pr.p.pkt.prev_tsc, &wake))
-			goto drain;
-		r = ring_prod_reserve(&pr.p, len);
-		assert_non_null(r);
-		r->h.word = ev_word(KIND_LOCK, 0, i, OP_ACQUIRE);
-		r->h.tsc = rec_tsc(i);
-		r->h.seq = pr.seq;
-		r->h.size = len;
-		r->ip = rec_ip(i);
-		r->arg = rec_arg(i);
-		for (uint32_t k = 0; k < n; k++)
-			r->stack[k] = (uint64_t)i << 8 | k;
-		ring_prod_commit(&pr.p, len);
-drain:
-		if (i % 50 == 49)
-			assert_true(shm_host_drain_packets(&h, 0, 0, put_cb, s) >= 0);
-	}
-	assert_true(shm_host_drain_packets(&h, 0, 1, put_cb, s) >= 1);
-	shm_host_destroy(&h);
-	assert_int_equal(trace_writer_close(w), 0);
-
+	rpkt_write(root, dir, sizeof(dir), N, 1);
 	assert_int_equal(trace_reader_open(&rd, dir, NULL), 0);
 	assert_int_equal(trace_reader_untimed(rd), 1);
 	i = 0;
