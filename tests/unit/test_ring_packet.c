@@ -63,6 +63,9 @@ static uint64_t rec_tsc(uint32_t i)
 static uint32_t rec_nstack(uint32_t i) { return i % 13 == 0 ? i % 5 : 0; }
 static uint64_t rec_arg(uint32_t i) { return i % 7 == 0 ? i : 0; }
 static uint64_t rec_ip(uint32_t i) { return 0x400000 + i % 9; }
+/* a lock index with all four bytes in use: ring_pkt_lock writes it across
+ * its two stores (bytes 5-7 and 8 of the event) */
+static uint32_t rec_obj(uint32_t i) { return i * 0x9e3779b9u | 1; }
 
 static void produce(struct prod *pr, uint32_t i)
 {
@@ -76,11 +79,11 @@ static void produce(struct prod *pr, uint32_t i)
 	pr->seq += i % 31 == 30 ? 2 : 1; /* a gap now and then (a drop) */
 	pr->p.ring->last_seq = pr->seq;
 	if (!n && !rec_arg(i) &&
-	    ring_pkt_lock(&pr->p, OP_ACQUIRE, i, pr->seq, rec_ip(i), now, &wake))
+	    ring_pkt_lock(&pr->p, OP_ACQUIRE, rec_obj(i), pr->seq, rec_ip(i), now, &wake))
 		return;
 	r = ring_prod_reserve(&pr->p, len);
 	assert_non_null(r);
-	r->h.word = ev_word(KIND_LOCK, 0, i, OP_ACQUIRE);
+	r->h.word = ev_word(KIND_LOCK, 0, rec_obj(i), OP_ACQUIRE);
 	r->h.tsc = rec_tsc(i);
 	r->h.seq = pr->seq;
 	r->h.size = len;
@@ -159,7 +162,7 @@ static void test_round_trip(void **state)
 		uint32_t n = rec_nstack(i);
 
 		seq += i % 31 == 30 ? 2 : 1;
-		if (ev_kind(ev.rec->word) != KIND_LOCK || ev_obj(ev.rec->word) != i ||
+		if (ev_kind(ev.rec->word) != KIND_LOCK || ev_obj(ev.rec->word) != rec_obj(i) ||
 		    ev_op(ev.rec->word) != OP_ACQUIRE || ev.rec->seq != seq ||
 		    ev.rec->tsc != rec_tsc(i) || l->ip != rec_ip(i) || l->arg != rec_arg(i) ||
 		    ev.rec->size != sizeof(*l) + 8 * n)
@@ -204,7 +207,7 @@ static void test_untimed_round_trip(void **state)
 		const struct rec_lock *l = (const struct rec_lock *)ev.rec;
 
 		seq += i % 31 == 30 ? 2 : 1;
-		if (ev_obj(ev.rec->word) != i || ev.rec->seq != seq || l->ip != rec_ip(i) ||
+		if (ev_obj(ev.rec->word) != rec_obj(i) || ev.rec->seq != seq || l->ip != rec_ip(i) ||
 		    l->arg != rec_arg(i) || ev.rec->size != sizeof(*l) + 8 * rec_nstack(i))
 			bad++;
 		stamped += ev.rec->tsc == rec_tsc(i);
