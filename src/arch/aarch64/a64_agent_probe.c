@@ -109,6 +109,11 @@ uint64_t a64_handler(uint64_t h)
 		return (uint64_t)(uintptr_t)a64_probe_hit;
 	if (h == PROBE_H_VAR)
 		return (uint64_t)(uintptr_t)a64_probe_var;
+	if (h == PROBE_H_A64_VSAVE || h == PROBE_H_A64_VREST) {
+		/* before the first trampoline that calls them is written */
+		a64_sve_init();
+		return (uint64_t)(uintptr_t)(h == PROBE_H_A64_VSAVE ? a64_vsave : a64_vrest);
+	}
 	return 0;
 }
 
