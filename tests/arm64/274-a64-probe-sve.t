@@ -8,16 +8,18 @@
 # only, and its own restore cleared the upper bits of every Z register: the
 # program's SVE sums came out wrong under block: probes (6226012520 for
 # 24005047995 at 512 bits). Checked at 128, 512 and 2048-bit vectors, on a
-# core without SVE (cortex-a57: the q0-q31 path, V registers kept), and
-# with BRK probes (the kernel's signal frame holds the SVE state).
+# core without SVE (cortex-a57: the q0-q31 path, V registers kept), with
+# --exits retaddr (an SVE function's vector result through the return
+# trampoline) and with BRK probes (the kernel's signal frame holds the SVE
+# state).
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 14
 
 A64CC="${CROSS:-aarch64-linux-gnu-}gcc"
 if ! command -v "$A64CC" >/dev/null; then
-	skip 13 "no $A64CC on the host"
+	skip 14 "no $A64CC on the host"
 	done_testing
 	exit 0
 fi
@@ -44,6 +46,13 @@ probed max,sve-default-vector-length=256 256
 probed max,sve-default-vector-length=16 16
 like "$(QEMU_CPU=cortex-a57 ./sv 3000)" "^vl 0 sum ([0-9]+) want \\1$" "cortex-a57 has no SVE: the sums in V registers"
 probed cortex-a57 0
+
+# --exits retaddr: sve_step (SVE calling convention) returns its vector in
+# z0 through the agent's return trampoline (a64_agent_ra.c), which kept
+# q0-q7 only before: the sum came out 73365036980 for 73365146685
+native="$(./sv 3000 2>&1)"
+spool_run probe --exits retaddr -e 'func:*' -o ra.trace -- ./sv 3000
+is "$RC:$OUT" "0:$native" "--exits retaddr on SVE functions: the sums and status unchanged"
 
 # BRK probes: the same program beside libfill, no trampoline within reach
 native="$(./svfill 3000 2>/dev/null)"

@@ -19,6 +19,15 @@
 #define HWCAP_SVE (1ul << 22)
 #endif
 
+/* one round's sum, under the SVE calling convention: pg in p0, acc and v
+ * in z0 and z1, the result in z0, and z8-z23 and p4-p15 the caller's
+ * (--exits retaddr: its return goes through the agent's trampoline) */
+__attribute__((noipa, target("+sve"))) svint32_t sve_step(svbool_t pg, svint32_t acc,
+							  svint32_t v)
+{
+	return svadd_m(pg, acc, v);
+}
+
 /* acc lives in a Z register through the loop; odd is a predicate made
  * once before it and used in every round (a P register). */
 __attribute__((noinline, target("+sve"))) static long sve_sum(const int *a, long n)
@@ -30,7 +39,7 @@ __attribute__((noinline, target("+sve"))) static long sve_sum(const int *a, long
 		svbool_t pg = svwhilelt_b32(i, n);
 		svint32_t v = svld1(pg, a + i);
 
-		acc = svadd_m(pg, acc, v);
+		acc = sve_step(pg, acc, v);
 		acc_odd = svadd_m(svand_z(pg, pg, odd), acc_odd, v);
 	}
 	return svaddv(svptrue_b32(), acc) + 1000000L * svaddv(svptrue_b32(), acc_odd);

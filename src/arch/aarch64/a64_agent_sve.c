@@ -30,9 +30,10 @@
  *
  * Not covered: SME's streaming mode and ZA (a probe hit in streaming mode
  * would save with the streaming vector length; ZA is left as it is, no
- * handler touching it), and --exits retaddr's return trampoline
- * (a64_agent_ra.c), which saves q0-q7 only: an SVE function that returns
- * z0-z7/p0-p3 (the SVE calling convention) loses their upper bits there.
+ * handler touching it).
+ *
+ * --exits retaddr's return trampoline (a64_agent_ra.c) calls both too,
+ * with the same frame in x19: an SVE function returns z0-z7/p0-p3 there.
  */
 #include <stdint.h>
 #include <sys/auxv.h>
@@ -43,14 +44,15 @@
 #define HWCAP_SVE (1ul << 22)
 #endif
 
-/* 1 when the core has SVE; set once by a64_sve_init before any
- * trampoline is placed, read by a64_vsave/a64_vrest (never written after:
- * no ordering needed between threads). */
+/* 1 when the core has SVE: set by a64_sve_init before the first
+ * trampoline is placed, read by a64_vsave/a64_vrest; later calls find it
+ * set and write nothing (no ordering needed between threads). */
 uint8_t a64_sve_on;
 
 void a64_sve_init(void)
 {
-	a64_sve_on = (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
+	if (!a64_sve_on && (getauxval(AT_HWCAP) & HWCAP_SVE))
+		a64_sve_on = 1;
 }
 
 __asm__(".text\n"
