@@ -77,6 +77,11 @@ enum {
 	 * agent's return trampoline (probe_area_probe.ret_id: the exit probe,
 	 * method PROBE_M_RETADDR, the trampoline records). */
 	PROBE_H_FUNC_ENTRY_RA = 7,
+	/* aarch64, not handlers: what every trampoline calls around its
+	 * handlers to save (VSAVE) and restore (VREST) the vector state, SVE's
+	 * Z, P and FFR on a core that has it (src/arch/aarch64/a64_agent_sve.c) */
+	PROBE_H_A64_VSAVE = 8,
+	PROBE_H_A64_VREST = 9,
 	PROBE_H_MAX
 };
 #define PROBE_CC_SHIFT 28

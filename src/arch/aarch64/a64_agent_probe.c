@@ -93,6 +93,9 @@ uint64_t a64_handler(uint64_t h)
 {
 	int user = agent_probe_user.pre || agent_probe_user.post;
 
+	/* before any trampoline (and a64_ra_tramp, reached through an entry
+	 * probe, a BRK one too) runs a64_vsave/a64_vrest */
+	a64_sve_init();
 	if (h == PROBE_H_FUNC_ENTRY)
 		return (uint64_t)(uintptr_t)(user ? a64_probe_user_entry : a64_probe_entry);
 	if (h == PROBE_H_FUNC_EXIT)
@@ -109,6 +112,8 @@ uint64_t a64_handler(uint64_t h)
 		return (uint64_t)(uintptr_t)a64_probe_hit;
 	if (h == PROBE_H_VAR)
 		return (uint64_t)(uintptr_t)a64_probe_var;
+	if (h == PROBE_H_A64_VSAVE || h == PROBE_H_A64_VREST)
+		return (uint64_t)(uintptr_t)(h == PROBE_H_A64_VSAVE ? a64_vsave : a64_vrest);
 	return 0;
 }
 

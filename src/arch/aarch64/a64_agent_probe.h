@@ -28,6 +28,13 @@ extern uint32_t *a64_probe_ret;
 extern struct probe_area_hdr *a64_probe_hdr;
 void a64_probe_entry_ra(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);
 
+/* The vector state's save and restore around a trampoline's handlers
+ * (a64_agent_sve.c: q0-q31, and SVE's Z, P and FFR on a core with SVE);
+ * a64_sve_init reads the core's HWCAP_SVE, before any trampoline runs. */
+void a64_vsave(void);
+void a64_vrest(void);
+void a64_sve_init(void);
+
 /* The standard handlers the trampolines call (a64_code_probe): probe id,
  * the registers saved at the probe, the stack pointer there. */
 void a64_probe_entry(uint32_t id, struct a64_probe_regs *regs, uint64_t sp);

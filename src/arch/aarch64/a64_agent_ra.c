@@ -67,11 +67,17 @@ void a64_ra_tramp(void);
 uint64_t a64_ra_ret(struct a64_probe_regs *regs, uint64_t sp);
 
 /*
- * The return trampoline: saves x0-x30 and q0-q7 (the return values, and
- * what the exit record and a custom handler read) in a struct
- * a64_probe_regs, a64_ra_ret(regs, sp after the return) records the exit
- * and gives the real return address, then everything comes back and RET
- * goes there (RET, not BR: a return site is no BTI landing pad).
+ * The return trampoline: saves x0-x30 in a struct a64_probe_regs and the
+ * vector state with a64_vsave (q0-q31 into it: the return values, and what
+ * the exit record and a custom handler read; on a core with SVE also Z, P
+ * and FFR below it, moving sp: an SVE function returns vectors in z0-z7
+ * and predicates in p0-p3, and keeps z8-z23 and p4-p15 for its caller,
+ * which a64_ra_ret's code would clear), a64_ra_ret(regs, sp after the
+ * return) records the exit and gives the real return address (kept in
+ * the frame's x30 slot: a64_vrest's call changes x30), a64_vrest puts
+ * the vector state and sp back, then the general registers come back and
+ * RET goes there (RET, not BR: a return site is no BTI landing pad). x19
+ * holds the frame across the calls (callee-saved; restored from it).
  */
 __asm__(".text\n"
 	".p2align 4\n"
@@ -96,18 +102,14 @@ __asm__(".text\n"
 	"\tstp x26, x27, [sp, #208]\n"
 	"\tstp x28, x29, [sp, #224]\n"
 	"\tstr x30, [sp, #240]\n"
-	"\tstp q0, q1, [sp, #256]\n"
-	"\tstp q2, q3, [sp, #288]\n"
-	"\tstp q4, q5, [sp, #320]\n"
-	"\tstp q6, q7, [sp, #352]\n"
-	"\tmov x0, sp\n"
-	"\tadd x1, sp, #768\n"
+	"\tmov x19, sp\n"
+	"\tbl a64_vsave\n"
+	"\tmov x0, x19\n"
+	"\tadd x1, x19, #768\n"
 	"\tbl a64_ra_ret\n"
-	"\tmov x30, x0\n"
-	"\tldp q0, q1, [sp, #256]\n"
-	"\tldp q2, q3, [sp, #288]\n"
-	"\tldp q4, q5, [sp, #320]\n"
-	"\tldp q6, q7, [sp, #352]\n"
+	"\tstr x0, [x19, #240]\n"
+	"\tbl a64_vrest\n"
+	"\tldr x30, [sp, #240]\n"
 	"\tldp x0, x1, [sp, #0]\n"
 	"\tldp x2, x3, [sp, #16]\n"
 	"\tldp x4, x5, [sp, #32]\n"
@@ -117,6 +119,7 @@ __asm__(".text\n"
 	"\tldp x12, x13, [sp, #96]\n"
 	"\tldp x14, x15, [sp, #112]\n"
 	"\tldp x16, x17, [sp, #128]\n"
+	"\tldp x18, x19, [sp, #144]\n"
 	"\tadd sp, sp, #768\n"
 	"\tret\n"
 	".size a64_ra_tramp, .-a64_ra_tramp\n");

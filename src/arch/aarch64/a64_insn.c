@@ -250,7 +250,8 @@ static uint32_t a64_pair(uint32_t op, unsigned a, unsigned b, unsigned off, unsi
 	return op | ((off / scale) & 0x7f) << 15 | b << 10 | 31u << 5 | a;
 }
 
-/* w0 = id; x1 = the frame; x2 = sp at the probe; w3 = arg; blr handler. */
+/* w0 = id; x1 = the frame (x19: sp is below it, past the SVE registers,
+ * on a core with SVE); x2 = sp at the probe; w3 = arg; blr handler. */
 static void a64_put_call(struct a64_build *b, const struct a64_call *k)
 {
 	uint32_t id = k->id;
@@ -261,8 +262,8 @@ static void a64_put_call(struct a64_build *b, const struct a64_call *k)
 		a64_put(b, 0x52800003u | (k->arg & 0xffff) << 5);	/* movz w3, #lo */
 		a64_put(b, 0x72a00003u | (k->arg >> 16 & 0xffff) << 5); /* movk w3, #hi */
 	}
-	a64_put(b, 0x910003e1u);			     /* mov x1, sp */
-	a64_put(b, 0x910003e2u | (uint32_t)A64_FRAME << 10); /* add x2, sp, #FRAME */
+	a64_put(b, 0xaa1303e1u);			     /* mov x1, x19 */
+	a64_put(b, 0x91000262u | (uint32_t)A64_FRAME << 10); /* add x2, x19, #FRAME */
 	a64_put_lit(b, 16, PROBE_R_HANDLER64, k->handler);   /* ldr x16, =handler */
 	a64_put(b, 0xd63f0200u);			     /* blr x16 */
 }
@@ -294,15 +295,20 @@ int a64_code_probe_calls(struct x86_code *c, uint32_t w, uint64_t addr,
 		a64_put(&b, a64_pair(0xa9000000u, r, r + 1, r * 8, 8));
 	a64_put(&b, 0xd53b4200u);			   /* mrs x0, nzcv */
 	a64_put(&b, a64_pair(0xa9000000u, 30, 0, 240, 8)); /* stp x30, x0, [sp, #240] */
-	for (unsigned r = 0; r < 32; r += 2)
-		a64_put(&b, a64_pair(0xad000000u, r, r + 1, 256 + r * 16, 16));
+	/* x19 = the frame (saved above, kept by the handlers: AAPCS64);
+	 * a64_vsave stores q0-q31 there and, on a core with SVE, Z, P and
+	 * FFR below it, moving sp (a64_agent_sve.c) */
+	a64_put(&b, 0x910003f3u); /* mov x19, sp */
+	a64_put_lit(&b, 16, PROBE_R_HANDLER64, PROBE_H_A64_VSAVE);
+	a64_put(&b, 0xd63f0200u); /* blr x16 */
 	for (unsigned i = 0; i < n; i++) {
 		at[i] = b.n;
 		a64_put_call(&b, &calls[i]);
 		end[i] = b.n;
 	}
-	for (unsigned r = 0; r < 32; r += 2)
-		a64_put(&b, a64_pair(0xad400000u, r, r + 1, 256 + r * 16, 16));
+	/* the vector state back, sp at the frame again */
+	a64_put_lit(&b, 16, PROBE_R_HANDLER64, PROBE_H_A64_VREST);
+	a64_put(&b, 0xd63f0200u); /* blr x16 */
 	a64_put(&b, a64_pair(0xa9400000u, 30, 0, 240, 8)); /* ldp x30, x0, [sp, #240] */
 	a64_put(&b, 0xd51b4200u);			   /* msr nzcv, x0 */
 	for (unsigned r = 0; r < 30; r += 2)

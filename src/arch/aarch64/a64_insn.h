@@ -120,7 +120,8 @@ const char *a64_unreloc(uint32_t w, uint64_t addr);
 
 /*
  * The trampoline of a probe at module offset addr whose instruction is w:
- * save every general register, NZCV and q0-q31 on the stack, call the
+ * save every general register, NZCV and the vector state (q0-q31, and
+ * SVE's Z, P and FFR: a64_agent_sve.c) on the stack, call the
  * agent's standard handler `handler` with (probe_id, the saved registers,
  * the stack pointer at the probe), restore them, run w relocated, and
  * branch back to addr + 4. id2 != 0: a second handler call (handler2 with

@@ -37,7 +37,7 @@ ARCH_AGENT_OUT := src/agent/agent_probe.c src/agent/agent_probe_hot.c \
 	src/agent/agent_probe_live.c src/agent/agent_probe_ra.c
 ARCH_AGENT_SRCS := src/arch/aarch64/a64_agent_probe.c src/arch/aarch64/a64_agent_probe_hot.c \
 	src/arch/aarch64/a64_agent_brk.c src/arch/aarch64/a64_agent_sig.c src/arch/aarch64/a64_agent_ra.c \
-	src/arch/aarch64/a64_agent_cpuid.c
+	src/arch/aarch64/a64_agent_cpuid.c src/arch/aarch64/a64_agent_sve.c
 ARCH_HOST_OUT := $(wildcard src/arch/aarch64/a64_agent*.c)
 # (x86 assembly, or x86 system call numbers in inline asm)
 ARCH_PROGS_OUT := $(addprefix tests/progs/,probe_unwind.c probe_bench.c probe_calls.c thread_churn.c \
