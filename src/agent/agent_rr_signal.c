@@ -448,16 +448,42 @@ AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigactio
 	return rc;
 }
 
-AGENT_EXPORT sighandler_t signal(int sig, sighandler_t h)
+static sighandler_t sig_signal(int sig, sighandler_t h, int flags)
 {
 	struct sigaction a, o;
 
 	memset(&a, 0, sizeof(a));
 	a.sa_handler = h;
-	a.sa_flags = SA_RESTART;
+	a.sa_flags = flags;
 	if (sigaction(sig, &a, &o) < 0)
 		return SIG_ERR;
 	return (o.sa_flags & SA_SIGINFO) ? (sighandler_t)(void *)o.sa_sigaction : o.sa_handler;
+}
+
+AGENT_EXPORT sighandler_t signal(int sig, sighandler_t h)
+{
+	return sig_signal(sig, h, SA_RESTART);
+}
+
+/* The other spellings glibc exports, which reach its sigaction without
+ * the PLT (so without the agent): bsd_signal is signal; __sysv_signal and
+ * sysv_signal give System V's one-shot semantics. zstd's command line
+ * installs its SIGSEGV handler with __sysv_signal: through libc it
+ * replaced the agent's cpuid handler (agent_rr_cpuid.c) and zstd died of
+ * the first cpuid it ran (tests/integ/94). */
+AGENT_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
+{
+	return sig_signal(sig, h, SA_RESTART);
+}
+
+AGENT_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)
+{
+	return sig_signal(sig, h, SA_RESETHAND | SA_NODEFER);
+}
+
+AGENT_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
+{
+	return sig_signal(sig, h, SA_RESETHAND | SA_NODEFER);
 }
 
 /* ---- pause, sigsuspend ---- */
