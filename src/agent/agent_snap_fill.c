@@ -50,13 +50,21 @@ static long sf_uffd = -1;
 static const char *sf_src; /* the body, read-only, in the agent's window */
 static uint64_t sf_src_len;
 
+static const int sf_enabled = 0;
+
 int agent_snap_fill_open(int fd, uint64_t size, int (*in_window)(uint64_t lo, uint64_t hi))
 {
 	struct uffdio_api api = {.api = UFFD_API};
 	void *p;
 
+	/* Off for now: restores filled this way crashed GraphicsMagick's
+	 * OpenMP workers after --goto (SIGSEGV in 3 of 3 snapshots,
+	 * tests/real/158; the old copy restores them), cause not found yet.
+	 * The callers fall back on the copy. */
 	if (!size || size > (1ull << 46))
 		return -EINVAL;
+	if (!sf_enabled)
+		return -ENOSYS;
 	p = agent_vm_map(size, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
