@@ -11,16 +11,18 @@
 # due every 100 ms, so a copy is writing whenever the program dies.
 . "$(dirname "$0")/lib.sh"
 
-plan 5
+plan 6
 
 "$SPOOL" record -q --snap-period 100ms -o k.trace -- "$PROGS/rr_snap" 3 100000000 100 \
 	>k.out 2>k.err &
 sp=$!
-# two images written: copies are coming and going
+# two images written: copies are coming and going (the trace is written
+# under k.trace.writing.PID until the recording ends)
 for ((i = 0; i < 300; i++)); do
-	[ "$(ls k.trace/.spool/snap 2>/dev/null | grep -c '^snap_[0-9]*\.zst$')" -ge 2 ] && break
+	[ "$(ls k.trace.writing.*/.spool/snap 2>/dev/null | grep -c '^snap_[0-9]*\.zst$')" -ge 2 ] && break
 	sleep 0.1
 done
+ok "snapshot images appear while the program runs" test "$i" -lt 300 || diag "$(ls -R . | head -20)"
 pid=$(pgrep -P "$sp" | head -n 1)
 [ -n "$pid" ] && kill -TERM "$pid"
 wait "$sp"
