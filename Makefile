@@ -137,8 +137,10 @@ check: deps
 	scripts/run-integ.sh $(O) build-asan
 	$(MAKE) fuzz-check
 
-# The integration tests too slow for make check (tests/integ/SLOW says which
-# and why), in both builds as make check runs the others.
+# What make check leaves out: the integration tests too slow for it
+# (tests/integ/SLOW says which and why) in both builds, and the ASan pass of
+# those tests/integ/ASAN-LATER names (make check runs them against the normal
+# build only).
 check-slow: deps
 	$(MAKE) all progs unit-bins
 	$(MAKE) asan

@@ -5,7 +5,8 @@
 # part of the tests on real programs, tests/real/quick/*.t, under prove; with
 # SPOOL_INTEG=slow only the slow ones) twice at the same time: against the normal
 # build and against the AddressSanitizer + UBSan build (with the normal
-# build's test programs). Most of a test's time is spent waiting on the
+# build's test programs; the ASan pass of the tests tests/integ/ASAN-LATER
+# names is left to SPOOL_INTEG=slow). Most of a test's time is spent waiting on the
 # programs it runs, the collector and their pipes, not on the CPU, so the two
 # passes side by side take little more than the slower of them: this keeps
 # `make check` under its 10 minutes on a 2-CPU machine.
@@ -24,15 +25,23 @@ jobs="${SPOOL_TEST_JOBS:-2}"
 log_dir=$(mktemp -d /tmp/spool-integ.XXXXXX)
 trap 'rm -rf "$log_dir"' EXIT
 
-# SPOOL_INTEG=slow runs the tests tests/integ/SLOW names (make check-slow);
-# by default every other one and the quick real-program tests (make check).
+# SPOOL_INTEG=slow runs what make check leaves out (make check-slow): the
+# tests tests/integ/SLOW names in both passes, and the ASan pass of those
+# tests/integ/ASAN-LATER names. By default (make check) every other test and
+# the quick real-program tests run in both passes, but the ASan pass leaves
+# out those ASAN-LATER names.
 slow=$(sed -n 's/^\([0-9][^ ]*\.t\).*/tests\/integ\/\1/p' tests/integ/SLOW)
+later=$(sed -n 's/^\(tests\/[^ ]*\.t\).*/\1/p' tests/integ/ASAN-LATER)
 if [ "${SPOOL_INTEG:-quick}" = slow ]; then
 	tests=($slow)
+	asan_tests=($slow $later)
 else
 	tests=()
+	asan_tests=()
 	for t in tests/integ/*.t tests/real/quick/*.t; do
-		grep -qxF "$t" <<<"$slow" || tests+=("$t")
+		grep -qxF "$t" <<<"$slow" && continue
+		tests+=("$t")
+		grep -qxF "$t" <<<"$later" || asan_tests+=("$t")
 	done
 fi
 
@@ -44,7 +53,7 @@ SPOOL_TEST_LOGS="$log_dir/normal.t" SPOOL_BUILD="$build" \
 	prove -j"$jobs" --timer --exec "$tee_test" "${tests[@]}" >"$log_dir/normal" 2>&1 &
 normal_pid=$!
 SPOOL_TEST_LOGS="$log_dir/asan.t" SPOOL_BUILD="$asan" SPOOL_PROGS="$build/tests/progs" SPOOL_ASAN=1 \
-	prove -j"$jobs" --timer --exec "$tee_test" "${tests[@]}" >"$log_dir/asan" 2>&1 &
+	prove -j"$jobs" --timer --exec "$tee_test" "${asan_tests[@]}" >"$log_dir/asan" 2>&1 &
 asan_pid=$!
 
 wait "$normal_pid"
