@@ -557,7 +557,60 @@ def _on_new_objfile(event):
         _segv["hook"] = _SegvHook("agent_rr_cpuid_gdb_fault", internal=True)
 
 
+def _inferior_env():
+    """spool replay --gdb: the program gets the recorded environment and
+    directory, gdb keeps spool's (src/replay/gdb.c: a memfd of NUL-ended
+    strings, the directory first)."""
+    num = os.environ.pop("SPOOL_GDB_ENV_FD", None)
+    if num is None or not num.isdigit():
+        return
+    fd = int(num)
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks = []
+        while True:
+            b = os.read(fd, 65536)
+            if not b:
+                break
+            chunks.append(b)
+    except OSError as e:
+        print("spool: cannot read the recorded environment (%s): the program gets gdb's" % e)
+        return
+    finally:
+        os.close(fd)  # (gdb would hand it on to the program)
+    items = b"".join(chunks).split(b"\0")[:-1]
+    if not items:
+        return
+    confirm = gdb.parameter("confirm")
+    gdb.execute("set confirm off", to_string=True)
+    try:
+        gdb.execute("unset environment", to_string=True)
+    finally:
+        gdb.execute("set confirm %s" % ("on" if confirm else "off"), to_string=True)
+    lost = []
+    for e in items[1:]:
+        try:
+            if b"\n" in e or b"\r" in e:
+                # (the rest of the line would be another gdb command; gdb.c
+                # leaves these out and says so)
+                raise UnicodeError("a line break")
+            gdb.execute("set environment " + e.decode(), to_string=True)
+        except (gdb.error, UnicodeError):
+            lost.append(e.split(b"=", 1)[0].decode(errors="replace"))
+    if lost:
+        print("spool: under gdb the program does not get these recorded variables: "
+              + " ".join(lost))
+    if items[0]:
+        try:
+            if b"\n" in items[0] or b"\r" in items[0]:
+                raise UnicodeError("a line break")
+            gdb.execute("set cwd " + items[0].decode(), to_string=True)
+        except (gdb.error, UnicodeError):
+            print("spool: under gdb the program runs in gdb's directory, not the recorded one")
+
+
 gdb.events.new_objfile.connect(_on_new_objfile)
+_inferior_env()
 if _replay_trace:
     _segv_quiet(True)  # the inferior runs under the agent from the start
 gdb.events.stop.connect(_on_stop)
