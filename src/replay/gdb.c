@@ -200,6 +200,19 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 
 	while (argv[argc])
 		argc++;
+	/* Without a shell gdb splits the arguments at blanks and passes no
+	 * empty one (gdb 13's execv_argv): such a recorded argument reaches
+	 * the program as another (sqlite3 DB ".read q.sql" became ".read\\"
+	 * and "q.sql"), and the replay diverges where the program uses it. */
+	for (size_t i = 1; i < argc; i++)
+		if (!argv[i][0] || strpbrk(argv[i], " \t\n")) {
+			log_warn("under --gdb the program's argument %zu (%s) reaches it split or "
+				 "lost: gdb runs it without a shell, which cannot pass an argument "
+				 "that is empty or holds a blank; the replay may diverge "
+				 "(spool replay --gdbserver passes it whole)",
+				 i, argv[i][0] ? "it holds a blank" : "empty");
+			break;
+		}
 	gargv = calloc(24 + g->nargs + argc, sizeof(*gargv));
 	if (!gargv || !preload || asprintf(&envcmd, "set environment LD_PRELOAD=%s", preload) < 0)
 		return -ENOMEM;

@@ -16,7 +16,7 @@
 
 need_gdb
 
-plan 14
+plan 16
 
 PROG="$PROGS/rr_env"
 echo hello >rel.txt
@@ -72,4 +72,17 @@ check_sanitizer srv.out "spool replay --gdbserver"
 like "$(cat srv.out)" "var abcdef cwd $PWD rel.txt hello count 6" \
 	"--gdbserver: the program prints the recorded variable" || diag "$(cat srv.out)"
 unlike "$(cat srv.out)" "diverge" "--gdbserver: no divergence"
+# An argument with a blank: gdb, which runs the program without a shell,
+# cannot pass it whole (a limit of gdb's), and spool says so; --gdbserver
+# passes it whole.
+timeout -k 10 "$T_TIMEOUT" "$SPOOL" record -q -o echo.trace -- /bin/echo "a b" c >/dev/null 2>&1
+timeout -k 10 "$T_TIMEOUT" "$SPOOL" replay --gdb --gdb-args '-batch -nx -ex run' echo.trace \
+	>echo.out 2>echo.err
+check_sanitizer echo.err "spool replay --gdb"
+like "$(cat echo.err)" "argument 1 \(it holds a blank\) reaches it split or lost" \
+	"--gdb: an argument gdb cannot pass whole is said" || diag "$(cat echo.err)"
+timeout -k 10 "$T_TIMEOUT" gdb -q -batch -nx \
+	-ex "target remote | $SPOOL replay --gdbserver - echo.trace" -ex continue >srv-echo.out 2>&1
+check_sanitizer srv-echo.out "spool replay --gdbserver"
+like "$(cat srv-echo.out)" "^a b c\$" "--gdbserver: passes it whole" || diag "$(cat srv-echo.out)"
 done_testing
