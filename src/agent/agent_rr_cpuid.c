@@ -33,6 +33,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "agent_rr.h"
@@ -108,6 +110,55 @@ int agent_rr_cpuid_sigsegv(const struct sigaction *act, struct sigaction *oact)
 const struct sigaction *agent_rr_cpuid_prog(void)
 {
 	return __atomic_load_n(&cpuid_prog_cur, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Under gdb (spool replay --gdb, gdb's record-mode and replay-mode),
+ * spool-gdb.py has gdb pass SIGSEGV on without stopping: each cpuid of the
+ * program raises one, and the user must not see spool's. A real fault must
+ * still stop gdb where it happened, as without spool: the agent's handler
+ * calls this function on each SIGSEGV that is not a cpuid, where the
+ * extension keeps an internal breakpoint; it has gdb stop at SIGSEGV again
+ * and sets *stop. The handler then returns, the faulting instruction runs
+ * again (a SIGSEGV that was sent is sent again) and gdb stops at it,
+ * "Program received signal SIGSEGV"; the extension goes back to passing
+ * SIGSEGV silently, and the user's `continue` delivers that one to the
+ * agent, which finds cpuid_gdb_pass set and gives it to the program's
+ * disposition. Without gdb, or a gdb without the extension, nothing sets
+ * *stop: the fault goes to the program's disposition at once. noinline and
+ * the empty asm keep the call (and its address) in the library.
+ */
+__attribute__((noinline, used)) void agent_rr_cpuid_gdb_fault(volatile int *stop)
+{
+	__asm__ volatile("" : : "r"(stop) : "memory");
+}
+
+/* this thread's next SIGSEGV that is not a cpuid goes to the program: gdb
+ * has been asked to stop at it (signal handler only; initial-exec TLS) */
+static __thread int cpuid_gdb_pass;
+
+int agent_rr_cpuid_gdb_refault(const siginfo_t *si)
+{
+	volatile int stop = 0;
+	int saved;
+
+	if (cpuid_gdb_pass) {
+		cpuid_gdb_pass = 0;
+		return 0;
+	}
+	agent_rr_cpuid_gdb_fault(&stop);
+	if (!stop)
+		return 0;
+	cpuid_gdb_pass = 1;
+	/* a fault happens again by itself; a sent SIGSEGV is sent again
+	 * (SA_NODEFER: it comes at the system call's return, gdb stops in
+	 * the agent's frame, the program's below it) */
+	if (si->si_code <= 0) {
+		saved = errno;
+		syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), SIGSEGV);
+		errno = saved;
+	}
+	return 1;
 }
 
 /* Replay, leaves 1 and 7: the features the recording's CPU reported and

@@ -29,6 +29,15 @@ int agent_rr_cpuid_sigsegv(const struct sigaction *act, struct sigaction *oact);
  * that is not a cpuid goes to it). Signal-safe. */
 const struct sigaction *agent_rr_cpuid_prog(void);
 
+/* The agent's SIGSEGV handler has a SIGSEGV that is not a cpuid: 1 when gdb
+ * (spool-gdb.py, which passes SIGSEGV silently) asked to see it, and the
+ * handler must return so that it comes again (a fault runs its instruction
+ * again; a sent one was sent again); 0: give it to the program's
+ * disposition. Signal-safe. */
+int agent_rr_cpuid_gdb_refault(const siginfo_t *si);
+/* Where spool-gdb.py's internal breakpoint is (it sets *stop). */
+void agent_rr_cpuid_gdb_fault(volatile int *stop);
+
 /* The agent's SIGSEGV handler found the program's cpuid of leaf, sub:
  * r[] gets what the program sees (eax, ebx, ecx, edx): recording, the
  * CPU's result with rdrand and rdseed cleared, recorded; replaying, the

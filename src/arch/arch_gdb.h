@@ -72,6 +72,11 @@ uint64_t arch_gdb_trap_bp_addr(uint64_t pc);
 int arch_gdb_trap_sysstep(const siginfo_t *si);
 /* A hardware single step or watchpoint trap (TRAP_TRACE, TRAP_HWBKPT)? */
 int arch_gdb_trap_hw(const siginfo_t *si);
+/* Is this SIGSEGV spool's own, the program's cpuid under CPUID faulting
+ * (x86-64: si_code SI_KERNEL and the bytes 0f a2 at the pc, insn: the n
+ * bytes read there), which the agent answers and gdb must not see?
+ * aarch64: never. */
+int arch_gdb_spool_segv(const siginfo_t *si, const uint8_t *insn, size_t n);
 
 /* Watchpoints: 0 when this one can be inserted, -ENOTSUP when this CPU's
  * port has none of this kind (type: the Z packet's 2, 3, 4). */

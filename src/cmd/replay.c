@@ -1447,16 +1447,23 @@ static int replay_stdin(struct replay_run *r)
 	return 0;
 }
 
-/* The recorded environment and working directory (under gdb, gdb's). */
+/* The recorded environment and working directory (under --gdb, gdb keeps
+ * spool's and gives the program the recorded ones: gdb.c; under
+ * --gdb-wrapper, the program gets spool's). */
 static int replay_env(struct replay_run *r)
 {
 	const struct rr_info *info = r->info;
 
-	if (!r->cl.use_gdb) {
+	if (r->cl.use_gdb != 2) {
 		int e;
 
 		r->env = run_env_load(r->dir, r->cl.trust_env, r->dropped, sizeof(r->dropped), &e);
-		if (r->env)
+		if (r->env && r->cl.use_gdb) {
+			r->gdb.env = r->env;
+			r->gdb.extra = r->so.env;
+			if (info->cwd[0] && access(info->cwd, X_OK) == 0)
+				r->gdb.cwd = info->cwd;
+		} else if (r->env)
 			r->so.base_env = r->env;
 		else if (e != -ENOENT)
 			log_warn("%s: the recorded environment is unreadable (%s): the program "
@@ -1466,6 +1473,8 @@ static int replay_env(struct replay_run *r)
 			log_warn("%s: not taken from the recorded environment (a trace may come "
 				 "from someone else; --trust-env takes them): %s",
 				 r->dir, r->dropped);
+	}
+	if (!r->cl.use_gdb) {
 		/* the descriptors the recorded program inherited, as stand-ins,
 		 * and none of spool's own (rr_fds.h) */
 		r->so.fds_set = 1;

@@ -11,6 +11,15 @@
  * `startup-with-shell off` keeps the shell out as well: no shell between
  * gdb and the program means no process but the program loads the agent, and
  * the recorded arguments reach it verbatim.
+ *
+ * The program's environment is the recorded one, as in every replay, but
+ * gdb itself keeps spool's: a recording (maybe someone else's) must not
+ * choose gdb's HOME (its .gdbinit), PYTHONHOME or PATH, and gdb's terminal
+ * adds LINES and COLUMNS to its own. So the environment a replay would
+ * give (session.c spawn_env's order) and the recorded directory go to
+ * spool-gdb.py in a memfd of NUL-ended strings (SPOOL_GDB_ENV_FD), which
+ * makes them the inferior's (`unset environment`, `set environment`, `set
+ * cwd`) and closes it before anything runs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -97,6 +106,88 @@ void replay_gdb_free(struct replay_gdb *g)
 	g->nargs = 0;
 }
 
+static int gdb_write_all(int fd, const void *buf, size_t len);
+
+/* Is e's name n's (both NAME=VALUE, or n a bare name of length len)? */
+static int gdb_env_same(const char *e, const char *n, size_t len)
+{
+	return !strncmp(e, n, len) && e[len] == '=';
+}
+
+/* Does the replay set e's variable itself (--env, the shared memory, the
+ * agent)? */
+static int gdb_env_replaced(const struct replay_gdb *g, const char *e)
+{
+	static const char *const own[] = {SHM_ENV_FD, SHM_ENV_PATH, "LD_PRELOAD"};
+	size_t len = strcspn(e, "=");
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (strlen(own[i]) == len && gdb_env_same(e, own[i], len))
+			return 1;
+	for (char *const *x = g->extra; x && *x; x++)
+		if (gdb_env_same(*x, e, len))
+			return 1;
+	return 0;
+}
+
+static int gdb_env_put(int fd, const char *s)
+{
+	return gdb_write_all(fd, s, strlen(s) + 1);
+}
+
+/* The memfd for spool-gdb.py (the header): the directory ("" for gdb's),
+ * then the environment. Returns its descriptor (inherited by gdb) or
+ * -errno. */
+static int gdb_env_fd(const struct replay_gdb *g)
+{
+	static const char *const own[] = {SHM_ENV_PATH, SHM_ENV_FD, "LD_PRELOAD"};
+	char *line = NULL;
+	int fd, rc;
+
+	fd = (int)syscall(SYS_memfd_create, "spool-gdb-env", 0);
+	if (fd < 0)
+		return -errno;
+	rc = gdb_env_put(fd, g->cwd ? g->cwd : "");
+	for (char *const *e = g->env; !rc && *e; e++) {
+		int nlen = (int)strcspn(*e, "=");
+		const char *v = *e + nlen + 1;
+		size_t vlen = strlen(v);
+
+		if (gdb_env_replaced(g, *e))
+			continue;
+		/* A line break would end gdb's command there and run the rest
+		 * as another (a trace must not give gdb commands). */
+		if (strpbrk(v, "\n\r")) {
+			log_warn("under gdb the program does not get %.*s: its recorded value "
+				 "holds a line break, which gdb's `set environment` cannot take",
+				 nlen, *e);
+			continue;
+		}
+		/* gdb drops the blanks a command's value starts and ends with */
+		if (vlen && (strchr(" \t", v[0]) || strchr(" \t", v[vlen - 1])))
+			log_warn("under gdb the program gets %.*s without the blanks its recorded "
+				 "value starts or ends with",
+				 nlen, *e);
+		rc = gdb_env_put(fd, *e);
+	}
+	for (char *const *x = g->extra; !rc && x && *x; x++)
+		rc = gdb_env_put(fd, *x);
+	for (size_t i = 0; !rc && i < sizeof(own) / sizeof(own[0]); i++) {
+		const char *v = getenv(own[i]);
+
+		if (!v)
+			continue;
+		rc = asprintf(&line, "%s=%s", own[i], v) < 0 ? -ENOMEM : gdb_env_put(fd, line);
+		free(line);
+		line = NULL;
+	}
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 /* In the session's forked child: only this process runs from here on, and it
  * execs or reports why it could not. */
 int replay_gdb_exec(void *arg, const char *path, char **argv)
@@ -109,6 +200,19 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 
 	while (argv[argc])
 		argc++;
+	/* Without a shell gdb splits the arguments at blanks and passes no
+	 * empty one (gdb 13's execv_argv): such a recorded argument reaches
+	 * the program as another (sqlite3 DB ".read q.sql" became ".read\\"
+	 * and "q.sql"), and the replay diverges where the program uses it. */
+	for (size_t i = 1; i < argc; i++)
+		if (!argv[i][0] || strpbrk(argv[i], " \t\n")) {
+			log_warn("under --gdb the program's argument %zu (%s) reaches it split or "
+				 "lost: gdb runs it without a shell, which cannot pass an argument "
+				 "that is empty or holds a blank; the replay may diverge "
+				 "(spool replay --gdbserver passes it whole)",
+				 i, argv[i][0] ? "it holds a blank" : "empty");
+			break;
+		}
 	gargv = calloc(24 + g->nargs + argc, sizeof(*gargv));
 	if (!gargv || !preload || asprintf(&envcmd, "set environment LD_PRELOAD=%s", preload) < 0)
 		return -ENOMEM;
@@ -117,6 +221,18 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 	if (g->trace && (setenv("SPOOL_GDB_TRACE", g->trace, 1) < 0 ||
 			 asprintf(&tracecmd, "unset environment SPOOL_GDB_TRACE") < 0))
 		return -ENOMEM;
+	/* the recorded environment, through the extension (without it, the
+	 * program gets gdb's: spool warned that it is missing) */
+	if (g->env && g->script[0]) {
+		char num[16];
+		int efd = gdb_env_fd(g);
+
+		if (efd < 0)
+			return efd;
+		snprintf(num, sizeof(num), "%d", efd);
+		if (setenv("SPOOL_GDB_ENV_FD", num, 1) < 0)
+			return -ENOMEM;
+	}
 	unsetenv("LD_PRELOAD");
 	gargv[n++] = (char *)g->gdb;
 	gargv[n++] = "-q";

@@ -22,6 +22,13 @@ struct replay_gdb {
 	int follow_child;    /* a tree replayed for one process (--pid): gdb follows each
 				fork and spawn, which are the ones on the way to it */
 	void *wordexp_state; /* owns args */
+	/* The program's environment (the recorded one, after the trust rules:
+	 * run_env_load) and the replay's own variables over it (--env,
+	 * session_opts.env), and the recorded working directory (NULL: gdb's):
+	 * the inferior gets them (spool-gdb.py), gdb keeps spool's */
+	char *const *env;
+	char *const *extra;
+	const char *cwd;
 };
 
 /* Prepares g before the session starts, so that errors (unbalanced quotes

@@ -49,6 +49,8 @@ static int gdb_sig(int sig)
 
 static int linux_sig(int g)
 {
+	if (g <= 0)
+		return 0; /* (SIGSTKFLT has no gdb number: it was taken for 0) */
 	for (int i = 1; i < 32; i++)
 		if (sig_to_gdb[i] == g)
 			return i;
@@ -385,7 +387,7 @@ static int wstep_answer(struct gdbsrv *s, int vidx, int rev, struct gdbsrv_stop 
 static int do_vcont(struct gdbsrv *s, char *p)
 {
 	struct gdbsrv_stop st;
-	int step = -1, others = 0, rc;
+	int step = -1, others = 0, rc, sig_set = 0;
 
 	while (*p == ';') {
 		char act = p[1];
@@ -404,11 +406,16 @@ static int do_vcont(struct gdbsrv *s, char *p)
 			others = 1;
 		/* the signal gdb passes on (C, S), or none: a crash gdb was
 		 * told of is delivered only if gdb says so */
-		if (s->last.kind == GDBSRV_STOP_SIGNAL && (who < 0 || who == s->last.vidx)) {
+		/* (the first action that names a thread is its own: gdb's
+		 * `vCont;C0b:TID;c` delivers SIGSEGV to TID, the `c` is for
+		 * the others; before, the `c` took the signal back) */
+		if (s->last.kind == GDBSRV_STOP_SIGNAL && !sig_set &&
+		    (who < 0 || who == s->last.vidx)) {
 			struct gdbsrv_thread *t = gdbsrv_inf_vthread(&s->inf, s->last.vidx);
 
 			if (t)
 				t->sig = linux_sig(sig);
+			sig_set = 1;
 		}
 		p = q;
 		while (*p && *p != ';')

@@ -561,6 +561,7 @@ static void thread_go(struct gdbsrv_thread *t)
 	if (t->action == 2)
 		t->step_from = inf_pc_of(t->tid);
 
+	t->segv_pc = sig == SIGSEGV ? inf_pc_of(t->tid) : 0;
 	t->sig = 0;
 	if (ptrace(t->action == 2 ? PTRACE_SINGLESTEP : PTRACE_CONT, t->tid, 0, sig) == 0)
 		t->state = GDBSRV_T_RUNNING;
@@ -678,6 +679,48 @@ static int classify_trap(struct gdbsrv_inf *f, struct gdbsrv_thread *t, struct g
 	return 0;
 }
 
+/* Has thread tid a handler for sig (the kernel's view: /proc SigCgt)? */
+static int inf_sig_caught(pid_t tid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return 1;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	fclose(fp);
+	return !!(mask & (1ull << (sig - 1)));
+}
+
+/* Is t's SIGSEGV spool's own, a cpuid of the program under CPUID faulting
+ * that the agent answers (doc/record.md, "The CPU's own inputs"), or the
+ * agent's way of taking the default action of a fault gdb delivered? The
+ * program did not fault there: gdb must not stop, as it would not without
+ * spool. Read from the tracee: the siginfo and the instruction at the pc
+ * (a real fault of the program is reported as before). */
+static int inf_spool_segv(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
+{
+	uint8_t insn[2];
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 ||
+	    raw_read(f, gdbsrv_inf_pc(f, t), insn, sizeof(insn)) < 0)
+		return 0;
+	if (arch_gdb_spool_segv(&si, insn, sizeof(insn)))
+		return 1;
+	/* A fault gdb has delivered to a program whose disposition is the
+	 * default: the agent's handler put SIG_DFL back and the instruction
+	 * faults again, to be killed by it. Without spool the first delivery
+	 * killed, and gdb saw no second stop. */
+	return t->segv_pc && t->segv_pc == gdbsrv_inf_pc(f, t) && si.si_code > 0 &&
+	       !inf_sig_caught(t->tid, SIGSEGV);
+}
+
 /* One wait status while resumed: a stop to report (1) or not (0). */
 static int inf_event(struct gdbsrv_inf *f, pid_t w, int status, int others_run,
 		     struct gdbsrv_stop *st)
@@ -751,6 +794,11 @@ static int inf_event(struct gdbsrv_inf *f, pid_t w, int status, int others_run,
 		if (classify_trap(f, t, st, &deliver))
 			return 1;
 		t->sig = deliver ? SIGTRAP : 0;
+		thread_go(t);
+		return 0;
+	}
+	if (WSTOPSIG(status) == SIGSEGV && inf_spool_segv(f, t)) {
+		t->sig = SIGSEGV; /* to the agent's handler, silently */
 		thread_go(t);
 		return 0;
 	}

@@ -98,6 +98,7 @@ struct gdbsrv_thread {
 	int has_pending;   /* a stop seen while stopping the others, not reported yet */
 	int pending_status; /* the pending watchpoint's index in the inserted set */
 	uint64_t step_from; /* its pc when it was last set stepping */
+	uint64_t segv_pc;   /* its pc when it was last resumed with SIGSEGV, or 0 */
 };
 
 enum {

@@ -111,6 +111,51 @@ def _recorded_args(trace):
     return info.get("exe"), argv[1:]
 
 
+# ---- spool's own SIGSEGVs (doc/record.md, "The CPU's own inputs") ----
+#
+# Under CPUID faulting every cpuid of the program raises SIGSEGV, which the
+# agent answers: gdb, which sees every signal first, must pass those on
+# silently, but still stop at a real fault of the program where it happens.
+# So while the inferior runs under spool, gdb passes SIGSEGV without
+# stopping, and the agent's handler calls agent_rr_cpuid_gdb_fault(&stop)
+# for each SIGSEGV that is not a cpuid (src/agent/agent_rr_cpuid.c): its
+# internal breakpoint sets stop and has gdb stop at SIGSEGV again; the agent
+# returns, the instruction faults again and gdb stops there, "Program
+# received signal SIGSEGV", as without spool. That stop puts the silent
+# passing back; `continue` delivers the fault to the program.
+
+_segv = {"quiet": False, "armed": False}
+
+
+def _segv_quiet(on):
+    gdb.execute("handle SIGSEGV %s pass" % ("nostop noprint" if on else "stop print"),
+                to_string=True)
+    _segv["quiet"] = on
+    _segv["armed"] = False
+
+
+class _SegvHook(gdb.Breakpoint):
+    def stop(self):
+        if not _segv["quiet"]:
+            return False  # gdb stops at every SIGSEGV already
+        try:
+            frame = gdb.selected_frame()
+            reg = "rdi" if "x86-64" in frame.architecture().name() else "x0"
+            addr = int(frame.read_register(reg))
+            gdb.selected_inferior().write_memory(addr, b"\x01\x00\x00\x00")
+        except (gdb.error, gdb.MemoryError, ValueError):
+            return False  # the fault goes to the program, unseen (as before)
+        gdb.execute("handle SIGSEGV stop print pass", to_string=True)
+        _segv["armed"] = True
+        return False
+
+
+def _on_stop(event):
+    if (_segv["armed"] and isinstance(event, gdb.SignalEvent)
+            and event.stop_signal == "SIGSEGV"):
+        _segv_quiet(True)
+
+
 def _apply():
     """Point gdb's exec-wrapper at spool for the mode in force."""
     mode, trace = _state["mode"], _state["trace"]
@@ -119,6 +164,7 @@ def _apply():
         raise gdb.GdbError("spool-trace: a directory name with a line break cannot be used")
     if mode is None:
         gdb.execute("unset exec-wrapper", to_string=True)
+        _segv_quiet(bool(_replay_trace))
         return
     if _replay_trace:
         # This gdb was started by spool replay --gdb, which gave the
@@ -130,6 +176,7 @@ def _apply():
     # The agent catches the program's own syscall instructions with
     # syscall user dispatch, which raises SIGSYS: not gdb's business.
     gdb.execute("handle SIGSYS nostop noprint pass", to_string=True)
+    _segv_quiet(True)
     spool = shlex.quote(_spool_bin())
     if mode == "record":
         snap = " --snap-period %d" % _state["snap"] if _state["snap"] else ""
@@ -240,6 +287,8 @@ _SnapParam()
 
 def _on_exit(event):
     _state["ran"] = True
+    if _segv["armed"]:
+        _segv_quiet(True)
     if _state["mode"] is not None:
         # The collector runs in the background: wait until the trace is
         # finished, so the next command (or gdb's exit) sees a whole one.
@@ -500,6 +549,71 @@ _SpoolRestart()
 _SpoolCheckpoints()
 
 
+def _on_new_objfile(event):
+    # set once spool's agent is loaded (set before, gdb would say that the
+    # function is not defined yet)
+    if _segv.get("hook") is None and "libspool-agent" in os.path.basename(
+            event.new_objfile.filename or ""):
+        _segv["hook"] = _SegvHook("agent_rr_cpuid_gdb_fault", internal=True)
+
+
+def _inferior_env():
+    """spool replay --gdb: the program gets the recorded environment and
+    directory, gdb keeps spool's (src/replay/gdb.c: a memfd of NUL-ended
+    strings, the directory first)."""
+    num = os.environ.pop("SPOOL_GDB_ENV_FD", None)
+    if num is None or not num.isdigit():
+        return
+    fd = int(num)
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks = []
+        while True:
+            b = os.read(fd, 65536)
+            if not b:
+                break
+            chunks.append(b)
+    except OSError as e:
+        print("spool: cannot read the recorded environment (%s): the program gets gdb's" % e)
+        return
+    finally:
+        os.close(fd)  # (gdb would hand it on to the program)
+    items = b"".join(chunks).split(b"\0")[:-1]
+    if not items:
+        return
+    confirm = gdb.parameter("confirm")
+    gdb.execute("set confirm off", to_string=True)
+    try:
+        gdb.execute("unset environment", to_string=True)
+    finally:
+        gdb.execute("set confirm %s" % ("on" if confirm else "off"), to_string=True)
+    lost = []
+    for e in items[1:]:
+        try:
+            if b"\n" in e or b"\r" in e:
+                # (the rest of the line would be another gdb command; gdb.c
+                # leaves these out and says so)
+                raise UnicodeError("a line break")
+            gdb.execute("set environment " + e.decode(), to_string=True)
+        except (gdb.error, UnicodeError):
+            lost.append(e.split(b"=", 1)[0].decode(errors="replace"))
+    if lost:
+        print("spool: under gdb the program does not get these recorded variables: "
+              + " ".join(lost))
+    if items[0]:
+        try:
+            if b"\n" in items[0] or b"\r" in items[0]:
+                raise UnicodeError("a line break")
+            gdb.execute("set cwd " + items[0].decode(), to_string=True)
+        except (gdb.error, UnicodeError):
+            print("spool: under gdb the program runs in gdb's directory, not the recorded one")
+
+
+gdb.events.new_objfile.connect(_on_new_objfile)
+_inferior_env()
+if _replay_trace:
+    _segv_quiet(True)  # the inferior runs under the agent from the start
+gdb.events.stop.connect(_on_stop)
 gdb.events.exited.connect(_on_exit)
 if hasattr(gdb.events, "gdb_exiting"):
     gdb.events.gdb_exiting.connect(_on_gdb_exit)

@@ -13,6 +13,9 @@
  *   rr_cpuid segv        the program's own SIGSEGV handler (siglongjmp out
  *                        of a real fault) and SIGSEGV blocked around a cpuid:
  *                        both keep working, the mask reads back as set
+ *   rr_cpuid crash       a cpuid, then a real fault with no handler: killed
+ *                        by SIGSEGV (gdb must stop at the fault, not at the
+ *                        cpuid, tests/integ/406-gdb-cpuid-segv.t)
  *   rr_cpuid loop N      N cpuid of leaf 1; nanoseconds per cpuid on stderr
  *                        (the cost of the emulation, doc/record.md)
  */
@@ -133,8 +136,22 @@ static int loop(long n)
 	return 0;
 }
 
+static int crash(void)
+{
+	uint32_t r[4] = {0};
+
+	cpuid(1, 0, r);
+	printf("rdrand %s\n", r[2] & (1u << 30) ? "present" : "hidden");
+	fflush(stdout);
+	*(volatile int *)(uintptr_t)8 = 1; /* a real fault */
+	printf("no fault\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "crash"))
+		return crash();
 	if (argc > 1 && !strcmp(argv[1], "segv"))
 		return segv();
 	if (argc > 2 && !strcmp(argv[1], "loop"))

@@ -113,6 +113,12 @@ int arch_gdb_trap_hw(const siginfo_t *si)
 	return si->si_code == TRAP_TRACE || si->si_code == TRAP_HWBKPT;
 }
 
+/* nothing traps feature reads here (doc/arm64.md) */
+int arch_gdb_spool_segv(const siginfo_t *si, const uint8_t *insn, size_t n)
+{
+	return 0;
+}
+
 #ifndef NT_ARM_HW_WATCH
 #define NT_ARM_HW_WATCH 0x403
 #endif

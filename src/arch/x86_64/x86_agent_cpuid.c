@@ -131,6 +131,9 @@ static void x86_cpuid_handler(int sig, siginfo_t *si, void *ctx)
 		g[REG_RIP] += 2;
 		return;
 	}
+	/* a real fault: gdb, which passes spool's SIGSEGVs on, stops at it */
+	if (agent_rr_cpuid_gdb_refault(si))
+		return;
 	if (agent_sigview_blocked(sig, si, ctx, x86_cpuid_chain))
 		return;
 	x86_cpuid_chain(agent_rr_cpuid_prog(), sig, si, ctx);

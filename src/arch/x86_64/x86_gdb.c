@@ -329,6 +329,14 @@ int arch_gdb_trap_hw(const siginfo_t *si)
 	return si->si_code == TRAP_TRACE || si->si_code == TRAP_HWBKPT;
 }
 
+/* CPUID faulting: the #GP of a cpuid comes as SIGSEGV, SI_KERNEL
+ * (x86_agent_cpuid.c answers it) */
+int arch_gdb_spool_segv(const siginfo_t *si, const uint8_t *insn, size_t n)
+{
+	return si->si_signo == SIGSEGV && si->si_code == SI_KERNEL && n >= 2 && insn[0] == 0x0f &&
+	       insn[1] == 0xa2;
+}
+
 int arch_gdb_watch_ok(uint64_t addr, uint32_t len, uint32_t type)
 {
 	return 0;
