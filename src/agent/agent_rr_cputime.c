@@ -10,10 +10,13 @@
  * time replays as it ran (tests/integ/408-rr-cputime.t).
  *
  * clock() is glibc's clock_gettime(CLOCK_PROCESS_CPUTIME_ID) made inside
- * libc (__clock_gettime, no PLT, so the agent's clock_gettime never saw
- * it). The CPU-time clocks have no vDSO path: the vDSO falls back on the
- * system call, from libc's text, which syscall user dispatch lets through.
- * So the agent's clock() makes that clock_gettime through its own
+ * libc (glibc 2.36: __clock_gettime64, no PLT, so the agent's
+ * clock_gettime never saw it). libc calls the vDSO's clock_gettime, which
+ * has no fast path for the CPU-time clocks and makes the system call
+ * itself, from the vDSO's text: syscall user dispatch traps it but lets it
+ * through unrecorded (agent_rr_dispatch.c, sud_is_program: the agent's own
+ * clock_gettime reaches it too, and would be recorded twice). So the
+ * agent's clock() makes that clock_gettime through its own
  * interposer (recorded as RR_CALL_CLOCK_GETTIME with clock 2, as a
  * program's own clock_gettime of that clock always was) and converts as
  * glibc does. clock_gettime of CLOCK_PROCESS_CPUTIME_ID and
