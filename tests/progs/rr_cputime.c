@@ -9,9 +9,16 @@
  * zero. Under spool record and replay the replay must print the recorded
  * lines (tests/integ/408-rr-cputime.t): these calls are inputs
  * (src/agent/agent_rr_cputime.c).
+ *
+ *   rr_cputime           the report above, in two threads
+ *   rr_cputime loop N    N rounds of getrusage, times and clock(); the
+ *                        nanoseconds a call on stderr (its cost recorded,
+ *                        doc/record.md)
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/times.h>
@@ -77,9 +84,43 @@ static void *second(void *arg)
 	return NULL;
 }
 
-int main(void)
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int loop(long n)
+{
+	struct rusage ru;
+	struct tms tm;
+	double t0, t1, t2, t3;
+	long sum = 0;
+
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		sum += getrusage(RUSAGE_SELF, &ru);
+	t1 = now_ns();
+	for (long i = 0; i < n; i++)
+		sum += (long)times(&tm) & 1;
+	t2 = now_ns();
+	for (long i = 0; i < n; i++)
+		sum += (long)clock() & 1;
+	t3 = now_ns();
+	printf("%ld rounds\n", n);
+	fprintf(stderr, "getrusage %.0f ns, times %.0f ns, clock %.0f ns (sum %ld)\n",
+		(t1 - t0) / n, (t2 - t1) / n, (t3 - t2) / n, sum);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	pthread_t th;
+
+	if (argc == 3 && !strcmp(argv[1], "loop"))
+		return loop(atol(argv[2]));
 
 	report("main");
 	fflush(stdout);
