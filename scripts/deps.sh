@@ -157,8 +157,9 @@ PACKAGES=(
 #                  out-of-order writes a replay repeats (tests/real/159-qemu-img-convert-all.t)
 #   pv             splice()s its input pipe to its output: bytes from a pipe to a pipe or
 #                  a terminal that a replay must write again (tests/real/148-pv-splice.t)
-#   gpg            gpg --gen-random: libgcrypt mixes in the CPU's rdrand, which a replay
-#                  cannot repeat and must stop at (tests/real/138-gpg-rdrand-replay.t)
+#   gpg            gpg --gen-random: libgcrypt mixes in the CPU's rdrand, getrusage, clock()
+#                  and (jitter entropy) rdtsc: replayed exactly since spool hides the first
+#                  and last and records the others (tests/real/138, 161)
 #   openssl        openssl rand: its random bytes replayed (tests/real/119-openssl-rand-replay.t)
 REAL_PACKAGES=(
 	nginx-light

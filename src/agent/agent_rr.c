@@ -142,6 +142,8 @@ static const char *const rr_call_names[RR_CALL_MAX] = {
 	[RR_CALL_WAKE_MORE] = "(the writes a wake-up waited for, threads 128 and up)",
 	[RR_CALL_TIMER_OVERRUN] = "timer_getoverrun",
 	[RR_CALL_CPUID] = "cpuid",
+	[RR_CALL_RUSAGE] = "getrusage",
+	[RR_CALL_TIMES] = "times",
 	[RR_CALL_FORK] = "fork/vfork",
 	[RR_CALL_SPAWN] = "posix_spawn",
 	[RR_CALL_WAIT] = "wait/waitpid/wait4",
@@ -275,6 +277,9 @@ static void rr_put_call_arg(struct rr_buf *b, unsigned call, int fd)
 		break;
 	case RR_CALL_KILL:
 		rr_puts(b, "(signal ");
+		break;
+	case RR_CALL_RUSAGE:
+		rr_puts(b, "(who ");
 		break;
 	default:
 		rr_puts(b, "(fd ");
@@ -3244,6 +3249,11 @@ int agent_rr_attach(struct rr_area *a, uint64_t size, uint64_t base, uint32_t k)
 	if (!a->serial && (a->mode == RR_MODE_RECORD || (a->opts & RR_O_STDIO_FLUSH))) {
 		agent_rr_stdio_flushes = 1;
 		__atomic_fetch_or(&a->flags, RR_F_STDIO_FLUSH, __ATOMIC_RELAXED);
+	}
+	/* getrusage, times and clock() are recorded (agent_rr_cputime.c) */
+	if (a->mode == RR_MODE_RECORD || (a->opts & RR_O_CPUTIME)) {
+		agent_rr_cputime = 1;
+		__atomic_fetch_or(&a->flags, RR_F_CPUTIME, __ATOMIC_RELAXED);
 	}
 	/* (before the mode is on: the log's write would be the program's) */
 	agent_log("record/replay: mode %u%s, process %u", a->mode,

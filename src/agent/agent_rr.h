@@ -161,6 +161,9 @@ extern __thread int agent_rr_stdio_turn_held __attribute__((tls_model("initial-e
  * agent_rr_stdio_exit_flush: stdout and stderr in their turns, from the
  * agent's destructor (before glibc's flush at exit, which takes none). */
 extern int agent_rr_stdio_flushes;
+/* getrusage, times and clock() are recorded or replayed (agent_rr_cputime.c,
+ * RR_F_CPUTIME): set by agent_rr_init before the mode is on. */
+extern int agent_rr_cputime;
 void agent_rr_stdio_flush(FILE *f);
 void agent_rr_stdio_exit_flush(void);
 /* Replay: stdio's read of n bytes of fd came from the log; the file's

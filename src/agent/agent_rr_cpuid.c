@@ -13,8 +13,10 @@
  * kernel's arch_setup_new_exec): each cpuid of the program raises SIGSEGV,
  * the agent's handler answers with the CPU's result with rdrand (leaf 1
  * ecx bit 30) and rdseed (leaf 7 ebx bit 18) cleared, so their users fall
- * back on the system's random numbers, which are recorded, and records the
- * answer (RR_CALL_CPUID). A replay of such a recording (RR_O_CPUID) turns
+ * back on the system's random numbers, which are recorded, and with the
+ * time stamp counter and rdtscp cleared (rdtsc is not recorded: libgcrypt
+ * then leaves out its jitter entropy collector, tests/real/161), and
+ * records the answer (RR_CALL_CPUID). A replay of such a recording (RR_O_CPUID) turns
  * faulting on too and answers each cpuid from the log, on any CPU.
  *
  * ld.so and libc run cpuid before the agent starts (their answer includes
@@ -85,7 +87,7 @@ void agent_rr_cpuid_init(void)
 	__atomic_store_n(&cpuid_on, 1, __ATOMIC_RELEASE);
 	if (agent_rr_mode & RR_MODE_RECORD)
 		__atomic_fetch_or(&a->flags, RR_F_CPUID, __ATOMIC_RELAXED);
-	agent_log("cpuid faulting on: rdrand and rdseed hidden, cpuid recorded");
+	agent_log("cpuid faulting on: rdrand, rdseed and the tsc hidden, cpuid recorded");
 }
 
 int agent_rr_cpuid_sigsegv(const struct sigaction *act, struct sigaction *oact)

@@ -15,7 +15,7 @@
  * clock_nanosleep, write, writev, sched_yield, getdents64, readlink,
  * readlinkat, the socket calls of agent_rr_sock.c (socket, socketpair,
  * connect, bind, listen, shutdown, setsockopt, getsockopt, getsockname,
- * getpeername, recvmmsg, sendmmsg), sysinfo. In serial mode a futex wait
+ * getpeername, recvmmsg, sendmmsg), sysinfo, getrusage, times. In serial mode a futex wait
  * made through syscall() is emulated as a yield (agent_rr_futex_wait). A
  * `syscall` instruction in
  * the program's own code (inline assembly, a Go runtime) is caught by
@@ -34,11 +34,13 @@
 #include <stdarg.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/time.h>
+#include <sys/times.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -251,6 +253,10 @@ static long rr_direct(long n, const long *a, int *handled)
 		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2], (int)a[3]);
 	case SYS_sysinfo:
 		return sysinfo((struct sysinfo *)a[0]);
+	case SYS_getrusage:
+		return getrusage((int)a[0], (struct rusage *)a[1]);
+	case SYS_times:
+		return (long)times((struct tms *)a[0]);
 	}
 	*handled = 0;
 	return 0;

@@ -106,11 +106,20 @@ static void info_recording(const struct rr_info *info)
 	else
 		printf("; spool replay accepts it\n");
 	/* (agent_rr_cpuid.c; doc/record.md "The CPU's own inputs") */
+	/* (the agent that records the CPU time hides the time stamp counter
+	 * too: a recording with both flags had it hidden) */
 	if (info->flags & RR_F_CPUID)
-		printf("cpuid: recorded, rdrand and rdseed hidden from the program (CPUID "
-		       "faulting)\n");
+		printf("cpuid: recorded, rdrand and rdseed hidden from the program%s (CPUID "
+		       "faulting)\n",
+		       info->flags & RR_F_CPUTIME ? ", and the time stamp counter" : "");
 	else
 		printf("cpuid: not recorded, rdrand and rdseed not hidden (no CPUID faulting)\n");
+	/* (agent_rr_cputime.c; doc/record.md "What is recorded") */
+	if (info->flags & RR_F_CPUTIME)
+		printf("cpu time: recorded (getrusage, times, clock)\n");
+	else
+		printf("cpu time: not recorded (getrusage, times and clock run for real in a "
+		       "replay)\n");
 	/* the snapshots' budget (--snap-max), as spool record's summary said */
 	if (info->snap_stopped) {
 		char line[160];

@@ -495,6 +495,8 @@ static const char *record_sys_name(uint32_t nr)
 	case SYS_recvmmsg: return "recvmmsg";
 	case SYS_sendmmsg: return "sendmmsg";
 	case SYS_sysinfo: return "sysinfo";
+	case SYS_getrusage: return "getrusage";
+	case SYS_times: return "times";
 	}
 	return "?";
 }

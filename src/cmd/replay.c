@@ -1367,6 +1367,7 @@ static int replay_session(struct replay_run *r)
 		    (info->flags & RR_F_OUT_TURN ? RR_O_OUT_TURN : 0) |
 		    (info->flags & RR_F_STDIO_FLUSH ? RR_O_STDIO_FLUSH : 0) |
 		    (info->flags & RR_F_CPUID ? RR_O_CPUID : 0) |
+		    (info->flags & RR_F_CPUTIME ? RR_O_CPUTIME : 0) |
 		    /* (a run the user changed may print otherwise: another command
 		     * line or environment, gdb, another schedule) */
 		    (cl->use_gdb || cl->path_file || cl->user_env || optind < r->argc ? 0

@@ -127,6 +127,11 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
  * were emulated with rdrand and rdseed hidden and their results recorded
  * (RR_CALL_CPUID, agent_rr_cpuid.c); a replay does the same (RR_O_CPUID) */
 #define RR_F_CPUID 0x2000000u
+/* record: getrusage, times and clock() were recorded (RR_CALL_RUSAGE,
+ * RR_CALL_TIMES; clock() as a clock_gettime of CLOCK_PROCESS_CPUTIME_ID,
+ * agent_rr_cputime.c); a replay does the same (RR_O_CPUTIME). Recordings
+ * made before have none: their replays run the three for real. */
+#define RR_F_CPUTIME 0x4000000u
 
 /* rr_area.opts, set by the host */
 #define RR_O_TRUNCATED 0x1u /* replay: the recording ended early (killed): end = stop */
@@ -186,6 +191,9 @@ enum { RR_MODE_OFF = 0, RR_MODE_RECORD = 1, RR_MODE_REPLAY = 2 };
 /* Replay: the recording has RR_F_CPUID: turn CPUID faulting on and give
  * each cpuid its recorded result (agent_rr_cpuid.c) */
 #define RR_O_CPUID 0x400000u
+/* Replay: the recording has RR_F_CPUTIME: getrusage, times and clock()
+ * return the recorded values (agent_rr_cputime.c) */
+#define RR_O_CPUTIME 0x800000u
 /* rr_area.cause: what a divergence found different (set with the report;
  * spool replay's advice depends on it). */
 enum {
@@ -481,6 +489,11 @@ enum {
 	 * (agent_rr_cpuid.c): arg = leaf << 32 | subleaf, data = eax, ebx,
 	 * ecx, edx as the program got them (rdrand and rdseed cleared) */
 	RR_CALL_CPUID = 88,
+	/* getrusage (agent_rr_cputime.c): fd = who, data = struct rusage */
+	RR_CALL_RUSAGE = 89,
+	/* times: result = the ticks since boot, data = struct tms (none
+	 * when the program passed NULL) */
+	RR_CALL_TIMES = 90,
 	RR_CALL_MAX
 };
 

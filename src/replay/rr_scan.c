@@ -43,6 +43,7 @@ static const struct rr_scan_sys rr_sys_names[] = {
 	RR_SYS(rt_sigtimedwait), RR_SYS(rt_sigsuspend), RR_SYS(epoll_pwait2),
 	RR_SYS(socketpair), RR_SYS(shutdown), RR_SYS(setsockopt), RR_SYS(getsockopt),
 	RR_SYS(getsockname), RR_SYS(getpeername), RR_SYS(recvmmsg), RR_SYS(sendmmsg),
+	RR_SYS(times),
 };
 
 /* What agent_rr_syscall.c sends to the named interposers (of the calls
@@ -54,7 +55,7 @@ static const long rr_sys_rec[] = {
 	SYS_pselect6, SYS_epoll_pwait, SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_epoll_pwait2,
 	SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_shutdown,
 	SYS_setsockopt, SYS_getsockopt, SYS_getsockname, SYS_getpeername, SYS_recvmmsg,
-	SYS_sendmmsg, SYS_sysinfo,
+	SYS_sendmmsg, SYS_sysinfo, SYS_getrusage, SYS_times,
 };
 
 const char *rr_sys_name(long nr)

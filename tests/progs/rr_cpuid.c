@@ -9,7 +9,9 @@
  * in each run.
  *
  *   rr_cpuid             leaves 0, 1 and 7: the vendor, rdrand, rdseed, and
- *                        rdrand's value when it is there
+ *                        rdrand's value when it is there; then the time
+ *                        stamp counter (leaf 1 edx bit 4: libgcrypt runs its
+ *                        jitter entropy collector, rdtsc, where it is set)
  *   rr_cpuid segv        the program's own SIGSEGV handler (siglongjmp out
  *                        of a real fault) and SIGSEGV blocked around a cpuid:
  *                        both keep working, the mask reads back as set
@@ -63,6 +65,8 @@ static int features(void)
 	}
 	printf("rdrand: %s\n", has_rdrand ? "present" : "hidden");
 	printf("rdseed: %s\n", has_rdseed ? "present" : "hidden");
+	cpuid(1, 0, r);
+	printf("tsc: %s\n", r[3] & (1u << 4) ? "present" : "hidden");
 	if (has_rdrand) {
 		for (int i = 0; i < 10 && !rdrand(&v); i++)
 			;

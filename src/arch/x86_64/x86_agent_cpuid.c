@@ -4,8 +4,9 @@
  * while recording or replaying (src/agent/agent_rr_cpuid.c): CPUID
  * faulting (arch_prctl ARCH_SET_CPUID 0: a cpuid outside ring 0 raises
  * #GP, which Linux sends as SIGSEGV with si_code SI_KERNEL), the agent's
- * SIGSEGV handler, and the CPU's real answer with rdrand and rdseed
- * cleared. Built into the agent only (Makefile: ARCH_AGENT_SRCS).
+ * SIGSEGV handler, and the CPU's real answer with rdrand, rdseed, the
+ * time stamp counter and rdtscp cleared. Built into the agent only
+ * (Makefile: ARCH_AGENT_SRCS).
  *
  * The handler: a SIGSEGV with si_code SI_KERNEL whose instruction is
  * 0f a2 is the program's cpuid: eax and ecx in, the four registers out
@@ -42,6 +43,14 @@
 
 #define X86_CPUID_RDRAND (1u << 30) /* leaf 1, ecx */
 #define X86_CPUID_RDSEED (1u << 18) /* leaf 7 subleaf 0, ebx */
+/* The time stamp counter (leaf 1, edx; and rdtscp, leaf 0x80000001 edx):
+ * rdtsc is not recorded (doc/record.md "The CPU's own inputs"), so a
+ * program that asks is told there is none. libgcrypt then leaves out its
+ * jitter entropy collector, whose rdtsc readings made gpg's strongest
+ * random bytes differ in each replay (tests/real/161-gpg-tsc-replay.t).
+ * A program that runs rdtsc without asking still reads the counter. */
+#define X86_CPUID_TSC (1u << 4)	     /* leaf 1, edx */
+#define X86_CPUID_RDTSCP (1u << 27)  /* leaf 0x80000001, edx */
 
 /* The kernel's struct sigaction on x86-64 (rt_sigaction). */
 struct x86_cpuid_ksa {
@@ -62,10 +71,14 @@ void agent_rr_cpuid_arch_real(uint32_t leaf, uint32_t sub, uint32_t r[4])
 		__cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
 		syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0);
 	}
-	if (leaf == 1)
+	if (leaf == 1) {
 		r[2] &= ~X86_CPUID_RDRAND;
-	else if (leaf == 7 && sub == 0)
+		r[3] &= ~X86_CPUID_TSC;
+	} else if (leaf == 7 && sub == 0) {
 		r[1] &= ~X86_CPUID_RDSEED;
+	} else if (leaf == 0x80000001) {
+		r[3] &= ~X86_CPUID_RDTSCP;
+	}
 	errno = saved;
 }
 
