@@ -58,7 +58,9 @@ svc_client() {
 	local p
 	NHP=0
 	for p in $(pgrep -x haproxy); do
-		tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | grep -qxF "$T_DIR/h.cfg" &&
+		# (another run's haproxy may be gone by now: no message,
+		# this function's output is the client's)
+		{ tr '\0' '\n' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qxF "$T_DIR/h.cfg" &&
 			NHP=$((NHP + 1))
 	done
 }
