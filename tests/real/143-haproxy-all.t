@@ -52,7 +52,7 @@ hp_client() {
 # made it 2: 3 failures in 25 runs, 7 of 8 in 4 runs at once.
 SVC=("${HP[@]}")
 SVC_SIG=USR1
-svc_up() { wait_port "$PORT"; }
+svc_up() { wait_port "$PORT" "$T_TIMEOUT" "$SVC_PID"; }
 svc_client() {
 	hp_client
 	local p
@@ -111,7 +111,7 @@ num_cmp "$nthr" -ge 2 "path: function entries of both loop threads ($nthr thread
 
 # --- record and replay: driven by curl, replayed alone
 hp_rr_client() {
-	wait_port "$PORT" || { kill -USR1 "$(prog_of "$1")"; return 1; }
+	wait_port "$PORT" "$T_TIMEOUT" "$1" || { kill -USR1 "$(prog_of "$1")"; return 1; }
 	hp_client
 	kill -USR1 "$(prog_of "$1")"
 }
@@ -147,7 +147,7 @@ fi
 # --- attach: spool probe -p on a haproxy started without spool
 "${HP[@]}" 2>att.err &
 hpid=$!
-wait_port "$PORT"
+wait_port "$PORT" "$T_TIMEOUT" "$hpid"
 timeout -k 10 "$T_TIMEOUT" "$SPOOL" probe -p "$hpid" -d 4s -o at.trace -e 'func:libc.so*:recv' \
 	>at.out 2>at.err &
 sp=$!
