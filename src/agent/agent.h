@@ -31,6 +31,19 @@
 #define AGENT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define AGENT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* The agent's own code, from its ELF header to the end of its text (its
+ * linker's symbols, hidden, so this library's own). A system call, a
+ * `cpuid` or a call made from there is the agent's, never the program's:
+ * syscall dispatch lets it through, the syscall() interposer does not
+ * redirect it, and the cpuid handler answers it unrecorded. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char __etext[] __attribute__((visibility("hidden")));
+
+static inline int agent_own_text(const void *ip)
+{
+	return (uintptr_t)ip >= (uintptr_t)__ehdr_start && (uintptr_t)ip < (uintptr_t)__etext;
+}
+
 /* Store the next definition of NAME (dlsym RTLD_NEXT) in the function
  * pointer VAR when there is one; VAR keeps its fallback otherwise. Used by
  * the interposers' constructors, with agent_self.busy raised around them. */

@@ -100,6 +100,9 @@ uint32_t agent_probe_got_views(int32_t *tids, uint32_t max);
 enum {
 	AGENT_PROBE_GOT_SIGACTION,
 	AGENT_PROBE_GOT_SIGNAL,
+	AGENT_PROBE_GOT_BSD_SIGNAL,
+	AGENT_PROBE_GOT_SYSV_SIGNAL,
+	AGENT_PROBE_GOT___SYSV_SIGNAL,
 	AGENT_PROBE_GOT_SIGSUSPEND,
 	AGENT_PROBE_GOT_PPOLL,
 	AGENT_PROBE_GOT_PSELECT,
@@ -116,6 +119,16 @@ struct epoll_event;
 int agent_probe_got_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
 int agent_probe_got_sigaction(int sig, const struct sigaction *act, struct sigaction *oact);
 sighandler_t agent_probe_got_signal(int sig, sighandler_t h);
+sighandler_t agent_probe_got_bsd_signal(int sig, sighandler_t h);
+sighandler_t agent_probe_got_sysv_signal(int sig, sighandler_t h);
+sighandler_t agent_probe_got___sysv_signal(int sig, sighandler_t h);
+/* glibc's signal() family made a sigaction and given to ACT (the agent's
+ * sigaction, or the attach path's twin): FLAGS SA_RESTART for signal and
+ * bsd_signal (BSD: the signal blocked in its handler, as glibc puts it in
+ * sa_mask), SA_RESETHAND | SA_NODEFER for sysv_signal and __sysv_signal
+ * (System V's one-shot handler). Returns the old handler, or SIG_ERR. */
+sighandler_t agent_probe_signal_as(int sig, sighandler_t h, int flags,
+				   int (*act)(int, const struct sigaction *, struct sigaction *));
 int agent_probe_got_sigsuspend(const sigset_t *mask);
 int agent_probe_got_ppoll(struct pollfd *fds, unsigned long n, const struct timespec *ts,
 			  const sigset_t *mask);

@@ -60,24 +60,53 @@ int agent_probe_got_sigaction(int sig, const struct sigaction *act, struct sigac
 	return rc;
 }
 
-/* glibc's signal: BSD semantics (SA_RESTART, the signal blocked in its
- * handler); through the twin above, not libc's (which would not come
- * back here). */
-sighandler_t agent_probe_got_signal(int sig, sighandler_t h)
+sighandler_t agent_probe_signal_as(int sig, sighandler_t h, int flags,
+				   int (*act)(int, const struct sigaction *, struct sigaction *))
 {
-	sighandler_t (*real)(int, sighandler_t) = agent_probe_got_real[AGENT_PROBE_GOT_SIGNAL];
 	struct sigaction a, o;
 
-	if (!agent_probe_got_real[AGENT_PROBE_GOT_SIGACTION])
-		return real(sig, h);
 	memset(&a, 0, sizeof(a));
 	a.sa_handler = h;
-	a.sa_flags = SA_RESTART;
-	if (sig > 0 && sig < 65)
+	a.sa_flags = flags;
+	if (!(flags & SA_NODEFER) && sig > 0 && sig < 65)
 		((uint64_t *)&a.sa_mask)[0] = 1ull << (sig - 1);
-	if (agent_probe_got_sigaction(sig, &a, &o) < 0)
+	if (act(sig, &a, &o) < 0)
 		return SIG_ERR;
-	return o.sa_handler;
+	return (o.sa_flags & SA_SIGINFO) ? (sighandler_t)(void *)o.sa_sigaction : o.sa_handler;
+}
+
+/* glibc's signal family, through the twin above, not libc's (whose
+ * sigaction would not come back here): an attached program that installs
+ * its SIGSEGV handler with __sysv_signal (zstd's command line) would
+ * otherwise replace the handler CPUID faulting needs. libc's own function
+ * (real) is the fallback while the twin has no sigaction to call. */
+static sighandler_t got_signal_as(int real, int sig, sighandler_t h, int flags)
+{
+	sighandler_t (*fn)(int, sighandler_t) = agent_probe_got_real[real];
+
+	if (!agent_probe_got_real[AGENT_PROBE_GOT_SIGACTION])
+		return fn(sig, h);
+	return agent_probe_signal_as(sig, h, flags, agent_probe_got_sigaction);
+}
+
+sighandler_t agent_probe_got_signal(int sig, sighandler_t h)
+{
+	return got_signal_as(AGENT_PROBE_GOT_SIGNAL, sig, h, SA_RESTART);
+}
+
+sighandler_t agent_probe_got_bsd_signal(int sig, sighandler_t h)
+{
+	return got_signal_as(AGENT_PROBE_GOT_BSD_SIGNAL, sig, h, SA_RESTART);
+}
+
+sighandler_t agent_probe_got_sysv_signal(int sig, sighandler_t h)
+{
+	return got_signal_as(AGENT_PROBE_GOT_SYSV_SIGNAL, sig, h, SA_RESETHAND | SA_NODEFER);
+}
+
+sighandler_t agent_probe_got___sysv_signal(int sig, sighandler_t h)
+{
+	return got_signal_as(AGENT_PROBE_GOT___SYSV_SIGNAL, sig, h, SA_RESETHAND | SA_NODEFER);
 }
 
 int agent_probe_got_sigsuspend(const sigset_t *mask)

@@ -1078,15 +1078,29 @@ static void rr_advance(void);
  * count (agent_rr_sig_limit). */
 __thread uint64_t agent_rr_sig_at;
 
+/* The signal delivery recorded at off in the thread's log, or NULL (another
+ * record, or the log's end). The one test of "a delivery" for the walks
+ * over the log: the deliveries (rr_rep_deliver), the next one due
+ * (rr_sig_due) and the input past them (agent_rr_rep_peek_input). The host
+ * wrote the log (rr_img.c), whole records only. */
+static const struct rec_sched *rr_signal_at(uint64_t off)
+{
+	const struct rec_sched *e = (const struct rec_sched *)(agent_rr_ro + off);
+
+	if (off >= rr_self.end || rr_self.end - off < sizeof(*e) ||
+	    ev_kind(e->h.word) != KIND_SCHED || e->h.size < sizeof(*e) || e->op != RR_OP_SIGNAL)
+		return NULL;
+	return e;
+}
+
 /* The delivery at a switch point recorded at off in the thread's log, if
  * there is one. */
 static void rr_sig_due(uint64_t off)
 {
-	const struct rec_sched *e = (const struct rec_sched *)(agent_rr_ro + off);
+	const struct rec_sched *e = rr_signal_at(off);
 	uint64_t at = RR_COUNT_END;
 
-	if (off < rr_self.end && ev_kind(e->h.word) == KIND_SCHED && e->op == RR_OP_SIGNAL &&
-	    e->arg)
+	if (e && e->arg)
 		at = e->arg - 1;
 	agent_rr_sig_at = at;
 	if (at < agent_ser.limit)
@@ -1101,13 +1115,12 @@ static void rr_sig_due(uint64_t off)
 static void rr_rep_deliver(struct agent_thread *t, int point, uint64_t count)
 {
 	const struct rec_hdr *h;
+	const struct rec_sched *e;
 	uint64_t off;
 
 	if (rr_in_signal || !rr_self.has_id)
 		return;
-	while ((h = rr_peek()) && ev_kind(h->word) == KIND_SCHED &&
-	       ((const struct rec_sched *)h)->op == RR_OP_SIGNAL) {
-		const struct rec_sched *e = (const struct rec_sched *)h;
+	while ((e = rr_signal_at(rr_self.cur))) {
 		uint32_t sig = e->obj, tseq = e->tseq;
 		uint64_t arg = e->arg;
 		int sends = e->result;
@@ -2181,8 +2194,7 @@ int agent_rr_rep_peek_input(unsigned call, int64_t *result, uint64_t *arg)
 		h = (const struct rec_hdr *)(agent_rr_ro + off);
 		if (h->size < sizeof(*h) || h->size > rr_self.end - off)
 			return 0;
-		if (ev_kind(h->word) == KIND_SCHED && h->size >= sizeof(struct rec_sched) &&
-		    ((const struct rec_sched *)h)->op == RR_OP_SIGNAL) {
+		if (rr_signal_at(off)) {
 			off += h->size;
 			handler = RR_PEEK_HANDLER_RECS;
 			continue;

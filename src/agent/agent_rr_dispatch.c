@@ -87,10 +87,6 @@
 #define SUD_TRAMP_SLOTS 32
 #define SUD_TRAMP_SIZE 32
 
-/* The agent's own code: its raw calls are its own, never the program's. */
-extern const char __ehdr_start[] __attribute__((visibility("hidden")));
-extern const char __etext[] __attribute__((visibility("hidden")));
-
 #if defined(__x86_64__)
 
 /* Read by the kernel at each system call of a thread with dispatch on. */
@@ -206,7 +202,7 @@ static long sud_sigmask_frame(int how, const uint64_t *set, uint64_t *old, uint6
  * agent's interposer: routing it would record the clock twice). */
 static int sud_is_program(uintptr_t ip)
 {
-	if (ip >= (uintptr_t)__ehdr_start && ip < (uintptr_t)__etext)
+	if (agent_own_text((const void *)ip))
 		return 0;
 	if (ip >= sud_ld_lo && ip < sud_ld_hi)
 		return 0;

@@ -450,14 +450,7 @@ AGENT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigactio
 
 static sighandler_t sig_signal(int sig, sighandler_t h, int flags)
 {
-	struct sigaction a, o;
-
-	memset(&a, 0, sizeof(a));
-	a.sa_handler = h;
-	a.sa_flags = flags;
-	if (sigaction(sig, &a, &o) < 0)
-		return SIG_ERR;
-	return (o.sa_flags & SA_SIGINFO) ? (sighandler_t)(void *)o.sa_sigaction : o.sa_handler;
+	return agent_probe_signal_as(sig, h, flags, sigaction);
 }
 
 AGENT_EXPORT sighandler_t signal(int sig, sighandler_t h)

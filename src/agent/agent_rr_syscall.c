@@ -49,10 +49,6 @@
 #include "agent_rr.h"
 #include "agent_rr_dispatch.h"
 
-/* The agent's own code: its calls to syscall() are never redirected. */
-extern const char __ehdr_start[] __attribute__((visibility("hidden")));
-extern const char __etext[] __attribute__((visibility("hidden")));
-
 #if defined(__x86_64__)
 extern __thread volatile unsigned char agent_sud_sel
 	__attribute__((visibility("hidden"), tls_model("initial-exec")));
@@ -332,7 +328,7 @@ AGENT_EXPORT long syscall(long n, ...)
 	va_end(ap);
 	/* The program's raw mask change: int3 probes keep SIGTRAP unblocked
 	 * (agent_probe.c; the agent's own calls pass). */
-	if (AGENT_UNLIKELY(n == SYS_rt_sigprocmask) && !(ra >= __ehdr_start && ra < __etext) &&
+	if (AGENT_UNLIKELY(n == SYS_rt_sigprocmask) && !agent_own_text(ra) &&
 	    agent_probe_trap_live() && a[3] == 8) {
 		int e = agent_probe_sigmask((int)a[0], (const sigset_t *)a[1], (sigset_t *)a[2], 1);
 
@@ -345,26 +341,26 @@ AGENT_EXPORT long syscall(long n, ...)
 	/* Before the agent's constructor: jemalloc reads /proc and /sys
 	 * through syscall(SYS_read) in the first malloc (agent_rr_early.c). */
 	if (AGENT_UNLIKELY(!agent_rr_started) && (n == SYS_read || n == SYS_getrandom) &&
-	    !(ra >= __ehdr_start && ra < __etext))
+	    !agent_own_text(ra))
 		return n == SYS_read ? agent_rr_early_read((int)a[0], (void *)a[1], (size_t)a[2])
 				     : agent_rr_early_getrandom((void *)a[0], (size_t)a[1],
 								(unsigned)a[2]);
 	/* GLib's, Rust's, ... locks: futex waits and wakes (agent_futex.c). */
 	if (AGENT_UNLIKELY(n == SYS_futex) && !agent_rr_mode &&
-	    !(ra >= __ehdr_start && ra < __etext))
+	    !agent_own_text(ra))
 		return agent_futex_call(a, (uint64_t)(uintptr_t)ra, __builtin_frame_address(0),
 					rr_pass);
 	/* A fork no fork handler sees: the child keeps out of the parent's
 	 * ring (agent_thread_raw_fork) and starts on its own; recording or
 	 * replaying, it is numbered and recorded as fork's child is. */
-	if (AGENT_UNLIKELY(rr_is_raw_fork(n, a, &cflags)) && !(ra >= __ehdr_start && ra < __etext)) {
+	if (AGENT_UNLIKELY(rr_is_raw_fork(n, a, &cflags)) && !agent_own_text(ra)) {
 		struct rr_fork_call c = {n, a};
 
 		if (agent_rr_mode)
 			return agent_rr_raw_fork(rr_fork_pass, &c, cflags);
 		return agent_thread_raw_fork(rr_fork_pass, &c, cflags);
 	}
-	if (AGENT_LIKELY(!agent_rr_mode) || (ra >= __ehdr_start && ra < __etext) ||
+	if (AGENT_LIKELY(!agent_rr_mode) || agent_own_text(ra) ||
 	    agent_self.busy)
 		return rr_pass(n, a);
 	/* Serial mode: a futex wait would keep the run token in the kernel

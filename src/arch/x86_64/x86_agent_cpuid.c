@@ -108,10 +108,6 @@ static void x86_cpuid_chain(const struct sigaction *o, int sig, siginfo_t *si, v
 		syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), sig);
 }
 
-/* The agent's own code (its linker's symbols: hidden, so this library's). */
-extern const char __ehdr_start[] __attribute__((visibility("hidden")));
-extern const char __etext[] __attribute__((visibility("hidden")));
-
 static void x86_cpuid_handler(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
@@ -124,7 +120,7 @@ static void x86_cpuid_handler(int sig, siginfo_t *si, void *ctx)
 		/* the agent's own cpuid (a probe's first xsave sizing,
 		 * agent_probe_hot.c) is not the program's: a replay with probes
 		 * (spool path) would meet one the recording does not have */
-		if ((uintptr_t)ip >= (uintptr_t)__ehdr_start && (uintptr_t)ip < (uintptr_t)__etext)
+		if (agent_own_text(ip))
 			agent_rr_cpuid_arch_real((uint32_t)g[REG_RAX], (uint32_t)g[REG_RCX], r);
 		else
 			agent_rr_cpuid_value((uint32_t)g[REG_RAX], (uint32_t)g[REG_RCX], r);
