@@ -2182,11 +2182,16 @@ static const unsigned char *rr_input_data(const struct rec_input *in, uint32_t n
 	return d;
 }
 
+/* How many records past a signal delivery agent_rr_rep_peek_input looks
+ * through for the call's (its handler's calls). */
+#define RR_PEEK_HANDLER_RECS 64u
+
 int agent_rr_rep_peek_input(unsigned call, int64_t *result, uint64_t *arg)
 {
 	uint64_t off = rr_self.cur;
 	const struct rec_hdr *h;
 	const struct rec_input *in;
+	unsigned handler = 0;
 
 	if (!rr_self.has_id)
 		return 0;
@@ -2196,11 +2201,23 @@ int agent_rr_rep_peek_input(unsigned call, int64_t *result, uint64_t *arg)
 			return 0;
 		if (rr_signal_at(off)) {
 			off += h->size;
+			handler = RR_PEEK_HANDLER_RECS;
 			continue;
 		}
 		in = (const struct rec_input *)h;
-		if (ev_kind(h->word) != KIND_INPUT || h->size < sizeof(*in) || in->call != call)
-			return 0;
+		if (ev_kind(h->word) != KIND_INPUT || h->size < sizeof(*in) || in->call != call) {
+			/* After a delivery, what its handler did: a signal that
+			 * came during the real fork ran its handler in the parent
+			 * before the fork's record was written (bash's SIGCHLD
+			 * handler reaps with wait4: SIGNAL, WAIT, FORK in sync
+			 * mode). Its records come before the call's; the replay
+			 * still forks first (a few, RR_PEEK_HANDLER_RECS: a
+			 * handler that itself forks is not told apart). */
+			if (!handler--)
+				return 0;
+			off += h->size;
+			continue;
+		}
 		*result = in->result;
 		*arg = in->arg;
 		return 1;

@@ -598,6 +598,23 @@ static void record_tree(struct record_ctx *ctx, void *ext)
 	}
 }
 
+/* info.exe and info.buildid of a tree: the image exec made of the file
+ * spool ran (a #! script's interpreter), the one a replay starts and
+ * checks (replay_check_binary). A pyenv shim (`#!/usr/bin/env bash`, which
+ * execs python3.11) was recorded as the script with no build id, or as the
+ * last image python3.11, and every replay was refused ("refusing to
+ * replay a different binary"). */
+static void record_first_image(struct record_ctx *ctx)
+{
+	char img[PATH_MAX];
+
+	if (target_image(ctx->res->path, img, sizeof(img)) < 0 ||
+	    !realpath(img, ctx->info.exe))
+		snprintf(ctx->info.exe, sizeof(ctx->info.exe), "%s", ctx->res->path);
+	if (buildid_read(ctx->info.exe, ctx->info.buildid, sizeof(ctx->info.buildid)) < 0)
+		ctx->info.buildid[0] = 0;
+}
+
 /* The side file "argv": the command line spool ran, NUL-separated. */
 static int record_save_argv(struct record_ctx *ctx, struct trace_writer *w)
 {
@@ -703,12 +720,9 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 		ctx->info.procs[0].pid) {
 		/* A tree whose first process exec'd: its slot was given to a
 		 * later process. Its pid is the tree's; its binary is the one
-		 * spool ran. */
+		 * spool ran (record_first_image below). */
 		ctx->info.pid = (uint32_t)ctx->info.procs[0].pid;
-		if (target_resolve(ctx->argv[0], ctx->info.exe, sizeof(ctx->info.exe)) < 0)
-			ctx->info.exe[0] = 0;
-		if (buildid_read(ctx->info.exe, ctx->info.buildid, sizeof(ctx->info.buildid)) < 0)
-			ctx->info.buildid[0] = 0;
+		record_first_image(ctx);
 	} else if (h->ctl->nprocs) {
 		p = shm_proc_at(h->ctl, 0);
 		ctx->info.pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
@@ -722,6 +736,10 @@ static int record_finish(void *arg, struct shm_host *h, struct trace_writer *w)
 			ctx->info.buildid[0] = 0;
 		if (!ctx->scanned && rr_scan_exe(ctx->info.exe, &ctx->scan) == 0)
 			ctx->scanned = 1;
+		/* slot 0 of a tree may be a later image of the first process
+		 * (its exec took the slot back): not what a replay starts */
+		if (ctx->info.nprocs > 1)
+			record_first_image(ctx);
 	}
 	/* the file run and what it ran with, as it really was: the
 	 * personality read back after setting it */

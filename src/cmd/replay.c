@@ -603,20 +603,17 @@ static char **replay_argv(const char *dir, const struct rr_info *info, char **bu
 	return argv;
 }
 
-/* How many #! interpreters a script may go through, as the kernel's
- * binfmt_script allows (a script run by a script). */
-#define REPLAY_INTERP_DEPTH 4
-
 /* Refuse a binary that is not the recorded one. A #! script (/usr/bin/7z
  * is `exec /usr/lib/p7zip/7z "$@"`) was recorded as the image exec made
- * of it, its interpreter's: that is the binary checked. */
+ * of it, its interpreter's: that is the binary checked (the one record
+ * names, record_first_image; target_image follows the same chain). */
 static int replay_check_binary(const char *path, const struct rr_info *info)
 {
 	char id[BUILDID_HEX_MAX], interp[2][PATH_MAX];
 	const char *bin = path;
 	int rc = buildid_read(bin, id, sizeof(id));
 
-	for (int k = 0; rc == -ENOEXEC && k < REPLAY_INTERP_DEPTH; k++) {
+	for (int k = 0; rc == -ENOEXEC && k < TARGET_INTERP_DEPTH; k++) {
 		if (target_interp(bin, interp[k % 2], sizeof(interp[0])) < 0)
 			break;
 		bin = interp[k % 2];

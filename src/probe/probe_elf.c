@@ -1042,6 +1042,19 @@ int probe_find_lib_files(const char *pattern, const char *exe, char ***libs, siz
 		if (realpath(exe, real) && (slash = strrchr(real, '/')) && slash != real) {
 			*slash = 0;
 			rc = probe_libset_scan(&ls, real, pattern);
+			/* the executable is in its own directory but is no
+			 * library it dlopens: args:haproxy:FUNC must say LIB
+			 * names the program (probe_mgr_names_exe), not "not
+			 * loaded at startup" (tests/real/143) */
+			*slash = '/';
+			for (size_t i = 0; !rc && i < ls.n;) {
+				if (strcmp(ls.v[i], real)) {
+					i++;
+					continue;
+				}
+				free(ls.v[i]);
+				ls.v[i] = ls.v[--ls.n];
+			}
 		}
 	}
 out:

@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,23 @@ int target_interp(const char *path, char *buf, size_t len)
 		return -ENAMETOOLONG;
 	memcpy(buf, line + a, b - a);
 	buf[b - a] = 0;
+	return 0;
+}
+
+int target_image(const char *path, char *buf, size_t len)
+{
+	char interp[PATH_MAX];
+
+	if (strlen(path) >= len)
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+	for (int k = 0; k < TARGET_INTERP_DEPTH; k++) {
+		if (target_interp(buf, interp, sizeof(interp)) < 0)
+			break;
+		if (strlen(interp) >= len)
+			return -ENAMETOOLONG;
+		strcpy(buf, interp);
+	}
 	return 0;
 }
 

@@ -30,6 +30,13 @@ int target_classify(const char *path);
  * script (or names no interpreter); -ENAMETOOLONG: it does not fit. */
 int target_interp(const char *path, char *buf, size_t len);
 
+/* The file exec maps for path (what /proc/self/exe of the new image
+ * names): path itself, or for a #! script the interpreter it names, and
+ * that one's if it is a script too (at most TARGET_INTERP_DEPTH, as the
+ * kernel's binfmt_script allows), into buf. 0 or -ENAMETOOLONG. */
+#define TARGET_INTERP_DEPTH 4
+int target_image(const char *path, char *buf, size_t len);
+
 /* Why path could not be read as a program (err: the negative errno the
  * read gave), for an error message, in buf: for a #! script, that it is
  * one, what runs it and what to give spool instead (spool probe and spool

@@ -69,7 +69,7 @@ printf '200 hello from apache\n404 \n200 hello from apache\n' >want.client
 # PORT, ended by SIGTERM to its parent
 SVC=("${AP[@]}")
 SVC_SIG=TERM
-svc_up() { wait_port "$PORT"; }
+svc_up() { wait_port "$PORT" "$T_TIMEOUT" "$SVC_PID"; }
 svc_client() { ap_client; }
 svc_native
 ok "apache2 alone: 200, 404, 200 with the file, exit 0 on SIGTERM" \

@@ -282,18 +282,27 @@ _rr_corpus_verdict() {
 	fi
 }
 
-# wait_port PORT [SECONDS]: until something accepts connections on
-# 127.0.0.1:PORT (default 30 s at most).
+# wait_port PORT [SECONDS [PID]]: until something accepts connections on
+# 127.0.0.1:PORT (default 30 s at most), or PID (the process that is to
+# serve, or the spool running it) is gone. A service with thousands of
+# probes under ASan on a loaded machine took more than 30 s to listen
+# (143's spool path: haproxy ended with no connection, 1 run in 8).
 wait_port() {
-	"$REAL_PY" - "$1" "${2:-30}" <<'PY'
-import socket, sys, time
+	"$REAL_PY" - "$1" "${2:-30}" "${3:-0}" <<'PY'
+import os, socket, sys, time
 end = time.time() + float(sys.argv[2])
+pid = int(sys.argv[3])
 while time.time() < end:
     try:
         socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
         sys.exit(0)
     except OSError:
         time.sleep(0.05)
+    if pid:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            sys.exit(1)
 sys.exit(1)
 PY
 }
@@ -301,8 +310,9 @@ PY
 # --- a service under spool (134, 143, 145) ----------------------------------------
 # The test sets SVC (the service's command, an array) and SVC_SIG (the
 # signal that ends it softly, its status then 0), and defines svc_up LOG
-# (0 once the service serves; LOG is its stderr) and svc_client (asks it
-# what the test checks, the answers on stdout).
+# (0 once the service serves; LOG is its stderr; SVC_PID: the process
+# started, the service or spool, gone when it will never serve) and
+# svc_client (asks it what the test checks, the answers on stdout).
 
 # svc_native: the service alone, asked by svc_client (native.client, what
 # every run under spool must get too), ended by SVC_SIG: its status in
@@ -313,6 +323,7 @@ svc_native() {
 
 	"${SVC[@]}" </dev/null >native.out 2>native.err &
 	pid=$!
+	SVC_PID=$pid
 	svc_up native.err
 	svc_client >native.client 2>&1
 	kill -"$SVC_SIG" "$pid"
@@ -329,6 +340,7 @@ svc_spool() {
 
 	timeout -k 10 "$T_TIMEOUT" "$SPOOL" "$@" -- "${SVC[@]}" </dev/null >run.out 2>run.err &
 	sp=$!
+	SVC_PID=$sp
 	if svc_up run.err; then
 		svc_client >client.out 2>&1
 	else
