@@ -26,6 +26,9 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 	const uint8_t *p = pkt + TRACE_PKT_HDR_SIZE2, *e = pkt + len;
 	uint64_t ts_begin, prev;
 	uint32_t nev = 0, nsites = 0, seq, last, nlock = 0, nthread = 0, nproc = 0, nlockth = 0;
+	/* the lock prediction: the lock of the previous event when it was a
+	 * lock event, else 0 (spool:lock_release names it) */
+	uint32_t lockp = 0;
 	/* what a thread start and a process record in the packet claim
 	 * (trace_pkt2_owner_check judges it) */
 	uint32_t th_tid = 0, th_pid = 0, pr_pid = 0, pr_slot = 0;
@@ -71,6 +74,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 				nev += k;
 				seq += k;
 				last = seq - 1;
+				lockp = 0;
 			}
 			if (p >= e)
 				break;
@@ -127,7 +131,20 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 				goto out_site;
 			nlock++;
 			nlockth += ev_op_is_thread(p[0]);
+			lockp = trace_get32(p + 1);
 			p += 7;
+			break;
+		case TRACE2_LOCK_RELEASE:
+			if (left < 2)
+				goto out_short;
+			if (!lockp) {
+				*why = "a lock release follows no lock event";
+				goto out;
+			}
+			if (trace_get16(p) >= nsites)
+				goto out_site;
+			nlock++; /* OP_RELEASE: not a thread's */
+			p += 2;
 			break;
 		case TRACE2_FUNC_ENTRY:
 		case TRACE2_FUNC_EXIT:
@@ -135,6 +152,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 				goto out_short;
 			if (trace_get16(p) >= nsites)
 				goto out_site;
+			lockp = 0;
 			p += 2;
 			break;
 		case TRACE2_PROBE_ENTRY:
@@ -144,6 +162,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 				goto out_short;
 			if (trace_get16(p) >= nsites)
 				goto out_site;
+			lockp = 0;
 			p += 4;
 			break;
 		default: {
@@ -162,6 +181,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 				goto out_short;
 			if (p[0] > EV_OP_MASK)
 				goto out_op;
+			lockp = id == KIND_LOCK ? trace_get32(p + 1) : 0;
 			if (id == KIND_THREAD) {
 				uint32_t ts = trace_get32(p + TRACE2_FULL_HEAD);
 

@@ -64,8 +64,11 @@ static uint32_t rec_nstack(uint32_t i) { return i % 13 == 0 ? i % 5 : 0; }
 static uint64_t rec_arg(uint32_t i) { return i % 7 == 0 ? i : 0; }
 static uint64_t rec_ip(uint32_t i) { return 0x400000 + i % 9; }
 /* a lock index with all four bytes in use: ring_pkt_lock writes it across
- * its two stores (bytes 5-7 and 8 of the event) */
-static uint32_t rec_obj(uint32_t i) { return i * 0x9e3779b9u | 1; }
+ * its two stores (bytes 5-7 and 8 of the event); records go in pairs, an
+ * acquisition and the release of the same lock (spool:lock_release when
+ * nothing came between: no drop, no new packet) */
+static uint32_t rec_obj(uint32_t i) { return (i / 2) * 0x9e3779b9u | 1; }
+static unsigned rec_op(uint32_t i) { return i & 1 ? OP_RELEASE : OP_ACQUIRE; }
 
 static void produce(struct prod *pr, uint32_t i)
 {
@@ -79,11 +82,11 @@ static void produce(struct prod *pr, uint32_t i)
 	pr->seq += i % 31 == 30 ? 2 : 1; /* a gap now and then (a drop) */
 	pr->p.ring->last_seq = pr->seq;
 	if (!n && !rec_arg(i) &&
-	    ring_pkt_lock(&pr->p, OP_ACQUIRE, rec_obj(i), pr->seq, rec_ip(i), now, &wake))
+	    ring_pkt_lock(&pr->p, rec_op(i), rec_obj(i), pr->seq, rec_ip(i), now, &wake))
 		return;
 	r = ring_prod_reserve(&pr->p, len);
 	assert_non_null(r);
-	r->h.word = ev_word(KIND_LOCK, 0, rec_obj(i), OP_ACQUIRE);
+	r->h.word = ev_word(KIND_LOCK, 0, rec_obj(i), rec_op(i));
 	r->h.tsc = rec_tsc(i);
 	r->h.seq = pr->seq;
 	r->h.size = len;
@@ -163,7 +166,7 @@ static void test_round_trip(void **state)
 
 		seq += i % 31 == 30 ? 2 : 1;
 		if (ev_kind(ev.rec->word) != KIND_LOCK || ev_obj(ev.rec->word) != rec_obj(i) ||
-		    ev_op(ev.rec->word) != OP_ACQUIRE || ev.rec->seq != seq ||
+		    ev_op(ev.rec->word) != rec_op(i) || ev.rec->seq != seq ||
 		    ev.rec->tsc != rec_tsc(i) || l->ip != rec_ip(i) || l->arg != rec_arg(i) ||
 		    ev.rec->size != sizeof(*l) + 8 * n)
 			bad++;
