@@ -79,6 +79,50 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 			if (p >= e)
 				break;
 		}
+		/* The lock run: spool:lock_op (11 bytes) and spool:lock_release
+		 * (6) with compact headers, as an uncontended lock/unlock pair
+		 * writes them, in a loop of their own for the same reason and
+		 * with the same rules as below (perf put the check at 10 % of
+		 * the CPU of `spool locks` on bench_locks own 2 2000000). An
+		 * event it does not take (another id, an op out of range, a
+		 * release with no lock before it, the end of the packet) is left
+		 * to the general path, which judges it. */
+		if (nev && e - p >= 6) {
+			uint32_t k = 0;
+
+			for (;;) {
+				size_t room = (size_t)(e - p);
+
+				if (room < 6)
+					break;
+				v = trace_get32(p);
+				if ((v & 31) == TRACE2_LOCK_OP) {
+					if (room < 11 || p[4] > EV_OP_MASK)
+						break;
+					if (trace_get16(p + 9) >= nsites)
+						goto out_site;
+					nlockth += ev_op_is_thread(p[4]);
+					lockp = trace_get32(p + 5);
+					p += 11;
+				} else if ((v & 31) == TRACE2_LOCK_RELEASE && lockp) {
+					if (trace_get16(p + 4) >= nsites)
+						goto out_site;
+					p += 6;
+				} else {
+					break;
+				}
+				prev += ((v >> 5) - prev) & TRACE2_TS_MASK;
+				k++;
+			}
+			if (k) {
+				nev += k;
+				nlock += k;
+				seq += k;
+				last = seq - 1;
+			}
+			if (p >= e)
+				break;
+		}
 		left = (size_t)(e - p);
 		if (left < TRACE2_COMPACT_HDR)
 			goto out_short;
