@@ -15,8 +15,9 @@ import sys
 
 NAMES = {1: "lock", 2: "thread", 3: "lockdef", 4: "proc", 5: "user", 6: "sched", 7: "input",
          8: "func", 9: "probe", 10: "site", 11: "lock_op", 12: "func_entry", 13: "func_exit",
-         14: "probe_entry", 15: "probe_exit", 16: "probe_hit"}
-SHORT = {10: 24, 11: 7, 12: 2, 13: 2, 14: 4, 15: 4, 16: 4}
+         14: "probe_entry", 15: "probe_exit", 16: "probe_hit", 17: "thread_name",
+         18: "lock_release"}
+SHORT = {10: 24, 11: 7, 12: 2, 13: 2, 14: 4, 15: 4, 16: 4, 18: 2}
 
 
 def rest_len(kind, data, q):
@@ -27,7 +28,7 @@ def rest_len(kind, data, q):
         return 8 + 8 * struct.unpack_from("<I", data, q + 4)[0]
     if kind == 7:
         return 48 + 8 * struct.unpack_from("<I", data, q + 44)[0]
-    return {2: 32, 3: 24, 4: 16, 6: 32, 8: 24, 9: 48}[kind]
+    return {2: 32, 3: 24, 4: 16, 6: 32, 8: 24, 9: 48, 17: 24}[kind]
 
 
 def main():

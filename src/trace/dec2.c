@@ -23,6 +23,7 @@ void trace_dec2_packet(struct rd_stream *s)
 	s->dec.nev = 0;
 	s->dec.depth = 0;
 	s->dec.sp = 0;
+	s->dec.lock = 0;
 	s->dec.nsites = 0;
 }
 
@@ -133,6 +134,26 @@ int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
 			h->size = sizeof(struct rec_lock);
 			((struct rec_lock *)h)->ip = site[1];
 			break;
+		case TRACE2_LOCK_RELEASE:
+			need = 2;
+			if (left < need)
+				goto out_short;
+			if (!d->lock) {
+				end(r, s, off, "lock release follows no lock event: id", id);
+				return 0;
+			}
+			if (!(site = site_get(d, q, &sidx)))
+				goto out_site;
+			kind = KIND_LOCK;
+			s->fields_off = off + hl;
+			op = OP_RELEASE;
+			obj = d->lock;
+			if (trace_rd_reserve(r, s, kind, sizeof(struct rec_lock), 1))
+				goto out_nomem;
+			h = (struct rec_hdr *)s->rec;
+			h->size = sizeof(struct rec_lock);
+			((struct rec_lock *)h)->ip = site[1];
+			break;
 		case TRACE2_FUNC_ENTRY:
 		case TRACE2_FUNC_EXIT: {
 			struct rec_func *fr;
@@ -221,6 +242,7 @@ int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
 		}
 		if (kind == KIND_PROBE)
 			d->sp = ((struct rec_probe *)h)->sp;
+		d->lock = kind == KIND_LOCK ? obj : 0;
 		d->prev_tsc = tsc;
 		d->nev++;
 		s->rec_off = off;

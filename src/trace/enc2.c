@@ -30,6 +30,7 @@ void trace_enc2_packet(struct trace_enc2 *e, uint64_t tsc)
 	e->prev_tsc = tsc;
 	e->depth = 0;
 	e->sp = 0;
+	e->lock = 0;
 }
 
 void trace_enc2_free(struct trace_enc2 *e)
@@ -193,6 +194,7 @@ static __attribute__((noinline)) size_t enc2_probe_new(struct trace_enc2 *e, uin
 	if (site < 0)
 		return 0;
 	e->sp = pr->sp;
+	e->lock = 0;
 	p = put_hdr(e, p, TRACE2_PROBE_ENTRY + op - PROBE_OP_ENTRY, pr->h.tsc);
 	trace_put16(p, (uint16_t)site);
 	trace_put16(p + 2, (uint16_t)(int16_t)d);
@@ -217,6 +219,7 @@ size_t trace_enc2_probe(struct trace_enc2 *e, uint8_t *p0, const struct rec_prob
 	if (site < 0)
 		return enc2_probe_new(e, p0, pr, events);
 	e->sp = pr->sp;
+	e->lock = 0;
 	p = put_hdr(e, p, TRACE2_PROBE_ENTRY + op - PROBE_OP_ENTRY, pr->h.tsc);
 	trace_put16(p, (uint16_t)site);
 	trace_put16(p + 2, (uint16_t)(int16_t)d);
@@ -227,10 +230,13 @@ size_t trace_enc2_put(struct trace_enc2 *e, uint8_t *p0, const struct rec_hdr *r
 		      uint32_t *events)
 {
 	unsigned kind = ev_kind(rec->word), op = ev_op(rec->word);
+	uint32_t lockp = e->lock;
 	uint8_t *p = p0;
 	int32_t site;
 
 	(*events)++;
+	/* the lock prediction follows every event, short or full */
+	e->lock = kind == KIND_LOCK ? ev_obj(rec->word) : 0;
 	switch (kind) {
 	case KIND_LOCK: {
 		const struct rec_lock *l = (const struct rec_lock *)rec;
@@ -240,6 +246,12 @@ size_t trace_enc2_put(struct trace_enc2 *e, uint8_t *p0, const struct rec_hdr *r
 		site = use_site(e, &p, rec->tsc, 0, l->ip, 0, events);
 		if (site < 0)
 			break;
+		if (op == OP_RELEASE && lockp && lockp == ev_obj(rec->word)) {
+			/* the release of the previous event's lock */
+			p = put_hdr(e, p, TRACE2_LOCK_RELEASE, rec->tsc);
+			trace_put16(p, (uint16_t)site);
+			return (size_t)(p + 2 - p0);
+		}
 		p = put_hdr(e, p, TRACE2_LOCK_OP, rec->tsc);
 		p[0] = (uint8_t)op;
 		trace_put32(p + 1, ev_obj(rec->word));

@@ -30,6 +30,7 @@ struct trace_enc2 {
 	uint64_t prev_tsc; /* the previous event's TSC (timestamp_begin first) */
 	uint32_t depth;	   /* predicted function depth */
 	uint64_t sp;	   /* the previous probe event's stack pointer */
+	uint32_t lock;	   /* the previous event's lock when it was a lock event, else 0 */
 };
 
 /* A new packet whose timestamp_begin is tsc: no sites, predictions at 0. */

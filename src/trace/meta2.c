@@ -121,6 +121,7 @@ void trace_meta2_print(FILE *f)
 	      "\t\tuint64_hex_t caller;\n");
 	event(f, "spool:lock_op", TRACE2_LOCK_OP,
 	      "\t\tenum spool_op8 op;\n\t\tuint32_t lock;\n\t\tuint16_t site;\n");
+	event(f, "spool:lock_release", TRACE2_LOCK_RELEASE, "\t\tuint16_t site;\n");
 	event(f, "spool:func_entry", TRACE2_FUNC_ENTRY, "\t\tuint16_t site;\n");
 	event(f, "spool:func_exit", TRACE2_FUNC_EXIT, "\t\tuint16_t site;\n");
 	event(f, "spool:probe_entry", TRACE2_PROBE_ENTRY,

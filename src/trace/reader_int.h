@@ -20,6 +20,7 @@ struct trace_dec2 {
 	uint32_t nev;	 /* CTF events decoded in the packet, site definitions too */
 	uint32_t depth;	 /* predicted function depth */
 	uint64_t sp;	 /* the previous probe event's stack pointer */
+	uint32_t lock;	 /* the previous event's lock when it was a lock event, else 0 */
 	uint64_t *sites; /* 3 words a site: probe, addr, caller */
 	uint32_t nsites, sites_cap;
 };

@@ -92,6 +92,9 @@ enum {
 	 * (KIND_TNAME is 10, spool:site's id): their ids follow the short
 	 * classes' (trace2_class_of, trace2_kind_of). */
 	TRACE2_TNAME = 17,
+	/* u16 site: OP_RELEASE of the lock the packet's previous event (site
+	 * definitions aside) named, a spool:lock or spool:lock_op or this */
+	TRACE2_LOCK_RELEASE = 18,
 	TRACE2_NCLASSES
 };
 /* KIND_TNAME's number (src/common/event.h; not included here). */

@@ -10,7 +10,7 @@
 # the same as from a trace of the records mode.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 22
 
 at_most() {
 	if awk -v v="$2" -v l="$3" 'BEGIN { exit !(v != "" && v + 0 <= l + 0) }'; then
@@ -43,9 +43,15 @@ is_rc 0 "spool locks, 2 threads x 20,000 uncontended pairs, packets in the ring"
 is "$(trace_summary l.trace lock_events):$(trace_summary l.trace thread_events)" 80004:10 \
 	"  the summary counts every lock event (80,004) and the threads' 10 apart"
 classes l.trace >l.classes
-num_cmp "$(awk '$1 == "lock_op" { print $2 }' l.classes)" -ge 80000 "  80,000 spool:lock_op events and more"
-at_most "  each at most 12 bytes" "$(awk '$1 == "lock_op" { print $4 }' l.classes)" 12
-at_most "  the whole trace at most 12 bytes a record" "$(per l.trace)" 12
+num_cmp "$(awk '$1 == "lock_op" || $1 == "lock_release" { n += $2 } END { print n }' l.classes)" \
+	-ge 80000 "  80,000 spool:lock_op and spool:lock_release events and more"
+at_most "  each lock_op at most 12 bytes" "$(awk '$1 == "lock_op" { print $4 }' l.classes)" 12
+# format 2.2: the unlock of the lock just taken is spool:lock_release (an
+# uncontended pair is 17 bytes, not 22); a packet's first event is never one
+num_cmp "$(awk '$1 == "lock_release" { print $2 }' l.classes)" -ge 39000 \
+	"  most of the 40,000 releases are spool:lock_release"
+at_most "  each at most 6 bytes" "$(awk '$1 == "lock_release" { print $4 }' l.classes)" 6
+at_most "  the whole trace at most 9 bytes a record" "$(per l.trace)" 9
 info_all l.trace
 bt_all l.trace
 

@@ -64,8 +64,11 @@ static uint32_t rec_nstack(uint32_t i) { return i % 13 == 0 ? i % 5 : 0; }
 static uint64_t rec_arg(uint32_t i) { return i % 7 == 0 ? i : 0; }
 static uint64_t rec_ip(uint32_t i) { return 0x400000 + i % 9; }
 /* a lock index with all four bytes in use: ring_pkt_lock writes it across
- * its two stores (bytes 5-7 and 8 of the event) */
-static uint32_t rec_obj(uint32_t i) { return i * 0x9e3779b9u | 1; }
+ * its two stores (bytes 5-7 and 8 of the event); records go in pairs, an
+ * acquisition and the release of the same lock (spool:lock_release when
+ * nothing came between: no drop, no new packet) */
+static uint32_t rec_obj(uint32_t i) { return (i / 2) * 0x9e3779b9u | 1; }
+static unsigned rec_op(uint32_t i) { return i & 1 ? OP_RELEASE : OP_ACQUIRE; }
 
 static void produce(struct prod *pr, uint32_t i)
 {
@@ -79,11 +82,11 @@ static void produce(struct prod *pr, uint32_t i)
 	pr->seq += i % 31 == 30 ? 2 : 1; /* a gap now and then (a drop) */
 	pr->p.ring->last_seq = pr->seq;
 	if (!n && !rec_arg(i) &&
-	    ring_pkt_lock(&pr->p, OP_ACQUIRE, rec_obj(i), pr->seq, rec_ip(i), now, &wake))
+	    ring_pkt_lock(&pr->p, rec_op(i), rec_obj(i), pr->seq, rec_ip(i), now, &wake))
 		return;
 	r = ring_prod_reserve(&pr->p, len);
 	assert_non_null(r);
-	r->h.word = ev_word(KIND_LOCK, 0, rec_obj(i), OP_ACQUIRE);
+	r->h.word = ev_word(KIND_LOCK, 0, rec_obj(i), rec_op(i));
 	r->h.tsc = rec_tsc(i);
 	r->h.seq = pr->seq;
 	r->h.size = len;
@@ -163,7 +166,7 @@ static void test_round_trip(void **state)
 
 		seq += i % 31 == 30 ? 2 : 1;
 		if (ev_kind(ev.rec->word) != KIND_LOCK || ev_obj(ev.rec->word) != rec_obj(i) ||
-		    ev_op(ev.rec->word) != OP_ACQUIRE || ev.rec->seq != seq ||
+		    ev_op(ev.rec->word) != rec_op(i) || ev.rec->seq != seq ||
 		    ev.rec->tsc != rec_tsc(i) || l->ip != rec_ip(i) || l->arg != rec_arg(i) ||
 		    ev.rec->size != sizeof(*l) + 8 * n)
 			bad++;
@@ -364,6 +367,97 @@ static void test_hostile_events(void **state)
 	assert_int_equal(drain_poked(RING_PKT_TS_BEGIN, UINT64_MAX), -EPROTO);
 	assert_int_equal(drain_poked_n(RING_PKT_HDR, 0, 1), -EPROTO); /* the first event's id */
 	assert_int_equal(drain_poked_n(RING_PKT_HDR + 1, 0xff, 1), -EPROTO);
+}
+
+/* A compact event header of class id at tsc, at p: its length. */
+static size_t lr_hdr(uint8_t *p, unsigned id, uint64_t tsc)
+{
+	uint32_t v = (uint32_t)((tsc & TRACE2_TS_MASK) << 5) | id;
+
+	memcpy(p, &v, 4);
+	return 4;
+}
+
+/* The packet of test_lock_release_check: a site, then the events of kinds
+ * (L: a lock_op ACQUIRE of lock 7, R: a lock_release, F: a func_entry, S:
+ * another site) naming site 'site' (the releases too); its length. */
+static size_t lr_packet(uint8_t *pkt, const char *kinds, uint16_t site)
+{
+	size_t n = RING_PKT_HDR;
+	uint64_t t = 1000;
+	uint32_t nsites = 1, seven = 7;
+
+	memset(pkt, 0, RING_PKT_HDR);
+	memcpy(pkt + RING_PKT_TS_BEGIN, &t, 8);
+	n += lr_hdr(pkt + n, RING_PKT_SITE, t);
+	memset(pkt + n, 0, 24);
+	pkt[n + 8] = 0x40; /* addr */
+	n += 24;
+	for (const char *k = kinds; *k; k++) {
+		t += 10;
+		switch (*k) {
+		case 'L':
+			n += lr_hdr(pkt + n, RING_PKT_LOCK_OP, t);
+			pkt[n] = OP_ACQUIRE;
+			memcpy(pkt + n + 1, &seven, 4);
+			memcpy(pkt + n + 5, &site, 2);
+			n += 7;
+			break;
+		case 'R':
+			n += lr_hdr(pkt + n, RING_PKT_LOCK_RELEASE, t);
+			memcpy(pkt + n, &site, 2);
+			n += 2;
+			break;
+		case 'F':
+			n += lr_hdr(pkt + n, RING_PKT_FUNC_ENTRY, t);
+			memcpy(pkt + n, &site, 2);
+			n += 2;
+			break;
+		case 'S':
+			n += lr_hdr(pkt + n, RING_PKT_SITE, t);
+			memset(pkt + n, 0, 24);
+			memcpy(pkt + n, &nsites, 4);
+			nsites++;
+			n += 24;
+			break;
+		}
+	}
+	return n;
+}
+
+/* The collector's check of spool:lock_release (format 2.2), in its lock
+ * run and in its general path: a release needs a lock event before it in
+ * the packet (a site definition between does not count), a defined site,
+ * and counts as a lock event. */
+static void test_lock_release_check(void **state)
+{
+	static const struct {
+		const char *kinds;
+		uint16_t site;
+		int ok;
+		uint32_t lock;
+	} cases[] = {
+	    {"LRLRLRRL", 0, 1, 8}, {"LSRLR", 0, 1, 4}, {"R", 0, 0, 0},	  {"LRFR", 0, 0, 0},
+	    {"LRLR", 1, 0, 0},	   {"FLR", 0, 1, 2},   {"LLRRFLR", 0, 1, 6}, {"SLR", 1, 1, 2},
+	};
+	uint8_t pkt[1024];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = lr_packet(pkt, cases[i].kinds, cases[i].site);
+		struct trace_pkt2_counts c;
+		const char *why = NULL;
+		int rc = trace_pkt2_check(pkt, len, 1, &c, &why);
+
+		if (cases[i].ok) {
+			if (rc)
+				print_error("case %zu: %s\n", i, why);
+			assert_int_equal(rc, 0);
+			assert_int_equal(c.lock, cases[i].lock);
+		} else {
+			assert_int_equal(rc, -EPROTO);
+			assert_non_null(why);
+		}
+	}
 }
 
 static void test_hostile_header(void **state)
@@ -603,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_probe_round_trip),
 		cmocka_unit_test(test_hostile_header),
 		cmocka_unit_test(test_hostile_events),
+		cmocka_unit_test(test_lock_release_check),
 		cmocka_unit_test(test_open_packet_waits),
 		cmocka_unit_test(test_forged_owner),
 		cmocka_unit_test(test_forged_jump),
