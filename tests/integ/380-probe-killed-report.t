@@ -8,16 +8,20 @@
 # --functions` said "has no probe table: not a trace of spool probe",
 # `spool report --vars` had no table either, and `spool export --chrome`
 # wrote "0 function calls" over thousands of recorded calls. They are now
-# written before the program starts (and again at the end).
+# written before the program starts (and again at the end). The block
+# counts ("coverage") and the system probes' figures ("sys") can only be
+# written at the end: their reports said the trace had no such probes
+# ("record with spool probe -e block:FUNC"); they now say the counts were
+# lost with the writer.
 . "$(dirname "$0")/lib.sh"
 
-plan 8
+plan 12
 
 # a copy under a name of this test's, so that its process is found by name
 PROG="$T_DIR/probe380-counter"
 cp "$PROGS/rr_race_counter-finst" "$PROG"
 
-"$SPOOL" probe -q -e func:work -e time:work -o "$T_DIR/p.trace" -- "$PROG" 1 4000000000 \
+"$SPOOL" probe -q -e func:work -e time:work -e block:work -e sys:cpu -o "$T_DIR/p.trace" -- "$PROG" 1 4000000000 \
 	>out.probe 2>err.probe </dev/null &
 SPID=$!
 # until the collector has put whole packets of work's calls on the disk
@@ -48,5 +52,15 @@ spool_run export --chrome -w part.json "$PART"
 is_rc 0 "spool export --chrome exports the partial trace"
 unlike "$ERR" " 0 function calls" "  with its function calls"
 like "$ERR" "incomplete" "  and says the trace is incomplete"
+
+spool_run report --coverage "$PART"
+is_rc 1 "spool report --coverage: no counts in the partial trace"
+like "$ERR" "no block or branch counts.*writer did not finish.*they are lost" \
+	"  it says they were lost with the writer, not that there were no block probes"
+
+spool_run report --sys "$PART"
+is_rc 1 "spool report --sys: no figures in the partial trace"
+like "$ERR" "no system probes' figures.*writer did not finish.*they are lost" \
+	"  it says they were lost with the writer, not to run sys:cpu"
 
 done_testing
