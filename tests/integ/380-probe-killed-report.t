@@ -32,7 +32,9 @@ for ((i = 0; i < 1200; i++)); do
 	[ -n "$big" ] && break
 	sleep 0.05
 done
-PPROG=$(pgrep -f "^$PROG " | head -1)
+# the program is spool's child (spool runs no other process here)
+PPROG=$(pgrep -P "$SPID" | head -1)
+[ -n "$PPROG" ] || PPROG=$(pgrep -f "^$PROG " | head -1)
 kill -9 "$SPID"
 wait "$SPID" 2>/dev/null
 # the program runs on (tests/integ/225): it is ended here, not waited for
