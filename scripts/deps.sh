@@ -61,7 +61,8 @@ done
 #   libglib2.0-dev                       tests/integ/162: a GLib program (GMutex, GCond,
 #                                        GThreadPool: futexes through syscall())
 #   jq rsync                             tests/real/quick/82-83: a program whose work is in its
-#                                        own library (libjq), a three-process tree (rsync)
+#                                        own library (libjq), a three-process tree (rsync);
+#                                        tests/real/166: jq probed, spool killed mid-run
 #   uftrace                              bench: the peer of spool probe (bench/probe.sh:
 #                                        -O2 call-heavy program, dynamic patching)
 PACKAGES=(

@@ -71,6 +71,7 @@
 #include "agent_rr_cpuid.h"
 #include "agent_rr_dispatch.h"
 #include "agent_sigshim.h"
+#include "agent_sigview.h"
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define PR_SET_SYSCALL_USER_DISPATCH 59
@@ -601,8 +602,14 @@ static void sud_setup_at(struct rr_area *a, int here)
 	if (err)
 		goto out_restore;
 	/* At startup, before the program can block SIGSYS through the
-	 * interposers: from now on the kernel never blocks it. */
+	 * interposers: from now on the kernel never blocks it. A program
+	 * started with it blocked (its parent blocked every signal before
+	 * the exec) keeps it blocked in its view only: blocked for real, the
+	 * first dispatched call would kill it (tests/integ/381). Threads it
+	 * creates inherit the kernel's mask and the view (agent_thread.c). */
 	agent_probe_keep_sigsys();
+	if (here)
+		agent_sigview_unblock_here(AGENT_SIG_BIT(SIGSYS));
 	sud_on = 1;
 	if (a)
 		a->raw_state = RR_RAW_ON;

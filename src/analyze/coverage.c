@@ -943,9 +943,18 @@ int coverage_report_reader(struct trace_reader *r, const char *dir, const struct
 	if (rc == 0)
 		trace_reader_loss_read(r, &loss);
 	if (rc < 0) {
-		log_err("trace %s has no block or branch probes (no 'coverage' file: record with "
-			"spool probe -e 'block:FUNC' -e 'branch:FUNC')",
-			dir);
+		/* the counts are written when the run ends: a killed spool's
+		 * partial trace never has them, whatever it probed */
+		trace_reader_loss_read(r, &loss);
+		if (loss.state == TRACE_STATE_UNFINISHED)
+			log_err("trace %s has no block or branch counts (no 'coverage' file): spool "
+				"writes them when the program ends, and this trace's writer did not "
+				"finish (spool was killed, or still runs): they are lost",
+				dir);
+		else
+			log_err("trace %s has no block or branch probes (no 'coverage' file: record "
+				"with spool probe -e 'block:FUNC' -e 'branch:FUNC')",
+				dir);
 		return rc;
 	}
 	rc = cov_parse(&c, text);

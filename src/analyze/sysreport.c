@@ -415,9 +415,17 @@ int sysreport_reader(struct trace_reader *r, const char *dir, const struct sysre
 	}
 	rc = trace_reader_file(r, "sys", &text, &len);
 	if (rc < 0) {
-		log_err("%s has no system probes (\"sys\"): run spool probe -e sys:cpu / sys:io / "
-			"sys:mem",
-			dir);
+		/* written when the run ends: never in a killed spool's trace */
+		trace_reader_loss_read(r, &loss);
+		if (loss.state == TRACE_STATE_UNFINISHED)
+			log_err("%s has no system probes' figures (no \"sys\" file): spool writes "
+				"them when the program ends, and this trace's writer did not finish "
+				"(spool was killed, or still runs): they are lost",
+				dir);
+		else
+			log_err("%s has no system probes (\"sys\"): run spool probe -e sys:cpu / "
+				"sys:io / sys:mem",
+				dir);
 		rc = -ENOENT;
 		goto out;
 	}

@@ -53,6 +53,24 @@ static volatile sig_atomic_t first_exited; /* the program's first process has ex
 static volatile sig_atomic_t stop_now;	   /* a signal asked spool to end the trace */
 static volatile sig_atomic_t stop_after;   /* SIGTERM went to the program: end after it */
 
+/* The signals among SIGINT, SIGQUIT, SIGTERM, SIGHUP and SIGCHLD that
+ * spool found ignored when the session began (nohup ignores SIGHUP; a
+ * shell's background job runs with SIGINT and SIGQUIT ignored). The
+ * program inherits SIG_IGN for them as it would without spool (exec keeps
+ * an ignored signal ignored), not SIG_DFL: `nohup spool locks -- PROG`
+ * killed PROG at the first SIGHUP (tests/integ/382). Set before the
+ * program is started, read-only in the spawning child. */
+static sigset_t session_entry_ign;
+static const int session_sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD};
+
+/* The disposition a child gets for sig before its exec: the one spool
+ * found, SIG_IGN or SIG_DFL (never spool's own handlers). Only a system
+ * call: async-signal-safe in a forked child. */
+static void session_child_sig(int sig)
+{
+	(void)signal(sig, sigismember(&session_entry_ign, sig) ? SIG_IGN : SIG_DFL);
+}
+
 /* Other processes get this long to exit after a SIGTERM spool passed on
  * has ended the first one (a server's master stops its workers). */
 #define SESSION_STOP_GRACE_NS 1000000000ull
@@ -485,12 +503,13 @@ static pid_t spawn_posix(const char *path, char **argv, int shm_fd, const char *
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
+	/* back to the default, but for a signal ignored when spool began:
+	 * spool ignores it still (session_run), and the program inherits
+	 * that */
 	sigemptyset(&def);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGQUIT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGHUP);
-	sigaddset(&def, SIGCHLD);
+	for (size_t i = 0; i < sizeof(session_sigs) / sizeof(session_sigs[0]); i++)
+		if (!sigismember(&session_entry_ign, session_sigs[i]))
+			sigaddset(&def, session_sigs[i]);
 	rc = -posix_spawnattr_setsigdefault(&at, &def);
 	if (!rc)
 		rc = -posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
@@ -546,10 +565,8 @@ static pid_t spawn_fork(const char *path, char **argv, int shm_fd, const char *a
 		goto out_pipe;
 	}
 	if (pid == 0) {
-		int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD};
-
-		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			signal(sigs[i], SIG_DFL);
+		for (size_t i = 0; i < sizeof(session_sigs) / sizeof(session_sigs[0]); i++)
+			session_child_sig(session_sigs[i]);
 		if (o->ident)
 			run_ident_apply_child(o->ident);
 		if (o->fds_set)
@@ -658,11 +675,8 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		return err;
 	}
 	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
+		for (size_t i = 0; i < sizeof(session_sigs) / sizeof(session_sigs[0]); i++)
+			session_child_sig(session_sigs[i]);
 		if (o->ident)
 			run_ident_apply_child(o->ident);
 		shm_fd = move_fd_high(shm_fd, session_shm_fd(o));
@@ -1000,6 +1014,24 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	sigaction(SIGHUP, &sa_fwd, &old_hup);
 	sigaction(SIGCHLD, &sa_chld, &old_chld);
 	sigs_set = 1;
+	/* A signal ignored when spool began stays ignored, by spool too (a
+	 * nohup'd spool does not end its trace at a SIGHUP) and by the
+	 * program (session_entry_ign); SIGCHLD is spool's own to wait with,
+	 * the program alone gets it ignored. */
+	sigemptyset(&session_entry_ign);
+	if (old_int.sa_handler == SIG_IGN)
+		sigaddset(&session_entry_ign, SIGINT);
+	if (old_quit.sa_handler == SIG_IGN)
+		sigaddset(&session_entry_ign, SIGQUIT);
+	if (old_term.sa_handler == SIG_IGN)
+		sigaddset(&session_entry_ign, SIGTERM);
+	if (old_hup.sa_handler == SIG_IGN)
+		sigaddset(&session_entry_ign, SIGHUP);
+	if (old_chld.sa_handler == SIG_IGN)
+		sigaddset(&session_entry_ign, SIGCHLD);
+	for (size_t i = 0; i < sizeof(session_sigs) / sizeof(session_sigs[0]); i++)
+		if (session_sigs[i] != SIGCHLD && sigismember(&session_entry_ign, session_sigs[i]))
+			sigaction(session_sigs[i], &sa_ign, NULL);
 
 	snprintf(res->path, sizeof(res->path), "%s", path);
 	ident_enter(o->ident, &saved, res);

@@ -15,6 +15,31 @@
 #include "probe_session.h"
 #include "sysprobe.h"
 
+/* The side files that say what the probes are (the probe table; the
+ * variable table of var:, assert:, time:), known before the program runs.
+ * add: trace_writer_add_file at the end, trace_writer_early_file before. */
+static int probe_run_tables(struct probe_run *pr, struct trace_writer *w,
+			    int (*add)(struct trace_writer *, const char *, const void *, size_t))
+{
+	size_t len;
+	char *text;
+	int rc;
+
+	rc = probe_mgr_table(pr->m, &text, &len);
+	if (rc < 0)
+		return rc;
+	rc = add(w, "probes", text, len);
+	free(text);
+	if (rc >= 0 && probe_mgr_has_vars(pr->m)) {
+		rc = probe_mgr_var_table(pr->m, &text, &len);
+		if (rc < 0)
+			return rc;
+		rc = add(w, "vars", text, len);
+		free(text);
+	}
+	return rc;
+}
+
 int probe_run_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 {
 	struct probe_run *pr = arg;
@@ -31,6 +56,12 @@ int probe_run_prepare(void *arg, struct shm_host *h, struct trace_writer *w)
 	if (!rc)
 		memcpy(((struct probe_area_hdr *)area)->handler_path, pr->handler,
 		       sizeof(pr->handler));
+	/* In the trace from the start, not only when the run ends: a spool
+	 * killed mid-run leaves a partial trace whose events are named by
+	 * them (spool report --functions, --vars, export; tests/integ/380).
+	 * A failure here is left to the final write to count and say. */
+	if (!rc && w)
+		(void)probe_run_tables(pr, w, trace_writer_early_file);
 	if (!rc && pr->sys_what)
 		rc = sysprobe_start(&pr->sys, pr->sys_what, h, pr->sys_pid);
 	if (!rc && pr->next_prepare)
@@ -44,18 +75,8 @@ static int probe_run_side_files(struct probe_run *pr, struct trace_writer *w)
 	char *text;
 	int rc;
 
-	rc = probe_mgr_table(pr->m, &text, &len);
-	if (rc < 0)
-		return rc;
-	rc = trace_writer_add_file(w, "probes", text, len);
-	free(text);
-	if (rc >= 0 && probe_mgr_has_vars(pr->m)) {
-		rc = probe_mgr_var_table(pr->m, &text, &len);
-		if (rc < 0)
-			return rc;
-		rc = trace_writer_add_file(w, "vars", text, len);
-		free(text);
-	}
+	/* again: probes added while the program ran (-p --commands) */
+	rc = probe_run_tables(pr, w, trace_writer_add_file);
 	if (rc < 0 || !probe_mgr_has_cfg(pr->m))
 		return rc;
 	rc = probe_mgr_cfg_table(pr->m, &text, &len);

@@ -276,6 +276,12 @@ int trace_stream_flush(struct trace_stream *s);
 /* A side file inside the trace directory (name may contain one '/'; not
  * "state", the writer's own). */
 int trace_writer_add_file(struct trace_writer *w, const char *name, const void *data, size_t len);
+/* The same for a side file written again (by trace_writer_add_file) when
+ * the run ends, whose early copy lets readers make sense of a trace whose
+ * writer was killed (spool probe's probe table): a failure is returned,
+ * not counted as a lost side file nor said (the final write does both). */
+int trace_writer_early_file(struct trace_writer *w, const char *name, const void *data,
+			    size_t len);
 /* Replace the clock description (the host refines the TSC frequency at the
  * end of a run). */
 int trace_writer_set_clock(struct trace_writer *w, const struct trace_clock *clk);

@@ -1082,7 +1082,10 @@ static int mkdir_at(int dirfd, const char *name)
 	return 0;
 }
 
-int trace_writer_add_file(struct trace_writer *w, const char *name, const void *data, size_t len)
+/* A side file written to its place (tmp then rename); counted and said
+ * when it cannot be, unless it is an early copy (trace_writer_early_file). */
+static int writer_side_file(struct trace_writer *w, const char *name, const void *data,
+			    size_t len, int early)
 {
 	char path[512], tmp[520];
 	const char *slash;
@@ -1106,11 +1109,22 @@ int trace_writer_add_file(struct trace_writer *w, const char *name, const void *
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	err = replace_file(w->dirfd, tmp, path, data, len);
 out:
-	if (err) {
+	if (err && !early) {
 		w->side_files++;
 		log_err("cannot write side file %s in %s: %s", name, w->dir, strerror(-err));
 	}
 	return err;
+}
+
+int trace_writer_add_file(struct trace_writer *w, const char *name, const void *data, size_t len)
+{
+	return writer_side_file(w, name, data, len, 0);
+}
+
+int trace_writer_early_file(struct trace_writer *w, const char *name, const void *data,
+			    size_t len)
+{
+	return writer_side_file(w, name, data, len, 1);
 }
 
 int trace_writer_set_clock(struct trace_writer *w, const struct trace_clock *clk)
