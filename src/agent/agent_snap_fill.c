@@ -50,7 +50,7 @@ static long sf_uffd = -1;
 static const char *sf_src; /* the body, read-only, in the agent's window */
 static uint64_t sf_src_len;
 
-static const int sf_enabled = 0;
+static const int sf_enabled = 1;
 
 int agent_snap_fill_open(int fd, uint64_t size, int (*in_window)(uint64_t lo, uint64_t hi))
 {
