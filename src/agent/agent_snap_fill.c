@@ -19,9 +19,13 @@
  * Invariants: a region is registered with the userfaultfd only between
  * agent_snap_fill_begin and agent_snap_fill_end, and nothing touches it in
  * between but UFFDIO_COPY: a fault from user space on a missing page of a
- * registered range would wait for a handler that is not there (the object
- * is made with UFFD_USER_MODE_ONLY where the kernel has it, so a fault from
- * the kernel, a pread, fails instead). Single-threaded: the restore's first
+ * registered range raises SIGBUS (UFFD_FEATURE_SIGBUS; there is no handler
+ * to wait for), and one from the kernel (a pread into it, the read of the
+ * syscall user dispatch selector) fails, since the object is made with
+ * UFFD_USER_MODE_ONLY where the kernel has it. The caller keeps the
+ * restoring thread's own TLS out of every registered range
+ * (agent_snap_restore.c, rs_fill): the fresh process's first thread has it
+ * where the recording's had its own, inside a region of the snapshot. Single-threaded: the restore's first
  * thread only, signals blocked, raw system calls only (libc's data is being
  * replaced). Every failure is the caller's cue to copy the old way
  * (kernels without userfaultfd, seccomp filters that refuse it, qemu-user):
@@ -50,21 +54,17 @@ static long sf_uffd = -1;
 static const char *sf_src; /* the body, read-only, in the agent's window */
 static uint64_t sf_src_len;
 
-static const int sf_enabled = 0;
-
 int agent_snap_fill_open(int fd, uint64_t size, int (*in_window)(uint64_t lo, uint64_t hi))
 {
-	struct uffdio_api api = {.api = UFFD_API};
+	/* SIGBUS: a fault on a missing page of a registered range (the
+	 * restore touching what it has not filled yet) kills the replay
+	 * with a signal spool reports, instead of waiting forever for a
+	 * handler nobody runs (Linux 4.14; before, the copy is used) */
+	struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_SIGBUS};
 	void *p;
 
-	/* Off for now: restores filled this way crashed GraphicsMagick's
-	 * OpenMP workers after --goto (SIGSEGV in 3 of 3 snapshots,
-	 * tests/real/158; the old copy restores them), cause not found yet.
-	 * The callers fall back on the copy. */
 	if (!size || size > (1ull << 46))
 		return -EINVAL;
-	if (!sf_enabled)
-		return -ENOSYS;
 	p = agent_vm_map(size, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;

@@ -104,6 +104,13 @@ static uint64_t rs_relro_pages; /* read-only library pages put back (rs_relro) *
  * rs_uf_len 0: none), and what it filled; where the copy's CPU goes. */
 static uint64_t rs_uf_start, rs_uf_len, rs_uf_bytes, rs_uf_why;
 static uint64_t rs_seek_cpu, rs_copy_cpu, rs_stretches;
+/* The pages of the restoring thread's own TLS that the restore itself
+ * touches (rs_tls_span): its thread control block, errno, the agent's
+ * initial-exec variables and, on x86-64, the syscall user dispatch
+ * selector the kernel reads. The fresh process's first thread has them
+ * where the recording's had its own (the same layout): inside a region the
+ * restore maps afresh and fills. */
+static uint64_t rs_tls_lo, rs_tls_hi, rs_tls_pages;
 
 #if defined(__x86_64__)
 /* The first thread's syscall user dispatch selector (agent_rr_dispatch.c):
@@ -111,8 +118,10 @@ static uint64_t rs_seek_cpu, rs_copy_cpu, rs_stretches;
 extern __thread volatile unsigned char agent_sud_sel
     __attribute__((visibility("hidden"), tls_model("initial-exec")));
 #define RS_SUD(v) (agent_sud_sel = (v))
+#define RS_SUD_ADDR ((uint64_t)(uintptr_t)&agent_sud_sel)
 #else
 #define RS_SUD(v) ((void)(v)) /* no syscall user dispatch there (arm64 6.1) */
+#define RS_SUD_ADDR ((uint64_t)(uintptr_t)&agent_self)
 #endif
 
 static uint64_t rs_clock_ns(clockid_t clk)
@@ -412,6 +421,82 @@ static void rs_relro(const struct rr_snap_region *r, uint64_t data)
 	}
 }
 
+/* The restoring thread's TLS pages (see rs_tls_lo): from the thread
+ * pointer, errno's address and the agent's own variables, before the
+ * restore leaves the first thread's context. The span between them is
+ * the static TLS block (on x86-64 below the thread pointer, the thread
+ * control block above it; on aarch64 the reverse), a page of margin on
+ * each side for the parts of the control block libc reads. */
+static void rs_tls_span(void)
+{
+	uint64_t p[] = {(uint64_t)(uintptr_t)__builtin_thread_pointer(),
+			(uint64_t)(uintptr_t)&errno,
+			(uint64_t)(uintptr_t)&agent_self,
+			(uint64_t)(uintptr_t)(&agent_self + 1),
+			RS_SUD_ADDR};
+	uint64_t lo = p[0], hi = p[0];
+
+	for (size_t i = 1; i < sizeof(p) / sizeof(p[0]); i++) {
+		if (p[i] < lo)
+			lo = p[i];
+		if (p[i] > hi)
+			hi = p[i];
+	}
+	rs_tls_lo = (lo & ~4095ull) - 4096;
+	rs_tls_hi = ((hi + 4095) & ~4095ull) + 4096;
+}
+
+/* [lo, hi) of the fresh region, filled from the body's data at `data`
+ * with UFFDIO_COPY when it can (the data must start on a page of the body:
+ * a PAD record puts every region of 64 KiB or more there), else copied. */
+static void rs_fill_part(uint64_t lo, uint64_t hi, uint64_t data)
+{
+	if (!(data & 4095) && agent_snap_fill_on()) {
+		int e = agent_snap_fill_begin(lo, hi - lo);
+
+		if (!e) {
+			rs_uf_start = lo;
+			rs_uf_len = hi - lo;
+		} else {
+			rs_uf_why = (uint64_t)-e;
+		}
+	}
+	rs_read_sparse(data, (void *)(uintptr_t)lo, hi - lo);
+	rs_uf_stop();
+}
+
+/*
+ * The data of a fresh region [lo, hi) (data: its offset in the body).
+ * The part holding the restoring thread's own TLS (rs_tls_lo) is read
+ * first, whole, and never registered with the userfaultfd: while a range
+ * is registered its pages are missing, and the restore's own accesses to
+ * them faulted there (the kernel's read of the syscall user dispatch
+ * selector at the next system call failed and killed the process with
+ * SIGSEGV: GraphicsMagick's libraries and libgomp made the anonymous
+ * mapping around the first thread's TLS 332 KiB, big enough for the
+ * UFFDIO_COPY path, tests/real/158, tests/integ/410). Read first, the
+ * thread pointer's own word (fs:0, which errno's address is computed
+ * from) holds the snapshot's again, which is the same address, before any
+ * call could set errno; a plain pread that succeeds writes no errno.
+ */
+static void rs_fill(uint64_t lo, uint64_t hi, uint64_t data)
+{
+	uint64_t a = rs_tls_lo > lo ? rs_tls_lo : lo;
+	uint64_t b = rs_tls_hi < hi ? rs_tls_hi : hi;
+
+	if (a >= b) {
+		rs_fill_part(lo, hi, data);
+		return;
+	}
+	rs_read(data + (a - lo), (void *)(uintptr_t)a, b - a);
+	rs_tls_pages += (b - a) >> 12;
+	rs_data_bytes += b - a;
+	if (lo < a)
+		rs_fill_part(lo, a, data);
+	if (b < hi)
+		rs_fill_part(b, hi, data + (b - lo));
+}
+
 static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t data)
 {
 	uint64_t len = r->end - r->start;
@@ -465,21 +550,7 @@ static void rs_region(const struct rr_snap_region *r, const char *path, uint64_t
 			rs_fail("the program break cannot be moved to the recorded heap's end");
 		rs_map_fixed(r->start, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			     -1, 0);
-		/* UFFDIO_COPY fills whole pages: the data must start on one
-		 * in the body (a PAD record puts every region of 64 KiB or
-		 * more there) */
-		if (!(data & 4095) && agent_snap_fill_on()) {
-			int e = agent_snap_fill_begin(r->start, len);
-
-			if (!e) {
-				rs_uf_start = r->start;
-				rs_uf_len = len;
-			} else {
-				rs_uf_why = (uint64_t)-e;
-			}
-		}
-		rs_read_sparse(data, (void *)(uintptr_t)r->start, len);
-		rs_uf_stop();
+		rs_fill(r->start, r->end, data);
 		rs_data_ns += rs_now_ns() - t;
 		rs_data_cpu += rs_cpu_ns() - c;
 		rs_mapped_bytes += len;
@@ -930,7 +1001,8 @@ rs_main_resume(struct agent_snap_thread *t0, uint32_t spawned)
 		  (unsigned long)((rs_t[RS_T_SPAWN] - rs_t[RS_T_FDS]) / 1000),
 		  (unsigned long)((rs_t[RS_T_READY] - rs_t[RS_T_SPAWN]) / 1000));
 	agent_log("restore, CPU of the first thread: %lu us: maps %lu, body %lu (contents %lu: "
-		  "%lu stretches of data found in %lu, copied in %lu, %lu KiB by UFFDIO_COPY, its last refusal errno %lu), "
+		  "%lu stretches of data found in %lu, copied in %lu, %lu KiB by UFFDIO_COPY, its last refusal errno %lu, "
+		  "%lu pages of its own TLS read first), "
 		  "descriptors and signals %lu, threads %lu, timers and replay state %lu",
 		  (unsigned long)((rs_c[RS_T_READY] - rs_cpu0) / 1000),
 		  (unsigned long)((rs_c[RS_T_MAPS] - rs_cpu0) / 1000),
@@ -938,6 +1010,7 @@ rs_main_resume(struct agent_snap_thread *t0, uint32_t spawned)
 		  (unsigned long)(rs_data_cpu / 1000), (unsigned long)rs_stretches,
 		  (unsigned long)(rs_seek_cpu / 1000), (unsigned long)(rs_copy_cpu / 1000),
 		  (unsigned long)(rs_uf_bytes >> 10), (unsigned long)rs_uf_why,
+		  (unsigned long)rs_tls_pages,
 		  (unsigned long)((rs_c[RS_T_FDS] - rs_c[RS_T_BODY]) / 1000),
 		  (unsigned long)((rs_c[RS_T_SPAWN] - rs_c[RS_T_FDS]) / 1000),
 		  (unsigned long)((rs_c[RS_T_READY] - rs_c[RS_T_SPAWN]) / 1000));
@@ -1022,6 +1095,7 @@ void agent_snap_restore_start(void)
 	    !rs_agent_range((uint64_t)(uintptr_t)stack, (uint64_t)(uintptr_t)stack + 1))
 		rs_fail("no room in the agent's window");
 	rs_read_maps();
+	rs_tls_span();
 	/* (on a failure, rs_copy copies the old way) */
 	{
 		int e = agent_snap_fill_open(rs_fd, rs_size, rs_agent_range);
