@@ -940,12 +940,10 @@ int coverage_report_reader(struct trace_reader *r, const char *dir, const struct
 
 	rc = trace_reader_file(r, "coverage", &text, &len);
 	/* the counters are a side file; the losses are the trace's */
-	if (rc == 0)
-		trace_reader_loss_read(r, &loss);
+	trace_reader_loss_read(r, &loss);
 	if (rc < 0) {
 		/* the counts are written when the run ends: a killed spool's
 		 * partial trace never has them, whatever it probed */
-		trace_reader_loss_read(r, &loss);
 		if (loss.state == TRACE_STATE_UNFINISHED)
 			log_err("trace %s has no block or branch counts (no 'coverage' file): spool "
 				"writes them when the program ends, and this trace's writer did not "
