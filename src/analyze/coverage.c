@@ -944,12 +944,7 @@ int coverage_report_reader(struct trace_reader *r, const char *dir, const struct
 	if (rc < 0) {
 		/* the counts are written when the run ends: a killed spool's
 		 * partial trace never has them, whatever it probed */
-		if (loss.state == TRACE_STATE_UNFINISHED)
-			log_err("trace %s has no block or branch counts (no 'coverage' file): spool "
-				"writes them when the program ends, and this trace's writer did not "
-				"finish (spool was killed, or still runs): they are lost",
-				dir);
-		else
+		if (!trace_loss_end_file_lost(dir, &loss, "block or branch counts", "coverage"))
 			log_err("trace %s has no block or branch probes (no 'coverage' file: record "
 				"with spool probe -e 'block:FUNC' -e 'branch:FUNC')",
 				dir);

@@ -417,12 +417,7 @@ int sysreport_reader(struct trace_reader *r, const char *dir, const struct sysre
 	if (rc < 0) {
 		/* written when the run ends: never in a killed spool's trace */
 		trace_reader_loss_read(r, &loss);
-		if (loss.state == TRACE_STATE_UNFINISHED)
-			log_err("%s has no system probes' figures (no \"sys\" file): spool writes "
-				"them when the program ends, and this trace's writer did not finish "
-				"(spool was killed, or still runs): they are lost",
-				dir);
-		else
+		if (!trace_loss_end_file_lost(dir, &loss, "system probes' figures", "sys"))
 			log_err("%s has no system probes (\"sys\"): run spool probe -e sys:cpu / "
 				"sys:io / sys:mem",
 				dir);

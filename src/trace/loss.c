@@ -285,6 +285,18 @@ void trace_loss_seen_fill(struct trace_loss_seen *seen, struct trace_reader *r)
 	seen->set = 1;
 }
 
+int trace_loss_end_file_lost(const char *dir, const struct trace_loss *l, const char *what,
+			     const char *file)
+{
+	if (l->state != TRACE_STATE_UNFINISHED)
+		return 0;
+	log_err("%s has no %s (no \"%s\" file): spool writes them when the program ends, and "
+		"this trace's writer did not finish (spool was killed, or still runs): they are "
+		"lost",
+		dir, what, file);
+	return 1;
+}
+
 void trace_loss_warn(const char *dir, const struct trace_loss *l)
 {
 	char why[512];

@@ -91,6 +91,13 @@ void trace_loss_describe(const struct trace_loss *l, char *buf, size_t len);
 /* Warn "DIR is incomplete: <the words>" when it is: every command says it
  * this way, from a run's numbers or a trace's. */
 void trace_loss_warn(const char *dir, const struct trace_loss *l);
+/* A report needs a side file that spool writes only when the program ends
+ * (what: what the file holds, file: its name). If the trace's writer did
+ * not finish, say that is why it is missing and that its figures are lost,
+ * the same words for every report, and return 1; else return 0 and let the
+ * caller say how to make a trace that has it. */
+int trace_loss_end_file_lost(const char *dir, const struct trace_loss *l, const char *what,
+			     const char *file);
 /*
  * The loss block every report and export prints, so a user or a script sees
  * the same numbers in each (doc/report-locks.md, "Losses in every report").
