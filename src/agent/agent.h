@@ -190,6 +190,21 @@ struct agent_thread {
 };
 extern __thread struct agent_thread agent_self;
 
+/* VAR, the next definition of NAME, looked up on the first call (an
+ * interposer called before the constructors ran, or whose library is
+ * loaded late): busy around dlsym, which may take the loader's locks and
+ * call what the agent interposes. Concurrent first calls store the same
+ * value. */
+#define AGENT_RESOLVE_LAZY(var, name)                                                              \
+	({                                                                                         \
+		if (AGENT_UNLIKELY(!var)) {                                                        \
+			agent_self.busy++;                                                         \
+			AGENT_RESOLVE(var, name);                                                  \
+			agent_self.busy--;                                                         \
+		}                                                                                  \
+		var;                                                                               \
+	})
+
 /* The next definitions of everything we interpose. */
 struct agent_real {
 	int (*mutex_lock)(pthread_mutex_t *);

@@ -64,16 +64,6 @@ static __thread struct rr_walk *rr_walk_now;
 static int (*real_nftw)(const char *, rr_nftw_fn, int, int);
 static int (*real_ftw)(const char *, rr_ftw_fn, int);
 
-#define RR_FIND(var, name)                                                                         \
-	({                                                                                         \
-		if (AGENT_UNLIKELY(!var)) {                                                        \
-			agent_self.busy++;                                                         \
-			AGENT_RESOLVE(var, name);                                                  \
-			agent_self.busy--;                                                         \
-		}                                                                                  \
-		var;                                                                               \
-	})
-
 /* Record: the directory the walk is in (raw: not the program's getcwd). */
 static size_t rr_cwd(char *buf, size_t cap)
 {
@@ -185,14 +175,14 @@ static int rr_walk(const char *dir, rr_nftw_fn fn, rr_ftw_fn old_fn, int nopen, 
 	int r, e;
 
 	if (AGENT_LIKELY(!agent_rr_mode) || !(w.t = agent_rr_io_enter()))
-		return fn ? RR_FIND(real_nftw, "nftw")(dir, fn, nopen, flags)
-			  : RR_FIND(real_ftw, "ftw")(dir, old_fn, nopen);
+		return fn ? AGENT_RESOLVE_LAZY(real_nftw, "nftw")(dir, fn, nopen, flags)
+			  : AGENT_RESOLVE_LAZY(real_ftw, "ftw")(dir, old_fn, nopen);
 	rr_walk_now = &w;
 	if (agent_rr_mode & RR_MODE_REPLAY) {
 		r = rr_ftw_replay(&w);
 	} else {
-		r = fn ? RR_FIND(real_nftw, "nftw")(dir, rr_ftw_entry, nopen, flags)
-		       : RR_FIND(real_ftw, "ftw")(dir, rr_ftw_entry_old, nopen);
+		r = fn ? AGENT_RESOLVE_LAZY(real_nftw, "nftw")(dir, rr_ftw_entry, nopen, flags)
+		       : AGENT_RESOLVE_LAZY(real_ftw, "ftw")(dir, rr_ftw_entry_old, nopen);
 		e = errno;
 		rr_ftw_rec(&w, RR_FTW_END, r, e, NULL, NULL, 0, NULL);
 		errno = e;

@@ -129,16 +129,6 @@ static int (*real_gethostent_r)(struct hostent *, char *, size_t, struct hostent
 static struct servent *(*real_getservent)(void);
 static int (*real_getservent_r)(struct servent *, char *, size_t, struct servent **);
 
-#define RR_FIND(var, name)                                                                         \
-	({                                                                                         \
-		if (AGENT_UNLIKELY(!var)) {                                                        \
-			agent_self.busy++;                                                         \
-			AGENT_RESOLVE(var, name);                                                  \
-			agent_self.busy--;                                                         \
-		}                                                                                  \
-		var;                                                                               \
-	})
-
 static int rr_is_host(unsigned kind)
 {
 	return kind <= RR_HOST_BYADDR_R || kind == RR_HOST_ENT || kind == RR_HOST_ENT_R;
@@ -160,58 +150,58 @@ static struct rr_nres rr_netdb_real(const struct rr_nq *q)
 
 	switch (q->kind) {
 	case RR_HOST_BYNAME:
-		o.ent = RR_FIND(real_gethostbyname, "gethostbyname")(q->name);
+		o.ent = AGENT_RESOLVE_LAZY(real_gethostbyname, "gethostbyname")(q->name);
 		break;
 	case RR_HOST_BYNAME2:
-		o.ent = RR_FIND(real_gethostbyname2, "gethostbyname2")(q->name, q->af);
+		o.ent = AGENT_RESOLVE_LAZY(real_gethostbyname2, "gethostbyname2")(q->name, q->af);
 		break;
 	case RR_HOST_BYADDR:
-		o.ent = RR_FIND(real_gethostbyaddr, "gethostbyaddr")(q->addr, q->alen, q->af);
+		o.ent = AGENT_RESOLVE_LAZY(real_gethostbyaddr, "gethostbyaddr")(q->addr, q->alen, q->af);
 		break;
 	case RR_HOST_BYNAME_R:
-		o.ret = RR_FIND(real_gethostbyname_r, "gethostbyname_r")(
+		o.ret = AGENT_RESOLVE_LAZY(real_gethostbyname_r, "gethostbyname_r")(
 		    q->name, q->ret, q->buf, q->buflen, &hr, q->herrp);
 		o.ent = hr;
 		break;
 	case RR_HOST_BYNAME2_R:
-		o.ret = RR_FIND(real_gethostbyname2_r, "gethostbyname2_r")(
+		o.ret = AGENT_RESOLVE_LAZY(real_gethostbyname2_r, "gethostbyname2_r")(
 		    q->name, q->af, q->ret, q->buf, q->buflen, &hr, q->herrp);
 		o.ent = hr;
 		break;
 	case RR_HOST_BYADDR_R:
-		o.ret = RR_FIND(real_gethostbyaddr_r, "gethostbyaddr_r")(
+		o.ret = AGENT_RESOLVE_LAZY(real_gethostbyaddr_r, "gethostbyaddr_r")(
 		    q->addr, q->alen, q->af, q->ret, q->buf, q->buflen, &hr, q->herrp);
 		o.ent = hr;
 		break;
 	case RR_SERV_BYNAME:
-		o.ent = RR_FIND(real_getservbyname, "getservbyname")(q->name, q->proto);
+		o.ent = AGENT_RESOLVE_LAZY(real_getservbyname, "getservbyname")(q->name, q->proto);
 		break;
 	case RR_SERV_BYPORT:
-		o.ent = RR_FIND(real_getservbyport, "getservbyport")(q->port, q->proto);
+		o.ent = AGENT_RESOLVE_LAZY(real_getservbyport, "getservbyport")(q->port, q->proto);
 		break;
 	case RR_SERV_BYNAME_R:
-		o.ret = RR_FIND(real_getservbyname_r, "getservbyname_r")(
+		o.ret = AGENT_RESOLVE_LAZY(real_getservbyname_r, "getservbyname_r")(
 		    q->name, q->proto, q->ret, q->buf, q->buflen, &sr);
 		o.ent = sr;
 		break;
 	case RR_SERV_BYPORT_R:
-		o.ret = RR_FIND(real_getservbyport_r, "getservbyport_r")(
+		o.ret = AGENT_RESOLVE_LAZY(real_getservbyport_r, "getservbyport_r")(
 		    q->port, q->proto, q->ret, q->buf, q->buflen, &sr);
 		o.ent = sr;
 		break;
 	case RR_HOST_ENT:
-		o.ent = RR_FIND(real_gethostent, "gethostent")();
+		o.ent = AGENT_RESOLVE_LAZY(real_gethostent, "gethostent")();
 		break;
 	case RR_HOST_ENT_R:
-		o.ret = RR_FIND(real_gethostent_r, "gethostent_r")(q->ret, q->buf, q->buflen, &hr,
+		o.ret = AGENT_RESOLVE_LAZY(real_gethostent_r, "gethostent_r")(q->ret, q->buf, q->buflen, &hr,
 								   q->herrp);
 		o.ent = hr;
 		break;
 	case RR_SERV_ENT:
-		o.ent = RR_FIND(real_getservent, "getservent")();
+		o.ent = AGENT_RESOLVE_LAZY(real_getservent, "getservent")();
 		break;
 	case RR_SERV_ENT_R:
-		o.ret = RR_FIND(real_getservent_r, "getservent_r")(q->ret, q->buf, q->buflen, &sr);
+		o.ret = AGENT_RESOLVE_LAZY(real_getservent_r, "getservent_r")(q->ret, q->buf, q->buflen, &sr);
 		o.ent = sr;
 		break;
 	}

@@ -87,48 +87,38 @@ static int (*real_nsend)(res_state, const unsigned char *, int, unsigned char *,
 static int (*real_nmkquery)(res_state, int, const char *, int, int, const unsigned char *, int,
 			    const unsigned char *, unsigned char *, int);
 
-#define RR_FIND(var, name)                                                                         \
-	({                                                                                         \
-		if (AGENT_UNLIKELY(!var)) {                                                        \
-			agent_self.busy++;                                                         \
-			AGENT_RESOLVE(var, name);                                                  \
-			agent_self.busy--;                                                         \
-		}                                                                                  \
-		var;                                                                               \
-	})
-
 static int rr_res_real(const struct rr_rq *q)
 {
 	switch (q->kind) {
 	case RR_RES_QUERY:
-		return RR_FIND(real_query, "res_query")(q->name, q->class_, q->type, q->out,
+		return AGENT_RESOLVE_LAZY(real_query, "res_query")(q->name, q->class_, q->type, q->out,
 							q->outlen);
 	case RR_RES_SEARCH:
-		return RR_FIND(real_search, "res_search")(q->name, q->class_, q->type, q->out,
+		return AGENT_RESOLVE_LAZY(real_search, "res_search")(q->name, q->class_, q->type, q->out,
 							  q->outlen);
 	case RR_RES_QUERYDOMAIN:
-		return RR_FIND(real_querydomain, "res_querydomain")(q->name, q->domain, q->class_,
+		return AGENT_RESOLVE_LAZY(real_querydomain, "res_querydomain")(q->name, q->domain, q->class_,
 								    q->type, q->out, q->outlen);
 	case RR_RES_SEND:
-		return RR_FIND(real_send, "res_send")(q->msg, q->msglen, q->out, q->outlen);
+		return AGENT_RESOLVE_LAZY(real_send, "res_send")(q->msg, q->msglen, q->out, q->outlen);
 	case RR_RES_MKQUERY:
-		return RR_FIND(real_mkquery, "res_mkquery")(q->op, q->name, q->class_, q->type,
+		return AGENT_RESOLVE_LAZY(real_mkquery, "res_mkquery")(q->op, q->name, q->class_, q->type,
 							    q->data, q->datalen, q->newrr, q->out,
 							    q->outlen);
 	case RR_RES_NQUERY:
-		return RR_FIND(real_nquery, "res_nquery")(q->st, q->name, q->class_, q->type,
+		return AGENT_RESOLVE_LAZY(real_nquery, "res_nquery")(q->st, q->name, q->class_, q->type,
 							  q->out, q->outlen);
 	case RR_RES_NSEARCH:
-		return RR_FIND(real_nsearch, "res_nsearch")(q->st, q->name, q->class_, q->type,
+		return AGENT_RESOLVE_LAZY(real_nsearch, "res_nsearch")(q->st, q->name, q->class_, q->type,
 							    q->out, q->outlen);
 	case RR_RES_NQUERYDOMAIN:
-		return RR_FIND(real_nquerydomain, "res_nquerydomain")(
+		return AGENT_RESOLVE_LAZY(real_nquerydomain, "res_nquerydomain")(
 		    q->st, q->name, q->domain, q->class_, q->type, q->out, q->outlen);
 	case RR_RES_NSEND:
-		return RR_FIND(real_nsend, "res_nsend")(q->st, q->msg, q->msglen, q->out,
+		return AGENT_RESOLVE_LAZY(real_nsend, "res_nsend")(q->st, q->msg, q->msglen, q->out,
 							q->outlen);
 	case RR_RES_NMKQUERY:
-		return RR_FIND(real_nmkquery, "res_nmkquery")(q->st, q->op, q->name, q->class_,
+		return AGENT_RESOLVE_LAZY(real_nmkquery, "res_nmkquery")(q->st, q->op, q->name, q->class_,
 							      q->type, q->data, q->datalen,
 							      q->newrr, q->out, q->outlen);
 	}

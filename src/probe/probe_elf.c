@@ -273,7 +273,11 @@ void probe_module_close(struct probe_module *mod)
 	mod->fd = mod->dbg_fd = -1;
 }
 
-const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, size_t *avail)
+/* Bytes at a link-time address in a section with contents whose flags
+ * include want (SHF_EXECINSTR: code; SHF_ALLOC: any loaded section, .rodata
+ * for jump tables), or NULL. */
+static const uint8_t *probe_module_bytes(const struct probe_module *mod, uint64_t addr,
+					 uint64_t want, size_t *avail)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -281,7 +285,7 @@ const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, 
 	while ((scn = elf_nextscn(mod->elf, scn))) {
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & want) ||
 		    sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
 			continue;
 		d = elf_getdata(scn, NULL);
@@ -293,27 +297,15 @@ const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, 
 	return NULL;
 }
 
-/* Bytes at a link-time address in any allocated section with contents
- * (.rodata for jump tables), or NULL. */
+const uint8_t *probe_module_code(const struct probe_module *mod, uint64_t addr, size_t *avail)
+{
+	return probe_module_bytes(mod, addr, SHF_EXECINSTR, avail);
+}
+
 static const uint8_t *probe_module_data(const struct probe_module *mod, uint64_t addr,
 					size_t *avail)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(mod->elf, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
-		    sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || d->d_size != sh.sh_size)
-			return NULL;
-		*avail = sh.sh_addr + sh.sh_size - addr;
-		return (const uint8_t *)d->d_buf + (addr - sh.sh_addr);
-	}
-	return NULL;
+	return probe_module_bytes(mod, addr, SHF_ALLOC, avail);
 }
 
 /*
