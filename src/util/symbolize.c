@@ -569,6 +569,11 @@ static struct sym_modent *sym_mod_get(struct symbolizer *s, Dwfl_Module *mod, ui
 	e->module_offset = module_offset;
 	e->func = e->file = e->mangled = "";
 	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	/* The agent's interposers are renamed spool_i_NAME for the entry stub
+	 * exported as NAME (scripts/agent-stubs.sh): a user reads the name of
+	 * the call the program made. */
+	if (name && !strncmp(name, "spool_i_", 8) && module && strstr(module, "libspool-agent"))
+		name += 8;
 	if (name) {
 		char dm[256];
 
