@@ -337,6 +337,10 @@ void run_ident_apply_child(const struct run_ident *id)
 	}
 	if (id->persona_set)
 		(void)personality(id->persona);
+}
+
+void run_ident_apply_sigs_child(const struct run_ident *id)
+{
 	if (id->sig_set == RUN_IDENT_SIG_BOTH) {
 		sigset_t m;
 

@@ -83,10 +83,14 @@ int run_ident_sigs_differ(const struct run_ident *id, const sigset_t *own,
  * signal that can be blocked), "none". */
 void run_ident_sig_names(uint64_t set, char *buf, size_t len);
 /* In a forked child before exec: set id's umask, limits (each lowered to
- * what can be set when spool's hard limit is lower), personality, ignored
- * signals (the others not ignored: exec resets caught ones) and signal
- * mask, last. Async-signal-safe (system calls only). */
+ * what can be set when spool's hard limit is lower) and personality.
+ * Async-signal-safe (system calls only). */
 void run_ident_apply_child(const struct run_ident *id);
+/* In a forked child right before the program's exec (not gdb's: it would
+ * run with the program's blocked and ignored signals): id's ignored
+ * signals (the others not ignored; exec resets caught ones), then its
+ * signal mask. Async-signal-safe. */
+void run_ident_apply_sigs_child(const struct run_ident *id);
 /*
  * A trace is untrusted (it may come from someone else): of a recorded
  * personality, a replay takes only the flags that place mappings

@@ -578,6 +578,8 @@ static pid_t spawn_fork(const char *path, char **argv, int shm_fd, const char *a
 				err = errno;
 		if (!err && o->cwd && chdir(o->cwd) < 0)
 			err = errno;
+		if (!err && o->ident)
+			run_ident_apply_sigs_child(o->ident);
 		if (!err) {
 			execve(path, argv, envp);
 			err = errno;
