@@ -120,6 +120,19 @@ static void info_recording(const struct rr_info *info)
 	else
 		printf("cpu time: not recorded (getrusage, times and clock run for real in a "
 		       "replay)\n");
+	/* what the program inherited (run_ident.h): a replay starts it so */
+	if (info->ident.sig_set == RUN_IDENT_SIG_BOTH) {
+		char b[400], g[400];
+
+		run_ident_sig_names(info->ident.sig_blocked, b, sizeof(b));
+		run_ident_sig_names(info->ident.sig_ignored, g, sizeof(g));
+		printf("signals at the start: blocked %s; ignored %s (spool replay starts the "
+		       "program with the same)\n",
+		       b, g);
+	} else if (info->ident.persona_set) {
+		printf("signals at the start: not recorded (an older spool): a replay's program "
+		       "inherits spool replay's signal mask and ignored signals\n");
+	}
 	/* the snapshots' budget (--snap-max), as spool record's summary said */
 	if (info->snap_stopped) {
 		char line[160];

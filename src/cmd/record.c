@@ -963,7 +963,8 @@ static void record_say(const struct session_opts *so, const struct record_ctx *c
 			 "one of them makes (a clone) is not seen being made: spool finds it when "
 			 "it first takes part in a switch of the run token (serial mode) or first "
 			 "enters spool on a stack other than its creator's, or among its recorded "
-			 "calls (sync mode: 1 in 32 asks), then counts it and stops the recording; "
+			 "calls (sync mode: a call from a new frame address, and 1 in 32, asks), then "
+			 "counts it and stops the recording; "
 			 "until then its calls are recorded as its creator's (%u in the executable: "
 			 "%s)",
 			 strerror(i->raw_err), ctx->scan.n[RR_SCAN_SYSCALL], ctx->scan.where[RR_SCAN_SYSCALL]);

@@ -817,8 +817,10 @@ static void replay_ident(struct session_opts *so, struct rr_info *info, const ch
 	unsigned long dropped;
 	char lims[256];
 	struct stat st;
+	sigset_t none;
 	int fd;
 
+	sigemptyset(&none);
 	if (!info->ident.persona_set || use_gdb == 2)
 		return;
 	dropped = run_ident_trust_persona(&info->ident);
@@ -842,6 +844,24 @@ static void replay_ident(struct session_opts *so, struct rr_info *info, const ch
 	if (fd >= 0)
 		close(fd);
 	so->ident = &info->ident;
+	/* the recorded signal mask and ignored signals (a recording made
+	 * under nohup, or by a parent that blocks every signal), said when
+	 * they are not the ones the program would inherit from this spool */
+	if ((!so->quiet || use_gdb) && run_ident_sigs_differ(&info->ident, &none, &none)) {
+		char b[400], g[400];
+
+		run_ident_sig_names(info->ident.sig_blocked, b, sizeof(b));
+		run_ident_sig_names(info->ident.sig_ignored, g, sizeof(g));
+		if (use_gdb)
+			log_warn("under gdb the program starts with gdb's signal mask and ignored "
+				 "signals, not the recorded ones (blocked: %s; ignored: %s): a "
+				 "program that looks at them may take another path",
+				 b, g);
+		else
+			log_info("the program starts as recorded with signals blocked: %s; "
+				 "ignored: %s",
+				 b, g);
+	}
 	/* the recorded stack: spool's variables padded to its size */
 	so->stack_bytes = info->stack_bytes;
 	so->stack_items = info->stack_items;

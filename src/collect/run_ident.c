@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -26,6 +27,48 @@ const char *run_ident_limit_name(int r)
 	return r >= 0 && r < RUN_IDENT_NLIMITS ? run_ident_names[r] : NULL;
 }
 
+/*
+ * The signals a mask or a disposition of the program can name: 1 to 64 but
+ * SIGKILL and SIGSTOP (never blocked nor ignored) and 32 and 33, glibc's own
+ * (its sigprocmask and sigaction hide them from everyone).
+ */
+static int run_ident_sig_ok(int sig)
+{
+	return sig >= 1 && sig <= 64 && sig != SIGKILL && sig != SIGSTOP && sig != 32 &&
+	       sig != 33;
+}
+
+static uint64_t run_ident_sig_mask_ok(void)
+{
+	uint64_t m = 0;
+
+	for (int s = 1; s <= 64; s++)
+		if (run_ident_sig_ok(s))
+			m |= 1ull << (s - 1);
+	return m;
+}
+
+/* The calling thread's blocked and ignored signals. */
+static void run_ident_sigs_now(uint64_t *blocked, uint64_t *ignored)
+{
+	sigset_t m;
+
+	*blocked = *ignored = 0;
+	sigemptyset(&m);
+	pthread_sigmask(SIG_BLOCK, NULL, &m);
+	for (int s = 1; s <= 64; s++) {
+		struct sigaction sa;
+
+		if (!run_ident_sig_ok(s))
+			continue;
+		if (sigismember(&m, s) == 1)
+			*blocked |= 1ull << (s - 1);
+		if (sigaction(s, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+		    sa.sa_handler == SIG_IGN)
+			*ignored |= 1ull << (s - 1);
+	}
+}
+
 void run_ident_for_record(struct run_ident *id)
 {
 	int cur = personality(0xffffffff);
@@ -40,6 +83,53 @@ void run_ident_for_record(struct run_ident *id)
 	for (int r = 0; r < RUN_IDENT_NLIMITS; r++)
 		if (getrlimit(r, &id->rlim[r]) == 0)
 			id->rlim_set |= 1u << r;
+	id->sig_set = RUN_IDENT_SIG_BOTH;
+	run_ident_sigs_now(&id->sig_blocked, &id->sig_ignored);
+}
+
+int run_ident_sigs_differ(const struct run_ident *id, const sigset_t *own,
+			  const sigset_t *own_ign)
+{
+	uint64_t blocked, ignored;
+
+	if (id->sig_set != RUN_IDENT_SIG_BOTH)
+		return 0;
+	run_ident_sigs_now(&blocked, &ignored);
+	for (int s = 1; s <= 64; s++) {
+		uint64_t b = 1ull << (s - 1);
+
+		if (!run_ident_sig_ok(s) || sigismember(own, s) != 1)
+			continue;
+		ignored = (ignored & ~b) | (sigismember(own_ign, s) == 1 ? b : 0);
+	}
+	return blocked != id->sig_blocked || ignored != id->sig_ignored;
+}
+
+void run_ident_sig_names(uint64_t set, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (set && set == run_ident_sig_mask_ok()) {
+		snprintf(buf, len, "all");
+		return;
+	}
+	for (int s = 1; s <= 64 && k + 16 < len; s++) {
+		const char *n = sigabbrev_np(s);
+		int w;
+
+		if (!(set & (1ull << (s - 1))))
+			continue;
+		if (n)
+			w = snprintf(buf + k, len - k, "%s%s", k ? "," : "", n);
+		else
+			w = snprintf(buf + k, len - k, "%sRT%d", k ? "," : "", s - SIGRTMIN);
+		k += w > 0 ? (size_t)w : 0;
+	}
+	if (!k)
+		snprintf(buf, len, "none");
 }
 
 static void run_ident_put_lim(FILE *f, rlim_t v)
@@ -59,6 +149,9 @@ void run_ident_format(const struct run_ident *id, FILE *f)
 		fprintf(f, "aslr_error=%d\n", id->aslr_err);
 	if (id->umask_set)
 		fprintf(f, "umask=%03o\n", id->umask);
+	if (id->sig_set == RUN_IDENT_SIG_BOTH)
+		fprintf(f, "sig_blocked=0x%" PRIx64 "\nsig_ignored=0x%" PRIx64 "\n",
+			id->sig_blocked, id->sig_ignored);
 	for (int r = 0; r < RUN_IDENT_NLIMITS; r++) {
 		if (!(id->rlim_set & (1u << r)))
 			continue;
@@ -120,6 +213,24 @@ int run_ident_parse(struct run_ident *id, const char *key, const char *val)
 			id->umask = (unsigned)v;
 			id->umask_set = 1;
 		}
+		return 1;
+	}
+	if (!strcmp(key, "sig_blocked") || !strcmp(key, "sig_ignored")) {
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(val, &e, 16);
+		if (*e || errno)
+			return 1;
+		/* (a trace is untrusted: only signals that can be blocked or
+		 * ignored; a recording with one of the two lines only has no
+		 * signal state) */
+		v &= run_ident_sig_mask_ok();
+		if (key[4] == 'b')
+			id->sig_blocked = v;
+		else
+			id->sig_ignored = v;
+		id->sig_set |= key[4] == 'b' ? RUN_IDENT_SIG_BLOCKED : RUN_IDENT_SIG_IGNORED;
 		return 1;
 	}
 	if (!strncmp(key, "rlimit_", 7)) {
@@ -226,6 +337,34 @@ void run_ident_apply_child(const struct run_ident *id)
 	}
 	if (id->persona_set)
 		(void)personality(id->persona);
+}
+
+void run_ident_apply_sigs_child(const struct run_ident *id)
+{
+	if (id->sig_set == RUN_IDENT_SIG_BOTH) {
+		sigset_t m;
+
+		/* ignored as recorded, the others not: one ignored by the
+		 * replaying spool (nohup spool replay) is not the recording's.
+		 * A caught one needs nothing: exec resets it. */
+		for (int s = 1; s <= 64; s++) {
+			struct sigaction sa;
+
+			if (!run_ident_sig_ok(s))
+				continue;
+			if (id->sig_ignored & (1ull << (s - 1)))
+				(void)signal(s, SIG_IGN);
+			else if (sigaction(s, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+				 sa.sa_handler == SIG_IGN)
+				(void)signal(s, SIG_DFL);
+		}
+		/* last: nothing above may be held up by it */
+		sigemptyset(&m);
+		for (int s = 1; s <= 64; s++)
+			if (id->sig_blocked & (1ull << (s - 1)))
+				sigaddset(&m, s);
+		(void)sigprocmask(SIG_SETMASK, &m, NULL);
+	}
 }
 
 int run_ident_fixed_layout(unsigned long p)

@@ -578,6 +578,8 @@ static pid_t spawn_fork(const char *path, char **argv, int shm_fd, const char *a
 				err = errno;
 		if (!err && o->cwd && chdir(o->cwd) < 0)
 			err = errno;
+		if (!err && o->ident)
+			run_ident_apply_sigs_child(o->ident);
 		if (!err) {
 			execve(path, argv, envp);
 			err = errno;
@@ -886,6 +888,7 @@ int session_run(const struct session_opts *o, struct session_result *res)
 			 sa_fwd = {.sa_handler = forward_signal, .sa_flags = SA_RESTART},
 			 sa_chld = {.sa_handler = on_sigchld};
 	struct sigaction old_int, old_quit, old_term, old_hup, old_chld;
+	sigset_t own;
 	char path[PATH_MAX], check[PATH_MAX], agent[PATH_MAX];
 	struct trace_writer *w = NULL;
 	struct collector *col = NULL;
@@ -1033,11 +1036,17 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		if (session_sigs[i] != SIGCHLD && sigismember(&session_entry_ign, session_sigs[i]))
 			sigaction(session_sigs[i], &sa_ign, NULL);
 
+	/* (the child sets those itself: session_child_sig) */
+	sigemptyset(&own);
+	for (size_t i = 0; i < sizeof(session_sigs) / sizeof(session_sigs[0]); i++)
+		sigaddset(&own, session_sigs[i]);
+
 	snprintf(res->path, sizeof(res->path), "%s", path);
 	ident_enter(o->ident, &saved, res);
 	if (o->exec)
 		pid = spawn(path, o->argv, h.fd, agent, o);
-	else if (o->ident && run_ident_limits_differ(o->ident))
+	else if (o->ident && (run_ident_limits_differ(o->ident) ||
+			      run_ident_sigs_differ(o->ident, &own, &session_entry_ign)))
 		pid = spawn_fork(path, o->argv, h.fd, agent, o, res);
 	else
 		pid = spawn_posix(path, o->argv, h.fd, agent, o, res);

@@ -14,13 +14,19 @@
 # kernel which thread it runs on where dispatch is off: the thread is
 # counted, the recording stops, spool record says so and exits 5, and
 # spool replay refuses the recording.
+# That ask was then made at 1 call in 32 (RR_INTRUDER_EVERY): a thread
+# making one lock+unlock after its creator's first few calls ran unseen,
+# its calls recorded as its creator's, and spool record exited 0 (every
+# run; tests/progs/trust20_clone_few). Now a call from a frame address the
+# kernel has not confirmed for the thread state asks too: found and
+# stopped whatever the count before it.
 . "$(dirname "$0")/lib.sh"
 
 PROG="$PROGS/clone_busy"
-plan 8
+plan 9
 
 if [ "$(uname -m)" != x86_64 ]; then
-	skip 8 "the program's own clone system call is x86-64 assembly"
+	skip 9 "the program's own clone system call is x86-64 assembly"
 	done_testing
 fi
 
@@ -52,6 +58,18 @@ is "$RC $(cat s.out)" "5 counter ok" "serial mode, dispatch off: the program's o
 spool_run replay s.trace
 like "$RC $ERR" "^1 .*which spool record does not number: the recording stopped where the first one was made; cannot replay it" \
 	"  spool replay refuses it, saying why"
+
+# a thread that makes one lock+unlock, after its creator made PRE: found
+# whatever PRE (before: only when PRE happened to be a multiple of 32)
+res=""
+for pre in 1 2 3 7 16 31 33; do
+	SPOOL_NO_DISPATCH=1 timeout -k 5 120 "$SPOOL" record --mode sync -q -o "f$pre.trace" -- \
+		"$PROGS/trust20_clone_few" "$pre" 1 >f.out 2>f.err
+	res="$res $pre:$?:$(cat f.out)"
+	check_sanitizer f.err "spool record (few, $pre)"
+done
+is "$res" " 1:5:counter ok 2:5:counter ok 3:5:counter ok 7:5:counter ok 16:5:counter ok 31:5:counter ok 33:5:counter ok" \
+	"sync, dispatch off: a thread with 1 lock+unlock after its creator's N is found and the recording stopped (exit 5), for every N"
 
 # dispatch on: the clone is seen made, the recording stops before it
 timeout -k 5 120 "$SPOOL" record --mode sync -o d.trace -- "$PROG" below >d.out 2>d.err
