@@ -35,6 +35,8 @@
 #define ARCH_GDB_BP_LEN 1
 #define ARCH_GDB_CKPT 1
 #define ARCH_GDB_WATCH_BEFORE 0
+/* no arch_gdb_step_fill (the stubs' zeroing is one rep stosq) */
+#define ARCH_GDB_STEP_FILL 0
 #elif defined(__aarch64__)
 /* 0-30 x0..x30, 31 sp, 32 pc, 33 cpsr, 34-65 v0-v31, 66 fpsr, 67 fpcr */
 #define ARCH_GDB_NREGS 68
@@ -42,6 +44,8 @@
 #define ARCH_GDB_CKPT 1
 /* a watchpoint traps before the access (gdb's aarch64 steps over it) */
 #define ARCH_GDB_WATCH_BEFORE 1
+/* arch_gdb_step_fill: the stubs' zeroing loops run whole in one step */
+#define ARCH_GDB_STEP_FILL 1
 #else
 #error "spool: the gdb server is x86-64 and aarch64 only"
 #endif
@@ -77,6 +81,17 @@ int arch_gdb_trap_hw(const siginfo_t *si);
  * bytes read there), which the agent answers and gdb must not see?
  * aarch64: never. */
 int arch_gdb_spool_segv(const siginfo_t *si, const uint8_t *insn, size_t n);
+
+#if ARCH_GDB_STEP_FILL
+/* Before a single step of stopped thread tid: when its pc is at the
+ * zeroing loop of the agent's entry stubs (AGENT_SCRUB in
+ * src/arch/aarch64/agent_stub.h: `stp xzr, xzr, [x10], #16; cmp x10, x9;
+ * b.lo` back), all but the loop's last store are done here (the memory
+ * zeroed, x10 moved), so the step runs the last one: the same memory and
+ * registers after the loop as when stepped through. 1 when done, 0 not such
+ * a loop (or any doubt), nothing changed. */
+int arch_gdb_step_fill(pid_t tid);
+#endif
 
 /* Watchpoints: 0 when this one can be inserted, -ENOTSUP when this CPU's
  * port has none of this kind (type: the Z packet's 2, 3, 4). */

@@ -560,6 +560,11 @@ static void thread_go(struct gdbsrv_thread *t)
 
 	if (t->action == 2)
 		t->step_from = inf_pc_of(t->tid);
+#if ARCH_GDB_STEP_FILL
+	/* a stub's zeroing loop: one step for all but its last store */
+	if (t->action == 2 && !sig)
+		arch_gdb_step_fill(t->tid);
+#endif
 
 	t->segv_pc = sig == SIGSEGV ? inf_pc_of(t->tid) : 0;
 	t->sig = 0;

@@ -299,7 +299,10 @@ static void jump_pick(const struct gdbsrv *s, const struct gdbsrv_pos *p, size_t
 	for (size_t i = p->n; i-- > *i0;) {
 		uint64_t d = i == *i0 ? *done0 : 0;
 		uint64_t tprev = i == *i0 ? tstart : p->v[i - 1].turn_last;
-		int must = i == *i0 && at_begin && s->inf.goto_event == UINT64_MAX;
+		/* a command to a turn whose start is before the agent's area
+		 * may be (turn 0: the beginning, gdb's stops as the libraries
+		 * load) cannot arm the agent's stop: a fresh replay to it */
+		int must = s->inf.goto_event == UINT64_MAX && (i == *i0 ? at_begin : tprev == 0);
 
 		jump_one(s, p, i, d, tprev, tstart, must, strict, jump, insert);
 		if (*jump != UINT64_MAX) {
@@ -385,7 +388,11 @@ int gdbsrv_start_before(struct gdbsrv *s, struct gdbsrv_pos *p, struct gdbsrv_po
 	} else
 		tprev = s->inf.goto_event != UINT64_MAX ? s->inf.goto_event : 0;
 	if (i0 < p->n) {
-		jump_pick(s, p, &i0, &done0, tprev, !c, strict, &jump, &insert);
+		/* a checkpoint at turn 0 may be older than the agent's area (gdb's
+		 * stops as the libraries load): a command to a turn cannot be
+		 * armed from there (-ENOTSUP), so it starts as from the
+		 * beginning (reverse-step's, step_from_turn) */
+		jump_pick(s, p, &i0, &done0, tprev, !c || c->turn == 0, strict, &jump, &insert);
 		if (getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1')
 			fprintf(stderr, "gdbsrv: resume at command %zu of %zu (%llu stops made, step %d, to turn %llu, turns %lld..%lld), turn %lld: jump %lld (%d)\n",
 				i0, p->n, (unsigned long long)done0, p->v[i0].step_vidx,
@@ -941,6 +948,47 @@ out:
 	return rc;
 }
 
+/*
+ * Where reverse-step's single steps begin: the stop before P (q's end) may
+ * be far from P (a breakpoint's previous hit, the start of the continue
+ * that reached P: the whole of a loop), and each reverse-step steps the
+ * thread from there again, one ptrace step per instruction (minutes for a
+ * reverse-next over a call in an emulated aarch64 VM, doc/arm64.md). When
+ * P's turn T (c's last stop) is known and later than q's end's, the start
+ * of T lies between them: q gets a command "run to the start of turn T"
+ * (the agent's own stop, as --goto T:0; recorded snapshots may jump there),
+ * and the steps begin there, within P's turn. The next reverse-step from
+ * the point found begins there too (its q ends with that command), so
+ * going back through a turn costs the turn's instructions, not the
+ * history's. Unknown turns (a point named by fewer stops of a command,
+ * UINT64_MAX) or the same turn: q unchanged.
+ */
+static int step_from_turn(struct gdbsrv *s, struct gdbsrv_pos *q, const struct gdbsrv_cmd *c)
+{
+	uint64_t tq = s->inf.goto_event != UINT64_MAX ? s->inf.goto_event : 0;
+	struct gdbsrv_cmd a;
+
+	if (getenv("SPOOL_GDBSRV_STEP_TURN") && *getenv("SPOOL_GDBSRV_STEP_TURN") == '0')
+		return 0;
+	if (q->n)
+		tq = q->v[q->n - 1].turn_last;
+	/* (a stop at a turn's start is where such steps began) */
+	if (c->to_turn || c->turn_last == UINT64_MAX || tq == UINT64_MAX || c->turn_last <= tq)
+		return 0;
+	cmd_init(&a);
+	a.step_vidx = -1;
+	a.others_run = 1;
+	a.cfg = c->cfg;
+	a.to_turn = c->turn_last;
+	a.nstops = 1;
+	a.turn_first = a.turn_last = c->turn_last;
+	if (getenv("SPOOL_GDBSRV_DEBUG") && *getenv("SPOOL_GDBSRV_DEBUG") == '1')
+		fprintf(stderr, "gdbsrv: reverse-step: the steps begin at the start of turn %llu "
+			"(the stop before is at turn %llu)\n", (unsigned long long)a.to_turn,
+			(unsigned long long)tq);
+	return gdbsrv_pos_push(q, &a);
+}
+
 int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st)
 {
 	struct gdbsrv_pos q = {0};
@@ -970,6 +1018,8 @@ int gdbsrv_reverse_step(struct gdbsrv *s, int vidx, struct gdbsrv_stop *st)
 	/* the last command stepped this thread once more: the stop before is
 	 * the instruction before */
 	if (c.until_pc || c.step_vidx != vidx) {
+		if ((rc = step_from_turn(s, &q, &c)) < 0)
+			goto out;
 		rc = goto_pos(s, &q, st);
 		if (rc < 0)
 			goto out;

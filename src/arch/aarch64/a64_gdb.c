@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "../../replay/gdbsrv_int.h"
 #include "../arch_gdb.h"
@@ -178,4 +179,72 @@ int arch_gdb_watch_hit(pid_t tid, const struct gdbsrv_wp *wp, uint32_t n)
 		if ((a & ~7ull) == (wp[i].addr & ~7ull))
 			return (int)i;
 	return n == 1 ? 0 : -1;
+}
+
+/*
+ * A reverse-step single-steps a thread from an earlier stop up to the
+ * current one (gdbsrv_rev.c), and most of those steps were the agent's
+ * stack zeroing after each stub's call (4 KiB: 768 steps; agent_stack_scrub
+ * 64 KiB: 12,288): in the emulated VM, minutes for one reverse-next. The
+ * loop is recognised by its three words and run here but for its last
+ * store; which steps a stepped thread makes depends only on its state, so
+ * every replay of a point steps the same way (a point is named by its
+ * instructions, gdbsrv_rev.c). Limits: both ends 16-aligned, x10 below x9,
+ * at most 1 MiB (the spans are 64 KiB at most); a breakpoint on one of the
+ * words (they then read as BRK) turns it off.
+ */
+#define A64_FILL_STP 0xa8817d5fu /* stp xzr, xzr, [x10], #16 */
+#define A64_FILL_CMP 0xeb09015fu /* cmp x10, x9 */
+#define A64_FILL_BLO 0x54ffffc3u /* b.lo .-8 */
+#define A64_FILL_MAX (1u << 20)
+
+int arch_gdb_step_fill(pid_t tid)
+{
+	static const uint8_t zero[4096];
+	struct iovec loc[64], rem, r_iov;
+	uint64_t gpr[34]; /* struct user_pt_regs: x0-x30, sp, pc, pstate */
+	uint32_t w[3];
+	uint64_t lo, hi;
+	size_t n, len;
+
+	r_iov.iov_base = gpr;
+	r_iov.iov_len = sizeof(gpr);
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &r_iov) < 0 ||
+	    r_iov.iov_len != sizeof(gpr))
+		return 0;
+	loc[0].iov_base = w;
+	loc[0].iov_len = sizeof(w);
+	rem.iov_base = (void *)(uintptr_t)gpr[32];
+	rem.iov_len = sizeof(w);
+	if (process_vm_readv(tid, loc, 1, &rem, 1, 0) != (ssize_t)sizeof(w) ||
+	    w[0] != A64_FILL_STP || w[1] != A64_FILL_CMP || w[2] != A64_FILL_BLO)
+		return 0;
+	lo = gpr[10];
+	hi = gpr[9];
+	if (((lo | hi) & 15) || lo >= hi || hi - lo <= 16 || hi - lo > A64_FILL_MAX)
+		return 0;
+	/* [lo, hi - 16): the stores before the last */
+	while (lo < hi - 16) {
+		len = hi - 16 - lo;
+		n = 0;
+		while (n < 64 && len) {
+			size_t k = len < sizeof(zero) ? len : sizeof(zero);
+
+			loc[n].iov_base = (void *)zero;
+			loc[n].iov_len = k;
+			len -= k;
+			n++;
+		}
+		rem.iov_base = (void *)(uintptr_t)lo;
+		rem.iov_len = (hi - 16 - lo) - len;
+		if (process_vm_writev(tid, loc, n, &rem, 1, 0) != (ssize_t)rem.iov_len)
+			return 0; /* the loop's own steps do the rest */
+		lo += rem.iov_len;
+	}
+	gpr[10] = hi - 16;
+	r_iov.iov_base = gpr;
+	r_iov.iov_len = sizeof(gpr);
+	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &r_iov) < 0)
+		return 0;
+	return 1;
 }
