@@ -16,8 +16,8 @@ import sys
 NAMES = {1: "lock", 2: "thread", 3: "lockdef", 4: "proc", 5: "user", 6: "sched", 7: "input",
          8: "func", 9: "probe", 10: "site", 11: "lock_op", 12: "func_entry", 13: "func_exit",
          14: "probe_entry", 15: "probe_exit", 16: "probe_hit", 17: "thread_name",
-         18: "lock_release"}
-SHORT = {10: 24, 11: 7, 12: 2, 13: 2, 14: 4, 15: 4, 16: 4, 18: 2}
+         18: "lock_release_prev", 19: "lock_release"}
+SHORT = {10: 24, 11: 7, 12: 2, 13: 2, 14: 4, 15: 4, 16: 4, 18: 2, 19: 4}
 
 
 def rest_len(kind, data, q):

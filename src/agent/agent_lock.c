@@ -57,7 +57,10 @@
 
 struct agent_lock_slot agent_locks[AGENT_LOCK_SLOTS];
 
-#define FRAME() agent_stub_frame(__builtin_frame_address(0))
+/* The interposer's frame, as is: lock_emit looks through a stub's frame
+ * (agent_stub_frame, two loads and two compares) only when --stacks walks
+ * from it, not on every event. */
+#define FRAME() __builtin_frame_address(0)
 
 /* ---- lock table ---- */
 
@@ -227,7 +230,11 @@ static inline __attribute__((always_inline)) void lock_emit(struct agent_thread 
 {
 	if (AGENT_UNLIKELY(agent_lock_quiet))
 		return;
-	agent_emit(t, obj, op, ip, arg, frame);
+	if (AGENT_UNLIKELY(agent.stack_depth)) {
+		agent_emit_stack(t, obj, op, ip, arg, agent_stub_frame(frame));
+		return;
+	}
+	agent_emit(t, obj, op, ip, arg, NULL);
 }
 
 /* Outcome of a blocking request: acquired (EOWNERDEAD acquires a robust

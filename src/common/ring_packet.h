@@ -55,8 +55,11 @@ enum {
 	RING_PKT_FUNC_EXIT = 13,
 	RING_PKT_PROBE_ENTRY = 14,
 	RING_PKT_TNAME = 17, /* KIND_TNAME's full form (10 is spool:site's id) */
-	RING_PKT_LOCK_RELEASE = 18, /* u16 site: OP_RELEASE of the previous event's lock */
+	RING_PKT_LOCK_RELEASE = 18, /* u16 site: OP_RELEASE of the previous event's lock (2.2: read, not written) */
+	RING_PKT_RELEASE = 19,	    /* u16 site, u16 lock: OP_RELEASE of a lock below 65536 (2.3) */
 };
+/* The largest lock index spool:lock_release (format 2.3, class 19) can name. */
+#define RING_PKT_RELEASE_MAX 0xffffu
 #define RING_PKT_MAX_SITES 65536u
 /* Bytes an encoded record may need past the end of its staged copy (a site
  * definition and an extended header in front of a short event). */
@@ -131,12 +134,6 @@ struct ring_pkt {
 	 * timestamp_begin and the next packet's (doc/trace-format.md,
 	 * "Traces without per-event time"). */
 	uint16_t untimed;
-	/* The lock prediction (doc/trace-format.md, spool:lock_release): the
-	 * lock index of the packet's last event when that was a lock event
-	 * (lock_obj), valid while pos is still lock_end, the byte after it
-	 * (0: none; a new packet has none). Any other event moves pos, so no
-	 * other writer has to clear it. */
-	uint32_t lock_obj, lock_end;
 	struct ring_sites *sites; /* NULL: events are written full */
 };
 
@@ -223,7 +220,6 @@ static inline void ring_pkt_begin(struct ring_pkt *k, uint8_t *base, uint64_t st
 	k->nsites = 0;
 	k->depth = 0;
 	k->sp = 0;
-	k->lock_end = 0;
 	if (++k->gen == 0) { /* wrapped: old entries could look current */
 		if (k->sites)
 			ring_pkt_zero(k->sites, sizeof(*k->sites));
@@ -344,27 +340,20 @@ static inline uint8_t *ring_pkt_encode(struct ring_pkt *k, uint8_t *out, const s
 		uint64_t ip = l->ip, arg = l->arg;
 		uint32_t n = (size - (uint32_t)sizeof(*l)) / 8;
 
-		/* the release of the lock the packet's previous event named
-		 * (a site definition may come between) */
-		int same = op == OP_RELEASE && obj && k->lock_end == (uint32_t)(out - k->base) &&
-			   k->lock_obj == obj;
-
-		k->lock_obj = obj;
 		if (!arg && size == sizeof(*l)) {
 			site = ring_pkt_site(k, &p, tsc, 0, ip, 0);
-			if (site >= 0 && same) {
-				p = ring_pkt_hdr(k, p, RING_PKT_LOCK_RELEASE, tsc);
+			if (site >= 0 && op == OP_RELEASE && obj && obj <= RING_PKT_RELEASE_MAX) {
+				/* spool:lock_release (format 2.3, class 19): it names its lock */
+				p = ring_pkt_hdr(k, p, RING_PKT_RELEASE, tsc);
 				ring_pkt_put16(p, (uint16_t)site);
-				p += 2;
-				k->lock_end = (uint32_t)(p - k->base);
-				return p;
+				ring_pkt_put16(p + 2, (uint16_t)obj);
+				return p + 4;
 			}
 			if (site >= 0) {
 				p = ring_pkt_hdr(k, p, RING_PKT_LOCK_OP, tsc);
 				p[0] = (uint8_t)op;
 				ring_pkt_put32(p + 1, obj);
 				ring_pkt_put16(p + 5, (uint16_t)site);
-				k->lock_end = (uint32_t)(p + 7 - k->base);
 				return p + 7;
 			}
 		}
@@ -375,7 +364,6 @@ static inline uint8_t *ring_pkt_encode(struct ring_pkt *k, uint8_t *out, const s
 		ring_pkt_put64(p + 13, arg);
 		ring_pkt_put32(p + 21, n);
 		ring_pkt_copy_down(p + 25, (const uint8_t *)l->stack, (size_t)n * 8);
-		k->lock_end = (uint32_t)(p + 25 + (size_t)n * 8 - k->base);
 		return p + 25 + (size_t)n * 8;
 	}
 	case KIND_THREAD: {

@@ -386,12 +386,13 @@ static inline int ring_pkt_published(struct ring_prod *p, uint8_t *base, uint32_
  * in the slot, inside the slack checked here and not yet published: head
  * stops at byte 11).
  *
- * The release of the lock the packet's last event took (lock_end is pos,
- * and lock_obj is obj: nothing was written since, not even a site
- * definition) is spool:lock_release, 6 bytes in one 8-byte store whose
- * last two bytes are past the event in the slack, as above: the lock and
- * the op are the reader's prediction (doc/trace-format.md). An
- * uncontended lock/unlock pair is then 17 bytes, not 22.
+ * A release of a lock whose index fits 16 bits is spool:lock_release (format
+ * 2.3, class 19), 8 bytes in one 8-byte store: header, site, lock. It names its
+ * lock, so babeltrace2 shows it and nothing is predicted: no state is
+ * kept or compared per event for it (format 2.2's class 18
+ * was 6 bytes but implied the lock from the event before, which CTF
+ * cannot say, and cost the writer three compares and two stores an
+ * event). An uncontended lock/unlock pair is 19 bytes.
  */
 static inline __attribute__((always_inline)) int ring_pkt_lock(struct ring_prod *p, unsigned op,
 							       uint32_t obj, uint32_t seq,
@@ -420,9 +421,11 @@ static inline __attribute__((always_inline)) int ring_pkt_lock(struct ring_prod 
 	pos = k->pos;
 	r = p->ring;
 	w = (tsc & RING_PKT_TS_MASK) << 5;
-	if (op == OP_RELEASE && k->lock_end == pos && k->lock_obj == obj && obj) {
-		len = 6;
-		ring_pkt_put64(base + pos, w | RING_PKT_LOCK_RELEASE | (uint64_t)idx << 32);
+	if (op == OP_RELEASE && obj - 1 < RING_PKT_RELEASE_MAX) {
+		/* (obj - 1 wraps for 0: the general path's full form) */
+		len = 8;
+		ring_pkt_put64(base + pos, w | RING_PKT_RELEASE | (uint64_t)idx << 32 |
+						   (uint64_t)obj << 48);
 	} else {
 		len = 11;
 		ring_pkt_put64(base + pos, w | RING_PKT_LOCK_OP | (uint64_t)(uint8_t)op << 32 |
@@ -430,8 +433,6 @@ static inline __attribute__((always_inline)) int ring_pkt_lock(struct ring_prod 
 		ring_pkt_put32(base + pos + 8, obj >> 24 | idx << 8);
 	}
 	head = k->start + pos + len;
-	k->lock_obj = obj;
-	k->lock_end = pos + len;
 	k->prev_tsc = tsc;
 	k->pos = pos + len;
 	k->events++;

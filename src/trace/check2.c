@@ -27,7 +27,7 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 	uint64_t ts_begin, prev;
 	uint32_t nev = 0, nsites = 0, seq, last, nlock = 0, nthread = 0, nproc = 0, nlockth = 0;
 	/* the lock prediction: the lock of the previous event when it was a
-	 * lock event, else 0 (spool:lock_release names it) */
+	 * lock event, else 0 (format 2.2's class 18 names it) */
 	uint32_t lockp = 0;
 	/* what a thread start and a process record in the packet claim
 	 * (trace_pkt2_owner_check judges it) */
@@ -79,9 +79,9 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 			if (p >= e)
 				break;
 		}
-		/* The lock run: spool:lock_op (11 bytes) and spool:lock_release
-		 * (6) with compact headers, as an uncontended lock/unlock pair
-		 * writes them, in a loop of their own for the same reason and
+		/* The lock run: spool:lock_op (11 bytes), spool:lock_release (8)
+		 * and format 2.2's class 18 (6) with compact
+		 * headers, as an uncontended lock/unlock pair writes them, in a loop of their own for the same reason and
 		 * with the same rules as below (perf put the check at 10 % of
 		 * the CPU of `spool locks` on bench_locks own 2 2000000). An
 		 * event it does not take (another id, an op out of range, a
@@ -104,6 +104,13 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 					nlockth += ev_op_is_thread(p[4]);
 					lockp = trace_get32(p + 5);
 					p += 11;
+				} else if ((v & 31) == TRACE2_RELEASE) {
+					if (room < 8 || !trace_get16(p + 6))
+						break;
+					if (trace_get16(p + 4) >= nsites)
+						goto out_site;
+					lockp = trace_get16(p + 6);
+					p += 8;
 				} else if ((v & 31) == TRACE2_LOCK_RELEASE && lockp) {
 					if (trace_get16(p + 4) >= nsites)
 						goto out_site;
@@ -189,6 +196,19 @@ int trace_pkt2_check(uint8_t *pkt, size_t len, int open, struct trace_pkt2_count
 				goto out_site;
 			nlock++; /* OP_RELEASE: not a thread's */
 			p += 2;
+			break;
+		case TRACE2_RELEASE:
+			if (left < 4)
+				goto out_short;
+			if (!trace_get16(p + 2)) {
+				*why = "a release of lock 0";
+				goto out;
+			}
+			if (trace_get16(p) >= nsites)
+				goto out_site;
+			nlock++; /* OP_RELEASE: not a thread's */
+			lockp = trace_get16(p + 2);
+			p += 4;
 			break;
 		case TRACE2_FUNC_ENTRY:
 		case TRACE2_FUNC_EXIT:

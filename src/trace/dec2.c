@@ -154,6 +154,26 @@ int trace_dec2_next(struct trace_reader *r, struct rd_stream *s)
 			h->size = sizeof(struct rec_lock);
 			((struct rec_lock *)h)->ip = site[1];
 			break;
+		case TRACE2_RELEASE:
+			need = 4;
+			if (left < need)
+				goto out_short;
+			obj = trace_get16(q + 2);
+			if (!obj) {
+				end(r, s, off, "release of lock 0: id", id);
+				return 0;
+			}
+			if (!(site = site_get(d, q, &sidx)))
+				goto out_site;
+			kind = KIND_LOCK;
+			s->fields_off = off + hl;
+			op = OP_RELEASE;
+			if (trace_rd_reserve(r, s, kind, sizeof(struct rec_lock), 1))
+				goto out_nomem;
+			h = (struct rec_hdr *)s->rec;
+			h->size = sizeof(struct rec_lock);
+			((struct rec_lock *)h)->ip = site[1];
+			break;
 		case TRACE2_FUNC_ENTRY:
 		case TRACE2_FUNC_EXIT: {
 			struct rec_func *fr;

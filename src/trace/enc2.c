@@ -230,7 +230,6 @@ size_t trace_enc2_put(struct trace_enc2 *e, uint8_t *p0, const struct rec_hdr *r
 		      uint32_t *events)
 {
 	unsigned kind = ev_kind(rec->word), op = ev_op(rec->word);
-	uint32_t lockp = e->lock;
 	uint8_t *p = p0;
 	int32_t site;
 
@@ -246,11 +245,12 @@ size_t trace_enc2_put(struct trace_enc2 *e, uint8_t *p0, const struct rec_hdr *r
 		site = use_site(e, &p, rec->tsc, 0, l->ip, 0, events);
 		if (site < 0)
 			break;
-		if (op == OP_RELEASE && lockp && lockp == ev_obj(rec->word)) {
-			/* the release of the previous event's lock */
-			p = put_hdr(e, p, TRACE2_LOCK_RELEASE, rec->tsc);
+		if (op == OP_RELEASE && ev_obj(rec->word) && ev_obj(rec->word) <= 0xffff) {
+			/* spool:lock_release (format 2.3, class 19): it names its lock */
+			p = put_hdr(e, p, TRACE2_RELEASE, rec->tsc);
 			trace_put16(p, (uint16_t)site);
-			return (size_t)(p + 2 - p0);
+			trace_put16(p + 2, (uint16_t)ev_obj(rec->word));
+			return (size_t)(p + 4 - p0);
 		}
 		p = put_hdr(e, p, TRACE2_LOCK_OP, rec->tsc);
 		p[0] = (uint8_t)op;

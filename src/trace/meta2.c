@@ -121,7 +121,10 @@ void trace_meta2_print(FILE *f)
 	      "\t\tuint64_hex_t caller;\n");
 	event(f, "spool:lock_op", TRACE2_LOCK_OP,
 	      "\t\tenum spool_op8 op;\n\t\tuint32_t lock;\n\t\tuint16_t site;\n");
-	event(f, "spool:lock_release", TRACE2_LOCK_RELEASE, "\t\tuint16_t site;\n");
+	/* (format 2.2 named 18 spool:lock_release; a 2.2 trace keeps its
+	 * own metadata, and no writer uses 18 now) */
+	event(f, "spool:lock_release_prev", TRACE2_LOCK_RELEASE, "\t\tuint16_t site;\n");
+	event(f, "spool:lock_release", TRACE2_RELEASE, "\t\tuint16_t site;\n\t\tuint16_t lock;\n");
 	event(f, "spool:func_entry", TRACE2_FUNC_ENTRY, "\t\tuint16_t site;\n");
 	event(f, "spool:func_exit", TRACE2_FUNC_EXIT, "\t\tuint16_t site;\n");
 	event(f, "spool:probe_entry", TRACE2_PROBE_ENTRY,

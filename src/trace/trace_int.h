@@ -95,6 +95,9 @@ enum {
 	/* u16 site: OP_RELEASE of the lock the packet's previous event (site
 	 * definitions aside) named, a spool:lock or spool:lock_op or this */
 	TRACE2_LOCK_RELEASE = 18,
+	/* u16 site, u16 lock: OP_RELEASE of that lock, non-zero (format 2.3;
+	 * writers use it, not 18, whose lock babeltrace2 cannot show) */
+	TRACE2_RELEASE = 19,
 	TRACE2_NCLASSES
 };
 /* KIND_TNAME's number (src/common/event.h; not included here). */

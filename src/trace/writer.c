@@ -229,7 +229,7 @@ static void meta_print(FILE *f, const struct trace_writer *w)
 		"\tspool_mono_ns = \"%" PRIu64 "\";\n"
 		"\tspool_real_ns = \"%" PRIu64 "\";\n"
 		"};\n\n",
-		w->format, w->format == 2 ? "\tspool_format_minor = 2;\n" : "",
+		w->format, w->format == 2 ? "\tspool_format_minor = 3;\n" : "",
 		w->untimed ? "\tspool_event_time = \"packet\";\n" : "", c->tsc_hz, c->tsc0,
 		c->mono_ns, c->real_ns);
 	fprintf(f,

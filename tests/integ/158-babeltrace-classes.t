@@ -14,7 +14,7 @@ if ! command -v babeltrace2 >/dev/null; then
 	exit 0
 fi
 
-plan 15
+plan 16
 
 spool_run probe -q -o probe.trace -e 'func:probe_leaf_add' -- "$PROGS/probe_calls" 100
 is_rc 0 "probe_calls runs under spool probe"
@@ -42,13 +42,21 @@ is "$n" "$(($(summary_events) + $(summary_thread_events)))" \
 	"babeltrace2 prints the lock trace's lock and thread events"
 like "$(grep -m1 ' spool:lock_op: ' bt.out)" 'op = \( "[A-Z_]+" : container = [0-9]+ \), lock = [0-9]+, site = ' \
 	"  a spool:lock_op event: op named, the fields 'lock' and 'site'"
-# a spool:lock_release (format 2.2) is a RELEASE of the lock of the event
-# before it: the lock and op are implied, babeltrace2 shows its site only
-like "$(grep -m1 ' spool:lock_release: ' bt.out)" '\{ site = [0-9]+ \}' \
-	"  a spool:lock_release event: its field 'site'"
-is "$(grep -E ' spool:lock(_op)?: ' bt.out | grep -c '"ACQUIRE"')" \
-	"$(($(grep -E ' spool:lock(_op)?: ' bt.out | grep -c '"RELEASE"') + $(grep -c ' spool:lock_release: ' bt.out)))" \
-	"  as many ACQUIRE as RELEASE"
+# a release is spool:lock_release (format 2.3: class 19), which names its
+# lock (format 2.2's, class 18, implied it from the event before, and
+# babeltrace2 showed its site only)
+like "$(grep -m1 ' spool:lock_release: ' bt.out)" '\{ site = [0-9]+, lock = [1-9][0-9]* \}' \
+	"  a spool:lock_release event: its fields 'site' and 'lock'"
+is "$(grep -c ' spool:lock_release_prev: ' bt.out)" 0 "  no release leaves its lock unnamed"
+# per lock, as babeltrace2 names them: as many acquisitions as releases
+per_lock=$(awk '
+	/ spool:lock(_op)?: / && /"ACQUIRE"/ { match($0, /lock = [0-9]+/); acq[substr($0, RSTART + 7, RLENGTH - 7)]++ }
+	/ spool:lock(_op)?: / && /"RELEASE"/ { match($0, /lock = [0-9]+/); rel[substr($0, RSTART + 7, RLENGTH - 7)]++ }
+	/ spool:lock_release: / { match($0, /lock = [0-9]+/); rel[substr($0, RSTART + 7, RLENGTH - 7)]++ }
+	END { for (l in acq) if (acq[l] != rel[l]) printf "lock %s: %d acquired, %d released\n", l, acq[l], rel[l];
+	      for (l in rel) if (!(l in acq)) printf "lock %s: released, never acquired\n", l;
+	      n = 0; for (l in acq) n++; if (n < 2) print "fewer than 2 locks acquired" }' bt.out)
+is "$per_lock" "" "  each lock babeltrace2 names is released as often as it is acquired"
 like "$(grep -m1 ' spool:lockdef: ' bt.out)" 'lock = [0-9]+, addr = ' \
 	"  a spool:lockdef names its lock"
 like "$(grep -m1 ' spool:thread: ' bt.out)" 'op = 0, obj = 0, seq = 1, tid = ' \

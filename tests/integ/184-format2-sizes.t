@@ -9,7 +9,7 @@
 # prints each of them.
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 19
 
 # at_most DESC VALUE LIMIT: VALUE (a decimal) is at most LIMIT
 at_most() {
@@ -37,12 +37,14 @@ classes l.trace >l.classes
 num_cmp "$(awk '$1 == "lock_op" || $1 == "lock_release" { n += $2 } END { print n }' l.classes)" \
 	-ge 80000 "  80,000 spool:lock_op and spool:lock_release events and more"
 at_most "  each lock_op at most 12 bytes" "$(awk '$1 == "lock_op" { print $4 }' l.classes)" 12
-# format 2.2: the unlock of the lock just taken is spool:lock_release (an
-# uncontended pair is 17 bytes, not 22); a packet's first event is never one
-num_cmp "$(awk '$1 == "lock_release" { print $2 }' l.classes)" -ge 39000 \
-	"  most of the 40,000 releases are spool:lock_release"
-at_most "  each at most 6 bytes" "$(awk '$1 == "lock_release" { print $4 }' l.classes)" 6
-at_most "  the whole trace at most 9 bytes a record" "$(per l.trace)" 9
+# format 2.3: every release is spool:lock_release, 8 bytes, which names its
+# lock (format 2.2's, class 18, was 6 bytes but implied it, and babeltrace2
+# could not show it): an uncontended pair is 19 bytes
+is "$(awk '$1 == "lock_release" { print $2 }' l.classes)" 40000 \
+	"  the 40,000 releases are spool:lock_release"
+at_most "  each at most 8 bytes" "$(awk '$1 == "lock_release" { print $4 }' l.classes)" 8
+is "$(awk '$1 == "lock_release_prev" { print $2 }' l.classes)" "" "  none is format 2.2's class 18"
+at_most "  the whole trace at most 10 bytes a record" "$(per l.trace)" 10
 spool_run info l.trace
 like "$OUT" "events: $(trace_summary l.trace events) \(lock $(trace_summary l.trace lock_events)," \
 	"spool info reads every event back"

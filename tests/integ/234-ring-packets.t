@@ -46,12 +46,12 @@ classes l.trace >l.classes
 num_cmp "$(awk '$1 == "lock_op" || $1 == "lock_release" { n += $2 } END { print n }' l.classes)" \
 	-ge 80000 "  80,000 spool:lock_op and spool:lock_release events and more"
 at_most "  each lock_op at most 12 bytes" "$(awk '$1 == "lock_op" { print $4 }' l.classes)" 12
-# format 2.2: the unlock of the lock just taken is spool:lock_release (an
-# uncontended pair is 17 bytes, not 22); a packet's first event is never one
-num_cmp "$(awk '$1 == "lock_release" { print $2 }' l.classes)" -ge 39000 \
-	"  most of the 40,000 releases are spool:lock_release"
-at_most "  each at most 6 bytes" "$(awk '$1 == "lock_release" { print $4 }' l.classes)" 6
-at_most "  the whole trace at most 9 bytes a record" "$(per l.trace)" 9
+# format 2.3: every release is spool:lock_release, 8 bytes naming its lock
+# (an uncontended pair is 19 bytes)
+is "$(awk '$1 == "lock_release" { print $2 }' l.classes)" 40000 \
+	"  the 40,000 releases are spool:lock_release"
+at_most "  each at most 8 bytes" "$(awk '$1 == "lock_release" { print $4 }' l.classes)" 8
+at_most "  the whole trace at most 10 bytes a record" "$(per l.trace)" 10
 info_all l.trace
 bt_all l.trace
 

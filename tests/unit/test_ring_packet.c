@@ -65,9 +65,13 @@ static uint64_t rec_arg(uint32_t i) { return i % 7 == 0 ? i : 0; }
 static uint64_t rec_ip(uint32_t i) { return 0x400000 + i % 9; }
 /* a lock index with all four bytes in use: ring_pkt_lock writes it across
  * its two stores (bytes 5-7 and 8 of the event); records go in pairs, an
- * acquisition and the release of the same lock (spool:lock_release when
- * nothing came between: no drop, no new packet) */
-static uint32_t rec_obj(uint32_t i) { return (i / 2) * 0x9e3779b9u | 1; }
+ * acquisition and the release of the same lock. One pair in three has an
+ * index below 65536: its release is spool:release (format 2.3, the lock
+ * in its last two bytes); a larger one's is spool:lock_op. */
+static uint32_t rec_obj(uint32_t i)
+{
+	return (i / 2) % 3 == 0 ? 1 + (i / 2) % 65535 : (i / 2) * 0x9e3779b9u | 1;
+}
 static unsigned rec_op(uint32_t i) { return i & 1 ? OP_RELEASE : OP_ACQUIRE; }
 
 static void produce(struct prod *pr, uint32_t i)
