@@ -482,7 +482,17 @@ static void ser_watch_retry(uint32_t kind)
 
 /* Whether thread tid of this process sleeps in the kernel (state S or D
  * in /proc: a blocking call), raw calls (open and read are interposed). */
+static int ser_tid_state(uint32_t tid);
+
 static int ser_tid_sleeps(uint32_t tid)
+{
+	int st = ser_tid_state(tid);
+
+	return st == 'S' || st == 'D';
+}
+
+/* Thread tid's state letter in /proc (R, S, D, ...), 0 when not known. */
+static int ser_tid_state(uint32_t tid)
 {
 	char path[64] = "/proc/self/task/", buf[512];
 	struct ser_buf b = {.n = 0};
@@ -496,7 +506,7 @@ static int ser_tid_sleeps(uint32_t tid)
 	if (agent_proc_read(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	p = agent_proc_stat_field(buf, 3); /* state */
-	return p && (*p == 'S' || *p == 'D');
+	return p ? *p : 0;
 }
 
 /* Record: the holder waits in a stdio read or write (keeping the token)
@@ -787,7 +797,7 @@ static int ser_stack_hash(uint64_t lo, uint64_t len, uint64_t *out)
 static int ser_holder_computes(uint32_t holder, uint64_t count, uint64_t now)
 {
 	const struct rr_serial_slot *h;
-	uint64_t lo, len, hash, cpu;
+	uint64_t lo, len, hash = 0, cpu;
 	int ret = 1;
 
 	if (agent_serial_on != RR_MODE_RECORD || holder >= ser_max)
@@ -795,8 +805,10 @@ static int ser_holder_computes(uint32_t holder, uint64_t count, uint64_t now)
 	h = ser_slot(holder);
 	lo = __atomic_load_n(&h->stack_lo, __ATOMIC_RELAXED);
 	len = __atomic_load_n(&h->stack_len, __ATOMIC_RELAXED);
+	/* (D, a page fault or a disk read, passes: a holder that computes
+	 * is often caught in one; S is a call that blocks, reported) */
 	if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != RR_S_RUN || !len ||
-	    ser_tid_sleeps(__atomic_load_n(&h->tid, __ATOMIC_RELAXED)))
+	    ser_tid_state(__atomic_load_n(&h->tid, __ATOMIC_RELAXED)) == 'S')
 		return 0;
 	if (__atomic_exchange_n(&ser_sh.busy, 1, __ATOMIC_ACQUIRE))
 		return 1; /* (another waiter looks) */
@@ -826,14 +838,32 @@ out_unlock:
 	return ret;
 }
 
+/* The calling thread's stack span, for the token watchdog
+ * (ser_holder_computes; 0: not known, its holder is reported as before). */
+extern void *__libc_stack_end;
+
+static void ser_publish_stack(struct rr_serial_slot *s)
+{
+	uint64_t lo = agent_self.stack_lo,
+		 len = agent_self.stack_len == UINTPTR_MAX ? 0 : agent_self.stack_len;
+
+	/* The main thread, before the agent knows its span (it holds the
+	 * token from the start): the 8 MiB below __libc_stack_end, where its
+	 * frames are (pagemap shows the part not mapped as not present). */
+	if (!len && syscall(SYS_gettid) == syscall(SYS_getpid) &&
+	    (uintptr_t)__libc_stack_end > (8u << 20)) {
+		lo = (uintptr_t)__libc_stack_end - (8u << 20);
+		len = 8u << 20;
+	}
+	__atomic_store_n(&s->stack_lo, lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->stack_len, len, __ATOMIC_RELAXED);
+}
+
 /* Record: the thread's kernel id and stack span, for the watchdogs (they
  * read its /proc state and its stack's pages). */
 static void ser_publish_tid(struct rr_serial_slot *s)
 {
-	uint64_t len = agent_self.stack_len == UINTPTR_MAX ? 0 : agent_self.stack_len;
-
-	__atomic_store_n(&s->stack_lo, (uint64_t)agent_self.stack_lo, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->stack_len, len, __ATOMIC_RELAXED);
+	ser_publish_stack(s);
 	__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 }
 
@@ -1325,6 +1355,10 @@ static void ser_slow(unsigned at, int forced)
 	s = ser_slot(ser_me.id);
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	s->at = at;
+	/* (the main thread holds the token from the start, without a wait
+	 * that would publish its stack: here, once it is known) */
+	if (AGENT_UNLIKELY(!s->stack_len))
+		ser_publish_stack(s);
 	if (!forced)
 		ser_progress();
 	/* Signals due here run first, before any switch (agent_rr_signal.c). */
@@ -2054,6 +2088,7 @@ int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint6
 	agent_ser.count = 0;
 	ser_slot(0)->state = RR_S_RUN;
 	ser_slot(0)->tid = ser_me.tid;
+	ser_publish_stack(ser_slot(0));
 	a->owner = 0;
 	a->tturn = 0;
 	agent_serial_on = (int)a->mode;
