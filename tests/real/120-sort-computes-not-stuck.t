@@ -42,7 +42,7 @@ diag "sort: serial record ${WALL} s, exit $RC"
 todo_ok "sort's merge loop can leave its stack unchanged for 20 ms (taken for a spin)" \
 	"sort --parallel=4, record --stuck-ms 20: exit 0 with sort's own output (not killed as stuck)" \
 	bash -c "[ $RC = 0 ] && cmp -s run.out native.out && ! grep -q 'record stuck' run.err"
-if [ "$RC" = 0 ]; then
+if [ "$RC" = 0 ] && cmp -s run.out native.out && ! grep -q 'record stuck' run.err; then
 	replays_same 2 0 native.out -q -o rep.trace serial.trace
 	is "$SAME" 2 "sort: 2 replays of 2 exit 0 with the sorted output"
 else
