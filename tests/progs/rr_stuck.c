@@ -98,7 +98,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&mu);
 	} else if (!strcmp(how, "compute") || !strcmp(how, "computepoll")) {
 		volatile unsigned long x = 0;
-		unsigned long n = how[7] ? 1000000000ul : 5000000000ul;
+		unsigned long n = how[7] ? 2000000000ul : 5000000000ul;
 
 		for (unsigned long i = 0; i < n; i++)
 			x += i;
