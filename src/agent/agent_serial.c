@@ -38,7 +38,9 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -480,7 +482,17 @@ static void ser_watch_retry(uint32_t kind)
 
 /* Whether thread tid of this process sleeps in the kernel (state S or D
  * in /proc: a blocking call), raw calls (open and read are interposed). */
+static int ser_tid_state(uint32_t tid);
+
 static int ser_tid_sleeps(uint32_t tid)
+{
+	int st = ser_tid_state(tid);
+
+	return st == 'S' || st == 'D';
+}
+
+/* Thread tid's state letter in /proc (R, S, D, ...), 0 when not known. */
+static int ser_tid_state(uint32_t tid)
 {
 	char path[64] = "/proc/self/task/", buf[512];
 	struct ser_buf b = {.n = 0};
@@ -494,7 +506,7 @@ static int ser_tid_sleeps(uint32_t tid)
 	if (agent_proc_read(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	p = agent_proc_stat_field(buf, 3); /* state */
-	return p && (*p == 'S' || *p == 'D');
+	return p ? *p : 0;
 }
 
 /* Record: the holder waits in a stdio read or write (keeping the token)
@@ -672,6 +684,189 @@ static int ser_holder_stuck(uint32_t holder)
 	return sleeps;
 }
 
+/*
+ * Record: a token holder that runs without a switch point for --stuck-ms
+ * either computes (sort --parallel sorting a 12 MB quarter of its input:
+ * it will reach a switch point) or spins on a variable a waiting thread
+ * would set (it never will: serial mode runs one thread at a time). Both
+ * are in state R and burn CPU, so neither its state nor its CPU time
+ * tells them apart. Its stack does: code that computes calls functions
+ * and keeps locals there, so its stack's bytes change, while a spin loop
+ * only reads. The watchdog hashes the holder's stack (the pages of its
+ * span that are present, from /proc/self/pagemap, read with
+ * process_vm_readv: a page unmapped meanwhile is an error, not a fault)
+ * and compares with the hash it took --stuck-ms before: changed, it
+ * computes and the waiters go on waiting (a recording is never stopped
+ * for being slow); the same, it spins, and it is reported as before,
+ * --stuck-ms later than before. (Soft-dirty bits would say the same
+ * cheaper, but kernels without CONFIG_MEM_SOFT_DIRTY, such as the VMs
+ * spool is tested on, show none.)
+ *
+ * Why not preempt it instead: a serial recording switches threads only at
+ * switch points, whose progress counts the replay reaches again; a switch
+ * at an arbitrary instruction could not be replayed (no instruction
+ * counter). A spin that calls a function the agent does not interpose, or
+ * keeps a counter on its stack, changes its stack and is taken for
+ * computing: the recording waits for it (as the program would without
+ * spool), it is never stopped wrongly. A computation whose stack stays
+ * byte for byte the same over --stuck-ms is reported, as before.
+ *
+ * ser_sh holds the last hash, whose holder and progress count it is of,
+ * when it was taken and the holder's CPU time then; one waiter at a time
+ * looks (ser_sh.busy), and a look decides only against a hash at least
+ * --stuck-ms old, and only once the holder has run on a CPU for 1 ms
+ * since (/proc/self/task/TID/schedstat): on a loaded machine a holder
+ * that waits for a CPU does not change its stack either.
+ */
+static struct {
+	uint32_t busy, holder;
+	uint64_t count, at, hash, cpu;
+} ser_sh;
+
+/* The time thread tid has run on a CPU, in ns (0: not known). */
+static uint64_t ser_tid_cpu_ns(uint32_t tid)
+{
+	char path[64] = "/proc/self/task/", buf[128];
+	struct ser_buf b = {.n = 0};
+	uint64_t v = 0;
+
+	if (!tid)
+		return 0;
+	ser_putu(&b, tid);
+	memcpy(path + 16, b.p, b.n);
+	memcpy(path + 16 + b.n, "/schedstat", 11);
+	if (agent_proc_read(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
+/* FNV-1a over the present pages of [lo, lo + len) of this process: 0 and
+ * the hash in *out, or a negative errno. */
+static int ser_stack_hash(uint64_t lo, uint64_t len, uint64_t *out)
+{
+	uint64_t ent[64], pg = getauxval(AT_PAGESZ), a, end = lo + len, h = 14695981039346656037ull;
+	unsigned char buf[512];
+	long fd;
+	int rc = 0;
+
+	if (!pg || end < lo)
+		return -EINVAL;
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (a = lo & ~(pg - 1); a < end && !rc;) {
+		uint64_t want = (end - a + pg - 1) / pg;
+		long n;
+
+		if (want > sizeof(ent) / sizeof(ent[0]))
+			want = sizeof(ent) / sizeof(ent[0]);
+		n = syscall(SYS_pread64, fd, ent, want * 8, (long)(a / pg * 8));
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EIO;
+			break;
+		}
+		for (long i = 0; i < n / 8 && !rc; i++) {
+			if (!(ent[i] & (1ull << 63))) /* not present: never written */
+				continue;
+			for (uint64_t off = 0; off < pg; off += sizeof(buf)) {
+				struct iovec li = {buf, sizeof(buf)};
+				struct iovec ri = {(void *)(uintptr_t)(a + (uint64_t)i * pg + off),
+						   sizeof(buf)};
+
+				if (syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), &li,
+					    1ul, &ri, 1ul, 0ul) != (long)sizeof(buf)) {
+					rc = -EFAULT;
+					break;
+				}
+				for (size_t k = 0; k < sizeof(buf); k++)
+					h = (h ^ buf[k]) * 1099511628211ull;
+			}
+		}
+		a += (uint64_t)(n / 8) * pg;
+	}
+	syscall(SYS_close, fd);
+	*out = h;
+	return rc;
+}
+
+/* Record: the holder has passed no switch point for --stuck-ms and is not
+ * asleep in the kernel: 1 if it computes (look again --stuck-ms on), 0 if
+ * it is to be reported. */
+static int ser_holder_computes(uint32_t holder, uint64_t count, uint64_t now)
+{
+	const struct rr_serial_slot *h;
+	uint64_t lo, len, hash = 0, cpu;
+	int ret = 1;
+
+	if (agent_serial_on != RR_MODE_RECORD || holder >= ser_max)
+		return 0;
+	h = ser_slot(holder);
+	lo = __atomic_load_n(&h->stack_lo, __ATOMIC_RELAXED);
+	len = __atomic_load_n(&h->stack_len, __ATOMIC_RELAXED);
+	/* (D, a page fault or a disk read, passes: a holder that computes
+	 * is often caught in one; S is a call that blocks, reported) */
+	if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != RR_S_RUN || !len ||
+	    ser_tid_state(__atomic_load_n(&h->tid, __ATOMIC_RELAXED)) == 'S')
+		return 0;
+	if (__atomic_exchange_n(&ser_sh.busy, 1, __ATOMIC_ACQUIRE))
+		return 1; /* (another waiter looks) */
+	cpu = ser_tid_cpu_ns(__atomic_load_n(&h->tid, __ATOMIC_RELAXED));
+	if (ser_stack_hash(lo, len, &hash) < 0) {
+		ret = 0;
+		goto out_unlock;
+	}
+	if (ser_sh.at && ser_sh.holder == holder && ser_sh.count == count) {
+		if (now - ser_sh.at < agent_rr_stuck_ms)
+			goto out_unlock; /* (too soon to tell) */
+		if (ser_sh.hash == hash) {
+			/* (it has hardly run: keep the old hash, a longer window) */
+			if (cpu && ser_sh.cpu && cpu - ser_sh.cpu < 1000000u)
+				goto out_unlock;
+			ret = 0; /* not a byte changed for --stuck-ms: it spins */
+			goto out_unlock;
+		}
+	}
+	ser_sh.holder = holder;
+	ser_sh.count = count;
+	ser_sh.hash = hash;
+	ser_sh.cpu = cpu;
+	ser_sh.at = now;
+out_unlock:
+	__atomic_store_n(&ser_sh.busy, 0, __ATOMIC_RELEASE);
+	return ret;
+}
+
+/* The calling thread's stack span, for the token watchdog
+ * (ser_holder_computes; 0: not known, its holder is reported as before). */
+extern void *__libc_stack_end;
+
+static void ser_publish_stack(struct rr_serial_slot *s)
+{
+	uint64_t lo = agent_self.stack_lo,
+		 len = agent_self.stack_len == UINTPTR_MAX ? 0 : agent_self.stack_len;
+
+	/* The main thread, before the agent knows its span (it holds the
+	 * token from the start): the 8 MiB below __libc_stack_end, where its
+	 * frames are (pagemap shows the part not mapped as not present). */
+	if (!len && syscall(SYS_gettid) == syscall(SYS_getpid) &&
+	    (uintptr_t)__libc_stack_end > (8u << 20)) {
+		lo = (uintptr_t)__libc_stack_end - (8u << 20);
+		len = 8u << 20;
+	}
+	__atomic_store_n(&s->stack_lo, lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->stack_len, len, __ATOMIC_RELAXED);
+}
+
+/* Record: the thread's kernel id and stack span, for the watchdogs (they
+ * read its /proc state and its stack's pages). */
+static void ser_publish_tid(struct rr_serial_slot *s)
+{
+	ser_publish_stack(s);
+	__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+}
+
 /* Record: a snapshot is due and this waiting thread has not saved its
  * context (agent_snap_want): it leaves the wait to save it. */
 static int ser_snap_wants_me(void)
@@ -747,7 +942,7 @@ static __attribute__((noinline)) int ser_wait_loop(void)
 		} else if (holder != SER_FREE && now - since >= agent_rr_stuck_ms) {
 			/* (a holder waiting for the world is looked at again
 			 * --stuck-ms on: a /proc walk, not one a tick) */
-			if (ser_holder_waits_outside(holder))
+			if (ser_holder_waits_outside(holder) || ser_holder_computes(holder, c, now))
 				since = now;
 			else if (ser_holder_stuck(holder))
 				ser_report_stuck(holder, c, now - since);
@@ -755,8 +950,8 @@ static __attribute__((noinline)) int ser_wait_loop(void)
 	}
 	__atomic_store_n(&s->state, RR_S_RUN, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
-	if (!s->tid) /* (the watchdogs read its /proc state) */
-		__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	if (!s->tid) /* (the watchdogs read its /proc state and its stack) */
+		ser_publish_tid(s);
 	return 1;
 }
 
@@ -1160,6 +1355,10 @@ static void ser_slow(unsigned at, int forced)
 	s = ser_slot(ser_me.id);
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
 	s->at = at;
+	/* (the main thread holds the token from the start, without a wait
+	 * that would publish its stack: here, once it is known) */
+	if (AGENT_UNLIKELY(!s->stack_len))
+		ser_publish_stack(s);
 	if (!forced)
 		ser_progress();
 	/* Signals due here run first, before any switch (agent_rr_signal.c). */
@@ -1385,8 +1584,7 @@ static void ser_acquire(uint32_t park)
 	ser_unlock();
 	ser_set_limit();
 	if (!ser_slot(ser_me.id)->tid) /* (the join watch reads its /proc state) */
-		__atomic_store_n(&ser_slot(ser_me.id)->tid, (uint32_t)syscall(SYS_gettid),
-				 __ATOMIC_RELAXED);
+		ser_publish_tid(ser_slot(ser_me.id));
 }
 
 void agent_serial_block_end(void)
@@ -1890,6 +2088,7 @@ int agent_serial_init(struct rr_area *a, uint32_t *creations, char *whole, uint6
 	agent_ser.count = 0;
 	ser_slot(0)->state = RR_S_RUN;
 	ser_slot(0)->tid = ser_me.tid;
+	ser_publish_stack(ser_slot(0));
 	a->owner = 0;
 	a->tturn = 0;
 	agent_serial_on = (int)a->mode;
@@ -1975,7 +2174,7 @@ void agent_serial_restore_thread(uint32_t id, int holder, uint32_t park)
 	ser_me.tid = (uint32_t)syscall(SYS_gettid);
 	ser_me.release_at = RR_COUNT_END;
 	__atomic_store_n(&s->count, agent_ser.count, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	ser_publish_tid(s);
 	__atomic_store_n(&s->state, holder ? RR_S_RUN : RR_S_WAIT, __ATOMIC_RELEASE);
 	if (holder) {
 		ser_take_turn();

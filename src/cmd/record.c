@@ -156,7 +156,8 @@ static const struct run_opt_own record_own_opts[] = {
     {"stuck-ms", required_argument, RECORD_O_STUCK_MS,
      "      --stuck-ms MS    serial mode: report a thread that runs this long\n"
      "                       without reaching a switch point while others wait\n"
-     "                       (default 5000)\n"},
+     "                       and its stack did not change (it spins; one that\n"
+     "                       computes is waited for) (default 5000)\n"},
     {"lock-events", no_argument, RECORD_O_LOCK_EVENTS,
      "      --lock-events    also write every lock event (as spool locks does),\n"
      "                       for spool report; a replay then writes them too\n"},

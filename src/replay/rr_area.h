@@ -302,7 +302,14 @@ struct rr_serial_slot {
 	 * do not call a holder that waits there for the outside world stuck
 	 * (agent_serial_peer.c) */
 	uint32_t io_fd;
-	uint32_t pad[7];
+	uint32_t pad0;
+	/* record: its stack's span [stack_lo, stack_lo + stack_len) once it
+	 * has held the token (0: not known): the token watchdog looks there
+	 * for writes to tell a holder that computes from one that spins
+	 * (agent_serial.c, ser_holder_computes) */
+	uint64_t stack_lo;
+	uint64_t stack_len;
+	uint32_t pad[2];
 };
 /* rr_serial_slot.wait: what a thread waits in, for the deadlock watch of a
  * serial recording (agent_serial.c) */

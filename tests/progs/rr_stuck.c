@@ -27,6 +27,9 @@
  *              read of stdin returns (a server waiting for a client)
  *   compute    main joins a worker that computes for a while without a
  *              call (its result is what the join waits for)
+ *   computepoll  a worker computes for a while without a call (a counter
+ *              on its stack) while main polls a flag with usleep: main
+ *              waits for the run token, not in pthread_join
  *   timedwait  main joins a worker in a pthread_cond_timedwait nobody
  *              signals, which times out after 2.5 s
  */
@@ -93,10 +96,11 @@ static void *worker(void *arg)
 		while (!never && pthread_cond_timedwait(&cv, &mu, &ts) != ETIMEDOUT)
 			;
 		pthread_mutex_unlock(&mu);
-	} else if (!strcmp(how, "compute")) {
+	} else if (!strcmp(how, "compute") || !strcmp(how, "computepoll")) {
 		volatile unsigned long x = 0;
+		unsigned long n = how[7] ? 2000000000ul : 5000000000ul;
 
-		for (unsigned long i = 0; i < 5000000000ul; i++)
+		for (unsigned long i = 0; i < n; i++)
 			x += i;
 	} else if (!strcmp(how, "uninterposed")) {
 		struct {
@@ -128,7 +132,7 @@ int main(int argc, char **argv)
 	pthread_create(&t, NULL, worker, NULL);
 	if (!strcmp(how, "barrier"))
 		pthread_barrier_wait(&bar);
-	if (!strcmp(how, "spin") || !strcmp(how, "uninterposed-poll"))
+	if (!strcmp(how, "spin") || !strcmp(how, "uninterposed-poll") || !strcmp(how, "computepoll"))
 		while (!flag)
 			usleep(1000);
 	if (!strcmp(how, "slowinput")) {
