@@ -819,6 +819,13 @@ static void replay_ident(struct session_opts *so, struct rr_info *info, const ch
 	struct stat st;
 	int fd;
 
+	/* the recorded stack: spool's variables padded to its size (under
+	 * --gdb-wrapper the environment gdb's process gets; under --gdb,
+	 * gdb's own is not the program's: gdb.c pads the inferior's) */
+	if (use_gdb != 1) {
+		so->stack_bytes = info->stack_bytes;
+		so->stack_items = info->stack_items;
+	}
 	if (!info->ident.persona_set || use_gdb == 2)
 		return;
 	dropped = run_ident_trust_persona(&info->ident);
@@ -842,9 +849,6 @@ static void replay_ident(struct session_opts *so, struct rr_info *info, const ch
 	if (fd >= 0)
 		close(fd);
 	so->ident = &info->ident;
-	/* the recorded stack: spool's variables padded to its size */
-	so->stack_bytes = info->stack_bytes;
-	so->stack_items = info->stack_items;
 	if (run_ident_limits_unreachable(&info->ident, lims, sizeof(lims)))
 		log_warn("the recorded run had resource limits above spool's hard limits (%s): "
 			 "the program gets spool's, and may take another path",
@@ -1459,6 +1463,8 @@ static int replay_env(struct replay_run *r)
 		if (r->env && r->cl.use_gdb) {
 			r->gdb.env = r->env;
 			r->gdb.extra = r->so.env;
+			r->gdb.stack_bytes = info->stack_bytes;
+			r->gdb.stack_items = info->stack_items;
 			if (info->cwd[0] && access(info->cwd, X_OK) == 0)
 				r->gdb.cwd = info->cwd;
 		} else if (r->env)

@@ -410,6 +410,45 @@ static void env_free(char **v)
 }
 
 /*
+ * Under exec (gdb starts the program: --gdb-wrapper, whose environment is
+ * spool's own, and --gdb's memfd for spool-gdb.py, gdb.c) the environment
+ * is not built by spawn_env, but the program's stack must still be the
+ * recorded one: a copy of env padded the same way. Without it the replay
+ * under gdb had its stack 0x60 bytes away (no SPOOL_PAD=, a short
+ * SPOOL_SHM_PATH, gdb's own variables), and python3's `import hashlib`,
+ * which replays identically alone, diverged at libcrypto's cpuid.
+ */
+char **session_stack_env(char *const *env, const char *path, char *const *argv, uint64_t bytes,
+			 uint64_t items)
+{
+	struct session_opts o = {.stack_bytes = bytes, .stack_items = items};
+	size_t n = 0, path_at = SIZE_MAX;
+	uint64_t b, it;
+	char **v;
+
+	while (env && env[n])
+		n++;
+	v = calloc(n + 64, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!(v[i] = strdup(env[i]))) {
+			env_free(v);
+			return NULL;
+		}
+		if (env_is(env[i], SHM_ENV_PATH, strlen(SHM_ENV_PATH)))
+			path_at = i;
+	}
+	/* (without the region's path there is nothing to lengthen) */
+	if (path_at != SIZE_MAX && items && stack_pad(v, n + 63, path_at, path, argv, &o, &b, &it) < 0) {
+		env_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+
+/*
  * Start the program with posix_spawn: glibc's is a clone that shares
  * spool's memory until the exec (like vfork), so starting costs the same
  * whatever spool has mapped, where a fork copied the page tables of all of
@@ -689,6 +728,16 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		    set_preload(agent) < 0)
 			err = errno ? errno : ENOMEM;
 		else if (o->exec) {
+			if (o->stack_items) {
+				/* (the recorded stack, above; a forked child of a
+				 * single-threaded spool: malloc is safe) */
+				extern char **environ;
+				char **padded = session_stack_env(environ, path, argv,
+								  o->stack_bytes, o->stack_items);
+
+				if (padded)
+					environ = padded;
+			}
 			session_exec_status_fd = pfd[1];
 			err = -o->exec(o->exec_arg, path, argv);
 			if (session_exec_status_fd < 0)

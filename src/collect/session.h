@@ -79,7 +79,7 @@ struct session_opts {
 	/* The program's stack (session.c, stack_pad): stack_record pads
 	 * spool's variables so that a replay can match; a replay asks for the
 	 * recorded bytes and entries of the file name, argv and environment
-	 * (0: as they come). Not under exec. */
+	 * (0: as they come). Under exec only a replay's (session_stack_env). */
 	int stack_record;
 	uint64_t stack_bytes, stack_items;
 	/* With fds_set, the program gets 0, 1, 2, the region and /dev/null
@@ -135,6 +135,12 @@ extern int session_exec_status_fd;
  * the lowest free one from there): o->shm_fd, else 1000, or 24 below a
  * lower descriptor limit. */
 int session_shm_fd(const struct session_opts *o);
+
+/* A copy of env (malloc'd array of malloc'd strings, or NULL) padded so that
+ * path, argv and it take the recorded bytes and items of the program's
+ * stack (session.c, stack_pad): for a program gdb starts. */
+char **session_stack_env(char *const *env, const char *path, char *const *argv, uint64_t bytes,
+			 uint64_t items);
 
 /* The options every command that runs a program under a session shares,
  * parsed one way: --ring-size SIZE (a power of two from min_ring to 1g),
