@@ -52,6 +52,8 @@ static volatile sig_atomic_t pending_signal;
 static volatile sig_atomic_t first_exited; /* the program's first process has exited */
 static volatile sig_atomic_t stop_now;	   /* a signal asked spool to end the trace */
 static volatile sig_atomic_t stop_after;   /* SIGTERM went to the program: end after it */
+static volatile sig_atomic_t stop_kills;   /* o->stop_kills, for the handlers */
+static volatile sig_atomic_t stopped_by;   /* the signal that stopped a replay */
 
 /* The signals among SIGINT, SIGQUIT, SIGTERM, SIGHUP and SIGCHLD that
  * spool found ignored when the session began (nohup ignores SIGHUP; a
@@ -87,8 +89,23 @@ static void session_child_sig(int sig)
  * process has exited). One that arrives before the program's pid is known
  * is kept and sent right after. After the first process has exited, they
  * end the trace. Async-signal-safe: kill and flags only. */
+/* A replay stopped by sig (o->stop_kills): its first process is killed
+ * here, the others by the session's loop (session_kill_all).
+ * Async-signal-safe. */
+static void stop_replay(int sig)
+{
+	stopped_by = sig;
+	stop_now = sig;
+	if (child_pid > 0)
+		kill(child_pid, SIGKILL);
+}
+
 static void forward_signal(int sig)
 {
+	if (stop_kills) {
+		stop_replay(sig);
+		return;
+	}
 	if (child_pid > 0) {
 		kill(child_pid, sig);
 		if (sig == SIGTERM)
@@ -104,6 +121,10 @@ static void forward_signal(int sig)
  * itself (spool ignores it); afterwards it ends the trace. */
 static void on_sigint(int sig)
 {
+	if (stop_kills & SESSION_STOP_INT) {
+		stop_replay(sig);
+		return;
+	}
 	if (first_exited)
 		stop_now = sig;
 }
@@ -856,6 +877,22 @@ static size_t session_descendants(uint32_t *set, size_t n)
 	return n;
 }
 
+/* A stopped replay: SIGKILL to every descendant of spool (the program's
+ * processes, zombies included until reaped). Returns how many. */
+static uint32_t session_kill_all(void)
+{
+	uint32_t *set = calloc(SESSION_MAX_DESC, sizeof(*set));
+	size_t n;
+
+	if (!set)
+		return 0;
+	n = session_descendants(set, 0);
+	for (size_t i = 0; i < n; i++)
+		kill((pid_t)set[i], SIGKILL);
+	free(set);
+	return (uint32_t)n;
+}
+
 /*
  * The processes still running that the trace loses: every traced process
  * (a live process slot) and every descendant of spool (the program's
@@ -1052,6 +1089,8 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	first_exited = 0;
 	stop_now = 0;
 	stop_after = 0;
+	stopped_by = 0;
+	stop_kills = o->stop_kills;
 	/* orphans of the program become spool's children (see the top) */
 	if (prctl(PR_GET_CHILD_SUBREAPER, &reaper) < 0)
 		reaper = 1; /* unknown: leave it as it is */
@@ -1118,6 +1157,14 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		pid_t r;
 
 		shm_host_wait(&h, 50);
+		if (stopped_by) {
+			/* (again each round: a child forked meanwhile) */
+			uint32_t k = session_kill_all();
+
+			if (k > res->killed)
+				res->killed = k;
+			res->stopped_by = stopped_by;
+		}
 		rc = collector_drain(col);
 		if (rc < 0)
 			log_err("collecting: %s", strerror(-rc));
@@ -1174,6 +1221,11 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		}
 	}
 	child_pid = 0;
+	if (stopped_by && !res->stopped_by) {
+		/* (came after the loop's last look) */
+		res->killed = session_kill_all();
+		res->stopped_by = stopped_by;
+	}
 	if (first_exited) {
 		left = still_running(col, names, sizeof(names));
 		if (left) {

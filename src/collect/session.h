@@ -13,6 +13,9 @@
 #include "collector.h"
 #include "run_ident.h"
 
+#define SESSION_STOP_TERM 1 /* SIGTERM and SIGHUP (under gdb: ^C is gdb's) */
+#define SESSION_STOP_INT 2  /* and SIGINT */
+
 struct session_opts {
 	const char *trace_dir; /* created; an existing one becomes DIR.old */
 	uint32_t ring_bytes;
@@ -26,6 +29,14 @@ struct session_opts {
 	 * when the last process of the program does: those still running
 	 * are counted as a loss. */
 	int until_first_exit;
+	/* A replay (SESSION_STOP_*): SIGTERM and SIGHUP to spool, and SIGINT
+	 * with SESSION_STOP_INT, end it: every process of the program is
+	 * killed (SIGKILL) and the session returns with res->stopped_by set.
+	 * A replayed program's signals come from its recording; one sent to
+	 * it for real was held or handled as the recording's were not, and a
+	 * hung replay ran on past `timeout`'s SIGTERM. 0: they go to the
+	 * program (record). */
+	int stop_kills;
 	/* What the command prints after the run (run_opts.c's --json and
 	 * --limit, the same meaning in every command; the session itself
 	 * does not use them): JSON in place of the text, and rows per table
@@ -101,6 +112,10 @@ struct session_result {
 	int term_signal; /* signal that killed the program, or 0 */
 	int core_dumped;
 	int ran;	 /* the program was started (exit_status is meaningful) */
+	/* With o->stop_kills: the signal that stopped the session, and how
+	 * many processes of the program were then killed */
+	int stopped_by;
+	uint32_t killed;
 	int trace_error; /* negative errno if the trace could not be finished */
 	/* With o->ident: the personality the program started with (read back
 	 * after setting it), and the errno of a refused personality (0) */
