@@ -21,7 +21,9 @@ PY=/usr/bin/python3
 
 plan 21
 
-cat >hang.py <<'EOF2'
+# (a name of this run's own: pgrep below finds this run's programs only)
+HANG="hang-$$.py"
+cat >"$HANG" <<'EOF2'
 import fcntl, signal
 signal.signal(signal.SIGTERM, lambda *a: print("TERM handled", flush=True))
 f = open("lockfile", "w")
@@ -29,9 +31,9 @@ print("locking", flush=True)
 fcntl.flock(f, fcntl.LOCK_EX)
 print("locked", flush=True)
 EOF2
-spool_run record -q -o ser.trace -- "$PY" hang.py
+spool_run record -q -o ser.trace -- "$PY" "$HANG"
 is "$RC" 0 "the program recorded (serial) with the lock free"
-spool_run record -q --mode sync -o syn.trace -- "$PY" hang.py
+spool_run record -q --mode sync -o syn.trace -- "$PY" "$HANG"
 is "$RC" 0 "the program recorded (sync) with the lock free"
 
 # the lock held for the rest of the test, by one process (killed at the
@@ -54,7 +56,7 @@ wait_for() {
 }
 wait_for held yes || diag "the lock is not held"
 # left: the replayed programs still running
-left() { pgrep -f "$PY hang.py" | grep -vx "$HOLDER" | wc -l; }
+left() { pgrep -f "$PY $HANG" | grep -vx "$HOLDER" | wc -l; }
 
 # stop_replay TRACE SIG: a replay of TRACE, hung, then sent SIG
 stop_replay() {
