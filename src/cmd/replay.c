@@ -258,7 +258,8 @@ static void replay_usage(FILE *out)
 		"Exit status: the program's, as recorded; %d when the replay diverged, got\n"
 		"stuck or was killed by a signal the recorded run was not; %d when TRACE is\n"
 		"an incomplete recording (spool record was killed or did not finish writing\n"
-		"it); 1 when TRACE cannot be replayed.\n",
+		"it); 1 when TRACE cannot be replayed; 128+N when spool replay was stopped by\n"
+		"signal N (SIGTERM, SIGHUP, SIGINT: the replayed processes are killed).\n",
 		REPLAY_EXIT_DIVERGED, EXIT_INCOMPLETE);
 }
 
@@ -821,6 +822,13 @@ static void replay_ident(struct session_opts *so, struct rr_info *info, const ch
 	int fd;
 
 	sigemptyset(&none);
+	/* the recorded stack: spool's variables padded to its size (under
+	 * --gdb-wrapper the environment gdb's process gets; under --gdb,
+	 * gdb's own is not the program's: gdb.c pads the inferior's) */
+	if (use_gdb != 1) {
+		so->stack_bytes = info->stack_bytes;
+		so->stack_items = info->stack_items;
+	}
 	if (!info->ident.persona_set || use_gdb == 2)
 		return;
 	dropped = run_ident_trust_persona(&info->ident);
@@ -862,9 +870,6 @@ static void replay_ident(struct session_opts *so, struct rr_info *info, const ch
 				 "ignored: %s",
 				 b, g);
 	}
-	/* the recorded stack: spool's variables padded to its size */
-	so->stack_bytes = info->stack_bytes;
-	so->stack_items = info->stack_items;
 	if (run_ident_limits_unreachable(&info->ident, lims, sizeof(lims)))
 		log_warn("the recorded run had resource limits above spool's hard limits (%s): "
 			 "the program gets spool's, and may take another path",
@@ -1391,6 +1396,11 @@ static int replay_session(struct replay_run *r)
 											  : RR_O_OUT_CHECK);
 	so->features = SHM_FEAT_LOCKS | SHM_FEAT_REPLAY;
 	so->until_first_exit = 1; /* a recording is of one process */
+	/* SIGTERM, SIGHUP (and ^C, but under gdb that is gdb's) end the
+	 * replay: the program's real signals are not its recording's */
+	so->stop_kills = cl->use_gdb == 2   ? 0
+			 : cl->use_gdb == 1 ? SESSION_STOP_TERM
+					    : SESSION_STOP_TERM | SESSION_STOP_INT;
 	so->ext_bytes[SHM_EXT_REPLAY] =
 	    ctx->tree ? rr_tree_replay_size(r->logs, ctx->nprocs) : rr_log_area_size(r->log);
 	so->prepare = replay_prepare;
@@ -1479,6 +1489,8 @@ static int replay_env(struct replay_run *r)
 		if (r->env && r->cl.use_gdb) {
 			r->gdb.env = r->env;
 			r->gdb.extra = r->so.env;
+			r->gdb.stack_bytes = info->stack_bytes;
+			r->gdb.stack_items = info->stack_items;
 			if (info->cwd[0] && access(info->cwd, X_OK) == 0)
 				r->gdb.cwd = info->cwd;
 		} else if (r->env)
@@ -1593,6 +1605,21 @@ static int replay_execute(struct replay_run *r)
 	}
 	fflush(stdout);
 	return 0;
+}
+
+/* spool replay was told to stop (SIGTERM, SIGHUP, SIGINT): the program's
+ * processes were killed; that is not a divergence. Exits 128 + the
+ * signal, as a shell reports a command it killed. */
+static int replay_interrupted(struct replay_run *r)
+{
+	if (!r->res.stopped_by)
+		return 0;
+	log_err("replay stopped by SIG%s to spool: the replayed program's %u process%s killed; "
+		"replay trace in %s/",
+		sigabbrev_np(r->res.stopped_by) ? sigabbrev_np(r->res.stopped_by) : "?",
+		r->res.killed, r->res.killed == 1 ? " was" : "es were", r->so.trace_dir);
+	r->ret = 128 + r->res.stopped_by;
+	return -1;
 }
 
 /* The agent stopped the replay: a path not followed, the recording's
@@ -1785,8 +1812,8 @@ static int (*const replay_steps[])(struct replay_run *r) = {
 	replay_refuse,	     replay_gdbserver,	 replay_program,       replay_logs,
 	replay_early,	     replay_session,	 replay_paths,	       replay_under_gdb,
 	replay_stdin,	     replay_env,	 replay_stdout,	       replay_outputs,
-	replay_execute,	     replay_stopped,	 replay_ended_short,   replay_ended_otherwise,
-	replay_summary,
+	replay_execute,	     replay_interrupted, replay_stopped,	       replay_ended_short,
+	replay_ended_otherwise, replay_summary,
 };
 
 int cmd_replay(int argc, char **argv)

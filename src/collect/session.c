@@ -52,6 +52,8 @@ static volatile sig_atomic_t pending_signal;
 static volatile sig_atomic_t first_exited; /* the program's first process has exited */
 static volatile sig_atomic_t stop_now;	   /* a signal asked spool to end the trace */
 static volatile sig_atomic_t stop_after;   /* SIGTERM went to the program: end after it */
+static volatile sig_atomic_t stop_kills;   /* o->stop_kills, for the handlers */
+static volatile sig_atomic_t stopped_by;   /* the signal that stopped a replay */
 
 /* The signals among SIGINT, SIGQUIT, SIGTERM, SIGHUP and SIGCHLD that
  * spool found ignored when the session began (nohup ignores SIGHUP; a
@@ -87,8 +89,23 @@ static void session_child_sig(int sig)
  * process has exited). One that arrives before the program's pid is known
  * is kept and sent right after. After the first process has exited, they
  * end the trace. Async-signal-safe: kill and flags only. */
+/* A replay stopped by sig (o->stop_kills): its first process is killed
+ * here, the others by the session's loop (session_kill_all).
+ * Async-signal-safe. */
+static void stop_replay(int sig)
+{
+	stopped_by = sig;
+	stop_now = sig;
+	if (child_pid > 0)
+		kill(child_pid, SIGKILL);
+}
+
 static void forward_signal(int sig)
 {
+	if (stop_kills) {
+		stop_replay(sig);
+		return;
+	}
 	if (child_pid > 0) {
 		kill(child_pid, sig);
 		if (sig == SIGTERM)
@@ -104,6 +121,10 @@ static void forward_signal(int sig)
  * itself (spool ignores it); afterwards it ends the trace. */
 static void on_sigint(int sig)
 {
+	if (stop_kills & SESSION_STOP_INT) {
+		stop_replay(sig);
+		return;
+	}
 	if (first_exited)
 		stop_now = sig;
 }
@@ -410,6 +431,45 @@ static void env_free(char **v)
 }
 
 /*
+ * Under exec (gdb starts the program: --gdb-wrapper, whose environment is
+ * spool's own, and --gdb's memfd for spool-gdb.py, gdb.c) the environment
+ * is not built by spawn_env, but the program's stack must still be the
+ * recorded one: a copy of env padded the same way. Without it the replay
+ * under gdb had its stack 0x60 bytes away (no SPOOL_PAD=, a short
+ * SPOOL_SHM_PATH, gdb's own variables), and python3's `import hashlib`,
+ * which replays identically alone, diverged at libcrypto's cpuid.
+ */
+char **session_stack_env(char *const *env, const char *path, char *const *argv, uint64_t bytes,
+			 uint64_t items)
+{
+	struct session_opts o = {.stack_bytes = bytes, .stack_items = items};
+	size_t n = 0, path_at = SIZE_MAX;
+	uint64_t b, it;
+	char **v;
+
+	while (env && env[n])
+		n++;
+	v = calloc(n + 64, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!(v[i] = strdup(env[i]))) {
+			env_free(v);
+			return NULL;
+		}
+		if (env_is(env[i], SHM_ENV_PATH, strlen(SHM_ENV_PATH)))
+			path_at = i;
+	}
+	/* (without the region's path there is nothing to lengthen) */
+	if (path_at != SIZE_MAX && items && stack_pad(v, n + 63, path_at, path, argv, &o, &b, &it) < 0) {
+		env_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+
+/*
  * Start the program with posix_spawn: glibc's is a clone that shares
  * spool's memory until the exec (like vfork), so starting costs the same
  * whatever spool has mapped, where a fork copied the page tables of all of
@@ -691,6 +751,16 @@ static pid_t spawn(const char *path, char **argv, int shm_fd, const char *agent,
 		    set_preload(agent) < 0)
 			err = errno ? errno : ENOMEM;
 		else if (o->exec) {
+			if (o->stack_items) {
+				/* (the recorded stack, above; a forked child of a
+				 * single-threaded spool: malloc is safe) */
+				extern char **environ;
+				char **padded = session_stack_env(environ, path, argv,
+								  o->stack_bytes, o->stack_items);
+
+				if (padded)
+					environ = padded;
+			}
 			session_exec_status_fd = pfd[1];
 			err = -o->exec(o->exec_arg, path, argv);
 			if (session_exec_status_fd < 0)
@@ -807,6 +877,22 @@ static size_t session_descendants(uint32_t *set, size_t n)
 	for (size_t i = 0; i < n; i++)
 		n = add_children(set, n, SESSION_MAX_DESC, set[i]);
 	return n;
+}
+
+/* A stopped replay: SIGKILL to every descendant of spool (the program's
+ * processes, zombies included until reaped). Returns how many. */
+static uint32_t session_kill_all(void)
+{
+	uint32_t *set = calloc(SESSION_MAX_DESC, sizeof(*set));
+	size_t n;
+
+	if (!set)
+		return 0;
+	n = session_descendants(set, 0);
+	for (size_t i = 0; i < n; i++)
+		kill((pid_t)set[i], SIGKILL);
+	free(set);
+	return (uint32_t)n;
 }
 
 /*
@@ -1006,6 +1092,8 @@ int session_run(const struct session_opts *o, struct session_result *res)
 	first_exited = 0;
 	stop_now = 0;
 	stop_after = 0;
+	stopped_by = 0;
+	stop_kills = o->stop_kills;
 	/* orphans of the program become spool's children (see the top) */
 	if (prctl(PR_GET_CHILD_SUBREAPER, &reaper) < 0)
 		reaper = 1; /* unknown: leave it as it is */
@@ -1078,6 +1166,14 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		pid_t r;
 
 		shm_host_wait(&h, 50);
+		if (stopped_by) {
+			/* (again each round: a child forked meanwhile) */
+			uint32_t k = session_kill_all();
+
+			if (k > res->killed)
+				res->killed = k;
+			res->stopped_by = stopped_by;
+		}
 		rc = collector_drain(col);
 		if (rc < 0)
 			log_err("collecting: %s", strerror(-rc));
@@ -1134,6 +1230,11 @@ int session_run(const struct session_opts *o, struct session_result *res)
 		}
 	}
 	child_pid = 0;
+	if (stopped_by && !res->stopped_by) {
+		/* (came after the loop's last look) */
+		res->killed = session_kill_all();
+		res->stopped_by = stopped_by;
+	}
 	if (first_exited) {
 		left = still_running(col, names, sizeof(names));
 		if (left) {

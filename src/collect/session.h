@@ -13,6 +13,9 @@
 #include "collector.h"
 #include "run_ident.h"
 
+#define SESSION_STOP_TERM 1 /* SIGTERM and SIGHUP (under gdb: ^C is gdb's) */
+#define SESSION_STOP_INT 2  /* and SIGINT */
+
 struct session_opts {
 	const char *trace_dir; /* created; an existing one becomes DIR.old */
 	uint32_t ring_bytes;
@@ -26,6 +29,14 @@ struct session_opts {
 	 * when the last process of the program does: those still running
 	 * are counted as a loss. */
 	int until_first_exit;
+	/* A replay (SESSION_STOP_*): SIGTERM and SIGHUP to spool, and SIGINT
+	 * with SESSION_STOP_INT, end it: every process of the program is
+	 * killed (SIGKILL) and the session returns with res->stopped_by set.
+	 * A replayed program's signals come from its recording; one sent to
+	 * it for real was held or handled as the recording's were not, and a
+	 * hung replay ran on past `timeout`'s SIGTERM. 0: they go to the
+	 * program (record). */
+	int stop_kills;
 	/* What the command prints after the run (run_opts.c's --json and
 	 * --limit, the same meaning in every command; the session itself
 	 * does not use them): JSON in place of the text, and rows per table
@@ -79,7 +90,7 @@ struct session_opts {
 	/* The program's stack (session.c, stack_pad): stack_record pads
 	 * spool's variables so that a replay can match; a replay asks for the
 	 * recorded bytes and entries of the file name, argv and environment
-	 * (0: as they come). Not under exec. */
+	 * (0: as they come). Under exec only a replay's (session_stack_env). */
 	int stack_record;
 	uint64_t stack_bytes, stack_items;
 	/* With fds_set, the program gets 0, 1, 2, the region and /dev/null
@@ -101,6 +112,10 @@ struct session_result {
 	int term_signal; /* signal that killed the program, or 0 */
 	int core_dumped;
 	int ran;	 /* the program was started (exit_status is meaningful) */
+	/* With o->stop_kills: the signal that stopped the session, and how
+	 * many processes of the program were then killed */
+	int stopped_by;
+	uint32_t killed;
 	int trace_error; /* negative errno if the trace could not be finished */
 	/* With o->ident: the personality the program started with (read back
 	 * after setting it), and the errno of a refused personality (0) */
@@ -135,6 +150,12 @@ extern int session_exec_status_fd;
  * the lowest free one from there): o->shm_fd, else 1000, or 24 below a
  * lower descriptor limit. */
 int session_shm_fd(const struct session_opts *o);
+
+/* A copy of env (malloc'd array of malloc'd strings, or NULL) padded so that
+ * path, argv and it take the recorded bytes and items of the program's
+ * stack (session.c, stack_pad): for a program gdb starts. */
+char **session_stack_env(char *const *env, const char *path, char *const *argv, uint64_t bytes,
+			 uint64_t items);
 
 /* The options every command that runs a program under a session shares,
  * parsed one way: --ring-size SIZE (a power of two from min_ring to 1g),

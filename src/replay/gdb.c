@@ -136,19 +136,24 @@ static int gdb_env_put(int fd, const char *s)
 }
 
 /* The memfd for spool-gdb.py (the header): the directory ("" for gdb's),
- * then the environment. Returns its descriptor (inherited by gdb) or
+ * then the environment, padded for the recorded stack of PATH ARGV
+ * (session_stack_env). Returns its descriptor (inherited by gdb) or
  * -errno. */
-static int gdb_env_fd(const struct replay_gdb *g)
+static int gdb_env_fd(const struct replay_gdb *g, const char *path, char *const *argv)
 {
 	static const char *const own[] = {SHM_ENV_PATH, SHM_ENV_FD, "LD_PRELOAD"};
-	char *line = NULL;
-	int fd, rc;
+	char **list, **padded = NULL;
+	size_t n = 0, k = 0;
+	int fd = -1, rc;
 
-	fd = (int)syscall(SYS_memfd_create, "spool-gdb-env", 0);
-	if (fd < 0)
-		return -errno;
-	rc = gdb_env_put(fd, g->cwd ? g->cwd : "");
-	for (char *const *e = g->env; !rc && *e; e++) {
+	for (char *const *e = g->env; *e; e++)
+		n++;
+	for (char *const *x = g->extra; x && *x; x++)
+		n++;
+	list = calloc(n + 4, sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	for (char *const *e = g->env; *e; e++) {
 		int nlen = (int)strcspn(*e, "=");
 		const char *v = *e + nlen + 1;
 		size_t vlen = strlen(v);
@@ -168,23 +173,45 @@ static int gdb_env_fd(const struct replay_gdb *g)
 			log_warn("under gdb the program gets %.*s without the blanks its recorded "
 				 "value starts or ends with",
 				 nlen, *e);
-		rc = gdb_env_put(fd, *e);
+		if (!(list[k++] = strdup(*e)))
+			goto out_nomem;
 	}
-	for (char *const *x = g->extra; !rc && x && *x; x++)
-		rc = gdb_env_put(fd, *x);
-	for (size_t i = 0; !rc && i < sizeof(own) / sizeof(own[0]); i++) {
+	for (char *const *x = g->extra; x && *x; x++)
+		if (!(list[k++] = strdup(*x)))
+			goto out_nomem;
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		const char *v = getenv(own[i]);
 
-		if (!v)
-			continue;
-		rc = asprintf(&line, "%s=%s", own[i], v) < 0 ? -ENOMEM : gdb_env_put(fd, line);
-		free(line);
-		line = NULL;
+		if (v && asprintf(&list[k++], "%s=%s", own[i], v) < 0) {
+			list[--k] = NULL;
+			goto out_nomem;
+		}
 	}
+	if (g->stack_items &&
+	    !(padded = session_stack_env(list, path, argv, g->stack_bytes, g->stack_items)))
+		goto out_nomem;
+	fd = (int)syscall(SYS_memfd_create, "spool-gdb-env", 0);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = gdb_env_put(fd, g->cwd ? g->cwd : "");
+	for (char **e = padded ? padded : list; !rc && *e; e++)
+		rc = gdb_env_put(fd, *e);
 	if (rc) {
 		close(fd);
-		return rc;
+		fd = rc;
 	}
+	goto out;
+out_nomem:
+	fd = -ENOMEM;
+out:
+	for (size_t i = 0; list[i]; i++)
+		free(list[i]);
+	free(list);
+	for (size_t i = 0; padded && padded[i]; i++)
+		free(padded[i]);
+	free(padded);
 	return fd;
 }
 
@@ -225,7 +252,7 @@ int replay_gdb_exec(void *arg, const char *path, char **argv)
 	 * program gets gdb's: spool warned that it is missing) */
 	if (g->env && g->script[0]) {
 		char num[16];
-		int efd = gdb_env_fd(g);
+		int efd = gdb_env_fd(g, path, argv);
 
 		if (efd < 0)
 			return efd;
@@ -460,6 +487,10 @@ int replay_gdb_wrapper_start(struct session_opts *so)
 	const char *done = getenv("SPOOL_GDB_DONE");
 	int hand[2], status, rc;
 	pid_t self = getpid(), d, d2;
+
+	/* Not the program's: out before the session sizes its stack (the
+	 * string stays where it is) */
+	unsetenv("SPOOL_GDB_DONE");
 
 	if (pipe2(hand, O_CLOEXEC) < 0)
 		return -errno;

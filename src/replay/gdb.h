@@ -9,6 +9,7 @@
 #ifndef SPOOL_REPLAY_GDB_H
 #define SPOOL_REPLAY_GDB_H
 
+#include <stdint.h>
 #include <stddef.h>
 
 struct session_opts;
@@ -29,6 +30,9 @@ struct replay_gdb {
 	char *const *env;
 	char *const *extra;
 	const char *cwd;
+	/* the recorded stack's bytes and items (0: not known), which the
+	 * inferior's environment is padded to (session_stack_env) */
+	uint64_t stack_bytes, stack_items;
 };
 
 /* Prepares g before the session starts, so that errors (unbalanced quotes

@@ -674,6 +674,46 @@ static int listen_tcp(const char *port_s, int *fd_out)
 	return 0;
 }
 
+/*
+ * SIGTERM and SIGHUP end spool as before (their default action: the
+ * kernel kills every replay and copy, traced with PTRACE_O_EXITKILL, and
+ * the janitor removes the rest), but spool says so first: before, a
+ * replay ended by `timeout` vanished without a word. Async-signal-safe:
+ * write, then the default action again.
+ */
+static void gdbsrv_on_stop(int sig)
+{
+	static const char term[] = "spool: error: replay stopped by SIGTERM to spool: the "
+				   "replayed program is killed\n",
+			  hup[] = "spool: error: replay stopped by SIGHUP to spool: the "
+				  "replayed program is killed\n",
+			  intr[] = "spool: error: replay stopped by SIGINT to spool: the "
+				   "replayed program is killed\n";
+	const char *m = sig == SIGTERM ? term : sig == SIGHUP ? hup : intr;
+	size_t len = sig == SIGTERM ? sizeof(term) : sig == SIGHUP ? sizeof(hup) : sizeof(intr);
+
+	if (write(2, m, len - 1) < 0) {
+		/* (nothing to do: the signal ends spool anyway) */
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Each of SIGTERM, SIGHUP (and SIGINT when spool listens on a port, where
+ * ^C ends it) not ignored at the start gets gdbsrv_on_stop. */
+static void gdbsrv_stop_signals(const char *where)
+{
+	struct sigaction sa = {.sa_handler = gdbsrv_on_stop, .sa_flags = SA_RESETHAND}, old;
+	const int sigs[] = {SIGTERM, SIGHUP, SIGINT};
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (sigs[i] == SIGINT && !strcmp(where, "-"))
+			continue; /* (gdb's: an interrupt, gdbsrv_rsp_sigint_init) */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t goto_event,
 		uint64_t goto_count)
 {
@@ -693,6 +733,7 @@ int gdbsrv_main(const char *where, const char *trace, char **prog_argv, uint64_t
 	 * actions: the replays end with spool, the janitor removes the rest) */
 	if (!strcmp(where, "-") && gdbsrv_rsp_sigint_init() < 0)
 		signal(SIGINT, SIG_IGN);
+	gdbsrv_stop_signals(where);
 	s->inf.memfd = -1;
 	s->inf.watch_in = s->inf.watch_out = -1;
 	s->gvidx = s->cvidx = -1;

@@ -702,6 +702,11 @@ static int inf_sig_caught(pid_t tid, int sig)
 	return !!(mask & (1ull << (sig - 1)));
 }
 
+/* The most instructions a step onto a cpuid runs through the agent's
+ * handler (a few thousand; the rest is a bound, not a figure) */
+#define INF_CPUID_STEPS 2000000
+#define INF_SEGV_CPUID 2
+
 /* Is t's SIGSEGV spool's own, a cpuid of the program under CPUID faulting
  * that the agent answers (doc/record.md, "The CPU's own inputs"), or the
  * agent's way of taking the default action of a fault gdb delivered? The
@@ -717,7 +722,7 @@ static int inf_spool_segv(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
 	    raw_read(f, gdbsrv_inf_pc(f, t), insn, sizeof(insn)) < 0)
 		return 0;
 	if (arch_gdb_spool_segv(&si, insn, sizeof(insn)))
-		return 1;
+		return INF_SEGV_CPUID;
 	/* A fault gdb has delivered to a program whose disposition is the
 	 * default: the agent's handler put SIG_DFL back and the instruction
 	 * faults again, to be killed by it. Without spool the first delivery
@@ -726,12 +731,69 @@ static int inf_spool_segv(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
 	       !inf_sig_caught(t->tid, SIGSEGV);
 }
 
+/*
+ * A step (stepi) onto a cpuid the agent answers: under CPUID faulting the
+ * instruction raises SIGSEGV instead of completing, and the step would land
+ * in the agent's handler. Instead t is stepped on, one instruction at a
+ * time (the signal given to the first step), through the handler and its
+ * return, until it is back on its own stack just after the cpuid with the
+ * recorded answer in its registers: gdb sees the step end there, as
+ * without spool, never spool's SIGSEGV or its code. Only t runs (the
+ * others' events stay queued, waited for by t's id); a signal that comes
+ * meanwhile is kept for t's next resume. 0, or -errno (t not stopped
+ * where it should be: the caller lets the handler run as for a continue).
+ */
+static int inf_step_cpuid(struct gdbsrv_inf *f, struct gdbsrv_thread *t)
+{
+	struct arch_ptrace_regs u;
+	uint64_t after, sp;
+	int sig = SIGSEGV, status;
+	pid_t w;
+
+	if (arch_ptrace_get(t->tid, &u) < 0)
+		return -errno;
+	after = arch_ptrace_pc(&u) + 2; /* (cpuid's two bytes: arch_gdb_spool_segv) */
+	sp = arch_ptrace_sp(&u);
+	for (long n = 0; n < INF_CPUID_STEPS; n++) {
+		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, sig) < 0)
+			return -errno;
+		sig = 0;
+		do
+			w = waitpid(t->tid, &status, __WALL);
+		while (w < 0 && errno == EINTR);
+		if (w < 0 || !WIFSTOPPED(status)) {
+			/* (ended in the handler: as a continue would see it) */
+			if (w == t->tid && w == f->pid) {
+				f->exited = 1;
+				f->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+				f->exit_sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+			}
+			return -ECHILD;
+		}
+		if (status >> 16)
+			continue;
+		if (WSTOPSIG(status) != SIGTRAP) {
+			t->sig = WSTOPSIG(status);
+			continue;
+		}
+		if (arch_ptrace_get(t->tid, &u) < 0)
+			return -errno;
+		if (arch_ptrace_pc(&u) == after && arch_ptrace_sp(&u) == sp) {
+			if (inf_debug())
+				fprintf(stderr, "gdbsrv: %d stepped over a cpuid in %ld steps\n",
+					(int)t->tid, n + 1);
+			return 0;
+		}
+	}
+	return -ETIMEDOUT;
+}
+
 /* One wait status while resumed: a stop to report (1) or not (0). */
 static int inf_event(struct gdbsrv_inf *f, pid_t w, int status, int others_run,
 		     struct gdbsrv_stop *st)
 {
 	struct gdbsrv_thread *t = gdbsrv_inf_thread(f, w);
-	int ev = status >> 16, deliver;
+	int ev = status >> 16, deliver, spool_segv;
 	unsigned long msg;
 
 	if (inf_debug())
@@ -802,7 +864,25 @@ static int inf_event(struct gdbsrv_inf *f, pid_t w, int status, int others_run,
 		thread_go(t);
 		return 0;
 	}
-	if (WSTOPSIG(status) == SIGSEGV && inf_spool_segv(f, t)) {
+	if (WSTOPSIG(status) == SIGSEGV && (spool_segv = inf_spool_segv(f, t))) {
+		int rc = spool_segv == INF_SEGV_CPUID && t->action == 2 ? inf_step_cpuid(f, t)
+									 : -EAGAIN;
+
+		if (rc == 0 || f->exited) {
+			memset(st, 0, sizeof(*st));
+			st->kind = f->exited ? GDBSRV_STOP_EXIT : GDBSRV_STOP_STEP;
+			st->vidx = t->vidx;
+			st->tid = t->tid;
+			st->code = f->exit_code;
+			st->sig = f->exit_sig;
+			if (f->exited)
+				f->nth = 0;
+			return 1;
+		}
+		if (rc == -ECHILD) { /* (t ended in the handler) */
+			inf_del(f, t);
+			return 0;
+		}
 		t->sig = SIGSEGV; /* to the agent's handler, silently */
 		thread_go(t);
 		return 0;
