@@ -823,9 +823,11 @@ static void replay_ident(struct session_opts *so, struct rr_info *info, const ch
 
 	sigemptyset(&none);
 	/* the recorded stack: spool's variables padded to its size (under
-	 * --gdb-wrapper the environment gdb's process gets; under --gdb,
-	 * gdb's own is not the program's: gdb.c pads the inferior's) */
-	if (use_gdb != 1) {
+	 * --gdb, gdb's own environment is not the program's: gdb.c pads the
+	 * inferior's). Not yet under --gdb-wrapper (--gdbserver): with it,
+	 * the gdbserver's replays from a snapshot (--goto T:0) hung under load
+	 * (tests/integ/261, 4 of 4 ASan runs side by side) */
+	if (use_gdb == 0) {
 		so->stack_bytes = info->stack_bytes;
 		so->stack_items = info->stack_items;
 	}
