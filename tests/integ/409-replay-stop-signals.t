@@ -92,9 +92,12 @@ timeout -k 5 "$T_TIMEOUT" gdb -q -batch -nx \
 GDB=$!
 wait_for gdb.out locking
 sleep 0.3
-# (gdb's own command line names the same words: spool is gdb's child)
+# (gdb's own command line names the same words: spool is gdb's child, or
+# its shell's when gdb runs the command through a /bin/sh that forks: no
+# SHELL in the environment, as under CI's env -i)
 GDBPID=$(pgrep -P "$GDB" -x gdb)
 SRV=$(pgrep -P "$GDBPID" -x spool)
+[ -n "$SRV" ] || SRV=$(for c in $(pgrep -P "$GDBPID"); do pgrep -P "$c" -x spool; done | head -n 1)
 kill -TERM "$SRV"
 wait "$GDB"
 ok "--gdbserver: SIGTERM to spool ends the replay (gdb returns)" test $? != 124
